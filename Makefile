@@ -1,0 +1,141 @@
+# ptbrowse -- an interactive terminal browser for Intel PT packet traces.
+#
+#   make            build ptbrowse and the tools
+#   make run        install what is missing, build, open the sample trace
+#   make test       install what is missing, build, run every test
+#   make bench      benchmarks (ratios against baselines measured in the same run)
+#   make fuzz       run every fuzz target (FUZZ_SECONDS each, default 600)
+#   make screenshots  regenerate screenshots/ from the real program
+#
+# Knobs: V=1 shows commands, DEVELOPER=1 adds -Werror, SANITIZE=1 builds with
+# ASan+UBSan, BUILD=dir puts objects elsewhere.  -include config.mak for more.
+
+-include config.mak
+
+BUILD    ?= build
+CC       ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS   ?= -O2 -g
+WARN      = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+ifdef DEVELOPER
+WARN     += -Werror
+endif
+ifdef SANITIZE
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+BUILD     = build-san
+endif
+
+CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+CURSES_LIBS   := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
+RL_CFLAGS     := $(shell $(PKG_CONFIG) --cflags readline 2>/dev/null)
+RL_LIBS       := $(shell $(PKG_CONFIG) --libs readline 2>/dev/null || echo -lreadline)
+XXH_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libxxhash 2>/dev/null)
+XXH_LIBS      := $(shell $(PKG_CONFIG) --libs libxxhash 2>/dev/null || echo -lxxhash)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+IPT_LIBS      := -lipt
+
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
+	-Idecoder -Isrc -Iui -I$(BUILD)/gen $(CURSES_CFLAGS) $(RL_CFLAGS) $(XXH_CFLAGS)
+DEPFLAGS = -MMD -MP
+
+ifndef V
+QUIET_CC  = @echo '   CC    ' $@;
+QUIET_AR  = @echo '   AR    ' $@;
+QUIET_LD  = @echo '   LD    ' $@;
+QUIET_GEN = @echo '   GEN   ' $@;
+endif
+
+DEC_SRC   := $(sort $(wildcard decoder/*.c))
+APP_SRC   := $(sort $(filter-out src/main.c,$(wildcard src/*.c)))
+UI_SRC    := $(sort $(wildcard ui/*.c))
+TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+TOOL_SRC  := $(sort $(wildcard tools/*.c))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+KEYMAPS   := $(sort $(wildcard keymaps/*.keys))
+
+DEC_LIB = $(BUILD)/libptdec.a
+APP_LIB = $(BUILD)/libptapp.a
+UI_LIB  = $(BUILD)/libptui.a
+PROG    = $(BUILD)/ptbrowse
+TESTS   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TOOLS   = $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
+BENCHES = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+LIBS = $(UI_LIB) $(APP_LIB) $(DEC_LIB) $(CURSES_LIBS) $(RL_LIBS) $(XXH_LIBS) -lpthread -lm
+
+all: $(PROG) ptbrowse $(TOOLS)
+.PHONY: all deps run test check bench fuzz screenshots clean install
+
+# The program's name at the top, so `./ptbrowse` works from a checkout.
+ptbrowse: $(PROG)
+	@ln -sf $(PROG) $@
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# Keymap files are compiled into the binary and parsed by the user-file parser.
+$(BUILD)/gen/keymaps_builtin.h: $(KEYMAPS) tools/embed.sh
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh tools/embed.sh $(KEYMAPS) > $@.tmp && mv $@.tmp $@
+$(UI_SRC:%.c=$(BUILD)/%.o) $(APP_SRC:%.c=$(BUILD)/%.o): $(BUILD)/gen/keymaps_builtin.h
+
+$(DEC_LIB): $(DEC_SRC:%.c=$(BUILD)/%.o)
+	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
+$(APP_LIB): $(APP_SRC:%.c=$(BUILD)/%.o)
+	$(QUIET_AR)rm -f $@ && ar rcs $@ $^ $(if $^,,$(BUILD)/empty.o)
+$(UI_LIB): $(UI_SRC:%.c=$(BUILD)/%.o)
+	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
+
+$(PROG): $(BUILD)/src/main.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(CMOCKA_LIBS) $(IPT_LIBS)
+$(BUILD)/tools/%: $(BUILD)/tools/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(IPT_LIBS)
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(IPT_LIBS)
+$(BUILD)/tests/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
+
+# Set-up: install what is missing (apt-get, sudo when not root); silent when all is there.
+deps:
+	@sh tools/deps.sh
+
+SAMPLE = $(BUILD)/sample.pt
+SAMPLE_SIZE ?= 256MiB
+$(SAMPLE): | $(BUILD)/tools/ptgen
+	$(QUIET_GEN)$(BUILD)/tools/ptgen --seed 1 --size $(SAMPLE_SIZE) -o $@.tmp && mv $@.tmp $@
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(SAMPLE)
+	$(PROG) $(SAMPLE)
+
+test check: deps
+	@$(MAKE) --no-print-directory all $(TESTS) $(BENCHES)
+	@BUILD=$(BUILD) sh tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCHES)
+	@BUILD=$(BUILD) sh bench/run.sh
+
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	@BUILD=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+screenshots: all
+	@BUILD=$(BUILD) sh tools/screenshots.sh
+
+prefix ?= /usr/local
+install: all
+	install -D -m 755 $(PROG) $(DESTDIR)$(prefix)/bin/ptbrowse
+	install -D -m 644 doc/ptbrowse.1 $(DESTDIR)$(prefix)/share/man/man1/ptbrowse.1
+
+clean:
+	rm -rf build build-san build-fuzz build-* ptbrowse
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

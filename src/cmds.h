@@ -1,0 +1,12 @@
+/*
+ * cmds -- the command-line subcommands.  Each lives in src/cmd_NAME.c (or
+ * ui/ for the browser) and is listed once in main.c's table.
+ */
+#ifndef CMDS_H
+#define CMDS_H
+
+/* Each returns the process exit status: 0 ok, 1 trouble, 2 usage. */
+int cmd_dump_main(int argc, char **argv);
+int cmd_browse_main(int argc, char **argv);
+
+#endif /* CMDS_H */

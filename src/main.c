@@ -1,0 +1,52 @@
+/* main -- pick the subcommand; with none, browse. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "version.h"
+
+static const struct subcmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} subcmds[] = {
+	{ "dump", cmd_dump_main, "print packets in ptdump's format" },
+	{ "browse", cmd_browse_main, "open the interactive browser (the default)" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: ptbrowse [options] TRACE\n"
+		   "       ptbrowse COMMAND [options] ARGS\n\ncommands:\n");
+	for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", subcmds[i].name, subcmds[i].summary);
+	fprintf(f, "\n'ptbrowse COMMAND --help' describes a command; "
+		   "'man ptbrowse' describes them all.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("ptbrowse %s\n", PTBROWSE_VERSION);
+		return 0;
+	}
+	if (argc >= 2) {
+		for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
+			if (!strcmp(argv[1], subcmds[i].name))
+				return subcmds[i].run(argc - 1, argv + 1);
+	}
+	if (argc < 2) {
+		fprintf(stderr, "ptbrowse: no trace given\n");
+		usage(stderr);
+		return 2;
+	}
+	return cmd_browse_main(argc, argv);
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install the Debian packages ptbrowse needs, only those missing.
+# Quiet when everything is there; uses sudo when not root.
+pkgs="build-essential pkg-config libncurses-dev libreadline-dev libxxhash-dev
+libcmocka-dev libipt-dev tmux clang libclang-rt-14-dev gzip"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing"
+sudo=
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq || exit 1
+$sudo apt-get install -y -qq $missing >/dev/null || {
+	echo "deps: apt-get install failed for:$missing" >&2
+	exit 1
+}
