@@ -1,0 +1,59 @@
+/*
+ * trace -- opening a trace file: mmap it read-only, tell a raw PT dump
+ * from a perf.data file, and present one or more streams, each an image
+ * (decoder/image.h) with its timing configuration.
+ *
+ * Never reads the whole file; 64-bit offsets everywhere.  A mapped file
+ * that shrinks raises SIGBUS: trace_guard() turns that into -pte_sigbus.
+ */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "image.h"
+#include "tm_config.h"
+
+enum trace_kind { TRACE_RAW, TRACE_PERF_FILE, TRACE_PERF_PIPE };
+
+/* One stream of PT data: a whole raw file, or one CPU (or thread) of a
+ * perf.data file. */
+struct trace_stream {
+	char name[32];		/* "raw", "cpu3", "tid1234" */
+	int cpu;		/* -1 if not per-CPU */
+	int tid;		/* -1 if not per-thread */
+	struct img img;		/* the bytes, in stream order */
+	struct img_span *spans;	/* storage behind img.spans */
+	uint8_t snapshot;	/* snapshot mode: gaps are possible */
+	struct tm_config timing;/* what the container says */
+};
+
+struct trace {
+	char *path;
+	int fd;
+	const uint8_t *map;	/* the whole file, read-only */
+	uint64_t size;
+	dev_t dev;
+	ino_t ino;
+	int64_t mtime_ns;
+	enum trace_kind kind;
+	size_t nstreams;
+	struct trace_stream *streams;
+	void *perf;		/* perf.data reader state, if any */
+};
+
+/* Open and map @path.  On failure, writes a one-line message naming the
+ * file (and the offset, where one applies) into @err.
+ * Returns 0, or a negative pte code. */
+int trace_open(struct trace **out, const char *path, char *err, size_t errlen);
+
+/* Unmap and free @t (NULL is fine). */
+void trace_close(struct trace *t);
+
+/* The stream named by @spec: an index ("0"), a name ("cpu3") or a CPU
+ * number with a "cpu" prefix.  Returns its index or -1. */
+int trace_find_stream(const struct trace *t, const char *spec);
+
+#endif /* TRACE_H */
