@@ -1,0 +1,129 @@
+/*
+ * perfdata -- Intel PT streams out of a perf.data file, without copying.
+ *
+ * trace.c maps the file and, when perfdata_is() says so, calls
+ * perfdata_load().  It walks the header, the attrs and the features (file
+ * mode) or the inline HEADER_ATTR / HEADER_FEATURE records (pipe mode),
+ * then the records, and builds:
+ *   - one trace_stream per AUX buffer (a CPU, or a thread in per-thread
+ *     mode): its AUXTRACE payloads as img spans over the mapping, ordered
+ *     by their AUX-buffer offset, a span after a hole or an overlap marked
+ *     gap_before;
+ *   - each stream's tm_config, from AUXTRACE_INFO, TIME_CONV, the intel_pt
+ *     attr's config bits and HEADER_CPUID;
+ *   - per stream, the sideband worth a timeline marker (AUX data loss,
+ *     ITRACE_START, context switches, COMM), with perf time and TSC.
+ *
+ * Only little-endian files are read.  Errors name the file and offset.
+ */
+#ifndef PERFDATA_H
+#define PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+/* Sideband event kinds. */
+enum pd_event_kind {
+	PD_EV_AUX,		/* PERF_RECORD_AUX: flags says what was lost */
+	PD_EV_ITRACE_START,	/* tracing started for pid/tid */
+	PD_EV_SWITCH_IN,	/* a context switch into pid/tid */
+	PD_EV_SWITCH_OUT,	/* a context switch out of pid/tid */
+	PD_EV_COMM,		/* pid/tid took the name comm */
+	PD_EV_NKINDS
+};
+
+/* PERF_RECORD_AUX flags. */
+#define PD_AUX_TRUNCATED	0x01	/* the AUX buffer was full: data lost */
+#define PD_AUX_OVERWRITE	0x02	/* snapshot (overwrite) mode */
+#define PD_AUX_PARTIAL		0x04	/* a partial record: data lost */
+#define PD_AUX_COLLISION	0x08	/* the PMU's sample collided: data lost */
+
+/* One sideband record worth showing on a stream's timeline. */
+struct pd_event {
+	uint64_t file_off;	/* of the record */
+	uint64_t time;		/* perf time (ns), if have_time */
+	uint64_t tsc;		/* the same in TSC ticks, if have_tsc */
+	uint64_t aux_offset;	/* PD_EV_AUX: AUX-buffer offset and size */
+	uint64_t aux_size;
+	uint64_t stream_off;	/* PD_EV_AUX: logical stream offset of the
+				 * end of the data, if have_stream_off */
+	uint32_t flags;		/* PD_EV_AUX: PD_AUX_*; SWITCH: preempted */
+	int32_t cpu;		/* -1 if unknown */
+	int32_t pid, tid;	/* the task the event is about; -1 unknown */
+	uint8_t kind;		/* enum pd_event_kind */
+	uint8_t have_time;
+	uint8_t have_tsc;
+	uint8_t have_stream_off;
+	char comm[16];		/* PD_EV_COMM: the new name */
+};
+
+/* What the container says about the recording, for `ptbrowse info`. */
+struct pd_info {
+	uint64_t nrecords;	/* records walked */
+	uint64_t nauxtrace;	/* AUXTRACE records */
+	uint32_t pmu_type;	/* intel_pt's perf PMU type */
+	uint64_t config;	/* the intel_pt attr's config */
+	uint8_t have_config;
+	uint8_t have_auxtrace_info;
+	uint8_t snapshot_mode;
+	uint8_t per_cpu_mmaps;
+	uint8_t have_sched_switch;
+	uint8_t cap_user_time_zero;
+	uint8_t have_time_conv;
+	uint8_t mtc, tsc, cyc, noretcomp;	/* attr config bits set */
+	uint8_t mtc_period;	/* MTC frequency field of the config */
+	uint8_t cyc_thresh;	/* CycThresh field of the config */
+	uint8_t psb_period;	/* PSB frequency field of the config */
+	uint32_t tsc_ctc_ratio_n, tsc_ctc_ratio_d;
+	uint32_t max_non_turbo_ratio;
+	uint16_t time_shift;
+	uint32_t time_mult;
+	uint64_t time_zero;
+	char cpuid[64];		/* HEADER_CPUID, "GenuineIntel,6,78,3" */
+	char filter[128];	/* the address filter string, if any */
+};
+
+/* Whether @map (@size bytes) starts with perf.data's "PERFILE2" magic.
+ * Returns 1 for file mode, 2 for pipe mode, 0 if not a perf.data file. */
+int perfdata_is(const uint8_t *map, uint64_t size);
+
+/* Read the perf.data file mapped at t->map (t->size bytes, t->path for
+ * messages) and set t->kind, t->streams, t->nstreams and t->perf.  On
+ * failure writes one line naming the file and the offset into @err and
+ * leaves @t without streams.
+ * Returns 0 on success.
+ * Returns -pte_bad_file if the file is malformed or holds no Intel PT.
+ * Returns -pte_nomem if out of memory.
+ * Returns -pte_invalid if @t has no mapping. */
+int perfdata_load(struct trace *t, char *err, size_t errlen);
+
+/* Free what perfdata_load() allocated (streams, reader state) and clear
+ * those fields of @t.  NULL and a raw trace are fine. */
+void perfdata_free(struct trace *t);
+
+/* The recording's facts, or NULL if @t is not a loaded perf.data. */
+const struct pd_info *perfdata_info(const struct trace *t);
+
+/* The sideband events of stream @stream, in file order.
+ * Returns 0 and sets *@ev and *@n (possibly 0 events).
+ * Returns -pte_invalid if @t is not a loaded perf.data or @stream is out
+ * of range. */
+int perfdata_events(const struct trace *t, int stream,
+		    const struct pd_event **ev, size_t *n);
+
+/* A short name of event kind @kind ("aux", "itrace_start", ...). */
+const char *perfdata_event_name(enum pd_event_kind kind);
+
+/* Convert perf time @ns to TSC ticks with @cfg's perf conversion.
+ * Returns 0 and sets *@tsc, or -pte_no_time if @cfg has none. */
+int perfdata_time_to_tsc(const struct tm_config *cfg, uint64_t ns,
+			 uint64_t *tsc);
+
+/* Convert TSC ticks @tsc to perf time with @cfg's perf conversion.
+ * Returns 0 and sets *@ns, or -pte_no_time if @cfg has none. */
+int perfdata_tsc_to_time(const struct tm_config *cfg, uint64_t tsc,
+			 uint64_t *ns);
+
+#endif /* PERFDATA_H */
