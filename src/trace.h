@@ -56,4 +56,32 @@ void trace_close(struct trace *t);
  * number with a "cpu" prefix.  Returns its index or -1. */
 int trace_find_stream(const struct trace *t, const char *spec);
 
+/* Advice for the whole mapping of @t. */
+enum trace_advice { TRACE_BROWSE, TRACE_SCAN };
+
+/* Tell the kernel how @t will be read: TRACE_BROWSE (random, for the
+ * browser) or TRACE_SCAN (sequential, for indexing). */
+void trace_advise(const struct trace *t, enum trace_advice how);
+
+/* Drop the pages of [@p, @p + @n) inside @t's mapping from this process's
+ * page tables (they stay in the page cache); keeps RSS down after a scan.
+ * Matches idx_set_release()'s callback (@ctx is the trace). */
+void trace_release(void *ctx, const uint8_t *p, size_t n);
+
+/* Run @body(@arg) so that a SIGBUS from reading a mapping (the file shrank)
+ * returns -pte_sigbus instead of killing the process.  Thread-safe: each
+ * thread has its own recovery point; nesting is allowed.  @body must not
+ * hold locks or own allocations across reads of the mapping, since a
+ * SIGBUS abandons it midway.
+ * Returns what @body returns, or -pte_sigbus. */
+int trace_guard(int (*body)(void *arg), void *arg);
+
+/* Check whether @t's file changed size.  If it grew, remap it (a raw trace's
+ * single stream then covers the new size) and set *@grew to 1.  If it shrank,
+ * writes a message into @err.  *@new_size gets the current size.
+ * Pointers into the old mapping become invalid when *@grew is set.
+ * Returns 0, -pte_sigbus if the file shrank, or -pte_io. */
+int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
+		  char *err, size_t errlen);
+
 #endif /* TRACE_H */

@@ -1,0 +1,227 @@
+/*
+ * index -- PSB seek points and per-segment summaries of one trace image,
+ * built in the background on all cores.
+ *
+ * Phase 1 finds every PSB (a vectorised search for "02 82", validated
+ * against the whole 16-byte pattern) and decodes the PSB+ after each one
+ * into a seek point: where decoding may start, with the state it needs.
+ * Seek points are published as an in-order prefix while the scan runs, so
+ * a browser can use the part already scanned ("scanned up to byte X").
+ *
+ * Phase 2 then decodes every PSB segment once -- segment i runs from seek
+ * point i to seek point i + 1 (or the end) -- and stores its summary:
+ * packet count and first ordinal (for "#N"), packets per class, first and
+ * last TSC estimate, cycles, OVFs and decode errors.  Before a summary
+ * exists the lookups answer "not yet" (1), never a guess.
+ *
+ * Packet ordinals count from 0 at the first PSB; bytes before the first
+ * PSB cannot be decoded reliably and are not counted.
+ *
+ * Reading the index from one thread while the builder runs is safe: seek
+ * points and summaries never move once published.  Everything is memory
+ * only; the caller owns the image's bytes (the file mapping).
+ */
+#ifndef INDEX_H
+#define INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "pkt.h"
+#include "ptdec.h"
+#include "tm_config.h"
+
+struct idx;
+struct tm_carry;
+
+/* What the PSB+ of a seek point held (struct idx_seek.flags). */
+enum idx_seek_flag {
+	IDX_HAVE_TSC = 1 << 0,
+	IDX_HAVE_TMA = 1 << 1,
+	IDX_HAVE_CBR = 1 << 2,
+	IDX_HAVE_EXEC = 1 << 3,	/* mode.exec */
+	IDX_HAVE_TSX = 1 << 4,	/* mode.tsx */
+	IDX_HAVE_PIP = 1 << 5,
+	IDX_HAVE_VMCS = 1 << 6,
+	IDX_HAVE_FUP = 1 << 7,	/* tracing was on: the IP at the PSB */
+	IDX_PSBEND = 1 << 8,	/* the PSB+ ended with a PSBEND */
+	IDX_BAD_PSBPLUS = 1 << 9,/* a decode error or truncation inside PSB+ */
+	IDX_GAP = 1 << 10,	/* data was lost between the previous PSB and this one */
+};
+
+/* A seek point: a PSB and the state its PSB+ describes. */
+struct idx_seek {
+	uint64_t offset;	/* logical offset of the PSB in the image */
+	uint64_t tsc;		/* TSC[55:0] */
+	uint64_t fup_ip;	/* the FUP's IP (compression state reset at PSB) */
+	uint64_t cr3;		/* PIP's CR3, in place (struct pkt u.pip.cr3) */
+	uint64_t vmcs;		/* VMCS pointer, in place */
+	uint16_t ctc;		/* TMA CTC[15:0] */
+	uint16_t fc;		/* TMA FastCounter[8:0] */
+	uint8_t cbr;		/* core:bus ratio */
+	uint8_t exec;		/* mode.exec: bit 0 CS.L, bit 1 CS.D, bit 2 IF */
+	uint8_t tsx;		/* mode.tsx: bit 0 InTX, bit 1 TXAbort */
+	uint8_t nr;		/* PIP's non-root bit */
+	uint16_t flags;		/* enum idx_seek_flag */
+};
+
+/* What phase 2 learned about one PSB segment (or, from idx_totals(), about
+ * all of them). */
+struct idx_summary {
+	uint64_t first_ordinal;	/* ordinal of the segment's PSB */
+	uint64_t npackets;	/* packets in the segment, errors included */
+	uint64_t size;		/* bytes, PSB to next PSB (or end) */
+	uint64_t per_class[PKC_NCLASSES];	/* packets per enum pkt_class */
+	uint8_t have_tsc;	/* first_tsc and last_tsc are meaningful */
+	uint64_t first_tsc;	/* TSC estimate of the first timed packet */
+	uint64_t last_tsc;	/* and of the last one */
+	uint64_t cycles;	/* CYC core cycles in the segment */
+	uint32_t novf;		/* OVF packets */
+	uint32_t nerrors;	/* decode errors (each skips to the next PSB) */
+};
+
+enum idx_phase {
+	IDX_IDLE,		/* not started */
+	IDX_SCAN,		/* phase 1: finding PSBs */
+	IDX_SEGMENTS,		/* phase 2: summarising segments */
+	IDX_DONE,		/* finished: see idx_progress.status */
+};
+
+/* A snapshot of the builder's progress, cheap to take from any thread. */
+struct idx_progress {
+	enum idx_phase phase;
+	uint64_t done;		/* bytes of the current phase done */
+	uint64_t total;		/* bytes of the current phase */
+	double rate;		/* bytes per second in the current phase */
+	double eta;		/* seconds until both phases end; < 0 unknown */
+	double elapsed;		/* seconds since idx_start() */
+	size_t nseeks;		/* seek points published so far */
+	uint64_t scanned;	/* every PSB below this offset is published */
+	int finished;		/* the builder stopped (done, failed or cancelled) */
+	int status;		/* once finished: 0 or a negative pte code */
+};
+
+/* Create an index over @img (which must outlive it) with timing
+ * configuration @cfg (copied; NULL means unknown).
+ * Returns 0 and sets *@out, or -pte_invalid, or -pte_nomem. */
+int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg);
+
+/* Cancel and wait for the builder, then free @idx (NULL is fine). */
+void idx_free(struct idx *idx);
+
+/* Knobs, before idx_start().  @nthreads 0 means one per online CPU; the
+ * chunk size (bytes per unit of work, default 16 MiB) is rounded up to
+ * 64 bytes; tests make it tiny to put PSBs on chunk boundaries.
+ * Returns 0, or -pte_invalid if building already started. */
+int idx_set_threads(struct idx *idx, unsigned nthreads);
+int idx_set_chunk_size(struct idx *idx, uint64_t bytes);
+
+/* Skip phase 2 (seek points only).  Returns 0 or -pte_invalid. */
+int idx_set_phase1_only(struct idx *idx, int on);
+
+/* Run every worker's body through @guard, which calls body(arg) and returns
+ * its result, or -pte_sigbus if the mapping vanished under it (trace_guard()
+ * in src/trace.h has this shape).  Returns 0 or -pte_invalid. */
+int idx_set_guard(struct idx *idx, int (*guard)(int (*body)(void *), void *arg));
+
+/* Tell @release(@ctx, p, n) about bytes [p, p + n) the builder is done with,
+ * so the caller can drop them from its page tables (keeps RSS down).
+ * Returns 0 or -pte_invalid. */
+int idx_set_release(struct idx *idx,
+		    void (*release)(void *ctx, const uint8_t *p, size_t n),
+		    void *ctx);
+
+/* Start building in background threads.
+ * Returns 0, -pte_invalid if already started, or -pte_nomem. */
+int idx_start(struct idx *idx);
+
+/* Wait for the builder to stop.
+ * Returns 0 if the index is complete, -pte_canceled, -pte_sigbus, or
+ * another negative pte code. */
+int idx_wait(struct idx *idx);
+
+/* Build in the calling thread's time: idx_start() + idx_wait(). */
+int idx_build(struct idx *idx);
+
+/* Ask the builder to stop soon (it checks every few hundred KiB); safe
+ * from a signal handler.  idx_wait() then returns -pte_canceled. */
+void idx_cancel(struct idx *idx);
+
+/* Take a progress snapshot into @p. */
+void idx_progress(const struct idx *idx, struct idx_progress *p);
+
+/* The number of seek points published so far. */
+size_t idx_nseeks(const struct idx *idx);
+
+/* Whether phase 1 has finished (idx_nseeks() is final). */
+int idx_scan_done(const struct idx *idx);
+
+/* Copy seek point @i into @out.
+ * Returns 0, or -pte_invalid if @i >= idx_nseeks(). */
+int idx_seek(const struct idx *idx, size_t i, struct idx_seek *out);
+
+/* The index of the last seek point at or before logical offset @off.
+ * Returns 0 and sets *@i, or -pte_nosync if no published seek point is at
+ * or before @off. */
+int idx_find(const struct idx *idx, uint64_t off, size_t *i);
+
+/* The time model's state when segment @i begins, so decoding from seek
+ * point @i gives the same times as decoding from the start.
+ * Returns 0, 1 if phase 2 has not got there yet, -pte_invalid for a bad @i,
+ * or -pte_no_time if there is no time model. */
+int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out);
+
+/* Copy the summary of segment @i into @out.
+ * Returns 0, 1 if it does not exist yet, or -pte_invalid if @i is out of
+ * range. */
+int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out);
+
+/* The number of segments summarised so far, as an in-order prefix. */
+size_t idx_nsummaries(const struct idx *idx);
+
+/* The sum of all summaries (first_tsc the earliest, last_tsc the latest).
+ * Returns 0, or 1 if phase 2 has not finished (partial sums are given). */
+int idx_totals(const struct idx *idx, struct idx_summary *out);
+
+/* The segment holding packet ordinal @ord.
+ * Returns 0 and sets *@seg, 1 if not known yet, -pte_eos if @ord is past
+ * the last packet. */
+int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg);
+
+/* The last segment whose first TSC estimate is at or before @tsc (the first
+ * segment with time if @tsc precedes them all).
+ * Returns 0 and sets *@seg, 1 if not known yet, -pte_no_time if no segment
+ * has a time. */
+int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg);
+
+/* The nearest segment after (@dir > 0) or before (@dir < 0) segment @from
+ * that holds an OVF or a decode error.
+ * Returns 0 and sets *@seg, 1 if the summaries needed are not there yet,
+ * -pte_eos if there is none. */
+int idx_next_trouble(const struct idx *idx, size_t from, int dir, size_t *seg);
+
+/*
+ * Persistence (src/idxcache.c does the file part).  The blob is
+ * self-describing but carries no checksum: the caller adds one.
+ */
+
+/* Serialise a finished index into a malloc'ed blob *@buf of *@len bytes.
+ * Returns 0, -pte_invalid if the index is not complete, or -pte_nomem. */
+int idx_save(const struct idx *idx, void **buf, size_t *len);
+
+/* Load the blob [@buf, @buf + @len) into a fresh index (not started).  If
+ * the image is longer than the indexed size recorded in the blob (a trace
+ * that grew), the old part is kept and idx_start() indexes only from the
+ * last old PSB on.
+ * Returns 0, -pte_bad_file if the blob is malformed or does not fit the
+ * image, -pte_invalid if @idx was started, or -pte_nomem. */
+int idx_load(struct idx *idx, const void *buf, size_t len);
+
+/* Whether the index is complete (nothing left for idx_start() to do). */
+int idx_complete(const struct idx *idx);
+
+/* The image size the index covers (for the cache). */
+uint64_t idx_size(const struct idx *idx);
+
+#endif /* INDEX_H */
