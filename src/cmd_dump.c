@@ -1,0 +1,485 @@
+/*
+ * cmd_dump -- `ptbrowse dump`: packets in ptdump's exact line format.
+ *
+ * A line is: offset (16 hex digits, padded to 17), raw bytes (--raw,
+ * padded to 33), the packet name (padded to 10 when a payload follows),
+ * the payload (padded to 25 when a tracking column follows), the tracking
+ * column's name (padded to 5) and value.  Columns are separated by one
+ * space.  Diagnostics are "[<offset>: <message>]" lines.
+ *
+ * Deliberate differences from ptdump: offsets are stream offsets even with
+ * TRACE:FROM-TO (ptdump counts from FROM); a packet cut by the end of the
+ * trace is reported ("truncated packet") where libipt stops silently.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "dump.h"
+#include "dump_fmt.h"
+#include "image.h"
+#include "trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ptbrowse dump [options] TRACE[:FROM[-TO]]\n"
+"\n"
+"Print the packets of TRACE (a raw Intel PT file or a perf.data file) in\n"
+"libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal).\n"
+"\n"
+"options:\n"
+"  --stream S       the stream of a perf.data file (index, cpuN or name)\n"
+"  --no-sync        start at the beginning, not at the first PSB\n"
+"  --quiet          print nothing but errors\n"
+"  --no-pad         don't show PAD packets\n"
+"  --no-timing      don't show timing packets\n"
+"  --no-cyc         don't show CYC packets (and ignore them for time)\n"
+"  --no-offset      don't show the offset column\n"
+"  --raw            show raw packet bytes\n"
+"  --lastip         show the last IP on packets with an IP payload\n"
+"  --exec-mode      show the execution mode on mode.exec packets\n"
+"%s", dump_time_usage());
+}
+
+/* The output buffer: ptdump-sized lines, written in big blocks. */
+struct out {
+	char buf[1 << 16];
+	size_t len;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->len)
+		fwrite(o->buf, 1, o->len, stdout);
+	o->len = 0;
+}
+
+static void out_put(struct out *o, const char *s, size_t n)
+{
+	if (o->len + n > sizeof(o->buf))
+		out_flush(o);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static void out_pad(struct out *o, size_t n)
+{
+	static const char spaces[64] = "                                "
+				       "                                ";
+
+	while (n) {
+		size_t k = n < sizeof(spaces) ? n : sizeof(spaces);
+
+		out_put(o, spaces, k);
+		n -= k;
+	}
+}
+
+/* Put @s padded with spaces to at least @width characters. */
+static void out_field(struct out *o, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+
+	out_put(o, s, n);
+	if (n < width)
+		out_pad(o, width - n);
+}
+
+void dump_diag(struct dump_state *st, uint64_t offset, const char *msg)
+{
+	char line[160];
+	int n;
+
+	n = snprintf(line, sizeof(line), "[%" PRIx64 ": %s]\n", offset, msg);
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	out_put(st->out, line, (size_t)n);
+}
+
+static void print_line(struct dump_state *st, const struct dump_line *l)
+{
+	struct out *o = st->out;
+	const char *sep = "";
+
+	if (st->opts.quiet || l->skip)
+		return;
+	if (st->opts.show_offset) {
+		char off[17];
+
+		dump_fmt_hex(off, l->offset, 16);
+		out_field(o, off, 17);
+		sep = " ";
+	}
+	if (l->raw[0]) {
+		out_put(o, sep, strlen(sep));
+		out_field(o, l->raw, 33);
+		sep = " ";
+	}
+	out_put(o, sep, strlen(sep));
+	if (l->payload[0])
+		out_field(o, l->name, 10);
+	else
+		out_put(o, l->name, strlen(l->name));
+	if (l->track_id[0]) {
+		out_put(o, " ", 1);
+		out_field(o, l->payload, 25);
+		out_put(o, " ", 1);
+		out_field(o, l->track_id, 5);
+		out_put(o, l->track, strlen(l->track));
+	} else if (l->payload[0]) {
+		out_put(o, " ", 1);
+		out_put(o, l->payload, strlen(l->payload));
+	}
+	out_put(o, "\n", 1);
+}
+
+/* ptdump's last-IP tracking: kept across PSBs (unlike the SDM's rule, which
+ * the browser follows), reset only when decoding resynchronises. */
+static void track_last_ip(struct dump_state *st, struct dump_line *l,
+			  const struct pkt *pkt)
+{
+	snprintf(l->track_id, sizeof(l->track_id), "ip");
+	if (pkt->u.ip.ipc == PKT_IPC_SUPPRESSED) {
+		st->ip_suppressed = 1;
+	} else if (pkt_ip_update(pkt, &st->last_ip) < 0) {
+		snprintf(l->track, sizeof(l->track), "<unavailable>");
+		dump_diag(st, pkt->offset, "error tracking last-ip: bad ipc");
+		return;
+	} else {
+		st->have_ip = 1;
+		st->ip_suppressed = 0;
+	}
+	if (!st->have_ip) {
+		snprintf(l->track, sizeof(l->track), "<unavailable>");
+		dump_diag(st, pkt->offset, "error tracking last-ip: no ip");
+	} else if (st->ip_suppressed) {
+		snprintf(l->track, sizeof(l->track), "<suppressed>");
+	} else {
+		dump_fmt_hex(l->track, st->last_ip, 16);
+	}
+}
+
+static void dump_reset(struct dump_state *st)
+{
+	st->last_ip = 0;
+	st->have_ip = 0;
+	st->ip_suppressed = 0;
+	dump_time_reset(st);
+}
+
+static void dump_packet(struct dump_state *st, const struct pkt *pkt)
+{
+	struct dump_line l;
+
+	l.offset = pkt->offset;
+	l.skip = 0;
+	l.raw[0] = 0;
+	l.track_id[0] = 0;
+	l.track[0] = 0;
+	l.name = pkt_type_name((enum pkt_type)pkt->type);
+	dump_fmt_payload(l.payload, sizeof(l.payload), pkt);
+
+	if (st->opts.show_raw) {
+		uint8_t bytes[32];
+		size_t n = img_read(st->img, pkt->offset, bytes,
+				    pkt->size < sizeof(bytes) ? pkt->size : sizeof(bytes));
+
+		if (n > 16) {
+			dump_diag(st, pkt->offset, "truncating raw packet");
+			n = 16;
+		}
+		dump_fmt_raw(l.raw, sizeof(l.raw), bytes, n);
+	}
+
+	switch (pkt->type) {
+	case PKT_PAD:
+		l.skip = st->opts.no_pad;
+		break;
+	case PKT_PSB:
+		st->in_psb = 1;
+		break;
+	case PKT_PSBEND:
+		st->in_psb = 0;
+		break;
+	case PKT_TIP:
+	case PKT_TIP_PGE:
+	case PKT_TIP_PGD:
+	case PKT_FUP:
+		if (st->opts.show_last_ip)
+			track_last_ip(st, &l, pkt);
+		break;
+	case PKT_PIP:
+		snprintf(l.track_id, sizeof(l.track_id), "cr3");
+		dump_fmt_hex(l.track, pkt->u.pip.cr3, 16);
+		break;
+	case PKT_VMCS:
+		snprintf(l.track_id, sizeof(l.track_id), "vmcs");
+		dump_fmt_hex(l.track, pkt->u.vmcs, 16);
+		break;
+	case PKT_MODE_EXEC:
+		if (st->opts.show_exec_mode) {
+			snprintf(l.track_id, sizeof(l.track_id), "em");
+			snprintf(l.track, sizeof(l.track), "%s",
+				 dump_fmt_exec_mode(pkt));
+		}
+		break;
+	case PKT_TSC:
+	case PKT_TMA:
+	case PKT_MTC:
+	case PKT_CBR:
+		l.skip = st->opts.no_timing;
+		break;
+	case PKT_CYC:
+		l.skip = st->opts.no_timing || st->opts.no_cyc;
+		break;
+	default:
+		break;
+	}
+	dump_time_packet(st, &l, pkt);
+	print_line(st, &l);
+}
+
+/* Decode from the cursor until the end, resyncing after errors as ptdump
+ * does.  Returns 0 or a negative pte code for trouble worth an exit 1. */
+static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from)
+{
+	struct pkt pkt;
+	int errors = 0;
+	int err;
+
+	if (!st->opts.no_sync) {
+		err = img_cursor_sync_forward(cur, from);
+		if (err < 0)
+			return 0;	/* no PSB: nothing to print, like ptdump */
+	}
+	for (;;) {
+		err = img_cursor_next(cur, &pkt);
+		if (cur->gap) {
+			dump_diag(st, img_cursor_offset(cur),
+				  "gap in the trace: data lost before here");
+			cur->gap = 0;
+			dump_reset(st);
+		}
+		if (err == -pte_eos)
+			break;
+		if (err < 0) {
+			char msg[96];
+
+			errors++;
+			snprintf(msg, sizeof(msg), "error decoding packet: %s",
+				 pte_strerror(err));
+			dump_diag(st, pkt.offset, msg);
+			if (img_cursor_sync_forward(cur, pkt.offset + 1) < 0)
+				break;
+			dump_reset(st);
+			continue;
+		}
+		dump_packet(st, &pkt);
+	}
+	return errors ? -pte_bad_packet : 0;
+}
+
+/* Split "FILE:FROM[-TO]" as ptdump does: only if the suffix parses. */
+static int split_range(char *arg, uint64_t *from, uint64_t *to, int *have_to)
+{
+	char *colon = strrchr(arg, ':'), *end;
+	uint64_t a, b;
+
+	*have_to = 0;
+	if (!colon || !colon[1])
+		return 0;
+	errno = 0;
+	a = strtoull(colon + 1, &end, 0);
+	if (errno || end == colon + 1)
+		return 0;
+	if (*end == 0) {
+		*from = a;
+		*colon = 0;
+		return 1;
+	}
+	if (*end != '-')
+		return 0;
+	b = strtoull(end + 1, &end, 0);
+	if (errno || *end)
+		return 0;
+	if (b <= a)
+		return -1;
+	*from = a;
+	*to = b;
+	*have_to = 1;
+	*colon = 0;
+	return 1;
+}
+
+/* Restrict @src to [@from, @to) in @dst, with @spans as storage. */
+static int clip_image(const struct img *src, uint64_t from, uint64_t to,
+		      struct img *dst, struct img_span **spans)
+{
+	size_t i, n = 0;
+	struct img_span *s = calloc(src->nspans ? src->nspans : 1, sizeof(*s));
+
+	if (!s)
+		return -pte_nomem;
+	for (i = 0; i < src->nspans; i++) {
+		const struct img_span *in = &src->spans[i];
+		uint64_t b = in->off, e = in->off + in->size;
+
+		if (e <= from || b >= to)
+			continue;
+		s[n] = *in;
+		if (b < from) {
+			s[n].data += from - b;
+			s[n].file_off += from - b;
+			s[n].off = from;
+			b = from;
+		}
+		if (e > to)
+			e = to;
+		s[n].size = e - b;
+		if (!n)
+			s[n].gap_before = 0;
+		n++;
+	}
+	dst->spans = s;
+	dst->nspans = n;
+	dst->size = to;
+	*spans = s;
+	return 0;
+}
+
+int cmd_dump_main(int argc, char **argv)
+{
+	static struct out out;
+	struct dump_state st;
+	struct trace *t = NULL;
+	struct img clipped;
+	struct img_span *spans = NULL;
+	struct img_cursor cur;
+	const char *stream = NULL;
+	char *path = NULL;
+	char err[512];
+	uint64_t from = 0, to = 0;
+	int have_to = 0, idx, i, rc = 1, r;
+
+	memset(&st, 0, sizeof(st));
+	st.opts.show_offset = 1;
+	st.out = &out;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || !a[1]) {
+			if (path) {
+				fprintf(stderr, "ptbrowse dump: one trace only "
+						"(got '%s' and '%s')\n", path, a);
+				return 2;
+			}
+			path = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--no-sync")) {
+			st.opts.no_sync = 1;
+		} else if (!strcmp(a, "--quiet")) {
+			st.opts.quiet = 1;
+		} else if (!strcmp(a, "--no-pad")) {
+			st.opts.no_pad = 1;
+		} else if (!strcmp(a, "--no-timing")) {
+			st.opts.no_timing = 1;
+		} else if (!strcmp(a, "--no-cyc")) {
+			st.opts.no_cyc = 1;
+		} else if (!strcmp(a, "--no-offset")) {
+			st.opts.show_offset = 0;
+		} else if (!strcmp(a, "--raw")) {
+			st.opts.show_raw = 1;
+		} else if (!strcmp(a, "--lastip")) {
+			st.opts.show_last_ip = 1;
+		} else if (!strcmp(a, "--exec-mode")) {
+			st.opts.show_exec_mode = 1;
+		} else if (!strcmp(a, "--stream")) {
+			if (++i >= argc) {
+				fprintf(stderr, "ptbrowse dump: --stream: missing argument\n");
+				return 2;
+			}
+			stream = argv[i];
+		} else {
+			r = dump_time_option(&st, argc, argv, &i);
+			if (r < 0)
+				return 2;
+			if (!r) {
+				fprintf(stderr, "ptbrowse dump: unknown option: %s\n", a);
+				usage(stderr);
+				return 2;
+			}
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "ptbrowse dump: no trace given\n");
+		usage(stderr);
+		return 2;
+	}
+	if (split_range(path, &from, &to, &have_to) < 0) {
+		fprintf(stderr, "ptbrowse dump: %s: bad range (TO must be above FROM)\n",
+			path);
+		return 2;
+	}
+	if (trace_open(&t, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse dump: %s\n", err);
+		return 1;
+	}
+	idx = 0;
+	if (stream) {
+		idx = trace_find_stream(t, stream);
+		if (idx < 0) {
+			fprintf(stderr, "ptbrowse dump: %s: no stream '%s'\n",
+				path, stream);
+			goto out_close;
+		}
+	} else if (t->nstreams > 1) {
+		fprintf(stderr, "ptbrowse dump: %s has %zu streams; dumping '%s' "
+				"(choose with --stream)\n", path, t->nstreams,
+			t->streams[0].name);
+	}
+	if (!t->nstreams) {
+		fprintf(stderr, "ptbrowse dump: %s: no Intel PT data\n", path);
+		goto out_close;
+	}
+	st.img = &t->streams[idx].img;
+	if (!have_to)
+		to = st.img->size;
+	if (from >= st.img->size || to > st.img->size) {
+		fprintf(stderr, "ptbrowse dump: %s: range 0x%" PRIx64 "-0x%" PRIx64
+				" is outside the trace (size 0x%" PRIx64 ")\n",
+			path, from, to, st.img->size);
+		goto out_close;
+	}
+	if (from || to != st.img->size) {
+		if (clip_image(st.img, from, to, &clipped, &spans) < 0) {
+			fprintf(stderr, "ptbrowse dump: out of memory\n");
+			goto out_close;
+		}
+		st.img = &clipped;
+	}
+	if (dump_time_setup(&st, &t->streams[idx].timing) < 0)
+		goto out_free;
+	img_cursor_init(&cur, st.img, from);
+	dump_reset(&st);
+	dump_run(&st, &cur, from);
+	/* Like ptdump, decode errors are reported in the output, not the exit status. */
+	rc = 0;
+	out_flush(&out);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ptbrowse dump: write error: %s\n", strerror(errno));
+		rc = 1;
+	}
+out_free:
+	free(spans);
+out_close:
+	trace_close(t);
+	return rc;
+}

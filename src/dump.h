@@ -1,0 +1,64 @@
+/*
+ * dump -- the state of `ptbrowse dump`, shared between cmd_dump.c (packets,
+ * last IP) and dump_time.c (ptdump's --time/--tcal and our --cycles).
+ */
+#ifndef DUMP_H
+#define DUMP_H
+
+#include <stdint.h>
+
+#include "image.h"
+#include "pkt.h"
+#include "tm_config.h"
+
+struct out;
+
+struct dump_opts {
+	unsigned show_offset:1, show_raw:1, show_last_ip:1, show_exec_mode:1;
+	unsigned quiet:1, no_pad:1, no_sync:1, no_timing:1, no_cyc:1;
+};
+
+/* One output line, filled column by column. */
+struct dump_line {
+	uint64_t offset;
+	int skip;		/* don't print (--no-pad, --no-timing, ...) */
+	const char *name;
+	char raw[40];
+	char payload[64];
+	char track_id[8];	/* "ip", "tsc", "fcr", ... */
+	char track[48];
+};
+
+struct dump_state {
+	struct dump_opts opts;
+	const struct img *img;
+	struct out *out;
+	uint64_t last_ip;
+	int have_ip, ip_suppressed;
+	int in_psb;		/* between psb and psbend */
+	void *time;		/* dump_time.c's state */
+};
+
+/* Print a "[offset: msg]" diagnostics line. */
+void dump_diag(struct dump_state *st, uint64_t offset, const char *msg);
+
+/* The timing part of dump's usage text. */
+const char *dump_time_usage(void);
+
+/* Parse argv[*i] if it is a timing option (advancing *i past a value).
+ * Returns 1 if consumed, 0 if not a timing option, -1 after printing an
+ * error. */
+int dump_time_option(struct dump_state *st, int argc, char **argv, int *i);
+
+/* Merge the container's timing @cfg under the command line's, set up.
+ * Returns 0, or -1 after printing an error. */
+int dump_time_setup(struct dump_state *st, const struct tm_config *cfg);
+
+/* Forget timing state (after a resync). */
+void dump_time_reset(struct dump_state *st);
+
+/* Add timing columns and diagnostics for @pkt to @line. */
+void dump_time_packet(struct dump_state *st, struct dump_line *line,
+		      const struct pkt *pkt);
+
+#endif /* DUMP_H */
