@@ -1,0 +1,517 @@
+/* window -- lazily decoded rows of PSB segments, with a small LRU cache. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "window.h"
+
+/* The decoder state carried from one chunk of a segment to the next. */
+struct win_state {
+	uint64_t ip;
+	uint64_t cyc_total;
+	uint64_t tsc;
+	uint32_t flags;		/* WIN_F_PSBPLUS, _HAVE_TSC, _HAVE_CBR, _PRE_PSB */
+	uint8_t cbr;
+	uint8_t have_ip;	/* ip is meaningful (IP compression state) */
+};
+
+struct win {
+	uint64_t start;		/* offset of the first row */
+	uint64_t end;		/* offset just past the last row */
+	uint64_t seg;		/* the segment's PSB (or 0 before the first) */
+	uint64_t seg_end;	/* the next PSB, or the end of the image */
+	struct win_state out;	/* state after the last row */
+	struct win_row *rows;
+	size_t nrows;
+	int pins;
+	uint64_t used;		/* LRU clock */
+	struct win *next;
+};
+
+struct win_cache {
+	const struct img *img;
+	struct win_psb_ops ops;
+	int have_ops;
+	size_t max_bytes;
+	size_t bytes;
+	uint64_t clock;
+	uint64_t decoded;
+	struct win *list;
+	struct win_row *scratch;	/* WIN_MAX_ROWS rows to decode into */
+};
+
+static int img_psb_at_or_before(const struct img *img, uint64_t off,
+				uint64_t *psb)
+{
+	return img_find_psb_before(img, off + 1, psb);
+}
+
+static int img_psb_after(const struct img *img, uint64_t off, uint64_t *psb)
+{
+	struct img_cursor cur;
+
+	if (off + 1 >= img->size)
+		return -pte_nosync;
+	if (img_cursor_init(&cur, img, off + 1) < 0)
+		return -pte_nosync;
+	if (img_cursor_sync_forward(&cur, off + 1) < 0)
+		return -pte_nosync;
+	*psb = img_cursor_offset(&cur);
+	return 0;
+}
+
+static int psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb)
+{
+	if (wc->have_ops && wc->ops.psb_at_or_before)
+		return wc->ops.psb_at_or_before(wc->ops.ctx, off, psb);
+	return img_psb_at_or_before(wc->img, off, psb);
+}
+
+static int psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb)
+{
+	if (wc->have_ops && wc->ops.psb_after)
+		return wc->ops.psb_after(wc->ops.ctx, off, psb);
+	return img_psb_after(wc->img, off, psb);
+}
+
+int win_cache_new(struct win_cache **out, const struct img *img,
+		  const struct win_psb_ops *ops, size_t max_bytes)
+{
+	struct win_cache *wc;
+
+	if (!out || !img)
+		return -pte_invalid;
+	wc = calloc(1, sizeof(*wc));
+	if (!wc)
+		return -pte_nomem;
+	wc->scratch = malloc(WIN_MAX_ROWS * sizeof(*wc->scratch));
+	if (!wc->scratch) {
+		free(wc);
+		return -pte_nomem;
+	}
+	wc->img = img;
+	wc->max_bytes = max_bytes;
+	win_cache_set_psb_ops(wc, ops);
+	*out = wc;
+	return 0;
+}
+
+static void win_free(struct win *w)
+{
+	free(w->rows);
+	free(w);
+}
+
+void win_cache_free(struct win_cache *wc)
+{
+	struct win *w, *n;
+
+	if (!wc)
+		return;
+	for (w = wc->list; w; w = n) {
+		n = w->next;
+		win_free(w);
+	}
+	free(wc->scratch);
+	free(wc);
+}
+
+void win_cache_set_psb_ops(struct win_cache *wc, const struct win_psb_ops *ops)
+{
+	if (!wc)
+		return;
+	wc->have_ops = ops != NULL;
+	if (ops)
+		wc->ops = *ops;
+}
+
+size_t win_cache_bytes(const struct win_cache *wc)
+{
+	return wc ? wc->bytes : 0;
+}
+
+uint64_t win_cache_decoded(const struct win_cache *wc)
+{
+	return wc ? wc->decoded : 0;
+}
+
+/* Drop least recently used unpinned windows until under the bound. */
+static void win_evict(struct win_cache *wc)
+{
+	while (wc->bytes > wc->max_bytes) {
+		struct win **pp, **victim = NULL;
+
+		for (pp = &wc->list; *pp; pp = &(*pp)->next)
+			if (!(*pp)->pins &&
+			    (!victim || (*pp)->used < (*victim)->used))
+				victim = pp;
+		if (!victim)
+			return;
+		{
+			struct win *w = *victim;
+
+			*victim = w->next;
+			wc->bytes -= w->nrows * sizeof(*w->rows);
+			win_free(w);
+		}
+	}
+}
+
+/* Apply packet @pkt to state @st and fill in row @row from it. */
+static void win_apply(struct win_state *st, const struct pkt *pkt,
+		      struct win_row *row)
+{
+	int r;
+
+	switch (pkt->type) {
+	case PKT_PSB:
+		/* SDM: no IP compression state survives a PSB. */
+		st->ip = 0;
+		st->have_ip = 0;
+		st->flags |= WIN_F_PSBPLUS;
+		break;
+	case PKT_TIP:
+	case PKT_TIP_PGE:
+	case PKT_TIP_PGD:
+	case PKT_FUP:
+		r = pkt_ip_update(pkt, &st->ip);
+		if (r == 0) {
+			st->have_ip = 1;
+			row->flags |= WIN_F_HAVE_IP;
+		} else if (r == 1) {
+			row->flags |= WIN_F_IP_SUPP;
+		}
+		break;
+	case PKT_CYC:
+		st->cyc_total += pkt->u.cyc;
+		break;
+	case PKT_TSC:
+		st->tsc = pkt->u.tsc;
+		st->flags |= WIN_F_HAVE_TSC;
+		break;
+	case PKT_CBR:
+		st->cbr = pkt->u.cbr;
+		st->flags |= WIN_F_HAVE_CBR;
+		break;
+	case PKT_OVF:
+		/* After an overflow the IP must come again in full. */
+		st->have_ip = 0;
+		break;
+	default:
+		break;
+	}
+	row->flags |= st->flags;
+	row->ip = st->ip;
+	row->cyc_total = st->cyc_total;
+	row->tsc = st->tsc;
+	row->cbr = st->cbr;
+	if (pkt->type == PKT_PSBEND)
+		st->flags &= ~WIN_F_PSBPLUS;
+}
+
+/*
+ * Decode the chunk of segment [@seg, @seg_end) that starts at @start with
+ * state @in, into a new cached window.  Stops before the segment's end,
+ * after WIN_MAX_ROWS rows, or at an error, which becomes a row covering
+ * the rest of the segment.
+ */
+static struct win *win_decode(struct win_cache *wc, uint64_t start,
+			      uint64_t seg, uint64_t seg_end,
+			      const struct win_state *in)
+{
+	struct img_cursor cur;
+	struct win_state st = *in;
+	struct win_row *rows = wc->scratch;
+	struct win *w;
+	size_t n = 0;
+	uint64_t off = start;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	if (img_cursor_init(&cur, wc->img, start) < 0)
+		goto out_free;
+	while (n < WIN_MAX_ROWS && off < seg_end) {
+		struct win_row *row = &rows[n];
+		int r;
+
+		memset(row, 0, sizeof(*row));
+		r = img_cursor_next(&cur, &row->pkt);
+		if (r == -pte_eos)
+			break;
+		if (cur.gap) {
+			cur.gap = 0;
+			row->flags |= WIN_F_GAP;
+			st.ip = 0;
+			st.have_ip = 0;
+		}
+		if (r >= 0 && off + row->pkt.size > seg_end)
+			r = -pte_truncated;	/* it runs into the next PSB */
+		if (r < 0) {
+			memset(&row->pkt, 0, sizeof(row->pkt));
+			row->pkt.type = PKT_INVALID;
+			row->pkt.offset = off;
+			row->size = seg_end - off;
+			row->pkt.size = row->size > 255 ? 255 : (uint8_t)row->size;
+			row->err = r;
+			row->flags |= WIN_F_ERROR | (st.flags & WIN_F_PRE_PSB);
+			st.have_ip = 0;
+			n++;
+			off = seg_end;
+			break;
+		}
+		row->size = row->pkt.size;
+		win_apply(&st, &row->pkt, row);
+		off = img_cursor_offset(&cur);
+		n++;
+	}
+	if (!n) {
+		/* Nothing to decode here: the end of the image. */
+		goto out_free;
+	}
+	w->rows = malloc(n * sizeof(*rows));
+	if (!w->rows)
+		goto out_free;
+	memcpy(w->rows, rows, n * sizeof(*rows));
+	w->nrows = n;
+	w->start = start;
+	w->end = off;
+	w->seg = seg;
+	w->seg_end = seg_end;
+	w->out = st;
+	w->used = ++wc->clock;
+	w->next = wc->list;
+	wc->list = w;
+	wc->bytes += n * sizeof(*rows);
+	wc->decoded++;
+	return w;
+
+out_free:
+	free(w);
+	return NULL;
+}
+
+/* The cached window starting exactly at @start, or NULL. */
+static struct win *win_find_start(struct win_cache *wc, uint64_t start)
+{
+	struct win *w;
+
+	for (w = wc->list; w; w = w->next)
+		if (w->start == start)
+			return w;
+	return NULL;
+}
+
+/* The window following @w in its segment (a chunk continuation). */
+static struct win *win_chunk_after(struct win_cache *wc, struct win *w)
+{
+	struct win *n = win_find_start(wc, w->end);
+	struct win_state st;
+
+	if (n)
+		return n;
+	st = w->out;
+	w->pins++;	/* keep it while the new window may evict */
+	n = win_decode(wc, w->end, w->seg, w->seg_end, &st);
+	w->pins--;
+	return n;
+}
+
+/* The window holding offset @off, decoded if need be, or NULL. */
+static struct win *win_lookup(struct win_cache *wc, uint64_t off)
+{
+	struct win_state st;
+	struct win *w;
+	uint64_t seg, seg_end;
+
+	if (!wc->img->size)
+		return NULL;
+	if (off >= wc->img->size)
+		off = wc->img->size - 1;
+	for (w = wc->list; w; w = w->next)
+		if (w->start <= off && off < w->end)
+			goto out_hit;
+	memset(&st, 0, sizeof(st));
+	if (psb_at_or_before(wc, off, &seg) < 0) {
+		seg = 0;
+		st.flags = WIN_F_PRE_PSB;
+	}
+	if (psb_after(wc, seg, &seg_end) < 0)
+		seg_end = wc->img->size;
+	w = win_find_start(wc, seg);
+	if (!w)
+		w = win_decode(wc, seg, seg, seg_end, &st);
+	while (w && w->end <= off && w->end < w->seg_end)
+		w = win_chunk_after(wc, w);
+	if (!w)
+		return NULL;
+	if (off >= w->end && w->end < wc->img->size) {
+		/* The image ended early (a gap, a cut); nothing holds @off. */
+		return w;
+	}
+out_hit:
+	w->used = ++wc->clock;
+	return w;
+}
+
+/* The window after @w, or NULL at the end. */
+static struct win *win_following(struct win_cache *wc, struct win *w)
+{
+	struct win *n;
+
+	if (w->end >= wc->img->size)
+		return NULL;
+	if (w->end < w->seg_end)
+		n = win_chunk_after(wc, w);
+	else
+		n = win_lookup(wc, w->end);
+	if (n && n->start != w->end)
+		return NULL;	/* no progress: treat as the end */
+	return n;
+}
+
+/* The window before @w, or NULL at the start. */
+static struct win *win_preceding(struct win_cache *wc, struct win *w)
+{
+	struct win *p;
+
+	if (!w->start)
+		return NULL;
+	w->pins++;
+	p = win_lookup(wc, w->start - 1);
+	w->pins--;
+	if (p && p->end != w->start)
+		return NULL;
+	return p;
+}
+
+static void win_pin(struct win_iter *it, struct win *w, size_t i)
+{
+	if (it->w)
+		it->w->pins--;
+	it->w = w;
+	it->i = i;
+	if (w) {
+		w->pins++;
+		w->used = ++it->wc->clock;
+	}
+}
+
+int win_seek(struct win_iter *it, struct win_cache *wc, uint64_t off)
+{
+	struct win *w;
+	size_t lo, hi;
+
+	if (!it || !wc)
+		return -pte_invalid;
+	if (it->w && it->wc != wc)
+		win_iter_release(it);
+	it->wc = wc;
+	if (!wc->img->size)
+		return -pte_eos;
+	w = win_lookup(wc, off);
+	if (!w)
+		return -pte_nomem;
+	/* The last row starting at or before @off. */
+	lo = 0;
+	hi = w->nrows;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (w->rows[mid].pkt.offset <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	win_pin(it, w, lo);
+	win_evict(wc);
+	return 0;
+}
+
+int win_next(struct win_iter *it)
+{
+	struct win *n;
+
+	if (!it || !it->w)
+		return -pte_invalid;
+	if (it->i + 1 < it->w->nrows) {
+		it->i++;
+		return 0;
+	}
+	n = win_following(it->wc, it->w);
+	if (!n)
+		return -pte_eos;
+	win_pin(it, n, 0);
+	win_evict(it->wc);
+	return 0;
+}
+
+int win_prev(struct win_iter *it)
+{
+	struct win *p;
+
+	if (!it || !it->w)
+		return -pte_invalid;
+	if (it->i > 0) {
+		it->i--;
+		return 0;
+	}
+	p = win_preceding(it->wc, it->w);
+	if (!p)
+		return -pte_eos;
+	win_pin(it, p, p->nrows - 1);
+	win_evict(it->wc);
+	return 0;
+}
+
+const struct win_row *win_row(const struct win_iter *it)
+{
+	if (!it || !it->w)
+		return NULL;
+	return &it->w->rows[it->i];
+}
+
+void win_iter_copy(struct win_iter *dst, const struct win_iter *it)
+{
+	dst->wc = it->wc;
+	dst->w = it->w;
+	dst->i = it->i;
+	if (dst->w)
+		dst->w->pins++;
+}
+
+void win_iter_release(struct win_iter *it)
+{
+	if (!it)
+		return;
+	if (it->w)
+		it->w->pins--;
+	it->w = NULL;
+	it->i = 0;
+}
+
+int win_prefetch(struct win_cache *wc, uint64_t off, int dir)
+{
+	struct win *w, *n;
+
+	if (!wc)
+		return -pte_invalid;
+	w = win_lookup(wc, off);
+	if (!w)
+		return wc->img->size ? -pte_nomem : -pte_eos;
+	w->pins++;
+	n = dir > 0 ? win_following(wc, w) : win_preceding(wc, w);
+	w->pins--;
+	win_evict(wc);
+	return n ? 0 : -pte_eos;
+}
+
+size_t win_row_bytes(const struct win_iter *it, uint8_t *buf, size_t n)
+{
+	const struct win_row *row = win_row(it);
+
+	if (!row)
+		return 0;
+	if (n > row->size)
+		n = row->size;
+	return img_read(it->wc->img, row->pkt.offset, buf, n);
+}

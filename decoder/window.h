@@ -1,0 +1,128 @@
+/*
+ * window -- lazily decoded rows of a trace, for the browser's panes.
+ *
+ * A window is one PSB segment (from a PSB to the next one), or a bounded
+ * chunk of it when the segment is long, decoded into rows: one row per
+ * packet, plus a visible error row where decoding fails (the error row
+ * covers the bytes up to the next PSB, where rows resume).  Bytes before
+ * the first PSB form their own window, decoded from offset 0.
+ *
+ * Segment boundaries are the PSBs found by a byte scan (the same ones the
+ * index finds), so a window never runs into the next segment: a packet
+ * that would straddle a PSB becomes an error row.  That is what makes
+ * stepping across boundaries free of gaps and duplicates in both
+ * directions.  A chunk after the first in a segment continues the
+ * decoder state (last IP, cycles) of the chunk before it.
+ *
+ * Windows live in a small LRU cache bounded in bytes; iterators pin the
+ * window they stand on.  The position of a row is its byte offset.
+ */
+#ifndef WINDOW_H
+#define WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "pkt.h"
+#include "ptdec.h"
+
+/* Row flags. */
+enum win_flag {
+	WIN_F_ERROR = 1 << 0,	/* an error row: pkt.type is PKT_INVALID */
+	WIN_F_PSBPLUS = 1 << 1,	/* inside PSB+ (psb up to psbend) */
+	WIN_F_HAVE_IP = 1 << 2,	/* ip holds the packet's full IP */
+	WIN_F_IP_SUPP = 1 << 3,	/* an IP packet with a suppressed IP */
+	WIN_F_GAP = 1 << 4,	/* data was lost before this row */
+	WIN_F_HAVE_TSC = 1 << 5,/* tsc holds the last TSC seen */
+	WIN_F_HAVE_CBR = 1 << 6,/* cbr holds the current core:bus ratio */
+	WIN_F_PRE_PSB = 1 << 7,	/* before the trace's first PSB */
+};
+
+/* One row: a packet (or an error) with the state after it. */
+struct win_row {
+	struct pkt pkt;		/* the packet; offset and size for any row */
+	uint64_t size;		/* bytes covered (error rows may be large) */
+	int err;		/* the negative pte code of an error row, or 0 */
+	uint32_t flags;		/* enum win_flag */
+	uint64_t ip;		/* last IP after this packet (SDM: reset at PSB) */
+	uint64_t cyc_total;	/* core cycles since the segment's PSB */
+	uint64_t tsc;		/* the last TSC payload seen in the segment */
+	uint8_t cbr;		/* the last CBR seen in the segment */
+};
+
+/* Where windows find PSBs: the defaults scan the image; the index can
+ * answer the same questions faster.  Both return 0 or -pte_nosync. */
+struct win_psb_ops {
+	/* The last PSB at or before @off. */
+	int (*psb_at_or_before)(void *ctx, uint64_t off, uint64_t *psb);
+	/* The first PSB after @off (strictly). */
+	int (*psb_after)(void *ctx, uint64_t off, uint64_t *psb);
+	void *ctx;
+};
+
+struct win_cache;
+struct win;
+
+/* An iterator over rows; it pins its window.  Zero it before first use,
+ * release it with win_iter_release(). */
+struct win_iter {
+	struct win_cache *wc;
+	struct win *w;		/* pinned, or NULL */
+	size_t i;		/* row index in w */
+};
+
+/* Largest number of rows in one window (a chunk of a long segment). */
+#define WIN_MAX_ROWS 4096
+
+/* Create a cache of decoded windows over @img, holding at most about
+ * @max_bytes of rows (pinned windows may exceed it).  @ops may be NULL.
+ * Returns 0, -pte_invalid if @img is NULL, -pte_nomem. */
+int win_cache_new(struct win_cache **out, const struct img *img,
+		  const struct win_psb_ops *ops, size_t max_bytes);
+
+/* Free @wc (NULL is fine).  Every iterator must have been released. */
+void win_cache_free(struct win_cache *wc);
+
+/* Replace the PSB lookups (e.g. once the index is ready); NULL restores
+ * the image scans.  Cached windows stay valid: the answers are the same. */
+void win_cache_set_psb_ops(struct win_cache *wc, const struct win_psb_ops *ops);
+
+/* Bytes of rows currently cached, and the number of windows decoded so
+ * far (for tests and the info screen). */
+size_t win_cache_bytes(const struct win_cache *wc);
+uint64_t win_cache_decoded(const struct win_cache *wc);
+
+/* Put @it on the row that contains byte offset @off (offsets past the
+ * end land on the last row).
+ * Returns 0, -pte_eos if the trace is empty, -pte_nomem. */
+int win_seek(struct win_iter *it, struct win_cache *wc, uint64_t off);
+
+/* Step to the next row, crossing into the next window as needed.
+ * Returns 0, or -pte_eos at the last row (the iterator stays put). */
+int win_next(struct win_iter *it);
+
+/* Step to the previous row.
+ * Returns 0, or -pte_eos at the first row (the iterator stays put). */
+int win_prev(struct win_iter *it);
+
+/* The row under @it (NULL if the iterator is not placed). */
+const struct win_row *win_row(const struct win_iter *it);
+
+/* Copy @it to @dst (pinning its window again).  @dst must be released
+ * or zeroed. */
+void win_iter_copy(struct win_iter *dst, const struct win_iter *it);
+
+/* Unpin @it's window; @it may then be reused with win_seek(). */
+void win_iter_release(struct win_iter *it);
+
+/* Decode, if not cached, the window after (@dir > 0) or before (@dir < 0)
+ * the one holding @off, so the next step in that direction is quick.
+ * Returns 0, -pte_eos if there is none, -pte_nomem. */
+int win_prefetch(struct win_cache *wc, uint64_t off, int dir);
+
+/* Copy up to @n raw bytes of the row under @it into @buf.
+ * Returns the number copied. */
+size_t win_row_bytes(const struct win_iter *it, uint8_t *buf, size_t n);
+
+#endif /* WINDOW_H */

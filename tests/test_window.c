@@ -1,0 +1,371 @@
+/* test_window -- lazy windows: every packet exactly once, both ways. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "pkt.h"
+#include "window.h"
+
+static const char *const traces[] = {
+	"dynamorio-drpt2trace/head_test_simple.raw.pt.bin",
+	"dynamorio-drpt2trace/hist_2aad718d_test_simple.tracedir.pt.bin",
+	"dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin",
+	"keeper-perf-event-sample/traced_data.bin",
+	"quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt",
+	"quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt",
+	"quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx0.cpu0.pt",
+	"quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx3.cpu3.pt",
+};
+
+/* A mapped file. */
+struct mapped {
+	uint8_t *data;
+	size_t size;
+};
+
+static int map_trace(const char *rel, struct mapped *m)
+{
+	const char *shared = getenv("SHARED");
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/traces/%s", shared ? shared : "../shared", rel);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !st.st_size) {
+		close(fd);
+		return -1;
+	}
+	m->size = (size_t)st.st_size;
+	m->data = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return m->data == MAP_FAILED ? -1 : 0;
+}
+
+/* One packet of the reference walk. */
+struct ref {
+	uint64_t off;
+	uint8_t type;
+	uint8_t size;
+};
+
+/*
+ * The reference: a plain pkt_next walk from the first PSB (ptdump's start),
+ * re-synchronising at the next PSB after an error.  Error positions are
+ * recorded with type PKT_INVALID.
+ */
+static size_t ref_walk(const uint8_t *buf, size_t size, struct ref **out)
+{
+	struct pkt_decoder dec;
+	struct ref *r = NULL;
+	size_t n = 0, cap = 0;
+	struct pkt pkt;
+
+	const uint8_t *first = pkt_find_psb(buf, buf + size);
+
+	assert_int_equal(pkt_decoder_init(&dec, buf, buf + size, 0), 0);
+	*out = NULL;
+	if (!first)
+		return 0;
+	assert_int_equal(pkt_sync_set(&dec, (uint64_t)(first - buf)), 0);
+	for (;;) {
+		int s = pkt_next(&dec, &pkt);
+
+		if (s == -pte_eos)
+			break;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			r = realloc(r, cap * sizeof(*r));
+			assert_non_null(r);
+		}
+		r[n].off = pkt_offset(&dec);
+		if (s < 0) {
+			r[n].type = PKT_INVALID;
+			r[n].size = 0;
+			n++;
+			if (pkt_sync_forward(&dec) < 0)
+				break;
+			continue;
+		}
+		r[n].off = pkt.offset;
+		r[n].type = pkt.type;
+		r[n].size = pkt.size;
+		n++;
+	}
+	*out = r;
+	return n;
+}
+
+/* Check the window rows of @img, visited forward from offset 0 and then
+ * backward from the end, against the reference walk. */
+static void check_walk(const uint8_t *buf, size_t size, size_t max_bytes)
+{
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	struct ref *ref;
+	size_t nref = ref_walk(buf, size, &ref), i = 0, nrows = 0, k;
+	uint64_t *offs = NULL, expect = 0;
+	size_t cap = 0;
+	const struct win_row *row;
+
+	img_init_flat(&img, &span, buf, size);
+	assert_int_equal(win_cache_new(&wc, &img, NULL, max_bytes), 0);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	do {
+		row = win_row(&it);
+		assert_non_null(row);
+		/* No gap and no duplicate: each row starts where the last ended. */
+		assert_int_equal(row->pkt.offset, expect);
+		assert_true(row->size > 0);
+		expect = row->pkt.offset + row->size;
+		if (nrows == cap) {
+			cap = cap ? cap * 2 : 1024;
+			offs = realloc(offs, cap * sizeof(*offs));
+			assert_non_null(offs);
+		}
+		offs[nrows++] = row->pkt.offset;
+		if (row->flags & WIN_F_PRE_PSB)
+			continue;	/* ptdump shows nothing before the first PSB */
+		assert_true(i < nref);
+		assert_int_equal(row->pkt.offset, ref[i].off);
+		if (row->flags & WIN_F_ERROR) {
+			assert_int_equal(ref[i].type, PKT_INVALID);
+			assert_true(row->err < 0);
+		} else {
+			assert_int_equal(row->pkt.type, ref[i].type);
+			assert_int_equal(row->pkt.size, ref[i].size);
+		}
+		i++;
+	} while (win_next(&it) == 0);
+	assert_int_equal(i, nref);
+	assert_int_equal(expect, size);
+
+	/* The same rows backward. */
+	k = nrows;
+	do {
+		row = win_row(&it);
+		assert_true(k > 0);
+		assert_int_equal(row->pkt.offset, offs[--k]);
+	} while (win_prev(&it) == 0);
+	assert_int_equal(k, 0);
+
+	/* Seeking lands on the row holding the offset. */
+	for (k = 0; k < 64; k++) {
+		uint64_t off = (uint64_t)k * size / 64 + k;
+
+		assert_int_equal(win_seek(&it, wc, off), 0);
+		row = win_row(&it);
+		assert_true(row->pkt.offset <= off || off >= size);
+		if (off < size)
+			assert_true(off < row->pkt.offset + row->size);
+	}
+	win_iter_release(&it);
+	if (max_bytes >= (64 << 20))
+		assert_true(win_cache_bytes(wc) > 0);
+	win_cache_free(wc);
+	free(offs);
+	free(ref);
+}
+
+static void test_null(void **state)
+{
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	struct img_span span;
+	struct img img;
+
+	assert_int_equal(win_cache_new(NULL, NULL, NULL, 0), -pte_invalid);
+	assert_int_equal(win_cache_new(&wc, NULL, NULL, 0), -pte_invalid);
+	assert_int_equal(win_next(NULL), -pte_invalid);
+	assert_int_equal(win_prev(&it), -pte_invalid);
+	assert_null(win_row(&it));
+	win_cache_free(NULL);
+
+	img_init_flat(&img, &span, (const uint8_t *)"", 0);
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 1 << 20), 0);
+	assert_int_equal(win_seek(&it, wc, 0), -pte_eos);
+	assert_int_equal(win_prefetch(wc, 0, 1), -pte_eos);
+	win_iter_release(&it);
+	win_cache_free(wc);
+}
+
+static void test_shared_traces(void **state)
+{
+	size_t t;
+
+	for (t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
+		struct mapped m;
+
+		if (map_trace(traces[t], &m) < 0) {
+			print_error("cannot open %s (SHARED?)\n", traces[t]);
+			fail();
+		}
+		check_walk(m.data, m.size, 64 << 20);
+		/* A cache too small for two windows: eviction and re-decoding
+		 * must give the same rows. */
+		check_walk(m.data, m.size, 0);
+		munmap(m.data, m.size);
+	}
+}
+
+static const uint8_t psb[16] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+};
+
+static size_t put(uint8_t *buf, size_t at, const void *p, size_t n)
+{
+	memcpy(buf + at, p, n);
+	return at + n;
+}
+
+/* Bytes before the first PSB form their own window; they are followed by
+ * the PSB with nothing missing. */
+static void test_pre_psb(void **state)
+{
+	struct mapped m;
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	const struct win_row *row;
+
+	if (map_trace(traces[1], &m) < 0)
+		fail();
+	img_init_flat(&img, &span, m.data, m.size);
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 1 << 20), 0);
+	assert_int_equal(win_seek(&it, wc, 3), 0);
+	row = win_row(&it);
+	assert_true(row->flags & WIN_F_PRE_PSB);
+	assert_true(row->pkt.offset <= 3);
+	while (win_row(&it)->pkt.offset < 8)
+		assert_int_equal(win_next(&it), 0);
+	row = win_row(&it);
+	assert_int_equal(row->pkt.offset, 8);
+	assert_int_equal(row->pkt.type, PKT_PSB);
+	assert_false(row->flags & WIN_F_PRE_PSB);
+	assert_int_equal(win_prev(&it), 0);
+	assert_true(win_row(&it)->flags & WIN_F_PRE_PSB);
+	win_iter_release(&it);
+	win_cache_free(wc);
+	munmap(m.data, m.size);
+}
+
+/* A bad opcode becomes one error row up to the next PSB; rows resume
+ * there, and an IP after the PSB starts from a reset last IP. */
+static void test_error_row(void **state)
+{
+	static const uint8_t psbend[2] = { 0x02, 0x23 };
+	static const uint8_t bad[4] = { 0x02, 0x01, 0x00, 0x00 };
+	static const uint8_t tip16[3] = { 0x2d, 0x34, 0x12 };	/* tip 1: 1234 */
+	uint8_t buf[128];
+	size_t n = 0, bad_at, psb2;
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	const struct win_row *row;
+
+	n = put(buf, n, psb, 16);
+	n = put(buf, n, psbend, 2);
+	bad_at = n;
+	n = put(buf, n, bad, 4);
+	psb2 = n;
+	n = put(buf, n, psb, 16);
+	n = put(buf, n, psbend, 2);
+	n = put(buf, n, tip16, 3);
+	img_init_flat(&img, &span, buf, n);
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 1 << 20), 0);
+	assert_int_equal(win_seek(&it, wc, bad_at + 1), 0);
+	row = win_row(&it);
+	assert_true(row->flags & WIN_F_ERROR);
+	assert_int_equal(row->pkt.offset, bad_at);
+	assert_int_equal(row->size, psb2 - bad_at);
+	assert_int_equal(row->err, -pte_bad_opc);
+	assert_int_equal(win_next(&it), 0);
+	assert_int_equal(win_row(&it)->pkt.type, PKT_PSB);
+	assert_int_equal(win_row(&it)->pkt.offset, psb2);
+	assert_true(win_row(&it)->flags & WIN_F_PSBPLUS);
+	assert_int_equal(win_next(&it), 0);
+	assert_int_equal(win_row(&it)->pkt.type, PKT_PSBEND);
+	assert_int_equal(win_next(&it), 0);
+	row = win_row(&it);
+	assert_int_equal(row->pkt.type, PKT_TIP);
+	assert_false(row->flags & WIN_F_PSBPLUS);
+	assert_true(row->flags & WIN_F_HAVE_IP);
+	assert_int_equal(row->ip, 0x1234);
+	assert_int_equal(win_next(&it), -pte_eos);
+	assert_int_equal(win_prev(&it), 0);
+	assert_int_equal(win_prev(&it), 0);
+	assert_int_equal(win_prev(&it), 0);
+	assert_true(win_row(&it)->flags & WIN_F_ERROR);
+	win_iter_release(&it);
+	win_cache_free(wc);
+}
+
+/* A segment longer than WIN_MAX_ROWS is cut into chunks that join up. */
+static void test_chunks(void **state)
+{
+	size_t npad = WIN_MAX_ROWS * 2 + 100, n = 0, k;
+	uint8_t *buf = calloc(1, npad + 64);
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	static const uint8_t cyc1 = 0x0b;		/* cyc 1 */
+	static const uint8_t cyc[2] = { 0x07, 0x02 };	/* cyc 0x20 */
+
+	assert_non_null(buf);
+	n = put(buf, n, psb, 16);
+	n = put(buf, n, &cyc1, 1);
+	n += npad;			/* calloc made them pads */
+	n = put(buf, n, cyc, 2);
+	img_init_flat(&img, &span, buf, n);
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 1 << 20), 0);
+	assert_int_equal(win_seek(&it, wc, n - 1), 0);
+	assert_int_equal(win_row(&it)->pkt.type, PKT_CYC);
+	assert_int_equal(win_row(&it)->cyc_total, 1 + 0x20);
+	for (k = 0; k < npad; k++) {
+		assert_int_equal(win_prev(&it), 0);
+		assert_int_equal(win_row(&it)->pkt.type, PKT_PAD);
+		assert_int_equal(win_row(&it)->cyc_total, 1);
+	}
+	assert_int_equal(win_prev(&it), 0);
+	assert_int_equal(win_row(&it)->pkt.type, PKT_CYC);
+	assert_int_equal(win_prev(&it), 0);
+	assert_int_equal(win_row(&it)->pkt.type, PKT_PSB);
+	assert_int_equal(win_prev(&it), -pte_eos);
+	assert_true(win_cache_decoded(wc) >= 3);
+	assert_int_equal(win_prefetch(wc, 0, 1), 0);
+	win_iter_release(&it);
+	win_cache_free(wc);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_pre_psb),
+		cmocka_unit_test(test_error_row),
+		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_shared_traces),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
