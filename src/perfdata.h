@@ -83,6 +83,10 @@ struct pd_info {
 	uint64_t time_zero;
 	char cpuid[64];		/* HEADER_CPUID, "GenuineIntel,6,78,3" */
 	char filter[128];	/* the address filter string, if any */
+	uint64_t nevents[PD_EV_NKINDS];	/* sideband events by kind */
+	uint64_t ncompressed;	/* zstd records skipped (perf record -z) */
+	unsigned nwarnings;	/* recoverable problems */
+	char warning[200];	/* the first of them, "offset 0x..: ..." */
 };
 
 /* Whether @map (@size bytes) starts with perf.data's "PERFILE2" magic.

@@ -1,0 +1,1189 @@
+/* perfdata -- perf.data (file and pipe mode) to Intel PT streams. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdata.h"
+#include "ptdec.h"
+
+/*
+ * Layouts (little-endian; from the kernel's include/uapi/linux/perf_event.h
+ * and tools/perf/util/header.c, auxtrace.c, intel-pt.c):
+ *   file header: magic, size, attr_size, attrs{off,size}, data{off,size},
+ *     event_types{off,size}, adds_features[4]; 104 bytes.  The feature
+ *     sections ({off,size} per set bit) follow the data section.
+ *   pipe header: magic, size (16); attrs and features come as records.
+ *   record: u32 type, u16 misc, u16 size, then size - 8 bytes.
+ */
+#define PD_MAGIC		0x32454c4946524550ull	/* "PERFILE2" */
+#define PD_MAGIC_SWAPPED	0x50455246494c4532ull
+#define PD_FILE_HDR_SIZE	104
+#define PD_PIPE_HDR_SIZE	16
+
+enum {
+	PD_REC_COMM = 3,
+	PD_REC_SAMPLE = 9,
+	PD_REC_AUX = 11,
+	PD_REC_ITRACE_START = 12,
+	PD_REC_SWITCH = 14,
+	PD_REC_SWITCH_CPU_WIDE = 15,
+	PD_REC_HEADER_ATTR = 64,
+	PD_REC_HEADER_TRACING_DATA = 66,
+	PD_REC_AUXTRACE_INFO = 70,
+	PD_REC_AUXTRACE = 71,
+	PD_REC_TIME_CONV = 79,
+	PD_REC_HEADER_FEATURE = 80,
+	PD_REC_COMPRESSED = 81,
+	PD_REC_COMPRESSED2 = 83,
+};
+
+enum { PD_FEAT_CPUID = 9, PD_FEAT_AUXTRACE = 18 };
+
+/* perf_event_attr.sample_type bits that make up sample_id. */
+#define PD_ST_TID		(1ull << 1)
+#define PD_ST_TIME		(1ull << 2)
+#define PD_ST_ID		(1ull << 6)
+#define PD_ST_CPU		(1ull << 7)
+#define PD_ST_STREAM_ID		(1ull << 9)
+#define PD_ST_IDENTIFIER	(1ull << 16)
+#define PD_ATTR_SAMPLE_ID_ALL	(1ull << 18)	/* in the flags word */
+
+#define PD_MISC_SWITCH_OUT	(1u << 13)
+#define PD_MISC_SWITCH_PREEMPT	(1u << 14)
+
+#define PD_AUXTRACE_INTEL_PT	1
+#define PD_AUXTRACE_HDR_SIZE	48
+
+/* AUXTRACE_INFO's Intel PT private words, in order. */
+enum {
+	PD_PT_PMU_TYPE,
+	PD_PT_TIME_SHIFT,
+	PD_PT_TIME_MULT,
+	PD_PT_TIME_ZERO,
+	PD_PT_CAP_USER_TIME_ZERO,
+	PD_PT_TSC_BIT,
+	PD_PT_NORETCOMP_BIT,
+	PD_PT_HAVE_SCHED_SWITCH,
+	PD_PT_SNAPSHOT_MODE,
+	PD_PT_PER_CPU_MMAPS,
+	PD_PT_MTC_BIT,
+	PD_PT_MTC_FREQ_BITS,
+	PD_PT_TSC_CTC_N,
+	PD_PT_TSC_CTC_D,
+	PD_PT_CYC_BIT,
+	PD_PT_MAX_NONTURBO_RATIO,
+	PD_PT_FILTER_STR_LEN,
+	PD_PT_NPRIV
+};
+
+/* The intel_pt PMU's fixed config layout (its sysfs format directory);
+ * AUXTRACE_INFO carries only some of these as masks. */
+#define PD_CFG_CYC_THRESH_SHIFT	19
+#define PD_CFG_PSB_PERIOD_SHIFT	24
+#define PD_CFG_MTC_PERIOD_MASK	(0xfull << 14)
+
+/* One AUXTRACE record. */
+struct pd_aux {
+	uint64_t rec_off;	/* of the record header */
+	uint64_t data_off;	/* of the payload */
+	uint64_t size;		/* payload bytes present in the file */
+	uint64_t offset;	/* position in the AUX buffer */
+	uint32_t idx;
+	int32_t tid, cpu;
+};
+
+/* One attr: what sample_id parsing needs. */
+struct pd_attr {
+	uint32_t type;
+	uint64_t config;
+	uint64_t sample_type;
+	uint8_t sample_id_all;
+	const uint8_t *ids;	/* u64 ids, in the mapping */
+	size_t nids;
+};
+
+/* Per stream: its events and each span's AUX-buffer offset. */
+struct pd_stream {
+	struct pd_event *ev;
+	size_t nev;
+	uint64_t *aux_off;	/* parallel to the stream's spans */
+};
+
+/* The reader state behind trace->perf. */
+struct pd_state {
+	struct pd_info info;
+	const uint8_t *map;
+	uint64_t size;
+	const char *path;
+	char *err;
+	size_t errlen;
+	struct pd_attr *attrs;
+	size_t nattrs;
+	struct pd_aux *aux;
+	size_t naux, aux_cap;
+	struct pd_event *ev;
+	size_t nev, ev_cap;
+	struct pd_stream *streams;
+	size_t nstreams;
+	uint64_t priv[PD_PT_NPRIV];
+	size_t npriv;		/* private words present */
+	const uint8_t *index;	/* HEADER_AUXTRACE feature, if any */
+	uint64_t index_size;
+	uint64_t index_off;
+	uint8_t have_index;
+	uint8_t have_tc;	/* TIME_CONV seen */
+	uint16_t tc_shift;
+	uint32_t tc_mult;
+	uint64_t tc_zero;
+};
+
+static uint16_t rd16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Whether [@off, @off + @len) lies inside the file. */
+static int pd_inside(const struct pd_state *st, uint64_t off, uint64_t len)
+{
+	return off <= st->size && len <= st->size - off;
+}
+
+/* Write "PATH: offset 0xOFF: MESSAGE" into st->err. */
+static int pd_fail(struct pd_state *st, uint64_t off, int code,
+		   const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int pd_fail(struct pd_state *st, uint64_t off, int code,
+		   const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (st->err && st->errlen)
+		snprintf(st->err, st->errlen, "%s: offset %#" PRIx64 ": %s",
+			 st->path, off, msg);
+	return -code;
+}
+
+/* Note a recoverable problem; the first one is kept for `info`. */
+static void pd_warn(struct pd_state *st, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void pd_warn(struct pd_state *st, uint64_t off, const char *fmt, ...)
+{
+	char *w = st->info.warning;
+	size_t n = sizeof(st->info.warning);
+	int len;
+	va_list ap;
+
+	if (st->info.nwarnings++)
+		return;
+	len = snprintf(w, n, "offset %#" PRIx64 ": ", off);
+	if (len < 0 || (size_t)len >= n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w + len, n - (size_t)len, fmt, ap);
+	va_end(ap);
+}
+
+/* Grow *@arr (of @elem-byte elements) to hold one more than *@cap. */
+static int pd_grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -pte_nomem;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int perfdata_is(const uint8_t *map, uint64_t size)
+{
+	uint64_t hsize;
+
+	if (!map || size < PD_PIPE_HDR_SIZE || rd64(map) != PD_MAGIC)
+		return 0;
+	hsize = rd64(map + 8);
+	if (hsize == PD_PIPE_HDR_SIZE)
+		return 2;
+	return 1;
+}
+
+/* Read one attr at @p (@len bytes available) with ids at [@ids, +@nids). */
+static int pd_add_attr(struct pd_state *st, uint64_t off, const uint8_t *p,
+		       uint64_t len, const uint8_t *ids, size_t nids)
+{
+	struct pd_attr *a;
+	size_t ncap = st->nattrs + 1;
+
+	/* type, size, config, sample_period, sample_type, read_format, flags */
+	if (len < 48)
+		return pd_fail(st, off, pte_bad_file,
+			       "perf_event_attr too short (%" PRIu64 " bytes)",
+			       len);
+	a = realloc(st->attrs, ncap * sizeof(*a));
+	if (!a)
+		return -pte_nomem;
+	st->attrs = a;
+	a += st->nattrs++;
+	a->type = rd32(p);
+	a->config = rd64(p + 8);
+	a->sample_type = rd64(p + 24);
+	a->sample_id_all = !!(rd64(p + 40) & PD_ATTR_SAMPLE_ID_ALL);
+	a->ids = ids;
+	a->nids = nids;
+	return 0;
+}
+
+/* File mode: the attrs section, each attr followed by its ids section. */
+static int pd_file_attrs(struct pd_state *st)
+{
+	uint64_t attr_size = rd64(st->map + 16);
+	uint64_t off = rd64(st->map + 24), size = rd64(st->map + 32);
+	uint64_t i, n, ids_off, ids_size;
+	const uint8_t *e;
+	int err;
+
+	if (attr_size < 48 + 16 || attr_size > 4096)
+		return pd_fail(st, 16, pte_bad_file,
+			       "bad attr size %" PRIu64, attr_size);
+	if (!pd_inside(st, off, size))
+		return pd_fail(st, 24, pte_bad_file,
+			       "attr section [%#" PRIx64 ", +%" PRIu64
+			       ") is outside the file", off, size);
+	n = size / attr_size;
+	for (i = 0; i < n; i++) {
+		e = st->map + off + i * attr_size;
+		ids_off = rd64(e + attr_size - 16);
+		ids_size = rd64(e + attr_size - 8);
+		if (!pd_inside(st, ids_off, ids_size)) {
+			pd_warn(st, off + i * attr_size,
+				"attr ids outside the file");
+			ids_size = 0;
+		}
+		err = pd_add_attr(st, off + i * attr_size, e, attr_size - 16,
+				  st->map + ids_off, ids_size / 8);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A feature section's contents: HEADER_CPUID or HEADER_AUXTRACE. */
+static void pd_feature(struct pd_state *st, uint64_t feat, uint64_t off,
+		       uint64_t size)
+{
+	const uint8_t *p = st->map + off;
+	uint32_t len;
+
+	if (feat == PD_FEAT_CPUID && size >= 4) {
+		len = rd32(p);
+		if (len > size - 4)
+			len = (uint32_t)(size - 4);
+		if (len >= sizeof(st->info.cpuid))
+			len = sizeof(st->info.cpuid) - 1;
+		memcpy(st->info.cpuid, p + 4, len);
+		st->info.cpuid[len] = 0;
+		st->info.cpuid[strcspn(st->info.cpuid, "\n")] = 0;
+	} else if (feat == PD_FEAT_AUXTRACE && size >= 8) {
+		st->index = p;
+		st->index_size = size;
+		st->index_off = off;
+		st->have_index = 1;
+	}
+}
+
+/* File mode: the feature sections after the data section. */
+static void pd_file_features(struct pd_state *st, uint64_t sec)
+{
+	const uint8_t *bits = st->map + 72;
+	uint64_t off, size;
+	int feat;
+
+	for (feat = 0; feat < 256; feat++) {
+		if (!(bits[feat / 8] & (1u << (feat % 8))))
+			continue;
+		if (!pd_inside(st, sec, 16)) {
+			pd_warn(st, sec, "feature table runs past the end");
+			return;
+		}
+		off = rd64(st->map + sec);
+		size = rd64(st->map + sec + 8);
+		if (pd_inside(st, off, size))
+			pd_feature(st, feat, off, size);
+		else
+			pd_warn(st, sec, "feature %d outside the file", feat);
+		sec += 16;
+	}
+}
+
+/* AUXTRACE_INFO: the Intel PT private words. */
+static int pd_auxtrace_info(struct pd_state *st, uint64_t off, uint64_t len)
+{
+	const uint8_t *p = st->map + off;
+	uint64_t n, flen, i;
+	uint32_t type;
+
+	if (len < 16)
+		return pd_fail(st, off, pte_bad_file,
+			       "AUXTRACE_INFO record too short");
+	type = rd32(p + 8);
+	if (type != PD_AUXTRACE_INTEL_PT)
+		return pd_fail(st, off, pte_bad_file,
+			       "AUX area data of type %u, not Intel PT "
+			       "(1)", type);
+	n = (len - 16) / 8;
+	if (n > PD_PT_NPRIV)
+		n = PD_PT_NPRIV;
+	for (i = 0; i < n; i++)
+		st->priv[i] = rd64(p + 16 + 8 * i);
+	st->npriv = n;
+	st->info.have_auxtrace_info = 1;
+	if (n > PD_PT_FILTER_STR_LEN) {
+		flen = st->priv[PD_PT_FILTER_STR_LEN];
+		/* the string and its NUL, padded to 8 bytes */
+		if (flen && flen < len - 16 - 8 * PD_PT_NPRIV) {
+			if (flen >= sizeof(st->info.filter))
+				flen = sizeof(st->info.filter) - 1;
+			memcpy(st->info.filter, p + 16 + 8 * PD_PT_NPRIV, flen);
+			st->info.filter[flen] = 0;
+		}
+	}
+	return 0;
+}
+
+/* AUXTRACE at @off; returns the bytes the record and payload take, or 0
+ * if it cannot be read (a warning says why). */
+static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
+		       uint64_t end, uint64_t *total)
+{
+	const uint8_t *p = st->map + off;
+	struct pd_aux *a;
+	uint64_t size;
+	int err;
+
+	if (hsize < PD_AUXTRACE_HDR_SIZE)
+		return pd_fail(st, off, pte_bad_file,
+			       "AUXTRACE record too short (%" PRIu64 " bytes)",
+			       hsize);
+	size = rd64(p + 8);
+	*total = hsize + size;
+	if (size > end - off - hsize) {
+		pd_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes runs "
+			"past the end; %" PRIu64 " kept", size,
+			end - off - hsize);
+		size = end - off - hsize;
+		*total = end - off;
+	}
+	err = pd_grow((void **)&st->aux, &st->aux_cap, st->naux, sizeof(*a));
+	if (err)
+		return err;
+	a = &st->aux[st->naux++];
+	a->rec_off = off;
+	a->data_off = off + hsize;
+	a->size = size;
+	a->offset = rd64(p + 16);
+	a->idx = rd32(p + 32);
+	a->tid = (int32_t)rd32(p + 36);
+	a->cpu = (int32_t)rd32(p + 40);
+	st->info.nauxtrace++;
+	return 0;
+}
+
+/* The attr a non-sample record at [@p, @p + @len) belongs to. */
+static const struct pd_attr *pd_attr_of(const struct pd_state *st,
+					const uint8_t *p, uint64_t len)
+{
+	size_t i, j;
+	uint64_t id;
+
+	if (!st->nattrs)
+		return NULL;
+	if (st->nattrs == 1 || len < 16)
+		return &st->attrs[0];
+	for (i = 0; i < st->nattrs; i++)
+		if (!(st->attrs[i].sample_type & PD_ST_IDENTIFIER))
+			return &st->attrs[0];
+	/* With IDENTIFIER the id is the record's last word. */
+	id = rd64(p + len - 8);
+	for (i = 0; i < st->nattrs; i++)
+		for (j = 0; j < st->attrs[i].nids; j++)
+			if (rd64(st->attrs[i].ids + 8 * j) == id)
+				return &st->attrs[i];
+	return &st->attrs[0];
+}
+
+/* Fill @ev's time, cpu and task from the sample_id trailer of the record
+ * at [@p, @p + @len) whose fixed part is @fixed bytes.  Returns the start
+ * of the trailer (len if there is none). */
+static uint64_t pd_sample_id(const struct pd_state *st, const uint8_t *p,
+			     uint64_t len, uint64_t fixed, struct pd_event *ev)
+{
+	const struct pd_attr *a = pd_attr_of(st, p, len);
+	uint64_t st_bits, n = 0, pos;
+
+	if (!a || !a->sample_id_all)
+		return len;
+	st_bits = a->sample_type;
+	n += !!(st_bits & PD_ST_TID) + !!(st_bits & PD_ST_TIME) +
+	     !!(st_bits & PD_ST_ID) + !!(st_bits & PD_ST_STREAM_ID) +
+	     !!(st_bits & PD_ST_CPU) + !!(st_bits & PD_ST_IDENTIFIER);
+	if (8 * n > len || len - 8 * n < fixed)
+		return len;
+	pos = len - 8 * n;
+	if (st_bits & PD_ST_TID) {
+		if (ev->pid < 0 && ev->tid < 0) {
+			ev->pid = (int32_t)rd32(p + pos);
+			ev->tid = (int32_t)rd32(p + pos + 4);
+		}
+		pos += 8;
+	}
+	if (st_bits & PD_ST_TIME) {
+		ev->time = rd64(p + pos);
+		ev->have_time = 1;
+		pos += 8;
+	}
+	pos += 8 * (!!(st_bits & PD_ST_ID) + !!(st_bits & PD_ST_STREAM_ID));
+	if (st_bits & PD_ST_CPU)
+		ev->cpu = (int32_t)rd32(p + pos);
+	return len - 8 * n;
+}
+
+/* A sideband record worth a marker: AUX, ITRACE_START, SWITCH*, COMM. */
+static int pd_sideband(struct pd_state *st, uint64_t off, uint32_t type,
+		       uint16_t misc, uint64_t len)
+{
+	const uint8_t *p = st->map + off;
+	struct pd_event ev;
+	uint64_t fixed, end;
+	int err;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.file_off = off;
+	ev.cpu = ev.pid = ev.tid = -1;
+	switch (type) {
+	case PD_REC_AUX:
+		fixed = 32;
+		if (len < fixed)
+			goto short_rec;
+		ev.kind = PD_EV_AUX;
+		ev.aux_offset = rd64(p + 8);
+		ev.aux_size = rd64(p + 16);
+		ev.flags = (uint32_t)rd64(p + 24);
+		break;
+	case PD_REC_ITRACE_START:
+		fixed = 16;
+		if (len < fixed)
+			goto short_rec;
+		ev.kind = PD_EV_ITRACE_START;
+		ev.pid = (int32_t)rd32(p + 8);
+		ev.tid = (int32_t)rd32(p + 12);
+		break;
+	case PD_REC_SWITCH:
+	case PD_REC_SWITCH_CPU_WIDE:
+		fixed = type == PD_REC_SWITCH ? 8 : 16;
+		if (len < fixed)
+			goto short_rec;
+		ev.kind = misc & PD_MISC_SWITCH_OUT ? PD_EV_SWITCH_OUT :
+						      PD_EV_SWITCH_IN;
+		ev.flags = !!(misc & PD_MISC_SWITCH_PREEMPT);
+		break;
+	case PD_REC_COMM:
+		fixed = 17;
+		if (len < fixed)
+			goto short_rec;
+		ev.kind = PD_EV_COMM;
+		ev.pid = (int32_t)rd32(p + 8);
+		ev.tid = (int32_t)rd32(p + 12);
+		break;
+	default:
+		return 0;
+	}
+	end = pd_sample_id(st, p, len, fixed, &ev);
+	if (type == PD_REC_COMM) {
+		size_t n = strnlen((const char *)p + 16, end - 16);
+
+		if (n >= sizeof(ev.comm))
+			n = sizeof(ev.comm) - 1;
+		memcpy(ev.comm, p + 16, n);
+	}
+	err = pd_grow((void **)&st->ev, &st->ev_cap, st->nev, sizeof(ev));
+	if (err)
+		return err;
+	st->ev[st->nev++] = ev;
+	st->info.nevents[ev.kind]++;
+	return 0;
+
+short_rec:
+	pd_warn(st, off, "record of type %u too short (%" PRIu64 " bytes)",
+		type, len);
+	return 0;
+}
+
+/* Walk the records in [@off, @end).  A record cut by the end or with an
+ * impossible size ends the walk with a warning: what came before stays. */
+static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
+{
+	uint64_t len, total, flen;
+	uint32_t type;
+	uint16_t misc;
+	int err;
+
+	while (off < end) {
+		if (end - off < 8) {
+			pd_warn(st, off, "%" PRIu64 " stray bytes at the end",
+				end - off);
+			break;
+		}
+		type = rd32(st->map + off);
+		misc = rd16(st->map + off + 4);
+		len = rd16(st->map + off + 6);
+		if (len < 8) {
+			pd_warn(st, off, "record of type %u with impossible "
+				"size %" PRIu64 "; the rest is ignored", type,
+				len);
+			break;
+		}
+		if (len > end - off) {
+			pd_warn(st, off, "record of type %u and %" PRIu64
+				" bytes runs past the end (%" PRIu64 " left); "
+				"the rest is ignored", type, len, end - off);
+			break;
+		}
+		st->info.nrecords++;
+		total = len;
+		err = 0;
+		switch (type) {
+		case PD_REC_AUXTRACE:
+			err = pd_auxtrace(st, off, len, end, &total);
+			break;
+		case PD_REC_AUXTRACE_INFO:
+			err = pd_auxtrace_info(st, off, len);
+			break;
+		case PD_REC_TIME_CONV:
+			if (len >= 32) {
+				st->have_tc = 1;
+				st->tc_shift = (uint16_t)rd64(st->map + off + 8);
+				st->tc_mult = (uint32_t)rd64(st->map + off + 16);
+				st->tc_zero = rd64(st->map + off + 24);
+			}
+			break;
+		case PD_REC_HEADER_ATTR:
+			if (pipe && len >= 8 + 48) {
+				uint64_t asz = rd32(st->map + off + 12);
+
+				if (asz < 48 || asz > len - 8)
+					asz = len - 8;
+				err = pd_add_attr(st, off, st->map + off + 8,
+						  asz, st->map + off + 8 + asz,
+						  (len - 8 - asz) / 8);
+			}
+			break;
+		case PD_REC_HEADER_FEATURE:
+			if (pipe && len >= 16)
+				pd_feature(st, rd64(st->map + off + 8),
+					   off + 16, len - 16);
+			break;
+		case PD_REC_HEADER_TRACING_DATA:
+			/* its payload follows, unaccounted, padded to 8 */
+			if (len >= 12) {
+				flen = rd32(st->map + off + 8);
+				flen = (flen + 7) & ~7ull;
+				total = len + flen;
+				if (flen > end - off - len) {
+					pd_warn(st, off, "tracing data runs "
+						"past the end");
+					total = end - off;
+				}
+			}
+			break;
+		case PD_REC_COMPRESSED:
+		case PD_REC_COMPRESSED2:
+			st->info.ncompressed++;
+			break;
+		default:
+			err = pd_sideband(st, off, type, misc, len);
+			break;
+		}
+		if (err)
+			return err;
+		off += total;
+	}
+	return 0;
+}
+
+/* Add the AUXTRACE records HEADER_AUXTRACE's index knows and the walk did
+ * not reach (it stopped at a damaged record). */
+static int pd_use_index(struct pd_state *st, uint64_t walk_end)
+{
+	uint64_t n, i, roff, total;
+	size_t j, nscanned = st->naux;
+	int err, seen;
+
+	n = rd64(st->index);
+	if (n > (st->index_size - 8) / 16) {
+		pd_warn(st, st->index_off, "AUXTRACE index is truncated");
+		n = (st->index_size - 8) / 16;
+	}
+	for (i = 0; i < n; i++) {
+		roff = rd64(st->index + 8 + 16 * i);
+		seen = 0;
+		for (j = 0; j < nscanned && !seen; j++)
+			seen = st->aux[j].rec_off == roff;
+		if (seen)
+			continue;
+		if (!pd_inside(st, roff, PD_AUXTRACE_HDR_SIZE) ||
+		    rd32(st->map + roff) != PD_REC_AUXTRACE ||
+		    rd16(st->map + roff + 6) < PD_AUXTRACE_HDR_SIZE ||
+		    rd16(st->map + roff + 6) > walk_end - roff) {
+			pd_warn(st, st->index_off, "AUXTRACE index entry %"
+				PRIu64 " does not point at an AUXTRACE record",
+				i);
+			continue;
+		}
+		err = pd_auxtrace(st, roff, rd16(st->map + roff + 6),
+				  walk_end, &total);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Order AUXTRACE records by buffer, then by position in the buffer. */
+static int pd_aux_cmp(const void *a, const void *b)
+{
+	const struct pd_aux *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->rec_off != y->rec_off)
+		return x->rec_off < y->rec_off ? -1 : 1;
+	return 0;
+}
+
+/* The lowest set bit's position in @mask (mask != 0). */
+static unsigned pd_shift(uint64_t mask)
+{
+	unsigned s = 0;
+
+	while (!(mask & 1)) {
+		mask >>= 1;
+		s++;
+	}
+	return s;
+}
+
+/* Decode the intel_pt attr's config and the private words into info. */
+static void pd_fill_info(struct pd_state *st)
+{
+	struct pd_info *in = &st->info;
+	uint64_t mask;
+	size_t i;
+
+	if (st->npriv > PD_PT_PMU_TYPE)
+		in->pmu_type = (uint32_t)st->priv[PD_PT_PMU_TYPE];
+	if (st->npriv > PD_PT_CAP_USER_TIME_ZERO) {
+		in->time_shift = (uint16_t)st->priv[PD_PT_TIME_SHIFT];
+		in->time_mult = (uint32_t)st->priv[PD_PT_TIME_MULT];
+		in->time_zero = st->priv[PD_PT_TIME_ZERO];
+		in->cap_user_time_zero = !!st->priv[PD_PT_CAP_USER_TIME_ZERO];
+		in->have_time_conv = in->cap_user_time_zero && in->time_mult;
+	}
+	if (st->have_tc && st->tc_mult) {
+		in->time_shift = st->tc_shift;
+		in->time_mult = st->tc_mult;
+		in->time_zero = st->tc_zero;
+		in->have_time_conv = 1;
+	}
+	if (st->npriv > PD_PT_PER_CPU_MMAPS) {
+		in->have_sched_switch =
+			(uint8_t)st->priv[PD_PT_HAVE_SCHED_SWITCH];
+		in->snapshot_mode = !!st->priv[PD_PT_SNAPSHOT_MODE];
+		in->per_cpu_mmaps = !!st->priv[PD_PT_PER_CPU_MMAPS];
+	}
+	if (st->npriv > PD_PT_TSC_CTC_D) {
+		in->tsc_ctc_ratio_n = (uint32_t)st->priv[PD_PT_TSC_CTC_N];
+		in->tsc_ctc_ratio_d = (uint32_t)st->priv[PD_PT_TSC_CTC_D];
+	}
+	if (st->npriv > PD_PT_MAX_NONTURBO_RATIO)
+		in->max_non_turbo_ratio =
+			(uint32_t)st->priv[PD_PT_MAX_NONTURBO_RATIO];
+
+	for (i = 0; i < st->nattrs; i++)
+		if (st->attrs[i].type == in->pmu_type)
+			break;
+	if (i == st->nattrs || !in->have_auxtrace_info)
+		return;
+	in->config = st->attrs[i].config;
+	in->have_config = 1;
+	if (st->npriv > PD_PT_TSC_BIT)
+		in->tsc = !!(in->config & st->priv[PD_PT_TSC_BIT]);
+	if (st->npriv > PD_PT_NORETCOMP_BIT)
+		in->noretcomp = !!(in->config & st->priv[PD_PT_NORETCOMP_BIT]);
+	if (st->npriv > PD_PT_MTC_FREQ_BITS) {
+		in->mtc = !!(in->config & st->priv[PD_PT_MTC_BIT]);
+		mask = st->priv[PD_PT_MTC_FREQ_BITS];
+		if (!mask)
+			mask = PD_CFG_MTC_PERIOD_MASK;
+		in->mtc_period = (uint8_t)((in->config & mask) >>
+					   pd_shift(mask));
+	}
+	if (st->npriv > PD_PT_CYC_BIT)
+		in->cyc = !!(in->config & st->priv[PD_PT_CYC_BIT]);
+	in->cyc_thresh = (in->config >> PD_CFG_CYC_THRESH_SHIFT) & 0xf;
+	in->psb_period = (in->config >> PD_CFG_PSB_PERIOD_SHIFT) & 0xf;
+}
+
+/* Parse "GenuineIntel,6,78,3" into @cfg. */
+static void pd_cpuid(const char *s, struct tm_config *cfg)
+{
+	unsigned fam, mod, step;
+	const char *c = strchr(s, ',');
+
+	if (!c || sscanf(c + 1, "%u,%u,%u", &fam, &mod, &step) != 3)
+		return;
+	cfg->have_cpu = 1;
+	cfg->cpu_family = (uint16_t)fam;
+	cfg->cpu_model = (uint8_t)mod;
+	cfg->cpu_stepping = (uint8_t)step;
+}
+
+/* The timing configuration every stream shares. */
+static void pd_timing(const struct pd_state *st, struct tm_config *cfg)
+{
+	const struct pd_info *in = &st->info;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (in->have_config && st->npriv > PD_PT_MTC_FREQ_BITS) {
+		cfg->have_mtc_freq = 1;
+		cfg->mtc_freq = in->mtc_period;
+	}
+	if (in->max_non_turbo_ratio) {
+		cfg->have_nom_freq = 1;
+		cfg->nom_freq = (uint8_t)in->max_non_turbo_ratio;
+	}
+	if (in->tsc_ctc_ratio_n && in->tsc_ctc_ratio_d) {
+		cfg->have_cpuid_15 = 1;
+		cfg->cpuid_15_eax = in->tsc_ctc_ratio_d;
+		cfg->cpuid_15_ebx = in->tsc_ctc_ratio_n;
+	}
+	if (in->have_time_conv) {
+		cfg->have_perf_conv = 1;
+		cfg->time_shift = in->time_shift;
+		cfg->time_mult = in->time_mult;
+		cfg->time_zero = in->time_zero;
+	}
+	pd_cpuid(in->cpuid, cfg);
+	if (in->have_config && in->cyc) {
+		cfg->have_cyc_thresh = 1;
+		cfg->cyc_thresh = in->cyc_thresh;
+	}
+}
+
+/* Build one stream from the sorted AUXTRACE records [@a, @a + @n). */
+static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
+			  struct pd_stream *ps, const struct pd_aux *a,
+			  size_t n)
+{
+	struct img_span *sp;
+	uint64_t off = 0, next = 0;
+	size_t i, k = 0;
+
+	sp = calloc(n ? n : 1, sizeof(*sp));
+	ps->aux_off = calloc(n ? n : 1, sizeof(*ps->aux_off));
+	if (!sp || !ps->aux_off) {
+		free(sp);
+		return -pte_nomem;
+	}
+	for (i = 0; i < n; i++) {
+		if (!a[i].size)
+			continue;
+		sp[k].data = st->map + a[i].data_off;
+		sp[k].off = off;
+		sp[k].size = a[i].size;
+		sp[k].file_off = a[i].data_off;
+		/* a hole or an overlap in the AUX buffer: never join */
+		sp[k].gap_before = k && (st->info.snapshot_mode ||
+					 a[i].offset != next);
+		if (sp[k].gap_before)
+			s->snapshot = 1;
+		ps->aux_off[k] = a[i].offset;
+		next = a[i].offset + a[i].size;
+		off += a[i].size;
+		k++;
+	}
+	if (st->info.snapshot_mode)
+		s->snapshot = 1;
+	s->spans = sp;
+	s->img.spans = sp;
+	s->img.nspans = k;
+	s->img.size = off;
+	s->cpu = -1;
+	s->tid = -1;
+	if (st->info.per_cpu_mmaps || (n && a[0].cpu >= 0)) {
+		s->cpu = n ? a[0].cpu : -1;
+		snprintf(s->name, sizeof(s->name), "cpu%d", s->cpu);
+	} else {
+		s->tid = n ? a[0].tid : -1;
+		snprintf(s->name, sizeof(s->name), "tid%d", s->tid);
+	}
+	pd_timing(st, &s->timing);
+	return 0;
+}
+
+/* The logical offset in stream @si where AUX-buffer position @pos falls,
+ * taking the end of a span for a position at its end. */
+static int pd_stream_off(const struct trace_stream *s,
+			 const struct pd_stream *ps, uint64_t pos,
+			 uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < s->img.nspans; i++) {
+		if (pos > ps->aux_off[i] &&
+		    pos <= ps->aux_off[i] + s->spans[i].size) {
+			*off = s->spans[i].off + (pos - ps->aux_off[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Give each stream the events of its CPU (or thread), with TSC times. */
+static int pd_assign_events(struct pd_state *st, struct trace *t)
+{
+	struct pd_event *ev;
+	size_t si, i;
+	int match;
+
+	for (i = 0; i < st->nev; i++) {
+		ev = &st->ev[i];
+		if (ev->have_time && t->nstreams &&
+		    !perfdata_time_to_tsc(&t->streams[0].timing, ev->time,
+					  &ev->tsc))
+			ev->have_tsc = 1;
+	}
+	for (si = 0; si < t->nstreams; si++) {
+		struct trace_stream *s = &t->streams[si];
+		struct pd_stream *ps = &st->streams[si];
+
+		ps->ev = calloc(st->nev ? st->nev : 1, sizeof(*ps->ev));
+		if (!ps->ev)
+			return -pte_nomem;
+		for (i = 0; i < st->nev; i++) {
+			ev = &st->ev[i];
+			if (s->cpu >= 0)
+				match = ev->cpu == s->cpu ||
+					(ev->cpu < 0 && t->nstreams == 1);
+			else
+				match = ev->tid == s->tid ||
+					(ev->tid < 0 && t->nstreams == 1);
+			if (!match)
+				continue;
+			ps->ev[ps->nev] = *ev;
+			if (ev->kind == PD_EV_AUX &&
+			    !pd_stream_off(s, ps, ev->aux_offset + ev->aux_size,
+					   &ps->ev[ps->nev].stream_off))
+				ps->ev[ps->nev].have_stream_off = 1;
+			ps->nev++;
+		}
+	}
+	return 0;
+}
+
+/* Group the AUXTRACE records into streams. */
+static int pd_streams(struct pd_state *st, struct trace *t)
+{
+	size_t i, j, n = 0;
+	int err;
+
+	qsort(st->aux, st->naux, sizeof(*st->aux), pd_aux_cmp);
+	for (i = 0; i < st->naux; i = j) {
+		for (j = i; j < st->naux && st->aux[j].idx == st->aux[i].idx;)
+			j++;
+		n++;
+	}
+	t->streams = calloc(n ? n : 1, sizeof(*t->streams));
+	st->streams = calloc(n ? n : 1, sizeof(*st->streams));
+	if (!t->streams || !st->streams)
+		return -pte_nomem;
+	for (i = 0; i < st->naux; i = j) {
+		for (j = i; j < st->naux && st->aux[j].idx == st->aux[i].idx;)
+			j++;
+		err = pd_make_stream(st, &t->streams[t->nstreams],
+				     &st->streams[t->nstreams], &st->aux[i],
+				     j - i);
+		t->nstreams++;
+		st->nstreams = t->nstreams;
+		if (err)
+			return err;
+	}
+	/* two buffers on one CPU (unusual): tell them apart */
+	for (i = 0; i < t->nstreams; i++)
+		for (j = i + 1; j < t->nstreams; j++)
+			if (!strcmp(t->streams[i].name, t->streams[j].name)) {
+				size_t l = strlen(t->streams[j].name);
+
+				snprintf(t->streams[j].name + l,
+					 sizeof(t->streams[j].name) - l,
+					 ".%zu", j);
+			}
+	return 0;
+}
+
+/* Free the reader state @st (not the streams). */
+static void pd_state_free(struct pd_state *st, size_t nstreams)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < nstreams && st->streams; i++) {
+		free(st->streams[i].ev);
+		free(st->streams[i].aux_off);
+	}
+	free(st->streams);
+	free(st->attrs);
+	free(st->aux);
+	free(st->ev);
+	free(st);
+}
+
+int perfdata_load(struct trace *t, char *err, size_t errlen)
+{
+	struct pd_state *st;
+	uint64_t start, end, dsize;
+	int mode, ret;
+
+	if (!t || !t->map)
+		return -pte_invalid;
+	if (err && errlen)
+		err[0] = 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -pte_nomem;
+	st->map = t->map;
+	st->size = t->size;
+	st->path = t->path ? t->path : "perf.data";
+	st->err = err;
+	st->errlen = errlen;
+
+	mode = perfdata_is(t->map, t->size);
+	if (!mode) {
+		ret = pd_fail(st, 0, pte_bad_file,
+			      t->size >= 8 && rd64(t->map) == PD_MAGIC_SWAPPED ?
+			      "a big-endian perf.data file (not supported)" :
+			      "not a perf.data file (no PERFILE2 magic)");
+		goto out_free;
+	}
+	if (mode == 1) {
+		if (t->size < PD_FILE_HDR_SIZE || rd64(t->map + 8) <
+		    PD_FILE_HDR_SIZE) {
+			ret = pd_fail(st, 8, pte_bad_file,
+				      "perf.data header cut short");
+			goto out_free;
+		}
+		ret = pd_file_attrs(st);
+		if (ret)
+			goto out_free;
+		start = rd64(t->map + 40);
+		dsize = rd64(t->map + 48);
+		if (start > t->size) {
+			ret = pd_fail(st, 40, pte_bad_file, "data section at %#"
+				      PRIx64 " is past the end of the file",
+				      start);
+			goto out_free;
+		}
+		/* perf writes the data size last: 0 if it was killed */
+		if (!dsize) {
+			pd_warn(st, 48, "data size 0 (perf did not finish); "
+				"reading to the end of the file");
+			end = t->size;
+		} else if (dsize > t->size - start) {
+			pd_warn(st, 48, "data section runs %" PRIu64 " bytes "
+				"past the end of the file",
+				dsize - (t->size - start));
+			end = t->size;
+		} else {
+			end = start + dsize;
+			pd_file_features(st, end);
+		}
+		t->kind = TRACE_PERF_FILE;
+	} else {
+		start = PD_PIPE_HDR_SIZE;
+		end = t->size;
+		t->kind = TRACE_PERF_PIPE;
+	}
+	ret = pd_walk(st, start, end, mode == 2);
+	if (ret)
+		goto out_free;
+	if (st->have_index) {
+		ret = pd_use_index(st, end);
+		if (ret)
+			goto out_free;
+	}
+	if (!st->info.have_auxtrace_info && !st->naux) {
+		ret = pd_fail(st, start, pte_bad_file, "no Intel PT data: no "
+			      "AUXTRACE_INFO or AUXTRACE records (record with "
+			      "'perf record -e intel_pt//')");
+		goto out_free;
+	}
+	if (!st->naux) {
+		ret = pd_fail(st, start, pte_bad_file, "Intel PT was recorded "
+			      "but the file holds no AUXTRACE data");
+		goto out_free;
+	}
+	pd_fill_info(st);
+	ret = pd_streams(st, t);
+	if (ret)
+		goto out_streams;
+	ret = pd_assign_events(st, t);
+	if (ret)
+		goto out_streams;
+	/* the state must not point at the caller's buffer any longer */
+	st->err = NULL;
+	st->errlen = 0;
+	st->path = NULL;
+	t->perf = st;
+	return 0;
+
+out_streams:
+	if (ret == -pte_nomem)
+		pd_fail(st, 0, pte_nomem, "out of memory");
+	pd_state_free(st, st->nstreams);
+	st = NULL;
+	{
+		size_t i;
+
+		for (i = 0; i < t->nstreams; i++)
+			free(t->streams[i].spans);
+		free(t->streams);
+		t->streams = NULL;
+		t->nstreams = 0;
+	}
+	return ret;
+out_free:
+	if (ret == -pte_nomem)
+		pd_fail(st, 0, pte_nomem, "out of memory");
+	pd_state_free(st, 0);
+	return ret;
+}
+
+void perfdata_free(struct trace *t)
+{
+	size_t i;
+
+	if (!t || !t->perf)
+		return;
+	pd_state_free(t->perf, t->nstreams);
+	for (i = 0; i < t->nstreams; i++)
+		free(t->streams[i].spans);
+	free(t->streams);
+	t->streams = NULL;
+	t->nstreams = 0;
+	t->perf = NULL;
+}
+
+const struct pd_info *perfdata_info(const struct trace *t)
+{
+	const struct pd_state *st = t ? t->perf : NULL;
+
+	return st ? &st->info : NULL;
+}
+
+int perfdata_events(const struct trace *t, int stream,
+		    const struct pd_event **ev, size_t *n)
+{
+	const struct pd_state *st = t ? t->perf : NULL;
+
+	if (!st || !ev || !n || stream < 0 || (size_t)stream >= st->nstreams)
+		return -pte_invalid;
+	*ev = st->streams[stream].ev;
+	*n = st->streams[stream].nev;
+	return 0;
+}
+
+const char *perfdata_event_name(enum pd_event_kind kind)
+{
+	static const char *const names[PD_EV_NKINDS] = {
+		[PD_EV_AUX] = "aux",
+		[PD_EV_ITRACE_START] = "itrace_start",
+		[PD_EV_SWITCH_IN] = "switch_in",
+		[PD_EV_SWITCH_OUT] = "switch_out",
+		[PD_EV_COMM] = "comm",
+	};
+
+	if ((unsigned)kind >= PD_EV_NKINDS)
+		return "?";
+	return names[kind];
+}
+
+/*
+ * perf's conversion: ns = zero + (tsc >> shift) * mult +
+ * ((tsc & (2^shift - 1)) * mult >> shift); its inverse splits the
+ * nanoseconds by mult the same way, so neither step overflows 64 bits for
+ * realistic values.
+ */
+int perfdata_time_to_tsc(const struct tm_config *cfg, uint64_t ns,
+			 uint64_t *tsc)
+{
+	uint64_t t, quot, rem;
+
+	if (!cfg || !tsc || !cfg->have_perf_conv || !cfg->time_mult ||
+	    cfg->time_shift >= 64)
+		return -pte_no_time;
+	t = ns - cfg->time_zero;
+	quot = t / cfg->time_mult;
+	rem = t % cfg->time_mult;
+	*tsc = (quot << cfg->time_shift) +
+	       (rem << cfg->time_shift) / cfg->time_mult;
+	return 0;
+}
+
+int perfdata_tsc_to_time(const struct tm_config *cfg, uint64_t tsc,
+			 uint64_t *ns)
+{
+	uint64_t quot, rem;
+
+	if (!cfg || !ns || !cfg->have_perf_conv || !cfg->time_mult ||
+	    cfg->time_shift >= 64)
+		return -pte_no_time;
+	quot = tsc >> cfg->time_shift;
+	rem = tsc & ((1ull << cfg->time_shift) - 1);
+	*ns = cfg->time_zero + quot * cfg->time_mult +
+	      ((rem * cfg->time_mult) >> cfg->time_shift);
+	return 0;
+}
