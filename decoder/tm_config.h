@@ -29,15 +29,26 @@ struct tm_config {
 	uint8_t cpu_stepping;
 	uint8_t have_cyc_thresh;
 	uint8_t cyc_thresh;	/* IA32_RTIT_CTL.CycThresh, if known */
+	uint8_t have_crystal_hz;
+	uint32_t crystal_hz;	/* CPUID.15H ECX: the crystal (ART) clock */
 };
 
 /* Parse one ptdump-style timing option (--mtc-freq, --nom-freq,
  * --cpuid-0x15.eax, --cpuid-0x15.ebx, --cpu, --tsc-freq) with value @val
- * into @cfg.  Returns 1 if @opt is a timing option and was applied, 0 if
- * it is not a timing option, -pte_invalid if @val is bad. */
+ * into @cfg.  Numbers are decimal, 0x.. hex or 0.. octal, as in ptdump;
+ * --cpu takes f/m[/s] or "none"; --tsc-freq takes Hz with an optional
+ * k, M or G prefix and Hz suffix ("2.1GHz", "2100000000").  Our own
+ * --cpuid-0x15.ecx gives the crystal clock in Hz.
+ * Returns 1 if @opt is a timing option and was applied, 0 if it is not a
+ * timing option, -pte_invalid if @val is missing or bad. */
 int tm_config_option(struct tm_config *cfg, const char *opt, const char *val);
 
 /* Fill what @cfg lacks from @from (command-line values win). */
 void tm_config_merge(struct tm_config *cfg, const struct tm_config *from);
+
+/* Whether @cfg names a CPU with erratum SKL168 ("CYC packets can be
+ * dropped when immediately preceding PSB"), the one erratum libipt applies
+ * to timing: family 6, models 0x4e, 0x5e, 0x8e, 0x9e, 0xa5, 0xa6. */
+int tm_config_skl168(const struct tm_config *cfg);
 
 #endif /* TM_CONFIG_H */

@@ -1,0 +1,391 @@
+/*
+ * tm -- the time model (see tm.h for how the estimate works).
+ */
+#include <string.h>
+
+#include "tm.h"
+
+/* struct tm.state bits. */
+enum {
+	TM_S_TSC = 1 << 0,	/* a TSC was seen */
+	TM_S_TMA = 1 << 1,	/* tma_ctc/tma_fc place the last TSC on the
+				 * crystal clock, and no MTC came since */
+	TM_S_MTC = 1 << 2,	/* last_mtc is the last anchor's CTC */
+	TM_S_PEND = 1 << 3,	/* a CYC awaits its CYC-eligible packet */
+	TM_S_CYC = 1 << 4,	/* a CYC was seen */
+	TM_S_SLEEP = 1 << 5,	/* between PWRE/EXSTOP and PWRX */
+	TM_S_TAINT = 1 << 6,	/* this anchor period can't calibrate */
+	TM_S_CTC_OK = 1 << 7,	/* mtc-freq and cpuid-0x15 are known */
+};
+
+#define Q_ONE ((tm_q)1 << 32)
+
+/* TSC ticks of @ctc crystal clock ticks, Q32.32. */
+static tm_q ctc_ticks(const struct tm *tm, uint64_t ctc)
+{
+	return ((tm_q)ctc * tm->cfg.cpuid_15_ebx << 32) / tm->cfg.cpuid_15_eax;
+}
+
+void tm_init(struct tm *tm, const struct tm_config *cfg)
+{
+	if (!tm)
+		return;
+	memset(tm, 0, sizeof(*tm));
+	if (cfg)
+		tm->cfg = *cfg;
+	if (tm->cfg.have_mtc_freq && tm->cfg.have_cpuid_15 &&
+	    tm->cfg.cpuid_15_eax && tm->cfg.cpuid_15_ebx) {
+		tm->state |= TM_S_CTC_OK;
+		tm->period = ctc_ticks(tm, 1ull << tm->cfg.mtc_freq);
+	}
+}
+
+/* Ticks per core cycle (Q32.32) to use now: measured, else P1/CBR. */
+static uint64_t cur_ratio(const struct tm *tm)
+{
+	if (tm->ratio)
+		return tm->ratio;
+	if (tm->cfg.have_nom_freq && tm->cfg.nom_freq && tm->cbr)
+		return ((uint64_t)tm->cfg.nom_freq << 32) / tm->cbr;
+	return 0;
+}
+
+uint64_t tm_tsc_hz(const struct tm_config *cfg, int estimate)
+{
+	if (!cfg)
+		return 0;
+	if (cfg->have_tsc_hz && cfg->tsc_hz)
+		return cfg->tsc_hz;
+	if (cfg->have_crystal_hz && cfg->have_cpuid_15 && cfg->cpuid_15_eax)
+		return (uint64_t)cfg->crystal_hz * cfg->cpuid_15_ebx /
+		       cfg->cpuid_15_eax;
+	/* The TSC ticks at about P1 times the 100 MHz bus clock. */
+	if (estimate && cfg->have_nom_freq)
+		return (uint64_t)cfg->nom_freq * 100000000ull;
+	return 0;
+}
+
+int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
+{
+	uint64_t hz;
+
+	if (!cfg || !ns)
+		return -pte_invalid;
+	if (cfg->have_perf_conv && cfg->time_shift < 64) {
+		/* perf's tsc_to_perf_time(), split to avoid overflow. */
+		uint64_t quot = tsc >> cfg->time_shift;
+		uint64_t rem = tsc & ((1ull << cfg->time_shift) - 1);
+
+		*ns = cfg->time_zero + quot * cfg->time_mult +
+		      ((rem * cfg->time_mult) >> cfg->time_shift);
+		return 0;
+	}
+	hz = tm_tsc_hz(cfg, 0);
+	if (!hz)
+		return -pte_no_time;
+	*ns = (uint64_t)((unsigned __int128)tsc * 1000000000u / hz);
+	return 0;
+}
+
+/* Move the estimate to anchor @t; flag @st if the estimate was ahead. */
+static void set_anchor(struct tm *tm, tm_q t, struct tm_stamp *st)
+{
+	tm->anchor = t;
+	if (t < tm->est)
+		st->flags |= TM_F_CLAMPED;
+	else
+		tm->est = t;
+	tm->cyc_mtc = 0;
+	tm->state &= ~TM_S_TAINT;
+	if (tm->state & TM_S_SLEEP)
+		tm->state |= TM_S_TAINT;
+}
+
+/* Calibrate over the anchor period that ends at @t, @t - anchor ticks. */
+static void calibrate(struct tm *tm, tm_q t)
+{
+	tm_q ticks;
+	uint64_t hz;
+
+	if ((tm->state & TM_S_TAINT) || !tm->cyc_mtc || t <= tm->anchor)
+		return;
+	ticks = t - tm->anchor;
+	tm->ratio = (uint64_t)(ticks / tm->cyc_mtc);
+	if (!tm->ratio)
+		tm->ratio = 1;
+	hz = tm_tsc_hz(&tm->cfg, 1);
+	if (hz)
+		tm->khz = (uint32_t)(((tm_q)tm->cyc_mtc * hz << 32) /
+				     ticks / 1000);
+}
+
+static void on_tsc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+{
+	tm_q t = (tm_q)pkt->u.tsc << 32;
+
+	if ((tm->state & TM_S_TSC) && pkt->u.tsc < tm->last_tsc)
+		st->flags |= TM_F_TSC_BACK;
+	/* Lacking MTCs, calibrate from TSC to TSC. */
+	if ((tm->state & TM_S_TSC) && !(tm->state & TM_S_CTC_OK))
+		calibrate(tm, t);
+	if (!(tm->state & TM_S_TSC))
+		tm->est = 0;	/* leave relative time */
+	tm->last_tsc = pkt->u.tsc;
+	set_anchor(tm, t, st);
+	tm->state |= TM_S_TSC;
+	tm->state &= ~(TM_S_TMA | TM_S_MTC);
+}
+
+static void on_tma(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+{
+	if (!(tm->state & TM_S_CTC_OK)) {
+		st->flags |= TM_F_NO_CONFIG;
+		return;
+	}
+	/* A TMA belongs right after its TSC. */
+	if (!(tm->state & TM_S_TSC) || (tm->state & (TM_S_TMA | TM_S_MTC)) ||
+	    tm->anchor != ((tm_q)tm->last_tsc << 32)) {
+		st->flags |= TM_F_TMA_NO_TSC;
+		return;
+	}
+	tm->tma_ctc = pkt->u.tma.ctc;
+	tm->tma_fc = pkt->u.tma.fc;
+	tm->state |= TM_S_TMA;
+}
+
+static void on_mtc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+{
+	unsigned freq = tm->cfg.mtc_freq;
+	uint64_t ctc_delta;
+	tm_q base, t;
+
+	if (!(tm->state & TM_S_CTC_OK)) {
+		st->flags |= TM_F_NO_CONFIG;
+		return;
+	}
+	if (tm->state & TM_S_MTC) {
+		unsigned d = (uint8_t)(pkt->u.mtc - tm->last_mtc);
+
+		/* An unchanged payload can't be a new MTC period. */
+		if (!d) {
+			st->flags |= TM_F_MTC_LOST;
+			return;
+		}
+		if (d > 1) {
+			st->flags |= TM_F_MTC_LOST;
+			st->lost_mtc = (uint16_t)(d - 1);
+		}
+		ctc_delta = (uint64_t)d << freq;
+		base = tm->anchor;
+		t = base + ctc_ticks(tm, ctc_delta);
+		if (d == 1)
+			calibrate(tm, t);
+	} else if (tm->state & TM_S_TMA) {
+		unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
+		uint32_t mask = (1u << bits) - 1;
+
+		ctc_delta = (((uint32_t)pkt->u.mtc << freq) - tm->tma_ctc) &
+			    mask;
+		if (ctc_delta > (1ull << freq)) {
+			st->flags |= TM_F_MTC_LOST;
+			st->lost_mtc = (uint16_t)((ctc_delta - 1) >> freq);
+		}
+		/* The TSC lies FastCounter ticks past its CTC tick. */
+		base = tm->anchor - ((tm_q)tm->tma_fc << 32);
+		t = base + ctc_ticks(tm, ctc_delta);
+	} else {
+		/* No TMA to place this MTC: where in its period tracing
+		 * started is unknown, so it starts the count here. */
+		t = tm->est;
+	}
+	tm->last_mtc = pkt->u.mtc;
+	set_anchor(tm, t, st);
+	tm->state |= TM_S_MTC;
+	tm->state &= ~TM_S_TMA;
+}
+
+static void on_cyc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+{
+	uint64_t v = pkt->u.cyc, r = cur_ratio(tm);
+	tm_q t;
+
+	tm->cycles += v;
+	tm->pending += v;
+	tm->cyc_mtc += v;
+	tm->state |= TM_S_PEND | TM_S_CYC;
+	st->cyc_delta = v;
+	if (!r) {
+		st->flags |= TM_F_UNCAL;
+		t = tm->cyc_est;
+	} else {
+		t = tm->cyc_est + (tm_q)v * r;
+	}
+	/* Not before the last anchor, and not past the next MTC. */
+	if (t < tm->anchor)
+		t = tm->anchor;
+	if (tm->period && (tm->state & (TM_S_MTC | TM_S_TMA))) {
+		tm_q cap = tm->anchor + tm->period;
+
+		if (tm->state & TM_S_TMA)
+			cap -= (tm_q)tm->tma_fc << 32;
+		if (t > cap)
+			t = cap > tm->anchor ? cap : tm->anchor;
+	}
+	if (t > tm->est)
+		tm->est = t;
+	tm->cyc_est = tm->est;
+}
+
+static void on_cbr(struct tm *tm, const struct pkt *pkt)
+{
+	if (!pkt->u.cbr)
+		return;
+	/* A new frequency: the measured ratio no longer holds. */
+	if (tm->cbr && tm->cbr != pkt->u.cbr) {
+		tm->ratio = 0;
+		tm->state |= TM_S_TAINT;
+	}
+	tm->cbr = pkt->u.cbr;
+}
+
+void tm_gap(struct tm *tm)
+{
+	if (!tm)
+		return;
+	tm->pending = 0;
+	tm->cyc_mtc = 0;
+	tm->state &= ~TM_S_PEND;
+	tm->state |= TM_S_TAINT;
+}
+
+int tm_step(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+{
+	uint64_t ns;
+
+	if (!tm || !pkt || !st)
+		return -pte_invalid;
+	memset(st, 0, sizeof(*st));
+
+	switch (pkt->type) {
+	case PKT_TSC:
+		on_tsc(tm, pkt, st);
+		break;
+	case PKT_TMA:
+		on_tma(tm, pkt, st);
+		break;
+	case PKT_MTC:
+		on_mtc(tm, pkt, st);
+		break;
+	case PKT_CYC:
+		on_cyc(tm, pkt, st);
+		break;
+	case PKT_CBR:
+		on_cbr(tm, pkt);
+		break;
+	case PKT_OVF:
+		st->flags |= TM_F_OVF;
+		tm_gap(tm);
+		break;
+	case PKT_PWRE:
+	case PKT_EXSTOP:
+		tm->state |= TM_S_SLEEP | TM_S_TAINT;
+		break;
+	case PKT_PWRX:
+		/* The core clock stopped; the crystal did not. */
+		tm->state &= ~TM_S_SLEEP;
+		tm->state |= TM_S_TAINT;
+		st->flags |= TM_F_SLEEP;
+		break;
+	default:
+		break;
+	}
+	if (tm->state & TM_S_SLEEP)
+		st->flags |= TM_F_SLEEP;
+
+	/* Cycle exactness (SDM 36.3.6.2). */
+	if (pkt->type == PKT_CYC) {
+		st->flags |= TM_F_EXACT;
+	} else if ((tm->state & TM_S_PEND) &&
+		   pkt_type_cyc_eligible((enum pkt_type)pkt->type)) {
+		st->flags |= TM_F_EXACT;
+		st->cyc_delta = tm->pending;
+		tm->pending = 0;
+		tm->state &= ~TM_S_PEND;
+	} else if (tm->state & TM_S_CYC) {
+		st->flags |= TM_F_BOUNDED;
+	}
+	if (tm->state & TM_S_CYC)
+		st->flags |= TM_F_CYC;
+
+	st->tsc = (uint64_t)(tm->est >> 32);
+	st->tsc_frac = (uint32_t)tm->est;
+	st->cycles = tm->cycles;
+	st->cbr = tm->cbr;
+	st->khz = tm->khz;
+	if (tm->khz)
+		st->flags |= TM_F_FREQ;
+	if (tm->state & TM_S_TSC) {
+		st->flags |= TM_F_TSC;
+		if (!tm_tsc_to_ns(&tm->cfg, st->tsc, &ns)) {
+			st->ns = ns;
+			st->flags |= TM_F_NS;
+		}
+	} else {
+		st->flags |= TM_F_REL;
+	}
+	return 0;
+}
+
+static void q_split(tm_q q, uint64_t *whole, uint32_t *frac)
+{
+	*whole = (uint64_t)(q >> 32);
+	*frac = (uint32_t)q;
+}
+
+static tm_q q_join(uint64_t whole, uint32_t frac)
+{
+	return ((tm_q)whole << 32) | frac;
+}
+
+void tm_save(const struct tm *tm, struct tm_carry *c)
+{
+	if (!tm || !c)
+		return;
+	memset(c, 0, sizeof(*c));
+	q_split(tm->est, &c->est, &c->est_frac);
+	q_split(tm->anchor, &c->anchor, &c->anchor_frac);
+	q_split(tm->cyc_est, &c->cyc_est, &c->cyc_est_frac);
+	c->ratio = tm->ratio;
+	c->cycles = tm->cycles;
+	c->pending = tm->pending;
+	c->last_tsc = tm->last_tsc;
+	c->cyc_mtc = tm->cyc_mtc;
+	c->khz = tm->khz;
+	c->tma_ctc = tm->tma_ctc;
+	c->tma_fc = tm->tma_fc;
+	c->last_mtc = tm->last_mtc;
+	c->cbr = tm->cbr;
+	c->state = tm->state;
+}
+
+void tm_restore(struct tm *tm, const struct tm_carry *c)
+{
+	if (!tm || !c)
+		return;
+	tm->est = q_join(c->est, c->est_frac);
+	tm->anchor = q_join(c->anchor, c->anchor_frac);
+	tm->cyc_est = q_join(c->cyc_est, c->cyc_est_frac);
+	tm->ratio = c->ratio;
+	tm->cycles = c->cycles;
+	tm->pending = c->pending;
+	tm->last_tsc = c->last_tsc;
+	tm->cyc_mtc = c->cyc_mtc;
+	tm->khz = c->khz;
+	tm->tma_ctc = c->tma_ctc;
+	tm->tma_fc = c->tma_fc;
+	tm->last_mtc = c->last_mtc;
+	tm->cbr = c->cbr;
+	/* The configuration bit is the model's own, not the carry's. */
+	tm->state = (uint8_t)((c->state & ~TM_S_CTC_OK) |
+			      (tm->state & TM_S_CTC_OK));
+}

@@ -1,0 +1,152 @@
+/*
+ * tm -- the time model: TSC, TMA, MTC, CYC and CBR turned into a clock for
+ * every packet of a stream.
+ *
+ * Fed the packets of one stream in order (from any PSB), tm_step() gives
+ * each packet a struct tm_stamp: an estimated TSC with a 32-bit fraction,
+ * the core cycles counted by CYC packets, whether the packet's cycle time
+ * is exact or only bounded, the core:bus ratio, the measured core
+ * frequency and a wall-clock time.  Trouble is a flag on the packet, never
+ * a silent wrong number.
+ *
+ * How the estimate works:
+ *   - TSC packets are anchors; TMA ties the TSC to the crystal clock (CTC);
+ *     each MTC is an anchor at (last CTC time + CTC delta * EBX/EAX).
+ *   - Between anchors, CYC cycles advance the estimate by cycles * ratio,
+ *     ratio = TSC ticks per core cycle: measured over the last MTC (or TSC)
+ *     period without sleep, else P1/CBR (--nom-freq and the last CBR).
+ *   - The extrapolation never passes the next MTC's earliest time (one MTC
+ *     period after the last anchor) and the estimate never decreases: when
+ *     an anchor lies behind the estimate, the estimate holds and the packet
+ *     is flagged TM_F_CLAMPED.  The core clock stops in C-states while the
+ *     crystal runs (SDM 18.17), so MTC periods holding a PWRE..PWRX are not
+ *     used for calibration.
+ *   - Cycle exactness (SDM 36.3.6): the first CYC-eligible packet after a
+ *     CYC is exact; other packets happened at or after the last CYC and
+ *     before the next one: bounded.  Standalone CYCs accumulate.
+ *
+ * No I/O, no global state; a struct tm lives on the caller's stack.
+ */
+#ifndef TM_H
+#define TM_H
+
+#include <stdint.h>
+
+#include "pkt.h"
+#include "ptdec.h"
+#include "tm_config.h"
+
+/* Flags of a stamp (struct tm_stamp.flags). */
+enum tm_flag {
+	TM_F_TSC	= 1u << 0,	/* tsc is known (a TSC packet was seen) */
+	TM_F_REL	= 1u << 1,	/* no TSC yet: tsc counts from 0 */
+	TM_F_CYC	= 1u << 2,	/* cycles are known (a CYC was seen) */
+	TM_F_EXACT	= 1u << 3,	/* cycle time exact: a CYC applies here */
+	TM_F_BOUNDED	= 1u << 4,	/* in [cycles, cycles at the next CYC) */
+	TM_F_NS		= 1u << 5,	/* ns is valid */
+	TM_F_FREQ	= 1u << 6,	/* khz is a measurement */
+	TM_F_MTC_LOST	= 1u << 7,	/* MTCs were dropped before this one */
+	TM_F_UNCAL	= 1u << 8,	/* CYC without calibration: time held */
+	TM_F_OVF	= 1u << 9,	/* an overflow: packets were lost */
+	TM_F_TSC_BACK	= 1u << 10,	/* a TSC below the previous TSC */
+	TM_F_TMA_NO_TSC	= 1u << 11,	/* a TMA without a TSC before it */
+	TM_F_CLAMPED	= 1u << 12,	/* an anchor behind the estimate */
+	TM_F_SLEEP	= 1u << 13,	/* between PWRE/EXSTOP and PWRX */
+	TM_F_NO_CONFIG	= 1u << 14,	/* MTC/TMA ignored: config lacks
+					 * mtc-freq or cpuid-0x15 */
+};
+
+/* The time of one packet. */
+struct tm_stamp {
+	uint64_t tsc;		/* estimated TSC, whole ticks */
+	uint32_t tsc_frac;	/* and the fraction, in 1/2^32 ticks */
+	uint32_t flags;		/* enum tm_flag */
+	uint64_t cycles;	/* CYC cycles since the start of decoding; the
+				 * lower bound if TM_F_BOUNDED */
+	uint64_t cyc_delta;	/* CYC: its payload; an exact packet: the
+				 * cycles accumulated since the last exact
+				 * packet; else 0 */
+	uint64_t ns;		/* wall clock: perf time or TSC/Hz (TM_F_NS) */
+	uint32_t khz;		/* core frequency measured over the last
+				 * MTC/TSC period, kHz (TM_F_FREQ) */
+	uint16_t lost_mtc;	/* MTC: how many were dropped before it */
+	uint8_t cbr;		/* the last core:bus ratio, 0 if none */
+};
+
+/*
+ * What must carry across a PSB so that decoding a segment from its PSB
+ * gives the same stamps as decoding from the start: the estimate and its
+ * anchors, the calibration, the CBR, the cycle count and the MTC state.
+ * Plain data, 96 bytes; the indexer stores one per PSB.
+ */
+struct tm_carry {
+	uint64_t est, anchor, cyc_est;	/* whole TSC ticks */
+	uint32_t est_frac, anchor_frac, cyc_est_frac;	/* 1/2^32 ticks */
+	uint64_t ratio;		/* TSC ticks per core cycle, Q32.32, 0 none */
+	uint64_t cycles;	/* cycles since the start */
+	uint64_t pending;	/* cycles not yet applied to a packet */
+	uint64_t last_tsc;	/* the last TSC packet */
+	uint64_t cyc_mtc;	/* cycles since the last anchor */
+	uint32_t khz;		/* the last frequency measurement */
+	uint16_t tma_ctc, tma_fc;	/* the last TMA */
+	uint8_t last_mtc;	/* the last MTC payload */
+	uint8_t cbr;		/* the last CBR */
+	uint8_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
+	uint8_t reserved;
+};
+
+/* A time in TSC ticks with 32 fraction bits (Q32.32 over 96 bits). */
+typedef unsigned __int128 tm_q;
+
+/* The time model.  Fields are private to tm.c. */
+struct tm {
+	struct tm_config cfg;
+	tm_q period;		/* one MTC period, 0 if unknown */
+	tm_q est;		/* the estimate: never decreases */
+	tm_q anchor;		/* the last wall-clock anchor */
+	tm_q cyc_est;		/* the estimate at the last CYC */
+	uint64_t ratio;		/* measured ticks per cycle, Q32.32, 0 none */
+	uint64_t cycles;	/* cycles since the start */
+	uint64_t pending;	/* cycles not yet applied to a packet */
+	uint64_t cyc_mtc;	/* cycles since the last anchor */
+	uint64_t last_tsc;	/* the last TSC packet */
+	uint32_t khz;		/* the last frequency measurement */
+	uint16_t tma_ctc;	/* the TMA's CTC */
+	uint16_t tma_fc;	/* the TMA's FastCounter */
+	uint8_t last_mtc;	/* the last MTC payload */
+	uint8_t cbr;		/* the last CBR, 0 none */
+	uint8_t state;		/* TM_S_* bits, tm.c */
+};
+
+/* Set up @tm for a stream recorded with @cfg (copied; NULL = nothing
+ * known).  The model starts with no time: the first TSC sets it. */
+void tm_init(struct tm *tm, const struct tm_config *cfg);
+
+/* Apply packet @pkt and describe its time in @st.  Packets must come in
+ * stream order; decode errors are not packets (skip them, and call
+ * tm_gap() if bytes were lost).
+ * Returns 0, or -pte_invalid if an argument is NULL. */
+int tm_step(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st);
+
+/* Tell @tm that trace data was lost (a gap between spans): behaves like an
+ * overflow.  */
+void tm_gap(struct tm *tm);
+
+/* The state to store at a PSB: call it before feeding the PSB. */
+void tm_save(const struct tm *tm, struct tm_carry *carry);
+
+/* Resume from @carry (saved at a PSB by tm_save() on a model with the
+ * same configuration), then feed packets from that PSB. */
+void tm_restore(struct tm *tm, const struct tm_carry *carry);
+
+/* Convert TSC @tsc to wall-clock nanoseconds with @cfg: perf's
+ * time_zero + tsc * time_mult >> time_shift when known, else
+ * tsc * 1e9 / TSC Hz (given, or crystal Hz * EBX / EAX).
+ * Returns 0 and sets *@ns, or -pte_no_time if @cfg has neither. */
+int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns);
+
+/* The TSC frequency in Hz known from @cfg, or an estimate from P1
+ * (nom-freq * 100 MHz) when @estimate is set.  Returns 0 if unknown. */
+uint64_t tm_tsc_hz(const struct tm_config *cfg, int estimate);
+
+#endif /* TM_H */

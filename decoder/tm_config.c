@@ -1,0 +1,190 @@
+/*
+ * tm_config -- timing options with ptdump's names, and merging them with
+ * what a perf.data file says.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptdec.h"
+#include "tm_config.h"
+
+/* Parse an unsigned number as ptdump does (strtoull base 0, all of @s).
+ * Returns 0, or -pte_invalid if @s is empty, has junk or exceeds @max. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -pte_invalid;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || *end || *v > max)
+		return -pte_invalid;
+	return 0;
+}
+
+/* "f/m[/s]", each part a number. */
+static int parse_cpu(struct tm_config *cfg, const char *s)
+{
+	unsigned long f, m, st = 0;
+	char *end;
+
+	if (!strcmp(s, "none")) {
+		cfg->have_cpu = 0;
+		cfg->cpu_family = 0;
+		cfg->cpu_model = 0;
+		cfg->cpu_stepping = 0;
+		return 0;
+	}
+	errno = 0;
+	f = strtoul(s, &end, 0);
+	if (errno || end == s || *end != '/' || f > UINT16_MAX)
+		return -pte_invalid;
+	s = end + 1;
+	m = strtoul(s, &end, 0);
+	if (errno || end == s || m > UINT8_MAX)
+		return -pte_invalid;
+	if (*end == '/') {
+		s = end + 1;
+		st = strtoul(s, &end, 0);
+		if (errno || end == s || st > UINT8_MAX)
+			return -pte_invalid;
+	}
+	if (*end)
+		return -pte_invalid;
+	cfg->have_cpu = 1;
+	cfg->cpu_family = (uint16_t)f;
+	cfg->cpu_model = (uint8_t)m;
+	cfg->cpu_stepping = (uint8_t)st;
+	return 0;
+}
+
+/* Hz with an optional decimal fraction, k/M/G prefix and "Hz" suffix. */
+static int parse_hz(const char *s, uint64_t *hz)
+{
+	double v, mul = 1;
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -pte_invalid;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -pte_invalid;
+	switch (*end) {
+	case 'k': case 'K': mul = 1e3; end++; break;
+	case 'M': mul = 1e6; end++; break;
+	case 'G': mul = 1e9; end++; break;
+	}
+	if (!strcmp(end, "Hz") || !strcmp(end, "hz"))
+		end += 2;
+	if (*end)
+		return -pte_invalid;
+	v *= mul;
+	if (!(v >= 1) || v > 1e12)
+		return -pte_invalid;
+	*hz = (uint64_t)(v + 0.5);
+	return 0;
+}
+
+int tm_config_option(struct tm_config *cfg, const char *opt, const char *val)
+{
+	uint64_t v;
+
+	if (!cfg || !opt)
+		return -pte_invalid;
+	if (!strcmp(opt, "--mtc-freq")) {
+		if (parse_uint(val, 15, &v) < 0)
+			return -pte_invalid;
+		cfg->have_mtc_freq = 1;
+		cfg->mtc_freq = (uint8_t)v;
+	} else if (!strcmp(opt, "--nom-freq")) {
+		if (parse_uint(val, UINT8_MAX, &v) < 0)
+			return -pte_invalid;
+		cfg->have_nom_freq = 1;
+		cfg->nom_freq = (uint8_t)v;
+	} else if (!strcmp(opt, "--cpuid-0x15.eax")) {
+		if (parse_uint(val, UINT32_MAX, &v) < 0)
+			return -pte_invalid;
+		cfg->have_cpuid_15 = 1;
+		cfg->cpuid_15_eax = (uint32_t)v;
+	} else if (!strcmp(opt, "--cpuid-0x15.ebx")) {
+		if (parse_uint(val, UINT32_MAX, &v) < 0)
+			return -pte_invalid;
+		cfg->have_cpuid_15 = 1;
+		cfg->cpuid_15_ebx = (uint32_t)v;
+	} else if (!strcmp(opt, "--cpuid-0x15.ecx")) {
+		if (parse_uint(val, UINT32_MAX, &v) < 0 || !v)
+			return -pte_invalid;
+		cfg->have_crystal_hz = 1;
+		cfg->crystal_hz = (uint32_t)v;
+	} else if (!strcmp(opt, "--cpu")) {
+		if (!val || parse_cpu(cfg, val) < 0)
+			return -pte_invalid;
+	} else if (!strcmp(opt, "--tsc-freq")) {
+		if (parse_hz(val, &v) < 0)
+			return -pte_invalid;
+		cfg->have_tsc_hz = 1;
+		cfg->tsc_hz = v;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+void tm_config_merge(struct tm_config *cfg, const struct tm_config *from)
+{
+	if (!cfg || !from)
+		return;
+	if (!cfg->have_mtc_freq && from->have_mtc_freq) {
+		cfg->have_mtc_freq = 1;
+		cfg->mtc_freq = from->mtc_freq;
+	}
+	if (!cfg->have_nom_freq && from->have_nom_freq) {
+		cfg->have_nom_freq = 1;
+		cfg->nom_freq = from->nom_freq;
+	}
+	/* EAX and EBX are one ratio: take both from one source. */
+	if (!cfg->have_cpuid_15 && from->have_cpuid_15) {
+		cfg->have_cpuid_15 = 1;
+		cfg->cpuid_15_eax = from->cpuid_15_eax;
+		cfg->cpuid_15_ebx = from->cpuid_15_ebx;
+	}
+	if (!cfg->have_tsc_hz && from->have_tsc_hz) {
+		cfg->have_tsc_hz = 1;
+		cfg->tsc_hz = from->tsc_hz;
+	}
+	if (!cfg->have_perf_conv && from->have_perf_conv) {
+		cfg->have_perf_conv = 1;
+		cfg->time_shift = from->time_shift;
+		cfg->time_mult = from->time_mult;
+		cfg->time_zero = from->time_zero;
+	}
+	if (!cfg->have_cpu && from->have_cpu) {
+		cfg->have_cpu = 1;
+		cfg->cpu_family = from->cpu_family;
+		cfg->cpu_model = from->cpu_model;
+		cfg->cpu_stepping = from->cpu_stepping;
+	}
+	if (!cfg->have_cyc_thresh && from->have_cyc_thresh) {
+		cfg->have_cyc_thresh = 1;
+		cfg->cyc_thresh = from->cyc_thresh;
+	}
+	if (!cfg->have_crystal_hz && from->have_crystal_hz) {
+		cfg->have_crystal_hz = 1;
+		cfg->crystal_hz = from->crystal_hz;
+	}
+}
+
+int tm_config_skl168(const struct tm_config *cfg)
+{
+	if (!cfg || !cfg->have_cpu || cfg->cpu_family != 6)
+		return 0;
+	switch (cfg->cpu_model) {
+	case 0x4e: case 0x5e: case 0x8e: case 0x9e: case 0xa5: case 0xa6:
+		return 1;
+	default:
+		return 0;
+	}
+}
