@@ -12,6 +12,7 @@ struct win_state {
 	uint32_t flags;		/* WIN_F_PSBPLUS, _HAVE_TSC, _HAVE_CBR, _PRE_PSB */
 	uint8_t cbr;
 	uint8_t have_ip;	/* ip is meaningful (IP compression state) */
+	struct tm tm;		/* the time model */
 };
 
 struct win {
@@ -31,6 +32,7 @@ struct win_cache {
 	const struct img *img;
 	struct win_psb_ops ops;
 	int have_ops;
+	struct tm_config cfg;
 	size_t max_bytes;
 	size_t bytes;
 	uint64_t clock;
@@ -59,14 +61,14 @@ static int img_psb_after(const struct img *img, uint64_t off, uint64_t *psb)
 	return 0;
 }
 
-static int psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb)
+int win_psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb)
 {
 	if (wc->have_ops && wc->ops.psb_at_or_before)
 		return wc->ops.psb_at_or_before(wc->ops.ctx, off, psb);
 	return img_psb_at_or_before(wc->img, off, psb);
 }
 
-static int psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb)
+int win_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb)
 {
 	if (wc->have_ops && wc->ops.psb_after)
 		return wc->ops.psb_after(wc->ops.ctx, off, psb);
@@ -122,6 +124,35 @@ void win_cache_set_psb_ops(struct win_cache *wc, const struct win_psb_ops *ops)
 	wc->have_ops = ops != NULL;
 	if (ops)
 		wc->ops = *ops;
+}
+
+/* Drop every unpinned window. */
+static void win_drop_all(struct win_cache *wc)
+{
+	struct win **pp = &wc->list;
+
+	while (*pp) {
+		struct win *w = *pp;
+
+		if (w->pins) {
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		wc->bytes -= w->nrows * sizeof(*w->rows);
+		win_free(w);
+	}
+}
+
+void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg)
+{
+	if (!wc)
+		return;
+	if (cfg)
+		wc->cfg = *cfg;
+	else
+		memset(&wc->cfg, 0, sizeof(wc->cfg));
+	win_drop_all(wc);
 }
 
 size_t win_cache_bytes(const struct win_cache *wc)
@@ -199,6 +230,7 @@ static void win_apply(struct win_state *st, const struct pkt *pkt,
 	default:
 		break;
 	}
+	tm_step(&st->tm, pkt, &row->ts);
 	row->flags |= st->flags;
 	row->ip = st->ip;
 	row->cyc_total = st->cyc_total;
@@ -206,6 +238,27 @@ static void win_apply(struct win_state *st, const struct pkt *pkt,
 	row->cbr = st->cbr;
 	if (pkt->type == PKT_PSBEND)
 		st->flags &= ~WIN_F_PSBPLUS;
+}
+
+/* The backward pass: a bounded packet happened before the next CYC, so
+ * that CYC's cycle count is its upper bound. */
+static void win_bound_cycles(struct win_row *rows, size_t n)
+{
+	uint64_t next = 0;
+	size_t i = n;
+
+	while (i--) {
+		struct win_row *row = &rows[i];
+
+		if (row->flags & WIN_F_ERROR) {
+			next = 0;
+			continue;
+		}
+		if (row->ts.flags & TM_F_BOUNDED)
+			row->cyc_hi = next;
+		if (row->pkt.type == PKT_CYC || (row->ts.flags & TM_F_EXACT))
+			next = row->ts.cycles;
+	}
 }
 
 /*
@@ -243,6 +296,7 @@ static struct win *win_decode(struct win_cache *wc, uint64_t start,
 			row->flags |= WIN_F_GAP;
 			st.ip = 0;
 			st.have_ip = 0;
+			tm_gap(&st.tm);
 		}
 		if (r >= 0 && off + row->pkt.size > seg_end)
 			r = -pte_truncated;	/* it runs into the next PSB */
@@ -268,6 +322,7 @@ static struct win *win_decode(struct win_cache *wc, uint64_t start,
 		/* Nothing to decode here: the end of the image. */
 		goto out_free;
 	}
+	win_bound_cycles(rows, n);
 	w->rows = malloc(n * sizeof(*rows));
 	if (!w->rows)
 		goto out_free;
@@ -331,11 +386,17 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 		if (w->start <= off && off < w->end)
 			goto out_hit;
 	memset(&st, 0, sizeof(st));
-	if (psb_at_or_before(wc, off, &seg) < 0) {
+	tm_init(&st.tm, &wc->cfg);
+	if (win_psb_at_or_before(wc, off, &seg) < 0) {
 		seg = 0;
 		st.flags = WIN_F_PRE_PSB;
+	} else if (wc->have_ops && wc->ops.carry) {
+		struct tm_carry carry;
+
+		if (!wc->ops.carry(wc->ops.ctx, seg, &carry))
+			tm_restore(&st.tm, &carry);
 	}
-	if (psb_after(wc, seg, &seg_end) < 0)
+	if (win_psb_after(wc, seg, &seg_end) < 0)
 		seg_end = wc->img->size;
 	w = win_find_start(wc, seg);
 	if (!w)

@@ -26,6 +26,7 @@
 #include "image.h"
 #include "pkt.h"
 #include "ptdec.h"
+#include "tm.h"
 
 /* Row flags. */
 enum win_flag {
@@ -49,6 +50,9 @@ struct win_row {
 	uint64_t cyc_total;	/* core cycles since the segment's PSB */
 	uint64_t tsc;		/* the last TSC payload seen in the segment */
 	uint8_t cbr;		/* the last CBR seen in the segment */
+	struct tm_stamp ts;	/* the time model's stamp (tm.h) */
+	uint64_t cyc_hi;	/* TM_F_BOUNDED: cycles at the next CYC, the
+				 * upper bound (0 if beyond the window) */
 };
 
 /* Where windows find PSBs: the defaults scan the image; the index can
@@ -58,6 +62,9 @@ struct win_psb_ops {
 	int (*psb_at_or_before)(void *ctx, uint64_t off, uint64_t *psb);
 	/* The first PSB after @off (strictly). */
 	int (*psb_after)(void *ctx, uint64_t off, uint64_t *psb);
+	/* The time model's state at the PSB at @psb; 0, or non-zero if it is
+	 * not known (the segment's times then start afresh). */
+	int (*carry)(void *ctx, uint64_t psb, struct tm_carry *out);
 	void *ctx;
 };
 
@@ -87,6 +94,15 @@ void win_cache_free(struct win_cache *wc);
 /* Replace the PSB lookups (e.g. once the index is ready); NULL restores
  * the image scans.  Cached windows stay valid: the answers are the same. */
 void win_cache_set_psb_ops(struct win_cache *wc, const struct win_psb_ops *ops);
+
+/* Use timing configuration @cfg (copied) for the time model; cached
+ * windows are dropped unless pinned. */
+void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg);
+
+/* The first PSB after @off, or the last at or before it, with the same
+ * answers the windows use.  Return 0, or -pte_nosync if there is none. */
+int win_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb);
+int win_psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb);
 
 /* Bytes of rows currently cached, and the number of windows decoded so
  * far (for tests and the info screen). */
