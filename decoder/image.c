@@ -159,17 +159,22 @@ int img_cursor_next(struct img_cursor *cur, struct pkt *pkt)
 int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off)
 {
 	long i;
-
 	if (!cur || !cur->img)
 		return -pte_invalid;
+	long first;
+
 	i = img_span_of(cur->img, off);
 	if (i < 0)
 		return -pte_nosync;
+	first = i;
 	for (; (size_t)i < cur->img->nspans; i++) {
 		const struct img_span *s = &cur->img->spans[i];
 		uint64_t in = off > s->off ? off - s->off : 0;
 		const uint8_t *q = pkt_find_psb(s->data + in, s->data + s->size);
 
+		/* Skipping over a gap is still crossing it. */
+		if (i > first && s->gap_before)
+			cur->gap = 1;
 		if (q) {
 			cur->dec.bip_sz = -1;
 			cursor_enter(cur, (size_t)i, (uint64_t)(q - s->data));

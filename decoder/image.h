@@ -70,7 +70,8 @@ int img_cursor_next(struct img_cursor *cur, struct pkt *pkt);
 uint64_t img_cursor_offset(const struct img_cursor *cur);
 
 /* Move to the first PSB at or after logical offset @off (searching across
- * spans).  Returns 0, or -pte_nosync if there is none. */
+ * spans; sets cur->gap if that crosses a gap).  Returns 0, or -pte_nosync
+ * if there is none. */
 int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off);
 
 /* The logical offset of the last PSB that starts before @off, searching

@@ -1,0 +1,181 @@
+/* test_image -- spans, stitching packets across them, gaps, PSB search. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "image.h"
+
+#define PSB_BYTES 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, \
+		  0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82
+
+static const uint8_t stream[] = {
+	PSB_BYTES,					/* 0 */
+	0x19, 1, 2, 3, 4, 5, 6, 7,			/* 16 tsc */
+	0x02, 0x23,					/* 24 psbend */
+	0xcd, 1, 2, 3, 4, 5, 6, 7, 8,			/* 26 tip full */
+	0x06, 0x06,					/* 35 tnt.8 x2 */
+	PSB_BYTES,					/* 37 */
+	0x02, 0x23,					/* 53 psbend */
+	0x00,						/* 55 pad */
+};
+
+/* The packets of a single flat span, as the reference. */
+static int walk(const struct img *img, uint64_t *offs, uint8_t *types, int max)
+{
+	struct img_cursor cur;
+	struct pkt pkt;
+	int n = 0, r;
+
+	assert_int_equal(img_cursor_init(&cur, img, 0), 0);
+	while ((r = img_cursor_next(&cur, &pkt)) > 0 && n < max) {
+		offs[n] = pkt.offset;
+		types[n] = pkt.type;
+		n++;
+	}
+	assert_int_equal(r, -pte_eos);
+	return n;
+}
+
+/* Split the stream at every possible pair of cut points into three spans
+ * (heap copies of exactly their bytes, so ASan sees overreads); the packets
+ * must not change. */
+static void test_stitch_everywhere(void **state __attribute__((unused)))
+{
+	struct img_span flat;
+	struct img img;
+	uint64_t ref_off[64], off[64];
+	uint8_t ref_type[64], type[64];
+	int nref, n;
+	size_t a, b, sz = sizeof(stream);
+
+	img_init_flat(&img, &flat, stream, sz);
+	nref = walk(&img, ref_off, ref_type, 64);
+	assert_int_equal(nref, 9);
+
+	for (a = 1; a < sz; a++) {
+		for (b = a; b < sz; b++) {
+			struct img_span spans[3];
+			uint8_t *p[3];
+			size_t cut[4] = { 0, a, b, sz }, i, ns = 0;
+
+			for (i = 0; i < 3; i++) {
+				size_t len = cut[i + 1] - cut[i];
+
+				if (!len)
+					continue;
+				p[ns] = malloc(len);
+				memcpy(p[ns], stream + cut[i], len);
+				memset(&spans[ns], 0, sizeof(spans[ns]));
+				spans[ns].data = p[ns];
+				spans[ns].off = cut[i];
+				spans[ns].size = len;
+				ns++;
+			}
+			img.spans = spans;
+			img.nspans = ns;
+			img.size = sz;
+			n = walk(&img, off, type, 64);
+			assert_int_equal(n, nref);
+			assert_memory_equal(off, ref_off, sizeof(off[0]) * (size_t)n);
+			assert_memory_equal(type, ref_type, (size_t)n);
+			for (i = 0; i < ns; i++)
+				free(p[i]);
+		}
+	}
+}
+
+/* A gap between spans: no packet is joined across it, and the cursor says
+ * it crossed one. */
+static void test_gap(void **state __attribute__((unused)))
+{
+	struct img_span spans[2];
+	struct img img;
+	struct img_cursor cur;
+	struct pkt pkt;
+	int r, gaps = 0, errs = 0, n = 0;
+
+	memset(spans, 0, sizeof(spans));
+	spans[0].data = stream;
+	spans[0].size = 30;		/* cuts the tip */
+	spans[1].data = stream + 30;
+	spans[1].off = 30;
+	spans[1].size = sizeof(stream) - 30;
+	spans[1].gap_before = 1;
+	img.spans = spans;
+	img.nspans = 2;
+	img.size = sizeof(stream);
+	img_cursor_init(&cur, &img, 0);
+	for (;;) {
+		r = img_cursor_next(&cur, &pkt);
+		if (r == -pte_eos)
+			break;
+		if (r < 0) {
+			errs++;
+			assert_int_equal(r, -pte_truncated);
+			assert_int_equal(pkt.offset, 26);
+			/* Resync after the error, like a decoder would. */
+			assert_int_equal(img_cursor_sync_forward(&cur, 27), 0);
+			assert_int_equal(img_cursor_offset(&cur), 37);
+			continue;
+		}
+		n++;
+		if (cur.gap) {
+			gaps++;
+			cur.gap = 0;
+		}
+	}
+	assert_int_equal(errs, 1);
+	assert_int_equal(gaps, 1);
+	assert_int_equal(n, 3 + 3);
+}
+
+static void test_read_and_psb(void **state __attribute__((unused)))
+{
+	struct img_span spans[2];
+	struct img img;
+	uint8_t buf[16];
+	uint64_t psb;
+
+	memset(spans, 0, sizeof(spans));
+	spans[0].data = stream;
+	spans[0].size = 40;
+	spans[1].data = stream + 40;
+	spans[1].off = 40;
+	spans[1].size = sizeof(stream) - 40;
+	img.spans = spans;
+	img.nspans = 2;
+	img.size = sizeof(stream);
+	assert_int_equal(img_span_of(&img, 39), 0);
+	assert_int_equal(img_span_of(&img, 40), 1);
+	assert_int_equal(img_span_of(&img, sizeof(stream)), -1);
+	assert_int_equal(img_read(&img, 36, buf, 8), 8);
+	assert_memory_equal(buf, stream + 36, 8);
+	/* The PSB at 37 straddles the spans: found in span 0 backwards? No:
+	 * span 0 holds only 3 of its bytes; the one at 0 is found. */
+	assert_int_equal(img_find_psb_before(&img, sizeof(stream), &psb), 0);
+	assert_int_equal(psb, 0);
+	assert_int_equal(img_find_psb_before(&img, 0, &psb), -pte_nosync);
+	spans[0].size = 37;
+	spans[1].data = stream + 37;
+	spans[1].off = 37;
+	spans[1].size = sizeof(stream) - 37;
+	assert_int_equal(img_find_psb_before(&img, sizeof(stream), &psb), 0);
+	assert_int_equal(psb, 37);
+	assert_int_equal(img_find_psb_before(&img, 37, &psb), 0);
+	assert_int_equal(psb, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stitch_everywhere),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_read_and_psb),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
