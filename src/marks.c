@@ -1,0 +1,1399 @@
+/* marks -- marks, bookmarks and regions of a trace, saved atomically. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "marks.h"
+#include "ptdec.h"
+#include "xdg.h"
+
+/* Lines longer than this are not something we wrote or a person typed. */
+#define BM_LINE_MAX (BM_NOTE_MAX * 4 + 1024)
+/* Tokens on one line: keyword, name, two offsets, colour, note, spare. */
+#define BM_TOKENS 8
+/* Parse errors reported one by one before they are only counted. */
+#define BM_ERRORS_SHOWN 5
+
+struct bm_set {
+	char *file;		/* the marks file */
+	char *path;		/* the trace's path as last opened */
+	char id[80];		/* the trace identity */
+	uint64_t size;		/* the trace's size */
+	int saving;		/* 0: never write (flag, newer version, ...) */
+	int dirty;		/* the last save failed */
+	int exists;		/* the marks file is on disk */
+	bm_report_fn *report;
+	void *report_ctx;
+	char msg[PATH_MAX + 512];	/* the last message */
+	struct bm_entry *v;	/* sorted by bm_cmp() */
+	size_t n, cap;
+	uint64_t hist[BM_HISTORY_MAX];	/* the jump list, oldest first */
+	size_t nhist;
+	size_t hpos;		/* where we are in it; nhist: at the tip */
+};
+
+/* A parsed line of a marks file. */
+enum bm_line_type { BML_BLANK, BML_HEADER, BML_TRACE, BML_ENTRY };
+
+struct bm_line {
+	enum bm_line_type type;
+	int version;			/* BML_HEADER */
+	uint64_t size;			/* BML_TRACE */
+	int has_size;
+	char id[80];
+	char *path;			/* BML_TRACE, owned by the token buffer */
+	struct bm_entry e;		/* BML_ENTRY; note owned by the buffer */
+};
+
+static void bm_report(struct bm_set *set, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void bm_report(struct bm_set *set, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(set->msg, sizeof(set->msg), fmt, ap);
+	va_end(ap);
+	if (set->report)
+		set->report(set->report_ctx, set->msg);
+}
+
+/*
+ * Names, offsets, notes.
+ */
+
+static int bm_is_letter(const char *s)
+{
+	return s && isascii((unsigned char)s[0]) &&
+	       isalpha((unsigned char)s[0]) && !s[1];
+}
+
+static int bm_name_ok(const char *s)
+{
+	size_t i;
+
+	if (!s || !(isalpha((unsigned char)s[0]) || s[0] == '_') ||
+	    !isascii((unsigned char)s[0]))
+		return 0;
+	for (i = 1; s[i]; i++)
+		if (!isascii((unsigned char)s[i]) ||
+		    !(isalnum((unsigned char)s[i]) || strchr("_.-", s[i])))
+			return 0;
+	return i >= 2 && i < BM_NAME_MAX;
+}
+
+static int bm_color_ok(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!isascii((unsigned char)s[i]) ||
+		    !(isalnum((unsigned char)s[i]) || strchr("_-", s[i])))
+			return 0;
+	return i >= 1 && i < BM_COLOR_MAX;
+}
+
+/* Parse a 0x-hex or decimal offset; the whole string must be used. */
+static int bm_parse_off(const char *s, uint64_t *off)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -pte_invalid;
+	errno = 0;
+	v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10);
+	if (errno || *end || end == s)
+		return -pte_invalid;
+	*off = v;
+	return 0;
+}
+
+/* Write @s as a quoted note. */
+static void bm_put_quoted(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\x%02x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static int bm_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * Split @line (modified in place) into tokens.  A token is a run of
+ * non-blank characters and quoted strings ("a b" or key="a b"); quotes
+ * are removed and escapes resolved in place.  '#' outside quotes ends
+ * the line.  @quoted[i] says whether token i began with a quote (a note).
+ * Returns the number of tokens, or -1 with @why set.
+ */
+static int bm_tokenize(char *line, char **tok, int *quoted, const char **why)
+{
+	char *r = line, *w;
+	int n = 0;
+
+	for (;;) {
+		while (*r == ' ' || *r == '\t' || *r == '\r')
+			r++;
+		if (!*r || *r == '#' || *r == '\n')
+			return n;
+		if (n == BM_TOKENS) {
+			*why = "too many fields";
+			return -1;
+		}
+		tok[n] = w = r;
+		quoted[n] = *r == '"';
+		while (*r && *r != ' ' && *r != '\t' && *r != '\r' && *r != '\n') {
+			if (*r != '"') {
+				*w++ = *r++;
+				continue;
+			}
+			for (r++; *r != '"'; r++) {
+				int hi, lo;
+
+				if (!*r || *r == '\n') {
+					*why = "unterminated quote";
+					return -1;
+				}
+				if (*r != '\\') {
+					*w++ = *r;
+					continue;
+				}
+				switch (*++r) {
+				case '"': *w++ = '"'; break;
+				case '\\': *w++ = '\\'; break;
+				case 'n': *w++ = '\n'; break;
+				case 't': *w++ = '\t'; break;
+				case 'r': *w++ = '\r'; break;
+				case 'x':
+					hi = bm_hexval((unsigned char)r[1]);
+					lo = hi < 0 ? -1 : bm_hexval((unsigned char)r[2]);
+					if (lo < 0 || (hi == 0 && lo == 0)) {
+						*why = "bad \\x escape (two hex digits, not 00)";
+						return -1;
+					}
+					*w++ = (char)(hi << 4 | lo);
+					r += 2;
+					break;
+				default:
+					*why = "unknown escape (use \\\" \\\\ \\n \\t \\r \\xHH)";
+					return -1;
+				}
+			}
+			r++;
+		}
+		if (*r)
+			*r++ = '\0';
+		*w = '\0';
+		n++;
+	}
+}
+
+/* Take the optional fields after an entry's offsets: a note and, for a
+ * region, color=. */
+static int bm_parse_tail(struct bm_line *l, char **tok, int *quoted, int i,
+			 int n, const char **why)
+{
+	for (; i < n; i++) {
+		if (quoted[i] && !l->e.note) {
+			if (strlen(tok[i]) >= BM_NOTE_MAX) {
+				*why = "note too long";
+				return -1;
+			}
+			l->e.note = tok[i];
+		} else if (l->e.kind == BM_REGION && !strncmp(tok[i], "color=", 6) &&
+			   !l->e.color[0]) {
+			if (!bm_color_ok(tok[i] + 6)) {
+				*why = "bad colour (letters, digits, '_', '-')";
+				return -1;
+			}
+			strcpy(l->e.color, tok[i] + 6);
+		} else {
+			*why = quoted[i] ? "more than one note" : "unexpected field";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Parse one line into @l.  Returns 0, or -1 with @why set. */
+static int bm_parse_line(char *line, struct bm_line *l, const char **why)
+{
+	char *tok[BM_TOKENS];
+	int quoted[BM_TOKENS], n, i;
+
+	memset(l, 0, sizeof(*l));
+	if (!strncmp(line, "# ptbrowse marks v", 18)) {
+		char *end;
+		long v = strtol(line + 18, &end, 10);
+
+		if (end == line + 18 || v < 1 || v > INT_MAX) {
+			*why = "bad version";
+			return -1;
+		}
+		l->type = BML_HEADER;
+		l->version = (int)v;
+		return 0;
+	}
+	n = bm_tokenize(line, tok, quoted, why);
+	if (n < 0)
+		return -1;
+	if (n == 0) {
+		l->type = BML_BLANK;
+		return 0;
+	}
+	if (quoted[0])
+		goto unknown;
+	if (!strcmp(tok[0], "trace")) {
+		l->type = BML_TRACE;
+		for (i = 1; i < n; i++) {
+			if (!strncmp(tok[i], "size=", 5) &&
+			    !bm_parse_off(tok[i] + 5, &l->size)) {
+				l->has_size = 1;
+			} else if (!strncmp(tok[i], "id=", 3) &&
+				   strlen(tok[i] + 3) < sizeof(l->id)) {
+				strcpy(l->id, tok[i] + 3);
+			} else if (!strncmp(tok[i], "path=", 5)) {
+				l->path = tok[i] + 5;
+			} else {
+				*why = "bad trace field (size=N id=ID path=\"...\")";
+				return -1;
+			}
+		}
+		return 0;
+	}
+	l->type = BML_ENTRY;
+	if (!strcmp(tok[0], "mark")) {
+		l->e.kind = BM_MARK;
+		if (n < 3 || !bm_is_letter(tok[1]) || quoted[1]) {
+			*why = "expected: mark LETTER OFFSET [\"note\"]";
+			return -1;
+		}
+	} else if (!strcmp(tok[0], "bookmark")) {
+		l->e.kind = BM_BOOKMARK;
+		if (n < 3 || quoted[1] ||
+		    (strcmp(tok[1], "-") && !bm_name_ok(tok[1]))) {
+			*why = "expected: bookmark NAME|- OFFSET [\"note\"]";
+			return -1;
+		}
+	} else if (!strcmp(tok[0], "region")) {
+		l->e.kind = BM_REGION;
+		if (n < 4 || quoted[1] || !bm_name_ok(tok[1])) {
+			*why = "expected: region NAME FROM TO [color=C] [\"note\"]";
+			return -1;
+		}
+	} else {
+		goto unknown;
+	}
+	if (strcmp(tok[1], "-"))
+		strcpy(l->e.name, tok[1]);
+	if (quoted[2] || bm_parse_off(tok[2], &l->e.from)) {
+		*why = "bad offset";
+		return -1;
+	}
+	l->e.to = l->e.from;
+	i = 3;
+	if (l->e.kind == BM_REGION) {
+		if (quoted[3] || bm_parse_off(tok[3], &l->e.to)) {
+			*why = "bad offset";
+			return -1;
+		}
+		if (l->e.to <= l->e.from) {
+			*why = "a region must end after it starts";
+			return -1;
+		}
+		i = 4;
+	}
+	return bm_parse_tail(l, tok, quoted, i, n, why);
+unknown:
+	*why = "unknown line (expected trace, mark, bookmark or region)";
+	return -1;
+}
+
+/*
+ * The entry array.
+ */
+
+static int bm_cmp(const void *pa, const void *pb)
+{
+	const struct bm_entry *a = pa, *b = pb;
+
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static void bm_sort(struct bm_set *set)
+{
+	qsort(set->v, set->n, sizeof(set->v[0]), bm_cmp);
+}
+
+static int bm_dup_note(const char *note, char **out)
+{
+	*out = NULL;
+	if (!note || !*note)
+		return 0;
+	if (strlen(note) >= BM_NOTE_MAX)
+		return -pte_nomem;
+	*out = strdup(note);
+	return *out ? 0 : -pte_nomem;
+}
+
+/* Append a copy of @e (unsorted).  Returns 0 or -pte_nomem. */
+static int bm_append(struct bm_set *set, const struct bm_entry *e)
+{
+	struct bm_entry *v;
+	int ret;
+
+	if (set->n >= BM_MAX_ENTRIES)
+		return -pte_nomem;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 16;
+
+		v = realloc(set->v, cap * sizeof(*v));
+		if (!v)
+			return -pte_nomem;
+		set->v = v;
+		set->cap = cap;
+	}
+	set->v[set->n] = *e;
+	ret = bm_dup_note(e->note, &set->v[set->n].note);
+	if (ret < 0)
+		return ret;
+	set->n++;
+	return 0;
+}
+
+static void bm_remove(struct bm_set *set, size_t i)
+{
+	free(set->v[i].note);
+	memmove(&set->v[i], &set->v[i + 1], (set->n - i - 1) * sizeof(set->v[0]));
+	set->n--;
+}
+
+/* The index of the mark, or named bookmark or region, called @name. */
+long bm_find(const struct bm_set *set, const char *name)
+{
+	size_t i;
+
+	if (!set || !name || !*name)
+		return -1;
+	for (i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+long bm_find_at(const struct bm_set *set, enum bm_kind kind, uint64_t off)
+{
+	long any = -1;
+	size_t i;
+
+	if (!set)
+		return -1;
+	for (i = 0; i < set->n; i++) {
+		if (set->v[i].kind != kind || set->v[i].from != off)
+			continue;
+		if (kind != BM_BOOKMARK || !set->v[i].name[0])
+			return (long)i;
+		if (any < 0)
+			any = (long)i;
+	}
+	return any;
+}
+
+size_t bm_count(const struct bm_set *set)
+{
+	return set ? set->n : 0;
+}
+
+const struct bm_entry *bm_at(const struct bm_set *set, size_t i)
+{
+	return set && i < set->n ? &set->v[i] : NULL;
+}
+
+const char *bm_file(const struct bm_set *set)
+{
+	return set ? set->file : NULL;
+}
+
+const char *bm_message(const struct bm_set *set)
+{
+	return set && set->msg[0] ? set->msg : NULL;
+}
+
+int bm_saving(const struct bm_set *set)
+{
+	return set && set->saving;
+}
+
+/*
+ * Writing.
+ */
+
+static void bm_put_entry(FILE *f, const struct bm_entry *e)
+{
+	static const char *const kw[] = { "mark", "bookmark", "region" };
+
+	fprintf(f, "%s %s 0x%" PRIx64, kw[e->kind],
+		e->name[0] ? e->name : "-", e->from);
+	if (e->kind == BM_REGION) {
+		fprintf(f, " 0x%" PRIx64, e->to);
+		if (e->color[0])
+			fprintf(f, " color=%s", e->color);
+	}
+	if (e->note) {
+		fputc(' ', f);
+		bm_put_quoted(f, e->note);
+	}
+	fputc('\n', f);
+}
+
+static void bm_put_all(const struct bm_set *set, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "# ptbrowse marks v%d\n", BM_VERSION);
+	fprintf(f, "trace size=%" PRIu64 " id=%s path=", set->size, set->id);
+	bm_put_quoted(f, set->path);
+	fputc('\n', f);
+	for (i = 0; i < set->n; i++)
+		bm_put_entry(f, &set->v[i]);
+}
+
+int bm_export(const struct bm_set *set, FILE *f)
+{
+	if (!set || !f)
+		return -pte_invalid;
+	bm_put_all(set, f);
+	return fflush(f) || ferror(f) ? -pte_io : 0;
+}
+
+/* The directory part of @file, in @buf. */
+static void bm_dirname(const char *file, char *buf, size_t size)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == file)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - file), file);
+}
+
+/* Write the set to its file: a temporary file in the same directory,
+ * fsync, rename over the old one, fsync the directory.  A crash at any
+ * point leaves either the old or the new file. */
+static int bm_write(struct bm_set *set, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 32], dir[PATH_MAX];
+	const char *what;
+	FILE *f;
+	int fd, e;
+
+	bm_dirname(set->file, dir, sizeof(dir));
+	if (xdg_mkdir_p(dir, 0700, err, errlen) < 0)
+		return -pte_io;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", set->file, (long)getpid());
+	what = "cannot create";
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out_err;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		goto out_unlink;
+	}
+	bm_put_all(set, f);
+	what = "cannot write";
+	if (fflush(f) || ferror(f) || fsync(fd)) {
+		e = errno;
+		fclose(f);
+		errno = e;
+		goto out_unlink;
+	}
+	if (fclose(f))
+		goto out_unlink;
+	what = "cannot rename to";
+	if (rename(tmp, set->file))
+		goto out_unlink;
+	/* Make the rename itself durable. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	set->exists = 1;
+	return 0;
+out_unlink:
+	e = errno;
+	unlink(tmp);
+	errno = e;
+out_err:
+	snprintf(err, errlen, "%s %s: %s", what,
+		 strcmp(what, "cannot rename to") ? tmp : set->file, strerror(errno));
+	return -pte_io;
+}
+
+int bm_save(struct bm_set *set)
+{
+	char err[2 * PATH_MAX + 64];
+	int was_dirty;
+
+	if (!set)
+		return -pte_invalid;
+	if (!set->saving)
+		return 0;
+	was_dirty = set->dirty;
+	if (bm_write(set, err, sizeof(err)) < 0) {
+		set->dirty = 1;
+		bm_report(set, "marks not saved: %s; they are kept in memory and "
+			  "saving is retried on the next change", err);
+		return -pte_io;
+	}
+	set->dirty = 0;
+	if (was_dirty)
+		bm_report(set, "marks saved to %s", set->file);
+	return 0;
+}
+
+/*
+ * Reading.
+ */
+
+/* Move the unparsable @file aside to .bad, .bad.1, ... without ever
+ * replacing an existing file.  Returns 0 and the new name in @bad. */
+static int bm_move_aside(const char *file, char *bad, size_t size)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (i)
+			snprintf(bad, size, "%s.bad.%d", file, i);
+		else
+			snprintf(bad, size, "%s.bad", file);
+		/* link() refuses to replace, unlike rename(). */
+		if (!link(file, bad)) {
+			unlink(file);
+			return 0;
+		}
+		if (errno == EEXIST)
+			continue;
+		if (access(bad, F_OK) == 0)
+			continue;
+		/* Filesystems without hard links: check, then rename. */
+		if (!rename(file, bad))
+			return 0;
+		return -pte_io;
+	}
+	errno = EEXIST;
+	return -pte_io;
+}
+
+struct bm_parse {
+	const char *fname;		/* for messages */
+	int version;			/* of the header, 0 before it */
+	int errors;			/* lines that did not parse */
+	int conflicts;			/* bm_import's */
+	int added;
+	int changed;			/* entries added or completed */
+	int full;			/* BM_MAX_ENTRIES reached */
+	int has_trace;
+	uint64_t trace_size;
+	char trace_id[80];
+	char *trace_path;
+};
+
+static void bm_parse_error(struct bm_set *set, struct bm_parse *ps,
+			   unsigned long lineno, const char *why)
+{
+	if (++ps->errors <= BM_ERRORS_SHOWN)
+		bm_report(set, "%s:%lu: %s", ps->fname, lineno, why);
+}
+
+static const char *bm_kind_name(enum bm_kind kind)
+{
+	return kind == BM_MARK ? "mark" : kind == BM_BOOKMARK ? "bookmark" : "region";
+}
+
+/* Merge parsed entry @e from line @lineno. */
+static void bm_merge(struct bm_set *set, struct bm_parse *ps,
+		     unsigned long lineno, const struct bm_entry *e)
+{
+	struct bm_entry *o;
+	long i;
+
+	i = e->name[0] ? bm_find(set, e->name) : bm_find_at(set, BM_BOOKMARK, e->from);
+	if (i >= 0 && !e->name[0] && set->v[i].name[0])
+		i = -1;		/* a named bookmark there is no anonymous one */
+	if (i >= 0) {
+		o = &set->v[i];
+		if (o->kind != e->kind || o->from != e->from || o->to != e->to) {
+			ps->conflicts++;
+			if (o->kind == BM_REGION)
+				bm_report(set, "%s:%lu: %s %s is 0x%" PRIx64 "-0x%" PRIx64
+					  " here; kept it", ps->fname, lineno,
+					  bm_kind_name(o->kind), o->name, o->from, o->to);
+			else
+				bm_report(set, "%s:%lu: %s %s is at 0x%" PRIx64
+					  " here, 0x%" PRIx64 " there; kept 0x%" PRIx64,
+					  ps->fname, lineno, bm_kind_name(o->kind),
+					  o->name, o->from, e->from, o->from);
+			return;
+		}
+		if (!o->note && e->note && !bm_dup_note(e->note, &o->note))
+			ps->changed++;
+		if (!o->color[0] && e->color[0]) {
+			strcpy(o->color, e->color);
+			ps->changed++;
+		}
+		return;
+	}
+	if (bm_append(set, e) < 0) {
+		if (!ps->full)
+			bm_report(set, "%s:%lu: more than %d marks; the rest are "
+				  "not loaded", ps->fname, lineno, BM_MAX_ENTRIES);
+		ps->full = 1;
+		return;
+	}
+	ps->added++;
+	ps->changed++;
+}
+
+/*
+ * Read a marks file from @f into @set.  Returns 0 when the file parsed,
+ * -pte_bad_file if it is not a marks file or of a newer version (nothing
+ * loaded), -pte_nomem if out of memory; ps->errors counts bad lines.
+ */
+static int bm_read(struct bm_set *set, FILE *f, struct bm_parse *ps)
+{
+	unsigned long lineno = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	struct bm_line l;
+	const char *why;
+	int ret = 0;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len > BM_LINE_MAX) {
+			bm_parse_error(set, ps, lineno, "line too long");
+			continue;
+		}
+		if ((size_t)len != strlen(line)) {
+			bm_parse_error(set, ps, lineno, "a NUL byte in the line");
+			continue;
+		}
+		if (bm_parse_line(line, &l, &why) < 0) {
+			if (!ps->version)
+				goto not_marks;
+			bm_parse_error(set, ps, lineno, why);
+			continue;
+		}
+		if (!ps->version && l.type == BML_BLANK && !strchr(line, '#'))
+			continue;
+		if (!ps->version && l.type != BML_HEADER)
+			goto not_marks;
+		switch (l.type) {
+		case BML_BLANK:
+			break;
+		case BML_HEADER:
+			if (ps->version) {
+				bm_parse_error(set, ps, lineno, "a second header line");
+				break;
+			}
+			ps->version = l.version;
+			if (l.version > BM_VERSION) {
+				bm_report(set, "%s:%lu: marks file version %d is newer "
+					  "than this ptbrowse reads (%d); left untouched",
+					  ps->fname, lineno, l.version, BM_VERSION);
+				ret = -pte_bad_file;
+				goto out_free;
+			}
+			break;
+		case BML_TRACE:
+			ps->has_trace = 1;
+			ps->trace_size = l.has_size ? l.size : 0;
+			snprintf(ps->trace_id, sizeof(ps->trace_id), "%s", l.id);
+			free(ps->trace_path);
+			ps->trace_path = l.path ? strdup(l.path) : NULL;
+			break;
+		case BML_ENTRY:
+			bm_merge(set, ps, lineno, &l.e);
+			break;
+		}
+	}
+	if (ferror(f)) {
+		bm_report(set, "%s: %s", ps->fname, strerror(errno));
+		ret = -pte_io;
+	} else if (!ps->version) {
+		lineno = 1;
+		goto not_marks;
+	}
+	goto out_free;
+not_marks:
+	bm_report(set, "%s:%lu: not a ptbrowse marks file (the first line "
+		  "should be '# ptbrowse marks v%d')", ps->fname, lineno, BM_VERSION);
+	ret = -pte_bad_file;
+out_free:
+	free(line);
+	return ret;
+}
+
+/* The path recorded on the trace line of marks file @file, if any. */
+static char *bm_peek_path(const char *file, uint64_t *size, char *id, size_t idlen)
+{
+	char *line = NULL, *path = NULL;
+	size_t cap = 0;
+	struct bm_line l;
+	const char *why;
+	FILE *f;
+	int i;
+
+	f = fopen(file, "re");
+	if (!f)
+		return NULL;
+	for (i = 0; i < 4 && getline(&line, &cap, f) > 0; i++) {
+		if (strlen(line) > BM_LINE_MAX || bm_parse_line(line, &l, &why) < 0)
+			break;
+		if (l.type == BML_TRACE) {
+			if (l.path)
+				path = strdup(l.path);
+			*size = l.size;
+			snprintf(id, idlen, "%s", l.id);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return path;
+}
+
+/* Warn if another marks file in our directory was saved for the same
+ * path: the file at that path changed since (a different identity). */
+static void bm_check_changed(struct bm_set *set)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 256], id[80];
+	const char *base;
+	struct dirent *d;
+	uint64_t size;
+	size_t len;
+	DIR *dp;
+	char *path;
+
+	bm_dirname(set->file, dir, sizeof(dir));
+	base = strrchr(set->file, '/');
+	base = base ? base + 1 : set->file;
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		len = strlen(d->d_name);
+		if (len < 7 || strcmp(d->d_name + len - 6, ".marks") ||
+		    !strcmp(d->d_name, base))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
+		size = 0;
+		id[0] = '\0';
+		path = bm_peek_path(file, &size, id, sizeof(id));
+		if (path && !strcmp(path, set->path) && strcmp(id, set->id)) {
+			bm_report(set, "warning: %s changed since marks were "
+				  "saved for it (then %" PRIu64 " bytes, now %" PRIu64
+				  "); those marks stay in %s and are not applied",
+				  set->path, size, set->size, file);
+			free(path);
+			break;
+		}
+		free(path);
+	}
+	closedir(dp);
+}
+
+/* Remove temporary files left by saves of processes that died. */
+static void bm_clean_tmp(struct bm_set *set)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 256];
+	const char *base;
+	struct dirent *d;
+	size_t blen;
+	DIR *dp;
+
+	bm_dirname(set->file, dir, sizeof(dir));
+	base = strrchr(set->file, '/');
+	base = base ? base + 1 : set->file;
+	blen = strlen(base);
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		char *end;
+		long pid;
+
+		if (strncmp(d->d_name, base, blen) ||
+		    strncmp(d->d_name + blen, ".tmp.", 5))
+			continue;
+		pid = strtol(d->d_name + blen + 5, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) && errno == ESRCH) {
+			snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
+			unlink(file);
+		}
+	}
+	closedir(dp);
+}
+
+/* Load our marks file if it exists. */
+static int bm_load(struct bm_set *set)
+{
+	struct bm_parse ps = { .fname = set->file };
+	char bad[PATH_MAX + 32];
+	size_t i;
+	FILE *f;
+	int ret;
+
+	f = fopen(set->file, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		bm_report(set, "cannot read %s: %s; marks will not be saved",
+			  set->file, strerror(errno));
+		set->saving = 0;
+		return 0;
+	}
+	set->exists = 1;
+	ret = bm_read(set, f, &ps);
+	fclose(f);
+	if (ret == -pte_nomem)
+		goto out_free;
+	if (ret == -pte_io) {
+		bm_report(set, "%s: marks will not be saved", set->file);
+		set->saving = 0;
+		ret = 0;
+		goto out_free;
+	}
+	if (ps.version > BM_VERSION) {
+		set->saving = 0;
+		ret = 0;
+		goto out_free;
+	}
+	if (ps.has_trace && ps.trace_size && ps.trace_size != set->size) {
+		bm_report(set, "warning: %s was saved for a trace of %" PRIu64
+			  " bytes, this one has %" PRIu64 "; its marks are not "
+			  "applied and not overwritten", set->file, ps.trace_size,
+			  set->size);
+		for (i = 0; i < set->n; i++)
+			free(set->v[i].note);
+		set->n = 0;
+		set->saving = 0;
+		ret = 0;
+		goto out_free;
+	}
+	if (ret < 0 || ps.errors || ps.conflicts || ps.full) {
+		if (ps.errors > BM_ERRORS_SHOWN)
+			bm_report(set, "%s: %d more bad lines", set->file,
+				  ps.errors - BM_ERRORS_SHOWN);
+		ret = 0;
+		if (!set->saving) {
+			bm_report(set, "%s: fix the lines above; loaded %d marks",
+				  set->file, ps.added);
+			goto out_free;
+		}
+		if (bm_move_aside(set->file, bad, sizeof(bad)) < 0) {
+			bm_report(set, "cannot move %s aside: %s; marks will not "
+				  "be saved", set->file, strerror(errno));
+			set->saving = 0;
+			goto out_free;
+		}
+		set->exists = 0;
+		bm_report(set, "%s: kept as %s; loaded %d marks from it",
+			  set->file, bad, ps.added);
+		bm_sort(set);
+		/* Write the good lines back at once so nothing depends on .bad. */
+		if (set->n)
+			bm_save(set);
+		goto out_free;
+	}
+	bm_sort(set);
+	if (set->saving && ps.trace_path && strcmp(ps.trace_path, set->path))
+		bm_save(set);	/* record the path it was opened as */
+out_free:
+	free(ps.trace_path);
+	return ret;
+}
+
+int bm_open(struct bm_set **out, const char *id, uint64_t size,
+	    const char *path, const struct bm_opts *opts)
+{
+	static const struct bm_opts defaults;
+	char dir[PATH_MAX], err[PATH_MAX + 128], *real;
+	struct bm_set *set;
+	size_t i;
+	int ret;
+
+	if (!out || !id || !path || !*id || strlen(id) >= sizeof(set->id) ||
+	    id[0] == '.')
+		return -pte_invalid;
+	for (i = 0; id[i]; i++)
+		if (!isascii((unsigned char)id[i]) ||
+		    !(isalnum((unsigned char)id[i]) || strchr("_.-", id[i])))
+			return -pte_invalid;
+	if (!opts)
+		opts = &defaults;
+	set = calloc(1, sizeof(*set));
+	if (!set)
+		return -pte_nomem;
+	set->report = opts->report;
+	set->report_ctx = opts->report_ctx;
+	set->saving = !(opts->flags & BM_NO_STATE);
+	set->size = size;
+	strcpy(set->id, id);
+	/* An absolute path makes "the same path" mean the same file. */
+	real = realpath(path, NULL);
+	set->path = real ? real : strdup(path);
+	if (!set->path)
+		goto out_nomem;
+	if (opts->file) {
+		set->file = strdup(opts->file);
+	} else {
+		ret = xdg_path(XDG_STATE, "traces", dir, sizeof(dir), err, sizeof(err));
+		if (ret < 0) {
+			bm_report(set, "%s", err);
+			goto out_free;
+		}
+		if (asprintf(&set->file, "%s/%s.marks", dir, id) < 0)
+			set->file = NULL;
+	}
+	if (!set->file)
+		goto out_nomem;
+	if (set->saving)
+		bm_clean_tmp(set);
+	ret = bm_load(set);
+	if (ret < 0)
+		goto out_free;
+	if (!opts->file)
+		bm_check_changed(set);
+	*out = set;
+	return 0;
+out_nomem:
+	ret = -pte_nomem;
+out_free:
+	bm_close(set);
+	return ret;
+}
+
+void bm_close(struct bm_set *set)
+{
+	size_t i;
+
+	if (!set)
+		return;
+	for (i = 0; i < set->n; i++)
+		free(set->v[i].note);
+	free(set->v);
+	free(set->file);
+	free(set->path);
+	free(set);
+}
+
+/*
+ * Changes.
+ */
+
+/* Sort and save after a change. */
+static int bm_changed(struct bm_set *set)
+{
+	bm_sort(set);
+	return bm_save(set);
+}
+
+static int bm_invalid(struct bm_set *set, const char *fmt, const char *arg)
+{
+	bm_report(set, fmt, arg);
+	return -pte_invalid;
+}
+
+static int bm_full(struct bm_set *set)
+{
+	bm_report(set, "too many marks (at most %d); delete some first",
+		  BM_MAX_ENTRIES);
+	return -pte_nomem;
+}
+
+static int bm_note_check(struct bm_set *set, const char *note)
+{
+	if (note && strlen(note) >= BM_NOTE_MAX) {
+		bm_report(set, "a note is at most %d bytes", BM_NOTE_MAX - 1);
+		return -pte_nomem;
+	}
+	return 0;
+}
+
+/* Replace entry @i's note with a copy of @note. */
+static int bm_replace_note(struct bm_entry *e, const char *note)
+{
+	char *copy;
+	int ret;
+
+	ret = bm_dup_note(note, &copy);
+	if (ret < 0)
+		return ret;
+	free(e->note);
+	e->note = copy;
+	return 0;
+}
+
+/* Put a point entry (mark or bookmark) called @name at @off. */
+static int bm_point_set(struct bm_set *set, enum bm_kind kind,
+			const char *name, uint64_t off, const char *note)
+{
+	struct bm_entry e = { .kind = kind, .from = off, .to = off };
+	long i;
+	int ret;
+
+	ret = bm_note_check(set, note);
+	if (ret < 0)
+		return ret;
+	i = bm_find(set, name);
+	if (i >= 0 && set->v[i].kind != kind)
+		return bm_invalid(set, "%s is already a region's name", name);
+	if (i >= 0) {
+		if (note && (ret = bm_replace_note(&set->v[i], note)) < 0)
+			return ret;
+		set->v[i].from = set->v[i].to = off;
+		return bm_changed(set);
+	}
+	strcpy(e.name, name);
+	e.note = (char *)note;
+	ret = bm_append(set, &e);
+	if (ret < 0)
+		return set->n >= BM_MAX_ENTRIES ? bm_full(set) : ret;
+	return bm_changed(set);
+}
+
+int bm_mark_set(struct bm_set *set, char letter, uint64_t off, const char *note)
+{
+	char name[2] = { letter, '\0' };
+
+	if (!set)
+		return -pte_invalid;
+	if (!bm_is_letter(name))
+		return bm_invalid(set, "a mark is a letter a-z or A-Z, not '%s'", name);
+	return bm_point_set(set, BM_MARK, name, off, note);
+}
+
+int bm_bookmark_set(struct bm_set *set, const char *name, uint64_t off,
+		    const char *note)
+{
+	if (!set || !name)
+		return -pte_invalid;
+	if (!bm_name_ok(name))
+		return bm_invalid(set, "bad name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
+				  "starting with a letter or _)", name);
+	return bm_point_set(set, BM_BOOKMARK, name, off, note);
+}
+
+int bm_toggle(struct bm_set *set, uint64_t off)
+{
+	struct bm_entry e = { .kind = BM_BOOKMARK, .from = off, .to = off };
+	long i;
+	int ret;
+
+	if (!set)
+		return -pte_invalid;
+	i = bm_find_at(set, BM_BOOKMARK, off);
+	if (i >= 0 && !set->v[i].name[0]) {
+		bm_remove(set, (size_t)i);
+		ret = bm_changed(set);
+		return ret < 0 ? ret : 0;
+	}
+	ret = bm_append(set, &e);
+	if (ret < 0)
+		return set->n >= BM_MAX_ENTRIES ? bm_full(set) : ret;
+	ret = bm_changed(set);
+	return ret < 0 ? ret : 1;
+}
+
+int bm_region_set(struct bm_set *set, const char *name, uint64_t from,
+		  uint64_t to, const char *note, const char *color)
+{
+	struct bm_entry e = { .kind = BM_REGION };
+	uint64_t t;
+	long i;
+	int ret;
+
+	if (!set || !name)
+		return -pte_invalid;
+	if (!bm_name_ok(name))
+		return bm_invalid(set, "bad region name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
+				  "starting with a letter or _)", name);
+	if (from > to) {
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from == to)
+		return bm_invalid(set, "region %s would be empty", name);
+	if (color && *color && !bm_color_ok(color))
+		return bm_invalid(set, "bad colour '%s'", color);
+	ret = bm_note_check(set, note);
+	if (ret < 0)
+		return ret;
+	i = bm_find(set, name);
+	if (i >= 0 && set->v[i].kind != BM_REGION)
+		return bm_invalid(set, "%s is already a bookmark's name", name);
+	if (i >= 0) {
+		if (note && (ret = bm_replace_note(&set->v[i], note)) < 0)
+			return ret;
+		if (color)
+			snprintf(set->v[i].color, BM_COLOR_MAX, "%s", color);
+		set->v[i].from = from;
+		set->v[i].to = to;
+		return bm_changed(set);
+	}
+	strcpy(e.name, name);
+	e.from = from;
+	e.to = to;
+	e.note = (char *)note;
+	if (color)
+		snprintf(e.color, BM_COLOR_MAX, "%s", color);
+	ret = bm_append(set, &e);
+	if (ret < 0)
+		return set->n >= BM_MAX_ENTRIES ? bm_full(set) : ret;
+	return bm_changed(set);
+}
+
+int bm_delete(struct bm_set *set, size_t i)
+{
+	if (!set || i >= set->n)
+		return -pte_invalid;
+	bm_remove(set, i);
+	return bm_changed(set);
+}
+
+int bm_rename(struct bm_set *set, size_t i, const char *name)
+{
+	struct bm_entry *e;
+	long j;
+
+	if (!set || !name || i >= set->n)
+		return -pte_invalid;
+	e = &set->v[i];
+	if (e->kind == BM_BOOKMARK && (!*name || !strcmp(name, "-"))) {
+		e->name[0] = '\0';
+		return bm_changed(set);
+	}
+	if (e->kind == BM_MARK ? !bm_is_letter(name) : !bm_name_ok(name))
+		return bm_invalid(set, e->kind == BM_MARK ?
+				  "a mark is a letter a-z or A-Z, not '%s'" :
+				  "bad name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
+				  "starting with a letter or _)", name);
+	j = bm_find(set, name);
+	if (j >= 0 && (size_t)j != i)
+		return bm_invalid(set, "%s already exists", name);
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	return bm_changed(set);
+}
+
+int bm_set_note(struct bm_set *set, size_t i, const char *note)
+{
+	int ret;
+
+	if (!set || i >= set->n)
+		return -pte_invalid;
+	ret = bm_note_check(set, note);
+	if (ret < 0)
+		return ret;
+	ret = bm_replace_note(&set->v[i], note);
+	if (ret < 0)
+		return ret;
+	return bm_changed(set);
+}
+
+int bm_set_color(struct bm_set *set, size_t i, const char *color)
+{
+	if (!set || i >= set->n || set->v[i].kind != BM_REGION)
+		return -pte_invalid;
+	if (color && *color && !bm_color_ok(color))
+		return bm_invalid(set, "bad colour '%s'", color);
+	snprintf(set->v[i].color, BM_COLOR_MAX, "%s", color ? color : "");
+	return bm_changed(set);
+}
+
+int bm_import(struct bm_set *set, FILE *f, const char *fname)
+{
+	struct bm_parse ps = { .fname = fname ? fname : "(import)" };
+	int ret;
+
+	if (!set || !f)
+		return -pte_invalid;
+	ret = bm_read(set, f, &ps);
+	bm_sort(set);
+	if (ret < 0)
+		goto out_free;
+	if (ps.has_trace && ps.trace_id[0] && strcmp(ps.trace_id, set->id))
+		bm_report(set, "warning: %s holds marks of another trace (id %s); "
+			  "merged anyway", ps.fname, ps.trace_id);
+	bm_report(set, "%s: imported %d marks, %d conflicts, %d bad lines",
+		  ps.fname, ps.added, ps.conflicts, ps.errors);
+	if (ps.changed && bm_save(set) < 0)
+		ret = -pte_io;
+	else if (ps.full)
+		ret = -pte_nomem;
+	else
+		ret = ps.conflicts;
+out_free:
+	free(ps.trace_path);
+	return ret;
+}
+
+/*
+ * Navigation.
+ */
+
+long bm_next(const struct bm_set *set, uint64_t off, int dir, unsigned int kinds)
+{
+	size_t i;
+
+	if (!set || !dir)
+		return -1;
+	if (dir > 0) {
+		for (i = 0; i < set->n; i++)
+			if (set->v[i].from > off && (kinds & (1u << set->v[i].kind)))
+				return (long)i;
+		return -1;
+	}
+	for (i = set->n; i-- > 0;)
+		if (set->v[i].from < off && (kinds & (1u << set->v[i].kind)))
+			return (long)i;
+	return -1;
+}
+
+int bm_resolve(const struct bm_set *set, const char *spec, int end, uint64_t *off)
+{
+	char name[BM_NAME_MAX];
+	const char *dot;
+	size_t len;
+	long i;
+
+	if (!spec || !off)
+		return -pte_invalid;
+	if (!bm_parse_off(spec, off))
+		return 0;
+	i = bm_find(set, spec);
+	if (i < 0 && (dot = strrchr(spec, '.')) &&
+	    (!strcmp(dot, ".start") || !strcmp(dot, ".end"))) {
+		len = (size_t)(dot - spec);
+		if (len >= sizeof(name))
+			return -pte_invalid;
+		memcpy(name, spec, len);
+		name[len] = '\0';
+		i = bm_find(set, name);
+		end = !strcmp(dot, ".end");
+	}
+	if (i < 0)
+		return -pte_invalid;
+	*off = end ? set->v[i].to : set->v[i].from;
+	return 0;
+}
+
+/*
+ * The jump list.
+ */
+
+static void bm_history_append(struct bm_set *set, uint64_t off)
+{
+	if (set->nhist && set->hist[set->nhist - 1] == off)
+		return;
+	if (set->nhist == BM_HISTORY_MAX) {
+		memmove(set->hist, set->hist + 1,
+			(BM_HISTORY_MAX - 1) * sizeof(set->hist[0]));
+		set->nhist--;
+	}
+	set->hist[set->nhist++] = off;
+}
+
+void bm_history_push(struct bm_set *set, uint64_t off)
+{
+	if (!set)
+		return;
+	/* A new jump from the middle of the list drops what was ahead. */
+	if (set->hpos < set->nhist)
+		set->nhist = set->hpos;
+	bm_history_append(set, off);
+	set->hpos = set->nhist;
+}
+
+int bm_history_step(struct bm_set *set, uint64_t cur, int dir, uint64_t *off)
+{
+	if (!set || !off)
+		return -pte_invalid;
+	if (dir < 0) {
+		if (set->hpos == 0 || !set->nhist)
+			return -pte_eos;
+		if (set->hpos == set->nhist) {
+			/* Leave the tip: remember it so forward comes back. */
+			bm_history_append(set, cur);
+			set->hpos = set->nhist - 1;
+			if (set->hpos == 0)
+				return -pte_eos;
+		}
+		*off = set->hist[--set->hpos];
+		return 0;
+	}
+	if (set->hpos + 1 >= set->nhist)
+		return -pte_eos;
+	*off = set->hist[++set->hpos];
+	return 0;
+}
+
+int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off)
+{
+	if (!set || !off)
+		return -pte_invalid;
+	if (!set->nhist)
+		return -pte_eos;
+	set->hpos = set->nhist;
+	*off = set->hist[set->nhist - 1];
+	bm_history_push(set, cur);
+	return 0;
+}

@@ -1,0 +1,322 @@
+/*
+ * marks -- bookmarks, marks and regions of one trace, kept on disk.
+ *
+ * A bm_set holds, per trace:
+ *   marks       single letters a-z, A-Z at an offset, with an optional note
+ *   bookmarks   anonymous (toggled at an offset) or named, with a note
+ *   regions     a named [from, to) byte range with a note and a colour
+ * plus an in-memory location history (a jump list, not saved).
+ *
+ * Names of named bookmarks and regions share one namespace: 2 to 63
+ * characters of [A-Za-z0-9_.-], starting with a letter or '_', so they
+ * never look like a mark letter or an offset.
+ *
+ * Persistence: one file per trace, $XDG_STATE_HOME/ptbrowse/traces/<id>.marks
+ * where <id> is the trace identity (size + hash of sampled content), so
+ * marks survive renames and copies.  The file is line-based and
+ * hand-editable:
+ *
+ *   # ptbrowse marks v1
+ *   trace size=2147483648 id=1f2e3d4c5b6a7988 path="/data/run7.pt"
+ *   mark a 0x1f5c
+ *   mark B 0x3a00000 "before the OVF"
+ *   bookmark - 0x4000
+ *   bookmark slow_start 0x5000 "the slow phase\nstarts here"
+ *   region hot 0x100000 0x180000 color=yellow "spin loop"
+ *
+ * Offsets are hex (0x) or decimal.  Notes are double-quoted with C escapes
+ * (\" \\ \n \t \r \xHH).  Blank lines and lines starting with '#' are
+ * ignored; '#' outside quotes starts a comment.  Every change rewrites the
+ * file atomically (temporary file, fsync, rename, fsync of the directory).
+ * A file that fails to parse is renamed aside to <file>.bad (or .bad.N)
+ * and never overwritten; a file of a newer version is left untouched and
+ * saving is turned off.
+ *
+ * Messages (warnings and errors, one line each, naming file:line where one
+ * applies) go to the reporter given in bm_opts; the last one is also kept
+ * in bm_message().  Nothing here uses curses or exits.
+ */
+#ifndef MARKS_H
+#define MARKS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image.h"
+#include "pkt.h"
+
+/* The marks file format version this code writes and reads. */
+#define BM_VERSION 1
+/* Caps that bound memory and file size; exceeding one is an error. */
+#define BM_MAX_ENTRIES 10000
+#define BM_NAME_MAX 64		/* including the NUL */
+#define BM_NOTE_MAX 4096	/* bytes of a note, including the NUL */
+#define BM_COLOR_MAX 16		/* including the NUL */
+#define BM_HISTORY_MAX 256	/* locations in the jump list */
+
+enum bm_kind {
+	BM_MARK,	/* name is one letter */
+	BM_BOOKMARK,	/* name is "" when anonymous */
+	BM_REGION
+};
+
+/* One entry.  Pointers returned by bm_at() stay valid until the next
+ * change to the set. */
+struct bm_entry {
+	enum bm_kind kind;
+	char name[BM_NAME_MAX];
+	uint64_t from;		/* the offset; a region's first byte */
+	uint64_t to;		/* a region's end (exclusive); = from otherwise */
+	char *note;		/* NULL if none */
+	char color[BM_COLOR_MAX];	/* regions; "" for the default */
+};
+
+/* Where messages go: called with one line, no trailing newline. */
+typedef void bm_report_fn(void *ctx, const char *msg);
+
+/* Flags for bm_opts.flags. */
+#define BM_NO_STATE 1u	/* read the marks file but never write or rename it */
+
+struct bm_opts {
+	unsigned int flags;	/* BM_NO_STATE */
+	const char *file;	/* the marks file; NULL: the XDG state default */
+	bm_report_fn *report;	/* NULL: messages are only kept */
+	void *report_ctx;
+};
+
+struct bm_set;
+
+/* Open the marks of the trace with identity @id (a hex string), @size
+ * bytes, opened as @path, loading its marks file if there is one.
+ * Problems with the file are reported and do not fail the open: a file
+ * that does not parse is moved aside to .bad (its good lines are kept), a
+ * newer version is left alone with saving turned off, a file recorded
+ * for a different size is not applied.  A marks file recorded for the
+ * same path but another identity (the trace changed) is reported as a
+ * warning.  @opts may be NULL.
+ * Returns 0 and sets *@out.
+ * Returns -pte_invalid if @out, @id or @path is NULL or @id is not a
+ * plain name.
+ * Returns -pte_nomem if out of memory.
+ * Returns -pte_bad_config if there is no state directory ($HOME unset). */
+int bm_open(struct bm_set **out, const char *id, uint64_t size,
+	    const char *path, const struct bm_opts *opts);
+
+/* Free @set (NULL is fine).  Does not save: every change already did. */
+void bm_close(struct bm_set *set);
+
+/* The marks file's path. */
+const char *bm_file(const struct bm_set *set);
+
+/* The last message reported, or NULL if none. */
+const char *bm_message(const struct bm_set *set);
+
+/* Whether changes are being saved: 0 with BM_NO_STATE or after a newer
+ * version was found; 1 otherwise (even while a save is failing). */
+int bm_saving(const struct bm_set *set);
+
+/* Write the marks file now if the last save failed.  Changes call this.
+ * Returns 0 if the file is up to date (or saving is off).
+ * Returns -pte_io if writing failed; the marks stay in memory, the
+ * message says why, and the next change tries again. */
+int bm_save(struct bm_set *set);
+
+/* The number of entries, and entry @i (0 <= i < count) in offset order
+ * (then marks, bookmarks, regions; then by name).  Returns NULL if @i is
+ * out of range. */
+size_t bm_count(const struct bm_set *set);
+const struct bm_entry *bm_at(const struct bm_set *set, size_t i);
+
+/* The index of the mark (a single letter) or named bookmark or region
+ * called @name.  Returns the index, or -1 if there is none. */
+long bm_find(const struct bm_set *set, const char *name);
+
+/* The index of the entry of @kind at offset @off (a region: starting at
+ * @off; a bookmark: the anonymous one if there is one, else any).
+ * Returns the index, or -1 if there is none. */
+long bm_find_at(const struct bm_set *set, enum bm_kind kind, uint64_t off);
+
+/*
+ * Changes.  Each saves the file.  All return:
+ * 0 on success (bm_toggle: 1 if added, 0 if removed);
+ * -pte_invalid for a bad argument (name, letter, range, index), with a
+ *  message saying which;
+ * -pte_nomem if BM_MAX_ENTRIES or BM_NOTE_MAX would be exceeded, or out
+ *  of memory; the set is unchanged;
+ * -pte_io if the change was made but could not be saved (see bm_save()).
+ */
+
+/* Set mark @letter (a-z, A-Z) at @off, moving it if it exists; @note may
+ * be NULL (keeps the existing note when moving). */
+int bm_mark_set(struct bm_set *set, char letter, uint64_t off,
+		const char *note);
+
+/* Add an anonymous bookmark at @off, or remove it if there is one. */
+int bm_toggle(struct bm_set *set, uint64_t off);
+
+/* Set the named bookmark @name at @off with @note (may be NULL), moving
+ * it if it exists. */
+int bm_bookmark_set(struct bm_set *set, const char *name, uint64_t off,
+		    const char *note);
+
+/* Set region @name to [@from, @to) (swapped if @from > @to; empty is
+ * invalid), with @note and @color (NULL: keep the existing ones, or
+ * none). */
+int bm_region_set(struct bm_set *set, const char *name, uint64_t from,
+		  uint64_t to, const char *note, const char *color);
+
+/* Delete entry @i. */
+int bm_delete(struct bm_set *set, size_t i);
+
+/* Rename entry @i to @name: a letter for a mark; a name for a region; a
+ * name, or "" / "-" for anonymous, for a bookmark.  An existing entry of
+ * that name is a conflict (-pte_invalid). */
+int bm_rename(struct bm_set *set, size_t i, const char *name);
+
+/* Set entry @i's note (NULL or "" removes it). */
+int bm_set_note(struct bm_set *set, size_t i, const char *note);
+
+/* Set region @i's colour (NULL or "" for the default). */
+int bm_set_color(struct bm_set *set, size_t i, const char *color);
+
+/* The first entry whose offset (a region's start) is after @off (@dir > 0)
+ * or before @off (@dir < 0); only kinds whose bit (1 << kind) is in
+ * @kinds count.  Returns its index, or -1 if there is none. */
+long bm_next(const struct bm_set *set, uint64_t off, int dir,
+	     unsigned int kinds);
+
+/* Resolve @spec to an offset: a number (0x hex or decimal), a mark letter,
+ * a bookmark name, or a region name (its start, or its end if @end is
+ * set); "NAME.start" / "NAME.end" pick explicitly.
+ * Returns 0 and sets *@off, or -pte_invalid if @spec names nothing. */
+int bm_resolve(const struct bm_set *set, const char *spec, int end,
+	       uint64_t *off);
+
+/*
+ * The location history: a jump list of offsets left behind, in memory.
+ */
+
+/* Record that the cursor leaves @off for a jump. */
+void bm_history_push(struct bm_set *set, uint64_t off);
+
+/* Go back (@dir < 0) or forward (@dir > 0) in the jump list from the
+ * current location @cur.  Returns 0 and sets *@off, or -pte_eos if there
+ * is nothing in that direction. */
+int bm_history_step(struct bm_set *set, uint64_t cur, int dir,
+		    uint64_t *off);
+
+/* The location before the latest jump (vim's ''), recording @cur so the
+ * next call returns there.  Returns 0 and sets *@off, or -pte_eos. */
+int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off);
+
+/*
+ * Sharing.
+ */
+
+/* Write every entry to @f in the marks file format.
+ * Returns 0, or -pte_io if writing failed. */
+int bm_export(const struct bm_set *set, FILE *f);
+
+/* Merge the marks file read from @f (named @fname in messages) into @set.
+ * An entry that exists with the same offsets is skipped (its note is
+ * taken if ours has none); the same letter or name at a different offset
+ * is a conflict: ours is kept and a "fname:line: ..." message reported.
+ * Parse errors are reported and those lines skipped.  Saves once.
+ * Returns the number of conflicts (>= 0).
+ * Returns -pte_bad_file if @f is not a marks file or of a newer version
+ * (nothing merged).
+ * Returns -pte_nomem if BM_MAX_ENTRIES was reached (what fit is merged).
+ * Returns -pte_io if the merge could not be saved (see bm_save()). */
+int bm_import(struct bm_set *set, FILE *f, const char *fname);
+
+/*
+ * Region summaries.
+ */
+
+/* Counts over the packets that start in [from, to) of an image. */
+struct bm_summary {
+	uint64_t from, to;		/* the range asked for */
+	uint64_t bytes;			/* to - from */
+	uint64_t packets;
+	uint64_t by_class[PKC_NCLASSES];
+	uint64_t by_type[PKT_NTYPES];
+	uint64_t psbs;
+	uint64_t tnt_bits;		/* branches in tnt.8 and tnt.64 */
+	uint64_t taken, not_taken;
+	uint64_t tips;			/* tip, tip.pge, tip.pgd */
+	uint64_t cyc_cycles;		/* the sum of CYC payloads */
+	int has_tsc;			/* a TSC packet lies in the range */
+	uint64_t first_tsc, last_tsc;	/* their values */
+	uint64_t first_tsc_off, last_tsc_off;
+	uint64_t tsc_ticks;		/* last_tsc - first_tsc, mod 2^56 */
+	uint64_t cbrs;			/* CBR packets */
+	uint64_t cbr_changes;		/* CBRs with a ratio unlike the one before */
+	uint8_t first_cbr, last_cbr;	/* valid if cbrs */
+	uint64_t ovfs;
+	uint64_t errors;		/* decode errors (resynchronised past) */
+	uint64_t first_error_off;	/* valid if errors */
+	uint64_t gaps;			/* lost-data gaps crossed */
+	/*
+	 * Time: filled by an observer that runs the time model (tm.h) over
+	 * the same packets; has_time stays 0 without one.
+	 */
+	int has_time;
+	double duration_ns;
+	double freq_avg_mhz, freq_min_mhz, freq_max_mhz;
+};
+
+/* Progress of a summary, shared with another thread. */
+struct bm_progress {
+	_Atomic uint64_t done;		/* bytes decoded so far */
+	_Atomic uint64_t total;		/* bytes to decode */
+	atomic_int cancel;		/* set to 1 to stop early */
+	atomic_int finished;		/* 1 once the result is final */
+};
+
+/* Called for every packet decoded, including the lead-in from the PSB
+ * before the range (@in_range 0), so a time model can follow along; on
+ * the end, called once with @pkt NULL to fill the time fields of @sum.
+ * A non-zero return stops the summary with that value. */
+typedef int bm_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
+			  struct bm_summary *sum);
+
+/* Summarise the packets starting in [@from, @to) of @img into @sum.
+ * Decoding starts at the PSB at or before @from (else the first PSB
+ * after it) so packets decode as in a full dump; errors are counted and
+ * decoding resynchronises at the next PSB.  @prog (may be NULL) is
+ * updated as bytes are decoded and polled for cancel; @observe may be
+ * NULL.  @to is clipped to the image size.
+ * Returns 0 on success (also if the range holds no PSB: counts are 0).
+ * Returns -pte_invalid if @img or @sum is NULL or @from >= @to.
+ * Returns -pte_canceled if @prog->cancel was set (@sum is partial).
+ * Returns what @observe returned if that was non-zero. */
+int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
+		      struct bm_summary *sum, struct bm_progress *prog,
+		      bm_observe_fn *observe, void *observe_ctx);
+
+/* A summary running in a background thread. */
+struct bm_summary_job {
+	const struct img *img;		/* set these before bm_summary_start */
+	uint64_t from, to;
+	bm_observe_fn *observe;
+	void *observe_ctx;
+	struct bm_summary sum;		/* the result */
+	struct bm_progress progress;	/* poll progress.finished */
+	int result;			/* bm_region_summary()'s return */
+	pthread_t thread;		/* private */
+};
+
+/* Start computing @job's summary in a new thread.
+ * Returns 0, or -pte_nomem if no thread could be started. */
+int bm_summary_start(struct bm_summary_job *job);
+
+/* Ask @job to stop; bm_summary_join() then returns soon. */
+void bm_summary_cancel(struct bm_summary_job *job);
+
+/* Wait for @job's thread.  Returns the job's result. */
+int bm_summary_join(struct bm_summary_job *job);
+
+#endif /* MARKS_H */

@@ -1,0 +1,216 @@
+/* marks_summary -- what happens inside a region: packet counts and timing. */
+#include <pthread.h>
+#include <string.h>
+
+#include "marks.h"
+#include "ptdec.h"
+
+/* Bytes decoded between progress updates and cancel checks. */
+#define BM_PROGRESS_STEP (256 * 1024)
+
+/* TSC packets carry bits 55:0. */
+#define BM_TSC_MASK ((UINT64_C(1) << 56) - 1)
+
+static void bm_count_packet(struct bm_summary *s, const struct pkt *p,
+			    int *cbr_seen, uint8_t *cbr_prev)
+{
+	uint64_t bits;
+	unsigned int k;
+
+	s->packets++;
+	s->by_type[p->type]++;
+	s->by_class[pkt_type_class((enum pkt_type)p->type)]++;
+	switch (p->type) {
+	case PKT_PSB:
+		s->psbs++;
+		break;
+	case PKT_TNT8:
+	case PKT_TNT64:
+		bits = p->u.tnt.bits;
+		s->tnt_bits += p->u.tnt.nbits;
+		for (k = 0; k < p->u.tnt.nbits; k++)
+			if (bits >> k & 1)
+				s->taken++;
+		s->not_taken = s->tnt_bits - s->taken;
+		break;
+	case PKT_TIP:
+	case PKT_TIP_PGE:
+	case PKT_TIP_PGD:
+		s->tips++;
+		break;
+	case PKT_CYC:
+		s->cyc_cycles += p->u.cyc;
+		break;
+	case PKT_TSC:
+		if (!s->has_tsc) {
+			s->has_tsc = 1;
+			s->first_tsc = p->u.tsc;
+			s->first_tsc_off = p->offset;
+		}
+		s->last_tsc = p->u.tsc;
+		s->last_tsc_off = p->offset;
+		s->tsc_ticks = (s->last_tsc - s->first_tsc) & BM_TSC_MASK;
+		break;
+	case PKT_CBR:
+		if (!s->cbrs)
+			s->first_cbr = p->u.cbr;
+		s->last_cbr = p->u.cbr;
+		s->cbrs++;
+		break;
+	case PKT_OVF:
+		s->ovfs++;
+		break;
+	}
+	if (p->type == PKT_CBR) {
+		if (*cbr_seen && *cbr_prev != p->u.cbr)
+			s->cbr_changes++;
+		*cbr_seen = 1;
+		*cbr_prev = p->u.cbr;
+	}
+}
+
+/* Where decoding starts: the PSB at or before @from, else the first one
+ * after it.  Returns 0, or -pte_nosync if no PSB lies before @to. */
+static int bm_summary_seek(const struct img *img, struct img_cursor *cur,
+			   uint64_t from, uint64_t to)
+{
+	uint64_t psb;
+	int ret;
+
+	if (!img_find_psb_before(img, from + 1, &psb))
+		return img_cursor_init(cur, img, psb) < 0 ? -pte_nosync : 0;
+	ret = img_cursor_init(cur, img, from);
+	if (ret < 0)
+		return -pte_nosync;
+	ret = img_cursor_sync_forward(cur, from);
+	if (ret < 0 || img_cursor_offset(cur) >= to)
+		return -pte_nosync;
+	return 0;
+}
+
+int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
+		      struct bm_summary *sum, struct bm_progress *prog,
+		      bm_observe_fn *observe, void *observe_ctx)
+{
+	uint64_t start, off, next_tick;
+	struct img_cursor cur;
+	uint8_t cbr_prev = 0;
+	int cbr_seen = 0, ret, in;
+	struct pkt p;
+
+	if (!img || !sum)
+		return -pte_invalid;
+	if (to > img->size)
+		to = img->size;
+	if (from >= to)
+		return -pte_invalid;
+	memset(sum, 0, sizeof(*sum));
+	sum->from = from;
+	sum->to = to;
+	sum->bytes = to - from;
+	ret = bm_summary_seek(img, &cur, from, to);
+	if (ret < 0) {
+		ret = 0;
+		goto out_done;
+	}
+	start = img_cursor_offset(&cur);
+	if (prog) {
+		atomic_store(&prog->total, to - start);
+		atomic_store(&prog->done, 0);
+	}
+	next_tick = start + BM_PROGRESS_STEP;
+	for (;;) {
+		off = img_cursor_offset(&cur);
+		if (off >= to)
+			break;
+		if (off >= next_tick) {
+			next_tick = off + BM_PROGRESS_STEP;
+			if (prog) {
+				atomic_store(&prog->done, off - start);
+				if (atomic_load(&prog->cancel)) {
+					ret = -pte_canceled;
+					goto out_done;
+				}
+			}
+		}
+		ret = img_cursor_next(&cur, &p);
+		if (cur.gap) {
+			sum->gaps += p.offset >= from && p.offset < to;
+			cur.gap = 0;
+		}
+		if (ret == -pte_eos)
+			break;
+		if (ret < 0) {
+			/* ptdump's way: count it, skip to the next PSB. */
+			if (p.offset >= from && p.offset < to) {
+				if (!sum->errors)
+					sum->first_error_off = p.offset;
+				sum->errors++;
+				sum->by_class[PKC_ERROR]++;
+			}
+			if (img_cursor_sync_forward(&cur, p.offset + 1) < 0)
+				break;
+			continue;
+		}
+		in = p.offset >= from;
+		if (in)
+			bm_count_packet(sum, &p, &cbr_seen, &cbr_prev);
+		else if (p.type == PKT_CBR) {
+			cbr_seen = 1;
+			cbr_prev = p.u.cbr;
+		}
+		if (observe) {
+			ret = observe(observe_ctx, &p, in, sum);
+			if (ret)
+				goto out_done;
+		}
+	}
+	ret = 0;
+	if (observe)
+		ret = observe(observe_ctx, NULL, 0, sum);
+out_done:
+	if (prog) {
+		if (!ret)
+			atomic_store(&prog->done, atomic_load(&prog->total));
+		atomic_store(&prog->finished, 1);
+	}
+	return ret;
+}
+
+static void *bm_summary_thread(void *arg)
+{
+	struct bm_summary_job *job = arg;
+
+	job->result = bm_region_summary(job->img, job->from, job->to, &job->sum,
+					&job->progress, job->observe,
+					job->observe_ctx);
+	return NULL;
+}
+
+int bm_summary_start(struct bm_summary_job *job)
+{
+	if (!job || !job->img)
+		return -pte_invalid;
+	atomic_store(&job->progress.done, 0);
+	atomic_store(&job->progress.total, job->to > job->from ? job->to - job->from : 0);
+	atomic_store(&job->progress.cancel, 0);
+	atomic_store(&job->progress.finished, 0);
+	job->result = 0;
+	if (pthread_create(&job->thread, NULL, bm_summary_thread, job))
+		return -pte_nomem;
+	return 0;
+}
+
+void bm_summary_cancel(struct bm_summary_job *job)
+{
+	if (job)
+		atomic_store(&job->progress.cancel, 1);
+}
+
+int bm_summary_join(struct bm_summary_job *job)
+{
+	if (!job)
+		return -pte_invalid;
+	pthread_join(job->thread, NULL);
+	return job->result;
+}
