@@ -8,5 +8,7 @@
 /* Each returns the process exit status: 0 ok, 1 trouble, 2 usage. */
 int cmd_dump_main(int argc, char **argv);
 int cmd_browse_main(int argc, char **argv);
+int cmd_info_main(int argc, char **argv);
+int cmd_extract_main(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -11,6 +11,8 @@ static const struct subcmd {
 	const char *summary;
 } subcmds[] = {
 	{ "dump", cmd_dump_main, "print packets in ptdump's format" },
+	{ "info", cmd_info_main, "describe a trace: container, streams, timing" },
+	{ "extract", cmd_extract_main, "write each stream as a raw .pt file" },
 	{ "browse", cmd_browse_main, "open the interactive browser (the default)" },
 };
 

@@ -1187,3 +1187,50 @@ int perfdata_tsc_to_time(const struct tm_config *cfg, uint64_t tsc,
 	      ((rem * cfg->time_mult) >> cfg->time_shift);
 	return 0;
 }
+
+/* Append " " (unless first) and a formatted option to @buf. */
+static void pd_append(char *buf, size_t size, size_t *len, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+
+static void pd_append(char *buf, size_t size, size_t *len, const char *fmt,
+		      ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len && *len + 1 < size) {
+		buf[(*len)++] = ' ';
+		buf[*len] = 0;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+size_t perfdata_ptdump_options(const struct tm_config *cfg, char *buf,
+			       size_t size)
+{
+	size_t len = 0;
+
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!cfg)
+		return 0;
+	if (cfg->have_cpu)
+		pd_append(buf, size, &len, "--cpu %u/%u/%u", cfg->cpu_family,
+			  cfg->cpu_model, cfg->cpu_stepping);
+	if (cfg->have_mtc_freq)
+		pd_append(buf, size, &len, "--mtc-freq %u", cfg->mtc_freq);
+	if (cfg->have_nom_freq)
+		pd_append(buf, size, &len, "--nom-freq %u", cfg->nom_freq);
+	if (cfg->have_cpuid_15) {
+		pd_append(buf, size, &len, "--cpuid-0x15.eax %" PRIu32,
+			  cfg->cpuid_15_eax);
+		pd_append(buf, size, &len, "--cpuid-0x15.ebx %" PRIu32,
+			  cfg->cpuid_15_ebx);
+	}
+	return len;
+}

@@ -130,4 +130,10 @@ int perfdata_time_to_tsc(const struct tm_config *cfg, uint64_t ns,
 int perfdata_tsc_to_time(const struct tm_config *cfg, uint64_t tsc,
 			 uint64_t *ns);
 
+/* Write @cfg as the ptdump options that decode with it ("--cpu 6/78/3
+ * --mtc-freq 3 ...", empty if nothing is known) into @buf.
+ * Returns the length of the string, truncated to @size - 1. */
+size_t perfdata_ptdump_options(const struct tm_config *cfg, char *buf,
+			       size_t size);
+
 #endif /* PERFDATA_H */

@@ -1,0 +1,216 @@
+/*
+ * cmd_extract -- `ptbrowse extract`: write each stream of a trace as a raw
+ * .pt file, with a .pt.options file holding the ptdump options that
+ * decode it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "perfdata.h"
+#include "trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ptbrowse extract [--stream S] TRACE -o DIR\n"
+"\n"
+"Write each stream of TRACE as DIR/BASE.NAME.pt (BASE is TRACE's file name,\n"
+"NAME the stream's, e.g. cpu3) and DIR/BASE.NAME.pt.options, one line of\n"
+"ptdump options that decode it (e.g. --cpu 6/78/3 --mtc-freq 3).\n"
+"A stream with gaps (snapshot mode, lost data) is written joined: the\n"
+"gaps are reported on stderr.\n"
+"\n"
+"options:\n"
+"  -o DIR           the output directory (must exist)\n"
+"  --stream S       only stream S (index, cpuN or name)\n");
+}
+
+/* Write [@p, @p + @n) to @fd.  Returns 0 or -1 (errno set). */
+static int write_all(int fd, const uint8_t *p, uint64_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (uint64_t)w;
+	}
+	return 0;
+}
+
+struct extract_job {
+	const struct img *img;
+	int fd;
+	int err;	/* errno of a failed write */
+};
+
+/* Copy the stream's spans to the file (under trace_guard). */
+static int write_spans(void *arg)
+{
+	struct extract_job *job = arg;
+	size_t i;
+
+	for (i = 0; i < job->img->nspans; i++) {
+		const struct img_span *s = &job->img->spans[i];
+
+		if (write_all(job->fd, s->data, s->size) < 0) {
+			job->err = errno;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Write @text plus a newline to @path.  Returns 0 or -1 (errno set). */
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int e;
+
+	if (!f)
+		return -1;
+	fprintf(f, "%s\n", text);
+	if (fflush(f) || ferror(f)) {
+		e = errno;
+		fclose(f);
+		errno = e;
+		return -1;
+	}
+	return fclose(f);
+}
+
+/* Write stream @idx of @t into @dir.  Returns 0 or -1 (reported). */
+static int extract_one(const struct trace *t, size_t idx, const char *dir,
+		       const char *base)
+{
+	const struct trace_stream *s = &t->streams[idx];
+	struct extract_job job;
+	char path[4096], opath[4200], opts[256];
+	uint64_t gaps = 0;
+	size_t i;
+	int r;
+
+	if (snprintf(path, sizeof(path), "%s/%s.%s.pt", dir, base, s->name) >=
+	    (int)sizeof(path)) {
+		fprintf(stderr, "ptbrowse extract: %s: path too long\n", dir);
+		return -1;
+	}
+	job.img = &s->img;
+	job.err = 0;
+	job.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (job.fd < 0) {
+		fprintf(stderr, "ptbrowse extract: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	r = trace_guard(write_spans, &job);
+	if (close(job.fd) < 0 && !r) {
+		job.err = errno;
+		r = -1;
+	}
+	if (r == -pte_sigbus) {
+		fprintf(stderr, "ptbrowse extract: %s: the file shrank while "
+			"reading it\n", t->path);
+		return -1;
+	}
+	if (r) {
+		fprintf(stderr, "ptbrowse extract: %s: %s\n", path,
+			strerror(job.err));
+		return -1;
+	}
+	perfdata_ptdump_options(&s->timing, opts, sizeof(opts));
+	snprintf(opath, sizeof(opath), "%s.options", path);
+	if (write_text(opath, opts) < 0) {
+		fprintf(stderr, "ptbrowse extract: %s: %s\n", opath,
+			strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < s->img.nspans; i++)
+		gaps += s->img.spans[i].gap_before;
+	if (gaps)
+		fprintf(stderr, "ptbrowse extract: %s: stream %s has %" PRIu64
+			" gap(s) (lost or overlapping data); %s joins them\n",
+			t->path, s->name, gaps, path);
+	printf("%s %" PRIu64 " bytes%s%s\n", path, s->img.size,
+	       opts[0] ? "; ptdump " : "", opts);
+	return 0;
+}
+
+int cmd_extract_main(int argc, char **argv)
+{
+	struct trace *t = NULL;
+	const char *path = NULL, *dir = NULL, *stream = NULL, *base;
+	char err[512];
+	int i, idx, rc = 1;
+	size_t s;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--stream")) {
+			if (++i >= argc) {
+				fprintf(stderr, "ptbrowse extract: %s: missing "
+					"argument\n", a);
+				return 2;
+			}
+			if (a[1] == 'o')
+				dir = argv[i];
+			else
+				stream = argv[i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "ptbrowse extract: unknown option: %s\n",
+				a);
+			usage(stderr);
+			return 2;
+		} else if (path) {
+			fprintf(stderr, "ptbrowse extract: one trace only\n");
+			return 2;
+		} else {
+			path = a;
+		}
+	}
+	if (!path || !dir) {
+		fprintf(stderr, "ptbrowse extract: %s\n",
+			path ? "no output directory (-o DIR)" : "no trace given");
+		usage(stderr);
+		return 2;
+	}
+	if (trace_open(&t, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse extract: %s\n", err);
+		return 1;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (stream) {
+		idx = trace_find_stream(t, stream);
+		if (idx < 0) {
+			fprintf(stderr, "ptbrowse extract: %s: no stream '%s'\n",
+				path, stream);
+			goto out_close;
+		}
+		if (extract_one(t, (size_t)idx, dir, base) < 0)
+			goto out_close;
+	} else {
+		for (s = 0; s < t->nstreams; s++)
+			if (extract_one(t, s, dir, base) < 0)
+				goto out_close;
+	}
+	rc = 0;
+out_close:
+	trace_close(t);
+	return rc;
+}

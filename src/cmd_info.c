@@ -1,0 +1,359 @@
+/*
+ * cmd_info -- `ptbrowse info`: what a trace file holds: the container, its
+ * streams (cpu, tid, bytes, spans, gaps, PSBs, first and last TSC) and the
+ * timing configuration as ptdump options.  Text, or --json.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "image.h"
+#include "perfdata.h"
+#include "pkt.h"
+#include "trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ptbrowse info [--json] TRACE\n"
+"\n"
+"Describe TRACE (a raw Intel PT file or a perf.data file): the container,\n"
+"each stream's CPU, thread, size, PSB count and TSC range, and the timing\n"
+"configuration recorded with it, as ptdump options.\n"
+"\n"
+"options:\n"
+"  --json           print one JSON object instead of text\n");
+}
+
+/* What a scan of one stream finds. */
+struct info_stats {
+	uint64_t psbs;
+	uint64_t gaps;
+	uint8_t have_first, have_last;
+	uint64_t first_tsc, last_tsc;
+};
+
+struct info_job {
+	const struct img *img;
+	struct info_stats *stats;
+};
+
+/* The last TSC in [@from, @to) of @img, decoding from PSB @from. */
+static int last_tsc_in(const struct img *img, uint64_t from, uint64_t to,
+		       uint64_t *tsc)
+{
+	struct img_cursor cur;
+	struct pkt pkt;
+	int found = 0;
+
+	if (img_cursor_init(&cur, img, from) < 0)
+		return 0;
+	while (img_cursor_offset(&cur) < to && img_cursor_next(&cur, &pkt) > 0) {
+		if (pkt.type == PKT_TSC) {
+			*tsc = pkt.u.tsc;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* Count PSBs, find the first TSC (forward from the first PSB) and the last
+ * (backward, PSB by PSB, from the end). */
+static int scan_stream(void *arg)
+{
+	struct info_job *job = arg;
+	const struct img *img = job->img;
+	struct info_stats *s = job->stats;
+	struct img_cursor cur;
+	struct pkt pkt;
+	uint64_t off, psb;
+	size_t i;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < img->nspans; i++) {
+		const struct img_span *sp = &img->spans[i];
+		const uint8_t *p = sp->data, *end = sp->data + sp->size;
+
+		s->gaps += sp->gap_before;
+		while ((p = pkt_find_psb(p, end))) {
+			s->psbs++;
+			p += PKT_PSB_SIZE;
+		}
+	}
+	off = 0;
+	while (!s->have_first && !img_cursor_init(&cur, img, off) &&
+	       !img_cursor_sync_forward(&cur, off)) {
+		while ((r = img_cursor_next(&cur, &pkt)) > 0) {
+			if (pkt.type == PKT_TSC) {
+				s->first_tsc = pkt.u.tsc;
+				s->have_first = 1;
+				break;
+			}
+		}
+		if (r <= 0)
+			off = img_cursor_offset(&cur) + 1;
+	}
+	off = img->size;
+	while (!s->have_last && !img_find_psb_before(img, off, &psb)) {
+		if (last_tsc_in(img, psb, off, &s->last_tsc))
+			s->have_last = 1;
+		off = psb;
+	}
+	return 0;
+}
+
+/* Print @s as a JSON string. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static const char *kind_name(enum trace_kind k)
+{
+	switch (k) {
+	case TRACE_RAW:
+		return "raw";
+	case TRACE_PERF_FILE:
+		return "perf.data";
+	case TRACE_PERF_PIPE:
+		return "perf.data (pipe mode)";
+	}
+	return "?";
+}
+
+/* One stream's timing in JSON. */
+static void json_timing(const struct tm_config *c)
+{
+	char opts[256];
+
+	perfdata_ptdump_options(c, opts, sizeof(opts));
+	printf("\"timing\": {");
+	if (c->have_cpu)
+		printf("\"cpu_family\": %u, \"cpu_model\": %u, "
+		       "\"cpu_stepping\": %u, ", c->cpu_family,
+		       c->cpu_model, c->cpu_stepping);
+	if (c->have_mtc_freq)
+		printf("\"mtc_freq\": %u, ", c->mtc_freq);
+	if (c->have_nom_freq)
+		printf("\"nom_freq\": %u, ", c->nom_freq);
+	if (c->have_cpuid_15)
+		printf("\"cpuid_15_eax\": %" PRIu32 ", \"cpuid_15_ebx\": %"
+		       PRIu32 ", ", c->cpuid_15_eax, c->cpuid_15_ebx);
+	if (c->have_cyc_thresh)
+		printf("\"cyc_thresh\": %u, ", c->cyc_thresh);
+	if (c->have_perf_conv)
+		printf("\"time_shift\": %u, \"time_mult\": %" PRIu32
+		       ", \"time_zero\": %" PRIu64 ", ", c->time_shift,
+		       c->time_mult, c->time_zero);
+	printf("\"ptdump_options\": ");
+	json_str(opts);
+	printf("}");
+}
+
+static void print_json(const struct trace *t, const struct info_stats *stats)
+{
+	const struct pd_info *in = perfdata_info(t);
+	size_t i;
+	int k;
+
+	printf("{\"file\": ");
+	json_str(t->path);
+	printf(", \"container\": \"%s\", \"size\": %" PRIu64 ",\n",
+	       t->kind == TRACE_RAW ? "raw" : t->kind == TRACE_PERF_FILE ?
+	       "perf-file" : "perf-pipe", t->size);
+	if (in) {
+		printf(" \"perf\": {\"records\": %" PRIu64 ", \"auxtrace\": %"
+		       PRIu64 ", \"cpuid\": ", in->nrecords, in->nauxtrace);
+		json_str(in->cpuid);
+		printf(", \"pmu_type\": %" PRIu32 ", \"config\": \"%#" PRIx64
+		       "\", \"tsc\": %u, \"mtc\": %u, \"mtc_period\": %u, "
+		       "\"cyc\": %u, \"cyc_thresh\": %u, \"psb_period\": %u, "
+		       "\"noretcomp\": %u, \"snapshot_mode\": %u, "
+		       "\"per_cpu_mmaps\": %u, \"have_sched_switch\": %u, "
+		       "\"tsc_ctc_ratio_n\": %" PRIu32 ", \"tsc_ctc_ratio_d\": %"
+		       PRIu32 ", \"max_non_turbo_ratio\": %" PRIu32
+		       ", \"filter\": ", in->pmu_type, in->config, in->tsc,
+		       in->mtc, in->mtc_period, in->cyc, in->cyc_thresh,
+		       in->psb_period, in->noretcomp, in->snapshot_mode,
+		       in->per_cpu_mmaps, in->have_sched_switch,
+		       in->tsc_ctc_ratio_n, in->tsc_ctc_ratio_d,
+		       in->max_non_turbo_ratio);
+		json_str(in->filter);
+		printf(", \"sideband\": {");
+		for (k = 0; k < PD_EV_NKINDS; k++)
+			printf("%s\"%s\": %" PRIu64, k ? ", " : "",
+			       perfdata_event_name(k), in->nevents[k]);
+		printf("}, \"warnings\": %u, \"warning\": ", in->nwarnings);
+		json_str(in->warning);
+		printf("},\n");
+	}
+	printf(" \"streams\": [");
+	for (i = 0; i < t->nstreams; i++) {
+		const struct trace_stream *s = &t->streams[i];
+		const struct info_stats *st = &stats[i];
+
+		printf("%s\n  {\"index\": %zu, \"name\": ", i ? "," : "", i);
+		json_str(s->name);
+		printf(", \"cpu\": %d, \"tid\": %d, \"bytes\": %" PRIu64
+		       ", \"spans\": %zu, \"gaps\": %" PRIu64
+		       ", \"snapshot\": %s, \"psbs\": %" PRIu64, s->cpu, s->tid,
+		       s->img.size, s->img.nspans, st->gaps,
+		       s->snapshot ? "true" : "false", st->psbs);
+		if (st->have_first)
+			printf(", \"first_tsc\": %" PRIu64, st->first_tsc);
+		if (st->have_last)
+			printf(", \"last_tsc\": %" PRIu64, st->last_tsc);
+		printf(", ");
+		json_timing(&s->timing);
+		printf("}");
+	}
+	printf("\n ]}\n");
+}
+
+static void print_text(const struct trace *t, const struct info_stats *stats)
+{
+	const struct pd_info *in = perfdata_info(t);
+	char opts[256];
+	size_t i;
+	int k;
+
+	printf("file       %s\n", t->path);
+	printf("container  %s, %" PRIu64 " bytes", kind_name(t->kind), t->size);
+	if (in)
+		printf(", %" PRIu64 " records, %" PRIu64 " AUXTRACE",
+		       in->nrecords, in->nauxtrace);
+	printf("\n");
+	if (in) {
+		if (in->cpuid[0])
+			printf("cpuid      %s\n", in->cpuid);
+		if (in->have_config)
+			printf("intel_pt   config %#" PRIx64 ":%s%s%s%s "
+			       "mtc_period=%u psb_period=%u cyc_thresh=%u\n",
+			       in->config, in->tsc ? " tsc" : "",
+			       in->mtc ? " mtc" : "", in->cyc ? " cyc" : "",
+			       in->noretcomp ? " noretcomp" : "",
+			       in->mtc_period, in->psb_period, in->cyc_thresh);
+		printf("recording  %s, %s%s%s\n",
+		       in->per_cpu_mmaps ? "per-cpu" : "per-thread",
+		       in->snapshot_mode ? "snapshot mode" : "full trace",
+		       in->filter[0] ? ", filter " : "", in->filter);
+		if (in->have_time_conv)
+			printf("perf time  time_shift %u, time_mult %" PRIu32
+			       ", time_zero %" PRIu64 "\n", in->time_shift,
+			       in->time_mult, in->time_zero);
+		printf("sideband  ");
+		for (k = 0; k < PD_EV_NKINDS; k++)
+			printf(" %s %" PRIu64, perfdata_event_name(k),
+			       in->nevents[k]);
+		printf("\n");
+		if (in->ncompressed)
+			printf("note       %" PRIu64 " compressed records "
+			       "skipped (perf record -z): sideband incomplete\n",
+			       in->ncompressed);
+		if (in->nwarnings)
+			printf("warnings   %u; first: %s\n", in->nwarnings,
+			       in->warning);
+	}
+	if (t->nstreams) {
+		perfdata_ptdump_options(&t->streams[0].timing, opts,
+					sizeof(opts));
+		printf("timing     %s\n", opts[0] ? opts : "(none recorded)");
+	}
+	printf("\n%-6s %-10s %4s %7s %12s %6s %5s %6s %-16s %-16s\n", "stream",
+	       "name", "cpu", "tid", "bytes", "spans", "gaps", "psbs",
+	       "first-tsc", "last-tsc");
+	for (i = 0; i < t->nstreams; i++) {
+		const struct trace_stream *s = &t->streams[i];
+		const struct info_stats *st = &stats[i];
+		char cpu[16] = "-", tid[16] = "-", f[24] = "-", l[24] = "-";
+
+		if (s->cpu >= 0)
+			snprintf(cpu, sizeof(cpu), "%d", s->cpu);
+		if (s->tid >= 0)
+			snprintf(tid, sizeof(tid), "%d", s->tid);
+		if (st->have_first)
+			snprintf(f, sizeof(f), "%#" PRIx64, st->first_tsc);
+		if (st->have_last)
+			snprintf(l, sizeof(l), "%#" PRIx64, st->last_tsc);
+		printf("%-6zu %-10s %4s %7s %12" PRIu64 " %6zu %5" PRIu64
+		       " %6" PRIu64 " %-16s %-16s\n", i, s->name, cpu, tid,
+		       s->img.size, s->img.nspans, st->gaps, st->psbs, f, l);
+	}
+}
+
+int cmd_info_main(int argc, char **argv)
+{
+	struct info_stats *stats;
+	struct info_job job;
+	struct trace *t = NULL;
+	const char *path = NULL;
+	char err[512];
+	int json = 0, i, rc = 1;
+	size_t s;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "ptbrowse info: unknown option: %s\n",
+				argv[i]);
+			usage(stderr);
+			return 2;
+		} else if (path) {
+			fprintf(stderr, "ptbrowse info: one trace only\n");
+			return 2;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "ptbrowse info: no trace given\n");
+		usage(stderr);
+		return 2;
+	}
+	if (trace_open(&t, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse info: %s\n", err);
+		return 1;
+	}
+	stats = calloc(t->nstreams ? t->nstreams : 1, sizeof(*stats));
+	if (!stats) {
+		fprintf(stderr, "ptbrowse info: out of memory\n");
+		goto out_close;
+	}
+	for (s = 0; s < t->nstreams; s++) {
+		job.img = &t->streams[s].img;
+		job.stats = &stats[s];
+		if (trace_guard(scan_stream, &job) < 0) {
+			fprintf(stderr, "ptbrowse info: %s: the file shrank "
+				"while reading it\n", path);
+			goto out_free;
+		}
+	}
+	if (json)
+		print_json(t, stats);
+	else
+		print_text(t, stats);
+	rc = 0;
+out_free:
+	free(stats);
+out_close:
+	trace_close(t);
+	return rc;
+}
