@@ -51,4 +51,8 @@ void tm_config_merge(struct tm_config *cfg, const struct tm_config *from);
  * to timing: family 6, models 0x4e, 0x5e, 0x8e, 0x9e, 0xa5, 0xa6. */
 int tm_config_skl168(const struct tm_config *cfg);
 
+/* Whether libipt knows the errata of the CPU @cfg names (ptdump says
+ * "failed to determine errata: unknown cpu" otherwise). */
+int tm_config_cpu_known(const struct tm_config *cfg);
+
 #endif /* TM_CONFIG_H */

@@ -107,6 +107,7 @@ static void print_line(struct dump_state *st, const struct dump_line *l)
 
 	if (st->opts.quiet || l->skip)
 		return;
+	out_put(o, l->prefix, strlen(l->prefix));
 	if (st->opts.show_offset) {
 		char off[17];
 
@@ -180,6 +181,7 @@ static void dump_packet(struct dump_state *st, const struct pkt *pkt)
 	l.raw[0] = 0;
 	l.track_id[0] = 0;
 	l.track[0] = 0;
+	l.prefix[0] = 0;
 	l.name = pkt_type_name((enum pkt_type)pkt->type);
 	dump_fmt_payload(l.payload, sizeof(l.payload), pkt);
 

@@ -27,6 +27,7 @@ struct dump_line {
 	char payload[64];
 	char track_id[8];	/* "ip", "tsc", "fcr", ... */
 	char track[48];
+	char prefix[128];	/* --cycles columns, printed first */
 };
 
 struct dump_state {
