@@ -1,0 +1,1043 @@
+/*
+ * ptgen -- generate a realistic, deterministic Intel PT trace of any size.
+ *
+ * The trace is streamed through a fixed buffer and never held in memory.
+ * Packets are encoded here (not with libipt's encoder) for speed.  One
+ * model drives everything: a core clock running at CBR, a TSC running at
+ * the nominal ratio, and a crystal clock (ART) at TSC * eax / ebx, so the
+ * TSC, TMA, MTC and CYC packets all tell the same, monotonic time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Output is flushed in chunks of GEN_BUF_SIZE; an event (a PSB+ or a
+ * burst of packets) always fits in the GEN_EVENT_MAX of slack after it,
+ * so the last event can be taken back when it would overrun --size. */
+#define GEN_BUF_SIZE	(1u << 20)
+#define GEN_EVENT_MAX	(64u << 10)
+/* MTC periods a sleep may last: fewer than 256, so no CTC wraps unseen. */
+#define GEN_SLEEP_MTCS	200
+
+/* Probabilities are compared with 32-bit random numbers. */
+#define P32(p)		((uint32_t)((p) * 4294967295.0))
+
+struct gen_opts {
+	uint64_t seed;
+	uint64_t size;
+	const char *out;
+	uint64_t psb_period;
+	int cyc;
+	unsigned mtc_freq;
+	unsigned nom_freq;
+	uint32_t eax, ebx;
+	double ovf_rate;	/* per event */
+	double corrupt_rate;	/* per byte */
+	int truncate;
+	int print_config;
+};
+
+struct gen {
+	struct gen_opts o;
+	uint64_t rng[4];	/* xoshiro256** */
+	uint64_t crng[4];	/* a second stream for corruption */
+	int fd;
+	uint8_t *buf, *pos;
+	uint64_t flushed;	/* bytes written out before buf */
+	uint64_t next_corrupt;	/* offset of the next flipped byte */
+	double corrupt_log;	/* log(1 - corrupt_rate) */
+	uint64_t next_psb;	/* offset at or after which a PSB is due */
+	uint32_t ovf_p;
+
+	/* time */
+	uint64_t tsc;		/* TSC[55:0] */
+	uint64_t rem;		/* fraction of a TSC tick, in 1/cbr units */
+	uint64_t cyc_acc;	/* core cycles not yet added to tsc */
+	uint64_t mtc_period;	/* ART >> MTCFreq of the next MTC */
+	uint64_t mtc_tsc;	/* TSC at which it is due */
+	uint64_t cyc_to_mtc;	/* core cycles until then */
+	uint64_t cyc_pending;	/* core cycles since the last CYC */
+	unsigned cbr;
+
+	/* flow */
+	uint64_t cur_ip;	/* where the traced program is */
+	uint64_t last_ip;	/* the IP compression state */
+	int ip_valid;		/* last_ip usable (no PSB or OVF since) */
+	int enabled;		/* between tip.pge and tip.pgd */
+	int intx;		/* inside a transaction */
+	uint64_t cr3;
+	int vmx;		/* pip.nr and vmcs in PSB+ */
+};
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t xo_next(uint64_t *s)
+{
+	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return r;
+}
+
+static void xo_seed(uint64_t *s, uint64_t seed)
+{
+	int i;
+
+	/* splitmix64, so that nearby seeds give unrelated streams */
+	for (i = 0; i < 4; i++) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		s[i] = z ^ (z >> 31);
+	}
+}
+
+static inline uint64_t rnd(struct gen *g)
+{
+	return xo_next(g->rng);
+}
+
+/* A uniform number in [0, n). */
+static inline uint64_t rnd_below(struct gen *g, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rnd(g) * n) >> 64);
+}
+
+static uint64_t gen_total(const struct gen *g)
+{
+	return g->flushed + (uint64_t)(g->pos - g->buf);
+}
+
+static void die(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "ptgen: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Flip bytes of the buffer that fall on a corruption point. */
+static void gen_corrupt(struct gen *g, size_t len)
+{
+	while (g->next_corrupt < g->flushed + len) {
+		uint64_t r = xo_next(g->crng);
+		double u;
+
+		g->buf[g->next_corrupt - g->flushed] ^= (uint8_t)(1 + r % 255);
+		u = ((r >> 11) + 1) * 0x1.0p-53;
+		g->next_corrupt += 1 + (uint64_t)(log(u) / g->corrupt_log);
+	}
+}
+
+static void gen_flush(struct gen *g)
+{
+	size_t len = (size_t)(g->pos - g->buf), done = 0;
+
+	if (g->o.corrupt_rate > 0)
+		gen_corrupt(g, len);
+	while (done < len) {
+		ssize_t n = write(g->fd, g->buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("%s: %s", g->o.out, strerror(n < 0 ? errno : EIO));
+		done += (size_t)n;
+	}
+	g->flushed += len;
+	g->pos = g->buf;
+}
+
+static inline void put1(struct gen *g, uint8_t b)
+{
+	*g->pos++ = b;
+}
+
+static inline void put2(struct gen *g, uint8_t a, uint8_t b)
+{
+	g->pos[0] = a;
+	g->pos[1] = b;
+	g->pos += 2;
+}
+
+/* @n little-endian bytes of @v. */
+static inline void putle(struct gen *g, uint64_t v, int n)
+{
+	while (n--) {
+		*g->pos++ = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static void put_pads(struct gen *g, unsigned n)
+{
+	memset(g->pos, 0, n);
+	g->pos += n;
+}
+
+/* CYC at @p: 5 bits in the opcode byte, then 7 bits per extension
+ * byte.  The value stays below 2^61: libipt's decoder rejects a ninth
+ * extension.  Returns the end of the packet. */
+static inline uint8_t *enc_cyc(uint8_t *p, uint64_t v)
+{
+	uint8_t b;
+
+	if (v < 4096) {
+		/* the common case, without a branch on the size */
+		unsigned ext = v >= 32;
+
+		p[0] = (uint8_t)(0x03 | ext << 2 | (v & 0x1f) << 3);
+		p[1] = (uint8_t)(v >> 5 << 1);
+		return p + 1 + ext;
+	}
+	if (v >> 61)
+		v = (1ull << 61) - 1;
+	b = (uint8_t)(0x07 | (v & 0x1f) << 3);
+	*p++ = b;
+	v >>= 5;
+	while (v) {
+		b = (uint8_t)((v & 0x7f) << 1);
+		v >>= 7;
+		if (v)
+			b |= 1;
+		*p++ = b;
+	}
+	return p;
+}
+
+static void put_cyc(struct gen *g, uint64_t v)
+{
+	g->pos = enc_cyc(g->pos, v);
+}
+
+/* The CYC owed before a CYC-eligible packet. */
+static inline void put_cyc_pending(struct gen *g)
+{
+	if (g->o.cyc && g->cyc_pending) {
+		put_cyc(g, g->cyc_pending);
+		g->cyc_pending = 0;
+	}
+}
+
+/* The crystal clock at TSC @tsc. */
+static uint64_t art_of(const struct gen *g, uint64_t tsc)
+{
+	/* a 56-bit TSC times a small eax fits 64 bits: skip the slow path */
+	if (g->o.eax < 256)
+		return tsc * g->o.eax / g->o.ebx;
+	return (uint64_t)((unsigned __int128)tsc * g->o.eax / g->o.ebx);
+}
+
+/* The first TSC at which the crystal clock reads @art. */
+static uint64_t tsc_of_art(const struct gen *g, uint64_t art)
+{
+	/* art * ebx is about tsc * eax */
+	if (g->o.eax < 256)
+		return (art * g->o.ebx + g->o.eax - 1) / g->o.eax;
+	return (uint64_t)(((unsigned __int128)art * g->o.ebx + g->o.eax - 1) /
+			  g->o.eax);
+}
+
+/* Plan the MTC of crystal clock period @period (ART >> MTCFreq): when it
+ * is due, and the core cycles until then.  The TSC must be in sync. */
+static void plan_mtc_at(struct gen *g, uint64_t period)
+{
+	g->mtc_period = period;
+	g->mtc_tsc = tsc_of_art(g, period << g->o.mtc_freq);
+	g->cyc_to_mtc = ((g->mtc_tsc - g->tsc) * g->cbr - g->rem +
+			 g->o.nom_freq - 1) / g->o.nom_freq;
+}
+
+/* Bring the TSC up to date with the cycles run since the last call. */
+static void sync_tsc(struct gen *g)
+{
+	g->rem += g->cyc_acc * g->o.nom_freq;
+	g->tsc += g->rem / g->cbr;
+	g->rem %= g->cbr;
+	g->cyc_acc = 0;
+}
+
+/* After the TSC or the CBR changed: plan the first MTC after now. */
+static void plan_mtc(struct gen *g)
+{
+	plan_mtc_at(g, (art_of(g, g->tsc) >> g->o.mtc_freq) + 1);
+}
+
+/* The MTC that is due now. */
+static void put_mtc(struct gen *g)
+{
+	/* A dropped MTC is recovered by decoders from the payload gap. */
+	if ((rnd(g) & 63) != 0) {
+		put_cyc_pending(g);
+		put2(g, 0x59, (uint8_t)g->mtc_period);
+	}
+	plan_mtc_at(g, g->mtc_period + 1);
+}
+
+/* Run the core for @c cycles, with an MTC at every crystal clock
+ * boundary passed, each after the CYC of the cycles up to it.  The TSC
+ * is brought up to date lazily: this is the hot path. */
+static inline void run(struct gen *g, uint64_t c)
+{
+	while (c >= g->cyc_to_mtc) {
+		c -= g->cyc_to_mtc;
+		g->cyc_acc += g->cyc_to_mtc;
+		g->cyc_pending += g->cyc_to_mtc;
+		sync_tsc(g);
+		put_mtc(g);
+	}
+	g->cyc_to_mtc -= c;
+	g->cyc_acc += c;
+	g->cyc_pending += c;
+}
+
+/* Cycles between two packets from 14 random bits @r: mostly short,
+ * with a long tail. */
+static inline uint64_t cycles_of(uint64_t r)
+{
+	/* a table, not a switch: a random branch costs more than the rest */
+	static const uint16_t mask[16] = {
+		1023, 255, 255, 31, 31, 31, 31, 31,
+		31, 31, 31, 31, 31, 31, 31, 31,
+	};
+
+	return 1 + ((r >> 4) & mask[r & 15]);
+}
+
+static uint64_t some_cycles(struct gen *g)
+{
+	return cycles_of(rnd(g));
+}
+
+/* Sleep for @ticks TSC ticks: the core clock stops, so no cycles pass and
+ * no MTCs are sent; the next MTC's payload shows the gap. */
+static void sleep_ticks(struct gen *g, uint64_t ticks)
+{
+	sync_tsc(g);
+	g->tsc += ticks;
+	plan_mtc(g);
+}
+
+static uint64_t sext48(uint64_t ip)
+{
+	return (uint64_t)((int64_t)(ip << 16) >> 16);
+}
+
+/* An IP packet with opcode @opc for @ip, in a compression that works
+ * against the last IP, usually the smallest. */
+static void put_ip(struct gen *g, uint8_t opc, uint64_t ip)
+{
+	static const uint8_t sizes[] = { 0, 2, 4, 6, 6, 0, 8 };
+	uint8_t legal[6];
+	unsigned n = 0, ipc;
+
+	if (g->ip_valid) {
+		if ((ip >> 16) == (g->last_ip >> 16))
+			legal[n++] = 1;
+		if ((ip >> 32) == (g->last_ip >> 32))
+			legal[n++] = 2;
+		if ((ip >> 48) == (g->last_ip >> 48))
+			legal[n++] = 4;
+	}
+	if (sext48(ip) == ip)
+		legal[n++] = 3;
+	legal[n++] = 6;
+	ipc = legal[(rnd(g) & 7) ? 0 : rnd_below(g, n)];
+	put1(g, (uint8_t)(opc | ipc << 5));
+	putle(g, ip, sizes[ipc]);
+	g->last_ip = ip;
+	g->ip_valid = 1;
+}
+
+static void put_suppressed(struct gen *g, uint8_t opc)
+{
+	put1(g, opc);
+}
+
+/* The next branch target: mostly near, sometimes far, now and then into
+ * another region (program, shared libraries, kernel). */
+static uint64_t next_ip(struct gen *g)
+{
+	uint64_t r = rnd(g), ip = g->cur_ip;
+
+	switch (r & 15) {
+	case 0:
+		switch ((r >> 4) & 3) {
+		case 0:
+			ip = 0xffffffff81000000ull + ((r >> 8) & 0xffffff);
+			break;
+		case 1:
+			ip = 0x00007f3a2c000000ull + ((r >> 8) & 0x3ffffff);
+			break;
+		default:
+			ip = 0x0000555555554000ull + ((r >> 8) & 0x1fffff);
+			break;
+		}
+		break;
+	case 1:
+	case 2:
+	case 3:
+		ip = (ip & ~0xffffffull) | ((r >> 8) & 0xffffff);
+		break;
+	default:
+		ip += ((r >> 8) & 0x1fff) - 0x1000;
+		break;
+	}
+	g->cur_ip = ip;
+	return ip;
+}
+
+static void put_mode_exec(struct gen *g)
+{
+	/* 64-bit: CS.L set, CS.D clear */
+	put2(g, 0x99, 0x01);
+}
+
+static void put_tsc(struct gen *g)
+{
+	sync_tsc(g);
+	put1(g, 0x19);
+	putle(g, g->tsc, 7);
+}
+
+static void put_psb_pads(struct gen *g)
+{
+	if (rnd(g) & 1)
+		put_pads(g, (unsigned)rnd_below(g, 9));
+}
+
+/* PSB+: the full state, so a decoder can start here. */
+static void put_psb_plus(struct gen *g)
+{
+	uint64_t art, fc;
+	int i;
+
+	g->next_psb = gen_total(g) + g->o.psb_period;
+	for (i = 0; i < 8; i++)
+		put2(g, 0x02, 0x82);
+	/* The SDM resets the last IP at a PSB (ptdump does not): the first
+	 * IP after it is sent in full so both read the same address. */
+	g->ip_valid = 0;
+	put_psb_pads(g);
+	if (g->intx || (rnd(g) & 3) == 0)
+		put2(g, 0x99, (uint8_t)(0x20 | g->intx));
+	if (g->enabled) {
+		put_mode_exec(g);
+		put_ip(g, 0x1d, g->cur_ip);
+	}
+	put_psb_pads(g);
+	put2(g, 0x02, 0x43);
+	putle(g, (g->cr3 >> 5) << 1 | (uint64_t)g->vmx, 6);
+	if (g->vmx) {
+		put2(g, 0x02, 0xc8);
+		putle(g, 0x12345ull + (g->cr3 >> 12 & 0xff), 5);
+	}
+	put_psb_pads(g);
+	put_tsc(g);		/* syncs the TSC */
+	put_psb_pads(g);
+	art = art_of(g, g->tsc);
+	fc = g->tsc - tsc_of_art(g, art);
+	put2(g, 0x02, 0x73);
+	putle(g, art & 0xffff, 2);
+	put1(g, 0);
+	putle(g, fc > 511 ? 511 : fc, 2);
+	put_psb_pads(g);
+	put2(g, 0x02, 0x03);
+	put2(g, (uint8_t)g->cbr, 0);
+	put2(g, 0x02, 0x23);
+}
+
+/* A tnt.8 with 1..6 bits, mostly full. */
+static uint8_t tnt8_byte(uint64_t r)
+{
+	uint8_t b = (uint8_t)(r & 0x7e);
+	/* one in eight has fewer bits: a stop bit at 2..6 */
+	uint8_t few = (uint8_t)((b | 4) & (0xff >> (((r >> 11) & 3) + 1)));
+
+	return ((r >> 8) & 7) ? (uint8_t)(b | 0x80) : few;
+}
+
+/* A burst of tnt.8, each after its CYC.  The hot path: it keeps the
+ * cursor and the clock in locals, since byte stores through g->pos would
+ * make the compiler reload every field of *g after each one. */
+static void ev_tnt(struct gen *g)
+{
+	uint64_t r = rnd(g), c[8], to_mtc, acc, pending;
+	unsigned n = 2 + (r & 7) % 7, i;
+	int cyc = g->o.cyc;
+	uint8_t *p;
+
+	for (i = 0; i < n; i += 2) {
+		uint64_t r2 = rnd(g);
+
+		c[i] = cycles_of(r2);
+		c[i + 1] = cycles_of(r2 >> 32);
+	}
+	r >>= 3;
+	p = g->pos;
+	to_mtc = g->cyc_to_mtc;
+	acc = g->cyc_acc;
+	pending = g->cyc_pending;
+	for (i = 0; i < n; i++, r >>= 7) {
+		if (c[i] >= to_mtc) {
+			g->pos = p;
+			g->cyc_to_mtc = to_mtc;
+			g->cyc_acc = acc;
+			g->cyc_pending = pending;
+			run(g, c[i]);
+			p = g->pos;
+			to_mtc = g->cyc_to_mtc;
+			acc = g->cyc_acc;
+			pending = g->cyc_pending;
+		} else {
+			to_mtc -= c[i];
+			acc += c[i];
+			pending += c[i];
+		}
+		if (cyc && pending) {
+			p = enc_cyc(p, pending);
+			pending = 0;
+		}
+		*p++ = tnt8_byte(r);
+	}
+	g->pos = p;
+	g->cyc_to_mtc = to_mtc;
+	g->cyc_acc = acc;
+	g->cyc_pending = pending;
+}
+
+static void ev_tnt64(struct gen *g)
+{
+	uint64_t r = rnd(g);
+	unsigned nbits = 1 + (unsigned)rnd_below(g, 47);
+	uint64_t bits = r & ((1ull << nbits) - 1);
+
+	run(g, some_cycles(g) * 4);
+	put_cyc_pending(g);
+	put2(g, 0x02, 0xa3);
+	putle(g, bits | 1ull << nbits, 6);
+}
+
+static void ev_tip(struct gen *g)
+{
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	if ((rnd(g) & 255) == 0)
+		put_suppressed(g, 0x0d);
+	else
+		put_ip(g, 0x0d, next_ip(g));
+}
+
+/* An interrupt: where it struck, then the handler. */
+static void ev_interrupt(struct gen *g)
+{
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	put_ip(g, 0x1d, g->cur_ip);
+	g->cur_ip = 0xffffffff81a00000ull + (rnd(g) & 0xfff0);
+	put_ip(g, 0x0d, g->cur_ip);
+}
+
+/* Tracing stops (a filter or a privilege change) and resumes later. */
+static void ev_disable(struct gen *g)
+{
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	if (rnd(g) & 1)
+		put_suppressed(g, 0x01);
+	else
+		put_ip(g, 0x01, next_ip(g));
+	g->enabled = 0;
+}
+
+static void ev_enable(struct gen *g)
+{
+	run(g, some_cycles(g) * 8);
+	put_cyc_pending(g);
+	put_mode_exec(g);
+	put_ip(g, 0x11, next_ip(g));
+	g->enabled = 1;
+}
+
+static void ev_tsc(struct gen *g)
+{
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	put_tsc(g);
+}
+
+static void ev_cbr(struct gen *g)
+{
+	unsigned cbr = g->cbr + (unsigned)rnd_below(g, 9) - 4;
+
+	if (cbr < 8)
+		cbr = 8;
+	if (cbr > 40)
+		cbr = 40;
+	put2(g, 0x02, 0x03);
+	put2(g, (uint8_t)cbr, 0);
+	sync_tsc(g);
+	g->cbr = cbr;
+	g->rem = 0;
+	plan_mtc(g);
+}
+
+static void ev_pip(struct gen *g)
+{
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	g->cr3 = 0x100000000ull + (rnd_below(g, 1 << 20) << 12);
+	put2(g, 0x02, 0x43);
+	putle(g, (g->cr3 >> 5) << 1 | (uint64_t)g->vmx, 6);
+	put_ip(g, 0x0d, next_ip(g));
+}
+
+static void ev_tsx(struct gen *g)
+{
+	uint8_t bits;
+
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	if (g->intx)
+		bits = (rnd(g) & 3) ? 0 : 2;	/* commit, or abort */
+	else
+		bits = 1;
+	put2(g, 0x99, (uint8_t)(0x20 | bits));
+	put_ip(g, 0x1d, g->cur_ip);
+	if (bits == 2)
+		put_ip(g, 0x0d, next_ip(g));
+	g->intx = bits == 1;
+}
+
+static void ev_ptw(struct gen *g)
+{
+	uint64_t r = rnd(g);
+	int plc = (int)(r & 1), ip = (int)((r >> 1) & 1);
+
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	put2(g, 0x02, (uint8_t)(0x12 | plc << 5 | ip << 7));
+	putle(g, rnd(g), plc ? 8 : 4);
+	if (ip)
+		put_ip(g, 0x1d, g->cur_ip);
+}
+
+/* mwait, pwre, exstop + fup, a sleep, pwrx. */
+static void ev_sleep(struct gen *g)
+{
+	uint64_t r = rnd(g);
+	unsigned state = 1 + (unsigned)((r >> 2) % 6), sub = (r >> 8) & 3;
+	uint64_t max = ((uint64_t)GEN_SLEEP_MTCS << g->o.mtc_freq) * g->o.ebx /
+		       g->o.eax;
+	uint64_t pwrx;
+
+	run(g, some_cycles(g));
+	if (r & 1) {
+		put_cyc_pending(g);
+		put2(g, 0x02, 0xc2);
+		putle(g, (uint64_t)((state - 1) << 4 | sub), 4);
+		putle(g, r >> 32 & 1, 4);
+	}
+	put_cyc_pending(g);
+	put2(g, 0x02, 0x22);
+	putle(g, (uint64_t)(state << 12 | sub << 8 | (((r >> 16) & 7) == 0) << 7),
+	      2);
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	put2(g, 0x02, 0xe2);
+	put_ip(g, 0x1d, g->cur_ip);
+	sleep_ticks(g, 100 + rnd_below(g, max));
+	/* wake reason: interrupt, store to a monitored line, or hardware */
+	pwrx = (uint64_t)(state << 4 | (state > 2 ? state : 1)) |
+	       (uint64_t)(1u << (8 + (unsigned)(((r >> 20) % 3) ? 0 : 2)));
+	put2(g, 0x02, 0xa2);
+	putle(g, pwrx, 5);
+	if ((r >> 24) & 1) {
+		put_tsc(g);
+	}
+}
+
+static void ev_ovf(struct gen *g)
+{
+	put2(g, 0x02, 0xf3);
+	g->ip_valid = 0;
+	sleep_ticks(g, rnd_below(g, 2000));
+	if (g->enabled)
+		put_ip(g, 0x1d, next_ip(g));
+}
+
+static void ev_pads(struct gen *g)
+{
+	put_pads(g, 1 + (unsigned)rnd_below(g, 16));
+}
+
+/* One step of the traced program. */
+static void gen_event(struct gen *g)
+{
+	uint64_t r;
+
+	if (gen_total(g) >= g->next_psb) {
+		put_psb_plus(g);
+		return;
+	}
+	r = rnd(g);
+	if ((uint32_t)(r >> 32) < g->ovf_p) {
+		ev_ovf(g);
+		return;
+	}
+	r &= 1023;
+	if (!g->enabled) {
+		if (r < 64)
+			ev_enable(g);
+		else if (r < 72)
+			ev_pads(g);
+		else
+			run(g, some_cycles(g) * 4);
+		return;
+	}
+	if (r < 820)
+		ev_tnt(g);
+	else if (r < 950)
+		ev_tip(g);
+	else if (r < 962)
+		ev_tnt64(g);
+	else if (r < 972)
+		ev_interrupt(g);
+	else if (r < 980)
+		ev_pads(g);
+	else if (r < 985)
+		ev_tsc(g);
+	else if (r < 989)
+		ev_cbr(g);
+	else if (r < 993)
+		ev_ptw(g);
+	else if (r < 995)
+		ev_disable(g);
+	else if (r < 997)
+		ev_pip(g);
+	else if (r < 999)
+		ev_tsx(g);
+	else if (r < 1001)
+		ev_sleep(g);
+	else
+		run(g, some_cycles(g));
+}
+
+/* Bring the output to exactly the requested size: pads, and with
+ * --truncate a TSC cut in half as the last packet. */
+static void gen_tail(struct gen *g)
+{
+	uint64_t left = g->o.size - gen_total(g);
+	int cut = g->o.truncate && left >= 4;
+
+	if (cut)
+		left -= 4;
+	while (left) {
+		unsigned n = left > 4096 ? 4096 : (unsigned)left;
+
+		if (g->pos >= g->buf + GEN_BUF_SIZE)
+			gen_flush(g);
+		put_pads(g, n);
+		left -= n;
+	}
+	if (cut) {
+		put1(g, 0x19);
+		putle(g, g->tsc, 3);
+	}
+	gen_flush(g);
+}
+
+static void gen_init(struct gen *g)
+{
+	uint64_t r;
+
+	xo_seed(g->rng, g->o.seed);
+	xo_seed(g->crng, ~g->o.seed);
+	g->ovf_p = P32(g->o.ovf_rate);
+	if (g->o.corrupt_rate > 0) {
+		g->corrupt_log = log1p(-g->o.corrupt_rate);
+		g->next_corrupt = 0;
+		if (g->o.corrupt_rate < 1) {
+			/* first corruption point */
+			double u = ((xo_next(g->crng) >> 11) + 1) * 0x1.0p-53;
+
+			g->next_corrupt = (uint64_t)(log(u) / g->corrupt_log);
+		}
+	}
+	r = rnd(g);
+	/* hours of uptime at a few GHz */
+	g->tsc = 0x100000000000ull + (r & 0xffffffffffull);
+	g->cbr = 12 + (unsigned)rnd_below(g, 25);
+	plan_mtc(g);
+	g->cur_ip = 0x0000555555554000ull + (rnd(g) & 0x1fffff);
+	g->cr3 = 0x100000000ull + (rnd_below(g, 1 << 20) << 12);
+	g->vmx = (rnd(g) & 7) == 0;
+	g->enabled = 1;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const struct { const char *sfx; uint64_t mul; } units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1ull << 10 }, { "KiB", 1ull << 10 }, { "kB", 1000 },
+		{ "M", 1ull << 20 }, { "MiB", 1ull << 20 }, { "MB", 1000000 },
+		{ "G", 1ull << 30 }, { "GiB", 1ull << 30 }, { "GB", 1000000000 },
+		{ "T", 1ull << 40 }, { "TiB", 1ull << 40 }, { "TB", 1000000000000ull },
+	};
+	char *end;
+	unsigned long long v;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].sfx))
+			continue;
+		if (v > UINT64_MAX / units[i].mul)
+			return -1;
+		*out = v * units[i].mul;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_rate(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s || !(v >= 0 && v <= 1))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ptgen [options] --size SIZE -o FILE\n"
+"Write a deterministic, realistic Intel PT trace (raw packets) of SIZE bytes.\n"
+"\n"
+"  -s, --seed N          random seed (default 1); same seed, same bytes\n"
+"  -S, --size SIZE       exact output size; units B, K/KiB, M/MiB, G/GiB,\n"
+"                        T/TiB (powers of 1024) or kB, MB, GB, TB (of 1000)\n"
+"  -o, --output FILE     where to write; - for stdout (the default)\n"
+"      --psb-period N    bytes between PSBs (default 4096)\n"
+"      --cyc, --no-cyc   send CYC packets (cycle-accurate mode; default on)\n"
+"      --mtc-freq N      IA32_RTIT_CTL.MTCFreq, 0..15 (default 3)\n"
+"      --nom-freq N      P1, the nominal core:bus ratio (default 12)\n"
+"      --cpuid-0x15.eax N, --cpuid-0x15.ebx N\n"
+"                        the TSC:ART ratio ebx/eax (default 2 and 100)\n"
+"      --ovf-rate P      chance of an OVF per event, 0..1 (default 0.00001)\n"
+"      --corrupt-rate P  chance of flipping each output byte (default 0)\n"
+"      --truncate        end with a TSC packet cut in half\n"
+"      --print-config    print the matching ptdump timing options and exit\n"
+"  -h, --help            this text\n");
+}
+
+enum {
+	OPT_PSB = 256, OPT_CYC, OPT_NOCYC, OPT_MTC, OPT_NOM, OPT_EAX, OPT_EBX,
+	OPT_OVF, OPT_CORRUPT, OPT_TRUNC, OPT_PRINT,
+};
+
+static void parse_args(struct gen_opts *o, int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "size", required_argument, NULL, 'S' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "psb-period", required_argument, NULL, OPT_PSB },
+		{ "cyc", no_argument, NULL, OPT_CYC },
+		{ "no-cyc", no_argument, NULL, OPT_NOCYC },
+		{ "mtc-freq", required_argument, NULL, OPT_MTC },
+		{ "nom-freq", required_argument, NULL, OPT_NOM },
+		{ "cpuid-0x15.eax", required_argument, NULL, OPT_EAX },
+		{ "cpuid-0x15.ebx", required_argument, NULL, OPT_EBX },
+		{ "ovf-rate", required_argument, NULL, OPT_OVF },
+		{ "corrupt-rate", required_argument, NULL, OPT_CORRUPT },
+		{ "truncate", no_argument, NULL, OPT_TRUNC },
+		{ "print-config", no_argument, NULL, OPT_PRINT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, have_size = 0;
+	uint64_t v;
+
+	o->seed = 1;
+	o->out = "-";
+	o->psb_period = 4096;
+	o->cyc = 1;
+	o->mtc_freq = 3;
+	o->nom_freq = 12;
+	o->eax = 2;
+	o->ebx = 100;
+	o->ovf_rate = 0.00001;
+	while ((c = getopt_long(argc, argv, "s:S:o:h", lopts, NULL)) != -1) {
+		const char *bad = NULL;
+
+		switch (c) {
+		case 's':
+			if (parse_uint(optarg, UINT64_MAX, &o->seed))
+				bad = "--seed";
+			break;
+		case 'S':
+			if (parse_size(optarg, &o->size))
+				bad = "--size";
+			have_size = 1;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case OPT_PSB:
+			if (parse_size(optarg, &o->psb_period) ||
+			    o->psb_period < 64)
+				bad = "--psb-period (at least 64)";
+			break;
+		case OPT_CYC:
+			o->cyc = 1;
+			break;
+		case OPT_NOCYC:
+			o->cyc = 0;
+			break;
+		case OPT_MTC:
+			if (parse_uint(optarg, 15, &v))
+				bad = "--mtc-freq";
+			o->mtc_freq = (unsigned)v;
+			break;
+		case OPT_NOM:
+			if (parse_uint(optarg, 255, &v) || !v)
+				bad = "--nom-freq";
+			o->nom_freq = (unsigned)v;
+			break;
+		case OPT_EAX:
+			if (parse_uint(optarg, UINT32_MAX, &v) || !v)
+				bad = "--cpuid-0x15.eax";
+			o->eax = (uint32_t)v;
+			break;
+		case OPT_EBX:
+			if (parse_uint(optarg, UINT32_MAX, &v) || !v)
+				bad = "--cpuid-0x15.ebx";
+			o->ebx = (uint32_t)v;
+			break;
+		case OPT_OVF:
+			if (parse_rate(optarg, &o->ovf_rate))
+				bad = "--ovf-rate (0..1)";
+			break;
+		case OPT_CORRUPT:
+			if (parse_rate(optarg, &o->corrupt_rate))
+				bad = "--corrupt-rate (0..1)";
+			break;
+		case OPT_TRUNC:
+			o->truncate = 1;
+			break;
+		case OPT_PRINT:
+			o->print_config = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+		if (bad) {
+			fprintf(stderr, "ptgen: bad value '%s' for %s\n",
+				optarg, bad);
+			exit(2);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ptgen: unexpected argument '%s'\n", argv[optind]);
+		exit(2);
+	}
+	if (o->ebx < o->eax) {
+		fprintf(stderr, "ptgen: the TSC must not run slower than the "
+			"crystal clock (cpuid-0x15.ebx >= eax)\n");
+		exit(2);
+	}
+	if (!have_size && !o->print_config) {
+		fprintf(stderr, "ptgen: --size is required\n");
+		usage(stderr);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct gen g;
+
+	memset(&g, 0, sizeof(g));
+	parse_args(&g.o, argc, argv);
+	if (g.o.print_config) {
+		printf("--cpu 6/78/3 --mtc-freq %u --nom-freq %u "
+		       "--cpuid-0x15.eax %u --cpuid-0x15.ebx %u\n",
+		       g.o.mtc_freq, g.o.nom_freq, g.o.eax, g.o.ebx);
+		return 0;
+	}
+	if (!strcmp(g.o.out, "-")) {
+		g.fd = STDOUT_FILENO;
+		g.o.out = "<stdout>";
+	} else {
+		g.fd = open(g.o.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (g.fd < 0)
+			die("%s: %s", g.o.out, strerror(errno));
+	}
+	g.buf = malloc(GEN_BUF_SIZE + GEN_EVENT_MAX);
+	if (!g.buf)
+		die("%s%s", "out of memory", "");
+	g.pos = g.buf;
+	gen_init(&g);
+	for (;;) {
+		uint8_t *mark;
+
+		if (g.pos >= g.buf + GEN_BUF_SIZE)
+			gen_flush(&g);
+		mark = g.pos;
+		gen_event(&g);
+		if (gen_total(&g) > g.o.size) {
+			g.pos = mark;
+			break;
+		}
+	}
+	gen_tail(&g);
+	free(g.buf);
+	if (g.fd != STDOUT_FILENO && close(g.fd))
+		die("%s: %s", g.o.out, strerror(errno));
+	return 0;
+}
