@@ -1,0 +1,852 @@
+/*
+ * test_perfdata -- the perf.data reader on files written here in memory
+ * (file and pipe mode, records in any order, split payloads, damage) and
+ * on the real quipper files in $SHARED/traces.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "image.h"
+#include "perfdata.h"
+#include "trace.h"
+
+#define PSB_BYTES 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, \
+		  0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82
+
+/* A PT stream of 54 bytes; split at 20 the TSC at 16 straddles. */
+static const uint8_t pt[] = {
+	PSB_BYTES,				/* 0 */
+	0x19, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70,	/* 16 tsc */
+	0x02, 0x23,				/* 24 psbend */
+	0x06,					/* 26 tnt.8 */
+	PSB_BYTES,				/* 27 */
+	0x19, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71,	/* 43 tsc */
+	0x02, 0x23,				/* 51 psbend */
+	0x00,					/* 53 pad */
+};
+#define PT_SPLIT 20
+
+#define PMU_TYPE 8
+#define ATTR_ID 42
+#define CONFIG (0x1ull | 0x200 | 0x400 | (3ull << 14) | (5ull << 19) | \
+		(2ull << 24) | 0x2)	/* pt mtc tsc mtc_period=3 cyc thr=5 */
+#define SAMPLE_TYPE ((1ull << 1) | (1ull << 2) | (1ull << 7) | (1ull << 16))
+#define TIME_SHIFT 10
+#define TIME_MULT 600
+#define TIME_ZERO 1000
+
+/* A growing byte buffer: the tiny perf.data writer. */
+struct wb {
+	uint8_t *p;
+	size_t n, cap;
+	size_t aux_at[8];	/* offsets of AUXTRACE records written */
+	size_t naux;
+};
+
+static void put(struct wb *w, const void *d, size_t n)
+{
+	if (w->n + n > w->cap) {
+		w->cap = (w->n + n) * 2 + 64;
+		w->p = realloc(w->p, w->cap);
+		assert_non_null(w->p);
+	}
+	if (d)
+		memcpy(w->p + w->n, d, n);
+	else
+		memset(w->p + w->n, 0, n);
+	w->n += n;
+}
+
+static void put64(struct wb *w, uint64_t v) { put(w, &v, 8); }
+static void put32(struct wb *w, uint32_t v) { put(w, &v, 4); }
+
+/* Start a record; rec_end() fills in its size. */
+static size_t rec_begin(struct wb *w, uint32_t type, uint16_t misc)
+{
+	size_t at = w->n;
+	uint16_t z = 0;
+
+	put32(w, type);
+	put(w, &misc, 2);
+	put(w, &z, 2);
+	return at;
+}
+
+static void rec_end(struct wb *w, size_t at)
+{
+	uint16_t size = (uint16_t)(w->n - at);
+
+	memcpy(w->p + at + 6, &size, 2);
+}
+
+/* The sample_id trailer for SAMPLE_TYPE: pid/tid, time, cpu, id. */
+static void sample_id(struct wb *w, int tid, uint64_t time, int cpu)
+{
+	put32(w, (uint32_t)tid);
+	put32(w, (uint32_t)tid);
+	put64(w, time);
+	put32(w, (uint32_t)cpu);
+	put32(w, 0);
+	put64(w, ATTR_ID);
+}
+
+static void rec_auxtrace_info(struct wb *w, uint32_t type, int snapshot,
+			      int full)
+{
+	uint64_t priv[17] = {
+		PMU_TYPE, TIME_SHIFT, TIME_MULT, TIME_ZERO, 1,
+		0x400, 0x800, 0, (uint64_t)snapshot, 1, 0x200, 0xfull << 14,
+		100, 2, 0x2, 12, 0
+	};
+	size_t at = rec_begin(w, 70, 0);
+
+	put32(w, type);
+	put32(w, 0);
+	put(w, priv, full ? sizeof(priv) : 12 * 8);
+	rec_end(w, at);
+}
+
+static void rec_time_conv(struct wb *w)
+{
+	size_t at = rec_begin(w, 79, 0);
+
+	put64(w, TIME_SHIFT);
+	put64(w, TIME_MULT);
+	put64(w, TIME_ZERO);
+	rec_end(w, at);
+}
+
+/* AUXTRACE: the 48-byte record, then @size payload bytes it does not
+ * count; @claim is the size field (normally @size). */
+static void rec_auxtrace(struct wb *w, int cpu, uint64_t offset,
+			 const uint8_t *data, uint64_t size, uint64_t claim)
+{
+	size_t at = rec_begin(w, 71, 0);
+
+	w->aux_at[w->naux++] = at;
+	put64(w, claim);
+	put64(w, offset);
+	put64(w, 0);		/* reference */
+	put32(w, (uint32_t)cpu);	/* idx: one buffer per CPU */
+	put32(w, 77);		/* tid */
+	put32(w, (uint32_t)cpu);
+	put32(w, 0);
+	rec_end(w, at);
+	put(w, data, size);
+}
+
+static void rec_aux(struct wb *w, int cpu, uint64_t time, uint64_t off,
+		    uint64_t size, uint64_t flags)
+{
+	size_t at = rec_begin(w, 11, 0);
+
+	put64(w, off);
+	put64(w, size);
+	put64(w, flags);
+	sample_id(w, 77, time, cpu);
+	rec_end(w, at);
+}
+
+static void rec_itrace_start(struct wb *w, int cpu, uint64_t time)
+{
+	size_t at = rec_begin(w, 12, 0);
+
+	put32(w, 76);
+	put32(w, 77);
+	sample_id(w, 77, time, cpu);
+	rec_end(w, at);
+}
+
+static void rec_switch_out(struct wb *w, int cpu, uint64_t time)
+{
+	size_t at = rec_begin(w, 15, 1u << 13);
+
+	put32(w, 90);
+	put32(w, 91);
+	sample_id(w, 77, time, cpu);
+	rec_end(w, at);
+}
+
+static void rec_comm(struct wb *w, int cpu, uint64_t time)
+{
+	size_t at = rec_begin(w, 3, 0);
+
+	put32(w, 77);
+	put32(w, 77);
+	put(w, "hello\0\0\0", 8);
+	sample_id(w, 77, time, cpu);
+	rec_end(w, at);
+}
+
+static void rec_unknown(struct wb *w)
+{
+	size_t at = rec_begin(w, 200, 0);
+
+	put64(w, 0x1234);
+	put64(w, 0x5678);
+	rec_end(w, at);
+}
+
+/* The perf_event_attr of the intel_pt event (128 bytes). */
+static void attr(struct wb *w, uint32_t type)
+{
+	put32(w, type);
+	put32(w, 128);
+	put64(w, CONFIG);
+	put64(w, 0);
+	put64(w, SAMPLE_TYPE);
+	put64(w, 0);
+	put64(w, 1ull << 18);	/* sample_id_all */
+	put(w, NULL, 128 - 48);
+}
+
+static const char cpuid_str[24] = "GenuineIntel,6,78,3";
+
+/* A file-mode perf.data around @data; with @index, HEADER_AUXTRACE lists
+ * the AUXTRACE records @data->aux_at. */
+static struct wb file_mode(const struct wb *data, int index)
+{
+	struct wb f = { 0 };
+	uint64_t attr_off = 104, ids_off = attr_off + 128 + 16;
+	uint64_t data_off = ids_off + 8, feat_off, cpuid_off, idx_off;
+	uint64_t features[4] = { 1ull << 9, 0, 0, 0 };
+	size_t i;
+
+	if (index)
+		features[0] |= 1ull << 18;
+	put(&f, "PERFILE2", 8);
+	put64(&f, 104);
+	put64(&f, 128 + 16);
+	put64(&f, attr_off);
+	put64(&f, 128 + 16);
+	put64(&f, data_off);
+	put64(&f, data->n);
+	put64(&f, 0);
+	put64(&f, 0);
+	put(&f, features, sizeof(features));
+	attr(&f, PMU_TYPE);
+	put64(&f, ids_off);
+	put64(&f, 8);
+	put64(&f, ATTR_ID);
+	put(&f, data->p, data->n);
+	feat_off = f.n;
+	cpuid_off = feat_off + 16 * (index ? 2 : 1);
+	idx_off = cpuid_off + 4 + sizeof(cpuid_str);
+	put64(&f, cpuid_off);
+	put64(&f, 4 + sizeof(cpuid_str));
+	if (index) {
+		put64(&f, idx_off);
+		put64(&f, 8 + 16 * data->naux);
+	}
+	put32(&f, sizeof(cpuid_str));
+	put(&f, cpuid_str, sizeof(cpuid_str));
+	if (index) {
+		put64(&f, data->naux);
+		for (i = 0; i < data->naux; i++) {
+			put64(&f, data_off + data->aux_at[i]);
+			put64(&f, 48);
+		}
+	}
+	return f;
+}
+
+/* A pipe-mode perf.data: header, HEADER_ATTR, HEADER_FEATURE(CPUID). */
+static struct wb pipe_mode(const struct wb *data)
+{
+	struct wb f = { 0 };
+	size_t at;
+
+	put(&f, "PERFILE2", 8);
+	put64(&f, 16);
+	at = rec_begin(&f, 64, 0);
+	attr(&f, PMU_TYPE);
+	put64(&f, ATTR_ID);
+	rec_end(&f, at);
+	at = rec_begin(&f, 80, 0);
+	put64(&f, 9);
+	put32(&f, sizeof(cpuid_str));
+	put(&f, cpuid_str, sizeof(cpuid_str));
+	rec_end(&f, at);
+	put(&f, data->p, data->n);
+	return f;
+}
+
+/* The usual records: the stream of CPU 0 split in two (second half
+ * first), a CPU 1 stream, sideband, an unknown record type. */
+static struct wb usual_records(void)
+{
+	struct wb d = { 0 };
+
+	rec_comm(&d, 0, 5000);
+	rec_auxtrace(&d, 0, PT_SPLIT, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	rec_unknown(&d);
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_itrace_start(&d, 0, 6000);
+	rec_auxtrace(&d, 1, 0, pt, sizeof(pt), sizeof(pt));
+	rec_time_conv(&d);
+	rec_aux(&d, 0, 7000, 0, sizeof(pt), 0x1);
+	rec_switch_out(&d, 1, 8000);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
+	return d;
+}
+
+/* Load @f (@n bytes) into @t; returns perfdata_load's result. */
+static int load(struct trace *t, const uint8_t *f, size_t n, char *err,
+		size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	t->path = "test.data";
+	t->map = f;
+	t->size = n;
+	return perfdata_load(t, err, errlen);
+}
+
+/* The stream's bytes, gathered, must equal @want. */
+static void check_bytes(const struct trace_stream *s, const uint8_t *want,
+			size_t n)
+{
+	uint8_t *buf = malloc(n + 1);
+	size_t i, got = 0;
+
+	assert_int_equal(s->img.size, n);
+	for (i = 0; i < s->img.nspans; i++) {
+		const struct img_span *sp = &s->img.spans[i];
+
+		assert_int_equal(sp->off, got);
+		assert_true(got + sp->size <= n);
+		memcpy(buf + got, sp->data, sp->size);
+		got += sp->size;
+	}
+	assert_int_equal(got, n);
+	assert_memory_equal(buf, want, n);
+	free(buf);
+}
+
+/* Decoding the stream gives the packets of the flat PT buffer. */
+static void check_packets(const struct trace_stream *s)
+{
+	struct img_span flat;
+	struct img img;
+	struct img_cursor a, b;
+	struct pkt pa, pb;
+	int ra, rb, n = 0;
+
+	img_init_flat(&img, &flat, pt, sizeof(pt));
+	assert_int_equal(img_cursor_init(&a, &img, 0), 0);
+	assert_int_equal(img_cursor_init(&b, &s->img, 0), 0);
+	do {
+		ra = img_cursor_next(&a, &pa);
+		rb = img_cursor_next(&b, &pb);
+		assert_int_equal(ra, rb);
+		if (ra > 0) {
+			assert_int_equal(pa.offset, pb.offset);
+			assert_int_equal(pa.type, pb.type);
+			if (pa.type == PKT_TSC)
+				assert_int_equal(pa.u.tsc, pb.u.tsc);
+			n++;
+		}
+	} while (ra > 0);
+	assert_int_equal(ra, -pte_eos);
+	assert_int_equal(n, 8);
+}
+
+static void test_null(void **state)
+{
+	struct trace t;
+	const struct pd_event *ev;
+	size_t n;
+	uint64_t x;
+	char err[64];
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(perfdata_is(NULL, 0), 0);
+	assert_int_equal(perfdata_is((const uint8_t *)"PERFILE2", 8), 0);
+	assert_int_equal(perfdata_load(NULL, err, sizeof(err)), -pte_invalid);
+	assert_int_equal(perfdata_load(&t, err, sizeof(err)), -pte_invalid);
+	perfdata_free(NULL);
+	perfdata_free(&t);
+	assert_null(perfdata_info(NULL));
+	assert_null(perfdata_info(&t));
+	assert_int_equal(perfdata_events(&t, 0, &ev, &n), -pte_invalid);
+	assert_int_equal(perfdata_time_to_tsc(NULL, 1, &x), -pte_no_time);
+	assert_string_equal(perfdata_event_name(PD_EV_NKINDS), "?");
+}
+
+static void check_usual(struct trace *t, enum trace_kind kind)
+{
+	const struct pd_info *in = perfdata_info(t);
+	const struct tm_config *c;
+
+	assert_int_equal(t->kind, kind);
+	assert_int_equal(t->nstreams, 2);
+	assert_string_equal(t->streams[0].name, "cpu0");
+	assert_string_equal(t->streams[1].name, "cpu1");
+	assert_int_equal(t->streams[0].cpu, 0);
+	assert_int_equal(t->streams[0].tid, -1);
+	assert_int_equal(t->streams[0].img.nspans, 2);
+	assert_int_equal(t->streams[1].img.nspans, 1);
+	assert_false(t->streams[0].img.spans[1].gap_before);
+	assert_false(t->streams[0].snapshot);
+	check_bytes(&t->streams[0], pt, sizeof(pt));
+	check_bytes(&t->streams[1], pt, sizeof(pt));
+	check_packets(&t->streams[0]);
+	/* spans point into the mapping, at the payload */
+	assert_ptr_equal(t->streams[0].img.spans[0].data,
+			 t->map + t->streams[0].img.spans[0].file_off);
+
+	assert_non_null(in);
+	assert_int_equal(in->nauxtrace, 3);
+	assert_int_equal(in->pmu_type, PMU_TYPE);
+	assert_true(in->have_config);
+	assert_int_equal(in->config, CONFIG);
+	assert_int_equal(in->mtc_period, 3);
+	assert_int_equal(in->psb_period, 2);
+	assert_int_equal(in->cyc_thresh, 5);
+	assert_true(in->tsc && in->mtc && in->cyc && !in->noretcomp);
+	assert_true(in->per_cpu_mmaps);
+	assert_string_equal(in->cpuid, "GenuineIntel,6,78,3");
+
+	c = &t->streams[1].timing;
+	assert_true(c->have_mtc_freq);
+	assert_int_equal(c->mtc_freq, 3);
+	assert_true(c->have_nom_freq);
+	assert_int_equal(c->nom_freq, 12);
+	assert_true(c->have_cpuid_15);
+	assert_int_equal(c->cpuid_15_eax, 2);
+	assert_int_equal(c->cpuid_15_ebx, 100);
+	assert_true(c->have_cpu);
+	assert_int_equal(c->cpu_family, 6);
+	assert_int_equal(c->cpu_model, 78);
+	assert_int_equal(c->cpu_stepping, 3);
+	assert_true(c->have_cyc_thresh);
+	assert_int_equal(c->cyc_thresh, 5);
+	assert_true(c->have_perf_conv);
+	assert_int_equal(c->time_shift, TIME_SHIFT);
+	assert_int_equal(c->time_mult, TIME_MULT);
+	assert_int_equal(c->time_zero, TIME_ZERO);
+}
+
+static void test_file_mode(void **state)
+{
+	struct wb d = usual_records(), f = file_mode(&d, 0);
+	struct trace t;
+	char err[256], opts[256];
+
+	(void)state;
+	assert_int_equal(perfdata_is(f.p, f.n), 1);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	check_usual(&t, TRACE_PERF_FILE);
+	assert_int_equal(perfdata_info(&t)->nwarnings, 0);
+	assert_int_equal(perfdata_info(&t)->nrecords, 10);
+	perfdata_ptdump_options(&t.streams[0].timing, opts, sizeof(opts));
+	assert_string_equal(opts, "--cpu 6/78/3 --mtc-freq 3 --nom-freq 12 "
+			    "--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100");
+	perfdata_free(&t);
+	assert_null(t.streams);
+	assert_null(t.perf);
+	free(d.p);
+	free(f.p);
+}
+
+static void test_pipe_mode(void **state)
+{
+	struct wb d = usual_records(), f = pipe_mode(&d);
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(perfdata_is(f.p, f.n), 2);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	check_usual(&t, TRACE_PERF_PIPE);
+	assert_int_equal(perfdata_info(&t)->nwarnings, 0);
+	perfdata_free(&t);
+	free(d.p);
+	free(f.p);
+}
+
+/* Sideband: per stream by CPU, with perf time and TSC. */
+static void test_events(void **state)
+{
+	struct wb d = usual_records(), f = file_mode(&d, 0);
+	const struct pd_event *ev;
+	struct trace t;
+	size_t n;
+	uint64_t ns;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(perfdata_events(&t, 0, &ev, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(ev[0].kind, PD_EV_COMM);
+	assert_string_equal(ev[0].comm, "hello");
+	assert_int_equal(ev[0].tid, 77);
+	assert_int_equal(ev[0].cpu, 0);
+	assert_true(ev[0].have_time);
+	assert_int_equal(ev[0].time, 5000);
+	assert_true(ev[0].have_tsc);
+	assert_int_equal(perfdata_tsc_to_time(&t.streams[0].timing,
+					      ev[0].tsc, &ns), 0);
+	assert_true(ns <= 5000 && 5000 - ns <= 1);
+	assert_int_equal(ev[1].kind, PD_EV_ITRACE_START);
+	assert_int_equal(ev[1].pid, 76);
+	assert_int_equal(ev[1].time, 6000);
+	assert_int_equal(ev[2].kind, PD_EV_AUX);
+	assert_int_equal(ev[2].flags, PD_AUX_TRUNCATED);
+	assert_int_equal(ev[2].aux_size, sizeof(pt));
+	assert_true(ev[2].have_stream_off);
+	assert_int_equal(ev[2].stream_off, sizeof(pt));
+
+	assert_int_equal(perfdata_events(&t, 1, &ev, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ev[0].kind, PD_EV_SWITCH_OUT);
+	assert_int_equal(ev[0].time, 8000);
+	assert_int_equal(ev[0].cpu, 1);
+	assert_int_equal(perfdata_events(&t, 2, &ev, &n), -pte_invalid);
+	assert_int_equal(perfdata_info(&t)->nevents[PD_EV_AUX], 1);
+	perfdata_free(&t);
+	free(d.p);
+	free(f.p);
+}
+
+/* A hole in the AUX buffer offsets is a gap, never joined. */
+static void test_gap(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
+	rec_auxtrace(&d, 0, 4096, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.nstreams, 1);
+	assert_int_equal(t.streams[0].img.nspans, 2);
+	assert_true(t.streams[0].img.spans[1].gap_before);
+	assert_true(t.streams[0].snapshot);
+	assert_int_equal(t.streams[0].img.size, sizeof(pt));
+	perfdata_free(&t);
+	free(d.p);
+	free(f.p);
+
+	/* snapshot mode: every later buffer follows a gap */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 1, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
+	rec_auxtrace(&d, 0, PT_SPLIT, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_true(perfdata_info(&t)->snapshot_mode);
+	assert_true(t.streams[0].img.spans[1].gap_before);
+	assert_true(t.streams[0].snapshot);
+	perfdata_free(&t);
+	free(d.p);
+	free(f.p);
+}
+
+/* A cut last record: what came before stays, with a warning. */
+static void test_truncated(void **state)
+{
+	struct wb d = usual_records(), f = pipe_mode(&d);
+	const struct pd_info *in;
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	/* cut the last AUXTRACE's payload in half */
+	assert_int_equal(load(&t, f.p, f.n - PT_SPLIT / 2, err, sizeof(err)),
+			 0);
+	in = perfdata_info(&t);
+	assert_int_equal(in->nwarnings, 1);
+	assert_non_null(strstr(in->warning, "past the end"));
+	assert_int_equal(t.streams[0].img.size, sizeof(pt) - PT_SPLIT / 2);
+	perfdata_free(&t);
+
+	/* cut inside the last AUXTRACE's record header */
+	assert_int_equal(load(&t, f.p, f.n - PT_SPLIT - 20, err, sizeof(err)),
+			 0);
+	in = perfdata_info(&t);
+	assert_int_equal(in->nwarnings, 1);
+	assert_non_null(strstr(in->warning, "runs past the end"));
+	assert_int_equal(t.streams[0].img.size, sizeof(pt) - PT_SPLIT);
+	assert_int_equal(t.streams[0].img.spans[0].off, 0);
+	perfdata_free(&t);
+
+	/* a file-mode file whose data section is cut */
+	free(f.p);
+	f = file_mode(&d, 0);
+	assert_int_equal(load(&t, f.p, f.n - 60 - PT_SPLIT / 2, err,
+			      sizeof(err)), 0);
+	assert_true(perfdata_info(&t)->nwarnings >= 1);
+	perfdata_free(&t);
+	free(d.p);
+	free(f.p);
+}
+
+/* Size fields that lie: never read outside the buffer. */
+static void test_bogus_sizes(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	uint8_t *copy;
+	char err[256];
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, 1ull << 60);
+	f = pipe_mode(&d);
+	/* an exact-size copy, so ASan sees any overread */
+	copy = malloc(f.n);
+	memcpy(copy, f.p, f.n);
+	assert_int_equal(load(&t, copy, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.streams[0].img.size, PT_SPLIT);
+	assert_non_null(strstr(perfdata_info(&t)->warning, "AUXTRACE payload"));
+	perfdata_free(&t);
+	free(copy);
+	free(f.p);
+
+	/* a record claiming more bytes than the file has */
+	d.n = 0;
+	d.naux = 0;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
+	rec_unknown(&d);
+	d.p[d.n - 24 + 6] = 0xf0;	/* size 0xf010 */
+	f = pipe_mode(&d);
+	copy = malloc(f.n);
+	memcpy(copy, f.p, f.n);
+	assert_int_equal(load(&t, copy, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.nstreams, 1);
+	assert_non_null(strstr(perfdata_info(&t)->warning, "type 200"));
+	perfdata_free(&t);
+
+	/* a record of size 0 would loop forever */
+	copy[f.n - 24 + 6] = 0;
+	copy[f.n - 24 + 7] = 0;
+	assert_int_equal(load(&t, copy, f.n, err, sizeof(err)), 0);
+	assert_non_null(strstr(perfdata_info(&t)->warning, "impossible"));
+	perfdata_free(&t);
+	free(copy);
+	free(d.p);
+	free(f.p);
+}
+
+/* The walk stops at a damaged record; the AUXTRACE index finds the rest. */
+static void test_index(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
+	rec_unknown(&d);
+	d.p[d.n - 24 + 6] = 0;	/* size 0: the walk stops here */
+	rec_auxtrace(&d, 0, PT_SPLIT, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	f = file_mode(&d, 0);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.streams[0].img.size, PT_SPLIT);
+	perfdata_free(&t);
+	free(f.p);
+
+	f = file_mode(&d, 1);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	check_bytes(&t.streams[0], pt, sizeof(pt));
+	check_packets(&t.streams[0]);
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
+static void test_no_pt(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+	static const uint8_t junk[200] = { 1, 2, 3 };
+
+	(void)state;
+	rec_comm(&d, 0, 1);
+	rec_unknown(&d);
+	f = file_mode(&d, 0);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), -pte_bad_file);
+	assert_non_null(strstr(err, "test.data: offset"));
+	assert_non_null(strstr(err, "no Intel PT"));
+	assert_int_equal(t.nstreams, 0);
+	assert_null(t.perf);
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+
+	/* AUX data of another kind (ARM CoreSight is type 3) */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 3, 0, 1);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), -pte_bad_file);
+	assert_non_null(strstr(err, "not Intel PT"));
+	free(f.p);
+	free(d.p);
+
+	/* Intel PT announced, no data */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 0, 0);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), -pte_bad_file);
+	assert_non_null(strstr(err, "no AUXTRACE data"));
+	free(f.p);
+	free(d.p);
+
+	assert_int_equal(perfdata_is(junk, sizeof(junk)), 0);
+	assert_int_equal(load(&t, junk, sizeof(junk), err, sizeof(err)),
+			 -pte_bad_file);
+	assert_non_null(strstr(err, "not a perf.data file"));
+}
+
+/* An old AUXTRACE_INFO (12 words): no TSC:CTC ratio, nom freq or CYC. */
+static void test_short_info(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 0);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_true(t.streams[0].timing.have_mtc_freq);
+	assert_false(t.streams[0].timing.have_cpuid_15);
+	assert_false(t.streams[0].timing.have_nom_freq);
+	assert_false(t.streams[0].timing.have_cyc_thresh);
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
+static void test_time_conv(void **state)
+{
+	struct tm_config c;
+	uint64_t tsc, ns, x;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(perfdata_time_to_tsc(&c, 1, &x), -pte_no_time);
+	c.have_perf_conv = 1;
+	c.time_shift = 31;
+	c.time_mult = 1789569706;	/* 1.2 GHz */
+	c.time_zero = 12345;
+	for (tsc = 1; tsc < (1ull << 56); tsc = tsc * 3 + 7) {
+		assert_int_equal(perfdata_tsc_to_time(&c, tsc, &ns), 0);
+		assert_int_equal(perfdata_time_to_tsc(&c, ns, &x), 0);
+		/* one nanosecond is 1.2 ticks */
+		assert_true(x <= tsc && tsc - x <= 2);
+	}
+}
+
+/* Map $SHARED/traces/quipper-perf-intel-pt/@name; NULL if absent. */
+static uint8_t *map_shared(const char *name, size_t *n)
+{
+	const char *shared = getenv("SHARED");
+	char path[1024];
+	struct stat sb;
+	void *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/traces/quipper-perf-intel-pt/%s",
+		 shared ? shared : "../shared", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) < 0 || !sb.st_size) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*n = (size_t)sb.st_size;
+	return p;
+}
+
+/* The quipper files: streams equal the extracted .pt files. */
+static void test_quipper(void **state)
+{
+	static const char *const files[] = {
+		"perf.data.intel_pt-4.14", "perf.data.piped.intel_pt-4.14"
+	};
+	static const int cpus[] = { 0, 3 };
+	struct trace t;
+	char name[128], err[256], opts[256];
+	uint8_t *f, *want;
+	size_t n, wn;
+	int i, k;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		f = map_shared(files[i], &n);
+		if (!f) {
+			print_message("skipped: %s not found\n", files[i]);
+			continue;
+		}
+		assert_int_equal(load(&t, f, n, err, sizeof(err)), 0);
+		assert_int_equal(t.kind, i ? TRACE_PERF_PIPE : TRACE_PERF_FILE);
+		assert_int_equal(t.nstreams, 2);
+		assert_int_equal(perfdata_info(&t)->nwarnings, 0);
+		for (k = 0; k < 2; k++) {
+			snprintf(name, sizeof(name), "%s.idx%d.cpu%d.pt",
+				 files[i], cpus[k], cpus[k]);
+			want = map_shared(name, &wn);
+			assert_non_null(want);
+			snprintf(name, sizeof(name), "cpu%d", cpus[k]);
+			assert_string_equal(t.streams[k].name, name);
+			check_bytes(&t.streams[k], want, wn);
+			munmap(want, wn);
+			perfdata_ptdump_options(&t.streams[k].timing, opts,
+						sizeof(opts));
+			assert_string_equal(opts, "--cpu 6/78/3 --mtc-freq 3 "
+					    "--nom-freq 12 --cpuid-0x15.eax 2 "
+					    "--cpuid-0x15.ebx 100");
+		}
+		perfdata_free(&t);
+		munmap(f, n);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_file_mode),
+		cmocka_unit_test(test_pipe_mode),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_bogus_sizes),
+		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_no_pt),
+		cmocka_unit_test(test_short_info),
+		cmocka_unit_test(test_time_conv),
+		cmocka_unit_test(test_quipper),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
