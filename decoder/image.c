@@ -156,13 +156,41 @@ int img_cursor_next(struct img_cursor *cur, struct pkt *pkt)
 	}
 }
 
+/*
+ * The first PSB starting in [@from, end of span @i) that straddles into the
+ * following spans: search the seam's bytes.  Returns its logical offset or
+ * UINT64_MAX.
+ */
+static uint64_t seam_psb(const struct img *img, size_t i, uint64_t from)
+{
+	const struct img_span *s = &img->spans[i];
+	uint8_t buf[2 * PKT_PSB_SIZE];
+	uint64_t end = s->off + s->size;
+	uint64_t at = end > PKT_PSB_SIZE - 1 ? end - (PKT_PSB_SIZE - 1) : 0;
+	const uint8_t *q;
+	size_t n;
+
+	if (i + 1 >= img->nspans || img->spans[i + 1].gap_before)
+		return UINT64_MAX;
+	if (at < s->off)
+		at = s->off;
+	if (at < from)
+		at = from;
+	if (at >= end)
+		return UINT64_MAX;
+	n = img_read(img, at, buf, sizeof(buf));
+	q = pkt_find_psb(buf, buf + n);
+	if (!q || at + (uint64_t)(q - buf) >= end)
+		return UINT64_MAX;
+	return at + (uint64_t)(q - buf);
+}
+
 int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off)
 {
-	long i;
+	long i, first;
+
 	if (!cur || !cur->img)
 		return -pte_invalid;
-	long first;
-
 	i = img_span_of(cur->img, off);
 	if (i < 0)
 		return -pte_nosync;
@@ -171,13 +199,17 @@ int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off)
 		const struct img_span *s = &cur->img->spans[i];
 		uint64_t in = off > s->off ? off - s->off : 0;
 		const uint8_t *q = pkt_find_psb(s->data + in, s->data + s->size);
+		uint64_t at = q ? s->off + (uint64_t)(q - s->data) : UINT64_MAX;
+		uint64_t seam = seam_psb(cur->img, (size_t)i, s->off + in);
 
 		/* Skipping over a gap is still crossing it. */
 		if (i > first && s->gap_before)
 			cur->gap = 1;
-		if (q) {
+		if (seam < at)
+			at = seam;
+		if (at != UINT64_MAX) {
 			cur->dec.bip_sz = -1;
-			cursor_enter(cur, (size_t)i, (uint64_t)(q - s->data));
+			cursor_enter(cur, (size_t)i, at - s->off);
 			return 0;
 		}
 	}
@@ -201,14 +233,22 @@ int img_find_psb_before(const struct img *img, uint64_t off, uint64_t *psb)
 	for (; i >= 0; i--) {
 		const struct img_span *s = &img->spans[i];
 		struct pkt_decoder dec;
-		uint64_t in = off - s->off;
+		uint64_t in = off - s->off, best = UINT64_MAX, seam, from;
 
 		if (in > s->size)
 			in = s->size;
 		pkt_decoder_init(&dec, s->data, s->data + s->size, s->off);
 		dec.pos = s->data + in;
-		if (!pkt_sync_backward(&dec)) {
-			*psb = pkt_offset(&dec);
+		if (!pkt_sync_backward(&dec))
+			best = pkt_offset(&dec);
+		/* A PSB across the seam after it starts later, so wins. */
+		from = best == UINT64_MAX ? s->off : best + 1;
+		while ((seam = seam_psb(img, (size_t)i, from)) < off) {
+			best = seam;
+			from = seam + 1;
+		}
+		if (best != UINT64_MAX) {
+			*psb = best;
 			return 0;
 		}
 		off = s->off;

@@ -154,10 +154,18 @@ static void test_read_and_psb(void **state __attribute__((unused)))
 	assert_int_equal(img_span_of(&img, sizeof(stream)), -1);
 	assert_int_equal(img_read(&img, 36, buf, 8), 8);
 	assert_memory_equal(buf, stream + 36, 8);
-	/* The PSB at 37 straddles the spans: found in span 0 backwards? No:
-	 * span 0 holds only 3 of its bytes; the one at 0 is found. */
+	/* The PSB at 37 straddles the two spans and is still found. */
 	assert_int_equal(img_find_psb_before(&img, sizeof(stream), &psb), 0);
+	assert_int_equal(psb, 37);
+	assert_int_equal(img_find_psb_before(&img, 37, &psb), 0);
 	assert_int_equal(psb, 0);
+	{
+		struct img_cursor cur;
+
+		img_cursor_init(&cur, &img, 0);
+		assert_int_equal(img_cursor_sync_forward(&cur, 1), 0);
+		assert_int_equal(img_cursor_offset(&cur), 37);
+	}
 	assert_int_equal(img_find_psb_before(&img, 0, &psb), -pte_nosync);
 	spans[0].size = 37;
 	spans[1].data = stream + 37;

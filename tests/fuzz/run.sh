@@ -1,0 +1,66 @@
+#!/bin/sh
+# Build every fuzz target (tests/fuzz/fuzz_*.c) with clang's libFuzzer,
+# ASan and UBSan, and run each for FUZZ_SECONDS (default 600) on a corpus
+# seeded from ../shared/traces and generated traces.  Findings are written
+# to $BUILD/fuzz/<target>/crash-*; copy each into tests/fuzz/corpus/<target>/
+# so tests/t_fuzz_regress.sh replays it in every `make test`.
+#   FUZZ_TARGETS="pkt image" limits the targets; FUZZ_SECONDS=30 for CI.
+set -u
+BUILD=${BUILD:-build-fuzz}
+SECS=${FUZZ_SECONDS:-600}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+SHARED=${SHARED:-$top/../shared}
+CC=${FUZZ_CC:-clang}
+FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DPTB_FUZZING
+ -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+ -Idecoder -Isrc -Iui -I$BUILD/gen"
+mkdir -p "$BUILD/obj" "$BUILD/gen" "$BUILD/fuzz"
+sh tools/embed.sh keymaps/*.keys >"$BUILD/gen/keymaps_builtin.h" 2>/dev/null ||
+	echo 'static const struct { const char *name; const char *text; } keymaps_builtin[] = {{0,0}};' >"$BUILD/gen/keymaps_builtin.h"
+
+# One archive of everything but main(); the linker takes what a target needs.
+objs=
+for f in decoder/*.c src/*.c ui/*.c; do
+	[ -f "$f" ] || continue
+	case $f in src/main.c) continue ;; esac
+	o="$BUILD/obj/$(echo "$f" | tr / _).o"
+	if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
+		$CC $FLAGS $(pkg-config --cflags ncursesw) -c "$f" -o "$o" || exit 1
+	fi
+	objs="$objs $o"
+done
+rm -f "$BUILD/libfuzz.a" && ar rcs "$BUILD/libfuzz.a" $objs || exit 1
+libs="$BUILD/libfuzz.a $(pkg-config --libs ncursesw) -lreadline -lxxhash -lpthread -lm"
+
+fail=0
+for src in tests/fuzz/fuzz_*.c; do
+	name=$(basename "$src" .c)
+	t=${name#fuzz_}
+	if [ -n "${FUZZ_TARGETS:-}" ] && ! echo " $FUZZ_TARGETS " | grep -q " $t "; then
+		continue
+	fi
+	bin="$BUILD/$name"
+	$CC $FLAGS -fsanitize=fuzzer "$src" $libs -o "$bin" || { fail=1; continue; }
+	corpus="$BUILD/fuzz/$t/corpus"
+	mkdir -p "$corpus"
+	# Seeds: the shared traces (whole and in 4 KiB pieces), our regression
+	# inputs, and per-target seeds in tests/fuzz/seeds/<t>/.
+	for f in "$SHARED"/traces/*/*.bin "$SHARED"/traces/*/*.pt; do
+		[ -f "$f" ] || continue
+		b=$(basename "$f")
+		[ -f "$corpus/$b.head" ] || head -c 4096 "$f" >"$corpus/$b.head"
+	done
+	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t; do
+		[ -d "$d" ] && cp -n "$d"/* "$corpus"/ 2>/dev/null
+	done
+	echo "fuzz: $t for ${SECS}s"
+	( cd "$BUILD/fuzz/$t" && "$top/$bin" -max_total_time="$SECS" \
+		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		corpus 2>&1 | tail -n 12 ) || fail=1
+	if ls "$BUILD/fuzz/$t"/crash-* "$BUILD/fuzz/$t"/leak-* "$BUILD/fuzz/$t"/timeout-* >/dev/null 2>&1; then
+		echo "fuzz: $t FOUND PROBLEMS: $(ls "$BUILD/fuzz/$t" | grep -E '^(crash|leak|timeout)-')"
+		fail=1
+	fi
+done
+exit $fail

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Replay every saved fuzz input (tests/fuzz/corpus/<target>/) through its
+# target, built with the regular compiler and tests/fuzz/driver.c against the
+# libraries of this build, so every crash ever found stays fixed.
+set -u
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+out=$BUILD/fuzz-replay
+mkdir -p "$out"
+case $BUILD in *san*) san="-fsanitize=address,undefined" ;; *) san= ;; esac
+fail=0 n=0
+for src in tests/fuzz/fuzz_*.c; do
+	t=$(basename "$src" .c); t=${t#fuzz_}
+	bin=$out/$t
+	$CC -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 $san \
+		-Idecoder -Isrc -Iui -I"$BUILD/gen" "$src" tests/fuzz/driver.c \
+		"$BUILD/libptui.a" "$BUILD/libptapp.a" "$BUILD/libptdec.a" \
+		$(pkg-config --libs ncursesw) -lreadline -lxxhash -lpthread -lm \
+		-o "$bin" || { echo "FAIL build $t"; fail=1; continue; }
+	n=$((n + 1))
+	inputs=tests/fuzz/corpus/$t
+	if [ -d "$inputs" ] && [ -n "$(ls "$inputs")" ]; then
+		"$bin" "$inputs" >"$out/$t.log" 2>&1 || { echo "FAIL $t"; cat "$out/$t.log"; fail=1; continue; }
+		echo "ok   $t: $(tail -n 1 "$out/$t.log")"
+	else
+		# No saved inputs yet: at least run the shared traces through it.
+		"$bin" "${SHARED:-../shared}"/traces/*/*.bin >"$out/$t.log" 2>&1 || {
+			echo "FAIL $t on shared traces"; cat "$out/$t.log"; fail=1; continue; }
+		echo "ok   $t: shared traces"
+	fi
+done
+[ $n -gt 0 ] || { echo "no fuzz targets"; exit 1; }
+exit $fail
