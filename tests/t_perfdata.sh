@@ -1,0 +1,85 @@
+#!/bin/sh
+# perf.data end to end on the quipper files (file and pipe mode, CPUs 0
+# and 3): `info` lists both streams with the sizes of the extracted .pt
+# files there and the timing of SOURCE.txt; `extract` writes byte-identical
+# streams and their ptdump options; `dump --stream cpuN` equals ptdump's
+# output on the extracted stream.  Also: a raw file is one stream "raw",
+# and a file that is not perf.data or lacks Intel PT gets a clear error.
+set -u
+: "${PTBROWSE:?}" "${SHARED:?}"
+q="$SHARED/traces/quipper-perf-intel-pt"
+exp_dir="$SHARED/traces/expected"
+opts="--cpu 6/78/3 --mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100"
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL $*"; fail=1; }
+
+for f in perf.data.intel_pt-4.14 perf.data.piped.intel_pt-4.14; do
+	"$PTBROWSE" info "$q/$f" >"$tmp/info" 2>"$tmp/err" ||
+		{ bad "$f: info: $(cat "$tmp/err")"; continue; }
+	"$PTBROWSE" info --json "$q/$f" >"$tmp/json" 2>"$tmp/err" ||
+		bad "$f: info --json: $(cat "$tmp/err")"
+	grep -q "^timing  *$opts\$" "$tmp/info" ||
+		{ bad "$f: timing differs from SOURCE.txt"; cat "$tmp/info"; }
+	case $f in
+	*piped*) kind='perf.data (pipe mode)' ;;
+	*) kind='perf.data,' ;;
+	esac
+	grep -q "^container  $kind" "$tmp/info" || bad "$f: container kind"
+	[ "$(grep -c '^[0-9]' "$tmp/info")" = 2 ] || bad "$f: not 2 streams"
+	mkdir "$tmp/x.$f"
+	"$PTBROWSE" extract "$q/$f" -o "$tmp/x.$f" >/dev/null 2>"$tmp/err" ||
+		bad "$f: extract: $(cat "$tmp/err")"
+	for c in 0 3; do
+		pt="$q/$f.idx$c.cpu$c.pt"
+		size=$(wc -c <"$pt")
+		# stream  name  cpu  tid  bytes ...
+		awk -v c="cpu$c" -v s="$size" -v n="$c" \
+		    '$2 == c && $3 == n && $5 == s { ok = 1 } END { exit !ok }' \
+		    "$tmp/info" || bad "$f: info has no 'cpu$c' of $size bytes"
+		grep -q "\"name\": \"cpu$c\", \"cpu\": $c, \"tid\": -1, \"bytes\": $size," \
+		    "$tmp/json" || bad "$f: info --json lacks cpu$c"
+		out="$tmp/x.$f/$f.cpu$c.pt"
+		cmp -s "$out" "$pt" || bad "$f: extracted cpu$c differs from $pt"
+		[ "$(cat "$out.options" 2>/dev/null)" = "$opts" ] ||
+			bad "$f: $out.options: '$(cat "$out.options" 2>/dev/null)'"
+		exp="$exp_dir/$f.idx$c.cpu$c.pt.lastip.ptdump.gz"
+		"$PTBROWSE" dump --lastip --exec-mode --stream "cpu$c" "$q/$f" \
+			>"$tmp/our" 2>"$tmp/err" ||
+			{ bad "$f: dump --stream cpu$c: $(cat "$tmp/err")"; continue; }
+		gzip -dc "$exp" | tr -s ' \t' ' ' >"$tmp/exp"
+		tr -s ' \t' ' ' <"$tmp/our" >"$tmp/our2"
+		if cmp -s "$tmp/our2" "$tmp/exp"; then
+			echo "ok   $f cpu$c ($size bytes, $(wc -l <"$tmp/exp") lines)"
+		else
+			bad "$f: dump --stream cpu$c differs from ptdump"
+			diff "$tmp/exp" "$tmp/our2" | head -10
+		fi
+	done
+done
+
+# A raw file: one stream "raw"; extract writes it back unchanged.
+raw="$q/perf.data.intel_pt-4.14.idx0.cpu0.pt"
+"$PTBROWSE" info "$raw" >"$tmp/info" 2>&1 || bad "raw: info: $(cat "$tmp/info")"
+grep -q '^container  raw' "$tmp/info" || bad "raw: container"
+awk '$2 == "raw" && $5 == 12240 { ok = 1 } END { exit !ok }' "$tmp/info" ||
+	bad "raw: no stream 'raw' of 12240 bytes"
+mkdir "$tmp/raw"
+"$PTBROWSE" extract "$raw" -o "$tmp/raw" >/dev/null 2>"$tmp/err" ||
+	bad "raw: extract: $(cat "$tmp/err")"
+cmp -s "$tmp/raw/$(basename "$raw").raw.pt" "$raw" || bad "raw: extract differs"
+
+# Clear errors, not crashes.
+printf 'PERFILE2\020\0\0\0\0\0\0\0' >"$tmp/empty.data"
+if "$PTBROWSE" info "$tmp/empty.data" >"$tmp/out" 2>&1; then
+	bad "a perf.data without Intel PT was accepted"
+else
+	grep -q "empty.data: offset 0x10: no Intel PT" "$tmp/out" ||
+		bad "no-PT message: $(cat "$tmp/out")"
+fi
+"$PTBROWSE" extract "$q/perf.data.intel_pt-4.14" -o "$tmp/none" \
+	>/dev/null 2>"$tmp/err" && bad "extract into a missing directory"
+grep -q "none/perf.data.intel_pt-4.14.cpu0.pt: No such file" "$tmp/err" ||
+	bad "extract error: $(cat "$tmp/err")"
+exit $fail
