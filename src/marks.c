@@ -893,7 +893,8 @@ static int bm_load(struct bm_set *set)
 
 	f = fopen(set->file, "re");
 	if (!f) {
-		if (errno == ENOENT)
+		/* ENOTDIR: a file is in the way of the directory; saving will say so. */
+		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
 		bm_report(set, "cannot read %s: %s; marks will not be saved",
 			  set->file, strerror(errno));

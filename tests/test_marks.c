@@ -1,0 +1,897 @@
+/* test_marks -- marks model, marks file round-trip and recovery, summaries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "marks.h"
+#include "ptdec.h"
+
+#define ID "0000000000100000-1f2e3d4c5b6a7988"
+#define ID2 "0000000000100000-aaaaaaaaaaaaaaaa"
+#define SIZE 0x100000
+
+static char tmpdir[] = "/tmp/test_marks.XXXXXX";
+static char msgs[16384];	/* every message reported, one per line */
+
+static void collect(void *ctx, const char *msg)
+{
+	size_t len = strlen(msgs);
+
+	snprintf(msgs + len, sizeof(msgs) - len, "%s\n", msg);
+}
+
+static const struct bm_opts opts = { .report = collect };
+
+static char *state_file(const char *name)
+{
+	static char buf[4][4096];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/state/ptbrowse/traces/%s", tmpdir, name);
+	return buf[k];
+}
+
+static void write_file(const char *path, const char *text)
+{
+	char dir[4096], cmd[4200];
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *read_file(const char *path)
+{
+	static char buf[65536];
+	size_t n;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static int setup(void **state)
+{
+	char path[4096];
+
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/state", tmpdir);
+	setenv("XDG_STATE_HOME", path, 1);
+	snprintf(path, sizeof(path), "%s/config", tmpdir);
+	setenv("XDG_CONFIG_HOME", path, 1);
+	snprintf(path, sizeof(path), "%s/cache", tmpdir);
+	setenv("XDG_CACHE_HOME", path, 1);
+	setenv("HOME", tmpdir, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) ? -1 : 0;
+}
+
+/* Each test starts with an empty state directory and no messages. */
+static int clean(void **state)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/state %s/blocker", tmpdir, tmpdir);
+	msgs[0] = '\0';
+	return system(cmd) ? -1 : 0;
+}
+
+static void test_null(void **state)
+{
+	struct bm_set *set;
+	uint64_t off;
+
+	assert_int_equal(bm_open(NULL, ID, SIZE, "/x", NULL), -pte_invalid);
+	assert_int_equal(bm_open(&set, NULL, SIZE, "/x", NULL), -pte_invalid);
+	assert_int_equal(bm_open(&set, ID, SIZE, NULL, NULL), -pte_invalid);
+	assert_int_equal(bm_open(&set, "../evil", SIZE, "/x", NULL), -pte_invalid);
+	assert_int_equal(bm_open(&set, "a/b", SIZE, "/x", NULL), -pte_invalid);
+	assert_int_equal(bm_count(NULL), 0);
+	assert_null(bm_at(NULL, 0));
+	assert_int_equal(bm_find(NULL, "a"), -1);
+	assert_int_equal(bm_mark_set(NULL, 'a', 0, NULL), -pte_invalid);
+	assert_int_equal(bm_toggle(NULL, 0), -pte_invalid);
+	assert_int_equal(bm_delete(NULL, 0), -pte_invalid);
+	assert_int_equal(bm_export(NULL, stdout), -pte_invalid);
+	assert_int_equal(bm_import(NULL, stdin, "x"), -pte_invalid);
+	assert_int_equal(bm_resolve(NULL, "0x10", 0, &off), 0);
+	assert_int_equal(off, 0x10);
+	assert_int_equal(bm_history_last(NULL, 0, &off), -pte_invalid);
+	assert_int_equal(bm_region_summary(NULL, 0, 1, NULL, NULL, NULL, NULL),
+			 -pte_invalid);
+	bm_close(NULL);
+}
+
+static void test_empty_open_writes_nothing(void **state)
+{
+	struct bm_set *set;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/data/run.pt", &opts), 0);
+	assert_int_equal(bm_count(set), 0);
+	assert_string_equal(bm_file(set), state_file(ID ".marks"));
+	assert_true(bm_saving(set));
+	bm_close(set);
+	assert_false(exists(state_file(ID ".marks")));
+}
+
+static const char *const tricky[] = {
+	"plain",
+	"with \"quotes\" inside",
+	"two\nlines\n",
+	"back\\slash \\n not a newline",
+	"tab\there, cr\rthere, bell\a, del\x7f",
+	"# not a comment",
+	"utf-8: \xc3\xa9t\xc3\xa9 \xe2\x86\x92",
+};
+
+static void test_round_trip(void **state)
+{
+	const struct bm_entry *e;
+	struct bm_set *set;
+	char *text;
+	size_t i;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/data/run 7.pt", &opts), 0);
+	assert_int_equal(bm_mark_set(set, 'a', 0x1f5c, NULL), 0);
+	assert_int_equal(bm_mark_set(set, 'B', 0x3a000, tricky[1]), 0);
+	assert_int_equal(bm_toggle(set, 0x4000), 1);
+	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]); i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "bm_%zu", i);
+		assert_int_equal(bm_bookmark_set(set, name, 0x5000 + i, tricky[i]), 0);
+	}
+	assert_int_equal(bm_region_set(set, "hot", 0x18000, 0x10000, "spin\n\"loop\"",
+				       "yellow"), 0);
+	assert_int_equal(bm_count(set), 4 + i);
+	bm_close(set);
+
+	text = read_file(state_file(ID ".marks"));
+	assert_non_null(text);
+	assert_memory_equal(text, "# ptbrowse marks v1\n", 20);
+	assert_non_null(strstr(text, "trace size=1048576 id=" ID " path=\"/data/run 7.pt\"\n"));
+	assert_non_null(strstr(text, "mark a 0x1f5c\n"));
+	assert_non_null(strstr(text, "mark B 0x3a000 \"with \\\"quotes\\\" inside\"\n"));
+	assert_non_null(strstr(text, "bookmark - 0x4000\n"));
+	assert_non_null(strstr(text, "region hot 0x10000 0x18000 color=yellow "
+				     "\"spin\\n\\\"loop\\\"\"\n"));
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/data/run 7.pt", &opts), 0);
+	assert_int_equal(bm_count(set), 4 + i);
+	assert_string_equal(msgs, "");
+	e = bm_at(set, 0);
+	assert_int_equal(e->kind, BM_MARK);
+	assert_string_equal(e->name, "a");
+	assert_int_equal(e->from, 0x1f5c);
+	assert_null(e->note);
+	e = bm_at(set, (size_t)bm_find(set, "B"));
+	assert_string_equal(e->note, tricky[1]);
+	e = bm_at(set, (size_t)bm_find_at(set, BM_BOOKMARK, 0x4000));
+	assert_string_equal(e->name, "");
+	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]); i++) {
+		e = bm_at(set, (size_t)bm_find_at(set, BM_BOOKMARK, 0x5000 + i));
+		assert_string_equal(e->note, tricky[i]);
+	}
+	e = bm_at(set, (size_t)bm_find(set, "hot"));
+	assert_int_equal(e->kind, BM_REGION);
+	assert_int_equal(e->from, 0x10000);
+	assert_int_equal(e->to, 0x18000);
+	assert_string_equal(e->color, "yellow");
+	assert_string_equal(e->note, "spin\n\"loop\"");
+	bm_close(set);
+}
+
+/* Every byte but NUL survives a note's quoting. */
+static void test_all_bytes(void **state)
+{
+	char note[256];
+	struct bm_set *set;
+	int i;
+
+	for (i = 1; i < 256; i++)
+		note[i - 1] = (char)i;
+	note[255] = '\0';
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_mark_set(set, 'z', 1, note), 0);
+	bm_close(set);
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_string_equal(bm_at(set, 0)->note, note);
+	bm_close(set);
+}
+
+static void test_hand_edited(void **state)
+{
+	struct bm_set *set;
+
+	write_file(state_file(ID ".marks"),
+		   "\n# ptbrowse marks v1\n"
+		   "# my notes\n"
+		   "trace size=1048576 path=/data/run7.pt\n"
+		   "\n"
+		   "mark a 8028                      # first PGE\n"
+		   "   mark   b\t0X10   \"x\"  # trailing\n"
+		   "region hot 0x100 0x180 \"spin loop\" color=red\n");
+	assert_int_equal(bm_open(&set, ID, SIZE, "/data/run7.pt", &opts), 0);
+	assert_string_equal(msgs, "");
+	assert_int_equal(bm_count(set), 3);
+	assert_int_equal(bm_at(set, 0)->from, 0x10);
+	assert_string_equal(bm_at(set, 0)->note, "x");
+	assert_int_equal(bm_at(set, 1)->from, 0x100);
+	assert_string_equal(bm_at(set, 1)->color, "red");
+	assert_int_equal(bm_at(set, 2)->from, 8028);
+	bm_close(set);
+	/* opening never rewrote it: the path is the same */
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "# my notes"));
+}
+
+static void test_changes(void **state)
+{
+	struct bm_set *set;
+	long i;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_mark_set(set, '1', 0, NULL), -pte_invalid);
+	assert_non_null(strstr(bm_message(set), "letter"));
+	assert_int_equal(bm_bookmark_set(set, "x", 0, NULL), -pte_invalid);
+	assert_int_equal(bm_bookmark_set(set, "9lives", 0, NULL), -pte_invalid);
+	assert_int_equal(bm_bookmark_set(set, "has space", 0, NULL), -pte_invalid);
+	assert_int_equal(bm_region_set(set, "r1", 5, 5, NULL, NULL), -pte_invalid);
+	assert_int_equal(bm_region_set(set, "r1", 5, 6, NULL, "no way"), -pte_invalid);
+
+	/* marks move; the note stays unless replaced */
+	assert_int_equal(bm_mark_set(set, 'a', 10, "first"), 0);
+	assert_int_equal(bm_mark_set(set, 'a', 20, NULL), 0);
+	assert_int_equal(bm_count(set), 1);
+	assert_int_equal(bm_at(set, 0)->from, 20);
+	assert_string_equal(bm_at(set, 0)->note, "first");
+
+	/* toggling twice leaves nothing */
+	assert_int_equal(bm_toggle(set, 30), 1);
+	assert_int_equal(bm_toggle(set, 30), 0);
+	assert_int_equal(bm_count(set), 1);
+
+	/* bookmarks and regions share names */
+	assert_int_equal(bm_bookmark_set(set, "start", 40, "go"), 0);
+	assert_int_equal(bm_region_set(set, "start", 1, 2, NULL, NULL), -pte_invalid);
+	assert_int_equal(bm_region_set(set, "phase", 100, 200, "slow", NULL), 0);
+	assert_int_equal(bm_bookmark_set(set, "phase", 1, NULL), -pte_invalid);
+
+	/* rename, note, colour, delete */
+	i = bm_find(set, "phase");
+	assert_int_equal(bm_rename(set, (size_t)i, "start"), -pte_invalid);
+	assert_int_equal(bm_rename(set, (size_t)i, "phase2"), 0);
+	i = bm_find(set, "phase2");
+	assert_true(i >= 0);
+	assert_int_equal(bm_set_color(set, (size_t)i, "green"), 0);
+	assert_int_equal(bm_set_note(set, (size_t)i, "a \"new\" note"), 0);
+	assert_string_equal(bm_at(set, (size_t)i)->note, "a \"new\" note");
+	assert_int_equal(bm_set_note(set, (size_t)i, ""), 0);
+	assert_null(bm_at(set, (size_t)bm_find(set, "phase2"))->note);
+	i = bm_find(set, "a");
+	assert_int_equal(bm_rename(set, (size_t)i, "bb"), -pte_invalid);
+	assert_int_equal(bm_rename(set, (size_t)i, "b"), 0);
+	assert_int_equal(bm_find(set, "a"), -1);
+	i = bm_find(set, "start");
+	assert_int_equal(bm_set_color(set, (size_t)i, "red"), -pte_invalid);
+	assert_int_equal(bm_rename(set, (size_t)i, "-"), 0);
+	assert_int_equal(bm_find(set, "start"), -1);
+	assert_true(bm_find_at(set, BM_BOOKMARK, 40) >= 0);
+	assert_int_equal(bm_delete(set, (size_t)bm_find_at(set, BM_BOOKMARK, 40)), 0);
+	assert_int_equal(bm_delete(set, 99), -pte_invalid);
+	assert_int_equal(bm_count(set), 2);
+	bm_close(set);
+
+	/* all of it was saved */
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_count(set), 2);
+	assert_true(bm_find(set, "b") >= 0);
+	assert_string_equal(bm_at(set, (size_t)bm_find(set, "phase2"))->color, "green");
+	bm_close(set);
+}
+
+static void test_next_resolve(void **state)
+{
+	struct bm_set *set;
+	uint64_t off;
+	long i;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	bm_mark_set(set, 'a', 100, NULL);
+	bm_toggle(set, 200);
+	bm_region_set(set, "hot", 300, 400, NULL, NULL);
+	bm_bookmark_set(set, "hot.x", 500, NULL);
+
+	i = bm_next(set, 0, 1, ~0u);
+	assert_int_equal(bm_at(set, (size_t)i)->from, 100);
+	i = bm_next(set, 100, 1, ~0u);
+	assert_int_equal(bm_at(set, (size_t)i)->from, 200);
+	i = bm_next(set, 100, 1, 1u << BM_REGION);
+	assert_int_equal(bm_at(set, (size_t)i)->from, 300);
+	assert_int_equal(bm_next(set, 500, 1, ~0u), -1);
+	i = bm_next(set, 300, -1, ~0u);
+	assert_int_equal(bm_at(set, (size_t)i)->from, 200);
+	i = bm_next(set, 300, -1, 1u << BM_MARK);
+	assert_int_equal(bm_at(set, (size_t)i)->from, 100);
+	assert_int_equal(bm_next(set, 100, -1, ~0u), -1);
+
+	assert_int_equal(bm_resolve(set, "a", 0, &off), 0);
+	assert_int_equal(off, 100);
+	assert_int_equal(bm_resolve(set, "hot", 0, &off), 0);
+	assert_int_equal(off, 300);
+	assert_int_equal(bm_resolve(set, "hot", 1, &off), 0);
+	assert_int_equal(off, 400);
+	assert_int_equal(bm_resolve(set, "hot.end", 0, &off), 0);
+	assert_int_equal(off, 400);
+	assert_int_equal(bm_resolve(set, "hot.start", 1, &off), 0);
+	assert_int_equal(off, 300);
+	assert_int_equal(bm_resolve(set, "hot.x", 1, &off), 0);
+	assert_int_equal(off, 500);
+	assert_int_equal(bm_resolve(set, "4096", 0, &off), 0);
+	assert_int_equal(off, 4096);
+	assert_int_equal(bm_resolve(set, "0x1000", 0, &off), 0);
+	assert_int_equal(off, 4096);
+	assert_int_equal(bm_resolve(set, "nope", 0, &off), -pte_invalid);
+	assert_int_equal(bm_resolve(set, "12xyz", 0, &off), -pte_invalid);
+	bm_close(set);
+}
+
+static void test_history(void **state)
+{
+	struct bm_set *set;
+	uint64_t off;
+	int i;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_history_last(set, 0, &off), -pte_eos);
+	assert_int_equal(bm_history_step(set, 0, -1, &off), -pte_eos);
+	/* at 10, jump to 20, jump to 30 */
+	bm_history_push(set, 10);
+	bm_history_push(set, 20);
+	assert_int_equal(bm_history_step(set, 30, -1, &off), 0);
+	assert_int_equal(off, 20);
+	assert_int_equal(bm_history_step(set, 20, -1, &off), 0);
+	assert_int_equal(off, 10);
+	assert_int_equal(bm_history_step(set, 10, -1, &off), -pte_eos);
+	assert_int_equal(bm_history_step(set, 10, 1, &off), 0);
+	assert_int_equal(off, 20);
+	assert_int_equal(bm_history_step(set, 20, 1, &off), 0);
+	assert_int_equal(off, 30);
+	assert_int_equal(bm_history_step(set, 30, 1, &off), -pte_eos);
+	/* '' toggles between the last two places */
+	bm_history_push(set, 30);	/* at 30, jump to 40 */
+	assert_int_equal(bm_history_last(set, 40, &off), 0);
+	assert_int_equal(off, 30);
+	assert_int_equal(bm_history_last(set, 30, &off), 0);
+	assert_int_equal(off, 40);
+	/* bounded */
+	for (i = 0; i < 3 * BM_HISTORY_MAX; i++)
+		bm_history_push(set, (uint64_t)i);
+	for (i = 0; bm_history_step(set, 9999, -1, &off) == 0; i++)
+		;
+	assert_true(i <= BM_HISTORY_MAX);
+	assert_true(i >= BM_HISTORY_MAX - 2);
+	bm_close(set);
+}
+
+static void test_corrupt(void **state)
+{
+	struct bm_set *set;
+	char want[4200], file[4096];
+
+	snprintf(file, sizeof(file), "%s", state_file(ID ".marks"));
+	write_file(file, "# ptbrowse marks v1\n"
+			 "mark a 0x10\n"
+			 "mark b 0x2g\n"
+			 "region r 1 2\n"
+			 "bookmark note 0x30 \"unterminated\n"
+			 "mark c 0x40 \"bad \\q escape\"\n"
+			 "frobnicate 1\n"
+			 "mark e\n"
+			 "mark d 0x50 \"ok\"\n");
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	snprintf(want, sizeof(want), "%s:3: bad offset\n", file);
+	assert_non_null(strstr(msgs, want));
+	snprintf(want, sizeof(want), "%s:4: expected: region", file);
+	assert_non_null(strstr(msgs, want));
+	snprintf(want, sizeof(want), "%s:5: unterminated quote", file);
+	assert_non_null(strstr(msgs, want));
+	snprintf(want, sizeof(want), "%s:6: unknown escape", file);
+	assert_non_null(strstr(msgs, want));
+	snprintf(want, sizeof(want), "%s: 1 more bad lines", file);
+	assert_non_null(strstr(msgs, want));
+	snprintf(want, sizeof(want), "kept as %s.bad", file);
+	assert_non_null(strstr(msgs, want));
+	/* the good lines are loaded and written back; the original is kept */
+	assert_int_equal(bm_count(set), 2);
+	assert_non_null(strstr(read_file(state_file(ID ".marks.bad")), "frobnicate"));
+	assert_non_null(strstr(read_file(file), "mark d 0x50 \"ok\""));
+	assert_null(strstr(read_file(file), "frobnicate"));
+	bm_close(set);
+
+	/* a second bad file never replaces the first .bad */
+	msgs[0] = '\0';
+	write_file(file, "garbage\n");
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	snprintf(want, sizeof(want), "%s:1: not a ptbrowse marks file", file);
+	assert_non_null(strstr(msgs, want));
+	assert_int_equal(bm_count(set), 0);
+	assert_non_null(strstr(read_file(state_file(ID ".marks.bad")), "frobnicate"));
+	assert_string_equal(read_file(state_file(ID ".marks.bad.1")), "garbage\n");
+	assert_false(exists(file));
+	bm_close(set);
+
+	/* an empty file is not a marks file either; with --no-state it stays */
+	msgs[0] = '\0';
+	write_file(file, "");
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t",
+				 &(struct bm_opts){ .flags = BM_NO_STATE,
+						    .report = collect }), 0);
+	assert_non_null(strstr(msgs, ":1: not a ptbrowse marks file"));
+	assert_true(exists(file));
+	assert_false(exists(state_file(ID ".marks.bad.2")));
+	bm_close(set);
+
+	/* a duplicate letter would be dropped by a rewrite: set aside too */
+	msgs[0] = '\0';
+	write_file(file, "# ptbrowse marks v1\nmark a 1\nmark a 2\n");
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_non_null(strstr(msgs, ":3: mark a is at 0x1 here, 0x2 there"));
+	assert_true(exists(state_file(ID ".marks.bad.2")));
+	bm_close(set);
+}
+
+static void test_future_version(void **state)
+{
+	char file[4096];
+	const char *text = "# ptbrowse marks v2\nsomething new 1 2 3\n";
+	struct bm_set *set;
+
+	snprintf(file, sizeof(file), "%s", state_file(ID ".marks"));
+	write_file(file, text);
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_non_null(strstr(msgs, ":1: marks file version 2 is newer"));
+	assert_false(bm_saving(set));
+	/* changes stay in memory; the file is untouched */
+	assert_int_equal(bm_mark_set(set, 'a', 1, NULL), 0);
+	assert_int_equal(bm_count(set), 1);
+	bm_close(set);
+	assert_string_equal(read_file(file), text);
+	assert_false(exists(state_file(ID ".marks.bad")));
+}
+
+static void test_changed_trace(void **state)
+{
+	struct bm_set *set;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/data/run7.pt", &opts), 0);
+	assert_int_equal(bm_mark_set(set, 'a', 1, NULL), 0);
+	bm_close(set);
+	/* the same path now holds other content */
+	msgs[0] = '\0';
+	assert_int_equal(bm_open(&set, ID2, SIZE * 2, "/data/run7.pt", &opts), 0);
+	assert_non_null(strstr(msgs, "warning: /data/run7.pt changed since marks"));
+	assert_non_null(strstr(msgs, ID ".marks"));
+	assert_int_equal(bm_count(set), 0);
+	bm_close(set);
+	/* a copy (same identity, another path) has the marks; no warning */
+	msgs[0] = '\0';
+	assert_int_equal(bm_open(&set, ID, SIZE, "/data/copy.pt", &opts), 0);
+	assert_string_equal(msgs, "");
+	assert_int_equal(bm_count(set), 1);
+	bm_close(set);
+	/* and the file now records the last path */
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "path=\"/data/copy.pt\""));
+
+	/* a marks file whose recorded size disagrees is not applied */
+	msgs[0] = '\0';
+	write_file(state_file(ID ".marks"), "# ptbrowse marks v1\ntrace size=5\nmark a 1\n");
+	assert_int_equal(bm_open(&set, ID, SIZE, "/data/copy.pt", &opts), 0);
+	assert_non_null(strstr(msgs, "was saved for a trace of 5 bytes"));
+	assert_int_equal(bm_count(set), 0);
+	assert_int_equal(bm_mark_set(set, 'b', 1, NULL), 0);
+	bm_close(set);
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "size=5"));
+}
+
+static void test_import_export(void **state)
+{
+	struct bm_set *a, *b;
+	char path[4096], want[4200];
+	FILE *f;
+	int ret;
+
+	assert_int_equal(bm_open(&a, ID, SIZE, "/t", &opts), 0);
+	bm_mark_set(a, 'a', 0x10, "from a");
+	bm_mark_set(a, 'b', 0x20, NULL);
+	bm_toggle(a, 0x30);
+	bm_region_set(a, "hot", 0x100, 0x200, "the \"hot\" one", "red");
+	bm_bookmark_set(a, "same", 0x40, NULL);
+	snprintf(path, sizeof(path), "%s/shared.marks", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(bm_export(a, f), 0);
+	fclose(f);
+	bm_close(a);
+
+	assert_int_equal(bm_open(&b, ID2, SIZE, "/u", &opts), 0);
+	bm_mark_set(b, 'a', 0x11, NULL);		/* conflict */
+	bm_region_set(b, "hot", 0x100, 0x201, NULL, NULL);	/* conflict */
+	bm_bookmark_set(b, "same", 0x40, NULL);	/* same: takes nothing */
+	bm_toggle(b, 0x30);			/* same */
+	msgs[0] = '\0';
+	f = fopen(path, "r");
+	ret = bm_import(b, f, path);
+	fclose(f);
+	assert_int_equal(ret, 2);
+	snprintf(want, sizeof(want), "%s:3: mark a is at 0x11 here, 0x10 there; kept 0x11", path);
+	assert_non_null(strstr(msgs, want));
+	assert_non_null(strstr(msgs, "region hot is 0x100-0x201 here"));
+	assert_non_null(strstr(msgs, "holds marks of another trace"));
+	assert_non_null(strstr(msgs, "imported 1 marks, 2 conflicts"));
+	assert_int_equal(bm_count(b), 5);
+	assert_int_equal(bm_at(b, (size_t)bm_find(b, "b"))->from, 0x20);
+	assert_null(bm_at(b, (size_t)bm_find(b, "a"))->note);
+	bm_close(b);
+	/* the merge was saved */
+	assert_int_equal(bm_open(&b, ID2, SIZE, "/u", &opts), 0);
+	assert_int_equal(bm_count(b), 5);
+
+	/* not a marks file */
+	f = fopen(path, "w");
+	fputs("hello\n", f);
+	fclose(f);
+	f = fopen(path, "r");
+	assert_int_equal(bm_import(b, f, path), -pte_bad_file);
+	fclose(f);
+	f = fopen(path, "w");
+	fputs("# ptbrowse marks v9\nmark q 1\n", f);
+	fclose(f);
+	f = fopen(path, "r");
+	assert_int_equal(bm_import(b, f, path), -pte_bad_file);
+	fclose(f);
+	assert_int_equal(bm_find(b, "q"), -1);
+	bm_close(b);
+}
+
+/* Tests run as root, where permissions do not stop writes: put a file
+ * where the state directory should be. */
+static void test_unwritable(void **state)
+{
+	char path[4096], blocker[4096];
+	struct bm_set *set;
+
+	snprintf(blocker, sizeof(blocker), "%s/blocker", tmpdir);
+	write_file(blocker, "in the way\n");
+	snprintf(path, sizeof(path), "%s/blocker/state", tmpdir);
+	setenv("XDG_STATE_HOME", path, 1);
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_mark_set(set, 'a', 1, NULL), -pte_io);
+	assert_non_null(strstr(bm_message(set), "marks not saved: cannot create directory"));
+	assert_non_null(strstr(bm_message(set), "blocker"));
+	assert_int_equal(bm_count(set), 1);
+	assert_int_equal(bm_mark_set(set, 'b', 2, NULL), -pte_io);
+	assert_int_equal(bm_save(set), -pte_io);
+	/* the obstacle goes; the next change saves everything */
+	unlink(blocker);
+	assert_int_equal(bm_mark_set(set, 'c', 3, NULL), 0);
+	assert_non_null(strstr(bm_message(set), "marks saved to"));
+	bm_close(set);
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_count(set), 3);
+	bm_close(set);
+	snprintf(path, sizeof(path), "%s/state", tmpdir);
+	setenv("XDG_STATE_HOME", path, 1);
+}
+
+static void test_no_state_and_cap(void **state)
+{
+	struct bm_opts o = { .flags = BM_NO_STATE, .report = collect };
+	struct bm_set *set;
+	uint64_t i;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &o), 0);
+	assert_false(bm_saving(set));
+	for (i = 0; i < BM_MAX_ENTRIES; i++)
+		assert_int_equal(bm_toggle(set, i), 1);
+	assert_int_equal(bm_toggle(set, i), -pte_nomem);
+	assert_non_null(strstr(bm_message(set), "too many marks"));
+	assert_int_equal(bm_mark_set(set, 'a', 1, NULL), -pte_nomem);
+	assert_int_equal(bm_toggle(set, 0), 0);
+	assert_int_equal(bm_mark_set(set, 'a', 1, NULL), 0);
+	bm_close(set);
+	assert_false(exists(state_file(ID ".marks")));
+	assert_false(exists(state_file("")));
+
+	{
+		char big[BM_NOTE_MAX + 1];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		assert_int_equal(bm_open(&set, ID, SIZE, "/t", &o), 0);
+		assert_int_equal(bm_mark_set(set, 'a', 1, big), -pte_nomem);
+		assert_int_equal(bm_count(set), 0);
+		bm_close(set);
+	}
+}
+
+static void test_explicit_file(void **state)
+{
+	struct bm_set *set;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/trace.pt.marks", tmpdir);
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t",
+				 &(struct bm_opts){ .file = path }), 0);
+	assert_string_equal(bm_file(set), path);
+	assert_int_equal(bm_mark_set(set, 'x', 7, NULL), 0);
+	bm_close(set);
+	assert_non_null(strstr(read_file(path), "mark x 0x7\n"));
+	unlink(path);
+}
+
+/*
+ * Region summaries over a synthetic trace.
+ */
+
+static const uint8_t psb[] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+			       0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+static uint8_t trace[4096];
+static size_t trace_len;
+static uint64_t seg_off[8];	/* where each segment's PSB is */
+
+static void put(const uint8_t *b, size_t n)
+{
+	memcpy(trace + trace_len, b, n);
+	trace_len += n;
+}
+
+#define PUT(...) put((const uint8_t[]){ __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ }))
+
+/* Segment k: psb, tsc k, cbr, psbend, tnt.8 (3 bits, 1 taken), tip,
+ * cyc 31, tnt.8 (6 taken), pad. */
+static void build_trace(void)
+{
+	int k;
+
+	trace_len = 0;
+	for (k = 0; k < 4; k++) {
+		seg_off[k] = trace_len;
+		put(psb, sizeof(psb));
+		PUT(0x19, (uint8_t)(0x10 * (k + 1)), 0, 0, 0, 0, 0, 0);
+		PUT(0x02, 0x03, (uint8_t)(k < 2 ? 20 : 30), 0x00);
+		PUT(0x02, 0x23);
+		PUT(0x14, 0x0d, 0xfb, 0xfe, 0x00);
+	}
+	seg_off[k] = trace_len;
+}
+
+static void test_summary(void **state)
+{
+	struct img_span span;
+	struct bm_summary s;
+	struct img img;
+
+	build_trace();
+	img_init_flat(&img, &span, trace, trace_len);
+	assert_int_equal(bm_region_summary(&img, 5, 5, &s, NULL, NULL, NULL), -pte_invalid);
+
+	/* the whole trace */
+	assert_int_equal(bm_region_summary(&img, 0, trace_len, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.bytes, trace_len);
+	assert_int_equal(s.packets, 4 * 9);
+	assert_int_equal(s.psbs, 4);
+	assert_int_equal(s.by_type[PKT_PSBEND], 4);
+	assert_int_equal(s.by_class[PKC_SYNC], 12);
+	assert_int_equal(s.by_class[PKC_BRANCH], 8);
+	assert_int_equal(s.tnt_bits, 4 * 9);
+	assert_int_equal(s.taken, 4 * 7);
+	assert_int_equal(s.not_taken, 4 * 2);
+	assert_int_equal(s.tips, 4);
+	assert_int_equal(s.cyc_cycles, 4 * 31);
+	assert_true(s.has_tsc);
+	assert_int_equal(s.first_tsc, 0x10);
+	assert_int_equal(s.last_tsc, 0x40);
+	assert_int_equal(s.tsc_ticks, 0x30);
+	assert_int_equal(s.first_tsc_off, 16);
+	assert_int_equal(s.cbrs, 4);
+	assert_int_equal(s.cbr_changes, 1);
+	assert_int_equal(s.first_cbr, 20);
+	assert_int_equal(s.last_cbr, 30);
+	assert_int_equal(s.errors, 0);
+	assert_int_equal(s.ovfs, 0);
+
+	/* from the middle of segment 1 to the middle of segment 2: the lead-in
+	 * from segment 1's PSB is decoded but not counted */
+	assert_int_equal(bm_region_summary(&img, seg_off[1] + 30, seg_off[2] + 16, &s,
+					   NULL, NULL, NULL), 0);
+	/* a segment: psb 0, tsc 16, cbr 24, psbend 28, tnt 30, tip 31, cyc 32,
+	 * tnt 33, pad 34; so tnt tip cyc tnt pad, then segment 2's psb */
+	assert_int_equal(s.packets, 6);
+	assert_int_equal(s.psbs, 1);
+	assert_int_equal(s.tnt_bits, 9);
+	assert_false(s.has_tsc);
+	assert_int_equal(s.cbrs, 0);
+
+	/* CBR changes, also against the ratio seen in the lead-in */
+	assert_int_equal(bm_region_summary(&img, seg_off[2] + 1, seg_off[3] + 30, &s,
+					   NULL, NULL, NULL), 0);
+	assert_int_equal(s.cbrs, 2);
+	assert_int_equal(s.cbr_changes, 0);
+	assert_int_equal(s.psbs, 1);
+	assert_int_equal(s.tsc_ticks, 0x10);
+	assert_int_equal(bm_region_summary(&img, seg_off[1] + 26, seg_off[2] + 30, &s,
+					   NULL, NULL, NULL), 0);
+	assert_int_equal(s.cbrs, 1);
+	assert_int_equal(s.cbr_changes, 1);
+	assert_int_equal(s.first_cbr, 30);
+
+	/* past the end is clipped */
+	assert_int_equal(bm_region_summary(&img, seg_off[3], 1u << 30, &s,
+					   NULL, NULL, NULL), 0);
+	assert_int_equal(s.to, trace_len);
+	assert_int_equal(s.packets, 9);
+}
+
+static void test_summary_errors(void **state)
+{
+	struct img_span span;
+	struct bm_summary s;
+	struct img img;
+
+	build_trace();
+	/* an unknown opcode and an OVF in segment 1 */
+	trace[seg_off[1] + 33] = 0x02;
+	trace[seg_off[1] + 34] = 0xff;	/* not a valid extended opcode */
+	img_init_flat(&img, &span, trace, trace_len);
+	assert_int_equal(bm_region_summary(&img, 0, trace_len, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.errors, 1);
+	assert_int_equal(s.first_error_off, seg_off[1] + 33);
+	assert_int_equal(s.psbs, 4);	/* resynchronised at segment 2 */
+	build_trace();
+	trace[seg_off[1] + 33] = 0x02;
+	trace[seg_off[1] + 34] = 0xf3;	/* ovf replaces tnt.8 0xfe, pad */
+	assert_int_equal(bm_region_summary(&img, 0, trace_len, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.ovfs, 1);
+	assert_int_equal(s.by_class[PKC_ERROR], 1);
+	assert_int_equal(s.errors, 0);
+
+	/* no PSB at all: nothing to count */
+	memset(trace, 0, trace_len);
+	assert_int_equal(bm_region_summary(&img, 10, 100, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.packets, 0);
+	assert_int_equal(s.bytes, 90);
+}
+
+struct observed {
+	int packets, in_range, finals;
+};
+
+static int observe(void *ctx, const struct pkt *pkt, int in_range,
+		   struct bm_summary *sum)
+{
+	struct observed *o = ctx;
+
+	if (!pkt) {
+		o->finals++;
+		sum->has_time = 1;
+		sum->duration_ns = 42;
+		return 0;
+	}
+	o->packets++;
+	o->in_range += in_range;
+	return 0;
+}
+
+static void test_summary_job(void **state)
+{
+	struct bm_summary_job job = { 0 };
+	struct observed o = { 0 };
+	struct img_span span;
+	static uint8_t big[8 << 20];
+	struct img img;
+	size_t i;
+	int ret;
+
+	build_trace();
+	img_init_flat(&img, &span, trace, trace_len);
+	job.img = &img;
+	job.from = seg_off[1] + 30;
+	job.to = trace_len;
+	job.observe = observe;
+	job.observe_ctx = &o;
+	assert_int_equal(bm_summary_start(&job), 0);
+	assert_int_equal(bm_summary_join(&job), 0);
+	assert_int_equal(atomic_load(&job.progress.finished), 1);
+	assert_int_equal(atomic_load(&job.progress.done), atomic_load(&job.progress.total));
+	assert_int_equal(o.finals, 1);
+	assert_int_equal(o.in_range, (int)job.sum.packets);
+	assert_int_equal(o.packets, (int)job.sum.packets + 4);
+	assert_true(job.sum.has_time);
+
+	/* cancel a big one before it starts: it stops at the first check */
+	for (i = 0; i + sizeof(psb) + 1 <= sizeof(big); i += sizeof(psb) + 1) {
+		memcpy(big + i, psb, sizeof(psb));
+		big[i + sizeof(psb)] = 0;
+	}
+	img_init_flat(&img, &span, big, sizeof(big));
+	memset(&job, 0, sizeof(job));
+	job.img = &img;
+	job.from = 0;
+	job.to = sizeof(big);
+	assert_int_equal(bm_summary_start(&job), 0);
+	bm_summary_cancel(&job);
+	ret = bm_summary_join(&job);
+	assert_true(ret == 0 || ret == -pte_canceled);
+	assert_int_equal(atomic_load(&job.progress.finished), 1);
+	/* synchronously, a preset cancel always stops */
+	{
+		struct bm_progress p = { 0 };
+		struct bm_summary s;
+
+		atomic_store(&p.cancel, 1);
+		assert_int_equal(bm_region_summary(&img, 0, sizeof(big), &s, &p, NULL, NULL),
+				 -pte_canceled);
+		assert_true(s.packets < sizeof(big) / (sizeof(psb) + 1));
+		assert_int_equal(atomic_load(&p.finished), 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_null, clean),
+		cmocka_unit_test_setup(test_empty_open_writes_nothing, clean),
+		cmocka_unit_test_setup(test_round_trip, clean),
+		cmocka_unit_test_setup(test_all_bytes, clean),
+		cmocka_unit_test_setup(test_hand_edited, clean),
+		cmocka_unit_test_setup(test_changes, clean),
+		cmocka_unit_test_setup(test_next_resolve, clean),
+		cmocka_unit_test_setup(test_history, clean),
+		cmocka_unit_test_setup(test_corrupt, clean),
+		cmocka_unit_test_setup(test_future_version, clean),
+		cmocka_unit_test_setup(test_changed_trace, clean),
+		cmocka_unit_test_setup(test_import_export, clean),
+		cmocka_unit_test_setup(test_unwritable, clean),
+		cmocka_unit_test_setup(test_no_state_and_cap, clean),
+		cmocka_unit_test_setup(test_explicit_file, clean),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary_errors),
+		cmocka_unit_test(test_summary_job),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
