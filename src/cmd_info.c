@@ -17,14 +17,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ptbrowse info [--json] TRACE\n"
+"usage: ptbrowse info [--json] [--events] TRACE\n"
 "\n"
 "Describe TRACE (a raw Intel PT file or a perf.data file): the container,\n"
 "each stream's CPU, thread, size, PSB count and TSC range, and the timing\n"
 "configuration recorded with it, as ptdump options.\n"
 "\n"
 "options:\n"
-"  --json           print one JSON object instead of text\n");
+"  --json           print one JSON object instead of text\n"
+"  --events         also list each stream's sideband events (perf.data):\n"
+"                   AUX records (data loss), ITRACE_START, context\n"
+"                   switches and COMM, with perf time and TSC\n");
 }
 
 /* What a scan of one stream finds. */
@@ -295,6 +298,67 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 	}
 }
 
+/* Describe @ev's payload into @buf. */
+static void event_detail(const struct pd_event *ev, char *buf, size_t n)
+{
+	switch (ev->kind) {
+	case PD_EV_AUX:
+		snprintf(buf, n, "aux_offset %#" PRIx64 " size %#" PRIx64
+			 "%s%s%s%s", ev->aux_offset, ev->aux_size,
+			 ev->flags & PD_AUX_TRUNCATED ? " truncated" : "",
+			 ev->flags & PD_AUX_OVERWRITE ? " overwrite" : "",
+			 ev->flags & PD_AUX_PARTIAL ? " partial" : "",
+			 ev->flags & PD_AUX_COLLISION ? " collision" : "");
+		break;
+	case PD_EV_COMM:
+		snprintf(buf, n, "pid %d tid %d comm %s", ev->pid, ev->tid,
+			 ev->comm);
+		break;
+	case PD_EV_SWITCH_OUT:
+		snprintf(buf, n, "pid %d tid %d%s", ev->pid, ev->tid,
+			 ev->flags ? " preempted" : "");
+		break;
+	default:
+		snprintf(buf, n, "pid %d tid %d", ev->pid, ev->tid);
+		break;
+	}
+}
+
+/* List each stream's sideband events, one per line. */
+static void print_events(const struct trace *t)
+{
+	const struct pd_event *ev;
+	char tsc[24], when[32], at[24], detail[128];
+	size_t s, i, n;
+
+	for (s = 0; s < t->nstreams; s++) {
+		if (perfdata_events(t, (int)s, &ev, &n) < 0)
+			return;
+		printf("\nevents of %s: %zu\n", t->streams[s].name, n);
+		printf("%-12s %-18s %-20s %-12s %s\n", "kind", "tsc",
+		       "perf-time", "stream-off", "detail");
+		for (i = 0; i < n; i++) {
+			snprintf(tsc, sizeof(tsc), "-");
+			snprintf(when, sizeof(when), "-");
+			snprintf(at, sizeof(at), "-");
+			if (ev[i].have_tsc)
+				snprintf(tsc, sizeof(tsc), "%#" PRIx64,
+					 ev[i].tsc);
+			if (ev[i].have_time)
+				snprintf(when, sizeof(when), "%" PRIu64 ".%09"
+					 PRIu64, ev[i].time / 1000000000,
+					 ev[i].time % 1000000000);
+			if (ev[i].have_stream_off)
+				snprintf(at, sizeof(at), "%#" PRIx64,
+					 ev[i].stream_off);
+			event_detail(&ev[i], detail, sizeof(detail));
+			printf("%-12s %-18s %-20s %-12s %s\n",
+			       perfdata_event_name(ev[i].kind), tsc, when, at,
+			       detail);
+		}
+	}
+}
+
 int cmd_info_main(int argc, char **argv)
 {
 	struct info_stats *stats;
@@ -302,7 +366,7 @@ int cmd_info_main(int argc, char **argv)
 	struct trace *t = NULL;
 	const char *path = NULL;
 	char err[512];
-	int json = 0, i, rc = 1;
+	int json = 0, events = 0, i, rc = 1;
 	size_t s;
 
 	for (i = 1; i < argc; i++) {
@@ -311,6 +375,8 @@ int cmd_info_main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--events")) {
+			events = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ptbrowse info: unknown option: %s\n",
 				argv[i]);
@@ -350,6 +416,8 @@ int cmd_info_main(int argc, char **argv)
 		print_json(t, stats);
 	else
 		print_text(t, stats);
+	if (events && !json)
+		print_events(t);
 	rc = 0;
 out_free:
 	free(stats);

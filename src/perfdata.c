@@ -891,7 +891,8 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 
 	for (i = 0; i < st->nev; i++) {
 		ev = &st->ev[i];
-		if (ev->have_time && t->nstreams &&
+		/* perf synthesizes records at time 0: no place in time */
+		if (ev->have_time && ev->time && t->nstreams &&
 		    !perfdata_time_to_tsc(&t->streams[0].timing, ev->time,
 					  &ev->tsc))
 			ev->have_tsc = 1;
