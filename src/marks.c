@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "identity.h"
 #include "marks.h"
 #include "ptdec.h"
+#include "trace.h"
 #include "xdg.h"
 
 /* Lines longer than this are not something we wrote or a person typed. */
@@ -28,6 +30,7 @@ struct bm_set {
 	char *file;		/* the marks file */
 	char *path;		/* the trace's path as last opened */
 	char id[80];		/* the trace identity */
+	char stream[32];	/* the stream, "" for the first */
 	uint64_t size;		/* the trace's size */
 	int saving;		/* 0: never write (flag, newer version, ...) */
 	int dirty;		/* the last save failed */
@@ -288,8 +291,10 @@ static int bm_parse_line(char *line, struct bm_line *l, const char **why)
 				strcpy(l->id, tok[i] + 3);
 			} else if (!strncmp(tok[i], "path=", 5)) {
 				l->path = tok[i] + 5;
+			} else if (!strncmp(tok[i], "stream=", 7)) {
+				/* informative: the file name says it */
 			} else {
-				*why = "bad trace field (size=N id=ID path=\"...\")";
+				*why = "bad trace field (size=N id=ID stream=S path=\"...\")";
 				return -1;
 			}
 		}
@@ -491,7 +496,10 @@ static void bm_put_all(const struct bm_set *set, FILE *f)
 	size_t i;
 
 	fprintf(f, "# ptbrowse marks v%d\n", BM_VERSION);
-	fprintf(f, "trace size=%" PRIu64 " id=%s path=", set->size, set->id);
+	fprintf(f, "trace size=%" PRIu64 " id=%s", set->size, set->id);
+	if (set->stream[0])
+		fprintf(f, " stream=%s", set->stream);
+	fputs(" path=", f);
 	bm_put_quoted(f, set->path);
 	fputc('\n', f);
 	for (i = 0; i < set->n; i++)
@@ -835,7 +843,8 @@ static void bm_check_changed(struct bm_set *set)
 		size = 0;
 		id[0] = '\0';
 		path = bm_peek_path(file, &size, id, sizeof(id));
-		if (path && !strcmp(path, set->path) && strcmp(id, set->id)) {
+		/* Other streams of the same trace share its id. */
+		if (path && id[0] && !strcmp(path, set->path) && strcmp(id, set->id)) {
 			bm_report(set, "warning: %s changed since marks were "
 				  "saved for it (then %" PRIu64 " bytes, now %" PRIu64
 				  "); those marks stay in %s and are not applied",
@@ -883,6 +892,20 @@ static void bm_clean_tmp(struct bm_set *set)
 }
 
 /* Load our marks file if it exists. */
+/* Whether @s is a plain file-name part: [A-Za-z0-9_.-], no leading dot. */
+static int bm_plain(const char *s, size_t max)
+{
+	size_t i;
+
+	if (!s || !*s || s[0] == '.' || strlen(s) >= max)
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (!isascii((unsigned char)s[i]) ||
+		    !(isalnum((unsigned char)s[i]) || strchr("_.-", s[i])))
+			return 0;
+	return 1;
+}
+
 static int bm_load(struct bm_set *set)
 {
 	struct bm_parse ps = { .fname = set->file };
@@ -968,18 +991,13 @@ int bm_open(struct bm_set **out, const char *id, uint64_t size,
 	static const struct bm_opts defaults;
 	char dir[PATH_MAX], err[PATH_MAX + 128], *real;
 	struct bm_set *set;
-	size_t i;
 	int ret;
 
-	if (!out || !id || !path || !*id || strlen(id) >= sizeof(set->id) ||
-	    id[0] == '.')
-		return -pte_invalid;
-	for (i = 0; id[i]; i++)
-		if (!isascii((unsigned char)id[i]) ||
-		    !(isalnum((unsigned char)id[i]) || strchr("_.-", id[i])))
-			return -pte_invalid;
 	if (!opts)
 		opts = &defaults;
+	if (!out || !path || !bm_plain(id, sizeof(set->id)) ||
+	    (opts->stream && !bm_plain(opts->stream, sizeof(set->stream))))
+		return -pte_invalid;
 	set = calloc(1, sizeof(*set));
 	if (!set)
 		return -pte_nomem;
@@ -988,6 +1006,8 @@ int bm_open(struct bm_set **out, const char *id, uint64_t size,
 	set->saving = !(opts->flags & BM_NO_STATE);
 	set->size = size;
 	strcpy(set->id, id);
+	if (opts->stream)
+		strcpy(set->stream, opts->stream);
 	/* An absolute path makes "the same path" mean the same file. */
 	real = realpath(path, NULL);
 	set->path = real ? real : strdup(path);
@@ -1001,7 +1021,8 @@ int bm_open(struct bm_set **out, const char *id, uint64_t size,
 			bm_report(set, "%s", err);
 			goto out_free;
 		}
-		if (asprintf(&set->file, "%s/%s.marks", dir, id) < 0)
+		if (asprintf(&set->file, "%s/%s%s%s.marks", dir, id,
+			     set->stream[0] ? "@" : "", set->stream) < 0)
 			set->file = NULL;
 	}
 	if (!set->file)
@@ -1020,6 +1041,26 @@ out_nomem:
 out_free:
 	bm_close(set);
 	return ret;
+}
+
+int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
+		  const struct bm_opts *opts)
+{
+	struct bm_opts o = { 0 };
+	char hex[IDENTITY_HEX_LEN];
+	struct identity id;
+	int ret;
+
+	if (!t || stream >= t->nstreams)
+		return -pte_invalid;
+	ret = identity_of_trace(&id, t);
+	if (ret < 0)
+		return ret;
+	if (opts)
+		o = *opts;
+	/* The first stream keeps the plain name: a raw file has only it. */
+	o.stream = stream ? t->streams[stream].name : NULL;
+	return bm_open(out, identity_hex(&id, hex), id.size, t->path, &o);
 }
 
 void bm_close(struct bm_set *set)

@@ -13,8 +13,9 @@
  *
  * Persistence: one file per trace, $XDG_STATE_HOME/ptbrowse/traces/<id>.marks
  * where <id> is the trace identity (size + hash of sampled content), so
- * marks survive renames and copies.  The file is line-based and
- * hand-editable:
+ * marks survive renames and copies; offsets are stream offsets, so each
+ * stream of a perf.data file but the first has its own <id>@<stream>.marks.
+ * The file is line-based and hand-editable:
  *
  *   # ptbrowse marks v1
  *   trace size=2147483648 id=1f2e3d4c5b6a7988 path="/data/run7.pt"
@@ -83,6 +84,7 @@ typedef void bm_report_fn(void *ctx, const char *msg);
 struct bm_opts {
 	unsigned int flags;	/* BM_NO_STATE */
 	const char *file;	/* the marks file; NULL: the XDG state default */
+	const char *stream;	/* a stream name ("cpu3"); NULL for the first */
 	bm_report_fn *report;	/* NULL: messages are only kept */
 	void *report_ctx;
 };
@@ -98,12 +100,21 @@ struct bm_set;
  * same path but another identity (the trace changed) is reported as a
  * warning.  @opts may be NULL.
  * Returns 0 and sets *@out.
- * Returns -pte_invalid if @out, @id or @path is NULL or @id is not a
- * plain name.
+ * Returns -pte_invalid if @out, @id or @path is NULL or @id (or
+ * @opts->stream) is not a plain name.
  * Returns -pte_nomem if out of memory.
  * Returns -pte_bad_config if there is no state directory ($HOME unset). */
 int bm_open(struct bm_set **out, const char *id, uint64_t size,
 	    const char *path, const struct bm_opts *opts);
+
+struct trace;
+
+/* bm_open() for stream @stream of trace @t (opened by trace_open()): its
+ * identity is computed here (a few MiB are hashed).
+ * Returns as bm_open(), or -pte_sigbus if the file shrank, -pte_invalid if
+ * @stream is out of range. */
+int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
+		  const struct bm_opts *opts);
 
 /* Free @set (NULL is fine).  Does not save: every change already did. */
 void bm_close(struct bm_set *set);

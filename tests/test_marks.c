@@ -648,6 +648,30 @@ static void test_no_state_and_cap(void **state)
 	}
 }
 
+static void test_streams(void **state)
+{
+	struct bm_set *set, *set3;
+
+	assert_int_equal(bm_open(&set, ID, SIZE, "/p.data",
+				 &(struct bm_opts){ .stream = "../x" }), -pte_invalid);
+	assert_int_equal(bm_open(&set, ID, SIZE, "/p.data", &opts), 0);
+	assert_int_equal(bm_open(&set3, ID, SIZE, "/p.data",
+				 &(struct bm_opts){ .stream = "cpu3", .report = collect }), 0);
+	assert_string_equal(bm_file(set3), state_file(ID "@cpu3.marks"));
+	assert_int_equal(bm_mark_set(set, 'a', 1, NULL), 0);
+	assert_int_equal(bm_mark_set(set3, 'a', 2, NULL), 0);
+	bm_close(set);
+	bm_close(set3);
+	assert_non_null(strstr(read_file(state_file(ID "@cpu3.marks")),
+			       "id=" ID " stream=cpu3 path="));
+	/* the streams' files are not mistaken for a changed trace */
+	assert_int_equal(bm_open(&set3, ID, SIZE, "/p.data",
+				 &(struct bm_opts){ .stream = "cpu3", .report = collect }), 0);
+	assert_string_equal(msgs, "");
+	assert_int_equal(bm_at(set3, 0)->from, 2);
+	bm_close(set3);
+}
+
 static void test_explicit_file(void **state)
 {
 	struct bm_set *set;
@@ -887,6 +911,7 @@ int main(void)
 		cmocka_unit_test_setup(test_import_export, clean),
 		cmocka_unit_test_setup(test_unwritable, clean),
 		cmocka_unit_test_setup(test_no_state_and_cap, clean),
+		cmocka_unit_test_setup(test_streams, clean),
 		cmocka_unit_test_setup(test_explicit_file, clean),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_errors),
