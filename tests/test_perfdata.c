@@ -741,6 +741,69 @@ static void test_short_info(void **state)
 	free(d.p);
 }
 
+/* Per-thread mode: a stream per thread, named tidN, its events by tid. */
+static void test_per_thread(void **state)
+{
+	struct wb d = { 0 }, f;
+	const struct pd_event *ev;
+	struct trace t;
+	size_t at, n;
+	char err[256];
+
+	(void)state;
+	at = d.n;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	d.p[at + 16 + 8 * 9] = 0;	/* per_cpu_mmaps */
+	rec_auxtrace(&d, -1, 0, pt, sizeof(pt), sizeof(pt));
+	rec_comm(&d, -1, 0);
+	rec_itrace_start(&d, -1, 6000);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.nstreams, 1);
+	assert_string_equal(t.streams[0].name, "tid77");
+	assert_int_equal(t.streams[0].tid, 77);
+	assert_int_equal(t.streams[0].cpu, -1);
+	assert_int_equal(perfdata_events(&t, 0, &ev, &n), 0);
+	assert_int_equal(n, 2);
+	/* perf synthesizes records at time 0: no TSC for those */
+	assert_true(ev[0].have_time);
+	assert_false(ev[0].have_tsc);
+	assert_true(ev[1].have_tsc);
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
+/* Pipe mode's tracing data follows its record, uncounted; compressed
+ * records are skipped and counted. */
+static void test_pipe_extras(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	size_t at;
+	char err[256];
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	at = rec_begin(&d, 66, 0);
+	put32(&d, 13);
+	put32(&d, 0);
+	rec_end(&d, at);
+	put(&d, NULL, 16);	/* 13 bytes of tracing data, padded */
+	at = rec_begin(&d, 81, 0);
+	put64(&d, 0);
+	rec_end(&d, at);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(perfdata_info(&t)->nwarnings, 0);
+	assert_int_equal(perfdata_info(&t)->ncompressed, 1);
+	check_bytes(&t.streams[0], pt, sizeof(pt));
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
 static void test_time_conv(void **state)
 {
 	struct tm_config c;
@@ -844,6 +907,8 @@ int main(void)
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_no_pt),
 		cmocka_unit_test(test_short_info),
+		cmocka_unit_test(test_per_thread),
+		cmocka_unit_test(test_pipe_extras),
 		cmocka_unit_test(test_time_conv),
 		cmocka_unit_test(test_quipper),
 	};
