@@ -5,7 +5,7 @@
 
 #include "tm.h"
 
-/* struct tm.state bits. */
+/* struct tm_model.state bits. */
 enum {
 	TM_S_TSC = 1 << 0,	/* a TSC was seen */
 	TM_S_TMA = 1 << 1,	/* tma_ctc/tma_fc place the last TSC on the
@@ -21,12 +21,12 @@ enum {
 #define Q_ONE ((tm_q)1 << 32)
 
 /* TSC ticks of @ctc crystal clock ticks, Q32.32. */
-static tm_q ctc_ticks(const struct tm *tm, uint64_t ctc)
+static tm_q ctc_ticks(const struct tm_model *tm, uint64_t ctc)
 {
 	return ((tm_q)ctc * tm->cfg.cpuid_15_ebx << 32) / tm->cfg.cpuid_15_eax;
 }
 
-void tm_init(struct tm *tm, const struct tm_config *cfg)
+void tm_init(struct tm_model *tm, const struct tm_config *cfg)
 {
 	if (!tm)
 		return;
@@ -41,7 +41,7 @@ void tm_init(struct tm *tm, const struct tm_config *cfg)
 }
 
 /* Ticks per core cycle (Q32.32) to use now: measured, else P1/CBR. */
-static uint64_t cur_ratio(const struct tm *tm)
+static uint64_t cur_ratio(const struct tm_model *tm)
 {
 	if (tm->ratio)
 		return tm->ratio;
@@ -88,7 +88,7 @@ int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
 }
 
 /* Move the estimate to anchor @t; flag @st if the estimate was ahead. */
-static void set_anchor(struct tm *tm, tm_q t, struct tm_stamp *st)
+static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 {
 	tm->anchor = t;
 	if (t < tm->est)
@@ -102,7 +102,7 @@ static void set_anchor(struct tm *tm, tm_q t, struct tm_stamp *st)
 }
 
 /* Calibrate over the anchor period that ends at @t, @t - anchor ticks. */
-static void calibrate(struct tm *tm, tm_q t)
+static void calibrate(struct tm_model *tm, tm_q t)
 {
 	tm_q ticks;
 	uint64_t hz;
@@ -119,7 +119,7 @@ static void calibrate(struct tm *tm, tm_q t)
 				     ticks / 1000);
 }
 
-static void on_tsc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	tm_q t = (tm_q)pkt->u.tsc << 32;
 
@@ -136,7 +136,7 @@ static void on_tsc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
 	tm->state &= ~(TM_S_TMA | TM_S_MTC);
 }
 
-static void on_tma(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	if (!(tm->state & TM_S_CTC_OK)) {
 		st->flags |= TM_F_NO_CONFIG;
@@ -153,7 +153,7 @@ static void on_tma(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
 	tm->state |= TM_S_TMA;
 }
 
-static void on_mtc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	unsigned freq = tm->cfg.mtc_freq;
 	uint64_t ctc_delta;
@@ -202,9 +202,13 @@ static void on_mtc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
 	set_anchor(tm, t, st);
 	tm->state |= TM_S_MTC;
 	tm->state &= ~TM_S_TMA;
+	/* A CYC right before an MTC was sent for it: same cycle, so the
+	 * next CYC counts from the MTC's time. */
+	if (tm->state & TM_S_PEND)
+		tm->cyc_est = tm->est;
 }
 
-static void on_cyc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	uint64_t v = pkt->u.cyc, r = cur_ratio(tm);
 	tm_q t;
@@ -236,7 +240,7 @@ static void on_cyc(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
 	tm->cyc_est = tm->est;
 }
 
-static void on_cbr(struct tm *tm, const struct pkt *pkt)
+static void on_cbr(struct tm_model *tm, const struct pkt *pkt)
 {
 	if (!pkt->u.cbr)
 		return;
@@ -248,7 +252,7 @@ static void on_cbr(struct tm *tm, const struct pkt *pkt)
 	tm->cbr = pkt->u.cbr;
 }
 
-void tm_gap(struct tm *tm)
+void tm_gap(struct tm_model *tm)
 {
 	if (!tm)
 		return;
@@ -258,7 +262,7 @@ void tm_gap(struct tm *tm)
 	tm->state |= TM_S_TAINT;
 }
 
-int tm_step(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st)
+int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	uint64_t ns;
 
@@ -347,7 +351,7 @@ static tm_q q_join(uint64_t whole, uint32_t frac)
 	return ((tm_q)whole << 32) | frac;
 }
 
-void tm_save(const struct tm *tm, struct tm_carry *c)
+void tm_save(const struct tm_model *tm, struct tm_carry *c)
 {
 	if (!tm || !c)
 		return;
@@ -368,7 +372,7 @@ void tm_save(const struct tm *tm, struct tm_carry *c)
 	c->state = tm->state;
 }
 
-void tm_restore(struct tm *tm, const struct tm_carry *c)
+void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 {
 	if (!tm || !c)
 		return;

@@ -25,7 +25,7 @@
  *     CYC is exact; other packets happened at or after the last CYC and
  *     before the next one: bounded.  Standalone CYCs accumulate.
  *
- * No I/O, no global state; a struct tm lives on the caller's stack.
+ * No I/O, no global state; a struct tm_model lives on the caller's stack.
  */
 #ifndef TM_H
 #define TM_H
@@ -99,7 +99,7 @@ struct tm_carry {
 typedef unsigned __int128 tm_q;
 
 /* The time model.  Fields are private to tm.c. */
-struct tm {
+struct tm_model {
 	struct tm_config cfg;
 	tm_q period;		/* one MTC period, 0 if unknown */
 	tm_q est;		/* the estimate: never decreases */
@@ -120,24 +120,24 @@ struct tm {
 
 /* Set up @tm for a stream recorded with @cfg (copied; NULL = nothing
  * known).  The model starts with no time: the first TSC sets it. */
-void tm_init(struct tm *tm, const struct tm_config *cfg);
+void tm_init(struct tm_model *tm, const struct tm_config *cfg);
 
 /* Apply packet @pkt and describe its time in @st.  Packets must come in
  * stream order; decode errors are not packets (skip them, and call
  * tm_gap() if bytes were lost).
  * Returns 0, or -pte_invalid if an argument is NULL. */
-int tm_step(struct tm *tm, const struct pkt *pkt, struct tm_stamp *st);
+int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st);
 
 /* Tell @tm that trace data was lost (a gap between spans): behaves like an
  * overflow.  */
-void tm_gap(struct tm *tm);
+void tm_gap(struct tm_model *tm);
 
 /* The state to store at a PSB: call it before feeding the PSB. */
-void tm_save(const struct tm *tm, struct tm_carry *carry);
+void tm_save(const struct tm_model *tm, struct tm_carry *carry);
 
 /* Resume from @carry (saved at a PSB by tm_save() on a model with the
  * same configuration), then feed packets from that PSB. */
-void tm_restore(struct tm *tm, const struct tm_carry *carry);
+void tm_restore(struct tm_model *tm, const struct tm_carry *carry);
 
 /* Convert TSC @tsc to wall-clock nanoseconds with @cfg: perf's
  * time_zero + tsc * time_mult >> time_shift when known, else

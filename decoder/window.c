@@ -12,7 +12,7 @@ struct win_state {
 	uint32_t flags;		/* WIN_F_PSBPLUS, _HAVE_TSC, _HAVE_CBR, _PRE_PSB */
 	uint8_t cbr;
 	uint8_t have_ip;	/* ip is meaningful (IP compression state) */
-	struct tm tm;		/* the time model */
+	struct tm_model tm;	/* the time model */
 };
 
 struct win {

@@ -19,7 +19,7 @@ struct dump_time {
 	int delta;			/* --time-delta */
 	int cycles;			/* --cycles */
 	struct tmp tmp;
-	struct tm tm;
+	struct tm_model tm;
 	uint64_t last_tsc, last_fcr;	/* for --time-delta */
 	uint64_t ns0;			/* the first wall-clock time */
 	int have_ns0;
