@@ -16,6 +16,8 @@ enum {
 	TM_S_SLEEP = 1 << 5,	/* between PWRE/EXSTOP and PWRX */
 	TM_S_TAINT = 1 << 6,	/* this anchor period can't calibrate */
 	TM_S_CTC_OK = 1 << 7,	/* mtc-freq and cpuid-0x15 are known */
+	TM_S_CYC_EST = 1 << 8,	/* cyc_est holds the last CYC's time */
+	TM_S_SLEPT = 1 << 9,	/* a sleep since the last anchor */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -96,9 +98,9 @@ static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 	else
 		tm->est = t;
 	tm->cyc_mtc = 0;
-	tm->state &= ~TM_S_TAINT;
+	tm->state &= ~(TM_S_TAINT | TM_S_SLEPT);
 	if (tm->state & TM_S_SLEEP)
-		tm->state |= TM_S_TAINT;
+		tm->state |= TM_S_TAINT | TM_S_SLEPT;
 }
 
 /* Calibrate over the anchor period that ends at @t, @t - anchor ticks. */
@@ -128,8 +130,11 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	/* Lacking MTCs, calibrate from TSC to TSC. */
 	if ((tm->state & TM_S_TSC) && !(tm->state & TM_S_CTC_OK))
 		calibrate(tm, t);
-	if (!(tm->state & TM_S_TSC))
-		tm->est = 0;	/* leave relative time */
+	if (!(tm->state & TM_S_TSC)) {
+		/* Leave relative time: nothing before carries over. */
+		tm->est = 0;
+		tm->state &= ~TM_S_CYC_EST;
+	}
 	tm->last_tsc = pkt->u.tsc;
 	set_anchor(tm, t, st);
 	tm->state |= TM_S_TSC;
@@ -171,7 +176,8 @@ static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 			st->flags |= TM_F_MTC_LOST;
 			return;
 		}
-		if (d > 1) {
+		/* No MTCs come while the core sleeps: not a loss. */
+		if (d > 1 && !(tm->state & TM_S_SLEPT)) {
 			st->flags |= TM_F_MTC_LOST;
 			st->lost_mtc = (uint16_t)(d - 1);
 		}
@@ -204,25 +210,30 @@ static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	tm->state &= ~TM_S_TMA;
 	/* A CYC right before an MTC was sent for it: same cycle, so the
 	 * next CYC counts from the MTC's time. */
-	if (tm->state & TM_S_PEND)
+	if (tm->state & TM_S_PEND) {
 		tm->cyc_est = tm->est;
+		tm->state |= TM_S_CYC_EST;
+	}
 }
 
 static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	uint64_t v = pkt->u.cyc, r = cur_ratio(tm);
-	tm_q t;
+	tm_q t, base;
 
 	tm->cycles += v;
 	tm->pending += v;
 	tm->cyc_mtc += v;
 	tm->state |= TM_S_PEND | TM_S_CYC;
 	st->cyc_delta = v;
+	/* The first CYC (after a loss) has no known start: count from the
+	 * anchor, as libipt does. */
+	base = (tm->state & TM_S_CYC_EST) ? tm->cyc_est : tm->anchor;
 	if (!r) {
 		st->flags |= TM_F_UNCAL;
-		t = tm->cyc_est;
+		t = base;
 	} else {
-		t = tm->cyc_est + (tm_q)v * r;
+		t = base + (tm_q)v * r;
 	}
 	/* Not before the last anchor, and not past the next MTC. */
 	if (t < tm->anchor)
@@ -238,6 +249,7 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	if (t > tm->est)
 		tm->est = t;
 	tm->cyc_est = tm->est;
+	tm->state |= TM_S_CYC_EST;
 }
 
 static void on_cbr(struct tm_model *tm, const struct pkt *pkt)
@@ -258,7 +270,7 @@ void tm_gap(struct tm_model *tm)
 		return;
 	tm->pending = 0;
 	tm->cyc_mtc = 0;
-	tm->state &= ~TM_S_PEND;
+	tm->state &= ~(TM_S_PEND | TM_S_CYC_EST);
 	tm->state |= TM_S_TAINT;
 }
 
@@ -292,7 +304,7 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 		break;
 	case PKT_PWRE:
 	case PKT_EXSTOP:
-		tm->state |= TM_S_SLEEP | TM_S_TAINT;
+		tm->state |= TM_S_SLEEP | TM_S_SLEPT | TM_S_TAINT;
 		break;
 	case PKT_PWRX:
 		/* The core clock stopped; the crystal did not. */
@@ -390,6 +402,6 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 	tm->last_mtc = c->last_mtc;
 	tm->cbr = c->cbr;
 	/* The configuration bit is the model's own, not the carry's. */
-	tm->state = (uint8_t)((c->state & ~TM_S_CTC_OK) |
-			      (tm->state & TM_S_CTC_OK));
+	tm->state = (uint16_t)((c->state & ~TM_S_CTC_OK) |
+			       (tm->state & TM_S_CTC_OK));
 }

@@ -91,8 +91,7 @@ struct tm_carry {
 	uint16_t tma_ctc, tma_fc;	/* the last TMA */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR */
-	uint8_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
-	uint8_t reserved;
+	uint16_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
 };
 
 /* A time in TSC ticks with 32 fraction bits (Q32.32 over 96 bits). */
@@ -115,7 +114,7 @@ struct tm_model {
 	uint16_t tma_fc;	/* the TMA's FastCounter */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR, 0 none */
-	uint8_t state;		/* TM_S_* bits, tm.c */
+	uint16_t state;		/* TM_S_* bits, tm.c */
 };
 
 /* Set up @tm for a stream recorded with @cfg (copied; NULL = nothing

@@ -1,0 +1,986 @@
+/*
+ * test_tm -- the time model, from the SDM's own tables (Example 36-2,
+ * Table 36-14) written as byte streams, from hand-made timing sequences
+ * (TMA arithmetic, MTC wrap and loss, CBR changes, OVF, sleep), and over
+ * every shared trace (monotonic time; PSB carry equals whole decoding).
+ * Also the timing options of tm_config and libipt's estimator's edges.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pkt.h"
+#include "tm.h"
+#include "tm_config.h"
+#include "tm_ptdump.h"
+
+/* --- a tiny encoder for hand-built streams --- */
+
+struct buf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void put(struct buf *b, const uint8_t *p, size_t n)
+{
+	assert_true(b->n + n <= sizeof(b->b));
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+#define PUT(b, ...) do { static const uint8_t p_[] = { __VA_ARGS__ }; \
+	put((b), p_, sizeof(p_)); } while (0)
+
+static void e_psb(struct buf *b)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		PUT(b, 0x02, 0x82);
+}
+
+static void e_psbend(struct buf *b) { PUT(b, 0x02, 0x23); }
+static void e_tip(struct buf *b) { PUT(b, 0x0d); }	/* IP suppressed */
+static void e_fup(struct buf *b) { PUT(b, 0x1d); }
+static void e_pip(struct buf *b) { PUT(b, 0x02, 0x43, 0, 0x10, 0, 0, 0, 0); }
+static void e_mode_exec(struct buf *b) { PUT(b, 0x99, 0x01); }
+static void e_ovf(struct buf *b) { PUT(b, 0x02, 0xf3); }
+static void e_pwre(struct buf *b) { PUT(b, 0x02, 0x22, 0x00, 0x20); }
+static void e_pwrx(struct buf *b) { PUT(b, 0x02, 0xa2, 0x21, 0x01, 0, 0, 0); }
+
+/* tnt.8 with @n bits (1..6), all not taken. */
+static void e_tnt(struct buf *b, unsigned n)
+{
+	uint8_t v = (uint8_t)(1u << (n + 1));
+
+	put(b, &v, 1);
+}
+
+static void e_cyc(struct buf *b, uint64_t v)
+{
+	uint8_t p[10];
+	size_t n = 0;
+
+	p[n] = (uint8_t)(((v & 0x1f) << 3) | 0x3);
+	v >>= 5;
+	while (v) {
+		p[n++] |= 0x4;
+		p[n] = (uint8_t)((v & 0x7f) << 1);
+		v >>= 7;
+	}
+	put(b, p, n + 1);
+}
+
+static void e_tsc(struct buf *b, uint64_t tsc)
+{
+	uint8_t p[8] = { 0x19 };
+	int i;
+
+	for (i = 0; i < 7; i++)
+		p[1 + i] = (uint8_t)(tsc >> (8 * i));
+	put(b, p, sizeof(p));
+}
+
+static void e_tma(struct buf *b, uint16_t ctc, uint16_t fc)
+{
+	uint8_t p[7] = { 0x02, 0x73, (uint8_t)ctc, (uint8_t)(ctc >> 8), 0,
+			 (uint8_t)fc, (uint8_t)((fc >> 8) & 1) };
+
+	put(b, p, sizeof(p));
+}
+
+static void e_mtc(struct buf *b, uint8_t v)
+{
+	uint8_t p[2] = { 0x59, v };
+
+	put(b, p, sizeof(p));
+}
+
+static void e_cbr(struct buf *b, uint8_t v)
+{
+	uint8_t p[4] = { 0x02, 0x03, v, 0 };
+
+	put(b, p, sizeof(p));
+}
+
+/* Decode all of @b through a fresh model with @cfg into @st (at most
+ * @max); @types gets the packet types.  Returns the number of packets. */
+static size_t run(const struct buf *b, const struct tm_config *cfg,
+		  struct tm_stamp *st, uint8_t *types, size_t max)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct tm_model tm;
+	size_t n = 0;
+	int r;
+
+	tm_init(&tm, cfg);
+	assert_int_equal(pkt_decoder_init(&dec, b->b, b->b + b->n, 0), 0);
+	while ((r = pkt_next(&dec, &pkt)) > 0) {
+		assert_true(n < max);
+		assert_int_equal(tm_step(&tm, &pkt, &st[n]), 0);
+		if (types)
+			types[n] = pkt.type;
+		n++;
+	}
+	assert_int_equal(r, -pte_eos);
+	return n;
+}
+
+/* A configuration like the dynamorio traces'. */
+static struct tm_config dr_cfg(void)
+{
+	struct tm_config c;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(tm_config_option(&c, "--mtc-freq", "3"), 1);
+	assert_int_equal(tm_config_option(&c, "--nom-freq", "37"), 1);
+	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.eax", "2"), 1);
+	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.ebx", "308"), 1);
+	return c;
+}
+
+/* --- NULL and edges --- */
+
+static void test_null(void **state __attribute__((unused)))
+{
+	struct tm_model tm;
+	struct tm_stamp st;
+	struct tm_carry c;
+	struct pkt pkt;
+	uint64_t ns;
+
+	memset(&pkt, 0, sizeof(pkt));
+	tm_init(NULL, NULL);
+	tm_init(&tm, NULL);
+	assert_int_equal(tm_step(NULL, &pkt, &st), -pte_invalid);
+	assert_int_equal(tm_step(&tm, NULL, &st), -pte_invalid);
+	assert_int_equal(tm_step(&tm, &pkt, NULL), -pte_invalid);
+	tm_save(NULL, &c);
+	tm_restore(NULL, &c);
+	tm_gap(NULL);
+	assert_int_equal(tm_tsc_to_ns(NULL, 1, &ns), -pte_invalid);
+	assert_int_equal(tm_tsc_to_ns(&tm.cfg, 1, &ns), -pte_no_time);
+	assert_true(sizeof(struct tm_carry) <= 96);
+
+	/* Nothing seen: relative time 0, no cycles, no flags of trouble. */
+	pkt.type = PKT_PAD;
+	assert_int_equal(tm_step(&tm, &pkt, &st), 0);
+	assert_int_equal(st.tsc, 0);
+	assert_int_equal(st.flags, TM_F_REL);
+}
+
+static void test_config(void **state __attribute__((unused)))
+{
+	struct tm_config c, d;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(tm_config_option(&c, "--lastip", NULL), 0);
+	assert_int_equal(tm_config_option(&c, "--mtc-freq", NULL), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--mtc-freq", ""), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--mtc-freq", "3x"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--mtc-freq", "16"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--mtc-freq", "-1"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--nom-freq", "256"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--nom-freq", "0x25"), 1);
+	assert_int_equal(c.nom_freq, 37);
+	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.ebx", "0x134"), 1);
+	assert_int_equal(c.cpuid_15_ebx, 308);
+	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.eax", "4294967296"),
+			 -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--cpu", "6"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--cpu", "6/x"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--cpu", "6/78/3/1"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--cpu", "6/78"), 1);
+	assert_true(c.have_cpu && c.cpu_family == 6 && c.cpu_model == 78 &&
+		    c.cpu_stepping == 0);
+	assert_true(tm_config_skl168(&c));
+	assert_true(tm_config_cpu_known(&c));
+	assert_int_equal(tm_config_option(&c, "--cpu", "6/0x55/4"), 1);
+	assert_false(tm_config_skl168(&c));
+	assert_true(tm_config_cpu_known(&c));
+	assert_int_equal(tm_config_option(&c, "--cpu", "6/1"), 1);
+	assert_false(tm_config_cpu_known(&c));
+	assert_int_equal(tm_config_option(&c, "--cpu", "none"), 1);
+	assert_false(c.have_cpu);
+	assert_int_equal(tm_config_option(&c, "--tsc-freq", "2.1GHz"), 1);
+	assert_true(c.tsc_hz == 2100000000ull);
+	assert_int_equal(tm_config_option(&c, "--tsc-freq", "3000000000"), 1);
+	assert_true(c.tsc_hz == 3000000000ull);
+	assert_int_equal(tm_config_option(&c, "--tsc-freq", "24M"), 1);
+	assert_true(c.tsc_hz == 24000000ull);
+	assert_int_equal(tm_config_option(&c, "--tsc-freq", "fast"), -pte_invalid);
+	assert_int_equal(tm_config_option(&c, "--tsc-freq", "0"), -pte_invalid);
+
+	/* Command-line values win; the rest fills in. */
+	memset(&d, 0, sizeof(d));
+	d.have_mtc_freq = 1;
+	d.mtc_freq = 9;
+	d.have_nom_freq = 1;
+	d.nom_freq = 1;
+	d.have_perf_conv = 1;
+	d.time_mult = 7;
+	tm_config_merge(&c, &d);
+	assert_int_equal(c.mtc_freq, 9);
+	assert_int_equal(c.nom_freq, 37);
+	assert_int_equal(c.time_mult, 7);
+}
+
+static void test_ns(void **state __attribute__((unused)))
+{
+	struct tm_config c;
+	uint64_t ns;
+
+	memset(&c, 0, sizeof(c));
+	c.have_tsc_hz = 1;
+	c.tsc_hz = 2000000000ull;
+	assert_int_equal(tm_tsc_to_ns(&c, 4000000000ull, &ns), 0);
+	assert_true(ns == 2000000000ull);
+	/* Crystal clock times the TSC:crystal ratio. */
+	c.have_tsc_hz = 0;
+	c.have_crystal_hz = 1;
+	c.crystal_hz = 24000000;
+	c.have_cpuid_15 = 1;
+	c.cpuid_15_eax = 2;
+	c.cpuid_15_ebx = 100;
+	assert_true(tm_tsc_hz(&c, 0) == 1200000000ull);
+	/* perf's conversion: time_zero + tsc * mult >> shift. */
+	c.have_perf_conv = 1;
+	c.time_zero = 1000;
+	c.time_mult = 3 << 9;
+	c.time_shift = 10;
+	assert_int_equal(tm_tsc_to_ns(&c, 1ull << 40, &ns), 0);
+	assert_true(ns == 1000 + (1ull << 40) / 2 * 3);
+	/* No TSC frequency: only an estimate from P1. */
+	memset(&c, 0, sizeof(c));
+	c.have_nom_freq = 1;
+	c.nom_freq = 24;
+	assert_true(tm_tsc_hz(&c, 0) == 0);
+	assert_true(tm_tsc_hz(&c, 1) == 2400000000ull);
+}
+
+/* --- cycles: Example 36-2 and Table 36-14 --- */
+
+/*
+ * Example 36-2, CYC with multi-packet operations:
+ *   x     jnz Foo (not taken)  CYC(?)
+ *   x+9   jmp %eax             TNT, CYC(9), TIP
+ *   x+12  jnz Bar (not taken)  CYC(3)
+ *   x+32  int3 (task gate)     TNT, FUP, CYC(10), PIP, CYC(20), MODE.Exec, TIP
+ * The first CYC-eligible packet after a CYC is exact; the others are
+ * bounded by the CYCs around them.
+ */
+static void test_example_36_2(void **state __attribute__((unused)))
+{
+	static const struct {
+		uint8_t type;
+		uint64_t cycles;	/* x = 100 */
+		uint32_t mark;		/* TM_F_EXACT or TM_F_BOUNDED */
+		uint64_t delta;
+	} want[] = {
+		{ PKT_CYC, 100, TM_F_EXACT, 100 },
+		{ PKT_TNT8, 100, TM_F_EXACT, 100 },	/* its first branch */
+		{ PKT_CYC, 109, TM_F_EXACT, 9 },
+		{ PKT_TIP, 109, TM_F_EXACT, 9 },
+		{ PKT_CYC, 112, TM_F_EXACT, 3 },
+		{ PKT_TNT8, 112, TM_F_EXACT, 3 },
+		{ PKT_FUP, 112, TM_F_BOUNDED, 0 },	/* in [112, 122) */
+		{ PKT_CYC, 122, TM_F_EXACT, 10 },
+		{ PKT_PIP, 122, TM_F_EXACT, 10 },
+		{ PKT_CYC, 142, TM_F_EXACT, 20 },
+		{ PKT_MODE_EXEC, 142, TM_F_EXACT, 20 },
+		{ PKT_TIP, 142, TM_F_BOUNDED, 0 },
+	};
+	struct tm_stamp st[16];
+	uint8_t types[16];
+	struct buf b = { .n = 0 };
+	size_t n, i;
+
+	e_cyc(&b, 100);
+	e_tnt(&b, 3);
+	e_cyc(&b, 9);
+	e_tip(&b);
+	e_cyc(&b, 3);
+	e_tnt(&b, 1);
+	e_fup(&b);
+	e_cyc(&b, 10);
+	e_pip(&b);
+	e_cyc(&b, 20);
+	e_mode_exec(&b);
+	e_tip(&b);
+	n = run(&b, NULL, st, types, 16);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < n; i++) {
+		assert_int_equal(types[i], want[i].type);
+		assert_true(st[i].cycles == want[i].cycles);
+		assert_int_equal(st[i].flags & (TM_F_EXACT | TM_F_BOUNDED),
+				 want[i].mark);
+		assert_true(st[i].cyc_delta == want[i].delta);
+		assert_true(st[i].flags & TM_F_CYC);
+		/* No calibration: the cycles don't move time. */
+		assert_true(!(st[i].flags & TM_F_UNCAL) ==
+			    (types[i] != PKT_CYC));
+	}
+}
+
+/*
+ * Table 36-14: which packets carry a CYC at thresholds 0, 16, 32 and 64.
+ * The stream for each column is built from the table; every packet's true
+ * time must be the exact cycle count where the table has a CYC, and lie in
+ * [cycles, next CYC's cycles) where it doesn't.
+ */
+static void test_table_36_14(void **state __attribute__((unused)))
+{
+	static const unsigned when[8] = { 0, 9, 15, 30, 38, 46, 64, 71 };
+	static const uint8_t is_pip[8] = { 0, 0, 0, 0, 1, 0, 0, 0 };
+	/* Table 36-14's columns: 'C' where a CYC precedes the TIP/PIP. */
+	static const char *const table[4] = {
+		"CCCCCCCC", "C..C.CC.", "C...C..C", "C.....C.",
+	};
+	static const unsigned thresholds[4] = { 0, 16, 32, 64 };
+	const unsigned x = 1000;
+	int t;
+
+	for (t = 0; t < 4; t++) {
+		const char *col = table[t];
+		struct tm_stamp st[32];
+		uint8_t types[32];
+		struct buf b = { .n = 0 };
+		unsigned last = 0, i, k;
+		size_t n;
+
+		/* The table follows the rule of SDM 36.3.6.3. */
+		for (i = 0; i < 8; i++) {
+			int cyc = !i || when[i] - last >= thresholds[t];
+
+			assert_int_equal(cyc, col[i] == 'C');
+			if (cyc) {
+				e_cyc(&b, i ? when[i] - last : x);
+				last = when[i];
+			}
+			if (is_pip[i])
+				e_pip(&b);
+			else
+				e_tip(&b);
+		}
+		n = run(&b, NULL, st, types, 32);
+		for (i = 0, k = 0; k < n; k++) {
+			uint64_t truth, next;
+			size_t j;
+
+			if (types[k] == PKT_CYC)
+				continue;
+			truth = x + when[i];
+			assert_int_equal(types[k], is_pip[i] ? PKT_PIP : PKT_TIP);
+			if (col[i] == 'C') {
+				assert_true(st[k].flags & TM_F_EXACT);
+				assert_true(st[k].cycles == truth);
+			} else {
+				assert_true(st[k].flags & TM_F_BOUNDED);
+				assert_true(st[k].cycles <= truth);
+				/* The upper bound: the next CYC, if any. */
+				for (j = k + 1; j < n && types[j] != PKT_CYC; j++)
+					;
+				next = j < n ? st[j].cycles : UINT64_MAX;
+				assert_true(truth < next);
+			}
+			i++;
+		}
+		assert_int_equal(i, 8);
+	}
+}
+
+/* Standalone CYCs accumulate onto the next CYC-eligible packet. */
+static void test_standalone_cyc(void **state __attribute__((unused)))
+{
+	struct tm_stamp st[8];
+	struct buf b = { .n = 0 };
+	size_t n;
+
+	e_cyc(&b, 4095);
+	e_cyc(&b, 4095);
+	PUT(&b, 0x00);		/* pad: not CYC-eligible */
+	e_cyc(&b, 10);
+	e_tip(&b);
+	n = run(&b, NULL, st, NULL, 8);
+	assert_int_equal(n, 5);
+	assert_true(st[2].flags & TM_F_BOUNDED);
+	assert_true(st[4].flags & TM_F_EXACT);
+	assert_true(st[4].cycles == 8200);
+	assert_true(st[4].cyc_delta == 8200);
+}
+
+/* --- time: TMA, MTC, CBR, OVF, sleep --- */
+
+/* Whether @s is within a tick of @ticks (ratios are Q32.32, so products
+ * may fall a hair short). */
+static int near(const struct tm_stamp *s, uint64_t ticks)
+{
+	unsigned __int128 q = ((unsigned __int128)s->tsc << 32) | s->tsc_frac;
+	unsigned __int128 e = (unsigned __int128)ticks << 32;
+
+	return (q > e ? q - e : e - q) < ((unsigned __int128)1 << 32);
+}
+
+#define T0 0x924c2fedc03f8ull
+
+/* PSB+ as in the dynamorio traces: TSC, TMA(ctc, fc), CBR. */
+static void psb_plus(struct buf *b, uint64_t tsc, uint16_t ctc, uint16_t fc,
+		     uint8_t cbr)
+{
+	e_psb(b);
+	e_tsc(b, tsc);
+	e_tma(b, ctc, fc);
+	e_cbr(b, cbr);
+	e_psbend(b);
+}
+
+/* TMA's CTC and FastCounter place the TSC in the crystal clock; the first
+ * MTC is CTC delta * EBX/EAX after the TSC's CTC tick (SDM 36.8.3.1). */
+static void test_tma(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[16];
+	struct buf b = { .n = 0 };
+	size_t n;
+
+	/* CTC 0x4ce, MTC 0x9a << 3 = 0x4d0: 2 CTC ticks = 308 TSC ticks,
+	 * from T0 - 12 (the FastCounter). */
+	psb_plus(&b, T0, 0xd4ce, 0xc, 12);
+	e_mtc(&b, 0x9a);
+	e_mtc(&b, 0x9b);
+	n = run(&b, &c, st, NULL, 16);
+	assert_int_equal(n, 7);
+	assert_true(st[1].tsc == T0 && (st[1].flags & TM_F_TSC));
+	assert_true(st[5].tsc == T0 - 12 + 308 && st[5].tsc_frac == 0);
+	assert_true(st[6].tsc == T0 - 12 + 308 + 1232);
+	assert_int_equal(st[6].flags & (TM_F_MTC_LOST | TM_F_CLAMPED), 0);
+	assert_int_equal(st[4].cbr, 12);
+
+	/* A TMA without a TSC before it is flagged and ignored. */
+	b.n = 0;
+	e_tma(&b, 0x10, 0);
+	e_tsc(&b, T0);
+	e_tma(&b, 0x10, 0);
+	e_tma(&b, 0x10, 0);
+	n = run(&b, &c, st, NULL, 16);
+	assert_true(st[0].flags & TM_F_TMA_NO_TSC);
+	assert_false(st[2].flags & TM_F_TMA_NO_TSC);
+	assert_true(st[3].flags & TM_F_TMA_NO_TSC);
+
+	/* Without mtc-freq or cpuid-0x15, MTC and TMA say so. */
+	b.n = 0;
+	e_tsc(&b, T0);
+	e_tma(&b, 0x10, 0);
+	e_mtc(&b, 3);
+	n = run(&b, NULL, st, NULL, 16);
+	assert_true(st[1].flags & TM_F_NO_CONFIG);
+	assert_true(st[2].flags & TM_F_NO_CONFIG);
+	assert_true(st[2].tsc == T0);
+}
+
+/* MTC payloads wrap at 256; a gap in them counts the dropped MTCs and
+ * time recovers from the payload. */
+static void test_mtc_wrap_and_loss(void **state __attribute__((unused)))
+{
+	static const uint8_t mtc[] = { 0xfe, 0xff, 0x00, 0x01, 0x04, 0x05,
+				       0x04 /* 255 lost */ };
+	static const unsigned periods[] = { 0, 1, 2, 3, 6, 7, 7 + 255 };
+	static const unsigned lost[] = { 0, 0, 0, 0, 2, 0, 254 };
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[32];
+	struct buf b = { .n = 0 };
+	uint64_t first;
+	size_t n, i;
+
+	/* TMA CTC right at 0xfe << 3: the first MTC is 8 CTC ticks on. */
+	psb_plus(&b, T0, (uint16_t)(0xfd << 3), 0, 12);
+	for (i = 0; i < sizeof(mtc); i++)
+		e_mtc(&b, mtc[i]);
+	n = run(&b, &c, st, NULL, 32);
+	assert_int_equal(n, 5 + sizeof(mtc));
+	first = st[5].tsc;
+	assert_true(first == T0 + 1232);
+	for (i = 0; i < sizeof(mtc); i++) {
+		const struct tm_stamp *s = &st[5 + i];
+
+		assert_true(s->tsc == first + (uint64_t)periods[i] * 1232);
+		assert_int_equal(s->lost_mtc, lost[i]);
+		assert_int_equal(!!(s->flags & TM_F_MTC_LOST), !!lost[i]);
+	}
+}
+
+/* CYCs between MTCs advance time by cycles * measured ratio, never past
+ * the next MTC; the measured frequency comes from the last MTC period. */
+static void test_cyc_between_mtc(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[32];
+	struct buf b = { .n = 0 };
+	uint64_t m1, m2;
+	size_t n;
+
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_mtc(&b, 0x10);	/* [5] */
+	e_cyc(&b, 390);		/* [6] */
+	e_mtc(&b, 0x11);	/* [7]: 390 cycles per 1232 ticks */
+	e_cyc(&b, 100);		/* [8] */
+	e_tip(&b);		/* [9] */
+	e_cyc(&b, 1000);	/* [10]: would pass the next MTC */
+	e_tip(&b);		/* [11] */
+	e_mtc(&b, 0x12);	/* [12] */
+	e_cyc(&b, 400);		/* [13] */
+	n = run(&b, &c, st, NULL, 32);
+	assert_int_equal(n, 14);
+	m1 = st[7].tsc;
+	assert_true(m1 == T0 + 2 * 1232);
+	/* Before calibration: P1/CBR = 37/12 ticks per cycle. */
+	assert_true(near(&st[6], T0 + 1232 + 390 * 37 / 12));
+	assert_true(near(&st[8], m1 + 100 * 1232 / 390));
+	assert_true(st[8].flags & TM_F_FREQ);
+	/* 390 cycles in 1232 ticks of a 3.7 GHz (P1 * 100 MHz) TSC. */
+	assert_int_equal(st[8].khz, (uint32_t)(390ull * 3700000 / 1232));
+	assert_true(st[9].tsc == st[8].tsc && (st[9].flags & TM_F_EXACT));
+	/* Capped at the next MTC's time, which then is no surprise. */
+	m2 = m1 + 1232;
+	assert_true(st[10].tsc == m2 && st[10].tsc_frac == 0);
+	assert_true(st[12].tsc == m2);
+	assert_false(st[12].flags & TM_F_CLAMPED);
+	/* 1100 cycles in that period: the core sped up. */
+	assert_int_equal(st[12].khz, (uint32_t)(1100ull * 3700000 / 1232));
+	assert_true(near(&st[13], m2 + 400 * 1232 / 1100));
+}
+
+/* A CBR change drops the measured ratio: P1/CBR until recalibrated. */
+static void test_cbr_change(void **state __attribute__((unused)))
+{
+	struct tm_config c;
+	struct tm_stamp st[16];
+	struct buf b = { .n = 0 };
+	size_t n;
+
+	memset(&c, 0, sizeof(c));
+	c.have_nom_freq = 1;
+	c.nom_freq = 24;
+	e_tsc(&b, 1000000);	/* [0] */
+	e_cbr(&b, 12);		/* [1] */
+	e_cyc(&b, 120);		/* [2]: 2 ticks per cycle */
+	e_cbr(&b, 24);		/* [3] */
+	e_cyc(&b, 120);		/* [4]: 1 tick per cycle */
+	e_cbr(&b, 48);		/* [5] */
+	e_cyc(&b, 120);		/* [6]: half a tick per cycle */
+	n = run(&b, &c, st, NULL, 16);
+	assert_int_equal(n, 7);
+	assert_true(st[2].tsc == 1000240);
+	assert_true(st[4].tsc == 1000360 && st[4].cbr == 24);
+	assert_true(st[6].tsc == 1000420 && st[6].cbr == 48);
+
+	/* Measured between TSCs (no MTC): 300 ticks over 100 cycles, until
+	 * the frequency changes. */
+	b.n = 0;
+	e_tsc(&b, 1000000);	/* [0] */
+	e_cbr(&b, 24);		/* [1] */
+	e_cyc(&b, 100);		/* [2]: 1000100 by P1/CBR */
+	e_tsc(&b, 1000300);	/* [3] */
+	e_cyc(&b, 10);		/* [4]: 1000130 < the TSC: held there */
+	e_cyc(&b, 10);		/* [5]: 3 ticks per cycle */
+	e_cbr(&b, 12);		/* [6] */
+	e_cyc(&b, 10);		/* [7]: back to P1/CBR = 2 */
+	n = run(&b, &c, st, NULL, 16);
+	assert_int_equal(n, 8);
+	assert_true(st[2].tsc == 1000100);
+	assert_true(st[4].tsc == 1000300);
+	assert_true(st[5].tsc == 1000330);
+	assert_true(st[7].tsc == 1000350);
+}
+
+/* An OVF in the middle of an MTC period: the packet after it is not
+ * exact, the period does not calibrate, time stays monotonic. */
+static void test_ovf_mid_period(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[32];
+	struct buf b = { .n = 0 };
+	size_t n, i;
+
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_mtc(&b, 0x10);	/* [5] */
+	e_cyc(&b, 400);		/* [6] */
+	e_mtc(&b, 0x11);	/* [7]: calibrates 400/period */
+	e_cyc(&b, 100);		/* [8] */
+	e_ovf(&b);		/* [9] */
+	e_tip(&b);		/* [10] */
+	e_cyc(&b, 50);		/* [11] */
+	e_mtc(&b, 0x12);	/* [12]: 150 cycles: must not calibrate */
+	e_cyc(&b, 100);		/* [13] */
+	n = run(&b, &c, st, NULL, 32);
+	assert_int_equal(n, 14);
+	assert_true(st[9].flags & TM_F_OVF);
+	assert_false(st[10].flags & TM_F_EXACT);
+	assert_true(st[12].khz == st[8].khz);
+	/* Still 400 cycles per period after the OVF. */
+	assert_true(near(&st[13], st[12].tsc + 308));
+	for (i = 1; i < n; i++)
+		assert_true(st[i].tsc > st[i - 1].tsc ||
+			    (st[i].tsc == st[i - 1].tsc &&
+			     st[i].tsc_frac >= st[i - 1].tsc_frac));
+}
+
+/* Seed 004: the core clock stops in a C-state while the crystal runs.  A
+ * period with a sleep must not calibrate, and time must not go back. */
+static void test_sleep(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[32];
+	struct buf b = { .n = 0 };
+	size_t n;
+
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_mtc(&b, 0x10);	/* [5] */
+	e_cyc(&b, 400);		/* [6] */
+	e_mtc(&b, 0x11);	/* [7] */
+	e_cyc(&b, 10);		/* [8] */
+	e_pwre(&b);		/* [9] */
+	e_pwrx(&b);		/* [10] */
+	e_cyc(&b, 10);		/* [11] */
+	e_mtc(&b, 0x14);	/* [12]: three periods, 20 cycles */
+	e_cyc(&b, 100);		/* [13] */
+	n = run(&b, &c, st, NULL, 32);
+	assert_int_equal(n, 14);
+	assert_true(st[9].flags & TM_F_SLEEP);
+	assert_true(st[10].flags & TM_F_SLEEP);
+	assert_false(st[12].flags & TM_F_MTC_LOST);
+	assert_true(st[12].tsc == st[7].tsc + 3 * 1232);
+	/* Still 400 cycles per period: no calibration over the sleep. */
+	assert_true(near(&st[13], st[12].tsc + 308));
+	assert_true(st[12].khz == st[8].khz);
+}
+
+/* TSC behind the estimate: held and flagged; behind the last TSC: also
+ * flagged as going backwards. */
+static void test_tsc_back(void **state __attribute__((unused)))
+{
+	struct tm_config c;
+	struct tm_stamp st[8];
+	struct buf b = { .n = 0 };
+
+	memset(&c, 0, sizeof(c));
+	c.have_nom_freq = 1;
+	c.nom_freq = 10;
+	e_tsc(&b, 5000);
+	e_cbr(&b, 10);
+	e_cyc(&b, 100);		/* 5100 */
+	e_tsc(&b, 5050);	/* behind the estimate */
+	e_tsc(&b, 4000);	/* behind the last TSC */
+	e_tsc(&b, 6000);
+	run(&b, &c, st, NULL, 8);
+	assert_true(st[2].tsc == 5100);
+	assert_true(st[3].tsc == 5100 && (st[3].flags & TM_F_CLAMPED));
+	assert_false(st[3].flags & TM_F_TSC_BACK);
+	assert_true(st[4].tsc == 5100);
+	assert_true(st[4].flags & TM_F_TSC_BACK);
+	assert_true(st[5].tsc == 6000 && !(st[5].flags & TM_F_CLAMPED));
+}
+
+/* --- shared traces --- */
+
+struct trace {
+	const char *path;	/* under $SHARED/traces */
+	int quipper;		/* else dynamorio */
+};
+
+static const struct trace traces[] = {
+	{ "dynamorio-drpt2trace/head_test_simple.raw.pt.bin", 0 },
+	{ "dynamorio-drpt2trace/hist_2aad718d_test_simple.tracedir.pt.bin", 0 },
+	{ "dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin", 0 },
+	{ "quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt", 1 },
+	{ "quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt", 1 },
+	{ "quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx0.cpu0.pt", 1 },
+	{ "quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx3.cpu3.pt", 1 },
+	{ "keeper-perf-event-sample/traced_data.bin", 0 },
+};
+
+static uint8_t *load(const char *rel, size_t *size)
+{
+	const char *shared = getenv("SHARED");
+	char path[1024];
+	uint8_t *p;
+	long n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/traces/%s",
+		 shared ? shared : "../shared", rel);
+	f = fopen(path, "rb");
+	if (!f) {
+		print_error("cannot open %s (SHARED?)\n", path);
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc((size_t)n + 1);
+	assert_non_null(p);
+	assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return p;
+}
+
+static struct tm_config trace_cfg(const struct trace *t)
+{
+	struct tm_config c = dr_cfg();
+
+	if (t->quipper) {
+		assert_int_equal(tm_config_option(&c, "--nom-freq", "12"), 1);
+		assert_int_equal(tm_config_option(&c, "--cpuid-0x15.ebx", "100"), 1);
+	}
+	return c;
+}
+
+struct rec {
+	uint64_t off;
+	struct tm_stamp st;
+};
+
+/*
+ * Decode [@from, @to) of @p with @tm, resyncing after errors as the
+ * browser does (tm_gap), into @out (may be NULL).  At each PSB, @carry
+ * (may be NULL) gets the state and @psbs its offset.
+ */
+static size_t decode(struct tm_model *tm, const uint8_t *p, size_t from, size_t to,
+		     struct rec *out, struct tm_carry *carry, uint64_t *psbs,
+		     size_t *npsb)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	size_t n = 0;
+	int r;
+
+	assert_int_equal(pkt_decoder_init(&dec, p + from, p + to, from), 0);
+	for (;;) {
+		r = pkt_next(&dec, &pkt);
+		if (r == -pte_eos)
+			break;
+		if (r < 0) {
+			pkt_sync_set(&dec, pkt.offset + 1);
+			if (pkt_sync_forward(&dec) < 0)
+				break;
+			tm_gap(tm);
+			continue;
+		}
+		if (pkt.type == PKT_PSB && carry) {
+			tm_save(tm, &carry[*npsb]);
+			psbs[(*npsb)++] = pkt.offset;
+		}
+		if (out) {
+			out[n].off = pkt.offset;
+			assert_int_equal(tm_step(tm, &pkt, &out[n].st), 0);
+		} else {
+			struct tm_stamp st;
+
+			assert_int_equal(tm_step(tm, &pkt, &st), 0);
+		}
+		n++;
+	}
+	return n;
+}
+
+static int q_less(const struct tm_stamp *a, const struct tm_stamp *b)
+{
+	return a->tsc < b->tsc || (a->tsc == b->tsc && a->tsc_frac < b->tsc_frac);
+}
+
+/* Over every shared trace: time never decreases, cycles never decrease,
+ * and decoding each PSB segment from its carried state gives exactly the
+ * stamps of decoding the whole trace. */
+static void test_shared_traces(void **state __attribute__((unused)))
+{
+	size_t t;
+
+	for (t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
+		struct tm_config cfg = trace_cfg(&traces[t]);
+		size_t size, n, i, k, npsb = 0, first;
+		struct tm_carry *carry;
+		struct rec *whole, *seg;
+		uint64_t *psbs;
+		const uint8_t *psb;
+		uint8_t *p;
+		struct tm_model tm;
+
+		p = load(traces[t].path, &size);
+		assert_non_null(p);
+		whole = calloc(size + 1, sizeof(*whole));
+		seg = calloc(size + 1, sizeof(*seg));
+		carry = calloc(size / 16 + 1, sizeof(*carry));
+		psbs = calloc(size / 16 + 1, sizeof(*psbs));
+		assert_true(whole && seg && carry && psbs);
+
+		psb = pkt_find_psb(p, p + size);
+		assert_non_null(psb);
+		first = (size_t)(psb - p);
+		tm_init(&tm, &cfg);
+		n = decode(&tm, p, first, size, whole, carry, psbs, &npsb);
+		assert_true(n > 0 && npsb > 0);
+		for (i = 1; i < n; i++) {
+			assert_false(q_less(&whole[i].st, &whole[i - 1].st));
+			assert_true(whole[i].st.cycles >= whole[i - 1].st.cycles);
+		}
+
+		/* Segment by segment from the carried state. */
+		for (i = 0, k = 0; k < npsb; k++) {
+			size_t end = k + 1 < npsb ? psbs[k + 1] : size, m, j;
+
+			tm_init(&tm, &cfg);
+			tm_restore(&tm, &carry[k]);
+			m = decode(&tm, p, psbs[k], end, seg, NULL, NULL, NULL);
+			while (i < n && whole[i].off < psbs[k])
+				i++;
+			for (j = 0; j < m; j++, i++) {
+				assert_true(i < n);
+				assert_true(seg[j].off == whole[i].off);
+				assert_memory_equal(&seg[j].st, &whole[i].st,
+						    sizeof(seg[j].st));
+			}
+		}
+		free(psbs);
+		free(carry);
+		free(seg);
+		free(whole);
+		free(p);
+	}
+}
+
+/* Tiled: a real trace repeated with its TSCs shifted forward stays
+ * monotonic across the seams (a poor man's multi-GiB trace). */
+static void test_tiled(void **state __attribute__((unused)))
+{
+	const struct trace *t = &traces[2];
+	struct tm_config cfg = trace_cfg(t);
+	uint64_t last_tsc = 0, last_frac = 0, shift = 0, max_tsc = 0;
+	size_t size, rep;
+	uint8_t *p;
+	struct tm_model tm;
+
+	p = load(t->path, &size);
+	assert_non_null(p);
+	tm_init(&tm, &cfg);
+	for (rep = 0; rep < 20; rep++) {
+		struct pkt_decoder dec;
+		struct pkt pkt;
+		struct tm_stamp st;
+		int r;
+
+		assert_int_equal(pkt_decoder_init(&dec, p, p + size, 0), 0);
+		assert_int_equal(pkt_sync_forward(&dec), 0);
+		while ((r = pkt_next(&dec, &pkt)) != -pte_eos) {
+			if (r < 0) {
+				pkt_sync_set(&dec, pkt.offset + 1);
+				if (pkt_sync_forward(&dec) < 0)
+					break;
+				tm_gap(&tm);
+				continue;
+			}
+			if (pkt.type == PKT_TSC) {
+				if (pkt.u.tsc > max_tsc)
+					max_tsc = pkt.u.tsc;
+				pkt.u.tsc += shift;
+			}
+			assert_int_equal(tm_step(&tm, &pkt, &st), 0);
+			assert_true(st.tsc > last_tsc ||
+				    (st.tsc == last_tsc && st.tsc_frac >= last_frac));
+			last_tsc = st.tsc;
+			last_frac = st.tsc_frac;
+		}
+		shift = (max_tsc - 0x924c2fedc03f8ull + 100000) * (rep + 1);
+	}
+	free(p);
+}
+
+/* --- libipt's estimator: the edges the golden files don't reach --- */
+
+static void test_ptdump_edges(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tmp tmp;
+	struct tmp_out out;
+	struct pkt pkt;
+
+	assert_string_equal(tmp_errstr(TMP_E_NO_TIME), "no timing information");
+	assert_string_equal(tmp_errstr(-TMP_E_BAD_CONTEXT),
+			    "unexpected packet context");
+	assert_string_equal(tmp_errstr(99), "internal error");
+	assert_int_equal(tmp_step(NULL, &pkt, &out), -pte_invalid);
+
+	/* A TMA without TSC: libipt's "unexpected packet context". */
+	tmp_init(&tmp, &c, TMP_SHOW_TIME);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_TMA;
+	assert_int_equal(tmp_step(&tmp, &pkt, &out), 0);
+	assert_int_equal(out.ndiag, 2);
+	assert_string_equal(out.diag[0].msg, "error updating time");
+	assert_int_equal(out.diag[0].err, TMP_E_BAD_CONTEXT);
+	assert_int_equal(out.diag[1].err, TMP_E_NO_TIME);
+	assert_false(out.col_ok);
+
+	/* --no-wall-clock prints relative time without complaint. */
+	tmp_init(&tmp, &c, TMP_SHOW_TIME | TMP_NO_WALL_CLOCK);
+	pkt.type = PKT_MTC;
+	pkt.u.mtc = 5;
+	assert_int_equal(tmp_step(&tmp, &pkt, &out), 0);
+	assert_int_equal(out.ndiag, 0);
+	assert_true(out.col == TMP_COL_TSC && out.col_ok && out.value == 0);
+
+	/* --no-tcal: CYCs can't be converted. */
+	tmp_init(&tmp, &c, TMP_SHOW_TIME | TMP_NO_TCAL);
+	pkt.type = PKT_CYC;
+	pkt.u.cyc = 5;
+	assert_int_equal(tmp_step(&tmp, &pkt, &out), 0);
+	assert_int_equal(out.ndiag, 2);
+	assert_string_equal(out.diag[0].msg,
+			    "error updating time: no calibration");
+
+	/* Without cpuid-0x15, an MTC after TSC+TMA is a bad configuration. */
+	memset(&c, 0, sizeof(c));
+	c.have_mtc_freq = 1;
+	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	pkt.type = PKT_TSC;
+	pkt.u.tsc = 1000;
+	tmp_step(&tmp, &pkt, &out);
+	pkt.type = PKT_TMA;
+	tmp_step(&tmp, &pkt, &out);
+	pkt.type = PKT_MTC;
+	pkt.u.mtc = 1;
+	tmp_step(&tmp, &pkt, &out);
+	assert_true(out.ndiag >= 1);
+	assert_string_equal(out.diag[0].msg, "error updating time");
+	assert_int_equal(out.diag[0].err, TMP_E_BAD_CONFIG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_ns),
+		cmocka_unit_test(test_example_36_2),
+		cmocka_unit_test(test_table_36_14),
+		cmocka_unit_test(test_standalone_cyc),
+		cmocka_unit_test(test_tma),
+		cmocka_unit_test(test_mtc_wrap_and_loss),
+		cmocka_unit_test(test_cyc_between_mtc),
+		cmocka_unit_test(test_cbr_change),
+		cmocka_unit_test(test_ovf_mid_period),
+		cmocka_unit_test(test_sleep),
+		cmocka_unit_test(test_tsc_back),
+		cmocka_unit_test(test_shared_traces),
+		cmocka_unit_test(test_tiled),
+		cmocka_unit_test(test_ptdump_edges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
