@@ -1,0 +1,1959 @@
+/* index -- PSB seek points and segment summaries, built on all cores. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "index.h"
+
+/*
+ * Storage.  Seek points and summaries live in fixed blocks that never move,
+ * so a reader holding an index i < nseeks (loaded with acquire) reads a
+ * finished entry while the builder appends more.  Both are packed to stay
+ * within 64 bytes per PSB together:
+ *
+ *   seek (32 bytes): offset; tsc:56|cbr:8; fup ip; ctc:16|fc:9|exec:3|
+ *   tsx:2|flags:10|ctx:24, where ctx indexes an interned (cr3, nr, vmcs).
+ *
+ *   summary (32 bytes): first_tsc:56|sflags:8; tsc span; cycles; packets
+ *   per class as u16.  Anything that does not fit (and every OVF or
+ *   error) goes to a sorted exception list.  The first ordinal is kept per
+ *   group of 64 segments and summed within the group.
+ */
+#define BLK_SHIFT	16
+#define BLK_SIZE	(1u << BLK_SHIFT)
+#define BLK_MASK	(BLK_SIZE - 1)
+#define GRP_SHIFT	6		/* segments per ordinal base: 64 */
+#define CTX_SHIFT	12
+#define CTX_BLK		(1u << CTX_SHIFT)
+#define CTX_NONE	0xffffffu	/* too many contexts: re-decode */
+#define CTX_MAX		0xfffff0u
+
+#define SEEK_FLAG_MASK	0x3ffu		/* flags stored; IDX_GAP is derived */
+#define PSBPLUS_MAX	64		/* packets looked at after a PSB */
+#define CANCEL_STEP	(256u << 10)	/* bytes between cancel checks */
+#define DEFAULT_CHUNK	(16u << 20)
+
+struct seek_packed {
+	uint64_t off;
+	uint64_t tsc_cbr;
+	uint64_t ip;
+	uint64_t misc;
+};
+
+struct ctx_entry {
+	uint64_t cr3;
+	uint64_t vmcs;
+	uint8_t nr;
+};
+
+/* Summary flags (top byte of first_tsc). */
+#define SUM_TSC		0x01	/* the segment has a time */
+#define SUM_EXC		0x02	/* see the exception list */
+
+struct sum_packed {
+	uint64_t tsc_flags;
+	uint32_t tsc_span;
+	uint32_t cycles;
+	uint16_t cnt[PKC_NCLASSES];
+};
+
+struct sum_block {
+	struct sum_packed s[BLK_SIZE];
+	uint64_t ordbase[BLK_SIZE >> GRP_SHIFT];
+};
+
+/* A summary that does not fit the packed form, or one with trouble. */
+struct sum_exc {
+	uint64_t seg;
+	struct idx_summary full;
+};
+
+/* Phase 1 unit of work: bytes [a, b) of span `span`. */
+struct unit1 {
+	size_t span;
+	uint64_t a, b;			/* logical offsets */
+	struct idx_seek *seeks;		/* found, in order */
+	size_t n, cap;
+	int status;
+	int done;
+};
+
+/* Phase 2 unit of work: segments [s0, s1). */
+struct unit2 {
+	size_t s0, s1;
+	struct sum_exc *exc;
+	size_t n, cap;
+	int status;
+	int done;
+};
+
+struct idx {
+	const struct img *img;
+	struct tm_config cfg;
+	unsigned nthreads;
+	uint64_t chunk;
+	int phase1_only;
+	int (*guard)(int (*body)(void *), void *arg);
+	void (*release)(void *ctx, const uint8_t *p, size_t n);
+	void *release_ctx;
+
+	/* seek points */
+	struct seek_packed **sblk;
+	size_t nblk;			/* length of sblk and ublk */
+	_Atomic size_t nseeks;
+	_Atomic uint64_t scanned;
+	_Atomic int scan_done;
+
+	/* interned (cr3, nr, vmcs); only the merger writes */
+	struct ctx_entry **cblk;
+	size_t ncblk;
+	size_t nctx;
+	uint32_t *hslot;		/* open addressing: index + 1, 0 empty */
+	size_t hcap;
+
+	/* summaries */
+	struct sum_block **ublk;
+	_Atomic size_t nsums;
+	uint64_t ord_next;		/* ordinal after the last merged segment */
+	pthread_mutex_t exc_lock;	/* exc, trouble and totals */
+	struct sum_exc *exc;
+	size_t nexc, excap;
+	uint64_t *trouble;		/* segments with OVF or errors */
+	size_t ntrouble, trcap;
+	struct idx_summary totals;
+
+	/* where building resumes (a loaded index of a grown trace) */
+	uint64_t resume_off;
+	int complete;
+
+	/* the builder */
+	pthread_t coord;
+	int started, joined;
+	_Atomic int cancel;
+	_Atomic int finished;
+	_Atomic int status;
+	_Atomic int phase;
+	_Atomic uint64_t done;
+	uint64_t total;
+	double t0, tphase, rate1;
+
+	/* the work queue of the current phase */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t nunits, next_unit, merged;
+	struct unit1 *u1;
+	struct unit2 *u2;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int plain_guard(int (*body)(void *), void *arg)
+{
+	return body(arg);
+}
+
+int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg)
+{
+	struct idx *idx;
+
+	if (!out || !img)
+		return -pte_invalid;
+	idx = calloc(1, sizeof(*idx));
+	if (!idx)
+		return -pte_nomem;
+	idx->img = img;
+	if (cfg)
+		idx->cfg = *cfg;
+	idx->chunk = DEFAULT_CHUNK;
+	idx->guard = plain_guard;
+	/* At most one PSB per 16 bytes. */
+	idx->nblk = (size_t)((img->size / PKT_PSB_SIZE) >> BLK_SHIFT) + 1;
+	idx->sblk = calloc(idx->nblk, sizeof(*idx->sblk));
+	idx->ublk = calloc(idx->nblk, sizeof(*idx->ublk));
+	if (!idx->sblk || !idx->ublk)
+		goto out_free;
+	pthread_mutex_init(&idx->lock, NULL);
+	pthread_mutex_init(&idx->exc_lock, NULL);
+	pthread_cond_init(&idx->cond, NULL);
+	*out = idx;
+	return 0;
+
+out_free:
+	free(idx->sblk);
+	free(idx->ublk);
+	free(idx);
+	return -pte_nomem;
+}
+
+static void free_units(struct idx *idx)
+{
+	size_t i;
+
+	if (idx->u1)
+		for (i = 0; i < idx->nunits; i++)
+			free(idx->u1[i].seeks);
+	if (idx->u2)
+		for (i = 0; i < idx->nunits; i++)
+			free(idx->u2[i].exc);
+	free(idx->u1);
+	free(idx->u2);
+	idx->u1 = NULL;
+	idx->u2 = NULL;
+	idx->nunits = 0;
+}
+
+void idx_free(struct idx *idx)
+{
+	size_t i;
+
+	if (!idx)
+		return;
+	if (idx->started && !idx->joined) {
+		idx_cancel(idx);
+		idx_wait(idx);
+	}
+	free_units(idx);
+	for (i = 0; i < idx->nblk; i++) {
+		free(idx->sblk[i]);
+		free(idx->ublk[i]);
+	}
+	for (i = 0; i < idx->ncblk; i++)
+		free(idx->cblk[i]);
+	free(idx->sblk);
+	free(idx->ublk);
+	free(idx->cblk);
+	free(idx->hslot);
+	free(idx->exc);
+	free(idx->trouble);
+	pthread_mutex_destroy(&idx->lock);
+	pthread_mutex_destroy(&idx->exc_lock);
+	pthread_cond_destroy(&idx->cond);
+	free(idx);
+}
+
+int idx_set_threads(struct idx *idx, unsigned nthreads)
+{
+	if (!idx || idx->started)
+		return -pte_invalid;
+	idx->nthreads = nthreads;
+	return 0;
+}
+
+int idx_set_chunk_size(struct idx *idx, uint64_t bytes)
+{
+	if (!idx || idx->started || !bytes)
+		return -pte_invalid;
+	idx->chunk = (bytes + 63) & ~(uint64_t)63;
+	return 0;
+}
+
+int idx_set_phase1_only(struct idx *idx, int on)
+{
+	if (!idx || idx->started)
+		return -pte_invalid;
+	idx->phase1_only = !!on;
+	return 0;
+}
+
+int idx_set_guard(struct idx *idx, int (*guard)(int (*body)(void *), void *arg))
+{
+	if (!idx || idx->started)
+		return -pte_invalid;
+	idx->guard = guard ? guard : plain_guard;
+	return 0;
+}
+
+int idx_set_release(struct idx *idx,
+		    void (*release)(void *ctx, const uint8_t *p, size_t n),
+		    void *ctx)
+{
+	if (!idx || idx->started)
+		return -pte_invalid;
+	idx->release = release;
+	idx->release_ctx = ctx;
+	return 0;
+}
+
+/*
+ * Finding PSBs.  A match is 16 bytes of 02 82 starting at a 02.  In a run
+ * of 02 82 longer than 16 bytes a sequential reader takes the leftmost
+ * match and continues after it, so the PSBs of a run are its start, start
+ * + 16, ...: the scan is greedy from a position x and the merger replays
+ * the greedy scan where a chunk's start fell inside a PSB of the previous
+ * chunk.
+ */
+static const uint8_t psb_bytes[PKT_PSB_SIZE] = {
+	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
+};
+
+/* The first q in [p, end - 1) with q[0] == 02 and q[1] == 82, or NULL. */
+static const uint8_t *find_0282_scalar(const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 2) {
+		const uint8_t *q = memchr(p, 2, (size_t)(end - p - 1));
+
+		if (!q)
+			return NULL;
+		if (q[1] == 0x82)
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static const uint8_t *find_0282_avx2(const uint8_t *p, const uint8_t *end)
+{
+	const __m256i c02 = _mm256_set1_epi8(2);
+	const __m256i c82 = _mm256_set1_epi8((char)0x82);
+
+	/* Looking at q + 1 and q + 3 too (02 82 02 82) keeps false starts
+	 * rare; a PSB has at least that much of its pattern. */
+	while (end - p >= 64 + 3) {
+		__m256i a0 = _mm256_loadu_si256((const __m256i *)p);
+		__m256i a1 = _mm256_loadu_si256((const __m256i *)(p + 1));
+		__m256i b0 = _mm256_loadu_si256((const __m256i *)(p + 32));
+		__m256i b1 = _mm256_loadu_si256((const __m256i *)(p + 33));
+		__m256i ma = _mm256_and_si256(_mm256_cmpeq_epi8(a0, c02),
+					      _mm256_cmpeq_epi8(a1, c82));
+		__m256i mb = _mm256_and_si256(_mm256_cmpeq_epi8(b0, c02),
+					      _mm256_cmpeq_epi8(b1, c82));
+		uint64_t m = (uint32_t)_mm256_movemask_epi8(ma) |
+			     (uint64_t)(uint32_t)_mm256_movemask_epi8(mb) << 32;
+
+		if (m)
+			return p + __builtin_ctzll(m);
+		p += 64;
+	}
+	return find_0282_scalar(p, end);
+}
+#endif
+
+static const uint8_t *(*find_0282)(const uint8_t *, const uint8_t *) = find_0282_scalar;
+static pthread_once_t find_once = PTHREAD_ONCE_INIT;
+
+static void find_pick(void)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		find_0282 = find_0282_avx2;
+#endif
+}
+
+/* Whether a PSB starts at logical offset @off, which lies in span @si. */
+static int psb_at(const struct img *img, size_t si, uint64_t off)
+{
+	const struct img_span *s = &img->spans[si];
+	uint64_t in = off - s->off;
+	uint8_t buf[PKT_PSB_SIZE];
+
+	if (s->size - in >= PKT_PSB_SIZE)
+		return !memcmp(s->data + in, psb_bytes, PKT_PSB_SIZE);
+	/* Straddling a span boundary: img_read stops at a gap. */
+	if (img_read(img, off, buf, sizeof(buf)) != sizeof(buf))
+		return 0;
+	return !memcmp(buf, psb_bytes, PKT_PSB_SIZE);
+}
+
+/* The first PSB starting in [@x, @b) of span @si, or UINT64_MAX. */
+static uint64_t find_psb(const struct img *img, size_t si, uint64_t x, uint64_t b)
+{
+	const struct img_span *s = &img->spans[si];
+	const uint8_t *base = s->data - s->off;	/* logical -> pointer */
+	uint64_t send = s->off + s->size;
+	uint64_t lim = b + 1 < send ? b + 1 : send;	/* q + 1 must exist */
+
+	while (x < b) {
+		const uint8_t *q = NULL;
+
+		if (lim > x + 1)
+			q = find_0282(base + x, base + lim);
+		if (!q) {
+			/* The span's last byte may begin a straddling PSB. */
+			if (b == send && x < send && base[send - 1] == 2 &&
+			    psb_at(img, si, send - 1))
+				return send - 1;
+			return UINT64_MAX;
+		}
+		x = (uint64_t)(q - base);
+		if (x >= b)
+			return UINT64_MAX;
+		if (psb_at(img, si, x))
+			return x;
+		x++;
+	}
+	return UINT64_MAX;
+}
+
+/* Decode the PSB+ after the PSB at @off into @sk. */
+static void decode_psbplus(const struct img *img, uint64_t off, struct idx_seek *sk)
+{
+	struct img_cursor cur;
+	struct pkt pkt;
+	uint64_t last_ip = 0;
+	int i, ret;
+
+	memset(sk, 0, sizeof(*sk));
+	sk->offset = off;
+	if (img_cursor_init(&cur, img, off) < 0 || img_cursor_next(&cur, &pkt) < 0 ||
+	    pkt.type != PKT_PSB) {
+		sk->flags = IDX_BAD_PSBPLUS;
+		return;
+	}
+	for (i = 0; i < PSBPLUS_MAX; i++) {
+		ret = img_cursor_next(&cur, &pkt);
+		if (ret == -pte_eos || cur.gap)
+			return;
+		if (ret < 0) {
+			sk->flags |= IDX_BAD_PSBPLUS;
+			return;
+		}
+		switch (pkt.type) {
+		case PKT_TSC:
+			sk->tsc = pkt.u.tsc;
+			sk->flags |= IDX_HAVE_TSC;
+			break;
+		case PKT_TMA:
+			sk->ctc = pkt.u.tma.ctc;
+			sk->fc = pkt.u.tma.fc & 0x1ff;
+			sk->flags |= IDX_HAVE_TMA;
+			break;
+		case PKT_CBR:
+			sk->cbr = pkt.u.cbr;
+			sk->flags |= IDX_HAVE_CBR;
+			break;
+		case PKT_MODE_EXEC:
+			sk->exec = (uint8_t)((pkt.u.exec.csl & 1) |
+					     (pkt.u.exec.csd & 1) << 1 |
+					     (pkt.u.exec.iflag & 1) << 2);
+			sk->flags |= IDX_HAVE_EXEC;
+			break;
+		case PKT_MODE_TSX:
+			sk->tsx = (uint8_t)((pkt.u.tsx.intx & 1) |
+					    (pkt.u.tsx.abrt & 1) << 1);
+			sk->flags |= IDX_HAVE_TSX;
+			break;
+		case PKT_PIP:
+			sk->cr3 = pkt.u.pip.cr3;
+			sk->nr = pkt.u.pip.nr & 1;
+			sk->flags |= IDX_HAVE_PIP;
+			break;
+		case PKT_VMCS:
+			sk->vmcs = pkt.u.vmcs;
+			sk->flags |= IDX_HAVE_VMCS;
+			break;
+		case PKT_FUP:
+			ret = pkt_ip_update(&pkt, &last_ip);
+			if (ret < 0) {
+				sk->flags |= IDX_BAD_PSBPLUS;
+				return;
+			}
+			if (ret == 0) {
+				sk->fup_ip = last_ip;
+				sk->flags |= IDX_HAVE_FUP;
+			}
+			break;
+		case PKT_PSBEND:
+			sk->flags |= IDX_PSBEND;
+			return;
+		case PKT_PAD:
+		case PKT_CYC:
+		case PKT_MTC:
+			break;
+		default:
+			/* Not status: the PSB+ ended without a PSBEND. */
+			return;
+		}
+	}
+}
+
+static int push_seek(struct unit1 *u, const struct idx_seek *sk)
+{
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		struct idx_seek *p = realloc(u->seeks, cap * sizeof(*p));
+
+		if (!p)
+			return -pte_nomem;
+		u->seeks = p;
+		u->cap = cap;
+	}
+	u->seeks[u->n++] = *sk;
+	return 0;
+}
+
+/* Phase 1 worker body: every PSB of one unit, greedy from its start. */
+static int scan_unit(struct idx *idx, struct unit1 *u)
+{
+	uint64_t x = u->a, stop;
+	struct idx_seek sk;
+	int ret;
+
+	while (x < u->b) {
+		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
+			return -pte_canceled;
+		stop = u->b - x > CANCEL_STEP ? x + CANCEL_STEP : u->b;
+		x = find_psb(idx->img, u->span, x, stop);
+		if (x == UINT64_MAX) {
+			x = stop;
+			continue;
+		}
+		decode_psbplus(idx->img, x, &sk);
+		ret = push_seek(u, &sk);
+		if (ret < 0)
+			return ret;
+		x += PKT_PSB_SIZE;
+	}
+	return 0;
+}
+
+/* Intern a PSB+ context; CTX_NONE when the table is full. */
+static uint32_t ctx_intern(struct idx *idx, const struct idx_seek *sk)
+{
+	uint64_t h;
+	size_t i, ncap;
+	struct ctx_entry *e;
+
+	if (!(sk->flags & (IDX_HAVE_PIP | IDX_HAVE_VMCS)) && !sk->cr3 && !sk->vmcs)
+		return 0;	/* entry 0 is the empty context */
+	if (!idx->nctx)
+		return CTX_NONE;
+	if (idx->nctx * 2 >= idx->hcap) {
+		uint32_t *hs;
+
+		ncap = idx->hcap ? idx->hcap * 2 : 1024;
+		hs = calloc(ncap, sizeof(*hs));
+		if (!hs)
+			return CTX_NONE;
+		for (i = 1; i < idx->nctx; i++) {
+			e = &idx->cblk[i >> CTX_SHIFT][i & (CTX_BLK - 1)];
+			h = (e->cr3 ^ e->vmcs * 0x9e3779b97f4a7c15ull ^ e->nr) *
+			    0xff51afd7ed558ccdull;
+			h ^= h >> 29;
+			while (hs[h & (ncap - 1)])
+				h++;
+			hs[h & (ncap - 1)] = (uint32_t)i;
+		}
+		free(idx->hslot);
+		idx->hslot = hs;
+		idx->hcap = ncap;
+	}
+	h = (sk->cr3 ^ sk->vmcs * 0x9e3779b97f4a7c15ull ^ sk->nr) *
+	    0xff51afd7ed558ccdull;
+	h ^= h >> 29;
+	for (;; h++) {
+		uint32_t v = idx->hslot[h & (idx->hcap - 1)];
+
+		if (!v)
+			break;
+		e = &idx->cblk[v >> CTX_SHIFT][v & (CTX_BLK - 1)];
+		if (e->cr3 == sk->cr3 && e->vmcs == sk->vmcs && e->nr == sk->nr)
+			return v;
+	}
+	if (idx->nctx >= CTX_MAX)
+		return CTX_NONE;
+	i = idx->nctx;
+	if ((i >> CTX_SHIFT) >= idx->ncblk) {
+		idx->cblk[idx->ncblk] = calloc(CTX_BLK, sizeof(*e));
+		if (!idx->cblk[idx->ncblk])
+			return CTX_NONE;
+		idx->ncblk++;
+	}
+	e = &idx->cblk[i >> CTX_SHIFT][i & (CTX_BLK - 1)];
+	e->cr3 = sk->cr3;
+	e->vmcs = sk->vmcs;
+	e->nr = sk->nr;
+	idx->hslot[h & (idx->hcap - 1)] = (uint32_t)i;
+	idx->nctx++;
+	return (uint32_t)i;
+}
+
+/*
+ * The ctx table's blocks are reallocated only by the merger; readers use
+ * the block pointer array, so it must not move under them.  Keep it big
+ * enough from the start instead of growing it.
+ */
+static int ctx_reserve(struct idx *idx)
+{
+	size_t n = (CTX_MAX >> CTX_SHIFT) + 1;
+
+	idx->cblk = calloc(n, sizeof(*idx->cblk));
+	if (!idx->cblk || !(idx->cblk[0] = calloc(CTX_BLK, sizeof(struct ctx_entry))))
+		return -pte_nomem;
+	idx->ncblk = 1;
+	idx->nctx = 1;
+	return 0;
+}
+
+/* Append seek point @sk (the merger only). */
+static int publish_seek(struct idx *idx, const struct idx_seek *sk)
+{
+	size_t i = atomic_load_explicit(&idx->nseeks, memory_order_relaxed);
+	struct seek_packed *p;
+	uint32_t ctx;
+
+	if ((i >> BLK_SHIFT) >= idx->nblk)
+		return -pte_internal;
+	if (!idx->sblk[i >> BLK_SHIFT]) {
+		idx->sblk[i >> BLK_SHIFT] = malloc(BLK_SIZE * sizeof(*p));
+		if (!idx->sblk[i >> BLK_SHIFT])
+			return -pte_nomem;
+	}
+	ctx = ctx_intern(idx, sk);
+	p = &idx->sblk[i >> BLK_SHIFT][i & BLK_MASK];
+	p->off = sk->offset;
+	p->tsc_cbr = (sk->tsc & ((1ull << 56) - 1)) | (uint64_t)sk->cbr << 56;
+	p->ip = sk->fup_ip;
+	p->misc = (uint64_t)sk->ctc | (uint64_t)(sk->fc & 0x1ff) << 16 |
+		  (uint64_t)(sk->exec & 7) << 25 | (uint64_t)(sk->tsx & 3) << 28 |
+		  (uint64_t)(sk->flags & SEEK_FLAG_MASK) << 30 | (uint64_t)ctx << 40;
+	atomic_store_explicit(&idx->nseeks, i + 1, memory_order_release);
+	return 0;
+}
+
+static uint64_t seek_off(const struct idx *idx, size_t i)
+{
+	return idx->sblk[i >> BLK_SHIFT][i & BLK_MASK].off;
+}
+
+size_t idx_nseeks(const struct idx *idx)
+{
+	return idx ? atomic_load_explicit(&idx->nseeks, memory_order_acquire) : 0;
+}
+
+int idx_scan_done(const struct idx *idx)
+{
+	return idx ? atomic_load(&idx->scan_done) : 0;
+}
+
+/* Whether data was lost between the PSBs at @prev and @off. */
+static int gap_between(const struct img *img, uint64_t prev, uint64_t off)
+{
+	long a = img_span_of(img, prev), b = img_span_of(img, off), i;
+
+	if (a < 0 || b < 0)
+		return 0;
+	for (i = a + 1; i <= b; i++)
+		if (img->spans[i].gap_before)
+			return 1;
+	return 0;
+}
+
+int idx_seek(const struct idx *idx, size_t i, struct idx_seek *out)
+{
+	const struct seek_packed *p;
+	uint32_t ctx;
+
+	if (!idx || !out || i >= idx_nseeks(idx))
+		return -pte_invalid;
+	p = &idx->sblk[i >> BLK_SHIFT][i & BLK_MASK];
+	ctx = (uint32_t)(p->misc >> 40);
+	if (ctx == CTX_NONE) {
+		decode_psbplus(idx->img, p->off, out);
+	} else {
+		memset(out, 0, sizeof(*out));
+		out->offset = p->off;
+		out->tsc = p->tsc_cbr & ((1ull << 56) - 1);
+		out->cbr = (uint8_t)(p->tsc_cbr >> 56);
+		out->fup_ip = p->ip;
+		out->ctc = (uint16_t)p->misc;
+		out->fc = (uint16_t)(p->misc >> 16) & 0x1ff;
+		out->exec = (uint8_t)(p->misc >> 25) & 7;
+		out->tsx = (uint8_t)(p->misc >> 28) & 3;
+		out->flags = (uint16_t)(p->misc >> 30) & SEEK_FLAG_MASK;
+		if (ctx) {
+			const struct ctx_entry *e =
+				&idx->cblk[ctx >> CTX_SHIFT][ctx & (CTX_BLK - 1)];
+
+			out->cr3 = e->cr3;
+			out->vmcs = e->vmcs;
+			out->nr = e->nr;
+		}
+	}
+	if (i > 0 && gap_between(idx->img, seek_off(idx, i - 1), p->off))
+		out->flags |= IDX_GAP;
+	return 0;
+}
+
+int idx_find(const struct idx *idx, uint64_t off, size_t *i)
+{
+	size_t lo = 0, hi, n;
+
+	if (!idx || !i)
+		return -pte_invalid;
+	n = idx_nseeks(idx);
+	if (!n || seek_off(idx, 0) > off)
+		return -pte_nosync;
+	hi = n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (seek_off(idx, mid) <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*i = lo;
+	return 0;
+}
+
+/*
+ * Phase 2: one pass over a segment.
+ */
+static uint8_t pkt_cls[PKT_NTYPES];
+static pthread_once_t cls_once = PTHREAD_ONCE_INIT;
+
+static void cls_fill(void)
+{
+	int t;
+
+	for (t = 0; t < PKT_NTYPES; t++)
+		pkt_cls[t] = (uint8_t)pkt_type_class((enum pkt_type)t);
+}
+
+static void count_pkt(struct idx_summary *s, const struct pkt *pkt)
+{
+	s->npackets++;
+	s->per_class[pkt_cls[pkt->type]]++;
+	switch (pkt->type) {
+	case PKT_TSC:
+		if (!s->have_tsc)
+			s->first_tsc = pkt->u.tsc;
+		s->have_tsc = 1;
+		s->last_tsc = pkt->u.tsc;
+		break;
+	case PKT_CYC:
+		s->cycles += pkt->u.cyc;
+		break;
+	case PKT_OVF:
+		s->novf++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void count_error(struct idx_summary *s)
+{
+	s->npackets++;
+	s->per_class[PKC_ERROR]++;
+	s->nerrors++;
+}
+
+/* Summarise the segment [@off, @end). */
+static void summarise(const struct img *img, uint64_t off, uint64_t end,
+		      struct idx_summary *s)
+{
+	const struct img_span *sp;
+	struct pkt_decoder dec;
+	struct img_cursor cur;
+	struct pkt pkt;
+	long si;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->size = end - off;
+	si = img_span_of(img, off);
+	if (si < 0)
+		return;
+	sp = &img->spans[si];
+	if (end <= sp->off + sp->size) {
+		/* The common case: one span, a plain cursor. */
+		pkt_decoder_init(&dec, sp->data + (off - sp->off),
+				 sp->data + (end - sp->off), off);
+		for (;;) {
+			ret = pkt_next(&dec, &pkt);
+			if (ret > 0) {
+				count_pkt(s, &pkt);
+				continue;
+			}
+			if (ret == -pte_eos)
+				return;
+			/* A packet cut at the segment's end is cut by the next
+			 * PSB or by the end of the trace: an error either way. */
+			count_error(s);
+			return;
+		}
+	}
+	if (img_cursor_init(&cur, img, off) < 0)
+		return;
+	while (img_cursor_offset(&cur) < end) {
+		ret = img_cursor_next(&cur, &pkt);
+		if (ret == -pte_eos)
+			return;
+		if (ret < 0 || img_cursor_offset(&cur) > end) {
+			count_error(s);
+			return;
+		}
+		count_pkt(s, &pkt);
+	}
+}
+
+static int push_exc(struct unit2 *u, uint64_t seg, const struct idx_summary *s)
+{
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 16;
+		struct sum_exc *p = realloc(u->exc, cap * sizeof(*p));
+
+		if (!p)
+			return -pte_nomem;
+		u->exc = p;
+		u->cap = cap;
+	}
+	u->exc[u->n].seg = seg;
+	u->exc[u->n].full = *s;
+	u->n++;
+	return 0;
+}
+
+/* Store @s as segment @i's packed summary; 1 if it needs an exception. */
+static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
+{
+	struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	int exc = 0, c;
+	uint64_t span = s->last_tsc - s->first_tsc;
+
+	memset(p, 0, sizeof(*p));
+	for (c = 0; c < PKC_NCLASSES; c++) {
+		if (s->per_class[c] > 0xffff)
+			exc = 1;
+		p->cnt[c] = (uint16_t)(s->per_class[c] > 0xffff ? 0xffff : s->per_class[c]);
+	}
+	if (s->cycles > 0xffffffffu || s->novf || s->nerrors ||
+	    (s->have_tsc && (span > 0xffffffffu || s->first_tsc >> 56 ||
+			     s->last_tsc < s->first_tsc)))
+		exc = 1;
+	p->cycles = (uint32_t)s->cycles;
+	p->tsc_span = (uint32_t)span;
+	p->tsc_flags = (s->first_tsc & ((1ull << 56) - 1)) |
+		       (uint64_t)((s->have_tsc ? SUM_TSC : 0) | (exc ? SUM_EXC : 0)) << 56;
+	return exc;
+}
+
+/* Phase 2 worker body. */
+static int sum_unit(struct idx *idx, struct unit2 *u)
+{
+	uint64_t size = idx->img->size, end;
+	struct idx_summary s;
+	size_t i, n = atomic_load(&idx->nseeks);
+	int ret;
+
+	for (i = u->s0; i < u->s1; i++) {
+		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
+			return -pte_canceled;
+		end = i + 1 < n ? seek_off(idx, i + 1) : size;
+		summarise(idx->img, seek_off(idx, i), end, &s);
+		if (pack_summary(idx, i, &s)) {
+			ret = push_exc(u, i, &s);
+			if (ret < 0)
+				return ret;
+		}
+		atomic_fetch_add_explicit(&idx->done, s.size, memory_order_relaxed);
+	}
+	return 0;
+}
+
+/*
+ * The builder: a coordinator thread hands out units to workers and merges
+ * their results in order.
+ */
+struct worker_arg {
+	struct idx *idx;
+	size_t unit;
+};
+
+static int scan_body(void *arg)
+{
+	struct worker_arg *w = arg;
+
+	return scan_unit(w->idx, &w->idx->u1[w->unit]);
+}
+
+static int sum_body(void *arg)
+{
+	struct worker_arg *w = arg;
+
+	return sum_unit(w->idx, &w->idx->u2[w->unit]);
+}
+
+static void release_range(struct idx *idx, uint64_t a, uint64_t b)
+{
+	long si;
+
+	if (!idx->release || b <= a)
+		return;
+	si = img_span_of(idx->img, a);
+	while (si >= 0 && (size_t)si < idx->img->nspans && a < b) {
+		const struct img_span *s = &idx->img->spans[si];
+		uint64_t e = s->off + s->size < b ? s->off + s->size : b;
+
+		idx->release(idx->release_ctx, s->data + (a - s->off), (size_t)(e - a));
+		a = e;
+		si++;
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct idx *idx = arg;
+	struct worker_arg w = { idx, 0 };
+	size_t window = 4;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&idx->lock);
+		while (idx->next_unit < idx->nunits &&
+		       idx->next_unit >= idx->merged + window &&
+		       !atomic_load(&idx->cancel))
+			pthread_cond_wait(&idx->cond, &idx->lock);
+		if (idx->next_unit >= idx->nunits || atomic_load(&idx->cancel)) {
+			pthread_mutex_unlock(&idx->lock);
+			return NULL;
+		}
+		w.unit = idx->next_unit++;
+		pthread_mutex_unlock(&idx->lock);
+		if (idx->u1) {
+			ret = idx->guard(scan_body, &w);
+			if (!ret) {
+				struct unit1 *u = &idx->u1[w.unit];
+
+				atomic_fetch_add_explicit(&idx->done, u->b - u->a,
+							  memory_order_relaxed);
+			}
+		} else {
+			ret = idx->guard(sum_body, &w);
+		}
+		pthread_mutex_lock(&idx->lock);
+		if (idx->u1)
+			idx->u1[w.unit].status = ret, idx->u1[w.unit].done = 1;
+		else
+			idx->u2[w.unit].status = ret, idx->u2[w.unit].done = 1;
+		if (ret < 0)
+			atomic_store(&idx->cancel, 1);
+		pthread_cond_broadcast(&idx->cond);
+		pthread_mutex_unlock(&idx->lock);
+	}
+}
+
+/* Run the current unit table on nthreads workers, calling @merge for each
+ * unit in order.  Returns the first failure. */
+static int run_units(struct idx *idx, int (*merge)(struct idx *, size_t))
+{
+	pthread_t th[64];
+	unsigned n = idx->nthreads, i;
+	size_t k;
+	int ret = 0, st;
+
+	idx->next_unit = 0;
+	idx->merged = 0;
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, worker, idx))
+			break;
+	if (!i) {
+		n = 0;
+		ret = -pte_nomem;
+		goto out_join;
+	}
+	n = i;
+	for (k = 0; k < idx->nunits; k++) {
+		pthread_mutex_lock(&idx->lock);
+		for (;;) {
+			int done = idx->u1 ? idx->u1[k].done : idx->u2[k].done;
+
+			if (done || (atomic_load(&idx->cancel) && k >= idx->next_unit))
+				break;
+			pthread_cond_wait(&idx->cond, &idx->lock);
+		}
+		st = idx->u1 ? (idx->u1[k].done ? idx->u1[k].status : -pte_canceled)
+			     : (idx->u2[k].done ? idx->u2[k].status : -pte_canceled);
+		pthread_mutex_unlock(&idx->lock);
+		if (st < 0) {
+			ret = st;
+			break;
+		}
+		ret = merge(idx, k);
+		if (ret < 0)
+			break;
+		pthread_mutex_lock(&idx->lock);
+		idx->merged = k + 1;
+		pthread_cond_broadcast(&idx->cond);
+		pthread_mutex_unlock(&idx->lock);
+	}
+out_join:
+	if (ret < 0) {
+		atomic_store(&idx->cancel, 1);
+		pthread_mutex_lock(&idx->lock);
+		pthread_cond_broadcast(&idx->cond);
+		pthread_mutex_unlock(&idx->lock);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	if (!ret && atomic_load(&idx->cancel))
+		ret = -pte_canceled;
+	return ret;
+}
+
+/* The greedy carry of phase 1: no PSB may start before this offset. */
+struct fixup_arg {
+	struct idx *idx;
+	struct unit1 *u;
+	uint64_t x;
+	struct unit1 out;
+};
+
+/*
+ * A PSB of the previous unit runs past this unit's start: replay the
+ * greedy scan from its end until it meets a PSB the worker found (from
+ * there on both agree).  Only long runs of 02 82 get here.
+ */
+static int fixup_body(void *arg)
+{
+	struct fixup_arg *f = arg;
+	struct unit1 *u = f->u;
+	struct idx_seek sk;
+	uint64_t x = f->x, m;
+	size_t j = 0;
+	int ret;
+
+	for (;;) {
+		m = find_psb(f->idx->img, u->span, x, u->b);
+		if (m == UINT64_MAX) {
+			j = u->n;
+			break;
+		}
+		while (j < u->n && u->seeks[j].offset < m)
+			j++;
+		if (j < u->n && u->seeks[j].offset == m)
+			break;
+		decode_psbplus(f->idx->img, m, &sk);
+		ret = push_seek(&f->out, &sk);
+		if (ret < 0)
+			return ret;
+		x = m + PKT_PSB_SIZE;
+	}
+	for (; j < u->n; j++) {
+		ret = push_seek(&f->out, &u->seeks[j]);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int merge1(struct idx *idx, size_t k)
+{
+	struct unit1 *u = &idx->u1[k];
+	const struct img_span *s = &idx->img->spans[u->span];
+	size_t n = idx_nseeks(idx), i;
+	uint64_t x = 0;
+	int ret;
+
+	if (n) {
+		x = seek_off(idx, n - 1) + PKT_PSB_SIZE;
+		if (s->gap_before && u->a == s->off)
+			x = 0;	/* nothing runs across a gap */
+	}
+	if (x > u->a && u->n) {
+		struct fixup_arg f;
+
+		memset(&f, 0, sizeof(f));
+		f.idx = idx;
+		f.u = u;
+		f.x = x;
+		ret = idx->guard(fixup_body, &f);
+		if (ret < 0) {
+			free(f.out.seeks);
+			return ret;
+		}
+		free(u->seeks);
+		u->seeks = f.out.seeks;
+		u->n = f.out.n;
+		u->cap = f.out.cap;
+	}
+	for (i = 0; i < u->n; i++) {
+		ret = publish_seek(idx, &u->seeks[i]);
+		if (ret < 0)
+			return ret;
+	}
+	free(u->seeks);
+	u->seeks = NULL;
+	u->n = u->cap = 0;
+	atomic_store_explicit(&idx->scanned, u->b, memory_order_release);
+	release_range(idx, u->a, u->b);
+	return 0;
+}
+
+static int phase1(struct idx *idx)
+{
+	const struct img *img = idx->img;
+	size_t si, n = 0, k;
+	uint64_t a, b, start = idx->resume_off;
+	int ret;
+
+	for (si = 0; si < img->nspans; si++) {
+		const struct img_span *s = &img->spans[si];
+
+		if (s->off + s->size <= start)
+			continue;
+		a = s->off > start ? s->off : start;
+		n += (size_t)((s->off + s->size - a + idx->chunk - 1) / idx->chunk);
+	}
+	idx->u1 = calloc(n ? n : 1, sizeof(*idx->u1));
+	if (!idx->u1)
+		return -pte_nomem;
+	k = 0;
+	for (si = 0; si < img->nspans; si++) {
+		const struct img_span *s = &img->spans[si];
+
+		if (s->off + s->size <= start)
+			continue;
+		for (a = s->off > start ? s->off : start; a < s->off + s->size; a = b) {
+			b = s->size - (a - s->off) > idx->chunk ? a + idx->chunk
+								: s->off + s->size;
+			idx->u1[k].span = si;
+			idx->u1[k].a = a;
+			idx->u1[k].b = b;
+			k++;
+		}
+	}
+	idx->nunits = n;
+	idx->total = img->size - start;
+	ret = run_units(idx, merge1);
+	free_units(idx);
+	return ret;
+}
+
+static int merge2(struct idx *idx, size_t k)
+{
+	struct unit2 *u = &idx->u2[k];
+	struct sum_block *blk;
+	const struct sum_packed *p;
+	size_t i, e = 0;
+	uint64_t np;
+	int c;
+
+	pthread_mutex_lock(&idx->exc_lock);
+	if (idx->nexc + u->n > idx->excap) {
+		size_t cap = (idx->nexc + u->n) * 2;
+		struct sum_exc *x = realloc(idx->exc, cap * sizeof(*x));
+
+		if (!x)
+			goto out_nomem;
+		idx->exc = x;
+		idx->excap = cap;
+	}
+	for (i = u->s0; i < u->s1; i++) {
+		blk = idx->ublk[i >> BLK_SHIFT];
+		p = &blk->s[i & BLK_MASK];
+		if (!(i & ((1u << GRP_SHIFT) - 1)))
+			blk->ordbase[(i & BLK_MASK) >> GRP_SHIFT] = idx->ord_next;
+		if ((p->tsc_flags >> 56) & SUM_EXC) {
+			const struct idx_summary *f = &u->exc[e].full;
+
+			if (e >= u->n || u->exc[e].seg != i)
+				goto out_internal;
+			if (f->novf || f->nerrors) {
+				if (idx->ntrouble == idx->trcap) {
+					size_t cap = idx->trcap ? idx->trcap * 2 : 64;
+					uint64_t *t = realloc(idx->trouble, cap * sizeof(*t));
+
+					if (!t)
+						goto out_nomem;
+					idx->trouble = t;
+					idx->trcap = cap;
+				}
+				idx->trouble[idx->ntrouble++] = i;
+			}
+			idx->exc[idx->nexc++] = u->exc[e++];
+			np = f->npackets;
+			for (c = 0; c < PKC_NCLASSES; c++)
+				idx->totals.per_class[c] += f->per_class[c];
+			idx->totals.cycles += f->cycles;
+			idx->totals.novf += f->novf;
+			idx->totals.nerrors += f->nerrors;
+		} else {
+			np = 0;
+			for (c = 0; c < PKC_NCLASSES; c++) {
+				np += p->cnt[c];
+				idx->totals.per_class[c] += p->cnt[c];
+			}
+			idx->totals.cycles += p->cycles;
+		}
+		if ((p->tsc_flags >> 56) & SUM_TSC) {
+			uint64_t first = p->tsc_flags & ((1ull << 56) - 1);
+			uint64_t last = first + p->tsc_span;
+
+			if ((p->tsc_flags >> 56) & SUM_EXC) {
+				first = idx->exc[idx->nexc - 1].full.first_tsc;
+				last = idx->exc[idx->nexc - 1].full.last_tsc;
+			}
+			if (!idx->totals.have_tsc || first < idx->totals.first_tsc)
+				idx->totals.first_tsc = first;
+			if (!idx->totals.have_tsc || last > idx->totals.last_tsc)
+				idx->totals.last_tsc = last;
+			idx->totals.have_tsc = 1;
+		}
+		idx->totals.npackets += np;
+		idx->ord_next += np;
+	}
+	pthread_mutex_unlock(&idx->exc_lock);
+	atomic_store_explicit(&idx->nsums, u->s1, memory_order_release);
+	free(u->exc);
+	u->exc = NULL;
+	u->n = u->cap = 0;
+	if (u->s1 > u->s0) {
+		size_t n = idx_nseeks(idx);
+		uint64_t a = seek_off(idx, u->s0);
+		uint64_t b = u->s1 < n ? seek_off(idx, u->s1) : idx->img->size;
+
+		release_range(idx, a, b);
+	}
+	return 0;
+
+out_nomem:
+	pthread_mutex_unlock(&idx->exc_lock);
+	return -pte_nomem;
+out_internal:
+	pthread_mutex_unlock(&idx->exc_lock);
+	return -pte_internal;
+}
+
+static int phase2(struct idx *idx)
+{
+	size_t n = idx_nseeks(idx), s0 = atomic_load(&idx->nsums), i, k, nu;
+	uint64_t acc, bytes;
+	int ret;
+
+	for (i = s0 >> BLK_SHIFT; i <= (n ? (n - 1) >> BLK_SHIFT : 0) && n; i++) {
+		if (!idx->ublk[i]) {
+			idx->ublk[i] = malloc(sizeof(struct sum_block));
+			if (!idx->ublk[i])
+				return -pte_nomem;
+		}
+	}
+	/* Units of about a chunk of bytes each, whole segments. */
+	nu = 0;
+	acc = 0;
+	for (i = s0; i < n; i++) {
+		bytes = (i + 1 < n ? seek_off(idx, i + 1) : idx->img->size) - seek_off(idx, i);
+		acc += bytes;
+		if (acc >= idx->chunk || i + 1 == n) {
+			nu++;
+			acc = 0;
+		}
+	}
+	idx->u2 = calloc(nu ? nu : 1, sizeof(*idx->u2));
+	if (!idx->u2)
+		return -pte_nomem;
+	k = 0;
+	acc = 0;
+	idx->u2[0].s0 = s0;
+	for (i = s0; i < n; i++) {
+		bytes = (i + 1 < n ? seek_off(idx, i + 1) : idx->img->size) - seek_off(idx, i);
+		acc += bytes;
+		if (acc >= idx->chunk || i + 1 == n) {
+			idx->u2[k].s1 = i + 1;
+			k++;
+			if (k < nu)
+				idx->u2[k].s0 = i + 1;
+			acc = 0;
+		}
+	}
+	idx->nunits = nu;
+	idx->total = n > s0 ? idx->img->size - seek_off(idx, s0) : 0;
+	ret = run_units(idx, merge2);
+	free_units(idx);
+	return ret;
+}
+
+static void set_phase(struct idx *idx, enum idx_phase ph)
+{
+	pthread_mutex_lock(&idx->lock);
+	idx->tphase = now();
+	atomic_store(&idx->done, 0);
+	atomic_store(&idx->phase, ph);
+	pthread_mutex_unlock(&idx->lock);
+}
+
+static void *coordinator(void *arg)
+{
+	struct idx *idx = arg;
+	int ret = 0;
+
+	pthread_once(&find_once, find_pick);
+	pthread_once(&cls_once, cls_fill);
+	if (!idx->cblk)
+		ret = ctx_reserve(idx);
+	if (!ret && !atomic_load(&idx->scan_done)) {
+		set_phase(idx, IDX_SCAN);
+		ret = phase1(idx);
+		if (!ret) {
+			double dt = now() - idx->tphase;
+
+			idx->rate1 = dt > 0 ? (double)idx->total / dt : 0;
+			atomic_store(&idx->scanned, idx->img->size);
+			atomic_store(&idx->scan_done, 1);
+		}
+	}
+	if (!ret && !idx->phase1_only) {
+		set_phase(idx, IDX_SEGMENTS);
+		ret = phase2(idx);
+		if (!ret)
+			idx->complete = 1;
+	}
+	pthread_mutex_lock(&idx->lock);
+	atomic_store(&idx->status, ret);
+	atomic_store(&idx->phase, IDX_DONE);
+	atomic_store(&idx->finished, 1);
+	pthread_cond_broadcast(&idx->cond);
+	pthread_mutex_unlock(&idx->lock);
+	return NULL;
+}
+
+int idx_start(struct idx *idx)
+{
+	long ncpu;
+
+	if (!idx || idx->started)
+		return -pte_invalid;
+	if (!idx->nthreads) {
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		idx->nthreads = ncpu > 0 ? (unsigned)ncpu : 1;
+	}
+	if (idx->nthreads > 64)
+		idx->nthreads = 64;
+	idx->t0 = now();
+	idx->tphase = idx->t0;
+	idx->started = 1;
+	if (pthread_create(&idx->coord, NULL, coordinator, idx)) {
+		idx->started = 0;
+		return -pte_nomem;
+	}
+	return 0;
+}
+
+int idx_wait(struct idx *idx)
+{
+	if (!idx || !idx->started)
+		return -pte_invalid;
+	if (!idx->joined) {
+		pthread_join(idx->coord, NULL);
+		idx->joined = 1;
+	}
+	return atomic_load(&idx->status);
+}
+
+int idx_build(struct idx *idx)
+{
+	int ret = idx_start(idx);
+
+	return ret < 0 ? ret : idx_wait(idx);
+}
+
+void idx_cancel(struct idx *idx)
+{
+	if (idx)
+		atomic_store(&idx->cancel, 1);
+}
+
+void idx_progress(const struct idx *idx, struct idx_progress *p)
+{
+	struct idx *m = (struct idx *)idx;
+	double t, dt, left1 = 0, rate2;
+
+	memset(p, 0, sizeof(*p));
+	if (!idx)
+		return;
+	pthread_mutex_lock(&m->lock);
+	t = now();
+	p->phase = (enum idx_phase)atomic_load(&idx->phase);
+	p->done = atomic_load(&idx->done);
+	p->total = idx->total;
+	p->finished = atomic_load(&idx->finished);
+	p->status = atomic_load(&idx->status);
+	p->elapsed = idx->started ? t - idx->t0 : 0;
+	dt = t - idx->tphase;
+	p->rate = dt > 0 ? (double)p->done / dt : 0;
+	pthread_mutex_unlock(&m->lock);
+	p->nseeks = idx_nseeks(idx);
+	p->scanned = atomic_load(&idx->scanned);
+	p->eta = -1;
+	if (p->finished) {
+		p->eta = 0;
+	} else if (p->rate > 0 && p->phase == IDX_SCAN) {
+		left1 = (double)(p->total - p->done) / p->rate;
+		/* Decoding runs at about a tenth of the scan's speed. */
+		p->eta = left1 + (idx->phase1_only ? 0 :
+				  (double)idx->img->size / (p->rate / 10));
+	} else if (p->rate > 0 && p->phase == IDX_SEGMENTS) {
+		rate2 = p->rate;
+		p->eta = (double)(p->total - p->done) / rate2;
+	}
+}
+
+int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
+{
+	if (!idx || !out || i >= idx_nseeks(idx))
+		return -pte_invalid;
+	/* The time model is not wired in yet. */
+	return -pte_no_time;
+}
+
+size_t idx_nsummaries(const struct idx *idx)
+{
+	return idx ? atomic_load_explicit(&idx->nsums, memory_order_acquire) : 0;
+}
+
+/* The exception of segment @i (exc_lock held), or NULL. */
+static const struct sum_exc *find_exc(const struct idx *idx, size_t i)
+{
+	size_t lo = 0, hi = idx->nexc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx->exc[mid].seg < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < idx->nexc && idx->exc[lo].seg == i ? &idx->exc[lo] : NULL;
+}
+
+/* Packets in segment @i (summarised). */
+static uint64_t seg_npackets(const struct idx *idx, size_t i)
+{
+	const struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	uint64_t np = 0;
+	int c;
+
+	if ((p->tsc_flags >> 56) & SUM_EXC) {
+		const struct sum_exc *e;
+
+		pthread_mutex_lock((pthread_mutex_t *)&idx->exc_lock);
+		e = find_exc(idx, i);
+		np = e ? e->full.npackets : 0;
+		pthread_mutex_unlock((pthread_mutex_t *)&idx->exc_lock);
+		return np;
+	}
+	for (c = 0; c < PKC_NCLASSES; c++)
+		np += p->cnt[c];
+	return np;
+}
+
+/* The first ordinal of segment @i (summarised). */
+static uint64_t seg_ordinal(const struct idx *idx, size_t i)
+{
+	const struct sum_block *blk = idx->ublk[i >> BLK_SHIFT];
+	size_t g = (i & BLK_MASK) >> GRP_SHIFT, j;
+	uint64_t ord = blk->ordbase[g];
+
+	for (j = i & ~(size_t)((1u << GRP_SHIFT) - 1); j < i; j++)
+		ord += seg_npackets(idx, j);
+	return ord;
+}
+
+int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
+{
+	const struct sum_packed *p;
+	size_t n;
+	int c;
+
+	if (!idx || !out)
+		return -pte_invalid;
+	if (i >= idx_nseeks(idx) && idx_scan_done(idx))
+		return -pte_invalid;
+	if (i >= idx_nsummaries(idx))
+		return 1;
+	p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	memset(out, 0, sizeof(*out));
+	if ((p->tsc_flags >> 56) & SUM_EXC) {
+		const struct sum_exc *e;
+
+		pthread_mutex_lock((pthread_mutex_t *)&idx->exc_lock);
+		e = find_exc(idx, i);
+		if (e)
+			*out = e->full;
+		pthread_mutex_unlock((pthread_mutex_t *)&idx->exc_lock);
+		if (!e)
+			return -pte_internal;
+	} else {
+		for (c = 0; c < PKC_NCLASSES; c++) {
+			out->per_class[c] = p->cnt[c];
+			out->npackets += p->cnt[c];
+		}
+		out->cycles = p->cycles;
+		out->have_tsc = !!((p->tsc_flags >> 56) & SUM_TSC);
+		if (out->have_tsc) {
+			out->first_tsc = p->tsc_flags & ((1ull << 56) - 1);
+			out->last_tsc = out->first_tsc + p->tsc_span;
+		}
+	}
+	n = idx_nseeks(idx);
+	out->size = (i + 1 < n ? seek_off(idx, i + 1) : idx->img->size) - seek_off(idx, i);
+	out->first_ordinal = seg_ordinal(idx, i);
+	return 0;
+}
+
+int idx_totals(const struct idx *idx, struct idx_summary *out)
+{
+	if (!idx || !out)
+		return -pte_invalid;
+	pthread_mutex_lock((pthread_mutex_t *)&idx->exc_lock);
+	*out = idx->totals;
+	pthread_mutex_unlock((pthread_mutex_t *)&idx->exc_lock);
+	out->size = idx->img->size;
+	out->first_ordinal = 0;
+	return idx->complete ? 0 : 1;
+}
+
+int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg)
+{
+	size_t n, lo, hi, g, ng, i;
+	uint64_t base;
+
+	if (!idx || !seg)
+		return -pte_invalid;
+	n = idx_nsummaries(idx);
+	if (!n)
+		return idx->complete ? -pte_eos : 1;
+	/* Binary search the group bases, then walk the group. */
+	ng = ((n - 1) >> GRP_SHIFT) + 1;
+	lo = 0;
+	hi = ng;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		size_t s = mid << GRP_SHIFT;
+
+		if (idx->ublk[s >> BLK_SHIFT]->ordbase[(s & BLK_MASK) >> GRP_SHIFT] <= ord)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	g = lo << GRP_SHIFT;
+	base = idx->ublk[g >> BLK_SHIFT]->ordbase[(g & BLK_MASK) >> GRP_SHIFT];
+	if (base > ord)
+		return -pte_invalid;
+	for (i = g; i < n && i < g + (1u << GRP_SHIFT); i++) {
+		uint64_t np = seg_npackets(idx, i);
+
+		if (ord < base + np) {
+			*seg = i;
+			return 0;
+		}
+		base += np;
+	}
+	return idx->complete && n == idx_nseeks(idx) ? -pte_eos : 1;
+}
+
+/* Segment @i's first TSC, if it has one (summarised). */
+static int seg_first_tsc(const struct idx *idx, size_t i, uint64_t *tsc)
+{
+	const struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	unsigned f = (unsigned)(p->tsc_flags >> 56);
+
+	if (!(f & SUM_TSC))
+		return 0;
+	if (f & SUM_EXC) {
+		struct idx_summary s;
+
+		if (idx_summary(idx, i, &s) || !s.have_tsc)
+			return 0;
+		*tsc = s.first_tsc;
+		return 1;
+	}
+	*tsc = p->tsc_flags & ((1ull << 56) - 1);
+	return 1;
+}
+
+int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg)
+{
+	size_t n, lo, hi, mid, j, first = SIZE_MAX;
+	uint64_t t;
+
+	if (!idx || !seg)
+		return -pte_invalid;
+	n = idx_nsummaries(idx);
+	for (j = 0; j < n; j++)
+		if (seg_first_tsc(idx, j, &t)) {
+			first = j;
+			break;
+		}
+	if (first == SIZE_MAX)
+		return idx->complete ? -pte_no_time : 1;
+	if (tsc <= t) {
+		*seg = first;
+		return 0;
+	}
+	/* Invariant: the segment at lo has a time <= tsc. */
+	lo = first;
+	hi = n;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		/* Segments without a time take the nearest one before. */
+		for (j = mid; j > lo && !seg_first_tsc(idx, j, &t); j--)
+			;
+		if (j == lo) {
+			/* None in (lo, mid]: look right of mid instead. */
+			size_t r;
+
+			for (r = mid + 1; r < hi && !seg_first_tsc(idx, r, &t); r++)
+				;
+			if (r == hi || t > tsc) {
+				hi = mid;
+				continue;
+			}
+			lo = r;
+			continue;
+		}
+		if (t <= tsc)
+			lo = j;
+		else
+			hi = j;
+	}
+	*seg = lo;
+	if (lo + 1 == n && !idx->complete)
+		return 1;
+	return 0;
+}
+
+int idx_next_trouble(const struct idx *idx, size_t from, int dir, size_t *seg)
+{
+	size_t lo = 0, hi;
+	int ret;
+
+	if (!idx || !seg || !dir)
+		return -pte_invalid;
+	pthread_mutex_lock((pthread_mutex_t *)&idx->exc_lock);
+	hi = idx->ntrouble;
+	/* The first trouble entry > from. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx->trouble[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (dir > 0) {
+		if (lo < idx->ntrouble) {
+			*seg = (size_t)idx->trouble[lo];
+			ret = 0;
+		} else {
+			ret = idx->complete ? -pte_eos : 1;
+		}
+	} else {
+		/* The last entry < from. */
+		while (lo > 0 && idx->trouble[lo - 1] >= from)
+			lo--;
+		if (lo > 0) {
+			*seg = (size_t)idx->trouble[lo - 1];
+			ret = 0;
+		} else {
+			ret = from <= idx_nsummaries(idx) ? -pte_eos : 1;
+		}
+	}
+	pthread_mutex_unlock((pthread_mutex_t *)&idx->exc_lock);
+	return ret;
+}
+
+int idx_complete(const struct idx *idx)
+{
+	return idx && idx->complete;
+}
+
+uint64_t idx_size(const struct idx *idx)
+{
+	return idx ? idx->img->size : 0;
+}
+
+/*
+ * Persistence.  The blob is the packed arrays behind a small header, in
+ * this machine's byte order (the magic tells another order apart).
+ */
+#define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
+#define BLOB_VERSION	1
+
+struct blob_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t hdr_size;
+	uint64_t size;		/* image bytes indexed */
+	uint64_t nseeks, nctx, nexc, ntrouble;
+	uint64_t npackets, cycles, first_tsc, last_tsc;
+	uint64_t per_class[PKC_NCLASSES];
+	uint32_t novf, nerrors;
+	uint32_t have_tsc, pad;
+};
+
+struct blob_ctx {
+	uint64_t cr3, vmcs, nr;
+};
+
+static size_t ngroups(size_t n)
+{
+	return (n + (1u << GRP_SHIFT) - 1) >> GRP_SHIFT;
+}
+
+static uint64_t blob_len(const struct blob_hdr *h)
+{
+	return sizeof(*h) + h->nseeks * sizeof(struct seek_packed) +
+	       h->nctx * sizeof(struct blob_ctx) +
+	       h->nseeks * sizeof(struct sum_packed) +
+	       ngroups((size_t)h->nseeks) * sizeof(uint64_t) +
+	       h->nexc * sizeof(struct sum_exc) + h->ntrouble * sizeof(uint64_t);
+}
+
+int idx_save(const struct idx *idx, void **buf, size_t *len)
+{
+	struct blob_hdr h;
+	uint8_t *b, *p;
+	size_t n, i;
+	int c;
+
+	if (!idx || !buf || !len || !idx->complete)
+		return -pte_invalid;
+	n = idx_nseeks(idx);
+	memset(&h, 0, sizeof(h));
+	h.magic = BLOB_MAGIC;
+	h.version = BLOB_VERSION;
+	h.hdr_size = sizeof(h);
+	h.size = idx->img->size;
+	h.nseeks = n;
+	h.nctx = idx->nctx;
+	h.nexc = idx->nexc;
+	h.ntrouble = idx->ntrouble;
+	h.npackets = idx->totals.npackets;
+	h.cycles = idx->totals.cycles;
+	h.first_tsc = idx->totals.first_tsc;
+	h.last_tsc = idx->totals.last_tsc;
+	for (c = 0; c < PKC_NCLASSES; c++)
+		h.per_class[c] = idx->totals.per_class[c];
+	h.novf = idx->totals.novf;
+	h.nerrors = idx->totals.nerrors;
+	h.have_tsc = idx->totals.have_tsc;
+	b = malloc((size_t)blob_len(&h));
+	if (!b)
+		return -pte_nomem;
+	p = b;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	for (i = 0; i < n; i += BLK_SIZE) {
+		size_t k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
+
+		memcpy(p, idx->sblk[i >> BLK_SHIFT], k * sizeof(struct seek_packed));
+		p += k * sizeof(struct seek_packed);
+	}
+	for (i = 0; i < idx->nctx; i++) {
+		const struct ctx_entry *e = &idx->cblk[i >> CTX_SHIFT][i & (CTX_BLK - 1)];
+		struct blob_ctx bc = { e->cr3, e->vmcs, e->nr };
+
+		memcpy(p, &bc, sizeof(bc));
+		p += sizeof(bc);
+	}
+	for (i = 0; i < n; i += BLK_SIZE) {
+		size_t k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
+
+		memcpy(p, idx->ublk[i >> BLK_SHIFT]->s, k * sizeof(struct sum_packed));
+		p += k * sizeof(struct sum_packed);
+	}
+	for (i = 0; i < n; i += 1u << GRP_SHIFT) {
+		memcpy(p, &idx->ublk[i >> BLK_SHIFT]->ordbase[(i & BLK_MASK) >> GRP_SHIFT],
+		       sizeof(uint64_t));
+		p += sizeof(uint64_t);
+	}
+	if (idx->nexc)
+		memcpy(p, idx->exc, idx->nexc * sizeof(struct sum_exc));
+	p += idx->nexc * sizeof(struct sum_exc);
+	if (idx->ntrouble)
+		memcpy(p, idx->trouble, idx->ntrouble * sizeof(uint64_t));
+	p += idx->ntrouble * sizeof(uint64_t);
+	*buf = b;
+	*len = (size_t)(p - b);
+	return 0;
+}
+
+/* Validate the header and arrays of a blob against @idx's image. */
+static int blob_check(const struct idx *idx, const struct blob_hdr *h, size_t len,
+		      const uint8_t *body)
+{
+	const struct seek_packed *sp = (const void *)body;
+	const struct sum_exc *ex;
+	const uint64_t *tr;
+	size_t i;
+
+	if (len < sizeof(*h) || h->magic != BLOB_MAGIC ||
+	    h->version != BLOB_VERSION || h->hdr_size != sizeof(*h))
+		return -pte_bad_file;
+	if (h->size > idx->img->size || h->nseeks > h->size / PKT_PSB_SIZE + 1 ||
+	    (h->nseeks >> BLK_SHIFT) >= idx->nblk || h->nctx > CTX_MAX ||
+	    h->nctx < 1 || h->nexc > h->nseeks || h->ntrouble > h->nexc ||
+	    blob_len(h) != len)
+		return -pte_bad_file;
+	for (i = 0; i < h->nseeks; i++) {
+		uint32_t ctx = (uint32_t)(sp[i].misc >> 40);
+
+		if (sp[i].off >= h->size || (i && sp[i].off < sp[i - 1].off + PKT_PSB_SIZE))
+			return -pte_bad_file;
+		if (ctx != CTX_NONE && ctx >= h->nctx)
+			return -pte_bad_file;
+	}
+	ex = (const void *)(body + h->nseeks * (sizeof(struct seek_packed) +
+						sizeof(struct sum_packed)) +
+			    h->nctx * sizeof(struct blob_ctx) +
+			    ngroups((size_t)h->nseeks) * sizeof(uint64_t));
+	for (i = 0; i < h->nexc; i++)
+		if (ex[i].seg >= h->nseeks || (i && ex[i].seg <= ex[i - 1].seg))
+			return -pte_bad_file;
+	tr = (const void *)(ex + h->nexc);
+	for (i = 0; i < h->ntrouble; i++)
+		if (tr[i] >= h->nseeks || (i && tr[i] <= tr[i - 1]))
+			return -pte_bad_file;
+	return 0;
+}
+
+/* Forget the last segment of a loaded index: its end moved. */
+static void drop_last(struct idx *idx)
+{
+	size_t n = idx_nseeks(idx) - 1;
+	struct idx_summary s;
+	int c;
+
+	if (idx_summary(idx, n, &s) == 0) {
+		for (c = 0; c < PKC_NCLASSES; c++)
+			idx->totals.per_class[c] -= s.per_class[c];
+		idx->totals.npackets -= s.npackets;
+		idx->totals.cycles -= s.cycles;
+		idx->totals.novf -= s.novf;
+		idx->totals.nerrors -= s.nerrors;
+	}
+	if (idx->nexc && idx->exc[idx->nexc - 1].seg == n)
+		idx->nexc--;
+	if (idx->ntrouble && idx->trouble[idx->ntrouble - 1] == n)
+		idx->ntrouble--;
+	idx->ord_next = idx->totals.npackets;
+	idx->resume_off = seek_off(idx, n);
+	atomic_store(&idx->nseeks, n);
+	atomic_store(&idx->nsums, n);
+}
+
+int idx_load(struct idx *idx, const void *buf, size_t len)
+{
+	struct blob_hdr h;
+	const uint8_t *p = buf;
+	size_t n, i, k;
+	int c, ret;
+
+	if (!idx || !buf)
+		return -pte_invalid;
+	if (idx->started || idx_nseeks(idx) || idx->nctx)
+		return -pte_invalid;
+	if (len < sizeof(h))
+		return -pte_bad_file;
+	memcpy(&h, p, sizeof(h));
+	if ((uintptr_t)p % 8)
+		return -pte_invalid;
+	ret = blob_check(idx, &h, len, p + sizeof(h));
+	if (ret < 0)
+		return ret;
+	p += sizeof(h);
+	n = (size_t)h.nseeks;
+	ret = ctx_reserve(idx);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < n; i += BLK_SIZE) {
+		k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
+		idx->sblk[i >> BLK_SHIFT] = malloc(BLK_SIZE * sizeof(struct seek_packed));
+		idx->ublk[i >> BLK_SHIFT] = malloc(sizeof(struct sum_block));
+		if (!idx->sblk[i >> BLK_SHIFT] || !idx->ublk[i >> BLK_SHIFT])
+			return -pte_nomem;
+		memcpy(idx->sblk[i >> BLK_SHIFT], p, k * sizeof(struct seek_packed));
+		p += k * sizeof(struct seek_packed);
+	}
+	for (i = 1; i < h.nctx; i++) {
+		struct blob_ctx bc;
+		struct idx_seek sk;
+
+		memcpy(&bc, p + i * sizeof(bc), sizeof(bc));
+		memset(&sk, 0, sizeof(sk));
+		sk.cr3 = bc.cr3;
+		sk.vmcs = bc.vmcs;
+		sk.nr = (uint8_t)bc.nr;
+		sk.flags = IDX_HAVE_PIP;
+		/* Interning in order reproduces the same indices. */
+		if (ctx_intern(idx, &sk) != i)
+			return -pte_bad_file;
+	}
+	p += h.nctx * sizeof(struct blob_ctx);
+	for (i = 0; i < n; i += BLK_SIZE) {
+		k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
+		memcpy(idx->ublk[i >> BLK_SHIFT]->s, p, k * sizeof(struct sum_packed));
+		p += k * sizeof(struct sum_packed);
+	}
+	for (i = 0; i < n; i += 1u << GRP_SHIFT) {
+		memcpy(&idx->ublk[i >> BLK_SHIFT]->ordbase[(i & BLK_MASK) >> GRP_SHIFT],
+		       p, sizeof(uint64_t));
+		p += sizeof(uint64_t);
+	}
+	idx->exc = malloc((h.nexc ? h.nexc : 1) * sizeof(struct sum_exc));
+	idx->trouble = malloc((h.ntrouble ? h.ntrouble : 1) * sizeof(uint64_t));
+	if (!idx->exc || !idx->trouble)
+		return -pte_nomem;
+	memcpy(idx->exc, p, h.nexc * sizeof(struct sum_exc));
+	p += h.nexc * sizeof(struct sum_exc);
+	memcpy(idx->trouble, p, h.ntrouble * sizeof(uint64_t));
+	idx->nexc = idx->excap = h.nexc;
+	idx->ntrouble = idx->trcap = h.ntrouble;
+	if (!idx->excap)
+		idx->excap = 1;
+	if (!idx->trcap)
+		idx->trcap = 1;
+	/* Every packed summary flagged as an exception must have one. */
+	for (i = 0; i < n; i++) {
+		const struct sum_packed *sp = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+
+		if (((sp->tsc_flags >> 56) & SUM_EXC) && !find_exc(idx, i))
+			return -pte_bad_file;
+	}
+	idx->totals.npackets = h.npackets;
+	idx->totals.cycles = h.cycles;
+	idx->totals.first_tsc = h.first_tsc;
+	idx->totals.last_tsc = h.last_tsc;
+	for (c = 0; c < PKC_NCLASSES; c++)
+		idx->totals.per_class[c] = h.per_class[c];
+	idx->totals.novf = h.novf;
+	idx->totals.nerrors = h.nerrors;
+	idx->totals.have_tsc = (uint8_t)!!h.have_tsc;
+	idx->ord_next = h.npackets;
+	atomic_store(&idx->nseeks, n);
+	atomic_store(&idx->nsums, n);
+	if (h.size == idx->img->size) {
+		atomic_store(&idx->scanned, h.size);
+		atomic_store(&idx->scan_done, 1);
+		atomic_store(&idx->finished, 1);
+		atomic_store(&idx->phase, IDX_DONE);
+		idx->complete = 1;
+		return 0;
+	}
+	/* The trace grew: redo the last segment and scan the tail. */
+	if (n)
+		drop_last(idx);
+	else
+		idx->resume_off = 0;
+	atomic_store(&idx->scanned, idx->resume_off);
+	return 0;
+}

@@ -1,0 +1,701 @@
+/* test_index -- PSB seek points and segment summaries against naive scans. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "index.h"
+
+static const uint8_t psb[16] = {
+	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
+};
+
+/* What a sequential reader sees: leftmost, non-overlapping matches. */
+static size_t naive_psbs(const uint8_t *b, size_t n, uint64_t **out)
+{
+	uint64_t *v = malloc((n / 16 + 1) * sizeof(*v));
+	size_t k = 0, p = 0;
+
+	assert_non_null(v);
+	while (p + 16 <= n) {
+		if (!memcmp(b + p, psb, 16)) {
+			v[k++] = p;
+			p += 16;
+		} else {
+			p++;
+		}
+	}
+	*out = v;
+	return k;
+}
+
+/* Build an index over spans @sp (@nsp of them) and check its seek points
+ * against the naive scan of @buf, for several chunk sizes and threads. */
+static void check_spans(const uint8_t *buf, size_t n, struct img_span *sp,
+			size_t nsp, int phase2)
+{
+	static const uint64_t chunks[] = { 64, 128, 192, 4096, 1 << 20 };
+	static const unsigned threads[] = { 1, 2, 3 };
+	uint64_t *want;
+	size_t nwant = naive_psbs(buf, n, &want), c, t, i;
+	struct img img = { sp, nsp, n };
+
+	for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+			struct idx *idx;
+			struct idx_seek sk;
+			size_t k;
+
+			assert_int_equal(idx_new(&idx, &img, NULL), 0);
+			assert_int_equal(idx_set_chunk_size(idx, chunks[c]), 0);
+			assert_int_equal(idx_set_threads(idx, threads[t]), 0);
+			assert_int_equal(idx_set_phase1_only(idx, !phase2), 0);
+			assert_int_equal(idx_build(idx), 0);
+			if (idx_nseeks(idx) != nwant)
+				fail_msg("chunk %llu threads %u: %zu PSBs, want %zu",
+					 (unsigned long long)chunks[c], threads[t],
+					 idx_nseeks(idx), nwant);
+			for (i = 0; i < nwant; i++) {
+				assert_int_equal(idx_seek(idx, i, &sk), 0);
+				if (sk.offset != want[i])
+					fail_msg("chunk %llu: PSB %zu at %llu, want %llu",
+						 (unsigned long long)chunks[c], i,
+						 (unsigned long long)sk.offset,
+						 (unsigned long long)want[i]);
+				assert_int_equal(idx_find(idx, want[i], &k), 0);
+				assert_int_equal(k, i);
+				if (want[i] + 1 < n) {
+					assert_int_equal(idx_find(idx, want[i] + 1, &k), 0);
+					assert_int_equal(k, i);
+				}
+			}
+			if (nwant && want[0] > 0)
+				assert_int_equal(idx_find(idx, want[0] - 1, &k), -pte_nosync);
+			assert_int_equal(idx_scan_done(idx), 1);
+			idx_free(idx);
+		}
+	}
+	free(want);
+}
+
+static void check_buf(const uint8_t *buf, size_t n, int phase2)
+{
+	struct img_span sp;
+	struct img img;
+
+	img_init_flat(&img, &sp, buf, n);
+	check_spans(buf, n, &sp, 1, phase2);
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint8_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint8_t)rng_state;
+}
+
+/* Random bytes without 02 (so no accidental pattern). */
+static uint8_t *noise(size_t n)
+{
+	uint8_t *b = malloc(n);
+	size_t i;
+
+	assert_non_null(b);
+	for (i = 0; i < n; i++) {
+		b[i] = rnd();
+		if (b[i] == 2)
+			b[i] = 3;
+	}
+	return b;
+}
+
+static void fill_run(uint8_t *b, size_t at, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[at + i] = (i & 1) ? 0x82 : 2;
+}
+
+static void test_null(void **state)
+{
+	struct idx *idx;
+	struct idx_seek sk;
+	struct idx_summary s;
+	struct img_span sp;
+	struct img img;
+	uint8_t b[4] = { 0 };
+	size_t k;
+
+	(void)state;
+	assert_int_equal(idx_new(NULL, NULL, NULL), -pte_invalid);
+	img_init_flat(&img, &sp, b, sizeof(b));
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_seek(idx, 0, &sk), -pte_invalid);
+	assert_int_equal(idx_find(idx, 0, &k), -pte_nosync);
+	assert_int_equal(idx_summary(idx, 0, &s), 1);
+	assert_int_equal(idx_find_ordinal(idx, 0, &k), 1);
+	assert_int_equal(idx_wait(idx), -pte_invalid);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_nseeks(idx), 0);
+	assert_int_equal(idx_totals(idx, &s), 0);
+	assert_int_equal(s.npackets, 0);
+	assert_int_equal(idx_find_ordinal(idx, 0, &k), -pte_eos);
+	assert_int_equal(idx_next_trouble(idx, 0, 1, &k), -pte_eos);
+	assert_int_equal(idx_start(idx), -pte_invalid);
+	idx_free(idx);
+	idx_free(NULL);
+}
+
+static void test_none(void **state)
+{
+	uint8_t *b = noise(100000);
+
+	(void)state;
+	/* False starts: 02 82 pairs and a 15-byte pattern, no PSB. */
+	fill_run(b, 1000, 15);
+	fill_run(b, 2000, 2);
+	fill_run(b, 99990, 10);
+	check_buf(b, 100000, 1);
+	free(b);
+}
+
+static void test_boundaries(void **state)
+{
+	size_t n = 64 * 64, k;
+	uint8_t *b;
+
+	(void)state;
+	/* A PSB ending or starting at every position around chunk edges. */
+	for (k = 0; k < 20; k++) {
+		b = noise(n);
+		fill_run(b, 64 - k, 16);
+		fill_run(b, 128 + k, 16);
+		fill_run(b, 192 * 2 - 8 - k, 16);
+		fill_run(b, n - 16, 16);	/* at the very end */
+		check_buf(b, n, 1);
+		free(b);
+	}
+	/* A PSB cut by the end of the buffer is not one. */
+	b = noise(n);
+	fill_run(b, n - 15, 15);
+	check_buf(b, n, 1);
+	free(b);
+}
+
+static void test_runs(void **state)
+{
+	size_t n = 4096, len, at;
+	uint8_t *b;
+
+	(void)state;
+	/* Runs of 02 82 (and a trailing 02) straddling chunk edges: the
+	 * alignment of the PSBs is set by where the run starts. */
+	for (len = 15; len <= 200; len += 7) {
+		for (at = 40; at < 200; at += 22) {
+			b = noise(n);
+			fill_run(b, at, len);
+			fill_run(b, at + len + 40, len | 1);
+			check_buf(b, n, 1);
+			free(b);
+		}
+	}
+}
+
+static void test_dense(void **state)
+{
+	size_t n = 4u << 20, i;
+	uint8_t *b = noise(n);
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	struct idx_summary s;
+
+	(void)state;
+	/* 262143 PSBs 16 bytes apart, starting off the chunk alignment. */
+	fill_run(b, 6, n - 16);
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 4096), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_nseeks(idx), (n - 16) / 16);
+	for (i = 0; i < idx_nseeks(idx); i += 1000) {
+		struct idx_seek sk;
+
+		assert_int_equal(idx_seek(idx, i, &sk), 0);
+		assert_int_equal(sk.offset, 6 + 16 * i);
+	}
+	assert_int_equal(idx_totals(idx, &s), 0);
+	assert_true(s.npackets >= idx_nseeks(idx));
+	idx_free(idx);
+	free(b);
+}
+
+/* Read a shared trace file, or skip. */
+static uint8_t *read_shared(const char *rel, size_t *n)
+{
+	const char *shared = getenv("SHARED");
+	char path[4096];
+	FILE *f;
+	uint8_t *b;
+	long sz;
+
+	snprintf(path, sizeof(path), "%s/traces/%s", shared ? shared : "../shared", rel);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)sz + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)sz, f), (size_t)sz);
+	fclose(f);
+	*n = (size_t)sz;
+	return b;
+}
+
+static const char *const shared_traces[] = {
+	"dynamorio-drpt2trace/head_test_simple.raw.pt.bin",
+	"dynamorio-drpt2trace/hist_2aad718d_test_simple.tracedir.pt.bin",
+	"dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin",
+	"keeper-perf-event-sample/traced_data.bin",
+	"quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt",
+	"quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt",
+	"quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx0.cpu0.pt",
+	"quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx3.cpu3.pt",
+};
+
+/* Decode the PSB+ at @off the plain way. */
+static void expect_psbplus(const uint8_t *b, size_t n, uint64_t off,
+			   const struct idx_seek *got)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct idx_seek w;
+	uint64_t ip = 0;
+	int i;
+
+	memset(&w, 0, sizeof(w));
+	pkt_decoder_init(&dec, b, b + n, 0);
+	assert_int_equal(pkt_sync_set(&dec, off), 0);
+	assert_int_equal(pkt_next(&dec, &pkt), 16);
+	for (i = 0; i < 64; i++) {
+		int r = pkt_next(&dec, &pkt);
+
+		if (r == -pte_eos)
+			break;
+		if (r < 0) {
+			w.flags |= IDX_BAD_PSBPLUS;
+			break;
+		}
+		if (pkt.type == PKT_TSC) {
+			w.tsc = pkt.u.tsc;
+			w.flags |= IDX_HAVE_TSC;
+		} else if (pkt.type == PKT_TMA) {
+			w.ctc = pkt.u.tma.ctc;
+			w.fc = pkt.u.tma.fc;
+			w.flags |= IDX_HAVE_TMA;
+		} else if (pkt.type == PKT_CBR) {
+			w.cbr = pkt.u.cbr;
+			w.flags |= IDX_HAVE_CBR;
+		} else if (pkt.type == PKT_MODE_EXEC) {
+			w.exec = (uint8_t)(pkt.u.exec.csl | pkt.u.exec.csd << 1 |
+					   pkt.u.exec.iflag << 2);
+			w.flags |= IDX_HAVE_EXEC;
+		} else if (pkt.type == PKT_MODE_TSX) {
+			w.tsx = (uint8_t)(pkt.u.tsx.intx | pkt.u.tsx.abrt << 1);
+			w.flags |= IDX_HAVE_TSX;
+		} else if (pkt.type == PKT_PIP) {
+			w.cr3 = pkt.u.pip.cr3;
+			w.nr = pkt.u.pip.nr;
+			w.flags |= IDX_HAVE_PIP;
+		} else if (pkt.type == PKT_VMCS) {
+			w.vmcs = pkt.u.vmcs;
+			w.flags |= IDX_HAVE_VMCS;
+		} else if (pkt.type == PKT_FUP) {
+			if (pkt_ip_update(&pkt, &ip) == 0) {
+				w.fup_ip = ip;
+				w.flags |= IDX_HAVE_FUP;
+			}
+		} else if (pkt.type == PKT_PSBEND) {
+			w.flags |= IDX_PSBEND;
+			break;
+		} else if (pkt.type != PKT_PAD && pkt.type != PKT_CYC &&
+			   pkt.type != PKT_MTC) {
+			break;
+		}
+	}
+	assert_int_equal(got->flags, w.flags);
+	assert_int_equal(got->tsc, w.tsc);
+	assert_int_equal(got->ctc, w.ctc);
+	assert_int_equal(got->fc, w.fc);
+	assert_int_equal(got->cbr, w.cbr);
+	assert_int_equal(got->exec, w.exec);
+	assert_int_equal(got->tsx, w.tsx);
+	assert_int_equal(got->cr3, w.cr3);
+	assert_int_equal(got->nr, w.nr);
+	assert_int_equal(got->vmcs, w.vmcs);
+	assert_int_equal(got->fup_ip, w.fup_ip);
+}
+
+/* Walk the whole buffer with pkt_next from the first PSB, resyncing after
+ * errors, and compare per-segment counts with the index's summaries. */
+static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
+{
+	size_t ns = idx_nseeks(idx), i;
+	uint64_t ord = 0;
+	struct idx_summary tot;
+
+	assert_int_equal(idx_nsummaries(idx), ns);
+	for (i = 0; i < ns; i++) {
+		struct idx_seek sk, nx;
+		struct idx_summary s;
+		struct pkt_decoder dec;
+		struct pkt pkt;
+		uint64_t end, cnt[PKC_NCLASSES] = { 0 }, np = 0, ovf = 0, err = 0;
+		size_t k;
+		int c, r;
+
+		assert_int_equal(idx_seek(idx, i, &sk), 0);
+		end = n;
+		if (i + 1 < ns) {
+			assert_int_equal(idx_seek(idx, i + 1, &nx), 0);
+			end = nx.offset;
+		}
+		pkt_decoder_init(&dec, b + sk.offset, b + end, sk.offset);
+		for (;;) {
+			r = pkt_next(&dec, &pkt);
+			if (r == -pte_eos)
+				break;
+			np++;
+			if (r < 0) {
+				cnt[PKC_ERROR]++;
+				err++;
+				break;
+			}
+			cnt[pkt_type_class(pkt.type)]++;
+			if (pkt.type == PKT_OVF)
+				ovf++;
+		}
+		assert_int_equal(idx_summary(idx, i, &s), 0);
+		assert_int_equal(s.npackets, np);
+		assert_int_equal(s.first_ordinal, ord);
+		assert_int_equal(s.size, end - sk.offset);
+		assert_int_equal(s.novf, ovf);
+		assert_int_equal(s.nerrors, err);
+		for (c = 0; c < PKC_NCLASSES; c++)
+			assert_int_equal(s.per_class[c], cnt[c]);
+		if (np) {
+			assert_int_equal(idx_find_ordinal(idx, ord, &k), 0);
+			assert_int_equal(k, i);
+			assert_int_equal(idx_find_ordinal(idx, ord + np - 1, &k), 0);
+			assert_int_equal(k, i);
+		}
+		ord += np;
+	}
+	assert_int_equal(idx_totals(idx, &tot), 0);
+	assert_int_equal(tot.npackets, ord);
+	if (ns) {
+		size_t k;
+
+		assert_int_equal(idx_find_ordinal(idx, ord, &k), -pte_eos);
+	}
+}
+
+static void test_shared(void **state)
+{
+	size_t t, n, i, found = 0;
+
+	(void)state;
+	for (t = 0; t < sizeof(shared_traces) / sizeof(shared_traces[0]); t++) {
+		uint8_t *b = read_shared(shared_traces[t], &n);
+		struct img_span sp;
+		struct img img;
+		struct idx *idx;
+
+		if (!b)
+			continue;
+		found++;
+		check_buf(b, n, 0);
+		img_init_flat(&img, &sp, b, n);
+		assert_int_equal(idx_new(&idx, &img, NULL), 0);
+		assert_int_equal(idx_set_chunk_size(idx, 1024), 0);
+		assert_int_equal(idx_build(idx), 0);
+		assert_true(idx_nseeks(idx) > 0);
+		for (i = 0; i < idx_nseeks(idx); i++) {
+			struct idx_seek sk;
+
+			assert_int_equal(idx_seek(idx, i, &sk), 0);
+			expect_psbplus(b, n, sk.offset, &sk);
+		}
+		expect_summaries(idx, b, n);
+		idx_free(idx);
+		free(b);
+	}
+	if (!found)
+		skip();
+}
+
+/* A crafted trace: PSB+ with every status packet, then a few packets. */
+static size_t put_segment(uint8_t *b, unsigned i, int ovf, int bad)
+{
+	size_t p = 0;
+
+	memcpy(b, psb, 16);
+	p = 16;
+	b[p++] = 0x19;			/* tsc */
+	memset(b + p, 0, 7);
+	b[p] = (uint8_t)(i + 1);
+	b[p + 3] = 1;
+	p += 7;
+	b[p++] = 2; b[p++] = 0x73;	/* tma ctc 0x1234 fc 5 */
+	b[p++] = 0x34; b[p++] = 0x12; b[p++] = 0; b[p++] = 5; b[p++] = 0;
+	b[p++] = 2; b[p++] = 3; b[p++] = (uint8_t)(20 + i); b[p++] = 0;	/* cbr */
+	b[p++] = 0x99; b[p++] = 0x01;	/* mode.exec cs.l */
+	b[p++] = 0x99; b[p++] = 0x20;	/* mode.tsx */
+	b[p++] = 2; b[p++] = 0x43;	/* pip cr3 */
+	b[p++] = (uint8_t)(i & 1 ? 0x21 : 0x40); b[p++] = 0x10; b[p++] = 0; b[p++] = 0;
+	b[p++] = 0; b[p++] = 0;
+	b[p++] = 0x7d;			/* fup sext48 */
+	b[p++] = 0x10; b[p++] = 0x20; b[p++] = (uint8_t)i; b[p++] = 0; b[p++] = 0; b[p++] = 0;
+	b[p++] = 2; b[p++] = 0x23;	/* psbend */
+	b[p++] = 0x4;			/* tnt.8 */
+	b[p++] = 0x03 | 8 << 3;		/* cyc 8 */
+	b[p++] = 0x59; b[p++] = 7;	/* mtc */
+	if (ovf) {
+		b[p++] = 2;
+		b[p++] = 0xf3;
+	}
+	b[p++] = 0;			/* pad */
+	if (bad)
+		b[p++] = 0x39;			/* a bad opcode */
+	return p;
+}
+
+static void test_crafted(void **state)
+{
+	uint8_t *b = calloc(1, 1 << 16);
+	size_t n = 0, k;
+	unsigned i;
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	struct idx_seek sk;
+	struct idx_summary s;
+
+	(void)state;
+	for (i = 0; i < 200; i++)
+		n += put_segment(b + n, i, i % 17 == 3, i % 23 == 5);
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 256), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_nseeks(idx), 200);
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(idx_seek(idx, i, &sk), 0);
+		expect_psbplus(b, n, sk.offset, &sk);
+		assert_true(sk.flags & IDX_HAVE_PIP);
+		assert_true(sk.flags & IDX_PSBEND);
+		assert_int_equal(sk.cbr, 20 + i);
+		assert_int_equal(sk.ctc, 0x1234);
+	}
+	expect_summaries(idx, b, n);
+	/* Trouble navigation: OVF at 3, 20, ...; errors at 5, 28, ... */
+	assert_int_equal(idx_next_trouble(idx, 0, 1, &k), 0);
+	assert_int_equal(k, 3);
+	assert_int_equal(idx_next_trouble(idx, 3, 1, &k), 0);
+	assert_int_equal(k, 5);
+	assert_int_equal(idx_next_trouble(idx, 5, -1, &k), 0);
+	assert_int_equal(k, 3);
+	assert_int_equal(idx_next_trouble(idx, 3, -1, &k), -pte_eos);
+	assert_int_equal(idx_next_trouble(idx, 199, 1, &k), -pte_eos);
+	assert_int_equal(idx_summary(idx, 3, &s), 0);
+	assert_int_equal(s.novf, 1);
+	assert_int_equal(idx_summary(idx, 5, &s), 0);
+	assert_int_equal(s.nerrors, 1);
+	/* TSC lookup: segment i has TSC (i + 1) | 1 << 24. */
+	assert_int_equal(idx_find_tsc(idx, (1u << 24) + 50, &k), 0);
+	assert_int_equal(k, 49);
+	assert_int_equal(idx_find_tsc(idx, 0, &k), 0);
+	assert_int_equal(k, 0);
+	assert_int_equal(idx_find_tsc(idx, UINT64_MAX, &k), 0);
+	assert_int_equal(k, 199);
+	idx_free(idx);
+	free(b);
+}
+
+static void test_spans(void **state)
+{
+	uint8_t *b = noise(8192);
+	struct img_span sp[3];
+	size_t cut;
+
+	(void)state;
+	/* A PSB straddling two contiguous spans is found; one across a gap
+	 * is not. */
+	for (cut = 1000; cut < 1016; cut++) {
+		uint8_t *c = noise(8192);
+
+		fill_run(c, 992, 16);
+		fill_run(c, 3000, 16);
+		memset(sp, 0, sizeof(sp));
+		sp[0].data = c;
+		sp[0].size = cut;
+		sp[1].data = c + cut;
+		sp[1].off = cut;
+		sp[1].size = 5000 - cut;
+		sp[2].data = c + 5000;
+		sp[2].off = 5000;
+		sp[2].size = 8192 - 5000;
+		check_spans(c, 8192, sp, 3, 1);
+		free(c);
+	}
+	free(b);
+}
+
+static void test_cancel_progress(void **state)
+{
+	size_t n = 32u << 20;
+	uint8_t *b = noise(n);
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	struct idx_progress p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i + 16 <= n; i += 4096)
+		fill_run(b, i, 16);
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	idx_progress(idx, &p);
+	assert_int_equal(p.phase, IDX_IDLE);
+	assert_int_equal(p.finished, 0);
+	assert_int_equal(idx_set_chunk_size(idx, 1 << 16), 0);
+	assert_int_equal(idx_start(idx), 0);
+	assert_int_equal(idx_set_threads(idx, 1), -pte_invalid);
+	idx_cancel(idx);
+	assert_int_equal(idx_wait(idx), -pte_canceled);
+	idx_progress(idx, &p);
+	assert_int_equal(p.finished, 1);
+	assert_int_equal(p.status, -pte_canceled);
+	/* The published prefix stays consistent. */
+	for (i = 0; i < idx_nseeks(idx); i++) {
+		struct idx_seek sk;
+
+		assert_int_equal(idx_seek(idx, i, &sk), 0);
+		assert_int_equal(sk.offset, i * 4096);
+	}
+	idx_free(idx);
+
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_build(idx), 0);
+	idx_progress(idx, &p);
+	assert_int_equal(p.finished, 1);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(p.phase, IDX_DONE);
+	assert_int_equal(p.nseeks, n / 4096);
+	assert_int_equal(p.scanned, n);
+	idx_free(idx);
+	free(b);
+}
+
+static void test_save_load(void **state)
+{
+	uint8_t *b = calloc(1, 1 << 16);
+	size_t n = 0, half = 0, len, len2, i;
+	unsigned k;
+	struct img_span sp, sp2;
+	struct img img, img2;
+	struct idx *idx, *re;
+	void *blob, *blob2;
+
+	(void)state;
+	for (k = 0; k < 300; k++) {
+		n += put_segment(b + n, k, k % 17 == 3, k % 23 == 5);
+		if (k == 149)
+			half = n + 7;	/* cut inside the next PSB */
+	}
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_save(idx, &blob, &len), -pte_invalid);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_save(idx, &blob, &len), 0);
+	/* Round trip. */
+	assert_int_equal(idx_new(&re, &img, NULL), 0);
+	assert_int_equal(idx_load(re, blob, len), 0);
+	assert_true(idx_complete(re));
+	expect_summaries(re, b, n);
+	assert_int_equal(idx_save(re, &blob2, &len2), 0);
+	assert_int_equal(len2, len);
+	assert_memory_equal(blob, blob2, len);
+	free(blob2);
+	idx_free(re);
+	/* Truncated blobs are refused. */
+	for (i = 0; i < len; i += len / 50 + 1) {
+		assert_int_equal(idx_new(&re, &img, NULL), 0);
+		assert_int_equal(idx_load(re, blob, i), -pte_bad_file);
+		idx_free(re);
+	}
+	free(blob);
+	idx_free(idx);
+
+	/* A grown trace: index the first part, then load it over the whole. */
+	img_init_flat(&img2, &sp2, b, half);
+	assert_int_equal(idx_new(&idx, &img2, NULL), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_nseeks(idx), 150);
+	assert_int_equal(idx_save(idx, &blob, &len), 0);
+	idx_free(idx);
+	assert_int_equal(idx_new(&re, &img, NULL), 0);
+	assert_int_equal(idx_load(re, blob, len), 0);
+	assert_false(idx_complete(re));
+	assert_int_equal(idx_nseeks(re), 149);
+	assert_int_equal(idx_build(re), 0);
+	assert_int_equal(idx_nseeks(re), 300);
+	expect_summaries(re, b, n);
+	for (i = 0; i < 300; i++) {
+		struct idx_seek sk;
+
+		assert_int_equal(idx_seek(re, i, &sk), 0);
+		expect_psbplus(b, n, sk.offset, &sk);
+	}
+	idx_free(re);
+	/* A blob of a longer image does not fit a shorter one. */
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_save(idx, &blob2, &len2), 0);
+	idx_free(idx);
+	assert_int_equal(idx_new(&re, &img2, NULL), 0);
+	assert_int_equal(idx_load(re, blob2, len2), -pte_bad_file);
+	idx_free(re);
+	free(blob2);
+	free(blob);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_boundaries),
+		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_dense),
+		cmocka_unit_test(test_shared),
+		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_spans),
+		cmocka_unit_test(test_cancel_progress),
+		cmocka_unit_test(test_save_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
