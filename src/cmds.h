@@ -10,5 +10,7 @@ int cmd_dump_main(int argc, char **argv);
 int cmd_browse_main(int argc, char **argv);
 int cmd_info_main(int argc, char **argv);
 int cmd_extract_main(int argc, char **argv);
+int cmd_marks_main(int argc, char **argv);
+int cmd_export_main(int argc, char **argv);
 
 #endif /* CMDS_H */

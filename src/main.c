@@ -13,6 +13,8 @@ static const struct subcmd {
 	{ "dump", cmd_dump_main, "print packets in ptdump's format" },
 	{ "info", cmd_info_main, "describe a trace: container, streams, timing" },
 	{ "extract", cmd_extract_main, "write each stream as a raw .pt file" },
+	{ "marks", cmd_marks_main, "list a trace's saved marks and regions" },
+	{ "export", cmd_export_main, "write a byte range as a trace ptdump can decode" },
 	{ "browse", cmd_browse_main, "open the interactive browser (the default)" },
 };
 

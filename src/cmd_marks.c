@@ -1,0 +1,245 @@
+/*
+ * cmd_marks -- `ptbrowse marks`: list a trace's marks, bookmarks and
+ * regions from its marks file, as text or JSON.  Never writes the file.
+ *
+ * The hidden `--stress-save N` rewrites the marks file N times (one region
+ * change each) for tests/t_marks_crash.sh, which kills it mid-save.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "marks.h"
+#include "trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ptbrowse marks [--json] [--stream S] TRACE\n"
+"\n"
+"List the marks, bookmarks and regions saved for TRACE (found by its\n"
+"content, so a renamed or copied trace keeps them), one per line:\n"
+"kind, name ('-' for an anonymous bookmark), offset, a region's end,\n"
+"colour and note.  The marks file itself is never changed.\n"
+"\n"
+"options:\n"
+"  --json           one JSON object: trace, id file, and a marks array\n"
+"  --stream S       the stream of a perf.data file (index, cpuN or name)\n");
+}
+
+static void report_stderr(void *ctx, const char *msg)
+{
+	fprintf(stderr, "ptbrowse marks: %s\n", msg);
+}
+
+/* Write @s as a JSON string. */
+static void json_string(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* Write a note as the marks file does: quoted, with C escapes. */
+static void text_note(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static const char *const kind_names[] = { "mark", "bookmark", "region" };
+
+static void list_text(const struct bm_set *set)
+{
+	const struct bm_entry *e;
+	size_t i;
+
+	for (i = 0; (e = bm_at(set, i)); i++) {
+		printf("%-8s %-16s 0x%016" PRIx64, kind_names[e->kind],
+		       e->name[0] ? e->name : "-", e->from);
+		if (e->kind == BM_REGION)
+			printf(" 0x%016" PRIx64, e->to);
+		else if (e->note)
+			printf(" %18s", "");
+		if (e->color[0])
+			printf(" color=%s", e->color);
+		if (e->note) {
+			putchar(' ');
+			text_note(stdout, e->note);
+		}
+		putchar('\n');
+	}
+}
+
+static void list_json(const struct bm_set *set, const char *path, size_t stream,
+		      const struct trace *t)
+{
+	const struct bm_entry *e;
+	size_t i;
+
+	printf("{\"trace\": ");
+	json_string(stdout, path);
+	printf(", \"stream\": ");
+	json_string(stdout, t->streams[stream].name);
+	printf(", \"file\": ");
+	json_string(stdout, bm_file(set));
+	printf(", \"marks\": [");
+	for (i = 0; (e = bm_at(set, i)); i++) {
+		printf("%s\n  {\"kind\": \"%s\", \"name\": ", i ? "," : "",
+		       kind_names[e->kind]);
+		if (e->name[0])
+			json_string(stdout, e->name);
+		else
+			printf("null");
+		printf(", \"offset\": %" PRIu64, e->from);
+		if (e->kind == BM_REGION)
+			printf(", \"end\": %" PRIu64 ", \"bytes\": %" PRIu64,
+			       e->to, e->to - e->from);
+		printf(", \"color\": ");
+		if (e->color[0])
+			json_string(stdout, e->color);
+		else
+			printf("null");
+		printf(", \"note\": ");
+		if (e->note)
+			json_string(stdout, e->note);
+		else
+			printf("null");
+		putchar('}');
+	}
+	printf("%s]}\n", i ? "\n" : "");
+}
+
+/* Rewrite the marks file @n times: region "stress" spans [1, 2 + i) and
+ * its note repeats that end, so a reader can tell a torn file. */
+static int stress_save(struct bm_set *set, unsigned long n)
+{
+	char note[BM_NOTE_MAX], word[24];
+	unsigned long i;
+	size_t len, w;
+
+	for (i = 0; i < n; i++) {
+		w = (size_t)snprintf(word, sizeof(word), "%lu ", i + 2);
+		for (len = 0; len + w < sizeof(note) - 1; len += w)
+			memcpy(note + len, word, w);
+		note[len] = '\0';
+		if (bm_region_set(set, "stress", 1, 2 + i, note, NULL) < 0)
+			return 1;
+	}
+	return 0;
+}
+
+int cmd_marks_main(int argc, char **argv)
+{
+	struct bm_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
+	const char *path = NULL, *stream = NULL;
+	unsigned long stress = 0;
+	struct bm_set *set = NULL;
+	struct trace *t = NULL;
+	char err[4096], *end;
+	int json = 0, idx, rc = 1, r, i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if ((!strcmp(a, "--stream") || !strcmp(a, "--stress-save")) &&
+			   ++i >= argc) {
+			fprintf(stderr, "ptbrowse marks: %s: missing argument\n", a);
+			return 2;
+		} else if (!strcmp(a, "--stream")) {
+			stream = argv[i];
+		} else if (!strcmp(a, "--stress-save")) {
+			stress = strtoul(argv[i], &end, 10);
+			if (*end || !stress) {
+				fprintf(stderr, "ptbrowse marks: --stress-save: bad count '%s'\n",
+					argv[i]);
+				return 2;
+			}
+			opts.flags = 0;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "ptbrowse marks: unknown option: %s\n", a);
+			usage(stderr);
+			return 2;
+		} else if (path) {
+			fprintf(stderr, "ptbrowse marks: one trace only (got %s and %s)\n",
+				path, a);
+			return 2;
+		} else {
+			path = a;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "ptbrowse marks: no trace given\n");
+		usage(stderr);
+		return 2;
+	}
+	if (trace_open(&t, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse marks: %s\n", err);
+		return 1;
+	}
+	idx = 0;
+	if (stream && (idx = trace_find_stream(t, stream)) < 0) {
+		fprintf(stderr, "ptbrowse marks: %s: no stream '%s'\n", path, stream);
+		goto out_close;
+	}
+	if (!t->nstreams) {
+		fprintf(stderr, "ptbrowse marks: %s: no Intel PT data\n", path);
+		goto out_close;
+	}
+	r = bm_open_trace(&set, t, (size_t)idx, &opts);
+	if (r < 0) {
+		fprintf(stderr, "ptbrowse marks: %s: cannot open its marks: %s\n",
+			path, pte_strerror(r));
+		goto out_close;
+	}
+	if (stress) {
+		rc = stress_save(set, stress);
+		goto out_free;
+	}
+	if (json)
+		list_json(set, path, (size_t)idx, t);
+	else
+		list_text(set);
+	rc = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ptbrowse marks: write error\n");
+		rc = 1;
+	}
+out_free:
+	bm_close(set);
+out_close:
+	trace_close(t);
+	return rc;
+}
