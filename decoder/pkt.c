@@ -300,9 +300,11 @@ static int decode_mode(const uint8_t *p, size_t left, struct pkt *pkt)
 }
 
 /*
- * TRIG (0xd9): byte 1 holds TRBV[3:0], ICNTV (bit 5), MULT (bit 6) and IP
- * (bit 7); byte 2 is reserved; ICNT[15:0] follows in bytes 3..4 when ICNTV
- * is set.  Hence 3 or 5 bytes.
+ * TRIG (0xd9): byte 1 holds IP (bit 7), ICNTV (bit 6) and MULT (bit 5);
+ * byte 2 is TRBV, the trigger bit vector; ICNT[15:0] follows in bytes
+ * 3..4 when ICNTV is set.  Hence 3 or 5 bytes.  This is the layout of
+ * libipt's master branch (Intel's reference decoder); libipt 2.0.5 does
+ * not know TRIG.
  */
 static int decode_trig(const uint8_t *p, size_t left, struct pkt *pkt)
 {
@@ -310,13 +312,13 @@ static int decode_trig(const uint8_t *p, size_t left, struct pkt *pkt)
 
 	if (left < 3)
 		return -pte_truncated;
-	size = (p[1] & 0x20) ? 5 : 3;
+	size = (p[1] & 0x40) ? 5 : 3;
 	if (left < (size_t)size)
 		return -pte_truncated;
 	pkt->type = PKT_TRIG;
-	pkt->u.trig.trbv = p[1] & 0xf;
-	pkt->u.trig.icntv = (p[1] >> 5) & 1;
-	pkt->u.trig.mult = (p[1] >> 6) & 1;
+	pkt->u.trig.trbv = p[2];
+	pkt->u.trig.icntv = (p[1] >> 6) & 1;
+	pkt->u.trig.mult = (p[1] >> 5) & 1;
 	pkt->u.trig.ip = p[1] >> 7;
 	pkt->u.trig.icnt = size == 5 ? (uint16_t)le(p + 3, 2) : 0;
 	return size;

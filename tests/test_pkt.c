@@ -271,10 +271,17 @@ static void test_ext(void **state __attribute__((unused)))
 	p = ONE(0x02, 0x53, 0x02, 1, 2, 3, 4, 5, 6, 7, 8);
 	assert_int_equal(p.type, PKT_EVD);
 	assert_int_equal(p.u.evd.type, 2);
-	p = ONE(0xd9, 0x03, 0x00);
+	/* TRIG as libipt's master branch lays it out: flags, then TRBV */
+	p = ONE(0xd9, 0x00, 0x03);
 	assert_int_equal(p.type, PKT_TRIG);
 	assert_int_equal(p.u.trig.trbv, 3);
-	p = ONE(0xd9, 0x21, 0x00, 0x34, 0x12);
+	p = ONE(0xd9, 0x20, 0x81);
+	assert_int_equal(p.u.trig.mult, 1);
+	assert_int_equal(p.u.trig.icntv, 0);
+	assert_int_equal(p.u.trig.trbv, 0x81);
+	p = ONE(0xd9, 0xc0, 0x00, 0x34, 0x12);
+	assert_int_equal(p.u.trig.ip, 1);
+	assert_int_equal(p.u.trig.icntv, 1);
 	assert_int_equal(p.u.trig.icnt, 0x1234);
 }
 
@@ -340,7 +347,7 @@ static void test_truncated(void **state __attribute__((unused)))
 		{ 0x59, 1 },
 		{ 0x99, 1 },
 		{ 0x02, 0x53, 2, 1, 2, 3, 4, 5, 6, 7, 8 },
-		{ 0xd9, 0x21, 0, 1, 2 },
+		{ 0xd9, 0x40, 0, 1, 2 },
 	};
 	static const size_t sizes[] = { 16, 8, 9, 7, 8, 11, 10, 10, 3, 2, 2, 11, 5 };
 	size_t i, cut;
