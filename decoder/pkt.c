@@ -267,6 +267,9 @@ static int decode_cyc(const uint8_t *p, size_t left, struct pkt *pkt)
 			return -pte_truncated;
 		if (i > 9)
 			return -pte_bad_packet;
+		/* the ninth extension byte has room for bits 63..61 only */
+		if (i == 9 && (p[i] >> 4))
+			return -pte_bad_packet;
 		v |= (uint64_t)(p[i] >> 1) << shift;
 		shift += 7;
 	}
