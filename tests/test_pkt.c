@@ -438,7 +438,10 @@ static void test_names(void **state __attribute__((unused)))
 	assert_int_equal(pkt_type_from_name("nonsense"), PKT_INVALID);
 	assert_int_equal(pkt_type_from_name(NULL), PKT_INVALID);
 	assert_true(pkt_type_cyc_eligible(PKT_TIP));
-	assert_false(pkt_type_cyc_eligible(PKT_TSC));
+	assert_true(pkt_type_cyc_eligible(PKT_TSC));
+	assert_true(pkt_type_cyc_eligible(PKT_MTC));
+	assert_false(pkt_type_cyc_eligible(PKT_FUP));
+	assert_false(pkt_type_cyc_eligible(PKT_CBR));
 	assert_false(pkt_type_cyc_eligible(PKT_PAD));
 	assert_string_equal(pte_strerror(-pte_truncated), "truncated packet");
 	assert_string_equal(pte_strerror(9999), "unknown error");
