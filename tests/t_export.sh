@@ -1,0 +1,92 @@
+#!/bin/sh
+# `ptbrowse export`: a slice of a real trace starts at the PSB at or before
+# FROM, ends on a packet boundary at or after TO, decodes with zero errors
+# (our dump and, when built, libipt via tools/ptcheck), and its packets
+# equal that range of the original's dump.  Names from the marks file work.
+set -u
+: "${PTBROWSE:?}" "${SHARED:?}"
+BUILD=${BUILD:-build}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" \
+	XDG_CACHE_HOME="$tmp/cache" HOME="$tmp"
+fail=0
+say() { echo "$*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+T=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt
+P=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14
+[ -f "$T" ] || { echo "missing $T"; exit 1; }
+
+"$PTBROWSE" dump "$T" >"$tmp/full" || { echo "dump failed"; exit 1; }
+
+# The packets of [A, B) of the full dump (offsets are 16 hex digits, so
+# string order is numeric order), without the offset column.
+range() {
+	awk -v a="$1" -v b="$2" '($1 "") >= (a "") && ($1 "") < (b "")' "$tmp/full" |
+		sed 's/^[0-9a-f]\{16\} //'
+}
+hex16() { printf '%016x' "$1"; }
+
+# check NAME FROM TO [export args...]: export, then compare
+check() {
+	name=$1 from=$2 to=$3; shift 3
+	out="$tmp/$name.pt"
+	if ! "$PTBROWSE" export "$@" -o "$out" 2>"$tmp/err"; then
+		bad "$name: export failed: $(cat "$tmp/err")"; return
+	fi
+	# "wrote FILE: 0xSTART-0xEND of ..."
+	se=$(sed -n 's/.*wrote .*: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\) of .*/\1 \2/p' "$tmp/err")
+	start=${se% *} end=${se#* }
+	[ -n "$se" ] || { bad "$name: no 'wrote' line: $(cat "$tmp/err")"; return; }
+	grep -q "^$(hex16 "$start")  psb$" "$tmp/full" ||
+		bad "$name: slice starts at $start, not on a PSB"
+	[ $((start)) -le $((from)) ] || bad "$name: start $start after FROM $from"
+	[ $((end)) -ge $((to)) ] || bad "$name: end $end before TO $to"
+	[ "$(wc -c <"$out")" -eq $((end - start)) ] || bad "$name: size mismatch"
+	"$PTBROWSE" dump "$out" >"$tmp/slice" 2>&1 || bad "$name: dump of slice failed"
+	if grep -q '^\[' "$tmp/slice"; then
+		bad "$name: decode errors in the slice:"; grep '^\[' "$tmp/slice" | head -5
+	fi
+	sed 's/^[0-9a-f]\{16\} //' "$tmp/slice" >"$tmp/slice.p"
+	range "$(hex16 "$start")" "$(hex16 "$end")" >"$tmp/orig.p"
+	if ! cmp -s "$tmp/slice.p" "$tmp/orig.p"; then
+		bad "$name: packets differ from the original's range"
+		diff "$tmp/orig.p" "$tmp/slice.p" | head -10
+	else
+		say "ok   $name: $start-$end, $(wc -l <"$tmp/slice.p") packets equal the original's"
+	fi
+	if [ -x "$BUILD/tools/ptcheck" ]; then
+		"$BUILD/tools/ptcheck" "$out" >"$tmp/ptcheck" 2>&1 ||
+			bad "$name: libipt finds errors: $(cat "$tmp/ptcheck")"
+	fi
+}
+
+# from the middle of a segment to the middle of a later one
+check mid 0x8100 0x10123 "$T" 0x8100 0x10123
+# decimal offsets, FROM exactly on a PSB, TO at the end
+size=$(wc -c <"$T")
+check tail 49296 "$size" "$T" 49296 "$size"
+# the same stream inside perf.data
+check perf 0x8100 0x10123 --stream cpu3 "$P" 0x8100 0x10123
+
+# names from the marks file: find it through `marks --json`
+file=$("$PTBROWSE" marks --json "$T" | sed -n 's/.*"file": "\([^"]*\)".*/\1/p')
+[ -n "$file" ] || bad "marks --json names no file"
+mkdir -p "$(dirname "$file")"
+cat >"$file" <<MARKS
+# ptbrowse marks v1
+mark a 0x4300
+region hot 0xc100 0x14000 "a \"hot\" loop"
+MARKS
+check region 0xc100 0x14000 "$T" hot
+check names 0x4300 0x14000 "$T" a hot.end
+
+# errors: one clear line, no output file left, non-zero status
+"$PTBROWSE" export "$T" nosuch 0x100 -o "$tmp/x.pt" 2>"$tmp/err" && bad "unknown name accepted"
+grep -q "'nosuch' is neither an offset" "$tmp/err" || bad "unknown name: $(cat "$tmp/err")"
+"$PTBROWSE" export "$T" 0x200 0x100 -o "$tmp/x.pt" 2>"$tmp/err" && bad "reversed range accepted"
+"$PTBROWSE" export "$T" 0 0x100 -o "$T" 2>"$tmp/err" && bad "overwrote the trace"
+"$PTBROWSE" export "$T" 0 0x100 2>/dev/null; [ $? -eq 2 ] || bad "no -o: not a usage error"
+[ -e "$tmp/x.pt" ] && bad "a failed export left a file"
+exit $fail
