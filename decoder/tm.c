@@ -171,11 +171,11 @@ static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	if (tm->state & TM_S_MTC) {
 		unsigned d = (uint8_t)(pkt->u.mtc - tm->last_mtc);
 
-		/* An unchanged payload can't be a new MTC period. */
-		if (!d) {
-			st->flags |= TM_F_MTC_LOST;
-			return;
-		}
+		/* An MTC is only sent when its payload changes, so an equal
+		 * payload means a full wrap: 255 MTCs lost (the SDM expects
+		 * no more than that). */
+		if (!d)
+			d = 256;
 		/* No MTCs come while the core sleeps: not a loss. */
 		if (d > 1 && !(tm->state & TM_S_SLEPT)) {
 			st->flags |= TM_F_MTC_LOST;

@@ -24,6 +24,14 @@
  *   - Cycle exactness (SDM 36.3.6): the first CYC-eligible packet after a
  *     CYC is exact; other packets happened at or after the last CYC and
  *     before the next one: bounded.  Standalone CYCs accumulate.
+ *   - Dropped MTCs are counted from the payload gap (1..255; an equal
+ *     payload is a full wrap).  A gap across a sleep is not a loss: no
+ *     MTC comes while the core sleeps.
+ *   - An OVF (or tm_gap()) drops what the lost packets made unreliable:
+ *     the CYC awaiting its packet, the current calibration period and
+ *     the time of the last CYC.  It keeps the estimate (time stays
+ *     monotonic), the calibrated ratio, the CBR, the cycle count and the
+ *     MTC/TMA state (the next MTC's payload recovers the time).
  *
  * No I/O, no global state; a struct tm_model lives on the caller's stack.
  */

@@ -489,9 +489,10 @@ static void test_tma(void **state __attribute__((unused)))
 static void test_mtc_wrap_and_loss(void **state __attribute__((unused)))
 {
 	static const uint8_t mtc[] = { 0xfe, 0xff, 0x00, 0x01, 0x04, 0x05,
-				       0x04 /* 255 lost */ };
-	static const unsigned periods[] = { 0, 1, 2, 3, 6, 7, 7 + 255 };
-	static const unsigned lost[] = { 0, 0, 0, 0, 2, 0, 254 };
+				       0x04, 0x04 };
+	static const unsigned periods[] = { 0, 1, 2, 3, 6, 7, 7 + 255,
+					    7 + 255 + 256 };
+	static const unsigned lost[] = { 0, 0, 0, 0, 2, 0, 254, 255 };
 	struct tm_config c = dr_cfg();
 	struct tm_stamp st[32];
 	struct buf b = { .n = 0 };
