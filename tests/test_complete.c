@@ -1,0 +1,216 @@
+/* test_complete -- prompt completion candidates by word position. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "action_list.h"
+#include "complete.h"
+#include "pkt.h"
+#include "ptdec.h"
+
+static void fake_names(void *arg, enum compl_kind kind, struct compl_list *out)
+{
+	static const char *const marks[] = { "a", "b", "start", NULL };
+	static const char *const regions[] = { "hot", "hotter", "cold", NULL };
+	static const char *const streams[] = { "cpu0", "cpu1", NULL };
+	const char *const *v = kind == COMPL_MARK ? marks :
+			       kind == COMPL_REGION ? regions :
+			       kind == COMPL_STREAM ? streams : NULL;
+
+	(*(int *)arg)++;
+	for (; v && *v; v++)
+		assert_int_equal(compl_add(out, *v), 0);
+}
+
+static int calls;
+static const char *const options[] = { "keymap", "mouse", "timeline",
+				       "time-unit", NULL };
+static const struct compl_ctx ctx = {
+	.arg = &calls,
+	.names = fake_names,
+	.options = options,
+};
+
+/* The candidates for @line with the cursor at its end, joined by spaces. */
+static const char *cands(const char *line, enum compl_kind kind)
+{
+	static char buf[4096];
+	struct compl_list l;
+	size_t i, len = 0;
+	int n;
+
+	memset(&l, 0, sizeof(l));
+	n = compl_candidates(line, strlen(line), &ctx, &l);
+	assert_true(n >= 0);
+	assert_int_equal((size_t)n, l.n);
+	if (l.kind != kind)
+		fail_msg("'%s': kind %d, want %d", line, l.kind, kind);
+	buf[0] = '\0';
+	for (i = 0; i < l.n; i++) {
+		snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "",
+			 l.v[i]);
+		len = strlen(buf);
+	}
+	compl_free(&l);
+	return buf;
+}
+
+static void test_null(void **state)
+{
+	struct compl_list l;
+	char buf[16];
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(compl_candidates(NULL, 0, &ctx, &l), -pte_invalid);
+	assert_int_equal(compl_candidates("go", 2, &ctx, NULL), -pte_invalid);
+	assert_int_equal(compl_add(NULL, "x"), -pte_invalid);
+	compl_free(NULL);
+	compl_free(&l);
+	assert_string_equal(compl_common(&l, buf, sizeof(buf)), "");
+	/* no context: names are simply missing */
+	assert_int_equal(compl_candidates("delmark ", 8, NULL, &l), 0);
+	assert_int_equal(l.kind, COMPL_MARK);
+	/* a point past the end is the end */
+	assert_int_equal(compl_candidates("quit", 99, NULL, &l), 1);
+	compl_free(&l);
+}
+
+static void test_commands(void **state)
+{
+	struct compl_list l;
+	char buf[64];
+	int i, n;
+
+	assert_string_equal(cands("go", COMPL_COMMAND),
+			    "goto goto-end goto-offset goto-packet "
+			    "goto-percent goto-start");
+	assert_string_equal(cands("exp", COMPL_COMMAND),
+			    "export export-marks");
+	assert_string_equal(cands("  regi", COMPL_COMMAND),
+			    "region region-add regions");
+	assert_string_equal(cands("zzz", COMPL_COMMAND), "");
+	/* every command once; count prefixes are keys only */
+	memset(&l, 0, sizeof(l));
+	n = compl_candidates("", 0, &ctx, &l);
+	assert_int_equal(n, ACTION__N - 2);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(action_find(l.v[i]), ACTION_NONE);
+	compl_free(&l);
+	/* the word under the cursor, not the line's end */
+	assert_int_equal(compl_candidates("mar x", 3, &ctx, &l), 2);
+	assert_int_equal(l.start, 0);
+	assert_string_equal(l.prefix, "mar");
+	assert_string_equal(compl_common(&l, buf, sizeof(buf)), "mark");
+	compl_free(&l);
+}
+
+static void test_args(void **state)
+{
+	char want[2048] = "";
+	size_t len = 0;
+	int i;
+	struct compl_list l;
+
+	/* every packet type name, for search and filter */
+	for (i = 1; i < PKT_NTYPES; i++) {
+		snprintf(want + len, sizeof(want) - len, "%s ",
+			 pkt_type_name((enum pkt_type)i));
+		len = strlen(want);
+	}
+	assert_true(len > 0);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(compl_candidates("search ", 7, &ctx, &l),
+			 PKT_NTYPES - 1);
+	assert_int_equal(l.kind, COMPL_TYPE);
+	assert_int_equal(l.start, 7);
+	compl_free(&l);
+	assert_string_equal(cands("filter ti", COMPL_TYPE),
+			    "tip tip.pgd tip.pge");
+	assert_string_equal(cands("search-backward ov", COMPL_TYPE), "ovf");
+	/* later words of a search are free */
+	assert_string_equal(cands("search tip 0x4", COMPL_NONE), "");
+
+	calls = 0;
+	assert_string_equal(cands("delmark ", COMPL_MARK), "a b start");
+	assert_string_equal(cands("delmark a s", COMPL_MARK), "start");
+	assert_true(calls == 2);
+	assert_string_equal(cands("delregion hot", COMPL_REGION), "hot hotter");
+	assert_string_equal(cands("export h", COMPL_REGION), "hot hotter");
+	assert_string_equal(cands("export hot ./o", COMPL_FILE), "");
+	assert_string_equal(cands("source ", COMPL_FILE), "");
+	assert_string_equal(cands("save-screen x", COMPL_FILE), "");
+	assert_string_equal(cands("import-marks ", COMPL_FILE), "");
+	assert_string_equal(cands("set ", COMPL_OPTION),
+			    "keymap mouse time-unit timeline");
+	assert_string_equal(cands("set time", COMPL_OPTION),
+			    "time-unit timeline");
+	assert_string_equal(cands("set mouse ", COMPL_NONE), "");
+	assert_string_equal(cands("help goto-", COMPL_COMMAND),
+			    "goto-end goto-offset goto-packet goto-percent "
+			    "goto-start");
+	assert_string_equal(cands("timeline-zoom ", COMPL_WORDS), "in out");
+	assert_string_equal(cands("streams c", COMPL_STREAM), "cpu0 cpu1");
+	assert_string_equal(cands("mark ", COMPL_NONE), "");
+	assert_string_equal(cands("quit ", COMPL_NONE), "");
+	assert_string_equal(cands("nosuch ", COMPL_NONE), "");
+}
+
+static void test_goto(void **state)
+{
+	assert_string_equal(cands("goto ", COMPL_TARGET),
+			    "$ ^ cold hot hotter psb region t tsc");
+	assert_string_equal(cands("goto h", COMPL_TARGET), "hot hotter");
+	assert_string_equal(cands("goto '", COMPL_TARGET), "'a 'b 'start");
+	assert_string_equal(cands("g 's", COMPL_TARGET), "'start");
+	assert_string_equal(cands("goto region c", COMPL_REGION), "cold");
+	assert_string_equal(cands("goto psb ", COMPL_NONE), "");
+	/* a bare target at the prompt (":'a") */
+	assert_string_equal(cands("'", COMPL_TARGET), "'a 'b 'start");
+	assert_string_equal(cands("0x", COMPL_NONE), "");
+	/* the region command's FROM and TO are targets */
+	assert_string_equal(cands("region r1 '", COMPL_TARGET),
+			    "'a 'b 'start");
+}
+
+static void test_bind(void **state)
+{
+	const char *s;
+
+	assert_string_equal(cands("bind -T ", COMPL_TABLE),
+			    "global packets prompt timeline timing visual");
+	assert_string_equal(cands("unbind -T t", COMPL_TABLE),
+			    "timeline timing");
+	assert_string_equal(cands("bind -", COMPL_WORDS), "-N -T");
+	assert_string_equal(cands("unbind -", COMPL_WORDS), "-T -a");
+	assert_string_equal(cands("bind -N ", COMPL_NONE), "");
+	/* keys, or the command */
+	assert_string_equal(cands("bind j cursor-d", COMPL_KEY), "cursor-down");
+	assert_string_equal(cands("bind j no", COMPL_KEY), "none");
+	assert_string_equal(cands("bind Pg", COMPL_KEY), "PgDn PgUp");
+	assert_string_equal(cands("unbind Pa", COMPL_KEY), "PageDown PageUp");
+	s = cands("bind -T timeline z ", COMPL_KEY);
+	assert_non_null(strstr(s, "timeline-zoom"));
+	/* after the command, its arguments */
+	assert_string_equal(cands("bind z timeline-zoom ", COMPL_NONE), "");
+	/* quoted words */
+	assert_string_equal(cands("bind -N \"a b\" j cursor-u", COMPL_KEY),
+			    "cursor-up");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_goto),
+		cmocka_unit_test(test_bind),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
