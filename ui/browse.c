@@ -1,0 +1,1264 @@
+/* browse -- `ptbrowse TRACE`: options, the terminal, the loop, commands. */
+#include <ctype.h>
+#include <curses.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "marks.h"
+#include "trace.h"
+#include "ui.h"
+
+#define UI_CACHE_BYTES (48u << 20)
+
+/* The one browser of this process, for signal handlers. */
+static struct ui *ui_live;
+static int ui_curses_up;
+static SCREEN *ui_screen;
+
+static void ui_restore_terminal(void)
+{
+	if (ui_curses_up) {
+		ui_curses_up = 0;
+		if (ui_live && ui_live->mouse)
+			mousemask(0, NULL);
+		endwin();
+	}
+}
+
+/* Fatal signals: give the terminal back, then die of the signal. */
+static void ui_fatal(int sig)
+{
+	ui_restore_terminal();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void ui_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV,
+				    SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGPIPE };
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], ui_fatal);
+}
+
+void ui_message(struct ui *ui, int sev, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
+	va_end(ap);
+	ui->msg_sev = sev;
+}
+
+int ui_key_waiting(struct ui *ui)
+{
+	int c;
+
+	if (ui->headless)
+		return 0;
+	nodelay(stdscr, TRUE);
+	c = getch();
+	nodelay(stdscr, FALSE);
+	if (c == ERR)
+		return 0;
+	if (c == 3)
+		ui->interrupted = 1;
+	else
+		ungetch(c);
+	return 1;
+}
+
+void ui_layout(struct ui *ui)
+{
+	int tl_h, body, cw;
+	int i;
+
+	ui->too_small = ui->cols < 20 || ui->rows < 6;
+	for (i = 0; i < UI_NPANES; i++)
+		ui->panes[i].h = ui->panes[i].w = 0;
+	if (ui->too_small)
+		return;
+	tl_h = ui->rows >= 16 ? 3 : ui->rows >= 9 ? 2 : 1;
+	body = ui->rows - 3 - tl_h;	/* header, status, message */
+	/* The packet pane keeps about 68 columns; the cycle pane gets the rest. */
+	cw = ui->cols >= 100 ? ui->cols - 68 : ui->cols >= 80 ? 28 : 0;
+	if (cw > 72)
+		cw = 72;
+	ui->panes[UI_PANE_PACKETS] = (struct pane){ &pane_packets_ops, 1, 0, body, ui->cols - cw, NULL };
+	ui->panes[UI_PANE_CYCLES] = (struct pane){ &pane_cycles_ops, 1, ui->cols - cw, cw ? body : 0, cw, NULL };
+	ui->panes[UI_PANE_TIMELINE] = (struct pane){ &tl_ops, 1 + body, 0, tl_h, ui->cols, NULL };
+	for (i = 0; i < UI_NPANES; i++)
+		ui->panes[i].ops->resize(ui, &ui->panes[i]);
+	if (!ui->panes[ui->focus].h)
+		ui->focus = UI_PANE_PACKETS;
+	nav_fix_view(ui);
+}
+
+void ui_draw(struct ui *ui)
+{
+	int i;
+
+	curs_set(ui->prompt ? 1 : 0);
+	if (ui->too_small) {
+		char buf[64];
+
+		erase();
+		snprintf(buf, sizeof(buf), "too small (%dx%d): need 20x6", ui->cols, ui->rows);
+		screen_put(0, 0, ui->cols, buf);
+		return;
+	}
+	if (ui->help) {
+		help_draw(ui);
+		return;
+	}
+	status_draw_header(ui);
+	for (i = 0; i < UI_NPANES; i++)
+		if (ui->panes[i].h > 0 && ui->panes[i].w > 0)
+			ui->panes[i].ops->draw(ui, &ui->panes[i]);
+	status_draw(ui);
+}
+
+static void ui_flush(struct ui *ui)
+{
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+/* The first TSC of the trace, looked for in its first packets only. */
+static void ui_find_t0(struct ui *ui)
+{
+	struct win_iter it = { 0 };
+	int n = 50000;
+
+	if (win_seek(&it, ui->wc, 0))
+		return;
+	do {
+		if (win_row(&it)->ts.flags & TM_F_TSC) {
+			ui->t0 = win_row(&it)->ts.tsc;
+			ui->have_t0 = 1;
+			break;
+		}
+	} while (n-- && !win_next(&it));
+	win_iter_release(&it);
+}
+
+/* The time model's state at the PSB at @psb, from the index. */
+static int ui_carry(void *ctx, uint64_t psb, struct tm_carry *out)
+{
+	struct ui *ui = ctx;
+	struct idx_seek sk;
+	size_t i;
+
+	if (!ui->idx || idx_find(ui->idx, psb, &i) || idx_seek(ui->idx, i, &sk) ||
+	    sk.offset != psb)
+		return 1;
+	return idx_seek_carry(ui->idx, i, out);
+}
+
+/* Once the index is complete, windows start from its time model state. */
+static int ui_poll_index(struct ui *ui)
+{
+	struct idx_progress p;
+	static const struct win_psb_ops none;
+
+	if (!ui->idx || ui->idx_ops_set)
+		return 0;
+	idx_progress(ui->idx, &p);
+	if (!p.finished)
+		return 1;
+	ui->idx_ops_set = 1;
+	if (!p.status) {
+		struct win_psb_ops ops = none;
+
+		ops.carry = ui_carry;
+		ops.ctx = ui;
+		win_cache_set_psb_ops(ui->wc, &ops);
+		win_cache_set_timing(ui->wc, &ui->tmcfg);
+	}
+	return 1;
+}
+
+/* Move to packet ordinal @ord (from the index). */
+static int ui_goto_ordinal(struct ui *ui, uint64_t ord)
+{
+	struct idx_summary s;
+	struct idx_seek sk;
+	struct win_iter it = { 0 };
+	uint64_t off;
+	size_t seg;
+	int r;
+
+	if (!ui->idx) {
+		ui_message(ui, UI_WARN, "packet numbers need the index");
+		return UI_DRAW_STATUS;
+	}
+	r = idx_find_ordinal(ui->idx, ord, &seg);
+	if (r == 1) {
+		ui_message(ui, UI_WARN, "#%" PRIu64 ": packets are still being counted", ord);
+		return UI_DRAW_STATUS;
+	}
+	if (r < 0 || idx_summary(ui->idx, seg, &s) || idx_seek(ui->idx, seg, &sk)) {
+		ui_message(ui, UI_WARN, "#%" PRIu64 ": no such packet", ord);
+		return UI_DRAW_STATUS;
+	}
+	off = sk.offset;
+	if (!win_seek(&it, ui->wc, off)) {
+		uint64_t n = ord - s.first_ordinal;
+
+		while (n-- && !win_next(&it))
+			;
+		off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return nav_jump(ui, off);
+}
+
+/* Move to the first packet with a TSC at or after @tsc. */
+static int ui_goto_tsc(struct ui *ui, uint64_t tsc)
+{
+	struct win_iter it = { 0 };
+	struct idx_seek sk;
+	uint64_t off;
+	size_t seg;
+	int r, n = WIN_MAX_ROWS * 8;
+
+	if (!ui->idx) {
+		ui_message(ui, UI_WARN, "time jumps need the index");
+		return UI_DRAW_STATUS;
+	}
+	r = idx_find_tsc(ui->idx, tsc, &seg);
+	if (r == 1) {
+		ui_message(ui, UI_WARN, "times are still being indexed");
+		return UI_DRAW_STATUS;
+	}
+	if (r < 0 || idx_seek(ui->idx, seg, &sk)) {
+		ui_message(ui, UI_WARN, "no time information");
+		return UI_DRAW_STATUS;
+	}
+	off = sk.offset;
+	if (!win_seek(&it, ui->wc, off)) {
+		while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
+				win_row(&it)->ts.tsc >= tsc))
+			if (win_next(&it))
+				break;
+		off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return nav_jump(ui, off);
+}
+
+/* A number with an optional binary/decimal unit; 0 or -1. */
+static int ui_parse_size(const char *s, uint64_t *out, const char **end)
+{
+	static const struct { const char *u; uint64_t m; } units[] = {
+		{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 },
+		{ "kB", 1000 }, { "MB", 1000000 }, { "GB", 1000000000 }, { "B", 1 },
+	};
+	char *e;
+	uint64_t v;
+	size_t i;
+
+	errno = 0;
+	v = strtoull(s, &e, 0);
+	if (e == s || errno)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t l = strlen(units[i].u);
+
+		if (!strncasecmp(e, units[i].u, l)) {
+			v *= units[i].m;
+			e += l;
+			break;
+		}
+	}
+	*out = v;
+	*end = e;
+	return 0;
+}
+
+/* A time with a unit (ns us ms s) in ns; 0 or -1. */
+static int ui_parse_time(const char *s, double *ns)
+{
+	static const struct { const char *u; double m; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *e;
+	double v = strtod(s, &e);
+	size_t i;
+
+	if (e == s)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(e, units[i].u)) {
+			*ns = v * units[i].m;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * The goto grammar of ../shared/UI.md: offsets with units, percentages,
+ * relative moves, $ and ^, psb N, #N, tsc V, t TIME, 'L and names.
+ * (A small parser of our own until src/goto.h lands.)
+ */
+static int ui_goto(struct ui *ui, const char *arg)
+{
+	uint64_t size = ui->img->size, v;
+	const char *e;
+	int rel = 0;
+
+	while (isspace((unsigned char)*arg))
+		arg++;
+	if (!*arg) {
+		prompt_open(ui, "goto ");
+		return UI_DRAW_ALL;
+	}
+	if (!strcmp(arg, "^"))
+		return nav_start(ui);
+	if (!strcmp(arg, "$"))
+		return nav_end(ui);
+	if (*arg == '#') {
+		if (ui_parse_size(arg + 1, &v, &e) || *e)
+			goto bad;
+		return ui_goto_ordinal(ui, v);
+	}
+	if (!strncmp(arg, "psb ", 4)) {
+		const char *n = arg + 4;
+		int sign = *n == '+' ? 1 : *n == '-' ? -1 : 0;
+
+		if (ui_parse_size(n + (sign != 0), &v, &e) || *e)
+			goto bad;
+		if (sign)
+			return nav_psb(ui, sign, v);
+		if (ui->idx) {
+			struct idx_seek sk;
+
+			if (!idx_seek(ui->idx, (size_t)v, &sk))
+				return nav_jump(ui, sk.offset);
+		}
+		ui_message(ui, UI_WARN, "psb %" PRIu64 ": not known (yet)", v);
+		return UI_DRAW_STATUS;
+	}
+	if (!strncmp(arg, "tsc ", 4)) {
+		if (ui_parse_size(arg + 4, &v, &e) || *e)
+			goto bad;
+		return ui_goto_tsc(ui, v);
+	}
+	if (!strncmp(arg, "t ", 2)) {
+		const char *t = arg + 2;
+		double ns, hz = (double)tm_tsc_hz(&ui->tmcfg, 1);
+		struct win_row row;
+		uint64_t base = ui->t0;
+
+		if (*t == '+' || *t == '-') {
+			rel = *t == '+' ? 1 : -1;
+			t++;
+		}
+		if (ui_parse_time(t, &ns))
+			goto bad;
+		if (!ui->have_t0 || hz <= 0) {
+			ui_message(ui, UI_WARN, "no timing to go by");
+			return UI_DRAW_STATUS;
+		}
+		if (rel && !nav_cursor_row(ui, &row) && (row.ts.flags & TM_F_TSC))
+			base = row.ts.tsc;
+		ns *= rel < 0 ? -1 : 1;
+		return ui_goto_tsc(ui, (uint64_t)((double)base + ns * hz / 1e9));
+	}
+	if (*arg == '\'' && arg[1]) {
+		struct km_result res = { .status = KM_ACTION, .action = ACTION_JUMP_MARK,
+					 .count = 1, .key = (unsigned char)arg[1] };
+
+		return ui_action(ui, &res);
+	}
+	if (*arg == '^' || *arg == '$') {
+		int end = *arg == '$';
+
+		arg++;
+		if (*arg != '+' && *arg != '-')
+			goto bad;
+		rel = *arg == '+' ? 1 : -1;
+		if (ui_parse_size(arg + 1, &v, &e) || *e)
+			goto bad;
+		if (end)
+			return nav_jump(ui, rel < 0 && v < size ? size - v : size ? size - 1 : 0);
+		return nav_jump(ui, rel > 0 ? v : 0);
+	}
+	if (*arg == '+' || *arg == '-') {
+		rel = *arg == '+' ? 1 : -1;
+		arg++;
+	}
+	if (!isdigit((unsigned char)*arg) && *arg != '.') {
+		uint64_t off;
+
+		if (ui->bm && !bm_resolve(ui->bm, arg, 0, &off))
+			return nav_jump(ui, off);
+		goto bad;
+	}
+	if (strchr(arg, '%')) {
+		char *pe;
+		double pc = strtod(arg, &pe);
+
+		if (*pe != '%' || pe[1])
+			goto bad;
+		v = (uint64_t)(pc / 100.0 * (double)size);
+	} else if (ui_parse_size(arg, &v, &e) || *e) {
+		goto bad;
+	}
+	if (rel > 0)
+		v = ui->cursor + v;
+	else if (rel < 0)
+		v = v > ui->cursor ? 0 : ui->cursor - v;
+	if (size && v >= size)
+		v = size - 1;
+	return nav_jump(ui, v);
+bad:
+	ui_message(ui, UI_ERROR, "goto: cannot read '%s'", arg);
+	return UI_DRAW_STATUS;
+}
+
+/* :set OPTION VALUE */
+static int ui_set(struct ui *ui, const char *args)
+{
+	char opt[32] = "", val[128] = "";
+	int on;
+
+	sscanf(args, "%31s %127[^\n]", opt, val);
+	on = !strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes") || !val[0];
+	if (!opt[0]) {
+		ui_message(ui, UI_INFO, "raw=%s ip=%s mouse=%s axis=%s columns=0x%x keymap=%s",
+			   ui->pk_cols & UI_PK_RAW ? "on" : "off",
+			   ui->pk_cols & UI_PK_IP ? "on" : "off", ui->mouse ? "on" : "off",
+			   ui->tl_time ? "time" : "bytes", ui->cy_cols, ui->keymap_name);
+		return UI_DRAW_STATUS;
+	}
+	if (!strcmp(opt, "raw"))
+		ui->pk_cols = on ? ui->pk_cols | UI_PK_RAW : ui->pk_cols & ~UI_PK_RAW;
+	else if (!strcmp(opt, "ip"))
+		ui->pk_cols = on ? ui->pk_cols | UI_PK_IP : ui->pk_cols & ~UI_PK_IP;
+	else if (!strcmp(opt, "axis"))
+		ui->tl_time = !strcmp(val, "time");
+	else if (!strcmp(opt, "columns")) {
+		static const struct { const char *n; unsigned f; } cols[] = {
+			{ "dcyc", UI_CY_DELTA }, { "cycles", UI_CY_CYCLES }, { "tsc", UI_CY_TSC },
+			{ "time", UI_CY_TIME }, { "dref", UI_CY_DMARK }, { "cbr", UI_CY_CBR },
+			{ "mhz", UI_CY_FREQ },
+		};
+		char *save, *w, buf[128];
+		unsigned f = 0;
+		size_t i;
+
+		snprintf(buf, sizeof(buf), "%s", val);
+		for (w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+			for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+				if (!strcasecmp(w, cols[i].n))
+					break;
+			if (i == sizeof(cols) / sizeof(cols[0])) {
+				ui_message(ui, UI_ERROR, "set columns: no column '%s' "
+					   "(dcyc cycles tsc time dref cbr mhz)", w);
+				return UI_DRAW_STATUS;
+			}
+			f |= cols[i].f;
+		}
+		ui->cy_cols = f;
+	} else if (!strcmp(opt, "mouse")) {
+		ui->mouse = on;
+		mousemask(on ? BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED |
+			  BUTTON5_PRESSED : 0, NULL);
+	} else if (!strcmp(opt, "keymap")) {
+		char err[256];
+		struct km *km = km_new();
+
+		if (!km || km_load(km, val, err, sizeof(err))) {
+			km_free(km);
+			ui_message(ui, UI_ERROR, "%s", km ? err : "out of memory");
+			return UI_DRAW_STATUS;
+		}
+		km_free(ui->km);
+		ui->km = km;
+		km_state_reset(&ui->ks);
+		snprintf(ui->keymap_name, sizeof(ui->keymap_name), "%s", val);
+	} else {
+		ui_message(ui, UI_ERROR, "set: no option '%s' (raw ip columns axis mouse keymap)", opt);
+		return UI_DRAW_STATUS;
+	}
+	return UI_DRAW_ALL;
+}
+
+/* The marks' reporter: messages go to the message line. */
+static void ui_bm_report(void *ctx, const char *msg)
+{
+	ui_message(ctx, UI_WARN, "%s", msg);
+}
+
+int ui_command(struct ui *ui, const char *line)
+{
+	struct km_result res;
+	const char *p = line, *args;
+	char name[64];
+	size_t n = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == ':')
+		p++;
+	/* ":123", ":0x1f40", ":50%" alone are gotos (hx). */
+	if (isdigit((unsigned char)*p) || *p == '#' || *p == '$' || *p == '^')
+		return ui_goto(ui, p);
+	while (p[n] && !isspace((unsigned char)p[n]) && n + 1 < sizeof(name)) {
+		name[n] = p[n];
+		n++;
+	}
+	name[n] = 0;
+	args = p + n;
+	while (isspace((unsigned char)*args))
+		args++;
+	if (!name[0])
+		return UI_DRAW_NONE;
+	memset(&res, 0, sizeof(res));
+	res.status = KM_ACTION;
+	res.action = action_find(name);
+	res.count = 1;
+	res.key = -1;
+	res.table = KM_T_NONE;
+	if (res.action == ACTION_NONE) {
+		ui_message(ui, UI_ERROR, "%s: no such command (F1 lists them)", name);
+		return UI_DRAW_STATUS;
+	}
+	snprintf(res.args, sizeof(res.args), "%s", args);
+	if ((action_table[res.action].flags & ACT_COUNT) && isdigit((unsigned char)*args)) {
+		res.count = strtoull(args, NULL, 0);
+		res.has_count = 1;
+	}
+	if ((action_table[res.action].flags & ACT_KEY) && *args)
+		res.key = (unsigned char)*args;
+	if (res.action == ACTION_BIND || res.action == ACTION_UNBIND ||
+	    res.action == ACTION_SOURCE) {
+		char err[256];
+
+		if (km_exec(ui->km, p, err, sizeof(err)) < 0) {
+			ui_message(ui, UI_ERROR, "%s", err);
+			return UI_DRAW_STATUS;
+		}
+		if (km_nerrors(ui->km)) {
+			ui_message(ui, UI_ERROR, "%s", km_error(ui->km, km_nerrors(ui->km) - 1));
+			km_clear_errors(ui->km);
+		}
+		return UI_DRAW_ALL;
+	}
+	return ui_action(ui, &res);
+}
+
+/* Set mark @c at the cursor; it becomes the reference for time deltas. */
+static int ui_set_mark(struct ui *ui, int c)
+{
+	if (!isalpha(c)) {
+		ui_message(ui, UI_ERROR, "marks are letters a-z, A-Z");
+		return UI_DRAW_STATUS;
+	}
+	if (ui->bm && bm_mark_set(ui->bm, (char)c, ui->cursor, NULL) < 0 &&
+	    bm_message(ui->bm))
+		ui_message(ui, UI_WARN, "%s", bm_message(ui->bm));
+	else
+		ui_message(ui, UI_INFO, "mark %c at 0x%" PRIx64 "%s", c, ui->cursor,
+			   ui->bm ? "" : " (not kept: no marks file)");
+	ui->ref_name = (char)c;
+	ui->ref_off = ui->cursor;
+	return UI_DRAW_ALL;
+}
+
+static int ui_jump_mark(struct ui *ui, int c)
+{
+	char name[2] = { (char)c, 0 };
+	uint64_t off;
+	long i;
+
+	if (c == '\'' || c == '`')
+		return nav_last(ui);
+	if (c == ui->ref_name && !ui->bm)
+		return nav_jump(ui, ui->ref_off);
+	if (!ui->bm || (i = bm_find(ui->bm, name)) < 0) {
+		ui_message(ui, UI_WARN, "mark %c is not set", c);
+		return UI_DRAW_STATUS;
+	}
+	off = bm_at(ui->bm, (size_t)i)->from;
+	return nav_jump(ui, off);
+}
+
+static int ui_info(struct ui *ui)
+{
+	struct idx_progress p = { 0 };
+	char t[32] = "";
+
+	if (ui->idx)
+		idx_progress(ui->idx, &p);
+	if (ui->idx && !p.finished)
+		snprintf(t, sizeof(t), ", eta %.0fs", p.eta);
+	ui_message(ui, UI_INFO, "%s: %" PRIu64 " bytes, at 0x%" PRIx64 " (%.1f%%); "
+		   "index: %zu PSBs%s%s; %zu KiB of rows cached",
+		   ui->name, ui->img->size, ui->cursor,
+		   ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0,
+		   ui->idx ? idx_nseeks(ui->idx) : 0,
+		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t,
+		   win_cache_bytes(ui->wc) >> 10);
+	return UI_DRAW_STATUS;
+}
+
+int ui_action(struct ui *ui, const struct km_result *res)
+{
+	struct pane *fp = &ui->panes[ui->focus];
+	long n = (long)res->count;
+	int h = nav_view_rows(ui), r;
+
+	if (fp->ops && fp->h > 0) {
+		r = fp->ops->key(ui, fp, res);
+		if (r != UI_NOT_MINE)
+			return r;
+	}
+	if (n <= 0)
+		n = 1;
+	switch (res->action) {
+	case ACTION_CURSOR_DOWN: return nav_lines(ui, n);
+	case ACTION_CURSOR_UP: return nav_lines(ui, -n);
+	case ACTION_SCROLL_DOWN: return nav_scroll(ui, n);
+	case ACTION_SCROLL_UP: return nav_scroll(ui, -n);
+	case ACTION_PAGE_DOWN: return nav_page(ui, n * h);
+	case ACTION_PAGE_UP: return nav_page(ui, -n * h);
+	case ACTION_HALFPAGE_DOWN: return nav_page(ui, n * (h / 2 ? h / 2 : 1));
+	case ACTION_HALFPAGE_UP: return nav_page(ui, -n * (h / 2 ? h / 2 : 1));
+	case ACTION_GOTO_START:
+		return res->has_count ? ui_goto_ordinal(ui, res->count) : nav_start(ui);
+	case ACTION_GOTO_END:
+		return res->has_count ? ui_goto_ordinal(ui, res->count) : nav_end(ui);
+	case ACTION_GOTO_PERCENT: {
+		double pc = res->has_count ? (double)res->count : 0;
+
+		if (pc > 100)
+			pc = 100;
+		return nav_jump(ui, (uint64_t)(pc / 100.0 * (double)ui->img->size));
+	}
+	case ACTION_GOTO_OFFSET:
+		if (res->has_count)
+			return nav_jump(ui, res->count);
+		prompt_open(ui, "goto ");
+		return UI_DRAW_ALL;
+	case ACTION_GOTO_PACKET:
+		if (res->has_count)
+			return ui_goto_ordinal(ui, res->count);
+		prompt_open(ui, "goto #");
+		return UI_DRAW_ALL;
+	case ACTION_GOTO: return ui_goto(ui, res->args);
+	case ACTION_RECENTER:
+		ui->top = ui->cursor;
+		nav_scroll(ui, -(h / 2));
+		clearok(curscr, TRUE);
+		return UI_DRAW_ALL;
+	case ACTION_NEXT_PSB: return nav_psb(ui, 1, (uint64_t)n);
+	case ACTION_PREV_PSB: return nav_psb(ui, -1, (uint64_t)n);
+	case ACTION_NEXT_ERROR: return nav_error(ui, 1, (uint64_t)n);
+	case ACTION_PREV_ERROR: return nav_error(ui, -1, (uint64_t)n);
+	case ACTION_NEXT_SAME_TYPE: return nav_same_type(ui, 1, (uint64_t)n);
+	case ACTION_PREV_SAME_TYPE: return nav_same_type(ui, -1, (uint64_t)n);
+	case ACTION_SET_MARK: return ui_set_mark(ui, res->key);
+	case ACTION_JUMP_MARK: return ui_jump_mark(ui, res->key);
+	case ACTION_JUMP_LAST: return nav_last(ui);
+	case ACTION_JUMP_BACK:
+		while (n-- > 1)
+			nav_history(ui, -1);
+		return nav_history(ui, -1);
+	case ACTION_JUMP_FORWARD: return nav_history(ui, 1);
+	case ACTION_TOGGLE_BOOKMARK:
+		if (!ui->bm) {
+			ui_message(ui, UI_WARN, "bookmarks are off (no marks file)");
+			return UI_DRAW_STATUS;
+		}
+		r = bm_toggle(ui->bm, ui->cursor);
+		ui_message(ui, UI_INFO, r == 1 ? "bookmark added" : r == 0 ?
+			   "bookmark removed" : "bookmark: %s", pte_strerror(r));
+		return UI_DRAW_ALL;
+	case ACTION_NEXT_MARK:
+	case ACTION_PREV_MARK: {
+		long i = ui->bm ? bm_next(ui->bm, ui->cursor,
+					  res->action == ACTION_NEXT_MARK ? 1 : -1,
+					  1u << BM_MARK | 1u << BM_BOOKMARK) : -1;
+
+		if (i < 0) {
+			ui_message(ui, UI_WARN, "no %s mark", res->action == ACTION_NEXT_MARK ?
+				   "further" : "earlier");
+			return UI_DRAW_STATUS;
+		}
+		return nav_jump(ui, bm_at(ui->bm, (size_t)i)->from);
+	}
+	case ACTION_FOCUS_NEXT_PANE:
+	case ACTION_FOCUS_PREV_PANE: {
+		int d = res->action == ACTION_FOCUS_NEXT_PANE ? 1 : UI_NPANES - 1, k;
+
+		for (k = 0; k < UI_NPANES; k++) {
+			ui->focus = (ui->focus + d) % UI_NPANES;
+			if (ui->panes[ui->focus].h > 0 && ui->panes[ui->focus].w > 0)
+				break;
+		}
+		ui_message(ui, UI_INFO, "focus: %s pane", ui->panes[ui->focus].ops->name);
+		return UI_DRAW_ALL;
+	}
+	case ACTION_TIMELINE_ZOOM:
+		if (!strcmp(res->args, "out") || !strcmp(res->args, "-"))
+			return tl_zoom(ui, -1);
+		return tl_zoom(ui, 1);
+	case ACTION_TIMELINE_AXIS: {
+		uint64_t lo, hi;
+
+		ui->tl_time = !ui->tl_time;
+		tl_range(ui, &lo, &hi);
+		if (ui->tl_time && lo == 0 && hi == ui->img->size &&
+		    (!ui->idx || !idx_nsummaries(ui->idx)))
+			ui_message(ui, UI_WARN, "no timing known (yet): the axis stays in bytes");
+		return UI_DRAW_ALL;
+	}
+	case ACTION_COMMAND_PROMPT:
+		prompt_open(ui, res->args);
+		return UI_DRAW_ALL;
+	case ACTION_SET: return ui_set(ui, res->args);
+	case ACTION_SAVE_SCREEN: {
+		int e;
+
+		if (!res->args[0]) {
+			ui_message(ui, UI_ERROR, "save-screen: which file?");
+			return UI_DRAW_STATUS;
+		}
+		ui_draw(ui);
+		e = screen_save(ui, res->args);
+		if (e)
+			ui_message(ui, UI_ERROR, "save-screen: %s: %s", res->args, strerror(-e));
+		return UI_DRAW_STATUS;
+	}
+	case ACTION_HELP:
+		ui->help = 1;
+		ui->help_top = 0;
+		return UI_DRAW_ALL;
+	case ACTION_INFO: return ui_info(ui);
+	case ACTION_REDRAW:
+		clearok(curscr, TRUE);
+		return UI_DRAW_ALL;
+	case ACTION_TOGGLE_MOUSE:
+		ui_set(ui, ui->mouse ? "mouse off" : "mouse on");
+		ui_message(ui, UI_INFO, "mouse %s", ui->mouse ? "on" : "off");
+		return UI_DRAW_STATUS;
+	case ACTION_INTERRUPT: {
+		struct idx_progress p;
+
+		if (ui->idx) {
+			idx_progress(ui->idx, &p);
+			if (!p.finished) {
+				idx_cancel(ui->idx);
+				ui_message(ui, UI_WARN, "indexing stopped: packet numbers and the "
+					   "timeline stay partial (q quits)");
+				return UI_DRAW_ALL;
+			}
+		}
+		ui_message(ui, UI_INFO, "nothing to interrupt (q quits)");
+		return UI_DRAW_STATUS;
+	}
+	case ACTION_CANCEL:
+		ui->msg[0] = 0;
+		km_state_reset(&ui->ks);
+		return UI_DRAW_STATUS;
+	case ACTION_SUSPEND:
+		if (!ui->headless) {
+			ui_restore_terminal();
+			kill(getpid(), SIGTSTP);
+			ui_curses_up = 1;
+			reset_prog_mode();
+			clearok(curscr, TRUE);
+		}
+		return UI_DRAW_ALL;
+	case ACTION_STREAMS: {
+		size_t i, len = 0;
+		char buf[256];
+
+		for (i = 0; i < ui->trace->nstreams && len + 40 < sizeof(buf); i++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s%s",
+						i == (size_t)ui->stream_no ? "*" : "",
+						ui->trace->streams[i].name, " ");
+		ui_message(ui, UI_INFO, "streams: %s(--stream S opens another)", buf);
+		return UI_DRAW_STATUS;
+	}
+	case ACTION_QUIT:
+		ui->quit = 1;
+		return UI_DRAW_NONE;
+	default:
+		ui_message(ui, UI_WARN, "%s: not available yet", action_name(res->action));
+		return UI_DRAW_STATUS;
+	}
+}
+
+/* A mouse event: a click on the timeline jumps, on a packet row moves the
+ * cursor; the wheel scrolls. */
+static int ui_mouse(struct ui *ui)
+{
+	MEVENT ev;
+	struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
+	struct pane *pk = &ui->panes[UI_PANE_PACKETS];
+
+	if (getmouse(&ev) != OK)
+		return UI_DRAW_NONE;
+	if (ev.bstate & BUTTON4_PRESSED)
+		return nav_scroll(ui, -3);
+	if (ev.bstate & BUTTON5_PRESSED)
+		return nav_scroll(ui, 3);
+	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
+		return UI_DRAW_NONE;
+	if (ev.y >= tl->y && ev.y < tl->y + tl->h)
+		return tl_click(ui, ev.x - tl->x);
+	if (ev.y > pk->y && ev.y < pk->y + pk->h) {
+		struct win_iter it = { 0 };
+		int k = ev.y - pk->y - 1, ok = !win_seek(&it, ui->wc, ui->top);
+
+		while (ok && k-- > 0)
+			ok = !win_next(&it);
+		if (ok)
+			ui->cursor = win_row(&it)->pkt.offset;
+		win_iter_release(&it);
+		ui->focus = ev.x >= ui->panes[UI_PANE_CYCLES].x &&
+			    ui->panes[UI_PANE_CYCLES].w ? UI_PANE_CYCLES : UI_PANE_PACKETS;
+		return UI_DRAW_ALL;
+	}
+	return UI_DRAW_NONE;
+}
+
+/* One key from the terminal or the script.  Returns UI_DRAW_*. */
+static int ui_key(struct ui *ui, int c)
+{
+	struct km_result res;
+	enum km_status st;
+
+	if (c == KEY_RESIZE) {
+		if (!ui->headless)
+			getmaxyx(stdscr, ui->rows, ui->cols);
+		ui_layout(ui);
+		clearok(curscr, TRUE);
+		return UI_DRAW_ALL;
+	}
+	if (c == KEY_MOUSE)
+		return ui_mouse(ui);
+	if (ui->prompt)
+		return prompt_key(ui, c);
+	if (ui->help)
+		return help_key(ui, c);
+	if (ui->too_small)
+		return c == 'q' ? (ui->quit = 1, UI_DRAW_NONE) : UI_DRAW_NONE;
+	if (!km_state_pending(&ui->ks))
+		ui->msg[0] = 0;
+	st = km_feed(ui->km, &ui->ks, KM_T_NONE, ui->panes[ui->focus].ops->table, c, &res);
+	switch (st) {
+	case KM_ACTION:
+		return ui_action(ui, &res) | UI_DRAW_STATUS;
+	case KM_UNBOUND: {
+		char name[64];
+
+		ui_message(ui, UI_WARN, "%s is not bound (F1 lists keys)",
+			   km_seq_name(res.keys, res.nkeys, name, sizeof(name)));
+		return UI_DRAW_STATUS;
+	}
+	default:
+		return UI_DRAW_STATUS;
+	}
+}
+
+/* Read a key from the terminal, joining Escape + key into M-key. */
+static int ui_getkey(struct ui *ui, int wait_ms)
+{
+	int c;
+
+	timeout(wait_ms);
+	c = getch();
+	if (c == 27) {
+		int n;
+
+		nodelay(stdscr, TRUE);
+		n = getch();
+		nodelay(stdscr, FALSE);
+		if (n != ERR)
+			c = KM_META | n;
+	}
+	return c;
+}
+
+static void ui_loop(struct ui *ui)
+{
+	int draw = UI_DRAW_ALL;
+	int indexing = 1;
+
+	while (!ui->quit) {
+		int c;
+
+		if (draw) {
+			ui_draw(ui);
+			ui_flush(ui);
+			draw = 0;
+		}
+		c = ui_getkey(ui, indexing ? 250 : 2000);
+		if (c == ERR) {
+			/* Idle: keep the progress fresh and decode ahead. */
+			indexing = ui_poll_index(ui);
+			nav_prefetch(ui);
+			draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
+			continue;
+		}
+		draw = ui_key(ui, c);
+		if (c == KEY_RESIZE)
+			draw = UI_DRAW_ALL;
+	}
+}
+
+/* A script: lines of key names, or ":command" lines, or directives. */
+static int ui_script(struct ui *ui, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int lineno = 0, ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "ptbrowse: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	ui_draw(ui);
+	while (!ui->quit && fgets(line, sizeof(line), f)) {
+		char *p = line, *save, *tok;
+
+		lineno++;
+		line[strcspn(line, "\n")] = 0;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (*p == ':' && p[1]) {
+			ui_command(ui, p + 1);
+			ui_draw(ui);
+			ui_flush(ui);
+			continue;
+		}
+		for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
+		     tok = strtok_r(NULL, " \t", &save)) {
+			int k;
+
+			if (!strcmp(tok, "wait-index")) {
+				if (ui->idx)
+					idx_wait(ui->idx);
+				ui_poll_index(ui);
+			} else if (!strncmp(tok, "resize=", 7)) {
+				int w, h;
+
+				if (sscanf(tok + 7, "%dx%d", &w, &h) == 2 && w > 0 && h > 0) {
+					resizeterm(h, w);
+					ui->rows = h;
+					ui->cols = w;
+					ui_key(ui, KEY_RESIZE);
+				}
+			} else if (!strncmp(tok, "click=", 6)) {
+				int col;
+				struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
+
+				if (sscanf(tok + 6, "%d", &col) == 1 && tl->h)
+					tl_click(ui, col);
+			} else if ((k = km_key_parse(tok)) >= 0) {
+				ui_key(ui, k);
+			} else {
+				/* Plain text types its characters: "50%". */
+				const char *q;
+
+				for (q = tok; *q; q++)
+					ui_key(ui, (unsigned char)*q);
+			}
+			ui_draw(ui);
+			ui_flush(ui);
+		}
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "ptbrowse: %s:%d: read error\n", path, lineno);
+		ret = 1;
+	}
+	fclose(f);
+	return ret;
+}
+
+static void ui_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ptbrowse [options] TRACE\n"
+		"  --keymap NAME       default or emacs (or a .keys file)\n"
+		"  --stream S          the stream (CPU) of a perf.data file: 0, cpu3, ...\n"
+		"  --ascii             no Unicode glyphs\n"
+		"  --no-mouse          leave the mouse to the terminal (F2 toggles)\n"
+		"  --no-state          do not write marks or history\n"
+		"  --no-index          do not index in the background\n"
+		"  --script FILE       run keys from FILE on a virtual screen (no terminal)\n"
+		"  --size COLSxROWS    the virtual screen's size (default 120x40)\n"
+		"  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
+		"  --cpu F/M[/S] --tsc-freq HZ   timing configuration (as ptdump)\n");
+}
+
+/* The browser's options. */
+struct ui_opts {
+	const char *path, *script, *keymap, *stream;
+	int cols, rows, ascii, no_mouse, no_state, no_index;
+	struct tm_config cfg;
+};
+
+static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->cols = 120;
+	o->rows = 40;
+	o->keymap = "default";
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		char opt[64];
+		const char *eq;
+		int r;
+
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			if (o->path) {
+				fprintf(stderr, "ptbrowse: one trace at a time ('%s' and '%s')\n",
+					o->path, a);
+				return 2;
+			}
+			o->path = a;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			ui_usage(stdout);
+			return -1;
+		}
+		eq = strchr(a, '=');
+		snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+		if (!strcmp(opt, "--ascii")) { o->ascii = 1; continue; }
+		if (!strcmp(opt, "--no-mouse")) { o->no_mouse = 1; continue; }
+		if (!strcmp(opt, "--no-state")) { o->no_state = 1; continue; }
+		if (!strcmp(opt, "--no-index")) { o->no_index = 1; continue; }
+		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+		if (!val) {
+			fprintf(stderr, "ptbrowse: %s needs a value\n", opt);
+			return 2;
+		}
+		if (!strcmp(opt, "--script"))
+			o->script = val;
+		else if (!strcmp(opt, "--keymap"))
+			o->keymap = val;
+		else if (!strcmp(opt, "--stream"))
+			o->stream = val;
+		else if (!strcmp(opt, "--size")) {
+			if (sscanf(val, "%dx%d", &o->cols, &o->rows) != 2 || o->cols < 1 ||
+			    o->rows < 1 || o->cols > 1000 || o->rows > 1000) {
+				fprintf(stderr, "ptbrowse: --size %s: want COLSxROWS, e.g. 120x40\n", val);
+				return 2;
+			}
+		} else if ((r = tm_config_option(&o->cfg, opt, val)) != 1) {
+			if (r < 0)
+				fprintf(stderr, "ptbrowse: %s %s: bad value\n", opt, val);
+			else
+				fprintf(stderr, "ptbrowse: unknown option %s (--help lists them)\n", opt);
+			return 2;
+		}
+	}
+	if (!o->path) {
+		fprintf(stderr, "ptbrowse: no trace given\n");
+		ui_usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* Start curses on the terminal, or on a virtual screen for scripts. */
+static int ui_screen_start(struct ui *ui, const struct ui_opts *o)
+{
+	static const char *const virt[] = { "xterm-256color", "xterm", "vt100", "ansi" };
+	const char *term = getenv("TERM");
+
+	if (o->script) {
+		FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+		size_t i;
+
+		if (!out || !in) {
+			fprintf(stderr, "ptbrowse: /dev/null: %s\n", strerror(errno));
+			return 1;
+		}
+		for (i = 0; i < sizeof(virt) / sizeof(virt[0]) && !ui_screen; i++)
+			ui_screen = newterm(virt[i], out, in);
+		if (!ui_screen) {
+			fprintf(stderr, "ptbrowse: no terminfo entry for a virtual screen\n");
+			return 1;
+		}
+		ui->headless = 1;
+		resizeterm(o->rows, o->cols);
+		ui->rows = o->rows;
+		ui->cols = o->cols;
+	} else {
+		if (!term || !*term || !strcmp(term, "dumb")) {
+			fprintf(stderr, "ptbrowse: TERM is %s: the browser needs a terminal "
+				"that can move the cursor (try 'ptbrowse dump' or --script)\n",
+				term && *term ? "'dumb'" : "not set");
+			return 1;
+		}
+		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "ptbrowse: standard %s is not a terminal "
+				"(try 'ptbrowse dump' or --script)\n",
+				isatty(STDIN_FILENO) ? "output" : "input");
+			return 1;
+		}
+		ui_screen = newterm(NULL, stdout, stdin);
+		if (!ui_screen) {
+			fprintf(stderr, "ptbrowse: cannot use terminal type '%s'\n", term);
+			return 1;
+		}
+		getmaxyx(stdscr, ui->rows, ui->cols);
+	}
+	ui_curses_up = 1;
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	screen_init_colors(ui);
+	if (!ui->headless && !o->no_mouse) {
+		ui->mouse = 1;
+		mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED |
+			  BUTTON5_PRESSED, NULL);
+		mouseinterval(0);
+	}
+	return 0;
+}
+
+int cmd_browse_main(int argc, char **argv)
+{
+	struct ui_opts o;
+	struct ui *ui;
+	struct trace *t = NULL;
+	char err[512];
+	int r, ret = 1, s = 0;
+	const char *cs, *nc;
+
+	setlocale(LC_ALL, "");
+	r = ui_parse_args(argc, argv, &o);
+	if (r)
+		return r < 0 ? 0 : r;
+	r = trace_open(&t, o.path, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "ptbrowse: %s\n", err);
+		return 1;
+	}
+	if (o.stream && (s = trace_find_stream(t, o.stream)) < 0) {
+		fprintf(stderr, "ptbrowse: %s: no stream '%s'\n", o.path, o.stream);
+		goto out_trace;
+	}
+	if (!t->nstreams) {
+		fprintf(stderr, "ptbrowse: %s: no Intel PT data\n", o.path);
+		goto out_trace;
+	}
+	ui = calloc(1, sizeof(*ui));
+	if (!ui) {
+		fprintf(stderr, "ptbrowse: out of memory\n");
+		goto out_trace;
+	}
+	ui->trace = t;
+	ui->stream_no = s;
+	ui->img = &t->streams[s].img;
+	ui->name = strrchr(o.path, '/') ? strrchr(o.path, '/') + 1 : o.path;
+	ui->tmcfg = o.cfg;
+	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
+	ui->pk_cols = UI_PK_IP;
+	ui->cy_cols = UI_CY_DELTA | UI_CY_CYCLES | UI_CY_TIME | UI_CY_DMARK | UI_CY_CBR | UI_CY_FREQ;
+	ui->tl_time = 1;
+	cs = nl_langinfo(CODESET);
+	ui->utf8 = !o.ascii && cs && !strcmp(cs, "UTF-8");
+	nc = getenv("NO_COLOR");
+	ui->color = !(nc && *nc);
+	trace_advise(t, TRACE_BROWSE);
+
+	ui->km = km_new();
+	if (!ui->km) {
+		fprintf(stderr, "ptbrowse: out of memory\n");
+		goto out_ui;
+	}
+	if (km_load(ui->km, o.keymap, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse: --keymap %s: %s\n", o.keymap, err);
+		goto out_km;
+	}
+	snprintf(ui->keymap_name, sizeof(ui->keymap_name), "%s", km_name(ui->km));
+	km_state_reset(&ui->ks);
+	if (win_cache_new(&ui->wc, ui->img, NULL, UI_CACHE_BYTES) < 0) {
+		fprintf(stderr, "ptbrowse: out of memory\n");
+		goto out_km;
+	}
+	win_cache_set_timing(ui->wc, &ui->tmcfg);
+	if (!o.no_index && !idx_new(&ui->idx, ui->img, &ui->tmcfg)) {
+		idx_set_guard(ui->idx, trace_guard);
+		if (idx_start(ui->idx) < 0) {
+			idx_free(ui->idx);
+			ui->idx = NULL;
+		}
+	}
+	{
+		struct bm_opts bo = { 0 };
+
+		bo.flags = o.no_state ? BM_NO_STATE : 0;
+		bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
+		bo.report = ui_bm_report;
+		bo.report_ctx = ui;
+		if (bm_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
+			ui->bm = NULL;
+	}
+	if (o.no_state)
+		setenv("PTBROWSE_NO_HISTORY", "1", 1);
+	if (ui_screen_start(ui, &o))
+		goto out_idx;
+	ui_live = ui;
+	ui_signals();
+	atexit(ui_restore_terminal);
+	prompt_init(ui);
+	ui_find_t0(ui);
+	ui_layout(ui);
+	if (km_nerrors(ui->km))
+		ui_message(ui, UI_ERROR, "%s (and %zu more)", km_error(ui->km, 0),
+			   km_nerrors(ui->km) - 1);
+	if (o.script)
+		ret = ui_script(ui, o.script);
+	else {
+		ui_loop(ui);
+		ret = 0;
+	}
+	prompt_done(ui);
+	ui_restore_terminal();
+	if (ui_screen)
+		delscreen(ui_screen);
+	ui_screen = NULL;
+	ui_live = NULL;
+out_idx:
+	idx_free(ui->idx);
+	bm_close(ui->bm);
+	win_cache_free(ui->wc);
+out_km:
+	km_free(ui->km);
+out_ui:
+	free(ui);
+out_trace:
+	trace_close(t);
+	return ret;
+}

@@ -1,0 +1,125 @@
+/* help -- the help screen, generated from the keymap and the action table. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+/* Line @n of the help text into @buf; returns 0, or -1 past the end. */
+static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold)
+{
+	static const char *const intro[] = {
+		"ptbrowse: keys and commands (q or Escape closes; j k Space b scroll)",
+		"",
+		"Every command also works at the ':' prompt, e.g. ':goto 50%', ':goto 0x1f40',",
+		"':save-screen FILE', ':set raw on'.  A count typed first repeats or aims a key",
+		"(3j, 50%).  The packet pane, the cycle pane and the timeline move together.",
+		"",
+	};
+	int nintro = (int)(sizeof(intro) / sizeof(intro[0]));
+	int a;
+
+	*bold = 0;
+	if (n < nintro) {
+		snprintf(buf, size, "%s", intro[n]);
+		*bold = n == 0;
+		return 0;
+	}
+	n -= nintro;
+	for (a = 0; a < ACTION__N; a++) {
+		char keys[128] = "", more[128];
+		enum km_table t;
+
+		if (action_table[a].flags & ACT_PREFIX)
+			continue;
+		if (n--)
+			continue;
+		for (t = KM_T_GLOBAL; t <= KM_T_TIMELINE; t++) {
+			more[0] = 0;
+			if (ui->km && km_keys_for(ui->km, t, (enum action)a, more, sizeof(more)) > 0) {
+				size_t l = strlen(keys);
+
+				snprintf(keys + l, sizeof(keys) - l, "%s%s%s%s", l ? ", " : "", more,
+					 t == KM_T_GLOBAL ? "" : " in ", t == KM_T_GLOBAL ? "" :
+					 km_table_name(t));
+			}
+		}
+		snprintf(buf, size, "  %-22s %-20s %s%s%s", keys[0] ? keys : "-",
+			 action_table[a].name, action_table[a].help,
+			 action_table[a].usage[0] ? "  :" : "", action_table[a].usage[0] ?
+			 action_table[a].usage : "");
+		return 0;
+	}
+	return -1;
+}
+
+static int help_nlines(const struct ui *ui)
+{
+	char buf[8];
+	int n = 0, b;
+
+	while (!help_line(ui, n, buf, sizeof(buf), &b))
+		n++;
+	return n;
+}
+
+void help_draw(struct ui *ui)
+{
+	int y, n = help_nlines(ui);
+
+	if (ui->help_top > n - 1)
+		ui->help_top = n - 1;
+	if (ui->help_top < 0)
+		ui->help_top = 0;
+	for (y = 0; y < ui->rows - 1; y++) {
+		char buf[512];
+		int bold;
+
+		screen_clear(y, 0, ui->cols);
+		if (help_line(ui, ui->help_top + y, buf, sizeof(buf), &bold))
+			continue;
+		attrset(bold ? A_BOLD : A_NORMAL);
+		screen_put(y, 0, ui->cols, buf);
+	}
+	attrset(screen_attr(ui, SC_STATUS));
+	screen_clear(ui->rows - 1, 0, ui->cols);
+	{
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), " help  line %d/%d", ui->help_top + 1, n);
+		screen_put(ui->rows - 1, 0, ui->cols, buf);
+	}
+	attrset(A_NORMAL);
+}
+
+int help_key(struct ui *ui, int key)
+{
+	int page = ui->rows > 3 ? ui->rows - 2 : 1;
+
+	switch (key) {
+	case 'q': case 27: case KEY_F(1): case 'H':
+		ui->help = 0;
+		return UI_DRAW_ALL;
+	case 'j': case KEY_DOWN: case 14: case 13: case 10:
+		ui->help_top++;
+		break;
+	case 'k': case KEY_UP: case 16:
+		ui->help_top--;
+		break;
+	case ' ': case 'f': case KEY_NPAGE: case 6:
+		ui->help_top += page;
+		break;
+	case 'b': case KEY_PPAGE: case 2:
+		ui->help_top -= page;
+		break;
+	case 'g': case KEY_HOME: case '<':
+		ui->help_top = 0;
+		break;
+	case 'G': case KEY_END: case '>':
+		ui->help_top = help_nlines(ui) - page;
+		break;
+	default:
+		break;
+	}
+	return UI_DRAW_ALL;
+}

@@ -1,0 +1,372 @@
+/* nav -- moving the one cursor (a byte offset) and the view over it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+/* Rows a search on the UI thread looks at before giving up (a few tens of
+ * MiB of trace): the whole-trace searches belong to the search module. */
+#define NAV_BUDGET 2000000
+
+int nav_view_rows(const struct ui *ui)
+{
+	/* The pane's first row is its heading. */
+	int h = ui->panes[UI_PANE_PACKETS].h - 1;
+
+	return h > 0 ? h : 1;
+}
+
+int nav_cursor_row(struct ui *ui, struct win_row *row)
+{
+	struct win_iter it = { 0 };
+	int r = win_seek(&it, ui->wc, ui->cursor);
+
+	if (!r)
+		*row = *win_row(&it);
+	win_iter_release(&it);
+	return r;
+}
+
+/* Step @it @n rows (negative: back); returns the rows actually moved. */
+static long nav_step(struct win_iter *it, long n)
+{
+	long done = 0;
+
+	while (n > 0 && !win_next(it))
+		n--, done++;
+	while (n < 0 && !win_prev(it))
+		n++, done--;
+	return done;
+}
+
+/* The offset of the row @n rows away from the one holding @off. */
+static uint64_t nav_offset_by(struct ui *ui, uint64_t off, long n, long *moved)
+{
+	struct win_iter it = { 0 };
+	long m = 0;
+
+	if (!win_seek(&it, ui->wc, off)) {
+		m = nav_step(&it, n);
+		off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	if (moved)
+		*moved = m;
+	return off;
+}
+
+void nav_fix_view(struct ui *ui)
+{
+	struct win_iter it = { 0 };
+	int h = nav_view_rows(ui), i;
+	uint64_t cur;
+
+	if (win_seek(&it, ui->wc, ui->cursor))
+		goto out;
+	cur = ui->cursor = win_row(&it)->pkt.offset;
+	if (win_seek(&it, ui->wc, ui->top))
+		goto out;
+	ui->top = win_row(&it)->pkt.offset;
+	if (cur < ui->top) {
+		ui->top = cur;
+	} else {
+		for (i = 0; i < h; i++) {
+			if (win_row(&it)->pkt.offset == cur)
+				break;
+			if (win_next(&it))
+				break;
+		}
+		if (i == h || win_row(&it)->pkt.offset != cur)
+			ui->top = nav_offset_by(ui, cur, -(long)(h - 1), NULL);
+	}
+	/* No empty rows below the last packet while there is more above. */
+	if (win_seek(&it, ui->wc, ui->top))
+		goto out;
+	i = 1 + (int)nav_step(&it, h - 1);
+	if (i < h)
+		ui->top = nav_offset_by(ui, ui->top, -(long)(h - i), NULL);
+out:
+	win_iter_release(&it);
+}
+
+int nav_lines(struct ui *ui, long n)
+{
+	long moved;
+
+	ui->cursor = nav_offset_by(ui, ui->cursor, n, &moved);
+	ui->dir = n < 0 ? -1 : 1;
+	nav_fix_view(ui);
+	return UI_DRAW_ALL;
+}
+
+int nav_scroll(struct ui *ui, long n)
+{
+	long moved;
+
+	ui->top = nav_offset_by(ui, ui->top, n, &moved);
+	ui->dir = n < 0 ? -1 : 1;
+	/* The cursor rides along if the view left it behind. */
+	if (ui->cursor < ui->top)
+		ui->cursor = ui->top;
+	else {
+		uint64_t last = nav_offset_by(ui, ui->top, nav_view_rows(ui) - 1, NULL);
+
+		if (ui->cursor > last)
+			ui->cursor = last;
+	}
+	nav_fix_view(ui);
+	return UI_DRAW_ALL;
+}
+
+/* Page moves shift the view and the cursor together (lnav's cursor mode). */
+int nav_page(struct ui *ui, long n)
+{
+	ui->top = nav_offset_by(ui, ui->top, n, NULL);
+	ui->cursor = nav_offset_by(ui, ui->cursor, n, NULL);
+	ui->dir = n < 0 ? -1 : 1;
+	nav_fix_view(ui);
+	return UI_DRAW_ALL;
+}
+
+static void nav_push(struct ui *ui, uint64_t off)
+{
+	if (ui->nhist && ui->hist[ui->nhist - 1] == off) {
+		ui->hist_pos = ui->nhist;
+		return;
+	}
+	if (ui->nhist == UI_HISTORY) {
+		memmove(ui->hist, ui->hist + 1, (UI_HISTORY - 1) * sizeof(ui->hist[0]));
+		ui->nhist--;
+	}
+	ui->hist[ui->nhist++] = off;
+	ui->hist_pos = ui->nhist;
+}
+
+/* Put the cursor on the row holding @off, a third down the view. */
+static int nav_place(struct ui *ui, uint64_t off)
+{
+	int h = nav_view_rows(ui);
+
+	ui->cursor = nav_offset_by(ui, off, 0, NULL);
+	ui->top = nav_offset_by(ui, ui->cursor, -(long)(h / 3), NULL);
+	nav_fix_view(ui);
+	return UI_DRAW_ALL;
+}
+
+int nav_jump(struct ui *ui, uint64_t off)
+{
+	nav_push(ui, ui->cursor);
+	ui->dir = off < ui->cursor ? -1 : 1;
+	return nav_place(ui, off);
+}
+
+int nav_start(struct ui *ui)
+{
+	return nav_jump(ui, 0);
+}
+
+int nav_end(struct ui *ui)
+{
+	uint64_t end = ui->img->size ? ui->img->size - 1 : 0;
+
+	nav_push(ui, ui->cursor);
+	ui->dir = -1;
+	ui->cursor = nav_offset_by(ui, end, 0, NULL);
+	ui->top = nav_offset_by(ui, ui->cursor, -(long)(nav_view_rows(ui) - 1), NULL);
+	nav_fix_view(ui);
+	return UI_DRAW_ALL;
+}
+
+int nav_psb(struct ui *ui, int dir, uint64_t n)
+{
+	uint64_t off = ui->cursor, p;
+
+	while (n--) {
+		int r = dir > 0 ? win_psb_after(ui->wc, off, &p)
+				: (off ? win_psb_at_or_before(ui->wc, off - 1, &p)
+				       : -pte_nosync);
+
+		if (r < 0) {
+			if (off == ui->cursor) {
+				ui_message(ui, UI_WARN, "no %s PSB",
+					   dir > 0 ? "further" : "earlier");
+				return UI_DRAW_STATUS;
+			}
+			break;
+		}
+		off = p;
+	}
+	nav_push(ui, ui->cursor);
+	ui->dir = dir;
+	ui->cursor = off;
+	ui->top = nav_offset_by(ui, off, -2, NULL);
+	nav_fix_view(ui);
+	return UI_DRAW_ALL;
+}
+
+static int nav_is_trouble(const struct win_row *row)
+{
+	return (row->flags & WIN_F_ERROR) || row->pkt.type == PKT_OVF;
+}
+
+/*
+ * With the index's segment summaries, skip clean segments: when the walk
+ * enters segment @i (forward: at its PSB; backward: at its last row), move
+ * @it to the nearest segment with trouble.  Returns 1 if it moved, 0 if
+ * not, -1 if the index knows there is no more trouble.
+ */
+static int nav_skip_clean(struct ui *ui, struct win_iter *it, int dir)
+{
+	struct idx_summary sum;
+	struct idx_seek seek;
+	const struct win_row *row = win_row(it);
+	size_t i, seg;
+	int r;
+
+	if (!ui->idx || idx_find(ui->idx, row->pkt.offset, &i) < 0)
+		return 0;
+	if (idx_summary(ui->idx, i, &sum) != 0 || sum.novf || sum.nerrors)
+		return 0;
+	r = idx_next_trouble(ui->idx, i, dir, &seg);
+	if (r == -pte_eos)
+		return -1;
+	if (r != 0)
+		return 0;
+	if (dir > 0) {
+		if (idx_seek(ui->idx, seg, &seek) < 0)
+			return 0;
+		return win_seek(it, ui->wc, seek.offset) ? 0 : 1;
+	}
+	if (idx_seek(ui->idx, seg + 1, &seek) < 0)
+		seek.offset = ui->img->size;
+	return win_seek(it, ui->wc, seek.offset - 1) ? 0 : 1;
+}
+
+/* Walk from the cursor to the @n-th row matching @match (with @arg). */
+static int nav_walk(struct ui *ui, int dir, uint64_t n,
+		    int (*match)(const struct win_row *, int), int arg,
+		    int skip, const char *what)
+{
+	struct win_iter it = { 0 };
+	long budget = NAV_BUDGET;
+	uint64_t found = 0;
+	int ret = UI_DRAW_STATUS;
+
+	if (win_seek(&it, ui->wc, ui->cursor))
+		goto out;
+	ui->interrupted = 0;
+	while (found < n && budget-- > 0) {
+		const struct win_row *row;
+		int left_psb = win_row(&it)->pkt.type == PKT_PSB;
+
+		if ((dir > 0 ? win_next(&it) : win_prev(&it)) < 0) {
+			ui_message(ui, UI_WARN, "no %s %s", dir > 0 ? "further" : "earlier", what);
+			goto out;
+		}
+		row = win_row(&it);
+		if (match(row, arg)) {
+			found++;
+			continue;
+		}
+		/* Entering a segment: forward at its PSB, backward at its
+		 * last row (just left the next segment's PSB). */
+		if (skip && ((dir > 0 && row->pkt.type == PKT_PSB) ||
+			     (dir < 0 && left_psb))) {
+			int s = nav_skip_clean(ui, &it, dir);
+
+			if (s < 0) {
+				ui_message(ui, UI_WARN, "no %s %s",
+					   dir > 0 ? "further" : "earlier", what);
+				goto out;
+			}
+			if (s > 0 && match(win_row(&it), arg))
+				found++;
+		}
+		if (!(budget & 0xffff) && ui_key_waiting(ui) && ui->interrupted) {
+			ui_message(ui, UI_WARN, "interrupted");
+			goto out;
+		}
+	}
+	if (found < n) {
+		ui_message(ui, UI_WARN, "no %s within %d packets; '/' searches the whole trace",
+			   what, NAV_BUDGET);
+		goto out;
+	}
+	nav_push(ui, ui->cursor);
+	ui->dir = dir;
+	ret = nav_place(ui, win_row(&it)->pkt.offset);
+out:
+	win_iter_release(&it);
+	return ret;
+}
+
+static int match_trouble(const struct win_row *row, int arg)
+{
+	return nav_is_trouble(row);
+}
+
+static int match_type(const struct win_row *row, int type)
+{
+	return !(row->flags & WIN_F_ERROR) && row->pkt.type == type;
+}
+
+int nav_error(struct ui *ui, int dir, uint64_t n)
+{
+	return nav_walk(ui, dir, n, match_trouble, 0, 1, "OVF or error");
+}
+
+int nav_same_type(struct ui *ui, int dir, uint64_t n)
+{
+	struct win_row row;
+
+	if (nav_cursor_row(ui, &row))
+		return UI_DRAW_NONE;
+	if (row.flags & WIN_F_ERROR)
+		return nav_error(ui, dir, n);
+	return nav_walk(ui, dir, n, match_type, row.pkt.type, 0,
+			pkt_type_name(row.pkt.type));
+}
+
+int nav_history(struct ui *ui, int dir)
+{
+	if (dir < 0) {
+		if (ui->hist_pos == ui->nhist) {
+			nav_push(ui, ui->cursor);
+			ui->hist_pos = ui->nhist - 1;
+		}
+		if (ui->hist_pos <= 0) {
+			ui_message(ui, UI_WARN, "at the oldest position");
+			return UI_DRAW_STATUS;
+		}
+		ui->hist_pos--;
+	} else {
+		if (ui->hist_pos + 1 >= ui->nhist) {
+			ui_message(ui, UI_WARN, "at the newest position");
+			return UI_DRAW_STATUS;
+		}
+		ui->hist_pos++;
+	}
+	ui->dir = dir;
+	return nav_place(ui, ui->hist[ui->hist_pos]);
+}
+
+int nav_last(struct ui *ui)
+{
+	uint64_t to;
+
+	if (!ui->nhist) {
+		ui_message(ui, UI_WARN, "no previous position");
+		return UI_DRAW_STATUS;
+	}
+	to = ui->hist[ui->nhist - 1];
+	nav_push(ui, ui->cursor);
+	return nav_place(ui, to);
+}
+
+void nav_prefetch(struct ui *ui)
+{
+	uint64_t edge = ui->dir < 0 ? ui->top
+				    : nav_offset_by(ui, ui->top, nav_view_rows(ui), NULL);
+
+	win_prefetch(ui->wc, edge, ui->dir < 0 ? -1 : 1);
+}

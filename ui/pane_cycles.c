@@ -1,0 +1,206 @@
+/* pane_cycles -- the cycle pane: the time of each packet-pane row. */
+#include <curses.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+/* A column: its flag, heading and width. */
+static const struct {
+	unsigned flag;
+	const char *head, *ascii;
+	int width;
+} pane_cycles_cols[] = {
+	{ UI_CY_DELTA, "Δcyc", "dcyc", 6 },
+	{ UI_CY_CYCLES, "cycles", "cycles", 13 },
+	{ UI_CY_TSC, "tsc", "tsc", 14 },
+	{ UI_CY_TIME, "time", "time", 10 },
+	{ UI_CY_DMARK, "Δref", "dref", 10 },
+	{ UI_CY_CBR, "cbr", "cbr", 3 },
+	{ UI_CY_FREQ, "MHz", "MHz", 4 },
+};
+
+#define NCOLS (sizeof(pane_cycles_cols) / sizeof(pane_cycles_cols[0]))
+
+/* The TSC of @row as a double (with its fraction), or NAN. */
+static double pane_cycles_tsc(const struct win_row *row)
+{
+	if (!(row->ts.flags & (TM_F_TSC | TM_F_REL)))
+		return NAN;
+	return (double)row->ts.tsc + row->ts.tsc_frac / 4294967296.0;
+}
+
+/* Cell @c of @row into @buf. */
+static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
+			     double ref_tsc, unsigned flag, char *buf, size_t size)
+{
+	const struct tm_stamp *ts = &row->ts;
+	double t;
+
+	buf[0] = 0;
+	if (row->flags & WIN_F_ERROR)
+		return;
+	switch (flag) {
+	case UI_CY_DELTA:
+		if (row->pkt.type == PKT_CYC)
+			snprintf(buf, size, "%" PRIu64, row->pkt.u.cyc);
+		else if ((ts->flags & TM_F_EXACT) && ts->cyc_delta)
+			snprintf(buf, size, "+%" PRIu64, ts->cyc_delta);
+		break;
+	case UI_CY_CYCLES:
+		if (!(ts->flags & TM_F_CYC))
+			break;
+		if (ts->flags & TM_F_BOUNDED) {
+			if (row->cyc_hi > ts->cycles)
+				snprintf(buf, size, "%" PRIu64 "-%" PRIu64,
+					 ts->cycles, row->cyc_hi);
+			else
+				snprintf(buf, size, "%s%" PRIu64,
+					 screen_glyph(ui, "≥", ">="), ts->cycles);
+		} else {
+			snprintf(buf, size, "%" PRIu64, ts->cycles);
+		}
+		break;
+	case UI_CY_TSC:
+		if (ts->flags & TM_F_TSC)
+			snprintf(buf, size, "%" PRIx64, ts->tsc);
+		break;
+	case UI_CY_TIME:
+		t = pane_cycles_tsc(row);
+		if (!isnan(t) && ui->have_t0 && (ts->flags & TM_F_TSC))
+			status_fmt_ns(buf, size, status_tsc_ns(ui, ui->t0, ts->tsc));
+		break;
+	case UI_CY_DMARK:
+		t = pane_cycles_tsc(row);
+		if (!isnan(t) && !isnan(ref_tsc) && (ts->flags & TM_F_TSC)) {
+			double ns = status_tsc_ns(ui, (uint64_t)ref_tsc, ts->tsc);
+			char tmp[32];
+
+			if (isnan(ns))
+				break;
+			status_fmt_ns(tmp, sizeof(tmp), fabs(ns));
+			snprintf(buf, size, "%s%s", ns < 0 ? "-" : "+", tmp);
+		}
+		break;
+	case UI_CY_CBR:
+		if (ts->cbr)
+			snprintf(buf, size, "%u", ts->cbr);
+		break;
+	case UI_CY_FREQ:
+		if (ts->flags & TM_F_FREQ)
+			snprintf(buf, size, "%u", (ts->khz + 500) / 1000);
+		break;
+	}
+}
+
+/* The TSC of the reference row (the last mark set), or NAN. */
+static double pane_cycles_ref(struct ui *ui)
+{
+	struct win_iter it = { 0 };
+	double t = NAN;
+
+	if (!ui->ref_name)
+		return NAN;
+	if (!win_seek(&it, ui->wc, ui->ref_off) &&
+	    (win_row(&it)->ts.flags & TM_F_TSC))
+		t = (double)win_row(&it)->ts.tsc;
+	win_iter_release(&it);
+	return t;
+}
+
+static void pane_cycles_draw(struct ui *ui, struct pane *p)
+{
+	struct win_iter it = { 0 };
+	int focused = ui->focus == UI_PANE_CYCLES;
+	double ref = pane_cycles_ref(ui);
+	const char *bar = screen_glyph(ui, "│", "|");
+	int y, have, x;
+	size_t c;
+
+	if (p->h <= 0 || p->w <= 2)
+		return;
+	/* The heading. */
+	screen_clear(p->y, p->x, p->w);
+	screen_put(p->y, p->x, 1, bar);
+	attrset(A_BOLD);
+	x = 2;
+	for (c = 0; c < NCOLS; c++) {
+		char h[32];
+
+		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
+			continue;
+		if (x + pane_cycles_cols[c].width > p->w)
+			break;
+		if (pane_cycles_cols[c].flag == UI_CY_DMARK && ui->ref_name)
+			snprintf(h, sizeof(h), "%s'%c",
+				 screen_glyph(ui, "Δ", "d"), ui->ref_name);
+		else
+			snprintf(h, sizeof(h), "%s", screen_glyph(ui,
+				 pane_cycles_cols[c].head, pane_cycles_cols[c].ascii));
+		screen_put(p->y, p->x + x, pane_cycles_cols[c].width, h);
+		x += pane_cycles_cols[c].width + 1;
+	}
+	attrset(A_NORMAL);
+	have = !win_seek(&it, ui->wc, ui->top);
+	for (y = 1; y < p->h; y++) {
+		int sy = p->y + y, attr = 0;
+		const struct win_row *row;
+
+		screen_clear(sy, p->x, p->w);
+		screen_put(sy, p->x, 1, bar);
+		if (!have)
+			continue;
+		row = win_row(&it);
+		if (row->pkt.offset == ui->cursor) {
+			attr = focused ? A_REVERSE : A_UNDERLINE | A_BOLD;
+			attrset(attr);
+			screen_clear(sy, p->x + 1, p->w - 1);
+		} else if (row->ts.flags & TM_F_EXACT) {
+			attr = A_BOLD;
+		}
+		attrset(attr);
+		x = 2;
+		for (c = 0; c < NCOLS; c++) {
+			char cell[48];
+			int w = pane_cycles_cols[c].width, len;
+
+			if (!(ui->cy_cols & pane_cycles_cols[c].flag))
+				continue;
+			if (x + w > p->w)
+				break;
+			pane_cycles_cell(ui, row, ref, pane_cycles_cols[c].flag,
+					 cell, sizeof(cell));
+			len = (int)strlen(cell);
+			/* Numbers line up on the right. */
+			screen_put(sy, p->x + x + (len < w ? w - len : 0), w, cell);
+			x += w + 1;
+		}
+		attrset(A_NORMAL);
+		have = !win_next(&it);
+	}
+	win_iter_release(&it);
+}
+
+static int pane_cycles_key(struct ui *ui, struct pane *p, const struct km_result *res)
+{
+	return UI_NOT_MINE;
+}
+
+static void pane_cycles_resize(struct ui *ui, struct pane *p)
+{
+}
+
+static void pane_cycles_free(struct pane *p)
+{
+}
+
+const struct pane_ops pane_cycles_ops = {
+	.name = "timing",
+	.table = KM_T_TIMING,
+	.draw = pane_cycles_draw,
+	.key = pane_cycles_key,
+	.resize = pane_cycles_resize,
+	.free = pane_cycles_free,
+};

@@ -1,0 +1,184 @@
+/* pane_packets -- the packet pane: one row per packet, ptdump's words. */
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dump_fmt.h"
+#include "marks.h"
+#include "ui.h"
+
+/* Hex digits needed for offsets in this trace (at least 8). */
+static int pane_packets_owidth(const struct ui *ui)
+{
+	uint64_t s = ui->img->size;
+	int d = 1;
+
+	while (s >>= 4)
+		d++;
+	return d < 8 ? 8 : d;
+}
+
+/* The text of @row (without the gutter), for columns from 0. */
+static void pane_packets_text(const struct ui *ui, struct win_iter *it,
+			      char *buf, size_t size)
+{
+	const struct win_row *row = win_row(it);
+	char payload[DUMP_PAYLOAD_MAX + 8] = "";
+	size_t len;
+
+	len = (size_t)snprintf(buf, size, "0x%0*" PRIx64 "  ",
+			       pane_packets_owidth(ui), row->pkt.offset);
+	if (ui->pk_cols & UI_PK_RAW) {
+		uint8_t raw[8];
+		char hex[32] = "";
+		size_t n = win_row_bytes(it, raw, sizeof(raw)), i, h = 0;
+
+		for (i = 0; i < n; i++)
+			h += (size_t)snprintf(hex + h, sizeof(hex) - h, "%02x", raw[i]);
+		if (row->size > n && h + 1 < sizeof(hex))
+			hex[h++] = '+';
+		hex[h] = 0;
+		len += (size_t)snprintf(buf + len, size - len, "%-17s ", hex);
+	}
+	if (len >= size)
+		return;
+	if (row->flags & WIN_F_ERROR) {
+		snprintf(buf + len, size - len, "%-10s %s: %" PRIu64 " bytes %s",
+			 row->flags & WIN_F_PRE_PSB ? "nosync" : "error",
+			 pte_strerror(row->err), row->size,
+			 row->pkt.offset + row->size >= ui->img->size ?
+				"to the end" : "skipped to the next PSB");
+		return;
+	}
+	dump_fmt_payload(payload, sizeof(payload), &row->pkt);
+	len += (size_t)snprintf(buf + len, size - len, "%-10s %-24s",
+				pkt_type_name(row->pkt.type), payload);
+	if (len >= size || !(ui->pk_cols & UI_PK_IP))
+		return;
+	if (row->flags & WIN_F_HAVE_IP)
+		snprintf(buf + len, size - len, " ip %016" PRIx64, row->ip);
+	else if (row->flags & WIN_F_IP_SUPP)
+		snprintf(buf + len, size - len, " ip <suppressed>");
+}
+
+/* The mark letter at @off, or 0. */
+static char pane_packets_mark(const struct ui *ui, uint64_t off)
+{
+	long i;
+
+	if (!ui->bm)
+		return 0;
+	i = bm_find_at(ui->bm, BM_MARK, off);
+	if (i >= 0)
+		return bm_at(ui->bm, (size_t)i)->name[0];
+	if (bm_find_at(ui->bm, BM_BOOKMARK, off) >= 0)
+		return '*';
+	return 0;
+}
+
+static void pane_packets_draw(struct ui *ui, struct pane *p)
+{
+	struct win_iter it = { 0 };
+	int focused = ui->focus == UI_PANE_PACKETS;
+	int y, have;
+	char head[256];
+
+	attrset(A_BOLD);
+	snprintf(head, sizeof(head), "  %-*s  %s%-10s %-24s%s", pane_packets_owidth(ui) + 2,
+		 "offset", ui->pk_cols & UI_PK_RAW ? "raw               " : "",
+		 "packet", "payload", ui->pk_cols & UI_PK_IP ? " last ip" : "");
+	screen_clear(p->y, p->x, p->w);
+	screen_put(p->y, p->x, p->w, head);
+	attrset(A_NORMAL);
+	have = !win_seek(&it, ui->wc, ui->top);
+	for (y = 1; y < p->h; y++) {
+		int sy = p->y + y, attr, col;
+		const struct win_row *row;
+		char text[512], gut[8];
+		const char *bracket = " ";
+		char mark;
+
+		screen_clear(sy, p->x, p->w);
+		if (!have)
+			continue;
+		row = win_row(&it);
+		pane_packets_text(ui, &it, text, sizeof(text));
+		mark = pane_packets_mark(ui, row->pkt.offset);
+		if (row->pkt.type == PKT_PSB && !(row->flags & WIN_F_ERROR))
+			bracket = screen_glyph(ui, "┌", "+");
+		else if (row->pkt.type == PKT_PSBEND)
+			bracket = screen_glyph(ui, "└", "+");
+		else if (row->flags & WIN_F_PSBPLUS)
+			bracket = screen_glyph(ui, "│", "|");
+		if (row->flags & WIN_F_ERROR)
+			attr = screen_attr(ui, SC_ERROR);
+		else
+			attr = screen_attr(ui, screen_class_color(
+					pkt_type_class(row->pkt.type)));
+		if (row->pkt.type == PKT_PAD || (row->flags & WIN_F_PRE_PSB))
+			attr = screen_attr(ui, SC_DIM);
+		if (row->flags & WIN_F_PRE_PSB)
+			bracket = screen_glyph(ui, "┆", ":");
+		if (row->pkt.offset == ui->cursor)
+			attr = (attr & ~A_DIM) | (focused ? A_REVERSE : A_UNDERLINE | A_BOLD);
+		/* The gutter: cursor, mark letter, PSB+ bracket. */
+		attrset(screen_attr(ui, SC_MARK));
+		gut[0] = row->pkt.offset == ui->cursor ? '>' : ' ';
+		gut[1] = 0;
+		screen_put(sy, p->x, 1, gut);
+		gut[0] = mark ? mark : ' ';
+		screen_put(sy, p->x + 1, 1, gut);
+		attrset(screen_attr(ui, SC_SYNC));
+		screen_put(sy, p->x + 2, 1, bracket);
+		attrset(attr);
+		col = 3;
+		if (row->pkt.offset == ui->cursor)
+			screen_clear(sy, p->x + col, p->w - col);
+		if ((int)strlen(text) > ui->hscroll)
+			screen_put(sy, p->x + col, p->w - col, text + ui->hscroll);
+		attrset(A_NORMAL);
+		if (row->flags & WIN_F_GAP) {
+			attrset(screen_attr(ui, SC_MSGERR));
+			screen_put(sy, p->x + p->w - 6, 6, " [gap]");
+			attrset(A_NORMAL);
+		}
+		have = !win_next(&it);
+	}
+	win_iter_release(&it);
+}
+
+static int pane_packets_key(struct ui *ui, struct pane *p, const struct km_result *res)
+{
+	switch (res->action) {
+	case ACTION_SCROLL_LEFT:
+		ui->hscroll -= 8 * (int)res->count;
+		if (ui->hscroll < 0)
+			ui->hscroll = 0;
+		return UI_DRAW_PANES;
+	case ACTION_SCROLL_RIGHT:
+		ui->hscroll += 8 * (int)res->count;
+		if (ui->hscroll > 200)
+			ui->hscroll = 200;
+		return UI_DRAW_PANES;
+	default:
+		return UI_NOT_MINE;
+	}
+}
+
+static void pane_packets_resize(struct ui *ui, struct pane *p)
+{
+}
+
+static void pane_packets_free(struct pane *p)
+{
+}
+
+const struct pane_ops pane_packets_ops = {
+	.name = "packets",
+	.table = KM_T_PACKETS,
+	.draw = pane_packets_draw,
+	.key = pane_packets_key,
+	.resize = pane_packets_resize,
+	.free = pane_packets_free,
+};

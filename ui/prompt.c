@@ -1,0 +1,290 @@
+/*
+ * prompt -- the ':' prompt on GNU readline's callback interface.
+ *
+ * readline never sees the terminal: keys come from getch() through a small
+ * queue (rl_getc_function), it draws through rl_redisplay_function into
+ * the message line, its terminal preparation is a no-op, and it neither
+ * catches signals nor sets LINES/COLUMNS, so ncurses stays in charge and
+ * the index keeps running while the user types.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "pkt.h"
+#include "ui.h"
+#include "xdg.h"
+
+#define PROMPT_HISTORY_MAX 1000
+
+static struct ui *prompt_ui;
+static int prompt_q[32];
+static int prompt_qhead, prompt_qtail;
+static char prompt_hist_path[4096];
+static FILE *prompt_null;
+static char prompt_matches[256];
+
+static int prompt_getc(FILE *f)
+{
+	if (prompt_qhead == prompt_qtail)
+		return EOF;
+	return prompt_q[prompt_qhead++ % 32];
+}
+
+static int prompt_avail(void)
+{
+	return prompt_qhead != prompt_qtail;
+}
+
+static void prompt_push(int c)
+{
+	if (prompt_qtail - prompt_qhead < 32)
+		prompt_q[prompt_qtail++ % 32] = c;
+}
+
+static void prompt_pushs(const char *s)
+{
+	while (*s)
+		prompt_push((unsigned char)*s++);
+}
+
+static void prompt_redisplay(void)
+{
+	/* The main loop draws the line from rl_line_buffer. */
+}
+
+static void prompt_noprep(int meta)
+{
+}
+
+static void prompt_nodeprep(void)
+{
+}
+
+static void prompt_close(struct ui *ui)
+{
+	rl_callback_handler_remove();
+	ui->prompt = 0;
+	prompt_qhead = prompt_qtail = 0;
+	prompt_matches[0] = 0;
+	curs_set(0);
+}
+
+static void prompt_line(char *line)
+{
+	struct ui *ui = prompt_ui;
+
+	prompt_close(ui);
+	if (!line)
+		return;
+	if (*line) {
+		HIST_ENTRY *last = history_length ? history_get(history_base + history_length - 1) : NULL;
+
+		if (!last || strcmp(last->line, line))
+			add_history(line);
+		if (prompt_hist_path[0])
+			write_history(prompt_hist_path);
+		ui->msg[0] = 0;
+		ui_command(ui, line);
+	}
+	free(line);
+}
+
+/* Candidates: command names first, then by position (packet types for
+ * searches, file names for file arguments). */
+static char *prompt_gen_command(const char *text, int state)
+{
+	static int i;
+	size_t len = strlen(text);
+
+	if (!state)
+		i = 0;
+	while (i < ACTION__N) {
+		const struct action_info *a = &action_table[i++];
+
+		if (!(a->flags & ACT_PREFIX) && !strncmp(a->name, text, len))
+			return strdup(a->name);
+	}
+	return NULL;
+}
+
+static char *prompt_gen_type(const char *text, int state)
+{
+	static int t;
+	size_t len = strlen(text);
+
+	if (!state)
+		t = 1;
+	while (t < PKT_NTYPES) {
+		const char *n = pkt_type_name((enum pkt_type)t++);
+
+		if (n && !strncmp(n, text, len))
+			return strdup(n);
+	}
+	return NULL;
+}
+
+static char **prompt_complete(const char *text, int start, int end)
+{
+	char word[64];
+	size_t n = 0;
+	enum action a;
+	const char *usage;
+
+	rl_attempted_completion_over = 1;
+	while (rl_line_buffer[n] == ' ')
+		n++;
+	if ((int)n >= start)
+		return rl_completion_matches(text, prompt_gen_command);
+	{
+		size_t k = 0;
+
+		while (rl_line_buffer[n + k] && rl_line_buffer[n + k] != ' ' && k + 1 < sizeof(word))
+			k++;
+		memcpy(word, rl_line_buffer + n, k);
+		word[k] = 0;
+	}
+	a = action_find(word);
+	usage = a == ACTION_NONE ? "" : action_table[a].usage;
+	if (strstr(usage, "FILE"))
+		return rl_completion_matches(text, rl_filename_completion_function);
+	if (strstr(usage, "TYPE"))
+		return rl_completion_matches(text, prompt_gen_type);
+	if (strstr(usage, "COMMAND"))
+		return rl_completion_matches(text, prompt_gen_command);
+	return NULL;
+}
+
+/* Show several completions in the message line instead of on the tty. */
+static void prompt_show_matches(char **matches, int n, int maxlen)
+{
+	size_t len = 0;
+	int i;
+
+	prompt_matches[0] = 0;
+	for (i = 1; i <= n && len + 2 < sizeof(prompt_matches); i++)
+		len += (size_t)snprintf(prompt_matches + len, sizeof(prompt_matches) - len,
+					"%s ", matches[i]);
+}
+
+void prompt_init(struct ui *ui)
+{
+	char dir[4000];
+
+	prompt_ui = ui;
+	rl_readline_name = "ptbrowse";
+	rl_catch_signals = 0;
+	rl_catch_sigwinch = 0;
+	rl_change_environment = 0;
+	rl_getc_function = prompt_getc;
+	rl_input_available_hook = prompt_avail;
+	rl_redisplay_function = prompt_redisplay;
+	rl_prep_term_function = prompt_noprep;
+	rl_deprep_term_function = prompt_nodeprep;
+	rl_attempted_completion_function = prompt_complete;
+	rl_completion_display_matches_hook = prompt_show_matches;
+	prompt_null = fopen("/dev/null", "r+");
+	if (prompt_null) {
+		rl_instream = prompt_null;
+		rl_outstream = prompt_null;
+	}
+	stifle_history(PROMPT_HISTORY_MAX);
+	if (getenv("PTBROWSE_NO_HISTORY"))
+		return;
+	if (!xdg_dir(XDG_STATE, NULL, dir, sizeof(dir), NULL, 0)) {
+		snprintf(prompt_hist_path, sizeof(prompt_hist_path), "%s/history", dir);
+		read_history(prompt_hist_path);
+	}
+}
+
+void prompt_done(struct ui *ui)
+{
+	if (ui->prompt)
+		prompt_close(ui);
+	if (prompt_null)
+		fclose(prompt_null);
+	prompt_null = NULL;
+	rl_instream = rl_outstream = NULL;
+}
+
+void prompt_open(struct ui *ui, const char *text)
+{
+	prompt_ui = ui;
+	ui->prompt = 1;
+	ui->msg[0] = 0;
+	prompt_qhead = prompt_qtail = 0;
+	rl_callback_handler_install(":", prompt_line);
+	if (text && *text) {
+		rl_insert_text(text);
+		rl_point = rl_end;
+	}
+	curs_set(1);
+}
+
+int prompt_key(struct ui *ui, int key)
+{
+	switch (key) {
+	case 27:	/* a lone Escape */
+	case 3:		/* C-c */
+	case 7:		/* C-g */
+		prompt_close(ui);
+		return UI_DRAW_ALL;
+	case KEY_LEFT: prompt_pushs("\033[D"); break;
+	case KEY_RIGHT: prompt_pushs("\033[C"); break;
+	case KEY_UP: prompt_pushs("\033[A"); break;
+	case KEY_DOWN: prompt_pushs("\033[B"); break;
+	case KEY_HOME: prompt_push(1); break;
+	case KEY_END: prompt_push(5); break;
+	case KEY_DC: prompt_push(4); break;
+	case KEY_BACKSPACE: case 8: case 127:
+		if (!rl_end) {
+			/* Backspace on an empty line leaves, as in vim. */
+			prompt_close(ui);
+			return UI_DRAW_ALL;
+		}
+		prompt_push(127);
+		break;
+	case KEY_ENTER: case 10: case 13: prompt_push('\r'); break;
+	default:
+		if (key & KM_META) {
+			prompt_push(27);
+			prompt_push(key & 0xff);
+		} else if (key >= 0 && key < 256) {
+			prompt_push(key);
+		}
+		break;
+	}
+	while (ui->prompt && prompt_avail())
+		rl_callback_read_char();
+	return UI_DRAW_ALL;
+}
+
+void prompt_draw(struct ui *ui)
+{
+	int y = ui->rows - 1, w = ui->cols, start = 0, cx;
+	const char *buf = rl_line_buffer ? rl_line_buffer : "";
+	int point = rl_point;
+
+	screen_clear(y, 0, w);
+	if (prompt_matches[0] && y > 0) {
+		/* Completions on the status line above, for a moment. */
+		attrset(screen_attr(ui, SC_STATUS));
+		screen_clear(y - 1, 0, w);
+		screen_put(y - 1, 0, w, prompt_matches);
+		attrset(A_NORMAL);
+	}
+	screen_put(y, 0, 1, ":");
+	/* Keep the point visible on a narrow screen. */
+	if (point > w - 3)
+		start = point - (w - 3);
+	if (start < (int)strlen(buf))
+		screen_put(y, 1, w - 1, buf + start);
+	cx = 1 + point - start;
+	if (cx >= w)
+		cx = w - 1;
+	move(y, cx);
+}

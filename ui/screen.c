@@ -1,0 +1,163 @@
+/* screen -- colours, glyphs and writing the screen out as text. */
+#include <curses.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "pkt.h"
+#include "ui.h"
+
+/* Foreground, background and the attribute used without colours. */
+static const struct {
+	short fg, bg;
+	int mono;
+} colors[SC_NCOLORS] = {
+	[SC_DEFAULT] = { -1, -1, 0 },
+	[SC_SYNC] = { COLOR_BLUE, -1, A_BOLD },
+	[SC_BRANCH] = { -1, -1, 0 },
+	[SC_IP] = { COLOR_GREEN, -1, 0 },
+	[SC_TIMING] = { COLOR_CYAN, -1, 0 },
+	[SC_MODE] = { COLOR_MAGENTA, -1, 0 },
+	[SC_POWER] = { COLOR_YELLOW, -1, 0 },
+	[SC_ERROR] = { COLOR_WHITE, COLOR_RED, A_BOLD | A_REVERSE },
+	[SC_OTHER] = { -1, -1, 0 },
+	[SC_HEADER] = { COLOR_BLACK, COLOR_CYAN, A_REVERSE },
+	[SC_STATUS] = { COLOR_BLACK, COLOR_WHITE, A_REVERSE },
+	[SC_WARN] = { COLOR_YELLOW, -1, A_BOLD },
+	[SC_MSGERR] = { COLOR_RED, -1, A_BOLD },
+	[SC_TL] = { COLOR_CYAN, -1, 0 },
+	[SC_VIEWPORT] = { COLOR_BLACK, COLOR_YELLOW, A_REVERSE },
+	[SC_MARK] = { COLOR_YELLOW, -1, A_BOLD },
+	[SC_DIM] = { -1, -1, A_DIM },
+};
+
+void screen_init_colors(struct ui *ui)
+{
+	short i;
+
+	if (!ui->color)
+		return;
+	if (!has_colors() || start_color() == ERR) {
+		ui->color = 0;
+		return;
+	}
+	use_default_colors();
+	for (i = 1; i < SC_NCOLORS; i++)
+		init_pair(i, colors[i].fg, colors[i].bg);
+}
+
+int screen_attr(const struct ui *ui, enum screen_color c)
+{
+	if ((unsigned)c >= SC_NCOLORS)
+		return 0;
+	if (!ui->color)
+		return colors[c].mono;
+	if (c == SC_DEFAULT)
+		return 0;
+	if (c == SC_DIM)
+		return A_DIM;
+	return COLOR_PAIR(c) | (c == SC_ERROR || c == SC_SYNC ? A_BOLD : 0);
+}
+
+enum screen_color screen_class_color(int cls)
+{
+	switch (cls) {
+	case PKC_SYNC: return SC_SYNC;
+	case PKC_BRANCH: return SC_BRANCH;
+	case PKC_IP: return SC_IP;
+	case PKC_TIMING: return SC_TIMING;
+	case PKC_MODE: return SC_MODE;
+	case PKC_POWER: return SC_POWER;
+	case PKC_ERROR: return SC_ERROR;
+	default: return SC_OTHER;
+	}
+}
+
+int screen_put(int y, int x, int w, const char *s)
+{
+	mbstate_t mbs;
+	int col = 0;
+
+	memset(&mbs, 0, sizeof(mbs));
+	while (*s && col < w) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s, MB_CUR_MAX, &mbs);
+		int cw;
+
+		if (n == (size_t)-1 || n == (size_t)-2 || !n) {
+			/* Not valid in this locale: show a placeholder. */
+			memset(&mbs, 0, sizeof(mbs));
+			wc = L'?';
+			n = 1;
+		}
+		cw = wcwidth(wc);
+		if (cw < 0)
+			cw = 1, wc = L'?';
+		if (col + cw > w)
+			break;
+		mvaddnwstr(y, x + col, &wc, 1);
+		col += cw;
+		s += n;
+	}
+	return col;
+}
+
+void screen_clear(int y, int x, int w)
+{
+	if (w > 0)
+		mvhline(y, x, ' ', w);
+}
+
+const char *screen_glyph(const struct ui *ui, const char *utf8,
+			 const char *ascii)
+{
+	return ui->utf8 ? utf8 : ascii;
+}
+
+int screen_save(const struct ui *ui, const char *path)
+{
+	FILE *f;
+	int y, x, err = 0;
+
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (y = 0; y < ui->rows; y++) {
+		char line[8192];
+		size_t len = 0, keep = 0;
+
+		for (x = 0; x < ui->cols && len + MB_LEN_MAX + 1 < sizeof(line); x++) {
+			cchar_t cc;
+			wchar_t wch[CCHARW_MAX + 1];
+			attr_t attrs;
+			short pair;
+			mbstate_t mbs;
+			size_t n;
+
+			if (mvwin_wch(stdscr, y, x, &cc) == ERR)
+				break;
+			if (getcchar(&cc, wch, &attrs, &pair, NULL) == ERR || !wch[0])
+				continue;	/* the right half of a wide character */
+			memset(&mbs, 0, sizeof(mbs));
+			n = wcrtomb(line + len, wch[0], &mbs);
+			if (n == (size_t)-1) {
+				line[len] = '?';
+				n = 1;
+			}
+			len += n;
+			if (wch[0] != L' ')
+				keep = len;
+		}
+		/* Trailing blanks are noise in a text capture. */
+		fwrite(line, 1, keep, f);
+		fputc('\n', f);
+	}
+	if (fflush(f) == EOF || ferror(f))
+		err = -errno;
+	if (fclose(f) == EOF && !err)
+		err = -errno;
+	return err ? err : 0;
+}

@@ -1,0 +1,174 @@
+/* status -- the header, the status line and the message line. */
+#include <curses.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+void status_fmt_ns(char *buf, size_t size, double ns)
+{
+	double a = fabs(ns);
+
+	if (isnan(ns))
+		snprintf(buf, size, "?");
+	else if (a < 1e3)
+		snprintf(buf, size, "%.0f ns", ns);
+	else if (a < 1e6)
+		snprintf(buf, size, "%.3f us", ns / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, size, "%.3f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", ns / 1e9);
+}
+
+double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b)
+{
+	uint64_t na, nb, hz;
+
+	if (!tm_tsc_to_ns(&ui->tmcfg, a, &na) && !tm_tsc_to_ns(&ui->tmcfg, b, &nb))
+		return (double)nb - (double)na;
+	hz = tm_tsc_hz(&ui->tmcfg, 1);
+	if (!hz)
+		return NAN;
+	return ((double)b - (double)a) * 1e9 / (double)hz;
+}
+
+/* The size as "2.0GiB". */
+static void status_fmt_size(char *buf, size_t size, uint64_t v)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int u = 0;
+
+	while (d >= 1024 && u < 4)
+		d /= 1024, u++;
+	snprintf(buf, size, u ? "%.1f%s" : "%.0f%s", d, unit[u]);
+}
+
+/* The index's state as "index 45%" or "" when done. */
+static void status_fmt_index(const struct ui *ui, char *buf, size_t size, double *frac)
+{
+	struct idx_progress p;
+
+	buf[0] = 0;
+	*frac = -1;
+	if (!ui->idx)
+		return;
+	idx_progress(ui->idx, &p);
+	if (p.finished) {
+		if (p.status && p.status != -pte_canceled)
+			snprintf(buf, size, "index: %s", pte_strerror(p.status));
+		else if (p.status == -pte_canceled)
+			snprintf(buf, size, "index cancelled");
+		return;
+	}
+	if (p.phase == IDX_IDLE)
+		return;
+	*frac = p.total ? (double)p.done / (double)p.total : 0;
+	snprintf(buf, size, "%s %2.0f%%", p.phase == IDX_SCAN ? "scan" : "index",
+		 *frac * 100);
+}
+
+void status_draw_header(struct ui *ui)
+{
+	char left[512], size[32], idx[64], right[96];
+	double frac;
+	int lw, rw;
+
+	status_fmt_size(size, sizeof(size), ui->img->size);
+	status_fmt_index(ui, idx, sizeof(idx), &frac);
+	snprintf(left, sizeof(left), " ptbrowse %s %s  %s", ui->name, size, idx);
+	snprintf(right, sizeof(right), "F1 help  [%s] ", ui->keymap_name);
+	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
+	screen_clear(0, 0, ui->cols);
+	lw = screen_put(0, 0, ui->cols, left);
+	rw = (int)strlen(right);
+	if (lw + rw < ui->cols)
+		screen_put(0, ui->cols - rw, rw, right);
+	attrset(A_NORMAL);
+}
+
+void status_draw(struct ui *ui)
+{
+	int y = ui->rows - 2;
+	struct win_row row;
+	char buf[512], idx[64], t[48] = "";
+	double frac;
+	size_t len;
+	int attr;
+
+	if (y < 1)
+		return;
+	attr = screen_attr(ui, SC_STATUS);
+	attrset(attr);
+	screen_clear(y, 0, ui->cols);
+	len = (size_t)snprintf(buf, sizeof(buf), " 0x%" PRIx64 "/0x%" PRIx64 " %.1f%%",
+			       ui->cursor, ui->img->size,
+			       ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0);
+	if (!nav_cursor_row(ui, &row)) {
+		size_t seg;
+		struct idx_summary s;
+		const char *name = row.flags & WIN_F_ERROR ? "error" :
+				   pkt_type_name(row.pkt.type);
+
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", name);
+		/* The ordinal, once phase 2 has counted this segment. */
+		if (ui->idx && !(row.flags & WIN_F_PRE_PSB) &&
+		    !idx_find(ui->idx, row.pkt.offset, &seg) &&
+		    !idx_summary(ui->idx, seg, &s)) {
+			struct win_iter it = { 0 };
+			struct idx_seek sk;
+			uint64_t rel = 0;
+
+			/* Count rows from the segment's PSB: at most a segment. */
+			if (!idx_seek(ui->idx, seg, &sk) && !win_seek(&it, ui->wc, sk.offset)) {
+				while (win_row(&it)->pkt.offset < row.pkt.offset && !win_next(&it))
+					rel++;
+			}
+			win_iter_release(&it);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #%" PRIu64,
+						s.first_ordinal + rel);
+		} else {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #?");
+		}
+		if (row.ts.flags & TM_F_TSC) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  tsc %" PRIx64,
+						row.ts.tsc);
+			if (ui->have_t0) {
+				status_fmt_ns(t, sizeof(t), status_tsc_ns(ui, ui->t0, row.ts.tsc));
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", t);
+			}
+		}
+	}
+	(void)len;
+	screen_put(y, 0, ui->cols, buf);
+	/* The index progress bar, on the right while indexing. */
+	status_fmt_index(ui, idx, sizeof(idx), &frac);
+	if (frac >= 0 && ui->cols > 60) {
+		int bw = 10, i, x = ui->cols - bw - (int)strlen(idx) - 4;
+
+		screen_put(y, x, (int)strlen(idx) + 1, idx);
+		x += (int)strlen(idx) + 1;
+		for (i = 0; i < bw; i++)
+			screen_put(y, x + i, 1, i < (int)(frac * bw + 0.5) ?
+				   screen_glyph(ui, "█", "#") : screen_glyph(ui, "░", "-"));
+	}
+	attrset(A_NORMAL);
+	/* The message line (the prompt draws over it when open). */
+	if (ui->prompt) {
+		prompt_draw(ui);
+		return;
+	}
+	screen_clear(ui->rows - 1, 0, ui->cols);
+	if (ui->msg[0]) {
+		attrset(ui->msg_sev == UI_ERROR ? screen_attr(ui, SC_MSGERR) :
+			ui->msg_sev == UI_WARN ? screen_attr(ui, SC_WARN) : 0);
+		screen_put(ui->rows - 1, 0, ui->cols, ui->msg);
+		attrset(A_NORMAL);
+	} else if (km_state_pending(&ui->ks)) {
+		km_state_describe_pending(&ui->ks, buf, sizeof(buf));
+		screen_put(ui->rows - 1, 0, ui->cols, buf);
+	}
+}

@@ -1,0 +1,433 @@
+/* tl -- the timeline: the whole trace (or a zoomed part) across the width. */
+#include <curses.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "marks.h"
+#include "ui.h"
+
+#define TL_MAX_COLS 1024
+#define TL_MAX_ZOOM 40
+
+/* What a column holds, computed from the index's summaries. */
+struct tl_col {
+	double packets;		/* density */
+	uint32_t trouble;	/* OVFs and errors */
+	uint32_t psbs;
+	uint8_t known;		/* summarised (else still being indexed) */
+};
+
+/* The columns, recomputed only when something they depend on changed. */
+struct tl_cache {
+	struct tl_col col[TL_MAX_COLS];
+	int ncols;
+	int time;		/* axis of this computation */
+	uint64_t lo, hi;	/* bytes, or TSC for the time axis */
+	size_t nsum, nseeks;
+	double max;
+};
+
+static struct tl_cache tl_cache;
+
+/* The time range of the trace from the index, if any segment has time. */
+static int tl_time_range(const struct ui *ui, uint64_t *t0, uint64_t *t1)
+{
+	struct idx_summary tot;
+
+	if (!ui->idx)
+		return 0;
+	idx_totals(ui->idx, &tot);
+	if (!tot.have_tsc || tot.last_tsc <= tot.first_tsc)
+		return 0;
+	*t0 = tot.first_tsc;
+	*t1 = tot.last_tsc;
+	return 1;
+}
+
+/* Whether the timeline shows time (asked for, and available). */
+static int tl_is_time(const struct ui *ui)
+{
+	uint64_t a, b;
+
+	return ui->tl_time && tl_time_range(ui, &a, &b);
+}
+
+/* The TSC of the row holding @off, or 0 if it has none. */
+static uint64_t tl_row_tsc(struct ui *ui, uint64_t off)
+{
+	struct win_iter it = { 0 };
+	uint64_t t = 0;
+
+	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC))
+		t = win_row(&it)->ts.tsc;
+	win_iter_release(&it);
+	return t;
+}
+
+/* Center a span of @span within [@a, @b) around @c. */
+static void tl_center(uint64_t a, uint64_t b, uint64_t c, uint64_t span,
+		      uint64_t *lo, uint64_t *hi)
+{
+	uint64_t l;
+
+	if (span >= b - a) {
+		*lo = a;
+		*hi = b;
+		return;
+	}
+	l = c > a + span / 2 ? c - span / 2 : a;
+	if (l + span > b)
+		l = b - span;
+	*lo = l;
+	*hi = l + span;
+}
+
+/* The axis range [lo, hi): bytes, or TSC ticks on the time axis. */
+static void tl_axis(struct ui *ui, int time, int ncols, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = 0, b = ui->img->size, c = ui->cursor, span;
+
+	if (time) {
+		tl_time_range(ui, &a, &b);
+		c = tl_row_tsc(ui, ui->cursor);
+		if (!c)
+			c = a;
+	}
+	span = (b - a) >> ui->tl_zoom;
+	if (span < (uint64_t)ncols * (time ? 1 : 16))
+		span = (uint64_t)ncols * (time ? 1 : 16);
+	tl_center(a, b, c, span, lo, hi);
+}
+
+void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi)
+{
+	tl_axis(ui, tl_is_time(ui), ui->cols > 0 ? ui->cols : 1, lo, hi);
+}
+
+/* Add @n to the columns covered by [@a, @b) of the axis. */
+static void tl_spread(struct tl_cache *tc, uint64_t a, uint64_t b,
+		      const struct idx_summary *s)
+{
+	double w = (double)(tc->hi - tc->lo) / tc->ncols;
+	long c0, c1, c;
+
+	if (b <= tc->lo || a >= tc->hi)
+		return;
+	c0 = a <= tc->lo ? 0 : (long)((a - tc->lo) / w);
+	c1 = b >= tc->hi ? tc->ncols - 1 : (long)((b - 1 - tc->lo) / w);
+	if (c1 >= tc->ncols)
+		c1 = tc->ncols - 1;
+	if (c1 < c0)
+		c1 = c0;
+	for (c = c0; c <= c1; c++) {
+		tc->col[c].known = 1;
+		if (!s)
+			continue;
+		tc->col[c].packets += (double)s->npackets / (double)(c1 - c0 + 1);
+		tc->col[c].trouble += s->novf + s->nerrors;
+	}
+	if (a >= tc->lo)
+		tc->col[c0].psbs++;
+}
+
+/* Recompute the columns if the index grew or the range changed. */
+static void tl_compute(struct ui *ui, int ncols)
+{
+	struct tl_cache *tc = &tl_cache;
+	int time = tl_is_time(ui);
+	uint64_t lo, hi;
+	size_t nsum = ui->idx ? idx_nsummaries(ui->idx) : 0;
+	size_t nseeks = ui->idx ? idx_nseeks(ui->idx) : 0, i;
+	int c;
+
+	tl_axis(ui, time, ncols, &lo, &hi);
+	if (tc->ncols == ncols && tc->time == time && tc->lo == lo &&
+	    tc->hi == hi && tc->nsum == nsum && tc->nseeks == nseeks)
+		return;
+	memset(tc->col, 0, sizeof(tc->col));
+	tc->ncols = ncols;
+	tc->time = time;
+	tc->lo = lo;
+	tc->hi = hi;
+	tc->nsum = nsum;
+	tc->nseeks = nseeks;
+	tc->max = 0;
+	if (!ui->idx)
+		return;
+	for (i = 0; i < nseeks; i++) {
+		struct idx_summary s;
+		struct idx_seek sk, next;
+		int have = idx_summary(ui->idx, i, &s) == 0;
+
+		if (idx_seek(ui->idx, i, &sk) < 0)
+			break;
+		if (time) {
+			if (!have || !s.have_tsc)
+				continue;
+			tl_spread(tc, s.first_tsc, s.last_tsc + 1, &s);
+			continue;
+		}
+		if (idx_seek(ui->idx, i + 1, &next) < 0)
+			next.offset = idx_scan_done(ui->idx) ? ui->img->size : sk.offset + 1;
+		if (next.offset <= lo || sk.offset >= hi)
+			continue;
+		tl_spread(tc, sk.offset, next.offset, have ? &s : NULL);
+	}
+	if (!time && nseeks) {
+		struct idx_seek first;
+
+		/* Bytes before the first PSB are not a segment, but known. */
+		if (!idx_seek(ui->idx, 0, &first) && first.offset > lo)
+			for (c = 0; c < ncols && lo + (hi - lo) * (uint64_t)c / ncols < first.offset; c++)
+				tc->col[c].known = 1;
+	}
+	for (c = 0; c < ncols; c++)
+		if (tc->col[c].packets > tc->max)
+			tc->max = tc->col[c].packets;
+}
+
+/* A number of bytes as "12.5MiB". */
+static void tl_fmt_bytes(char *buf, size_t size, uint64_t v)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int u = 0;
+
+	while (d >= 1024 && u < 4)
+		d /= 1024, u++;
+	if (u == 0)
+		snprintf(buf, size, "%" PRIu64 "B", v);
+	else
+		snprintf(buf, size, "%.*f%s", d < 10 ? 1 : 0, d, unit[u]);
+}
+
+/* The axis label at axis value @v. */
+static void tl_label(struct ui *ui, int time, uint64_t v, char *buf, size_t size)
+{
+	uint64_t t0, t1;
+
+	if (time && tl_time_range(ui, &t0, &t1)) {
+		double ns = status_tsc_ns(ui, t0, v);
+
+		if (isnan(ns))
+			snprintf(buf, size, "+%" PRIu64 "tsc", v - t0);
+		else
+			status_fmt_ns(buf, size, ns);
+	} else {
+		tl_fmt_bytes(buf, size, v);
+	}
+}
+
+/* The column of axis value @v, or -1 outside. */
+static int tl_col_of(const struct tl_cache *tc, uint64_t v)
+{
+	if (v < tc->lo || v >= tc->hi || tc->hi <= tc->lo)
+		return -1;
+	return (int)((double)(v - tc->lo) * tc->ncols / (double)(tc->hi - tc->lo));
+}
+
+static void tl_draw(struct ui *ui, struct pane *p)
+{
+	static const char *const bars_u[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	static const char *const bars_a[] = { " ", ".", ":", "-", "=", "+", "*", "#", "@" };
+	struct tl_cache *tc = &tl_cache;
+	int ncols = p->w > TL_MAX_COLS ? TL_MAX_COLS : p->w, c, v0, v1, y;
+	uint64_t a, b, bottom;
+
+	if (p->h <= 0 || ncols <= 0)
+		return;
+	tl_compute(ui, ncols);
+	ui->tl_lo = tc->lo;
+	ui->tl_hi = tc->hi;
+	for (y = 0; y < p->h; y++)
+		screen_clear(p->y + y, p->x, p->w);
+	/* Row 1: density on a log scale. */
+	for (c = 0; c < ncols; c++) {
+		const struct tl_col *col = &tc->col[c];
+		int lvl = 0;
+
+		if (!col->known) {
+			attrset(screen_attr(ui, SC_DIM));
+			screen_put(p->y, p->x + c, 1, screen_glyph(ui, "·", "."));
+			continue;
+		}
+		if (col->packets > 0 && tc->max > 0)
+			lvl = 1 + (int)(7.0 * log1p(col->packets) / log1p(tc->max));
+		if (lvl > 8)
+			lvl = 8;
+		attrset(screen_attr(ui, col->trouble ? SC_MSGERR : SC_TL));
+		screen_put(p->y, p->x + c, 1, ui->utf8 ? bars_u[lvl] : bars_a[lvl]);
+	}
+	attrset(A_NORMAL);
+	if (p->h < 2)
+		return;
+	/* Row 2: the viewport, troubles, PSBs when few, marks. */
+	{
+		struct win_iter it = { 0 };
+		int n = nav_view_rows(ui);
+
+		bottom = ui->top;
+		if (!win_seek(&it, ui->wc, ui->top)) {
+			while (--n > 0 && !win_next(&it))
+				;
+			bottom = win_row(&it)->pkt.offset + win_row(&it)->size;
+		}
+		win_iter_release(&it);
+	}
+	if (tc->time) {
+		a = tl_row_tsc(ui, ui->top);
+		b = tl_row_tsc(ui, bottom ? bottom - 1 : 0) + 1;
+	} else {
+		a = ui->top;
+		b = bottom;
+	}
+	v0 = a < tc->lo ? 0 : tl_col_of(tc, a);
+	v1 = b >= tc->hi ? ncols - 1 : tl_col_of(tc, b ? b - 1 : 0);
+	if (v0 < 0)
+		v0 = 0;
+	if (v1 < v0)
+		v1 = v0;
+	{
+		uint32_t npsb = 0;
+
+		for (c = 0; c < ncols; c++)
+			npsb += tc->col[c].psbs;
+		for (c = 0; c < ncols; c++) {
+			const char *g = " ";
+			int attr = A_NORMAL;
+
+			if (tc->col[c].trouble) {
+				g = "!";
+				attr = screen_attr(ui, SC_MSGERR);
+			} else if (npsb && npsb <= (uint32_t)ncols / 2 && tc->col[c].psbs) {
+				g = screen_glyph(ui, "╵", "'");
+				attr = screen_attr(ui, SC_DIM);
+			}
+			if (c >= v0 && c <= v1) {
+				attr = screen_attr(ui, SC_VIEWPORT) | A_REVERSE;
+				if (!strcmp(g, " ") || !strcmp(g, "'") || !strcmp(g, "╵"))
+					g = c == v0 ? screen_glyph(ui, "▕", "[") :
+					    c == v1 ? screen_glyph(ui, "▏", "]") : " ";
+				if (v0 == v1)
+					g = screen_glyph(ui, "┃", "|");
+			}
+			attrset(attr);
+			screen_put(p->y + 1, p->x + c, 1, g);
+		}
+	}
+	if (ui->bm && !tc->time) {
+		size_t i, n = bm_count(ui->bm);
+
+		attrset(screen_attr(ui, SC_MARK));
+		for (i = 0; i < n; i++) {
+			const struct bm_entry *e = bm_at(ui->bm, i);
+			int col = tl_col_of(tc, e->from);
+			char s[2] = { e->kind == BM_MARK ? e->name[0] : '*', 0 };
+
+			if (e->kind == BM_REGION || col < 0)
+				continue;
+			screen_put(p->y + 1, p->x + col, 1, s);
+		}
+	}
+	attrset(A_NORMAL);
+	/* Row 3: the axis. */
+	if (p->h >= 3) {
+		char l[32], m[32], r[40];
+		int lw, mw, rw;
+
+		tl_label(ui, tc->time, tc->lo, l, sizeof(l));
+		tl_label(ui, tc->time, tc->lo + (tc->hi - tc->lo) / 2, m, sizeof(m));
+		tl_label(ui, tc->time, tc->hi, r, sizeof(r));
+		lw = (int)strlen(l);
+		mw = (int)strlen(m);
+		rw = (int)strlen(r);
+		attrset(screen_attr(ui, SC_DIM));
+		screen_put(p->y + 2, p->x, p->w, l);
+		if (p->w > lw + mw + rw + 4)
+			screen_put(p->y + 2, p->x + (p->w - mw) / 2, mw, m);
+		if (p->w > lw + rw + 2)
+			screen_put(p->y + 2, p->x + p->w - rw, rw, r);
+		if (p->w > lw + rw + 30) {
+			char z[48];
+
+			snprintf(z, sizeof(z), " %s%s ", tc->time ? "time" : "bytes",
+				 ui->tl_zoom ? "  zoomed" : "");
+			screen_put(p->y + 2, p->x + lw + 2, p->w - lw - 2, z);
+		}
+		attrset(A_NORMAL);
+	}
+}
+
+int tl_zoom(struct ui *ui, int dir)
+{
+	int z = ui->tl_zoom + (dir > 0 ? 1 : -1);
+
+	if (z < 0 || z > TL_MAX_ZOOM) {
+		ui_message(ui, UI_WARN, "timeline zoom at its %s", z < 0 ? "widest" : "closest");
+		return UI_DRAW_STATUS;
+	}
+	ui->tl_zoom = z;
+	return UI_DRAW_TIMELINE | UI_DRAW_STATUS;
+}
+
+int tl_click(struct ui *ui, int col)
+{
+	struct tl_cache *tc = &tl_cache;
+	uint64_t v;
+
+	if (tc->ncols <= 0 || col < 0 || col >= tc->ncols)
+		return UI_DRAW_NONE;
+	v = tc->lo + (uint64_t)(((double)col + 0.5) * (double)(tc->hi - tc->lo) / tc->ncols);
+	if (tc->time) {
+		size_t seg;
+		struct idx_seek sk;
+		struct win_iter it = { 0 };
+		uint64_t off;
+
+		if (idx_find_tsc(ui->idx, v, &seg) || idx_seek(ui->idx, seg, &sk))
+			return UI_DRAW_NONE;
+		off = sk.offset;
+		/* The first row of the segment at or after that time. */
+		if (!win_seek(&it, ui->wc, off)) {
+			int n = WIN_MAX_ROWS * 4;
+
+			while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
+					win_row(&it)->ts.tsc >= v)) {
+				if (win_next(&it))
+					break;
+			}
+			off = win_row(&it)->pkt.offset;
+		}
+		win_iter_release(&it);
+		return nav_jump(ui, off);
+	}
+	if (v >= ui->img->size)
+		v = ui->img->size ? ui->img->size - 1 : 0;
+	return nav_jump(ui, v);
+}
+
+static int tl_key(struct ui *ui, struct pane *p, const struct km_result *res)
+{
+	return UI_NOT_MINE;
+}
+
+static void tl_resize(struct ui *ui, struct pane *p)
+{
+	tl_cache.ncols = 0;	/* recompute */
+}
+
+static void tl_free(struct pane *p)
+{
+}
+
+const struct pane_ops tl_ops = {
+	.name = "timeline",
+	.table = KM_T_TIMELINE,
+	.draw = tl_draw,
+	.key = tl_key,
+	.resize = tl_resize,
+	.free = tl_free,
+};

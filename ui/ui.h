@@ -1,0 +1,248 @@
+/*
+ * ui -- the browser: three panes over one cursor, a status line, a prompt.
+ *
+ * Architecture:
+ *   browse.c        cmd_browse_main(): options, the trace, the index, the
+ *                   terminal (or a virtual screen for --script), the loop.
+ *   nav.c           moving the one cursor (a byte offset) and the view:
+ *                   lines, pages, PSBs, errors, same type, jumps, history.
+ *   pane_packets.c  the packet pane (offset, raw bytes, ptdump payload, IP).
+ *   pane_cycles.c   the cycle pane, row-aligned with the packet pane.
+ *   tl.c            the timeline: density, markers, viewport, zoom, clicks.
+ *   status.c        the header, the status line and messages.
+ *   help.c          the help screen, generated from the keymap and actions.
+ *   prompt.c        the ':' prompt: GNU readline's callback interface.
+ *   screen.c        colours, glyphs (UTF-8 or ASCII) and save-screen.
+ *
+ * Focus and dispatch: keys go through the keymap (keymap.h) with the mode
+ * and the focused pane's table; the action goes first to the focused
+ * pane's key handler, then to the global handler (ui_action()).  Handlers
+ * return what needs redrawing (UI_DRAW_*) and never draw themselves; the
+ * loop draws every pane from the cursor and the view's top row.
+ *
+ * Nothing here walks the whole trace on the main thread: that is the
+ * index's job (decoder/index.h); searches on the UI thread are bounded.
+ */
+#ifndef UI_H
+#define UI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "action_list.h"
+#include "index.h"
+#include "keymap.h"
+#include "tm.h"
+#include "window.h"
+
+struct trace;
+struct trace_stream;
+struct bm_set;
+struct ui;
+
+/* What needs redrawing, or'ed together. */
+enum ui_draw {
+	UI_DRAW_NONE = 0,
+	UI_DRAW_PANES = 1 << 0,
+	UI_DRAW_STATUS = 1 << 1,
+	UI_DRAW_TIMELINE = 1 << 2,
+	UI_DRAW_ALL = 0xff,
+	UI_NOT_MINE = -1,	/* a pane's key handler did not take it */
+};
+
+/* Message severities (status line colours). */
+enum ui_sev { UI_INFO, UI_WARN, UI_ERROR };
+
+/* A pane: position on the screen and its ops. */
+struct pane;
+
+struct pane_ops {
+	const char *name;	/* "packets", "timing", "timeline" */
+	enum km_table table;	/* its key table */
+	/* Draw the pane on stdscr inside its rectangle. */
+	void (*draw)(struct ui *ui, struct pane *p);
+	/* Handle action @res; returns UI_DRAW_* or UI_NOT_MINE. */
+	int (*key)(struct ui *ui, struct pane *p, const struct km_result *res);
+	/* The rectangle changed (already stored in @p). */
+	void (*resize)(struct ui *ui, struct pane *p);
+	/* Release what the pane owns. */
+	void (*free)(struct pane *p);
+};
+
+struct pane {
+	const struct pane_ops *ops;
+	int y, x, h, w;		/* rectangle; h == 0 when hidden */
+	void *priv;
+};
+
+enum { UI_PANE_PACKETS, UI_PANE_CYCLES, UI_PANE_TIMELINE, UI_NPANES };
+
+/* Packet pane columns (ui->pk_cols). */
+enum { UI_PK_RAW = 1 << 0, UI_PK_IP = 1 << 1 };
+/* Cycle pane columns (ui->cy_cols), in display order. */
+enum {
+	UI_CY_DELTA = 1 << 0,	/* cycle delta */
+	UI_CY_CYCLES = 1 << 1,	/* accumulated cycles, exact or a range */
+	UI_CY_TSC = 1 << 2,	/* TSC estimate */
+	UI_CY_TIME = 1 << 3,	/* time since the trace's start */
+	UI_CY_DMARK = 1 << 4,	/* time since the reference mark */
+	UI_CY_CBR = 1 << 5,	/* core:bus ratio */
+	UI_CY_FREQ = 1 << 6,	/* measured core frequency */
+};
+
+#define UI_HISTORY 64
+
+struct ui {
+	/* the trace */
+	struct trace *trace;
+	int stream_no;
+	const struct img *img;
+	const char *name;		/* file name for the header */
+	struct idx *idx;		/* NULL if indexing is off */
+	int idx_ops_set;		/* windows use the index for PSBs */
+	struct win_cache *wc;
+	struct tm_config tmcfg;
+	struct bm_set *bm;		/* marks, NULL with --no-state */
+	struct km *km;
+	struct km_state ks;
+	char keymap_name[32];
+
+	/* the view: one cursor, one top row */
+	uint64_t cursor;		/* offset of the cursor row */
+	uint64_t top;			/* offset of the first row shown */
+	int dir;			/* last movement: 1 down, -1 up */
+	int hscroll;			/* packet pane columns scrolled */
+	unsigned pk_cols, cy_cols;
+	uint64_t t0;			/* TSC of the trace's first timed row */
+	int have_t0;
+	uint64_t ref_off;		/* the reference for time deltas */
+	char ref_name;			/* its mark letter, 0 if none */
+	uint64_t hist[UI_HISTORY];	/* location history (a jump list) */
+	int nhist, hist_pos;
+
+	/* the timeline */
+	int tl_time;			/* axis: 1 time, 0 bytes */
+	int tl_zoom;			/* 0 is the whole trace */
+	uint64_t tl_lo, tl_hi;		/* the byte range shown */
+
+	/* the screen */
+	int rows, cols;
+	int utf8, color, mouse, headless;
+	int too_small;
+	struct pane panes[UI_NPANES];
+	int focus;
+	int help;			/* the help screen is up */
+	int help_top;
+	int prompt;			/* the prompt is up */
+
+	char msg[512];
+	int msg_sev;
+	int quit;
+	int exit_status;
+	volatile int interrupted;	/* C-c during a long operation */
+};
+
+/* browse.c */
+/* Show message @fmt in the message line with severity @sev. */
+void ui_message(struct ui *ui, int sev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Run action @res (from a key, or the prompt).  Returns UI_DRAW_*. */
+int ui_action(struct ui *ui, const struct km_result *res);
+/* Run prompt command line @line ("goto 50%", "quit").  Returns UI_DRAW_*. */
+int ui_command(struct ui *ui, const char *line);
+/* Compute the panes' rectangles from ui->rows and ui->cols. */
+void ui_layout(struct ui *ui);
+/* Draw everything into stdscr (not refreshed). */
+void ui_draw(struct ui *ui);
+/* Whether a key is waiting (so long operations can stop for C-c). */
+int ui_key_waiting(struct ui *ui);
+
+/* nav.c */
+/* Rows of the packet pane. */
+int nav_view_rows(const struct ui *ui);
+/* Move the cursor @n rows (negative: up).  Returns UI_DRAW_*. */
+int nav_lines(struct ui *ui, long n);
+/* Scroll the view @n rows, keeping the cursor inside it. */
+int nav_scroll(struct ui *ui, long n);
+/* Move the view and the cursor @n rows together (pages). */
+int nav_page(struct ui *ui, long n);
+/* Jump to the row holding @off and remember where we were. */
+int nav_jump(struct ui *ui, uint64_t off);
+/* Move to the first row, or the last. */
+int nav_start(struct ui *ui);
+int nav_end(struct ui *ui);
+/* The next (@dir > 0) or previous PSB, @n times. */
+int nav_psb(struct ui *ui, int dir, uint64_t n);
+/* The next or previous OVF or error row. */
+int nav_error(struct ui *ui, int dir, uint64_t n);
+/* The next or previous packet of the cursor's type. */
+int nav_same_type(struct ui *ui, int dir, uint64_t n);
+/* Back in the location history (C-o), or to the last position (''). */
+int nav_history(struct ui *ui, int dir);
+int nav_last(struct ui *ui);
+/* Make sure the cursor is inside the view. */
+void nav_fix_view(struct ui *ui);
+/* The row at the cursor, copied into @row.  Returns 0 or a pte code. */
+int nav_cursor_row(struct ui *ui, struct win_row *row);
+/* Decode ahead in the direction of the last movement (idle time). */
+void nav_prefetch(struct ui *ui);
+
+/* pane_packets.c, pane_cycles.c, tl.c */
+extern const struct pane_ops pane_packets_ops;
+extern const struct pane_ops pane_cycles_ops;
+extern const struct pane_ops tl_ops;
+/* The byte range shown by the timeline at zoom level @zoom. */
+void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi);
+/* Jump to timeline column @col (mouse click).  Returns UI_DRAW_*. */
+int tl_click(struct ui *ui, int col);
+/* Zoom in (@dir > 0) or out around the cursor.  Returns UI_DRAW_*. */
+int tl_zoom(struct ui *ui, int dir);
+
+/* status.c */
+void status_draw_header(struct ui *ui);
+void status_draw(struct ui *ui);
+/* Format @ns as "12.345 us" into @buf. */
+void status_fmt_ns(char *buf, size_t size, double ns);
+/* The time in ns between TSCs @a and @b (b - a), or NAN if unknown. */
+double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b);
+
+/* help.c */
+void help_draw(struct ui *ui);
+/* A key while help is up.  Returns UI_DRAW_*. */
+int help_key(struct ui *ui, int key);
+
+/* prompt.c */
+/* Open the prompt with initial text @text (may be NULL). */
+void prompt_open(struct ui *ui, const char *text);
+/* Feed a key to the open prompt.  Returns UI_DRAW_*. */
+int prompt_key(struct ui *ui, int key);
+/* Draw the prompt in the message line. */
+void prompt_draw(struct ui *ui);
+/* Load and save the history file ($XDG_STATE_HOME/ptbrowse/history). */
+void prompt_init(struct ui *ui);
+void prompt_done(struct ui *ui);
+
+/* screen.c */
+enum screen_color {
+	SC_DEFAULT, SC_SYNC, SC_BRANCH, SC_IP, SC_TIMING, SC_MODE, SC_POWER,
+	SC_ERROR, SC_OTHER, SC_HEADER, SC_STATUS, SC_WARN, SC_MSGERR,
+	SC_TL, SC_VIEWPORT, SC_MARK, SC_DIM, SC_NCOLORS
+};
+/* Set up colour pairs (nothing with NO_COLOR or no colours). */
+void screen_init_colors(struct ui *ui);
+/* The attributes of colour @c. */
+int screen_attr(const struct ui *ui, enum screen_color c);
+/* The colour of packet class @cls. */
+enum screen_color screen_class_color(int cls);
+/* Write @s at (@y, @x), at most @w columns, UTF-8 aware.  Returns the
+ * columns written. */
+int screen_put(int y, int x, int w, const char *s);
+/* Fill @w columns at (@y, @x) with blanks. */
+void screen_clear(int y, int x, int w);
+/* A glyph: its UTF-8 form or its ASCII fallback. */
+const char *screen_glyph(const struct ui *ui, const char *utf8,
+			 const char *ascii);
+/* Write the screen as text to @path.  Returns 0 or -errno. */
+int screen_save(const struct ui *ui, const char *path);
+
+#endif /* UI_H */
