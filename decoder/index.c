@@ -1851,22 +1851,16 @@ static void drop_last(struct idx *idx)
 	atomic_store(&idx->nsums, n);
 }
 
-int idx_load(struct idx *idx, const void *buf, size_t len)
+static int load_blob(struct idx *idx, const void *buf, size_t len)
 {
 	struct blob_hdr h;
 	const uint8_t *p = buf;
 	size_t n, i, k;
 	int c, ret;
 
-	if (!idx || !buf)
-		return -pte_invalid;
-	if (idx->started || idx_nseeks(idx) || idx->nctx)
-		return -pte_invalid;
 	if (len < sizeof(h))
 		return -pte_bad_file;
 	memcpy(&h, p, sizeof(h));
-	if ((uintptr_t)p % 8)
-		return -pte_invalid;
 	ret = blob_check(idx, &h, len, p + sizeof(h));
 	if (ret < 0)
 		return ret;
@@ -1956,4 +1950,56 @@ int idx_load(struct idx *idx, const void *buf, size_t len)
 		idx->resume_off = 0;
 	atomic_store(&idx->scanned, idx->resume_off);
 	return 0;
+}
+
+int idx_reset(struct idx *idx)
+{
+	size_t i;
+
+	if (!idx || idx->started)
+		return -pte_invalid;
+	for (i = 0; i < idx->nblk; i++) {
+		free(idx->sblk[i]);
+		free(idx->ublk[i]);
+		idx->sblk[i] = NULL;
+		idx->ublk[i] = NULL;
+	}
+	for (i = 0; i < idx->ncblk; i++)
+		free(idx->cblk[i]);
+	free(idx->cblk);
+	free(idx->hslot);
+	free(idx->exc);
+	free(idx->trouble);
+	idx->cblk = NULL;
+	idx->ncblk = idx->nctx = idx->hcap = 0;
+	idx->hslot = NULL;
+	idx->exc = NULL;
+	idx->nexc = idx->excap = 0;
+	idx->trouble = NULL;
+	idx->ntrouble = idx->trcap = 0;
+	memset(&idx->totals, 0, sizeof(idx->totals));
+	idx->ord_next = 0;
+	idx->resume_off = 0;
+	idx->complete = 0;
+	atomic_store(&idx->nseeks, 0);
+	atomic_store(&idx->nsums, 0);
+	atomic_store(&idx->scanned, 0);
+	atomic_store(&idx->scan_done, 0);
+	atomic_store(&idx->finished, 0);
+	atomic_store(&idx->phase, IDX_IDLE);
+	return 0;
+}
+
+int idx_load(struct idx *idx, const void *buf, size_t len)
+{
+	int ret;
+
+	if (!idx || !buf || (uintptr_t)buf % 8)
+		return -pte_invalid;
+	if (idx->started || idx_nseeks(idx) || idx->nctx)
+		return -pte_invalid;
+	ret = load_blob(idx, buf, len);
+	if (ret < 0)
+		idx_reset(idx);
+	return ret;
 }

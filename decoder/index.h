@@ -214,9 +214,15 @@ int idx_save(const struct idx *idx, void **buf, size_t *len);
  * the image is longer than the indexed size recorded in the blob (a trace
  * that grew), the old part is kept and idx_start() indexes only from the
  * last old PSB on.
+ * On failure @idx is left empty, as idx_new() made it.
  * Returns 0, -pte_bad_file if the blob is malformed or does not fit the
- * image, -pte_invalid if @idx was started, or -pte_nomem. */
+ * image, -pte_invalid if @idx was started or has content or @buf is not
+ * 8-byte aligned, or -pte_nomem. */
 int idx_load(struct idx *idx, const void *buf, size_t len);
+
+/* Forget everything idx_load() put into @idx (which was not started), so
+ * it can be built from scratch.  Returns 0, or -pte_invalid if started. */
+int idx_reset(struct idx *idx);
 
 /* Whether the index is complete (nothing left for idx_start() to do). */
 int idx_complete(const struct idx *idx);

@@ -15,6 +15,7 @@ static const struct subcmd {
 	{ "extract", cmd_extract_main, "write each stream as a raw .pt file" },
 	{ "marks", cmd_marks_main, "list a trace's saved marks and regions" },
 	{ "export", cmd_export_main, "write a byte range as a trace ptdump can decode" },
+	{ "index", cmd_index_main, "build or check the PSB index and summarise the trace" },
 	{ "browse", cmd_browse_main, "open the interactive browser (the default)" },
 };
 

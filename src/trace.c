@@ -15,16 +15,6 @@
 #include "ptdec.h"
 #include "trace.h"
 
-/*
- * XXX perfdata.c is not in the tree yet: until it lands, weak references
- * let raw traces work and perf.data files get a clear refusal.  Remove
- * these three lines once src/perfdata.c is committed (a weak reference
- * does not pull an archive member in).
- */
-#pragma weak perfdata_is
-#pragma weak perfdata_load
-#pragma weak perfdata_free
-
 /* What a non-regular file is, for the error message. */
 static const char *file_kind(mode_t m)
 {
@@ -72,7 +62,7 @@ static void free_streams(struct trace *t)
 {
 	size_t i;
 
-	if (t->perf && perfdata_free) {
+	if (t->perf) {
 		perfdata_free(t);
 		return;
 	}
@@ -94,14 +84,8 @@ static int load_body(void *arg)
 	struct load_args *a = arg;
 	struct trace *t = a->t;
 
-	if (t->size >= 8 && !memcmp(t->map, "PERFILE2", 8)) {
-		if (!perfdata_load) {
-			snprintf(a->err, a->errlen, "%s: perf.data files are "
-				 "not supported by this build", t->path);
-			return -pte_bad_file;
-		}
+	if (perfdata_is(t->map, t->size))
 		return perfdata_load(t, a->err, a->errlen);
-	}
 	return open_raw(t);
 }
 

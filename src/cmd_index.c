@@ -1,0 +1,334 @@
+/* cmd_index -- `ptbrowse index TRACE`: build or validate the index, sum it up. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "idxcache.h"
+#include "index.h"
+#include "trace.h"
+
+static struct idx *volatile cur_idx;
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	struct idx *idx = cur_idx;
+
+	(void)sig;
+	interrupted = 1;
+	if (idx)
+		idx_cancel(idx);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ptbrowse index [--json] [--no-cache] [--stream S] "
+		   "[--threads N] TRACE\n"
+		   "Build the PSB index of TRACE (or check its cached copy) and "
+		   "print a summary.\n"
+		   "  --json        print the summary as JSON\n"
+		   "  --no-cache    neither read nor write the index cache\n"
+		   "  --stream S    only stream S (index, name or cpuN)\n"
+		   "  --threads N   worker threads (default: one per CPU)\n");
+}
+
+/* "1.5 GiB"-style sizes for the progress line. */
+static void human(char *buf, size_t n, double v)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static int finished(struct idx *idx)
+{
+	struct idx_progress p;
+
+	idx_progress(idx, &p);
+	return p.finished;
+}
+
+static void show_progress(struct idx *idx, const char *name)
+{
+	struct idx_progress p;
+	char done[32], total[32], rate[32];
+
+	idx_progress(idx, &p);
+	human(done, sizeof(done), (double)p.done);
+	human(total, sizeof(total), (double)p.total);
+	human(rate, sizeof(rate), p.rate);
+	fprintf(stderr, "\r\033[K%s: %s %s / %s  %s/s  %zu PSBs", name,
+		p.phase == IDX_SEGMENTS ? "summarising" : "scanning", done, total,
+		rate, p.nseeks);
+	if (p.eta >= 0)
+		fprintf(stderr, "  ETA %.0fs", p.eta);
+	fflush(stderr);
+}
+
+struct stream_result {
+	const char *name;
+	const char *cache;	/* "hit", "grown", "built", "off" */
+	size_t nseeks;
+	struct idx_summary tot;
+	int status;
+};
+
+static void print_text(const struct trace *t, const struct stream_result *r,
+		       size_t nr, double secs)
+{
+	size_t i;
+	int c;
+
+	printf("trace:    %s\n", t->path);
+	printf("size:     %" PRIu64 " bytes\n", t->size);
+	for (i = 0; i < nr; i++) {
+		const struct idx_summary *s = &r[i].tot;
+
+		printf("stream:   %s (%" PRIu64 " bytes, index %s)\n", r[i].name,
+		       s->size, r[i].cache);
+		printf("  psbs:     %zu\n", r[i].nseeks);
+		printf("  segments: %zu\n", r[i].nseeks);
+		printf("  packets:  %" PRIu64 "\n", s->npackets);
+		for (c = 0; c < PKC_NCLASSES; c++)
+			printf("    %-8s %" PRIu64 "\n", pkt_class_name((enum pkt_class)c),
+			       s->per_class[c]);
+		if (s->have_tsc)
+			printf("  tsc:      %" PRIu64 " .. %" PRIu64 " (%" PRIu64 " ticks)\n",
+			       s->first_tsc, s->last_tsc, s->last_tsc - s->first_tsc);
+		else
+			printf("  tsc:      none\n");
+		printf("  cycles:   %" PRIu64 "\n", s->cycles);
+		printf("  ovf:      %" PRIu32 "\n", s->novf);
+		printf("  errors:   %" PRIu32 "\n", s->nerrors);
+	}
+	printf("seconds:  %.3f\n", secs);
+	printf("speed:    %.2f GB/s\n", secs > 0 ? (double)t->size / secs / 1e9 : 0.0);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct trace *t, const struct stream_result *r,
+		       size_t nr, double secs)
+{
+	size_t i;
+	int c;
+
+	printf("{\"trace\": ");
+	json_str(t->path);
+	printf(", \"size\": %" PRIu64 ", \"streams\": [", t->size);
+	for (i = 0; i < nr; i++) {
+		const struct idx_summary *s = &r[i].tot;
+
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_str(r[i].name);
+		printf(", \"bytes\": %" PRIu64 ", \"cache\": \"%s\", \"psbs\": %zu, "
+		       "\"segments\": %zu, \"packets\": %" PRIu64 ", \"classes\": {",
+		       s->size, r[i].cache, r[i].nseeks, r[i].nseeks, s->npackets);
+		for (c = 0; c < PKC_NCLASSES; c++)
+			printf("%s\"%s\": %" PRIu64, c ? ", " : "",
+			       pkt_class_name((enum pkt_class)c), s->per_class[c]);
+		printf("}, ");
+		if (s->have_tsc)
+			printf("\"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64 ", ",
+			       s->first_tsc, s->last_tsc);
+		else
+			printf("\"first_tsc\": null, \"last_tsc\": null, ");
+		printf("\"cycles\": %" PRIu64 ", \"ovf\": %" PRIu32 ", \"errors\": %" PRIu32 "}",
+		       s->cycles, s->novf, s->nerrors);
+	}
+	printf("], \"seconds\": %.6f, \"gb_per_s\": %.3f}\n", secs,
+	       secs > 0 ? (double)t->size / secs / 1e9 : 0.0);
+}
+
+/* Index one stream: the cache first, then build what is missing. */
+static int index_stream(struct trace *t, int si, int use_cache, unsigned threads,
+			int tty, struct stream_result *r)
+{
+	struct trace_stream *s = &t->streams[si];
+	struct idx *idx;
+	char err[512];
+	int ret;
+
+	r->name = s->name;
+	r->cache = use_cache ? "built" : "off";
+	ret = idx_new(&idx, &s->img, &s->timing);
+	if (ret < 0)
+		return ret;
+	idx_set_guard(idx, trace_guard);
+	idx_set_release(idx, trace_release, t);
+	if (threads)
+		idx_set_threads(idx, threads);
+	if (use_cache) {
+		ret = idxcache_load(idx, t, si, NULL);
+		if (ret == IDXCACHE_HIT)
+			r->cache = "hit";
+		else if (ret == IDXCACHE_GROWN)
+			r->cache = "grown";
+	}
+	if (!idx_complete(idx)) {
+		cur_idx = idx;
+		trace_advise(t, TRACE_SCAN);
+		ret = idx_start(idx);
+		if (!ret) {
+			if (tty) {
+				while (!finished(idx)) {
+					show_progress(idx, s->name);
+					usleep(100000);
+				}
+				fprintf(stderr, "\r\033[K");
+			}
+			ret = idx_wait(idx);
+		}
+		cur_idx = NULL;
+		trace_advise(t, TRACE_BROWSE);
+		if (ret < 0) {
+			if (ret == -pte_sigbus)
+				fprintf(stderr, "ptbrowse: %s: the file shrank while "
+					"being indexed\n", t->path);
+			else if (ret == -pte_canceled)
+				fprintf(stderr, "ptbrowse: %s: indexing cancelled\n",
+					t->path);
+			else
+				fprintf(stderr, "ptbrowse: %s: indexing failed: %s\n",
+					t->path, pte_strerror(ret));
+			idx_free(idx);
+			return ret;
+		}
+		if (use_cache && idxcache_save(idx, t, si, err, sizeof(err)) < 0)
+			fprintf(stderr, "ptbrowse: warning: index not cached: %s\n", err);
+	}
+	r->nseeks = idx_nseeks(idx);
+	idx_totals(idx, &r->tot);
+	r->tot.size = s->img.size;
+	idx_free(idx);
+	return 0;
+}
+
+int cmd_index_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-cache", no_argument, NULL, 'n' },
+		{ "stream", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct stream_result *res;
+	const char *stream = NULL;
+	struct sigaction sa, old;
+	struct trace *t;
+	char err[512];
+	int json = 0, use_cache = 1, c, ret, si, status = 0;
+	unsigned threads = 0;
+	size_t i, nr = 0;
+	double t0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'n':
+			use_cache = 0;
+			break;
+		case 's':
+			stream = optarg;
+			break;
+		case 't':
+			threads = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	t0 = now();
+	ret = trace_open(&t, argv[optind], err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "ptbrowse: %s\n", err);
+		return 1;
+	}
+	res = calloc(t->nstreams ? t->nstreams : 1, sizeof(*res));
+	if (!res) {
+		trace_close(t);
+		fprintf(stderr, "ptbrowse: out of memory\n");
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	for (i = 0; i < t->nstreams && !interrupted; i++) {
+		if (stream) {
+			si = trace_find_stream(t, stream);
+			if (si < 0) {
+				fprintf(stderr, "ptbrowse: %s: no stream '%s'\n",
+					t->path, stream);
+				status = 2;
+				break;
+			}
+			if ((size_t)si != i)
+				continue;
+		}
+		ret = index_stream(t, (int)i, use_cache, threads, isatty(2), &res[nr]);
+		if (ret < 0) {
+			status = 1;
+			break;
+		}
+		nr++;
+	}
+	sigaction(SIGINT, &old, NULL);
+	if (!status) {
+		if (json)
+			print_json(t, res, nr, now() - t0);
+		else
+			print_text(t, res, nr, now() - t0);
+		if (!t->nstreams || (nr && !res[0].nseeks))
+			fprintf(stderr, "ptbrowse: %s: no PSB found: this is not an "
+				"Intel PT trace, or it starts mid-stream without "
+				"a synchronisation point\n", t->path);
+	}
+	free(res);
+	trace_close(t);
+	return status;
+}

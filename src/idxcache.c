@@ -1,0 +1,299 @@
+/* idxcache -- save and reload finished indexes, trusting nothing. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "identity.h"
+#include "idxcache.h"
+#include "ptdec.h"
+#include "xdg.h"
+
+#define CACHE_MAGIC	"PTBIDXC\n"
+#define CACHE_VERSION	1
+#define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
+
+struct cache_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_size;
+	uint64_t file_size;	/* the trace's identity when saved */
+	uint64_t file_hash;
+	int64_t mtime_ns;
+	uint64_t body_len;
+	uint64_t body_hash;
+	char stream[32];
+	uint64_t hdr_hash;	/* XXH3 of the fields above */
+};
+
+struct key_args {
+	const struct trace *t;
+	uint64_t key;
+};
+
+static int key_body(void *arg)
+{
+	struct key_args *a = arg;
+	size_t n = a->t->size < KEY_BYTES ? (size_t)a->t->size : KEY_BYTES;
+
+	a->key = XXH3_64bits(a->t->map, n);
+	return 0;
+}
+
+int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
+		  char *err, size_t errlen)
+{
+	struct key_args ka = { t, 0 };
+	char dir[4096];
+	int ret, n;
+
+	if (!t || !buf || stream < 0 || (size_t)stream >= t->nstreams)
+		return -pte_invalid;
+	ret = xdg_path(XDG_CACHE, "index", dir, sizeof(dir), err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = trace_guard(key_body, &ka);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: the file shrank while being read", t->path);
+		return ret;
+	}
+	n = snprintf(buf, size, "%s/%016" PRIx64 "-%s.idx", dir, ka.key,
+		     t->streams[stream].name);
+	if (n < 0 || (size_t)n >= size) {
+		snprintf(err, errlen, "%s: cache path too long", dir);
+		return -pte_nomem;
+	}
+	return 0;
+}
+
+static uint64_t hdr_hash(const struct cache_hdr *h)
+{
+	return XXH3_64bits(h, offsetof(struct cache_hdr, hdr_hash));
+}
+
+struct check_args {
+	const struct cache_hdr *h;
+	const uint8_t *body;
+	struct idx *idx;
+	const struct trace *t;
+	int stream;
+	int ret;
+};
+
+/* Under the guard: the body's hash, then the load. */
+static int check_body(void *arg)
+{
+	struct check_args *a = arg;
+
+	if (XXH3_64bits(a->body, (size_t)a->h->body_len) != a->h->body_hash)
+		return -pte_bad_file;
+	return idx_load(a->idx, a->body, (size_t)a->h->body_len);
+}
+
+/* A copied or touched trace with the same sampled content: check every
+ * seek point still lands on a PSB before trusting the rest. */
+static int verify_body(void *arg)
+{
+	static const uint8_t psb[PKT_PSB_SIZE] = {
+		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
+	};
+	struct check_args *a = arg;
+	const struct img *img = &a->t->streams[a->stream].img;
+	size_t i, n = idx_nseeks(a->idx);
+	uint8_t b[PKT_PSB_SIZE];
+
+	for (i = 0; i < n; i++) {
+		struct idx_seek sk;
+
+		if (idx_seek(a->idx, i, &sk) < 0 ||
+		    img_read(img, sk.offset, b, sizeof(b)) != sizeof(b) ||
+		    memcmp(b, psb, sizeof(b)))
+			return -pte_bad_file;
+	}
+	return 0;
+}
+
+int idxcache_load(struct idx *idx, const struct trace *t, int stream,
+		  const char **why)
+{
+	struct check_args ca;
+	struct identity id;
+	struct cache_hdr h;
+	struct stat st;
+	char path[4096], err[256];
+	const char *dummy;
+	void *map;
+	int fd, ret, res = IDXCACHE_MISS;
+
+	if (!why)
+		why = &dummy;
+	if (!idx || !t || stream < 0 || (size_t)stream >= t->nstreams)
+		return -pte_invalid;
+	if (idxcache_path(t, stream, path, sizeof(path), err, sizeof(err)) < 0) {
+		*why = "no cache directory";
+		return IDXCACHE_MISS;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = "not cached";
+		return IDXCACHE_MISS;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < sizeof(h) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		*why = "truncated";
+		goto out_close;
+	}
+	if (memcmp(h.magic, CACHE_MAGIC, 8) || h.hdr_hash != hdr_hash(&h)) {
+		*why = "corrupt header";
+		goto out_close;
+	}
+	if (h.version != CACHE_VERSION || h.hdr_size != sizeof(h)) {
+		*why = "another version";
+		goto out_close;
+	}
+	if (h.body_len != (uint64_t)st.st_size - sizeof(h)) {
+		*why = "truncated";
+		goto out_close;
+	}
+	if (strncmp(h.stream, t->streams[stream].name, sizeof(h.stream))) {
+		*why = "another stream";
+		goto out_close;
+	}
+	/* The trace: the same, or the same with more at the end. */
+	if (h.file_size > t->size) {
+		*why = "trace changed (shrank)";
+		goto out_close;
+	}
+	ret = identity_of_prefix(&id, t, h.file_size);
+	if (ret < 0 || id.hash != h.file_hash) {
+		*why = "trace changed";
+		goto out_close;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		*why = "cannot map";
+		goto out_close;
+	}
+	ca.h = &h;
+	ca.body = (const uint8_t *)map + sizeof(h);
+	ca.idx = idx;
+	ca.t = t;
+	ca.stream = stream;
+	ret = trace_guard(check_body, &ca);
+	if (!ret && (h.file_size != t->size || h.mtime_ns != t->mtime_ns))
+		ret = trace_guard(verify_body, &ca);
+	munmap(map, (size_t)st.st_size);
+	if (ret < 0) {
+		idx_reset(idx);
+		*why = ret == -pte_sigbus ? "cache file shrank" : "corrupt";
+		res = -ret == pte_nomem ? -pte_nomem : IDXCACHE_MISS;
+		goto out_close;
+	}
+	*why = idx_complete(idx) ? "hit" : "grown";
+	res = idx_complete(idx) ? IDXCACHE_HIT : IDXCACHE_GROWN;
+out_close:
+	close(fd);
+	return res;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
+		  char *err, size_t errlen)
+{
+	struct identity id;
+	struct cache_hdr h;
+	char dir[4096], path[4096], tmp[4200];
+	void *body;
+	size_t len;
+	int fd, ret;
+
+	if (!idx || !t || !err || stream < 0 || (size_t)stream >= t->nstreams)
+		return -pte_invalid;
+	if (!idx_complete(idx))
+		return -pte_invalid;
+	ret = xdg_dir(XDG_CACHE, "index", dir, sizeof(dir), err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = idxcache_path(t, stream, path, sizeof(path), err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = identity_of_trace(&id, t);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: the file shrank while being read", t->path);
+		return ret;
+	}
+	ret = idx_save(idx, &body, &len);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, pte_strerror(ret));
+		return ret;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	h.version = CACHE_VERSION;
+	h.hdr_size = sizeof(h);
+	h.file_size = id.size;
+	h.file_hash = id.hash;
+	h.mtime_ns = t->mtime_ns;
+	h.body_len = len;
+	h.body_hash = XXH3_64bits(body, len);
+	snprintf(h.stream, sizeof(h.stream), "%s", t->streams[stream].name);
+	h.hdr_hash = hdr_hash(&h);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		ret = -pte_io;
+		goto out_free;
+	}
+	if (write_all(fd, &h, sizeof(h)) < 0 || write_all(fd, body, len) < 0) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		ret = -pte_io;
+		goto out_unlink;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		ret = -pte_io;
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		ret = -pte_io;
+		goto out_unlink;
+	}
+	free(body);
+	return 0;
+
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out_free:
+	free(body);
+	return ret;
+}

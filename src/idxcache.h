@@ -1,0 +1,49 @@
+/*
+ * idxcache -- finished indexes saved in $XDG_CACHE_HOME/ptbrowse/index/.
+ *
+ * One file per stream, named after an XXH3 of the trace file's first
+ * 64 KiB and the stream name, so a renamed or copied trace finds it and a
+ * trace that grew (whose beginning stays put) finds its old index.  The
+ * file holds a versioned header with the identity of the trace it was
+ * made from (size, mtime, sampled XXH3; decoder/../src/identity.h), an
+ * XXH3 of the header and one of the body.  Whatever does not check out
+ * -- another version, another trace, a changed trace, a truncated or
+ * corrupted file -- is ignored and rebuilt, never trusted.  Writes go to
+ * a temporary file renamed into place.
+ */
+#ifndef IDXCACHE_H
+#define IDXCACHE_H
+
+#include <stddef.h>
+
+#include "index.h"
+#include "trace.h"
+
+/* What idxcache_load() found. */
+enum idxcache_result {
+	IDXCACHE_HIT = 0,	/* the index is complete */
+	IDXCACHE_GROWN = 1,	/* the old part is loaded; idx_start() does the tail */
+	IDXCACHE_MISS = 2,	/* nothing usable; build from scratch */
+};
+
+/* Write the cache file path for stream @stream of @t into @buf.
+ * Returns 0, or a negative pte code with a message in @err (no usable
+ * cache directory, or a path too long). */
+int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
+		  char *err, size_t errlen);
+
+/* Fill @idx (fresh, over stream @stream of @t) from the cache.  When the
+ * cache is unusable, *@why (if not NULL) names the reason ("no cache",
+ * "trace changed", "corrupt", ...) and @idx is left empty.
+ * Returns IDXCACHE_HIT, IDXCACHE_GROWN or IDXCACHE_MISS, or -pte_invalid
+ * for bad arguments. */
+int idxcache_load(struct idx *idx, const struct trace *t, int stream,
+		  const char **why);
+
+/* Save complete index @idx of stream @stream of @t (atomically).
+ * Returns 0, -pte_invalid if @idx is not complete, -pte_io with a message
+ * in @err, -pte_sigbus if the trace shrank, or -pte_nomem. */
+int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
+		  char *err, size_t errlen);
+
+#endif /* IDXCACHE_H */
