@@ -93,9 +93,10 @@ int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
 static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 {
 	tm->anchor = t;
-	if (t < tm->est)
+	/* Less than a tick behind is rounding, not news. */
+	if (t + Q_ONE <= tm->est)
 		st->flags |= TM_F_CLAMPED;
-	else
+	if (t > tm->est)
 		tm->est = t;
 	tm->cyc_mtc = 0;
 	tm->state &= ~(TM_S_TAINT | TM_S_SLEPT);
