@@ -6,10 +6,14 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <readline/readline.h>
 
 #include "action_list.h"
 #include "complete.h"
+#include "complete_rl.h"
 #include "pkt.h"
 #include "ptdec.h"
 
@@ -202,6 +206,43 @@ static void test_bind(void **state)
 			    "cursor-up");
 }
 
+/* The readline adapter, without a terminal: rl_line_buffer is all it reads. */
+static void test_readline(void **state)
+{
+	char line[64];
+	char **m;
+	int i;
+
+	compl_rl_set_ctx(&ctx);
+	/* readline breaks words at ', so its word is "s" after "goto '" */
+	strcpy(line, "goto 's");
+	rl_line_buffer = line;
+	m = compl_rl_attempt("s", 6, 7);
+	assert_non_null(m);
+	assert_string_equal(m[0], "start");
+	assert_null(m[1]);
+	free(m[0]);
+	free(m);
+	strcpy(line, "filter tip.p");
+	m = compl_rl_attempt("tip.p", 7, 12);
+	assert_non_null(m);
+	assert_string_equal(m[0], "tip.pg");	/* the common part */
+	assert_string_equal(m[1], "tip.pgd");
+	assert_string_equal(m[2], "tip.pge");
+	assert_null(m[3]);
+	for (i = 0; m[i]; i++)
+		free(m[i]);
+	free(m);
+	/* files are readline's */
+	strcpy(line, "source ");
+	assert_null(compl_rl_attempt("", 7, 7));
+	assert_int_equal(rl_attempted_completion_over, 0);
+	strcpy(line, "zzz");
+	assert_null(compl_rl_attempt("zzz", 0, 3));
+	assert_int_equal(rl_attempted_completion_over, 1);
+	rl_line_buffer = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_goto),
 		cmocka_unit_test(test_bind),
+		cmocka_unit_test(test_readline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,57 @@
+/* complete_rl -- compl_candidates() as a readline completion function. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <readline/readline.h>
+
+#include "complete_rl.h"
+
+static const struct compl_ctx *compl_rl_ctx;
+static struct compl_list compl_rl_list;
+static size_t compl_rl_skip;	/* bytes of each candidate before @text */
+static size_t compl_rl_next;
+
+void compl_rl_set_ctx(const struct compl_ctx *ctx)
+{
+	compl_rl_ctx = ctx;
+}
+
+/* readline's generator over compl_rl_list. */
+static char *compl_rl_gen(const char *text, int state)
+{
+	if (!state)
+		compl_rl_next = 0;
+	while (compl_rl_next < compl_rl_list.n) {
+		const char *c = compl_rl_list.v[compl_rl_next++];
+
+		if (strlen(c) >= compl_rl_skip)
+			return strdup(c + compl_rl_skip);
+	}
+	return NULL;
+}
+
+char **compl_rl_attempt(const char *text, int start, int end)
+{
+	int n;
+
+	rl_attempted_completion_over = 1;
+	if (!rl_line_buffer || start < 0 || end < start)
+		return NULL;
+	n = compl_candidates(rl_line_buffer, (size_t)end, compl_rl_ctx,
+			     &compl_rl_list);
+	if (compl_rl_list.kind == COMPL_FILE) {
+		rl_attempted_completion_over = 0;
+		return NULL;
+	}
+	if (n <= 0)
+		return NULL;
+	/* readline may start the word later (after a ' or $): drop the
+	 * part of each candidate before it */
+	compl_rl_skip = 0;
+	if ((size_t)start > compl_rl_list.start)
+		compl_rl_skip = (size_t)start - compl_rl_list.start;
+	if (compl_rl_skip > strlen(compl_rl_list.prefix))
+		return NULL;
+	return rl_completion_matches(text, compl_rl_gen);
+}
