@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "goto.h"
 #include "marks.h"
 #include "trace.h"
 #include "ui.h"
@@ -192,134 +193,184 @@ static int ui_poll_index(struct ui *ui)
 	return 1;
 }
 
-/* Move to packet ordinal @ord (from the index). */
-static int ui_goto_ordinal(struct ui *ui, uint64_t ord)
+/* goto_ctx callbacks: sync point @n from the index. */
+static int ui_g_psb_offset(void *arg, uint64_t n, uint64_t *off, char *err, size_t len)
 {
-	struct idx_summary s;
+	struct ui *ui = arg;
 	struct idx_seek sk;
-	struct win_iter it = { 0 };
-	uint64_t off;
-	size_t seg;
-	int r;
 
-	if (!ui->idx) {
-		ui_message(ui, UI_WARN, "packet numbers need the index");
-		return UI_DRAW_STATUS;
+	if (!ui->idx || idx_seek(ui->idx, (size_t)n, &sk)) {
+		snprintf(err, len, "goto: psb %" PRIu64 " is not known%s", n,
+			 ui->idx && !idx_scan_done(ui->idx) ? " yet" : "");
+		return -pte_eos;
 	}
-	r = idx_find_ordinal(ui->idx, ord, &seg);
-	if (r == 1) {
-		ui_message(ui, UI_WARN, "#%" PRIu64 ": packets are still being counted", ord);
-		return UI_DRAW_STATUS;
-	}
-	if (r < 0 || idx_summary(ui->idx, seg, &s) || idx_seek(ui->idx, seg, &sk)) {
-		ui_message(ui, UI_WARN, "#%" PRIu64 ": no such packet", ord);
-		return UI_DRAW_STATUS;
-	}
-	off = sk.offset;
-	if (!win_seek(&it, ui->wc, off)) {
-		uint64_t n = ord - s.first_ordinal;
-
-		while (n-- && !win_next(&it))
-			;
-		off = win_row(&it)->pkt.offset;
-	}
-	win_iter_release(&it);
-	return nav_jump(ui, off);
+	*off = sk.offset;
+	return 0;
 }
 
-/* Move to the first packet with a TSC at or after @tsc. */
-static int ui_goto_tsc(struct ui *ui, uint64_t tsc)
+static int ui_g_psb_number(void *arg, uint64_t off, int64_t *n, char *err, size_t len)
 {
+	struct ui *ui = arg;
+	size_t i;
+
+	if (!ui->idx)
+		return -pte_invalid;
+	*n = idx_find(ui->idx, off, &i) ? -1 : (int64_t)i;
+	return 0;
+}
+
+static int ui_g_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
 	struct win_iter it = { 0 };
 	struct idx_seek sk;
-	uint64_t off;
 	size_t seg;
 	int r, n = WIN_MAX_ROWS * 8;
 
-	if (!ui->idx) {
-		ui_message(ui, UI_WARN, "time jumps need the index");
-		return UI_DRAW_STATUS;
-	}
-	r = idx_find_tsc(ui->idx, tsc, &seg);
+	r = ui->idx ? idx_find_tsc(ui->idx, tsc, &seg) : -pte_no_time;
 	if (r == 1) {
-		ui_message(ui, UI_WARN, "times are still being indexed");
-		return UI_DRAW_STATUS;
+		snprintf(err, len, "goto: times are still being indexed");
+		return -pte_no_time;
 	}
 	if (r < 0 || idx_seek(ui->idx, seg, &sk)) {
-		ui_message(ui, UI_WARN, "no time information");
-		return UI_DRAW_STATUS;
+		snprintf(err, len, "goto: no time information%s", ui->idx ? "" : " (no index)");
+		return -pte_no_time;
 	}
-	off = sk.offset;
-	if (!win_seek(&it, ui->wc, off)) {
+	*off = sk.offset;
+	/* The first row of that segment at or after @tsc. */
+	if (!win_seek(&it, ui->wc, sk.offset)) {
 		while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
 				win_row(&it)->ts.tsc >= tsc))
 			if (win_next(&it))
 				break;
-		off = win_row(&it)->pkt.offset;
+		*off = win_row(&it)->pkt.offset;
 	}
 	win_iter_release(&it);
-	return nav_jump(ui, off);
-}
-
-/* A number with an optional binary/decimal unit; 0 or -1. */
-static int ui_parse_size(const char *s, uint64_t *out, const char **end)
-{
-	static const struct { const char *u; uint64_t m; } units[] = {
-		{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 },
-		{ "kB", 1000 }, { "MB", 1000000 }, { "GB", 1000000000 }, { "B", 1 },
-	};
-	char *e;
-	uint64_t v;
-	size_t i;
-
-	errno = 0;
-	v = strtoull(s, &e, 0);
-	if (e == s || errno)
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		size_t l = strlen(units[i].u);
-
-		if (!strncasecmp(e, units[i].u, l)) {
-			v *= units[i].m;
-			e += l;
-			break;
-		}
-	}
-	*out = v;
-	*end = e;
 	return 0;
 }
 
-/* A time with a unit (ns us ms s) in ns; 0 or -1. */
-static int ui_parse_time(const char *s, double *ns)
+static int ui_g_time(void *arg, uint64_t ns, uint64_t *off, char *err, size_t len)
 {
-	static const struct { const char *u; double m; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	char *e;
-	double v = strtod(s, &e);
-	size_t i;
+	struct ui *ui = arg;
+	double hz = (double)tm_tsc_hz(&ui->tmcfg, 1);
 
-	if (e == s)
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(e, units[i].u)) {
-			*ns = v * units[i].m;
-			return 0;
-		}
-	return -1;
+	if (!ui->have_t0 || hz <= 0) {
+		snprintf(err, len, "goto: no timing to go by");
+		return -pte_no_time;
+	}
+	return ui_g_tsc(arg, ui->t0 + (uint64_t)((double)ns * hz / 1e9), off, err, len);
 }
 
-/*
- * The goto grammar of ../shared/UI.md: offsets with units, percentages,
- * relative moves, $ and ^, psb N, #N, tsc V, t TIME, 'L and names.
- * (A small parser of our own until src/goto.h lands.)
- */
+static int ui_g_time_at(void *arg, uint64_t off, uint64_t *ns, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct win_iter it = { 0 };
+	double d = NAN;
+
+	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC) && ui->have_t0)
+		d = status_tsc_ns(ui, ui->t0, win_row(&it)->ts.tsc);
+	win_iter_release(&it);
+	if (isnan(d)) {
+		snprintf(err, len, "goto: the cursor has no time");
+		return -pte_no_time;
+	}
+	*ns = d < 0 ? 0 : (uint64_t)d;
+	return 0;
+}
+
+static int ui_g_ordinal(void *arg, uint64_t ord, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct idx_summary s;
+	struct idx_seek sk;
+	struct win_iter it = { 0 };
+	size_t seg;
+	int r = ui->idx ? idx_find_ordinal(ui->idx, ord, &seg) : -pte_invalid;
+
+	if (r == 1) {
+		snprintf(err, len, "goto: #%" PRIu64 ": packets are still being counted", ord);
+		return -pte_eos;
+	}
+	if (r < 0 || idx_summary(ui->idx, seg, &s) || idx_seek(ui->idx, seg, &sk)) {
+		snprintf(err, len, "goto: #%" PRIu64 ": no such packet%s", ord,
+			 ui->idx ? "" : " (no index)");
+		return -pte_eos;
+	}
+	*off = sk.offset;
+	if (!win_seek(&it, ui->wc, sk.offset)) {
+		uint64_t n = ord - s.first_ordinal;
+
+		while (n-- && !win_next(&it))
+			;
+		*off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return 0;
+}
+
+static int ui_g_mark(void *arg, const char *name, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	long i;
+
+	if (!ui->bm || (i = bm_find(ui->bm, name)) < 0 ||
+	    bm_at(ui->bm, (size_t)i)->kind == BM_REGION) {
+		if (name[0] == ui->ref_name && !name[1]) {
+			*off = ui->ref_off;
+			return 0;
+		}
+		snprintf(err, len, "goto: no mark '%s'", name);
+		return -pte_invalid;
+	}
+	*off = bm_at(ui->bm, (size_t)i)->from;
+	return 0;
+}
+
+static int ui_g_region(void *arg, const char *name, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	long i;
+
+	if (!ui->bm || (i = bm_find(ui->bm, name)) < 0) {
+		snprintf(err, len, "goto: no region or bookmark '%s'", name);
+		return -pte_invalid;
+	}
+	*off = bm_at(ui->bm, (size_t)i)->from;
+	return 0;
+}
+
+/* Jump to goto target @t (parsed by goto.c). */
+static int ui_goto_target(struct ui *ui, const struct goto_target *t)
+{
+	struct goto_ctx ctx = {
+		.cursor = ui->cursor, .size = ui->img->size, .arg = ui,
+		.psb_offset = ui_g_psb_offset, .psb_number = ui_g_psb_number,
+		.tsc_offset = ui_g_tsc, .time_offset = ui_g_time,
+		.time_at = ui_g_time_at, .ordinal_offset = ui_g_ordinal,
+		.mark_offset = ui_g_mark, .region_offset = ui_g_region,
+	};
+	char err[256] = "";
+	uint64_t off;
+
+	if (t->kind == GOTO_MARK && (!strcmp(t->name, "'") || !strcmp(t->name, "`")))
+		return nav_last(ui);
+	if (goto_resolve(t, &ctx, &off, err, sizeof(err)) < 0) {
+		ui_message(ui, UI_ERROR, "%s", err[0] ? err : "goto: failed");
+		return UI_DRAW_STATUS;
+	}
+	if (t->kind == GOTO_END && !t->value)
+		return nav_end(ui);
+	/* The end itself is not a packet: show the last one. */
+	if (ui->img->size && off >= ui->img->size)
+		off = ui->img->size - 1;
+	return nav_jump(ui, off);
+}
+
+/* :goto ARG, with the grammar of src/goto.h. */
 static int ui_goto(struct ui *ui, const char *arg)
 {
-	uint64_t size = ui->img->size, v;
-	const char *e;
-	int rel = 0;
+	struct goto_target t;
+	char err[256] = "";
 
 	while (isspace((unsigned char)*arg))
 		arg++;
@@ -327,108 +378,21 @@ static int ui_goto(struct ui *ui, const char *arg)
 		prompt_open(ui, "goto ");
 		return UI_DRAW_ALL;
 	}
-	if (!strcmp(arg, "^"))
-		return nav_start(ui);
-	if (!strcmp(arg, "$"))
-		return nav_end(ui);
-	if (*arg == '#') {
-		if (ui_parse_size(arg + 1, &v, &e) || *e)
-			goto bad;
-		return ui_goto_ordinal(ui, v);
-	}
-	if (!strncmp(arg, "psb ", 4)) {
-		const char *n = arg + 4;
-		int sign = *n == '+' ? 1 : *n == '-' ? -1 : 0;
-
-		if (ui_parse_size(n + (sign != 0), &v, &e) || *e)
-			goto bad;
-		if (sign)
-			return nav_psb(ui, sign, v);
-		if (ui->idx) {
-			struct idx_seek sk;
-
-			if (!idx_seek(ui->idx, (size_t)v, &sk))
-				return nav_jump(ui, sk.offset);
-		}
-		ui_message(ui, UI_WARN, "psb %" PRIu64 ": not known (yet)", v);
+	if (goto_parse(arg, &t, err, sizeof(err)) < 0) {
+		ui_message(ui, UI_ERROR, "%s", err);
 		return UI_DRAW_STATUS;
 	}
-	if (!strncmp(arg, "tsc ", 4)) {
-		if (ui_parse_size(arg + 4, &v, &e) || *e)
-			goto bad;
-		return ui_goto_tsc(ui, v);
-	}
-	if (!strncmp(arg, "t ", 2)) {
-		const char *t = arg + 2;
-		double ns, hz = (double)tm_tsc_hz(&ui->tmcfg, 1);
-		struct win_row row;
-		uint64_t base = ui->t0;
+	return ui_goto_target(ui, &t);
+}
 
-		if (*t == '+' || *t == '-') {
-			rel = *t == '+' ? 1 : -1;
-			t++;
-		}
-		if (ui_parse_time(t, &ns))
-			goto bad;
-		if (!ui->have_t0 || hz <= 0) {
-			ui_message(ui, UI_WARN, "no timing to go by");
-			return UI_DRAW_STATUS;
-		}
-		if (rel && !nav_cursor_row(ui, &row) && (row.ts.flags & TM_F_TSC))
-			base = row.ts.tsc;
-		ns *= rel < 0 ? -1 : 1;
-		return ui_goto_tsc(ui, (uint64_t)((double)base + ns * hz / 1e9));
-	}
-	if (*arg == '\'' && arg[1]) {
-		struct km_result res = { .status = KM_ACTION, .action = ACTION_JUMP_MARK,
-					 .count = 1, .key = (unsigned char)arg[1] };
+/* A key with a count: N% NP Ng. */
+static int ui_goto_count(struct ui *ui, enum goto_kind kind, uint64_t n)
+{
+	struct goto_target t;
 
-		return ui_action(ui, &res);
-	}
-	if (*arg == '^' || *arg == '$') {
-		int end = *arg == '$';
-
-		arg++;
-		if (*arg != '+' && *arg != '-')
-			goto bad;
-		rel = *arg == '+' ? 1 : -1;
-		if (ui_parse_size(arg + 1, &v, &e) || *e)
-			goto bad;
-		if (end)
-			return nav_jump(ui, rel < 0 && v < size ? size - v : size ? size - 1 : 0);
-		return nav_jump(ui, rel > 0 ? v : 0);
-	}
-	if (*arg == '+' || *arg == '-') {
-		rel = *arg == '+' ? 1 : -1;
-		arg++;
-	}
-	if (!isdigit((unsigned char)*arg) && *arg != '.') {
-		uint64_t off;
-
-		if (ui->bm && !bm_resolve(ui->bm, arg, 0, &off))
-			return nav_jump(ui, off);
-		goto bad;
-	}
-	if (strchr(arg, '%')) {
-		char *pe;
-		double pc = strtod(arg, &pe);
-
-		if (*pe != '%' || pe[1])
-			goto bad;
-		v = (uint64_t)(pc / 100.0 * (double)size);
-	} else if (ui_parse_size(arg, &v, &e) || *e) {
-		goto bad;
-	}
-	if (rel > 0)
-		v = ui->cursor + v;
-	else if (rel < 0)
-		v = v > ui->cursor ? 0 : ui->cursor - v;
-	if (size && v >= size)
-		v = size - 1;
-	return nav_jump(ui, v);
-bad:
-	ui_message(ui, UI_ERROR, "goto: cannot read '%s'", arg);
-	return UI_DRAW_STATUS;
+	if (goto_from_count(&t, kind, n) < 0)
+		return UI_DRAW_NONE;
+	return ui_goto_target(ui, &t);
 }
 
 /* :set OPTION VALUE */
@@ -517,7 +481,7 @@ int ui_command(struct ui *ui, const char *line)
 	if (*p == ':')
 		p++;
 	/* ":123", ":0x1f40", ":50%" alone are gotos (hx). */
-	if (isdigit((unsigned char)*p) || *p == '#' || *p == '$' || *p == '^')
+	if (goto_is_target(p))
 		return ui_goto(ui, p);
 	while (p[n] && !isspace((unsigned char)p[n]) && n + 1 < sizeof(name)) {
 		name[n] = p[n];
@@ -641,24 +605,19 @@ int ui_action(struct ui *ui, const struct km_result *res)
 	case ACTION_HALFPAGE_DOWN: return nav_page(ui, n * (h / 2 ? h / 2 : 1));
 	case ACTION_HALFPAGE_UP: return nav_page(ui, -n * (h / 2 ? h / 2 : 1));
 	case ACTION_GOTO_START:
-		return res->has_count ? ui_goto_ordinal(ui, res->count) : nav_start(ui);
+		return res->has_count ? ui_goto_count(ui, GOTO_ORDINAL, res->count) : nav_start(ui);
 	case ACTION_GOTO_END:
-		return res->has_count ? ui_goto_ordinal(ui, res->count) : nav_end(ui);
-	case ACTION_GOTO_PERCENT: {
-		double pc = res->has_count ? (double)res->count : 0;
-
-		if (pc > 100)
-			pc = 100;
-		return nav_jump(ui, (uint64_t)(pc / 100.0 * (double)ui->img->size));
-	}
+		return res->has_count ? ui_goto_count(ui, GOTO_ORDINAL, res->count) : nav_end(ui);
+	case ACTION_GOTO_PERCENT:
+		return ui_goto_count(ui, GOTO_PERCENT, res->has_count ? res->count : 0);
 	case ACTION_GOTO_OFFSET:
 		if (res->has_count)
-			return nav_jump(ui, res->count);
+			return ui_goto_count(ui, GOTO_OFFSET, res->count);
 		prompt_open(ui, "goto ");
 		return UI_DRAW_ALL;
 	case ACTION_GOTO_PACKET:
 		if (res->has_count)
-			return ui_goto_ordinal(ui, res->count);
+			return ui_goto_count(ui, GOTO_ORDINAL, res->count);
 		prompt_open(ui, "goto #");
 		return UI_DRAW_ALL;
 	case ACTION_GOTO: return ui_goto(ui, res->args);

@@ -15,7 +15,10 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "complete.h"
+#include "marks.h"
 #include "pkt.h"
+#include "trace.h"
 #include "ui.h"
 #include "xdg.h"
 
@@ -94,69 +97,53 @@ static void prompt_line(char *line)
 	free(line);
 }
 
-/* Candidates: command names first, then by position (packet types for
- * searches, file names for file arguments). */
-static char *prompt_gen_command(const char *text, int state)
+/* Candidates come from complete.c; readline only shows and inserts them. */
+static struct compl_list prompt_list;
+
+static char *prompt_gen(const char *text, int state)
 {
-	static int i;
-	size_t len = strlen(text);
+	static size_t i;
 
 	if (!state)
 		i = 0;
-	while (i < ACTION__N) {
-		const struct action_info *a = &action_table[i++];
-
-		if (!(a->flags & ACT_PREFIX) && !strncmp(a->name, text, len))
-			return strdup(a->name);
-	}
-	return NULL;
+	return i < prompt_list.n ? strdup(prompt_list.v[i++]) : NULL;
 }
 
-static char *prompt_gen_type(const char *text, int state)
+/* Mark and region names for completion. */
+static void prompt_names(void *arg, enum compl_kind kind, struct compl_list *out)
 {
-	static int t;
-	size_t len = strlen(text);
+	struct ui *ui = arg;
+	size_t i, n;
 
-	if (!state)
-		t = 1;
-	while (t < PKT_NTYPES) {
-		const char *n = pkt_type_name((enum pkt_type)t++);
-
-		if (n && !strncmp(n, text, len))
-			return strdup(n);
+	if (kind == COMPL_STREAM) {
+		for (i = 0; i < ui->trace->nstreams; i++)
+			compl_add(out, ui->trace->streams[i].name);
+		return;
 	}
-	return NULL;
+	if (!ui->bm)
+		return;
+	n = bm_count(ui->bm);
+	for (i = 0; i < n; i++) {
+		const struct bm_entry *e = bm_at(ui->bm, i);
+
+		if ((kind == COMPL_MARK && e->kind != BM_REGION && e->name[0]) ||
+		    (kind == COMPL_REGION && e->kind == BM_REGION))
+			compl_add(out, e->name);
+	}
 }
 
 static char **prompt_complete(const char *text, int start, int end)
 {
-	char word[64];
-	size_t n = 0;
-	enum action a;
-	const char *usage;
+	static const char *const options[] = { "raw", "ip", "columns", "axis",
+					       "mouse", "keymap", NULL };
+	struct compl_ctx ctx = { prompt_ui, prompt_names, options };
 
+	if (compl_candidates(rl_line_buffer, (size_t)end, &ctx, &prompt_list) < 0)
+		return NULL;
+	if (prompt_list.kind == COMPL_FILE)
+		return NULL;	/* readline's own file names */
 	rl_attempted_completion_over = 1;
-	while (rl_line_buffer[n] == ' ')
-		n++;
-	if ((int)n >= start)
-		return rl_completion_matches(text, prompt_gen_command);
-	{
-		size_t k = 0;
-
-		while (rl_line_buffer[n + k] && rl_line_buffer[n + k] != ' ' && k + 1 < sizeof(word))
-			k++;
-		memcpy(word, rl_line_buffer + n, k);
-		word[k] = 0;
-	}
-	a = action_find(word);
-	usage = a == ACTION_NONE ? "" : action_table[a].usage;
-	if (strstr(usage, "FILE"))
-		return rl_completion_matches(text, rl_filename_completion_function);
-	if (strstr(usage, "TYPE"))
-		return rl_completion_matches(text, prompt_gen_type);
-	if (strstr(usage, "COMMAND"))
-		return rl_completion_matches(text, prompt_gen_command);
-	return NULL;
+	return rl_completion_matches(text, prompt_gen);
 }
 
 /* Show several completions in the message line instead of on the tty. */
@@ -205,6 +192,7 @@ void prompt_done(struct ui *ui)
 {
 	if (ui->prompt)
 		prompt_close(ui);
+	compl_free(&prompt_list);
 	if (prompt_null)
 		fclose(prompt_null);
 	prompt_null = NULL;
