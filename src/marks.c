@@ -34,7 +34,15 @@ struct bm_set {
 	uint64_t size;		/* the trace's size */
 	int saving;		/* 0: never write (flag, newer version, ...) */
 	int dirty;		/* the last save failed */
-	int exists;		/* the marks file is on disk */
+	struct bm_disk {	/* the marks file as we last read or wrote it */
+		int present;
+		dev_t dev;
+		ino_t ino;
+		off_t size;
+		struct timespec mtime;
+	} disk;
+	struct bm_entry *base;	/* the entries then, for a three-way merge */
+	size_t nbase;
 	bm_report_fn *report;
 	void *report_ctx;
 	char msg[PATH_MAX + 512];	/* the last message */
@@ -60,6 +68,8 @@ struct bm_line {
 
 static void bm_report(struct bm_set *set, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+static int bm_sync(struct bm_set *set);
+static int bm_synced(struct bm_set *set);
 
 static void bm_report(struct bm_set *set, const char *fmt, ...)
 {
@@ -381,6 +391,20 @@ static int bm_dup_note(const char *note, char **out)
 	return *out ? 0 : -pte_nomem;
 }
 
+/* Replace @e's note with a copy of @note (NULL or "": none). */
+static int bm_replace_note(struct bm_entry *e, const char *note)
+{
+	char *copy;
+	int ret;
+
+	ret = bm_dup_note(note, &copy);
+	if (ret < 0)
+		return ret;
+	free(e->note);
+	e->note = copy;
+	return 0;
+}
+
 /* Append a copy of @e (unsorted).  Returns 0 or -pte_nomem. */
 static int bm_append(struct bm_set *set, const struct bm_entry *e)
 {
@@ -569,7 +593,6 @@ static int bm_write(struct bm_set *set, char *err, size_t errlen)
 		fsync(fd);
 		close(fd);
 	}
-	set->exists = 1;
 	return 0;
 out_unlink:
 	e = errno;
@@ -591,6 +614,9 @@ int bm_save(struct bm_set *set)
 	if (!set->saving)
 		return 0;
 	was_dirty = set->dirty;
+	/* Another ptbrowse may have saved the same trace's marks meanwhile. */
+	if (bm_sync(set) < 0)
+		return -pte_io;
 	if (bm_write(set, err, sizeof(err)) < 0) {
 		set->dirty = 1;
 		bm_report(set, "marks not saved: %s; they are kept in memory and "
@@ -600,6 +626,8 @@ int bm_save(struct bm_set *set)
 	set->dirty = 0;
 	if (was_dirty)
 		bm_report(set, "marks saved to %s", set->file);
+	/* Without a base the next save merges needlessly, harmlessly. */
+	bm_synced(set);
 	return 0;
 }
 
@@ -891,7 +919,201 @@ static void bm_clean_tmp(struct bm_set *set)
 	closedir(dp);
 }
 
-/* Load our marks file if it exists. */
+/*
+ * Two ptbrowse processes on one trace each rewrite the whole file, so a
+ * save first merges what the other one saved since our last load or
+ * save: a three-way merge against the entries as they were then (base),
+ * so additions, moves and deletions on either side survive.  On a clash
+ * ours wins and the other version is reported.
+ */
+
+static void bm_entries_free(struct bm_entry *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].note);
+	free(v);
+}
+
+static void bm_disk_stat(const char *file, struct bm_disk *d)
+{
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	if (stat(file, &st))
+		return;
+	d->present = 1;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->size = st.st_size;
+	d->mtime = st.st_mtim;
+}
+
+static int bm_disk_same(const struct bm_disk *a, const struct bm_disk *b)
+{
+	if (a->present != b->present)
+		return 0;
+	return !a->present ||
+	       (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+		a->mtime.tv_sec == b->mtime.tv_sec &&
+		a->mtime.tv_nsec == b->mtime.tv_nsec);
+}
+
+/* Record the file and the entries as they are now: our base. */
+static int bm_synced(struct bm_set *set)
+{
+	struct bm_entry *v = NULL;
+	size_t i;
+
+	bm_disk_stat(set->file, &set->disk);
+	if (set->n) {
+		v = calloc(set->n, sizeof(*v));
+		if (!v)
+			goto out_nomem;
+		for (i = 0; i < set->n; i++) {
+			v[i] = set->v[i];
+			if (bm_dup_note(set->v[i].note, &v[i].note) < 0) {
+				bm_entries_free(v, i);
+				goto out_nomem;
+			}
+		}
+	}
+	bm_entries_free(set->base, set->nbase);
+	set->base = v;
+	set->nbase = set->n;
+	return 0;
+out_nomem:
+	/* No base: a later merge treats everything on disk as added. */
+	bm_entries_free(set->base, set->nbase);
+	set->base = NULL;
+	set->nbase = 0;
+	return -pte_nomem;
+}
+
+/* Whether @a and @b are the same mark, bookmark or region (by name, or
+ * by offset for anonymous bookmarks). */
+static int bm_same_key(const struct bm_entry *a, const struct bm_entry *b)
+{
+	if (a->kind != b->kind || strcmp(a->name, b->name))
+		return 0;
+	return a->name[0] || a->from == b->from;
+}
+
+static int bm_same_value(const struct bm_entry *a, const struct bm_entry *b)
+{
+	return a->from == b->from && a->to == b->to &&
+	       !strcmp(a->color, b->color) &&
+	       !strcmp(a->note ? a->note : "", b->note ? b->note : "");
+}
+
+static long bm_lookup(const struct bm_entry *v, size_t n, const struct bm_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (bm_same_key(&v[i], e))
+			return (long)i;
+	return -1;
+}
+
+/* Merge @theirs (the file now) into the set, against the base. */
+static void bm_merge3(struct bm_set *set, const struct bm_entry *theirs, size_t nt)
+{
+	const struct bm_entry *t, *b;
+	long ib, io;
+	size_t i;
+
+	for (i = 0; i < nt; i++) {
+		t = &theirs[i];
+		ib = bm_lookup(set->base, set->nbase, t);
+		io = bm_lookup(set->v, set->n, t);
+		b = ib >= 0 ? &set->base[ib] : NULL;
+		if (b && bm_same_value(b, t))
+			continue;		/* they did not change it */
+		if (io < 0 && b)
+			continue;		/* we deleted it */
+		if (io < 0) {
+			/* They added it; a name we gave to another kind wins. */
+			if (t->name[0] && bm_find(set, t->name) >= 0)
+				bm_report(set, "%s: another ptbrowse saved %s %s; "
+					  "the name is taken here, kept ours",
+					  set->file, bm_kind_name(t->kind), t->name);
+			else if (bm_append(set, t) < 0)
+				bm_report(set, "%s: another ptbrowse saved %s %s; "
+					  "no room for it", set->file,
+					  bm_kind_name(t->kind), t->name);
+			continue;
+		}
+		if (b && bm_same_value(b, &set->v[io])) {
+			/* Only they changed it. */
+			if (!bm_replace_note(&set->v[io], t->note)) {
+				set->v[io].from = t->from;
+				set->v[io].to = t->to;
+				strcpy(set->v[io].color, t->color);
+			}
+		} else if (!bm_same_value(t, &set->v[io])) {
+			bm_report(set, "%s: another ptbrowse changed %s %s too; "
+				  "kept this one's", set->file,
+				  bm_kind_name(t->kind), t->name[0] ? t->name : "-");
+		}
+	}
+	/* What they deleted and we left alone goes. */
+	for (i = 0; i < set->nbase; i++) {
+		b = &set->base[i];
+		if (bm_lookup(theirs, nt, b) >= 0)
+			continue;
+		io = bm_lookup(set->v, set->n, b);
+		if (io >= 0 && bm_same_value(b, &set->v[io]))
+			bm_remove(set, (size_t)io);
+	}
+	bm_sort(set);
+}
+
+/* If the file changed since we last read or wrote it, merge it in.
+ * Returns 0 (also when a broken file was moved aside), or -pte_io if it
+ * must not be overwritten (a newer version; saving is then off). */
+static int bm_sync(struct bm_set *set)
+{
+	struct bm_set theirs = { .file = set->file, .size = set->size,
+				 .report = set->report,
+				 .report_ctx = set->report_ctx };
+	struct bm_parse ps = { .fname = set->file };
+	char bad[PATH_MAX + 32];
+	struct bm_disk now;
+	FILE *f;
+	int ret;
+
+	bm_disk_stat(set->file, &now);
+	if (bm_disk_same(&now, &set->disk) || !now.present)
+		return 0;
+	f = fopen(set->file, "re");
+	if (!f)
+		return 0;
+	ret = bm_read(&theirs, f, &ps);
+	fclose(f);
+	if (ps.version > BM_VERSION) {
+		set->saving = 0;
+		bm_report(set, "%s: a newer ptbrowse wrote it; marks are no longer "
+			  "saved", set->file);
+		ret = -pte_io;
+		goto out_free;
+	}
+	if (ret < 0 || ps.errors || ps.conflicts || ps.full) {
+		/* Someone broke it meanwhile: keep it for them, write ours. */
+		if (bm_move_aside(set->file, bad, sizeof(bad)) == 0)
+			bm_report(set, "%s: kept as %s", set->file, bad);
+		ret = 0;
+		goto out_free;
+	}
+	bm_merge3(set, theirs.v, theirs.n);
+	ret = 0;
+out_free:
+	free(ps.trace_path);
+	bm_entries_free(theirs.v, theirs.n);
+	return ret;
+}
+
 /* Whether @s is a plain file-name part: [A-Za-z0-9_.-], no leading dot. */
 static int bm_plain(const char *s, size_t max)
 {
@@ -906,6 +1128,7 @@ static int bm_plain(const char *s, size_t max)
 	return 1;
 }
 
+/* Load our marks file if it exists. */
 static int bm_load(struct bm_set *set)
 {
 	struct bm_parse ps = { .fname = set->file };
@@ -924,7 +1147,6 @@ static int bm_load(struct bm_set *set)
 		set->saving = 0;
 		return 0;
 	}
-	set->exists = 1;
 	ret = bm_read(set, f, &ps);
 	fclose(f);
 	if (ret == -pte_nomem)
@@ -968,7 +1190,6 @@ static int bm_load(struct bm_set *set)
 			set->saving = 0;
 			goto out_free;
 		}
-		set->exists = 0;
 		bm_report(set, "%s: kept as %s; loaded %d marks from it",
 			  set->file, bad, ps.added);
 		bm_sort(set);
@@ -978,6 +1199,10 @@ static int bm_load(struct bm_set *set)
 		goto out_free;
 	}
 	bm_sort(set);
+	if (bm_synced(set) < 0) {
+		ret = -pte_nomem;
+		goto out_free;
+	}
 	if (set->saving && ps.trace_path && strcmp(ps.trace_path, set->path))
 		bm_save(set);	/* record the path it was opened as */
 out_free:
@@ -1072,6 +1297,7 @@ void bm_close(struct bm_set *set)
 	for (i = 0; i < set->n; i++)
 		free(set->v[i].note);
 	free(set->v);
+	bm_entries_free(set->base, set->nbase);
 	free(set->file);
 	free(set->path);
 	free(set);
@@ -1110,19 +1336,6 @@ static int bm_note_check(struct bm_set *set, const char *note)
 	return 0;
 }
 
-/* Replace entry @i's note with a copy of @note. */
-static int bm_replace_note(struct bm_entry *e, const char *note)
-{
-	char *copy;
-	int ret;
-
-	ret = bm_dup_note(note, &copy);
-	if (ret < 0)
-		return ret;
-	free(e->note);
-	e->note = copy;
-	return 0;
-}
 
 /* Put a point entry (mark or bookmark) called @name at @off. */
 static int bm_point_set(struct bm_set *set, enum bm_kind kind,

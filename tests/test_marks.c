@@ -648,6 +648,43 @@ static void test_no_state_and_cap(void **state)
 	}
 }
 
+/* Two processes on one trace: each save merges the other's changes. */
+static void test_two_writers(void **state)
+{
+	struct bm_set *a, *b;
+
+	assert_int_equal(bm_open(&a, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_open(&b, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_mark_set(a, 'a', 1, NULL), 0);
+	assert_int_equal(bm_mark_set(b, 'b', 2, NULL), 0);
+	assert_int_equal(bm_count(b), 2);		/* a came in */
+	assert_int_equal(bm_toggle(a, 3), 1);
+	assert_int_equal(bm_count(a), 3);		/* b came in */
+	/* b deletes a; a's next save drops it too */
+	assert_int_equal(bm_delete(b, (size_t)bm_find(b, "a")), 0);
+	assert_int_equal(bm_count(b), 2);
+	assert_true(bm_find_at(b, BM_BOOKMARK, 3) >= 0);
+	assert_int_equal(bm_mark_set(a, 'c', 4, "from a"), 0);
+	assert_int_equal(bm_find(a, "a"), -1);
+	assert_int_equal(bm_count(a), 3);
+	/* both move b: the later save keeps its own and says so */
+	assert_int_equal(bm_mark_set(a, 'b', 10, NULL), 0);
+	msgs[0] = '\0';
+	assert_int_equal(bm_mark_set(b, 'b', 20, NULL), 0);
+	assert_non_null(strstr(msgs, "another ptbrowse changed mark b too"));
+	/* only a changed c's note: b takes it */
+	assert_string_equal(bm_at(b, (size_t)bm_find(b, "c"))->note, "from a");
+	bm_close(a);
+	bm_close(b);
+
+	assert_int_equal(bm_open(&a, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_count(a), 3);
+	assert_int_equal(bm_at(a, (size_t)bm_find(a, "b"))->from, 20);
+	assert_int_equal(bm_at(a, (size_t)bm_find(a, "c"))->from, 4);
+	assert_true(bm_find_at(a, BM_BOOKMARK, 3) >= 0);
+	bm_close(a);
+}
+
 static void test_streams(void **state)
 {
 	struct bm_set *set, *set3;
@@ -911,6 +948,7 @@ int main(void)
 		cmocka_unit_test_setup(test_import_export, clean),
 		cmocka_unit_test_setup(test_unwritable, clean),
 		cmocka_unit_test_setup(test_no_state_and_cap, clean),
+		cmocka_unit_test_setup(test_two_writers, clean),
 		cmocka_unit_test_setup(test_streams, clean),
 		cmocka_unit_test_setup(test_explicit_file, clean),
 		cmocka_unit_test(test_summary),
