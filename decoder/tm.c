@@ -35,7 +35,8 @@ void tm_init(struct tm_model *tm, const struct tm_config *cfg)
 	memset(tm, 0, sizeof(*tm));
 	if (cfg)
 		tm->cfg = *cfg;
-	if (tm->cfg.have_mtc_freq && tm->cfg.have_cpuid_15 &&
+	if (tm->cfg.have_mtc_freq && tm->cfg.mtc_freq <= 15 &&
+	    tm->cfg.have_cpuid_15 &&
 	    tm->cfg.cpuid_15_eax && tm->cfg.cpuid_15_ebx) {
 		tm->state |= TM_S_CTC_OK;
 		tm->period = ctc_ticks(tm, 1ull << tm->cfg.mtc_freq);
@@ -110,16 +111,21 @@ static void calibrate(struct tm_model *tm, tm_q t)
 	tm_q ticks;
 	uint64_t hz;
 
-	if ((tm->state & TM_S_TAINT) || !tm->cyc_mtc || t <= tm->anchor)
+	tm_q ratio, khz;
+
+	if ((tm->state & TM_S_TAINT) || !tm->cyc_mtc || t < tm->anchor + Q_ONE)
 		return;
 	ticks = t - tm->anchor;
-	tm->ratio = (uint64_t)(ticks / tm->cyc_mtc);
-	if (!tm->ratio)
-		tm->ratio = 1;
+	ratio = ticks / tm->cyc_mtc;
+	/* Billions of ticks per cycle is not a clock, it is a stall. */
+	if (ratio > UINT64_MAX)
+		return;
+	tm->ratio = ratio ? (uint64_t)ratio : 1;
 	hz = tm_tsc_hz(&tm->cfg, 1);
-	if (hz)
-		tm->khz = (uint32_t)(((tm_q)tm->cyc_mtc * hz << 32) /
-				     ticks / 1000);
+	if (hz) {
+		khz = (tm_q)tm->cyc_mtc * hz / (uint64_t)(ticks >> 32) / 1000;
+		tm->khz = khz > UINT32_MAX ? UINT32_MAX : (uint32_t)khz;
+	}
 }
 
 static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)

@@ -71,6 +71,12 @@ void tmp_init(struct tmp *tmp, const struct tm_config *cfg, unsigned flags)
 		tmp->cfg.nom_freq = 0;
 	if (!tmp->cfg.have_cpuid_15)
 		tmp->cfg.cpuid_15_eax = tmp->cfg.cpuid_15_ebx = 0;
+	/* MTCFreq is 4 bits; a bigger value (a damaged perf.data) would
+	 * shift past 32 bits: refuse MTC timing instead. */
+	if (tmp->cfg.mtc_freq > 15) {
+		tmp->cfg.mtc_freq = 0;
+		tmp->cfg.cpuid_15_eax = 0;
+	}
 	tmp->flags = flags;
 	tmp->skl168 = (uint8_t)tm_config_skl168(&tmp->cfg);
 	tmp_reset(tmp);
