@@ -290,6 +290,7 @@ static int pd_file_attrs(struct pd_state *st)
 		if (!pd_inside(st, ids_off, ids_size)) {
 			pd_warn(st, off + i * attr_size,
 				"attr ids outside the file");
+			ids_off = 0;
 			ids_size = 0;
 		}
 		err = pd_add_attr(st, off + i * attr_size, e, attr_size - 16,
@@ -663,7 +664,9 @@ static int pd_use_index(struct pd_state *st, uint64_t walk_end)
 			seen = st->aux[j].rec_off == roff;
 		if (seen)
 			continue;
-		if (!pd_inside(st, roff, PD_AUXTRACE_HDR_SIZE) ||
+		if (roff >= walk_end ||
+		    walk_end - roff < PD_AUXTRACE_HDR_SIZE ||
+		    !pd_inside(st, roff, PD_AUXTRACE_HDR_SIZE) ||
 		    rd32(st->map + roff) != PD_REC_AUXTRACE ||
 		    rd16(st->map + roff + 6) < PD_AUXTRACE_HDR_SIZE ||
 		    rd16(st->map + roff + 6) > walk_end - roff) {

@@ -672,6 +672,17 @@ static void test_index(void **state)
 	check_bytes(&t.streams[0], pt, sizeof(pt));
 	check_packets(&t.streams[0]);
 	perfdata_free(&t);
+
+	/* an index entry past the data section (inside the file) is ignored */
+	{
+		uint64_t bogus = f.n - 50;
+
+		memcpy(f.p + f.n - 16, &bogus, 8);
+	}
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.streams[0].img.size, PT_SPLIT);
+	assert_int_equal(perfdata_info(&t)->nwarnings, 2);
+	perfdata_free(&t);
 	free(f.p);
 	free(d.p);
 }
