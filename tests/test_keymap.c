@@ -250,6 +250,17 @@ static void test_load(void **state)
 	assert_int_equal(km_count(km, KM_T_GLOBAL), 1);
 	km_free(km);
 
+	/* a user file that cannot be read is reported, not fatal */
+	snprintf(path, sizeof(path), "mkdir -p %s/bad.keys", dir);
+	assert_int_equal(system(path), 0);
+	km = load("bad");
+	assert_int_equal(km_nerrors(km), 1);
+	snprintf(want, sizeof(want), "source: %s/bad.keys: Is a directory",
+		 dir);
+	assert_string_equal(km_error(km, 0), want);
+	km_free(km);
+	snprintf(path, sizeof(path), "%s/mine.keys", dir);
+
 	/* a path */
 	km = km_new();
 	if (km_load(km, path, err, sizeof(err)))

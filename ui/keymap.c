@@ -390,7 +390,8 @@ void km_free(struct km *km)
 	free(km);
 }
 
-/* Keep "@file:@line: @msg"; out of memory only loses the message. */
+/* Keep "@file:@line: @msg" (@line 0: "@msg"); out of memory only loses
+ * the message. */
 static void km_add_error(struct km *km, const char *file, int line,
 			 const char *msg)
 {
@@ -409,7 +410,9 @@ static void km_add_error(struct km *km, const char *file, int line,
 		km->errs = v;
 		km->caperrs = cap;
 	}
-	if (asprintf(&s, "%s:%d: %s", file, line, msg) < 0)
+	/* line 0: the file as a whole (msg names it) */
+	if ((line > 0 ? asprintf(&s, "%s:%d: %s", file, line, msg) :
+	     asprintf(&s, "%s", msg)) < 0)
 		return;
 	km->errs[km->nerrs++] = s;
 }
@@ -838,6 +841,7 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 		km_set_err(err, errlen, "source: %s: %s", full, strerror(errno));
 		return -pte_io;
 	}
+	errno = 0;
 	for (;;) {
 		if (len + 4096 + 1 > cap) {
 			char *t;
@@ -863,7 +867,8 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 			break;
 	}
 	if (ferror(f)) {
-		km_set_err(err, errlen, "source: %s: read error", full);
+		km_set_err(err, errlen, "source: %s: %s", full,
+			   errno ? strerror(errno) : "read error");
 		rc = -pte_io;
 		goto out_free;
 	}

@@ -134,6 +134,9 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
  *   unbind [-T TABLE] KEY [KEY...]      (the sequence KEY KEY...)
  *   unbind -a [-T TABLE]                (all bindings, or a table's)
  *   source FILE
+ * A "{key}" after a command that reads a key (ACT_KEY) documents it; such
+ * commands always read one.  Arguments are kept as typed (quoted where
+ * needed): split km_result.args with km_split() like a prompt line.
  * Blank lines and comments are fine.
  * Returns 0.
  * Returns -pte_invalid with a one-line message in @err (no file:line)
@@ -167,6 +170,8 @@ int km_state_pending(const struct km_state *st);
  * "5 0" or "C-u 5 0" or "M-5 M-0", the next action gets count 50 (C-u
  * alone gives 4, C-u C-u 16).  Enter keys (10, 13, KEY_ENTER) and
  * Backspace keys (127, KEY_BACKSPACE) are folded into one code each.
+ * Feed keys only: handle KEY_RESIZE and KEY_MOUSE before, or they end a
+ * pending sequence as unbound.
  * Returns the status, also in @res (which may not be NULL):
  * KM_ACTION with action, count, key, args; KM_PENDING; KM_UNBOUND;
  * KM_CANCELLED. */
