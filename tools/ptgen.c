@@ -738,15 +738,19 @@ static void gen_event(struct gen *g)
 		run(g, some_cycles(g));
 }
 
+/* Room kept at the end for --truncate's half packet. */
+static uint64_t gen_cut_size(const struct gen *g)
+{
+	return g->o.truncate && g->o.size >= 4 ? 4 : 0;
+}
+
 /* Bring the output to exactly the requested size: pads, and with
  * --truncate a TSC cut in half as the last packet. */
 static void gen_tail(struct gen *g)
 {
-	uint64_t left = g->o.size - gen_total(g);
-	int cut = g->o.truncate && left >= 4;
+	uint64_t cut = gen_cut_size(g);
+	uint64_t left = g->o.size - cut - gen_total(g);
 
-	if (cut)
-		left -= 4;
 	while (left) {
 		unsigned n = left > 4096 ? 4096 : (unsigned)left;
 
@@ -1030,7 +1034,7 @@ int main(int argc, char **argv)
 			gen_flush(&g);
 		mark = g.pos;
 		gen_event(&g);
-		if (gen_total(&g) > g.o.size) {
+		if (gen_total(&g) > g.o.size - gen_cut_size(&g)) {
 			g.pos = mark;
 			break;
 		}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# ptgen: the same seed gives the same bytes, --size is exact, and what it
+# writes decodes without a single error by libipt (tools/ptcheck) and by
+# `ptbrowse dump`; --truncate and --corrupt-rate damage it as promised.
+set -u
+BUILD=${BUILD:-build}
+ptgen=$BUILD/tools/ptgen
+ptcheck=$BUILD/tools/ptcheck
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+bad() {
+	echo "FAIL $*"
+	fail=1
+}
+
+for f in "$ptgen" "$ptcheck"; do
+	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
+done
+
+# Determinism: hash a few MiB twice; another seed differs.
+"$ptgen" --seed 7 --size 4MiB -o "$tmp/a" || bad "ptgen exited non-zero"
+"$ptgen" --seed 7 --size 4MiB -o - > "$tmp/b" || bad "ptgen to stdout exited non-zero"
+"$ptgen" --seed 8 --size 4MiB -o "$tmp/c" || bad "ptgen exited non-zero"
+ha=$(cksum < "$tmp/a") hb=$(cksum < "$tmp/b") hc=$(cksum < "$tmp/c")
+if [ "$ha" = "$hb" ]; then
+	echo "ok   same seed, same bytes ($ha)"
+else
+	bad "seed 7 twice gave different bytes: $ha / $hb"
+fi
+if [ "$ha" != "$hc" ]; then
+	echo "ok   another seed, other bytes"
+else
+	bad "seeds 7 and 8 gave the same bytes"
+fi
+# A prefix does not depend on the size asked for (streaming, no look-ahead
+# beyond the last event).
+"$ptgen" --seed 7 --size 1MiB -o "$tmp/p"
+if cmp -s -n 1000000 "$tmp/p" "$tmp/a"; then
+	echo "ok   a smaller size is a prefix, up to its tail"
+else
+	bad "--size 1MiB is not a prefix of --size 4MiB"
+fi
+
+# --size is exact, in every unit, down to tiny sizes.
+for spec in 0:0 1:1 15:15 100:100 4095:4095 4096:4096 3kB:3000 \
+	    2KiB:2048 1MB:1000000 1MiB:1048576 5K:5120; do
+	arg=${spec%%:*} want=${spec#*:}
+	got=$("$ptgen" --seed 3 --size "$arg" | wc -c)
+	[ "$got" -eq "$want" ] || bad "--size $arg wrote $got bytes, not $want"
+	"$ptgen" --seed 3 --truncate --size "$arg" -o "$tmp/s"
+	got=$(wc -c < "$tmp/s")
+	[ "$got" -eq "$want" ] || bad "--truncate --size $arg wrote $got bytes, not $want"
+done
+[ $fail -eq 0 ] && echo "ok   --size exact from 0 bytes to 1 MiB, with and without --truncate"
+
+# Bad arguments are refused with a message and exit status 2.
+for args in "--size 10XB" "--size -1" "--seed x --size 1" "--ovf-rate 2 --size 1" \
+	    "--mtc-freq 16 --size 1" "" "--size 1 extra"; do
+	# shellcheck disable=SC2086
+	"$ptgen" $args > /dev/null 2> "$tmp/err"
+	rc=$?
+	if [ $rc -ne 2 ] || [ ! -s "$tmp/err" ]; then
+		bad "ptgen $args: exit $rc, message '$(cat "$tmp/err")'"
+	fi
+done
+"$ptgen" --help | grep -q -- --psb-period || bad "--help does not list the options"
+cfg=$("$ptgen" --print-config)
+if [ "$cfg" = "--cpu 6/78/3 --mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100" ]; then
+	echo "ok   --print-config: $cfg"
+else
+	bad "--print-config printed '$cfg'"
+fi
+
+# Zero decode errors by libipt, across the knobs.
+i=0
+for args in "" "--no-cyc" "--mtc-freq 0" "--mtc-freq 9 --nom-freq 30" \
+	    "--psb-period 64KiB" "--ovf-rate 0.01" "--cpuid-0x15.eax 3 --cpuid-0x15.ebx 250"; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	"$ptgen" --seed $i --size 3MiB $args -o "$tmp/g$i" || bad "ptgen $args failed"
+	out=$("$ptcheck" "$tmp/g$i") || bad "libipt finds errors with ptgen $args: $out"
+	case $out in
+	*" 0 errors, 0 bytes skipped") ;;
+	*) bad "ptcheck on ptgen $args: $out" ;;
+	esac
+done
+echo "ok   libipt decodes $i generated traces without an error"
+# Every packet type ptgen promises turns up in a big enough trace.
+"$ptcheck" -v "$tmp/g1" > "$tmp/types"
+for t in psb psbend pad tnt.8 tnt.64 tip tip.pge tip.pgd fup mode pip cbr tsc \
+	 tma mtc cyc exstop mwait pwre pwrx ptw; do
+	grep -q "^  $t " "$tmp/types" || bad "no $t packet in 3 MiB of ptgen output"
+done
+"$ptcheck" -v "$tmp/g6" | grep -q "^  ovf " || bad "--ovf-rate 0.01 wrote no ovf"
+
+# Our decoder: `ptbrowse dump --quiet` prints errors only.
+if [ -x "${PTBROWSE:-}" ] && "$PTBROWSE" dump --help > /dev/null 2>&1; then
+	j=1
+	while [ $j -le $i ]; do
+		"$PTBROWSE" dump --quiet "$tmp/g$j" > "$tmp/dump" 2>&1 ||
+			bad "ptbrowse dump exited non-zero on g$j"
+		[ -s "$tmp/dump" ] && bad "ptbrowse dump reports on g$j: $(head -n 3 "$tmp/dump")"
+		j=$((j + 1))
+	done
+	# --truncate: the last packet is cut in half, and we say so where it starts.
+	"$ptgen" --seed 5 --size 1MiB --truncate -o "$tmp/t"
+	"$PTBROWSE" dump --quiet "$tmp/t" > "$tmp/dump" 2>&1
+	grep -q "^\[ffffc: .*truncated" "$tmp/dump" ||
+		bad "no truncated packet reported at 0xffffc: $(cat "$tmp/dump")"
+	# --corrupt-rate: damage is reported, never a crash.
+	"$ptgen" --seed 5 --size 1MiB --corrupt-rate 0.001 -o "$tmp/x"
+	cmp -s "$tmp/x" "$tmp/t" && bad "--corrupt-rate changed nothing"
+	"$PTBROWSE" dump "$tmp/x" > "$tmp/dump" 2>&1
+	rc=$?
+	[ $rc -lt 128 ] || bad "ptbrowse dump died on a corrupted trace (exit $rc)"
+	grep -q "^\[" "$tmp/dump" || bad "no error reported on a corrupted trace"
+	echo "ok   ptbrowse dump decodes them without an error; damage is reported"
+else
+	echo "skip ptbrowse dump is not there yet: only libipt checked the output"
+fi
+exit $fail
