@@ -37,13 +37,45 @@ const char *dump_time_usage(void)
 "  --cycles         our time model's columns in front of each line:\n"
 "                   cycles, exact (=) or bounded (~), estimated TSC,\n"
 "                   ns since the first timed packet, CBR, MHz, flags\n"
-"  --cpu f/m[/s]    the recording CPU (for errata such as SKL168)\n"
+"  --cpu f/m[/s]|auto|none  the recording CPU (for errata such as SKL168)\n"
 "  --mtc-freq N     IA32_RTIT_CTL.MTCFreq\n"
 "  --nom-freq N     the max non-turbo ratio (P1)\n"
 "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N   the TSC:crystal clock ratio\n"
 "  --cpuid-0x15.ecx HZ  the crystal clock frequency\n"
 "  --tsc-freq HZ    the TSC frequency, for wall-clock time (e.g. 2.4GHz)\n";
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* "--cpu auto": this machine's family/model/stepping, as libipt reads
+ * them; a CPU that is not Intel's is "none". */
+static void cpu_auto(struct tm_config *cfg)
+{
+	unsigned a, b, c, d, family, model;
+
+	cfg->have_cpu = 0;
+	if (!__get_cpuid(0, &a, &b, &c, &d) ||
+	    b != 0x756e6547 || d != 0x49656e69 || c != 0x6c65746e)
+		return;	/* not "GenuineIntel" */
+	__get_cpuid(1, &a, &b, &c, &d);
+	family = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model += ((a >> 16) & 0xf) << 4;
+	cfg->have_cpu = 1;
+	cfg->cpu_family = (uint16_t)family;
+	cfg->cpu_model = (uint8_t)model;
+	cfg->cpu_stepping = (uint8_t)(a & 0xf);
+}
+#else
+static void cpu_auto(struct tm_config *cfg)
+{
+	cfg->have_cpu = 0;
+}
+#endif
 
 static struct dump_time *get(struct dump_state *st)
 {
@@ -96,6 +128,13 @@ int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
 		return 1;
 	}
 
+	if (!strcmp(a, "--cpu") && *i + 1 < argc &&
+	    !strcmp(argv[*i + 1], "auto")) {
+		cpu_auto(&dt->cfg);
+		++*i;
+		return 1;
+	}
+
 	/* "--opt value" or "--opt=value". */
 	eq = strchr(a, '=');
 	if (eq && (size_t)(eq - a) < sizeof(opt)) {
@@ -127,6 +166,9 @@ int dump_time_setup(struct dump_state *st, const struct tm_config *cfg)
 	struct dump_time *dt = get(st);
 	unsigned flags = dt->tmp_flags;
 
+	/* ptdump looks up the errata of a --cpu it is given, always. */
+	if (dt->cfg.have_cpu && !tm_config_cpu_known(&dt->cfg))
+		dump_diag(st, 0, "failed to determine errata: unknown cpu");
 	if (cfg)
 		tm_config_merge(&dt->cfg, cfg);
 	if (st->opts.no_cyc)
@@ -134,9 +176,6 @@ int dump_time_setup(struct dump_state *st, const struct tm_config *cfg)
 	dt->tmp_flags = flags;
 	tmp_init(&dt->tmp, &dt->cfg, flags);
 	tm_init(&dt->tm, &dt->cfg);
-	if (dt->cfg.have_cpu && (flags & (TMP_SHOW_TIME | TMP_SHOW_TCAL)) &&
-	    !tm_config_cpu_known(&dt->cfg))
-		dump_diag(st, 0, "failed to determine errata: unknown cpu");
 	return 0;
 }
 
