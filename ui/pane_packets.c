@@ -52,7 +52,7 @@ static void pane_packets_text(const struct ui *ui, struct win_iter *it,
 		return;
 	}
 	dump_fmt_payload(payload, sizeof(payload), &row->pkt);
-	len += (size_t)snprintf(buf + len, size - len, "%-10s %-24s",
+	len += (size_t)snprintf(buf + len, size - len, "%-10s %-20s",
 				pkt_type_name(row->pkt.type), payload);
 	if (len >= size || !(ui->pk_cols & UI_PK_IP))
 		return;
@@ -85,7 +85,7 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 	char head[256];
 
 	attrset(A_BOLD);
-	snprintf(head, sizeof(head), "  %-*s  %s%-10s %-24s%s", pane_packets_owidth(ui) + 2,
+	snprintf(head, sizeof(head), "  %-*s  %s%-10s %-20s%s", pane_packets_owidth(ui) + 2,
 		 "offset", ui->pk_cols & UI_PK_RAW ? "raw               " : "",
 		 "packet", "payload", ui->pk_cols & UI_PK_IP ? " last ip" : "");
 	screen_clear(p->y, p->x, p->w);

@@ -15,7 +15,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "complete.h"
+#include "complete_rl.h"
 #include "marks.h"
 #include "pkt.h"
 #include "trace.h"
@@ -97,18 +97,6 @@ static void prompt_line(char *line)
 	free(line);
 }
 
-/* Candidates come from complete.c; readline only shows and inserts them. */
-static struct compl_list prompt_list;
-
-static char *prompt_gen(const char *text, int state)
-{
-	static size_t i;
-
-	if (!state)
-		i = 0;
-	return i < prompt_list.n ? strdup(prompt_list.v[i++]) : NULL;
-}
-
 /* Mark and region names for completion. */
 static void prompt_names(void *arg, enum compl_kind kind, struct compl_list *out)
 {
@@ -130,20 +118,6 @@ static void prompt_names(void *arg, enum compl_kind kind, struct compl_list *out
 		    (kind == COMPL_REGION && e->kind == BM_REGION))
 			compl_add(out, e->name);
 	}
-}
-
-static char **prompt_complete(const char *text, int start, int end)
-{
-	static const char *const options[] = { "raw", "ip", "columns", "axis",
-					       "mouse", "keymap", NULL };
-	struct compl_ctx ctx = { prompt_ui, prompt_names, options };
-
-	if (compl_candidates(rl_line_buffer, (size_t)end, &ctx, &prompt_list) < 0)
-		return NULL;
-	if (prompt_list.kind == COMPL_FILE)
-		return NULL;	/* readline's own file names */
-	rl_attempted_completion_over = 1;
-	return rl_completion_matches(text, prompt_gen);
 }
 
 /* Show several completions in the message line instead of on the tty. */
@@ -172,7 +146,17 @@ void prompt_init(struct ui *ui)
 	rl_redisplay_function = prompt_redisplay;
 	rl_prep_term_function = prompt_noprep;
 	rl_deprep_term_function = prompt_nodeprep;
-	rl_attempted_completion_function = prompt_complete;
+	{
+		static const char *const options[] = { "raw", "ip", "columns", "axis",
+						       "mouse", "keymap", NULL };
+		static struct compl_ctx ctx;
+
+		ctx.arg = ui;
+		ctx.names = prompt_names;
+		ctx.options = options;
+		compl_rl_set_ctx(&ctx);
+	}
+	rl_attempted_completion_function = compl_rl_attempt;
 	rl_completion_display_matches_hook = prompt_show_matches;
 	prompt_null = fopen("/dev/null", "r+");
 	if (prompt_null) {
@@ -192,7 +176,6 @@ void prompt_done(struct ui *ui)
 {
 	if (ui->prompt)
 		prompt_close(ui);
-	compl_free(&prompt_list);
 	if (prompt_null)
 		fclose(prompt_null);
 	prompt_null = NULL;

@@ -133,6 +133,14 @@ static void tl_spread(struct tl_cache *tc, uint64_t a, uint64_t b,
 		tc->col[c0].psbs++;
 }
 
+/* The column of axis value @v, or -1 outside. */
+static int tl_col_of(const struct tl_cache *tc, uint64_t v)
+{
+	if (v < tc->lo || v >= tc->hi || tc->hi <= tc->lo)
+		return -1;
+	return (int)((double)(v - tc->lo) * tc->ncols / (double)(tc->hi - tc->lo));
+}
+
 /* Recompute the columns if the index grew or the range changed. */
 static void tl_compute(struct ui *ui, int ncols)
 {
@@ -184,6 +192,17 @@ static void tl_compute(struct ui *ui, int ncols)
 			for (c = 0; c < ncols && lo + (hi - lo) * (uint64_t)c / ncols < first.offset; c++)
 				tc->col[c].known = 1;
 	}
+	if (time) {
+		/* Time between segments is known to be empty once the
+		 * segments around it are summarised. */
+		struct idx_summary s;
+		int last = -1;
+
+		if (nsum && !idx_summary(ui->idx, nsum - 1, &s) && s.have_tsc)
+			last = s.last_tsc >= hi ? ncols - 1 : tl_col_of(tc, s.last_tsc);
+		for (c = 0; c <= last; c++)
+			tc->col[c].known = 1;
+	}
 	for (c = 0; c < ncols; c++)
 		if (tc->col[c].packets > tc->max)
 			tc->max = tc->col[c].packets;
@@ -219,14 +238,6 @@ static void tl_label(struct ui *ui, int time, uint64_t v, char *buf, size_t size
 	} else {
 		tl_fmt_bytes(buf, size, v);
 	}
-}
-
-/* The column of axis value @v, or -1 outside. */
-static int tl_col_of(const struct tl_cache *tc, uint64_t v)
-{
-	if (v < tc->lo || v >= tc->hi || tc->hi <= tc->lo)
-		return -1;
-	return (int)((double)(v - tc->lo) * tc->ncols / (double)(tc->hi - tc->lo));
 }
 
 static void tl_draw(struct ui *ui, struct pane *p)

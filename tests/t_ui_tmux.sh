@@ -1,0 +1,132 @@
+#!/bin/sh
+# t_ui_tmux -- the browser end to end in a real terminal: tmux, started here.
+# What a person would see: three panes, the cursor row's offset in the status
+# line, '}' landing on a psb row, a timeline click and '50%' moving the packet
+# pane, a resize to 40x10 and back without garbage, 'q' restoring the terminal.
+set -u
+PTBROWSE=${PTBROWSE:-build/ptbrowse}
+SHARED=${SHARED:-../shared}
+T=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt
+OPTS="--mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 --cpu 6/78/3"
+
+command -v tmux >/dev/null || { echo "tmux is not installed"; exit 1; }
+[ -r "$T" ] || { echo "no trace $T"; exit 1; }
+tmp=$(mktemp -d)
+sock=ptbtest-$$
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	echo "--- screen:"
+	tm capture-pane -p -t ptb 2>/dev/null
+	exit 1
+}
+
+# Poll the screen for a pattern (grep -E) for up to 10 seconds.
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		tm capture-pane -p -t ptb > "$tmp/screen" 2>/dev/null
+		grep -Eq -- "$1" "$tmp/screen" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "timed out waiting for '$1'"
+}
+
+# The offset in the status line (second line from the bottom).
+status_off() {
+	tm capture-pane -p -t ptb | tail -n 2 | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'
+}
+# The offset of the cursor row ('>' in the gutter).
+cursor_off() {
+	tm capture-pane -p -t ptb | sed -n 's/^>.\{1,2\}\(0x[0-9a-f]*\) .*/\1/p' | head -n 1
+}
+# The first packet row of the packet pane (line 3).
+first_row() {
+	tm capture-pane -p -t ptb | sed -n 3p | cut -c1-40
+}
+
+cat > "$tmp/run.sh" <<EOF
+before=\$(stty -g)
+XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache \
+	"$PTBROWSE" $OPTS "$T"
+rc=\$?
+after=\$(stty -g)
+[ "\$before" = "\$after" ] && echo "TERMINAL-RESTORED" || echo "TERMINAL-CHANGED"
+echo "EXITED rc=\$rc"
+sleep 60
+EOF
+tm new-session -d -s ptb -x 120 -y 40 "TERM=screen LANG=C.UTF-8 sh $tmp/run.sh" ||
+	fail "tmux did not start"
+
+# The three panes: packet headings, cycle headings, the timeline axis.
+wait_for 'F1 help'
+wait_for 'offset +packet +payload'
+wait_for 'cycles'
+wait_for '(time|bytes) '
+grep -q '^>' "$tmp/screen" || fail "no cursor row"
+
+# The status line names the cursor row's offset.
+tm send-keys -t ptb j j j
+wait_for '^ 0x[0-9a-f]+/0x21a00'
+sleep 0.3
+[ $(($(status_off))) -eq $(($(cursor_off))) ] ||
+	fail "status offset $(status_off) is not the cursor row's $(cursor_off)"
+
+# '}' lands on a psb row.
+tm send-keys -t ptb '}'
+wait_for '^>.{1,2}0x[0-9a-f]+ +psb'
+[ $(($(status_off))) -eq $(($(cursor_off))) ] || fail "status does not follow '}'"
+
+# '50%' moves the packet pane to the middle.
+before=$(first_row)
+tm send-keys -t ptb 5 0 %
+wait_for ' 50\.0%'
+[ "$(first_row)" != "$before" ] || fail "50% did not move the packet pane"
+
+# A click on the timeline's first column (screen row 35 of 40) jumps near
+# the start: an X10 mouse report (button, column and row + 33), as the
+# terminal would send it.
+before=$(first_row)
+tm send-keys -t ptb -l "$(printf '\033[M !D')"
+tm send-keys -t ptb -l "$(printf '\033[M#!D')"
+wait_for '^ 0x[0-9a-f]+/0x21a00 [0-3]\.[0-9]%'
+[ "$(first_row)" != "$before" ] || fail "a timeline click did not move the packet pane"
+
+# Resize to 40x10 and back: the small screen is sane, and the big one is
+# the same as a full redraw.
+tm resize-window -t ptb -x 40 -y 10
+wait_for '^ 0x[0-9a-f]+/0x21a'
+lines=$(tm capture-pane -p -t ptb | wc -l)
+[ "$lines" -eq 10 ] || fail "40x10 shows $lines lines"
+tm capture-pane -p -t ptb > "$tmp/small"
+while IFS= read -r l; do
+	[ "$(printf '%s' "$l" | LC_ALL=C.UTF-8 wc -m)" -le 40 ] || fail "a line wider than 40: $l"
+done < "$tmp/small"
+tm capture-pane -p -t ptb | grep -q '^>' || fail "no cursor row at 40x10"
+tm resize-window -t ptb -x 120 -y 40
+wait_for 'F1 help'
+sleep 0.5
+tm capture-pane -p -t ptb > "$tmp/resized"
+tm send-keys -t ptb C-l
+sleep 0.5
+tm capture-pane -p -t ptb > "$tmp/redrawn"
+cmp -s "$tmp/resized" "$tmp/redrawn" || {
+	diff "$tmp/resized" "$tmp/redrawn"
+	fail "the screen after resizing back differs from a redraw"
+}
+
+# A tiny terminal must not crash it.
+tm resize-window -t ptb -x 1 -y 1
+sleep 0.3
+tm resize-window -t ptb -x 120 -y 40
+wait_for 'F1 help'
+
+# 'q' quits and gives the terminal back as it was.
+tm send-keys -t ptb q
+wait_for 'EXITED rc=0'
+grep -q TERMINAL-RESTORED "$tmp/screen" || fail "terminal settings not restored"
+echo "ok"
