@@ -346,7 +346,9 @@ static void test_errors(void **state)
 static void test_exec(void **state)
 {
 	struct km *km = km_new();
-	char err[256];
+	char err[256], buf[256], *argv[4];
+	struct km_state st;
+	struct km_result res;
 
 	assert_int_equal(km_exec(km, "bind j", err, sizeof(err)), -pte_invalid);
 	assert_string_equal(err, "bind: missing command");
@@ -363,6 +365,16 @@ static void test_exec(void **state)
 			 0);
 	assert_int_equal(km_count(km, KM_T_TIMELINE), 0);
 	assert_int_equal(km_exec(km, "unbind z", err, sizeof(err)), 0);
+	/* several arguments come back quoted, so km_split() restores them */
+	assert_int_equal(km_exec(km, "bind x mark hot \"spin loop\"", err,
+				 sizeof(err)), 0);
+	km_state_reset(&st);
+	assert_int_equal(km_feed(km, &st, KM_T_NONE, KM_T_NONE, 'x', &res),
+			 KM_ACTION);
+	assert_string_equal(res.args, "hot \"spin loop\"");
+	assert_int_equal(km_split(res.args, buf, sizeof(buf), argv, 4, err,
+				  sizeof(err)), 2);
+	assert_string_equal(argv[1], "spin loop");
 	assert_int_equal(km_exec(km, "source", err, sizeof(err)), -pte_invalid);
 	assert_int_equal(km_exec(km, "source /nonexistent", err, sizeof(err)),
 			 -pte_io);
@@ -439,7 +451,7 @@ static void test_sequences(void **state)
 	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "C-x r m", &res),
 			 KM_ACTION);
 	assert_int_equal(res.action, ACTION_COMMAND_PROMPT);
-	assert_string_equal(res.args, "\"mark \"");
+	assert_string_equal(res.args, "mark ");
 	km_free(km);
 }
 
@@ -570,7 +582,7 @@ static void test_tables(void **state)
 			      &res), KM_ACTION);
 	assert_int_equal(res.action, ACTION_COMMAND_PROMPT);
 	assert_int_equal(res.table, KM_T_VISUAL);
-	assert_string_equal(res.args, "\"region \"");
+	assert_string_equal(res.args, "region ");
 	/* and global keys still work in visual mode */
 	assert_int_equal(feed(km, &st, KM_T_VISUAL, KM_T_PACKETS, "j", &res),
 			 KM_ACTION);

@@ -532,7 +532,7 @@ static int km_cmd_bind(struct km *km, int argc, char **argv, char *err,
 	int keys[KM_SEQ_MAX];
 	char args[KM_ARGS_MAX] = "";
 	size_t nkeys = 0, alen = 0;
-	int i = 1, j, cmd = -1, a;
+	int i = 1, j, cmd = -1, a, nargs = 0;
 	char seq[128];
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -619,7 +619,22 @@ static int km_cmd_bind(struct km *km, int argc, char **argv, char *err,
 				   action_table[a].name, argv[j]);
 			return -pte_invalid;
 		}
-		if (km_quote_append(args, sizeof(args), &alen, argv[j]) < 0) {
+		nargs++;
+	}
+	for (j = cmd + 1; j < argc; j++) {
+		if (!strcmp(argv[j], "{key}"))
+			continue;
+		/* One argument is kept as is ("region " for command-prompt);
+		 * several are quoted so the handler can split them again. */
+		if (nargs == 1) {
+			if (strlen(argv[j]) >= sizeof(args)) {
+				km_set_err(err, errlen,
+					   "bind: arguments too long");
+				return -pte_invalid;
+			}
+			strcpy(args, argv[j]);
+		} else if (km_quote_append(args, sizeof(args), &alen,
+					   argv[j]) < 0) {
 			km_set_err(err, errlen, "bind: arguments too long");
 			return -pte_invalid;
 		}

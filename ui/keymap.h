@@ -61,7 +61,7 @@ struct km_binding_view {
 	const int *keys;	/* the sequence */
 	size_t nkeys;
 	enum action action;	/* ACTION_NONE for "none" (blocked) */
-	const char *args;	/* "" if none; split with km_split() */
+	const char *args;	/* "" if none; see km_exec() */
 	const char *note;	/* -N text, or "" */
 };
 
@@ -83,7 +83,8 @@ struct km_result {
 	int key;		/* the {key} read, or -1 */
 	int keys[KM_SEQ_MAX];	/* the sequence typed, without count keys */
 	size_t nkeys;
-	char args[KM_ARGS_MAX];	/* the binding's arguments, "" if none */
+	char args[KM_ARGS_MAX];	/* the binding's arguments, "" if none
+				 * (see km_exec()) */
 	const char *note;	/* valid until the keymap changes */
 };
 
@@ -135,8 +136,10 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
  *   unbind -a [-T TABLE]                (all bindings, or a table's)
  *   source FILE
  * A "{key}" after a command that reads a key (ACT_KEY) documents it; such
- * commands always read one.  Arguments are kept as typed (quoted where
- * needed): split km_result.args with km_split() like a prompt line.
+ * commands always read one.  km_result.args is the argument tail as the
+ * command would get it from the prompt: one argument as is
+ * (command-prompt "goto " gives "goto "), several joined by spaces and
+ * quoted where needed, so km_split() gives them back.
  * Blank lines and comments are fine.
  * Returns 0.
  * Returns -pte_invalid with a one-line message in @err (no file:line)
