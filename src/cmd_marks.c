@@ -17,7 +17,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ptbrowse marks [--json] [--stream S] TRACE\n"
+"usage: ptbrowse marks [--json] [--summary] [--stream S] TRACE\n"
 "\n"
 "List the marks, bookmarks and regions saved for TRACE (found by its\n"
 "content, so a renamed or copied trace keeps them), one per line:\n"
@@ -25,7 +25,10 @@ static void usage(FILE *f)
 "colour and note.  The marks file itself is never changed.\n"
 "\n"
 "options:\n"
-"  --json           one JSON object: trace, id file, and a marks array\n"
+"  --json           one JSON object: trace, stream, marks file, marks array\n"
+"  --summary        after each region, what lies inside it: packets by type\n"
+"                   and class, PSBs, branches, TIPs, cycles, TSC span, CBR\n"
+"                   changes, OVFs, decode errors\n"
 "  --stream S       the stream of a perf.data file (index, cpuN or name)\n");
 }
 
@@ -76,9 +79,84 @@ static void text_note(FILE *f, const char *s)
 
 static const char *const kind_names[] = { "mark", "bookmark", "region" };
 
-static void list_text(const struct bm_set *set)
+/* Summarise region @e; returns 0, or -1 (reported). */
+static int summarise(const struct img *img, const struct bm_entry *e,
+		     struct bm_summary *sum)
+{
+	int r;
+
+	r = bm_region_summary(img, e->from, e->to, sum, NULL, NULL, NULL);
+	if (r < 0) {
+		fprintf(stderr, "ptbrowse marks: region %s: %s\n", e->name,
+			pte_strerror(r));
+		return -1;
+	}
+	return 0;
+}
+
+/* The summary as indented "key value" lines, one fact each. */
+static void summary_text(const struct bm_summary *s)
+{
+	int k;
+
+	printf("  bytes %" PRIu64 "\n  packets %" PRIu64 "\n", s->bytes, s->packets);
+	for (k = 1; k < PKT_NTYPES; k++)
+		if (s->by_type[k])
+			printf("  type %s %" PRIu64 "\n",
+			       pkt_type_name((enum pkt_type)k), s->by_type[k]);
+	for (k = 0; k < PKC_NCLASSES; k++)
+		if (s->by_class[k])
+			printf("  class %s %" PRIu64 "\n",
+			       pkt_class_name((enum pkt_class)k), s->by_class[k]);
+	printf("  psbs %" PRIu64 "\n  branches %" PRIu64 " taken %" PRIu64
+	       " not-taken %" PRIu64 "\n  tips %" PRIu64 "\n  cyc-cycles %"
+	       PRIu64 "\n", s->psbs, s->tnt_bits, s->taken, s->not_taken,
+	       s->tips, s->cyc_cycles);
+	if (s->has_tsc)
+		printf("  tsc 0x%" PRIx64 " 0x%" PRIx64 " ticks %" PRIu64 "\n",
+		       s->first_tsc, s->last_tsc, s->tsc_ticks);
+	if (s->cbrs)
+		printf("  cbr %" PRIu64 " changes %" PRIu64 " first %u last %u\n",
+		       s->cbrs, s->cbr_changes, s->first_cbr, s->last_cbr);
+	printf("  ovfs %" PRIu64 "\n  errors %" PRIu64 "\n", s->ovfs, s->errors);
+	if (s->errors)
+		printf("  first-error 0x%" PRIx64 "\n", s->first_error_off);
+	if (s->gaps)
+		printf("  gaps %" PRIu64 "\n", s->gaps);
+}
+
+static void summary_json(const struct bm_summary *s)
+{
+	int k, n = 0;
+
+	printf(", \"summary\": {\"bytes\": %" PRIu64 ", \"packets\": %" PRIu64
+	       ", \"types\": {", s->bytes, s->packets);
+	for (k = 1; k < PKT_NTYPES; k++)
+		if (s->by_type[k])
+			printf("%s\"%s\": %" PRIu64, n++ ? ", " : "",
+			       pkt_type_name((enum pkt_type)k), s->by_type[k]);
+	printf("}, \"classes\": {");
+	for (k = n = 0; k < PKC_NCLASSES; k++)
+		if (s->by_class[k])
+			printf("%s\"%s\": %" PRIu64, n++ ? ", " : "",
+			       pkt_class_name((enum pkt_class)k), s->by_class[k]);
+	printf("}, \"psbs\": %" PRIu64 ", \"branches\": %" PRIu64 ", \"taken\": %"
+	       PRIu64 ", \"not_taken\": %" PRIu64 ", \"tips\": %" PRIu64
+	       ", \"cyc_cycles\": %" PRIu64, s->psbs, s->tnt_bits, s->taken,
+	       s->not_taken, s->tips, s->cyc_cycles);
+	if (s->has_tsc)
+		printf(", \"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64
+		       ", \"tsc_ticks\": %" PRIu64, s->first_tsc, s->last_tsc,
+		       s->tsc_ticks);
+	printf(", \"cbrs\": %" PRIu64 ", \"cbr_changes\": %" PRIu64
+	       ", \"ovfs\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"gaps\": %"
+	       PRIu64 "}", s->cbrs, s->cbr_changes, s->ovfs, s->errors, s->gaps);
+}
+
+static int list_text(const struct bm_set *set, const struct img *img)
 {
 	const struct bm_entry *e;
+	struct bm_summary sum;
 	size_t i;
 
 	for (i = 0; (e = bm_at(set, i)); i++) {
@@ -95,13 +173,20 @@ static void list_text(const struct bm_set *set)
 			text_note(stdout, e->note);
 		}
 		putchar('\n');
+		if (img && e->kind == BM_REGION) {
+			if (summarise(img, e, &sum) < 0)
+				return -1;
+			summary_text(&sum);
+		}
 	}
+	return 0;
 }
 
-static void list_json(const struct bm_set *set, const char *path, size_t stream,
-		      const struct trace *t)
+static int list_json(const struct bm_set *set, const char *path, size_t stream,
+		     const struct trace *t, const struct img *img)
 {
 	const struct bm_entry *e;
+	struct bm_summary sum;
 	size_t i;
 
 	printf("{\"trace\": ");
@@ -132,9 +217,15 @@ static void list_json(const struct bm_set *set, const char *path, size_t stream,
 			json_string(stdout, e->note);
 		else
 			printf("null");
+		if (img && e->kind == BM_REGION) {
+			if (summarise(img, e, &sum) < 0)
+				return -1;
+			summary_json(&sum);
+		}
 		putchar('}');
 	}
 	printf("%s]}\n", i ? "\n" : "");
+	return 0;
 }
 
 /* Rewrite the marks file @n times: region "stress" spans [1, 2 + i) and
@@ -164,7 +255,7 @@ int cmd_marks_main(int argc, char **argv)
 	struct bm_set *set = NULL;
 	struct trace *t = NULL;
 	char err[4096], *end;
-	int json = 0, idx, rc = 1, r, i;
+	int json = 0, summary = 0, idx, rc = 1, r, i;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -174,6 +265,8 @@ int cmd_marks_main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
+		} else if (!strcmp(a, "--summary")) {
+			summary = 1;
 		} else if ((!strcmp(a, "--stream") || !strcmp(a, "--stress-save")) &&
 			   ++i >= argc) {
 			fprintf(stderr, "ptbrowse marks: %s: missing argument\n", a);
@@ -228,11 +321,13 @@ int cmd_marks_main(int argc, char **argv)
 		rc = stress_save(set, stress);
 		goto out_free;
 	}
-	if (json)
-		list_json(set, path, (size_t)idx, t);
-	else
-		list_text(set);
-	rc = 0;
+	{
+		const struct img *img = summary ? &t->streams[idx].img : NULL;
+
+		r = json ? list_json(set, path, (size_t)idx, t, img) :
+			   list_text(set, img);
+	}
+	rc = r < 0 ? 1 : 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "ptbrowse marks: write error\n");
 		rc = 1;

@@ -303,6 +303,7 @@ typedef int bm_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
  * Returns 0 on success (also if the range holds no PSB: counts are 0).
  * Returns -pte_invalid if @img or @sum is NULL or @from >= @to.
  * Returns -pte_canceled if @prog->cancel was set (@sum is partial).
+ * Returns -pte_sigbus if the mapped file shrank under it (trace_guard()).
  * Returns what @observe returned if that was non-zero. */
 int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
 		      struct bm_summary *sum, struct bm_progress *prog,

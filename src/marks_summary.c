@@ -4,6 +4,7 @@
 
 #include "marks.h"
 #include "ptdec.h"
+#include "trace.h"
 
 /* Bytes decoded between progress updates and cancel checks. */
 #define BM_PROGRESS_STEP (256 * 1024)
@@ -88,9 +89,9 @@ static int bm_summary_seek(const struct img *img, struct img_cursor *cur,
 	return 0;
 }
 
-int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
-		      struct bm_summary *sum, struct bm_progress *prog,
-		      bm_observe_fn *observe, void *observe_ctx)
+static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
+			struct bm_summary *sum, struct bm_progress *prog,
+			bm_observe_fn *observe, void *observe_ctx)
 {
 	uint64_t start, off, next_tick;
 	struct img_cursor cur;
@@ -98,12 +99,6 @@ int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
 	int cbr_seen = 0, ret, in;
 	struct pkt p;
 
-	if (!img || !sum)
-		return -pte_invalid;
-	if (to > img->size)
-		to = img->size;
-	if (from >= to)
-		return -pte_invalid;
 	memset(sum, 0, sizeof(*sum));
 	sum->from = from;
 	sum->to = to;
@@ -169,11 +164,45 @@ int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
 	if (observe)
 		ret = observe(observe_ctx, NULL, 0, sum);
 out_done:
-	if (prog) {
-		if (!ret)
-			atomic_store(&prog->done, atomic_load(&prog->total));
+	if (prog && !ret)
+		atomic_store(&prog->done, atomic_load(&prog->total));
+	return ret;
+}
+
+struct bm_summary_args {
+	const struct img *img;
+	uint64_t from, to;
+	struct bm_summary *sum;
+	struct bm_progress *prog;
+	bm_observe_fn *observe;
+	void *observe_ctx;
+};
+
+static int bm_summary_body(void *arg)
+{
+	struct bm_summary_args *a = arg;
+
+	return bm_summarise(a->img, a->from, a->to, a->sum, a->prog, a->observe,
+			    a->observe_ctx);
+}
+
+int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
+		      struct bm_summary *sum, struct bm_progress *prog,
+		      bm_observe_fn *observe, void *observe_ctx)
+{
+	struct bm_summary_args a = { img, from, to, sum, prog, observe, observe_ctx };
+	int ret;
+
+	if (!img || !sum)
+		return -pte_invalid;
+	if (a.to > img->size)
+		a.to = img->size;
+	if (from >= a.to)
+		return -pte_invalid;
+	/* The image is usually a mapping, which a shrinking file truncates. */
+	ret = trace_guard(bm_summary_body, &a);
+	if (prog)
 		atomic_store(&prog->finished, 1);
-	}
 	return ret;
 }
 

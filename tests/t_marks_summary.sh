@@ -1,0 +1,40 @@
+#!/bin/sh
+# `ptbrowse marks --summary`: the packet counts of a region equal those of
+# `ptbrowse dump TRACE:FROM-TO` over the same range, type by type, on real
+# traces.  Regions start on a PSB here: dump, like ptdump, skips to the
+# first PSB at or after FROM, while a summary counts from FROM itself.
+set -u
+: "${PTBROWSE:?}" "${SHARED:?}"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" \
+	XDG_CACHE_HOME="$tmp/cache" HOME="$tmp"
+fail=0
+
+# check TRACE FROM TO: one region, compared with dump
+check() {
+	t=$1 from=$2 to=$3
+	file=$("$PTBROWSE" marks --json "$t" | sed -n 's/.*"file": "\([^"]*\)".*/\1/p')
+	[ -n "$file" ] || { echo "FAIL: marks --json names no file for $t"; fail=1; return; }
+	mkdir -p "$(dirname "$file")"
+	printf '# ptbrowse marks v1\nregion whole %s %s\n' "$from" "$to" >"$file"
+	"$PTBROWSE" marks --summary "$t" >"$tmp/sum" 2>"$tmp/err" ||
+		{ echo "FAIL: summary: $(cat "$tmp/err")"; fail=1; return; }
+	sed -n 's/^  type \([^ ]*\) \([0-9]*\)$/\1 \2/p' "$tmp/sum" | sort >"$tmp/ours"
+	"$PTBROWSE" dump "$t:$from-$to" | grep -v '^\[' |
+		awk '{ n[$2]++ } END { for (k in n) print k, n[k] }' | sort >"$tmp/dump"
+	name=$(basename "$t")
+	if cmp -s "$tmp/ours" "$tmp/dump"; then
+		echo "ok   $name $from-$to: $(sed -n 's/^  packets //p' "$tmp/sum") packets, counts equal dump's"
+	else
+		echo "FAIL $name $from-$to:"; diff "$tmp/dump" "$tmp/ours" | head; fail=1
+	fi
+	grep -q '^  errors 0$' "$tmp/sum" || { echo "FAIL $name: errors reported"; fail=1; }
+}
+
+Q=$SHARED/traces/quipper-perf-intel-pt
+check "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt" 0x8078 0x10124
+check "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt" 0 "$(wc -c <"$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt")"
+D=$SHARED/traces/dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin
+check "$D" 0 "$(wc -c <"$D")"
+exit $fail
