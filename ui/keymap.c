@@ -943,9 +943,18 @@ int km_load(struct km *km, const char *name, char *err, size_t errlen)
 		dir[0] = '\0';
 	}
 	if (!found) {
+		char names[256] = "";
+		size_t len = 0;
+
+		for (i = 0; i < sizeof(keymaps_builtin) /
+			    sizeof(keymaps_builtin[0]); i++) {
+			snprintf(names + len, sizeof(names) - len, "%s%s",
+				 i ? ", " : "", keymaps_builtin[i].name);
+			len = strlen(names);
+		}
 		km_set_err(err, errlen,
-			   "keymap '%s' not found (built-in: default, emacs; "
-			   "or %s/%s.keys)", name, *dir ? dir :
+			   "keymap '%s' not found (built-in: %s; or %s/%s.keys)",
+			   name, names, *dir ? dir :
 			   "$XDG_CONFIG_HOME/ptbrowse/keymaps", name);
 		return -pte_invalid;
 	}
