@@ -66,4 +66,24 @@ if "$PTBROWSE" dump --time --mtc-freq x "$t" >/dev/null 2>"$tmp/err" ||
    ! grep -q -- "--mtc-freq: bad argument: x" "$tmp/err"; then
 	echo "FAIL --mtc-freq x: $(cat "$tmp/err")"; fail=1
 fi
+# --cycles: our model's estimated TSC column (characters 15-33, fixed
+# width hex) never decreases, on every trace with timing.
+for trace in "$SHARED"/traces/dynamorio-drpt2trace/*.pt.bin \
+	     "$SHARED"/traces/quipper-perf-intel-pt/*.pt; do
+	case $trace in
+	*/quipper-perf-intel-pt/*) opts=$quipper ;;
+	*) opts="--cpu 6/85/4 $dynamorio" ;;
+	esac
+	# shellcheck disable=SC2086
+	if ! "$PTBROWSE" dump --cycles $opts "$trace" >"$tmp/cyc" 2>"$tmp/err"; then
+		echo "FAIL --cycles $trace: $(cat "$tmp/err")"; fail=1; continue
+	fi
+	if ! cut -c15-33 "$tmp/cyc" | awk 'NR > 1 && ($0 "") < prev { bad = 1 }
+	    { prev = $0 "" } END { exit bad }'; then
+		echo "FAIL --cycles $trace: the estimated TSC went backwards"
+		fail=1
+	else
+		echo "ok   --cycles $(basename "$trace"): monotonic"
+	fi
+done
 exit $fail
