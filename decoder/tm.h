@@ -12,13 +12,17 @@
  * How the estimate works:
  *   - TSC packets are anchors; TMA ties the TSC to the crystal clock (CTC);
  *     each MTC is an anchor at (last CTC time + CTC delta * EBX/EAX).
- *   - Between anchors, CYC cycles advance the estimate by cycles * ratio,
- *     ratio = TSC ticks per core cycle: measured over the last MTC (or TSC)
- *     period without sleep, else P1/CBR (--nom-freq and the last CBR).
+ *   - Between anchors, CYC cycles advance the estimate from the last CYC's
+ *     time by cycles * ratio, ratio = TSC ticks per core cycle: measured
+ *     over the last MTC (or, without MTCs, TSC) period, else P1/CBR
+ *     (--nom-freq and the last CBR); a CBR change drops the measurement.
+ *     The first CYC (after a TSC that starts time, or a loss) counts from
+ *     the anchor; a CYC right before an MTC was sent with it, so the next
+ *     one counts from the MTC.
  *   - The extrapolation never passes the next MTC's earliest time (one MTC
  *     period after the last anchor) and the estimate never decreases: when
  *     an anchor lies behind the estimate, the estimate holds and the packet
- *     is flagged TM_F_CLAMPED.  The core clock stops in C-states while the
+ *     is flagged TM_F_CLAMPED (if a tick or more behind).  The core clock stops in C-states while the
  *     crystal runs (SDM 18.17), so MTC periods holding a PWRE..PWRX are not
  *     used for calibration.
  *   - Cycle exactness (SDM 36.3.6): the first CYC-eligible packet after a
@@ -58,8 +62,9 @@ enum tm_flag {
 	TM_F_OVF	= 1u << 9,	/* an overflow: packets were lost */
 	TM_F_TSC_BACK	= 1u << 10,	/* a TSC below the previous TSC */
 	TM_F_TMA_NO_TSC	= 1u << 11,	/* a TMA without a TSC before it */
-	TM_F_CLAMPED	= 1u << 12,	/* an anchor behind the estimate */
-	TM_F_SLEEP	= 1u << 13,	/* between PWRE/EXSTOP and PWRX */
+	TM_F_CLAMPED	= 1u << 12,	/* an anchor a tick or more behind the
+					 * estimate, which held */
+	TM_F_SLEEP	= 1u << 13,	/* from PWRE/EXSTOP to PWRX */
 	TM_F_NO_CONFIG	= 1u << 14,	/* MTC/TMA ignored: config lacks
 					 * mtc-freq or cpuid-0x15 */
 };
@@ -72,8 +77,8 @@ struct tm_stamp {
 	uint64_t cycles;	/* CYC cycles since the start of decoding; the
 				 * lower bound if TM_F_BOUNDED */
 	uint64_t cyc_delta;	/* CYC: its payload; an exact packet: the
-				 * cycles accumulated since the last exact
-				 * packet; else 0 */
+				 * CYCs applied to it (standalone ones
+				 * summed); else 0 */
 	uint64_t ns;		/* wall clock: perf time or TSC/Hz (TM_F_NS) */
 	uint32_t khz;		/* core frequency measured over the last
 				 * MTC/TSC period, kHz (TM_F_FREQ) */
