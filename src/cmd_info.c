@@ -254,6 +254,9 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 		       in->per_cpu_mmaps ? "per-cpu" : "per-thread",
 		       in->snapshot_mode ? "snapshot mode" : "full trace",
 		       in->filter[0] ? ", filter " : "", in->filter);
+		if (in->have_cap_event_trace)
+			printf("event trace %s\n", in->cap_event_trace ?
+			       "supported" : "not supported");
 		if (in->have_time_conv)
 			printf("perf time  time_shift %u, time_mult %" PRIu32
 			       ", time_zero %" PRIu64 "\n", in->time_shift,
@@ -276,13 +279,15 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 					sizeof(opts));
 		printf("timing     %s\n", opts[0] ? opts : "(none recorded)");
 	}
-	printf("\n%-6s %-10s %4s %7s %12s %6s %5s %6s %-16s %-16s\n", "stream",
-	       "name", "cpu", "tid", "bytes", "spans", "gaps", "psbs",
-	       "first-tsc", "last-tsc");
+	printf("\n%-6s %-10s %4s %7s %12s %6s %5s %6s %-16s %-16s %s\n",
+	       "stream", "name", "cpu", "tid", "bytes", "spans", "gaps", "psbs",
+	       "first-tsc", "last-tsc", "duration");
 	for (i = 0; i < t->nstreams; i++) {
 		const struct trace_stream *s = &t->streams[i];
 		const struct info_stats *st = &stats[i];
 		char cpu[16] = "-", tid[16] = "-", f[24] = "-", l[24] = "-";
+		char dur[32] = "-";
+		uint64_t t0, t1;
 
 		if (s->cpu >= 0)
 			snprintf(cpu, sizeof(cpu), "%d", s->cpu);
@@ -292,9 +297,17 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 			snprintf(f, sizeof(f), "%#" PRIx64, st->first_tsc);
 		if (st->have_last)
 			snprintf(l, sizeof(l), "%#" PRIx64, st->last_tsc);
+		/* perf's conversion gives the TSC range in nanoseconds */
+		if (st->have_first && st->have_last &&
+		    st->last_tsc >= st->first_tsc &&
+		    !perfdata_tsc_to_time(&s->timing, st->first_tsc, &t0) &&
+		    !perfdata_tsc_to_time(&s->timing, st->last_tsc, &t1))
+			snprintf(dur, sizeof(dur), "%.3fms",
+				 (double)(t1 - t0) / 1e6);
 		printf("%-6zu %-10s %4s %7s %12" PRIu64 " %6zu %5" PRIu64
-		       " %6" PRIu64 " %-16s %-16s\n", i, s->name, cpu, tid,
-		       s->img.size, s->img.nspans, st->gaps, st->psbs, f, l);
+		       " %6" PRIu64 " %-16s %-16s %s\n", i, s->name, cpu, tid,
+		       s->img.size, s->img.nspans, st->gaps, st->psbs, f, l,
+		       dur);
 	}
 }
 

@@ -353,7 +353,7 @@ static void pd_file_features(struct pd_state *st, uint64_t sec)
 static int pd_auxtrace_info(struct pd_state *st, uint64_t off, uint64_t len)
 {
 	const uint8_t *p = st->map + off;
-	uint64_t n, flen, i;
+	uint64_t n, flen, fbytes, room, i;
 	uint32_t type;
 
 	if (len < 16)
@@ -373,19 +373,28 @@ static int pd_auxtrace_info(struct pd_state *st, uint64_t off, uint64_t len)
 	st->info.have_auxtrace_info = 1;
 	if (n > PD_PT_FILTER_STR_LEN) {
 		flen = st->priv[PD_PT_FILTER_STR_LEN];
+		room = len - 16 - 8 * PD_PT_NPRIV;
 		/* the string and its NUL, padded to 8 bytes */
-		if (flen && flen < len - 16 - 8 * PD_PT_NPRIV) {
+		fbytes = flen ? ((flen | 7) + 1) : 0;
+		if (flen && flen < room && fbytes <= room) {
 			if (flen >= sizeof(st->info.filter))
 				flen = sizeof(st->info.filter) - 1;
 			memcpy(st->info.filter, p + 16 + 8 * PD_PT_NPRIV, flen);
 			st->info.filter[flen] = 0;
 		}
+		/* then cap_event_trace, if the record is long enough */
+		if (fbytes <= room && room - fbytes >= 8) {
+			st->info.have_cap_event_trace = 1;
+			st->info.cap_event_trace =
+				!!rd64(p + 16 + 8 * PD_PT_NPRIV + fbytes);
+		}
 	}
 	return 0;
 }
 
-/* AUXTRACE at @off; returns the bytes the record and payload take, or 0
- * if it cannot be read (a warning says why). */
+/* The AUXTRACE record at @off (@hsize bytes, its payload after it, cut at
+ * @end with a warning): sets *@total to the bytes both take.
+ * Returns 0, or a negative pte code. */
 static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 		       uint64_t end, uint64_t *total)
 {
@@ -593,7 +602,8 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 			err = pd_auxtrace_info(st, off, len);
 			break;
 		case PD_REC_TIME_CONV:
-			if (len >= 32) {
+			/* a newer record says whether the conversion holds */
+			if (len >= 32 && (len < 56 || st->map[off + 48])) {
 				st->have_tc = 1;
 				st->tc_shift = (uint16_t)rd64(st->map + off + 8);
 				st->tc_mult = (uint32_t)rd64(st->map + off + 16);

@@ -83,6 +83,8 @@ struct pd_info {
 	uint64_t time_zero;
 	char cpuid[64];		/* HEADER_CPUID, "GenuineIntel,6,78,3" */
 	char filter[128];	/* the address filter string, if any */
+	uint8_t have_cap_event_trace;	/* a newer AUXTRACE_INFO: */
+	uint8_t cap_event_trace;	/* the CPU can trace events */
 	uint64_t nevents[PD_EV_NKINDS];	/* sideband events by kind */
 	uint64_t ncompressed;	/* zstd records skipped (perf record -z) */
 	unsigned nwarnings;	/* recoverable problems */

@@ -112,7 +112,13 @@ static void rec_auxtrace_info(struct wb *w, uint32_t type, int snapshot,
 
 	put32(w, type);
 	put32(w, 0);
+	if (full == 2)
+		priv[16] = 4;	/* strlen of the filter string */
 	put(w, priv, full ? sizeof(priv) : 12 * 8);
+	if (full == 2) {
+		put(w, "filt\0\0\0\0", 8);
+		put64(w, 1);	/* cap_event_trace */
+	}
 	rec_end(w, at);
 }
 
@@ -731,6 +737,29 @@ static void test_no_pt(void **state)
 	assert_non_null(strstr(err, "not a perf.data file"));
 }
 
+/* A newer AUXTRACE_INFO: the filter string and cap_event_trace. */
+static void test_long_info(void **state)
+{
+	struct wb d = { 0 }, f;
+	const struct pd_info *in;
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 2);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	in = perfdata_info(&t);
+	assert_string_equal(in->filter, "filt");
+	assert_true(in->have_cap_event_trace);
+	assert_true(in->cap_event_trace);
+	assert_int_equal(in->max_non_turbo_ratio, 12);
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
 /* An old AUXTRACE_INFO (12 words): no TSC:CTC ratio, nom freq or CYC. */
 static void test_short_info(void **state)
 {
@@ -918,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_no_pt),
 		cmocka_unit_test(test_short_info),
+		cmocka_unit_test(test_long_info),
 		cmocka_unit_test(test_per_thread),
 		cmocka_unit_test(test_pipe_extras),
 		cmocka_unit_test(test_time_conv),
