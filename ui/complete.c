@@ -151,6 +151,14 @@ static int compl_words(const char *line, size_t point, struct compl_word *w,
 	return n;
 }
 
+/* Whether usage word [@s, @s + @len) repeats: "ARG..." or "[ARG...]". */
+static int compl_repeats(const char *s, size_t len)
+{
+	if (len && s[len - 1] == ']')
+		len--;
+	return len > 3 && !memcmp(s + len - 3, "...", 3);
+}
+
 /* The usage word at argument @idx (from 0) of @usage, without brackets,
  * into @buf; a last word with "..." repeats.  Returns 0, or -1 if none. */
 static int compl_usage_word(const char *usage, int idx, char *buf, size_t size)
@@ -168,9 +176,7 @@ static int compl_usage_word(const char *usage, int idx, char *buf, size_t size)
 		while (*p && *p != ' ')
 			p++;
 		len = (size_t)(p - s);
-		if (i == idx || (!*p && len > 3 && !memcmp(p - 3, "...", 3) &&
-				 i < idx) ||
-		    (!*p && len > 4 && !memcmp(p - 4, "...]", 4) && i < idx))
+		if (i == idx || (i < idx && !*p && compl_repeats(s, len)))
 			break;
 		i++;
 	}

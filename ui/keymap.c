@@ -1053,6 +1053,18 @@ static uint64_t km_mul_sat(uint64_t a, uint64_t b, uint64_t c)
 	return a * b + c;
 }
 
+/* An empty result: no action, count 1, no key. */
+static void km_result_init(struct km_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->action = ACTION_NONE;
+	res->table = KM_T_NONE;
+	res->key = -1;
+	res->count = 1;
+	res->note = "";
+	res->status = KM_UNBOUND;
+}
+
 enum km_status km_feed(const struct km *km, struct km_state *st,
 		       enum km_table mode, enum km_table pane, int key,
 		       struct km_result *res)
@@ -1065,13 +1077,7 @@ enum km_status km_feed(const struct km *km, struct km_state *st,
 
 	if (!res)
 		return KM_UNBOUND;
-	memset(res, 0, sizeof(*res));
-	res->action = ACTION_NONE;
-	res->table = KM_T_NONE;
-	res->key = -1;
-	res->count = 1;
-	res->note = "";
-	res->status = KM_UNBOUND;
+	km_result_init(res);
 	if (!km || !st || key < 0)
 		return KM_UNBOUND;
 	key = km_normalize(key);
@@ -1138,12 +1144,7 @@ enum km_status km_feed(const struct km *km, struct km_state *st,
 			st->ndigits++;
 			st->counting = 1;
 		}
-		memset(res, 0, sizeof(*res));
-		res->action = ACTION_NONE;
-		res->table = KM_T_NONE;
-		res->key = -1;
-		res->count = 1;
-		res->note = "";
+		km_result_init(res);
 		return res->status = KM_PENDING;
 	}
 	res->has_count = st->counting;
