@@ -95,8 +95,8 @@ void ui_layout(struct ui *ui)
 		return;
 	tl_h = ui->rows >= 16 ? 3 : ui->rows >= 9 ? 2 : 1;
 	body = ui->rows - 3 - tl_h;	/* header, status, message */
-	/* The packet pane keeps about 68 columns; the cycle pane gets the rest. */
-	cw = ui->cols >= 100 ? ui->cols - 68 : ui->cols >= 80 ? 28 : 0;
+	/* The packet pane keeps 64 columns; the cycle pane gets the rest. */
+	cw = ui->cols >= 96 ? ui->cols - 64 : ui->cols >= 80 ? 24 : 0;
 	if (cw > 72)
 		cw = 72;
 	ui->panes[UI_PANE_PACKETS] = (struct pane){ &pane_packets_ops, 1, 0, body, ui->cols - cw, NULL };

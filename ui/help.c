@@ -44,7 +44,7 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 					 km_table_name(t));
 			}
 		}
-		snprintf(buf, size, "  %-22s %-20s %s%s%s", keys[0] ? keys : "-",
+		snprintf(buf, size, "  %-26s %-18s %s%s%s", keys[0] ? keys : "-",
 			 action_table[a].name, action_table[a].help,
 			 action_table[a].usage[0] ? "  :" : "", action_table[a].usage[0] ?
 			 action_table[a].usage : "");

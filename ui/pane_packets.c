@@ -57,9 +57,9 @@ static void pane_packets_text(const struct ui *ui, struct win_iter *it,
 	if (len >= size || !(ui->pk_cols & UI_PK_IP))
 		return;
 	if (row->flags & WIN_F_HAVE_IP)
-		snprintf(buf + len, size - len, " ip %016" PRIx64, row->ip);
+		snprintf(buf + len, size - len, " %016" PRIx64, row->ip);
 	else if (row->flags & WIN_F_IP_SUPP)
-		snprintf(buf + len, size - len, " ip <suppressed>");
+		snprintf(buf + len, size - len, " <suppressed>");
 }
 
 /* The mark letter at @off, or 0. */

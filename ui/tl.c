@@ -11,6 +11,9 @@
 
 #define TL_MAX_COLS 1024
 #define TL_MAX_ZOOM 40
+/* Ranges binned row by row instead of from the index's summaries. */
+#define TL_FINE_BYTES (512u << 10)
+#define TL_FINE_ROWS 600000
 
 /* What a column holds, computed from the index's summaries. */
 struct tl_col {
@@ -32,23 +35,53 @@ struct tl_cache {
 
 static struct tl_cache tl_cache;
 
-/* The time range of the trace from the index, if any segment has time. */
-static int tl_time_range(const struct ui *ui, uint64_t *t0, uint64_t *t1)
+/* The TSC of the last row (decoding one window at the end), or 0. */
+static uint64_t tl_last_tsc(struct ui *ui)
+{
+	static const struct win_cache *wc;
+	static uint64_t size, tsc;
+	struct win_iter it = { 0 };
+	int n = WIN_MAX_ROWS;
+
+	if (wc == ui->wc && size == ui->img->size)
+		return tsc;
+	tsc = 0;
+	if (!win_seek(&it, ui->wc, ui->img->size ? ui->img->size - 1 : 0)) {
+		do {
+			if (win_row(&it)->ts.flags & TM_F_TSC) {
+				tsc = win_row(&it)->ts.tsc;
+				break;
+			}
+		} while (n-- && !win_prev(&it));
+	}
+	win_iter_release(&it);
+	wc = ui->wc;
+	size = ui->img->size;
+	return tsc;
+}
+
+/* The time range of the trace: the first TSC to the last row's estimate
+ * (the index's totals where it knows more).  Returns 1, or 0 if unknown. */
+static int tl_time_range(struct ui *ui, uint64_t *t0, uint64_t *t1)
 {
 	struct idx_summary tot;
+	uint64_t a = ui->have_t0 ? ui->t0 : 0, b = tl_last_tsc(ui);
 
-	if (!ui->idx)
+	if (ui->idx && idx_totals(ui->idx, &tot) >= 0 && tot.have_tsc) {
+		if (!a || tot.first_tsc < a)
+			a = tot.first_tsc;
+		if (tot.last_tsc > b)
+			b = tot.last_tsc;
+	}
+	if (!a || b <= a)
 		return 0;
-	idx_totals(ui->idx, &tot);
-	if (!tot.have_tsc || tot.last_tsc <= tot.first_tsc)
-		return 0;
-	*t0 = tot.first_tsc;
-	*t1 = tot.last_tsc;
+	*t0 = a;
+	*t1 = b;
 	return 1;
 }
 
 /* Whether the timeline shows time (asked for, and available). */
-static int tl_is_time(const struct ui *ui)
+static int tl_is_time(struct ui *ui)
 {
 	uint64_t a, b;
 
@@ -141,6 +174,51 @@ static int tl_col_of(const struct tl_cache *tc, uint64_t v)
 	return (int)((double)(v - tc->lo) * tc->ncols / (double)(tc->hi - tc->lo));
 }
 
+/*
+ * A small trace, or a close zoom, is binned row by row from the windows
+ * (a bounded walk), which shows far more than per-segment summaries.
+ * Returns 1 if it did so.
+ */
+static int tl_fine(struct ui *ui, struct tl_cache *tc)
+{
+	struct win_iter it = { 0 };
+	uint64_t start = tc->time ? 0 : tc->lo;
+	long budget = TL_FINE_ROWS;
+	int c;
+
+	if (tc->time ? ui->img->size > TL_FINE_BYTES : tc->hi - tc->lo > TL_FINE_BYTES)
+		return 0;
+	if (win_seek(&it, ui->wc, start))
+		return 0;
+	for (c = 0; c < tc->ncols; c++)
+		tc->col[c].known = 1;
+	do {
+		const struct win_row *row = win_row(&it);
+		uint64_t v = row->pkt.offset;
+
+		if (!tc->time && v >= tc->hi)
+			break;
+		if (tc->time) {
+			if (!(row->ts.flags & TM_F_TSC))
+				continue;
+			v = row->ts.tsc;
+		}
+		c = tl_col_of(tc, v);
+		if (c < 0)
+			continue;
+		tc->col[c].packets++;
+		if ((row->flags & WIN_F_ERROR) || row->pkt.type == PKT_OVF)
+			tc->col[c].trouble++;
+		if (row->pkt.type == PKT_PSB)
+			tc->col[c].psbs++;
+	} while (budget-- > 0 && !win_next(&it));
+	win_iter_release(&it);
+	for (c = 0; c < tc->ncols; c++)
+		if (tc->col[c].packets > tc->max)
+			tc->max = tc->col[c].packets;
+	return 1;
+}
+
 /* Recompute the columns if the index grew or the range changed. */
 static void tl_compute(struct ui *ui, int ncols)
 {
@@ -163,6 +241,8 @@ static void tl_compute(struct ui *ui, int ncols)
 	tc->nsum = nsum;
 	tc->nseeks = nseeks;
 	tc->max = 0;
+	if (tl_fine(ui, tc))
+		return;
 	if (!ui->idx)
 		return;
 	for (i = 0; i < nseeks; i++) {
@@ -329,13 +409,14 @@ static void tl_draw(struct ui *ui, struct pane *p)
 			screen_put(p->y + 1, p->x + c, 1, g);
 		}
 	}
-	if (ui->bm && !tc->time) {
+	if (ui->bm) {
 		size_t i, n = bm_count(ui->bm);
 
 		attrset(screen_attr(ui, SC_MARK));
-		for (i = 0; i < n; i++) {
+		/* On the time axis each mark costs a (cached) window lookup. */
+		for (i = 0; i < n && (!tc->time || i < 64); i++) {
 			const struct bm_entry *e = bm_at(ui->bm, i);
-			int col = tl_col_of(tc, e->from);
+			int col = tl_col_of(tc, tc->time ? tl_row_tsc(ui, e->from) : e->from);
 			char s[2] = { e->kind == BM_MARK ? e->name[0] : '*', 0 };
 
 			if (e->kind == BM_REGION || col < 0)
