@@ -79,13 +79,16 @@ static void text_note(FILE *f, const char *s)
 
 static const char *const kind_names[] = { "mark", "bookmark", "region" };
 
-/* Summarise region @e; returns 0, or -1 (reported). */
-static int summarise(const struct img *img, const struct bm_entry *e,
+/* Summarise region @e of stream @s, with time; returns 0, or -1 (reported). */
+static int summarise(const struct trace_stream *s, const struct bm_entry *e,
 		     struct bm_summary *sum)
 {
+	struct bm_time bt;
 	int r;
 
-	r = bm_region_summary(img, e->from, e->to, sum, NULL, NULL, NULL);
+	bm_time_init(&bt, &s->timing);
+	r = bm_region_summary(&s->img, e->from, e->to, sum, NULL,
+			      bm_time_observe, &bt);
 	if (r < 0) {
 		fprintf(stderr, "ptbrowse marks: region %s: %s\n", e->name,
 			pte_strerror(r));
@@ -119,6 +122,11 @@ static void summary_text(const struct bm_summary *s)
 		printf("  cbr %" PRIu64 " changes %" PRIu64 " first %u last %u\n",
 		       s->cbrs, s->cbr_changes, s->first_cbr, s->last_cbr);
 	printf("  ovfs %" PRIu64 "\n  errors %" PRIu64 "\n", s->ovfs, s->errors);
+	if (s->has_time)
+		printf("  time-ns %.0f\n", s->duration_ns);
+	if (s->freq_avg_mhz > 0)
+		printf("  freq-mhz %.1f min %.1f max %.1f\n", s->freq_avg_mhz,
+		       s->freq_min_mhz, s->freq_max_mhz);
 	if (s->errors)
 		printf("  first-error 0x%" PRIx64 "\n", s->first_error_off);
 	if (s->gaps)
@@ -148,12 +156,17 @@ static void summary_json(const struct bm_summary *s)
 		printf(", \"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64
 		       ", \"tsc_ticks\": %" PRIu64, s->first_tsc, s->last_tsc,
 		       s->tsc_ticks);
+	if (s->has_time)
+		printf(", \"time_ns\": %.0f", s->duration_ns);
+	if (s->freq_avg_mhz > 0)
+		printf(", \"freq_mhz\": {\"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}",
+		       s->freq_avg_mhz, s->freq_min_mhz, s->freq_max_mhz);
 	printf(", \"cbrs\": %" PRIu64 ", \"cbr_changes\": %" PRIu64
 	       ", \"ovfs\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"gaps\": %"
 	       PRIu64 "}", s->cbrs, s->cbr_changes, s->ovfs, s->errors, s->gaps);
 }
 
-static int list_text(const struct bm_set *set, const struct img *img)
+static int list_text(const struct bm_set *set, const struct trace_stream *img)
 {
 	const struct bm_entry *e;
 	struct bm_summary sum;
@@ -183,7 +196,7 @@ static int list_text(const struct bm_set *set, const struct img *img)
 }
 
 static int list_json(const struct bm_set *set, const char *path, size_t stream,
-		     const struct trace *t, const struct img *img)
+		     const struct trace *t, const struct trace_stream *img)
 {
 	const struct bm_entry *e;
 	struct bm_summary sum;
@@ -322,7 +335,7 @@ int cmd_marks_main(int argc, char **argv)
 		goto out_free;
 	}
 	{
-		const struct img *img = summary ? &t->streams[idx].img : NULL;
+		const struct trace_stream *img = summary ? &t->streams[idx] : NULL;
 
 		r = json ? list_json(set, path, (size_t)idx, t, img) :
 			   list_text(set, img);

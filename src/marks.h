@@ -48,6 +48,7 @@
 
 #include "image.h"
 #include "pkt.h"
+#include "tm.h"
 
 /* The marks file format version this code writes and reads. */
 #define BM_VERSION 1
@@ -308,6 +309,31 @@ typedef int bm_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
 int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
 		      struct bm_summary *sum, struct bm_progress *prog,
 		      bm_observe_fn *observe, void *observe_ctx);
+
+/* The time observer: runs the time model (tm.h) along a summary and
+ * fills its time fields.  Initialise with bm_time_init(), then pass
+ * bm_time_observe and the struct to bm_region_summary() or a job.  To
+ * resume the model from the index's PSB state instead of cold, call
+ * tm_restore(&bt->tm, carry) for the PSB the summary starts at. */
+struct bm_time {
+	struct tm_model tm;
+	int have_first;			/* first and last are set */
+	struct tm_stamp first, last;	/* in-range stamps with a wall clock */
+	uint32_t khz_min, khz_max;	/* measured, in range */
+	uint64_t khz_sum, khz_n;
+};
+
+/* Set up @bt for a stream recorded with @cfg (NULL: nothing known). */
+void bm_time_init(struct bm_time *bt, const struct tm_config *cfg);
+
+/* A bm_observe_fn: @ctx is a struct bm_time.  At the end it sets
+ * has_time and duration_ns if two in-range packets had a wall-clock
+ * time, and the frequencies (MHz; 0 if unknown): the average is cycles
+ * over time when CYC packets count cycles, else the mean of the
+ * measurements; min and max are over the measurements.
+ * Returns 0. */
+int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
+		    struct bm_summary *sum);
 
 /* A summary running in a background thread. */
 struct bm_summary_job {

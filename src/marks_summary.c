@@ -206,6 +206,57 @@ int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
 	return ret;
 }
 
+void bm_time_init(struct bm_time *bt, const struct tm_config *cfg)
+{
+	memset(bt, 0, sizeof(*bt));
+	tm_init(&bt->tm, cfg);
+}
+
+int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
+		    struct bm_summary *sum)
+{
+	struct bm_time *bt = ctx;
+	struct tm_stamp st;
+	double ns, cycles;
+
+	if (pkt) {
+		if (tm_step(&bt->tm, pkt, &st) < 0 || !in_range)
+			return 0;
+		if (st.flags & TM_F_FREQ) {
+			if (!bt->khz_n || st.khz < bt->khz_min)
+				bt->khz_min = st.khz;
+			if (st.khz > bt->khz_max)
+				bt->khz_max = st.khz;
+			bt->khz_sum += st.khz;
+			bt->khz_n++;
+		}
+		if (!(st.flags & TM_F_NS))
+			return 0;
+		if (!bt->have_first)
+			bt->first = st;
+		bt->have_first = 1;
+		bt->last = st;
+		return 0;
+	}
+	if (bt->have_first && bt->last.ns >= bt->first.ns) {
+		sum->has_time = 1;
+		sum->duration_ns = (double)(bt->last.ns - bt->first.ns);
+	}
+	if (bt->khz_n) {
+		sum->freq_min_mhz = bt->khz_min / 1000.0;
+		sum->freq_max_mhz = bt->khz_max / 1000.0;
+		sum->freq_avg_mhz = (double)bt->khz_sum / (double)bt->khz_n / 1000.0;
+	}
+	ns = sum->duration_ns;
+	if (sum->has_time && ns > 0 && (bt->first.flags & bt->last.flags & TM_F_CYC)) {
+		cycles = (double)(bt->last.cycles - bt->first.cycles);
+		/* cycles per ns is GHz */
+		if (cycles > 0)
+			sum->freq_avg_mhz = cycles / ns * 1000.0;
+	}
+	return 0;
+}
+
 static void *bm_summary_thread(void *arg)
 {
 	struct bm_summary_job *job = arg;

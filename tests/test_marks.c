@@ -857,6 +857,37 @@ static void test_summary_errors(void **state)
 	assert_int_equal(s.bytes, 90);
 }
 
+static void test_summary_time(void **state)
+{
+	struct tm_config cfg = { .have_tsc_hz = 1, .tsc_hz = 1000000000 };
+	struct img_span span;
+	struct bm_summary s;
+	struct bm_time bt;
+	struct img img;
+
+	build_trace();
+	img_init_flat(&img, &span, trace, trace_len);
+	/* nothing known about the recording: no wall clock */
+	bm_time_init(&bt, NULL);
+	assert_int_equal(bm_region_summary(&img, 0, trace_len, &s, NULL,
+					   bm_time_observe, &bt), 0);
+	assert_false(s.has_time);
+	assert_int_equal(s.packets, 4 * 9);
+	/* a 1 GHz TSC: one tick is a nanosecond, TSCs run 0x10..0x40 */
+	bm_time_init(&bt, &cfg);
+	assert_int_equal(bm_region_summary(&img, 0, trace_len, &s, NULL,
+					   bm_time_observe, &bt), 0);
+	assert_true(s.has_time);
+	assert_true(s.duration_ns >= 0x30);
+	assert_true(s.duration_ns < 0x60);
+	/* the lead-in before the range sets the clock but is not timed */
+	bm_time_init(&bt, &cfg);
+	assert_int_equal(bm_region_summary(&img, seg_off[1] + 30, seg_off[2], &s, NULL,
+					   bm_time_observe, &bt), 0);
+	assert_true(s.has_time);
+	assert_true(s.duration_ns < 0x10);
+}
+
 struct observed {
 	int packets, in_range, finals;
 };
@@ -953,6 +984,7 @@ int main(void)
 		cmocka_unit_test_setup(test_explicit_file, clean),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_errors),
+		cmocka_unit_test(test_summary_time),
 		cmocka_unit_test(test_summary_job),
 	};
 
