@@ -962,6 +962,77 @@ static void test_ptdump_edges(void **state __attribute__((unused)))
 	assert_int_equal(out.diag[0].err, TMP_E_BAD_CONFIG);
 }
 
+/* Feed @n packets of type/payload pairs to @tmp; return the last out. */
+static struct tmp_out feed(struct tmp *tmp, const struct pkt *pkts, size_t n)
+{
+	struct tmp_out out;
+	size_t i;
+
+	memset(&out, 0, sizeof(out));
+	for (i = 0; i < n; i++)
+		assert_int_equal(tmp_step(tmp, &pkts[i], &out), 0);
+	return out;
+}
+
+#define P_MTC(v) { .type = PKT_MTC, .u.mtc = (v) }
+#define P_CYC(v) { .type = PKT_CYC, .u.cyc = (v) }
+
+/* SKL168 (CYCs dropped before a PSB): with the erratum, the first MTC
+ * after a PSB that follows lost MTCs does not calibrate. */
+static void test_ptdump_skl168(void **state __attribute__((unused)))
+{
+	static const struct pkt pkts[] = {
+		{ .type = PKT_TSC, .u.tsc = 1000000 },
+		{ .type = PKT_TMA, .u.tma = { .ctc = 0, .fc = 0 } },
+		P_MTC(1), P_CYC(100), P_MTC(2),		/* fcr 1232/100 */
+		{ .type = PKT_PSB }, { .type = PKT_PSBEND },
+		P_CYC(300), P_MTC(4),			/* 2464/300 */
+	};
+	struct tm_config c = dr_cfg();
+	struct tmp tmp;
+	struct tmp_out out;
+
+	c.have_nom_freq = 0;
+	assert_int_equal(tm_config_option(&c, "--cpu", "6/85"), 1);
+	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	out = feed(&tmp, pkts, 5);
+	assert_true(out.col == TMP_COL_FCR && out.col_ok);
+	assert_true(out.value == (1232ull << 8) / 100);
+	out = feed(&tmp, pkts + 5, 4);
+	assert_true(out.value == (2464ull << 8) / 300);
+
+	assert_int_equal(tm_config_option(&c, "--cpu", "6/78"), 1);
+	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	feed(&tmp, pkts, 5);
+	out = feed(&tmp, pkts + 5, 4);
+	assert_true(out.value == (1232ull << 8) / 100);
+}
+
+/* An OVF forgets the calibration, unless --keep-tcal-on-ovf. */
+static void test_ptdump_ovf(void **state __attribute__((unused)))
+{
+	static const struct pkt pkts[] = {
+		{ .type = PKT_CBR, .u.cbr = 12 },
+		{ .type = PKT_OVF },
+		{ .type = PKT_MTC, .u.mtc = 1 },
+	};
+	struct tm_config c = dr_cfg();
+	struct tmp tmp;
+	struct tmp_out out;
+
+	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	out = feed(&tmp, pkts, 1);
+	assert_true(out.col_ok && out.value == (37u << 8) / 12);
+	out = feed(&tmp, pkts + 1, 2);
+	assert_false(out.col_ok);
+	assert_int_equal(out.ndiag, 1);
+	assert_string_equal(out.diag[0].msg, "error printing time");
+
+	tmp_init(&tmp, &c, TMP_SHOW_TCAL | TMP_KEEP_TCAL_ON_OVF);
+	out = feed(&tmp, pkts, 3);
+	assert_true(out.col_ok && out.value == (37u << 8) / 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -981,6 +1052,8 @@ int main(void)
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_tiled),
 		cmocka_unit_test(test_ptdump_edges),
+		cmocka_unit_test(test_ptdump_skl168),
+		cmocka_unit_test(test_ptdump_ovf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
