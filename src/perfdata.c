@@ -877,20 +877,55 @@ static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
 	return 0;
 }
 
-/* The logical offset in stream @si where AUX-buffer position @pos falls,
- * taking the end of a span for a position at its end. */
+/* The logical offset in stream @s where AUX-buffer position @pos falls,
+ * taking the end of a span for a position at its end.  Spans are in
+ * AUX-buffer order, so a binary search finds the last one starting below
+ * @pos.  Returns 0 and sets *@off, or -1 if no span holds @pos. */
 static int pd_stream_off(const struct trace_stream *s,
 			 const struct pd_stream *ps, uint64_t pos,
 			 uint64_t *off)
 {
+	size_t lo = 0, hi = s->img.nspans, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ps->aux_off[mid] < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pos - ps->aux_off[lo - 1] > s->spans[lo - 1].size)
+		return -1;
+	*off = s->spans[lo - 1].off + (pos - ps->aux_off[lo - 1]);
+	return 0;
+}
+
+/* Above this CPU number the CPU-to-stream table is not worth it. */
+#define PD_MAX_CPU_MAP 4096
+
+/* The stream event @ev belongs to: its CPU's (or its thread's, in
+ * per-thread mode); an event that does not say goes to a lone stream.
+ * @cpu_map maps CPU numbers below @ncpu to stream indexes + 1.
+ * Returns the stream index or -1. */
+static long pd_event_stream(const struct trace *t, const struct pd_event *ev,
+			    const uint32_t *cpu_map, size_t ncpu)
+{
+	const struct trace_stream *s;
+	int32_t key, want;
 	size_t i;
 
-	for (i = 0; i < s->img.nspans; i++) {
-		if (pos > ps->aux_off[i] &&
-		    pos <= ps->aux_off[i] + s->spans[i].size) {
-			*off = s->spans[i].off + (pos - ps->aux_off[i]);
-			return 0;
-		}
+	if (t->nstreams == 1) {
+		s = &t->streams[0];
+		key = s->cpu >= 0 ? ev->cpu : ev->tid;
+		want = s->cpu >= 0 ? s->cpu : s->tid;
+		return key == want || key < 0 ? 0 : -1;
+	}
+	if (ev->cpu >= 0 && (size_t)ev->cpu < ncpu)
+		return (long)cpu_map[ev->cpu] - 1;
+	for (i = 0; i < t->nstreams; i++) {
+		s = &t->streams[i];
+		if (s->cpu >= 0 ? ev->cpu == s->cpu : ev->tid == s->tid)
+			return (long)i;
 	}
 	return -1;
 }
@@ -899,9 +934,24 @@ static int pd_stream_off(const struct trace_stream *s,
 static int pd_assign_events(struct pd_state *st, struct trace *t)
 {
 	struct pd_event *ev;
-	size_t si, i;
-	int match;
+	uint32_t *cpu_map = NULL;
+	size_t si, i, ncpu = 0;
+	long k;
 
+	for (si = 0; si < t->nstreams; si++)
+		if (t->streams[si].cpu >= 0 &&
+		    t->streams[si].cpu < PD_MAX_CPU_MAP &&
+		    (size_t)t->streams[si].cpu >= ncpu)
+			ncpu = (size_t)t->streams[si].cpu + 1;
+	if (ncpu) {
+		cpu_map = calloc(ncpu, sizeof(*cpu_map));
+		if (!cpu_map)
+			return -pte_nomem;
+		for (si = 0; si < t->nstreams; si++)
+			if (t->streams[si].cpu >= 0 &&
+			    (size_t)t->streams[si].cpu < ncpu)
+				cpu_map[t->streams[si].cpu] = (uint32_t)si + 1;
+	}
 	for (i = 0; i < st->nev; i++) {
 		ev = &st->ev[i];
 		/* perf synthesizes records at time 0: no place in time */
@@ -909,32 +959,42 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 		    !perfdata_time_to_tsc(&t->streams[0].timing, ev->time,
 					  &ev->tsc))
 			ev->have_tsc = 1;
+		k = pd_event_stream(t, ev, cpu_map, ncpu);
+		/* the stream index rides in stream_off until placed */
+		ev->stream_off = (uint64_t)k;
+		if (k >= 0)
+			st->streams[k].nev++;
 	}
 	for (si = 0; si < t->nstreams; si++) {
-		struct trace_stream *s = &t->streams[si];
-		struct pd_stream *ps = &st->streams[si];
-
-		ps->ev = calloc(st->nev ? st->nev : 1, sizeof(*ps->ev));
-		if (!ps->ev)
+		st->streams[si].ev = calloc(st->streams[si].nev + 1,
+					    sizeof(struct pd_event));
+		if (!st->streams[si].ev) {
+			free(cpu_map);
 			return -pte_nomem;
-		for (i = 0; i < st->nev; i++) {
-			ev = &st->ev[i];
-			if (s->cpu >= 0)
-				match = ev->cpu == s->cpu ||
-					(ev->cpu < 0 && t->nstreams == 1);
-			else
-				match = ev->tid == s->tid ||
-					(ev->tid < 0 && t->nstreams == 1);
-			if (!match)
-				continue;
-			ps->ev[ps->nev] = *ev;
-			if (ev->kind == PD_EV_AUX &&
-			    !pd_stream_off(s, ps, ev->aux_offset + ev->aux_size,
-					   &ps->ev[ps->nev].stream_off))
-				ps->ev[ps->nev].have_stream_off = 1;
-			ps->nev++;
 		}
+		st->streams[si].nev = 0;
 	}
+	for (i = 0; i < st->nev; i++) {
+		struct pd_stream *ps;
+		struct pd_event *e;
+
+		k = (long)st->ev[i].stream_off;
+		if (k < 0)
+			continue;
+		ps = &st->streams[k];
+		e = &ps->ev[ps->nev++];
+		*e = st->ev[i];
+		e->stream_off = 0;
+		if (e->kind == PD_EV_AUX &&
+		    !pd_stream_off(&t->streams[k], ps,
+				   e->aux_offset + e->aux_size, &e->stream_off))
+			e->have_stream_off = 1;
+	}
+	free(cpu_map);
+	/* every event now lives in its stream's array */
+	free(st->ev);
+	st->ev = NULL;
+	st->nev = st->ev_cap = 0;
 	return 0;
 }
 
