@@ -56,27 +56,6 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Write a note as the marks file does: quoted, with C escapes. */
-static void text_note(FILE *f, const char *s)
-{
-	const unsigned char *p;
-
-	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 static const char *const kind_names[] = { "mark", "bookmark", "region" };
 
 /* Summarise region @e of stream @s, with time; returns 0, or -1 (reported). */
@@ -183,7 +162,7 @@ static int list_text(const struct bm_set *set, const struct trace_stream *img)
 			printf(" color=%s", e->color);
 		if (e->note) {
 			putchar(' ');
-			text_note(stdout, e->note);
+			bm_put_quoted(stdout, e->note);
 		}
 		putchar('\n');
 		if (img && e->kind == BM_REGION) {

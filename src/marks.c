@@ -133,8 +133,7 @@ static int bm_parse_off(const char *s, uint64_t *off)
 	return 0;
 }
 
-/* Write @s as a quoted note. */
-static void bm_put_quoted(FILE *f, const char *s)
+void bm_put_quoted(FILE *f, const char *s)
 {
 	const unsigned char *p;
 

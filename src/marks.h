@@ -228,6 +228,10 @@ int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off);
  * Sharing.
  */
 
+/* Write @s double-quoted with the marks file's escapes (\" \\ \n \t \r
+ * \xHH), so it stays on one line. */
+void bm_put_quoted(FILE *f, const char *s);
+
 /* Write every entry to @f in the marks file format.
  * Returns 0, or -pte_io if writing failed. */
 int bm_export(const struct bm_set *set, FILE *f);

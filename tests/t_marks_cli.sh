@@ -1,0 +1,73 @@
+#!/bin/sh
+# `ptbrowse marks TRACE [--json]`: lists what the marks file holds, notes
+# escaped onto one line; a copy of the trace (same content, other name)
+# lists the same marks; a broken file is reported as file:line and left
+# as it is (listing never writes); usage errors exit 2.
+set -u
+: "${PTBROWSE:?}" "${SHARED:?}"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" \
+	XDG_CACHE_HOME="$tmp/cache" HOME="$tmp"
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+T=$SHARED/traces/dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin
+"$PTBROWSE" marks "$T" >"$tmp/out" 2>"$tmp/err" || bad "no marks: exit $?"
+[ -s "$tmp/out" ] && bad "no marks: output $(cat "$tmp/out")"
+[ -s "$tmp/err" ] && bad "no marks: $(cat "$tmp/err")"
+[ -d "$XDG_STATE_HOME/ptbrowse" ] && bad "listing created the state directory"
+
+file=$("$PTBROWSE" marks --json "$T" | sed -n 's/.*"file": "\([^"]*\)".*/\1/p')
+case $file in "$XDG_STATE_HOME"/ptbrowse/traces/*.marks) ;; *) bad "marks file $file" ;; esac
+mkdir -p "$(dirname "$file")"
+cat >"$file" <<'MARKS'
+# ptbrowse marks v1
+trace size=32176 path="/old/place.pt"
+mark a 0x10
+bookmark - 0x20
+bookmark start 0x30 "say \"hi\"\nthen go"
+region hot 0x100 0x200 color=yellow "spin"
+MARKS
+cp "$file" "$tmp/before"
+
+cp "$T" "$tmp/copy.pt"
+"$PTBROWSE" marks "$tmp/copy.pt" >"$tmp/out" 2>"$tmp/err" || bad "list: exit $?"
+[ -s "$tmp/err" ] && bad "list: $(cat "$tmp/err")"
+cat >"$tmp/want" <<'WANT'
+mark     a                0x0000000000000010
+bookmark -                0x0000000000000020
+bookmark start            0x0000000000000030                    "say \"hi\"\nthen go"
+region   hot              0x0000000000000100 0x0000000000000200 color=yellow "spin"
+WANT
+cmp -s "$tmp/out" "$tmp/want" || { bad "text listing differs:"; diff "$tmp/want" "$tmp/out"; }
+cmp -s "$file" "$tmp/before" || bad "listing changed the marks file"
+
+"$PTBROWSE" marks --json "$T" >"$tmp/json" || bad "json: exit $?"
+grep -q '"name": "start", "offset": 48, "color": null, "note": "say \\"hi\\"\\nthen go"' "$tmp/json" ||
+	bad "json: $(cat "$tmp/json")"
+grep -q '"kind": "bookmark", "name": null, "offset": 32' "$tmp/json" || bad "json anonymous"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$tmp/json" >/dev/null || bad "json does not parse"
+fi
+
+# a broken line: reported with file:line, nothing renamed or rewritten
+printf 'mark 7 0x10\n' >>"$file"
+cp "$file" "$tmp/before"
+"$PTBROWSE" marks "$T" >"$tmp/out" 2>"$tmp/err"
+grep -q "^ptbrowse marks: $file:7: expected: mark LETTER OFFSET" "$tmp/err" || bad "bad line: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/out")" -eq 4 ] || bad "bad line: good lines not listed"
+cmp -s "$file" "$tmp/before" || bad "listing touched a broken file"
+ls "$(dirname "$file")" | grep -q bad && bad "listing moved a file aside"
+
+# a newer version is refused with a clear message
+printf '# ptbrowse marks v2\n' >"$file"
+"$PTBROWSE" marks "$T" 2>"$tmp/err" >/dev/null
+grep -q "version 2 is newer than this ptbrowse reads" "$tmp/err" || bad "v2: $(cat "$tmp/err")"
+
+"$PTBROWSE" marks 2>/dev/null; [ $? -eq 2 ] || bad "no trace: not exit 2"
+"$PTBROWSE" marks --bogus "$T" 2>/dev/null; [ $? -eq 2 ] || bad "bad option: not exit 2"
+"$PTBROWSE" marks "$tmp/nonexistent" 2>"$tmp/err"; [ $? -eq 1 ] || bad "missing trace: not exit 1"
+grep -q nonexistent "$tmp/err" || bad "missing trace: $(cat "$tmp/err")"
+[ $fail -eq 0 ] && echo "ok"
+exit $fail
