@@ -550,6 +550,20 @@ static void test_gap(void **state)
 	free(d.p);
 	free(f.p);
 
+	/* an overlap (a buffer starting before the last one ended) too */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
+	rec_auxtrace(&d, 0, PT_SPLIT - 4, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_true(t.streams[0].img.spans[1].gap_before);
+	assert_true(t.streams[0].snapshot);
+	perfdata_free(&t);
+	free(d.p);
+	free(f.p);
+
 	/* snapshot mode: every later buffer follows a gap */
 	memset(&d, 0, sizeof(d));
 	rec_auxtrace_info(&d, 1, 1, 1);
