@@ -92,29 +92,30 @@ static int bm_is_letter(const char *s)
 	       isalpha((unsigned char)s[0]) && !s[1];
 }
 
-static int bm_name_ok(const char *s)
+/* Whether @s has @min to @max - 1 characters, each an ASCII letter or
+ * digit or one of @extra. */
+static int bm_word(const char *s, const char *extra, size_t min, size_t max)
 {
 	size_t i;
 
-	if (!s || !(isalpha((unsigned char)s[0]) || s[0] == '_') ||
-	    !isascii((unsigned char)s[0]))
+	if (!s)
 		return 0;
-	for (i = 1; s[i]; i++)
+	for (i = 0; s[i]; i++)
 		if (!isascii((unsigned char)s[i]) ||
-		    !(isalnum((unsigned char)s[i]) || strchr("_.-", s[i])))
+		    !(isalnum((unsigned char)s[i]) || strchr(extra, s[i])))
 			return 0;
-	return i >= 2 && i < BM_NAME_MAX;
+	return i >= min && i < max;
+}
+
+static int bm_name_ok(const char *s)
+{
+	return bm_word(s, "_.-", 2, BM_NAME_MAX) &&
+	       (isalpha((unsigned char)s[0]) || s[0] == '_');
 }
 
 static int bm_color_ok(const char *s)
 {
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!isascii((unsigned char)s[i]) ||
-		    !(isalnum((unsigned char)s[i]) || strchr("_-", s[i])))
-			return 0;
-	return i >= 1 && i < BM_COLOR_MAX;
+	return bm_word(s, "_-", 1, BM_COLOR_MAX);
 }
 
 /* Parse a 0x-hex or decimal offset; the whole string must be used. */
@@ -1116,15 +1117,7 @@ out_free:
 /* Whether @s is a plain file-name part: [A-Za-z0-9_.-], no leading dot. */
 static int bm_plain(const char *s, size_t max)
 {
-	size_t i;
-
-	if (!s || !*s || s[0] == '.' || strlen(s) >= max)
-		return 0;
-	for (i = 0; s[i]; i++)
-		if (!isascii((unsigned char)s[i]) ||
-		    !(isalnum((unsigned char)s[i]) || strchr("_.-", s[i])))
-			return 0;
-	return 1;
+	return bm_word(s, "_.-", 1, max) && s[0] != '.';
 }
 
 /* Load our marks file if it exists. */
@@ -1148,6 +1141,7 @@ static int bm_load(struct bm_set *set)
 	}
 	ret = bm_read(set, f, &ps);
 	fclose(f);
+	bm_sort(set);
 	if (ret == -pte_nomem)
 		goto out_free;
 	if (ret == -pte_io) {
@@ -1191,13 +1185,11 @@ static int bm_load(struct bm_set *set)
 		}
 		bm_report(set, "%s: kept as %s; loaded %d marks from it",
 			  set->file, bad, ps.added);
-		bm_sort(set);
 		/* Write the good lines back at once so nothing depends on .bad. */
 		if (set->n)
 			bm_save(set);
 		goto out_free;
 	}
-	bm_sort(set);
 	if (bm_synced(set) < 0) {
 		ret = -pte_nomem;
 		goto out_free;
@@ -1289,13 +1281,9 @@ int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
 
 void bm_close(struct bm_set *set)
 {
-	size_t i;
-
 	if (!set)
 		return;
-	for (i = 0; i < set->n; i++)
-		free(set->v[i].note);
-	free(set->v);
+	bm_entries_free(set->v, set->n);
 	bm_entries_free(set->base, set->nbase);
 	free(set->file);
 	free(set->path);
