@@ -105,6 +105,12 @@ struct pd_attr {
 	size_t nids;
 };
 
+/* An attr id and the attr it names. */
+struct pd_id {
+	uint64_t id;
+	size_t attr;
+};
+
 /* Per stream: its events and each span's AUX-buffer offset. */
 struct pd_stream {
 	struct pd_event *ev;
@@ -122,6 +128,9 @@ struct pd_state {
 	size_t errlen;
 	struct pd_attr *attrs;
 	size_t nattrs;
+	struct pd_id *ids;	/* every attr id, sorted, for sample_id */
+	size_t nids;
+	uint8_t ids_stale;	/* attrs were added since ids was built */
 	struct pd_aux *aux;
 	size_t naux, aux_cap;
 	struct pd_event *ev;
@@ -263,6 +272,7 @@ static int pd_add_attr(struct pd_state *st, uint64_t off, const uint8_t *p,
 	a->sample_id_all = !!(rd64(p + 40) & PD_ATTR_SAMPLE_ID_ALL);
 	a->ids = ids;
 	a->nids = nids;
+	st->ids_stale = 1;
 	return 0;
 }
 
@@ -431,12 +441,45 @@ static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 	return 0;
 }
 
-/* The attr a non-sample record at [@p, @p + @len) belongs to. */
-static const struct pd_attr *pd_attr_of(const struct pd_state *st,
+static int pd_id_cmp(const void *a, const void *b)
+{
+	const struct pd_id *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sort every attr's ids into st->ids (many records, many ids per attr
+ * with many CPUs: a search per record must be cheap). */
+static int pd_build_ids(struct pd_state *st)
+{
+	size_t i, j, n = 0;
+	struct pd_id *t;
+
+	for (i = 0; i < st->nattrs; i++)
+		n += st->attrs[i].nids;
+	t = realloc(st->ids, (n ? n : 1) * sizeof(*t));
+	if (!t)
+		return -pte_nomem;
+	st->ids = t;
+	st->nids = 0;
+	for (i = 0; i < st->nattrs; i++)
+		for (j = 0; j < st->attrs[i].nids; j++) {
+			t[st->nids].id = rd64(st->attrs[i].ids + 8 * j);
+			t[st->nids++].attr = i;
+		}
+	qsort(t, st->nids, sizeof(*t), pd_id_cmp);
+	st->ids_stale = 0;
+	return 0;
+}
+
+/* The attr a non-sample record at [@p, @p + @len) belongs to: with
+ * IDENTIFIER in every attr its last word names it, else the first attr
+ * (perf requires the sample_id layouts to agree then). */
+static const struct pd_attr *pd_attr_of(struct pd_state *st,
 					const uint8_t *p, uint64_t len)
 {
-	size_t i, j;
-	uint64_t id;
+	struct pd_id key, *hit;
+	size_t i;
 
 	if (!st->nattrs)
 		return NULL;
@@ -445,19 +488,17 @@ static const struct pd_attr *pd_attr_of(const struct pd_state *st,
 	for (i = 0; i < st->nattrs; i++)
 		if (!(st->attrs[i].sample_type & PD_ST_IDENTIFIER))
 			return &st->attrs[0];
-	/* With IDENTIFIER the id is the record's last word. */
-	id = rd64(p + len - 8);
-	for (i = 0; i < st->nattrs; i++)
-		for (j = 0; j < st->attrs[i].nids; j++)
-			if (rd64(st->attrs[i].ids + 8 * j) == id)
-				return &st->attrs[i];
-	return &st->attrs[0];
+	if (st->ids_stale && pd_build_ids(st) < 0)
+		return &st->attrs[0];
+	key.id = rd64(p + len - 8);
+	hit = bsearch(&key, st->ids, st->nids, sizeof(*st->ids), pd_id_cmp);
+	return hit ? &st->attrs[hit->attr] : &st->attrs[0];
 }
 
 /* Fill @ev's time, cpu and task from the sample_id trailer of the record
  * at [@p, @p + @len) whose fixed part is @fixed bytes.  Returns the start
  * of the trailer (len if there is none). */
-static uint64_t pd_sample_id(const struct pd_state *st, const uint8_t *p,
+static uint64_t pd_sample_id(struct pd_state *st, const uint8_t *p,
 			     uint64_t len, uint64_t fixed, struct pd_event *ev)
 {
 	const struct pd_attr *a = pd_attr_of(st, p, len);
@@ -1051,6 +1092,7 @@ static void pd_state_free(struct pd_state *st, size_t nstreams)
 	}
 	free(st->streams);
 	free(st->attrs);
+	free(st->ids);
 	free(st->aux);
 	free(st->ev);
 	free(st);
