@@ -904,6 +904,34 @@ static uint8_t *map_shared(const char *name, size_t *n)
 	return p;
 }
 
+/* A quipper stream's sideband: all on its CPU, with TSC times; tracing
+ * starts once; the last AUX record ends where the stream ends. */
+static void check_quipper_events(const struct trace *t, int k)
+{
+	const struct pd_event *ev;
+	uint64_t end = 0;
+	size_t n, i, starts = 0;
+
+	assert_int_equal(perfdata_events(t, k, &ev, &n), 0);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind != PD_EV_COMM)
+			assert_int_equal(ev[i].cpu, t->streams[k].cpu);
+		starts += ev[i].kind == PD_EV_ITRACE_START;
+		if (ev[i].kind == PD_EV_ITRACE_START ||
+		    ev[i].kind == PD_EV_AUX)
+			assert_true(ev[i].have_tsc);
+		if (ev[i].kind == PD_EV_AUX) {
+			assert_true(ev[i].have_stream_off);
+			assert_true(ev[i].stream_off > end);
+			assert_int_equal(ev[i].flags, 0);
+			end = ev[i].stream_off;
+		}
+	}
+	assert_int_equal(starts, 1);
+	assert_int_equal(end, t->streams[k].img.size);
+}
+
 /* The quipper files: streams equal the extracted .pt files. */
 static void test_quipper(void **state)
 {
@@ -942,6 +970,7 @@ static void test_quipper(void **state)
 			assert_string_equal(opts, "--cpu 6/78/3 --mtc-freq 3 "
 					    "--nom-freq 12 --cpuid-0x15.eax 2 "
 					    "--cpuid-0x15.ebx 100");
+			check_quipper_events(&t, k);
 		}
 		perfdata_free(&t);
 		munmap(f, n);
