@@ -75,8 +75,17 @@ struct sum_exc {
 	struct idx_summary full;
 };
 
+/* A run of 02 82 pairs cut by a chunk edge. */
+struct run_piece {
+	uint64_t s, e;			/* [s, e) inside the chunk */
+	uint8_t open_left;		/* the run started before the chunk */
+	uint8_t open_right;		/* the run goes on after it */
+	uint8_t used;
+};
+
 /* Phase 1 unit of work: bytes [a, b) of span `span`. */
 struct unit1 {
+	struct run_piece left, right;
 	size_t span;
 	uint64_t a, b;			/* logical offsets */
 	struct idx_seek *seeks;		/* found, in order */
@@ -110,6 +119,8 @@ struct idx {
 	_Atomic size_t nseeks;
 	_Atomic uint64_t scanned;
 	_Atomic int scan_done;
+	int run_open;			/* the merger's run across chunks */
+	uint64_t run_start, run_end;
 
 	/* interned (cr3, nr, vmcs); only the merger writes */
 	struct ctx_entry **cblk;
@@ -288,12 +299,14 @@ int idx_set_release(struct idx *idx,
 }
 
 /*
- * Finding PSBs.  A match is 16 bytes of 02 82 starting at a 02.  In a run
- * of 02 82 longer than 16 bytes a sequential reader takes the leftmost
- * match and continues after it, so the PSBs of a run are its start, start
- * + 16, ...: the scan is greedy from a position x and the merger replays
- * the greedy scan where a chunk's start fell inside a PSB of the previous
- * chunk.
+ * Finding PSBs.  A PSB is 8 pairs of 02 82.  A payload may end in 02 or
+ * in 02 82 pairs right before a PSB, so a run of pairs can be longer than
+ * 16 bytes; what follows a PSB is never 82 nor a broken PSB, so the PSBs
+ * of a run are the 16-byte blocks that end where the run ends (a sequential
+ * decoder meets them there).  Each worker finds the runs of its chunk and
+ * places their PSBs; a run cut by a chunk edge is passed to the merger,
+ * which joins the pieces and places the PSBs once the run's end is known.
+ * Every byte is looked at a bounded number of times, however long a run.
  */
 static const uint8_t psb_bytes[PKT_PSB_SIZE] = {
 	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
@@ -355,49 +368,53 @@ static void find_pick(void)
 #endif
 }
 
-/* Whether a PSB starts at logical offset @off, which lies in span @si. */
-static int psb_at(const struct img *img, size_t si, uint64_t off)
+/* Whether a pair 02 82 starts at logical offset @off (reading across
+ * spans, not across gaps). */
+static int pair_at(const struct img *img, uint64_t off)
 {
-	const struct img_span *s = &img->spans[si];
-	uint64_t in = off - s->off;
-	uint8_t buf[PKT_PSB_SIZE];
+	uint8_t b[2];
 
-	if (s->size - in >= PKT_PSB_SIZE)
-		return !memcmp(s->data + in, psb_bytes, PKT_PSB_SIZE);
-	/* Straddling a span boundary: img_read stops at a gap. */
-	if (img_read(img, off, buf, sizeof(buf)) != sizeof(buf))
+	if (img_read(img, off, b, 2) != 2)
 		return 0;
-	return !memcmp(buf, psb_bytes, PKT_PSB_SIZE);
+	return b[0] == 2 && b[1] == 0x82;
 }
 
-/* The first PSB starting in [@x, @b) of span @si, or UINT64_MAX. */
-static uint64_t find_psb(const struct img *img, size_t si, uint64_t x, uint64_t b)
+/* The first pair start in [@x, @b) of span @si, or UINT64_MAX. */
+static uint64_t next_pair(const struct img *img, size_t si, uint64_t x, uint64_t b)
 {
 	const struct img_span *s = &img->spans[si];
 	const uint8_t *base = s->data - s->off;	/* logical -> pointer */
 	uint64_t send = s->off + s->size;
 	uint64_t lim = b + 1 < send ? b + 1 : send;	/* q + 1 must exist */
+	const uint8_t *q;
 
-	while (x < b) {
-		const uint8_t *q = NULL;
-
-		if (lim > x + 1)
-			q = find_0282(base + x, base + lim);
-		if (!q) {
-			/* The span's last byte may begin a straddling PSB. */
-			if (b == send && x < send && base[send - 1] == 2 &&
-			    psb_at(img, si, send - 1))
-				return send - 1;
-			return UINT64_MAX;
-		}
-		x = (uint64_t)(q - base);
-		if (x >= b)
-			return UINT64_MAX;
-		if (psb_at(img, si, x))
-			return x;
-		x++;
+	if (x >= b)
+		return UINT64_MAX;
+	if (lim > x + 1) {
+		q = find_0282(base + x, base + lim);
+		if (q)
+			return (uint64_t)(q - base) < b ? (uint64_t)(q - base) : UINT64_MAX;
 	}
+	/* The span's last byte may start a pair that ends in the next span. */
+	if (b == send && base[send - 1] == 2 && send - 1 >= x && pair_at(img, send - 1))
+		return send - 1;
 	return UINT64_MAX;
+}
+
+/* The end of the run of pairs at @q: the first offset >= @q with no pair,
+ * or the first one >= @b if the run gets that far. */
+static uint64_t run_end(const struct img *img, size_t si, uint64_t q, uint64_t b)
+{
+	const struct img_span *s = &img->spans[si];
+	const uint8_t *base = s->data - s->off;
+	uint64_t send = s->off + s->size;
+
+	while (q + PKT_PSB_SIZE <= send && q + PKT_PSB_SIZE <= b &&
+	       !memcmp(base + q, psb_bytes, PKT_PSB_SIZE))
+		q += PKT_PSB_SIZE;
+	while (q < b && pair_at(img, q))
+		q += 2;
+	return q;
 }
 
 /* Decode the PSB+ after the PSB at @off into @sk. */
@@ -497,27 +514,73 @@ static int push_seek(struct unit1 *u, const struct idx_seek *sk)
 	return 0;
 }
 
-/* Phase 1 worker body: every PSB of one unit, greedy from its start. */
+/* Place the PSBs of the run [@r, @e) that start in [@lo, @hi). */
+static int place_run(const struct img *img, uint64_t r, uint64_t e, uint64_t lo,
+		     uint64_t hi, struct unit1 *u)
+{
+	struct idx_seek sk;
+	uint64_t q;
+	int ret;
+
+	if (e - r < PKT_PSB_SIZE)
+		return 0;
+	/* The lowest q = e - 16j with q >= max(r, lo). */
+	if (lo < r)
+		lo = r;
+	q = e - PKT_PSB_SIZE;
+	if (q < lo)
+		return 0;
+	q -= (q - lo) / PKT_PSB_SIZE * PKT_PSB_SIZE;
+	for (; q + PKT_PSB_SIZE <= e && q < hi; q += PKT_PSB_SIZE) {
+		decode_psbplus(img, q, &sk);
+		ret = push_seek(u, &sk);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Phase 1 worker body: the runs of pairs of one unit. */
 static int scan_unit(struct idx *idx, struct unit1 *u)
 {
-	uint64_t x = u->a, stop;
-	struct idx_seek sk;
-	int ret;
+	const struct img *img = idx->img;
+	const struct img_span *s = &img->spans[u->span];
+	uint64_t x = u->a, q, t, stop;
+	int open_left, open_right, ret;
 
 	while (x < u->b) {
 		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
 			return -pte_canceled;
 		stop = u->b - x > CANCEL_STEP ? x + CANCEL_STEP : u->b;
-		x = find_psb(idx->img, u->span, x, stop);
-		if (x == UINT64_MAX) {
+		q = next_pair(img, u->span, x, stop);
+		if (q == UINT64_MAX) {
 			x = stop;
 			continue;
 		}
-		decode_psbplus(idx->img, x, &sk);
-		ret = push_seek(u, &sk);
-		if (ret < 0)
-			return ret;
-		x += PKT_PSB_SIZE;
+		t = run_end(img, u->span, q, u->b);
+		/* Only the first run can come from before the chunk and only
+		 * the last can go on after it. */
+		open_left = q < u->a + 2 && q >= 2 && (q - 2 >= s->off || !s->gap_before) &&
+			    pair_at(img, q - 2);
+		open_right = t >= u->b && pair_at(img, t);
+		if (open_left || open_right) {
+			struct run_piece *pc = open_left ? &u->left : &u->right;
+
+			pc->s = q;
+			pc->e = t;
+			pc->open_left = (uint8_t)open_left;
+			pc->open_right = (uint8_t)open_right;
+			pc->used = 1;
+			if (open_left && open_right)
+				u->right = *pc;
+			/* A piece open on one side only still places the
+			 * PSBs it can: none, since its other end decides. */
+		} else {
+			ret = place_run(img, q, t, u->a, u->b, u);
+			if (ret < 0)
+				return ret;
+		}
+		x = t > q ? t : q + 1;
 	}
 	return 0;
 }
@@ -717,6 +780,7 @@ int idx_find(const struct idx *idx, uint64_t off, size_t *i)
  */
 static uint8_t pkt_cls[PKT_NTYPES];
 static pthread_once_t cls_once = PTHREAD_ONCE_INIT;
+static pthread_once_t skim_once = PTHREAD_ONCE_INIT;
 
 static void cls_fill(void)
 {
@@ -755,12 +819,118 @@ static void count_error(struct idx_summary *s)
 	s->nerrors++;
 }
 
+/*
+ * A skimming pass for the summaries: the packets that make up nearly all
+ * of a trace (tnt.8, pad, one-byte cyc, tip/fup, mtc, psbend, cbr, tma,
+ * pip) are sized and classed from one or two bytes by table; everything
+ * else, and anything near the end, goes through pkt_next(), so the counts
+ * are exactly those of a pkt_next() walk (tests/test_index.c checks).
+ */
+static uint8_t skim_size[256];	/* 0: ask pkt_next() */
+static uint8_t skim_cls[256];
+static uint8_t skim_cyc[256];	/* cycles of a one-byte cyc */
+
+static void skim_fill(void)
+{
+	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
+	unsigned b;
+
+	for (b = 0; b < 256; b++) {
+		uint8_t sz = 0, cls = PKC_OTHER;
+
+		if (b == 0) {
+			sz = 1;
+			cls = PKC_SYNC;
+		} else if (b == 2) {
+			sz = 0;
+		} else if (!(b & 1)) {
+			sz = 1;
+			cls = PKC_BRANCH;
+		} else if ((b & 3) == 3) {
+			if (!(b & 4)) {
+				sz = 1;
+				cls = PKC_TIMING;
+				skim_cyc[b] = (uint8_t)(b >> 3);
+			}
+		} else if ((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
+			   (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) {
+			if (ipsz[b >> 5] >= 0) {
+				sz = (uint8_t)(1 + ipsz[b >> 5]);
+				cls = PKC_IP;
+			}
+		} else if (b == 0x59) {
+			sz = 2;
+			cls = PKC_TIMING;
+		}
+		skim_size[b] = sz;
+		skim_cls[b] = cls;
+	}
+}
+
+static void skim(const uint8_t *p, const uint8_t *end, uint64_t off,
+		 struct idx_summary *s)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	uint64_t cnt[PKC_NCLASSES] = { 0 };
+	int ret, c;
+
+	pkt_decoder_init(&dec, p, end, off);
+	while (p < end) {
+		unsigned b = *p, sz = skim_size[b];
+
+		if (sz && dec.bip_sz < 0 && (size_t)(end - p) >= sz) {
+			cnt[skim_cls[b]]++;
+			s->cycles += skim_cyc[b];
+			p += sz;
+			continue;
+		}
+		if (b == 2 && end - p >= 8) {
+			switch (p[1]) {
+			case 0x23:	/* psbend */
+				cnt[PKC_SYNC]++;
+				p += 2;
+				continue;
+			case 0x03:	/* cbr */
+				cnt[PKC_TIMING]++;
+				p += 4;
+				continue;
+			case 0x73:	/* tma */
+				cnt[PKC_TIMING]++;
+				p += 7;
+				continue;
+			case 0x43:	/* pip */
+				cnt[PKC_MODE]++;
+				p += 8;
+				continue;
+			default:
+				break;
+			}
+		}
+		dec.pos = p;
+		ret = pkt_next(&dec, &pkt);
+		if (ret == -pte_eos)
+			break;
+		if (ret < 0) {
+			/* Counted as one error packet; the rest of the
+			 * segment cannot be trusted. */
+			count_error(s);
+			break;
+		}
+		count_pkt(s, &pkt);
+		p = dec.pos;
+	}
+	for (c = 0; c < PKC_NCLASSES; c++) {
+		s->per_class[c] += cnt[c];
+		s->npackets += cnt[c];
+	}
+}
+
 /* Summarise the segment [@off, @end). */
 static void summarise(const struct img *img, uint64_t off, uint64_t end,
 		      struct idx_summary *s)
 {
 	const struct img_span *sp;
-	struct pkt_decoder dec;
 	struct img_cursor cur;
 	struct pkt pkt;
 	long si;
@@ -773,22 +943,9 @@ static void summarise(const struct img *img, uint64_t off, uint64_t end,
 		return;
 	sp = &img->spans[si];
 	if (end <= sp->off + sp->size) {
-		/* The common case: one span, a plain cursor. */
-		pkt_decoder_init(&dec, sp->data + (off - sp->off),
-				 sp->data + (end - sp->off), off);
-		for (;;) {
-			ret = pkt_next(&dec, &pkt);
-			if (ret > 0) {
-				count_pkt(s, &pkt);
-				continue;
-			}
-			if (ret == -pte_eos)
-				return;
-			/* A packet cut at the segment's end is cut by the next
-			 * PSB or by the end of the trace: an error either way. */
-			count_error(s);
-			return;
-		}
+		/* The common case: one span, skimmed. */
+		skim(sp->data + (off - sp->off), sp->data + (end - sp->off), off, s);
+		return;
 	}
 	if (img_cursor_init(&cur, img, off) < 0)
 		return;
@@ -1008,92 +1165,90 @@ out_join:
 	return ret;
 }
 
-/* The greedy carry of phase 1: no PSB may start before this offset. */
-struct fixup_arg {
+struct tail_arg {
 	struct idx *idx;
-	struct unit1 *u;
-	uint64_t x;
+	uint64_t r, e;
 	struct unit1 out;
 };
 
-/*
- * A PSB of the previous unit runs past this unit's start: replay the
- * greedy scan from its end until it meets a PSB the worker found (from
- * there on both agree).  Only long runs of 02 82 get here.
- */
-static int fixup_body(void *arg)
+/* Place the PSBs of a run that crossed chunk edges (guarded). */
+static int tail_body(void *arg)
 {
-	struct fixup_arg *f = arg;
-	struct unit1 *u = f->u;
-	struct idx_seek sk;
-	uint64_t x = f->x, m;
-	size_t j = 0;
-	int ret;
+	struct tail_arg *ta = arg;
 
-	for (;;) {
-		m = find_psb(f->idx->img, u->span, x, u->b);
-		if (m == UINT64_MAX) {
-			j = u->n;
-			break;
-		}
-		while (j < u->n && u->seeks[j].offset < m)
-			j++;
-		if (j < u->n && u->seeks[j].offset == m)
-			break;
-		decode_psbplus(f->idx->img, m, &sk);
-		ret = push_seek(&f->out, &sk);
-		if (ret < 0)
-			return ret;
-		x = m + PKT_PSB_SIZE;
-	}
-	for (; j < u->n; j++) {
-		ret = push_seek(&f->out, &u->seeks[j]);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	return place_run(ta->idx->img, ta->r, ta->e, 0, UINT64_MAX, &ta->out);
 }
 
+static int publish_run(struct idx *idx, uint64_t r, uint64_t e)
+{
+	struct tail_arg ta;
+	size_t i;
+	int ret;
+
+	memset(&ta, 0, sizeof(ta));
+	ta.idx = idx;
+	ta.r = r;
+	ta.e = e;
+	ret = idx->guard(tail_body, &ta);
+	for (i = 0; !ret && i < ta.out.n; i++)
+		ret = publish_seek(idx, &ta.out.seeks[i]);
+	free(ta.out.seeks);
+	return ret;
+}
+
+/*
+ * Merge phase 1 unit @k in order.  idx->run_open says a run reached the
+ * end of the previous unit: it started at run_start and reaches run_end.
+ */
 static int merge1(struct idx *idx, size_t k)
 {
 	struct unit1 *u = &idx->u1[k];
-	const struct img_span *s = &idx->img->spans[u->span];
-	size_t n = idx_nseeks(idx), i;
-	uint64_t x = 0;
+	size_t i;
 	int ret;
 
-	if (n) {
-		x = seek_off(idx, n - 1) + PKT_PSB_SIZE;
-		if (s->gap_before && u->a == s->off)
-			x = 0;	/* nothing runs across a gap */
-	}
-	if (x > u->a && u->n) {
-		struct fixup_arg f;
-
-		memset(&f, 0, sizeof(f));
-		f.idx = idx;
-		f.u = u;
-		f.x = x;
-		ret = idx->guard(fixup_body, &f);
-		if (ret < 0) {
-			free(f.out.seeks);
-			return ret;
+	if (idx->run_open) {
+		if (u->left.used && u->left.open_left && u->left.s <= idx->run_end) {
+			if (u->left.open_right) {
+				/* The run covers the whole unit. */
+				idx->run_end = u->left.e;
+				goto out_done;
+			}
+			ret = publish_run(idx, idx->run_start, u->left.e);
+		} else {
+			ret = publish_run(idx, idx->run_start, idx->run_end);
 		}
-		free(u->seeks);
-		u->seeks = f.out.seeks;
-		u->n = f.out.n;
-		u->cap = f.out.cap;
+		if (ret < 0)
+			return ret;
+		idx->run_open = 0;
+	} else if (u->left.used && u->left.open_left && !u->left.open_right) {
+		/* Joined to bytes before a resume point: place what starts
+		 * at or after it. */
+		ret = publish_run(idx, u->left.s, u->left.e);
+		if (ret < 0)
+			return ret;
 	}
 	for (i = 0; i < u->n; i++) {
 		ret = publish_seek(idx, &u->seeks[i]);
 		if (ret < 0)
 			return ret;
 	}
+	if (u->right.used && u->right.open_right) {
+		idx->run_open = 1;
+		idx->run_start = u->right.s;
+		idx->run_end = u->right.e;
+	}
+out_done:
 	free(u->seeks);
 	u->seeks = NULL;
 	u->n = u->cap = 0;
-	atomic_store_explicit(&idx->scanned, u->b, memory_order_release);
+	atomic_store_explicit(&idx->scanned, idx->run_open ? idx->run_start : u->b,
+			      memory_order_release);
 	release_range(idx, u->a, u->b);
+	/* The last unit: a run still open ends with the data. */
+	if (idx->run_open && k + 1 == idx->nunits) {
+		idx->run_open = 0;
+		return publish_run(idx, idx->run_start, idx->run_end);
+	}
 	return 0;
 }
 
@@ -1296,6 +1451,7 @@ static void *coordinator(void *arg)
 
 	pthread_once(&find_once, find_pick);
 	pthread_once(&cls_once, cls_fill);
+	pthread_once(&skim_once, skim_fill);
 	if (!idx->cblk)
 		ret = ctx_reserve(idx);
 	if (!ret && !atomic_load(&idx->scan_done)) {

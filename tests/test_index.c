@@ -14,20 +14,28 @@ static const uint8_t psb[16] = {
 	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
 };
 
-/* What a sequential reader sees: leftmost, non-overlapping matches. */
+/*
+ * What a sequential reader sees: in each maximal run of 02 82 pairs, the
+ * 16-byte blocks that end where the run ends (a payload may end in 02 82
+ * just before a PSB; nothing after a PSB starts with 82).
+ */
 static size_t naive_psbs(const uint8_t *b, size_t n, uint64_t **out)
 {
 	uint64_t *v = malloc((n / 16 + 1) * sizeof(*v));
-	size_t k = 0, p = 0;
+	size_t k = 0, p = 0, e, q;
 
 	assert_non_null(v);
-	while (p + 16 <= n) {
-		if (!memcmp(b + p, psb, 16)) {
-			v[k++] = p;
-			p += 16;
-		} else {
+	while (p + 1 < n) {
+		if (b[p] != 2 || b[p + 1] != 0x82) {
 			p++;
+			continue;
 		}
+		for (e = p; e + 1 < n && b[e] == 2 && b[e + 1] == 0x82; e += 2)
+			;
+		if (e - p >= 16)
+			for (q = p + (e - p) % 16; q + 16 <= e; q += 16)
+				v[k++] = q;
+		p = e;
 	}
 	*out = v;
 	return k;

@@ -1,0 +1,226 @@
+/*
+ * bench_index -- indexing speed against its baselines, in the same run:
+ * a plain memmem() PSB scan (phase 1's yardstick) and libipt's
+ * pt_pkt_next loop (phase 1 + 2's yardstick), all over a mapping of the
+ * same file with a warm page cache.
+ *
+ * Every measurement maps the file afresh, so each pays the same page-table
+ * cost.  Phase 1 and phase 1 + 2 run as `ptbrowse index` runs them: all
+ * cores, pages dropped from the page tables behind the scan.  libipt runs
+ * over the first --libipt-bytes of the file (default 1 GiB; its speed does
+ * not depend on the length).  The median of --repeat runs is reported.
+ */
+#include "../tools/ipt_compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "index.h"
+
+#define MAX_REPEAT 15
+
+static const uint8_t psb[16] = {
+	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const uint8_t *map_file(int fd, size_t size)
+{
+	void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static void drop(void *ctx, const uint8_t *p, size_t n)
+{
+	uintptr_t pg = 4096, a = ((uintptr_t)p + pg - 1) & ~(pg - 1);
+	uintptr_t b = ((uintptr_t)p + n) & ~(pg - 1);
+
+	(void)ctx;
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+static double run_memmem(int fd, size_t size, size_t *count)
+{
+	const uint8_t *m = map_file(fd, size), *p, *end;
+	size_t n = 0;
+	double t0;
+
+	if (!m)
+		return -1;
+	t0 = now();
+	p = m;
+	end = m + size;
+	while ((p = memmem(p, (size_t)(end - p), psb, sizeof(psb)))) {
+		n++;
+		p += sizeof(psb);
+	}
+	t0 = now() - t0;
+	munmap((void *)m, size);
+	*count = n;
+	return t0;
+}
+
+static double run_index(int fd, size_t size, int phase1_only, size_t *count,
+			uint64_t *packets)
+{
+	const uint8_t *m = map_file(fd, size);
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	struct idx_summary s;
+	double t0;
+	int ret;
+
+	if (!m)
+		return -1;
+	img_init_flat(&img, &sp, m, size);
+	if (idx_new(&idx, &img, NULL) < 0)
+		return -1;
+	idx_set_phase1_only(idx, phase1_only);
+	idx_set_release(idx, drop, NULL);
+	madvise((void *)m, size, MADV_SEQUENTIAL);
+	t0 = now();
+	ret = idx_build(idx);
+	t0 = now() - t0;
+	*count = idx_nseeks(idx);
+	idx_totals(idx, &s);
+	*packets = s.npackets;
+	idx_free(idx);
+	munmap((void *)m, size);
+	return ret < 0 ? -1 : t0;
+}
+
+static double run_libipt(int fd, size_t size, unsigned long long *packets)
+{
+	const uint8_t *m = map_file(fd, size);
+	struct pt_config cfg;
+	struct pt_packet_decoder *dec;
+	struct pt_packet pkt;
+	unsigned long long n = 0;
+	double t0;
+	int err;
+
+	if (!m)
+		return -1;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)m;
+	cfg.end = (uint8_t *)m + size;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	if (!dec)
+		return -1;
+	t0 = now();
+	err = pt_pkt_sync_forward(dec);
+	while (err >= 0) {
+		while ((err = pt_pkt_next(dec, &pkt, sizeof(pkt))) >= 0)
+			n++;
+		if (err == -ipt_pte_eos)
+			break;
+		err = pt_pkt_sync_forward(dec);
+	}
+	t0 = now() - t0;
+	pt_pkt_free_decoder(dec);
+	munmap((void *)m, size);
+	*packets = n;
+	return t0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	return v[n / 2];
+}
+
+int main(int argc, char **argv)
+{
+	double tm[MAX_REPEAT], t1[MAX_REPEAT], t2[MAX_REPEAT], ti, mm, p1, p12;
+	unsigned long long ipkts = 0;
+	size_t size, lib_bytes = (size_t)1 << 30, nm = 0, n1 = 0, n2 = 0;
+	uint64_t pk1, pk2 = 0;
+	const char *path = NULL;
+	struct stat st;
+	int repeat = 3, i, fd;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+			repeat = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--libipt-bytes") && i + 1 < argc)
+			lib_bytes = (size_t)strtoull(argv[++i], NULL, 0);
+		else if (argv[i][0] != '-' && !path)
+			path = argv[i];
+		else {
+			fprintf(stderr, "usage: bench_index [--repeat N] "
+				"[--libipt-bytes N] FILE\n");
+			return 2;
+		}
+	}
+	if (!path || repeat < 1 || repeat > MAX_REPEAT) {
+		fprintf(stderr, "usage: bench_index [--repeat 1..%d] "
+			"[--libipt-bytes N] FILE\n", MAX_REPEAT);
+		return 2;
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) < 0 || !st.st_size) {
+		fprintf(stderr, "bench_index: %s: %s\n", path,
+			fd < 0 ? strerror(errno) : "empty or unreadable");
+		return 1;
+	}
+	size = (size_t)st.st_size;
+	if (lib_bytes > size)
+		lib_bytes = size;
+	for (i = 0; i < repeat; i++) {
+		tm[i] = run_memmem(fd, size, &nm);
+		t1[i] = run_index(fd, size, 1, &n1, &pk1);
+		t2[i] = run_index(fd, size, 0, &n2, &pk2);
+		if (tm[i] < 0 || t1[i] < 0 || t2[i] < 0) {
+			fprintf(stderr, "bench_index: a run failed\n");
+			return 1;
+		}
+	}
+	ti = run_libipt(fd, lib_bytes, &ipkts);
+	mm = (double)size / median(tm, repeat) / 1e9;
+	p1 = (double)size / median(t1, repeat) / 1e9;
+	p12 = (double)size / median(t2, repeat) / 1e9;
+	printf("file    %s, %.1f MiB, %zu PSBs (memmem %zu, phase 1 %zu)\n", path,
+	       (double)size / (1 << 20), n2, nm, n1);
+	printf("packets %llu\n", (unsigned long long)pk2);
+	printf("memmem  PSB scan, 1 thread     %7.2f GB/s  (median of %d)\n", mm, repeat);
+	printf("phase 1 PSB scan + PSB+        %7.2f GB/s  %5.0f%% of memmem (goal >= 80%%)\n",
+	       p1, 100 * p1 / mm);
+	printf("phase 1+2 with summaries       %7.2f GB/s  (%.2f s)\n", p12,
+	       median(t2, repeat));
+	printf("libipt  pt_pkt_next loop       %7.3f GB/s  (first %.0f MiB)\n",
+	       (double)lib_bytes / ti / 1e9, (double)lib_bytes / (1 << 20));
+	printf("ratio   phase 1+2 / libipt     %7.1fx  (goal >= 10x)\n",
+	       p12 / ((double)lib_bytes / ti / 1e9));
+	printf("result memmem_gbps %.3f\nresult phase1_gbps %.3f\n"
+	       "result phase12_gbps %.3f\nresult libipt_gbps %.3f\n",
+	       mm, p1, p12, (double)lib_bytes / ti / 1e9);
+	if (nm != n1 || n1 != n2)
+		printf("warning: the PSB counts disagree (memmem counts "
+		       "overlapping runs differently)\n");
+	close(fd);
+	return 0;
+}
