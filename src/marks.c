@@ -377,7 +377,8 @@ static int bm_cmp(const void *pa, const void *pb)
 
 static void bm_sort(struct bm_set *set)
 {
-	qsort(set->v, set->n, sizeof(set->v[0]), bm_cmp);
+	if (set->n)
+		qsort(set->v, set->n, sizeof(set->v[0]), bm_cmp);
 }
 
 static int bm_dup_note(const char *note, char **out)
