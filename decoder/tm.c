@@ -21,6 +21,23 @@ enum {
 };
 
 #define Q_ONE ((tm_q)1 << 32)
+/* The latest time a stamp can show: 2^64 - 1 ticks. */
+#define Q_MAX (((tm_q)UINT64_MAX << 32) | UINT32_MAX)
+/* A measured ratio above this many ticks per cycle (a core under ~10 MHz
+ * against a GHz TSC) is a stall or damage, not a clock. */
+#define RATIO_MAX ((tm_q)1024 << 32)
+
+/* @a + @b, saturated: 2^64 cycles is damage, but must not wrap. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* @t, saturated at the latest showable time. */
+static tm_q sat(tm_q t)
+{
+	return t > Q_MAX ? Q_MAX : t;
+}
 
 /* TSC ticks of @ctc crystal clock ticks, Q32.32. */
 static tm_q ctc_ticks(const struct tm_model *tm, uint64_t ctc)
@@ -93,6 +110,7 @@ int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
 /* Move the estimate to anchor @t; flag @st if the estimate was ahead. */
 static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 {
+	t = sat(t);
 	tm->anchor = t;
 	/* Less than a tick behind is rounding, not news. */
 	if (t + Q_ONE <= tm->est)
@@ -117,8 +135,7 @@ static void calibrate(struct tm_model *tm, tm_q t)
 		return;
 	ticks = t - tm->anchor;
 	ratio = ticks / tm->cyc_mtc;
-	/* Billions of ticks per cycle is not a clock, it is a stall. */
-	if (ratio > UINT64_MAX)
+	if (ratio > RATIO_MAX)
 		return;
 	tm->ratio = ratio ? (uint64_t)ratio : 1;
 	hz = tm_tsc_hz(&tm->cfg, 1);
@@ -137,11 +154,11 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	/* Lacking MTCs, calibrate from TSC to TSC. */
 	if ((tm->state & TM_S_TSC) && !(tm->state & TM_S_CTC_OK))
 		calibrate(tm, t);
-	if (!(tm->state & TM_S_TSC)) {
-		/* Leave relative time: nothing before carries over. */
-		tm->est = 0;
+	/* Relative time before the first TSC counts from 0, far below any
+	 * real TSC; the estimate still never decreases (a relative time
+	 * beyond the TSC is damage, and is clamped and flagged). */
+	if (!(tm->state & TM_S_TSC))
 		tm->state &= ~TM_S_CYC_EST;
-	}
 	tm->last_tsc = pkt->u.tsc;
 	set_anchor(tm, t, st);
 	tm->state |= TM_S_TSC;
@@ -228,9 +245,9 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	uint64_t v = pkt->u.cyc, r = cur_ratio(tm);
 	tm_q t, base;
 
-	tm->cycles += v;
-	tm->pending += v;
-	tm->cyc_mtc += v;
+	tm->cycles = add_sat(tm->cycles, v);
+	tm->pending = add_sat(tm->pending, v);
+	tm->cyc_mtc = add_sat(tm->cyc_mtc, v);
 	tm->state |= TM_S_PEND | TM_S_CYC;
 	st->cyc_delta = v;
 	/* The first CYC (after a loss) has no known start: count from the
@@ -240,7 +257,7 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		st->flags |= TM_F_UNCAL;
 		t = base;
 	} else {
-		t = base + (tm_q)v * r;
+		t = sat(base + (tm_q)v * r);
 	}
 	/* Not before the last anchor, and not past the next MTC. */
 	if (t < tm->anchor)
