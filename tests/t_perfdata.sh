@@ -3,7 +3,8 @@
 # and 3): `info` lists both streams with the sizes of the extracted .pt
 # files there and the timing of SOURCE.txt; `extract` writes byte-identical
 # streams and their ptdump options; `dump --stream cpuN` equals ptdump's
-# output on the extracted stream.  Also: a raw file is one stream "raw",
+# output on the extracted stream, and `dump --time` without options equals
+# ptdump --time given SOURCE.txt's timing options.  Also: a raw file is one stream "raw",
 # and a file that is not perf.data or lacks Intel PT gets a clear error.
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}"
@@ -54,6 +55,19 @@ for f in perf.data.intel_pt-4.14 perf.data.piped.intel_pt-4.14; do
 			echo "ok   $f cpu$c ($size bytes, $(wc -l <"$tmp/exp") lines)"
 		else
 			bad "$f: dump --stream cpu$c differs from ptdump"
+			diff "$tmp/exp" "$tmp/our2" | head -10
+		fi
+		# --time with no timing options: the file's configuration
+		# must do what ptdump needed $opts for
+		exp="$exp_dir/$f.idx$c.cpu$c.pt.time.ptdump.gz"
+		[ -f "$exp" ] || continue
+		"$PTBROWSE" dump --lastip --exec-mode --time --stream "cpu$c" \
+			"$q/$f" 2>"$tmp/err" | tr -s ' \t' ' ' >"$tmp/our2"
+		gzip -dc "$exp" | tr -s ' \t' ' ' >"$tmp/exp"
+		if cmp -s "$tmp/our2" "$tmp/exp"; then
+			echo "ok   $f cpu$c --time, timing from the file"
+		else
+			bad "$f: dump --time --stream cpu$c differs from ptdump $opts"
 			diff "$tmp/exp" "$tmp/our2" | head -10
 		fi
 	done
