@@ -81,6 +81,18 @@ tm send-keys -t ptb '}'
 wait_for '^>.{1,2}0x[0-9a-f]+ +psb'
 [ $(($(status_off))) -eq $(($(cursor_off))) ] || fail "status does not follow '}'"
 
+# The readline prompt: completion, then a goto; the line lands in the
+# history file.
+tm send-keys -t ptb : g o t Tab
+wait_for '^:goto'
+tm send-keys -t ptb ' 25%' Enter
+wait_for ' 2[45]\.[0-9]%'
+grep -q 'goto 25%' "$tmp/state/ptbrowse/history" 2>/dev/null || fail "no history file entry"
+# Escape cancels a prompt.
+tm send-keys -t ptb : x y z Escape
+sleep 0.3
+tm capture-pane -p -t ptb | grep -q '^:xyz' && fail "Escape did not cancel the prompt"
+
 # '50%' moves the packet pane to the middle.
 before=$(first_row)
 tm send-keys -t ptb 5 0 %

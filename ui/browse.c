@@ -814,8 +814,21 @@ static int ui_key(struct ui *ui, int c)
 	}
 	if (c == KEY_MOUSE)
 		return ui_mouse(ui);
-	if (ui->prompt)
+	if (ui->prompt) {
+		/* The prompt table first (Escape, C-c cancel); the rest is
+		 * readline's. */
+		static struct km_state pks;
+
+		st = km_feed(ui->km, &pks, KM_T_PROMPT, KM_T_NONE, c, &res);
+		if (st == KM_PENDING)
+			return UI_DRAW_STATUS;
+		if (st == KM_ACTION && res.action == ACTION_CANCEL)
+			return prompt_key(ui, 27);
+		if (st == KM_ACTION)
+			return ui_action(ui, &res);
+		km_state_reset(&pks);
 		return prompt_key(ui, c);
+	}
 	if (ui->help)
 		return help_key(ui, c);
 	if (ui->too_small)
