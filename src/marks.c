@@ -552,22 +552,23 @@ static void bm_dirname(const char *file, char *buf, size_t size)
 		snprintf(buf, size, "%.*s", (int)(slash - file), file);
 }
 
-/* Write the set to its file: a temporary file in the same directory,
+/* Write the set to @file (mode @mode): a temporary file in the same directory,
  * fsync, rename over the old one, fsync the directory.  A crash at any
  * point leaves either the old or the new file. */
-static int bm_write(struct bm_set *set, char *err, size_t errlen)
+static int bm_write(const struct bm_set *set, const char *file, mode_t mode,
+		    char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 32], dir[PATH_MAX];
 	const char *what;
 	FILE *f;
 	int fd, e;
 
-	bm_dirname(set->file, dir, sizeof(dir));
+	bm_dirname(file, dir, sizeof(dir));
 	if (xdg_mkdir_p(dir, 0700, err, errlen) < 0)
 		return -pte_io;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", set->file, (long)getpid());
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid());
 	what = "cannot create";
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		goto out_err;
 	f = fdopen(fd, "w");
@@ -586,7 +587,7 @@ static int bm_write(struct bm_set *set, char *err, size_t errlen)
 	if (fclose(f))
 		goto out_unlink;
 	what = "cannot rename to";
-	if (rename(tmp, set->file))
+	if (rename(tmp, file))
 		goto out_unlink;
 	/* Make the rename itself durable. */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -601,7 +602,7 @@ out_unlink:
 	errno = e;
 out_err:
 	snprintf(err, errlen, "%s %s: %s", what,
-		 strcmp(what, "cannot rename to") ? tmp : set->file, strerror(errno));
+		 strcmp(what, "cannot rename to") ? tmp : file, strerror(errno));
 	return -pte_io;
 }
 
@@ -618,7 +619,7 @@ int bm_save(struct bm_set *set)
 	/* Another ptbrowse may have saved the same trace's marks meanwhile. */
 	if (bm_sync(set) < 0)
 		return -pte_io;
-	if (bm_write(set, err, sizeof(err)) < 0) {
+	if (bm_write(set, set->file, 0600, err, sizeof(err)) < 0) {
 		set->dirty = 1;
 		bm_report(set, "marks not saved: %s; they are kept in memory and "
 			  "saving is retried on the next change", err);
@@ -1526,6 +1527,38 @@ int bm_import(struct bm_set *set, FILE *f, const char *fname)
 		ret = ps.conflicts;
 out_free:
 	free(ps.trace_path);
+	return ret;
+}
+
+int bm_export_path(struct bm_set *set, const char *path)
+{
+	char err[2 * PATH_MAX + 64];
+
+	if (!set || !path || !*path)
+		return -pte_invalid;
+	/* Exports are for sharing; the state file is private. */
+	if (bm_write(set, path, 0644, err, sizeof(err)) < 0) {
+		bm_report(set, "marks not exported: %s", err);
+		return -pte_io;
+	}
+	bm_report(set, "exported %zu marks to %s", set->n, path);
+	return 0;
+}
+
+int bm_import_path(struct bm_set *set, const char *path)
+{
+	FILE *f;
+	int ret;
+
+	if (!set || !path || !*path)
+		return -pte_invalid;
+	f = fopen(path, "re");
+	if (!f) {
+		bm_report(set, "cannot read %s: %s", path, strerror(errno));
+		return -pte_io;
+	}
+	ret = bm_import(set, f, path);
+	fclose(f);
 	return ret;
 }
 

@@ -570,6 +570,22 @@ static void test_import_export(void **state)
 	assert_int_equal(bm_open(&b, ID2, SIZE, "/u", &opts), 0);
 	assert_int_equal(bm_count(b), 5);
 
+	/* by path: atomic export, import with a clear error */
+	msgs[0] = '\0';
+	snprintf(want, sizeof(want), "%s/sub/dir/out.marks", tmpdir);
+	assert_int_equal(bm_export_path(b, want), 0);
+	assert_non_null(strstr(msgs, "exported 5 marks to"));
+	assert_non_null(strstr(read_file(want), "region hot 0x100 0x201"));
+	assert_int_equal(bm_import_path(b, want), 0);
+	assert_int_equal(bm_count(b), 5);
+	assert_int_equal(bm_import_path(b, "/nonexistent/x.marks"), -pte_io);
+	assert_non_null(strstr(bm_message(b), "cannot read /nonexistent/x.marks: No such file"));
+	snprintf(want, sizeof(want), "%s/blocker/x.marks", tmpdir);
+	write_file(want, "");
+	snprintf(want, sizeof(want), "%s/blocker/x.marks/y.marks", tmpdir);
+	assert_int_equal(bm_export_path(b, want), -pte_io);
+	assert_non_null(strstr(bm_message(b), "marks not exported: cannot create directory"));
+
 	/* not a marks file */
 	f = fopen(path, "w");
 	fputs("hello\n", f);
