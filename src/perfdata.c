@@ -143,6 +143,7 @@ struct pd_state {
 	uint64_t index_size;
 	uint64_t index_off;
 	uint8_t have_index;
+	uint64_t walk_end;	/* where the record walk stopped */
 	uint8_t have_tc;	/* TIME_CONV seen */
 	uint16_t tc_shift;
 	uint32_t tc_mult;
@@ -413,10 +414,12 @@ static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 	uint64_t size;
 	int err;
 
-	if (hsize < PD_AUXTRACE_HDR_SIZE)
-		return pd_fail(st, off, pte_bad_file,
-			       "AUXTRACE record too short (%" PRIu64 " bytes)",
-			       hsize);
+	if (hsize < PD_AUXTRACE_HDR_SIZE) {
+		pd_warn(st, off, "AUXTRACE record too short (%" PRIu64
+			" bytes); skipped", hsize);
+		*total = hsize;
+		return 0;
+	}
 	size = rd64(p + 8);
 	*total = hsize + size;
 	if (size > end - off - hsize) {
@@ -692,6 +695,7 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 			return err;
 		off += total;
 	}
+	st->walk_end = off;
 	return 0;
 }
 
@@ -700,8 +704,8 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 static int pd_use_index(struct pd_state *st, uint64_t walk_end)
 {
 	uint64_t n, i, roff, total;
-	size_t j, nscanned = st->naux;
-	int err, seen;
+	size_t lo, hi, mid, nscanned = st->naux;
+	int err;
 
 	n = rd64(st->index);
 	if (n > (st->index_size - 8) / 16) {
@@ -710,10 +714,15 @@ static int pd_use_index(struct pd_state *st, uint64_t walk_end)
 	}
 	for (i = 0; i < n; i++) {
 		roff = rd64(st->index + 8 + 16 * i);
-		seen = 0;
-		for (j = 0; j < nscanned && !seen; j++)
-			seen = st->aux[j].rec_off == roff;
-		if (seen)
+		/* the walk found its records in file order */
+		for (lo = 0, hi = nscanned; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (st->aux[mid].rec_off < roff)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nscanned && st->aux[lo].rec_off == roff)
 			continue;
 		if (roff >= walk_end ||
 		    walk_end - roff < PD_AUXTRACE_HDR_SIZE ||
@@ -1166,7 +1175,7 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	ret = pd_walk(st, start, end, mode == 2);
 	if (ret)
 		goto out_free;
-	if (st->have_index) {
+	if (st->have_index && st->walk_end < end) {
 		ret = pd_use_index(st, end);
 		if (ret)
 			goto out_free;
