@@ -85,7 +85,7 @@ int ui_key_waiting(struct ui *ui)
 
 void ui_layout(struct ui *ui)
 {
-	int tl_h, body, cw;
+	int tl_h, body, cw, pw;
 	int i;
 
 	ui->too_small = ui->cols < 20 || ui->rows < 6;
@@ -95,8 +95,10 @@ void ui_layout(struct ui *ui)
 		return;
 	tl_h = ui->rows >= 16 ? 3 : ui->rows >= 9 ? 2 : 1;
 	body = ui->rows - 3 - tl_h;	/* header, status, message */
-	/* The packet pane keeps 64 columns; the cycle pane gets the rest. */
-	cw = ui->cols >= 96 ? ui->cols - 64 : ui->cols >= 80 ? 24 : 0;
+	/* The packet pane keeps 64 columns (82 with raw bytes); the cycle
+	 * pane gets the rest. */
+	pw = ui->pk_cols & UI_PK_RAW ? 82 : 64;
+	cw = ui->cols >= pw + 32 ? ui->cols - pw : ui->cols >= 80 ? 24 : 0;
 	if (cw > 72)
 		cw = 72;
 	ui->panes[UI_PANE_PACKETS] = (struct pane){ &pane_packets_ops, 1, 0, body, ui->cols - cw, NULL };
@@ -410,8 +412,10 @@ static int ui_set(struct ui *ui, const char *args)
 			   ui->tl_time ? "time" : "bytes", ui->cy_cols, ui->keymap_name);
 		return UI_DRAW_STATUS;
 	}
-	if (!strcmp(opt, "raw"))
+	if (!strcmp(opt, "raw")) {
 		ui->pk_cols = on ? ui->pk_cols | UI_PK_RAW : ui->pk_cols & ~UI_PK_RAW;
+		ui_layout(ui);
+	}
 	else if (!strcmp(opt, "ip"))
 		ui->pk_cols = on ? ui->pk_cols | UI_PK_IP : ui->pk_cols & ~UI_PK_IP;
 	else if (!strcmp(opt, "axis"))

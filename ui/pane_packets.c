@@ -127,7 +127,9 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		gut[0] = row->pkt.offset == ui->cursor ? '>' : ' ';
 		gut[1] = 0;
 		screen_put(sy, p->x, 1, gut);
-		gut[0] = mark ? mark : ' ';
+		/* Trouble shows without colour too (NO_COLOR, text captures). */
+		gut[0] = mark ? mark : (row->flags & WIN_F_ERROR) ||
+				row->pkt.type == PKT_OVF ? '!' : ' ';
 		screen_put(sy, p->x + 1, 1, gut);
 		attrset(screen_attr(ui, SC_SYNC));
 		screen_put(sy, p->x + 2, 1, bracket);
