@@ -1,7 +1,6 @@
 /* trace -- open and map a trace file; survive it shrinking under us. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -249,29 +248,46 @@ struct guard_frame {
 };
 
 static __thread struct guard_frame *guard_top;
-static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static struct sigaction guard_prev;	/* whoever handled SIGBUS before */
 
 static void guard_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct guard_frame *f = guard_top;
 
-	(void)si;
-	(void)uc;
 	if (f)
 		siglongjmp(f->jb, 1);
+	/* Not ours: let the previous handler, or the default, have it. */
+	if ((guard_prev.sa_flags & SA_SIGINFO) && guard_prev.sa_sigaction) {
+		guard_prev.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (!(guard_prev.sa_flags & SA_SIGINFO) && guard_prev.sa_handler != SIG_DFL &&
+	    guard_prev.sa_handler != SIG_IGN) {
+		guard_prev.sa_handler(sig);
+		return;
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
+/*
+ * (Re)install the handler.  Checked on every guard, not once: a test
+ * harness or a library may have replaced it since.
+ */
 static void guard_install(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, cur;
 
+	if (sigaction(SIGBUS, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	    cur.sa_sigaction == guard_handler)
+		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = guard_handler;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
+	if (sigaction(SIGBUS, &sa, &cur) == 0 &&
+	    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == guard_handler))
+		guard_prev = cur;
 }
 
 int trace_guard(int (*body)(void *arg), void *arg)
@@ -283,7 +299,7 @@ int trace_guard(int (*body)(void *arg), void *arg)
 
 	if (!body)
 		return -pte_invalid;
-	pthread_once(&guard_once, guard_install);
+	guard_install();
 	f = &frame;
 	f->prev = guard_top;
 	if (sigsetjmp(f->jb, 1)) {
