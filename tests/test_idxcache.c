@@ -1,0 +1,327 @@
+/* test_idxcache -- the index cache: hits, misses, corruption, growth. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "idxcache.h"
+#include "index.h"
+#include "trace.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+	char cache[300];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_idxcache.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	setenv("XDG_STATE_HOME", cache, 1);
+	setenv("XDG_CONFIG_HOME", cache, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Segment @i of a made-up trace: PSB+, then branches and pads. */
+static size_t segment(uint8_t *b, unsigned i)
+{
+	static const uint8_t psb[16] = {
+		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
+	};
+	size_t p = 0, k;
+
+	memcpy(b, psb, 16);
+	p = 16;
+	b[p++] = 0x19;
+	b[p++] = (uint8_t)i;
+	b[p++] = (uint8_t)(i >> 8);
+	memset(b + p, 0, 5);
+	b[p + 1] = 1;
+	p += 5;
+	b[p++] = 2;
+	b[p++] = 0x23;
+	for (k = 0; k < 700 + i % 50; k++)
+		b[p++] = (uint8_t)(k % 3 ? 0x0c : 0);
+	if (i % 31 == 7) {
+		b[p++] = 2;
+		b[p++] = 0xf3;	/* ovf */
+	}
+	return p;
+}
+
+static size_t make_trace(const char *path, unsigned from, unsigned to, int append)
+{
+	uint8_t *b = malloc((size_t)(to - from) * 1024 + 16);
+	size_t n = 0;
+	unsigned i;
+	FILE *f;
+
+	assert_non_null(b);
+	for (i = from; i < to; i++)
+		n += segment(b + n, i);
+	f = fopen(path, append ? "ab" : "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+	free(b);
+	return n;
+}
+
+/* Open @path and load its index from the cache into *@idx. */
+static int load(const char *path, struct trace **t, struct idx **idx, const char **why)
+{
+	char err[512];
+
+	assert_int_equal(trace_open(t, path, err, sizeof(err)), 0);
+	assert_int_equal(idx_new(idx, &(*t)->streams[0].img, NULL), 0);
+	return idxcache_load(*idx, *t, 0, why);
+}
+
+static void build_and_save(struct trace *t, struct idx *idx)
+{
+	char err[512];
+
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idxcache_save(idx, t, 0, err, sizeof(err)), 0);
+}
+
+static void same_index(struct idx *a, struct idx *b)
+{
+	struct idx_summary x, y;
+	size_t i;
+
+	assert_int_equal(idx_nseeks(a), idx_nseeks(b));
+	for (i = 0; i < idx_nseeks(a); i++) {
+		struct idx_seek p, q;
+
+		assert_int_equal(idx_seek(a, i, &p), 0);
+		assert_int_equal(idx_seek(b, i, &q), 0);
+		assert_memory_equal(&p, &q, sizeof(p));
+		assert_int_equal(idx_summary(a, i, &x), 0);
+		assert_int_equal(idx_summary(b, i, &y), 0);
+		assert_int_equal(x.npackets, y.npackets);
+		assert_int_equal(x.first_ordinal, y.first_ordinal);
+		assert_int_equal(x.novf, y.novf);
+		assert_memory_equal(x.per_class, y.per_class, sizeof(x.per_class));
+	}
+	assert_int_equal(idx_totals(a, &x), 0);
+	assert_int_equal(idx_totals(b, &y), 0);
+	assert_int_equal(x.npackets, y.npackets);
+	assert_int_equal(x.novf, y.novf);
+}
+
+static void test_hit_miss(void **state)
+{
+	char path[300], copy[300], cmd[700];
+	struct trace *t, *t2;
+	struct idx *idx, *idx2;
+	const char *why;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/a.pt", dir);
+	make_trace(path, 0, 200, 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "not cached");
+	build_and_save(t, idx);
+	assert_int_equal(idx_nseeks(idx), 200);
+
+	/* A hit gives the same index. */
+	assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_HIT);
+	assert_string_equal(why, "hit");
+	assert_true(idx_complete(idx2));
+	same_index(idx, idx2);
+	idx_free(idx2);
+	trace_close(t2);
+
+	/* A copy under another name (another mtime) hits too. */
+	snprintf(copy, sizeof(copy), "%s/copy of a.pt", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_HIT);
+	same_index(idx, idx2);
+	idx_free(idx2);
+	trace_close(t2);
+
+	/* A changed byte (same size) misses. */
+	fd = open(copy, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\x55", 1, 100000), 1);
+	close(fd);
+	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "trace changed");
+	assert_int_equal(idx_nseeks(idx2), 0);
+	/* ... and is rebuilt. */
+	build_and_save(t2, idx2);
+	idx_free(idx2);
+	trace_close(t2);
+	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_HIT);
+	idx_free(idx2);
+	trace_close(t2);
+
+	/* A shorter file with the same beginning misses. */
+	assert_int_equal(truncate(copy, 50000), 0);
+	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_MISS);
+	idx_free(idx2);
+	trace_close(t2);
+
+	idx_free(idx);
+	trace_close(t);
+}
+
+static void test_corrupt(void **state)
+{
+	char path[300], cpath[4096], err[512];
+	struct trace *t, *t2;
+	struct idx *idx, *idx2;
+	const char *why;
+	uint8_t *good;
+	size_t len, i, rejected = 0;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/b.pt", dir);
+	make_trace(path, 0, 40, 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	assert_int_equal(stat(cpath, &st), 0);
+	len = (size_t)st.st_size;
+	good = malloc(len);
+	f = fopen(cpath, "rb");
+	assert_int_equal(fread(good, 1, len, f), len);
+	fclose(f);
+
+	/* Every byte flipped in turn: never trusted. */
+	fd = open(cpath, O_WRONLY);
+	assert_true(fd >= 0);
+	for (i = 0; i < len; i++) {
+		uint8_t bad = good[i] ^ 0x20;
+
+		assert_int_equal(pwrite(fd, &bad, 1, (off_t)i), 1);
+		assert_int_equal(idx_new(&idx2, &t->streams[0].img, NULL), 0);
+		if (idxcache_load(idx2, t, 0, &why) == IDXCACHE_MISS &&
+		    idx_nseeks(idx2) == 0)
+			rejected++;
+		else
+			fail_msg("byte %zu flipped: cache accepted", i);
+		idx_free(idx2);
+		assert_int_equal(pwrite(fd, &good[i], 1, (off_t)i), 1);
+	}
+	close(fd);
+	assert_int_equal(rejected, len);
+
+	/* Truncated at every length (in steps): never trusted. */
+	for (i = 0; i < len; i += 13) {
+		assert_int_equal(truncate(cpath, (off_t)i), 0);
+		assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_MISS);
+		idx_free(idx2);
+		trace_close(t2);
+	}
+	/* Rebuilt after all that. */
+	assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_MISS);
+	build_and_save(t2, idx2);
+	idx_free(idx2);
+	trace_close(t2);
+	assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_HIT);
+	same_index(idx, idx2);
+	idx_free(idx2);
+	trace_close(t2);
+	free(good);
+	idx_free(idx);
+	trace_close(t);
+}
+
+static void test_grown(void **state)
+{
+	char path[300], err[512];
+	struct trace *t, *t2;
+	struct idx *idx, *idx2, *fresh;
+	const char *why;
+	size_t n1;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/live.pt", dir);
+	n1 = make_trace(path, 0, 150, 0);
+	assert_true(n1 > (64u << 10));
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	idx_free(idx);
+	trace_close(t);
+
+	/* The recording goes on. */
+	make_trace(path, 150, 260, 1);
+	assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_GROWN);
+	assert_string_equal(why, "grown");
+	assert_false(idx_complete(idx2));
+	assert_int_equal(idx_nseeks(idx2), 149);
+	assert_int_equal(idx_build(idx2), 0);
+	assert_int_equal(idx_nseeks(idx2), 260);
+	assert_int_equal(idxcache_save(idx2, t2, 0, err, sizeof(err)), 0);
+
+	/* The same as indexing it all from scratch. */
+	assert_int_equal(idx_new(&fresh, &t2->streams[0].img, NULL), 0);
+	assert_int_equal(idx_build(fresh), 0);
+	same_index(fresh, idx2);
+	idx_free(fresh);
+	idx_free(idx2);
+	trace_close(t2);
+
+	assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_HIT);
+	assert_int_equal(idx_nseeks(idx2), 260);
+	idx_free(idx2);
+	trace_close(t2);
+}
+
+static void test_args(void **state)
+{
+	char path[300], buf[64], err[128];
+	struct trace *t;
+	struct idx *idx;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/c.pt", dir);
+	make_trace(path, 0, 3, 0);
+	assert_int_equal(load(path, &t, &idx, NULL), IDXCACHE_MISS);
+	assert_int_equal(idxcache_load(NULL, t, 0, NULL), -pte_invalid);
+	assert_int_equal(idxcache_load(idx, t, 1, NULL), -pte_invalid);
+	/* Not complete: not saved. */
+	assert_int_equal(idxcache_save(idx, t, 0, err, sizeof(err)), -pte_invalid);
+	/* A path that does not fit. */
+	assert_true(idxcache_path(t, 0, buf, 8, err, sizeof(err)) < 0);
+	idx_free(idx);
+	trace_close(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_hit_miss),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_grown),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
