@@ -1,0 +1,48 @@
+#!/bin/sh
+# ptbrowse index: summary, JSON, the cache, errors and exit codes.
+: "${PTBROWSE:?}" "${SHARED:?}"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
+trace=$SHARED/traces/dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin
+fail() { echo "t_index: $*"; exit 1; }
+
+"$PTBROWSE" index "$trace" > "$tmp/out" 2> "$tmp/err" || fail "index failed: $(cat "$tmp/err")"
+grep -q '^  psbs:     2$' "$tmp/out" || fail "expected 2 PSBs: $(cat "$tmp/out")"
+grep -q '^  packets:  ' "$tmp/out" || fail "no packet count"
+grep -q 'index built' "$tmp/out" || fail "first run should build"
+"$PTBROWSE" index --json "$trace" > "$tmp/json" || fail "index --json failed"
+grep -q '"cache": "hit"' "$tmp/json" || fail "second run should hit the cache: $(cat "$tmp/json")"
+if command -v python3 > /dev/null; then
+	python3 -m json.tool "$tmp/json" > /dev/null || fail "not JSON: $(cat "$tmp/json")"
+fi
+"$PTBROWSE" index --json --no-cache "$trace" > "$tmp/json2" || fail "--no-cache failed"
+grep -q '"cache": "off"' "$tmp/json2" || fail "--no-cache should not use the cache"
+# The same packet counts either way.
+a=$(sed 's/.*"packets": \([0-9]*\).*/\1/' "$tmp/json")
+b=$(sed 's/.*"packets": \([0-9]*\).*/\1/' "$tmp/json2")
+[ "$a" = "$b" ] || fail "cached $a packets, fresh $b"
+
+# perf.data: one stream per CPU.
+"$PTBROWSE" index "$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14" > "$tmp/out" ||
+	fail "perf.data failed"
+grep -q '^stream:   cpu3' "$tmp/out" || fail "no cpu3 stream: $(cat "$tmp/out")"
+
+# No PSB at all: a usable, explained state.
+head -c 100000 /dev/zero | tr '\0' '\5' > "$tmp/nopsb.bin"
+"$PTBROWSE" index "$tmp/nopsb.bin" > "$tmp/out" 2> "$tmp/err" || fail "no-PSB file should open"
+grep -q '^  psbs:     0$' "$tmp/out" || fail "expected 0 PSBs"
+grep -q 'no PSB found' "$tmp/err" || fail "no explanation for 0 PSBs: $(cat "$tmp/err")"
+
+# Errors: one line naming the file; exit 1.  Usage: exit 2.
+"$PTBROWSE" index "$tmp/missing.pt" 2> "$tmp/err" && fail "missing file accepted"
+[ "$(cat "$tmp/err")" = "ptbrowse: $tmp/missing.pt: No such file or directory" ] ||
+	fail "bad message: $(cat "$tmp/err")"
+: > "$tmp/empty.pt"
+"$PTBROWSE" index "$tmp/empty.pt" 2> "$tmp/err"; [ $? -eq 1 ] || fail "empty file: wrong exit"
+grep -q 'empty file' "$tmp/err" || fail "bad message: $(cat "$tmp/err")"
+"$PTBROWSE" index "$tmp" 2> "$tmp/err"; [ $? -eq 1 ] || fail "directory: wrong exit"
+grep -q 'is a directory' "$tmp/err" || fail "bad message: $(cat "$tmp/err")"
+"$PTBROWSE" index 2> /dev/null; [ $? -eq 2 ] || fail "no argument: want exit 2"
+"$PTBROWSE" index --bogus "$trace" 2> /dev/null; [ $? -eq 2 ] || fail "bad option: want exit 2"
+exit 0
