@@ -1048,6 +1048,77 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 	return 0;
 }
 
+static int pd_u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * An AUX record flagged truncated or partial says the buffer had no room:
+ * the trace stopped where that record's data ends and resumed later.  Make
+ * that point a span boundary with gap_before, so that nothing is decoded
+ * across the loss.
+ */
+static int pd_split_losses(struct trace_stream *s, struct pd_stream *ps)
+{
+	struct img_span *sp;
+	uint64_t *loss, *aoff, cut;
+	size_t i, k, n = 0, l = 0, ns = 0;
+
+	for (i = 0; i < ps->nev; i++)
+		n += ps->ev[i].kind == PD_EV_AUX && ps->ev[i].have_stream_off &&
+		     (ps->ev[i].flags & (PD_AUX_TRUNCATED | PD_AUX_PARTIAL));
+	if (!n)
+		return 0;
+	loss = malloc(n * sizeof(*loss));
+	sp = calloc(s->img.nspans + n, sizeof(*sp));
+	aoff = calloc(s->img.nspans + n, sizeof(*aoff));
+	if (!loss || !sp || !aoff) {
+		free(loss);
+		free(sp);
+		free(aoff);
+		return -pte_nomem;
+	}
+	for (i = 0, k = 0; i < ps->nev; i++)
+		if (ps->ev[i].kind == PD_EV_AUX && ps->ev[i].have_stream_off &&
+		    (ps->ev[i].flags & (PD_AUX_TRUNCATED | PD_AUX_PARTIAL)))
+			loss[k++] = ps->ev[i].stream_off;
+	qsort(loss, n, sizeof(*loss), pd_u64_cmp);
+	for (i = 0; i < s->img.nspans; i++) {
+		struct img_span cur = s->spans[i];
+		uint64_t a = ps->aux_off[i];
+
+		while (l < n && loss[l] <= cur.off)
+			cur.gap_before |= i > 0 && loss[l++] == cur.off;
+		while (l < n && loss[l] < cur.off + cur.size) {
+			cut = loss[l++] - cur.off;
+			sp[ns] = cur;
+			sp[ns].size = cut;
+			aoff[ns++] = a;
+			cur.data += cut;
+			cur.off += cut;
+			cur.file_off += cut;
+			cur.size -= cut;
+			cur.gap_before = 1;
+			a += cut;
+		}
+		sp[ns] = cur;
+		aoff[ns++] = a;
+	}
+	for (i = 1; i < ns; i++)
+		s->snapshot |= sp[i].gap_before;
+	free(loss);
+	free(s->spans);
+	free(ps->aux_off);
+	s->spans = sp;
+	s->img.spans = sp;
+	s->img.nspans = ns;
+	ps->aux_off = aoff;
+	return 0;
+}
+
 /* Group the AUXTRACE records into streams. */
 static int pd_streams(struct pd_state *st, struct trace *t)
 {
@@ -1112,6 +1183,7 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	struct pd_state *st;
 	uint64_t start, end, dsize;
 	int mode, ret;
+	size_t i;
 
 	if (!t || !t->map)
 		return -pte_invalid;
@@ -1198,6 +1270,11 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	ret = pd_assign_events(st, t);
 	if (ret)
 		goto out_streams;
+	for (i = 0; i < t->nstreams; i++) {
+		ret = pd_split_losses(&t->streams[i], &st->streams[i]);
+		if (ret)
+			goto out_streams;
+	}
 	/* the state must not point at the caller's buffer any longer */
 	st->err = NULL;
 	st->errlen = 0;
@@ -1209,16 +1286,11 @@ out_streams:
 	if (ret == -pte_nomem)
 		pd_fail(st, 0, pte_nomem, "out of memory");
 	pd_state_free(st, st->nstreams);
-	st = NULL;
-	{
-		size_t i;
-
-		for (i = 0; i < t->nstreams; i++)
-			free(t->streams[i].spans);
-		free(t->streams);
-		t->streams = NULL;
-		t->nstreams = 0;
-	}
+	for (i = 0; i < t->nstreams; i++)
+		free(t->streams[i].spans);
+	free(t->streams);
+	t->streams = NULL;
+	t->nstreams = 0;
 	return ret;
 out_free:
 	if (ret == -pte_nomem)

@@ -7,8 +7,9 @@
  * then the records, and builds:
  *   - one trace_stream per AUX buffer (a CPU, or a thread in per-thread
  *     mode): its AUXTRACE payloads as img spans over the mapping, ordered
- *     by their AUX-buffer offset, a span after a hole or an overlap marked
- *     gap_before;
+ *     by their AUX-buffer offset, a span after a hole or an overlap, or
+ *     after data loss that an AUX record reports (truncated, partial),
+ *     marked gap_before;
  *   - each stream's tm_config, from AUXTRACE_INFO, TIME_CONV, the intel_pt
  *     attr's config bits and HEADER_CPUID;
  *   - per stream, the sideband worth a timeline marker (AUX data loss,

@@ -580,6 +580,60 @@ static void test_gap(void **state)
 	free(f.p);
 }
 
+/* An AUX record flagged truncated or partial ends the data before a loss:
+ * a gap there, splitting a span if need be. */
+static void test_loss(void **state)
+{
+	struct wb d = { 0 }, f;
+	const struct img_span *sp;
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	rec_aux(&d, 0, 7000, 0, PT_SPLIT, PD_AUX_TRUNCATED);
+	rec_aux(&d, 0, 7100, PT_SPLIT, 7, PD_AUX_PARTIAL);
+	rec_aux(&d, 0, 7200, 27, 13, 0);	/* no loss */
+	rec_aux(&d, 0, 7300, 40, sizeof(pt) - 40, PD_AUX_TRUNCATED);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.streams[0].img.nspans, 3);
+	sp = t.streams[0].img.spans;
+	assert_int_equal(sp[0].off, 0);
+	assert_int_equal(sp[0].size, PT_SPLIT);
+	assert_false(sp[0].gap_before);
+	assert_int_equal(sp[1].off, PT_SPLIT);
+	assert_int_equal(sp[1].size, 27 - PT_SPLIT);
+	assert_true(sp[1].gap_before);
+	assert_ptr_equal(sp[1].data, sp[0].data + PT_SPLIT);
+	assert_int_equal(sp[1].file_off, sp[0].file_off + PT_SPLIT);
+	assert_int_equal(sp[2].off, 27);
+	assert_int_equal(sp[2].size, sizeof(pt) - 27);
+	assert_true(sp[2].gap_before);
+	assert_true(t.streams[0].snapshot);
+	check_bytes(&t.streams[0], pt, sizeof(pt));
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+
+	/* a loss at a span boundary marks that span */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
+	rec_auxtrace(&d, 0, PT_SPLIT, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	rec_aux(&d, 0, 7000, 0, PT_SPLIT, PD_AUX_TRUNCATED);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.streams[0].img.nspans, 2);
+	assert_true(t.streams[0].img.spans[1].gap_before);
+	assert_true(t.streams[0].snapshot);
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
 /* A cut last record: what came before stays, with a warning. */
 static void test_truncated(void **state)
 {
@@ -985,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(test_pipe_mode),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bogus_sizes),
 		cmocka_unit_test(test_index),
