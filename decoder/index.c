@@ -11,6 +11,7 @@
 #endif
 
 #include "index.h"
+#include "tm.h"
 
 /*
  * Storage.  Seek points and summaries live in fixed blocks that never move,
@@ -39,6 +40,8 @@
 #define PSBPLUS_MAX	64		/* packets looked at after a PSB */
 #define CANCEL_STEP	(256u << 10)	/* bytes between cancel checks */
 #define DEFAULT_CHUNK	(16u << 20)
+#define CARRY_SHIFT	4		/* a time model carry every 16 PSBs */
+#define CARRY_BLK_SHIFT	(BLK_SHIFT - CARRY_SHIFT)	/* per block */
 
 struct seek_packed {
 	uint64_t off;
@@ -140,6 +143,13 @@ struct idx {
 	size_t ntrouble, trcap;
 	struct idx_summary totals;
 
+	/* phase 3: tm carries at segments 0, 16, 32, ...; block i of
+	 * carries covers seek block i */
+	int time_pass;
+	struct tm_carry **carry;
+	_Atomic size_t ncarry;
+	int sums_done;
+
 	/* where building resumes (a loaded index of a grown trace) */
 	uint64_t resume_off;
 	int complete;
@@ -190,11 +200,13 @@ int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg
 		idx->cfg = *cfg;
 	idx->chunk = DEFAULT_CHUNK;
 	idx->guard = plain_guard;
+	idx->time_pass = 1;
 	/* At most one PSB per 16 bytes. */
 	idx->nblk = (size_t)((img->size / PKT_PSB_SIZE) >> BLK_SHIFT) + 1;
 	idx->sblk = calloc(idx->nblk, sizeof(*idx->sblk));
 	idx->ublk = calloc(idx->nblk, sizeof(*idx->ublk));
-	if (!idx->sblk || !idx->ublk)
+	idx->carry = calloc(idx->nblk, sizeof(*idx->carry));
+	if (!idx->sblk || !idx->ublk || !idx->carry)
 		goto out_free;
 	pthread_mutex_init(&idx->lock, NULL);
 	pthread_mutex_init(&idx->exc_lock, NULL);
@@ -205,6 +217,7 @@ int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg
 out_free:
 	free(idx->sblk);
 	free(idx->ublk);
+	free(idx->carry);
 	free(idx);
 	return -pte_nomem;
 }
@@ -240,11 +253,13 @@ void idx_free(struct idx *idx)
 	for (i = 0; i < idx->nblk; i++) {
 		free(idx->sblk[i]);
 		free(idx->ublk[i]);
+		free(idx->carry[i]);
 	}
 	for (i = 0; i < idx->ncblk; i++)
 		free(idx->cblk[i]);
 	free(idx->sblk);
 	free(idx->ublk);
+	free(idx->carry);
 	free(idx->cblk);
 	free(idx->hslot);
 	free(idx->exc);
@@ -276,6 +291,14 @@ int idx_set_phase1_only(struct idx *idx, int on)
 	if (!idx || idx->started)
 		return -pte_invalid;
 	idx->phase1_only = !!on;
+	return 0;
+}
+
+int idx_set_time_pass(struct idx *idx, int on)
+{
+	if (!idx || idx->started)
+		return -pte_invalid;
+	idx->time_pass = !!on;
 	return 0;
 }
 
@@ -1474,6 +1497,116 @@ static int phase2(struct idx *idx)
 	return ret;
 }
 
+/*
+ * Phase 3: the time model over the whole stream, in order.
+ */
+
+/* Feed the packets of segment [@off, @end) to @tm, as a window decoder
+ * would: a decode error (or a packet running into the next PSB) ends the
+ * segment and loses data. */
+static void time_segment(const struct img *img, uint64_t off, uint64_t end,
+			 struct tm_model *tm)
+{
+	struct img_cursor cur;
+	struct tm_stamp st;
+	struct pkt pkt;
+	int r;
+
+	if (img_cursor_init(&cur, img, off) < 0)
+		return;
+	while (img_cursor_offset(&cur) < end) {
+		r = img_cursor_next(&cur, &pkt);
+		if (r == -pte_eos)
+			return;
+		if (cur.gap) {
+			cur.gap = 0;
+			tm_gap(tm);
+		}
+		if (r >= 0 && pkt.offset + pkt.size > end)
+			r = -pte_truncated;
+		if (r < 0) {
+			tm_gap(tm);
+			return;
+		}
+		tm_step(tm, &pkt, &st);
+	}
+}
+
+static struct tm_carry *carry_slot(const struct idx *idx, size_t c)
+{
+	return &idx->carry[c >> CARRY_BLK_SHIFT][c & ((1u << CARRY_BLK_SHIFT) - 1)];
+}
+
+struct time_arg {
+	struct idx *idx;
+	struct tm_model tm;
+	size_t from, to;	/* segments */
+	int publish;		/* store carries (phase 3) or not (a lookup) */
+};
+
+static int time_body(void *arg)
+{
+	struct time_arg *ta = arg;
+	struct idx *idx = ta->idx;
+	size_t n = idx_nseeks(idx), i;
+
+	for (i = ta->from; i < ta->to; i++) {
+		uint64_t off = seek_off(idx, i);
+		uint64_t end = i + 1 < n ? seek_off(idx, i + 1) : idx->img->size;
+
+		if (ta->publish) {
+			if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
+				return -pte_canceled;
+			if (!(i & ((1u << CARRY_SHIFT) - 1))) {
+				size_t c = i >> CARRY_SHIFT;
+
+				if (!idx->carry[c >> CARRY_BLK_SHIFT]) {
+					idx->carry[c >> CARRY_BLK_SHIFT] = malloc(
+						sizeof(struct tm_carry) << CARRY_BLK_SHIFT);
+					if (!idx->carry[c >> CARRY_BLK_SHIFT])
+						return -pte_nomem;
+				}
+				tm_save(&ta->tm, carry_slot(idx, c));
+				if (c >= atomic_load(&idx->ncarry))
+					atomic_store_explicit(&idx->ncarry, c + 1,
+							      memory_order_release);
+			}
+		}
+		time_segment(idx->img, off, end, &ta->tm);
+		if (ta->publish) {
+			atomic_fetch_add_explicit(&idx->done, end - off,
+						  memory_order_relaxed);
+			release_range(idx, off, end);
+		}
+	}
+	return 0;
+}
+
+static int phase3(struct idx *idx)
+{
+	struct time_arg *ta = malloc(sizeof(*ta));
+	size_t n = idx_nseeks(idx), c = atomic_load(&idx->ncarry);
+	int ret;
+
+	if (!ta)
+		return -pte_nomem;
+	memset(ta, 0, sizeof(*ta));
+	ta->idx = idx;
+	tm_init(&ta->tm, &idx->cfg);
+	if (c) {
+		/* Resume from the last carry (a grown trace). */
+		c--;
+		tm_restore(&ta->tm, carry_slot(idx, c));
+	}
+	ta->from = c << CARRY_SHIFT;
+	ta->to = n;
+	ta->publish = 1;
+	idx->total = n ? idx->img->size - seek_off(idx, ta->from < n ? ta->from : 0) : 0;
+	ret = n ? idx->guard(time_body, ta) : 0;
+	free(ta);
+	return ret;
+}
+
 static void set_phase(struct idx *idx, enum idx_phase ph)
 {
 	pthread_mutex_lock(&idx->lock);
@@ -1508,8 +1641,14 @@ static void *coordinator(void *arg)
 		set_phase(idx, IDX_SEGMENTS);
 		ret = phase2(idx);
 		if (!ret)
-			idx->complete = 1;
+			idx->sums_done = 1;
 	}
+	if (!ret && !idx->phase1_only && idx->time_pass) {
+		set_phase(idx, IDX_TIME);
+		ret = phase3(idx);
+	}
+	if (!ret && !idx->phase1_only)
+		idx->complete = 1;
 	pthread_mutex_lock(&idx->lock);
 	atomic_store(&idx->status, ret);
 	atomic_store(&idx->phase, IDX_DONE);
@@ -1602,10 +1741,35 @@ void idx_progress(const struct idx *idx, struct idx_progress *p)
 
 int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 {
+	struct time_arg *ta;
+	size_t c;
+	int ret;
+
 	if (!idx || !out || i >= idx_nseeks(idx))
 		return -pte_invalid;
-	/* The time model is not wired in yet. */
-	return -pte_no_time;
+	if (!idx->time_pass)
+		return -pte_no_time;
+	c = i >> CARRY_SHIFT;
+	if (c >= atomic_load_explicit(&idx->ncarry, memory_order_acquire))
+		return 1;
+	if (!(i & ((1u << CARRY_SHIFT) - 1))) {
+		*out = *carry_slot(idx, c);
+		return 0;
+	}
+	ta = malloc(sizeof(*ta));
+	if (!ta)
+		return -pte_nomem;
+	memset(ta, 0, sizeof(*ta));
+	ta->idx = (struct idx *)idx;
+	tm_init(&ta->tm, &idx->cfg);
+	tm_restore(&ta->tm, carry_slot(idx, c));
+	ta->from = c << CARRY_SHIFT;
+	ta->to = i;
+	ret = idx->guard(time_body, ta);
+	if (!ret)
+		tm_save(&ta->tm, out);
+	free(ta);
+	return ret;
 }
 
 size_t idx_nsummaries(const struct idx *idx)
@@ -1713,7 +1877,7 @@ int idx_totals(const struct idx *idx, struct idx_summary *out)
 	pthread_mutex_unlock((pthread_mutex_t *)&idx->exc_lock);
 	out->size = idx->img->size;
 	out->first_ordinal = 0;
-	return idx->complete ? 0 : 1;
+	return idx->sums_done ? 0 : 1;
 }
 
 int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg)
@@ -1725,7 +1889,7 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg)
 		return -pte_invalid;
 	n = idx_nsummaries(idx);
 	if (!n)
-		return idx->complete ? -pte_eos : 1;
+		return idx->sums_done ? -pte_eos : 1;
 	/* Binary search the group bases, then walk the group. */
 	ng = ((n - 1) >> GRP_SHIFT) + 1;
 	lo = 0;
@@ -1752,7 +1916,7 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg)
 		}
 		base += np;
 	}
-	return idx->complete && n == idx_nseeks(idx) ? -pte_eos : 1;
+	return idx->sums_done && n == idx_nseeks(idx) ? -pte_eos : 1;
 }
 
 /* Segment @i's first TSC, if it has one (summarised). */
@@ -1789,7 +1953,7 @@ int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg)
 			break;
 		}
 	if (first == SIZE_MAX)
-		return idx->complete ? -pte_no_time : 1;
+		return idx->sums_done ? -pte_no_time : 1;
 	if (tsc <= t) {
 		*seg = first;
 		return 0;
@@ -1821,7 +1985,7 @@ int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg)
 			hi = j;
 	}
 	*seg = lo;
-	if (lo + 1 == n && !idx->complete)
+	if (lo + 1 == n && !idx->sums_done)
 		return 1;
 	return 0;
 }
@@ -1849,7 +2013,7 @@ int idx_next_trouble(const struct idx *idx, size_t from, int dir, size_t *seg)
 			*seg = (size_t)idx->trouble[lo];
 			ret = 0;
 		} else {
-			ret = idx->complete ? -pte_eos : 1;
+			ret = idx->sums_done ? -pte_eos : 1;
 		}
 	} else {
 		/* The last entry < from. */
@@ -1881,7 +2045,7 @@ uint64_t idx_size(const struct idx *idx)
  * this machine's byte order (the magic tells another order apart).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	1
+#define BLOB_VERSION	2
 
 struct blob_hdr {
 	uint64_t magic;
@@ -1893,6 +2057,8 @@ struct blob_hdr {
 	uint64_t per_class[PKC_NCLASSES];
 	uint32_t novf, nerrors;
 	uint32_t have_tsc, pad;
+	uint64_t ncarry;	/* tm carries, one per 16 segments */
+	uint64_t carry_size;	/* sizeof(struct tm_carry) when saved */
 };
 
 struct blob_ctx {
@@ -1910,7 +2076,8 @@ static uint64_t blob_len(const struct blob_hdr *h)
 	       h->nctx * sizeof(struct blob_ctx) +
 	       h->nseeks * sizeof(struct sum_packed) +
 	       ngroups((size_t)h->nseeks) * sizeof(uint64_t) +
-	       h->nexc * sizeof(struct sum_exc) + h->ntrouble * sizeof(uint64_t);
+	       h->nexc * sizeof(struct sum_exc) + h->ntrouble * sizeof(uint64_t) +
+	       h->ncarry * sizeof(struct tm_carry);
 }
 
 int idx_save(const struct idx *idx, void **buf, size_t *len)
@@ -1941,6 +2108,8 @@ int idx_save(const struct idx *idx, void **buf, size_t *len)
 	h.novf = idx->totals.novf;
 	h.nerrors = idx->totals.nerrors;
 	h.have_tsc = idx->totals.have_tsc;
+	h.ncarry = atomic_load(&idx->ncarry);
+	h.carry_size = sizeof(struct tm_carry);
 	b = malloc((size_t)blob_len(&h));
 	if (!b)
 		return -pte_nomem;
@@ -1977,6 +2146,10 @@ int idx_save(const struct idx *idx, void **buf, size_t *len)
 	if (idx->ntrouble)
 		memcpy(p, idx->trouble, idx->ntrouble * sizeof(uint64_t));
 	p += idx->ntrouble * sizeof(uint64_t);
+	for (i = 0; i < h.ncarry; i++) {
+		memcpy(p, carry_slot(idx, i), sizeof(struct tm_carry));
+		p += sizeof(struct tm_carry);
+	}
 	*buf = b;
 	*len = (size_t)(p - b);
 	return 0;
@@ -1997,6 +2170,8 @@ static int blob_check(const struct idx *idx, const struct blob_hdr *h, size_t le
 	if (h->size > idx->img->size || h->nseeks > h->size / PKT_PSB_SIZE + 1 ||
 	    (h->nseeks >> BLK_SHIFT) >= idx->nblk || h->nctx > CTX_MAX ||
 	    h->nctx < 1 || h->nexc > h->nseeks || h->ntrouble > h->nexc ||
+	    h->carry_size != sizeof(struct tm_carry) ||
+	    h->ncarry > (h->nseeks + (1u << CARRY_SHIFT) - 1) >> CARRY_SHIFT ||
 	    blob_len(h) != len)
 		return -pte_bad_file;
 	for (i = 0; i < h->nseeks; i++) {
@@ -2044,6 +2219,9 @@ static void drop_last(struct idx *idx)
 	idx->resume_off = seek_off(idx, n);
 	atomic_store(&idx->nseeks, n);
 	atomic_store(&idx->nsums, n);
+	/* Carries at segments up to n depend only on what stays. */
+	if (atomic_load(&idx->ncarry) > (n >> CARRY_SHIFT) + 1)
+		atomic_store(&idx->ncarry, (n >> CARRY_SHIFT) + 1);
 }
 
 static int load_blob(struct idx *idx, const void *buf, size_t len)
@@ -2105,6 +2283,19 @@ static int load_blob(struct idx *idx, const void *buf, size_t len)
 	memcpy(idx->exc, p, h.nexc * sizeof(struct sum_exc));
 	p += h.nexc * sizeof(struct sum_exc);
 	memcpy(idx->trouble, p, h.ntrouble * sizeof(uint64_t));
+	p += h.ntrouble * sizeof(uint64_t);
+	for (i = 0; i < h.ncarry; i++) {
+		size_t cb = i >> CARRY_BLK_SHIFT;
+
+		if (!idx->carry[cb]) {
+			idx->carry[cb] = malloc(sizeof(struct tm_carry) << CARRY_BLK_SHIFT);
+			if (!idx->carry[cb])
+				return -pte_nomem;
+		}
+		memcpy(carry_slot(idx, i), p, sizeof(struct tm_carry));
+		p += sizeof(struct tm_carry);
+	}
+	atomic_store(&idx->ncarry, (size_t)h.ncarry);
 	idx->nexc = idx->excap = h.nexc;
 	idx->ntrouble = idx->trcap = h.ntrouble;
 	if (!idx->excap)
@@ -2133,6 +2324,10 @@ static int load_blob(struct idx *idx, const void *buf, size_t len)
 	if (h.size == idx->img->size) {
 		atomic_store(&idx->scanned, h.size);
 		atomic_store(&idx->scan_done, 1);
+		idx->sums_done = 1;
+		if (idx->time_pass &&
+		    h.ncarry < (n + (1u << CARRY_SHIFT) - 1) >> CARRY_SHIFT)
+			return 0;	/* idx_start() runs the time pass */
 		atomic_store(&idx->finished, 1);
 		atomic_store(&idx->phase, IDX_DONE);
 		idx->complete = 1;
@@ -2156,9 +2351,13 @@ int idx_reset(struct idx *idx)
 	for (i = 0; i < idx->nblk; i++) {
 		free(idx->sblk[i]);
 		free(idx->ublk[i]);
+		free(idx->carry[i]);
 		idx->sblk[i] = NULL;
 		idx->ublk[i] = NULL;
+		idx->carry[i] = NULL;
 	}
+	atomic_store(&idx->ncarry, 0);
+	idx->sums_done = 0;
 	for (i = 0; i < idx->ncblk; i++)
 		free(idx->cblk[i]);
 	free(idx->cblk);

@@ -14,6 +14,14 @@
  * last TSC estimate, cycles, OVFs and decode errors.  Before a summary
  * exists the lookups answer "not yet" (1), never a guess.
  *
+ * Phase 3 (the time pass) runs the time model (tm.h) over the whole
+ * stream once, in order, keeping its carried state every 16 PSBs; the
+ * state at any PSB is then a short decode away (idx_seek_carry()).
+ *
+ * In a run of 02 82 pairs longer than 16 bytes (a payload may end in
+ * 02 82 right before a PSB) the PSBs are the 16-byte blocks that end where
+ * the run ends: that is where a sequential decoder meets them.
+ *
  * Packet ordinals count from 0 at the first PSB; bytes before the first
  * PSB cannot be decoded reliably and are not counted.
  *
@@ -85,6 +93,7 @@ enum idx_phase {
 	IDX_IDLE,		/* not started */
 	IDX_SCAN,		/* phase 1: finding PSBs */
 	IDX_SEGMENTS,		/* phase 2: summarising segments */
+	IDX_TIME,		/* phase 3: the time model's state at each PSB */
 	IDX_DONE,		/* finished: see idx_progress.status */
 };
 
@@ -117,8 +126,12 @@ void idx_free(struct idx *idx);
 int idx_set_threads(struct idx *idx, unsigned nthreads);
 int idx_set_chunk_size(struct idx *idx, uint64_t bytes);
 
-/* Skip phase 2 (seek points only).  Returns 0 or -pte_invalid. */
+/* Skip phases 2 and 3 (seek points only).  Returns 0 or -pte_invalid. */
 int idx_set_phase1_only(struct idx *idx, int on);
+
+/* Skip phase 3, the time pass (on by default); idx_seek_carry() then
+ * answers -pte_no_time.  Returns 0 or -pte_invalid. */
+int idx_set_time_pass(struct idx *idx, int on);
 
 /* Run every worker's body through @guard, which calls body(arg) and returns
  * its result, or -pte_sigbus if the mapping vanished under it (trace_guard()
@@ -166,10 +179,12 @@ int idx_seek(const struct idx *idx, size_t i, struct idx_seek *out);
  * or before @off. */
 int idx_find(const struct idx *idx, uint64_t off, size_t *i);
 
-/* The time model's state when segment @i begins, so decoding from seek
- * point @i gives the same times as decoding from the start.
- * Returns 0, 1 if phase 2 has not got there yet, -pte_invalid for a bad @i,
- * or -pte_no_time if there is no time model. */
+/* The time model's state when segment @i begins (tm_save() before its
+ * PSB), so decoding from seek point @i gives the same times as decoding
+ * from the start.  Costs a decode of up to 15 segments.  A decode error
+ * ends a segment and counts as lost data (tm_gap()).
+ * Returns 0, 1 if the time pass has not got there yet, -pte_invalid for a
+ * bad @i, -pte_no_time if the time pass is off, or -pte_sigbus. */
 int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out);
 
 /* Copy the summary of segment @i into @out.
@@ -224,7 +239,8 @@ int idx_load(struct idx *idx, const void *buf, size_t len);
  * it can be built from scratch.  Returns 0, or -pte_invalid if started. */
 int idx_reset(struct idx *idx);
 
-/* Whether the index is complete (nothing left for idx_start() to do). */
+/* Whether the index is complete, the time pass included (nothing left for
+ * idx_start() to do). */
 int idx_complete(const struct idx *idx);
 
 /* The image size the index covers (for the cache). */

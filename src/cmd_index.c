@@ -77,6 +77,7 @@ static void show_progress(struct idx *idx, const char *name)
 	human(total, sizeof(total), (double)p.total);
 	human(rate, sizeof(rate), p.rate);
 	fprintf(stderr, "\r\033[K%s: %s %s / %s  %s/s  %zu PSBs", name,
+		p.phase == IDX_TIME ? "timing" :
 		p.phase == IDX_SEGMENTS ? "summarising" : "scanning", done, total,
 		rate, p.nseeks);
 	if (p.eta >= 0)

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "index.h"
+#include "tm.h"
 
 static const uint8_t psb[16] = {
 	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
@@ -690,6 +692,130 @@ static void test_save_load(void **state)
 	free(b);
 }
 
+/* Generate a trace with ptgen ($BUILD/tools/ptgen), or return NULL. */
+static uint8_t *generate(const char *args, size_t *n)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024], path[] = "/tmp/test_index.XXXXXX";
+	uint8_t *b = NULL;
+	FILE *f;
+	long sz;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s -o %s 2>/dev/null",
+		 build ? build : "build", args, path);
+	if (system(cmd) == 0 && (f = fopen(path, "rb"))) {
+		fseek(f, 0, SEEK_END);
+		sz = ftell(f);
+		fseek(f, 0, SEEK_SET);
+		b = malloc((size_t)sz);
+		if (b && fread(b, 1, (size_t)sz, f) == (size_t)sz)
+			*n = (size_t)sz;
+		else {
+			free(b);
+			b = NULL;
+		}
+		fclose(f);
+	}
+	unlink(path);
+	return b;
+}
+
+/* Times from a carry equal times from the start (the window's rules). */
+static void feed(const uint8_t *b, uint64_t off, uint64_t end, struct tm_model *tm,
+		 struct tm_stamp *last, uint64_t *npk)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	int r;
+
+	pkt_decoder_init(&dec, b + off, b + end, off);
+	for (;;) {
+		r = pkt_next(&dec, &pkt);
+		if (r == -pte_eos)
+			return;
+		if (r < 0) {
+			tm_gap(tm);
+			return;
+		}
+		tm_step(tm, &pkt, last);
+		(*npk)++;
+	}
+}
+
+static void test_generated(void **state)
+{
+	size_t n = 0, i, ns;
+	uint8_t *b = generate("--seed 7 --size 3MiB --psb-period 2048 --ovf-rate 0.001", &n);
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	struct tm_config cfg;
+	struct tm_model seq, from;
+	struct tm_stamp a, c;
+
+	(void)state;
+	if (!b) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		skip();
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	tm_config_option(&cfg, "--mtc-freq", "3");
+	tm_config_option(&cfg, "--nom-freq", "12");
+	tm_config_option(&cfg, "--cpuid-0x15.eax", "2");
+	tm_config_option(&cfg, "--cpuid-0x15.ebx", "100");
+	check_buf(b, n, 0);
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 64 << 10), 0);
+	assert_int_equal(idx_build(idx), 0);
+	ns = idx_nseeks(idx);
+	assert_true(ns > 1000);
+	expect_summaries(idx, b, n);
+	/* Decode every segment from the start; at some, restart from the
+	 * index's carry and compare the last stamp of the segment. */
+	tm_init(&seq, &cfg);
+	for (i = 0; i < ns; i++) {
+		struct idx_seek sk, nx;
+		struct tm_carry carry, mine;
+		uint64_t end = n, k1 = 0, k2 = 0;
+
+		assert_int_equal(idx_seek(idx, i, &sk), 0);
+		if (i + 1 < ns) {
+			assert_int_equal(idx_seek(idx, i + 1, &nx), 0);
+			end = nx.offset;
+		}
+		if (i % 7 == 0 || i % 16 == 0 || i % 16 == 15) {
+			assert_int_equal(idx_seek_carry(idx, i, &carry), 0);
+			tm_save(&seq, &mine);
+			assert_memory_equal(&carry, &mine, sizeof(carry));
+			tm_init(&from, &cfg);
+			tm_restore(&from, &carry);
+			memset(&c, 0, sizeof(c));
+			feed(b, sk.offset, end, &from, &c, &k2);
+		}
+		memset(&a, 0, sizeof(a));
+		feed(b, sk.offset, end, &seq, &a, &k1);
+		if (i % 7 == 0 || i % 16 == 0 || i % 16 == 15) {
+			assert_int_equal(k1, k2);
+			assert_int_equal(a.tsc, c.tsc);
+			assert_int_equal(a.tsc_frac, c.tsc_frac);
+			assert_int_equal(a.cycles, c.cycles);
+			assert_int_equal(a.flags, c.flags);
+		}
+	}
+	{
+		struct tm_carry carry;
+
+		assert_int_equal(idx_seek_carry(idx, ns, &carry), -pte_invalid);
+	}
+	idx_free(idx);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -703,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_cancel_progress),
 		cmocka_unit_test(test_save_load),
+		cmocka_unit_test(test_generated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
