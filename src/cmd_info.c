@@ -167,7 +167,44 @@ static void json_timing(const struct tm_config *c)
 	printf("}");
 }
 
-static void print_json(const struct trace *t, const struct info_stats *stats)
+/* Stream @si's sideband events as a JSON array member. */
+static void json_events(const struct trace *t, size_t si)
+{
+	const struct pd_event *ev;
+	size_t i, n;
+
+	if (perfdata_events(t, (int)si, &ev, &n) < 0)
+		return;
+	printf(", \"events\": [");
+	for (i = 0; i < n; i++) {
+		printf("%s\n   {\"kind\": \"%s\", \"file_offset\": %" PRIu64,
+		       i ? "," : "", perfdata_event_name(ev[i].kind),
+		       ev[i].file_off);
+		if (ev[i].have_time)
+			printf(", \"time\": %" PRIu64, ev[i].time);
+		if (ev[i].have_tsc)
+			printf(", \"tsc\": %" PRIu64, ev[i].tsc);
+		printf(", \"cpu\": %d, \"pid\": %d, \"tid\": %d", ev[i].cpu,
+		       ev[i].pid, ev[i].tid);
+		if (ev[i].kind == PD_EV_AUX)
+			printf(", \"aux_offset\": %" PRIu64 ", \"aux_size\": %"
+			       PRIu64, ev[i].aux_offset, ev[i].aux_size);
+		if (ev[i].have_stream_off)
+			printf(", \"stream_offset\": %" PRIu64,
+			       ev[i].stream_off);
+		if (ev[i].kind == PD_EV_AUX || ev[i].kind == PD_EV_SWITCH_OUT)
+			printf(", \"flags\": %" PRIu32, ev[i].flags);
+		if (ev[i].kind == PD_EV_COMM) {
+			printf(", \"comm\": ");
+			json_str(ev[i].comm);
+		}
+		printf("}");
+	}
+	printf("]");
+}
+
+static void print_json(const struct trace *t, const struct info_stats *stats,
+		       int events)
 {
 	const struct pd_info *in = perfdata_info(t);
 	size_t i;
@@ -222,6 +259,8 @@ static void print_json(const struct trace *t, const struct info_stats *stats)
 			printf(", \"last_tsc\": %" PRIu64, st->last_tsc);
 		printf(", ");
 		json_timing(&s->timing);
+		if (events)
+			json_events(t, i);
 		printf("}");
 	}
 	printf("\n ]}\n");
@@ -426,7 +465,7 @@ int cmd_info_main(int argc, char **argv)
 		}
 	}
 	if (json)
-		print_json(t, stats);
+		print_json(t, stats, events);
 	else
 		print_text(t, stats);
 	if (events && !json)
