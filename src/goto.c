@@ -46,6 +46,11 @@ static void goto_err(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	/* Quoted input may hold control characters: keep the message one
+	 * printable line. */
+	for (; *err; err++)
+		if ((unsigned char)*err < 0x20 || *err == 0x7f)
+			*err = '?';
 }
 
 static int is_blank(char c)
