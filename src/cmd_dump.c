@@ -256,7 +256,7 @@ static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from
 	if (!st->opts.no_sync) {
 		err = img_cursor_sync_forward(cur, from);
 		if (err < 0)
-			return 0;	/* no PSB: nothing to print, like ptdump */
+			return -pte_nosync;	/* nothing to print, like ptdump */
 	}
 	for (;;) {
 		err = img_cursor_next(cur, &pkt);
@@ -283,6 +283,20 @@ static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from
 		dump_packet(st, &pkt);
 	}
 	return errors ? -pte_bad_packet : 0;
+}
+
+struct dump_job {
+	struct dump_state *st;
+	struct img_cursor *cur;
+	uint64_t from;
+};
+
+/* dump_run() under trace_guard(): the file may shrink while we read it. */
+static int dump_body(void *arg)
+{
+	struct dump_job *j = arg;
+
+	return dump_run(j->st, j->cur, j->from);
 }
 
 /* Split "FILE:FROM[-TO]" as ptdump does: only if the suffix parses. */
@@ -361,6 +375,7 @@ int cmd_dump_main(int argc, char **argv)
 	struct img clipped;
 	struct img_span *spans = NULL;
 	struct img_cursor cur;
+	struct dump_job job;
 	const char *stream = NULL;
 	char *path = NULL;
 	char err[512];
@@ -471,10 +486,26 @@ int cmd_dump_main(int argc, char **argv)
 		goto out_free;
 	img_cursor_init(&cur, st.img, from);
 	dump_reset(&st);
-	dump_run(&st, &cur, from);
-	/* Like ptdump, decode errors are reported in the output, not the exit status. */
+	job.st = &st;
+	job.cur = &cur;
+	job.from = from;
+	r = trace_guard(dump_body, &job);
+	/* Like ptdump, decode errors are reported in the output, not the exit
+	 * status; a trace without a PSB prints nothing, with a note. */
 	rc = 0;
 	out_flush(&out);
+	if (r == -pte_nosync && (from || to != t->streams[idx].img.size))
+		fprintf(stderr, "ptbrowse dump: %s: no PSB in 0x%" PRIx64 "-0x%"
+			PRIx64 "\n", path, from, to);
+	else if (r == -pte_nosync)
+		fprintf(stderr, "ptbrowse dump: %s: no PSB found: this is not an "
+			"Intel PT trace, or it starts mid-stream without a "
+			"synchronisation point\n", path);
+	if (r == -pte_sigbus) {
+		fprintf(stderr, "ptbrowse dump: %s: the file shrank while being "
+			"read\n", path);
+		rc = 1;
+	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "ptbrowse dump: write error: %s\n", strerror(errno));
 		rc = 1;
