@@ -607,40 +607,45 @@ int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
 	return size;
 }
 
+/* The end of the run of 02 82 pairs starting at @p. */
+static const uint8_t *run_end(const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 2 && p[0] == 0x02 && p[1] == 0x82)
+		p += 2;
+	return p;
+}
+
+/*
+ * A packet's payload may end in 02 82 right before a PSB, so a run of 02 82
+ * pairs can be longer than 16 bytes.  The PSBs of a run are the 16-byte
+ * blocks that end where the run ends: that is where a decoder in sync meets
+ * them, and where the indexer places them.
+ */
 const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end)
 {
-	/* Look for the 4-byte 02 82 02 82 core, then check the whole
-	 * pattern; memmem is vectorised in glibc. */
 	while (end - p >= PKT_PSB_SIZE) {
 		const uint8_t *q = memmem(p, (size_t)(end - p), psb_pattern, 4);
+		const uint8_t *e;
 
 		if (!q || end - q < PKT_PSB_SIZE)
 			return NULL;
-		if (!memcmp(q, psb_pattern, PKT_PSB_SIZE)) {
-			/*
-			 * In a run of 02 82 longer than 16 bytes, the PSB is
-			 * the last 16 bytes of the run only if the run is
-			 * aligned to it; the first match is what a forward
-			 * decoder sees, so keep it.
-			 */
-			return q;
-		}
-		p = q + 2;
+		e = run_end(q, end);
+		if (e - q >= PKT_PSB_SIZE)
+			return e - PKT_PSB_SIZE * ((e - q) / PKT_PSB_SIZE);
+		p = e;
 	}
 	return NULL;
 }
 
 int pkt_sync_forward(struct pkt_decoder *dec)
 {
-	const uint8_t *start, *q;
+	const uint8_t *q;
 
 	if (!dec)
 		return -pte_invalid;
-	start = dec->pos;
-	if (dec->end - start >= PKT_PSB_SIZE &&
-	    !memcmp(start, psb_pattern, PKT_PSB_SIZE))
-		start += PKT_PSB_SIZE;
-	q = pkt_find_psb(start, dec->end);
+	if (dec->pos >= dec->end)
+		return -pte_nosync;
+	q = pkt_find_psb(dec->pos + 1, dec->end);
 	if (!q)
 		return -pte_nosync;
 	dec->pos = q;
@@ -654,15 +659,12 @@ int pkt_sync_backward(struct pkt_decoder *dec)
 
 	if (!dec)
 		return -pte_invalid;
-	/*
-	 * Walk back run by run.  A run of alternating 02 82 bytes holds PSBs
-	 * at its start (first 02) and every 16 bytes after, as a forward scan
-	 * would find them; pick the last of those before the cursor.
-	 */
+	/* Walk back run by run; in each, the PSBs end where the run ends. */
 	p = dec->pos;
 	while (p > dec->begin) {
 		const uint8_t *q = p - 1;
-		const uint8_t *run, *s, *best = NULL;
+		const uint8_t *run, *e;
+		ptrdiff_t k;
 
 		if (*q != 0x82 && *q != 0x02) {
 			p = q;
@@ -672,18 +674,21 @@ int pkt_sync_backward(struct pkt_decoder *dec)
 		while (run > dec->begin &&
 		       run[-1] == (run[0] == 0x82 ? 0x02 : 0x82))
 			run--;
-		s = *run == 0x02 ? run : run + 1;
-		while (s < dec->pos && dec->end - s >= PKT_PSB_SIZE &&
-		       !memcmp(s, psb_pattern, PKT_PSB_SIZE)) {
-			best = s;
-			s += PKT_PSB_SIZE;
-		}
-		if (best) {
-			dec->pos = best;
-			dec->bip_sz = -1;
-			return 0;
+		if (*run != 0x02)
+			run++;
+		e = run_end(run, dec->end);
+		for (k = 1; (e - run) / PKT_PSB_SIZE >= k; k++) {
+			const uint8_t *c = e - k * PKT_PSB_SIZE;
+
+			if (c < dec->pos) {
+				dec->pos = c;
+				dec->bip_sz = -1;
+				return 0;
+			}
 		}
 		p = run;
+		if (p == q + 1)	/* a lone 82: step over it */
+			p = q;
 	}
 	return -pte_nosync;
 }

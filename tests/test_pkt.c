@@ -394,7 +394,8 @@ static void test_sync(void **state __attribute__((unused)))
 	assert_int_equal(pkt_sync_set(&dec, sizeof(b) + 1), -pte_eos);
 }
 
-/* 02 82 runs longer than a PSB: PSBs are where a forward scan finds them. */
+/* 02 82 runs longer than a PSB: a payload may end in 02 82 right before a
+ * PSB, so the PSBs of a run are the 16-byte blocks ending where it ends. */
 static void test_sync_false_starts(void **state __attribute__((unused)))
 {
 	uint8_t b[64];
@@ -405,19 +406,42 @@ static void test_sync_false_starts(void **state __attribute__((unused)))
 		b[i] = 0x02;
 		b[i + 1] = 0x82;
 	}
-	b[sizeof(b) - 1] = 0x00;	/* break the last pair */
+	b[sizeof(b) - 1] = 0x00;	/* the run is [0, 62): PSBs 14, 30, 46 */
 	pkt_decoder_init(&dec, b, b + sizeof(b), 0);
-	assert_ptr_equal(pkt_find_psb(b, b + sizeof(b)), b);
-	/* The cursor is on the PSB at 0: the next is 16 bytes on. */
+	assert_ptr_equal(pkt_find_psb(b, b + sizeof(b)), b + 14);
+	assert_ptr_equal(pkt_find_psb(b + 15, b + sizeof(b)), b + 30);
 	assert_int_equal(pkt_sync_forward(&dec), 0);
-	assert_int_equal(pkt_offset(&dec), 16);
+	assert_int_equal(pkt_offset(&dec), 14);
 	assert_int_equal(pkt_sync_forward(&dec), 0);
-	assert_int_equal(pkt_offset(&dec), 32);
+	assert_int_equal(pkt_offset(&dec), 30);
+	assert_int_equal(pkt_sync_forward(&dec), 0);
+	assert_int_equal(pkt_offset(&dec), 46);
 	assert_int_equal(pkt_sync_forward(&dec), -pte_nosync);
 	pkt_sync_set(&dec, 40);
 	assert_int_equal(pkt_sync_backward(&dec), 0);
-	assert_int_equal(pkt_offset(&dec), 32);
-	assert_ptr_equal(pkt_find_psb(b + 1, b + sizeof(b)), b + 2);
+	assert_int_equal(pkt_offset(&dec), 30);
+	assert_int_equal(pkt_sync_backward(&dec), 0);
+	assert_int_equal(pkt_offset(&dec), 14);
+	assert_int_equal(pkt_sync_backward(&dec), -pte_nosync);
+	/* A tsc payload ending in 02 82 right before a real PSB. */
+	{
+		static const uint8_t t[] = {
+			0x19, 1, 2, 3, 4, 5, 0x02, 0x82,
+			0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+			0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+			0x02, 0x23,
+		};
+		struct pkt p;
+
+		assert_ptr_equal(pkt_find_psb(t, t + sizeof(t)), t + 8);
+		pkt_decoder_init(&dec, t, t + sizeof(t), 0);
+		assert_int_equal(pkt_next(&dec, &p), 8);
+		assert_int_equal(pkt_next(&dec, &p), 16);
+		assert_int_equal(p.type, PKT_PSB);
+		pkt_sync_set(&dec, sizeof(t));
+		assert_int_equal(pkt_sync_backward(&dec), 0);
+		assert_int_equal(pkt_offset(&dec), 8);
+	}
 	/* A run of 7 pairs then junk is not a PSB. */
 	memset(b + 14, 0, sizeof(b) - 14);
 	assert_null(pkt_find_psb(b, b + sizeof(b)));
