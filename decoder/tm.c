@@ -18,6 +18,8 @@ enum {
 	TM_S_CTC_OK = 1 << 7,	/* mtc-freq and cpuid-0x15 are known */
 	TM_S_CYC_EST = 1 << 8,	/* cyc_est holds the last CYC's time */
 	TM_S_SLEPT = 1 << 9,	/* a sleep since the last anchor */
+	TM_S_MTC_EARLY = 1 << 10, /* last_mtc: an MTC between the TSC and
+				   * its TMA, placed when the TMA comes */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -162,8 +164,10 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	tm->last_tsc = pkt->u.tsc;
 	set_anchor(tm, t, st);
 	tm->state |= TM_S_TSC;
-	tm->state &= ~(TM_S_TMA | TM_S_MTC);
+	tm->state &= ~(TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY);
 }
+
+static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st);
 
 static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
@@ -180,9 +184,13 @@ static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	tm->tma_ctc = pkt->u.tma.ctc;
 	tm->tma_fc = pkt->u.tma.fc;
 	tm->state |= TM_S_TMA;
+	if (tm->state & TM_S_MTC_EARLY) {
+		tm->state &= ~TM_S_MTC_EARLY;
+		on_mtc(tm, tm->last_mtc, st);
+	}
 }
 
-static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
+static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
 {
 	unsigned freq = tm->cfg.mtc_freq;
 	uint64_t ctc_delta;
@@ -192,8 +200,17 @@ static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		st->flags |= TM_F_NO_CONFIG;
 		return;
 	}
+	/* An MTC may slip between a TSC and its TMA: only the TMA can
+	 * place it, so it waits for the TMA. */
+	if ((tm->state & (TM_S_TSC | TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY)) ==
+	    TM_S_TSC && tm->anchor == ((tm_q)tm->last_tsc << 32)) {
+		tm->last_mtc = payload;
+		tm->state |= TM_S_MTC_EARLY;
+		return;
+	}
+	tm->state &= ~TM_S_MTC_EARLY;
 	if (tm->state & TM_S_MTC) {
-		unsigned d = (uint8_t)(pkt->u.mtc - tm->last_mtc);
+		unsigned d = (uint8_t)(payload - tm->last_mtc);
 
 		/* An MTC is only sent when its payload changes, so an equal
 		 * payload means a full wrap: 255 MTCs lost (the SDM expects
@@ -214,8 +231,7 @@ static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
 		uint32_t mask = (1u << bits) - 1;
 
-		ctc_delta = (((uint32_t)pkt->u.mtc << freq) - tm->tma_ctc) &
-			    mask;
+		ctc_delta = (((uint32_t)payload << freq) - tm->tma_ctc) & mask;
 		if (ctc_delta > (1ull << freq)) {
 			st->flags |= TM_F_MTC_LOST;
 			st->lost_mtc = (uint16_t)((ctc_delta - 1) >> freq);
@@ -228,7 +244,7 @@ static void on_mtc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		 * started is unknown, so it starts the count here. */
 		t = tm->est;
 	}
-	tm->last_mtc = pkt->u.mtc;
+	tm->last_mtc = payload;
 	set_anchor(tm, t, st);
 	tm->state |= TM_S_MTC;
 	tm->state &= ~TM_S_TMA;
@@ -314,7 +330,7 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 		on_tma(tm, pkt, st);
 		break;
 	case PKT_MTC:
-		on_mtc(tm, pkt, st);
+		on_mtc(tm, pkt->u.mtc, st);
 		break;
 	case PKT_CYC:
 		on_cyc(tm, pkt, st);

@@ -473,6 +473,21 @@ static void test_tma(void **state __attribute__((unused)))
 	assert_false(st[2].flags & TM_F_TMA_NO_TSC);
 	assert_true(st[3].flags & TM_F_TMA_NO_TSC);
 
+	/* An MTC between a TSC and its TMA (seen in the quipper traces) is
+	 * placed when the TMA comes: 2 CTC ticks after T0 - fc. */
+	b.n = 0;
+	e_tsc(&b, T0);
+	e_mtc(&b, 0x9a);
+	e_tma(&b, 0xd4ce, 0xc);
+	e_mtc(&b, 0x9b);
+	n = run(&b, &c, st, NULL, 16);
+	assert_int_equal(n, 4);
+	assert_true(st[1].tsc == T0);
+	assert_true(st[2].tsc == T0 - 12 + 308);
+	assert_int_equal(st[2].flags & (TM_F_TMA_NO_TSC | TM_F_MTC_LOST), 0);
+	assert_true(st[3].tsc == T0 - 12 + 308 + 1232);
+	assert_int_equal(st[3].flags & TM_F_MTC_LOST, 0);
+
 	/* Without mtc-freq or cpuid-0x15, MTC and TMA say so. */
 	b.n = 0;
 	e_tsc(&b, T0);
