@@ -67,10 +67,6 @@ struct sum_packed {
 	uint16_t cnt[PKC_NCLASSES];
 };
 
-struct sum_block {
-	struct sum_packed s[BLK_SIZE];
-	uint64_t ordbase[BLK_SIZE >> GRP_SHIFT];
-};
 
 /* A summary that does not fit the packed form, or one with trouble. */
 struct sum_exc {
@@ -133,7 +129,8 @@ struct idx {
 	size_t hcap;
 
 	/* summaries */
-	struct sum_block **ublk;
+	struct sum_packed **ublk;
+	uint64_t **oblk;		/* first ordinal per 64 segments */
 	_Atomic size_t nsums;
 	uint64_t ord_next;		/* ordinal after the last merged segment */
 	pthread_mutex_t exc_lock;	/* exc, trouble and totals */
@@ -150,6 +147,11 @@ struct idx {
 	_Atomic size_t ncarry;
 	int sums_done;
 
+	/* a mapped blob backing full blocks (idx_load_mapped()) */
+	const uint8_t *borrow_lo, *borrow_hi;
+	void (*unborrow)(void *ctx);
+	void *unborrow_ctx;
+
 	/* where building resumes (a loaded index of a grown trace) */
 	uint64_t resume_off;
 	int complete;
@@ -158,6 +160,7 @@ struct idx {
 	pthread_t coord;
 	int started, joined;
 	_Atomic int cancel;
+	int fail;			/* the first failure, under lock */
 	_Atomic int finished;
 	_Atomic int status;
 	_Atomic int phase;
@@ -205,8 +208,9 @@ int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg
 	idx->nblk = (size_t)((img->size / PKT_PSB_SIZE) >> BLK_SHIFT) + 1;
 	idx->sblk = calloc(idx->nblk, sizeof(*idx->sblk));
 	idx->ublk = calloc(idx->nblk, sizeof(*idx->ublk));
+	idx->oblk = calloc(idx->nblk, sizeof(*idx->oblk));
 	idx->carry = calloc(idx->nblk, sizeof(*idx->carry));
-	if (!idx->sblk || !idx->ublk || !idx->carry)
+	if (!idx->sblk || !idx->ublk || !idx->oblk || !idx->carry)
 		goto out_free;
 	pthread_mutex_init(&idx->lock, NULL);
 	pthread_mutex_init(&idx->exc_lock, NULL);
@@ -217,6 +221,7 @@ int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg
 out_free:
 	free(idx->sblk);
 	free(idx->ublk);
+	free(idx->oblk);
 	free(idx->carry);
 	free(idx);
 	return -pte_nomem;
@@ -241,8 +246,6 @@ static void free_units(struct idx *idx)
 
 void idx_free(struct idx *idx)
 {
-	size_t i;
-
 	if (!idx)
 		return;
 	if (idx->started && !idx->joined) {
@@ -250,20 +253,12 @@ void idx_free(struct idx *idx)
 		idx_wait(idx);
 	}
 	free_units(idx);
-	for (i = 0; i < idx->nblk; i++) {
-		free(idx->sblk[i]);
-		free(idx->ublk[i]);
-		free(idx->carry[i]);
-	}
-	for (i = 0; i < idx->ncblk; i++)
-		free(idx->cblk[i]);
+	idx->started = 0;	/* idx_reset() frees only an idle index */
+	idx_reset(idx);
 	free(idx->sblk);
 	free(idx->ublk);
+	free(idx->oblk);
 	free(idx->carry);
-	free(idx->cblk);
-	free(idx->hslot);
-	free(idx->exc);
-	free(idx->trouble);
 	pthread_mutex_destroy(&idx->lock);
 	pthread_mutex_destroy(&idx->exc_lock);
 	pthread_cond_destroy(&idx->cond);
@@ -1043,7 +1038,7 @@ static int push_exc(struct unit2 *u, uint64_t seg, const struct idx_summary *s)
 /* Store @s as segment @i's packed summary; 1 if it needs an exception. */
 static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
 {
-	struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
 	int exc = 0, c;
 	uint64_t span = s->last_tsc - s->first_tsc;
 
@@ -1146,24 +1141,38 @@ static void *worker(void *arg)
 		}
 		w.unit = idx->next_unit++;
 		pthread_mutex_unlock(&idx->lock);
+		/* Pages are dropped as soon as a unit is done, so only
+		 * the units in the workers' hands stay mapped. */
 		if (idx->u1) {
-			ret = idx->guard(scan_body, &w);
-			if (!ret) {
-				struct unit1 *u = &idx->u1[w.unit];
+			struct unit1 *u = &idx->u1[w.unit];
 
+			ret = idx->guard(scan_body, &w);
+			release_range(idx, u->a, u->b);
+			if (!ret)
 				atomic_fetch_add_explicit(&idx->done, u->b - u->a,
 							  memory_order_relaxed);
-			}
 		} else {
+			struct unit2 *u = &idx->u2[w.unit];
+			size_t n = idx_nseeks(idx);
+
 			ret = idx->guard(sum_body, &w);
+			if (u->s1 > u->s0)
+				release_range(idx, seek_off(idx, u->s0),
+					      u->s1 < n ? seek_off(idx, u->s1)
+							: idx->img->size);
 		}
 		pthread_mutex_lock(&idx->lock);
 		if (idx->u1)
 			idx->u1[w.unit].status = ret, idx->u1[w.unit].done = 1;
 		else
 			idx->u2[w.unit].status = ret, idx->u2[w.unit].done = 1;
-		if (ret < 0)
+		if (ret < 0) {
+			/* The first real failure wins over the cancels it
+			 * causes in the other workers. */
+			if (ret != -pte_canceled && !idx->fail)
+				idx->fail = ret;
 			atomic_store(&idx->cancel, 1);
+		}
 		pthread_cond_broadcast(&idx->cond);
 		pthread_mutex_unlock(&idx->lock);
 	}
@@ -1224,6 +1233,8 @@ out_join:
 		pthread_join(th[i], NULL);
 	if (!ret && atomic_load(&idx->cancel))
 		ret = -pte_canceled;
+	if (ret == -pte_canceled && idx->fail)
+		ret = idx->fail;
 	return ret;
 }
 
@@ -1305,7 +1316,6 @@ out_done:
 	u->n = u->cap = 0;
 	atomic_store_explicit(&idx->scanned, idx->run_open ? idx->run_start : u->b,
 			      memory_order_release);
-	release_range(idx, u->a, u->b);
 	/* The last unit: a run still open ends with the data. */
 	if (idx->run_open && k + 1 == idx->nunits) {
 		idx->run_open = 0;
@@ -1357,7 +1367,6 @@ static int phase1(struct idx *idx)
 static int merge2(struct idx *idx, size_t k)
 {
 	struct unit2 *u = &idx->u2[k];
-	struct sum_block *blk;
 	const struct sum_packed *p;
 	size_t i, e = 0;
 	uint64_t np;
@@ -1374,10 +1383,9 @@ static int merge2(struct idx *idx, size_t k)
 		idx->excap = cap;
 	}
 	for (i = u->s0; i < u->s1; i++) {
-		blk = idx->ublk[i >> BLK_SHIFT];
-		p = &blk->s[i & BLK_MASK];
+		p = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
 		if (!(i & ((1u << GRP_SHIFT) - 1)))
-			blk->ordbase[(i & BLK_MASK) >> GRP_SHIFT] = idx->ord_next;
+			idx->oblk[i >> BLK_SHIFT][(i & BLK_MASK) >> GRP_SHIFT] = idx->ord_next;
 		if ((p->tsc_flags >> 56) & SUM_EXC) {
 			const struct idx_summary *f = &u->exc[e].full;
 
@@ -1432,13 +1440,6 @@ static int merge2(struct idx *idx, size_t k)
 	free(u->exc);
 	u->exc = NULL;
 	u->n = u->cap = 0;
-	if (u->s1 > u->s0) {
-		size_t n = idx_nseeks(idx);
-		uint64_t a = seek_off(idx, u->s0);
-		uint64_t b = u->s1 < n ? seek_off(idx, u->s1) : idx->img->size;
-
-		release_range(idx, a, b);
-	}
 	return 0;
 
 out_nomem:
@@ -1457,8 +1458,13 @@ static int phase2(struct idx *idx)
 
 	for (i = s0 >> BLK_SHIFT; i <= (n ? (n - 1) >> BLK_SHIFT : 0) && n; i++) {
 		if (!idx->ublk[i]) {
-			idx->ublk[i] = malloc(sizeof(struct sum_block));
+			idx->ublk[i] = malloc(BLK_SIZE * sizeof(struct sum_packed));
 			if (!idx->ublk[i])
+				return -pte_nomem;
+		}
+		if (!idx->oblk[i]) {
+			idx->oblk[i] = malloc((BLK_SIZE >> GRP_SHIFT) * sizeof(uint64_t));
+			if (!idx->oblk[i])
 				return -pte_nomem;
 		}
 	}
@@ -1796,7 +1802,7 @@ static const struct sum_exc *find_exc(const struct idx *idx, size_t i)
 /* Packets in segment @i (summarised). */
 static uint64_t seg_npackets(const struct idx *idx, size_t i)
 {
-	const struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	const struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
 	uint64_t np = 0;
 	int c;
 
@@ -1817,9 +1823,8 @@ static uint64_t seg_npackets(const struct idx *idx, size_t i)
 /* The first ordinal of segment @i (summarised). */
 static uint64_t seg_ordinal(const struct idx *idx, size_t i)
 {
-	const struct sum_block *blk = idx->ublk[i >> BLK_SHIFT];
 	size_t g = (i & BLK_MASK) >> GRP_SHIFT, j;
-	uint64_t ord = blk->ordbase[g];
+	uint64_t ord = idx->oblk[i >> BLK_SHIFT][g];
 
 	for (j = i & ~(size_t)((1u << GRP_SHIFT) - 1); j < i; j++)
 		ord += seg_npackets(idx, j);
@@ -1838,7 +1843,7 @@ int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
 		return -pte_invalid;
 	if (i >= idx_nsummaries(idx))
 		return 1;
-	p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	p = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
 	memset(out, 0, sizeof(*out));
 	if ((p->tsc_flags >> 56) & SUM_EXC) {
 		const struct sum_exc *e;
@@ -1898,13 +1903,13 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg)
 		size_t mid = lo + (hi - lo) / 2;
 		size_t s = mid << GRP_SHIFT;
 
-		if (idx->ublk[s >> BLK_SHIFT]->ordbase[(s & BLK_MASK) >> GRP_SHIFT] <= ord)
+		if (idx->oblk[s >> BLK_SHIFT][(s & BLK_MASK) >> GRP_SHIFT] <= ord)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	g = lo << GRP_SHIFT;
-	base = idx->ublk[g >> BLK_SHIFT]->ordbase[(g & BLK_MASK) >> GRP_SHIFT];
+	base = idx->oblk[g >> BLK_SHIFT][(g & BLK_MASK) >> GRP_SHIFT];
 	if (base > ord)
 		return -pte_invalid;
 	for (i = g; i < n && i < g + (1u << GRP_SHIFT); i++) {
@@ -1922,7 +1927,7 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg)
 /* Segment @i's first TSC, if it has one (summarised). */
 static int seg_first_tsc(const struct idx *idx, size_t i, uint64_t *tsc)
 {
-	const struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+	const struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
 	unsigned f = (unsigned)(p->tsc_flags >> 56);
 
 	if (!(f & SUM_TSC))
@@ -2041,11 +2046,14 @@ uint64_t idx_size(const struct idx *idx)
 }
 
 /*
- * Persistence.  The blob is the packed arrays behind a small header, in
- * this machine's byte order (the magic tells another order apart).
+ * Persistence.  The blob is a small header, then the packed arrays in this
+ * order: seeks, contexts, summaries, ordinal bases, exceptions, trouble,
+ * carries; in this machine's byte order (the magic tells another order
+ * apart).  Full blocks lie contiguously, so a mapped blob can back them
+ * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	2
+#define BLOB_VERSION	3
 
 struct blob_hdr {
 	uint64_t magic;
@@ -2065,29 +2073,58 @@ struct blob_ctx {
 	uint64_t cr3, vmcs, nr;
 };
 
+/* Byte offsets of the arrays, from the start of the blob. */
+struct blob_layout {
+	uint64_t seeks, ctx, sums, obase, exc, trouble, carry, end;
+};
+
 static size_t ngroups(size_t n)
 {
 	return (n + (1u << GRP_SHIFT) - 1) >> GRP_SHIFT;
 }
 
-static uint64_t blob_len(const struct blob_hdr *h)
+/* Lay out the arrays of @h; 0, or -1 if the counts overflow. */
+static int blob_layout(const struct blob_hdr *h, struct blob_layout *l)
 {
-	return sizeof(*h) + h->nseeks * sizeof(struct seek_packed) +
-	       h->nctx * sizeof(struct blob_ctx) +
-	       h->nseeks * sizeof(struct sum_packed) +
-	       ngroups((size_t)h->nseeks) * sizeof(uint64_t) +
-	       h->nexc * sizeof(struct sum_exc) + h->ntrouble * sizeof(uint64_t) +
-	       h->ncarry * sizeof(struct tm_carry);
+	/* Each count is bounded first, so the sums below cannot wrap. */
+	if (h->nseeks > (1ull << 40) || h->nctx > CTX_MAX || h->nexc > (1ull << 40) ||
+	    h->ntrouble > (1ull << 40) || h->ncarry > (1ull << 40))
+		return -1;
+	l->seeks = sizeof(*h);
+	l->ctx = l->seeks + h->nseeks * sizeof(struct seek_packed);
+	l->sums = l->ctx + h->nctx * sizeof(struct blob_ctx);
+	l->obase = l->sums + h->nseeks * sizeof(struct sum_packed);
+	l->exc = l->obase + ngroups((size_t)h->nseeks) * sizeof(uint64_t);
+	l->trouble = l->exc + h->nexc * sizeof(struct sum_exc);
+	l->carry = l->trouble + h->ntrouble * sizeof(uint64_t);
+	l->end = l->carry + h->ncarry * sizeof(struct tm_carry);
+	return 0;
 }
 
-int idx_save(const struct idx *idx, void **buf, size_t *len)
+/* Emit @n entries of @size bytes from the blocks @blk of @per entries. */
+static int emit_blocks(void *const *blk, size_t per, size_t size, size_t n,
+		       int (*emit)(void *ctx, const void *p, size_t n), void *ctx)
+{
+	size_t i, k;
+	int ret;
+
+	for (i = 0; i < n; i += per) {
+		k = n - i < per ? n - i : per;
+		ret = emit(ctx, blk[i / per], k * size);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int idx_save_to(const struct idx *idx,
+		int (*emit)(void *ctx, const void *p, size_t n), void *ctx)
 {
 	struct blob_hdr h;
-	uint8_t *b, *p;
 	size_t n, i;
-	int c;
+	int c, ret;
 
-	if (!idx || !buf || !len || !idx->complete)
+	if (!idx || !emit || !idx->complete)
 		return -pte_invalid;
 	n = idx_nseeks(idx);
 	memset(&h, 0, sizeof(h));
@@ -2110,70 +2147,94 @@ int idx_save(const struct idx *idx, void **buf, size_t *len)
 	h.have_tsc = idx->totals.have_tsc;
 	h.ncarry = atomic_load(&idx->ncarry);
 	h.carry_size = sizeof(struct tm_carry);
-	b = malloc((size_t)blob_len(&h));
-	if (!b)
-		return -pte_nomem;
-	p = b;
-	memcpy(p, &h, sizeof(h));
-	p += sizeof(h);
-	for (i = 0; i < n; i += BLK_SIZE) {
-		size_t k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
-
-		memcpy(p, idx->sblk[i >> BLK_SHIFT], k * sizeof(struct seek_packed));
-		p += k * sizeof(struct seek_packed);
-	}
-	for (i = 0; i < idx->nctx; i++) {
+	ret = emit(ctx, &h, sizeof(h));
+	if (!ret)
+		ret = emit_blocks((void *const *)idx->sblk, BLK_SIZE,
+				  sizeof(struct seek_packed), n, emit, ctx);
+	for (i = 0; !ret && i < idx->nctx; i++) {
 		const struct ctx_entry *e = &idx->cblk[i >> CTX_SHIFT][i & (CTX_BLK - 1)];
 		struct blob_ctx bc = { e->cr3, e->vmcs, e->nr };
 
-		memcpy(p, &bc, sizeof(bc));
-		p += sizeof(bc);
+		ret = emit(ctx, &bc, sizeof(bc));
 	}
-	for (i = 0; i < n; i += BLK_SIZE) {
-		size_t k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
+	if (!ret)
+		ret = emit_blocks((void *const *)idx->ublk, BLK_SIZE,
+				  sizeof(struct sum_packed), n, emit, ctx);
+	if (!ret)
+		ret = emit_blocks((void *const *)idx->oblk, BLK_SIZE >> GRP_SHIFT,
+				  sizeof(uint64_t), ngroups(n), emit, ctx);
+	if (!ret && idx->nexc)
+		ret = emit(ctx, idx->exc, idx->nexc * sizeof(struct sum_exc));
+	if (!ret && idx->ntrouble)
+		ret = emit(ctx, idx->trouble, idx->ntrouble * sizeof(uint64_t));
+	if (!ret)
+		ret = emit_blocks((void *const *)idx->carry, 1u << CARRY_BLK_SHIFT,
+				  sizeof(struct tm_carry), (size_t)h.ncarry, emit, ctx);
+	return ret;
+}
 
-		memcpy(p, idx->ublk[i >> BLK_SHIFT]->s, k * sizeof(struct sum_packed));
-		p += k * sizeof(struct sum_packed);
+struct membuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int emit_mem(void *ctx, const void *p, size_t n)
+{
+	struct membuf *m = ctx;
+
+	if (m->len + n > m->cap) {
+		size_t cap = (m->len + n) * 2;
+		uint8_t *q = realloc(m->p, cap);
+
+		if (!q)
+			return -pte_nomem;
+		m->p = q;
+		m->cap = cap;
 	}
-	for (i = 0; i < n; i += 1u << GRP_SHIFT) {
-		memcpy(p, &idx->ublk[i >> BLK_SHIFT]->ordbase[(i & BLK_MASK) >> GRP_SHIFT],
-		       sizeof(uint64_t));
-		p += sizeof(uint64_t);
-	}
-	if (idx->nexc)
-		memcpy(p, idx->exc, idx->nexc * sizeof(struct sum_exc));
-	p += idx->nexc * sizeof(struct sum_exc);
-	if (idx->ntrouble)
-		memcpy(p, idx->trouble, idx->ntrouble * sizeof(uint64_t));
-	p += idx->ntrouble * sizeof(uint64_t);
-	for (i = 0; i < h.ncarry; i++) {
-		memcpy(p, carry_slot(idx, i), sizeof(struct tm_carry));
-		p += sizeof(struct tm_carry);
-	}
-	*buf = b;
-	*len = (size_t)(p - b);
+	memcpy(m->p + m->len, p, n);
+	m->len += n;
 	return 0;
 }
 
-/* Validate the header and arrays of a blob against @idx's image. */
-static int blob_check(const struct idx *idx, const struct blob_hdr *h, size_t len,
-		      const uint8_t *body)
+int idx_save(const struct idx *idx, void **buf, size_t *len)
 {
-	const struct seek_packed *sp = (const void *)body;
+	struct membuf m = { NULL, 0, 0 };
+	int ret;
+
+	if (!idx || !buf || !len)
+		return -pte_invalid;
+	ret = idx_save_to(idx, emit_mem, &m);
+	if (ret < 0) {
+		free(m.p);
+		return ret;
+	}
+	*buf = m.p;
+	*len = m.len;
+	return 0;
+}
+
+/* Validate the header and arrays of the blob @b (@len bytes). */
+static int blob_check(const struct idx *idx, const uint8_t *b, size_t len,
+		      struct blob_hdr *h, struct blob_layout *l)
+{
+	const struct seek_packed *sp;
 	const struct sum_exc *ex;
 	const uint64_t *tr;
 	size_t i;
 
-	if (len < sizeof(*h) || h->magic != BLOB_MAGIC ||
-	    h->version != BLOB_VERSION || h->hdr_size != sizeof(*h))
+	if (len < sizeof(*h))
+		return -pte_bad_file;
+	memcpy(h, b, sizeof(*h));
+	if (h->magic != BLOB_MAGIC || h->version != BLOB_VERSION ||
+	    h->hdr_size != sizeof(*h) || blob_layout(h, l) < 0 || l->end != len)
 		return -pte_bad_file;
 	if (h->size > idx->img->size || h->nseeks > h->size / PKT_PSB_SIZE + 1 ||
-	    (h->nseeks >> BLK_SHIFT) >= idx->nblk || h->nctx > CTX_MAX ||
-	    h->nctx < 1 || h->nexc > h->nseeks || h->ntrouble > h->nexc ||
+	    (h->nseeks >> BLK_SHIFT) >= idx->nblk || h->nctx < 1 ||
+	    h->nexc > h->nseeks || h->ntrouble > h->nexc ||
 	    h->carry_size != sizeof(struct tm_carry) ||
-	    h->ncarry > (h->nseeks + (1u << CARRY_SHIFT) - 1) >> CARRY_SHIFT ||
-	    blob_len(h) != len)
+	    h->ncarry > (h->nseeks + (1u << CARRY_SHIFT) - 1) >> CARRY_SHIFT)
 		return -pte_bad_file;
+	sp = (const void *)(b + l->seeks);
 	for (i = 0; i < h->nseeks; i++) {
 		uint32_t ctx = (uint32_t)(sp[i].misc >> 40);
 
@@ -2182,17 +2243,36 @@ static int blob_check(const struct idx *idx, const struct blob_hdr *h, size_t le
 		if (ctx != CTX_NONE && ctx >= h->nctx)
 			return -pte_bad_file;
 	}
-	ex = (const void *)(body + h->nseeks * (sizeof(struct seek_packed) +
-						sizeof(struct sum_packed)) +
-			    h->nctx * sizeof(struct blob_ctx) +
-			    ngroups((size_t)h->nseeks) * sizeof(uint64_t));
+	ex = (const void *)(b + l->exc);
 	for (i = 0; i < h->nexc; i++)
 		if (ex[i].seg >= h->nseeks || (i && ex[i].seg <= ex[i - 1].seg))
 			return -pte_bad_file;
-	tr = (const void *)(ex + h->nexc);
+	tr = (const void *)(b + l->trouble);
 	for (i = 0; i < h->ntrouble; i++)
 		if (tr[i] >= h->nseeks || (i && tr[i] <= tr[i - 1]))
 			return -pte_bad_file;
+	return 0;
+}
+
+/* Point the blocks @blk at @n entries of @size bytes at @src, @per to a
+ * block: full blocks borrowed (if @borrow), the rest copied. */
+static int load_blocks(struct idx *idx, void **blk, size_t per, size_t size,
+		       size_t n, const uint8_t *src, int borrow)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i += per) {
+		k = n - i < per ? n - i : per;
+		if (borrow && k == per) {
+			blk[i / per] = (void *)(src + i * size);
+			continue;
+		}
+		blk[i / per] = malloc(per * size);
+		if (!blk[i / per])
+			return -pte_nomem;
+		memcpy(blk[i / per], src + i * size, k * size);
+	}
+	(void)idx;
 	return 0;
 }
 
@@ -2224,38 +2304,39 @@ static void drop_last(struct idx *idx)
 		atomic_store(&idx->ncarry, (n >> CARRY_SHIFT) + 1);
 }
 
-static int load_blob(struct idx *idx, const void *buf, size_t len)
+static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 {
+	struct blob_layout l;
 	struct blob_hdr h;
-	const uint8_t *p = buf;
-	size_t n, i, k;
+	size_t n, i;
 	int c, ret;
 
-	if (len < sizeof(h))
-		return -pte_bad_file;
-	memcpy(&h, p, sizeof(h));
-	ret = blob_check(idx, &h, len, p + sizeof(h));
+	ret = blob_check(idx, b, len, &h, &l);
 	if (ret < 0)
 		return ret;
-	p += sizeof(h);
 	n = (size_t)h.nseeks;
 	ret = ctx_reserve(idx);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < n; i += BLK_SIZE) {
-		k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
-		idx->sblk[i >> BLK_SHIFT] = malloc(BLK_SIZE * sizeof(struct seek_packed));
-		idx->ublk[i >> BLK_SHIFT] = malloc(sizeof(struct sum_block));
-		if (!idx->sblk[i >> BLK_SHIFT] || !idx->ublk[i >> BLK_SHIFT])
-			return -pte_nomem;
-		memcpy(idx->sblk[i >> BLK_SHIFT], p, k * sizeof(struct seek_packed));
-		p += k * sizeof(struct seek_packed);
-	}
+	ret = load_blocks(idx, (void **)idx->sblk, BLK_SIZE, sizeof(struct seek_packed),
+			  n, b + l.seeks, borrow);
+	if (!ret)
+		ret = load_blocks(idx, (void **)idx->ublk, BLK_SIZE,
+				  sizeof(struct sum_packed), n, b + l.sums, borrow);
+	if (!ret)
+		ret = load_blocks(idx, (void **)idx->oblk, BLK_SIZE >> GRP_SHIFT,
+				  sizeof(uint64_t), ngroups(n), b + l.obase, borrow);
+	if (!ret)
+		ret = load_blocks(idx, (void **)idx->carry, 1u << CARRY_BLK_SHIFT,
+				  sizeof(struct tm_carry), (size_t)h.ncarry, b + l.carry,
+				  borrow);
+	if (ret < 0)
+		return ret;
 	for (i = 1; i < h.nctx; i++) {
 		struct blob_ctx bc;
 		struct idx_seek sk;
 
-		memcpy(&bc, p + i * sizeof(bc), sizeof(bc));
+		memcpy(&bc, b + l.ctx + i * sizeof(bc), sizeof(bc));
 		memset(&sk, 0, sizeof(sk));
 		sk.cr3 = bc.cr3;
 		sk.vmcs = bc.vmcs;
@@ -2265,46 +2346,19 @@ static int load_blob(struct idx *idx, const void *buf, size_t len)
 		if (ctx_intern(idx, &sk) != i)
 			return -pte_bad_file;
 	}
-	p += h.nctx * sizeof(struct blob_ctx);
-	for (i = 0; i < n; i += BLK_SIZE) {
-		k = n - i < BLK_SIZE ? n - i : BLK_SIZE;
-		memcpy(idx->ublk[i >> BLK_SHIFT]->s, p, k * sizeof(struct sum_packed));
-		p += k * sizeof(struct sum_packed);
-	}
-	for (i = 0; i < n; i += 1u << GRP_SHIFT) {
-		memcpy(&idx->ublk[i >> BLK_SHIFT]->ordbase[(i & BLK_MASK) >> GRP_SHIFT],
-		       p, sizeof(uint64_t));
-		p += sizeof(uint64_t);
-	}
 	idx->exc = malloc((h.nexc ? h.nexc : 1) * sizeof(struct sum_exc));
 	idx->trouble = malloc((h.ntrouble ? h.ntrouble : 1) * sizeof(uint64_t));
 	if (!idx->exc || !idx->trouble)
 		return -pte_nomem;
-	memcpy(idx->exc, p, h.nexc * sizeof(struct sum_exc));
-	p += h.nexc * sizeof(struct sum_exc);
-	memcpy(idx->trouble, p, h.ntrouble * sizeof(uint64_t));
-	p += h.ntrouble * sizeof(uint64_t);
-	for (i = 0; i < h.ncarry; i++) {
-		size_t cb = i >> CARRY_BLK_SHIFT;
-
-		if (!idx->carry[cb]) {
-			idx->carry[cb] = malloc(sizeof(struct tm_carry) << CARRY_BLK_SHIFT);
-			if (!idx->carry[cb])
-				return -pte_nomem;
-		}
-		memcpy(carry_slot(idx, i), p, sizeof(struct tm_carry));
-		p += sizeof(struct tm_carry);
-	}
-	atomic_store(&idx->ncarry, (size_t)h.ncarry);
-	idx->nexc = idx->excap = h.nexc;
-	idx->ntrouble = idx->trcap = h.ntrouble;
-	if (!idx->excap)
-		idx->excap = 1;
-	if (!idx->trcap)
-		idx->trcap = 1;
+	memcpy(idx->exc, b + l.exc, h.nexc * sizeof(struct sum_exc));
+	memcpy(idx->trouble, b + l.trouble, h.ntrouble * sizeof(uint64_t));
+	idx->nexc = h.nexc;
+	idx->excap = h.nexc ? h.nexc : 1;
+	idx->ntrouble = h.ntrouble;
+	idx->trcap = h.ntrouble ? h.ntrouble : 1;
 	/* Every packed summary flagged as an exception must have one. */
 	for (i = 0; i < n; i++) {
-		const struct sum_packed *sp = &idx->ublk[i >> BLK_SHIFT]->s[i & BLK_MASK];
+		const struct sum_packed *sp = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
 
 		if (((sp->tsc_flags >> 56) & SUM_EXC) && !find_exc(idx, i))
 			return -pte_bad_file;
@@ -2319,6 +2373,7 @@ static int load_blob(struct idx *idx, const void *buf, size_t len)
 	idx->totals.nerrors = h.nerrors;
 	idx->totals.have_tsc = (uint8_t)!!h.have_tsc;
 	idx->ord_next = h.npackets;
+	atomic_store(&idx->ncarry, (size_t)h.ncarry);
 	atomic_store(&idx->nseeks, n);
 	atomic_store(&idx->nsums, n);
 	if (h.size == idx->img->size) {
@@ -2342,6 +2397,14 @@ static int load_blob(struct idx *idx, const void *buf, size_t len)
 	return 0;
 }
 
+/* Free block @p unless it lives in the borrowed blob. */
+static void free_block(struct idx *idx, void *p)
+{
+	if ((const uint8_t *)p >= idx->borrow_lo && (const uint8_t *)p < idx->borrow_hi)
+		return;
+	free(p);
+}
+
 int idx_reset(struct idx *idx)
 {
 	size_t i;
@@ -2349,15 +2412,19 @@ int idx_reset(struct idx *idx)
 	if (!idx || idx->started)
 		return -pte_invalid;
 	for (i = 0; i < idx->nblk; i++) {
-		free(idx->sblk[i]);
-		free(idx->ublk[i]);
-		free(idx->carry[i]);
+		free_block(idx, idx->sblk[i]);
+		free_block(idx, idx->ublk[i]);
+		free_block(idx, idx->oblk[i]);
+		free_block(idx, idx->carry[i]);
 		idx->sblk[i] = NULL;
 		idx->ublk[i] = NULL;
+		idx->oblk[i] = NULL;
 		idx->carry[i] = NULL;
 	}
-	atomic_store(&idx->ncarry, 0);
-	idx->sums_done = 0;
+	if (idx->unborrow)
+		idx->unborrow(idx->unborrow_ctx);
+	idx->unborrow = NULL;
+	idx->borrow_lo = idx->borrow_hi = NULL;
 	for (i = 0; i < idx->ncblk; i++)
 		free(idx->cblk[i]);
 	free(idx->cblk);
@@ -2375,6 +2442,8 @@ int idx_reset(struct idx *idx)
 	idx->ord_next = 0;
 	idx->resume_off = 0;
 	idx->complete = 0;
+	idx->sums_done = 0;
+	atomic_store(&idx->ncarry, 0);
 	atomic_store(&idx->nseeks, 0);
 	atomic_store(&idx->nsums, 0);
 	atomic_store(&idx->scanned, 0);
@@ -2392,7 +2461,26 @@ int idx_load(struct idx *idx, const void *buf, size_t len)
 		return -pte_invalid;
 	if (idx->started || idx_nseeks(idx) || idx->nctx)
 		return -pte_invalid;
-	ret = load_blob(idx, buf, len);
+	ret = load_blob(idx, buf, len, 0);
+	if (ret < 0)
+		idx_reset(idx);
+	return ret;
+}
+
+int idx_load_mapped(struct idx *idx, void *buf, size_t len,
+		    void (*unborrow)(void *ctx), void *ctx)
+{
+	int ret;
+
+	if (!idx || !buf || (uintptr_t)buf % 8)
+		return -pte_invalid;
+	if (idx->started || idx_nseeks(idx) || idx->nctx)
+		return -pte_invalid;
+	idx->borrow_lo = buf;
+	idx->borrow_hi = (const uint8_t *)buf + len;
+	idx->unborrow = unborrow;
+	idx->unborrow_ctx = ctx;
+	ret = load_blob(idx, buf, len, 1);
 	if (ret < 0)
 		idx_reset(idx);
 	return ret;

@@ -225,6 +225,13 @@ int idx_next_trouble(const struct idx *idx, size_t from, int dir, size_t *seg);
  * Returns 0, -pte_invalid if the index is not complete, or -pte_nomem. */
 int idx_save(const struct idx *idx, void **buf, size_t *len);
 
+/* Serialise a finished index piece by piece through @emit(@ctx, p, n),
+ * which returns 0 or a negative pte code (without a copy of the whole).
+ * Returns 0, -pte_invalid if the index is not complete, or what @emit
+ * returned. */
+int idx_save_to(const struct idx *idx,
+		int (*emit)(void *ctx, const void *p, size_t n), void *ctx);
+
 /* Load the blob [@buf, @buf + @len) into a fresh index (not started).  If
  * the image is longer than the indexed size recorded in the blob (a trace
  * that grew), the old part is kept and idx_start() indexes only from the
@@ -234,6 +241,13 @@ int idx_save(const struct idx *idx, void **buf, size_t *len);
  * image, -pte_invalid if @idx was started or has content or @buf is not
  * 8-byte aligned, or -pte_nomem. */
 int idx_load(struct idx *idx, const void *buf, size_t len);
+
+/* As idx_load(), but the index keeps using @buf (mapped copy-on-write,
+ * writable) instead of copying it; @unborrow(@ctx) is called when the
+ * index no longer needs it (idx_reset(), idx_free(), or a failed load).
+ * Returns as idx_load(). */
+int idx_load_mapped(struct idx *idx, void *buf, size_t len,
+		    void (*unborrow)(void *ctx), void *ctx);
 
 /* Forget everything idx_load() put into @idx (which was not started), so
  * it can be built from scratch.  Returns 0, or -pte_invalid if started. */

@@ -79,6 +79,8 @@ static uint64_t hdr_hash(const struct cache_hdr *h)
 }
 
 struct check_args {
+	struct cache_map *cm;
+	int handed;		/* the index owns the mapping now */
 	const struct cache_hdr *h;
 	const uint8_t *body;
 	struct idx *idx;
@@ -87,14 +89,30 @@ struct check_args {
 	int ret;
 };
 
-/* Under the guard: the body's hash, then the load. */
+struct cache_map {
+	void *map;
+	size_t len;
+};
+
+static void cache_unmap(void *ctx)
+{
+	struct cache_map *cm = ctx;
+
+	munmap(cm->map, cm->len);
+	free(cm);
+}
+
+/* Under the guard: the body's hash, then the load (which keeps the
+ * mapping: reopening a big index copies nothing). */
 static int check_body(void *arg)
 {
 	struct check_args *a = arg;
 
 	if (XXH3_64bits(a->body, (size_t)a->h->body_len) != a->h->body_hash)
 		return -pte_bad_file;
-	return idx_load(a->idx, a->body, (size_t)a->h->body_len);
+	a->handed = 1;
+	return idx_load_mapped(a->idx, (void *)a->body, (size_t)a->h->body_len,
+			       cache_unmap, a->cm);
 }
 
 /* A copied or touched trace with the same sampled content: check every
@@ -177,20 +195,32 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		*why = "trace changed";
 		goto out_close;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	/* Private and writable: a grown trace's index goes on in place,
+	 * copy-on-write, without touching the file. */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		*why = "cannot map";
 		goto out_close;
 	}
+	ca.cm = malloc(sizeof(*ca.cm));
+	if (!ca.cm) {
+		munmap(map, (size_t)st.st_size);
+		res = -pte_nomem;
+		goto out_close;
+	}
+	ca.cm->map = map;
+	ca.cm->len = (size_t)st.st_size;
 	ca.h = &h;
 	ca.body = (const uint8_t *)map + sizeof(h);
 	ca.idx = idx;
 	ca.t = t;
 	ca.stream = stream;
+	ca.handed = 0;
 	ret = trace_guard(check_body, &ca);
+	if (ret < 0 && !ca.handed)
+		cache_unmap(ca.cm);	/* the index never took it */
 	if (!ret && (h.file_size != t->size || h.mtime_ns != t->mtime_ns))
 		ret = trace_guard(verify_body, &ca);
-	munmap(map, (size_t)st.st_size);
 	if (ret < 0) {
 		idx_reset(idx);
 		*why = ret == -pte_sigbus ? "cache file shrank" : "corrupt";
@@ -221,15 +251,29 @@ static int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+struct save_args {
+	int fd;
+	XXH3_state_t st;
+	uint64_t len;
+};
+
+static int emit_file(void *ctx, const void *p, size_t n)
+{
+	struct save_args *sa = ctx;
+
+	XXH3_64bits_update(&sa->st, p, n);
+	sa->len += n;
+	return write_all(sa->fd, p, n) < 0 ? -pte_io : 0;
+}
+
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		  char *err, size_t errlen)
 {
+	struct save_args *sa;
 	struct identity id;
 	struct cache_hdr h;
 	char dir[4096], path[4096], tmp[4200];
-	void *body;
-	size_t len;
-	int fd, ret;
+	int ret;
 
 	if (!idx || !t || !err || stream < 0 || (size_t)stream >= t->nstreams)
 		return -pte_invalid;
@@ -246,54 +290,65 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		snprintf(err, errlen, "%s: the file shrank while being read", t->path);
 		return ret;
 	}
-	ret = idx_save(idx, &body, &len);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s: %s", path, pte_strerror(ret));
-		return ret;
+	sa = malloc(sizeof(*sa));
+	if (!sa)
+		return -pte_nomem;
+	XXH3_INITSTATE(&sa->st);
+	XXH3_64bits_reset(&sa->st);
+	sa->len = 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	sa->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (sa->fd < 0) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		ret = -pte_io;
+		goto out_free;
 	}
+	/* The body streams out behind a placeholder header, hashed on the
+	 * way; the real header goes in last. */
 	memset(&h, 0, sizeof(h));
+	if (write_all(sa->fd, &h, sizeof(h)) < 0) {
+		ret = -pte_io;
+		goto out_err;
+	}
+	ret = idx_save_to(idx, emit_file, sa);
+	if (ret < 0)
+		goto out_err;
 	memcpy(h.magic, CACHE_MAGIC, 8);
 	h.version = CACHE_VERSION;
 	h.hdr_size = sizeof(h);
 	h.file_size = id.size;
 	h.file_hash = id.hash;
 	h.mtime_ns = t->mtime_ns;
-	h.body_len = len;
-	h.body_hash = XXH3_64bits(body, len);
+	h.body_len = sa->len;
+	h.body_hash = XXH3_64bits_digest(&sa->st);
 	snprintf(h.stream, sizeof(h.stream), "%s", t->streams[stream].name);
 	h.hdr_hash = hdr_hash(&h);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	if (pwrite(sa->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		ret = -pte_io;
-		goto out_free;
+		goto out_err;
 	}
-	if (write_all(fd, &h, sizeof(h)) < 0 || write_all(fd, body, len) < 0) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	if (close(sa->fd) < 0) {
+		sa->fd = -1;
 		ret = -pte_io;
-		goto out_unlink;
+		goto out_err;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		ret = -pte_io;
-		goto out_unlink;
-	}
-	fd = -1;
+	sa->fd = -1;
 	if (rename(tmp, path) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		ret = -pte_io;
-		goto out_unlink;
+		goto out_err;
 	}
-	free(body);
+	free(sa);
 	return 0;
 
-out_unlink:
-	if (fd >= 0)
-		close(fd);
+out_err:
+	if (ret == -pte_io)
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	else
+		snprintf(err, errlen, "%s: %s", tmp, pte_strerror(ret));
+	if (sa->fd >= 0)
+		close(sa->fd);
 	unlink(tmp);
 out_free:
-	free(body);
+	free(sa);
 	return ret;
 }
