@@ -10,6 +10,7 @@
 
 #include "cmds.h"
 #include "image.h"
+#include "json.h"
 #include "perfdata.h"
 #include "pkt.h"
 #include "trace.h"
@@ -108,23 +109,6 @@ static int scan_stream(void *arg)
 	return 0;
 }
 
-/* Print @s as a JSON string. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static const char *kind_name(enum trace_kind k)
 {
 	switch (k) {
@@ -163,7 +147,7 @@ static void json_timing(const struct tm_config *c)
 		       ", \"time_zero\": %" PRIu64 ", ", c->time_shift,
 		       c->time_mult, c->time_zero);
 	printf("\"ptdump_options\": ");
-	json_str(opts);
+	json_string(stdout, opts);
 	printf("}");
 }
 
@@ -196,7 +180,7 @@ static void json_events(const struct trace *t, size_t si)
 			printf(", \"flags\": %" PRIu32, ev[i].flags);
 		if (ev[i].kind == PD_EV_COMM) {
 			printf(", \"comm\": ");
-			json_str(ev[i].comm);
+			json_string(stdout, ev[i].comm);
 		}
 		printf("}");
 	}
@@ -211,14 +195,14 @@ static void print_json(const struct trace *t, const struct info_stats *stats,
 	int k;
 
 	printf("{\"file\": ");
-	json_str(t->path);
+	json_string(stdout, t->path);
 	printf(", \"container\": \"%s\", \"size\": %" PRIu64 ",\n",
 	       t->kind == TRACE_RAW ? "raw" : t->kind == TRACE_PERF_FILE ?
 	       "perf-file" : "perf-pipe", t->size);
 	if (in) {
 		printf(" \"perf\": {\"records\": %" PRIu64 ", \"auxtrace\": %"
 		       PRIu64 ", \"cpuid\": ", in->nrecords, in->nauxtrace);
-		json_str(in->cpuid);
+		json_string(stdout, in->cpuid);
 		printf(", \"pmu_type\": %" PRIu32 ", \"config\": \"%#" PRIx64
 		       "\", \"tsc\": %u, \"mtc\": %u, \"mtc_period\": %u, "
 		       "\"cyc\": %u, \"cyc_thresh\": %u, \"psb_period\": %u, "
@@ -232,13 +216,13 @@ static void print_json(const struct trace *t, const struct info_stats *stats,
 		       in->per_cpu_mmaps, in->have_sched_switch,
 		       in->tsc_ctc_ratio_n, in->tsc_ctc_ratio_d,
 		       in->max_non_turbo_ratio);
-		json_str(in->filter);
+		json_string(stdout, in->filter);
 		printf(", \"sideband\": {");
 		for (k = 0; k < PD_EV_NKINDS; k++)
 			printf("%s\"%s\": %" PRIu64, k ? ", " : "",
 			       perfdata_event_name(k), in->nevents[k]);
 		printf("}, \"warnings\": %u, \"warning\": ", in->nwarnings);
-		json_str(in->warning);
+		json_string(stdout, in->warning);
 		printf("},\n");
 	}
 	printf(" \"streams\": [");
@@ -247,7 +231,7 @@ static void print_json(const struct trace *t, const struct info_stats *stats,
 		const struct info_stats *st = &stats[i];
 
 		printf("%s\n  {\"index\": %zu, \"name\": ", i ? "," : "", i);
-		json_str(s->name);
+		json_string(stdout, s->name);
 		printf(", \"cpu\": %d, \"tid\": %d, \"bytes\": %" PRIu64
 		       ", \"spans\": %zu, \"gaps\": %" PRIu64
 		       ", \"snapshot\": %s, \"psbs\": %" PRIu64, s->cpu, s->tid,
