@@ -1275,6 +1275,10 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 		if (ret)
 			goto out_streams;
 	}
+	/* the spans hold what the AUXTRACE list said */
+	free(st->aux);
+	st->aux = NULL;
+	st->naux = st->aux_cap = 0;
 	/* the state must not point at the caller's buffer any longer */
 	st->err = NULL;
 	st->errlen = 0;
