@@ -186,7 +186,10 @@ static int list_json(const struct bm_set *set, const char *path, size_t stream,
 	printf(", \"stream\": ");
 	json_string(stdout, t->streams[stream].name);
 	printf(", \"file\": ");
-	json_string(stdout, bm_file(set));
+	if (bm_file(set))
+		json_string(stdout, bm_file(set));
+	else
+		printf("null");
 	printf(", \"marks\": [");
 	for (i = 0; (e = bm_at(set, i)); i++) {
 		printf("%s\n  {\"kind\": \"%s\", \"name\": ", i ? "," : "",

@@ -1233,15 +1233,15 @@ int bm_open(struct bm_set **out, const char *id, uint64_t size,
 		goto out_nomem;
 	if (opts->file) {
 		set->file = strdup(opts->file);
-	} else {
-		ret = xdg_path(XDG_STATE, "traces", dir, sizeof(dir), err, sizeof(err));
-		if (ret < 0) {
-			bm_report(set, "%s", err);
-			goto out_free;
-		}
-		if (asprintf(&set->file, "%s/%s%s%s.marks", dir, id,
-			     set->stream[0] ? "@" : "", set->stream) < 0)
-			set->file = NULL;
+	} else if (xdg_path(XDG_STATE, "traces", dir, sizeof(dir), err,
+			    sizeof(err)) < 0) {
+		/* Marks still work, in memory. */
+		bm_report(set, "%s; marks are not saved", err);
+		set->saving = 0;
+		goto out_done;
+	} else if (asprintf(&set->file, "%s/%s%s%s.marks", dir, id,
+			    set->stream[0] ? "@" : "", set->stream) < 0) {
+		set->file = NULL;
 	}
 	if (!set->file)
 		goto out_nomem;
@@ -1252,6 +1252,7 @@ int bm_open(struct bm_set **out, const char *id, uint64_t size,
 		goto out_free;
 	if (!opts->file)
 		bm_check_changed(set);
+out_done:
 	*out = set;
 	return 0;
 out_nomem:

@@ -103,8 +103,9 @@ struct bm_set;
  * Returns 0 and sets *@out.
  * Returns -pte_invalid if @out, @id or @path is NULL or @id (or
  * @opts->stream) is not a plain name.
- * Returns -pte_nomem if out of memory.
- * Returns -pte_bad_config if there is no state directory ($HOME unset). */
+ * Without a state directory ($HOME and $XDG_STATE_HOME unset) the set
+ * works in memory only: bm_saving() is 0, bm_file() NULL (reported).
+ * Returns -pte_nomem if out of memory. */
 int bm_open(struct bm_set **out, const char *id, uint64_t size,
 	    const char *path, const struct bm_opts *opts);
 
@@ -120,7 +121,7 @@ int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
 /* Free @set (NULL is fine).  Does not save: every change already did. */
 void bm_close(struct bm_set *set);
 
-/* The marks file's path. */
+/* The marks file's path, or NULL if there is no state directory. */
 const char *bm_file(const struct bm_set *set);
 
 /* The last message reported, or NULL if none. */

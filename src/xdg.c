@@ -41,7 +41,7 @@ int xdg_path(enum xdg_kind kind, const char *sub, char *buf, size_t size,
 	} else {
 		home = getenv("HOME");
 		if (!home || home[0] != '/') {
-			xdg_err(err, errlen, "ptbrowse: neither $%s nor $HOME%s "
+			xdg_err(err, errlen, "neither $%s nor $HOME%s "
 				"is set to an absolute path",
 				xdg_bases[kind].var, "");
 			return -pte_bad_config;
@@ -60,7 +60,7 @@ int xdg_path(enum xdg_kind kind, const char *sub, char *buf, size_t size,
 	}
 	return 0;
 too_long:
-	xdg_err(err, errlen, "ptbrowse: the %s directory path is too long%s",
+	xdg_err(err, errlen, "the $%s directory path is too long%s",
 		xdg_bases[kind].var, "");
 	return -pte_nomem;
 }

@@ -76,14 +76,21 @@ static int exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
+static void setup_state(void)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/state", tmpdir);
+	setenv("XDG_STATE_HOME", path, 1);
+}
+
 static int setup(void **state)
 {
 	char path[4096];
 
 	if (!mkdtemp(tmpdir))
 		return -1;
-	snprintf(path, sizeof(path), "%s/state", tmpdir);
-	setenv("XDG_STATE_HOME", path, 1);
+	setup_state();
 	snprintf(path, sizeof(path), "%s/config", tmpdir);
 	setenv("XDG_CONFIG_HOME", path, 1);
 	snprintf(path, sizeof(path), "%s/cache", tmpdir);
@@ -629,8 +636,7 @@ static void test_unwritable(void **state)
 	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
 	assert_int_equal(bm_count(set), 3);
 	bm_close(set);
-	snprintf(path, sizeof(path), "%s/state", tmpdir);
-	setenv("XDG_STATE_HOME", path, 1);
+	setup_state();
 }
 
 static void test_no_state_and_cap(void **state)
@@ -699,6 +705,25 @@ static void test_two_writers(void **state)
 	assert_int_equal(bm_at(a, (size_t)bm_find(a, "c"))->from, 4);
 	assert_true(bm_find_at(a, BM_BOOKMARK, 3) >= 0);
 	bm_close(a);
+}
+
+static void test_no_home(void **state)
+{
+	struct bm_set *set;
+
+	unsetenv("XDG_STATE_HOME");
+	unsetenv("HOME");
+	assert_int_equal(bm_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_non_null(strstr(msgs, "$HOME"));
+	assert_non_null(strstr(msgs, "marks are not saved"));
+	assert_false(bm_saving(set));
+	assert_null(bm_file(set));
+	assert_int_equal(bm_mark_set(set, 'a', 1, NULL), 0);
+	assert_int_equal(bm_count(set), 1);
+	assert_int_equal(bm_save(set), 0);
+	bm_close(set);
+	setenv("HOME", tmpdir, 1);
+	setup_state();
 }
 
 static void test_streams(void **state)
@@ -996,6 +1021,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unwritable, clean),
 		cmocka_unit_test_setup(test_no_state_and_cap, clean),
 		cmocka_unit_test_setup(test_two_writers, clean),
+		cmocka_unit_test_setup(test_no_home, clean),
 		cmocka_unit_test_setup(test_streams, clean),
 		cmocka_unit_test_setup(test_explicit_file, clean),
 		cmocka_unit_test(test_summary),
