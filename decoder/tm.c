@@ -20,6 +20,7 @@ enum {
 	TM_S_SLEPT = 1 << 9,	/* a sleep since the last anchor */
 	TM_S_MTC_EARLY = 1 << 10, /* last_mtc: an MTC between the TSC and
 				   * its TMA, placed when the TMA comes */
+	TM_S_AT_TSC = 1 << 11,	/* the anchor is a TSC packet's */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -120,7 +121,7 @@ static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 	if (t > tm->est)
 		tm->est = t;
 	tm->cyc_mtc = 0;
-	tm->state &= ~(TM_S_TAINT | TM_S_SLEPT);
+	tm->state &= ~(TM_S_TAINT | TM_S_SLEPT | TM_S_AT_TSC);
 	if (tm->state & TM_S_SLEEP)
 		tm->state |= TM_S_TAINT | TM_S_SLEPT;
 }
@@ -133,7 +134,8 @@ static void calibrate(struct tm_model *tm, tm_q t)
 
 	tm_q ratio, khz;
 
-	if ((tm->state & TM_S_TAINT) || !tm->cyc_mtc || t < tm->anchor + Q_ONE)
+	if ((tm->state & TM_S_TAINT) || !tm->cyc_mtc ||
+	    tm->cyc_mtc == UINT32_MAX || t < tm->anchor + Q_ONE)
 		return;
 	ticks = t - tm->anchor;
 	ratio = ticks / tm->cyc_mtc;
@@ -151,7 +153,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 {
 	tm_q t = (tm_q)pkt->u.tsc << 32;
 
-	if ((tm->state & TM_S_TSC) && pkt->u.tsc < tm->last_tsc)
+	if ((tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor)
 		st->flags |= TM_F_TSC_BACK;
 	/* Lacking MTCs, calibrate from TSC to TSC. */
 	if ((tm->state & TM_S_TSC) && !(tm->state & TM_S_CTC_OK))
@@ -161,9 +163,8 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	 * beyond the TSC is damage, and is clamped and flagged). */
 	if (!(tm->state & TM_S_TSC))
 		tm->state &= ~TM_S_CYC_EST;
-	tm->last_tsc = pkt->u.tsc;
 	set_anchor(tm, t, st);
-	tm->state |= TM_S_TSC;
+	tm->state |= TM_S_TSC | TM_S_AT_TSC;
 	tm->state &= ~(TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY);
 }
 
@@ -176,8 +177,7 @@ static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		return;
 	}
 	/* A TMA belongs right after its TSC. */
-	if (!(tm->state & TM_S_TSC) || (tm->state & (TM_S_TMA | TM_S_MTC)) ||
-	    tm->anchor != ((tm_q)tm->last_tsc << 32)) {
+	if ((tm->state & (TM_S_AT_TSC | TM_S_TMA | TM_S_MTC)) != TM_S_AT_TSC) {
 		st->flags |= TM_F_TMA_NO_TSC;
 		return;
 	}
@@ -202,8 +202,8 @@ static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
 	}
 	/* An MTC may slip between a TSC and its TMA: only the TMA can
 	 * place it, so it waits for the TMA. */
-	if ((tm->state & (TM_S_TSC | TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY)) ==
-	    TM_S_TSC && tm->anchor == ((tm_q)tm->last_tsc << 32)) {
+	if ((tm->state & (TM_S_AT_TSC | TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY))
+	    == TM_S_AT_TSC) {
 		tm->last_mtc = payload;
 		tm->state |= TM_S_MTC_EARLY;
 		return;
@@ -263,7 +263,8 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 
 	tm->cycles = add_sat(tm->cycles, v);
 	tm->pending = add_sat(tm->pending, v);
-	tm->cyc_mtc = add_sat(tm->cyc_mtc, v);
+	tm->cyc_mtc = v >= UINT32_MAX - tm->cyc_mtc ? UINT32_MAX :
+		      tm->cyc_mtc + (uint32_t)v;
 	tm->state |= TM_S_PEND | TM_S_CYC;
 	st->cyc_delta = v;
 	/* The first CYC (after a loss) has no known start: count from the
@@ -414,7 +415,6 @@ void tm_save(const struct tm_model *tm, struct tm_carry *c)
 	c->ratio = tm->ratio;
 	c->cycles = tm->cycles;
 	c->pending = tm->pending;
-	c->last_tsc = tm->last_tsc;
 	c->cyc_mtc = tm->cyc_mtc;
 	c->khz = tm->khz;
 	c->tma_ctc = tm->tma_ctc;
@@ -434,7 +434,6 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 	tm->ratio = c->ratio;
 	tm->cycles = c->cycles;
 	tm->pending = c->pending;
-	tm->last_tsc = c->last_tsc;
 	tm->cyc_mtc = c->cyc_mtc;
 	tm->khz = c->khz;
 	tm->tma_ctc = c->tma_ctc;

@@ -60,7 +60,8 @@ enum tm_flag {
 	TM_F_MTC_LOST	= 1u << 7,	/* MTCs were dropped before this one */
 	TM_F_UNCAL	= 1u << 8,	/* CYC without calibration: time held */
 	TM_F_OVF	= 1u << 9,	/* an overflow: packets were lost */
-	TM_F_TSC_BACK	= 1u << 10,	/* a TSC below the previous TSC */
+	TM_F_TSC_BACK	= 1u << 10,	/* a TSC a tick or more below the last
+					 * anchor (TSC or MTC) */
 	TM_F_TMA_NO_TSC	= 1u << 11,	/* a TMA without a TSC before it */
 	TM_F_CLAMPED	= 1u << 12,	/* an anchor a tick or more behind the
 					 * estimate, which held */
@@ -90,21 +91,20 @@ struct tm_stamp {
  * What must carry across a PSB so that decoding a segment from its PSB
  * gives the same stamps as decoding from the start: the estimate and its
  * anchors, the calibration, the CBR, the cycle count and the MTC state.
- * Plain data, 96 bytes; the indexer stores one per PSB.
+ * Plain data, 80 bytes (76 used); the indexer stores one per PSB.
  */
 struct tm_carry {
 	uint64_t est, anchor, cyc_est;	/* whole TSC ticks */
-	uint32_t est_frac, anchor_frac, cyc_est_frac;	/* 1/2^32 ticks */
 	uint64_t ratio;		/* TSC ticks per core cycle, Q32.32, 0 none */
 	uint64_t cycles;	/* cycles since the start */
 	uint64_t pending;	/* cycles not yet applied to a packet */
-	uint64_t last_tsc;	/* the last TSC packet */
-	uint64_t cyc_mtc;	/* cycles since the last anchor */
+	uint32_t est_frac, anchor_frac, cyc_est_frac;	/* 1/2^32 ticks */
+	uint32_t cyc_mtc;	/* cycles since the last anchor */
 	uint32_t khz;		/* the last frequency measurement */
 	uint16_t tma_ctc, tma_fc;	/* the last TMA */
+	uint16_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR */
-	uint16_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
 };
 
 /* A time in TSC ticks with 32 fraction bits (Q32.32 over 96 bits). */
@@ -120,8 +120,7 @@ struct tm_model {
 	uint64_t ratio;		/* measured ticks per cycle, Q32.32, 0 none */
 	uint64_t cycles;	/* cycles since the start */
 	uint64_t pending;	/* cycles not yet applied to a packet */
-	uint64_t cyc_mtc;	/* cycles since the last anchor */
-	uint64_t last_tsc;	/* the last TSC packet */
+	uint32_t cyc_mtc;	/* cycles since the last anchor (saturating) */
 	uint32_t khz;		/* the last frequency measurement */
 	uint16_t tma_ctc;	/* the TMA's CTC */
 	uint16_t tma_fc;	/* the TMA's FastCounter */
