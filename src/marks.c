@@ -846,17 +846,43 @@ static char *bm_peek_path(const char *file, uint64_t *size, char *id, size_t idl
 	return path;
 }
 
-/* Warn if another marks file in our directory was saved for the same
- * path: the file at that path changed since (a different identity). */
-static void bm_check_changed(struct bm_set *set)
+/* Whether marks file name @name belongs to stream @stream ("" the first). */
+static int bm_same_stream(const char *name, const char *stream)
+{
+	const char *at = strchr(name, '@');
+	size_t len;
+
+	if (!at)
+		return !stream[0];
+	len = strlen(stream);
+	return !strncmp(at + 1, stream, len) && !strcmp(at + 1 + len, ".marks");
+}
+
+/* Whether trace @t's first @size bytes have the identity @hex: the trace
+ * only grew since then, so offsets below @size still mean the same. */
+static int bm_grew_from(const struct trace *t, uint64_t size, const char *hex)
+{
+	struct identity old, now;
+
+	return !identity_parse(&old, hex) && old.size == size &&
+	       !identity_of_prefix(&now, t, size) && identity_same(&old, &now);
+}
+
+/* Marks files in our directory saved for the same path under another
+ * identity: the file at that path changed since.  If trace @t (may be
+ * NULL) only grew, adopt the newest such marks, else warn. */
+static void bm_check_changed(struct bm_set *set, const struct trace *t)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 256], id[80];
+	char warn[PATH_MAX + 256] = "", grew[PATH_MAX + 256] = "";
+	uint64_t size, warn_size = 0, grew_size = 0;
+	struct bm_parse ps = { 0 };
 	const char *base;
 	struct dirent *d;
-	uint64_t size;
 	size_t len;
 	DIR *dp;
 	char *path;
+	FILE *f;
 
 	bm_dirname(set->file, dir, sizeof(dir));
 	base = strrchr(set->file, '/');
@@ -875,16 +901,39 @@ static void bm_check_changed(struct bm_set *set)
 		path = bm_peek_path(file, &size, id, sizeof(id));
 		/* Other streams of the same trace share its id. */
 		if (path && id[0] && !strcmp(path, set->path) && strcmp(id, set->id)) {
-			bm_report(set, "warning: %s changed since marks were "
-				  "saved for it (then %" PRIu64 " bytes, now %" PRIu64
-				  "); those marks stay in %s and are not applied",
-				  set->path, size, set->size, file);
-			free(path);
-			break;
+			if (t && size < set->size && bm_same_stream(d->d_name, set->stream) &&
+			    bm_grew_from(t, size, id)) {
+				/* An earlier, shorter state of this trace. */
+				if (!set->n && !set->disk.present && size > grew_size) {
+					snprintf(grew, sizeof(grew), "%s", file);
+					grew_size = size;
+				}
+			} else if (!warn[0]) {
+				snprintf(warn, sizeof(warn), "%s", file);
+				warn_size = size;
+			}
 		}
 		free(path);
 	}
 	closedir(dp);
+	if (grew[0] && (f = fopen(grew, "re"))) {
+		ps.fname = grew;
+		bm_read(set, f, &ps);
+		fclose(f);
+		free(ps.trace_path);
+		bm_sort(set);
+		bm_report(set, "%s grew since its marks were saved (then %" PRIu64
+			  " bytes, now %" PRIu64 "); they still apply", set->path,
+			  grew_size, set->size);
+		if (set->n)
+			bm_save(set);
+		return;
+	}
+	if (warn[0])
+		bm_report(set, "warning: %s changed since marks were saved for it "
+			  "(then %" PRIu64 " bytes, now %" PRIu64 "); those marks "
+			  "stay in %s and are not applied", set->path, warn_size,
+			  set->size, warn);
 }
 
 /* Remove temporary files left by saves of processes that died. */
@@ -1203,8 +1252,10 @@ out_free:
 	return ret;
 }
 
-int bm_open(struct bm_set **out, const char *id, uint64_t size,
-	    const char *path, const struct bm_opts *opts)
+/* bm_open(), knowing the trace @t (may be NULL) to tell growth apart. */
+static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
+			  const char *path, const struct bm_opts *opts,
+			  const struct trace *t)
 {
 	static const struct bm_opts defaults;
 	char dir[PATH_MAX], err[PATH_MAX + 128], *real;
@@ -1251,7 +1302,7 @@ int bm_open(struct bm_set **out, const char *id, uint64_t size,
 	if (ret < 0)
 		goto out_free;
 	if (!opts->file)
-		bm_check_changed(set);
+		bm_check_changed(set, t);
 out_done:
 	*out = set;
 	return 0;
@@ -1260,6 +1311,12 @@ out_nomem:
 out_free:
 	bm_close(set);
 	return ret;
+}
+
+int bm_open(struct bm_set **out, const char *id, uint64_t size,
+	    const char *path, const struct bm_opts *opts)
+{
+	return bm_open_common(out, id, size, path, opts, NULL);
 }
 
 int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
@@ -1279,7 +1336,7 @@ int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
 		o = *opts;
 	/* The first stream keeps the plain name: a raw file has only it. */
 	o.stream = stream ? t->streams[stream].name : NULL;
-	return bm_open(out, identity_hex(&id, hex), id.size, t->path, &o);
+	return bm_open_common(out, identity_hex(&id, hex), id.size, t->path, &o, t);
 }
 
 void bm_close(struct bm_set *set)

@@ -112,7 +112,10 @@ int bm_open(struct bm_set **out, const char *id, uint64_t size,
 struct trace;
 
 /* bm_open() for stream @stream of trace @t (opened by trace_open()): its
- * identity is computed here (a few MiB are hashed).
+ * identity is computed here (a few MiB are hashed).  Knowing the trace,
+ * it also tells a trace that only grew (its old identity is that of its
+ * prefix, e.g. a trace still being recorded) from one that changed, and
+ * carries the marks over, saying so, instead of warning.
  * Returns as bm_open(), or -pte_sigbus if the file shrank, -pte_invalid if
  * @stream is out of range. */
 int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,

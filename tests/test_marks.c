@@ -14,6 +14,7 @@
 
 #include "marks.h"
 #include "ptdec.h"
+#include "trace.h"
 
 #define ID "0000000000100000-1f2e3d4c5b6a7988"
 #define ID2 "0000000000100000-aaaaaaaaaaaaaaaa"
@@ -726,6 +727,72 @@ static void test_no_home(void **state)
 	setup_state();
 }
 
+/* Append @n bytes of pattern @seed to @path. */
+static void append(const char *path, size_t n, unsigned seed)
+{
+	FILE *f = fopen(path, "a");
+	size_t i;
+
+	assert_non_null(f);
+	for (i = 0; i < n; i++)
+		fputc((int)((i * 131 + seed) & 0xff), f);
+	fclose(f);
+}
+
+static struct bm_set *open_file_trace(const char *path)
+{
+	struct bm_set *set;
+	struct trace *t;
+	char err[256];
+
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(bm_open_trace(&set, t, 0, &opts), 0);
+	trace_close(t);
+	return set;
+}
+
+/* A trace still being recorded grows: its marks follow it.  A trace
+ * rewritten in place does not take them. */
+static void test_trace_grew(void **state)
+{
+	char path[4096];
+	struct bm_set *set;
+
+	snprintf(path, sizeof(path), "%s/live.pt", tmpdir);
+	unlink(path);
+	append(path, 1 << 20, 1);
+	set = open_file_trace(path);
+	assert_int_equal(bm_count(set), 0);
+	assert_int_equal(bm_mark_set(set, 'a', 0x100, "early"), 0);
+	bm_close(set);
+
+	append(path, 4096, 2);
+	msgs[0] = '\0';
+	set = open_file_trace(path);
+	assert_non_null(strstr(msgs, "grew since its marks were saved"));
+	assert_null(strstr(msgs, "warning"));
+	assert_int_equal(bm_count(set), 1);
+	assert_string_equal(bm_at(set, 0)->note, "early");
+	bm_close(set);
+	/* and now they are saved under the new identity: no message */
+	msgs[0] = '\0';
+	set = open_file_trace(path);
+	assert_string_equal(msgs, "");
+	assert_int_equal(bm_count(set), 1);
+	bm_close(set);
+
+	/* rewritten with other content, a little longer: a warning */
+	unlink(path);
+	append(path, (1 << 20) + 8192, 3);
+	msgs[0] = '\0';
+	set = open_file_trace(path);
+	assert_non_null(strstr(msgs, "warning: "));
+	assert_non_null(strstr(msgs, "changed since marks were saved"));
+	assert_int_equal(bm_count(set), 0);
+	bm_close(set);
+	unlink(path);
+}
+
 static void test_streams(void **state)
 {
 	struct bm_set *set, *set3;
@@ -1022,6 +1089,7 @@ int main(void)
 		cmocka_unit_test_setup(test_no_state_and_cap, clean),
 		cmocka_unit_test_setup(test_two_writers, clean),
 		cmocka_unit_test_setup(test_no_home, clean),
+		cmocka_unit_test_setup(test_trace_grew, clean),
 		cmocka_unit_test_setup(test_streams, clean),
 		cmocka_unit_test_setup(test_explicit_file, clean),
 		cmocka_unit_test(test_summary),
