@@ -191,11 +191,19 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 	if (threads)
 		idx_set_threads(idx, threads);
 	if (use_cache) {
-		ret = idxcache_load(idx, t, si, NULL);
+		const char *why = NULL;
+
+		ret = idxcache_load(idx, t, si, &why);
 		if (ret == IDXCACHE_HIT)
 			r->cache = "hit";
 		else if (ret == IDXCACHE_GROWN)
 			r->cache = "grown";
+		else if (why && strcmp(why, "not cached") &&
+			 strcmp(why, "no cache directory"))
+			/* A cache file that does not check out is never
+			 * trusted; say why it is rebuilt. */
+			fprintf(stderr, "ptbrowse: %s: index cache ignored (%s), "
+				"rebuilding it\n", t->path, why);
 	}
 	if (!idx_complete(idx)) {
 		cur_idx = idx;
