@@ -1,0 +1,201 @@
+/*
+ * search -- predicates over packets, a background search over a whole
+ * image on all cores, and the filter view's bounded-work iterator.
+ *
+ * The packet sequence searched is the one every other layer decodes: from
+ * each PSB on (the IP compression state is reset there, so decoding from a
+ * seek point gives exact IPs), a decode error being one pseudo packet of
+ * type PKT_INVALID after which decoding resumes at the next PSB.  Bytes
+ * before the first PSB are not searched.
+ *
+ * Speed: a predicate that only a packet holding some bytes can satisfy
+ * (ovf: "02 f3", cbr 0x20: "02 03 20", tip 0x401000: an IP opcode and
+ * "00 10", bytes 02 f3) is searched by a vectorised scan for those bytes;
+ * only the PSB segment around a candidate is decoded.  Other predicates
+ * decode every packet, skipping segments whose index summary rules a match
+ * out (srch_segment_may_match()).
+ *
+ * Search syntax (srch_parse()), case-sensitive, words separated by blanks:
+ *   TYPE            a packet type by ptdump name: tip, tip.pge, ovf, tnt.8,
+ *                   mode.exec, ...; "tnt" is tnt.8 or tnt.64
+ *   CLASS           sync, branch, ip, timing, mode, power, error, other;
+ *                   "error" is ovf and decode errors
+ *   TYPE VALUE      the type's main value: tip/fup/tip.pge/tip.pgd and
+ *                   "ip": the reconstructed IP; cbr, mtc, tsc, cyc, vmcs,
+ *                   pip (cr3), tma (ctc), mode.exec (16, 32 or 64),
+ *                   tnt.8/tnt.64 (number of bits), ptw/mnt (payload)
+ *   TYPE FIELD=VALUE  a named field: ip, cbr, mtc, tsc, cyc, cr3, nr,
+ *                   vmcs, ctc, fc, bits, intx, abrt, nbits, payload
+ *   an operator     = == != < <= > >= before a value ("tsc >= 0x1000",
+ *                   "pip cr3=0x1000", "cyc > 1000"); a range A-B
+ *                   (inclusive: "ip 0x400000-0x4fffff")
+ *   bytes HEX...    raw bytes starting inside a packet ("bytes 02 f3",
+ *   x:HEX           "x:02f3"); the hit is the packet holding the first byte
+ *   gap OP TIME     a timed packet (tsc, or mtc when the configuration
+ *                   gives MTC timing) whose time, by the time model, is OP
+ *                   TIME after the previous timed packet; TIME in tsc
+ *                   ticks (5000, 5000tsc) or ns, us, ms, s
+ *   not X, !X       X does not hold
+ *   X and Y, X & Y  both (also just "X Y")
+ *   X or Y, X | Y   either; "and" binds tighter; parentheses group
+ */
+#ifndef SEARCH_H
+#define SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "index.h"
+#include "pkt.h"
+#include "ptdec.h"
+#include "tm.h"
+#include "tm_config.h"
+
+struct srch_pred;
+struct srch;
+
+/* Parse search text @text into a new predicate *@out.  On error, a one-line
+ * message goes to @err (@errlen bytes, may be 0).
+ * Returns 0 and sets *@out (free with srch_pred_free()).
+ * Returns -pte_invalid if @text does not parse (see @err).
+ * Returns -pte_nomem if out of memory. */
+int srch_parse(const char *text, struct srch_pred **out, char *err,
+	       size_t errlen);
+
+/* Free @pred (NULL is fine). */
+void srch_pred_free(struct srch_pred *pred);
+
+/* Write @pred in a canonical form ("(tip & ip=0x401000)") into @buf.
+ * Returns the length it needs, as snprintf. */
+int srch_pred_format(const struct srch_pred *pred, char *buf, size_t len);
+
+/* Give @pred the stream's timing configuration (copied), for "gap" in time
+ * units and MTC times.  NULL means nothing is known.
+ * Returns 0, -pte_invalid if @pred is NULL, or -pte_no_calib if @pred has
+ * a gap in time units and @cfg gives no TSC frequency (not even P1). */
+int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg);
+
+/* Whether @pred needs packets before the one tested (a gap): such a
+ * predicate is evaluated from one PSB segment earlier than asked. */
+int srch_pred_has_history(const struct srch_pred *pred);
+
+/* The decoding state a predicate is evaluated in.  Fields are private to
+ * search.c but public so a context lives on the stack. */
+struct srch_ctx {
+	const struct img *img;	/* for bytes predicates; may be NULL */
+	uint64_t last_ip;	/* IP compression state */
+	uint64_t ip;		/* this packet's IP, if ip_ok */
+	uint64_t gap;		/* ticks since the previous timed packet */
+	uint64_t prev_time;	/* time of the previous timed packet */
+	uint8_t ip_ok;
+	uint8_t gap_ok;
+	uint8_t have_prev;
+	uint8_t use_tm;
+	struct tm_model tm;
+};
+
+/* Set @ctx up for decoding image @img (NULL: bytes predicates never match)
+ * with @pred's needs, at a PSB or the start of decoding. */
+void srch_ctx_init(struct srch_ctx *ctx, const struct srch_pred *pred,
+		   const struct img *img);
+
+/* Feed packet @pkt (in stream order; a decode error is a packet of type
+ * PKT_INVALID) to @ctx before testing it with srch_match(). */
+void srch_step(struct srch_ctx *ctx, const struct pkt *pkt);
+
+/* Whether @pkt satisfies @pred.  @ctx, fed up to and including @pkt by
+ * srch_step(), gives IPs, gaps and bytes; with @ctx NULL, compressed IPs,
+ * gaps and bytes never match.
+ * Returns 1 if it matches, 0 if not. */
+int srch_match(const struct srch_pred *pred, const struct pkt *pkt,
+	       const struct srch_ctx *ctx);
+
+/* Whether a PSB segment summarised by @sum may hold a match.
+ * Returns 0 if it cannot (the search skips it), 1 if it may. */
+int srch_segment_may_match(const struct srch_pred *pred,
+			   const struct idx_summary *sum);
+
+/* Options of a background search; zero means the default. */
+struct srch_opts {
+	unsigned nthreads;	/* default: one per online CPU */
+	size_t max_hits;	/* hits kept, nearest first (default 65536) */
+	uint64_t job_size;	/* largest unit of work (default 32 MiB) */
+	int no_wrap;		/* do not continue at the other end */
+	int no_skip;		/* ignore index summaries */
+	int no_prefilter;	/* decode everything */
+};
+
+/* A snapshot of a search (srch_status()). */
+struct srch_status {
+	uint64_t done;		/* bytes searched */
+	uint64_t total;		/* bytes to search */
+	uint64_t nhits;		/* matches counted so far (all of them) */
+	size_t nkept;		/* of which kept: the nearest ones */
+	int have_first;		/* first is the first hit, for certain */
+	uint64_t first;		/* offset of the first hit in the direction */
+	int first_wrapped;	/* it lies past the end (forward) or before
+				 * the start (backward): "search hit BOTTOM,
+				 * continuing at TOP" */
+	int finished;		/* the workers stopped */
+	int status;		/* once finished: 0, -pte_canceled, ... */
+};
+
+/* Search image @img for packets matching @pred (copied) in the background,
+ * starting after (@dir > 0) or before (@dir < 0) offset @from and wrapping
+ * around at the end.  @idx (may be NULL, may be still building) gives seek
+ * points and summaries; @img and @idx must outlive the search.
+ * Returns 0 and sets *@out, -pte_invalid, or -pte_nomem. */
+int srch_start(struct srch **out, const struct img *img, struct idx *idx,
+	       const struct srch_pred *pred, uint64_t from, int dir);
+
+/* srch_start() with options @opts (NULL: defaults). */
+int srch_start_opts(struct srch **out, const struct img *img,
+		    struct idx *idx, const struct srch_pred *pred,
+		    uint64_t from, int dir, const struct srch_opts *opts);
+
+/* Ask the search to stop now; safe from a signal handler. */
+void srch_cancel(struct srch *s);
+
+/* Wait for the search to end.
+ * Returns 0 if it searched everything, -pte_canceled, or another negative
+ * pte code. */
+int srch_wait(struct srch *s);
+
+/* Cancel, wait and free @s (NULL is fine). */
+void srch_free(struct srch *s);
+
+/* Take a snapshot of @s into @st. */
+void srch_status(struct srch *s, struct srch_status *st);
+
+/* The next hit after (@dir > 0) or before (@dir < 0) offset @off, for
+ * "n" and "N", wrapping around at the ends; *@wrapped (may be NULL) tells
+ * that it wrapped.
+ * Returns 0 and sets *@hit.
+ * Returns 1 if not known yet or not kept (run a new search from @off).
+ * Returns -pte_eos if the finished search found nothing at all. */
+int srch_next_hit(struct srch *s, uint64_t off, int dir, uint64_t *hit,
+		  int *wrapped);
+
+/* Copy up to @n kept hits with offsets in [@lo, @hi), in offset order,
+ * into @out (for highlighting).  Returns how many were copied. */
+size_t srch_hits(struct srch *s, uint64_t lo, uint64_t hi, uint64_t *out,
+		 size_t n);
+
+/* The filter view's source: the first packet matching @pred at or after
+ * offset @off, decoding at most about @budget bytes (0: 4 MiB).  @idx may
+ * be NULL.
+ * Returns 0 and fills *@hit.
+ * Returns 1 if none was found within the budget: call again with *@resume.
+ * Returns -pte_eos if there is none up to the end. */
+int srch_filter_next(const struct srch_pred *pred, const struct img *img,
+		     struct idx *idx, uint64_t off, uint64_t budget,
+		     struct pkt *hit, uint64_t *resume);
+
+/* The last packet matching @pred before offset @off, as srch_filter_next()
+ * (returns 1 with *@resume to call again with; -pte_eos at the start). */
+int srch_filter_prev(const struct srch_pred *pred, const struct img *img,
+		     struct idx *idx, uint64_t off, uint64_t budget,
+		     struct pkt *hit, uint64_t *resume);
+
+#endif /* SEARCH_H */

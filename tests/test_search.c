@@ -1,0 +1,918 @@
+/* test_search -- predicates, the background search and the filter source
+ * against a plain pkt_next walk. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "index.h"
+#include "pkt.h"
+#include "search.h"
+
+static const char *const traces[] = {
+	"dynamorio-drpt2trace/head_test_simple.raw.pt.bin",
+	"dynamorio-drpt2trace/hist_2aad718d_test_simple.tracedir.pt.bin",
+	"dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin",
+	"keeper-perf-event-sample/traced_data.bin",
+	"quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt",
+	"quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt",
+	"quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx0.cpu0.pt",
+	"quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx3.cpu3.pt",
+};
+
+struct mapped {
+	uint8_t *data;
+	size_t size;
+};
+
+static int map_path(const char *path, struct mapped *m)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !st.st_size) {
+		close(fd);
+		return -1;
+	}
+	m->size = (size_t)st.st_size;
+	m->data = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return m->data == MAP_FAILED ? -1 : 0;
+}
+
+static int map_trace(const char *rel, struct mapped *m)
+{
+	const char *shared = getenv("SHARED");
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/traces/%s", shared ? shared : "../shared", rel);
+	return map_path(path, m);
+}
+
+/* A generated trace with OVFs and corrupt bytes (decode errors), made by
+ * $BUILD/tools/ptgen; NULL path if ptgen is not built. */
+static char gen_path[256];
+
+static int map_generated(struct mapped *m)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024];
+	int fd;
+
+	if (!gen_path[0]) {
+		snprintf(gen_path, sizeof(gen_path), "/tmp/test_search.XXXXXX");
+		fd = mkstemp(gen_path);
+		if (fd < 0)
+			return -1;
+		close(fd);
+		snprintf(cmd, sizeof(cmd),
+			 "%s/tools/ptgen --seed 7 --size 3MiB --ovf-rate 0.002 "
+			 "--corrupt-rate 0.000003 -o %s 2>/dev/null",
+			 build ? build : "build", gen_path);
+		if (system(cmd)) {
+			unlink(gen_path);
+			gen_path[0] = '\0';
+			return -1;
+		}
+	}
+	return map_path(gen_path, m);
+}
+
+/*
+ * Parser.
+ */
+
+static void test_parse_table(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} ok[] = {
+		{ "tip", "tip" },
+		{ "ovf", "ovf" },
+		{ "tnt.8", "tnt.8" },
+		{ "tnt", "branch" },
+		{ "mode.exec 64", "mode.exec bits=0x40" },
+		{ "branch", "branch" },
+		{ "timing", "timing" },
+		{ "error", "error" },
+		{ "errors", "error" },
+		{ "tip 0x401000", "tip ip=0x401000" },
+		{ "ip 0x400000-0x4fffff", "ip ip=0x400000-0x4fffff" },
+		{ "ip 0x400000 - 0x4fffff", "ip ip=0x400000-0x4fffff" },
+		{ "ip 0x400000 -0x4fffff", "ip ip=0x400000-0x4fffff" },
+		{ "cbr 0x20", "cbr cbr=0x20" },
+		{ "cbr=32", "cbr cbr=0x20" },
+		{ "mtc 0xe7", "mtc mtc=0xe7" },
+		{ "pip cr3=0x1000", "pip cr3=0x1000" },
+		{ "pip cr3 = 0x1000 nr=1", "pip cr3=0x1000 nr=0x1" },
+		{ "tsc >= 0x100", "tsc tsc>=0x100" },
+		{ "tsc>=0x100", "tsc tsc>=0x100" },
+		{ "cyc > 1000", "cyc cyc>0x3e8" },
+		{ "gap > 10us", "gap>10000ns" },
+		{ "gap > 5000tsc", "gap>5000tsc" },
+		{ "gap 5000", "gap>5000tsc" },
+		{ "gap >= 1.5ms", "gap>=1500000ns" },
+		{ "bytes 02 f3", "bytes 02 f3" },
+		{ "bytes 02f3", "bytes 02 f3" },
+		{ "x:02f3", "bytes 02 f3" },
+		{ "tip or fup", "(tip | fup)" },
+		{ "tip and not fup", "(tip & !fup)" },
+		{ "tip fup", "(tip & fup)" },
+		{ "tip | fup & ovf", "(tip | (fup & ovf))" },
+		{ "(tip || fup) && !ovf", "((tip | fup) & !ovf)" },
+		{ "not (cbr 1 or cbr 2)", "!(cbr cbr=0x1 | cbr cbr=0x2)" },
+		{ "tip.pge", "tip.pge" },
+		{ "tnt.64 nbits>5", "tnt.64 nbits>0x5" },
+		{ "tma ctc=0x10 fc=3", "tma ctc=0x10 fc=0x3" },
+	};
+	static const struct {
+		const char *in, *msg;
+	} bad[] = {
+		{ "", "empty search" },
+		{ "   ", "empty search" },
+		{ "tipp", "unknown packet type or keyword 'tipp'" },
+		{ "0x401000", "a value needs a packet type first: '0x401000'" },
+		{ "psb 3", "'psb' takes no value" },
+		{ "cbr cr3=1", "'cbr' has no field 'cr3'" },
+		{ "tip >", "expected a value after '>'" },
+		{ "tip 0xzz", "bad number '0xzz'" },
+		{ "gap > 10parsecs", "bad unit in '10parsecs' (use tsc, ns, us, ms or s)" },
+		{ "cbr 10us", "bad number '10us'" },
+		{ "bytes", "'bytes' needs hex bytes, e.g. bytes 02 f3" },
+		{ "x:0g", "bad hex bytes '0g'" },
+		{ "(tip", "missing ')'" },
+		{ "tip )", "unexpected ')'" },
+		{ "tip and", "expected a packet type or keyword at the end" },
+		{ "ip 5-3", "empty range 5-3" },
+		{ "tsc > 1-2", "a range takes no operator" },
+		{ "mode 1", "'mode' takes no value" },
+		{ "tip 99999999999999999999999", "number too large: '99999999999999999999999'" },
+	};
+	char err[128], buf[256];
+	struct srch_pred *p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		p = NULL;
+		if (srch_parse(ok[i].in, &p, err, sizeof(err)))
+			fail_msg("'%s': %s", ok[i].in, err);
+		srch_pred_format(p, buf, sizeof(buf));
+		if (strcmp(buf, ok[i].out))
+			fail_msg("'%s' -> '%s', want '%s'", ok[i].in, buf, ok[i].out);
+		srch_pred_free(p);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = NULL;
+		if (srch_parse(bad[i].in, &p, err, sizeof(err)) != -pte_invalid)
+			fail_msg("'%s' parsed", bad[i].in);
+		assert_null(p);
+		if (strcmp(err, bad[i].msg))
+			fail_msg("'%s': '%s', want '%s'", bad[i].in, err, bad[i].msg);
+	}
+	assert_int_equal(srch_parse(NULL, &p, err, sizeof(err)), -pte_invalid);
+	/* A tiny error buffer is fine. */
+	assert_int_equal(srch_parse("tipp", &p, err, 4), -pte_invalid);
+	assert_string_equal(err, "unk");
+	assert_int_equal(srch_parse("tipp", &p, NULL, 0), -pte_invalid);
+}
+
+static struct srch_pred *parse(const char *s)
+{
+	struct srch_pred *p = NULL;
+	char err[128];
+
+	if (srch_parse(s, &p, err, sizeof(err)))
+		fail_msg("'%s': %s", s, err);
+	return p;
+}
+
+static int m(const char *s, const struct pkt *pkt, const struct srch_ctx *ctx)
+{
+	struct srch_pred *p = parse(s);
+	int r = srch_match(p, pkt, ctx);
+
+	srch_pred_free(p);
+	return r;
+}
+
+static void test_match_packets(void **state)
+{
+	struct pkt pkt;
+	struct srch_ctx ctx;
+	struct srch_pred *p;
+	struct tm_config cfg;
+
+	(void)state;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_OVF;
+	pkt.size = 2;
+	assert_true(m("ovf", &pkt, NULL));
+	assert_true(m("error", &pkt, NULL));
+	assert_false(m("tip", &pkt, NULL));
+	assert_true(m("not tip", &pkt, NULL));
+	assert_true(m("tip or ovf", &pkt, NULL));
+	assert_false(m("tip and ovf", &pkt, NULL));
+
+	pkt.type = PKT_INVALID;
+	assert_true(m("error", &pkt, NULL));
+	assert_false(m("ovf", &pkt, NULL));
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_CBR;
+	pkt.u.cbr = 0x20;
+	assert_true(m("cbr 0x20", &pkt, NULL));
+	assert_true(m("cbr >= 0x20", &pkt, NULL));
+	assert_false(m("cbr > 0x20", &pkt, NULL));
+	assert_true(m("cbr 0x10-0x20", &pkt, NULL));
+	assert_true(m("timing", &pkt, NULL));
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_TSC;
+	pkt.u.tsc = 0x1000;
+	assert_true(m("tsc >= 0x1000", &pkt, NULL));
+	assert_false(m("tsc < 0x1000", &pkt, NULL));
+	assert_true(m("tsc != 0x1", &pkt, NULL));
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_MODE_EXEC;
+	pkt.u.exec.csl = 1;
+	assert_true(m("mode.exec 64", &pkt, NULL));
+	assert_false(m("mode.exec 32", &pkt, NULL));
+	assert_true(m("mode", &pkt, NULL));
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_CYC;
+	pkt.u.cyc = 1001;
+	assert_true(m("cyc > 1000", &pkt, NULL));
+	pkt.u.cyc = 1000;
+	assert_false(m("cyc > 1000", &pkt, NULL));
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_PIP;
+	pkt.u.pip.cr3 = 0x12340;
+	pkt.u.pip.nr = 1;
+	assert_true(m("pip cr3=0x12340", &pkt, NULL));
+	assert_true(m("pip cr3=0x12340 nr=1", &pkt, NULL));
+	assert_false(m("pip cr3=0x12340 nr=0", &pkt, NULL));
+
+	/* A full IP needs no context; a compressed one does. */
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_TIP;
+	pkt.u.ip.ipc = PKT_IPC_FULL;
+	pkt.u.ip.ip = 0x401000;
+	assert_true(m("tip 0x401000", &pkt, NULL));
+	assert_true(m("ip 0x400000-0x4fffff", &pkt, NULL));
+	assert_false(m("fup 0x401000", &pkt, NULL));
+	pkt.u.ip.ipc = PKT_IPC_UPDATE16;
+	pkt.u.ip.ip = 0x2000;
+	assert_false(m("tip 0x402000", &pkt, NULL));
+
+	p = parse("ip 0x402000");
+	srch_ctx_init(&ctx, p, NULL);
+	{
+		struct pkt fup;
+
+		memset(&fup, 0, sizeof(fup));
+		fup.type = PKT_FUP;
+		fup.u.ip.ipc = PKT_IPC_SEXT48;
+		fup.u.ip.ip = 0x401234;
+		srch_step(&ctx, &fup);
+		assert_false(srch_match(p, &fup, &ctx));
+	}
+	srch_step(&ctx, &pkt);
+	assert_true(srch_match(p, &pkt, &ctx));
+	/* A PSB resets the compression state (SDM), so the same packet after
+	 * it is 0x2000. */
+	{
+		struct pkt psb;
+
+		memset(&psb, 0, sizeof(psb));
+		psb.type = PKT_PSB;
+		srch_step(&ctx, &psb);
+	}
+	srch_step(&ctx, &pkt);
+	assert_false(srch_match(p, &pkt, &ctx));
+	srch_pred_free(p);
+
+	/* A suppressed IP never matches. */
+	pkt.u.ip.ipc = PKT_IPC_SUPPRESSED;
+	assert_false(m("tip 0", &pkt, NULL));
+
+	/* Gaps between TSCs. */
+	p = parse("gap > 100");
+	assert_true(srch_pred_has_history(p));
+	srch_ctx_init(&ctx, p, NULL);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_TSC;
+	pkt.u.tsc = 1000;
+	srch_step(&ctx, &pkt);
+	assert_false(srch_match(p, &pkt, &ctx));
+	pkt.u.tsc = 1050;
+	srch_step(&ctx, &pkt);
+	assert_false(srch_match(p, &pkt, &ctx));
+	pkt.u.tsc = 1200;
+	srch_step(&ctx, &pkt);
+	assert_true(srch_match(p, &pkt, &ctx));
+	srch_pred_free(p);
+
+	/* Time units need a TSC frequency. */
+	p = parse("gap > 1us");
+	assert_int_equal(srch_pred_set_config(p, NULL), -pte_no_calib);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.have_tsc_hz = 1;
+	cfg.tsc_hz = 1000000000;
+	assert_int_equal(srch_pred_set_config(p, &cfg), 0);
+	srch_ctx_init(&ctx, p, NULL);
+	pkt.u.tsc = 5000;
+	srch_step(&ctx, &pkt);
+	pkt.u.tsc = 6000;
+	srch_step(&ctx, &pkt);
+	assert_false(srch_match(p, &pkt, &ctx));
+	pkt.u.tsc = 7001;
+	srch_step(&ctx, &pkt);
+	assert_true(srch_match(p, &pkt, &ctx));
+	srch_pred_free(p);
+
+	assert_false(srch_match(NULL, &pkt, NULL));
+	srch_pred_free(NULL);
+}
+
+static void test_segment_may_match(void **state)
+{
+	struct idx_summary sum;
+	struct srch_pred *p;
+
+	(void)state;
+	memset(&sum, 0, sizeof(sum));
+	sum.per_class[PKC_SYNC] = 3;
+	sum.per_class[PKC_BRANCH] = 10;
+	p = parse("ovf");
+	assert_false(srch_segment_may_match(p, &sum));
+	sum.novf = 1;
+	assert_true(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	p = parse("tip 0x1000");
+	assert_false(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	p = parse("tnt.8 or tip");
+	assert_true(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	p = parse("tnt.8 and tip");
+	assert_false(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	p = parse("not tip");
+	assert_true(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	p = parse("error");
+	sum.novf = 0;
+	assert_false(srch_segment_may_match(p, &sum));
+	sum.nerrors = 1;
+	assert_true(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+}
+
+/*
+ * Whole traces.
+ */
+
+/* The reference: a plain pkt_next walk from the first PSB, re-syncing at
+ * the next PSB after a decode error (which is a PKT_INVALID packet). */
+static size_t ref_matches(const struct srch_pred *p, const struct img *img,
+			  uint64_t **out)
+{
+	const struct img_span *s = &img->spans[0];
+	struct pkt_decoder dec;
+	struct srch_ctx ctx;
+	struct pkt pkt;
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0;
+
+	assert_int_equal(pkt_decoder_init(&dec, s->data, s->data + s->size, 0), 0);
+	srch_ctx_init(&ctx, p, img);
+	*out = NULL;
+	if (!(dec.pos = pkt_find_psb(dec.begin, dec.end)))
+		return 0;
+	for (;;) {
+		int r = pkt_next(&dec, &pkt);
+
+		if (r == -pte_eos)
+			break;
+		srch_step(&ctx, &pkt);
+		if (srch_match(p, &pkt, &ctx)) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				v = realloc(v, cap * sizeof(*v));
+				assert_non_null(v);
+			}
+			v[n++] = pkt.offset;
+		}
+		if (r < 0 && !(dec.pos = pkt_find_psb(dec.pos + 1, dec.end)))
+			break;
+	}
+	*out = v;
+	return n;
+}
+
+/* The index of the first hit > @from (or >= with @eq) in @ref. */
+static size_t first_above(const uint64_t *ref, size_t n, uint64_t from, int eq)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ref[mid] < from || (!eq && ref[mid] == from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The k-th hit after (dir > 0) or before @from in @ref, wrapping. */
+static uint64_t ref_step(const uint64_t *ref, size_t n, uint64_t from, int dir,
+			 size_t k)
+{
+	size_t i;
+
+	if (dir > 0)
+		return ref[(first_above(ref, n, from, 0) + k) % n];
+	i = first_above(ref, n, from, 1);
+	return ref[(i + n - 1 - k % n) % n];
+}
+
+/* Search with @opts and compare every hit with @ref. */
+static void check_search(const struct srch_pred *p, const struct img *img,
+			 struct idx *idx, const uint64_t *ref, size_t n,
+			 uint64_t from, int dir, const struct srch_opts *opts,
+			 const char *what)
+{
+	struct srch *s = NULL;
+	struct srch_status st;
+	uint64_t *got, off, hit;
+	size_t k, ng;
+	int wrapped, rc;
+	struct srch_opts o = { .max_hits = 0 };
+
+	if (opts)
+		o = *opts;
+	/* Keep every hit, so all can be compared. */
+	if (!o.max_hits)
+		o.max_hits = n + 16;
+	assert_int_equal(srch_start_opts(&s, img, idx, p, from, dir, &o), 0);
+	assert_int_equal(srch_wait(s), 0);
+	srch_status(s, &st);
+	assert_true(st.finished);
+	assert_int_equal(st.status, 0);
+	assert_int_equal(st.done, st.total);
+	if (st.nhits != n)
+		fail_msg("%s from %" PRIu64 " dir %d: %" PRIu64 " hits, want %zu",
+			 what, from, dir, st.nhits, n);
+	got = calloc(n + 1, sizeof(*got));
+	assert_non_null(got);
+	ng = srch_hits(s, 0, UINT64_MAX, got, n + 1);
+	assert_int_equal(ng, n);
+	for (k = 0; k < n; k++)
+		if (got[k] != ref[k])
+			fail_msg("%s: hit %zu at %" PRIu64 ", want %" PRIu64,
+				 what, k, got[k], ref[k]);
+	free(got);
+	if (!n) {
+		assert_int_equal(srch_next_hit(s, from, dir, &hit, NULL), -pte_eos);
+		assert_false(st.have_first);
+		srch_free(s);
+		return;
+	}
+	assert_true(st.have_first);
+	assert_int_equal(st.first, ref_step(ref, n, from, dir, 0));
+	assert_int_equal(st.first_wrapped, dir > 0 ? st.first <= from : st.first >= from);
+	/* n and N from the start, around the whole trace and back. */
+	off = from;
+	for (k = 0; k < n + 1 && k < 300; k++) {
+		rc = srch_next_hit(s, off, dir, &hit, &wrapped);
+		assert_int_equal(rc, 0);
+		assert_int_equal(hit, ref_step(ref, n, off, dir, 0));
+		assert_int_equal(wrapped, dir > 0 ? hit <= off : hit >= off);
+		off = hit;
+	}
+	/* Across both ends. */
+	for (k = 0; k < n + 1 && k < 300; k++) {
+		off = k % 2 ? ref[n - 1 - k / 2 % n] : ref[k / 2 % n];
+		rc = srch_next_hit(s, off, dir, &hit, &wrapped);
+		assert_int_equal(rc, 0);
+		assert_int_equal(hit, ref_step(ref, n, off, dir, 0));
+	}
+	for (k = 0; k < n + 1 && k < 300; k++) {
+		rc = srch_next_hit(s, off, -dir, &hit, &wrapped);
+		assert_int_equal(rc, 0);
+		if (hit != ref_step(ref, n, off, -dir, 0))
+			fail_msg("%s from %" PRIu64 " dir %d: reverse from %" PRIu64
+				 " at %" PRIu64 ", want %" PRIu64, what, from, dir,
+				 off, hit, ref_step(ref, n, off, -dir, 0));
+		off = hit;
+	}
+	srch_free(s);
+}
+
+/* Filter iteration both ways with a small budget. */
+static void check_filter(const struct srch_pred *p, const struct img *img,
+			 struct idx *idx, const uint64_t *ref, size_t n)
+{
+	uint64_t off = 0, resume;
+	struct pkt hit;
+	size_t k = 0;
+	int rc;
+
+	/* The first and last few hundred hits: a floods takes long this way. */
+	for (;;) {
+		if (k == 300 && n > 600) {
+			k = n - 300;
+			off = ref[k - 1] + 1;
+		}
+		rc = srch_filter_next(p, img, idx, off, 1024, &hit, &resume);
+		if (rc == -pte_eos)
+			break;
+		if (rc == 1) {
+			assert_true(resume > off);
+			off = resume;
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_true(k < n);
+		assert_int_equal(hit.offset, ref[k]);
+		k++;
+		off = hit.offset + 1;
+	}
+	assert_int_equal(k, n);
+	off = img->size;
+	for (;;) {
+		if (k == n - 300 && n > 600) {
+			k = 300;
+			off = ref[k];
+		}
+		rc = srch_filter_prev(p, img, idx, off, 1024, &hit, &resume);
+		if (rc == -pte_eos)
+			break;
+		if (rc == 1) {
+			assert_true(resume < off);
+			off = resume;
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_true(k > 0);
+		k--;
+		assert_int_equal(hit.offset, ref[k]);
+		off = hit.offset;
+	}
+	assert_int_equal(k, 0);
+}
+
+/* Some value of field-bearing packets that occurs in the trace: the
+ * middle one of type @type. */
+static int some_packet(const struct img *img, enum pkt_type type, struct pkt *out,
+		       uint64_t *ip)
+{
+	const struct img_span *s = &img->spans[0];
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	uint64_t last = 0, *offs = NULL;
+	struct pkt *all = NULL;
+	uint64_t *ips = NULL;
+	size_t n = 0, cap = 0;
+	int found = 0;
+
+	pkt_decoder_init(&dec, s->data, s->data + s->size, 0);
+	if (!(dec.pos = pkt_find_psb(dec.begin, dec.end)))
+		return 0;
+	for (;;) {
+		int r = pkt_next(&dec, &pkt);
+
+		if (r == -pte_eos)
+			break;
+		if (r < 0) {
+			if (!(dec.pos = pkt_find_psb(dec.pos + 1, dec.end)))
+				break;
+			continue;
+		}
+		if (pkt.type == PKT_PSB)
+			last = 0;
+		if (pkt.type == PKT_TIP || pkt.type == PKT_FUP ||
+		    pkt.type == PKT_TIP_PGE || pkt.type == PKT_TIP_PGD)
+			if (pkt_ip_update(&pkt, &last))
+				continue;
+		if (pkt.type != type)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			all = realloc(all, cap * sizeof(*all));
+			ips = realloc(ips, cap * sizeof(*ips));
+		}
+		all[n] = pkt;
+		ips[n++] = last;
+	}
+	if (n) {
+		*out = all[n / 2];
+		*ip = ips[n / 2];
+		found = 1;
+	}
+	free(all);
+	free(ips);
+	free(offs);
+	return found;
+}
+
+static const char *const queries[] = {
+	"tip", "ovf", "psb", "error", "tnt.8", "psbend", "mode.exec 64",
+	"bytes 02 f3", "x:0282", "ip 0x400000-0x4fffff", "tip 0x7f0000000000-0x7fffffffffff",
+	"fup or tip.pgd", "timing and not mtc", "gap > 2000", "cyc > 100",
+	"cyc > 100 and gap > 100",
+};
+
+static void check_one(const char *q, const struct img *img, struct idx *idx,
+		      const char *name)
+{
+	static const struct srch_opts plain = { .no_skip = 1, .no_prefilter = 1 };
+	struct srch_opts small = { .job_size = 4096, .nthreads = 3 };
+	struct srch_pred *p = parse(q);
+	uint64_t *ref, froms[3];
+	size_t n, f;
+	char what[256];
+
+	n = ref_matches(p, img, &ref);
+	froms[0] = 0;
+	froms[1] = img->size / 2;
+	froms[2] = n ? ref[n / 2] : img->size - 1;
+	snprintf(what, sizeof(what), "%s: '%s'", name, q);
+	if (n > 100000) {
+		/* A flood: counts and the nearest hits only (test_result_flood). */
+		struct srch_opts few = { .max_hits = 1000 };
+		struct srch_status st;
+		struct srch *s;
+
+		assert_int_equal(srch_start_opts(&s, img, idx, p, froms[1], 1, &few), 0);
+		assert_int_equal(srch_wait(s), 0);
+		srch_status(s, &st);
+		assert_int_equal(st.nhits, n);
+		assert_int_equal(st.first, ref_step(ref, n, froms[1], 1, 0));
+		srch_free(s);
+		free(ref);
+		srch_pred_free(p);
+		return;
+	}
+	for (f = 0; f < 3; f++) {
+		check_search(p, img, idx, ref, n, froms[f], 1, NULL, what);
+		check_search(p, img, idx, ref, n, froms[f], -1, NULL, what);
+	}
+	check_search(p, img, idx, ref, n, froms[1], 1, &small, what);
+	check_search(p, img, idx, ref, n, froms[2], -1, &small, what);
+	check_search(p, img, idx, ref, n, froms[1], 1, &plain, what);
+	check_search(p, img, NULL, ref, n, froms[1], -1, NULL, what);
+	check_filter(p, img, idx, ref, n);
+	free(ref);
+	srch_pred_free(p);
+}
+
+static void check_trace(const struct mapped *mp, const char *name)
+{
+	struct img_span span;
+	struct img img;
+	struct idx *idx = NULL;
+	struct pkt pkt;
+	uint64_t ip;
+	size_t i;
+	char q[128];
+
+	img_init_flat(&img, &span, mp->data, mp->size);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 4096), 0);
+	assert_int_equal(idx_build(idx), 0);
+	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++)
+		check_one(queries[i], &img, idx, name);
+	/* Values that occur: a TIP's IP, a CBR, an MTC, a TSC. */
+	if (some_packet(&img, PKT_TIP, &pkt, &ip)) {
+		snprintf(q, sizeof(q), "tip 0x%" PRIx64, ip);
+		check_one(q, &img, idx, name);
+		snprintf(q, sizeof(q), "ip 0x%" PRIx64 "-0x%" PRIx64, ip & ~(uint64_t)0xfff,
+			 ip | (uint64_t)0xfff);
+		check_one(q, &img, idx, name);
+	}
+	if (some_packet(&img, PKT_CBR, &pkt, &ip)) {
+		snprintf(q, sizeof(q), "cbr 0x%x", pkt.u.cbr);
+		check_one(q, &img, idx, name);
+	}
+	if (some_packet(&img, PKT_MTC, &pkt, &ip)) {
+		snprintf(q, sizeof(q), "mtc 0x%x", pkt.u.mtc);
+		check_one(q, &img, idx, name);
+	}
+	if (some_packet(&img, PKT_TSC, &pkt, &ip)) {
+		snprintf(q, sizeof(q), "tsc 0x%" PRIx64, pkt.u.tsc);
+		check_one(q, &img, idx, name);
+		snprintf(q, sizeof(q), "tsc >= 0x%" PRIx64, pkt.u.tsc);
+		check_one(q, &img, idx, name);
+	}
+	idx_free(idx);
+}
+
+static void test_shared_traces(void **state)
+{
+	struct mapped mp;
+	size_t t;
+
+	(void)state;
+	for (t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
+		if (map_trace(traces[t], &mp))
+			fail_msg("cannot open %s (SHARED?)", traces[t]);
+		check_trace(&mp, traces[t]);
+		munmap(mp.data, mp.size);
+	}
+}
+
+static void test_generated_trace(void **state)
+{
+	struct mapped mp;
+
+	(void)state;
+	if (map_generated(&mp))
+		skip();
+	check_trace(&mp, "generated");
+	munmap(mp.data, mp.size);
+}
+
+/* A search for pad keeps at most max_hits, counts all, and answers n/N
+ * only where it knows. */
+static void test_result_flood(void **state)
+{
+	struct srch_opts o = { .max_hits = 100 };
+	struct img_span span;
+	struct img img;
+	struct mapped mp;
+	struct srch_pred *p = parse("pad");
+	struct srch_status st;
+	struct srch *s;
+	uint64_t *ref, from, off, hit;
+	size_t n, k;
+
+	(void)state;
+	if (map_generated(&mp))
+		skip();
+	img_init_flat(&img, &span, mp.data, mp.size);
+	n = ref_matches(p, &img, &ref);
+	assert_true(n > 10000);
+	from = ref[n / 3];
+	assert_int_equal(srch_start_opts(&s, &img, NULL, p, from, 1, &o), 0);
+	assert_int_equal(srch_wait(s), 0);
+	srch_status(s, &st);
+	assert_int_equal(st.nhits, n);
+	assert_int_equal(st.nkept, 100);
+	assert_true(st.have_first);
+	assert_int_equal(st.first, ref_step(ref, n, from, 1, 0));
+	off = from;
+	for (k = 0; k < 100; k++) {
+		assert_int_equal(srch_next_hit(s, off, 1, &hit, NULL), 0);
+		assert_int_equal(hit, ref_step(ref, n, from, 1, k));
+		off = hit;
+	}
+	/* The 101st is not kept: run a new search from there. */
+	assert_int_equal(srch_next_hit(s, off, 1, &hit, NULL), 1);
+	/* Backward within the kept ones works, before the start does not. */
+	assert_int_equal(srch_next_hit(s, off, -1, &hit, NULL), 0);
+	assert_int_equal(hit, ref_step(ref, n, from, 1, 98));
+	assert_int_equal(srch_next_hit(s, from, -1, &hit, NULL), 1);
+	srch_free(s);
+
+	/* Backward flood too. */
+	assert_int_equal(srch_start_opts(&s, &img, NULL, p, from, -1, &o), 0);
+	assert_int_equal(srch_wait(s), 0);
+	srch_status(s, &st);
+	assert_int_equal(st.nhits, n);
+	assert_int_equal(st.nkept, 100);
+	assert_int_equal(st.first, ref_step(ref, n, from, -1, 0));
+	off = from;
+	for (k = 0; k < 100; k++) {
+		assert_int_equal(srch_next_hit(s, off, -1, &hit, NULL), 0);
+		assert_int_equal(hit, ref_step(ref, n, from, -1, k));
+		off = hit;
+	}
+	assert_int_equal(srch_next_hit(s, off, -1, &hit, NULL), 1);
+	srch_free(s);
+	free(ref);
+	srch_pred_free(p);
+	munmap(mp.data, mp.size);
+}
+
+static void test_cancel(void **state)
+{
+	struct srch_opts o = { .job_size = 64 << 10, .nthreads = 2, .no_prefilter = 1 };
+	struct img_span span;
+	struct img img;
+	struct mapped mp;
+	struct srch_pred *p = parse("tip 0x1234 or cyc > 1000000000");
+	struct srch_status st;
+	struct srch *s;
+
+	(void)state;
+	if (map_generated(&mp))
+		skip();
+	img_init_flat(&img, &span, mp.data, mp.size);
+	assert_int_equal(srch_start_opts(&s, &img, NULL, p, 0, 1, &o), 0);
+	srch_cancel(s);
+	assert_int_equal(srch_wait(s), -pte_canceled);
+	srch_status(s, &st);
+	assert_true(st.finished);
+	assert_int_equal(st.status, -pte_canceled);
+	assert_true(st.done < st.total);
+	srch_free(s);
+	/* Cancel twice and free a finished search. */
+	assert_int_equal(srch_start_opts(&s, &img, NULL, p, 0, -1, &o), 0);
+	srch_cancel(s);
+	srch_cancel(s);
+	srch_free(s);
+	srch_free(NULL);
+	srch_cancel(NULL);
+	srch_pred_free(p);
+	munmap(mp.data, mp.size);
+}
+
+static void test_no_wrap_and_edges(void **state)
+{
+	struct srch_opts o = { .no_wrap = 1 };
+	struct img_span span;
+	struct img img;
+	struct mapped mp;
+	struct srch_pred *p = parse("psb");
+	struct srch_status st;
+	struct srch *s;
+	uint64_t *ref, hit;
+	size_t n;
+
+	(void)state;
+	if (map_trace(traces[5], &mp))
+		fail_msg("cannot open %s (SHARED?)", traces[5]);
+	img_init_flat(&img, &span, mp.data, mp.size);
+	n = ref_matches(p, &img, &ref);
+	assert_true(n >= 2);
+	/* Forward from the last PSB without wrapping finds nothing. */
+	assert_int_equal(srch_start_opts(&s, &img, NULL, p, ref[n - 1], 1, &o), 0);
+	assert_int_equal(srch_wait(s), 0);
+	srch_status(s, &st);
+	assert_int_equal(st.nhits, 0);
+	assert_int_equal(srch_next_hit(s, ref[n - 1], 1, &hit, NULL), -pte_eos);
+	srch_free(s);
+	/* From past the end and from 0 backward. */
+	assert_int_equal(srch_start(&s, &img, NULL, p, UINT64_MAX, 1), 0);
+	assert_int_equal(srch_wait(s), 0);
+	srch_status(s, &st);
+	assert_int_equal(st.nhits, n);
+	assert_int_equal(st.first, ref[0]);
+	srch_free(s);
+	assert_int_equal(srch_start(&s, &img, NULL, p, 0, -1), 0);
+	assert_int_equal(srch_wait(s), 0);
+	srch_status(s, &st);
+	assert_int_equal(st.first, ref[n - 1]);
+	assert_true(st.first_wrapped);
+	srch_free(s);
+	assert_int_equal(srch_start(NULL, &img, NULL, p, 0, 1), -pte_invalid);
+	assert_int_equal(srch_start(&s, &img, NULL, p, 0, 0), -pte_invalid);
+	free(ref);
+	srch_pred_free(p);
+	munmap(mp.data, mp.size);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (gen_path[0])
+		unlink(gen_path);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_table),
+		cmocka_unit_test(test_match_packets),
+		cmocka_unit_test(test_segment_may_match),
+		cmocka_unit_test(test_no_wrap_and_edges),
+		cmocka_unit_test(test_shared_traces),
+		cmocka_unit_test(test_generated_trace),
+		cmocka_unit_test(test_result_flood),
+		cmocka_unit_test(test_cancel),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
