@@ -2276,32 +2276,43 @@ static int load_blocks(struct idx *idx, void **blk, size_t per, size_t size,
 	return 0;
 }
 
-/* Forget the last segment of a loaded index: its end moved. */
-static void drop_last(struct idx *idx)
+/*
+ * A loaded index of a trace that grew: forget the last segment (its end
+ * moved) and, if its PSB sits in a run of 02 82 pairs, every PSB of that
+ * run (PSBs are placed from the run's end, which may have moved too).
+ */
+static void drop_tail(struct idx *idx)
 {
-	size_t n = idx_nseeks(idx) - 1;
+	size_t n = idx_nseeks(idx), k;
+	uint64_t r = seek_off(idx, n - 1);
 	struct idx_summary s;
 	int c;
 
-	if (idx_summary(idx, n, &s) == 0) {
-		for (c = 0; c < PKC_NCLASSES; c++)
-			idx->totals.per_class[c] -= s.per_class[c];
-		idx->totals.npackets -= s.npackets;
-		idx->totals.cycles -= s.cycles;
-		idx->totals.novf -= s.novf;
-		idx->totals.nerrors -= s.nerrors;
+	while (r >= 2 && pair_at(idx->img, r - 2))
+		r -= 2;
+	for (k = n - 1; k > 0 && seek_off(idx, k - 1) >= r; k--)
+		;
+	for (; n > k; n--) {
+		if (idx_summary(idx, n - 1, &s) == 0) {
+			for (c = 0; c < PKC_NCLASSES; c++)
+				idx->totals.per_class[c] -= s.per_class[c];
+			idx->totals.npackets -= s.npackets;
+			idx->totals.cycles -= s.cycles;
+			idx->totals.novf -= s.novf;
+			idx->totals.nerrors -= s.nerrors;
+		}
+		if (idx->nexc && idx->exc[idx->nexc - 1].seg == n - 1)
+			idx->nexc--;
+		if (idx->ntrouble && idx->trouble[idx->ntrouble - 1] == n - 1)
+			idx->ntrouble--;
 	}
-	if (idx->nexc && idx->exc[idx->nexc - 1].seg == n)
-		idx->nexc--;
-	if (idx->ntrouble && idx->trouble[idx->ntrouble - 1] == n)
-		idx->ntrouble--;
 	idx->ord_next = idx->totals.npackets;
-	idx->resume_off = seek_off(idx, n);
-	atomic_store(&idx->nseeks, n);
-	atomic_store(&idx->nsums, n);
-	/* Carries at segments up to n depend only on what stays. */
-	if (atomic_load(&idx->ncarry) > (n >> CARRY_SHIFT) + 1)
-		atomic_store(&idx->ncarry, (n >> CARRY_SHIFT) + 1);
+	idx->resume_off = r;
+	atomic_store(&idx->nseeks, k);
+	atomic_store(&idx->nsums, k);
+	/* Carries at segments up to k depend only on what stays. */
+	if (atomic_load(&idx->ncarry) > (k >> CARRY_SHIFT) + 1)
+		atomic_store(&idx->ncarry, (k >> CARRY_SHIFT) + 1);
 }
 
 static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
@@ -2390,7 +2401,7 @@ static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 	}
 	/* The trace grew: redo the last segment and scan the tail. */
 	if (n)
-		drop_last(idx);
+		drop_tail(idx);
 	else
 		idx->resume_off = 0;
 	atomic_store(&idx->scanned, idx->resume_off);

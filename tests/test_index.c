@@ -245,6 +245,53 @@ static void test_dense(void **state)
 	assert_int_equal(idx_totals(idx, &s), 0);
 	assert_true(s.npackets >= idx_nseeks(idx));
 	idx_free(idx);
+
+	/* Full blocks borrowed from a "mapped" blob, for a whole and for a
+	 * grown image (the prefix ends inside the run). */
+	{
+		struct img_span sp2;
+		struct img img2;
+		struct idx *half, *re, *fresh;
+		void *blob;
+		size_t len, k;
+
+		img_init_flat(&img2, &sp2, b, n / 2 + 5);
+		assert_int_equal(idx_new(&half, &img2, NULL), 0);
+		assert_int_equal(idx_build(half), 0);
+		assert_int_equal(idx_save(half, &blob, &len), 0);
+		assert_int_equal(idx_new(&re, &img2, NULL), 0);
+		assert_int_equal(idx_load_mapped(re, blob, len, NULL, NULL), 0);
+		assert_int_equal(idx_nseeks(re), idx_nseeks(half));
+		for (k = 0; k < idx_nseeks(re); k += 9999) {
+			struct idx_seek x, y;
+
+			assert_int_equal(idx_seek(re, k, &x), 0);
+			assert_int_equal(idx_seek(half, k, &y), 0);
+			assert_memory_equal(&x, &y, sizeof(x));
+		}
+		idx_free(re);
+		assert_int_equal(idx_new(&re, &img, NULL), 0);
+		assert_int_equal(idx_load_mapped(re, blob, len, free, blob), 0);
+		assert_int_equal(idx_build(re), 0);
+		assert_int_equal(idx_new(&fresh, &img, NULL), 0);
+		assert_int_equal(idx_build(fresh), 0);
+		assert_int_equal(idx_nseeks(re), idx_nseeks(fresh));
+		for (k = 0; k < idx_nseeks(re); k += 777) {
+			struct idx_seek x, y;
+			struct idx_summary u, v;
+
+			assert_int_equal(idx_seek(re, k, &x), 0);
+			assert_int_equal(idx_seek(fresh, k, &y), 0);
+			assert_memory_equal(&x, &y, sizeof(x));
+			assert_int_equal(idx_summary(re, k, &u), 0);
+			assert_int_equal(idx_summary(fresh, k, &v), 0);
+			assert_int_equal(u.npackets, v.npackets);
+			assert_int_equal(u.first_ordinal, v.first_ordinal);
+		}
+		idx_free(fresh);
+		idx_free(re);	/* frees the blob */
+		idx_free(half);
+	}
 	free(b);
 }
 
