@@ -1061,7 +1061,9 @@ static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
 	return 0;
 }
 
-/* Start curses on the terminal, or on a virtual screen for scripts. */
+/* Start curses on the terminal, or on a virtual screen for scripts.
+ * Returns 0, 2 if there is no terminal to use (TERM unset or dumb, not a
+ * tty), or 1 on another failure. */
 static int ui_screen_start(struct ui *ui, const struct ui_opts *o)
 {
 	static const char *const virt[] = { "xterm-256color", "xterm", "vt100", "ansi" };
@@ -1090,13 +1092,13 @@ static int ui_screen_start(struct ui *ui, const struct ui_opts *o)
 			fprintf(stderr, "ptbrowse: TERM is %s: the browser needs a terminal "
 				"that can move the cursor (try 'ptbrowse dump' or --script)\n",
 				term && *term ? "'dumb'" : "not set");
-			return 1;
+			return 2;
 		}
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "ptbrowse: standard %s is not a terminal "
 				"(try 'ptbrowse dump' or --script)\n",
 				isatty(STDIN_FILENO) ? "output" : "input");
-			return 1;
+			return 2;
 		}
 		ui_screen = newterm(NULL, stdout, stdin);
 		if (!ui_screen) {
@@ -1203,8 +1205,12 @@ int cmd_browse_main(int argc, char **argv)
 	}
 	if (o.no_state)
 		setenv("PTBROWSE_NO_HISTORY", "1", 1);
-	if (ui_screen_start(ui, &o))
+	/* No usable terminal is a usage error: exit 2. */
+	r = ui_screen_start(ui, &o);
+	if (r) {
+		ret = r;
 		goto out_idx;
+	}
 	ui_live = ui;
 	ui_signals();
 	atexit(ui_restore_terminal);
