@@ -1,8 +1,10 @@
 #!/bin/sh
 # Packet decoding speed on a generated trace (warm page cache, mmap):
 # libipt's pt_pkt_next loop, our pkt_next loop, and `ptbrowse dump` to
-# /dev/null; the median of BENCH_REPEAT runs (default 3) of each.
-# BENCH_SIZE (default 1GiB) sets the trace size; the trace is generated
+# /dev/null; the median of BENCH_REPEAT runs (default 3) of each.  Then
+# the two loops again on a trace without CYC packets (BENCH_NOCYC=0 skips
+# it), the common perf setting, where tnt.8 runs dominate.
+# BENCH_SIZE (default 1GiB) sets the trace size; traces are generated
 # once and kept in $BUILD/bench-data/ until ptgen changes.
 BUILD=${BUILD:-build}
 size=${BENCH_SIZE:-1GiB}
@@ -20,24 +22,34 @@ for f in "$ptgen" "$bench"; do
 	fi
 done
 mkdir -p "$data" || exit 1
-if [ ! -f "$trace" ] || [ -n "$(find "$ptgen" -newer "$trace")" ]; then
-	echo "generating $trace ($size, seed 1)"
-	start=$(date +%s.%N)
-	if ! "$ptgen" --seed 1 --size "$size" -o "$trace.tmp"; then
-		rm -f "$trace.tmp"
-		exit 1
+
+# gen FILE [ptgen options]: generate FILE unless it is there and newer
+# than ptgen.
+gen() {
+	out=$1
+	shift
+	if [ -f "$out" ] && [ -z "$(find "$ptgen" -newer "$out")" ]; then
+		return 0
 	fi
-	mv "$trace.tmp" "$trace" || exit 1
+	echo "generating $out ($size, seed 1${*:+ $*})"
+	start=$(date +%s.%N)
+	if ! "$ptgen" --seed 1 --size "$size" "$@" -o "$out.tmp"; then
+		rm -f "$out.tmp"
+		return 1
+	fi
+	mv "$out.tmp" "$out" || return 1
 	end=$(date +%s.%N)
-	bytes=$(stat -c %s "$trace")
-	awk -v b="$bytes" -v s="$start" -v e="$end" \
+	awk -v b="$(stat -c %s "$out")" -v s="$start" -v e="$end" \
 		'BEGIN { printf "ptgen   %.1f MB/s writing the trace\n", b / (e - s) / 1e6 }'
-fi
+}
+
+gen "$trace" || exit 1
 bytes=$(stat -c %s "$trace")
 # warm the page cache for every reader below
 cat "$trace" > /dev/null
 
-"$bench" --repeat "$repeat" "$trace" | grep -v '^result' || exit 1
+out=$("$bench" --repeat "$repeat" "$trace") || exit 1
+printf '%s\n' "$out" | grep -v '^result'
 
 # ptbrowse dump, once it exists
 if [ -x "$ptbrowse" ] && "$ptbrowse" dump --help > /dev/null 2>&1; then
@@ -62,4 +74,13 @@ if [ -x "$ptbrowse" ] && "$ptbrowse" dump --help > /dev/null 2>&1; then
 				b / m / 1e6, n, m }'
 else
 	echo "dump    skipped: $ptbrowse dump is not there yet"
+fi
+
+if [ "${BENCH_NOCYC:-1}" != 0 ]; then
+	nocyc=$data/ptgen-seed1-nocyc-$size.pt
+	gen "$nocyc" --no-cyc || exit 1
+	cat "$nocyc" > /dev/null
+	echo "-- without CYC packets --"
+	out=$("$bench" --repeat "$repeat" "$nocyc") || exit 1
+	printf '%s\n' "$out" | grep -v '^result'
 fi
