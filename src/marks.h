@@ -307,8 +307,11 @@ struct bm_progress {
 };
 
 /* Called for every packet decoded, including the lead-in from the PSB
- * before the range (@in_range 0), so a time model can follow along; on
- * the end, called once with @pkt NULL to fill the time fields of @sum.
+ * before the range (@in_range 0), so a time model can follow along.
+ * Where bytes were lost (a gap between spans, or a decode error skipped
+ * to the next PSB) it is called with a packet of type PKT_INVALID at the
+ * offset where decoding resumed (tm_gap() time).  At the end it is called
+ * once with @pkt NULL to fill the time fields of @sum.
  * A non-zero return stops the summary with that value. */
 typedef int bm_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
 			  struct bm_summary *sum);

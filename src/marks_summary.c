@@ -93,7 +93,7 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 			struct bm_summary *sum, struct bm_progress *prog,
 			bm_observe_fn *observe, void *observe_ctx)
 {
-	uint64_t start, off, next_tick;
+	uint64_t start, off, next_tick, lost;
 	struct img_cursor cur;
 	uint8_t cbr_prev = 0;
 	int cbr_seen = 0, ret, in;
@@ -129,12 +129,9 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 			}
 		}
 		ret = img_cursor_next(&cur, &p);
-		if (cur.gap) {
-			sum->gaps += p.offset >= from && p.offset < to;
-			cur.gap = 0;
-		}
 		if (ret == -pte_eos)
 			break;
+		lost = UINT64_MAX;	/* nothing lost */
 		if (ret < 0) {
 			/* ptdump's way: count it, skip to the next PSB. */
 			if (p.offset >= from && p.offset < to) {
@@ -145,8 +142,25 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 			}
 			if (img_cursor_sync_forward(&cur, p.offset + 1) < 0)
 				break;
-			continue;
+			lost = img_cursor_offset(&cur);
 		}
+		if (cur.gap) {
+			/* After a gap, the packet just decoded starts anew. */
+			lost = ret < 0 ? img_cursor_offset(&cur) : p.offset;
+			sum->gaps += lost >= from && lost < to;
+			cur.gap = 0;
+		}
+		if (lost != UINT64_MAX && observe) {
+			struct pkt gap = { .offset = lost, .type = PKT_INVALID };
+			int stop = observe(observe_ctx, &gap, lost >= from, sum);
+
+			if (stop) {
+				ret = stop;
+				goto out_done;
+			}
+		}
+		if (ret < 0)
+			continue;
 		in = p.offset >= from;
 		if (in)
 			bm_count_packet(sum, &p, &cbr_seen, &cbr_prev);
@@ -219,6 +233,10 @@ int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 	struct tm_stamp st;
 	double ns, cycles;
 
+	if (pkt && pkt->type == PKT_INVALID) {
+		tm_gap(&bt->tm);
+		return 0;
+	}
 	if (pkt) {
 		if (tm_step(&bt->tm, pkt, &st) < 0 || !in_range)
 			return 0;

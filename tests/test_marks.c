@@ -997,7 +997,8 @@ static void test_summary_time(void **state)
 }
 
 struct observed {
-	int packets, in_range, finals;
+	int packets, in_range, finals, lost;
+	uint64_t lost_off;
 };
 
 static int observe(void *ctx, const struct pkt *pkt, int in_range,
@@ -1011,9 +1012,55 @@ static int observe(void *ctx, const struct pkt *pkt, int in_range,
 		sum->duration_ns = 42;
 		return 0;
 	}
+	if (pkt->type == PKT_INVALID) {
+		o->lost++;
+		o->lost_off = pkt->offset;
+		return 0;
+	}
 	o->packets++;
 	o->in_range += in_range;
 	return 0;
+}
+
+/* Lost bytes reach the observer: a gap between spans, a decode error. */
+static void test_summary_lost(void **state)
+{
+	struct img_span spans[2];
+	struct observed o = { 0 };
+	struct bm_summary s;
+	struct img img;
+
+	build_trace();
+	memset(spans, 0, sizeof(spans));
+	spans[0].data = trace;
+	spans[0].size = seg_off[2];
+	spans[1].data = trace + seg_off[2];
+	spans[1].off = seg_off[2];
+	spans[1].size = trace_len - seg_off[2];
+	spans[1].file_off = seg_off[2];
+	spans[1].gap_before = 1;
+	img.spans = spans;
+	img.nspans = 2;
+	img.size = trace_len;
+	assert_int_equal(bm_region_summary(&img, 0, trace_len, &s, NULL, observe, &o), 0);
+	assert_int_equal(s.gaps, 1);
+	assert_int_equal(s.packets, 4 * 9);
+	assert_int_equal(o.lost, 1);
+	assert_int_equal(o.lost_off, seg_off[2]);
+	assert_int_equal(o.packets, 4 * 9);
+
+	/* a bad opcode in segment 1: decoding resumes at segment 2's PSB */
+	trace[seg_off[1] + 33] = 0x02;
+	trace[seg_off[1] + 34] = 0xff;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(bm_region_summary(&img, 0, trace_len, &s, NULL, observe, &o), 0);
+	assert_int_equal(s.errors, 1);
+	/* the resync crossed the gap too: one loss, reported once */
+	assert_int_equal(o.lost, 1);
+	assert_int_equal(o.lost_off, seg_off[2]);
+	assert_int_equal(s.gaps, 1);
+	assert_int_equal(s.packets, 4 * 9 - 2);
+	assert_int_equal(o.packets, 4 * 9 - 2);
 }
 
 static void test_summary_job(void **state)
@@ -1095,6 +1142,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_errors),
 		cmocka_unit_test(test_summary_time),
+		cmocka_unit_test(test_summary_lost),
 		cmocka_unit_test(test_summary_job),
 	};
 
