@@ -66,29 +66,6 @@ static void out_put(struct out *o, const char *s, size_t n)
 	o->len += n;
 }
 
-static void out_pad(struct out *o, size_t n)
-{
-	static const char spaces[64] = "                                "
-				       "                                ";
-
-	while (n) {
-		size_t k = n < sizeof(spaces) ? n : sizeof(spaces);
-
-		out_put(o, spaces, k);
-		n -= k;
-	}
-}
-
-/* Put @s padded with spaces to at least @width characters. */
-static void out_field(struct out *o, const char *s, size_t width)
-{
-	size_t n = strlen(s);
-
-	out_put(o, s, n);
-	if (n < width)
-		out_pad(o, width - n);
-}
-
 void dump_diag(struct dump_state *st, uint64_t offset, const char *msg)
 {
 	char line[160];
@@ -100,42 +77,117 @@ void dump_diag(struct dump_state *st, uint64_t offset, const char *msg)
 	out_put(st->out, line, (size_t)n);
 }
 
+/* Short strings: an inline loop beats a call to strlen here. */
+static inline size_t slen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* Append @s (of @n bytes) padded with spaces to @width at @p. */
+static inline char *put_field(char *p, const char *s, size_t n, size_t width)
+{
+	memcpy(p, s, n);
+	p += n;
+	while (n++ < width)
+		*p++ = ' ';
+	return p;
+}
+
+/* Packet names padded to ptdump's 10 columns, so a line copies a fixed
+ * 16 bytes instead of measuring and padding a string. */
+static char padded_names[PKT_NTYPES][16];
+static uint8_t name_len[PKT_NTYPES];
+
+static void init_names(void)
+{
+	int t;
+
+	for (t = 0; t < PKT_NTYPES; t++) {
+		const char *n = pkt_type_name((enum pkt_type)t);
+		size_t len = strlen(n);
+
+		memset(padded_names[t], ' ', sizeof(padded_names[t]));
+		memcpy(padded_names[t], n, len);
+		name_len[t] = (uint8_t)len;
+	}
+}
+
+/* "000102...ff": two hex digits per byte, for put_hex16. */
+static char hex_pairs[512];
+
+static void init_hex(void)
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		hex_pairs[2 * i] = digits[i >> 4];
+		hex_pairs[2 * i + 1] = digits[i & 0xf];
+	}
+}
+
+/* 16 hex digits of @v, a byte (two digits) per step. */
+static inline char *put_hex16(char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--) {
+		memcpy(p + 2 * i, hex_pairs + 2 * (v & 0xff), 2);
+		v >>= 8;
+	}
+	return p + 16;
+}
+
+/* Build the line in one go and append it: this is the hot path of dumping
+ * gigabytes, so no printf and no per-column calls into the buffer. */
 static void print_line(struct dump_state *st, const struct dump_line *l)
 {
 	struct out *o = st->out;
-	const char *sep = "";
+	char *line, *p;
+	int sep = 0;
+	size_t npay;
 
 	if (st->opts.quiet || l->skip)
 		return;
-	out_put(o, l->prefix, strlen(l->prefix));
+	/* Write straight into the output buffer; a line is < 512 bytes. */
+	if (o->len + 512 > sizeof(o->buf))
+		out_flush(o);
+	line = p = o->buf + o->len;
+	if (l->prefix[0])
+		p = put_field(p, l->prefix, slen(l->prefix), 0);
 	if (st->opts.show_offset) {
-		char off[17];
-
-		dump_fmt_hex(off, l->offset, 16);
-		out_field(o, off, 17);
-		sep = " ";
+		p = put_hex16(p, l->offset);
+		*p++ = ' ';
+		sep = 1;
 	}
 	if (l->raw[0]) {
-		out_put(o, sep, strlen(sep));
-		out_field(o, l->raw, 33);
-		sep = " ";
+		if (sep)
+			*p++ = ' ';
+		p = put_field(p, l->raw, slen(l->raw), 33);
+		sep = 1;
 	}
-	out_put(o, sep, strlen(sep));
-	if (l->payload[0])
-		out_field(o, l->name, 10);
-	else
-		out_put(o, l->name, strlen(l->name));
+	if (sep)
+		*p++ = ' ';
+	npay = slen(l->payload);
+	memcpy(p, padded_names[l->type], 16);
+	p += npay ? 10 : name_len[l->type];
 	if (l->track_id[0]) {
-		out_put(o, " ", 1);
-		out_field(o, l->payload, 25);
-		out_put(o, " ", 1);
-		out_field(o, l->track_id, 5);
-		out_put(o, l->track, strlen(l->track));
-	} else if (l->payload[0]) {
-		out_put(o, " ", 1);
-		out_put(o, l->payload, strlen(l->payload));
+		*p++ = ' ';
+		p = put_field(p, l->payload, npay, 25);
+		*p++ = ' ';
+		p = put_field(p, l->track_id, slen(l->track_id), 5);
+		p = put_field(p, l->track, slen(l->track), 0);
+	} else if (npay) {
+		*p++ = ' ';
+		memcpy(p, l->payload, sizeof(l->payload));
+		p += npay;
 	}
-	out_put(o, "\n", 1);
+	*p++ = '\n';
+	o->len += (size_t)(p - line);
 }
 
 /* ptdump's last-IP tracking: kept across PSBs (unlike the SDM's rule, which
@@ -182,6 +234,7 @@ static void dump_packet(struct dump_state *st, const struct pkt *pkt)
 	l.track_id[0] = 0;
 	l.track[0] = 0;
 	l.prefix[0] = 0;
+	l.type = pkt->type;
 	l.name = pkt_type_name((enum pkt_type)pkt->type);
 	dump_fmt_payload(l.payload, sizeof(l.payload), pkt);
 
@@ -384,6 +437,8 @@ int cmd_dump_main(int argc, char **argv)
 
 	memset(&st, 0, sizeof(st));
 	st.opts.show_offset = 1;
+	init_names();
+	init_hex();
 	st.out = &out;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

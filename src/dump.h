@@ -22,6 +22,7 @@ struct dump_opts {
 struct dump_line {
 	uint64_t offset;
 	int skip;		/* don't print (--no-pad, --no-timing, ...) */
+	uint8_t type;		/* enum pkt_type */
 	const char *name;
 	char raw[40];
 	char payload[64];

@@ -12,17 +12,17 @@ static const char hexdigits[] = "0123456789abcdef";
  * dumping gigabytes.  Returns the length; @buf needs 17 bytes. */
 static int hex(char *buf, uint64_t v, int width)
 {
-	char tmp[16];
-	int n = 0, i;
+	int n = 1, i;
 
-	do {
-		tmp[n++] = hexdigits[v & 0xf];
+	/* The number of digits: enough for v, at least @width. */
+	if (v)
+		n = (64 - __builtin_clzll(v) + 3) / 4;
+	if (n < width)
+		n = width;
+	for (i = n - 1; i >= 0; i--) {
+		buf[i] = hexdigits[v & 0xf];
 		v >>= 4;
-	} while (v && n < 16);
-	while (n < width)
-		tmp[n++] = '0';
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
+	}
 	buf[n] = 0;
 	return n;
 }
