@@ -46,7 +46,7 @@ for src in tests/fuzz/fuzz_*.c; do
 	mkdir -p "$corpus"
 	# Seeds: the shared traces (whole and in 4 KiB pieces), our regression
 	# inputs, and per-target seeds in tests/fuzz/seeds/<t>/.
-	for f in "$SHARED"/traces/*/*.bin "$SHARED"/traces/*/*.pt; do
+	for f in "$SHARED"/traces/*/*.bin "$SHARED"/traces/*/*.pt "$SHARED"/traces/*/perf.data*; do
 		[ -f "$f" ] || continue
 		b=$(basename "$f")
 		[ -f "$corpus/$b.head" ] || head -c 4096 "$f" >"$corpus/$b.head"
