@@ -48,6 +48,14 @@ static tm_q ctc_ticks(const struct tm_model *tm, uint64_t ctc)
 	return ((tm_q)ctc * tm->cfg.cpuid_15_ebx << 32) / tm->cfg.cpuid_15_eax;
 }
 
+/* The TMA's FastCounter in ticks, at most the anchor (damaged input). */
+static tm_q fc_ticks(const struct tm_model *tm)
+{
+	tm_q fc = (tm_q)tm->tma_fc << 32;
+
+	return fc < tm->anchor ? fc : tm->anchor;
+}
+
 void tm_init(struct tm_model *tm, const struct tm_config *cfg)
 {
 	if (!tm)
@@ -129,10 +137,8 @@ static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 /* Calibrate over the anchor period that ends at @t, @t - anchor ticks. */
 static void calibrate(struct tm_model *tm, tm_q t)
 {
-	tm_q ticks;
+	tm_q ticks, ratio, khz;
 	uint64_t hz;
-
-	tm_q ratio, khz;
 
 	if ((tm->state & TM_S_TAINT) || !tm->cyc_mtc ||
 	    tm->cyc_mtc == UINT32_MAX || t < tm->anchor + Q_ONE)
@@ -237,7 +243,7 @@ static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
 			st->lost_mtc = (uint16_t)((ctc_delta - 1) >> freq);
 		}
 		/* The TSC lies FastCounter ticks past its CTC tick. */
-		base = tm->anchor - ((tm_q)tm->tma_fc << 32);
+		base = tm->anchor - fc_ticks(tm);
 		t = base + ctc_ticks(tm, ctc_delta);
 	} else {
 		/* No TMA to place this MTC: where in its period tracing
@@ -283,7 +289,7 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		tm_q cap = tm->anchor + tm->period;
 
 		if (tm->state & TM_S_TMA)
-			cap -= (tm_q)tm->tma_fc << 32;
+			cap -= fc_ticks(tm);
 		if (t > cap)
 			t = cap > tm->anchor ? cap : tm->anchor;
 	}
