@@ -1222,6 +1222,21 @@ static int segment_skippable(const struct scan *sc, uint64_t off, uint64_t *next
 	return 1;
 }
 
+/* Give @ctx's time model the index's state at the PSB at @psb, so times
+ * are those of a decode from the start (when phase 2 got there). */
+static void restore_carry(const struct scan *sc, uint64_t psb,
+			  struct srch_ctx *ctx)
+{
+	struct tm_carry carry;
+	struct idx_seek sk;
+	size_t i;
+
+	if (idx_find(sc->idx, psb, &i) || idx_seek(sc->idx, i, &sk) ||
+	    sk.offset != psb || idx_seek_carry(sc->idx, i, &carry))
+		return;
+	tm_restore(&ctx->tm, &carry);
+}
+
 /* Decode-everything path. */
 static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 {
@@ -1246,6 +1261,8 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 	if (img_cursor_init(&cur, sc->img, start))
 		return 0;
 	srch_ctx_init(&ctx, sc->pred, sc->img);
+	if (ctx.use_tm && sc->idx)
+		restore_carry(sc, start, &ctx);
 	mark = start;
 	for (;;) {
 		r = img_cursor_next(&cur, &pkt);
