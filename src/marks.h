@@ -18,7 +18,7 @@
  * The file is line-based and hand-editable:
  *
  *   # ptbrowse marks v1
- *   trace size=2147483648 id=1f2e3d4c5b6a7988 path="/data/run7.pt"
+ *   trace size=2147483648 id=0000000080000000-1f2e3d4c5b6a7988 path="/data/run7.pt"
  *   mark a 0x1f5c
  *   mark B 0x3a00000 "before the OVF"
  *   bookmark - 0x4000
@@ -31,7 +31,8 @@
  * file atomically (temporary file, fsync, rename, fsync of the directory).
  * A file that fails to parse is renamed aside to <file>.bad (or .bad.N)
  * and never overwritten; a file of a newer version is left untouched and
- * saving is turned off.
+ * saving is turned off.  Two ptbrowse processes on one trace do not undo
+ * each other: a save first merges what the other saved meanwhile.
  *
  * Messages (warnings and errors, one line each, naming file:line where one
  * applies) go to the reporter given in bm_opts; the last one is also kept
@@ -134,7 +135,8 @@ const char *bm_message(const struct bm_set *set);
  * version was found; 1 otherwise (even while a save is failing). */
 int bm_saving(const struct bm_set *set);
 
-/* Write the marks file now if the last save failed.  Changes call this.
+/* Write the marks file now (every change does; call it to retry after a
+ * failed save, e.g. once the disk has room).
  * Returns 0 if the file is up to date (or saving is off).
  * Returns -pte_io if writing failed; the marks stay in memory, the
  * message says why, and the next change tries again. */
@@ -319,7 +321,9 @@ typedef int bm_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
 /* Summarise the packets starting in [@from, @to) of @img into @sum.
  * Decoding starts at the PSB at or before @from (else the first PSB
  * after it) so packets decode as in a full dump; errors are counted and
- * decoding resynchronises at the next PSB.  @prog (may be NULL) is
+ * decoding resynchronises at the next PSB.  (`ptbrowse dump T:FROM-TO`,
+ * like ptdump, starts at the first PSB at or after FROM instead: the
+ * counts agree when FROM is a PSB.)  @prog (may be NULL) is
  * updated as bytes are decoded and polled for cancel; @observe may be
  * NULL.  @to is clipped to the image size.
  * Returns 0 on success (also if the range holds no PSB: counts are 0).
@@ -335,7 +339,8 @@ int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
  * fills its time fields.  Initialise with bm_time_init(), then pass
  * bm_time_observe and the struct to bm_region_summary() or a job.  To
  * resume the model from the index's PSB state instead of cold, call
- * tm_restore(&bt->tm, carry) for the PSB the summary starts at. */
+ * tm_restore(&bt->tm, carry) for the PSB the summary starts at: the one
+ * img_find_psb_before(img, from + 1) finds. */
 struct bm_time {
 	struct tm_model tm;
 	int have_first;			/* first and last are set */
@@ -363,7 +368,8 @@ struct bm_summary_job {
 	bm_observe_fn *observe;
 	void *observe_ctx;
 	struct bm_summary sum;		/* the result */
-	struct bm_progress progress;	/* poll progress.finished */
+	struct bm_progress progress;	/* poll progress.finished; then sum
+					 * and result are final */
 	int result;			/* bm_region_summary()'s return */
 	pthread_t thread;		/* private */
 };
@@ -375,7 +381,8 @@ int bm_summary_start(struct bm_summary_job *job);
 /* Ask @job to stop; bm_summary_join() then returns soon. */
 void bm_summary_cancel(struct bm_summary_job *job);
 
-/* Wait for @job's thread.  Returns the job's result. */
+/* Wait for @job's thread (always, also after finished, to free it).
+ * Returns the job's result. */
 int bm_summary_join(struct bm_summary_job *job);
 
 #endif /* MARKS_H */

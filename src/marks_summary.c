@@ -200,12 +200,12 @@ static int bm_summary_body(void *arg)
 			    a->observe_ctx);
 }
 
-int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
-		      struct bm_summary *sum, struct bm_progress *prog,
-		      bm_observe_fn *observe, void *observe_ctx)
+/* bm_region_summary() without marking @prog finished. */
+static int bm_summary_run(const struct img *img, uint64_t from, uint64_t to,
+			  struct bm_summary *sum, struct bm_progress *prog,
+			  bm_observe_fn *observe, void *observe_ctx)
 {
 	struct bm_summary_args a = { img, from, to, sum, prog, observe, observe_ctx };
-	int ret;
 
 	if (!img || !sum)
 		return -pte_invalid;
@@ -214,7 +214,16 @@ int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
 	if (from >= a.to)
 		return -pte_invalid;
 	/* The image is usually a mapping, which a shrinking file truncates. */
-	ret = trace_guard(bm_summary_body, &a);
+	return trace_guard(bm_summary_body, &a);
+}
+
+int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
+		      struct bm_summary *sum, struct bm_progress *prog,
+		      bm_observe_fn *observe, void *observe_ctx)
+{
+	int ret;
+
+	ret = bm_summary_run(img, from, to, sum, prog, observe, observe_ctx);
 	if (prog)
 		atomic_store(&prog->finished, 1);
 	return ret;
@@ -279,9 +288,11 @@ static void *bm_summary_thread(void *arg)
 {
 	struct bm_summary_job *job = arg;
 
-	job->result = bm_region_summary(job->img, job->from, job->to, &job->sum,
-					&job->progress, job->observe,
-					job->observe_ctx);
+	job->result = bm_summary_run(job->img, job->from, job->to, &job->sum,
+				     &job->progress, job->observe,
+				     job->observe_ctx);
+	/* Last, so a poller that sees it also sees the result. */
+	atomic_store(&job->progress.finished, 1);
 	return NULL;
 }
 
