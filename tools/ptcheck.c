@@ -76,6 +76,8 @@ static int check(const char *path, int verbose)
 		if (err < 0) {
 			/* no PSB after the last error (or at all) */
 			skipped += (uint64_t)st.st_size - last;
+			if (!npkts && !nerr++)
+				printf("%s: offset 0x0: no PSB found\n", path);
 			break;
 		}
 		pt_pkt_get_offset(dec, &off);
