@@ -18,13 +18,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ptbrowse marks [--json] [--summary] [--stream S] TRACE\n"
+"       ptbrowse marks --export FILE [--stream S] TRACE\n"
+"       ptbrowse marks --import FILE [--stream S] TRACE\n"
 "\n"
 "List the marks, bookmarks and regions saved for TRACE (found by its\n"
 "content, so a renamed or copied trace keeps them), one per line:\n"
 "kind, name ('-' for an anonymous bookmark), offset, a region's end,\n"
-"colour and note.  The marks file itself is never changed.\n"
+"colour and note.  Listing never changes the marks file.\n"
 "\n"
 "options:\n"
+"  --export FILE    write them to FILE (the marks file format), to share\n"
+"  --import FILE    merge FILE's marks into TRACE's; the same name at\n"
+"                   another offset is a conflict: reported, ours kept\n"
 "  --json           one JSON object: trace, stream, marks file, marks array\n"
 "  --summary        after each region, what lies inside it: packets by type\n"
 "                   and class, PSBs, branches, TIPs, cycles, TSC span, CBR\n"
@@ -245,7 +250,7 @@ static int stress_save(struct bm_set *set, unsigned long n)
 int cmd_marks_main(int argc, char **argv)
 {
 	struct bm_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
-	const char *path = NULL, *stream = NULL;
+	const char *path = NULL, *stream = NULL, *export = NULL, *import = NULL;
 	unsigned long stress = 0;
 	struct bm_set *set = NULL;
 	struct trace *t = NULL;
@@ -262,12 +267,18 @@ int cmd_marks_main(int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(a, "--summary")) {
 			summary = 1;
-		} else if ((!strcmp(a, "--stream") || !strcmp(a, "--stress-save")) &&
+		} else if ((!strcmp(a, "--stream") || !strcmp(a, "--stress-save") ||
+			    !strcmp(a, "--export") || !strcmp(a, "--import")) &&
 			   ++i >= argc) {
 			fprintf(stderr, "ptbrowse marks: %s: missing argument\n", a);
 			return 2;
 		} else if (!strcmp(a, "--stream")) {
 			stream = argv[i];
+		} else if (!strcmp(a, "--export")) {
+			export = argv[i];
+		} else if (!strcmp(a, "--import")) {
+			import = argv[i];
+			opts.flags = 0;
 		} else if (!strcmp(a, "--stress-save")) {
 			stress = strtoul(argv[i], &end, 10);
 			if (*end || !stress) {
@@ -314,6 +325,15 @@ int cmd_marks_main(int argc, char **argv)
 	}
 	if (stress) {
 		rc = stress_save(set, stress);
+		goto out_free;
+	}
+	if (export || import) {
+		/* Both report what they did through report_stderr. */
+		rc = 0;
+		if (import && bm_import_path(set, import) < 0)
+			rc = 1;
+		if (export && bm_export_path(set, export) < 0)
+			rc = 1;
 		goto out_free;
 	}
 	{

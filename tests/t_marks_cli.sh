@@ -51,6 +51,20 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 -m json.tool "$tmp/json" >/dev/null || bad "json does not parse"
 fi
 
+# share: export, then import into a copy's marks with a conflict
+"$PTBROWSE" marks --export "$tmp/shared.marks" "$T" 2>"$tmp/err" || bad "export: $(cat "$tmp/err")"
+grep -q "exported 4 marks to $tmp/shared.marks" "$tmp/err" || bad "export: $(cat "$tmp/err")"
+cmp -s "$file" "$tmp/before" || bad "export changed the marks file"
+head -c 4096 "$T" >"$tmp/other.pt"
+other=$("$PTBROWSE" marks --json "$tmp/other.pt" | sed -n 's/.*"file": "\([^"]*\)".*/\1/p')
+printf '# ptbrowse marks v1\nmark a 0x11\n' >"$other"
+"$PTBROWSE" marks --import "$tmp/shared.marks" "$tmp/other.pt" 2>"$tmp/err" || bad "import: $(cat "$tmp/err")"
+grep -q "$tmp/shared.marks:3: mark a is at 0x11 here, 0x10 there; kept 0x11" "$tmp/err" || bad "import conflict: $(cat "$tmp/err")"
+grep -q "imported 3 marks, 1 conflicts" "$tmp/err" || bad "import summary: $(cat "$tmp/err")"
+[ "$("$PTBROWSE" marks "$tmp/other.pt" | wc -l)" -eq 4 ] || bad "import: not saved"
+"$PTBROWSE" marks --import "$tmp/nonexistent" "$T" 2>"$tmp/err" && bad "import of a missing file succeeded"
+grep -q "cannot read $tmp/nonexistent" "$tmp/err" || bad "import missing: $(cat "$tmp/err")"
+
 # a broken line: reported with file:line, nothing renamed or rewritten
 printf 'mark 7 0x10\n' >>"$file"
 cp "$file" "$tmp/before"
