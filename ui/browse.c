@@ -5,12 +5,14 @@
 #include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -901,6 +903,98 @@ static void ui_loop(struct ui *ui)
 	}
 }
 
+static double ui_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* When cmd_browse_main() started and when the first screen was done. */
+static double ui_t_start, ui_t_first;
+
+static int ui_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Run one script token as a key (a key name, or text typed character by
+ * character).  Returns nothing: the screen is drawn by the caller. */
+static void ui_script_key(struct ui *ui, const char *tok)
+{
+	int k = km_key_parse(tok);
+	const char *q;
+
+	if (k >= 0) {
+		ui_key(ui, k);
+		return;
+	}
+	/* Plain text types its characters: "50%". */
+	for (q = tok; *q; q++)
+		ui_key(ui, (unsigned char)*q);
+}
+
+/*
+ * "bench NAME N TOKEN... [:COMMAND]": run the tokens N times, timing each
+ * token (or the command, where "{i}" becomes the round number) from the
+ * key to the finished screen; print the median and the 99th percentile.
+ */
+static void ui_script_bench(struct ui *ui, char *args)
+{
+	char name[64], *cmd, *save, *tok, *toks[16];
+	int n, i, ntoks = 0, k, consumed = 0;
+	double *t;
+	size_t nt = 0;
+
+	if (sscanf(args, "%63s %d %n", name, &n, &consumed) < 2 || n <= 0 || n > 100000)
+		return;
+	args += consumed;
+	cmd = strchr(args, ':');
+	if (cmd)
+		*cmd++ = 0;
+	for (tok = strtok_r(args, " \t", &save); tok && ntoks < 16;
+	     tok = strtok_r(NULL, " \t", &save))
+		toks[ntoks++] = tok;
+	t = calloc((size_t)n * (size_t)(ntoks + 1), sizeof(*t));
+	if (!t)
+		return;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k <= ntoks; k++) {
+			char line[256];
+			double t0 = ui_now();
+
+			if (k < ntoks) {
+				ui_script_key(ui, toks[k]);
+			} else if (cmd) {
+				char *p = strstr(cmd, "{i}");
+
+				if (p)
+					snprintf(line, sizeof(line), "%.*s%d%s", (int)(p - cmd), cmd,
+						 i + 1, p + 3);
+				else
+					snprintf(line, sizeof(line), "%s", cmd);
+				ui_command(ui, line);
+			} else {
+				continue;
+			}
+			ui_draw(ui);
+			ui_flush(ui);
+			t[nt++] = ui_now() - t0;
+		}
+	}
+	qsort(t, nt, sizeof(*t), ui_cmp_double);
+	if (nt)
+		printf("browse  %-14s median %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%zu keys)\n"
+		       "result browse-%s-median-ms %.3f\nresult browse-%s-p99-ms %.3f\n",
+		       name, t[nt / 2] * 1e3, t[(nt * 99) / 100] * 1e3, t[nt - 1] * 1e3, nt,
+		       name, t[nt / 2] * 1e3, name, t[(nt * 99) / 100] * 1e3);
+	fflush(stdout);
+	free(t);
+}
+
 /* A script: lines of key names, or ":command" lines, or directives. */
 static int ui_script(struct ui *ui, const char *path)
 {
@@ -912,7 +1006,6 @@ static int ui_script(struct ui *ui, const char *path)
 		fprintf(stderr, "ptbrowse: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	ui_draw(ui);
 	while (!ui->quit && fgets(line, sizeof(line), f)) {
 		char *p = line, *save, *tok;
 
@@ -928,10 +1021,50 @@ static int ui_script(struct ui *ui, const char *path)
 			ui_flush(ui);
 			continue;
 		}
+		if (!strncmp(p, "bench ", 6)) {
+			ui_script_bench(ui, p + 6);
+			continue;
+		}
+		if (!strcmp(p, "bench-startup")) {
+			printf("browse  first screen   %7.3f ms (start to first drawn screen)\n"
+			       "result browse-first-screen-ms %.3f\n",
+			       (ui_t_first - ui_t_start) * 1e3, (ui_t_first - ui_t_start) * 1e3);
+			fflush(stdout);
+			continue;
+		}
+		if (!strcmp(p, "bench-rss")) {
+			struct rusage ru;
+
+			FILE *st = fopen("/proc/self/status", "r");
+			char l[256];
+			long cur = -1;
+
+			while (st && fgets(l, sizeof(l), st))
+				if (!strncmp(l, "VmRSS:", 6))
+					cur = atol(l + 6);
+			if (st)
+				fclose(st);
+			getrusage(RUSAGE_SELF, &ru);
+			printf("browse  RSS            %7.1f MiB now, %.1f MiB at most\n"
+			       "result browse-rss-mib %.1f\nresult browse-max-rss-mib %.1f\n",
+			       cur / 1024.0, ru.ru_maxrss / 1024.0, cur / 1024.0,
+			       ru.ru_maxrss / 1024.0);
+			fflush(stdout);
+			continue;
+		}
+		if (!strcmp(p, "bench-index")) {
+			double t0 = ui_now();
+
+			if (ui->idx)
+				idx_wait(ui->idx);
+			ui_poll_index(ui);
+			printf("browse  index wait     %7.3f s (after the first screen)\n",
+			       ui_now() - t0);
+			fflush(stdout);
+			continue;
+		}
 		for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
 		     tok = strtok_r(NULL, " \t", &save)) {
-			int k;
-
 			if (!strcmp(tok, "wait-index")) {
 				if (ui->idx)
 					idx_wait(ui->idx);
@@ -951,14 +1084,8 @@ static int ui_script(struct ui *ui, const char *path)
 
 				if (sscanf(tok + 6, "%d", &col) == 1 && tl->h)
 					tl_click(ui, col);
-			} else if ((k = km_key_parse(tok)) >= 0) {
-				ui_key(ui, k);
 			} else {
-				/* Plain text types its characters: "50%". */
-				const char *q;
-
-				for (q = tok; *q; q++)
-					ui_key(ui, (unsigned char)*q);
+				ui_script_key(ui, tok);
 			}
 			ui_draw(ui);
 			ui_flush(ui);
@@ -1133,6 +1260,11 @@ int cmd_browse_main(int argc, char **argv)
 	int r, ret = 1, s = 0;
 	const char *cs, *nc;
 
+	ui_t_start = ui_now();
+	/* Windows of rows come and go; keep their memory in the heap rather
+	 * than mapping and faulting in fresh pages for each one. */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	setlocale(LC_ALL, "");
 	r = ui_parse_args(argc, argv, &o);
 	if (r)
@@ -1188,10 +1320,8 @@ int cmd_browse_main(int argc, char **argv)
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	if (!o.no_index && !idx_new(&ui->idx, ui->img, &ui->tmcfg)) {
 		idx_set_guard(ui->idx, trace_guard);
-		if (idx_start(ui->idx) < 0) {
-			idx_free(ui->idx);
-			ui->idx = NULL;
-		}
+		/* Pages the builder is done with leave our RSS. */
+		idx_set_release(ui->idx, trace_release, t);
 	}
 	{
 		struct bm_opts bo = { 0 };
@@ -1220,6 +1350,15 @@ int cmd_browse_main(int argc, char **argv)
 	if (km_nerrors(ui->km))
 		ui_message(ui, UI_ERROR, "%s (and %zu more)", km_error(ui->km, 0),
 			   km_nerrors(ui->km) - 1);
+	/* The first screen, then the index: on two cores the builder's
+	 * threads would otherwise delay it. */
+	ui_draw(ui);
+	ui_flush(ui);
+	ui_t_first = ui_now();
+	if (ui->idx && idx_start(ui->idx) < 0) {
+		idx_free(ui->idx);
+		ui->idx = NULL;
+	}
 	if (o.script)
 		ret = ui_script(ui, o.script);
 	else {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "marks.h"
 #include "ui.h"
@@ -14,6 +15,9 @@
 /* Ranges binned row by row instead of from the index's summaries. */
 #define TL_FINE_BYTES (512u << 10)
 #define TL_FINE_ROWS 600000
+/* Above this many segments the columns sample the summaries. */
+#define TL_EXACT_SEGMENTS 2048
+#define TL_SAMPLES 5
 
 /* What a column holds, computed from the index's summaries. */
 struct tl_col {
@@ -31,6 +35,7 @@ struct tl_cache {
 	uint64_t lo, hi;	/* bytes, or TSC for the time axis */
 	size_t nsum, nseeks;
 	double max;
+	double when;		/* when it was computed */
 };
 
 static struct tl_cache tl_cache;
@@ -219,6 +224,91 @@ static int tl_fine(struct ui *ui, struct tl_cache *tc)
 	return 1;
 }
 
+static double tl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The segment holding axis value @v (an offset, or a TSC). */
+static size_t tl_seg_of(struct ui *ui, int time, uint64_t v)
+{
+	size_t seg = 0;
+
+	if (time) {
+		if (idx_find_tsc(ui->idx, v, &seg))
+			seg = 0;
+	} else if (idx_find(ui->idx, v, &seg)) {
+		seg = 0;
+	}
+	return seg;
+}
+
+/*
+ * Many segments: each column looks up its first and last segment (binary
+ * searches) and samples TL_SAMPLES summaries between them for the packet
+ * density (packets per byte, or per TSC tick), so a redraw costs the same
+ * for a 4 GiB trace as for a small one.  OVFs and errors come from the
+ * index's trouble list, so none is missed by sampling.
+ */
+static void tl_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, size_t nseeks)
+{
+	double w = (double)(tc->hi - tc->lo) / tc->ncols;
+	struct idx_progress p;
+	uint64_t scanned;
+	int c, k;
+
+	idx_progress(ui->idx, &p);
+	scanned = idx_scan_done(ui->idx) ? ui->img->size : p.scanned;
+	for (c = 0; c < tc->ncols; c++) {
+		struct tl_col *col = &tc->col[c];
+		uint64_t a = tc->lo + (uint64_t)(c * w), b = tc->lo + (uint64_t)((c + 1) * w);
+		size_t sa = tl_seg_of(ui, tc->time, a), sb = tl_seg_of(ui, tc->time, b ? b - 1 : 0);
+		double npk = 0, span = 0;
+		size_t t;
+
+		if (sb < sa)
+			sb = sa;
+		if (!tc->time && b > scanned)
+			continue;	/* not scanned yet */
+		if (sa >= nsum)
+			continue;	/* not summarised yet */
+		col->known = 1;
+		col->psbs = (uint32_t)(sb - sa + (c == 0 || sa != tl_seg_of(ui, tc->time, a - 1)));
+		for (k = 0; k < TL_SAMPLES; k++) {
+			size_t i = sa + (sb - sa) * (size_t)k / (TL_SAMPLES - 1);
+			struct idx_summary s;
+
+			if (i >= nsum || idx_summary(ui->idx, i, &s))
+				continue;
+			if (tc->time) {
+				if (!s.have_tsc)
+					continue;
+				span += (double)(s.last_tsc - s.first_tsc + 1);
+			} else {
+				span += (double)s.size;
+			}
+			npk += (double)s.npackets;
+			if (sa == sb)
+				break;
+		}
+		if (span > 0)
+			col->packets = npk / span * w;
+		/* Trouble: the first trouble segment at or after sa. */
+		{
+			struct idx_summary s;
+
+			if (!idx_summary(ui->idx, sa, &s) && (s.novf || s.nerrors))
+				col->trouble = 1;
+			else if (!idx_next_trouble(ui->idx, sa, 1, &t) && t <= sb)
+				col->trouble = 1;
+		}
+	}
+	(void)nseeks;
+}
+
 /* Recompute the columns if the index grew or the range changed. */
 static void tl_compute(struct ui *ui, int ncols)
 {
@@ -230,9 +320,14 @@ static void tl_compute(struct ui *ui, int ncols)
 	int c;
 
 	tl_axis(ui, time, ncols, &lo, &hi);
-	if (tc->ncols == ncols && tc->time == time && tc->lo == lo &&
-	    tc->hi == hi && tc->nsum == nsum && tc->nseeks == nseeks)
-		return;
+	if (tc->ncols == ncols && tc->time == time && tc->lo == lo && tc->hi == hi) {
+		if (tc->nsum == nsum && tc->nseeks == nseeks)
+			return;
+		/* The index grew: catch up a few times a second, not on
+		 * every key. */
+		if (tl_now() - tc->when < 0.25)
+			return;
+	}
 	memset(tc->col, 0, sizeof(tc->col));
 	tc->ncols = ncols;
 	tc->time = time;
@@ -241,10 +336,15 @@ static void tl_compute(struct ui *ui, int ncols)
 	tc->nsum = nsum;
 	tc->nseeks = nseeks;
 	tc->max = 0;
+	tc->when = tl_now();
 	if (tl_fine(ui, tc))
 		return;
 	if (!ui->idx)
 		return;
+	if (nseeks > TL_EXACT_SEGMENTS) {
+		tl_sampled(ui, tc, nsum, nseeks);
+		goto out_max;
+	}
 	for (i = 0; i < nseeks; i++) {
 		struct idx_summary s;
 		struct idx_seek sk, next;
@@ -283,6 +383,7 @@ static void tl_compute(struct ui *ui, int ncols)
 		for (c = 0; c <= last; c++)
 			tc->col[c].known = 1;
 	}
+out_max:
 	for (c = 0; c < ncols; c++)
 		if (tc->col[c].packets > tc->max)
 			tc->max = tc->col[c].packets;
