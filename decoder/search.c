@@ -24,7 +24,7 @@
 #define PF_MAX		16	/* prefilter pattern bytes */
 #define PF_MIN_BITS	12	/* fewer anchor bits: decoding is faster */
 #define PF_SLACK	64	/* a bytes pattern may start past its packet */
-#define PF_CONTINUE	(256u << 10)	/* decode on rather than re-sync */
+#define PF_CONTINUE	(16u << 10)	/* decode on rather than re-sync */
 #define STEP_BYTES	(256u << 10)	/* bytes between cancel checks */
 #define SCAN_PIECE	(1u << 20)	/* prefilter scan between checks */
 #define FIRST_JOB	(256u << 10)
@@ -81,6 +81,8 @@ struct srch_pred {
 	uint8_t have_cfg;
 	uint8_t history;	/* some leaf compares a gap */
 	uint8_t has_pf;
+	uint8_t need_ip;	/* some leaf compares an IP */
+	uint64_t mask;		/* types that may match at all */
 	int8_t root;
 	uint8_t nnodes;
 	struct prefilter pf;
@@ -406,6 +408,8 @@ static int add_cmp(struct parser *ps, struct node *nd, enum field f, int op,
 		return -1;
 	if (f == F_GAP)
 		ps->p->history = 1;
+	if (f == F_IP)
+		ps->p->need_ip = 1;
 	return 0;
 }
 
@@ -775,6 +779,22 @@ static int pf_node(const struct srch_pred *p, int id, struct prefilter *pf)
 	}
 }
 
+/* The packet types node @id may match. */
+static uint64_t node_mask(const struct srch_pred *p, int id)
+{
+	const struct node *nd = &p->nodes[id];
+
+	switch (nd->kind) {
+	case N_AND:
+		return node_mask(p, nd->a) & node_mask(p, nd->b);
+	case N_OR:
+		return node_mask(p, nd->a) | node_mask(p, nd->b);
+	case N_NOT:
+		return ~0ull;
+	}
+	return nd->types;
+}
+
 int srch_parse(const char *text, struct srch_pred **out, char *err,
 	       size_t errlen)
 {
@@ -809,6 +829,7 @@ int srch_parse(const char *text, struct srch_pred **out, char *err,
 		goto out_pred;
 	}
 	ps->p->root = (int8_t)root;
+	ps->p->mask = node_mask(ps->p, root);
 	if (!ps->p->history)
 		ps->p->has_pf = (uint8_t)pf_node(ps->p, root, &ps->p->pf);
 	*out = ps->p;
@@ -950,6 +971,7 @@ void srch_ctx_init(struct srch_ctx *ctx, const struct srch_pred *pred,
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->img = img;
+	ctx->need_ip = !pred || pred->need_ip;
 	if (pred && pred->history) {
 		ctx->use_tm = 1;
 		tm_init(&ctx->tm, pred->have_cfg ? &pred->cfg : NULL);
@@ -962,7 +984,7 @@ void srch_step(struct srch_ctx *ctx, const struct pkt *pkt)
 
 	ctx->ip_ok = 0;
 	ctx->gap_ok = 0;
-	switch (pkt->type) {
+	switch (ctx->need_ip ? pkt->type : PKT_INVALID) {
 	case PKT_PSB:
 		/* SDM: no IP compression state survives a PSB. */
 		ctx->last_ip = 0;
@@ -1118,7 +1140,8 @@ static int match_node(const struct srch_pred *p, int id, const struct pkt *pkt,
 int srch_match(const struct srch_pred *pred, const struct pkt *pkt,
 	       const struct srch_ctx *ctx)
 {
-	if (!pred || !pkt)
+	if (!pred || !pkt || (unsigned)pkt->type >= PKT_NTYPES ||
+	    !(pred->mask >> pkt->type & 1))
 		return 0;
 	return match_node(pred, pred->root, pkt, ctx);
 }

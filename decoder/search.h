@@ -92,6 +92,7 @@ struct srch_ctx {
 	uint8_t gap_ok;
 	uint8_t have_prev;
 	uint8_t use_tm;
+	uint8_t need_ip;	/* track IPs (the predicate compares them) */
 	struct tm_model tm;
 };
 
