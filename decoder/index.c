@@ -50,10 +50,10 @@ struct seek_packed {
 	uint64_t misc;
 };
 
-struct ctx_entry {
+struct ctx_entry {		/* also the blob's layout */
 	uint64_t cr3;
 	uint64_t vmcs;
-	uint8_t nr;
+	uint64_t nr;
 };
 
 /* Summary flags (top byte of first_tsc). */
@@ -669,11 +669,13 @@ static uint32_t ctx_intern(struct idx *idx, const struct idx_seek *sk)
  * the block pointer array, so it must not move under them.  Keep it big
  * enough from the start instead of growing it.
  */
-static int ctx_reserve(struct idx *idx)
+static int ctx_reserve(struct idx *idx, int empty)
 {
 	size_t n = (CTX_MAX >> CTX_SHIFT) + 1;
 
 	idx->cblk = calloc(n, sizeof(*idx->cblk));
+	if (idx->cblk && empty)
+		return 0;
 	if (!idx->cblk || !(idx->cblk[0] = calloc(CTX_BLK, sizeof(struct ctx_entry))))
 		return -pte_nomem;
 	idx->ncblk = 1;
@@ -1555,6 +1557,7 @@ static int time_body(void *arg)
 	struct time_arg *ta = arg;
 	struct idx *idx = ta->idx;
 	size_t n = idx_nseeks(idx), i;
+	uint64_t rel = ta->from < n ? seek_off(idx, ta->from) : 0;
 
 	for (i = ta->from; i < ta->to; i++) {
 		uint64_t off = seek_off(idx, i);
@@ -1582,7 +1585,11 @@ static int time_body(void *arg)
 		if (ta->publish) {
 			atomic_fetch_add_explicit(&idx->done, end - off,
 						  memory_order_relaxed);
-			release_range(idx, off, end);
+			/* In big steps: a segment rarely spans a whole page. */
+			if (end - rel >= (4u << 20) || i + 1 == ta->to) {
+				release_range(idx, rel, end);
+				rel = end;
+			}
 		}
 	}
 	return 0;
@@ -1631,7 +1638,7 @@ static void *coordinator(void *arg)
 	pthread_once(&cls_once, cls_fill);
 	pthread_once(&skim_once, skim_fill);
 	if (!idx->cblk)
-		ret = ctx_reserve(idx);
+		ret = ctx_reserve(idx, 0);
 	if (!ret && !atomic_load(&idx->scan_done)) {
 		set_phase(idx, IDX_SCAN);
 		ret = phase1(idx);
@@ -2069,9 +2076,6 @@ struct blob_hdr {
 	uint64_t carry_size;	/* sizeof(struct tm_carry) when saved */
 };
 
-struct blob_ctx {
-	uint64_t cr3, vmcs, nr;
-};
 
 /* Byte offsets of the arrays, from the start of the blob. */
 struct blob_layout {
@@ -2092,7 +2096,7 @@ static int blob_layout(const struct blob_hdr *h, struct blob_layout *l)
 		return -1;
 	l->seeks = sizeof(*h);
 	l->ctx = l->seeks + h->nseeks * sizeof(struct seek_packed);
-	l->sums = l->ctx + h->nctx * sizeof(struct blob_ctx);
+	l->sums = l->ctx + h->nctx * sizeof(struct ctx_entry);
 	l->obase = l->sums + h->nseeks * sizeof(struct sum_packed);
 	l->exc = l->obase + ngroups((size_t)h->nseeks) * sizeof(uint64_t);
 	l->trouble = l->exc + h->nexc * sizeof(struct sum_exc);
@@ -2121,7 +2125,7 @@ int idx_save_to(const struct idx *idx,
 		int (*emit)(void *ctx, const void *p, size_t n), void *ctx)
 {
 	struct blob_hdr h;
-	size_t n, i;
+	size_t n;
 	int c, ret;
 
 	if (!idx || !emit || !idx->complete)
@@ -2151,12 +2155,9 @@ int idx_save_to(const struct idx *idx,
 	if (!ret)
 		ret = emit_blocks((void *const *)idx->sblk, BLK_SIZE,
 				  sizeof(struct seek_packed), n, emit, ctx);
-	for (i = 0; !ret && i < idx->nctx; i++) {
-		const struct ctx_entry *e = &idx->cblk[i >> CTX_SHIFT][i & (CTX_BLK - 1)];
-		struct blob_ctx bc = { e->cr3, e->vmcs, e->nr };
-
-		ret = emit(ctx, &bc, sizeof(bc));
-	}
+	if (!ret)
+		ret = emit_blocks((void *const *)idx->cblk, CTX_BLK,
+				  sizeof(struct ctx_entry), idx->nctx, emit, ctx);
 	if (!ret)
 		ret = emit_blocks((void *const *)idx->ublk, BLK_SIZE,
 				  sizeof(struct sum_packed), n, emit, ctx);
@@ -2326,9 +2327,17 @@ static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 	if (ret < 0)
 		return ret;
 	n = (size_t)h.nseeks;
-	ret = ctx_reserve(idx);
+	ret = ctx_reserve(idx, 1);
 	if (ret < 0)
 		return ret;
+	/* Contexts come as they are; the lookup hash is rebuilt only if a
+	 * grown trace adds some. */
+	ret = load_blocks(idx, (void **)idx->cblk, CTX_BLK, sizeof(struct ctx_entry),
+			  (size_t)h.nctx, b + l.ctx, borrow);
+	if (ret < 0)
+		return ret;
+	idx->nctx = (size_t)h.nctx;
+	idx->ncblk = ((size_t)h.nctx + CTX_BLK - 1) >> CTX_SHIFT;
 	ret = load_blocks(idx, (void **)idx->sblk, BLK_SIZE, sizeof(struct seek_packed),
 			  n, b + l.seeks, borrow);
 	if (!ret)
@@ -2343,20 +2352,6 @@ static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 				  borrow);
 	if (ret < 0)
 		return ret;
-	for (i = 1; i < h.nctx; i++) {
-		struct blob_ctx bc;
-		struct idx_seek sk;
-
-		memcpy(&bc, b + l.ctx + i * sizeof(bc), sizeof(bc));
-		memset(&sk, 0, sizeof(sk));
-		sk.cr3 = bc.cr3;
-		sk.vmcs = bc.vmcs;
-		sk.nr = (uint8_t)bc.nr;
-		sk.flags = IDX_HAVE_PIP;
-		/* Interning in order reproduces the same indices. */
-		if (ctx_intern(idx, &sk) != i)
-			return -pte_bad_file;
-	}
 	idx->exc = malloc((h.nexc ? h.nexc : 1) * sizeof(struct sum_exc));
 	idx->trouble = malloc((h.ntrouble ? h.ntrouble : 1) * sizeof(uint64_t));
 	if (!idx->exc || !idx->trouble)
@@ -2432,12 +2427,12 @@ int idx_reset(struct idx *idx)
 		idx->oblk[i] = NULL;
 		idx->carry[i] = NULL;
 	}
+	for (i = 0; i < idx->ncblk; i++)
+		free_block(idx, idx->cblk[i]);
 	if (idx->unborrow)
 		idx->unborrow(idx->unborrow_ctx);
 	idx->unborrow = NULL;
 	idx->borrow_lo = idx->borrow_hi = NULL;
-	for (i = 0; i < idx->ncblk; i++)
-		free(idx->cblk[i]);
 	free(idx->cblk);
 	free(idx->hslot);
 	free(idx->exc);

@@ -36,12 +36,14 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ptbrowse index [--json] [--no-cache] [--stream S] "
+	fprintf(f, "usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
 		   "[--threads N] TRACE\n"
 		   "Build the PSB index of TRACE (or check its cached copy) and "
 		   "print a summary.\n"
 		   "  --json        print the summary as JSON\n"
 		   "  --no-cache    neither read nor write the index cache\n"
+		   "  --time        also run the time pass (the time model's state\n"
+		   "                every 16 PSBs, for the browser; one core, slower)\n"
 		   "  --stream S    only stream S (index, name or cpuN)\n"
 		   "  --threads N   worker threads (default: one per CPU)\n");
 }
@@ -174,7 +176,7 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 
 /* Index one stream: the cache first, then build what is missing. */
 static int index_stream(struct trace *t, int si, int use_cache, unsigned threads,
-			int tty, struct stream_result *r)
+			int time_pass, int tty, struct stream_result *r)
 {
 	struct trace_stream *s = &t->streams[si];
 	struct idx *idx;
@@ -187,6 +189,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 	if (ret < 0)
 		return ret;
 	idx_set_guard(idx, trace_guard);
+	idx_set_time_pass(idx, time_pass);
 	idx_set_release(idx, trace_release, t);
 	if (threads)
 		idx_set_threads(idx, threads);
@@ -198,6 +201,8 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			r->cache = "hit";
 		else if (ret == IDXCACHE_GROWN)
 			r->cache = "grown";
+		else if (ret == IDXCACHE_PARTIAL)
+			r->cache = "extended";
 		else if (why && strcmp(why, "not cached") &&
 			 strcmp(why, "no cache directory"))
 			/* A cache file that does not check out is never
@@ -251,6 +256,7 @@ int cmd_index_main(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, 'n' },
 		{ "stream", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "time", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -259,7 +265,7 @@ int cmd_index_main(int argc, char **argv)
 	struct sigaction sa, old;
 	struct trace *t;
 	char err[512];
-	int json = 0, use_cache = 1, c, ret, si, status = 0;
+	int json = 0, use_cache = 1, time_pass = 0, c, ret, si, status = 0;
 	unsigned threads = 0;
 	size_t i, nr = 0;
 	double t0;
@@ -278,6 +284,9 @@ int cmd_index_main(int argc, char **argv)
 			break;
 		case 't':
 			threads = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'T':
+			time_pass = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -319,7 +328,8 @@ int cmd_index_main(int argc, char **argv)
 			if ((size_t)si != i)
 				continue;
 		}
-		ret = index_stream(t, (int)i, use_cache, threads, isatty(2), &res[nr]);
+		ret = index_stream(t, (int)i, use_cache, threads, time_pass, isatty(2),
+				   &res[nr]);
 		if (ret < 0) {
 			status = 1;
 			break;

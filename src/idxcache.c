@@ -197,7 +197,8 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	}
 	/* Private and writable: a grown trace's index goes on in place,
 	 * copy-on-write, without touching the file. */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		*why = "cannot map";
 		goto out_close;
@@ -227,8 +228,16 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		res = -ret == pte_nomem ? -pte_nomem : IDXCACHE_MISS;
 		goto out_close;
 	}
-	*why = idx_complete(idx) ? "hit" : "grown";
-	res = idx_complete(idx) ? IDXCACHE_HIT : IDXCACHE_GROWN;
+	if (idx_complete(idx)) {
+		*why = "hit";
+		res = IDXCACHE_HIT;
+	} else if (h.file_size == t->size) {
+		*why = "no time pass";
+		res = IDXCACHE_PARTIAL;
+	} else {
+		*why = "grown";
+		res = IDXCACHE_GROWN;
+	}
 out_close:
 	close(fd);
 	return res;

@@ -24,6 +24,7 @@ enum idxcache_result {
 	IDXCACHE_HIT = 0,	/* the index is complete */
 	IDXCACHE_GROWN = 1,	/* the old part is loaded; idx_start() does the tail */
 	IDXCACHE_MISS = 2,	/* nothing usable; build from scratch */
+	IDXCACHE_PARTIAL = 3,	/* all but the time pass; idx_start() adds it */
 };
 
 /* Write the cache file path for stream @stream of @t into @buf.
@@ -35,7 +36,8 @@ int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
 /* Fill @idx (fresh, over stream @stream of @t) from the cache.  When the
  * cache is unusable, *@why (if not NULL) names the reason ("no cache",
  * "trace changed", "corrupt", ...) and @idx is left empty.
- * Returns IDXCACHE_HIT, IDXCACHE_GROWN or IDXCACHE_MISS, or -pte_invalid
+ * Returns IDXCACHE_HIT, IDXCACHE_GROWN, IDXCACHE_PARTIAL or IDXCACHE_MISS,
+ * or -pte_nomem, or -pte_invalid
  * for bad arguments. */
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		  const char **why);

@@ -23,6 +23,14 @@ a=$(sed 's/.*"packets": \([0-9]*\).*/\1/' "$tmp/json")
 b=$(sed 's/.*"packets": \([0-9]*\).*/\1/' "$tmp/json2")
 [ "$a" = "$b" ] || fail "cached $a packets, fresh $b"
 
+# The time pass extends a cached index; the counts stay.
+"$PTBROWSE" index --json --time "$trace" > "$tmp/json3" || fail "--time failed"
+grep -q '"cache": "extended"' "$tmp/json3" || fail "--time should add the time pass: $(cat "$tmp/json3")"
+"$PTBROWSE" index --json --time "$trace" > "$tmp/json3" || fail "--time failed"
+grep -q '"cache": "hit"' "$tmp/json3" || fail "--time again should hit: $(cat "$tmp/json3")"
+c=$(sed 's/.*"packets": \([0-9]*\).*/\1/' "$tmp/json3")
+[ "$a" = "$c" ] || fail "with the time pass $c packets, without $a"
+
 # perf.data: one stream per CPU.
 "$PTBROWSE" index "$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14" > "$tmp/out" ||
 	fail "perf.data failed"
