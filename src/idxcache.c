@@ -8,6 +8,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
@@ -197,12 +201,14 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	}
 	/* Private and writable: a grown trace's index goes on in place,
 	 * copy-on-write, without touching the file. */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		*why = "cannot map";
 		goto out_close;
 	}
+	/* Map it all in one go for reading (MAP_POPULATE would copy every
+	 * page of a writable private mapping); only a hint. */
+	(void)madvise(map, (size_t)st.st_size, MADV_POPULATE_READ);
 	ca.cm = malloc(sizeof(*ca.cm));
 	if (!ca.cm) {
 		munmap(map, (size_t)st.st_size);
