@@ -618,6 +618,8 @@ static uint32_t ctx_intern(struct idx *idx, const struct idx_seek *sk)
 		uint32_t *hs;
 
 		ncap = idx->hcap ? idx->hcap * 2 : 1024;
+		while (ncap <= idx->nctx * 2)	/* a loaded table starts hashless */
+			ncap *= 2;
 		hs = calloc(ncap, sizeof(*hs));
 		if (!hs)
 			return CTX_NONE;
