@@ -82,6 +82,8 @@ struct srch_pred {
 	uint8_t history;	/* some leaf compares a gap */
 	uint8_t has_pf;
 	uint8_t need_ip;	/* some leaf compares an IP */
+	uint8_t has_ns;		/* some gap is in time units */
+	uint8_t calibrated;	/* and srch_pred_set_config() converted it */
 	uint64_t mask;		/* types that may match at all */
 	int8_t root;
 	uint8_t nnodes;
@@ -408,6 +410,8 @@ static int add_cmp(struct parser *ps, struct node *nd, enum field f, int op,
 		return -1;
 	if (f == F_GAP)
 		ps->p->history = 1;
+	if (c->ns)
+		ps->p->has_ns = 1;
 	if (f == F_IP)
 		ps->p->need_ip = 1;
 	return 0;
@@ -940,6 +944,7 @@ int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg)
 	else
 		memset(&pred->cfg, 0, sizeof(pred->cfg));
 	hz = cfg ? tm_tsc_hz(cfg, 1) : 0;
+	pred->calibrated = 0;
 	for (i = 0; i < pred->nnodes; i++) {
 		struct node *nd = &pred->nodes[i];
 
@@ -954,6 +959,7 @@ int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg)
 			c->thi = (uint64_t)((unsigned __int128)c->hi * hz / 1000000000u);
 		}
 	}
+	pred->calibrated = pred->has_ns;
 	return 0;
 }
 
@@ -1128,6 +1134,8 @@ static int match_node(const struct srch_pred *p, int id, const struct pkt *pkt,
 		uint64_t v;
 
 		if (!get_field((enum field)nd->cmp[i].field, pkt, ctx, &v))
+			return 0;
+		if (nd->cmp[i].ns && !p->calibrated)
 			return 0;
 		if (!cmp_holds(&nd->cmp[i], v, 1))
 			return 0;
@@ -1829,6 +1837,8 @@ int srch_start_opts(struct srch **out, const struct img *img,
 
 	if (!out || !img || !pred || !dir)
 		return -pte_invalid;
+	if (pred->has_ns && !pred->calibrated)
+		return -pte_no_calib;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -pte_nomem;
@@ -1850,8 +1860,13 @@ int srch_start_opts(struct srch **out, const struct img *img,
 	if (s->o.nthreads > 64)
 		s->o.nthreads = 64;
 	s->size = img->size;
-	s->from = from < img->size ? from : img->size;
 	s->dir = dir > 0 ? 1 : -1;
+	/* Forward from past the end is forward from the last byte: every
+	 * hit then lies after wrapping (and keys stay >= 1). */
+	if (s->dir > 0)
+		s->from = from < img->size ? from : img->size ? img->size - 1 : 0;
+	else
+		s->from = from < img->size ? from : img->size;
 	atomic_init(&s->kmax, UINT64_MAX);
 	atomic_init(&s->nhits, 0);
 	atomic_init(&s->done, 0);

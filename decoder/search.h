@@ -71,7 +71,10 @@ void srch_pred_free(struct srch_pred *pred);
 int srch_pred_format(const struct srch_pred *pred, char *buf, size_t len);
 
 /* Give @pred the stream's timing configuration (copied), for "gap" in time
- * units and MTC times.  NULL means nothing is known.
+ * units and MTC times.  NULL means nothing is known.  Until it succeeds, a
+ * gap in time units matches nothing and srch_start() refuses @pred.  The
+ * index given to a gap search should use the same configuration: its PSB
+ * carry makes times after a PSB exact (without it they are estimates).
  * Returns 0, -pte_invalid if @pred is NULL, or -pte_no_calib if @pred has
  * a gap in time units and @cfg gives no TSC frequency (not even P1). */
 int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg);
@@ -144,9 +147,15 @@ struct srch_status {
 
 /* Search image @img for packets matching @pred (copied) in the background,
  * starting after (@dir > 0) or before (@dir < 0) offset @from and wrapping
- * around at the end.  @idx (may be NULL, may be still building) gives seek
- * points and summaries; @img and @idx must outlive the search.
- * Returns 0 and sets *@out, -pte_invalid, or -pte_nomem. */
+ * around at the end (the packet at @from itself comes last).  @idx (may be
+ * NULL, may be still building) gives seek points and summaries; @img and
+ * @idx must outlive the search.  Memory is bounded: the nearest max_hits
+ * hits are kept (8 bytes each), the rest only counted.
+ * Returns 0 and sets *@out.
+ * Returns -pte_invalid if an argument is NULL or @dir is 0.
+ * Returns -pte_no_calib if @pred has a gap in time units and no TSC
+ * frequency (srch_pred_set_config()).
+ * Returns -pte_nomem if out of memory or no thread could start. */
 int srch_start(struct srch **out, const struct img *img, struct idx *idx,
 	       const struct srch_pred *pred, uint64_t from, int dir);
 

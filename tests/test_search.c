@@ -674,10 +674,11 @@ static void check_one(const char *q, const struct img *img, struct idx *idx,
 		srch_pred_free(p);
 		return;
 	}
-	for (f = 0; f < 3; f++) {
+	for (f = 1; f < 3; f++) {
 		check_search(p, img, idx, ref, n, froms[f], 1, NULL, what);
 		check_search(p, img, idx, ref, n, froms[f], -1, NULL, what);
 	}
+	check_search(p, img, idx, ref, n, froms[0], 1, NULL, what);
 	check_search(p, img, idx, ref, n, froms[1], 1, &small, what);
 	check_search(p, img, idx, ref, n, froms[2], -1, &small, what);
 	check_search(p, img, idx, ref, n, froms[1], 1, &plain, what);
@@ -882,6 +883,11 @@ static void test_no_wrap_and_edges(void **state)
 	srch_status(s, &st);
 	assert_int_equal(st.nhits, n);
 	assert_int_equal(st.first, ref[0]);
+	assert_true(st.first_wrapped);
+	assert_int_equal(srch_next_hit(s, ref[n - 1], 1, &hit, NULL), 0);
+	assert_int_equal(hit, ref[0]);
+	assert_int_equal(srch_next_hit(s, ref[0], -1, &hit, NULL), 0);
+	assert_int_equal(hit, ref[n - 1]);
 	srch_free(s);
 	assert_int_equal(srch_start(&s, &img, NULL, p, 0, -1), 0);
 	assert_int_equal(srch_wait(s), 0);
@@ -890,6 +896,21 @@ static void test_no_wrap_and_edges(void **state)
 	assert_true(st.first_wrapped);
 	srch_free(s);
 	assert_int_equal(srch_start(NULL, &img, NULL, p, 0, 1), -pte_invalid);
+	{
+		/* A gap in time units needs a TSC frequency first. */
+		struct srch_pred *g = parse("gap > 1us");
+		struct tm_config cfg;
+
+		assert_int_equal(srch_start(&s, &img, NULL, g, 0, 1), -pte_no_calib);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.have_nom_freq = 1;
+		cfg.nom_freq = 12;
+		assert_int_equal(srch_pred_set_config(g, &cfg), 0);
+		assert_int_equal(srch_start(&s, &img, NULL, g, 0, 1), 0);
+		assert_int_equal(srch_wait(s), 0);
+		srch_free(s);
+		srch_pred_free(g);
+	}
 	assert_int_equal(srch_start(&s, &img, NULL, p, 0, 0), -pte_invalid);
 	free(ref);
 	srch_pred_free(p);
