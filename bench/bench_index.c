@@ -93,6 +93,7 @@ static double run_index(int fd, size_t size, int phase1_only, size_t *count,
 	if (idx_new(&idx, &img, NULL) < 0)
 		return -1;
 	idx_set_phase1_only(idx, phase1_only);
+	idx_set_time_pass(idx, 0);	/* phases 1 and 2 only */
 	idx_set_release(idx, drop, NULL);
 	madvise((void *)m, size, MADV_SEQUENTIAL);
 	t0 = now();
