@@ -834,6 +834,111 @@ static void test_own_types(void **state)
 	}
 }
 
+/* The PSB offsets of the @count packets in d->sent, into @psb; returns
+ * how many. */
+static size_t psb_offsets(const struct diff *d, size_t count, uint64_t *psb)
+{
+	uint64_t off = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < count; i++) {
+		if (d->sent[i].type == ppt_psb)
+			psb[n++] = off;
+		off += d->sent[i].size;
+	}
+	return n;
+}
+
+/*
+ * Sync forward from random offsets of a random packet stream, by both
+ * decoders, lands on the first PSB after the offset; ours syncs backward
+ * to the last PSB before it.  PSBs are frequent here and never back to
+ * back: in a run of two PSBs libipt picks the second, we the first.
+ */
+static void test_diff_sync(void **state)
+{
+	struct diff *d = *state;
+	uint64_t *psb = malloc(DIFF_ROUND * sizeof(*psb));
+	uint64_t off = 0;
+	size_t n, i, count, npsb, len;
+	int prev_psb = 0;
+
+	assert_non_null(psb);
+	assert_int_equal(pt_enc_sync_set(d->enc, 0), 0);
+	for (n = 0; n < DIFF_ROUND / 4; n++) {
+		struct pt_packet *p = &d->sent[n];
+		enum pt_packet_type t;
+		int r;
+
+		do {
+			t = (rnd(&d->rng) & 7) ? ipt_types[rnd_below(&d->rng, NIPT_TYPES)]
+					       : ppt_psb;
+		} while (t == ppt_psb && prev_psb);
+		prev_psb = t == ppt_psb;
+		random_packet(&d->rng, t, p);
+		r = pt_enc_next(d->enc, p);
+		assert_true(r > 0);
+		p->size = (uint8_t)r;
+	}
+	count = n;
+	assert_int_equal(pt_enc_get_offset(d->enc, &off), 0);
+	len = (size_t)off;
+	npsb = psb_offsets(d, count, psb);
+	assert_true(npsb > 1000);
+
+	for (i = 0; i < 20000; i++) {
+		uint64_t x = rnd_below(&d->rng, len), want_fwd = 0, want_back = 0;
+		int have_fwd = 0, have_back = 0;
+		struct pt_config cfg = d->cfg;
+		struct pt_packet_decoder *ldec;
+		struct pkt_decoder dec;
+		size_t k;
+		int r;
+
+		for (k = 0; k < npsb; k++) {
+			if (psb[k] > x && !have_fwd) {
+				want_fwd = psb[k];
+				have_fwd = 1;
+			}
+			if (psb[k] < x) {
+				want_back = psb[k];
+				have_back = 1;
+			}
+		}
+		pkt_decoder_init(&dec, d->buf, d->buf + len, 0);
+		assert_int_equal(pkt_sync_set(&dec, x), 0);
+		r = pkt_sync_forward(&dec);
+		assert_int_equal(r, have_fwd ? 0 : -pte_nosync);
+		if (have_fwd)
+			assert_int_equal(pkt_offset(&dec), want_fwd);
+		assert_int_equal(pkt_sync_set(&dec, x), 0);
+		r = pkt_sync_backward(&dec);
+		assert_int_equal(r, have_back ? 0 : -pte_nosync);
+		if (have_back)
+			assert_int_equal(pkt_offset(&dec), want_back);
+
+		/* libipt, on a fresh decoder over [x + 1, len) */
+		cfg.begin = d->buf + x + 1;
+		cfg.end = d->buf + len;
+		if (cfg.begin >= cfg.end)
+			continue;
+		ldec = pt_pkt_alloc_decoder(&cfg);
+		assert_non_null(ldec);
+		r = pt_pkt_sync_forward(ldec);
+		if (have_fwd) {
+			uint64_t lo = 0;
+
+			assert_int_equal(r, 0);
+			assert_int_equal(pt_pkt_get_sync_offset(ldec, &lo), 0);
+			assert_int_equal(lo + x + 1, want_fwd);
+		} else {
+			assert_int_equal(r, -ipt_pte_eos);
+		}
+		pt_pkt_free_decoder(ldec);
+	}
+	free(psb);
+}
+
 /* CYC payloads at the 64-bit limit: libipt stops at 61 bits, we take
  * all 64, and refuse a value that does not fit. */
 static void test_cyc_limit(void **state)
@@ -865,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_diff_ip_all),
 		cmocka_unit_test(test_diff_random),
 		cmocka_unit_test(test_diff_truncated),
+		cmocka_unit_test(test_diff_sync),
 		cmocka_unit_test(test_diff_garbage),
 		cmocka_unit_test(test_own_types),
 		cmocka_unit_test(test_cyc_limit),
