@@ -644,6 +644,7 @@ static void ev_ptw(struct gen *g)
 /* mwait, pwre, exstop + fup, a sleep, pwrx. */
 static void ev_sleep(struct gen *g)
 {
+	static const uint8_t wake[8] = { 0, 0, 0, 0, 0, 2, 2, 3 };
 	uint64_t r = rnd(g);
 	unsigned state = 1 + (unsigned)((r >> 2) % 6), sub = (r >> 8) & 3;
 	uint64_t max = ((uint64_t)GEN_SLEEP_MTCS << g->o.mtc_freq) * g->o.ebx /
@@ -666,14 +667,14 @@ static void ev_sleep(struct gen *g)
 	put2(g, 0x02, 0xe2);
 	put_ip(g, 0x1d, g->cur_ip);
 	sleep_ticks(g, 100 + rnd_below(g, max));
-	/* wake reason: interrupt, store to a monitored line, or hardware */
+	/* wake reason: mostly an interrupt, else a store to the monitored
+	 * line or the hardware (bits 8, 10, 11) */
 	pwrx = (uint64_t)(state << 4 | (state > 2 ? state : 1)) |
-	       (uint64_t)(1u << (8 + (unsigned)(((r >> 20) % 3) ? 0 : 2)));
+	       (uint64_t)0x100 << wake[(r >> 20) & 7];
 	put2(g, 0x02, 0xa2);
 	putle(g, pwrx, 5);
-	if ((r >> 24) & 1) {
+	if ((r >> 24) & 1)
 		put_tsc(g);
-	}
 }
 
 static void ev_ovf(struct gen *g)
