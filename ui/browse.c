@@ -186,6 +186,10 @@ static int ui_poll_index(struct ui *ui)
 	if (!p.finished)
 		return 1;
 	ui->idx_ops_set = 1;
+	/* The builder has read the whole file: drop its pages from our page
+	 * tables (the page cache keeps them), so RSS is what the browser
+	 * uses; windows fault in what they read again. */
+	trace_release(ui->trace, ui->trace->map, (size_t)ui->trace->size);
 	if (!p.status) {
 		struct win_psb_ops ops = none;
 
@@ -195,6 +199,32 @@ static int ui_poll_index(struct ui *ui)
 		win_cache_set_timing(ui->wc, &ui->tmcfg);
 	}
 	return 1;
+}
+
+/*
+ * Stop and free the index.  The builder can miss a cancel that arrives
+ * while it waits for its workers (decoder/index.c, reported), so give it a
+ * moment to stop; if it does not, leave it to the process exit rather than
+ * hang in idx_free().
+ */
+static void ui_idx_stop(struct ui *ui)
+{
+	struct idx_progress p;
+	int i;
+
+	if (!ui->idx)
+		return;
+	idx_cancel(ui->idx);
+	for (i = 0; i < 100; i++) {
+		idx_progress(ui->idx, &p);
+		if (p.finished || p.phase == IDX_IDLE) {
+			idx_free(ui->idx);
+			ui->idx = NULL;
+			return;
+		}
+		usleep(5000);
+	}
+	ui->idx = NULL;
 }
 
 /* goto_ctx callbacks: sync point @n from the index. */
@@ -1372,7 +1402,7 @@ int cmd_browse_main(int argc, char **argv)
 	ui_screen = NULL;
 	ui_live = NULL;
 out_idx:
-	idx_free(ui->idx);
+	ui_idx_stop(ui);
 	bm_close(ui->bm);
 	win_cache_free(ui->wc);
 out_km:

@@ -7,6 +7,9 @@
 
 #include "ui.h"
 
+/* Rows counted from a segment's PSB for the cursor's ordinal. */
+#define STATUS_COUNT_MAX 200000
+
 void status_fmt_ns(char *buf, size_t size, double ns)
 {
 	double a = fabs(ns);
@@ -121,15 +124,22 @@ void status_draw(struct ui *ui)
 			struct win_iter it = { 0 };
 			struct idx_seek sk;
 			uint64_t rel = 0;
+			int ok = 0;
 
-			/* Count rows from the segment's PSB: at most a segment. */
+			/* Count rows from the segment's PSB, within bounds: a
+			 * huge segment without PSBs shows "#?" instead. */
 			if (!idx_seek(ui->idx, seg, &sk) && !win_seek(&it, ui->wc, sk.offset)) {
-				while (win_row(&it)->pkt.offset < row.pkt.offset && !win_next(&it))
+				while (rel < STATUS_COUNT_MAX &&
+				       win_row(&it)->pkt.offset < row.pkt.offset && !win_next(&it))
 					rel++;
+				ok = win_row(&it)->pkt.offset == row.pkt.offset;
 			}
 			win_iter_release(&it);
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #%" PRIu64,
-						s.first_ordinal + rel);
+			if (ok)
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #%" PRIu64,
+							s.first_ordinal + rel);
+			else
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #?");
 		} else {
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #?");
 		}

@@ -484,7 +484,25 @@ static void tl_draw(struct ui *ui, struct pane *p)
 		v1 = v0;
 	{
 		uint32_t npsb = 0;
+		static uint8_t inreg[TL_MAX_COLS];
 
+		memset(inreg, 0, sizeof(inreg));
+		if (ui->bm && !tc->time) {
+			size_t i, n = bm_count(ui->bm);
+
+			/* Regions: underlined across their columns. */
+			for (i = 0; i < n; i++) {
+				const struct bm_entry *e = bm_at(ui->bm, i);
+				int c0, c1;
+
+				if (e->kind != BM_REGION || e->to <= tc->lo || e->from >= tc->hi)
+					continue;
+				c0 = e->from <= tc->lo ? 0 : tl_col_of(tc, e->from);
+				c1 = e->to >= tc->hi ? ncols - 1 : tl_col_of(tc, e->to - 1);
+				for (c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++)
+					inreg[c] = 1;
+			}
+		}
 		for (c = 0; c < ncols; c++)
 			npsb += tc->col[c].psbs;
 		for (c = 0; c < ncols; c++) {
@@ -506,7 +524,7 @@ static void tl_draw(struct ui *ui, struct pane *p)
 				if (v0 == v1)
 					g = screen_glyph(ui, "┃", "|");
 			}
-			attrset(attr);
+			attrset(attr | (inreg[c] ? A_UNDERLINE : 0));
 			screen_put(p->y + 1, p->x + c, 1, g);
 		}
 	}
