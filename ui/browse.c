@@ -1377,7 +1377,9 @@ int cmd_browse_main(int argc, char **argv)
 	prompt_init(ui);
 	ui_find_t0(ui);
 	ui_layout(ui);
-	if (km_nerrors(ui->km))
+	if (km_nerrors(ui->km) == 1)
+		ui_message(ui, UI_ERROR, "%s", km_error(ui->km, 0));
+	else if (km_nerrors(ui->km))
 		ui_message(ui, UI_ERROR, "%s (and %zu more)", km_error(ui->km, 0),
 			   km_nerrors(ui->km) - 1);
 	/* The first screen, then the index: on two cores the builder's
