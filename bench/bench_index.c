@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,18 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* CPU seconds used by the process so far (all threads). */
+static double cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double cpu_mm, cpu_1, cpu_12, cpu_ipt;	/* of the last run */
 
 static const uint8_t *map_file(int fd, size_t size)
 {
@@ -63,6 +76,7 @@ static double run_memmem(int fd, size_t size, size_t *count)
 
 	if (!m)
 		return -1;
+	cpu_mm = cpu();
 	t0 = now();
 	p = m;
 	end = m + size;
@@ -71,6 +85,7 @@ static double run_memmem(int fd, size_t size, size_t *count)
 		p += sizeof(psb);
 	}
 	t0 = now() - t0;
+	cpu_mm = cpu() - cpu_mm;
 	munmap((void *)m, size);
 	*count = n;
 	return t0;
@@ -84,7 +99,7 @@ static double run_index(int fd, size_t size, int phase1_only, size_t *count,
 	struct img img;
 	struct idx *idx;
 	struct idx_summary s;
-	double t0;
+	double t0, c0;
 	int ret;
 
 	if (!m)
@@ -96,9 +111,11 @@ static double run_index(int fd, size_t size, int phase1_only, size_t *count,
 	idx_set_time_pass(idx, 0);	/* phases 1 and 2 only */
 	idx_set_release(idx, drop, NULL);
 	madvise((void *)m, size, MADV_SEQUENTIAL);
+	c0 = cpu();
 	t0 = now();
 	ret = idx_build(idx);
 	t0 = now() - t0;
+	*(phase1_only ? &cpu_1 : &cpu_12) = cpu() - c0;
 	*count = idx_nseeks(idx);
 	idx_totals(idx, &s);
 	*packets = s.npackets;
@@ -125,6 +142,7 @@ static double run_libipt(int fd, size_t size, unsigned long long *packets)
 	dec = pt_pkt_alloc_decoder(&cfg);
 	if (!dec)
 		return -1;
+	cpu_ipt = cpu();
 	t0 = now();
 	err = pt_pkt_sync_forward(dec);
 	while (err >= 0) {
@@ -135,6 +153,7 @@ static double run_libipt(int fd, size_t size, unsigned long long *packets)
 		err = pt_pkt_sync_forward(dec);
 	}
 	t0 = now() - t0;
+	cpu_ipt = cpu() - cpu_ipt;
 	pt_pkt_free_decoder(dec);
 	munmap((void *)m, size);
 	*packets = n;
@@ -216,6 +235,15 @@ int main(int argc, char **argv)
 	       (double)lib_bytes / ti / 1e9, (double)lib_bytes / (1 << 20));
 	printf("ratio   phase 1+2 / libipt     %7.1fx  (goal >= 10x)\n",
 	       p12 / ((double)lib_bytes / ti / 1e9));
+	/* CPU time does not depend on what else the machine runs. */
+	printf("cpu     GB per CPU-second (last run): memmem %.2f, phase 1 %.2f, "
+	       "phase 1+2 %.2f, libipt %.3f\n",
+	       (double)size / cpu_mm / 1e9, (double)size / cpu_1 / 1e9,
+	       (double)size / cpu_12 / 1e9, (double)lib_bytes / cpu_ipt / 1e9);
+	printf("cpu     phase 1+2 / libipt per CPU-second %.1fx; with 2 cores "
+	       "at most %.1fx\n",
+	       ((double)size / cpu_12) / ((double)lib_bytes / cpu_ipt),
+	       2 * ((double)size / cpu_12) / ((double)lib_bytes / cpu_ipt));
 	printf("result memmem_gbps %.3f\nresult phase1_gbps %.3f\n"
 	       "result phase12_gbps %.3f\nresult libipt_gbps %.3f\n",
 	       mm, p1, p12, (double)lib_bytes / ti / 1e9);
