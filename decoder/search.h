@@ -33,8 +33,9 @@
  *   x:HEX           "x:02f3"); the hit is the packet holding the first byte
  *   gap OP TIME     a timed packet (tsc, or mtc when the configuration
  *                   gives MTC timing) whose time, by the time model, is OP
- *                   TIME after the previous timed packet; TIME in tsc
- *                   ticks (5000, 5000tsc) or ns, us, ms, s
+ *                   TIME after the previous timed packet (OP defaults
+ *                   to >); TIME in tsc ticks (5000, 5000tsc) or with
+ *                   ns, us, ms, s (2.5us; needs srch_pred_set_config())
  *   not X, !X       X does not hold
  *   X and Y, X & Y  both (also just "X Y")
  *   X or Y, X | Y   either; "and" binds tighter; parentheses group
