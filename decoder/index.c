@@ -1575,8 +1575,28 @@ static void time_segment(const struct img *img, uint64_t off, uint64_t end,
 	struct img_cursor cur;
 	struct tm_stamp st;
 	struct pkt pkt;
+	long si = img_span_of(img, off);
 	int r;
 
+	if (si >= 0 && end <= img->spans[si].off + img->spans[si].size) {
+		/* Within one span: a plain cursor bounded by the segment, so
+		 * a packet running into the next PSB is cut (an error). */
+		const struct img_span *sp = &img->spans[si];
+		struct pkt_decoder dec;
+
+		pkt_decoder_init(&dec, sp->data + (off - sp->off),
+				 sp->data + (end - sp->off), off);
+		for (;;) {
+			r = pkt_next(&dec, &pkt);
+			if (r == -pte_eos)
+				return;
+			if (r < 0) {
+				tm_gap(tm);
+				return;
+			}
+			tm_step(tm, &pkt, &st);
+		}
+	}
 	if (img_cursor_init(&cur, img, off) < 0)
 		return;
 	while (img_cursor_offset(&cur) < end) {
