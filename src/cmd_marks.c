@@ -33,7 +33,8 @@ static void usage(FILE *f)
 "  --json           one JSON object: trace, stream, marks file, marks array\n"
 "  --summary        after each region, what lies inside it: packets by type\n"
 "                   and class, PSBs, branches, TIPs, cycles, TSC span, CBR\n"
-"                   changes, OVFs, decode errors\n"
+"                   changes, OVFs, decode errors; time and frequency where\n"
+"                   the recording's timing is known (perf.data)\n"
 "  --stream S       the stream of a perf.data file (index, cpuN or name)\n");
 }
 
