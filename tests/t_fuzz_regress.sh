@@ -1,5 +1,6 @@
 #!/bin/sh
-# Replay every saved fuzz input (tests/fuzz/corpus/<target>/) through its
+# Replay every saved fuzz input (tests/fuzz/corpus/<target>/, and the seeds
+# in tests/fuzz/seeds/<target>/) through its
 # target, built with the regular compiler and tests/fuzz/driver.c against the
 # libraries of this build, so every crash ever found stays fixed.
 set -u
@@ -18,9 +19,13 @@ for src in tests/fuzz/fuzz_*.c; do
 		$(pkg-config --libs ncursesw) -lreadline -lxxhash -lpthread -lm \
 		-o "$bin" || { echo "FAIL build $t"; fail=1; continue; }
 	n=$((n + 1))
-	inputs=tests/fuzz/corpus/$t
-	if [ -d "$inputs" ] && [ -n "$(ls "$inputs")" ]; then
-		"$bin" "$inputs" >"$out/$t.log" 2>&1 || { echo "FAIL $t"; cat "$out/$t.log"; fail=1; continue; }
+	# Saved findings and the target's seeds (tests/fuzz/seeds/<target>/).
+	inputs=
+	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t; do
+		[ -d "$d" ] && [ -n "$(ls "$d")" ] && inputs="$inputs $d"
+	done
+	if [ -n "$inputs" ]; then
+		"$bin" $inputs >"$out/$t.log" 2>&1 || { echo "FAIL $t"; cat "$out/$t.log"; fail=1; continue; }
 		echo "ok   $t: $(tail -n 1 "$out/$t.log")"
 	else
 		# No saved inputs yet: at least run the shared traces through it.
