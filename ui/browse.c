@@ -225,6 +225,7 @@ static void ui_idx_stop(struct ui *ui)
 		usleep(5000);
 	}
 	ui->idx = NULL;
+	ui->idx_leaked = 1;
 }
 
 /* goto_ctx callbacks: sync point @n from the index. */
@@ -427,6 +428,69 @@ static int ui_goto_count(struct ui *ui, enum goto_kind kind, uint64_t n)
 	if (goto_from_count(&t, kind, n) < 0)
 		return UI_DRAW_NONE;
 	return ui_goto_target(ui, &t);
+}
+
+/* Start indexing ui->img in the background (after the first screen). */
+static void ui_idx_start(struct ui *ui)
+{
+	if (idx_new(&ui->idx, ui->img, &ui->tmcfg) < 0) {
+		ui->idx = NULL;
+		return;
+	}
+	idx_set_guard(ui->idx, trace_guard);
+	/* Pages the builder is done with leave our RSS. */
+	idx_set_release(ui->idx, trace_release, ui->trace);
+	ui->idx_ops_set = 0;
+	if (idx_start(ui->idx) < 0) {
+		idx_free(ui->idx);
+		ui->idx = NULL;
+	}
+}
+
+/* R: the trace grew (a recording still running): map the new size, and
+ * start windows and the index afresh over it.  The cursor stays. */
+static int ui_reload(struct ui *ui)
+{
+	struct win_cache *wc;
+	char err[256] = "";
+	uint64_t old = ui->img->size, size;
+	int grew = 0, had_idx = ui->idx != NULL, r;
+
+	if (had_idx) {
+		/* The remap invalidates what a running builder reads. */
+		ui_idx_stop(ui);
+		if (ui->idx_leaked) {
+			ui_message(ui, UI_ERROR, "reload: the index did not stop; not reloading");
+			return UI_DRAW_STATUS;
+		}
+	}
+	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));
+	if (r < 0) {
+		ui_message(ui, UI_ERROR, "reload: %s", err[0] ? err : pte_strerror(r));
+		if (had_idx)
+			ui_idx_start(ui);
+		return UI_DRAW_ALL;
+	}
+	if (grew) {
+		/* The streams may have been rebuilt over the new mapping. */
+		ui->img = &ui->trace->streams[ui->stream_no].img;
+		if (win_cache_new(&wc, ui->img, NULL, UI_CACHE_BYTES) < 0) {
+			ui_message(ui, UI_ERROR, "reload: out of memory");
+			return UI_DRAW_STATUS;
+		}
+		win_cache_free(ui->wc);
+		ui->wc = wc;
+		win_cache_set_timing(ui->wc, &ui->tmcfg);
+	}
+	if (had_idx)
+		ui_idx_start(ui);
+	ui_layout(ui);
+	if (grew)
+		ui_message(ui, UI_INFO, "reloaded: %" PRIu64 " new bytes (now %" PRIu64 ")",
+			   ui->img->size - old, ui->img->size);
+	else
+		ui_message(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
+	return UI_DRAW_ALL;
 }
 
 /* :set OPTION VALUE */
@@ -781,6 +845,7 @@ int ui_action(struct ui *ui, const struct km_result *res)
 			clearok(curscr, TRUE);
 		}
 		return UI_DRAW_ALL;
+	case ACTION_RELOAD: return ui_reload(ui);
 	case ACTION_STREAMS: {
 		size_t i, len = 0;
 		char buf[256];
@@ -1348,11 +1413,6 @@ int cmd_browse_main(int argc, char **argv)
 		goto out_km;
 	}
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
-	if (!o.no_index && !idx_new(&ui->idx, ui->img, &ui->tmcfg)) {
-		idx_set_guard(ui->idx, trace_guard);
-		/* Pages the builder is done with leave our RSS. */
-		idx_set_release(ui->idx, trace_release, t);
-	}
 	{
 		struct bm_opts bo = { 0 };
 
@@ -1387,10 +1447,8 @@ int cmd_browse_main(int argc, char **argv)
 	ui_draw(ui);
 	ui_flush(ui);
 	ui_t_first = ui_now();
-	if (ui->idx && idx_start(ui->idx) < 0) {
-		idx_free(ui->idx);
-		ui->idx = NULL;
-	}
+	if (!o.no_index)
+		ui_idx_start(ui);
 	if (o.script)
 		ret = ui_script(ui, o.script);
 	else {

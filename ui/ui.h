@@ -99,7 +99,8 @@ struct ui {
 	const struct img *img;
 	const char *name;		/* file name for the header */
 	struct idx *idx;		/* NULL if indexing is off */
-	int idx_ops_set;		/* windows use the index for PSBs */
+	int idx_ops_set;		/* windows use the index's time carries */
+	int idx_leaked;			/* a builder that did not stop */
 	struct win_cache *wc;
 	struct tm_config tmcfg;
 	struct bm_set *bm;		/* marks, NULL with --no-state */
