@@ -774,10 +774,19 @@ int ui_action(struct ui *ui, const struct km_result *res)
 		ui_message(ui, UI_INFO, "focus: %s pane", ui->panes[ui->focus].ops->name);
 		return UI_DRAW_ALL;
 	}
-	case ACTION_TIMELINE_ZOOM:
-		if (!strcmp(res->args, "out") || !strcmp(res->args, "-"))
-			return tl_zoom(ui, -1);
-		return tl_zoom(ui, 1);
+	case ACTION_TIMELINE_ZOOM: {
+		int d = !strcmp(res->args, "out") || !strcmp(res->args, "-") ? -1 : 1;
+
+		r = UI_DRAW_NONE;
+		while (n-- > 0)
+			r |= tl_zoom(ui, d);
+		return r;
+	}
+	case ACTION_DESCRIBE_KEY:
+		km_state_describe(&ui->ks);
+		ui->describing = 1;
+		ui_message(ui, UI_INFO, "describe-key: press a key");
+		return UI_DRAW_STATUS;
 	case ACTION_TIMELINE_AXIS: {
 		uint64_t lo, hi;
 
@@ -937,6 +946,13 @@ static int ui_key(struct ui *ui, int c)
 	if (!km_state_pending(&ui->ks))
 		ui->msg[0] = 0;
 	st = km_feed(ui->km, &ui->ks, KM_T_NONE, ui->panes[ui->focus].ops->table, c, &res);
+	if (ui->describing && (st == KM_ACTION || st == KM_UNBOUND)) {
+		char buf[256];
+
+		ui->describing = 0;
+		ui_message(ui, UI_INFO, "%s", km_describe(&res, buf, sizeof(buf)));
+		return UI_DRAW_STATUS;
+	}
 	switch (st) {
 	case KM_ACTION:
 		return ui_action(ui, &res) | UI_DRAW_STATUS;

@@ -135,6 +135,7 @@ struct ui {
 	int help;			/* the help screen is up */
 	int help_top;
 	int prompt;			/* the prompt is up */
+	int describing;			/* describe-key waits for a key */
 
 	char msg[512];
 	int msg_sev;
