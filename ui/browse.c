@@ -1439,8 +1439,7 @@ int cmd_browse_main(int argc, char **argv)
 		if (bm_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
 			ui->bm = NULL;
 	}
-	if (o.no_state)
-		setenv("PTBROWSE_NO_HISTORY", "1", 1);
+	ui->no_state = o.no_state;
 	/* No usable terminal is a usage error: exit 2. */
 	r = ui_screen_start(ui, &o);
 	if (r) {

@@ -164,8 +164,8 @@ void prompt_init(struct ui *ui)
 		rl_outstream = prompt_null;
 	}
 	stifle_history(PROMPT_HISTORY_MAX);
-	if (getenv("PTBROWSE_NO_HISTORY"))
-		return;
+	if (ui->no_state)
+		return;	/* --no-state: no history file either */
 	if (!xdg_dir(XDG_STATE, NULL, dir, sizeof(dir), NULL, 0)) {
 		snprintf(prompt_hist_path, sizeof(prompt_hist_path), "%s/history", dir);
 		read_history(prompt_hist_path);

@@ -136,6 +136,7 @@ struct ui {
 	int help_top;
 	int prompt;			/* the prompt is up */
 	int describing;			/* describe-key waits for a key */
+	int no_state;			/* --no-state: write no files */
 
 	char msg[512];
 	int msg_sev;
