@@ -505,7 +505,7 @@ static int decode_bip(struct pkt_decoder *dec, const uint8_t *p, size_t left,
 	return size;
 }
 
-int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
+int pkt_next_slow(struct pkt_decoder *dec, struct pkt *pkt)
 {
 	const uint8_t *p;
 	size_t left;

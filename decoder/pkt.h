@@ -93,8 +93,9 @@ struct pkt {
 			uint64_t ip;	/* the payload bits as stored */
 		} ip;
 		struct {	/* tnt.8, tnt.64 */
+			uint64_t bits;	/* oldest branch in bit nbits-1; 1 = taken;
+					 * shares its place with cyc (pkt_next) */
 			uint8_t nbits;	/* 1..47 */
-			uint64_t bits;	/* oldest branch in bit nbits-1; 1 = taken */
 		} tnt;
 		struct {	/* mode.exec */
 			uint8_t csl, csd, iflag;
@@ -172,6 +173,9 @@ struct pkt_decoder {
 int pkt_decoder_init(struct pkt_decoder *dec, const uint8_t *begin,
 		     const uint8_t *end, uint64_t base);
 
+/* pkt_next() for every packet; callers use pkt_next(). */
+int pkt_next_slow(struct pkt_decoder *dec, struct pkt *pkt);
+
 /* Decode the packet at the cursor into @pkt and advance past it.
  * On error the cursor stays put and @pkt->offset and @pkt->size tell
  * where and how much (size 0 if unknown); pkt->type is PKT_INVALID.
@@ -180,8 +184,53 @@ int pkt_decoder_init(struct pkt_decoder *dec, const uint8_t *begin,
  * Returns -pte_truncated if the packet runs past the end.
  * Returns -pte_bad_opc on an unknown opcode.
  * Returns -pte_bad_ipc on a reserved IP compression.
- * Returns -pte_bad_packet on an impossible payload (e.g. an endless CYC). */
-int pkt_next(struct pkt_decoder *dec, struct pkt *pkt);
+ * Returns -pte_bad_packet on an impossible payload (e.g. an endless CYC).
+ *
+ * PAD, TNT.8 and short CYCs are most of a trace's packets: they are
+ * decoded here, inline in the caller's loop, the rest out of line. */
+static inline int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
+{
+	const uint8_t *p;
+	unsigned b;
+
+	if (__builtin_expect(!dec || !pkt || dec->pos >= dec->end, 0))
+		return pkt_next_slow(dec, pkt);
+	p = dec->pos;
+	b = p[0];
+	if (b == 0) {
+		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->type = PKT_PAD;
+		pkt->size = 1;
+		dec->pos = p + 1;
+		return 1;
+	}
+	if (!(b & 1) && b != 2 && (dec->bip_sz < 0 || (b & 7) != 4)) {
+		unsigned v = b >> 1;
+		int stop = 31 - __builtin_clz(v);
+
+		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->type = PKT_TNT8;
+		pkt->size = 1;
+		pkt->u.tnt.nbits = (uint8_t)stop;
+		pkt->u.tnt.bits = v & ((1u << stop) - 1);
+		dec->pos = p + 1;
+		return 1;
+	}
+	/* A cyc of one or two bytes; its size is as random as the cycle
+	 * counts, so no branch on it. */
+	if ((b & 3) == 3 && dec->end - p >= 2 && !((b >> 2) & p[1] & 1)) {
+		unsigned ext = (b >> 2) & 1;
+		uint64_t hi = (uint64_t)(p[1] >> 1) << 5;
+
+		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->type = PKT_CYC;
+		pkt->u.cyc = (uint64_t)(b >> 3) | (hi & (0 - (uint64_t)ext));
+		pkt->size = (uint8_t)(1 + ext);
+		dec->pos = p + 1 + ext;
+		return (int)(1 + ext);
+	}
+	return pkt_next_slow(dec, pkt);
+}
 
 /* Move the cursor to the first PSB at or after the cursor + 1 if the cursor
  * is on a PSB, else at or after the cursor.
