@@ -2075,8 +2075,11 @@ int srch_next_hit(struct srch *s, uint64_t off, int dir, uint64_t *hit,
 		rc = -pte_eos;
 		goto out;
 	}
+	/* Forward from the end is forward from the last byte (to the top). */
 	if (off > s->size)
 		off = s->size;
+	if (dir > 0 && off == s->size && off)
+		off--;
 	/* A hit at the start has key size: the far end of the ring, which
 	 * is also where the start lies (key 0) going on. */
 	kq = key_of(s, off);

@@ -886,6 +886,10 @@ static void test_no_wrap_and_edges(void **state)
 	assert_true(st.first_wrapped);
 	assert_int_equal(srch_next_hit(s, ref[n - 1], 1, &hit, NULL), 0);
 	assert_int_equal(hit, ref[0]);
+	assert_int_equal(srch_next_hit(s, img.size, 1, &hit, NULL), 0);
+	assert_int_equal(hit, ref[0]);
+	assert_int_equal(srch_next_hit(s, img.size, -1, &hit, NULL), 0);
+	assert_int_equal(hit, ref[n - 1]);
 	assert_int_equal(srch_next_hit(s, ref[0], -1, &hit, NULL), 0);
 	assert_int_equal(hit, ref[n - 1]);
 	srch_free(s);
