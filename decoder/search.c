@@ -1641,6 +1641,7 @@ struct srch {
 	atomic_int cancel;
 	atomic_int finished;
 	atomic_uint running;	/* workers not yet stopped */
+	int error;		/* a worker's failure (-pte_sigbus); under lock */
 	int status;
 	pthread_t *th;
 	unsigned nth;
@@ -1744,6 +1745,19 @@ static void worker_progress(void *arg, uint64_t upto)
 	}
 }
 
+/* One job, in the guard's frame. */
+struct job_arg {
+	struct scan *sc;
+	const struct job *job;
+};
+
+static int job_body(void *arg)
+{
+	struct job_arg *ja = arg;
+
+	return scan_range(ja->sc, ja->job->a, ja->job->b);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -1769,10 +1783,23 @@ static void *worker_main(void *arg)
 		w->job = &s->jobs[j];
 		w->job->rep = w->job->a;
 		w->flushed_first = 0;
-		rc = scan_range(&sc, w->job->a, w->job->b);
+		if (s->o.guard) {
+			struct job_arg ja = { &sc, w->job };
+
+			rc = s->o.guard(job_body, &ja);
+		} else {
+			rc = scan_range(&sc, w->job->a, w->job->b);
+		}
 		flush(w);
-		if (rc < 0)
+		if (rc < 0) {
+			if (rc != -pte_canceled) {
+				pthread_mutex_lock(&s->lock);
+				s->error = rc;
+				pthread_mutex_unlock(&s->lock);
+				atomic_store(&s->cancel, 1);
+			}
 			break;
+		}
 		worker_progress(w, w->job->b);
 		pthread_mutex_lock(&s->lock);
 		s->job_done[j] = 1;
@@ -1783,7 +1810,7 @@ static void *worker_main(void *arg)
 	free(w);
 	if (atomic_fetch_sub(&s->running, 1) == 1) {
 		pthread_mutex_lock(&s->lock);
-		s->status = all_done(s) ? 0 : -pte_canceled;
+		s->status = s->error ? s->error : all_done(s) ? 0 : -pte_canceled;
 		atomic_store(&s->finished, 1);
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -1917,7 +1944,7 @@ int srch_start_opts(struct srch **out, const struct img *img,
 	    s->o.nthreads - s->nth) {
 		/* No worker started, or all already stopped. */
 		pthread_mutex_lock(&s->lock);
-		s->status = all_done(s) ? 0 : -pte_canceled;
+		s->status = s->error ? s->error : all_done(s) ? 0 : -pte_canceled;
 		atomic_store(&s->finished, 1);
 		pthread_mutex_unlock(&s->lock);
 	}

@@ -129,6 +129,10 @@ struct srch_opts {
 	int no_wrap;		/* do not continue at the other end */
 	int no_skip;		/* ignore index summaries */
 	int no_prefilter;	/* decode everything */
+	/* Run each unit of work as guard(body, arg), which returns body's
+	 * result or -pte_sigbus if the mapping vanished (trace_guard() in
+	 * src/trace.h); NULL: unguarded. */
+	int (*guard)(int (*body)(void *), void *arg);
 };
 
 /* A snapshot of a search (srch_status()). */
@@ -169,8 +173,8 @@ int srch_start_opts(struct srch **out, const struct img *img,
 void srch_cancel(struct srch *s);
 
 /* Wait for the search to end.
- * Returns 0 if it searched everything, -pte_canceled, or another negative
- * pte code. */
+ * Returns 0 if it searched everything, -pte_canceled, or -pte_sigbus if
+ * the guard reported that the mapping vanished. */
 int srch_wait(struct srch *s);
 
 /* Cancel, wait and free @s (NULL is fine). */

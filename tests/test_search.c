@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -643,11 +644,27 @@ static const char *const queries[] = {
 	"cyc > 100 and gap > 100",
 };
 
+/* Guards as trace_guard() would run them: one passes, one fails later. */
+static int pass_guard(int (*body)(void *), void *arg)
+{
+	return body(arg);
+}
+
+static atomic_int guard_calls;
+
+static int failing_guard(int (*body)(void *), void *arg)
+{
+	if (atomic_fetch_add(&guard_calls, 1) >= 2)
+		return -pte_sigbus;
+	return body(arg);
+}
+
 static void check_one(const char *q, const struct img *img, struct idx *idx,
 		      const char *name)
 {
 	static const struct srch_opts plain = { .no_skip = 1, .no_prefilter = 1 };
-	struct srch_opts small = { .job_size = 4096, .nthreads = 3 };
+	struct srch_opts small = { .job_size = 4096, .nthreads = 3,
+				   .guard = pass_guard };
 	struct srch_pred *p = parse(q);
 	uint64_t *ref, froms[3];
 	size_t n, f;
@@ -841,6 +858,15 @@ static void test_cancel(void **state)
 	assert_int_equal(st.status, -pte_canceled);
 	assert_true(st.done < st.total);
 	srch_free(s);
+	/* A mapping that vanishes (the guard says so) stops the search. */
+	o.guard = failing_guard;
+	atomic_store(&guard_calls, 0);
+	assert_int_equal(srch_start_opts(&s, &img, NULL, p, 0, 1, &o), 0);
+	assert_int_equal(srch_wait(s), -pte_sigbus);
+	srch_status(s, &st);
+	assert_int_equal(st.status, -pte_sigbus);
+	srch_free(s);
+	o.guard = NULL;
 	/* Cancel twice and free a finished search. */
 	assert_int_equal(srch_start_opts(&s, &img, NULL, p, 0, -1, &o), 0);
 	srch_cancel(s);
