@@ -1601,6 +1601,102 @@ int srch_filter_prev(const struct srch_pred *pred, const struct img *img,
 	return 1;
 }
 
+/* Hits of a fill: the first n going forward, the last n (a ring) going
+ * backward. */
+struct fill {
+	struct pkt *out;
+	size_t n, count;
+	int ring;
+};
+
+static int fill_hit(void *arg, const struct pkt *pkt)
+{
+	struct fill *f = arg;
+
+	if (f->ring) {
+		f->out[f->count++ % f->n] = *pkt;
+		return 0;
+	}
+	f->out[f->count++] = *pkt;
+	return f->count == f->n;
+}
+
+int srch_filter_fill(const struct srch_pred *pred, const struct img *img,
+		     struct idx *idx, uint64_t off, int dir, uint64_t budget,
+		     struct pkt *out, size_t n, size_t *got, uint64_t *resume)
+{
+	struct fill f = { .out = out, .n = n };
+	struct first_hit unused;
+	struct scan sc;
+	uint64_t a, b;
+	size_t i, k;
+
+	if (!pred || !img || !out || !got || !resume || !dir)
+		return -pte_invalid;
+	*got = 0;
+	if (!n)
+		return 0;
+	if (!budget)
+		budget = FILTER_BUDGET;
+	filter_scan(&sc, pred, img, idx, &unused);
+	sc.hit = fill_hit;
+	sc.arg = &f;
+	if (dir > 0) {
+		if (off >= img->size)
+			return -pte_eos;
+		b = img->size - off > budget ? off + budget : img->size;
+		if (b < img->size) {
+			struct img_cursor cur;
+
+			if (img_cursor_init(&cur, img, b) ||
+			    img_cursor_sync_forward(&cur, b))
+				b = img->size;
+			else
+				b = img_cursor_offset(&cur);
+		}
+		scan_range(&sc, off, b);
+		*got = f.count;
+		if (f.count == n) {
+			*resume = out[n - 1].offset + 1;
+			return 0;
+		}
+		if (b >= img->size)
+			return -pte_eos;
+		*resume = b;
+		return 1;
+	}
+	if (off > img->size)
+		off = img->size;
+	if (!off)
+		return -pte_eos;
+	a = off > budget ? off - budget : 0;
+	if (a && psb_at_or_before(&sc, a, &a))
+		a = 0;
+	f.ring = 1;
+	scan_range(&sc, a, off);
+	/* Nearest first: the ring's newest entry is at (count - 1) % n. */
+	k = f.count < n ? f.count : n;
+	if (k) {
+		struct pkt *tmp = malloc(k * sizeof(*tmp));
+
+		if (!tmp)
+			return -pte_nomem;
+		for (i = 0; i < k; i++)
+			tmp[i] = out[(f.count - 1 - i) % n];
+		memcpy(out, tmp, k * sizeof(*tmp));
+		free(tmp);
+	}
+	*got = k;
+	if (k == n) {
+		*resume = out[n - 1].offset;
+		return 0;
+	}
+	if (!a)
+		return -pte_eos;
+	*resume = a;
+	return 1;
+}
+
 /*
  * The background search.  The range is cut into jobs ordered by distance
  * from the start in the search direction ("key": 1 is the nearest byte,

@@ -213,4 +213,17 @@ int srch_filter_prev(const struct srch_pred *pred, const struct img *img,
 		     struct idx *idx, uint64_t off, uint64_t budget,
 		     struct pkt *hit, uint64_t *resume);
 
+/* Up to @n packets matching @pred for a screen of the filter view: at or
+ * after @off in offset order (@dir > 0), or before @off nearest first
+ * (@dir < 0), into @out, decoding about @budget bytes (0: 4 MiB); *@got
+ * tells how many.
+ * Returns 0 if @n were found.
+ * Returns 1 if the budget ran out first: continue from *@resume (keeping
+ * the *@got found).
+ * Returns -pte_eos if the end (or the start) came first.
+ * Returns -pte_invalid if an argument is NULL. */
+int srch_filter_fill(const struct srch_pred *pred, const struct img *img,
+		     struct idx *idx, uint64_t off, int dir, uint64_t budget,
+		     struct pkt *out, size_t n, size_t *got, uint64_t *resume);
+
 #endif /* SEARCH_H */

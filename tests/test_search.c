@@ -583,6 +583,40 @@ static void check_filter(const struct srch_pred *p, const struct img *img,
 	assert_int_equal(k, 0);
 }
 
+/* Screens of the filter view, both ways, from the middle. */
+static void check_fill(const struct srch_pred *p, const struct img *img,
+		       struct idx *idx, const uint64_t *ref, size_t n)
+{
+	struct pkt out[7];
+	uint64_t off, resume;
+	size_t got, k, i, first;
+	int rc, dir;
+
+	for (dir = -1; dir <= 1; dir += 2) {
+		off = img->size / 2;
+		/* The reference position: first hit >= off, or last < off. */
+		for (first = 0; first < n && ref[first] < off; first++)
+			;
+		k = 0;
+		for (;;) {
+			rc = srch_filter_fill(p, img, idx, off, dir, 2048, out, 7,
+					      &got, &resume);
+			assert_true(rc == 0 || rc == 1 || rc == -pte_eos);
+			for (i = 0; i < got; i++, k++) {
+				size_t want = dir > 0 ? first + k : first - 1 - k;
+
+				assert_true(dir > 0 ? want < n : k < first);
+				assert_int_equal(out[i].offset, ref[want]);
+			}
+			if (rc == -pte_eos || k > 40)
+				break;
+			off = resume;
+		}
+		if (rc == -pte_eos)
+			assert_int_equal(k, dir > 0 ? n - first : first);
+	}
+}
+
 /* Some value of field-bearing packets that occurs in the trace: the
  * middle one of type @type. */
 static int some_packet(const struct img *img, enum pkt_type type, struct pkt *out,
@@ -704,6 +738,7 @@ static void check_one(const char *q, const struct img *img, struct idx *idx,
 	if (!srch_pred_has_history(p))
 		check_search(p, img, NULL, ref, n, froms[1], -1, NULL, what);
 	check_filter(p, img, idx, ref, n);
+	check_fill(p, img, idx, ref, n);
 	free(ref);
 	srch_pred_free(p);
 }
