@@ -1181,6 +1181,24 @@ static void release_range(struct idx *idx, uint64_t a, uint64_t b)
 	}
 }
 
+/*
+ * Wait on the index's condition, but never for long: idx_cancel() only sets
+ * a flag (it must be safe in a signal handler, where taking the lock to
+ * broadcast is not), so a waiter must look at the flag again by itself.
+ */
+static void cond_wait_briefly(struct idx *idx)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 20 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&idx->cond, &idx->lock, &ts);
+}
+
 static void *worker(void *arg)
 {
 	struct idx *idx = arg;
@@ -1193,7 +1211,7 @@ static void *worker(void *arg)
 		while (idx->next_unit < idx->nunits &&
 		       idx->next_unit >= idx->merged + window &&
 		       !atomic_load(&idx->cancel))
-			pthread_cond_wait(&idx->cond, &idx->lock);
+			cond_wait_briefly(idx);
 		if (idx->next_unit >= idx->nunits || atomic_load(&idx->cancel)) {
 			pthread_mutex_unlock(&idx->lock);
 			return NULL;
@@ -1264,7 +1282,7 @@ static int run_units(struct idx *idx, int (*merge)(struct idx *, size_t))
 
 			if (done || (atomic_load(&idx->cancel) && k >= idx->next_unit))
 				break;
-			pthread_cond_wait(&idx->cond, &idx->lock);
+			cond_wait_briefly(idx);
 		}
 		st = idx->u1 ? (idx->u1[k].done ? idx->u1[k].status : -pte_canceled)
 			     : (idx->u2[k].done ? idx->u2[k].status : -pte_canceled);
