@@ -1027,6 +1027,16 @@ void srch_step(struct srch_ctx *ctx, const struct pkt *pkt)
 	}
 }
 
+/* srch_step() where it has something to do: IPs and PSBs when IPs are
+ * compared, everything when times are.  Other packets' ip_ok and gap_ok
+ * are never read (no field of theirs needs them). */
+static inline void step(struct srch_ctx *ctx, const struct pkt *pkt)
+{
+	if (ctx->use_tm ||
+	    (ctx->need_ip && ((IP_TYPES | 1ull << PKT_PSB) >> pkt->type & 1)))
+		srch_step(ctx, pkt);
+}
+
 /* Field @f of @pkt; returns 0 if the packet does not have it now. */
 static int get_field(enum field f, const struct pkt *pkt,
 		     const struct srch_ctx *ctx, uint64_t *v)
@@ -1296,7 +1306,11 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 		restore_carry(sc, start, &ctx);
 	mark = start;
 	for (;;) {
-		r = img_cursor_next(&cur, &pkt);
+		/* Within a span, the inline decoder; at its end, the cursor
+		 * (which stitches packets across spans). */
+		r = pkt_next(&cur.dec, &pkt);
+		if (__builtin_expect(r == -pte_eos || r == -pte_truncated, 0))
+			r = img_cursor_next(&cur, &pkt);
 		if (r == -pte_eos)
 			break;
 		if (pkt.offset >= b)
@@ -1319,7 +1333,7 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 				break;
 			continue;
 		}
-		srch_step(&ctx, &pkt);
+		step(&ctx, &pkt);
 		if (pkt.offset >= a && srch_match(sc->pred, &pkt, &ctx) &&
 		    sc->hit(sc->arg, &pkt))
 			return 1;
@@ -1466,7 +1480,7 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 			if (pkt.offset >= b)
 				return 0;
 			cur.gap = 0;
-			srch_step(&ctx, &pkt);
+			step(&ctx, &pkt);
 			if (pkt.offset >= a && srch_match(sc->pred, &pkt, &ctx) &&
 			    sc->hit(sc->arg, &pkt))
 				return 1;
