@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "goto.h"
+#include "idxcache.h"
 #include "marks.h"
 #include "trace.h"
 #include "ui.h"
@@ -174,6 +176,28 @@ static int ui_carry(void *ctx, uint64_t psb, struct tm_carry *out)
 	return idx_seek_carry(ui->idx, i, out);
 }
 
+/* Save a freshly built index to the cache, off the UI thread: a big
+ * trace's index is tens of megabytes. */
+static void *ui_cache_saver(void *arg)
+{
+	struct ui *ui = arg;
+	char err[256] = "";
+
+	if (idxcache_save(ui->idx, ui->trace, ui->stream_no, err, sizeof(err)) < 0)
+		snprintf(ui->cache_err, sizeof(ui->cache_err), "%s", err);
+	return NULL;
+}
+
+static void ui_cache_join(struct ui *ui)
+{
+	if (!ui->cache_saving)
+		return;
+	pthread_join(ui->cache_thread, NULL);
+	ui->cache_saving = 0;
+	if (ui->cache_err[0])
+		ui_message(ui, UI_WARN, "index not cached: %s", ui->cache_err);
+}
+
 /* Once the index is complete, windows start from its time model state. */
 static int ui_poll_index(struct ui *ui)
 {
@@ -190,6 +214,11 @@ static int ui_poll_index(struct ui *ui)
 	 * tables (the page cache keeps them), so RSS is what the browser
 	 * uses; windows fault in what they read again. */
 	trace_release(ui->trace, ui->trace->map, (size_t)ui->trace->size);
+	if (!p.status && !ui->idx_from_cache) {
+		ui->cache_err[0] = 0;
+		ui->cache_saving = !pthread_create(&ui->cache_thread, NULL,
+						   ui_cache_saver, ui);
+	}
 	if (!p.status) {
 		struct win_psb_ops ops = none;
 
@@ -214,6 +243,7 @@ static void ui_idx_stop(struct ui *ui)
 
 	if (!ui->idx)
 		return;
+	ui_cache_join(ui);
 	idx_cancel(ui->idx);
 	for (i = 0; i < 100; i++) {
 		idx_progress(ui->idx, &p);
@@ -441,6 +471,16 @@ static void ui_idx_start(struct ui *ui)
 	/* Pages the builder is done with leave our RSS. */
 	idx_set_release(ui->idx, trace_release, ui->trace);
 	ui->idx_ops_set = 0;
+	/* A cached index of this trace makes reopening instant; one of a
+	 * trace that grew since leaves only the tail to index. */
+	ui->idx_from_cache = 0;
+	switch (idxcache_load(ui->idx, ui->trace, ui->stream_no, NULL)) {
+	case IDXCACHE_HIT:
+		ui->idx_from_cache = 1;
+		return;
+	default:
+		break;
+	}
 	if (idx_start(ui->idx) < 0) {
 		idx_free(ui->idx);
 		ui->idx = NULL;

@@ -324,8 +324,9 @@ static void tl_compute(struct ui *ui, int ncols)
 		if (tc->nsum == nsum && tc->nseeks == nseeks)
 			return;
 		/* The index grew: catch up a few times a second, not on
-		 * every key. */
-		if (tl_now() - tc->when < 0.25)
+		 * every key; but at once when it is complete (a cached
+		 * index arrives whole, and nothing else will redraw). */
+		if (tl_now() - tc->when < 0.25 && !idx_complete(ui->idx))
 			return;
 	}
 	memset(tc->col, 0, sizeof(tc->col));

@@ -27,6 +27,7 @@
 #define UI_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "action_list.h"
@@ -101,6 +102,10 @@ struct ui {
 	struct idx *idx;		/* NULL if indexing is off */
 	int idx_ops_set;		/* windows use the index's time carries */
 	int idx_leaked;			/* a builder that did not stop */
+	int idx_from_cache;		/* the index came whole from the cache */
+	int cache_saving;		/* cache_thread is writing the cache */
+	pthread_t cache_thread;
+	char cache_err[200];		/* why the cache was not written */
 	struct win_cache *wc;
 	struct tm_config tmcfg;
 	struct bm_set *bm;		/* marks, NULL with --no-state */
