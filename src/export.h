@@ -1,0 +1,39 @@
+/*
+ * export -- write a slice of a stream as a raw PT file that decodes alone.
+ *
+ * The slice starts at the PSB at or before FROM (a decoder needs a PSB to
+ * synchronise; if there is none before FROM, the first PSB inside the
+ * range) and ends at the first packet boundary at or after TO, so the last
+ * packet is whole.  Used by `ptbrowse export` and the browser's :export.
+ */
+#ifndef EXPORT_H
+#define EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+
+struct trace;
+
+/* What export_slice() wrote. */
+struct export_result {
+	uint64_t start, end;	/* the slice [start, end) of the stream */
+	uint64_t gaps;		/* lost-data gaps inside it, joined */
+};
+
+/* Write the slice of @img (a stream of @t) for [@from, @to) to the file
+ * @out, replacing it.  @t may be NULL; with it, @out being the trace
+ * itself is refused.  On failure @out is removed and one line saying why
+ * (naming the file) is written into @err.
+ * Returns 0 and fills *@res.
+ * Returns -pte_invalid if the range is empty or outside the stream, or
+ * @out is the trace.
+ * Returns -pte_bad_file if there is no PSB to start from.
+ * Returns -pte_io if @out cannot be written.
+ * Returns -pte_sigbus if the trace shrank while being read. */
+int export_slice(const struct trace *t, const struct img *img, uint64_t from,
+		 uint64_t to, const char *out, struct export_result *res,
+		 char *err, size_t errlen);
+
+#endif /* EXPORT_H */
