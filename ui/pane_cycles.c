@@ -16,7 +16,7 @@ static const struct {
 	{ UI_CY_DELTA, "Δcyc", "dcyc", 6 },
 	{ UI_CY_CYCLES, "cycles", "cycles", 13 },
 	{ UI_CY_TSC, "tsc", "tsc", 14 },
-	{ UI_CY_TIME, "time", "time", 10 },
+	{ UI_CY_TIME, "time", "time", 11 },
 	{ UI_CY_DMARK, "Δref", "dref", 10 },
 	{ UI_CY_CBR, "cbr", "cbr", 3 },
 	{ UI_CY_FREQ, "MHz", "MHz", 4 },
@@ -30,6 +30,15 @@ static double pane_cycles_tsc(const struct win_row *row)
 	if (!(row->ts.flags & (TM_F_TSC | TM_F_REL)))
 		return NAN;
 	return (double)row->ts.tsc + row->ts.tsc_frac / 4294967296.0;
+}
+
+/* Whether @row's time was measured (a TSC or MTC packet, not pulled back
+ * by a clamp) rather than estimated between such packets. */
+static int pane_cycles_anchor(const struct win_row *row)
+{
+	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL))
+		return 0;
+	return row->pkt.type == PKT_TSC || row->pkt.type == PKT_MTC;
 }
 
 /* Cell @c of @row into @buf. */
@@ -67,11 +76,25 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		if (ts->flags & TM_F_TSC)
 			snprintf(buf, size, "%" PRIx64, ts->tsc);
 		break;
-	case UI_CY_TIME:
+	case UI_CY_TIME: {
+		char tmp[32];
+		double ns;
+
 		t = pane_cycles_tsc(row);
-		if (!isnan(t) && ui->have_t0 && (ts->flags & TM_F_TSC))
-			status_fmt_ns(buf, size, status_tsc_ns(ui, ui->t0, ts->tsc));
+		if (isnan(t) || !ui->have_t0 || !(ts->flags & TM_F_TSC))
+			break;
+		ns = status_tsc_ns(ui, ui->t0, ts->tsc);
+		/* Without a TSC frequency, time stays in TSC ticks. */
+		if (isnan(ns))
+			snprintf(tmp, sizeof(tmp), "+%" PRIu64 "t",
+				 ts->tsc >= ui->t0 ? ts->tsc - ui->t0 : 0);
+		else
+			status_fmt_ns(tmp, sizeof(tmp), ns);
+		/* Only TSC and MTC packets carry wall-clock time; every other
+		 * time is an estimate, and says so. */
+		snprintf(buf, size, "%s%s", pane_cycles_anchor(row) ? "" : "~", tmp);
 		break;
+	}
 	case UI_CY_DMARK:
 		t = pane_cycles_tsc(row);
 		if (!isnan(t) && !isnan(ref_tsc) && (ts->flags & TM_F_TSC)) {
