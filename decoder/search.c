@@ -1243,6 +1243,16 @@ static int psb_at_or_before(const struct scan *sc, uint64_t off, uint64_t *psb)
 	return img_find_psb_before(sc->img, off + 1, psb);
 }
 
+/* The index of the seek point at exactly @off.  Returns 0 or -1. */
+static int seek_at(struct idx *idx, uint64_t off, size_t *i)
+{
+	struct idx_seek sk;
+
+	if (idx_find(idx, off, i) || idx_seek(idx, *i, &sk) || sk.offset != off)
+		return -1;
+	return 0;
+}
+
 /* Whether the segment starting with the PSB at @off cannot match; sets
  * *@next to the next seek point (UINT64_MAX: none). */
 static int segment_skippable(const struct scan *sc, uint64_t off, uint64_t *next)
@@ -1251,8 +1261,7 @@ static int segment_skippable(const struct scan *sc, uint64_t off, uint64_t *next
 	struct idx_seek sk;
 	size_t i;
 
-	if (idx_find(sc->idx, off, &i) || idx_seek(sc->idx, i, &sk) ||
-	    sk.offset != off || idx_summary(sc->idx, i, &sum))
+	if (seek_at(sc->idx, off, &i) || idx_summary(sc->idx, i, &sum))
 		return 0;
 	if (srch_segment_may_match(sc->pred, &sum))
 		return 0;
@@ -1269,11 +1278,9 @@ static void restore_carry(const struct scan *sc, uint64_t psb,
 			  struct srch_ctx *ctx)
 {
 	struct tm_carry carry;
-	struct idx_seek sk;
 	size_t i;
 
-	if (idx_find(sc->idx, psb, &i) || idx_seek(sc->idx, i, &sk) ||
-	    sk.offset != psb || idx_seek_carry(sc->idx, i, &carry))
+	if (seek_at(sc->idx, psb, &i) || idx_seek_carry(sc->idx, i, &carry))
 		return;
 	tm_restore(&ctx->tm, &carry);
 }
@@ -1519,24 +1526,8 @@ static int scan_range(struct scan *sc, uint64_t a, uint64_t b)
  * The filter view's source.
  */
 
-struct first_hit {
-	struct pkt pkt;
-	int found;
-	int last;		/* keep the last hit, not the first */
-};
-
-static int take_hit(void *arg, const struct pkt *pkt)
-{
-	struct first_hit *h = arg;
-
-	h->pkt = *pkt;
-	h->found = 1;
-	return !h->last;
-}
-
 static void filter_scan(struct scan *sc, const struct srch_pred *pred,
-			const struct img *img, struct idx *idx,
-			struct first_hit *h)
+			const struct img *img, struct idx *idx)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->pred = pred;
@@ -1544,75 +1535,26 @@ static void filter_scan(struct scan *sc, const struct srch_pred *pred,
 	sc->idx = idx;
 	sc->skip = 1;
 	sc->prefilter = 1;
-	sc->hit = take_hit;
-	sc->arg = h;
 }
 
 int srch_filter_next(const struct srch_pred *pred, const struct img *img,
 		     struct idx *idx, uint64_t off, uint64_t budget,
 		     struct pkt *hit, uint64_t *resume)
 {
-	struct first_hit h = { .found = 0 };
-	struct scan sc;
-	uint64_t b;
+	size_t got;
 
-	if (!pred || !img || !hit || !resume)
-		return -pte_invalid;
-	if (!budget)
-		budget = FILTER_BUDGET;
-	if (off >= img->size)
-		return -pte_eos;
-	b = img->size - off > budget ? off + budget : img->size;
-	filter_scan(&sc, pred, img, idx, &h);
-	/* End at a PSB, so the next call need not decode this segment again. */
-	if (b < img->size) {
-		struct img_cursor cur;
-
-		if (img_cursor_init(&cur, img, b) || img_cursor_sync_forward(&cur, b))
-			b = img->size;
-		else
-			b = img_cursor_offset(&cur);
-	}
-	scan_range(&sc, off, b);
-	if (h.found) {
-		*hit = h.pkt;
-		return 0;
-	}
-	if (b >= img->size)
-		return -pte_eos;
-	*resume = b;
-	return 1;
+	return srch_filter_fill(pred, img, idx, off, 1, budget, hit, 1, &got,
+				resume);
 }
 
 int srch_filter_prev(const struct srch_pred *pred, const struct img *img,
 		     struct idx *idx, uint64_t off, uint64_t budget,
 		     struct pkt *hit, uint64_t *resume)
 {
-	struct first_hit h = { .found = 0, .last = 1 };
-	struct scan sc;
-	uint64_t a;
+	size_t got;
 
-	if (!pred || !img || !hit || !resume)
-		return -pte_invalid;
-	if (!budget)
-		budget = FILTER_BUDGET;
-	if (off > img->size)
-		off = img->size;
-	if (!off)
-		return -pte_eos;
-	a = off > budget ? off - budget : 0;
-	filter_scan(&sc, pred, img, idx, &h);
-	if (a && psb_at_or_before(&sc, a, &a))
-		a = 0;
-	scan_range(&sc, a, off);
-	if (h.found) {
-		*hit = h.pkt;
-		return 0;
-	}
-	if (!a)
-		return -pte_eos;
-	*resume = a;
-	return 1;
+	return srch_filter_fill(pred, img, idx, off, -1, budget, hit, 1, &got,
+				resume);
 }
 
 /* Hits of a fill: the first n going forward, the last n (a ring) going
@@ -1640,7 +1582,6 @@ int srch_filter_fill(const struct srch_pred *pred, const struct img *img,
 		     struct pkt *out, size_t n, size_t *got, uint64_t *resume)
 {
 	struct fill f = { .out = out, .n = n };
-	struct first_hit unused;
 	struct scan sc;
 	uint64_t a, b;
 	size_t i, k;
@@ -1652,7 +1593,7 @@ int srch_filter_fill(const struct srch_pred *pred, const struct img *img,
 		return 0;
 	if (!budget)
 		budget = FILTER_BUDGET;
-	filter_scan(&sc, pred, img, idx, &unused);
+	filter_scan(&sc, pred, img, idx);
 	sc.hit = fill_hit;
 	sc.arg = &f;
 	if (dir > 0) {
