@@ -21,6 +21,7 @@
 #include "goto.h"
 #include "idxcache.h"
 #include "marks.h"
+#include "marks_ui.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -132,10 +133,15 @@ void ui_draw(struct ui *ui)
 		help_draw(ui);
 		return;
 	}
+	if (mu_view_active(ui)) {
+		mu_view_draw(ui);
+		return;
+	}
 	status_draw_header(ui);
 	for (i = 0; i < UI_NPANES; i++)
 		if (ui->panes[i].h > 0 && ui->panes[i].w > 0)
 			ui->panes[i].ops->draw(ui, &ui->panes[i]);
+	mu_draw_overlay(ui);
 	status_draw(ui);
 }
 
@@ -146,7 +152,7 @@ static void ui_flush(struct ui *ui)
 }
 
 /* The first TSC of the trace, looked for in its first packets only. */
-static void ui_find_t0(struct ui *ui)
+void ui_find_t0(struct ui *ui)
 {
 	struct win_iter it = { 0 };
 	int n = 50000;
@@ -236,7 +242,7 @@ static int ui_poll_index(struct ui *ui)
  * moment to stop; if it does not, leave it to the process exit rather than
  * hang in idx_free().
  */
-static void ui_idx_stop(struct ui *ui)
+void ui_idx_stop(struct ui *ui)
 {
 	struct idx_progress p;
 	int i;
@@ -404,18 +410,34 @@ static int ui_g_region(void *arg, const char *name, uint64_t *off, char *err, si
 	return 0;
 }
 
-/* Jump to goto target @t (parsed by goto.c). */
-static int ui_goto_target(struct ui *ui, const struct goto_target *t)
+/* The goto context of the browser's cursor. */
+static void ui_goto_ctx(struct ui *ui, struct goto_ctx *ctx)
 {
-	struct goto_ctx ctx = {
+	*ctx = (struct goto_ctx){
 		.cursor = ui->cursor, .size = ui->img->size, .arg = ui,
 		.psb_offset = ui_g_psb_offset, .psb_number = ui_g_psb_number,
 		.tsc_offset = ui_g_tsc, .time_offset = ui_g_time,
 		.time_at = ui_g_time_at, .ordinal_offset = ui_g_ordinal,
 		.mark_offset = ui_g_mark, .region_offset = ui_g_region,
 	};
+}
+
+int ui_goto_offset(struct ui *ui, const char *arg, uint64_t *off, char *err, size_t len)
+{
+	struct goto_ctx ctx;
+
+	ui_goto_ctx(ui, &ctx);
+	return goto_offset(arg, &ctx, off, err, len);
+}
+
+/* Jump to goto target @t (parsed by goto.c). */
+static int ui_goto_target(struct ui *ui, const struct goto_target *t)
+{
+	struct goto_ctx ctx;
 	char err[256] = "";
 	uint64_t off;
+
+	ui_goto_ctx(ui, &ctx);
 
 	if (t->kind == GOTO_MARK && (!strcmp(t->name, "'") || !strcmp(t->name, "`")))
 		return nav_last(ui);
@@ -461,7 +483,7 @@ static int ui_goto_count(struct ui *ui, enum goto_kind kind, uint64_t n)
 }
 
 /* Start indexing ui->img in the background (after the first screen). */
-static void ui_idx_start(struct ui *ui)
+void ui_idx_start(struct ui *ui)
 {
 	if (idx_new(&ui->idx, ui->img, &ui->tmcfg) < 0) {
 		ui->idx = NULL;
@@ -733,6 +755,10 @@ int ui_action(struct ui *ui, const struct km_result *res)
 		if (r != UI_NOT_MINE)
 			return r;
 	}
+	/* Marks, regions, streams: marks_ui.c. */
+	r = mu_action(ui, res);
+	if (r != UI_NOT_MINE)
+		return r;
 	if (n <= 0)
 		n = 1;
 	switch (res->action) {
@@ -895,17 +921,6 @@ int ui_action(struct ui *ui, const struct km_result *res)
 		}
 		return UI_DRAW_ALL;
 	case ACTION_RELOAD: return ui_reload(ui);
-	case ACTION_STREAMS: {
-		size_t i, len = 0;
-		char buf[256];
-
-		for (i = 0; i < ui->trace->nstreams && len + 40 < sizeof(buf); i++)
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s%s",
-						i == (size_t)ui->stream_no ? "*" : "",
-						ui->trace->streams[i].name, " ");
-		ui_message(ui, UI_INFO, "streams: %s(--stream S opens another)", buf);
-		return UI_DRAW_STATUS;
-	}
 	case ACTION_QUIT:
 		ui->quit = 1;
 		return UI_DRAW_NONE;
@@ -981,11 +996,14 @@ static int ui_key(struct ui *ui, int c)
 	}
 	if (ui->help)
 		return help_key(ui, c);
+	if (mu_view_active(ui))
+		return mu_view_key(ui, c);
 	if (ui->too_small)
 		return c == 'q' ? (ui->quit = 1, UI_DRAW_NONE) : UI_DRAW_NONE;
 	if (!km_state_pending(&ui->ks))
 		ui->msg[0] = 0;
-	st = km_feed(ui->km, &ui->ks, KM_T_NONE, ui->panes[ui->focus].ops->table, c, &res);
+	st = km_feed(ui->km, &ui->ks, mu_visual(ui) ? KM_T_VISUAL : KM_T_NONE,
+		     ui->panes[ui->focus].ops->table, c, &res);
 	if (ui->describing && (st == KM_ACTION || st == KM_UNBOUND)) {
 		char buf[256];
 
@@ -1040,7 +1058,7 @@ static void ui_loop(struct ui *ui)
 			ui_flush(ui);
 			draw = 0;
 		}
-		c = ui_getkey(ui, indexing ? 250 : 2000);
+		c = ui_getkey(ui, indexing || mu_busy(ui) ? 250 : 2000);
 		if (c == ERR) {
 			/* Idle: keep the progress fresh and decode ahead. */
 			indexing = ui_poll_index(ui);
@@ -1517,6 +1535,7 @@ int cmd_browse_main(int argc, char **argv)
 	ui_screen = NULL;
 	ui_live = NULL;
 out_idx:
+	mu_stop(ui);
 	ui_idx_stop(ui);
 	bm_close(ui->bm);
 	win_cache_free(ui->wc);

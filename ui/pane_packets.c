@@ -6,6 +6,7 @@
 
 #include "dump_fmt.h"
 #include "marks.h"
+#include "marks_ui.h"
 #include "ui.h"
 
 /* Hex digits needed for offsets in this trace (at least 8). */
@@ -98,6 +99,7 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		char text[512], gut[8];
 		const char *bracket = " ";
 		char mark;
+		int band;
 
 		screen_clear(sy, p->x, p->w);
 		if (!have)
@@ -120,13 +122,22 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 			attr = screen_attr(ui, SC_DIM);
 		if (row->flags & WIN_F_PRE_PSB)
 			bracket = screen_glyph(ui, "┆", ":");
+		/* Regions and the selection: a tinted band (marks_ui.c). */
+		band = mu_band(ui, row->pkt.offset);
+		if (band && ui->color) {
+			attr = mu_band_attr(ui, band);
+			attrset(attr);
+			screen_clear(sy, p->x, p->w);
+		} else if (band) {
+			attr |= mu_band_attr(ui, band);
+		}
 		if (row->pkt.offset == ui->cursor)
 			attr = (attr & ~A_DIM) | (focused ? A_REVERSE : A_UNDERLINE | A_BOLD);
-		/* The gutter: cursor, mark letter, PSB+ bracket. */
-		attrset(screen_attr(ui, SC_MARK));
+		/* The gutter: cursor (or band), mark letter, PSB+ bracket. */
+		attrset(screen_attr(ui, SC_MARK) | (band && ui->color ? mu_band_attr(ui, band) : 0));
 		gut[0] = row->pkt.offset == ui->cursor ? '>' : ' ';
 		gut[1] = 0;
-		screen_put(sy, p->x, 1, gut);
+		screen_put(sy, p->x, 1, gut[0] == ' ' && band ? mu_band_glyph(ui, band) : gut);
 		/* Trouble shows without colour too (NO_COLOR, text captures). */
 		gut[0] = mark ? mark : (row->flags & WIN_F_ERROR) ||
 				row->pkt.type == PKT_OVF ? '!' : ' ';

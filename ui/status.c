@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace.h"
 #include "ui.h"
 
 /* Rows counted from a segment's PSB for the cursor's ordinal. */
@@ -82,7 +83,12 @@ void status_draw_header(struct ui *ui)
 
 	status_fmt_size(size, sizeof(size), ui->img->size);
 	status_fmt_index(ui, idx, sizeof(idx), &frac);
-	snprintf(left, sizeof(left), " ptbrowse %s %s  %s", ui->name, size, idx);
+	/* A perf.data file: the stream shown ("perf.data:cpu3"). */
+	if (ui->trace->nstreams > 1)
+		snprintf(left, sizeof(left), " ptbrowse %s:%s %s  %s", ui->name,
+			 ui->trace->streams[ui->stream_no].name, size, idx);
+	else
+		snprintf(left, sizeof(left), " ptbrowse %s %s  %s", ui->name, size, idx);
 	snprintf(right, sizeof(right), "F1 help  [%s] ", ui->keymap_name);
 	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 	screen_clear(0, 0, ui->cols);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "marks.h"
+#include "marks_ui.h"
 #include "ui.h"
 
 #define TL_MAX_COLS 1024
@@ -544,6 +545,8 @@ static void tl_draw(struct ui *ui, struct pane *p)
 			screen_put(p->y + 1, p->x + col, 1, s);
 		}
 	}
+	/* perf.data sideband: data loss, itrace start, switches, comm. */
+	su_tl_draw(ui, p->y + (p->h >= 3 ? 2 : 1), p->x, ncols, tc->lo, tc->hi, tc->time);
 	attrset(A_NORMAL);
 	/* Row 3: the axis. */
 	if (p->h >= 3) {

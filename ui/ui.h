@@ -164,6 +164,15 @@ void ui_layout(struct ui *ui);
 void ui_draw(struct ui *ui);
 /* Whether a key is waiting (so long operations can stop for C-c). */
 int ui_key_waiting(struct ui *ui);
+/* Resolve goto target text @arg (src/goto.h) at the cursor into *@off.
+ * Returns 0, or a negative pte code with a message in @err. */
+int ui_goto_offset(struct ui *ui, const char *arg, uint64_t *off, char *err,
+		   size_t len);
+/* The first TSC of the stream (ui->t0), from its first packets. */
+void ui_find_t0(struct ui *ui);
+/* Start and stop the background index of ui->img. */
+void ui_idx_start(struct ui *ui);
+void ui_idx_stop(struct ui *ui);
 
 /* nav.c */
 /* Rows of the packet pane. */

@@ -1,0 +1,195 @@
+/* streams_ui -- the streams of a perf.data file: switching, sideband markers. */
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "marks.h"
+#include "marks_ui.h"
+#include "perfdata.h"
+#include "trace.h"
+
+#define SU_CACHE_BYTES (48u << 20)
+/* Sideband events looked at per timeline draw. */
+#define SU_MAX_EVENTS 4096
+#define SU_MAX_STREAMS 256
+
+/* Where each stream's cursor was when we left it. */
+static struct {
+	uint64_t cursor[SU_MAX_STREAMS];
+	uint8_t seen[SU_MAX_STREAMS];
+} su;
+
+/* The marks' reporter while switching. */
+static void su_report(void *ctx, const char *msg)
+{
+	ui_message(ctx, UI_WARN, "%s", msg);
+}
+
+int su_switch(struct ui *ui, int s)
+{
+	struct trace *t = ui->trace;
+	struct win_cache *wc;
+	struct bm_opts bo = { 0 };
+	int had_idx = ui->idx != NULL;
+
+	if (s < 0 || (size_t)s >= t->nstreams)
+		return UI_DRAW_NONE;
+	if (s == ui->stream_no) {
+		ui_message(ui, UI_INFO, "already on stream %s", t->streams[s].name);
+		return UI_DRAW_ALL;
+	}
+	if (win_cache_new(&wc, &t->streams[s].img, NULL, SU_CACHE_BYTES) < 0) {
+		ui_message(ui, UI_ERROR, "streams: out of memory");
+		return UI_DRAW_STATUS;
+	}
+	mu_stop(ui);
+	ui_idx_stop(ui);
+	if (ui->idx_leaked) {
+		win_cache_free(wc);
+		ui_message(ui, UI_ERROR, "streams: the index did not stop; staying here");
+		return UI_DRAW_STATUS;
+	}
+	if (ui->stream_no < SU_MAX_STREAMS) {
+		su.cursor[ui->stream_no] = ui->cursor;
+		su.seen[ui->stream_no] = 1;
+	}
+	win_cache_free(ui->wc);
+	ui->wc = wc;
+	ui->stream_no = s;
+	ui->img = &t->streams[s].img;
+	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
+	win_cache_set_timing(ui->wc, &ui->tmcfg);
+	/* Marks are per stream: each has its own marks file. */
+	bm_close(ui->bm);
+	ui->bm = NULL;
+	bo.flags = ui->no_state ? BM_NO_STATE : 0;
+	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
+	bo.report = su_report;
+	bo.report_ctx = ui;
+	if (bm_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
+		ui->bm = NULL;
+	ui->ref_name = 0;
+	ui->nhist = ui->hist_pos = 0;
+	ui->tl_zoom = 0;
+	ui->have_t0 = 0;
+	ui_find_t0(ui);
+	ui->cursor = ui->top = 0;
+	if (s < SU_MAX_STREAMS && su.seen[s] && su.cursor[s] < ui->img->size)
+		ui->cursor = ui->top = su.cursor[s];
+	if (had_idx)
+		ui_idx_start(ui);
+	ui_layout(ui);
+	ui_message(ui, UI_INFO, "stream %s: %" PRIu64 " bytes%s", t->streams[s].name,
+		   ui->img->size, t->streams[s].snapshot ? " (snapshot: gaps possible)" : "");
+	return UI_DRAW_ALL;
+}
+
+size_t su_nevents(const struct ui *ui)
+{
+	const struct pd_event *ev;
+	size_t n;
+
+	if (perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
+		return 0;
+	return n;
+}
+
+/* Whether @e lost data. */
+static int su_is_loss(const struct pd_event *e)
+{
+	return e->kind == PD_EV_AUX &&
+	       (e->flags & (PD_AUX_TRUNCATED | PD_AUX_PARTIAL | PD_AUX_COLLISION));
+}
+
+/* The axis value of @e: its TSC, or on the byte axis its stream offset
+ * (AUX records), or the start of the segment holding its TSC.
+ * Returns 0 and sets *@v, or -1 if it has none. */
+static int su_value(struct ui *ui, const struct pd_event *e, int time, uint64_t *v)
+{
+	size_t seg;
+	struct idx_seek sk;
+
+	if (time) {
+		if (!e->have_tsc)
+			return -1;
+		*v = e->tsc;
+		return 0;
+	}
+	if (e->kind == PD_EV_AUX && e->have_stream_off) {
+		*v = e->stream_off;
+		return 0;
+	}
+	if (!e->have_tsc || !ui->idx || idx_find_tsc(ui->idx, e->tsc, &seg) ||
+	    idx_seek(ui->idx, seg, &sk))
+		return -1;
+	*v = sk.offset;
+	return 0;
+}
+
+/* The glyph of @e's kind. */
+static const char *su_glyph(const struct pd_event *e)
+{
+	if (su_is_loss(e))
+		return "!";
+	switch (e->kind) {
+	case PD_EV_ITRACE_START: return "^";
+	case PD_EV_SWITCH_IN: case PD_EV_SWITCH_OUT: return ",";
+	case PD_EV_COMM: return "c";
+	default: return NULL;
+	}
+}
+
+void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi, int time)
+{
+	const struct pd_event *ev, *near = NULL;
+	struct win_row row;
+	uint64_t cur = 0, v;
+	size_t n, i;
+	int ccol = -1, best = 3;
+
+	if (hi <= lo || ncols <= 0 || perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
+		return;
+	if (!nav_cursor_row(ui, &row)) {
+		cur = time ? (row.ts.flags & TM_F_TSC ? row.ts.tsc : 0) : row.pkt.offset;
+		if (cur >= lo && cur < hi)
+			ccol = (int)((double)(cur - lo) * ncols / (double)(hi - lo));
+	}
+	for (i = 0; i < n && i < SU_MAX_EVENTS; i++) {
+		const char *g = su_glyph(&ev[i]);
+		int c;
+
+		if (!g || su_value(ui, &ev[i], time, &v) || v < lo || v >= hi)
+			continue;
+		c = (int)((double)(v - lo) * ncols / (double)(hi - lo));
+		if (c >= ncols)
+			c = ncols - 1;
+		attrset(su_is_loss(&ev[i]) ? screen_attr(ui, SC_MSGERR) : screen_attr(ui, SC_DIM));
+		screen_put(y, x + c, 1, g);
+		if (ccol >= 0 && abs(c - ccol) < best) {
+			best = abs(c - ccol);
+			near = &ev[i];
+		}
+	}
+	attrset(A_NORMAL);
+	/* The event nearest the cursor, in the message line if it is free. */
+	if (near && !ui->msg[0] && !ui->prompt) {
+		char t[48] = "?";
+		const char *what = perfdata_event_name((enum pd_event_kind)near->kind);
+
+		if (near->have_tsc && ui->have_t0)
+			status_fmt_ns(t, sizeof(t), status_tsc_ns(ui, ui->t0, near->tsc));
+		if (near->kind == PD_EV_AUX)
+			ui_message(ui, su_is_loss(near) ? UI_WARN : UI_INFO,
+				   "sideband: aux%s%s%s at %s, stream 0x%" PRIx64 ", %" PRIu64 " bytes",
+				   near->flags & PD_AUX_TRUNCATED ? " truncated" : "",
+				   near->flags & PD_AUX_PARTIAL ? " partial" : "",
+				   near->flags & PD_AUX_COLLISION ? " collision" : "", t,
+				   near->stream_off, near->aux_size);
+		else
+			ui_message(ui, UI_INFO, "sideband: %s pid %d tid %d%s%s at %s (tsc %" PRIx64 ")",
+				   what, near->pid, near->tid, near->kind == PD_EV_COMM ? " " : "",
+				   near->kind == PD_EV_COMM ? near->comm : "", t, near->tsc);
+	}
+}
