@@ -626,58 +626,43 @@ static void pf_put(struct prefilter *pf, unsigned at, uint8_t val, uint8_t mask)
 		pf->len = (uint8_t)(at + 1);
 }
 
-/* The opcode bytes of type @t. */
+/* The opcode bytes of each type, under masks (SDM; ../shared/spec). */
+#define OPC1(v, m)		{ 1, { v }, { m } }
+#define OPC2(v1, m1)		{ 2, { 0x02, v1 }, { 0xff, m1 } }
+static const struct {
+	uint8_t len, val[3], mask[3];
+} opcodes[PKT_NTYPES] = {
+	[PKT_PSBEND] = OPC2(0x23, 0xff),	[PKT_OVF] = OPC2(0xf3, 0xff),
+	[PKT_CBR] = OPC2(0x03, 0xff),		[PKT_TMA] = OPC2(0x73, 0xff),
+	[PKT_PIP] = OPC2(0x43, 0xff),		[PKT_TNT64] = OPC2(0xa3, 0xff),
+	[PKT_STOP] = OPC2(0x83, 0xff),		[PKT_VMCS] = OPC2(0xc8, 0xff),
+	[PKT_MWAIT] = OPC2(0xc2, 0xff),		[PKT_PWRE] = OPC2(0x22, 0xff),
+	[PKT_PWRX] = OPC2(0xa2, 0xff),		[PKT_BBP] = OPC2(0x63, 0xff),
+	[PKT_CFE] = OPC2(0x13, 0xff),		[PKT_EVD] = OPC2(0x53, 0xff),
+	[PKT_EXSTOP] = OPC2(0x62, 0x7f),	[PKT_BEP] = OPC2(0x33, 0x7f),
+	[PKT_PTW] = OPC2(0x12, 0x1f),
+	[PKT_MNT] = { 3, { 0x02, 0xc3, 0x88 }, { 0xff, 0xff, 0xff } },
+	[PKT_MODE_EXEC] = { 2, { 0x99, 0x00 }, { 0xff, 0xe0 } },
+	[PKT_MODE_TSX] = { 2, { 0x99, 0x20 }, { 0xff, 0xe0 } },
+	[PKT_TIP] = OPC1(0x0d, 0x1f),		[PKT_TIP_PGE] = OPC1(0x11, 0x1f),
+	[PKT_TIP_PGD] = OPC1(0x01, 0x1f),	[PKT_FUP] = OPC1(0x1d, 0x1f),
+	[PKT_TSC] = OPC1(0x19, 0xff),		[PKT_MTC] = OPC1(0x59, 0xff),
+};
+#undef OPC1
+#undef OPC2
+
+/* The opcode bytes of type @t into @pf. */
 static void pf_opcode(struct prefilter *pf, enum pkt_type t)
 {
-	static const uint8_t ext[PKT_NTYPES] = {
-		[PKT_PSBEND] = 0x23, [PKT_OVF] = 0xf3, [PKT_CBR] = 0x03,
-		[PKT_TMA] = 0x73, [PKT_PIP] = 0x43, [PKT_TNT64] = 0xa3,
-		[PKT_STOP] = 0x83, [PKT_VMCS] = 0xc8, [PKT_MNT] = 0xc3,
-		[PKT_MWAIT] = 0xc2, [PKT_PWRE] = 0x22, [PKT_PWRX] = 0xa2,
-		[PKT_BBP] = 0x63, [PKT_CFE] = 0x13, [PKT_EVD] = 0x53,
-	};
-	int i;
+	unsigned i;
 
-	switch (t) {
-	case PKT_PSB:
+	if (t == PKT_PSB) {
 		for (i = 0; i < PKT_PSB_SIZE; i++)
-			pf_put(pf, (unsigned)i, i % 2 ? 0x82 : 0x02, 0xff);
+			pf_put(pf, i, i % 2 ? 0x82 : 0x02, 0xff);
 		return;
-	case PKT_EXSTOP:
-		pf_put(pf, 0, 0x02, 0xff);
-		pf_put(pf, 1, 0x62, 0x7f);
-		return;
-	case PKT_BEP:
-		pf_put(pf, 0, 0x02, 0xff);
-		pf_put(pf, 1, 0x33, 0x7f);
-		return;
-	case PKT_PTW:
-		pf_put(pf, 0, 0x02, 0xff);
-		pf_put(pf, 1, 0x12, 0x1f);
-		return;
-	case PKT_TIP: pf_put(pf, 0, 0x0d, 0x1f); return;
-	case PKT_TIP_PGE: pf_put(pf, 0, 0x11, 0x1f); return;
-	case PKT_TIP_PGD: pf_put(pf, 0, 0x01, 0x1f); return;
-	case PKT_FUP: pf_put(pf, 0, 0x1d, 0x1f); return;
-	case PKT_MODE_EXEC:
-		pf_put(pf, 0, 0x99, 0xff);
-		pf_put(pf, 1, 0x00, 0xe0);
-		return;
-	case PKT_MODE_TSX:
-		pf_put(pf, 0, 0x99, 0xff);
-		pf_put(pf, 1, 0x20, 0xe0);
-		return;
-	case PKT_TSC: pf_put(pf, 0, 0x19, 0xff); return;
-	case PKT_MTC: pf_put(pf, 0, 0x59, 0xff); return;
-	default:
-		break;
 	}
-	if ((unsigned)t < PKT_NTYPES && ext[t]) {
-		pf_put(pf, 0, 0x02, 0xff);
-		pf_put(pf, 1, ext[t], 0xff);
-		if (t == PKT_MNT)
-			pf_put(pf, 2, 0x88, 0xff);
-	}
+	for (i = 0; i < opcodes[t].len; i++)
+		pf_put(pf, i, opcodes[t].val[i], opcodes[t].mask[i]);
 }
 
 /* Pick the anchor; returns whether the prefilter is worth using. */
