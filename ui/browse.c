@@ -22,6 +22,7 @@
 #include "idxcache.h"
 #include "marks.h"
 #include "marks_ui.h"
+#include "search_ui.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -518,6 +519,8 @@ static int ui_reload(struct ui *ui)
 	uint64_t old = ui->img->size, size;
 	int grew = 0, had_idx = ui->idx != NULL, r;
 
+	/* A search reads the old mapping. */
+	search_ui_free(ui);
 	if (had_idx) {
 		/* The remap invalidates what a running builder reads. */
 		ui_idx_stop(ui);
@@ -642,6 +645,10 @@ int ui_command(struct ui *ui, const char *line)
 		p++;
 	if (*p == ':')
 		p++;
+	/* "/tip", "?tip", "&ovf": search_ui.c. */
+	if ((*p == '/' || *p == '?' || *p == '&') &&
+	    search_ui_command(ui, p) != UI_NOT_MINE)
+		return UI_DRAW_ALL;
 	/* ":123", ":0x1f40", ":50%" alone are gotos (hx). */
 	if (goto_is_target(p))
 		return ui_goto(ui, p);
@@ -750,6 +757,10 @@ int ui_action(struct ui *ui, const struct km_result *res)
 	long n = (long)res->count;
 	int h = nav_view_rows(ui), r;
 
+	/* Search, filter, C-c during a search, moves in the filter view. */
+	r = search_ui_action(ui, res);
+	if (r != UI_NOT_MINE)
+		return r;
 	if (fp->ops && fp->h > 0) {
 		r = fp->ops->key(ui, fp, res);
 		if (r != UI_NOT_MINE)
@@ -1048,7 +1059,7 @@ static int ui_getkey(struct ui *ui, int wait_ms)
 static void ui_loop(struct ui *ui)
 {
 	int draw = UI_DRAW_ALL;
-	int indexing = 1;
+	int indexing = 1, searching = 0;
 
 	while (!ui->quit) {
 		int c;
@@ -1058,12 +1069,13 @@ static void ui_loop(struct ui *ui)
 			ui_flush(ui);
 			draw = 0;
 		}
-		c = ui_getkey(ui, indexing || mu_busy(ui) ? 250 : 2000);
+		c = ui_getkey(ui, indexing || searching || mu_busy(ui) ? 250 : 2000);
 		if (c == ERR) {
 			/* Idle: keep the progress fresh and decode ahead. */
 			indexing = ui_poll_index(ui);
 			nav_prefetch(ui);
 			draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
+			draw |= search_ui_poll(ui, &searching);
 			continue;
 		}
 		draw = ui_key(ui, c);
@@ -1238,6 +1250,8 @@ static int ui_script(struct ui *ui, const char *path)
 				if (ui->idx)
 					idx_wait(ui->idx);
 				ui_poll_index(ui);
+			} else if (!strcmp(tok, "wait-search")) {
+				search_ui_wait(ui);
 			} else if (!strncmp(tok, "resize=", 7)) {
 				int w, h;
 
@@ -1535,6 +1549,7 @@ int cmd_browse_main(int argc, char **argv)
 	ui_screen = NULL;
 	ui_live = NULL;
 out_idx:
+	search_ui_free(ui);
 	mu_stop(ui);
 	ui_idx_stop(ui);
 	bm_close(ui->bm);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "search_ui.h"
 #include "ui.h"
 
 /* A column: its flag, heading and width. */
@@ -135,6 +136,7 @@ static double pane_cycles_ref(struct ui *ui)
 
 static void pane_cycles_draw(struct ui *ui, struct pane *p)
 {
+	int ri;
 	struct win_iter it = { 0 };
 	int focused = ui->focus == UI_PANE_CYCLES;
 	double ref = pane_cycles_ref(ui);
@@ -166,7 +168,8 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 		x += pane_cycles_cols[c].width + 1;
 	}
 	attrset(A_NORMAL);
-	have = !win_seek(&it, ui->wc, ui->top);
+	/* Row for row with the packet pane, filtered or not. */
+	have = search_ui_row_first(ui, &it, &ri);
 	for (y = 1; y < p->h; y++) {
 		int sy = p->y + y, attr = 0;
 		const struct win_row *row;
@@ -201,7 +204,7 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 			x += w + 1;
 		}
 		attrset(A_NORMAL);
-		have = !win_next(&it);
+		have = search_ui_row_next(ui, &it, &ri);
 	}
 	win_iter_release(&it);
 }

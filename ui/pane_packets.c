@@ -7,6 +7,7 @@
 #include "dump_fmt.h"
 #include "marks.h"
 #include "marks_ui.h"
+#include "search_ui.h"
 #include "ui.h"
 
 /* Hex digits needed for offsets in this trace (at least 8). */
@@ -80,6 +81,7 @@ static char pane_packets_mark(const struct ui *ui, uint64_t off)
 
 static void pane_packets_draw(struct ui *ui, struct pane *p)
 {
+	int ri;
 	struct win_iter it = { 0 };
 	int focused = ui->focus == UI_PANE_PACKETS;
 	int y, have;
@@ -92,7 +94,8 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 	screen_clear(p->y, p->x, p->w);
 	screen_put(p->y, p->x, p->w, head);
 	attrset(A_NORMAL);
-	have = !win_seek(&it, ui->wc, ui->top);
+	/* All rows, or the filter view's matching ones (search_ui.c). */
+	have = search_ui_row_first(ui, &it, &ri);
 	for (y = 1; y < p->h; y++) {
 		int sy = p->y + y, attr, col;
 		const struct win_row *row;
@@ -133,6 +136,8 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		}
 		if (row->pkt.offset == ui->cursor)
 			attr = (attr & ~A_DIM) | (focused ? A_REVERSE : A_UNDERLINE | A_BOLD);
+		else if (search_ui_is_hit(ui, row->pkt.offset))
+			attr = (attr & ~A_DIM) | A_BOLD | A_UNDERLINE;
 		/* The gutter: cursor (or band), mark letter, PSB+ bracket. */
 		attrset(screen_attr(ui, SC_MARK) | (band && ui->color ? mu_band_attr(ui, band) : 0));
 		gut[0] = row->pkt.offset == ui->cursor ? '>' : ' ';
@@ -156,7 +161,7 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 			screen_put(sy, p->x + p->w - 6, 6, " [gap]");
 			attrset(A_NORMAL);
 		}
-		have = !win_next(&it);
+		have = search_ui_row_next(ui, &it, &ri);
 	}
 	win_iter_release(&it);
 }

@@ -212,7 +212,7 @@ int prompt_key(struct ui *ui, int key)
 	case KEY_END: prompt_push(5); break;
 	case KEY_DC: prompt_push(4); break;
 	case KEY_BACKSPACE: case 8: case 127:
-		if (!rl_end) {
+		if (!rl_end || (rl_end == 1 && strchr("/?&", rl_line_buffer[0]))) {
 			/* Backspace on an empty line leaves, as in vim. */
 			prompt_close(ui);
 			return UI_DRAW_ALL;
@@ -238,7 +238,7 @@ void prompt_draw(struct ui *ui)
 {
 	int y = ui->rows - 1, w = ui->cols, start = 0, cx;
 	const char *buf = rl_line_buffer ? rl_line_buffer : "";
-	int point = rl_point;
+	int point = rl_point, lead;
 
 	screen_clear(y, 0, w);
 	if (prompt_matches[0] && y > 0) {
@@ -248,13 +248,16 @@ void prompt_draw(struct ui *ui)
 		screen_put(y - 1, 0, w, prompt_matches);
 		attrset(A_NORMAL);
 	}
-	screen_put(y, 0, 1, ":");
+	/* "/tip", "?tip", "&ovf" show their own lead instead of ':'. */
+	lead = !(buf[0] == '/' || buf[0] == '?' || buf[0] == '&');
+	if (lead)
+		screen_put(y, 0, 1, ":");
 	/* Keep the point visible on a narrow screen. */
 	if (point > w - 3)
 		start = point - (w - 3);
 	if (start < (int)strlen(buf))
-		screen_put(y, 1, w - 1, buf + start);
-	cx = 1 + point - start;
+		screen_put(y, lead, w - lead, buf + start);
+	cx = lead + point - start;
 	if (cx >= w)
 		cx = w - 1;
 	move(y, cx);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trace.h"
+#include "search_ui.h"
 #include "ui.h"
 
 /* Rows counted from a segment's PSB for the cursor's ordinal. */
@@ -158,6 +159,9 @@ void status_draw(struct ui *ui)
 			}
 		}
 	}
+	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
+	if (len < sizeof(buf))
+		len += search_ui_status(ui, buf + len, sizeof(buf) - len);
 	(void)len;
 	screen_put(y, 0, ui->cols, buf);
 	/* The index progress bar, on the right while indexing. */

@@ -9,6 +9,7 @@
 
 #include "marks.h"
 #include "marks_ui.h"
+#include "search_ui.h"
 #include "ui.h"
 
 #define TL_MAX_COLS 1024
@@ -423,6 +424,14 @@ static void tl_label(struct ui *ui, int time, uint64_t v, char *buf, size_t size
 	}
 }
 
+/* The column of the hit at @off (search_ui_tl_marks()). */
+static int tl_hit_col(struct ui *ui, uint64_t off, void *arg)
+{
+	const struct tl_cache *tc = arg;
+
+	return tl_col_of(tc, tc->time ? tl_row_tsc(ui, off) : off);
+}
+
 static void tl_draw(struct ui *ui, struct pane *p)
 {
 	static const char *const bars_u[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
@@ -545,6 +554,11 @@ static void tl_draw(struct ui *ui, struct pane *p)
 			screen_put(p->y + 1, p->x + col, 1, s);
 		}
 	}
+	/* Search hits: '·' (search_ui.c); a window lookup each on the time
+	 * axis, so fewer there. */
+	search_ui_tl_marks(ui, p->y + 1, p->x, tc->time ? 0 : tc->lo,
+			   tc->time ? ui->img->size : tc->hi, tc->time ? 64 : (size_t)ncols,
+			   tl_hit_col, tc);
 	/* perf.data sideband: data loss, itrace start, switches, comm. */
 	su_tl_draw(ui, p->y + (p->h >= 3 ? 2 : 1), p->x, ncols, tc->lo, tc->hi, tc->time);
 	attrset(A_NORMAL);

@@ -40,6 +40,7 @@ struct trace;
 struct trace_stream;
 struct bm_set;
 struct ui;
+struct search_ui;
 
 /* What needs redrawing, or'ed together. */
 enum ui_draw {
@@ -148,6 +149,7 @@ struct ui {
 	int quit;
 	int exit_status;
 	volatile int interrupted;	/* C-c during a long operation */
+	struct search_ui *sui;		/* search and filter (search_ui.c) */
 };
 
 /* browse.c */

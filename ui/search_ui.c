@@ -1,0 +1,616 @@
+/* search_ui -- background search, n/N, the filter view and highlighting. */
+#include <ctype.h>
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search.h"
+#include "search_ui.h"
+#include "trace.h"
+#include "ui.h"
+
+/* Bytes the filter view decodes per call (a screen, a cursor move). */
+#define SUI_FILTER_BUDGET (4u << 20)
+/* Bytes a cursor move in the filter view looks at before giving up. */
+#define SUI_MOVE_BUDGET (64u << 20)
+/* Rows of the filter view's screen cache. */
+#define SUI_ROWS 512
+/* Hits looked at for the timeline's markers. */
+#define SUI_TL_HITS 4096
+
+struct search_ui {
+	/* the last search */
+	struct srch *s;			/* running or finished; NULL if none */
+	struct srch_pred *pred;		/* its predicate */
+	char text[256];			/* as typed, without "-b" */
+	int dir;			/* as asked: 1 forward, -1 backward */
+	int sdir;			/* the direction of s itself */
+	int jumped;			/* went to its first hit */
+	int reported;			/* told how it ended */
+	int hl;				/* highlight hits (M-u) */
+	uint64_t *hits;			/* scratch for counting and markers */
+
+	/* the filter view */
+	struct srch_pred *fpred;	/* NULL: no filter */
+	char ftext[256];
+	unsigned fgen;			/* bumped when the filter changes */
+	unsigned cgen;			/* the filter the cache is for */
+	uint64_t ctop;			/* the top the cache is for */
+	uint64_t rows[SUI_ROWS];	/* matching rows from ctop */
+	size_t nrows;
+	uint64_t resume;		/* where to go on looking */
+	int cstate;			/* 1 looking, 0 enough, -1 the end */
+};
+
+static struct search_ui *sui_get(struct ui *ui)
+{
+	if (!ui->sui) {
+		ui->sui = calloc(1, sizeof(*ui->sui));
+		if (!ui->sui) {
+			endwin();
+			fprintf(stderr, "ptbrowse: out of memory\n");
+			exit(1);
+		}
+		ui->sui->hl = 1;
+	}
+	return ui->sui;
+}
+
+static void sui_sleep_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* "search hit BOTTOM, continuing at TOP" for direction @dir. */
+static void sui_wrapped(struct ui *ui, int dir)
+{
+	ui_message(ui, UI_WARN, dir > 0 ? "search hit BOTTOM, continuing at TOP"
+					: "search hit TOP, continuing at BOTTOM");
+}
+
+/* Parse @text into a predicate with the trace's timing; errors go to the
+ * message line prefixed with @what.  Returns NULL on error. */
+static struct srch_pred *sui_parse(struct ui *ui, const char *what, const char *text)
+{
+	struct srch_pred *pred = NULL;
+	char err[256] = "";
+	int r;
+
+	r = srch_parse(text, &pred, err, sizeof(err));
+	if (r < 0) {
+		ui_message(ui, UI_ERROR, "%s: %s", what, err[0] ? err : pte_strerror(r));
+		return NULL;
+	}
+	srch_pred_set_config(pred, &ui->tmcfg);
+	return pred;
+}
+
+/* Start a background search for the last predicate from @from in @dir. */
+static int sui_run(struct ui *ui, uint64_t from, int dir)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_opts o = { 0 };
+	struct srch_status st;
+	int r;
+
+	srch_free(su->s);
+	su->s = NULL;
+	o.guard = trace_guard;
+	r = srch_start_opts(&su->s, ui->img, ui->idx, su->pred, from, dir, &o);
+	if (r < 0) {
+		su->s = NULL;
+		ui_message(ui, UI_ERROR, "search: %s", r == -pte_no_calib ?
+			   "a gap in time units needs the TSC frequency (--tsc-freq, --cpu)" :
+			   pte_strerror(r));
+		return UI_DRAW_STATUS;
+	}
+	su->sdir = dir;
+	su->jumped = 0;
+	su->reported = 0;
+	ui_message(ui, UI_INFO, "searching %s%s (C-c stops)", dir > 0 ? "/" : "?", su->text);
+	/* A script sees the first hit at once, so its keys are repeatable. */
+	if (ui->headless) {
+		do {
+			srch_status(su->s, &st);
+			if (!st.have_first && !st.finished)
+				sui_sleep_ms(1);
+		} while (!st.have_first && !st.finished);
+	}
+	return search_ui_poll(ui, &r) | UI_DRAW_ALL;
+}
+
+/* A new search for @text ("-b" first: backward) in direction @dir. */
+static int sui_search(struct ui *ui, const char *text, int dir)
+{
+	struct search_ui *su = sui_get(ui);
+	struct srch_pred *pred;
+
+	while (isspace((unsigned char)*text))
+		text++;
+	if (!strncmp(text, "-b", 2) && (!text[2] || isspace((unsigned char)text[2]))) {
+		dir = -dir;
+		text += 2;
+		while (isspace((unsigned char)*text))
+			text++;
+	}
+	if (!*text) {
+		/* An empty pattern repeats the last one (less, vim). */
+		if (!su->pred) {
+			ui_message(ui, UI_ERROR, "search: no previous pattern");
+			return UI_DRAW_STATUS;
+		}
+		su->dir = dir;
+		return sui_run(ui, ui->cursor, dir);
+	}
+	pred = sui_parse(ui, "search", text);
+	if (!pred)
+		return UI_DRAW_STATUS;
+	srch_free(su->s);
+	su->s = NULL;
+	srch_pred_free(su->pred);
+	su->pred = pred;
+	snprintf(su->text, sizeof(su->text), "%s", text);
+	su->dir = dir;
+	return sui_run(ui, ui->cursor, dir);
+}
+
+/* n (@rev 0) or N (@rev 1), @count times. */
+static int sui_again(struct ui *ui, int rev, uint64_t count)
+{
+	struct search_ui *su = ui->sui;
+	uint64_t off, hit;
+	int d, r = 0, wrapped, any_wrap = 0;
+	struct srch_status st;
+
+	if (!su || !su->pred) {
+		ui_message(ui, UI_ERROR, "no previous search ('/' starts one)");
+		return UI_DRAW_STATUS;
+	}
+	d = rev ? -su->dir : su->dir;
+	if (!su->s)
+		return sui_run(ui, ui->cursor, d);
+	off = ui->cursor;
+	while (count--) {
+		r = srch_next_hit(su->s, off, d, &hit, &wrapped);
+		if (r == 1 && ui->headless) {
+			/* A script waits for the search to know. */
+			srch_wait(su->s);
+			r = srch_next_hit(su->s, off, d, &hit, &wrapped);
+		}
+		if (r)
+			break;
+		off = hit;
+		any_wrap |= wrapped;
+	}
+	if (off != ui->cursor) {
+		nav_jump(ui, off);
+		if (any_wrap)
+			sui_wrapped(ui, d);
+		else
+			ui->msg[0] = 0;
+		return UI_DRAW_ALL;
+	}
+	if (r == -pte_eos) {
+		ui_message(ui, UI_ERROR, "pattern not found: %s", su->text);
+		return UI_DRAW_STATUS;
+	}
+	srch_status(su->s, &st);
+	if (r == 1 && !st.finished && st.nhits) {
+		ui_message(ui, UI_INFO, "searching: the next hit is not known yet");
+		return UI_DRAW_STATUS;
+	}
+	if (r == 1 && !st.finished) {
+		ui_message(ui, UI_INFO, "searching %.0f%%...",
+			   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+		return UI_DRAW_STATUS;
+	}
+	/* Not kept (too many hits), or the search was stopped: search again
+	 * from here. */
+	return sui_run(ui, ui->cursor, d);
+}
+
+/* Set the filter to @text; empty clears it. */
+static int sui_filter(struct ui *ui, const char *text)
+{
+	struct search_ui *su = sui_get(ui);
+	struct srch_pred *pred;
+	struct pkt hit;
+	uint64_t resume;
+	int r;
+
+	while (isspace((unsigned char)*text))
+		text++;
+	if (!*text) {
+		if (su->fpred)
+			ui_message(ui, UI_INFO, "filter off: all packets");
+		srch_pred_free(su->fpred);
+		su->fpred = NULL;
+		su->fgen++;
+		nav_fix_view(ui);
+		return UI_DRAW_ALL;
+	}
+	pred = sui_parse(ui, "filter", text);
+	if (!pred)
+		return UI_DRAW_STATUS;
+	srch_pred_free(su->fpred);
+	su->fpred = pred;
+	su->fgen++;
+	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
+	/* The view starts at the first match from the cursor on. */
+	r = srch_filter_next(pred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET, &hit, &resume);
+	if (!r) {
+		ui->cursor = ui->top = hit.offset;
+	} else if (r == -pte_eos) {
+		r = srch_filter_prev(pred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET,
+				     &hit, &resume);
+		if (r) {
+			ui_message(ui, UI_WARN, "filter: no %s packets%s", text,
+				   r == 1 ? " nearby (still looking)" : "");
+			ui->top = ui->cursor;
+		} else {
+			ui->cursor = ui->top = hit.offset;
+		}
+	} else {
+		ui->top = ui->cursor;
+	}
+	return UI_DRAW_ALL;
+}
+
+/* The filter view's screen cache: at least @want rows from ui->top, with
+ * one budget of work if more are needed. */
+static void sui_fill(struct ui *ui, size_t want)
+{
+	struct search_ui *su = ui->sui;
+	struct pkt pk[64];
+	size_t got, i, n;
+	uint64_t resume;
+	int r;
+
+	if (want > SUI_ROWS)
+		want = SUI_ROWS;
+	if (su->cgen != su->fgen || su->ctop != ui->top) {
+		su->cgen = su->fgen;
+		su->ctop = ui->top;
+		su->nrows = 0;
+		su->resume = ui->top;
+		su->cstate = 1;
+	}
+	if (su->nrows >= want || su->cstate < 0)
+		return;
+	n = want - su->nrows;
+	if (n > sizeof(pk) / sizeof(pk[0]))
+		n = sizeof(pk) / sizeof(pk[0]);
+	got = 0;
+	r = srch_filter_fill(su->fpred, ui->img, ui->idx, su->resume, 1, SUI_FILTER_BUDGET,
+			     pk, n, &got, &resume);
+	for (i = 0; i < got && su->nrows < SUI_ROWS; i++)
+		su->rows[su->nrows++] = pk[i].offset;
+	if (r == 1)
+		su->resume = resume;
+	else if (r == 0 && got)
+		su->resume = pk[got - 1].offset + 1;
+	su->cstate = r < 0 ? -1 : su->nrows >= want ? 0 : 1;
+}
+
+int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i)
+{
+	struct search_ui *su = ui->sui;
+
+	*i = 0;
+	if (!su || !su->fpred)
+		return !win_seek(it, ui->wc, ui->top);
+	sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1));
+	return search_ui_row_next(ui, it, i);
+}
+
+int search_ui_row_next(struct ui *ui, struct win_iter *it, int *i)
+{
+	struct search_ui *su = ui->sui;
+
+	if (!su || !su->fpred)
+		return !win_next(it);
+	while ((size_t)*i < su->nrows) {
+		if (!win_seek(it, ui->wc, su->rows[(*i)++]))
+			return 1;
+	}
+	return 0;
+}
+
+/* Move @n matching packets from @off (negative: back).  Returns the
+ * offset reached; *@short_ tells the budget ran out first. */
+static uint64_t sui_fstep(struct ui *ui, uint64_t off, long n, int *short_)
+{
+	struct search_ui *su = ui->sui;
+	struct pkt pk[64];
+	size_t got;
+	uint64_t resume, from;
+	int r;
+
+	*short_ = 0;
+	while (n) {
+		size_t k = (size_t)(n > 0 ? n : -n);
+
+		if (k > 64)
+			k = 64;
+		from = n > 0 ? off + 1 : off;
+		got = 0;
+		r = srch_filter_fill(su->fpred, ui->img, ui->idx, from, n > 0 ? 1 : -1,
+				     SUI_MOVE_BUDGET, pk, k, &got, &resume);
+		if (got)
+			off = pk[got - 1].offset;
+		n += n > 0 ? -(long)got : (long)got;
+		if (r == 1 && got < k) {
+			*short_ = 1;
+			break;
+		}
+		if (r < 0 || !got)
+			break;
+	}
+	return off;
+}
+
+/* Cursor moves in the filter view: @lines rows for the cursor, @view rows
+ * for the top. */
+static int sui_fmove(struct ui *ui, long lines, long view)
+{
+	struct search_ui *su = ui->sui;
+	int h = nav_view_rows(ui), s1 = 0, s2 = 0;
+	size_t i;
+
+	ui->cursor = sui_fstep(ui, ui->cursor, lines, &s1);
+	if (view)
+		ui->top = sui_fstep(ui, ui->top, view, &s2);
+	if (s1 || s2)
+		ui_message(ui, UI_WARN, "filter: no %s within %u MiB (again to look further)",
+			   su->ftext, SUI_MOVE_BUDGET >> 20);
+	/* Keep the cursor inside the view. */
+	if (ui->cursor < ui->top) {
+		ui->top = ui->cursor;
+		return UI_DRAW_ALL;
+	}
+	sui_fill(ui, (size_t)h);
+	for (i = 0; i < su->nrows && i < (size_t)h; i++)
+		if (su->rows[i] == ui->cursor)
+			return UI_DRAW_ALL;
+	if (su->nrows >= (size_t)h && ui->cursor > su->rows[h - 1])
+		ui->top = sui_fstep(ui, ui->cursor, -(long)(h - 1), &s2);
+	return UI_DRAW_ALL;
+}
+
+int search_ui_action(struct ui *ui, const struct km_result *res)
+{
+	struct search_ui *su = ui->sui;
+	long n = res->count > 0 ? (long)res->count : 1;
+	int h = nav_view_rows(ui);
+	struct srch_status st;
+
+	switch (res->action) {
+	case ACTION_SEARCH_FORWARD:
+	case ACTION_SEARCH_BACKWARD: {
+		int dir = res->action == ACTION_SEARCH_FORWARD ? 1 : -1;
+
+		if (!res->args[0] && res->nkeys) {
+			if (ui->prompt)
+				return UI_DRAW_NONE;
+			prompt_open(ui, dir > 0 ? "/" : "?");
+			return UI_DRAW_ALL;
+		}
+		return sui_search(ui, res->args, dir);
+	}
+	case ACTION_SEARCH:
+		return sui_search(ui, res->args, 1);
+	case ACTION_SEARCH_AGAIN:
+	case ACTION_SEARCH_REVERSE:
+		return sui_again(ui, res->action == ACTION_SEARCH_REVERSE, (uint64_t)n);
+	case ACTION_FILTER:
+		if (!res->args[0] && res->nkeys) {
+			prompt_open(ui, "&");
+			return UI_DRAW_ALL;
+		}
+		return sui_filter(ui, res->args);
+	case ACTION_TOGGLE_HIGHLIGHT:
+		su = sui_get(ui);
+		su->hl = !su->hl;
+		ui_message(ui, UI_INFO, "search highlight %s", su->hl ? "on" : "off");
+		return UI_DRAW_ALL;
+	case ACTION_INTERRUPT:
+		if (!su || !su->s)
+			return UI_NOT_MINE;
+		srch_status(su->s, &st);
+		if (st.finished)
+			return UI_NOT_MINE;
+		srch_cancel(su->s);
+		srch_wait(su->s);
+		srch_status(su->s, &st);
+		su->reported = 1;
+		ui_message(ui, UI_WARN, "search stopped at %.0f%%: %" PRIu64 " hits so far",
+			   st.total ? 100.0 * (double)st.done / (double)st.total : 0, st.nhits);
+		return UI_DRAW_ALL;
+	default:
+		break;
+	}
+	if (!su || !su->fpred)
+		return UI_NOT_MINE;
+	switch (res->action) {
+	case ACTION_CURSOR_DOWN: return sui_fmove(ui, n, 0);
+	case ACTION_CURSOR_UP: return sui_fmove(ui, -n, 0);
+	case ACTION_PAGE_DOWN: return sui_fmove(ui, n * h, n * h);
+	case ACTION_PAGE_UP: return sui_fmove(ui, -n * h, -n * h);
+	case ACTION_HALFPAGE_DOWN: return sui_fmove(ui, n * (h / 2), n * (h / 2));
+	case ACTION_HALFPAGE_UP: return sui_fmove(ui, -n * (h / 2), -n * (h / 2));
+	default:
+		return UI_NOT_MINE;
+	}
+}
+
+int search_ui_command(struct ui *ui, const char *line)
+{
+	switch (line[0]) {
+	case '/': return sui_search(ui, line + 1, 1);
+	case '?': return sui_search(ui, line + 1, -1);
+	case '&': return sui_filter(ui, line + 1);
+	default: return UI_NOT_MINE;
+	}
+}
+
+int search_ui_poll(struct ui *ui, int *busy)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_status st;
+	int draw = UI_DRAW_NONE;
+
+	*busy = 0;
+	if (!su)
+		return draw;
+	if (su->fpred && su->cstate == 1 && su->cgen == su->fgen) {
+		/* The filter view is still looking for a screen of rows. */
+		*busy = 1;
+		draw |= UI_DRAW_PANES | UI_DRAW_STATUS;
+	}
+	if (!su->s)
+		return draw;
+	srch_status(su->s, &st);
+	if (!st.finished)
+		*busy = 1;
+	if (!su->jumped && st.have_first) {
+		su->jumped = 1;
+		nav_jump(ui, st.first);
+		if (st.first_wrapped)
+			sui_wrapped(ui, su->sdir);
+		else
+			ui->msg[0] = 0;
+		draw |= UI_DRAW_ALL;
+	}
+	if (st.finished && !su->reported) {
+		su->reported = 1;
+		if (st.status && st.status != -pte_canceled)
+			ui_message(ui, UI_ERROR, "search: %s", pte_strerror(st.status));
+		else if (!st.nhits && st.status != -pte_canceled)
+			ui_message(ui, UI_ERROR, "pattern not found: %s", su->text);
+		draw |= UI_DRAW_ALL;
+	}
+	if (!st.finished)
+		draw |= UI_DRAW_STATUS | UI_DRAW_TIMELINE | (su->hl ? UI_DRAW_PANES : 0);
+	return draw;
+}
+
+void search_ui_wait(struct ui *ui)
+{
+	int busy;
+
+	if (ui->sui && ui->sui->s)
+		srch_wait(ui->sui->s);
+	search_ui_poll(ui, &busy);
+}
+
+/* The number of kept hits in [@lo, @hi), counted in chunks. */
+static uint64_t sui_count(struct search_ui *su, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = 0;
+	size_t got;
+
+	if (!su->hits && !(su->hits = malloc(SUI_TL_HITS * sizeof(*su->hits))))
+		return 0;
+	while (lo < hi && (got = srch_hits(su->s, lo, hi, su->hits, SUI_TL_HITS))) {
+		n += got;
+		if (got < SUI_TL_HITS)
+			break;
+		lo = su->hits[got - 1] + 1;
+	}
+	return n;
+}
+
+size_t search_ui_status(struct ui *ui, char *buf, size_t size)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_status st;
+	size_t len = 0;
+	int r;
+
+	if (!su || !size)
+		return 0;
+	buf[0] = 0;
+	if (su->s && su->pred) {
+		char pos[32] = "-";
+
+		srch_status(su->s, &st);
+		/* The cursor's rank among the hits, when all of them are kept. */
+		if (st.nkept == st.nhits && search_ui_is_hit(ui, ui->cursor))
+			snprintf(pos, sizeof(pos), "%" PRIu64, sui_count(su, 0, ui->cursor + 1));
+		r = snprintf(buf, size, "  %c%s [%s/%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
+			     su->text, pos, st.nhits, st.finished ? "" : "+");
+		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
+		if (!st.finished && len < size) {
+			r = snprintf(buf + len, size - len, " %.0f%%",
+				     st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+			len += r < 0 ? 0 : (size_t)r >= size - len ? size - len - 1 : (size_t)r;
+		} else if (st.status == -pte_canceled && len < size) {
+			r = snprintf(buf + len, size - len, " stopped");
+			len += r < 0 ? 0 : (size_t)r >= size - len ? size - len - 1 : (size_t)r;
+		}
+	}
+	if (su->fpred && len + 1 < size) {
+		r = snprintf(buf + len, size - len, "  filter: %s%s", su->ftext,
+			     su->cstate == 1 && su->cgen == su->fgen ? " (looking...)" :
+			     su->cstate < 0 && !su->nrows ? " (none below)" : "");
+		len += r < 0 ? 0 : (size_t)r >= size - len ? size - len - 1 : (size_t)r;
+	}
+	return len;
+}
+
+int search_ui_is_hit(struct ui *ui, uint64_t off)
+{
+	struct search_ui *su = ui->sui;
+	uint64_t h;
+
+	if (!su || !su->s || !su->hl)
+		return 0;
+	return srch_hits(su->s, off, off + 1, &h, 1) == 1;
+}
+
+void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
+			size_t max, int (*col_of)(struct ui *ui, uint64_t off, void *arg),
+			void *arg)
+{
+	struct search_ui *su = ui->sui;
+	size_t n, i, step, shown = 0;
+	int last = -1;
+
+	if (!su || !su->s || !su->hl)
+		return;
+	if (!su->hits && !(su->hits = malloc(SUI_TL_HITS * sizeof(*su->hits))))
+		return;
+	n = srch_hits(su->s, lo, hi, su->hits, SUI_TL_HITS);
+	/* Sample evenly: a marker per column at most. */
+	step = n > max && max ? n / max : 1;
+	attrset(screen_attr(ui, SC_MARK));
+	for (i = 0; i < n && shown < max; i += step) {
+		int c = col_of(ui, su->hits[i], arg);
+
+		if (c < 0 || c == last)
+			continue;
+		last = c;
+		shown++;
+		screen_put(y, x + c, 1, screen_glyph(ui, "·", "."));
+	}
+	attrset(A_NORMAL);
+}
+
+void search_ui_free(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+
+	if (!su)
+		return;
+	srch_free(su->s);
+	srch_pred_free(su->pred);
+	srch_pred_free(su->fpred);
+	free(su->hits);
+	free(su);
+	ui->sui = NULL;
+}

@@ -1,0 +1,62 @@
+/*
+ * search_ui -- '/', '?', 'n', 'N', ':search', '&', ':filter' and M-u: the
+ * browser's side of decoder/search.h.
+ *
+ * A search runs in the background (srch_start()); the main loop polls it
+ * (search_ui_poll()) to move the cursor to the first hit as soon as it is
+ * known, and the status line shows "/tip [3/41]".  The filter view lists
+ * only matching packets: the panes take their rows from
+ * search_ui_row_first() and search_ui_row_next(), which read a screen of
+ * matches found with bounded work per call.
+ */
+#ifndef SEARCH_UI_H
+#define SEARCH_UI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keymap.h"
+#include "window.h"
+
+struct ui;
+
+/* Handle @res if it is a search or filter action, a C-c while a search
+ * runs, or a cursor move in the filter view.
+ * Returns UI_DRAW_*, or UI_NOT_MINE if @res is not ours. */
+int search_ui_action(struct ui *ui, const struct km_result *res);
+
+/* Run prompt line @line if it starts with '/', '?' or '&' ("/tip").
+ * Returns UI_DRAW_*, or UI_NOT_MINE if it does not. */
+int search_ui_command(struct ui *ui, const char *line);
+
+/* Look at the running search (idle time): jump to its first hit, report
+ * wrapping, the end and errors.  *@busy is set when a search or the filter
+ * view is still working (poll again soon).  Returns UI_DRAW_*. */
+int search_ui_poll(struct ui *ui, int *busy);
+
+/* In --script mode: wait for the search to finish, then poll. */
+void search_ui_wait(struct ui *ui);
+
+/* Write the search state (" /tip [3/41]", " filter: ovf") into @buf.
+ * Returns the length written (less than @size). */
+size_t search_ui_status(struct ui *ui, char *buf, size_t size);
+
+/* Whether the packet at @off is a hit to highlight. */
+int search_ui_is_hit(struct ui *ui, uint64_t off);
+
+/* Draw '·' at the timeline columns of at most @max hits with offsets in
+ * [@lo, @hi): @col_of maps an offset to a column (negative: not shown). */
+void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
+			size_t max, int (*col_of)(struct ui *ui, uint64_t off, void *arg),
+			void *arg);
+
+/* The panes' rows: the first row at the view's top, then the next.  In
+ * the filter view only matching rows.  Return 1 if @it holds a row, 0 if
+ * there is none; *@i counts rows (start it at 0). */
+int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i);
+int search_ui_row_next(struct ui *ui, struct win_iter *it, int *i);
+
+/* Stop the search and drop the filter (before a reload, at exit). */
+void search_ui_free(struct ui *ui);
+
+#endif /* SEARCH_UI_H */
