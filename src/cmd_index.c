@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "json.h"
 #include "idxcache.h"
 #include "index.h"
 #include "trace.h"
@@ -127,20 +128,6 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 	printf("speed:    %.2f GB/s\n", secs > 0 ? (double)t->size / secs / 1e9 : 0.0);
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_json(const struct trace *t, const struct stream_result *r,
 		       size_t nr, double secs)
 {
@@ -148,13 +135,13 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 	int c;
 
 	printf("{\"trace\": ");
-	json_str(t->path);
+	json_string(stdout, t->path);
 	printf(", \"size\": %" PRIu64 ", \"streams\": [", t->size);
 	for (i = 0; i < nr; i++) {
 		const struct idx_summary *s = &r[i].tot;
 
 		printf("%s{\"name\": ", i ? ", " : "");
-		json_str(r[i].name);
+		json_string(stdout, r[i].name);
 		printf(", \"bytes\": %" PRIu64 ", \"cache\": \"%s\", \"psbs\": %zu, "
 		       "\"segments\": %zu, \"packets\": %" PRIu64 ", \"classes\": {",
 		       s->size, r[i].cache, r[i].nseeks, r[i].nseeks, s->npackets);

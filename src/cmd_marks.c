@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "json.h"
 #include "marks.h"
 #include "trace.h"
 
@@ -41,25 +42,6 @@ static void usage(FILE *f)
 static void report_stderr(void *ctx, const char *msg)
 {
 	fprintf(stderr, "ptbrowse marks: %s\n", msg);
-}
-
-/* Write @s as a JSON string. */
-static void json_string(FILE *f, const char *s)
-{
-	const unsigned char *p;
-
-	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
 }
 
 static const char *const kind_names[] = { "mark", "bookmark", "region" };
