@@ -519,6 +519,8 @@ static int ui_reload(struct ui *ui)
 	uint64_t old = ui->img->size, size;
 	int grew = 0, had_idx = ui->idx != NULL, r;
 
+	/* A region summary reads the old mapping. */
+	mu_stop(ui);
 	/* A search reads the old mapping. */
 	search_ui_free(ui);
 	if (had_idx) {
