@@ -145,4 +145,20 @@ wait_for 'ptbrowse perf.data.intel_pt-4.14:cpu3 '
 wait_for '^ 0x[0-9a-f]+/0x21a00 '
 tm send-keys -t ptb q
 wait_for 'EXITED rc=0'
+
+# A marks file that cannot be saved: the message says so, the marks stay.
+mkdir -p "$tmp/bad/ptbrowse"
+: > "$tmp/bad/ptbrowse/traces"
+cat > "$tmp/keys" <<EOF2
+} } m a
+:mark nm "kept"
+:save-screen $tmp/saved.txt
+:marks
+:save-screen $tmp/list.txt
+EOF2
+XDG_STATE_HOME=$tmp/bad XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
+	"$PTBROWSE" --script "$tmp/keys" "$T" || fail "--script failed"
+tail -n 1 "$tmp/saved.txt" | grep -q 'not saved' || fail "no message for a failed save: $(tail -n 1 "$tmp/saved.txt")"
+grep -Eq '^ bookmark +nm .*kept' "$tmp/list.txt" || fail "the bookmark was not kept in memory"
+echo "ok   a failed save is reported and the marks stay in memory"
 echo "ok   marks, bookmark and region survive a copy; summary $N packets = dump; slice decodes; streams switch"

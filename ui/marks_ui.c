@@ -106,7 +106,7 @@ static int mu_result(struct ui *ui, int r, const char *ok)
 	const char *m = bm_message(ui->bm);
 
 	if (r == -pte_io)
-		ui_message(ui, UI_ERROR, "%s (kept in memory)", m ? m : "marks not saved");
+		ui_message(ui, UI_ERROR, "%s", m ? m : "marks not saved (kept in memory)");
 	else if (r < 0)
 		ui_message(ui, UI_ERROR, "%s", m ? m : pte_strerror(r));
 	else
@@ -599,6 +599,14 @@ void mu_draw_overlay(struct ui *ui)
 	long i = mu_region_at(ui, ui->cursor);
 	int w, x, h;
 
+	if (mu.visual && !ui->msg[0] && !ui->prompt) {
+		uint64_t from, to;
+
+		/* The selection, while it lasts (keys clear the message). */
+		mu_selection(ui, &from, &to);
+		ui_message(ui, UI_INFO, "-- VISUAL -- 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
+			   " bytes)  Enter names it, Esc cancels", from, to, to - from);
+	}
 	if (i < 0 || mu.visual || ui->help || ui->too_small)
 		return;
 	mu_summarize(ui, bm_at(ui->bm, (size_t)i));
