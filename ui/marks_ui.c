@@ -483,6 +483,16 @@ static void mu_summarize(struct ui *ui, const struct bm_entry *e)
 	mu_stop(ui);
 	memset(&mu.job, 0, sizeof(mu.job));
 	bm_time_init(&mu.bt, &ui->tmcfg);
+	/* The time model from the index's state at the first PSB, not cold. */
+	if (ui->idx && ui->idx_ops_set) {
+		struct tm_carry carry;
+		uint64_t psb;
+		size_t k;
+
+		if (!img_find_psb_before(ui->img, e->from + 1, &psb) &&
+		    !idx_find(ui->idx, psb, &k) && !idx_seek_carry(ui->idx, k, &carry))
+			tm_restore(&mu.bt.tm, &carry);
+	}
 	mu.job.img = ui->img;
 	mu.job.from = e->from;
 	mu.job.to = e->to;
