@@ -498,18 +498,28 @@ static void tl_draw(struct ui *ui, struct pane *p)
 		static uint8_t inreg[TL_MAX_COLS];
 
 		memset(inreg, 0, sizeof(inreg));
-		if (ui->bm && !tc->time) {
-			size_t i, n = bm_count(ui->bm);
+		if (ui->bm) {
+			size_t i, n = bm_count(ui->bm), nreg = 0;
 
-			/* Regions: underlined across their columns. */
+			/* Regions: underlined across their columns.  On the
+			 * time axis each costs two (cached) window lookups. */
 			for (i = 0; i < n; i++) {
 				const struct bm_entry *e = bm_at(ui->bm, i);
+				uint64_t from = e->from, to = e->to;
 				int c0, c1;
 
-				if (e->kind != BM_REGION || e->to <= tc->lo || e->from >= tc->hi)
+				if (e->kind != BM_REGION || (tc->time && nreg++ >= 32))
 					continue;
-				c0 = e->from <= tc->lo ? 0 : tl_col_of(tc, e->from);
-				c1 = e->to >= tc->hi ? ncols - 1 : tl_col_of(tc, e->to - 1);
+				if (tc->time) {
+					from = tl_row_tsc(ui, e->from);
+					to = tl_row_tsc(ui, e->to ? e->to - 1 : 0) + 1;
+					if (from <= 1 || to <= from)
+						continue;
+				}
+				if (to <= tc->lo || from >= tc->hi)
+					continue;
+				c0 = from <= tc->lo ? 0 : tl_col_of(tc, from);
+				c1 = to >= tc->hi ? ncols - 1 : tl_col_of(tc, to - 1);
 				for (c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++)
 					inreg[c] = 1;
 			}
