@@ -18,6 +18,14 @@ static void quiet(void *ctx, const char *msg)
 	(void)msg;
 }
 
+static char path[64];
+
+/* The input file, removed at exit. */
+static void cleanup(void)
+{
+	unlink(path);
+}
+
 /* Every entry of @set is well formed. */
 static void check(const struct bm_set *set)
 {
@@ -42,7 +50,6 @@ static void check(const struct bm_set *set)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	struct bm_opts o;
 	struct bm_set *set = NULL, *again = NULL;
 	char *out = NULL;
@@ -51,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!path[0]) {
 		snprintf(path, sizeof(path), "/tmp/fuzz_marks.%d", (int)getpid());
+		atexit(cleanup);
 	}
 	f = fopen(path, "wb");
 	if (!f)
