@@ -578,24 +578,31 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 			void *arg)
 {
 	struct search_ui *su = ui->sui;
-	size_t n, i, step, shown = 0;
-	int last = -1;
+	uint64_t h, a, b;
+	size_t k;
+	int last = -1, c;
+	chtype cell;
 
-	if (!su || !su->s || !su->hl)
+	if (!su || !su->s || !su->hl || hi <= lo || !max)
 		return;
-	if (!su->hits && !(su->hits = malloc(SUI_TL_HITS * sizeof(*su->hits))))
-		return;
-	n = srch_hits(su->s, lo, hi, su->hits, SUI_TL_HITS);
-	/* Sample evenly: a marker per column at most. */
-	step = n > max && max ? n / max : 1;
+	/* The first hit in each of @max slices of the range: bounded work,
+	 * spread over the whole range. */
 	attrset(screen_attr(ui, SC_MARK));
-	for (i = 0; i < n && shown < max; i += step) {
-		int c = col_of(ui, su->hits[i], arg);
-
+	for (k = 0; k < max; k++) {
+		a = lo + (uint64_t)((double)(hi - lo) * (double)k / (double)max);
+		b = lo + (uint64_t)((double)(hi - lo) * (double)(k + 1) / (double)max);
+		if (k + 1 == max)
+			b = hi;
+		if (b <= a || srch_hits(su->s, a, b, &h, 1) != 1)
+			continue;
+		c = col_of(ui, h, arg);
 		if (c < 0 || c == last)
 			continue;
 		last = c;
-		shown++;
+		/* The viewport, troubles and marks stay on top. */
+		cell = mvinch(y, x + c);
+		if ((cell & A_CHARTEXT) != ' ' || (cell & A_REVERSE))
+			continue;
 		screen_put(y, x + c, 1, screen_glyph(ui, "·", "."));
 	}
 	attrset(A_NORMAL);
