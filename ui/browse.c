@@ -1071,7 +1071,8 @@ static void ui_loop(struct ui *ui)
 			ui_flush(ui);
 			draw = 0;
 		}
-		c = ui_getkey(ui, indexing || searching || mu_busy(ui) ? 250 : 2000);
+		/* A search's first hit is shown soon after it is known. */
+		c = ui_getkey(ui, searching > 1 ? 40 : indexing || searching || mu_busy(ui) ? 250 : 2000);
 		if (c == ERR) {
 			/* Idle: keep the progress fresh and decode ahead. */
 			indexing = ui_poll_index(ui);
@@ -1081,6 +1082,7 @@ static void ui_loop(struct ui *ui)
 			continue;
 		}
 		draw = ui_key(ui, c);
+		draw |= search_ui_poll(ui, &searching);
 		if (c == KEY_RESIZE)
 			draw = UI_DRAW_ALL;
 	}

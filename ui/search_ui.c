@@ -476,7 +476,7 @@ int search_ui_poll(struct ui *ui, int *busy)
 		return draw;
 	srch_status(su->s, &st);
 	if (!st.finished)
-		*busy = 1;
+		*busy = su->jumped ? 1 : 2;
 	if (!su->jumped && st.have_first) {
 		su->jumped = 1;
 		nav_jump(ui, st.first);

@@ -30,8 +30,9 @@ int search_ui_action(struct ui *ui, const struct km_result *res);
 int search_ui_command(struct ui *ui, const char *line);
 
 /* Look at the running search (idle time): jump to its first hit, report
- * wrapping, the end and errors.  *@busy is set when a search or the filter
- * view is still working (poll again soon).  Returns UI_DRAW_*. */
+ * wrapping, the end and errors.  *@busy is 2 while the first hit is not
+ * shown yet (poll again very soon), 1 while a search or the filter view is
+ * still working, 0 when idle.  Returns UI_DRAW_*. */
 int search_ui_poll(struct ui *ui, int *busy);
 
 /* In --script mode: wait for the search to finish, then poll. */
