@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <readline/readline.h>
+
 #include "search.h"
 #include "search_ui.h"
 #include "trace.h"
@@ -124,6 +126,8 @@ static int sui_run(struct ui *ui, uint64_t from, int dir)
 	return search_ui_poll(ui, &r) | UI_DRAW_ALL;
 }
 
+static int sui_again(struct ui *ui, int rev, uint64_t count);
+
 /* A new search for @text ("-b" first: backward) in direction @dir. */
 static int sui_search(struct ui *ui, const char *text, int dir)
 {
@@ -145,7 +149,7 @@ static int sui_search(struct ui *ui, const char *text, int dir)
 			return UI_DRAW_STATUS;
 		}
 		su->dir = dir;
-		return sui_run(ui, ui->cursor, dir);
+		return sui_again(ui, 0, 1);
 	}
 	pred = sui_parse(ui, "search", text);
 	if (!pred)
@@ -382,6 +386,39 @@ static int sui_fmove(struct ui *ui, long lines, long view)
 	return UI_DRAW_ALL;
 }
 
+/* g and G in the filter view: the first or the last match (@end > 0). */
+static int sui_fends(struct ui *ui, int end)
+{
+	struct search_ui *su = ui->sui;
+	struct pkt hit;
+	uint64_t resume;
+	int r, s;
+
+	r = end > 0 ? srch_filter_prev(su->fpred, ui->img, ui->idx, ui->img->size,
+				       SUI_MOVE_BUDGET, &hit, &resume)
+		    : srch_filter_next(su->fpred, ui->img, ui->idx, 0, SUI_MOVE_BUDGET,
+				       &hit, &resume);
+	if (r) {
+		ui_message(ui, UI_WARN, "filter: no %s %s", su->ftext, r == 1 ?
+			   "within the first (or last) 64 MiB" : "at all");
+		return UI_DRAW_STATUS;
+	}
+	nav_jump(ui, hit.offset);
+	ui->top = end > 0 ? sui_fstep(ui, hit.offset, -(long)(nav_view_rows(ui) - 1), &s)
+			  : hit.offset;
+	return UI_DRAW_ALL;
+}
+
+/* C-s or C-r while a search prompt is open (emacs isearch): search for
+ * the line typed in direction @dir; an empty one repeats the last. */
+static int sui_prompt_again(struct ui *ui, int dir)
+{
+	if (!rl_line_buffer || (rl_line_buffer[0] != '/' && rl_line_buffer[0] != '?'))
+		return UI_DRAW_NONE;
+	rl_line_buffer[0] = dir > 0 ? '/' : '?';
+	return prompt_key(ui, '\r');
+}
+
 int search_ui_action(struct ui *ui, const struct km_result *res)
 {
 	struct search_ui *su = ui->sui;
@@ -396,7 +433,7 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 
 		if (!res->args[0] && res->nkeys) {
 			if (ui->prompt)
-				return UI_DRAW_NONE;
+				return sui_prompt_again(ui, dir);
 			prompt_open(ui, dir > 0 ? "/" : "?");
 			return UI_DRAW_ALL;
 		}
@@ -437,6 +474,11 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 	if (!su || !su->fpred)
 		return UI_NOT_MINE;
 	switch (res->action) {
+	case ACTION_GOTO_START:
+	case ACTION_GOTO_END:
+		if (res->has_count)
+			return UI_NOT_MINE;
+		return sui_fends(ui, res->action == ACTION_GOTO_START ? -1 : 1);
 	case ACTION_CURSOR_DOWN: return sui_fmove(ui, n, 0);
 	case ACTION_CURSOR_UP: return sui_fmove(ui, -n, 0);
 	case ACTION_PAGE_DOWN: return sui_fmove(ui, n * h, n * h);
