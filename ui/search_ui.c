@@ -266,8 +266,9 @@ static int sui_filter(struct ui *ui, const char *text)
 }
 
 /* The filter view's screen cache: at least @want rows from ui->top, with
- * one budget of work if more are needed. */
-static void sui_fill(struct ui *ui, size_t want)
+ * one budget of work if more are needed (@more 0: only if the cache is for
+ * another top or filter, so both panes show the same rows). */
+static void sui_fill(struct ui *ui, size_t want, int more)
 {
 	struct search_ui *su = ui->sui;
 	struct pkt pk[64];
@@ -283,6 +284,8 @@ static void sui_fill(struct ui *ui, size_t want)
 		su->nrows = 0;
 		su->resume = ui->top;
 		su->cstate = 1;
+	} else if (!more) {
+		return;
 	}
 	if (su->nrows >= want || su->cstate < 0)
 		return;
@@ -308,7 +311,10 @@ int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i)
 	*i = 0;
 	if (!su || !su->fpred)
 		return !win_seek(it, ui->wc, ui->top);
-	sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1));
+	sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 0);
+	/* A script sees whole screens, so its screens are repeatable. */
+	while (ui->headless && su->cstate == 1)
+		sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
 	return search_ui_row_next(ui, it, i);
 }
 
@@ -377,7 +383,7 @@ static int sui_fmove(struct ui *ui, long lines, long view)
 		ui->top = ui->cursor;
 		return UI_DRAW_ALL;
 	}
-	sui_fill(ui, (size_t)h);
+	sui_fill(ui, (size_t)h, 1);
 	for (i = 0; i < su->nrows && i < (size_t)h; i++)
 		if (su->rows[i] == ui->cursor)
 			return UI_DRAW_ALL;
@@ -509,8 +515,9 @@ int search_ui_poll(struct ui *ui, int *busy)
 	*busy = 0;
 	if (!su)
 		return draw;
-	if (su->fpred && su->cstate == 1 && su->cgen == su->fgen) {
+	if (su->fpred && su->cstate == 1 && su->cgen == su->fgen && su->ctop == ui->top) {
 		/* The filter view is still looking for a screen of rows. */
+		sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
 		*busy = 1;
 		draw |= UI_DRAW_PANES | UI_DRAW_STATUS;
 	}
@@ -581,8 +588,9 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 		char pos[32] = "-";
 
 		srch_status(su->s, &st);
-		/* The cursor's rank among the hits, when all of them are kept. */
-		if (st.nkept == st.nhits && search_ui_is_hit(ui, ui->cursor))
+		/* The cursor's rank among the hits, once all are found and
+		 * all of them are kept. */
+		if (st.finished && st.nkept == st.nhits && search_ui_is_hit(ui, ui->cursor))
 			snprintf(pos, sizeof(pos), "%" PRIu64, sui_count(su, 0, ui->cursor + 1));
 		r = snprintf(buf, size, "  %c%s [%s/%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
 			     su->text, pos, st.nhits, st.finished ? "" : "+");
