@@ -9,58 +9,17 @@ SHARED=${SHARED:-../shared}
 T=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt
 OPTS="--mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 --cpu 6/78/3"
 
-command -v tmux >/dev/null || { echo "tmux is not installed"; exit 1; }
 [ -r "$T" ] || { echo "no trace $T"; exit 1; }
 tmp=$(mktemp -d)
-sock=ptbtest-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-cleanup() { tm kill-server 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/tmux_lib.sh"
 
-fail() {
-	echo "FAIL: $*"
-	echo "--- screen:"
-	tm capture-pane -p -t ptb 2>/dev/null
-	exit 1
-}
-
-# Poll the screen for a pattern (grep -E) for up to 10 seconds.
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		tm capture-pane -p -t ptb > "$tmp/screen" 2>/dev/null
-		grep -Eq -- "$1" "$tmp/screen" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "timed out waiting for '$1'"
-}
-
-# The offset in the status line (second line from the bottom).
-status_off() {
-	tm capture-pane -p -t ptb | tail -n 2 | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'
-}
-# The offset of the cursor row ('>' in the gutter).
-cursor_off() {
-	tm capture-pane -p -t ptb | sed -n 's/^>.\{1,2\}\(0x[0-9a-f]*\) .*/\1/p' | head -n 1
-}
 # The first packet row of the packet pane (line 3).
 first_row() {
 	tm capture-pane -p -t ptb | sed -n 3p | cut -c1-40
 }
 
-cat > "$tmp/run.sh" <<EOF
-before=\$(stty -g)
-XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache \
-	"$PTBROWSE" $OPTS "$T"
-rc=\$?
-after=\$(stty -g)
-[ "\$before" = "\$after" ] && echo "TERMINAL-RESTORED" || echo "TERMINAL-CHANGED"
-echo "EXITED rc=\$rc"
-sleep 60
-EOF
-tm new-session -d -s ptb -x 120 -y 40 "TERM=screen LANG=C.UTF-8 sh $tmp/run.sh" ||
-	fail "tmux did not start"
+# shellcheck disable=SC2086 # OPTS are several words
+tm_start -- $OPTS "$T"
 
 # The three panes: packet headings, cycle headings, the timeline axis.
 wait_for 'F1 help'
