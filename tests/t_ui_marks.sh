@@ -161,4 +161,17 @@ XDG_STATE_HOME=$tmp/bad XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
 tail -n 1 "$tmp/saved.txt" | grep -q 'not saved' || fail "no message for a failed save: $(tail -n 1 "$tmp/saved.txt")"
 grep -Eq '^ bookmark +nm .*kept' "$tmp/list.txt" || fail "the bookmark was not kept in memory"
 echo "ok   a failed save is reported and the marks stay in memory"
+# Sideband on the timeline: a click next to a context switch names it.
+cat > "$tmp/keys" <<EOF2
+wait-index
+:streams cpu3
+click=14
+:save-screen $tmp/side.txt
+EOF2
+XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
+	"$PTBROWSE" --script "$tmp/keys" "$P" || fail "--script failed"
+grep -Eq '^0 ns +time +[,!^c ]*,' "$tmp/side.txt" || fail "no sideband markers on the timeline"
+tail -n 1 "$tmp/side.txt" | grep -q '^sideband: switch_' ||
+	fail "no sideband message: $(tail -n 1 "$tmp/side.txt")"
+echo "ok   sideband markers on the timeline, named in the message line"
 echo "ok   marks, bookmark and region survive a copy; summary $N packets = dump; slice decodes; streams switch"

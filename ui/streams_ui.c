@@ -19,6 +19,7 @@
 static struct {
 	uint64_t cursor[SU_MAX_STREAMS];
 	uint8_t seen[SU_MAX_STREAMS];
+	const struct pd_event *last_near;	/* shown in the message line */
 } su;
 
 /* The marks' reporter while switching. */
@@ -58,6 +59,7 @@ int su_switch(struct ui *ui, int s)
 	win_cache_free(ui->wc);
 	ui->wc = wc;
 	ui->stream_no = s;
+	su.last_near = NULL;
 	ui->img = &t->streams[s].img;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
@@ -173,8 +175,11 @@ void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi
 		}
 	}
 	attrset(A_NORMAL);
-	/* The event nearest the cursor, in the message line if it is free. */
-	if (near && !ui->msg[0] && !ui->prompt) {
+	if (!near)
+		su.last_near = NULL;
+	/* The event nearest the cursor, in the message line: when the cursor
+	 * comes near a new one, or while the line is free. */
+	if (near && !ui->prompt && (!ui->msg[0] || near != su.last_near)) {
 		char t[48] = "?";
 		const char *what = perfdata_event_name((enum pd_event_kind)near->kind);
 
@@ -191,5 +196,6 @@ void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi
 			ui_message(ui, UI_INFO, "sideband: %s pid %d tid %d%s%s at %s (tsc %" PRIx64 ")",
 				   what, near->pid, near->tid, near->kind == PD_EV_COMM ? " " : "",
 				   near->kind == PD_EV_COMM ? near->comm : "", t, near->tsc);
+		su.last_near = near;
 	}
 }
