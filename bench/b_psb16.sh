@@ -40,9 +40,10 @@ for m in $((mib / 4)) $((mib / 2)) $mib; do
 			w / (m / 1024), r / 1024, r * 1024 / n
 		printf "result psb16-%dMiB-wall-s %.2f\nresult psb16-%dMiB-rss-mib %.1f\n", m, w, m, r / 1024
 	}'
-	echo "$m $wall $rss" >>"$data/psb16.rows"
+	echo "$m $wall $rss $u $s" >>"$data/psb16.rows"
 done
-awk 'NR == 1 { m0 = $1; w0 = $2; r0 = $3 } END {
-	printf "time x%.2f and RSS x%.2f for x%d the bytes (linear: x%d)\n", $2 / w0, $3 / r0, $1 / m0, $1 / m0
+awk 'NR == 1 { m0 = $1; w0 = $2; r0 = $3; c0 = $4 + $5 } END {
+	printf "wall x%.2f, CPU x%.2f and RSS x%.2f for x%d the bytes (linear: x%d)\n",
+		$2 / w0, ($4 + $5) / c0, $3 / r0, $1 / m0, $1 / m0
 }' "$data/psb16.rows"
 rm -f "$data/psb16.rows" "$data/psb16.time" "$data/psb16.json"
