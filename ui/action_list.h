@@ -51,7 +51,7 @@
 	/* search and filter */ \
 	ACTION(SEARCH_FORWARD, "search-forward", "Search forward (prompt without PATTERN)", ACT_ARGS, "[TYPE] [ARG...]") \
 	ACTION(SEARCH_BACKWARD, "search-backward", "Search backward (prompt without PATTERN)", ACT_ARGS, "[TYPE] [ARG...]") \
-	ACTION(SEARCH, "search", "Search forward for a pattern", ACT_ARGS, "TYPE [ARG...]") \
+	ACTION(SEARCH, "search", "Search forward for a pattern (-b: backward)", ACT_ARGS, "TYPE [ARG...]") \
 	ACTION(SEARCH_AGAIN, "search-again", "Repeat the last search", ACT_COUNT, "") \
 	ACTION(SEARCH_REVERSE, "search-reverse", "Repeat the last search the other way", ACT_COUNT, "") \
 	ACTION(FILTER, "filter", "Show only matching packets (no pattern: all)", ACT_ARGS, "[TYPE] [ARG...]") \
