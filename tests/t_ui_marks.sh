@@ -73,6 +73,9 @@ wait_off() {
 	fail "the status line's offset is $(status_off), not $1"
 }
 
+# A session that outlives the browser's, so the server does not exit (and
+# race the next new-session) between runs.
+tm new-session -d -s keep "sleep 300" || fail "tmux did not start"
 cp "$T" "$tmp/a.pt"
 start "$tmp/a.pt" $OPTS
 
