@@ -20,8 +20,6 @@
 #define SUI_MOVE_BUDGET (64u << 20)
 /* Rows of the filter view's screen cache. */
 #define SUI_ROWS 512
-/* Hits looked at for the timeline's markers. */
-#define SUI_TL_HITS 4096
 
 struct search_ui {
 	/* the last search */
@@ -33,7 +31,9 @@ struct search_ui {
 	int jumped;			/* went to its first hit */
 	int reported;			/* told how it ended */
 	int hl;				/* highlight hits (M-u) */
-	uint64_t *hits;			/* scratch for counting and markers */
+	uint64_t *snap;			/* the kept hits, sorted (sui_snap()) */
+	size_t nsnap, capsnap;
+	int snap_final;			/* taken after the search ended */
 
 	/* the filter view */
 	struct srch_pred *fpred;	/* NULL: no filter */
@@ -114,6 +114,8 @@ static int sui_run(struct ui *ui, uint64_t from, int dir)
 	su->sdir = dir;
 	su->jumped = 0;
 	su->reported = 0;
+	su->nsnap = 0;
+	su->snap_final = 0;
 	ui_message(ui, UI_INFO, "searching %s%s (C-c stops)", dir > 0 ? "/" : "?", su->text);
 	/* A script sees the first hit at once, so its keys are repeatable. */
 	if (ui->headless) {
@@ -127,6 +129,7 @@ static int sui_run(struct ui *ui, uint64_t from, int dir)
 }
 
 static int sui_again(struct ui *ui, int rev, uint64_t count);
+static void sui_snap(struct search_ui *su);
 
 /* A new search for @text ("-b" first: backward) in direction @dir. */
 static int sui_search(struct ui *ui, const char *text, int dir)
@@ -523,8 +526,9 @@ int search_ui_poll(struct ui *ui, int *busy)
 	}
 	if (!su->s)
 		return draw;
+	sui_snap(su);
 	srch_status(su->s, &st);
-	if (!st.finished)
+	if (!st.finished || !su->snap_final)
 		*busy = su->jumped ? 1 : 2;
 	if (!su->jumped && st.have_first) {
 		su->jumped = 1;
@@ -557,21 +561,42 @@ void search_ui_wait(struct ui *ui)
 	search_ui_poll(ui, &busy);
 }
 
-/* The number of kept hits in [@lo, @hi), counted in chunks. */
-static uint64_t sui_count(struct search_ui *su, uint64_t lo, uint64_t hi)
+/* The first snapshot index with an offset >= @off. */
+static size_t sui_lower(const struct search_ui *su, uint64_t off)
 {
-	uint64_t n = 0;
-	size_t got;
+	size_t a = 0, b = su->nsnap;
 
-	if (!su->hits && !(su->hits = malloc(SUI_TL_HITS * sizeof(*su->hits))))
-		return 0;
-	while (lo < hi && (got = srch_hits(su->s, lo, hi, su->hits, SUI_TL_HITS))) {
-		n += got;
-		if (got < SUI_TL_HITS)
-			break;
-		lo = su->hits[got - 1] + 1;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (su->snap[m] < off)
+			a = m + 1;
+		else
+			b = m;
 	}
-	return n;
+	return a;
+}
+
+/* Copy the search's kept hits, sorted, for highlighting, ranks and the
+ * timeline: srch_hits() looks at every kept hit, so it runs once per poll
+ * rather than once per row. */
+static void sui_snap(struct search_ui *su)
+{
+	struct srch_status st;
+
+	if (!su->s || su->snap_final)
+		return;
+	srch_status(su->s, &st);
+	if (st.nkept > su->capsnap) {
+		uint64_t *n = realloc(su->snap, st.nkept * sizeof(*n));
+
+		if (!n)
+			return;
+		su->snap = n;
+		su->capsnap = st.nkept;
+	}
+	su->nsnap = st.nkept ? srch_hits(su->s, 0, UINT64_MAX, su->snap, st.nkept) : 0;
+	su->snap_final = st.finished;
 }
 
 size_t search_ui_status(struct ui *ui, char *buf, size_t size)
@@ -587,11 +612,13 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 	if (su->s && su->pred) {
 		char pos[32] = "-";
 
+		sui_snap(su);
 		srch_status(su->s, &st);
 		/* The cursor's rank among the hits, once all are found and
 		 * all of them are kept. */
-		if (st.finished && st.nkept == st.nhits && search_ui_is_hit(ui, ui->cursor))
-			snprintf(pos, sizeof(pos), "%" PRIu64, sui_count(su, 0, ui->cursor + 1));
+		if (st.finished && su->snap_final && st.nkept == st.nhits &&
+		    search_ui_is_hit(ui, ui->cursor))
+			snprintf(pos, sizeof(pos), "%zu", sui_lower(su, ui->cursor) + 1);
 		r = snprintf(buf, size, "  %c%s [%s/%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
 			     su->text, pos, st.nhits, st.finished ? "" : "+");
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
@@ -616,11 +643,12 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 int search_ui_is_hit(struct ui *ui, uint64_t off)
 {
 	struct search_ui *su = ui->sui;
-	uint64_t h;
+	size_t i;
 
 	if (!su || !su->s || !su->hl)
 		return 0;
-	return srch_hits(su->s, off, off + 1, &h, 1) == 1;
+	i = sui_lower(su, off);
+	return i < su->nsnap && su->snap[i] == off;
 }
 
 void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
@@ -629,7 +657,7 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 {
 	struct search_ui *su = ui->sui;
 	uint64_t h, a, b;
-	size_t k;
+	size_t k, i;
 	int last = -1, c;
 	chtype cell;
 
@@ -643,8 +671,10 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 		b = lo + (uint64_t)((double)(hi - lo) * (double)(k + 1) / (double)max);
 		if (k + 1 == max)
 			b = hi;
-		if (b <= a || srch_hits(su->s, a, b, &h, 1) != 1)
+		i = sui_lower(su, a);
+		if (b <= a || i >= su->nsnap || su->snap[i] >= b)
 			continue;
+		h = su->snap[i];
 		c = col_of(ui, h, arg);
 		if (c < 0 || c == last)
 			continue;
@@ -667,7 +697,7 @@ void search_ui_free(struct ui *ui)
 	srch_free(su->s);
 	srch_pred_free(su->pred);
 	srch_pred_free(su->fpred);
-	free(su->hits);
+	free(su->snap);
 	free(su);
 	ui->sui = NULL;
 }
