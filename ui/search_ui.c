@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include <readline/readline.h>
 
@@ -659,7 +660,10 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 	uint64_t h, a, b;
 	size_t k, i;
 	int last = -1, c;
-	chtype cell;
+	cchar_t cc;
+	wchar_t wch[CCHARW_MAX + 1];
+	attr_t attrs;
+	short pair;
 
 	if (!su || !su->s || !su->hl || hi <= lo || !max)
 		return;
@@ -679,9 +683,12 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 		if (c < 0 || c == last)
 			continue;
 		last = c;
-		/* The viewport, troubles and marks stay on top. */
-		cell = mvinch(y, x + c);
-		if ((cell & A_CHARTEXT) != ' ' || (cell & A_REVERSE))
+		/* The viewport, troubles and marks stay on top; PSB ticks
+		 * do not. */
+		if (mvwin_wch(stdscr, y, x + c, &cc) == ERR ||
+		    getcchar(&cc, wch, &attrs, &pair, NULL) == ERR ||
+		    (attrs & A_REVERSE) ||
+		    (wch[0] != L' ' && wch[0] != L'\'' && wch[0] != L'\u2575'))
 			continue;
 		screen_put(y, x + c, 1, screen_glyph(ui, "·", "."));
 	}
