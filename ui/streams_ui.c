@@ -8,6 +8,7 @@
 #include "marks.h"
 #include "marks_ui.h"
 #include "perfdata.h"
+#include "search_ui.h"
 #include "trace.h"
 
 #define SU_CACHE_BYTES (48u << 20)
@@ -45,6 +46,8 @@ int su_switch(struct ui *ui, int s)
 		ui_message(ui, UI_ERROR, "streams: out of memory");
 		return UI_DRAW_STATUS;
 	}
+	/* A search reads this stream and its index. */
+	search_ui_free(ui);
 	mu_stop(ui);
 	ui_idx_stop(ui);
 	if (ui->idx_leaked) {
