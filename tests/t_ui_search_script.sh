@@ -1,0 +1,97 @@
+#!/bin/sh
+# t_ui_search_script -- search and filter headless (--script, no terminal):
+# '/tip' and 'n' land on the tip packets 'ptbrowse dump' lists, the status
+# line counts as many tips as dump does, '?' and 'N' go back, wrapping is
+# reported, a bad expression is an error, and the filter view lists
+# exactly dump's OVFs, row by row, in the packet pane.
+set -u
+PTBROWSE=${PTBROWSE:-build/ptbrowse}
+BUILD=${BUILD:-build}
+SHARED=${SHARED:-../shared}
+T=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt
+PTGEN=$BUILD/tools/ptgen
+
+[ -r "$T" ] || { echo "no trace $T"; exit 1; }
+[ -x "$PTGEN" ] || { echo "no $PTGEN"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
+unset TERM
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# The status line (second from the bottom) and the message line.
+st() { tail -n 2 "$tmp/$1.txt" | head -n 1; }
+msg() { tail -n 1 "$tmp/$1.txt"; }
+# The offset in the status line, in decimal.
+st_off() { echo $(($(st "$1" | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'))); }
+
+"$PTBROWSE" dump "$T" | awk '$2 == "tip" { print "0x" $1 }' > "$tmp/tips"
+ntips=$(wc -l < "$tmp/tips")
+tip() { echo $(($(sed -n "$1p" "$tmp/tips"))); }
+
+cat > "$tmp/keys" <<EOK
+wait-index
+/ t i p Enter
+:save-screen $tmp/s1.txt
+n
+:save-screen $tmp/s2.txt
+2 n
+wait-search
+:save-screen $tmp/s3.txt
+? t i p Enter
+:save-screen $tmp/s4.txt
+N
+:save-screen $tmp/s5.txt
+g ? t i p Enter
+:save-screen $tmp/s6.txt
+/ b o g u s Enter
+:save-screen $tmp/s7.txt
+q
+EOK
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$T" > "$tmp/out" 2>&1 ||
+	fail "exit status $? ($(cat "$tmp/out"))"
+[ "$(st_off s1)" -eq "$(tip 1)" ] || fail "/tip: at $(st_off s1), not the first tip $(tip 1)"
+[ "$(st_off s2)" -eq "$(tip 2)" ] || fail "n: at $(st_off s2), not the second tip $(tip 2)"
+[ "$(st_off s3)" -eq "$(tip 4)" ] || fail "2n: at $(st_off s3), not the fourth tip $(tip 4)"
+st s3 | grep -q "/tip \[4/$ntips\]" || fail "the status line does not say [4/$ntips]: $(st s3)"
+[ "$(st_off s4)" -eq "$(tip 3)" ] || fail "?tip: at $(st_off s4), not the third tip $(tip 3)"
+[ "$(st_off s5)" -eq "$(tip 4)" ] || fail "N after ?: at $(st_off s5), not the fourth tip"
+[ "$(st_off s6)" -eq "$(tip "$ntips")" ] || fail "?tip from the start: not the last tip"
+msg s6 | grep -q 'search hit TOP, continuing at BOTTOM' || fail "no wrap message: $(msg s6)"
+msg s7 | grep -q '^search: .*bogus' || fail "no parser error: $(msg s7)"
+
+# The filter view on a generated trace with OVFs.
+"$PTGEN" --seed 5 --size 2MiB --ovf-rate 0.001 -o "$tmp/ovf.pt" > /dev/null || fail "ptgen"
+"$PTBROWSE" dump "$tmp/ovf.pt" | awk '$2 == "ovf" { print "0x" $1 }' |
+	while read -r o; do echo $((o)); done > "$tmp/ovfs"
+cat > "$tmp/keys" <<EOK
+:filter ovf
+:save-screen $tmp/f1.txt
+j
+:save-screen $tmp/f2.txt
+G
+:save-screen $tmp/f3.txt
+& Enter
+:save-screen $tmp/f4.txt
+q
+EOK
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf.pt" > "$tmp/out" 2>&1 ||
+	fail "exit status $? ($(cat "$tmp/out"))"
+rows() {
+	head -n 25 "$tmp/$1.txt" | tail -n +3 |
+		sed -n 's/^.\{3\}\(0x[0-9a-f]*\)  *\([a-z][a-z0-9.]*\).*/\1 \2/p'
+}
+[ "$(rows f1 | awk '{ print $2 }' | sort -u)" = ovf ] || fail "the filter view shows other packets"
+rows f1 | while read -r o t; do echo $((o)); done > "$tmp/shown"
+n=$(wc -l < "$tmp/shown")
+[ "$n" -ge 20 ] || fail "the filter view shows $n rows"
+head -n "$n" "$tmp/ovfs" | cmp -s - "$tmp/shown" || fail "the filter view's rows are not dump's first OVFs"
+st f1 | grep -q 'filter: ovf' || fail "the status line does not say 'filter: ovf'"
+[ "$(st_off f2)" -eq "$(sed -n 2p "$tmp/ovfs")" ] || fail "j in the filter view: not the second OVF"
+[ "$(st_off f3)" -eq "$(tail -n 1 "$tmp/ovfs")" ] || fail "G in the filter view: not the last OVF"
+[ "$(rows f4 | awk '{ print $2 }' | sort -u | wc -l)" -gt 1 ] || fail "'&' Enter did not clear the filter"
+st f4 | grep -q 'filter:' && fail "the status line still names a filter"
+[ -n "${VERBOSE:-}" ] && for s in s1 s2 s3 s4 s5 s6 s7 f1 f2 f3 f4; do st $s; msg $s; done
+[ $status -eq 0 ] && echo "ok"
+exit $status
