@@ -98,7 +98,7 @@ tm_start -- "$tmp/big.pt"
 keys / i p Space 0 x 1 - 0 x 2 Enter C-c
 wait_for '^search stopped'
 keys : g o t o Space 5 0 % Enter
-wait_for '^ 0x[0-9a-f]+/0x10000000 (49\.[5-9]|50\.[0-4])%'
+wait_for '^ 0x[0-9a-f]+/0x[0-9a-f]+ (49\.[5-9]|50\.[0-4])%'
 tm_quit
 grep -q TERMINAL-RESTORED "$tmp/screen" || fail "terminal settings not restored"
 rm -f "$tmp/big.pt"
