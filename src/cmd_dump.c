@@ -568,6 +568,7 @@ int cmd_dump_main(int argc, char **argv)
 out_free:
 	free(spans);
 out_close:
+	free(st.time);	/* dump_time.c's state, if any */
 	trace_close(t);
 	return rc;
 }
