@@ -476,33 +476,39 @@ int cmd_dump_main(int argc, char **argv)
 		} else if (!strcmp(a, "--stream")) {
 			if (++i >= argc) {
 				fprintf(stderr, "ptbrowse dump: --stream: missing argument\n");
-				return 2;
+				rc = 2;
+				goto out_close;
 			}
 			stream = argv[i];
 		} else {
 			r = dump_time_option(&st, argc, argv, &i);
-			if (r < 0)
-				return 2;
+			if (r < 0) {
+				rc = 2;
+				goto out_close;
+			}
 			if (!r) {
 				fprintf(stderr, "ptbrowse dump: unknown option: %s\n", a);
 				usage(stderr);
-				return 2;
+				rc = 2;
+				goto out_close;
 			}
 		}
 	}
 	if (!path) {
 		fprintf(stderr, "ptbrowse dump: no trace given\n");
 		usage(stderr);
-		return 2;
+		rc = 2;
+		goto out_close;
 	}
 	if (split_range(path, &from, &to, &have_to) < 0) {
 		fprintf(stderr, "ptbrowse dump: %s: bad range (TO must be above FROM)\n",
 			path);
-		return 2;
+		rc = 2;
+		goto out_close;
 	}
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ptbrowse dump: %s\n", err);
-		return 1;
+		goto out_close;
 	}
 	idx = 0;
 	if (stream) {
