@@ -46,6 +46,7 @@ struct search_ui {
 	size_t nrows;
 	uint64_t resume;		/* where to go on looking */
 	int cstate;			/* 1 looking, 0 enough, -1 the end */
+	uint64_t fseen;			/* the cursor sui_fsnap() last saw */
 };
 
 static struct search_ui *sui_get(struct ui *ui)
@@ -91,6 +92,18 @@ static struct srch_pred *sui_parse(struct ui *ui, const char *what, const char *
 	}
 	srch_pred_set_config(pred, &ui->tmcfg);
 	return pred;
+}
+
+/* "pattern not found", saying when the filter narrowed the search. */
+static void sui_not_found(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+
+	if (su->fpred)
+		ui_message(ui, UI_ERROR, "pattern not found: %s (among the filter's %s)",
+			   su->text, su->ftext);
+	else
+		ui_message(ui, UI_ERROR, "pattern not found: %s", su->text);
 }
 
 /* Start a background search for the last predicate from @from in @dir. */
@@ -158,6 +171,18 @@ static int sui_search(struct ui *ui, const char *text, int dir)
 	pred = sui_parse(ui, "search", text);
 	if (!pred)
 		return UI_DRAW_STATUS;
+	if (su->fpred) {
+		/* In the filter view, search among the rows shown (less). */
+		char both[600];
+		struct srch_pred *p2;
+
+		snprintf(both, sizeof(both), "(%s) & (%s)", su->ftext, text);
+		p2 = sui_parse(ui, "search", both);
+		if (p2) {
+			srch_pred_free(pred);
+			pred = p2;
+		}
+	}
 	srch_free(su->s);
 	su->s = NULL;
 	srch_pred_free(su->pred);
@@ -204,7 +229,7 @@ static int sui_again(struct ui *ui, int rev, uint64_t count)
 		return UI_DRAW_ALL;
 	}
 	if (r == -pte_eos) {
-		ui_message(ui, UI_ERROR, "pattern not found: %s", su->text);
+		sui_not_found(ui);
 		return UI_DRAW_STATUS;
 	}
 	srch_status(su->s, &st);
@@ -249,6 +274,7 @@ static int sui_filter(struct ui *ui, const char *text)
 	su->fpred = pred;
 	su->fgen++;
 	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
+	su->fseen = UINT64_MAX;
 	/* The view starts at the first match from the cursor on. */
 	r = srch_filter_next(pred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET, &hit, &resume);
 	if (!r) {
@@ -308,6 +334,36 @@ static void sui_fill(struct ui *ui, size_t want, int more)
 	su->cstate = r < 0 ? -1 : su->nrows >= want ? 0 : 1;
 }
 
+/* In the filter view the cursor is on a matching row: after a jump
+ * elsewhere (goto, a search hit, a PSB), move it to the next match and
+ * show that.  Returns UI_DRAW_*. */
+static int sui_fsnap(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+	size_t h = (size_t)nav_view_rows(ui), i;
+	struct pkt hit;
+	uint64_t resume;
+
+	sui_fill(ui, h, 1);
+	for (i = 0; i < su->nrows && i < h; i++)
+		if (su->rows[i] == ui->cursor)
+			break;
+	if (i == su->nrows || i == h) {
+		if (srch_filter_next(su->fpred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET,
+				     &hit, &resume))
+			goto out;
+		ui->cursor = hit.offset;
+		for (i = 0; i < su->nrows && i < h; i++)
+			if (su->rows[i] == ui->cursor)
+				break;
+		if (i == su->nrows || i == h)
+			ui->top = ui->cursor;
+	}
+out:
+	su->fseen = ui->cursor;
+	return UI_DRAW_ALL;
+}
+
 int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i)
 {
 	struct search_ui *su = ui->sui;
@@ -315,6 +371,8 @@ int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i)
 	*i = 0;
 	if (!su || !su->fpred)
 		return !win_seek(it, ui->wc, ui->top);
+	if (ui->cursor != su->fseen)
+		sui_fsnap(ui);
 	sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 0);
 	/* A script sees whole screens, so its screens are repeatable. */
 	while (ui->headless && su->cstate == 1)
@@ -545,7 +603,7 @@ int search_ui_poll(struct ui *ui, int *busy)
 		if (st.status && st.status != -pte_canceled)
 			ui_message(ui, UI_ERROR, "search: %s", pte_strerror(st.status));
 		else if (!st.nhits && st.status != -pte_canceled)
-			ui_message(ui, UI_ERROR, "pattern not found: %s", su->text);
+			sui_not_found(ui);
 		draw |= UI_DRAW_ALL;
 	}
 	if (!st.finished)
