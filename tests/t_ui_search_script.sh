@@ -72,6 +72,10 @@ j
 :save-screen $tmp/f2.txt
 G
 :save-screen $tmp/f3.txt
+:goto 50%
+:save-screen $tmp/f5.txt
+/ t i p Enter
+:save-screen $tmp/f6.txt
 & Enter
 :save-screen $tmp/f4.txt
 q
@@ -90,8 +94,11 @@ head -n "$n" "$tmp/ovfs" | cmp -s - "$tmp/shown" || fail "the filter view's rows
 st f1 | grep -q 'filter: ovf' || fail "the status line does not say 'filter: ovf'"
 [ "$(st_off f2)" -eq "$(sed -n 2p "$tmp/ovfs")" ] || fail "j in the filter view: not the second OVF"
 [ "$(st_off f3)" -eq "$(tail -n 1 "$tmp/ovfs")" ] || fail "G in the filter view: not the last OVF"
+half=$(awk '$1 >= 1048560 { print; exit }' "$tmp/ovfs")
+[ "$(st_off f5)" -eq "$half" ] || fail ":goto 50% in the filter view: at $(st_off f5), not the next OVF $half"
+msg f6 | grep -q 'not found: tip (among the filter' || fail "a search in the filter view: $(msg f6)"
 [ "$(rows f4 | awk '{ print $2 }' | sort -u | wc -l)" -gt 1 ] || fail "'&' Enter did not clear the filter"
 st f4 | grep -q 'filter:' && fail "the status line still names a filter"
-[ -n "${VERBOSE:-}" ] && for s in s1 s2 s3 s4 s5 s6 s7 f1 f2 f3 f4; do st $s; msg $s; done
+[ -n "${VERBOSE:-}" ] && for s in s1 s2 s3 s4 s5 s6 s7 f1 f2 f3 f4 f5 f6; do st $s; msg $s; done
 [ $status -eq 0 ] && echo "ok"
 exit $status
