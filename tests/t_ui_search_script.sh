@@ -61,6 +61,23 @@ st s3 | grep -q "/tip \[4/$ntips\]" || fail "the status line does not say [4/$nt
 msg s6 | grep -q 'search hit TOP, continuing at BOTTOM' || fail "no wrap message: $(msg s6)"
 msg s7 | grep -q '^search: .*bogus' || fail "no parser error: $(msg s7)"
 
+# emacs: C-s opens the prompt, C-s in it searches, C-s on an empty line
+# repeats; C-r the same backward.
+cat > "$tmp/keys" <<EOK
+C-s t i p C-s
+:save-screen $tmp/e1.txt
+C-s C-s
+:save-screen $tmp/e2.txt
+C-r C-r
+:save-screen $tmp/e3.txt
+q
+EOK
+LANG=C.UTF-8 "$PTBROWSE" --keymap emacs --no-state --script "$tmp/keys" --size 120x30 "$T" \
+	> "$tmp/out" 2>&1 || fail "emacs: exit status $? ($(cat "$tmp/out"))"
+[ "$(st_off e1)" -eq "$(tip 1)" ] || fail "emacs C-s tip C-s: at $(st_off e1), not the first tip"
+[ "$(st_off e2)" -eq "$(tip 2)" ] || fail "emacs C-s C-s: at $(st_off e2), not the second tip"
+[ "$(st_off e3)" -eq "$(tip 1)" ] || fail "emacs C-r C-r: at $(st_off e3), not the first tip"
+
 # The filter view on a generated trace with OVFs.
 "$PTGEN" --seed 5 --size 2MiB --ovf-rate 0.001 -o "$tmp/ovf.pt" > /dev/null || fail "ptgen"
 "$PTBROWSE" dump "$tmp/ovf.pt" | awk '$2 == "ovf" { print "0x" $1 }' |
@@ -99,6 +116,6 @@ half=$(awk '$1 >= 1048560 { print; exit }' "$tmp/ovfs")
 msg f6 | grep -q 'not found: tip (among the filter' || fail "a search in the filter view: $(msg f6)"
 [ "$(rows f4 | awk '{ print $2 }' | sort -u | wc -l)" -gt 1 ] || fail "'&' Enter did not clear the filter"
 st f4 | grep -q 'filter:' && fail "the status line still names a filter"
-[ -n "${VERBOSE:-}" ] && for s in s1 s2 s3 s4 s5 s6 s7 f1 f2 f3 f4 f5 f6; do st $s; msg $s; done
+[ -n "${VERBOSE:-}" ] && for s in s1 s2 s3 s4 s5 s6 s7 e1 e2 e3 f1 f2 f3 f4 f5 f6; do st $s; msg $s; done
 [ $status -eq 0 ] && echo "ok"
 exit $status
