@@ -85,8 +85,10 @@ wait_off "$(sed -n 2p "$tmp/ovfs")"
 keys '&' Enter
 wait_gone 'filter: ovf'
 [ "$(row_types | sort -u | wc -l)" -gt 1 ] || fail "the filter is still on"
-# '&' with a pattern.
-keys '&' o v f Enter
+# '&' with a pattern, completed as ':filter' would.
+keys '&' o v Tab
+wait_for '^&ovf'
+keys Enter
 wait_for 'filter: ovf'
 [ "$(row_types | sort -u)" = ovf ] || fail "'&ovf' shows other packets"
 tm_quit
