@@ -58,8 +58,11 @@ for src in tests/fuzz/fuzz_*.c; do
 	( cd "$BUILD/fuzz/$t" && "$top/$bin" -max_total_time="$SECS" \
 		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		corpus 2>&1 | tail -n 12 ) || fail=1
-	if ls "$BUILD/fuzz/$t"/crash-* "$BUILD/fuzz/$t"/leak-* "$BUILD/fuzz/$t"/timeout-* >/dev/null 2>&1; then
-		echo "fuzz: $t FOUND PROBLEMS: $(ls "$BUILD/fuzz/$t" | grep -E '^(crash|leak|timeout)-')"
+	# (ls of the three patterns at once fails unless all three exist, and
+	# the pipe above gives tail's status: look for the files themselves.)
+	found=$(ls "$BUILD/fuzz/$t" | grep -E '^(crash|leak|timeout|oom)-')
+	if [ -n "$found" ]; then
+		echo "fuzz: $t FOUND PROBLEMS:" $found
 		fail=1
 	fi
 done
