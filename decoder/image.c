@@ -157,101 +157,210 @@ int img_cursor_next(struct img_cursor *cur, struct pkt *pkt)
 }
 
 /*
- * The first PSB starting in [@from, end of span @i) that straddles into the
- * following spans: search the seam's bytes.  Returns its logical offset or
- * UINT64_MAX.
+ * PSBs in a multi-span image.  A run of 02 82 pairs may cross a seam between
+ * contiguous spans (never a gap), and its PSBs are the 16-byte blocks that
+ * end where the whole run ends (pkt_find_psb): so a search looks at runs in
+ * logical offsets, not span by span.
  */
-static uint64_t seam_psb(const struct img *img, size_t i, uint64_t from)
-{
-	const struct img_span *s = &img->spans[i];
-	uint8_t buf[2 * PKT_PSB_SIZE];
-	uint64_t end = s->off + s->size;
-	uint64_t at = end > PKT_PSB_SIZE - 1 ? end - (PKT_PSB_SIZE - 1) : 0;
-	const uint8_t *q;
-	size_t n;
 
+/* The span after @i if no gap separates them, else -1. */
+static long next_contiguous(const struct img *img, size_t i)
+{
 	if (i + 1 >= img->nspans || img->spans[i + 1].gap_before)
+		return -1;
+	return (long)(i + 1);
+}
+
+/* The byte at logical offset @off reached from span *@i without crossing a
+ * gap (advancing *@i), or -1. */
+static int byte_at(const struct img *img, size_t *i, uint64_t off)
+{
+	while (off - img->spans[*i].off >= img->spans[*i].size) {
+		long n = next_contiguous(img, *i);
+
+		if (n < 0)
+			return -1;
+		*i = (size_t)n;
+	}
+	return img->spans[*i].data[off - img->spans[*i].off];
+}
+
+/* The end of the run of 02 82 pairs at logical offset @p in span @i. */
+static uint64_t run_end_logical(const struct img *img, size_t i, uint64_t p)
+{
+	for (;;) {
+		const struct img_span *s = &img->spans[i];
+		const uint8_t *d = s->data + (p - s->off);
+		const uint8_t *e = s->data + s->size;
+		long n;
+
+		while (e - d >= 2 && d[0] == 0x02 && d[1] == 0x82)
+			d += 2;
+		p = s->off + (uint64_t)(d - s->data);
+		if (d < e && !(e - d == 1 && d[0] == 0x02))
+			return p;
+		n = next_contiguous(img, i);
+		if (n < 0)
+			return p;
+		if (d < e) {	/* a pair cut by the seam */
+			size_t j = (size_t)n;
+
+			if (byte_at(img, &j, p + 1) != 0x82)
+				return p;
+			p += 2;
+			i = j;
+			continue;
+		}
+		i = (size_t)n;
+	}
+}
+
+/*
+ * The first PSB starting at or after logical offset @from, with the end of
+ * its run in *@run_end.  Sets *@gap when the search crossed a gap.
+ * Returns its offset or UINT64_MAX.
+ */
+static uint64_t find_psb_logical(const struct img *img, uint64_t from,
+				 uint64_t *run_end, int *gap)
+{
+	static const uint8_t pat[4] = { 0x02, 0x82, 0x02, 0x82 };
+	long li = img_span_of(img, from);
+	size_t i;
+
+	if (li < 0)
 		return UINT64_MAX;
-	if (at < s->off)
-		at = s->off;
-	if (at < from)
-		at = from;
-	if (at >= end)
-		return UINT64_MAX;
-	n = img_read(img, at, buf, sizeof(buf));
-	q = pkt_find_psb(buf, buf + n);
-	if (!q || at + (uint64_t)(q - buf) >= end)
-		return UINT64_MAX;
-	return at + (uint64_t)(q - buf);
+	i = (size_t)li;
+	while (i < img->nspans) {
+		const struct img_span *s = &img->spans[i];
+		uint64_t in = from > s->off ? from - s->off : 0, cand = UINT64_MAX;
+		uint64_t end = s->off + s->size, at, e;
+		const uint8_t *q = NULL;
+
+		if (in < s->size)
+			q = memmem(s->data + in, (size_t)(s->size - in), pat, 4);
+		if (q) {
+			cand = s->off + (uint64_t)(q - s->data);
+		} else if (next_contiguous(img, i) >= 0) {
+			/* The pattern may start in the last 3 bytes. */
+			at = end > 3 ? end - 3 : 0;
+			if (at < s->off + in)
+				at = s->off + in;
+			for (; at < end && cand == UINT64_MAX; at++) {
+				size_t j = i, k;
+
+				for (k = 0; k < 4; k++)
+					if (byte_at(img, &j, at + k) != pat[k])
+						break;
+				if (k == 4)
+					cand = at;
+			}
+		}
+		if (cand == UINT64_MAX) {
+			if (++i < img->nspans && img->spans[i].gap_before)
+				*gap = 1;
+			continue;
+		}
+		e = run_end_logical(img, i, cand);
+		if (e - cand >= PKT_PSB_SIZE) {
+			*run_end = e;
+			return e - PKT_PSB_SIZE * ((e - cand) / PKT_PSB_SIZE);
+		}
+		from = e;
+		li = img_span_of(img, from);
+		if (li < 0)
+			return UINT64_MAX;
+		if ((size_t)li != i && img->spans[li].gap_before && from ==
+		    img->spans[li].off)
+			*gap = 1;
+		i = (size_t)li;
+	}
+	return UINT64_MAX;
 }
 
 int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off)
 {
-	long i, first;
+	uint64_t at, e;
+	long i;
+	int gap = 0;
 
 	if (!cur || !cur->img)
 		return -pte_invalid;
 	i = img_span_of(cur->img, off);
 	if (i < 0)
 		return -pte_nosync;
-	first = i;
-	for (; (size_t)i < cur->img->nspans; i++) {
-		const struct img_span *s = &cur->img->spans[i];
-		uint64_t in = off > s->off ? off - s->off : 0;
-		const uint8_t *q = pkt_find_psb(s->data + in, s->data + s->size);
-		uint64_t at = q ? s->off + (uint64_t)(q - s->data) : UINT64_MAX;
-		uint64_t seam = seam_psb(cur->img, (size_t)i, s->off + in);
+	if (cur->img->nspans == 1) {
+		const struct img_span *s = &cur->img->spans[0];
+		const uint8_t *q = pkt_find_psb(s->data + (off - s->off),
+						s->data + s->size);
 
-		/* Skipping over a gap is still crossing it. */
-		if (i > first && s->gap_before)
-			cur->gap = 1;
-		if (seam < at)
-			at = seam;
-		if (at != UINT64_MAX) {
-			cur->dec.bip_sz = -1;
-			cursor_enter(cur, (size_t)i, at - s->off);
-			return 0;
-		}
+		if (!q)
+			return -pte_nosync;
+		at = s->off + (uint64_t)(q - s->data);
+	} else {
+		at = find_psb_logical(cur->img, off, &e, &gap);
+		if (at == UINT64_MAX)
+			return -pte_nosync;
 	}
-	return -pte_nosync;
+	/* Skipping over a gap is still crossing it. */
+	if (gap)
+		cur->gap = 1;
+	i = img_span_of(cur->img, at);
+	cur->dec.bip_sz = -1;
+	cursor_enter(cur, (size_t)i, at - cur->img->spans[i].off);
+	return 0;
 }
 
-int img_find_psb_before(const struct img *img, uint64_t off, uint64_t *psb)
+/*
+ * The last PSB before @off, searching forward from a start that moves back
+ * until one is found: a run's PSBs depend on where it ends, so a backward
+ * byte walk would have to find that end anyway.
+ */
+static int find_psb_before_logical(const struct img *img, uint64_t off,
+				   uint64_t *psb)
 {
-	long i;
+	uint64_t back = 4096, from, p, c, e, best;
+	int gap;
 
-	if (!img || !psb)
-		return -pte_invalid;
-	if (!img->nspans)
-		return -pte_nosync;
-	if (off >= img->size) {
-		i = (long)img->nspans - 1;
-		off = img->size;
-	} else {
-		i = img_span_of(img, off);
-	}
-	for (; i >= 0; i--) {
-		const struct img_span *s = &img->spans[i];
-		struct pkt_decoder dec;
-		uint64_t in = off - s->off, best = UINT64_MAX, seam, from;
-
-		if (in > s->size)
-			in = s->size;
-		pkt_decoder_init(&dec, s->data, s->data + s->size, s->off);
-		dec.pos = s->data + in;
-		if (!pkt_sync_backward(&dec))
-			best = pkt_offset(&dec);
-		/* A PSB across the seam after it starts later, so wins. */
-		from = best == UINT64_MAX ? s->off : best + 1;
-		while ((seam = seam_psb(img, (size_t)i, from)) < off) {
-			best = seam;
-			from = seam + 1;
+	for (;;) {
+		from = off > back ? off - back : 0;
+		best = UINT64_MAX;
+		for (p = from; p < off; p = e) {
+			c = find_psb_logical(img, p, &e, &gap);
+			if (c == UINT64_MAX || c >= off)
+				break;
+			/* The run's PSBs are c, c + 16, ... up to e - 16. */
+			best = c + PKT_PSB_SIZE * ((off - 1 - c) / PKT_PSB_SIZE);
+			if (best > e - PKT_PSB_SIZE)
+				best = e - PKT_PSB_SIZE;
 		}
 		if (best != UINT64_MAX) {
 			*psb = best;
 			return 0;
 		}
-		off = s->off;
+		if (!from)
+			return -pte_nosync;
+		back = back > UINT64_MAX / 4 ? UINT64_MAX / 2 : back * 4;
 	}
-	return -pte_nosync;
+}
+
+int img_find_psb_before(const struct img *img, uint64_t off, uint64_t *psb)
+{
+	struct pkt_decoder dec;
+	const struct img_span *s;
+
+	if (!img || !psb)
+		return -pte_invalid;
+	if (!img->nspans)
+		return -pte_nosync;
+	if (off > img->size)
+		off = img->size;
+	if (img->nspans > 1)
+		return find_psb_before_logical(img, off, psb);
+	s = &img->spans[0];
+	pkt_decoder_init(&dec, s->data, s->data + s->size, s->off);
+	dec.pos = s->data + (off - s->off);
+	if (pkt_sync_backward(&dec) < 0)
+		return -pte_nosync;
+	*psb = pkt_offset(&dec);
+	return 0;
 }

@@ -177,12 +177,60 @@ static void test_read_and_psb(void **state __attribute__((unused)))
 	assert_int_equal(psb, 0);
 }
 
+/*
+ * A run of 02 82 pairs longer than a PSB, cut by a seam: its PSB ends where
+ * the whole run ends, as in the flat bytes, though neither span alone holds
+ * 16 bytes of it.  (fuzz_image found this.)
+ */
+static void test_run_across_seam(void **state __attribute__((unused)))
+{
+	uint8_t run[28];
+	struct img_span spans[3];
+	struct img img;
+	struct img_cursor cur;
+	uint64_t psb;
+	size_t i, cut;
+
+	for (i = 0; i < 24; i += 2) {
+		run[i] = 0x02;
+		run[i + 1] = 0x82;
+	}
+	run[24] = 0x02;
+	run[25] = 0x23;
+	run[26] = run[27] = 0;
+	for (cut = 1; cut < 26; cut++) {
+		memset(spans, 0, sizeof(spans));
+		spans[0].data = run;
+		spans[0].size = cut;
+		spans[1].data = run + cut;
+		spans[1].off = cut;
+		spans[1].size = sizeof(run) - cut;
+		img.spans = spans;
+		img.nspans = 2;
+		img.size = sizeof(run);
+		assert_int_equal(img_cursor_init(&cur, &img, 0), 0);
+		assert_int_equal(img_cursor_sync_forward(&cur, 0), 0);
+		assert_int_equal(img_cursor_offset(&cur), 8);
+		assert_int_equal(img_find_psb_before(&img, sizeof(run), &psb), 0);
+		assert_int_equal(psb, 8);
+		assert_int_equal(img_find_psb_before(&img, 8, &psb),
+				 -pte_nosync);
+		/* Behind a gap the run is cut: no PSB in either part. */
+		spans[1].gap_before = 1;
+		if (cut > 8 && cut < 16) {
+			assert_int_equal(img_cursor_sync_forward(&cur, 0),
+					 -pte_nosync);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stitch_everywhere),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_read_and_psb),
+		cmocka_unit_test(test_run_across_seam),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,24 @@ static size_t walk(const struct img *img, uint64_t *offs, size_t max)
 	return n;
 }
 
+/* The PSB before each offset is the same found across spans as in the
+ * flat bytes. */
+static void back_check(const struct img *img, const uint8_t *data, size_t n)
+{
+	struct img_span fs;
+	struct img flat;
+	uint64_t off, a, b;
+	int ra, rb;
+
+	img_init_flat(&flat, &fs, data, n);
+	for (off = 0; off <= n; off += 1 + off / 64) {
+		ra = img_find_psb_before(img, off, &a);
+		rb = img_find_psb_before(&flat, off, &b);
+		if (ra != rb || (!ra && a != b))
+			__builtin_trap();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct img_span spans[8], flat;
@@ -71,6 +89,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nb = walk(&img, b, 4096);
 		if (na != nb || memcmp(a, b, na * sizeof(a[0])))
 			__builtin_trap();
+		img.spans = spans;
+		img.nspans = ns;
+		img.size = pos;
+		back_check(&img, data, pos);
 	}
 	for (i = 0; i < ns; i++)
 		free(copies[i]);
