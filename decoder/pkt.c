@@ -616,6 +616,42 @@ static const uint8_t *run_end(const uint8_t *p, const uint8_t *end)
 }
 
 /*
+ * The last long run whose end was looked up, per thread: stepping through a
+ * file of PSBs 16 bytes apart (one run of 02 82) would otherwise walk the
+ * rest of the run for every PSB, which is quadratic.  pkt_forget_runs()
+ * invalidates it when a mapping goes away.
+ */
+static _Atomic unsigned run_memo_gen;
+static __thread struct {
+	const uint8_t *from, *stop, *end;
+	unsigned gen;
+} run_memo;
+
+void pkt_forget_runs(void)
+{
+	run_memo_gen++;
+}
+
+static const uint8_t *run_end_memo(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *e;
+	unsigned gen = run_memo_gen;
+
+	if (run_memo.gen == gen && run_memo.end == end &&
+	    p >= run_memo.from && p < run_memo.stop &&
+	    !((p - run_memo.from) & 1))
+		return run_memo.stop;
+	e = run_end(p, end);
+	if (e - p >= 4 * PKT_PSB_SIZE) {
+		run_memo.from = p;
+		run_memo.stop = e;
+		run_memo.end = end;
+		run_memo.gen = gen;
+	}
+	return e;
+}
+
+/*
  * A packet's payload may end in 02 82 right before a PSB, so a run of 02 82
  * pairs can be longer than 16 bytes.  The PSBs of a run are the 16-byte
  * blocks that end where the run ends: that is where a decoder in sync meets
@@ -629,7 +665,7 @@ const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end)
 
 		if (!q || end - q < PKT_PSB_SIZE)
 			return NULL;
-		e = run_end(q, end);
+		e = run_end_memo(q, end);
 		if (e - q >= PKT_PSB_SIZE)
 			return e - PKT_PSB_SIZE * ((e - q) / PKT_PSB_SIZE);
 		p = e;
@@ -663,29 +699,42 @@ int pkt_sync_backward(struct pkt_decoder *dec)
 	p = dec->pos;
 	while (p > dec->begin) {
 		const uint8_t *q = p - 1;
-		const uint8_t *run, *e;
-		ptrdiff_t k;
+		const uint8_t *run, *e, *c;
+		int cut = 0;
 
 		if (*q != 0x82 && *q != 0x02) {
 			p = q;
 			continue;
 		}
+		/* Back to the run's start, but no further than two PSBs
+		 * before its last byte q: the PSB sought is then inside. */
 		run = q;
 		while (run > dec->begin &&
-		       run[-1] == (run[0] == 0x82 ? 0x02 : 0x82))
+		       run[-1] == (run[0] == 0x82 ? 0x02 : 0x82)) {
+			if (q - run > 2 * PKT_PSB_SIZE && *run == 0x02) {
+				cut = 1;
+				break;
+			}
 			run--;
+		}
 		if (*run != 0x02)
 			run++;
-		e = run_end(run, dec->end);
-		for (k = 1; (e - run) / PKT_PSB_SIZE >= k; k++) {
-			const uint8_t *c = e - k * PKT_PSB_SIZE;
-
-			if (c < dec->pos) {
+		e = run_end_memo(run, dec->end);
+		if (e - run >= PKT_PSB_SIZE) {
+			/* The last block ending at e - 16k that starts
+			 * before the cursor. */
+			c = e - PKT_PSB_SIZE;
+			if (c >= dec->pos)
+				c -= PKT_PSB_SIZE *
+				     ((c - dec->pos) / PKT_PSB_SIZE + 1);
+			if (c >= run) {
 				dec->pos = c;
 				dec->bip_sz = -1;
 				return 0;
 			}
 		}
+		if (cut)	/* cannot happen: a cut run holds the PSB */
+			return -pte_internal;
 		p = run;
 		if (p == q + 1)	/* a lone 82: step over it */
 			p = q;

@@ -251,6 +251,10 @@ static inline uint64_t pkt_offset(const struct pkt_decoder *dec)
 	return dec->base + (uint64_t)(dec->pos - dec->begin);
 }
 
+/* Forget what PSB searches remember about long runs of 02 82 pairs: call
+ * it when trace bytes are unmapped or may change. */
+void pkt_forget_runs(void);
+
 /* Find the first PSB in [@p, @end).  Returns a pointer to it or NULL. */
 const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end);
 

@@ -4,6 +4,9 @@
 
 #include "window.h"
 
+/* At most this many windows, whatever their size. */
+#define WIN_MAX_COUNT 65536
+
 /* The decoder state carried from one chunk of a segment to the next. */
 struct win_state {
 	uint64_t ip;
@@ -24,8 +27,9 @@ struct win {
 	struct win_row *rows;
 	size_t nrows;
 	int pins;
-	uint64_t used;		/* LRU clock */
-	struct win *next;
+	struct win *newer, *older;	/* the LRU list */
+	struct win *next_start;		/* hash chain by start */
+	struct win *next_end;		/* hash chain by end */
 };
 
 struct win_cache {
@@ -35,9 +39,13 @@ struct win_cache {
 	struct tm_config cfg;
 	size_t max_bytes;
 	size_t bytes;
-	uint64_t clock;
 	uint64_t decoded;
-	struct win *list;
+	/* Windows by recent use, and hashed by start and by end: walking a
+	 * trace of tiny segments (PSBs 16 bytes apart) keeps many windows,
+	 * and each step must stay O(1). */
+	struct win *newest, *oldest;
+	struct win **by_start, **by_end;
+	size_t nbuckets, count;
 	struct win_row *scratch;	/* WIN_MAX_ROWS rows to decode into */
 };
 
@@ -103,16 +111,116 @@ static void win_free(struct win *w)
 	free(w);
 }
 
+static size_t win_hash(const struct win_cache *wc, uint64_t off)
+{
+	return (size_t)((off * 0x9e3779b97f4a7c15ull) >> 32) & (wc->nbuckets - 1);
+}
+
+/* Grow the hash tables to keep chains short.  Returns 0 or -pte_nomem. */
+static int win_rehash(struct win_cache *wc)
+{
+	size_t n = wc->nbuckets ? 2 * wc->nbuckets : 256;
+	struct win **bs = calloc(n, sizeof(*bs)), **be = calloc(n, sizeof(*be));
+	struct win *w;
+
+	if (!bs || !be) {
+		free(bs);
+		free(be);
+		return -pte_nomem;
+	}
+	free(wc->by_start);
+	free(wc->by_end);
+	wc->by_start = bs;
+	wc->by_end = be;
+	wc->nbuckets = n;
+	for (w = wc->newest; w; w = w->older) {
+		size_t hs = win_hash(wc, w->start), he = win_hash(wc, w->end);
+
+		w->next_start = bs[hs];
+		bs[hs] = w;
+		w->next_end = be[he];
+		be[he] = w;
+	}
+	return 0;
+}
+
+/* Add @w to the list (as the newest) and the hash tables. */
+static int win_link(struct win_cache *wc, struct win *w)
+{
+	size_t h;
+
+	if (wc->count + 1 > wc->nbuckets && win_rehash(wc) < 0 && !wc->nbuckets)
+		return -pte_nomem;
+	w->older = wc->newest;
+	w->newer = NULL;
+	if (wc->newest)
+		wc->newest->newer = w;
+	else
+		wc->oldest = w;
+	wc->newest = w;
+	h = win_hash(wc, w->start);
+	w->next_start = wc->by_start[h];
+	wc->by_start[h] = w;
+	h = win_hash(wc, w->end);
+	w->next_end = wc->by_end[h];
+	wc->by_end[h] = w;
+	wc->count++;
+	wc->bytes += w->nrows * sizeof(*w->rows);
+	return 0;
+}
+
+static void win_unlink(struct win_cache *wc, struct win *w)
+{
+	struct win **pp;
+
+	if (w->newer)
+		w->newer->older = w->older;
+	else
+		wc->newest = w->older;
+	if (w->older)
+		w->older->newer = w->newer;
+	else
+		wc->oldest = w->newer;
+	for (pp = &wc->by_start[win_hash(wc, w->start)]; *pp != w;
+	     pp = &(*pp)->next_start)
+		;
+	*pp = w->next_start;
+	for (pp = &wc->by_end[win_hash(wc, w->end)]; *pp != w;
+	     pp = &(*pp)->next_end)
+		;
+	*pp = w->next_end;
+	wc->count--;
+	wc->bytes -= w->nrows * sizeof(*w->rows);
+}
+
+/* Mark @w as just used. */
+static void win_touch(struct win_cache *wc, struct win *w)
+{
+	if (wc->newest == w)
+		return;
+	w->newer->older = w->older;
+	if (w->older)
+		w->older->newer = w->newer;
+	else
+		wc->oldest = w->newer;
+	w->newer = NULL;
+	w->older = wc->newest;
+	wc->newest->newer = w;
+	wc->newest = w;
+}
+
 void win_cache_free(struct win_cache *wc)
 {
 	struct win *w, *n;
 
 	if (!wc)
 		return;
-	for (w = wc->list; w; w = n) {
-		n = w->next;
+	for (w = wc->newest; w; w = n) {
+		n = w->older;
 		win_free(w);
 	}
+	free(wc->by_start);
+	free(wc->by_end);
 	free(wc->scratch);
 	free(wc);
 }
@@ -129,17 +237,13 @@ void win_cache_set_psb_ops(struct win_cache *wc, const struct win_psb_ops *ops)
 /* Drop every unpinned window. */
 static void win_drop_all(struct win_cache *wc)
 {
-	struct win **pp = &wc->list;
+	struct win *w, *n;
 
-	while (*pp) {
-		struct win *w = *pp;
-
-		if (w->pins) {
-			pp = &w->next;
+	for (w = wc->newest; w; w = n) {
+		n = w->older;
+		if (w->pins)
 			continue;
-		}
-		*pp = w->next;
-		wc->bytes -= w->nrows * sizeof(*w->rows);
+		win_unlink(wc, w);
 		win_free(w);
 	}
 }
@@ -168,22 +272,15 @@ uint64_t win_cache_decoded(const struct win_cache *wc)
 /* Drop least recently used unpinned windows until under the bound. */
 static void win_evict(struct win_cache *wc)
 {
-	while (wc->bytes > wc->max_bytes) {
-		struct win **pp, **victim = NULL;
+	struct win *w = wc->oldest, *n;
 
-		for (pp = &wc->list; *pp; pp = &(*pp)->next)
-			if (!(*pp)->pins &&
-			    (!victim || (*pp)->used < (*victim)->used))
-				victim = pp;
-		if (!victim)
-			return;
-		{
-			struct win *w = *victim;
-
-			*victim = w->next;
-			wc->bytes -= w->nrows * sizeof(*w->rows);
+	while (w && (wc->bytes > wc->max_bytes || wc->count > WIN_MAX_COUNT)) {
+		n = w->newer;
+		if (!w->pins) {
+			win_unlink(wc, w);
 			win_free(w);
 		}
+		w = n;
 	}
 }
 
@@ -333,10 +430,10 @@ static struct win *win_decode(struct win_cache *wc, uint64_t start,
 	w->seg = seg;
 	w->seg_end = seg_end;
 	w->out = st;
-	w->used = ++wc->clock;
-	w->next = wc->list;
-	wc->list = w;
-	wc->bytes += n * sizeof(*rows);
+	if (win_link(wc, w) < 0) {
+		free(w->rows);
+		goto out_free;
+	}
 	wc->decoded++;
 	return w;
 
@@ -350,7 +447,9 @@ static struct win *win_find_start(struct win_cache *wc, uint64_t start)
 {
 	struct win *w;
 
-	for (w = wc->list; w; w = w->next)
+	if (!wc->nbuckets)
+		return NULL;
+	for (w = wc->by_start[win_hash(wc, start)]; w; w = w->next_start)
 		if (w->start == start)
 			return w;
 	return NULL;
@@ -382,9 +481,18 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 		return NULL;
 	if (off >= wc->img->size)
 		off = wc->img->size - 1;
-	for (w = wc->list; w; w = w->next)
-		if (w->start <= off && off < w->end)
-			goto out_hit;
+	/* Stepping from a window to the next or previous one asks for
+	 * exactly a start or the byte before an end: hashed. */
+	w = win_find_start(wc, off);
+	if (!w && wc->nbuckets) {
+		for (w = wc->by_end[win_hash(wc, off + 1)]; w; w = w->next_end)
+			if (w->end == off + 1 && w->start <= off)
+				break;
+	}
+	/* Otherwise the segment's windows are found by their starts, chunk
+	 * after chunk, as they were decoded. */
+	if (w)
+		goto out_hit;
 	memset(&st, 0, sizeof(st));
 	tm_init(&st.tm, &wc->cfg);
 	if (win_psb_at_or_before(wc, off, &seg) < 0) {
@@ -410,7 +518,7 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 		return w;
 	}
 out_hit:
-	w->used = ++wc->clock;
+	win_touch(wc, w);
 	return w;
 }
 
@@ -453,7 +561,7 @@ static void win_pin(struct win_iter *it, struct win *w, size_t i)
 	it->i = i;
 	if (w) {
 		w->pins++;
-		w->used = ++it->wc->clock;
+		win_touch(it->wc, w);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "perfdata.h"
+#include "pkt.h"
 #include "ptdec.h"
 #include "trace.h"
 
@@ -183,8 +184,10 @@ void trace_close(struct trace *t)
 	if (!t)
 		return;
 	free_streams(t);
-	if (t->map)
+	if (t->map) {
 		munmap((void *)t->map, (size_t)t->size);
+		pkt_forget_runs();
+	}
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t->path);
@@ -345,6 +348,7 @@ int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 	}
 	free_streams(t);
 	munmap((void *)t->map, (size_t)t->size);
+	pkt_forget_runs();
 	t->map = map;
 	t->size = (uint64_t)st.st_size;
 	t->mtime_ns = stat_mtime_ns(&st);
