@@ -6,8 +6,7 @@
 # byte, reserved payloads, a sparse trace past 4 GiB, a file that shrinks
 # or grows while open, an unusable state directory, a corrupted index
 # cache, no terminal, a 1x1 terminal, a non-UTF-8 locale.  No case may end
-# in a signal.  A row whose behaviour is still missing is reported as
-# XFAIL (and does not fail the suite); when it starts to pass, XPASS.
+# in a signal.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -30,8 +29,6 @@ row=
 pass() { npass=$((npass + 1)); echo "ok    $row${1:+: $1}"; }
 fail() { nfail=$((nfail + 1)); status=1; echo "FAIL  $row: $*"; }
 skip() { echo "skip  $row: $*"; }
-xfail() { echo "XFAIL $row: $*"; }
-xpass() { echo "XPASS $row: $* (now works: make it a plain case)"; }
 
 # run CMD...: stdout to $tmp/out, stderr to $tmp/err, status in $rc; a
 # signal is always a failure.
@@ -364,9 +361,9 @@ stop_browser
 [ $ok = 1 ] && pass "index"
 row=grows_while_open_browser
 if grep -q "0x10258" "$tmp/g2.txt" 2>/dev/null; then
-	xpass "R offers the new tail"
+	pass "R offers the new tail"
 else
-	xfail "R does not reload yet: '$(tail -n 1 "$tmp/g3.txt" 2>/dev/null | sed 's/ *$//')'"
+	fail "R did not reload: '$(tail -n 1 "$tmp/g3.txt" 2>/dev/null | sed 's/ *$//')'"
 fi
 
 row=state_dir_unwritable
