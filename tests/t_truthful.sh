@@ -74,8 +74,9 @@ ierr=$(awk '$1 == "errors:" { print $2 }' "$tmp/index")
 # --- the browser -----------------------------------------------------------
 ovf=$(awk '$NF == "ovf" { print $(NF - 1); exit }' "$tmp/dump")
 err=$(sed -n 's/^\[\([0-9a-f]*\): error decoding packet.*/\1/p' "$tmp/dump" | head -n 1)
-printf 'wait-index\n:goto 0x%s\n:save-screen %s\n:goto 0x%s\n:save-screen %s\nq\n' \
-	"$ovf" "$tmp/ovf.txt" "$err" "$tmp/err.txt" >"$tmp/keys"
+lost=$(awk '$8 == "mtc" && $6 ~ /l/ { print $7; exit }' "$tmp/dump")
+printf 'wait-index\n:goto 0x%s\n:save-screen %s\n:goto 0x%s\n:save-screen %s\n:goto 0x%s\n:save-screen %s\nq\n' \
+	"$ovf" "$tmp/ovf.txt" "$err" "$tmp/err.txt" "$lost" "$tmp/lost.txt" >"$tmp/keys"
 for mode in utf8 ascii; do
 	opt=
 	[ $mode = ascii ] && opt=--ascii
@@ -105,6 +106,15 @@ for mode in utf8 ascii; do
 	*[0-9]-[0-9]*|≥*|">="*) ;;
 	*) fail "$mode: after the error, cycles '$cyc' look exact" ;;
 	esac
+	# an MTC after dropped ones: '!' in the cycle pane's gutter, and
+	# the status line says what it is
+	row=$(grep '^>' "$tmp/lost.txt")
+	case $row in
+	*" mtc "*"│!"*|*" mtc "*"|!"*) ;;
+	*) fail "$mode: the MTC after a gap is not marked: '$row'" ;;
+	esac
+	grep -q "\[MTCs lost before this one\]" "$tmp/lost.txt" ||
+		fail "$mode: the status line does not say MTCs were lost"
 	# the timeline's marker row shows trouble
 	[ "$(grep -c '!' "$tmp/ovf.txt")" -ge 2 ] || fail "$mode: no trouble marks on the timeline"
 done

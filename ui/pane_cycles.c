@@ -119,6 +119,19 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 	}
 }
 
+const char *pane_cycles_trouble(const struct win_row *row)
+{
+	if (row->ts.flags & TM_F_MTC_LOST)
+		return "MTCs lost before this one";
+	if (row->ts.flags & TM_F_TSC_BACK)
+		return "TSC went back";
+	if (row->ts.flags & TM_F_TMA_NO_TSC)
+		return "TMA without a TSC";
+	if (row->ts.flags & TM_F_CLAMPED)
+		return "behind the estimate (held)";
+	return NULL;
+}
+
 /* The TSC of the reference row (the last mark set), or NAN. */
 static double pane_cycles_ref(struct ui *ui)
 {
@@ -202,6 +215,12 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 			/* Numbers line up on the right. */
 			screen_put(sy, p->x + x + (len < w ? w - len : 0), w, cell);
 			x += w + 1;
+		}
+		/* The time model's trouble in the gutter (the status line
+		 * says what it is). */
+		if (pane_cycles_trouble(row)) {
+			attrset(screen_attr(ui, SC_MSGERR) | (attr & A_REVERSE));
+			screen_put(sy, p->x + 1, 1, "!");
 		}
 		attrset(A_NORMAL);
 		have = search_ui_row_next(ui, &it, &ri);

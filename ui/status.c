@@ -158,6 +158,9 @@ void status_draw(struct ui *ui)
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", t);
 			}
 		}
+		if (pane_cycles_trouble(&row) && len < sizeof(buf))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  [%s]",
+						pane_cycles_trouble(&row));
 	}
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
 	if (len < sizeof(buf))

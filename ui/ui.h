@@ -210,6 +210,9 @@ void nav_prefetch(struct ui *ui);
 extern const struct pane_ops pane_packets_ops;
 extern const struct pane_ops pane_cycles_ops;
 extern const struct pane_ops tl_ops;
+/* What the time model found wrong at @row (a dropped MTC, a TSC going
+ * back, ...), or NULL. */
+const char *pane_cycles_trouble(const struct win_row *row);
 /* The byte range shown by the timeline at zoom level @zoom. */
 void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi);
 /* Jump to timeline column @col (mouse click).  Returns UI_DRAW_*. */
