@@ -194,7 +194,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			 strcmp(why, "no cache directory"))
 			/* A cache file that does not check out is never
 			 * trusted; say why it is rebuilt. */
-			fprintf(stderr, "ptbrowse: %s: index cache ignored (%s), "
+			fprintf(stderr, "ptbrowse index: %s: index cache ignored (%s), "
 				"rebuilding it\n", t->path, why);
 	}
 	if (!idx_complete(idx)) {
@@ -215,19 +215,19 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 		trace_advise(t, TRACE_BROWSE);
 		if (ret < 0) {
 			if (ret == -pte_sigbus)
-				fprintf(stderr, "ptbrowse: %s: the file shrank while "
+				fprintf(stderr, "ptbrowse index: %s: the file shrank while "
 					"being indexed\n", t->path);
 			else if (ret == -pte_canceled)
-				fprintf(stderr, "ptbrowse: %s: indexing cancelled\n",
+				fprintf(stderr, "ptbrowse index: %s: indexing cancelled\n",
 					t->path);
 			else
-				fprintf(stderr, "ptbrowse: %s: indexing failed: %s\n",
+				fprintf(stderr, "ptbrowse index: %s: indexing failed: %s\n",
 					t->path, pte_strerror(ret));
 			idx_free(idx);
 			return ret;
 		}
 		if (use_cache && idxcache_save(idx, t, si, err, sizeof(err)) < 0)
-			fprintf(stderr, "ptbrowse: warning: index not cached: %s\n", err);
+			fprintf(stderr, "ptbrowse index: warning: index not cached: %s\n", err);
 	}
 	r->nseeks = idx_nseeks(idx);
 	idx_totals(idx, &r->tot);
@@ -290,13 +290,13 @@ int cmd_index_main(int argc, char **argv)
 	t0 = now();
 	ret = trace_open(&t, argv[optind], err, sizeof(err));
 	if (ret < 0) {
-		fprintf(stderr, "ptbrowse: %s\n", err);
+		fprintf(stderr, "ptbrowse index: %s\n", err);
 		return 1;
 	}
 	res = calloc(t->nstreams ? t->nstreams : 1, sizeof(*res));
 	if (!res) {
 		trace_close(t);
-		fprintf(stderr, "ptbrowse: out of memory\n");
+		fprintf(stderr, "ptbrowse index: out of memory\n");
 		return 1;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -307,7 +307,7 @@ int cmd_index_main(int argc, char **argv)
 		if (stream) {
 			si = trace_find_stream(t, stream);
 			if (si < 0) {
-				fprintf(stderr, "ptbrowse: %s: no stream '%s'\n",
+				fprintf(stderr, "ptbrowse index: %s: no stream '%s'\n",
 					t->path, stream);
 				status = 2;
 				break;
@@ -330,7 +330,7 @@ int cmd_index_main(int argc, char **argv)
 		else
 			print_text(t, res, nr, now() - t0);
 		if (!t->nstreams || (nr && !res[0].nseeks))
-			fprintf(stderr, "ptbrowse: %s: no PSB found: this is not an "
+			fprintf(stderr, "ptbrowse index: %s: no PSB found: this is not an "
 				"Intel PT trace, or it starts mid-stream without "
 				"a synchronisation point\n", t->path);
 	}

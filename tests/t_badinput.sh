@@ -101,7 +101,7 @@ expect_first 2 "ptbrowse: no trace given" "$PTBROWSE" --script "$keys" || ok=0
 row=missing_file
 f=$tmp/missing.pt
 expect_all 1 "ptbrowse dump: $f: No such file or directory" \
-	"ptbrowse: $f: No such file or directory" \
+	"ptbrowse index: $f: No such file or directory" \
 	"ptbrowse info: $f: No such file or directory" \
 	"ptbrowse: $f: No such file or directory" "$f"
 
@@ -109,7 +109,7 @@ row=directory
 mkdir "$tmp/dir.pt"
 f=$tmp/dir.pt
 expect_all 1 "ptbrowse dump: $f: is a directory, not a trace file" \
-	"ptbrowse: $f: is a directory, not a trace file" \
+	"ptbrowse index: $f: is a directory, not a trace file" \
 	"ptbrowse info: $f: is a directory, not a trace file" \
 	"ptbrowse: $f: is a directory, not a trace file" "$f"
 
@@ -117,7 +117,7 @@ row=fifo
 f=$tmp/fifo.pt
 if mkfifo "$f" 2>/dev/null; then
 	m="$f: is a FIFO, not a regular file (save the stream to a file first)"
-	expect_all 1 "ptbrowse dump: $m" "ptbrowse: $m" "ptbrowse info: $m" "ptbrowse: $m" "$f"
+	expect_all 1 "ptbrowse dump: $m" "ptbrowse index: $m" "ptbrowse info: $m" "ptbrowse: $m" "$f"
 else
 	skip "mkfifo failed"
 fi
@@ -126,14 +126,14 @@ row=no_read_permission
 f=$tmp/noperm.pt
 cp "$tmp/small.pt" "$f" && chmod 000 "$f"
 if [ "$(id -u)" != 0 ]; then
-	expect_all 1 "ptbrowse dump: $f: Permission denied" "ptbrowse: $f: Permission denied" \
+	expect_all 1 "ptbrowse dump: $f: Permission denied" "ptbrowse index: $f: Permission denied" \
 		"ptbrowse info: $f: Permission denied" "ptbrowse: $f: Permission denied" "$f"
 elif command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
 	# root reads anything: drop to nobody for this row
 	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	ok=1
 	expect 1 "ptbrowse dump: $f: Permission denied" nobody "$PTBROWSE" dump "$f" || ok=0
-	expect 1 "ptbrowse: $f: Permission denied" nobody "$PTBROWSE" index --no-cache "$f" || ok=0
+	expect 1 "ptbrowse index: $f: Permission denied" nobody "$PTBROWSE" index --no-cache "$f" || ok=0
 	expect 1 "ptbrowse info: $f: Permission denied" nobody "$PTBROWSE" info "$f" || ok=0
 	expect 1 "ptbrowse: $f: Permission denied" nobody "$PTBROWSE" --no-state --script "$keys" "$f" || ok=0
 	[ $ok = 1 ] && pass "as nobody (setpriv)"
@@ -145,7 +145,7 @@ row=empty_file
 f=$tmp/empty.pt
 : >"$f"
 m="$f: empty file (0 bytes), nothing to show"
-expect_all 1 "ptbrowse dump: $m" "ptbrowse: $m" "ptbrowse info: $m" "ptbrowse: $m" "$f"
+expect_all 1 "ptbrowse dump: $m" "ptbrowse index: $m" "ptbrowse info: $m" "ptbrowse: $m" "$f"
 
 # No PSB anywhere: dump prints nothing and says why; index says the same;
 # info reports 0 PSBs; the browser shows one error row, not a crash.
@@ -155,7 +155,7 @@ nopsb_row() {
 	ok=1
 	expect 0 "ptbrowse dump: $m" "$PTBROWSE" dump "$f" || ok=0
 	[ -s "$tmp/out" ] && { fail "dump printed packets: $(head -n 1 "$tmp/out")"; ok=0; }
-	expect 0 "ptbrowse: $m" "$PTBROWSE" index --no-cache "$f" || ok=0
+	expect 0 "ptbrowse index: $m" "$PTBROWSE" index --no-cache "$f" || ok=0
 	grep -q '^  psbs:     0$' "$tmp/out" || { fail "index: no 'psbs: 0' line"; ok=0; }
 	expect 0 "" "$PTBROWSE" info --json "$f" || ok=0
 	grep -q '"psbs": *0' "$tmp/out" || { fail "info --json: no '\"psbs\": 0'"; ok=0; }
@@ -308,7 +308,7 @@ for cmd in dump index; do
 	dump:0|index:0) ;;
 	dump:1) [ "$(cat "$tmp/err")" = "ptbrowse dump: $tmp/s.pt: the file shrank while being read" ] ||
 			{ fail "dump: $(cat "$tmp/err")"; ok=0; } ;;
-	index:*) [ "$(head -n 1 "$tmp/err")" = "ptbrowse: $tmp/s.pt: the file shrank while being indexed" ] ||
+	index:*) [ "$(head -n 1 "$tmp/err")" = "ptbrowse index: $tmp/s.pt: the file shrank while being indexed" ] ||
 			{ fail "index: exit $rc: $(cat "$tmp/err")"; ok=0; } ;;
 	*) fail "$cmd: exit $rc: $(cat "$tmp/err")"; ok=0 ;;
 	esac
@@ -450,7 +450,7 @@ else
 		truncate) head -c 100 "$c" >"$c.t" && mv "$c.t" "$c"; why=truncated ;;
 		garbage) printf 'garbage' >"$c"; why=truncated ;;
 		esac
-		expect 0 "ptbrowse: $tmp/cache.pt: index cache ignored ($why), rebuilding it" \
+		expect 0 "ptbrowse index: $tmp/cache.pt: index cache ignored ($why), rebuilding it" \
 			"$PTBROWSE" index "$tmp/cache.pt" || ok=0
 		grep -q "index built" "$tmp/out" || { fail "$how: $(sed -n 3p "$tmp/out")"; ok=0; }
 		expect 0 "" "$PTBROWSE" index "$tmp/cache.pt" || ok=0

@@ -44,7 +44,7 @@ grep -q 'no PSB found' "$tmp/err" || fail "no explanation for 0 PSBs: $(cat "$tm
 
 # Errors: one line naming the file; exit 1.  Usage: exit 2.
 "$PTBROWSE" index "$tmp/missing.pt" 2> "$tmp/err" && fail "missing file accepted"
-[ "$(cat "$tmp/err")" = "ptbrowse: $tmp/missing.pt: No such file or directory" ] ||
+[ "$(cat "$tmp/err")" = "ptbrowse index: $tmp/missing.pt: No such file or directory" ] ||
 	fail "bad message: $(cat "$tmp/err")"
 : > "$tmp/empty.pt"
 "$PTBROWSE" index "$tmp/empty.pt" 2> "$tmp/err"; [ $? -eq 1 ] || fail "empty file: wrong exit"
