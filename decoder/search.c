@@ -841,7 +841,7 @@ static int fmt_node(const struct srch_pred *p, int id, char *buf, size_t len)
 {
 	const struct node *nd = &p->nodes[id];
 	size_t n = 0;
-	int c, i, r;
+	int c, i, r, gap_head = 0;
 
 #define PUT(...) do { \
 	r = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, __VA_ARGS__); \
@@ -879,6 +879,7 @@ static int fmt_node(const struct srch_pred *p, int id, char *buf, size_t len)
 	} else if (nd->types == fields[F_GAP].types && nd->ncmp &&
 		   nd->cmp[0].field == F_GAP) {
 		PUT("gap");
+		gap_head = 1;
 	} else {
 		const char *sep = "";
 
@@ -893,9 +894,10 @@ static int fmt_node(const struct srch_pred *p, int id, char *buf, size_t len)
 		const struct cmp *cm = &nd->cmp[i];
 		const char *unit = cm->field == F_GAP ? (cm->ns ? "ns" : "tsc") : "";
 
+		/* "mtc gap > 5000": a gap after a type names its field. */
 		if (cm->field == F_GAP)
-			PUT("%s%s%" PRIu64 "%s", op_names[cm->op],
-			    cm->op == OP_RANGE ? "" : "", cm->lo, unit);
+			PUT("%s%s%" PRIu64 "%s", gap_head && !i ? "" : " gap ",
+			    op_names[cm->op], cm->lo, unit);
 		else
 			PUT(" %s%s0x%" PRIx64, fields[cm->field].name,
 			    op_names[cm->op], cm->lo);

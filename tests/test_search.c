@@ -127,6 +127,9 @@ static void test_parse_table(void **state)
 		{ "gap > 5000tsc", "gap>5000tsc" },
 		{ "gap 5000", "gap>5000tsc" },
 		{ "gap >= 1.5ms", "gap>=1500000ns" },
+		/* a gap after a type keeps its field name, so it re-parses */
+		{ "mtc gap > 5000", "mtc gap >5000tsc" },
+		{ "tsc gap <= 3ms", "tsc gap <=3000000ns" },
 		{ "bytes 02 f3", "bytes 02 f3" },
 		{ "bytes 02f3", "bytes 02 f3" },
 		{ "x:02f3", "bytes 02 f3" },
@@ -175,6 +178,14 @@ static void test_parse_table(void **state)
 		srch_pred_format(p, buf, sizeof(buf));
 		if (strcmp(buf, ok[i].out))
 			fail_msg("'%s' -> '%s', want '%s'", ok[i].in, buf, ok[i].out);
+		srch_pred_free(p);
+		/* The canonical form parses to itself. */
+		p = NULL;
+		if (srch_parse(ok[i].out, &p, err, sizeof(err)))
+			fail_msg("'%s' does not re-parse: %s", ok[i].out, err);
+		srch_pred_format(p, buf, sizeof(buf));
+		if (strcmp(buf, ok[i].out))
+			fail_msg("'%s' re-parses as '%s'", ok[i].out, buf);
 		srch_pred_free(p);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

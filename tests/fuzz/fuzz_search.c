@@ -43,13 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (srch_pred_format(pred, f1, sizeof(f1)) < 0)
 		abort();
 	if ((size_t)srch_pred_format(pred, f1, sizeof(f1)) < sizeof(f1)) {
-		/* Known issue: "mtc gap > 5000" formats as "mtc>5000tsc",
-		 * which does not parse; only a form that parses is checked. */
-		if (!srch_parse(f1, &again, err, sizeof(err))) {
-			srch_pred_format(again, f2, sizeof(f2));
-			if (strcmp(f1, f2))
-				abort();
-		}
+		if (srch_parse(f1, &again, err, sizeof(err)) < 0)
+			abort();
+		srch_pred_format(again, f2, sizeof(f2));
+		if (strcmp(f1, f2))
+			abort();
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.have_nom_freq = 1;
