@@ -6,6 +6,10 @@
 # output on the extracted stream, and `dump --time` without options equals
 # ptdump --time given SOURCE.txt's timing options.  Also: a raw file is one stream "raw",
 # and a file that is not perf.data or lacks Intel PT gets a clear error.
+# And a generated trace wrapped by tools/pt2perf into AUXTRACE records of an
+# odd size (every kind of packet cut by a record boundary) dumps as the raw
+# file does given ptgen's timing options: plain, --time, and --cycles but
+# for the ns column (perf.data's TIME_CONV gives wall-clock time).
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}"
 q="$SHARED/traces/quipper-perf-intel-pt"
@@ -96,4 +100,15 @@ fi
 	>/dev/null 2>"$tmp/err" && bad "extract into a missing directory"
 grep -q "none/perf.data.intel_pt-4.14.cpu0.pt: No such file" "$tmp/err" ||
 	bad "extract error: $(cat "$tmp/err")"
+
+BUILD=${BUILD:-build}
+"$BUILD/tools/ptgen" --seed 7 --size 512KiB --ovf-rate 0.001 -o "$tmp/g.pt" || bad "ptgen"
+"$BUILD/tools/pt2perf" --chunk 4093 "$tmp/g.pt" -o "$tmp/g.perf" || bad "pt2perf"
+for o in "" "--time" "--cycles"; do
+	"$PTBROWSE" dump $o $opts "$tmp/g.pt" 2>&1 | awk -v o="$o" 'o == "--cycles" { $3 = "" } { print }' >"$tmp/g.raw.txt"
+	"$PTBROWSE" dump $o "$tmp/g.perf" 2>&1 | awk -v o="$o" 'o == "--cycles" { $3 = "" } { print }' >"$tmp/g.perf.txt"
+	[ -s "$tmp/g.raw.txt" ] && cmp -s "$tmp/g.raw.txt" "$tmp/g.perf.txt" ||
+		bad "pt2perf (chunks of 4093 bytes): dump $o differs from the raw file's"
+done
+[ $fail = 0 ] && echo "ok   pt2perf: 512 KiB in 4093-byte AUXTRACE records dumps as the raw file"
 exit $fail
