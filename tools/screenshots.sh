@@ -41,6 +41,7 @@ shot dynamorio-cyc-start 120x40 "" $dynamorio "$D/hist_2aad718d_test_simple.trac
 shot dynamorio-cyc-raw 120x40 ":set raw on
 }" $dynamorio "$D/hist_2aad718d_test_simple.tracedir.pt.bin"
 shot dynamorio-postprocessor-end 120x40 "G" $dynamorio "$D/hist_316e5058_drptpostprocessor.pt.bin"
+shot quipper-perf-data-streams 120x40 ":streams" "$Q/perf.data.intel_pt-4.14"
 shot keeper-start 120x40 "" "$K/traced_data.bin"
 shot help 100x40 "F1" "$K/traced_data.bin"
 shot small-40x10 40x10 "50%" $quipper "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt"
@@ -58,3 +59,7 @@ shot sample-start 120x40 "" $gen "$sample"
 shot sample-ovf 120x40 "50% e" $gen "$sample"
 shot sample-zoom 120x40 "50% e z z z z" $gen "$sample"
 shot sample-bytes 120x40 "50% e t" $gen "$sample"
+shot sample-search 120x40 "50% / t i p . p g e Enter wait-search n n" $gen "$sample"
+shot sample-filter 120x40 "50% & c b r Enter wait-search" $gen "$sample"
+shot sample-marks 120x40 "25% m a 50% v } } } Enter h o t Enter
+:marks" $gen "$sample"

@@ -63,12 +63,20 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		if (!(ts->flags & TM_F_CYC))
 			break;
 		if (ts->flags & TM_F_BOUNDED) {
-			if (row->cyc_hi > ts->cycles)
-				snprintf(buf, size, "%" PRIu64 "-%" PRIu64,
-					 ts->cycles, row->cyc_hi);
-			else
+			/* lo-hi, or lo+width when that does not fit: a cut
+			 * range would read as a wrong one. */
+			if (row->cyc_hi <= ts->cycles)
 				snprintf(buf, size, "%s%" PRIu64,
 					 screen_glyph(ui, "≥", ">="), ts->cycles);
+			else if (snprintf(buf, size, "%" PRIu64 "-%" PRIu64,
+					  ts->cycles, row->cyc_hi) >
+				 pane_cycles_cols[1].width)
+				if (snprintf(buf, size, "%" PRIu64 "+%" PRIu64,
+					     ts->cycles, row->cyc_hi - ts->cycles) >
+				    pane_cycles_cols[1].width)
+					snprintf(buf, size, "%s%" PRIu64,
+						 screen_glyph(ui, "≥", ">="),
+						 ts->cycles);
 		} else {
 			snprintf(buf, size, "%" PRIu64, ts->cycles);
 		}
