@@ -148,6 +148,7 @@ int trace_open(struct trace **out, const char *path, char *err, size_t errlen)
 		goto out_unmap;
 	}
 	t->fd = fd;
+	t->fd_reads = 1;
 	t->map = map;
 	t->size = (uint64_t)st.st_size;
 	t->dev = st.st_dev;

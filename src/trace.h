@@ -33,6 +33,7 @@ struct trace_stream {
 struct trace {
 	char *path;
 	int fd;
+	uint8_t fd_reads;	/* fd reads the file behind map (pread) */
 	const uint8_t *map;	/* the whole file, read-only */
 	uint64_t size;
 	dev_t dev;
