@@ -42,6 +42,7 @@
 #define DEFAULT_CHUNK	(16u << 20)
 #define CARRY_SHIFT	4		/* a time model carry every 16 PSBs */
 #define CARRY_BLK_SHIFT	(BLK_SHIFT - CARRY_SHIFT)	/* per block */
+#define MEMO_SIZE	64		/* replayed carries kept, by segment */
 
 struct seek_packed {
 	uint64_t off;
@@ -146,6 +147,13 @@ struct idx {
 	struct tm_carry **carry;
 	_Atomic size_t ncarry;
 	int sums_done;
+	/* carries between those, as replays found them: stepping from a
+	 * segment to its neighbour replays one segment, not up to 15 */
+	pthread_mutex_t memo_lock;
+	struct carry_memo {
+		size_t seg;		/* SIZE_MAX: empty */
+		struct tm_carry carry;
+	} memo[MEMO_SIZE];
 
 	/* a mapped blob backing full blocks (idx_load_mapped()) */
 	const uint8_t *borrow_lo, *borrow_hi;
@@ -189,6 +197,14 @@ static int plain_guard(int (*body)(void *), void *arg)
 	return body(arg);
 }
 
+static void memo_clear(struct idx *idx)
+{
+	size_t k;
+
+	for (k = 0; k < MEMO_SIZE; k++)
+		idx->memo[k].seg = SIZE_MAX;
+}
+
 int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg)
 {
 	struct idx *idx;
@@ -214,7 +230,9 @@ int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg
 		goto out_free;
 	pthread_mutex_init(&idx->lock, NULL);
 	pthread_mutex_init(&idx->exc_lock, NULL);
+	pthread_mutex_init(&idx->memo_lock, NULL);
 	pthread_cond_init(&idx->cond, NULL);
+	memo_clear(idx);
 	*out = idx;
 	return 0;
 
@@ -261,6 +279,7 @@ void idx_free(struct idx *idx)
 	free(idx->carry);
 	pthread_mutex_destroy(&idx->lock);
 	pthread_mutex_destroy(&idx->exc_lock);
+	pthread_mutex_destroy(&idx->memo_lock);
 	pthread_cond_destroy(&idx->cond);
 	free(idx);
 }
@@ -1645,6 +1664,8 @@ struct time_arg {
 	struct tm_model tm;
 	size_t from, to;	/* segments */
 	int publish;		/* store carries (phase 3) or not (a lookup) */
+	int memo;		/* a lookup: keep each carry passed in the memo
+				 * (the caller holds memo_lock) */
 };
 
 static int time_body(void *arg)
@@ -1677,6 +1698,12 @@ static int time_body(void *arg)
 			}
 		}
 		time_segment(idx->img, off, end, &ta->tm);
+		if (ta->memo) {
+			struct carry_memo *m = &idx->memo[(i + 1) % MEMO_SIZE];
+
+			m->seg = i + 1;
+			tm_save(&ta->tm, &m->carry);
+		}
 		if (ta->publish) {
 			atomic_fetch_add_explicit(&idx->done, end - off,
 						  memory_order_relaxed);
@@ -1850,7 +1877,7 @@ void idx_progress(const struct idx *idx, struct idx_progress *p)
 int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 {
 	struct time_arg *ta;
-	size_t c;
+	size_t c, k;
 	int ret;
 
 	if (!idx || !out || i >= idx_nseeks(idx))
@@ -1869,13 +1896,27 @@ int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 		return -pte_nomem;
 	memset(ta, 0, sizeof(*ta));
 	ta->idx = (struct idx *)idx;
+	ta->memo = 1;
 	tm_init(&ta->tm, &idx->cfg);
+	pthread_mutex_lock(&((struct idx *)idx)->memo_lock);
+	/* From the nearest carry at or before @i: the checkpoint, or one
+	 * an earlier replay left in the memo. */
 	tm_restore(&ta->tm, carry_slot(idx, c));
 	ta->from = c << CARRY_SHIFT;
+	for (k = i; k > ta->from; k--) {
+		const struct carry_memo *m = &idx->memo[k % MEMO_SIZE];
+
+		if (m->seg == k) {
+			tm_restore(&ta->tm, &m->carry);
+			ta->from = k;
+			break;
+		}
+	}
 	ta->to = i;
-	ret = idx->guard(time_body, ta);
+	ret = ta->from < i ? idx->guard(time_body, ta) : 0;
 	if (!ret)
 		tm_save(&ta->tm, out);
+	pthread_mutex_unlock(&((struct idx *)idx)->memo_lock);
 	free(ta);
 	return ret;
 }
@@ -2545,6 +2586,9 @@ int idx_reset(struct idx *idx)
 	idx->complete = 0;
 	idx->sums_done = 0;
 	atomic_store(&idx->ncarry, 0);
+	pthread_mutex_lock(&idx->memo_lock);
+	memo_clear(idx);
+	pthread_mutex_unlock(&idx->memo_lock);
 	atomic_store(&idx->nseeks, 0);
 	atomic_store(&idx->nsums, 0);
 	atomic_store(&idx->scanned, 0);

@@ -476,6 +476,7 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 	struct win_state st;
 	struct win *w;
 	uint64_t seg, seg_end;
+	int pre_psb;
 
 	if (!wc->img->size)
 		return NULL;
@@ -493,22 +494,27 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 	 * after chunk, as they were decoded. */
 	if (w)
 		goto out_hit;
-	memset(&st, 0, sizeof(st));
-	tm_init(&st.tm, &wc->cfg);
-	if (win_psb_at_or_before(wc, off, &seg) < 0) {
+	pre_psb = win_psb_at_or_before(wc, off, &seg) < 0;
+	if (pre_psb)
 		seg = 0;
-		st.flags = WIN_F_PRE_PSB;
-	} else if (wc->have_ops && wc->ops.carry) {
-		struct tm_carry carry;
-
-		if (!wc->ops.carry(wc->ops.ctx, seg, &carry))
-			tm_restore(&st.tm, &carry);
-	}
 	if (win_psb_after(wc, seg, &seg_end) < 0)
 		seg_end = wc->img->size;
 	w = win_find_start(wc, seg);
-	if (!w)
+	if (!w) {
+		/* Only a decode needs the time model's state at the PSB,
+		 * which the index may have to replay segments to give. */
+		memset(&st, 0, sizeof(st));
+		tm_init(&st.tm, &wc->cfg);
+		if (pre_psb) {
+			st.flags = WIN_F_PRE_PSB;
+		} else if (wc->have_ops && wc->ops.carry) {
+			struct tm_carry carry;
+
+			if (!wc->ops.carry(wc->ops.ctx, seg, &carry))
+				tm_restore(&st.tm, &carry);
+		}
 		w = win_decode(wc, seg, seg, seg_end, &st);
+	}
 	while (w && w->end <= off && w->end < w->seg_end)
 		w = win_chunk_after(wc, w);
 	if (!w)

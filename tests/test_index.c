@@ -828,7 +828,8 @@ static void feed(const uint8_t *b, uint64_t off, uint64_t end, struct tm_model *
 
 static void test_generated(void **state)
 {
-	size_t n = 0, i, ns;
+	size_t n = 0, i, ns, prev = 0;
+	struct tm_carry *all;
 	uint8_t *b = generate("--seed 7 --size 3MiB --psb-period 2048 --ovf-rate 0.001", &n);
 	struct img_span sp;
 	struct img img;
@@ -858,10 +859,14 @@ static void test_generated(void **state)
 	/* Decode every segment from the start; at some, restart from the
 	 * index's carry and compare the last stamp of the segment. */
 	tm_init(&seq, &cfg);
+	all = calloc(ns, sizeof(*all));
+	assert_non_null(all);
 	for (i = 0; i < ns; i++) {
 		struct idx_seek sk, nx;
 		struct tm_carry carry, mine;
 		uint64_t end = n, k1 = 0, k2 = 0;
+
+		tm_save(&seq, &all[i]);
 
 		assert_int_equal(idx_seek(idx, i, &sk), 0);
 		if (i + 1 < ns) {
@@ -887,11 +892,28 @@ static void test_generated(void **state)
 			assert_int_equal(a.flags, c.flags);
 		}
 	}
+	/* Carries asked for in any order, as a browser stepping forward
+	 * and back and jumping asks (some come from the memo of earlier
+	 * replays), equal those of the walk from the start. */
+	for (i = 0; i < 4000; i++) {
+		static const int steps[] = { 1, 1, 1, -1, -1, 2, -3, 17, -40 };
+		struct tm_carry carry;
+		size_t at;
+
+		if (i % 50 == 0)
+			at = (i * 7919) % ns;
+		else
+			at = (size_t)((long)prev + steps[i % 9] + (long)ns) % ns;
+		assert_int_equal(idx_seek_carry(idx, at, &carry), 0);
+		assert_memory_equal(&carry, &all[at], sizeof(carry));
+		prev = at;
+	}
 	{
 		struct tm_carry carry;
 
 		assert_int_equal(idx_seek_carry(idx, ns, &carry), -pte_invalid);
 	}
+	free(all);
 	idx_free(idx);
 	free(b);
 }
