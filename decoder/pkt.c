@@ -703,7 +703,13 @@ int pkt_sync_backward(struct pkt_decoder *dec)
 		int cut = 0;
 
 		if (*q != 0x82 && *q != 0x02) {
-			p = q;
+			/* A PSB before q ends in an 82: on to the last one. */
+			const uint8_t *r = memrchr(dec->begin, 0x82,
+						   (size_t)(q - dec->begin));
+
+			if (!r)
+				break;
+			p = r + 1;
 			continue;
 		}
 		/* Back to the run's start, but no further than two PSBs

@@ -6,6 +6,8 @@
 
 /* At most this many windows, whatever their size. */
 #define WIN_MAX_COUNT 65536
+/* At most this many chunk marks (about 300 bytes each), all segments. */
+#define WIN_MAX_MARKS 16384
 
 /* The decoder state carried from one chunk of a segment to the next. */
 struct win_state {
@@ -32,6 +34,27 @@ struct win {
 	struct win *next_end;		/* hash chain by end */
 };
 
+/*
+ * Where the chunks of a long segment start, with the decoder state there:
+ * a jump deep into a segment resumes at the nearest known chunk instead
+ * of decoding from the PSB, and chunks passed on the way are decoded but
+ * not kept.  A segment's marks are found in order from its PSB, so they
+ * are always a prefix of its chunks.
+ */
+struct win_mark {
+	uint64_t start;
+	struct win_state st;
+};
+
+struct win_marks {
+	uint64_t seg;
+	struct win_mark *m;
+	size_t n, cap;
+	struct win_marks *next;	/* hash chain */
+};
+
+#define WIN_MARK_BUCKETS 256
+
 struct win_cache {
 	const struct img *img;
 	struct win_psb_ops ops;
@@ -47,6 +70,15 @@ struct win_cache {
 	struct win **by_start, **by_end;
 	size_t nbuckets, count;
 	struct win_row *scratch;	/* WIN_MAX_ROWS rows to decode into */
+	struct win_marks *marks[WIN_MARK_BUCKETS];
+	size_t nmarks;
+	/* the segments looked up last: without an index, finding a long
+	 * segment's end is a scan of all of it */
+	struct win_seg {
+		uint64_t seg, seg_end;
+		int pre_psb, valid;
+	} segs[4];
+	unsigned seg_next;
 };
 
 static int img_psb_at_or_before(const struct img *img, uint64_t off,
@@ -209,6 +241,91 @@ static void win_touch(struct win_cache *wc, struct win *w)
 	wc->newest = w;
 }
 
+static struct win_marks **marks_slot(struct win_cache *wc, uint64_t seg)
+{
+	struct win_marks **pp;
+
+	pp = &wc->marks[(size_t)((seg * 0x9e3779b97f4a7c15ull) >> 56) &
+			(WIN_MARK_BUCKETS - 1)];
+	while (*pp && (*pp)->seg != seg)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static void marks_clear(struct win_cache *wc)
+{
+	size_t b;
+
+	for (b = 0; b < WIN_MARK_BUCKETS; b++) {
+		struct win_marks *sm = wc->marks[b], *n;
+
+		for (; sm; sm = n) {
+			n = sm->next;
+			free(sm->m);
+			free(sm);
+		}
+		wc->marks[b] = NULL;
+	}
+	wc->nmarks = 0;
+}
+
+/* Remember that a chunk of segment @seg starts at @start with state @st.
+ * Best effort: a failed allocation only costs a later decode. */
+static void marks_add(struct win_cache *wc, uint64_t seg, uint64_t start,
+		      const struct win_state *st)
+{
+	struct win_marks **pp, *sm;
+
+	if (wc->nmarks >= WIN_MAX_MARKS)
+		marks_clear(wc);
+	pp = marks_slot(wc, seg);
+	sm = *pp;
+	if (!sm) {
+		sm = calloc(1, sizeof(*sm));
+		if (!sm)
+			return;
+		sm->seg = seg;
+		*pp = sm;
+	}
+	/* Marks come in order; one already known is known with its state. */
+	if (sm->n && sm->m[sm->n - 1].start >= start)
+		return;
+	if (sm->n == sm->cap) {
+		size_t cap = sm->cap ? 2 * sm->cap : 16;
+		struct win_mark *m = realloc(sm->m, cap * sizeof(*m));
+
+		if (!m)
+			return;
+		sm->m = m;
+		sm->cap = cap;
+	}
+	sm->m[sm->n].start = start;
+	sm->m[sm->n].st = *st;
+	sm->n++;
+	wc->nmarks++;
+}
+
+/* The last known chunk start of segment @seg at or before @off. */
+static const struct win_mark *marks_find(struct win_cache *wc, uint64_t seg,
+					 uint64_t off)
+{
+	struct win_marks *sm = *marks_slot(wc, seg);
+	size_t lo = 0, hi;
+
+	if (!sm || !sm->n || sm->m[0].start > off)
+		return NULL;
+	hi = sm->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (sm->m[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &sm->m[lo];
+}
+
 void win_cache_free(struct win_cache *wc)
 {
 	struct win *w, *n;
@@ -219,6 +336,7 @@ void win_cache_free(struct win_cache *wc)
 		n = w->older;
 		win_free(w);
 	}
+	marks_clear(wc);
 	free(wc->by_start);
 	free(wc->by_end);
 	free(wc->scratch);
@@ -257,6 +375,7 @@ void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg)
 	else
 		memset(&wc->cfg, 0, sizeof(wc->cfg));
 	win_drop_all(wc);
+	marks_clear(wc);	/* they hold time model states */
 }
 
 size_t win_cache_bytes(const struct win_cache *wc)
@@ -359,27 +478,26 @@ static void win_bound_cycles(struct win_row *rows, size_t n)
 }
 
 /*
- * Decode the chunk of segment [@seg, @seg_end) that starts at @start with
- * state @in, into a new cached window.  Stops before the segment's end,
- * after WIN_MAX_ROWS rows, or at an error, which becomes a row covering
- * the rest of the segment.
+ * Decode the chunk of a segment ending at @seg_end that starts at @start
+ * with state *@st into the scratch rows, leaving the state after it in
+ * *@st and its end in *@end.  Stops before the segment's end, after
+ * WIN_MAX_ROWS rows, or at an error, which becomes a row covering the
+ * rest of the segment.  Returns the number of rows.
  */
-static struct win *win_decode(struct win_cache *wc, uint64_t start,
-			      uint64_t seg, uint64_t seg_end,
-			      const struct win_state *in)
+static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
+			      uint64_t seg_end, struct win_state *stp,
+			      uint64_t *end)
 {
 	struct img_cursor cur;
-	struct win_state st = *in;
+	struct win_state st = *stp;
 	struct win_row *rows = wc->scratch;
-	struct win *w;
 	size_t n = 0;
 	uint64_t off = start;
 
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
+	*end = start;
 	if (img_cursor_init(&cur, wc->img, start) < 0)
-		goto out_free;
+		return 0;
+	wc->decoded++;
 	while (n < WIN_MAX_ROWS && off < seg_end) {
 		struct win_row *row = &rows[n];
 		int r;
@@ -415,10 +533,27 @@ static struct win *win_decode(struct win_cache *wc, uint64_t start,
 		off = img_cursor_offset(&cur);
 		n++;
 	}
+	*stp = st;
+	*end = off;
+	return n;
+}
+
+/* Make a cached window of the @n scratch rows of the chunk [@start, @end)
+ * of segment [@seg, @seg_end), with state @out after it. */
+static struct win *win_make(struct win_cache *wc, size_t n, uint64_t start,
+			    uint64_t end, uint64_t seg, uint64_t seg_end,
+			    const struct win_state *out)
+{
+	struct win_row *rows = wc->scratch;
+	struct win *w;
+
 	if (!n) {
 		/* Nothing to decode here: the end of the image. */
-		goto out_free;
+		return NULL;
 	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
 	win_bound_cycles(rows, n);
 	w->rows = malloc(n * sizeof(*rows));
 	if (!w->rows)
@@ -426,20 +561,34 @@ static struct win *win_decode(struct win_cache *wc, uint64_t start,
 	memcpy(w->rows, rows, n * sizeof(*rows));
 	w->nrows = n;
 	w->start = start;
-	w->end = off;
+	w->end = end;
 	w->seg = seg;
 	w->seg_end = seg_end;
-	w->out = st;
+	w->out = *out;
 	if (win_link(wc, w) < 0) {
 		free(w->rows);
 		goto out_free;
 	}
-	wc->decoded++;
+	if (end < seg_end && end > start)
+		marks_add(wc, seg, end, out);
 	return w;
 
 out_free:
 	free(w);
 	return NULL;
+}
+
+/* Decode the chunk of segment [@seg, @seg_end) that starts at @start with
+ * state @in into a new cached window. */
+static struct win *win_decode(struct win_cache *wc, uint64_t start,
+			      uint64_t seg, uint64_t seg_end,
+			      const struct win_state *in)
+{
+	struct win_state st = *in;
+	uint64_t end;
+	size_t n = win_decode_rows(wc, start, seg_end, &st, &end);
+
+	return win_make(wc, n, start, end, seg, seg_end, &st);
 }
 
 /* The cached window starting exactly at @start, or NULL. */
@@ -470,12 +619,85 @@ static struct win *win_chunk_after(struct win_cache *wc, struct win *w)
 	return n;
 }
 
+/*
+ * Decode from the chunk of segment [@seg, @seg_end) at @start (state @in)
+ * up to the chunk holding @off, which becomes a cached window; the chunks
+ * before it are decoded only for their ends and states, kept as marks.
+ * Returns that window; NULL on failure or at the end of the image.
+ */
+static struct win *win_walk(struct win_cache *wc, uint64_t start,
+			    const struct win_state *in, uint64_t seg,
+			    uint64_t seg_end, uint64_t off)
+{
+	struct win_state st = *in;
+	struct win *w;
+	uint64_t end;
+	size_t n;
+
+	for (;;) {
+		n = win_decode_rows(wc, start, seg_end, &st, &end);
+		if (!n)
+			return NULL;
+		if (end > off || end >= seg_end || end <= start)
+			break;
+		marks_add(wc, seg, end, &st);
+		start = end;
+		if ((w = win_find_start(wc, start))) {
+			/* decoded before, and still cached */
+			while (w->end <= off && w->end < w->seg_end) {
+				struct win *nx = win_find_start(wc, w->end);
+
+				if (!nx)
+					return win_walk(wc, w->end, &w->out,
+							seg, seg_end, off);
+				w = nx;
+			}
+			win_touch(wc, w);
+			return w;
+		}
+	}
+	w = win_make(wc, n, start, end, seg, seg_end, &st);
+	if (w)
+		win_touch(wc, w);
+	return w;
+}
+
+/* The segment [*@seg, *@seg_end) holding @off; *@pre_psb if it is the
+ * bytes before the first PSB. */
+static void win_segment(struct win_cache *wc, uint64_t off, uint64_t *seg,
+			uint64_t *seg_end, int *pre_psb)
+{
+	struct win_seg *m;
+	size_t k;
+
+	for (k = 0; k < 4; k++) {
+		m = &wc->segs[k];
+		if (m->valid && m->seg <= off && off < m->seg_end) {
+			*seg = m->seg;
+			*seg_end = m->seg_end;
+			*pre_psb = m->pre_psb;
+			return;
+		}
+	}
+	*pre_psb = win_psb_at_or_before(wc, off, seg) < 0;
+	if (*pre_psb)
+		*seg = 0;
+	if (win_psb_after(wc, *seg, seg_end) < 0)
+		*seg_end = wc->img->size;
+	m = &wc->segs[wc->seg_next++ & 3];
+	m->seg = *seg;
+	m->seg_end = *seg_end;
+	m->pre_psb = *pre_psb;
+	m->valid = 1;
+}
+
 /* The window holding offset @off, decoded if need be, or NULL. */
 static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 {
 	struct win_state st;
 	struct win *w;
 	uint64_t seg, seg_end;
+	const struct win_mark *mark;
 	int pre_psb;
 
 	if (!wc->img->size)
@@ -494,11 +716,16 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 	 * after chunk, as they were decoded. */
 	if (w)
 		goto out_hit;
-	pre_psb = win_psb_at_or_before(wc, off, &seg) < 0;
-	if (pre_psb)
-		seg = 0;
-	if (win_psb_after(wc, seg, &seg_end) < 0)
-		seg_end = wc->img->size;
+	win_segment(wc, off, &seg, &seg_end, &pre_psb);
+	mark = marks_find(wc, seg, off);
+	if (mark) {
+		/* Deep in a long segment: from the nearest chunk known. */
+		w = win_find_start(wc, mark->start);
+		if (!w)
+			return win_walk(wc, mark->start, &mark->st, seg,
+					seg_end, off);
+		goto out_chunks;
+	}
 	w = win_find_start(wc, seg);
 	if (!w) {
 		/* Only a decode needs the time model's state at the PSB,
@@ -513,10 +740,16 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 			if (!wc->ops.carry(wc->ops.ctx, seg, &carry))
 				tm_restore(&st.tm, &carry);
 		}
-		w = win_decode(wc, seg, seg, seg_end, &st);
+		return win_walk(wc, seg, &st, seg, seg_end, off);
 	}
-	while (w && w->end <= off && w->end < w->seg_end)
-		w = win_chunk_after(wc, w);
+out_chunks:
+	while (w->end <= off && w->end < w->seg_end) {
+		struct win *n = win_find_start(wc, w->end);
+
+		if (!n)
+			return win_walk(wc, w->end, &w->out, seg, seg_end, off);
+		w = n;
+	}
 	if (!w)
 		return NULL;
 	if (off >= w->end && w->end < wc->img->size) {

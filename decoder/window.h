@@ -104,8 +104,8 @@ void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg);
 int win_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb);
 int win_psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb);
 
-/* Bytes of rows currently cached, and the number of windows decoded so
- * far (for tests and the info screen). */
+/* Bytes of rows currently cached, and the number of chunks decoded so
+ * far, kept as windows or not (for tests and the info screen). */
 size_t win_cache_bytes(const struct win_cache *wc);
 uint64_t win_cache_decoded(const struct win_cache *wc);
 

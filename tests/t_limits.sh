@@ -5,7 +5,7 @@
 # sizes (1x and 4x) and the ratios of CPU time and peak RSS are checked:
 # linear work gives about 4, quadratic 16.  No absolute time is asserted;
 # the RSS bound is loose.  The browser stepping through PSBs 16 bytes
-# apart is measured the same way.
+# apart, and through one segment of megabytes, is measured the same way.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 tmp=$(mktemp -d)
@@ -88,4 +88,36 @@ for n in 1 4; do
 		"$tmp/ui.time" >"$tmp/ui_psb.$n"
 done
 check ui_psb 10 6
+
+# The browser on one PSB segment of megabytes (no PSB after the first, as
+# with a huge PSB period or a cut trace), without an index: the first
+# screen, the end, half way, a page back, the start.  Chunks passed on the
+# way are not kept, so memory stays within the window cache's bound (the
+# RSS also counts the file's pages); work grows with the bytes decoded.
+ptgen=${BUILD:-build}/tools/ptgen
+if [ -x "$ptgen" ]; then
+	printf 'G
+b
+:goto 50%%
+b
+g
+q
+' >"$tmp/keys"
+	for n in 1 4; do
+		"$ptgen" --seed 5 --size $((n * 4))MiB --psb-period 1GiB 			-o "$tmp/long.$n" >/dev/null || fail "ptgen failed"
+		$TIME -f '%U %S %M' -o "$tmp/ui.time" timeout 120 "$PTBROWSE" --no-state \
+			--no-index --script "$tmp/keys" --size 80x24 "$tmp/long.$n" \
+			>/dev/null 2>&1 </dev/null
+		rc=$?
+		[ $rc = 0 ] || fail "browser on one long segment: status $rc"
+		awk '{ printf "%d %d\n", ($1 + $2) * 1000 + 10, $3 }' \
+			"$tmp/ui.time" >"$tmp/ui_long.$n"
+	done
+	check ui_long 10 3
+	read c r <"$tmp/ui_long.4"
+	[ "$r" -lt $((256 * 1024)) ] ||
+		fail "browser on a 16 MiB segment: peak RSS $((r / 1024)) MiB (bound 256)"
+else
+	echo "skip: no $ptgen for the long-segment case"
+fi
 exit $status

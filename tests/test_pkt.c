@@ -450,6 +450,59 @@ static void test_sync_false_starts(void **state __attribute__((unused)))
 	assert_int_equal(pkt_sync_backward(&dec), -pte_nosync);
 }
 
+/* From every offset of random buffers rich in 02 and 82, backward sync
+ * lands on the last PSB before it that the forward search finds. */
+static void test_sync_backward_random(void **state __attribute__((unused)))
+{
+	static const uint8_t alphabet[] = { 0x02, 0x82, 0x02, 0x82, 0x02,
+					    0x82, 0x00, 0x23, 0x06, 0x99 };
+	uint8_t b[300];
+	uint64_t seed = 12345;
+	int round;
+
+	for (round = 0; round < 2000; round++) {
+		long psb_before[sizeof(b) + 1];
+		struct pkt_decoder dec;
+		const uint8_t *q;
+		size_t i, n = 20 + (size_t)(round % 280), run = 0;
+		long last = -1;
+
+		for (i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			/* long clean runs too, not only noise */
+			if (run) {
+				b[i] = (i & 1) ? 0x82 : 0x02;
+				run--;
+			} else if ((seed >> 60) == 0) {
+				run = (size_t)(seed >> 40) % 40;
+				b[i] = (i & 1) ? 0x82 : 0x02;
+			} else {
+				b[i] = (seed >> 33) % 7 == 0 ? (uint8_t)(seed >> 20) :
+				       alphabet[(seed >> 33) % sizeof(alphabet)];
+			}
+		}
+		/* psb_before[k]: the last PSB starting before offset k */
+		q = pkt_find_psb(b, b + n);
+		for (i = 0; i <= n; i++) {
+			while (q && (size_t)(q - b) < i) {
+				last = q - b;
+				q = pkt_find_psb(q + 1, b + n);
+			}
+			psb_before[i] = last;
+		}
+		pkt_decoder_init(&dec, b, b + n, 0);
+		for (i = 0; i <= n; i++) {
+			pkt_sync_set(&dec, i);
+			if (psb_before[i] < 0) {
+				assert_int_equal(pkt_sync_backward(&dec), -pte_nosync);
+			} else {
+				assert_int_equal(pkt_sync_backward(&dec), 0);
+				assert_int_equal(pkt_offset(&dec), psb_before[i]);
+			}
+		}
+	}
+}
+
 static void test_names(void **state __attribute__((unused)))
 {
 	int t;
@@ -490,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_sync_false_starts),
+		cmocka_unit_test(test_sync_backward_random),
 		cmocka_unit_test(test_names),
 	};
 

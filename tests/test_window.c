@@ -357,6 +357,121 @@ static void test_chunks(void **state)
 	free(buf);
 }
 
+/*
+ * A segment of many chunks (a PSB period of megabytes, or no PSB after
+ * the first): jumps anywhere in it give the rows of a walk from its PSB,
+ * the cache stays within its bound, and once a chunk boundary has been
+ * passed a jump near it decodes a chunk or two, not the segment again.
+ */
+static void test_long_segment(void **state)
+{
+	size_t cap = 3u << 20, n = 0, nrows = 0, rcap = 0, k;
+	uint8_t *buf = malloc(cap + 64);
+	struct ref_row {
+		uint64_t off, cyc_total, ip;
+	} *ref = NULL;
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	const size_t max_bytes = 4 * WIN_MAX_ROWS * sizeof(struct win_row);
+	uint64_t seed = 99, before;
+
+	(void)state;
+	assert_non_null(buf);
+	n = put(buf, n, psb, 16);
+	while (n < cap) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		switch ((seed >> 61) & 7) {
+		case 0:
+			buf[n++] = 0x00;			/* pad */
+			break;
+		case 1:
+		case 2:
+			buf[n++] = (uint8_t)(((seed >> 40) & 0x7e) | 0x80);	/* tnt.8 */
+			break;
+		case 3:
+		case 4:
+			buf[n++] = (uint8_t)(((seed >> 32) & 0xf8) | 0x03);	/* cyc */
+			break;
+		case 5:
+			buf[n++] = 0x59;			/* mtc */
+			buf[n++] = (uint8_t)(seed >> 24);
+			break;
+		default:
+			buf[n++] = 0x2d;			/* tip, 16 bits */
+			buf[n++] = (uint8_t)(seed >> 16);
+			buf[n++] = (uint8_t)(seed >> 8);
+			break;
+		}
+	}
+	img_init_flat(&img, &span, buf, n);
+	/* The reference: every row, walked from the start. */
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	do {
+		const struct win_row *row = win_row(&it);
+
+		if (nrows == rcap) {
+			rcap = rcap ? 2 * rcap : 1 << 16;
+			ref = realloc(ref, rcap * sizeof(*ref));
+			assert_non_null(ref);
+		}
+		ref[nrows].off = row->pkt.offset;
+		ref[nrows].cyc_total = row->cyc_total;
+		ref[nrows].ip = row->ip;
+		nrows++;
+	} while (!win_next(&it));
+	win_iter_release(&it);
+	win_cache_free(wc);
+	assert_true(nrows > 100 * WIN_MAX_ROWS);
+
+	/* Jumps, with a cache of four windows. */
+	assert_int_equal(win_cache_new(&wc, &img, NULL, max_bytes), 0);
+	for (k = 0; k < 300; k++) {
+		uint64_t off;
+		size_t lo = 0, hi = nrows;
+		const struct win_row *row;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		off = k == 0 ? n - 1 : (seed >> 20) % n;
+		before = win_cache_decoded(wc);
+		assert_int_equal(win_seek(&it, wc, off), 0);
+		/* after the first jump to the end, every chunk start is known */
+		if (k > 0)
+			assert_true(win_cache_decoded(wc) - before <= 1);
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (ref[mid].off <= off)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		row = win_row(&it);
+		assert_int_equal(row->pkt.offset, ref[lo].off);
+		assert_int_equal(row->cyc_total, ref[lo].cyc_total);
+		assert_int_equal(row->ip, ref[lo].ip);
+		/* a few steps each way cross chunk boundaries seamlessly */
+		if (k % 10 == 0) {
+			size_t j;
+
+			for (j = 1; j < 5000 && lo + j < nrows; j++) {
+				assert_int_equal(win_next(&it), 0);
+				assert_int_equal(win_row(&it)->pkt.offset, ref[lo + j].off);
+				assert_int_equal(win_row(&it)->cyc_total,
+						 ref[lo + j].cyc_total);
+			}
+		}
+		assert_true(win_cache_bytes(wc) <=
+			    max_bytes + WIN_MAX_ROWS * sizeof(struct win_row));
+	}
+	win_iter_release(&it);
+	win_cache_free(wc);
+	free(ref);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_pre_psb),
 		cmocka_unit_test(test_error_row),
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_long_segment),
 		cmocka_unit_test(test_shared_traces),
 	};
 

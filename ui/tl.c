@@ -42,18 +42,26 @@ struct tl_cache {
 
 static struct tl_cache tl_cache;
 
+/* Decoding from the last PSB to the end costs this much at most here;
+ * past it the index's totals tell the end of time. */
+#define TL_TAIL_MAX (1u << 20)
+
 /* The TSC of the last row (decoding one window at the end), or 0. */
 static uint64_t tl_last_tsc(struct ui *ui)
 {
 	static const struct win_cache *wc;
 	static uint64_t size, tsc;
 	struct win_iter it = { 0 };
+	uint64_t end = ui->img->size ? ui->img->size - 1 : 0, psb;
 	int n = WIN_MAX_ROWS;
 
 	if (wc == ui->wc && size == ui->img->size)
 		return tsc;
 	tsc = 0;
-	if (!win_seek(&it, ui->wc, ui->img->size ? ui->img->size - 1 : 0)) {
+	/* A long last segment: a time near its start will do for now. */
+	if (!win_psb_at_or_before(ui->wc, end, &psb) && end - psb > TL_TAIL_MAX)
+		end = psb + TL_TAIL_MAX / 16;
+	if (!win_seek(&it, ui->wc, end)) {
 		do {
 			if (win_row(&it)->ts.flags & TM_F_TSC) {
 				tsc = win_row(&it)->ts.tsc;
