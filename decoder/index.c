@@ -349,62 +349,6 @@ static const uint8_t psb_bytes[PKT_PSB_SIZE] = {
 	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
 };
 
-/* The first q in [p, end - 1) with q[0] == 02 and q[1] == 82, or NULL. */
-static const uint8_t *find_0282_scalar(const uint8_t *p, const uint8_t *end)
-{
-	while (end - p >= 2) {
-		const uint8_t *q = memchr(p, 2, (size_t)(end - p - 1));
-
-		if (!q)
-			return NULL;
-		if (q[1] == 0x82)
-			return q;
-		p = q + 1;
-	}
-	return NULL;
-}
-
-#if defined(__x86_64__)
-__attribute__((target("avx2")))
-static const uint8_t *find_0282_avx2(const uint8_t *p, const uint8_t *end)
-{
-	const __m256i c02 = _mm256_set1_epi8(2);
-	const __m256i c82 = _mm256_set1_epi8((char)0x82);
-
-	/* Looking at q + 1 and q + 3 too (02 82 02 82) keeps false starts
-	 * rare; a PSB has at least that much of its pattern. */
-	while (end - p >= 64 + 3) {
-		__m256i a0 = _mm256_loadu_si256((const __m256i *)p);
-		__m256i a1 = _mm256_loadu_si256((const __m256i *)(p + 1));
-		__m256i b0 = _mm256_loadu_si256((const __m256i *)(p + 32));
-		__m256i b1 = _mm256_loadu_si256((const __m256i *)(p + 33));
-		__m256i ma = _mm256_and_si256(_mm256_cmpeq_epi8(a0, c02),
-					      _mm256_cmpeq_epi8(a1, c82));
-		__m256i mb = _mm256_and_si256(_mm256_cmpeq_epi8(b0, c02),
-					      _mm256_cmpeq_epi8(b1, c82));
-		uint64_t m = (uint32_t)_mm256_movemask_epi8(ma) |
-			     (uint64_t)(uint32_t)_mm256_movemask_epi8(mb) << 32;
-
-		if (m)
-			return p + __builtin_ctzll(m);
-		p += 64;
-	}
-	return find_0282_scalar(p, end);
-}
-#endif
-
-static const uint8_t *(*find_0282)(const uint8_t *, const uint8_t *) = find_0282_scalar;
-static pthread_once_t find_once = PTHREAD_ONCE_INIT;
-
-static void find_pick(void)
-{
-#if defined(__x86_64__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2"))
-		find_0282 = find_0282_avx2;
-#endif
-}
-
 /* Whether a pair 02 82 starts at logical offset @off (reading across
  * spans, not across gaps). */
 static int pair_at(const struct img *img, uint64_t off)
@@ -428,7 +372,7 @@ static uint64_t next_pair(const struct img *img, size_t si, uint64_t x, uint64_t
 	if (x >= b)
 		return UINT64_MAX;
 	if (lim > x + 1) {
-		q = find_0282(base + x, base + lim);
+		q = pkt_find_pair(base + x, base + lim);
 		if (q)
 			return (uint64_t)(q - base) < b ? (uint64_t)(q - base) : UINT64_MAX;
 	}
@@ -861,6 +805,23 @@ static void count_error(struct idx_summary *s)
 }
 
 /*
+ * Inside a segment, which may be many megabytes long: every CANCEL_STEP
+ * bytes, credit the bytes done since the last call (*@credited holds
+ * what was credited so far of the @done bytes of this segment) and look
+ * for a cancel.  Returns -pte_canceled or 0.
+ */
+static int pace(struct idx *idx, uint64_t done, uint64_t *credited)
+{
+	if (!idx)
+		return 0;
+	atomic_fetch_add_explicit(&idx->done, done - *credited,
+				  memory_order_relaxed);
+	*credited = done;
+	return atomic_load_explicit(&idx->cancel, memory_order_relaxed) ?
+	       -pte_canceled : 0;
+}
+
+/*
  * A skimming pass for the summaries: the packets that make up nearly all
  * of a trace (tnt.8, pad, one-byte cyc, tip/fup, mtc, psbend, cbr, tma,
  * pip) are sized and classed from one or two bytes by table; everything
@@ -974,26 +935,37 @@ static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles)
 }
 #endif
 
-static void skim(const uint8_t *p, const uint8_t *end, uint64_t off,
-		 struct idx_summary *s)
+static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
+		uint64_t off, struct idx_summary *s, uint64_t *credited)
 {
+	const uint8_t *begin = p, *next = p + CANCEL_STEP;
 	struct pkt_decoder dec;
 	struct pkt pkt;
 	uint64_t cnt[PKC_NCLASSES] = { 0 }, cycles = 0;
-	int ret, c;
+	int ret, c, status = 0;
 
 	pkt_decoder_init(&dec, p, end, off);
 	while (p < end) {
+		if (p >= next) {
+			status = pace(idx, (uint64_t)(p - begin), credited);
+			if (status < 0)
+				break;
+			next = p + CANCEL_STEP;
+		}
 		/*
 		 * The fast loop: no bounds checks (every fast packet is at
 		 * most 9 bytes), class counts packed in bytes of one register
 		 * (flushed before a byte can overflow), so the only chain
-		 * from one packet to the next is the size lookup.
+		 * from one packet to the next is the size lookup.  It stops
+		 * every CANCEL_STEP bytes.
 		 */
 		if (dec.bip_sz < 0 && end - p > PKT_MAX_SIZE) {
 			const uint8_t *fend = end - PKT_MAX_SIZE;
 			uint64_t acc = 0;
 			unsigned k = 0;
+
+			if (fend > next)
+				fend = next;
 
 			while (p < fend) {
 				unsigned b = *p, sz = skim_size[b];
@@ -1040,6 +1012,8 @@ static void skim(const uint8_t *p, const uint8_t *end, uint64_t off,
 			skim_flush(acc, cnt);
 			if (p >= end)
 				break;
+			if (p >= next)
+				continue;
 		}
 		dec.pos = p;
 		ret = pkt_next(&dec, &pkt);
@@ -1059,15 +1033,19 @@ static void skim(const uint8_t *p, const uint8_t *end, uint64_t off,
 		s->per_class[c] += cnt[c];
 		s->npackets += cnt[c];
 	}
+	return status;
 }
 
-/* Summarise the segment [@off, @end). */
-static void summarise(const struct img *img, uint64_t off, uint64_t end,
-		      struct idx_summary *s)
+/* Summarise the segment [@off, @end); *@credited as for pace().
+ * Returns 0, or -pte_canceled (the summary is then partial). */
+static int summarise(struct idx *idx, uint64_t off, uint64_t end,
+		     struct idx_summary *s, uint64_t *credited)
 {
+	const struct img *img = idx->img;
 	const struct img_span *sp;
 	struct img_cursor cur;
 	struct pkt pkt;
+	uint64_t next = off + CANCEL_STEP;
 	long si;
 	int ret;
 
@@ -1075,25 +1053,31 @@ static void summarise(const struct img *img, uint64_t off, uint64_t end,
 	s->size = end - off;
 	si = img_span_of(img, off);
 	if (si < 0)
-		return;
+		return 0;
 	sp = &img->spans[si];
 	if (end <= sp->off + sp->size) {
 		/* The common case: one span, skimmed. */
-		skim(sp->data + (off - sp->off), sp->data + (end - sp->off), off, s);
-		return;
+		return skim(idx, sp->data + (off - sp->off),
+			    sp->data + (end - sp->off), off, s, credited);
 	}
 	if (img_cursor_init(&cur, img, off) < 0)
-		return;
+		return 0;
 	while (img_cursor_offset(&cur) < end) {
+		if (img_cursor_offset(&cur) >= next) {
+			if (pace(idx, img_cursor_offset(&cur) - off, credited) < 0)
+				return -pte_canceled;
+			next = img_cursor_offset(&cur) + CANCEL_STEP;
+		}
 		ret = img_cursor_next(&cur, &pkt);
 		if (ret == -pte_eos)
-			return;
+			return 0;
 		if (ret < 0 || img_cursor_offset(&cur) > end) {
 			count_error(s);
-			return;
+			return 0;
 		}
 		count_pkt(s, &pkt);
 	}
+	return 0;
 }
 
 static int push_exc(struct unit2 *u, uint64_t seg, const struct idx_summary *s)
@@ -1146,16 +1130,20 @@ static int sum_unit(struct idx *idx, struct unit2 *u)
 	int ret;
 
 	for (i = u->s0; i < u->s1; i++) {
+		uint64_t credited = 0;
+
 		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
 			return -pte_canceled;
 		end = i + 1 < n ? seek_off(idx, i + 1) : size;
-		summarise(idx->img, seek_off(idx, i), end, &s);
+		if (summarise(idx, seek_off(idx, i), end, &s, &credited) < 0)
+			return -pte_canceled;
 		if (pack_summary(idx, i, &s)) {
 			ret = push_exc(u, i, &s);
 			if (ret < 0)
 				return ret;
 		}
-		atomic_fetch_add_explicit(&idx->done, s.size, memory_order_relaxed);
+		atomic_fetch_add_explicit(&idx->done, s.size - credited,
+					  memory_order_relaxed);
 	}
 	return 0;
 }
@@ -1605,14 +1593,17 @@ static int phase2(struct idx *idx)
 
 /* Feed the packets of segment [@off, @end) to @tm, as a window decoder
  * would: a decode error (or a packet running into the next PSB) ends the
- * segment and loses data. */
-static void time_segment(const struct img *img, uint64_t off, uint64_t end,
-			 struct tm_model *tm)
+ * segment and loses data.  With @idx, progress is credited and a cancel
+ * seen every CANCEL_STEP bytes (*@credited as for pace()).
+ * Returns 0, or -pte_canceled (@tm is then mid-segment). */
+static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
+			uint64_t end, struct tm_model *tm, uint64_t *credited)
 {
 	struct img_cursor cur;
 	struct tm_stamp st;
 	struct pkt pkt;
 	long si = img_span_of(img, off);
+	uint64_t next = off + CANCEL_STEP;
 	int r;
 
 	if (si >= 0 && end <= img->spans[si].off + img->spans[si].size) {
@@ -1626,20 +1617,30 @@ static void time_segment(const struct img *img, uint64_t off, uint64_t end,
 		for (;;) {
 			r = pkt_next(&dec, &pkt);
 			if (r == -pte_eos)
-				return;
+				return 0;
 			if (r < 0) {
 				tm_gap(tm);
-				return;
+				return 0;
 			}
 			tm_step(tm, &pkt, &st);
+			if (__builtin_expect(pkt.offset >= next, 0)) {
+				if (pace(idx, pkt.offset - off, credited) < 0)
+					return -pte_canceled;
+				next = pkt.offset + CANCEL_STEP;
+			}
 		}
 	}
 	if (img_cursor_init(&cur, img, off) < 0)
-		return;
+		return 0;
 	while (img_cursor_offset(&cur) < end) {
+		if (img_cursor_offset(&cur) >= next) {
+			if (pace(idx, img_cursor_offset(&cur) - off, credited) < 0)
+				return -pte_canceled;
+			next = img_cursor_offset(&cur) + CANCEL_STEP;
+		}
 		r = img_cursor_next(&cur, &pkt);
 		if (r == -pte_eos)
-			return;
+			return 0;
 		if (cur.gap) {
 			cur.gap = 0;
 			tm_gap(tm);
@@ -1648,10 +1649,11 @@ static void time_segment(const struct img *img, uint64_t off, uint64_t end,
 			r = -pte_truncated;
 		if (r < 0) {
 			tm_gap(tm);
-			return;
+			return 0;
 		}
 		tm_step(tm, &pkt, &st);
 	}
+	return 0;
 }
 
 static struct tm_carry *carry_slot(const struct idx *idx, size_t c)
@@ -1673,7 +1675,7 @@ static int time_body(void *arg)
 	struct time_arg *ta = arg;
 	struct idx *idx = ta->idx;
 	size_t n = idx_nseeks(idx), i;
-	uint64_t rel = ta->from < n ? seek_off(idx, ta->from) : 0;
+	uint64_t rel = ta->from < n ? seek_off(idx, ta->from) : 0, credited;
 
 	for (i = ta->from; i < ta->to; i++) {
 		uint64_t off = seek_off(idx, i);
@@ -1697,7 +1699,10 @@ static int time_body(void *arg)
 							      memory_order_release);
 			}
 		}
-		time_segment(idx->img, off, end, &ta->tm);
+		credited = 0;
+		if (time_segment(ta->publish ? idx : NULL, idx->img, off, end,
+				 &ta->tm, &credited) < 0)
+			return -pte_canceled;
 		if (ta->memo) {
 			struct carry_memo *m = &idx->memo[(i + 1) % MEMO_SIZE];
 
@@ -1705,7 +1710,7 @@ static int time_body(void *arg)
 			tm_save(&ta->tm, &m->carry);
 		}
 		if (ta->publish) {
-			atomic_fetch_add_explicit(&idx->done, end - off,
+			atomic_fetch_add_explicit(&idx->done, end - off - credited,
 						  memory_order_relaxed);
 			/* In big steps: a segment rarely spans a whole page. */
 			if (end - rel >= (4u << 20) || i + 1 == ta->to) {
@@ -1756,7 +1761,6 @@ static void *coordinator(void *arg)
 	struct idx *idx = arg;
 	int ret = 0;
 
-	pthread_once(&find_once, find_pick);
 	pthread_once(&cls_once, cls_fill);
 	pthread_once(&skim_once, skim_fill);
 	if (!idx->cblk)

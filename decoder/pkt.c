@@ -607,6 +607,115 @@ int pkt_next_slow(struct pkt_decoder *dec, struct pkt *pkt)
 	return size;
 }
 
+/*
+ * The pair 02 82 that starts every PSB, searched for forward and backward
+ * 64 bytes at a time where the CPU has AVX2.
+ */
+static const uint8_t *pair_fwd_scalar(const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 2) {
+		const uint8_t *q = memchr(p, 2, (size_t)(end - p - 1));
+
+		if (!q)
+			return NULL;
+		if (q[1] == 0x82)
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+static const uint8_t *pair_back_scalar(const uint8_t *begin, const uint8_t *end)
+{
+	while (end - begin >= 2) {
+		const uint8_t *q = memrchr(begin + 1, 0x82, (size_t)(end - begin - 1));
+
+		if (!q)
+			return NULL;
+		if (q[-1] == 0x02)
+			return q - 1;
+		end = q;
+	}
+	return NULL;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* Bit i set where a pair starts at @p + i, for i in 0..63 (reads 65
+ * bytes). */
+__attribute__((target("avx2")))
+static inline uint64_t pair_mask64(const uint8_t *p)
+{
+	const __m256i c02 = _mm256_set1_epi8(2);
+	const __m256i c82 = _mm256_set1_epi8((char)0x82);
+	__m256i a0 = _mm256_loadu_si256((const __m256i *)p);
+	__m256i a1 = _mm256_loadu_si256((const __m256i *)(p + 1));
+	__m256i b0 = _mm256_loadu_si256((const __m256i *)(p + 32));
+	__m256i b1 = _mm256_loadu_si256((const __m256i *)(p + 33));
+	__m256i ma = _mm256_and_si256(_mm256_cmpeq_epi8(a0, c02),
+				      _mm256_cmpeq_epi8(a1, c82));
+	__m256i mb = _mm256_and_si256(_mm256_cmpeq_epi8(b0, c02),
+				      _mm256_cmpeq_epi8(b1, c82));
+
+	return (uint32_t)_mm256_movemask_epi8(ma) |
+	       (uint64_t)(uint32_t)_mm256_movemask_epi8(mb) << 32;
+}
+
+__attribute__((target("avx2")))
+static const uint8_t *pair_fwd_avx2(const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 65) {
+		uint64_t m = pair_mask64(p);
+
+		if (m)
+			return p + __builtin_ctzll(m);
+		p += 64;
+	}
+	return pair_fwd_scalar(p, end);
+}
+
+__attribute__((target("avx2")))
+static const uint8_t *pair_back_avx2(const uint8_t *begin, const uint8_t *end)
+{
+	/* Pairs starting at x .. x + 63 end by x + 64, inside [begin, end). */
+	while (end - begin >= 65) {
+		const uint8_t *x = end - 65;
+		uint64_t m = pair_mask64(x);
+
+		if (m)
+			return x + 63 - __builtin_clzll(m);
+		end = x + 1;
+	}
+	return pair_back_scalar(begin, end);
+}
+#endif
+
+static const uint8_t *(*pair_fwd)(const uint8_t *, const uint8_t *) = pair_fwd_scalar;
+static const uint8_t *(*pair_back)(const uint8_t *, const uint8_t *) = pair_back_scalar;
+
+__attribute__((constructor))
+static void pair_pick(void)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2")) {
+		pair_fwd = pair_fwd_avx2;
+		pair_back = pair_back_avx2;
+	}
+#endif
+}
+
+const uint8_t *pkt_find_pair(const uint8_t *p, const uint8_t *end)
+{
+	return p < end ? pair_fwd(p, end) : NULL;
+}
+
+const uint8_t *pkt_find_pair_back(const uint8_t *begin, const uint8_t *end)
+{
+	return begin < end ? pair_back(begin, end) : NULL;
+}
+
 /* The end of the run of 02 82 pairs starting at @p. */
 static const uint8_t *run_end(const uint8_t *p, const uint8_t *end)
 {
@@ -660,7 +769,7 @@ static const uint8_t *run_end_memo(const uint8_t *p, const uint8_t *end)
 const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end)
 {
 	while (end - p >= PKT_PSB_SIZE) {
-		const uint8_t *q = memmem(p, (size_t)(end - p), psb_pattern, 4);
+		const uint8_t *q = pkt_find_pair(p, end);
 		const uint8_t *e;
 
 		if (!q || end - q < PKT_PSB_SIZE)
@@ -703,13 +812,12 @@ int pkt_sync_backward(struct pkt_decoder *dec)
 		int cut = 0;
 
 		if (*q != 0x82 && *q != 0x02) {
-			/* A PSB before q ends in an 82: on to the last one. */
-			const uint8_t *r = memrchr(dec->begin, 0x82,
-						   (size_t)(q - dec->begin));
+			/* A PSB before q ends in a pair: on to the last one. */
+			const uint8_t *r = pkt_find_pair_back(dec->begin, q);
 
 			if (!r)
 				break;
-			p = r + 1;
+			p = r + 2;
 			continue;
 		}
 		/* Back to the run's start, but no further than two PSBs

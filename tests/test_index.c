@@ -918,6 +918,53 @@ static void test_generated(void **state)
 	free(b);
 }
 
+/*
+ * One PSB segment of 32 MiB: phases 2 and 3 report progress inside it,
+ * and a cancel there stops the build (checked between segments only, the
+ * build would run to its end and succeed).
+ */
+static void test_cancel_long_segment(void **state)
+{
+	size_t n = 0;
+	uint8_t *b = generate("--seed 3 --size 32MiB --psb-period 1GiB", &n);
+	enum idx_phase phases[] = { IDX_SEGMENTS, IDX_TIME };
+	struct img_span sp;
+	struct img img;
+	size_t k;
+
+	(void)state;
+	if (!b) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		skip();
+	}
+	img_init_flat(&img, &sp, b, n);
+	for (k = 0; k < 2; k++) {
+		struct idx_progress p;
+		struct idx *idx;
+		int seen = 0;
+
+		assert_int_equal(idx_new(&idx, &img, NULL), 0);
+		assert_int_equal(idx_set_threads(idx, 1), 0);
+		assert_int_equal(idx_start(idx), 0);
+		for (;;) {
+			idx_progress(idx, &p);
+			if (p.finished)
+				break;
+			if (p.phase == phases[k] && p.done > 0 &&
+			    p.done < p.total / 2) {
+				seen = 1;
+				idx_cancel(idx);
+				break;
+			}
+			usleep(50);
+		}
+		assert_true(seen);
+		assert_int_equal(idx_wait(idx), -pte_canceled);
+		idx_free(idx);
+	}
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -931,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_cancel_progress),
 		cmocka_unit_test(test_cancel_race),
+		cmocka_unit_test(test_cancel_long_segment),
 		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_generated),
 	};

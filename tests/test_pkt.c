@@ -503,6 +503,44 @@ static void test_sync_backward_random(void **state __attribute__((unused)))
 	}
 }
 
+/* The 02 82 pair finders, forward and backward, against a naive scan
+ * over every sub-range of random buffers. */
+static void test_find_pair(void **state __attribute__((unused)))
+{
+	static const uint8_t alphabet[] = { 0x02, 0x82, 0x00, 0x03, 0x82 };
+	uint8_t b[200];
+	uint64_t seed = 777;
+	int round;
+
+	for (round = 0; round < 300; round++) {
+		size_t i, a, e;
+
+		for (i = 0; i < sizeof(b); i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			b[i] = (seed >> 61) == 0 ? alphabet[(seed >> 40) % 5] :
+			       (uint8_t)(seed >> 33);
+			if (round % 3 == 0 && (seed >> 58) != 0)
+				b[i] = 0x55;	/* sparse: long stretches without */
+		}
+		for (a = 0; a < sizeof(b); a += 1 + a / 8) {
+			for (e = a; e <= sizeof(b); e += 1 + (e - a) / 4) {
+				const uint8_t *f = NULL, *l = NULL;
+				size_t k;
+
+				for (k = a; k + 1 < e; k++) {
+					if (b[k] == 0x02 && b[k + 1] == 0x82) {
+						if (!f)
+							f = b + k;
+						l = b + k;
+					}
+				}
+				assert_ptr_equal(pkt_find_pair(b + a, b + e), f);
+				assert_ptr_equal(pkt_find_pair_back(b + a, b + e), l);
+			}
+		}
+	}
+}
+
 static void test_names(void **state __attribute__((unused)))
 {
 	int t;
@@ -544,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_sync_false_starts),
 		cmocka_unit_test(test_sync_backward_random),
+		cmocka_unit_test(test_find_pair),
 		cmocka_unit_test(test_names),
 	};
 

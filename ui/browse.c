@@ -238,31 +238,18 @@ static int ui_poll_index(struct ui *ui)
 }
 
 /*
- * Stop and free the index.  The builder can miss a cancel that arrives
- * while it waits for its workers (decoder/index.c, reported), so give it a
- * moment to stop; if it does not, leave it to the process exit rather than
- * hang in idx_free().
+ * Stop and free the index, waiting for its builder: it reads the trace's
+ * mapping, which the caller may unmap next.  The builder looks for a
+ * cancel every 256 KiB, inside long segments too, so this is quick.
  */
 void ui_idx_stop(struct ui *ui)
 {
-	struct idx_progress p;
-	int i;
-
 	if (!ui->idx)
 		return;
 	ui_cache_join(ui);
 	idx_cancel(ui->idx);
-	for (i = 0; i < 100; i++) {
-		idx_progress(ui->idx, &p);
-		if (p.finished || p.phase == IDX_IDLE) {
-			idx_free(ui->idx);
-			ui->idx = NULL;
-			return;
-		}
-		usleep(5000);
-	}
+	idx_free(ui->idx);
 	ui->idx = NULL;
-	ui->idx_leaked = 1;
 }
 
 /* goto_ctx callbacks: sync point @n from the index. */
@@ -526,10 +513,6 @@ static int ui_reload(struct ui *ui)
 	if (had_idx) {
 		/* The remap invalidates what a running builder reads. */
 		ui_idx_stop(ui);
-		if (ui->idx_leaked) {
-			ui_message(ui, UI_ERROR, "reload: the index did not stop; not reloading");
-			return UI_DRAW_STATUS;
-		}
 	}
 	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));
 	if (r < 0) {

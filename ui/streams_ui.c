@@ -50,11 +50,6 @@ int su_switch(struct ui *ui, int s)
 	search_ui_free(ui);
 	mu_stop(ui);
 	ui_idx_stop(ui);
-	if (ui->idx_leaked) {
-		win_cache_free(wc);
-		ui_message(ui, UI_ERROR, "streams: the index did not stop; staying here");
-		return UI_DRAW_STATUS;
-	}
 	if (ui->stream_no < SU_MAX_STREAMS) {
 		su.cursor[ui->stream_no] = ui->cursor;
 		su.seen[ui->stream_no] = 1;

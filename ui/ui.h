@@ -102,7 +102,6 @@ struct ui {
 	const char *name;		/* file name for the header */
 	struct idx *idx;		/* NULL if indexing is off */
 	int idx_ops_set;		/* windows use the index's time carries */
-	int idx_leaked;			/* a builder that did not stop */
 	int idx_from_cache;		/* the index came whole from the cache */
 	int cache_saving;		/* cache_thread is writing the cache */
 	pthread_t cache_thread;
