@@ -319,9 +319,7 @@ int trace_guard(int (*body)(void *arg), void *arg)
 int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 		  char *err, size_t errlen)
 {
-	struct load_args la;
 	struct stat st;
-	void *map;
 	int ret;
 
 	if (!t || !new_size || !grew || !err || !errlen)
@@ -341,6 +339,31 @@ int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 			 (unsigned long long)st.st_size);
 		return -pte_sigbus;
 	}
+	ret = trace_remap(t, err, errlen);
+	if (ret < 0)
+		return ret;
+	*grew = 1;
+	return 0;
+}
+
+int trace_remap(struct trace *t, char *err, size_t errlen)
+{
+	struct load_args la;
+	struct stat st;
+	void *map;
+	int ret;
+
+	if (!t || !err || !errlen)
+		return -pte_invalid;
+	err[0] = '\0';
+	if (fstat(t->fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", t->path, strerror(errno));
+		return -pte_io;
+	}
+	if (!st.st_size) {
+		snprintf(err, errlen, "%s: the file is now empty", t->path);
+		return -pte_bad_file;
+	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, t->fd, 0);
 	if (map == MAP_FAILED) {
 		snprintf(err, errlen, "%s: cannot map %lld bytes: %s", t->path,
@@ -359,12 +382,14 @@ int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 	la.errlen = errlen;
 	ret = trace_guard(load_body, &la);
 	if (ret < 0) {
-		if (!err[0])
+		if (ret == -pte_sigbus)
+			snprintf(err, errlen, "%s: the file shrank while being read",
+				 t->path);
+		else if (!err[0])
 			snprintf(err, errlen, "%s: %s", t->path, pte_strerror(ret));
 		t->perf = NULL;
 		free_streams(t);
 		return ret;
 	}
-	*grew = 1;
 	return 0;
 }

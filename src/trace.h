@@ -85,4 +85,11 @@ int trace_guard(int (*body)(void *arg), void *arg);
 int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 		  char *err, size_t errlen);
 
+/* Map @t's file again at its current size (after it grew or shrank) and
+ * rebuild its streams over the new mapping; pointers into the old mapping
+ * become invalid.  Returns 0; or -pte_bad_file (the file is now empty) or
+ * -pte_io, with nothing changed; or what loading the streams returned,
+ * leaving @t without streams.  @err gets a one-line message. */
+int trace_remap(struct trace *t, char *err, size_t errlen);
+
 #endif /* TRACE_H */

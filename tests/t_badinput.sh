@@ -366,6 +366,26 @@ else
 	fail "R did not reload: '$(tail -n 1 "$tmp/g3.txt" 2>/dev/null | sed 's/ *$//')'"
 fi
 
+row=shrinks_while_open_browser
+# The browser reads where the file no longer is: it maps what is left,
+# says so, goes on, and the marks set before are still saved.
+"$GEN" --seed 5 --size 4MiB -o "$tmp/shr.pt" || exit 1
+ok=1
+start_browser "$tmp/shrstate" "$tmp/shr.pt"
+send "m a" ":save-screen $tmp/h1.txt"
+wait_screen "$tmp/h1.txt" || { fail "no first screen"; ok=0; }
+truncate -s 4096 "$tmp/shr.pt"
+send ":goto 90%" ":save-screen $tmp/h2.txt" "j j" ":save-screen $tmp/h3.txt"
+wait_screen "$tmp/h3.txt"
+stop_browser
+msg=$(tail -n 1 "$tmp/h2.txt" | sed 's/ *$//')
+[ "$msg" = "$tmp/shr.pt: the file shrank from 4194304 to 4096 bytes; showing what is left" ] ||
+	{ fail "message: '$msg'"; ok=0; }
+grep -q '/0x1000 ' "$tmp/h3.txt" || { fail "still the old size: $(tail -n 2 "$tmp/h3.txt")"; ok=0; }
+f=$(find "$tmp/shrstate" -name '*.marks' | head -n 1)
+grep -q '^mark a 0x0$' "$f" 2>/dev/null || { fail "marks file: $(cat "$f" 2>&1)"; ok=0; }
+[ $ok = 1 ] && pass
+
 row=state_dir_unwritable
 # The state directory's parent is a file: marks cannot be saved; the
 # browser says so, keeps them in memory, and saves them all once the

@@ -151,6 +151,18 @@ static void test_shrink(void **state)
 	assert_int_equal(grew, 0);
 	assert_non_null(strstr(err, "the file shrank from 262144 to 4096 bytes"));
 	assert_null(strchr(err, '\n'));
+	/* trace_remap() maps what is left, and the stream covers it. */
+	assert_int_equal(trace_remap(t, err, sizeof(err)), 0);
+	assert_int_equal(t->size, PAGE);
+	assert_int_equal(t->nstreams, 1);
+	assert_int_equal(t->streams[0].img.size, PAGE);
+	r.off = PAGE - 1;
+	assert_int_equal(trace_guard(read_body, &r), 7);
+	/* Nothing left: it says so and keeps the old mapping. */
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(trace_remap(t, err, sizeof(err)), -pte_bad_file);
+	assert_non_null(strstr(err, "the file is now empty"));
+	assert_int_equal(t->size, PAGE);
 	trace_close(t);
 }
 

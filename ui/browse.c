@@ -1041,34 +1041,107 @@ static int ui_getkey(struct ui *ui, int wait_ms)
 	return c;
 }
 
+/*
+ * The trace shrank while open: reading the lost part raised SIGBUS, which
+ * unwound to ui_guarded().  Stop what reads the old mapping, map what is
+ * left and go on there; marks stay as they are (and saved).  A file left
+ * empty ends the browser with a message.
+ */
+static void ui_shrunk(struct ui *ui)
+{
+	struct win_cache *wc;
+	char err[256] = "", what[256];
+	uint64_t size = 0;
+	int grew = 0;
+
+	mu_stop(ui);
+	search_ui_free(ui);
+	ui_idx_stop(ui);
+	if (trace_refresh(ui->trace, &size, &grew, what, sizeof(what)) != -pte_sigbus)
+		snprintf(what, sizeof(what), "%s: the file changed while being read",
+			 ui->trace->path);
+	if (!grew && trace_remap(ui->trace, err, sizeof(err)) < 0) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "%s", err);
+		ui->quit = 1;
+		return;
+	}
+	if ((size_t)ui->stream_no >= ui->trace->nstreams) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "%.200s; the stream is gone",
+			 what);
+		ui->quit = 1;
+		return;
+	}
+	ui->img = &ui->trace->streams[ui->stream_no].img;
+	if (win_cache_new(&wc, ui->img, NULL, UI_CACHE_BYTES) < 0) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "out of memory");
+		ui->quit = 1;
+		return;
+	}
+	win_cache_free(ui->wc);
+	ui->wc = wc;
+	win_cache_set_timing(ui->wc, &ui->tmcfg);
+	if (ui->cursor >= ui->img->size)
+		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
+	ui->top = ui->cursor;
+	if (!ui->no_index)
+		ui_idx_start(ui);
+	ui_layout(ui);
+	ui_message(ui, UI_ERROR, "%s; showing what is left", what);
+}
+
+/* Run @body(@arg) for @ui; a SIGBUS from a trace that shrank is recovered
+ * from by ui_shrunk().  Returns what @body returns, or -pte_sigbus. */
+static int ui_guarded(struct ui *ui, int (*body)(void *), void *arg)
+{
+	int r = trace_guard(body, arg);
+
+	if (r == -pte_sigbus)
+		ui_shrunk(ui);
+	return r;
+}
+
+/* One turn of the main loop: draw what changed, take a key or idle. */
+struct ui_turn {
+	struct ui *ui;
+	int draw, indexing, searching;
+};
+
+static int ui_turn_body(void *arg)
+{
+	struct ui_turn *t = arg;
+	struct ui *ui = t->ui;
+	int c;
+
+	if (t->draw) {
+		ui_draw(ui);
+		ui_flush(ui);
+		t->draw = 0;
+	}
+	/* A search's first hit is shown soon after it is known. */
+	c = ui_getkey(ui, t->searching > 1 ? 40 :
+		      t->indexing || t->searching || mu_busy(ui) ? 250 : 2000);
+	if (c == ERR) {
+		/* Idle: keep the progress fresh and decode ahead. */
+		t->indexing = ui_poll_index(ui);
+		nav_prefetch(ui);
+		t->draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
+		t->draw |= search_ui_poll(ui, &t->searching);
+		return 0;
+	}
+	t->draw = ui_key(ui, c);
+	t->draw |= search_ui_poll(ui, &t->searching);
+	if (c == KEY_RESIZE)
+		t->draw = UI_DRAW_ALL;
+	return 0;
+}
+
 static void ui_loop(struct ui *ui)
 {
-	int draw = UI_DRAW_ALL;
-	int indexing = 1, searching = 0;
+	struct ui_turn t = { ui, UI_DRAW_ALL, 1, 0 };
 
-	while (!ui->quit) {
-		int c;
-
-		if (draw) {
-			ui_draw(ui);
-			ui_flush(ui);
-			draw = 0;
-		}
-		/* A search's first hit is shown soon after it is known. */
-		c = ui_getkey(ui, searching > 1 ? 40 : indexing || searching || mu_busy(ui) ? 250 : 2000);
-		if (c == ERR) {
-			/* Idle: keep the progress fresh and decode ahead. */
-			indexing = ui_poll_index(ui);
-			nav_prefetch(ui);
-			draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
-			draw |= search_ui_poll(ui, &searching);
-			continue;
-		}
-		draw = ui_key(ui, c);
-		draw |= search_ui_poll(ui, &searching);
-		if (c == KEY_RESIZE)
-			draw = UI_DRAW_ALL;
-	}
+	while (!ui->quit)
+		if (ui_guarded(ui, ui_turn_body, &t) == -pte_sigbus)
+			t.draw = UI_DRAW_ALL;
 }
 
 static double ui_now(void)
@@ -1163,6 +1236,103 @@ static void ui_script_bench(struct ui *ui, char *args)
 	free(t);
 }
 
+/* Run script line @p (a command, a directive or keys) and draw. */
+static int ui_script_line(struct ui *ui, char *p)
+{
+	char *save, *tok;
+
+	if (*p == ':' && p[1]) {
+		ui_command(ui, p + 1);
+		ui_draw(ui);
+		ui_flush(ui);
+		return 0;
+	}
+	if (!strncmp(p, "bench ", 6)) {
+		ui_script_bench(ui, p + 6);
+		return 0;
+	}
+	if (!strcmp(p, "bench-startup")) {
+		printf("browse  first screen   %7.3f ms (start to first drawn screen)\n"
+		       "result browse-first-screen-ms %.3f\n",
+		       (ui_t_first - ui_t_start) * 1e3, (ui_t_first - ui_t_start) * 1e3);
+		fflush(stdout);
+		return 0;
+	}
+	if (!strcmp(p, "bench-rss")) {
+		struct rusage ru;
+
+		FILE *st = fopen("/proc/self/status", "r");
+		char l[256];
+		long cur = -1;
+
+		while (st && fgets(l, sizeof(l), st))
+			if (!strncmp(l, "VmRSS:", 6))
+				cur = atol(l + 6);
+		if (st)
+			fclose(st);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("browse  RSS            %7.1f MiB now, %.1f MiB at most\n"
+		       "result browse-rss-mib %.1f\nresult browse-max-rss-mib %.1f\n",
+		       cur / 1024.0, ru.ru_maxrss / 1024.0, cur / 1024.0,
+		       ru.ru_maxrss / 1024.0);
+		fflush(stdout);
+		return 0;
+	}
+	if (!strcmp(p, "bench-index")) {
+		double t0 = ui_now();
+
+		if (ui->idx)
+			idx_wait(ui->idx);
+		ui_poll_index(ui);
+		printf("browse  index wait     %7.3f s (after the first screen)\n",
+		       ui_now() - t0);
+		fflush(stdout);
+		return 0;
+	}
+	for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (!strcmp(tok, "wait-index")) {
+			if (ui->idx)
+				idx_wait(ui->idx);
+			ui_poll_index(ui);
+		} else if (!strcmp(tok, "wait-search")) {
+			search_ui_wait(ui);
+		} else if (!strncmp(tok, "resize=", 7)) {
+			int w, h;
+
+			if (sscanf(tok + 7, "%dx%d", &w, &h) == 2 && w > 0 && h > 0) {
+				resizeterm(h, w);
+				ui->rows = h;
+				ui->cols = w;
+				ui_key(ui, KEY_RESIZE);
+			}
+		} else if (!strncmp(tok, "click=", 6)) {
+			int col;
+			struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
+
+			if (sscanf(tok + 6, "%d", &col) == 1 && tl->h)
+				tl_click(ui, col);
+		} else {
+			ui_script_key(ui, tok);
+		}
+		ui_draw(ui);
+		ui_flush(ui);
+	}
+	return 0;
+}
+
+struct ui_script_step {
+	struct ui *ui;
+	char *line;
+};
+
+static int ui_script_body(void *arg)
+{
+	struct ui_script_step *st = arg;
+
+	return ui_script_line(st->ui, st->line);
+}
+
 /* A script: lines of key names, or ":command" lines, or directives. */
 static int ui_script(struct ui *ui, const char *path)
 {
@@ -1175,7 +1345,7 @@ static int ui_script(struct ui *ui, const char *path)
 		return 1;
 	}
 	while (!ui->quit && fgets(line, sizeof(line), f)) {
-		char *p = line, *save, *tok;
+		char *p = line;
 
 		lineno++;
 		line[strcspn(line, "\n")] = 0;
@@ -1183,82 +1353,10 @@ static int ui_script(struct ui *ui, const char *path)
 			p++;
 		if (!*p || *p == '#')
 			continue;
-		if (*p == ':' && p[1]) {
-			ui_command(ui, p + 1);
-			ui_draw(ui);
-			ui_flush(ui);
-			continue;
-		}
-		if (!strncmp(p, "bench ", 6)) {
-			ui_script_bench(ui, p + 6);
-			continue;
-		}
-		if (!strcmp(p, "bench-startup")) {
-			printf("browse  first screen   %7.3f ms (start to first drawn screen)\n"
-			       "result browse-first-screen-ms %.3f\n",
-			       (ui_t_first - ui_t_start) * 1e3, (ui_t_first - ui_t_start) * 1e3);
-			fflush(stdout);
-			continue;
-		}
-		if (!strcmp(p, "bench-rss")) {
-			struct rusage ru;
+		{
+			struct ui_script_step st = { ui, p };
 
-			FILE *st = fopen("/proc/self/status", "r");
-			char l[256];
-			long cur = -1;
-
-			while (st && fgets(l, sizeof(l), st))
-				if (!strncmp(l, "VmRSS:", 6))
-					cur = atol(l + 6);
-			if (st)
-				fclose(st);
-			getrusage(RUSAGE_SELF, &ru);
-			printf("browse  RSS            %7.1f MiB now, %.1f MiB at most\n"
-			       "result browse-rss-mib %.1f\nresult browse-max-rss-mib %.1f\n",
-			       cur / 1024.0, ru.ru_maxrss / 1024.0, cur / 1024.0,
-			       ru.ru_maxrss / 1024.0);
-			fflush(stdout);
-			continue;
-		}
-		if (!strcmp(p, "bench-index")) {
-			double t0 = ui_now();
-
-			if (ui->idx)
-				idx_wait(ui->idx);
-			ui_poll_index(ui);
-			printf("browse  index wait     %7.3f s (after the first screen)\n",
-			       ui_now() - t0);
-			fflush(stdout);
-			continue;
-		}
-		for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
-		     tok = strtok_r(NULL, " \t", &save)) {
-			if (!strcmp(tok, "wait-index")) {
-				if (ui->idx)
-					idx_wait(ui->idx);
-				ui_poll_index(ui);
-			} else if (!strcmp(tok, "wait-search")) {
-				search_ui_wait(ui);
-			} else if (!strncmp(tok, "resize=", 7)) {
-				int w, h;
-
-				if (sscanf(tok + 7, "%dx%d", &w, &h) == 2 && w > 0 && h > 0) {
-					resizeterm(h, w);
-					ui->rows = h;
-					ui->cols = w;
-					ui_key(ui, KEY_RESIZE);
-				}
-			} else if (!strncmp(tok, "click=", 6)) {
-				int col;
-				struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
-
-				if (sscanf(tok + 6, "%d", &col) == 1 && tl->h)
-					tl_click(ui, col);
-			} else {
-				ui_script_key(ui, tok);
-			}
-			ui_draw(ui);
-			ui_flush(ui);
+			ui_guarded(ui, ui_script_body, &st);
 		}
 	}
 	if (ferror(f)) {
@@ -1499,6 +1597,7 @@ int cmd_browse_main(int argc, char **argv)
 			ui->bm = NULL;
 	}
 	ui->no_state = o.no_state;
+	ui->no_index = o.no_index;
 	/* No usable terminal is a usage error: exit 2. */
 	r = ui_screen_start(ui, &o);
 	if (r) {
@@ -1535,6 +1634,10 @@ int cmd_browse_main(int argc, char **argv)
 		delscreen(ui_screen);
 	ui_screen = NULL;
 	ui_live = NULL;
+	if (ui->fatal[0]) {
+		fprintf(stderr, "ptbrowse: %s\n", ui->fatal);
+		ret = 1;
+	}
 out_idx:
 	search_ui_free(ui);
 	mu_stop(ui);

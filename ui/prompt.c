@@ -77,6 +77,10 @@ static void prompt_close(struct ui *ui)
 	curs_set(0);
 }
 
+/* A line entered, run once readline's callback has returned: a command
+ * may take long, or unwind to the main loop (a trace that shrank). */
+static char *prompt_entered;
+
 static void prompt_line(char *line)
 {
 	struct ui *ui = prompt_ui;
@@ -91,8 +95,9 @@ static void prompt_line(char *line)
 			add_history(line);
 		if (prompt_hist_path[0])
 			write_history(prompt_hist_path);
-		ui->msg[0] = 0;
-		ui_command(ui, line);
+		free(prompt_entered);
+		prompt_entered = line;
+		return;
 	}
 	free(line);
 }
@@ -231,6 +236,14 @@ int prompt_key(struct ui *ui, int key)
 	}
 	while (ui->prompt && prompt_avail())
 		rl_callback_read_char();
+	if (prompt_entered) {
+		char *line = prompt_entered;
+
+		prompt_entered = NULL;
+		ui->msg[0] = 0;
+		ui_command(ui, line);
+		free(line);
+	}
 	return UI_DRAW_ALL;
 }
 

@@ -116,6 +116,8 @@ struct ui {
 	/* the view: one cursor, one top row */
 	uint64_t cursor;		/* offset of the cursor row */
 	uint64_t top;			/* offset of the first row shown */
+	int no_index;			/* --no-index */
+	char fatal[256];		/* why the browser must end, or "" */
 	int dir;			/* last movement: 1 down, -1 up */
 	int hscroll;			/* packet pane columns scrolled */
 	unsigned pk_cols, cy_cols;
