@@ -62,6 +62,44 @@ int identity_of_prefix(struct identity *id, const struct trace *t, uint64_t size
 	return trace_guard(id_body, &a);
 }
 
+struct content_args {
+	const struct trace *t;
+	uint64_t size, hash;
+};
+
+static int content_body(void *arg)
+{
+	struct content_args *a = arg;
+	const uint64_t step = 16u << 20;
+	XXH3_state_t st;
+	uint64_t off;
+
+	XXH3_INITSTATE(&st);
+	XXH3_64bits_reset(&st);
+	for (off = 0; off < a->size; off += step) {
+		size_t n = a->size - off < step ? (size_t)(a->size - off) : step;
+
+		XXH3_64bits_update(&st, a->t->map + off, n);
+		/* Read once: the pages need not stay in our RSS. */
+		trace_release(NULL, a->t->map + off, n);
+	}
+	a->hash = XXH3_64bits_digest(&st);
+	return 0;
+}
+
+int identity_content_hash(const struct trace *t, uint64_t size, uint64_t *hash)
+{
+	struct content_args a = { t, size, 0 };
+	int ret;
+
+	if (!t || !hash || !t->map || size > t->size)
+		return -pte_invalid;
+	ret = trace_guard(content_body, &a);
+	if (!ret)
+		*hash = a.hash;
+	return ret;
+}
+
 int identity_of_trace(struct identity *id, const struct trace *t)
 {
 	if (!t)

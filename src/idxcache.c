@@ -21,7 +21,7 @@
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
-#define CACHE_VERSION	1
+#define CACHE_VERSION	2
 #define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
 
 struct cache_hdr {
@@ -30,6 +30,7 @@ struct cache_hdr {
 	uint32_t hdr_size;
 	uint64_t file_size;	/* the trace's identity when saved */
 	uint64_t file_hash;
+	uint64_t content_hash;	/* XXH3 of all file_size bytes */
 	int64_t mtime_ns;
 	uint64_t body_len;
 	uint64_t body_hash;
@@ -88,9 +89,6 @@ struct check_args {
 	const struct cache_hdr *h;
 	const uint8_t *body;
 	struct idx *idx;
-	const struct trace *t;
-	int stream;
-	int ret;
 };
 
 struct cache_map {
@@ -117,29 +115,6 @@ static int check_body(void *arg)
 	a->handed = 1;
 	return idx_load_mapped(a->idx, (void *)a->body, (size_t)a->h->body_len,
 			       cache_unmap, a->cm);
-}
-
-/* A copied or touched trace with the same sampled content: check every
- * seek point still lands on a PSB before trusting the rest. */
-static int verify_body(void *arg)
-{
-	static const uint8_t psb[PKT_PSB_SIZE] = {
-		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
-	};
-	struct check_args *a = arg;
-	const struct img *img = &a->t->streams[a->stream].img;
-	size_t i, n = idx_nseeks(a->idx);
-	uint8_t b[PKT_PSB_SIZE];
-
-	for (i = 0; i < n; i++) {
-		struct idx_seek sk;
-
-		if (idx_seek(a->idx, i, &sk) < 0 ||
-		    img_read(img, sk.offset, b, sizeof(b)) != sizeof(b) ||
-		    memcmp(b, psb, sizeof(b)))
-			return -pte_bad_file;
-	}
-	return 0;
 }
 
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
@@ -199,6 +174,17 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		*why = "trace changed";
 		goto out_close;
 	}
+	/* A copy, a touched file or one that grew: the sample matched, but
+	 * only every byte can tell that nothing else changed. */
+	if (h.file_size != t->size || h.mtime_ns != t->mtime_ns) {
+		uint64_t hash;
+
+		ret = identity_content_hash(t, h.file_size, &hash);
+		if (ret < 0 || hash != h.content_hash) {
+			*why = "trace changed";
+			goto out_close;
+		}
+	}
 	/* Private and writable: a grown trace's index goes on in place,
 	 * copy-on-write, without touching the file. */
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
@@ -220,14 +206,10 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	ca.h = &h;
 	ca.body = (const uint8_t *)map + sizeof(h);
 	ca.idx = idx;
-	ca.t = t;
-	ca.stream = stream;
 	ca.handed = 0;
 	ret = trace_guard(check_body, &ca);
 	if (ret < 0 && !ca.handed)
 		cache_unmap(ca.cm);	/* the index never took it */
-	if (!ret && (h.file_size != t->size || h.mtime_ns != t->mtime_ns))
-		ret = trace_guard(verify_body, &ca);
 	if (ret < 0) {
 		idx_reset(idx);
 		*why = ret == -pte_sigbus ? "cache file shrank" : "corrupt";
@@ -288,6 +270,7 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	struct identity id;
 	struct cache_hdr h;
 	char dir[4096], path[4096], tmp[4200];
+	uint64_t content;
 	int ret;
 
 	if (!idx || !t || !err || stream < 0 || (size_t)stream >= t->nstreams)
@@ -301,6 +284,8 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	if (ret < 0)
 		return ret;
 	ret = identity_of_trace(&id, t);
+	if (!ret)
+		ret = identity_content_hash(t, t->size, &content);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: the file shrank while being read", t->path);
 		return ret;
@@ -333,6 +318,7 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	h.hdr_size = sizeof(h);
 	h.file_size = id.size;
 	h.file_hash = id.hash;
+	h.content_hash = content;
 	h.mtime_ns = t->mtime_ns;
 	h.body_len = sa->len;
 	h.body_hash = XXH3_64bits_digest(&sa->st);

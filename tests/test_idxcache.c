@@ -188,6 +188,43 @@ static void test_hit_miss(void **state)
 	trace_close(t);
 }
 
+/* A trace bigger than the sampled identity: a byte changed where no
+ * sample looks, in a copy, misses; a copy left alone hits. */
+static void test_unsampled_change(void **state)
+{
+	char path[300], copy[300], cmd[700];
+	struct trace *t, *t2;
+	struct idx *idx, *idx2;
+	const char *why;
+	size_t n;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/big.pt", dir);
+	n = make_trace(path, 0, 4500, 0);
+	assert_true(n > (3u << 20));
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	snprintf(copy, sizeof(copy), "%s/big copy.pt", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_HIT);
+	same_index(idx, idx2);
+	idx_free(idx2);
+	trace_close(t2);
+	/* 8 KiB past the first MiB: between the first two sampled blocks. */
+	fd = open(copy, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\x55", 1, (1u << 20) + 8192), 1);
+	close(fd);
+	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "trace changed");
+	idx_free(idx2);
+	trace_close(t2);
+	idx_free(idx);
+	trace_close(t);
+}
+
 static void test_corrupt(void **state)
 {
 	char path[300], cpath[4096], err[512];
@@ -319,6 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_hit_miss),
+		cmocka_unit_test(test_unsampled_change),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_grown),
 	};
