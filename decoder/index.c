@@ -2424,7 +2424,7 @@ static int load_blocks(struct idx *idx, void **blk, size_t per, size_t size,
  */
 static void drop_tail(struct idx *idx)
 {
-	size_t n = idx_nseeks(idx), k;
+	size_t n = idx_nseeks(idx), k, ks, m;
 	uint64_t r = seek_off(idx, n - 1);
 	struct idx_summary s;
 	int c;
@@ -2433,8 +2433,11 @@ static void drop_tail(struct idx *idx)
 		r -= 2;
 	for (k = n - 1; k > 0 && seek_off(idx, k - 1) >= r; k--)
 		;
-	for (; n > k; n--) {
-		if (idx_summary(idx, n - 1, &s) == 0) {
+	/* Seek points from k on may move; the segment before them ends at
+	 * seek point k, so its summary is redone too. */
+	ks = k ? k - 1 : 0;
+	for (m = atomic_load(&idx->nsums); m > ks; m--) {
+		if (idx_summary(idx, m - 1, &s) == 0) {
 			for (c = 0; c < PKC_NCLASSES; c++)
 				idx->totals.per_class[c] -= s.per_class[c];
 			idx->totals.npackets -= s.npackets;
@@ -2442,18 +2445,22 @@ static void drop_tail(struct idx *idx)
 			idx->totals.novf -= s.novf;
 			idx->totals.nerrors -= s.nerrors;
 		}
-		if (idx->nexc && idx->exc[idx->nexc - 1].seg == n - 1)
+		if (idx->nexc && idx->exc[idx->nexc - 1].seg == m - 1)
 			idx->nexc--;
-		if (idx->ntrouble && idx->trouble[idx->ntrouble - 1] == n - 1)
+		if (idx->ntrouble && idx->trouble[idx->ntrouble - 1] == m - 1)
 			idx->ntrouble--;
 	}
 	idx->ord_next = idx->totals.npackets;
 	idx->resume_off = r;
 	atomic_store(&idx->nseeks, k);
-	atomic_store(&idx->nsums, k);
-	/* Carries at segments up to k depend only on what stays. */
-	if (atomic_load(&idx->ncarry) > (k >> CARRY_SHIFT) + 1)
-		atomic_store(&idx->ncarry, (k >> CARRY_SHIFT) + 1);
+	atomic_store(&idx->nsums, ks);
+	/* A carry at segment c depends on the segments before c: those up
+	 * to ks stay. */
+	if (atomic_load(&idx->ncarry) > (ks >> CARRY_SHIFT) + 1)
+		atomic_store(&idx->ncarry, (ks >> CARRY_SHIFT) + 1);
+	pthread_mutex_lock(&idx->memo_lock);
+	memo_clear(idx);
+	pthread_mutex_unlock(&idx->memo_lock);
 }
 
 static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)

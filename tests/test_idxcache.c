@@ -331,6 +331,71 @@ static void test_grown(void **state)
 	trace_close(t2);
 }
 
+/*
+ * The recording stopped inside a PSB whose 02 82 pairs follow a TIP whose
+ * payload ends in 02 82: the old end looked like a PSB two bytes early,
+ * and the segment before it had a TIP cut short.  Grown, both the PSB and
+ * that segment's summary come out as indexing from scratch gives them.
+ */
+static void test_grown_in_run(void **state)
+{
+	static const uint8_t psb[16] = {
+		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
+	};
+	char path[300], err[512];
+	struct trace *t;
+	struct idx *idx, *fresh;
+	struct idx_summary a, b;
+	const char *why;
+	uint8_t tail[64];
+	size_t n = 0, cut, k;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/run.pt", dir);
+	make_trace(path, 0, 100, 0);
+	memcpy(tail + n, psb, 16);
+	n += 16;
+	tail[n++] = 2;
+	tail[n++] = 0x23;			/* psbend */
+	tail[n++] = 0x2d;			/* tip, 16-bit update: */
+	tail[n++] = 0x02;
+	tail[n++] = 0x82;			/* ... payload 82 02 */
+	cut = n + 14;				/* 16 bytes of 02 82 at the end */
+	memcpy(tail + n, psb, 16);
+	n += 16;
+	tail[n++] = 2;
+	tail[n++] = 0x23;
+	for (k = 0; k < 8; k++)
+		tail[n++] = 0x0c;		/* tnt.8 */
+	f = fopen(path, "ab");
+	assert_non_null(f);
+	assert_int_equal(fwrite(tail, 1, cut, f), cut);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	idx_free(idx);
+	trace_close(t);
+
+	f = fopen(path, "ab");
+	assert_non_null(f);
+	assert_int_equal(fwrite(tail + cut, 1, n - cut, f), n - cut);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_GROWN);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_new(&fresh, &t->streams[0].img, NULL), 0);
+	assert_int_equal(idx_build(fresh), 0);
+	same_index(fresh, idx);
+	assert_int_equal(idx_totals(fresh, &a), 0);
+	assert_int_equal(idx_totals(idx, &b), 0);
+	assert_int_equal(a.nerrors, 0);
+	assert_int_equal(b.nerrors, 0);
+	assert_int_equal(idxcache_save(idx, t, 0, err, sizeof(err)), 0);
+	idx_free(fresh);
+	idx_free(idx);
+	trace_close(t);
+}
+
 static void test_args(void **state)
 {
 	char path[300], buf[64], err[128];
@@ -359,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_unsampled_change),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_grown),
+		cmocka_unit_test(test_grown_in_run),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
