@@ -19,6 +19,7 @@ static const char *const messages[pte_max] = {
 	[pte_no_calib] = "no calibration",
 	[pte_bad_config] = "bad configuration",
 	[pte_sigbus] = "file shrank while mapped",
+	[pte_gap] = "data lost (a gap in the trace)",
 };
 
 const char *pte_strerror(int err)

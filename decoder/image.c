@@ -131,6 +131,26 @@ static int cursor_stitch(struct img_cursor *cur, struct pkt *pkt)
 	return size;
 }
 
+/*
+ * The next span follows a gap: what comes after it up to the next PSB
+ * cannot be decoded (a packet may start anywhere).  Put the cursor on that
+ * PSB (or at the end) and describe the loss as an error at the gap.
+ */
+static int cursor_gap(struct img_cursor *cur, struct pkt *pkt)
+{
+	const struct img *img = cur->img;
+	uint64_t at = img->spans[cur->span + 1].off;
+
+	pkt->offset = at;
+	pkt->type = PKT_INVALID;
+	pkt->size = 0;
+	cur->gap = 1;
+	cursor_enter(cur, cur->span + 1, 0);
+	if (img_cursor_sync_forward(cur, at) < 0)
+		cursor_enter(cur, img->nspans - 1, img->spans[img->nspans - 1].size);
+	return -pte_gap;
+}
+
 int img_cursor_next(struct img_cursor *cur, struct pkt *pkt)
 {
 	int size;
@@ -146,7 +166,7 @@ int img_cursor_next(struct img_cursor *cur, struct pkt *pkt)
 		if (size == -pte_eos) {
 			/* Step into the next span. */
 			if (cur->img->spans[cur->span + 1].gap_before)
-				cur->gap = 1;
+				return cursor_gap(cur, pkt);
 			cursor_enter(cur, cur->span + 1, 0);
 			continue;
 		}

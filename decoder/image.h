@@ -63,7 +63,10 @@ int img_cursor_init(struct img_cursor *cur, const struct img *img, uint64_t off)
 /* Decode the next packet, as pkt_next(), across span boundaries.
  * Returns the packet size, -pte_eos at the end of the image, or the
  * decode error (the cursor stays on the bad byte).  When the cursor
- * steps over a gap, cur->gap is set to 1 (the caller clears it). */
+ * steps over a gap, cur->gap is set to 1 (the caller clears it): at the
+ * end of a span followed by a gap it returns -pte_gap with @pkt->offset
+ * at the gap, and the cursor already on the next PSB (or at the end), as
+ * bytes after a gap cannot be decoded before one. */
 int img_cursor_next(struct img_cursor *cur, struct pkt *pkt);
 
 /* The cursor's logical offset. */

@@ -39,6 +39,7 @@ enum pte {
 	pte_no_calib,	/* no calibration */
 	pte_bad_config,	/* an inconsistent configuration */
 	pte_sigbus,	/* the mapped file shrank under us */
+	pte_gap,	/* trace data was lost (a gap between spans) */
 	pte_max
 };
 

@@ -1331,7 +1331,9 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 		if (pkt.offset >= a && srch_match(sc->pred, &pkt, &ctx) &&
 		    sc->hit(sc->arg, &pkt))
 			return 1;
-		if (r < 0 && img_cursor_sync_forward(&cur, pkt.offset + 1))
+		/* after a gap the cursor is on the next PSB already */
+		if (r < 0 && r != -pte_gap &&
+		    img_cursor_sync_forward(&cur, pkt.offset + 1))
 			break;
 	}
 	return 0;
@@ -1479,7 +1481,8 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 			    sc->hit(sc->arg, &pkt))
 				return 1;
 			if (r < 0) {
-				if (img_cursor_sync_forward(&cur, pkt.offset + 1)) {
+				if (r != -pte_gap &&
+				    img_cursor_sync_forward(&cur, pkt.offset + 1)) {
 					have_cur = 0;
 					done = sc->img->size;
 					break;

@@ -313,6 +313,22 @@ static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from
 	}
 	for (;;) {
 		err = img_cursor_next(cur, &pkt);
+		if (err == -pte_gap) {
+			uint64_t psb = img_cursor_offset(cur);
+			char msg[96];
+
+			/* The cursor is on the next PSB already. */
+			cur->gap = 0;
+			if (psb > pkt.offset && psb < cur->img->size)
+				snprintf(msg, sizeof(msg), "gap in the trace: data lost; "
+					 "%" PRIu64 " bytes skipped to the next PSB",
+					 psb - pkt.offset);
+			else
+				snprintf(msg, sizeof(msg), "gap in the trace: data lost");
+			dump_diag(st, pkt.offset, msg);
+			dump_reset(st);
+			continue;
+		}
 		if (cur->gap) {
 			dump_diag(st, img_cursor_offset(cur),
 				  "gap in the trace: data lost before here");

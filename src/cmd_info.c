@@ -97,8 +97,8 @@ static int scan_stream(void *arg)
 				break;
 			}
 		}
-		if (r <= 0)
-			off = img_cursor_offset(&cur) + 1;
+		if (r <= 0)	/* after a gap: on the next PSB */
+			off = img_cursor_offset(&cur) + (r != -pte_gap);
 	}
 	off = img->size;
 	while (!s->have_last && !img_find_psb_before(img, off, &psb)) {

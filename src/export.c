@@ -43,7 +43,9 @@ static uint64_t packet_end(const struct img *img, uint64_t start, uint64_t off)
 		r = img_cursor_next(&cur, &p);
 		if (r == -pte_eos)
 			return img->size;
-		if (r < 0 && img_cursor_sync_forward(&cur, p.offset + 1) < 0)
+		/* after a gap the cursor is on the next PSB already */
+		if (r < 0 && r != -pte_gap &&
+		    img_cursor_sync_forward(&cur, p.offset + 1) < 0)
 			return off;
 	}
 }

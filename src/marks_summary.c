@@ -132,7 +132,7 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 		if (ret == -pte_eos)
 			break;
 		lost = UINT64_MAX;	/* nothing lost */
-		if (ret < 0) {
+		if (ret < 0 && ret != -pte_gap) {	/* a gap: cur.gap below */
 			/* ptdump's way: count it, skip to the next PSB. */
 			if (p.offset >= from && p.offset < to) {
 				if (!sum->errors)

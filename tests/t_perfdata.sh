@@ -111,4 +111,22 @@ for o in "" "--time" "--cycles"; do
 		bad "pt2perf (chunks of 4093 bytes): dump $o differs from the raw file's"
 done
 [ $fail = 0 ] && echo "ok   pt2perf: 512 KiB in 4093-byte AUXTRACE records dumps as the raw file"
+
+# Lost AUX data (a hole in the buffer offsets) is one gap line; nothing is
+# decoded until the next PSB, and from there the packets are the raw
+# file's from that PSB.
+"$BUILD/tools/ptgen" --seed 9 --size 256KiB -o "$tmp/h.pt" || bad "ptgen"
+"$BUILD/tools/pt2perf" --chunk 4093 --hole 100000:3000 "$tmp/h.pt" -o "$tmp/h.perf" ||
+	bad "pt2perf --hole"
+"$PTBROWSE" dump --no-offset --lastip "$tmp/h.perf" >"$tmp/h.txt" 2>&1
+grep '^\[' "$tmp/h.txt" >"$tmp/h.diag"
+[ "$(cat "$tmp/h.diag")" = "[186a0: gap in the trace: data lost; 3733 bytes skipped to the next PSB]" ] ||
+	bad "hole: diagnostics: $(cat "$tmp/h.diag")"
+sed -n '/gap in the trace/,$p' "$tmp/h.txt" | tail -n +2 >"$tmp/h.after"
+"$PTBROWSE" dump --no-offset --lastip "$tmp/h.pt:0x1a0ed" >"$tmp/h.raw"
+[ -s "$tmp/h.raw" ] && cmp -s "$tmp/h.after" "$tmp/h.raw" ||
+	bad "hole: the packets after the gap differ from the raw file's from its next PSB"
+"$PTBROWSE" info "$tmp/h.perf" | grep -q '^0      cpu0 .* 259144 *64 *1 *63 ' ||
+	bad "hole: info: $("$PTBROWSE" info "$tmp/h.perf" | tail -n 1)"
+[ $fail = 0 ] && echo "ok   pt2perf --hole: one gap line, decoding resumes at the next PSB"
 exit $fail

@@ -133,6 +133,65 @@ static void test_gap(void **state __attribute__((unused)))
 	assert_int_equal(n, 3 + 3);
 }
 
+/*
+ * A gap right after a whole packet: the bytes after it, up to the next PSB,
+ * are not decoded (the span starts inside the tip here, at 28, whose last
+ * bytes would read as packets); the cursor reports -pte_gap at the gap and
+ * goes on at the PSB, once whether or not a PSB follows.
+ */
+static void test_gap_resync(void **state __attribute__((unused)))
+{
+	static const size_t cuts[] = { 28, 37, 50 };
+	size_t k;
+
+	for (k = 0; k < 3; k++) {
+		struct img_span spans[2];
+		struct img img;
+		struct img_cursor cur;
+		struct pkt pkt;
+		uint64_t offs[16];
+		int r, n = 0, gaps = 0;
+
+		memset(spans, 0, sizeof(spans));
+		spans[0].data = stream;
+		spans[0].size = 26;		/* up to the tip */
+		spans[1].data = stream + cuts[k];
+		spans[1].off = 26;
+		spans[1].size = sizeof(stream) - cuts[k];
+		spans[1].gap_before = 1;
+		img.spans = spans;
+		img.nspans = 2;
+		img.size = 26 + spans[1].size;
+		img_cursor_init(&cur, &img, 0);
+		for (;;) {
+			r = img_cursor_next(&cur, &pkt);
+			if (r == -pte_eos)
+				break;
+			if (r < 0) {
+				assert_int_equal(r, -pte_gap);
+				assert_int_equal(pkt.offset, 26);
+				assert_true(cur.gap);
+				cur.gap = 0;
+				gaps++;
+				continue;
+			}
+			assert_true(n < 16);
+			offs[n++] = pkt.offset;
+		}
+		assert_int_equal(gaps, 1);
+		/* psb, tsc, psbend; then from the PSB after the gap, if any */
+		assert_int_equal(offs[0], 0);
+		assert_int_equal(offs[2], 24);
+		if (k < 2) {
+			/* the PSB at 37 is now at 26 + 37 - cut */
+			assert_int_equal(n, 3 + 3);
+			assert_int_equal(offs[3], 26 + 37 - cuts[k]);
+		} else {
+			assert_int_equal(n, 3);
+		}
+	}
+}
+
 static void test_read_and_psb(void **state __attribute__((unused)))
 {
 	struct img_span spans[2];
@@ -229,6 +288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stitch_everywhere),
 		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_gap_resync),
 		cmocka_unit_test(test_read_and_psb),
 		cmocka_unit_test(test_run_across_seam),
 	};

@@ -6,7 +6,10 @@
  * --chunk bytes each for one CPU.  For benchmarks and tests: browsing the
  * result must be as fast as browsing the raw file.
  *
- *   pt2perf [--chunk BYTES] [--cpu N] RAW -o OUT
+ *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] RAW -o OUT
+ *
+ * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
+ * buffer offsets jump over them, which a reader must show as a gap.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +76,7 @@ int main(int argc, char **argv)
 		PMU_TYPE, 10, 600, 0, 1, 0x400, 0x800, 0, 0, 1, 0x200,
 		0xfull << 14, 100, 2, 0x2, 12, 0
 	};
-	uint64_t chunk = 512 * 1024, off;
+	uint64_t chunk = 512 * 1024, off, n, hole_off = UINT64_MAX, hole_len = 0;
 	const char *in_path = NULL;
 	unsigned cpu = 0;
 	struct stat st;
@@ -84,7 +87,14 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
 			chunk = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--hole") && i + 1 < argc) {
+			char *e;
+
+			hole_off = strtoull(argv[++i], &e, 0);
+			if (*e != ':')
+				goto usage;
+			hole_len = strtoull(e + 1, NULL, 0);
+		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out_path = argv[++i];
@@ -129,11 +139,18 @@ int main(int argc, char **argv)
 	put64(10);
 	put64(600);
 	put64(0);
-	for (off = 0; off < (uint64_t)st.st_size; off += chunk) {
-		uint64_t n = (uint64_t)st.st_size - off;
+	for (off = 0; off < (uint64_t)st.st_size; off += n) {
+		n = (uint64_t)st.st_size - off;
 
+		if (off >= hole_off && off < hole_off + hole_len) {
+			/* left out: the AUX offsets jump over it */
+			n = hole_off + hole_len - off;
+			continue;
+		}
 		if (n > chunk)
 			n = chunk;
+		if (off < hole_off && off + n > hole_off)
+			n = hole_off - off;
 		header(71, 48);			/* AUXTRACE */
 		put64(n);
 		put64(off);
@@ -150,6 +167,6 @@ int main(int argc, char **argv)
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] RAW -o OUT\n");
+	fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] RAW -o OUT\n");
 	return 2;
 }

@@ -45,6 +45,13 @@ static void pane_packets_text(const struct ui *ui, struct win_iter *it,
 	}
 	if (len >= size)
 		return;
+	if ((row->flags & WIN_F_ERROR) && row->err == -pte_gap) {
+		snprintf(buf + len, size - len, "%-10s data lost; %" PRIu64 " bytes %s",
+			 "gap", row->size,
+			 row->pkt.offset + row->size >= ui->img->size ?
+				"to the end" : "to the next PSB");
+		return;
+	}
 	if (row->flags & WIN_F_ERROR) {
 		snprintf(buf + len, size - len, "%-10s %s: %" PRIu64 " bytes %s",
 			 row->flags & WIN_F_PRE_PSB ? "nosync" : "error",
@@ -156,7 +163,7 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		if ((int)strlen(text) > ui->hscroll)
 			screen_put(sy, p->x + col, p->w - col, text + ui->hscroll);
 		attrset(A_NORMAL);
-		if (row->flags & WIN_F_GAP) {
+		if ((row->flags & WIN_F_GAP) && row->err != -pte_gap) {
 			attrset(screen_attr(ui, SC_MSGERR));
 			screen_put(sy, p->x + p->w - 6, 6, " [gap]");
 			attrset(A_NORMAL);
