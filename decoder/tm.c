@@ -21,6 +21,7 @@ enum {
 	TM_S_MTC_EARLY = 1 << 10, /* last_mtc: an MTC between the TSC and
 				   * its TMA, placed when the TMA comes */
 	TM_S_AT_TSC = 1 << 11,	/* the anchor is a TSC packet's */
+	TM_S_LOST = 1 << 12,	/* data was lost since the last TSC */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -171,7 +172,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		tm->state &= ~TM_S_CYC_EST;
 	set_anchor(tm, t, st);
 	tm->state |= TM_S_TSC | TM_S_AT_TSC;
-	tm->state &= ~(TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY);
+	tm->state &= ~(TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY | TM_S_LOST);
 }
 
 static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st);
@@ -318,7 +319,7 @@ void tm_gap(struct tm_model *tm)
 	tm->pending = 0;
 	tm->cyc_mtc = 0;
 	tm->state &= ~(TM_S_PEND | TM_S_CYC_EST);
-	tm->state |= TM_S_TAINT;
+	tm->state |= TM_S_TAINT | TM_S_LOST;
 }
 
 int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
@@ -364,6 +365,9 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 	}
 	if (tm->state & TM_S_SLEEP)
 		st->flags |= TM_F_SLEEP;
+	/* How long the loss lasted is unknown until a TSC tells. */
+	if (tm->state & TM_S_LOST)
+		st->flags |= TM_F_LOST;
 
 	/* Cycle exactness (SDM 36.3.6.2). */
 	if (pkt->type == PKT_CYC) {

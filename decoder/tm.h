@@ -68,6 +68,9 @@ enum tm_flag {
 	TM_F_SLEEP	= 1u << 13,	/* from PWRE/EXSTOP to PWRX */
 	TM_F_NO_CONFIG	= 1u << 14,	/* MTC/TMA ignored: config lacks
 					 * mtc-freq or cpuid-0x15 */
+	TM_F_LOST	= 1u << 15,	/* data was lost (OVF, a gap, a decode
+					 * error) since the last TSC: the
+					 * time is a guess until the next */
 };
 
 /* The time of one packet. */

@@ -79,6 +79,8 @@ struct win_cache {
 		int pre_psb, valid;
 	} segs[4];
 	unsigned seg_next;
+	uint64_t first_psb;
+	int have_first_psb;
 };
 
 static int img_psb_at_or_before(const struct img *img, uint64_t off,
@@ -524,6 +526,7 @@ static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
 			row->err = r;
 			row->flags |= WIN_F_ERROR | (st.flags & WIN_F_PRE_PSB);
 			st.have_ip = 0;
+			tm_gap(&st.tm);
 			n++;
 			off = seg_end;
 			break;
@@ -662,6 +665,46 @@ static struct win *win_walk(struct win_cache *wc, uint64_t start,
 	return w;
 }
 
+/* A cached window that ends a segment exactly at @off, or NULL. */
+static const struct win *win_ending_at(struct win_cache *wc, uint64_t off)
+{
+	const struct win *w;
+
+	if (!wc->nbuckets)
+		return NULL;
+	for (w = wc->by_end[win_hash(wc, off)]; w; w = w->next_end)
+		if (w->end == off && w->seg_end == off)
+			return w;
+	return NULL;
+}
+
+/* The time model's state at the PSB at @seg, from the index, into @tm.
+ * Returns 0, or non-zero if it is not known. */
+static int win_carry(struct win_cache *wc, uint64_t seg, struct tm_model *tm)
+{
+	struct tm_carry carry;
+
+	if (!wc->have_ops || !wc->ops.carry || wc->ops.carry(wc->ops.ctx, seg, &carry))
+		return 1;
+	tm_restore(tm, &carry);
+	return 0;
+}
+
+/* The trace's first PSB (or its size if it has none). */
+static uint64_t win_first_psb(struct win_cache *wc)
+{
+	if (!wc->have_first_psb) {
+		struct img_cursor cur;
+
+		wc->first_psb = wc->img->size;
+		if (!img_cursor_init(&cur, wc->img, 0) &&
+		    !img_cursor_sync_forward(&cur, 0))
+			wc->first_psb = img_cursor_offset(&cur);
+		wc->have_first_psb = 1;
+	}
+	return wc->first_psb;
+}
+
 /* The segment [*@seg, *@seg_end) holding @off; *@pre_psb if it is the
  * bytes before the first PSB. */
 static void win_segment(struct win_cache *wc, uint64_t off, uint64_t *seg,
@@ -698,6 +741,7 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 	struct win *w;
 	uint64_t seg, seg_end;
 	const struct win_mark *mark;
+	const struct win *prev;
 	int pre_psb;
 
 	if (!wc->img->size)
@@ -734,11 +778,15 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 		tm_init(&st.tm, &wc->cfg);
 		if (pre_psb) {
 			st.flags = WIN_F_PRE_PSB;
-		} else if (wc->have_ops && wc->ops.carry) {
-			struct tm_carry carry;
-
-			if (!wc->ops.carry(wc->ops.ctx, seg, &carry))
-				tm_restore(&st.tm, &carry);
+		} else if (!win_carry(wc, seg, &st.tm)) {
+			/* from the trace's start */
+		} else if ((prev = win_ending_at(wc, seg))) {
+			/* The segment before is cached to its end: where it
+			 * ended is where this one starts. */
+			st.tm = prev->out.tm;
+			st.flags |= prev->out.flags & WIN_F_SEG_REL;
+		} else if (seg != win_first_psb(wc)) {
+			st.flags |= WIN_F_SEG_REL;
 		}
 		return win_walk(wc, seg, &st, seg, seg_end, off);
 	}

@@ -38,6 +38,9 @@ enum win_flag {
 	WIN_F_HAVE_TSC = 1 << 5,/* tsc holds the last TSC seen */
 	WIN_F_HAVE_CBR = 1 << 6,/* cbr holds the current core:bus ratio */
 	WIN_F_PRE_PSB = 1 << 7,	/* before the trace's first PSB */
+	WIN_F_SEG_REL = 1 << 8,	/* the time model started at this segment's
+				 * PSB, not at the trace's start: cycles
+				 * count from there (no carry was known) */
 };
 
 /* One row: a packet (or an error) with the state after it. */
@@ -63,7 +66,9 @@ struct win_psb_ops {
 	/* The first PSB after @off (strictly). */
 	int (*psb_after)(void *ctx, uint64_t off, uint64_t *psb);
 	/* The time model's state at the PSB at @psb; 0, or non-zero if it is
-	 * not known (the segment's times then start afresh). */
+	 * not known (the segment's times then continue from the segment
+	 * before, if it was just decoded, or start afresh there, with rows
+	 * flagged WIN_F_SEG_REL). */
 	int (*carry)(void *ctx, uint64_t psb, struct tm_carry *out);
 	void *ctx;
 };

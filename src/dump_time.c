@@ -296,6 +296,8 @@ static void cycles_columns(struct dump_time *dt, struct dump_line *line,
 		fl[n++] = 's';
 	if (s->flags & TM_F_NO_CONFIG)
 		fl[n++] = 'n';
+	if (s->flags & TM_F_LOST)
+		fl[n++] = 'd';
 	fl[n] = 0;
 	snprintf(line->prefix, sizeof(line->prefix),
 		 "%12s%c %19s %14s %3s %7s %-9s ", cyc, mark, tsc, ns, cbr,

@@ -634,10 +634,15 @@ static void test_ovf_mid_period(void **state __attribute__((unused)))
 	e_cyc(&b, 50);		/* [11] */
 	e_mtc(&b, 0x12);	/* [12]: 150 cycles: must not calibrate */
 	e_cyc(&b, 100);		/* [13] */
+	e_tsc(&b, T0 + 100000);	/* [14]: the time is known again */
+	e_tip(&b);		/* [15] */
 	n = run(&b, &c, st, NULL, 32);
-	assert_int_equal(n, 14);
+	assert_int_equal(n, 16);
 	assert_true(st[9].flags & TM_F_OVF);
 	assert_false(st[10].flags & TM_F_EXACT);
+	/* From the OVF to the next TSC the time is a guess, and says so. */
+	for (i = 0; i < n; i++)
+		assert_int_equal(!!(st[i].flags & TM_F_LOST), i >= 9 && i < 14);
 	assert_true(st[12].khz == st[8].khz);
 	/* Still 400 cycles per period after the OVF. */
 	assert_true(near(&st[13], st[12].tsc + 308));

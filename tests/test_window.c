@@ -472,6 +472,73 @@ static void test_long_segment(void **state)
 	free(buf);
 }
 
+/*
+ * Without an index, a segment's cycle counts continue from the segment
+ * before when that is cached to its end, and are flagged WIN_F_SEG_REL
+ * (counted from its own PSB) when reached by a jump.
+ */
+static void test_seg_rel(void **state)
+{
+	enum { NSEG = 6, PER = 5000 };	/* two chunks a segment */
+	size_t n = 0, k, i;
+	uint8_t *buf = malloc(NSEG * (16 + 2 + PER * 2));
+	uint64_t starts[NSEG], total[NSEG + 1];
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	const struct win_row *row;
+
+	(void)state;
+	assert_non_null(buf);
+	total[0] = 0;
+	for (k = 0; k < NSEG; k++) {
+		starts[k] = n;
+		n = put(buf, n, psb, 16);
+		buf[n++] = 0x02;
+		buf[n++] = 0x23;		/* psbend */
+		for (i = 0; i < PER; i++) {
+			buf[n++] = (uint8_t)(((k + 1) << 3) | 3);	/* cyc k + 1 */
+			buf[n++] = 0x06;		/* tnt.8 */
+		}
+		total[k + 1] = total[k] + (k + 1) * PER;
+	}
+	img_init_flat(&img, &span, buf, n);
+	/* A jump into segment 3: counted from its PSB, and flagged. */
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
+	assert_int_equal(win_seek(&it, wc, starts[4] - 1), 0);
+	row = win_row(&it);
+	assert_true(row->flags & WIN_F_SEG_REL);
+	assert_int_equal(row->ts.cycles, 4 * PER);
+	/* Segment 4 follows a cached segment 3: it goes on from there,
+	 * still flagged, as segment 3 was. */
+	assert_int_equal(win_seek(&it, wc, starts[4] + 20), 0);
+	assert_true(win_row(&it)->flags & WIN_F_SEG_REL);
+	/* +20: the second cyc after psb and psbend, 5 cycles each */
+	assert_int_equal(win_row(&it)->ts.cycles, 4 * PER + 2 * 5);
+	win_iter_release(&it);
+	win_cache_free(wc);
+	/* A walk from the start: every count from the trace's start. */
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	k = 0;
+	do {
+		row = win_row(&it);
+		assert_false(row->flags & WIN_F_SEG_REL);
+		if (k + 1 < NSEG && row->pkt.offset == starts[k + 1])
+			k++;
+		if (row->pkt.offset + row->size == (k + 1 < NSEG ? starts[k + 1] : n))
+			assert_int_equal(row->ts.cycles, total[k + 1]);
+	} while (!win_next(&it));
+	/* ... and a jump back into a segment still cached agrees. */
+	assert_int_equal(win_seek(&it, wc, starts[5] - 1), 0);
+	assert_false(win_row(&it)->flags & WIN_F_SEG_REL);
+	assert_int_equal(win_row(&it)->ts.cycles, total[5]);
+	win_iter_release(&it);
+	win_cache_free(wc);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_error_row),
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_long_segment),
+		cmocka_unit_test(test_seg_rel),
 		cmocka_unit_test(test_shared_traces),
 	};
 

@@ -37,7 +37,7 @@ static double pane_cycles_tsc(const struct win_row *row)
  * by a clamp) rather than estimated between such packets. */
 static int pane_cycles_anchor(const struct win_row *row)
 {
-	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL))
+	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL | TM_F_LOST))
 		return 0;
 	return row->pkt.type == PKT_TSC || row->pkt.type == PKT_MTC;
 }
@@ -62,7 +62,11 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 	case UI_CY_CYCLES:
 		if (!(ts->flags & TM_F_CYC))
 			break;
-		if (ts->flags & TM_F_BOUNDED) {
+		if (row->flags & WIN_F_SEG_REL) {
+			/* Counted from this segment's PSB: the index has not
+			 * yet told how many came before. */
+			snprintf(buf, size, "psb+%" PRIu64, ts->cycles);
+		} else if (ts->flags & TM_F_BOUNDED) {
 			/* lo-hi, or lo+width when that does not fit: a cut
 			 * range would read as a wrong one. */
 			if (row->cyc_hi <= ts->cycles)
@@ -137,6 +141,20 @@ const char *pane_cycles_trouble(const struct win_row *row)
 		return "TMA without a TSC";
 	if (row->ts.flags & TM_F_CLAMPED)
 		return "behind the estimate (held)";
+	/* An OVF says so itself. */
+	if ((row->ts.flags & TM_F_LOST) && row->pkt.type != PKT_OVF)
+		return "data lost: time a guess until a TSC";
+	return NULL;
+}
+
+const char *pane_cycles_note(const struct win_row *row)
+{
+	const char *t = pane_cycles_trouble(row);
+
+	if (t)
+		return t;
+	if ((row->flags & WIN_F_SEG_REL) && (row->ts.flags & TM_F_CYC))
+		return "cycles from the segment's PSB until indexed";
 	return NULL;
 }
 

@@ -104,6 +104,7 @@ void status_draw(struct ui *ui)
 {
 	int y = ui->rows - 2;
 	struct win_row row;
+	const char *note = NULL;
 	char buf[512], idx[64], t[48] = "";
 	double frac;
 	size_t len;
@@ -158,13 +159,14 @@ void status_draw(struct ui *ui)
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", t);
 			}
 		}
-		if (pane_cycles_trouble(&row) && len < sizeof(buf))
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  [%s]",
-						pane_cycles_trouble(&row));
+		note = pane_cycles_note(&row);
 	}
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
 	if (len < sizeof(buf))
 		len += search_ui_status(ui, buf + len, sizeof(buf) - len);
+	/* Last: how to read the cycle pane's numbers here. */
+	if (note && len < sizeof(buf))
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  [%s]", note);
 	(void)len;
 	screen_put(y, 0, ui->cols, buf);
 	/* The index progress bar, on the right while indexing. */

@@ -214,6 +214,8 @@ extern const struct pane_ops tl_ops;
 /* What the time model found wrong at @row (a dropped MTC, a TSC going
  * back, ...), or NULL. */
 const char *pane_cycles_trouble(const struct win_row *row);
+/* The trouble, or else a note on how to read @row's cycle count. */
+const char *pane_cycles_note(const struct win_row *row);
 /* The byte range shown by the timeline at zoom level @zoom. */
 void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi);
 /* Jump to timeline column @col (mouse click).  Returns UI_DRAW_*. */
