@@ -129,4 +129,18 @@ sed -n '/gap in the trace/,$p' "$tmp/h.txt" | tail -n +2 >"$tmp/h.after"
 "$PTBROWSE" info "$tmp/h.perf" | grep -q '^0      cpu0 .* 259144 *64 *1 *63 ' ||
 	bad "hole: info: $("$PTBROWSE" info "$tmp/h.perf" | tail -n 1)"
 [ $fail = 0 ] && echo "ok   pt2perf --hole: one gap line, decoding resumes at the next PSB"
+
+# Data loss reported after thousands of context switches still shows: the
+# browser names the AUX record nearest the cursor at the loss.
+"$BUILD/tools/ptgen" --seed 9 --size 1MiB -o "$tmp/sb.pt" >/dev/null || bad "ptgen"
+"$BUILD/tools/pt2perf" --switches 5000 --lost-at 943718 "$tmp/sb.pt" -o "$tmp/sb.perf" ||
+	bad "pt2perf --switches --lost-at"
+"$PTBROWSE" info "$tmp/sb.perf" | grep -q '^sideband   aux 1 itrace_start 0 switch_in 2500 switch_out 2500' ||
+	bad "sideband: info: $("$PTBROWSE" info "$tmp/sb.perf" | grep sideband)"
+printf 'wait-index\nt\n:goto 943700\n:save-screen %s\nq\n' "$tmp/sb.txt" >"$tmp/sb.keys"
+XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" --no-state --script "$tmp/sb.keys" --size 100x12 \
+	"$tmp/sb.perf" >/dev/null 2>&1 || bad "sideband: browser exit $?"
+tail -n 1 "$tmp/sb.txt" | grep -q '^sideband: aux truncated at .*, stream 0xe6666, 4096 bytes' ||
+	bad "sideband: the loss is not named at the cursor: $(tail -n 1 "$tmp/sb.txt")"
+[ $fail = 0 ] && echo "ok   sideband: a loss after 5000 context switches is shown"
 exit $fail

@@ -6,10 +6,13 @@
  * --chunk bytes each for one CPU.  For benchmarks and tests: browsing the
  * result must be as fast as browsing the raw file.
  *
- *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] RAW -o OUT
+ *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] [--switches N]
+ *           [--lost-at OFF] RAW -o OUT
  *
  * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
  * buffer offsets jump over them, which a reader must show as a gap.
+ * --switches adds N context switch records before the data, --lost-at an
+ * AUX record flagged truncated whose data ends at OFF, after them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +53,18 @@ static void header(uint32_t type, size_t size)
 	put(&sz, 2);
 }
 
+/* The sample_id trailer of a sideband record (sample_id_all with
+ * SAMPLE_TYPE: pid/tid, time, cpu, identifier). */
+static void sample_id(uint32_t cpu, uint64_t time)
+{
+	put32(1);		/* pid */
+	put32(1);		/* tid */
+	put64(time);
+	put32(cpu);
+	put32(0);
+	put64(ATTR_ID);
+}
+
 static void attr(void)
 {
 	uint8_t zero[128 - 48] = { 0 };
@@ -77,6 +92,7 @@ int main(int argc, char **argv)
 		0xfull << 14, 100, 2, 0x2, 12, 0
 	};
 	uint64_t chunk = 512 * 1024, off, n, hole_off = UINT64_MAX, hole_len = 0;
+	uint64_t switches = 0, lost_at = UINT64_MAX, k;
 	const char *in_path = NULL;
 	unsigned cpu = 0;
 	struct stat st;
@@ -94,6 +110,10 @@ int main(int argc, char **argv)
 			if (*e != ':')
 				goto usage;
 			hole_len = strtoull(e + 1, NULL, 0);
+		} else if (!strcmp(argv[i], "--switches") && i + 1 < argc) {
+			switches = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--lost-at") && i + 1 < argc) {
+			lost_at = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -139,6 +159,16 @@ int main(int argc, char **argv)
 	put64(10);
 	put64(600);
 	put64(0);
+	/* Context switches first: their number, not their place, matters
+	 * to whoever draws them. */
+	for (k = 0; k < switches; k++) {
+		uint16_t misc = k & 1 ? 0x2000 : 0, sz = 8 + 32;	/* SWITCH_OUT */
+
+		put32(14);		/* PERF_RECORD_SWITCH */
+		put(&misc, 2);
+		put(&sz, 2);
+		sample_id(cpu, k + 1);
+	}
 	for (off = 0; off < (uint64_t)st.st_size; off += n) {
 		n = (uint64_t)st.st_size - off;
 
@@ -161,12 +191,21 @@ int main(int argc, char **argv)
 		put32(0);
 		put(map + off, (size_t)n);
 	}
+	if (lost_at != UINT64_MAX) {
+		/* The AUX record of a buffer that overflowed at @lost_at. */
+		header(11, 8 + 24 + 32);	/* PERF_RECORD_AUX */
+		put64(lost_at > 4096 ? lost_at - 4096 : 0);
+		put64(lost_at > 4096 ? 4096 : lost_at);
+		put64(1);			/* PERF_AUX_FLAG_TRUNCATED */
+		sample_id(cpu, switches + 2);
+	}
 	if (fclose(out)) {
 		fprintf(stderr, "pt2perf: %s: %s\n", out_path, strerror(errno));
 		return 1;
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] RAW -o OUT\n");
+	fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
+		"               [--switches N] [--lost-at OFF] RAW -o OUT\n");
 	return 2;
 }

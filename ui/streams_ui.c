@@ -12,8 +12,6 @@
 #include "trace.h"
 
 #define SU_CACHE_BYTES (48u << 20)
-/* Sideband events looked at per timeline draw. */
-#define SU_MAX_EVENTS 4096
 #define SU_MAX_STREAMS 256
 
 /* Where each stream's cursor was when we left it. */
@@ -141,13 +139,75 @@ static const char *su_glyph(const struct pd_event *e)
 	}
 }
 
+/* How much an event's marker matters when several share a column. */
+static int su_rank(const struct pd_event *e)
+{
+	if (su_is_loss(e))
+		return 4;
+	switch (e->kind) {
+	case PD_EV_ITRACE_START: return 3;
+	case PD_EV_COMM: return 2;
+	case PD_EV_SWITCH_IN: case PD_EV_SWITCH_OUT: return 1;
+	default: return 0;
+	}
+}
+
+/* The event shown in each timeline column (an index into the stream's
+ * events, or -1), kept until the view changes: a recording has
+ * thousands of context switches, and data loss must show among them. */
+static struct {
+	const struct pd_event *ev;
+	size_t n, nseeks;
+	uint64_t lo, hi;
+	int ncols, time;
+	int32_t *at;
+} su_cols;
+
+static int su_columns(struct ui *ui, const struct pd_event *ev, size_t n,
+		      int ncols, uint64_t lo, uint64_t hi, int time)
+{
+	size_t i, nseeks = ui->idx ? idx_nseeks(ui->idx) : 0;
+	int c;
+
+	if (su_cols.at && su_cols.ev == ev && su_cols.n == n && su_cols.lo == lo &&
+	    su_cols.hi == hi && su_cols.ncols == ncols && su_cols.time == time &&
+	    (time || su_cols.nseeks == nseeks))
+		return 0;
+	free(su_cols.at);
+	su_cols.at = malloc((size_t)ncols * sizeof(*su_cols.at));
+	if (!su_cols.at)
+		return -1;
+	for (c = 0; c < ncols; c++)
+		su_cols.at[c] = -1;
+	for (i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (!su_rank(&ev[i]) || su_value(ui, &ev[i], time, &v) ||
+		    v < lo || v >= hi)
+			continue;
+		c = (int)((double)(v - lo) * ncols / (double)(hi - lo));
+		if (c >= ncols)
+			c = ncols - 1;
+		if (su_cols.at[c] < 0 || su_rank(&ev[i]) > su_rank(&ev[su_cols.at[c]]))
+			su_cols.at[c] = (int32_t)i;
+	}
+	su_cols.ev = ev;
+	su_cols.n = n;
+	su_cols.nseeks = nseeks;
+	su_cols.lo = lo;
+	su_cols.hi = hi;
+	su_cols.ncols = ncols;
+	su_cols.time = time;
+	return 0;
+}
+
 void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi, int time)
 {
 	const struct pd_event *ev, *near = NULL;
 	struct win_row row;
-	uint64_t cur = 0, v;
-	size_t n, i;
-	int ccol = -1, best = 3;
+	uint64_t cur = 0;
+	size_t n;
+	int ccol = -1, best = 3, c;
 
 	if (hi <= lo || ncols <= 0 || perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
 		return;
@@ -156,20 +216,19 @@ void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi
 		if (cur >= lo && cur < hi)
 			ccol = (int)((double)(cur - lo) * ncols / (double)(hi - lo));
 	}
-	for (i = 0; i < n && i < SU_MAX_EVENTS; i++) {
-		const char *g = su_glyph(&ev[i]);
-		int c;
+	if (su_columns(ui, ev, n, ncols, lo, hi, time) < 0)
+		return;
+	for (c = 0; c < ncols; c++) {
+		const struct pd_event *e;
 
-		if (!g || su_value(ui, &ev[i], time, &v) || v < lo || v >= hi)
+		if (su_cols.at[c] < 0)
 			continue;
-		c = (int)((double)(v - lo) * ncols / (double)(hi - lo));
-		if (c >= ncols)
-			c = ncols - 1;
-		attrset(su_is_loss(&ev[i]) ? screen_attr(ui, SC_MSGERR) : screen_attr(ui, SC_DIM));
-		screen_put(y, x + c, 1, g);
+		e = &ev[su_cols.at[c]];
+		attrset(su_is_loss(e) ? screen_attr(ui, SC_MSGERR) : screen_attr(ui, SC_DIM));
+		screen_put(y, x + c, 1, su_glyph(e));
 		if (ccol >= 0 && abs(c - ccol) < best) {
 			best = abs(c - ccol);
-			near = &ev[i];
+			near = e;
 		}
 	}
 	attrset(A_NORMAL);
