@@ -1743,6 +1743,17 @@ static int phase3(struct idx *idx)
 	ta->publish = 1;
 	idx->total = n ? idx->img->size - seek_off(idx, ta->from < n ? ta->from : 0) : 0;
 	ret = n ? idx->guard(time_body, ta) : 0;
+	if (!ret && n) {
+		uint64_t end;
+
+		/* Time goes on after the last TSC packet: the trace ends at
+		 * the model's last estimate. */
+		pthread_mutex_lock(&idx->exc_lock);
+		if (!tm_now(&ta->tm, &end) && idx->totals.have_tsc &&
+		    end > idx->totals.last_tsc)
+			idx->totals.last_tsc = end;
+		pthread_mutex_unlock(&idx->exc_lock);
+	}
 	free(ta);
 	return ret;
 }

@@ -97,6 +97,16 @@ uint64_t tm_tsc_hz(const struct tm_config *cfg, int estimate)
 	return 0;
 }
 
+int tm_now(const struct tm_model *tm, uint64_t *tsc)
+{
+	if (!tm || !tsc)
+		return -pte_invalid;
+	if (!(tm->state & TM_S_TSC))
+		return -pte_no_time;
+	*tsc = (uint64_t)(tm->est >> 32);
+	return 0;
+}
+
 int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
 {
 	uint64_t hz;

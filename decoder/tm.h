@@ -153,6 +153,10 @@ void tm_save(const struct tm_model *tm, struct tm_carry *carry);
  * same configuration), then feed packets from that PSB. */
 void tm_restore(struct tm_model *tm, const struct tm_carry *carry);
 
+/* The estimate after the last packet fed, in whole TSC ticks.
+ * Returns 0 and sets *@tsc, or -pte_no_time before the first TSC. */
+int tm_now(const struct tm_model *tm, uint64_t *tsc);
+
 /* Convert TSC @tsc to wall-clock nanoseconds with @cfg: perf's
  * time_zero + tsc * time_mult >> time_shift when known, else
  * tsc * 1e9 / TSC Hz (given, or crystal Hz * EBX / EAX).

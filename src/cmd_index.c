@@ -38,7 +38,7 @@ static double now(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
-		   "[--threads N] TRACE\n"
+		   "[--threads N] [TIMING] TRACE\n"
 		   "Build the PSB index of TRACE (or check its cached copy) and "
 		   "print a summary.\n"
 		   "  --json        print the summary as JSON\n"
@@ -46,7 +46,10 @@ static void usage(FILE *f)
 		   "  --time        also run the time pass (the time model's state\n"
 		   "                every 16 PSBs, for the browser; one core, slower)\n"
 		   "  --stream S    only stream S (index, name or cpuN)\n"
-		   "  --threads N   worker threads (default: one per CPU)\n");
+		   "  --threads N   worker threads (default: one per CPU)\n"
+		   "  --cpu F/M[/S] --mtc-freq N --nom-freq N --cpuid-0x15.eax N\n"
+		   "  --cpuid-0x15.ebx N --cpuid-0x15.ecx HZ --tsc-freq HZ\n"
+		   "                TIMING: the time pass's configuration, as for dump\n");
 }
 
 /* "1.5 GiB"-style sizes for the progress line. */
@@ -163,16 +166,20 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 
 /* Index one stream: the cache first, then build what is missing. */
 static int index_stream(struct trace *t, int si, int use_cache, unsigned threads,
-			int time_pass, int tty, struct stream_result *r)
+			int time_pass, const struct tm_config *opts, int tty,
+			struct stream_result *r)
 {
 	struct trace_stream *s = &t->streams[si];
+	struct tm_config cfg = *opts;
 	struct idx *idx;
 	char err[512];
 	int ret;
 
 	r->name = s->name;
 	r->cache = use_cache ? "built" : "off";
-	ret = idx_new(&idx, &s->img, &s->timing);
+	/* Options on the command line win over the file's. */
+	tm_config_merge(&cfg, &s->timing);
+	ret = idx_new(&idx, &s->img, &cfg);
 	if (ret < 0)
 		return ret;
 	idx_set_guard(idx, trace_guard);
@@ -245,8 +252,19 @@ int cmd_index_main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "time", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
+		/* the time pass's configuration, as ptdump's */
+		{ "cpu", required_argument, NULL, 'O' },
+		{ "mtc-freq", required_argument, NULL, 'O' },
+		{ "nom-freq", required_argument, NULL, 'O' },
+		{ "cpuid-0x15.eax", required_argument, NULL, 'O' },
+		{ "cpuid-0x15.ebx", required_argument, NULL, 'O' },
+		{ "cpuid-0x15.ecx", required_argument, NULL, 'O' },
+		{ "tsc-freq", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct tm_config cfg;
+	char opt[40];
+	int li;
 	struct stream_result *res;
 	const char *stream = NULL;
 	struct sigaction sa, old;
@@ -258,8 +276,17 @@ int cmd_index_main(int argc, char **argv)
 	double t0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	memset(&cfg, 0, sizeof(cfg));
+	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
 		switch (c) {
+		case 'O':
+			snprintf(opt, sizeof(opt), "--%s", opts[li].name);
+			if (tm_config_option(&cfg, opt, optarg) != 1) {
+				fprintf(stderr, "ptbrowse index: %s: bad argument: %s\n",
+					opt, optarg);
+				return 2;
+			}
+			break;
 		case 'j':
 			json = 1;
 			break;
@@ -315,7 +342,7 @@ int cmd_index_main(int argc, char **argv)
 			if ((size_t)si != i)
 				continue;
 		}
-		ret = index_stream(t, (int)i, use_cache, threads, time_pass, isatty(2),
+		ret = index_stream(t, (int)i, use_cache, threads, time_pass, &cfg, isatty(2),
 				   &res[nr]);
 		if (ret < 0) {
 			status = 1;

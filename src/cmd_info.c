@@ -13,6 +13,7 @@
 #include "json.h"
 #include "perfdata.h"
 #include "pkt.h"
+#include "tm.h"
 #include "trace.h"
 
 static void usage(FILE *f)
@@ -41,26 +42,34 @@ struct info_stats {
 
 struct info_job {
 	const struct img *img;
+	const struct tm_config *cfg;
 	struct info_stats *stats;
 };
 
-/* The last TSC in [@from, @to) of @img, decoding from PSB @from. */
-static int last_tsc_in(const struct img *img, uint64_t from, uint64_t to,
-		       uint64_t *tsc)
+/* The time model's estimate at the end of @img, decoding from PSB @from:
+ * time goes on after the last TSC packet (MTCs, CYCs). */
+static int end_time_from(const struct img *img, const struct tm_config *cfg,
+			 uint64_t from, uint64_t *tsc)
 {
 	struct img_cursor cur;
+	struct tm_model tm;
+	struct tm_stamp st;
 	struct pkt pkt;
-	int found = 0;
+	int r;
 
 	if (img_cursor_init(&cur, img, from) < 0)
 		return 0;
-	while (img_cursor_offset(&cur) < to && img_cursor_next(&cur, &pkt) > 0) {
-		if (pkt.type == PKT_TSC) {
-			*tsc = pkt.u.tsc;
-			found = 1;
+	tm_init(&tm, cfg);
+	while ((r = img_cursor_next(&cur, &pkt)) != -pte_eos) {
+		if (r >= 0) {
+			tm_step(&tm, &pkt, &st);
+			continue;
 		}
+		tm_gap(&tm);
+		if (r != -pte_gap && img_cursor_sync_forward(&cur, pkt.offset + 1) < 0)
+			break;
 	}
-	return found;
+	return !tm_now(&tm, tsc);
 }
 
 /* Count PSBs, find the first TSC (forward from the first PSB) and the last
@@ -77,16 +86,12 @@ static int scan_stream(void *arg)
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < img->nspans; i++) {
-		const struct img_span *sp = &img->spans[i];
-		const uint8_t *p = sp->data, *end = sp->data + sp->size;
-
-		s->gaps += sp->gap_before;
-		while ((p = pkt_find_psb(p, end))) {
-			s->psbs++;
-			p += PKT_PSB_SIZE;
-		}
-	}
+	for (i = 0; i < img->nspans; i++)
+		s->gaps += img->spans[i].gap_before;
+	/* Over the whole image: a PSB may straddle two AUXTRACE records. */
+	for (off = 0; !img_cursor_init(&cur, img, off) &&
+	     !img_cursor_sync_forward(&cur, off); off = img_cursor_offset(&cur) + 1)
+		s->psbs++;
 	off = 0;
 	while (!s->have_first && !img_cursor_init(&cur, img, off) &&
 	       !img_cursor_sync_forward(&cur, off)) {
@@ -100,9 +105,10 @@ static int scan_stream(void *arg)
 		if (r <= 0)	/* after a gap: on the next PSB */
 			off = img_cursor_offset(&cur) + (r != -pte_gap);
 	}
+	/* From the last PSB whose segments up to the end have a time. */
 	off = img->size;
 	while (!s->have_last && !img_find_psb_before(img, off, &psb)) {
-		if (last_tsc_in(img, psb, off, &s->last_tsc))
+		if (end_time_from(img, job->cfg, psb, &s->last_tsc))
 			s->have_last = 1;
 		off = psb;
 	}
@@ -441,6 +447,7 @@ int cmd_info_main(int argc, char **argv)
 	}
 	for (s = 0; s < t->nstreams; s++) {
 		job.img = &t->streams[s].img;
+		job.cfg = &t->streams[s].timing;
 		job.stats = &stats[s];
 		if (trace_guard(scan_stream, &job) < 0) {
 			fprintf(stderr, "ptbrowse info: %s: the file shrank "

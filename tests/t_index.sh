@@ -36,6 +36,20 @@ c=$(sed 's/.*"packets": \([0-9]*\).*/\1/' "$tmp/json3")
 	fail "perf.data failed"
 grep -q '^stream:   cpu3' "$tmp/out" || fail "no cpu3 stream: $(cat "$tmp/out")"
 
+# The time pass runs the time model to the end of the trace: the span goes
+# past the last TSC packet (quipper's cpu0 stream has only one, in its PSB+),
+# with the timing options of a raw stream given on the command line.
+q=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt
+"$PTBROWSE" index --no-cache "$q" | grep -q '^  tsc:      808742735848 \.\. 808742735848 (0 ticks)$' ||
+	fail "without --time: $(grep tsc: "$tmp/out")"
+"$PTBROWSE" index --no-cache --time --cpu 6/78/3 --mtc-freq 3 --nom-freq 12 \
+	--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 "$q" > "$tmp/out" || fail "--time with options failed"
+last=$(sed -n 's/^  tsc:      808742735848 \.\. \([0-9]*\) .*/\1/p' "$tmp/out")
+# dump --time's last MTC is at 808742861504; CYCs come after it
+[ -n "$last" ] && [ "$last" -ge 808742861504 ] || fail "--time: the span ends at '$last'"
+"$PTBROWSE" index --mtc-freq x "$q" 2>"$tmp/err" && fail "a bad timing value was accepted"
+grep -q 'ptbrowse index: --mtc-freq: bad argument: x' "$tmp/err" || fail "bad value: $(cat "$tmp/err")"
+
 # No PSB at all: a usable, explained state.
 head -c 100000 /dev/zero | tr '\0' '\5' > "$tmp/nopsb.bin"
 "$PTBROWSE" index "$tmp/nopsb.bin" > "$tmp/out" 2> "$tmp/err" || fail "no-PSB file should open"

@@ -111,6 +111,13 @@ for o in "" "--time" "--cycles"; do
 		bad "pt2perf (chunks of 4093 bytes): dump $o differs from the raw file's"
 done
 [ $fail = 0 ] && echo "ok   pt2perf: 512 KiB in 4093-byte AUXTRACE records dumps as the raw file"
+# info counts the PSBs that straddle records, however small they are.
+n=$(XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" index --no-cache "$tmp/g.pt" | sed -n 's/^  psbs: *//p')
+for c in 37 1000; do
+	"$BUILD/tools/pt2perf" --chunk $c "$tmp/g.pt" -o "$tmp/g$c.perf" || bad "pt2perf"
+	m=$("$PTBROWSE" info "$tmp/g$c.perf" | awk '$2 == "cpu0" { print $8 }')
+	[ "$m" = "$n" ] || bad "info: $m PSBs in $c-byte records, the raw file has $n"
+done
 
 # Lost AUX data (a hole in the buffer offsets) is one gap line; nothing is
 # decoded until the next PSB, and from there the packets are the raw

@@ -75,6 +75,21 @@ static uint64_t tl_last_tsc(struct ui *ui)
 	return tsc;
 }
 
+/*
+ * The end of the time segment @i (summary @s) covers: the next segment's
+ * first TSC (a PSB+ carries one: the time the trace reached it), or its
+ * own last TSC packet.  Segments whose only TSC is in their PSB+ would
+ * otherwise pile all their packets into one instant.
+ */
+static uint64_t tl_seg_end(struct ui *ui, size_t i, const struct idx_summary *s)
+{
+	struct idx_summary n;
+
+	if (!idx_summary(ui->idx, i + 1, &n) && n.have_tsc && n.first_tsc > s->last_tsc)
+		return n.first_tsc;
+	return s->last_tsc + 1;
+}
+
 /* The time range of the trace: the first TSC to the last row's estimate
  * (the index's totals where it knows more).  Returns 1, or 0 if unknown. */
 static int tl_time_range(struct ui *ui, uint64_t *t0, uint64_t *t1)
@@ -296,7 +311,7 @@ static void tl_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, size_t n
 			if (tc->time) {
 				if (!s.have_tsc)
 					continue;
-				span += (double)(s.last_tsc - s.first_tsc + 1);
+				span += (double)(tl_seg_end(ui, i, &s) - s.first_tsc);
 			} else {
 				span += (double)s.size;
 			}
@@ -366,7 +381,7 @@ static void tl_compute(struct ui *ui, int ncols)
 		if (time) {
 			if (!have || !s.have_tsc)
 				continue;
-			tl_spread(tc, s.first_tsc, s.last_tsc + 1, &s);
+			tl_spread(tc, s.first_tsc, tl_seg_end(ui, i, &s), &s);
 			continue;
 		}
 		if (idx_seek(ui->idx, i + 1, &next) < 0)
