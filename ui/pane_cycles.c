@@ -18,7 +18,7 @@ static const struct {
 	{ UI_CY_CYCLES, "cycles", "cycles", 13 },
 	{ UI_CY_TSC, "tsc", "tsc", 14 },
 	{ UI_CY_TIME, "time", "time", 11 },
-	{ UI_CY_DMARK, "Δref", "dref", 10 },
+	{ UI_CY_DMARK, "Δref", "dref", 12 },
 	{ UI_CY_CBR, "cbr", "cbr", 3 },
 	{ UI_CY_FREQ, "MHz", "MHz", 4 },
 };
@@ -158,17 +158,24 @@ const char *pane_cycles_note(const struct win_row *row)
 	return NULL;
 }
 
-/* The TSC of the reference row (the last mark set), or NAN. */
+/* The TSC of the reference row (the last mark set), or NAN.  A mark on a
+ * PSB comes before the TSC in its PSB+: the first time after it counts. */
 static double pane_cycles_ref(struct ui *ui)
 {
 	struct win_iter it = { 0 };
 	double t = NAN;
+	int n = 64;
 
 	if (!ui->ref_name)
 		return NAN;
-	if (!win_seek(&it, ui->wc, ui->ref_off) &&
-	    (win_row(&it)->ts.flags & TM_F_TSC))
-		t = (double)win_row(&it)->ts.tsc;
+	if (!win_seek(&it, ui->wc, ui->ref_off)) {
+		do {
+			if (win_row(&it)->ts.flags & TM_F_TSC) {
+				t = (double)win_row(&it)->ts.tsc;
+				break;
+			}
+		} while (n-- && !win_next(&it));
+	}
 	win_iter_release(&it);
 	return t;
 }

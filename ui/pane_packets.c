@@ -95,7 +95,8 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 	char head[256];
 
 	attrset(A_BOLD);
-	snprintf(head, sizeof(head), "  %-*s  %s%-10s %-20s%s", pane_packets_owidth(ui) + 2,
+	/* The gutter is three columns: cursor, mark, PSB+ bracket. */
+	snprintf(head, sizeof(head), "   %-*s  %s%-10s %-20s%s", pane_packets_owidth(ui) + 2,
 		 "offset", ui->pk_cols & UI_PK_RAW ? "raw               " : "",
 		 "packet", "payload", ui->pk_cols & UI_PK_IP ? " last ip" : "");
 	screen_clear(p->y, p->x, p->w);
