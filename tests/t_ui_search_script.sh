@@ -116,6 +116,34 @@ half=$(awk '$1 >= 1048560 { print; exit }' "$tmp/ovfs")
 msg f6 | grep -q 'not found: tip (among the filter' || fail "a search in the filter view: $(msg f6)"
 [ "$(rows f4 | awk '{ print $2 }' | sort -u | wc -l)" -gt 1 ] || fail "'&' Enter did not clear the filter"
 st f4 | grep -q 'filter:' && fail "the status line still names a filter"
+# '*' and '#' on an OVF: the next and the previous OVF (a search for the
+# type, which 'n' goes on with), far beyond what a packet walk would see.
+o5=$(sed -n 5p "$tmp/ovfs")
+cat > "$tmp/keys" <<EOK
+wait-index
+:goto $o5
+*
+wait-search
+:save-screen $tmp/a1.txt
+*
+wait-search
+:save-screen $tmp/a2.txt
+n
+wait-search
+:save-screen $tmp/a3.txt
+:prev-same-type
+wait-search
+:save-screen $tmp/a4.txt
+q
+EOK
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf.pt" > "$tmp/out" 2>&1 ||
+	fail "star: exit status $? ($(cat "$tmp/out"))"
+[ "$(st_off a1)" -eq "$(sed -n 6p "$tmp/ovfs")" ] || fail "'*' on OVF 5: at $(st_off a1), not OVF 6"
+[ "$(st_off a2)" -eq "$(sed -n 7p "$tmp/ovfs")" ] || fail "'*' again: at $(st_off a2), not OVF 7"
+[ "$(st_off a3)" -eq "$(sed -n 8p "$tmp/ovfs")" ] || fail "'n' after '*': at $(st_off a3), not OVF 8"
+[ "$(st_off a4)" -eq "$(sed -n 7p "$tmp/ovfs")" ] || fail "'#' (a script line can't start with it): at $(st_off a4), not OVF 7"
+st a1 | grep -q '/ovf \[' || fail "'*' does not show the search: $(st a1)"
+
 [ -n "${VERBOSE:-}" ] && for s in s1 s2 s3 s4 s5 s6 s7 e1 e2 e3 f1 f2 f3 f4 f5 f6; do st $s; msg $s; done
 [ $status -eq 0 ] && echo "ok"
 exit $status

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "search_ui.h"
 #include "ui.h"
 
 /* Rows a search on the UI thread looks at before giving up (a few tens of
@@ -305,16 +306,14 @@ static int match_trouble(const struct win_row *row, int arg)
 	return nav_is_trouble(row);
 }
 
-static int match_type(const struct win_row *row, int type)
-{
-	return !(row->flags & WIN_F_ERROR) && row->pkt.type == type;
-}
-
 int nav_error(struct ui *ui, int dir, uint64_t n)
 {
 	return nav_walk(ui, dir, n, match_trouble, 0, 1, "OVF or error");
 }
 
+/* As vim's '*' searches for the word under the cursor: a search for the
+ * cursor's packet type, over the whole trace in the background (index
+ * and byte scan), after which 'n' and 'N' go on. */
 int nav_same_type(struct ui *ui, int dir, uint64_t n)
 {
 	struct win_row row;
@@ -323,8 +322,8 @@ int nav_same_type(struct ui *ui, int dir, uint64_t n)
 		return UI_DRAW_NONE;
 	if (row.flags & WIN_F_ERROR)
 		return nav_error(ui, dir, n);
-	return nav_walk(ui, dir, n, match_type, row.pkt.type, 0,
-			pkt_type_name(row.pkt.type));
+	(void)n;
+	return search_ui_type(ui, pkt_type_name(row.pkt.type), dir);
 }
 
 int nav_history(struct ui *ui, int dir)

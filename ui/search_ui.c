@@ -558,6 +558,16 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 	}
 }
 
+int search_ui_type(struct ui *ui, const char *type, int dir)
+{
+	struct search_ui *su = ui->sui;
+
+	/* Already searching for it: go on, as 'n' or 'N' would. */
+	if (su && su->pred && !su->fpred && !strcmp(su->text, type))
+		return sui_again(ui, dir != su->dir, 1);
+	return sui_search(ui, type, dir);
+}
+
 int search_ui_command(struct ui *ui, const char *line)
 {
 	switch (line[0]) {

@@ -29,6 +29,10 @@ int search_ui_action(struct ui *ui, const struct km_result *res);
  * Returns UI_DRAW_*, or UI_NOT_MINE if it does not. */
 int search_ui_command(struct ui *ui, const char *line);
 
+/* '*' and '#': search for packets of type @type (its ptdump name) in
+ * direction @dir, as '/' does: the search and 'n' 'N' are then about it. */
+int search_ui_type(struct ui *ui, const char *type, int dir);
+
 /* Look at the running search (idle time): jump to its first hit, report
  * wrapping, the end and errors.  *@busy is 2 while the first hit is not
  * shown yet (poll again very soon), 1 while a search or the filter view is
