@@ -125,7 +125,8 @@ bench: deps
 
 FUZZ_SECONDS ?= 600
 fuzz: deps
-	@BUILD=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+	@$(MAKE) --no-print-directory all
+	@BUILD=build-fuzz MAIN_BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
 screenshots: all
 	@BUILD=$(BUILD) sh tools/screenshots.sh

@@ -10,6 +10,10 @@ out=$BUILD/fuzz-replay
 mkdir -p "$out"
 case $BUILD in *san*) san="-fsanitize=address,undefined" ;; *) san= ;; esac
 fail=0 n=0
+# Generated traces and perf.data files (gen_seeds.sh) go through every
+# target too: a perf.data reader never seeing a perf.data is no test.
+gen=$out/gen-seeds
+sh tests/fuzz/gen_seeds.sh "$BUILD" "$gen" || { echo "FAIL gen_seeds"; exit 1; }
 for src in tests/fuzz/fuzz_*.c; do
 	t=$(basename "$src" .c); t=${t#fuzz_}
 	bin=$out/$t
@@ -20,19 +24,15 @@ for src in tests/fuzz/fuzz_*.c; do
 		-o "$bin" || { echo "FAIL build $t"; fail=1; continue; }
 	n=$((n + 1))
 	# Saved findings and the target's seeds (tests/fuzz/seeds/<target>/).
-	inputs=
+	inputs=$gen
 	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t; do
 		[ -d "$d" ] && [ -n "$(ls "$d")" ] && inputs="$inputs $d"
 	done
-	if [ -n "$inputs" ]; then
-		"$bin" $inputs >"$out/$t.log" 2>&1 || { echo "FAIL $t"; cat "$out/$t.log"; fail=1; continue; }
-		echo "ok   $t: $(tail -n 1 "$out/$t.log")"
-	else
-		# No saved inputs yet: at least run the shared traces through it.
-		"$bin" "${SHARED:-../shared}"/traces/*/*.bin >"$out/$t.log" 2>&1 || {
-			echo "FAIL $t on shared traces"; cat "$out/$t.log"; fail=1; continue; }
-		echo "ok   $t: shared traces"
-	fi
+	# and the shared traces, whole
+	"$bin" $inputs "${SHARED:-../shared}"/traces/*/*.bin \
+		"${SHARED:-../shared}"/traces/*/perf.data* >"$out/$t.log" 2>&1 ||
+		{ echo "FAIL $t"; cat "$out/$t.log"; fail=1; continue; }
+	echo "ok   $t: $(tail -n 1 "$out/$t.log")"
 done
 [ $n -gt 0 ] || { echo "no fuzz targets"; exit 1; }
 exit $fail

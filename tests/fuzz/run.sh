@@ -33,6 +33,12 @@ done
 rm -f "$BUILD/libfuzz.a" && ar rcs "$BUILD/libfuzz.a" $objs || exit 1
 libs="$BUILD/libfuzz.a $(pkg-config --libs ncursesw) -lreadline -lxxhash -lpthread -lm"
 
+# Generated seeds for every target: small traces of every kind ptgen makes,
+# and perf.data files around them (records cut anywhere, a hole, sideband),
+# whole, within -max_len.
+gen=$BUILD/gen-seeds
+sh tests/fuzz/gen_seeds.sh "${MAIN_BUILD:-build}" "$gen" || exit 1
+
 fail=0
 for src in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
@@ -51,13 +57,17 @@ for src in tests/fuzz/fuzz_*.c; do
 		b=$(basename "$f")
 		[ -f "$corpus/$b.head" ] || head -c 4096 "$f" >"$corpus/$b.head"
 	done
-	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t; do
+	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t "$gen"; do
 		[ -d "$d" ] && cp -n "$d"/* "$corpus"/ 2>/dev/null
 	done
 	echo "fuzz: $t for ${SECS}s"
 	( cd "$BUILD/fuzz/$t" && "$top/$bin" -max_total_time="$SECS" \
 		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		corpus 2>&1 | tail -n 12 ) || fail=1
+		corpus >"$top/$BUILD/fuzz/$t.log" 2>&1 )
+	rc=$?
+	tail -n 12 "$BUILD/fuzz/$t.log"
+	# The fuzzer's own status: a finding it could not write is one too.
+	[ $rc = 0 ] || { echo "fuzz: $t exited with status $rc"; fail=1; }
 	# (ls of the three patterns at once fails unless all three exist, and
 	# the pipe above gives tail's status: look for the files themselves.)
 	found=$(ls "$BUILD/fuzz/$t" | grep -E '^(crash|leak|timeout|oom)-')
