@@ -197,6 +197,25 @@ static inline int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
 		return pkt_next_slow(dec, pkt);
 	p = dec->pos;
 	b = p[0];
+	if (b == 0) {
+		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->type = PKT_PAD;
+		pkt->size = 1;
+		dec->pos = p + 1;
+		return 1;
+	}
+	if (!(b & 1) && b != 2 && (dec->bip_sz < 0 || (b & 7) != 4)) {
+		unsigned v = b >> 1;
+		int stop = 31 - __builtin_clz(v);
+
+		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->type = PKT_TNT8;
+		pkt->size = 1;
+		pkt->u.tnt.nbits = (uint8_t)stop;
+		pkt->u.tnt.bits = v & ((1u << stop) - 1);
+		dec->pos = p + 1;
+		return 1;
+	}
 	/* A cyc of one or two bytes; its size is as random as the cycle
 	 * counts, so no branch on it. */
 	if ((b & 3) == 3 && dec->end - p >= 2 && !((b >> 2) & p[1] & 1)) {
@@ -209,25 +228,6 @@ static inline int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
 		pkt->size = (uint8_t)(1 + ext);
 		dec->pos = p + 1 + ext;
 		return (int)(1 + ext);
-	}
-	if (!(b & 1) && b > 2 && (dec->bip_sz < 0 || (b & 7) != 4)) {
-		unsigned v = b >> 1;
-		int stop = 31 - __builtin_clz(v);
-
-		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
-		pkt->type = PKT_TNT8;
-		pkt->size = 1;
-		pkt->u.tnt.nbits = (uint8_t)stop;
-		pkt->u.tnt.bits = v & ((1u << stop) - 1);
-		dec->pos = p + 1;
-		return 1;
-	}
-	if (b == 0) {
-		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
-		pkt->type = PKT_PAD;
-		pkt->size = 1;
-		dec->pos = p + 1;
-		return 1;
 	}
 	return pkt_next_slow(dec, pkt);
 }
