@@ -110,6 +110,22 @@ static const char *const class_names[PKC_NCLASSES] = {
 	[PKC_OTHER] = "other",
 };
 
+/* pkt_tnt8_table: for an even byte other than 00 and 02, the stop bit's
+ * position (the bit count) and the bits below it. */
+#define T8_N(v)								\
+	((v) >= 64 ? 6 : (v) >= 32 ? 5 : (v) >= 16 ? 4 : (v) >= 8 ? 3 :	\
+	 (v) >= 4 ? 2 : (v) >= 2 ? 1 : 0)
+#define T8(b)								\
+	((b) & 1 || (b) < 4 ? 0 :					\
+	 (uint16_t)(T8_N((b) >> 1) << 8 | (((b) >> 1) & ((1u << T8_N((b) >> 1)) - 1))))
+#define T8_4(b) T8(b), T8((b) + 1), T8((b) + 2), T8((b) + 3)
+#define T8_16(b) T8_4(b), T8_4((b) + 4), T8_4((b) + 8), T8_4((b) + 12)
+#define T8_64(b) T8_16(b), T8_16((b) + 16), T8_16((b) + 32), T8_16((b) + 48)
+
+const uint16_t pkt_tnt8_table[256] = {
+	T8_64(0), T8_64(64), T8_64(128), T8_64(192)
+};
+
 const char *pkt_type_name(enum pkt_type type)
 {
 	if ((unsigned)type >= PKT_NTYPES)
@@ -205,6 +221,7 @@ int pkt_decoder_init(struct pkt_decoder *dec, const uint8_t *begin,
 	dec->end = end;
 	dec->pos = begin;
 	dec->base = base;
+	dec->bias = base - (uint64_t)(uintptr_t)begin;
 	dec->bip_sz = -1;
 	return 0;
 }

@@ -164,8 +164,13 @@ struct pkt_decoder {
 	const uint8_t *end;
 	const uint8_t *pos;
 	uint64_t base;		/* offset of begin */
+	uint64_t bias;		/* base - begin: a byte's offset is bias + p */
 	int8_t bip_sz;		/* -1 outside a block, else bbp's SZ */
 };
+
+/* tnt.8 by its byte: the bit count in bits 8-15, the bits in 0-7
+ * (pkt.c fills it). */
+extern const uint16_t pkt_tnt8_table[256];
 
 /* Set up @dec over [@begin, @end), whose first byte has offset @base.
  * The cursor starts at @begin, unsynchronised (no PSB is searched).
@@ -186,7 +191,7 @@ int pkt_next_slow(struct pkt_decoder *dec, struct pkt *pkt);
  * Returns -pte_bad_ipc on a reserved IP compression.
  * Returns -pte_bad_packet on an impossible payload (e.g. an endless CYC).
  *
- * PAD, TNT.8 and short CYCs are most of a trace's packets: they are
+ * PAD, TNT.8, short CYCs and MTCs are most of a trace's packets: they are
  * decoded here, inline in the caller's loop, the rest out of line. */
 static inline int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
 {
@@ -198,21 +203,20 @@ static inline int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
 	p = dec->pos;
 	b = p[0];
 	if (b == 0) {
-		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->offset = dec->bias + (uint64_t)(uintptr_t)p;
 		pkt->type = PKT_PAD;
 		pkt->size = 1;
 		dec->pos = p + 1;
 		return 1;
 	}
 	if (!(b & 1) && b != 2 && (dec->bip_sz < 0 || (b & 7) != 4)) {
-		unsigned v = b >> 1;
-		int stop = 31 - __builtin_clz(v);
+		unsigned e = pkt_tnt8_table[b];
 
-		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->offset = dec->bias + (uint64_t)(uintptr_t)p;
 		pkt->type = PKT_TNT8;
 		pkt->size = 1;
-		pkt->u.tnt.nbits = (uint8_t)stop;
-		pkt->u.tnt.bits = v & ((1u << stop) - 1);
+		pkt->u.tnt.nbits = (uint8_t)(e >> 8);
+		pkt->u.tnt.bits = e & 0xff;
 		dec->pos = p + 1;
 		return 1;
 	}
@@ -222,12 +226,21 @@ static inline int pkt_next(struct pkt_decoder *dec, struct pkt *pkt)
 		unsigned ext = (b >> 2) & 1;
 		uint64_t hi = (uint64_t)(p[1] >> 1) << 5;
 
-		pkt->offset = dec->base + (uint64_t)(p - dec->begin);
+		pkt->offset = dec->bias + (uint64_t)(uintptr_t)p;
 		pkt->type = PKT_CYC;
 		pkt->u.cyc = (uint64_t)(b >> 3) | (hi & (0 - (uint64_t)ext));
 		pkt->size = (uint8_t)(1 + ext);
 		dec->pos = p + 1 + ext;
 		return (int)(1 + ext);
+	}
+	/* MTC: a tenth of the packets where there is no CYC. */
+	if (b == 0x59 && dec->end - p >= 2) {
+		pkt->offset = dec->bias + (uint64_t)(uintptr_t)p;
+		pkt->type = PKT_MTC;
+		pkt->size = 2;
+		pkt->u.mtc = p[1];
+		dec->pos = p + 2;
+		return 2;
 	}
 	return pkt_next_slow(dec, pkt);
 }
@@ -248,7 +261,7 @@ int pkt_sync_set(struct pkt_decoder *dec, uint64_t off);
 /* The cursor's current offset, base-relative. */
 static inline uint64_t pkt_offset(const struct pkt_decoder *dec)
 {
-	return dec->base + (uint64_t)(dec->pos - dec->begin);
+	return dec->bias + (uint64_t)(uintptr_t)dec->pos;
 }
 
 /* Forget what PSB searches remember about long runs of 02 82 pairs: call
