@@ -935,6 +935,11 @@ static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles)
 }
 #endif
 
+/* Built twice, the CPU picking at load time: skim16's popcounts are one
+ * instruction with POPCNT and a libgcc call without. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default"), noinline))
+#endif
 static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		uint64_t off, struct idx_summary *s, uint64_t *credited)
 {
