@@ -1605,7 +1605,6 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 			uint64_t end, struct tm_model *tm, uint64_t *credited)
 {
 	struct img_cursor cur;
-	struct tm_stamp st;
 	struct pkt pkt;
 	long si = img_span_of(img, off);
 	uint64_t next = off + CANCEL_STEP;
@@ -1627,7 +1626,7 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 				tm_gap(tm);
 				return 0;
 			}
-			tm_step(tm, &pkt, &st);
+			tm_advance(tm, &pkt);
 			if (__builtin_expect(pkt.offset >= next, 0)) {
 				if (pace(idx, pkt.offset - off, credited) < 0)
 					return -pte_canceled;
@@ -1656,7 +1655,7 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 			tm_gap(tm);
 			return 0;
 		}
-		tm_step(tm, &pkt, &st);
+		tm_advance(tm, &pkt);
 	}
 	return 0;
 }

@@ -169,47 +169,25 @@ const char *pkt_class_name(enum pkt_class cls)
 }
 
 /*
- * SDM Table 36-12 ("CYC-eligible packets"): TNT, TIP, TIP.PGE, TIP.PGD,
- * FUP, MODE.Exec, MODE.TSX, PIP, VMCS, CBR, MTC, PTW, EXSTOP, MWAIT, PWRE,
- * PWRX, BBP, BIP, BEP, CFE, EVD; and TSC is not (it carries its own time).
- * PSB+ contents are status only, but a CYC may still precede them.
+ * SDM Table 36-12: TNT, TIP, TIP.PGE, TIP.PGD, MODE.Exec, MODE.TSX, PIP,
+ * VMCS, OVF, MTC, TSC, PTWRITE, EXSTOP; MWAIT says so in its own
+ * definition.  FUP and CBR are not (perf's decoder agrees on FUP; in the
+ * cycle-accurate dynamorio traces no CYC precedes a FUP or a CBR).  The
+ * event-trace packets (BBP .. TRIG) are from newer SDMs and kept as
+ * eligible pending a check.
  */
+const uint64_t pkt_cyc_eligible_mask =
+	1ull << PKT_TNT8 | 1ull << PKT_TNT64 | 1ull << PKT_TIP |
+	1ull << PKT_TIP_PGE | 1ull << PKT_TIP_PGD | 1ull << PKT_MODE_EXEC |
+	1ull << PKT_MODE_TSX | 1ull << PKT_PIP | 1ull << PKT_VMCS |
+	1ull << PKT_OVF | 1ull << PKT_MTC | 1ull << PKT_TSC | 1ull << PKT_PTW |
+	1ull << PKT_EXSTOP | 1ull << PKT_MWAIT | 1ull << PKT_BBP |
+	1ull << PKT_BIP | 1ull << PKT_BEP | 1ull << PKT_CFE | 1ull << PKT_EVD |
+	1ull << PKT_TRIG;
+
 int pkt_type_cyc_eligible(enum pkt_type type)
 {
-	/*
-	 * SDM Table 36-12: TNT, TIP, TIP.PGE, TIP.PGD, MODE.Exec, MODE.TSX,
-	 * PIP, VMCS, OVF, MTC, TSC, PTWRITE, EXSTOP; MWAIT says so in its
-	 * own definition.  FUP and CBR are not (perf's decoder agrees on
-	 * FUP; in the cycle-accurate dynamorio traces no CYC precedes a FUP
-	 * or a CBR).  The event-trace packets (BBP .. TRIG) are from newer
-	 * SDMs and kept as eligible pending a check.
-	 */
-	switch (type) {
-	case PKT_TNT8:
-	case PKT_TNT64:
-	case PKT_TIP:
-	case PKT_TIP_PGE:
-	case PKT_TIP_PGD:
-	case PKT_MODE_EXEC:
-	case PKT_MODE_TSX:
-	case PKT_PIP:
-	case PKT_VMCS:
-	case PKT_OVF:
-	case PKT_MTC:
-	case PKT_TSC:
-	case PKT_PTW:
-	case PKT_EXSTOP:
-	case PKT_MWAIT:
-	case PKT_BBP:
-	case PKT_BIP:
-	case PKT_BEP:
-	case PKT_CFE:
-	case PKT_EVD:
-	case PKT_TRIG:
-		return 1;
-	default:
-		return 0;
-	}
+	return (unsigned)type < PKT_NTYPES && (pkt_cyc_eligible_mask >> type & 1);
 }
 
 int pkt_decoder_init(struct pkt_decoder *dec, const uint8_t *begin,

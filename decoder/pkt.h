@@ -295,7 +295,9 @@ enum pkt_class pkt_type_class(enum pkt_type type);
 const char *pkt_class_name(enum pkt_class cls);
 
 /* Whether @type is CYC-eligible, i.e. a CYC may be generated for it
- * (SDM 36.3.6, Table 36-12; pkt.c keeps the list). */
+ * (SDM 36.3.6, Table 36-12; pkt.c keeps the list, also as a mask of
+ * 1 << type bits). */
 int pkt_type_cyc_eligible(enum pkt_type type);
+extern const uint64_t pkt_cyc_eligible_mask;
 
 #endif /* PKT_H */

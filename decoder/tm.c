@@ -332,14 +332,11 @@ void tm_gap(struct tm_model *tm)
 	tm->state |= TM_S_TAINT | TM_S_LOST;
 }
 
-int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
+/* What @pkt does to @tm; the trouble it finds goes into @st->flags,
+ * @st->cyc_delta and @st->lost_mtc, which the caller zeroed. */
+static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
+			      struct tm_stamp *st)
 {
-	uint64_t ns;
-
-	if (!tm || !pkt || !st)
-		return -pte_invalid;
-	memset(st, 0, sizeof(*st));
-
 	switch (pkt->type) {
 	case PKT_TSC:
 		on_tsc(tm, pkt, st);
@@ -382,8 +379,8 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 	/* Cycle exactness (SDM 36.3.6.2). */
 	if (pkt->type == PKT_CYC) {
 		st->flags |= TM_F_EXACT;
-	} else if ((tm->state & TM_S_PEND) &&
-		   pkt_type_cyc_eligible((enum pkt_type)pkt->type)) {
+	} else if ((tm->state & TM_S_PEND) && pkt->type < PKT_NTYPES &&
+		   (pkt_cyc_eligible_mask >> pkt->type & 1)) {
 		st->flags |= TM_F_EXACT;
 		st->cyc_delta = tm->pending;
 		tm->pending = 0;
@@ -391,6 +388,43 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 	} else if (tm->state & TM_S_CYC) {
 		st->flags |= TM_F_BOUNDED;
 	}
+}
+
+/* The packet types step_state() does more for than settle a pending CYC. */
+#define TM_STATEFUL (1ull << PKT_TSC | 1ull << PKT_TMA | 1ull << PKT_MTC |	\
+		     1ull << PKT_CYC | 1ull << PKT_CBR | 1ull << PKT_OVF |	\
+		     1ull << PKT_PWRE | 1ull << PKT_EXSTOP | 1ull << PKT_PWRX)
+
+void tm_advance(struct tm_model *tm, const struct pkt *pkt)
+{
+	struct tm_stamp st;
+	uint64_t bit;
+
+	if (!tm || !pkt || pkt->type >= PKT_NTYPES)
+		return;
+	/* Most packets (tnt, pad, tip) only take the pending CYC's cycles. */
+	bit = 1ull << pkt->type;
+	if (!(bit & TM_STATEFUL)) {
+		if ((tm->state & TM_S_PEND) && (bit & pkt_cyc_eligible_mask)) {
+			tm->pending = 0;
+			tm->state &= ~TM_S_PEND;
+		}
+		return;
+	}
+	st.flags = 0;
+	st.cyc_delta = 0;
+	st.lost_mtc = 0;
+	step_state(tm, pkt, &st);
+}
+
+int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
+{
+	uint64_t ns;
+
+	if (!tm || !pkt || !st)
+		return -pte_invalid;
+	memset(st, 0, sizeof(*st));
+	step_state(tm, pkt, st);
 	if (tm->state & TM_S_CYC)
 		st->flags |= TM_F_CYC;
 

@@ -142,6 +142,10 @@ void tm_init(struct tm_model *tm, const struct tm_config *cfg);
  * Returns 0, or -pte_invalid if an argument is NULL. */
 int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st);
 
+/* Apply packet @pkt as tm_step() does, without describing its time: for
+ * passes that need only the state at the end (the index's time pass). */
+void tm_advance(struct tm_model *tm, const struct pkt *pkt);
+
 /* Tell @tm that trace data was lost (a gap between spans): behaves like an
  * overflow.  */
 void tm_gap(struct tm_model *tm);

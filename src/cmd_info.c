@@ -53,7 +53,6 @@ static int end_time_from(const struct img *img, const struct tm_config *cfg,
 {
 	struct img_cursor cur;
 	struct tm_model tm;
-	struct tm_stamp st;
 	struct pkt pkt;
 	int r;
 
@@ -62,7 +61,7 @@ static int end_time_from(const struct img *img, const struct tm_config *cfg,
 	tm_init(&tm, cfg);
 	while ((r = img_cursor_next(&cur, &pkt)) != -pte_eos) {
 		if (r >= 0) {
-			tm_step(&tm, &pkt, &st);
+			tm_advance(&tm, &pkt);
 			continue;
 		}
 		tm_gap(&tm);
