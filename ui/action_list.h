@@ -95,6 +95,7 @@
 	ACTION(SAVE_SCREEN, "save-screen", "Write the screen as text to a file", ACT_ARGS, "FILE") \
 	ACTION(DESCRIBE_KEY, "describe-key", "Show what the next key does", ACT_KEY, "") \
 	ACTION(HELP, "help", "Show keys and commands", ACT_ARGS, "[COMMAND]") \
+	ACTION(MESSAGES, "messages", "Show every message of this session", 0, "") \
 	ACTION(INFO, "info", "File, offset and index state", 0, "") \
 	ACTION(REDRAW, "redraw", "Redraw the screen", 0, "") \
 	ACTION(RELOAD, "reload", "Reload the trace (it grew or changed)", 0, "") \

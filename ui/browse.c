@@ -61,6 +61,28 @@ static void ui_signals(void)
 		signal(sigs[i], ui_fatal);
 }
 
+/* Keep @msg in the message log (:messages), with its time and severity;
+ * a message the same as the last one is not kept twice. */
+static void ui_log(struct ui *ui, int sev, const char *msg)
+{
+	static const char sevs[] = "IWE";
+	char buf[sizeof(ui->msg) + 16], *last;
+	struct tm tm;
+	time_t now = time(NULL);
+
+	if (!msg[0])
+		return;
+	last = ui->nmsglog ? ui->msglog[(ui->nmsglog - 1) % UI_MSGLOG] : NULL;
+	if (last && !strcmp(last + 11, msg))
+		return;
+	localtime_r(&now, &tm);
+	snprintf(buf, sizeof(buf), "%02d:%02d:%02d %c %s", tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, sev >= 0 && sev <= 2 ? sevs[sev] : '?', msg);
+	free(ui->msglog[ui->nmsglog % UI_MSGLOG]);
+	ui->msglog[ui->nmsglog % UI_MSGLOG] = strdup(buf);
+	ui->nmsglog++;
+}
+
 void ui_message(struct ui *ui, int sev, const char *fmt, ...)
 {
 	va_list ap;
@@ -69,6 +91,23 @@ void ui_message(struct ui *ui, int sev, const char *fmt, ...)
 	vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
 	va_end(ap);
 	ui->msg_sev = sev;
+	ui_log(ui, sev, ui->msg);
+}
+
+/* Report the keymap's errors: each in the message log, the count and the
+ * first on the message line. */
+static void ui_km_errors(struct ui *ui)
+{
+	size_t i, n = km_nerrors(ui->km);
+
+	for (i = 0; i < n; i++)
+		ui_message(ui, UI_ERROR, "%s", km_error(ui->km, i));
+	if (n > 1)
+		ui_message(ui, UI_ERROR, "%zu keymap errors (:messages lists them); the first: %s",
+			   n, km_error(ui->km, 0));
+	else if (n)
+		ui_message(ui, UI_ERROR, "%s", km_error(ui->km, 0));
+	km_clear_errors(ui->km);
 }
 
 int ui_key_waiting(struct ui *ui)
@@ -606,6 +645,11 @@ static int ui_set(struct ui *ui, const char *args)
 		ui->km = km;
 		km_state_reset(&ui->ks);
 		snprintf(ui->keymap_name, sizeof(ui->keymap_name), "%s", val);
+		/* A broken line in the user's file: as at startup. */
+		if (km_nerrors(ui->km)) {
+			ui_km_errors(ui);
+			return UI_DRAW_ALL;
+		}
 	} else {
 		ui_message(ui, UI_ERROR, "set: no option '%s' (raw ip columns axis mouse keymap)", opt);
 		return UI_DRAW_STATUS;
@@ -877,8 +921,14 @@ int ui_action(struct ui *ui, const struct km_result *res)
 		return UI_DRAW_STATUS;
 	}
 	case ACTION_HELP:
-		ui->help = 1;
+		ui->help = UI_PAGER_HELP;
 		ui->help_top = 0;
+		return UI_DRAW_ALL;
+	case ACTION_MESSAGES:
+		ui->help = UI_PAGER_MESSAGES;
+		/* the newest at the bottom of the first screen shown */
+		ui->help_top = (int)(ui->nmsglog < UI_MSGLOG ? ui->nmsglog : UI_MSGLOG) -
+			       (ui->rows - 2);
 		return UI_DRAW_ALL;
 	case ACTION_INFO: return ui_info(ui);
 	case ACTION_REDRAW:
@@ -1532,6 +1582,7 @@ int cmd_browse_main(int argc, char **argv)
 	char err[512];
 	int r, ret = 1, s = 0;
 	const char *cs, *nc;
+	size_t i;
 
 	ui_t_start = ui_now();
 	/* Windows of rows come and go; keep their memory in the heap rather
@@ -1615,11 +1666,7 @@ int cmd_browse_main(int argc, char **argv)
 	prompt_init(ui);
 	ui_find_t0(ui);
 	ui_layout(ui);
-	if (km_nerrors(ui->km) == 1)
-		ui_message(ui, UI_ERROR, "%s", km_error(ui->km, 0));
-	else if (km_nerrors(ui->km))
-		ui_message(ui, UI_ERROR, "%s (and %zu more)", km_error(ui->km, 0),
-			   km_nerrors(ui->km) - 1);
+	ui_km_errors(ui);
 	/* The first screen, then the index: on two cores the builder's
 	 * threads would otherwise delay it. */
 	ui_draw(ui);
@@ -1652,6 +1699,8 @@ out_idx:
 out_km:
 	km_free(ui->km);
 out_ui:
+	for (i = 0; i < UI_MSGLOG; i++)
+		free(ui->msglog[i]);
 	free(ui);
 out_trace:
 	trace_close(t);

@@ -5,6 +5,18 @@
 
 #include "ui.h"
 
+/* Line @n of the message log, oldest first; 0, or -1 past the end. */
+static int help_message(const struct ui *ui, int n, char *buf, size_t size)
+{
+	unsigned kept = ui->nmsglog < UI_MSGLOG ? ui->nmsglog : UI_MSGLOG;
+	unsigned first = ui->nmsglog - kept;
+
+	if (n < 0 || (unsigned)n >= kept)
+		return -1;
+	snprintf(buf, size, "%s", ui->msglog[(first + (unsigned)n) % UI_MSGLOG]);
+	return 0;
+}
+
 /* Line @n of the help text into @buf; returns 0, or -1 past the end. */
 static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold)
 {
@@ -20,6 +32,8 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 	int a;
 
 	*bold = 0;
+	if (ui->help == UI_PAGER_MESSAGES)
+		return help_message(ui, n, buf, size);
 	if (n < nintro) {
 		snprintf(buf, size, "%s", intro[n]);
 		*bold = n == 0;
@@ -86,7 +100,9 @@ void help_draw(struct ui *ui)
 	{
 		char buf[64];
 
-		snprintf(buf, sizeof(buf), " help  line %d/%d", ui->help_top + 1, n);
+		snprintf(buf, sizeof(buf), " %s  line %d/%d  (q closes)",
+			 ui->help == UI_PAGER_MESSAGES ? "messages" : "help",
+			 n ? ui->help_top + 1 : 0, n);
 		screen_put(ui->rows - 1, 0, ui->cols, buf);
 	}
 	attrset(A_NORMAL);

@@ -381,8 +381,8 @@ static int mu_share(struct ui *ui, const char *args, int import)
 	if (r < 0)
 		ui_message(ui, UI_ERROR, "%s", m ? m : pte_strerror(r));
 	else if (import && r > 0)
-		ui_message(ui, UI_WARN, "imported %s: %d conflict%s, ours kept (last: %s)",
-			   tok[0], r, r == 1 ? "" : "s", m ? m : "?");
+		ui_message(ui, UI_WARN, "imported %s: %d conflict%s, ours kept (:messages lists them)",
+			   tok[0], r, r == 1 ? "" : "s");
 	else if (import)
 		ui_message(ui, UI_INFO, "imported %s: %zu marks and regions now", tok[0],
 			   bm_count(ui->bm));

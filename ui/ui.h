@@ -94,6 +94,10 @@ enum {
 
 #define UI_HISTORY 64
 
+/* What the pager (help.c) shows. */
+enum { UI_PAGER_HELP = 1, UI_PAGER_MESSAGES = 2 };
+#define UI_MSGLOG 256
+
 struct ui {
 	/* the trace */
 	struct trace *trace;
@@ -139,7 +143,7 @@ struct ui {
 	int too_small;
 	struct pane panes[UI_NPANES];
 	int focus;
-	int help;			/* the help screen is up */
+	int help;			/* a pager is up: UI_PAGER_* */
 	int help_top;
 	int prompt;			/* the prompt is up */
 	int describing;			/* describe-key waits for a key */
@@ -147,6 +151,9 @@ struct ui {
 
 	char msg[512];
 	int msg_sev;
+	/* every message of the session, the last UI_MSGLOG (:messages) */
+	char *msglog[UI_MSGLOG];
+	unsigned nmsglog;		/* messages logged, ever */
 	int quit;
 	int exit_status;
 	volatile int interrupted;	/* C-c during a long operation */

@@ -1,0 +1,46 @@
+#!/bin/sh
+# t_ui_messages -- nothing said is lost: with three broken lines in a user
+# keymap, the message line gives the count and the first, ':messages'
+# lists all three with their file:line, and ':set keymap NAME' reports the
+# broken lines of the keymap it loads.  Headless (--script).
+set -u
+: "${PTBROWSE:?}"
+BUILD=${BUILD:-build}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
+unset TERM
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+
+"$BUILD/tools/ptgen" --seed 2 --size 64KiB -o "$tmp/t.pt" >/dev/null || exit 1
+km=$tmp/config/ptbrowse/keymaps
+mkdir -p "$km"
+printf 'bind j no-such-action\nbogus line\nbind k cursor-up\nbind x also-not-one\n' >"$km/default.keys"
+printf 'bind C-n nor-this-one\n' >"$km/emacs.keys"
+cat >"$tmp/keys" <<EOK
+:save-screen $tmp/s1.txt
+:messages
+:save-screen $tmp/s2.txt
+q
+:set keymap emacs
+:save-screen $tmp/s3.txt
+EOK
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 200x20 "$tmp/t.pt" >"$tmp/out" 2>&1 ||
+	bad "exit status $? ($(cat "$tmp/out"))"
+msg=$(tail -n 1 "$tmp/s1.txt" | sed 's/ *$//')
+case $msg in
+"3 keymap errors (:messages lists them); the first: $km/default.keys:1: "*) ;;
+*) bad "message line: '$msg'" ;;
+esac
+for l in 1 2 4; do
+	grep -q " E $km/default.keys:$l: " "$tmp/s2.txt" || bad ":messages lacks default.keys:$l: $(cat "$tmp/s2.txt")"
+done
+grep -q 'messages  line 1/' "$tmp/s2.txt" || bad ":messages has no pager line"
+msg=$(tail -n 1 "$tmp/s3.txt" | sed 's/ *$//')
+case $msg in
+"$km/emacs.keys:1: "*) ;;
+*) bad ":set keymap emacs: '$msg'" ;;
+esac
+[ $fail = 0 ] && echo "ok   keymap errors in the message line and all of them in :messages"
+exit $fail
