@@ -351,12 +351,20 @@ int cmd_index_main(int argc, char **argv)
 		nr++;
 	}
 	sigaction(SIGINT, &old, NULL);
+	/* Between streams, or while a cache loaded or saved: no half summary. */
+	if (interrupted && !status) {
+		fprintf(stderr, "ptbrowse index: interrupted\n");
+		status = 1;
+	}
 	if (!status) {
 		if (json)
 			print_json(t, res, nr, now() - t0);
 		else
 			print_text(t, res, nr, now() - t0);
-		if (!t->nstreams || (nr && !res[0].nseeks))
+		/* Not one PSB in any stream: not a trace. */
+		for (i = 0; i < nr && !res[i].nseeks; i++)
+			;
+		if (!t->nstreams || (nr && i == nr))
 			fprintf(stderr, "ptbrowse index: %s: no PSB found: this is not an "
 				"Intel PT trace, or it starts mid-stream without "
 				"a synchronisation point\n", t->path);

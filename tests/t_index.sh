@@ -50,6 +50,27 @@ last=$(sed -n 's/^  tsc:      808742735848 \.\. \([0-9]*\) .*/\1/p' "$tmp/out")
 "$PTBROWSE" index --mtc-freq x "$q" 2>"$tmp/err" && fail "a bad timing value was accepted"
 grep -q 'ptbrowse index: --mtc-freq: bad argument: x' "$tmp/err" || fail "bad value: $(cat "$tmp/err")"
 
+# C-c: a one-line message, exit 1, no half summary; inside one big PSB
+# segment too (the builder looks for it every 256 KiB).
+if [ -n "${BUILD:-}" ] && [ -x "$BUILD/tools/ptgen" ]; then
+	"$BUILD/tools/ptgen" --seed 4 --size 256MiB --psb-period 1GiB -o "$tmp/one.pt" >/dev/null
+	"$PTBROWSE" index --no-cache --time "$tmp/one.pt" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	sleep 0.3
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "t_index: note: the index finished before C-c; not checked"
+	else
+		[ $rc = 1 ] || fail "C-c: exit $rc"
+		[ "$(cat "$tmp/err")" = "ptbrowse index: $tmp/one.pt: indexing cancelled" ] ||
+			fail "C-c: stderr '$(cat "$tmp/err")'"
+		[ -s "$tmp/out" ] && fail "C-c: a summary was printed: $(head -n 2 "$tmp/out")"
+	fi
+	rm -f "$tmp/one.pt"
+fi
+
 # No PSB at all: a usable, explained state.
 head -c 100000 /dev/zero | tr '\0' '\5' > "$tmp/nopsb.bin"
 "$PTBROWSE" index "$tmp/nopsb.bin" > "$tmp/out" 2> "$tmp/err" || fail "no-PSB file should open"
