@@ -161,6 +161,13 @@ nopsb_row() {
 	grep -q '"psbs": *0' "$tmp/out" || { fail "info --json: no '\"psbs\": 0'"; ok=0; }
 	expect 0 "" browse "$f" || ok=0
 	[ -s "$tmp/screen.txt" ] || { fail "browser: no screen"; ok=0; }
+	# with its index, the browser says why there is nothing to decode
+	printf 'wait-index\n:save-screen %s\nq\n' "$tmp/screen.txt" >"$tmp/keysn"
+	rm -f "$tmp/screen.txt"
+	expect 0 "" "$PTBROWSE" --no-state --script "$tmp/keysn" --size 300x24 "$f" || ok=0
+	msg=$(tail -n 1 "$tmp/screen.txt" | sed 's/ *$//')
+	[ "$msg" = "$(basename "$f"): no PSB found: this is not an Intel PT trace, or it starts mid-stream without a synchronisation point" ] ||
+		{ fail "browser: message '$msg'"; ok=0; }
 	[ $ok = 1 ] && pass
 }
 
@@ -360,10 +367,13 @@ wait_screen "$tmp/g2.txt"
 stop_browser
 [ $ok = 1 ] && pass "index"
 row=grows_while_open_browser
-if grep -q "0x10258" "$tmp/g2.txt" 2>/dev/null; then
-	pass "R offers the new tail"
+msg=$(tail -n 1 "$tmp/g3.txt" 2>/dev/null | sed 's/ *$//')
+if ! grep -q "0x10258" "$tmp/g2.txt" 2>/dev/null; then
+	fail "R did not reload: '$msg'"
+elif [ "$msg" != "reloaded: $(wc -c <"$tmp/small.pt") new bytes (now $(wc -c <"$tmp/grow.pt"))" ]; then
+	fail "R: message '$msg'"
 else
-	fail "R did not reload: '$(tail -n 1 "$tmp/g3.txt" 2>/dev/null | sed 's/ *$//')'"
+	pass "R offers the new tail"
 fi
 
 row=shrinks_while_open_browser

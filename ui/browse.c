@@ -256,6 +256,10 @@ static int ui_poll_index(struct ui *ui)
 	if (!p.finished)
 		return 1;
 	ui->idx_ops_set = 1;
+	if (!p.status && !idx_nseeks(ui->idx))
+		ui_message(ui, UI_WARN, "%s: no PSB found: this is not an Intel PT trace, "
+			   "or it starts mid-stream without a synchronisation point",
+			   ui->name);
 	/* The builder has read the whole file: drop its pages from our page
 	 * tables (the page cache keeps them), so RSS is what the browser
 	 * uses; windows fault in what they read again. */
