@@ -152,7 +152,7 @@ void status_draw(struct ui *ui)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #?");
 		}
 		if (row.ts.flags & TM_F_TSC) {
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  tsc %" PRIx64,
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  tsc 0x%" PRIx64,
 						row.ts.tsc);
 			if (ui->have_t0) {
 				status_fmt_ns(t, sizeof(t), status_tsc_ns(ui, ui->t0, row.ts.tsc));
