@@ -177,4 +177,21 @@ grep -Eq '^0 ns +time +[,!^c ]*,' "$tmp/side.txt" || fail "no sideband markers o
 tail -n 1 "$tmp/side.txt" | grep -q '^sideband: switch_' ||
 	fail "no sideband message: $(tail -n 1 "$tmp/side.txt")"
 echo "ok   sideband markers on the timeline, named in the message line"
+# FROM and TO of :region and :export are goto targets of several words.
+# psb N counts from 0: psb 2 is the third
+psb2=$("$PTBROWSE" dump "$T" | awk '$2 == "psb" { n++; if (n == 3) { print $1; exit } }')
+cat > "$tmp/keys" <<EOF2
+wait-index
+:region two psb 1 psb 2 "a note"
+:save-screen $tmp/reg.txt
+:export psb 1 psb 2 $tmp/slice2.pt
+:save-screen $tmp/exp.txt
+EOF2
+XDG_STATE_HOME=$tmp/state2 XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
+	"$PTBROWSE" --no-state --script "$tmp/keys" --size 160x12 "$T" || fail "--script failed"
+tail -n 1 "$tmp/reg.txt" | grep -q "^region two: 0x[0-9a-f]*-0x$(echo "$psb2" | sed 's/^0*//') " ||
+	fail ":region NAME psb 1 psb 2: $(tail -n 1 "$tmp/reg.txt")"
+tail -n 1 "$tmp/exp.txt" | grep -q "^wrote $tmp/slice2.pt: " ||
+	fail ":export psb 1 psb 2 FILE: $(tail -n 1 "$tmp/exp.txt")"
+echo "ok   :region and :export take goto targets of several words"
 echo "ok   marks, bookmark and region survive a copy; summary $N packets = dump; slice decodes; streams switch"

@@ -245,13 +245,45 @@ static int mu_clear_mark(struct ui *ui, int c)
 	return mu_result(ui, bm_delete(ui->bm, (size_t)i), "mark cleared");
 }
 
+/* The @n words at @w, joined by spaces, into @buf. */
+static void mu_join(const char *const *w, int n, char *buf, size_t size)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", w[i]);
+}
+
+/* FROM and TO from the @n words at @w: goto targets of one word or more
+ * ("psb 5", "t 12ms"), split where both halves are.  Returns 0, or -1 with
+ * the last goto error in @err. */
+static int mu_range(struct ui *ui, const char *const *w, int n, uint64_t *from,
+		    uint64_t *to, char *err, size_t errlen)
+{
+	int k;
+
+	snprintf(err, errlen, "want FROM TO");
+	for (k = 1; k < n; k++) {
+		char a[MU_TOKLEN * 2], b[MU_TOKLEN * 2];
+
+		mu_join(w, k, a, sizeof(a));
+		mu_join(w + k, n - k, b, sizeof(b));
+		if (!ui_goto_offset(ui, a, from, err, errlen) &&
+		    !ui_goto_offset(ui, b, to, err, errlen))
+			return 0;
+	}
+	return -1;
+}
+
 /* :region NAME [FROM TO] ["note"]; without FROM TO the selection, or an
  * existing region's note. */
 static int mu_region(struct ui *ui, const char *args)
 {
 	char tok[MU_NTOK][MU_TOKLEN], err[256] = "", msg[160];
 	int q[MU_NTOK], n = mu_split(args, tok, q), npos = 0, k, r;
-	const char *pos[3] = { NULL, NULL, NULL }, *note = NULL;
+	const char *pos[MU_NTOK], *note = NULL;
 	uint64_t from, to;
 
 	if (mu_no_marks(ui))
@@ -259,18 +291,19 @@ static int mu_region(struct ui *ui, const char *args)
 	for (k = 0; k < n; k++) {
 		if (q[k] && !note)
 			note = tok[k];
-		else if (!q[k] && npos < 3)
+		else if (!q[k])
 			pos[npos++] = tok[k];
 		else
-			npos = 4;
+			npos = -1;
+		if (npos < 0)
+			break;
 	}
-	if (npos < 1 || npos == 2 || npos > 3) {
+	if (n < 0 || npos < 1 || npos == 2) {
 		ui_message(ui, UI_ERROR, "usage: region NAME [FROM TO] [\"note\"]");
 		return UI_DRAW_STATUS;
 	}
-	if (npos == 3) {
-		if (ui_goto_offset(ui, pos[1], &from, err, sizeof(err)) < 0 ||
-		    ui_goto_offset(ui, pos[2], &to, err, sizeof(err)) < 0) {
+	if (npos >= 3) {
+		if (mu_range(ui, pos + 1, npos - 1, &from, &to, err, sizeof(err)) < 0) {
 			ui_message(ui, UI_ERROR, "region: %s", err);
 			return UI_DRAW_STATUS;
 		}
@@ -334,9 +367,12 @@ static int mu_export(struct ui *ui, const char *args)
 		}
 		from = bm_at(ui->bm, (size_t)i)->from;
 		to = bm_at(ui->bm, (size_t)i)->to;
-	} else if (n == 3) {
-		if (ui_goto_offset(ui, tok[0], &from, err, sizeof(err)) < 0 ||
-		    ui_goto_offset(ui, tok[1], &to, err, sizeof(err)) < 0) {
+	} else if (n >= 3) {
+		const char *w[MU_NTOK];
+
+		for (i = 0; i < n - 1; i++)
+			w[i] = tok[i];
+		if (mu_range(ui, w, n - 1, &from, &to, err, sizeof(err)) < 0) {
 			ui_message(ui, UI_ERROR, "export: %s", err);
 			return UI_DRAW_STATUS;
 		}
