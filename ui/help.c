@@ -26,6 +26,10 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 		"Every command also works at the ':' prompt, e.g. ':goto 50%', ':goto 0x1f40',",
 		"':save-screen FILE', ':set raw on'.  A count typed first repeats or aims a key",
 		"(3j, 50%).  The packet pane, the cycle pane and the timeline move together.",
+		"The mouse: the wheel scrolls, a click on a row moves the cursor there, a",
+		"click on the timeline jumps there; F2 leaves the mouse to the terminal.",
+		"Keys marked 'in prompt' or 'in visual' work at the ':' prompt or while",
+		"selecting a region (v).  ':messages' shows every message of the session.",
 		"",
 	};
 	int nintro = (int)(sizeof(intro) / sizeof(intro[0]));
@@ -48,7 +52,7 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 			continue;
 		if (n--)
 			continue;
-		for (t = KM_T_GLOBAL; t <= KM_T_TIMELINE; t++) {
+		for (t = KM_T_GLOBAL; t < KM_NTABLES; t++) {
 			more[0] = 0;
 			if (ui->km && km_keys_for(ui->km, t, (enum action)a, more, sizeof(more)) > 0) {
 				size_t l = strlen(keys);
