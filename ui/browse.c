@@ -141,9 +141,13 @@ void ui_layout(struct ui *ui)
 	tl_h = ui->rows >= 16 ? 3 : ui->rows >= 9 ? 2 : 1;
 	body = ui->rows - 3 - tl_h;	/* header, status, message */
 	/* The packet pane keeps 64 columns (82 with raw bytes); the cycle
-	 * pane gets the rest. */
+	 * pane gets the rest, at least its cycles and time: narrower than
+	 * that, the packet pane leaves out its last IP column first. */
 	pw = ui->pk_cols & UI_PK_RAW ? 82 : 64;
-	cw = ui->cols >= pw + 32 ? ui->cols - pw : ui->cols >= 80 ? 24 : 0;
+	ui->pk_narrow = (ui->pk_cols & UI_PK_IP) && ui->cols < pw + 32;
+	if (ui->pk_narrow)
+		pw -= UI_PK_IP_WIDTH;
+	cw = ui->cols >= pw + 32 ? ui->cols - pw : 0;
 	if (cw > 72)
 		cw = 72;
 	ui->panes[UI_PANE_PACKETS] = (struct pane){ &pane_packets_ops, 1, 0, body, ui->cols - cw, NULL };
@@ -165,7 +169,8 @@ void ui_draw(struct ui *ui)
 		char buf[64];
 
 		erase();
-		snprintf(buf, sizeof(buf), "too small (%dx%d): need 20x6", ui->cols, ui->rows);
+		/* what matters first: a 19-column screen shows 19 */
+		snprintf(buf, sizeof(buf), "need 20x6, is %dx%d", ui->cols, ui->rows);
 		screen_put(0, 0, ui->cols, buf);
 		return;
 	}

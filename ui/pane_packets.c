@@ -63,7 +63,7 @@ static void pane_packets_text(const struct ui *ui, struct win_iter *it,
 	dump_fmt_payload(payload, sizeof(payload), &row->pkt);
 	len += (size_t)snprintf(buf + len, size - len, "%-10s %-20s",
 				pkt_type_name(row->pkt.type), payload);
-	if (len >= size || !(ui->pk_cols & UI_PK_IP))
+	if (len >= size || !(ui->pk_cols & UI_PK_IP) || ui->pk_narrow)
 		return;
 	if (row->flags & WIN_F_HAVE_IP)
 		snprintf(buf + len, size - len, " %016" PRIx64, row->ip);
@@ -98,7 +98,8 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 	/* The gutter is three columns: cursor, mark, PSB+ bracket. */
 	snprintf(head, sizeof(head), "   %-*s  %s%-10s %-20s%s", pane_packets_owidth(ui) + 2,
 		 "offset", ui->pk_cols & UI_PK_RAW ? "raw               " : "",
-		 "packet", "payload", ui->pk_cols & UI_PK_IP ? " last ip" : "");
+		 "packet", "payload",
+		 (ui->pk_cols & UI_PK_IP) && !ui->pk_narrow ? " last ip" : "");
 	screen_clear(p->y, p->x, p->w);
 	screen_put(p->y, p->x, p->w, head);
 	attrset(A_NORMAL);

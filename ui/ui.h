@@ -94,6 +94,9 @@ enum {
 
 #define UI_HISTORY 64
 
+/* The packet pane's last IP column, with its separator. */
+#define UI_PK_IP_WIDTH 18
+
 /* What the pager (help.c) shows. */
 enum { UI_PAGER_HELP = 1, UI_PAGER_MESSAGES = 2 };
 #define UI_MSGLOG 256
@@ -119,6 +122,7 @@ struct ui {
 
 	/* the view: one cursor, one top row */
 	uint64_t cursor;		/* offset of the cursor row */
+	int pk_narrow;			/* no room for the last IP column */
 	uint64_t top;			/* offset of the first row shown */
 	int no_index;			/* --no-index */
 	char fatal[256];		/* why the browser must end, or "" */
