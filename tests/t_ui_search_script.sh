@@ -144,6 +144,25 @@ LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf
 [ "$(st_off a4)" -eq "$(sed -n 7p "$tmp/ovfs")" ] || fail "'#' (a script line can't start with it): at $(st_off a4), not OVF 7"
 st a1 | grep -q '/ovf \[' || fail "'*' does not show the search: $(st a1)"
 
+# In the timeline, l and h move the cursor a column right and left.
+cat > "$tmp/keys" <<EOK
+wait-index
+Tab
+Tab
+l
+:save-screen $tmp/l1.txt
+l
+:save-screen $tmp/l2.txt
+h
+:save-screen $tmp/l3.txt
+q
+EOK
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf.pt" > "$tmp/out" 2>&1 ||
+	fail "timeline keys: exit status $? ($(cat "$tmp/out"))"
+[ "$(st_off l1)" -gt 0 ] && [ "$(st_off l2)" -gt "$(st_off l1)" ] &&
+	[ "$(st_off l3)" -lt "$(st_off l2)" ] ||
+	fail "l l h in the timeline: $(st_off l1) $(st_off l2) $(st_off l3)"
+
 [ -n "${VERBOSE:-}" ] && for s in s1 s2 s3 s4 s5 s6 s7 e1 e2 e3 f1 f2 f3 f4 f5 f6; do st $s; msg $s; done
 [ $status -eq 0 ] && echo "ok"
 exit $status

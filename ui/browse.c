@@ -975,6 +975,16 @@ int ui_action(struct ui *ui, const struct km_result *res)
 			clearok(curscr, TRUE);
 		}
 		return UI_DRAW_ALL;
+	case ACTION_SCROLL_LEFT:
+	case ACTION_SCROLL_RIGHT:
+		/* The packet pane's wide rows, from any pane but the
+		 * timeline (which moves along its columns: tl.c). */
+		ui->hscroll += (res->action == ACTION_SCROLL_LEFT ? -8 : 8) * (int)res->count;
+		if (ui->hscroll < 0)
+			ui->hscroll = 0;
+		if (ui->hscroll > 200)
+			ui->hscroll = 200;
+		return UI_DRAW_PANES;
 	case ACTION_RELOAD: return ui_reload(ui);
 	case ACTION_QUIT:
 		ui->quit = 1;

@@ -101,7 +101,10 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		 "packet", "payload",
 		 (ui->pk_cols & UI_PK_IP) && !ui->pk_narrow ? " last ip" : "");
 	screen_clear(p->y, p->x, p->w);
-	screen_put(p->y, p->x, p->w, head);
+	/* scrolled with the rows, past the three gutter columns */
+	screen_put(p->y, p->x, 3, head);
+	if ((int)strlen(head + 3) > ui->hscroll)
+		screen_put(p->y, p->x + 3, p->w - 3, head + 3 + ui->hscroll);
 	attrset(A_NORMAL);
 	/* All rows, or the filter view's matching ones (search_ui.c). */
 	have = search_ui_row_first(ui, &it, &ri);
@@ -177,20 +180,7 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 
 static int pane_packets_key(struct ui *ui, struct pane *p, const struct km_result *res)
 {
-	switch (res->action) {
-	case ACTION_SCROLL_LEFT:
-		ui->hscroll -= 8 * (int)res->count;
-		if (ui->hscroll < 0)
-			ui->hscroll = 0;
-		return UI_DRAW_PANES;
-	case ACTION_SCROLL_RIGHT:
-		ui->hscroll += 8 * (int)res->count;
-		if (ui->hscroll > 200)
-			ui->hscroll = 200;
-		return UI_DRAW_PANES;
-	default:
-		return UI_NOT_MINE;
-	}
+	return UI_NOT_MINE;
 }
 
 static void pane_packets_resize(struct ui *ui, struct pane *p)

@@ -671,9 +671,27 @@ int tl_click(struct ui *ui, int col)
 	return nav_jump(ui, v);
 }
 
+/* In the timeline, h and l (scroll-left, scroll-right) move the cursor
+ * to the column left or right of its own, as a click there would. */
 static int tl_key(struct ui *ui, struct pane *p, const struct km_result *res)
 {
-	return UI_NOT_MINE;
+	struct tl_cache *tc = &tl_cache;
+	uint64_t v;
+	long c, d;
+
+	if (res->action != ACTION_SCROLL_LEFT && res->action != ACTION_SCROLL_RIGHT)
+		return UI_NOT_MINE;
+	if (tc->ncols <= 0)
+		return UI_DRAW_NONE;
+	v = tc->time ? tl_row_tsc(ui, ui->cursor) : ui->cursor;
+	c = v < tc->lo ? 0 : v >= tc->hi ? tc->ncols - 1 : tl_col_of(tc, v);
+	d = (long)(res->count ? res->count : 1);
+	c += res->action == ACTION_SCROLL_LEFT ? -d : d;
+	if (c < 0)
+		c = 0;
+	if (c >= tc->ncols)
+		c = tc->ncols - 1;
+	return tl_click(ui, (int)c) | UI_DRAW_TIMELINE;
 }
 
 static void tl_resize(struct ui *ui, struct pane *p)
