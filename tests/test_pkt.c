@@ -348,9 +348,34 @@ static void test_truncated(void **state __attribute__((unused)))
 		{ 0x99, 1 },
 		{ 0x02, 0x53, 2, 1, 2, 3, 4, 5, 6, 7, 8 },
 		{ 0xd9, 0x40, 0, 1, 2 },
+		{ 0x02, 0xa3, 1, 2, 3, 4, 5, 0x80 },	/* tnt.64 */
+		{ 0x02, 0x22, 0x00, 0x20 },		/* pwre */
+		{ 0x02, 0xa2, 0x21, 0x01, 0, 0, 0 },	/* pwrx */
+		{ 0x02, 0xc8, 1, 2, 3, 4, 5 },		/* vmcs */
+		{ 0x02, 0x03, 0x20, 0 },		/* cbr */
+		{ 0x02, 0x13, 0x81, 0x20 },		/* cfe */
+		{ 0x02, 0x63, 0x80 },			/* bbp */
+		{ 0x02, 0x12, 1, 2, 3, 4 },		/* ptw, 4 bytes */
+		{ 0x02, 0x23 },				/* psbend */
+		{ 0x02, 0xf3 },				/* ovf */
+		{ 0x02, 0x83 },				/* stop */
+		{ 0x02, 0x62 },				/* exstop */
+		{ 0x02, 0x33 },				/* bep */
+		{ 0x99, 0x21 },				/* mode.tsx */
+		{ 0x3d, 1, 2 },				/* fup, 16 bits */
+		{ 0x5d, 1, 2, 3, 4 },			/* fup, 32 bits */
+		{ 0x7d, 1, 2, 3, 4, 5, 6 },		/* fup, sext 48 */
+		{ 0x91, 1, 2, 3, 4, 5, 6 },		/* tip.pge, 48 bits */
+		{ 0x21, 1, 2 },				/* tip.pgd, 16 bits */
+		{ 0xd9, 0x00, 1 },			/* trig, no icnt */
+		{ 0x07, 0x03, 0x03, 0x02 },		/* cyc of 4 bytes */
 	};
-	static const size_t sizes[] = { 16, 8, 9, 7, 8, 11, 10, 10, 3, 2, 2, 11, 5 };
+	static const size_t sizes[] = { 16, 8, 9, 7, 8, 11, 10, 10, 3, 2, 2, 11, 5,
+					8, 4, 7, 7, 4, 4, 3, 6, 2, 2, 2, 2, 2, 2,
+					3, 5, 7, 7, 3, 3, 4 };
 	size_t i, cut;
+
+	assert_int_equal(sizeof(sizes) / sizeof(sizes[0]), sizeof(pkts) / sizeof(pkts[0]));
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		for (cut = 1; cut < sizes[i]; cut++) {
@@ -364,6 +389,32 @@ static void test_truncated(void **state __attribute__((unused)))
 			pkt_decoder_init(&dec, b, b + cut, 100);
 			assert_int_equal(pkt_next(&dec, &pkt), -pte_truncated);
 			assert_int_equal(pkt.offset, 100);
+			free(b);
+		}
+		/* and whole, it decodes to its size */
+		{
+			struct pkt_decoder dec;
+			struct pkt pkt;
+
+			pkt_decoder_init(&dec, pkts[i], pkts[i] + sizes[i], 0);
+			assert_int_equal(pkt_next(&dec, &pkt), (int)sizes[i]);
+		}
+	}
+	/* BIP exists only inside a block: after a BBP (8-byte values). */
+	{
+		static const uint8_t blk[] = { 0x02, 0x63, 0x00, 0x0c, 1, 2, 3, 4, 5, 6, 7, 8 };
+
+		for (cut = 4; cut < sizeof(blk); cut++) {
+			uint8_t *b = malloc(cut);
+			struct pkt_decoder dec;
+			struct pkt pkt;
+
+			memcpy(b, blk, cut);
+			pkt_decoder_init(&dec, b, b + cut, 0);
+			assert_int_equal(pkt_next(&dec, &pkt), 3);
+			assert_int_equal(pkt.type, PKT_BBP);
+			assert_int_equal(pkt_next(&dec, &pkt), -pte_truncated);
+			assert_int_equal(pkt.offset, 3);
 			free(b);
 		}
 	}
