@@ -11,7 +11,14 @@ done
 [ -z "$missing" ] && exit 0
 echo "deps: installing$missing"
 sudo=
-[ "$(id -u)" -ne 0 ] && sudo=sudo
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "deps: missing:$missing; run as root (no sudo here):" >&2
+		echo "  apt-get install$missing" >&2
+		exit 1
+	fi
+	sudo=sudo
+fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq || exit 1
 $sudo apt-get install -y -qq $missing >/dev/null || {
