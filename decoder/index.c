@@ -1880,16 +1880,25 @@ void idx_progress(const struct idx *idx, struct idx_progress *p)
 	p->nseeks = idx_nseeks(idx);
 	p->scanned = atomic_load(&idx->scanned);
 	p->eta = -1;
+	/* The phases' relative speeds, as measured: summaries (phase 2, all
+	 * cores) at about a tenth of the scan's speed, the time pass (one
+	 * core) at about an eighth of the summaries'. */
 	if (p->finished) {
 		p->eta = 0;
 	} else if (p->rate > 0 && p->phase == IDX_SCAN) {
 		left1 = (double)(p->total - p->done) / p->rate;
-		/* Decoding runs at about a tenth of the scan's speed. */
-		p->eta = left1 + (idx->phase1_only ? 0 :
-				  (double)idx->img->size / (p->rate / 10));
+		p->eta = left1;
+		if (!idx->phase1_only)
+			p->eta += (double)idx->img->size / (p->rate / 10);
+		if (!idx->phase1_only && idx->time_pass)
+			p->eta += (double)idx->img->size / (p->rate / 80);
 	} else if (p->rate > 0 && p->phase == IDX_SEGMENTS) {
 		rate2 = p->rate;
 		p->eta = (double)(p->total - p->done) / rate2;
+		if (idx->time_pass)
+			p->eta += (double)p->total / (rate2 / 8);
+	} else if (p->rate > 0 && p->phase == IDX_TIME) {
+		p->eta = (double)(p->total - p->done) / p->rate;
 	}
 }
 

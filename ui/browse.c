@@ -777,7 +777,7 @@ static int ui_info(struct ui *ui)
 
 	if (ui->idx)
 		idx_progress(ui->idx, &p);
-	if (ui->idx && !p.finished)
+	if (ui->idx && !p.finished && p.eta >= 0)
 		snprintf(t, sizeof(t), ", eta %.0fs", p.eta);
 	ui_message(ui, UI_INFO, "%s: %" PRIu64 " bytes, at 0x%" PRIx64 " (%.1f%%); "
 		   "index: %zu PSBs%s%s; %zu KiB of rows cached",
