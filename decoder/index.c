@@ -111,6 +111,7 @@ struct idx {
 	int phase1_only;
 	int (*guard)(int (*body)(void *), void *arg);
 	void (*release)(void *ctx, const uint8_t *p, size_t n);
+	void (*willneed)(void *ctx, const uint8_t *p, size_t n);
 	void *release_ctx;
 
 	/* seek points */
@@ -332,6 +333,15 @@ int idx_set_release(struct idx *idx,
 		return -pte_invalid;
 	idx->release = release;
 	idx->release_ctx = ctx;
+	return 0;
+}
+
+int idx_set_willneed(struct idx *idx,
+		     void (*willneed)(void *ctx, const uint8_t *p, size_t n))
+{
+	if (!idx || idx->started)
+		return -pte_invalid;
+	idx->willneed = willneed;
 	return 0;
 }
 
@@ -1176,21 +1186,29 @@ static int sum_body(void *arg)
 	return sum_unit(w->idx, &w->idx->u2[w->unit]);
 }
 
-static void release_range(struct idx *idx, uint64_t a, uint64_t b)
+/* Call @fn(release_ctx, p, n) on the bytes of logical [@a, @b), span by
+ * span. */
+static void range_call(struct idx *idx, uint64_t a, uint64_t b,
+		       void (*fn)(void *ctx, const uint8_t *p, size_t n))
 {
 	long si;
 
-	if (!idx->release || b <= a)
+	if (!fn || b <= a)
 		return;
 	si = img_span_of(idx->img, a);
 	while (si >= 0 && (size_t)si < idx->img->nspans && a < b) {
 		const struct img_span *s = &idx->img->spans[si];
 		uint64_t e = s->off + s->size < b ? s->off + s->size : b;
 
-		idx->release(idx->release_ctx, s->data + (a - s->off), (size_t)(e - a));
+		fn(idx->release_ctx, s->data + (a - s->off), (size_t)(e - a));
 		a = e;
 		si++;
 	}
+}
+
+static void release_range(struct idx *idx, uint64_t a, uint64_t b)
+{
+	range_call(idx, a, b, idx->release);
 }
 
 /*
@@ -1235,6 +1253,11 @@ static void *worker(void *arg)
 		if (idx->u1) {
 			struct unit1 *u = &idx->u1[w.unit];
 
+			/* Read ahead of the scan, this unit and the next: the
+			 * mapping may be advised for random access (the
+			 * browser's). */
+			range_call(idx, u->a, w.unit + 1 < idx->nunits ?
+				   idx->u1[w.unit + 1].b : u->b, idx->willneed);
 			ret = idx->guard(scan_body, &w);
 			release_range(idx, u->a, u->b);
 			if (!ret)

@@ -145,6 +145,12 @@ int idx_set_release(struct idx *idx,
 		    void (*release)(void *ctx, const uint8_t *p, size_t n),
 		    void *ctx);
 
+/* Tell @willneed(ctx of idx_set_release(), p, n) about bytes the builder
+ * will read soon, so the caller can have them read ahead.
+ * Returns 0 or -pte_invalid. */
+int idx_set_willneed(struct idx *idx,
+		     void (*willneed)(void *ctx, const uint8_t *p, size_t n));
+
 /* Start building in background threads.
  * Returns 0, -pte_invalid if already started, or -pte_nomem. */
 int idx_start(struct idx *idx);

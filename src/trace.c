@@ -228,6 +228,16 @@ void trace_advise(const struct trace *t, enum trace_advice how)
 		      how == TRACE_SCAN ? MADV_SEQUENTIAL : MADV_RANDOM);
 }
 
+void trace_willneed(void *ctx, const uint8_t *p, size_t n)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p & ~(pg - 1);
+
+	(void)ctx;
+	/* Reads ahead even where the mapping is advised MADV_RANDOM. */
+	(void)madvise((void *)a, (uintptr_t)p + n - a, MADV_WILLNEED);
+}
+
 void trace_release(void *ctx, const uint8_t *p, size_t n)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);

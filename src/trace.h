@@ -77,6 +77,10 @@ void trace_release(void *ctx, const uint8_t *p, size_t n);
  * Returns what @body returns, or -pte_sigbus. */
 int trace_guard(int (*body)(void *arg), void *arg);
 
+/* Ask the kernel to read [@p, @p + @n) of a trace mapping ahead (@ctx is
+ * unused; the shape of idx_set_willneed()'s hook). */
+void trace_willneed(void *ctx, const uint8_t *p, size_t n);
+
 /* Check whether @t's file changed size.  If it grew, remap it (a raw trace's
  * single stream then covers the new size) and set *@grew to 1.  If it shrank,
  * writes a message into @err.  *@new_size gets the current size.

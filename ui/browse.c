@@ -526,8 +526,10 @@ void ui_idx_start(struct ui *ui)
 		return;
 	}
 	idx_set_guard(ui->idx, trace_guard);
-	/* Pages the builder is done with leave our RSS. */
+	/* Pages the builder is done with leave our RSS; the ones it is about
+	 * to scan are read ahead (the mapping is advised for browsing). */
 	idx_set_release(ui->idx, trace_release, ui->trace);
+	idx_set_willneed(ui->idx, trace_willneed);
 	ui->idx_ops_set = 0;
 	/* A cached index of this trace makes reopening instant; one of a
 	 * trace that grew since leaves only the tail to index. */
