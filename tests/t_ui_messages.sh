@@ -2,7 +2,8 @@
 # t_ui_messages -- nothing said is lost: with three broken lines in a user
 # keymap, the message line gives the count and the first, ':messages'
 # lists all three with their file:line, and ':set keymap NAME' reports the
-# broken lines of the keymap it loads.  Headless (--script).
+# broken lines of the keymap it loads; the prompt history is appended to,
+# not rewritten, and Up skips repeats.  Headless (--script).
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -43,4 +44,18 @@ case $msg in
 *) bad ":set keymap emacs: '$msg'" ;;
 esac
 [ $fail = 0 ] && echo "ok   keymap errors in the message line and all of them in :messages"
+
+# Prompt history: appended to the file (another instance's lines stay),
+# and Up goes through different lines.
+rm -f "$km/default.keys" "$km/emacs.keys"
+printf ':\ng o t o Space 1 0 %% Enter\n:\ng o t o Space 2 0 %% Enter\n:\ng o t o Space 1 0 %% Enter\n' >"$tmp/k1"
+printf ':\nUp\nUp\n:save-screen %s\n' "$tmp/h.txt" >"$tmp/k2"
+"$PTBROWSE" --script "$tmp/k1" --size 100x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "history: exit $?"
+echo "goto 30%" >>"$XDG_STATE_HOME/ptbrowse/history"	# another instance
+"$PTBROWSE" --script "$tmp/k1" --size 100x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "history: exit $?"
+grep -q '^goto 30%$' "$XDG_STATE_HOME/ptbrowse/history" || bad "history: another instance's line was lost"
+"$PTBROWSE" --script "$tmp/k2" --size 100x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "history: exit $?"
+[ "$(tail -n 1 "$tmp/h.txt" | sed 's/ *$//')" = ":goto 20%" ] ||
+	bad "history: Up Up gives '$(tail -n 1 "$tmp/h.txt")', not the line before the last distinct one"
+[ $fail = 0 ] && echo "ok   history appended and without repeats"
 exit $fail

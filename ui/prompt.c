@@ -8,6 +8,7 @@
  * the index keeps running while the user types.
  */
 #include <curses.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,44 @@ static void prompt_close(struct ui *ui)
 	curs_set(0);
 }
 
+/* Keep the last copy of each line read from the file. */
+static void prompt_hist_dedup(void)
+{
+	int i, j;
+
+	for (i = history_length - 1; i > 0; i--) {
+		HIST_ENTRY *e = history_get(history_base + i);
+
+		for (j = i - 1; e && j >= 0; j--) {
+			HIST_ENTRY *o = history_get(history_base + j);
+
+			if (o && !strcmp(o->line, e->line)) {
+				o = remove_history(j);
+				if (o)
+					free_history_entry(o);
+				i--;
+			}
+		}
+	}
+}
+
+/* Drop earlier copies of @line from the history, so Up goes through
+ * different lines (the file keeps them until it is read again). */
+static void prompt_hist_forget(const char *line)
+{
+	int i;
+
+	for (i = history_length - 1; i >= 0; i--) {
+		HIST_ENTRY *e = history_get(history_base + i);
+
+		if (e && !strcmp(e->line, line)) {
+			e = remove_history(i);
+			if (e)
+				free_history_entry(e);
+		}
+	}
+}
+
 /* A line entered, run once readline's callback has returned: a command
  * may take long, or unwind to the main loop (a trace that shrank). */
 static char *prompt_entered;
@@ -91,10 +130,22 @@ static void prompt_line(char *line)
 	if (*line) {
 		HIST_ENTRY *last = history_length ? history_get(history_base + history_length - 1) : NULL;
 
-		if (!last || strcmp(last->line, line))
+		if (!last || strcmp(last->line, line)) {
+			prompt_hist_forget(line);
 			add_history(line);
-		if (prompt_hist_path[0])
-			write_history(prompt_hist_path);
+			/* Appended, not rewritten: another ptbrowse may be
+			 * adding its lines too.  (append_history() does not
+			 * create the file.) */
+			if (prompt_hist_path[0]) {
+				int r = append_history(1, prompt_hist_path);
+
+				if (r == ENOENT)
+					write_history(prompt_hist_path);
+				else if (!r)
+					history_truncate_file(prompt_hist_path,
+							      PROMPT_HISTORY_MAX);
+			}
+		}
 		free(prompt_entered);
 		prompt_entered = line;
 		return;
@@ -174,6 +225,7 @@ void prompt_init(struct ui *ui)
 	if (!xdg_dir(XDG_STATE, NULL, dir, sizeof(dir), NULL, 0)) {
 		snprintf(prompt_hist_path, sizeof(prompt_hist_path), "%s/history", dir);
 		read_history(prompt_hist_path);
+		prompt_hist_dedup();
 	}
 }
 
