@@ -194,4 +194,23 @@ tail -n 1 "$tmp/reg.txt" | grep -q "^region two: 0x[0-9a-f]*-0x$(echo "$psb2" | 
 tail -n 1 "$tmp/exp.txt" | grep -q "^wrote $tmp/slice2.pt: " ||
 	fail ":export psb 1 psb 2 FILE: $(tail -n 1 "$tmp/exp.txt")"
 echo "ok   :region and :export take goto targets of several words"
+# A region's summary against another region; :ref names the delta column.
+cat > "$tmp/keys" <<EOF2
+wait-index
+:region hot psb 1 psb 2
+:region cold psb 3 psb 4
+:regions cold hot
+:save-screen $tmp/rs.txt
+q
+:ref hot
+:save-screen $tmp/ref.txt
+:delregion hot
+:save-screen $tmp/ref2.txt
+EOF2
+XDG_STATE_HOME=$tmp/state3 XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
+	"$PTBROWSE" --script "$tmp/keys" --size 160x40 "$T" || fail "--script failed"
+grep -q ' from hot: +0x[0-9a-f]* bytes, ' "$tmp/rs.txt" || fail ":regions cold hot: no delta from hot: $(grep -i from "$tmp/rs.txt")"
+sed -n 2p "$tmp/ref.txt" | grep -q 'Δhot' || fail ":ref hot: heading $(sed -n 2p "$tmp/ref.txt")"
+sed -n 2p "$tmp/ref2.txt" | grep -q 'Δhot' && fail "the deleted region is still the reference"
+echo "ok   :regions A B gives A's delta from B; :ref names the delta column"
 echo "ok   marks, bookmark and region survive a copy; summary $N packets = dump; slice decodes; streams switch"

@@ -75,7 +75,8 @@
 	ACTION(VISUAL, "visual", "Begin or extend a range selection", 0, "") \
 	ACTION(REGION, "region", "Name the selection (or FROM TO) as a region", ACT_ARGS, "NAME [TARGET] [TARGET] [NOTE]") \
 	ACTION(REGION_ADD, "region-add", "Region from the anonymous mark to the cursor", ACT_ARGS, "NAME [NOTE]") \
-	ACTION(REGIONS, "regions", "Summarise regions", ACT_ARGS, "[REGION...]") \
+	ACTION(REGIONS, "regions", "Summarise a region (against another: its delta)", ACT_ARGS, "[REGION] [MARK]") \
+	ACTION(REF, "ref", "Measure time deltas from a mark, bookmark or region (none: stop)", ACT_ARGS, "[MARK]") \
 	ACTION(DELREGION, "delregion", "Delete regions", ACT_ARGS, "REGION...") \
 	ACTION(EXPORT, "export", "Write a region's raw PT bytes to a file", ACT_ARGS, "REGION FILE") \
 	ACTION(EXPORT_MARKS, "export-marks", "Write marks and regions to a file", ACT_ARGS, "FILE") \

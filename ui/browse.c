@@ -750,6 +750,7 @@ static int ui_set_mark(struct ui *ui, int c)
 		ui_message(ui, UI_INFO, "mark %c at 0x%" PRIx64 "%s", c, ui->cursor,
 			   ui->bm ? "" : " (not kept: no marks file)");
 	ui->ref_name = (char)c;
+	snprintf(ui->ref_label, sizeof(ui->ref_label), "'%c", c);
 	ui->ref_off = ui->cursor;
 	return UI_DRAW_ALL;
 }

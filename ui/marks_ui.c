@@ -195,6 +195,60 @@ static int mu_mark(struct ui *ui, const char *args)
 }
 
 /* :delmark NAME|L..., :delregion NAME... (@kind: BM_REGION or not). */
+/* Whether entry @e is the reference for time deltas (ui->ref_*). */
+static int mu_is_ref(const struct ui *ui, const struct bm_entry *e)
+{
+	if (!ui->ref_name || !e)
+		return 0;
+	if (ui->ref_name == 1)
+		return !strncmp(ui->ref_label, e->name, sizeof(ui->ref_label) - 1) &&
+		       e->from == ui->ref_off;
+	return e->kind == BM_MARK && e->name[0] == ui->ref_name && !e->name[1];
+}
+
+/* @e is going: so is the reference, if it is @e. */
+static void mu_forget_ref(struct ui *ui, const struct bm_entry *e)
+{
+	if (mu_is_ref(ui, e)) {
+		ui->ref_name = 0;
+		ui->ref_label[0] = 0;
+	}
+}
+
+/* :ref [NAME]: the mark, bookmark or region (its start) time deltas are
+ * measured from; none stops them. */
+static int mu_ref(struct ui *ui, const char *name)
+{
+	const struct bm_entry *e;
+	long i;
+
+	if (!*name) {
+		ui->ref_name = 0;
+		ui->ref_label[0] = 0;
+		ui_message(ui, UI_INFO, "no reference: the delta column is empty");
+		return UI_DRAW_ALL;
+	}
+	if (mu_no_marks(ui))
+		return UI_DRAW_STATUS;
+	i = bm_find(ui->bm, name);
+	if (i < 0) {
+		ui_message(ui, UI_ERROR, "ref: no mark, bookmark or region '%s'", name);
+		return UI_DRAW_STATUS;
+	}
+	e = bm_at(ui->bm, (size_t)i);
+	ui->ref_off = e->from;
+	if (e->kind == BM_MARK && !e->name[1]) {
+		ui->ref_name = e->name[0];
+		snprintf(ui->ref_label, sizeof(ui->ref_label), "'%.1s", e->name);
+	} else {
+		ui->ref_name = 1;
+		snprintf(ui->ref_label, sizeof(ui->ref_label), "%.23s", e->name);
+	}
+	ui_message(ui, UI_INFO, "time deltas from %s (0x%" PRIx64 ")", ui->ref_label,
+		   ui->ref_off);
+	return UI_DRAW_ALL;
+}
+
 static int mu_delete(struct ui *ui, const char *args, int regions)
 {
 	char tok[MU_NTOK][MU_TOKLEN];
@@ -215,6 +269,7 @@ static int mu_delete(struct ui *ui, const char *args, int regions)
 				   regions ? "region" : "mark or bookmark", tok[k]);
 			return UI_DRAW_ALL;
 		}
+		mu_forget_ref(ui, bm_at(ui->bm, (size_t)i));
 		r = bm_delete(ui->bm, (size_t)i);
 		if (r < 0 && r != -pte_io)
 			break;
@@ -240,8 +295,7 @@ static int mu_clear_mark(struct ui *ui, int c)
 		ui_message(ui, UI_WARN, "mark %c is not set", isprint(c) ? c : '?');
 		return UI_DRAW_STATUS;
 	}
-	if (ui->ref_name == c)
-		ui->ref_name = 0;
+	mu_forget_ref(ui, bm_at(ui->bm, (size_t)i));
 	return mu_result(ui, bm_delete(ui->bm, (size_t)i), "mark cleared");
 }
 
@@ -616,7 +670,7 @@ static int mu_summary_lines(struct ui *ui, char lines[][128], int max)
 			 mu.job.from >= ui->ref_off ? mu.job.from - ui->ref_off :
 			 ui->ref_off - mu.job.from);
 		snprintf(b, sizeof(b), "%s%.40s", !isnan(ns) && ns >= 0 ? "+" : "", t);
-		LINE("from '%c: %s bytes, %s", ui->ref_name, a, b);
+		LINE("from %.24s: %.40s bytes, %.40s", ui->ref_label, a, b);
 	}
 #undef LINE
 	return n;
@@ -860,8 +914,7 @@ int mu_view_key(struct ui *ui, int key)
 			int r;
 
 			snprintf(buf, sizeof(buf), "deleted %s", e->name[0] ? e->name : "bookmark");
-			if (e->kind == BM_MARK && ui->ref_name == e->name[0])
-				ui->ref_name = 0;
+			mu_forget_ref(ui, e);
 			r = bm_delete(ui->bm, (size_t)mu.sel);
 			mu_result(ui, r, buf);
 		} else {
@@ -971,6 +1024,9 @@ int mu_action(struct ui *ui, const struct km_result *res)
 
 		if (mu_no_marks(ui))
 			return UI_DRAW_STATUS;
+		/* :regions A B: A's summary with its delta from B */
+		if (n > 1 && mu_ref(ui, tok[1]) != UI_DRAW_ALL)
+			return UI_DRAW_STATUS;
 		mu_view_open(ui, MU_VIEW_MARKS, n > 0 ? tok[0] : NULL);
 		if (n <= 0) {
 			/* The first region. */
@@ -982,6 +1038,12 @@ int mu_action(struct ui *ui, const struct km_result *res)
 				mu.sel = i;
 		}
 		return UI_DRAW_ALL;
+	}
+	case ACTION_REF: {
+		char tok[MU_NTOK][MU_TOKLEN];
+		int q[MU_NTOK], n = mu_split(res->args, tok, q);
+
+		return mu_ref(ui, n > 0 ? tok[0] : "");
 	}
 	case ACTION_STREAMS: {
 		int s;

@@ -205,8 +205,8 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 		if (x + pane_cycles_cols[c].width > p->w)
 			break;
 		if (pane_cycles_cols[c].flag == UI_CY_DMARK && ui->ref_name)
-			snprintf(h, sizeof(h), "%s'%c",
-				 screen_glyph(ui, "Δ", "d"), ui->ref_name);
+			snprintf(h, sizeof(h), "%s%.10s",
+				 screen_glyph(ui, "Δ", "d"), ui->ref_label);
 		else
 			snprintf(h, sizeof(h), "%s", screen_glyph(ui,
 				 pane_cycles_cols[c].head, pane_cycles_cols[c].ascii));

@@ -132,7 +132,9 @@ struct ui {
 	uint64_t t0;			/* TSC of the trace's first timed row */
 	int have_t0;
 	uint64_t ref_off;		/* the reference for time deltas */
-	char ref_name;			/* its mark letter, 0 if none */
+	char ref_name;			/* its mark letter, 1 if it is named
+					 * (:ref), 0 if there is none */
+	char ref_label[24];		/* "'a", or the mark or region's name */
 	uint64_t hist[UI_HISTORY];	/* location history (a jump list) */
 	int nhist, hist_pos;
 
