@@ -298,6 +298,18 @@ static void dump_packet(struct dump_state *st, const struct pkt *pkt)
 	print_line(st, &l);
 }
 
+/* A decode error in libipt's words (pt_errstr()), which ptdump prints: a
+ * reserved IP compression or payload is an "unknown packet" there. */
+static const char *dump_errstr(int err)
+{
+	switch (-err) {
+	case pte_bad_opc: return "unknown opcode";
+	case pte_bad_packet:
+	case pte_bad_ipc: return "unknown packet";
+	default: return pte_strerror(err);
+	}
+}
+
 /* Decode from the cursor until the end, resyncing after errors as ptdump
  * does.  Returns 0 or a negative pte code for trouble worth an exit 1. */
 static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from)
@@ -342,7 +354,7 @@ static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from
 
 			errors++;
 			snprintf(msg, sizeof(msg), "error decoding packet: %s",
-				 pte_strerror(err));
+				 dump_errstr(err));
 			dump_diag(st, pkt.offset, msg);
 			if (img_cursor_sync_forward(cur, pkt.offset + 1) < 0)
 				break;
