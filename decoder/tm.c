@@ -353,6 +353,12 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 	case PKT_CBR:
 		on_cbr(tm, pkt);
 		break;
+	case PKT_PSB:
+		/* Erratum SKL168: CYC packets right before a PSB may be
+		 * dropped, so the cycles of this period are too few. */
+		if (tm_config_skl168(&tm->cfg))
+			tm->state |= TM_S_TAINT;
+		break;
 	case PKT_OVF:
 		st->flags |= TM_F_OVF;
 		tm_gap(tm);
@@ -393,7 +399,8 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 /* The packet types step_state() does more for than settle a pending CYC. */
 #define TM_STATEFUL (1ull << PKT_TSC | 1ull << PKT_TMA | 1ull << PKT_MTC |	\
 		     1ull << PKT_CYC | 1ull << PKT_CBR | 1ull << PKT_OVF |	\
-		     1ull << PKT_PWRE | 1ull << PKT_EXSTOP | 1ull << PKT_PWRX)
+		     1ull << PKT_PWRE | 1ull << PKT_EXSTOP | 1ull << PKT_PWRX |	\
+		     1ull << PKT_PSB)
 
 void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 {
