@@ -17,8 +17,10 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "pkt.h"
@@ -221,6 +223,9 @@ static void report(const char *what, const struct pkt *o,
 		}							\
 	} while (0)
 
+/* The random packets' seed (main()). */
+static uint64_t diff_seed;
+
 /*
  * Compare our packet @o with libipt's @l field by field.  Called twice per
  * packet: with what libipt decoded and with what was encoded.
@@ -338,7 +343,7 @@ static int diff_setup(void **state)
 	d->ldec = pt_pkt_alloc_decoder(&d->cfg);
 	if (!d->enc || !d->ldec)
 		return -1;
-	d->rng.s = 0x5eed;
+	d->rng.s = diff_seed;
 	*state = d;
 	return 0;
 }
@@ -966,6 +971,7 @@ static void test_cyc_limit(void **state)
 
 int main(void)
 {
+	const char *env = getenv("DIFF_SEED");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diff_ip_all),
 		cmocka_unit_test(test_diff_random),
@@ -976,5 +982,10 @@ int main(void)
 		cmocka_unit_test(test_cyc_limit),
 	};
 
+	/* Other packets on every run; the seed is printed, and DIFF_SEED
+	 * replays a run. */
+	diff_seed = env && *env ? strtoull(env, NULL, 0) :
+		    (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
+	printf("test_diff_libipt: DIFF_SEED=0x%" PRIx64 "\n", diff_seed);
 	return cmocka_run_group_tests(tests, diff_setup, diff_teardown);
 }
