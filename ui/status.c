@@ -84,8 +84,9 @@ void status_draw_header(struct ui *ui)
 
 	status_fmt_size(size, sizeof(size), ui->img->size);
 	status_fmt_index(ui, idx, sizeof(idx), &frac);
-	/* A perf.data file: the stream shown ("perf.data:cpu3"). */
-	if (ui->trace->nstreams > 1)
+	/* A perf.data file: the stream shown ("perf.data:cpu3"), even when
+	 * it is the only one. */
+	if (ui->trace->perf)
 		snprintf(left, sizeof(left), " ptbrowse %s:%s %s  %s", ui->name,
 			 ui->trace->streams[ui->stream_no].name, size, idx);
 	else
