@@ -150,4 +150,15 @@ XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" --no-state --script "$tmp/sb.keys" --size 
 tail -n 1 "$tmp/sb.txt" | grep -q '^sideband: aux truncated at .*, stream 0xe6666, 4096 bytes' ||
 	bad "sideband: the loss is not named at the cursor: $(tail -n 1 "$tmp/sb.txt")"
 [ $fail = 0 ] && echo "ok   sideband: a loss after 5000 context switches is shown"
+
+# The browser on one stream of a perf.data: --stream, named in the header.
+printf ':save-screen %s\nq\n' "$tmp/st.txt" >"$tmp/st.keys"
+XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" --no-state --stream cpu3 --script "$tmp/st.keys" \
+	--size 100x12 "$q/perf.data.intel_pt-4.14" >/dev/null 2>&1 || bad "--stream cpu3: exit $?"
+head -n 1 "$tmp/st.txt" | grep -q '^ ptbrowse perf.data.intel_pt-4.14:cpu3 134.5KiB' ||
+	bad "--stream cpu3: header '$(head -n 1 "$tmp/st.txt")'"
+XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" --no-state --stream cpu9 --script "$tmp/st.keys" \
+	"$q/perf.data.intel_pt-4.14" >"$tmp/out" 2>&1 && bad "--stream cpu9 was accepted"
+grep -q "no stream 'cpu9'" "$tmp/out" || bad "--stream cpu9: $(cat "$tmp/out")"
+[ $fail = 0 ] && echo "ok   --stream cpu3 opens that stream; an unknown stream is an error"
 exit $fail
