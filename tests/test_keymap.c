@@ -296,7 +296,9 @@ static const char broken[] =
 	"bind g g goto-end\n"
 	"unbind -a j\n"
 	"bind quit\n"
-	"bind -T visual x quit   # good, with a comment\n";
+	"bind -T visual x quit   # good, with a comment\n"
+	"bind z z goto-end\n"
+	"bind z quit\n";
 
 static void test_errors(void **state)
 {
@@ -320,6 +322,7 @@ static void test_errors(void **state)
 		"broken.keys:20: bind: 'g g' can never be typed: 'g' is bound to quit",
 		"broken.keys:21: unbind: -a takes no keys",
 		"broken.keys:22: bind: missing key before 'quit'",
+		"broken.keys:25: bind: 'z' would hide 'z z' (goto-end): unbind that first",
 	};
 	struct km *km = km_new();
 	struct km_state st;

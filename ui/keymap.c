@@ -653,6 +653,27 @@ static int km_cmd_bind(struct km *km, int argc, char **argv, char *err,
 			return -pte_invalid;
 		}
 	}
+	/* Nor the other way: a key bound alone acts at once, so the longer
+	 * sequences starting with it would go dead without a word. */
+	if (a != ACTION_NONE) {
+		const struct km_tab *tab = &km->tabs[t];
+		size_t k;
+
+		for (k = 0; k < tab->n; k++) {
+			const struct km_bind *b = &tab->v[k];
+
+			if (b->nkeys > nkeys && b->action != ACTION_NONE &&
+			    !memcmp(b->keys, keys, nkeys * sizeof(*keys))) {
+				km_set_err(err, errlen,
+					   "bind: '%s' would hide '%s' (%s): unbind "
+					   "that first",
+					   km_seq_name(keys, nkeys, seq, 64),
+					   km_seq_name(b->keys, b->nkeys, seq + 64, 64),
+					   action_name(b->action));
+				return -pte_invalid;
+			}
+		}
+	}
 	if (km_bind_add(km, t, keys, nkeys, (enum action)a, args, note) < 0) {
 		km_set_err(err, errlen, "bind: out of memory");
 		return -pte_nomem;
