@@ -58,4 +58,17 @@ grep -q '^goto 30%$' "$XDG_STATE_HOME/ptbrowse/history" || bad "history: another
 [ "$(tail -n 1 "$tmp/h.txt" | sed 's/ *$//')" = ":goto 20%" ] ||
 	bad "history: Up Up gives '$(tail -n 1 "$tmp/h.txt")', not the line before the last distinct one"
 [ $fail = 0 ] && echo "ok   history appended and without repeats"
+
+# The config file: its lines are prompt commands; a bad one is reported
+# with file:line; --keymap on the command line wins over its keymap.
+printf '# settings\nset raw on\nset keymap emacs\nno-such-command\n' >"$XDG_CONFIG_HOME/ptbrowse/config"
+printf ':save-screen %s\n' "$tmp/c.txt" >"$tmp/k3"
+"$PTBROWSE" --no-state --script "$tmp/k3" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config: exit $?"
+head -n 1 "$tmp/c.txt" | grep -q '\[emacs\]' || bad "config: the keymap is not emacs: $(head -n 1 "$tmp/c.txt")"
+sed -n 2p "$tmp/c.txt" | grep -q ' raw ' || bad "config: raw bytes not shown"
+[ "$(tail -n 1 "$tmp/c.txt" | sed 's/ *$//')" = "$XDG_CONFIG_HOME/ptbrowse/config:4: no-such-command: no such command (F1 lists them)" ] ||
+	bad "config: message '$(tail -n 1 "$tmp/c.txt")'"
+"$PTBROWSE" --no-state --keymap default --script "$tmp/k3" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1
+head -n 1 "$tmp/c.txt" | grep -q '\[default\]' || bad "config: --keymap did not win: $(head -n 1 "$tmp/c.txt")"
+[ $fail = 0 ] && echo "ok   the config file's commands run, bad lines are reported, --keymap wins"
 exit $fail

@@ -25,6 +25,7 @@
 #include "search_ui.h"
 #include "trace.h"
 #include "ui.h"
+#include "xdg.h"
 
 #define UI_CACHE_BYTES (48u << 20)
 
@@ -1463,7 +1464,7 @@ static void ui_usage(FILE *f)
 /* The browser's options. */
 struct ui_opts {
 	const char *path, *script, *keymap, *stream;
-	int cols, rows, ascii, no_mouse, no_state, no_index;
+	int cols, rows, ascii, no_mouse, no_state, no_index, keymap_given;
 	struct tm_config cfg;
 };
 
@@ -1507,9 +1508,10 @@ static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
 		}
 		if (!strcmp(opt, "--script"))
 			o->script = val;
-		else if (!strcmp(opt, "--keymap"))
+		else if (!strcmp(opt, "--keymap")) {
 			o->keymap = val;
-		else if (!strcmp(opt, "--stream"))
+			o->keymap_given = 1;
+		} else if (!strcmp(opt, "--stream"))
 			o->stream = val;
 		else if (!strcmp(opt, "--size")) {
 			if (sscanf(val, "%dx%d", &o->cols, &o->rows) != 2 || o->cols < 1 ||
@@ -1594,6 +1596,61 @@ static int ui_screen_start(struct ui *ui, const struct ui_opts *o)
 		mouseinterval(0);
 	}
 	return 0;
+}
+
+/*
+ * The config files, as tmux's: /etc/ptbrowse/config, then
+ * $XDG_CONFIG_HOME/ptbrowse/config, each line a prompt command ("set
+ * keymap emacs", "set raw on", "bind ...").  A bad line is reported as
+ * file:line in the message log and the rest goes on.  A --keymap given on
+ * the command line wins over the files' "set keymap".
+ */
+static void ui_config(struct ui *ui, const struct ui_opts *o)
+{
+	char user[4200] = "", line[1024], name[64], last[sizeof(ui->msg)] = "";
+	const char *paths[2] = { "/etc/ptbrowse/config", user };
+	unsigned nerr = 0;
+	size_t k;
+
+	if (xdg_path(XDG_CONFIG, "config", user, sizeof(user), NULL, 0) < 0)
+		user[0] = 0;
+	for (k = 0; k < 2; k++) {
+		FILE *f = paths[k][0] ? fopen(paths[k], "r") : NULL;
+		unsigned lineno = 0;
+
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char *p = line;
+
+			lineno++;
+			line[strcspn(line, "\n")] = 0;
+			while (isspace((unsigned char)*p))
+				p++;
+			if (!*p || *p == '#')
+				continue;
+			if (o->keymap_given && sscanf(p, "set keymap %63s", name) == 1)
+				continue;
+			ui->msg[0] = 0;
+			ui_command(ui, p);
+			if (ui->msg[0] && ui->msg_sev == UI_ERROR) {
+				char msg[sizeof(ui->msg)];
+
+				snprintf(msg, sizeof(msg), "%s", ui->msg);
+				ui_message(ui, UI_ERROR, "%s:%u: %.300s", paths[k],
+					   lineno, msg);
+				snprintf(last, sizeof(last), "%s", ui->msg);
+				nerr++;
+			}
+		}
+		fclose(f);
+	}
+	/* The line's last message came from whichever line ran last. */
+	if (nerr > 1)
+		ui_message(ui, UI_ERROR, "%u config errors (:messages lists them); the last: %.300s",
+			   nerr, last);
+	else if (nerr)
+		ui_message(ui, UI_ERROR, "%s", last);
 }
 
 int cmd_browse_main(int argc, char **argv)
@@ -1686,6 +1743,7 @@ int cmd_browse_main(int argc, char **argv)
 	ui_signals();
 	atexit(ui_restore_terminal);
 	prompt_init(ui);
+	ui_config(ui, &o);
 	ui_find_t0(ui);
 	ui_layout(ui);
 	ui_km_errors(ui);
