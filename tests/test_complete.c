@@ -153,7 +153,10 @@ static void test_args(void **state)
 			    "keymap mouse time-unit timeline");
 	assert_string_equal(cands("set time", COMPL_OPTION),
 			    "time-unit timeline");
-	assert_string_equal(cands("set mouse ", COMPL_NONE), "");
+	/* values: on|off, time|bytes, and the keymaps --keymap knows */
+	assert_string_equal(cands("set mouse ", COMPL_WORDS), "off on");
+	assert_string_equal(cands("set axis b", COMPL_WORDS), "bytes");
+	assert_string_equal(cands("set keymap ", COMPL_WORDS), "default emacs");
 	assert_string_equal(cands("help goto-", COMPL_COMMAND),
 			    "goto-end goto-offset goto-packet goto-percent "
 			    "goto-start");

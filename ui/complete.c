@@ -369,6 +369,31 @@ static int compl_bind(struct compl_list *out, const struct compl_word *w,
 	return rc;
 }
 
+static int compl_add_cb(void *arg, const char *name)
+{
+	struct compl_list *out = arg;
+	size_t i;
+
+	for (i = 0; i < out->n; i++)	/* a user keymap may shadow a built-in */
+		if (!strcmp(out->v[i], name))
+			return 0;
+	return compl_add(out, name);
+}
+
+/* The values ":set OPTION" takes. */
+static int compl_set_value(struct compl_list *out, const char *opt)
+{
+	if (!strcmp(opt, "keymap")) {
+		out->kind = COMPL_WORDS;
+		return km_list_names(compl_add_cb, out);
+	}
+	if (!strcmp(opt, "axis"))
+		return compl_literals(out, "time|bytes");
+	if (!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse"))
+		return compl_literals(out, "on|off");
+	return 0;
+}
+
 static int compl_arg(struct compl_list *out, const struct compl_ctx *ctx,
 		     const struct compl_word *w, int nw)
 {
@@ -380,6 +405,8 @@ static int compl_arg(struct compl_list *out, const struct compl_ctx *ctx,
 		return 0;
 	if (a == ACTION_BIND || a == ACTION_UNBIND)
 		return compl_bind(out, w, nw, a == ACTION_BIND);
+	if (a == ACTION_SET && nw == 3)
+		return compl_set_value(out, w[1].text);
 	if (a == ACTION_GOTO && nw == 3 && !strcmp(w[1].text, "region"))
 		return compl_names(out, ctx, COMPL_REGION);
 	if (a == ACTION_GOTO && nw >= 3)

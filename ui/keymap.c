@@ -1,5 +1,6 @@
 /* keymap -- key names, keymap files and the key-sequence state machine. */
 #include <curses.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -756,6 +757,35 @@ static int km_cmd_unbind(struct km *km, int argc, char **argv, char *err,
 	memmove(b, b + 1, (tab->n - idx - 1) * sizeof(*b));
 	tab->n--;
 	return 0;
+}
+
+int km_list_names(int (*fn)(void *arg, const char *name), void *arg)
+{
+	char dir[4096];
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+	int r;
+
+	for (i = 0; i < sizeof(keymaps_builtin) / sizeof(keymaps_builtin[0]); i++)
+		if (keymaps_builtin[i].name && (r = fn(arg, keymaps_builtin[i].name)) < 0)
+			return r;
+	if (xdg_path(XDG_CONFIG, "keymaps", dir, sizeof(dir), NULL, 0) < 0 ||
+	    !(d = opendir(dir)))
+		return 0;
+	r = 0;
+	while (r >= 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char name[256];
+
+		if (n <= 5 || n - 5 >= sizeof(name) || strcmp(de->d_name + n - 5, ".keys"))
+			continue;
+		memcpy(name, de->d_name, n - 5);
+		name[n - 5] = 0;
+		r = fn(arg, name);
+	}
+	closedir(d);
+	return r < 0 ? r : 0;
 }
 
 /* Resolve @path for source: "~/" is $HOME, a relative path is taken

@@ -205,6 +205,11 @@ int km_get(const struct km *km, enum km_table t, size_t i,
 int km_keys_for(const struct km *km, enum km_table t, enum action action,
 		char *buf, size_t size);
 
+/* Call @fn(@arg, name) for every keymap --keymap can name: the built-in
+ * ones, then the user's $XDG_CONFIG_HOME/ptbrowse/keymaps/NAME.keys (a
+ * name may come twice).  Stops at and returns a negative @fn result. */
+int km_list_names(int (*fn)(void *arg, const char *name), void *arg);
+
 /* The code of key name @name ("C-a", "M-x", "F1", "PgDn", "'", ...).
  * Returns the code (>= 0), or -1 if @name is not a key. */
 int km_key_parse(const char *name);
