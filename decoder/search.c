@@ -19,7 +19,6 @@
 #define MAX_NODES	64
 #define MAX_CMPS	4
 #define MAX_BYTES	32
-#define MAX_TOKENS	64
 #define TOKEN_LEN	64
 #define PF_MAX		16	/* prefilter pattern bytes */
 #define PF_MIN_BITS	12	/* fewer anchor bits: decoding is faster */
@@ -154,8 +153,14 @@ static const char *const op_names[] = {
  * Parsing.
  */
 
+/* Tokens point into store, one NUL-ended copy each: a text of n bytes
+ * has at most n tokens and needs at most 2n bytes.  No token limit: the
+ * canonical form of what parsed (srch_pred_format) has more tokens than
+ * the text when "&" was implied or a value gained its field's name, and
+ * it must parse again; MAX_NODES bounds the expression. */
 struct parser {
-	char tok[MAX_TOKENS][TOKEN_LEN];
+	char **tok;
+	char *store;
 	int n, i;
 	char *err;
 	size_t errlen;
@@ -184,6 +189,12 @@ static int is_opchar(int c)
 
 static int tokenize(struct parser *ps, const char *s)
 {
+	size_t slen = strlen(s), used = 0;
+
+	ps->tok = calloc(slen + 1, sizeof(*ps->tok));
+	ps->store = malloc(2 * slen + 1);
+	if (!ps->tok || !ps->store)
+		return fail(ps, "out of memory");
 	while (*s) {
 		size_t len = 0;
 		const char *start = s;
@@ -192,8 +203,6 @@ static int tokenize(struct parser *ps, const char *s)
 			s++;
 			continue;
 		}
-		if (ps->n >= MAX_TOKENS)
-			return fail(ps, "too many words (at most %d)", MAX_TOKENS);
 		if (*s == '(' || *s == ')') {
 			len = 1;
 		} else if (is_opchar(*s)) {
@@ -208,8 +217,10 @@ static int tokenize(struct parser *ps, const char *s)
 		}
 		if (len >= TOKEN_LEN)
 			return fail(ps, "word too long: '%.20s...'", start);
+		ps->tok[ps->n] = ps->store + used;
 		memcpy(ps->tok[ps->n], start, len);
 		ps->tok[ps->n][len] = '\0';
+		used += len + 1;
 		ps->n++;
 		s += len;
 	}
@@ -804,8 +815,11 @@ int srch_parse(const char *text, struct srch_pred **out, char *err,
 		rc = -pte_nomem;
 		goto out_parser;
 	}
-	if (tokenize(ps, text))
+	if (tokenize(ps, text)) {
+		if (!ps->tok || !ps->store)
+			rc = -pte_nomem;
 		goto out_pred;
+	}
 	if (!ps->n) {
 		fail(ps, "empty search");
 		goto out_pred;
@@ -822,12 +836,14 @@ int srch_parse(const char *text, struct srch_pred **out, char *err,
 	if (!ps->p->history)
 		ps->p->has_pf = (uint8_t)pf_node(ps->p, root, &ps->p->pf);
 	*out = ps->p;
-	free(ps);
-	return 0;
+	ps->p = NULL;
+	rc = 0;
 
 out_pred:
 	free(ps->p);
 out_parser:
+	free(ps->tok);
+	free(ps->store);
 	free(ps);
 	return rc;
 }
@@ -837,7 +853,27 @@ void srch_pred_free(struct srch_pred *pred)
 	free(pred);
 }
 
-static int fmt_node(const struct srch_pred *p, int id, char *buf, size_t len)
+/* Binding strength: "|" below "&" below "!" and a leaf. */
+static int node_prec(const struct node *nd)
+{
+	switch (nd->kind) {
+	case N_OR:
+		return 1;
+	case N_AND:
+		return 2;
+	}
+	return 3;
+}
+
+/*
+ * Node @id in as few parentheses as parse back to the same tree: a child
+ * binding more weakly than @need is wrapped.  Both operators group to
+ * the left, so a right child of the same kind needs them too.  Fully
+ * parenthesised forms grew past what a user typed (and once past the
+ * parser's token limit).
+ */
+static int fmt_node(const struct srch_pred *p, int id, int need, char *buf,
+		    size_t len)
 {
 	const struct node *nd = &p->nodes[id];
 	size_t n = 0;
@@ -847,22 +883,26 @@ static int fmt_node(const struct srch_pred *p, int id, char *buf, size_t len)
 	r = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, __VA_ARGS__); \
 	n += (size_t)(r > 0 ? r : 0); \
 } while (0)
-#define SUB(child) do { \
-	n += (size_t)fmt_node(p, child, buf + (n < len ? n : len), n < len ? len - n : 0); \
+#define SUB(child, prec) do { \
+	n += (size_t)fmt_node(p, child, prec, buf + (n < len ? n : len), n < len ? len - n : 0); \
 } while (0)
 
+	if (node_prec(nd) < need) {
+		PUT("(");
+		SUB(id, 1);
+		PUT(")");
+		return (int)n;
+	}
 	switch (nd->kind) {
 	case N_AND:
 	case N_OR:
-		PUT("(");
-		SUB(nd->a);
+		SUB(nd->a, node_prec(nd));
 		PUT(nd->kind == N_AND ? " & " : " | ");
-		SUB(nd->b);
-		PUT(")");
+		SUB(nd->b, node_prec(nd) + 1);
 		return (int)n;
 	case N_NOT:
 		PUT("!");
-		SUB(nd->a);
+		SUB(nd->a, 3);
 		return (int)n;
 	}
 	if (nd->nbytes) {
@@ -876,6 +916,8 @@ static int fmt_node(const struct srch_pred *p, int id, char *buf, size_t len)
 			break;
 	if (c < PKC_NCLASSES) {
 		PUT("%s", pkt_class_name((enum pkt_class)c));
+	} else if (nd->types == TNT_TYPES) {
+		PUT("tnt");
 	} else if (nd->types == fields[F_GAP].types && nd->ncmp &&
 		   nd->cmp[0].field == F_GAP) {
 		PUT("gap");
@@ -915,7 +957,7 @@ int srch_pred_format(const struct srch_pred *pred, char *buf, size_t len)
 		return snprintf(buf, len, "(null)");
 	if (buf && len)
 		buf[0] = '\0';
-	return fmt_node(pred, pred->root, buf, len);
+	return fmt_node(pred, pred->root, 1, buf, len);
 }
 
 int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg)

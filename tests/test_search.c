@@ -133,12 +133,28 @@ static void test_parse_table(void **state)
 		{ "bytes 02 f3", "bytes 02 f3" },
 		{ "bytes 02f3", "bytes 02 f3" },
 		{ "x:02f3", "bytes 02 f3" },
-		{ "tip or fup", "(tip | fup)" },
-		{ "tip and not fup", "(tip & !fup)" },
-		{ "tip fup", "(tip & fup)" },
-		{ "tip | fup & ovf", "(tip | (fup & ovf))" },
-		{ "(tip || fup) && !ovf", "((tip | fup) & !ovf)" },
+		{ "tip or fup", "tip | fup" },
+		{ "tip and not fup", "tip & !fup" },
+		{ "tip fup", "tip & fup" },
+		{ "tip | fup & ovf", "tip | fup & ovf" },
+		{ "(tip || fup) && !ovf", "(tip | fup) & !ovf" },
+		/* parentheses only where the grouping needs them */
+		{ "((tip) & (fup)) & ovf", "tip & fup & ovf" },
+		{ "tip & (fup & ovf)", "tip & (fup & ovf)" },
+		{ "tip | (fup | ovf)", "tip | (fup | ovf)" },
+		{ "(tip | fup) | ovf", "tip | fup | ovf" },
+		{ "!(tip & fup) | !!ovf", "!(tip & fup) | !!ovf" },
+		{ "not not (tip or fup)", "!!(tip | fup)" },
+		/* the canonical form has more words than the text: it parses */
+		{ "mtc 1 mtc 2 mtc 3 mtc 4 mtc 5 mtc 6 mtc 7 mtc 8 mtc 9 mtc 10 "
+		  "mtc 11 mtc 12 mtc 13 mtc 14 mtc 15 mtc 16 mtc 17",
+		  "mtc mtc=0x1 & mtc mtc=0x2 & mtc mtc=0x3 & mtc mtc=0x4 & "
+		  "mtc mtc=0x5 & mtc mtc=0x6 & mtc mtc=0x7 & mtc mtc=0x8 & "
+		  "mtc mtc=0x9 & mtc mtc=0xa & mtc mtc=0xb & mtc mtc=0xc & "
+		  "mtc mtc=0xd & mtc mtc=0xe & mtc mtc=0xf & mtc mtc=0x10 & "
+		  "mtc mtc=0x11" },
 		{ "not (cbr 1 or cbr 2)", "!(cbr cbr=0x1 | cbr cbr=0x2)" },
+		{ "tnt", "branch" },
 		{ "tip.pge", "tip.pge" },
 		{ "tnt.64 nbits>5", "tnt.64 nbits>0x5" },
 		{ "tma ctc=0x10 fc=3", "tma ctc=0x10 fc=0x3" },
@@ -166,7 +182,7 @@ static void test_parse_table(void **state)
 		{ "mode 1", "'mode' takes no value" },
 		{ "tip 99999999999999999999999", "number too large: '99999999999999999999999'" },
 	};
-	char err[128], buf[256];
+	char err[128], buf[512];
 	struct srch_pred *p;
 	size_t i;
 
@@ -197,6 +213,17 @@ static void test_parse_table(void **state)
 			fail_msg("'%s': '%s', want '%s'", bad[i].in, err, bad[i].msg);
 	}
 	assert_int_equal(srch_parse(NULL, &p, err, sizeof(err)), -pte_invalid);
+	/* Nodes bound an expression, not words. */
+	{
+		char many[40 * 4 + 1] = "";
+
+		for (i = 0; i < 40; i++)
+			strcat(many, "tip ");
+		p = NULL;
+		assert_int_equal(srch_parse(many, &p, err, sizeof(err)), -pte_invalid);
+		assert_null(p);
+		assert_string_equal(err, "expression too long");
+	}
 	/* A tiny error buffer is fine. */
 	assert_int_equal(srch_parse("tipp", &p, err, 4), -pte_invalid);
 	assert_string_equal(err, "unk");
