@@ -330,6 +330,22 @@ int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off)
 	return 0;
 }
 
+uint64_t img_count_psbs(const struct img *img)
+{
+	uint64_t from = 0, c, e, n = 0;
+	int gap;
+
+	if (!img || !img->nspans)
+		return 0;
+	/* Stepping PSB by PSB would find each run's end again: quadratic in
+	 * a long run (a trace of padding-like 02 82 bytes). */
+	while ((c = find_psb_logical(img, from, &e, &gap)) != UINT64_MAX) {
+		n += (e - c) / PKT_PSB_SIZE;
+		from = e;
+	}
+	return n;
+}
+
 /*
  * The last PSB before @off, searching forward from a start that moves back
  * until one is found: a run's PSBs depend on where it ends, so a backward

@@ -81,4 +81,8 @@ int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off);
  * back through the spans.  Returns 0 and sets *@psb, or -pte_nosync. */
 int img_find_psb_before(const struct img *img, uint64_t off, uint64_t *psb);
 
+/* The number of PSBs in the image, as img_cursor_sync_forward() finds them
+ * one by one, in one pass: a run of 02 82 pairs counts at once. */
+uint64_t img_count_psbs(const struct img *img);
+
 #endif /* IMAGE_H */

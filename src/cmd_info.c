@@ -71,6 +71,39 @@ static int end_time_from(const struct img *img, const struct tm_config *cfg,
 	return !tm_now(&tm, tsc);
 }
 
+/* Whether the segment of the PSB at @psb (up to the next PSB or an error)
+ * has a TSC packet. */
+static int segment_has_tsc(const struct img *img, uint64_t psb)
+{
+	struct img_cursor cur;
+	struct pkt pkt;
+	int first = 1;
+
+	if (img_cursor_init(&cur, img, psb) < 0)
+		return 0;
+	while (img_cursor_next(&cur, &pkt) >= 0) {
+		if (pkt.type == PKT_TSC)
+			return 1;
+		if (pkt.type == PKT_PSB && !first)
+			return 0;
+		first = 0;
+	}
+	return 0;
+}
+
+/* The start of the run of 02 82 pairs that ends with the PSB at @psb: of
+ * a run's PSBs only the last has a segment, and finding each of them
+ * backward would find the run's end again. */
+static uint64_t run_start(const struct img *img, uint64_t psb)
+{
+	uint8_t pair[2];
+
+	while (psb >= 2 && img_read(img, psb - 2, pair, 2) == 2 &&
+	       pair[0] == 0x02 && pair[1] == 0x82)
+		psb -= 2;
+	return psb;
+}
+
 /* Count PSBs, find the first TSC (forward from the first PSB) and the last
  * (backward, PSB by PSB, from the end). */
 static int scan_stream(void *arg)
@@ -82,15 +115,13 @@ static int scan_stream(void *arg)
 	struct pkt pkt;
 	uint64_t off, psb;
 	size_t i;
-	int r;
+	int r, tries = 0;
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < img->nspans; i++)
 		s->gaps += img->spans[i].gap_before;
 	/* Over the whole image: a PSB may straddle two AUXTRACE records. */
-	for (off = 0; !img_cursor_init(&cur, img, off) &&
-	     !img_cursor_sync_forward(&cur, off); off = img_cursor_offset(&cur) + 1)
-		s->psbs++;
+	s->psbs = img_count_psbs(img);
 	off = 0;
 	while (!s->have_first && !img_cursor_init(&cur, img, off) &&
 	       !img_cursor_sync_forward(&cur, off)) {
@@ -104,12 +135,20 @@ static int scan_stream(void *arg)
 		if (r <= 0)	/* after a gap: on the next PSB */
 			off = img_cursor_offset(&cur) + (r != -pte_gap);
 	}
-	/* From the last PSB whose segments up to the end have a time. */
+	if (!s->have_first)
+		return 0;
+	/* From the last PSB whose segment has a TSC: decoding to the end
+	 * from every PSB on the way back was quadratic in a long tail
+	 * without one. */
 	off = img->size;
-	while (!s->have_last && !img_find_psb_before(img, off, &psb)) {
+	while (!s->have_last && tries < 4 &&
+	       !img_find_psb_before(img, off, &psb)) {
+		off = run_start(img, psb);
+		if (!segment_has_tsc(img, psb))
+			continue;
+		tries++;
 		if (end_time_from(img, job->cfg, psb, &s->last_tsc))
 			s->have_last = 1;
-		off = psb;
 	}
 	return 0;
 }

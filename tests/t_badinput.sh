@@ -508,6 +508,29 @@ for s in t1 t2 t3; do [ -f "$tmp/$s.txt" ] || { fail "no screen $s"; ok=0; }; do
 [ "$(wc -c <"$tmp/t1.txt")" -le 4 ] || { fail "1x1 screen holds $(wc -c <"$tmp/t1.txt") bytes"; ok=0; }
 [ $ok = 1 ] && pass
 
+# A trace whose TSCs all come early, then only PADs where they were, and
+# one whose 02 82 runs (1 MiB each) hold 65536 PSBs: `info` counts and
+# finds the end time in one pass (it was quadratic: minutes at this size).
+row=info_long_tails
+ok=1
+"$PTBROWSE" dump "$tmp/mid.pt" | awk '$2 == "tsc" { n++; if (n > 2) print $1 }' |
+	perl -e 'open(F, "<", $ARGV[0]) or die; binmode F; { local $/; $d = <F>; }
+		while (<STDIN>) { substr($d, hex($_), 8) = "\0" x 8 }
+		open(G, ">", $ARGV[1]) or die; binmode G; print G $d' \
+		"$tmp/mid.pt" "$tmp/notsc.pt" || { fail "cannot make the trace"; ok=0; }
+perl -e 'print "\x02\x82" x 524288' >"$tmp/run.pt"
+cat "$tmp/run.pt" "$tmp/notsc.pt" "$tmp/run.pt" >"$tmp/runs.pt"
+expect 0 "" timeout 120 "$PTBROWSE" info --json "$tmp/notsc.pt" || ok=0
+last=$(sed -n 's/.*"last_tsc": *\([0-9]*\).*/\1/p' "$tmp/out")
+psbs=$(sed -n 's/.*"psbs": *\([0-9]*\).*/\1/p' "$tmp/out")
+want=$("$PTBROWSE" dump --cycles "$tmp/notsc.pt" | tail -n 1 | awk '{ print $2 }')
+[ -n "$last" ] && [ "$(printf '%016x' "$last")" = "${want%.*}" ] ||
+	{ fail "notsc: last_tsc '$last', dump's last estimate $want"; ok=0; }
+expect 0 "" timeout 120 "$PTBROWSE" info --json "$tmp/runs.pt" || ok=0
+grep -q "\"psbs\": $((psbs + 131072)), .*\"last_tsc\": $last," "$tmp/out" ||
+	{ fail "runs: want $((psbs + 131072)) PSBs, last_tsc $last: $(cat "$tmp/out")"; ok=0; }
+[ $ok = 1 ] && pass
+
 row=non_utf8_locale
 ok=1
 printf ':save-screen %s\n} j m a\n:save-screen %s\nF1\n:save-screen %s\nq\n' \

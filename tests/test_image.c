@@ -283,6 +283,71 @@ static void test_run_across_seam(void **state __attribute__((unused)))
 	}
 }
 
+/* PSBs one by one, as `info` counted them before img_count_psbs(). */
+static uint64_t count_stepwise(const struct img *img)
+{
+	struct img_cursor cur;
+	uint64_t off, n = 0;
+
+	for (off = 0; !img_cursor_init(&cur, img, off) &&
+	     !img_cursor_sync_forward(&cur, off); off = img_cursor_offset(&cur) + 1)
+		n++;
+	return n;
+}
+
+/*
+ * Random bytes rich in 02 82 runs of every length and alignment, cut into
+ * spans with and without gaps: the one-pass count is the step-by-step one.
+ */
+static void test_count_psbs(void **state __attribute__((unused)))
+{
+	uint8_t buf[600];
+	struct img_span spans[4];
+	struct img img;
+	unsigned seed = 12345;
+	size_t i, k, ns;
+	int round;
+
+	assert_int_equal(img_count_psbs(NULL), 0);
+	for (round = 0; round < 3000; round++) {
+		size_t len = 1 + rand_r(&seed) % sizeof(buf), cuts[4];
+
+		for (i = 0; i < len;) {
+			size_t run = (size_t)(rand_r(&seed) % 3 ? 0 : rand_r(&seed) % 80);
+
+			if (rand_r(&seed) % 2 && i < len)
+				buf[i++] = (uint8_t)(rand_r(&seed) % 3 ? 0 : 0x82);
+			for (k = 0; k < run && i + 1 < len; k++, i += 2) {
+				buf[i] = 0x02;
+				buf[i + 1] = 0x82;
+			}
+			if (i < len)
+				buf[i++] = (uint8_t)rand_r(&seed);
+		}
+		ns = 1 + rand_r(&seed) % 4;
+		cuts[0] = 0;
+		for (k = 1; k < ns; k++)
+			cuts[k] = cuts[k - 1] + (len - cuts[k - 1]) *
+				  (size_t)(rand_r(&seed) % 100) / 100;
+		memset(spans, 0, sizeof(spans));
+		for (k = 0; k < ns; k++) {
+			size_t end = k + 1 < ns ? cuts[k + 1] : len;
+
+			spans[k].data = buf + cuts[k];
+			spans[k].off = cuts[k];
+			spans[k].size = end - cuts[k];
+			spans[k].gap_before = k && rand_r(&seed) % 2;
+		}
+		img.spans = spans;
+		img.nspans = ns;
+		img.size = len;
+		if (count_stepwise(&img) != img_count_psbs(&img))
+			fail_msg("round %d: %llu stepwise, %llu counted", round,
+				 (unsigned long long)count_stepwise(&img),
+				 (unsigned long long)img_count_psbs(&img));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_gap_resync),
 		cmocka_unit_test(test_read_and_psb),
 		cmocka_unit_test(test_run_across_seam),
+		cmocka_unit_test(test_count_psbs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
