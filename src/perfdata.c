@@ -425,6 +425,9 @@ static const uint8_t *pd_peek(struct pd_state *st, uint64_t off, size_t n)
 	    pread(st->fd, st->peek, n, (off_t)off) == (ssize_t)n) {
 		st->peek_off = off;
 		st->peek_n = n;
+		/* Small records that follow come through the mapping: a
+		 * pread each would cost more than the one fault. */
+		st->near = off;
 		return st->peek;
 	}
 	st->near = off;
