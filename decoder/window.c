@@ -38,8 +38,10 @@ struct win {
  * Where the chunks of a long segment start, with the decoder state there:
  * a jump deep into a segment resumes at the nearest known chunk instead
  * of decoding from the PSB, and chunks passed on the way are decoded but
- * not kept.  A segment's marks are found in order from its PSB, so they
- * are always a prefix of its chunks.
+ * not kept.  A segment's marks are found in order from its PSB and kept
+ * sorted; past the cache's limit the largest list loses every other
+ * mark, so a jump into a huge segment decodes a few chunks more, never
+ * the segment again.
  */
 struct win_mark {
 	uint64_t start;
@@ -71,7 +73,7 @@ struct win_cache {
 	size_t nbuckets, count;
 	struct win_row *scratch;	/* WIN_MAX_ROWS rows to decode into */
 	struct win_marks *marks[WIN_MARK_BUCKETS];
-	size_t nmarks;
+	size_t nmarks, max_marks;
 	/* the segments looked up last: without an index, finding a long
 	 * segment's end is a scan of all of it */
 	struct win_seg {
@@ -134,6 +136,7 @@ int win_cache_new(struct win_cache **out, const struct img *img,
 	}
 	wc->img = img;
 	wc->max_bytes = max_bytes;
+	wc->max_marks = WIN_MAX_MARKS;
 	win_cache_set_psb_ops(wc, ops);
 	*out = wc;
 	return 0;
@@ -271,6 +274,48 @@ static void marks_clear(struct win_cache *wc)
 	wc->nmarks = 0;
 }
 
+/*
+ * Make room in the segment with the most marks, keeping its first: drop
+ * each mark closer than twice the smallest gap to the one kept before it.
+ * The densest stretch (the marks just appended, one a chunk) is halved and
+ * the spacing stays about even, so a jump decodes a few chunks more, never
+ * the segment again.  With one mark per segment, forget them all.
+ */
+static void marks_thin(struct win_cache *wc)
+{
+	struct win_marks *big = NULL, *sm;
+	uint64_t gap = UINT64_MAX;
+	size_t b, i, j;
+
+	for (b = 0; b < WIN_MARK_BUCKETS; b++)
+		for (sm = wc->marks[b]; sm; sm = sm->next)
+			if (!big || sm->n > big->n)
+				big = sm;
+	if (!big || big->n < 2) {
+		marks_clear(wc);
+		return;
+	}
+	for (i = 1; i < big->n; i++)
+		if (big->m[i].start - big->m[i - 1].start < gap)
+			gap = big->m[i].start - big->m[i - 1].start;
+	gap = gap > UINT64_MAX / 2 ? UINT64_MAX : 2 * gap;
+	for (i = j = 1; i < big->n; i++)
+		if (big->m[i].start - big->m[j - 1].start >= gap)
+			big->m[j++] = big->m[i];
+	wc->nmarks -= big->n - j;
+	big->n = j;
+}
+
+size_t win_cache_marks(const struct win_cache *wc)
+{
+	return wc->nmarks;
+}
+
+void win_cache_set_max_marks(struct win_cache *wc, size_t n)
+{
+	wc->max_marks = n ? n : 1;
+}
+
 /* Remember that a chunk of segment @seg starts at @start with state @st.
  * Best effort: a failed allocation only costs a later decode. */
 static void marks_add(struct win_cache *wc, uint64_t seg, uint64_t start,
@@ -278,8 +323,8 @@ static void marks_add(struct win_cache *wc, uint64_t seg, uint64_t start,
 {
 	struct win_marks **pp, *sm;
 
-	if (wc->nmarks >= WIN_MAX_MARKS)
-		marks_clear(wc);
+	if (wc->nmarks >= wc->max_marks)
+		marks_thin(wc);
 	pp = marks_slot(wc, seg);
 	sm = *pp;
 	if (!sm) {

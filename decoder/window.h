@@ -114,6 +114,11 @@ int win_psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb);
 size_t win_cache_bytes(const struct win_cache *wc);
 uint64_t win_cache_decoded(const struct win_cache *wc);
 
+/* The chunk starts remembered in long segments, and their limit (16384
+ * by default; for tests and tight memory). */
+size_t win_cache_marks(const struct win_cache *wc);
+void win_cache_set_max_marks(struct win_cache *wc, size_t n);
+
 /* Put @it on the row that contains byte offset @off (offsets past the
  * end land on the last row).
  * Returns 0, -pte_eos if the trace is empty, -pte_nomem. */

@@ -365,7 +365,7 @@ static void test_chunks(void **state)
  */
 static void test_long_segment(void **state)
 {
-	size_t cap = 3u << 20, n = 0, nrows = 0, rcap = 0, k;
+	size_t cap = 3u << 20, n = 0, nrows = 0, rcap = 0, k, nchunks;
 	uint8_t *buf = malloc(cap + 64);
 	struct ref_row {
 		uint64_t off, cyc_total, ip;
@@ -375,7 +375,7 @@ static void test_long_segment(void **state)
 	struct win_cache *wc;
 	struct win_iter it = { 0 };
 	const size_t max_bytes = 4 * WIN_MAX_ROWS * sizeof(struct win_row);
-	uint64_t seed = 99, before;
+	uint64_t seed = 99, before, worst = 0;
 
 	(void)state;
 	assert_non_null(buf);
@@ -466,6 +466,41 @@ static void test_long_segment(void **state)
 		assert_true(win_cache_bytes(wc) <=
 			    max_bytes + WIN_MAX_ROWS * sizeof(struct win_row));
 	}
+	win_iter_release(&it);
+	nchunks = win_cache_marks(wc);
+	win_cache_free(wc);
+
+	/* Past the limit on marks every other one goes, not all: a jump
+	 * decodes a few chunks more, not the segment from its PSB. */
+	assert_int_equal(win_cache_new(&wc, &img, NULL, max_bytes), 0);
+	win_cache_set_max_marks(wc, 16);
+	for (k = 0; k < 200; k++) {
+		uint64_t off;
+		size_t lo = 0, hi = nrows;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		off = k == 0 ? n - 1 : (seed >> 20) % n;
+		before = win_cache_decoded(wc);
+		assert_int_equal(win_seek(&it, wc, off), 0);
+		assert_true(win_cache_marks(wc) <= 16);
+		if (k > 0 && win_cache_decoded(wc) - before > worst)
+			worst = win_cache_decoded(wc) - before;
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (ref[mid].off <= off)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		assert_int_equal(win_row(&it)->pkt.offset, ref[lo].off);
+		assert_int_equal(win_row(&it)->cyc_total, ref[lo].cyc_total);
+		assert_int_equal(win_row(&it)->ip, ref[lo].ip);
+	}
+	/* 16 marks over the segment, at least 8 after a thinning: no jump
+	 * decodes more than two spans of them (clearing them all made it
+	 * the whole segment, 470 chunks). */
+	assert_true(worst <= 2 * nchunks / 16 + 2);
 	win_iter_release(&it);
 	win_cache_free(wc);
 	free(ref);
