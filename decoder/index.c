@@ -151,6 +151,7 @@ struct idx {
 	/* carries between those, as replays found them: stepping from a
 	 * segment to its neighbour replays one segment, not up to 15 */
 	pthread_mutex_t memo_lock;
+	uint64_t memo_gen;	/* memo_clear()s so far */
 	struct carry_memo {
 		size_t seg;		/* SIZE_MAX: empty */
 		struct tm_carry carry;
@@ -202,6 +203,7 @@ static void memo_clear(struct idx *idx)
 {
 	size_t k;
 
+	idx->memo_gen++;	/* replays under way keep theirs */
 	for (k = 0; k < MEMO_SIZE; k++)
 		idx->memo[k].seg = SIZE_MAX;
 }
@@ -1693,8 +1695,8 @@ struct time_arg {
 	struct tm_model tm;
 	size_t from, to;	/* segments */
 	int publish;		/* store carries (phase 3) or not (a lookup) */
-	int memo;		/* a lookup: keep each carry passed in the memo
-				 * (the caller holds memo_lock) */
+	int memo;		/* a lookup: keep each carry passed in the memo */
+	uint64_t memo_gen;	/* unless it was cleared since the start */
 };
 
 static int time_body(void *arg)
@@ -1733,8 +1735,12 @@ static int time_body(void *arg)
 		if (ta->memo) {
 			struct carry_memo *m = &idx->memo[(i + 1) % MEMO_SIZE];
 
-			m->seg = i + 1;
-			tm_save(&ta->tm, &m->carry);
+			pthread_mutex_lock(&idx->memo_lock);
+			if (idx->memo_gen == ta->memo_gen) {
+				m->seg = i + 1;
+				tm_save(&ta->tm, &m->carry);
+			}
+			pthread_mutex_unlock(&idx->memo_lock);
 		}
 		if (ta->publish) {
 			atomic_fetch_add_explicit(&idx->done, end - off - credited,
@@ -1949,11 +1955,13 @@ int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 	ta->idx = (struct idx *)idx;
 	ta->memo = 1;
 	tm_init(&ta->tm, &idx->cfg);
-	pthread_mutex_lock(&((struct idx *)idx)->memo_lock);
 	/* From the nearest carry at or before @i: the checkpoint, or one
-	 * an earlier replay left in the memo. */
+	 * an earlier replay left in the memo.  The lock covers the memo, not
+	 * the replay: a search's lookups must not hold up the screen's. */
 	tm_restore(&ta->tm, carry_slot(idx, c));
 	ta->from = c << CARRY_SHIFT;
+	pthread_mutex_lock(&((struct idx *)idx)->memo_lock);
+	ta->memo_gen = idx->memo_gen;
 	for (k = i; k > ta->from; k--) {
 		const struct carry_memo *m = &idx->memo[k % MEMO_SIZE];
 
@@ -1963,11 +1971,11 @@ int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 			break;
 		}
 	}
+	pthread_mutex_unlock(&((struct idx *)idx)->memo_lock);
 	ta->to = i;
 	ret = ta->from < i ? idx->guard(time_body, ta) : 0;
 	if (!ret)
 		tm_save(&ta->tm, out);
-	pthread_mutex_unlock(&((struct idx *)idx)->memo_lock);
 	free(ta);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -826,6 +827,30 @@ static void feed(const uint8_t *b, uint64_t off, uint64_t end, struct tm_model *
 	}
 }
 
+struct carry_asker {
+	struct idx *idx;
+	const struct tm_carry *all;
+	size_t ns;
+	unsigned seed;
+	int bad;
+};
+
+static void *ask_carries(void *arg)
+{
+	struct carry_asker *a = arg;
+	size_t i, at = 0;
+
+	for (i = 0; i < 3000; i++) {
+		struct tm_carry carry;
+
+		at = i % 3 ? (at + 1) % a->ns : (size_t)rand_r(&a->seed) % a->ns;
+		if (idx_seek_carry(a->idx, at, &carry) ||
+		    memcmp(&carry, &a->all[at], sizeof(carry)))
+			a->bad++;
+	}
+	return NULL;
+}
+
 static void test_generated(void **state)
 {
 	size_t n = 0, i, ns, prev = 0;
@@ -912,6 +937,20 @@ static void test_generated(void **state)
 		struct tm_carry carry;
 
 		assert_int_equal(idx_seek_carry(idx, ns, &carry), -pte_invalid);
+	}
+	/* Two threads asking at once (the screen and a search) replay side
+	 * by side and fill the memo for each other: the same carries. */
+	{
+		struct carry_asker ask[2] = {
+			{ idx, all, ns, 1, 0 }, { idx, all, ns, 2, 0 },
+		};
+		pthread_t t;
+
+		assert_int_equal(pthread_create(&t, NULL, ask_carries, &ask[0]), 0);
+		ask_carries(&ask[1]);
+		pthread_join(t, NULL);
+		assert_int_equal(ask[0].bad, 0);
+		assert_int_equal(ask[1].bad, 0);
 	}
 	free(all);
 	idx_free(idx);
