@@ -190,7 +190,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 	if (use_cache) {
 		const char *why = NULL;
 
-		ret = idxcache_load(idx, t, si, &why);
+		ret = idxcache_load(idx, t, si, UINT64_MAX, &why);
 		if (ret == IDXCACHE_HIT)
 			r->cache = "hit";
 		else if (ret == IDXCACHE_GROWN)
@@ -233,7 +233,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			idx_free(idx);
 			return ret;
 		}
-		if (use_cache && idxcache_save(idx, t, si, err, sizeof(err)) < 0)
+		if (use_cache && idxcache_save(idx, t, si, NULL, err, sizeof(err)) < 0)
 			fprintf(stderr, "ptbrowse index: warning: index not cached: %s\n", err);
 	}
 	r->nseeks = idx_nseeks(idx);

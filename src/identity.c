@@ -65,6 +65,7 @@ int identity_of_prefix(struct identity *id, const struct trace *t, uint64_t size
 struct content_args {
 	const struct trace *t;
 	uint64_t size, hash;
+	const _Atomic int *cancel;
 };
 
 static int content_body(void *arg)
@@ -79,6 +80,8 @@ static int content_body(void *arg)
 	for (off = 0; off < a->size; off += step) {
 		size_t n = a->size - off < step ? (size_t)(a->size - off) : step;
 
+		if (a->cancel && *a->cancel)
+			return -pte_canceled;
 		XXH3_64bits_update(&st, a->t->map + off, n);
 		/* Read once: the pages need not stay in our RSS. */
 		trace_release(NULL, a->t->map + off, n);
@@ -87,9 +90,10 @@ static int content_body(void *arg)
 	return 0;
 }
 
-int identity_content_hash(const struct trace *t, uint64_t size, uint64_t *hash)
+int identity_content_hash(const struct trace *t, uint64_t size,
+			  const _Atomic int *cancel, uint64_t *hash)
 {
-	struct content_args a = { t, size, 0 };
+	struct content_args a = { t, size, 0, cancel };
 	int ret;
 
 	if (!t || !hash || !t->map || size > t->size)

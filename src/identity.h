@@ -43,9 +43,12 @@ int identity_of_trace(struct identity *id, const struct trace *t);
 int identity_of_prefix(struct identity *id, const struct trace *t, uint64_t size);
 
 /* XXH3-64 of every one of the first @size bytes of @t's file: what the
- * index cache checks a trace against when its mtime or size changed.
- * Returns 0, -pte_invalid if @size is too big, or -pte_sigbus. */
-int identity_content_hash(const struct trace *t, uint64_t size, uint64_t *hash);
+ * index cache checks a copied or touched trace against.  Stops when
+ * *@cancel (if not NULL) is set.
+ * Returns 0, -pte_invalid if @size is too big, -pte_canceled or
+ * -pte_sigbus. */
+int identity_content_hash(const struct trace *t, uint64_t size,
+			  const _Atomic int *cancel, uint64_t *hash);
 
 /* Write "size-hash" into @buf (IDENTITY_HEX_LEN bytes); returns @buf. */
 char *identity_hex(const struct identity *id, char *buf);

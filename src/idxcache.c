@@ -118,7 +118,7 @@ static int check_body(void *arg)
 }
 
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
-		  const char **why)
+		  uint64_t max_hash, const char **why)
 {
 	struct check_args ca;
 	struct identity id;
@@ -174,12 +174,18 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		*why = "trace changed";
 		goto out_close;
 	}
-	/* A copy, a touched file or one that grew: the sample matched, but
-	 * only every byte can tell that nothing else changed. */
-	if (h.file_size != t->size || h.mtime_ns != t->mtime_ns) {
+	/* A copy or a touched file: the sample matched, but only every byte
+	 * can tell that nothing else changed.  A trace that grew is a
+	 * recording that appended; hashing its old part would read it all
+	 * before the first screen. */
+	if (h.file_size == t->size && h.mtime_ns != t->mtime_ns) {
 		uint64_t hash;
 
-		ret = identity_content_hash(t, h.file_size, &hash);
+		if (h.file_size > max_hash) {
+			*why = "trace touched (too big to check now)";
+			goto out_close;
+		}
+		ret = identity_content_hash(t, h.file_size, NULL, &hash);
 		if (ret < 0 || hash != h.content_hash) {
 			*why = "trace changed";
 			goto out_close;
@@ -264,7 +270,7 @@ static int emit_file(void *ctx, const void *p, size_t n)
 }
 
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
-		  char *err, size_t errlen)
+		  const _Atomic int *cancel, char *err, size_t errlen)
 {
 	struct save_args *sa;
 	struct identity id;
@@ -285,7 +291,11 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		return ret;
 	ret = identity_of_trace(&id, t);
 	if (!ret)
-		ret = identity_content_hash(t, t->size, &content);
+		ret = identity_content_hash(t, t->size, cancel, &content);
+	if (ret == -pte_canceled) {
+		snprintf(err, errlen, "canceled");
+		return ret;
+	}
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: the file shrank while being read", t->path);
 		return ret;

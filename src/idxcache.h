@@ -36,16 +36,25 @@ int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
 /* Fill @idx (fresh, over stream @stream of @t) from the cache.  When the
  * cache is unusable, *@why (if not NULL) names the reason ("no cache",
  * "trace changed", "corrupt", ...) and @idx is left empty.
+ *
+ * The same file (size and mtime as saved) is checked by its sampled
+ * identity; a grown one too, over the part that was indexed (a recording
+ * appends).  A copied or touched one (same size, another mtime) is
+ * checked byte by byte against the saved content hash, if it is at most
+ * @max_hash bytes: a caller that must answer at once (the browser) gives
+ * a limit and rebuilds in the background past it.
  * Returns IDXCACHE_HIT, IDXCACHE_GROWN, IDXCACHE_PARTIAL or IDXCACHE_MISS,
  * or -pte_nomem, or -pte_invalid
  * for bad arguments. */
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
-		  const char **why);
+		  uint64_t max_hash, const char **why);
 
-/* Save complete index @idx of stream @stream of @t (atomically).
- * Returns 0, -pte_invalid if @idx is not complete, -pte_io with a message
- * in @err, -pte_sigbus if the trace shrank, or -pte_nomem. */
+/* Save complete index @idx of stream @stream of @t (atomically), unless
+ * *@cancel (if not NULL) is set first: hashing a big trace's content takes
+ * a while.  Returns 0, -pte_invalid if @idx is not complete, -pte_io with
+ * a message in @err, -pte_sigbus if the trace shrank, -pte_canceled, or
+ * -pte_nomem. */
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
-		  char *err, size_t errlen);
+		  const _Atomic int *cancel, char *err, size_t errlen);
 
 #endif /* IDXCACHE_H */

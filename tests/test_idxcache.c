@@ -93,7 +93,7 @@ static int load(const char *path, struct trace **t, struct idx **idx, const char
 
 	assert_int_equal(trace_open(t, path, err, sizeof(err)), 0);
 	assert_int_equal(idx_new(idx, &(*t)->streams[0].img, NULL), 0);
-	return idxcache_load(*idx, *t, 0, why);
+	return idxcache_load(*idx, *t, 0, UINT64_MAX, why);
 }
 
 static void build_and_save(struct trace *t, struct idx *idx)
@@ -101,7 +101,7 @@ static void build_and_save(struct trace *t, struct idx *idx)
 	char err[512];
 
 	assert_int_equal(idx_build(idx), 0);
-	assert_int_equal(idxcache_save(idx, t, 0, err, sizeof(err)), 0);
+	assert_int_equal(idxcache_save(idx, t, 0, NULL, err, sizeof(err)), 0);
 }
 
 static void same_index(struct idx *a, struct idx *b)
@@ -211,6 +211,16 @@ static void test_unsampled_change(void **state)
 	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_HIT);
 	same_index(idx, idx2);
 	idx_free(idx2);
+	/* A caller that cannot wait for the hash (the browser) says how
+	 * much it may read: past that, a copy is rebuilt. */
+	assert_int_equal(idx_new(&idx2, &t2->streams[0].img, NULL), 0);
+	assert_int_equal(idxcache_load(idx2, t2, 0, n - 1, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "trace touched (too big to check now)");
+	assert_int_equal(idx_nseeks(idx2), 0);
+	idx_free(idx2);
+	assert_int_equal(idx_new(&idx2, &t2->streams[0].img, NULL), 0);
+	assert_int_equal(idxcache_load(idx2, t2, 0, n, &why), IDXCACHE_HIT);
+	idx_free(idx2);
 	trace_close(t2);
 	/* 8 KiB past the first MiB: between the first two sampled blocks. */
 	fd = open(copy, O_WRONLY);
@@ -258,7 +268,7 @@ static void test_corrupt(void **state)
 
 		assert_int_equal(pwrite(fd, &bad, 1, (off_t)i), 1);
 		assert_int_equal(idx_new(&idx2, &t->streams[0].img, NULL), 0);
-		if (idxcache_load(idx2, t, 0, &why) == IDXCACHE_MISS &&
+		if (idxcache_load(idx2, t, 0, UINT64_MAX, &why) == IDXCACHE_MISS &&
 		    idx_nseeks(idx2) == 0)
 			rejected++;
 		else
@@ -315,7 +325,7 @@ static void test_grown(void **state)
 	assert_int_equal(idx_nseeks(idx2), 149);
 	assert_int_equal(idx_build(idx2), 0);
 	assert_int_equal(idx_nseeks(idx2), 260);
-	assert_int_equal(idxcache_save(idx2, t2, 0, err, sizeof(err)), 0);
+	assert_int_equal(idxcache_save(idx2, t2, 0, NULL, err, sizeof(err)), 0);
 
 	/* The same as indexing it all from scratch. */
 	assert_int_equal(idx_new(&fresh, &t2->streams[0].img, NULL), 0);
@@ -390,8 +400,35 @@ static void test_grown_in_run(void **state)
 	assert_int_equal(idx_totals(idx, &b), 0);
 	assert_int_equal(a.nerrors, 0);
 	assert_int_equal(b.nerrors, 0);
-	assert_int_equal(idxcache_save(idx, t, 0, err, sizeof(err)), 0);
+	assert_int_equal(idxcache_save(idx, t, 0, NULL, err, sizeof(err)), 0);
 	idx_free(fresh);
+	idx_free(idx);
+	trace_close(t);
+}
+
+/* A save asked to stop (the browser quitting) writes nothing. */
+static void test_save_canceled(void **state)
+{
+	char path[300], cache[4096], err[512];
+	struct trace *t;
+	struct idx *idx;
+	const char *why;
+	_Atomic int cancel = 1;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/canceled.pt", dir);
+	make_trace(path, 0, 200, 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idxcache_path(t, 0, cache, sizeof(cache), err,
+				       sizeof(err)), 0);
+	unlink(cache);	/* another test's trace begins the same */
+	assert_int_equal(idxcache_save(idx, t, 0, &cancel, err, sizeof(err)),
+			 -pte_canceled);
+	assert_int_equal(access(cache, F_OK), -1);
+	cancel = 0;
+	assert_int_equal(idxcache_save(idx, t, 0, &cancel, err, sizeof(err)), 0);
+	assert_int_equal(access(cache, F_OK), 0);
 	idx_free(idx);
 	trace_close(t);
 }
@@ -406,10 +443,10 @@ static void test_args(void **state)
 	snprintf(path, sizeof(path), "%s/c.pt", dir);
 	make_trace(path, 0, 3, 0);
 	assert_int_equal(load(path, &t, &idx, NULL), IDXCACHE_MISS);
-	assert_int_equal(idxcache_load(NULL, t, 0, NULL), -pte_invalid);
-	assert_int_equal(idxcache_load(idx, t, 1, NULL), -pte_invalid);
+	assert_int_equal(idxcache_load(NULL, t, 0, UINT64_MAX, NULL), -pte_invalid);
+	assert_int_equal(idxcache_load(idx, t, 1, UINT64_MAX, NULL), -pte_invalid);
 	/* Not complete: not saved. */
-	assert_int_equal(idxcache_save(idx, t, 0, err, sizeof(err)), -pte_invalid);
+	assert_int_equal(idxcache_save(idx, t, 0, NULL, err, sizeof(err)), -pte_invalid);
 	/* A path that does not fit. */
 	assert_true(idxcache_path(t, 0, buf, 8, err, sizeof(err)) < 0);
 	idx_free(idx);
@@ -425,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_grown),
 		cmocka_unit_test(test_grown_in_run),
+		cmocka_unit_test(test_save_canceled),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -235,15 +235,21 @@ static void *ui_cache_saver(void *arg)
 	struct ui *ui = arg;
 	char err[256] = "";
 
-	if (idxcache_save(ui->idx, ui->trace, ui->stream_no, err, sizeof(err)) < 0)
+	if (idxcache_save(ui->idx, ui->trace, ui->stream_no, &ui->cache_cancel,
+			  err, sizeof(err)) < 0 && !ui->cache_cancel)
 		snprintf(ui->cache_err, sizeof(ui->cache_err), "%s", err);
 	return NULL;
 }
 
+/* Wait for the saver; past UI_CACHE_HASH_MAX stop it instead: it may be
+ * hashing gigabytes, and quitting or reloading must not wait for that
+ * (the next start builds the index again in the background). */
 static void ui_cache_join(struct ui *ui)
 {
 	if (!ui->cache_saving)
 		return;
+	if (ui->trace->size > UI_CACHE_HASH_MAX)
+		ui->cache_cancel = 1;
 	pthread_join(ui->cache_thread, NULL);
 	ui->cache_saving = 0;
 	if (ui->cache_err[0])
@@ -272,6 +278,7 @@ static int ui_poll_index(struct ui *ui)
 	trace_release(ui->trace, ui->trace->map, (size_t)ui->trace->size);
 	if (!p.status && !ui->idx_from_cache) {
 		ui->cache_err[0] = 0;
+		ui->cache_cancel = 0;
 		ui->cache_saving = !pthread_create(&ui->cache_thread, NULL,
 						   ui_cache_saver, ui);
 	}
@@ -535,7 +542,8 @@ void ui_idx_start(struct ui *ui)
 	/* A cached index of this trace makes reopening instant; one of a
 	 * trace that grew since leaves only the tail to index. */
 	ui->idx_from_cache = 0;
-	switch (idxcache_load(ui->idx, ui->trace, ui->stream_no, NULL)) {
+	switch (idxcache_load(ui->idx, ui->trace, ui->stream_no,
+			      UI_CACHE_HASH_MAX, NULL)) {
 	case IDXCACHE_HIT:
 		ui->idx_from_cache = 1;
 		return;

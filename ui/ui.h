@@ -101,6 +101,11 @@ enum {
 enum { UI_PAGER_HELP = 1, UI_PAGER_MESSAGES = 2 };
 #define UI_MSGLOG 256
 
+/* A cached index of a trace copied or touched since is checked byte by
+ * byte up to this size before the first screen; past it, rebuilt in the
+ * background.  Saving one past it stops when the browser quits. */
+#define UI_CACHE_HASH_MAX (256ull << 20)
+
 struct ui {
 	/* the trace */
 	struct trace *trace;
@@ -111,6 +116,7 @@ struct ui {
 	int idx_ops_set;		/* windows use the index's time carries */
 	int idx_from_cache;		/* the index came whole from the cache */
 	int cache_saving;		/* cache_thread is writing the cache */
+	_Atomic int cache_cancel;	/* stop it: quitting, reloading */
 	pthread_t cache_thread;
 	char cache_err[200];		/* why the cache was not written */
 	struct win_cache *wc;
