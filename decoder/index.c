@@ -208,6 +208,11 @@ static void memo_clear(struct idx *idx)
 		idx->memo[k].seg = SIZE_MAX;
 }
 
+const struct tm_config *idx_config(const struct idx *idx)
+{
+	return &idx->cfg;
+}
+
 int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg)
 {
 	struct idx *idx;

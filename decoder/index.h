@@ -116,6 +116,9 @@ struct idx_progress {
  * Returns 0 and sets *@out, or -pte_invalid, or -pte_nomem. */
 int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg);
 
+/* The timing configuration @idx was made with (all unknown if none). */
+const struct tm_config *idx_config(const struct idx *idx);
+
 /* Cancel and wait for the builder, then free @idx (NULL is fine). */
 void idx_free(struct idx *idx);
 

@@ -21,7 +21,7 @@
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
-#define CACHE_VERSION	2
+#define CACHE_VERSION	3
 #define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
 
 struct cache_hdr {
@@ -35,8 +35,29 @@ struct cache_hdr {
 	uint64_t body_len;
 	uint64_t body_hash;
 	char stream[32];
+	uint64_t timing_hash;	/* of the timing configuration (timing_hash()) */
 	uint64_t hdr_hash;	/* XXH3 of the fields above */
 };
+
+/*
+ * The timing configuration the index's time pass used, field by field:
+ * carries and time summaries made with another MTC period or core:bus
+ * ratio are wrong for this one (`ptbrowse --nom-freq 24` after a run
+ * with 12).
+ */
+static uint64_t timing_hash(const struct tm_config *c)
+{
+	uint64_t v[] = {
+		c->have_mtc_freq, c->mtc_freq, c->have_nom_freq, c->nom_freq,
+		c->have_cpuid_15, c->cpuid_15_eax, c->cpuid_15_ebx,
+		c->have_tsc_hz, c->tsc_hz, c->have_perf_conv, c->time_shift,
+		c->time_mult, c->time_zero, c->have_cpu, c->cpu_family,
+		c->cpu_model, c->cpu_stepping, c->have_cyc_thresh,
+		c->cyc_thresh, c->have_crystal_hz, c->crystal_hz,
+	};
+
+	return XXH3_64bits(v, sizeof(v));
+}
 
 struct key_args {
 	const struct trace *t;
@@ -162,6 +183,10 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	}
 	if (strncmp(h.stream, t->streams[stream].name, sizeof(h.stream))) {
 		*why = "another stream";
+		goto out_close;
+	}
+	if (h.timing_hash != timing_hash(idx_config(idx))) {
+		*why = "other timing options";
 		goto out_close;
 	}
 	/* The trace: the same, or the same with more at the end. */
@@ -333,6 +358,7 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	h.body_len = sa->len;
 	h.body_hash = XXH3_64bits_digest(&sa->st);
 	snprintf(h.stream, sizeof(h.stream), "%s", t->streams[stream].name);
+	h.timing_hash = timing_hash(idx_config(idx));
 	h.hdr_hash = hdr_hash(&h);
 	if (pwrite(sa->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		ret = -pte_io;

@@ -13,6 +13,7 @@
 
 #include "idxcache.h"
 #include "index.h"
+#include "tm_config.h"
 #include "trace.h"
 
 static char dir[256];
@@ -406,6 +407,39 @@ static void test_grown_in_run(void **state)
 	trace_close(t);
 }
 
+/* An index made with other timing options is not this one's. */
+static void test_timing_options(void **state)
+{
+	char path[300], err[512];
+	struct trace *t;
+	struct idx *idx, *idx2;
+	struct tm_config cfg;
+	const char *why;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/timing.pt", dir);
+	make_trace(path, 7000, 7200, 0);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--nom-freq", "12"), 1);
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(idx_new(&idx, &t->streams[0].img, &cfg), 0);
+	assert_int_equal(idxcache_load(idx, t, 0, UINT64_MAX, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	assert_int_equal(idx_new(&idx2, &t->streams[0].img, &cfg), 0);
+	assert_int_equal(idxcache_load(idx2, t, 0, UINT64_MAX, &why), IDXCACHE_HIT);
+	idx_free(idx2);
+	assert_int_equal(tm_config_option(&cfg, "--nom-freq", "24"), 1);
+	assert_int_equal(idx_new(&idx2, &t->streams[0].img, &cfg), 0);
+	assert_int_equal(idxcache_load(idx2, t, 0, UINT64_MAX, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "other timing options");
+	idx_free(idx2);
+	assert_int_equal(idx_new(&idx2, &t->streams[0].img, NULL), 0);
+	assert_int_equal(idxcache_load(idx2, t, 0, UINT64_MAX, &why), IDXCACHE_MISS);
+	idx_free(idx2);
+	idx_free(idx);
+	trace_close(t);
+}
+
 /* A save asked to stop (the browser quitting) writes nothing. */
 static void test_save_canceled(void **state)
 {
@@ -463,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_grown),
 		cmocka_unit_test(test_grown_in_run),
 		cmocka_unit_test(test_save_canceled),
+		cmocka_unit_test(test_timing_options),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
