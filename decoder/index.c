@@ -960,7 +960,9 @@ __attribute__((target_clones("popcnt", "default"), noinline))
 static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		uint64_t off, struct idx_summary *s, uint64_t *credited)
 {
-	const uint8_t *begin = p, *next = p + CANCEL_STEP;
+	/* Pointers stay inside [p, end]: past the end is undefined. */
+	const uint8_t *begin = p;
+	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 	struct pkt_decoder dec;
 	struct pkt pkt;
 	uint64_t cnt[PKC_NCLASSES] = { 0 }, cycles = 0;
@@ -972,7 +974,7 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			status = pace(idx, (uint64_t)(p - begin), credited);
 			if (status < 0)
 				break;
-			next = p + CANCEL_STEP;
+			next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 		}
 		/*
 		 * The fast loop: no bounds checks (every fast packet is at

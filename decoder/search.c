@@ -32,6 +32,9 @@
 #define LOCAL_HITS	1024
 #define FILTER_BUDGET	(4u << 20)
 
+/* A node's types are a bit each in a uint64_t. */
+_Static_assert(PKT_NTYPES <= 64, "packet types must fit a 64-bit mask");
+
 #define ERR_BIT		(1ull << PKT_INVALID)	/* decode errors */
 #define ALL_TYPES	(((1ull << PKT_NTYPES) - 1) & ~ERR_BIT)
 #define IP_TYPES	((1ull << PKT_TIP) | (1ull << PKT_TIP_PGE) | \

@@ -843,8 +843,6 @@ out_chunks:
 			return win_walk(wc, w->end, &w->out, seg, seg_end, off);
 		w = n;
 	}
-	if (!w)
-		return NULL;
 	if (off >= w->end && w->end < wc->img->size) {
 		/* The image ended early (a gap, a cut); nothing holds @off. */
 		return w;

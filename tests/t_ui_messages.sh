@@ -64,6 +64,10 @@ grep -q '^goto 30%$' "$XDG_STATE_HOME/ptbrowse/history" || bad "history: another
 printf '# settings\nset raw on\nset keymap emacs\nno-such-command\n' >"$XDG_CONFIG_HOME/ptbrowse/config"
 printf ':save-screen %s\n' "$tmp/c.txt" >"$tmp/k3"
 "$PTBROWSE" --no-state --script "$tmp/k3" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config: exit $?"
+printf ':messages\n:save-screen %s\nq\n' "$tmp/cm.txt" >"$tmp/k4"
+"$PTBROWSE" --no-state --script "$tmp/k4" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config: exit $?"
+[ "$(grep -c 'no such command' "$tmp/cm.txt")" = 1 ] ||
+	bad "config: :messages should hold the error once: $(cat "$tmp/cm.txt")"
 head -n 1 "$tmp/c.txt" | grep -q '\[emacs\]' || bad "config: the keymap is not emacs: $(head -n 1 "$tmp/c.txt")"
 sed -n 2p "$tmp/c.txt" | grep -q ' raw ' || bad "config: raw bytes not shown"
 [ "$(tail -n 1 "$tmp/c.txt" | sed 's/ *$//')" = "$XDG_CONFIG_HOME/ptbrowse/config:4: no-such-command: no such command (F1 lists them)" ] ||

@@ -134,6 +134,10 @@ wait-search
 :prev-same-type
 wait-search
 :save-screen $tmp/a4.txt
+3
+*
+wait-search
+:save-screen $tmp/a5.txt
 q
 EOK
 LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf.pt" > "$tmp/out" 2>&1 ||
@@ -142,7 +146,21 @@ LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf
 [ "$(st_off a2)" -eq "$(sed -n 7p "$tmp/ovfs")" ] || fail "'*' again: at $(st_off a2), not OVF 7"
 [ "$(st_off a3)" -eq "$(sed -n 8p "$tmp/ovfs")" ] || fail "'n' after '*': at $(st_off a3), not OVF 8"
 [ "$(st_off a4)" -eq "$(sed -n 7p "$tmp/ovfs")" ] || fail "'#' (a script line can't start with it): at $(st_off a4), not OVF 7"
+[ "$(st_off a5)" -eq "$(sed -n 10p "$tmp/ovfs")" ] || fail "'3*' from OVF 7: at $(st_off a5), not OVF 10"
 st a1 | grep -q '/ovf \[' || fail "'*' does not show the search: $(st a1)"
+# A count on a new '*' goes to that hit.
+cat > "$tmp/keys" <<EOK
+wait-index
+:goto $o5
+3
+*
+wait-search
+:save-screen $tmp/a6.txt
+q
+EOK
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf.pt" > "$tmp/out" 2>&1 ||
+	fail "3*: exit status $? ($(cat "$tmp/out"))"
+[ "$(st_off a6)" -eq "$(sed -n 8p "$tmp/ovfs")" ] || fail "'3*' on OVF 5: at $(st_off a6), not OVF 8"
 
 # In the timeline, l and h move the cursor a column right and left.
 cat > "$tmp/keys" <<EOK

@@ -92,7 +92,8 @@ void ui_message(struct ui *ui, int sev, const char *fmt, ...)
 	vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
 	va_end(ap);
 	ui->msg_sev = sev;
-	ui_log(ui, sev, ui->msg);
+	if (!ui->msglog_off)
+		ui_log(ui, sev, ui->msg);
 }
 
 /* Report the keymap's errors: each in the message log, the count and the
@@ -1640,7 +1641,9 @@ static void ui_config(struct ui *ui, const struct ui_opts *o)
 			if (o->keymap_given && sscanf(p, "set keymap %63s", name) == 1)
 				continue;
 			ui->msg[0] = 0;
+			ui->msglog_off = 1;
 			ui_command(ui, p);
+			ui->msglog_off = 0;
 			if (ui->msg[0] && ui->msg_sev == UI_ERROR) {
 				char msg[sizeof(ui->msg)];
 
@@ -1653,12 +1656,14 @@ static void ui_config(struct ui *ui, const struct ui_opts *o)
 		}
 		fclose(f);
 	}
-	/* The line's last message came from whichever line ran last. */
+	/* The status line says what the log holds once each. */
+	ui->msglog_off = 1;
 	if (nerr > 1)
 		ui_message(ui, UI_ERROR, "%u config errors (:messages lists them); the last: %.300s",
 			   nerr, last);
 	else if (nerr)
 		ui_message(ui, UI_ERROR, "%s", last);
+	ui->msglog_off = 0;
 }
 
 int cmd_browse_main(int argc, char **argv)

@@ -194,7 +194,6 @@ static int mu_mark(struct ui *ui, const char *args)
 	return mu_result(ui, r, msg);
 }
 
-/* :delmark NAME|L..., :delregion NAME... (@kind: BM_REGION or not). */
 /* Whether entry @e is the reference for time deltas (ui->ref_*). */
 static int mu_is_ref(const struct ui *ui, const struct bm_entry *e)
 {
@@ -249,6 +248,7 @@ static int mu_ref(struct ui *ui, const char *name)
 	return UI_DRAW_ALL;
 }
 
+/* :delmark NAME|L..., :delregion NAME... (@regions: the second). */
 static int mu_delete(struct ui *ui, const char *args, int regions)
 {
 	char tok[MU_NTOK][MU_TOKLEN];

@@ -322,8 +322,7 @@ int nav_same_type(struct ui *ui, int dir, uint64_t n)
 		return UI_DRAW_NONE;
 	if (row.flags & WIN_F_ERROR)
 		return nav_error(ui, dir, n);
-	(void)n;
-	return search_ui_type(ui, pkt_type_name(row.pkt.type), dir);
+	return search_ui_type(ui, pkt_type_name(row.pkt.type), dir, n);
 }
 
 int nav_history(struct ui *ui, int dir)

@@ -558,14 +558,22 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 	}
 }
 
-int search_ui_type(struct ui *ui, const char *type, int dir)
+int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count)
 {
 	struct search_ui *su = ui->sui;
+	uint64_t at = ui->cursor;
+	int draw;
 
+	if (!count)
+		count = 1;
 	/* Already searching for it: go on, as 'n' or 'N' would. */
 	if (su && su->pred && !su->fpred && !strcmp(su->text, type))
-		return sui_again(ui, dir != su->dir, 1);
-	return sui_search(ui, type, dir);
+		return sui_again(ui, dir != su->dir, count);
+	draw = sui_search(ui, type, dir);
+	/* The first hit is where the new search landed, if it did. */
+	if (count > 1 && ui->sui && ui->sui->s && ui->cursor != at)
+		draw |= sui_again(ui, 0, count - 1);
+	return draw;
 }
 
 int search_ui_command(struct ui *ui, const char *line)

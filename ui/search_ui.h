@@ -30,8 +30,9 @@ int search_ui_action(struct ui *ui, const struct km_result *res);
 int search_ui_command(struct ui *ui, const char *line);
 
 /* '*' and '#': search for packets of type @type (its ptdump name) in
- * direction @dir, as '/' does: the search and 'n' 'N' are then about it. */
-int search_ui_type(struct ui *ui, const char *type, int dir);
+ * direction @dir, as '/' does, to the @count'th hit (as far as hits are
+ * known yet): the search and 'n' 'N' are then about it. */
+int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count);
 
 /* Look at the running search (idle time): jump to its first hit, report
  * wrapping, the end and errors.  *@busy is 2 while the first hit is not

@@ -166,6 +166,7 @@ struct ui {
 	/* every message of the session, the last UI_MSGLOG (:messages) */
 	char *msglog[UI_MSGLOG];
 	unsigned nmsglog;		/* messages logged, ever */
+	int msglog_off;			/* the config's lines log with file:line */
 	int quit;
 	int exit_status;
 	volatile int interrupted;	/* C-c during a long operation */
