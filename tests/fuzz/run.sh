@@ -61,6 +61,7 @@ for src in tests/fuzz/fuzz_*.c; do
 		[ -d "$d" ] && cp -n "$d"/* "$corpus"/ 2>/dev/null
 	done
 	echo "fuzz: $t for ${SECS}s"
+	: >"$BUILD/fuzz/$t.start"
 	( cd "$BUILD/fuzz/$t" && "$top/$bin" -max_total_time="$SECS" \
 		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		corpus >"$top/$BUILD/fuzz/$t.log" 2>&1 )
@@ -68,9 +69,10 @@ for src in tests/fuzz/fuzz_*.c; do
 	tail -n 12 "$BUILD/fuzz/$t.log"
 	# The fuzzer's own status: a finding it could not write is one too.
 	[ $rc = 0 ] || { echo "fuzz: $t exited with status $rc"; fail=1; }
-	# (ls of the three patterns at once fails unless all three exist, and
-	# the pipe above gives tail's status: look for the files themselves.)
-	found=$(ls "$BUILD/fuzz/$t" | grep -E '^(crash|leak|timeout|oom)-')
+	# The files this run wrote (an earlier run's stay until copied away).
+	found=$(find "$BUILD/fuzz/$t" -maxdepth 1 -newer "$BUILD/fuzz/$t.start" \
+		\( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
+		-exec basename {} \;)
 	if [ -n "$found" ]; then
 		echo "fuzz: $t FOUND PROBLEMS:" $found
 		fail=1
