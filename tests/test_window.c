@@ -357,6 +357,27 @@ static void test_chunks(void **state)
 	free(buf);
 }
 
+/* A row of a walk from the start, to compare jumps with. */
+struct ref_row {
+	uint64_t off, cyc_total, ip;
+};
+
+/* The index of the last row of @ref starting at or before @off. */
+static size_t ref_at(const struct ref_row *ref, size_t nrows, uint64_t off)
+{
+	size_t lo = 0, hi = nrows;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ref[mid].off <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * A segment of many chunks (a PSB period of megabytes, or no PSB after
  * the first): jumps anywhere in it give the rows of a walk from its PSB,
@@ -367,9 +388,7 @@ static void test_long_segment(void **state)
 {
 	size_t cap = 3u << 20, n = 0, nrows = 0, rcap = 0, k, nchunks;
 	uint8_t *buf = malloc(cap + 64);
-	struct ref_row {
-		uint64_t off, cyc_total, ip;
-	} *ref = NULL;
+	struct ref_row *ref = NULL;
 	struct img_span span;
 	struct img img;
 	struct win_cache *wc;
@@ -430,7 +449,7 @@ static void test_long_segment(void **state)
 	assert_int_equal(win_cache_new(&wc, &img, NULL, max_bytes), 0);
 	for (k = 0; k < 300; k++) {
 		uint64_t off;
-		size_t lo = 0, hi = nrows;
+		size_t lo;
 		const struct win_row *row;
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -440,14 +459,7 @@ static void test_long_segment(void **state)
 		/* after the first jump to the end, every chunk start is known */
 		if (k > 0)
 			assert_true(win_cache_decoded(wc) - before <= 1);
-		while (hi - lo > 1) {
-			size_t mid = (lo + hi) / 2;
-
-			if (ref[mid].off <= off)
-				lo = mid;
-			else
-				hi = mid;
-		}
+		lo = ref_at(ref, nrows, off);
 		row = win_row(&it);
 		assert_int_equal(row->pkt.offset, ref[lo].off);
 		assert_int_equal(row->cyc_total, ref[lo].cyc_total);
@@ -476,7 +488,7 @@ static void test_long_segment(void **state)
 	win_cache_set_max_marks(wc, 16);
 	for (k = 0; k < 200; k++) {
 		uint64_t off;
-		size_t lo = 0, hi = nrows;
+		size_t lo;
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		off = k == 0 ? n - 1 : (seed >> 20) % n;
@@ -485,14 +497,7 @@ static void test_long_segment(void **state)
 		assert_true(win_cache_marks(wc) <= 16);
 		if (k > 0 && win_cache_decoded(wc) - before > worst)
 			worst = win_cache_decoded(wc) - before;
-		while (hi - lo > 1) {
-			size_t mid = (lo + hi) / 2;
-
-			if (ref[mid].off <= off)
-				lo = mid;
-			else
-				hi = mid;
-		}
+		lo = ref_at(ref, nrows, off);
 		assert_int_equal(win_row(&it)->pkt.offset, ref[lo].off);
 		assert_int_equal(win_row(&it)->cyc_total, ref[lo].cyc_total);
 		assert_int_equal(win_row(&it)->ip, ref[lo].ip);
