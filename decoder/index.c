@@ -814,11 +814,16 @@ static void count_pkt(struct idx_summary *s, const struct pkt *pkt)
 	}
 }
 
-static void count_error(struct idx_summary *s)
+/* An error row, as the window shows it: a decode error, or the loss of
+ * the data up to the next PSB at a gap (-pte_gap). */
+static void count_error(struct idx_summary *s, int err)
 {
 	s->npackets++;
 	s->per_class[PKC_ERROR]++;
-	s->nerrors++;
+	if (err == -pte_gap)
+		s->ngaps++;
+	else
+		s->nerrors++;
 }
 
 /*
@@ -1046,7 +1051,7 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		if (ret < 0) {
 			/* Counted as one error packet; the rest of the
 			 * segment cannot be trusted. */
-			count_error(s);
+			count_error(s, ret);
 			break;
 		}
 		count_pkt(s, &pkt);
@@ -1096,7 +1101,7 @@ static int summarise(struct idx *idx, uint64_t off, uint64_t end,
 		if (ret == -pte_eos)
 			return 0;
 		if (ret < 0 || img_cursor_offset(&cur) > end) {
-			count_error(s);
+			count_error(s, ret);
 			return 0;
 		}
 		count_pkt(s, &pkt);
@@ -1134,7 +1139,7 @@ static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
 			exc = 1;
 		p->cnt[c] = (uint16_t)(s->per_class[c] > 0xffff ? 0xffff : s->per_class[c]);
 	}
-	if (s->cycles > 0xffffffffu || s->novf || s->nerrors ||
+	if (s->cycles > 0xffffffffu || s->novf || s->nerrors || s->ngaps ||
 	    (s->have_tsc && (span > 0xffffffffu || s->first_tsc >> 56 ||
 			     s->last_tsc < s->first_tsc)))
 		exc = 1;
@@ -1512,7 +1517,7 @@ static int merge2(struct idx *idx, size_t k)
 
 			if (e >= u->n || u->exc[e].seg != i)
 				goto out_internal;
-			if (f->novf || f->nerrors) {
+			if (f->novf || f->nerrors || f->ngaps) {
 				if (idx->ntrouble == idx->trcap) {
 					size_t cap = idx->trcap ? idx->trcap * 2 : 64;
 					uint64_t *t = realloc(idx->trouble, cap * sizeof(*t));
@@ -1531,6 +1536,7 @@ static int merge2(struct idx *idx, size_t k)
 			idx->totals.cycles += f->cycles;
 			idx->totals.novf += f->novf;
 			idx->totals.nerrors += f->nerrors;
+			idx->totals.ngaps += f->ngaps;
 		} else {
 			np = 0;
 			for (c = 0; c < PKC_NCLASSES; c++) {
@@ -2262,7 +2268,7 @@ uint64_t idx_size(const struct idx *idx)
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	3
+#define BLOB_VERSION	4
 
 struct blob_hdr {
 	uint64_t magic;
@@ -2273,7 +2279,7 @@ struct blob_hdr {
 	uint64_t npackets, cycles, first_tsc, last_tsc;
 	uint64_t per_class[PKC_NCLASSES];
 	uint32_t novf, nerrors;
-	uint32_t have_tsc, pad;
+	uint32_t have_tsc, ngaps;
 	uint64_t ncarry;	/* tm carries, one per 16 segments */
 	uint64_t carry_size;	/* sizeof(struct tm_carry) when saved */
 };
@@ -2350,6 +2356,7 @@ int idx_save_to(const struct idx *idx,
 		h.per_class[c] = idx->totals.per_class[c];
 	h.novf = idx->totals.novf;
 	h.nerrors = idx->totals.nerrors;
+	h.ngaps = idx->totals.ngaps;
 	h.have_tsc = idx->totals.have_tsc;
 	h.ncarry = atomic_load(&idx->ncarry);
 	h.carry_size = sizeof(struct tm_carry);
@@ -2506,6 +2513,7 @@ static void drop_tail(struct idx *idx)
 			idx->totals.cycles -= s.cycles;
 			idx->totals.novf -= s.novf;
 			idx->totals.nerrors -= s.nerrors;
+			idx->totals.ngaps -= s.ngaps;
 		}
 		if (idx->nexc && idx->exc[idx->nexc - 1].seg == m - 1)
 			idx->nexc--;
@@ -2586,6 +2594,7 @@ static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 		idx->totals.per_class[c] = h.per_class[c];
 	idx->totals.novf = h.novf;
 	idx->totals.nerrors = h.nerrors;
+	idx->totals.ngaps = h.ngaps;
 	idx->totals.have_tsc = (uint8_t)!!h.have_tsc;
 	idx->ord_next = h.npackets;
 	atomic_store(&idx->ncarry, (size_t)h.ncarry);

@@ -87,6 +87,7 @@ struct idx_summary {
 	uint64_t cycles;	/* CYC core cycles in the segment */
 	uint32_t novf;		/* OVF packets */
 	uint32_t nerrors;	/* decode errors (each skips to the next PSB) */
+	uint32_t ngaps;		/* data lost between two spans (perf.data) */
 };
 
 enum idx_phase {

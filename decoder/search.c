@@ -1213,8 +1213,8 @@ static int may_node(const struct srch_pred *p, int id,
 	for (t = 0; t < PKT_NTYPES; t++) {
 		if (!(nd->types >> t & 1))
 			continue;
-		if (t == PKT_INVALID) {
-			if (sum->nerrors)
+		if (t == PKT_INVALID) {	/* an error row: a gap's too */
+			if (sum->nerrors || sum->ngaps)
 				return 1;
 		} else if (t == PKT_OVF) {
 			if (sum->novf)

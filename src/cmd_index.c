@@ -126,6 +126,7 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 		printf("  cycles:   %" PRIu64 "\n", s->cycles);
 		printf("  ovf:      %" PRIu32 "\n", s->novf);
 		printf("  errors:   %" PRIu32 "\n", s->nerrors);
+		printf("  gaps:     %" PRIu32 "\n", s->ngaps);
 	}
 	printf("seconds:  %.3f\n", secs);
 	printf("speed:    %.2f GB/s\n", secs > 0 ? (double)t->size / secs / 1e9 : 0.0);
@@ -157,8 +158,9 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 			       s->first_tsc, s->last_tsc);
 		else
 			printf("\"first_tsc\": null, \"last_tsc\": null, ");
-		printf("\"cycles\": %" PRIu64 ", \"ovf\": %" PRIu32 ", \"errors\": %" PRIu32 "}",
-		       s->cycles, s->novf, s->nerrors);
+		printf("\"cycles\": %" PRIu64 ", \"ovf\": %" PRIu32 ", \"errors\": %" PRIu32
+		       ", \"gaps\": %" PRIu32 "}",
+		       s->cycles, s->novf, s->nerrors, s->ngaps);
 	}
 	printf("], \"seconds\": %.6f, \"gb_per_s\": %.3f}\n", secs,
 	       secs > 0 ? (double)t->size / secs / 1e9 : 0.0);

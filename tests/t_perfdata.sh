@@ -135,6 +135,12 @@ sed -n '/gap in the trace/,$p' "$tmp/h.txt" | tail -n +2 >"$tmp/h.after"
 	bad "hole: the packets after the gap differ from the raw file's from its next PSB"
 "$PTBROWSE" info "$tmp/h.perf" | grep -q '^0      cpu0 .* 259144 *64 *1 *63 ' ||
 	bad "hole: info: $("$PTBROWSE" info "$tmp/h.perf" | tail -n 1)"
+# The index counts it as a gap, as the region summary does, not an error.
+"$PTBROWSE" index --no-cache "$tmp/h.perf" >"$tmp/h.index" 2>&1
+grep -q '^  errors:   0$' "$tmp/h.index" && grep -q '^  gaps:     1$' "$tmp/h.index" ||
+	bad "hole: index: $(grep -E 'errors|gaps' "$tmp/h.index" | tr '\n' ' ')"
+"$PTBROWSE" index --json --no-cache "$tmp/h.perf" | grep -q '"errors": 0, "gaps": 1}' ||
+	bad "hole: index --json: $("$PTBROWSE" index --json --no-cache "$tmp/h.perf")"
 [ $fail = 0 ] && echo "ok   pt2perf --hole: one gap line, decoding resumes at the next PSB"
 
 # Data loss reported after thousands of context switches still shows: the

@@ -122,12 +122,16 @@ static void same_index(struct idx *a, struct idx *b)
 		assert_int_equal(x.npackets, y.npackets);
 		assert_int_equal(x.first_ordinal, y.first_ordinal);
 		assert_int_equal(x.novf, y.novf);
+		assert_int_equal(x.nerrors, y.nerrors);
+		assert_int_equal(x.ngaps, y.ngaps);
 		assert_memory_equal(x.per_class, y.per_class, sizeof(x.per_class));
 	}
 	assert_int_equal(idx_totals(a, &x), 0);
 	assert_int_equal(idx_totals(b, &y), 0);
 	assert_int_equal(x.npackets, y.npackets);
 	assert_int_equal(x.novf, y.novf);
+	assert_int_equal(x.nerrors, y.nerrors);
+	assert_int_equal(x.ngaps, y.ngaps);
 }
 
 static void test_hit_miss(void **state)

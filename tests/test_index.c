@@ -540,6 +540,66 @@ static size_t put_segment(uint8_t *b, unsigned i, int ovf, int bad)
 	return p;
 }
 
+/* Data lost inside a segment (a perf.data hole) is a gap, not an error:
+ * one error row, counted in ngaps, and trouble for navigation. */
+static void test_gap_summary(void **state)
+{
+	uint8_t b[1024];
+	size_t n = 0, mid = 0, k;
+	unsigned i;
+	struct img_span sp[2];
+	struct img img;
+	struct idx *idx, *re;
+	struct idx_summary s;
+	void *blob;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		if (i == 1)
+			mid = n + 16;	/* after segment 1's PSB */
+		n += put_segment(b + n, i, 0, 0);
+	}
+	memset(sp, 0, sizeof(sp));
+	sp[0].data = b;
+	sp[0].size = mid;
+	sp[1].data = b + mid;
+	sp[1].off = mid;
+	sp[1].size = n - mid;
+	sp[1].gap_before = 1;
+	img.spans = sp;
+	img.nspans = 2;
+	img.size = n;
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_nseeks(idx), 3);
+	assert_int_equal(idx_summary(idx, 1, &s), 0);
+	assert_int_equal(s.ngaps, 1);
+	assert_int_equal(s.nerrors, 0);
+	assert_int_equal(s.per_class[PKC_ERROR], 1);
+	assert_int_equal(idx_summary(idx, 0, &s), 0);
+	assert_int_equal(s.ngaps + s.nerrors, 0);
+	assert_int_equal(idx_next_trouble(idx, 0, 1, &k), 0);
+	assert_int_equal(k, 1);
+	assert_int_equal(idx_totals(idx, &s), 0);
+	assert_int_equal(s.ngaps, 1);
+	assert_int_equal(s.nerrors, 0);
+	/* and so after a save and a load */
+	assert_int_equal(idx_save(idx, &blob, &len), 0);
+	assert_int_equal(idx_new(&re, &img, NULL), 0);
+	assert_int_equal(idx_load(re, blob, len), 0);
+	assert_int_equal(idx_summary(re, 1, &s), 0);
+	assert_int_equal(s.ngaps, 1);
+	assert_int_equal(idx_totals(re, &s), 0);
+	assert_int_equal(s.ngaps, 1);
+	assert_int_equal(s.nerrors, 0);
+	assert_int_equal(idx_next_trouble(re, 0, 1, &k), 0);
+	assert_int_equal(k, 1);
+	idx_free(re);
+	free(blob);
+	idx_free(idx);
+}
+
 static void test_crafted(void **state)
 {
 	uint8_t *b = calloc(1, 1 << 16);
@@ -1014,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_dense),
 		cmocka_unit_test(test_shared),
 		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_gap_summary),
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_cancel_progress),
 		cmocka_unit_test(test_cancel_race),

@@ -422,6 +422,9 @@ static void test_segment_may_match(void **state)
 	assert_false(srch_segment_may_match(p, &sum));
 	sum.nerrors = 1;
 	assert_true(srch_segment_may_match(p, &sum));
+	sum.nerrors = 0;
+	sum.ngaps = 1;		/* a gap is an error row too */
+	assert_true(srch_segment_may_match(p, &sum));
 	srch_pred_free(p);
 }
 

@@ -226,7 +226,7 @@ static int nav_skip_clean(struct ui *ui, struct win_iter *it, int dir)
 
 	if (!ui->idx || idx_find(ui->idx, row->pkt.offset, &i) < 0)
 		return 0;
-	if (idx_summary(ui->idx, i, &sum) != 0 || sum.novf || sum.nerrors)
+	if (idx_summary(ui->idx, i, &sum) != 0 || sum.novf || sum.nerrors || sum.ngaps)
 		return 0;
 	r = idx_next_trouble(ui->idx, i, dir, &seg);
 	if (r == -pte_eos)

@@ -190,7 +190,7 @@ static void tl_spread(struct tl_cache *tc, uint64_t a, uint64_t b,
 		if (!s)
 			continue;
 		tc->col[c].packets += (double)s->npackets / (double)(c1 - c0 + 1);
-		tc->col[c].trouble += s->novf + s->nerrors;
+		tc->col[c].trouble += s->novf + s->nerrors + s->ngaps;
 	}
 	if (a >= tc->lo)
 		tc->col[c0].psbs++;
@@ -325,7 +325,7 @@ static void tl_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, size_t n
 		{
 			struct idx_summary s;
 
-			if (!idx_summary(ui->idx, sa, &s) && (s.novf || s.nerrors))
+			if (!idx_summary(ui->idx, sa, &s) && (s.novf || s.nerrors || s.ngaps))
 				col->trouble = 1;
 			else if (!idx_next_trouble(ui->idx, sa, 1, &t) && t <= sb)
 				col->trouble = 1;
