@@ -23,9 +23,10 @@ for src in tests/fuzz/fuzz_*.c; do
 		$(pkg-config --libs ncursesw) -lreadline -lxxhash -lpthread -lm \
 		-o "$bin" || { echo "FAIL build $t"; fail=1; continue; }
 	n=$((n + 1))
-	# Saved findings and the target's seeds (tests/fuzz/seeds/<target>/).
+	# Saved findings, the target's seeds (tests/fuzz/seeds/<target>/) and
+	# its generated ones (gen-seeds-<target>/).
 	inputs=$gen
-	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t; do
+	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t "$gen-$t"; do
 		[ -d "$d" ] && [ -n "$(ls "$d")" ] && inputs="$inputs $d"
 	done
 	# and the shared traces, whole

@@ -4,15 +4,17 @@
 # OVFs, corruption, cut short, PSBs close together) and perf.data files
 # wrapping one (tiny AUXTRACE records, a hole, sideband), each well under
 # the fuzzers' -max_len.  Made once; remade when the tools change.
+# DIR-idxcache gets the index cache target's inputs (its own format).
 set -u
 build=$1
 dir=$2
 ptgen=$build/tools/ptgen
 pt2perf=$build/tools/pt2perf
-for f in "$ptgen" "$pt2perf"; do
+ptbrowse=$build/ptbrowse
+for f in "$ptgen" "$pt2perf" "$ptbrowse"; do
 	[ -x "$f" ] || { echo "gen_seeds: $f is missing (make all)" >&2; exit 1; }
 done
-if [ -f "$dir/.done" ] && [ -z "$(find "$ptgen" "$pt2perf" -newer "$dir/.done")" ]; then
+if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
 	exit 0
 fi
 mkdir -p "$dir" || exit 1
@@ -26,4 +28,34 @@ done
 "$pt2perf" --chunk 37 "$dir/gen1.pt" -o "$dir/gen1-c37.perf" || exit 1
 "$pt2perf" --chunk 1000 --hole 5000:700 "$dir/gen3.pt" -o "$dir/gen3-hole.perf" || exit 1
 "$pt2perf" --chunk 4000 --switches 20 --lost-at 9000 "$dir/gen2.pt" -o "$dir/gen2-sb.perf" || exit 1
+
+# fuzz_idxcache's input: a 2-byte little-endian length L, L trace bytes,
+# and an index blob of the current format (a cache file's body, after its
+# header), so the fuzzer starts past the format checks: the index of a
+# whole trace, and that of its first 8 KiB with the whole trace (grown).
+idir=$dir-idxcache
+cache=$(cd "$dir" && pwd)/.cache	# XDG wants it absolute
+rm -rf "$idir" "$cache"
+mkdir -p "$idir" || exit 1
+le16() {
+	printf "\\$(printf %03o $(($1 & 255)))\\$(printf %03o $(($1 >> 8)))"
+}
+blob() {	# blob TRACE OUT: the index blob of TRACE (with the time pass)
+	rm -rf "$cache"
+	XDG_CACHE_HOME=$cache "$ptbrowse" index --time "$1" >/dev/null || return 1
+	set -- "$(find "$cache" -type f -name '*.idx' | head -n 1)" "$2"
+	[ -f "$1" ] || { echo "gen_seeds: no cache file for $1" >&2; return 1; }
+	hs=$(od -An -tu4 -j12 -N4 "$1" | tr -d ' ')
+	tail -c +$((hs + 1)) "$1" >"$2"
+}
+for s in 1 3 4 6; do
+	t=$dir/gen$s.pt
+	n=$(wc -c <"$t")
+	blob "$t" "$dir/.blob" || exit 1
+	{ le16 "$n"; cat "$t" "$dir/.blob"; } >"$idir/gen$s" || exit 1
+	head -c 8192 "$t" >"$dir/.head.pt"
+	blob "$dir/.head.pt" "$dir/.blob" || exit 1
+	{ le16 "$n"; cat "$t" "$dir/.blob"; } >"$idir/gen$s-grown" || exit 1
+done
+rm -rf "$cache" "$dir/.blob" "$dir/.head.pt"
 touch "$dir/.done"

@@ -57,7 +57,7 @@ for src in tests/fuzz/fuzz_*.c; do
 		b=$(basename "$f")
 		[ -f "$corpus/$b.head" ] || head -c 4096 "$f" >"$corpus/$b.head"
 	done
-	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t "$gen"; do
+	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t "$gen" "$gen-$t"; do
 		[ -d "$d" ] && cp -n "$d"/* "$corpus"/ 2>/dev/null
 	done
 	echo "fuzz: $t for ${SECS}s"
