@@ -75,4 +75,18 @@ sed -n 2p "$tmp/c.txt" | grep -q ' raw ' || bad "config: raw bytes not shown"
 "$PTBROWSE" --no-state --keymap default --script "$tmp/k3" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1
 head -n 1 "$tmp/c.txt" | grep -q '\[default\]' || bad "config: --keymap did not win: $(head -n 1 "$tmp/c.txt")"
 [ $fail = 0 ] && echo "ok   the config file's commands run, bad lines are reported, --keymap wins"
+
+# describe-key from a key (emacs C-h k) describes the very next key, which
+# does nothing else (it once waited for a key argument and described the
+# one after).
+rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
+printf 'C-h k
+C-v
+:save-screen %s
+' "$tmp/d.txt" >"$tmp/k5"
+"$PTBROWSE" --no-state --keymap emacs --script "$tmp/k5" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 ||
+	bad "describe-key: exit $?"
+tail -n 1 "$tmp/d.txt" | grep -q '^C-v: page-down' || bad "describe-key: message '$(tail -n 1 "$tmp/d.txt")'"
+grep -q '^ 0x0/0x10000 ' "$tmp/d.txt" || bad "describe-key: C-v moved the cursor: $(grep '0x10000' "$tmp/d.txt")"
+[ $fail = 0 ] && echo "ok   describe-key describes the next key"
 exit $fail

@@ -94,7 +94,7 @@
 	ACTION(UNBIND, "unbind", "Remove key bindings", ACT_ARGS, "[-T TABLE] KEY...") \
 	ACTION(SOURCE, "source", "Load a keymap file", ACT_ARGS, "FILE") \
 	ACTION(SAVE_SCREEN, "save-screen", "Write the screen as text to a file", ACT_ARGS, "FILE") \
-	ACTION(DESCRIBE_KEY, "describe-key", "Show what the next key does", ACT_KEY, "") \
+	ACTION(DESCRIBE_KEY, "describe-key", "Show what the next key does", 0, "") \
 	ACTION(HELP, "help", "Show keys and commands", ACT_ARGS, "[COMMAND]") \
 	ACTION(MESSAGES, "messages", "Show every message of this session", 0, "") \
 	ACTION(INFO, "info", "File, offset and index state", 0, "") \
