@@ -14,6 +14,13 @@ void img_init_flat(struct img *img, struct img_span *span,
 	img->size = size;
 }
 
+int img_gap_at(const struct img *img, uint64_t off)
+{
+	long i = img_span_of(img, off);
+
+	return i > 0 && img->spans[i].gap_before && img->spans[i].off == off;
+}
+
 long img_span_of(const struct img *img, uint64_t off)
 {
 	size_t lo = 0, hi;
@@ -134,14 +141,15 @@ static int cursor_stitch(struct img_cursor *cur, struct pkt *pkt)
 /*
  * The next span follows a gap: what comes after it up to the next PSB
  * cannot be decoded (a packet may start anywhere).  Put the cursor on that
- * PSB (or at the end) and describe the loss as an error at the gap.
+ * PSB (or at the end) and describe the loss as an error at @lost: the gap,
+ * or the start of a packet it cut.
  */
-static int cursor_gap(struct img_cursor *cur, struct pkt *pkt)
+static int cursor_gap(struct img_cursor *cur, struct pkt *pkt, uint64_t lost)
 {
 	const struct img *img = cur->img;
 	uint64_t at = img->spans[cur->span + 1].off;
 
-	pkt->offset = at;
+	pkt->offset = lost;
 	pkt->type = PKT_INVALID;
 	pkt->size = 0;
 	cur->gap = 1;
@@ -166,12 +174,14 @@ int img_cursor_next(struct img_cursor *cur, struct pkt *pkt)
 		if (size == -pte_eos) {
 			/* Step into the next span. */
 			if (cur->img->spans[cur->span + 1].gap_before)
-				return cursor_gap(cur, pkt);
+				return cursor_gap(cur, pkt,
+						  cur->img->spans[cur->span + 1].off);
 			cursor_enter(cur, cur->span + 1, 0);
 			continue;
 		}
 		if (cur->img->spans[cur->span + 1].gap_before)
-			return size;
+			/* the rest of the packet was lost, not cut short */
+			return cursor_gap(cur, pkt, img_cursor_offset(cur));
 		return cursor_stitch(cur, pkt);
 	}
 }

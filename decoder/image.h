@@ -40,6 +40,10 @@ void img_init_flat(struct img *img, struct img_span *span,
 /* The index of the span holding logical offset @off, or -1 if none. */
 long img_span_of(const struct img *img, uint64_t off);
 
+/* Whether data was lost just before logical offset @off: a span that
+ * follows a gap starts there. */
+int img_gap_at(const struct img *img, uint64_t off);
+
 /* Copy up to @n bytes at logical offset @off into @buf, stopping at a gap.
  * Returns the number of bytes copied (0 at the end or at a gap). */
 size_t img_read(const struct img *img, uint64_t off, void *buf, size_t n);
@@ -65,8 +69,9 @@ int img_cursor_init(struct img_cursor *cur, const struct img *img, uint64_t off)
  * decode error (the cursor stays on the bad byte).  When the cursor
  * steps over a gap, cur->gap is set to 1 (the caller clears it): at the
  * end of a span followed by a gap it returns -pte_gap with @pkt->offset
- * at the gap, and the cursor already on the next PSB (or at the end), as
- * bytes after a gap cannot be decoded before one. */
+ * at the gap (or at the start of a packet the gap cuts), and the cursor
+ * already on the next PSB (or at the end), as bytes after a gap cannot be
+ * decoded before one. */
 int img_cursor_next(struct img_cursor *cur, struct pkt *pkt);
 
 /* The cursor's logical offset. */

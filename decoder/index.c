@@ -23,8 +23,8 @@
  *   tsx:2|flags:10|ctx:24, where ctx indexes an interned (cr3, nr, vmcs).
  *
  *   summary (32 bytes): first_tsc:56|sflags:8; tsc span; cycles; packets
- *   per class as u16.  Anything that does not fit (and every OVF or
- *   error) goes to a sorted exception list.  The first ordinal is kept per
+ *   per class as u16.  Anything that does not fit (and every OVF, error
+ *   or gap) goes to a sorted exception list.  The first ordinal is kept per
  *   group of 64 segments and summed within the group.
  */
 #define BLK_SHIFT	16
@@ -138,7 +138,7 @@ struct idx {
 	pthread_mutex_t exc_lock;	/* exc, trouble and totals */
 	struct sum_exc *exc;
 	size_t nexc, excap;
-	uint64_t *trouble;		/* segments with OVF or errors */
+	uint64_t *trouble;		/* segments with OVFs, errors or gaps */
 	size_t ntrouble, trcap;
 	struct idx_summary totals;
 
@@ -1084,8 +1084,10 @@ static int summarise(struct idx *idx, uint64_t off, uint64_t end,
 	if (si < 0)
 		return 0;
 	sp = &img->spans[si];
-	if (end <= sp->off + sp->size) {
-		/* The common case: one span, skimmed. */
+	if (end < sp->off + sp->size ||
+	    (end == sp->off + sp->size && !img_gap_at(img, end))) {
+		/* The common case: one span, skimmed.  (Not when a gap cuts
+		 * the last packet: the cursor tells that apart.) */
 		return skim(idx, sp->data + (off - sp->off),
 			    sp->data + (end - sp->off), off, s, credited);
 	}
@@ -1106,6 +1108,9 @@ static int summarise(struct idx *idx, uint64_t off, uint64_t end,
 		}
 		count_pkt(s, &pkt);
 	}
+	/* Data lost right after the segment's last packet, before the next
+	 * PSB: the segment it cut counts it (the window marks that PSB). */
+	s->ngaps += (uint32_t)img_gap_at(img, end);
 	return 0;
 }
 
@@ -1648,6 +1653,8 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 	uint64_t next = off + CANCEL_STEP;
 	int r;
 
+	if (img_gap_at(img, off))
+		tm_gap(tm);	/* data lost right before the PSB */
 	if (si >= 0 && end <= img->spans[si].off + img->spans[si].size) {
 		/* Within one span: a plain cursor bounded by the segment, so
 		 * a packet running into the next PSB is cut (an error). */

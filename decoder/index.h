@@ -11,7 +11,7 @@
  * Phase 2 then decodes every PSB segment once -- segment i runs from seek
  * point i to seek point i + 1 (or the end) -- and stores its summary:
  * packet count and first ordinal (for "#N"), packets per class, first and
- * last TSC estimate, cycles, OVFs and decode errors.  Before a summary
+ * last TSC estimate, cycles, OVFs, decode errors and gaps.  Before a summary
  * exists the lookups answer "not yet" (1), never a guess.
  *
  * Phase 3 (the time pass) runs the time model (tm.h) over the whole
@@ -221,7 +221,7 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg);
 int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg);
 
 /* The nearest segment after (@dir > 0) or before (@dir < 0) segment @from
- * that holds an OVF or a decode error.
+ * that holds an OVF, a decode error or a gap.
  * Returns 0 and sets *@seg, 1 if the summaries needed are not there yet,
  * -pte_eos if there is none. */
 int idx_next_trouble(const struct idx *idx, size_t from, int dir, size_t *seg);

@@ -1372,6 +1372,10 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 				break;
 			continue;
 		}
+		/* Data lost right before a PSB is no error row (the window
+		 * marks the PSB); nothing to match. */
+		if (r == -pte_gap && pkt.offset == img_cursor_offset(&cur))
+			continue;
 		step(&ctx, &pkt);
 		if (pkt.offset >= a && srch_match(sc->pred, &pkt, &ctx) &&
 		    sc->hit(sc->arg, &pkt))

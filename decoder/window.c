@@ -532,19 +532,39 @@ static void win_bound_cycles(struct win_row *rows, size_t n)
  * rest of the segment.  Returns the number of rows.
  */
 static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
-			      uint64_t seg_end, struct win_state *stp,
-			      uint64_t *end)
+			      uint64_t seg, uint64_t seg_end,
+			      struct win_state *stp, uint64_t *end)
 {
 	struct img_cursor cur;
 	struct win_state st = *stp;
 	struct win_row *rows = wc->scratch;
 	size_t n = 0;
 	uint64_t off = start;
+	int lost = img_gap_at(wc->img, start);
 
 	*end = start;
 	if (img_cursor_init(&cur, wc->img, start) < 0)
 		return 0;
 	wc->decoded++;
+	if (lost && start != seg) {
+		/* The chunk before ended right at a gap: what follows it up
+		 * to the next PSB cannot be decoded (the cursor, put here,
+		 * would not know). */
+		cur.gap = 1;
+		memset(&rows[0], 0, sizeof(rows[0]));
+		rows[0].pkt.type = PKT_INVALID;
+		rows[0].pkt.offset = start;
+		rows[0].size = seg_end - start;
+		rows[0].pkt.size = rows[0].size > 255 ? 255 : (uint8_t)rows[0].size;
+		rows[0].err = -pte_gap;
+		rows[0].flags = WIN_F_ERROR | WIN_F_GAP;
+		st.ip = 0;
+		st.have_ip = 0;
+		tm_gap(&st.tm);
+		*stp = st;
+		*end = seg_end;
+		return 1;
+	}
 	while (n < WIN_MAX_ROWS && off < seg_end) {
 		struct win_row *row = &rows[n];
 		int r;
@@ -553,6 +573,11 @@ static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
 		r = img_cursor_next(&cur, &row->pkt);
 		if (r == -pte_eos)
 			break;
+		if (lost) {
+			/* A PSB right after a gap: the loss is before it. */
+			cur.gap = 1;
+			lost = 0;
+		}
 		if (cur.gap) {
 			cur.gap = 0;
 			row->flags |= WIN_F_GAP;
@@ -634,7 +659,7 @@ static struct win *win_decode(struct win_cache *wc, uint64_t start,
 {
 	struct win_state st = *in;
 	uint64_t end;
-	size_t n = win_decode_rows(wc, start, seg_end, &st, &end);
+	size_t n = win_decode_rows(wc, start, seg, seg_end, &st, &end);
 
 	return win_make(wc, n, start, end, seg, seg_end, &st);
 }
@@ -683,7 +708,7 @@ static struct win *win_walk(struct win_cache *wc, uint64_t start,
 	size_t n;
 
 	for (;;) {
-		n = win_decode_rows(wc, start, seg_end, &st, &end);
+		n = win_decode_rows(wc, start, seg, seg_end, &st, &end);
 		if (!n)
 			return NULL;
 		if (end > off || end >= seg_end || end <= start)

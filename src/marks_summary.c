@@ -145,8 +145,9 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 			lost = img_cursor_offset(&cur);
 		}
 		if (cur.gap) {
-			/* After a gap, the packet just decoded starts anew. */
-			lost = ret < 0 ? img_cursor_offset(&cur) : p.offset;
+			/* At the gap (or the packet it cut); after a decode
+			 * error, where decoding resumed past it. */
+			lost = ret < 0 && ret != -pte_gap ? img_cursor_offset(&cur) : p.offset;
 			sum->gaps += lost >= from && lost < to;
 			cur.gap = 0;
 		}

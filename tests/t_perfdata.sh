@@ -143,6 +143,28 @@ grep -q '^  errors:   0$' "$tmp/h.index" && grep -q '^  gaps:     1$' "$tmp/h.in
 	bad "hole: index --json: $("$PTBROWSE" index --json --no-cache "$tmp/h.perf")"
 [ $fail = 0 ] && echo "ok   pt2perf --hole: one gap line, decoding resumes at the next PSB"
 
+# A hole that cuts a packet (the mtc at 0x186ab) is a gap at that packet,
+# not a truncated packet; one that ends right at a PSB is a gap before it.
+# Either is one gap for index, dump and info, and 'e' / 'E' in the browser
+# stop at it.
+for case in "100012:3000 186ab 3722 bytes skipped" "100000:2636 186a0 "; do
+	set -- $case
+	"$BUILD/tools/pt2perf" --chunk 4093 --hole "$1" "$tmp/h.pt" -o "$tmp/c.perf" || bad "pt2perf --hole $1"
+	"$PTBROWSE" dump --no-offset "$tmp/c.perf" 2>&1 | grep '^\[' >"$tmp/c.diag"
+	[ "$(wc -l <"$tmp/c.diag")" = 1 ] && grep -q "^\[$2: gap in the trace: data lost" "$tmp/c.diag" ||
+		bad "hole $1: dump: $(cat "$tmp/c.diag")"
+	"$PTBROWSE" index --no-cache "$tmp/c.perf" >"$tmp/c.index" 2>&1
+	grep -q '^  errors:   0$' "$tmp/c.index" && grep -q '^  gaps:     1$' "$tmp/c.index" ||
+		bad "hole $1: index: $(grep -E 'errors|gaps' "$tmp/c.index" | tr '\n' ' ')"
+	printf 'wait-index\ne\n:save-screen %s\nG\nE\n:save-screen %s\n' "$tmp/c1.txt" "$tmp/c2.txt" >"$tmp/c.keys"
+	"$PTBROWSE" --no-state --script "$tmp/c.keys" --size 120x12 "$tmp/c.perf" >/dev/null 2>&1 ||
+		bad "hole $1: browser exit $?"
+	for s in c1 c2; do
+		grep -q "^ 0x$2/" "$tmp/$s.txt" || bad "hole $1: $s: not on the gap: $(grep '^ 0x' "$tmp/$s.txt")"
+	done
+done
+[ $fail = 0 ] && echo "ok   a hole cutting a packet or ending at a PSB: one gap everywhere, 'e'/'E' stop at it"
+
 # Data loss reported after thousands of context switches still shows: the
 # browser names the AUX record nearest the cursor at the loss.
 "$BUILD/tools/ptgen" --seed 9 --size 1MiB -o "$tmp/sb.pt" >/dev/null || bad "ptgen"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "image.h"
+#include "index.h"
 #include "pkt.h"
 #include "window.h"
 
@@ -357,6 +358,95 @@ static void test_chunks(void **state)
 	free(buf);
 }
 
+/*
+ * Gaps: a chunk of WIN_MAX_ROWS rows that ends right at a gap (the next
+ * chunk must not decode the bytes after it as packets), and a gap right
+ * before a PSB (its row is marked).  The rows, both ways, are those the
+ * index counts: its ordinals name the same rows.
+ */
+static void test_gaps(void **state)
+{
+	size_t g = 16 + WIN_MAX_ROWS - 1, e1 = g + 40 + 16 + 10, n = e1 + 16 + 5;
+	uint8_t *buf = calloc(1, n);	/* zeros: pads */
+	struct img_span sp[3];
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	struct idx *idx;
+	struct idx_summary s;
+	size_t rows = 0, k;
+
+	(void)state;
+	assert_non_null(buf);
+	put(buf, 0, psb, 16);
+	put(buf, g + 40, psb, 16);
+	put(buf, e1, psb, 16);
+	memset(sp, 0, sizeof(sp));
+	sp[0].data = buf;
+	sp[0].size = g;
+	sp[1].data = buf + g;
+	sp[1].off = g;
+	sp[1].size = e1 - g;
+	sp[1].gap_before = 1;
+	sp[2].data = buf + e1;
+	sp[2].off = e1;
+	sp[2].size = n - e1;
+	sp[2].gap_before = 1;
+	img.spans = sp;
+	img.nspans = 3;
+	img.size = n;
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 1 << 20), 0);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	do {
+		const struct win_row *r = win_row(&it);
+
+		if (rows < WIN_MAX_ROWS) {
+			assert_int_equal(r->pkt.offset, rows ? 15 + rows : 0);
+			assert_false(r->flags & (WIN_F_ERROR | WIN_F_GAP));
+		} else if (rows == WIN_MAX_ROWS) {
+			/* the gap: one row up to the next PSB */
+			assert_int_equal(r->pkt.offset, g);
+			assert_int_equal(r->err, -pte_gap);
+			assert_int_equal(r->size, 40);
+			assert_true(r->flags & WIN_F_GAP);
+		} else if (r->pkt.offset == e1) {
+			assert_int_equal(r->pkt.type, PKT_PSB);
+			assert_true(r->flags & WIN_F_GAP);
+			assert_false(r->flags & WIN_F_ERROR);
+		} else {
+			assert_false(r->flags & (WIN_F_ERROR | WIN_F_GAP));
+		}
+		rows++;
+	} while (win_next(&it) == 0);
+	/* psb, pads, gap; psb, 10 pads; psb, 5 pads */
+	assert_int_equal(rows, WIN_MAX_ROWS + 1 + 11 + 6);
+	for (k = 1; k < rows; k++)
+		assert_int_equal(win_prev(&it), 0);
+	assert_int_equal(win_row(&it)->pkt.offset, 0);
+	assert_int_equal(win_prev(&it), -pte_eos);
+	win_iter_release(&it);
+	win_cache_free(wc);
+
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_nseeks(idx), 3);
+	assert_int_equal(idx_summary(idx, 0, &s), 0);
+	assert_int_equal(s.npackets, WIN_MAX_ROWS + 1);
+	assert_int_equal(s.ngaps, 1);
+	assert_int_equal(s.nerrors, 0);
+	assert_int_equal(idx_summary(idx, 1, &s), 0);
+	assert_int_equal(s.npackets, 11);
+	assert_int_equal(s.ngaps, 1);	/* the one at its end */
+	assert_int_equal(idx_summary(idx, 2, &s), 0);
+	assert_int_equal(s.npackets, 6);
+	assert_int_equal(s.ngaps, 0);
+	assert_int_equal(idx_totals(idx, &s), 0);
+	assert_int_equal(s.npackets, rows);
+	assert_int_equal(s.ngaps, 2);
+	idx_free(idx);
+	free(buf);
+}
+
 /* A row of a walk from the start, to compare jumps with. */
 struct ref_row {
 	uint64_t off, cyc_total, ip;
@@ -586,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_pre_psb),
 		cmocka_unit_test(test_error_row),
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_long_segment),
 		cmocka_unit_test(test_seg_rel),
 		cmocka_unit_test(test_shared_traces),

@@ -207,7 +207,7 @@ int nav_psb(struct ui *ui, int dir, uint64_t n)
 
 static int nav_is_trouble(const struct win_row *row)
 {
-	return (row->flags & WIN_F_ERROR) || row->pkt.type == PKT_OVF;
+	return (row->flags & (WIN_F_ERROR | WIN_F_GAP)) || row->pkt.type == PKT_OVF;
 }
 
 /*
@@ -240,6 +240,10 @@ static int nav_skip_clean(struct ui *ui, struct win_iter *it, int dir)
 	}
 	if (idx_seek(ui->idx, seg + 1, &seek) < 0)
 		seek.offset = ui->img->size;
+	/* A gap right before the next PSB marks that PSB's row: it is
+	 * the segment's last trouble, going backward its first. */
+	if (img_gap_at(ui->img, seek.offset))
+		return win_seek(it, ui->wc, seek.offset) ? 0 : 1;
 	return win_seek(it, ui->wc, seek.offset - 1) ? 0 : 1;
 }
 

@@ -24,7 +24,7 @@
 /* What a column holds, computed from the index's summaries. */
 struct tl_col {
 	double packets;		/* density */
-	uint32_t trouble;	/* OVFs and errors */
+	uint32_t trouble;	/* OVFs, errors and gaps */
 	uint32_t psbs;
 	uint8_t known;		/* summarised (else still being indexed) */
 };
@@ -237,7 +237,7 @@ static int tl_fine(struct ui *ui, struct tl_cache *tc)
 		if (c < 0)
 			continue;
 		tc->col[c].packets++;
-		if ((row->flags & WIN_F_ERROR) || row->pkt.type == PKT_OVF)
+		if ((row->flags & (WIN_F_ERROR | WIN_F_GAP)) || row->pkt.type == PKT_OVF)
 			tc->col[c].trouble++;
 		if (row->pkt.type == PKT_PSB)
 			tc->col[c].psbs++;
