@@ -12,6 +12,7 @@
 #include "json.h"
 #include "idxcache.h"
 #include "index.h"
+#include "timing_opt.h"
 #include "trace.h"
 
 static struct idx *volatile cur_idx;
@@ -283,7 +284,7 @@ int cmd_index_main(int argc, char **argv)
 		switch (c) {
 		case 'O':
 			snprintf(opt, sizeof(opt), "--%s", opts[li].name);
-			if (tm_config_option(&cfg, opt, optarg) != 1) {
+			if (timing_option(&cfg, opt, optarg) != 1) {
 				fprintf(stderr, "ptbrowse index: %s: bad argument: %s\n",
 					opt, optarg);
 				return 2;
@@ -338,7 +339,7 @@ int cmd_index_main(int argc, char **argv)
 			if (si < 0) {
 				fprintf(stderr, "ptbrowse index: %s: no stream '%s'\n",
 					t->path, stream);
-				status = 2;
+				status = 1;	/* as dump, marks, export */
 				break;
 			}
 			if ((size_t)si != i)

@@ -13,13 +13,14 @@
 #include "json.h"
 #include "perfdata.h"
 #include "pkt.h"
+#include "timing_opt.h"
 #include "tm.h"
 #include "trace.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ptbrowse info [--json] [--events] TRACE\n"
+"usage: ptbrowse info [--json] [--events] [TIMING] TRACE\n"
 "\n"
 "Describe TRACE (a raw Intel PT file or a perf.data file): the container,\n"
 "each stream's CPU, thread, size, PSB count and TSC range, and the timing\n"
@@ -29,7 +30,10 @@ static void usage(FILE *f)
 "  --json           print one JSON object instead of text\n"
 "  --events         also list each stream's sideband events (perf.data):\n"
 "                   AUX records (data loss), ITRACE_START, context\n"
-"                   switches and COMM, with perf time and TSC\n");
+"                   switches and COMM, with perf time and TSC\n"
+"  TIMING           the timing options of dump (--tsc-freq, --mtc-freq,\n"
+"                   --cpu, ...): they override what a perf.data file\n"
+"                   recorded; --tsc-freq gives a raw trace a duration\n");
 }
 
 /* What a scan of one stream finds. */
@@ -364,11 +368,12 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 			snprintf(f, sizeof(f), "%#" PRIx64, st->first_tsc);
 		if (st->have_last)
 			snprintf(l, sizeof(l), "%#" PRIx64, st->last_tsc);
-		/* perf's conversion gives the TSC range in nanoseconds */
+		/* perf's conversion or a TSC frequency gives the TSC range
+		 * in nanoseconds */
 		if (st->have_first && st->have_last &&
 		    st->last_tsc >= st->first_tsc &&
-		    !perfdata_tsc_to_time(&s->timing, st->first_tsc, &t0) &&
-		    !perfdata_tsc_to_time(&s->timing, st->last_tsc, &t1))
+		    !tm_tsc_to_ns(&s->timing, st->first_tsc, &t0) &&
+		    !tm_tsc_to_ns(&s->timing, st->last_tsc, &t1))
 			snprintf(dur, sizeof(dur), "%.3fms",
 				 (double)(t1 - t0) / 1e6);
 		printf("%-6zu %-10s %4s %7s %12" PRIu64 " %6zu %5" PRIu64
@@ -444,10 +449,13 @@ int cmd_info_main(int argc, char **argv)
 	struct info_stats *stats;
 	struct info_job job;
 	struct trace *t = NULL;
+	struct tm_config opts;
 	const char *path = NULL;
 	char err[512];
-	int json = 0, events = 0, i, rc = 1;
+	int json = 0, events = 0, i, r, rc = 1;
 	size_t s;
+
+	memset(&opts, 0, sizeof(opts));
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -457,6 +465,15 @@ int cmd_info_main(int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(argv[i], "--events")) {
 			events = 1;
+		} else if (argv[i][0] == '-' && argv[i][1] &&
+			   (r = timing_option(&opts, argv[i],
+					      i + 1 < argc ? argv[i + 1] : NULL))) {
+			if (r < 0) {
+				fprintf(stderr, "ptbrowse info: %s: bad value: %s\n",
+					argv[i], i + 1 < argc ? argv[i + 1] : "(none)");
+				return 2;
+			}
+			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ptbrowse info: unknown option: %s\n",
 				argv[i]);
@@ -484,6 +501,11 @@ int cmd_info_main(int argc, char **argv)
 		goto out_close;
 	}
 	for (s = 0; s < t->nstreams; s++) {
+		struct tm_config c = opts;
+
+		/* the command line wins over what the file recorded */
+		tm_config_merge(&c, &t->streams[s].timing);
+		t->streams[s].timing = c;
 		job.img = &t->streams[s].img;
 		job.cfg = &t->streams[s].timing;
 		job.stats = &stats[s];

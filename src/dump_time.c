@@ -12,6 +12,7 @@
 #include "dump_fmt.h"
 #include "tm.h"
 #include "tm_ptdump.h"
+#include "timing_opt.h"
 
 struct dump_time {
 	struct tm_config cfg;		/* the command line's */
@@ -44,38 +45,6 @@ const char *dump_time_usage(void)
 "  --cpuid-0x15.ecx HZ  the crystal clock frequency\n"
 "  --tsc-freq HZ    the TSC frequency, for wall-clock time (e.g. 2.4GHz)\n";
 }
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-
-/* "--cpu auto": this machine's family/model/stepping, as libipt reads
- * them; a CPU that is not Intel's is "none". */
-static void cpu_auto(struct tm_config *cfg)
-{
-	unsigned a, b, c, d, family, model;
-
-	cfg->have_cpu = 0;
-	if (!__get_cpuid(0, &a, &b, &c, &d) ||
-	    b != 0x756e6547 || d != 0x49656e69 || c != 0x6c65746e)
-		return;	/* not "GenuineIntel" */
-	__get_cpuid(1, &a, &b, &c, &d);
-	family = (a >> 8) & 0xf;
-	model = (a >> 4) & 0xf;
-	if (family == 0xf)
-		family += (a >> 20) & 0xff;
-	if (family == 0x6 || family >= 0xf)
-		model += ((a >> 16) & 0xf) << 4;
-	cfg->have_cpu = 1;
-	cfg->cpu_family = (uint16_t)family;
-	cfg->cpu_model = (uint8_t)model;
-	cfg->cpu_stepping = (uint8_t)(a & 0xf);
-}
-#else
-static void cpu_auto(struct tm_config *cfg)
-{
-	cfg->have_cpu = 0;
-}
-#endif
 
 static struct dump_time *get(struct dump_state *st)
 {
@@ -128,24 +97,17 @@ int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
 		return 1;
 	}
 
-	if (!strcmp(a, "--cpu") && *i + 1 < argc &&
-	    !strcmp(argv[*i + 1], "auto")) {
-		cpu_auto(&dt->cfg);
-		++*i;
-		return 1;
-	}
-
 	/* "--opt value" or "--opt=value". */
 	eq = strchr(a, '=');
 	if (eq && (size_t)(eq - a) < sizeof(opt)) {
 		memcpy(opt, a, (size_t)(eq - a));
 		opt[eq - a] = 0;
 		val = eq + 1;
-		r = tm_config_option(&dt->cfg, opt, val);
+		r = timing_option(&dt->cfg, opt, val);
 	} else {
 		snprintf(opt, sizeof(opt), "%s", a);
 		val = *i + 1 < argc ? argv[*i + 1] : NULL;
-		r = tm_config_option(&dt->cfg, opt, val);
+		r = timing_option(&dt->cfg, opt, val);
 		if (r > 0)
 			++*i;
 	}

@@ -89,4 +89,20 @@ C-v
 tail -n 1 "$tmp/d.txt" | grep -q '^C-v: page-down' || bad "describe-key: message '$(tail -n 1 "$tmp/d.txt")'"
 grep -q '^ 0x0/0x10000 ' "$tmp/d.txt" || bad "describe-key: C-v moved the cursor: $(grep '0x10000' "$tmp/d.txt")"
 [ $fail = 0 ] && echo "ok   describe-key describes the next key"
+
+# ':help COMMAND' opens the help at that command; an unknown one is an error.
+printf ':help goto\n:save-screen %s\nq\n:help nosuch\n:save-screen %s\n' "$tmp/h1.txt" "$tmp/h2.txt" >"$tmp/k6"
+"$PTBROWSE" --no-state --script "$tmp/k6" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "help: exit $?"
+head -n 1 "$tmp/h1.txt" | grep -q ' goto  *Go to ' || bad ":help goto: first line '$(head -n 1 "$tmp/h1.txt")'"
+[ "$(tail -n 1 "$tmp/h2.txt" | sed 's/ *$//')" = "help: nosuch: no such command" ] ||
+	bad ":help nosuch: '$(tail -n 1 "$tmp/h2.txt")'"
+[ $fail = 0 ] && echo "ok   :help COMMAND opens at that command"
+
+# --keymap FILE.keys in the current directory (no slash) is that file.
+printf 'source default\nbind x goto-end\n' >"$tmp/my.keys"
+printf 'x\n:save-screen %s\n' "$tmp/m.txt" >"$tmp/k7"
+( cd "$tmp" && "$PTBROWSE" --no-state --keymap my.keys --script k7 --size 120x10 t.pt >/dev/null 2>&1 ) ||
+	bad "--keymap my.keys: exit $?"
+grep -q '100\.0%' "$tmp/m.txt" || bad "--keymap my.keys: x did not go to the end: $(grep '0x' "$tmp/m.txt" | tail -n 1)"
+[ $fail = 0 ] && echo "ok   --keymap my.keys loads that file"
 exit $fail

@@ -23,6 +23,7 @@
 #include "marks.h"
 #include "marks_ui.h"
 #include "search_ui.h"
+#include "timing_opt.h"
 #include "trace.h"
 #include "ui.h"
 #include "xdg.h"
@@ -945,6 +946,18 @@ int ui_action(struct ui *ui, const struct km_result *res)
 	case ACTION_HELP:
 		ui->help = UI_PAGER_HELP;
 		ui->help_top = 0;
+		if (res->args[0]) {
+			/* ':help goto': that command's line on top */
+			int l = help_line_of(ui, action_find(res->args));
+
+			if (l < 0) {
+				ui->help = 0;
+				ui_message(ui, UI_ERROR, "help: %s: no such command",
+					   res->args);
+				return UI_DRAW_STATUS;
+			}
+			ui->help_top = l;
+		}
 		return UI_DRAW_ALL;
 	case ACTION_MESSAGES:
 		ui->help = UI_PAGER_MESSAGES;
@@ -1467,7 +1480,8 @@ static void ui_usage(FILE *f)
 		"  --script FILE       run keys from FILE on a virtual screen (no terminal)\n"
 		"  --size COLSxROWS    the virtual screen's size (default 120x40)\n"
 		"  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
-		"  --cpu F/M[/S] --tsc-freq HZ   timing configuration (as ptdump)\n");
+		"  --cpuid-0x15.ecx HZ --cpu F/M[/S]|auto|none --tsc-freq HZ\n"
+		"                      timing configuration (as for dump)\n");
 }
 
 /* The browser's options. */
@@ -1528,7 +1542,7 @@ static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
 				fprintf(stderr, "ptbrowse: --size %s: want COLSxROWS, e.g. 120x40\n", val);
 				return 2;
 			}
-		} else if ((r = tm_config_option(&o->cfg, opt, val)) != 1) {
+		} else if ((r = timing_option(&o->cfg, opt, val)) != 1) {
 			if (r < 0)
 				fprintf(stderr, "ptbrowse: %s %s: bad value\n", opt, val);
 			else

@@ -17,10 +17,7 @@ static int help_message(const struct ui *ui, int n, char *buf, size_t size)
 	return 0;
 }
 
-/* Line @n of the help text into @buf; returns 0, or -1 past the end. */
-static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold)
-{
-	static const char *const intro[] = {
+static const char *const intro[] = {
 		"ptbrowse: keys and commands (q or Escape closes; j k Space b scroll)",
 		"",
 		"Every command also works at the ':' prompt, e.g. ':goto 50%', ':goto 0x1f40',",
@@ -31,19 +28,23 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 		"Keys marked 'in prompt' or 'in visual' work at the ':' prompt or while",
 		"selecting a region (v).  ':messages' shows every message of the session.",
 		"",
-	};
-	int nintro = (int)(sizeof(intro) / sizeof(intro[0]));
+};
+#define NINTRO ((int)(sizeof(intro) / sizeof(intro[0])))
+
+/* Line @n of the help text into @buf; returns 0, or -1 past the end. */
+static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold)
+{
 	int a;
 
 	*bold = 0;
 	if (ui->help == UI_PAGER_MESSAGES)
 		return help_message(ui, n, buf, size);
-	if (n < nintro) {
+	if (n < NINTRO) {
 		snprintf(buf, size, "%s", intro[n]);
 		*bold = n == 0;
 		return 0;
 	}
-	n -= nintro;
+	n -= NINTRO;
 	for (a = 0; a < ACTION__N; a++) {
 		char keys[128] = "", more[128];
 		enum km_table t;
@@ -69,6 +70,18 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 		return 0;
 	}
 	return -1;
+}
+
+int help_line_of(const struct ui *ui, int a)
+{
+	int i, n = NINTRO;
+
+	(void)ui;
+	if (a <= ACTION_NONE || a >= ACTION__N || (action_table[a].flags & ACT_PREFIX))
+		return -1;
+	for (i = 0; i < a; i++)	/* help_line()'s order */
+		n += !(action_table[i].flags & ACT_PREFIX);
+	return n;
 }
 
 static int help_nlines(const struct ui *ui)

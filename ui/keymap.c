@@ -961,14 +961,16 @@ int km_load(struct km *km, const char *name, char *err, size_t errlen)
 {
 	char dir[4096], path[4200];
 	struct stat sb;
-	size_t i;
+	size_t i, len;
 	int found = 0, rc;
 
 	if (!km || !name || !*name) {
 		km_set_err(err, errlen, "keymap: no name given");
 		return -pte_invalid;
 	}
-	if (strchr(name, '/')) {
+	len = strlen(name);
+	if (strchr(name, '/') || (len > 5 && !strcmp(name + len - 5, ".keys"))) {
+		/* a file ("my.keys" too): loaded alone */
 		rc = km_source(km, name, err, errlen);
 		if (rc < 0)
 			return -pte_invalid;
@@ -995,13 +997,13 @@ int km_load(struct km *km, const char *name, char *err, size_t errlen)
 	}
 	if (!found) {
 		char names[256] = "";
-		size_t len = 0;
+		size_t nl = 0;
 
 		for (i = 0; i < sizeof(keymaps_builtin) /
 			    sizeof(keymaps_builtin[0]); i++) {
-			snprintf(names + len, sizeof(names) - len, "%s%s",
+			snprintf(names + nl, sizeof(names) - nl, "%s%s",
 				 i ? ", " : "", keymaps_builtin[i].name);
-			len = strlen(names);
+			nl = strlen(names);
 		}
 		km_set_err(err, errlen,
 			   "keymap '%s' not found (built-in: %s; or %s/%s.keys)",

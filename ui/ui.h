@@ -253,6 +253,8 @@ double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b);
 
 /* help.c */
 void help_draw(struct ui *ui);
+/* The help line of action @a (for ':help COMMAND'), or -1. */
+int help_line_of(const struct ui *ui, int a);
 /* A key while help is up.  Returns UI_DRAW_*. */
 int help_key(struct ui *ui, int key);
 

@@ -1,0 +1,46 @@
+/* timing_opt -- the timing options every command that decodes time takes. */
+#include <stdint.h>
+#include <string.h>
+
+#include "timing_opt.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* This machine's family/model/stepping, as libipt reads them; a CPU that
+ * is not Intel's is "none". */
+static void cpu_auto(struct tm_config *cfg)
+{
+	unsigned a, b, c, d, family, model;
+
+	cfg->have_cpu = 0;
+	if (!__get_cpuid(0, &a, &b, &c, &d) ||
+	    b != 0x756e6547 || d != 0x49656e69 || c != 0x6c65746e)
+		return;	/* not "GenuineIntel" */
+	__get_cpuid(1, &a, &b, &c, &d);
+	family = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model += ((a >> 16) & 0xf) << 4;
+	cfg->have_cpu = 1;
+	cfg->cpu_family = (uint16_t)family;
+	cfg->cpu_model = (uint8_t)model;
+	cfg->cpu_stepping = (uint8_t)(a & 0xf);
+}
+#else
+static void cpu_auto(struct tm_config *cfg)
+{
+	cfg->have_cpu = 0;
+}
+#endif
+
+int timing_option(struct tm_config *cfg, const char *opt, const char *val)
+{
+	if (opt && val && !strcmp(opt, "--cpu") && !strcmp(val, "auto")) {
+		cpu_auto(cfg);
+		return 1;
+	}
+	return tm_config_option(cfg, opt, val);
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# t_docs -- the man page keeps up with the program: every command of the
+# action table (what bind and the prompt take) and every option that a
+# --help lists is in doc/ptbrowse.1, and the page formats without warnings.
+set -u
+: "${PTBROWSE:?}"
+man=doc/ptbrowse.1
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+# groff escapes a hyphen as \-
+esc() { printf '%s' "$1" | sed 's/-/\\-/g'; }
+
+for name in $(sed -n 's/^	ACTION([A-Z_0-9]*, "\([^"]*\)".*/\1/p' ui/action_list.h); do
+	grep -qF -- "$(esc "$name")" "$man" || bad "command $name is not in $man"
+done
+[ $fail = 0 ] && echo "ok   every command is in the man page"
+
+for cmd in browse dump index info extract marks export; do
+	for opt in $("$PTBROWSE" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z0-9.-]*' | sort -u); do
+		grep -qF -- "$(esc "$opt")" "$man" || bad "$cmd $opt is not in $man"
+	done
+done
+[ $fail = 0 ] && echo "ok   every option of every --help is in the man page"
+
+if command -v groff >/dev/null 2>&1; then
+	w=$(LC_ALL=C groff -man -Tutf8 -ww "$man" 2>&1 >/dev/null)
+	[ -z "$w" ] || bad "groff warns: $w"
+fi
+exit $fail

@@ -1,0 +1,58 @@
+/* test_timing_opt -- the timing options shared by dump, index and the
+ * browser, "--cpu auto" included. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "ptdec.h"
+#include "timing_opt.h"
+
+static void test_cpu(void **state)
+{
+	struct tm_config cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(timing_option(&cfg, "--cpu", "6/85/4"), 1);
+	assert_true(cfg.have_cpu);
+	assert_int_equal(cfg.cpu_family, 6);
+	assert_int_equal(cfg.cpu_model, 85);
+	assert_int_equal(cfg.cpu_stepping, 4);
+	assert_int_equal(timing_option(&cfg, "--cpu", "none"), 1);
+	assert_false(cfg.have_cpu);
+	/* This machine, whatever it is: Intel's family is 6 or >= 15. */
+	assert_int_equal(timing_option(&cfg, "--cpu", "auto"), 1);
+	if (cfg.have_cpu)
+		assert_true(cfg.cpu_family == 6 || cfg.cpu_family >= 15);
+	assert_int_equal(timing_option(&cfg, "--cpu", "bogus"), -pte_invalid);
+	assert_int_equal(timing_option(&cfg, "--cpu", NULL), -pte_invalid);
+}
+
+static void test_others(void **state)
+{
+	struct tm_config cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(timing_option(&cfg, "--mtc-freq", "3"), 1);
+	assert_true(cfg.have_mtc_freq);
+	assert_int_equal(cfg.mtc_freq, 3);
+	assert_int_equal(timing_option(&cfg, "--tsc-freq", "2.1GHz"), 1);
+	assert_true(cfg.have_tsc_hz);
+	assert_int_equal(timing_option(&cfg, "--no-such", "1"), 0);
+	assert_int_equal(timing_option(&cfg, "--nom-freq", "x"), -pte_invalid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu),
+		cmocka_unit_test(test_others),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
