@@ -13,12 +13,13 @@
 #include "cmds.h"
 #include "json.h"
 #include "marks.h"
+#include "timing_opt.h"
 #include "trace.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ptbrowse marks [--json] [--summary] [--stream S] TRACE\n"
+"usage: ptbrowse marks [--json] [--summary] [--stream S] [TIMING] TRACE\n"
 "       ptbrowse marks --export FILE [--stream S] TRACE\n"
 "       ptbrowse marks --import FILE [--stream S] TRACE\n"
 "\n"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 "  --summary        after each region, what lies inside it: packets by type\n"
 "                   and class, PSBs, branches, TIPs, cycles, TSC span, CBR\n"
 "                   changes, OVFs, decode errors; time and frequency where\n"
-"                   the recording's timing is known (perf.data)\n"
+"                   the recording's timing is known (perf.data, or the\n"
+"                   TIMING options of dump: --tsc-freq, --mtc-freq, ...)\n"
 "  --stream S       the stream of a perf.data file (index, cpuN or name)\n");
 }
 
@@ -237,9 +239,11 @@ int cmd_marks_main(int argc, char **argv)
 	unsigned long stress = 0;
 	struct bm_set *set = NULL;
 	struct trace *t = NULL;
+	struct tm_config timing;
 	char err[4096], *end;
 	int json = 0, summary = 0, idx, rc = 1, r, i;
 
+	memset(&timing, 0, sizeof(timing));
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -270,6 +274,14 @@ int cmd_marks_main(int argc, char **argv)
 				return 2;
 			}
 			opts.flags = 0;
+		} else if (a[0] == '-' && a[1] &&
+			   (r = timing_option(&timing, a, i + 1 < argc ? argv[i + 1] : NULL))) {
+			if (r < 0) {
+				fprintf(stderr, "ptbrowse marks: %s: bad value: %s\n", a,
+					i + 1 < argc ? argv[i + 1] : "(none)");
+				return 2;
+			}
+			i++;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "ptbrowse marks: unknown option: %s\n", a);
 			usage(stderr);
@@ -321,6 +333,10 @@ int cmd_marks_main(int argc, char **argv)
 	}
 	{
 		const struct trace_stream *img = summary ? &t->streams[idx] : NULL;
+
+		/* the command line wins over what the file recorded */
+		tm_config_merge(&timing, &t->streams[idx].timing);
+		t->streams[idx].timing = timing;
 
 		r = json ? list_json(set, path, (size_t)idx, t, img) :
 			   list_text(set, img);

@@ -37,4 +37,11 @@ check "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt" 0x8078 0x10124
 check "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt" 0 "$(wc -c <"$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt")"
 D=$SHARED/traces/dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin
 check "$D" 0 "$(wc -c <"$D")"
+# A raw trace has no wall clock; --tsc-freq gives its regions a duration.
+"$PTBROWSE" marks --summary "$D" | grep -q '^  time-ns ' &&
+	{ echo "FAIL: a time without a TSC frequency"; fail=1; }
+"$PTBROWSE" marks --summary --tsc-freq 2GHz "$D" | grep -q '^  time-ns [0-9]' ||
+	{ echo "FAIL: no time with --tsc-freq"; fail=1; }
+"$PTBROWSE" marks --summary --tsc-freq bogus "$D" 2>/dev/null && { echo "FAIL: --tsc-freq bogus accepted"; fail=1; }
+[ $fail = 0 ] && echo "ok   marks --summary --tsc-freq gives a raw trace's regions a time"
 exit $fail
