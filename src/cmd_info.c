@@ -465,15 +465,9 @@ int cmd_info_main(int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(argv[i], "--events")) {
 			events = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] &&
-			   (r = timing_option(&opts, argv[i],
-					      i + 1 < argc ? argv[i + 1] : NULL))) {
-			if (r < 0) {
-				fprintf(stderr, "ptbrowse info: %s: bad value: %s\n",
-					argv[i], i + 1 < argc ? argv[i + 1] : "(none)");
+		} else if ((r = timing_arg(&opts, argc, argv, &i, "info"))) {
+			if (r < 0)
 				return 2;
-			}
-			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ptbrowse info: unknown option: %s\n",
 				argv[i]);

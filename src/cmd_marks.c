@@ -274,14 +274,9 @@ int cmd_marks_main(int argc, char **argv)
 				return 2;
 			}
 			opts.flags = 0;
-		} else if (a[0] == '-' && a[1] &&
-			   (r = timing_option(&timing, a, i + 1 < argc ? argv[i + 1] : NULL))) {
-			if (r < 0) {
-				fprintf(stderr, "ptbrowse marks: %s: bad value: %s\n", a,
-					i + 1 < argc ? argv[i + 1] : "(none)");
+		} else if ((r = timing_arg(&timing, argc, argv, &i, "marks"))) {
+			if (r < 0)
 				return 2;
-			}
-			i++;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "ptbrowse marks: unknown option: %s\n", a);
 			usage(stderr);

@@ -61,9 +61,7 @@ static struct dump_time *get(struct dump_state *st)
 int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
 {
 	struct dump_time *dt = get(st);
-	const char *a = argv[*i], *val, *eq;
-	char opt[32];
-	int r;
+	const char *a = argv[*i];
 
 	if (!strcmp(a, "--time") || !strcmp(a, "--tcal")) {
 		unsigned want = a[3] == 'i' ? TMP_SHOW_TIME : TMP_SHOW_TCAL;
@@ -97,30 +95,7 @@ int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
 		return 1;
 	}
 
-	/* "--opt value" or "--opt=value". */
-	eq = strchr(a, '=');
-	if (eq && (size_t)(eq - a) < sizeof(opt)) {
-		memcpy(opt, a, (size_t)(eq - a));
-		opt[eq - a] = 0;
-		val = eq + 1;
-		r = timing_option(&dt->cfg, opt, val);
-	} else {
-		snprintf(opt, sizeof(opt), "%s", a);
-		val = *i + 1 < argc ? argv[*i + 1] : NULL;
-		r = timing_option(&dt->cfg, opt, val);
-		if (r > 0)
-			++*i;
-	}
-	if (r < 0) {
-		if (!val)
-			fprintf(stderr, "ptbrowse dump: %s: missing argument\n",
-				opt);
-		else
-			fprintf(stderr, "ptbrowse dump: %s: bad argument: %s\n",
-				opt, val);
-		return -1;
-	}
-	return r;
+	return timing_arg(&dt->cfg, argc, argv, i, "dump");
 }
 
 int dump_time_setup(struct dump_state *st, const struct tm_config *cfg)

@@ -1,5 +1,6 @@
 /* timing_opt -- the timing options every command that decodes time takes. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "timing_opt.h"
@@ -43,4 +44,34 @@ int timing_option(struct tm_config *cfg, const char *opt, const char *val)
 		return 1;
 	}
 	return tm_config_option(cfg, opt, val);
+}
+
+int timing_arg(struct tm_config *cfg, int argc, char **argv, int *i, const char *cmd)
+{
+	const char *a = argv[*i], *eq = strchr(a, '='), *val;
+	char opt[32];
+	int r;
+
+	if (a[0] != '-' || a[1] != '-')
+		return 0;
+	if (eq && (size_t)(eq - a) < sizeof(opt)) {
+		memcpy(opt, a, (size_t)(eq - a));
+		opt[eq - a] = 0;
+		val = eq + 1;
+	} else {
+		snprintf(opt, sizeof(opt), "%s", a);
+		val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	}
+	r = timing_option(cfg, opt, val);
+	if (r < 0) {
+		if (!val)
+			fprintf(stderr, "ptbrowse %s: %s: missing argument\n", cmd, opt);
+		else
+			fprintf(stderr, "ptbrowse %s: %s: bad argument: %s\n", cmd,
+				opt, val);
+		return -1;
+	}
+	if (r > 0 && !eq)
+		++*i;
+	return r > 0;
 }

@@ -47,11 +47,40 @@ static void test_others(void **state)
 	assert_int_equal(timing_option(&cfg, "--nom-freq", "x"), -pte_invalid);
 }
 
+/* The command-line forms: "--opt VALUE", "--opt=VALUE", errors. */
+static void test_arg(void **state)
+{
+	char *argv[] = { "info", "--mtc-freq", "4", "--nom-freq=12", "--json",
+			 "--tsc-freq", "x", "--cpu" };
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])), i;
+	struct tm_config cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	i = 1;
+	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 1);
+	assert_int_equal(i, 2);		/* on the value: the caller's i++ passes it */
+	assert_int_equal(cfg.mtc_freq, 4);
+	i = 3;
+	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 1);
+	assert_int_equal(i, 3);
+	assert_int_equal(cfg.nom_freq, 12);
+	i = 4;
+	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 0);
+	i = 5;
+	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), -1);
+	i = 7;
+	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), -1);
+	i = 0;
+	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_others),
+		cmocka_unit_test(test_arg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
