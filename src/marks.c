@@ -21,6 +21,7 @@
 
 /* Lines longer than this are not something we wrote or a person typed. */
 #define BM_LINE_MAX (BM_NOTE_MAX * 4 + 1024)
+#define BM_FILE_MAX (64u << 20)	/* marks files are small; /dev/zero is not */
 /* Tokens on one line: keyword, name, two offsets, colour, note, spare. */
 #define BM_TOKENS 8
 /* Parse errors reported one by one before they are only counted. */
@@ -736,6 +737,28 @@ static void bm_merge(struct bm_set *set, struct bm_parse *ps,
 	ps->changed++;
 }
 
+/* fopen(@path, "re") for reading marks: a regular file of at most
+ * BM_FILE_MAX bytes (a device or a FIFO would never end), else NULL with
+ * errno set. */
+static FILE *bm_fopen(const char *path)
+{
+	struct stat sb;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return NULL;
+	if (fstat(fileno(f), &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > (off_t)BM_FILE_MAX) {
+		int e = fstat(fileno(f), &sb) < 0 ? errno :
+			!S_ISREG(sb.st_mode) ? (S_ISDIR(sb.st_mode) ? EISDIR : EINVAL) : EFBIG;
+
+		fclose(f);
+		errno = e;
+		return NULL;
+	}
+	return f;
+}
+
 /*
  * Read a marks file from @f into @set.  Returns 0 when the file parsed,
  * -pte_bad_file if it is not a marks file or of a newer version (nothing
@@ -827,7 +850,7 @@ static char *bm_peek_path(const char *file, uint64_t *size, char *id, size_t idl
 	FILE *f;
 	int i;
 
-	f = fopen(file, "re");
+	f = bm_fopen(file);
 	if (!f)
 		return NULL;
 	for (i = 0; i < 4 && getline(&line, &cap, f) > 0; i++) {
@@ -916,7 +939,7 @@ static void bm_check_changed(struct bm_set *set, const struct trace *t)
 		free(path);
 	}
 	closedir(dp);
-	if (grew[0] && (f = fopen(grew, "re"))) {
+	if (grew[0] && (f = bm_fopen(grew))) {
 		ps.fname = grew;
 		bm_read(set, f, &ps);
 		fclose(f);
@@ -1138,7 +1161,7 @@ static int bm_sync(struct bm_set *set)
 	bm_disk_stat(set->file, &now);
 	if (bm_disk_same(&now, &set->disk) || !now.present)
 		return 0;
-	f = fopen(set->file, "re");
+	f = bm_fopen(set->file);
 	if (!f)
 		return 0;
 	ret = bm_read(&theirs, f, &ps);
@@ -1180,7 +1203,7 @@ static int bm_load(struct bm_set *set)
 	FILE *f;
 	int ret;
 
-	f = fopen(set->file, "re");
+	f = bm_fopen(set->file);
 	if (!f) {
 		/* ENOTDIR: a file is in the way of the directory; saving will say so. */
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -1610,9 +1633,10 @@ int bm_import_path(struct bm_set *set, const char *path)
 
 	if (!set || !path || !*path)
 		return -pte_invalid;
-	f = fopen(path, "re");
+	f = bm_fopen(path);
 	if (!f) {
-		bm_report(set, "cannot read %s: %s", path, strerror(errno));
+		bm_report(set, "cannot read %s: %s", path,
+			  errno == EINVAL ? "not a regular file" : strerror(errno));
 		return -pte_io;
 	}
 	ret = bm_import(set, f, path);

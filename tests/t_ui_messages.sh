@@ -105,4 +105,28 @@ printf 'x\n:save-screen %s\n' "$tmp/m.txt" >"$tmp/k7"
 	bad "--keymap my.keys: exit $?"
 grep -q '100\.0%' "$tmp/m.txt" || bad "--keymap my.keys: x did not go to the end: $(grep '0x' "$tmp/m.txt" | tail -n 1)"
 [ $fail = 0 ] && echo "ok   --keymap my.keys loads that file"
+
+# Huge counts: on keys that repeat (zoom, n, C-o) they are cut to what can
+# happen; past 2^63 they still mean "far" (they moved one step).
+printf '999999999 z\n:search tip\nwait-search\n999999999 n\n99999999 C-o\n9223372036854775808 j\n:save-screen %s\n' \
+	"$tmp/n.txt" >"$tmp/k8"
+timeout 120 "$PTBROWSE" --no-state --script "$tmp/k8" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 ||
+	bad "huge counts: exit $? (124: it hung)"
+grep -q '^ 0x[0-9a-f]*/0x10000 100\.0%' "$tmp/n.txt" || bad "huge count j: $(grep '/0x10000' "$tmp/n.txt")"
+[ $fail = 0 ] && echo "ok   huge counts are cut to what can happen"
+
+# A config line too long for the reader is skipped whole (its tail once ran
+# as a command of its own: here, quit), and CRLF line ends are fine.
+mkdir -p "$XDG_CONFIG_HOME/ptbrowse"
+{ printf '# '; head -c 1021 /dev/zero | tr '\0' x; printf 'quit\nset raw on\r\n'; } >"$XDG_CONFIG_HOME/ptbrowse/config"
+printf ':save-screen %s\n:import-marks /dev/zero\n:save-screen %s\n' "$tmp/l1.txt" "$tmp/l2.txt" >"$tmp/k9"
+timeout 60 "$PTBROWSE" --script "$tmp/k9" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "long config line: exit $?"
+[ "$(tail -n 1 "$tmp/l1.txt" | sed 's/ *$//')" = "$XDG_CONFIG_HOME/ptbrowse/config:1: line too long (skipped)" ] ||
+	bad "long config line: '$(tail -n 1 "$tmp/l1.txt")'"
+sed -n 2p "$tmp/l1.txt" | grep -q ' raw ' || bad "CRLF config: raw bytes not shown"
+# and a marks import from a device is refused, not read forever
+[ "$(tail -n 1 "$tmp/l2.txt" | sed 's/ *$//')" = "cannot read /dev/zero: not a regular file" ] ||
+	bad "import-marks /dev/zero: '$(tail -n 1 "$tmp/l2.txt")'"
+rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
+[ $fail = 0 ] && echo "ok   config: a long line is skipped whole, CRLF works; marks import refuses a device"
 exit $fail

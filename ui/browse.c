@@ -806,7 +806,9 @@ static int ui_info(struct ui *ui)
 int ui_action(struct ui *ui, const struct km_result *res)
 {
 	struct pane *fp = &ui->panes[ui->focus];
-	long n = (long)res->count;
+	/* Counts saturate (a huge one means "as far as it goes"), and stay
+	 * small enough that n * h cannot overflow. */
+	long n = res->count > (1ull << 40) ? 1l << 40 : (long)res->count;
 	int h = nav_view_rows(ui), r;
 
 	/* Search, filter, C-c during a search, moves in the filter view. */
@@ -865,6 +867,8 @@ int ui_action(struct ui *ui, const struct km_result *res)
 	case ACTION_JUMP_MARK: return ui_jump_mark(ui, res->key);
 	case ACTION_JUMP_LAST: return nav_last(ui);
 	case ACTION_JUMP_BACK:
+		if (n > UI_HISTORY)
+			n = UI_HISTORY;
 		while (n-- > 1)
 			nav_history(ui, -1);
 		return nav_history(ui, -1);
@@ -907,6 +911,8 @@ int ui_action(struct ui *ui, const struct km_result *res)
 		int d = !strcmp(res->args, "out") || !strcmp(res->args, "-") ? -1 : 1;
 
 		r = UI_DRAW_NONE;
+		if (n > 64)	/* past the deepest zoom either way */
+			n = 64;
 		while (n-- > 0)
 			r |= tl_zoom(ui, d);
 		return r;
@@ -1433,22 +1439,48 @@ static int ui_script_body(void *arg)
 	return ui_script_line(st->ui, st->line);
 }
 
+/*
+ * A line of @f into @buf, without its end (\n or \r\n).  Returns 1, 0 at
+ * the end of the file, or -1 for a line that does not fit (the rest of it
+ * is skipped: a piece of a line must never run as a line of its own).
+ */
+static int ui_read_line(FILE *f, char *buf, size_t size)
+{
+	size_t n;
+	int c;
+
+	if (!fgets(buf, (int)size, f))
+		return 0;
+	n = strlen(buf);
+	if (n && buf[n - 1] != '\n' && !feof(f)) {
+		while ((c = getc(f)) != EOF && c != '\n')
+			;
+		return -1;
+	}
+	buf[strcspn(buf, "\r\n")] = 0;
+	return 1;
+}
+
 /* A script: lines of key names, or ":command" lines, or directives. */
 static int ui_script(struct ui *ui, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char line[1024];
-	int lineno = 0, ret = 0;
+	int lineno = 0, ret = 0, r;
 
 	if (!f) {
 		fprintf(stderr, "ptbrowse: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	while (!ui->quit && fgets(line, sizeof(line), f)) {
+	while (!ui->quit && (r = ui_read_line(f, line, sizeof(line)))) {
 		char *p = line;
 
 		lineno++;
-		line[strcspn(line, "\n")] = 0;
+		if (r < 0) {
+			fprintf(stderr, "ptbrowse: %s:%d: line too long\n", path, lineno);
+			ret = 1;
+			break;
+		}
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!*p || *p == '#')
@@ -1640,14 +1672,21 @@ static void ui_config(struct ui *ui, const struct ui_opts *o)
 	for (k = 0; k < 2; k++) {
 		FILE *f = paths[k][0] ? fopen(paths[k], "r") : NULL;
 		unsigned lineno = 0;
+		int r;
 
 		if (!f)
 			continue;
-		while (fgets(line, sizeof(line), f)) {
+		while ((r = ui_read_line(f, line, sizeof(line)))) {
 			char *p = line;
 
 			lineno++;
-			line[strcspn(line, "\n")] = 0;
+			if (r < 0) {
+				ui_message(ui, UI_ERROR, "%s:%u: line too long (skipped)",
+					   paths[k], lineno);
+				snprintf(last, sizeof(last), "%s", ui->msg);
+				nerr++;
+				continue;
+			}
 			while (isspace((unsigned char)*p))
 				p++;
 			if (!*p || *p == '#')

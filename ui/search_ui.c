@@ -208,6 +208,11 @@ static int sui_again(struct ui *ui, int rev, uint64_t count)
 	if (!su->s)
 		return sui_run(ui, ui->cursor, d);
 	off = ui->cursor;
+	/* A count past every hit goes round again: only its rest matters. */
+	srch_status(su->s, &st);
+	if (st.nhits && count > st.nhits)
+		count = st.finished && st.nkept == st.nhits ?
+			(count - 1) % st.nhits + 1 : st.nhits;
 	while (count--) {
 		r = srch_next_hit(su->s, off, d, &hit, &wrapped);
 		if (r == 1 && ui->headless) {
@@ -490,7 +495,8 @@ static int sui_prompt_again(struct ui *ui, int dir)
 int search_ui_action(struct ui *ui, const struct km_result *res)
 {
 	struct search_ui *su = ui->sui;
-	long n = res->count > 0 ? (long)res->count : 1;
+	long n = res->count > (1ull << 40) ? 1l << 40 :
+		 res->count > 0 ? (long)res->count : 1;	/* as ui_action() */
 	int h = nav_view_rows(ui);
 	struct srch_status st;
 
