@@ -127,6 +127,12 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		snprintf(err, errlen, "refusing to overwrite the trace with %s", out);
 		return -pte_invalid;
 	}
+	/* A device or a FIFO is no slice file (and a failed write below
+	 * removes what it wrote). */
+	if (!stat(out, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", out);
+		return -pte_invalid;
+	}
 	job.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (job.fd < 0) {
 		snprintf(err, errlen, "%s: %s", out, strerror(errno));

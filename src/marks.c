@@ -1615,8 +1615,21 @@ int bm_export_path(struct bm_set *set, const char *path)
 {
 	char err[2 * PATH_MAX + 64];
 
+	struct stat sb;
+
 	if (!set || !path || !*path)
 		return -pte_invalid;
+	/* It is renamed into place: never over a device, a FIFO or a
+	 * directory, and never into a directory that is not there. */
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		bm_report(set, "marks not exported: %s: not a regular file", path);
+		return -pte_io;
+	}
+	bm_dirname(path, err, sizeof(err));
+	if (stat(err, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+		bm_report(set, "marks not exported: %s: no such directory", err);
+		return -pte_io;
+	}
 	/* Exports are for sharing; the state file is private. */
 	if (bm_write(set, path, 0644, err, sizeof(err)) < 0) {
 		bm_report(set, "marks not exported: %s", err);

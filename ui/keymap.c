@@ -885,6 +885,7 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 {
 	char full[4096];
 	const char *saved;
+	struct stat sb;
 	FILE *f = NULL;
 	char *text = NULL;
 	size_t len = 0, cap = 0, n;
@@ -900,6 +901,11 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 	}
 	if (km->depth >= KM_MAX_DEPTH) {
 		km_set_err(err, errlen, "source: %s: nested too deeply", full);
+		return -pte_invalid;
+	}
+	/* A FIFO would block the opening, a device never end. */
+	if (!stat(full, &sb) && !S_ISREG(sb.st_mode)) {
+		km_set_err(err, errlen, "source: %s: not a regular file", full);
 		return -pte_invalid;
 	}
 	f = fopen(full, "r");
