@@ -145,4 +145,14 @@ for e in "e1:export: /dev/null: not a regular file" \
 done
 [ -c /dev/null ] && [ ! -d "$tmp/nodir" ] || bad "exports: /dev/null replaced or a directory made"
 [ $fail = 0 ] && echo "ok   exports refuse devices and missing directories; source refuses a FIFO"
+
+# The marks list's e (edit note) prefills :mark -n NAME "note": words typed
+# after it are the note's, not dropped; :set checks its values.
+printf ':mark ab "old note"\n:marks\ne\nX Y Z\nEnter\nq\n:set raw maybe\n:save-screen %s\n' "$tmp/n1.txt" >"$tmp/k11"
+XDG_STATE_HOME=$tmp/state11 "$PTBROWSE" --script "$tmp/k11" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "note: exit $?"
+XDG_STATE_HOME=$tmp/state11 "$PTBROWSE" marks "$tmp/t.pt" | grep -q '"old note XYZ"$' ||
+	bad "note: $(XDG_STATE_HOME=$tmp/state11 "$PTBROWSE" marks "$tmp/t.pt")"
+[ "$(tail -n 1 "$tmp/n1.txt" | sed 's/ *$//')" = "set raw: on or off, not 'maybe'" ] ||
+	bad ":set raw maybe: '$(tail -n 1 "$tmp/n1.txt")'"
+[ $fail = 0 ] && echo "ok   a note edited from the marks list keeps what was typed; :set checks values"
 exit $fail

@@ -607,11 +607,21 @@ static int ui_reload(struct ui *ui)
 /* :set OPTION VALUE */
 static int ui_set(struct ui *ui, const char *args)
 {
-	char opt[32] = "", val[128] = "";
+	char opt[32] = "", val[1024] = "";
 	int on;
 
-	sscanf(args, "%31s %127[^\n]", opt, val);
+	sscanf(args, "%31s %1023[^\n]", opt, val);
 	on = !strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes") || !val[0];
+	/* a switch takes on or off, nothing else */
+	if ((!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse")) && !on &&
+	    strcmp(val, "off") && strcmp(val, "0") && strcmp(val, "no")) {
+		ui_message(ui, UI_ERROR, "set %s: on or off, not '%s'", opt, val);
+		return UI_DRAW_STATUS;
+	}
+	if (!strcmp(opt, "axis") && strcmp(val, "time") && strcmp(val, "bytes")) {
+		ui_message(ui, UI_ERROR, "set axis: time or bytes, not '%s'", val);
+		return UI_DRAW_STATUS;
+	}
 	if (!opt[0]) {
 		ui_message(ui, UI_INFO, "raw=%s ip=%s mouse=%s axis=%s columns=0x%x keymap=%s",
 			   ui->pk_cols & UI_PK_RAW ? "on" : "off",
@@ -633,7 +643,7 @@ static int ui_set(struct ui *ui, const char *args)
 			{ "time", UI_CY_TIME }, { "dref", UI_CY_DMARK }, { "cbr", UI_CY_CBR },
 			{ "mhz", UI_CY_FREQ },
 		};
-		char *save, *w, buf[128];
+		char *save, *w, buf[sizeof(val)];
 		unsigned f = 0;
 		size_t i;
 

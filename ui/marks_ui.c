@@ -169,6 +169,16 @@ static int mu_mark(struct ui *ui, const char *args)
 			return UI_DRAW_STATUS;
 		}
 		if (tok[0][1] == 'n') {
+			/* The rest of the line is the note: words typed after
+			 * the prefilled "old note" (the marks list's e) are
+			 * kept, not dropped. */
+			int k;
+
+			for (k = 3; k < n; k++) {
+				size_t l = strlen(tok[2]);
+
+				snprintf(tok[2] + l, MU_TOKLEN - l, " %s", tok[k]);
+			}
 			r = bm_set_note(ui->bm, (size_t)i, n > 2 ? tok[2] : NULL);
 			snprintf(msg, sizeof(msg), "note of %.63s %s", tok[1], n > 2 && tok[2][0] ?
 				 "set" : "removed");
