@@ -903,8 +903,9 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 		km_set_err(err, errlen, "source: %s: nested too deeply", full);
 		return -pte_invalid;
 	}
-	/* A FIFO would block the opening, a device never end. */
-	if (!stat(full, &sb) && !S_ISREG(sb.st_mode)) {
+	/* A FIFO would block the opening, a device never end (a directory
+	 * fails to read below). */
+	if (!stat(full, &sb) && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
 		km_set_err(err, errlen, "source: %s: not a regular file", full);
 		return -pte_invalid;
 	}
