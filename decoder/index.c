@@ -1144,7 +1144,7 @@ static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
 			exc = 1;
 		p->cnt[c] = (uint16_t)(s->per_class[c] > 0xffff ? 0xffff : s->per_class[c]);
 	}
-	if (s->cycles > 0xffffffffu || s->novf || s->nerrors || s->ngaps ||
+	if (s->cycles > 0xffffffffu || idx_summary_trouble(s) ||
 	    (s->have_tsc && (span > 0xffffffffu || s->first_tsc >> 56 ||
 			     s->last_tsc < s->first_tsc)))
 		exc = 1;
@@ -1522,7 +1522,7 @@ static int merge2(struct idx *idx, size_t k)
 
 			if (e >= u->n || u->exc[e].seg != i)
 				goto out_internal;
-			if (f->novf || f->nerrors || f->ngaps) {
+			if (idx_summary_trouble(f)) {
 				if (idx->ntrouble == idx->trcap) {
 					size_t cap = idx->trcap ? idx->trcap * 2 : 64;
 					uint64_t *t = realloc(idx->trouble, cap * sizeof(*t));

@@ -90,6 +90,12 @@ struct idx_summary {
 	uint32_t ngaps;		/* data lost between two spans (perf.data) */
 };
 
+/* Whether @s holds trouble: an OVF, a decode error or a gap. */
+static inline int idx_summary_trouble(const struct idx_summary *s)
+{
+	return s->novf || s->nerrors || s->ngaps;
+}
+
 enum idx_phase {
 	IDX_IDLE,		/* not started */
 	IDX_SCAN,		/* phase 1: finding PSBs */

@@ -531,6 +531,20 @@ static void win_bound_cycles(struct win_row *rows, size_t n)
  * WIN_MAX_ROWS rows, or at an error, which becomes a row covering the
  * rest of the segment.  Returns the number of rows.
  */
+/* Make @row the error row @err covering [@off, @seg_end): nothing in it
+ * decodes (a bad packet, or data lost at a gap). */
+static void win_error_row(struct win_row *row, uint64_t off, uint64_t seg_end,
+			  int err, uint32_t flags)
+{
+	memset(&row->pkt, 0, sizeof(row->pkt));
+	row->pkt.type = PKT_INVALID;
+	row->pkt.offset = off;
+	row->size = seg_end - off;
+	row->pkt.size = row->size > 255 ? 255 : (uint8_t)row->size;
+	row->err = err;
+	row->flags |= WIN_F_ERROR | flags;
+}
+
 static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
 			      uint64_t seg, uint64_t seg_end,
 			      struct win_state *stp, uint64_t *end)
@@ -550,14 +564,8 @@ static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
 		/* The chunk before ended right at a gap: what follows it up
 		 * to the next PSB cannot be decoded (the cursor, put here,
 		 * would not know). */
-		cur.gap = 1;
 		memset(&rows[0], 0, sizeof(rows[0]));
-		rows[0].pkt.type = PKT_INVALID;
-		rows[0].pkt.offset = start;
-		rows[0].size = seg_end - start;
-		rows[0].pkt.size = rows[0].size > 255 ? 255 : (uint8_t)rows[0].size;
-		rows[0].err = -pte_gap;
-		rows[0].flags = WIN_F_ERROR | WIN_F_GAP;
+		win_error_row(&rows[0], start, seg_end, -pte_gap, WIN_F_GAP);
 		st.ip = 0;
 		st.have_ip = 0;
 		tm_gap(&st.tm);
@@ -588,13 +596,7 @@ static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
 		if (r >= 0 && off + row->pkt.size > seg_end)
 			r = -pte_truncated;	/* it runs into the next PSB */
 		if (r < 0) {
-			memset(&row->pkt, 0, sizeof(row->pkt));
-			row->pkt.type = PKT_INVALID;
-			row->pkt.offset = off;
-			row->size = seg_end - off;
-			row->pkt.size = row->size > 255 ? 255 : (uint8_t)row->size;
-			row->err = r;
-			row->flags |= WIN_F_ERROR | (st.flags & WIN_F_PRE_PSB);
+			win_error_row(row, off, seg_end, r, st.flags & WIN_F_PRE_PSB);
 			st.have_ip = 0;
 			tm_gap(&st.tm);
 			n++;

@@ -58,6 +58,12 @@ struct win_row {
 				 * upper bound (0 if beyond the window) */
 };
 
+/* Whether @row is trouble: an OVF, an error row, or data lost before it. */
+static inline int win_row_trouble(const struct win_row *row)
+{
+	return (row->flags & (WIN_F_ERROR | WIN_F_GAP)) || row->pkt.type == PKT_OVF;
+}
+
 /* Where windows find PSBs: the defaults scan the image; the index can
  * answer the same questions faster.  Both return 0 or -pte_nosync. */
 struct win_psb_ops {

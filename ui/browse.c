@@ -816,9 +816,7 @@ static int ui_info(struct ui *ui)
 int ui_action(struct ui *ui, const struct km_result *res)
 {
 	struct pane *fp = &ui->panes[ui->focus];
-	/* Counts saturate (a huge one means "as far as it goes"), and stay
-	 * small enough that n * h cannot overflow. */
-	long n = res->count > (1ull << 40) ? 1l << 40 : (long)res->count;
+	long n = ui_count(res);
 	int h = nav_view_rows(ui), r;
 
 	/* Search, filter, C-c during a search, moves in the filter view. */
@@ -834,8 +832,6 @@ int ui_action(struct ui *ui, const struct km_result *res)
 	r = mu_action(ui, res);
 	if (r != UI_NOT_MINE)
 		return r;
-	if (n <= 0)
-		n = 1;
 	switch (res->action) {
 	case ACTION_CURSOR_DOWN: return nav_lines(ui, n);
 	case ACTION_CURSOR_UP: return nav_lines(ui, -n);

@@ -205,11 +205,6 @@ int nav_psb(struct ui *ui, int dir, uint64_t n)
 	return UI_DRAW_ALL;
 }
 
-static int nav_is_trouble(const struct win_row *row)
-{
-	return (row->flags & (WIN_F_ERROR | WIN_F_GAP)) || row->pkt.type == PKT_OVF;
-}
-
 /*
  * With the index's segment summaries, skip clean segments: when the walk
  * enters segment @i (forward: at its PSB; backward: at its last row), move
@@ -226,7 +221,7 @@ static int nav_skip_clean(struct ui *ui, struct win_iter *it, int dir)
 
 	if (!ui->idx || idx_find(ui->idx, row->pkt.offset, &i) < 0)
 		return 0;
-	if (idx_summary(ui->idx, i, &sum) != 0 || sum.novf || sum.nerrors || sum.ngaps)
+	if (idx_summary(ui->idx, i, &sum) != 0 || idx_summary_trouble(&sum))
 		return 0;
 	r = idx_next_trouble(ui->idx, i, dir, &seg);
 	if (r == -pte_eos)
@@ -307,7 +302,7 @@ out:
 
 static int match_trouble(const struct win_row *row, int arg)
 {
-	return nav_is_trouble(row);
+	return win_row_trouble(row);
 }
 
 int nav_error(struct ui *ui, int dir, uint64_t n)

@@ -495,8 +495,7 @@ static int sui_prompt_again(struct ui *ui, int dir)
 int search_ui_action(struct ui *ui, const struct km_result *res)
 {
 	struct search_ui *su = ui->sui;
-	long n = res->count > (1ull << 40) ? 1l << 40 :
-		 res->count > 0 ? (long)res->count : 1;	/* as ui_action() */
+	long n = ui_count(res);
 	int h = nav_view_rows(ui);
 	struct srch_status st;
 

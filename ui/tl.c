@@ -237,7 +237,7 @@ static int tl_fine(struct ui *ui, struct tl_cache *tc)
 		if (c < 0)
 			continue;
 		tc->col[c].packets++;
-		if ((row->flags & (WIN_F_ERROR | WIN_F_GAP)) || row->pkt.type == PKT_OVF)
+		if (win_row_trouble(row))
 			tc->col[c].trouble++;
 		if (row->pkt.type == PKT_PSB)
 			tc->col[c].psbs++;
@@ -325,7 +325,7 @@ static void tl_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, size_t n
 		{
 			struct idx_summary s;
 
-			if (!idx_summary(ui->idx, sa, &s) && (s.novf || s.nerrors || s.ngaps))
+			if (!idx_summary(ui->idx, sa, &s) && idx_summary_trouble(&s))
 				col->trouble = 1;
 			else if (!idx_next_trouble(ui->idx, sa, 1, &t) && t <= sb)
 				col->trouble = 1;

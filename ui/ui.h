@@ -251,6 +251,13 @@ void status_fmt_ns(char *buf, size_t size, double ns);
 /* The time in ns between TSCs @a and @b (b - a), or NAN if unknown. */
 double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b);
 
+/* A key's count as a number of steps: at least 1, saturated where a
+ * huge count means "as far as it goes" (n * rows cannot overflow). */
+static inline long ui_count(const struct km_result *res)
+{
+	return res->count > (1ull << 40) ? 1l << 40 : res->count ? (long)res->count : 1;
+}
+
 /* help.c */
 void help_draw(struct ui *ui);
 /* The help line of action @a (for ':help COMMAND'), or -1. */
