@@ -743,17 +743,17 @@ static void bm_merge(struct bm_set *set, struct bm_parse *ps,
 static FILE *bm_fopen(const char *path)
 {
 	struct stat sb;
-	FILE *f = fopen(path, "re");
+	FILE *f;
 
-	if (!f)
+	/* before opening: opening a FIFO blocks */
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
 		return NULL;
-	if (fstat(fileno(f), &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    sb.st_size > (off_t)BM_FILE_MAX) {
-		int e = fstat(fileno(f), &sb) < 0 ? errno :
-			!S_ISREG(sb.st_mode) ? (S_ISDIR(sb.st_mode) ? EISDIR : EINVAL) : EFBIG;
-
+	}
+	f = fopen(path, "re");
+	if (f && !fstat(fileno(f), &sb) && sb.st_size > (off_t)BM_FILE_MAX) {
 		fclose(f);
-		errno = e;
+		errno = EFBIG;
 		return NULL;
 	}
 	return f;

@@ -133,18 +133,19 @@ rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
 # Exports never write over a device (a failed export removed its output:
 # /dev/full itself) nor create directories; a FIFO is not sourced.
 mkfifo "$tmp/fifo"
-printf ':export 0 100 /dev/null\n:save-screen %s\n:export-marks /dev/null\n:save-screen %s\n:export-marks %s/nodir/x.marks\n:save-screen %s\n:source %s\n:save-screen %s\n' \
-	"$tmp/e1.txt" "$tmp/e2.txt" "$tmp" "$tmp/e3.txt" "$tmp/fifo" "$tmp/e4.txt" >"$tmp/k10"
+printf ':export 0 100 /dev/null\n:save-screen %s\n:export-marks /dev/null\n:save-screen %s\n:export-marks %s/nodir/x.marks\n:save-screen %s\n:source %s\n:save-screen %s\n:import-marks %s\n:save-screen %s\n' \
+	"$tmp/e1.txt" "$tmp/e2.txt" "$tmp" "$tmp/e3.txt" "$tmp/fifo" "$tmp/e4.txt" "$tmp/fifo" "$tmp/e5.txt" >"$tmp/k10"
 timeout 60 "$PTBROWSE" --script "$tmp/k10" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "exports: exit $? (124: it hung)"
 for e in "e1:export: /dev/null: not a regular file" \
 	 "e2:marks not exported: /dev/null: not a regular file" \
 	 "e3:marks not exported: $tmp/nodir: no such directory" \
-	 "e4:source: $tmp/fifo: not a regular file"; do
+	 "e4:source: $tmp/fifo: not a regular file" \
+	 "e5:cannot read $tmp/fifo: not a regular file"; do
 	[ "$(tail -n 1 "$tmp/${e%%:*}.txt" | sed 's/ *$//')" = "${e#*:}" ] ||
 		bad "${e%%:*}: '$(tail -n 1 "$tmp/${e%%:*}.txt")'"
 done
 [ -c /dev/null ] && [ ! -d "$tmp/nodir" ] || bad "exports: /dev/null replaced or a directory made"
-[ $fail = 0 ] && echo "ok   exports refuse devices and missing directories; source refuses a FIFO"
+[ $fail = 0 ] && echo "ok   exports refuse devices and missing directories; source and import refuse a FIFO"
 
 # The marks list's e (edit note) prefills :mark -n NAME "note": words typed
 # after it are the note's, not dropped; :set checks its values.
