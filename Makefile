@@ -35,9 +35,20 @@ XXH_LIBS      := $(shell $(PKG_CONFIG) --libs libxxhash 2>/dev/null || echo -lxx
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 IPT_LIBS      := -lipt
+# The code layer: libelf for ELF files and symbols, libdw (optional) for
+# source lines, Zydis (no pkg-config file in Debian) for x86 instructions.
+ELF_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
+ELF_LIBS      := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)
+HAVE_LIBDW    := $(shell $(PKG_CONFIG) --exists libdw 2>/dev/null && echo 1)
+ifeq ($(HAVE_LIBDW),1)
+DW_CFLAGS     := -DHAVE_LIBDW $(shell $(PKG_CONFIG) --cflags libdw 2>/dev/null)
+DW_LIBS       := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null)
+endif
+ZYDIS_LIBS    := -lZydis
 
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
-	-Idecoder -Isrc -Iui -I$(BUILD)/gen $(CURSES_CFLAGS) $(RL_CFLAGS) $(XXH_CFLAGS)
+	-Idecoder -Isrc -Iui -I$(BUILD)/gen $(CURSES_CFLAGS) $(RL_CFLAGS) $(XXH_CFLAGS) \
+	$(ELF_CFLAGS) $(DW_CFLAGS)
 DEPFLAGS = -MMD -MP
 
 ifndef V
@@ -64,7 +75,8 @@ TESTS   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TOOLS   = $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 BENCHES = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-LIBS = $(UI_LIB) $(APP_LIB) $(DEC_LIB) $(CURSES_LIBS) $(RL_LIBS) $(XXH_LIBS) -lpthread -lm
+LIBS = $(UI_LIB) $(APP_LIB) $(DEC_LIB) $(CURSES_LIBS) $(RL_LIBS) $(XXH_LIBS) \
+	$(DW_LIBS) $(ELF_LIBS) $(ZYDIS_LIBS) -lpthread -lm
 
 all: $(PROG) ptbrowse $(TOOLS)
 .PHONY: all deps run test check bench fuzz screenshots clean install

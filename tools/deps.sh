@@ -2,7 +2,8 @@
 # Install the Debian packages ptbrowse needs, only those missing.
 # Quiet when everything is there; uses sudo when not root.
 pkgs="build-essential pkg-config libncurses-dev libreadline-dev libxxhash-dev
-libcmocka-dev libipt-dev tmux clang libclang-rt-dev gzip"
+libcmocka-dev libipt-dev libelf-dev libdw-dev libzydis-dev tmux clang
+libclang-rt-dev gzip"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
