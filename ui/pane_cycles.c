@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "search_ui.h"
@@ -42,9 +43,15 @@ static int pane_cycles_anchor(const struct win_row *row)
 	return row->pkt.type == PKT_TSC || row->pkt.type == PKT_MTC;
 }
 
-/* Cell @c of @row into @buf. */
+/* Time resolutions (ns) of the time and Δref columns on this screen. */
+struct pane_cycles_res {
+	double time, dref;
+};
+
+/* Cell @c of @row into @buf; times with @res's resolution. */
 static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
-			     double ref_tsc, unsigned flag, char *buf, size_t size)
+			     double ref_tsc, const struct pane_cycles_res *res,
+			     unsigned flag, char *buf, size_t size)
 {
 	const struct tm_stamp *ts = &row->ts;
 	double t;
@@ -67,20 +74,17 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 			 * yet told how many came before. */
 			snprintf(buf, size, "psb+%" PRIu64, ts->cycles);
 		} else if (ts->flags & TM_F_BOUNDED) {
-			/* lo-hi, or lo+width when that does not fit: a cut
-			 * range would read as a wrong one. */
+			/* lo-hi, or lo+width when that is wider than the
+			 * column's usual width; >=lo when the next CYC is
+			 * beyond the window. */
 			if (row->cyc_hi <= ts->cycles)
 				snprintf(buf, size, "%s%" PRIu64,
 					 screen_glyph(ui, "≥", ">="), ts->cycles);
 			else if (snprintf(buf, size, "%" PRIu64 "-%" PRIu64,
 					  ts->cycles, row->cyc_hi) >
 				 pane_cycles_cols[1].width)
-				if (snprintf(buf, size, "%" PRIu64 "+%" PRIu64,
-					     ts->cycles, row->cyc_hi - ts->cycles) >
-				    pane_cycles_cols[1].width)
-					snprintf(buf, size, "%s%" PRIu64,
-						 screen_glyph(ui, "≥", ">="),
-						 ts->cycles);
+				snprintf(buf, size, "%" PRIu64 "+%" PRIu64,
+					 ts->cycles, row->cyc_hi - ts->cycles);
 		} else {
 			snprintf(buf, size, "%" PRIu64, ts->cycles);
 		}
@@ -90,7 +94,7 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 			snprintf(buf, size, "%" PRIx64, ts->tsc);
 		break;
 	case UI_CY_TIME: {
-		char tmp[32];
+		char tmp[40];
 		double ns;
 
 		t = pane_cycles_tsc(row);
@@ -102,7 +106,7 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 			snprintf(tmp, sizeof(tmp), "+%" PRIu64 "t",
 				 ts->tsc >= ui->t0 ? ts->tsc - ui->t0 : 0);
 		else
-			status_fmt_ns(tmp, sizeof(tmp), ns);
+			status_fmt_ns_res(tmp, sizeof(tmp), ns, res->time);
 		/* Only TSC and MTC packets carry wall-clock time; every other
 		 * time is an estimate, and says so. */
 		snprintf(buf, size, "%s%s", pane_cycles_anchor(row) ? "" : "~", tmp);
@@ -112,11 +116,11 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		t = pane_cycles_tsc(row);
 		if (!isnan(t) && !isnan(ref_tsc) && (ts->flags & TM_F_TSC)) {
 			double ns = status_tsc_ns(ui, (uint64_t)ref_tsc, ts->tsc);
-			char tmp[32];
+			char tmp[40];
 
 			if (isnan(ns))
 				break;
-			status_fmt_ns(tmp, sizeof(tmp), fabs(ns));
+			status_fmt_ns_res(tmp, sizeof(tmp), fabs(ns), res->dref);
 			snprintf(buf, size, "%s%s", ns < 0 ? "-" : "+", tmp);
 		}
 		break;
@@ -180,6 +184,77 @@ static double pane_cycles_ref(struct ui *ui)
 	return t;
 }
 
+/* Display columns of UTF-8 @s (the glyphs used here are one wide). */
+static int pane_cycles_len(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The smallest step between distinct times @ns[0..@n) in row order, at
+ * least 1 ns (1e9 if none: the usual three decimals). */
+static double pane_cycles_step(const double *ns, int n)
+{
+	double res = 1e9, prev = NAN;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double d;
+
+		if (isnan(ns[i]))
+			continue;
+		d = fabs(ns[i] - prev);
+		if (!isnan(prev) && d > 0 && d < res)
+			res = d;
+		prev = ns[i];
+	}
+	return res < 1 ? 1 : res;
+}
+
+/* The resolutions the times on screen need: rows @rows[0..@n). */
+static void pane_cycles_resolve(struct ui *ui, const struct win_row *rows,
+				int n, double ref, struct pane_cycles_res *res)
+{
+	double *t = malloc(sizeof(*t) * (size_t)(n ? n : 1));
+	double *d = malloc(sizeof(*d) * (size_t)(n ? n : 1));
+	int i;
+
+	res->time = res->dref = 1e9;
+	if (!t || !d)
+		goto out_free;
+	for (i = 0; i < n; i++) {
+		const struct tm_stamp *ts = &rows[i].ts;
+		int ok = (ts->flags & TM_F_TSC) && !(rows[i].flags & WIN_F_ERROR);
+
+		t[i] = ok && ui->have_t0 ? status_tsc_ns(ui, ui->t0, ts->tsc) : NAN;
+		d[i] = ok && !isnan(ref) ?
+			fabs(status_tsc_ns(ui, (uint64_t)ref, ts->tsc)) : NAN;
+	}
+	res->time = pane_cycles_step(t, n);
+	ui->time_res = res->time;
+	res->dref = pane_cycles_step(d, n);
+out_free:
+	free(t);
+	free(d);
+}
+
+/* A cell in @w columns: right-aligned, or '#' across the column when the
+ * number does not fit (never cut: a cut number reads as another). */
+static void pane_cycles_put(int y, int x, int w, const char *cell)
+{
+	int len = pane_cycles_len(cell), i;
+
+	if (len > w) {
+		for (i = 0; i < w; i++)
+			screen_put(y, x + i, 1, "#");
+		return;
+	}
+	screen_put(y, x + w - len, w, cell);
+}
+
 static void pane_cycles_draw(struct ui *ui, struct pane *p)
 {
 	int ri;
@@ -187,11 +262,56 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 	int focused = ui->focus == UI_PANE_CYCLES;
 	double ref = pane_cycles_ref(ui);
 	const char *bar = screen_glyph(ui, "│", "|");
-	int y, have, x;
+	struct pane_cycles_res res;
+	struct win_row *rows;
+	int width[NCOLS], y, n = 0, x, have;
+	char (*cells)[NCOLS][48];
 	size_t c;
 
 	if (p->h <= 0 || p->w <= 2)
 		return;
+	rows = malloc(sizeof(*rows) * (size_t)p->h);
+	cells = malloc(sizeof(*cells) * (size_t)p->h);
+	if (!rows || !cells)
+		goto out_free;
+	/* Row for row with the packet pane, filtered or not. */
+	have = search_ui_row_first(ui, &it, &ri);
+	for (y = 1; have && y < p->h; y++) {
+		rows[n++] = *win_row(&it);
+		have = search_ui_row_next(ui, &it, &ri);
+	}
+	win_iter_release(&it);
+	/* Each column as wide as its widest cell on this screen. */
+	pane_cycles_resolve(ui, rows, n, ref, &res);
+	for (c = 0; c < NCOLS; c++) {
+		width[c] = pane_cycles_cols[c].width;
+		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
+			continue;
+		for (y = 0; y < n; y++) {
+			int len;
+
+			pane_cycles_cell(ui, &rows[y], ref, &res, pane_cycles_cols[c].flag,
+					 cells[y][c], sizeof(cells[y][c]));
+			len = pane_cycles_len(cells[y][c]);
+			if (len > width[c])
+				width[c] = len;
+		}
+	}
+	/* The columns that fit: the first that does not fit widened gets
+	 * what is left, if its usual width fits. */
+	x = 2;
+	for (c = 0; c < NCOLS; c++) {
+		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
+			continue;
+		if (x + width[c] > p->w)
+			width[c] = x + pane_cycles_cols[c].width <= p->w ? p->w - x : 0;
+		if (!width[c]) {
+			for (; c < NCOLS; c++)
+				width[c] = 0;
+			break;
+		}
+		x += width[c] + 1;
+	}
 	/* The heading. */
 	screen_clear(p->y, p->x, p->w);
 	screen_put(p->y, p->x, 1, bar);
@@ -200,31 +320,27 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 	for (c = 0; c < NCOLS; c++) {
 		char h[32];
 
-		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
+		if (!(ui->cy_cols & pane_cycles_cols[c].flag) || !width[c])
 			continue;
-		if (x + pane_cycles_cols[c].width > p->w)
-			break;
 		if (pane_cycles_cols[c].flag == UI_CY_DMARK && ui->ref_name)
 			snprintf(h, sizeof(h), "%s%.10s",
 				 screen_glyph(ui, "Δ", "d"), ui->ref_label);
 		else
 			snprintf(h, sizeof(h), "%s", screen_glyph(ui,
 				 pane_cycles_cols[c].head, pane_cycles_cols[c].ascii));
-		screen_put(p->y, p->x + x, pane_cycles_cols[c].width, h);
-		x += pane_cycles_cols[c].width + 1;
+		screen_put(p->y, p->x + x, width[c], h);
+		x += width[c] + 1;
 	}
 	attrset(A_NORMAL);
-	/* Row for row with the packet pane, filtered or not. */
-	have = search_ui_row_first(ui, &it, &ri);
 	for (y = 1; y < p->h; y++) {
 		int sy = p->y + y, attr = 0;
 		const struct win_row *row;
 
 		screen_clear(sy, p->x, p->w);
 		screen_put(sy, p->x, 1, bar);
-		if (!have)
+		if (y > n)
 			continue;
-		row = win_row(&it);
+		row = &rows[y - 1];
 		if (row->pkt.offset == ui->cursor) {
 			attr = focused ? A_REVERSE : A_UNDERLINE | A_BOLD;
 			attrset(attr);
@@ -235,19 +351,11 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 		attrset(attr);
 		x = 2;
 		for (c = 0; c < NCOLS; c++) {
-			char cell[48];
-			int w = pane_cycles_cols[c].width, len;
-
-			if (!(ui->cy_cols & pane_cycles_cols[c].flag))
+			if (!(ui->cy_cols & pane_cycles_cols[c].flag) || !width[c])
 				continue;
-			if (x + w > p->w)
-				break;
-			pane_cycles_cell(ui, row, ref, pane_cycles_cols[c].flag,
-					 cell, sizeof(cell));
-			len = (int)strlen(cell);
 			/* Numbers line up on the right. */
-			screen_put(sy, p->x + x + (len < w ? w - len : 0), w, cell);
-			x += w + 1;
+			pane_cycles_put(sy, p->x + x, width[c], cells[y - 1][c]);
+			x += width[c] + 1;
 		}
 		/* The time model's trouble in the gutter (the status line
 		 * says what it is). */
@@ -256,9 +364,10 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 			screen_put(sy, p->x + 1, 1, "!");
 		}
 		attrset(A_NORMAL);
-		have = search_ui_row_next(ui, &it, &ri);
 	}
-	win_iter_release(&it);
+out_free:
+	free(rows);
+	free(cells);
 }
 
 static int pane_cycles_key(struct ui *ui, struct pane *p, const struct km_result *res)

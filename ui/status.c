@@ -14,18 +14,32 @@
 
 void status_fmt_ns(char *buf, size_t size, double ns)
 {
-	double a = fabs(ns);
+	status_fmt_ns_res(buf, size, ns, 1e9);
+}
 
-	if (isnan(ns))
+void status_fmt_ns_res(char *buf, size_t size, double ns, double res)
+{
+	double a = fabs(ns), scale = 1e3, step;
+	const char *unit = "us";
+	int d = 3, dmax = 3;
+
+	if (isnan(ns)) {
 		snprintf(buf, size, "?");
-	else if (a < 1e3)
+		return;
+	}
+	if (a < 1e3) {
 		snprintf(buf, size, "%.0f ns", ns);
-	else if (a < 1e6)
-		snprintf(buf, size, "%.3f us", ns / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, size, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", ns / 1e9);
+		return;
+	}
+	if (a >= 1e9)
+		scale = 1e9, unit = "s", dmax = 9;
+	else if (a >= 1e6)
+		scale = 1e6, unit = "ms", dmax = 6;
+	/* Three decimals, more while a step of @res would not show in the
+	 * last digit, down to a nanosecond. */
+	for (step = scale / 1e3; d < dmax && step > res; d++)
+		step /= 10;
+	snprintf(buf, size, "%.*f %s", d, ns / scale, unit);
 }
 
 double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b)
@@ -156,7 +170,8 @@ void status_draw(struct ui *ui)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  tsc 0x%" PRIx64,
 						row.ts.tsc);
 			if (ui->have_t0) {
-				status_fmt_ns(t, sizeof(t), status_tsc_ns(ui, ui->t0, row.ts.tsc));
+				status_fmt_ns_res(t, sizeof(t), status_tsc_ns(ui, ui->t0, row.ts.tsc),
+						  ui->time_res > 0 ? ui->time_res : 1e9);
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", t);
 			}
 		}

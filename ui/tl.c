@@ -415,23 +415,30 @@ out_max:
 			tc->max = tc->col[c].packets;
 }
 
-/* A number of bytes as "12.5MiB". */
-static void tl_fmt_bytes(char *buf, size_t size, uint64_t v)
+/* A number of bytes as "12.5MiB", with @dec decimals (-1: as few as
+ * reads well), or exact in hex with @dec 9. */
+static void tl_fmt_bytes(char *buf, size_t size, uint64_t v, int dec)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double d = (double)v;
 	int u = 0;
 
+	if (dec >= 9) {
+		snprintf(buf, size, "0x%" PRIx64, v);
+		return;
+	}
 	while (d >= 1024 && u < 4)
 		d /= 1024, u++;
 	if (u == 0)
 		snprintf(buf, size, "%" PRIu64 "B", v);
 	else
-		snprintf(buf, size, "%.*f%s", d < 10 ? 1 : 0, d, unit[u]);
+		snprintf(buf, size, "%.*f%s", dec >= 0 ? dec : d < 10 ? 1 : 0, d, unit[u]);
 }
 
-/* The axis label at axis value @v. */
-static void tl_label(struct ui *ui, int time, uint64_t v, char *buf, size_t size)
+/* The axis label at axis value @v: times with resolution @res ns, bytes
+ * with @dec decimals (tl_fmt_bytes()). */
+static void tl_label(struct ui *ui, int time, uint64_t v, double res, int dec,
+		     char *buf, size_t size)
 {
 	uint64_t t0, t1;
 
@@ -441,9 +448,41 @@ static void tl_label(struct ui *ui, int time, uint64_t v, char *buf, size_t size
 		if (isnan(ns))
 			snprintf(buf, size, "+%" PRIu64 "tsc", v - t0);
 		else
-			status_fmt_ns(buf, size, ns);
+			status_fmt_ns_res(buf, size, ns, res);
 	} else {
-		tl_fmt_bytes(buf, size, v);
+		tl_fmt_bytes(buf, size, v, dec);
+	}
+}
+
+/* The three axis labels at @lo, @mid and @hi into @l, @m and @r, told
+ * apart: time labels with the digits the half span needs, byte labels
+ * with more decimals (at last exact) until they differ. */
+static void tl_labels(struct ui *ui, int time, uint64_t lo, uint64_t mid,
+		      uint64_t hi, char *l, char *m, char *r, size_t size)
+{
+	double res = time ? status_tsc_ns(ui, lo, mid) : NAN;
+	int dec = -1;
+
+	if (isnan(res) || res < 1)
+		res = 1;
+	for (;;) {
+		tl_label(ui, time, lo, res, dec, l, size);
+		tl_label(ui, time, mid, res, dec, m, size);
+		tl_label(ui, time, hi, res, dec, r, size);
+		if (dec >= 9 || (strcmp(l, m) && strcmp(m, r)))
+			break;
+		if (time) {
+			uint64_t t0, t1;
+
+			/* Less than a nanosecond apart: in TSC ticks. */
+			if (tl_time_range(ui, &t0, &t1)) {
+				snprintf(l, size, "+%" PRIu64 "tsc", lo - t0);
+				snprintf(m, size, "+%" PRIu64 "tsc", mid - t0);
+				snprintf(r, size, "+%" PRIu64 "tsc", hi - t0);
+			}
+			break;
+		}
+		dec = dec < 0 ? 1 : dec < 3 ? dec + 1 : 9;
 	}
 }
 
@@ -600,9 +639,8 @@ static void tl_draw(struct ui *ui, struct pane *p)
 		char l[32], m[32], r[40];
 		int lw, mw, rw;
 
-		tl_label(ui, tc->time, tc->lo, l, sizeof(l));
-		tl_label(ui, tc->time, tc->lo + (tc->hi - tc->lo) / 2, m, sizeof(m));
-		tl_label(ui, tc->time, tc->hi, r, sizeof(r));
+		tl_labels(ui, tc->time, tc->lo, tc->lo + (tc->hi - tc->lo) / 2,
+			  tc->hi, l, m, r, sizeof(l));
 		lw = (int)strlen(l);
 		mw = (int)strlen(m);
 		rw = (int)strlen(r);

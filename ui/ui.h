@@ -137,6 +137,9 @@ struct ui {
 	unsigned pk_cols, cy_cols;
 	uint64_t t0;			/* TSC of the trace's first timed row */
 	int have_t0;
+	double time_res;		/* ns between the closest times in the
+					 * cycle pane, for the status line's
+					 * digits (0: not drawn yet) */
 	uint64_t ref_off;		/* the reference for time deltas */
 	char ref_name;			/* its mark letter, 1 if it is named
 					 * (:ref), 0 if there is none */
@@ -248,6 +251,9 @@ void status_draw_header(struct ui *ui);
 void status_draw(struct ui *ui);
 /* Format @ns as "12.345 us" into @buf. */
 void status_fmt_ns(char *buf, size_t size, double ns);
+/* Write @ns as status_fmt_ns() does, with enough decimals that times
+ * @res ns apart differ (at most nanoseconds). */
+void status_fmt_ns_res(char *buf, size_t size, double ns, double res);
 /* The time in ns between TSCs @a and @b (b - a), or NAN if unknown. */
 double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b);
 

@@ -1,0 +1,98 @@
+#!/bin/sh
+# t_numbers -- never a cut or rounded-away number on screen (issue 14, 4).
+# Hand-built traces: a CYC of 14183744690 and a TSC 64880456425 ticks after
+# the first (no timing options: time in ticks); TSCs 10 ns apart 27 s into
+# a trace.  The browser's cycle pane widens its columns (or fills a cell
+# with '#' when the pane has no room), never drops digits; times carry the
+# digits their spacing on screen needs, in the pane, the status line and
+# the timeline's axis labels (which stay distinct when zoomed in); `dump
+# --cycles` prints every digit.
+set -u
+PTBROWSE=${PTBROWSE:-build/ptbrowse}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
+export LC_ALL=C.UTF-8
+unset TERM
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# PSB, TSC 1000, PSBEND, CYC 14183744690, PAD, TSC 1000 + 64880456425, PAD,
+# CYC 3, PAD; a 2-byte TIP before the PSB.
+perl -e '
+sub cyc { my $v = shift; my $f = (($v & 0x1f) << 3) | 3; $v >>= 5;
+	$f |= 4 if $v; my @b = ($f);
+	while ($v) { my $x = ($v & 0x7f) << 1; $v >>= 7; $x |= 1 if $v; push @b, $x }
+	return pack("C*", @b) }
+sub tsc { return "\x19" . substr(pack("Q<", shift), 0, 7) }
+my $psb = "\x02\x82" x 8;
+print "\x2d\x63\x1d", $psb, tsc(1000), "\x02\x23", cyc(14183744690), "\x00",
+	tsc(1000 + 64880456425), "\x00", cyc(3), "\x00";
+' >"$tmp/wide.pt"
+# TSCs 10 ns apart (at --tsc-freq 1GHz) 27 s after the first.
+perl -e '
+sub tsc { return "\x19" . substr(pack("Q<", shift), 0, 7) }
+print "\x02\x82" x 8, tsc(1000), "\x02\x23";
+print tsc(1000 + 27000000000 + 10 * $_), "\x00" for 0 .. 11;
+' >"$tmp/deep.pt"
+
+# The digit runs of the cycle pane (right of its bar) in screen @1.
+pane_numbers() {
+	grep '[│|]' "$1" | sed 's/.*[│|]//' | tr -c '0-9\n' ' ' | tr ' ' '\n' | grep .
+}
+
+# --- wide numbers, every pane width ---------------------------------------
+printf 'wait-index\n:save-screen %s/s.txt\nq\n' "$tmp" >"$tmp/keys"
+for w in 80 90 96 100 110 120 140 160; do
+	rm -f "$tmp/s.txt"
+	"$PTBROWSE" --no-state --script "$tmp/keys" --size ${w}x16 "$tmp/wide.pt" \
+		>"$tmp/out" 2>&1 || fail "${w} columns: exit $? ($(cat "$tmp/out"))"
+	[ -f "$tmp/s.txt" ] || { fail "${w} columns: no screen"; continue; }
+	for n in $(pane_numbers "$tmp/s.txt"); do
+		for full in 14183744690 14183744693 64880456425; do
+			case $full in
+			"$n") ;;
+			"$n"*) [ ${#n} -ge 4 ] && fail "${w} columns: $n is $full cut" ;;
+			esac
+		done
+	done
+done
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 120x16 "$tmp/wide.pt" >/dev/null 2>&1
+grep -q ' 14183744690 ' "$tmp/s.txt" || fail "the CYC's delta is not shown whole"
+grep -q '+64880456425t' "$tmp/s.txt" || fail "the time in ticks is not shown whole"
+grep -q '14183744690+3' "$tmp/s.txt" || fail "the bounded count is not lo+n"
+# A pane too narrow for the widened column: '#', not digits.
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 80x16 "$tmp/wide.pt" >/dev/null 2>&1
+pane_numbers "$tmp/s.txt" | grep -q '^14183744690$' ||
+	grep -q '#####' "$tmp/s.txt" || fail "80 columns: neither the number nor an overflow mark"
+
+# dump --cycles prints every digit.
+"$PTBROWSE" dump --cycles "$tmp/wide.pt" >"$tmp/dump" 2>&1 || fail "dump --cycles: exit $?"
+grep -q '^ *14183744690= ' "$tmp/dump" || fail "dump --cycles: $(head -5 "$tmp/dump")"
+
+# --- precision deep in a trace --------------------------------------------
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 120x22 --tsc-freq 1GHz "$tmp/deep.pt" \
+	>"$tmp/out" 2>&1 || fail "deep: exit $?"
+for t in 27.00000000 27.00000001 27.00000002 27.00000005; do
+	grep -q " $t s" "$tmp/s.txt" || fail "deep: no time $t s: $(sed -n 2,12p "$tmp/s.txt")"
+done
+grep '│' "$tmp/s.txt" | grep -q '27\.000 s' && fail "deep: a time rounded to 27.000 s"
+# The status line at the end, and the axis labels zoomed in, distinct.
+printf 'wait-index\nG\n%s\n:save-screen %s/z.txt\nq\n' \
+	"z z z z z z z z z z z z z z z z z z z z" "$tmp" >"$tmp/keys2"
+"$PTBROWSE" --no-state --script "$tmp/keys2" --size 120x22 --tsc-freq 1GHz "$tmp/deep.pt" \
+	>"$tmp/out" 2>&1 || fail "zoom: exit $?"
+status_line=$(sed -n 21p "$tmp/z.txt")
+case $status_line in
+*27.000000*) ;;
+*) fail "status line rounds the time: $status_line" ;;
+esac
+axis=$(sed -n 20p "$tmp/z.txt")
+set -- $(echo "$axis" | sed 's/time//; s/zoomed//')
+[ $# -ge 4 ] || fail "axis: $axis"
+if [ $# -ge 6 ] && { [ "$1" = "$3" ] || [ "$3" = "$5" ]; }; then
+	fail "axis labels not distinct: $axis"
+fi
+
+[ $status = 0 ] && echo ok
+exit $status
