@@ -395,6 +395,94 @@ static int ui_g_time_at(void *arg, uint64_t off, uint64_t *ns, char *err, size_t
 	return 0;
 }
 
+/* Core cycles from the start at seek point @i (its carry).
+ * Returns 0, 1 if the time pass has not got there, or < 0. */
+static int ui_g_seek_cycles(struct ui *ui, size_t i, uint64_t *cyc)
+{
+	struct tm_carry c;
+	int r = idx_seek_carry(ui->idx, i, &c);
+
+	if (!r)
+		*cyc = c.cycles;
+	return r;
+}
+
+/* The first packet at or after @cyc core cycles from the start: the last
+ * seek point whose carry counts no more, then its rows. */
+static int ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct win_iter it = { 0 };
+	struct idx_seek sk;
+	size_t lo = 0, hi, mid;
+	uint64_t c = 0;
+	int r, n = WIN_MAX_ROWS * 64, pre = 0;
+
+	hi = ui->idx ? idx_nseeks(ui->idx) : 0;
+	if (!hi) {
+		snprintf(err, len, "goto: no cycle counts%s", ui->idx ? "" : " (no index)");
+		return -pte_no_time;
+	}
+	r = ui_g_seek_cycles(ui, 0, &c);
+	if (r == 0 && c > cyc) {
+		pre = 1;	/* before the first PSB */
+		*off = 0;
+	} else if (r == 0) {
+		/* Invariant: seek point lo counts <= cyc. */
+		while (hi - lo > 1) {
+			mid = lo + (hi - lo) / 2;
+			r = ui_g_seek_cycles(ui, mid, &c);
+			if (r)
+				break;
+			if (c <= cyc)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	if (r == 1) {
+		snprintf(err, len, "goto: cycles are still being indexed");
+		return -pte_no_time;
+	}
+	if (r < 0) {
+		snprintf(err, len, "goto: no cycle counts (%s)", pte_strerror(r));
+		return -pte_no_time;
+	}
+	if (!pre) {
+		if (idx_seek(ui->idx, lo, &sk))
+			return -pte_eos;
+		*off = sk.offset;
+	}
+	if (!win_seek(&it, ui->wc, *off)) {
+		while (n-- && !((win_row(&it)->ts.flags & TM_F_CYC) &&
+				!(win_row(&it)->flags & WIN_F_SEG_REL) &&
+				win_row(&it)->ts.cycles >= cyc))
+			if (win_next(&it))
+				break;
+		*off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return 0;
+}
+
+/* Core cycles from the start at the packet at @off. */
+static int ui_g_cycles_at(void *arg, uint64_t off, uint64_t *cyc, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct win_iter it = { 0 };
+	int r = -pte_no_time;
+
+	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_CYC) &&
+	    !(win_row(&it)->flags & WIN_F_SEG_REL)) {
+		*cyc = win_row(&it)->ts.cycles;
+		r = 0;
+	}
+	win_iter_release(&it);
+	if (r)
+		snprintf(err, len, "goto: the cursor has no cycle count");
+	return r;
+}
+
 static int ui_g_ordinal(void *arg, uint64_t ord, uint64_t *off, char *err, size_t len)
 {
 	struct ui *ui = arg;
@@ -465,6 +553,7 @@ static void ui_goto_ctx(struct ui *ui, struct goto_ctx *ctx)
 		.tsc_offset = ui_g_tsc, .time_offset = ui_g_time,
 		.time_at = ui_g_time_at, .ordinal_offset = ui_g_ordinal,
 		.mark_offset = ui_g_mark, .region_offset = ui_g_region,
+		.cycles_offset = ui_g_cycles, .cycles_at = ui_g_cycles_at,
 	};
 }
 
