@@ -882,6 +882,46 @@ static void test_per_thread(void **state)
 	free(d.p);
 }
 
+/* 200,000 buffers on one CPU: every name unique, in linear-ish time (the
+ * pairwise de-duplication took minutes; the alarm ends a hopeless run). */
+static void test_many_buffers(void **state)
+{
+	enum { N = 200000 };
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256], want[32];
+	size_t i, at;
+	uint8_t b = 0x00;
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	for (i = 0; i < N; i++) {
+		at = rec_begin(&d, 71, 0);
+		put64(&d, 1);
+		put64(&d, 0);
+		put64(&d, 0);
+		put32(&d, (uint32_t)i);	/* idx: a buffer each */
+		put32(&d, 77);
+		put32(&d, 0);		/* all on CPU 0 */
+		put32(&d, 0);
+		rec_end(&d, at);
+		put(&d, &b, 1);
+	}
+	f = pipe_mode(&d);
+	alarm(20);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	alarm(0);
+	assert_int_equal(t.nstreams, N);
+	assert_string_equal(t.streams[0].name, "cpu0");
+	for (i = 1; i < N; i++) {
+		snprintf(want, sizeof(want), "cpu0.%zu", i);
+		assert_string_equal(t.streams[i].name, want);
+	}
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
 /* Pipe mode's tracing data follows its record, uncounted; compressed
  * records are skipped and counted. */
 static void test_pipe_extras(void **state)
@@ -1048,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_long_info),
 		cmocka_unit_test(test_per_thread),
 		cmocka_unit_test(test_pipe_extras),
+		cmocka_unit_test(test_many_buffers),
 		cmocka_unit_test(test_time_conv),
 		cmocka_unit_test(test_quipper),
 	};
