@@ -64,15 +64,17 @@ for s in a b c d; do
 	esac
 	grep -q 'not available' "$tmp/$s.txt" && fail "goto $s: $(sed -n 12p "$tmp/$s.txt")"
 done
-# Past the last cycle: the last packet, no error.
-grep -q 'not available' "$tmp/e.txt" && fail "goto past the end: $(sed -n 12p "$tmp/e.txt")"
+# Past the last cycle: said, the cursor stays.
+grep -q 'no packet at or after 999999999999 cycles' "$tmp/e.txt" ||
+	fail "goto past the end: $(sed -n 12p "$tmp/e.txt")"
+grep -q "^ $d/" "$tmp/e.txt" || fail "goto past the end moved: $(sed -n 11p "$tmp/e.txt")"
 
 # Without CYC packets: a clear message, not "not available".
 printf 'wait-index\n:goto t 5000cyc\n:save-screen %s/n.txt\nq\n' "$tmp" >"$tmp/keys2"
 "$PTBROWSE" --no-state --script "$tmp/keys2" --size 100x12 \
 	"$SHARED/traces/keeper-perf-event-sample/traced_data.bin" >"$tmp/out" 2>&1 ||
 	fail "no CYC: exit $?"
-grep -q 'not available' "$tmp/n.txt" && fail "no CYC: $(sed -n 12p "$tmp/n.txt")"
+grep -q 'no packet at or after 5000 cycles' "$tmp/n.txt" || fail "no CYC: $(sed -n 12p "$tmp/n.txt")"
 
 [ $status = 0 ] && echo ok
 exit $status

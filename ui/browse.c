@@ -453,16 +453,23 @@ static int ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, size_t
 			return -pte_eos;
 		*off = sk.offset;
 	}
+	r = -pte_eos;
 	if (!win_seek(&it, ui->wc, *off)) {
-		while (n-- && !((win_row(&it)->ts.flags & TM_F_CYC) &&
-				!(win_row(&it)->flags & WIN_F_SEG_REL) &&
-				win_row(&it)->ts.cycles >= cyc))
-			if (win_next(&it))
+		do {
+			const struct win_row *row = win_row(&it);
+
+			if ((row->ts.flags & TM_F_CYC) && !(row->flags & WIN_F_SEG_REL) &&
+			    row->ts.cycles >= cyc) {
+				*off = row->pkt.offset;
+				r = 0;
 				break;
-		*off = win_row(&it)->pkt.offset;
+			}
+		} while (n-- && !win_next(&it));
 	}
 	win_iter_release(&it);
-	return 0;
+	if (r)
+		snprintf(err, len, "goto: no packet at or after %" PRIu64 " cycles", cyc);
+	return r;
 }
 
 /* Core cycles from the start at the packet at @off. */
