@@ -17,6 +17,7 @@ struct win_state {
 	uint32_t flags;		/* WIN_F_PSBPLUS, _HAVE_TSC, _HAVE_CBR, _PRE_PSB */
 	uint8_t cbr;
 	uint8_t have_ip;	/* ip is meaningful (IP compression state) */
+	uint8_t ip_bits;	/* low bits of ip known (struct win_row) */
 	struct tm_model tm;	/* the time model */
 };
 
@@ -460,6 +461,7 @@ static void win_apply(struct win_state *st, const struct pkt *pkt,
 	case PKT_PSB:
 		/* SDM: no IP compression state survives a PSB. */
 		st->ip = 0;
+		st->ip_bits = 64;
 		st->have_ip = 0;
 		st->flags |= WIN_F_PSBPLUS;
 		break;
@@ -469,6 +471,14 @@ static void win_apply(struct win_state *st, const struct pkt *pkt,
 	case PKT_FUP:
 		r = pkt_ip_update(pkt, &st->ip);
 		if (r == 0) {
+			/* Before the first PSB the bytes an IP packet does
+			 * not give are unknown, not zero. */
+			uint8_t bits = pkt->u.ip.ipc == PKT_IPC_UPDATE16 ? 16 :
+				       pkt->u.ip.ipc == PKT_IPC_UPDATE32 ? 32 :
+				       pkt->u.ip.ipc == PKT_IPC_UPDATE48 ? 48 : 64;
+
+			if (bits > st->ip_bits)
+				st->ip_bits = bits;
 			st->have_ip = 1;
 			row->flags |= WIN_F_HAVE_IP;
 		} else if (r == 1) {
@@ -496,6 +506,7 @@ static void win_apply(struct win_state *st, const struct pkt *pkt,
 	tm_step(&st->tm, pkt, &row->ts);
 	row->flags |= st->flags;
 	row->ip = st->ip;
+	row->ip_bits = st->ip_bits;
 	row->cyc_total = st->cyc_total;
 	row->tsc = st->tsc;
 	row->cbr = st->cbr;

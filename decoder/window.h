@@ -53,6 +53,9 @@ struct win_row {
 	uint64_t cyc_total;	/* core cycles since the segment's PSB */
 	uint64_t tsc;		/* the last TSC payload seen in the segment */
 	uint8_t cbr;		/* the last CBR seen in the segment */
+	uint8_t ip_bits;	/* low bits of ip known: 64 after a PSB;
+				 * before the first, only what the IP
+				 * packets so far gave (16, 32, 48) */
 	struct tm_stamp ts;	/* the time model's stamp (tm.h) */
 	uint64_t cyc_hi;	/* TM_F_BOUNDED: cycles at the next CYC, the
 				 * upper bound (0 if beyond the window) */

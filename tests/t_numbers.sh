@@ -6,7 +6,8 @@
 # with '#' when the pane has no room), never drops digits; times carry the
 # digits their spacing on screen needs, in the pane, the status line and
 # the timeline's axis labels (which stay distinct when zoomed in); `dump
-# --cycles` prints every digit.
+# --cycles` prints every digit.  A last IP before the first PSB keeps its
+# unknown upper bytes unknown.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 tmp=$(mktemp -d)
@@ -65,6 +66,17 @@ grep -q '14183744690+3' "$tmp/s.txt" || fail "the bounded count is not lo+n"
 "$PTBROWSE" --no-state --script "$tmp/keys" --size 80x16 "$tmp/wide.pt" >/dev/null 2>&1
 pane_numbers "$tmp/s.txt" | grep -q '^14183744690$' ||
 	grep -q '#####' "$tmp/s.txt" || fail "80 columns: neither the number nor an overflow mark"
+
+# The 2-byte TIP before the first PSB: the upper bytes of its last IP are
+# unknown (it showed 0000000000001d63).
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 120x16 "$tmp/wide.pt" >/dev/null 2>&1
+sed -n 3p "$tmp/s.txt" | grep -q 'tip  *1: ????????????1d63  ????????????1d63' ||
+	fail "last IP before the first PSB: $(sed -n 3p "$tmp/s.txt")"
+# The status line's time without a TSC frequency is in ticks, not '?'.
+printf 'wait-index\nG\n:save-screen %s/s.txt\nq\n' "$tmp" >"$tmp/keysG"
+"$PTBROWSE" --no-state --script "$tmp/keysG" --size 120x16 "$tmp/wide.pt" >/dev/null 2>&1
+sed -n 15p "$tmp/s.txt" | grep -q 'tsc 0xf1b2d36d1  +64880456425t' ||
+	fail "status line in ticks: $(sed -n 15p "$tmp/s.txt")"
 
 # dump --cycles prints every digit.
 "$PTBROWSE" dump --cycles "$tmp/wide.pt" >"$tmp/dump" 2>&1 || fail "dump --cycles: exit $?"

@@ -65,7 +65,14 @@ static void pane_packets_text(const struct ui *ui, struct win_iter *it,
 				pkt_type_name(row->pkt.type), payload);
 	if (len >= size || !(ui->pk_cols & UI_PK_IP) || ui->pk_narrow)
 		return;
-	if (row->flags & WIN_F_HAVE_IP)
+	if ((row->flags & WIN_F_HAVE_IP) && row->ip_bits < 64) {
+		/* Before the first PSB: the upper bytes are unknown. */
+		int known = row->ip_bits / 4;
+
+		snprintf(buf + len, size - len, " %.*s%0*" PRIx64, 16 - known,
+			 "????????????????", known,
+			 (uint64_t)(row->ip & ((1ull << row->ip_bits) - 1)));
+	} else if (row->flags & WIN_F_HAVE_IP)
 		snprintf(buf + len, size - len, " %016" PRIx64, row->ip);
 	else if (row->flags & WIN_F_IP_SUPP)
 		snprintf(buf + len, size - len, " <suppressed>");

@@ -170,8 +170,15 @@ void status_draw(struct ui *ui)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  tsc 0x%" PRIx64,
 						row.ts.tsc);
 			if (ui->have_t0) {
-				status_fmt_ns_res(t, sizeof(t), status_tsc_ns(ui, ui->t0, row.ts.tsc),
-						  ui->time_res > 0 ? ui->time_res : 1e9);
+				double ns = status_tsc_ns(ui, ui->t0, row.ts.tsc);
+
+				/* Without a TSC frequency: ticks, as in the pane. */
+				if (isnan(ns))
+					snprintf(t, sizeof(t), "+%" PRIu64 "t", row.ts.tsc >= ui->t0 ?
+						 row.ts.tsc - ui->t0 : 0);
+				else
+					status_fmt_ns_res(t, sizeof(t), ns,
+							  ui->time_res > 0 ? ui->time_res : 1e9);
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", t);
 			}
 		}
