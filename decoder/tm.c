@@ -10,18 +10,23 @@ enum {
 	TM_S_TSC = 1 << 0,	/* a TSC was seen */
 	TM_S_TMA = 1 << 1,	/* tma_ctc/tma_fc place the last TSC on the
 				 * crystal clock, and no MTC came since */
-	TM_S_MTC = 1 << 2,	/* last_mtc is the last anchor's CTC */
+	TM_S_MTC = 1 << 2,	/* the anchor is an MTC's */
 	TM_S_PEND = 1 << 3,	/* a CYC awaits its CYC-eligible packet */
 	TM_S_CYC = 1 << 4,	/* a CYC was seen */
-	TM_S_SLEEP = 1 << 5,	/* between PWRE/EXSTOP and PWRX */
-	TM_S_TAINT = 1 << 6,	/* this anchor period can't calibrate */
+	TM_S_SLEEP = 1 << 5,	/* between PWRE and PWRX */
+	TM_S_TAINT = 1 << 6,	/* this calibration period can't calibrate */
 	TM_S_CTC_OK = 1 << 7,	/* mtc-freq and cpuid-0x15 are known */
 	TM_S_CYC_EST = 1 << 8,	/* cyc_est holds the last CYC's time */
-	TM_S_SLEPT = 1 << 9,	/* a sleep since the last anchor */
-	TM_S_MTC_EARLY = 1 << 10, /* last_mtc: an MTC between the TSC and
-				   * its TMA, placed when the TMA comes */
-	TM_S_AT_TSC = 1 << 11,	/* the anchor is a TSC packet's */
+	TM_S_SLEPT = 1 << 9,	/* a sleep or stop since the last MTC */
+	TM_S_MTC_EARLY = 1 << 10, /* last_mtc: an untied MTC between the TSC
+				   * and its TMA, placed when the TMA comes */
+	TM_S_TMA_DUE = 1 << 11,	/* a TSC came; its TMA may still come */
 	TM_S_LOST = 1 << 12,	/* data was lost since the last TSC */
+	TM_S_PSBP = 1 << 13,	/* inside PSB+: status only */
+	TM_S_CHAIN = 1 << 14,	/* last_mtc and mtc_time are the last MTC's */
+	TM_S_CHAIN_EST = 1 << 15, /* ... and no TMA tied the chain */
+	TM_S_CAL_MTC = 1 << 16,	/* the calibration period began at an MTC */
+	TM_S_CAL = 1 << 17,	/* cal holds the period's start */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -139,30 +144,76 @@ static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 		st->flags |= TM_F_CLAMPED;
 	if (t > tm->est)
 		tm->est = t;
-	tm->cyc_mtc = 0;
-	tm->state &= ~(TM_S_TAINT | TM_S_SLEPT | TM_S_AT_TSC);
-	if (tm->state & TM_S_SLEEP)
-		tm->state |= TM_S_TAINT | TM_S_SLEPT;
 }
 
-/* Calibrate over the anchor period that ends at @t, @t - anchor ticks. */
+/* Start a calibration period at @t, at an MTC if @mtc (else a TSC). */
+static void cal_start(struct tm_model *tm, tm_q t, int mtc)
+{
+	tm->cal = sat(t);
+	tm->cyc_cal = 0;
+	tm->state &= ~(TM_S_TAINT | TM_S_CAL_MTC);
+	tm->state |= TM_S_CAL | (mtc ? TM_S_CAL_MTC : 0);
+	if (tm->state & TM_S_SLEEP)
+		tm->state |= TM_S_TAINT;
+}
+
+/* Calibrate over the period from cal to @t: its cycles over its ticks. */
 static void calibrate(struct tm_model *tm, tm_q t)
 {
 	tm_q ticks, ratio, khz;
 	uint64_t hz;
 
-	if ((tm->state & TM_S_TAINT) || !tm->cyc_mtc ||
-	    tm->cyc_mtc == UINT32_MAX || t < tm->anchor + Q_ONE)
+	if (!(tm->state & TM_S_CAL) || (tm->state & TM_S_TAINT) ||
+	    !tm->cyc_cal || tm->cyc_cal == UINT32_MAX || t < tm->cal + Q_ONE)
 		return;
-	ticks = t - tm->anchor;
-	ratio = ticks / tm->cyc_mtc;
+	ticks = t - tm->cal;
+	ratio = ticks / tm->cyc_cal;
 	if (ratio > RATIO_MAX)
 		return;
 	tm->ratio = ratio ? (uint64_t)ratio : 1;
 	hz = tm_tsc_hz(&tm->cfg, 1);
 	if (hz) {
-		khz = (tm_q)tm->cyc_mtc * hz / (uint64_t)(ticks >> 32) / 1000;
+		khz = (tm_q)tm->cyc_cal * hz / (uint64_t)(ticks >> 32) / 1000;
 		tm->khz = khz > UINT32_MAX ? UINT32_MAX : (uint32_t)khz;
+	}
+}
+
+/* The earliest time the next MTC can have (the next CTC boundary after
+ * the TMA's CTC, or after the last MTC and past a TSC since): nothing
+ * before that MTC can be later (SDM 36.4.2.12).  0 if unknown. */
+static tm_q next_mtc(const struct tm_model *tm)
+{
+	unsigned freq = tm->cfg.mtc_freq;
+	tm_q t;
+
+	if (!tm->period)
+		return 0;
+	if (tm->state & TM_S_TMA) {
+		uint32_t low = tm->tma_ctc & ((1u << freq) - 1);
+		tm_q base = tm->anchor - fc_ticks(tm);
+
+		return base + ctc_ticks(tm, (1ull << freq) - low);
+	}
+	if (!(tm->state & TM_S_CHAIN))
+		return 0;
+	t = tm->mtc_time + tm->period;
+	if (t <= tm->anchor) {
+		uint64_t k = (uint64_t)((tm->anchor - tm->mtc_time) / tm->period);
+
+		t = tm->mtc_time + ctc_ticks(tm, (k + 1) << freq);
+		if (t <= tm->anchor)
+			t += tm->period;
+	}
+	return sat(t);
+}
+
+/* A CYC right before an anchor was sent in its cycle (the anchor is
+ * CYC-eligible): the next CYC counts from the anchor's time. */
+static void tie_pending_cyc(struct tm_model *tm)
+{
+	if (tm->state & TM_S_PEND) {
+		tm->cyc_est = tm->est;
+		tm->state |= TM_S_CYC_EST;
 	}
 }
 
@@ -172,8 +223,8 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 
 	if ((tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor)
 		st->flags |= TM_F_TSC_BACK;
-	/* Lacking MTCs, calibrate from TSC to TSC. */
-	if ((tm->state & TM_S_TSC) && !(tm->state & TM_S_CTC_OK))
+	/* Where no MTCs come, calibrate from TSC to TSC. */
+	if ((tm->state & TM_S_TSC) && !(tm->state & TM_S_CAL_MTC))
 		calibrate(tm, t);
 	/* Relative time before the first TSC counts from 0, far below any
 	 * real TSC; the estimate still never decreases (a relative time
@@ -181,11 +232,18 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	if (!(tm->state & TM_S_TSC))
 		tm->state &= ~TM_S_CYC_EST;
 	set_anchor(tm, t, st);
-	tm->state |= TM_S_TSC | TM_S_AT_TSC;
+	if (!(tm->state & TM_S_CAL_MTC))
+		cal_start(tm, t, 0);
+	/* PSB+ is status only (SDM 36.3.7): its TSC is not the pending
+	 * CYC's cycle. */
+	if (!(tm->state & TM_S_PSBP))
+		tie_pending_cyc(tm);
+	tm->state |= TM_S_TSC | TM_S_TMA_DUE;
 	tm->state &= ~(TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY | TM_S_LOST);
 }
 
-static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st);
+static void place_mtc(struct tm_model *tm, uint8_t payload, int replay,
+		      struct tm_stamp *st);
 
 static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
@@ -193,95 +251,137 @@ static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		st->flags |= TM_F_NO_CONFIG;
 		return;
 	}
-	/* A TMA belongs right after its TSC. */
-	if ((tm->state & (TM_S_AT_TSC | TM_S_TMA | TM_S_MTC)) != TM_S_AT_TSC) {
+	/* A TMA belongs to the TSC right before it. */
+	if (!(tm->state & TM_S_TMA_DUE)) {
 		st->flags |= TM_F_TMA_NO_TSC;
 		return;
 	}
+	tm->state &= ~TM_S_TMA_DUE;
 	tm->tma_ctc = pkt->u.tma.ctc;
 	tm->tma_fc = pkt->u.tma.fc;
-	tm->state |= TM_S_TMA;
 	if (tm->state & TM_S_MTC_EARLY) {
+		/* The MTC that came first could not be placed: now it can. */
 		tm->state &= ~TM_S_MTC_EARLY;
-		on_mtc(tm, tm->last_mtc, st);
+		tm->state |= TM_S_TMA;
+		place_mtc(tm, tm->last_mtc, 1, st);
+	} else if (!(tm->state & TM_S_MTC)) {
+		tm->state |= TM_S_TMA;
 	}
+	/* else an MTC since the TSC was placed by the chain already. */
 }
 
-static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
+/* Place the MTC with @payload (@replay: one held back for the TMA). */
+static void place_mtc(struct tm_model *tm, uint8_t payload, int replay,
+		      struct tm_stamp *st)
 {
 	unsigned freq = tm->cfg.mtc_freq;
-	uint64_t ctc_delta;
-	tm_q base, t;
+	unsigned d = 0;
+	int tied = 1;
+	tm_q t;
 
-	if (!(tm->state & TM_S_CTC_OK)) {
-		st->flags |= TM_F_NO_CONFIG;
-		return;
-	}
-	/* An MTC may slip between a TSC and its TMA: only the TMA can
-	 * place it, so it waits for the TMA. */
-	if ((tm->state & (TM_S_AT_TSC | TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY))
-	    == TM_S_AT_TSC) {
-		tm->last_mtc = payload;
-		tm->state |= TM_S_MTC_EARLY;
-		return;
-	}
-	tm->state &= ~TM_S_MTC_EARLY;
-	if (tm->state & TM_S_MTC) {
-		unsigned d = (uint8_t)(payload - tm->last_mtc);
-
+	if ((tm->state & TM_S_CHAIN) && !replay) {
+		d = (uint8_t)(payload - tm->last_mtc);
 		/* An MTC is only sent when its payload changes, so an equal
 		 * payload means a full wrap: 255 MTCs lost (the SDM expects
 		 * no more than that). */
 		if (!d)
 			d = 256;
-		/* No MTCs come while the core sleeps: not a loss. */
-		if (d > 1 && !(tm->state & TM_S_SLEPT)) {
-			st->flags |= TM_F_MTC_LOST;
-			st->lost_mtc = (uint16_t)(d - 1);
-		}
-		ctc_delta = (uint64_t)d << freq;
-		base = tm->anchor;
-		t = base + ctc_ticks(tm, ctc_delta);
-		if (d == 1)
-			calibrate(tm, t);
-	} else if (tm->state & TM_S_TMA) {
+	}
+	if (tm->state & TM_S_TMA) {
 		unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
 		uint32_t mask = (1u << bits) - 1;
+		uint64_t ctc_delta =
+			(((uint32_t)payload << freq) - tm->tma_ctc) & mask;
 
-		ctc_delta = (((uint32_t)payload << freq) - tm->tma_ctc) & mask;
-		if (ctc_delta > (1ull << freq)) {
+		if (ctc_delta > (1ull << freq) && !(tm->state & TM_S_SLEPT)) {
 			st->flags |= TM_F_MTC_LOST;
 			st->lost_mtc = (uint16_t)((ctc_delta - 1) >> freq);
 		}
 		/* The TSC lies FastCounter ticks past its CTC tick. */
-		base = tm->anchor - fc_ticks(tm);
-		t = base + ctc_ticks(tm, ctc_delta);
+		t = tm->anchor - fc_ticks(tm) + ctc_ticks(tm, ctc_delta);
+	} else if (tm->state & TM_S_CHAIN) {
+		/* No MTCs come while the core sleeps: not a loss; nor while
+		 * tracing was off, which a TSC since the last MTC may
+		 * follow (a PSB+ when tracing resumes). */
+		if (d > 1 && (tm->state & TM_S_MTC) &&
+		    !(tm->state & TM_S_SLEPT)) {
+			st->flags |= TM_F_MTC_LOST;
+			st->lost_mtc = (uint16_t)(d - 1);
+		}
+		t = tm->mtc_time + ctc_ticks(tm, (uint64_t)d << freq);
+		/* A TSC since the last MTC says how often the payload
+		 * wrapped: this MTC's boundary is not before the TSC's CTC
+		 * tick. */
+		if (!(tm->state & TM_S_MTC)) {
+			tm_q wrap = ctc_ticks(tm, 256ull << freq);
+			tm_q floor = tm->anchor - ctc_ticks(tm, 1);
+
+			if (t < floor && wrap)
+				t += ((floor - t) / wrap + 1) * wrap;
+		}
+		tied = !(tm->state & TM_S_CHAIN_EST);
 	} else {
-		/* No TMA to place this MTC: where in its period tracing
-		 * started is unknown, so it starts the count here. */
+		/* Nothing places this MTC on the crystal clock: where in its
+		 * period tracing started is unknown, so the chain starts
+		 * here, as an estimate. */
 		t = tm->est;
+		tied = 0;
 	}
+	if (!tied)
+		st->flags |= TM_F_UNTIED;
+	t = sat(t);
+	/* Calibrate over a clean MTC-to-MTC period. */
+	if (d == 1 && (tm->state & TM_S_CAL_MTC) && tied)
+		calibrate(tm, t);
 	tm->last_mtc = payload;
+	tm->mtc_time = t;
+	tm->state |= TM_S_CHAIN;
+	if (tied)
+		tm->state &= ~TM_S_CHAIN_EST;
+	else
+		tm->state |= TM_S_CHAIN_EST;
 	set_anchor(tm, t, st);
+	cal_start(tm, t, 1);
 	tm->state |= TM_S_MTC;
-	tm->state &= ~TM_S_TMA;
-	/* A CYC right before an MTC was sent for it: same cycle, so the
-	 * next CYC counts from the MTC's time. */
-	if (tm->state & TM_S_PEND) {
-		tm->cyc_est = tm->est;
-		tm->state |= TM_S_CYC_EST;
+	tm->state &= ~(TM_S_TMA | TM_S_SLEPT);
+	if (tm->state & TM_S_SLEEP)
+		tm->state |= TM_S_SLEPT;
+}
+
+static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
+{
+	if (!(tm->state & TM_S_CTC_OK)) {
+		st->flags |= TM_F_NO_CONFIG;
+		return;
 	}
+	if (tm->state & TM_S_TMA_DUE) {
+		/* An MTC may slip between a TSC and its TMA.  Where no tied
+		 * chain places it, only the TMA can: it waits, shown at the
+		 * estimate.  A second MTC: the TMA is no longer due. */
+		if (tm->state & (TM_S_MTC | TM_S_MTC_EARLY)) {
+			tm->state &= ~(TM_S_TMA_DUE | TM_S_MTC_EARLY);
+		} else if ((tm->state & (TM_S_CHAIN | TM_S_CHAIN_EST)) !=
+			   TM_S_CHAIN) {
+			tm->last_mtc = payload;
+			tm->state |= TM_S_MTC_EARLY;
+			st->flags |= TM_F_UNTIED;
+			tie_pending_cyc(tm);
+			return;
+		}
+	}
+	place_mtc(tm, payload, 0, st);
+	tie_pending_cyc(tm);
 }
 
 static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	uint64_t v = pkt->u.cyc, r = cur_ratio(tm);
-	tm_q t, base;
+	tm_q t, base, cap;
 
 	tm->cycles = add_sat(tm->cycles, v);
 	tm->pending = add_sat(tm->pending, v);
-	tm->cyc_mtc = v >= UINT32_MAX - tm->cyc_mtc ? UINT32_MAX :
-		      tm->cyc_mtc + (uint32_t)v;
+	tm->cyc_cal = v >= UINT32_MAX - tm->cyc_cal ? UINT32_MAX :
+		      tm->cyc_cal + (uint32_t)v;
 	tm->state |= TM_S_PEND | TM_S_CYC;
 	st->cyc_delta = v;
 	/* The first CYC (after a loss) has no known start: count from the
@@ -296,14 +396,9 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	/* Not before the last anchor, and not past the next MTC. */
 	if (t < tm->anchor)
 		t = tm->anchor;
-	if (tm->period && (tm->state & (TM_S_MTC | TM_S_TMA))) {
-		tm_q cap = tm->anchor + tm->period;
-
-		if (tm->state & TM_S_TMA)
-			cap -= fc_ticks(tm);
-		if (t > cap)
-			t = cap > tm->anchor ? cap : tm->anchor;
-	}
+	cap = next_mtc(tm);
+	if (cap && t > cap)
+		t = cap > tm->anchor ? cap : tm->anchor;
 	if (t > tm->est)
 		tm->est = t;
 	tm->cyc_est = tm->est;
@@ -314,9 +409,11 @@ static void on_cbr(struct tm_model *tm, const struct pkt *pkt)
 {
 	if (!pkt->u.cbr)
 		return;
-	/* A new frequency: the measured ratio no longer holds. */
+	/* A new frequency: the measured ratio and frequency no longer
+	 * hold. */
 	if (tm->cbr && tm->cbr != pkt->u.cbr) {
 		tm->ratio = 0;
+		tm->khz = 0;
 		tm->state |= TM_S_TAINT;
 	}
 	tm->cbr = pkt->u.cbr;
@@ -327,7 +424,7 @@ void tm_gap(struct tm_model *tm)
 	if (!tm)
 		return;
 	tm->pending = 0;
-	tm->cyc_mtc = 0;
+	tm->cyc_cal = 0;
 	tm->state &= ~(TM_S_PEND | TM_S_CYC_EST);
 	tm->state |= TM_S_TAINT | TM_S_LOST;
 }
@@ -358,14 +455,24 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 		 * dropped, so the cycles of this period are too few. */
 		if (tm_config_skl168(&tm->cfg))
 			tm->state |= TM_S_TAINT;
+		tm->state |= TM_S_PSBP;
+		break;
+	case PKT_PSBEND:
+		tm->state &= ~TM_S_PSBP;
 		break;
 	case PKT_OVF:
 		st->flags |= TM_F_OVF;
 		tm_gap(tm);
 		break;
 	case PKT_PWRE:
-	case PKT_EXSTOP:
 		tm->state |= TM_S_SLEEP | TM_S_SLEPT | TM_S_TAINT;
+		break;
+	case PKT_EXSTOP:
+		/* Execution stopped: in a C-state after a PWRE, else for a
+		 * P-state or frequency change, after which it goes on (SDM
+		 * 36.4.2.22).  The core clock may have stopped: the period
+		 * can't calibrate, and a gap in MTC payloads is no loss. */
+		tm->state |= TM_S_SLEPT | TM_S_TAINT;
 		break;
 	case PKT_PWRX:
 		/* The core clock stopped; the crystal did not. */
@@ -385,7 +492,8 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 	/* Cycle exactness (SDM 36.3.6.2). */
 	if (pkt->type == PKT_CYC) {
 		st->flags |= TM_F_EXACT;
-	} else if ((tm->state & TM_S_PEND) && pkt->type < PKT_NTYPES &&
+	} else if ((tm->state & (TM_S_PEND | TM_S_PSBP)) == TM_S_PEND &&
+		   pkt->type < PKT_NTYPES &&
 		   (pkt_cyc_eligible_mask >> pkt->type & 1)) {
 		st->flags |= TM_F_EXACT;
 		st->cyc_delta = tm->pending;
@@ -400,7 +508,7 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 #define TM_STATEFUL (1ull << PKT_TSC | 1ull << PKT_TMA | 1ull << PKT_MTC |	\
 		     1ull << PKT_CYC | 1ull << PKT_CBR | 1ull << PKT_OVF |	\
 		     1ull << PKT_PWRE | 1ull << PKT_EXSTOP | 1ull << PKT_PWRX |	\
-		     1ull << PKT_PSB)
+		     1ull << PKT_PSB | 1ull << PKT_PSBEND)
 
 void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 {
@@ -412,7 +520,8 @@ void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 	/* Most packets (tnt, pad, tip) only take the pending CYC's cycles. */
 	bit = 1ull << pkt->type;
 	if (!(bit & TM_STATEFUL)) {
-		if ((tm->state & TM_S_PEND) && (bit & pkt_cyc_eligible_mask)) {
+		if ((tm->state & (TM_S_PEND | TM_S_PSBP)) == TM_S_PEND &&
+		    (bit & pkt_cyc_eligible_mask)) {
 			tm->pending = 0;
 			tm->state &= ~TM_S_PEND;
 		}
@@ -473,10 +582,12 @@ void tm_save(const struct tm_model *tm, struct tm_carry *c)
 	q_split(tm->est, &c->est, &c->est_frac);
 	q_split(tm->anchor, &c->anchor, &c->anchor_frac);
 	q_split(tm->cyc_est, &c->cyc_est, &c->cyc_est_frac);
+	q_split(tm->mtc_time, &c->mtc_time, &c->mtc_time_frac);
+	q_split(tm->cal, &c->cal, &c->cal_frac);
 	c->ratio = tm->ratio;
 	c->cycles = tm->cycles;
 	c->pending = tm->pending;
-	c->cyc_mtc = tm->cyc_mtc;
+	c->cyc_cal = tm->cyc_cal;
 	c->khz = tm->khz;
 	c->tma_ctc = tm->tma_ctc;
 	c->tma_fc = tm->tma_fc;
@@ -492,16 +603,18 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 	tm->est = q_join(c->est, c->est_frac);
 	tm->anchor = q_join(c->anchor, c->anchor_frac);
 	tm->cyc_est = q_join(c->cyc_est, c->cyc_est_frac);
+	tm->mtc_time = q_join(c->mtc_time, c->mtc_time_frac);
+	tm->cal = q_join(c->cal, c->cal_frac);
 	tm->ratio = c->ratio;
 	tm->cycles = c->cycles;
 	tm->pending = c->pending;
-	tm->cyc_mtc = c->cyc_mtc;
+	tm->cyc_cal = c->cyc_cal;
 	tm->khz = c->khz;
 	tm->tma_ctc = c->tma_ctc;
 	tm->tma_fc = c->tma_fc;
 	tm->last_mtc = c->last_mtc;
 	tm->cbr = c->cbr;
 	/* The configuration bit is the model's own, not the carry's. */
-	tm->state = (uint16_t)((c->state & ~TM_S_CTC_OK) |
-			       (tm->state & TM_S_CTC_OK));
+	tm->state = (c->state & ~(uint32_t)TM_S_CTC_OK) |
+		    (tm->state & TM_S_CTC_OK);
 }

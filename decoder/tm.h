@@ -9,28 +9,40 @@
  * frequency and a wall-clock time.  Trouble is a flag on the packet, never
  * a silent wrong number.
  *
- * How the estimate works:
+ * How the estimate works (SDM 36.8.3, 36.4.2.12, 36.4.2.14, 36.3.7):
  *   - TSC packets are anchors; TMA ties the TSC to the crystal clock (CTC);
- *     each MTC is an anchor at (last CTC time + CTC delta * EBX/EAX).
+ *     each MTC is an anchor at the time of its CTC boundary: from the TMA
+ *     after the last TSC (CTC delta * EBX/EAX after TSC - FastCounter),
+ *     else chained from the last MTC's payload (a TSC without a TMA does
+ *     not break the chain; it resolves payload wraps).  An MTC that
+ *     neither ties is placed at the estimate and flagged TM_F_UNTIED; one
+ *     between a TSC and its TMA waits for the TMA when no chain ties it.
  *   - Between anchors, CYC cycles advance the estimate from the last CYC's
  *     time by cycles * ratio, ratio = TSC ticks per core cycle: measured
- *     over the last MTC (or, without MTCs, TSC) period, else P1/CBR
- *     (--nom-freq and the last CBR); a CBR change drops the measurement.
- *     The first CYC (after a TSC that starts time, or a loss) counts from
- *     the anchor; a CYC right before an MTC was sent with it, so the next
- *     one counts from the MTC.
- *   - The extrapolation never passes the next MTC's earliest time (one MTC
- *     period after the last anchor) and the estimate never decreases: when
- *     an anchor lies behind the estimate, the estimate holds and the packet
- *     is flagged TM_F_CLAMPED (if a tick or more behind).  The core clock stops in C-states while the
- *     crystal runs (SDM 18.17), so MTC periods holding a PWRE..PWRX are not
- *     used for calibration.
+ *     over the last clean MTC-to-MTC period (TSC-to-TSC where no MTCs
+ *     come), else P1/CBR (--nom-freq and the last CBR).  A CBR change
+ *     drops the measurement and the measured frequency.
+ *   - A CYC counts the cycles since the previous CYC.  One right before a
+ *     TSC or an MTC (both CYC-eligible) was sent in the same cycle, so the
+ *     next CYC counts from that anchor's time.  PSB+ is status only: a
+ *     PSB+ TSC anchors time but no CYC, and nothing in PSB+ takes a
+ *     pending CYC.  The first CYC after a loss counts from the anchor.
+ *   - The extrapolation never passes the next MTC's earliest time (the
+ *     next CTC boundary after TMA.CTC, or after the last MTC) and the
+ *     estimate never decreases: when an anchor lies behind the estimate,
+ *     the estimate holds and the packet is flagged TM_F_CLAMPED (if a tick
+ *     or more behind).
+ *   - The core clock stops in C-states while the crystal runs (SDM 18.17):
+ *     PWRE..PWRX is a sleep (TM_F_SLEEP), and a calibration period that
+ *     holds one, or an EXSTOP (execution stopped: a C-state, or a P-state
+ *     or frequency change after which execution goes on, SDM 36.4.2.22),
+ *     does not calibrate.  An EXSTOP alone is not a sleep.
  *   - Cycle exactness (SDM 36.3.6): the first CYC-eligible packet after a
  *     CYC is exact; other packets happened at or after the last CYC and
  *     before the next one: bounded.  Standalone CYCs accumulate.
  *   - Dropped MTCs are counted from the payload gap (1..255; an equal
- *     payload is a full wrap).  A gap across a sleep is not a loss: no
- *     MTC comes while the core sleeps.
+ *     payload is a full wrap).  A gap across a sleep or stop is not a
+ *     loss: no MTC comes while the core sleeps.
  *   - An OVF (or tm_gap()) drops what the lost packets made unreliable:
  *     the CYC awaiting its packet, the current calibration period and
  *     the time of the last CYC.  It keeps the estimate (time stays
@@ -71,6 +83,9 @@ enum tm_flag {
 	TM_F_LOST	= 1u << 15,	/* data was lost (OVF, a gap, a decode
 					 * error) since the last TSC: the
 					 * time is a guess until the next */
+	TM_F_UNTIED	= 1u << 16,	/* an MTC that no TMA or tied MTC
+					 * places on the crystal clock: at the
+					 * estimate, a lower bound */
 };
 
 /* The time of one packet. */
@@ -93,21 +108,25 @@ struct tm_stamp {
 /*
  * What must carry across a PSB so that decoding a segment from its PSB
  * gives the same stamps as decoding from the start: the estimate and its
- * anchors, the calibration, the CBR, the cycle count and the MTC state.
- * Plain data, 80 bytes (76 used); the indexer stores one per PSB.
+ * anchors, the MTC chain, the calibration period, the CBR, the cycle
+ * count.  Plain data, 104 bytes; the indexer stores one per PSB.
  */
 struct tm_carry {
 	uint64_t est, anchor, cyc_est;	/* whole TSC ticks */
+	uint64_t mtc_time, cal;		/* the last MTC's, the calibration
+					 * period's start */
 	uint64_t ratio;		/* TSC ticks per core cycle, Q32.32, 0 none */
 	uint64_t cycles;	/* cycles since the start */
 	uint64_t pending;	/* cycles not yet applied to a packet */
 	uint32_t est_frac, anchor_frac, cyc_est_frac;	/* 1/2^32 ticks */
-	uint32_t cyc_mtc;	/* cycles since the last anchor */
+	uint32_t mtc_time_frac, cal_frac;
+	uint32_t cyc_cal;	/* cycles since the calibration start */
 	uint32_t khz;		/* the last frequency measurement */
+	uint32_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
 	uint16_t tma_ctc, tma_fc;	/* the last TMA */
-	uint16_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR */
+	uint8_t pad[2];
 };
 
 /* A time in TSC ticks with 32 fraction bits (Q32.32 over 96 bits). */
@@ -120,16 +139,18 @@ struct tm_model {
 	tm_q est;		/* the estimate: never decreases */
 	tm_q anchor;		/* the last wall-clock anchor */
 	tm_q cyc_est;		/* the estimate at the last CYC */
+	tm_q mtc_time;		/* the last MTC's CTC boundary */
+	tm_q cal;		/* where the calibration period began */
 	uint64_t ratio;		/* measured ticks per cycle, Q32.32, 0 none */
 	uint64_t cycles;	/* cycles since the start */
 	uint64_t pending;	/* cycles not yet applied to a packet */
-	uint32_t cyc_mtc;	/* cycles since the last anchor (saturating) */
+	uint32_t cyc_cal;	/* cycles since cal (saturating) */
 	uint32_t khz;		/* the last frequency measurement */
+	uint32_t state;		/* TM_S_* bits, tm.c */
 	uint16_t tma_ctc;	/* the TMA's CTC */
 	uint16_t tma_fc;	/* the TMA's FastCounter */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR, 0 none */
-	uint16_t state;		/* TM_S_* bits, tm.c */
 };
 
 /* Set up @tm for a stream recorded with @cfg (copied; NULL = nothing

@@ -52,6 +52,7 @@ static void e_mode_exec(struct buf *b) { PUT(b, 0x99, 0x01); }
 static void e_ovf(struct buf *b) { PUT(b, 0x02, 0xf3); }
 static void e_pwre(struct buf *b) { PUT(b, 0x02, 0x22, 0x00, 0x20); }
 static void e_pwrx(struct buf *b) { PUT(b, 0x02, 0xa2, 0x21, 0x01, 0, 0, 0); }
+static void e_exstop(struct buf *b) { PUT(b, 0x02, 0xe2); }	/* + FUP */
 
 /* tnt.8 with @n bits (1..6), all not taken. */
 static void e_tnt(struct buf *b, unsigned n)
@@ -69,7 +70,9 @@ static void e_cyc(struct buf *b, uint64_t v)
 	p[n] = (uint8_t)(((v & 0x1f) << 3) | 0x3);
 	v >>= 5;
 	while (v) {
-		p[n++] |= 0x4;
+		/* Exp: bit 2 of the first byte, bit 0 of the others */
+		p[n] |= n ? 0x1 : 0x4;
+		n++;
 		p[n] = (uint8_t)((v & 0x7f) << 1);
 		v >>= 7;
 	}
@@ -166,7 +169,8 @@ static void test_null(void **state __attribute__((unused)))
 	tm_gap(NULL);
 	assert_int_equal(tm_tsc_to_ns(NULL, 1, &ns), -pte_invalid);
 	assert_int_equal(tm_tsc_to_ns(&tm.cfg, 1, &ns), -pte_no_time);
-	assert_true(sizeof(struct tm_carry) <= 80);
+	/* The index keeps one every 16 PSBs. */
+	assert_true(sizeof(struct tm_carry) <= 104);
 
 	/* Nothing seen: relative time 0, no cycles, no flags of trouble. */
 	pkt.type = PKT_PAD;
@@ -602,17 +606,21 @@ static void test_cbr_change(void **state __attribute__((unused)))
 	e_tsc(&b, 1000000);	/* [0] */
 	e_cbr(&b, 24);		/* [1] */
 	e_cyc(&b, 100);		/* [2]: 1000100 by P1/CBR */
-	e_tsc(&b, 1000300);	/* [3] */
-	e_cyc(&b, 10);		/* [4]: 1000130 < the TSC: held there */
-	e_cyc(&b, 10);		/* [5]: 3 ticks per cycle */
+	e_tsc(&b, 1000300);	/* [3]: the CYC before it was its cycle */
+	e_cyc(&b, 10);		/* [4]: 3 ticks per cycle from the TSC */
+	e_cyc(&b, 10);		/* [5] */
 	e_cbr(&b, 12);		/* [6] */
 	e_cyc(&b, 10);		/* [7]: back to P1/CBR = 2 */
 	n = run(&b, &c, st, NULL, 16);
 	assert_int_equal(n, 8);
 	assert_true(st[2].tsc == 1000100);
-	assert_true(st[4].tsc == 1000300);
-	assert_true(st[5].tsc == 1000330);
-	assert_true(st[7].tsc == 1000350);
+	assert_true(st[3].tsc == 1000300 && (st[3].flags & TM_F_EXACT));
+	assert_true(st[4].tsc == 1000330);
+	assert_true(st[5].tsc == 1000360);
+	assert_true(st[5].flags & TM_F_FREQ);
+	/* The frequency changed: the measurement no longer holds. */
+	assert_false(st[6].flags & TM_F_FREQ);
+	assert_true(st[7].tsc == 1000380);
 }
 
 /* An OVF in the middle of an MTC period: the packet after it is not
@@ -743,6 +751,223 @@ static void test_tsc_back(void **state __attribute__((unused)))
 	assert_true(st[4].tsc == 5100);
 	assert_true(st[4].flags & TM_F_TSC_BACK);
 	assert_true(st[5].tsc == 6000 && !(st[5].flags & TM_F_CLAMPED));
+}
+
+
+/* --- the SDM's rules that an independent reference checked (issue 20) --- */
+
+/* A CYC counts the cycles since the previous CYC (SDM 36.4.2.14).  One
+ * right before a TSC (CYC-eligible) was sent in the TSC's cycle, so the
+ * next CYC advances from the TSC, even when the estimate was behind it
+ * (after an overflow). */
+static void test_cyc_after_tsc(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[32];
+	struct buf b = { .n = 0 };
+	const uint64_t t1 = T0 + 100000;
+	size_t n;
+
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_mtc(&b, 0x10);	/* [5] */
+	e_cyc(&b, 400);		/* [6] */
+	e_mtc(&b, 0x11);	/* [7]: 400 cycles per 1232 ticks */
+	e_ovf(&b);		/* [8] */
+	e_cyc(&b, 50);		/* [9] */
+	e_tsc(&b, t1);		/* [10]: the CYC's cycle */
+	e_cyc(&b, 100);		/* [11]: 100 cycles after the TSC */
+	e_tip(&b);		/* [12] */
+	n = run(&b, &c, st, NULL, 32);
+	assert_int_equal(n, 13);
+	assert_true(st[10].tsc == t1 && (st[10].flags & TM_F_EXACT));
+	assert_int_equal(st[10].cyc_delta, 50);
+	assert_true(near(&st[11], t1 + 308));
+	assert_false(st[11].flags & TM_F_CLAMPED);
+}
+
+/* EXSTOP alone is no sleep: execution goes on (a P-state or frequency
+ * change, SDM 36.4.2.22).  Its period does not calibrate; the next clean
+ * one does. */
+static void test_exstop_in_execution(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[32];
+	struct buf b = { .n = 0 };
+	size_t n, i;
+
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_mtc(&b, 0x10);	/* [5] */
+	e_cyc(&b, 400);		/* [6] */
+	e_mtc(&b, 0x11);	/* [7]: 400 a period */
+	e_cyc(&b, 10);		/* [8] */
+	e_exstop(&b);		/* [9] */
+	e_fup(&b);		/* [10] */
+	e_cyc(&b, 100);		/* [11] */
+	e_tip(&b);		/* [12] */
+	e_mtc(&b, 0x12);	/* [13]: 110 cycles, stopped: no measurement */
+	e_cyc(&b, 200);		/* [14] */
+	e_tip(&b);		/* [15] */
+	e_mtc(&b, 0x13);	/* [16]: clean, 200 a period: measured */
+	e_tnt(&b, 3);		/* [17] */
+	n = run(&b, &c, st, NULL, 32);
+	assert_int_equal(n, 18);
+	for (i = 0; i < n; i++)
+		assert_false(st[i].flags & TM_F_SLEEP);
+	assert_int_equal(st[13].khz, st[8].khz);
+	assert_int_equal(st[16].khz, (uint32_t)(200ull * 3700000 / 1232));
+	assert_false(st[13].flags & TM_F_MTC_LOST);
+}
+
+/* After a TSC and its TMA the next MTC comes at the next CTC boundary
+ * after TMA.CTC, not a whole period after the TSC (SDM 36.8.3): nothing
+ * before it may be later. */
+static void test_cap_after_tma(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[16];
+	struct buf b = { .n = 0 };
+	size_t n;
+
+	/* CTC 5 ticks into an 8-tick MTC period: 3 CTC ticks (462 TSC
+	 * ticks) to the next MTC. */
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3 | 5), 0, 12);
+	e_cyc(&b, 10000);	/* [5]: 30833 ticks at P1/CBR */
+	e_tip(&b);		/* [6] */
+	e_mtc(&b, 0x10);	/* [7] */
+	n = run(&b, &c, st, NULL, 16);
+	assert_int_equal(n, 8);
+	assert_true(st[5].tsc == T0 + 462 && st[5].tsc_frac == 0);
+	assert_true(st[7].tsc == T0 + 462);
+	assert_false(st[7].flags & TM_F_CLAMPED);
+}
+
+/* PSB+ is status only (SDM 36.3.7): a CYC before the PSB is not its
+ * TSC's cycle; it applies to the first CYC-eligible packet after
+ * PSBEND. */
+static void test_psb_status_only(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[16];
+	uint8_t types[16];
+	struct buf b = { .n = 0 };
+	size_t n, i;
+
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_cyc(&b, 50);		/* [5] */
+	e_psb(&b);		/* [6] */
+	e_mode_exec(&b);	/* [7] */
+	e_tsc(&b, T0 + 1000);	/* [8] */
+	e_tma(&b, (uint16_t)(0x0f << 3 | 6), 76);	/* [9] */
+	e_psbend(&b);		/* [10] */
+	e_tip(&b);		/* [11] */
+	n = run(&b, &c, st, types, 16);
+	assert_int_equal(n, 12);
+	for (i = 6; i <= 10; i++)
+		assert_false(st[i].flags & TM_F_EXACT);
+	assert_true(st[8].flags & TM_F_BOUNDED);
+	assert_true(st[11].flags & TM_F_EXACT);
+	assert_int_equal(st[11].cyc_delta, 50);
+}
+
+/* An MTC between a TSC and its TMA is placed at its own CTC boundary,
+ * chained from the MTC before, not at the TSC's time. */
+static void test_mtc_before_tma(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[16];
+	struct buf b = { .n = 0 };
+	const uint64_t m1 = T0 - 12 + 308;	/* MTC 0x9a */
+	size_t n;
+
+	psb_plus(&b, T0, 0xd4ce, 0xc, 12);
+	e_mtc(&b, 0x9a);	/* [5] */
+	/* A TSC between MTCs 0x9b and 0x9c: CTC 0xd4db and 10 ticks. */
+	e_tsc(&b, m1 + 1232 + 3 * 154 + 10);	/* [6] */
+	e_mtc(&b, 0x9c);	/* [7] */
+	e_tma(&b, 0xd4db, 10);	/* [8] */
+	e_mtc(&b, 0x9d);	/* [9] */
+	n = run(&b, &c, st, NULL, 16);
+	assert_int_equal(n, 10);
+	assert_true(st[5].tsc == m1);
+	assert_true(st[7].tsc == m1 + 2 * 1232);
+	assert_int_equal(st[7].flags & (TM_F_UNTIED | TM_F_MTC_LOST |
+					TM_F_CLAMPED), 0);
+	assert_int_equal(st[8].flags & TM_F_TMA_NO_TSC, 0);
+	assert_true(st[9].tsc == m1 + 3 * 1232);
+	assert_int_equal(st[9].flags & (TM_F_MTC_LOST | TM_F_CLAMPED), 0);
+
+	/* With no MTC before, nothing ties it: shown at the estimate,
+	 * flagged, and placed when the TMA comes. */
+	b.n = 0;
+	e_tsc(&b, T0);		/* [0] */
+	e_mtc(&b, 0x9a);	/* [1] */
+	e_tma(&b, 0xd4ce, 0xc);	/* [2] */
+	n = run(&b, &c, st, NULL, 16);
+	assert_true(st[1].tsc == T0 && (st[1].flags & TM_F_UNTIED));
+	assert_true(st[2].tsc == T0 - 12 + 308);
+}
+
+/* A TSC without a TMA does not stop the MTC chain: the next MTC is
+ * placed from the last MTC's payload, the TSC telling how often it
+ * wrapped (SDM 36.4.2.12). */
+static void test_tsc_without_tma(void **state __attribute__((unused)))
+{
+	static const unsigned sleeps[] = { 50, 300 };
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		struct tm_config c = dr_cfg();
+		struct tm_stamp st[32];
+		struct buf b = { .n = 0 };
+		uint64_t m1 = T0 + 2 * 1232, tsc = m1 + sleeps[k] * 1232 + 600;
+		size_t n;
+
+		psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+		e_mtc(&b, 0x10);	/* [5] */
+		e_mtc(&b, 0x11);	/* [6] */
+		e_pwre(&b);		/* [7] */
+		e_exstop(&b);		/* [8] */
+		e_fup(&b);		/* [9] */
+		e_pwrx(&b);		/* [10] */
+		e_tsc(&b, tsc);		/* [11]: no TMA */
+		e_cyc(&b, 10);		/* [12] */
+		e_tip(&b);		/* [13] */
+		e_mtc(&b, (uint8_t)(0x11 + sleeps[k] + 1));	/* [14] */
+		n = run(&b, &c, st, NULL, 32);
+		assert_int_equal(n, 15);
+		assert_true(st[6].tsc == m1);
+		assert_true(st[14].tsc == m1 + (sleeps[k] + 1) * 1232);
+		assert_int_equal(st[14].flags & (TM_F_UNTIED | TM_F_CLAMPED |
+						 TM_F_MTC_LOST), 0);
+	}
+}
+
+/* Without MTCs, time calibrates from TSC to TSC; an EXSTOP spoils only
+ * its own period. */
+static void test_tsc_only_calibration(void **state __attribute__((unused)))
+{
+	struct tm_config c;
+	struct tm_stamp st[16];
+	struct buf b = { .n = 0 };
+	size_t n;
+
+	memset(&c, 0, sizeof(c));
+	c.have_nom_freq = 1;
+	c.nom_freq = 24;
+	e_tsc(&b, 1000000);	/* [0] */
+	e_cbr(&b, 24);		/* [1] */
+	e_exstop(&b);		/* [2] */
+	e_fup(&b);		/* [3] */
+	e_cyc(&b, 100);		/* [4] */
+	e_tsc(&b, 1000500);	/* [5]: stopped in this period */
+	e_cyc(&b, 100);		/* [6] */
+	e_tsc(&b, 1000800);	/* [7]: 3 ticks a cycle */
+	e_cyc(&b, 10);		/* [8] */
+	n = run(&b, &c, st, NULL, 16);
+	assert_int_equal(n, 9);
+	assert_true(st[6].tsc == 1000600);	/* P1/CBR still */
+	assert_true(st[8].tsc == 1000830);
+	assert_true(st[8].flags & TM_F_FREQ);
 }
 
 /* --- shared traces --- */
@@ -1107,6 +1332,13 @@ int main(void)
 		cmocka_unit_test(test_skl168),
 		cmocka_unit_test(test_sleep),
 		cmocka_unit_test(test_tsc_back),
+		cmocka_unit_test(test_cyc_after_tsc),
+		cmocka_unit_test(test_exstop_in_execution),
+		cmocka_unit_test(test_cap_after_tma),
+		cmocka_unit_test(test_psb_status_only),
+		cmocka_unit_test(test_mtc_before_tma),
+		cmocka_unit_test(test_tsc_without_tma),
+		cmocka_unit_test(test_tsc_only_calibration),
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_tiled),
 		cmocka_unit_test(test_ptdump_edges),

@@ -34,11 +34,14 @@ struct gen_opts {
 	const char *out;
 	uint64_t psb_period;
 	int cyc;
+	unsigned cyc_thresh;	/* IA32_RTIT_CTL.CycThresh */
+	int mtc;		/* MTCEn: MTC and TMA packets */
 	unsigned mtc_freq;
 	unsigned nom_freq;
 	uint32_t eax, ebx;
 	double ovf_rate;	/* per event */
 	double corrupt_rate;	/* per byte */
+	double exstop_rate;	/* per event: execution stops briefly */
 	int truncate;
 	int print_config;
 };
@@ -54,6 +57,8 @@ struct gen {
 	double corrupt_log;	/* log(1 - corrupt_rate) */
 	uint64_t next_psb;	/* offset at or after which a PSB is due */
 	uint32_t ovf_p;
+	uint32_t exstop_p;
+	uint64_t cyc_min;	/* cycles before a CYC may be sent */
 
 	/* time */
 	uint64_t tsc;		/* TSC[55:0] */
@@ -228,7 +233,7 @@ static void put_cyc(struct gen *g, uint64_t v)
 /* The CYC owed before a CYC-eligible packet. */
 static inline void put_cyc_pending(struct gen *g)
 {
-	if (g->o.cyc && g->cyc_pending) {
+	if (g->o.cyc && g->cyc_pending >= g->cyc_min) {
 		put_cyc(g, g->cyc_pending);
 		g->cyc_pending = 0;
 	}
@@ -282,7 +287,7 @@ static void plan_mtc(struct gen *g)
 static void put_mtc(struct gen *g)
 {
 	/* A dropped MTC is recovered by decoders from the payload gap. */
-	if ((rnd(g) & 63) != 0) {
+	if ((rnd(g) & 63) != 0 && g->o.mtc) {
 		put_cyc_pending(g);
 		put2(g, 0x59, (uint8_t)g->mtc_period);
 	}
@@ -453,10 +458,13 @@ static void put_psb_plus(struct gen *g)
 	put_psb_pads(g);
 	art = art_of(g, g->tsc);
 	fc = g->tsc - tsc_of_art(g, art);
-	put2(g, 0x02, 0x73);
-	putle(g, art & 0xffff, 2);
-	put1(g, 0);
-	putle(g, fc > 511 ? 511 : fc, 2);
+	/* TMA comes with MTCs only */
+	if (g->o.mtc) {
+		put2(g, 0x02, 0x73);
+		putle(g, art & 0xffff, 2);
+		put1(g, 0);
+		putle(g, fc > 511 ? 511 : fc, 2);
+	}
 	put_psb_pads(g);
 	put2(g, 0x02, 0x03);
 	put2(g, (uint8_t)g->cbr, 0);
@@ -481,6 +489,7 @@ static void ev_tnt(struct gen *g)
 	uint64_t r = rnd(g), h[10], to_mtc, acc, pending;
 	unsigned n = 3 + (r & 7), i;
 	int cyc = g->o.cyc;
+	uint64_t cyc_min = g->cyc_min;
 	uint8_t *p;
 
 	/* 32 random bits per tnt.8: its cycles below bit 13, its byte
@@ -513,7 +522,7 @@ static void ev_tnt(struct gen *g)
 			acc += c;
 			pending += c;
 		}
-		if (cyc && pending) {
+		if (cyc && pending >= cyc_min) {
 			p = enc_cyc(p, pending);
 			pending = 0;
 		}
@@ -677,6 +686,22 @@ static void ev_sleep(struct gen *g)
 		put_tsc(g);
 }
 
+/* Execution stops for a moment without a C-state (a P-state or frequency
+ * change, SDM 36.4.2.22): EXSTOP and its FUP, sometimes a new CBR, and
+ * execution goes on without a PWRX. */
+static void ev_exstop(struct gen *g)
+{
+	uint64_t r = rnd(g);
+
+	run(g, some_cycles(g));
+	put_cyc_pending(g);
+	put2(g, 0x02, 0xe2);
+	put_ip(g, 0x1d, g->cur_ip);
+	sleep_ticks(g, 10 + (r & 255));
+	if ((r >> 8) & 1)
+		ev_cbr(g);
+}
+
 static void ev_ovf(struct gen *g)
 {
 	put2(g, 0x02, 0xf3);
@@ -703,6 +728,11 @@ static void gen_event(struct gen *g)
 	r = rnd(g);
 	if ((uint32_t)(r >> 32) < g->ovf_p) {
 		ev_ovf(g);
+		return;
+	}
+	/* only when asked for, so that other traces keep their bytes */
+	if (g->exstop_p && g->enabled && (uint32_t)rnd(g) < g->exstop_p) {
+		ev_exstop(g);
 		return;
 	}
 	r &= 1023;
@@ -778,6 +808,8 @@ static void gen_init(struct gen *g)
 	xo_seed(g->rng, g->o.seed);
 	xo_seed(g->crng, ~g->o.seed);
 	g->ovf_p = P32(g->o.ovf_rate);
+	g->exstop_p = P32(g->o.exstop_rate);
+	g->cyc_min = g->o.cyc_thresh ? 1ull << (g->o.cyc_thresh - 1) : 1;
 	if (g->o.corrupt_rate > 0) {
 		g->corrupt_log = log1p(-g->o.corrupt_rate);
 		g->next_corrupt = 0;
@@ -869,12 +901,17 @@ static void usage(FILE *f)
 "  -o, --output FILE     where to write; - for stdout (the default)\n"
 "      --psb-period N    bytes between PSBs (default 4096)\n"
 "      --cyc, --no-cyc   send CYC packets (cycle-accurate mode; default on)\n"
+"      --cyc-thresh N    IA32_RTIT_CTL.CycThresh, 0..15: a CYC only after\n"
+"                        2^(N-1) cycles (default 0: every eligible packet)\n"
+"      --no-mtc          MTCEn=0: no MTC or TMA packets, TSC only\n"
 "      --mtc-freq N      IA32_RTIT_CTL.MTCFreq, 0..15 (default 3)\n"
 "      --nom-freq N      P1, the nominal core:bus ratio (default 12)\n"
 "      --cpuid-0x15.eax N, --cpuid-0x15.ebx N\n"
 "                        the TSC:ART ratio ebx/eax (default 2 and 100)\n"
 "      --ovf-rate P      chance of an OVF per event, 0..1 (default 0.00001)\n"
 "      --corrupt-rate P  chance of flipping each output byte (default 0)\n"
+"      --exstop-rate P   chance per event of an EXSTOP inside execution\n"
+"                        (a P-state change; default 0)\n"
 "      --truncate        end with a TSC packet cut in half\n"
 "      --print-config    print the matching ptdump timing options and exit\n"
 "  -h, --help            this text\n");
@@ -882,7 +919,8 @@ static void usage(FILE *f)
 
 enum {
 	OPT_PSB = 256, OPT_CYC, OPT_NOCYC, OPT_MTC, OPT_NOM, OPT_EAX, OPT_EBX,
-	OPT_OVF, OPT_CORRUPT, OPT_TRUNC, OPT_PRINT,
+	OPT_OVF, OPT_CORRUPT, OPT_TRUNC, OPT_PRINT, OPT_THRESH, OPT_NOMTC,
+	OPT_EXSTOP,
 };
 
 static void parse_args(struct gen_opts *o, int argc, char **argv)
@@ -894,6 +932,9 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 		{ "psb-period", required_argument, NULL, OPT_PSB },
 		{ "cyc", no_argument, NULL, OPT_CYC },
 		{ "no-cyc", no_argument, NULL, OPT_NOCYC },
+		{ "cyc-thresh", required_argument, NULL, OPT_THRESH },
+		{ "no-mtc", no_argument, NULL, OPT_NOMTC },
+		{ "exstop-rate", required_argument, NULL, OPT_EXSTOP },
 		{ "mtc-freq", required_argument, NULL, OPT_MTC },
 		{ "nom-freq", required_argument, NULL, OPT_NOM },
 		{ "cpuid-0x15.eax", required_argument, NULL, OPT_EAX },
@@ -912,6 +953,7 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 	o->out = "-";
 	o->psb_period = 4096;
 	o->cyc = 1;
+	o->mtc = 1;
 	o->mtc_freq = 3;
 	o->nom_freq = 12;
 	o->eax = 2;
@@ -943,6 +985,18 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 			break;
 		case OPT_NOCYC:
 			o->cyc = 0;
+			break;
+		case OPT_THRESH:
+			if (parse_uint(optarg, 15, &v))
+				bad = "--cyc-thresh (0..15)";
+			o->cyc_thresh = (unsigned)v;
+			break;
+		case OPT_NOMTC:
+			o->mtc = 0;
+			break;
+		case OPT_EXSTOP:
+			if (parse_rate(optarg, &o->exstop_rate))
+				bad = "--exstop-rate (0..1)";
 			break;
 		case OPT_MTC:
 			if (parse_uint(optarg, 15, &v))
