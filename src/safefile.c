@@ -1,0 +1,448 @@
+/* safefile -- check an output, write it beside, rename it into place. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ptdec.h"
+#include "safefile.h"
+
+struct safefile {
+	char *name;	/* as given, for messages */
+	char *target;	/* the file replaced (a symbolic link resolved) */
+	char *tmp;	/* the temporary file; NULL for standard output */
+	int fd;
+	FILE *stream;
+	unsigned int flags;
+};
+
+/* Tells apart temporary files of threads of one process. */
+static atomic_uint safefile_seq;
+
+static void sf_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* What a file that is not regular is, for the message. */
+static const char *sf_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "is a directory";
+	if (S_ISFIFO(m))
+		return "is a FIFO, not a regular file";
+	if (S_ISCHR(m))
+		return "is a character device, not a regular file";
+	if (S_ISBLK(m))
+		return "is a block device, not a regular file";
+	if (S_ISSOCK(m))
+		return "is a socket, not a regular file";
+	return "is not a regular file";
+}
+
+/* The protected file @st is, or NULL. */
+static const struct safefile_keep *sf_kept(const struct safefile_opts *o,
+					   const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < o->nkeep; i++)
+		if (o->keep[i].dev == st->st_dev && o->keep[i].ino == st->st_ino)
+			return &o->keep[i];
+	return NULL;
+}
+
+/* Whether the regular file @path (@size bytes) begins with @magic. */
+static int sf_has_magic(const char *path, off_t size, const char *magic)
+{
+	char buf[64];
+	size_t n = strlen(magic);
+	ssize_t r;
+	int fd, ok;
+
+	if (n > sizeof(buf))
+		n = sizeof(buf);
+	if (size < (off_t)n)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	r = pread(fd, buf, n, 0);
+	ok = r == (ssize_t)n && !memcmp(buf, magic, n);
+	close(fd);
+	return ok;
+}
+
+static struct safefile *sf_new(const char *name)
+{
+	struct safefile *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->fd = -1;
+	f->name = strdup(name);
+	if (!f->name) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void sf_free(struct safefile *f)
+{
+	free(f->name);
+	free(f->target);
+	free(f->tmp);
+	free(f);
+}
+
+/* "-": a duplicate of standard output, so closing it closes nothing else. */
+static int sf_stdout(struct safefile **out, const struct safefile_opts *o,
+		     char *err, size_t errlen)
+{
+	const struct safefile_keep *k;
+	struct safefile *f;
+	struct stat st;
+
+	if (!(o->flags & SAFEFILE_STDOUT)) {
+		sf_err(err, errlen, "-: standard output is not possible here "
+		       "(./- names a file called -)");
+		return -pte_invalid;
+	}
+	if (fstat(STDOUT_FILENO, &st) < 0) {
+		sf_err(err, errlen, "standard output: %s", strerror(errno));
+		return -pte_io;
+	}
+	if ((k = sf_kept(o, &st))) {
+		sf_err(err, errlen, "standard output is %s; not writing over it",
+		       k->what ? k->what : "the input");
+		return -pte_invalid;
+	}
+	f = sf_new("standard output");
+	if (!f)
+		return -pte_nomem;
+	f->flags = o->flags;
+	f->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (f->fd < 0) {
+		sf_err(err, errlen, "standard output: %s", strerror(errno));
+		sf_free(f);
+		return -pte_io;
+	}
+	*out = f;
+	return 0;
+}
+
+/* Create f->tmp beside f->target, mode @mode (or @st's, if @st). */
+static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
+		       char *err, size_t errlen)
+{
+	const char *slash = strrchr(f->target, '/');
+	const char *base = slash ? slash + 1 : f->target;
+	int dlen = (int)(base - f->target), blen, tries, e;
+	char suffix[64];
+	size_t size;
+
+	size = strlen(f->target) + sizeof(suffix) + 2;
+	f->tmp = malloc(size);
+	if (!f->tmp)
+		return -pte_nomem;
+	for (tries = 0; tries < 100; tries++) {
+		/* NAME.tmp.PID.N: marks.c's cleaning of dead savers' files
+		 * knows the shape; a long NAME is cut to fit NAME_MAX. */
+		snprintf(suffix, sizeof(suffix), ".tmp.%ld.%u", (long)getpid(),
+			 atomic_fetch_add(&safefile_seq, 1));
+		blen = (int)strlen(base);
+		if (blen + strlen(suffix) > NAME_MAX)
+			blen = NAME_MAX - (int)strlen(suffix);
+		snprintf(f->tmp, size, "%.*s%.*s%s", dlen, f->target, blen, base,
+			 suffix);
+		f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+			     O_NOCTTY, mode);
+		if (f->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (f->fd < 0) {
+		e = errno;
+		if (e == ENOENT)
+			sf_err(err, errlen, "%s: no such directory: %.*s", f->name,
+			       dlen > 1 ? dlen - 1 : 1, dlen ? f->target : ".");
+		else
+			sf_err(err, errlen, "%s: cannot create a file beside it: %s",
+			       f->name, strerror(e));
+		free(f->tmp);
+		f->tmp = NULL;
+		errno = e;
+		return -pte_io;
+	}
+	if (st) {
+		/* The replacement keeps the old file's mode and, where we
+		 * may, its owner. */
+		(void)fchmod(f->fd, st->st_mode & 07777);
+		if (st->st_uid != geteuid() || st->st_gid != getegid())
+			(void)!fchown(f->fd, st->st_uid, st->st_gid);
+	}
+	return 0;
+}
+
+int safefile_create(struct safefile **out, const char *path,
+		    const struct safefile_opts *o, char *err, size_t errlen)
+{
+	static const struct safefile_opts defaults;
+	const struct safefile_keep *k;
+	struct safefile *f;
+	struct stat st;
+	int exists = 0, ret;
+
+	if (!out)
+		return -pte_invalid;
+	*out = NULL;
+	if (!o)
+		o = &defaults;
+	if (!path || !*path) {
+		sf_err(err, errlen, "empty file name");
+		return -pte_invalid;
+	}
+	if (!strcmp(path, "-"))
+		return sf_stdout(out, o, err, errlen);
+	f = sf_new(path);
+	if (!f)
+		return -pte_nomem;
+	f->flags = o->flags;
+	if (!lstat(path, &st)) {
+		exists = 1;
+		if (S_ISLNK(st.st_mode)) {
+			if (o->flags & SAFEFILE_NOFOLLOW) {
+				sf_err(err, errlen, "%s: is a symbolic link; not "
+				       "writing through it", path);
+				ret = -pte_invalid;
+				goto out_free;
+			}
+			f->target = realpath(path, NULL);
+			if (!f->target || stat(f->target, &st) < 0) {
+				sf_err(err, errlen, "%s: a symbolic link that leads "
+				       "nowhere (%s); not writing through it", path,
+				       strerror(errno));
+				ret = -pte_invalid;
+				goto out_free;
+			}
+		}
+	} else if (errno != ENOENT) {
+		sf_err(err, errlen, "%s: %s", path, strerror(errno));
+		ret = -pte_io;
+		goto out_free;
+	}
+	if (!f->target && !(f->target = strdup(path))) {
+		ret = -pte_nomem;
+		goto out_free;
+	}
+	if (exists) {
+		if (!S_ISREG(st.st_mode)) {
+			sf_err(err, errlen, "%s: %s; not replacing it", path,
+			       sf_kind(st.st_mode));
+			ret = -pte_invalid;
+			goto out_free;
+		}
+		if ((k = sf_kept(o, &st))) {
+			sf_err(err, errlen, "%s: is %s; not overwriting it", path,
+			       k->what ? k->what : "the input");
+			ret = -pte_invalid;
+			goto out_free;
+		}
+		if (o->magic && st.st_size > 0 &&
+		    !sf_has_magic(f->target, st.st_size, o->magic)) {
+			sf_err(err, errlen, "%s: exists and is not %s; not "
+			       "replacing it", path, o->kind ? o->kind : "ours");
+			ret = -pte_invalid;
+			goto out_free;
+		}
+	}
+	ret = sf_open_tmp(f, o->mode ? (mode_t)o->mode : 0666,
+			  exists ? &st : NULL, err, errlen);
+	if (ret < 0)
+		goto out_free;
+	*out = f;
+	return 0;
+
+out_free:
+	sf_free(f);
+	return ret;
+}
+
+int safefile_fd(const struct safefile *f)
+{
+	return f ? f->fd : -1;
+}
+
+FILE *safefile_stream(struct safefile *f)
+{
+	if (!f)
+		return NULL;
+	if (!f->stream)
+		f->stream = fdopen(f->fd, "w");
+	return f->stream;
+}
+
+int safefile_is_stdout(const struct safefile *f)
+{
+	return f && !f->tmp;
+}
+
+/* Close @f's descriptor (through its stream, if any).  Returns 0 or -1. */
+static int sf_close(struct safefile *f)
+{
+	int r;
+
+	if (f->stream)
+		r = fclose(f->stream);
+	else
+		r = f->fd >= 0 ? close(f->fd) : 0;
+	f->stream = NULL;
+	f->fd = -1;
+	return r;
+}
+
+/* Make the rename of a file in @path's directory durable. */
+static void sf_sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int safefile_commit(struct safefile *f, char *err, size_t errlen)
+{
+	const char *what = "cannot write";
+	int e;
+
+	if (!f)
+		return -pte_invalid;
+	if (f->stream && (fflush(f->stream) || ferror(f->stream)))
+		goto out_fail;
+	if (!f->tmp) {
+		if (sf_close(f) < 0)
+			goto out_fail;
+		sf_free(f);
+		return 0;
+	}
+	if (!(f->flags & SAFEFILE_NOSYNC) && fsync(f->fd) < 0)
+		goto out_fail;
+	if (sf_close(f) < 0)
+		goto out_fail;
+	what = "cannot replace";
+	if (rename(f->tmp, f->target) < 0)
+		goto out_fail;
+	if (!(f->flags & SAFEFILE_NOSYNC))
+		sf_sync_dir(f->target);
+	sf_free(f);
+	return 0;
+
+out_fail:
+	e = errno ? errno : EIO;
+	sf_err(err, errlen, "%s: %s%s%s", f->name, f->tmp ? what : "",
+	       f->tmp ? " it: " : "", strerror(e));
+	safefile_abort(f);
+	errno = e;
+	return -pte_io;
+}
+
+void safefile_abort(struct safefile *f)
+{
+	int e = errno;
+
+	if (!f)
+		return;
+	sf_close(f);
+	if (f->tmp)
+		unlink(f->tmp);
+	sf_free(f);
+	errno = e;
+}
+
+int safefile_open_read(const char *path, uint64_t max)
+{
+	struct stat st;
+	int fd, fl, e;
+
+	if (!path || !*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	/* Not even opened if it is known not to be a file: opening a FIFO
+	 * waits for a writer, and a device may do something. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	/* Non-blocking, since it may have been replaced meanwhile. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		goto out_close;
+	}
+	if (max && (uint64_t)st.st_size > max) {
+		e = EFBIG;
+		goto out_close;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+
+out_close:
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+FILE *safefile_fopen_read(const char *path, uint64_t max)
+{
+	int fd = safefile_open_read(path, max), e;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+const char *safefile_strerror(int errnum)
+{
+	if (errnum == EINVAL)
+		return "not a regular file (a FIFO, a device or a socket)";
+	return strerror(errnum);
+}

@@ -1,0 +1,116 @@
+/*
+ * safefile -- the one way ptbrowse writes a file, and reads one it did not
+ * ask the user for (config, history, keymaps, marks, the index cache).
+ *
+ * Every output (export, extract, marks export, :save-screen, the history,
+ * the index cache, the marks file, the tools' -o) goes through
+ * safefile_create() and safefile_commit():
+ *
+ *   - an empty name is refused; "-" is standard output where the caller
+ *     allows it (SAFEFILE_STDOUT), else refused;
+ *   - an existing target that is not a regular file (a FIFO, a device, a
+ *     directory) is refused, and so is any file the caller protects (the
+ *     input trace: same device and inode, so through symbolic and hard
+ *     links too), and an existing file that does not start as the caller
+ *     says its own files do (a marks export never replaces a trace);
+ *   - a symbolic link named by the user is followed to its file, which is
+ *     replaced (the link stays); a dangling one is refused.  Names
+ *     ptbrowse makes up itself inside a directory (SAFEFILE_NOFOLLOW:
+ *     extract's outputs, the state files) are never followed: a link there
+ *     is refused, so the file it points to is never written;
+ *   - the bytes go to a new temporary file beside the target (O_EXCL, the
+ *     mode the target has or a new file would get), which is fsynced and
+ *     renamed over the target only when everything was written: a failure
+ *     removes the temporary file and nothing else, so a file that existed
+ *     before the command is never truncated, half written or removed;
+ *   - every error is one line naming the file.
+ *
+ * Reading: safefile_open_read() and safefile_fopen_read() open only a
+ * regular file (opening a FIFO would block, a device never end), checked on
+ * the open descriptor.
+ */
+#ifndef SAFEFILE_H
+#define SAFEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Flags of struct safefile_opts. */
+enum {
+	SAFEFILE_STDOUT = 1 << 0,	/* "-" is standard output */
+	SAFEFILE_NOFOLLOW = 1 << 1,	/* refuse a symbolic link at the name */
+	SAFEFILE_NOSYNC = 1 << 2,	/* no fsync (a cache, generated data) */
+};
+
+/* A file that must never be replaced: the input trace. */
+struct safefile_keep {
+	dev_t dev;
+	ino_t ino;
+	const char *what;	/* for the message: "the trace" */
+};
+
+/* How safefile_create() writes. */
+struct safefile_opts {
+	unsigned int flags;		/* SAFEFILE_* */
+	unsigned int mode;		/* of a new file, before the umask; 0: 0666 */
+	const struct safefile_keep *keep;	/* never replaced */
+	size_t nkeep;
+	const char *magic;	/* a non-empty existing target must begin so */
+	const char *kind;	/* what a file beginning with @magic is, for
+				 * the message: "a marks file" */
+};
+
+struct safefile;
+
+/* Check @path as an output (see the top of this file) and open a temporary
+ * file beside it, or standard output for "-".  @o may be NULL (defaults).
+ * Nothing existing is touched until safefile_commit().
+ * Returns 0 and sets *@out.
+ * Returns -pte_invalid if @path is refused (empty, "-" not allowed, not a
+ * regular file, protected, a symbolic link where none is followed, not
+ * what @o->magic says); @err says why, naming the file.
+ * Returns -pte_io if the temporary file cannot be made (errno set).
+ * Returns -pte_nomem if out of memory. */
+int safefile_create(struct safefile **out, const char *path,
+		    const struct safefile_opts *o, char *err, size_t errlen);
+
+/* The descriptor to write to. */
+int safefile_fd(const struct safefile *f);
+
+/* A stdio stream on safefile_fd(), made on the first call and owned by
+ * @f.  Returns NULL if out of memory. */
+FILE *safefile_stream(struct safefile *f);
+
+/* Whether @f writes to standard output. */
+int safefile_is_stdout(const struct safefile *f);
+
+/* Flush, fsync and close @f's temporary file and rename it over the
+ * target (fsyncing the directory); or flush standard output.  Frees @f,
+ * whatever happens (NULL is fine: returns -pte_invalid).
+ * Returns 0 if the target now holds everything written.
+ * Returns -pte_io if anything failed (errno set): the temporary file is
+ * removed, the target is as it was; @err says why, naming the file. */
+int safefile_commit(struct safefile *f, char *err, size_t errlen);
+
+/* Give up @f: remove its temporary file, leave the target alone, free @f.
+ * NULL is fine.  Keeps errno. */
+void safefile_abort(struct safefile *f);
+
+/* Open @path read-only (close-on-exec) if it is a regular file of at most
+ * @max bytes (0: any size), without blocking on a FIFO on the way.
+ * Returns the descriptor.
+ * Returns -1 with errno set: from open() (ENOENT, EACCES, ...), EISDIR
+ * for a directory, EINVAL for any other file that is not regular (a FIFO,
+ * a device, a socket), EFBIG if it is too big. */
+int safefile_open_read(const char *path, uint64_t max);
+
+/* safefile_open_read() as a stdio stream.  Returns NULL as it does. */
+FILE *safefile_fopen_read(const char *path, uint64_t max);
+
+/* strerror(@errnum), but what safefile_open_read() means by EINVAL:
+ * "not a regular file (a FIFO or a device?)". */
+const char *safefile_strerror(int errnum);
+
+#endif /* SAFEFILE_H */

@@ -1,0 +1,364 @@
+/* test_safefile -- the one way to write a file, and to read one safely. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ptdec.h"
+#include "safefile.h"
+
+static char tmpdir[] = "/tmp/test_safefile.XXXXXX";
+
+static int setup(void **state)
+{
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) ? -1 : 0;
+}
+
+/* @name inside the test directory, in one of four static buffers. */
+static const char *in_dir(const char *name)
+{
+	static char buf[4][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The content of @path (at most 255 bytes), or "(none)". */
+static const char *get(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return "(none)";
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* Files in the test directory whose name contains ".tmp.". */
+static int tmp_files(void)
+{
+	struct dirent *d;
+	DIR *dp = opendir(tmpdir);
+	int n = 0;
+
+	assert_non_null(dp);
+	while ((d = readdir(dp)))
+		n += strstr(d->d_name, ".tmp.") != NULL;
+	closedir(dp);
+	return n;
+}
+
+/* Write @text to @path through safefile with @o.  Returns what
+ * safefile_create() or safefile_commit() returned. */
+static int write_text(const char *path, const struct safefile_opts *o,
+		      const char *text, char *err, size_t errlen)
+{
+	struct safefile *f;
+	int r;
+
+	r = safefile_create(&f, path, o, err, errlen);
+	if (r < 0)
+		return r;
+	fputs(text, safefile_stream(f));
+	return safefile_commit(f, err, errlen);
+}
+
+static void test_null(void **state)
+{
+	struct safefile *f;
+	char err[256];
+
+	assert_int_equal(safefile_create(NULL, "x", NULL, err, sizeof(err)), -pte_invalid);
+	assert_int_equal(safefile_create(&f, NULL, NULL, err, sizeof(err)), -pte_invalid);
+	assert_null(f);
+	assert_int_equal(safefile_commit(NULL, err, sizeof(err)), -pte_invalid);
+	safefile_abort(NULL);
+	assert_int_equal(safefile_fd(NULL), -1);
+	assert_null(safefile_stream(NULL));
+	assert_int_equal(safefile_open_read(NULL, 0), -1);
+}
+
+static void test_empty_name(void **state)
+{
+	struct safefile *f;
+	char err[256];
+
+	assert_int_equal(safefile_create(&f, "", NULL, err, sizeof(err)), -pte_invalid);
+	assert_string_equal(err, "empty file name");
+	assert_int_equal(safefile_open_read("", 0), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+static void test_new_and_replace(void **state)
+{
+	const char *p = in_dir("new.txt");
+	struct stat st;
+	char err[256];
+	mode_t old = umask(022);
+
+	assert_int_equal(write_text(p, NULL, "one\n", err, sizeof(err)), 0);
+	assert_string_equal(get(p), "one\n");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);	/* 0666 less the umask */
+	/* A replacement keeps the old file's mode. */
+	assert_int_equal(chmod(p, 0600), 0);
+	assert_int_equal(write_text(p, NULL, "two\n", err, sizeof(err)), 0);
+	assert_string_equal(get(p), "two\n");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(tmp_files(), 0);
+	umask(old);
+}
+
+/* Until the commit, the target is untouched; an abort leaves it so. */
+static void test_abort_keeps_target(void **state)
+{
+	const char *p = in_dir("keep.txt");
+	struct safefile *f;
+	char err[256];
+
+	put(p, "precious\n");
+	assert_int_equal(safefile_create(&f, p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(write(safefile_fd(f), "junk", 4), 4);
+	assert_string_equal(get(p), "precious\n");
+	assert_int_equal(tmp_files(), 1);
+	safefile_abort(f);
+	assert_string_equal(get(p), "precious\n");
+	assert_int_equal(tmp_files(), 0);
+}
+
+static void test_not_regular(void **state)
+{
+	const char *fifo = in_dir("fifo"), *dir = in_dir("adir");
+	struct safefile *f;
+	char err[256];
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(safefile_create(&f, fifo, NULL, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "is a FIFO"));
+	assert_non_null(strstr(err, fifo));
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(safefile_create(&f, dir, NULL, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "is a directory"));
+	assert_int_equal(safefile_create(&f, "/dev/null", NULL, err, sizeof(err)),
+			 -pte_invalid);
+	assert_non_null(strstr(err, "character device"));
+	assert_int_equal(tmp_files(), 0);
+}
+
+/* The protected file, by any name: itself, a symbolic link, a hard link. */
+static void test_keep(void **state)
+{
+	const char *in = in_dir("in.pt"), *sym = in_dir("sym.pt"),
+		   *hard = in_dir("hard.pt");
+	struct safefile_keep keep;
+	struct safefile_opts o = { .keep = &keep, .nkeep = 1 };
+	struct safefile *f;
+	struct stat st;
+	char err[256];
+
+	put(in, "trace\n");
+	assert_int_equal(stat(in, &st), 0);
+	keep.dev = st.st_dev;
+	keep.ino = st.st_ino;
+	keep.what = "the trace";
+	assert_int_equal(symlink("in.pt", sym), 0);
+	assert_int_equal(link(in, hard), 0);
+	assert_int_equal(safefile_create(&f, in, &o, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "is the trace"));
+	assert_int_equal(safefile_create(&f, sym, &o, err, sizeof(err)), -pte_invalid);
+	assert_int_equal(safefile_create(&f, hard, &o, err, sizeof(err)), -pte_invalid);
+	o.flags = SAFEFILE_NOFOLLOW;
+	assert_int_equal(safefile_create(&f, hard, &o, err, sizeof(err)), -pte_invalid);
+	assert_string_equal(get(in), "trace\n");
+}
+
+/* A link the user names is written through (the link stays); a link where
+ * links are not followed is refused; a dangling one always. */
+static void test_symlinks(void **state)
+{
+	const char *target = in_dir("target.txt"), *link1 = in_dir("link.txt"),
+		   *dang = in_dir("dangling.txt");
+	struct safefile_opts nofollow = { .flags = SAFEFILE_NOFOLLOW };
+	struct safefile *f;
+	struct stat st;
+	char err[256];
+
+	put(target, "old\n");
+	assert_int_equal(symlink("target.txt", link1), 0);
+	assert_int_equal(write_text(link1, NULL, "new\n", err, sizeof(err)), 0);
+	assert_int_equal(lstat(link1, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_string_equal(get(target), "new\n");
+
+	assert_int_equal(safefile_create(&f, link1, &nofollow, err, sizeof(err)),
+			 -pte_invalid);
+	assert_non_null(strstr(err, "symbolic link"));
+	assert_string_equal(get(target), "new\n");
+
+	assert_int_equal(symlink("nowhere/x", dang), 0);
+	assert_int_equal(safefile_create(&f, dang, NULL, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "leads nowhere"));
+	assert_int_equal(tmp_files(), 0);
+}
+
+static void test_magic(void **state)
+{
+	const char *p = in_dir("shared.marks"), *e = in_dir("empty.marks");
+	struct safefile_opts o = { .magic = "# ptbrowse marks", .kind = "a marks file" };
+	char err[256];
+
+	put(p, "\x02\x82 not marks");
+	assert_int_equal(write_text(p, &o, "# ptbrowse marks v1\n", err, sizeof(err)),
+			 -pte_invalid);
+	assert_non_null(strstr(err, "is not a marks file"));
+	assert_string_equal(get(p), "\x02\x82 not marks");
+	put(p, "# ptbrowse marks v1\nmark a 0x10\n");
+	assert_int_equal(write_text(p, &o, "# ptbrowse marks v1\n", err, sizeof(err)), 0);
+	put(e, "");
+	assert_int_equal(write_text(e, &o, "# ptbrowse marks v1\n", err, sizeof(err)), 0);
+}
+
+static void test_missing_dir(void **state)
+{
+	struct safefile *f;
+	char err[512];
+
+	assert_int_equal(safefile_create(&f, in_dir("no/such/x"), NULL, err,
+					 sizeof(err)), -pte_io);
+	assert_non_null(strstr(err, "no such directory"));
+}
+
+/* "-" is standard output only where the caller says so. */
+static void test_stdout(void **state)
+{
+	const char *p = in_dir("stdout.txt");
+	struct safefile_opts o = { .flags = SAFEFILE_STDOUT };
+	struct safefile *f;
+	char err[256];
+	int saved, fd;
+
+	assert_int_equal(safefile_create(&f, "-", NULL, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "./-"));
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, 1);
+	assert_int_equal(write_text("-", &o, "to stdout\n", err, sizeof(err)), 0);
+	/* standard output being the protected file is refused too */
+	{
+		struct safefile_keep keep;
+		struct stat st;
+
+		fstat(fd, &st);
+		keep.dev = st.st_dev;
+		keep.ino = st.st_ino;
+		keep.what = "the trace";
+		o.keep = &keep;
+		o.nkeep = 1;
+		assert_int_equal(safefile_create(&f, "-", &o, err, sizeof(err)),
+				 -pte_invalid);
+	}
+	dup2(saved, 1);
+	close(saved);
+	close(fd);
+	assert_string_equal(get(p), "to stdout\n");
+	assert_int_equal(fcntl(1, F_GETFD), 0);	/* still open */
+}
+
+/* A name too long for a temporary file beside it is cut, not refused. */
+static void test_long_name(void **state)
+{
+	char name[NAME_MAX + 1];
+	char err[256];
+
+	memset(name, 'n', NAME_MAX - 4);
+	strcpy(name + NAME_MAX - 4, ".txt");
+	assert_int_equal(write_text(in_dir(name), NULL, "long\n", err, sizeof(err)), 0);
+	assert_string_equal(get(in_dir(name)), "long\n");
+	assert_int_equal(tmp_files(), 0);
+}
+
+static void test_read(void **state)
+{
+	const char *p = in_dir("read.txt"), *fifo = in_dir("rfifo");
+	FILE *f;
+	int fd;
+
+	put(p, "hello\n");
+	fd = safefile_open_read(p, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	assert_int_equal(safefile_open_read(p, 3), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* returns at once: no writer is waited for */
+	assert_int_equal(safefile_open_read(fifo, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(safefile_strerror(errno), "not a regular file"));
+	assert_int_equal(safefile_open_read("/dev/zero", 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(safefile_open_read(tmpdir, 0), -1);
+	assert_int_equal(errno, EISDIR);
+	assert_null(safefile_fopen_read(in_dir("absent"), 0));
+	assert_int_equal(errno, ENOENT);
+	f = safefile_fopen_read(p, 0);
+	assert_non_null(f);
+	fclose(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_empty_name),
+		cmocka_unit_test(test_new_and_replace),
+		cmocka_unit_test(test_abort_keeps_target),
+		cmocka_unit_test(test_not_regular),
+		cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_symlinks),
+		cmocka_unit_test(test_magic),
+		cmocka_unit_test(test_missing_dir),
+		cmocka_unit_test(test_stdout),
+		cmocka_unit_test(test_long_name),
+		cmocka_unit_test(test_read),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
