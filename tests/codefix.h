@@ -99,7 +99,7 @@ static unsigned long long codefix_nm(const char *file, const char *sym)
 	unsigned long long addr, found = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "nm --defined-only '%s'", file);
+	snprintf(cmd, sizeof(cmd), "nm --defined-only '%s' 2>/dev/null", file);
 	p = popen(cmd, "r");
 	if (!p)
 		return 0;
@@ -112,7 +112,7 @@ static unsigned long long codefix_nm(const char *file, const char *sym)
 }
 
 /* @file's GNU build ID as readelf -n prints it, into @buf. */
-static int codefix_build_id(const char *file, char *buf, size_t size)
+static __attribute__((unused)) int codefix_build_id(const char *file, char *buf, size_t size)
 {
 	char cmd[512], line[512];
 	FILE *p;

@@ -1,0 +1,458 @@
+/* symtab -- an object's functions by address; source lines via libdw. */
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef HAVE_LIBDW
+#include <elfutils/libdw.h>
+#endif
+
+#include "elfimg.h"
+#include "ptdec.h"
+#include "symtab.h"
+
+/* Binding ranks: lower wins among names at one address. */
+enum { SYMTAB_GLOBAL, SYMTAB_WEAK, SYMTAB_LOCAL };
+
+struct symtab_ent {
+	struct symtab_sym sym;
+	uint8_t rank;
+	uint8_t open;		/* size 0 in the file: up to the next one */
+	size_t order;		/* input order, for a stable choice */
+};
+
+struct symtab {
+	struct symtab_sym *syms;
+	size_t n;
+	char *pool;		/* the names, NUL-separated */
+	size_t pool_len, pool_cap;
+	const char *origin;
+	struct elfimg *elf;	/* for DWARF, if from an ELF file */
+#ifdef HAVE_LIBDW
+	Dwarf *dw;
+	uint8_t dw_tried;
+#endif
+};
+
+/* A growing list of entries while a table is read. */
+struct symtab_build {
+	struct symtab_ent *ent;
+	size_t n, cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+};
+
+static int symtab_fail(char *err, size_t errlen, const char *path, int code,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int symtab_fail(char *err, size_t errlen, const char *path, int code,
+		       const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err && errlen)
+		snprintf(err, errlen, "%s: %s", path, msg);
+	return -code;
+}
+
+/* Add one symbol; its name is copied into the pool (offset kept in
+ * sym.name until symtab_finish turns it into a pointer). */
+static int symtab_push(struct symtab_build *b, uint64_t addr, uint64_t size,
+		       const char *name, size_t nlen, uint8_t rank, int open)
+{
+	struct symtab_ent *e;
+
+	if (b->n == b->cap) {
+		size_t ncap = b->cap ? 2 * b->cap : 256;
+
+		e = realloc(b->ent, ncap * sizeof(*e));
+		if (!e)
+			return -pte_nomem;
+		b->ent = e;
+		b->cap = ncap;
+	}
+	if (b->pool_len + nlen + 1 > b->pool_cap) {
+		size_t ncap = 2 * (b->pool_len + nlen + 1) + 4096;
+		char *p = realloc(b->pool, ncap);
+
+		if (!p)
+			return -pte_nomem;
+		b->pool = p;
+		b->pool_cap = ncap;
+	}
+	memcpy(b->pool + b->pool_len, name, nlen);
+	b->pool[b->pool_len + nlen] = 0;
+	e = &b->ent[b->n];
+	e->sym.addr = addr;
+	e->sym.size = size;
+	e->sym.name = (const char *)(uintptr_t)b->pool_len;
+	e->rank = rank;
+	e->open = !!open;
+	e->order = b->n++;
+	b->pool_len += nlen + 1;
+	return 0;
+}
+
+static int symtab_ent_cmp(const void *a, const void *b)
+{
+	const struct symtab_ent *x = a, *y = b;
+
+	if (x->sym.addr != y->sym.addr)
+		return x->sym.addr < y->sym.addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sort, keep one name per address, and hand the storage to a table. */
+static int symtab_finish(struct symtab_build *b, const char *origin,
+			 struct symtab **out)
+{
+	struct symtab *s;
+	uint8_t *open;
+	size_t i, k = 0;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -pte_nomem;
+	s->syms = calloc(b->n ? b->n : 1, sizeof(*s->syms));
+	open = calloc(b->n ? b->n : 1, 1);
+	if (!s->syms || !open) {
+		free(open);
+		free(s->syms);
+		free(s);
+		return -pte_nomem;
+	}
+	qsort(b->ent, b->n, sizeof(*b->ent), symtab_ent_cmp);
+	for (i = 0; i < b->n; i++) {
+		if (k && s->syms[k - 1].addr == b->ent[i].sym.addr) {
+			/* an alias: keep the winner's, the larger size */
+			if (b->ent[i].sym.size > s->syms[k - 1].size)
+				s->syms[k - 1].size = b->ent[i].sym.size;
+			continue;
+		}
+		/* an open symbol ends where the next one starts */
+		if (k && open[k - 1] &&
+		    b->ent[i].sym.addr - s->syms[k - 1].addr <
+		    s->syms[k - 1].size)
+			s->syms[k - 1].size = b->ent[i].sym.addr -
+					      s->syms[k - 1].addr;
+		s->syms[k] = b->ent[i].sym;
+		s->syms[k].name = b->pool + (uintptr_t)b->ent[i].sym.name;
+		open[k] = b->ent[i].open;
+		k++;
+	}
+	free(open);
+	s->n = k;
+	s->pool = b->pool;
+	s->pool_len = b->pool_len;
+	s->origin = origin;
+	b->pool = NULL;
+	free(b->ent);
+	b->ent = NULL;
+	*out = s;
+	return 0;
+}
+
+static void symtab_build_free(struct symtab_build *b)
+{
+	free(b->ent);
+	free(b->pool);
+}
+
+/* Read the functions of symbol table section @scn. */
+static int symtab_read_scn(struct symtab_build *b, Elf *elf, Elf_Scn *scn,
+			   const GElf_Shdr *sh, const char *path, char *err,
+			   size_t errlen)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	Elf_Scn *sec;
+	GElf_Shdr ssh;
+	GElf_Sym sym;
+	uint64_t size;
+	size_t i, n;
+	const char *name;
+	int type, bind, ret;
+
+	if (!d || !sh->sh_entsize)
+		return symtab_fail(err, errlen, path, pte_bad_file,
+				   "offset %#" PRIx64 ": unreadable symbol "
+				   "table: %s", (uint64_t)sh->sh_offset,
+				   elf_errmsg(-1));
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		if (!gelf_getsym(d, (int)i, &sym))
+			return symtab_fail(err, errlen, path, pte_bad_file,
+					   "offset %#" PRIx64 ": symbol %zu "
+					   "unreadable", (uint64_t)sh->sh_offset,
+					   i);
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_name)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		bind = GELF_ST_BIND(sym.st_info);
+		size = sym.st_size;
+		/* size 0 (assembly): at most to the end of its section */
+		if (!size && sym.st_shndx < SHN_LORESERVE &&
+		    (sec = elf_getscn(elf, sym.st_shndx)) &&
+		    gelf_getshdr(sec, &ssh) && sym.st_value >= ssh.sh_addr &&
+		    sym.st_value - ssh.sh_addr < ssh.sh_size)
+			size = ssh.sh_addr + ssh.sh_size - sym.st_value;
+		ret = symtab_push(b, sym.st_value, size, name,
+				  strlen(name), bind == STB_GLOBAL ?
+				  SYMTAB_GLOBAL : bind == STB_WEAK ?
+				  SYMTAB_WEAK : SYMTAB_LOCAL, !sym.st_size);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
+		    size_t errlen)
+{
+	struct symtab_build b = { 0 };
+	Elf *elf;
+	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
+	GElf_Shdr sh, tsh;
+	const char *origin = "";
+	int ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!out || !e)
+		return -pte_invalid;
+	elf = elfimg_elf(e);
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !tab)
+			tab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !dyn)
+			dyn = scn;
+	}
+	if (!tab)
+		tab = dyn;
+	if (tab && gelf_getshdr(tab, &tsh)) {
+		origin = tab == dyn ? ".dynsym" : ".symtab";
+		ret = symtab_read_scn(&b, elf, tab, &tsh, elfimg_path(e), err,
+				      errlen);
+		if (ret)
+			goto out_free;
+	}
+	ret = symtab_finish(&b, origin, out);
+	if (ret)
+		goto out_free;
+	(*out)->elf = e;
+	return 0;
+
+out_free:
+	symtab_build_free(&b);
+	return ret;
+}
+
+/* A kallsyms type letter that names code. */
+static int symtab_ktext(char c)
+{
+	return c == 't' || c == 'T' || c == 'w' || c == 'W';
+}
+
+int symtab_from_kallsyms(struct symtab **out, const char *path, char *err,
+			 size_t errlen)
+{
+	struct symtab_build b = { 0 };
+	char line[1024], name[512], mod[256], type;
+	unsigned long long addr;
+	unsigned long lineno = 0;
+	uint64_t nonzero = 0;
+	FILE *f;
+	size_t i, nlen;
+	int ret = 0, n;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!out || !path)
+		return -pte_invalid;
+	f = fopen(path, "re");
+	if (!f)
+		return symtab_fail(err, errlen, path, pte_io, "%s",
+				   strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (line[0] == '\n' || line[0] == 0)
+			continue;
+		mod[0] = 0;
+		n = sscanf(line, "%llx %c %511s %255s", &addr, &type, name,
+			   mod);
+		if (n < 3) {
+			ret = symtab_fail(err, errlen, path, pte_bad_file,
+					  "line %lu: not 'ADDRESS TYPE NAME'",
+					  lineno);
+			goto out_close;
+		}
+		if (!symtab_ktext(type))
+			continue;
+		nonzero += addr != 0;
+		nlen = strlen(name);
+		if (n == 4 && mod[0] == '[') {
+			/* "name [module]" keeps the module: two names */
+			size_t mlen = strlen(mod);
+
+			if (nlen + 1 + mlen < sizeof(name)) {
+				name[nlen] = ' ';
+				memcpy(name + nlen + 1, mod, mlen + 1);
+				nlen += 1 + mlen;
+			}
+		}
+		ret = symtab_push(&b, addr, 0, name, nlen,
+				  type == 'T' ? SYMTAB_GLOBAL :
+				  type == 'W' || type == 'w' ? SYMTAB_WEAK :
+				  SYMTAB_LOCAL, 0);
+		if (ret)
+			goto out_close;
+	}
+	if (ferror(f)) {
+		ret = symtab_fail(err, errlen, path, pte_io, "read error");
+		goto out_close;
+	}
+	if (b.n && !nonzero) {
+		ret = symtab_fail(err, errlen, path, pte_bad_file,
+				  "every address is 0 (kernel.kptr_restrict "
+				  "hid them: read /proc/kallsyms as root)");
+		goto out_close;
+	}
+	fclose(f);
+	ret = symtab_finish(&b, "kallsyms", out);
+	if (ret) {
+		symtab_build_free(&b);
+		return ret;
+	}
+	/* no sizes: each reaches to the next (symtab_lookup does that) */
+	for (i = 0; i < (*out)->n; i++)
+		(*out)->syms[i].size = 0;
+	return 0;
+
+out_close:
+	fclose(f);
+	symtab_build_free(&b);
+	return ret;
+}
+
+void symtab_free(struct symtab *s)
+{
+	if (!s)
+		return;
+#ifdef HAVE_LIBDW
+	if (s->dw)
+		dwarf_end(s->dw);
+#endif
+	free(s->syms);
+	free(s->pool);
+	free(s);
+}
+
+const char *symtab_origin(const struct symtab *s)
+{
+	return s ? s->origin : "";
+}
+
+size_t symtab_count(const struct symtab *s)
+{
+	return s ? s->n : 0;
+}
+
+const struct symtab_sym *symtab_get(const struct symtab *s, size_t i)
+{
+	return s && i < s->n ? &s->syms[i] : NULL;
+}
+
+const struct symtab_sym *symtab_lookup(const struct symtab *s, uint64_t addr)
+{
+	size_t lo = 0, hi, mid;
+	const struct symtab_sym *sym;
+
+	if (!s || !s->n)
+		return NULL;
+	hi = s->n;
+	/* the last symbol starting at or below addr */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	sym = &s->syms[lo - 1];
+	if (sym->size)
+		return addr - sym->addr < sym->size ? sym : NULL;
+	return sym;
+}
+
+size_t symtab_format(const struct symtab *s, uint64_t addr, char *buf,
+		     size_t size)
+{
+	const struct symtab_sym *sym = symtab_lookup(s, addr);
+	int n;
+
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!sym)
+		return 0;
+	if (addr == sym->addr)
+		n = snprintf(buf, size, "%s", sym->name);
+	else
+		n = snprintf(buf, size, "%s+%#" PRIx64, sym->name,
+			     addr - sym->addr);
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+int symtab_srcline(struct symtab *s, uint64_t addr, const char **file,
+		   int *line)
+{
+#ifdef HAVE_LIBDW
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *src;
+
+	if (!s || !s->elf || !file || !line)
+		return -pte_invalid;
+	if (!s->dw_tried) {
+		s->dw_tried = 1;
+		s->dw = dwarf_begin_elf(elfimg_elf(s->elf), DWARF_C_READ,
+					NULL);
+	}
+	if (!s->dw || !dwarf_addrdie(s->dw, addr, &cu))
+		return -pte_invalid;
+	l = dwarf_getsrc_die(&cu, addr);
+	if (!l)
+		return -pte_invalid;
+	src = dwarf_linesrc(l, NULL, NULL);
+	if (!src || dwarf_lineno(l, line))
+		return -pte_invalid;
+	*file = src;
+	return 0;
+#else
+	(void)s;
+	(void)addr;
+	(void)file;
+	(void)line;
+	return -pte_invalid;
+#endif
+}

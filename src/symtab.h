@@ -1,0 +1,77 @@
+/*
+ * symtab -- the functions of one object (an ELF file, or the kernel from
+ * /proc/kallsyms), sorted by address, with O(log n) lookup and, where the
+ * build has libdw (HAVE_LIBDW) and the file has DWARF, source lines.
+ *
+ * Addresses are the object's own (an ELF file's link-time addresses, the
+ * kernel's absolute ones); the address-space layer (imgopt.h) subtracts
+ * each mapping's bias before asking.  Symbols come from .symtab, else
+ * .dynsym: STT_FUNC and STT_GNU_IFUNC symbols that are defined.  Of
+ * several names at one address the global one wins, then the weak one,
+ * then the first.  An ELF symbol of size 0 (hand-written assembly) reaches
+ * up to the next symbol or the end of its section, whichever is first;
+ * kallsyms has no sizes: each reaches up to the next symbol.
+ */
+#ifndef SYMTAB_H
+#define SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfimg;
+struct symtab;
+
+/* One function. */
+struct symtab_sym {
+	uint64_t addr;
+	uint64_t size;		/* 0 (kallsyms): up to the next symbol */
+	const char *name;	/* owned by the table */
+};
+
+/* The functions of @e (which must outlive the table: source lines read
+ * its DWARF).  A file without any symbol table gives an empty table.
+ * Returns 0 and sets *@out.
+ * Returns -pte_bad_file (message in @err) if a symbol table is damaged.
+ * Returns -pte_nomem if out of memory; -pte_invalid on NULL arguments. */
+int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
+		    size_t errlen);
+
+/* The kernel's functions from @path in /proc/kallsyms format ("ADDR TYPE
+ * NAME [MODULE]"; text types t T w W only).
+ * Returns 0 and sets *@out.
+ * Returns -pte_io if @path cannot be read (message in @err).
+ * Returns -pte_bad_file if a line is malformed (@err names the line) or
+ * every address is 0 (kptr_restrict hid them).
+ * Returns -pte_nomem if out of memory; -pte_invalid on NULL arguments. */
+int symtab_from_kallsyms(struct symtab **out, const char *path, char *err,
+			 size_t errlen);
+
+/* Free @s (NULL is fine). */
+void symtab_free(struct symtab *s);
+
+/* Where the symbols came from: ".symtab", ".dynsym", "kallsyms" or "". */
+const char *symtab_origin(const struct symtab *s);
+
+/* The number of functions; symtab_get(@s, i) for i below it, by address. */
+size_t symtab_count(const struct symtab *s);
+const struct symtab_sym *symtab_get(const struct symtab *s, size_t i);
+
+/* The function holding address @addr.
+ * Returns it, or NULL if no function holds @addr. */
+const struct symtab_sym *symtab_lookup(const struct symtab *s, uint64_t addr);
+
+/* Write "name+0xoff" (or "name" at offset 0) for @addr into @buf.
+ * Returns the length written (cut to @size - 1), or 0 if no function
+ * holds @addr (then @buf is ""). */
+size_t symtab_format(const struct symtab *s, uint64_t addr, char *buf,
+		     size_t size);
+
+/* The source file and line of @addr from DWARF.  *@file stays valid while
+ * @s lives.
+ * Returns 0 and sets *@file and *@line.
+ * Returns -pte_invalid if there is no line for @addr, no DWARF, or the
+ * build has no libdw. */
+int symtab_srcline(struct symtab *s, uint64_t addr, const char **file,
+		   int *line);
+
+#endif /* SYMTAB_H */

@@ -1,0 +1,278 @@
+/*
+ * test_symtab -- functions of a program and a library built here with cc:
+ * the same names and addresses as nm, name+0xoff lookups, .dynsym when
+ * .symtab is stripped, source lines from DWARF (with libdw), and kallsyms
+ * files (good, hidden by kptr_restrict, malformed).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "codefix.h"
+#include "elfimg.h"
+#include "ptdec.h"
+#include "symtab.h"
+
+static struct codefix fix;
+
+static int setup(void **state)
+{
+	(void)state;
+	return codefix_build(&fix);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	codefix_clean(&fix);
+	return 0;
+}
+
+static struct symtab *load(const char *path, struct elfimg **e)
+{
+	struct symtab *s;
+	char err[256];
+
+	assert_int_equal(elfimg_open(e, path, err, sizeof(err)), 0);
+	assert_int_equal(symtab_from_elf(&s, *e, err, sizeof(err)), 0);
+	return s;
+}
+
+static void test_null(void **state)
+{
+	struct symtab *s;
+	char buf[8];
+
+	(void)state;
+	assert_int_equal(symtab_from_elf(NULL, NULL, NULL, 0), -pte_invalid);
+	assert_int_equal(symtab_from_elf(&s, NULL, NULL, 0), -pte_invalid);
+	assert_int_equal(symtab_from_kallsyms(&s, NULL, NULL, 0),
+			 -pte_invalid);
+	assert_null(symtab_lookup(NULL, 0x1000));
+	assert_int_equal(symtab_count(NULL), 0);
+	assert_int_equal(symtab_format(NULL, 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	symtab_free(NULL);
+}
+
+/* Every function nm lists (text symbols T, t, i) is ours at its address,
+ * and we have no others. */
+static void same_as_nm(const char *file, struct symtab *s)
+{
+	char cmd[512], line[512], name[256], type;
+	unsigned long long addr;
+	const struct symtab_sym *sym;
+	size_t nnm = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only '%s'", file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 ||
+		    (type != 'T' && type != 't' && type != 'i'))
+			continue;
+		nnm++;
+		sym = symtab_lookup(s, addr);
+		assert_non_null(sym);
+		assert_int_equal(sym->addr, addr);
+		assert_string_equal(sym->name, name);
+	}
+	pclose(p);
+	assert_true(nnm > 0);
+	assert_int_equal(symtab_count(s), nnm);
+}
+
+static void test_program_nm(void **state)
+{
+	struct elfimg *e;
+	struct symtab *s = load(fix.prog, &e);
+
+	(void)state;
+	assert_string_equal(symtab_origin(s), ".symtab");
+	same_as_nm(fix.prog, s);
+	symtab_free(s);
+	elfimg_close(e);
+}
+
+static void test_lookup(void **state)
+{
+	struct elfimg *e;
+	struct symtab *s = load(fix.prog, &e);
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+	unsigned long long leaf = codefix_nm(fix.prog, "leaf");
+	const struct symtab_sym *sym;
+	char buf[64];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(symtab_format(s, main_addr, buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "main");
+	symtab_format(s, main_addr + 0x13, buf, sizeof(buf));
+	assert_string_equal(buf, "main+0x13");
+	symtab_format(s, leaf + 1, buf, sizeof(buf));
+	assert_string_equal(buf, "leaf+0x1");
+	/* past the last code: no function (not a guess at the nearest) */
+	sym = symtab_lookup(s, main_addr);
+	assert_non_null(sym);
+	assert_true(sym->size > 0);
+	assert_null(symtab_lookup(s, main_addr + sym->size + 0x10000));
+	/* _init has size 0: it ends with its section, before _start */
+	sym = symtab_lookup(s, codefix_nm(fix.prog, "_init"));
+	assert_non_null(sym);
+	assert_true(sym->size > 0);
+	assert_true(sym->addr + sym->size <= codefix_nm(fix.prog, "_start"));
+	assert_int_equal(symtab_format(s, 0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	/* cut to fit */
+	assert_int_equal(symtab_format(s, main_addr + 0x13, buf, 5), 4);
+	assert_string_equal(buf, "main");
+	/* sorted */
+	for (i = 1; i < symtab_count(s); i++)
+		assert_true(symtab_get(s, i - 1)->addr < symtab_get(s, i)->addr);
+	assert_null(symtab_get(s, symtab_count(s)));
+	symtab_free(s);
+	elfimg_close(e);
+}
+
+static void test_library_dynsym(void **state)
+{
+	struct elfimg *e;
+	struct symtab *s;
+	char stripped[200];
+	const struct symtab_sym *sym;
+	unsigned long long add = codefix_nm(fix.lib, "fix_add");
+
+	(void)state;
+	s = load(fix.lib, &e);
+	same_as_nm(fix.lib, s);
+	assert_non_null(symtab_lookup(s, codefix_nm(fix.lib, "fix_local")));
+	symtab_free(s);
+	elfimg_close(e);
+
+	snprintf(stripped, sizeof(stripped), "%s/libfix-stripped.so", fix.dir);
+	assert_int_equal(codefix_sh("strip -s -o %s %s", stripped, fix.lib), 0);
+	s = load(stripped, &e);
+	assert_string_equal(symtab_origin(s), ".dynsym");
+	sym = symtab_lookup(s, add + 2);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "fix_add");
+	/* the static function is gone with .symtab */
+	assert_int_equal(codefix_nm(stripped, "fix_local"), 0);
+	symtab_free(s);
+	elfimg_close(e);
+}
+
+/* The line addr2line gives @addr in @file, or -1. */
+static int addr2line(const char *file, unsigned long long addr)
+{
+	char cmd[512], line[512], *colon;
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' %#llx", file, addr);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(line, sizeof(line), p) && (colon = strrchr(line, ':')))
+		n = atoi(colon + 1);
+	pclose(p);
+	return n;
+}
+
+static void test_srcline(void **state)
+{
+	struct elfimg *e;
+	struct symtab *s = load(fix.prog, &e);
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+	const char *file = NULL;
+	int line = 0, ret;
+
+	(void)state;
+	ret = symtab_srcline(s, main_addr + 8, &file, &line);
+#ifdef HAVE_LIBDW
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(file, "prog.c"));
+	/* addr2line is the reference */
+	assert_int_equal(line, addr2line(fix.prog, main_addr + 8));
+	assert_true(line >= CODEFIX_MAIN_LINE);
+	assert_int_equal(symtab_srcline(s, 0x7fffffff0000ull, &file, &line),
+			 -pte_invalid);
+#else
+	assert_int_equal(ret, -pte_invalid);
+#endif
+	symtab_free(s);
+	elfimg_close(e);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_kallsyms(void **state)
+{
+	struct symtab *s;
+	char path[200], buf[80], err[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kallsyms", fix.dir);
+	write_file(path,
+		   "ffffffff81000000 T _stext\n"
+		   "ffffffff81000000 T _text\n"
+		   "ffffffff81001000 t do_one_initcall\n"
+		   "ffffffff81002000 D some_data\n"
+		   "ffffffff81003000 W weak_fn\n"
+		   "ffffffffc0000000 t mod_fn\t[mymod]\n");
+	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)), 0);
+	assert_string_equal(symtab_origin(s), "kallsyms");
+	assert_int_equal(symtab_count(s), 4);	/* aliases and data gone */
+	symtab_format(s, 0xffffffff81000010ull, buf, sizeof(buf));
+	assert_string_equal(buf, "_stext+0x10");
+	/* no sizes: up to the next symbol (the data one is not code) */
+	symtab_format(s, 0xffffffff81002800ull, buf, sizeof(buf));
+	assert_string_equal(buf, "do_one_initcall+0x1800");
+	symtab_format(s, 0xffffffffc0000004ull, buf, sizeof(buf));
+	assert_string_equal(buf, "mod_fn [mymod]+0x4");
+	assert_null(symtab_lookup(s, 0xffffffff80000000ull));
+	symtab_free(s);
+
+	write_file(path, "0000000000000000 T _stext\n"
+			 "0000000000000000 t foo\n");
+	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)),
+			 -pte_bad_file);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "kptr_restrict"));
+
+	write_file(path, "ffffffff81000000 T _stext\nrubbish\n");
+	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)),
+			 -pte_bad_file);
+	assert_non_null(strstr(err, "line 2"));
+
+	snprintf(path, sizeof(path), "%s/no-kallsyms", fix.dir);
+	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)),
+			 -pte_io);
+	assert_non_null(strstr(err, path));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_program_nm),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_library_dynsym),
+		cmocka_unit_test(test_srcline),
+		cmocka_unit_test(test_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
