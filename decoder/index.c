@@ -2275,7 +2275,7 @@ uint64_t idx_size(const struct idx *idx)
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	4
+#define BLOB_VERSION	5	/* 5: the time model of issue 20 (carries and time) */
 
 struct blob_hdr {
 	uint64_t magic;

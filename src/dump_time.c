@@ -235,6 +235,8 @@ static void cycles_columns(struct dump_time *dt, struct dump_line *line,
 		fl[n++] = 'n';
 	if (s->flags & TM_F_LOST)
 		fl[n++] = 'd';
+	if (s->flags & TM_F_UNTIED)
+		fl[n++] = 'm';
 	fl[n] = 0;
 	snprintf(line->prefix, sizeof(line->prefix),
 		 "%12s%c %19s %14s %3s %7s %-9s ", cyc, mark, tsc, ns, cbr,

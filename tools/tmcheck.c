@@ -32,6 +32,7 @@ static const struct {
 	{ TM_F_CLAMPED, "clamped" },
 	{ TM_F_SLEEP, "sleep" },
 	{ TM_F_NO_CONFIG, "no-config" },
+	{ TM_F_UNTIED, "untied-mtc" },
 };
 
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
