@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ptenc.h"
+
 /* Output is flushed in chunks of GEN_BUF_SIZE; an event (a PSB+ or a
  * burst of packets) always fits in the GEN_EVENT_MAX of slack after it,
  * so the last event can be taken back when it would overrun --size. */
@@ -195,39 +197,9 @@ static void put_pads(struct gen *g, unsigned n)
 	g->pos += n;
 }
 
-/* CYC at @p: 5 bits in the opcode byte, then 7 bits per extension
- * byte.  The value stays below 2^61: libipt's decoder rejects a ninth
- * extension.  Returns the end of the packet. */
-static inline uint8_t *enc_cyc(uint8_t *p, uint64_t v)
-{
-	uint8_t b;
-
-	if (v < 4096) {
-		/* the common case, without a branch on the size */
-		unsigned ext = v >= 32;
-
-		p[0] = (uint8_t)(0x03 | ext << 2 | (v & 0x1f) << 3);
-		p[1] = (uint8_t)(v >> 5 << 1);
-		return p + 1 + ext;
-	}
-	if (v >> 61)
-		v = (1ull << 61) - 1;
-	b = (uint8_t)(0x07 | (v & 0x1f) << 3);
-	*p++ = b;
-	v >>= 5;
-	while (v) {
-		b = (uint8_t)((v & 0x7f) << 1);
-		v >>= 7;
-		if (v)
-			b |= 1;
-		*p++ = b;
-	}
-	return p;
-}
-
 static void put_cyc(struct gen *g, uint64_t v)
 {
-	g->pos = enc_cyc(g->pos, v);
+	g->pos = pte_cyc(g->pos, v);
 }
 
 /* The CYC owed before a CYC-eligible packet. */
@@ -289,7 +261,7 @@ static void put_mtc(struct gen *g)
 	/* A dropped MTC is recovered by decoders from the payload gap. */
 	if ((rnd(g) & 63) != 0 && g->o.mtc) {
 		put_cyc_pending(g);
-		put2(g, 0x59, (uint8_t)g->mtc_period);
+		g->pos = pte_mtc(g->pos, g->mtc_period);
 	}
 	plan_mtc_at(g, g->mtc_period + 1);
 }
@@ -348,7 +320,6 @@ static uint64_t sext48(uint64_t ip)
  * against the last IP, usually the smallest. */
 static void put_ip(struct gen *g, uint8_t opc, uint64_t ip)
 {
-	static const uint8_t sizes[] = { 0, 2, 4, 6, 6, 0, 8 };
 	uint8_t legal[6];
 	unsigned n = 0, ipc;
 
@@ -364,8 +335,7 @@ static void put_ip(struct gen *g, uint8_t opc, uint64_t ip)
 		legal[n++] = 3;
 	legal[n++] = 6;
 	ipc = legal[(rnd(g) & 7) ? 0 : rnd_below(g, n)];
-	put1(g, (uint8_t)(opc | ipc << 5));
-	putle(g, ip, sizes[ipc]);
+	g->pos = pte_ip(g->pos, opc, ipc, ip);
 	g->last_ip = ip;
 	g->ip_valid = 1;
 }
@@ -411,14 +381,13 @@ static uint64_t next_ip(struct gen *g)
 static void put_mode_exec(struct gen *g)
 {
 	/* 64-bit: CS.L set, CS.D clear */
-	put2(g, 0x99, 0x01);
+	g->pos = pte_mode_exec(g->pos, 1, 0);
 }
 
 static void put_tsc(struct gen *g)
 {
 	sync_tsc(g);
-	put1(g, 0x19);
-	putle(g, g->tsc, 7);
+	g->pos = pte_tsc(g->pos, g->tsc);
 }
 
 static void put_psb_pads(struct gen *g)
@@ -431,11 +400,9 @@ static void put_psb_pads(struct gen *g)
 static void put_psb_plus(struct gen *g)
 {
 	uint64_t art, fc;
-	int i;
 
 	g->next_psb = gen_total(g) + g->o.psb_period;
-	for (i = 0; i < 8; i++)
-		put2(g, 0x02, 0x82);
+	g->pos = pte_psb(g->pos);
 	/* The SDM resets the last IP at a PSB (ptdump does not): the first
 	 * IP after it is sent in full so both read the same address. */
 	g->ip_valid = 0;
@@ -460,15 +427,11 @@ static void put_psb_plus(struct gen *g)
 	fc = g->tsc - tsc_of_art(g, art);
 	/* TMA comes with MTCs only */
 	if (g->o.mtc) {
-		put2(g, 0x02, 0x73);
-		putle(g, art & 0xffff, 2);
-		put1(g, 0);
-		putle(g, fc > 511 ? 511 : fc, 2);
+		g->pos = pte_tma(g->pos, art, fc > 511 ? 511 : fc);
 	}
 	put_psb_pads(g);
-	put2(g, 0x02, 0x03);
-	put2(g, (uint8_t)g->cbr, 0);
-	put2(g, 0x02, 0x23);
+	g->pos = pte_cbr(g->pos, g->cbr);
+	g->pos = pte_psbend(g->pos);
 }
 
 /* A tnt.8 with 1..6 bits, mostly full. */
@@ -523,7 +486,7 @@ static void ev_tnt(struct gen *g)
 			pending += c;
 		}
 		if (cyc && pending >= cyc_min) {
-			p = enc_cyc(p, pending);
+			p = pte_cyc(p, pending);
 			pending = 0;
 		}
 		*p++ = tnt8_byte(h[i] >> 16);
@@ -542,8 +505,7 @@ static void ev_tnt64(struct gen *g)
 
 	run(g, some_cycles(g) * 4);
 	put_cyc_pending(g);
-	put2(g, 0x02, 0xa3);
-	putle(g, bits | 1ull << nbits, 6);
+	g->pos = pte_tnt64(g->pos, bits, nbits);
 }
 
 static void ev_tip(struct gen *g)
@@ -602,8 +564,7 @@ static void ev_cbr(struct gen *g)
 		cbr = 8;
 	if (cbr > 40)
 		cbr = 40;
-	put2(g, 0x02, 0x03);
-	put2(g, (uint8_t)cbr, 0);
+	g->pos = pte_cbr(g->pos, cbr);
 	sync_tsc(g);
 	g->cbr = cbr;
 	g->rem = 0;
