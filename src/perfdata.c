@@ -41,7 +41,7 @@ enum {
 	PD_REC_COMPRESSED2 = 83,
 };
 
-enum { PD_FEAT_CPUID = 9, PD_FEAT_AUXTRACE = 18 };
+enum { PD_FEAT_BUILD_ID = 2, PD_FEAT_CPUID = 9, PD_FEAT_AUXTRACE = 18 };
 
 /* perf_event_attr.sample_type bits that make up sample_id. */
 #define PD_ST_TID		(1ull << 1)
@@ -149,7 +149,10 @@ struct pd_state {
 	uint64_t index_size;
 	uint64_t index_off;
 	uint8_t have_index;
+	uint64_t walk_start;	/* the first record */
 	uint64_t walk_end;	/* where the record walk stopped */
+	const uint8_t *build_ids;	/* HEADER_BUILD_ID feature, if any */
+	uint64_t build_ids_size;
 	uint8_t have_tc;	/* TIME_CONV seen */
 	uint16_t tc_shift;
 	uint32_t tc_mult;
@@ -334,6 +337,9 @@ static void pd_feature(struct pd_state *st, uint64_t feat, uint64_t off,
 		memcpy(st->info.cpuid, p + 4, len);
 		st->info.cpuid[len] = 0;
 		st->info.cpuid[strcspn(st->info.cpuid, "\n")] = 0;
+	} else if (feat == PD_FEAT_BUILD_ID) {
+		st->build_ids = p;
+		st->build_ids_size = size;
 	} else if (feat == PD_FEAT_AUXTRACE && size >= 8) {
 		st->index = p;
 		st->index_size = size;
@@ -1320,6 +1326,7 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 		end = t->size;
 		t->kind = TRACE_PERF_PIPE;
 	}
+	st->walk_start = start;
 	ret = pd_walk(st, start, end, mode == 2);
 	if (ret)
 		goto out_free;
@@ -1410,6 +1417,70 @@ int perfdata_events(const struct trace *t, int stream,
 		return -pte_invalid;
 	*ev = st->streams[stream].ev;
 	*n = st->streams[stream].nev;
+	return 0;
+}
+
+int perfdata_walk(const struct trace *t, pd_record_fn fn, void *ctx)
+{
+	struct pd_state *st = t ? t->perf : NULL;
+	struct pd_record r;
+	struct pd_event ev;
+	const uint8_t *h;
+	uint64_t off, end, len, total, extra;
+	int ret;
+
+	if (!st || !fn)
+		return -pte_invalid;
+	end = st->walk_end;
+	/* pd_walk() checked every size up to walk_end */
+	for (off = st->walk_start; end - off >= 8; off += total) {
+		h = pd_peek(st, off, end - off < 16 ? (size_t)(end - off) : 16);
+		memset(&r, 0, sizeof(r));
+		r.type = rd32(h);
+		r.misc = rd16(h + 4);
+		len = rd16(h + 6);
+		if (len < 8 || len > end - off)
+			break;
+		total = len;
+		extra = 0;
+		if (r.type == PD_REC_AUXTRACE && len >= 16)
+			extra = rd64(h + 8);
+		else if (r.type == PD_REC_HEADER_TRACING_DATA && len >= 12)
+			extra = (rd32(h + 8) + 7ull) & ~7ull;
+		total += extra < end - off - len ? extra : end - off - len;
+		if (r.type == PD_REC_AUXTRACE ||
+		    r.type == PD_REC_HEADER_TRACING_DATA)
+			continue;
+		r.file_off = off;
+		r.data = st->map + off;
+		r.size = (uint32_t)len;
+		memset(&ev, 0, sizeof(ev));
+		ev.pid = ev.tid = ev.cpu = -1;
+		r.body_end = r.size;
+		if (r.type != PD_REC_SAMPLE && r.type < PD_REC_HEADER_ATTR)
+			r.body_end = (uint32_t)pd_sample_id(st, r.data, len, 8,
+							    &ev);
+		r.pid = ev.pid;
+		r.tid = ev.tid;
+		r.cpu = ev.cpu;
+		r.time = ev.time;
+		r.have_time = ev.have_time;
+		ret = fn(ctx, &r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int perfdata_build_ids(const struct trace *t, const uint8_t **p,
+		       uint64_t *size)
+{
+	const struct pd_state *st = t ? t->perf : NULL;
+
+	if (!st || !p || !size)
+		return -pte_invalid;
+	*p = st->build_ids;
+	*size = st->build_ids ? st->build_ids_size : 0;
 	return 0;
 }
 

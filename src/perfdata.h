@@ -120,6 +120,38 @@ const struct pd_info *perfdata_info(const struct trace *t);
 int perfdata_events(const struct trace *t, int stream,
 		    const struct pd_event **ev, size_t *n);
 
+/* One record of the data section, for perfdata_walk(). */
+struct pd_record {
+	uint64_t file_off;	/* of its header */
+	const uint8_t *data;	/* the record, header first, in the mapping */
+	uint32_t size;		/* its header's size */
+	uint32_t body_end;	/* where its sample_id trailer starts (size
+				 * if it has none) */
+	uint32_t type;		/* PERF_RECORD_* */
+	uint16_t misc;
+	int32_t pid, tid, cpu;	/* from the sample_id trailer; -1 unknown */
+	uint64_t time;		/* perf time, if have_time */
+	uint8_t have_time;
+};
+
+/* Called for each record; a non-zero return stops the walk with it. */
+typedef int (*pd_record_fn)(void *ctx, const struct pd_record *r);
+
+/* Call @fn for every record of a loaded perf.data's data section, in file
+ * order, except AUXTRACE and tracing data (the sideband: MMAP, MMAP2,
+ * COMM, FORK, EXIT, SWITCH, ... and, in pipe mode, HEADER_BUILD_ID), up to
+ * where perfdata_load()'s walk stopped.  Not thread-safe on one trace.
+ * Returns 0, what @fn returned if not 0, or -pte_invalid if @t is not a
+ * loaded perf.data or @fn is NULL. */
+int perfdata_walk(const struct trace *t, pd_record_fn fn, void *ctx);
+
+/* The HEADER_BUILD_ID feature section (file mode): build_id records, each
+ * with a perf_event_header, in the mapping.
+ * Returns 0 and sets *@p and *@size (0 if the file has none).
+ * Returns -pte_invalid if @t is not a loaded perf.data. */
+int perfdata_build_ids(const struct trace *t, const uint8_t **p,
+		       uint64_t *size);
+
 /* A short name of event kind @kind ("aux", "itrace_start", ...). */
 const char *perfdata_event_name(enum pd_event_kind kind);
 
