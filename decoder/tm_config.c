@@ -174,7 +174,45 @@ void tm_config_merge(struct tm_config *cfg, const struct tm_config *from)
 	if (!cfg->have_crystal_hz && from->have_crystal_hz) {
 		cfg->have_crystal_hz = 1;
 		cfg->crystal_hz = from->crystal_hz;
+		cfg->crystal_model = from->crystal_model;
 	}
+	if (!cfg->have_crystal_hz && cfg->have_cpuid_15 && tm_config_crystal(cfg)) {
+		cfg->have_crystal_hz = 1;
+		cfg->crystal_hz = tm_config_crystal(cfg);
+		cfg->crystal_model = 1;
+	}
+}
+
+uint32_t tm_config_crystal(const struct tm_config *cfg)
+{
+	if (!cfg || !cfg->have_cpu || cfg->cpu_family != 6)
+		return 0;
+	switch (cfg->cpu_model) {
+	case 0x4e: case 0x5e: case 0x8e: case 0x9e:
+		return 24000000;
+	case 0x5c: case 0x7a:
+		return 19200000;
+	case 0x5f:
+		return 25000000;
+	default:
+		return 0;
+	}
+}
+
+enum tm_hz_source tm_config_tsc_source(const struct tm_config *cfg)
+{
+	if (!cfg)
+		return TM_HZ_NONE;
+	if (cfg->have_perf_conv && cfg->time_shift < 64)
+		return TM_HZ_PERF;
+	if (cfg->have_tsc_hz && cfg->tsc_hz)
+		return TM_HZ_GIVEN;
+	if (cfg->have_crystal_hz && cfg->have_cpuid_15 && cfg->cpuid_15_eax &&
+	    cfg->cpuid_15_ebx)
+		return cfg->crystal_model ? TM_HZ_MODEL : TM_HZ_CPUID;
+	if (cfg->have_nom_freq && cfg->nom_freq)
+		return TM_HZ_P1;
+	return TM_HZ_NONE;
 }
 
 int tm_config_skl168(const struct tm_config *cfg)

@@ -31,6 +31,19 @@ struct tm_config {
 	uint8_t cyc_thresh;	/* IA32_RTIT_CTL.CycThresh, if known */
 	uint8_t have_crystal_hz;
 	uint32_t crystal_hz;	/* CPUID.15H ECX: the crystal (ART) clock */
+	uint8_t crystal_model;	/* crystal_hz is the CPU model's known
+				 * crystal (tm_config_crystal()), not given */
+};
+
+/* Where the TSC frequency comes from (tm_config_tsc_source()). */
+enum tm_hz_source {
+	TM_HZ_NONE,		/* unknown: times stay in TSC ticks */
+	TM_HZ_PERF,		/* perf's TIME_CONV (time_mult, time_shift) */
+	TM_HZ_GIVEN,		/* --tsc-freq */
+	TM_HZ_CPUID,		/* CPUID.15H: crystal (ECX) * EBX / EAX */
+	TM_HZ_MODEL,		/* CPUID.15H EBX / EAX with the CPU model's
+				 * known crystal */
+	TM_HZ_P1,		/* an estimate: P1 (--nom-freq) * 100 MHz */
 };
 
 /* Parse one ptdump-style timing option (--mtc-freq, --nom-freq,
@@ -43,8 +56,25 @@ struct tm_config {
  * timing option, -pte_invalid if @val is missing or bad. */
 int tm_config_option(struct tm_config *cfg, const char *opt, const char *val);
 
-/* Fill what @cfg lacks from @from (command-line values win). */
+/* Fill what @cfg lacks from @from (command-line values win), then what
+ * follows from the result: the crystal clock of a CPU that does not
+ * report it (tm_config_crystal()) when CPUID.15H's ratio is known. */
 void tm_config_merge(struct tm_config *cfg, const struct tm_config *from);
+
+/* The crystal (ART) clock in Hz that CPUs of @cfg's family and model run
+ * on although CPUID.15H ECX reports 0, as the SDM (Table "Nominal Core
+ * Crystal Clock Frequency") and Linux (arch/x86/kernel/tsc.c) list them:
+ * 24 MHz for 6th-9th generation Core (family 6, models 0x4e, 0x5e, 0x8e,
+ * 0x9e), 19.2 MHz for Goldmont and Goldmont Plus (0x5c, 0x7a), 25 MHz
+ * for Denverton (0x5f).  Xeon Scalable (0x55) is left out: parts with a
+ * 24 MHz and a 25 MHz crystal share the model (Linux dropped it).
+ * Returns the Hz, or 0 if unknown. */
+uint32_t tm_config_crystal(const struct tm_config *cfg);
+
+/* Where the TSC frequency that converts ticks to time comes from, in the
+ * order used: perf's conversion, --tsc-freq, CPUID.15H with the crystal
+ * (given, or the model's), else the P1 estimate.  Returns the source. */
+enum tm_hz_source tm_config_tsc_source(const struct tm_config *cfg);
 
 /* Whether @cfg names a CPU with erratum SKL168 ("CYC packets can be
  * dropped when immediately preceding PSB"), the one erratum libipt applies

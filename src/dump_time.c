@@ -37,7 +37,8 @@ const char *dump_time_usage(void)
 "  --keep-tcal-on-ovf  keep calibration across an overflow\n"
 "  --cycles         our time model's columns in front of each line:\n"
 "                   cycles, exact (=) or bounded (~), estimated TSC,\n"
-"                   ns since the first timed packet, CBR, MHz, flags\n"
+"                   ns since the first timed packet, CBR, MHz (~: against\n"
+"                   a TSC frequency estimated from --nom-freq), flags\n"
 "  --cpu f/m[/s]|auto|none  the recording CPU (for errata such as SKL168)\n"
 "  --mtc-freq N     IA32_RTIT_CTL.MTCFreq\n"
 "  --nom-freq N     the max non-turbo ratio (P1)\n"
@@ -210,9 +211,11 @@ static void cycles_columns(struct dump_time *dt, struct dump_line *line,
 		snprintf(cbr, sizeof(cbr), "%u", s->cbr);
 	else
 		snprintf(cbr, sizeof(cbr), "-");
+	/* Measured against a TSC frequency estimated from P1: '~'. */
 	if (s->flags & TM_F_FREQ)
-		snprintf(mhz, sizeof(mhz), "%u.%u", s->khz / 1000,
-			 s->khz % 1000 / 100);
+		snprintf(mhz, sizeof(mhz), "%u.%u%s", s->khz / 1000,
+			 s->khz % 1000 / 100,
+			 tm_config_tsc_source(&dt->cfg) == TM_HZ_P1 ? "~" : "");
 	else
 		snprintf(mhz, sizeof(mhz), "-");
 	if (s->flags & TM_F_REL)

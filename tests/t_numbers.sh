@@ -106,5 +106,38 @@ if [ $# -ge 6 ] && { [ "$1" = "$3" ] || [ "$3" = "$5" ]; }; then
 	fail "axis labels not distinct: $axis"
 fi
 
+# --- the TSC frequency: derived where possible, an estimate marked -------
+# 3187200000 ticks: one second at the Alder Lake's 38.4 MHz * 166 / 2.
+perl -e '
+sub tsc { return "\x19" . substr(pack("Q<", shift), 0, 7) }
+print "\x02\x82" x 8, tsc(1000), "\x02\x23", "\x00", tsc(1000 + 3187200000), "\x00";
+' >"$tmp/adl.pt"
+ADL="--cpu 6/154/3 --nom-freq 32 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 166"
+"$PTBROWSE" --no-state --script "$tmp/keysG" --size 120x16 $ADL --cpuid-0x15.ecx 38400000 \
+	"$tmp/adl.pt" >"$tmp/out" 2>&1 || fail "adl: exit $?"
+grep -q ' 1\.000 s' "$tmp/s.txt" || fail "adl with ECX: not 1.000 s: $(grep tsc "$tmp/s.txt")"
+grep -q '≈' "$tmp/s.txt" && fail "adl with ECX: marked as an estimate"
+# Without the crystal: P1's 3.2 GHz, marked as an estimate in the heading,
+# the status line and the timeline.
+"$PTBROWSE" --no-state --script "$tmp/keysG" --size 120x16 $ADL "$tmp/adl.pt" \
+	>"$tmp/out" 2>&1 || fail "adl P1: exit $?"
+grep -q ' 996\.000 ms' "$tmp/s.txt" || fail "adl P1: not 996.000 ms: $(grep tsc "$tmp/s.txt")"
+sed -n 2p "$tmp/s.txt" | grep -q 'time≈' || fail "adl P1: heading $(sed -n 2p "$tmp/s.txt")"
+sed -n 15p "$tmp/s.txt" | grep -q '≈996\.000 ms' || fail "adl P1: status $(sed -n 15p "$tmp/s.txt")"
+sed -n 14p "$tmp/s.txt" | grep -q 'time≈' || fail "adl P1: axis $(sed -n 14p "$tmp/s.txt")"
+# Skylake client (6/78, as the quipper traces): the model's 24 MHz crystal.
+"$PTBROWSE" --no-state --script "$tmp/keysG" --size 120x16 --cpu 6/78/3 --nom-freq 12 \
+	--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 "$tmp/adl.pt" >"$tmp/out" 2>&1 || fail "skl: exit $?"
+grep -q '≈' "$tmp/s.txt" && fail "skl: marked as an estimate: $(sed -n 2p "$tmp/s.txt")"
+grep -q ' 2\.656 s' "$tmp/s.txt" || fail "skl: $(grep tsc "$tmp/s.txt")"
+# dump --cycles: a frequency measured against the P1 estimate says so.
+H=${SHARED:-../shared}/traces/dynamorio-drpt2trace/hist_2aad718d_test_simple.tracedir.pt.bin
+"$PTBROWSE" dump --cycles --cpu 6/85/7 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 \
+	--cpuid-0x15.ebx 308 "$H" >"$tmp/dump" 2>&1 || fail "dump hist: exit $?"
+grep -q ' 1201\.2~ ' "$tmp/dump" || fail "dump: MHz from P1 not marked: $(sed -n 40p "$tmp/dump")"
+"$PTBROWSE" dump --cycles --cpu 6/78/3 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 \
+	--cpuid-0x15.ebx 308 "$H" >"$tmp/dump" 2>&1 || fail "dump hist 6/78: exit $?"
+grep -q ' [0-9]*\.[0-9]~ ' "$tmp/dump" && fail "dump: MHz marked with a known crystal: $(sed -n 40p "$tmp/dump")"
+
 [ $status = 0 ] && echo ok
 exit $status

@@ -328,6 +328,12 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 		else
 			snprintf(h, sizeof(h), "%s", screen_glyph(ui,
 				 pane_cycles_cols[c].head, pane_cycles_cols[c].ascii));
+		/* Times and frequencies from a TSC frequency estimated
+		 * from P1 say so. */
+		if ((pane_cycles_cols[c].flag & (UI_CY_TIME | UI_CY_DMARK | UI_CY_FREQ)) &&
+		    status_time_estimated(ui))
+			snprintf(h + strlen(h), sizeof(h) - strlen(h), "%s",
+				 screen_glyph(ui, "≈", "~"));
 		screen_put(p->y, p->x + x, width[c], h);
 		x += width[c] + 1;
 	}

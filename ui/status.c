@@ -42,6 +42,11 @@ void status_fmt_ns_res(char *buf, size_t size, double ns, double res)
 	snprintf(buf, size, "%.*f %s", d, ns / scale, unit);
 }
 
+int status_time_estimated(const struct ui *ui)
+{
+	return tm_config_tsc_source(&ui->tmcfg) == TM_HZ_P1;
+}
+
 double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b)
 {
 	uint64_t na, nb, hz;
@@ -171,14 +176,18 @@ void status_draw(struct ui *ui)
 						row.ts.tsc);
 			if (ui->have_t0) {
 				double ns = status_tsc_ns(ui, ui->t0, row.ts.tsc);
+				char v[40];
 
-				/* Without a TSC frequency: ticks, as in the pane. */
+				/* Without a TSC frequency: ticks, as in the pane;
+				 * with an estimated one, an estimated time. */
 				if (isnan(ns))
-					snprintf(t, sizeof(t), "+%" PRIu64 "t", row.ts.tsc >= ui->t0 ?
+					snprintf(v, sizeof(v), "+%" PRIu64 "t", row.ts.tsc >= ui->t0 ?
 						 row.ts.tsc - ui->t0 : 0);
 				else
-					status_fmt_ns_res(t, sizeof(t), ns,
+					status_fmt_ns_res(v, sizeof(v), ns,
 							  ui->time_res > 0 ? ui->time_res : 1e9);
+				snprintf(t, sizeof(t), "%s%s", !isnan(ns) && status_time_estimated(ui) ?
+					 screen_glyph(ui, "≈", "~") : "", v);
 				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", t);
 			}
 		}

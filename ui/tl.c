@@ -653,7 +653,9 @@ static void tl_draw(struct ui *ui, struct pane *p)
 		if (p->w > lw + rw + 30) {
 			char z[48];
 
-			snprintf(z, sizeof(z), " %s%s ", tc->time ? "time" : "bytes",
+			snprintf(z, sizeof(z), " %s%s%s ", tc->time ? "time" : "bytes",
+				 tc->time && status_time_estimated(ui) ?
+					screen_glyph(ui, "≈", "~") : "",
 				 ui->tl_zoom ? "  zoomed" : "");
 			screen_put(p->y + 2, p->x + lw + 2, p->w - lw - 2, z);
 		}

@@ -254,6 +254,9 @@ void status_fmt_ns(char *buf, size_t size, double ns);
 /* Write @ns as status_fmt_ns() does, with enough decimals that times
  * @res ns apart differ (at most nanoseconds). */
 void status_fmt_ns_res(char *buf, size_t size, double ns, double res);
+/* Whether times use a TSC frequency estimated from P1 (--nom-freq), so
+ * that headings and labels must say so ('≈'). */
+int status_time_estimated(const struct ui *ui);
 /* The time in ns between TSCs @a and @b (b - a), or NAN if unknown. */
 double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b);
 

@@ -1,0 +1,127 @@
+/* test_tm_config -- timing options, merging, and where the TSC frequency
+ * comes from: the crystal of a CPU model that does not report it, and
+ * the P1 estimate only when nothing better is known. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "ptdec.h"
+#include "tm.h"
+#include "tm_config.h"
+
+/* @cfg from the options @opt[0..@n) (name, value pairs), then merged
+ * with nothing, as every command does with a raw trace's stream. */
+static void config(struct tm_config *cfg, const char *const *opt, size_t n)
+{
+	struct tm_config none;
+	size_t i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	memset(&none, 0, sizeof(none));
+	for (i = 0; i + 1 < n; i += 2)
+		assert_int_equal(tm_config_option(cfg, opt[i], opt[i + 1]), 1);
+	tm_config_merge(cfg, &none);
+}
+
+static void test_null(void **state)
+{
+	(void)state;
+	assert_int_equal(tm_config_crystal(NULL), 0);
+	assert_int_equal(tm_config_tsc_source(NULL), TM_HZ_NONE);
+	tm_config_merge(NULL, NULL);
+}
+
+/* Nothing known: ticks; P1 alone: an estimate. */
+static void test_p1(void **state)
+{
+	static const char *const opt[] = { "--nom-freq", "32" };
+	struct tm_config cfg;
+
+	(void)state;
+	config(&cfg, NULL, 0);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_NONE);
+	config(&cfg, opt, 2);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_P1);
+	assert_true(tm_tsc_hz(&cfg, 0) == 0);
+	assert_true(tm_tsc_hz(&cfg, 1) == 3200000000ull);
+}
+
+/* The issue's Alder Lake numbers: CPUID.15H 2/166 with the 38.4 MHz
+ * crystal is 3.1872 GHz, not P1's 3.2 GHz; the model (0x9a) does not give
+ * a crystal, so without ECX it stays the P1 estimate. */
+static void test_cpuid_ecx(void **state)
+{
+	static const char *const opt[] = {
+		"--cpu", "6/154/3", "--nom-freq", "32", "--cpuid-0x15.eax", "2",
+		"--cpuid-0x15.ebx", "166", "--cpuid-0x15.ecx", "38400000",
+	};
+	struct tm_config cfg;
+
+	(void)state;
+	config(&cfg, opt, 10);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_CPUID);
+	assert_true(tm_tsc_hz(&cfg, 1) == 3187200000ull);
+	config(&cfg, opt, 8);
+	assert_int_equal(tm_config_crystal(&cfg), 0);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_P1);
+}
+
+/* A model whose crystal the SDM and Linux know: Skylake client (the
+ * quipper traces, 6/78) at 24 MHz gives 24 MHz * 100 / 2 = 1.2 GHz. */
+static void test_model_crystal(void **state)
+{
+	static const char *const opt[] = {
+		"--cpu", "6/78/3", "--nom-freq", "12", "--cpuid-0x15.eax", "2",
+		"--cpuid-0x15.ebx", "100",
+	};
+	static const char *const skx[] = {
+		"--cpu", "6/85/7", "--nom-freq", "37", "--cpuid-0x15.eax", "2",
+		"--cpuid-0x15.ebx", "308",
+	};
+	struct tm_config cfg, perf;
+
+	(void)state;
+	config(&cfg, opt, 8);
+	assert_int_equal(tm_config_crystal(&cfg), 24000000);
+	assert_true(cfg.have_crystal_hz && cfg.crystal_model);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_MODEL);
+	assert_true(tm_tsc_hz(&cfg, 0) == 1200000000ull);
+	/* Without CPUID.15H the crystal alone gives nothing. */
+	config(&cfg, opt, 4);
+	assert_false(cfg.have_crystal_hz);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_P1);
+	/* Xeon Scalable: 24 or 25 MHz, the model does not say. */
+	config(&cfg, skx, 8);
+	assert_int_equal(tm_config_crystal(&cfg), 0);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_P1);
+	/* --tsc-freq wins over CPUID, perf's conversion over both. */
+	assert_int_equal(tm_config_option(&cfg, "--tsc-freq", "2GHz"), 1);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_GIVEN);
+	memset(&perf, 0, sizeof(perf));
+	perf.have_perf_conv = 1;
+	perf.time_shift = 31;
+	perf.time_mult = 1 << 30;
+	tm_config_merge(&cfg, &perf);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_PERF);
+	/* A model crystal merged from a stream stays a model crystal. */
+	config(&cfg, opt, 8);
+	memset(&perf, 0, sizeof(perf));
+	tm_config_merge(&perf, &cfg);
+	assert_true(perf.crystal_model);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_p1),
+		cmocka_unit_test(test_cpuid_ecx),
+		cmocka_unit_test(test_model_crystal),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
