@@ -1187,7 +1187,7 @@ static int ui_key(struct ui *ui, int c)
 		if (st == KM_PENDING)
 			return UI_DRAW_STATUS;
 		if (st == KM_ACTION && res.action == ACTION_CANCEL)
-			return prompt_key(ui, 27);
+			return prompt_key(ui, c == 7 ? 7 : 27);	/* C-g ends a C-r first */
 		if (st == KM_ACTION)
 			return ui_action(ui, &res);
 		km_state_reset(&pks);

@@ -78,6 +78,32 @@ static void prompt_close(struct ui *ui)
 	curs_set(0);
 }
 
+/* Set while prompt_cancel() has readline end a line nobody runs. */
+static int prompt_cancelling;
+
+/*
+ * Leave the prompt without running its line.  readline must end the line
+ * itself: closing it from outside left its undo list (and an i-search) to
+ * the next prompt, whose history lines then shared it, and it was freed
+ * twice.  So: leave any i-search or key sequence, empty the line (an edit
+ * like any other, undone with the rest), and let readline read the end of
+ * input on the empty line, which tears the line down as Enter would.
+ */
+static void prompt_cancel(struct ui *ui)
+{
+	rl_callback_sigcleanup();
+	prompt_qhead = prompt_qtail = 0;
+	if (rl_end) {
+		rl_delete_text(0, rl_end);
+		rl_point = rl_mark = 0;
+	}
+	prompt_cancelling = 1;
+	rl_callback_read_char();	/* the queue is empty: EOF */
+	prompt_cancelling = 0;
+	if (ui->prompt)
+		prompt_close(ui);
+}
+
 /* Keep the last copy of each line read from the file. */
 static void prompt_hist_dedup(void)
 {
@@ -119,6 +145,7 @@ static void prompt_hist_forget(const char *line)
 /* A line entered, run once readline's callback has returned: a command
  * may take long, or unwind to the main loop (a trace that shrank). */
 static char *prompt_entered;
+static char *prompt_running;
 
 static void prompt_line(char *line)
 {
@@ -127,6 +154,10 @@ static void prompt_line(char *line)
 	prompt_close(ui);
 	if (!line)
 		return;
+	if (prompt_cancelling) {
+		free(line);
+		return;
+	}
 	if (*line) {
 		HIST_ENTRY *last = history_length ? history_get(history_base + history_length - 1) : NULL;
 
@@ -232,7 +263,9 @@ void prompt_init(struct ui *ui)
 void prompt_done(struct ui *ui)
 {
 	if (ui->prompt)
-		prompt_close(ui);
+		prompt_cancel(ui);
+	free(prompt_running);
+	prompt_running = NULL;
 	if (prompt_null)
 		fclose(prompt_null);
 	prompt_null = NULL;
@@ -246,6 +279,9 @@ void prompt_open(struct ui *ui, const char *text)
 	ui->msg[0] = 0;
 	prompt_qhead = prompt_qtail = 0;
 	rl_callback_handler_install(":", prompt_line);
+	/* An edited history line is itself again once the line ends, so the
+	 * history holds what was entered (set here: after the inputrc). */
+	rl_variable_bind("revert-all-at-newline", "on");
 	if (text && *text) {
 		rl_insert_text(text);
 		rl_point = rl_end;
@@ -256,10 +292,16 @@ void prompt_open(struct ui *ui, const char *text)
 int prompt_key(struct ui *ui, int key)
 {
 	switch (key) {
+	case 7:		/* C-g */
+		if (RL_ISSTATE(RL_STATE_ISEARCH)) {
+			/* ends the i-search (C-r), as in readline */
+			prompt_push(key);
+			break;
+		}
+		/* fall through */
 	case 27:	/* a lone Escape */
 	case 3:		/* C-c */
-	case 7:		/* C-g */
-		prompt_close(ui);
+		prompt_cancel(ui);
 		return UI_DRAW_ALL;
 	case KEY_LEFT: prompt_pushs("\033[D"); break;
 	case KEY_RIGHT: prompt_pushs("\033[C"); break;
@@ -271,7 +313,7 @@ int prompt_key(struct ui *ui, int key)
 	case KEY_BACKSPACE: case 8: case 127:
 		if (!rl_end || (rl_end == 1 && strchr("/?&", rl_line_buffer[0]))) {
 			/* Backspace on an empty line leaves, as in vim. */
-			prompt_close(ui);
+			prompt_cancel(ui);
 			return UI_DRAW_ALL;
 		}
 		prompt_push(127);
@@ -289,12 +331,16 @@ int prompt_key(struct ui *ui, int key)
 	while (ui->prompt && prompt_avail())
 		rl_callback_read_char();
 	if (prompt_entered) {
-		char *line = prompt_entered;
-
+		/* Held in prompt_running while it runs: a trace that shrank
+		 * unwinds from the command to the main loop (SIGBUS), and the
+		 * line is freed by the next command or prompt_done(). */
+		free(prompt_running);
+		prompt_running = prompt_entered;
 		prompt_entered = NULL;
 		ui->msg[0] = 0;
-		ui_command(ui, line);
-		free(line);
+		ui_command(ui, prompt_running);
+		free(prompt_running);
+		prompt_running = NULL;
 	}
 	return UI_DRAW_ALL;
 }
