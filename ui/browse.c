@@ -1506,9 +1506,15 @@ static int ui_script_line(struct ui *ui, char *p)
 		} else if (!strcmp(tok, "wait-search")) {
 			search_ui_wait(ui);
 		} else if (!strncmp(tok, "resize=", 7)) {
-			int w, h;
+			int w, h, used = 0;
 
-			if (sscanf(tok + 7, "%dx%d", &w, &h) == 2 && w > 0 && h > 0) {
+			/* The bounds of --size: ncurses cannot make a screen
+			 * of 100000x100000 (it crashed). */
+			if (sscanf(tok + 7, "%dx%d%n", &w, &h, &used) != 2 || tok[7 + used] ||
+			    w < 1 || h < 1 || w > 1000 || h > 1000) {
+				ui_message(ui, UI_ERROR, "%.40s: want resize=COLSxROWS, "
+					   "each 1 to 1000", tok);
+			} else {
 				resizeterm(h, w);
 				ui->rows = h;
 				ui->cols = w;
