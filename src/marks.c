@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "identity.h"
@@ -26,6 +28,11 @@
 #define BM_TOKENS 8
 /* Parse errors reported one by one before they are only counted. */
 #define BM_ERRORS_SHOWN 5
+/* How long a save waits for another process's save to finish (a save takes
+ * milliseconds) before leaving the change in memory for a retry; the last
+ * save before closing waits longer. */
+#define BM_LOCK_WAIT_MS 250
+#define BM_LOCK_CLOSE_MS 5000
 
 struct bm_set {
 	char *file;		/* the marks file */
@@ -35,6 +42,7 @@ struct bm_set {
 	uint64_t size;		/* the trace's size */
 	int saving;		/* 0: never write (flag, newer version, ...) */
 	int dirty;		/* the last save failed */
+	int busy;		/* ... because another process held the lock */
 	struct bm_disk {	/* the marks file as we last read or wrote it */
 		int present;
 		dev_t dev;
@@ -70,7 +78,7 @@ struct bm_line {
 static void bm_report(struct bm_set *set, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int bm_sync(struct bm_set *set);
-static int bm_synced(struct bm_set *set);
+static int bm_synced(struct bm_set *set, const struct stat *st);
 
 static void bm_report(struct bm_set *set, const char *fmt, ...)
 {
@@ -607,31 +615,113 @@ out_err:
 	return -pte_io;
 }
 
-int bm_save(struct bm_set *set)
+/*
+ * Saves of two processes are serialised by an advisory lock (flock) on
+ * <file>.lock, held from reading what the other saved through the rename
+ * of ours: without it both read the same file, each writes its own merge
+ * and the later rename drops the other's change, which the next three-way
+ * merge then takes for a deletion.  The lock file is never removed (that
+ * would let two processes lock two different files); a dead holder's lock
+ * goes with its process.
+ */
+
+/* Lock @set's lock file, waiting at most @wait_ms.  Returns the locked
+ * descriptor; -1 if another process holds the lock that long; -2 if there
+ * is no lock to take (no lock file can be made, or flock is not supported):
+ * the save goes ahead unlocked and says why if writing fails too. */
+static int bm_lock(const struct bm_set *set, int wait_ms)
+{
+	char lock[PATH_MAX + 8], dir[PATH_MAX], err[PATH_MAX + 128];
+	struct timespec ts = { 0, 0 };
+	int fd, waited = 0, step = 1;
+
+	snprintf(lock, sizeof(lock), "%s.lock", set->file);
+	bm_dirname(set->file, dir, sizeof(dir));
+	if (xdg_mkdir_p(dir, 0700, err, sizeof(err)) < 0)
+		return -2;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return -2;
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= wait_ms) {
+			int busy = errno == EWOULDBLOCK;
+
+			close(fd);
+			return busy ? -1 : -2;
+		}
+		ts.tv_nsec = (long)step * 1000000L;
+		nanosleep(&ts, NULL);
+		waited += step;
+		if (step < 16)
+			step *= 2;
+	}
+	return fd;
+}
+
+static void bm_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* bm_save(), waiting at most @wait_ms for another process's save. */
+static int bm_save_wait(struct bm_set *set, int wait_ms)
 {
 	char err[2 * PATH_MAX + 64];
-	int was_dirty;
+	int was_dirty, lock, ret = -pte_io;
 
 	if (!set)
 		return -pte_invalid;
 	if (!set->saving)
 		return 0;
 	was_dirty = set->dirty;
+	lock = bm_lock(set, wait_ms);
+	if (lock == -1) {
+		set->dirty = 1;
+		if (!set->busy)
+			bm_report(set, "marks not saved yet: another ptbrowse is saving "
+				  "%s; kept in memory, saving again shortly", set->file);
+		set->busy = 1;
+		return -pte_io;
+	}
+	set->busy = 0;
 	/* Another ptbrowse may have saved the same trace's marks meanwhile. */
 	if (bm_sync(set) < 0)
-		return -pte_io;
+		goto out_unlock;
 	if (bm_write(set, set->file, 0600, err, sizeof(err)) < 0) {
 		set->dirty = 1;
 		bm_report(set, "marks not saved: %s; they are kept in memory and "
 			  "saving is retried on the next change", err);
-		return -pte_io;
+		goto out_unlock;
 	}
 	set->dirty = 0;
 	if (was_dirty)
 		bm_report(set, "marks saved to %s", set->file);
 	/* Without a base the next save merges needlessly, harmlessly. */
-	bm_synced(set);
-	return 0;
+	bm_synced(set, NULL);
+	ret = 0;
+out_unlock:
+	bm_unlock(lock);
+	return ret;
+}
+
+int bm_save(struct bm_set *set)
+{
+	return bm_save_wait(set, BM_LOCK_WAIT_MS);
+}
+
+int bm_pending(const struct bm_set *set)
+{
+	return set && set->saving && set->busy;
+}
+
+int bm_flush(struct bm_set *set)
+{
+	if (!set || !set->saving || !set->dirty)
+		return 0;
+	return bm_save_wait(set, BM_LOCK_CLOSE_MS);
 }
 
 /*
@@ -1010,12 +1100,16 @@ static void bm_entries_free(struct bm_entry *v, size_t n)
 	free(v);
 }
 
-static void bm_disk_stat(const char *file, struct bm_disk *d)
+/* The identity of @file now, or of @st (the file as it was read). */
+static void bm_disk_stat(const char *file, const struct stat *stp,
+			 struct bm_disk *d)
 {
 	struct stat st;
 
 	memset(d, 0, sizeof(*d));
-	if (stat(file, &st))
+	if (stp)
+		st = *stp;
+	else if (stat(file, &st))
 		return;
 	d->present = 1;
 	d->dev = st.st_dev;
@@ -1034,13 +1128,14 @@ static int bm_disk_same(const struct bm_disk *a, const struct bm_disk *b)
 		a->mtime.tv_nsec == b->mtime.tv_nsec);
 }
 
-/* Record the file and the entries as they are now: our base. */
-static int bm_synced(struct bm_set *set)
+/* Record the file (@st: as it was read; NULL: as it is now) and the
+ * entries as they are now: our base. */
+static int bm_synced(struct bm_set *set, const struct stat *st)
 {
 	struct bm_entry *v = NULL;
 	size_t i;
 
-	bm_disk_stat(set->file, &set->disk);
+	bm_disk_stat(set->file, st, &set->disk);
 	if (set->n) {
 		v = calloc(set->n, sizeof(*v));
 		if (!v)
@@ -1158,7 +1253,7 @@ static int bm_sync(struct bm_set *set)
 	FILE *f;
 	int ret;
 
-	bm_disk_stat(set->file, &now);
+	bm_disk_stat(set->file, NULL, &now);
 	if (bm_disk_same(&now, &set->disk) || !now.present)
 		return 0;
 	f = bm_fopen(set->file);
@@ -1199,9 +1294,10 @@ static int bm_load(struct bm_set *set)
 {
 	struct bm_parse ps = { .fname = set->file };
 	char bad[PATH_MAX + 32];
+	struct stat st;
+	int ret, have_st;
 	size_t i;
 	FILE *f;
-	int ret;
 
 	f = bm_fopen(set->file);
 	if (!f) {
@@ -1213,6 +1309,9 @@ static int bm_load(struct bm_set *set)
 		set->saving = 0;
 		return 0;
 	}
+	/* The base is the file we read: another process may rename a newer
+	 * one into place before we could stat the name. */
+	have_st = !fstat(fileno(f), &st);
 	ret = bm_read(set, f, &ps);
 	fclose(f);
 	bm_sort(set);
@@ -1264,7 +1363,7 @@ static int bm_load(struct bm_set *set)
 			bm_save(set);
 		goto out_free;
 	}
-	if (bm_synced(set) < 0) {
+	if (bm_synced(set, have_st ? &st : NULL) < 0) {
 		ret = -pte_nomem;
 		goto out_free;
 	}
@@ -1366,6 +1465,7 @@ void bm_close(struct bm_set *set)
 {
 	if (!set)
 		return;
+	bm_flush(set);
 	bm_entries_free(set->v, set->n);
 	bm_entries_free(set->base, set->nbase);
 	free(set->file);

@@ -32,7 +32,10 @@
  * A file that fails to parse is renamed aside to <file>.bad (or .bad.N)
  * and never overwritten; a file of a newer version is left untouched and
  * saving is turned off.  Two ptbrowse processes on one trace do not undo
- * each other: a save first merges what the other saved meanwhile.
+ * each other: a save first merges what the other saved meanwhile, holding
+ * an advisory lock on <file>.lock from that read through the rename.  A
+ * save waits a fraction of a second for the other's; if that is not enough
+ * the change stays in memory (bm_pending()) and the next save retries.
  *
  * Messages (warnings and errors, one line each, naming file:line where one
  * applies) go to the reporter given in bm_opts; the last one is also kept
@@ -122,7 +125,8 @@ struct trace;
 int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
 		  const struct bm_opts *opts);
 
-/* Free @set (NULL is fine).  Does not save: every change already did. */
+/* Free @set (NULL is fine).  Every change already saved; a change left
+ * in memory by a failed or busy save is saved first (bm_flush()). */
 void bm_close(struct bm_set *set);
 
 /* The marks file's path, or NULL if there is no state directory. */
@@ -141,6 +145,17 @@ int bm_saving(const struct bm_set *set);
  * Returns -pte_io if writing failed; the marks stay in memory, the
  * message says why, and the next change tries again. */
 int bm_save(struct bm_set *set);
+
+/* Whether the last save found another process saving the same marks file
+ * for longer than a save waits: a change is only in memory and bm_save()
+ * should be called again soon (the browser does when idle). */
+int bm_pending(const struct bm_set *set);
+
+/* Save a change that is only in memory (a failed or busy save), waiting a
+ * few seconds at most for another process's save; for the end of a session.
+ * Returns 0 if nothing is left unsaved (or saving is off).
+ * Returns -pte_io if it could not be saved (bm_message() says why). */
+int bm_flush(struct bm_set *set);
 
 /* The number of entries, and entry @i (0 <= i < count) in offset order
  * (then marks, bookmarks, regions; then by name).  Returns NULL if @i is
@@ -296,8 +311,17 @@ struct bm_summary {
 	 * the same packets; has_time stays 0 without one.
 	 */
 	int has_time;
-	double duration_ns;
+	double duration_ns;		/* the time model's time from the
+					 * range's start to its end (the
+					 * first packet at or after @to) */
+	int has_span;			/* span_ticks is set */
+	uint64_t span_ticks;		/* the same in (estimated) TSC ticks */
 	double freq_avg_mhz, freq_min_mhz, freq_max_mhz;
+	int freq_avg_wall;		/* freq_avg_mhz is cycles over the
+					 * duration: halted periods (no
+					 * cycles) pull it down; else it is
+					 * the mean of the measurements, which
+					 * leave periods with a sleep out */
 };
 
 /* Progress of a summary, shared with another thread. */
@@ -309,7 +333,9 @@ struct bm_progress {
 };
 
 /* Called for every packet decoded, including the lead-in from the PSB
- * before the range (@in_range 0), so a time model can follow along.
+ * before the range (@in_range 0) and the first packet at or after its
+ * end (@in_range 2: the end edge, not counted), so a time model can
+ * follow along.
  * Where bytes were lost (a gap between spans, or a decode error skipped
  * to the next PSB) it is called with a packet of type PKT_INVALID at the
  * offset where decoding resumed (tm_gap() time).  At the end it is called
@@ -344,7 +370,9 @@ int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
 struct bm_time {
 	struct tm_model tm;
 	int have_first;			/* first and last are set */
-	struct tm_stamp first, last;	/* in-range stamps with a wall clock */
+	struct tm_stamp first, last;	/* in-range stamps with a TSC */
+	int have_end;			/* end is set */
+	struct tm_stamp end;		/* the end edge's stamp */
 	uint32_t khz_min, khz_max;	/* measured, in range */
 	uint64_t khz_sum, khz_n;
 };
@@ -353,10 +381,12 @@ struct bm_time {
 void bm_time_init(struct bm_time *bt, const struct tm_config *cfg);
 
 /* A bm_observe_fn: @ctx is a struct bm_time.  At the end it sets
- * has_time and duration_ns if two in-range packets had a wall-clock
+ * has_span and span_ticks from the time model's TSC at the range's two
+ * edges (the first packet in it with a time, and the end edge, else the
+ * last packet in it), has_time and duration_ns if both have a wall-clock
  * time, and the frequencies (MHz; 0 if unknown): the average is cycles
- * over time when CYC packets count cycles, else the mean of the
- * measurements; min and max are over the measurements.
+ * over time when CYC packets count cycles (freq_avg_wall), else the mean
+ * of the measurements; min and max are over the measurements.
  * Returns 0. */
 int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		    struct bm_summary *sum);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -717,6 +719,54 @@ static void test_two_writers(void **state)
 	bm_close(a);
 }
 
+/* Another process holds <file>.lock: a change stays in memory, pending,
+ * said once; the next save after the lock is free writes it. */
+static void test_lock_busy(void **state)
+{
+	struct bm_set *a;
+	int fd;
+
+	assert_int_equal(bm_open(&a, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_mark_set(a, 'a', 1, NULL), 0);
+	assert_true(exists(state_file(ID ".marks.lock")));
+	assert_false(bm_pending(a));
+	fd = open(state_file(ID ".marks.lock"), O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	msgs[0] = '\0';
+	assert_int_equal(bm_mark_set(a, 'b', 2, NULL), -pte_io);
+	assert_true(bm_pending(a));
+	assert_non_null(strstr(msgs, "another ptbrowse is saving"));
+	assert_int_equal(bm_mark_set(a, 'c', 3, NULL), -pte_io);
+	assert_int_equal(bm_count(a), 3);
+	assert_null(strstr(read_file(state_file(ID ".marks")), "mark b"));
+	close(fd);	/* the other process is done */
+	assert_int_equal(bm_save(a), 0);
+	assert_false(bm_pending(a));
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark b"));
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark c"));
+	assert_int_equal(bm_flush(a), 0);
+	bm_close(a);
+	assert_int_equal(bm_flush(NULL), 0);
+	assert_false(bm_pending(NULL));
+}
+
+/* A change a busy save left in memory is saved by bm_close(). */
+static void test_lock_close(void **state)
+{
+	struct bm_set *a;
+	int fd;
+
+	assert_int_equal(bm_open(&a, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(bm_mark_set(a, 'a', 1, NULL), 0);
+	fd = open(state_file(ID ".marks.lock"), O_RDWR);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	assert_int_equal(bm_mark_set(a, 'b', 2, NULL), -pte_io);
+	close(fd);
+	bm_close(a);
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark b"));
+}
+
 static void test_no_home(void **state)
 {
 	struct bm_set *set;
@@ -1144,6 +1194,8 @@ int main(void)
 		cmocka_unit_test_setup(test_unwritable, clean),
 		cmocka_unit_test_setup(test_no_state_and_cap, clean),
 		cmocka_unit_test_setup(test_two_writers, clean),
+		cmocka_unit_test_setup(test_lock_busy, clean),
+		cmocka_unit_test_setup(test_lock_close, clean),
 		cmocka_unit_test_setup(test_no_home, clean),
 		cmocka_unit_test_setup(test_trace_grew, clean),
 		cmocka_unit_test_setup(test_streams, clean),

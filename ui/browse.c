@@ -1322,9 +1322,13 @@ static int ui_turn_body(void *arg)
 	}
 	/* A search's first hit is shown soon after it is known. */
 	c = ui_getkey(ui, t->searching > 1 ? 40 :
-		      t->indexing || t->searching || mu_busy(ui) ? 250 : 2000);
+		      t->indexing || t->searching || mu_busy(ui) ||
+		      bm_pending(ui->bm) ? 250 : 2000);
 	if (c == ERR) {
-		/* Idle: keep the progress fresh and decode ahead. */
+		/* Idle: keep the progress fresh and decode ahead; save marks
+		 * another ptbrowse kept us from saving. */
+		if (bm_pending(ui->bm))
+			bm_save(ui->bm);
 		t->indexing = ui_poll_index(ui);
 		nav_prefetch(ui);
 		t->draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
@@ -1677,7 +1681,10 @@ static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
 		} else if (!strcmp(opt, "--stream"))
 			o->stream = val;
 		else if (!strcmp(opt, "--size")) {
-			if (sscanf(val, "%dx%d", &o->cols, &o->rows) != 2 || o->cols < 1 ||
+			int used = 0;
+
+			if (sscanf(val, "%dx%d%n", &o->cols, &o->rows, &used) != 2 ||
+			    val[used] || o->cols < 1 ||
 			    o->rows < 1 || o->cols > 1000 || o->rows > 1000) {
 				fprintf(stderr, "ptbrowse: --size %s: want COLSxROWS, e.g. 120x40\n", val);
 				return 2;
@@ -1936,6 +1943,11 @@ int cmd_browse_main(int argc, char **argv)
 	}
 	prompt_done(ui);
 	ui_restore_terminal();
+	/* A change a busy or failed save left in memory: the last chance. */
+	if (ui->bm && bm_flush(ui->bm) < 0) {
+		fprintf(stderr, "ptbrowse: %s\n", bm_message(ui->bm));
+		ret = 1;
+	}
 	if (ui_screen)
 		delscreen(ui_screen);
 	ui_screen = NULL;
