@@ -93,9 +93,12 @@ static void summary_text(const struct bm_summary *s)
 	printf("  ovfs %" PRIu64 "\n  errors %" PRIu64 "\n", s->ovfs, s->errors);
 	if (s->has_time)
 		printf("  time-ns %.0f\n", s->duration_ns);
+	if (s->has_span)
+		printf("  time-ticks %" PRIu64 "\n", s->span_ticks);
 	if (s->freq_avg_mhz > 0)
-		printf("  freq-mhz %.1f min %.1f max %.1f\n", s->freq_avg_mhz,
-		       s->freq_min_mhz, s->freq_max_mhz);
+		printf("  freq-mhz %.1f min %.1f max %.1f halts %s\n", s->freq_avg_mhz,
+		       s->freq_min_mhz, s->freq_max_mhz,
+		       s->freq_avg_wall ? "included" : "excluded");
 	if (s->errors)
 		printf("  first-error 0x%" PRIx64 "\n", s->first_error_off);
 	if (s->gaps)
@@ -127,9 +130,12 @@ static void summary_json(const struct bm_summary *s)
 		       s->tsc_ticks);
 	if (s->has_time)
 		printf(", \"time_ns\": %.0f", s->duration_ns);
+	if (s->has_span)
+		printf(", \"time_ticks\": %" PRIu64, s->span_ticks);
 	if (s->freq_avg_mhz > 0)
-		printf(", \"freq_mhz\": {\"avg\": %.1f, \"min\": %.1f, \"max\": %.1f}",
-		       s->freq_avg_mhz, s->freq_min_mhz, s->freq_max_mhz);
+		printf(", \"freq_mhz\": {\"avg\": %.1f, \"min\": %.1f, \"max\": %.1f"
+		       ", \"halts\": \"%s\"}", s->freq_avg_mhz, s->freq_min_mhz,
+		       s->freq_max_mhz, s->freq_avg_wall ? "included" : "excluded");
 	printf(", \"cbrs\": %" PRIu64 ", \"cbr_changes\": %" PRIu64
 	       ", \"ovfs\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"gaps\": %"
 	       PRIu64 "}", s->cbrs, s->cbr_changes, s->ovfs, s->errors, s->gaps);

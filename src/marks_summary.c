@@ -116,8 +116,15 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 	next_tick = start + BM_PROGRESS_STEP;
 	for (;;) {
 		off = img_cursor_offset(&cur);
-		if (off >= to)
+		if (off >= to) {
+			/* The end edge: the packet the range ends at. */
+			if (observe && img_cursor_next(&cur, &p) >= 0 && !cur.gap) {
+				ret = observe(observe_ctx, &p, 2, sum);
+				if (ret)
+					goto out_done;
+			}
 			break;
+		}
 		if (off >= next_tick) {
 			next_tick = off + BM_PROGRESS_STEP;
 			if (prog) {
@@ -250,6 +257,11 @@ int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 	if (pkt) {
 		if (tm_step(&bt->tm, pkt, &st) < 0 || !in_range)
 			return 0;
+		if (in_range == 2) {
+			bt->end = st;
+			bt->have_end = (st.flags & TM_F_TSC) != 0;
+			return 0;
+		}
 		if (st.flags & TM_F_FREQ) {
 			if (!bt->khz_n || st.khz < bt->khz_min)
 				bt->khz_min = st.khz;
@@ -258,7 +270,7 @@ int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 			bt->khz_sum += st.khz;
 			bt->khz_n++;
 		}
-		if (!(st.flags & TM_F_NS))
+		if (!(st.flags & TM_F_TSC))
 			return 0;
 		if (!bt->have_first)
 			bt->first = st;
@@ -266,9 +278,19 @@ int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		bt->last = st;
 		return 0;
 	}
-	if (bt->have_first && bt->last.ns >= bt->first.ns) {
-		sum->has_time = 1;
-		sum->duration_ns = (double)(bt->last.ns - bt->first.ns);
+	if (bt->have_first) {
+		const struct tm_stamp *a = &bt->first;
+		const struct tm_stamp *b = bt->have_end ? &bt->end : &bt->last;
+
+		if (b->tsc >= a->tsc) {
+			sum->has_span = 1;
+			sum->span_ticks = b->tsc - a->tsc;
+		}
+		if ((a->flags & b->flags & TM_F_NS) && b->ns >= a->ns) {
+			sum->has_time = 1;
+			sum->duration_ns = (double)(b->ns - a->ns);
+		}
+		bt->last = *b;
 	}
 	if (bt->khz_n) {
 		sum->freq_min_mhz = bt->khz_min / 1000.0;
@@ -279,8 +301,10 @@ int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 	if (sum->has_time && ns > 0 && (bt->first.flags & bt->last.flags & TM_F_CYC)) {
 		cycles = (double)(bt->last.cycles - bt->first.cycles);
 		/* cycles per ns is GHz */
-		if (cycles > 0)
+		if (cycles > 0) {
 			sum->freq_avg_mhz = cycles / ns * 1000.0;
+			sum->freq_avg_wall = 1;
+		}
 	}
 	return 0;
 }

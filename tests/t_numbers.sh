@@ -138,6 +138,31 @@ grep -q ' 1201\.2~ ' "$tmp/dump" || fail "dump: MHz from P1 not marked: $(sed -n
 "$PTBROWSE" dump --cycles --cpu 6/78/3 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 \
 	--cpuid-0x15.ebx 308 "$H" >"$tmp/dump" 2>&1 || fail "dump hist 6/78: exit $?"
 grep -q ' [0-9]*\.[0-9]~ ' "$tmp/dump" && fail "dump: MHz marked with a known crystal: $(sed -n 40p "$tmp/dump")"
+# --- region summaries: the time model at the region's two edges -----------
+# TSCs 1000, 2000, 3000; the region runs from the pad after the first to
+# the third (exclusive): 2000 ticks, not the 0 between its TSC packets (nor
+# the 1000 to its last packet).
+perl -e '
+sub tsc { return "\x19" . substr(pack("Q<", shift), 0, 7) }
+print "\x02\x82" x 8, tsc(1000), "\x02\x23", "\x00", tsc(2000), "\x00", tsc(3000), "\x00";
+' >"$tmp/r.pt"
+printf '# ptbrowse marks v1\nregion reg 0x1a 0x24\n' >"$tmp/r.marks"
+"$PTBROWSE" marks --import "$tmp/r.marks" "$tmp/r.pt" >"$tmp/out" 2>&1 || fail "import: $(cat "$tmp/out")"
+"$PTBROWSE" marks --summary --tsc-freq 1GHz "$tmp/r.pt" >"$tmp/sum" 2>&1 || fail "summary: exit $?"
+grep -q '^  time-ns 2000$' "$tmp/sum" || fail "region duration: $(grep time "$tmp/sum")"
+"$PTBROWSE" marks --summary "$tmp/r.pt" >"$tmp/sum" 2>&1 || fail "summary: exit $?"
+grep -q '^  time-ticks 2000$' "$tmp/sum" || fail "region ticks: $(grep time "$tmp/sum")"
+# The average MHz says whether halted periods count: cycles over the
+# wall-clock time include them, the mean of the measurements leaves out
+# periods that held a sleep.
+printf '# ptbrowse marks v1\nregion reg 0x40 0x2000\n' >"$tmp/h.marks"
+cp "$H" "$tmp/h.pt"
+"$PTBROWSE" marks --import "$tmp/h.marks" "$tmp/h.pt" >"$tmp/out" 2>&1 || fail "import: $(cat "$tmp/out")"
+HOPT="--cpu 6/85/7 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 308"
+"$PTBROWSE" marks --summary $HOPT --tsc-freq 3.7GHz "$tmp/h.pt" >"$tmp/sum" 2>&1
+grep -q '^  freq-mhz .* halts included$' "$tmp/sum" || fail "MHz with time: $(grep freq "$tmp/sum")"
+"$PTBROWSE" marks --summary $HOPT "$tmp/h.pt" >"$tmp/sum" 2>&1
+grep -q '^  freq-mhz .* halts excluded$' "$tmp/sum" || fail "MHz without time: $(grep freq "$tmp/sum")"
 
 [ $status = 0 ] && echo ok
 exit $status

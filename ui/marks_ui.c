@@ -650,18 +650,23 @@ static int mu_summary_lines(struct ui *ui, char lines[][128], int max)
 	LINE("cyc %" PRIu64 " cycles  cbr changes %" PRIu64, s->cyc_cycles, s->cbr_changes);
 	if (s->has_tsc)
 		LINE("tsc ticks %" PRIu64, s->tsc_ticks);
+	/* The time model's time between the region's edges. */
 	if (s->has_time) {
-		status_fmt_ns(t, sizeof(t), s->duration_ns);
+		status_fmt_ns_res(t, sizeof(t), s->duration_ns, 1);
 		LINE("duration %s", t);
-	} else if (s->has_tsc && !isnan(status_tsc_ns(ui, s->first_tsc, s->last_tsc))) {
-		status_fmt_ns(t, sizeof(t), status_tsc_ns(ui, s->first_tsc, s->last_tsc));
-		LINE("duration %s (first to last TSC)", t);
+	} else if (s->has_span && !isnan(status_tsc_ns(ui, 0, s->span_ticks))) {
+		status_fmt_ns_res(t, sizeof(t), status_tsc_ns(ui, 0, s->span_ticks), 1);
+		LINE("duration %s%s", status_time_estimated(ui) ?
+		     screen_glyph(ui, "≈", "~") : "", t);
+	} else if (s->has_span) {
+		LINE("duration %" PRIu64 " TSC ticks (no TSC frequency)", s->span_ticks);
 	} else {
 		LINE("duration ? (no timing)");
 	}
 	if (s->freq_avg_mhz > 0)
-		LINE("MHz avg %.0f min %.0f max %.0f", s->freq_avg_mhz, s->freq_min_mhz,
-		     s->freq_max_mhz);
+		LINE("MHz avg %.0f (%s) min %.0f max %.0f", s->freq_avg_mhz,
+		     s->freq_avg_wall ? "halts included" : "halts excluded",
+		     s->freq_min_mhz, s->freq_max_mhz);
 	LINE("sync %" PRIu64 " branch %" PRIu64 " ip %" PRIu64 " timing %" PRIu64,
 	     s->by_class[PKC_SYNC], s->by_class[PKC_BRANCH], s->by_class[PKC_IP],
 	     s->by_class[PKC_TIMING]);
