@@ -63,6 +63,10 @@ APP_SRC   := $(sort $(filter-out src/main.c,$(wildcard src/*.c)))
 UI_SRC    := $(sort $(wildcard ui/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
+# ptrecord is several files, in tools/ptrec/, linked into one program.
+PTREC_SRC := $(sort $(wildcard tools/ptrec/*.c))
+# Small real programs that tools/ptrecord records for tests and the sample.
+PROG_SRC  := $(sort $(wildcard tests/progs/p_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 KEYMAPS   := $(sort $(wildcard keymaps/*.keys))
@@ -72,13 +76,14 @@ APP_LIB = $(BUILD)/libptapp.a
 UI_LIB  = $(BUILD)/libptui.a
 PROG    = $(BUILD)/ptbrowse
 TESTS   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TOOLS   = $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
+TOOLS   = $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%) $(BUILD)/tools/ptrecord
+PROGS   = $(PROG_SRC:tests/progs/%.c=$(BUILD)/progs/%) $(BUILD)/progs/libptbdemo.so
 BENCHES = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 LIBS = $(UI_LIB) $(APP_LIB) $(DEC_LIB) $(CURSES_LIBS) $(RL_LIBS) $(XXH_LIBS) \
 	$(DW_LIBS) $(ELF_LIBS) $(ZYDIS_LIBS) -lpthread -lm
 
-all: $(PROG) ptbrowse $(TOOLS)
+all: $(PROG) ptbrowse $(TOOLS) $(PROGS)
 .PHONY: all deps run test check bench fuzz screenshots clean install
 
 # The program's name at the top, so `./ptbrowse` works from a checkout.
@@ -109,6 +114,17 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
 	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(CMOCKA_LIBS) $(IPT_LIBS)
 $(BUILD)/tools/%: $(BUILD)/tools/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
 	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(IPT_LIBS)
+$(BUILD)/tools/ptrecord: $(PTREC_SRC:%.c=$(BUILD)/%.o) $(UI_LIB) $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $(PTREC_SRC:%.c=$(BUILD)/%.o) $(LIBS)
+# The test programs: plain -O1 code with frame pointers, a shared library of
+# our own found through $ORIGIN, threads.
+PROG_CFLAGS = -O1 -g -fno-omit-frame-pointer -Wall
+$(BUILD)/progs/libptbdemo.so: tests/progs/libptbdemo.c tests/progs/ptbdemo.h
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(PROG_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/progs/p_%: tests/progs/p_%.c tests/progs/ptbdemo.h $(BUILD)/progs/libptbdemo.so
+	$(QUIET_CC)$(CC) $(PROG_CFLAGS) -o $@ $< -L$(BUILD)/progs -lptbdemo \
+		-Wl,-rpath,'$$ORIGIN' -pthread
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
 	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(IPT_LIBS)
 $(BUILD)/tests/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
