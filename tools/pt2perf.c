@@ -7,15 +7,27 @@
  * result must be as fast as browsing the raw file.
  *
  *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] [--switches N]
- *           [--lost-at OFF] RAW -o OUT
+ *           [--lost-at OFF] [--sideband FILE] RAW... -o OUT
  *
  * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
  * buffer offsets jump over them, which a reader must show as a gap.
  * --switches adds N context switch records before the data, --lost-at an
  * AUX record flagged truncated whose data ends at OFF, after them.
+ *
+ * Several RAW files are several CPUs' streams: each is the CPU of the
+ * --cpu before it (a single RAW takes the last --cpu given anywhere), and
+ * their AUXTRACE records alternate as perf writes them.  --sideband FILE
+ * reads what tools/ptrecord wrote beside its trace (comm, fork, exit,
+ * mmap2 and switch lines, times in TSC ticks) and writes COMM, FORK,
+ * EXIT, MMAP2 (with the build ID where known) and SWITCH_CPU_WIDE records,
+ * in time order, before the data; AUXTRACE_INFO then says context switch
+ * events were recorded (have_sched_switch 3), as `perf record
+ * --switch-events` does.  Record times are perf times: the TSC through
+ * TIME_CONV.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,25 +56,246 @@ static void put(const void *d, size_t n)
 static void put64(uint64_t v) { put(&v, 8); }
 static void put32(uint32_t v) { put(&v, 4); }
 
-static void header(uint32_t type, size_t size)
+static void header_misc(uint32_t type, uint16_t misc, size_t size)
 {
-	uint16_t misc = 0, sz = (uint16_t)size;
+	uint16_t sz = (uint16_t)size;
 
 	put32(type);
 	put(&misc, 2);
 	put(&sz, 2);
 }
 
+static void header(uint32_t type, size_t size)
+{
+	header_misc(type, 0, size);
+}
+
 /* The sample_id trailer of a sideband record (sample_id_all with
  * SAMPLE_TYPE: pid/tid, time, cpu, identifier). */
-static void sample_id(uint32_t cpu, uint64_t time)
+static void sample_id_of(uint32_t pid, uint32_t tid, uint32_t cpu,
+			 uint64_t time)
 {
-	put32(1);		/* pid */
-	put32(1);		/* tid */
+	put32(pid);
+	put32(tid);
 	put64(time);
 	put32(cpu);
 	put32(0);
 	put64(ATTR_ID);
+}
+
+static void sample_id(uint32_t cpu, uint64_t time)
+{
+	sample_id_of(1, 1, cpu, time);
+}
+
+/* TIME_CONV, as perf converts a TSC into a perf time. */
+#define TIME_SHIFT	10
+#define TIME_MULT	600
+#define TIME_ZERO	0
+
+static uint64_t perf_time(uint64_t tsc)
+{
+	uint64_t quot = tsc >> TIME_SHIFT, rem = tsc & ((1ull << TIME_SHIFT) - 1);
+
+	return TIME_ZERO + quot * TIME_MULT + ((rem * TIME_MULT) >> TIME_SHIFT);
+}
+
+/* One sideband line of ptrecord, kept for sorting by time. */
+struct sb_line {
+	uint64_t tsc;
+	size_t order;
+	char *text;
+};
+
+static int sb_cmp(const void *a, const void *b)
+{
+	const struct sb_line *x = a, *y = b;
+
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void put_str_padded(const char *str)
+{
+	static const char zero[8];
+	size_t n = strlen(str) + 1;
+
+	put(str, n);
+	put(zero, (8 - n % 8) % 8);
+}
+
+static size_t padded(const char *str)
+{
+	return (strlen(str) + 1 + 7) / 8 * 8;
+}
+
+/* The record of one sideband line; returns 0, or -1 if it does not parse. */
+static int sb_record(const char *line)
+{
+	char kind[16], name[4096], bid[64], dir[8];
+	unsigned pid, tid, ptid, cpu, maj, min, prot, flags, opid, otid;
+	int exec, preempt, other;
+	uint64_t tsc, start, len, pgoff, ino;
+
+	if (sscanf(line, "%15s", kind) != 1)
+		return -1;
+	if (!strcmp(kind, "comm")) {
+		if (sscanf(line, "comm %u %u %" SCNu64 " %d %4095[^\n]", &pid,
+			   &tid, &tsc, &exec, name) != 5)
+			return -1;
+		/* misc: PERF_RECORD_MISC_COMM_EXEC for the exec's */
+		header_misc(3, exec ? 1u << 13 : 0, 8 + 8 + padded(name) + 32);
+		put32(pid);
+		put32(tid);
+		put_str_padded(name);
+		sample_id_of(pid, tid, 0, perf_time(tsc));
+	} else if (!strcmp(kind, "fork") || !strcmp(kind, "exit")) {
+		int fork = kind[0] == 'f';
+
+		ptid = 0;
+		if (fork ? sscanf(line, "fork %u %u %u %" SCNu64, &pid, &tid,
+				  &ptid, &tsc) != 4 :
+			   sscanf(line, "exit %u %u %" SCNu64, &pid, &tid,
+				  &tsc) != 3)
+			return -1;
+		header(fork ? 7 : 4, 8 + 24 + 32);
+		put32(pid);
+		put32(pid);		/* ppid: a thread of the same process */
+		put32(tid);
+		put32(fork ? ptid : tid);
+		put64(perf_time(tsc));
+		sample_id_of(pid, tid, 0, perf_time(tsc));
+	} else if (!strcmp(kind, "mmap2")) {
+		uint16_t misc = 2;	/* PERF_RECORD_MISC_USER */
+		size_t size;
+
+		if (sscanf(line, "mmap2 %u %u %" SCNu64 " %" SCNx64 " %" SCNx64
+			   " %" SCNx64 " %u %u %" SCNu64 " %u %u %63s %4095[^\n]",
+			   &pid, &tid, &tsc, &start, &len, &pgoff, &maj, &min,
+			   &ino, &prot, &flags, bid, name) != 13)
+			return -1;
+		if (strcmp(bid, "-"))
+			misc |= 1u << 14;	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
+		size = 8 + 8 + 24 + 24 + 8 + padded(name) + 32;
+		header_misc(10, misc, size);
+		put32(pid);
+		put32(tid);
+		put64(start);
+		put64(len);
+		put64(pgoff);
+		if (misc & (1u << 14)) {
+			uint8_t b[24] = { 0 };
+			size_t i, n = strlen(bid) / 2;
+
+			if (n > 20)
+				n = 20;
+			b[0] = (uint8_t)n;
+			for (i = 0; i < n; i++) {
+				unsigned v;
+
+				sscanf(bid + 2 * i, "%2x", &v);
+				b[4 + i] = (uint8_t)v;
+			}
+			put(b, sizeof(b));
+		} else {
+			put32(maj);
+			put32(min);
+			put64(ino);
+			put64(0);	/* ino_generation */
+		}
+		put32(prot);
+		put32(flags);
+		put_str_padded(name);
+		sample_id_of(pid, tid, 0, perf_time(tsc));
+	} else if (!strcmp(kind, "switch")) {
+		uint16_t misc = 0;
+
+		if (sscanf(line, "switch %u %" SCNu64 " %7s %u %u %d %d %d", &cpu,
+			   &tsc, dir, &pid, &tid, &other, (int *)&otid,
+			   &preempt) != 8)
+			return -1;
+		opid = other < 0 ? 0 : (unsigned)other;
+		if ((int)otid < 0)
+			otid = 0;
+		if (!strcmp(dir, "out"))
+			misc |= 1u << 13;	/* PERF_RECORD_MISC_SWITCH_OUT */
+		if (preempt)
+			misc |= 1u << 14;	/* ..._SWITCH_OUT_PREEMPT */
+		header_misc(15, misc, 8 + 8 + 32);	/* SWITCH_CPU_WIDE */
+		put32(opid);
+		put32(otid);
+		sample_id_of(pid, tid, cpu, perf_time(tsc));
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* The time of a sideband line, for sorting: its TSC field. */
+static uint64_t sb_tsc(const char *line)
+{
+	uint64_t tsc = 0;
+	unsigned a, b, c;
+
+	if (!strncmp(line, "comm ", 5) || !strncmp(line, "mmap2 ", 6) ||
+	    !strncmp(line, "exit ", 5))
+		sscanf(strchr(line, ' ') + 1, "%u %u %" SCNu64, &a, &b, &tsc);
+	else if (!strncmp(line, "fork ", 5))
+		sscanf(line + 5, "%u %u %u %" SCNu64, &a, &b, &c, &tsc);
+	else if (!strncmp(line, "switch ", 7))
+		sscanf(line + 7, "%u %" SCNu64, &a, &tsc);
+	return tsc;
+}
+
+/* Write the records of ptrecord's sideband file @path in time order;
+ * returns 0, or -1 with a message naming the file and line. */
+static int sideband(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct sb_line *v = NULL;
+	size_t n = 0, i, lineno = 0;
+	char line[8192];
+	int err = 0;
+
+	if (!f) {
+		fprintf(stderr, "pt2perf: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!(n & 255)) {
+			struct sb_line *g = realloc(v, (n + 256) * sizeof(*v));
+
+			if (!g) {
+				err = -1;
+				break;
+			}
+			v = g;
+		}
+		v[n].tsc = sb_tsc(line);
+		v[n].order = lineno;
+		v[n].text = strdup(line);
+		if (!v[n].text) {
+			err = -1;
+			break;
+		}
+		n++;
+	}
+	fclose(f);
+	qsort(v, n, sizeof(*v), sb_cmp);
+	for (i = 0; i < n; i++) {
+		if (!err && sb_record(v[i].text) < 0) {
+			fprintf(stderr, "pt2perf: %s:%zu: not a sideband line\n",
+				path, v[i].order);
+			err = -1;
+		}
+		free(v[i].text);
+	}
+	free(v);
+	return err;
 }
 
 static void attr(void)
@@ -79,6 +312,64 @@ static void attr(void)
 	put(zero, sizeof(zero));
 }
 
+/* One raw stream to wrap. */
+struct input {
+	const char *path;
+	unsigned cpu;
+	uint8_t *map;
+	uint64_t size, off;	/* its length and how much is written */
+};
+
+static int input_open(struct input *in)
+{
+	struct stat st;
+	int fd = open(in->path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fprintf(stderr, "pt2perf: %s: %s\n", in->path, strerror(errno));
+		return -1;
+	}
+	in->size = (uint64_t)st.st_size;
+	in->map = in->size ? mmap(NULL, (size_t)in->size, PROT_READ, MAP_SHARED,
+				  fd, 0) : NULL;
+	close(fd);
+	if (in->map == MAP_FAILED) {
+		fprintf(stderr, "pt2perf: %s: %s\n", in->path, strerror(errno));
+		return -1;
+	}
+	madvise(in->map, (size_t)in->size, MADV_SEQUENTIAL);
+	return 0;
+}
+
+/* The next AUXTRACE record of @in: at most @chunk bytes, none of
+ * the hole.  Returns 0 when the stream is done. */
+static int aux_next(struct input *in, uint64_t chunk,
+		    uint64_t hole_off, uint64_t hole_len)
+{
+	uint64_t off = in->off, n;
+
+	if (off >= hole_off && off < hole_off + hole_len)
+		off = in->off = hole_off + hole_len;	/* the AUX offsets jump */
+	if (off >= in->size)
+		return 0;
+	n = in->size - off;
+	if (n > chunk)
+		n = chunk;
+	if (off < hole_off && off + n > hole_off)
+		n = hole_off - off;
+	header(71, 48);			/* AUXTRACE */
+	put64(n);
+	put64(off);
+	put64(0);			/* reference */
+	put32(in->cpu);		/* idx: the CPU, in per-CPU mode */
+	put32(0);			/* tid */
+	put32(in->cpu);
+	put32(0);
+	put(in->map + off, (size_t)n);
+	in->off = off + n;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const char cpuid[24] = "GenuineIntel,6,78,3";
@@ -87,19 +378,21 @@ int main(int argc, char **argv)
 	 * noretcomp bit, have_sched_switch, snapshot, per_cpu_mmaps, mtc bit,
 	 * mtc freq bits, tsc:ctc n/d, cyc bit, max non-turbo ratio,
 	 * filter string length. */
-	const uint64_t priv[17] = {
-		PMU_TYPE, 10, 600, 0, 1, 0x400, 0x800, 0, 0, 1, 0x200,
-		0xfull << 14, 100, 2, 0x2, 12, 0
+	uint64_t priv[17] = {
+		PMU_TYPE, TIME_SHIFT, TIME_MULT, TIME_ZERO, 1, 0x400, 0x800, 0,
+		0, 1, 0x200, 0xfull << 14, 100, 2, 0x2, 12, 0
 	};
-	uint64_t chunk = 512 * 1024, off, n, hole_off = UINT64_MAX, hole_len = 0;
+	uint64_t chunk = 512 * 1024, hole_off = UINT64_MAX, hole_len = 0;
 	uint64_t switches = 0, lost_at = UINT64_MAX, k;
-	const char *in_path = NULL;
-	unsigned cpu = 0;
-	struct stat st;
-	uint8_t *map;
-	int i, fd;
+	const char *sb_path = NULL;
+	struct input *in = NULL;
+	unsigned cpu = 0, nin = 0, j;
+	int i, more;
 
 	out_path = NULL;
+	in = calloc((size_t)argc, sizeof(*in));
+	if (!in)
+		return 1;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
 			chunk = strtoull(argv[++i], NULL, 0);
@@ -114,29 +407,29 @@ int main(int argc, char **argv)
 			switches = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--lost-at") && i + 1 < argc) {
 			lost_at = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--sideband") && i + 1 < argc) {
+			sb_path = argv[++i];
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out_path = argv[++i];
-		else if (argv[i][0] != '-' && !in_path)
-			in_path = argv[i];
-		else
+		else if (argv[i][0] != '-') {
+			in[nin].path = argv[i];
+			in[nin].cpu = cpu;
+			nin++;
+		} else
 			goto usage;
 	}
-	if (!in_path || !out_path || !chunk)
+	if (!nin || !out_path || !chunk)
 		goto usage;
-	fd = open(in_path, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "pt2perf: %s: %s\n", in_path, strerror(errno));
-		return 1;
-	}
-	map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED,
-				fd, 0) : NULL;
-	if (map == MAP_FAILED) {
-		fprintf(stderr, "pt2perf: %s: %s\n", in_path, strerror(errno));
-		return 1;
-	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	/* one stream: the last --cpu wherever it was */
+	if (nin == 1)
+		in[0].cpu = cpu;
+	for (j = 0; j < nin; j++)
+		if (input_open(&in[j]) < 0)
+			return 1;
+	if (sb_path)
+		priv[7] = 3;	/* have_sched_switch: context switch events */
 	out = fopen(out_path, "wb");
 	if (!out) {
 		fprintf(stderr, "pt2perf: %s: %s\n", out_path, strerror(errno));
@@ -156,9 +449,14 @@ int main(int argc, char **argv)
 	put32(0);
 	put(priv, sizeof(priv));
 	header(79, 8 + 24);			/* TIME_CONV */
-	put64(10);
-	put64(600);
-	put64(0);
+	put64(TIME_SHIFT);
+	put64(TIME_MULT);
+	put64(TIME_ZERO);
+	if (sb_path && sideband(sb_path) < 0) {
+		fclose(out);
+		unlink(out_path);
+		return 1;
+	}
 	/* Context switches first: their number, not their place, matters
 	 * to whoever draws them. */
 	for (k = 0; k < switches; k++) {
@@ -167,45 +465,31 @@ int main(int argc, char **argv)
 		put32(14);		/* PERF_RECORD_SWITCH */
 		put(&misc, 2);
 		put(&sz, 2);
-		sample_id(cpu, k + 1);
+		sample_id(in[0].cpu, k + 1);
 	}
-	for (off = 0; off < (uint64_t)st.st_size; off += n) {
-		n = (uint64_t)st.st_size - off;
-
-		if (off >= hole_off && off < hole_off + hole_len) {
-			/* left out: the AUX offsets jump over it */
-			n = hole_off + hole_len - off;
-			continue;
-		}
-		if (n > chunk)
-			n = chunk;
-		if (off < hole_off && off + n > hole_off)
-			n = hole_off - off;
-		header(71, 48);			/* AUXTRACE */
-		put64(n);
-		put64(off);
-		put64(0);			/* reference */
-		put32(cpu);			/* idx */
-		put32(0);			/* tid */
-		put32(cpu);
-		put32(0);
-		put(map + off, (size_t)n);
-	}
+	/* the streams' records alternate, as perf flushes its buffers */
+	do {
+		more = 0;
+		for (j = 0; j < nin; j++)
+			more |= aux_next(&in[j], chunk, hole_off, hole_len);
+	} while (more);
 	if (lost_at != UINT64_MAX) {
 		/* The AUX record of a buffer that overflowed at @lost_at. */
 		header(11, 8 + 24 + 32);	/* PERF_RECORD_AUX */
 		put64(lost_at > 4096 ? lost_at - 4096 : 0);
 		put64(lost_at > 4096 ? 4096 : lost_at);
 		put64(1);			/* PERF_AUX_FLAG_TRUNCATED */
-		sample_id(cpu, switches + 2);
+		sample_id(in[0].cpu, switches + 2);
 	}
 	if (fclose(out)) {
 		fprintf(stderr, "pt2perf: %s: %s\n", out_path, strerror(errno));
 		return 1;
 	}
+	free(in);
 	return 0;
 usage:
 	fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
-		"               [--switches N] [--lost-at OFF] RAW -o OUT\n");
+		"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
+		"               [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
 	return 2;
 }
