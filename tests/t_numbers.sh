@@ -163,6 +163,23 @@ HOPT="--cpu 6/85/7 --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 --cpuid-0x15.eb
 grep -q '^  freq-mhz .* halts included$' "$tmp/sum" || fail "MHz with time: $(grep freq "$tmp/sum")"
 "$PTBROWSE" marks --summary $HOPT "$tmp/h.pt" >"$tmp/sum" 2>&1
 grep -q '^  freq-mhz .* halts excluded$' "$tmp/sum" || fail "MHz without time: $(grep freq "$tmp/sum")"
+# --- the notation is explained: F1 help and the man page --------------------
+printf 'F1\nG\n:save-screen %s/h.txt\nq\nq\n' "$tmp" >"$tmp/keysH"
+"$PTBROWSE" --no-state --script "$tmp/keysH" --size 100x60 "$tmp/wide.pt" >/dev/null 2>&1
+for n in '  123 ' '  +123 ' '  lo-hi ' '  lo+n ' '  ≥N ' '  psb+N ' '  ~12.5 us ' \
+	'  +123t ' '  time≈ MHz≈ ' '  #### ' '  ! ' '^ trace start' ', context switch' \
+	'c exec' '! data lost'; do
+	grep -qF -- "$n" "$tmp/h.txt" || fail "F1 help does not explain '$n'"
+done
+MAN=${MAN:-doc/ptbrowse.1}
+if [ -f "$MAN" ] && command -v man >/dev/null 2>&1; then
+	MANWIDTH=100 man -l "$MAN" 2>/dev/null >"$tmp/man.txt"
+	for n in 'lo-hi ' 'lo+n ' '≥N ' 'psb+N ' '~12.5 us' '+Nt ' 'time≈ MHz≈' '####' \
+		't 5000cyc, t +1cyc' '^ tracing started' ', a context switch' 'c an exec' \
+		'! data lost' 'P1 × 100 MHz' '--cpuid-0x15.ecx 38400000' 'halts included'; do
+		grep -qF -- "$n" "$tmp/man.txt" || fail "the man page does not say '$n'"
+	done
+fi
 
 [ $status = 0 ] && echo ok
 exit $status

@@ -27,9 +27,66 @@ static const char *const intro[] = {
 		"click on the timeline jumps there; F2 leaves the mouse to the terminal.",
 		"Keys marked 'in prompt' or 'in visual' work at the ':' prompt or while",
 		"selecting a region (v).  ':messages' shows every message of the session.",
+		"What the cycle pane's and the timeline's marks mean is at the end (G).",
 		"",
 };
 #define NINTRO ((int)(sizeof(intro) / sizeof(intro[0])))
+
+/* The notation of the cycle pane and the timeline (the man page's THE
+ * SCREEN says the same). */
+static const char *const legend[] = {
+		"",
+		"The cycle pane (Δcyc, cycles, time, Δref, cbr, MHz), right of the packets:",
+		"  123          Δcyc of a CYC packet: the cycles it counts",
+		"  +123         Δcyc of the packet a CYC was sent for: the cycles it took",
+		"  4567         cycles since the start, exact (a CYC was sent for it)",
+		"  lo-hi        cycles bounded: the packet lies between two CYCs, which a",
+		"               cycle threshold hides (SDM 36.3.6); never shown as exact",
+		"  lo+n         the same range as start and width, where lo-hi is wide",
+		"  ≥N           at least N: the next CYC lies beyond the decoded rows",
+		"  psb+N        N cycles since this segment's PSB: how many came before",
+		"               is not known until the index's time pass gets there",
+		"  12.5 us      a TSC or MTC packet's time since the first timed packet",
+		"  ~12.5 us     an estimate (between TSC and MTC packets, after a clamp,",
+		"               lost MTCs or lost data); more digits where rows are close",
+		"  +123t        TSC ticks: no TSC frequency is known (--tsc-freq,",
+		"               --cpuid-0x15.*, or a perf.data file's own)",
+		"  time≈ MHz≈   times and MHz use a TSC frequency estimated",
+		"               as --nom-freq × 100 MHz: give --tsc-freq or --cpuid-0x15.ecx",
+		"  ####         a number wider than the room left: widen the terminal or",
+		"               drop columns (:set columns); digits are never cut",
+		"  !            (the pane's gutter) the time model's trouble at this",
+		"               packet; the status line names it",
+		"The timeline: a density row; a marker row (viewport, ! OVF, error or gap,",
+		"╵ PSBs when few, mark letters, * bookmarks, · search hits, regions",
+		"underlined); an axis row (time or bytes) that also carries perf.data",
+		"sideband: ^ trace start, , context switch, c exec (comm), ! data lost.",
+};
+#define NLEGEND ((int)(sizeof(legend) / sizeof(legend[0])))
+
+/* @s into @buf, its glyphs as the screen shows them (--ascii). */
+static void help_ascii(const struct ui *ui, const char *s, char *buf, size_t size)
+{
+	static const char *const glyph[][2] = {
+		{ "Δ", "d" }, { "≥", ">=" }, { "≈", "~" }, { "×", "x" },
+		{ "╵", "'" }, { "·", "." },
+	};
+	size_t n = 0, g;
+
+	while (*s && n + 3 < size) {
+		for (g = 0; g < sizeof(glyph) / sizeof(glyph[0]); g++)
+			if (!strncmp(s, glyph[g][0], strlen(glyph[g][0])))
+				break;
+		if (g == sizeof(glyph) / sizeof(glyph[0]) || ui->utf8) {
+			buf[n++] = *s++;
+			continue;
+		}
+		n += (size_t)snprintf(buf + n, size - n, "%s", screen_glyph(ui,
+				      glyph[g][0], glyph[g][1]));
+		s += strlen(glyph[g][0]);
+	}
+	buf[n] = 0;
+}
 
 /* Line @n of the help text into @buf; returns 0, or -1 past the end. */
 static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold)
@@ -67,6 +124,11 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 			 action_table[a].name, action_table[a].help,
 			 action_table[a].usage[0] ? "  :" : "", action_table[a].usage[0] ?
 			 action_table[a].usage : "");
+		return 0;
+	}
+	if (n < NLEGEND) {
+		help_ascii(ui, legend[n], buf, size);
+		*bold = n == 1 || n == NLEGEND - 4;
 		return 0;
 	}
 	return -1;
