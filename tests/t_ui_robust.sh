@@ -1,6 +1,7 @@
 #!/bin/sh
-# t_ui_robust -- scripted browser runs that once crashed or misled: a
-# resize= out of bounds (SIGSEGV in ncurses at 100000x100000).
+# t_ui_robust -- scripted browser runs that once crashed or trapped: a
+# resize= out of bounds (SIGSEGV in ncurses at 100000x100000), a keymap
+# that left no way out.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 SHARED=${SHARED:-../shared}
@@ -25,6 +26,24 @@ for bad in 100000x100000 0x5 5x0 80x24junk -3x4 x; do
 	[ "$(wc -l < "$tmp/bad.txt")" -eq 30 ] || fail "resize=$bad changed the screen"
 	[ "$(wc -l < "$tmp/after.txt")" -eq 20 ] || fail "resize=60x20 after resize=$bad did not resize"
 done
+
+# No keymap leaves the browser without q, : and C-c: ':unbind -a', and a
+# keymap file that binds none of them.  q still quits (the screen after it
+# is never saved).
+printf ':unbind -a\n:save-screen %s\nq\n:save-screen %s\n' "$tmp/ua.txt" "$tmp/ua2.txt" > "$tmp/keys"
+rm -f "$tmp/ua2.txt"
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 100x30 "$T" > "$tmp/out" 2>&1 ||
+	fail "unbind -a: exit status $? ($(cat "$tmp/out"))"
+grep -q 'q (quit), : (command-prompt), C-c (interrupt) bound again: no other key' \
+	"$tmp/ua.txt" || fail "unbind -a: no message"
+[ -f "$tmp/ua2.txt" ] && fail "q did not quit after :unbind -a"
+printf 'unbind -a\nbind j cursor-down\n' > "$tmp/noexit.keys"
+printf ':save-screen %s\nq\n:save-screen %s\n' "$tmp/km.txt" "$tmp/km2.txt" > "$tmp/keys"
+"$PTBROWSE" --no-state --keymap "$tmp/noexit.keys" --script "$tmp/keys" --size 100x30 "$T" \
+	> "$tmp/out" 2>&1 || fail "keymap file: exit status $? ($(cat "$tmp/out"))"
+grep -q 'q (quit), .* bound again' "$tmp/km.txt" ||
+	fail "keymap file: no message"
+[ -f "$tmp/km2.txt" ] && fail "q did not quit with a keymap file that binds no quit"
 
 [ $status -eq 0 ] && echo ok
 exit $status

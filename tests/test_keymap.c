@@ -245,10 +245,12 @@ static void test_load(void **state)
 	assert_int_equal(res.action, ACTION_CURSOR_DOWN);
 	km_free(km);
 
-	/* a user-only keymap */
+	/* a user-only keymap: the ways out it lacks are bound again */
 	km = load("mine");
-	assert_int_equal(km_nerrors(km), 0);
-	assert_int_equal(km_count(km, KM_T_GLOBAL), 1);
+	assert_int_equal(km_nerrors(km), 1);
+	assert_string_equal(km_error(km, 0), "keymap: : (command-prompt), C-c (interrupt) "
+			    "bound again: no other key was left");
+	assert_int_equal(km_count(km, KM_T_GLOBAL), 3);
 	km_free(km);
 
 	/* a user file that cannot be read is reported, not fatal */
@@ -266,7 +268,7 @@ static void test_load(void **state)
 	km = km_new();
 	if (km_load(km, path, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_int_equal(km_count(km, KM_T_GLOBAL), 1);
+	assert_int_equal(km_count(km, KM_T_GLOBAL), 3);
 	assert_int_equal(km_load(km, "/nonexistent/x.keys", err, sizeof(err)),
 			 -pte_invalid);
 	km_free(km);
@@ -323,14 +325,17 @@ static void test_errors(void **state)
 		"broken.keys:21: unbind: -a takes no keys",
 		"broken.keys:22: bind: missing key before 'quit'",
 		"broken.keys:25: bind: 'z' would hide 'z z' (goto-end): unbind that first",
+		"keymap: : (command-prompt), C-c (interrupt) bound again: "
+		"no other key was left",
 	};
 	struct km *km = km_new();
 	struct km_state st;
 	struct km_result res;
 	size_t i;
 
+	/* every line's error, and the ways out the file left unbound */
 	assert_int_equal(km_parse(km, "broken.keys", broken),
-			 (int)(sizeof(want) / sizeof(want[0])));
+			 (int)(sizeof(want) / sizeof(want[0])) - 1);
 	for (i = 0; i < km_nerrors(km); i++)
 		print_message("%s\n", km_error(km, i));
 	assert_int_equal(km_nerrors(km), sizeof(want) / sizeof(want[0]));
@@ -573,6 +578,75 @@ static void test_read_key(void **state)
 	km_free(km);
 }
 
+/* q, : and C-c stay reachable whatever a keymap does: a file, unbind -a,
+ * a pane table hiding them; a keymap that quits by another key keeps it. */
+static void test_ways_out(void **state)
+{
+	static const char *const exits[] = { "q", ":", "C-c" };
+	static const enum action acts[] = { ACTION_QUIT, ACTION_COMMAND_PROMPT,
+					    ACTION_INTERRUPT };
+	static const enum km_table panes[] = { KM_T_PACKETS, KM_T_TIMING,
+					       KM_T_TIMELINE };
+	char err[256], path[600];
+	struct km_state st;
+	struct km_result res;
+	struct km *km;
+	size_t i, p;
+
+	/* :unbind -a */
+	km = load("default");
+	assert_int_equal(km_exec(km, "unbind -a", err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 1);
+	assert_string_equal(km_error(km, 0), "keymap: q (quit), : (command-prompt), C-c "
+			    "(interrupt) bound again: no other key was left");
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 3; i++) {
+			km_state_reset(&st);
+			assert_int_equal(feed(km, &st, KM_T_NONE, panes[p], exits[i], &res),
+					 KM_ACTION);
+			assert_int_equal(res.action, acts[i]);
+		}
+	km_free(km);
+
+	/* a keymap file with none of them, and one whose pane tables hide
+	 * them, even behind a prefix */
+	snprintf(path, sizeof(path), "%s/noexit.keys", tmpdir);
+	write_file(path, "unbind -a\nbind j cursor-down\nbind -T timing q none\n"
+		   "bind -T timeline : g goto-start\n");
+	km = km_new();
+	assert_int_equal(km_load(km, path, err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 1);
+	for (p = 0; p < 3; p++)
+		for (i = 0; i < 3; i++) {
+			km_state_reset(&st);
+			assert_int_equal(feed(km, &st, KM_T_NONE, panes[p], exits[i], &res),
+					 KM_ACTION);
+			assert_int_equal(res.action, acts[i]);
+		}
+	km_state_reset(&st);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_PACKETS, "j", &res), KM_ACTION);
+	km_free(km);
+
+	/* another key to quit by, to prompt by, to interrupt by: kept as is */
+	km = load("default");
+	assert_int_equal(km_exec(km, "unbind q", err, sizeof(err)), 0);
+	assert_int_equal(km_exec(km, "unbind Q", err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 1);	/* the last quit: q again */
+	km_clear_errors(km);
+	assert_int_equal(km_exec(km, "bind x quit", err, sizeof(err)), 0);
+	assert_int_equal(km_exec(km, "bind q help", err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 0);
+	km_state_reset(&st);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_PACKETS, "q", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_HELP);
+	/* a pane table that hides the only quit key brings q back */
+	assert_int_equal(km_exec(km, "bind -T packets x none", err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 1);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_PACKETS, "q", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_QUIT);
+	km_free(km);
+}
+
 static void test_tables(void **state)
 {
 	struct km *km = load("default");
@@ -734,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_read_key),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_ways_out),
 		cmocka_unit_test(test_describe),
 	};
 

@@ -40,6 +40,7 @@ struct km {
 	size_t nerrs, caperrs;
 	size_t dropped;		/* errors past KM_MAX_ERRORS */
 	int depth;		/* of source */
+	int parsing;		/* inside km_parse(): lines, not the whole */
 	const char *file;	/* the file being read, for relative source */
 	char name[64];
 };
@@ -831,11 +832,13 @@ static int km_exec_words(struct km *km, int argc, char **argv, char *err,
 	return -pte_invalid;
 }
 
+static void km_keep_exits(struct km *km);
+
 int km_exec(struct km *km, const char *line, char *err, size_t errlen)
 {
 	char buf[KM_LINE_MAX];
 	char *argv[KM_MAX_WORDS];
-	int argc;
+	int argc, rc;
 
 	if (!km || !line) {
 		km_set_err(err, errlen, "internal: no keymap or line");
@@ -845,7 +848,10 @@ int km_exec(struct km *km, const char *line, char *err, size_t errlen)
 			errlen);
 	if (argc < 0)
 		return argc;
-	return km_exec_words(km, argc, argv, err, errlen);
+	rc = km_exec_words(km, argc, argv, err, errlen);
+	if (!km->parsing)
+		km_keep_exits(km);
+	return rc;
 }
 
 int km_parse(struct km *km, const char *fname, const char *text)
@@ -858,6 +864,7 @@ int km_parse(struct km *km, const char *fname, const char *text)
 		return 0;
 	if (!fname)
 		fname = "(keymap)";
+	km->parsing++;
 	for (; *p; p = nl ? nl + 1 : p + strlen(p)) {
 		size_t len;
 
@@ -878,6 +885,10 @@ int km_parse(struct km *km, const char *fname, const char *text)
 		if (!nl)
 			break;
 	}
+	/* The ways out are checked once the whole text is read: a file may
+	 * unbind q before it binds another key to quit. */
+	if (!--km->parsing)
+		km_keep_exits(km);
 	return nbad;
 }
 
@@ -1104,6 +1115,95 @@ static enum lookup km_lookup(const struct km *km, enum km_table mode,
 	}
 	*tp = KM_T_NONE;
 	return LK_NONE;
+}
+
+/*
+ * The ways out no keymap may take away: quit, the prompt (from which
+ * anything can be bound again) and interrupt, each with the key that gives
+ * it back.  A keymap file or ":unbind -a" once left no key to leave by.
+ */
+static const struct {
+	enum action action;
+	int key;
+	const char *name;
+	const char *note;
+} km_exits[] = {
+	{ ACTION_QUIT, 'q', "q", "Quit" },
+	{ ACTION_COMMAND_PROMPT, ':', ":", "Command prompt" },
+	{ ACTION_INTERRUPT, 3, "C-c", "Interrupt" },
+};
+
+/* Whether a global binding of @a works from every pane (no pane table
+ * hides it or a prefix of it). */
+static int km_reachable(const struct km *km, enum action a)
+{
+	static const enum km_table panes[] = { KM_T_PACKETS, KM_T_TIMING,
+					       KM_T_TIMELINE };
+	const struct km_tab *g = &km->tabs[KM_T_GLOBAL];
+	size_t i, n, p;
+
+	for (i = 0; i < g->n; i++) {
+		const struct km_bind *b = &g->v[i];
+		int ok = b->action == a;
+
+		for (p = 0; ok && p < sizeof(panes) / sizeof(panes[0]); p++) {
+			for (n = 1; ok && n <= b->nkeys; n++) {
+				const struct km_bind *x = NULL;
+				enum km_table t;
+				enum lookup lk = km_lookup(km, KM_T_NONE, panes[p],
+							   b->keys, n, &x, &t);
+
+				ok = n < b->nkeys ? lk == LK_PREFIX : lk == LK_EXACT && x == b;
+			}
+		}
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+/* Drop the bindings of @tab whose sequence starts with @key. */
+static void km_tab_drop_key(struct km_tab *tab, int key)
+{
+	size_t i = 0;
+
+	while (i < tab->n) {
+		if (tab->v[i].keys[0] != key) {
+			i++;
+			continue;
+		}
+		km_bind_free(&tab->v[i]);
+		memmove(&tab->v[i], &tab->v[i + 1], (tab->n - i - 1) * sizeof(tab->v[0]));
+		tab->n--;
+	}
+}
+
+/* Bind each way out no key gives any more to its key again, freeing the
+ * key in the global and pane tables, and say so in the error list. */
+static void km_keep_exits(struct km *km)
+{
+	char msg[200];
+	size_t i, len = 0;
+	int t;
+
+	for (i = 0; i < sizeof(km_exits) / sizeof(km_exits[0]); i++) {
+		if (km_reachable(km, km_exits[i].action))
+			continue;
+		for (t = KM_T_GLOBAL; t <= KM_T_TIMELINE; t++)
+			km_tab_drop_key(&km->tabs[t], km_exits[i].key);
+		if (km_bind_add(km, KM_T_GLOBAL, &km_exits[i].key, 1, km_exits[i].action,
+				"", km_exits[i].note) < 0)
+			continue;
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s (%s)",
+					len ? ", " : "", km_exits[i].name,
+					action_table[km_exits[i].action].name);
+	}
+	if (len) {
+		char e[256];
+
+		snprintf(e, sizeof(e), "keymap: %s bound again: no other key was left", msg);
+		km_add_error(km, "", 0, e);
+	}
 }
 
 static uint64_t km_mul_sat(uint64_t a, uint64_t b, uint64_t c)

@@ -120,6 +120,12 @@ int km_load(struct km *km, const char *name, char *err, size_t errlen);
 /* The name given to the last successful km_load(), or "". */
 const char *km_name(const struct km *km);
 
+/* No keymap leaves the user without a way out: once a text, a file or a
+ * command line has run (km_parse(), km_source(), km_load(), km_exec()),
+ * quit, command-prompt and interrupt that no key reaches from every pane
+ * any more are bound again to q, : and C-c (freeing those keys), and the
+ * error list says so. */
+
 /* Parse keymap text @text as if it were file @fname (for messages).
  * Errors go to the error list.
  * Returns the number of lines with errors (0 if all is well). */
