@@ -40,6 +40,7 @@ struct bm_set {
 	char id[80];		/* the trace identity */
 	char stream[32];	/* the stream, "" for the first */
 	uint64_t size;		/* the trace's size */
+	uint64_t end;		/* the stream's: offsets lie below it */
 	int saving;		/* 0: never write (flag, newer version, ...) */
 	int dirty;		/* the last save failed */
 	int busy;		/* ... because another process held the lock */
@@ -765,6 +766,7 @@ struct bm_parse {
 	int added;
 	int changed;			/* entries added or completed */
 	int full;			/* BM_MAX_ENTRIES reached */
+	unsigned long dropped;		/* entries not loaded for it */
 	int has_trace;
 	uint64_t trace_size;
 	char trace_id[80];
@@ -781,6 +783,28 @@ static void bm_parse_error(struct bm_set *set, struct bm_parse *ps,
 static const char *bm_kind_name(enum bm_kind kind)
 {
 	return kind == BM_MARK ? "mark" : kind == BM_BOOKMARK ? "bookmark" : "region";
+}
+
+/* Whether entry @e of line @lineno lies past the end of the stream: then
+ * it is a bad line (reported), as nothing there can be shown. */
+static int bm_past_end(struct bm_set *set, struct bm_parse *ps,
+		       unsigned long lineno, const struct bm_entry *e)
+{
+	char why[BM_NAME_MAX + 160];
+
+	if (e->kind == BM_REGION ? e->to <= set->end : e->from < set->end)
+		return 0;
+	if (e->kind == BM_REGION)
+		snprintf(why, sizeof(why), "region %s ends at 0x%" PRIx64 ", past "
+			 "the end of the trace (0x%" PRIx64 " bytes); not loaded",
+			 e->name, e->to, set->end);
+	else
+		snprintf(why, sizeof(why), "%s %s at 0x%" PRIx64 " is past the end "
+			 "of the trace (0x%" PRIx64 " bytes); not loaded",
+			 bm_kind_name(e->kind), e->name[0] ? e->name : "-",
+			 e->from, set->end);
+	bm_parse_error(set, ps, lineno, why);
+	return 1;
 }
 
 /* Merge parsed entry @e from line @lineno. */
@@ -821,6 +845,7 @@ static void bm_merge(struct bm_set *set, struct bm_parse *ps,
 			bm_report(set, "%s:%lu: more than %d marks; the rest are "
 				  "not loaded", ps->fname, lineno, BM_MAX_ENTRIES);
 		ps->full = 1;
+		ps->dropped++;
 		return;
 	}
 	ps->added++;
@@ -909,6 +934,8 @@ static int bm_read(struct bm_set *set, FILE *f, struct bm_parse *ps)
 			ps->trace_path = l.path ? strdup(l.path) : NULL;
 			break;
 		case BML_ENTRY:
+			if (bm_past_end(set, ps, lineno, &l.e))
+				break;
 			bm_merge(set, ps, lineno, &l.e);
 			break;
 		}
@@ -1245,6 +1272,7 @@ static void bm_merge3(struct bm_set *set, const struct bm_entry *theirs, size_t 
 static int bm_sync(struct bm_set *set)
 {
 	struct bm_set theirs = { .file = set->file, .size = set->size,
+				 .end = set->end,
 				 .report = set->report,
 				 .report_ctx = set->report_ctx };
 	struct bm_parse ps = { .fname = set->file };
@@ -1376,8 +1404,8 @@ out_free:
 
 /* bm_open(), knowing the trace @t (may be NULL) to tell growth apart. */
 static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
-			  const char *path, const struct bm_opts *opts,
-			  const struct trace *t)
+			  uint64_t end, const char *path,
+			  const struct bm_opts *opts, const struct trace *t)
 {
 	static const struct bm_opts defaults;
 	char dir[PATH_MAX], err[PATH_MAX + 128], *real;
@@ -1396,6 +1424,7 @@ static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
 	set->report_ctx = opts->report_ctx;
 	set->saving = !(opts->flags & BM_NO_STATE);
 	set->size = size;
+	set->end = end;
 	strcpy(set->id, id);
 	if (opts->stream)
 		strcpy(set->stream, opts->stream);
@@ -1438,7 +1467,7 @@ out_free:
 int bm_open(struct bm_set **out, const char *id, uint64_t size,
 	    const char *path, const struct bm_opts *opts)
 {
-	return bm_open_common(out, id, size, path, opts, NULL);
+	return bm_open_common(out, id, size, size, path, opts, NULL);
 }
 
 int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
@@ -1458,7 +1487,8 @@ int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
 		o = *opts;
 	/* The first stream keeps the plain name: a raw file has only it. */
 	o.stream = stream ? t->streams[stream].name : NULL;
-	return bm_open_common(out, identity_hex(&id, hex), id.size, t->path, &o, t);
+	return bm_open_common(out, identity_hex(&id, hex), id.size,
+			      t->streams[stream].img.size, t->path, &o, t);
 }
 
 void bm_close(struct bm_set *set)
@@ -1490,6 +1520,13 @@ static int bm_invalid(struct bm_set *set, const char *fmt, const char *arg)
 	return -pte_invalid;
 }
 
+static int bm_past(struct bm_set *set, uint64_t off)
+{
+	bm_report(set, "0x%" PRIx64 " is past the end of the trace (0x%" PRIx64
+		  " bytes)", off, set->end);
+	return -pte_invalid;
+}
+
 static int bm_full(struct bm_set *set)
 {
 	bm_report(set, "too many marks (at most %d); delete some first",
@@ -1515,6 +1552,8 @@ static int bm_point_set(struct bm_set *set, enum bm_kind kind,
 	long i;
 	int ret;
 
+	if (off >= set->end)
+		return bm_past(set, off);
 	ret = bm_note_check(set, note);
 	if (ret < 0)
 		return ret;
@@ -1565,6 +1604,8 @@ int bm_toggle(struct bm_set *set, uint64_t off)
 
 	if (!set)
 		return -pte_invalid;
+	if (off >= set->end)
+		return bm_past(set, off);
 	i = bm_find_at(set, BM_BOOKMARK, off);
 	if (i >= 0 && !set->v[i].name[0]) {
 		bm_remove(set, (size_t)i);
@@ -1598,6 +1639,8 @@ int bm_region_set(struct bm_set *set, const char *name, uint64_t from,
 	}
 	if (from == to)
 		return bm_invalid(set, "region %s would be empty", name);
+	if (to > set->end)
+		return bm_past(set, to - 1);
 	if (color && *color && !bm_color_ok(color))
 		return bm_invalid(set, "bad colour '%s'", color);
 	ret = bm_note_check(set, note);
@@ -1698,8 +1741,15 @@ int bm_import(struct bm_set *set, FILE *f, const char *fname)
 	if (ps.has_trace && ps.trace_id[0] && strcmp(ps.trace_id, set->id))
 		bm_report(set, "warning: %s holds marks of another trace (id %s); "
 			  "merged anyway", ps.fname, ps.trace_id);
-	bm_report(set, "%s: imported %d marks, %d conflicts, %d bad lines",
-		  ps.fname, ps.added, ps.conflicts, ps.errors);
+	if (ps.dropped)
+		bm_report(set, "%s: imported %d marks; %lu more lines of marks not "
+			  "imported (at most %d marks per trace), %d conflicts, "
+			  "%d bad lines",
+			  ps.fname, ps.added, ps.dropped, BM_MAX_ENTRIES,
+			  ps.conflicts, ps.errors);
+	else
+		bm_report(set, "%s: imported %d marks, %d conflicts, %d bad lines",
+			  ps.fname, ps.added, ps.conflicts, ps.errors);
 	if (ps.changed && bm_save(set) < 0)
 		ret = -pte_io;
 	else if (ps.full)

@@ -624,6 +624,65 @@ static void test_import_export(void **state)
 
 /* Tests run as root, where permissions do not stop writes: put a file
  * where the state directory should be. */
+/* Entries past the end of the trace are refused, at import (naming the
+ * file and line) and when set; an import past the cap says how many lines
+ * were not imported. */
+static void test_import_limits(void **state)
+{
+	static const char past[] =
+		"# ptbrowse marks v1\n"
+		"mark a 0x100000\n"
+		"region r1 0x10 0x100001\n"
+		"bookmark ok 0xfffff\n"
+		"region r2 0x0 0x100000\n"
+		"bookmark - 0x200000\n";
+	struct bm_set *a;
+	char *text;
+	size_t len, i;
+	FILE *f;
+
+	assert_int_equal(bm_open(&a, ID, SIZE, "/t", &opts), 0);
+	msgs[0] = '\0';
+	f = fmemopen((void *)past, sizeof(past) - 1, "r");
+	assert_int_equal(bm_import(a, f, "p.marks"), 0);
+	fclose(f);
+	assert_non_null(strstr(msgs, "p.marks:2: mark a at 0x100000 is past the end "
+			       "of the trace (0x100000 bytes); not loaded"));
+	assert_non_null(strstr(msgs, "p.marks:3: region r1 ends at 0x100001, past "
+			       "the end of the trace (0x100000 bytes)"));
+	assert_non_null(strstr(msgs, "p.marks:6: bookmark - at 0x200000 is past"));
+	assert_non_null(strstr(msgs, "imported 2 marks, 0 conflicts, 3 bad lines"));
+	assert_int_equal(bm_count(a), 2);
+	assert_int_equal(bm_mark_set(a, 'b', SIZE, NULL), -pte_invalid);
+	assert_non_null(strstr(bm_message(a), "0x100000 is past the end of the trace"));
+	assert_int_equal(bm_toggle(a, SIZE + 5), -pte_invalid);
+	assert_int_equal(bm_bookmark_set(a, "far", UINT64_MAX, NULL), -pte_invalid);
+	assert_int_equal(bm_region_set(a, "r3", 5, SIZE + 1, NULL, NULL), -pte_invalid);
+	assert_int_equal(bm_region_set(a, "r3", SIZE, 5, NULL, NULL), 0);
+	assert_int_equal(bm_mark_set(a, 'b', SIZE - 1, NULL), 0);
+	assert_int_equal(bm_count(a), 4);
+	bm_close(a);
+
+	/* the cap: 50 more than fit */
+	len = 64 + (BM_MAX_ENTRIES + 50) * 24;
+	text = malloc(len);
+	assert_non_null(text);
+	i = (size_t)snprintf(text, len, "# ptbrowse marks v1\n");
+	for (size_t k = 0; k < BM_MAX_ENTRIES + 50; k++)
+		i += (size_t)snprintf(text + i, len - i, "bookmark - %zu\n", k);
+	assert_int_equal(bm_open(&a, ID2, SIZE, "/t", &opts), 0);
+	msgs[0] = '\0';
+	f = fmemopen(text, i, "r");
+	assert_int_equal(bm_import(a, f, "big.marks"), -pte_nomem);
+	fclose(f);
+	assert_non_null(strstr(msgs, "big.marks:10002: more than 10000 marks"));
+	assert_non_null(strstr(msgs, "big.marks: imported 10000 marks; 50 more lines "
+			       "of marks not imported (at most 10000 marks per trace)"));
+	assert_int_equal(bm_count(a), BM_MAX_ENTRIES);
+	bm_close(a);
+	free(text);
+}
+
 static void test_unwritable(void **state)
 {
 	char path[4096], blocker[4096];
@@ -1191,6 +1250,7 @@ int main(void)
 		cmocka_unit_test_setup(test_future_version, clean),
 		cmocka_unit_test_setup(test_changed_trace, clean),
 		cmocka_unit_test_setup(test_import_export, clean),
+		cmocka_unit_test_setup(test_import_limits, clean),
 		cmocka_unit_test_setup(test_unwritable, clean),
 		cmocka_unit_test_setup(test_no_state_and_cap, clean),
 		cmocka_unit_test_setup(test_two_writers, clean),
