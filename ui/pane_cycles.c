@@ -264,7 +264,7 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 	const char *bar = screen_glyph(ui, "│", "|");
 	struct pane_cycles_res res;
 	struct win_row *rows;
-	int width[NCOLS], y, n = 0, x, have;
+	int width[NCOLS], used[NCOLS], y, n = 0, x, have, room, need = 0;
 	char (*cells)[NCOLS][48];
 	size_t c;
 
@@ -285,6 +285,7 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 	pane_cycles_resolve(ui, rows, n, ref, &res);
 	for (c = 0; c < NCOLS; c++) {
 		width[c] = pane_cycles_cols[c].width;
+		used[c] = 0;
 		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
 			continue;
 		for (y = 0; y < n; y++) {
@@ -293,24 +294,44 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 			pane_cycles_cell(ui, &rows[y], ref, &res, pane_cycles_cols[c].flag,
 					 cells[y][c], sizeof(cells[y][c]));
 			len = pane_cycles_len(cells[y][c]);
+			used[c] |= len > 0;
 			if (len > width[c])
 				width[c] = len;
 		}
 	}
-	/* The columns that fit: the first that does not fit widened gets
-	 * what is left, if its usual width fits. */
+	/* The columns that fit at their usual widths stay (wide numbers do
+	 * not push a column out); the room left widens them in order, and a
+	 * number that still does not fit shows as '#'s. */
 	x = 2;
 	for (c = 0; c < NCOLS; c++) {
 		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
 			continue;
-		if (x + width[c] > p->w)
-			width[c] = x + pane_cycles_cols[c].width <= p->w ? p->w - x : 0;
-		if (!width[c]) {
+		if (x + pane_cycles_cols[c].width > p->w) {
 			for (; c < NCOLS; c++)
 				width[c] = 0;
 			break;
 		}
-		x += width[c] + 1;
+		x += pane_cycles_cols[c].width + 1;
+		need += width[c] - pane_cycles_cols[c].width;
+	}
+	room = p->w - x + 1;
+	/* Not enough: columns empty on this screen give theirs, from the
+	 * right. */
+	for (c = NCOLS; c-- > 0 && room < need;) {
+		if (!width[c] || !(ui->cy_cols & pane_cycles_cols[c].flag) || used[c])
+			continue;
+		room += pane_cycles_cols[c].width + 1;
+		width[c] = 0;
+	}
+	for (c = 0; c < NCOLS; c++) {
+		int more = width[c] - pane_cycles_cols[c].width;
+
+		if (!width[c] || !(ui->cy_cols & pane_cycles_cols[c].flag))
+			continue;
+		if (more > room)
+			more = room;
+		width[c] = pane_cycles_cols[c].width + more;
+		room -= more;
 	}
 	/* The heading. */
 	screen_clear(p->y, p->x, p->w);
