@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -73,6 +74,7 @@ struct rec {
 	pid_t pid;
 	uint64_t insns;
 	int stopping;		/* --max-insns reached */
+	int status;		/* the program's wait status */
 };
 
 static long long now_ns(void)
@@ -524,7 +526,7 @@ static int run_to_main(struct rec *r)
 	}
 }
 
-static pid_t start(char **argv)
+static pid_t start(char **argv, int aslr)
 {
 	pid_t pid = fork();
 	int status;
@@ -534,6 +536,9 @@ static pid_t start(char **argv)
 		exit(1);
 	}
 	if (!pid) {
+		/* the same addresses each run, as under gdb: reproducible */
+		if (!aslr)
+			personality(ADDR_NO_RANDOMIZE);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "ptrecord: %s: %s\n", argv[0], strerror(errno));
@@ -572,8 +577,12 @@ static void usage(FILE *f)
 "      --seed N         seed of the model's cache misses (default 1)\n"
 "      --max-insns N    stop the program after N instructions\n"
 "      --from-exec      trace from the first instruction, not from main\n"
+"      --aslr           keep address space randomisation (off by default,\n"
+"                       so that the same program gives the same trace)\n"
 "  -q, --quiet          no summary\n"
 "  -h, --help           this text\n"
+"Exit status: 0, 1 if recording failed, 2 on a usage error, 3 if the program\n"
+"exited non-zero or was killed (the trace is written all the same).\n"
 "The timing configuration is ptgen's: --cpu 6/78/3 --mtc-freq 3 --nom-freq 12\n"
 "--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100.\n");
 }
@@ -595,7 +604,7 @@ static uint64_t num_arg(const char *s, const char *opt)
 static int parse_args(struct ptr_opts *o, int argc, char **argv)
 {
 	enum { O_CPUS = 256, O_QUANTUM, O_PSB, O_NOCYC, O_NORET, O_CBR,
-	       O_SEED, O_MAX, O_EXEC };
+	       O_SEED, O_MAX, O_EXEC, O_ASLR };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cpus", required_argument, NULL, O_CPUS },
@@ -607,6 +616,7 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "max-insns", required_argument, NULL, O_MAX },
 		{ "from-exec", no_argument, NULL, O_EXEC },
+		{ "aslr", no_argument, NULL, O_ASLR },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -660,6 +670,9 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 		case O_EXEC:
 			o->from_exec = 1;
 			break;
+		case O_ASLR:
+			o->aslr = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -691,7 +704,7 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	r.pid = start(argv + first);
+	r.pid = start(argv + first, r.o.aslr);
 	r.proc = ptr_proc_new(&r.o, r.pid);
 	if (!r.proc || (!r.o.from_exec && run_to_main(&r) < 0)) {
 		kill(r.pid, SIGKILL);
@@ -742,6 +755,8 @@ int main(int argc, char **argv)
 			t = thr_add(&r, pid);
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (pid == r.pid)
+				r.status = status;
 			thr_gone(&r, t);
 			continue;
 		}
@@ -760,6 +775,16 @@ int main(int argc, char **argv)
 			"CPU%s, %" PRIu64 " bytes of trace; cycles and times are "
 			"from a model, not measured\n", argv[first], r.insns,
 			r.o.ncpus, r.o.ncpus > 1 ? "s" : "", bytes);
+	if (WIFSIGNALED(r.status) && !r.stopping)
+		fprintf(stderr, "ptrecord: %s was killed by signal %d\n",
+			argv[first], WTERMSIG(r.status));
+	else if (WIFEXITED(r.status) && WEXITSTATUS(r.status))
+		fprintf(stderr, "ptrecord: %s exited with status %d\n",
+			argv[first], WEXITSTATUS(r.status));
+	/* the program's failure is ours: tests rely on its own checks */
+	if (!err && !r.stopping && (WIFSIGNALED(r.status) ||
+				    WEXITSTATUS(r.status)))
+		err = 3;
 	free(r.cpus);
 	return err;
 }

@@ -38,6 +38,7 @@ struct ptr_opts {
 	int cyc;		/* cycle-accurate mode: CYC packets */
 	int retcomp;		/* return compression */
 	int from_exec;		/* trace from exec, not from main */
+	int aslr;		/* keep address space randomisation */
 	unsigned cbr;		/* the core:bus ratio of the model */
 	uint64_t seed;		/* of the cycle model's cache misses */
 	int quiet;
