@@ -20,6 +20,7 @@ static const char *const messages[pte_max] = {
 	[pte_bad_config] = "bad configuration",
 	[pte_sigbus] = "file shrank while mapped",
 	[pte_gap] = "data lost (a gap in the trace)",
+	[pte_nomap] = "no memory mapped at this address",
 };
 
 const char *pte_strerror(int err)

@@ -40,6 +40,7 @@ enum pte {
 	pte_bad_config,	/* an inconsistent configuration */
 	pte_sigbus,	/* the mapped file shrank under us */
 	pte_gap,	/* trace data was lost (a gap between spans) */
+	pte_nomap,	/* no code (memory image) at an address */
 	pte_max
 };
 

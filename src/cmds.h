@@ -13,5 +13,6 @@ int cmd_extract_main(int argc, char **argv);
 int cmd_marks_main(int argc, char **argv);
 int cmd_export_main(int argc, char **argv);
 int cmd_index_main(int argc, char **argv);
+int cmd_flow_main(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -16,6 +16,7 @@ static const struct subcmd {
 	{ "marks", cmd_marks_main, "list a trace's saved marks and regions" },
 	{ "export", cmd_export_main, "write a byte range as a trace ptdump can decode" },
 	{ "index", cmd_index_main, "build or check the PSB index and summarise the trace" },
+	{ "flow", cmd_flow_main, "print the instructions a trace says were executed" },
 	{ "browse", cmd_browse_main, "open the interactive browser (the default)" },
 };
 

@@ -1,0 +1,500 @@
+/*
+ * cmd_flow -- `ptbrowse flow`: the instruction flow as text, ptxed-like.
+ *
+ * One line per instruction: its IP (16 hex digits), `symbol+0xoff` where a
+ * symbol is known, the Intel-syntax disassembly; events between brackets
+ * as ptxed prints them; decode errors as "[OFFSET: error: MESSAGE]", after
+ * which decoding resumes at the next PSB.  --insn-only prints the IPs,
+ * events and errors only: the format tools/iptflow prints from libipt.
+ *
+ * Shown events: every one but status updates (a PSB+ restating the state)
+ * other than the execution mode, and not the timing ones (cbr, mnt): the
+ * flow is about instructions.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "cmds.h"
+#include "flow.h"
+#include "image.h"
+#include "memimg.h"
+#include "ptdec.h"
+#include "trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ptbrowse flow [options] TRACE[:FROM[-TO]]\n"
+"\n"
+"Print the instructions TRACE (a raw Intel PT file or a perf.data file)\n"
+"says were executed, decoded with the code given by the image options.\n"
+"FROM and TO are stream offsets: decoding starts at the first PSB at or\n"
+"after FROM and stops at the first PSB at or after TO.\n"
+"\n"
+"image options:\n"
+"  --raw FILE:ADDR  FILE holds the memory at ADDR (repeatable)\n"
+"  --options FILE   read more options from FILE, one per line (relative\n"
+"                   paths from FILE's directory)\n"
+"\n"
+"options:\n"
+"  --stream S       the stream of a perf.data file (index, cpuN or name)\n"
+"  --insn-only      IPs, events and errors only (libipt's flow, as\n"
+"                   tools/iptflow prints it)\n"
+"  --offset         start each line with the offset of the packet that\n"
+"                   decided it\n"
+"  --summary        instructions and branches per function (per code\n"
+"                   segment where there are no symbols), not the flow\n"
+"  --quiet          print nothing but errors\n");
+}
+
+/* Symbols: the name and offset of the function holding @ip, or NULL.
+ * The hook for the symbol tables (ELF, kallsyms) when they come. */
+static const char *sym_at(uint64_t ip, uint64_t *off)
+{
+	(void)ip;
+	(void)off;
+	return NULL;
+}
+
+struct flow_cmd {
+	struct mi *mi;
+	int insn_only, show_offset, summary, quiet;
+	ZydisDecoder zd[4];
+	ZydisFormatter fmt;
+};
+
+/* The read callback: code from the memory image.  Until sideband picks an
+ * address space by time, the PIP's CR3 does (raw dumps are in all). */
+static int read_code(void *ctx, const struct flow_ctx *c, uint64_t ip,
+		     uint8_t *buf, size_t size)
+{
+	struct flow_cmd *fc = ctx;
+
+	return mi_read(fc->mi, c->have_cr3 ? c->cr3 : MI_ASID_ANY, ip, buf, size);
+}
+
+/* Add the options in @file (only --raw lines): relative paths from its
+ * directory.  Returns 0, or -1 after printing an error. */
+static int read_options(struct flow_cmd *fc, const char *file)
+{
+	char line[4096], spec[8192], err[512];
+	const char *slash = strrchr(file, '/');
+	FILE *f = fopen(file, "r");
+	unsigned lineno = 0;
+	int ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "ptbrowse flow: %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *arg;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		arg = strpbrk(p, " \t=");
+		if (arg) {
+			*arg++ = 0;
+			while (*arg == ' ' || *arg == '\t')
+				arg++;
+		}
+		if (strcmp(p, "--raw") || !arg || !*arg) {
+			fprintf(stderr, "ptbrowse flow: %s:%u: expected '--raw FILE:ADDR'\n",
+				file, lineno);
+			ret = -1;
+			break;
+		}
+		if (arg[0] != '/' && slash)
+			snprintf(spec, sizeof(spec), "%.*s/%s", (int)(slash - file), file, arg);
+		else
+			snprintf(spec, sizeof(spec), "%s", arg);
+		if (mi_add_raw(fc->mi, spec, err, sizeof(err)) < 0) {
+			fprintf(stderr, "ptbrowse flow: %s:%u: %s\n", file, lineno, err);
+			ret = -1;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Whether event record @r is printed (see the top of the file). */
+static int shown(const struct flow_rec *r)
+{
+	if (r->ev == FLOW_EV_EXEC_MODE)
+		return 1;
+	if (r->ev == FLOW_EV_CBR || r->ev == FLOW_EV_MNT)
+		return 0;
+	return !(r->flags & FLOW_F_STATUS);
+}
+
+/* The Intel-syntax text of the instruction at @r into @buf. */
+static void disasm(struct flow_cmd *fc, const struct flow_rec *r, char *buf,
+		   size_t len)
+{
+	ZydisDecodedInstruction z;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint8_t code[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	int n = mi_read(fc->mi, MI_ASID_ANY, r->ip, code, r->size);
+
+	if (n < r->size || r->mode < FLOW_MODE_16 || r->mode > FLOW_MODE_64 ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&fc->zd[r->mode], code, (ZyanUSize)n,
+						 &z, ops)) ||
+	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fc->fmt, &z, ops,
+							 z.operand_count_visible,
+							 buf, len, r->ip, NULL)))
+		snprintf(buf, len, "(bad)");
+}
+
+/* Per function (or segment) counts for --summary. */
+struct sum_row {
+	char name[96];
+	uint64_t start, end;	/* the range it covers */
+	uint64_t insns, branches;
+};
+
+struct summary {
+	struct sum_row *rows;
+	size_t n, cap;
+	size_t last;
+	uint64_t insns, branches, events, errors;
+};
+
+static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s, uint64_t ip)
+{
+	uint64_t start = 0, end = 0, off;
+	const char *name;
+	size_t i;
+
+	if (s->last < s->n && ip >= s->rows[s->last].start && ip < s->rows[s->last].end)
+		return &s->rows[s->last];
+	for (i = 0; i < s->n; i++)
+		if (ip >= s->rows[i].start && ip < s->rows[i].end) {
+			s->last = i;
+			return &s->rows[i];
+		}
+	name = sym_at(ip, &off);
+	if (name) {
+		start = ip - off;
+		end = ip + 1;
+	} else {
+		name = mi_name_at(fc->mi, MI_ASID_ANY, ip, &start, &end);
+		if (!name) {
+			name = "(no code)";
+			start = ip;
+			end = ip + 1;
+		}
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct sum_row *p = realloc(s->rows, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		s->rows = p;
+		s->cap = cap;
+	}
+	memset(&s->rows[s->n], 0, sizeof(s->rows[0]));
+	snprintf(s->rows[s->n].name, sizeof(s->rows[0].name), "%s", name);
+	s->rows[s->n].start = start;
+	s->rows[s->n].end = end;
+	s->last = s->n;
+	return &s->rows[s->n++];
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct sum_row *x = a, *y = b;
+
+	return x->insns < y->insns ? 1 : x->insns > y->insns ? -1 : 0;
+}
+
+static void sum_print(const struct summary *s, const struct flow_stats *st)
+{
+	size_t i;
+
+	qsort(s->rows, s->n, sizeof(s->rows[0]), cmp_rows);
+	printf("%-40s %14s %14s %s\n", "function (or code segment)", "instructions",
+	       "branches", "cycles");
+	for (i = 0; i < s->n; i++)
+		printf("%-40s %14" PRIu64 " %14" PRIu64 " %s\n", s->rows[i].name,
+		       s->rows[i].insns, s->rows[i].branches, "-");
+	printf("%-40s %14" PRIu64 " %14" PRIu64 " %s\n", "total", s->insns,
+	       s->branches, "-");
+	printf("%" PRIu64 " events, %" PRIu64 " decode errors; cycles: not "
+	       "computed (no time model in flow yet)\n", s->events, s->errors);
+	printf("block cache: %" PRIu64 " hits, %" PRIu64 " misses\n",
+	       st->cache_hits, st->cache_misses);
+}
+
+struct flow_job {
+	struct flow_cmd *fc;
+	struct flow *f;
+	struct summary *sum;
+};
+
+static int run(void *arg)
+{
+	struct flow_job *j = arg;
+	struct flow_cmd *fc = j->fc;
+	struct flow_rec r;
+	char text[256], ev[128];
+	int err;
+
+	while (!(err = flow_next(j->f, &r))) {
+		if (j->sum) {
+			struct sum_row *row;
+
+			if (r.kind == FLOW_EVENT) {
+				j->sum->events++;
+				continue;
+			}
+			if (r.kind == FLOW_ERROR) {
+				j->sum->errors++;
+				continue;
+			}
+			row = sum_find(fc, j->sum, r.ip);
+			if (!row)
+				return -pte_nomem;
+			row->insns++;
+			j->sum->insns++;
+			if (r.iclass != FLOW_IC_OTHER && r.iclass != FLOW_IC_PTWRITE) {
+				row->branches++;
+				j->sum->branches++;
+			}
+			continue;
+		}
+		if (r.kind == FLOW_ERROR) {
+			printf("[%" PRIx64 ": error: %s]\n", r.offset, flow_strerror(r.err));
+			continue;
+		}
+		if (fc->quiet)
+			continue;
+		if (r.kind == FLOW_EVENT) {
+			if (!shown(&r))
+				continue;
+			if (fc->show_offset)
+				printf("%016" PRIx64 "  ", r.offset);
+			printf("[%s]\n", flow_event_str(&r, ev, sizeof(ev)));
+			continue;
+		}
+		if (fc->show_offset)
+			printf("%016" PRIx64 "  ", r.offset);
+		if (fc->insn_only) {
+			printf("%016" PRIx64 "\n", r.ip);
+			continue;
+		}
+		{
+			uint64_t off;
+			const char *sym = sym_at(r.ip, &off);
+
+			disasm(fc, &r, text, sizeof(text));
+			if (sym)
+				printf("%016" PRIx64 "  %s+0x%" PRIx64 "  %s\n", r.ip, sym,
+				       off, text);
+			else
+				printf("%016" PRIx64 "  %s\n", r.ip, text);
+		}
+	}
+	return err == -FLOW_E_EOS ? 0 : -pte_internal;
+}
+
+/* Split "FILE:FROM[-TO]" as dump does: only if the suffix parses. */
+static int split_range(char *arg, uint64_t *from, uint64_t *to, int *have_to)
+{
+	char *colon = strrchr(arg, ':'), *end;
+	uint64_t a, b;
+
+	*have_to = 0;
+	if (!colon || !colon[1])
+		return 0;
+	errno = 0;
+	a = strtoull(colon + 1, &end, 0);
+	if (errno || end == colon + 1)
+		return 0;
+	if (*end == 0) {
+		*from = a;
+		*colon = 0;
+		return 1;
+	}
+	if (*end != '-')
+		return 0;
+	b = strtoull(end + 1, &end, 0);
+	if (errno || *end)
+		return 0;
+	if (b <= a)
+		return -1;
+	*from = a;
+	*to = b;
+	*have_to = 1;
+	*colon = 0;
+	return 1;
+}
+
+int cmd_flow_main(int argc, char **argv)
+{
+	struct flow_cmd fc;
+	struct flow_config cfg;
+	struct flow_stats st;
+	struct summary sum;
+	struct flow_job job;
+	struct flow *f = NULL;
+	struct trace *t = NULL;
+	const char *stream = NULL;
+	char *path = NULL, err[512];
+	uint64_t from = 0, to = 0;
+	int have_to = 0, idx = 0, i, rc = 2, r;
+
+	memset(&fc, 0, sizeof(fc));
+	memset(&sum, 0, sizeof(sum));
+	if (mi_new(&fc.mi) < 0) {
+		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		return 1;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || !a[1]) {
+			if (path) {
+				fprintf(stderr, "ptbrowse flow: one trace only "
+						"(got '%s' and '%s')\n", path, a);
+				goto out;
+			}
+			path = argv[i];
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			rc = 0;
+			goto out;
+		} else if (!strcmp(a, "--insn-only")) {
+			fc.insn_only = 1;
+		} else if (!strcmp(a, "--offset")) {
+			fc.show_offset = 1;
+		} else if (!strcmp(a, "--summary")) {
+			fc.summary = 1;
+		} else if (!strcmp(a, "--quiet")) {
+			fc.quiet = 1;
+		} else if (!strcmp(a, "--raw") || !strncmp(a, "--raw=", 6)) {
+			const char *spec = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!spec) {
+				fprintf(stderr, "ptbrowse flow: --raw: missing FILE:ADDR\n");
+				goto out;
+			}
+			if (mi_add_raw(fc.mi, spec, err, sizeof(err)) < 0) {
+				fprintf(stderr, "ptbrowse flow: %s\n", err);
+				rc = 1;
+				goto out;
+			}
+		} else if (!strcmp(a, "--options")) {
+			if (++i >= argc) {
+				fprintf(stderr, "ptbrowse flow: --options: missing FILE\n");
+				goto out;
+			}
+			if (read_options(&fc, argv[i]) < 0) {
+				rc = 1;
+				goto out;
+			}
+		} else if (!strcmp(a, "--stream")) {
+			if (++i >= argc) {
+				fprintf(stderr, "ptbrowse flow: --stream: missing argument\n");
+				goto out;
+			}
+			stream = argv[i];
+		} else {
+			fprintf(stderr, "ptbrowse flow: unknown option: %s\n", a);
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "ptbrowse flow: no trace given\n");
+		usage(stderr);
+		goto out;
+	}
+	if (split_range(path, &from, &to, &have_to) < 0) {
+		fprintf(stderr, "ptbrowse flow: %s: bad range (TO must be above FROM)\n",
+			path);
+		goto out;
+	}
+	rc = 1;
+	if (!mi_count(fc.mi))
+		fprintf(stderr, "ptbrowse flow: no code given (--raw): every "
+			"instruction is unknown\n");
+	if (trace_open(&t, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse flow: %s\n", err);
+		goto out;
+	}
+	if (!t->nstreams) {
+		fprintf(stderr, "ptbrowse flow: %s: no Intel PT data\n", path);
+		goto out;
+	}
+	if (stream) {
+		idx = trace_find_stream(t, stream);
+		if (idx < 0) {
+			fprintf(stderr, "ptbrowse flow: %s: no stream '%s'\n", path, stream);
+			goto out;
+		}
+	} else if (t->nstreams > 1) {
+		fprintf(stderr, "ptbrowse flow: %s has %zu streams; decoding '%s' "
+				"(choose with --stream)\n", path, t->nstreams,
+			t->streams[0].name);
+	}
+	if (from >= t->streams[idx].img.size ||
+	    (have_to && to > t->streams[idx].img.size)) {
+		fprintf(stderr, "ptbrowse flow: %s: range is outside the trace "
+			"(size 0x%" PRIx64 ")\n", path, t->streams[idx].img.size);
+		goto out;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.img = &t->streams[idx].img;
+	cfg.read = read_code;
+	cfg.read_ctx = &fc;
+	if (flow_new(&f, &cfg) < 0 || flow_seek(f, from, have_to ? to : UINT64_MAX) < 0) {
+		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		goto out;
+	}
+	ZydisDecoderInit(&fc.zd[FLOW_MODE_16], ZYDIS_MACHINE_MODE_LEGACY_16,
+			 ZYDIS_STACK_WIDTH_16);
+	ZydisDecoderInit(&fc.zd[FLOW_MODE_32], ZYDIS_MACHINE_MODE_LEGACY_32,
+			 ZYDIS_STACK_WIDTH_32);
+	ZydisDecoderInit(&fc.zd[FLOW_MODE_64], ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	ZydisFormatterInit(&fc.fmt, ZYDIS_FORMATTER_STYLE_INTEL);
+	job.fc = &fc;
+	job.f = f;
+	job.sum = fc.summary ? &sum : NULL;
+	r = trace_guard(run, &job);
+	if (r == -pte_sigbus) {
+		fprintf(stderr, "ptbrowse flow: %s: the file shrank while being read\n",
+			path);
+		goto out;
+	}
+	if (r < 0) {
+		fprintf(stderr, "ptbrowse flow: %s: %s\n", path, pte_strerror(r));
+		goto out;
+	}
+	if (fc.summary) {
+		flow_stats(f, &st);
+		sum_print(&sum, &st);
+	}
+	rc = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ptbrowse flow: write error: %s\n", strerror(errno));
+		rc = 1;
+	}
+out:
+	free(sum.rows);
+	flow_free(f);
+	trace_close(t);
+	mi_free(fc.mi);
+	return rc;
+}
