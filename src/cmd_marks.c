@@ -48,7 +48,9 @@ static void report_stderr(void *ctx, const char *msg)
 
 static const char *const kind_names[] = { "mark", "bookmark", "region" };
 
-/* Summarise region @e of stream @s, with time; returns 0, or -1 (reported). */
+/* Summarise region @e of stream @s, with time.  Returns 0, or a pte
+ * code (reported): the listing goes on without this summary, so the
+ * output stays complete (and --json closed), and exits 1. */
 static int summarise(const struct trace_stream *s, const struct bm_entry *e,
 		     struct bm_summary *sum)
 {
@@ -58,12 +60,10 @@ static int summarise(const struct trace_stream *s, const struct bm_entry *e,
 	bm_time_init(&bt, &s->timing);
 	r = bm_region_summary(&s->img, e->from, e->to, sum, NULL,
 			      bm_time_observe, &bt);
-	if (r < 0) {
-		fprintf(stderr, "ptbrowse marks: region %s: %s\n", e->name,
-			pte_strerror(r));
-		return -1;
-	}
-	return 0;
+	if (r < 0)
+		fprintf(stderr, "ptbrowse marks: region %s: no summary: %s\n",
+			e->name, pte_strerror(r));
+	return r;
 }
 
 /* The summary as indented "key value" lines, one fact each. */
@@ -145,6 +145,7 @@ static int list_text(const struct bm_set *set, const struct trace_stream *img)
 {
 	const struct bm_entry *e;
 	struct bm_summary sum;
+	int ret = 0, r;
 	size_t i;
 
 	for (i = 0; (e = bm_at(set, i)); i++) {
@@ -162,12 +163,16 @@ static int list_text(const struct bm_set *set, const struct trace_stream *img)
 		}
 		putchar('\n');
 		if (img && e->kind == BM_REGION) {
-			if (summarise(img, e, &sum) < 0)
-				return -1;
-			summary_text(&sum);
+			r = summarise(img, e, &sum);
+			if (r < 0) {
+				printf("  no-summary %s\n", pte_strerror(r));
+				ret = -1;
+			} else {
+				summary_text(&sum);
+			}
 		}
 	}
-	return 0;
+	return ret;
 }
 
 static int list_json(const struct bm_set *set, const char *path, size_t stream,
@@ -175,6 +180,7 @@ static int list_json(const struct bm_set *set, const char *path, size_t stream,
 {
 	const struct bm_entry *e;
 	struct bm_summary sum;
+	int ret = 0, r;
 	size_t i;
 
 	printf("{\"trace\": ");
@@ -209,14 +215,19 @@ static int list_json(const struct bm_set *set, const char *path, size_t stream,
 		else
 			printf("null");
 		if (img && e->kind == BM_REGION) {
-			if (summarise(img, e, &sum) < 0)
-				return -1;
-			summary_json(&sum);
+			r = summarise(img, e, &sum);
+			if (r < 0) {
+				printf(", \"summary\": null, \"summary_error\": ");
+				json_string(stdout, pte_strerror(r));
+				ret = -1;
+			} else {
+				summary_json(&sum);
+			}
 		}
 		putchar('}');
 	}
 	printf("%s]}\n", i ? "\n" : "");
-	return 0;
+	return ret;
 }
 
 /* Rewrite the marks file @n times: region "stress" spans [1, 2 + i) and
@@ -273,8 +284,10 @@ int cmd_marks_main(int argc, char **argv)
 			import = argv[i];
 			opts.flags = 0;
 		} else if (!strcmp(a, "--stress-save")) {
+			/* strtoul takes "-1" as ULONG_MAX: digits only */
 			stress = strtoul(argv[i], &end, 10);
-			if (*end || !stress) {
+			if (*end || !stress || argv[i][0] < '0' ||
+			    argv[i][0] > '9') {
 				fprintf(stderr, "ptbrowse marks: --stress-save: bad count '%s'\n",
 					argv[i]);
 				return 2;
