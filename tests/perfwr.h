@@ -24,7 +24,7 @@ struct pw {
 	size_t n, cap;
 };
 
-static void pw_put(struct pw *w, const void *d, size_t n)
+static __attribute__((unused)) void pw_put(struct pw *w, const void *d, size_t n)
 {
 	if (w->n + n > w->cap) {
 		w->cap = (w->n + n) * 2 + 64;
@@ -39,10 +39,10 @@ static void pw_put(struct pw *w, const void *d, size_t n)
 	w->n += n;
 }
 
-static void pw_64(struct pw *w, uint64_t v) { pw_put(w, &v, 8); }
-static void pw_32(struct pw *w, uint32_t v) { pw_put(w, &v, 4); }
+static __attribute__((unused)) void pw_64(struct pw *w, uint64_t v) { pw_put(w, &v, 8); }
+static __attribute__((unused)) void pw_32(struct pw *w, uint32_t v) { pw_put(w, &v, 4); }
 
-static size_t pw_begin(struct pw *w, uint32_t type, uint16_t misc)
+static __attribute__((unused)) size_t pw_begin(struct pw *w, uint32_t type, uint16_t misc)
 {
 	size_t at = w->n;
 	uint16_t z = 0;
@@ -53,7 +53,7 @@ static size_t pw_begin(struct pw *w, uint32_t type, uint16_t misc)
 	return at;
 }
 
-static void pw_end(struct pw *w, size_t at)
+static __attribute__((unused)) void pw_end(struct pw *w, size_t at)
 {
 	uint16_t size = (uint16_t)(w->n - at);
 
@@ -61,7 +61,7 @@ static void pw_end(struct pw *w, size_t at)
 }
 
 /* A string padded with NULs to a multiple of 8 bytes. */
-static void pw_str(struct pw *w, const char *s)
+static __attribute__((unused)) void pw_str(struct pw *w, const char *s)
 {
 	size_t n = strlen(s) + 1;
 
@@ -70,7 +70,7 @@ static void pw_str(struct pw *w, const char *s)
 }
 
 /* sample_id: pid/tid, time, cpu, identifier. */
-static void pw_sid(struct pw *w, int pid, int tid, uint64_t time, int cpu)
+static __attribute__((unused)) void pw_sid(struct pw *w, int pid, int tid, uint64_t time, int cpu)
 {
 	pw_32(w, (uint32_t)pid);
 	pw_32(w, (uint32_t)tid);
@@ -81,7 +81,7 @@ static void pw_sid(struct pw *w, int pid, int tid, uint64_t time, int cpu)
 }
 
 /* AUXTRACE_INFO (Intel PT, per-CPU mmaps) and TIME_CONV: tsc == ns. */
-static void pw_setup(struct pw *w)
+static __attribute__((unused)) void pw_setup(struct pw *w)
 {
 	uint64_t priv[17] = { PW_PMU_TYPE, 10, 1024, 0, 1, 0x400, 0x800, 1,
 			      0, 1, 0x200, 0xfull << 14, 100, 2, 0x2, 12, 0 };
@@ -99,7 +99,7 @@ static void pw_setup(struct pw *w)
 }
 
 /* An AUXTRACE record for CPU @cpu with a PSB, PSBEND payload. */
-static void pw_auxtrace(struct pw *w, int cpu)
+static __attribute__((unused)) void pw_auxtrace(struct pw *w, int cpu)
 {
 	static const uint8_t psb[18] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
 					 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
@@ -118,7 +118,7 @@ static void pw_auxtrace(struct pw *w, int cpu)
 }
 
 /* MMAP2 of an executable mapping; @bid (20 bytes) in the record if set. */
-static void pw_mmap2(struct pw *w, int pid, int tid, uint64_t time, int cpu,
+static __attribute__((unused)) void pw_mmap2(struct pw *w, int pid, int tid, uint64_t time, int cpu,
 		     uint64_t start, uint64_t len, uint64_t pgoff,
 		     const char *file, const uint8_t *bid, int kernel)
 {
@@ -146,7 +146,7 @@ static void pw_mmap2(struct pw *w, int pid, int tid, uint64_t time, int cpu,
 }
 
 /* An old MMAP record (executable unless @data). */
-static void pw_mmap(struct pw *w, int pid, int tid, uint64_t time, int cpu,
+static __attribute__((unused)) void pw_mmap(struct pw *w, int pid, int tid, uint64_t time, int cpu,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *file, int data)
 {
@@ -162,7 +162,7 @@ static void pw_mmap(struct pw *w, int pid, int tid, uint64_t time, int cpu,
 	pw_end(w, at);
 }
 
-static void pw_comm(struct pw *w, int pid, int tid, uint64_t time, int cpu,
+static __attribute__((unused)) void pw_comm(struct pw *w, int pid, int tid, uint64_t time, int cpu,
 		    const char *comm, int exec)
 {
 	size_t at = pw_begin(w, 3, exec ? 1u << 13 : 0);
@@ -175,7 +175,7 @@ static void pw_comm(struct pw *w, int pid, int tid, uint64_t time, int cpu,
 }
 
 /* FORK (@exit 0) or EXIT: pid, ppid, tid, ptid, time. */
-static void pw_task(struct pw *w, int exit, int pid, int ppid, int tid,
+static __attribute__((unused)) void pw_task(struct pw *w, int exit, int pid, int ppid, int tid,
 		    int ptid, uint64_t time, int cpu)
 {
 	size_t at = pw_begin(w, exit ? 4 : 7, 0);
@@ -191,7 +191,7 @@ static void pw_task(struct pw *w, int exit, int pid, int ppid, int tid,
 
 /* SWITCH_CPU_WIDE: @out says out of (pid, tid) with (npid, ntid) next;
  * else into (pid, tid) from (npid, ntid). */
-static void pw_switch(struct pw *w, int out, int pid, int tid, int npid,
+static __attribute__((unused)) void pw_switch(struct pw *w, int out, int pid, int tid, int npid,
 		      int ntid, uint64_t time, int cpu)
 {
 	size_t at = pw_begin(w, 15, out ? 1u << 13 : 0);
@@ -202,7 +202,7 @@ static void pw_switch(struct pw *w, int out, int pid, int tid, int npid,
 	pw_end(w, at);
 }
 
-static void pw_itrace_start(struct pw *w, int pid, int tid, uint64_t time,
+static __attribute__((unused)) void pw_itrace_start(struct pw *w, int pid, int tid, uint64_t time,
 			    int cpu)
 {
 	size_t at = pw_begin(w, 12, 0);
@@ -214,7 +214,7 @@ static void pw_itrace_start(struct pw *w, int pid, int tid, uint64_t time,
 }
 
 /* A HEADER_BUILD_ID entry (feature section layout). */
-static void pw_build_id(struct pw *w, int pid, const uint8_t *bid,
+static __attribute__((unused)) void pw_build_id(struct pw *w, int pid, const uint8_t *bid,
 			const char *file)
 {
 	size_t at = pw_begin(w, 67, 2 | (1u << 15));
@@ -230,7 +230,7 @@ static void pw_build_id(struct pw *w, int pid, const uint8_t *bid,
 
 /* Write a file-mode perf.data at @path around records @data, with
  * HEADER_BUILD_ID @bids (NULL: none).  Returns 0 or -1. */
-static int pw_file(const char *path, const struct pw *data,
+static __attribute__((unused)) int pw_file(const char *path, const struct pw *data,
 		   const struct pw *bids)
 {
 	struct pw f = { 0 };

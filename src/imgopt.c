@@ -1,0 +1,724 @@
+/* imgopt -- image options and the image set: code and symbols per address
+ * space, from the options and from a perf.data's mappings. */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "elfimg.h"
+#include "flow.h"
+#include "imgopt.h"
+#include "memimg.h"
+#include "ptdec.h"
+#include "sideband.h"
+#include "symtab.h"
+#include "trace.h"
+
+/* One file opened once, shared by every mapping of it. */
+struct imgopt_obj {
+	char *path;		/* where it was found */
+	struct elfimg *e;
+	struct symtab *st;
+};
+
+/* Where an object's symbols apply: [start, end) of @asid, at @bias. */
+struct imgopt_symmap {
+	uint64_t asid, start, end;
+	uint64_t bias;		/* runtime address - the object's address */
+	struct symtab *st;
+};
+
+struct imgset {
+	struct mi *mi;
+	struct sb *sb;
+	struct imgopt_obj *objs;
+	size_t nobjs;
+	struct imgopt_symmap *maps;
+	size_t nmaps, maps_cap;
+	struct symtab *kallsyms;	/* --kallsyms or the cache's */
+	char **msgs;
+	size_t nmsgs;
+	char **told;		/* files a message was given for */
+	size_t ntold;
+	const char *sysroot, *cache;	/* the build-ID cache directory */
+	char cache_buf[4096];
+};
+
+void imgopt_init(struct imgopt *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+void imgopt_release(struct imgopt *o)
+{
+	if (!o)
+		return;
+	free(o->raw);
+	free(o->elf);
+	imgopt_init(o);
+}
+
+static int imgopt_push(const char ***list, size_t *n, const char *v)
+{
+	const char **l = realloc(*list, (*n + 1) * sizeof(*l));
+
+	if (!l)
+		return -1;
+	l[(*n)++] = v;
+	*list = l;
+	return 0;
+}
+
+int imgopt_arg(struct imgopt *o, int argc, char **argv, int *i,
+	       const char *cmd)
+{
+	static const char *const names[] = {
+		"--raw", "--elf", "--sysroot", "--kallsyms", "--buildid-dir"
+	};
+	const char *a = argv[*i], *val = NULL;
+	size_t k, len;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		len = strlen(names[k]);
+		if (!strncmp(a, names[k], len) && (!a[len] || a[len] == '='))
+			break;
+	}
+	if (k == sizeof(names) / sizeof(names[0]))
+		return 0;
+	if (a[len] == '=') {
+		val = a + len + 1;
+	} else if (*i + 1 < argc) {
+		val = argv[++*i];
+	}
+	if (!val || !*val) {
+		fprintf(stderr, "ptbrowse %s: %s: missing argument\n", cmd,
+			names[k]);
+		return -1;
+	}
+	switch (k) {
+	case 0:
+		return imgopt_push(&o->raw, &o->nraw, val) ? -1 : 1;
+	case 1:
+		return imgopt_push(&o->elf, &o->nelf, val) ? -1 : 1;
+	case 2:
+		o->sysroot = val;
+		return 1;
+	case 3:
+		o->kallsyms = val;
+		return 1;
+	default:
+		o->buildid_dir = val;
+		return 1;
+	}
+}
+
+const char *imgopt_usage(void)
+{
+	return
+"image options (where the code comes from; repeatable ones say so):\n"
+"  --raw FILE:ADDR  a raw memory dump loaded at ADDR, in every address\n"
+"                   space (repeatable; dumps must not overlap)\n"
+"  --elf FILE[:BASE]  an ELF executable, shared object or vmlinux: its\n"
+"                   PT_LOAD segments at their addresses, or relocated so\n"
+"                   that its first page is at BASE; with its symbols\n"
+"                   (repeatable)\n"
+"  --sysroot DIR    look for a perf.data's files under DIR first\n"
+"  --kallsyms FILE  kernel symbols (/proc/kallsyms format), no code\n"
+"  --buildid-dir DIR  perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
+"                   else ~/.debug)\n";
+}
+
+/* Append a message (printf-style) to the set's list. */
+static int imgopt_say(struct imgset *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int imgopt_say(struct imgset *s, const char *fmt, ...)
+{
+	char **l, *m;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -pte_nomem;
+	l = realloc(s->msgs, (s->nmsgs + 1) * sizeof(*l));
+	if (!l) {
+		free(m);
+		return -pte_nomem;
+	}
+	l[s->nmsgs++] = m;
+	s->msgs = l;
+	return 0;
+}
+
+/* Whether a message was given for @name; notes it if not. */
+static int imgopt_told(struct imgset *s, const char *name)
+{
+	char **l;
+	size_t i;
+
+	for (i = 0; i < s->ntold; i++)
+		if (!strcmp(s->told[i], name))
+			return 1;
+	l = realloc(s->told, (s->ntold + 1) * sizeof(*l));
+	if (!l)
+		return 0;
+	s->told = l;
+	l[s->ntold] = strdup(name);
+	if (l[s->ntold])
+		s->ntold++;
+	return 0;
+}
+
+static int imgopt_symmap_cmp(const void *a, const void *b)
+{
+	const struct imgopt_symmap *x = a, *y = b;
+
+	if (x->asid != y->asid)
+		return x->asid < y->asid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int imgopt_add_symmap(struct imgset *s, uint64_t asid, uint64_t start,
+			     uint64_t end, uint64_t bias, struct symtab *st)
+{
+	struct imgopt_symmap *m;
+
+	if (!st || !symtab_count(st))
+		return 0;
+	if (s->nmaps == s->maps_cap) {
+		size_t ncap = s->maps_cap ? 2 * s->maps_cap : 64;
+
+		m = realloc(s->maps, ncap * sizeof(*m));
+		if (!m)
+			return -pte_nomem;
+		s->maps = m;
+		s->maps_cap = ncap;
+	}
+	m = &s->maps[s->nmaps++];
+	m->asid = asid;
+	m->start = start;
+	m->end = end;
+	m->bias = bias;
+	m->st = st;
+	return 0;
+}
+
+/* The object at @path, opened (with its symbols) on first use.  On failure
+ * @err says why. */
+static int imgopt_obj(struct imgset *s, const char *path,
+		      struct imgopt_obj **out, char *err, size_t errlen)
+{
+	struct imgopt_obj *o;
+	struct elfimg *e;
+	struct symtab *st = NULL;
+	int ret;
+	size_t i;
+
+	for (i = 0; i < s->nobjs; i++)
+		if (!strcmp(s->objs[i].path, path)) {
+			*out = &s->objs[i];
+			return 0;
+		}
+	ret = elfimg_open(&e, path, err, errlen);
+	if (ret)
+		return ret;
+	/* a damaged symbol table costs the names, not the code */
+	if (symtab_from_elf(&st, e, NULL, 0))
+		st = NULL;
+	o = realloc(s->objs, (s->nobjs + 1) * sizeof(*o));
+	if (!o) {
+		symtab_free(st);
+		elfimg_close(e);
+		return -pte_nomem;
+	}
+	s->objs = o;
+	o = &o[s->nobjs];
+	o->path = strdup(path);
+	if (!o->path) {
+		symtab_free(st);
+		elfimg_close(e);
+		return -pte_nomem;
+	}
+	o->e = e;
+	o->st = st;
+	s->nobjs++;
+	*out = o;
+	return 0;
+}
+
+/* Parse "FILE[:BASE]"; the file part goes to @file. */
+static int imgopt_split(const char *spec, char *file, size_t size,
+			uint64_t *base, int *have_base)
+{
+	const char *colon = strrchr(spec, ':');
+	char *end;
+
+	*have_base = 0;
+	if (colon && colon[1]) {
+		errno = 0;
+		*base = strtoull(colon + 1, &end, 0);
+		if (!*end && !errno) {
+			*have_base = 1;
+			if ((size_t)(colon - spec) >= size)
+				return -1;
+			memcpy(file, spec, (size_t)(colon - spec));
+			file[colon - spec] = 0;
+			return 0;
+		}
+	}
+	if (strlen(spec) >= size)
+		return -1;
+	strcpy(file, spec);
+	return 0;
+}
+
+/* --elf FILE[:BASE]: every PT_LOAD segment in every address space. */
+static int imgopt_elf(struct imgset *s, const char *spec, char *err,
+		      size_t errlen)
+{
+	char file[4096];
+	struct imgopt_obj *o;
+	const struct elfimg_seg *seg;
+	uint64_t base = 0, bias = 0, lo = UINT64_MAX, hi = 0;
+	int have_base, ret;
+	size_t i;
+
+	if (imgopt_split(spec, file, sizeof(file), &base, &have_base)) {
+		snprintf(err, errlen, "--elf %s: file name too long", spec);
+		return -pte_invalid;
+	}
+	ret = imgopt_obj(s, file, &o, err, errlen);
+	if (ret)
+		return ret;
+	if (have_base)
+		bias = base - elfimg_link_base(o->e);
+	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
+		if (!seg->filesz)
+			continue;
+		ret = mi_add(s->mi, MI_ASID_ANY, seg->vaddr + bias, seg->data,
+			     seg->filesz, file);
+		if (ret) {
+			snprintf(err, errlen, "%s: segment %zu at %#" PRIx64
+				 " does not fit in the address space", file,
+				 i, seg->vaddr + bias);
+			return ret;
+		}
+		if (seg->flags & PF_X) {
+			if (seg->vaddr < lo)
+				lo = seg->vaddr;
+			if (seg->vaddr + seg->memsz > hi)
+				hi = seg->vaddr + seg->memsz;
+		}
+	}
+	if (lo < hi)
+		return imgopt_add_symmap(s, MI_ASID_ANY, lo + bias, hi + bias,
+					 bias, o->st);
+	return 0;
+}
+
+/* Whether @path names no file (anonymous memory, [vdso], JIT maps). */
+static int imgopt_no_file(const char *path)
+{
+	return path[0] == '[' || !strncmp(path, "//anon", 6) ||
+	       !strncmp(path, "/memfd:", 7) || !strncmp(path, "anon_inode", 10) ||
+	       !strncmp(path, "/dev/zero", 9) || !path[0];
+}
+
+/* The build-ID cache entry @leaf ("elf", "kallsyms", "vdso") of build ID
+ * @hex, into @buf; 0 if it is a regular file. */
+static int imgopt_cache_path(const struct imgset *s, const char *hex,
+			     const char *leaf, char *buf, size_t size)
+{
+	struct stat sb;
+
+	if (!s->cache || strlen(hex) < 3)
+		return -1;
+	snprintf(buf, size, "%s/.build-id/%.2s/%s/%s", s->cache, hex, hex + 2,
+		 leaf);
+	if (!stat(buf, &sb) && S_ISREG(sb.st_mode))
+		return 0;
+	if (strcmp(leaf, "elf"))
+		return -1;
+	/* the older layout: the link is the file */
+	snprintf(buf, size, "%s/.build-id/%.2s/%s", s->cache, hex, hex + 2);
+	return !stat(buf, &sb) && S_ISREG(sb.st_mode) ? 0 : -1;
+}
+
+/* Find the file of mapping @m: the object, or NULL with @why said. */
+static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
+				      const char *hex, char *why, size_t wlen)
+{
+	char cand[3][4096], err[512];
+	struct imgopt_obj *o;
+	struct stat sb;
+	size_t n = 0, i;
+	int ret;
+
+	why[0] = 0;
+	if (s->sysroot)
+		snprintf(cand[n++], sizeof(cand[0]), "%s/%s", s->sysroot,
+			 m->filename);
+	if (m->build_id_len &&
+	    !imgopt_cache_path(s, hex, !strcmp(m->filename, "[vdso]") ?
+			       "vdso" : "elf", cand[n], sizeof(cand[0])))
+		n++;
+	if ((!s->sysroot || m->build_id_len) && !imgopt_no_file(m->filename))
+		snprintf(cand[n++], sizeof(cand[0]), "%s", m->filename);
+	for (i = 0; i < n; i++) {
+		if (stat(cand[i], &sb) || !S_ISREG(sb.st_mode))
+			continue;
+		ret = imgopt_obj(s, cand[i], &o, err, sizeof(err));
+		if (ret == -pte_nomem)
+			return NULL;
+		if (ret) {
+			if (!why[0])
+				snprintf(why, wlen, "%s", err);
+			continue;
+		}
+		if (m->build_id_len &&
+		    elfimg_check_build_id(o->e, m->build_id, m->build_id_len,
+					  err, sizeof(err))) {
+			if (!why[0])
+				snprintf(why, wlen, "%s", err);
+			continue;
+		}
+		return o;
+	}
+	if (!why[0])
+		snprintf(why, wlen, "%s", imgopt_no_file(m->filename) ?
+			 "no file behind it" : n ? "not found" :
+			 "not found under --sysroot and no build ID");
+	return NULL;
+}
+
+/* Add mapping @m's code (its executable segments' bytes inside it) and
+ * symbols to address space @asid. */
+static int imgopt_map(struct imgset *s, uint64_t asid, const struct sb_map *m,
+		      const struct imgopt_obj *o)
+{
+	const struct elfimg_seg *seg;
+	uint64_t lo, hi, addr, bias;
+	size_t i;
+	int ret;
+
+	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
+		if (!(seg->flags & PF_X))
+			continue;
+		lo = seg->offset > m->pgoff ? seg->offset : m->pgoff;
+		hi = seg->offset + seg->filesz;
+		if (m->len < UINT64_MAX - m->pgoff && m->pgoff + m->len < hi)
+			hi = m->pgoff + m->len;
+		if (lo >= hi)
+			continue;
+		addr = m->start + (lo - m->pgoff);
+		ret = mi_add(s->mi, asid, addr, seg->data + (lo - seg->offset),
+			     hi - lo, m->filename);
+		if (ret)
+			return ret;
+		/* runtime = vaddr + bias for this segment */
+		bias = addr - (seg->vaddr + (lo - seg->offset));
+		ret = imgopt_add_symmap(s, asid, addr, addr + (hi - lo), bias,
+					o->st);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A kernel mapping: code only from --elf (already in every address
+ * space) or the build-ID cache; names from kallsyms. */
+static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
+			 const char *hex)
+{
+	char path[4096], err[512];
+	struct imgopt_obj *o;
+	struct symtab *st;
+
+	if (mi_name_at(s->mi, SB_ASID_NONE, m->start, NULL, NULL))
+		return 0;
+	if (!s->kallsyms && m->build_id_len &&
+	    !imgopt_cache_path(s, hex, "kallsyms", path, sizeof(path)) &&
+	    !symtab_from_kallsyms(&st, path, NULL, 0))
+		s->kallsyms = st;
+	if (m->build_id_len &&
+	    !imgopt_cache_path(s, hex, "elf", path, sizeof(path)) &&
+	    !imgopt_obj(s, path, &o, err, sizeof(err)) &&
+	    !elfimg_check_build_id(o->e, m->build_id, m->build_id_len, NULL,
+				   0))
+		return imgopt_map(s, MI_ASID_ANY, m, o);
+	if (imgopt_told(s, m->filename))
+		return 0;
+	return imgopt_say(s, "no code for the kernel %s%s%s%s: its "
+			  "instructions are unknown (give --elf vmlinux%s)",
+			  m->filename, hex[0] ? " (build ID " : "", hex,
+			  hex[0] ? ")" : "", s->kallsyms ? "" :
+			  ", and --kallsyms FILE for names");
+}
+
+/* Every mapping of every address space of the sideband. */
+static int imgopt_sideband(struct imgset *s)
+{
+	char hex[2 * SB_BUILD_ID_MAX + 1], why[600];
+	struct imgopt_obj **found;
+	uint8_t *tried;
+	size_t i, j, n = sb_nmaps(s->sb);
+	int ret = 0;
+
+	found = calloc(n ? n : 1, sizeof(*found));
+	tried = calloc(n ? n : 1, 1);
+	if (!found || !tried) {
+		ret = -pte_nomem;
+		goto out_free;
+	}
+	for (i = 0; i < sb_nspaces(s->sb); i++) {
+		const struct sb_space *sp = sb_space(s->sb, i);
+
+		for (j = 0; j < sp->nmaps; j++) {
+			uint32_t k = sp->maps[j];
+			const struct sb_map *m = sb_map(s->sb, k);
+
+			elfimg_hex(m->build_id, m->build_id_len, hex,
+				   sizeof(hex));
+			if (m->kernel) {
+				if (!tried[k])
+					ret = imgopt_kernel(s, m, hex);
+				tried[k] = 1;
+				if (ret)
+					goto out_free;
+				continue;
+			}
+			if (!tried[k]) {
+				tried[k] = 1;
+				found[k] = imgopt_find(s, m, hex, why,
+						       sizeof(why));
+				if (!found[k] && !imgopt_told(s, m->filename)) {
+					ret = imgopt_say(s, "no code for %s%s"
+						"%s%s: its instructions are "
+						"unknown (%s)", m->filename,
+						hex[0] ? " (build ID " : "",
+						hex, hex[0] ? ")" : "", why);
+					if (ret)
+						goto out_free;
+				}
+			}
+			if (found[k]) {
+				ret = imgopt_map(s, sp->asid, m, found[k]);
+				if (ret)
+					goto out_free;
+			}
+		}
+	}
+out_free:
+	free(found);
+	free(tried);
+	return ret;
+}
+
+int imgopt_load(struct imgset **out, const struct imgopt *o,
+		const struct trace *t, char *err, size_t errlen)
+{
+	struct imgset *s;
+	const char *env;
+	size_t i;
+	int ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!out || !o)
+		return -pte_invalid;
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -pte_nomem;
+	ret = mi_new(&s->mi);
+	if (ret)
+		goto out_free;
+	s->sysroot = o->sysroot;
+	if (o->buildid_dir) {
+		s->cache = o->buildid_dir;
+	} else if ((env = getenv("PERF_BUILDID_DIR")) && *env) {
+		s->cache = env;
+	} else if ((env = getenv("HOME")) && *env) {
+		snprintf(s->cache_buf, sizeof(s->cache_buf), "%s/.debug", env);
+		s->cache = s->cache_buf;
+	}
+	for (i = 0; i < o->nraw; i++) {
+		ret = mi_add_raw(s->mi, o->raw[i], err, errlen);
+		if (ret)
+			goto out_free;
+	}
+	for (i = 0; i < o->nelf; i++) {
+		ret = imgopt_elf(s, o->elf[i], err, errlen);
+		if (ret)
+			goto out_free;
+	}
+	if (o->kallsyms) {
+		ret = symtab_from_kallsyms(&s->kallsyms, o->kallsyms, err,
+					   errlen);
+		if (ret)
+			goto out_free;
+	}
+	if (t && t->perf) {
+		ret = sb_load(&s->sb, t, err, errlen);
+		if (!ret)
+			ret = imgopt_sideband(s);
+		if (ret)
+			goto out_free;
+	}
+	qsort(s->maps, s->nmaps, sizeof(*s->maps), imgopt_symmap_cmp);
+	*out = s;
+	return 0;
+
+out_free:
+	if (ret == -pte_nomem && err && errlen)
+		snprintf(err, errlen, "out of memory loading the images");
+	imgopt_free(s);
+	return ret;
+}
+
+void imgopt_free(struct imgset *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nobjs; i++) {
+		symtab_free(s->objs[i].st);
+		elfimg_close(s->objs[i].e);
+		free(s->objs[i].path);
+	}
+	for (i = 0; i < s->nmsgs; i++)
+		free(s->msgs[i]);
+	for (i = 0; i < s->ntold; i++)
+		free(s->told[i]);
+	/* the image points into the objects' mappings: free it first */
+	mi_free(s->mi);
+	free(s->objs);
+	free(s->msgs);
+	free(s->told);
+	free(s->maps);
+	symtab_free(s->kallsyms);
+	sb_free(s->sb);
+	free(s);
+}
+
+size_t imgopt_nmessages(const struct imgset *s)
+{
+	return s ? s->nmsgs : 0;
+}
+
+const char *imgopt_message(const struct imgset *s, size_t i)
+{
+	return s && i < s->nmsgs ? s->msgs[i] : NULL;
+}
+
+struct mi *imgopt_mi(const struct imgset *s)
+{
+	return s ? s->mi : NULL;
+}
+
+struct sb *imgopt_sb(const struct imgset *s)
+{
+	return s ? s->sb : NULL;
+}
+
+uint64_t imgopt_asid(const struct imgset *s, int stream, uint64_t tsc,
+		     int have_tsc, uint64_t cr3, int have_cr3)
+{
+	struct sb_task task;
+
+	if (!s || !s->sb)
+		return SB_ASID_NONE;
+	if (!have_cr3)
+		cr3 = 0;
+	if (!have_tsc)
+		return sb_cr3_asid(s->sb, cr3);
+	if (sb_task_at(s->sb, stream, tsc, cr3, &task) &&
+	    task.asid == SB_ASID_NONE)
+		return SB_ASID_NONE;
+	return task.asid;
+}
+
+/* The symbol map holding @ip in @asid, or NULL. */
+static const struct imgopt_symmap *imgopt_symmap(const struct imgset *s,
+						 uint64_t asid, uint64_t ip)
+{
+	size_t lo = 0, hi = s->nmaps, mid;
+	const struct imgopt_symmap *m;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		m = &s->maps[mid];
+		if (m->asid < asid || (m->asid == asid && m->start <= ip))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the latest-starting map at or below ip; an earlier one may
+	 * still hold ip if they nest: walk back a few */
+	for (; lo > 0; lo--) {
+		m = &s->maps[lo - 1];
+		if (m->asid != asid)
+			break;
+		if (ip < m->end)
+			return m;
+	}
+	return NULL;
+}
+
+size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
+		     char *buf, size_t size)
+{
+	const struct imgopt_symmap *m = NULL;
+
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!s)
+		return 0;
+	if (asid != SB_ASID_NONE && asid != MI_ASID_ANY)
+		m = imgopt_symmap(s, asid, ip);
+	if (!m)
+		m = imgopt_symmap(s, MI_ASID_ANY, ip);
+	if (m)
+		return symtab_format(m->st, ip - m->bias, buf, size);
+	return s->kallsyms ? symtab_format(s->kallsyms, ip, buf, size) : 0;
+}
+
+int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,
+		   const char **file, int *line)
+{
+	const struct imgopt_symmap *m = NULL;
+
+	if (!s)
+		return -pte_invalid;
+	if (asid != SB_ASID_NONE && asid != MI_ASID_ANY)
+		m = imgopt_symmap(s, asid, ip);
+	if (!m)
+		m = imgopt_symmap(s, MI_ASID_ANY, ip);
+	if (!m)
+		return -pte_invalid;
+	return symtab_srcline(m->st, ip - m->bias, file, line);
+}
+
+int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
+		uint8_t *buf, size_t size)
+{
+	const struct imgopt_reader *r = reader;
+	uint64_t tsc = 0, asid;
+	int have_tsc;
+
+	if (!r || !r->set || !c)
+		return -pte_invalid;
+	have_tsc = r->tsc_at && !r->tsc_at(r->tsc_ctx, c->offset, &tsc);
+	asid = imgopt_asid(r->set, r->stream, tsc, have_tsc, c->cr3,
+			   c->have_cr3);
+	return mi_read(r->set->mi, asid, ip, buf, size);
+}

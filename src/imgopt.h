@@ -1,0 +1,116 @@
+/*
+ * imgopt -- the image options (`--raw`, `--elf`, `--sysroot`,
+ * `--kallsyms`, `--buildid-dir`) that `flow` and the browser share, and
+ * the image set they build: the code (memimg.h) and the symbols
+ * (symtab.h) of every address space, fed by the options and by a
+ * perf.data's sideband (sideband.h).
+ *
+ * Where a mapping's file comes from, in order (the first whose build ID
+ * matches the recorded one wins; without a recorded build ID the first
+ * that exists):
+ *   1. DIR/PATH for --sysroot DIR;
+ *   2. perf's build-ID cache, DIR/.build-id/XX/YYYY.../elf (XX the first
+ *      two hex digits of the build ID, YYYY... the rest), else the older
+ *      DIR/.build-id/XX/YYYY... file itself, with DIR from --buildid-dir,
+ *      else $PERF_BUILDID_DIR, else $HOME/.debug;
+ *   3. PATH as recorded (not when --sysroot is given and no build ID
+ *      could prove it is the same file).
+ * The kernel's code comes only from --elf vmlinux (or its build-ID cache
+ * entry); its names from --kallsyms FILE, the cache's kallsyms, or the
+ * vmlinux.  What is not found is said once per file, as "no code for PATH
+ * (build ID X): its instructions are unknown", with the reason; nothing
+ * is guessed.
+ */
+#ifndef IMGOPT_H
+#define IMGOPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct trace;
+struct mi;
+struct sb;
+struct flow_ctx;
+struct imgset;
+
+/* The options as given; the strings stay the caller's (argv). */
+struct imgopt {
+	const char **raw;	/* --raw FILE:ADDR, in order */
+	size_t nraw;
+	const char **elf;	/* --elf FILE[:BASE], in order */
+	size_t nelf;
+	const char *sysroot;	/* --sysroot DIR */
+	const char *kallsyms;	/* --kallsyms FILE */
+	const char *buildid_dir;	/* --buildid-dir DIR */
+};
+
+/* Empty options. */
+void imgopt_init(struct imgopt *o);
+
+/* Free the option lists (not the strings). */
+void imgopt_release(struct imgopt *o);
+
+/* The image option at @argv[*@i] ("--opt VALUE" or "--opt=VALUE") into
+ * @o, moving *@i past its value.  A missing value is reported on stderr
+ * as "ptbrowse @cmd: --opt: missing argument".
+ * Returns 1 if taken, 0 if it is no image option, -1 after reporting. */
+int imgopt_arg(struct imgopt *o, int argc, char **argv, int *i,
+	       const char *cmd);
+
+/* The options' lines for a --help text. */
+const char *imgopt_usage(void);
+
+/* Build the image set of @o and of @t's sideband (@t may be NULL, or a raw
+ * trace: options only).  Errors in what the options name (a bad --raw or
+ * --elf, a --kallsyms that cannot be read) fail with one line in @err;
+ * files of the recording that cannot be found become messages.
+ * Returns 0 and sets *@out.
+ * Returns a negative pte code (-pte_io, -pte_bad_file, -pte_invalid,
+ * -pte_nomem) with @err set. */
+int imgopt_load(struct imgset **out, const struct imgopt *o,
+		const struct trace *t, char *err, size_t errlen);
+
+/* Free @s (NULL is fine). */
+void imgopt_free(struct imgset *s);
+
+/* The messages about missing code, one per file. */
+size_t imgopt_nmessages(const struct imgset *s);
+const char *imgopt_message(const struct imgset *s, size_t i);
+
+/* The code and the sideband (NULL for a raw trace). */
+struct mi *imgopt_mi(const struct imgset *s);
+struct sb *imgopt_sb(const struct imgset *s);
+
+/* The address space of stream @stream at TSC @tsc (if @have_tsc) with
+ * PIP's @cr3 (if @have_cr3): the sideband's process, else the one learned
+ * for @cr3.  Returns it, or 0 if unknown (then only code present in every
+ * address space -- options, kernel -- is read). */
+uint64_t imgopt_asid(const struct imgset *s, int stream, uint64_t tsc,
+		     int have_tsc, uint64_t cr3, int have_cr3);
+
+/* Write "function+0xoff" for @ip in address space @asid into @buf.
+ * Returns its length, or 0 if no symbol is known there (@buf ""). */
+size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
+		     char *buf, size_t size);
+
+/* The source file and line of @ip in @asid (libdw builds only).
+ * Returns 0, or -pte_invalid if unknown. */
+int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,
+		   const char **file, int *line);
+
+/* The flow decoder's read callback's context: which stream is decoded,
+ * and how its trace offsets map to TSC (NULL: no time, CR3 only). */
+struct imgopt_reader {
+	const struct imgset *set;
+	int stream;
+	int (*tsc_at)(void *ctx, uint64_t offset, uint64_t *tsc);
+	void *tsc_ctx;
+};
+
+/* A flow_read_fn: the code at @ip in the address space @c says (through
+ * imgopt_asid()); @reader is a struct imgopt_reader.
+ * Returns the bytes copied, or -pte_nomap where there is no code. */
+int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
+		uint8_t *buf, size_t size);
+
+#endif /* IMGOPT_H */

@@ -1,0 +1,522 @@
+/*
+ * test_imgopt -- the image options and the image set: --elf at its own
+ * addresses and at BASE, bad --elf/--raw/--kallsyms, and a perf.data whose
+ * MMAP2 records name a program built here with cc, found at its recorded
+ * path, under --sysroot, and in a build-ID cache laid out as perf lays it
+ * out (new and old layout) under a temporary $HOME; what is missing or has
+ * another build ID is said once per file.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elf.h>
+#include <cmocka.h>
+
+#include "codefix.h"
+#include "elfimg.h"
+#include "flow.h"
+#include "imgopt.h"
+#include "memimg.h"
+#include "perfwr.h"
+#include "ptdec.h"
+#include "sideband.h"
+#include "trace.h"
+
+#define BASE 0x555555554000ull
+#define LIBBASE 0x7f1234560000ull
+
+static struct codefix fix;
+static uint8_t prog_bid[20], lib_bid[20];
+
+/* The executable segment of @path: its page-aligned file offset, vaddr
+ * and length, as the loader maps it. */
+static void exec_seg(const char *path, uint64_t *pgoff, uint64_t *vaddr,
+		     uint64_t *len)
+{
+	struct elfimg *e;
+	const struct elfimg_seg *s;
+	char err[256];
+	size_t i;
+
+	assert_int_equal(elfimg_open(&e, path, err, sizeof(err)), 0);
+	for (i = 0; (s = elfimg_seg(e, i)); i++)
+		if (s->flags & PF_X)
+			break;
+	assert_non_null(s);
+	*pgoff = s->offset & ~0xfffull;
+	*vaddr = s->vaddr & ~0xfffull;
+	*len = ((s->vaddr + s->filesz + 0xfff) & ~0xfffull) - *vaddr;
+	elfimg_close(e);
+}
+
+static void read_bid(const char *path, uint8_t *bid)
+{
+	struct elfimg *e;
+	const uint8_t *id;
+	char err[256];
+
+	assert_int_equal(elfimg_open(&e, path, err, sizeof(err)), 0);
+	assert_int_equal(elfimg_build_id(e, &id), 20);
+	memcpy(bid, id, 20);
+	elfimg_close(e);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (codefix_build(&fix))
+		return -1;
+	read_bid(fix.prog, prog_bid);
+	read_bid(fix.lib, lib_bid);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	codefix_clean(&fix);
+	return 0;
+}
+
+/* A perf.data at @out: process 100 on cpu0 from time 1000 with the program
+ * mapped at BASE as @prog_name (build ID in the record if @with_bid) and
+ * the library at LIBBASE as @lib_name (build ID @lbid, or none); process
+ * 200 (a fork) maps the library again at another address; and the
+ * kernel. */
+static void recording(const char *out, const char *prog_name, int with_bid,
+		      const char *lib_name, const uint8_t *lbid)
+{
+	struct pw d = { 0 };
+	uint64_t pgoff, vaddr, len;
+
+	pw_setup(&d);
+	pw_comm(&d, 100, 100, 0, 0, "prog", 0);
+	exec_seg(fix.prog, &pgoff, &vaddr, &len);
+	pw_mmap2(&d, 100, 100, 0, 0, BASE + vaddr, len, pgoff, prog_name,
+		 with_bid ? prog_bid : NULL, 0);
+	exec_seg(fix.lib, &pgoff, &vaddr, &len);
+	pw_mmap2(&d, 100, 100, 0, 0, LIBBASE + vaddr, len, pgoff, lib_name,
+		 lbid, 0);
+	pw_mmap2(&d, -1, 0, 0, 0, 0xffffffff81000000ull, 0x1000000,
+		 0xffffffff81000000ull, "[kernel.kallsyms]_text", NULL, 1);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_task(&d, 0, 200, 100, 200, 100, 2000, 0);
+	pw_mmap2(&d, 200, 200, 3000, 0, LIBBASE + 0x100000 + vaddr, len, pgoff,
+		 lib_name, lbid, 0);
+	pw_auxtrace(&d, 0);
+	assert_int_equal(pw_file(out, &d, NULL), 0);
+	free(d.p);
+}
+
+static struct imgset *load(const struct imgopt *o, const char *data,
+			   struct trace **t)
+{
+	struct imgset *s;
+	char err[512];
+	int ret;
+
+	*t = NULL;
+	if (data)
+		assert_int_equal(trace_open(t, data, err, sizeof(err)), 0);
+	ret = imgopt_load(&s, o, *t, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s\n", err);
+	assert_int_equal(ret, 0);
+	return s;
+}
+
+/* The message that mentions @what, or NULL. */
+static const char *message(const struct imgset *s, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < imgopt_nmessages(s); i++)
+		if (strstr(imgopt_message(s, i), what))
+			return imgopt_message(s, i);
+	return NULL;
+}
+
+static size_t count_messages(const struct imgset *s, const char *what)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < imgopt_nmessages(s); i++)
+		n += !!strstr(imgopt_message(s, i), what);
+	return n;
+}
+
+/* The code at @ip in @asid equals the file's bytes at @off. */
+static void same_bytes(const struct imgset *s, uint64_t asid, uint64_t ip,
+		       const char *file, uint64_t off)
+{
+	uint8_t got[16], want[16];
+	FILE *f = fopen(file, "rb");
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+	assert_int_equal(fread(want, 1, sizeof(want), f), sizeof(want));
+	fclose(f);
+	assert_int_equal(mi_read(imgopt_mi(s), asid, ip, got, sizeof(got)),
+			 sizeof(got));
+	assert_memory_equal(got, want, sizeof(got));
+}
+
+static void test_args(void **state)
+{
+	struct imgopt o;
+	char *argv[] = { "flow", "--elf", "a.out", "--raw=d.bin:0x1000",
+			 "--sysroot", "/sr", "--kallsyms=/k", "--buildid-dir",
+			 "/c", "--elf=b.so:0x7f0000000000", "--stream",
+			 "--raw" };
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])), i;
+
+	(void)state;
+	imgopt_init(&o);
+	for (i = 1; i < 10; i++)
+		assert_int_equal(imgopt_arg(&o, argc, argv, &i, "flow"), 1);
+	assert_int_equal(o.nelf, 2);
+	assert_string_equal(o.elf[0], "a.out");
+	assert_string_equal(o.elf[1], "b.so:0x7f0000000000");
+	assert_int_equal(o.nraw, 1);
+	assert_string_equal(o.raw[0], "d.bin:0x1000");
+	assert_string_equal(o.sysroot, "/sr");
+	assert_string_equal(o.kallsyms, "/k");
+	assert_string_equal(o.buildid_dir, "/c");
+	assert_int_equal(imgopt_arg(&o, argc, argv, &i, "flow"), 0);
+	i = argc - 1;
+	assert_int_equal(imgopt_arg(&o, argc, argv, &i, "flow"), -1);
+	assert_non_null(strstr(imgopt_usage(), "--sysroot"));
+	imgopt_release(&o);
+}
+
+static void test_elf_option(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	char spec[256], buf[64];
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+	unsigned long long add = codefix_nm(fix.lib, "fix_add");
+
+	(void)state;
+	imgopt_init(&o);
+	o.elf = calloc(2, sizeof(*o.elf));
+	o.elf[0] = fix.prog;
+	o.nelf = 1;
+	s = load(&o, NULL, &t);
+	/* at its own addresses, in every address space */
+	assert_int_equal(imgopt_symbol(s, 0, main_addr + 4, buf, sizeof(buf)),
+			 strlen("main+0x4"));
+	assert_string_equal(buf, "main+0x4");
+	same_bytes(s, 0, main_addr, fix.prog, main_addr);
+	same_bytes(s, 77, main_addr, fix.prog, main_addr);
+	assert_int_equal(imgopt_nmessages(s), 0);
+	imgopt_free(s);
+
+	/* at BASE: the first page of each file there */
+	snprintf(spec, sizeof(spec), "%s:%#llx", fix.prog, BASE);
+	o.elf[0] = spec;
+	o.elf[1] = strdup(fix.lib);
+	{
+		static char lspec[256];
+
+		snprintf(lspec, sizeof(lspec), "%s:%#llx", fix.lib, LIBBASE);
+		free((char *)o.elf[1]);
+		o.elf[1] = lspec;
+	}
+	o.nelf = 2;
+	s = load(&o, NULL, &t);
+	imgopt_symbol(s, 0, BASE + main_addr, buf, sizeof(buf));
+	assert_string_equal(buf, "main");
+	imgopt_symbol(s, 0, LIBBASE + add + 1, buf, sizeof(buf));
+	assert_string_equal(buf, "fix_add+0x1");
+	assert_int_equal(imgopt_symbol(s, 0, main_addr, buf, sizeof(buf)), 0);
+	same_bytes(s, 0, BASE + main_addr, fix.prog, main_addr);
+	imgopt_free(s);
+	imgopt_release(&o);
+}
+
+static void test_bad_options(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	char err[512], cut[200], spec[600], missing[200];
+
+	(void)state;
+	imgopt_init(&o);
+	o.elf = calloc(1, sizeof(*o.elf));
+	o.nelf = 1;
+	snprintf(missing, sizeof(missing), "%s/none", fix.dir);
+	o.elf[0] = missing;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)), -pte_io);
+	assert_non_null(strstr(err, missing));
+	/* truncated */
+	snprintf(cut, sizeof(cut), "%s/cut", fix.dir);
+	snprintf(spec, sizeof(spec), "head -c 3000 %s > %s", fix.prog, cut);
+	assert_int_equal(system(spec), 0);
+	o.elf[0] = cut;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)),
+			 -pte_bad_file);
+	assert_non_null(strstr(err, cut));
+	assert_non_null(strstr(err, "truncated"));
+	/* not an ELF file, with a base */
+	snprintf(spec, sizeof(spec), "%s:0x1000", fix.src);
+	o.elf[0] = spec;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)),
+			 -pte_bad_file);
+	assert_non_null(strstr(err, "not an ELF file"));
+	o.nelf = 0;
+	o.kallsyms = missing;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)), -pte_io);
+	assert_non_null(strstr(err, missing));
+	imgopt_release(&o);
+}
+
+/* The asid of process 100 on cpu0 at TSC 1500. */
+static uint64_t asid100(const struct imgset *s, const struct trace *t)
+{
+	int cpu0 = trace_find_stream(t, "cpu0");
+	uint64_t asid = imgopt_asid(s, cpu0, 1500, 1, 0, 0);
+
+	assert_true(asid != 0 && asid != MI_ASID_ANY);
+	return asid;
+}
+
+static void test_recorded_path(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	char data[200], buf[64];
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+	unsigned long long add = codefix_nm(fix.lib, "fix_add");
+	uint64_t a, a200;
+	const char *m;
+
+	(void)state;
+	snprintf(data, sizeof(data), "%s/rec.data", fix.dir);
+	recording(data, fix.prog, 1, fix.lib, NULL);
+	imgopt_init(&o);
+	s = load(&o, data, &t);
+	a = asid100(s, t);
+	imgopt_symbol(s, a, BASE + main_addr + 2, buf, sizeof(buf));
+	assert_string_equal(buf, "main+0x2");
+	same_bytes(s, a, BASE + main_addr, fix.prog, main_addr);
+	imgopt_symbol(s, a, LIBBASE + add, buf, sizeof(buf));
+	assert_string_equal(buf, "fix_add");
+	/* not in another address space, nor in none */
+	assert_int_equal(imgopt_symbol(s, 0, BASE + main_addr, buf,
+				       sizeof(buf)), 0);
+	assert_true(mi_read(imgopt_mi(s), 0, BASE + main_addr,
+			    (uint8_t *)buf, 4) < 0);
+	/* the forked child shares the space; its second mapping of the
+	 * library overlaps nothing, so it joins it */
+	a200 = sb_pid_asid(imgopt_sb(s), 200, 3000);
+	assert_int_equal(a200, a);
+	imgopt_symbol(s, a200, LIBBASE + 0x100000 + add, buf, sizeof(buf));
+	assert_string_equal(buf, "fix_add");
+	imgopt_symbol(s, a200, BASE + main_addr, buf, sizeof(buf));
+	assert_string_equal(buf, "main");
+	/* the kernel: said once, not guessed */
+	m = message(s, "[kernel.kallsyms]");
+	assert_non_null(m);
+	assert_non_null(strstr(m, "no code for the kernel"));
+	assert_non_null(strstr(m, "--elf vmlinux"));
+	assert_int_equal(imgopt_nmessages(s), 1);
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
+static void test_reader(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	struct imgopt_reader r;
+	struct flow_ctx c;
+	char data[200];
+	uint8_t got[8];
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+
+	(void)state;
+	snprintf(data, sizeof(data), "%s/rd.data", fix.dir);
+	recording(data, fix.prog, 1, fix.lib, NULL);
+	imgopt_init(&o);
+	s = load(&o, data, &t);
+	memset(&r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	r.set = s;
+	r.stream = trace_find_stream(t, "cpu0");
+	/* no time: no task, so no process code */
+	assert_true(imgopt_read(&r, &c, BASE + main_addr, got, 8) < 0);
+	/* with CR3 learned from a timed read, CR3 alone finds it */
+	{
+		struct sb_task k;
+
+		assert_int_equal(sb_task_at(imgopt_sb(s), r.stream, 1500,
+					    0xabc000, &k), 0);
+	}
+	c.cr3 = 0xabc000;
+	c.have_cr3 = 1;
+	assert_int_equal(imgopt_read(&r, &c, BASE + main_addr, got, 8), 8);
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
+/* Copy @from to @to, making directories. */
+static void copy(const char *from, const char *to)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'",
+		 to, from, to);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_sysroot(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	char data[200], root[200], path[400], buf[64];
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+
+	(void)state;
+	snprintf(data, sizeof(data), "%s/sr.data", fix.dir);
+	snprintf(root, sizeof(root), "%s/root", fix.dir);
+	snprintf(path, sizeof(path), "%s/opt/app/prog", root);
+	copy(fix.prog, path);
+	/* no build ID in the record: --sysroot is trusted */
+	recording(data, "/opt/app/prog", 0, "/opt/app/libfix.so", NULL);
+	imgopt_init(&o);
+	s = load(&o, data, &t);
+	assert_non_null(message(s, "no code for /opt/app/prog: its "
+				"instructions are unknown"));
+	imgopt_free(s);
+	trace_close(t);
+	o.sysroot = root;
+	s = load(&o, data, &t);
+	imgopt_symbol(s, asid100(s, t), BASE + main_addr, buf, sizeof(buf));
+	assert_string_equal(buf, "main");
+	same_bytes(s, asid100(s, t), BASE + main_addr, fix.prog, main_addr);
+	/* the library is not there: once, though two spaces map it */
+	assert_int_equal(count_messages(s, "/opt/app/libfix.so"), 1);
+	assert_non_null(message(s, "no code for /opt/app/libfix.so: its "
+				"instructions are unknown"));
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
+static void test_buildid_cache(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	char data[200], home[200], path[600], hex[41], cmd[1400], buf[64];
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	unsigned long long add = codefix_nm(fix.lib, "fix_add");
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", lib_bid[i]);
+	snprintf(data, sizeof(data), "%s/bc.data", fix.dir);
+	snprintf(home, sizeof(home), "%s/home", fix.dir);
+	/* perf's layout: .build-id/XX/REST -> ../../PATH/BUILDID/, the file
+	 * as elf inside */
+	snprintf(path, sizeof(path), "%s/.debug/gone/libfix.so/%s/elf", home,
+		 hex);
+	copy(fix.lib, path);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/.debug/.build-id/%.2s && "
+		 "ln -s ../../gone/libfix.so/%s %s/.debug/.build-id/%.2s/%s",
+		 home, hex, hex, home, hex, hex + 2);
+	assert_int_equal(system(cmd), 0);
+	recording(data, fix.prog, 1, "/gone/libfix.so", lib_bid);
+	setenv("HOME", home, 1);
+	unsetenv("PERF_BUILDID_DIR");
+	imgopt_init(&o);
+	s = load(&o, data, &t);
+	imgopt_symbol(s, asid100(s, t), LIBBASE + add, buf, sizeof(buf));
+	assert_string_equal(buf, "fix_add");
+	assert_null(message(s, "libfix"));
+	imgopt_free(s);
+	trace_close(t);
+
+	/* the older layout: the link is the file */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/.debug && mkdir -p "
+		 "%s/.debug/gone && cp %s %s/.debug/gone/%s && mkdir -p "
+		 "%s/.debug/.build-id/%.2s && ln -s ../../gone/%s "
+		 "%s/.debug/.build-id/%.2s/%s", home, home, fix.lib, home, hex,
+		 home, hex, hex, home, hex, hex + 2);
+	assert_int_equal(system(cmd), 0);
+	s = load(&o, data, &t);
+	imgopt_symbol(s, asid100(s, t), LIBBASE + add, buf, sizeof(buf));
+	assert_string_equal(buf, "fix_add");
+	imgopt_free(s);
+	trace_close(t);
+
+	/* --buildid-dir elsewhere: not found, said with the build ID */
+	o.buildid_dir = fix.dir;
+	s = load(&o, data, &t);
+	assert_non_null(message(s, "no code for /gone/libfix.so (build ID "));
+	assert_non_null(message(s, hex));
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	free(old_home);
+}
+
+static void test_wrong_build_id(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	char data[200];
+	uint8_t other[20];
+	const char *m;
+
+	(void)state;
+	memcpy(other, lib_bid, 20);
+	other[0] ^= 0x55;
+	snprintf(data, sizeof(data), "%s/wb.data", fix.dir);
+	recording(data, fix.prog, 1, fix.lib, other);
+	imgopt_init(&o);
+	o.buildid_dir = fix.dir;
+	s = load(&o, data, &t);
+	m = message(s, fix.lib);
+	assert_non_null(m);
+	assert_non_null(strstr(m, "no code for"));
+	assert_non_null(strstr(m, "its instructions are unknown"));
+	assert_non_null(strstr(m, "expected"));
+	assert_null(strchr(m, '\n'));
+	assert_int_equal(count_messages(s, fix.lib), 1);
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_elf_option),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_recorded_path),
+		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_sysroot),
+		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_wrong_build_id),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
