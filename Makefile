@@ -84,7 +84,7 @@ LIBS = $(UI_LIB) $(APP_LIB) $(DEC_LIB) $(CURSES_LIBS) $(RL_LIBS) $(XXH_LIBS) \
 	$(DW_LIBS) $(ELF_LIBS) $(ZYDIS_LIBS) -lpthread -lm
 
 all: $(PROG) ptbrowse $(TOOLS) $(PROGS)
-.PHONY: all deps run test check bench fuzz screenshots clean install
+.PHONY: all deps run test check bench fuzz screenshots clean install sample-code
 
 # The program's name at the top, so `./ptbrowse` works from a checkout.
 ptbrowse: $(PROG)
@@ -137,6 +137,18 @@ SAMPLE = $(BUILD)/sample.pt
 SAMPLE_SIZE ?= 256MiB
 $(SAMPLE): | $(BUILD)/tools/ptgen
 	$(QUIET_GEN)$(BUILD)/tools/ptgen --seed 1 --size $(SAMPLE_SIZE) -o $@.tmp && mv $@.tmp $@
+
+# A real program recorded by tools/ptrecord: tests/progs/p_sample's four
+# threads on two simulated CPUs, its shared library, MMAP2/COMM/switch
+# sideband, wrapped by pt2perf into DIR/perf.data.  DIR also holds the raw
+# streams (trace.cpuN), their instruction logs (trace.cpuN.flow) and the
+# code images (trace.options).  SAMPLE_CODE_SCALE multiplies the work;
+# `make bench` records a bigger one the same way (bench/b_record.sh).
+SAMPLE_CODE = $(BUILD)/sample-code
+SAMPLE_CODE_SCALE ?= 1
+$(SAMPLE_CODE)/perf.data: $(BUILD)/tools/ptrecord $(BUILD)/tools/pt2perf $(BUILD)/progs/p_sample
+	$(QUIET_GEN)sh tools/record.sh $(SAMPLE_CODE) $(BUILD) $(SAMPLE_CODE_SCALE)
+sample-code: $(SAMPLE_CODE)/perf.data
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -120,6 +120,10 @@ fi
 check "p_longjmp --psb-period 128" "$tmp/psb.pt" "$tmp/psb.pt"
 n=$(grep -c '  psb$' "$tmp/psb.pt.dump")
 [ "$n" -gt 3 ] && echo "ok   --psb-period 128: $n PSBs" || bad "--psb-period 128: $n PSBs"
+# Compressed returns right before a PSB: their TNT bits precede it and the
+# call stack is cleared only after them (libipt decodes this).
+"$rec" -q --psb-period 128 -o "$tmp/psb2.pt" "$progs/p_loops" > /dev/null 2>&1 || bad "--psb-period"
+check "p_loops --psb-period 128" "$tmp/psb2.pt" "$tmp/psb2.pt"
 # Stopping early: the stream ends with FUP + TIP.PGD at the next instruction.
 "$rec" -q --max-insns 300 -o "$tmp/max.pt" "$progs/p_loops" > /dev/null 2>&1
 check "p_loops --max-insns 300" "$tmp/max.pt" "$tmp/max.pt"

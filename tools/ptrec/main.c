@@ -53,6 +53,7 @@ struct thr {
 	int to_handler;		/* that signal is caught: expect its handler */
 	uint64_t ready_tsc;	/* when it became ready */
 	long long issued;	/* when its step was issued (ns) */
+	char comm[PTR_COMM_MAX];	/* its name in the sideband */
 	struct thr *next;	/* the ready queue */
 };
 
@@ -229,8 +230,13 @@ static void commit(struct rec *r, struct thr *t, uint64_t next)
 
 	ptr_stream_insn(s, &t->insn);
 	ptr_stream_branch(s, &t->insn, next, t->iters);
-	if (t->insn.kind == PTR_K_SYSCALL)
+	if (t->insn.kind == PTR_K_SYSCALL) {
 		ptr_stream_run(s, syscall_cycles(t->nr));
+		/* prctl(PR_SET_NAME) or a write to .../comm: a new name */
+		if (t->nr == 157 || t->nr == 1)
+			ptr_proc_comm(r->proc, t->tid, ptr_stream_tsc(s), 0,
+				      t->comm);
+	}
 	t->committed = 1;
 	r->insns++;
 	r->cpus[t->cpu].since++;
@@ -364,7 +370,7 @@ static void handle_stop(struct rec *r, struct thr *t, int status)
 				n = thr_add(r, (pid_t)msg);
 			n->ready_tsc = tsc;
 			ptr_proc_fork(r->proc, n->tid, t->tid, tsc);
-			ptr_proc_comm(r->proc, n->tid, tsc, 0);
+			ptr_proc_comm(r->proc, n->tid, tsc, 0, n->comm);
 		}
 		ptrace(PTRACE_SINGLESTEP, t->tid, NULL, NULL);
 		return;
@@ -694,6 +700,7 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct rec r;
+	struct thr *t0;
 	sigset_t set;
 	unsigned i;
 	int first, err = 0;
@@ -727,8 +734,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	ptr_proc_comm(r.proc, r.pid, ptr_stream_tsc(r.cpus[0].s), 1);
-	rq_push(&r, thr_add(&r, r.pid), ptr_stream_tsc(r.cpus[0].s));
+	t0 = thr_add(&r, r.pid);
+	ptr_proc_comm(r.proc, r.pid, ptr_stream_tsc(r.cpus[0].s), 1, t0->comm);
+	rq_push(&r, t0, ptr_stream_tsc(r.cpus[0].s));
 	for (;;) {
 		struct thr *t;
 		int status;

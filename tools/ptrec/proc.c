@@ -421,9 +421,10 @@ out:
 	return addr;
 }
 
-void ptr_proc_comm(struct ptr_proc *p, pid_t tid, uint64_t tsc, int exec)
+void ptr_proc_comm(struct ptr_proc *p, pid_t tid, uint64_t tsc, int exec,
+		   char *last)
 {
-	char path[64], comm[32];
+	char path[64], comm[PTR_COMM_MAX];
 	FILE *f;
 
 	snprintf(comm, sizeof(comm), "%s", p->comm);
@@ -435,6 +436,9 @@ void ptr_proc_comm(struct ptr_proc *p, pid_t tid, uint64_t tsc, int exec)
 			comm[strcspn(comm, "\n")] = 0;
 		fclose(f);
 	}
+	if (!strcmp(comm, last))
+		return;
+	snprintf(last, PTR_COMM_MAX, "%s", comm);
 	if (p->sb)
 		fprintf(p->sb, "comm %d %d %" PRIu64 " %d %s\n", (int)p->pid,
 			(int)tid, tsc, exec, comm);

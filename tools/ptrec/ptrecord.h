@@ -114,8 +114,11 @@ size_t ptr_proc_code(struct ptr_proc *p, uint64_t ip, uint8_t *buf, size_t n);
 void ptr_proc_exec_at(struct ptr_proc *p, uint64_t ip, uint64_t tsc);
 /* The address of `main` in the traced executable, or 0. */
 uint64_t ptr_proc_main(struct ptr_proc *p);
-/* Sideband lines (times in TSC ticks). */
-void ptr_proc_comm(struct ptr_proc *p, pid_t tid, uint64_t tsc, int exec);
+/* Sideband lines (times in TSC ticks).  A comm line only when the
+ * thread's name differs from @last, which is updated (PTR_COMM_MAX). */
+#define PTR_COMM_MAX	32
+void ptr_proc_comm(struct ptr_proc *p, pid_t tid, uint64_t tsc, int exec,
+		   char *last);
 void ptr_proc_fork(struct ptr_proc *p, pid_t tid, pid_t ptid, uint64_t tsc);
 void ptr_proc_exit(struct ptr_proc *p, pid_t tid, uint64_t tsc);
 void ptr_proc_switch(struct ptr_proc *p, unsigned cpu, uint64_t tsc, int out,

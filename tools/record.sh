@@ -1,0 +1,15 @@
+#!/bin/sh
+# record.sh DIR BUILD [SCALE] -- record tests/progs/p_sample with
+# tools/ptrecord on two simulated CPUs and wrap it with tools/pt2perf into
+# DIR/perf.data (MMAP2, COMM, FORK, EXIT and context switch sideband).
+# DIR keeps the raw streams, their instruction logs and the code images.
+# Used by `make sample-code` and bench/b_record.sh.  Cycles and times in
+# the trace come from ptrecord's cycle model, not from a measurement.
+set -u
+dir=$1 build=$2 scale=${3:-1}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" || exit 1
+"$build/tools/ptrecord" -q --cpus 2 -o "$dir.tmp/trace" "$build/progs/p_sample" "$scale" &&
+"$build/tools/pt2perf" --sideband "$dir.tmp/trace.sideband" \
+	--cpu 0 "$dir.tmp/trace.cpu0" --cpu 1 "$dir.tmp/trace.cpu1" \
+	-o "$dir.tmp/perf.data" || { rm -rf "$dir.tmp"; exit 1; }
+rm -rf "$dir" && mv "$dir.tmp" "$dir"
