@@ -19,6 +19,7 @@
 #include "export.h"
 #include "image.h"
 #include "marks.h"
+#include "safefile.h"
 #include "trace.h"
 
 static void usage(FILE *f)
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 "its end for TO), or REGION.start / REGION.end.\n"
 "\n"
 "options:\n"
-"  -o FILE          the output file (replaced if it exists)\n"
+"  -o FILE          the output file, replaced once the slice is written;\n"
+"                   - is standard output\n"
 "  --stream S       the stream of a perf.data file (index, cpuN or name)\n");
 }
 
@@ -121,7 +123,14 @@ int cmd_export_main(int argc, char **argv)
 	if (resolve(set, path, pos[1], 0, &from) < 0 ||
 	    resolve(set, path, pos[npos - 1], 1, &to) < 0)
 		goto out_free;
-	r = export_slice(t, img, from, to, out, &res, err, sizeof(err));
+	/* Binary data on a terminal helps nobody and can upset it. */
+	if (!strcmp(out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "ptbrowse export: standard output is a terminal; "
+			"redirect it or give a file (-o FILE)\n");
+		goto out_free;
+	}
+	r = export_slice(t, img, from, to, out, SAFEFILE_STDOUT, &res, err,
+			 sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "ptbrowse export: %s%s%s\n", r == -pte_io ? "" : path,
 			r == -pte_io ? "" : ": ", err);
@@ -131,7 +140,8 @@ int cmd_export_main(int argc, char **argv)
 		fprintf(stderr, "ptbrowse export: %s: %" PRIu64 " gaps (lost data) "
 			"inside the range are joined in %s\n", path, res.gaps, out);
 	fprintf(stderr, "ptbrowse export: wrote %s: 0x%" PRIx64 "-0x%" PRIx64
-		" of %s (%" PRIu64 " bytes)\n", out, res.start, res.end, path,
+		" of %s (%" PRIu64 " bytes)\n", strcmp(out, "-") ? out :
+		"standard output", res.start, res.end, path,
 		res.end - res.start);
 	rc = 0;
 out_free:

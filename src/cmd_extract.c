@@ -4,15 +4,16 @@
  * decode it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "perfdata.h"
+#include "safefile.h"
 #include "trace.h"
 
 static void usage(FILE *f)
@@ -27,7 +28,8 @@ static void usage(FILE *f)
 "gaps are reported on stderr.\n"
 "\n"
 "options:\n"
-"  -o DIR           the output directory (must exist)\n"
+"  -o DIR           the output directory (must exist); a symbolic link\n"
+"                   there at an output's name is refused, not followed\n"
 "  --stream S       only stream S (index, cpuN or name)\n");
 }
 
@@ -72,22 +74,40 @@ static int write_spans(void *arg)
 	return 0;
 }
 
-/* Write @text plus a newline to @path.  Returns 0 or -1 (errno set). */
-static int write_text(const char *path, const char *text)
+/* How extract writes into DIR: never through a symbolic link (the names
+ * are ours, so a link there is not the user's choice of a file), never
+ * over the trace. */
+static void extract_opts(const struct trace *t, struct safefile_keep *keep,
+			 struct safefile_opts *o)
 {
-	FILE *f = fopen(path, "w");
-	int e;
+	memset(o, 0, sizeof(*o));
+	keep->dev = t->dev;
+	keep->ino = t->ino;
+	keep->what = "the trace";
+	o->flags = SAFEFILE_NOFOLLOW;
+	o->mode = 0644;
+	o->keep = keep;
+	o->nkeep = 1;
+}
 
-	if (!f)
-		return -1;
-	fprintf(f, "%s\n", text);
-	if (fflush(f) || ferror(f)) {
-		e = errno;
-		fclose(f);
-		errno = e;
-		return -1;
-	}
-	return fclose(f);
+/* Write @text plus a newline to @path.  Returns 0 or -1 (reported). */
+static int write_text(const struct trace *t, const char *path, const char *text)
+{
+	struct safefile_keep keep;
+	struct safefile_opts o;
+	struct safefile *f;
+	char err[4400];
+
+	extract_opts(t, &keep, &o);
+	if (safefile_create(&f, path, &o, err, sizeof(err)) < 0)
+		goto out_err;
+	fprintf(safefile_stream(f), "%s\n", text);
+	if (safefile_commit(f, err, sizeof(err)) < 0)
+		goto out_err;
+	return 0;
+out_err:
+	fprintf(stderr, "ptbrowse extract: %s\n", err);
+	return -1;
 }
 
 /* Write stream @idx of @t into @dir.  Returns 0 or -1 (reported). */
@@ -95,8 +115,11 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 		       const char *base)
 {
 	const struct trace_stream *s = &t->streams[idx];
+	struct safefile_keep keep;
+	struct safefile_opts o;
 	struct extract_job job;
-	char path[4096], opath[4200], opts[256];
+	struct safefile *f;
+	char path[4096], opath[4200], opts[256], err[4400];
 	uint64_t gaps = 0;
 	size_t i;
 	int r;
@@ -106,36 +129,35 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 		fprintf(stderr, "ptbrowse extract: %s: path too long\n", dir);
 		return -1;
 	}
-	job.img = &s->img;
-	job.err = 0;
-	job.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (job.fd < 0) {
-		fprintf(stderr, "ptbrowse extract: %s: %s\n", path,
-			strerror(errno));
+	extract_opts(t, &keep, &o);
+	if (safefile_create(&f, path, &o, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse extract: %s\n", err);
 		return -1;
 	}
+	job.img = &s->img;
+	job.err = 0;
+	job.fd = safefile_fd(f);
 	r = trace_guard(write_spans, &job);
-	if (close(job.fd) < 0 && !r) {
-		job.err = errno;
-		r = -1;
-	}
 	if (r == -pte_sigbus) {
+		safefile_abort(f);
 		fprintf(stderr, "ptbrowse extract: %s: the file shrank while "
 			"reading it\n", t->path);
 		return -1;
 	}
 	if (r) {
+		safefile_abort(f);
 		fprintf(stderr, "ptbrowse extract: %s: %s\n", path,
 			strerror(job.err));
 		return -1;
 	}
-	perfdata_ptdump_options(&s->timing, opts, sizeof(opts));
-	snprintf(opath, sizeof(opath), "%s.options", path);
-	if (write_text(opath, opts) < 0) {
-		fprintf(stderr, "ptbrowse extract: %s: %s\n", opath,
-			strerror(errno));
+	if (safefile_commit(f, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse extract: %s\n", err);
 		return -1;
 	}
+	perfdata_ptdump_options(&s->timing, opts, sizeof(opts));
+	snprintf(opath, sizeof(opath), "%s.options", path);
+	if (write_text(t, opath, opts) < 0)
+		return -1;
 	for (i = 0; i < s->img.nspans; i++)
 		gaps += s->img.spans[i].gap_before;
 	if (gaps)
@@ -150,6 +172,7 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 int cmd_extract_main(int argc, char **argv)
 {
 	struct trace *t = NULL;
+	struct stat st;
 	const char *path = NULL, *dir = NULL, *stream = NULL, *base;
 	char err[512];
 	int i, idx, rc = 1;
@@ -188,6 +211,19 @@ int cmd_extract_main(int argc, char **argv)
 			path ? "no output directory (-o DIR)" : "no trace given");
 		usage(stderr);
 		return 2;
+	}
+	/* '' would make the outputs /NAME. */
+	if (!*dir) {
+		fprintf(stderr, "ptbrowse extract: -o: empty directory name\n");
+		return 2;
+	}
+	if (stat(dir, &st) < 0) {
+		fprintf(stderr, "ptbrowse extract: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "ptbrowse extract: %s: not a directory\n", dir);
+		return 1;
 	}
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ptbrowse extract: %s\n", err);

@@ -1,13 +1,12 @@
 /* export -- write a slice of a stream as a raw PT file (export.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export.h"
+#include "safefile.h"
 #include "trace.h"
 
 struct export_job {
@@ -68,13 +67,12 @@ static int write_all(int fd, const uint8_t *p, uint64_t n)
 	return 0;
 }
 
-/* Find the slice and copy it (under trace_guard: it reads the mapping). */
-static int export_body(void *arg)
+/* Find the slice (under trace_guard: it reads the mapping). */
+static int export_find(void *arg)
 {
 	struct export_job *job = arg;
 	const struct img *img = job->img;
-	uint64_t psb, a, b;
-	size_t i;
+	uint64_t psb;
 
 	if (!img_find_psb_before(img, job->from + 1, &psb)) {
 		job->start = psb;
@@ -91,6 +89,17 @@ static int export_body(void *arg)
 		job->start = img_cursor_offset(&cur);
 	}
 	job->end = packet_end(img, job->start, job->to);
+	return 0;
+}
+
+/* Copy the slice (under trace_guard). */
+static int export_copy(void *arg)
+{
+	struct export_job *job = arg;
+	const struct img *img = job->img;
+	uint64_t a, b;
+	size_t i;
+
 	for (i = 0; i < img->nspans; i++) {
 		const struct img_span *s = &img->spans[i];
 
@@ -109,52 +118,57 @@ static int export_body(void *arg)
 }
 
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,
-		 uint64_t to, const char *out, struct export_result *res,
-		 char *err, size_t errlen)
+		 uint64_t to, const char *out, unsigned int flags,
+		 struct export_result *res, char *err, size_t errlen)
 {
 	struct export_job job = { .img = img, .from = from, .to = to, .fd = -1 };
-	struct stat st;
+	struct safefile_keep keep;
+	struct safefile_opts so = { .flags = flags & SAFEFILE_STDOUT, .mode = 0644 };
+	struct safefile *f;
 	int r;
 
-	if (!img || !out || !*out || from >= to || from >= img->size) {
+	if (!img || !out || from >= to || from >= img->size) {
 		snprintf(err, errlen, "empty or outside range 0x%" PRIx64 "-0x%" PRIx64
 			 " (the stream has 0x%" PRIx64 " bytes)", from, to,
 			 img ? img->size : 0);
 		return -pte_invalid;
 	}
+	/* The range first: a slice that cannot be made touches no file. */
+	r = trace_guard(export_find, &job);
+	if (r < 0)
+		goto out_err;
 	/* Truncating the trace under our own mapping would destroy it. */
-	if (t && !stat(out, &st) && st.st_dev == t->dev && st.st_ino == t->ino) {
-		snprintf(err, errlen, "refusing to overwrite the trace with %s", out);
-		return -pte_invalid;
+	if (t) {
+		keep.dev = t->dev;
+		keep.ino = t->ino;
+		keep.what = "the trace";
+		so.keep = &keep;
+		so.nkeep = 1;
 	}
-	/* A device or a FIFO is no slice file (and a failed write below
-	 * removes what it wrote). */
-	if (!stat(out, &st) && !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", out);
-		return -pte_invalid;
+	r = safefile_create(&f, out, &so, err, errlen);
+	if (r == -pte_nomem)
+		snprintf(err, errlen, "out of memory");
+	if (r < 0)
+		return r == -pte_nomem ? r : -pte_io;
+	job.fd = safefile_fd(f);
+	r = trace_guard(export_copy, &job);
+	if (r < 0) {
+		safefile_abort(f);
+		goto out_err;
 	}
-	job.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (job.fd < 0) {
-		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+	if (safefile_commit(f, err, errlen) < 0)
 		return -pte_io;
-	}
-	r = trace_guard(export_body, &job);
-	if (close(job.fd) < 0 && !r) {
-		job.err = errno;
-		r = -1;
-	}
-	if (r) {
-		if (r == -pte_sigbus)
-			snprintf(err, errlen, "the trace shrank while being read");
-		else if (job.why)
-			snprintf(err, errlen, "%s", job.why);
-		else
-			snprintf(err, errlen, "%s: %s", out, strerror(job.err));
-		unlink(out);
-		return r == -pte_sigbus ? r : job.why ? -pte_bad_file : -pte_io;
-	}
 	res->start = job.start;
 	res->end = job.end;
 	res->gaps = job.gaps;
 	return 0;
+
+out_err:
+	if (r == -pte_sigbus)
+		snprintf(err, errlen, "the trace shrank while being read");
+	else if (job.why)
+		snprintf(err, errlen, "%s", job.why);
+	else
+		snprintf(err, errlen, "%s: %s", out, strerror(job.err));
+	return r == -pte_sigbus ? r : job.why ? -pte_bad_file : -pte_io;
 }

@@ -23,17 +23,20 @@ struct export_result {
 };
 
 /* Write the slice of @img (a stream of @t) for [@from, @to) to the file
- * @out, replacing it.  @t may be NULL; with it, @out being the trace
- * itself is refused.  On failure @out is removed and one line saying why
- * (naming the file) is written into @err.
+ * @out, replacing it only once the whole slice is written (src/safefile.h:
+ * a failure leaves an existing @out as it was).  @t may be NULL; with it,
+ * @out being the trace itself (by any name) is refused.  With
+ * SAFEFILE_STDOUT in @flags, "-" is standard output.  On failure one line
+ * saying why is written into @err (naming @out when it is about @out).
  * Returns 0 and fills *@res.
- * Returns -pte_invalid if the range is empty or outside the stream, or
- * @out is the trace.
+ * Returns -pte_invalid if the range is empty or outside the stream.
  * Returns -pte_bad_file if there is no PSB to start from.
- * Returns -pte_io if @out cannot be written.
- * Returns -pte_sigbus if the trace shrank while being read. */
+ * Returns -pte_io if @out is refused (empty, the trace, not a regular
+ * file, ...) or cannot be written.
+ * Returns -pte_sigbus if the trace shrank while being read.
+ * Returns -pte_nomem if out of memory. */
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,
-		 uint64_t to, const char *out, struct export_result *res,
-		 char *err, size_t errlen);
+		 uint64_t to, const char *out, unsigned int flags,
+		 struct export_result *res, char *err, size_t errlen);
 
 #endif /* EXPORT_H */

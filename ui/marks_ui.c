@@ -452,7 +452,8 @@ static int mu_export(struct ui *ui, const char *args)
 		from = to;
 		to = t;
 	}
-	r = export_slice(ui->trace, ui->img, from, to, tok[n - 1], &res, err, sizeof(err));
+	r = export_slice(ui->trace, ui->img, from, to, tok[n - 1], 0, &res, err,
+			 sizeof(err));
 	if (r < 0) {
 		ui_message(ui, UI_ERROR, "export: %s", err);
 		return UI_DRAW_STATUS;
