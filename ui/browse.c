@@ -654,52 +654,6 @@ void ui_idx_start(struct ui *ui)
 	}
 }
 
-/* R: the trace grew (a recording still running): map the new size, and
- * start windows and the index afresh over it.  The cursor stays. */
-static int ui_reload(struct ui *ui)
-{
-	struct win_cache *wc;
-	char err[256] = "";
-	uint64_t old = ui->img->size, size;
-	int grew = 0, had_idx = ui->idx != NULL, r;
-
-	/* A region summary reads the old mapping. */
-	mu_stop(ui);
-	/* A search reads the old mapping. */
-	search_ui_free(ui);
-	if (had_idx) {
-		/* The remap invalidates what a running builder reads. */
-		ui_idx_stop(ui);
-	}
-	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));
-	if (r < 0) {
-		ui_message(ui, UI_ERROR, "reload: %s", err[0] ? err : pte_strerror(r));
-		if (had_idx)
-			ui_idx_start(ui);
-		return UI_DRAW_ALL;
-	}
-	if (grew) {
-		/* The streams may have been rebuilt over the new mapping. */
-		ui->img = &ui->trace->streams[ui->stream_no].img;
-		if (win_cache_new(&wc, ui->img, NULL, UI_CACHE_BYTES) < 0) {
-			ui_message(ui, UI_ERROR, "reload: out of memory");
-			return UI_DRAW_STATUS;
-		}
-		win_cache_free(ui->wc);
-		ui->wc = wc;
-		win_cache_set_timing(ui->wc, &ui->tmcfg);
-	}
-	if (had_idx)
-		ui_idx_start(ui);
-	ui_layout(ui);
-	if (grew)
-		ui_message(ui, UI_INFO, "reloaded: %" PRIu64 " new bytes (now %" PRIu64 ")",
-			   ui->img->size - old, ui->img->size);
-	else
-		ui_message(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
-	return UI_DRAW_ALL;
-}
-
 /* :set OPTION VALUE */
 static int ui_set(struct ui *ui, const char *args)
 {
@@ -1119,7 +1073,7 @@ int ui_action(struct ui *ui, const struct km_result *res)
 		if (ui->hscroll > 200)
 			ui->hscroll = 200;
 		return UI_DRAW_PANES;
-	case ACTION_RELOAD: return ui_reload(ui);
+	case ACTION_RELOAD: return reload_trace(ui);
 	case ACTION_QUIT:
 		ui->quit = 1;
 		return UI_DRAW_NONE;
@@ -1885,6 +1839,7 @@ int cmd_browse_main(int argc, char **argv)
 	nc = getenv("NO_COLOR");
 	ui->color = !(nc && *nc);
 	trace_advise(t, TRACE_BROWSE);
+	reload_remember(ui);
 
 	ui->km = km_new();
 	if (!ui->km) {
@@ -1967,6 +1922,7 @@ out_km:
 out_ui:
 	for (i = 0; i < UI_MSGLOG; i++)
 		free(ui->msglog[i]);
+	t = ui->trace;	/* R may have opened the file again */
 	free(ui);
 out_trace:
 	trace_close(t);

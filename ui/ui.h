@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "action_list.h"
+#include "identity.h"
 #include "index.h"
 #include "keymap.h"
 #include "tm.h"
@@ -121,6 +122,8 @@ struct ui {
 	char cache_err[200];		/* why the cache was not written */
 	struct win_cache *wc;
 	struct tm_config tmcfg;
+	struct identity ident;		/* the file's when opened or reloaded */
+	int have_ident;
 	struct bm_set *bm;		/* marks, NULL with --no-state */
 	struct km *km;
 	struct km_state ks;
@@ -273,6 +276,14 @@ void help_draw(struct ui *ui);
 int help_line_of(const struct ui *ui, int a);
 /* A key while help is up.  Returns UI_DRAW_*. */
 int help_key(struct ui *ui, int key);
+
+/* reload.c */
+/* Remember the identity of ui->trace's file, for reload_trace(). */
+void reload_remember(struct ui *ui);
+/* R: show the trace as it is on disk now: grown, rewritten or replaced
+ * (the file's identity tells which), or say there is no change.
+ * Returns UI_DRAW_*. */
+int reload_trace(struct ui *ui);
 
 /* prompt.c */
 /* Open the prompt with initial text @text (may be NULL). */
