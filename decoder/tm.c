@@ -8,8 +8,7 @@
 /* struct tm_model.state bits. */
 enum {
 	TM_S_TSC = 1 << 0,	/* a TSC was seen */
-	TM_S_TMA = 1 << 1,	/* tma_ctc/tma_fc place the last TSC on the
-				 * crystal clock, and no MTC came since */
+	TM_S_REF_TMA = 1 << 1,	/* the reference is a TSC's tick from its TMA */
 	TM_S_MTC = 1 << 2,	/* the anchor is an MTC's */
 	TM_S_PEND = 1 << 3,	/* a CYC awaits its CYC-eligible packet */
 	TM_S_CYC = 1 << 4,	/* a CYC was seen */
@@ -23,10 +22,12 @@ enum {
 	TM_S_TMA_DUE = 1 << 11,	/* a TSC came; its TMA may still come */
 	TM_S_LOST = 1 << 12,	/* data was lost since the last TSC */
 	TM_S_PSBP = 1 << 13,	/* inside PSB+: status only */
-	TM_S_CHAIN = 1 << 14,	/* last_mtc and mtc_time are the last MTC's */
-	TM_S_CHAIN_EST = 1 << 15, /* ... and no TMA tied the chain */
+	TM_S_REF = 1 << 14,	/* ref_time and ref_ctc tie a time to the
+				 * crystal clock */
+	TM_S_REF_EST = 1 << 15,	/* ... only as an estimate: nothing tied it */
 	TM_S_CAL_MTC = 1 << 16,	/* the calibration period began at an MTC */
 	TM_S_CAL = 1 << 17,	/* cal holds the period's start */
+	TM_S_TSC_SINCE = 1 << 18, /* a TSC came since the reference */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -54,12 +55,12 @@ static tm_q ctc_ticks(const struct tm_model *tm, uint64_t ctc)
 	return ((tm_q)ctc * tm->cfg.cpuid_15_ebx << 32) / tm->cfg.cpuid_15_eax;
 }
 
-/* The TMA's FastCounter in ticks, at most the anchor (damaged input). */
-static tm_q fc_ticks(const struct tm_model *tm)
+/* FastCounter @fc in ticks, at most the anchor (damaged input). */
+static tm_q fc_ticks(const struct tm_model *tm, uint16_t fc)
 {
-	tm_q fc = (tm_q)tm->tma_fc << 32;
+	tm_q t = (tm_q)fc << 32;
 
-	return fc < tm->anchor ? fc : tm->anchor;
+	return t < tm->anchor ? t : tm->anchor;
 }
 
 void tm_init(struct tm_model *tm, const struct tm_config *cfg)
@@ -173,34 +174,31 @@ static void calibrate(struct tm_model *tm, tm_q t)
 	tm->ratio = ratio ? (uint64_t)ratio : 1;
 	hz = tm_tsc_hz(&tm->cfg, 1);
 	if (hz) {
-		khz = (tm_q)tm->cyc_cal * hz / (uint64_t)(ticks >> 32) / 1000;
+		/* Over the ticks with their fraction: a period is a few
+		 * hundred ticks, so a whole tick is a few MHz. */
+		khz = ((tm_q)tm->cyc_cal * hz << 32) / ticks / 1000;
 		tm->khz = khz > UINT32_MAX ? UINT32_MAX : (uint32_t)khz;
 	}
 }
 
-/* The earliest time the next MTC can have (the next CTC boundary after
- * the TMA's CTC, or after the last MTC and past a TSC since): nothing
- * before that MTC can be later (SDM 36.4.2.12).  0 if unknown. */
+/* The earliest time the next MTC can have: the next CTC boundary after
+ * the reference (the TMA's CTC, or the last MTC), past a TSC since (SDM
+ * 36.4.2.12, 36.8.3).  Nothing before that MTC can be later.  0 if
+ * unknown. */
 static tm_q next_mtc(const struct tm_model *tm)
 {
 	unsigned freq = tm->cfg.mtc_freq;
+	uint32_t low;
 	tm_q t;
 
-	if (!tm->period)
+	if (!tm->period || !(tm->state & TM_S_REF))
 		return 0;
-	if (tm->state & TM_S_TMA) {
-		uint32_t low = tm->tma_ctc & ((1u << freq) - 1);
-		tm_q base = tm->anchor - fc_ticks(tm);
-
-		return base + ctc_ticks(tm, (1ull << freq) - low);
-	}
-	if (!(tm->state & TM_S_CHAIN))
-		return 0;
-	t = tm->mtc_time + tm->period;
+	low = tm->ref_ctc & ((1u << freq) - 1);
+	t = tm->ref_time + ctc_ticks(tm, (1ull << freq) - low);
 	if (t <= tm->anchor) {
-		uint64_t k = (uint64_t)((tm->anchor - tm->mtc_time) / tm->period);
+		uint64_t k = (uint64_t)((tm->anchor - t) / tm->period) + 1;
 
-		t = tm->mtc_time + ctc_ticks(tm, (k + 1) << freq);
+		t += ctc_ticks(tm, k << freq);
 		if (t <= tm->anchor)
 			t += tm->period;
 	}
@@ -223,8 +221,9 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 
 	if ((tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor)
 		st->flags |= TM_F_TSC_BACK;
-	/* Where no MTCs come, calibrate from TSC to TSC. */
-	if ((tm->state & TM_S_TSC) && !(tm->state & TM_S_CAL_MTC))
+	/* Where nothing ties time to the crystal clock (no MTCs, no TMA),
+	 * calibrate from TSC to TSC. */
+	if ((tm->state & TM_S_TSC) && !(tm->state & (TM_S_CAL_MTC | TM_S_REF)))
 		calibrate(tm, t);
 	/* Relative time before the first TSC counts from 0, far below any
 	 * real TSC; the estimate still never decreases (a relative time
@@ -238,11 +237,11 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	 * CYC's cycle. */
 	if (!(tm->state & TM_S_PSBP))
 		tie_pending_cyc(tm);
-	tm->state |= TM_S_TSC | TM_S_TMA_DUE;
-	tm->state &= ~(TM_S_TMA | TM_S_MTC | TM_S_MTC_EARLY | TM_S_LOST);
+	tm->state |= TM_S_TSC | TM_S_TMA_DUE | TM_S_TSC_SINCE;
+	tm->state &= ~(TM_S_MTC | TM_S_MTC_EARLY | TM_S_LOST);
 }
 
-static void place_mtc(struct tm_model *tm, uint8_t payload, int replay,
+static void place_mtc(struct tm_model *tm, uint8_t payload,
 		      struct tm_stamp *st);
 
 static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
@@ -257,93 +256,83 @@ static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		return;
 	}
 	tm->state &= ~TM_S_TMA_DUE;
-	tm->tma_ctc = pkt->u.tma.ctc;
-	tm->tma_fc = pkt->u.tma.fc;
+	/* An MTC since the TSC was placed from a tied reference already. */
+	if (tm->state & TM_S_MTC)
+		return;
+	/* The TSC lies FastCounter ticks past its CTC tick. */
+	tm->ref_time = tm->anchor - fc_ticks(tm, pkt->u.tma.fc);
+	tm->ref_ctc = pkt->u.tma.ctc;
+	tm->state |= TM_S_REF | TM_S_REF_TMA;
+	tm->state &= ~(TM_S_REF_EST | TM_S_TSC_SINCE);
 	if (tm->state & TM_S_MTC_EARLY) {
 		/* The MTC that came first could not be placed: now it can. */
 		tm->state &= ~TM_S_MTC_EARLY;
-		tm->state |= TM_S_TMA;
-		place_mtc(tm, tm->last_mtc, 1, st);
-	} else if (!(tm->state & TM_S_MTC)) {
-		tm->state |= TM_S_TMA;
+		place_mtc(tm, tm->last_mtc, st);
 	}
-	/* else an MTC since the TSC was placed by the chain already. */
 }
 
-/* Place the MTC with @payload (@replay: one held back for the TMA). */
-static void place_mtc(struct tm_model *tm, uint8_t payload, int replay,
+/* Place the MTC with @payload from the reference (the TMA's CTC, or the
+ * last MTC's payload), SDM 36.4.2.12 and 36.8.3.1. */
+static void place_mtc(struct tm_model *tm, uint8_t payload,
 		      struct tm_stamp *st)
 {
 	unsigned freq = tm->cfg.mtc_freq;
-	unsigned d = 0;
-	int tied = 1;
+	unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
+	uint32_t mask = (1u << bits) - 1;
+	uint64_t ctc_delta = 0;
+	int tied = 0;
 	tm_q t;
 
-	if ((tm->state & TM_S_CHAIN) && !replay) {
-		d = (uint8_t)(payload - tm->last_mtc);
-		/* An MTC is only sent when its payload changes, so an equal
-		 * payload means a full wrap: 255 MTCs lost (the SDM expects
-		 * no more than that). */
-		if (!d)
-			d = 256;
-	}
-	if (tm->state & TM_S_TMA) {
-		unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
-		uint32_t mask = (1u << bits) - 1;
-		uint64_t ctc_delta =
-			(((uint32_t)payload << freq) - tm->tma_ctc) & mask;
-
-		if (ctc_delta > (1ull << freq) && !(tm->state & TM_S_SLEPT)) {
-			st->flags |= TM_F_MTC_LOST;
-			st->lost_mtc = (uint16_t)((ctc_delta - 1) >> freq);
-		}
-		/* The TSC lies FastCounter ticks past its CTC tick. */
-		t = tm->anchor - fc_ticks(tm) + ctc_ticks(tm, ctc_delta);
-	} else if (tm->state & TM_S_CHAIN) {
-		/* No MTCs come while the core sleeps: not a loss; nor while
-		 * tracing was off, which a TSC since the last MTC may
-		 * follow (a PSB+ when tracing resumes). */
-		if (d > 1 && (tm->state & TM_S_MTC) &&
-		    !(tm->state & TM_S_SLEPT)) {
-			st->flags |= TM_F_MTC_LOST;
-			st->lost_mtc = (uint16_t)(d - 1);
-		}
-		t = tm->mtc_time + ctc_ticks(tm, (uint64_t)d << freq);
-		/* A TSC since the last MTC says how often the payload
-		 * wrapped: this MTC's boundary is not before the TSC's CTC
-		 * tick. */
-		if (!(tm->state & TM_S_MTC)) {
-			tm_q wrap = ctc_ticks(tm, 256ull << freq);
+	if (tm->state & TM_S_REF) {
+		ctc_delta = (((uint32_t)payload << freq) - tm->ref_ctc) & mask;
+		/* An MTC is only sent when its payload changes, so the same
+		 * payload as the last MTC's is a full wrap (the SDM expects
+		 * no more than 255 lost). */
+		if (!ctc_delta && !(tm->state & TM_S_REF_TMA))
+			ctc_delta = (uint64_t)mask + 1;
+		t = tm->ref_time + ctc_ticks(tm, ctc_delta);
+		if (tm->state & TM_S_TSC_SINCE) {
+			/* A TSC since the reference says how often the
+			 * payload wrapped: this boundary is not before the
+			 * TSC's CTC tick.  MTCs missing across it may be
+			 * tracing that was off, not a loss. */
+			tm_q wrap = ctc_ticks(tm, (uint64_t)mask + 1);
 			tm_q floor = tm->anchor - ctc_ticks(tm, 1);
 
 			if (t < floor && wrap)
 				t += ((floor - t) / wrap + 1) * wrap;
+		} else if (ctc_delta > (1ull << freq) &&
+			   !(tm->state & TM_S_SLEPT)) {
+			/* No MTCs come while the core sleeps: not a loss. */
+			st->flags |= TM_F_MTC_LOST;
+			st->lost_mtc = (uint16_t)((ctc_delta - 1) >> freq);
 		}
-		tied = !(tm->state & TM_S_CHAIN_EST);
+		tied = !(tm->state & TM_S_REF_EST);
 	} else {
 		/* Nothing places this MTC on the crystal clock: where in its
-		 * period tracing started is unknown, so the chain starts
+		 * period tracing started is unknown, so the reference starts
 		 * here, as an estimate. */
 		t = tm->est;
-		tied = 0;
 	}
 	if (!tied)
 		st->flags |= TM_F_UNTIED;
 	t = sat(t);
-	/* Calibrate over a clean MTC-to-MTC period. */
-	if (d == 1 && (tm->state & TM_S_CAL_MTC) && tied)
+	/* Calibrate over a clean period from the MTC before (a PSB+ or a
+	 * TSC between does not matter). */
+	if (tied && (tm->state & TM_S_CAL_MTC) &&
+	    (uint8_t)(payload - tm->last_mtc) == 1)
 		calibrate(tm, t);
 	tm->last_mtc = payload;
-	tm->mtc_time = t;
-	tm->state |= TM_S_CHAIN;
-	if (tied)
-		tm->state &= ~TM_S_CHAIN_EST;
-	else
-		tm->state |= TM_S_CHAIN_EST;
+	tm->ref_time = t;
+	tm->ref_ctc = (uint16_t)((uint32_t)payload << freq);
+	tm->state |= TM_S_REF;
+	tm->state &= ~(TM_S_REF_TMA | TM_S_TSC_SINCE | TM_S_REF_EST);
+	if (!tied)
+		tm->state |= TM_S_REF_EST;
 	set_anchor(tm, t, st);
-	cal_start(tm, t, 1);
+	cal_start(tm, t, tied);
 	tm->state |= TM_S_MTC;
-	tm->state &= ~(TM_S_TMA | TM_S_SLEPT);
+	tm->state &= ~TM_S_SLEPT;
 	if (tm->state & TM_S_SLEEP)
 		tm->state |= TM_S_SLEPT;
 }
@@ -360,8 +349,8 @@ static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
 		 * estimate.  A second MTC: the TMA is no longer due. */
 		if (tm->state & (TM_S_MTC | TM_S_MTC_EARLY)) {
 			tm->state &= ~(TM_S_TMA_DUE | TM_S_MTC_EARLY);
-		} else if ((tm->state & (TM_S_CHAIN | TM_S_CHAIN_EST)) !=
-			   TM_S_CHAIN) {
+		} else if ((tm->state & (TM_S_REF | TM_S_REF_EST)) !=
+			   TM_S_REF) {
 			tm->last_mtc = payload;
 			tm->state |= TM_S_MTC_EARLY;
 			st->flags |= TM_F_UNTIED;
@@ -369,7 +358,7 @@ static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
 			return;
 		}
 	}
-	place_mtc(tm, payload, 0, st);
+	place_mtc(tm, payload, st);
 	tie_pending_cyc(tm);
 }
 
@@ -582,15 +571,14 @@ void tm_save(const struct tm_model *tm, struct tm_carry *c)
 	q_split(tm->est, &c->est, &c->est_frac);
 	q_split(tm->anchor, &c->anchor, &c->anchor_frac);
 	q_split(tm->cyc_est, &c->cyc_est, &c->cyc_est_frac);
-	q_split(tm->mtc_time, &c->mtc_time, &c->mtc_time_frac);
+	q_split(tm->ref_time, &c->ref_time, &c->ref_time_frac);
 	q_split(tm->cal, &c->cal, &c->cal_frac);
 	c->ratio = tm->ratio;
 	c->cycles = tm->cycles;
 	c->pending = tm->pending;
 	c->cyc_cal = tm->cyc_cal;
 	c->khz = tm->khz;
-	c->tma_ctc = tm->tma_ctc;
-	c->tma_fc = tm->tma_fc;
+	c->ref_ctc = tm->ref_ctc;
 	c->last_mtc = tm->last_mtc;
 	c->cbr = tm->cbr;
 	c->state = tm->state;
@@ -603,15 +591,14 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 	tm->est = q_join(c->est, c->est_frac);
 	tm->anchor = q_join(c->anchor, c->anchor_frac);
 	tm->cyc_est = q_join(c->cyc_est, c->cyc_est_frac);
-	tm->mtc_time = q_join(c->mtc_time, c->mtc_time_frac);
+	tm->ref_time = q_join(c->ref_time, c->ref_time_frac);
 	tm->cal = q_join(c->cal, c->cal_frac);
 	tm->ratio = c->ratio;
 	tm->cycles = c->cycles;
 	tm->pending = c->pending;
 	tm->cyc_cal = c->cyc_cal;
 	tm->khz = c->khz;
-	tm->tma_ctc = c->tma_ctc;
-	tm->tma_fc = c->tma_fc;
+	tm->ref_ctc = c->ref_ctc;
 	tm->last_mtc = c->last_mtc;
 	tm->cbr = c->cbr;
 	/* The configuration bit is the model's own, not the carry's. */

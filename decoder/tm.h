@@ -113,17 +113,18 @@ struct tm_stamp {
  */
 struct tm_carry {
 	uint64_t est, anchor, cyc_est;	/* whole TSC ticks */
-	uint64_t mtc_time, cal;		/* the last MTC's, the calibration
-					 * period's start */
+	uint64_t ref_time, cal;		/* the crystal clock reference's, the
+					 * calibration period's start */
 	uint64_t ratio;		/* TSC ticks per core cycle, Q32.32, 0 none */
 	uint64_t cycles;	/* cycles since the start */
 	uint64_t pending;	/* cycles not yet applied to a packet */
 	uint32_t est_frac, anchor_frac, cyc_est_frac;	/* 1/2^32 ticks */
-	uint32_t mtc_time_frac, cal_frac;
+	uint32_t ref_time_frac, cal_frac;
 	uint32_t cyc_cal;	/* cycles since the calibration start */
 	uint32_t khz;		/* the last frequency measurement */
 	uint32_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
-	uint16_t tma_ctc, tma_fc;	/* the last TMA */
+	uint16_t ref_ctc;	/* the CTC at ref_time */
+	uint16_t pad16;
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR */
 	uint8_t pad[2];
@@ -139,7 +140,8 @@ struct tm_model {
 	tm_q est;		/* the estimate: never decreases */
 	tm_q anchor;		/* the last wall-clock anchor */
 	tm_q cyc_est;		/* the estimate at the last CYC */
-	tm_q mtc_time;		/* the last MTC's CTC boundary */
+	tm_q ref_time;		/* a time whose CTC is known: the last MTC's
+				 * boundary, or a TSC's tick from its TMA */
 	tm_q cal;		/* where the calibration period began */
 	uint64_t ratio;		/* measured ticks per cycle, Q32.32, 0 none */
 	uint64_t cycles;	/* cycles since the start */
@@ -147,8 +149,7 @@ struct tm_model {
 	uint32_t cyc_cal;	/* cycles since cal (saturating) */
 	uint32_t khz;		/* the last frequency measurement */
 	uint32_t state;		/* TM_S_* bits, tm.c */
-	uint16_t tma_ctc;	/* the TMA's CTC */
-	uint16_t tma_fc;	/* the TMA's FastCounter */
+	uint16_t ref_ctc;	/* CTC[15:0] at ref_time */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR, 0 none */
 };

@@ -20,7 +20,10 @@
 #include "cmds.h"
 #include "dump.h"
 #include "dump_fmt.h"
+#include "idxcache.h"
 #include "image.h"
+#include "index.h"
+#include "tm.h"
 #include "trace.h"
 
 static void usage(FILE *f)
@@ -216,11 +219,17 @@ static void track_last_ip(struct dump_state *st, struct dump_line *l,
 	}
 }
 
-static void dump_reset(struct dump_state *st)
+static void dump_reset_ip(struct dump_state *st)
 {
 	st->last_ip = 0;
 	st->have_ip = 0;
 	st->ip_suppressed = 0;
+}
+
+/* After a resync: bytes were lost. */
+static void dump_reset(struct dump_state *st)
+{
+	dump_reset_ip(st);
 	dump_time_reset(st);
 }
 
@@ -448,6 +457,86 @@ static int clip_image(const struct img *src, uint64_t from, uint64_t to,
 	return 0;
 }
 
+/* The first wall-clock time of @img's decode from its first PSB (what
+ * "ns since the first timed packet" counts from), looked for in its first
+ * 64 KiB.  Returns 0 and sets *@ns, or -1. */
+static int first_ns(const struct img *img, const struct tm_config *cfg,
+		    uint64_t *ns)
+{
+	struct img_cursor cur;
+	struct tm_model tm;
+	struct tm_stamp ts;
+	struct pkt pkt;
+	uint64_t start;
+
+	if (img_cursor_init(&cur, img, 0) < 0 || img_cursor_sync_forward(&cur, 0) < 0)
+		return -1;
+	start = img_cursor_offset(&cur);
+	tm_init(&tm, cfg);
+	while (img_cursor_next(&cur, &pkt) > 0 && pkt.offset - start < (64u << 10)) {
+		tm_step(&tm, &pkt, &ts);
+		if (ts.flags & TM_F_NS) {
+			*ns = ts.ns;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* With --cycles over TRACE:FROM-TO, resume the time model at the window's
+ * first PSB with the state decoding from the start has there: the
+ * index's carry, from the cache when it is there, else from a time pass
+ * (as the browser's windows do).  Without it the window's rows would
+ * start from nothing.  Returns 0, or -1 after printing an error. */
+static int dump_seek_time(struct dump_state *st, const struct trace *t,
+			  int stream, uint64_t from, const char *path)
+{
+	const struct img *img = &t->streams[stream].img;
+	struct img_cursor cur;
+	struct idx_seek seek;
+	struct tm_carry carry;
+	struct idx *x = NULL;
+	uint64_t psb, ns0 = 0;
+	size_t i;
+	int r, ret = -1;
+
+	if (img_cursor_init(&cur, img, from) < 0 ||
+	    img_cursor_sync_forward(&cur, from) < 0)
+		return 0;	/* no PSB in the window: nothing to decode */
+	psb = img_cursor_offset(&cur);
+	if (img_cursor_init(&cur, img, 0) < 0 ||
+	    img_cursor_sync_forward(&cur, 0) < 0 || img_cursor_offset(&cur) == psb)
+		return 0;	/* the first PSB: the same as from the start */
+	r = idx_new(&x, img, dump_time_config(st));
+	if (r < 0)
+		goto out_err;
+	/* A partial or grown cache is completed by the build. */
+	if (idxcache_load(x, t, stream, UINT64_MAX, NULL) != IDXCACHE_HIT) {
+		idx_set_time_pass(x, 1);
+		r = idx_build(x);
+		if (r < 0)
+			goto out_err;
+	}
+	if (idx_find(x, psb, &i) < 0 || idx_seek(x, i, &seek) < 0 ||
+	    seek.offset != psb) {
+		r = -pte_internal;
+		goto out_err;
+	}
+	r = idx_seek_carry(x, i, &carry);
+	if (r != 0)
+		goto out_err;
+	r = first_ns(img, dump_time_config(st), &ns0);
+	dump_time_resume(st, &carry, ns0, !r);
+	ret = 0;
+	goto out_free;
+out_err:
+	fprintf(stderr, "ptbrowse dump: %s: no time model state at 0x%" PRIx64
+		": %s\n", path, psb, pte_strerror(r > 0 ? -pte_no_time : r));
+out_free:
+	idx_free(x);
+	return ret;
+}
+
 int cmd_dump_main(int argc, char **argv)
 {
 	static struct out out;
@@ -574,7 +663,10 @@ int cmd_dump_main(int argc, char **argv)
 	if (dump_time_setup(&st, &t->streams[idx].timing) < 0)
 		goto out_free;
 	img_cursor_init(&cur, st.img, from);
-	dump_reset(&st);
+	dump_reset_ip(&st);
+	if (dump_time_cycles(&st) && from &&
+	    dump_seek_time(&st, t, idx, from, path) < 0)
+		goto out_free;
 	job.st = &st;
 	job.cur = &cur;
 	job.from = from;

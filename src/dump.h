@@ -12,6 +12,7 @@
 #include "tm_config.h"
 
 struct out;
+struct tm_carry;
 
 struct dump_opts {
 	unsigned show_offset:1, show_raw:1, show_last_ip:1, show_exec_mode:1;
@@ -58,6 +59,18 @@ int dump_time_setup(struct dump_state *st, const struct tm_config *cfg);
 
 /* Forget timing state (after a resync). */
 void dump_time_reset(struct dump_state *st);
+
+/* Whether --cycles was asked for. */
+int dump_time_cycles(const struct dump_state *st);
+
+/* The merged timing configuration (after dump_time_setup()). */
+const struct tm_config *dump_time_config(struct dump_state *st);
+
+/* Resume our time model from @carry, the state decoding from the start
+ * has at the window's first PSB, and count nanoseconds from @ns0 (the
+ * first wall-clock time of the whole trace) if @have_ns0. */
+void dump_time_resume(struct dump_state *st, const struct tm_carry *carry,
+		      uint64_t ns0, int have_ns0);
 
 /* Add timing columns and diagnostics for @pkt to @line. */
 void dump_time_packet(struct dump_state *st, struct dump_line *line,

@@ -131,6 +131,28 @@ void dump_time_reset(struct dump_state *st)
 	tm_gap(&dt->tm);
 }
 
+int dump_time_cycles(const struct dump_state *st)
+{
+	const struct dump_time *dt = st->time;
+
+	return dt && dt->cycles;
+}
+
+const struct tm_config *dump_time_config(struct dump_state *st)
+{
+	return &get(st)->cfg;
+}
+
+void dump_time_resume(struct dump_state *st, const struct tm_carry *carry,
+		      uint64_t ns0, int have_ns0)
+{
+	struct dump_time *dt = get(st);
+
+	tm_restore(&dt->tm, carry);
+	dt->ns0 = ns0;
+	dt->have_ns0 = have_ns0;
+}
+
 static void ptdump_column(struct dump_state *st, struct dump_time *dt,
 			  struct dump_line *line, const struct pkt *pkt)
 {
