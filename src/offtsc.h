@@ -1,0 +1,36 @@
+/*
+ * offtsc -- the estimated TSC at an offset of a stream, for matching the
+ * flow decoder's position to a perf.data's sideband (sideband.h).
+ *
+ * A packet cursor and a time model (tm.h) fed forward from where the last
+ * question left them; a question about an earlier offset restarts from the
+ * last PSB before it (whose PSB+ TSC anchors the time again).  Questions
+ * in stream order cost one pass over the stream in all.  One per decoder:
+ * not thread-safe.
+ */
+#ifndef OFFTSC_H
+#define OFFTSC_H
+
+#include <stdint.h>
+
+struct img;
+struct tm_config;
+struct offtsc;
+
+/* A new reader of @img (which must outlive it) timed with @cfg (copied).
+ * Returns 0 and sets *@out, or -pte_nomem, or -pte_invalid. */
+int offtsc_new(struct offtsc **out, const struct img *img,
+	       const struct tm_config *cfg);
+
+/* Free @ot (NULL is fine). */
+void offtsc_free(struct offtsc *ot);
+
+/* The estimated TSC when the packet at @off starts: every packet before
+ * it fed to the time model.  @ot is a struct offtsc (void * to fit
+ * imgopt_reader's tsc_at).
+ * Returns 0 and sets *@tsc.
+ * Returns -pte_no_time if no TSC is known there (none since the PSB the
+ * model started from), -pte_invalid on NULL arguments. */
+int offtsc_at(void *ot, uint64_t off, uint64_t *tsc);
+
+#endif /* OFFTSC_H */
