@@ -81,13 +81,13 @@ enum flow_event {
 enum flow_err {
 	FLOW_OK,
 	FLOW_E_INTERNAL,	/* "internal error" */
-	FLOW_E_NOSYNC,		/* "no sync" */
+	FLOW_E_NOSYNC,		/* "decoder out of sync" */
 	FLOW_E_BAD_OPC,		/* "unknown opcode" */
 	FLOW_E_BAD_PACKET,	/* "unknown packet" */
 	FLOW_E_BAD_CONTEXT,	/* "unexpected packet context" */
 	FLOW_E_EOS,		/* "reached end of trace stream" */
 	FLOW_E_BAD_QUERY,	/* "trace stream does not match query" */
-	FLOW_E_NOMEM,		/* "not enough memory" */
+	FLOW_E_NOMEM,		/* "out of memory" */
 	FLOW_E_NOIP,		/* "no ip" */
 	FLOW_E_IP_SUPPRESSED,	/* "ip has been suppressed" */
 	FLOW_E_NOMAP,		/* "no memory mapped at this address" */

@@ -1,0 +1,712 @@
+/*
+ * test_flow -- the instruction flow decoder against libipt's instruction
+ * decoder: hand-built packets over hand-built code (a conditional branch,
+ * a compressed return, an interrupt's FUP + TIP, an overflow, errors), the
+ * kAFL traces with their memory (../shared/traces/libxdc-kafl-flow), and
+ * decoding from every PSB, which must give the tail of decoding from the
+ * start.
+ */
+#include "../tools/ipt_compat.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "flow.h"
+#include "image.h"
+#include "memimg.h"
+
+/* A growing text buffer. */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static void addf(struct text *t, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (t->len + (size_t)n + 1 > t->cap) {
+		t->cap = (t->len + (size_t)n + 1) * 2;
+		t->s = realloc(t->s, t->cap);
+		assert_non_null(t->s);
+	}
+	memcpy(t->s + t->len, line, (size_t)n + 1);
+	t->len += (size_t)n;
+}
+
+/* Code for both decoders: a memory image. */
+static struct mi *code;
+
+static int our_read(void *ctx, const struct flow_ctx *c, uint64_t ip,
+		    uint8_t *buf, size_t size)
+{
+	(void)c;
+	return mi_read(ctx, MI_ASID_ANY, ip, buf, size);
+}
+
+static int ipt_read(uint8_t *buf, size_t size, const struct pt_asid *asid,
+		    uint64_t ip, void *ctx)
+{
+	int n = mi_read(ctx, MI_ASID_ANY, ip, buf, size);
+
+	(void)asid;
+	return n < 0 ? -ipt_pte_nomap : n;
+}
+
+/* Whether an event is printed (cmd_flow.c and tools/iptflow.c agree). */
+static int shown(const struct flow_rec *r)
+{
+	if (r->ev == FLOW_EV_EXEC_MODE)
+		return 1;
+	if (r->ev == FLOW_EV_CBR || r->ev == FLOW_EV_MNT)
+		return 0;
+	return !(r->flags & FLOW_F_STATUS);
+}
+
+/* Our flow of @img from @from, as `flow --insn-only` prints it. */
+static char *ours(const struct img *img, uint64_t from)
+{
+	struct flow_config cfg = { .img = img, .read = our_read, .read_ctx = code };
+	struct text t = { 0 };
+	struct flow_rec r;
+	struct flow *f;
+	char ev[128];
+
+	assert_int_equal(flow_new(&f, &cfg), 0);
+	assert_int_equal(flow_seek(f, from, UINT64_MAX), 0);
+	addf(&t, "");
+	while (!flow_next(f, &r)) {
+		if (r.kind == FLOW_INSN)
+			addf(&t, "%016" PRIx64 "\n", r.ip);
+		else if (r.kind == FLOW_ERROR)
+			addf(&t, "[%" PRIx64 ": error: %s]\n", r.offset, flow_strerror(r.err));
+		else if (shown(&r))
+			addf(&t, "[%s]\n", flow_event_str(&r, ev, sizeof(ev)));
+	}
+	flow_free(f);
+	return t.s;
+}
+
+/* libipt's event as our record, to print it the same way. */
+static void ipt_event(struct text *t, const struct pt_event *e)
+{
+	struct flow_rec r = { 0 };
+	char buf[128];
+
+	if (e->status_update)
+		r.flags |= FLOW_F_STATUS;
+	switch (e->type) {
+	case ptev_enabled:
+		r.ev = FLOW_EV_ENABLED;
+		if (e->variant.enabled.resumed)
+			r.flags |= FLOW_F_RESUMED;
+		break;
+	case ptev_disabled: r.ev = FLOW_EV_DISABLED; break;
+	case ptev_async_disabled: r.ev = FLOW_EV_ASYNC_DISABLED; break;
+	case ptev_async_branch: r.ev = FLOW_EV_ASYNC_BRANCH; break;
+	case ptev_paging:
+	case ptev_async_paging:
+		r.ev = FLOW_EV_PAGING;
+		r.a = e->variant.paging.cr3;
+		r.b = e->variant.paging.non_root;
+		break;
+	case ptev_overflow: r.ev = FLOW_EV_OVERFLOW; break;
+	case ptev_exec_mode:
+		r.ev = FLOW_EV_EXEC_MODE;
+		r.a = e->variant.exec_mode.mode == ptem_16bit ? FLOW_MODE_16 :
+		      e->variant.exec_mode.mode == ptem_32bit ? FLOW_MODE_32 :
+		      e->variant.exec_mode.mode == ptem_64bit ? FLOW_MODE_64 :
+		      FLOW_MODE_UNKNOWN;
+		break;
+	case ptev_tsx:
+		r.ev = FLOW_EV_TSX;
+		if (e->variant.tsx.speculative)
+			r.flags |= FLOW_F_SPEC;
+		if (e->variant.tsx.aborted)
+			r.flags |= FLOW_F_ABORT;
+		break;
+	case ptev_stop: r.ev = FLOW_EV_STOP; break;
+	case ptev_vmcs:
+	case ptev_async_vmcs:
+		r.ev = FLOW_EV_VMCS;
+		r.a = e->variant.vmcs.base;
+		break;
+	case ptev_cbr: r.ev = FLOW_EV_CBR; break;
+	case ptev_mnt: r.ev = FLOW_EV_MNT; break;
+	case ptev_ptwrite:
+		r.ev = FLOW_EV_PTWRITE;
+		r.a = e->variant.ptwrite.payload;
+		break;
+	default:
+		addf(t, "[libipt event %d]\n", (int)e->type);
+		return;
+	}
+	if (shown(&r))
+		addf(t, "[%s]\n", flow_event_str(&r, buf, sizeof(buf)));
+}
+
+/* libipt's flow of [@b, @b + @n), as tools/iptflow prints it. */
+static char *theirs(const uint8_t *b, size_t n)
+{
+	struct text t = { 0 };
+	struct pt_config cfg;
+	struct pt_insn_decoder *d;
+	struct pt_image *image;
+	uint64_t sync = 0, off;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)b;
+	cfg.end = (uint8_t *)b + n;
+	d = pt_insn_alloc_decoder(&cfg);
+	assert_non_null(d);
+	image = pt_insn_get_image(d);
+	pt_image_set_callback(image, ipt_read, code);
+	addf(&t, "");
+	for (;;) {
+		struct pt_insn insn;
+		int st = pt_insn_sync_forward(d);
+
+		if (st < 0) {
+			uint64_t ns;
+
+			if (st == -ipt_pte_eos)
+				break;
+			pt_insn_get_offset(d, &off);
+			addf(&t, "[%" PRIx64 ": error: %s]\n", off, pt_errstr(pt_errcode(st)));
+			if (pt_insn_get_offset(d, &ns) < 0 || ns <= sync)
+				break;
+			sync = ns;
+			continue;
+		}
+		for (;;) {
+			while (st >= 0 && (st & pts_event_pending)) {
+				struct pt_event e;
+
+				st = pt_insn_event(d, &e, sizeof(e));
+				if (st >= 0)
+					ipt_event(&t, &e);
+			}
+			if (st < 0)
+				break;
+			if (st & pts_eos) {
+				st = -ipt_pte_eos;
+				break;
+			}
+			memset(&insn, 0, sizeof(insn));
+			st = pt_insn_next(d, &insn, sizeof(insn));
+			if (st < 0) {
+				if (insn.iclass != ptic_error)
+					addf(&t, "%016" PRIx64 "\n", insn.ip);
+				break;
+			}
+			addf(&t, "%016" PRIx64 "\n", insn.ip);
+		}
+		if (st == -ipt_pte_eos)
+			break;
+		pt_insn_get_offset(d, &off);
+		addf(&t, "[%" PRIx64 ": error: %s]\n", off, pt_errstr(pt_errcode(st)));
+	}
+	pt_insn_free_decoder(d);
+	return t.s;
+}
+
+/*
+ * Hand-built traces
+ */
+
+struct pbuf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void put(struct pbuf *p, const void *bytes, size_t n)
+{
+	memcpy(p->b + p->n, bytes, n);
+	p->n += n;
+}
+
+static void put_psb(struct pbuf *p, uint64_t fup, int mode64)
+{
+	static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+					 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+	static const uint8_t exec64[] = { 0x99, 0x01 }, exec32[] = { 0x99, 0x02 };
+	static const uint8_t psbend[] = { 0x02, 0x23 };
+
+	put(p, psb, sizeof(psb));
+	put(p, mode64 ? exec64 : exec32, 2);
+	if (fup) {
+		uint8_t f[9] = { 0xdd };
+
+		memcpy(f + 1, &fup, 8);
+		put(p, f, sizeof(f));
+	}
+	put(p, psbend, sizeof(psbend));
+}
+
+/* An IP packet with a full IP: @opc is 0x0d tip, 0x11 pge, 0x01 pgd, 0x1d fup. */
+static void put_ip(struct pbuf *p, uint8_t opc, uint64_t ip)
+{
+	uint8_t b[9] = { (uint8_t)(0xc0 | opc) };
+
+	memcpy(b + 1, &ip, 8);
+	put(p, b, sizeof(b));
+}
+
+static void put_byte(struct pbuf *p, uint8_t b)
+{
+	put(p, &b, 1);
+}
+
+static void code_at(uint64_t addr, const uint8_t *bytes, size_t n)
+{
+	assert_int_equal(mi_add(code, MI_ASID_ANY, addr, bytes, n, "code"), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mi_new(&code);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mi_free(code);
+	code = NULL;
+	return 0;
+}
+
+/* Decode @p with both decoders; they must agree and give @want. */
+static void check(const struct pbuf *p, const char *want)
+{
+	struct img img;
+	struct img_span span;
+	char *a, *b;
+
+	img_init_flat(&img, &span, p->b, p->n);
+	a = ours(&img, 0);
+	b = theirs(p->b, p->n);
+	if (strcmp(a, b))
+		fprintf(stderr, "ours:\n%s\nlibipt:\n%s\n", a, b);
+	assert_string_equal(a, b);
+	if (want)
+		assert_string_equal(a, want);
+	free(a);
+	free(b);
+}
+
+static const uint8_t jmp_rax[] = { 0xff, 0xe0 };
+
+static void test_tnt_cond(void **state)
+{
+	static const uint8_t c[] = { 0x74, 0x01, 0x90, 0x90, 0xff, 0xe0 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x06);		/* tnt.8: taken */
+	put_ip(&p, 0x01, 0x2000);	/* tip.pgd at the jmp rax */
+	put_byte(&p, 0);
+	check(&p, "[exec mode: 64-bit]\n0000000000001000\n0000000000001003\n"
+		  "0000000000001004\n[disabled]\n");
+}
+
+static void test_not_taken(void **state)
+{
+	static const uint8_t c[] = { 0x74, 0x01, 0x90, 0x90, 0xff, 0xe0 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x04);		/* tnt.8: not taken */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, "[exec mode: 64-bit]\n0000000000001000\n0000000000001002\n"
+		  "0000000000001003\n0000000000001004\n[disabled]\n");
+}
+
+static void test_compressed_ret(void **state)
+{
+	/* call 0x1008; nop; jmp rax; ret */
+	static const uint8_t c[] = { 0xe8, 0x03, 0, 0, 0, 0x90, 0xff, 0xe0, 0xc3 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x06);		/* the ret, compressed */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, "[exec mode: 64-bit]\n0000000000001000\n0000000000001008\n"
+		  "0000000000001005\n0000000000001006\n[disabled]\n");
+}
+
+static void test_uncompressed_ret(void **state)
+{
+	static const uint8_t c[] = { 0xe8, 0x03, 0, 0, 0, 0x90, 0xff, 0xe0, 0xc3 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_ip(&p, 0x0d, 0x1005);	/* the ret by tip */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, NULL);
+}
+
+static void test_retstack_empty(void **state)
+{
+	static const uint8_t c[] = { 0xc3 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x06);		/* a compressed ret without a call */
+	check(&p, NULL);
+}
+
+static void test_far_fup_tip(void **state)
+{
+	static const uint8_t c[] = { 0x90, 0x90, 0x90, 0x90 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	code_at(0x3000, jmp_rax, sizeof(jmp_rax));
+	put_psb(&p, 0x1000, 1);
+	put_ip(&p, 0x1d, 0x1002);	/* interrupted at 0x1002 */
+	put_ip(&p, 0x0d, 0x3000);	/* to the handler */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, "[exec mode: 64-bit]\n0000000000001000\n0000000000001001\n"
+		  "[interrupt]\n0000000000003000\n[disabled]\n");
+}
+
+static void test_ovf(void **state)
+{
+	static const uint8_t c[] = { 0x90, 0x90, 0x90, 0x90 };
+	static const uint8_t ovf[] = { 0x02, 0xf3 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	code_at(0x3000, jmp_rax, sizeof(jmp_rax));
+	put_psb(&p, 0x1000, 1);
+	put(&p, ovf, sizeof(ovf));
+	put_ip(&p, 0x1d, 0x3000);	/* resumed here, tracing on */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, NULL);
+}
+
+static void test_ovf_disabled(void **state)
+{
+	static const uint8_t ovf[] = { 0x02, 0xf3 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x3000, jmp_rax, sizeof(jmp_rax));
+	put_psb(&p, 0, 1);
+	put(&p, ovf, sizeof(ovf));
+	put_ip(&p, 0x11, 0x3000);	/* tip.pge after the overflow */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, NULL);
+}
+
+static void test_pge_pgd_resume(void **state)
+{
+	/* jmp 0x2000 at 0x1000: tracing stops there and resumes there */
+	static const uint8_t c[] = { 0xe9, 0xfb, 0x0f, 0, 0 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	code_at(0x2000, jmp_rax, sizeof(jmp_rax));
+	put_psb(&p, 0, 1);
+	put_ip(&p, 0x11, 0x1000);	/* enabled */
+	put_ip(&p, 0x01, 0x2000);	/* disabled at the jmp, to 0x2000 */
+	put_ip(&p, 0x11, 0x2000);	/* resumed there */
+	put_ip(&p, 0x01, 0x4000);
+	check(&p, "[exec mode: 64-bit]\n[enabled]\n0000000000001000\n[disabled]\n"
+		  "[resumed]\n0000000000002000\n[disabled]\n");
+}
+
+static void test_pge_elsewhere(void **state)
+{
+	/* the tip.pgd gives no IP for the indirect jump: not a resume */
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, jmp_rax, sizeof(jmp_rax));
+	code_at(0x2000, jmp_rax, sizeof(jmp_rax));
+	put_psb(&p, 0, 1);
+	put_ip(&p, 0x11, 0x1000);
+	put_ip(&p, 0x01, 0x2000);
+	put_ip(&p, 0x11, 0x2000);
+	put_ip(&p, 0x01, 0x4000);
+	check(&p, "[exec mode: 64-bit]\n[enabled]\n0000000000001000\n[disabled]\n"
+		  "[enabled]\n0000000000002000\n[disabled]\n");
+}
+
+static void test_tnt_without_branch(void **state)
+{
+	static const uint8_t c[] = { 0x90, 0x90, 0xff, 0xe0 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x06);		/* a tnt where a tip is due */
+	put_ip(&p, 0x0d, 0x1000);
+	check(&p, NULL);
+}
+
+static void test_nomap(void **state)
+{
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	put_psb(&p, 0x9000, 1);		/* no code there */
+	put_byte(&p, 0x06);
+	put_psb(&p, 0x9000, 1);
+	check(&p, NULL);
+}
+
+static void test_mode32(void **state)
+{
+	/* jmp rel32 to 0x1010, then jmp eax */
+	static const uint8_t c[] = { 0xe9, 0x0b, 0, 0, 0 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	code_at(0x1010, jmp_rax, sizeof(jmp_rax));
+	put_psb(&p, 0x1000, 0);
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, "[exec mode: 32-bit]\n0000000000001000\n0000000000001010\n"
+		  "[disabled]\n");
+}
+
+static void test_null(void **state)
+{
+	struct flow_config cfg = { 0 };
+	struct flow *f = NULL;
+	struct flow_rec r;
+
+	(void)state;
+	assert_int_equal(flow_new(NULL, &cfg), -FLOW_E_INVALID);
+	assert_int_equal(flow_new(&f, &cfg), -FLOW_E_INVALID);
+	assert_int_equal(flow_next(NULL, &r), -FLOW_E_INVALID);
+	flow_free(NULL);
+	assert_string_equal(flow_strerror(-FLOW_E_NOMAP),
+			    "no memory mapped at this address");
+	assert_string_equal(flow_strerror(12345), "unknown error");
+}
+
+/* Our messages are libipt's. */
+static void test_messages(void **state)
+{
+	static const struct { int ours, theirs; } m[] = {
+		{ FLOW_E_INTERNAL, ipt_pte_internal }, { FLOW_E_NOSYNC, ipt_pte_nosync },
+		{ FLOW_E_BAD_OPC, ipt_pte_bad_opc }, { FLOW_E_BAD_PACKET, ipt_pte_bad_packet },
+		{ FLOW_E_BAD_CONTEXT, ipt_pte_bad_context }, { FLOW_E_EOS, ipt_pte_eos },
+		{ FLOW_E_BAD_QUERY, ipt_pte_bad_query }, { FLOW_E_NOMEM, ipt_pte_nomem },
+		{ FLOW_E_NOIP, ipt_pte_noip }, { FLOW_E_IP_SUPPRESSED, ipt_pte_ip_suppressed },
+		{ FLOW_E_NOMAP, ipt_pte_nomap }, { FLOW_E_BAD_INSN, ipt_pte_bad_insn },
+		{ FLOW_E_RETSTACK_EMPTY, ipt_pte_retstack_empty },
+		{ FLOW_E_BAD_RETCOMP, ipt_pte_bad_retcomp },
+		{ FLOW_E_BAD_STATUS_UPDATE, ipt_pte_bad_status_update },
+		{ FLOW_E_NO_ENABLE, ipt_pte_no_enable },
+		{ FLOW_E_EVENT_IGNORED, ipt_pte_event_ignored },
+		{ FLOW_E_INVALID, ipt_pte_invalid },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		assert_string_equal(flow_strerror(-m[i].ours), pt_errstr(m[i].theirs));
+}
+
+/*
+ * The kAFL traces
+ */
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long sz;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)sz + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)sz, f), (size_t)sz);
+	fclose(f);
+	*n = (size_t)sz;
+	return b;
+}
+
+/* Load NAME.options (--raw lines) into the code image. */
+static int load_options(const char *dir, const char *name)
+{
+	char path[4096], line[4096], spec[8192], err[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.options", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (strncmp(line, "--raw ", 6))
+			continue;
+		snprintf(spec, sizeof(spec), "%s/%s", dir, line + 6);
+		assert_int_equal(mi_add_raw(code, spec, err, sizeof(err)), 0);
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Whether decoding from a PSB (@part) gives the tail of decoding from the
+ * start (@full), at once or after its own resynchronisation: where the
+ * trace says tracing is on at a PSB that follows a TIP.PGD (KVM-PT's
+ * PSB+ carry a FUP then), libipt synchronising there reports an error
+ * and goes on at the next PSB, as we do.  That is what the tail after an
+ * error line must match.  "[resumed]" needs the IP where tracing stopped,
+ * before the PSB: decoding from the PSB says "[enabled]" (and so does
+ * libipt), so the two count as one here.
+ */
+static void unresume(char *s)
+{
+	while ((s = strstr(s, "[resumed]")))
+		memcpy(s, "[enabled]", 9);
+}
+
+static int converges(char *full, char *part)
+{
+	size_t lf = strlen(full);
+	const char *p = part;
+
+	unresume(full);
+	unresume(part);
+
+	for (;;) {
+		size_t lp = strlen(p);
+
+		if (lp <= lf && !strcmp(full + lf - lp, p))
+			return 1;
+		p = strstr(p, ": error: ");
+		if (!p)
+			return 0;
+		p = strchr(p, '\n');
+		if (!p)
+			return 0;
+		p++;
+	}
+}
+
+static void kafl_one(const char *dir, const char *name, const char *trace)
+{
+	char path[4096];
+	struct img img;
+	struct img_span span;
+	struct img_cursor cur;
+	uint8_t *b;
+	size_t n = 0, npsb = 0;
+	char *full, *lib;
+	uint64_t off = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, trace);
+	b = slurp(path, &n);
+	assert_non_null(b);
+	assert_int_equal(load_options(dir, name), 0);
+	img_init_flat(&img, &span, b, n);
+	full = ours(&img, 0);
+	lib = theirs(b, n);
+	assert_string_equal(full, lib);
+	/* From every PSB: the tail of the whole. */
+	assert_int_equal(img_cursor_init(&cur, &img, 0), 0);
+	while (img_cursor_sync_forward(&cur, off) == 0) {
+		uint64_t psb = img_cursor_offset(&cur);
+		char *part = ours(&img, psb);
+
+		if (!converges(full, part)) {
+			fprintf(stderr, "%s: from the PSB at 0x%" PRIx64 ":\n%.400s\n",
+				trace, psb, part);
+			fail();
+		}
+		free(part);
+		npsb++;
+		off = psb + 1;
+	}
+	assert_true(npsb > 10);
+	free(full);
+	free(lib);
+	free(b);
+	mi_free(code);
+	assert_int_equal(mi_new(&code), 0);
+}
+
+static void test_kafl(void **state)
+{
+	const char *shared = getenv("SHARED");
+	char dir[4096];
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/traces/libxdc-kafl-flow", shared ? shared : "../shared");
+	{
+		char probe[4200];
+
+		snprintf(probe, sizeof(probe), "%s/unzip.options", dir);
+		f = fopen(probe, "r");
+		if (!f)
+			skip();
+		fclose(f);
+	}
+	kafl_one(dir, "unzip", "unzip_trace.pt");
+	kafl_one(dir, "foo", "foo_trace.pt");
+	kafl_one(dir, "dyn_test", "dyn_test_sample_raw_0.pt");
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_messages),
+		T(test_tnt_cond),
+		T(test_not_taken),
+		T(test_compressed_ret),
+		T(test_uncompressed_ret),
+		T(test_retstack_empty),
+		T(test_far_fup_tip),
+		T(test_ovf),
+		T(test_ovf_disabled),
+		T(test_pge_pgd_resume),
+		T(test_pge_elsewhere),
+		T(test_tnt_without_branch),
+		T(test_nomap),
+		T(test_mode32),
+		T(test_kafl),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
