@@ -291,6 +291,8 @@ int ptr_stream_close(struct ptr_stream *s)
 	int err;
 
 	flush_tnt(s);
+	/* perf's AUXTRACE records hold multiples of 8 bytes: PADs to that */
+	stream_put(s, pte_pads(stream_room(s), (unsigned)(-stream_offset(s) & 7)));
 	stream_flush(s);
 	err = s->werr;
 	if (fclose(s->trace) && !err)
