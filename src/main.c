@@ -25,11 +25,14 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: ptbrowse [options] TRACE\n"
-		   "       ptbrowse COMMAND [options] ARGS\n\ncommands:\n");
+		   "       ptbrowse COMMAND [options] ARGS\n\nbrowser options:\n");
+	cmd_browse_options(f);
+	fprintf(f, "\ncommands:\n");
 	for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", subcmds[i].name, subcmds[i].summary);
 	fprintf(f, "\n'ptbrowse COMMAND --help' describes a command; "
-		   "'man ptbrowse' describes them all.\n");
+		   "'man ptbrowse' describes them all;\n'ptbrowse --version' "
+		   "prints the version.\n");
 }
 
 int main(int argc, char **argv)

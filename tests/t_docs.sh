@@ -15,12 +15,28 @@ for name in $(sed -n 's/^	ACTION([A-Z_0-9]*, "\([^"]*\)".*/\1/p' ui/action_list.
 done
 [ $fail = 0 ] && echo "ok   every command is in the man page"
 
-for cmd in browse dump index info extract marks export; do
+for cmd in "" browse dump index info extract marks export; do
 	for opt in $("$PTBROWSE" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z0-9.-]*' | sort -u); do
 		grep -qF -- "$(esc "$opt")" "$man" || bad "$cmd $opt is not in $man"
 	done
 done
 [ $fail = 0 ] && echo "ok   every option of every --help is in the man page"
+
+# 'ptbrowse --help' names every option the browser takes: each one its
+# argument parser and the timing options compare against.
+sed -n '/^static int ui_parse_args/,/^}/p' ui/browse.c | grep -o '"--[a-z][a-z0-9.-]*"' |
+	tr -d '"' > "${TMPDIR:-/tmp}/t_docs.$$"
+grep -o 'strcmp(opt, "--[a-z][a-z0-9.-]*")' decoder/tm_config.c src/timing_opt.c |
+	grep -o -- '--[a-z][a-z0-9.-]*' >> "${TMPDIR:-/tmp}/t_docs.$$"
+"$PTBROWSE" --help > "${TMPDIR:-/tmp}/t_docs.$$.help" 2>&1
+n=0
+for opt in $(sort -u "${TMPDIR:-/tmp}/t_docs.$$"); do
+	n=$((n + 1))
+	grep -qF -- "$opt" "${TMPDIR:-/tmp}/t_docs.$$.help" || bad "ptbrowse --help does not name $opt"
+done
+[ $n -ge 10 ] || bad "found only $n browser options in the sources"
+rm -f "${TMPDIR:-/tmp}/t_docs.$$" "${TMPDIR:-/tmp}/t_docs.$$.help"
+[ $fail = 0 ] && echo "ok   ptbrowse --help names every option of the browser"
 
 if command -v groff >/dev/null 2>&1; then
 	w=$(LC_ALL=C groff -man -Tutf8 -ww "$man" 2>&1 >/dev/null)

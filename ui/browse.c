@@ -1565,10 +1565,9 @@ static int ui_script(struct ui *ui, const char *path)
 	return ret;
 }
 
-static void ui_usage(FILE *f)
+void cmd_browse_options(FILE *f)
 {
 	fprintf(f,
-		"usage: ptbrowse [options] TRACE\n"
 		"  --keymap NAME       default or emacs (or a .keys file)\n"
 		"  --stream S          the stream (CPU) of a perf.data file: 0, cpu3, ...\n"
 		"  --ascii             no Unicode glyphs\n"
@@ -1579,7 +1578,14 @@ static void ui_usage(FILE *f)
 		"  --size COLSxROWS    the virtual screen's size (default 120x40)\n"
 		"  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
 		"  --cpuid-0x15.ecx HZ --cpu F/M[/S]|auto|none --tsc-freq HZ\n"
-		"                      timing configuration (as for dump)\n");
+		"                      timing configuration (as for dump)\n"
+		"  -h, --help          this text\n");
+}
+
+static void ui_usage(FILE *f)
+{
+	fprintf(f, "usage: ptbrowse [options] TRACE\n");
+	cmd_browse_options(f);
 }
 
 /* The browser's options. */
