@@ -36,6 +36,30 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* More worker threads than this is a typo, not a machine. */
+#define INDEX_MAX_THREADS 1024
+
+/* --threads N: decimal digits only, 1 to INDEX_MAX_THREADS.
+ * Returns 0 and sets *@n, or -1 if @s is anything else. */
+static int parse_threads(const char *s, unsigned *n)
+{
+	unsigned long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > INDEX_MAX_THREADS)
+			return -1;
+	}
+	if (!v)
+		return -1;
+	*n = (unsigned)v;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
@@ -300,7 +324,12 @@ int cmd_index_main(int argc, char **argv)
 			stream = optarg;
 			break;
 		case 't':
-			threads = (unsigned)strtoul(optarg, NULL, 10);
+			if (parse_threads(optarg, &threads) < 0) {
+				fprintf(stderr, "ptbrowse index: --threads: bad "
+					"argument: %s (a number from 1 to %u)\n",
+					optarg, INDEX_MAX_THREADS);
+				return 2;
+			}
 			break;
 		case 'T':
 			time_pass = 1;

@@ -98,6 +98,20 @@ expect_first 2 "ptbrowse info: no trace given" "$PTBROWSE" info || ok=0
 expect_first 2 "ptbrowse: no trace given" "$PTBROWSE" --script "$keys" || ok=0
 [ $ok = 1 ] && pass
 
+# Numbers parsed by hand refuse what is not one (--threads abc ran with
+# one per CPU; --stress-save -1 meant 2^64 - 1 saves; --size 80x24junk).
+row=bad_numbers
+ok=1
+for v in abc 4x '' 0 -1 99999999999999999999; do
+	expect 2 "ptbrowse index: --threads: bad argument: $v (a number from 1 to 1024)" \
+		"$PTBROWSE" index --no-cache --threads "$v" "$tmp/small.pt" || ok=0
+done
+expect 2 "ptbrowse marks: --stress-save: bad count '-1'" \
+	"$PTBROWSE" marks --stress-save -1 "$tmp/small.pt" || ok=0
+expect 2 "ptbrowse: --size 80x24junk: want COLSxROWS, e.g. 120x40" \
+	"$PTBROWSE" --no-state --size 80x24junk "$tmp/small.pt" || ok=0
+[ $ok = 1 ] && pass
+
 row=missing_file
 f=$tmp/missing.pt
 expect_all 1 "ptbrowse dump: $f: No such file or directory" \
@@ -148,7 +162,8 @@ m="$f: empty file (0 bytes), nothing to show"
 expect_all 1 "ptbrowse dump: $m" "ptbrowse index: $m" "ptbrowse info: $m" "ptbrowse: $m" "$f"
 
 # No PSB anywhere: dump prints nothing and says why; index says the same;
-# info reports 0 PSBs; the browser shows one error row, not a crash.
+# info reports 0 PSBs, says the same and exits 1; the browser shows one
+# error row, not a crash.
 nopsb_row() {
 	f=$1
 	m="$f: no PSB found: this is not an Intel PT trace, or it starts mid-stream without a synchronisation point"
@@ -157,7 +172,7 @@ nopsb_row() {
 	[ -s "$tmp/out" ] && { fail "dump printed packets: $(head -n 1 "$tmp/out")"; ok=0; }
 	expect 0 "ptbrowse index: $m" "$PTBROWSE" index --no-cache "$f" || ok=0
 	grep -q '^  psbs:     0$' "$tmp/out" || { fail "index: no 'psbs: 0' line"; ok=0; }
-	expect 0 "" "$PTBROWSE" info --json "$f" || ok=0
+	expect 1 "ptbrowse info: $m" "$PTBROWSE" info --json "$f" || ok=0
 	grep -q '"psbs": *0' "$tmp/out" || { fail "info --json: no '\"psbs\": 0'"; ok=0; }
 	expect 0 "" browse "$f" || ok=0
 	[ -s "$tmp/screen.txt" ] || { fail "browser: no screen"; ok=0; }
@@ -448,7 +463,12 @@ if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
 	send "j m c" ":save-screen $tmp/f3.txt"
 	wait_screen "$tmp/f3.txt"
 	msg3=$(tail -n 1 "$tmp/f3.txt" | sed 's/ *$//')
-	stop_browser
+	# mark c never made it to disk: the browser says so as it ends, exit 1
+	send q
+	exec 3>&-
+	wait
+	[ "$(cat "$tmp/brc")" = 1 ] && grep -q "^ptbrowse: marks not saved: cannot create .*Read-only file system" "$tmp/bout" ||
+		{ fail "read-only: at exit $(cat "$tmp/brc"): $(cat "$tmp/bout")"; ok=0; }
 	f=$(find "$mnt/state" -name '*.marks' | head -n 1)
 	if [ -z "$f" ] || ! grep -q '^mark a 0x0$' "$f" || ! grep -q '^mark b 0x11$' "$f"; then
 		fail "after space was freed, the marks file is '$(cat "$f" 2>/dev/null)'"; ok=0
