@@ -91,10 +91,7 @@ void ptr_stream_run(struct ptr_stream *s, uint64_t cycles);
 void ptr_stream_idle_until(struct ptr_stream *s, uint64_t tsc);
 /* The stream's clock (TSC ticks). */
 uint64_t ptr_stream_tsc(const struct ptr_stream *s);
-/* Whether tracing is on (between TIP.PGE and TIP.PGD). */
-int ptr_stream_enabled(const struct ptr_stream *s);
-/* Instructions and bytes written so far. */
-uint64_t ptr_stream_insns(const struct ptr_stream *s);
+/* Bytes written so far. */
 uint64_t ptr_stream_bytes(const struct ptr_stream *s);
 
 /* Classify the instruction at @ip from its bytes; returns 0 or -1 if

@@ -39,7 +39,6 @@ struct ptr_stream {
 	size_t pos;
 	uint64_t written;	/* bytes flushed before buf */
 	uint64_t next_psb;	/* offset at or after which a PSB+ is due */
-	uint64_t insns;
 
 	/* flow */
 	int enabled;
@@ -316,7 +315,6 @@ void ptr_stream_insn(struct ptr_stream *s, const struct ptr_insn *insn)
 		put_ip(s, PTE_TIP_PGE, insn->ip);
 	}
 	fprintf(s->log, "%016" PRIx64 "\n", insn->ip);
-	s->insns++;
 }
 
 static void ret_push(struct ptr_stream *s, uint64_t ip)
@@ -413,16 +411,6 @@ void ptr_stream_idle_until(struct ptr_stream *s, uint64_t tsc)
 uint64_t ptr_stream_tsc(const struct ptr_stream *s)
 {
 	return s->tsc;
-}
-
-int ptr_stream_enabled(const struct ptr_stream *s)
-{
-	return s->enabled;
-}
-
-uint64_t ptr_stream_insns(const struct ptr_stream *s)
-{
-	return s->insns;
 }
 
 uint64_t ptr_stream_bytes(const struct ptr_stream *s)
