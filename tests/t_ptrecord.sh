@@ -15,7 +15,7 @@ pt2perf=$BUILD/tools/pt2perf
 progs=$BUILD/progs
 fail=0
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 bad() {
 	echo "FAIL $*"
@@ -166,6 +166,23 @@ if printf '%s\n' "$info" | grep -q "switch_in $nin switch_out $nout comm $ncomm"
 	echo "ok   perf.data: streams cpu0 and cpu1, $nin switch-ins, $nout switch-outs, $ncomm comms"
 else
 	bad "perf.data info: $(printf '%s\n' "$info" | grep -E 'sideband|cpu' | tr '\n' ' ')"
+fi
+# perf's own reader, where perf is installed, sees the same records: MMAP2
+# with the build ID of the file behind it, COMM, FORK, SWITCH_CPU_WIDE.
+if command -v perf > /dev/null 2>&1; then
+	perf script -f -D -i "$tmp/thr.perf" > "$tmp/perf-D" 2>&1
+	lib=$(grep '^mmap2 .*/libptbdemo.so$' "$sb" | awk '{ print $13 }')
+	n=$(grep -c 'PERF_RECORD_SWITCH_CPU_WIDE' "$tmp/perf-D")
+	if grep -q "PERF_RECORD_MMAP2 .*<$lib>\]: r-xp .*/libptbdemo.so\$" "$tmp/perf-D" &&
+	   [ "$(grep -c 'PERF_RECORD_COMM\( exec\)\{0,1\}: p_threads' "$tmp/perf-D")" -eq "$ncomm" ] &&
+	   [ "$(grep -c 'PERF_RECORD_FORK' "$tmp/perf-D")" -eq 3 ] &&
+	   [ "$n" -eq $((nin + nout)) ]; then
+		echo "ok   perf reads the MMAP2 (build ID $lib), COMM, FORK and $n switch records"
+	else
+		bad "perf script -D disagrees: $(grep -E 'MMAP2|COMM|FORK' "$tmp/perf-D" | head -5 | tr '\n' ' ')"
+	fi
+else
+	echo "skip perf is not installed: its reading of the records is not checked"
 fi
 for c in 0 1; do
 	"$PTBROWSE" dump --stream cpu$c "$tmp/thr.perf" > "$tmp/perf$c.dump" 2>&1
