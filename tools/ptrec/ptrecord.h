@@ -14,6 +14,12 @@
  *             CYC/MTC/TSC (a model, not a measurement)
  *   proc.c    the traced process: /proc/PID/maps, code images for
  *             --raw decoding, build IDs, the sideband file for pt2perf
+ *
+ * Not modelled: exits to the kernel the program cannot see (page faults,
+ * device interrupts: only preemption, signals and system calls leave the
+ * traced code), deferred TIPs, PIP/CR3 (one process), 32-bit code, code
+ * that changes after it first ran (JIT), exec, and the children of fork
+ * (they run untraced).
  */
 #ifndef PTRECORD_H
 #define PTRECORD_H
