@@ -29,6 +29,8 @@ run() {
 }
 run clean --seed 3
 run damaged --seed 4 --ovf-rate 0.001 --corrupt-rate 0.000001
+run thresholds --seed 6 --cyc-thresh 4 --exstop-rate 0.002 --ovf-rate 0.0005
+run no-mtc --seed 7 --no-mtc --cyc-thresh 2
 # And one of several GiB (issue: "time is monotonic over generated
 # multi-GiB traces"): about 40 s here; a quarter GiB under the sanitizers,
 # which are several times slower.  TM_GEN_BIG=0 skips it.

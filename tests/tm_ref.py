@@ -14,8 +14,9 @@ options.  Checks, on every row:
     at the TSC's time);
   - a PSB+ TSC is status only: never cycle-exact;
   - every MTC whose place the SDM's arithmetic gives (from the TMA after
-    a TSC, or from the previous MTC's payload with no trouble between)
-    is there, and no row before it is later;
+    a TSC, or from the previous MTC's payload, a TSC between resolving
+    wraps; not after trouble until a TSC) is there, and no row before it
+    is later;
   - every clean MTC-to-MTC period (consecutive payloads, CYCs in it, no
     OVF, loss, PWRE..PWRX, EXSTOP, CBR change, or PSB on a CPU with erratum
     SKL168) re-measures the MHz: cycles * P1 * 100 MHz / ticks.
@@ -160,9 +161,13 @@ def main():
                     floor = int(tsc_since.arg[0], 16) * 256 - ctc(1)
                     while want < floor:
                         want += ctc(1 << bits)
-            if want is not None and 'c' not in r.flags and 'd' not in r.flags:
+            if want is not None and 'd' not in r.flags:
                 n['mtc_placed'] += 1
-                if abs(r.t - want) > 1:
+                # Nothing before an MTC happened after it (36.4.2.12).
+                if prev is not None and prev.t > want + 1:
+                    err(r, 'a row before the MTC is later: %x > %x' %
+                        (prev.t, int(want)))
+                elif 'c' not in r.flags and abs(r.t - want) > 1:
                     err(r, 'MTC at %x, the SDM places it at %x' %
                         (r.t, int(want)))
             # a clean period: consecutive payloads, nothing in between
