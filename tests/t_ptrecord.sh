@@ -23,7 +23,7 @@ bad() {
 }
 
 for f in "$rec" "$iptflow" "$pt2perf" "$PTBROWSE" "$progs/p_loops" \
-	 "$progs/p_longjmp" "$progs/p_signal" "$progs/p_threads"; do
+	 "$progs/p_longjmp" "$progs/p_signal" "$progs/p_threads" "$progs/p_exec"; do
 	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
 done
 # Lazy binding would add thousands of resolver steps to each first call.
@@ -189,6 +189,16 @@ for c in 0 1; do
 	cmp -s "$tmp/perf$c.dump" "$tmp/thr.pt.cpu$c.dump" ||
 		bad "perf.data stream cpu$c dumps differently from the raw stream"
 done
+
+# exec: the recording stops at the execve, the new program runs untraced.
+if "$rec" -o "$tmp/exec.pt" "$progs/p_exec" > /dev/null 2> "$tmp/exec.log" &&
+   grep -q 'called exec: recording stops there' "$tmp/exec.log"; then
+	check "p_exec" "$tmp/exec.pt" "$tmp/exec.pt"
+	tail -n 1 "$tmp/exec.pt.ipt" | grep -q '^\[disabled\]$' ||
+		bad "p_exec: the trace does not end disabled at the exec"
+else
+	bad "p_exec: $(cat "$tmp/exec.log")"
+fi
 
 # Bad input: a clear message, a non-zero exit.
 out=$("$rec" -o "$tmp/x.pt" "$tmp/no-such-program" 2>&1) && bad "a missing program succeeded"

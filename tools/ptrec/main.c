@@ -355,6 +355,23 @@ static void handle_stop(struct rec *r, struct thr *t, int status)
 	int sig = WSTOPSIG(status), event = status >> 16;
 	struct user_regs_struct regs;
 
+	if (event == PTRACE_EVENT_EXEC) {
+		/* Another program: its code is not what was read and dumped.
+		 * The exec is the last instruction traced; the new program
+		 * runs on untraced. */
+		if (!r->o.quiet)
+			fprintf(stderr, "ptrecord: the program called exec: "
+				"recording stops there\n");
+		if (t->have_insn && !t->committed && t->cpu >= 0)
+			commit(r, t, 0);
+		if (t->cpu >= 0)
+			switch_out(r, t, 0);
+		t->state = T_BLOCKED;	/* off CPU until its exit */
+		t->have_insn = 0;
+		r->stopping = 1;
+		ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
+		return;
+	}
 	if (event) {
 		/* PTRACE_EVENT_CLONE: the new thread, then on with the
 		 * system call that made it. */
@@ -555,7 +572,8 @@ static pid_t start(char **argv, int aslr)
 		exit(1);
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL,
-	       (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL));
+	       (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+			      PTRACE_O_EXITKILL));
 	return pid;
 }
 
