@@ -2063,6 +2063,37 @@ int flow_next(struct flow *f, struct flow_rec *r)
 
 	if (!f || !r || f->state == DRV_IDLE)
 		return -FLOW_E_INVALID;
+	/*
+	 * The fast path: an instruction inside a cached block, with no event
+	 * pending and nothing to ask the trace -- what i_next() would do for
+	 * it comes down to stepping over it.
+	 */
+	if (f->state == DRV_DRAIN && !f->dstatus && f->enabled &&
+	    !f->process_event && !f->process_insn &&
+	    !(f->status & (ST_EVENT | ST_EOS)) && f->blk && f->bip == f->ip) {
+		const struct blk *b = f->blk;
+		unsigned i = f->bi;
+
+		if (i + 1 < b->n || (i + 1 == b->n && !b->last_special)) {
+			uint8_t len = b->len[i];
+
+			r->kind = FLOW_INSN;
+			r->ip = f->ip;
+			r->size = len;
+			r->mode = f->mode;
+			r->iclass = FLOW_IC_OTHER;
+			r->offset = f->decided;
+			r->flags = f->speculative ? FLOW_F_SPEC : 0;
+			r->ev = 0;
+			r->err = 0;
+			r->a = r->b = 0;
+			f->st.insns++;
+			f->ip += len;
+			f->bi = i + 1;
+			f->bip = f->ip;
+			return 0;
+		}
+	}
 	for (;;) {
 		switch (f->state) {
 		case DRV_DONE:
