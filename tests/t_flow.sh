@@ -1,0 +1,86 @@
+#!/bin/sh
+# `ptbrowse flow`: --insn-only equals libipt's instruction flow on every
+# kAFL trace with its memory (../shared/traces/libxdc-kafl-flow:
+# expected/NAME.flow.gz, dyn_test's decode errors included) and equals
+# tools/iptflow (libipt run here); --raw given on the command line does as
+# --options; a range starts at a PSB; the full form disassembles; --summary
+# counts what --insn-only lists; bad images get one clear line naming the
+# file and exit 1.
+set -u
+: "${PTBROWSE:?}" "${SHARED:?}" "${BUILD:?}"
+dir=$SHARED/traces/libxdc-kafl-flow
+iptflow=$BUILD/tools/iptflow
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+[ -d "$dir" ] || { echo "skip: no $dir"; exit 0; }
+
+for opt in "$dir"/*.options; do
+	name=$(basename "$opt" .options)
+	trace=$(ls "$dir/$name"*.pt | head -n 1)
+	base=$(basename "$trace")
+	"$PTBROWSE" flow --insn-only --options "$opt" "$trace" >"$tmp/our" 2>"$tmp/err" || {
+		echo "FAIL $name: flow exited non-zero: $(cat "$tmp/err")"; fail=1; continue; }
+	gzip -dc "$dir/expected/$base.flow.gz" >"$tmp/exp"
+	if cmp -s "$tmp/our" "$tmp/exp"; then
+		echo "ok   $name: $(grep -c '^[0-9a-f]' "$tmp/exp") instructions, $(grep -c 'error:' "$tmp/exp") errors, as libipt's expected flow"
+	else
+		echo "FAIL $name differs from expected/$base.flow.gz"; diff "$tmp/exp" "$tmp/our" | head; fail=1
+	fi
+	"$iptflow" --options "$opt" "$trace" >"$tmp/ipt"
+	cmp -s "$tmp/our" "$tmp/ipt" || { echo "FAIL $name differs from iptflow"; fail=1; }
+	# --summary counts the same instructions
+	n=$(grep -c '^[0-9a-f]' "$tmp/our")
+	"$PTBROWSE" flow --summary --options "$opt" "$trace" >"$tmp/sum"
+	grep -q "^total  *$n " "$tmp/sum" || { echo "FAIL $name: --summary total is not $n"; cat "$tmp/sum"; fail=1; }
+done
+
+# --raw on the command line, and the full form
+"$PTBROWSE" flow --raw "$dir/unzip.0x400000.bin:0x400000" --insn-only \
+	"$dir/unzip_trace.pt" >"$tmp/raw"
+gzip -dc "$dir/expected/unzip_trace.pt.flow.gz" | cmp -s - "$tmp/raw" ||
+	{ echo "FAIL --raw on the command line"; fail=1; }
+"$PTBROWSE" flow --options "$dir/unzip.options" "$dir/unzip_trace.pt" >"$tmp/full"
+sed -n 3p "$tmp/full" | grep -q '^000000000041ac60  push r15$' ||
+	{ echo "FAIL disassembly: $(sed -n 3p "$tmp/full")"; fail=1; }
+[ "$(grep -c '^[0-9a-f]' "$tmp/full")" = "$(grep -c '^[0-9a-f]' "$tmp/raw")" ] ||
+	{ echo "FAIL the full form lists other instructions"; fail=1; }
+# --offset: the deciding packet first
+"$PTBROWSE" flow --offset --insn-only --options "$dir/unzip.options" \
+	"$dir/unzip_trace.pt" | sed -n 3p | grep -q '^0000000000000[0-9a-f]*  000000000041ac60$' ||
+	{ echo "FAIL --offset"; fail=1; }
+
+# a range from a PSB gives the tail of the whole (this one resyncs cleanly)
+"$PTBROWSE" flow --insn-only --options "$dir/foo.options" "$dir/foo_trace.pt" >"$tmp/foo"
+psb=$("$PTBROWSE" dump "$dir/foo_trace.pt" | awk '$2 == "psb" { n++; if (n == 5) { print $1; exit } }')
+"$PTBROWSE" flow --insn-only --options "$dir/foo.options" "$dir/foo_trace.pt:0x$psb" >"$tmp/foo5"
+n=$(wc -l <"$tmp/foo5")
+[ "$n" -gt 100 ] && tail -n "$n" "$tmp/foo" | sed 's/\[resumed\]/[enabled]/' >"$tmp/a" &&
+	sed 's/\[resumed\]/[enabled]/' "$tmp/foo5" | cmp -s - "$tmp/a" ||
+	{ echo "FAIL flow from the PSB at 0x$psb is not the tail"; fail=1; }
+
+# bad images: one line, naming the file, exit 1
+bad() {
+	want=$1; shift
+	"$PTBROWSE" flow "$@" "$dir/unzip_trace.pt" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q -- "$want" "$tmp/err"; then
+		echo "FAIL flow $*: exit $rc, stderr: $(cat "$tmp/err") (wanted '$want')"; fail=1
+	else
+		echo "ok   $(cat "$tmp/err")"
+	fi
+}
+bad "nothere.bin: No such file or directory" --raw "$tmp/nothere.bin:0x400000"
+bad "overlaps $dir/unzip.0x400000.bin at 0x400000-0x426fff" \
+	--raw "$dir/unzip.0x400000.bin:0x400000" --raw "$dir/foo.0x7ffff7819000.bin:0x401000"
+bad "bad address 'zz'" --raw "$dir/unzip.0x400000.bin:zz"
+bad "expected FILE:ADDR" --raw "$dir/unzip.0x400000.bin"
+printf -- '--raw nothere.bin:0x1000\n' >"$tmp/x.options"
+bad "x.options:1: $tmp/nothere.bin: No such file" --options "$tmp/x.options"
+printf -- '--elf a.out\n' >"$tmp/y.options"
+bad "y.options:1: expected '--raw FILE:ADDR'" --options "$tmp/y.options"
+# no code at all: said once, and every instruction is an error
+"$PTBROWSE" flow --insn-only "$dir/unzip_trace.pt" >"$tmp/out" 2>"$tmp/err"
+grep -q "no code given" "$tmp/err" && grep -q "no memory mapped at this address" "$tmp/out" ||
+	{ echo "FAIL flow without code"; fail=1; }
+exit $fail
