@@ -1,7 +1,7 @@
 #!/bin/sh
 # t_ui_robust -- scripted browser runs that once crashed or trapped: a
 # resize= out of bounds (SIGSEGV in ncurses at 100000x100000), a keymap
-# that left no way out.
+# that left no way out, a trace that shrinks under a search or a command.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 SHARED=${SHARED:-../shared}
@@ -44,6 +44,45 @@ printf ':save-screen %s\nq\n:save-screen %s\n' "$tmp/km.txt" "$tmp/km2.txt" > "$
 grep -q 'q (quit), .* bound again' "$tmp/km.txt" ||
 	fail "keymap file: no message"
 [ -f "$tmp/km2.txt" ] && fail "q did not quit with a keymap file that binds no quit"
+
+# A trace that shrinks under the browser.  The script comes through a FIFO,
+# so the file is cut between its lines.  A search's worker meets the cut
+# first: the browser notices as it does for its own reads, and G goes to
+# the new end (it went to the old one).  Then a prompt command reads past
+# the next cut: it unwinds (SIGBUS) and its line is not leaked (the
+# sanitizer build exited 1).
+GEN=${BUILD:-build}/tools/ptgen
+if [ -x "$GEN" ]; then
+	"$GEN" --seed 5 --size 32MiB -o "$tmp/s.pt" >/dev/null || fail "ptgen"
+	mkfifo "$tmp/fifo"
+	# Wait (at most about 60 s) for file $1.
+	wait_file() {
+		_i=0
+		while [ ! -f "$1" ] && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
+	}
+	(
+		exec 3>"$tmp/fifo"
+		printf 'wait-index\nG\ng\n:save-screen %s\n' "$tmp/s0" >&3
+		wait_file "$tmp/s0"
+		truncate -s 16M "$tmp/s.pt"
+		printf ':/tip 0x1234\nwait-search\n:save-screen %s\nG\n:save-screen %s\n' \
+			"$tmp/s1a" "$tmp/s1" >&3
+		wait_file "$tmp/s1"
+		truncate -s 8M "$tmp/s.pt"
+		printf 'C-l : goto Space 90%% Enter\n:save-screen %s\nq\n' "$tmp/s2" >&3
+	) &
+	XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" --no-state --script "$tmp/fifo" --size 120x20 \
+		"$tmp/s.pt" > "$tmp/out" 2>&1 || fail "shrinking trace: exit status $? ($(cat "$tmp/out"))"
+	wait
+	grep -q 'shrank from 33554432 to 16777216 bytes; showing what is left' "$tmp/s1a" ||
+		fail "a search that met the cut did not tell: $(tail -n 1 "$tmp/s1a")"
+	grep -q '^ 0xffffff/0x1000000 ' "$tmp/s1" ||
+		fail "G after the search went to $(tail -n 2 "$tmp/s1" | head -n 1)"
+	grep -q 'shrank from 16777216 to 8388608 bytes' "$tmp/s2" ||
+		fail "a prompt command that met the cut did not tell: $(tail -n 1 "$tmp/s2")"
+else
+	echo "skip: no $GEN for the shrinking trace"
+fi
 
 [ $status -eq 0 ] && echo ok
 exit $status

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "esc.h"
 #include "goto.h"
 #include "idxcache.h"
 #include "marks.h"
@@ -87,11 +88,15 @@ static void ui_log(struct ui *ui, int sev, const char *msg)
 
 void ui_message(struct ui *ui, int sev, const char *fmt, ...)
 {
+	char raw[sizeof(ui->msg)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* Messages name files, notes and strings from the trace: shown
+	 * and logged escaped (esc.h), never as control bytes. */
+	esc_str(ui->msg, sizeof(ui->msg), raw);
 	ui->msg_sev = sev;
 	if (!ui->msglog_off)
 		ui_log(ui, sev, ui->msg);
@@ -269,6 +274,10 @@ static int ui_poll_index(struct ui *ui)
 	idx_progress(ui->idx, &p);
 	if (!p.finished)
 		return 1;
+	if (p.status == -pte_sigbus) {
+		ui->worker_sigbus = 1;
+		return 0;
+	}
 	ui->idx_ops_set = 1;
 	if (!p.status && !idx_nseeks(ui->idx))
 		ui_message(ui, UI_WARN, "%s: no PSB found: this is not an Intel PT trace, "
@@ -993,6 +1002,7 @@ int ui_action(struct ui *ui, const struct km_result *res)
 		return UI_DRAW_ALL;
 	case ACTION_SET: return ui_set(ui, res->args);
 	case ACTION_SAVE_SCREEN: {
+		char err[4200];
 		int e;
 
 		if (!res->args[0]) {
@@ -1000,9 +1010,9 @@ int ui_action(struct ui *ui, const struct km_result *res)
 			return UI_DRAW_STATUS;
 		}
 		ui_draw(ui);
-		e = screen_save(ui, res->args);
+		e = screen_save(ui, res->args, err, sizeof(err));
 		if (e)
-			ui_message(ui, UI_ERROR, "save-screen: %s: %s", res->args, strerror(-e));
+			ui_message(ui, UI_ERROR, "save-screen: %s", err);
 		return UI_DRAW_STATUS;
 	}
 	case ACTION_HELP:
@@ -1269,6 +1279,14 @@ static int ui_turn_body(void *arg)
 	struct ui *ui = t->ui;
 	int c;
 
+	/* A worker met the end of a file that shrank: recover here as from
+	 * the main thread's SIGBUS (ui_shrunk()), before anything is shown
+	 * from the old size. */
+	if (ui->worker_sigbus) {
+		ui->worker_sigbus = 0;
+		return -pte_sigbus;
+	}
+
 	if (t->draw) {
 		ui_draw(ui);
 		ui_flush(ui);
@@ -1501,8 +1519,13 @@ struct ui_script_step {
 static int ui_script_body(void *arg)
 {
 	struct ui_script_step *st = arg;
+	int r = ui_script_line(st->ui, st->line);
 
-	return ui_script_line(st->ui, st->line);
+	if (st->ui->worker_sigbus) {
+		st->ui->worker_sigbus = 0;
+		return -pte_sigbus;	/* as ui_turn_body() */
+	}
+	return r;
 }
 
 /*

@@ -623,7 +623,9 @@ int search_ui_poll(struct ui *ui, int *busy)
 	}
 	if (st.finished && !su->reported) {
 		su->reported = 1;
-		if (st.status && st.status != -pte_canceled)
+		if (st.status == -pte_sigbus)
+			ui->worker_sigbus = 1;	/* the file shrank */
+		else if (st.status && st.status != -pte_canceled)
 			ui_message(ui, UI_ERROR, "search: %s", pte_strerror(st.status));
 		else if (!st.nhits && st.status != -pte_canceled)
 			sui_not_found(ui);

@@ -176,6 +176,9 @@ struct ui {
 	int quit;
 	int exit_status;
 	volatile int interrupted;	/* C-c during a long operation */
+	int worker_sigbus;		/* a search or the index read past the
+					 * file's end: it shrank (browse.c
+					 * recovers as from its own SIGBUS) */
 	struct search_ui *sui;		/* search and filter (search_ui.c) */
 };
 
@@ -316,7 +319,9 @@ void screen_clear(int y, int x, int w);
 /* A glyph: its UTF-8 form or its ASCII fallback. */
 const char *screen_glyph(const struct ui *ui, const char *utf8,
 			 const char *ascii);
-/* Write the screen as text to @path.  Returns 0 or -errno. */
-int screen_save(const struct ui *ui, const char *path);
+/* Write the screen as text to @path (src/safefile.h: never over the
+ * trace, a FIFO or a device; replaced only once written).
+ * Returns 0, or -1 with one line naming the file in @err. */
+int screen_save(const struct ui *ui, const char *path, char *err, size_t errlen);
 
 #endif /* UI_H */
