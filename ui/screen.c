@@ -7,7 +7,9 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "esc.h"
 #include "pkt.h"
+#include "safefile.h"
 #include "ui.h"
 
 /* Foreground, background and the attribute used without colours. */
@@ -94,7 +96,9 @@ int screen_put(int y, int x, int w, const char *s)
 			n = 1;
 		}
 		cw = wcwidth(wc);
-		if (cw < 0)
+		/* controls, and the bidi and invisible marks esc.h names,
+		 * never reach the terminal */
+		if (cw < 0 || wc < 0 || !esc_printable((uint32_t)wc))
 			cw = 1, wc = L'?';
 		if (col + cw > w)
 			break;
@@ -117,14 +121,22 @@ const char *screen_glyph(const struct ui *ui, const char *utf8,
 	return ui->utf8 ? utf8 : ascii;
 }
 
-int screen_save(const struct ui *ui, const char *path)
+int screen_save(const struct ui *ui, const char *path, char *err, size_t errlen)
 {
+	struct safefile_keep keep = { ui->trace->dev, ui->trace->ino, "the trace" };
+	struct safefile_opts o = { .keep = &keep, .nkeep = 1 };
+	struct safefile *sf;
 	FILE *f;
-	int y, x, err = 0;
+	int y, x;
 
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
+	if (safefile_create(&sf, path, &o, err, errlen) < 0)
+		return -1;
+	f = safefile_stream(sf);
+	if (!f) {
+		safefile_abort(sf);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
 	for (y = 0; y < ui->rows; y++) {
 		char line[8192];
 		size_t len = 0, keep = 0;
@@ -155,9 +167,5 @@ int screen_save(const struct ui *ui, const char *path)
 		fwrite(line, 1, keep, f);
 		fputc('\n', f);
 	}
-	if (fflush(f) == EOF || ferror(f))
-		err = -errno;
-	if (fclose(f) == EOF && !err)
-		err = -errno;
-	return err ? err : 0;
+	return safefile_commit(sf, err, errlen) < 0 ? -1 : 0;
 }
