@@ -22,7 +22,9 @@
 #include "cmds.h"
 #include "flow.h"
 #include "image.h"
+#include "imgopt.h"
 #include "memimg.h"
+#include "offtsc.h"
 #include "ptdec.h"
 #include "trace.h"
 
@@ -40,6 +42,7 @@ static void usage(FILE *f)
 "  --raw FILE:ADDR  FILE holds the memory at ADDR (repeatable)\n"
 "  --options FILE   read more options from FILE, one per line (relative\n"
 "                   paths from FILE's directory)\n"
+"%s"
 "\n"
 "options:\n"
 "  --stream S       the stream of a perf.data file (index, cpuN or name)\n"
@@ -49,33 +52,63 @@ static void usage(FILE *f)
 "                   decided it\n"
 "  --summary        instructions and branches per function (per code\n"
 "                   segment where there are no symbols), not the flow\n"
-"  --quiet          print nothing but errors\n");
-}
-
-/* Symbols: the name and offset of the function holding @ip, or NULL.
- * The hook for the symbol tables (ELF, kallsyms) when they come. */
-static const char *sym_at(uint64_t ip, uint64_t *off)
-{
-	(void)ip;
-	(void)off;
-	return NULL;
+"  --quiet          print nothing but errors\n",
+		/* imgopt's lines but its heading and --raw (above) */
+		strstr(imgopt_usage(), "  --elf"));
 }
 
 struct flow_cmd {
 	struct mi *mi;
+	struct imgopt io;	/* --elf, --sysroot, --kallsyms, --buildid-dir */
+	struct imgset *set;	/* the images and symbols (imgopt.h) */
+	struct imgopt_reader rd;	/* the read callback's sideband context */
+	struct offtsc *ot_rec;	/* the TSC at a record's offset */
+	struct offtsc *ot_read;	/* the TSC at a read's offset */
+	uint64_t cr3;		/* the last CR3 the decoder read with */
+	uint64_t asid, asid_off;	/* the address space at asid_off */
+	uint8_t have_cr3, have_asid;
 	int insn_only, show_offset, summary, quiet;
 	ZydisDecoder zd[4];
 	ZydisFormatter fmt;
 };
 
-/* The read callback: code from the memory image.  Until sideband picks an
- * address space by time, the PIP's CR3 does (raw dumps are in all). */
+/* The read callback: the code of the address space that a perf.data's
+ * sideband (at the TSC of the packet) or PIP's CR3 names (imgopt.h);
+ * --raw and --elf code is in every one. */
 static int read_code(void *ctx, const struct flow_ctx *c, uint64_t ip,
 		     uint8_t *buf, size_t size)
 {
 	struct flow_cmd *fc = ctx;
 
-	return mi_read(fc->mi, c->have_cr3 ? c->cr3 : MI_ASID_ANY, ip, buf, size);
+	if (c->have_cr3) {
+		fc->cr3 = c->cr3;
+		fc->have_cr3 = 1;
+	}
+	return imgopt_read(&fc->rd, c, ip, buf, size);
+}
+
+/* The address space of the record at @offset (kept for the next ones). */
+static uint64_t rec_asid(struct flow_cmd *fc, uint64_t offset)
+{
+	uint64_t tsc = 0;
+	int have_tsc;
+
+	if (fc->have_asid && fc->asid_off == offset)
+		return fc->asid;
+	have_tsc = fc->ot_rec && !offtsc_at(fc->ot_rec, offset, &tsc);
+	fc->asid = imgopt_asid(fc->set, fc->rd.stream, tsc, have_tsc, fc->cr3,
+			       fc->have_cr3);
+	fc->asid_off = offset;
+	fc->have_asid = 1;
+	return fc->asid;
+}
+
+/* "function+0xoff" for @ip of the record at @offset into @buf.
+ * Returns its length, 0 if no symbol is known. */
+static size_t sym_at(struct flow_cmd *fc, uint64_t offset, uint64_t ip,
+		     char *buf, size_t size)
+{
+	return imgopt_symbol(fc->set, rec_asid(fc, offset), ip, buf, size);
 }
 
 /* Add the options in @file (only --raw lines): relative paths from its
@@ -144,7 +177,7 @@ static void disasm(struct flow_cmd *fc, const struct flow_rec *r, char *buf,
 	ZydisDecodedInstruction z;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	uint8_t code[ZYDIS_MAX_INSTRUCTION_LENGTH];
-	int n = mi_read(fc->mi, MI_ASID_ANY, r->ip, code, r->size);
+	int n = mi_read(fc->mi, rec_asid(fc, r->offset), r->ip, code, r->size);
 
 	if (n < r->size || r->mode < FLOW_MODE_16 || r->mode > FLOW_MODE_64 ||
 	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&fc->zd[r->mode], code, (ZyanUSize)n,
@@ -169,9 +202,10 @@ struct summary {
 	uint64_t insns, branches, events, errors;
 };
 
-static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s, uint64_t ip)
+static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
+				uint64_t offset, uint64_t ip)
 {
-	uint64_t start = 0, end = 0, off;
+	uint64_t start = 0, end = 0, asid = rec_asid(fc, offset);
 	const char *name;
 	size_t i;
 
@@ -182,17 +216,21 @@ static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s, uint64_t
 			s->last = i;
 			return &s->rows[i];
 		}
-	name = sym_at(ip, &off);
-	if (name) {
-		start = ip - off;
-		end = ip + 1;
-	} else {
-		name = mi_name_at(fc->mi, MI_ASID_ANY, ip, &start, &end);
-		if (!name) {
+	if (imgopt_function(fc->set, asid, ip, &name, &start, &end) < 0) {
+		name = mi_name_at(fc->mi, asid, ip, &start, &end);
+		if (name && strrchr(name, '/'))
+			name = strrchr(name, '/') + 1;
+		if (!name)
 			name = "(no code)";
-			start = ip;
-			end = ip + 1;
-		}
+		/* a segment's row must not hide the functions in it: it
+		 * covers this address, and is found again by its name */
+		start = ip;
+		end = ip + 1;
+		for (i = 0; i < s->n; i++)
+			if (!strcmp(s->rows[i].name, name)) {
+				s->last = i;
+				return &s->rows[i];
+			}
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
@@ -262,7 +300,7 @@ static int run(void *arg)
 				j->sum->errors++;
 				continue;
 			}
-			row = sum_find(fc, j->sum, r.ip);
+			row = sum_find(fc, j->sum, r.offset, r.ip);
 			if (!row)
 				return -pte_nomem;
 			row->insns++;
@@ -294,13 +332,11 @@ static int run(void *arg)
 			continue;
 		}
 		{
-			uint64_t off;
-			const char *sym = sym_at(r.ip, &off);
+			char sym[160];
 
 			disasm(fc, &r, text, sizeof(text));
-			if (sym)
-				printf("%016" PRIx64 "  %s+0x%" PRIx64 "  %s\n", r.ip, sym,
-				       off, text);
+			if (sym_at(fc, r.offset, r.ip, sym, sizeof(sym)))
+				printf("%016" PRIx64 "  %s  %s\n", r.ip, sym, text);
 			else
 				printf("%016" PRIx64 "  %s\n", r.ip, text);
 		}
@@ -409,6 +445,9 @@ int cmd_flow_main(int argc, char **argv)
 				goto out;
 			}
 			stream = argv[i];
+		} else if ((r = imgopt_arg(&fc.io, argc, argv, &i, "flow"))) {
+			if (r < 0)
+				goto out;
 		} else {
 			fprintf(stderr, "ptbrowse flow: unknown option: %s\n", a);
 			usage(stderr);
@@ -426,9 +465,6 @@ int cmd_flow_main(int argc, char **argv)
 		goto out;
 	}
 	rc = 1;
-	if (!mi_count(fc.mi))
-		fprintf(stderr, "ptbrowse flow: no code given (--raw): every "
-			"instruction is unknown\n");
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ptbrowse flow: %s\n", err);
 		goto out;
@@ -454,6 +490,25 @@ int cmd_flow_main(int argc, char **argv)
 			"(size 0x%" PRIx64 ")\n", path, t->streams[idx].img.size);
 		goto out;
 	}
+	fc.io.mi = fc.mi;
+	if (imgopt_load(&fc.set, &fc.io, t, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ptbrowse flow: %s\n", err);
+		goto out;
+	}
+	for (i = 0; (size_t)i < imgopt_nmessages(fc.set); i++)
+		fprintf(stderr, "ptbrowse flow: %s\n", imgopt_message(fc.set, i));
+	if (!mi_count(fc.mi))
+		fprintf(stderr, "ptbrowse flow: no code given (--raw, --elf or a "
+			"perf.data's files): every instruction is unknown\n");
+	if (offtsc_new(&fc.ot_rec, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
+	    offtsc_new(&fc.ot_read, &t->streams[idx].img, &t->streams[idx].timing) < 0) {
+		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		goto out;
+	}
+	fc.rd.set = fc.set;
+	fc.rd.stream = idx;
+	fc.rd.tsc_at = offtsc_at;
+	fc.rd.tsc_ctx = fc.ot_read;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.img = &t->streams[idx].img;
 	cfg.read = read_code;
@@ -494,7 +549,11 @@ int cmd_flow_main(int argc, char **argv)
 out:
 	free(sum.rows);
 	flow_free(f);
-	trace_close(t);
 	mi_free(fc.mi);
+	imgopt_free(fc.set);
+	imgopt_release(&fc.io);
+	offtsc_free(fc.ot_rec);
+	offtsc_free(fc.ot_read);
+	trace_close(t);
 	return rc;
 }

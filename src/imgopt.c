@@ -34,6 +34,7 @@ struct imgopt_symmap {
 
 struct imgset {
 	struct mi *mi;
+	uint8_t own_mi;		/* made here: freed here */
 	struct sb *sb;
 	struct imgopt_obj *objs;
 	size_t nobjs;
@@ -537,9 +538,14 @@ int imgopt_load(struct imgset **out, const struct imgopt *o,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -pte_nomem;
-	ret = mi_new(&s->mi);
-	if (ret)
-		goto out_free;
+	if (o->mi) {
+		s->mi = o->mi;
+	} else {
+		ret = mi_new(&s->mi);
+		if (ret)
+			goto out_free;
+		s->own_mi = 1;
+	}
 	s->sysroot = o->sysroot;
 	if (o->buildid_dir) {
 		s->cache = o->buildid_dir;
@@ -598,8 +604,10 @@ void imgopt_free(struct imgset *s)
 		free(s->msgs[i]);
 	for (i = 0; i < s->ntold; i++)
 		free(s->told[i]);
-	/* the image points into the objects' mappings: free it first */
-	mi_free(s->mi);
+	/* the image points into the objects' mappings: free it first (the
+	 * caller's must be freed before imgopt_free) */
+	if (s->own_mi)
+		mi_free(s->mi);
 	free(s->objs);
 	free(s->msgs);
 	free(s->told);
@@ -690,6 +698,37 @@ size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
 	if (m)
 		return symtab_format(m->st, ip - m->bias, buf, size);
 	return s->kallsyms ? symtab_format(s->kallsyms, ip, buf, size) : 0;
+}
+
+int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
+		    const char **name, uint64_t *start, uint64_t *end)
+{
+	const struct imgopt_symmap *m = NULL;
+	const struct symtab *st;
+	const struct symtab_sym *sym, *next;
+	uint64_t bias = 0;
+
+	if (!s || !name || !start || !end)
+		return -pte_invalid;
+	if (asid != SB_ASID_NONE && asid != MI_ASID_ANY)
+		m = imgopt_symmap(s, asid, ip);
+	if (!m)
+		m = imgopt_symmap(s, MI_ASID_ANY, ip);
+	st = m ? m->st : s->kallsyms;
+	if (m)
+		bias = m->bias;
+	sym = symtab_lookup(st, ip - bias);
+	if (!sym)
+		return -pte_invalid;
+	*name = sym->name;
+	*start = sym->addr + bias;
+	if (sym->size) {
+		*end = *start + sym->size;
+	} else {
+		next = symtab_get(st, (size_t)(sym - symtab_get(st, 0)) + 1);
+		*end = next ? next->addr + bias : ip + 1;
+	}
+	return 0;
 }
 
 int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,

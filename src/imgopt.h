@@ -42,6 +42,9 @@ struct imgopt {
 	const char *sysroot;	/* --sysroot DIR */
 	const char *kallsyms;	/* --kallsyms FILE */
 	const char *buildid_dir;	/* --buildid-dir DIR */
+	struct mi *mi;		/* the image to fill (it stays the caller's,
+				 * and may hold --raw dumps already), or
+				 * NULL: a new one */
 };
 
 /* Empty options. */
@@ -70,7 +73,8 @@ const char *imgopt_usage(void);
 int imgopt_load(struct imgset **out, const struct imgopt *o,
 		const struct trace *t, char *err, size_t errlen);
 
-/* Free @s (NULL is fine). */
+/* Free @s (NULL is fine).  A caller's image (imgopt.mi) stays, but the
+ * segments @s added to it point into mappings freed here: read it no more. */
 void imgopt_free(struct imgset *s);
 
 /* The messages about missing code, one per file. */
@@ -92,6 +96,12 @@ uint64_t imgopt_asid(const struct imgset *s, int stream, uint64_t tsc,
  * Returns its length, or 0 if no symbol is known there (@buf ""). */
 size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
 		     char *buf, size_t size);
+
+/* The function holding @ip in @asid: its name and runtime range [*@start,
+ * *@end) (a kallsyms function ends where the next begins, the last one at
+ * @ip + 1).  Returns 0, or -pte_invalid if no symbol is known there. */
+int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
+		    const char **name, uint64_t *start, uint64_t *end);
 
 /* The source file and line of @ip in @asid (libdw builds only).
  * Returns 0, or -pte_invalid if unknown. */

@@ -61,10 +61,12 @@ struct sb_comm_ent {
 	char comm[16];
 };
 
-/* A point of a timeline: from tsc on, pid/tid ran. */
+/* A point of a timeline: from tsc on (after tsc, for a switch out: the
+ * kernel writes it once the task has stopped), pid/tid ran. */
 struct sb_point {
 	uint64_t tsc;
 	int32_t pid, tid;
+	uint8_t after;		/* takes effect after tsc */
 };
 
 /* One stream's timeline. */
@@ -122,6 +124,7 @@ struct sb {
 	struct sb_line *lines;
 	size_t nlines;
 	uint8_t have_conv;
+	uint64_t slack;		/* TSC ticks in a perf-time nanosecond, + 1 */
 	struct sb_stats stats;
 	const struct trace *t;
 	pthread_mutex_t lock;	/* guards cr3 */
@@ -399,13 +402,6 @@ static int sb_tidpid_cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static int sb_point_cmp(const void *a, const void *b)
-{
-	const struct sb_point *x = a, *y = b;
-
-	return x->tsc < y->tsc ? -1 : x->tsc > y->tsc;
-}
-
 /* The process entry of @pid, made if @make. */
 static struct sb_pid *sb_pid_get(struct sb *sb, int32_t pid, int make)
 {
@@ -666,6 +662,7 @@ static int sb_build_lines(struct sb *sb, const struct trace *t)
 			if (x->cpu != l->cpu || !x->have_time || !x->time)
 				continue;
 			pt->tsc = x->tsc;
+			pt->after = 0;
 			switch (x->kind) {
 			case SB_K_SWITCH_IN:
 			case SB_K_ITRACE_START:
@@ -677,6 +674,7 @@ static int sb_build_lines(struct sb *sb, const struct trace *t)
 				/* CPU-wide: the next task; else unknown */
 				pt->pid = x->pid2;
 				pt->tid = x->tid2;
+				pt->after = 1;
 				break;
 			default:
 				continue;
@@ -685,7 +683,8 @@ static int sb_build_lines(struct sb *sb, const struct trace *t)
 				continue;
 			l->n++;
 		}
-		qsort(l->pt, l->n, sizeof(*l->pt), sb_point_cmp);
+		/* in time order already: the records are, and perf time to
+		 * TSC keeps order */
 	}
 	return 0;
 }
@@ -746,6 +745,11 @@ int sb_load(struct sb **out, const struct trace *t, char *err,
 		}
 	sb_fill_build_ids(sb);
 	sb->have_conv = t->nstreams && t->streams[0].timing.have_perf_conv;
+	if (sb->have_conv && t->streams[0].timing.time_mult &&
+	    t->streams[0].timing.time_shift < 32)
+		sb->slack = ((1ull << t->streams[0].timing.time_shift) +
+			     t->streams[0].timing.time_mult - 1) /
+			    t->streams[0].timing.time_mult + 1;
 	for (i = 0; i < sb->nrecs; i++) {
 		struct sb_rec *x = &sb->recs[i];
 
@@ -960,6 +964,11 @@ int sb_task_at(struct sb *sb, int stream, uint64_t tsc, uint64_t cr3,
 			else
 				hi = mid;
 		}
+		/* a switch out at tsc itself (within the nanosecond perf
+		 * time resolves): the task still ran then */
+		while (lo && l->pt[lo - 1].after &&
+		       tsc - l->pt[lo - 1].tsc <= sb->slack)
+			lo--;
 		if (lo) {
 			task->pid = l->pt[lo - 1].pid;
 			task->tid = l->pt[lo - 1].tid;

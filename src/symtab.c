@@ -413,11 +413,7 @@ size_t symtab_format(const struct symtab *s, uint64_t addr, char *buf,
 	buf[0] = 0;
 	if (!sym)
 		return 0;
-	if (addr == sym->addr)
-		n = snprintf(buf, size, "%s", sym->name);
-	else
-		n = snprintf(buf, size, "%s+%#" PRIx64, sym->name,
-			     addr - sym->addr);
+	n = snprintf(buf, size, "%s+0x%" PRIx64, sym->name, addr - sym->addr);
 	if (n < 0)
 		return 0;
 	return (size_t)n < size ? (size_t)n : size - 1;

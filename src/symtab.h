@@ -60,7 +60,8 @@ const struct symtab_sym *symtab_get(const struct symtab *s, size_t i);
  * Returns it, or NULL if no function holds @addr. */
 const struct symtab_sym *symtab_lookup(const struct symtab *s, uint64_t addr);
 
-/* Write "name+0xoff" (or "name" at offset 0) for @addr into @buf.
+/* Write "name+0xoff" ("name+0x0" at its start, as perf and ptxed-like
+ * output show it) for @addr into @buf.
  * Returns the length written (cut to @size - 1), or 0 if no function
  * holds @addr (then @buf is ""). */
 size_t symtab_format(const struct symtab *s, uint64_t addr, char *buf,

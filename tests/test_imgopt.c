@@ -232,7 +232,7 @@ static void test_elf_option(void **state)
 	o.nelf = 2;
 	s = load(&o, NULL, &t);
 	imgopt_symbol(s, 0, BASE + main_addr, buf, sizeof(buf));
-	assert_string_equal(buf, "main");
+	assert_string_equal(buf, "main+0x0");
 	imgopt_symbol(s, 0, LIBBASE + add + 1, buf, sizeof(buf));
 	assert_string_equal(buf, "fix_add+0x1");
 	assert_int_equal(imgopt_symbol(s, 0, main_addr, buf, sizeof(buf)), 0);
@@ -308,7 +308,7 @@ static void test_recorded_path(void **state)
 	assert_string_equal(buf, "main+0x2");
 	same_bytes(s, a, BASE + main_addr, fix.prog, main_addr);
 	imgopt_symbol(s, a, LIBBASE + add, buf, sizeof(buf));
-	assert_string_equal(buf, "fix_add");
+	assert_string_equal(buf, "fix_add+0x0");
 	/* not in another address space, nor in none */
 	assert_int_equal(imgopt_symbol(s, 0, BASE + main_addr, buf,
 				       sizeof(buf)), 0);
@@ -319,9 +319,9 @@ static void test_recorded_path(void **state)
 	a200 = sb_pid_asid(imgopt_sb(s), 200, 3000);
 	assert_int_equal(a200, a);
 	imgopt_symbol(s, a200, LIBBASE + 0x100000 + add, buf, sizeof(buf));
-	assert_string_equal(buf, "fix_add");
+	assert_string_equal(buf, "fix_add+0x0");
 	imgopt_symbol(s, a200, BASE + main_addr, buf, sizeof(buf));
-	assert_string_equal(buf, "main");
+	assert_string_equal(buf, "main+0x0");
 	/* the kernel: said once, not guessed */
 	m = message(s, "[kernel.kallsyms]");
 	assert_non_null(m);
@@ -404,7 +404,7 @@ static void test_sysroot(void **state)
 	o.sysroot = root;
 	s = load(&o, data, &t);
 	imgopt_symbol(s, asid100(s, t), BASE + main_addr, buf, sizeof(buf));
-	assert_string_equal(buf, "main");
+	assert_string_equal(buf, "main+0x0");
 	same_bytes(s, asid100(s, t), BASE + main_addr, fix.prog, main_addr);
 	/* the library is not there: once, though two spaces map it */
 	assert_int_equal(count_messages(s, "/opt/app/libfix.so"), 1);
@@ -445,7 +445,7 @@ static void test_buildid_cache(void **state)
 	imgopt_init(&o);
 	s = load(&o, data, &t);
 	imgopt_symbol(s, asid100(s, t), LIBBASE + add, buf, sizeof(buf));
-	assert_string_equal(buf, "fix_add");
+	assert_string_equal(buf, "fix_add+0x0");
 	assert_null(message(s, "libfix"));
 	imgopt_free(s);
 	trace_close(t);
@@ -459,7 +459,7 @@ static void test_buildid_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 	s = load(&o, data, &t);
 	imgopt_symbol(s, asid100(s, t), LIBBASE + add, buf, sizeof(buf));
-	assert_string_equal(buf, "fix_add");
+	assert_string_equal(buf, "fix_add+0x0");
 	imgopt_free(s);
 	trace_close(t);
 

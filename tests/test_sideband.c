@@ -233,8 +233,11 @@ static void test_timeline(void **state)
 	assert_int_equal(k.tid, 100);
 	assert_string_equal(k.comm, "prog");
 	assert_int_equal(k.asid, sb_pid_asid(sb, 100, 1500));
-	/* switched out at 4000 to 300/301 (CPU-wide: the next task) */
+	/* switched out at 4000 to 300/301 (CPU-wide: the next task); the
+	 * record is written once the task stopped: at 4000 it still ran */
 	assert_int_equal(sb_task_at(sb, cpu0, 4000, 0, &k), 0);
+	assert_int_equal(k.pid, 100);
+	assert_int_equal(sb_task_at(sb, cpu0, 4001, 0, &k), 0);
 	assert_int_equal(k.pid, 300);
 	assert_int_equal(k.tid, 301);
 	assert_int_equal(sb_task_at(sb, cpu0, 4002, 0, &k), 0);

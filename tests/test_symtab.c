@@ -111,8 +111,8 @@ static void test_lookup(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(symtab_format(s, main_addr, buf, sizeof(buf)), 4);
-	assert_string_equal(buf, "main");
+	assert_int_equal(symtab_format(s, main_addr, buf, sizeof(buf)), 8);
+	assert_string_equal(buf, "main+0x0");
 	symtab_format(s, main_addr + 0x13, buf, sizeof(buf));
 	assert_string_equal(buf, "main+0x13");
 	symtab_format(s, leaf + 1, buf, sizeof(buf));
