@@ -1,6 +1,7 @@
 /* cmd_index -- `ptbrowse index TRACE`: build or validate the index, sum it up. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "esc.h"
 #include "json.h"
 #include "idxcache.h"
 #include "index.h"
@@ -127,10 +129,11 @@ struct stream_result {
 static void print_text(const struct trace *t, const struct stream_result *r,
 		       size_t nr, double secs)
 {
+	char e[4 * PATH_MAX];
 	size_t i;
 	int c;
 
-	printf("trace:    %s\n", t->path);
+	printf("trace:    %s\n", esc_str(e, sizeof(e), t->path));
 	printf("size:     %" PRIu64 " bytes\n", t->size);
 	for (i = 0; i < nr; i++) {
 		const struct idx_summary *s = &r[i].tot;
@@ -349,7 +352,9 @@ int cmd_index_main(int argc, char **argv)
 	t0 = now();
 	ret = trace_open(&t, argv[optind], err, sizeof(err));
 	if (ret < 0) {
-		fprintf(stderr, "ptbrowse index: %s\n", err);
+		char e[4 * sizeof(err)];
+
+		fprintf(stderr, "ptbrowse index: %s\n", esc_str(e, sizeof(e), err));
 		return 1;
 	}
 	res = calloc(t->nstreams ? t->nstreams : 1, sizeof(*res));

@@ -4,11 +4,13 @@
  * timing configuration as ptdump options.  Text, or --json.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "esc.h"
 #include "image.h"
 #include "json.h"
 #include "perfdata.h"
@@ -301,11 +303,12 @@ static void print_json(const struct trace *t, const struct info_stats *stats,
 static void print_text(const struct trace *t, const struct info_stats *stats)
 {
 	const struct pd_info *in = perfdata_info(t);
-	char opts[256];
+	char opts[256], e[4 * PATH_MAX];
 	size_t i;
 	int k;
 
-	printf("file       %s\n", t->path);
+	/* Strings from the file (and its name) are escaped: see esc.h. */
+	printf("file       %s\n", esc_str(e, sizeof(e), t->path));
 	printf("container  %s, %" PRIu64 " bytes", kind_name(t->kind), t->size);
 	if (in)
 		printf(", %" PRIu64 " records, %" PRIu64 " AUXTRACE",
@@ -313,7 +316,7 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 	printf("\n");
 	if (in) {
 		if (in->cpuid[0])
-			printf("cpuid      %s\n", in->cpuid);
+			printf("cpuid      %s\n", esc_str(e, sizeof(e), in->cpuid));
 		if (in->have_config)
 			printf("intel_pt   config %#" PRIx64 ":%s%s%s%s "
 			       "mtc_period=%u psb_period=%u cyc_thresh=%u\n",
@@ -324,7 +327,8 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 		printf("recording  %s, %s%s%s\n",
 		       in->per_cpu_mmaps ? "per-cpu" : "per-thread",
 		       in->snapshot_mode ? "snapshot mode" : "full trace",
-		       in->filter[0] ? ", filter " : "", in->filter);
+		       in->filter[0] ? ", filter " : "",
+		       esc_str(e, sizeof(e), in->filter));
 		if (in->have_cap_event_trace)
 			printf("event trace %s\n", in->cap_event_trace ?
 			       "supported" : "not supported");
@@ -343,7 +347,7 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 			       in->ncompressed);
 		if (in->nwarnings)
 			printf("warnings   %u; first: %s\n", in->nwarnings,
-			       in->warning);
+			       esc_str(e, sizeof(e), in->warning));
 	}
 	if (t->nstreams) {
 		perfdata_ptdump_options(&t->streams[0].timing, opts,
@@ -377,7 +381,8 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 			snprintf(dur, sizeof(dur), "%.3fms",
 				 (double)(t1 - t0) / 1e6);
 		printf("%-6zu %-10s %4s %7s %12" PRIu64 " %6zu %5" PRIu64
-		       " %6" PRIu64 " %-16s %-16s %s\n", i, s->name, cpu, tid,
+		       " %6" PRIu64 " %-16s %-16s %s\n", i,
+		       esc_str(e, sizeof(e), s->name), cpu, tid,
 		       s->img.size, s->img.nspans, st->gaps, st->psbs, f, l,
 		       dur);
 	}
@@ -395,10 +400,13 @@ static void event_detail(const struct pd_event *ev, char *buf, size_t n)
 			 ev->flags & PD_AUX_PARTIAL ? " partial" : "",
 			 ev->flags & PD_AUX_COLLISION ? " collision" : "");
 		break;
-	case PD_EV_COMM:
+	case PD_EV_COMM: {
+		char comm[4 * sizeof(ev->comm)];
+
 		snprintf(buf, n, "pid %d tid %d comm %s", ev->pid, ev->tid,
-			 ev->comm);
+			 esc_str(comm, sizeof(comm), ev->comm));
 		break;
+	}
 	case PD_EV_SWITCH_OUT:
 		snprintf(buf, n, "pid %d tid %d%s", ev->pid, ev->tid,
 			 ev->flags ? " preempted" : "");
@@ -413,13 +421,14 @@ static void event_detail(const struct pd_event *ev, char *buf, size_t n)
 static void print_events(const struct trace *t)
 {
 	const struct pd_event *ev;
-	char tsc[24], when[32], at[24], detail[128];
+	char tsc[24], when[32], at[24], detail[128], name[256];
 	size_t s, i, n;
 
 	for (s = 0; s < t->nstreams; s++) {
 		if (perfdata_events(t, (int)s, &ev, &n) < 0)
 			return;
-		printf("\nevents of %s: %zu\n", t->streams[s].name, n);
+		printf("\nevents of %s: %zu\n",
+		       esc_str(name, sizeof(name), t->streams[s].name), n);
 		printf("%-12s %-18s %-20s %-12s %s\n", "kind", "tsc",
 		       "perf-time", "stream-off", "detail");
 		for (i = 0; i < n; i++) {
@@ -451,7 +460,7 @@ int cmd_info_main(int argc, char **argv)
 	struct trace *t = NULL;
 	struct tm_config opts;
 	const char *path = NULL;
-	char err[512];
+	char err[512], e[4 * PATH_MAX];
 	int json = 0, events = 0, i, r, rc = 1;
 	size_t s;
 
@@ -486,7 +495,7 @@ int cmd_info_main(int argc, char **argv)
 		return 2;
 	}
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse info: %s\n", err);
+		fprintf(stderr, "ptbrowse info: %s\n", esc_str(e, sizeof(e), err));
 		return 1;
 	}
 	stats = calloc(t->nstreams ? t->nstreams : 1, sizeof(*stats));
@@ -505,7 +514,7 @@ int cmd_info_main(int argc, char **argv)
 		job.stats = &stats[s];
 		if (trace_guard(scan_stream, &job) < 0) {
 			fprintf(stderr, "ptbrowse info: %s: the file shrank "
-				"while reading it\n", path);
+				"while reading it\n", esc_str(e, sizeof(e), path));
 			goto out_free;
 		}
 	}
@@ -516,6 +525,19 @@ int cmd_info_main(int argc, char **argv)
 	if (events && !json)
 		print_events(t);
 	rc = 0;
+	/* Not one PSB in any stream: not a trace, as dump and index say. */
+	for (s = 0; s < t->nstreams && !stats[s].psbs; s++)
+		;
+	if (s == t->nstreams) {
+		fprintf(stderr, "ptbrowse info: %s: no PSB found: this is not an "
+			"Intel PT trace, or it starts mid-stream without a "
+			"synchronisation point\n", esc_str(e, sizeof(e), path));
+		rc = 1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ptbrowse info: write error\n");
+		rc = 1;
+	}
 out_free:
 	free(stats);
 out_close:

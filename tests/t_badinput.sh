@@ -467,7 +467,7 @@ if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
 	send q
 	exec 3>&-
 	wait
-	[ "$(cat "$tmp/brc")" = 1 ] && grep -q "^ptbrowse: marks not saved: cannot create .*Read-only file system" "$tmp/bout" ||
+	[ "$(cat "$tmp/brc")" = 1 ] && grep -q "^ptbrowse: marks not saved: .*Read-only file system" "$tmp/bout" ||
 		{ fail "read-only: at exit $(cat "$tmp/brc"): $(cat "$tmp/bout")"; ok=0; }
 	f=$(find "$mnt/state" -name '*.marks' | head -n 1)
 	if [ -z "$f" ] || ! grep -q '^mark a 0x0$' "$f" || ! grep -q '^mark b 0x11$' "$f"; then

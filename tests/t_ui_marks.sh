@@ -159,8 +159,10 @@ cat > "$tmp/keys" <<EOF2
 :marks
 :save-screen $tmp/list.txt
 EOF2
+# As it ends, the browser says the marks were never saved, and exits 1.
 XDG_STATE_HOME=$tmp/bad XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
-	"$PTBROWSE" --script "$tmp/keys" "$T" || fail "--script failed"
+	"$PTBROWSE" --script "$tmp/keys" "$T" 2>"$tmp/err" && fail "--script: exit 0 with marks not saved"
+grep -q '^ptbrowse: marks not saved: ' "$tmp/err" || fail "no message at the end: $(cat "$tmp/err")"
 tail -n 1 "$tmp/saved.txt" | grep -q 'not saved' || fail "no message for a failed save: $(tail -n 1 "$tmp/saved.txt")"
 grep -Eq '^ bookmark +nm .*kept' "$tmp/list.txt" || fail "the bookmark was not kept in memory"
 echo "ok   a failed save is reported and the marks stay in memory"
