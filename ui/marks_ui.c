@@ -481,12 +481,12 @@ static int mu_share(struct ui *ui, const char *args, int import)
 	m = bm_message(ui->bm);
 	if (r < 0)
 		ui_message(ui, UI_ERROR, "%s", m ? m : pte_strerror(r));
-	else if (import && r > 0)
-		ui_message(ui, UI_WARN, "imported %s: %d conflict%s, ours kept (:messages lists them)",
-			   tok[0], r, r == 1 ? "" : "s");
 	else if (import)
-		ui_message(ui, UI_INFO, "imported %s: %zu marks and regions now", tok[0],
-			   bm_count(ui->bm));
+		/* The set's summary: imported, conflicts, bad lines. */
+		ui_message(ui, r > 0 || !m || !strstr(m, ", 0 bad lines") ? UI_WARN :
+			   UI_INFO, "%s; %zu marks and regions now%s", m ? m : tok[0],
+			   bm_count(ui->bm), r > 0 ? "; ours kept on conflicts "
+			   "(:messages lists them)" : "");
 	else
 		ui_message(ui, UI_INFO, "wrote %zu marks and regions to %s", bm_count(ui->bm),
 			   tok[0]);
