@@ -18,6 +18,10 @@ int img_gap_at(const struct img *img, uint64_t off)
 {
 	long i = img_span_of(img, off);
 
+	/* data lost after the end: an empty last span follows the gap */
+	if (img && img->nspans && off == img->size &&
+	    !img->spans[img->nspans - 1].size)
+		return img->spans[img->nspans - 1].gap_before;
 	return i > 0 && img->spans[i].gap_before && img->spans[i].off == off;
 }
 

@@ -5,7 +5,8 @@
  * span per AUXTRACE payload, in stream order, scattered through the file.
  * Logical offsets run contiguously over the spans; a span may be marked as
  * following a gap (snapshot mode, lost data), and decoding never joins a
- * packet across a gap.  Packets that straddle two contiguous spans are
+ * packet across a gap.  Data lost after the end is an empty last span
+ * marked gap_before: the cursor reports it as any other gap.  Packets that straddle two contiguous spans are
  * decoded from a small stitch buffer (img_cursor).
  */
 #ifndef IMAGE_H
@@ -41,7 +42,8 @@ void img_init_flat(struct img *img, struct img_span *span,
 long img_span_of(const struct img *img, uint64_t off);
 
 /* Whether data was lost just before logical offset @off: a span that
- * follows a gap starts there. */
+ * follows a gap starts there (at the image's size: data was lost after
+ * the end). */
 int img_gap_at(const struct img *img, uint64_t off);
 
 /* Copy up to @n bytes at logical offset @off into @buf, stopping at a gap.

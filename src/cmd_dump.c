@@ -23,6 +23,7 @@
 #include "idxcache.h"
 #include "image.h"
 #include "index.h"
+#include "perfdata.h"
 #include "tm.h"
 #include "trace.h"
 
@@ -71,7 +72,7 @@ static void out_put(struct out *o, const char *s, size_t n)
 
 void dump_diag(struct dump_state *st, uint64_t offset, const char *msg)
 {
-	char line[160];
+	char line[400];
 	int n;
 
 	n = snprintf(line, sizeof(line), "[%" PRIx64 ": %s]\n", offset, msg);
@@ -321,31 +322,60 @@ static const char *dump_errstr(int err)
 
 /* Decode from the cursor until the end, resyncing after errors as ptdump
  * does.  Returns 0 or a negative pte code for trouble worth an exit 1. */
+/* Data lost after the end of the image (a perf.data file cut short):
+ * said at the end, with the reason, however the decode got there. */
+static void dump_end_gap(struct dump_state *st, uint64_t at)
+{
+	char msg[320];
+
+	if (st->end_loss)
+		snprintf(msg, sizeof(msg), "gap in the trace: data lost at the "
+			 "end: %s", st->end_loss);
+	else
+		snprintf(msg, sizeof(msg), "gap in the trace: data lost at the "
+			 "end");
+	dump_diag(st, at, msg);
+}
+
 static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from)
 {
+	const struct img *img = cur->img;
+	int end_gap = img_gap_at(img, img->size);
 	struct pkt pkt;
 	int errors = 0;
 	int err;
 
 	if (!st->opts.no_sync) {
 		err = img_cursor_sync_forward(cur, from);
-		if (err < 0)
-			return -pte_nosync;	/* nothing to print, like ptdump */
+		if (err < 0) {
+			/* nothing to print, like ptdump; but a loss is said */
+			if (end_gap)
+				dump_end_gap(st, img->size);
+			return -pte_nosync;
+		}
 	}
 	for (;;) {
 		err = img_cursor_next(cur, &pkt);
 		if (err == -pte_gap) {
 			uint64_t psb = img_cursor_offset(cur);
-			char msg[96];
+			char msg[320];
 
 			/* The cursor is on the next PSB already. */
 			cur->gap = 0;
-			if (psb > pkt.offset && psb < cur->img->size)
+			if (psb > pkt.offset && psb < cur->img->size) {
 				snprintf(msg, sizeof(msg), "gap in the trace: data lost; "
 					 "%" PRIu64 " bytes skipped to the next PSB",
 					 psb - pkt.offset);
-			else
+			} else if (end_gap) {
+				/* nothing decodes from here to the end, after
+				 * which the file lost data */
+				dump_end_gap(st, pkt.offset);
+				end_gap = 0;
+				dump_reset(st);
+				continue;
+			} else {
 				snprintf(msg, sizeof(msg), "gap in the trace: data lost");
+			}
 			dump_diag(st, pkt.offset, msg);
 			dump_reset(st);
 			continue;
@@ -372,6 +402,9 @@ static int dump_run(struct dump_state *st, struct img_cursor *cur, uint64_t from
 		}
 		dump_packet(st, &pkt);
 	}
+	/* stopped early (no PSB after an error): the loss is said anyway */
+	if (end_gap)
+		dump_end_gap(st, img->size);
 	return errors ? -pte_bad_packet : 0;
 }
 
@@ -434,7 +467,8 @@ static int clip_image(const struct img *src, uint64_t from, uint64_t to,
 		const struct img_span *in = &src->spans[i];
 		uint64_t b = in->off, e = in->off + in->size;
 
-		if (e <= from || b >= to)
+		/* an empty last span after a gap: data lost after the end */
+		if ((e <= from || b >= to) && !(!in->size && b == to))
 			continue;
 		s[n] = *in;
 		if (b < from) {
@@ -662,6 +696,7 @@ int cmd_dump_main(int argc, char **argv)
 	}
 	if (dump_time_setup(&st, &t->streams[idx].timing) < 0)
 		goto out_free;
+	st.end_loss = perfdata_end_loss(t, idx);
 	img_cursor_init(&cur, st.img, from);
 	dump_reset_ip(&st);
 	if (dump_time_cycles(&st) && from &&

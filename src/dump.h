@@ -40,6 +40,7 @@ struct dump_state {
 	int have_ip, ip_suppressed;
 	int in_psb;		/* between psb and psbend */
 	void *time;		/* dump_time.c's state */
+	const char *end_loss;	/* why data after the end is lost, or NULL */
 };
 
 /* Print a "[offset: msg]" diagnostics line. */

@@ -94,6 +94,7 @@ struct pd_aux {
 	uint64_t offset;	/* position in the AUX buffer */
 	uint32_t idx;
 	int32_t tid, cpu;
+	uint8_t lost_after;	/* its payload was cut: what followed is lost */
 };
 
 /* One attr: what sample_id parsing needs. */
@@ -117,6 +118,7 @@ struct pd_stream {
 	struct pd_event *ev;
 	size_t nev;
 	uint64_t *aux_off;	/* parallel to the stream's spans */
+	char end_loss[200];	/* why data after the end may be lost, or "" */
 };
 
 /* The reader state behind trace->perf. */
@@ -153,6 +155,9 @@ struct pd_state {
 	uint64_t walk_end;	/* where the record walk stopped */
 	const uint8_t *build_ids;	/* HEADER_BUILD_ID feature, if any */
 	uint64_t build_ids_size;
+	uint8_t cut;		/* records after cut_off may be lost */
+	uint64_t cut_off;
+	char cut_why[200];	/* what cut_off is, for the streams' end gaps */
 	uint8_t have_tc;	/* TIME_CONV seen */
 	uint16_t tc_shift;
 	uint32_t tc_mult;
@@ -227,6 +232,25 @@ static void pd_warn(struct pd_state *st, uint64_t off, const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(w + len, n - (size_t)len, fmt, ap);
+	va_end(ap);
+}
+
+/* The file is cut short or damaged at @off: the records after it, of any
+ * stream, may be lost.  The first such place is kept; every stream then
+ * ends in a gap (pd_end_gaps). */
+static void pd_cut(struct pd_state *st, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void pd_cut(struct pd_state *st, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st->cut)
+		return;
+	st->cut = 1;
+	st->cut_off = off;
+	va_start(ap, fmt);
+	vsnprintf(st->cut_why, sizeof(st->cut_why), fmt, ap);
 	va_end(ap);
 }
 
@@ -440,16 +464,39 @@ static const uint8_t *pd_peek(struct pd_state *st, uint64_t off, size_t n)
 	return st->map + off;
 }
 
+/* The lowest file offset in [@from, @end) that HEADER_AUXTRACE's index
+ * names, or @end if none (or no index). */
+static uint64_t pd_index_next(const struct pd_state *st, uint64_t from,
+			      uint64_t end)
+{
+	uint64_t n, i, roff, best = end;
+
+	if (!st->have_index)
+		return end;
+	n = rd64(st->index);
+	if (n > (st->index_size - 8) / 16)
+		n = (st->index_size - 8) / 16;
+	for (i = 0; i < n; i++) {
+		roff = rd64(st->index + 8 + 16 * i);
+		if (roff >= from && roff < best)
+			best = roff;
+	}
+	return best;
+}
+
 /* The AUXTRACE record at @off (@hsize bytes, its payload after it, cut at
- * @end with a warning): sets *@total to the bytes both take.
+ * @end with a warning): sets *@total to the bytes both take.  A payload
+ * that runs past @end is cut at the next record the AUXTRACE index names,
+ * or at @end (then the file is cut: pd_cut); either way what followed it
+ * in its stream is lost.
  * Returns 0, or a negative pte code. */
 static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 		       uint64_t end, uint64_t *total)
 {
 	const uint8_t *p = pd_peek(st, off, PD_AUXTRACE_HDR_SIZE);
 	struct pd_aux *a;
-	uint64_t size;
-	int err;
+	uint64_t size, claim, next;
+	int err, lost = 0;
 
 	if (hsize < PD_AUXTRACE_HDR_SIZE) {
 		pd_warn(st, off, "AUXTRACE record too short (%" PRIu64
@@ -460,16 +507,35 @@ static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 	size = rd64(p + 8);
 	*total = hsize + size;
 	if (size > end - off - hsize) {
-		pd_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes runs "
-			"past the end; %" PRIu64 " kept", size,
-			end - off - hsize);
-		size = end - off - hsize;
-		*total = end - off;
+		claim = size;
+		next = pd_index_next(st, off + hsize, end);
+		if (next < end) {
+			/* a wrong size, not a cut file: the index knows
+			 * where the next AUXTRACE record starts */
+			size = next - off - hsize;
+			*total = next - off;
+			pd_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
+				"runs over the next AUXTRACE record the index "
+				"lists (at %#" PRIx64 "); cut there", claim,
+				next);
+		} else {
+			size = end - off - hsize;
+			*total = end - off;
+			pd_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
+				"runs past the end; %" PRIu64 " kept", claim,
+				size);
+			pd_cut(st, off, "AUXTRACE payload at %#" PRIx64 " runs "
+			       "past the end of the file (%" PRIu64 " of %"
+			       PRIu64 " bytes there): the file is cut short "
+			       "or the size is wrong", off, size, claim);
+		}
+		lost = 1;
 	}
 	err = pd_grow((void **)&st->aux, &st->aux_cap, st->naux, sizeof(*a));
 	if (err)
 		return err;
 	a = &st->aux[st->naux++];
+	a->lost_after = lost;
 	a->rec_off = off;
 	a->data_off = off + hsize;
 	a->size = size;
@@ -655,6 +721,8 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 		if (end - off < 8) {
 			pd_warn(st, off, "%" PRIu64 " stray bytes at the end",
 				end - off);
+			pd_cut(st, off, "a perf.data record cut short at %#"
+			       PRIx64 ": the file is cut short", off);
 			break;
 		}
 		{
@@ -669,12 +737,18 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 			pd_warn(st, off, "record of type %u with impossible "
 				"size %" PRIu64 "; the rest is ignored", type,
 				len);
+			pd_cut(st, off, "a perf.data record of impossible size "
+			       "at %#" PRIx64 ": the rest of the file is "
+			       "unreadable", off);
 			break;
 		}
 		if (len > end - off) {
 			pd_warn(st, off, "record of type %u and %" PRIu64
 				" bytes runs past the end (%" PRIu64 " left); "
 				"the rest is ignored", type, len, end - off);
+			pd_cut(st, off, "a perf.data record at %#" PRIx64
+			       " runs past the end of the file: the file is "
+			       "cut short", off);
 			break;
 		}
 		st->info.nrecords++;
@@ -721,6 +795,9 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 				if (flen > end - off - len) {
 					pd_warn(st, off, "tracing data runs "
 						"past the end");
+					pd_cut(st, off, "tracing data at %#"
+					       PRIx64 " runs past the end of the "
+					       "file: the file is cut short", off);
 					total = end - off;
 				}
 			}
@@ -742,17 +819,21 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 }
 
 /* Add the AUXTRACE records HEADER_AUXTRACE's index knows and the walk did
- * not reach (it stopped at a damaged record). */
-static int pd_use_index(struct pd_state *st, uint64_t walk_end)
+ * not reach (it stopped at a damaged record).  Sets *@whole if the index
+ * is complete and every entry named an AUXTRACE record: then no trace data
+ * was lost with the records the walk skipped. */
+static int pd_use_index(struct pd_state *st, uint64_t walk_end, int *whole)
 {
 	uint64_t n, i, roff, total;
 	size_t lo, hi, mid, nscanned = st->naux;
 	int err;
 
+	*whole = 1;
 	n = rd64(st->index);
 	if (n > (st->index_size - 8) / 16) {
 		pd_warn(st, st->index_off, "AUXTRACE index is truncated");
 		n = (st->index_size - 8) / 16;
+		*whole = 0;
 	}
 	for (i = 0; i < n; i++) {
 		roff = rd64(st->index + 8 + 16 * i);
@@ -775,6 +856,7 @@ static int pd_use_index(struct pd_state *st, uint64_t walk_end)
 			pd_warn(st, st->index_off, "AUXTRACE index entry %"
 				PRIu64 " does not point at an AUXTRACE record",
 				i);
+			*whole = 0;
 			continue;
 		}
 		err = pd_auxtrace(st, roff, rd16(st->map + roff + 6),
@@ -926,6 +1008,7 @@ static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
 	struct img_span *sp;
 	uint64_t off = 0, next = 0;
 	size_t i, k = 0;
+	int lost = 0;
 
 	sp = calloc(n ? n : 1, sizeof(*sp));
 	ps->aux_off = calloc(n ? n : 1, sizeof(*ps->aux_off));
@@ -940,16 +1023,25 @@ static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
 		sp[k].off = off;
 		sp[k].size = a[i].size;
 		sp[k].file_off = a[i].data_off;
-		/* a hole or an overlap in the AUX buffer: never join */
+		/* a hole or an overlap in the AUX buffer, or a payload
+		 * before cut short: never join */
 		sp[k].gap_before = k && (st->info.snapshot_mode ||
-					 a[i].offset != next);
+					 a[i].offset != next || lost);
 		if (sp[k].gap_before)
 			s->snapshot = 1;
 		ps->aux_off[k] = a[i].offset;
 		next = a[i].offset + a[i].size;
 		off += a[i].size;
+		lost = a[i].lost_after;
 		k++;
 	}
+	/* (a cut file: pd_end_gaps says how much the payload lost) */
+	if (n && a[n - 1].lost_after &&
+	    !(st->cut && st->cut_off == a[n - 1].rec_off))
+		snprintf(ps->end_loss, sizeof(ps->end_loss), "AUXTRACE "
+			 "payload at %#" PRIx64 " runs past the end of the "
+			 "file or of its record: the file is cut short or the "
+			 "size is wrong", a[n - 1].rec_off);
 	if (st->info.snapshot_mode)
 		s->snapshot = 1;
 	s->spans = sp;
@@ -1161,6 +1253,50 @@ static int pd_split_losses(struct trace_stream *s, struct pd_stream *ps)
 	return 0;
 }
 
+/*
+ * A stream whose data may go on past what the file holds (its last payload
+ * was cut, or the file is cut short or damaged after it) ends in a gap: an
+ * empty last span marked gap_before (decoder/image.h), so that every
+ * reader reports the loss at the end as at any other gap.
+ */
+static int pd_end_gaps(struct pd_state *st, struct trace *t)
+{
+	struct trace_stream *s;
+	struct pd_stream *ps;
+	struct img_span *sp;
+	uint64_t *aoff;
+	size_t i, n;
+
+	for (i = 0; i < t->nstreams; i++) {
+		s = &t->streams[i];
+		ps = &st->streams[i];
+		if (!ps->end_loss[0] && st->cut)
+			snprintf(ps->end_loss, sizeof(ps->end_loss), "%s",
+				 st->cut_why);
+		if (!ps->end_loss[0])
+			continue;
+		n = s->img.nspans;
+		sp = realloc(s->spans, (n + 1) * sizeof(*sp));
+		if (!sp)
+			return -pte_nomem;
+		s->spans = sp;
+		s->img.spans = sp;
+		aoff = realloc(ps->aux_off, (n + 1) * sizeof(*aoff));
+		if (!aoff)
+			return -pte_nomem;
+		ps->aux_off = aoff;
+		memset(&sp[n], 0, sizeof(sp[n]));
+		sp[n].data = n ? sp[n - 1].data + sp[n - 1].size : st->map;
+		sp[n].off = s->img.size;
+		sp[n].file_off = n ? sp[n - 1].file_off + sp[n - 1].size : 0;
+		sp[n].gap_before = 1;
+		aoff[n] = n ? aoff[n - 1] + sp[n - 1].size : 0;
+		s->img.nspans = n + 1;
+		s->snapshot = 1;
+	}
+	return 0;
+}
+
 /* A stream's name and index, for sorting names. */
 struct pd_name {
 	const char *name;
@@ -1315,6 +1451,9 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 			pd_warn(st, 48, "data section runs %" PRIu64 " bytes "
 				"past the end of the file",
 				dsize - (t->size - start));
+			pd_cut(st, t->size, "the perf.data file is cut short: "
+			       "its data section runs %" PRIu64 " bytes past "
+			       "the end", dsize - (t->size - start));
 			end = t->size;
 		} else {
 			end = start + dsize;
@@ -1331,9 +1470,18 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	if (ret)
 		goto out_free;
 	if (st->have_index && st->walk_end < end) {
-		ret = pd_use_index(st, end);
+		/* the walk stopped at damage: if the index finds every
+		 * AUXTRACE record after it, no trace data was lost there */
+		uint8_t cut = st->cut;
+		int whole;
+
+		if (st->cut && st->cut_off == st->walk_end)
+			st->cut = 0;
+		ret = pd_use_index(st, end, &whole);
 		if (ret)
 			goto out_free;
+		if (!whole)
+			st->cut |= cut;
 	}
 	if (!st->info.have_auxtrace_info && !st->naux) {
 		ret = pd_fail(st, start, pte_bad_file, "no Intel PT data: no "
@@ -1358,6 +1506,9 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 		if (ret)
 			goto out_streams;
 	}
+	ret = pd_end_gaps(st, t);
+	if (ret)
+		goto out_streams;
 	/* the spans hold what the AUXTRACE list said */
 	free(st->aux);
 	st->aux = NULL;
@@ -1399,6 +1550,16 @@ void perfdata_free(struct trace *t)
 	t->streams = NULL;
 	t->nstreams = 0;
 	t->perf = NULL;
+}
+
+const char *perfdata_end_loss(const struct trace *t, int stream)
+{
+	const struct pd_state *st = t ? t->perf : NULL;
+
+	if (!st || stream < 0 || (size_t)stream >= st->nstreams ||
+	    !st->streams[stream].end_loss[0])
+		return NULL;
+	return st->streams[stream].end_loss;
 }
 
 const struct pd_info *perfdata_info(const struct trace *t)

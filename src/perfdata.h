@@ -9,7 +9,9 @@
  *     mode): its AUXTRACE payloads as img spans over the mapping, ordered
  *     by their AUX-buffer offset, a span after a hole or an overlap, or
  *     after data loss that an AUX record reports (truncated, partial),
- *     marked gap_before;
+ *     marked gap_before; a stream the file may have lost the end of (a
+ *     payload or record cut by the end of the file or running past it)
+ *     ends in an empty span marked gap_before;
  *   - each stream's tm_config, from AUXTRACE_INFO, TIME_CONV, the intel_pt
  *     attr's config bits and HEADER_CPUID;
  *   - per stream, the sideband worth a timeline marker (AUX data loss,
@@ -109,6 +111,12 @@ int perfdata_load(struct trace *t, char *err, size_t errlen);
 /* Free what perfdata_load() allocated (streams, reader state) and clear
  * those fields of @t.  NULL and a raw trace are fine. */
 void perfdata_free(struct trace *t);
+
+/* Why data after the end of stream @stream may be lost (its last AUXTRACE
+ * payload runs past the end, or the file is cut short or damaged after
+ * it), or NULL if nothing says so.  Such a stream's image ends in a gap:
+ * an empty last span marked gap_before (decoder/image.h). */
+const char *perfdata_end_loss(const struct trace *t, int stream);
 
 /* The recording's facts, or NULL if @t is not a loaded perf.data. */
 const struct pd_info *perfdata_info(const struct trace *t);

@@ -1026,6 +1026,333 @@ static void check_quipper_events(const struct trace *t, int k)
 	assert_int_equal(end, t->streams[k].img.size);
 }
 
+/*
+ * Cuts: a file cut at byte c either loads to exactly what its complete
+ * prefix holds (pipe mode: the file cut at the last record boundary at or
+ * before c; file mode: the whole file, as a cut past the data section
+ * loses no trace data) or says that data was lost: the load fails with a
+ * message, or the streams that differ end in a gap (perfdata_end_loss).
+ */
+
+/* A decode as (offset, what) pairs: what is type << 8 | size, a negative
+ * error, or CUT_GAP. */
+#define CUT_GAP UINT64_MAX
+struct seq {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void seq_add(struct seq *q, uint64_t off, uint64_t what)
+{
+	if (q->n + 2 > q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 1024;
+		q->v = realloc(q->v, q->cap * sizeof(*q->v));
+		assert_non_null(q->v);
+	}
+	q->v[q->n++] = off;
+	q->v[q->n++] = what;
+}
+
+/* Decode @img as dump does: from the first PSB, resyncing after errors. */
+static void seq_decode(const struct img *img, struct seq *q)
+{
+	struct img_cursor cur;
+	struct pkt p;
+	int r;
+
+	q->n = 0;
+	if (img_cursor_init(&cur, img, 0) < 0 ||
+	    img_cursor_sync_forward(&cur, 0) < 0)
+		return;
+	for (;;) {
+		r = img_cursor_next(&cur, &p);
+		if (r == -pte_eos)
+			break;
+		if (r == -pte_gap) {
+			seq_add(q, p.offset, CUT_GAP);
+			continue;
+		}
+		if (r < 0) {
+			seq_add(q, p.offset, (uint64_t)(int64_t)r);
+			if (img_cursor_sync_forward(&cur, p.offset + 1) < 0)
+				break;
+			continue;
+		}
+		seq_add(q, p.offset, (uint64_t)p.type << 8 | p.size);
+	}
+}
+
+/* The record boundaries of the pipe-mode or file-mode file @f (@n bytes),
+ * into @b (at most @max); returns how many. */
+static size_t record_ends(const uint8_t *f, size_t n, size_t *b, size_t max)
+{
+	uint64_t off, end = n, len;
+	size_t k = 0;
+	uint16_t sz;
+
+	if (perfdata_is(f, n) == 2) {
+		off = 16;
+	} else {
+		memcpy(&off, f + 40, 8);
+		memcpy(&end, f + 48, 8);
+		end += off;
+	}
+	while (off + 8 <= end && k < max) {
+		b[k++] = (size_t)off;
+		memcpy(&sz, f + off + 6, 2);
+		len = sz;
+		if (len < 8)
+			break;
+		if (*(const uint32_t *)(f + off) == 71) {
+			uint64_t pay;
+
+			memcpy(&pay, f + off + 8, 8);
+			len += pay;
+		}
+		off += len;
+	}
+	if (k < max)
+		b[k++] = (size_t)off;
+	return k;
+}
+
+/* The stream named @name of @t, or -1. */
+static int stream_named(const struct trace *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nstreams; i++)
+		if (!strcmp(t->streams[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Check the cut of @f at @c against the complete @ref (loaded from @f's
+ * first @refn bytes into @rt, or failed: @ref_ok 0). */
+static void check_cut(const uint8_t *f, size_t c, const struct trace *rt,
+		      int ref_ok, struct seq *a, struct seq *b)
+{
+	struct trace t;
+	char err[256];
+	uint8_t *copy = malloc(c ? c : 1);
+	size_t i;
+	int k;
+
+	memcpy(copy, f, c);
+	if (load(&t, copy, c, err, sizeof(err)) < 0) {
+		/* said: a message naming the file and the offset */
+		assert_non_null(strstr(err, "test.data: offset"));
+		free(copy);
+		return;
+	}
+	for (i = 0; i < t.nstreams; i++) {
+		const struct img *img = &t.streams[i].img;
+		int lost = perfdata_end_loss(&t, (int)i) != NULL;
+
+		/* a loss is a gap at the end, which every reader shows */
+		assert_int_equal(lost, img_gap_at(img, img->size));
+		if (lost)
+			continue;
+		k = ref_ok ? stream_named(rt, t.streams[i].name) : -1;
+		if (k < 0) {
+			fprintf(stderr, "cut at %zu: stream %s is not in the "
+				"complete prefix, and no loss said\n", c,
+				t.streams[i].name);
+			fail();
+		}
+		seq_decode(img, a);
+		seq_decode(&rt->streams[k].img, b);
+		if (a->n != b->n ||
+		    memcmp(a->v, b->v, a->n * sizeof(*a->v))) {
+			fprintf(stderr, "cut at %zu: stream %s decodes "
+				"differently from the complete prefix, and no "
+				"loss said\n", c, t.streams[i].name);
+			fail();
+		}
+	}
+	/* no stream of the complete prefix vanishes without a word */
+	for (i = 0; ref_ok && i < rt->nstreams; i++)
+		if (stream_named(&t, rt->streams[i].name) < 0) {
+			for (k = 0; k < (int)t.nstreams; k++)
+				assert_non_null(perfdata_end_loss(&t, k));
+			assert_true(t.nstreams > 0);
+		}
+	perfdata_free(&t);
+	free(copy);
+}
+
+/* Cut @f (@n bytes) at each of the @ncuts offsets @cuts. */
+static void check_cuts(const uint8_t *f, size_t n, const size_t *cuts,
+		       size_t ncuts)
+{
+	static size_t bounds[1 << 16];
+	size_t nb = record_ends(f, n, bounds, 1 << 16), i, j, refn;
+	struct trace rt, full;
+	struct seq a = { 0 }, b = { 0 };
+	char err[256];
+	int pipe = perfdata_is(f, n) == 2, ref_ok, full_ok;
+	uint8_t *rcopy;
+
+	full_ok = load(&full, f, n, err, sizeof(err)) == 0;
+	assert_true(full_ok);
+	for (i = 0; i < ncuts; i++) {
+		size_t c = cuts[i];
+
+		if (c > n)
+			continue;
+		/* the complete prefix */
+		for (j = 0, refn = 0; j < nb && bounds[j] <= c; j++)
+			refn = bounds[j];
+		if (!pipe) {
+			check_cut(f, c, &full, 1, &a, &b);
+			continue;
+		}
+		rcopy = malloc(refn ? refn : 1);
+		memcpy(rcopy, f, refn);
+		ref_ok = load(&rt, rcopy, refn, err, sizeof(err)) == 0;
+		check_cut(f, c, &rt, ref_ok, &a, &b);
+		if (ref_ok)
+			perfdata_free(&rt);
+		free(rcopy);
+	}
+	perfdata_free(&full);
+	free(a.v);
+	free(b.v);
+}
+
+/* A file of two CPUs' streams in 7- and 11-byte AUXTRACE records, with
+ * sideband between them, a hole and an AUX record reporting a loss. */
+static struct wb cut_records(void)
+{
+	struct wb d = { 0 };
+	static uint8_t big[20 * sizeof(pt)];
+	uint64_t o0 = 0, o1 = 0;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < 20; i++)
+		memcpy(big + i * sizeof(pt), pt, sizeof(pt));
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_time_conv(&d);
+	while (o0 < sizeof(big) || o1 < sizeof(big)) {
+		uint64_t n0 = sizeof(big) - o0 < 7 ? sizeof(big) - o0 : 7;
+		uint64_t n1 = sizeof(big) - o1 < 11 ? sizeof(big) - o1 : 11;
+
+		d.naux = 0;	/* aux_at is only for the index */
+		if (n0)
+			rec_auxtrace(&d, 0, o0, big + o0, n0, n0);
+		if (n1)
+			rec_auxtrace(&d, 1, o1, big + o1, n1, n1);
+		o0 += n0;
+		o1 += n1;
+		if (++r % 9 == 0)
+			rec_switch_out(&d, 0, 8000 + (uint64_t)r);
+		if (r == 20)
+			o1 += 30;	/* a hole in CPU 1's buffer */
+		if (r == 40)
+			rec_aux(&d, 0, 9000, 0, o0, PD_AUX_TRUNCATED);
+	}
+	return d;
+}
+
+/* Every byte of a small generated file, pipe and file mode. */
+static void test_cut_generated(void **state)
+{
+	struct wb d = cut_records(), f;
+	size_t *cuts, i;
+
+	(void)state;
+	f = pipe_mode(&d);
+	cuts = malloc((f.n + 1) * sizeof(*cuts));
+	for (i = 0; i <= f.n; i++)
+		cuts[i] = i;
+	check_cuts(f.p, f.n, cuts, f.n + 1);
+	free(f.p);
+	f = file_mode(&d, 0);
+	cuts = realloc(cuts, (f.n + 1) * sizeof(*cuts));
+	for (i = 0; i <= f.n; i++)
+		cuts[i] = i;
+	check_cuts(f.p, f.n, cuts, f.n + 1);
+	free(cuts);
+	free(f.p);
+	free(d.p);
+}
+
+/* The shared perf.data files: every record boundary and the bytes around
+ * it, and a thousand spread cuts. */
+static void test_cut_quipper(void **state)
+{
+	static const char *const files[] = {
+		"perf.data.intel_pt-4.14", "perf.data.piped.intel_pt-4.14"
+	};
+	static size_t bounds[1 << 16];
+	size_t n, nb, *cuts, nc, i;
+	uint8_t *f;
+	int k, dd;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		f = map_shared(files[k], &n);
+		if (!f) {
+			fprintf(stderr, "no %s: skipped\n", files[k]);
+			continue;
+		}
+		nb = record_ends(f, n, bounds, 1 << 16);
+		cuts = malloc((nb * 7 + 1000 + 8) * sizeof(*cuts));
+		nc = 0;
+		for (i = 0; i < nb; i++)
+			for (dd = -3; dd <= 3; dd++)
+				if ((int64_t)bounds[i] + dd >= 0)
+					cuts[nc++] = bounds[i] + (size_t)dd;
+		for (i = 0; i < 1000; i++)
+			cuts[nc++] = n / 1000 * i + i % 97;
+		for (i = 0; i < 8; i++)
+			cuts[nc++] = n - i;
+		check_cuts(f, n, cuts, nc);
+		free(cuts);
+		munmap(f, n);
+	}
+}
+
+/* An AUXTRACE size that runs past the end: with the index, cut at the
+ * next record it names (the other CPU's stream stays whole); without,
+ * every stream says it may have lost its end. */
+static void test_huge_size(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+	int k;
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, 1ull << 40);
+	rec_switch_out(&d, 0, 8000);
+	rec_auxtrace(&d, 1, 0, pt, sizeof(pt), sizeof(pt));
+	f = file_mode(&d, 1);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.nstreams, 2);
+	k = stream_named(&t, "cpu1");
+	assert_true(k >= 0);
+	check_bytes(&t.streams[k], pt, sizeof(pt));
+	assert_null(perfdata_end_loss(&t, k));
+	k = stream_named(&t, "cpu0");
+	assert_non_null(perfdata_end_loss(&t, k));
+	assert_true(img_gap_at(&t.streams[k].img, t.streams[k].img.size));
+	assert_non_null(strstr(perfdata_info(&t)->warning, "index"));
+	perfdata_free(&t);
+	free(f.p);
+
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.nstreams, 1);
+	assert_non_null(perfdata_end_loss(&t, 0));
+	assert_non_null(strstr(perfdata_end_loss(&t, 0), "past the end"));
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
 /* The quipper files: streams equal the extracted .pt files. */
 static void test_quipper(void **state)
 {
@@ -1091,6 +1418,9 @@ int main(void)
 		cmocka_unit_test(test_many_buffers),
 		cmocka_unit_test(test_time_conv),
 		cmocka_unit_test(test_quipper),
+		cmocka_unit_test(test_cut_generated),
+		cmocka_unit_test(test_cut_quipper),
+		cmocka_unit_test(test_huge_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
