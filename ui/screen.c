@@ -10,6 +10,7 @@
 #include "esc.h"
 #include "pkt.h"
 #include "safefile.h"
+#include "trace.h"
 #include "ui.h"
 
 /* Foreground, background and the attribute used without colours. */
