@@ -23,6 +23,7 @@
 #include "idxcache.h"
 #include "marks.h"
 #include "marks_ui.h"
+#include "perfdata.h"
 #include "search_ui.h"
 #include "timing_opt.h"
 #include "trace.h"
@@ -100,6 +101,23 @@ void ui_message(struct ui *ui, int sev, const char *fmt, ...)
 	ui->msg_sev = sev;
 	if (!ui->msglog_off)
 		ui_log(ui, sev, ui->msg);
+}
+
+/* Say on the message line what the perf.data file lost: this stream's
+ * end (the gap there is the last row and on the timeline), or, if not,
+ * the problems info lists. */
+static void ui_say_losses(struct ui *ui)
+{
+	const struct pd_info *in = perfdata_info(ui->trace);
+	const char *why = perfdata_end_loss(ui->trace, ui->stream_no);
+
+	if (why)
+		ui_message(ui, UI_WARN, "data lost at the end of %s: %s",
+			   ui->trace->streams[ui->stream_no].name, why);
+	else if (in && in->nwarnings)
+		ui_message(ui, UI_WARN, "%u problem%s in the perf.data file "
+			   "(ptbrowse info); the first: %s", in->nwarnings,
+			   in->nwarnings > 1 ? "s" : "", in->warning);
 }
 
 /* Report the keymap's errors: each in the message log, the count and the
@@ -1911,6 +1929,7 @@ int cmd_browse_main(int argc, char **argv)
 	ui_config(ui, &o);
 	ui_find_t0(ui);
 	ui_layout(ui);
+	ui_say_losses(ui);
 	ui_km_errors(ui);
 	/* The first screen, then the index: on two cores the builder's
 	 * threads would otherwise delay it. */

@@ -1,0 +1,80 @@
+#!/bin/sh
+# A perf.data file cut short says what it lost, in every command (issue 14
+# group 3): the cut of the issue (pt2perf --chunk 37 --hole 200:50
+# --switches 5 --lost-at 300, then the first 100,000 bytes) and a file
+# cut inside a sideband record.  dump ends with a bracketed gap line naming
+# the reason, index counts as many gaps as dump prints (text and --json),
+# info lists the warning and the gap, the browser's message line says it.
+# test_perfdata checks the rule on every cut of a generated file and on
+# thousands of cuts of the shared perf.data files.
+set -u
+: "${PTBROWSE:?}" "${SHARED:?}"
+BUILD=${BUILD:-build}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+
+"$BUILD/tools/ptgen" --seed 3 --size 200KiB -o "$tmp/mid.pt" || exit 1
+"$BUILD/tools/pt2perf" --chunk 37 --hole 200:50 --switches 5 --lost-at 300 \
+	"$tmp/mid.pt" -o "$tmp/mid.perf" || exit 1
+head -c 100000 "$tmp/mid.perf" >"$tmp/cut.perf"
+
+# gaps F: what index --json counts, and dump's gap lines, must agree.
+gaps_agree() {
+	"$PTBROWSE" dump "$1" >"$tmp/dump" 2>"$tmp/err" || bad "$1: dump exit $?"
+	d=$(grep -c '^\[[0-9a-f]*: gap in the trace' "$tmp/dump")
+	"$PTBROWSE" index --json --no-cache "$1" >"$tmp/json" 2>"$tmp/err" ||
+		bad "$1: index exit $?"
+	i=$(sed -n 's/.*"gaps": \([0-9]*\).*/\1/p' "$tmp/json")
+	"$PTBROWSE" index --no-cache "$1" >"$tmp/text" 2>&1
+	t=$(sed -n 's/^  gaps: *\([0-9]*\)$/\1/p' "$tmp/text")
+	[ "$d" = "$i" ] && [ "$i" = "$t" ] ||
+		bad "$1: dump prints $d gaps, index --json counts '$i', index '$t'"
+}
+
+gaps_agree "$tmp/mid.perf"
+gaps_agree "$tmp/cut.perf"
+"$PTBROWSE" dump "$tmp/cut.perf" >"$tmp/dump" 2>"$tmp/err"
+tail -n 1 "$tmp/dump" | grep -q '^\[[0-9a-f]*: gap in the trace: data lost at the end: AUXTRACE payload at 0x[0-9a-f]* runs past the end of the file (21 of 37 bytes there)' ||
+	bad "dump of the cut file ends: $(tail -n 1 "$tmp/dump")"
+[ -s "$tmp/err" ] && bad "dump stderr: $(cat "$tmp/err")"
+# the complete file's dump, up to the cut, is the same
+"$PTBROWSE" dump "$tmp/mid.perf" >"$tmp/full"
+n=$(($(wc -l <"$tmp/dump") - 1))
+head -n "$n" "$tmp/dump" >"$tmp/dump1"
+head -n "$n" "$tmp/full" | cmp -s - "$tmp/dump1" ||
+	bad "the cut file's packets differ from the complete file's"
+# a range that reaches the end says it too
+"$PTBROWSE" dump "$tmp/cut.perf:0x100" | tail -n 1 | grep -q 'data lost at the end' ||
+	bad "dump TRACE:FROM of the cut file does not say the loss"
+
+"$PTBROWSE" info "$tmp/cut.perf" >"$tmp/info"
+grep -q '^warnings   1; first: offset 0x[0-9a-f]*: AUXTRACE payload of 37 bytes runs past the end; 21 kept' \
+	"$tmp/info" || bad "info: $(grep warnings "$tmp/info")"
+awk '$2 == "cpu0" && $7 == 2 { ok = 1 } END { exit !ok }' "$tmp/info" ||
+	bad "info: cpu0 does not have 2 gaps: $(tail -n 1 "$tmp/info")"
+
+printf ':messages\n:save-screen %s\nq\n' "$tmp/screen.txt" >"$tmp/keys"
+"$PTBROWSE" --no-state --no-index --script "$tmp/keys" --size 240x10 \
+	"$tmp/cut.perf" >/dev/null 2>&1 || bad "browser exit $?"
+grep -q 'W data lost at the end of cpu0: AUXTRACE payload at 0x[0-9a-f]* runs past the end of the file' \
+	"$tmp/screen.txt" || bad "browser messages: $(cat "$tmp/screen.txt")"
+
+# Cut inside the record after the last AUXTRACE payload: no trace byte of
+# it is lost, but the file is cut short, so the end is doubtful: said.
+end=$(wc -c <"$tmp/mid.perf")
+head -c $((end - 3)) "$tmp/mid.perf" >"$tmp/cut3.perf"
+gaps_agree "$tmp/cut3.perf"
+"$PTBROWSE" dump "$tmp/cut3.perf" | tail -n 1 |
+	grep -q 'data lost at the end: a perf.data record at 0x[0-9a-f]* runs past the end of the file' ||
+	bad "cut in the last record: $("$PTBROWSE" dump "$tmp/cut3.perf" | tail -n 1)"
+
+# The intact shared files: no gap, no warning.
+for f in perf.data.intel_pt-4.14 perf.data.piped.intel_pt-4.14; do
+	"$PTBROWSE" dump --stream cpu3 "$SHARED/traces/quipper-perf-intel-pt/$f" |
+		grep -q 'gap in the trace' && bad "$f: a gap in an intact file"
+done
+[ $fail = 0 ] && echo "ok   t_perfcut"
+exit $fail
