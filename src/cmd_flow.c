@@ -95,6 +95,8 @@ static uint64_t rec_asid(struct flow_cmd *fc, uint64_t offset)
 
 	if (fc->have_asid && fc->asid_off == offset)
 		return fc->asid;
+	if (!imgopt_sb(fc->set))
+		return 0;	/* no sideband: the common address space */
 	have_tsc = fc->ot_rec && !offtsc_at(fc->ot_rec, offset, &tsc);
 	fc->asid = imgopt_asid(fc->set, fc->rd.stream, tsc, have_tsc, fc->cr3,
 			       fc->have_cr3);

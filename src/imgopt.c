@@ -756,6 +756,9 @@ int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
 
 	if (!r || !r->set || !c)
 		return -pte_invalid;
+	/* no sideband: no address spaces but the common one, no time needed */
+	if (!r->set->sb)
+		return mi_read(r->set->mi, SB_ASID_NONE, ip, buf, size);
 	have_tsc = r->tsc_at && !r->tsc_at(r->tsc_ctx, c->offset, &tsc);
 	asid = imgopt_asid(r->set, r->stream, tsc, have_tsc, c->cr3,
 			   c->have_cr3);

@@ -15,6 +15,9 @@
 #include "ptdec.h"
 #include "symtab.h"
 
+/* How far the last symbol of a table without sizes reaches. */
+#define SYMTAB_LAST_REACH 4096
+
 /* Binding ranks: lower wins among names at one address. */
 enum { SYMTAB_GLOBAL, SYMTAB_WEAK, SYMTAB_LOCAL };
 
@@ -399,6 +402,9 @@ const struct symtab_sym *symtab_lookup(const struct symtab *s, uint64_t addr)
 	sym = &s->syms[lo - 1];
 	if (sym->size)
 		return addr - sym->addr < sym->size ? sym : NULL;
+	/* no size (kallsyms): up to the next; the last, one page at most */
+	if (lo == s->n && addr - sym->addr >= SYMTAB_LAST_REACH)
+		return NULL;
 	return sym;
 }
 

@@ -10,7 +10,8 @@
  * several names at one address the global one wins, then the weak one,
  * then the first.  An ELF symbol of size 0 (hand-written assembly) reaches
  * up to the next symbol or the end of its section, whichever is first;
- * kallsyms has no sizes: each reaches up to the next symbol.
+ * kallsyms has no sizes: each reaches up to the next symbol (the last one
+ * 4 KiB at most).
  */
 #ifndef SYMTAB_H
 #define SYMTAB_H

@@ -243,6 +243,9 @@ static void test_kallsyms(void **state)
 	symtab_format(s, 0xffffffffc0000004ull, buf, sizeof(buf));
 	assert_string_equal(buf, "mod_fn [mymod]+0x4");
 	assert_null(symtab_lookup(s, 0xffffffff80000000ull));
+	/* the last one: a page at most, not to the end of memory */
+	assert_non_null(symtab_lookup(s, 0xffffffffc0000fffull));
+	assert_null(symtab_lookup(s, 0xffffffffff600000ull));
 	symtab_free(s);
 
 	write_file(path, "0000000000000000 T _stext\n"

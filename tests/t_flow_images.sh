@@ -1,0 +1,171 @@
+#!/bin/sh
+# `ptbrowse flow` on a perf.data of a real program (tools/ptrecord, then
+# tools/pt2perf with its MMAP2/COMM/switch sideband), with no --raw: the
+# code comes from the files the MMAP2 records name -- at their recorded
+# path, under --sysroot, and in a build-ID cache laid out as perf lays it
+# out (new and old layout) -- and the flow equals the recorder's own log on
+# both CPUs; the functions are named as nm names them; a file not found or
+# with another build ID is said once, and its code is not guessed.
+set -u
+: "${PTBROWSE:?}" "${BUILD:?}"
+rec=$BUILD/tools/ptrecord
+pt2perf=$BUILD/tools/pt2perf
+progs=$BUILD/progs
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL $*"; fail=1; }
+for f in "$rec" "$pt2perf" "$progs/p_threads" "$progs/libptbdemo.so"; do
+	[ -x "$f" ] || [ -f "$f" ] || { echo "FAIL $f is missing"; exit 1; }
+done
+LD_BIND_NOW=1
+export LD_BIND_NOW
+prog=$(cd "$progs" && pwd)/p_threads
+lib=$(cd "$progs" && pwd)/libptbdemo.so
+
+"$rec" -q --cpus 2 --quantum 1500 -o "$tmp/thr.pt" "$prog" >/dev/null 2>"$tmp/rec.err" ||
+	{ echo "FAIL ptrecord: $(cat "$tmp/rec.err")"; exit 1; }
+sb=$tmp/thr.pt.sideband
+grep -q "^mmap2 .* $prog\$" "$sb" || { echo "FAIL no mmap2 of $prog in the sideband"; exit 1; }
+"$pt2perf" --sideband "$sb" --cpu 0 "$tmp/thr.pt.cpu0" --cpu 1 "$tmp/thr.pt.cpu1" \
+	-o "$tmp/thr.perf" || { echo "FAIL pt2perf"; exit 1; }
+
+# flow PERF NAME [OPTIONS...]: both CPUs, --insn-only, against the log.
+same_as_log() {
+	perf=$1 name=$2
+	shift 2
+	for c in 0 1; do
+		"$PTBROWSE" flow "$@" --insn-only --stream cpu$c "$perf" >"$tmp/out" 2>"$tmp/err"
+		grep -v '^\[' "$tmp/out" >"$tmp/ips"
+		awk '{print $1}' "$tmp/thr.pt.cpu$c.flow" >"$tmp/log"
+		if cmp -s "$tmp/ips" "$tmp/log"; then
+			echo "ok   $name cpu$c: $(wc -l <"$tmp/log") instructions, exactly the recorder's log"
+		else
+			bad "$name cpu$c: the flow differs from the recorder's log: $(grep error "$tmp/out" | head -2) $(head -c 300 "$tmp/err")"
+		fi
+	done
+}
+
+# 1. The files at their recorded paths.
+same_as_log "$tmp/thr.perf" "recorded paths"
+"$PTBROWSE" flow --stream cpu0 "$tmp/thr.perf" >"$tmp/full" 2>"$tmp/err"
+grep -q 'no code for' "$tmp/err" && bad "recorded paths: $(grep 'no code' "$tmp/err" | head -2)"
+
+# Function names as nm gives them: name+0xoff at IP means nm's address of
+# name (plus the load base) is IP - off.
+base=$(awk -v p="$prog" '$1 == "mmap2" && $NF == p { print $5; exit }' "$sb")
+pgoff=$(awk -v p="$prog" '$1 == "mmap2" && $NF == p { print $7; exit }' "$sb")
+nm --defined-only "$prog" | awk '$2 ~ /^[Tt]$/ { print $3, $1 }' | sort >"$tmp/nm"
+awk '$2 ~ /\+0x/ { split($2, a, "+"); print a[1], $1, a[2] }' "$tmp/full" |
+	sort -u >"$tmp/named"
+n=0 wrong=0
+plen=$(awk -v p="$prog" '$1 == "mmap2" && $NF == p { print $6; exit }' "$sb")
+while read -r name ip off; do
+	want=$(awk -v n="$name" '$1 == n { print $2 }' "$tmp/nm")
+	[ -n "$want" ] || continue
+	# only the program's own mapping (the library has names alike)
+	[ $(( 0x$ip )) -ge $(( base )) ] && [ $(( 0x$ip )) -lt $(( base + plen )) ] || continue
+	# the program is mapped so that vaddr = start - pgoff + file offset
+	# (its segments keep offset = vaddr here): IP - off = start - pgoff + nm
+	got=$(( 0x$ip - off ))
+	exp=$(( base - pgoff + 0x$want ))
+	n=$((n + 1))
+	[ "$got" -eq "$exp" ] || { wrong=$((wrong + 1)); echo "  $name at $ip$off: not nm's $want"; }
+done <"$tmp/named"
+if [ "$n" -gt 0 ] && [ "$wrong" -eq 0 ]; then
+	echo "ok   $n named instruction sites of p_threads agree with nm"
+else
+	bad "function names: $n checked, $wrong differ from nm"
+fi
+grep -q ' demo_sort+0x' "$tmp/full" || bad "no demo_sort+0x.. line: the shared library's functions are not named"
+
+# 2. The files elsewhere: the recording names /gone/..., which is not there.
+sed "s#$(dirname "$prog")/#/gone/progs/#g" "$sb" >"$tmp/gone.sideband"
+"$pt2perf" --sideband "$tmp/gone.sideband" --cpu 0 "$tmp/thr.pt.cpu0" --cpu 1 \
+	"$tmp/thr.pt.cpu1" -o "$tmp/gone.perf" || { echo "FAIL pt2perf (gone)"; exit 1; }
+HOME=$tmp/emptyhome PERF_BUILDID_DIR= "$PTBROWSE" flow --stream cpu0 "$tmp/gone.perf" >"$tmp/out" 2>"$tmp/err"
+bid=$(awk '$1 == "mmap2" && $NF ~ /p_threads$/ { print $(NF-1); exit }' "$tmp/gone.sideband")
+if grep -q "no code for /gone/progs/p_threads (build ID $bid): its instructions are unknown" "$tmp/err" &&
+   [ "$(grep -c 'no code for /gone/progs/p_threads' "$tmp/err")" -eq 1 ]; then
+	echo "ok   a missing program is said once, with its build ID"
+else
+	bad "missing program: $(head -c 400 "$tmp/err")"
+fi
+grep -q 'error: no memory mapped' "$tmp/out" || bad "missing program: its code was not missing"
+grep -q '^[0-9a-f]\{16\}  main+' "$tmp/out" && bad "missing program: main named without its file"
+
+# --sysroot
+mkdir -p "$tmp/root/gone/progs"
+cp "$prog" "$lib" "$tmp/root/gone/progs/"
+same_as_log "$tmp/gone.perf" "--sysroot" --sysroot "$tmp/root"
+
+# Another file under --sysroot with the program's name: refused by build ID.
+cp "$progs/p_loops" "$tmp/root/gone/progs/p_threads"
+HOME=$tmp/emptyhome "$PTBROWSE" flow --stream cpu0 --sysroot "$tmp/root" "$tmp/gone.perf" \
+	>"$tmp/out" 2>"$tmp/err"
+if grep -q "no code for /gone/progs/p_threads (build ID $bid): its instructions are unknown (.*build ID .*expected $bid" "$tmp/err"; then
+	echo "ok   a file of another build ID is refused, and said so"
+else
+	bad "wrong build ID: $(head -c 400 "$tmp/err")"
+fi
+
+# The build-ID cache, as perf lays it out: .build-id/XX/REST is a link to
+# ../../PATH/BUILDID, a directory holding the file as 'elf'.
+home=$tmp/home
+for f in "$prog" "$lib"; do
+	id=$(awk -v n="$(basename "$f")" '$1 == "mmap2" && $NF ~ ("/" n "$") { print $(NF-1); exit }' "$tmp/gone.sideband")
+	[ -n "$id" ] || { bad "no build ID for $f in the sideband"; continue; }
+	d=$home/.debug/gone/progs/$(basename "$f")/$id
+	mkdir -p "$d" "$home/.debug/.build-id/$(echo "$id" | cut -c1-2)"
+	cp "$f" "$d/elf"
+	ln -s "../../gone/progs/$(basename "$f")/$id" \
+		"$home/.debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)"
+done
+HOME=$home PERF_BUILDID_DIR= same_as_log "$tmp/gone.perf" "build-ID cache (~/.debug)"
+same_as_log "$tmp/gone.perf" "build-ID cache (--buildid-dir)" --buildid-dir "$home/.debug"
+
+# The older layout: the link is the file itself.
+old=$tmp/old
+for f in "$prog" "$lib"; do
+	id=$(awk -v n="$(basename "$f")" '$1 == "mmap2" && $NF ~ ("/" n "$") { print $(NF-1); exit }' "$tmp/gone.sideband")
+	mkdir -p "$old/gone/progs/$(basename "$f")" "$old/.build-id/$(echo "$id" | cut -c1-2)"
+	cp "$f" "$old/gone/progs/$(basename "$f")/$id"
+	ln -s "../../gone/progs/$(basename "$f")/$id" \
+		"$old/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)"
+done
+same_as_log "$tmp/gone.perf" "build-ID cache (old layout)" --buildid-dir "$old"
+
+# --elf with BASE instead of the sideband: a raw stream, the program and
+# its library placed where the recording had them.
+# BASE of a file: its mapping's start minus its page offset (shell
+# arithmetic: awk does not read hex)
+base_of() {
+	set -- $(awk -v p="$1" '$1 == "mmap2" && $NF ~ p { print $5, $7; exit }' "$sb")
+	printf '0x%x' $(( $1 - $2 ))
+}
+lbase=$(base_of 'libptbdemo[.]so$')
+pbase=$(base_of '/p_threads$')
+libc=$(awk '$1 == "mmap2" && $NF ~ /libc[.]so/ { print $NF; exit }' "$sb")
+cbase=$(base_of 'libc[.]so')
+ld=$(awk '$1 == "mmap2" && $NF ~ /ld-linux/ { print $NF; exit }' "$sb")
+dbase=$(base_of 'ld-linux')
+"$PTBROWSE" flow --insn-only --elf "$prog:$pbase" --elf "$lib:$lbase" --elf "$libc:$cbase" \
+	--elf "$ld:$dbase" "$tmp/thr.pt.cpu0" >"$tmp/out" 2>"$tmp/err"
+awk '{print $1}' "$tmp/thr.pt.cpu0.flow" >"$tmp/log"
+if grep -v '^\[' "$tmp/out" | cmp -s - "$tmp/log"; then
+	echo "ok   --elf FILE:BASE for the program, its library, libc and ld.so: the recorder's log"
+else
+	bad "--elf FILE:BASE: differs from the log: $(grep error "$tmp/out" | head -2) $(head -c 300 "$tmp/err")"
+fi
+
+# Bad --elf: one line naming the file.
+head -c 3000 "$prog" >"$tmp/cut"
+out=$("$PTBROWSE" flow --elf "$tmp/cut" "$tmp/thr.pt.cpu0" 2>&1 >/dev/null)
+st=$?
+if [ $st -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+   printf '%s\n' "$out" | grep -q "$tmp/cut: truncated ELF"; then
+	echo "ok   a truncated --elf: '$out'"
+else
+	bad "truncated --elf (exit $st): $out"
+fi
+exit $fail
