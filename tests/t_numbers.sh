@@ -173,7 +173,8 @@ for n in '  123 ' '  +123 ' '  lo-hi ' '  lo+n ' '  ≥N ' '  psb+N ' '  ~12.5 u
 done
 MAN=${MAN:-doc/ptbrowse.1}
 if [ -f "$MAN" ] && command -v man >/dev/null 2>&1; then
-	MANWIDTH=100 man -l "$MAN" 2>/dev/null >"$tmp/man.txt"
+	# Wide, and joined into one line: no phrase is split by wrapping.
+	MANWIDTH=1000 man -l "$MAN" 2>/dev/null | tr -s ' \n' '  ' >"$tmp/man.txt"
 	for n in 'lo-hi ' 'lo+n ' '≥N ' 'psb+N ' '~12.5 us' '+Nt ' 'time≈ MHz≈' '####' \
 		't 5000cyc, t +1cyc' '^ tracing started' ', a context switch' 'c an exec' \
 		'! data lost' 'P1 × 100 MHz' '--cpuid-0x15.ecx 38400000' 'halts included'; do
