@@ -1104,6 +1104,9 @@ static int summarise(struct idx *idx, uint64_t off, uint64_t end,
 			return 0;
 		if (ret < 0 || img_cursor_offset(&cur) > end) {
 			count_error(s, ret);
+			/* data lost after the end: the error row is the last */
+			if (ret != -pte_gap && end == img->size)
+				s->ngaps += (uint32_t)img_gap_at(img, end);
 			return 0;
 		}
 		count_pkt(s, &pkt);
@@ -2275,7 +2278,7 @@ uint64_t idx_size(const struct idx *idx)
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	5	/* 5: the time model of issue 20 (carries and time) */
+#define BLOB_VERSION	6	/* 6: a gap after the end (a cut perf.data) counts */
 
 struct blob_hdr {
 	uint64_t magic;

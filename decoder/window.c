@@ -619,6 +619,11 @@ static size_t win_decode_rows(struct win_cache *wc, uint64_t start,
 		off = img_cursor_offset(&cur);
 		n++;
 	}
+	/* Data lost after the end of the image: the last row says so (a
+	 * gap row there already is that loss). */
+	if (n && off == seg_end && seg_end == wc->img->size &&
+	    rows[n - 1].err != -pte_gap && img_gap_at(wc->img, seg_end))
+		rows[n - 1].flags |= WIN_F_GAP_END;
 	*stp = st;
 	*end = off;
 	return n;

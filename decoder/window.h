@@ -41,6 +41,8 @@ enum win_flag {
 	WIN_F_SEG_REL = 1 << 8,	/* the time model started at this segment's
 				 * PSB, not at the trace's start: cycles
 				 * count from there (no carry was known) */
+	WIN_F_GAP_END = 1 << 9,	/* the last row: data was lost after the end
+				 * of the image (img_gap_at its size) */
 };
 
 /* One row: a packet (or an error) with the state after it. */
@@ -61,10 +63,12 @@ struct win_row {
 				 * upper bound (0 if beyond the window) */
 };
 
-/* Whether @row is trouble: an OVF, an error row, or data lost before it. */
+/* Whether @row is trouble: an OVF, an error row, or data lost before it
+ * (or after it, at the end). */
 static inline int win_row_trouble(const struct win_row *row)
 {
-	return (row->flags & (WIN_F_ERROR | WIN_F_GAP)) || row->pkt.type == PKT_OVF;
+	return (row->flags & (WIN_F_ERROR | WIN_F_GAP | WIN_F_GAP_END)) ||
+	       row->pkt.type == PKT_OVF;
 }
 
 /* Where windows find PSBs: the defaults scan the image; the index can

@@ -4,7 +4,8 @@
 # --switches 5 --lost-at 300, then the first 100,000 bytes) and a file
 # cut inside a sideband record.  dump ends with a bracketed gap line naming
 # the reason, index counts as many gaps as dump prints (text and --json),
-# info lists the warning and the gap, the browser's message line says it.
+# info lists the warning and the gap, the browser's message line says it
+# and its last row is marked [gap].
 # test_perfdata checks the rule on every cut of a generated file and on
 # thousands of cuts of the shared perf.data files.
 set -u
@@ -61,6 +62,13 @@ printf ':messages\n:save-screen %s\nq\n' "$tmp/screen.txt" >"$tmp/keys"
 	"$tmp/cut.perf" >/dev/null 2>&1 || bad "browser exit $?"
 grep -q 'W data lost at the end of cpu0: AUXTRACE payload at 0x[0-9a-f]* runs past the end of the file' \
 	"$tmp/screen.txt" || bad "browser messages: $(cat "$tmp/screen.txt")"
+
+# The last row says the data after it was lost: [gap] (trouble for e, E).
+printf 'G\n:save-screen %s\nq\n' "$tmp/end.txt" >"$tmp/keys"
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 120x10 \
+	"$tmp/cut.perf" >/dev/null 2>&1 || bad "browser G: exit $?"
+grep -q '^>  0x0000a8f3  tnt.8 .*\[gap\]' "$tmp/end.txt" ||
+	bad "the last row is not marked [gap]: $(cat "$tmp/end.txt")"
 
 # Cut inside the record after the last AUXTRACE payload: no trace byte of
 # it is lost, but the file is cut short, so the end is doubtful: said.

@@ -175,7 +175,8 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		if ((int)strlen(text) > ui->hscroll)
 			screen_put(sy, p->x + col, p->w - col, text + ui->hscroll);
 		attrset(A_NORMAL);
-		if ((row->flags & WIN_F_GAP) && row->err != -pte_gap) {
+		/* data lost before the row, or after the last one */
+		if ((row->flags & (WIN_F_GAP | WIN_F_GAP_END)) && row->err != -pte_gap) {
 			attrset(screen_attr(ui, SC_MSGERR));
 			screen_put(sy, p->x + p->w - 6, 6, " [gap]");
 			attrset(A_NORMAL);
