@@ -578,7 +578,8 @@ int imgopt_load(struct imgset **out, const struct imgopt *o,
 		if (ret)
 			goto out_free;
 	}
-	qsort(s->maps, s->nmaps, sizeof(*s->maps), imgopt_symmap_cmp);
+	if (s->nmaps)
+		qsort(s->maps, s->nmaps, sizeof(*s->maps), imgopt_symmap_cmp);
 	*out = s;
 	return 0;
 

@@ -760,15 +760,18 @@ int sb_load(struct sb **out, const struct trace *t, char *err,
 			perfdata_time_to_tsc(&t->streams[0].timing, x->time,
 					     &x->tsc);
 	}
-	qsort(sb->recs, sb->nrecs, sizeof(*sb->recs), sb_rec_cmp);
+	if (sb->nrecs)
+		qsort(sb->recs, sb->nrecs, sizeof(*sb->recs), sb_rec_cmp);
 	ret = sb_sort_maps(sb);
 	if (ret)
 		goto out_free;
 	for (i = 0; i < sb->nrecs; i++)
 		if (sb->recs[i].kind == SB_K_COMM)
 			sb->comms[sb->recs[i].idx].tsc = sb->recs[i].tsc;
-	qsort(sb->comms, sb->ncomms, sizeof(*sb->comms), sb_comm_cmp);
-	qsort(sb->tidpid, sb->ntidpid, sizeof(*sb->tidpid), sb_tidpid_cmp);
+	if (sb->ncomms)
+		qsort(sb->comms, sb->ncomms, sizeof(*sb->comms), sb_comm_cmp);
+	if (sb->ntidpid)
+		qsort(sb->tidpid, sb->ntidpid, sizeof(*sb->tidpid), sb_tidpid_cmp);
 	for (i = 0, n = 0; i < sb->ntidpid; i++)
 		if (!n || sb->tidpid[n - 1].tid != sb->tidpid[i].tid)
 			sb->tidpid[n++] = sb->tidpid[i];

@@ -135,7 +135,8 @@ static int symtab_finish(struct symtab_build *b, const char *origin,
 		free(s);
 		return -pte_nomem;
 	}
-	qsort(b->ent, b->n, sizeof(*b->ent), symtab_ent_cmp);
+	if (b->n)
+		qsort(b->ent, b->n, sizeof(*b->ent), symtab_ent_cmp);
 	for (i = 0; i < b->n; i++) {
 		if (k && s->syms[k - 1].addr == b->ent[i].sym.addr) {
 			/* an alias: keep the winner's, the larger size */
