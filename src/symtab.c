@@ -224,6 +224,83 @@ static int symtab_read_scn(struct symtab_build *b, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
+/* The section named @name, or NULL. */
+static Elf_Scn *symtab_scn(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+/*
+ * The PLT stubs, named "function@plt" as objdump and perf name them: the
+ * n-th JUMP_SLOT relocation of .rela.plt (x86-64) or .rel.plt (i386) is
+ * the n-th 16-byte entry of .plt.sec when the file has one (IBT), else of
+ * .plt after its first (resolver) entry.  Anything else is left unnamed.
+ */
+static int symtab_read_plt(struct symtab_build *b, Elf *elf)
+{
+	GElf_Shdr rsh, psh, dsh;
+	GElf_Ehdr eh;
+	Elf_Scn *rel, *plt, *dyn;
+	Elf_Data *rd, *dd;
+	GElf_Rela ra;
+	GElf_Rel rl;
+	GElf_Sym sym;
+	uint64_t at, i, n;
+	const char *name;
+	char buf[512];
+	int is_rela, ret;
+
+	if (!gelf_getehdr(elf, &eh) ||
+	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386))
+		return 0;
+	is_rela = eh.e_machine == EM_X86_64;
+	rel = symtab_scn(elf, is_rela ? ".rela.plt" : ".rel.plt", &rsh);
+	plt = symtab_scn(elf, ".plt.sec", &psh);
+	at = 0;
+	if (!plt) {
+		plt = symtab_scn(elf, ".plt", &psh);
+		at = 16;
+	}
+	if (!rel || !plt || !rsh.sh_entsize || psh.sh_type != SHT_PROGBITS)
+		return 0;
+	dyn = elf_getscn(elf, rsh.sh_link);
+	if (!dyn || !gelf_getshdr(dyn, &dsh) || !(rd = elf_getdata(rel, NULL)) ||
+	    !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < n && at + 16 <= psh.sh_size; i++, at += 16) {
+		uint64_t info;
+
+		if (is_rela ? !gelf_getrela(rd, (int)i, &ra) :
+			      !gelf_getrel(rd, (int)i, &rl))
+			return 0;
+		info = is_rela ? ra.r_info : rl.r_info;
+		/* JUMP_SLOT: 7 on x86-64, 7 on i386 as well */
+		if (GELF_R_TYPE(info) != 7 || !GELF_R_SYM(info) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(info), &sym) ||
+		    !(name = elf_strptr(elf, dsh.sh_link, sym.st_name)) ||
+		    !*name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		ret = symtab_push(b, psh.sh_addr + at, 16, buf, strlen(buf),
+				  SYMTAB_LOCAL, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
 		    size_t errlen)
 {
@@ -256,6 +333,9 @@ int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
 		if (ret)
 			goto out_free;
 	}
+	ret = symtab_read_plt(&b, elf);
+	if (ret)
+		goto out_free;
 	ret = symtab_finish(&b, origin, out);
 	if (ret)
 		goto out_free;

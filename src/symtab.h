@@ -6,7 +6,8 @@
  * Addresses are the object's own (an ELF file's link-time addresses, the
  * kernel's absolute ones); the address-space layer (imgopt.h) subtracts
  * each mapping's bias before asking.  Symbols come from .symtab, else
- * .dynsym: STT_FUNC and STT_GNU_IFUNC symbols that are defined.  Of
+ * .dynsym: STT_FUNC and STT_GNU_IFUNC symbols that are defined, plus the
+ * PLT stubs as "function@plt" (x86, as objdump and perf name them).  Of
  * several names at one address the global one wins, then the weak one,
  * then the first.  An ELF symbol of size 0 (hand-written assembly) reaches
  * up to the next symbol or the end of its section, whichever is first;

@@ -85,7 +85,38 @@ static void same_as_nm(const char *file, struct symtab *s)
 	}
 	pclose(p);
 	assert_true(nnm > 0);
+	/* and nothing else, but the PLT stubs nm does not list */
+	for (size_t i = 0; i < symtab_count(s); i++)
+		nnm += !!strstr(symtab_get(s, i)->name, "@plt");
 	assert_int_equal(symtab_count(s), nnm);
+}
+
+/* Every "<name@plt>" label objdump gives the PLT sections of @file is
+ * ours at its address.  Returns how many. */
+static size_t same_plt_as_objdump(const char *file, struct symtab *s)
+{
+	char cmd[512], line[512], name[256];
+	unsigned long long addr;
+	const struct symtab_sym *sym;
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' "
+		 "2>/dev/null", file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 ||
+		    !strstr(name, "@plt") || strchr(name, '-'))
+			continue;
+		sym = symtab_lookup(s, addr);
+		assert_non_null(sym);
+		assert_int_equal(sym->addr, addr);
+		assert_string_equal(sym->name, name);
+		n++;
+	}
+	pclose(p);
+	return n;
 }
 
 static void test_program_nm(void **state)
@@ -96,6 +127,30 @@ static void test_program_nm(void **state)
 	(void)state;
 	assert_string_equal(symtab_origin(s), ".symtab");
 	same_as_nm(fix.prog, s);
+	symtab_free(s);
+	elfimg_close(e);
+}
+
+static void test_plt(void **state)
+{
+	struct elfimg *e;
+	struct symtab *s = load(fix.prog, &e);
+	char src[200], so[200], cmd[600];
+
+	(void)state;
+	same_plt_as_objdump(fix.prog, s);
+	symtab_free(s);
+	elfimg_close(e);
+	/* a library that calls an outside function through its PLT */
+	snprintf(src, sizeof(src), "%s/plt.c", fix.dir);
+	snprintf(so, sizeof(so), "%s/libplt.so", fix.dir);
+	assert_int_equal(codefix_write(src, "int fix_add(int, int);\n"
+				       "int g(int a) { return fix_add(a, 1); }\n"),
+			 0);
+	snprintf(cmd, sizeof(cmd), "cc -g -O0 -fPIC -shared -o %s %s", so, src);
+	assert_int_equal(system(cmd), 0);
+	s = load(so, &e);
+	assert_int_equal(same_plt_as_objdump(so, s), 1);
 	symtab_free(s);
 	elfimg_close(e);
 }
@@ -272,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_program_nm),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_library_dynsym),
 		cmocka_unit_test(test_srcline),
 		cmocka_unit_test(test_kallsyms),
