@@ -70,6 +70,14 @@ printf 'G\n:save-screen %s\nq\n' "$tmp/end.txt" >"$tmp/keys"
 grep -q '^>  0x0000a8f3  tnt.8 .*\[gap\]' "$tmp/end.txt" ||
 	bad "the last row is not marked [gap]: $(cat "$tmp/end.txt")"
 
+# The timeline (time axis, the default) marks the end: the last row's
+# time is the axis's end, and it was dropped from the last column.
+printf 'wait-index\n:save-screen %s\nq\n' "$tmp/tl.txt" >"$tmp/keys"
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 120x10 \
+	"$tmp/cut.perf" >/dev/null 2>&1 || bad "browser timeline: exit $?"
+tail -n 3 "$tmp/tl.txt" | head -n 1 | sed 's/ *$//' | grep -q '!$' ||
+	bad "the timeline does not mark the end: $(tail -n 4 "$tmp/tl.txt")"
+
 # Cut inside the record after the last AUXTRACE payload: no trace byte of
 # it is lost, but the file is cut short, so the end is doubtful: said.
 end=$(wc -c <"$tmp/mid.perf")

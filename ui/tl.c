@@ -234,6 +234,10 @@ static int tl_fine(struct ui *ui, struct tl_cache *tc)
 			v = row->ts.tsc;
 		}
 		c = tl_col_of(tc, v);
+		/* the axis ends at the last row's time: that row (maybe the
+		 * trouble of data lost after it) is in the last column */
+		if (c < 0 && tc->time && v == tc->hi && tc->ncols > 0)
+			c = tc->ncols - 1;
 		if (c < 0)
 			continue;
 		tc->col[c].packets++;
