@@ -20,6 +20,7 @@
 #include <Zydis/Zydis.h>
 
 #include "cmds.h"
+#include "esc.h"
 #include "flow.h"
 #include "image.h"
 #include "imgopt.h"
@@ -260,13 +261,16 @@ static int cmp_rows(const void *a, const void *b)
 
 static void sum_print(const struct summary *s, const struct flow_stats *st)
 {
+	char name[4 * sizeof(s->rows[0].name)];
 	size_t i;
 
 	qsort(s->rows, s->n, sizeof(s->rows[0]), cmp_rows);
 	printf("%-40s %14s %14s %s\n", "function (or code segment)", "instructions",
 	       "branches", "cycles");
 	for (i = 0; i < s->n; i++)
-		printf("%-40s %14" PRIu64 " %14" PRIu64 " %s\n", s->rows[i].name,
+		/* names come from the ELF files: escaped (esc.h) */
+		printf("%-40s %14" PRIu64 " %14" PRIu64 " %s\n",
+		       esc_str(name, sizeof(name), s->rows[i].name),
 		       s->rows[i].insns, s->rows[i].branches, "-");
 	printf("%-40s %14" PRIu64 " %14" PRIu64 " %s\n", "total", s->insns,
 	       s->branches, "-");
@@ -334,11 +338,12 @@ static int run(void *arg)
 			continue;
 		}
 		{
-			char sym[160];
+			char sym[160], esym[4 * sizeof(sym)];
 
 			disasm(fc, &r, text, sizeof(text));
 			if (sym_at(fc, r.offset, r.ip, sym, sizeof(sym)))
-				printf("%016" PRIx64 "  %s  %s\n", r.ip, sym, text);
+				printf("%016" PRIx64 "  %s  %s\n", r.ip,
+				       esc_str(esym, sizeof(esym), sym), text);
 			else
 				printf("%016" PRIx64 "  %s\n", r.ip, text);
 		}
