@@ -1,7 +1,8 @@
 #!/bin/sh
 # t_ui_robust -- scripted browser runs that once crashed or trapped: a
 # resize= out of bounds (SIGSEGV in ncurses at 100000x100000), a keymap
-# that left no way out, a trace that shrinks under a search or a command.
+# that left no way out, huge counts, a trace that shrinks under a search or
+# a command.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 SHARED=${SHARED:-../shared}
@@ -44,6 +45,46 @@ printf ':save-screen %s\nq\n:save-screen %s\n' "$tmp/km.txt" "$tmp/km2.txt" > "$
 grep -q 'q (quit), .* bound again' "$tmp/km.txt" ||
 	fail "keymap file: no message"
 [ -f "$tmp/km2.txt" ] && fail "q did not quit with a keymap file that binds no quit"
+
+# Huge counts go by the index's packet counts: the row a count lands on
+# is the one the equivalent goto gives, and past either end it is the
+# end (stepping 2*10^7 rows took seconds, 10^11 forever).
+GEN=${BUILD:-build}/tools/ptgen
+if [ -x "$GEN" ]; then
+	"$GEN" --seed 6 --size 32MiB -o "$tmp/c.pt" >/dev/null || fail "ptgen"
+	cat > "$tmp/keys" <<EOF2
+wait-index
+g
+20000000j
+:save-screen $tmp/c1
+:goto #20000000
+:save-screen $tmp/c2
+7000000k
+:save-screen $tmp/c3
+:goto #13000000
+:save-screen $tmp/c4
+99999999999j
+:save-screen $tmp/c5
+G
+:save-screen $tmp/c6
+99999999999k
+:save-screen $tmp/c7
+g
+:save-screen $tmp/c8
+99999999999 Space
+:save-screen $tmp/c9
+q
+EOF2
+	XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x20 \
+		"$tmp/c.pt" > "$tmp/out" 2>&1 || fail "counts: exit status $? ($(cat "$tmp/out"))"
+	st() { tail -n 2 "$tmp/$1" | head -n 1 | sed 's/^ *\(0x[0-9a-f]*\/0x[0-9a-f]*\) .*/\1/'; }
+	for p in "c1 c2" "c3 c4" "c5 c6" "c7 c8" "c9 c6"; do
+		a=${p% *} b=${p#* }
+		[ -n "$(st "$a")" ] && [ "$(st "$a")" = "$(st "$b")" ] ||
+			fail "counts: $a is at $(st "$a"), $b at $(st "$b")"
+	done
+	grep -q '#20000000 ' "$tmp/c1" || fail "20000000j from the start is not packet #20000000"
+fi
 
 # A trace that shrinks under the browser.  The script comes through a FIFO,
 # so the file is cut between its lines.  A search's worker meets the cut

@@ -47,6 +47,11 @@ struct search_ui {
 	uint64_t resume;		/* where to go on looking */
 	int cstate;			/* 1 looking, 0 enough, -1 the end */
 	uint64_t fseen;			/* the cursor sui_fsnap() last saw */
+	/* Past one budget of work, the next matching row is looked for in
+	 * the background on all cores (a rare filter on a big trace took
+	 * minutes a budget per turn), with progress, stopped by C-c. */
+	struct srch *fs;		/* looking from resume; NULL if not */
+	int fstopped;			/* C-c stopped it: no more rows */
 };
 
 static struct search_ui *sui_get(struct ui *ui)
@@ -258,7 +263,7 @@ static int sui_filter(struct ui *ui, const char *text)
 	struct search_ui *su = sui_get(ui);
 	struct srch_pred *pred;
 	struct pkt hit;
-	uint64_t resume;
+	uint64_t resume, budget;
 	int r;
 
 	while (isspace((unsigned char)*text))
@@ -266,6 +271,8 @@ static int sui_filter(struct ui *ui, const char *text)
 	if (!*text) {
 		if (su->fpred)
 			ui_message(ui, UI_INFO, "filter off: all packets");
+		srch_free(su->fs);
+		su->fs = NULL;
 		srch_pred_free(su->fpred);
 		su->fpred = NULL;
 		su->fgen++;
@@ -275,17 +282,22 @@ static int sui_filter(struct ui *ui, const char *text)
 	pred = sui_parse(ui, "filter", text);
 	if (!pred)
 		return UI_DRAW_STATUS;
+	srch_free(su->fs);	/* it reads the old predicate */
+	su->fs = NULL;
 	srch_pred_free(su->fpred);
 	su->fpred = pred;
 	su->fgen++;
 	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
 	su->fseen = UINT64_MAX;
-	/* The view starts at the first match from the cursor on. */
-	r = srch_filter_next(pred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET, &hit, &resume);
+	/* The view starts at the first match from the cursor on; one not
+	 * found within a screen's budget is looked for in the background
+	 * (sui_fill()), a script's at once. */
+	budget = ui->headless ? SUI_MOVE_BUDGET : SUI_FILTER_BUDGET;
+	r = srch_filter_next(pred, ui->img, ui->idx, ui->cursor, budget, &hit, &resume);
 	if (!r) {
 		ui->cursor = ui->top = hit.offset;
 	} else if (r == -pte_eos) {
-		r = srch_filter_prev(pred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET,
+		r = srch_filter_prev(pred, ui->img, ui->idx, ui->cursor, budget,
 				     &hit, &resume);
 		if (r) {
 			ui_message(ui, UI_WARN, "filter: no %s packets%s", text,
@@ -300,9 +312,25 @@ static int sui_filter(struct ui *ui, const char *text)
 	return UI_DRAW_ALL;
 }
 
+/* Look for the filter's next row from su->resume in the background. */
+static void sui_flook(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_opts o = { 0 };
+
+	o.guard = trace_guard;
+	o.no_wrap = 1;
+	o.max_hits = 64;
+	/* "after" its start: the packet at resume is searched too */
+	if (srch_start_opts(&su->fs, ui->img, ui->idx, su->fpred,
+			    su->resume ? su->resume - 1 : 0, 1, &o) < 0)
+		su->fs = NULL;	/* go on a budget at a time */
+}
+
 /* The filter view's screen cache: at least @want rows from ui->top, with
  * one budget of work if more are needed (@more 0: only if the cache is for
- * another top or filter, so both panes show the same rows). */
+ * another top or filter, so both panes show the same rows); past that, a
+ * background search looks for the next row (sui_flook()). */
 static void sui_fill(struct ui *ui, size_t want, int more)
 {
 	struct search_ui *su = ui->sui;
@@ -319,10 +347,13 @@ static void sui_fill(struct ui *ui, size_t want, int more)
 		su->nrows = 0;
 		su->resume = ui->top;
 		su->cstate = 1;
+		su->fstopped = 0;
+		srch_free(su->fs);
+		su->fs = NULL;
 	} else if (!more) {
 		return;
 	}
-	if (su->nrows >= want || su->cstate < 0)
+	if (su->nrows >= want || su->cstate < 0 || su->fs || su->fstopped)
 		return;
 	n = want - su->nrows;
 	if (n > sizeof(pk) / sizeof(pk[0]))
@@ -337,6 +368,35 @@ static void sui_fill(struct ui *ui, size_t want, int more)
 	else if (r == 0 && got)
 		su->resume = pk[got - 1].offset + 1;
 	su->cstate = r < 0 ? -1 : su->nrows >= want ? 0 : 1;
+	/* A script fills synchronously, so its screens are repeatable. */
+	if (r == 1 && su->cstate == 1 && !ui->headless)
+		sui_flook(ui);
+}
+
+/* The background look of the filter view: once it knows the next row (or
+ * that there is none), fill on from there.  Returns UI_DRAW_*. */
+static int sui_fpoll(struct ui *ui, int *busy)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_status st;
+
+	srch_status(su->fs, &st);
+	if (!st.finished && !st.have_first) {
+		*busy = 2;
+		return UI_DRAW_STATUS;
+	}
+	if (st.have_first)
+		su->resume = st.first;
+	else if (st.status == -pte_sigbus)
+		ui->worker_sigbus = 1;	/* the file shrank */
+	else if (!st.status)
+		su->cstate = -1;	/* no more below */
+	srch_free(su->fs);
+	su->fs = NULL;
+	if (su->cstate == 1)
+		sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
+	*busy = su->cstate == 1 ? 2 : 0;
+	return UI_DRAW_PANES | UI_DRAW_STATUS;
 }
 
 /* In the filter view the cursor is on a matching row: after a jump
@@ -529,6 +589,18 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 		ui_message(ui, UI_INFO, "search highlight %s", su->hl ? "on" : "off");
 		return UI_DRAW_ALL;
 	case ACTION_INTERRUPT:
+		if (su && su->fs) {
+			srch_cancel(su->fs);
+			srch_wait(su->fs);
+			srch_status(su->fs, &st);
+			srch_free(su->fs);
+			su->fs = NULL;
+			su->fstopped = 1;
+			ui_message(ui, UI_WARN, "filter: stopped looking for more %s rows, %.0f%% "
+				   "of the way (C-c)", su->ftext,
+				   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+			return UI_DRAW_ALL;
+		}
 		if (!su || !su->s)
 			return UI_NOT_MINE;
 		srch_status(su->s, &st);
@@ -600,11 +672,16 @@ int search_ui_poll(struct ui *ui, int *busy)
 	*busy = 0;
 	if (!su)
 		return draw;
-	if (su->fpred && su->cstate == 1 && su->cgen == su->fgen && su->ctop == ui->top) {
+	if (su->fpred && su->cstate == 1 && su->cgen == su->fgen && su->ctop == ui->top &&
+	    !su->fstopped) {
 		/* The filter view is still looking for a screen of rows. */
-		sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
-		*busy = 1;
-		draw |= UI_DRAW_PANES | UI_DRAW_STATUS;
+		if (su->fs) {
+			draw |= sui_fpoll(ui, busy);
+		} else {
+			sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
+			*busy = 1;
+			draw |= UI_DRAW_PANES | UI_DRAW_STATUS;
+		}
 	}
 	if (!su->s)
 		return draw;
@@ -716,8 +793,16 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 		}
 	}
 	if (su->fpred && len + 1 < size) {
+		char looking[48] = " (looking...)";
+
+		if (su->fs) {
+			srch_status(su->fs, &st);
+			snprintf(looking, sizeof(looking), " (looking %.0f%%, C-c stops)",
+				 st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+		}
 		r = snprintf(buf + len, size - len, "  filter: %s%s", su->ftext,
-			     su->cstate == 1 && su->cgen == su->fgen ? " (looking...)" :
+			     su->fstopped && su->cgen == su->fgen ? " (stopped)" :
+			     su->cstate == 1 && su->cgen == su->fgen ? looking :
 			     su->cstate < 0 && !su->nrows ? " (none below)" : "");
 		len += r < 0 ? 0 : (size_t)r >= size - len ? size - len - 1 : (size_t)r;
 	}
@@ -785,6 +870,7 @@ void search_ui_free(struct ui *ui)
 	if (!su)
 		return;
 	srch_free(su->s);
+	srch_free(su->fs);
 	srch_pred_free(su->pred);
 	srch_pred_free(su->fpred);
 	free(su->snap);
