@@ -502,8 +502,12 @@ int cmd_flow_main(int argc, char **argv)
 		fprintf(stderr, "ptbrowse flow: %s\n", err);
 		goto out;
 	}
-	for (i = 0; (size_t)i < imgopt_nmessages(fc.set); i++)
+	/* what has no code, a screenful at most */
+	for (i = 0; (size_t)i < imgopt_nmessages(fc.set) && i < 10; i++)
 		fprintf(stderr, "ptbrowse flow: %s\n", imgopt_message(fc.set, i));
+	if (imgopt_nmessages(fc.set) > 10)
+		fprintf(stderr, "ptbrowse flow: and %zu more files without code\n",
+			imgopt_nmessages(fc.set) - 10);
 	if (!mi_count(fc.mi))
 		fprintf(stderr, "ptbrowse flow: no code given (--raw, --elf or a "
 			"perf.data's files): every instruction is unknown\n");

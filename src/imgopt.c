@@ -456,6 +456,12 @@ static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 		return imgopt_map(s, MI_ASID_ANY, m, o);
 	if (imgopt_told(s, m->filename))
 		return 0;
+	if (m->filename[0] != '[')
+		return imgopt_say(s, "no code for the kernel module %s%s%s%s: "
+				  "its instructions are unknown (modules are "
+				  "not read)", m->filename,
+				  hex[0] ? " (build ID " : "", hex,
+				  hex[0] ? ")" : "");
 	return imgopt_say(s, "no code for the kernel %s%s%s%s: its "
 			  "instructions are unknown (give --elf vmlinux%s)",
 			  m->filename, hex[0] ? " (build ID " : "", hex,
@@ -470,7 +476,7 @@ static int imgopt_sideband(struct imgset *s)
 	struct imgopt_obj **found;
 	uint8_t *tried;
 	size_t i, j, n = sb_nmaps(s->sb);
-	int ret = 0;
+	int ret = 0, pass;
 
 	found = calloc(n ? n : 1, sizeof(*found));
 	tried = calloc(n ? n : 1, 1);
@@ -478,9 +484,13 @@ static int imgopt_sideband(struct imgset *s)
 		ret = -pte_nomem;
 		goto out_free;
 	}
+	/* the processes' spaces first: their messages matter more */
+	for (pass = 0; pass < 2; pass++)
 	for (i = 0; i < sb_nspaces(s->sb); i++) {
 		const struct sb_space *sp = sb_space(s->sb, i);
 
+		if ((sp->asid == SB_ASID_KERNEL) != pass)
+			continue;
 		for (j = 0; j < sp->nmaps; j++) {
 			uint32_t k = sp->maps[j];
 			const struct sb_map *m = sb_map(s->sb, k);

@@ -621,7 +621,12 @@ static void sb_fill_build_ids(struct sb *sb)
 		for (j = 0; j < sb->nbids; j++) {
 			const struct sb_bid *b = &sb->bids[j];
 
-			if (strcmp(b->filename, m->filename))
+			/* the kernel's map is "[kernel.kallsyms]_text", its
+			 * build ID entry "[kernel.kallsyms]" */
+			if (strcmp(b->filename, m->filename) &&
+			    !(m->kernel && b->kernel &&
+			      !strncmp(m->filename, "[kernel.kallsyms]", 17) &&
+			      !strcmp(b->filename, "[kernel.kallsyms]")))
 				continue;
 			if (!best || b->pid == m->pid)
 				best = b;

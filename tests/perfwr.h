@@ -213,11 +213,12 @@ static __attribute__((unused)) void pw_itrace_start(struct pw *w, int pid, int t
 	pw_end(w, at);
 }
 
-/* A HEADER_BUILD_ID entry (feature section layout). */
+/* A HEADER_BUILD_ID entry (feature section layout), of the kernel (cpumode
+ * kernel) if @kernel. */
 static __attribute__((unused)) void pw_build_id(struct pw *w, int pid, const uint8_t *bid,
-			const char *file)
+			const char *file, int kernel)
 {
-	size_t at = pw_begin(w, 67, 2 | (1u << 15));
+	size_t at = pw_begin(w, 67, (kernel ? 1 : 2) | (1u << 15));
 	uint8_t b[24] = { 0 };
 
 	pw_32(w, (uint32_t)pid);

@@ -104,6 +104,8 @@ static void recording(const char *out, const char *prog_name, int with_bid,
 		 lbid, 0);
 	pw_mmap2(&d, -1, 0, 0, 0, 0xffffffff81000000ull, 0x1000000,
 		 0xffffffff81000000ull, "[kernel.kallsyms]_text", NULL, 1);
+	pw_mmap2(&d, -1, 0, 0, 0, 0xffffffffc0000000ull, 0x3000, 0,
+		 "/lib/modules/9.9/kernel/fix.ko", NULL, 1);
 	pw_itrace_start(&d, 100, 100, 1000, 0);
 	pw_task(&d, 0, 200, 100, 200, 100, 2000, 0);
 	pw_mmap2(&d, 200, 200, 3000, 0, LIBBASE + 0x100000 + vaddr, len, pgoff,
@@ -327,7 +329,30 @@ static void test_recorded_path(void **state)
 	assert_non_null(m);
 	assert_non_null(strstr(m, "no code for the kernel"));
 	assert_non_null(strstr(m, "--elf vmlinux"));
-	assert_int_equal(imgopt_nmessages(s), 1);
+	m = message(s, "fix.ko");
+	assert_non_null(m);
+	assert_non_null(strstr(m, "no code for the kernel module "
+			       "/lib/modules/9.9/kernel/fix.ko: its instructions "
+			       "are unknown"));
+	assert_int_equal(imgopt_nmessages(s), 2);
+	imgopt_free(s);
+	trace_close(t);
+
+	/* --elf covering the kernel's map: its code, no message */
+	{
+		static char spec[256];
+
+		snprintf(spec, sizeof(spec), "%s:0xffffffff81000000",
+			 fix.prog);
+		o.elf = calloc(1, sizeof(*o.elf));
+		o.elf[0] = spec;
+		o.nelf = 1;
+	}
+	s = load(&o, data, &t);
+	assert_null(message(s, "[kernel.kallsyms]"));
+	imgopt_symbol(s, a, 0xffffffff81000000ull + main_addr, buf,
+		      sizeof(buf));
+	assert_string_equal(buf, "main+0x0");
 	imgopt_free(s);
 	trace_close(t);
 	imgopt_release(&o);
