@@ -1265,7 +1265,7 @@ static int pd_end_gaps(struct pd_state *st, struct trace *t)
 	struct pd_stream *ps;
 	struct img_span *sp;
 	uint64_t *aoff;
-	size_t i, n;
+	size_t i, k, n;
 
 	for (i = 0; i < t->nstreams; i++) {
 		s = &t->streams[i];
@@ -1273,6 +1273,19 @@ static int pd_end_gaps(struct pd_state *st, struct trace *t)
 		if (!ps->end_loss[0] && st->cut)
 			snprintf(ps->end_loss, sizeof(ps->end_loss), "%s",
 				 st->cut_why);
+		/* an AUX record reporting a loss where the data ends (no
+		 * span after it for pd_split_losses to mark) */
+		for (k = 0; k < ps->nev && !ps->end_loss[0]; k++)
+			if (ps->ev[k].kind == PD_EV_AUX &&
+			    ps->ev[k].have_stream_off &&
+			    ps->ev[k].stream_off == s->img.size &&
+			    (ps->ev[k].flags & (PD_AUX_TRUNCATED |
+						PD_AUX_PARTIAL)))
+				snprintf(ps->end_loss, sizeof(ps->end_loss),
+					 "the AUX record at %#" PRIx64 " says "
+					 "data was lost (%s)", ps->ev[k].file_off,
+					 ps->ev[k].flags & PD_AUX_TRUNCATED ?
+					 "truncated" : "partial");
 		if (!ps->end_loss[0])
 			continue;
 		n = s->img.nspans;

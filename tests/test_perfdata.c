@@ -301,7 +301,7 @@ static struct wb usual_records(void)
 	rec_itrace_start(&d, 0, 6000);
 	rec_auxtrace(&d, 1, 0, pt, sizeof(pt), sizeof(pt));
 	rec_time_conv(&d);
-	rec_aux(&d, 0, 7000, 0, sizeof(pt), 0x1);
+	rec_aux(&d, 0, 7000, 0, sizeof(pt), 0);
 	rec_switch_out(&d, 1, 8000);
 	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, PT_SPLIT);
 	return d;
@@ -510,7 +510,7 @@ static void test_events(void **state)
 	assert_int_equal(ev[1].pid, 76);
 	assert_int_equal(ev[1].time, 6000);
 	assert_int_equal(ev[2].kind, PD_EV_AUX);
-	assert_int_equal(ev[2].flags, PD_AUX_TRUNCATED);
+	assert_int_equal(ev[2].flags, 0);
 	assert_int_equal(ev[2].aux_size, sizeof(pt));
 	assert_true(ev[2].have_stream_off);
 	assert_int_equal(ev[2].stream_off, sizeof(pt));
@@ -598,7 +598,10 @@ static void test_loss(void **state)
 	rec_aux(&d, 0, 7300, 40, sizeof(pt) - 40, PD_AUX_TRUNCATED);
 	f = pipe_mode(&d);
 	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
-	assert_int_equal(t.streams[0].img.nspans, 3);
+	/* the last loss is where the data ends: a gap after the end */
+	assert_int_equal(t.streams[0].img.nspans, 4);
+	assert_true(img_gap_at(&t.streams[0].img, sizeof(pt)));
+	assert_non_null(strstr(perfdata_end_loss(&t, 0), "AUX record"));
 	sp = t.streams[0].img.spans;
 	assert_int_equal(sp[0].off, 0);
 	assert_int_equal(sp[0].size, PT_SPLIT);
