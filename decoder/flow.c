@@ -557,7 +557,8 @@ static int q_decode_psb(struct flow *f)
 		err = q_fetch(f);
 		if (err)
 			break;
-		if (f->nk == QK_PSBEND) {
+		/* PSBEND ends PSB+, and so does an OVF in it */
+		if (qk_flags[f->nk] & QF_PSBEND) {
 			/* no return is compressed across a PSB */
 			f->rs_top = f->rs_bottom = 0;
 			return 0;
@@ -1120,19 +1121,72 @@ static int q_start(struct flow *f, uint64_t psb, uint64_t *ip)
 	return status;
 }
 
-/* The first PSB at or after @off, or -FLOW_E_EOS. */
+static int byte_at(const struct img *img, uint64_t off)
+{
+	uint8_t b;
+
+	return img_read(img, off, &b, 1) == 1 ? b : -1;
+}
+
+/* The PSB of the run of 02 82 pairs going on at @at (right after 8 bytes
+ * of the pattern): its last 16 bytes, as libipt's pt_find_psb() has it.
+ * Returns 0 and sets *@psb, or -1 if that is not a PSB. */
+static int psb_of_run(const struct img *img, uint64_t at, uint64_t *psb)
+{
+	static const uint8_t pat[PKT_PSB_SIZE] = {
+		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+	uint8_t b[PKT_PSB_SIZE];
+	uint64_t p = at;
+
+	if (byte_at(img, p) != 0x02)
+		p++;
+	while (p + 1 < img->size && byte_at(img, p) == 0x02 && byte_at(img, p + 1) == 0x82)
+		p += 2;
+	if (p < PKT_PSB_SIZE)
+		return -1;
+	p -= PKT_PSB_SIZE;
+	if (img_read(img, p, b, sizeof(b)) != sizeof(b) || memcmp(b, pat, sizeof(b)))
+		return -1;
+	*psb = p;
+	return 0;
+}
+
+/*
+ * The PSB libipt 2.0.5 synchronises at when searching from @off: the first
+ * 8-byte aligned word from @off rounded down that is all PSB pattern; the
+ * run of pairs going on after it ends the PSB -- which may begin before
+ * @off (libipt 2.0.5 does not check), and of PSBs back to back it is the
+ * last.  Offsets are logical:
+ * libipt aligns addresses, the same for a trace mapped whole.
+ * Returns 0 and sets *@psb, or -FLOW_E_EOS.
+ */
 static int q_find_psb(struct flow *f, uint64_t off, uint64_t *psb)
 {
-	struct img_cursor c;
+	const struct img *img = f->cfg.img;
+	uint64_t pos = off & ~(uint64_t)7;
+	uint8_t buf[4096];
 
-	if (off >= f->cfg.img->size)
-		return -FLOW_E_EOS;
-	memset(&c, 0, sizeof(c));
-	c.img = f->cfg.img;
-	if (img_cursor_sync_forward(&c, off))
-		return -FLOW_E_EOS;
-	*psb = img_cursor_offset(&c);
-	return 0;
+	while (pos + 8 <= img->size) {
+		size_t n = img_read(img, pos, buf, sizeof(buf)), i;
+
+		if (n < 8) {	/* a gap: go on after it */
+			pos += 8;
+			continue;
+		}
+		for (i = 0; i + 8 <= n; i += 8) {
+			const uint8_t *w = buf + i;
+
+			if ((w[0] == 2 && w[1] == 0x82 && w[2] == 2 && w[3] == 0x82 &&
+			     w[4] == 2 && w[5] == 0x82 && w[6] == 2 && w[7] == 0x82) ||
+			    (w[0] == 0x82 && w[1] == 2 && w[2] == 0x82 && w[3] == 2 &&
+			     w[4] == 0x82 && w[5] == 2 && w[6] == 0x82 && w[7] == 2)) {
+				if (!psb_of_run(img, pos + i + 8, psb))
+					return 0;
+			}
+		}
+		pos += n & ~(size_t)7;
+	}
+	return -FLOW_E_EOS;
 }
 
 static int q_sync_forward(struct flow *f, uint64_t *ip)
@@ -2125,6 +2179,10 @@ int flow_next(struct flow *f, struct flow_rec *r)
 		case DRV_DRAIN:
 			if (f->dstatus & ST_EVENT) {
 				st = i_event(f, &ev);
+				if (st == -FLOW_E_EOS) {
+					f->state = DRV_DONE;
+					return -FLOW_E_EOS;
+				}
 				if (st < 0) {
 					drv_error(f, st, r);
 					return 0;

@@ -31,7 +31,7 @@ for f in decoder/*.c src/*.c ui/*.c; do
 	objs="$objs $o"
 done
 rm -f "$BUILD/libfuzz.a" && ar rcs "$BUILD/libfuzz.a" $objs || exit 1
-libs="$BUILD/libfuzz.a $(pkg-config --libs ncursesw) -lreadline -lxxhash -lpthread -lm"
+libs="$BUILD/libfuzz.a $(pkg-config --libs ncursesw) -lreadline -lxxhash -lZydis -lelf -lipt -lpthread -lm"
 
 # Generated seeds for every target: small traces of every kind ptgen makes,
 # and perf.data files around them (records cut anywhere, a hole, sideband),
