@@ -123,6 +123,8 @@ struct sb {
 	size_t nbids, bids_cap;
 	struct sb_line *lines;
 	size_t nlines;
+	struct sb_event *events;
+	size_t nevents;
 	uint8_t have_conv;
 	uint64_t slack;		/* TSC ticks in a perf-time nanosecond, + 1 */
 	struct sb_stats stats;
@@ -713,6 +715,54 @@ static int sb_sort_maps(struct sb *sb)
 	return 0;
 }
 
+/* The process events, from the sorted records. */
+static int sb_build_events(struct sb *sb)
+{
+	struct sb_event *e;
+	size_t i;
+
+	sb->events = calloc(sb->nrecs ? sb->nrecs : 1, sizeof(*sb->events));
+	if (!sb->events)
+		return -pte_nomem;
+	for (i = 0; i < sb->nrecs; i++) {
+		const struct sb_rec *x = &sb->recs[i];
+
+		e = &sb->events[sb->nevents];
+		switch (x->kind) {
+		case SB_K_FORK:
+			e->kind = SB_EV_FORK;
+			e->name = "";
+			break;
+		case SB_K_EXIT:
+			e->kind = SB_EV_EXIT;
+			e->name = "";
+			break;
+		case SB_K_COMM:
+			if (!x->exec)
+				continue;
+			e->kind = SB_EV_EXEC;
+			/* the comms are sorted by now: find it again */
+			e->name = sb_comm(sb, x->tid, x->tsc);
+			break;
+		case SB_K_MMAP:
+			if (sb->maps[x->idx].kernel)
+				continue;
+			e->kind = SB_EV_MMAP;
+			e->name = sb->maps[x->idx].filename;
+			break;
+		default:
+			continue;
+		}
+		e->tsc = x->tsc;
+		e->have_tsc = sb->have_conv && x->have_time && x->time;
+		e->pid = x->pid;
+		e->tid = x->tid;
+		e->cpu = x->cpu;
+		sb->nevents++;
+	}
+	return 0;
+}
+
 int sb_load(struct sb **out, const struct trace *t, char *err,
 	    size_t errlen)
 {
@@ -784,6 +834,8 @@ int sb_load(struct sb **out, const struct trace *t, char *err,
 	ret = sb_build_spaces(sb);
 	if (!ret)
 		ret = sb_build_lines(sb, t);
+	if (!ret)
+		ret = sb_build_events(sb);
 	if (ret)
 		goto out_free;
 out_ok:
@@ -813,6 +865,7 @@ void sb_free(struct sb *sb)
 	for (i = 0; i < sb->nlines; i++)
 		free(sb->lines[i].pt);
 	free(sb->lines);
+	free(sb->events);
 	free(sb->maps);
 	free(sb->spaces);
 	free(sb->recs);
@@ -990,6 +1043,37 @@ int sb_task_at(struct sb *sb, int stream, uint64_t tsc, uint64_t cr3,
 		task->asid = sb_cr3_asid(sb, cr3);
 	task->comm = sb_comm(sb, task->tid, tsc);
 	return ret;
+}
+
+size_t sb_nslices(const struct sb *sb, int stream)
+{
+	if (!sb || stream < 0 || (size_t)stream >= sb->nlines)
+		return 0;
+	return sb->lines[stream].n;
+}
+
+int sb_slice(const struct sb *sb, int stream, size_t i, struct sb_slice *out)
+{
+	const struct sb_point *p;
+
+	if (!out || i >= sb_nslices(sb, stream))
+		return -pte_invalid;
+	p = &sb->lines[stream].pt[i];
+	out->tsc = p->tsc;
+	out->pid = p->pid;
+	out->tid = p->tid;
+	out->comm = sb_comm(sb, p->tid, p->tsc + (p->after ? 1 : 0));
+	return 0;
+}
+
+size_t sb_nevents(const struct sb *sb)
+{
+	return sb ? sb->nevents : 0;
+}
+
+const struct sb_event *sb_event(const struct sb *sb, size_t i)
+{
+	return sb && i < sb->nevents ? &sb->events[i] : NULL;
 }
 
 void sb_stats(const struct sb *sb, struct sb_stats *st)

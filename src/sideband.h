@@ -104,6 +104,28 @@ uint64_t sb_cr3_asid(const struct sb *sb, uint64_t cr3);
 /* The command name of thread @tid at TSC @tsc ("" if unknown). */
 const char *sb_comm(const struct sb *sb, int32_t tid, uint64_t tsc);
 
+/* The timeline of stream @stream: its points, in time order; point @i
+ * says who ran from its TSC until the next point's (pid -1: unknown). */
+struct sb_slice {
+	uint64_t tsc;
+	int32_t pid, tid;
+	const char *comm;	/* "" if unknown */
+};
+size_t sb_nslices(const struct sb *sb, int stream);
+int sb_slice(const struct sb *sb, int stream, size_t i, struct sb_slice *out);
+
+/* Process events worth a marker, in time order. */
+enum sb_event_kind { SB_EV_FORK, SB_EV_EXIT, SB_EV_EXEC, SB_EV_MMAP };
+struct sb_event {
+	uint64_t tsc;		/* if have_tsc */
+	int32_t pid, tid, cpu;	/* cpu -1 if unknown */
+	uint8_t kind;		/* enum sb_event_kind */
+	uint8_t have_tsc;	/* 0: synthesized (time 0) or no conversion */
+	const char *name;	/* EXEC: the new comm; MMAP: the file; else "" */
+};
+size_t sb_nevents(const struct sb *sb);
+const struct sb_event *sb_event(const struct sb *sb, size_t i);
+
 /* Counts for `info` and tests: records by kind. */
 struct sb_stats {
 	uint64_t nmmap, ncomm, nfork, nexit, nswitch, nitrace_start;

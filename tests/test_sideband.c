@@ -264,6 +264,55 @@ static void test_timeline(void **state)
 	trace_close(t);
 }
 
+static void test_slices_events(void **state)
+{
+	struct trace *t;
+	struct sb *sb = load(&t);
+	struct sb_slice sl;
+	const struct sb_event *e;
+	int cpu0 = trace_find_stream(t, "cpu0");
+	size_t i, n, nfork = 0, nexit = 0, nexec = 0, nmmap = 0;
+
+	(void)state;
+	/* cpu0: itrace_start 100, mmap 100 (2000), out->300 (4000), in 300
+	 * (4001), mmap 300 (4500), exec comm is no point, mmap 100 (7000) */
+	n = sb_nslices(sb, cpu0);
+	assert_int_equal(n, 6);
+	assert_int_equal(sb_slice(sb, cpu0, 0, &sl), 0);
+	assert_int_equal(sl.tsc, 1000);
+	assert_int_equal(sl.pid, 100);
+	assert_string_equal(sl.comm, "prog");
+	assert_int_equal(sb_slice(sb, cpu0, 2, &sl), 0);
+	assert_int_equal(sl.tsc, 4000);
+	assert_int_equal(sl.pid, 300);
+	assert_int_equal(sb_slice(sb, cpu0, 5, &sl), 0);
+	assert_string_equal(sl.comm, "newprog");
+	assert_int_equal(sb_slice(sb, cpu0, n, &sl), -pte_invalid);
+	assert_int_equal(sb_nslices(sb, 9), 0);
+	for (i = 0; i < sb_nevents(sb); i++) {
+		e = sb_event(sb, i);
+		if (i)
+			assert_true(sb_event(sb, i - 1)->tsc <= e->tsc);
+		nfork += e->kind == SB_EV_FORK;
+		nexit += e->kind == SB_EV_EXIT;
+		if (e->kind == SB_EV_EXEC) {
+			nexec++;
+			assert_string_equal(e->name, "newprog");
+			assert_int_equal(e->tsc, 6000);
+			assert_true(e->have_tsc);
+		}
+		if (e->kind == SB_EV_MMAP)
+			nmmap++;
+	}
+	assert_null(sb_event(sb, sb_nevents(sb)));
+	assert_int_equal(nfork, 2);
+	assert_int_equal(nexit, 1);
+	assert_int_equal(nexec, 1);
+	assert_int_equal(nmmap, 5);	/* the kernel's is not a process's */
+	sb_free(sb);
+	trace_close(t);
+}
+
 static void test_cr3_fallback(void **state)
 {
 	struct trace *t;
@@ -331,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_maps),
 		cmocka_unit_test(test_spaces),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_slices_events),
 		cmocka_unit_test(test_cr3_fallback),
 		cmocka_unit_test(test_raw),
 	};
