@@ -2,9 +2,9 @@
 # t_ui_cancel -- long work in the browser shows progress and stops for C-c:
 # a filter with no hits on a big trace (it looked a budget per turn,
 # silently, for minutes), and a huge counted move with no index to jump by
-# (it stepped row by row and ignored C-c).  A rare filter hit far away is
-# found by the background look.  No times are asserted: only what the
-# screen says.
+# or in the filter view (it stepped row by row and ignored C-c).  A rare
+# filter hit far away is found by the background look.  No times are
+# asserted: only what the screen says.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -49,6 +49,13 @@ tsc=${last#* }
 [ -n "$off" ] && [ -n "$tsc" ] || fail "no TSC packet near the end of the trace"
 keys '&' "tsc >= 0x$tsc" Enter
 wait_long "0x0*$(printf '%x' $((0x$off)))  *tsc  *$tsc"
+# A huge count in the filter view walks the matches: C-c stops it.
+keys '&' tip Enter
+wait_for 'filter: tip *($|\[| )'
+keys 9 9 9 9 9 9 9 9 9 j
+sleep 0.2
+keys C-c
+wait_for 'filter: move interrupted \(C-c\)'
 tm_quit
 
 # A huge count without an index steps in pieces and stops for C-c.

@@ -464,14 +464,20 @@ static uint64_t sui_fstep(struct ui *ui, uint64_t off, long n, int *short_)
 {
 	struct search_ui *su = ui->sui;
 	struct pkt pk[64];
-	size_t got;
+	size_t got, i;
 	uint64_t resume, from;
 	int r;
 
 	*short_ = 0;
-	while (n) {
+	ui->interrupted = 0;
+	for (i = 0; n; i++) {
 		size_t k = (size_t)(n > 0 ? n : -n);
 
+		/* A huge count walks the whole trace: C-c stops it. */
+		if (i && !(i % 64) && ui_key_waiting(ui) && ui->interrupted) {
+			ui_message(ui, UI_WARN, "filter: move interrupted (C-c)");
+			break;
+		}
 		if (k > 64)
 			k = 64;
 		from = n > 0 ? off + 1 : off;
@@ -500,7 +506,7 @@ static int sui_fmove(struct ui *ui, long lines, long view)
 	size_t i;
 
 	ui->cursor = sui_fstep(ui, ui->cursor, lines, &s1);
-	if (view)
+	if (view && !ui->interrupted)
 		ui->top = sui_fstep(ui, ui->top, view, &s2);
 	if (s1 || s2)
 		ui_message(ui, UI_WARN, "filter: no %s within %u MiB (again to look further)",
