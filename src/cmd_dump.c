@@ -20,6 +20,7 @@
 #include "cmds.h"
 #include "dump.h"
 #include "dump_fmt.h"
+#include "esc.h"
 #include "idxcache.h"
 #include "image.h"
 #include "index.h"
@@ -717,6 +718,16 @@ int cmd_dump_main(int argc, char **argv)
 		fprintf(stderr, "ptbrowse dump: %s: no PSB found: this is not an "
 			"Intel PT trace, or it starts mid-stream without a "
 			"synchronisation point\n", path);
+	/* what info warns of, when the gap at the end did not say it */
+	if (perfdata_info(t) && perfdata_info(t)->nwarnings && !st.end_loss) {
+		char e[4 * sizeof(perfdata_info(t)->warning)];
+
+		fprintf(stderr, "ptbrowse dump: %s: %u problem%s in the "
+			"perf.data file (ptbrowse info); the first: %s\n", path,
+			perfdata_info(t)->nwarnings,
+			perfdata_info(t)->nwarnings > 1 ? "s" : "",
+			esc_str(e, sizeof(e), perfdata_info(t)->warning));
+	}
 	if (r == -pte_sigbus) {
 		fprintf(stderr, "ptbrowse dump: %s: the file shrank while being "
 			"read\n", path);

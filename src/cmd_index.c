@@ -14,6 +14,7 @@
 #include "json.h"
 #include "idxcache.h"
 #include "index.h"
+#include "perfdata.h"
 #include "timing_opt.h"
 #include "trace.h"
 
@@ -121,6 +122,7 @@ static void show_progress(struct idx *idx, const char *name)
 struct stream_result {
 	const char *name;
 	const char *cache;	/* "hit", "grown", "built", "off" */
+	const char *end_loss;	/* why data after the end is lost, or NULL */
 	size_t nseeks;
 	struct idx_summary tot;
 	int status;
@@ -129,12 +131,16 @@ struct stream_result {
 static void print_text(const struct trace *t, const struct stream_result *r,
 		       size_t nr, double secs)
 {
+	const struct pd_info *in = perfdata_info(t);
 	char e[4 * PATH_MAX];
 	size_t i;
 	int c;
 
 	printf("trace:    %s\n", esc_str(e, sizeof(e), t->path));
 	printf("size:     %" PRIu64 " bytes\n", t->size);
+	if (in && in->nwarnings)
+		printf("warnings: %u; first: %s\n", in->nwarnings,
+		       esc_str(e, sizeof(e), in->warning));
 	for (i = 0; i < nr; i++) {
 		const struct idx_summary *s = &r[i].tot;
 
@@ -155,6 +161,9 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 		printf("  ovf:      %" PRIu32 "\n", s->novf);
 		printf("  errors:   %" PRIu32 "\n", s->nerrors);
 		printf("  gaps:     %" PRIu32 "\n", s->ngaps);
+		if (r[i].end_loss)
+			printf("  lost:     data lost at the end: %s\n",
+			       r[i].end_loss);
 	}
 	printf("seconds:  %.3f\n", secs);
 	printf("speed:    %.2f GB/s\n", secs > 0 ? (double)t->size / secs / 1e9 : 0.0);
@@ -163,12 +172,18 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 static void print_json(const struct trace *t, const struct stream_result *r,
 		       size_t nr, double secs)
 {
+	const struct pd_info *in = perfdata_info(t);
 	size_t i;
 	int c;
 
 	printf("{\"trace\": ");
 	json_string(stdout, t->path);
-	printf(", \"size\": %" PRIu64 ", \"streams\": [", t->size);
+	printf(", \"size\": %" PRIu64, t->size);
+	if (in) {
+		printf(", \"warnings\": %u, \"warning\": ", in->nwarnings);
+		json_string(stdout, in->warning);
+	}
+	printf(", \"streams\": [");
 	for (i = 0; i < nr; i++) {
 		const struct idx_summary *s = &r[i].tot;
 
@@ -187,8 +202,13 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 		else
 			printf("\"first_tsc\": null, \"last_tsc\": null, ");
 		printf("\"cycles\": %" PRIu64 ", \"ovf\": %" PRIu32 ", \"errors\": %" PRIu32
-		       ", \"gaps\": %" PRIu32 "}",
+		       ", \"gaps\": %" PRIu32,
 		       s->cycles, s->novf, s->nerrors, s->ngaps);
+		if (r[i].end_loss) {
+			printf(", \"end_loss\": ");
+			json_string(stdout, r[i].end_loss);
+		}
+		printf("}");
 	}
 	printf("], \"seconds\": %.6f, \"gb_per_s\": %.3f}\n", secs,
 	       secs > 0 ? (double)t->size / secs / 1e9 : 0.0);
@@ -207,6 +227,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 
 	r->name = s->name;
 	r->cache = use_cache ? "built" : "off";
+	r->end_loss = perfdata_end_loss(t, si);
 	/* Options on the command line win over the file's. */
 	tm_config_merge(&cfg, &s->timing);
 	ret = idx_new(&idx, &s->img, &cfg);

@@ -5,7 +5,8 @@
 # cut inside a sideband record.  dump ends with a bracketed gap line naming
 # the reason, index counts as many gaps as dump prints (text and --json),
 # info lists the warning and the gap, the browser's message line says it
-# and its last row is marked [gap].
+# and its last row is marked [gap].  A problem info warns of that loses no
+# trace data is said by dump (stderr), index and the browser too.
 # test_perfdata checks the rule on every cut of a generated file and on
 # thousands of cuts of the shared perf.data files.
 set -u
@@ -86,6 +87,30 @@ gaps_agree "$tmp/cut3.perf"
 "$PTBROWSE" dump "$tmp/cut3.perf" | tail -n 1 |
 	grep -q 'data lost at the end: a perf.data record at 0x[0-9a-f]* runs past the end of the file' ||
 	bad "cut in the last record: $("$PTBROWSE" dump "$tmp/cut3.perf" | tail -n 1)"
+
+# A problem that loses no trace data (a feature section outside the file):
+# dump and index say what info says; the browser's message line too.
+f=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14
+off=$(od -An -t u8 -j 40 -N 8 "$f" | tr -d ' ')
+sz=$(od -An -t u8 -j 48 -N 8 "$f" | tr -d ' ')
+cp "$f" "$tmp/feat.perf" && chmod u+w "$tmp/feat.perf"
+printf '\377\377\377\377\377\377\377\177' |
+	dd of="$tmp/feat.perf" bs=1 seek=$((off + sz)) conv=notrunc 2>/dev/null
+w='offset 0x293a8: feature 2 outside the file'
+"$PTBROWSE" info "$tmp/feat.perf" | grep -q "^warnings   1; first: $w\$" ||
+	bad "info: $("$PTBROWSE" info "$tmp/feat.perf" | grep warn)"
+"$PTBROWSE" dump --stream cpu3 "$tmp/feat.perf" >"$tmp/dump" 2>"$tmp/err"
+[ "$(cat "$tmp/err")" = "ptbrowse dump: $tmp/feat.perf: 1 problem in the perf.data file (ptbrowse info); the first: $w" ] ||
+	bad "dump of feat.perf: stderr '$(cat "$tmp/err")'"
+"$PTBROWSE" index --no-cache "$tmp/feat.perf" | grep -q "^warnings: 1; first: $w\$" ||
+	bad "index does not say the warning"
+"$PTBROWSE" index --json --no-cache "$tmp/feat.perf" |
+	grep -q "\"warnings\": 1, \"warning\": \"$w\"" || bad "index --json: no warning"
+printf ':messages\n:save-screen %s\nq\n' "$tmp/screen.txt" >"$tmp/keys"
+"$PTBROWSE" --no-state --no-index --script "$tmp/keys" --size 200x10 \
+	"$tmp/feat.perf" >/dev/null 2>&1 || bad "browser exit $?"
+grep -q "W 1 problem in the perf.data file (ptbrowse info); the first: $w" \
+	"$tmp/screen.txt" || bad "browser messages: $(cat "$tmp/screen.txt")"
 
 # The intact shared files: no gap, no warning.
 for f in perf.data.intel_pt-4.14 perf.data.piped.intel_pt-4.14; do
