@@ -183,7 +183,8 @@ static int elfimg_parse(struct elfimg *e, char *err, size_t errlen)
 		s->memsz = ph.p_memsz;
 		s->data = e->map + ph.p_offset;
 		s->flags = ph.p_flags;
-		if (ph.p_vaddr < lowest)
+		/* a vmlinux's per-CPU segment is linked at 0: not its base */
+		if (ph.p_vaddr < lowest && (ph.p_vaddr || eh.e_type != ET_EXEC))
 			lowest = ph.p_vaddr;
 	}
 	if (!n)
@@ -191,6 +192,8 @@ static int elfimg_parse(struct elfimg *e, char *err, size_t errlen)
 				   "no PT_LOAD segment (not an executable, "
 				   "shared object or kernel image)");
 	e->nsegs = n;
+	if (lowest == UINT64_MAX)
+		lowest = 0;
 	e->link_base = lowest & ~(uint64_t)(ELFIMG_PAGE - 1);
 	elfimg_find_build_id(e, nphdr);
 	return 0;

@@ -13,7 +13,9 @@
  *   start of the object's first mapping in /proc/PID/maps, or a perf MMAP
  *   record of page offset 0.  bias = BASE - elfimg_link_base().  For files
  *   built by the usual linkers the lowest p_vaddr is page-aligned, so this
- *   is also ptxed's "lowest segment loaded at BASE".
+ *   is also ptxed's "lowest segment loaded at BASE".  In an executable
+ *   (ET_EXEC) a segment linked at 0 -- a vmlinux's per-CPU data -- does
+ *   not count, so a vmlinux's BASE is where its _text is (KASLR).
  *
  * Errors are one line naming the file (and the offset where one applies).
  */

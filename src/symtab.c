@@ -1,6 +1,7 @@
 /* symtab -- an object's functions by address; source lines via libdw. */
 #include <errno.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -36,6 +37,7 @@ struct symtab {
 	const char *origin;
 	struct elfimg *elf;	/* for DWARF, if from an ELF file */
 #ifdef HAVE_LIBDW
+	pthread_mutex_t dw_lock;	/* libdw reads lazily: one at a time */
 	Dwarf *dw;
 	uint8_t dw_tried;
 #endif
@@ -160,6 +162,9 @@ static int symtab_finish(struct symtab_build *b, const char *origin,
 	s->pool = b->pool;
 	s->pool_len = b->pool_len;
 	s->origin = origin;
+#ifdef HAVE_LIBDW
+	pthread_mutex_init(&s->dw_lock, NULL);
+#endif
 	b->pool = NULL;
 	free(b->ent);
 	b->ent = NULL;
@@ -441,6 +446,7 @@ void symtab_free(struct symtab *s)
 #ifdef HAVE_LIBDW
 	if (s->dw)
 		dwarf_end(s->dw);
+	pthread_mutex_destroy(&s->dw_lock);
 #endif
 	free(s->syms);
 	free(s->pool);
@@ -512,25 +518,25 @@ int symtab_srcline(struct symtab *s, uint64_t addr, const char **file,
 #ifdef HAVE_LIBDW
 	Dwarf_Die cu;
 	Dwarf_Line *l;
-	const char *src;
+	const char *src = NULL;
+	int ret = -pte_invalid;
 
 	if (!s || !s->elf || !file || !line)
 		return -pte_invalid;
+	pthread_mutex_lock(&s->dw_lock);
 	if (!s->dw_tried) {
 		s->dw_tried = 1;
 		s->dw = dwarf_begin_elf(elfimg_elf(s->elf), DWARF_C_READ,
 					NULL);
 	}
-	if (!s->dw || !dwarf_addrdie(s->dw, addr, &cu))
-		return -pte_invalid;
-	l = dwarf_getsrc_die(&cu, addr);
-	if (!l)
-		return -pte_invalid;
-	src = dwarf_linesrc(l, NULL, NULL);
-	if (!src || dwarf_lineno(l, line))
-		return -pte_invalid;
-	*file = src;
-	return 0;
+	if (s->dw && dwarf_addrdie(s->dw, addr, &cu) &&
+	    (l = dwarf_getsrc_die(&cu, addr)) &&
+	    (src = dwarf_linesrc(l, NULL, NULL)) && !dwarf_lineno(l, line)) {
+		*file = src;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&s->dw_lock);
+	return ret;
 #else
 	(void)s;
 	(void)addr;

@@ -70,7 +70,8 @@ size_t symtab_format(const struct symtab *s, uint64_t addr, char *buf,
 		     size_t size);
 
 /* The source file and line of @addr from DWARF.  *@file stays valid while
- * @s lives.
+ * @s lives.  Thread-safe (calls on one table take turns); the rest of
+ * this file only reads a finished table.
  * Returns 0 and sets *@file and *@line.
  * Returns -pte_invalid if there is no line for @addr, no DWARF, or the
  * build has no libdw. */

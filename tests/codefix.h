@@ -50,7 +50,7 @@ static int codefix_sh(const char *fmt, const char *a, const char *b)
 	return system(cmd);
 }
 
-static int codefix_write(const char *path, const char *text)
+static __attribute__((unused)) int codefix_write(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 

@@ -116,6 +116,43 @@ static void test_program(void **state)
 	elfimg_close(e);
 }
 
+/* A vmlinux in small: .text at 0xffffffff81000000 and a per-CPU segment
+ * linked at 0, as the kernel's linker script makes them. */
+static void test_vmlinux_base(void **state)
+{
+	static const char src[] =
+		"int percpu_var __attribute__((section(\".data..percpu\"))) = 1;\n"
+		"void start_kernel(void) { for (;;); }\n";
+	static const char lds[] =
+		"ENTRY(start_kernel)\n"
+		"PHDRS { text PT_LOAD FLAGS(5); percpu PT_LOAD FLAGS(6); }\n"
+		"SECTIONS {\n"
+		"\t. = 0xffffffff81000000;\n"
+		"\t.text : { *(.text*) } :text\n"
+		"\t.data..percpu 0 : AT(0x1000000) { *(.data..percpu) } :percpu\n"
+		"}\n";
+	char c[200], ld[200], o[200], k[200], cmd[1200], err[256];
+	struct elfimg *e;
+
+	(void)state;
+	snprintf(c, sizeof(c), "%s/k.c", fix.dir);
+	snprintf(ld, sizeof(ld), "%s/k.ld", fix.dir);
+	snprintf(o, sizeof(o), "%s/k.o", fix.dir);
+	snprintf(k, sizeof(k), "%s/vmlinux", fix.dir);
+	assert_int_equal(codefix_write(c, src), 0);
+	assert_int_equal(codefix_write(ld, lds), 0);
+	snprintf(cmd, sizeof(cmd), "cc -c -O0 -fno-pic -mcmodel=kernel "
+		 "-ffreestanding -o %s %s && ld -static -nostdlib -T %s -o %s %s",
+		 o, c, ld, k, o);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(elfimg_open(&e, k, err, sizeof(err)), 0);
+	assert_int_equal(elfimg_type(e), ET_EXEC);
+	assert_int_equal(elfimg_nsegs(e), 2);
+	/* the segment at 0 is there, but BASE means _text */
+	assert_int_equal(elfimg_link_base(e), 0xffffffff81000000ull);
+	elfimg_close(e);
+}
+
 static void test_build_id_check(void **state)
 {
 	struct elfimg *e;
@@ -180,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_program),
+		cmocka_unit_test(test_vmlinux_base),
 		cmocka_unit_test(test_build_id_check),
 		cmocka_unit_test(test_truncated),
 	};

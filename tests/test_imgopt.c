@@ -311,6 +311,26 @@ static void test_recorded_path(void **state)
 	same_bytes(s, a, BASE + main_addr, fix.prog, main_addr);
 	imgopt_symbol(s, a, LIBBASE + add, buf, sizeof(buf));
 	assert_string_equal(buf, "fix_add+0x0");
+	{
+		const char *file = NULL, *name = NULL;
+		uint64_t start = 0, end = 0;
+		int line = 0;
+
+		assert_int_equal(imgopt_function(s, a, BASE + main_addr + 3,
+						 &name, &start, &end), 0);
+		assert_string_equal(name, "main");
+		assert_int_equal(start, BASE + main_addr);
+		assert_true(end > start + 3);
+#ifdef HAVE_LIBDW
+		assert_int_equal(imgopt_srcline(s, a, BASE + main_addr + 8,
+						&file, &line), 0);
+		assert_non_null(strstr(file, "prog.c"));
+		assert_true(line >= CODEFIX_MAIN_LINE);
+#else
+		(void)file;
+		(void)line;
+#endif
+	}
 	/* not in another address space, nor in none */
 	assert_int_equal(imgopt_symbol(s, 0, BASE + main_addr, buf,
 				       sizeof(buf)), 0);
