@@ -106,6 +106,14 @@ if [ $# -ge 6 ] && { [ "$1" = "$3" ] || [ "$3" = "$5" ]; }; then
 	fail "axis labels not distinct: $axis"
 fi
 
+# The marks list: two marks 100 ns apart at 27 s keep every digit.
+printf 'wait-index\nG\nm a\n:goto 0x23\nm b\n:marks\n:save-screen %s/m.txt\nq\nq\n' "$tmp" >"$tmp/keysM"
+"$PTBROWSE" --no-state --script "$tmp/keysM" --size 120x22 --tsc-freq 1GHz "$tmp/deep.pt" \
+	>"$tmp/out" 2>&1 || fail "marks list: exit $?"
+grep -q '^ mark  *b  *0x00000023  *27\.000000010 s' "$tmp/m.txt" &&
+	grep -q '^ mark  *a  *0x00000085  *27\.000000110 s' "$tmp/m.txt" ||
+	fail "marks list times: $(grep '^ mark' "$tmp/m.txt")"
+
 # --- the TSC frequency: derived where possible, an estimate marked -------
 # 3187200000 ticks: one second at the Alder Lake's 38.4 MHz * 166 / 2.
 perl -e '

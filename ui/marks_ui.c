@@ -791,8 +791,20 @@ static void mu_mark_row(struct ui *ui, const struct bm_entry *e, char *buf, size
 	uint64_t tsc = mu_tsc_at(ui, e->from);
 	size_t k;
 
-	if (tsc && ui->have_t0)
-		status_fmt_ns(t, sizeof(t), status_tsc_ns(ui, ui->t0, tsc));
+	/* Every digit (marks may lie nanoseconds apart deep in a trace);
+	 * ticks without a TSC frequency; '≈' on an estimated one. */
+	if (tsc && ui->have_t0) {
+		double ns = status_tsc_ns(ui, ui->t0, tsc);
+		char v[40];
+
+		if (isnan(ns))
+			snprintf(t, sizeof(t), "+%" PRIu64 "t", tsc >= ui->t0 ? tsc - ui->t0 : 0);
+		else {
+			status_fmt_ns_res(v, sizeof(v), ns, 1);
+			snprintf(t, sizeof(t), "%s%s", status_time_estimated(ui) ?
+				 screen_glyph(ui, "≈", "~") : "", v);
+		}
+	}
 	if (e->note) {
 		for (k = 0; e->note[k] && k + 1 < sizeof(note); k++)
 			note[k] = e->note[k] == '\n' || e->note[k] == '\t' ? ' ' : e->note[k];
