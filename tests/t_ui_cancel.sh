@@ -13,18 +13,6 @@ GEN=$BUILD/tools/ptgen
 tmp=$(mktemp -d)
 . "$(dirname "$0")/tmux_lib.sh"
 
-# Poll the screen for a pattern for up to 120 seconds (a loaded machine).
-wait_long() {
-	_i=0
-	while [ $_i -lt 1200 ]; do
-		screen > "$tmp/screen" 2>/dev/null
-		grep -Eq -- "$1" "$tmp/screen" && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	fail "timed out waiting for '$1'"
-}
-
 # Big enough that looking through it takes a while.
 "$GEN" --seed 7 --size 256MiB -o "$tmp/t.pt" >/dev/null || fail "ptgen"
 
@@ -33,7 +21,7 @@ wait_long() {
 tm_start -- --no-state "$tmp/t.pt"
 wait_for '0x00000000'
 keys '&' 'cyc > 99999999999' Enter
-wait_long 'filter: cyc > 99999999999 \((looking [0-9]+%, C-c stops|none below)\)'
+wait_for 'filter: cyc > 99999999999 \((looking [0-9]+%, C-c stops|none below)\)' 120
 grep -q 'none below' "$tmp/screen" && fail "the filter looked through 256 MiB before a screen was drawn"
 keys C-c
 wait_for 'filter: stopped looking for more cyc > 99999999999 rows'
@@ -48,7 +36,7 @@ off=${last% *}
 tsc=${last#* }
 [ -n "$off" ] && [ -n "$tsc" ] || fail "no TSC packet near the end of the trace"
 keys '&' "tsc >= 0x$tsc" Enter
-wait_long "0x0*$(printf '%x' $((0x$off)))  *tsc  *$tsc"
+wait_for "0x0*$(printf '%x' $((0x$off)))  *tsc  *$tsc" 120
 # A huge count in the filter view walks the matches: C-c stops it.
 keys '&' tip Enter
 wait_for 'filter: tip *($|\[| )'

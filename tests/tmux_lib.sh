@@ -3,7 +3,7 @@
 # Source it after setting $tmp (a temporary directory) and $PTBROWSE; it
 # sets a trap that kills the server and removes $tmp.
 #   tm_start [ENV=VALUE...] -- ARGS...   (re)start the browser with ARGS
-#   wait_for REGEX      poll the screen (grep -E) for 10 seconds, or fail
+#   wait_for REGEX [S]  poll the screen (grep -E) for 10 (S) seconds, or fail
 #   wait_gone REGEX     poll until REGEX is no longer on the screen
 #   status_off          the offset in the status line
 #   cursor_off          the offset of the cursor row ('>' in the gutter)
@@ -26,10 +26,10 @@ fail() {
 keys() { tm send-keys -t ptb "$@"; }
 screen() { tm capture-pane -p -t ptb; }
 
-# Poll the screen for a pattern (grep -E) for up to 10 seconds.
+# Poll the screen for a pattern (grep -E) for up to 10 seconds, or $2.
 wait_for() {
 	_i=0
-	while [ $_i -lt 100 ]; do
+	while [ $_i -lt $((${2:-10} * 10)) ]; do
 		screen > "$tmp/screen" 2>/dev/null
 		grep -Eq -- "$1" "$tmp/screen" && return 0
 		sleep 0.1
