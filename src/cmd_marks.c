@@ -5,6 +5,7 @@
  * The hidden `--stress-save N` rewrites the marks file N times (one region
  * change each) for tests/t_marks_crash.sh, which kills it mid-save.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "cmds.h"
 #include "json.h"
 #include "marks.h"
+#include "safefile.h"
 #include "timing_opt.h"
 #include "trace.h"
 
@@ -29,7 +31,9 @@ static void usage(FILE *f)
 "colour and note.  Listing never changes the marks file.\n"
 "\n"
 "options:\n"
-"  --export FILE    write them to FILE (the marks file format), to share\n"
+"  --export FILE    write them to FILE (the marks file format), to share;\n"
+"                   - is standard output; a FILE that exists must be a\n"
+"                   marks file\n"
 "  --import FILE    merge FILE's marks into TRACE's; the same name at\n"
 "                   another offset is a conflict: reported, ours kept\n"
 "  --json           one JSON object: trace, stream, marks file, marks array\n"
@@ -249,6 +253,31 @@ static int stress_save(struct bm_set *set, unsigned long n)
 	return 0;
 }
 
+/* --export -: the marks file format on standard output (unless that is
+ * the trace).  Returns 0, or -1 (reported). */
+static int export_stdout(const struct bm_set *set, const struct trace *t)
+{
+	struct safefile_keep keep = { t->dev, t->ino, "the trace" };
+	struct safefile_opts o = { .flags = SAFEFILE_STDOUT, .keep = &keep,
+				   .nkeep = 1 };
+	struct safefile *f;
+	char err[512];
+
+	if (safefile_create(&f, "-", &o, err, sizeof(err)) < 0)
+		goto out_err;
+	if (!safefile_stream(f) || bm_export(set, safefile_stream(f)) < 0) {
+		safefile_abort(f);
+		snprintf(err, sizeof(err), "standard output: %s", strerror(errno));
+		goto out_err;
+	}
+	if (safefile_commit(f, err, sizeof(err)) < 0)
+		goto out_err;
+	return 0;
+out_err:
+	fprintf(stderr, "ptbrowse marks: %s\n", err);
+	return -1;
+}
+
 int cmd_marks_main(int argc, char **argv)
 {
 	struct bm_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
@@ -314,7 +343,7 @@ int cmd_marks_main(int argc, char **argv)
 		return 2;
 	}
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse marks: %s\n", err);
+		report_stderr(NULL, err);
 		return 1;
 	}
 	idx = 0;
@@ -341,7 +370,8 @@ int cmd_marks_main(int argc, char **argv)
 		rc = 0;
 		if (import && bm_import_path(set, import) < 0)
 			rc = 1;
-		if (export && bm_export_path(set, export) < 0)
+		if (export && (strcmp(export, "-") ? bm_export_path(set, export) :
+			       export_stdout(set, t)) < 0)
 			rc = 1;
 		goto out_free;
 	}

@@ -18,6 +18,7 @@
 #include "identity.h"
 #include "marks.h"
 #include "ptdec.h"
+#include "safefile.h"
 #include "trace.h"
 #include "xdg.h"
 
@@ -44,6 +45,8 @@ struct bm_set {
 	int saving;		/* 0: never write (flag, newer version, ...) */
 	int dirty;		/* the last save failed */
 	int busy;		/* ... because another process held the lock */
+	struct safefile_keep trace;	/* never written over */
+	size_t ntrace;		/* 1 if the trace's identity is known */
 	struct bm_disk {	/* the marks file as we last read or wrote it */
 		int present;
 		dev_t dev;
@@ -562,58 +565,33 @@ static void bm_dirname(const char *file, char *buf, size_t size)
 		snprintf(buf, size, "%.*s", (int)(slash - file), file);
 }
 
-/* Write the set to @file (mode @mode): a temporary file in the same directory,
- * fsync, rename over the old one, fsync the directory.  A crash at any
- * point leaves either the old or the new file. */
-static int bm_write(const struct bm_set *set, const char *file, mode_t mode,
-		    char *err, size_t errlen)
+/* Write the set to @file as @o says (src/safefile.h: a temporary file in
+ * the same directory, fsync, rename over the old one, fsync the
+ * directory), never over the trace.  A crash at any point leaves either
+ * the old or the new file. */
+static int bm_write(const struct bm_set *set, const char *file,
+		    const struct safefile_opts *o, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX + 32], dir[PATH_MAX];
-	const char *what;
-	FILE *f;
-	int fd, e;
+	struct safefile_opts so = *o;
+	char dir[PATH_MAX];
+	struct safefile *f;
+	FILE *out;
 
 	bm_dirname(file, dir, sizeof(dir));
 	if (xdg_mkdir_p(dir, 0700, err, errlen) < 0)
 		return -pte_io;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid());
-	what = "cannot create";
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		goto out_err;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		goto out_unlink;
+	so.keep = &set->trace;
+	so.nkeep = set->ntrace;
+	if (safefile_create(&f, file, &so, err, errlen) < 0)
+		return -pte_io;
+	out = safefile_stream(f);
+	if (!out) {
+		safefile_abort(f);
+		snprintf(err, errlen, "%s: out of memory", file);
+		return -pte_io;
 	}
-	bm_put_all(set, f);
-	what = "cannot write";
-	if (fflush(f) || ferror(f) || fsync(fd)) {
-		e = errno;
-		fclose(f);
-		errno = e;
-		goto out_unlink;
-	}
-	if (fclose(f))
-		goto out_unlink;
-	what = "cannot rename to";
-	if (rename(tmp, file))
-		goto out_unlink;
-	/* Make the rename itself durable. */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	return 0;
-out_unlink:
-	e = errno;
-	unlink(tmp);
-	errno = e;
-out_err:
-	snprintf(err, errlen, "%s %s: %s", what,
-		 strcmp(what, "cannot rename to") ? tmp : file, strerror(errno));
-	return -pte_io;
+	bm_put_all(set, out);
+	return safefile_commit(f, err, errlen) < 0 ? -pte_io : 0;
 }
 
 /*
@@ -691,7 +669,8 @@ static int bm_save_wait(struct bm_set *set, int wait_ms)
 	/* Another ptbrowse may have saved the same trace's marks meanwhile. */
 	if (bm_sync(set) < 0)
 		goto out_unlock;
-	if (bm_write(set, set->file, 0600, err, sizeof(err)) < 0) {
+	if (bm_write(set, set->file, &(struct safefile_opts){
+		     .flags = SAFEFILE_NOFOLLOW, .mode = 0600 }, err, sizeof(err)) < 0) {
 		set->dirty = 1;
 		bm_report(set, "marks not saved: %s; they are kept in memory and "
 			  "saving is retried on the next change", err);
@@ -854,24 +833,10 @@ static void bm_merge(struct bm_set *set, struct bm_parse *ps,
 
 /* fopen(@path, "re") for reading marks: a regular file of at most
  * BM_FILE_MAX bytes (a device or a FIFO would never end), else NULL with
- * errno set. */
+ * errno set as safefile_open_read() does. */
 static FILE *bm_fopen(const char *path)
 {
-	struct stat sb;
-	FILE *f;
-
-	/* before opening: opening a FIFO blocks */
-	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
-		errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
-		return NULL;
-	}
-	f = fopen(path, "re");
-	if (f && !fstat(fileno(f), &sb) && sb.st_size > (off_t)BM_FILE_MAX) {
-		fclose(f);
-		errno = EFBIG;
-		return NULL;
-	}
-	return f;
+	return safefile_fopen_read(path, BM_FILE_MAX);
 }
 
 /*
@@ -1100,7 +1065,8 @@ static void bm_clean_tmp(struct bm_set *set)
 		    strncmp(d->d_name + blen, ".tmp.", 5))
 			continue;
 		pid = strtol(d->d_name + blen + 5, &end, 10);
-		if (*end || pid <= 0)
+		/* NAME.tmp.PID.N (safefile's) or NAME.tmp.PID (older) */
+		if ((*end && *end != '.') || pid <= 0)
 			continue;
 		if (kill((pid_t)pid, 0) && errno == ESRCH) {
 			snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
@@ -1410,6 +1376,7 @@ static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
 	static const struct bm_opts defaults;
 	char dir[PATH_MAX], err[PATH_MAX + 128], *real;
 	struct bm_set *set;
+	struct stat st;
 	int ret;
 
 	if (!opts)
@@ -1426,6 +1393,13 @@ static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
 	set->size = size;
 	set->end = end;
 	strcpy(set->id, id);
+	/* No save or export ever writes over the trace. */
+	if (t || !stat(path, &st)) {
+		set->trace.dev = t ? t->dev : st.st_dev;
+		set->trace.ino = t ? t->ino : st.st_ino;
+		set->trace.what = "the trace";
+		set->ntrace = 1;
+	}
 	if (opts->stream)
 		strcpy(set->stream, opts->stream);
 	/* An absolute path makes "the same path" mean the same file. */
@@ -1763,25 +1737,29 @@ out_free:
 
 int bm_export_path(struct bm_set *set, const char *path)
 {
+	/* Never over a file that is not a marks file: the trace, given in
+	 * the wrong order, is not one. */
+	static const struct safefile_opts o = {
+		.mode = 0644,	/* exports are for sharing; the state is private */
+		.magic = "# ptbrowse marks",
+		.kind = "a marks file",
+	};
 	char err[2 * PATH_MAX + 64];
-
 	struct stat sb;
 
-	if (!set || !path || !*path)
+	if (!set || !path)
 		return -pte_invalid;
-	/* It is renamed into place: never over a device, a FIFO or a
-	 * directory, and never into a directory that is not there. */
-	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
-		bm_report(set, "marks not exported: %s: not a regular file", path);
-		return -pte_io;
+	if (!*path) {
+		bm_report(set, "marks not exported: empty file name");
+		return -pte_invalid;
 	}
+	/* Never into a directory that is not there (bm_write would make it). */
 	bm_dirname(path, err, sizeof(err));
 	if (stat(err, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
 		bm_report(set, "marks not exported: %s: no such directory", err);
 		return -pte_io;
 	}
-	/* Exports are for sharing; the state file is private. */
-	if (bm_write(set, path, 0644, err, sizeof(err)) < 0) {
+	if (bm_write(set, path, &o, err, sizeof(err)) < 0) {
 		bm_report(set, "marks not exported: %s", err);
 		return -pte_io;
 	}
@@ -1794,12 +1772,15 @@ int bm_import_path(struct bm_set *set, const char *path)
 	FILE *f;
 	int ret;
 
-	if (!set || !path || !*path)
+	if (!set || !path)
 		return -pte_invalid;
+	if (!*path) {
+		bm_report(set, "marks not imported: empty file name");
+		return -pte_invalid;
+	}
 	f = bm_fopen(path);
 	if (!f) {
-		bm_report(set, "cannot read %s: %s", path,
-			  errno == EINVAL ? "not a regular file" : strerror(errno));
+		bm_report(set, "cannot read %s: %s", path, safefile_strerror(errno));
 		return -pte_io;
 	}
 	ret = bm_import(set, f, path);

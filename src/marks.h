@@ -269,14 +269,19 @@ int bm_export(const struct bm_set *set, FILE *f);
  * Returns -pte_io if the merge could not be saved (see bm_save()). */
 int bm_import(struct bm_set *set, FILE *f, const char *fname);
 
-/* Write the marks file format to @path, atomically (its directory is
- * created if missing), for :export-marks.  Reports what it did.
- * Returns 0, -pte_invalid if @path is NULL or empty, or -pte_io if it
- * could not be written (reported, naming the file and the reason). */
+/* Write the marks file format to @path, atomically, for :export-marks
+ * (src/safefile.h: never over the trace, over a file that is not a marks
+ * file, a FIFO or a device; never into a missing directory).  Reports what
+ * it did.
+ * Returns 0.
+ * Returns -pte_invalid if @path is NULL or empty (reported if empty).
+ * Returns -pte_io if it was refused or could not be written (reported,
+ * naming the file and the reason). */
 int bm_export_path(struct bm_set *set, const char *path);
 
-/* bm_import() from the file at @path, for :import-marks.
- * Returns as bm_import(), or -pte_io if @path cannot be read (reported). */
+/* bm_import() from the file at @path (a regular file), for :import-marks.
+ * Returns as bm_import(), -pte_invalid if @path is NULL or empty
+ * (reported if empty), or -pte_io if @path cannot be read (reported). */
 int bm_import_path(struct bm_set *set, const char *path);
 
 /*

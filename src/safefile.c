@@ -443,6 +443,6 @@ FILE *safefile_fopen_read(const char *path, uint64_t max)
 const char *safefile_strerror(int errnum)
 {
 	if (errnum == EINVAL)
-		return "not a regular file (a FIFO, a device or a socket)";
+		return "not a regular file";
 	return strerror(errnum);
 }

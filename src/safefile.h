@@ -110,7 +110,7 @@ int safefile_open_read(const char *path, uint64_t max);
 FILE *safefile_fopen_read(const char *path, uint64_t max);
 
 /* strerror(@errnum), but what safefile_open_read() means by EINVAL:
- * "not a regular file (a FIFO or a device?)". */
+ * "not a regular file". */
 const char *safefile_strerror(int errnum);
 
 #endif /* SAFEFILE_H */

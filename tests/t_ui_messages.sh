@@ -136,8 +136,8 @@ mkfifo "$tmp/fifo"
 printf ':export 0 100 /dev/null\n:save-screen %s\n:export-marks /dev/null\n:save-screen %s\n:export-marks %s/nodir/x.marks\n:save-screen %s\n:source %s\n:save-screen %s\n:import-marks %s\n:save-screen %s\n' \
 	"$tmp/e1.txt" "$tmp/e2.txt" "$tmp" "$tmp/e3.txt" "$tmp/fifo" "$tmp/e4.txt" "$tmp/fifo" "$tmp/e5.txt" >"$tmp/k10"
 timeout 60 "$PTBROWSE" --script "$tmp/k10" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "exports: exit $? (124: it hung)"
-for e in "e1:export: /dev/null: not a regular file" \
-	 "e2:marks not exported: /dev/null: not a regular file" \
+for e in "e1:export: /dev/null: is a character device, not a regular file; not replacing it" \
+	 "e2:marks not exported: /dev/null: is a character device, not a regular file; not replacing it" \
 	 "e3:marks not exported: $tmp/nodir: no such directory" \
 	 "e4:source: $tmp/fifo: not a regular file" \
 	 "e5:cannot read $tmp/fifo: not a regular file"; do

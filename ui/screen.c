@@ -124,8 +124,8 @@ const char *screen_glyph(const struct ui *ui, const char *utf8,
 
 int screen_save(const struct ui *ui, const char *path, char *err, size_t errlen)
 {
-	struct safefile_keep keep = { ui->trace->dev, ui->trace->ino, "the trace" };
-	struct safefile_opts o = { .keep = &keep, .nkeep = 1 };
+	struct safefile_keep trace = { ui->trace->dev, ui->trace->ino, "the trace" };
+	struct safefile_opts o = { .keep = &trace, .nkeep = 1 };
 	struct safefile *sf;
 	FILE *f;
 	int y, x;
