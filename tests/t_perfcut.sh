@@ -8,7 +8,8 @@
 # and its last row is marked [gap].  A problem info warns of that loses no
 # trace data is said by dump (stderr), index and the browser too.
 # test_perfdata checks the rule on every cut of a generated file and on
-# thousands of cuts of the shared perf.data files.
+# thousands of cuts of the shared perf.data files; here dump is checked on
+# every cut of a small pt2perf file.
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}"
 BUILD=${BUILD:-build}
@@ -111,6 +112,40 @@ printf ':messages\n:save-screen %s\nq\n' "$tmp/screen.txt" >"$tmp/keys"
 	"$tmp/feat.perf" >/dev/null 2>&1 || bad "browser exit $?"
 grep -q "W 1 problem in the perf.data file (ptbrowse info); the first: $w" \
 	"$tmp/screen.txt" || bad "browser messages: $(cat "$tmp/screen.txt")"
+
+# Every cut of a small pt2perf file (1,236 bytes): dump prints what the
+# complete prefix (the file cut at the last record boundary at or before
+# the cut) holds, or says the loss (a gap line at the end, or an error
+# naming the file).  test_perfdata does the same in process on bigger files.
+"$BUILD/tools/ptgen" --seed 5 --size 300 -o "$tmp/tiny.pt" || exit 1
+"$BUILD/tools/pt2perf" --chunk 37 --hole 60:20 --switches 3 --lost-at 150 \
+	"$tmp/tiny.pt" -o "$tmp/tiny.perf" || exit 1
+n=$(wc -c <"$tmp/tiny.perf")
+u() { od -An -t "u$1" -j "$2" -N "$1" "$tmp/tiny.perf" | tr -d ' '; }
+bounds=16 off=16
+while [ $((off + 8)) -le "$n" ]; do
+	len=$(u 2 $((off + 6)))
+	[ "$(u 4 "$off")" = 71 ] && len=$((len + $(u 8 $((off + 8)))))
+	off=$((off + len))
+	bounds="$bounds $off"
+done
+prev=0 silent=0
+for c in $(seq 1 "$n"); do
+	for b in $bounds; do [ "$b" -le "$c" ] && prev=$b; done
+	head -c "$c" "$tmp/tiny.perf" >"$tmp/c.perf"
+	"$PTBROWSE" dump "$tmp/c.perf" >"$tmp/c.out" 2>"$tmp/c.err" ||
+		{ grep -q "c.perf" "$tmp/c.err" && continue; }
+	tail -n 1 "$tmp/c.out" | grep -q ': gap in the trace: data lost at the end: ' &&
+		continue
+	if [ ! -e "$tmp/p$prev.out" ]; then
+		head -c "$prev" "$tmp/tiny.perf" >"$tmp/p.perf"
+		"$PTBROWSE" dump "$tmp/p.perf" >"$tmp/p$prev.out" 2>/dev/null
+	fi
+	cmp -s "$tmp/c.out" "$tmp/p$prev.out" && continue
+	silent=$((silent + 1))
+	[ $silent -le 3 ] && bad "cut at $c: dump differs from the complete prefix at $prev and says no loss"
+done
+[ $silent = 0 ] || bad "$silent cuts of $n silent"
 
 # The intact shared files: no gap, no warning.
 for f in perf.data.intel_pt-4.14 perf.data.piped.intel_pt-4.14; do
