@@ -18,6 +18,7 @@
 #include "identity.h"
 #include "idxcache.h"
 #include "ptdec.h"
+#include "safefile.h"
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
@@ -158,9 +159,10 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		*why = "no cache directory";
 		return IDXCACHE_MISS;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never a FIFO or a device: opening or reading it could block. */
+	fd = safefile_open_read(path, 0);
 	if (fd < 0) {
-		*why = "not cached";
+		*why = errno == ENOENT ? "not cached" : "not a regular file";
 		return IDXCACHE_MISS;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
@@ -297,10 +299,15 @@ static int emit_file(void *ctx, const void *p, size_t n)
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		  const _Atomic int *cancel, char *err, size_t errlen)
 {
+	/* A cache: no fsync; a file cut by a crash fails its hashes. */
+	struct safefile_keep keep = { t ? t->dev : 0, t ? t->ino : 0, "the trace" };
+	struct safefile_opts so = { .flags = SAFEFILE_NOFOLLOW | SAFEFILE_NOSYNC,
+				    .mode = 0600, .keep = &keep, .nkeep = 1 };
 	struct save_args *sa;
+	struct safefile *f = NULL;
 	struct identity id;
 	struct cache_hdr h;
-	char dir[4096], path[4096], tmp[4200];
+	char dir[4096], path[4096];
 	uint64_t content;
 	int ret;
 
@@ -331,13 +338,12 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	XXH3_INITSTATE(&sa->st);
 	XXH3_64bits_reset(&sa->st);
 	sa->len = 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	sa->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (sa->fd < 0) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		ret = -pte_io;
+	ret = safefile_create(&f, path, &so, err, errlen);
+	if (ret < 0) {
+		ret = ret == -pte_nomem ? ret : -pte_io;
 		goto out_free;
 	}
+	sa->fd = safefile_fd(f);
 	/* The body streams out behind a placeholder header, hashed on the
 	 * way; the real header goes in last. */
 	memset(&h, 0, sizeof(h));
@@ -364,27 +370,16 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		ret = -pte_io;
 		goto out_err;
 	}
-	if (close(sa->fd) < 0) {
-		sa->fd = -1;
-		ret = -pte_io;
-		goto out_err;
-	}
-	sa->fd = -1;
-	if (rename(tmp, path) < 0) {
-		ret = -pte_io;
-		goto out_err;
-	}
+	ret = safefile_commit(f, err, errlen);
 	free(sa);
-	return 0;
+	return ret;
 
 out_err:
 	if (ret == -pte_io)
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 	else
-		snprintf(err, errlen, "%s: %s", tmp, pte_strerror(ret));
-	if (sa->fd >= 0)
-		close(sa->fd);
-	unlink(tmp);
+		snprintf(err, errlen, "%s: %s", path, pte_strerror(ret));
+	safefile_abort(f);
 out_free:
 	free(sa);
 	return ret;

@@ -24,6 +24,7 @@
 #include "marks.h"
 #include "marks_ui.h"
 #include "perfdata.h"
+#include "safefile.h"
 #include "search_ui.h"
 #include "timing_opt.h"
 #include "trace.h"
@@ -1786,12 +1787,20 @@ static void ui_config(struct ui *ui, const struct ui_opts *o)
 	if (xdg_path(XDG_CONFIG, "config", user, sizeof(user), NULL, 0) < 0)
 		user[0] = 0;
 	for (k = 0; k < 2; k++) {
-		FILE *f = paths[k][0] ? fopen(paths[k], "r") : NULL;
+		/* A FIFO or a device there would hang the start. */
+		FILE *f = paths[k][0] ? safefile_fopen_read(paths[k], 0) : NULL;
 		unsigned lineno = 0;
 		int r;
 
-		if (!f)
+		if (!f) {
+			if (paths[k][0] && errno != ENOENT) {
+				ui_message(ui, UI_ERROR, "%s: %s (not read)", paths[k],
+					   safefile_strerror(errno));
+				snprintf(last, sizeof(last), "%s", ui->msg);
+				nerr++;
+			}
 			continue;
+		}
 		while ((r = ui_read_line(f, line, sizeof(line)))) {
 			char *p = line;
 

@@ -12,6 +12,7 @@
 
 #include "keymap.h"
 #include "ptdec.h"
+#include "safefile.h"
 #include "xdg.h"
 
 #include "keymaps_builtin.h"
@@ -896,7 +897,6 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 {
 	char full[4096];
 	const char *saved;
-	struct stat sb;
 	FILE *f = NULL;
 	char *text = NULL;
 	size_t len = 0, cap = 0, n;
@@ -914,16 +914,12 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 		km_set_err(err, errlen, "source: %s: nested too deeply", full);
 		return -pte_invalid;
 	}
-	/* A FIFO would block the opening, a device never end (a directory
-	 * fails to read below). */
-	if (!stat(full, &sb) && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
-		km_set_err(err, errlen, "source: %s: not a regular file", full);
-		return -pte_invalid;
-	}
-	f = fopen(full, "r");
+	/* A FIFO would block the opening, a device never end. */
+	f = safefile_fopen_read(full, 0);
 	if (!f) {
-		km_set_err(err, errlen, "source: %s: %s", full, strerror(errno));
-		return -pte_io;
+		rc = errno;
+		km_set_err(err, errlen, "source: %s: %s", full, safefile_strerror(rc));
+		return rc == EINVAL ? -pte_invalid : -pte_io;
 	}
 	errno = 0;
 	for (;;) {

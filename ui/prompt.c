@@ -19,11 +19,14 @@
 #include "complete_rl.h"
 #include "marks.h"
 #include "pkt.h"
+#include "safefile.h"
 #include "trace.h"
 #include "ui.h"
 #include "xdg.h"
 
 #define PROMPT_HISTORY_MAX 1000
+/* A bigger history file is not one we wrote: left alone. */
+#define PROMPT_HISTORY_FILE_MAX (16u << 20)
 
 static struct ui *prompt_ui;
 static int prompt_q[32];
@@ -142,6 +145,107 @@ static void prompt_hist_forget(const char *line)
 	}
 }
 
+/* The lines of the history file, in @v (*@n of them, each allocated).
+ * Returns 0 (no file is no lines), or -1 with errno set. */
+static int prompt_hist_read(char ***v, size_t *n)
+{
+	FILE *f = safefile_fopen_read(prompt_hist_path, PROMPT_HISTORY_FILE_MAX);
+	size_t cap = 0, lcap = 0;
+	char *line = NULL, **nv;
+	ssize_t len;
+
+	*v = NULL;
+	*n = 0;
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	while ((len = getline(&line, &lcap, f)) >= 0) {
+		line[strcspn(line, "\n")] = 0;
+		if (!*line)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			nv = realloc(*v, cap * sizeof(*nv));
+			if (!nv)
+				break;
+			*v = nv;
+		}
+		if (!((*v)[*n] = strdup(line)))
+			break;
+		(*n)++;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+static void prompt_hist_free(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}
+
+/*
+ * Add @line to the history file: what the file holds now (another
+ * ptbrowse may have added lines since we read it) plus @line, the last
+ * PROMPT_HISTORY_MAX lines, replaced atomically (src/safefile.h).  A
+ * file that cannot be read (a FIFO, too big) is left alone; the first
+ * failure is said once.
+ */
+static void prompt_hist_append(struct ui *ui, const char *line)
+{
+	static const struct safefile_opts o = { .flags = SAFEFILE_NOFOLLOW,
+						.mode = 0600 };
+	static int warned;
+	struct safefile *f;
+	char err[4400];
+	size_t n, i;
+	char **v;
+	FILE *out;
+
+	if (prompt_hist_read(&v, &n) < 0) {
+		snprintf(err, sizeof(err), "%s: %s", prompt_hist_path,
+			 safefile_strerror(errno));
+		goto out_err;
+	}
+	if (safefile_create(&f, prompt_hist_path, &o, err, sizeof(err)) < 0)
+		goto out_free;
+	out = safefile_stream(f);
+	if (!out) {
+		safefile_abort(f);
+		snprintf(err, sizeof(err), "%s: out of memory", prompt_hist_path);
+		goto out_free;
+	}
+	for (i = n + 1 > PROMPT_HISTORY_MAX ? n + 1 - PROMPT_HISTORY_MAX : 0; i < n; i++)
+		fprintf(out, "%s\n", v[i]);
+	fprintf(out, "%s\n", line);
+	if (safefile_commit(f, err, sizeof(err)) < 0)
+		goto out_free;
+	prompt_hist_free(v, n);
+	return;
+out_free:
+	prompt_hist_free(v, n);
+out_err:
+	if (!warned++)
+		ui_message(ui, UI_WARN, "history not saved: %s", err);
+}
+
+/* The history file into readline's list. */
+static void prompt_hist_load(struct ui *ui)
+{
+	size_t n, i;
+	char **v;
+
+	if (prompt_hist_read(&v, &n) < 0) {
+		ui_message(ui, UI_WARN, "history not read: %s: %s", prompt_hist_path,
+			   safefile_strerror(errno));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		add_history(v[i]);
+	prompt_hist_free(v, n);
+}
+
 /* A line entered, run once readline's callback has returned: a command
  * may take long, or unwind to the main loop (a trace that shrank). */
 static char *prompt_entered;
@@ -164,18 +268,8 @@ static void prompt_line(char *line)
 		if (!last || strcmp(last->line, line)) {
 			prompt_hist_forget(line);
 			add_history(line);
-			/* Appended, not rewritten: another ptbrowse may be
-			 * adding its lines too.  (append_history() does not
-			 * create the file.) */
-			if (prompt_hist_path[0]) {
-				int r = append_history(1, prompt_hist_path);
-
-				if (r == ENOENT)
-					write_history(prompt_hist_path);
-				else if (!r)
-					history_truncate_file(prompt_hist_path,
-							      PROMPT_HISTORY_MAX);
-			}
+			if (prompt_hist_path[0])
+				prompt_hist_append(ui, line);
 		}
 		free(prompt_entered);
 		prompt_entered = line;
@@ -255,7 +349,7 @@ void prompt_init(struct ui *ui)
 		return;	/* --no-state: no history file either */
 	if (!xdg_dir(XDG_STATE, NULL, dir, sizeof(dir), NULL, 0)) {
 		snprintf(prompt_hist_path, sizeof(prompt_hist_path), "%s/history", dir);
-		read_history(prompt_hist_path);
+		prompt_hist_load(ui);
 		prompt_hist_dedup();
 	}
 }
