@@ -314,7 +314,8 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 		 * here, as an estimate. */
 		t = tm->est;
 	}
-	if (!tied)
+	/* Before the first TSC all time is relative (TM_F_REL) anyway. */
+	if (!tied && (tm->state & TM_S_TSC))
 		st->flags |= TM_F_UNTIED;
 	t = sat(t);
 	/* Calibrate over a clean period from the MTC before (a PSB+ or a
