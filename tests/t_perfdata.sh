@@ -98,7 +98,7 @@ else
 fi
 "$PTBROWSE" extract "$q/perf.data.intel_pt-4.14" -o "$tmp/none" \
 	>/dev/null 2>"$tmp/err" && bad "extract into a missing directory"
-grep -q "none/perf.data.intel_pt-4.14.cpu0.pt: No such file" "$tmp/err" ||
+grep -q "extract: $tmp/none: No such file" "$tmp/err" ||
 	bad "extract error: $(cat "$tmp/err")"
 
 BUILD=${BUILD:-build}

@@ -36,6 +36,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safefile.h"
+
 #define PMU_TYPE 8
 #define ATTR_ID 1
 /* pt, cyc, mtc, tsc, mtc_period=3 (ptgen --print-config), cyc_thresh=1 */
@@ -43,12 +45,14 @@
 #define SAMPLE_TYPE ((1ull << 1) | (1ull << 2) | (1ull << 7) | (1ull << 16))
 
 static FILE *out;
+static struct safefile *out_file;	/* out's; replaces -o only when done */
 static const char *out_path;
 
 static void put(const void *d, size_t n)
 {
 	if (fwrite(d, 1, n, out) != n) {
 		fprintf(stderr, "pt2perf: %s: %s\n", out_path, strerror(errno));
+		safefile_abort(out_file);
 		exit(1);
 	}
 }
@@ -430,10 +434,29 @@ int main(int argc, char **argv)
 			return 1;
 	if (sb_path)
 		priv[7] = 3;	/* have_sched_switch: context switch events */
-	out = fopen(out_path, "wb");
-	if (!out) {
-		fprintf(stderr, "pt2perf: %s: %s\n", out_path, strerror(errno));
-		return 1;
+	{
+		/* never over an input, a device or a FIFO; "-" is stdout */
+		struct safefile_keep *keep = calloc(nin + 1, sizeof(*keep));
+		struct safefile_opts so = { .flags = SAFEFILE_STDOUT | SAFEFILE_NOSYNC,
+					    .mode = 0644, .keep = keep };
+		char err[4400];
+		struct stat st;
+
+		for (j = 0; keep && j < nin + !!sb_path; j++)
+			if (!stat(j < nin ? in[j].path : sb_path, &st)) {
+				keep[so.nkeep].dev = st.st_dev;
+				keep[so.nkeep].ino = st.st_ino;
+				keep[so.nkeep++].what = "an input";
+			}
+		if (!keep || safefile_create(&out_file, out_path, &so, err,
+					     sizeof(err)) < 0 ||
+		    !(out = safefile_stream(out_file))) {
+			fprintf(stderr, "pt2perf: %s\n", keep ? err : "out of memory");
+			safefile_abort(out_file);
+			free(keep);
+			return 1;
+		}
+		free(keep);
 	}
 	put("PERFILE2", 8);
 	put64(16);
@@ -453,8 +476,7 @@ int main(int argc, char **argv)
 	put64(TIME_MULT);
 	put64(TIME_ZERO);
 	if (sb_path && sideband(sb_path) < 0) {
-		fclose(out);
-		unlink(out_path);
+		safefile_abort(out_file);
 		return 1;
 	}
 	/* Context switches first: their number, not their place, matters
@@ -481,9 +503,13 @@ int main(int argc, char **argv)
 		put64(1);			/* PERF_AUX_FLAG_TRUNCATED */
 		sample_id(in[0].cpu, switches + 2);
 	}
-	if (fclose(out)) {
-		fprintf(stderr, "pt2perf: %s: %s\n", out_path, strerror(errno));
-		return 1;
+	{
+		char err[4400];
+
+		if (safefile_commit(out_file, err, sizeof(err)) < 0) {
+			fprintf(stderr, "pt2perf: %s\n", err);
+			return 1;
+		}
 	}
 	free(in);
 	return 0;

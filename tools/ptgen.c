@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ptenc.h"
+#include "safefile.h"
 
 /* Output is flushed in chunks of GEN_BUF_SIZE; an event (a PSB+ or a
  * burst of packets) always fits in the GEN_EVENT_MAX of slack after it,
@@ -130,11 +131,15 @@ static uint64_t gen_total(const struct gen *g)
 	return g->flushed + (uint64_t)(g->pos - g->buf);
 }
 
+/* The output; replaces -o FILE only once the whole trace is written. */
+static struct safefile *ptgen_out;
+
 static void die(const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "ptgen: ");
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
+	safefile_abort(ptgen_out);
 	exit(1);
 }
 
@@ -1034,13 +1039,17 @@ int main(int argc, char **argv)
 		       g.o.mtc_freq, g.o.nom_freq, g.o.eax, g.o.ebx);
 		return 0;
 	}
-	if (!strcmp(g.o.out, "-")) {
-		g.fd = STDOUT_FILENO;
-		g.o.out = "<stdout>";
-	} else {
-		g.fd = open(g.o.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (g.fd < 0)
-			die("%s: %s", g.o.out, strerror(errno));
+	{
+		/* generated data: no fsync */
+		static const struct safefile_opts so = {
+			.flags = SAFEFILE_STDOUT | SAFEFILE_NOSYNC, .mode = 0644 };
+		char err[4400];
+
+		if (safefile_create(&ptgen_out, g.o.out, &so, err, sizeof(err)) < 0)
+			die("%s%s", err, "");
+		g.fd = safefile_fd(ptgen_out);
+		if (!strcmp(g.o.out, "-"))
+			g.o.out = "<stdout>";
 	}
 	g.buf = malloc(GEN_BUF_SIZE + GEN_EVENT_MAX);
 	if (!g.buf)
@@ -1061,7 +1070,13 @@ int main(int argc, char **argv)
 	}
 	gen_tail(&g);
 	free(g.buf);
-	if (g.fd != STDOUT_FILENO && close(g.fd))
-		die("%s: %s", g.o.out, strerror(errno));
+	{
+		char err[4400];
+		struct safefile *f = ptgen_out;
+
+		ptgen_out = NULL;
+		if (safefile_commit(f, err, sizeof(err)) < 0)
+			die("%s%s", err, "");
+	}
 	return 0;
 }
