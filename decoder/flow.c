@@ -62,7 +62,7 @@ enum { ST_EVENT = 1 << 0, ST_NOIP = 1 << 1, ST_EOS = 1 << 2 };
 
 /* Event queues by binding. */
 enum { EVB_PSBEND, EVB_TIP, EVB_FUP, EVB_N };
-#define EVQ_SIZE 8		/* slots; one stays free, as in libipt */
+#define EVQ_SIZE 8		/* slots; two stay free, as in libipt */
 
 struct ev {
 	uint64_t offset;	/* the packet that published it */
@@ -292,6 +292,21 @@ static int map_pkt_err(int err)
 	}
 }
 
+/* What libipt 2.0.5 refuses in payloads our packet decoder takes: a CYC
+ * of more than 64 bits (8 extension bytes), a TMA with its reserved byte
+ * set or FastCounter bits above bit 8.  Returns 0 or -FLOW_E_BAD_PACKET. */
+static int libipt_payload(const struct img *img, const struct pkt *p)
+{
+	uint8_t b[7];
+
+	if (p->type == PKT_CYC && p->size > 9)
+		return -FLOW_E_BAD_PACKET;
+	if (p->type == PKT_TMA &&
+	    (img_read(img, p->offset, b, sizeof(b)) != sizeof(b) || b[4] || (b[6] & 0xfe)))
+		return -FLOW_E_BAD_PACKET;
+	return 0;
+}
+
 /* Fetch the packet at f->pos into f->nx (libipt's pt_df_fetch, which also
  * tells us the payload's verdict up front).
  * Returns 0, or -FLOW_E_EOS at the end; f->have_next says which. */
@@ -319,7 +334,11 @@ static int q_fetch(struct flow *f)
 			return -FLOW_E_EOS;
 	}
 	err = img_cursor_next(&f->cur, &f->nx);
-	if (err < 0) {
+	if (f->nk == QK_UNKNOWN) {
+		/* whatever our packet decoder makes of it (a TRIG, say) */
+		f->nx_err = -FLOW_E_BAD_OPC;
+		f->cur_at = UINT64_MAX;
+	} else if (err < 0) {
 		f->nx_err = map_pkt_err(err);
 		f->cur_at = UINT64_MAX;
 	} else {
@@ -327,6 +346,10 @@ static int q_fetch(struct flow *f)
 		f->cur_at = f->pos + (uint64_t)err;
 		/* libipt knows none of these */
 		switch (f->nx.type) {
+		case PKT_CYC:
+		case PKT_TMA:
+			f->nx_err = libipt_payload(f->cfg.img, &f->nx);
+			break;
 		case PKT_CFE: case PKT_EVD: case PKT_TRIG: case PKT_BBP:
 		case PKT_BIP: case PKT_BEP:
 			f->nx_err = -FLOW_E_BAD_OPC;
@@ -363,7 +386,8 @@ static struct ev *evq_enqueue(struct flow *f, int evb)
 	uint8_t e = q->end[evb], ne = (uint8_t)((e + 1) % EVQ_SIZE);
 	struct ev *ev;
 
-	if (ne == q->begin[evb])
+	/* full: libipt keeps a slot free behind the last dequeued event too */
+	if (ne == q->begin[evb] || (ne + 1) % EVQ_SIZE == q->begin[evb])
 		return NULL;
 	ev = &q->q[evb][e];
 	memset(ev, 0, sizeof(*ev));
@@ -628,6 +652,9 @@ static int q_header(struct flow *f)
 		ev->a = f->nx.u.vmcs;
 		break;
 	case QK_CBR:
+		/* libipt's time model refuses a ratio of 0 */
+		if (!f->nx.u.cbr)
+			return -FLOW_E_BAD_PACKET;
 		ev = evq_enqueue(f, EVB_PSBEND);
 		if (!ev)
 			return -FLOW_E_NOMEM;
@@ -901,14 +928,30 @@ static int64_t q_find_ovf_fup(struct flow *f)
 	if (img_cursor_init(&c, f->cfg.img, f->pos))
 		return -FLOW_E_EOS;
 	for (;;) {
+		uint8_t b[3];
+		enum qk k;
+
+		/* libipt's opcodes first: what it does not know is an error */
+		err = qk_classify(b, img_read(f->cfg.img, img_cursor_offset(&c), b,
+					      sizeof(b)), &k);
+		if (err)
+			return err;
+		if (k == QK_UNKNOWN)
+			return -FLOW_E_BAD_OPC;
 		err = img_cursor_next(&c, &p);
 		if (err < 0)
 			return map_pkt_err(err);
 		switch (p.type) {
 		case PKT_FUP:
 			return (int64_t)(p.offset + p.size);
+		case PKT_CYC:
+		case PKT_TMA:
+			err = libipt_payload(f->cfg.img, &p);
+			if (err)
+				return err;
+			continue;
 		case PKT_PAD: case PKT_MNT: case PKT_CBR: case PKT_TSC:
-		case PKT_TMA: case PKT_MTC: case PKT_CYC:
+		case PKT_MTC:
 			continue;
 		case PKT_PSB: case PKT_TIP_PGE: case PKT_MODE_EXEC:
 		case PKT_MODE_TSX: case PKT_PIP: case PKT_VMCS: case PKT_STOP:
@@ -1017,6 +1060,8 @@ static int q_decode(struct flow *f)
 		q_consume(f);
 		return 0;
 	case QK_CBR:
+		if (!f->nx.u.cbr)	/* as in q_header() */
+			return -FLOW_E_BAD_PACKET;
 		ev = evq_standalone(f);
 		ev->type = FLOW_EV_CBR;
 		ev->a = f->nx.u.cbr;
@@ -1105,8 +1150,20 @@ static int q_start(struct flow *f, uint64_t psb, uint64_t *ip)
 	err = q_fetch(f);
 	if (err)
 		return err;
-	if (f->nk != QK_PSB)
-		return -FLOW_E_NOSYNC;
+	/* libipt decodes a PSB here, whatever the opcode says */
+	if (f->nk != QK_PSB || f->nx_err) {
+		static const uint8_t pat[PKT_PSB_SIZE] = {
+			2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+			2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+		uint8_t b[PKT_PSB_SIZE];
+
+		if (img_read(f->cfg.img, psb, b, sizeof(b)) != sizeof(b))
+			return -FLOW_E_EOS;
+		if (memcmp(b, pat, sizeof(b)))
+			return -FLOW_E_BAD_PACKET;
+		if (f->nx_err)
+			return f->nx_err;
+	}
 	err = q_decode_psb(f);
 	if (err < 0)
 		return err;

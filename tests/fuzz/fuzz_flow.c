@@ -259,7 +259,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ours = render(f);
 		if (!(kind & 1) && strlen(ours) < 60000) {
 			theirs = render_ipt(b, bn);
-			if (strcmp(ours, theirs)) {
+			/* A MODE.EXEC may switch to 16 or 32 bits, where the
+			 * slots decode differently and may hit an undefined
+			 * opcode: Zydis rejects those, libipt's length decoder
+			 * does not.  Not a flow difference. */
+			if (strcmp(ours, theirs) && !strstr(ours, "unknown instruction") &&
+			    !strstr(theirs, "unknown instruction")) {
 				fprintf(stderr, "ours:\n%s\nlibipt:\n%s\n", ours, theirs);
 				abort();
 			}
