@@ -173,13 +173,16 @@ if command -v perf > /dev/null 2>&1; then
 	perf script -f -D -i "$tmp/thr.perf" > "$tmp/perf-D" 2>&1
 	lib=$(grep '^mmap2 .*/libptbdemo.so$' "$sb" | awk '{ print $13 }')
 	n=$(grep -c 'PERF_RECORD_SWITCH_CPU_WIDE' "$tmp/perf-D")
-	if grep -q "PERF_RECORD_MMAP2 .*<$lib>\]: r-xp .*/libptbdemo.so\$" "$tmp/perf-D" &&
+	if ! grep -q 'PERF_RECORD_ATTR' "$tmp/perf-D"; then
+		# perf itself did not get going (it reads nothing at all)
+		echo "skip perf script -D read nothing: $(head -c 200 "$tmp/perf-D" | tr '\n' ' ')"
+	elif grep -q "PERF_RECORD_MMAP2 .*<$lib>\]: r-xp .*/libptbdemo.so\$" "$tmp/perf-D" &&
 	   [ "$(grep -c 'PERF_RECORD_COMM\( exec\)\{0,1\}: p_threads' "$tmp/perf-D")" -eq "$ncomm" ] &&
 	   [ "$(grep -c 'PERF_RECORD_FORK' "$tmp/perf-D")" -eq 3 ] &&
 	   [ "$n" -eq $((nin + nout)) ]; then
 		echo "ok   perf reads the MMAP2 (build ID $lib), COMM, FORK and $n switch records"
 	else
-		bad "perf script -D disagrees: $(grep -E 'MMAP2|COMM|FORK' "$tmp/perf-D" | head -5 | tr '\n' ' ')"
+		bad "perf script -D disagrees: $(grep -E 'MMAP2|COMM|FORK' "$tmp/perf-D" | head -5 | tr '\n' ' ') [$(head -c 300 "$tmp/perf-D")]"
 	fi
 else
 	echo "skip perf is not installed: its reading of the records is not checked"
