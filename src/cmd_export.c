@@ -102,6 +102,7 @@ int cmd_export_main(int argc, char **argv)
 		return 2;
 	}
 	path = pos[0];
+	safefile_remove_on_signals();
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ptbrowse export: %s\n", err);
 		return 1;

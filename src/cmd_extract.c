@@ -225,6 +225,7 @@ int cmd_extract_main(int argc, char **argv)
 		fprintf(stderr, "ptbrowse extract: %s: not a directory\n", dir);
 		return 1;
 	}
+	safefile_remove_on_signals();
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ptbrowse extract: %s\n", err);
 		return 1;

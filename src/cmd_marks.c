@@ -366,6 +366,7 @@ int cmd_marks_main(int argc, char **argv)
 		goto out_free;
 	}
 	if (export || import) {
+		safefile_remove_on_signals();
 		/* Both report what they did through report_stderr. */
 		rc = 0;
 		if (import && bm_import_path(set, import) < 0)

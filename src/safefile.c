@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,6 +25,64 @@ struct safefile {
 
 /* Tells apart temporary files of threads of one process. */
 static atomic_uint safefile_seq;
+
+/* Temporary files being written, for the signal handler to remove. */
+#define SF_PENDING 8
+static char *_Atomic sf_pending[SF_PENDING];
+
+static void sf_pending_add(char *tmp)
+{
+	size_t i;
+
+	for (i = 0; i < SF_PENDING; i++) {
+		char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&sf_pending[i], &none, tmp))
+			return;
+	}
+}
+
+/* Forget @tmp before it is renamed, removed or freed. */
+static void sf_pending_del(const char *tmp)
+{
+	size_t i;
+
+	for (i = 0; tmp && i < SF_PENDING; i++) {
+		char *want = (char *)tmp;
+
+		if (atomic_compare_exchange_strong(&sf_pending[i], &want, NULL))
+			return;
+	}
+}
+
+static void sf_on_signal(int sig)
+{
+	size_t i;
+	char *tmp;
+
+	for (i = 0; i < SF_PENDING; i++)
+		if ((tmp = atomic_load(&sf_pending[i])))
+			unlink(tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void safefile_remove_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXFSZ };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sf_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* an ignored signal (nohup, trap '') stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
 
 static void sf_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -186,6 +245,7 @@ static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
 		errno = e;
 		return -pte_io;
 	}
+	sf_pending_add(f->tmp);
 	if (st) {
 		/* The replacement keeps the old file's mode and, where we
 		 * may, its owner. */
@@ -355,6 +415,8 @@ int safefile_commit(struct safefile *f, char *err, size_t errlen)
 	what = "cannot replace";
 	if (rename(f->tmp, f->target) < 0)
 		goto out_fail;
+	/* after: a signal in between removes a name that is gone */
+	sf_pending_del(f->tmp);
 	if (!(f->flags & SAFEFILE_NOSYNC))
 		sf_sync_dir(f->target);
 	sf_free(f);
@@ -376,8 +438,10 @@ void safefile_abort(struct safefile *f)
 	if (!f)
 		return;
 	sf_close(f);
-	if (f->tmp)
+	if (f->tmp) {
 		unlink(f->tmp);
+		sf_pending_del(f->tmp);
+	}
 	sf_free(f);
 	errno = e;
 }

@@ -98,6 +98,12 @@ int safefile_commit(struct safefile *f, char *err, size_t errlen);
  * NULL is fine.  Keeps errno. */
 void safefile_abort(struct safefile *f);
 
+/* Have SIGINT, SIGTERM, SIGHUP and SIGXFSZ remove the temporary files
+ * being written before they end the process as they would have (an
+ * ignored one stays ignored).  For commands; the browser handles its
+ * signals itself. */
+void safefile_remove_on_signals(void);
+
 /* Open @path read-only (close-on-exec) if it is a regular file of at most
  * @max bytes (0: any size), without blocking on a FIFO on the way.
  * Returns the descriptor.

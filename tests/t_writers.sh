@@ -117,6 +117,12 @@ echo keep >keep2.txt
 [ "$(cat keep2.txt)" = keep ] || bad "a failed write replaced keep2.txt ($(wc -c <keep2.txt) bytes)"
 grep -q 'keep2.txt: File too large' err.txt || bad "file size limit: $(cat err.txt)"
 ls | grep -q '\.tmp\.' && bad "a failed export left its temporary file: $(ls)"
+# killed by a signal half way (SIGXFSZ at the limit, as SIGINT or
+# SIGTERM would): the temporary file goes with it, the old file stays
+sh -c 'ulimit -f 8; "$0" export orig.pt 0 0xf000 -o keep2.txt' "$PTBROWSE" 2>err.txt &&
+	bad "export killed by SIGXFSZ: exit 0"
+[ "$(cat keep2.txt)" = keep ] || bad "a killed export replaced keep2.txt"
+ls | grep -q '\.tmp\.' && bad "a killed export left its temporary file: $(ls)"
 # -o - is standard output
 "$PTBROWSE" export orig.pt 0 0x1000 -o - >stdout.pt 2>err.txt || bad "export -o -: exit $? ($(cat err.txt))"
 same stdout.pt plain.pt || bad "export -o - differs from export -o FILE"

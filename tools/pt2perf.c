@@ -448,6 +448,7 @@ int main(int argc, char **argv)
 				keep[so.nkeep].ino = st.st_ino;
 				keep[so.nkeep++].what = "an input";
 			}
+		safefile_remove_on_signals();
 		if (!keep || safefile_create(&out_file, out_path, &so, err,
 					     sizeof(err)) < 0 ||
 		    !(out = safefile_stream(out_file))) {

@@ -1045,6 +1045,7 @@ int main(int argc, char **argv)
 			.flags = SAFEFILE_STDOUT | SAFEFILE_NOSYNC, .mode = 0644 };
 		char err[4400];
 
+		safefile_remove_on_signals();
 		if (safefile_create(&ptgen_out, g.o.out, &so, err, sizeof(err)) < 0)
 			die("%s%s", err, "");
 		g.fd = safefile_fd(ptgen_out);
