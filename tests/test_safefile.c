@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ptdec.h"
@@ -314,6 +316,33 @@ static void test_long_name(void **state)
 	assert_int_equal(tmp_files(), 0);
 }
 
+/* A command killed half way leaves the old file and no temporary one. */
+static void test_signal(void **state)
+{
+	const char *p = in_dir("killed.txt");
+	struct safefile *f;
+	char err[256];
+	int status;
+	pid_t pid;
+
+	put(p, "old\n");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		safefile_remove_on_signals();
+		if (safefile_create(&f, p, NULL, err, sizeof(err)) < 0 ||
+		    write(safefile_fd(f), "half", 4) != 4)
+			_exit(3);
+		raise(SIGTERM);
+		_exit(4);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_string_equal(get(p), "old\n");
+	assert_int_equal(tmp_files(), 0);
+}
+
 static void test_read(void **state)
 {
 	const char *p = in_dir("read.txt"), *fifo = in_dir("rfifo");
@@ -357,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_long_name),
+		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_read),
 	};
 
