@@ -129,6 +129,11 @@ check "p_loops --psb-period 128" "$tmp/psb2.pt" "$tmp/psb2.pt"
 check "p_loops --max-insns 300" "$tmp/max.pt" "$tmp/max.pt"
 [ "$(wc -l < "$tmp/max.pt.flow")" -eq 300 ] || bad "--max-insns 300: $(wc -l < "$tmp/max.pt.flow") instructions"
 
+# From the first instruction after exec (the dynamic loader), cut short.
+"$rec" -q --from-exec --max-insns 2000 -o "$tmp/exec0.pt" "$progs/p_loops" > /dev/null 2>&1
+check "p_loops --from-exec --max-insns 2000" "$tmp/exec0.pt" "$tmp/exec0.pt"
+grep -q 'ld-linux' "$tmp/exec0.pt.options" || bad "--from-exec: no image of the dynamic loader"
+
 # Signals: the handler is entered after the system call (raise) or the
 # fault (ud2) left the traced code, and left through sigreturn.
 n=$(grep -c '^\[enabled\]\|^\[resumed\]' "$tmp/signal.pt.ipt")
