@@ -5,8 +5,10 @@ static jmp_buf env;
 
 static __attribute__((noinline)) int dive(int depth, int limit)
 {
-	if (depth == limit || depth > 100)
+	if (depth == limit)
 		longjmp(env, depth);
+	if (depth > 100)
+		return 0;
 	return dive(depth + 1, limit) + 1;
 }
 

@@ -811,6 +811,9 @@ int main(int argc, char **argv)
 	if (!err && !r.stopping && (WIFSIGNALED(r.status) ||
 				    WEXITSTATUS(r.status)))
 		err = 3;
+	while (r.nthr)
+		thr_del(&r, r.thr[0]);
+	free(r.thr);
 	free(r.cpus);
 	return err;
 }
