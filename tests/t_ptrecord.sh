@@ -136,6 +136,10 @@ grep -q 'ld-linux' "$tmp/exec0.pt.options" || bad "--from-exec: no image of the 
 
 # Signals: the handler is entered after the system call (raise) or the
 # fault (ud2) left the traced code, and left through sigreturn.
+# The fault (ud2) is an asynchronous exit: FUP at the faulting instruction,
+# then TIP.PGD; libipt then resumes in the handler.
+grep -v '  cyc \|  mtc ' "$tmp/signal.pt.dump" | grep -A1 '  fup  ' | grep -q 'tip.pgd    0:' ||
+	bad "p_signal: no FUP + TIP.PGD for the fault"
 n=$(grep -c '^\[enabled\]\|^\[resumed\]' "$tmp/signal.pt.ipt")
 [ "$n" -ge 5 ] && echo "ok   p_signal: tracing re-enabled $n times (handlers, sigreturn, syscalls)" ||
 	bad "p_signal: only $n enables"
