@@ -212,6 +212,21 @@ else
 	bad "p_exec: $(cat "$tmp/exec.log")"
 fi
 
+# The modelled time holds together: our time model finds it monotonic,
+# resumes exactly at every PSB, and flags no trouble (no lost MTC, no TSC
+# going back, nothing uncalibrated).
+tmfail=0
+for f in loops.pt signal.pt psb2.pt nocyc.pt thr.pt.cpu0 thr.pt.cpu1; do
+	out=$("$BUILD/tools/tmcheck" --cpu 6/78/3 --mtc-freq 3 --nom-freq 12 \
+		--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 "$tmp/$f" 2>&1)
+	if [ $? -ne 0 ] || ! printf '%s\n' "$out" | grep -q 'monotonic, PSB carry exact' ||
+	   printf '%s\n' "$out" | grep -q '^  [a-z-]*  *[1-9]'; then
+		bad "tmcheck $f: $(printf '%s\n' "$out" | tr '\n' ' ')"
+		tmfail=1
+	fi
+done
+[ $tmfail = 0 ] && echo "ok   tmcheck: the modelled time is monotonic, exact from every PSB, without trouble"
+
 # Bad input: a clear message, a non-zero exit.
 out=$("$rec" -o "$tmp/x.pt" "$tmp/no-such-program" 2>&1) && bad "a missing program succeeded"
 printf '%s\n' "$out" | grep -q 'no-such-program' || bad "a missing program: '$out'"
