@@ -108,6 +108,7 @@ struct blk {
 	uint8_t mode;
 	uint8_t n;		/* instructions */
 	uint8_t last_special;	/* the last one is a branch or special */
+	uint32_t used;		/* when it was last looked up (for eviction) */
 	uint8_t len[BLK_MAX];
 	struct insn last;	/* the last instruction, decoded */
 };
@@ -164,7 +165,8 @@ struct flow {
 	/* code */
 	ZydisDecoder zd[4];
 	struct blk *cache;
-	uint32_t ncache;
+	uint32_t ncache;	/* a power of two, >= 2 */
+	uint32_t tick;		/* counts block lookups */
 	struct blk *blk;	/* the block the IP is in, or NULL */
 	unsigned bi;		/* the index of the IP's instruction in blk */
 	uint64_t bip;		/* its address */
@@ -312,12 +314,19 @@ static int libipt_payload(const struct img *img, const struct pkt *p)
  * Returns 0, or -FLOW_E_EOS at the end; f->have_next says which. */
 static int q_fetch(struct flow *f)
 {
-	uint8_t b[3];
+	uint8_t buf[3];
+	const uint8_t *b = buf;
 	size_t n;
 	int err;
 
 	f->have_next = 0;
-	n = img_read(f->cfg.img, f->pos, b, sizeof(b));
+	/* The cursor is usually right there: read its bytes in place. */
+	if (f->cur_at == f->pos && f->cur.dec.end - f->cur.dec.pos >= 3) {
+		b = f->cur.dec.pos;
+		n = 3;
+	} else {
+		n = img_read(f->cfg.img, f->pos, buf, sizeof(buf));
+	}
 	err = qk_classify(b, n, &f->nk);
 	if (err) {
 		/* a gap right here is lost data, not the end */
@@ -1185,8 +1194,8 @@ static int byte_at(const struct img *img, uint64_t off)
 	return img_read(img, off, &b, 1) == 1 ? b : -1;
 }
 
-/* The PSB of the run of 02 82 pairs going on at @at (right after 8 bytes
- * of the pattern): its last 16 bytes, as libipt's pt_find_psb() has it.
+/* The PSB of the run of 02 82 pairs going on at @at (8 bytes of the
+ * pattern): its last 16 bytes, as libipt's pt_find_psb() has it.
  * Returns 0 and sets *@psb, or -1 if that is not a PSB. */
 static int psb_of_run(const struct img *img, uint64_t at, uint64_t *psb)
 {
@@ -1211,9 +1220,9 @@ static int psb_of_run(const struct img *img, uint64_t at, uint64_t *psb)
 /*
  * The PSB libipt 2.0.5 synchronises at when searching from @off: the first
  * 8-byte aligned word from @off rounded down that is all PSB pattern; the
- * run of pairs going on after it ends the PSB -- which may begin before
- * @off (libipt 2.0.5 does not check), and of PSBs back to back it is the
- * last.  Offsets are logical:
+ * run of pairs it is in ends the PSB -- which may begin before @off
+ * (libipt 2.0.5 does not check), and of PSBs back to back it is the last;
+ * the PSB decoding last started at is skipped.  Offsets are logical:
  * libipt aligns addresses, the same for a trace mapped whole.
  * Returns 0 and sets *@psb, or -FLOW_E_EOS.
  */
@@ -1237,7 +1246,9 @@ static int q_find_psb(struct flow *f, uint64_t off, uint64_t *psb)
 			     w[4] == 2 && w[5] == 0x82 && w[6] == 2 && w[7] == 0x82) ||
 			    (w[0] == 0x82 && w[1] == 2 && w[2] == 0x82 && w[3] == 2 &&
 			     w[4] == 0x82 && w[5] == 2 && w[6] == 0x82 && w[7] == 2)) {
-				if (!psb_of_run(img, pos + i + 8, psb))
+				/* ... but never the one decoding started at */
+				if (!psb_of_run(img, pos + i, psb) &&
+				    !(f->synced && *psb == f->sync))
 					return 0;
 			}
 		}
@@ -1495,16 +1506,23 @@ static uint32_t blk_hash(uint64_t ip, uint64_t cr3, uint8_t mode, uint32_t n)
 static struct blk *blk_get(struct flow *f, uint64_t ip, int *err)
 {
 	uint64_t cr3 = f->have_cr3 ? f->cr3 : 0;
-	struct blk *b = &f->cache[blk_hash(ip, cr3, f->mode, f->ncache)];
+	struct blk *set = &f->cache[blk_hash(ip, cr3, f->mode, f->ncache) & ~1u], *b;
 	uint64_t at = ip;
 	struct insn in;
-	int e;
+	int e, i;
 
-	if (b->ip == ip && b->cr3 == cr3 && b->mode == f->mode && b->n) {
-		f->st.cache_hits++;
-		return b;
+	/* two ways a set: two hot blocks on one slot would take turns */
+	for (i = 0; i < 2; i++) {
+		b = &set[i];
+		if (b->ip == ip && b->cr3 == cr3 && b->mode == f->mode && b->n) {
+			f->st.cache_hits++;
+			b->used = ++f->tick;
+			return b;
+		}
 	}
 	f->st.cache_misses++;
+	b = set[0].used <= set[1].used ? &set[0] : &set[1];
+	b->used = ++f->tick;
 	b->ip = UINT64_MAX;
 	b->n = 0;
 	b->last_special = 0;
@@ -1542,6 +1560,7 @@ void flow_cache_flush(struct flow *f)
 	for (i = 0; i < f->ncache; i++) {
 		f->cache[i].ip = UINT64_MAX;
 		f->cache[i].n = 0;
+		f->cache[i].used = 0;
 	}
 	f->blk = NULL;
 }
@@ -2033,7 +2052,7 @@ static int i_event(struct flow *f, struct ev *out)
 int flow_new(struct flow **out, const struct flow_config *cfg)
 {
 	struct flow *f;
-	uint32_t n = 1;
+	uint32_t n = 2;
 
 	if (!out || !cfg || !cfg->img || !cfg->read)
 		return -FLOW_E_INVALID;
@@ -2041,7 +2060,7 @@ int flow_new(struct flow **out, const struct flow_config *cfg)
 	if (!f)
 		return -FLOW_E_NOMEM;
 	f->cfg = *cfg;
-	while (n < (cfg->cache_blocks ? cfg->cache_blocks : 16384) && n < (1u << 24))
+	while (n < (cfg->cache_blocks ? cfg->cache_blocks : 65536) && n < (1u << 24))
 		n <<= 1;
 	f->ncache = n;
 	f->cache = malloc((size_t)n * sizeof(*f->cache));
