@@ -352,7 +352,6 @@ uint64_t ptr_proc_main(struct ptr_proc *p)
 	GElf_Ehdr eh;
 	Elf *e;
 	ssize_t n;
-	size_t i;
 	int fd;
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)p->pid);
@@ -417,7 +416,6 @@ out:
 	if (e)
 		elf_end(e);
 	close(fd);
-	(void)i;
 	return addr;
 }
 
