@@ -205,6 +205,23 @@ static tm_q next_mtc(const struct tm_model *tm)
 	return sat(t);
 }
 
+/* next_mtc(), remembered: CYCs come in thousands between anchors, and
+ * each would pay two 128-bit divisions. */
+static tm_q next_mtc_cached(struct tm_model *tm)
+{
+	int ref = !!(tm->state & TM_S_REF);
+
+	if (tm->cap_ok != 1 + ref || tm->cap_anchor != tm->anchor ||
+	    tm->cap_ref != tm->ref_time || tm->cap_ctc != tm->ref_ctc) {
+		tm->cap = next_mtc(tm);
+		tm->cap_anchor = tm->anchor;
+		tm->cap_ref = tm->ref_time;
+		tm->cap_ctc = tm->ref_ctc;
+		tm->cap_ok = (uint8_t)(1 + ref);
+	}
+	return tm->cap;
+}
+
 /* A CYC right before an anchor was sent in its cycle (the anchor is
  * CYC-eligible): the next CYC counts from the anchor's time. */
 static void tie_pending_cyc(struct tm_model *tm)
@@ -386,7 +403,7 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	/* Not before the last anchor, and not past the next MTC. */
 	if (t < tm->anchor)
 		t = tm->anchor;
-	cap = next_mtc(tm);
+	cap = next_mtc_cached(tm);
 	if (cap && t > cap)
 		t = cap > tm->anchor ? cap : tm->anchor;
 	if (t > tm->est)
@@ -520,6 +537,11 @@ void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 	st.flags = 0;
 	st.cyc_delta = 0;
 	st.lost_mtc = 0;
+	/* A CYC changes nothing in step_state() but on_cyc() and flags. */
+	if (pkt->type == PKT_CYC) {
+		on_cyc(tm, pkt, &st);
+		return;
+	}
 	step_state(tm, pkt, &st);
 }
 

@@ -152,6 +152,11 @@ struct tm_model {
 	uint16_t ref_ctc;	/* CTC[15:0] at ref_time */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR, 0 none */
+	/* next_mtc()'s last answer and what it was computed from (not
+	 * carried: a pure function of the fields above and cfg) */
+	tm_q cap, cap_anchor, cap_ref;
+	uint16_t cap_ctc;
+	uint8_t cap_ok;
 };
 
 /* Set up @tm for a stream recorded with @cfg (copied; NULL = nothing
