@@ -1221,8 +1221,8 @@ static int psb_of_run(const struct img *img, uint64_t at, uint64_t *psb)
  * The PSB libipt 2.0.5 synchronises at when searching from @off: the first
  * 8-byte aligned word from @off rounded down that is all PSB pattern; the
  * run of pairs it is in ends the PSB -- which may begin before @off
- * (libipt 2.0.5 does not check), and of PSBs back to back it is the last;
- * the PSB decoding last started at is skipped.  Offsets are logical:
+ * if @off is inside it, and of PSBs back to back it is the last; one that
+ * ends at or before @off does not count.  Offsets are logical:
  * libipt aligns addresses, the same for a trace mapped whole.
  * Returns 0 and sets *@psb, or -FLOW_E_EOS.
  */
@@ -1246,9 +1246,9 @@ static int q_find_psb(struct flow *f, uint64_t off, uint64_t *psb)
 			     w[4] == 2 && w[5] == 0x82 && w[6] == 2 && w[7] == 0x82) ||
 			    (w[0] == 0x82 && w[1] == 2 && w[2] == 0x82 && w[3] == 2 &&
 			     w[4] == 0x82 && w[5] == 2 && w[6] == 0x82 && w[7] == 2)) {
-				/* ... but never the one decoding started at */
+				/* ... not one that ends at or before @off */
 				if (!psb_of_run(img, pos + i, psb) &&
-				    !(f->synced && *psb == f->sync))
+				    *psb + PKT_PSB_SIZE > off)
 					return 0;
 			}
 		}
