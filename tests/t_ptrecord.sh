@@ -153,7 +153,7 @@ grep -q 'p_loops' "$tmp/loops.pt.options" && grep -q 'libptbdemo.so' "$tmp/loops
 	bad "loops.pt.options lacks the program or its library"
 
 # Threads on two CPUs: both streams exact, switches in the sideband.
-if "$rec" -q --cpus 2 --quantum 1500 -o "$tmp/thr.pt" "$progs/p_threads" > /dev/null 2> "$tmp/thr.log"; then
+if "$rec" -q --cpus 2 --quantum 1500 --psb-period 1024 -o "$tmp/thr.pt" "$progs/p_threads" > /dev/null 2> "$tmp/thr.log"; then
 	for c in 0 1; do
 		check "p_threads cpu$c" "$tmp/thr.pt.cpu$c" "$tmp/thr.pt"
 	done
@@ -211,6 +211,27 @@ if "$rec" -o "$tmp/exec.pt" "$progs/p_exec" > /dev/null 2> "$tmp/exec.log" &&
 else
 	bad "p_exec: $(cat "$tmp/exec.log")"
 fi
+
+# Random access: ptbrowse flow from each PSB gives the tail of the
+# recorder's log (the SDM: nothing is kept across a PSB).
+psb_suffix() {
+	name=$1 trace=$2 base=$3 k=0
+	[ -n "$flow_skipped" ] && return
+	for o in $(awk '$2 == "psb" { print $1 }' "$trace.dump"); do
+		"$PTBROWSE" flow --insn-only $(raw_opts "$base") "$trace:0x$o" 2>&1 |
+			grep -v '^\[' > "$trace.part"
+		n=$(wc -l < "$trace.part")
+		if ! tail -n "$n" "$trace.flow" | cmp -s - "$trace.part"; then
+			bad "$name: flow from the PSB at 0x$o is not the tail of the log"
+			return
+		fi
+		k=$((k + 1))
+	done
+	echo "ok   $name: flow from each of $k PSBs is the tail of the recorder's log"
+}
+psb_suffix "p_longjmp --psb-period 128" "$tmp/psb.pt" "$tmp/psb.pt"
+psb_suffix "p_threads cpu0" "$tmp/thr.pt.cpu0" "$tmp/thr.pt"
+psb_suffix "p_threads cpu1" "$tmp/thr.pt.cpu1" "$tmp/thr.pt"
 
 # The modelled time holds together: our time model finds it monotonic,
 # resumes exactly at every PSB, and flags no trouble (no lost MTC, no TSC

@@ -93,7 +93,7 @@ void ptr_stream_branch(struct ptr_stream *s, const struct ptr_insn *insn,
 void ptr_stream_async(struct ptr_stream *s, uint64_t ip);
 /* Cycles spent in the kernel or elsewhere off the traced code. */
 void ptr_stream_run(struct ptr_stream *s, uint64_t cycles);
-/* The CPU was idle until TSC @tsc: its clock jumps forward. */
+/* The CPU was idle (in the untraced kernel) until TSC @tsc. */
 void ptr_stream_idle_until(struct ptr_stream *s, uint64_t tsc);
 /* The stream's clock (TSC ticks). */
 uint64_t ptr_stream_tsc(const struct ptr_stream *s);

@@ -398,14 +398,11 @@ void ptr_stream_idle_until(struct ptr_stream *s, uint64_t tsc)
 {
 	if (tsc <= s->tsc)
 		return;
-	/* The core clock stops while idle: no cycles, no MTCs (as in a
-	 * C-state); a TSC tells the decoder the time afterwards. */
-	flush_tnt(s);
-	put_cyc(s, s->cycles);
-	s->tsc = tsc;
-	s->rem = 0;
-	plan_mtc(s);
-	stream_put(s, pte_tsc(stream_room(s), s->tsc));
+	/* The kernel's idle loop runs untraced, its clock going: cycles
+	 * and MTCs pass as in a system call.  (A sleep would stop the
+	 * core clock with no packet to say so, and a decoder's cycle
+	 * calibration over that MTC period would be wrong.) */
+	clk_run(s, ((tsc - s->tsc) * s->o->cbr + PTR_NOM_FREQ - 1) / PTR_NOM_FREQ);
 }
 
 uint64_t ptr_stream_tsc(const struct ptr_stream *s)
