@@ -22,6 +22,7 @@
 #include "cmds.h"
 #include "esc.h"
 #include "flow.h"
+#include "flowtime.h"
 #include "image.h"
 #include "imgopt.h"
 #include "memimg.h"
@@ -51,8 +52,9 @@ static void usage(FILE *f)
 "                   tools/iptflow prints it)\n"
 "  --offset         start each line with the offset of the packet that\n"
 "                   decided it\n"
-"  --summary        instructions and branches per function (per code\n"
-"                   segment where there are no symbols), not the flow\n"
+"  --summary        instructions, branches and CYC cycles (exact and\n"
+"                   bounded apart) per function (per code segment where\n"
+"                   there are no symbols), not the flow\n"
 "  --quiet          print nothing but errors\n",
 		/* imgopt's lines but its heading and --raw (above) */
 		strstr(imgopt_usage(), "  --elf"));
@@ -196,14 +198,100 @@ struct sum_row {
 	char name[96];
 	uint64_t start, end;	/* the range it covers */
 	uint64_t insns, branches;
+	uint64_t cyc_exact;	/* cycles between two exact stamps */
+	uint64_t cyc_bounded;	/* cycles where a stamp is only bounded, or
+				 * shared out between functions */
 };
 
+/*
+ * Cycles: the instructions one packet decided (a window) ran between that
+ * packet's cycle stamp and the next deciding packet's (flowtime.h).  The
+ * difference is exact when both stamps are (a CYC came with each packet)
+ * and the window lies in one function; otherwise it is counted apart as
+ * bounded (shared by instruction count where the window spans functions).
+ */
+#define SUM_WIN 16
 struct summary {
 	struct sum_row *rows;
 	size_t n, cap;
 	size_t last;
 	uint64_t insns, branches, events, errors;
+	uint64_t cyc_exact, cyc_bounded;
+	struct flowtime *ft;	/* NULL: no cycles */
+	int have_win;		/* a window is open */
+	uint64_t win_off;	/* its deciding packet */
+	struct tm_stamp win_st;	/* and that packet's stamp */
+	int win_stamped;	/* win_st is valid */
+	size_t win_row[SUM_WIN];	/* the rows in it */
+	uint64_t win_n[SUM_WIN];	/* and their instructions */
+	size_t nwin;
+	uint64_t win_insns;
 };
+
+/* Close the window at the stamp @next of the packet after it (NULL: the
+ * flow broke, the window's cycles are unknown). */
+static void sum_close(struct summary *s, const struct tm_stamp *next)
+{
+	uint64_t delta, left;
+	size_t i;
+	int exact;
+
+	if (s->have_win && s->win_stamped && next &&
+	    (s->win_st.flags & TM_F_CYC) && (next->flags & TM_F_CYC) &&
+	    next->cycles >= s->win_st.cycles && s->win_insns) {
+		delta = next->cycles - s->win_st.cycles;
+		exact = (s->win_st.flags & TM_F_EXACT) && (next->flags & TM_F_EXACT) &&
+			s->nwin == 1;
+		if (exact) {
+			s->rows[s->win_row[0]].cyc_exact += delta;
+			s->cyc_exact += delta;
+		} else {
+			left = delta;
+			for (i = 0; i < s->nwin; i++) {
+				uint64_t part = i + 1 == s->nwin ? left :
+					delta * s->win_n[i] / s->win_insns;
+
+				s->rows[s->win_row[i]].cyc_bounded += part;
+				left -= part;
+			}
+			s->cyc_bounded += delta;
+		}
+	}
+	s->have_win = 0;
+	s->nwin = 0;
+	s->win_insns = 0;
+}
+
+/* Count instruction @r of row @row in the cycle windows. */
+static void sum_cycles(struct summary *s, const struct flow_rec *r, size_t row)
+{
+	struct tm_stamp st;
+	int stamped;
+	size_t i;
+
+	if (!s->ft)
+		return;
+	if (!s->have_win || r->offset != s->win_off) {
+		stamped = ft_stamp(s->ft, r->offset, &st) == 0;
+		sum_close(s, stamped ? &st : NULL);
+		s->have_win = 1;
+		s->win_off = r->offset;
+		s->win_st = st;
+		s->win_stamped = stamped;
+	}
+	for (i = 0; i < s->nwin && s->win_row[i] != row; i++)
+		;
+	if (i == s->nwin) {
+		if (s->nwin == SUM_WIN)
+			i = SUM_WIN - 1;	/* a long window: the rest lumped */
+		else {
+			s->win_row[s->nwin] = row;
+			s->win_n[s->nwin++] = 0;
+		}
+	}
+	s->win_n[i]++;
+	s->win_insns++;
+}
 
 static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
 				uint64_t offset, uint64_t ip)
@@ -259,23 +347,39 @@ static int cmp_rows(const void *a, const void *b)
 	return x->insns < y->insns ? 1 : x->insns > y->insns ? -1 : 0;
 }
 
-static void sum_print(const struct summary *s, const struct flow_stats *st)
+/* A cycle count, or "-" where no cycles were counted at all. */
+static const char *cyc_str(char *buf, size_t len, uint64_t v, int any)
 {
-	char name[4 * sizeof(s->rows[0].name)];
+	if (!any)
+		return "-";
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+static void sum_print(struct summary *s, const struct flow_stats *st)
+{
+	char name[4 * sizeof(s->rows[0].name)], e[32], b[32];
+	int any;
 	size_t i;
 
+	sum_close(s, NULL);
+	any = s->cyc_exact || s->cyc_bounded;
 	qsort(s->rows, s->n, sizeof(s->rows[0]), cmp_rows);
-	printf("%-40s %14s %14s %s\n", "function (or code segment)", "instructions",
-	       "branches", "cycles");
+	printf("%-40s %14s %14s %14s %14s\n", "function (or code segment)",
+	       "instructions", "branches", "cycles exact", "cycles bounded");
 	for (i = 0; i < s->n; i++)
 		/* names come from the ELF files: escaped (esc.h) */
-		printf("%-40s %14" PRIu64 " %14" PRIu64 " %s\n",
+		printf("%-40s %14" PRIu64 " %14" PRIu64 " %14s %14s\n",
 		       esc_str(name, sizeof(name), s->rows[i].name),
-		       s->rows[i].insns, s->rows[i].branches, "-");
-	printf("%-40s %14" PRIu64 " %14" PRIu64 " %s\n", "total", s->insns,
-	       s->branches, "-");
-	printf("%" PRIu64 " events, %" PRIu64 " decode errors; cycles: not "
-	       "computed (no time model in flow yet)\n", s->events, s->errors);
+		       s->rows[i].insns, s->rows[i].branches,
+		       cyc_str(e, sizeof(e), s->rows[i].cyc_exact, any),
+		       cyc_str(b, sizeof(b), s->rows[i].cyc_bounded, any));
+	printf("%-40s %14" PRIu64 " %14" PRIu64 " %14s %14s\n", "total", s->insns,
+	       s->branches, cyc_str(e, sizeof(e), s->cyc_exact, any),
+	       cyc_str(b, sizeof(b), s->cyc_bounded, any));
+	printf("%" PRIu64 " events, %" PRIu64 " decode errors; cycles from CYC "
+	       "packets between the packets that decided the instructions%s\n",
+	       s->events, s->errors, any ? "" : " (the trace has none)");
 	printf("block cache: %" PRIu64 " hits, %" PRIu64 " misses\n",
 	       st->cache_hits, st->cache_misses);
 }
@@ -300,15 +404,20 @@ static int run(void *arg)
 
 			if (r.kind == FLOW_EVENT) {
 				j->sum->events++;
+				/* untraced time is no function's */
+				if (!(r.flags & FLOW_F_STATUS))
+					sum_close(j->sum, NULL);
 				continue;
 			}
 			if (r.kind == FLOW_ERROR) {
 				j->sum->errors++;
+				sum_close(j->sum, NULL);
 				continue;
 			}
 			row = sum_find(fc, j->sum, r.offset, r.ip);
 			if (!row)
 				return -pte_nomem;
+			sum_cycles(j->sum, &r, (size_t)(row - j->sum->rows));
 			row->insns++;
 			j->sum->insns++;
 			if (r.iclass != FLOW_IC_OTHER && r.iclass != FLOW_IC_PTWRITE) {
@@ -538,6 +647,11 @@ int cmd_flow_main(int argc, char **argv)
 	job.fc = &fc;
 	job.f = f;
 	job.sum = fc.summary ? &sum : NULL;
+	if (fc.summary && ft_new(&sum.ft, &t->streams[idx].img,
+				 &t->streams[idx].timing) < 0) {
+		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		goto out;
+	}
 	r = trace_guard(run, &job);
 	if (r == -pte_sigbus) {
 		fprintf(stderr, "ptbrowse flow: %s: the file shrank while being read\n",
@@ -559,6 +673,7 @@ int cmd_flow_main(int argc, char **argv)
 	}
 out:
 	free(sum.rows);
+	ft_free(sum.ft);
 	flow_free(f);
 	mi_free(fc.mi);
 	imgopt_free(fc.set);

@@ -4,8 +4,8 @@
 # expected/NAME.flow.gz, dyn_test's decode errors included) and equals
 # tools/iptflow (libipt run here); --raw given on the command line does as
 # --options; a range starts at a PSB; the full form disassembles; --summary
-# counts what --insn-only lists; bad images get one clear line naming the
-# file and exit 1.
+# counts what --insn-only lists, and cycles where there are CYC packets;
+# bad images get one clear line naming the file and exit 1.
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}" "${BUILD:?}"
 dir=$SHARED/traces/libxdc-kafl-flow
@@ -58,6 +58,26 @@ n=$(wc -l <"$tmp/foo5")
 [ "$n" -gt 100 ] && tail -n "$n" "$tmp/foo" | sed 's/\[resumed\]/[enabled]/' >"$tmp/a" &&
 	sed 's/\[resumed\]/[enabled]/' "$tmp/foo5" | cmp -s - "$tmp/a" ||
 	{ echo "FAIL flow from the PSB at 0x$psb is not the tail"; fail=1; }
+
+# --summary's cycles on a trace with CYC packets (a ptrecord recording):
+# counted, never more than the CYC packets hold; none without CYCs
+if [ -x "$BUILD/tools/ptrecord" ] && [ -x "$BUILD/progs/p_loops" ]; then
+	"$BUILD/tools/ptrecord" -q -o "$tmp/loops.pt" "$BUILD/progs/p_loops" >/dev/null 2>&1
+	"$PTBROWSE" flow --summary --options "$tmp/loops.pt.options" "$tmp/loops.pt" >"$tmp/sum"
+	cyc=0
+	for h in $("$PTBROWSE" dump "$tmp/loops.pt" | awk '$2 == "cyc" { print $3 }'); do
+		cyc=$((cyc + 0x$h))
+	done
+	got=$(awk '$1 == "total" { print $4 + $5 }' "$tmp/sum")
+	if [ "$got" -gt 0 ] && [ "$got" -le "$cyc" ]; then
+		echo "ok   --summary counts $got of the trace's $cyc CYC cycles"
+	else
+		echo "FAIL --summary cycles $got (the CYC packets hold $cyc)"; cat "$tmp/sum"; fail=1
+	fi
+	grep '^total' "$tmp/sum" | grep -q ' - ' && { echo "FAIL cycles shown as unknown"; fail=1; }
+fi
+"$PTBROWSE" flow --summary --options "$dir/unzip.options" "$dir/unzip_trace.pt" |
+	grep -q '^total  *149576  *46761  *-  *-$' || { echo "FAIL cycles where the trace has no CYC"; fail=1; }
 
 # bad images: one line, naming the file, exit 1
 bad() {
