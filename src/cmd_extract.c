@@ -33,27 +33,9 @@ static void usage(FILE *f)
 "  --stream S       only stream S (index, cpuN or name)\n");
 }
 
-/* Write [@p, @p + @n) to @fd.  Returns 0 or -1 (errno set). */
-static int write_all(int fd, const uint8_t *p, uint64_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (uint64_t)w;
-	}
-	return 0;
-}
-
 struct extract_job {
 	const struct img *img;
-	int fd;
+	struct safefile *out;
 	int err;	/* errno of a failed write */
 };
 
@@ -66,7 +48,7 @@ static int write_spans(void *arg)
 	for (i = 0; i < job->img->nspans; i++) {
 		const struct img_span *s = &job->img->spans[i];
 
-		if (write_all(job->fd, s->data, s->size) < 0) {
+		if (safefile_write(job->out, s->data, s->size) < 0) {
 			job->err = errno;
 			return -1;
 		}
@@ -136,7 +118,7 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 	}
 	job.img = &s->img;
 	job.err = 0;
-	job.fd = safefile_fd(f);
+	job.out = f;
 	r = trace_guard(write_spans, &job);
 	if (r == -pte_sigbus) {
 		safefile_abort(f);

@@ -14,7 +14,7 @@ struct export_job {
 	uint64_t from, to;	/* asked for */
 	uint64_t start, end;	/* the slice written */
 	uint64_t gaps;		/* gaps inside the slice */
-	int fd;
+	struct safefile *out;
 	int err;		/* errno of a failed write */
 	const char *why;	/* what failed, if not a write */
 };
@@ -47,24 +47,6 @@ static uint64_t packet_end(const struct img *img, uint64_t start, uint64_t off)
 		    img_cursor_sync_forward(&cur, p.offset + 1) < 0)
 			return off;
 	}
-}
-
-/* Write [@p, @p + @n) to @fd.  Returns 0 or -1 (errno set). */
-static int write_all(int fd, const uint8_t *p, uint64_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (uint64_t)w;
-	}
-	return 0;
 }
 
 /* Find the slice (under trace_guard: it reads the mapping). */
@@ -109,7 +91,7 @@ static int export_copy(void *arg)
 			continue;
 		if (s->gap_before && s->off > job->start)
 			job->gaps++;
-		if (write_all(job->fd, s->data + (a - s->off), b - a) < 0) {
+		if (safefile_write(job->out, s->data + (a - s->off), b - a) < 0) {
 			job->err = errno;
 			return -1;
 		}
@@ -121,7 +103,7 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		 uint64_t to, const char *out, unsigned int flags,
 		 struct export_result *res, char *err, size_t errlen)
 {
-	struct export_job job = { .img = img, .from = from, .to = to, .fd = -1 };
+	struct export_job job = { .img = img, .from = from, .to = to };
 	struct safefile_keep keep;
 	struct safefile_opts so = { .flags = flags & SAFEFILE_STDOUT, .mode = 0644 };
 	struct safefile *f;
@@ -150,7 +132,7 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		snprintf(err, errlen, "out of memory");
 	if (r < 0)
 		return r == -pte_nomem ? r : -pte_io;
-	job.fd = safefile_fd(f);
+	job.out = f;
 	r = trace_guard(export_copy, &job);
 	if (r < 0) {
 		safefile_abort(f);

@@ -264,25 +264,8 @@ out_close:
 	return res;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 struct save_args {
-	int fd;
+	struct safefile *out;
 	XXH3_state_t st;
 	uint64_t len;
 };
@@ -293,7 +276,7 @@ static int emit_file(void *ctx, const void *p, size_t n)
 
 	XXH3_64bits_update(&sa->st, p, n);
 	sa->len += n;
-	return write_all(sa->fd, p, n) < 0 ? -pte_io : 0;
+	return safefile_write(sa->out, p, n) < 0 ? -pte_io : 0;
 }
 
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
@@ -343,11 +326,11 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		ret = ret == -pte_nomem ? ret : -pte_io;
 		goto out_free;
 	}
-	sa->fd = safefile_fd(f);
+	sa->out = f;
 	/* The body streams out behind a placeholder header, hashed on the
 	 * way; the real header goes in last. */
 	memset(&h, 0, sizeof(h));
-	if (write_all(sa->fd, &h, sizeof(h)) < 0) {
+	if (safefile_write(f, &h, sizeof(h)) < 0) {
 		ret = -pte_io;
 		goto out_err;
 	}
@@ -366,7 +349,7 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	snprintf(h.stream, sizeof(h.stream), "%s", t->streams[stream].name);
 	h.timing_hash = timing_hash(idx_config(idx));
 	h.hdr_hash = hdr_hash(&h);
-	if (pwrite(sa->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+	if (pwrite(safefile_fd(f), &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		ret = -pte_io;
 		goto out_err;
 	}

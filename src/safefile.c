@@ -238,8 +238,8 @@ static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
 			sf_err(err, errlen, "%s: no such directory: %.*s", f->name,
 			       dlen > 1 ? dlen - 1 : 1, dlen ? f->target : ".");
 		else
-			sf_err(err, errlen, "%s: cannot create a file beside it: %s",
-			       f->name, strerror(e));
+			sf_err(err, errlen, "%s: cannot create a temporary file "
+			       "beside it: %s", f->name, strerror(e));
 		free(f->tmp);
 		f->tmp = NULL;
 		errno = e;
@@ -352,6 +352,30 @@ FILE *safefile_stream(struct safefile *f)
 	if (!f->stream)
 		f->stream = fdopen(f->fd, "w");
 	return f->stream;
+}
+
+int safefile_write(struct safefile *f, const void *buf, uint64_t n)
+{
+	const uint8_t *p = buf;
+	ssize_t w;
+
+	if (!f) {
+		errno = EINVAL;
+		return -1;
+	}
+	while (n) {
+		w = write(f->fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			return -1;
+		}
+		p += w;
+		n -= (uint64_t)w;
+	}
+	return 0;
 }
 
 int safefile_is_stdout(const struct safefile *f)

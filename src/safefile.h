@@ -83,6 +83,10 @@ int safefile_fd(const struct safefile *f);
  * @f.  Returns NULL if out of memory. */
 FILE *safefile_stream(struct safefile *f);
 
+/* Write all of [@buf, @buf + @n) to @f's descriptor (retrying short
+ * writes and EINTR).  Returns 0, or -1 with errno set. */
+int safefile_write(struct safefile *f, const void *buf, uint64_t n);
+
 /* Whether @f writes to standard output. */
 int safefile_is_stdout(const struct safefile *f);
 

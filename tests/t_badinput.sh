@@ -453,7 +453,7 @@ if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
 	wait_screen "$tmp/f1.txt" || { fail "no screen"; ok=0; }
 	msg=$(tail -n 1 "$tmp/f1.txt" | sed 's/ *$//')
 	case $msg in
-	"marks not saved: cannot write $mnt/state/ptbrowse/traces/"*": No space left on device; they are kept in memory"*) ;;
+	"marks not saved: $mnt/state/ptbrowse/traces/"*": cannot write it: No space left on device; they are kept in memory"*) ;;
 	*) fail "full: message '$msg'"; ok=0 ;;
 	esac
 	rm -f "$mnt/fill"
@@ -474,7 +474,7 @@ if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
 		fail "after space was freed, the marks file is '$(cat "$f" 2>/dev/null)'"; ok=0
 	fi
 	case $msg3 in
-	"marks not saved: cannot create $mnt/state/ptbrowse/traces/"*": Read-only file system; they are kept in memory"*) ;;
+	"marks not saved: $mnt/state/ptbrowse/traces/"*": cannot create a temporary file beside it: Read-only file system; they are kept in memory"*) ;;
 	*) fail "read-only: message '$msg3'"; ok=0 ;;
 	esac
 	umount "$mnt" && mnt=
