@@ -309,6 +309,21 @@ static int libipt_payload(const struct img *img, const struct pkt *p)
 	return 0;
 }
 
+/* Whether the CYC at @off has 9 extension bytes before it ends (or the
+ * trace does): more than libipt's 64 bits. */
+static int cyc_too_long(const struct img *img, uint64_t off)
+{
+	uint8_t b[10];
+	size_t n = img_read(img, off, b, sizeof(b)), i;
+
+	if (!n || !(b[0] & 4))
+		return 0;
+	for (i = 1; i < n && i <= 9; i++)
+		if (!(b[i] & 1))
+			return i == 9;
+	return i > 9;
+}
+
 /* Fetch the packet at f->pos into f->nx (libipt's pt_df_fetch, which also
  * tells us the payload's verdict up front).
  * Returns 0, or -FLOW_E_EOS at the end; f->have_next says which. */
@@ -350,6 +365,10 @@ static int q_fetch(struct flow *f)
 	} else if (err < 0) {
 		f->nx_err = map_pkt_err(err);
 		f->cur_at = UINT64_MAX;
+		/* a CYC cut by the end: libipt first says it is too long */
+		if (f->nk == QK_CYC && f->nx_err == -FLOW_E_EOS &&
+		    cyc_too_long(f->cfg.img, f->pos))
+			f->nx_err = -FLOW_E_BAD_PACKET;
 	} else {
 		f->nx_err = 0;
 		f->cur_at = f->pos + (uint64_t)err;
@@ -948,8 +967,12 @@ static int64_t q_find_ovf_fup(struct flow *f)
 		if (k == QK_UNKNOWN)
 			return -FLOW_E_BAD_OPC;
 		err = img_cursor_next(&c, &p);
-		if (err < 0)
+		if (err < 0) {
+			if (k == QK_CYC && map_pkt_err(err) == -FLOW_E_EOS &&
+			    cyc_too_long(f->cfg.img, img_cursor_offset(&c)))
+				return -FLOW_E_BAD_PACKET;
 			return map_pkt_err(err);
+		}
 		switch (p.type) {
 		case PKT_FUP:
 			return (int64_t)(p.offset + p.size);
