@@ -43,6 +43,9 @@
 #define CARRY_SHIFT	4		/* a time model carry every 16 PSBs */
 #define CARRY_BLK_SHIFT	(BLK_SHIFT - CARRY_SHIFT)	/* per block */
 #define MEMO_SIZE	64		/* replayed carries kept, by segment */
+#define WARM_BYTES	(64u << 10)	/* phase 3: a unit's warm-up, at least */
+#define WARM_SEGS	64		/* and at most this many segments */
+#define UNIT3_SEGS	16384		/* phase 3: segments per unit, at most */
 
 struct seek_packed {
 	uint64_t off;
@@ -99,6 +102,22 @@ struct unit2 {
 	size_t s0, s1;
 	struct sum_exc *exc;
 	size_t n, cap;
+	int status;
+	int done;
+};
+
+/*
+ * Phase 3 unit of work: segments [s0, s1), timed from a provisional carry
+ * (the true one only for the first unit).  Its carries at the points s0,
+ * every multiple of 16 after it, and s1 are kept; the merge fixes them up
+ * in order (see merge3()).
+ */
+struct unit3 {
+	size_t s0, s1;
+	size_t w0;			/* warm up from segment w0 (< s0) */
+	size_t *pts;			/* the points, ascending */
+	struct tm_carry *cps;		/* the provisional carry at each */
+	size_t n;
 	int status;
 	int done;
 };
@@ -184,6 +203,11 @@ struct idx {
 	size_t nunits, next_unit, merged;
 	struct unit1 *u1;
 	struct unit2 *u2;
+	struct unit3 *u3;
+	size_t p3_from;			/* phase 3's first segment */
+	struct tm_carry p3_start;	/* the true carry there */
+	struct tm_carry p3_carry;	/* the true carry where the merge is */
+	uint64_t p3_replayed;		/* segments the merges re-decoded */
 };
 
 static double now(void)
@@ -263,10 +287,17 @@ static void free_units(struct idx *idx)
 	if (idx->u2)
 		for (i = 0; i < idx->nunits; i++)
 			free(idx->u2[i].exc);
+	if (idx->u3)
+		for (i = 0; i < idx->nunits; i++) {
+			free(idx->u3[i].pts);
+			free(idx->u3[i].cps);
+		}
 	free(idx->u1);
 	free(idx->u2);
+	free(idx->u3);
 	idx->u1 = NULL;
 	idx->u2 = NULL;
+	idx->u3 = NULL;
 	idx->nunits = 0;
 }
 
@@ -1208,6 +1239,8 @@ static int sum_body(void *arg)
 	return sum_unit(w->idx, &w->idx->u2[w->unit]);
 }
 
+static int time_unit_body(void *arg);
+
 /* Call @fn(release_ctx, p, n) on the bytes of logical [@a, @b), span by
  * span. */
 static void range_call(struct idx *idx, uint64_t a, uint64_t b,
@@ -1286,20 +1319,25 @@ static void *worker(void *arg)
 				atomic_fetch_add_explicit(&idx->done, u->b - u->a,
 							  memory_order_relaxed);
 		} else {
-			struct unit2 *u = &idx->u2[w.unit];
+			size_t s0 = idx->u2 ? idx->u2[w.unit].s0 : idx->u3[w.unit].s0;
+			size_t s1 = idx->u2 ? idx->u2[w.unit].s1 : idx->u3[w.unit].s1;
 			size_t n = idx_nseeks(idx);
 
-			ret = idx->guard(sum_body, &w);
-			if (u->s1 > u->s0)
-				release_range(idx, seek_off(idx, u->s0),
-					      u->s1 < n ? seek_off(idx, u->s1)
-							: idx->img->size);
+			ret = idx->guard(idx->u2 ? sum_body : time_unit_body, &w);
+			/* Phase 3 keeps the pages: its merge may re-read
+			 * the unit, and drops them then. */
+			if (s1 > s0 && idx->u2)
+				release_range(idx, seek_off(idx, s0),
+					      s1 < n ? seek_off(idx, s1)
+						     : idx->img->size);
 		}
 		pthread_mutex_lock(&idx->lock);
 		if (idx->u1)
 			idx->u1[w.unit].status = ret, idx->u1[w.unit].done = 1;
-		else
+		else if (idx->u2)
 			idx->u2[w.unit].status = ret, idx->u2[w.unit].done = 1;
+		else
+			idx->u3[w.unit].status = ret, idx->u3[w.unit].done = 1;
 		if (ret < 0) {
 			/* The first real failure wins over the cancels it
 			 * causes in the other workers. */
@@ -1335,14 +1373,16 @@ static int run_units(struct idx *idx, int (*merge)(struct idx *, size_t))
 	for (k = 0; k < idx->nunits; k++) {
 		pthread_mutex_lock(&idx->lock);
 		for (;;) {
-			int done = idx->u1 ? idx->u1[k].done : idx->u2[k].done;
+			int done = idx->u1 ? idx->u1[k].done :
+				   idx->u2 ? idx->u2[k].done : idx->u3[k].done;
 
 			if (done || (atomic_load(&idx->cancel) && k >= idx->next_unit))
 				break;
 			cond_wait_briefly(idx);
 		}
 		st = idx->u1 ? (idx->u1[k].done ? idx->u1[k].status : -pte_canceled)
-			     : (idx->u2[k].done ? idx->u2[k].status : -pte_canceled);
+		   : idx->u2 ? (idx->u2[k].done ? idx->u2[k].status : -pte_canceled)
+			     : (idx->u3[k].done ? idx->u3[k].status : -pte_canceled);
 		pthread_mutex_unlock(&idx->lock);
 		if (st < 0) {
 			ret = st;
@@ -1778,10 +1818,256 @@ static int time_body(void *arg)
 	return 0;
 }
 
+/*
+ * The parallel time pass.  The time model's state at a PSB depends on
+ * everything before it, but little of it lasts: a PSB+'s TSC and TMA
+ * re-anchor the time, an MTC period recalibrates, and the cycle count is
+ * a prefix sum.  So each unit is timed on a worker from a provisional
+ * state (the model warmed up over the segments before the unit, cycles
+ * counting from 0), and the merge, in order, knows the true state at the
+ * unit's start: where the two agree but for the cycles, every later
+ * provisional carry of the unit is true once its cycles are shifted;
+ * where they differ, the merge re-decodes the unit from the true state
+ * until they agree at a carry point (or to the unit's end).  The carries
+ * are thus those of the serial pass, bit for bit (tests/test_index.c).
+ */
+
+/* Whether carries @a and @b agree but for the cycle count. */
+static int carry_same(const struct tm_carry *a, const struct tm_carry *b)
+{
+	struct tm_carry x = *a, y = *b;
+
+	x.cycles = 0;
+	y.cycles = 0;
+	return !memcmp(&x, &y, sizeof(x));
+}
+
+/* The true cycle count at a point whose provisional count is @prov, where
+ * an earlier point had @base true and @pbase provisional cycles (counts
+ * saturate, and a saturated count stays). */
+static uint64_t fix_cycles(uint64_t base, uint64_t pbase, uint64_t prov)
+{
+	uint64_t d;
+
+	if (prov == UINT64_MAX)
+		return UINT64_MAX;
+	d = prov - pbase;
+	return base + d < base ? UINT64_MAX : base + d;
+}
+
+static uint64_t seg_end(const struct idx *idx, size_t i, size_t n)
+{
+	return i + 1 < n ? seek_off(idx, i + 1) : idx->img->size;
+}
+
+/* Store @c as the carry of segment @i (a multiple of 16). */
+static int carry_put(struct idx *idx, size_t i, const struct tm_carry *c)
+{
+	size_t k = i >> CARRY_SHIFT;
+
+	if (!idx->carry[k >> CARRY_BLK_SHIFT]) {
+		idx->carry[k >> CARRY_BLK_SHIFT] =
+			malloc(sizeof(struct tm_carry) << CARRY_BLK_SHIFT);
+		if (!idx->carry[k >> CARRY_BLK_SHIFT])
+			return -pte_nomem;
+	}
+	*carry_slot(idx, k) = *c;
+	return 0;
+}
+
+/* Phase 3 worker: time unit @u from its provisional state. */
+static int time_unit(struct idx *idx, struct unit3 *u)
+{
+	struct tm_model tm;
+	struct tm_carry c;
+	size_t n = idx_nseeks(idx), i, k = 0, np;
+	uint64_t credited;
+
+	np = 2 + (((u->s1 - 1) >> CARRY_SHIFT) - (u->s0 >> CARRY_SHIFT));
+	u->pts = malloc(np * sizeof(*u->pts));
+	u->cps = malloc(np * sizeof(*u->cps));
+	if (!u->pts || !u->cps)
+		return -pte_nomem;
+	u->n = 0;
+	u->pts[u->n++] = u->s0;
+	for (i = (u->s0 | ((1u << CARRY_SHIFT) - 1)) + 1; i < u->s1;
+	     i += 1u << CARRY_SHIFT)
+		u->pts[u->n++] = i;
+	u->pts[u->n++] = u->s1;
+	tm_init(&tm, &idx->cfg);
+	if (u->w0 == idx->p3_from)
+		tm_restore(&tm, &idx->p3_start);
+	for (i = u->w0; i < u->s0; i++) {
+		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
+			return -pte_canceled;
+		time_segment(NULL, idx->img, seek_off(idx, i), seg_end(idx, i, n),
+			     &tm, &credited);
+	}
+	tm_save(&tm, &c);
+	c.cycles = 0;
+	tm_restore(&tm, &c);
+	for (i = u->s0;; i++) {
+		uint64_t off, end;
+
+		if (k < u->n && u->pts[k] == i)
+			tm_save(&tm, &u->cps[k++]);
+		if (i == u->s1)
+			break;
+		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
+			return -pte_canceled;
+		off = seek_off(idx, i);
+		end = seg_end(idx, i, n);
+		credited = 0;
+		if (time_segment(idx, idx->img, off, end, &tm, &credited) < 0)
+			return -pte_canceled;
+		atomic_fetch_add_explicit(&idx->done, end - off - credited,
+					  memory_order_relaxed);
+	}
+	return 0;
+}
+
+static int time_unit_body(void *arg)
+{
+	struct worker_arg *w = arg;
+
+	return time_unit(w->idx, &w->idx->u3[w->unit]);
+}
+
+struct replay_arg {
+	struct idx *idx;
+	struct unit3 *u;
+	size_t j;		/* in: 0; out: the point where they agree, or
+				 * the last */
+	struct tm_carry t;	/* the true carry at point j */
+};
+
+/* Re-decode unit ra->u from the true carry at its start, storing the true
+ * carries, until the provisional ones agree (guarded). */
+static int replay_body(void *arg)
+{
+	struct replay_arg *ra = arg;
+	struct idx *idx = ra->idx;
+	struct unit3 *u = ra->u;
+	struct tm_model tm;
+	size_t n = idx_nseeks(idx), i;
+	uint64_t credited;
+	int ret;
+
+	tm_init(&tm, &idx->cfg);
+	tm_restore(&tm, &ra->t);
+	for (i = u->s0; i < u->s1; i++) {
+		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
+			return -pte_canceled;
+		time_segment(NULL, idx->img, seek_off(idx, i), seg_end(idx, i, n),
+			     &tm, &credited);
+		idx->p3_replayed++;
+		if (i + 1 != u->pts[ra->j + 1])
+			continue;
+		ra->j++;
+		tm_save(&tm, &ra->t);
+		if (carry_same(&ra->t, &u->cps[ra->j]))
+			break;
+		if (u->pts[ra->j] < u->s1) {
+			ret = carry_put(idx, u->pts[ra->j], &ra->t);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Merge phase 3 unit @k in order: make its carries true and publish
+ * them. */
+static int merge3(struct idx *idx, size_t k)
+{
+	struct unit3 *u = &idx->u3[k];
+	struct replay_arg ra;
+	struct tm_carry c;
+	size_t m, n = idx_nseeks(idx);
+	int ret = 0;
+
+	memset(&ra, 0, sizeof(ra));
+	ra.idx = idx;
+	ra.u = u;
+	ra.t = idx->p3_carry;
+	if (!(u->s0 & ((1u << CARRY_SHIFT) - 1)))
+		ret = carry_put(idx, u->s0, &ra.t);
+	if (!ret && !carry_same(&ra.t, &u->cps[0]))
+		ret = idx->guard(replay_body, &ra);
+	if (ret < 0)
+		goto out;
+	/* From point j on, the provisional carries hold but for cycles. */
+	for (m = ra.j + 1; m < u->n; m++) {
+		c = u->cps[m];
+		c.cycles = fix_cycles(ra.t.cycles, u->cps[ra.j].cycles,
+				      u->cps[m].cycles);
+		if (u->pts[m] < u->s1)
+			ret = carry_put(idx, u->pts[m], &c);
+		if (ret < 0)
+			goto out;
+	}
+	if (ra.j + 1 < u->n)
+		ra.t = c;
+	idx->p3_carry = ra.t;
+	if (u->s1 > u->s0)
+		atomic_store_explicit(&idx->ncarry,
+				      ((u->s1 - 1) >> CARRY_SHIFT) + 1,
+				      memory_order_release);
+	release_range(idx, seek_off(idx, u->s0), seg_end(idx, u->s1 - 1, n));
+out:
+	free(u->pts);
+	free(u->cps);
+	u->pts = NULL;
+	u->cps = NULL;
+	return ret;
+}
+
+/* Where a phase 3 unit starting at segment @s0 ends: after about a chunk
+ * of bytes, at most UNIT3_SEGS segments (its carries are kept until the
+ * merge). */
+static size_t cut3(const struct idx *idx, size_t s0, size_t n)
+{
+	uint64_t acc = 0;
+	size_t i;
+
+	for (i = s0; i < n && i - s0 < UNIT3_SEGS && acc < idx->chunk; i++)
+		acc += seg_end(idx, i, n) - seek_off(idx, i);
+	return i;
+}
+
+/* The units of phase 3 over segments [@from, @n), each warmed up over
+ * the segments before it. */
+static int plan3(struct idx *idx, size_t from, size_t n)
+{
+	size_t i, k, nu = 0, w;
+	/* a quarter of a unit at most: tests make units tiny */
+	uint64_t acc, warm = idx->chunk / 4 < WARM_BYTES ? idx->chunk / 4 : WARM_BYTES;
+
+	for (i = from; i < n; i = cut3(idx, i, n))
+		nu++;
+	idx->u3 = calloc(nu ? nu : 1, sizeof(*idx->u3));
+	if (!idx->u3)
+		return -pte_nomem;
+	for (i = from, k = 0; k < nu; k++) {
+		struct unit3 *u = &idx->u3[k];
+
+		u->s0 = i;
+		u->s1 = i = cut3(idx, i, n);
+		acc = 0;
+		for (w = u->s0; w > from && acc < warm &&
+		     u->s0 - w < WARM_SEGS; w--)
+			acc += seg_end(idx, w - 1, n) - seek_off(idx, w - 1);
+		u->w0 = w;
+	}
+	idx->nunits = nu;
+	return 0;
+}
+
 static int phase3(struct idx *idx)
 {
 	struct time_arg *ta = malloc(sizeof(*ta));
 	size_t n = idx_nseeks(idx), c = atomic_load(&idx->ncarry);
+	uint64_t end;
 	int ret;
 
 	if (!ta)
@@ -1798,10 +2084,22 @@ static int phase3(struct idx *idx)
 	ta->to = n;
 	ta->publish = 1;
 	idx->total = n ? idx->img->size - seek_off(idx, ta->from < n ? ta->from : 0) : 0;
-	ret = n ? idx->guard(time_body, ta) : 0;
+	if (idx->nthreads > 1 && n > ta->from) {
+		/* On all cores; the model's end state is the last merge's. */
+		idx->p3_from = ta->from;
+		tm_save(&ta->tm, &idx->p3_start);
+		idx->p3_carry = idx->p3_start;
+		idx->p3_replayed = 0;
+		ret = plan3(idx, ta->from, n);
+		if (!ret)
+			ret = run_units(idx, merge3);
+		free_units(idx);
+		if (!ret)
+			tm_restore(&ta->tm, &idx->p3_carry);
+	} else {
+		ret = n ? idx->guard(time_body, ta) : 0;
+	}
 	if (!ret && n) {
-		uint64_t end;
-
 		/* Time goes on after the last TSC packet: the trace ends at
 		 * the model's last estimate. */
 		pthread_mutex_lock(&idx->exc_lock);

@@ -1025,6 +1025,162 @@ static void test_generated(void **state)
 	free(b);
 }
 
+/* The timing configuration ptgen says for @args (--print-config). */
+static int gen_config(const char *args, struct tm_config *cfg)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024], line[1024], *tok, *save = NULL, *opt = NULL;
+	FILE *f;
+
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s --print-config 2>/dev/null",
+		 build ? build : "build", args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f)) {
+		pclose(f);
+		return -1;
+	}
+	pclose(f);
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (!opt) {
+			opt = tok;
+			continue;
+		}
+		if (tm_config_option(cfg, opt, tok) != 1)
+			return -1;
+		opt = NULL;
+	}
+	return 0;
+}
+
+/* Build an index of @img with @threads threads and units of @chunk bytes. */
+static struct idx *build_timed(const struct img *img, const struct tm_config *cfg,
+			       unsigned threads, uint64_t chunk)
+{
+	struct idx *idx;
+
+	assert_int_equal(idx_new(&idx, img, cfg), 0);
+	assert_int_equal(idx_set_threads(idx, threads), 0);
+	assert_int_equal(idx_set_chunk_size(idx, chunk), 0);
+	assert_int_equal(idx_build(idx), 0);
+	return idx;
+}
+
+/* The parallel time pass gives the serial pass's carries, bit for bit, at
+ * every segment, and the same end of time. */
+static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_config *cfg,
+				 const char *what)
+{
+	static const uint64_t chunks[] = { 64, 1024, 16 << 10, 256 << 10 };
+	struct img_span sp;
+	struct img img;
+	struct idx *ser, *par;
+	struct idx_summary ts, tp;
+	size_t i, k, ns;
+
+	img_init_flat(&img, &sp, b, n);
+	ser = build_timed(&img, cfg, 1, 64 << 10);
+	ns = idx_nseeks(ser);
+	idx_totals(ser, &ts);
+	for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		par = build_timed(&img, cfg, 3, chunks[k]);
+		assert_int_equal(idx_nseeks(par), ns);
+		for (i = 0; i < ns; i++) {
+			struct tm_carry a, c;
+
+			assert_int_equal(idx_seek_carry(ser, i, &a), 0);
+			assert_int_equal(idx_seek_carry(par, i, &c), 0);
+			if (memcmp(&a, &c, sizeof(a))) {
+				printf("%s: chunk %llu: carry %zu of %zu differs\n", what,
+				       (unsigned long long)chunks[k], i, ns);
+				fail();
+			}
+		}
+		idx_totals(par, &tp);
+		assert_int_equal(tp.last_tsc, ts.last_tsc);
+		assert_int_equal(tp.first_tsc, ts.first_tsc);
+		idx_free(par);
+	}
+	idx_free(ser);
+}
+
+static void test_parallel_time(void **state)
+{
+	static const char *const kinds[] = {
+		"--seed 2 --size 2MiB",
+		"--seed 3 --size 2MiB --cyc-thresh 4 --ovf-rate 0.001",
+		"--seed 4 --size 2MiB --exstop-rate 0.01",
+		"--seed 5 --size 2MiB --no-mtc",
+		"--seed 6 --size 2MiB --no-cyc",
+		"--seed 7 --size 2MiB --no-cyc --no-mtc",
+		"--seed 8 --size 2MiB --ovf-rate 0.01",
+		"--seed 9 --size 2MiB --corrupt-rate 0.00002",
+		"--seed 10 --size 2MiB --mtc-freq 0",
+		"--seed 11 --size 2MiB --psb-period 256",
+		"--seed 12 --size 2MiB --psb-period 65536 --cyc-thresh 2",
+	};
+	static const struct {
+		const char *name;
+		const char *opt[10];
+	} real[] = {
+		{ "dynamorio-drpt2trace/head_test_simple.raw.pt.bin",
+		  { "--cpu", "6/85/4", "--mtc-freq", "3", "--nom-freq", "37",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "308" } },
+		{ "dynamorio-drpt2trace/hist_2aad718d_test_simple.tracedir.pt.bin",
+		  { "--cpu", "6/85/7", "--mtc-freq", "3", "--nom-freq", "37",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "308" } },
+		{ "dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin",
+		  { "--cpu", "6/85/4", "--mtc-freq", "3", "--nom-freq", "37",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "308" } },
+		{ "keeper-perf-event-sample/traced_data.bin", { NULL } },
+		{ "quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt",
+		  { "--cpu", "6/78/3", "--mtc-freq", "3", "--nom-freq", "12",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "100" } },
+		{ "quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt",
+		  { "--cpu", "6/78/3", "--mtc-freq", "3", "--nom-freq", "12",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "100" } },
+		{ "quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx0.cpu0.pt",
+		  { "--cpu", "6/78/3", "--mtc-freq", "3", "--nom-freq", "12",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "100" } },
+		{ "quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx3.cpu3.pt",
+		  { "--cpu", "6/78/3", "--mtc-freq", "3", "--nom-freq", "12",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "100" } },
+	};
+	struct tm_config cfg;
+	size_t k, j, n = 0;
+	uint8_t *b;
+	int ngen = 0, nreal = 0;
+
+	(void)state;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		b = generate(kinds[k], &n);
+		if (!b)
+			continue;
+		assert_int_equal(gen_config(kinds[k], &cfg), 0);
+		expect_parallel_time(b, n, &cfg, kinds[k]);
+		free(b);
+		ngen++;
+	}
+	for (k = 0; k < sizeof(real) / sizeof(real[0]); k++) {
+		b = read_shared(real[k].name, &n);
+		if (!b)
+			continue;
+		memset(&cfg, 0, sizeof(cfg));
+		for (j = 0; j + 1 < 10 && real[k].opt[j]; j += 2)
+			assert_int_equal(tm_config_option(&cfg, real[k].opt[j],
+							  real[k].opt[j + 1]), 1);
+		expect_parallel_time(b, n, &cfg, real[k].name);
+		free(b);
+		nreal++;
+	}
+	if (!ngen && !nreal) {
+		printf("skipped: no ptgen in $BUILD/tools, no shared traces\n");
+		skip();
+	}
+}
+
 /*
  * One PSB segment of 32 MiB: phases 2 and 3 report progress inside it,
  * and a cancel there stops the build (checked between segments only, the
@@ -1089,6 +1245,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_long_segment),
 		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_parallel_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
