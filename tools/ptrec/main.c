@@ -597,7 +597,8 @@ static void usage(FILE *f)
 "      --psb-period N   bytes between PSB+ (default 4096)\n"
 "      --no-cyc         no CYC packets (long TNTs instead of short ones)\n"
 "      --no-retcomp     no return compression\n"
-"      --cbr N          the core:bus ratio of the model (default 20)\n"
+"      --cbr N          the core:bus ratio of the model (default 24: a\n"
+"                       whole number of cycles per MTC period)\n"
 "      --seed N         seed of the model's cache misses (default 1)\n"
 "      --max-insns N    stop the program after N instructions\n"
 "      --from-exec      trace from the first instruction, not from main\n"
@@ -652,7 +653,7 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 	o->psb_period = 4096;
 	o->cyc = 1;
 	o->retcomp = 1;
-	o->cbr = 20;
+	o->cbr = 24;
 	o->seed = 1;
 	while ((c = getopt_long(argc, argv, "+o:qh", lopts, NULL)) != -1) {
 		switch (c) {
@@ -752,6 +753,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	ptr_proc_announce(r.proc, ptr_stream_tsc(r.cpus[0].s));
 	t0 = thr_add(&r, r.pid);
 	ptr_proc_comm(r.proc, r.pid, ptr_stream_tsc(r.cpus[0].s), 1, t0->comm);
 	rq_push(&r, t0, ptr_stream_tsc(r.cpus[0].s));

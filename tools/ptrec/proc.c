@@ -153,7 +153,8 @@ static void announce(struct ptr_proc *p, struct ptr_map *m, uint64_t tsc)
 {
 	char bid[48];
 
-	if (m->announced || !p->sb)
+	/* [vsyscall] is the kernel's: perf has no MMAP2 for it */
+	if (m->announced || !p->sb || m->start >= 0x800000000000ull)
 		return;
 	m->announced = 1;
 	build_id(m->path, bid, sizeof(bid));
@@ -307,6 +308,15 @@ size_t ptr_proc_code(struct ptr_proc *p, uint64_t ip, uint8_t *buf, size_t n)
 	return done;
 }
 
+void ptr_proc_announce(struct ptr_proc *p, uint64_t tsc)
+{
+	size_t i;
+
+	maps_read(p);
+	for (i = 0; i < p->nmaps; i++)
+		announce(p, &p->maps[i], tsc);
+}
+
 void ptr_proc_exec_at(struct ptr_proc *p, uint64_t ip, uint64_t tsc)
 {
 	struct ptr_map *m;
@@ -315,12 +325,12 @@ void ptr_proc_exec_at(struct ptr_proc *p, uint64_t ip, uint64_t tsc)
 		return;
 	m = map_find(p, ip);
 	if (!m || !m->dumped) {
-		maps_read(p);
+		/* new mappings (dlopen) are announced as perf would */
+		ptr_proc_announce(p, tsc);
 		m = map_find(p, ip);
 	}
 	if (!m)
 		return;
-	announce(p, m, tsc);
 	if (!m->dumped)
 		dump(p, m);
 	p->last = m;

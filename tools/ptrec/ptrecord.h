@@ -112,6 +112,8 @@ struct ptr_proc *ptr_proc_new(const struct ptr_opts *o, pid_t pid);
 void ptr_proc_free(struct ptr_proc *p);
 /* Read @n bytes of code at @ip (cached by page); returns the number read. */
 size_t ptr_proc_code(struct ptr_proc *p, uint64_t ip, uint8_t *buf, size_t n);
+/* MMAP2 lines for every executable mapping not yet announced. */
+void ptr_proc_announce(struct ptr_proc *p, uint64_t tsc);
 /* Make sure the executable mapping holding @ip is dumped (for --raw)
  * and announced in the sideband; @tsc for its record. */
 void ptr_proc_exec_at(struct ptr_proc *p, uint64_t ip, uint64_t tsc);
