@@ -179,7 +179,9 @@ fi
 # perf's own reader, where perf is installed, sees the same records: MMAP2
 # with the build ID of the file behind it, COMM, FORK, SWITCH_CPU_WIDE.
 if command -v perf > /dev/null 2>&1; then
-	perf script -f -D -i "$tmp/thr.perf" > "$tmp/perf-D" 2>&1
+	# through a pipe: perf 6.1 reads a pipe-mode file given by name 16
+	# bytes off at AUXTRACE data, and may then stop before printing
+	cat "$tmp/thr.perf" | perf script -f -D -i - > "$tmp/perf-D" 2>&1
 	lib=$(grep '^mmap2 .*/libptbdemo.so$' "$sb" | awk '{ print $13 }')
 	n=$(grep -c 'PERF_RECORD_SWITCH_CPU_WIDE' "$tmp/perf-D")
 	if ! grep -q 'PERF_RECORD_ATTR' "$tmp/perf-D"; then
