@@ -162,7 +162,9 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	/* Never a FIFO or a device: opening or reading it could block. */
 	fd = safefile_open_read(path, 0);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "not cached" : "not a regular file";
+		*why = errno == ENOENT ? "not cached" :
+		       errno == EINVAL || errno == EISDIR ? "not a regular file" :
+		       "cannot be read";
 		return IDXCACHE_MISS;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
