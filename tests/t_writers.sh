@@ -172,7 +172,8 @@ same orig.pt b.pt || bad "the browser overwrote its trace"
 
 # 5. FIFOs where ptbrowse reads its own files: no hang.
 cp orig.pt f.pt
-printf 'wait-index\n:\ng o t o Space 1 0 %% Enter\n:save-screen %s\n' "$tmp/f1.txt" >fkeys
+printf 'wait-index\n:\ng o t o Space 1 0 %% Enter\n:save-screen %s\n:messages\n:save-screen %s\n' \
+	"$tmp/f1.txt" "$tmp/f2.txt" >fkeys
 timeout 60 "$PTBROWSE" --script fkeys --size 100x10 f.pt >out.txt 2>&1 || bad "browser: exit $?"
 cache=$(find "$XDG_CACHE_HOME" -type f | head -n 1)
 [ -n "$cache" ] || bad "no index cache file was saved"
@@ -195,6 +196,12 @@ for what in cache config history; do
 		[ $r = 124 ] && bad "a FIFO at the index cache path hangs ptbrowse index"
 	fi
 	[ -p "$f" ] || bad "the FIFO at the $what path was replaced"
+	case $what in
+	config) grep -q "config: not a regular file (not read)" f2.txt ||
+		bad "a FIFO at the config path is not said: $(cat f2.txt)" ;;
+	history) grep -q "history not read: .*history: not a regular file" f2.txt ||
+		bad "a FIFO at the history path is not said: $(cat f2.txt)" ;;
+	esac
 	rm -f "$f"
 done
 [ $fail = 0 ] && ok "a FIFO at the cache, config or history path does not hang"
