@@ -1682,6 +1682,121 @@ static int phase2(struct idx *idx)
  * Phase 3: the time model over the whole stream, in order.
  */
 
+/*
+ * The time pass's skim: the packets that make up nearly all of a trace
+ * are sized from their first byte; CYCs and MTCs go to the model, and of
+ * the others only the first CYC-eligible one after a packet the model
+ * acted on (it may settle a pending CYC: tm_advance() does nothing else
+ * for them).  Everything else, and anything near the end, goes through
+ * pkt_next(), so the model sees what a pkt_next() walk feeds it.
+ */
+static uint8_t tsk_size[256];	/* 0: ask pkt_next() */
+static uint8_t tsk_type[256];	/* enum pkt_type of the sized ones */
+static pthread_once_t tsk_once = PTHREAD_ONCE_INIT;
+
+static void tsk_fill(void)
+{
+	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
+	unsigned b;
+
+	for (b = 0; b < 256; b++) {
+		if (b == 0) {
+			tsk_size[b] = 1;
+			tsk_type[b] = PKT_PAD;
+		} else if (b != 2 && !(b & 1)) {
+			tsk_size[b] = 1;
+			tsk_type[b] = PKT_TNT8;
+		} else if (((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
+			    (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) &&
+			   ipsz[b >> 5] >= 0) {
+			tsk_size[b] = (uint8_t)(1 + ipsz[b >> 5]);
+			tsk_type[b] = (b & 0x1f) == 0x0d ? PKT_TIP :
+				      (b & 0x1f) == 0x11 ? PKT_TIP_PGE :
+				      (b & 0x1f) == 0x01 ? PKT_TIP_PGD : PKT_FUP;
+		}
+	}
+}
+
+/* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
+ * credit progress and look for a cancel as for pace().
+ * Returns 0, or -pte_canceled. */
+static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
+		     uint64_t off, struct tm_model *tm, uint64_t *credited)
+{
+	const uint8_t *begin = p;
+	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
+	struct pkt_decoder dec;
+	struct pkt pkt, fast;
+	int r, acted = 1;
+
+	memset(&fast, 0, sizeof(fast));
+	pkt_decoder_init(&dec, p, end, off);
+	while (p < end) {
+		if (p >= next) {
+			if (pace(idx, (uint64_t)(p - begin), credited) < 0)
+				return -pte_canceled;
+			next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
+		}
+		if (dec.bip_sz < 0 && end - p > PKT_MAX_SIZE) {
+			const uint8_t *fend = end - PKT_MAX_SIZE;
+
+			if (fend > next)
+				fend = next;
+			while (p < fend) {
+				unsigned b = *p, sz;
+
+				if ((b & 7) == 3) {
+					fast.type = PKT_CYC;
+					fast.u.cyc = b >> 3;
+					tm_advance(tm, &fast);
+					acted = 1;
+					p++;
+					continue;
+				}
+				sz = tsk_size[b];
+				if (__builtin_expect(sz != 0, 1)) {
+					if (acted && (pkt_cyc_eligible_mask >> tsk_type[b] & 1)) {
+						fast.type = tsk_type[b];
+						tm_advance(tm, &fast);
+						acted = 0;
+					}
+					p += sz;
+				} else if ((b & 7) == 7 && !(p[1] & 1)) {
+					fast.type = PKT_CYC;
+					fast.u.cyc = (b >> 3) | (uint64_t)(p[1] >> 1) << 5;
+					tm_advance(tm, &fast);
+					acted = 1;
+					p += 2;
+				} else if (b == 0x59) {
+					fast.type = PKT_MTC;
+					fast.u.mtc = p[1];
+					tm_advance(tm, &fast);
+					acted = 1;
+					p += 2;
+				} else {
+					break;
+				}
+			}
+			if (p >= end)
+				break;
+			if (p >= next)
+				continue;
+		}
+		dec.pos = p;
+		r = pkt_next(&dec, &pkt);
+		if (r == -pte_eos)
+			break;
+		if (r < 0) {
+			tm_gap(tm);
+			break;
+		}
+		tm_advance(tm, &pkt);
+		acted = 1;
+		p = dec.pos;
+	}
+	return 0;
+}
+
 /* Feed the packets of segment [@off, @end) to @tm, as a window decoder
  * would: a decode error (or a packet running into the next PSB) ends the
  * segment and loses data.  With @idx, progress is credited and a cancel
@@ -1702,25 +1817,10 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 		/* Within one span: a plain cursor bounded by the segment, so
 		 * a packet running into the next PSB is cut (an error). */
 		const struct img_span *sp = &img->spans[si];
-		struct pkt_decoder dec;
 
-		pkt_decoder_init(&dec, sp->data + (off - sp->off),
-				 sp->data + (end - sp->off), off);
-		for (;;) {
-			r = pkt_next(&dec, &pkt);
-			if (r == -pte_eos)
-				return 0;
-			if (r < 0) {
-				tm_gap(tm);
-				return 0;
-			}
-			tm_advance(tm, &pkt);
-			if (__builtin_expect(pkt.offset >= next, 0)) {
-				if (pace(idx, pkt.offset - off, credited) < 0)
-					return -pte_canceled;
-				next = pkt.offset + CANCEL_STEP;
-			}
-		}
+		pthread_once(&tsk_once, tsk_fill);
+		return time_skim(idx, sp->data + (off - sp->off),
+				 sp->data + (end - sp->off), off, tm, credited);
 	}
 	if (img_cursor_init(&cur, img, off) < 0)
 		return 0;

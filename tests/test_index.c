@@ -1084,6 +1084,31 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 	ser = build_timed(&img, cfg, 1, 64 << 10);
 	ns = idx_nseeks(ser);
 	idx_totals(ser, &ts);
+	/* The serial pass (its skim) equals a pkt_next() walk. */
+	{
+		struct tm_model seq;
+		struct tm_stamp st;
+		uint64_t np = 0;
+
+		tm_init(&seq, cfg);
+		for (i = 0; i < ns; i++) {
+			struct idx_seek sk, nx;
+			struct tm_carry a, w;
+
+			assert_int_equal(idx_seek(ser, i, &sk), 0);
+			nx.offset = n;
+			if (i + 1 < ns)
+				assert_int_equal(idx_seek(ser, i + 1, &nx), 0);
+			tm_save(&seq, &w);
+			assert_int_equal(idx_seek_carry(ser, i, &a), 0);
+			if (memcmp(&a, &w, sizeof(a))) {
+				printf("%s: serial carry %zu of %zu differs from a walk\n",
+				       what, i, ns);
+				fail();
+			}
+			feed(b, sk.offset, nx.offset, &seq, &st, &np);
+		}
+	}
 	for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
 		par = build_timed(&img, cfg, 3, chunks[k]);
 		assert_int_equal(idx_nseeks(par), ns);
