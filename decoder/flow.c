@@ -11,8 +11,15 @@
  *        answers one, so errors are reported where libipt reports them.
  *   i_*  the instruction layer: the IP, the mode, whether tracing is on,
  *        the call stack, and the binding of events to instructions and IPs.
- * flow_next() drives them as ptxed's loop does.  Code comes from block.c
- * style helpers at the bottom: decode with Zydis, cache basic blocks.
+ * flow_next() drives them as ptxed's loop does, with a fast path for the
+ * instructions inside a cached block when nothing is pending.  Code is
+ * read through the caller's callback and decoded with Zydis into basic
+ * blocks (straight-line code up to a branch or a special instruction),
+ * kept in a two-way table of fixed size.
+ *
+ * libipt 2.0.5's verdicts are reproduced where our packet decoder (pkt.h)
+ * is more lenient or knows newer packets (libipt_payload(), q_fetch()),
+ * and its synchronisation search is emulated (q_find_psb()).
  */
 #include "flow.h"
 
@@ -134,6 +141,7 @@ struct flow {
 	uint64_t tip_off;	/* the last TIP that answered a query */
 	int q_enabled;
 	int consume_packet;
+	uint8_t have_tsc, have_tma;	/* libipt's time state (q_time()) */
 	struct ev *event;	/* published by the last decode */
 	struct evq evq;
 
@@ -507,6 +515,22 @@ static void q_reset(struct flow *f)
 	lastip_init(f);
 	f->tnt_mask = 0;
 	evq_init(&f->evq);
+	f->have_tsc = f->have_tma = 0;
+}
+
+/* libipt's time keeping refuses a TMA without a TSC before it, or a second
+ * one for a TSC (pt_time_update_tma()).  Returns 0 or -FLOW_E_BAD_CONTEXT. */
+static int q_time(struct flow *f)
+{
+	if (f->nk == QK_TSC) {
+		f->have_tsc = 1;
+		f->have_tma = 0;
+	} else if (f->nk == QK_TMA) {
+		if (!f->have_tsc || f->have_tma)
+			return -FLOW_E_BAD_CONTEXT;
+		f->have_tma = 1;
+	}
+	return 0;
 }
 
 static int will_event(const struct flow *f)
@@ -699,6 +723,9 @@ static int q_header(struct flow *f)
 	case QK_UNKNOWN:
 		return -FLOW_E_BAD_OPC;
 	default:	/* pad and timing */
+		err = q_time(f);
+		if (err)
+			return err;
 		break;
 	}
 	q_consume(f);
@@ -1002,12 +1029,18 @@ static int64_t q_find_ovf_fup(struct flow *f)
 static int q_decode_ovf(struct flow *f)
 {
 	struct ev *ev;
+	uint8_t tsc, tma;
 	int64_t r;
 	int st = q_psb_events(f);
 
 	if (st)
 		return st < 0 ? st : 0;
+	/* the state goes, the time stays */
+	tsc = f->have_tsc;
+	tma = f->have_tma;
 	q_reset(f);
+	f->have_tsc = tsc;
+	f->have_tma = tma;
 	q_consume(f);
 	r = q_find_ovf_fup(f);
 	if (r <= 0) {
@@ -1163,6 +1196,9 @@ static int q_decode(struct flow *f)
 	case QK_UNKNOWN:
 		return -FLOW_E_BAD_OPC;
 	default:	/* pad and timing */
+		st = q_time(f);
+		if (st)
+			return st;
 		break;
 	}
 	q_consume(f);
@@ -2208,7 +2244,21 @@ static void drv_error(struct flow *f, int err, struct flow_rec *r)
 	f->state = DRV_SYNC;
 }
 
+static int flow_next1(struct flow *f, struct flow_rec *r);
+
 int flow_next(struct flow *f, struct flow_rec *r)
+{
+	int err = flow_next1(f, r);
+
+	/* the range ends at the first record a packet at or past it decided */
+	if (!err && r->offset >= f->end) {
+		f->state = DRV_DONE;
+		return -FLOW_E_EOS;
+	}
+	return err;
+}
+
+static int flow_next1(struct flow *f, struct flow_rec *r)
 {
 	struct insn in;
 	struct ev ev;

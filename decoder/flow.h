@@ -55,7 +55,8 @@ struct flow_config {
 	const struct img *img;	/* the trace; must outlive the decoder */
 	flow_read_fn read;	/* the code */
 	void *read_ctx;
-	uint32_t cache_blocks;	/* decoded blocks kept; 0: 16384 */
+	uint32_t cache_blocks;	/* decoded blocks kept (rounded up to a power
+				 * of two, two ways a set); 0: 65536 */
 };
 
 /* Execution modes (MODE.EXEC). */
@@ -154,8 +155,8 @@ int flow_new(struct flow **out, const struct flow_config *cfg);
 void flow_free(struct flow *f);
 
 /* Start decoding at the first PSB at or after trace offset @off, with no
- * state from before it; flow_next() then stops before trace offset @end
- * (at the first sync at or past it; UINT64_MAX: the end of the trace).
+ * state from before it; flow_next() then gives the records decided by
+ * packets before trace offset @end (UINT64_MAX: to the end of the trace).
  * Returns 0, or -FLOW_E_INVALID. */
 int flow_seek(struct flow *f, uint64_t off, uint64_t end);
 

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 "Print the instructions TRACE (a raw Intel PT file or a perf.data file)\n"
 "says were executed, decoded with the code given by the image options.\n"
 "FROM and TO are stream offsets: decoding starts at the first PSB at or\n"
-"after FROM and stops at the first PSB at or after TO.\n"
+"after FROM and stops before the first line a packet at or after TO decided.\n"
 "\n"
 "image options:\n"
 "  --raw FILE:ADDR  FILE holds the memory at ADDR (repeatable)\n"

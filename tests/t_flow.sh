@@ -59,6 +59,20 @@ n=$(wc -l <"$tmp/foo5")
 	sed 's/\[resumed\]/[enabled]/' "$tmp/foo5" | cmp -s - "$tmp/a" ||
 	{ echo "FAIL flow from the PSB at 0x$psb is not the tail"; fail=1; }
 
+# a range FROM-TO: what packets before TO decided, nothing after
+to=$(printf '0x%x' $((0x$psb + 0x400)))
+"$PTBROWSE" flow --offset --insn-only --options "$dir/foo.options" "$dir/foo_trace.pt:0x$psb" >"$tmp/from"
+"$PTBROWSE" flow --offset --insn-only --options "$dir/foo.options" "$dir/foo_trace.pt:0x$psb-$to" >"$tmp/range"
+n=$(wc -l <"$tmp/range")
+last=$(tail -n 1 "$tmp/range" | cut -c1-16)
+if [ "$n" -gt 10 ] && head -n "$n" "$tmp/from" | cmp -s - "$tmp/range" &&
+   [ $((0x$last)) -lt $((to)) ] &&
+   [ $((0x$(sed -n "$((n + 1))p" "$tmp/from" | cut -c1-16))) -ge $((to)) ]; then
+	echo "ok   flow 0x$psb-$to: the $n lines packets before $to decided"
+else
+	echo "FAIL flow 0x$psb-$to ($n lines, the last decided at 0x$last)"; fail=1
+fi
+
 # --summary's cycles on a trace with CYC packets (a ptrecord recording):
 # counted, never more than the CYC packets hold; none without CYCs
 if [ -x "$BUILD/tools/ptrecord" ] && [ -x "$BUILD/progs/p_loops" ]; then
