@@ -1,7 +1,8 @@
 #!/bin/sh
 # Indexing on a generated trace (warm page cache): phase 1 against a plain
 # memmem PSB scan and phase 1 + 2 against libipt's pt_pkt_next loop, in
-# the same run (bench_index); then `ptbrowse index` as a user runs it:
+# the same run (bench_index), and phases 1 + 2 + 3 (the time pass) with the
+# trace's timing options; then `ptbrowse index` as a user runs it:
 # peak RSS of a build, and the time to reopen with a valid cache.
 # BENCH_INDEX_SIZE (default 4GiB) sets the trace size; the trace is kept
 # in $BUILD/bench-data/ (shared with b_decode for the same size).
@@ -32,7 +33,9 @@ fi
 # warm the page cache for every reader below
 cat "$trace" > /dev/null
 
-"$bench" --repeat "$repeat" "$trace" | grep -v '^result' || exit 1
+# shellcheck disable=SC2046
+"$bench" --repeat "$repeat" $("$ptgen" --seed 1 --print-config) "$trace" |
+	grep -v '^result' || exit 1
 
 # ptbrowse index: a cold build (no cache), then a reopen with the cache.
 cache=$(mktemp -d) || exit 1

@@ -9,6 +9,8 @@
  * cores, pages dropped from the page tables behind the scan.  libipt runs
  * over the first --libipt-bytes of the file (default 1 GiB; its speed does
  * not depend on the length).  The median of --repeat runs is reported.
+ * With the trace's timing options (ptgen --print-config), the whole index
+ * with the time pass (phases 1 + 2 + 3) is measured too.
  */
 #include "../tools/ipt_compat.h"
 
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "index.h"
+#include "tm_config.h"
 
 #define MAX_REPEAT 15
 
@@ -49,7 +52,8 @@ static double cpu(void)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
-static double cpu_mm, cpu_1, cpu_12, cpu_ipt;	/* of the last run */
+static double cpu_mm, cpu_1, cpu_12, cpu_123, cpu_ipt;	/* of the last run */
+static struct tm_config tcfg;	/* the timing options given */
 
 static const uint8_t *map_file(int fd, size_t size)
 {
@@ -91,8 +95,8 @@ static double run_memmem(int fd, size_t size, size_t *count)
 	return t0;
 }
 
-static double run_index(int fd, size_t size, int phase1_only, size_t *count,
-			uint64_t *packets)
+static double run_index(int fd, size_t size, int phase1_only, int timed,
+			size_t *count, uint64_t *packets)
 {
 	const uint8_t *m = map_file(fd, size);
 	struct img_span sp;
@@ -105,17 +109,17 @@ static double run_index(int fd, size_t size, int phase1_only, size_t *count,
 	if (!m)
 		return -1;
 	img_init_flat(&img, &sp, m, size);
-	if (idx_new(&idx, &img, NULL) < 0)
+	if (idx_new(&idx, &img, timed ? &tcfg : NULL) < 0)
 		return -1;
 	idx_set_phase1_only(idx, phase1_only);
-	idx_set_time_pass(idx, 0);	/* phases 1 and 2 only */
+	idx_set_time_pass(idx, timed);	/* phases 1 and 2 only, or all */
 	idx_set_release(idx, drop, NULL);
 	/* The same advice (none) as the memmem run: a fair comparison. */
 	c0 = cpu();
 	t0 = now();
 	ret = idx_build(idx);
 	t0 = now() - t0;
-	*(phase1_only ? &cpu_1 : &cpu_12) = cpu() - c0;
+	*(phase1_only ? &cpu_1 : timed ? &cpu_123 : &cpu_12) = cpu() - c0;
 	*count = idx_nseeks(idx);
 	idx_totals(idx, &s);
 	*packets = s.npackets;
@@ -175,13 +179,14 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	double tm[MAX_REPEAT], t1[MAX_REPEAT], t2[MAX_REPEAT], ti, mm, p1, p12;
+	double tm[MAX_REPEAT], t1[MAX_REPEAT], t2[MAX_REPEAT], t3[MAX_REPEAT];
+	double ti, mm, p1, p12, p123 = 0, lib;
 	unsigned long long ipkts = 0;
 	size_t size, lib_bytes = (size_t)1 << 30, nm = 0, n1 = 0, n2 = 0;
 	uint64_t pk1, pk2 = 0;
 	const char *path = NULL;
 	struct stat st;
-	int repeat = 3, i, fd;
+	int repeat = 3, i, fd, timed = 0, r;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -190,15 +195,24 @@ int main(int argc, char **argv)
 			lib_bytes = (size_t)strtoull(argv[++i], NULL, 0);
 		else if (argv[i][0] != '-' && !path)
 			path = argv[i];
-		else {
+		else if (i + 1 < argc &&
+			 (r = tm_config_option(&tcfg, argv[i], argv[i + 1])) != 0) {
+			if (r < 0) {
+				fprintf(stderr, "bench_index: bad %s %s\n", argv[i],
+					argv[i + 1]);
+				return 2;
+			}
+			timed = 1;
+			i++;
+		} else {
 			fprintf(stderr, "usage: bench_index [--repeat N] "
-				"[--libipt-bytes N] FILE\n");
+				"[--libipt-bytes N] [TIMING] FILE\n");
 			return 2;
 		}
 	}
 	if (!path || repeat < 1 || repeat > MAX_REPEAT) {
 		fprintf(stderr, "usage: bench_index [--repeat 1..%d] "
-			"[--libipt-bytes N] FILE\n", MAX_REPEAT);
+			"[--libipt-bytes N] [TIMING] FILE\n", MAX_REPEAT);
 		return 2;
 	}
 	fd = open(path, O_RDONLY);
@@ -212,9 +226,10 @@ int main(int argc, char **argv)
 		lib_bytes = size;
 	for (i = 0; i < repeat; i++) {
 		tm[i] = run_memmem(fd, size, &nm);
-		t1[i] = run_index(fd, size, 1, &n1, &pk1);
-		t2[i] = run_index(fd, size, 0, &n2, &pk2);
-		if (tm[i] < 0 || t1[i] < 0 || t2[i] < 0) {
+		t1[i] = run_index(fd, size, 1, 0, &n1, &pk1);
+		t2[i] = run_index(fd, size, 0, 0, &n2, &pk2);
+		t3[i] = timed ? run_index(fd, size, 0, 1, &n2, &pk2) : 0;
+		if (tm[i] < 0 || t1[i] < 0 || t2[i] < 0 || t3[i] < 0) {
 			fprintf(stderr, "bench_index: a run failed\n");
 			return 1;
 		}
@@ -223,6 +238,9 @@ int main(int argc, char **argv)
 	mm = (double)size / median(tm, repeat) / 1e9;
 	p1 = (double)size / median(t1, repeat) / 1e9;
 	p12 = (double)size / median(t2, repeat) / 1e9;
+	if (timed)
+		p123 = (double)size / median(t3, repeat) / 1e9;
+	lib = (double)lib_bytes / ti / 1e9;
 	printf("file    %s, %.1f MiB, %zu PSBs (memmem %zu, phase 1 %zu)\n", path,
 	       (double)size / (1 << 20), n2, nm, n1);
 	printf("packets %llu\n", (unsigned long long)pk2);
@@ -234,7 +252,13 @@ int main(int argc, char **argv)
 	printf("libipt  pt_pkt_next loop       %7.3f GB/s  (first %.0f MiB)\n",
 	       (double)lib_bytes / ti / 1e9, (double)lib_bytes / (1 << 20));
 	printf("ratio   phase 1+2 / libipt     %7.1fx  (goal >= 10x)\n",
-	       p12 / ((double)lib_bytes / ti / 1e9));
+	       p12 / lib);
+	if (timed) {
+		printf("phase 1+2+3 with the time pass %7.2f GB/s  (%.2f s)\n", p123,
+		       median(t3, repeat));
+		printf("ratio   phase 1+2+3 / libipt   %7.1fx  (goal >= 5x)\n",
+		       p123 / lib);
+	}
 	/* CPU time does not depend on what else the machine runs. */
 	printf("cpu     GB per CPU-second (last run): memmem %.2f, phase 1 %.2f, "
 	       "phase 1+2 %.2f, libipt %.3f\n",
@@ -244,9 +268,16 @@ int main(int argc, char **argv)
 	       "at most %.1fx\n",
 	       ((double)size / cpu_12) / ((double)lib_bytes / cpu_ipt),
 	       2 * ((double)size / cpu_12) / ((double)lib_bytes / cpu_ipt));
+	if (timed)
+		printf("cpu     phase 1+2+3 %.3f GB per CPU-second, / libipt %.1fx; "
+		       "with 2 cores at most %.1fx\n", (double)size / cpu_123 / 1e9,
+		       ((double)size / cpu_123) / ((double)lib_bytes / cpu_ipt),
+		       2 * ((double)size / cpu_123) / ((double)lib_bytes / cpu_ipt));
 	printf("result memmem_gbps %.3f\nresult phase1_gbps %.3f\n"
 	       "result phase12_gbps %.3f\nresult libipt_gbps %.3f\n",
-	       mm, p1, p12, (double)lib_bytes / ti / 1e9);
+	       mm, p1, p12, lib);
+	if (timed)
+		printf("result phase123_gbps %.3f\n", p123);
 	if (nm != n1 || n1 != n2)
 		printf("warning: the PSB counts disagree (memmem counts "
 		       "overlapping runs differently)\n");
