@@ -1091,6 +1091,7 @@ static size_t record_ends(const uint8_t *f, size_t n, size_t *b, size_t max)
 {
 	uint64_t off, end = n, len;
 	size_t k = 0;
+	uint32_t type;
 	uint16_t sz;
 
 	if (perfdata_is(f, n) == 2) {
@@ -1103,10 +1104,11 @@ static size_t record_ends(const uint8_t *f, size_t n, size_t *b, size_t max)
 	while (off + 8 <= end && k < max) {
 		b[k++] = (size_t)off;
 		memcpy(&sz, f + off + 6, 2);
+		memcpy(&type, f + off, 4);
 		len = sz;
 		if (len < 8)
 			break;
-		if (*(const uint32_t *)(f + off) == 71) {
+		if (type == 71) {
 			uint64_t pay;
 
 			memcpy(&pay, f + off + 8, 8);
@@ -1166,7 +1168,7 @@ static void check_cut(const uint8_t *f, size_t c, const struct trace *rt,
 		seq_decode(img, a);
 		seq_decode(&rt->streams[k].img, b);
 		if (a->n != b->n ||
-		    memcmp(a->v, b->v, a->n * sizeof(*a->v))) {
+		    (a->n && memcmp(a->v, b->v, a->n * sizeof(*a->v)))) {
 			fprintf(stderr, "cut at %zu: stream %s decodes "
 				"differently from the complete prefix, and no "
 				"loss said\n", c, t.streams[i].name);
