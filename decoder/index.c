@@ -2308,6 +2308,35 @@ void idx_cancel(struct idx *idx)
 		atomic_store(&idx->cancel, 1);
 }
 
+/* How much of the whole build @p is, the phases weighted by their cost
+ * per byte (1 : 10 : 40, as for the eta). */
+static double progress_frac(const struct idx *idx, const struct idx_progress *p)
+{
+	double w[3] = { 1, 10, 40 }, all = w[0], before = 0, part;
+
+	if (p->finished)
+		return 1;
+	if (!idx->phase1_only)
+		all += w[1];
+	if (!idx->phase1_only && idx->time_pass)
+		all += w[2];
+	part = p->total ? (double)p->done / (double)p->total : 0;
+	if (part > 1)
+		part = 1;
+	switch (p->phase) {
+	case IDX_SCAN:
+		return part * w[0] / all;
+	case IDX_SEGMENTS:
+		before = w[0];
+		return (before + part * w[1]) / all;
+	case IDX_TIME:
+		before = w[0] + (idx->phase1_only ? 0 : w[1]);
+		return (before + part * w[2]) / all;
+	default:
+		return 0;
+	}
+}
+
 void idx_progress(const struct idx *idx, struct idx_progress *p)
 {
 	struct idx *m = (struct idx *)idx;
@@ -2330,9 +2359,9 @@ void idx_progress(const struct idx *idx, struct idx_progress *p)
 	p->nseeks = idx_nseeks(idx);
 	p->scanned = atomic_load(&idx->scanned);
 	p->eta = -1;
-	/* The phases' relative speeds, as measured: summaries (phase 2, all
-	 * cores) at about a tenth of the scan's speed, the time pass (one
-	 * core) at about an eighth of the summaries'. */
+	/* The phases' relative speeds, as measured (bench_index, CPU
+	 * seconds): summaries at about a tenth of the scan's speed, the time
+	 * pass at about a quarter of the summaries'. */
 	if (p->finished) {
 		p->eta = 0;
 	} else if (p->rate > 0 && p->phase == IDX_SCAN) {
@@ -2341,15 +2370,16 @@ void idx_progress(const struct idx *idx, struct idx_progress *p)
 		if (!idx->phase1_only)
 			p->eta += (double)idx->img->size / (p->rate / 10);
 		if (!idx->phase1_only && idx->time_pass)
-			p->eta += (double)idx->img->size / (p->rate / 80);
+			p->eta += (double)idx->img->size / (p->rate / 40);
 	} else if (p->rate > 0 && p->phase == IDX_SEGMENTS) {
 		rate2 = p->rate;
 		p->eta = (double)(p->total - p->done) / rate2;
 		if (idx->time_pass)
-			p->eta += (double)p->total / (rate2 / 8);
+			p->eta += (double)p->total / (rate2 / 4);
 	} else if (p->rate > 0 && p->phase == IDX_TIME) {
 		p->eta = (double)(p->total - p->done) / p->rate;
 	}
+	p->frac = progress_frac(idx, p);
 }
 
 int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)

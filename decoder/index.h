@@ -15,8 +15,10 @@
  * exists the lookups answer "not yet" (1), never a guess.
  *
  * Phase 3 (the time pass) runs the time model (tm.h) over the whole
- * stream once, in order, keeping its carried state every 16 PSBs; the
- * state at any PSB is then a short decode away (idx_seek_carry()).
+ * stream, keeping its carried state every 16 PSBs; the state at any PSB
+ * is then a short decode away (idx_seek_carry()).  It runs on all cores:
+ * each unit of segments from a provisional state, fixed up in order, so
+ * the carries are those of one pass from the start, bit for bit.
  *
  * In a run of 02 82 pairs longer than 16 bytes (a payload may end in
  * 02 82 right before a PSB) the PSBs are the 16-byte blocks that end where
@@ -110,7 +112,9 @@ struct idx_progress {
 	uint64_t done;		/* bytes of the current phase done */
 	uint64_t total;		/* bytes of the current phase */
 	double rate;		/* bytes per second in the current phase */
-	double eta;		/* seconds until both phases end; < 0 unknown */
+	double eta;		/* seconds until every phase ends; < 0 unknown */
+	double frac;		/* of the whole build done, 0..1: the phases
+				 * weighted by their cost per byte */
 	double elapsed;		/* seconds since idx_start() */
 	size_t nseeks;		/* seek points published so far */
 	uint64_t scanned;	/* every PSB below this offset is published */

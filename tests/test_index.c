@@ -1206,6 +1206,47 @@ static void test_parallel_time(void **state)
 	}
 }
 
+/* One progress fraction for the whole build: it never goes back across
+ * the phases and ends at 1. */
+static void test_progress_frac(void **state)
+{
+	size_t n = 0;
+	uint8_t *b = generate("--seed 5 --size 8MiB", &n);
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	struct idx_progress p;
+	double last = 0;
+	int phases = 0, ph = -1;
+
+	(void)state;
+	if (!b) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		skip();
+	}
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 256 << 10), 0);
+	assert_int_equal(idx_start(idx), 0);
+	for (;;) {
+		idx_progress(idx, &p);
+		assert_true(p.frac >= last - 1e-9);
+		assert_true(p.frac <= 1);
+		last = p.frac;
+		if ((int)p.phase != ph) {
+			ph = (int)p.phase;
+			phases++;
+		}
+		if (p.finished)
+			break;
+		usleep(100);
+	}
+	assert_int_equal(idx_wait(idx), 0);
+	assert_true(p.frac == 1);
+	idx_free(idx);
+	free(b);
+}
+
 /*
  * One PSB segment of 32 MiB: phases 2 and 3 report progress inside it,
  * and a cancel there stops the build (checked between segments only, the
@@ -1271,6 +1312,7 @@ int main(void)
 		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_parallel_time),
+		cmocka_unit_test(test_progress_frac),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -90,9 +90,9 @@ static void status_fmt_index(const struct ui *ui, char *buf, size_t size, double
 	}
 	if (p.phase == IDX_IDLE)
 		return;
-	*frac = p.total ? (double)p.done / (double)p.total : 0;
-	snprintf(buf, size, "%s %2.0f%%", p.phase == IDX_SCAN ? "scan" : "index",
-		 *frac * 100);
+	/* One bar for the whole build, whatever phase it is in. */
+	*frac = p.frac;
+	snprintf(buf, size, "index %2.0f%%", *frac * 100);
 }
 
 void status_draw_header(struct ui *ui)
