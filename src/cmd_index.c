@@ -388,18 +388,16 @@ int cmd_index_main(int argc, char **argv)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
-	for (i = 0; i < t->nstreams && !interrupted; i++) {
-		if (stream) {
-			si = trace_find_stream(t, stream);
-			if (si < 0) {
-				fprintf(stderr, "ptbrowse index: %s: no stream '%s'\n",
-					t->path, stream);
-				status = 1;	/* as dump, marks, export */
-				break;
-			}
-			if ((size_t)si != i)
-				continue;
-		}
+	/* looked up once: per stream it was quadratic in their number */
+	si = stream ? trace_find_stream(t, stream) : -1;
+	if (stream && si < 0) {
+		fprintf(stderr, "ptbrowse index: %s: no stream '%s'\n",
+			t->path, stream);
+		status = 1;	/* as dump, marks, export */
+	}
+	for (i = 0; i < t->nstreams && !interrupted && !status; i++) {
+		if (stream && (size_t)si != i)
+			continue;
 		ret = index_stream(t, (int)i, use_cache, threads, time_pass, &cfg, isatty(2),
 				   &res[nr]);
 		if (ret < 0) {
