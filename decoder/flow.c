@@ -343,6 +343,18 @@ static int q_fetch(struct flow *f)
 	int err;
 
 	f->have_next = 0;
+	/* PADs change nothing and every question of libipt's goes past them:
+	 * step over a run of them at once. */
+	if (f->cur_at == f->pos && f->cur.dec.pos < f->cur.dec.end && !*f->cur.dec.pos) {
+		const uint8_t *p = f->cur.dec.pos;
+
+		while (p + 1 < f->cur.dec.end && !p[1])
+			p++;
+		/* the last PAD of the run is fetched as a packet */
+		f->pos += (uint64_t)(p - f->cur.dec.pos);
+		f->cur.dec.pos = p;
+		f->cur_at = f->pos;
+	}
 	/* The cursor is usually right there: read its bytes in place. */
 	if (f->cur_at == f->pos && f->cur.dec.end - f->cur.dec.pos >= 3) {
 		b = f->cur.dec.pos;
@@ -1290,9 +1302,13 @@ static int q_find_psb(struct flow *f, uint64_t off, uint64_t *psb)
 	const struct img *img = f->cfg.img;
 	uint64_t pos = off & ~(uint64_t)7;
 	uint8_t buf[4096];
+	size_t want = 128;	/* PSBs are near: read little, then more */
 
 	while (pos + 8 <= img->size) {
-		size_t n = img_read(img, pos, buf, sizeof(buf)), i;
+		size_t n = img_read(img, pos, buf, want), i;
+
+		if (want < sizeof(buf))
+			want *= 2;
 
 		if (n < 8) {	/* a gap: go on after it */
 			pos += 8;
