@@ -2088,6 +2088,8 @@ static int i_event(struct flow *f, struct ev *out)
 		if (ev->status && f->enabled && f->mode != FLOW_MODE_UNKNOWN &&
 		    f->mode != ev->mode)
 			return -FLOW_E_BAD_STATUS_UPDATE;
+		if (f->mode != ev->mode)
+			f->blk = NULL;	/* its lengths were for the old mode */
 		f->mode = ev->mode;
 		break;
 	case FLOW_EV_TSX:
@@ -2289,7 +2291,8 @@ static int flow_next1(struct flow *f, struct flow_rec *r)
 	 */
 	if (f->state == DRV_DRAIN && !f->dstatus && f->enabled &&
 	    !f->process_event && !f->process_insn &&
-	    !(f->status & (ST_EVENT | ST_EOS)) && f->blk && f->bip == f->ip) {
+	    !(f->status & (ST_EVENT | ST_EOS)) && f->blk && f->bip == f->ip &&
+	    f->blk->mode == f->mode) {
 		const struct blk *b = f->blk;
 		unsigned i = f->bi;
 

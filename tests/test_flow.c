@@ -498,6 +498,26 @@ static void test_mode32(void **state)
 		  "[disabled]\n");
 }
 
+/* A MODE.EXEC taking effect in the middle of a cached block: the rest is
+ * decoded again in the new mode (48 is a REX prefix in 64-bit mode, an
+ * instruction of its own in 32-bit mode). */
+static void test_mode_mid_block(void **state)
+{
+	static const uint8_t c[] = { 0x90, 0x48, 0x89, 0xc3, 0xff, 0xe0 };
+	static const uint8_t exec32[] = { 0x99, 0x02 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put(&p, exec32, sizeof(exec32));	/* binds to the tip's IP */
+	put_ip(&p, 0x0d, 0x1001);
+	put_ip(&p, 0x01, 0x3000);
+	check(&p, "[exec mode: 64-bit]\n0000000000001000\n[exec mode: 32-bit]\n"
+		  "0000000000001001\n0000000000001002\n0000000000001004\n"
+		  "0000000000001001\n0000000000001002\n0000000000001004\n[disabled]\n");
+}
+
 static void test_null(void **state)
 {
 	struct flow_config cfg = { 0 };
@@ -705,6 +725,7 @@ int main(void)
 		T(test_tnt_without_branch),
 		T(test_nomap),
 		T(test_mode32),
+		T(test_mode_mid_block),
 		T(test_kafl),
 	};
 
