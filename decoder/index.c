@@ -17,13 +17,13 @@
  * Storage.  Seek points and summaries live in fixed blocks that never move,
  * so a reader holding an index i < nseeks (loaded with acquire) reads a
  * finished entry while the builder appends more.  Both are packed to stay
- * within 64 bytes per PSB together:
+ * within 72 bytes per PSB together:
  *
  *   seek (32 bytes): offset; tsc:56|cbr:8; fup ip; ctc:16|fc:9|exec:3|
  *   tsx:2|flags:10|ctx:24, where ctx indexes an interned (cr3, nr, vmcs).
  *
- *   summary (32 bytes): first_tsc:56|sflags:8; tsc span; cycles; packets
- *   per class as u16.  Anything that does not fit (and every OVF, error
+ *   summary (40 bytes): first_tsc:56|sflags:8; tsc span; cycles; the
+ *   largest CYC; packets per class as u16.  Anything that does not fit (and every OVF, error
  *   or gap) goes to a sorted exception list.  The first ordinal is kept per
  *   group of 64 segments and summed within the group.
  */
@@ -68,6 +68,8 @@ struct sum_packed {
 	uint64_t tsc_flags;
 	uint32_t tsc_span;
 	uint32_t cycles;
+	uint32_t max_cyc;
+	uint32_t pad;
 	uint16_t cnt[PKC_NCLASSES];
 };
 
@@ -836,6 +838,8 @@ static void count_pkt(struct idx_summary *s, const struct pkt *pkt)
 		break;
 	case PKT_CYC:
 		s->cycles += pkt->u.cyc;
+		if (pkt->u.cyc > s->max_cyc)
+			s->max_cyc = pkt->u.cyc;
 		break;
 	case PKT_OVF:
 		s->novf++;
@@ -954,7 +958,8 @@ static const uint8_t skim_prefix[32] = {
  * 16 bytes at @p, sixteen at a time: each such byte is a whole packet, so
  * the next one starts right after it.  Returns how many there were.
  */
-static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles)
+static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles,
+			     __m128i *vmax)
 {
 	const __m128i z = _mm_setzero_si128();
 	__m128i v = _mm_loadu_si128((const __m128i *)p);
@@ -979,7 +984,10 @@ static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles)
 	if (mcyc & m) {
 		__m128i val = _mm_and_si128(_mm_srli_epi16(v, 3), _mm_set1_epi8(0x1f));
 		__m128i pre = _mm_loadu_si128((const __m128i *)(skim_prefix + 16 - j));
-		__m128i sad = _mm_sad_epu8(_mm_and_si128(val, _mm_and_si128(cyc, pre)), z);
+		__m128i vals = _mm_and_si128(val, _mm_and_si128(cyc, pre));
+		__m128i sad = _mm_sad_epu8(vals, z);
+
+		*vmax = _mm_max_epu8(*vmax, vals);
 
 		*cycles += (uint64_t)_mm_cvtsi128_si64(sad) +
 			   (uint64_t)_mm_extract_epi16(sad, 4);
@@ -1001,8 +1009,11 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 	struct pkt_decoder dec;
 	struct pkt pkt;
-	uint64_t cnt[PKC_NCLASSES] = { 0 }, cycles = 0;
+	uint64_t cnt[PKC_NCLASSES] = { 0 }, cycles = 0, cmax = 0;
 	int ret, c, status = 0;
+#if defined(__x86_64__)
+	__m128i vmax = _mm_setzero_si128();
+#endif
 
 	pkt_decoder_init(&dec, p, end, off);
 	while (p < end) {
@@ -1032,7 +1043,7 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 
 #if defined(__x86_64__)
 				if (sz == 1) {
-					unsigned j = skim16(p, cnt, &cycles);
+					unsigned j = skim16(p, cnt, &cycles, &vmax);
 
 					if (j) {
 						p += j;
@@ -1042,6 +1053,7 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 #endif
 				acc += skim_inc[b];
 				cycles += skim_cyc[b];
+				cmax = skim_cyc[b] > cmax ? skim_cyc[b] : cmax;
 				/* A branch, not arithmetic: predicted, it lets the
 				 * next load start before this one's size is known. */
 				if (__builtin_expect(sz == 1, 1)) {
@@ -1054,8 +1066,11 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 					p += 2;
 				} else if ((b & 7) == 7 && !(p[1] & 1)) {
 					/* cyc with one extension byte */
+					uint64_t v = (b >> 3) | (uint64_t)(p[1] >> 1) << 5;
+
 					acc += INC(PKC_TIMING);
-					cycles += (b >> 3) | (uint64_t)(p[1] >> 1) << 5;
+					cycles += v;
+					cmax = v > cmax ? v : cmax;
 					p += 2;
 				} else {
 					if (b != 2 || !(sz = skim_ext_size[p[1]]))
@@ -1089,6 +1104,18 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		p = dec.pos;
 	}
 	s->cycles += cycles;
+#if defined(__x86_64__)
+	{
+		uint8_t m[16];
+		int k;
+
+		_mm_storeu_si128((__m128i *)m, vmax);
+		for (k = 0; k < 16; k++)
+			cmax = m[k] > cmax ? m[k] : cmax;
+	}
+#endif
+	if (cmax > s->max_cyc)
+		s->max_cyc = cmax;
 	for (c = 0; c < PKC_NCLASSES; c++) {
 		s->per_class[c] += cnt[c];
 		s->npackets += cnt[c];
@@ -1178,11 +1205,13 @@ static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
 			exc = 1;
 		p->cnt[c] = (uint16_t)(s->per_class[c] > 0xffff ? 0xffff : s->per_class[c]);
 	}
-	if (s->cycles > 0xffffffffu || idx_summary_trouble(s) ||
+	if (s->cycles > 0xffffffffu || s->max_cyc > 0xffffffffu ||
+	    idx_summary_trouble(s) ||
 	    (s->have_tsc && (span > 0xffffffffu || s->first_tsc >> 56 ||
 			     s->last_tsc < s->first_tsc)))
 		exc = 1;
 	p->cycles = (uint32_t)s->cycles;
+	p->max_cyc = (uint32_t)s->max_cyc;
 	p->tsc_span = (uint32_t)span;
 	p->tsc_flags = (s->first_tsc & ((1ull << 56) - 1)) |
 		       (uint64_t)((s->have_tsc ? SUM_TSC : 0) | (exc ? SUM_EXC : 0)) << 56;
@@ -1582,6 +1611,8 @@ static int merge2(struct idx *idx, size_t k)
 			for (c = 0; c < PKC_NCLASSES; c++)
 				idx->totals.per_class[c] += f->per_class[c];
 			idx->totals.cycles += f->cycles;
+			if (f->max_cyc > idx->totals.max_cyc)
+				idx->totals.max_cyc = f->max_cyc;
 			idx->totals.novf += f->novf;
 			idx->totals.nerrors += f->nerrors;
 			idx->totals.ngaps += f->ngaps;
@@ -1592,6 +1623,8 @@ static int merge2(struct idx *idx, size_t k)
 				idx->totals.per_class[c] += p->cnt[c];
 			}
 			idx->totals.cycles += p->cycles;
+			if (p->max_cyc > idx->totals.max_cyc)
+				idx->totals.max_cyc = p->max_cyc;
 		}
 		if ((p->tsc_flags >> 56) & SUM_TSC) {
 			uint64_t first = p->tsc_flags & ((1ull << 56) - 1);
@@ -2514,6 +2547,7 @@ int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
 			out->npackets += p->cnt[c];
 		}
 		out->cycles = p->cycles;
+		out->max_cyc = p->max_cyc;
 		out->have_tsc = !!((p->tsc_flags >> 56) & SUM_TSC);
 		if (out->have_tsc) {
 			out->first_tsc = p->tsc_flags & ((1ull << 56) - 1);
@@ -2706,7 +2740,7 @@ uint64_t idx_size(const struct idx *idx)
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	6	/* 6: a gap after the end (a cut perf.data) counts */
+#define BLOB_VERSION	7	/* 7: each summary holds the largest CYC */
 
 struct blob_hdr {
 	uint64_t magic;
@@ -2720,6 +2754,7 @@ struct blob_hdr {
 	uint32_t have_tsc, ngaps;
 	uint64_t ncarry;	/* tm carries, one per 16 segments */
 	uint64_t carry_size;	/* sizeof(struct tm_carry) when saved */
+	uint64_t max_cyc;	/* the largest CYC */
 };
 
 
@@ -2788,6 +2823,7 @@ int idx_save_to(const struct idx *idx,
 	h.ntrouble = idx->ntrouble;
 	h.npackets = idx->totals.npackets;
 	h.cycles = idx->totals.cycles;
+	h.max_cyc = idx->totals.max_cyc;
 	h.first_tsc = idx->totals.first_tsc;
 	h.last_tsc = idx->totals.last_tsc;
 	for (c = 0; c < PKC_NCLASSES; c++)
@@ -3026,6 +3062,7 @@ static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 	}
 	idx->totals.npackets = h.npackets;
 	idx->totals.cycles = h.cycles;
+	idx->totals.max_cyc = h.max_cyc;
 	idx->totals.first_tsc = h.first_tsc;
 	idx->totals.last_tsc = h.last_tsc;
 	for (c = 0; c < PKC_NCLASSES; c++)

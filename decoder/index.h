@@ -87,6 +87,7 @@ struct idx_summary {
 	uint64_t first_tsc;	/* TSC estimate of the first timed packet */
 	uint64_t last_tsc;	/* and of the last one */
 	uint64_t cycles;	/* CYC core cycles in the segment */
+	uint64_t max_cyc;	/* the largest CYC payload, 0 if none */
 	uint32_t novf;		/* OVF packets */
 	uint32_t nerrors;	/* decode errors (each skips to the next PSB) */
 	uint32_t ngaps;		/* data lost between two spans (perf.data) */

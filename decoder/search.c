@@ -1196,6 +1196,26 @@ int srch_match(const struct srch_pred *pred, const struct pkt *pkt,
 	return match_node(pred, pred->root, pkt, ctx);
 }
 
+/* Whether a CYC leaf's comparisons can hold for a CYC no larger than the
+ * segment's largest (its summary's max_cyc). */
+static int may_cyc(const struct node *nd, const struct idx_summary *sum)
+{
+	int i;
+
+	for (i = 0; i < nd->ncmp; i++) {
+		const struct cmp *c = &nd->cmp[i];
+
+		if (c->field != F_CYC)
+			continue;
+		if (c->op == OP_GT && sum->max_cyc <= c->lo)
+			return 0;
+		if ((c->op == OP_GE || c->op == OP_EQ || c->op == OP_RANGE) &&
+		    sum->max_cyc < c->lo)
+			return 0;
+	}
+	return 1;
+}
+
 static int may_node(const struct srch_pred *p, int id,
 		    const struct idx_summary *sum)
 {
@@ -1210,6 +1230,9 @@ static int may_node(const struct srch_pred *p, int id,
 	case N_NOT:
 		return 1;
 	}
+	/* "cyc > 100000": no CYC of the segment is that large. */
+	if (nd->types == 1ull << PKT_CYC && !may_cyc(nd, sum))
+		return 0;
 	for (t = 0; t < PKT_NTYPES; t++) {
 		if (!(nd->types >> t & 1))
 			continue;

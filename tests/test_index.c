@@ -409,7 +409,7 @@ static void expect_psbplus(const uint8_t *b, size_t n, uint64_t off,
 static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 {
 	size_t ns = idx_nseeks(idx), i;
-	uint64_t ord = 0;
+	uint64_t ord = 0, maxall = 0;
 	struct idx_summary tot;
 
 	assert_int_equal(idx_nsummaries(idx), ns);
@@ -419,6 +419,7 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 		struct pkt_decoder dec;
 		struct pkt pkt;
 		uint64_t end, cnt[PKC_NCLASSES] = { 0 }, np = 0, ovf = 0, err = 0;
+		uint64_t maxc = 0;
 		size_t k;
 		int c, r;
 
@@ -442,6 +443,8 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 			cnt[pkt_type_class(pkt.type)]++;
 			if (pkt.type == PKT_OVF)
 				ovf++;
+			if (pkt.type == PKT_CYC && pkt.u.cyc > maxc)
+				maxc = pkt.u.cyc;
 		}
 		assert_int_equal(idx_summary(idx, i, &s), 0);
 		assert_int_equal(s.npackets, np);
@@ -449,6 +452,9 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 		assert_int_equal(s.size, end - sk.offset);
 		assert_int_equal(s.novf, ovf);
 		assert_int_equal(s.nerrors, err);
+		assert_int_equal(s.max_cyc, maxc);
+		if (maxc > maxall)
+			maxall = maxc;
 		for (c = 0; c < PKC_NCLASSES; c++)
 			assert_int_equal(s.per_class[c], cnt[c]);
 		if (np) {
@@ -461,6 +467,7 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 	}
 	assert_int_equal(idx_totals(idx, &tot), 0);
 	assert_int_equal(tot.npackets, ord);
+	assert_int_equal(tot.max_cyc, maxall);
 	if (ns) {
 		size_t k;
 

@@ -426,6 +426,20 @@ static void test_segment_may_match(void **state)
 	sum.ngaps = 1;		/* a gap is an error row too */
 	assert_true(srch_segment_may_match(p, &sum));
 	srch_pred_free(p);
+	/* A CYC larger than the segment's largest cannot be there. */
+	sum.per_class[PKC_TIMING] = 5;
+	sum.max_cyc = 1000;
+	p = parse("cyc > 1000");
+	assert_false(srch_segment_may_match(p, &sum));
+	sum.max_cyc = 1001;
+	assert_true(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	p = parse("cyc >= 1002 or ovf");
+	assert_false(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	p = parse("cyc < 3");
+	assert_true(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
 }
 
 /*
@@ -716,6 +730,7 @@ static const char *const queries[] = {
 	"tip", "ovf", "psb", "error", "tnt.8", "psbend", "mode.exec 64",
 	"bytes 02 f3", "x:0282", "ip 0x400000-0x4fffff", "tip 0x7f0000000000-0x7fffffffffff",
 	"fup or tip.pgd", "timing and not mtc", "gap > 2000", "cyc > 100",
+	"cyc > 20", "cyc >= 31", "cyc > 3000", "cyc 7",
 	"cyc > 100 and gap > 100",
 };
 
