@@ -25,6 +25,7 @@
 #include "image.h"
 #include "index.h"
 #include "perfdata.h"
+#include "range.h"
 #include "tm.h"
 #include "trace.h"
 
@@ -423,38 +424,6 @@ static int dump_body(void *arg)
 	return dump_run(j->st, j->cur, j->from);
 }
 
-/* Split "FILE:FROM[-TO]" as ptdump does: only if the suffix parses. */
-static int split_range(char *arg, uint64_t *from, uint64_t *to, int *have_to)
-{
-	char *colon = strrchr(arg, ':'), *end;
-	uint64_t a, b;
-
-	*have_to = 0;
-	if (!colon || !colon[1])
-		return 0;
-	errno = 0;
-	a = strtoull(colon + 1, &end, 0);
-	if (errno || end == colon + 1)
-		return 0;
-	if (*end == 0) {
-		*from = a;
-		*colon = 0;
-		return 1;
-	}
-	if (*end != '-')
-		return 0;
-	b = strtoull(end + 1, &end, 0);
-	if (errno || *end)
-		return 0;
-	if (b <= a)
-		return -1;
-	*from = a;
-	*to = b;
-	*have_to = 1;
-	*colon = 0;
-	return 1;
-}
-
 /* Restrict @src to [@from, @to) in @dst, with @spans as storage. */
 static int clip_image(const struct img *src, uint64_t from, uint64_t to,
 		      struct img *dst, struct img_span **spans)
@@ -652,7 +621,7 @@ int cmd_dump_main(int argc, char **argv)
 		rc = 2;
 		goto out_close;
 	}
-	if (split_range(path, &from, &to, &have_to) < 0) {
+	if (range_split(path, &from, &to, &have_to) < 0) {
 		fprintf(stderr, "ptbrowse dump: %s: bad range (TO must be above FROM)\n",
 			path);
 		rc = 2;

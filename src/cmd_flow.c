@@ -28,6 +28,7 @@
 #include "memimg.h"
 #include "offtsc.h"
 #include "ptdec.h"
+#include "range.h"
 #include "trace.h"
 
 static void usage(FILE *f)
@@ -460,38 +461,6 @@ static int run(void *arg)
 	return err == -FLOW_E_EOS ? 0 : -pte_internal;
 }
 
-/* Split "FILE:FROM[-TO]" as dump does: only if the suffix parses. */
-static int split_range(char *arg, uint64_t *from, uint64_t *to, int *have_to)
-{
-	char *colon = strrchr(arg, ':'), *end;
-	uint64_t a, b;
-
-	*have_to = 0;
-	if (!colon || !colon[1])
-		return 0;
-	errno = 0;
-	a = strtoull(colon + 1, &end, 0);
-	if (errno || end == colon + 1)
-		return 0;
-	if (*end == 0) {
-		*from = a;
-		*colon = 0;
-		return 1;
-	}
-	if (*end != '-')
-		return 0;
-	b = strtoull(end + 1, &end, 0);
-	if (errno || *end)
-		return 0;
-	if (b <= a)
-		return -1;
-	*from = a;
-	*to = b;
-	*have_to = 1;
-	*colon = 0;
-	return 1;
-}
-
 int cmd_flow_main(int argc, char **argv)
 {
 	struct flow_cmd fc;
@@ -575,7 +544,7 @@ int cmd_flow_main(int argc, char **argv)
 		usage(stderr);
 		goto out;
 	}
-	if (split_range(path, &from, &to, &have_to) < 0) {
+	if (range_split(path, &from, &to, &have_to) < 0) {
 		fprintf(stderr, "ptbrowse flow: %s: bad range (TO must be above FROM)\n",
 			path);
 		goto out;
