@@ -263,8 +263,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 * slots decode differently and may hit an undefined
 			 * opcode: Zydis rejects those, libipt's length decoder
 			 * does not.  Not a flow difference. */
+			/* And we empty the call stack at a PSB (the SDM: none
+			 * is needed across one), libipt does not: a compressed
+			 * return across a PSB is an error for us only. */
 			if (strcmp(ours, theirs) && !strstr(ours, "unknown instruction") &&
-			    !strstr(theirs, "unknown instruction")) {
+			    !strstr(theirs, "unknown instruction") &&
+			    !(strstr(ours, "compressed return without call") &&
+			      !strstr(theirs, "compressed return without call"))) {
 				fprintf(stderr, "ours:\n%s\nlibipt:\n%s\n", ours, theirs);
 				abort();
 			}
