@@ -72,7 +72,7 @@ static void usage(FILE *f)
 		   "  --json        print the summary as JSON\n"
 		   "  --no-cache    neither read nor write the index cache\n"
 		   "  --time        also run the time pass (the time model's state\n"
-		   "                every 16 PSBs, for the browser; one core, slower)\n"
+		   "                every 16 PSBs, for the browser; slower)\n"
 		   "  --stream S    only stream S (index, name or cpuN)\n"
 		   "  --threads N   worker threads (default: one per CPU)\n"
 		   "  --cpu F/M[/S] --mtc-freq N --nom-freq N --cpuid-0x15.eax N\n"
