@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "esc.h"
 #include "json.h"
 #include "marks.h"
 #include "safefile.h"
@@ -47,7 +48,9 @@ static void usage(FILE *f)
 
 static void report_stderr(void *ctx, const char *msg)
 {
-	fprintf(stderr, "ptbrowse marks: %s\n", msg);
+	fputs("ptbrowse marks: ", stderr);
+	esc_fputs(stderr, msg);	/* it names files */
+	fputc('\n', stderr);
 }
 
 static const char *const kind_names[] = { "mark", "bookmark", "region" };

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "identity.h"
 #include "marks.h"
 #include "ptdec.h"
@@ -149,21 +150,28 @@ static int bm_parse_off(const char *s, uint64_t *off)
 
 void bm_put_quoted(FILE *f, const char *s)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), len;
+	uint32_t cp;
 
 	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
+	for (; n; p += len, n -= len) {
+		len = 1;
 		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\x%02x", *p);
-			else
-				fputc(*p, f);
+		case '"': fputs("\\\"", f); continue;
+		case '\\': fputs("\\\\", f); continue;
+		case '\n': fputs("\\n", f); continue;
+		case '\t': fputs("\\t", f); continue;
+		case '\r': fputs("\\r", f); continue;
+		}
+		/* What the terminal must not see (esc.h) is \xHH, byte by
+		 * byte: the file and `marks` listings are safe to print. */
+		len = esc_utf8(p, n, &cp);
+		if (len && esc_printable(cp)) {
+			fwrite(p, 1, len, f);
+		} else {
+			fprintf(f, "\\x%02x", *p);
+			len = 1;
 		}
 	}
 	fputc('"', f);
@@ -689,7 +697,9 @@ out_unlock:
 
 int bm_save(struct bm_set *set)
 {
-	return bm_save_wait(set, BM_LOCK_WAIT_MS);
+	/* Once another process kept us waiting, only try: the browser
+	 * retries when idle and must not stall a key on every try. */
+	return bm_save_wait(set, set && set->busy ? 0 : BM_LOCK_WAIT_MS);
 }
 
 int bm_pending(const struct bm_set *set)
@@ -699,9 +709,16 @@ int bm_pending(const struct bm_set *set)
 
 int bm_flush(struct bm_set *set)
 {
+	int ret;
+
 	if (!set || !set->saving || !set->dirty)
 		return 0;
-	return bm_save_wait(set, BM_LOCK_CLOSE_MS);
+	ret = bm_save_wait(set, BM_LOCK_CLOSE_MS);
+	if (ret < 0 && set->busy)
+		bm_report(set, "marks not saved: another ptbrowse kept %s locked "
+			  "for %d s; the changes since the last save are lost",
+			  set->file, BM_LOCK_CLOSE_MS / 1000);
+	return ret;
 }
 
 /*

@@ -250,7 +250,8 @@ int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off);
  */
 
 /* Write @s double-quoted with the marks file's escapes (\" \\ \n \t \r
- * \xHH), so it stays on one line. */
+ * \xHH), so it stays on one line; every byte esc.h would not print as it
+ * is becomes \xHH, so the file and listings are safe on a terminal. */
 void bm_put_quoted(FILE *f, const char *s);
 
 /* Write every entry to @f in the marks file format.

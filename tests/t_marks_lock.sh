@@ -77,7 +77,7 @@ printf ':mark held_2\nq\n' >"$tmp/stuck"
 "$PTBROWSE" --no-index --script "$tmp/stuck" --size 80x24 "$T" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] || bad "stuck lock: exit $rc"
-grep -q "ptbrowse: marks not saved yet: another ptbrowse is saving $file" "$tmp/err" ||
+grep -q "^ptbrowse: marks not saved: another ptbrowse kept $file locked for 5 s; the changes since the last save are lost$" "$tmp/err" ||
 	bad "stuck lock: stderr $(cat "$tmp/err")"
 cmp -s "$file" "$tmp/before" || bad "stuck lock: the marks file was written"
 kill "$holder" 2>/dev/null
