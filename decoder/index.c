@@ -74,6 +74,35 @@ struct sum_packed {
 };
 
 
+/* What the time pass learned about one segment (the blob's layout too):
+ * the largest gap between two timing packets (TSC, or MTC when the
+ * configuration places MTCs) the later of which lies in the segment, and
+ * the time of the last timing packet at the segment's end (perhaps in an
+ * earlier segment); times are the model's estimates, whole ticks. */
+struct tsum {
+	uint64_t gap;
+	uint64_t last;
+	uint8_t has_gap, has_last;
+	uint8_t pad[6];
+};
+
+/* The time pass's gap accumulator. */
+struct gacc {
+	int mtc;			/* MTCs are timing packets (CTC known) */
+	int has_prev;			/* prev: the last timing packet's time */
+	uint64_t prev;
+	int has_first, has_rest;	/* in this segment: the first timing
+					 * packet's time, the largest gap but
+					 * the first's */
+	uint64_t first, rest;
+};
+
+/* A segment of a phase 3 unit, as the worker saw it. */
+struct gseg {
+	uint64_t first, rest, last;
+	uint8_t has_first, has_rest;
+};
+
 /* A summary that does not fit the packed form, or one with trouble. */
 struct sum_exc {
 	uint64_t seg;
@@ -120,6 +149,7 @@ struct unit3 {
 	size_t *pts;			/* the points, ascending */
 	struct tm_carry *cps;		/* the provisional carry at each */
 	size_t n;
+	struct gseg *gs;		/* per segment, provisional */
 	int status;
 	int done;
 };
@@ -168,6 +198,8 @@ struct idx {
 	int time_pass;
 	struct tm_carry **carry;
 	_Atomic size_t ncarry;
+	struct tsum **gblk;		/* per segment, as ublk */
+	_Atomic size_t ntsums;
 	int sums_done;
 	/* carries between those, as replays found them: stepping from a
 	 * segment to its neighbour replays one segment, not up to 15 */
@@ -209,6 +241,8 @@ struct idx {
 	size_t p3_from;			/* phase 3's first segment */
 	struct tm_carry p3_start;	/* the true carry there */
 	struct tm_carry p3_carry;	/* the true carry where the merge is */
+	struct gacc p3_gacc;		/* and the true gap state there */
+	struct gacc p3_gacc0;		/* the true gap state at p3_from */
 	uint64_t p3_replayed;		/* segments the merges re-decoded */
 };
 
@@ -260,7 +294,8 @@ int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg
 	idx->ublk = calloc(idx->nblk, sizeof(*idx->ublk));
 	idx->oblk = calloc(idx->nblk, sizeof(*idx->oblk));
 	idx->carry = calloc(idx->nblk, sizeof(*idx->carry));
-	if (!idx->sblk || !idx->ublk || !idx->oblk || !idx->carry)
+	idx->gblk = calloc(idx->nblk, sizeof(*idx->gblk));
+	if (!idx->sblk || !idx->ublk || !idx->oblk || !idx->carry || !idx->gblk)
 		goto out_free;
 	pthread_mutex_init(&idx->lock, NULL);
 	pthread_mutex_init(&idx->exc_lock, NULL);
@@ -275,6 +310,7 @@ out_free:
 	free(idx->ublk);
 	free(idx->oblk);
 	free(idx->carry);
+	free(idx->gblk);
 	free(idx);
 	return -pte_nomem;
 }
@@ -293,6 +329,7 @@ static void free_units(struct idx *idx)
 		for (i = 0; i < idx->nunits; i++) {
 			free(idx->u3[i].pts);
 			free(idx->u3[i].cps);
+			free(idx->u3[i].gs);
 		}
 	free(idx->u1);
 	free(idx->u2);
@@ -318,6 +355,7 @@ void idx_free(struct idx *idx)
 	free(idx->ublk);
 	free(idx->oblk);
 	free(idx->carry);
+	free(idx->gblk);
 	pthread_mutex_destroy(&idx->lock);
 	pthread_mutex_destroy(&idx->exc_lock);
 	pthread_mutex_destroy(&idx->memo_lock);
@@ -1715,6 +1753,70 @@ static int phase2(struct idx *idx)
  * Phase 3: the time model over the whole stream, in order.
  */
 
+/* A timing packet came: the model's estimate is its time. */
+static inline void gacc_at(struct gacc *g, const struct tm_model *tm)
+{
+	uint64_t t = (uint64_t)(tm->est >> 32);
+
+	if (!g->has_first) {
+		g->has_first = 1;
+		g->first = t;
+	} else if (t >= g->prev && (!g->has_rest || t - g->prev > g->rest)) {
+		g->has_rest = 1;
+		g->rest = t - g->prev;
+	}
+	g->has_prev = 1;
+	g->prev = t;
+}
+
+/* A new segment begins for @g. */
+static void gacc_segment(struct gacc *g)
+{
+	g->has_first = 0;
+	g->has_rest = 0;
+}
+
+/* Segment @i's gaps from @g's view of it and the timing packet before it
+ * (@has_prev, @prev). */
+static void gacc_sum(struct tsum *out, int has_prev, uint64_t prev,
+		     int has_first, uint64_t first, int has_rest, uint64_t rest,
+		     int has_last, uint64_t last)
+{
+	memset(out, 0, sizeof(*out));
+	out->has_gap = (uint8_t)has_rest;
+	out->gap = has_rest ? rest : 0;
+	if (has_first && has_prev && first >= prev &&
+	    (!out->has_gap || first - prev > out->gap)) {
+		out->has_gap = 1;
+		out->gap = first - prev;
+	}
+	out->has_last = (uint8_t)has_last;
+	out->last = has_last ? last : 0;
+}
+
+/* Store segment @i's time summary; the caller publishes it. */
+static int tsum_put(struct idx *idx, size_t i, const struct tsum *t)
+{
+	if (!idx->gblk[i >> BLK_SHIFT]) {
+		idx->gblk[i >> BLK_SHIFT] = malloc(BLK_SIZE * sizeof(struct tsum));
+		if (!idx->gblk[i >> BLK_SHIFT])
+			return -pte_nomem;
+	}
+	idx->gblk[i >> BLK_SHIFT][i & BLK_MASK] = *t;
+	return 0;
+}
+
+/* Store @g's summary of segment @i (decoded with the true state). */
+static int tsum_from(struct idx *idx, size_t i, const struct gacc *g,
+		     int has_prev0, uint64_t prev0)
+{
+	struct tsum t;
+
+	gacc_sum(&t, has_prev0, prev0, g->has_first, g->first, g->has_rest,
+		 g->rest, g->has_prev, g->prev);
+	return tsum_put(idx, i, &t);
+}
+
 /*
  * The time pass's skim: the packets that make up nearly all of a trace
  * are sized from their first byte; CYCs and MTCs go to the model, and of
@@ -1754,7 +1856,8 @@ static void tsk_fill(void)
  * credit progress and look for a cancel as for pace().
  * Returns 0, or -pte_canceled. */
 static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
-		     uint64_t off, struct tm_model *tm, uint64_t *credited)
+		     uint64_t off, struct tm_model *tm, uint64_t *credited,
+		     struct gacc *g)
 {
 	const uint8_t *begin = p;
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
@@ -1804,6 +1907,8 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 					fast.type = PKT_MTC;
 					fast.u.mtc = p[1];
 					tm_advance(tm, &fast);
+					if (g && g->mtc)
+						gacc_at(g, tm);
 					acted = 1;
 					p += 2;
 				} else {
@@ -1824,6 +1929,8 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			break;
 		}
 		tm_advance(tm, &pkt);
+		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
+			gacc_at(g, tm);
 		acted = 1;
 		p = dec.pos;
 	}
@@ -1836,7 +1943,8 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
  * seen every CANCEL_STEP bytes (*@credited as for pace()).
  * Returns 0, or -pte_canceled (@tm is then mid-segment). */
 static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
-			uint64_t end, struct tm_model *tm, uint64_t *credited)
+			uint64_t end, struct tm_model *tm, uint64_t *credited,
+			struct gacc *g)
 {
 	struct img_cursor cur;
 	struct pkt pkt;
@@ -1853,7 +1961,7 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 
 		pthread_once(&tsk_once, tsk_fill);
 		return time_skim(idx, sp->data + (off - sp->off),
-				 sp->data + (end - sp->off), off, tm, credited);
+				 sp->data + (end - sp->off), off, tm, credited, g);
 	}
 	if (img_cursor_init(&cur, img, off) < 0)
 		return 0;
@@ -1877,6 +1985,8 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 			return 0;
 		}
 		tm_advance(tm, &pkt);
+		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
+			gacc_at(g, tm);
 	}
 	return 0;
 }
@@ -1893,6 +2003,7 @@ struct time_arg {
 	int publish;		/* store carries (phase 3) or not (a lookup) */
 	int memo;		/* a lookup: keep each carry passed in the memo */
 	uint64_t memo_gen;	/* unless it was cleared since the start */
+	struct gacc g;		/* phase 3: the gaps */
 };
 
 static int time_body(void *arg)
@@ -1925,9 +2036,24 @@ static int time_body(void *arg)
 			}
 		}
 		credited = 0;
-		if (time_segment(ta->publish ? idx : NULL, idx->img, off, end,
-				 &ta->tm, &credited) < 0)
-			return -pte_canceled;
+		{
+			int hp = ta->g.has_prev;
+			uint64_t pv = ta->g.prev;
+
+			gacc_segment(&ta->g);
+			if (time_segment(ta->publish ? idx : NULL, idx->img, off, end,
+					 &ta->tm, &credited,
+					 ta->publish ? &ta->g : NULL) < 0)
+				return -pte_canceled;
+			if (ta->publish) {
+				int r = tsum_from(idx, i, &ta->g, hp, pv);
+
+				if (r < 0)
+					return r;
+				atomic_store_explicit(&idx->ntsums, i + 1,
+						      memory_order_release);
+			}
+		}
 		if (ta->memo) {
 			struct carry_memo *m = &idx->memo[(i + 1) % MEMO_SIZE];
 
@@ -2013,14 +2139,20 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 {
 	struct tm_model tm;
 	struct tm_carry c;
+	struct gacc g;
 	size_t n = idx_nseeks(idx), i, k = 0, np;
 	uint64_t credited;
 
 	np = 2 + (((u->s1 - 1) >> CARRY_SHIFT) - (u->s0 >> CARRY_SHIFT));
 	u->pts = malloc(np * sizeof(*u->pts));
 	u->cps = malloc(np * sizeof(*u->cps));
-	if (!u->pts || !u->cps)
+	u->gs = malloc((u->s1 - u->s0) * sizeof(*u->gs));
+	if (!u->pts || !u->cps || !u->gs)
 		return -pte_nomem;
+	memset(&g, 0, sizeof(g));
+	g.mtc = idx->p3_gacc0.mtc;
+	if (u->w0 == idx->p3_from)
+		g = idx->p3_gacc0;
 	u->n = 0;
 	u->pts[u->n++] = u->s0;
 	for (i = (u->s0 | ((1u << CARRY_SHIFT) - 1)) + 1; i < u->s1;
@@ -2034,7 +2166,7 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
 			return -pte_canceled;
 		time_segment(NULL, idx->img, seek_off(idx, i), seg_end(idx, i, n),
-			     &tm, &credited);
+			     &tm, &credited, &g);
 	}
 	tm_save(&tm, &c);
 	c.cycles = 0;
@@ -2051,8 +2183,14 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		off = seek_off(idx, i);
 		end = seg_end(idx, i, n);
 		credited = 0;
-		if (time_segment(idx, idx->img, off, end, &tm, &credited) < 0)
+		gacc_segment(&g);
+		if (time_segment(idx, idx->img, off, end, &tm, &credited, &g) < 0)
 			return -pte_canceled;
+		u->gs[i - u->s0].has_first = (uint8_t)g.has_first;
+		u->gs[i - u->s0].first = g.first;
+		u->gs[i - u->s0].has_rest = (uint8_t)g.has_rest;
+		u->gs[i - u->s0].rest = g.rest;
+		u->gs[i - u->s0].last = g.prev;
 		atomic_fetch_add_explicit(&idx->done, end - off - credited,
 					  memory_order_relaxed);
 	}
@@ -2089,10 +2227,17 @@ static int replay_body(void *arg)
 	tm_init(&tm, &idx->cfg);
 	tm_restore(&tm, &ra->t);
 	for (i = u->s0; i < u->s1; i++) {
+		int hp = idx->p3_gacc.has_prev;
+		uint64_t pv = idx->p3_gacc.prev;
+
 		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
 			return -pte_canceled;
+		gacc_segment(&idx->p3_gacc);
 		time_segment(NULL, idx->img, seek_off(idx, i), seg_end(idx, i, n),
-			     &tm, &credited);
+			     &tm, &credited, &idx->p3_gacc);
+		ret = tsum_from(idx, i, &idx->p3_gacc, hp, pv);
+		if (ret < 0)
+			return ret;
 		idx->p3_replayed++;
 		if (i + 1 != u->pts[ra->j + 1])
 			continue;
@@ -2142,6 +2287,26 @@ static int merge3(struct idx *idx, size_t k)
 	if (ra.j + 1 < u->n)
 		ra.t = c;
 	idx->p3_carry = ra.t;
+	/* The gaps from point j on: the worker's but for the first, which
+	 * follows the true timing packet before. */
+	for (m = u->pts[ra.j]; m < u->s1; m++) {
+		const struct gseg *gs = &u->gs[m - u->s0];
+		struct gacc *g = &idx->p3_gacc;
+		struct tsum t;
+
+		gacc_sum(&t, g->has_prev, g->prev, gs->has_first, gs->first,
+			 gs->has_rest, gs->rest, gs->has_first || g->has_prev,
+			 gs->has_first ? gs->last : g->prev);
+		ret = tsum_put(idx, m, &t);
+		if (ret < 0)
+			goto out;
+		if (gs->has_first) {
+			g->has_prev = 1;
+			g->prev = gs->last;
+		}
+	}
+	if (u->s1 > u->s0)
+		atomic_store_explicit(&idx->ntsums, u->s1, memory_order_release);
 	if (u->s1 > u->s0)
 		atomic_store_explicit(&idx->ncarry,
 				      ((u->s1 - 1) >> CARRY_SHIFT) + 1,
@@ -2150,8 +2315,10 @@ static int merge3(struct idx *idx, size_t k)
 out:
 	free(u->pts);
 	free(u->cps);
+	free(u->gs);
 	u->pts = NULL;
 	u->cps = NULL;
+	u->gs = NULL;
 	return ret;
 }
 
@@ -2216,12 +2383,26 @@ static int phase3(struct idx *idx)
 	ta->from = c << CARRY_SHIFT;
 	ta->to = n;
 	ta->publish = 1;
+	ta->g.mtc = idx->cfg.have_mtc_freq && idx->cfg.mtc_freq <= 15 &&
+		    idx->cfg.have_cpuid_15 && idx->cfg.cpuid_15_eax &&
+		    idx->cfg.cpuid_15_ebx;
+	if (ta->from && atomic_load(&idx->ntsums) >= ta->from) {
+		const struct tsum *t = &idx->gblk[(ta->from - 1) >> BLK_SHIFT]
+						[(ta->from - 1) & BLK_MASK];
+
+		ta->g.has_prev = t->has_last;
+		ta->g.prev = t->last;
+	}
+	if (atomic_load(&idx->ntsums) > ta->from)
+		atomic_store(&idx->ntsums, ta->from);
 	idx->total = n ? idx->img->size - seek_off(idx, ta->from < n ? ta->from : 0) : 0;
 	if (idx->nthreads > 1 && n > ta->from) {
 		/* On all cores; the model's end state is the last merge's. */
 		idx->p3_from = ta->from;
 		tm_save(&ta->tm, &idx->p3_start);
 		idx->p3_carry = idx->p3_start;
+		idx->p3_gacc = ta->g;
+		idx->p3_gacc0 = ta->g;
 		idx->p3_replayed = 0;
 		ret = plan3(idx, ta->from, n);
 		if (!ret)
@@ -2557,6 +2738,31 @@ int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
 	n = idx_nseeks(idx);
 	out->size = (i + 1 < n ? seek_off(idx, i + 1) : idx->img->size) - seek_off(idx, i);
 	out->first_ordinal = seg_ordinal(idx, i);
+	out->have_time = 0;
+	out->has_gap = 0;
+	out->max_gap = 0;
+	if (i < atomic_load_explicit(&idx->ntsums, memory_order_acquire)) {
+		const struct tsum *t = &idx->gblk[i >> BLK_SHIFT][i & BLK_MASK];
+
+		out->have_time = 1;
+		out->has_gap = t->has_gap;
+		out->max_gap = t->gap;
+	}
+	return 0;
+}
+
+int idx_last_timing(const struct idx *idx, size_t i, uint64_t *tsc)
+{
+	const struct tsum *t;
+
+	if (!idx || !tsc || i >= idx_nseeks(idx))
+		return -pte_invalid;
+	if (i >= atomic_load_explicit(&idx->ntsums, memory_order_acquire))
+		return 1;
+	t = &idx->gblk[i >> BLK_SHIFT][i & BLK_MASK];
+	if (!t->has_last)
+		return -pte_no_time;
+	*tsc = t->last;
 	return 0;
 }
 
@@ -2755,12 +2961,13 @@ struct blob_hdr {
 	uint64_t ncarry;	/* tm carries, one per 16 segments */
 	uint64_t carry_size;	/* sizeof(struct tm_carry) when saved */
 	uint64_t max_cyc;	/* the largest CYC */
+	uint64_t ntsum;		/* time pass summaries */
 };
 
 
 /* Byte offsets of the arrays, from the start of the blob. */
 struct blob_layout {
-	uint64_t seeks, ctx, sums, obase, exc, trouble, carry, end;
+	uint64_t seeks, ctx, sums, obase, exc, trouble, carry, tsum, end;
 };
 
 static size_t ngroups(size_t n)
@@ -2773,7 +2980,8 @@ static int blob_layout(const struct blob_hdr *h, struct blob_layout *l)
 {
 	/* Each count is bounded first, so the sums below cannot wrap. */
 	if (h->nseeks > (1ull << 40) || h->nctx > CTX_MAX || h->nexc > (1ull << 40) ||
-	    h->ntrouble > (1ull << 40) || h->ncarry > (1ull << 40))
+	    h->ntrouble > (1ull << 40) || h->ncarry > (1ull << 40) ||
+	    h->ntsum > (1ull << 40))
 		return -1;
 	l->seeks = sizeof(*h);
 	l->ctx = l->seeks + h->nseeks * sizeof(struct seek_packed);
@@ -2782,7 +2990,8 @@ static int blob_layout(const struct blob_hdr *h, struct blob_layout *l)
 	l->exc = l->obase + ngroups((size_t)h->nseeks) * sizeof(uint64_t);
 	l->trouble = l->exc + h->nexc * sizeof(struct sum_exc);
 	l->carry = l->trouble + h->ntrouble * sizeof(uint64_t);
-	l->end = l->carry + h->ncarry * sizeof(struct tm_carry);
+	l->tsum = l->carry + h->ncarry * sizeof(struct tm_carry);
+	l->end = l->tsum + h->ntsum * sizeof(struct tsum);
 	return 0;
 }
 
@@ -2834,6 +3043,7 @@ int idx_save_to(const struct idx *idx,
 	h.have_tsc = idx->totals.have_tsc;
 	h.ncarry = atomic_load(&idx->ncarry);
 	h.carry_size = sizeof(struct tm_carry);
+	h.ntsum = atomic_load(&idx->ntsums);
 	ret = emit(ctx, &h, sizeof(h));
 	if (!ret)
 		ret = emit_blocks((void *const *)idx->sblk, BLK_SIZE,
@@ -2854,6 +3064,9 @@ int idx_save_to(const struct idx *idx,
 	if (!ret)
 		ret = emit_blocks((void *const *)idx->carry, 1u << CARRY_BLK_SHIFT,
 				  sizeof(struct tm_carry), (size_t)h.ncarry, emit, ctx);
+	if (!ret)
+		ret = emit_blocks((void *const *)idx->gblk, BLK_SIZE,
+				  sizeof(struct tsum), (size_t)h.ntsum, emit, ctx);
 	return ret;
 }
 
@@ -2916,7 +3129,9 @@ static int blob_check(const struct idx *idx, const uint8_t *b, size_t len,
 	    (h->nseeks >> BLK_SHIFT) >= idx->nblk || h->nctx < 1 ||
 	    h->nexc > h->nseeks || h->ntrouble > h->nexc ||
 	    h->carry_size != sizeof(struct tm_carry) ||
-	    h->ncarry > (h->nseeks + (1u << CARRY_SHIFT) - 1) >> CARRY_SHIFT)
+	    h->ncarry > (h->nseeks + (1u << CARRY_SHIFT) - 1) >> CARRY_SHIFT ||
+	    h->ntsum > h->nseeks ||
+	    (h->ncarry && h->ntsum < (h->ncarry - 1) << CARRY_SHIFT))
 		return -pte_bad_file;
 	sp = (const void *)(b + l->seeks);
 	for (i = 0; i < h->nseeks; i++) {
@@ -3002,6 +3217,8 @@ static void drop_tail(struct idx *idx)
 	 * to ks stay. */
 	if (atomic_load(&idx->ncarry) > (ks >> CARRY_SHIFT) + 1)
 		atomic_store(&idx->ncarry, (ks >> CARRY_SHIFT) + 1);
+	if (atomic_load(&idx->ntsums) > ks)
+		atomic_store(&idx->ntsums, ks);
 	pthread_mutex_lock(&idx->memo_lock);
 	memo_clear(idx);
 	pthread_mutex_unlock(&idx->memo_lock);
@@ -3041,6 +3258,10 @@ static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 		ret = load_blocks(idx, (void **)idx->carry, 1u << CARRY_BLK_SHIFT,
 				  sizeof(struct tm_carry), (size_t)h.ncarry, b + l.carry,
 				  borrow);
+	if (!ret)
+		ret = load_blocks(idx, (void **)idx->gblk, BLK_SIZE,
+				  sizeof(struct tsum), (size_t)h.ntsum, b + l.tsum,
+				  borrow);
 	if (ret < 0)
 		return ret;
 	idx->exc = malloc((h.nexc ? h.nexc : 1) * sizeof(struct sum_exc));
@@ -3073,6 +3294,7 @@ static int load_blob(struct idx *idx, const uint8_t *b, size_t len, int borrow)
 	idx->totals.have_tsc = (uint8_t)!!h.have_tsc;
 	idx->ord_next = h.npackets;
 	atomic_store(&idx->ncarry, (size_t)h.ncarry);
+	atomic_store(&idx->ntsums, (size_t)h.ntsum);
 	atomic_store(&idx->nseeks, n);
 	atomic_store(&idx->nsums, n);
 	if (h.size == idx->img->size) {
@@ -3115,10 +3337,12 @@ int idx_reset(struct idx *idx)
 		free_block(idx, idx->ublk[i]);
 		free_block(idx, idx->oblk[i]);
 		free_block(idx, idx->carry[i]);
+		free_block(idx, idx->gblk[i]);
 		idx->sblk[i] = NULL;
 		idx->ublk[i] = NULL;
 		idx->oblk[i] = NULL;
 		idx->carry[i] = NULL;
+		idx->gblk[i] = NULL;
 	}
 	for (i = 0; i < idx->ncblk; i++)
 		free_block(idx, idx->cblk[i]);
@@ -3143,6 +3367,7 @@ int idx_reset(struct idx *idx)
 	idx->complete = 0;
 	idx->sums_done = 0;
 	atomic_store(&idx->ncarry, 0);
+	atomic_store(&idx->ntsums, 0);
 	pthread_mutex_lock(&idx->memo_lock);
 	memo_clear(idx);
 	pthread_mutex_unlock(&idx->memo_lock);

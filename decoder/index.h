@@ -91,6 +91,12 @@ struct idx_summary {
 	uint32_t novf;		/* OVF packets */
 	uint32_t nerrors;	/* decode errors (each skips to the next PSB) */
 	uint32_t ngaps;		/* data lost between two spans (perf.data) */
+	/* From the time pass (idx_summary() only), as a search's "gap"
+	 * sees it: TSC packets, and MTCs if the configuration places them */
+	uint8_t have_time;	/* the time pass got here: has_gap, max_gap */
+	uint8_t has_gap;	/* a timing packet here follows another */
+	uint64_t max_gap;	/* the largest such gap (the earlier packet may
+				 * be in an earlier segment), TSC ticks */
 };
 
 /* Whether @s holds trouble: an OVF, a decode error or a gap. */
@@ -215,6 +221,14 @@ int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out);
 
 /* The number of segments summarised so far, as an in-order prefix. */
 size_t idx_nsummaries(const struct idx *idx);
+
+/* The time (the model's estimate, whole TSC ticks) of the last timing
+ * packet (TSC, or MTC if the configuration places them) at or before the
+ * end of segment @i, from the time pass.
+ * Returns 0 and sets *@tsc, 1 if the time pass has not got there,
+ * -pte_no_time if no timing packet came so far, -pte_invalid for a bad
+ * @i. */
+int idx_last_timing(const struct idx *idx, size_t i, uint64_t *tsc);
 
 /* The sum of all summaries (first_tsc the earliest, last_tsc the latest).
  * Returns 0, or 1 if phase 2 has not finished (partial sums are given). */

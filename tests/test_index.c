@@ -828,12 +828,25 @@ static void test_save_load(void **state)
 	assert_int_equal(idx_build(re), 0);
 	assert_int_equal(idx_nseeks(re), 3000);
 	expect_summaries(re, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_build(idx), 0);
 	for (i = 0; i < 3000; i++) {
 		struct idx_seek sk;
+		struct idx_summary s1, s2;
+		uint64_t l1 = 0, l2 = 0;
 
 		assert_int_equal(idx_seek(re, i, &sk), 0);
 		expect_psbplus(b, n, sk.offset, &sk);
+		/* the time pass's summaries go on as a whole build's */
+		assert_int_equal(idx_summary(re, i, &s1), 0);
+		assert_int_equal(idx_summary(idx, i, &s2), 0);
+		assert_true(s1.have_time && s2.have_time);
+		assert_int_equal(s1.has_gap, s2.has_gap);
+		assert_int_equal(s1.max_gap, s2.max_gap);
+		assert_int_equal(idx_last_timing(re, i, &l1), idx_last_timing(idx, i, &l2));
+		assert_int_equal(l1, l2);
 	}
+	idx_free(idx);
 	idx_free(re);
 	/* A blob of a longer image does not fit a shorter one. */
 	assert_int_equal(idx_new(&idx, &img, NULL), 0);
@@ -1091,16 +1104,23 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 	ser = build_timed(&img, cfg, 1, 64 << 10);
 	ns = idx_nseeks(ser);
 	idx_totals(ser, &ts);
-	/* The serial pass (its skim) equals a pkt_next() walk. */
+	/* The serial pass (its skim) equals a pkt_next() walk: carries, and
+	 * gaps between timing packets as a search sees them. */
 	{
 		struct tm_model seq;
 		struct tm_stamp st;
-		uint64_t np = 0;
+		uint64_t prev = 0;
+		int have_prev = 0;
 
 		tm_init(&seq, cfg);
 		for (i = 0; i < ns; i++) {
 			struct idx_seek sk, nx;
 			struct tm_carry a, w;
+			struct idx_summary su;
+			struct pkt_decoder dec;
+			struct pkt pkt;
+			uint64_t gmax = 0, last;
+			int has_gap = 0, r;
 
 			assert_int_equal(idx_seek(ser, i, &sk), 0);
 			nx.offset = n;
@@ -1113,7 +1133,36 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 				       what, i, ns);
 				fail();
 			}
-			feed(b, sk.offset, nx.offset, &seq, &st, &np);
+			pkt_decoder_init(&dec, b + sk.offset, b + nx.offset, sk.offset);
+			while ((r = pkt_next(&dec, &pkt)) != -pte_eos) {
+				if (r < 0) {
+					tm_gap(&seq);
+					break;
+				}
+				tm_step(&seq, &pkt, &st);
+				if (pkt.type != PKT_TSC && (pkt.type != PKT_MTC ||
+							    (st.flags & TM_F_NO_CONFIG)))
+					continue;
+				if (have_prev && st.tsc >= prev &&
+				    (!has_gap || st.tsc - prev > gmax)) {
+					has_gap = 1;
+					gmax = st.tsc - prev;
+				}
+				have_prev = 1;
+				prev = st.tsc;
+			}
+			assert_int_equal(idx_summary(ser, i, &su), 0);
+			assert_true(su.have_time);
+			if (su.has_gap != has_gap || su.max_gap != gmax) {
+				printf("%s: segment %zu: gap %d %llu, a walk says %d %llu\n",
+				       what, i, su.has_gap, (unsigned long long)su.max_gap,
+				       has_gap, (unsigned long long)gmax);
+				fail();
+			}
+			r = idx_last_timing(ser, i, &last);
+			assert_int_equal(r, have_prev ? 0 : -pte_no_time);
+			if (have_prev)
+				assert_int_equal(last, prev);
 		}
 	}
 	for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
@@ -1121,7 +1170,17 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 		assert_int_equal(idx_nseeks(par), ns);
 		for (i = 0; i < ns; i++) {
 			struct tm_carry a, c;
+			struct idx_summary sa, sc;
+			uint64_t la = 0, lc = 0;
 
+			assert_int_equal(idx_summary(ser, i, &sa), 0);
+			assert_int_equal(idx_summary(par, i, &sc), 0);
+			assert_true(sc.have_time);
+			assert_int_equal(sa.has_gap, sc.has_gap);
+			assert_int_equal(sa.max_gap, sc.max_gap);
+			assert_int_equal(idx_last_timing(ser, i, &la),
+					 idx_last_timing(par, i, &lc));
+			assert_int_equal(la, lc);
 			assert_int_equal(idx_seek_carry(ser, i, &a), 0);
 			assert_int_equal(idx_seek_carry(par, i, &c), 0);
 			if (memcmp(&a, &c, sizeof(a))) {
