@@ -111,7 +111,7 @@ struct insn {
 #define BLK_MAX 32
 struct blk {
 	uint64_t ip;		/* first instruction; UINT64_MAX: empty slot */
-	uint64_t cr3;
+	uint64_t asid;		/* the address space it was read in */
 	uint8_t mode;
 	uint8_t n;		/* instructions */
 	uint8_t last_special;	/* the last one is a branch or special */
@@ -160,6 +160,7 @@ struct flow {
 	uint8_t rs_top, rs_bottom;
 	uint64_t cr3, vmcs;
 	uint8_t have_cr3, have_vmcs;
+	uint64_t asid;		/* the block cache's address space (i_context()) */
 	uint64_t decided;	/* the packet that decided the current IP */
 
 	/* the driver (ptxed's loop) */
@@ -1538,7 +1539,25 @@ static void make_ctx(const struct flow *f, struct flow_ctx *c)
 	c->vmcs = f->vmcs;
 	c->have_cr3 = f->have_cr3;
 	c->have_vmcs = f->have_vmcs;
-	c->offset = f->pos;
+	/* the packet that decided the code, not the look-ahead position: a
+	 * disable and the next enable may already be read */
+	c->offset = f->decided;
+}
+
+/* Where execution may have moved to another address space (a sync, an
+ * enable, an overflow, an asynchronous branch, a paging or VMCS event):
+ * ask the caller which one the code comes from now. */
+static void i_context(struct flow *f)
+{
+	struct flow_ctx c;
+	uint64_t asid;
+
+	make_ctx(f, &c);
+	asid = f->cfg.asid ? f->cfg.asid(f->cfg.read_ctx, &c) :
+	       f->have_cr3 ? f->cr3 : 0;
+	if (asid != f->asid)
+		f->blk = NULL;
+	f->asid = asid;
 }
 
 /* Decode the instruction at @ip in @mode.  Returns 0 or a negative error. */
@@ -1580,8 +1599,8 @@ static uint32_t blk_hash(uint64_t ip, uint64_t cr3, uint8_t mode, uint32_t n)
  * Returns it, or NULL and *@err if not even one instruction decodes. */
 static struct blk *blk_get(struct flow *f, uint64_t ip, int *err)
 {
-	uint64_t cr3 = f->have_cr3 ? f->cr3 : 0;
-	struct blk *set = &f->cache[blk_hash(ip, cr3, f->mode, f->ncache) & ~1u], *b;
+	uint64_t asid = f->asid;
+	struct blk *set = &f->cache[blk_hash(ip, asid, f->mode, f->ncache) & ~1u], *b;
 	uint64_t at = ip;
 	struct insn in;
 	int e, i;
@@ -1589,7 +1608,7 @@ static struct blk *blk_get(struct flow *f, uint64_t ip, int *err)
 	/* two ways a set: two hot blocks on one slot would take turns */
 	for (i = 0; i < 2; i++) {
 		b = &set[i];
-		if (b->ip == ip && b->cr3 == cr3 && b->mode == f->mode && b->n) {
+		if (b->ip == ip && b->asid == asid && b->mode == f->mode && b->n) {
 			f->st.cache_hits++;
 			b->used = ++f->tick;
 			return b;
@@ -1621,7 +1640,7 @@ static struct blk *blk_get(struct flow *f, uint64_t ip, int *err)
 			break;
 	}
 	b->ip = ip;
-	b->cr3 = cr3;
+	b->asid = asid;
 	b->mode = f->mode;
 	return b;
 }
@@ -1643,11 +1662,10 @@ void flow_cache_flush(struct flow *f)
 /* The instruction at f->ip into @in, through the block cache. */
 static int insn_at(struct flow *f, struct insn *in)
 {
-	uint64_t cr3 = f->have_cr3 ? f->cr3 : 0;
 	struct blk *b = f->blk;
 	int err = 0;
 
-	if (!b || f->bip != f->ip || b->cr3 != cr3 || b->mode != f->mode ||
+	if (!b || f->bip != f->ip || b->asid != f->asid || b->mode != f->mode ||
 	    f->bi >= b->n) {
 		b = blk_get(f, f->ip, &err);
 		if (!b) {
@@ -1807,6 +1825,7 @@ static int i_start(struct flow *f, int status)
 	if (!(status & ST_NOIP))
 		f->enabled = 1;
 	f->decided = f->sync;
+	i_context(f);
 	return i_check_ip_event(f);
 }
 
@@ -2032,6 +2051,7 @@ static int i_event(struct flow *f, struct ev *out)
 		f->ip = ev->ip;
 		f->enabled = 1;
 		f->decided = ev->offset;
+		i_context(f);
 		break;
 	case FLOW_EV_ASYNC_DISABLED:
 		if (!ev->noip && f->ip != ev->ip)
@@ -2051,17 +2071,16 @@ static int i_event(struct flow *f, struct ev *out)
 			return -FLOW_E_BAD_CONTEXT;
 		f->ip = ev->to;
 		f->decided = ev->offset;
+		i_context(f);
 		break;
 	case FLOW_EV_ASYNC_PAGING:
 		if (!ev->noip && f->ip != ev->ip)
 			return -FLOW_E_BAD_QUERY;
 		/* fall through */
 	case FLOW_EV_PAGING:
-		if (!f->have_cr3 || f->cr3 != ev->a) {
-			f->cr3 = ev->a;
-			f->have_cr3 = 1;
-			f->blk = NULL;
-		}
+		f->cr3 = ev->a;
+		f->have_cr3 = 1;
+		i_context(f);
 		break;
 	case FLOW_EV_ASYNC_VMCS:
 		if (!ev->noip && f->ip != ev->ip)
@@ -2070,6 +2089,7 @@ static int i_event(struct flow *f, struct ev *out)
 	case FLOW_EV_VMCS:
 		f->vmcs = ev->a;
 		f->have_vmcs = 1;
+		i_context(f);
 		break;
 	case FLOW_EV_OVERFLOW:
 		if (ev->status)
@@ -2081,6 +2101,7 @@ static int i_event(struct flow *f, struct ev *out)
 			f->ip = ev->ip;
 			f->enabled = 1;
 			f->decided = ev->offset;
+			i_context(f);
 		}
 		f->speculative = 0;
 		break;

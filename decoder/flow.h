@@ -10,8 +10,9 @@
  * 16-, 32- or 64-bit mode, MODE.TSX begins, commits and aborts, PTWRITE,
  * EXSTOP and MWAIT bind to their FUP, PWRE/PWRX/STOP/CBR/MNT stand alone.
  * The code comes from the caller through a read callback (no I/O here) and
- * is decoded with Zydis; decoded basic blocks are cached by (CR3, address,
- * mode) in a table of fixed size, so code run again costs one lookup.
+ * is decoded with Zydis; decoded basic blocks are cached by (address space,
+ * address, mode) in a table of fixed size, so code run again costs one
+ * lookup.
  *
  * The semantics are libipt's instruction decoder's (libipt 2.0, errata
  * off), event for event and error for error, including where an error is
@@ -42,7 +43,10 @@ struct flow;
 struct flow_ctx {
 	uint64_t cr3;		/* PIP's CR3 (in place), if have_cr3 */
 	uint64_t vmcs;		/* the VMCS base, if have_vmcs */
-	uint64_t offset;	/* the trace offset being decoded */
+	uint64_t offset;	/* the offset of the packet that decided the
+				 * code asked for (the position in time, for
+				 * sideband); the packet layer may have read
+				 * further */
 	uint8_t have_cr3, have_vmcs;
 };
 
@@ -51,10 +55,16 @@ struct flow_ctx {
 typedef int (*flow_read_fn)(void *ctx, const struct flow_ctx *c, uint64_t ip,
 			    uint8_t *buf, size_t size);
 
+/* The address space the code comes from now, for the block cache's key:
+ * asked where execution may move to another one (a sync, an enable, an
+ * overflow, an asynchronous branch, a paging or VMCS event). */
+typedef uint64_t (*flow_asid_fn)(void *ctx, const struct flow_ctx *c);
+
 struct flow_config {
 	const struct img *img;	/* the trace; must outlive the decoder */
 	flow_read_fn read;	/* the code */
-	void *read_ctx;
+	void *read_ctx;		/* for read and asid */
+	flow_asid_fn asid;	/* NULL: PIP's CR3 (0 before one) */
 	uint32_t cache_blocks;	/* decoded blocks kept (rounded up to a power
 				 * of two, two ways a set); 0: 65536 */
 };

@@ -91,6 +91,25 @@ static int read_code(void *ctx, const struct flow_ctx *c, uint64_t ip,
 	return imgopt_read(&fc->rd, c, ip, buf, size);
 }
 
+/* The flow decoder's question for its block cache: the address space the
+ * code comes from at the decoder's position, as read_code() reads it. */
+static uint64_t ctx_asid(void *ctx, const struct flow_ctx *c)
+{
+	struct flow_cmd *fc = ctx;
+	uint64_t tsc = 0;
+	int have_tsc;
+
+	if (c->have_cr3) {
+		fc->cr3 = c->cr3;
+		fc->have_cr3 = 1;
+	}
+	if (!imgopt_sb(fc->set))
+		return c->have_cr3 ? c->cr3 : 0;
+	have_tsc = fc->ot_read && !offtsc_at(fc->ot_read, c->offset, &tsc);
+	return imgopt_asid(fc->set, fc->rd.stream, tsc, have_tsc, fc->cr3,
+			   fc->have_cr3);
+}
+
 /* The address space of the record at @offset (kept for the next ones). */
 static uint64_t rec_asid(struct flow_cmd *fc, uint64_t offset)
 {
@@ -602,6 +621,7 @@ int cmd_flow_main(int argc, char **argv)
 	cfg.img = &t->streams[idx].img;
 	cfg.read = read_code;
 	cfg.read_ctx = &fc;
+	cfg.asid = ctx_asid;
 	if (flow_new(&f, &cfg) < 0 || flow_seek(f, from, have_to ? to : UINT64_MAX) < 0) {
 		fprintf(stderr, "ptbrowse flow: out of memory\n");
 		goto out;

@@ -518,6 +518,60 @@ static void test_mode_mid_block(void **state)
 		  "0000000000001001\n0000000000001002\n0000000000001004\n[disabled]\n");
 }
 
+/* Two processes with other code at one address: the caller's address
+ * space changes at the second enable (as sideband says), and the block
+ * cache must not hand out the first process's block. */
+static uint64_t switch_at;
+
+static uint64_t two_asid(void *ctx, const struct flow_ctx *c)
+{
+	(void)ctx;
+	return c->offset >= switch_at ? 2 : 1;
+}
+
+static int two_read(void *ctx, const struct flow_ctx *c, uint64_t ip,
+		    uint8_t *buf, size_t size)
+{
+	return mi_read(ctx, two_asid(ctx, c), ip, buf, size);
+}
+
+static void test_asid_switch(void **state)
+{
+	static const uint8_t a[] = { 0xff, 0xe0 }, b[] = { 0x90, 0x90, 0xff, 0xe0 };
+	struct flow_config cfg = { .read = two_read, .read_ctx = NULL, .asid = two_asid };
+	struct pbuf p = { .n = 0 };
+	struct img img;
+	struct img_span span;
+	struct flow_rec r;
+	struct flow *f;
+	uint64_t ips[8];
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(mi_add(code, 1, 0x1000, a, sizeof(a), "a"), 0);
+	assert_int_equal(mi_add(code, 2, 0x1000, b, sizeof(b), "b"), 0);
+	put_psb(&p, 0, 1);
+	put_ip(&p, 0x11, 0x1000);
+	put_ip(&p, 0x01, 0x2000);
+	switch_at = p.n;
+	put_ip(&p, 0x11, 0x1000);	/* the other process now */
+	put_ip(&p, 0x01, 0x2000);
+	img_init_flat(&img, &span, p.b, p.n);
+	cfg.img = &img;
+	cfg.read_ctx = code;
+	assert_int_equal(flow_new(&f, &cfg), 0);
+	assert_int_equal(flow_seek(f, 0, UINT64_MAX), 0);
+	while (!flow_next(f, &r))
+		if (r.kind == FLOW_INSN && n < 8)
+			ips[n++] = r.ip;
+		else
+			assert_int_not_equal(r.kind, FLOW_ERROR);
+	assert_int_equal(n, 4);
+	assert_true(ips[0] == 0x1000 && ips[1] == 0x1000 && ips[2] == 0x1001 &&
+		    ips[3] == 0x1002);
+	flow_free(f);
+}
+
 static void test_null(void **state)
 {
 	struct flow_config cfg = { 0 };
@@ -726,6 +780,7 @@ int main(void)
 		T(test_nomap),
 		T(test_mode32),
 		T(test_mode_mid_block),
+		T(test_asid_switch),
 		T(test_kafl),
 	};
 
