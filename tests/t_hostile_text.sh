@@ -132,11 +132,16 @@ open(p, 'wb').write(d.replace(b'\x00classify\x00', b'\x00c\x1b[31mXy\x00'))
 EOF
 if LD_LIBRARY_PATH=$(cd "$BUILD/progs" && pwd) LD_BIND_NOW=1 \
 	"$BUILD/tools/ptrecord" -q -o "$tmp/p.pt" "$tmp/p_loops" >/dev/null 2>"$tmp/rec.err"; then
-	"$BUILD/tools/pt2perf" --sideband "$tmp/p.pt.sideband" "$tmp/p.pt" -o "$tmp/p.perf" ||
-		bad "pt2perf of the recording"
-	text flow "$PTBROWSE" flow "$tmp/p.perf"
+	# the executed code as ptrecord saved it, the names from the ELF file
+	# at the address its first page was mapped at (the sideband's mmap2)
+	set -- $(awk -v p="$tmp/p_loops" '$1 == "mmap2" && $NF == p { print $5, $7; exit }' \
+		"$tmp/p.pt.sideband")
+	base=$(printf '0x%x' $(($1 - $2)))
+	text flow sh -c 'cd "$1" && "$2" flow $(cat p.pt.options) --elf "$1/p_loops:$3" p.pt' \
+		- "$tmp" "$PTBROWSE" "$base"
 	grep -q '  c\\x1b\[31mXy+0x0  ' "$tmp/flow.out" || bad "flow: $(grep -a Xy "$tmp/flow.out" | head -n 2 | cat -v)"
-	text flow_summary "$PTBROWSE" flow --summary "$tmp/p.perf"
+	text flow_summary sh -c 'cd "$1" && "$2" flow --summary $(cat p.pt.options) --elf "$1/p_loops:$3" p.pt' \
+		- "$tmp" "$PTBROWSE" "$base"
 	grep -q '^c\\x1b\[31mXy ' "$tmp/flow_summary.out" || bad "flow --summary: $(grep -a Xy "$tmp/flow_summary.out" | cat -v)"
 else
 	echo "skip flow: ptrecord cannot run here: $(head -n 1 "$tmp/rec.err")"
