@@ -1216,6 +1216,37 @@ static int may_cyc(const struct node *nd, const struct idx_summary *sum)
 	return 1;
 }
 
+/* Whether a gap leaf's comparisons can hold for a gap no larger than the
+ * segment's largest (its summary's max_gap, from the time pass). */
+static int may_gap(const struct srch_pred *p, const struct node *nd,
+		   const struct idx_summary *sum)
+{
+	int i;
+
+	if (!sum->have_time)
+		return 1;
+	for (i = 0; i < nd->ncmp; i++) {
+		const struct cmp *c = &nd->cmp[i];
+		uint64_t lo = c->lo;
+
+		if (c->field != F_GAP)
+			continue;
+		if (!sum->has_gap)
+			return 0;	/* a gap compares only where there is one */
+		if (c->ns) {
+			if (!p->calibrated)
+				continue;
+			lo = c->tlo;
+		}
+		if (c->op == OP_GT && sum->max_gap <= lo)
+			return 0;
+		if ((c->op == OP_GE || c->op == OP_EQ || c->op == OP_RANGE) &&
+		    sum->max_gap < lo)
+			return 0;
+	}
+	return 1;
+}
+
 static int may_node(const struct srch_pred *p, int id,
 		    const struct idx_summary *sum)
 {
@@ -1232,6 +1263,9 @@ static int may_node(const struct srch_pred *p, int id,
 	}
 	/* "cyc > 100000": no CYC of the segment is that large. */
 	if (nd->types == 1ull << PKT_CYC && !may_cyc(nd, sum))
+		return 0;
+	/* "gap > 100us": no gap of the segment is that long. */
+	if (!may_gap(p, nd, sum))
 		return 0;
 	for (t = 0; t < PKT_NTYPES; t++) {
 		if (!(nd->types >> t & 1))
@@ -1268,6 +1302,7 @@ struct scan {
 	struct idx *idx;
 	atomic_int *cancel;		/* may be NULL */
 	int skip, prefilter;
+	int time_same;			/* the index's time model is ours */
 	int (*hit)(void *arg, const struct pkt *pkt);	/* nonzero: stop */
 	void *arg;
 	void (*progress)(void *arg, uint64_t upto);	/* may be NULL */
@@ -1318,6 +1353,18 @@ static int segment_skippable(const struct scan *sc, uint64_t off, uint64_t *next
 
 	if (seek_at(sc->idx, off, &i) || idx_summary(sc->idx, i, &sum))
 		return 0;
+	if (sc->pred->history) {
+		uint64_t t;
+
+		/* Gaps carry across segments: skip only where the index
+		 * says the time of the last timing packet (the one a gap
+		 * after the skip counts from) and times as ours. */
+		if (!sc->time_same || !sum.have_time ||
+		    idx_last_timing(sc->idx, i, &t) == 1)
+			return 0;
+	} else {
+		sum.have_time = 0;
+	}
 	if (srch_segment_may_match(sc->pred, &sum))
 		return 0;
 	if (i + 1 < idx_nseeks(sc->idx) && !idx_seek(sc->idx, i + 1, &sk))
@@ -1347,7 +1394,8 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 	struct srch_ctx ctx;
 	struct pkt pkt;
 	uint64_t start, next, mark;
-	int r, skip = sc->skip && sc->idx && !sc->pred->history;
+	int r, skip = sc->skip && sc->idx && (!sc->pred->history || sc->time_same);
+	int skipped = 0;	/* the time model needs the index's state */
 
 	if (psb_at_or_before(sc, a, &start)) {
 		if (img_cursor_init(&cur, sc->img, a) ||
@@ -1393,8 +1441,22 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 		    segment_skippable(sc, pkt.offset, &next)) {
 			if (next >= b || img_cursor_init(&cur, sc->img, next))
 				break;
+			skipped = 1;
 			continue;
 		}
+		if (skipped && ctx.use_tm && r >= 0 && pkt.type == PKT_PSB) {
+			/* Where the skipped segments left the model, and the
+			 * timing packet a gap counts from. */
+			size_t i;
+			uint64_t t;
+
+			restore_carry(sc, pkt.offset, &ctx);
+			if (!seek_at(sc->idx, pkt.offset, &i) && i > 0) {
+				ctx.have_prev = !idx_last_timing(sc->idx, i - 1, &t);
+				ctx.prev_time = ctx.have_prev ? t : 0;
+			}
+		}
+		skipped = 0;
 		/* Data lost right before a PSB is no error row (the window
 		 * marks the PSB); nothing to match. */
 		if (r == -pte_gap && pkt.offset == img_cursor_offset(&cur))
@@ -1588,6 +1650,19 @@ static int scan_range(struct scan *sc, uint64_t a, uint64_t b)
  * The filter view's source.
  */
 
+/* Whether @idx's time model (its carries, its gap summaries) runs with
+ * @pred's configuration, so its times are the search's. */
+static int time_same(const struct srch_pred *pred, const struct idx *idx)
+{
+	struct tm_config none;
+
+	if (!idx)
+		return 0;
+	memset(&none, 0, sizeof(none));
+	return !memcmp(pred->have_cfg ? &pred->cfg : &none, idx_config(idx),
+		       sizeof(none));
+}
+
 static void filter_scan(struct scan *sc, const struct srch_pred *pred,
 			const struct img *img, struct idx *idx)
 {
@@ -1597,6 +1672,7 @@ static void filter_scan(struct scan *sc, const struct srch_pred *pred,
 	sc->idx = idx;
 	sc->skip = 1;
 	sc->prefilter = 1;
+	sc->time_same = time_same(pred, idx);
 }
 
 int srch_filter_next(const struct srch_pred *pred, const struct img *img,
@@ -1885,6 +1961,7 @@ static void *worker_main(void *arg)
 	sc.cancel = &s->cancel;
 	sc.skip = !s->o.no_skip;
 	sc.prefilter = !s->o.no_prefilter;
+	sc.time_same = time_same(&s->pred, s->idx);
 	sc.hit = worker_hit;
 	sc.progress = worker_progress;
 	sc.arg = w;

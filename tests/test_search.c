@@ -21,6 +21,7 @@
 #include "index.h"
 #include "pkt.h"
 #include "search.h"
+#include "tm_config.h"
 
 static const char *const traces[] = {
 	"dynamorio-drpt2trace/head_test_simple.raw.pt.bin",
@@ -865,6 +866,119 @@ static void test_generated_trace(void **state)
 	munmap(mp.data, mp.size);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A search on a gap skips the segments whose largest gap (the time pass's
+ * summary) rules it out, carrying the time of the last timing packet
+ * across the skip: the same hits as a decode of everything, on a trace
+ * whose MTCs are placed (so most gaps are one MTC period and a few,
+ * around sleeps and OVFs, are long).
+ */
+static void test_gap_skip(void **state)
+{
+	static const char args[] = "--seed 11 --size 3MiB --ovf-rate 0.0005";
+	static const struct srch_opts plain = { .no_skip = 1, .no_prefilter = 1 };
+	const char *build = getenv("BUILD");
+	char cmd[1024], line[512], *tok, *save = NULL, *opt = NULL;
+	char path[] = "/tmp/test_search_gap.XXXXXX";
+	struct tm_config cfg;
+	struct img_span span;
+	struct img img;
+	struct mapped mp;
+	struct idx *idx;
+	uint64_t *gaps, *ref;
+	size_t ns, i, k, n, ruled;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s -o %s 2>/dev/null",
+		 build ? build : "build", args, path);
+	if (system(cmd)) {
+		unlink(path);
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s --print-config",
+		 build ? build : "build", args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	pclose(f);
+	memset(&cfg, 0, sizeof(cfg));
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (!opt) {
+			opt = tok;
+			continue;
+		}
+		assert_int_equal(tm_config_option(&cfg, opt, tok), 1);
+		opt = NULL;
+	}
+	assert_int_equal(map_path(path, &mp), 0);
+	unlink(path);
+	img_init_flat(&img, &span, mp.data, mp.size);
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 64 << 10), 0);
+	assert_int_equal(idx_build(idx), 0);
+	ns = idx_nseeks(idx);
+	gaps = calloc(ns, sizeof(*gaps));
+	assert_non_null(gaps);
+	for (i = 0; i < ns; i++) {
+		struct idx_summary sum;
+
+		assert_int_equal(idx_summary(idx, i, &sum), 0);
+		assert_true(sum.have_time);
+		gaps[i] = sum.has_gap ? sum.max_gap : 0;
+	}
+	qsort(gaps, ns, sizeof(*gaps), cmp_u64);
+	/* Thresholds from the segments' largest gaps: most segments ruled
+	 * out, some hits left. */
+	for (k = 0; k < 4; k++) {
+		static const double q[] = { 0.5, 0.9, 0.99, 0.999 };
+		uint64_t t = gaps[(size_t)(q[k] * (double)(ns - 1))];
+		const char *fmt[] = { "gap > %llu", "gap >= %llu", "mtc gap > %llu or ovf",
+				      "tsc gap > %llu" };
+		char qs[128];
+		struct srch_pred *p;
+
+		/* the first two rule out at least half; the others keep hits */
+		snprintf(qs, sizeof(qs), fmt[k],
+			 (unsigned long long)(k < 2 || !t ? t : t - 1));
+		p = parse(qs);
+		assert_int_equal(srch_pred_set_config(p, &cfg), 0);
+		ruled = 0;
+		for (i = 0; i < ns; i++) {
+			struct idx_summary sum;
+
+			assert_int_equal(idx_summary(idx, i, &sum), 0);
+			ruled += !srch_segment_may_match(p, &sum);
+		}
+		n = ref_matches(p, &img, &ref);
+		if (k < 2)
+			assert_true(ruled >= ns / 2);
+		else
+			assert_true(n > 0);
+		check_search(p, &img, idx, ref, n, 0, 1, NULL, qs);
+		check_search(p, &img, idx, ref, n, mp.size / 2, 1, NULL, qs);
+		check_search(p, &img, idx, ref, n, mp.size / 2, -1, NULL, qs);
+		check_search(p, &img, idx, ref, n, mp.size / 3, 1, &plain, qs);
+		check_filter(p, &img, idx, ref, n);
+		free(ref);
+		srch_pred_free(p);
+	}
+	free(gaps);
+	idx_free(idx);
+	munmap(mp.data, mp.size);
+}
+
 /* A search for pad keeps at most max_hits, counts all, and answers n/N
  * only where it knows. */
 static void test_result_flood(void **state)
@@ -1052,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_parse_table),
 		cmocka_unit_test(test_match_packets),
 		cmocka_unit_test(test_segment_may_match),
+		cmocka_unit_test(test_gap_skip),
 		cmocka_unit_test(test_no_wrap_and_edges),
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_generated_trace),
