@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,7 +494,7 @@ static int first_ns(const struct img *img, const struct tm_config *cfg,
  * (as the browser's windows do).  Without it the window's rows would
  * start from nothing.  Returns 0, or -1 after printing an error. */
 static int dump_seek_time(struct dump_state *st, const struct trace *t,
-			  int stream, uint64_t from, const char *path)
+			  int stream, uint64_t from, const char *name)
 {
 	const struct img *img = &t->streams[stream].img;
 	struct img_cursor cur;
@@ -535,7 +536,7 @@ static int dump_seek_time(struct dump_state *st, const struct trace *t,
 	goto out_free;
 out_err:
 	fprintf(stderr, "ptbrowse dump: %s: no time model state at 0x%" PRIx64
-		": %s\n", path, psb, pte_strerror(r > 0 ? -pte_no_time : r));
+		": %s\n", name, psb, pte_strerror(r > 0 ? -pte_no_time : r));
 out_free:
 	idx_free(x);
 	return ret;
@@ -552,7 +553,7 @@ int cmd_dump_main(int argc, char **argv)
 	struct dump_job job;
 	const char *stream = NULL;
 	char *path = NULL;
-	char err[512];
+	char err[512], name[4 * PATH_MAX], ebuf[4 * sizeof(err)];
 	uint64_t from = 0, to = 0;
 	int have_to = 0, idx, i, rc = 1, r;
 
@@ -621,14 +622,17 @@ int cmd_dump_main(int argc, char **argv)
 		rc = 2;
 		goto out_close;
 	}
+	/* the trace's name in messages, escaped (esc.h) */
+	esc_str(name, sizeof(name), path);
 	if (range_split(path, &from, &to, &have_to) < 0) {
 		fprintf(stderr, "ptbrowse dump: %s: bad range (TO must be above FROM)\n",
-			path);
+			name);
 		rc = 2;
 		goto out_close;
 	}
+	esc_str(name, sizeof(name), path);
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse dump: %s\n", err);
+		fprintf(stderr, "ptbrowse dump: %s\n", esc_str(ebuf, sizeof(ebuf), err));
 		goto out_close;
 	}
 	idx = 0;
@@ -636,16 +640,16 @@ int cmd_dump_main(int argc, char **argv)
 		idx = trace_find_stream(t, stream);
 		if (idx < 0) {
 			fprintf(stderr, "ptbrowse dump: %s: no stream '%s'\n",
-				path, stream);
+				name, stream);
 			goto out_close;
 		}
 	} else if (t->nstreams > 1) {
 		fprintf(stderr, "ptbrowse dump: %s has %zu streams; dumping '%s' "
-				"(choose with --stream)\n", path, t->nstreams,
+				"(choose with --stream)\n", name, t->nstreams,
 			t->streams[0].name);
 	}
 	if (!t->nstreams) {
-		fprintf(stderr, "ptbrowse dump: %s: no Intel PT data\n", path);
+		fprintf(stderr, "ptbrowse dump: %s: no Intel PT data\n", name);
 		goto out_close;
 	}
 	st.img = &t->streams[idx].img;
@@ -654,7 +658,7 @@ int cmd_dump_main(int argc, char **argv)
 	if (from >= st.img->size || to > st.img->size) {
 		fprintf(stderr, "ptbrowse dump: %s: range 0x%" PRIx64 "-0x%" PRIx64
 				" is outside the trace (size 0x%" PRIx64 ")\n",
-			path, from, to, st.img->size);
+			name, from, to, st.img->size);
 		goto out_close;
 	}
 	if (from || to != st.img->size) {
@@ -670,7 +674,7 @@ int cmd_dump_main(int argc, char **argv)
 	img_cursor_init(&cur, st.img, from);
 	dump_reset_ip(&st);
 	if (dump_time_cycles(&st) && from &&
-	    dump_seek_time(&st, t, idx, from, path) < 0)
+	    dump_seek_time(&st, t, idx, from, name) < 0)
 		goto out_free;
 	job.st = &st;
 	job.cur = &cur;
@@ -682,24 +686,24 @@ int cmd_dump_main(int argc, char **argv)
 	out_flush(&out);
 	if (r == -pte_nosync && (from || to != t->streams[idx].img.size))
 		fprintf(stderr, "ptbrowse dump: %s: no PSB in 0x%" PRIx64 "-0x%"
-			PRIx64 "\n", path, from, to);
+			PRIx64 "\n", name, from, to);
 	else if (r == -pte_nosync)
 		fprintf(stderr, "ptbrowse dump: %s: no PSB found: this is not an "
 			"Intel PT trace, or it starts mid-stream without a "
-			"synchronisation point\n", path);
+			"synchronisation point\n", name);
 	/* what info warns of, when the gap at the end did not say it */
 	if (perfdata_info(t) && perfdata_info(t)->nwarnings && !st.end_loss) {
 		char e[4 * sizeof(perfdata_info(t)->warning)];
 
 		fprintf(stderr, "ptbrowse dump: %s: %u problem%s in the "
-			"perf.data file (ptbrowse info); the first: %s\n", path,
+			"perf.data file (ptbrowse info); the first: %s\n", name,
 			perfdata_info(t)->nwarnings,
 			perfdata_info(t)->nwarnings > 1 ? "s" : "",
 			esc_str(e, sizeof(e), perfdata_info(t)->warning));
 	}
 	if (r == -pte_sigbus) {
 		fprintf(stderr, "ptbrowse dump: %s: the file shrank while being "
-			"read\n", path);
+			"read\n", name);
 		rc = 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {

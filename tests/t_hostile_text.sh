@@ -3,7 +3,7 @@
 # valid UTF-8 JSON: a perf.data whose CPUID and COMM strings hold escape
 # sequences, C1 controls and bytes that are not UTF-8, a trace whose file
 # name does, and marks whose notes do.  Text outputs (info, info --events,
-# index, marks, their messages, the browser's message line) show each such
+# index, dump's messages, marks, their messages, the browser's message line) show each such
 # byte as \xHH (info printed them raw), and so do flow's function names
 # from ELF files; --json outputs (info, index, marks)
 # parse with python's json module from strict UTF-8, U+FFFD standing for
@@ -71,6 +71,13 @@ text info_missing "$PTBROWSE" info "$tmp/$name.missing"
 grep -q 'tr\\x1b\[2J\\xff\\xc2\\x9b\.pt\.missing' "$tmp/info_missing.err" ||
 	bad "info: error $(cat -v "$tmp/info_missing.err")"
 text index "$PTBROWSE" index --no-cache "$tmp/$name"
+text dump_missing "$PTBROWSE" dump "$tmp/$name.missing"
+grep -q 'tr\\x1b\[2J\\xff\\xc2\\x9b\.pt\.missing' "$tmp/dump_missing.err" ||
+	bad "dump: error $(cat -v "$tmp/dump_missing.err")"
+head -c 4096 /dev/zero >"$tmp/$name.zero"
+text dump_nopsb "$PTBROWSE" dump "$tmp/$name.zero"
+grep -q 'tr\\x1b\[2J\\xff\\xc2\\x9b\.pt\.zero: no PSB found' "$tmp/dump_nopsb.err" ||
+	bad "dump: no PSB $(cat -v "$tmp/dump_nopsb.err")"
 
 # marks with hostile notes: the file holds them escaped, listings too
 file=$("$PTBROWSE" marks --json "$T" | sed -n 's/.*"file": "\([^"]*\)".*/\1/p')
