@@ -23,6 +23,7 @@
 #include "idxcache.h"
 #include "marks.h"
 #include "marks_ui.h"
+#include "stalls.h"
 #include "perfdata.h"
 #include "safefile.h"
 #include "search_ui.h"
@@ -207,6 +208,10 @@ void ui_draw(struct ui *ui)
 	}
 	if (mu_view_active(ui)) {
 		mu_view_draw(ui);
+		return;
+	}
+	if (stalls_view_active(ui)) {
+		stalls_view_draw(ui);
 		return;
 	}
 	status_draw_header(ui);
@@ -910,6 +915,10 @@ int ui_action(struct ui *ui, const struct km_result *res)
 	r = mu_action(ui, res);
 	if (r != UI_NOT_MINE)
 		return r;
+	/* :stalls: stalls.c. */
+	r = stalls_action(ui, res);
+	if (r != UI_NOT_MINE)
+		return r;
 	switch (res->action) {
 	case ACTION_CURSOR_DOWN: return nav_lines(ui, n);
 	case ACTION_CURSOR_UP: return nav_lines(ui, -n);
@@ -1180,6 +1189,8 @@ static int ui_key(struct ui *ui, int c)
 		return help_key(ui, c);
 	if (mu_view_active(ui))
 		return mu_view_key(ui, c);
+	if (stalls_view_active(ui))
+		return stalls_view_key(ui, c);
 	if (ui->too_small)
 		return c == 'q' ? (ui->quit = 1, UI_DRAW_NONE) : UI_DRAW_NONE;
 	if (!km_state_pending(&ui->ks))

@@ -1,0 +1,69 @@
+#!/bin/sh
+# t_ui_stalls -- :stalls lists the longest gaps between timing packets from
+# the index's summaries, with the packet that ends each: two gaps planted
+# in a generated trace (TSC packets outside PSB+ moved far forward) come
+# first, the longer one first, and Enter jumps to it.
+set -u
+: "${BUILD:=build}"
+PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
+gen=$BUILD/tools/ptgen
+command -v python3 >/dev/null || { echo "python3 is missing"; exit 1; }
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT INT TERM
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
+unset TERM
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+args="--seed 3 --size 2MiB"
+# shellcheck disable=SC2086
+"$gen" $args -o "$tmp/t.pt" || { echo "FAIL: ptgen"; exit 1; }
+# shellcheck disable=SC2086
+opts=$("$gen" $args --print-config)
+# The TSC packets outside PSB+.
+"$PTBROWSE" dump "$tmp/t.pt" | awk '
+	$2 == "psb" { in_psb = 1 }
+	$2 == "psbend" { in_psb = 0 }
+	$2 == "tsc" && !in_psb { print $1 }' > "$tmp/tscs"
+n=$(wc -l < "$tmp/tscs")
+[ "$n" -gt 20 ] || { echo "FAIL: only $n TSCs outside PSB+"; exit 1; }
+a=$(sed -n "$((n * 3 / 10))p" "$tmp/tscs")
+b=$(sed -n "$((n * 7 / 10))p" "$tmp/tscs")
+# A: 2^28 ticks forward; B: 2^30 (beyond A's jump, so a longer gap).
+python3 - "$tmp/t.pt" "$a" "$b" <<'PY' || { echo "FAIL: patch"; exit 1; }
+import sys
+p, a, b = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3], 16)
+d = bytearray(open(p, 'rb').read())
+for off, add in ((a, 1 << 28), (b, 1 << 30)):
+    assert d[off] == 0x19
+    v = int.from_bytes(d[off + 1:off + 8], 'little') + add
+    d[off + 1:off + 8] = v.to_bytes(7, 'little')
+open(p, 'wb').write(d)
+PY
+cat > "$tmp/keys" <<KEYS
+wait-index
+:stalls 3
+:save-screen $tmp/stalls.txt
+Enter
+:save-screen $tmp/jump.txt
+q
+KEYS
+# shellcheck disable=SC2086
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 100x20 \
+	$opts "$tmp/t.pt" > "$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
+if [ ! -f "$tmp/stalls.txt" ]; then
+	fail "no stalls screen ($(cat "$tmp/out"))"
+else
+	la=$(printf '0x%08x' "0x$a")
+	lb=$(printf '0x%08x' "0x$b")
+	sed -n 2p "$tmp/stalls.txt" | grep -q "at $lb" ||
+		fail "the longest gap is not at $lb: $(sed -n 2p "$tmp/stalls.txt")"
+	sed -n 3p "$tmp/stalls.txt" | grep -q "at $la" ||
+		fail "the second gap is not at $la: $(sed -n 3p "$tmp/stalls.txt")"
+	grep -q "stalls: the 3 longest gaps" "$tmp/stalls.txt" || fail "no title"
+	# Enter: the cursor on the packet that ends the longest gap.
+	grep "^>" "$tmp/jump.txt" | grep -q "$lb " ||
+		fail "Enter did not jump to $lb: $(grep '^>' "$tmp/jump.txt")"
+fi
+[ $status = 0 ] && echo "ok   :stalls finds both planted gaps, the longer first"
+exit $status
