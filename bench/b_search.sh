@@ -33,4 +33,5 @@ fi
 # warm the page cache
 cat "$trace" > /dev/null
 
-"$bench" --repeat "$repeat" "$trace"
+# shellcheck disable=SC2046
+"$bench" --repeat "$repeat" $("$ptgen" --seed 1 --print-config) "$trace"

@@ -8,6 +8,10 @@
  *   ovf (no idx) the same, finding PSBs as it goes
  *   tip IP       an IP that never occurs (prefiltered on its low bytes)
  *   ip RANGE     an IP range that never occurs: decodes every packet
+ * With the trace's timing options (ptgen --print-config), after a whole
+ * index with the time pass:
+ *   gap > 100us, cyc > 100000   time conditions, skipping the segments
+ *                the index's summaries rule out
  * Every measurement maps the file afresh.  The median of --repeat runs is
  * reported.
  */
@@ -24,6 +28,7 @@
 #include "image.h"
 #include "index.h"
 #include "search.h"
+#include "tm_config.h"
 
 #define MAX_REPEAT 15
 
@@ -90,7 +95,8 @@ static double run_scan(const struct img *img, struct idx **keep)
 /* One search; sets *@first to the seconds until the first hit was certain
  * (< 0 if none) and *@hits to the count.  Returns seconds, or < 0. */
 static double run_search(const struct img *img, struct idx *idx,
-			 const char *text, double *first, uint64_t *hits)
+			 const char *text, const struct tm_config *cfg,
+			 double *first, uint64_t *hits)
 {
 	struct srch_pred *p = NULL;
 	struct srch_status st;
@@ -100,6 +106,10 @@ static double run_search(const struct img *img, struct idx *idx,
 
 	if (srch_parse(text, &p, err, sizeof(err))) {
 		fprintf(stderr, "bench_search: '%s': %s\n", text, err);
+		return -1;
+	}
+	if (cfg && srch_pred_set_config(p, cfg)) {
+		srch_pred_free(p);
 		return -1;
 	}
 	*first = -1;
@@ -138,22 +148,30 @@ int main(int argc, char **argv)
 	};
 	double scan[MAX_REPEAT], tq[4][MAX_REPEAT], tf[4][MAX_REPEAT];
 	uint64_t hits[4] = { 0 };
-	int repeat = 3, i, r, fd;
+	int repeat = 3, i, r, fd, timed = 0, rc;
 	const char *path = NULL;
+	struct tm_config cfg;
 	struct img_span span, span0;
 	struct img img, img0;
 	struct stat st;
 	struct idx *idx = NULL;
 	double gb, sscan;
 
+	memset(&cfg, 0, sizeof(cfg));
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
-		else
+		else if (i + 1 < argc &&
+			 (rc = tm_config_option(&cfg, argv[i], argv[i + 1])) != 0) {
+			if (rc < 0)
+				return 2;
+			timed = 1;
+			i++;
+		} else
 			path = argv[i];
 	}
 	if (!path || repeat < 1 || repeat > MAX_REPEAT) {
-		fprintf(stderr, "usage: bench_search [--repeat 1..%d] TRACE\n",
+		fprintf(stderr, "usage: bench_search [--repeat 1..%d] [TIMING] TRACE\n",
 			MAX_REPEAT);
 		return 2;
 	}
@@ -185,7 +203,7 @@ int main(int argc, char **argv)
 			if (map_img(fd, (size_t)st.st_size, &img, &span))
 				goto out_fail;
 			tq[i][r] = run_search(&img, q[i].use_idx ? idx : NULL,
-					      q[i].text, &tf[i][r], &hits[i]);
+					      q[i].text, NULL, &tf[i][r], &hits[i]);
 			unmap_img(&img);
 			if (tq[i][r] < 0)
 				goto out_fail;
@@ -203,6 +221,40 @@ int main(int argc, char **argv)
 		       f < 0 ? "(none) " : "", f < 0 ? 0 : f * 1000);
 	}
 	idx_free(idx);
+	idx = NULL;
+	if (timed) {
+		static const char *const tq2[] = { "gap > 100us", "cyc > 100000" };
+		double tb, tt[2][MAX_REPEAT], ft[2][MAX_REPEAT];
+		uint64_t th[2] = { 0 };
+
+		if (idx_new(&idx, &img0, &cfg) < 0)
+			goto out_fail;
+		tb = now();
+		if (idx_build(idx) < 0)
+			goto out_fail;
+		tb = now() - tb;
+		printf("index   the whole, with the time pass  %7.3f s  %6.2f GB/s\n",
+		       tb, gb / tb);
+		for (r = 0; r < repeat; r++)
+			for (i = 0; i < 2; i++) {
+				if (map_img(fd, (size_t)st.st_size, &img, &span))
+					goto out_fail;
+				tt[i][r] = run_search(&img, idx, tq2[i], &cfg,
+						      &ft[i][r], &th[i]);
+				unmap_img(&img);
+				if (tt[i][r] < 0)
+					goto out_fail;
+			}
+		for (i = 0; i < 2; i++) {
+			double t = median(tt[i], repeat), f = median(ft[i], repeat);
+
+			printf("search  %-22s %7.3f s  %6.2f GB/s  %.2fx the scan (goal >= 0.50)  "
+			       "%" PRIu64 " hits, first after %s%.1f ms\n",
+			       tq2[i], t, gb / t, sscan / t, th[i],
+			       f < 0 ? "(none) " : "", f < 0 ? 0 : f * 1000);
+		}
+		idx_free(idx);
+	}
 	return 0;
 
 out_fail:
