@@ -1864,6 +1864,10 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	struct pkt_decoder dec;
 	struct pkt pkt, fast;
 	int r, acted = 1;
+	/* A run of CYCs after one fed to the model, with only packets that
+	 * settle a pending CYC between them: fed at once (tm_advance_cycs) */
+	int batch = 0, bset = 0;
+	uint64_t bsum = 0, bn = 0, btail = 0, btn = 0;
 
 	memset(&fast, 0, sizeof(fast));
 	pkt_decoder_init(&dec, p, end, off);
@@ -1880,30 +1884,47 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 				fend = next;
 			while (p < fend) {
 				unsigned b = *p, sz;
+				uint64_t v;
 
-				if ((b & 7) == 3) {
-					fast.type = PKT_CYC;
-					fast.u.cyc = b >> 3;
-					tm_advance(tm, &fast);
-					acted = 1;
-					p++;
+				if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
+					v = b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3;
+					if (batch) {
+						bsum += v;
+						bn++;
+						btail += v;
+						btn++;
+					} else {
+						fast.type = PKT_CYC;
+						fast.u.cyc = v;
+						tm_advance(tm, &fast);
+						batch = 1;
+						bset = 0;
+						bsum = bn = btail = btn = 0;
+					}
+					p += 1 + ((b & 4) >> 2);
 					continue;
 				}
 				sz = tsk_size[b];
 				if (__builtin_expect(sz != 0, 1)) {
-					if (acted && (pkt_cyc_eligible_mask >> tsk_type[b] & 1)) {
-						fast.type = tsk_type[b];
-						tm_advance(tm, &fast);
-						acted = 0;
+					if (pkt_cyc_eligible_mask >> tsk_type[b] & 1) {
+						if (batch) {
+							bset = 1;
+							btail = btn = 0;
+						} else if (acted) {
+							fast.type = tsk_type[b];
+							tm_advance(tm, &fast);
+							acted = 0;
+						}
 					}
 					p += sz;
-				} else if ((b & 7) == 7 && !(p[1] & 1)) {
-					fast.type = PKT_CYC;
-					fast.u.cyc = (b >> 3) | (uint64_t)(p[1] >> 1) << 5;
-					tm_advance(tm, &fast);
+					continue;
+				}
+				if (batch) {
+					tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
+					batch = 0;
 					acted = 1;
-					p += 2;
-				} else if (b == 0x59) {
+				}
+				if (b == 0x59) {
 					fast.type = PKT_MTC;
 					fast.u.mtc = p[1];
 					tm_advance(tm, &fast);
@@ -1914,6 +1935,11 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 				} else {
 					break;
 				}
+			}
+			if (batch) {
+				tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
+				batch = 0;
+				acted = 1;
 			}
 			if (p >= end)
 				break;

@@ -545,6 +545,53 @@ void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 	step_state(tm, pkt, &st);
 }
 
+void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
+		     int settled, uint64_t tail, uint64_t tail_n)
+{
+	uint64_t r;
+	tm_q cap;
+
+	if (!tm)
+		return;
+	/* Inside PSB+ nothing settles a pending CYC. */
+	if (tm->state & TM_S_PSBP) {
+		settled = 0;
+		tail = sum;
+		tail_n = n;
+	}
+	if (settled) {
+		tm->pending = tail;
+		tm->state &= ~TM_S_PEND;
+	} else {
+		tm->pending = add_sat(tm->pending, tail);
+	}
+	if (tail_n)
+		tm->state |= TM_S_PEND | TM_S_CYC;
+	if (!n)
+		return;
+	/* Saturating sums of counts compose into one. */
+	tm->cycles = add_sat(tm->cycles, sum);
+	tm->cyc_cal = sum >= UINT32_MAX - tm->cyc_cal ? UINT32_MAX :
+		      tm->cyc_cal + (uint32_t)sum;
+	/* Each counts from the last, whose time is the estimate (the CYC
+	 * before set it), never past the next MTC: the estimate moves by
+	 * the cycles' time until it meets that cap (on_cyc() CYC by CYC). */
+	r = cur_ratio(tm);
+	if (r && sum) {
+		tm_q t = tm->est + (tm_q)sum * r;
+
+		cap = next_mtc_cached(tm);
+		if (cap) {
+			if (tm->est < cap)
+				tm->est = t > cap ? cap : t;
+		} else {
+			tm->est = sat(t);
+		}
+	}
+	tm->cyc_est = tm->est;
+	tm->state |= TM_S_CYC_EST;
+}
+
 int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	uint64_t ns;
