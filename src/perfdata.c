@@ -119,6 +119,7 @@ struct pd_stream {
 	size_t nev;
 	uint64_t *aux_off;	/* parallel to the stream's spans */
 	char end_loss[200];	/* why data after the end may be lost, or "" */
+	uint64_t last_rec;	/* file offset of its last AUXTRACE record */
 };
 
 /* The reader state behind trace->perf. */
@@ -156,6 +157,7 @@ struct pd_state {
 	const uint8_t *build_ids;	/* HEADER_BUILD_ID feature, if any */
 	uint64_t build_ids_size;
 	uint8_t cut;		/* records after cut_off may be lost */
+	uint8_t cut_aux;	/* cut_off is an AUXTRACE record's */
 	uint64_t cut_off;
 	char cut_why[200];	/* what cut_off is, for the streams' end gaps */
 	uint8_t have_tc;	/* TIME_CONV seen */
@@ -528,6 +530,7 @@ static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 			       "past the end of the file (%" PRIu64 " of %"
 			       PRIu64 " bytes there): the file is cut short "
 			       "or the size is wrong", off, size, claim);
+			st->cut_aux = st->cut_off == off;
 		}
 		lost = 1;
 	}
@@ -1035,6 +1038,8 @@ static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
 		lost = a[i].lost_after;
 		k++;
 	}
+	if (n)
+		ps->last_rec = a[n - 1].rec_off;
 	/* (a cut file: pd_end_gaps says how much the payload lost) */
 	if (n && a[n - 1].lost_after &&
 	    !(st->cut && st->cut_off == a[n - 1].rec_off))
@@ -1270,7 +1275,14 @@ static int pd_end_gaps(struct pd_state *st, struct trace *t)
 	for (i = 0; i < t->nstreams; i++) {
 		s = &t->streams[i];
 		ps = &st->streams[i];
-		if (!ps->end_loss[0] && st->cut)
+		if (!ps->end_loss[0] && st->cut && st->cut_aux &&
+		    ps->last_rec != st->cut_off)
+			/* another stream's payload was cut by the end */
+			snprintf(ps->end_loss, sizeof(ps->end_loss), "the "
+				 "perf.data file is cut short (at %#" PRIx64
+				 ", in an AUXTRACE payload of another stream): "
+				 "data after it may be lost", st->cut_off);
+		else if (!ps->end_loss[0] && st->cut)
 			snprintf(ps->end_loss, sizeof(ps->end_loss), "%s",
 				 st->cut_why);
 		/* an AUX record reporting a loss where the data ends (no

@@ -147,6 +147,22 @@ for c in $(seq 1 "$n"); do
 done
 [ $silent = 0 ] || bad "$silent cuts of $n silent"
 
+# Two streams: the cut payload's own stream says how much of it is there,
+# the other that the file is cut short after its data; :streams says it
+# for the stream it switches to.
+head -c 120000 "$SHARED/traces/quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14" >"$tmp/q.perf"
+"$PTBROWSE" dump --stream cpu3 "$tmp/q.perf" | tail -n 1 |
+	grep -q 'data lost at the end: AUXTRACE payload at 0x1c890 runs past the end of the file (3072 of 68192 bytes there)' ||
+	bad "q.perf cpu3: $("$PTBROWSE" dump --stream cpu3 "$tmp/q.perf" | tail -n 1)"
+"$PTBROWSE" dump --stream cpu0 "$tmp/q.perf" | tail -n 1 |
+	grep -q 'data lost at the end: the perf.data file is cut short (at 0x1c890, in an AUXTRACE payload of another stream)' ||
+	bad "q.perf cpu0: $("$PTBROWSE" dump --stream cpu0 "$tmp/q.perf" | tail -n 1)"
+printf ':streams cpu3\n:messages\n:save-screen %s\nq\n' "$tmp/screen.txt" >"$tmp/keys"
+"$PTBROWSE" --no-state --no-index --script "$tmp/keys" --size 250x10 \
+	"$tmp/q.perf" >/dev/null 2>&1 || bad "browser q.perf: exit $?"
+grep -q 'W data lost at the end of cpu3: AUXTRACE payload at 0x1c890' "$tmp/screen.txt" ||
+	bad ":streams cpu3 does not say the loss: $(cat "$tmp/screen.txt")"
+
 # The intact shared files: no gap, no warning.
 for f in perf.data.intel_pt-4.14 perf.data.piped.intel_pt-4.14; do
 	"$PTBROWSE" dump --stream cpu3 "$SHARED/traces/quipper-perf-intel-pt/$f" |

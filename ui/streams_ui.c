@@ -81,6 +81,10 @@ int su_switch(struct ui *ui, int s)
 	ui_layout(ui);
 	ui_message(ui, UI_INFO, "stream %s: %" PRIu64 " bytes%s", t->streams[s].name,
 		   ui->img->size, t->streams[s].snapshot ? " (snapshot: gaps possible)" : "");
+	/* as when the file was opened on this stream */
+	if (perfdata_end_loss(t, s))
+		ui_message(ui, UI_WARN, "data lost at the end of %s: %s",
+			   t->streams[s].name, perfdata_end_loss(t, s));
 	return UI_DRAW_ALL;
 }
 
