@@ -91,8 +91,15 @@ tm_start() {
 		echo "echo \"EXITED rc=\$rc\""
 		echo "sleep 60"
 	} > "$tmp/run.sh"
-	tm new-session -d -s ptb -x "$TM_COLS" -y "$TM_ROWS" \
-		"TERM=screen LANG=C.UTF-8 sh $tmp/run.sh" || fail "tmux did not start"
+	# Killing the last session ends the server; a new session started
+	# while it is still exiting fails ("server exited unexpectedly").
+	_i=0
+	until tm new-session -d -s ptb -x "$TM_COLS" -y "$TM_ROWS" \
+		"TERM=screen LANG=C.UTF-8 sh $tmp/run.sh" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -lt 20 ] || fail "tmux did not start"
+		sleep 0.1
+	done
 	wait_for 'F1 help'
 }
 
