@@ -1,0 +1,188 @@
+/*
+ * flow_int -- the flow decoder's insides, shared by its three files:
+ *   flow_pkt.c   the packet layer (fq_*): libipt's query decoder's answers
+ *   flow_blk.c   code: Zydis and the block cache (fb_*)
+ *   flow.c       the instruction layer and the driver (flow.h's API)
+ * Not for use outside decoder/flow*.c.
+ */
+#ifndef FLOW_INT_H
+#define FLOW_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <Zydis/Zydis.h>
+
+#include "flow.h"
+#include "pkt.h"
+#include "ptdec.h"
+
+/* Packet kinds by opcode, as the packet layer tells them apart before
+ * decoding the payload. */
+enum qk {
+	QK_UNKNOWN, QK_PAD, QK_PSB, QK_TIP, QK_TNT8, QK_TNT64, QK_PGE, QK_PGD,
+	QK_FUP, QK_PIP, QK_OVF, QK_MODE, QK_PSBEND, QK_TSC, QK_CBR, QK_TMA,
+	QK_MTC, QK_CYC, QK_STOP, QK_VMCS, QK_MNT, QK_EXSTOP, QK_MWAIT, QK_PWRE,
+	QK_PWRX, QK_PTW, QK_N
+};
+
+enum {
+	QF_TIP = 1 << 0,	/* answers an indirect branch */
+	QF_TNT = 1 << 1,	/* answers conditional branches */
+	QF_EVENT = 1 << 2,	/* always an event */
+	QF_PSBEND = 1 << 3,	/* publishes PSB+ events */
+	QF_FUP = 1 << 4,	/* may publish FUP-bound events */
+	QF_HEADER = 1 << 5,	/* allowed in PSB+ */
+};
+
+/* Status bits, as libipt's pts_*. */
+enum { ST_EVENT = 1 << 0, ST_NOIP = 1 << 1, ST_EOS = 1 << 2 };
+
+/* Event queues by binding. */
+enum { EVB_PSBEND, EVB_TIP, EVB_FUP, EVB_N };
+#define EVQ_SIZE 8		/* slots; two stay free, as in libipt */
+
+struct ev {
+	uint64_t offset;	/* the packet that published it */
+	uint64_t ip;		/* enabled/disabled/overflow/exec/tsx/... IP;
+				 * async_branch and async_disabled: the source */
+	uint64_t to;		/* async_branch: the target; async_disabled: IP */
+	uint64_t a, b;		/* payload (flow_rec.a, .b) */
+	uint8_t type;		/* enum flow_event */
+	uint8_t status;		/* a status update */
+	uint8_t noip;		/* IP suppressed */
+	uint8_t spec, abort;	/* tsx */
+	uint8_t mode;		/* exec_mode */
+};
+
+struct evq {
+	struct ev q[EVB_N][EVQ_SIZE];
+	uint8_t begin[EVB_N], end[EVB_N];
+	struct ev standalone;
+};
+
+#define RETSTACK_SIZE 64
+
+/* What the instruction layer needs of an instruction. */
+struct insn {
+	uint64_t ip;
+	uint64_t target;	/* direct branch: the destination */
+	int64_t disp;		/* direct branch: the displacement */
+	uint8_t size;
+	uint8_t iclass;		/* enum flow_iclass */
+	uint8_t direct;
+	uint8_t far;		/* a far branch */
+	uint8_t cpl;		/* changes CPL (int, iret, syscall, ...) */
+	uint8_t cr3;		/* MOV to CR3 */
+	uint8_t pip;		/* binds a PIP (mov cr3, vmlaunch, vmresume) */
+	uint8_t vmcs;		/* binds a VMCS (vmptrld, vmlaunch, vmresume) */
+};
+
+/* A basic block: straight-line instructions, the last one maybe special. */
+#define BLK_MAX 32
+struct blk {
+	uint64_t ip;		/* first instruction; UINT64_MAX: empty slot */
+	uint64_t asid;		/* the address space it was read in */
+	uint8_t mode;
+	uint8_t n;		/* instructions */
+	uint8_t last_special;	/* the last one is a branch or special */
+	uint32_t used;		/* when it was last looked up (for eviction) */
+	uint8_t len[BLK_MAX];
+	struct insn last;	/* the last instruction, decoded */
+};
+
+struct flow {
+	struct flow_config cfg;
+	struct flow_stats st;
+
+	/* the packet layer */
+	struct img_cursor cur;
+	uint64_t cur_at;	/* cursor offset, UINT64_MAX if unknown */
+	uint64_t pos;		/* position: the next packet */
+	uint64_t sync;		/* the PSB decoding started at */
+	int synced;		/* pos/sync are meaningful */
+	int have_next;		/* nx holds the packet at pos */
+	enum qk nk;		/* its kind */
+	struct pkt nx;		/* it, decoded, if nx_err == 0 */
+	int nx_err;		/* or the error decoding it (negative flow err) */
+	uint64_t last_ip;
+	uint8_t have_ip, ip_suppressed;
+	uint64_t tnt_bits, tnt_mask;	/* mask: the next bit; 0 empty */
+	uint64_t tnt_off;	/* the TNT packet the bits came from */
+	uint64_t tip_off;	/* the last TIP that answered a query */
+	int q_enabled;
+	int consume_packet;
+	uint8_t have_tsc, have_tma;	/* libipt's time state (q_time()) */
+	struct ev *event;	/* published by the last decode */
+	struct evq evq;
+
+	/* the instruction layer */
+	uint64_t ip;
+	uint8_t mode;
+	uint8_t enabled;
+	uint8_t speculative;
+	int status;
+	int process_event;
+	struct ev ev;		/* the event being processed */
+	int process_insn;
+	struct insn pinsn;	/* the instruction events bind to */
+	uint8_t bound_paging, bound_vmcs, bound_ptwrite;
+	uint64_t retstack[RETSTACK_SIZE + 1];
+	uint8_t rs_top, rs_bottom;
+	uint64_t cr3, vmcs;
+	uint8_t have_cr3, have_vmcs;
+	uint64_t asid;		/* the block cache's address space (i_context()) */
+	uint64_t decided;	/* the packet that decided the current IP */
+
+	/* the driver (ptxed's loop) */
+	int state;		/* DRV_* */
+	int dstatus;		/* the status being drained */
+	uint64_t err_sync;	/* the position of the last sync error */
+	uint64_t end;		/* stop at the first sync at or past this */
+	int pending_err;	/* an error to report after an insn record */
+	uint64_t pending_err_off;
+
+	/* code */
+	ZydisDecoder zd[4];
+	struct blk *cache;
+	uint32_t ncache;	/* a power of two, >= 2 */
+	uint32_t tick;		/* counts block lookups */
+	struct blk *blk;	/* the block the IP is in, or NULL */
+	unsigned bi;		/* the index of the IP's instruction in blk */
+	uint64_t bip;		/* its address */
+};
+
+enum { DRV_IDLE, DRV_SYNC, DRV_DRAIN, DRV_INSN, DRV_ERROR, DRV_DONE };
+
+static inline void make_ctx(const struct flow *f, struct flow_ctx *c)
+{
+	c->cr3 = f->cr3;
+	c->vmcs = f->vmcs;
+	c->have_cr3 = f->have_cr3;
+	c->have_vmcs = f->have_vmcs;
+	/* the packet that decided the code, not the look-ahead position: a
+	 * disable and the next enable may already be read */
+	c->offset = f->decided;
+}
+
+/* After fb_insn_at(): the next instruction of the block follows. */
+static inline void fb_advance(struct flow *f, const struct insn *in)
+{
+	if (f->blk && f->bip == in->ip) {
+		f->bi++;
+		f->bip += in->size;
+	}
+}
+
+/* The packet layer (flow_pkt.c). */
+void fq_reset(struct flow *f);
+int fq_sync_forward(struct flow *f, uint64_t *ip);
+int fq_cond_branch(struct flow *f, int *taken);
+int fq_indirect_branch(struct flow *f, uint64_t *addr);
+int fq_event(struct flow *f, struct ev *out);
+
+/* Code (flow_blk.c): the instruction at f->ip, through the block cache.
+ * Returns 0, or -FLOW_E_NOMAP or -FLOW_E_BAD_INSN. */
+int fb_insn_at(struct flow *f, struct insn *in);
+
+#endif /* FLOW_INT_H */
