@@ -1852,9 +1852,74 @@ static void tsk_fill(void)
 	}
 }
 
+#if defined(__x86_64__)
+/*
+ * In a run of CYCs (struct batch of time_skim()): the leading one-byte
+ * packets (pad, tnt.8, one-byte cyc) among the 16 bytes at @p, sixteen at
+ * a time, as skim16() does.  Adds their CYCs to *@sum and *@n; a tnt.8
+ * (CYC-eligible) among them sets *@set and restarts the tail; the CYCs
+ * after the last one go to *@tail and *@tail_n.  Returns how many bytes.
+ */
+static inline unsigned tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
+			     int *set, uint64_t *tail, uint64_t *tail_n)
+{
+	const __m128i z = _mm_setzero_si128();
+	__m128i v = _mm_loadu_si128((const __m128i *)p);
+	__m128i cyc = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(7)),
+				     _mm_set1_epi8(3));
+	unsigned mpad = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, z));
+	unsigned meven = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(1)), z));
+	unsigned mtwo = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(2)));
+	unsigned mcyc = (unsigned)_mm_movemask_epi8(cyc);
+	unsigned ok = ((meven & ~mtwo) | mcyc) & 0xffff;
+	unsigned j = ok == 0xffff ? 16 : (unsigned)__builtin_ctz(~ok);
+	unsigned m = (1u << j) - 1, mt, h, mc;
+	__m128i val, pre, sad;
+	uint64_t s;
+
+	if (!j)
+		return 0;
+	mc = mcyc & m;
+	mt = meven & ~mpad & ~mtwo & m;
+	val = _mm_and_si128(_mm_and_si128(_mm_srli_epi16(v, 3), _mm_set1_epi8(0x1f)), cyc);
+	if (mc) {
+		pre = _mm_loadu_si128((const __m128i *)(skim_prefix + 16 - j));
+		sad = _mm_sad_epu8(_mm_and_si128(val, pre), z);
+		s = (uint64_t)_mm_cvtsi128_si64(sad) + (uint64_t)_mm_extract_epi16(sad, 4);
+		*sum += s;
+		*n += (unsigned)__builtin_popcount(mc);
+	} else {
+		s = 0;
+	}
+	if (!mt) {
+		*tail += s;
+		*tail_n += (unsigned)__builtin_popcount(mc);
+		return j;
+	}
+	/* The CYCs after the last tnt.8: bytes [h + 1, j). */
+	h = 31 - (unsigned)__builtin_clz(mt);
+	*set = 1;
+	mc &= ~((2u << h) - 1);
+	*tail_n = (unsigned)__builtin_popcount(mc);
+	*tail = 0;
+	if (mc) {
+		pre = _mm_andnot_si128(
+			_mm_loadu_si128((const __m128i *)(skim_prefix + 16 - (h + 1))),
+			_mm_loadu_si128((const __m128i *)(skim_prefix + 16 - j)));
+		sad = _mm_sad_epu8(_mm_and_si128(val, pre), z);
+		*tail = (uint64_t)_mm_cvtsi128_si64(sad) + (uint64_t)_mm_extract_epi16(sad, 4);
+	}
+	return j;
+}
+#endif
+
 /* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
  * credit progress and look for a cancel as for pace().
  * Returns 0, or -pte_canceled. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default"), noinline))
+#endif
 static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		     uint64_t off, struct tm_model *tm, uint64_t *credited,
 		     struct gacc *g)
@@ -1886,6 +1951,16 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 				unsigned b = *p, sz;
 				uint64_t v;
 
+#if defined(__x86_64__)
+				if (batch && skim_size[b] == 1) {
+					unsigned j = tsk16(p, &bsum, &bn, &bset, &btail, &btn);
+
+					if (j) {
+						p += j;
+						continue;
+					}
+				}
+#endif
 				if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
 					v = b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3;
 					if (batch) {
@@ -1986,6 +2061,7 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 		const struct img_span *sp = &img->spans[si];
 
 		pthread_once(&tsk_once, tsk_fill);
+		pthread_once(&skim_once, skim_fill);	/* tsk16() */
 		return time_skim(idx, sp->data + (off - sp->off),
 				 sp->data + (end - sp->off), off, tm, credited, g);
 	}
