@@ -19,8 +19,8 @@
  * instruction), kept in a two-way table of fixed size.
  *
  * libipt 2.0.5's verdicts are reproduced where our packet decoder (pkt.h)
- * is more lenient or knows newer packets (libipt_payload(), q_fetch()),
- * and its synchronisation search is emulated (q_find_psb()).
+ * is more lenient or knows newer packets, and its synchronisation search
+ * is emulated (flow_pkt.c: libipt_payload(), q_fetch(), q_find_psb()).
  */
 #include "flow_int.h"
 
