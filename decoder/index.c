@@ -2625,10 +2625,10 @@ void idx_cancel(struct idx *idx)
 }
 
 /* How much of the whole build @p is, the phases weighted by their cost
- * per byte (1 : 10 : 40, as for the eta). */
+ * per byte (1 : 10 : 20, as for the eta). */
 static double progress_frac(const struct idx *idx, const struct idx_progress *p)
 {
-	double w[3] = { 1, 10, 40 }, all = w[0], before = 0, part;
+	double w[3] = { 1, 10, 20 }, all = w[0], before = 0, part;
 
 	if (p->finished)
 		return 1;
@@ -2677,7 +2677,7 @@ void idx_progress(const struct idx *idx, struct idx_progress *p)
 	p->eta = -1;
 	/* The phases' relative speeds, as measured (bench_index, CPU
 	 * seconds): summaries at about a tenth of the scan's speed, the time
-	 * pass at about a quarter of the summaries'. */
+	 * pass at about half the summaries'. */
 	if (p->finished) {
 		p->eta = 0;
 	} else if (p->rate > 0 && p->phase == IDX_SCAN) {
@@ -2686,12 +2686,12 @@ void idx_progress(const struct idx *idx, struct idx_progress *p)
 		if (!idx->phase1_only)
 			p->eta += (double)idx->img->size / (p->rate / 10);
 		if (!idx->phase1_only && idx->time_pass)
-			p->eta += (double)idx->img->size / (p->rate / 40);
+			p->eta += (double)idx->img->size / (p->rate / 20);
 	} else if (p->rate > 0 && p->phase == IDX_SEGMENTS) {
 		rate2 = p->rate;
 		p->eta = (double)(p->total - p->done) / rate2;
 		if (idx->time_pass)
-			p->eta += (double)p->total / (rate2 / 4);
+			p->eta += (double)p->total / (rate2 / 2);
 	} else if (p->rate > 0 && p->phase == IDX_TIME) {
 		p->eta = (double)(p->total - p->done) / p->rate;
 	}
