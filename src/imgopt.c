@@ -473,7 +473,8 @@ static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 static int imgopt_sideband(struct imgset *s)
 {
 	char hex[2 * SB_BUILD_ID_MAX + 1], why[600];
-	struct imgopt_obj **found;
+	size_t *found;		/* object index + 1 per map; 0 none (the
+				 * objects move as more are opened) */
 	uint8_t *tried;
 	size_t i, j, n = sb_nmaps(s->sb);
 	int ret = 0, pass;
@@ -506,9 +507,11 @@ static int imgopt_sideband(struct imgset *s)
 				continue;
 			}
 			if (!tried[k]) {
+				struct imgopt_obj *o = imgopt_find(s, m, hex,
+								   why, sizeof(why));
+
 				tried[k] = 1;
-				found[k] = imgopt_find(s, m, hex, why,
-						       sizeof(why));
+				found[k] = o ? (size_t)(o - s->objs) + 1 : 0;
 				if (!found[k] && !imgopt_told(s, m->filename)) {
 					ret = imgopt_say(s, "no code for %s%s"
 						"%s%s: its instructions are "
@@ -520,7 +523,8 @@ static int imgopt_sideband(struct imgset *s)
 				}
 			}
 			if (found[k]) {
-				ret = imgopt_map(s, sp->asid, m, found[k]);
+				ret = imgopt_map(s, sp->asid, m,
+						 &s->objs[found[k] - 1]);
 				if (ret)
 					goto out_free;
 			}

@@ -458,10 +458,10 @@ static int sb_pid_set(struct sb_pid *p, uint64_t tsc, uint64_t asid)
 static struct sb_space *sb_space_of(struct sb *sb, uint64_t asid);
 
 /* A new address space @asid of @pid holding the maps of space @from
- * (SB_ASID_NONE: none) except those overlapping [@lo, @hi).
- * Returns its index or -1. */
+ * (SB_ASID_NONE: none) recorded at perf time @since or later, except those
+ * overlapping [@lo, @hi).  Returns its index or -1. */
 static long sb_space_new(struct sb *sb, int32_t pid, uint64_t asid,
-			 uint64_t from, uint64_t lo, uint64_t hi)
+			 uint64_t from, uint64_t since, uint64_t lo, uint64_t hi)
 {
 	const struct sb_space *copy;
 	struct sb_space *s;
@@ -479,7 +479,8 @@ static long sb_space_new(struct sb *sb, int32_t pid, uint64_t asid,
 		for (i = 0; i < copy->nmaps; i++) {
 			const struct sb_map *m = &sb->maps[copy->maps[i]];
 
-			if (m->start < hi && lo < m->start + m->len)
+			if ((m->start < hi && lo < m->start + m->len) ||
+			    m->time < since)
 				continue;
 			maps[n++] = copy->maps[i];
 		}
@@ -530,7 +531,7 @@ static int sb_build_spaces(struct sb *sb)
 	for (i = 0; i < sb->nmaps; i++)
 		have_kernel |= sb->maps[i].kernel;
 	if (have_kernel &&
-	    sb_space_new(sb, -1, SB_ASID_KERNEL, SB_ASID_NONE, 0, 0) < 0)
+	    sb_space_new(sb, -1, SB_ASID_KERNEL, SB_ASID_NONE, 0, 0, 0) < 0)
 		return -pte_nomem;
 	for (i = 0; i < sb->nrecs; i++) {
 		const struct sb_rec *x = &sb->recs[i];
@@ -560,7 +561,7 @@ static int sb_build_spaces(struct sb *sb)
 			}
 			if (!cur || overlap) {
 				k = sb_space_new(sb, m->pid, next++,
-						 cur ? cur->asid : SB_ASID_NONE,
+						 cur ? cur->asid : SB_ASID_NONE, 0,
 						 m->start, m->start + m->len);
 				if (k < 0)
 					return -pte_nomem;
@@ -576,9 +577,17 @@ static int sb_build_spaces(struct sb *sb)
 		case SB_K_COMM:
 			if (!x->exec || x->pid < 0)
 				break;
+			/*
+			 * The old image goes.  The kernel writes the COMM
+			 * before the new image's MMAPs; a writer that puts
+			 * them first gives them the exec's own time: those
+			 * stay.
+			 */
 			p = sb_pid_get(sb, x->pid, 1);
-			k = sb_space_new(sb, x->pid, next++, SB_ASID_NONE, 0,
-					 0);
+			if (!p)
+				return -pte_nomem;
+			k = sb_space_new(sb, x->pid, next++, sb_pid_cur(p),
+					 x->have_time ? x->time : 0, 0, 0);
 			if (!p || k < 0)
 				return -pte_nomem;
 			err = sb_pid_set(p, x->tsc, sb->spaces[k].asid);

@@ -68,6 +68,13 @@ static int setup(void **state)
 	pw_mmap(&d, 300, 301, 4500, 0, 0x400000, 0x1000, 0, "/bin/old", 0);
 	pw_mmap(&d, 300, 301, 4600, 0, 0x600000, 0x1000, 0, "/bin/old", 1);
 	pw_task(&d, 1, 200, 100, 200, 100, 9000, 1);
+	/* a writer that puts the new image's MMAPs before the exec's COMM,
+	 * at its time (tools/ptrecord) */
+	pw_mmap2(&d, 500, 500, 7500, 1, 0x400000, 0x1000, 0, "/bin/old5",
+		 NULL, 0);
+	pw_mmap2(&d, 500, 500, 8000, 1, 0x500000, 0x1000, 0, "/bin/five",
+		 NULL, 0);
+	pw_comm(&d, 500, 500, 8000, 1, "five", 1);
 	pw_auxtrace(&d, 0);
 	pw_auxtrace(&d, 1);
 	pw_build_id(&b, 100, bid_prog, "/bin/prog", 0);
@@ -142,7 +149,7 @@ static void test_maps(void **state)
 
 	(void)state;
 	/* the data mapping of /bin/old is not code */
-	assert_int_equal(sb_nmaps(sb), 6);
+	assert_int_equal(sb_nmaps(sb), 8);
 	for (i = 1; i < sb_nmaps(sb); i++)
 		assert_true(sb_map(sb, i - 1)->time <= sb_map(sb, i)->time);
 	m = in_space(sb, SB_ASID_KERNEL, "[kernel.kallsyms]_text");
@@ -170,8 +177,8 @@ static void test_maps(void **state)
 		}
 	}
 	sb_stats(sb, &st);
-	assert_int_equal(st.nmmap, 6);
-	assert_int_equal(st.ncomm, 3);
+	assert_int_equal(st.nmmap, 8);
+	assert_int_equal(st.ncomm, 4);
 	assert_int_equal(st.nfork, 2);
 	assert_int_equal(st.nexit, 1);
 	assert_int_equal(st.nswitch, 3);
@@ -214,6 +221,10 @@ static void test_spaces(void **state)
 	/* a thread is its process */
 	assert_int_equal(sb_pid_asid(sb, 999, 10), SB_ASID_NONE);
 	assert_non_null(in_space(sb, sb_pid_asid(sb, 300, 5000), "/bin/old"));
+	/* the exec keeps the mappings of its own time, not the older ones */
+	assert_non_null(in_space(sb, sb_pid_asid(sb, 500, 8000), "/bin/five"));
+	assert_null(in_space(sb, sb_pid_asid(sb, 500, 8000), "/bin/old5"));
+	assert_non_null(in_space(sb, sb_pid_asid(sb, 500, 7600), "/bin/old5"));
 	sb_free(sb);
 	trace_close(t);
 }
@@ -295,20 +306,20 @@ static void test_slices_events(void **state)
 			assert_true(sb_event(sb, i - 1)->tsc <= e->tsc);
 		nfork += e->kind == SB_EV_FORK;
 		nexit += e->kind == SB_EV_EXIT;
-		if (e->kind == SB_EV_EXEC) {
-			nexec++;
+		if (e->kind == SB_EV_EXEC && e->pid == 100) {
 			assert_string_equal(e->name, "newprog");
 			assert_int_equal(e->tsc, 6000);
 			assert_true(e->have_tsc);
 		}
+		nexec += e->kind == SB_EV_EXEC;
 		if (e->kind == SB_EV_MMAP)
 			nmmap++;
 	}
 	assert_null(sb_event(sb, sb_nevents(sb)));
 	assert_int_equal(nfork, 2);
 	assert_int_equal(nexit, 1);
-	assert_int_equal(nexec, 1);
-	assert_int_equal(nmmap, 5);	/* the kernel's is not a process's */
+	assert_int_equal(nexec, 2);
+	assert_int_equal(nmmap, 7);	/* the kernel's is not a process's */
 	sb_free(sb);
 	trace_close(t);
 }
