@@ -1860,8 +1860,9 @@ static void tsk_fill(void)
  * (CYC-eligible) among them sets *@set and restarts the tail; the CYCs
  * after the last one go to *@tail and *@tail_n.  Returns how many bytes.
  */
-static inline unsigned tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
-			     int *set, uint64_t *tail, uint64_t *tail_n)
+static inline __attribute__((always_inline)) unsigned
+tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
+     int *set, uint64_t *tail, uint64_t *tail_n)
 {
 	const __m128i z = _mm_setzero_si128();
 	__m128i v = _mm_loadu_si128((const __m128i *)p);
