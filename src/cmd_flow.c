@@ -384,7 +384,8 @@ static void sum_print(struct summary *s, const struct flow_stats *st)
 
 	sum_close(s, NULL);
 	any = s->cyc_exact || s->cyc_bounded;
-	qsort(s->rows, s->n, sizeof(s->rows[0]), cmp_rows);
+	if (s->n)	/* rows is NULL when nothing was decoded */
+		qsort(s->rows, s->n, sizeof(s->rows[0]), cmp_rows);
 	printf("%-40s %14s %14s %14s %14s\n", "function (or code segment)",
 	       "instructions", "branches", "cycles exact", "cycles bounded");
 	for (i = 0; i < s->n; i++)
