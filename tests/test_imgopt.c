@@ -243,6 +243,34 @@ static void test_elf_option(void **state)
 	imgopt_release(&o);
 }
 
+static void test_kallsyms(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	char path[200], buf[64];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kallsyms", fix.dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _stext\nffffffff81000100 t do_idle\n", f);
+	fclose(f);
+	imgopt_init(&o);
+	o.kallsyms = path;
+	s = load(&o, NULL, &t);
+	/* kernel names in every address space, no code */
+	imgopt_symbol(s, 0, 0xffffffff81000010ull, buf, sizeof(buf));
+	assert_string_equal(buf, "_stext+0x10");
+	imgopt_symbol(s, 5, 0xffffffff81000104ull, buf, sizeof(buf));
+	assert_string_equal(buf, "do_idle+0x4");
+	assert_int_equal(imgopt_symbol(s, 0, 0x401000, buf, sizeof(buf)), 0);
+	assert_int_equal(mi_count(imgopt_mi(s)), 0);
+	imgopt_free(s);
+	imgopt_release(&o);
+}
+
 static void test_bad_options(void **state)
 {
 	struct imgopt o;
@@ -555,6 +583,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_elf_option),
+		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_recorded_path),
 		cmocka_unit_test(test_reader),
