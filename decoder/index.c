@@ -1913,6 +1913,19 @@ tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
 	}
 	return j;
 }
+
+/* Outside a run of CYCs, with no CYC pending: the leading pads and tnt.8s
+ * among the 16 bytes at @p, which change nothing.  Returns how many. */
+static inline unsigned tsk_plain16(const uint8_t *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)p);
+	unsigned meven = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(1)), _mm_setzero_si128()));
+	unsigned mtwo = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(2)));
+	unsigned ok = meven & ~mtwo & 0xffff;
+
+	return ok == 0xffff ? 16 : (unsigned)__builtin_ctz(~ok);
+}
 #endif
 
 /* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
@@ -1960,6 +1973,9 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 						p += j;
 						continue;
 					}
+				} else if (!acted && !(b & 1) && b != 2) {
+					p += tsk_plain16(p);
+					continue;
 				}
 #endif
 				if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
@@ -1993,6 +2009,20 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 						}
 					}
 					p += sz;
+					continue;
+				}
+				if (b == 2 && p[1] == 0xa3 &&
+				    (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
+					/* tnt.64 (a zero payload is an error) */
+					if (batch) {
+						bset = 1;
+						btail = btn = 0;
+					} else if (acted) {
+						fast.type = PKT_TNT64;
+						tm_advance(tm, &fast);
+						acted = 0;
+					}
+					p += 8;
 					continue;
 				}
 				if (batch) {
