@@ -93,6 +93,7 @@ static void i_context(struct flow *f)
 static void rs_init(struct flow *f)
 {
 	f->rs_top = f->rs_bottom = 0;
+	f->rs_clear_due = 0;
 }
 
 static void rs_push(struct flow *f, uint64_t ip)

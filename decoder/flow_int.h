@@ -129,6 +129,8 @@ struct flow {
 	uint8_t bound_paging, bound_vmcs, bound_ptwrite;
 	uint64_t retstack[RETSTACK_SIZE + 1];
 	uint8_t rs_top, rs_bottom;
+	uint8_t rs_clear_due;	/* empty the stack once the TNT bits read
+				 * before the last PSB are used up */
 	uint64_t cr3, vmcs;
 	uint8_t have_cr3, have_vmcs;
 	uint64_t asid;		/* the block cache's address space (i_context()) */

@@ -444,8 +444,13 @@ static int q_decode_psb(struct flow *f)
 			break;
 		/* PSBEND ends PSB+, and so does an OVF in it */
 		if (qk_flags[f->nk] & QF_PSBEND) {
-			/* no return is compressed across a PSB */
-			f->rs_top = f->rs_bottom = 0;
+			/* No return is compressed across a PSB (SDM 36.3.7),
+			 * but the PSB is read ahead: TNT bits still cached
+			 * are of returns before it, which use the stack. */
+			if (f->tnt_mask)
+				f->rs_clear_due = 1;
+			else
+				f->rs_top = f->rs_bottom = 0;
 			return 0;
 		}
 		if (!(qk_flags[f->nk] & QF_HEADER)) {
@@ -1173,10 +1178,21 @@ static int q_cache_tnt(struct flow *f)
 	return 0;
 }
 
+/* Empty the call stack if a PSB read ahead asked for it and the TNT bits
+ * from before that PSB are used up. */
+static void q_settle_stack(struct flow *f)
+{
+	if (f->rs_clear_due && !f->tnt_mask) {
+		f->rs_top = f->rs_bottom = 0;
+		f->rs_clear_due = 0;
+	}
+}
+
 int fq_cond_branch(struct flow *f, int *taken)
 {
 	int err;
 
+	q_settle_stack(f);
 	if (!f->tnt_mask) {
 		err = q_cache_tnt(f);
 		if (err < 0)
@@ -1191,6 +1207,7 @@ int fq_indirect_branch(struct flow *f, uint64_t *addr)
 {
 	int err, flags = 0;
 
+	q_settle_stack(f);
 	for (;;) {
 		enum qk k;
 
@@ -1229,6 +1246,7 @@ int fq_event(struct flow *f, struct ev *out)
 
 	if (f->tnt_mask)
 		return -FLOW_E_BAD_QUERY;
+	q_settle_stack(f);
 	for (;;) {
 		if (!f->have_next)
 			return q_provoke(f);
