@@ -38,7 +38,8 @@ static double pane_cycles_tsc(const struct win_row *row)
  * by a clamp) rather than estimated between such packets. */
 static int pane_cycles_anchor(const struct win_row *row)
 {
-	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL | TM_F_LOST))
+	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL |
+			     TM_F_LOST | TM_F_UNTIED))
 		return 0;
 	return row->pkt.type == PKT_TSC || row->pkt.type == PKT_MTC;
 }
@@ -145,6 +146,8 @@ const char *pane_cycles_trouble(const struct win_row *row)
 		return "TMA without a TSC";
 	if (row->ts.flags & TM_F_CLAMPED)
 		return "behind the estimate (held)";
+	if (row->ts.flags & TM_F_UNTIED)
+		return "MTC not tied to the crystal clock: at the estimate";
 	/* An OVF says so itself. */
 	if ((row->ts.flags & TM_F_LOST) && row->pkt.type != PKT_OVF)
 		return "data lost: time a guess until a TSC";
