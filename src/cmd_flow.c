@@ -10,6 +10,11 @@
  * Shown events: every one but status updates (a PSB+ restating the state)
  * other than the execution mode, and not the timing ones (cbr, mnt): the
  * flow is about instructions.
+ *
+ * The timing options (timing_opt.h) override what a perf.data recorded, as
+ * for dump: they time the --summary (its cycles come from CYC packets
+ * alone; its time needs the TSC frequency) and the matching of offsets to
+ * sideband time.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,6 +34,9 @@
 #include "offtsc.h"
 #include "ptdec.h"
 #include "range.h"
+#include "timing_opt.h"
+#include "tm.h"
+#include "tm_config.h"
 #include "trace.h"
 
 static void usage(FILE *f)
@@ -55,8 +63,17 @@ static void usage(FILE *f)
 "                   decided it\n"
 "  --summary        instructions, branches and CYC cycles (exact and\n"
 "                   bounded apart) per function (per code segment where\n"
-"                   there are no symbols), not the flow\n"
-"  --quiet          print nothing but errors\n",
+"                   there are no symbols), not the flow, and the time\n"
+"                   it spans (in ms with a TSC frequency)\n"
+"  --quiet          print nothing but errors\n"
+"\n"
+"timing options (override what a perf.data file recorded):\n"
+"  --cpu f/m[/s]|auto|none  the recording CPU (for errata such as SKL168)\n"
+"  --mtc-freq N     IA32_RTIT_CTL.MTCFreq\n"
+"  --nom-freq N     the max non-turbo ratio (P1)\n"
+"  --cpuid-0x15.eax N, --cpuid-0x15.ebx N   the TSC:crystal clock ratio\n"
+"  --cpuid-0x15.ecx HZ  the crystal clock frequency\n"
+"  --tsc-freq HZ    the TSC frequency: --summary's time (e.g. 2.4GHz)\n",
 		/* imgopt's lines but its heading and --raw (above) */
 		strstr(imgopt_usage(), "  --elf"));
 }
@@ -246,6 +263,11 @@ struct summary {
 	uint64_t win_n[SUM_WIN];	/* and their instructions */
 	size_t nwin;
 	uint64_t win_insns;
+	const struct tm_config *cfg;	/* converts TSC ticks to time */
+	int have_tsc;		/* t0, t1: the first and last deciding
+				 * packets' estimated TSC */
+	uint64_t t0, t1;
+	uint32_t tflags;	/* the stamps' flags from t0 to t1 */
 };
 
 /* Close the window at the stamp @next of the packet after it (NULL: the
@@ -298,6 +320,13 @@ static void sum_cycles(struct summary *s, const struct flow_rec *r, size_t row)
 		s->win_off = r->offset;
 		s->win_st = st;
 		s->win_stamped = stamped;
+		if (stamped && (st.flags & TM_F_TSC) && !(st.flags & TM_F_REL)) {
+			if (!s->have_tsc)
+				s->t0 = st.tsc;
+			s->t1 = st.tsc;
+			s->have_tsc = 1;
+			s->tflags |= st.flags;
+		}
 	}
 	for (i = 0; i < s->nwin && s->win_row[i] != row; i++)
 		;
@@ -367,6 +396,64 @@ static int cmp_rows(const void *a, const void *b)
 	return x->insns < y->insns ? 1 : x->insns > y->insns ? -1 : 0;
 }
 
+/* The names of tm_config_tsc_source()'s sources, as the user gave them. */
+static const char *hz_source(enum tm_hz_source src)
+{
+	switch (src) {
+	case TM_HZ_PERF:
+		return "perf's TIME_CONV";
+	case TM_HZ_GIVEN:
+		return "--tsc-freq";
+	case TM_HZ_CPUID:
+		return "--cpuid-0x15.*";
+	case TM_HZ_MODEL:
+		return "--cpuid-0x15.eax/ebx and the CPU model's crystal clock";
+	default:
+		return "?";
+	}
+}
+
+/* The "time" line: the estimated TSC span of the decoded packets, and in
+ * milliseconds where the TSC frequency is known (never guessed from P1). */
+static void sum_time(const struct summary *s)
+{
+	uint64_t ns0, ns1, hz, d;
+	int cycles = s->cyc_exact || s->cyc_bounded, low;
+
+	if (!s->have_tsc) {
+		printf("time: unknown (no TSC packet before the instructions)\n");
+		return;
+	}
+	/* without the MTC and crystal configuration MTCs are ignored, and
+	 * without it or P1 CYCs cannot be timed: the estimate then holds
+	 * between TSC packets */
+	low = (s->tflags & (TM_F_NO_CONFIG | TM_F_UNCAL)) || !s->cfg ||
+	      (!(s->cfg->have_mtc_freq && s->cfg->have_cpuid_15) &&
+	       !(s->cfg->have_nom_freq && cycles));
+	d = s->t1 - s->t0;
+	printf("time: %s%" PRIu64 " TSC ticks%s from the first to the last "
+	       "deciding packet", low ? "at least " : "", d,
+	       low ? "" : " (estimated)");
+	if (s->cfg && !tm_tsc_to_ns(s->cfg, s->t0, &ns0) &&
+	    !tm_tsc_to_ns(s->cfg, s->t1, &ns1) && ns1 >= ns0) {
+		d = ns1 - ns0;
+		printf(", %s%" PRIu64 ".%06" PRIu64 " ms", low ? "at least " : "",
+		       d / 1000000, d % 1000000);
+		/* perf's conversion is no frequency of its own */
+		hz = tm_config_tsc_source(s->cfg) == TM_HZ_PERF ? 0 :
+		     tm_tsc_hz(s->cfg, 0);
+		if (hz)
+			printf(" at %" PRIu64 " Hz", hz);
+		printf(" (%s)", hz_source(tm_config_tsc_source(s->cfg)));
+	} else {
+		printf("; no TSC frequency (--tsc-freq, --cpuid-0x15.*)");
+	}
+	if (low)
+		printf("; a lower bound: MTC or CYC packets could not be timed "
+		       "(--mtc-freq, --cpuid-0x15.*, --nom-freq)");
+	printf("\n");
+}
+
 /* A cycle count, or "-" where no cycles were counted at all. */
 static const char *cyc_str(char *buf, size_t len, uint64_t v, int any)
 {
@@ -401,6 +488,7 @@ static void sum_print(struct summary *s, const struct flow_stats *st)
 	printf("%" PRIu64 " events, %" PRIu64 " decode errors; cycles from CYC "
 	       "packets between the packets that decided the instructions%s\n",
 	       s->events, s->errors, any ? "" : " (the trace has none)");
+	sum_time(s);
 	printf("block cache: %" PRIu64 " hits, %" PRIu64 " misses\n",
 	       st->cache_hits, st->cache_misses);
 }
@@ -485,6 +573,7 @@ int cmd_flow_main(int argc, char **argv)
 {
 	struct flow_cmd fc;
 	struct flow_config cfg;
+	struct tm_config timing;
 	struct flow_stats st;
 	struct summary sum;
 	struct flow_job job;
@@ -497,6 +586,7 @@ int cmd_flow_main(int argc, char **argv)
 
 	memset(&fc, 0, sizeof(fc));
 	memset(&sum, 0, sizeof(sum));
+	memset(&timing, 0, sizeof(timing));
 	if (mi_new(&fc.mi) < 0) {
 		fprintf(stderr, "ptbrowse flow: out of memory\n");
 		return 1;
@@ -553,6 +643,9 @@ int cmd_flow_main(int argc, char **argv)
 		} else if ((r = imgopt_arg(&fc.io, argc, argv, &i, "flow"))) {
 			if (r < 0)
 				goto out;
+		} else if ((r = timing_arg(&timing, argc, argv, &i, "flow"))) {
+			if (r < 0)
+				goto out;
 		} else {
 			fprintf(stderr, "ptbrowse flow: unknown option: %s\n", a);
 			usage(stderr);
@@ -595,6 +688,15 @@ int cmd_flow_main(int argc, char **argv)
 			"(size 0x%" PRIx64 ")\n", path, t->streams[idx].img.size);
 		goto out;
 	}
+	/* the command line wins over what the file recorded, for the
+	 * summary's time and the sideband's (every stream's: imgopt) */
+	for (i = 0; (size_t)i < t->nstreams; i++) {
+		struct tm_config c = timing;
+
+		tm_config_merge(&c, &t->streams[i].timing);
+		t->streams[i].timing = c;
+	}
+	sum.cfg = &t->streams[idx].timing;
 	fc.io.mi = fc.mi;
 	if (imgopt_load(&fc.set, &fc.io, t, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ptbrowse flow: %s\n", err);

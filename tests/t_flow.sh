@@ -4,7 +4,8 @@
 # expected/NAME.flow.gz, dyn_test's decode errors included) and equals
 # tools/iptflow (libipt run here); --raw given on the command line does as
 # --options; a range starts at a PSB; the full form disassembles; --summary
-# counts what --insn-only lists, and cycles where there are CYC packets;
+# counts what --insn-only lists, and cycles where there are CYC packets,
+# the same with the timing options, which add its time in ms;
 # bad images get one clear line naming the file and exit 1.
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}" "${BUILD:?}"
@@ -89,7 +90,37 @@ if [ -x "$BUILD/tools/ptrecord" ] && [ -x "$BUILD/progs/p_loops" ]; then
 		echo "FAIL --summary cycles $got (the CYC packets hold $cyc)"; cat "$tmp/sum"; fail=1
 	fi
 	grep '^total' "$tmp/sum" | grep -q ' - ' && { echo "FAIL cycles shown as unknown"; fail=1; }
+	# the timing options (ptrecord's configuration, which a raw trace
+	# does not carry): the same instructions and CYC cycles, and a time
+	# in ms only with them; without them the TSC span is a lower bound
+	"$PTBROWSE" flow --summary --options "$tmp/loops.pt.options" --cpu 6/78/3 \
+		--mtc-freq 3 --nom-freq=12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 \
+		--tsc-freq 2GHz "$tmp/loops.pt" >"$tmp/sumt" 2>"$tmp/err"
+	if [ "$(grep '^total' "$tmp/sum")" = "$(grep '^total' "$tmp/sumt")" ] &&
+	   grep -q '^time: [1-9][0-9]* TSC ticks (estimated) .*, [0-9]*\.[0-9]\{6\} ms at 2000000000 Hz (--tsc-freq)$' "$tmp/sumt" &&
+	   ! grep -q ' ms' "$tmp/sum" && grep -q '^time: at least .*a lower bound' "$tmp/sum"; then
+		echo "ok   --summary with the timing options: the same cycles, and $(grep '^time' "$tmp/sumt" | grep -o '[0-9.]* ms')"
+	else
+		echo "FAIL --summary with the timing options: $(grep -e '^total' -e '^time' "$tmp/sum" "$tmp/sumt") $(cat "$tmp/err")"; fail=1
+	fi
+	# CPUID.15H alone gives the frequency too: the model's 24 MHz crystal
+	"$PTBROWSE" flow --summary --options "$tmp/loops.pt.options" --cpu 6/78 \
+		--mtc-freq 3 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 "$tmp/loops.pt" |
+		grep -q '^time: .* ms at 1200000000 Hz (--cpuid-0x15.eax/ebx and the CPU model' ||
+		{ echo "FAIL --summary time from CPUID.15H and the model's crystal"; fail=1; }
 fi
+# a bad timing value: one line, exit 2
+for o in "--mtc-freq abc" "--tsc-freq=fast" "--cpu 6/x"; do
+	# shellcheck disable=SC2086
+	"$PTBROWSE" flow --summary $o "$dir/unzip_trace.pt" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^ptbrowse flow: ${o%%[ =]*}: bad argument" "$tmp/err" &&
+	   [ ! -s "$tmp/out" ]; then
+		echo "ok   $(cat "$tmp/err")"
+	else
+		echo "FAIL flow $o: exit $rc, $(cat "$tmp/err")"; fail=1
+	fi
+done
 "$PTBROWSE" flow --summary --options "$dir/unzip.options" "$dir/unzip_trace.pt" |
 	grep -q '^total  *149576  *46761  *-  *-$' || { echo "FAIL cycles where the trace has no CYC"; fail=1; }
 

@@ -48,6 +48,10 @@ same_as_log() {
 
 # 1. The files at their recorded paths.
 same_as_log "$tmp/thr.perf" "recorded paths"
+# the timing options override the file's (here with its own values): the
+# sideband is still matched at the right places
+same_as_log "$tmp/thr.perf" "timing options" --cpu 6/78/3 --mtc-freq 3 --nom-freq 12 \
+	--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 --tsc-freq 1.2GHz
 "$PTBROWSE" flow --stream cpu0 "$tmp/thr.perf" >"$tmp/full" 2>"$tmp/err"
 # (the vDSO has no file: said so, and the trace never runs it here)
 grep 'no code for' "$tmp/err" | grep -qv 'no code for \[vdso\]: .*(no file behind it)' &&
