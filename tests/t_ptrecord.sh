@@ -260,6 +260,35 @@ out=$("$rec" -q -o "$tmp/f.pt" /bin/true 2>&1)
 [ $? -eq 1 ] && printf '%s\n' "$out" | grep -q "no symbol 'main'.*--from-exec" ||
 	bad "a stripped program: '$out'"
 
+# The outputs go through safefile: never over the traced program; a
+# recording that fails (here: past the file size limit, SIGXFSZ) leaves
+# what had the name before and no file of its own; a FIFO is refused.
+libs=$(cd "$progs" && pwd)
+cp "$progs/p_loops" "$tmp/self"
+out=$(LD_LIBRARY_PATH=$libs "$rec" -q -o "$tmp/self" "$tmp/self" 2>&1 >/dev/null)
+rc=$?
+if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q "self: is the traced program" &&
+   cmp -s "$tmp/self" "$progs/p_loops" && [ "$(ls -A "$tmp" | grep -c '^self')" -eq 1 ]; then
+	echo "ok   -o the traced program: refused, nothing written ($out)"
+else
+	bad "-o the traced program: exit $rc, '$out', $(ls -A "$tmp" | grep '^self' | tr '\n' ' ')"
+fi
+echo old > "$tmp/old.pt"
+nfiles=$(find "$tmp" -type f | wc -l)
+# (in a command substitution whose stderr takes the shell's report)
+rc=$( { (ulimit -f 8; exec "$rec" -q -o "$tmp/old.pt" "$progs/p_loops") >/dev/null 2>&1
+	echo $?; } 2>/dev/null)
+if [ $rc -ne 0 ] && [ "$(cat "$tmp/old.pt")" = old ] && [ "$(find "$tmp" -type f | wc -l)" -eq "$nfiles" ]; then
+	echo "ok   a recording that fails (exit $rc) leaves the old file and nothing of its own"
+else
+	bad "a failed recording (exit $rc): $(head -c 20 "$tmp/old.pt" | od -c | head -1), $(find "$tmp" -type f -newer "$tmp/self" | tr '\n' ' ')"
+fi
+mkfifo "$tmp/fifo"
+out=$("$rec" -q -o "$tmp/fifo" "$progs/p_loops" 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s\n' "$out" | grep -q 'fifo: is a FIFO' ||
+	bad "-o a FIFO: exit $rc, '$out'"
+
 if [ -n "$flow_skipped" ]; then
 	echo "skip ptbrowse flow --insn-only: not built yet"
 else

@@ -609,7 +609,9 @@ static void usage(FILE *f)
 "Exit status: 0, 1 if recording failed, 2 on a usage error, 3 if the program\n"
 "exited non-zero or was killed (the trace is written all the same).\n"
 "The timing configuration is ptgen's: --cpu 6/78/3 --mtc-freq 3 --nom-freq 12\n"
-"--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100.\n");
+"--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100.\n"
+"The files replace what had their names only once the whole recording has\n"
+"succeeded (never the traced program); a failed one leaves none.\n");
 }
 
 static uint64_t num_arg(const char *s, const char *opt)
@@ -731,6 +733,8 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	r.pid = start(argv + first, r.o.aslr);
+	/* the outputs: never over the program, removed unless committed */
+	ptr_out_init(r.pid);
 	r.proc = ptr_proc_new(&r.o, r.pid);
 	if (!r.proc || (!r.o.from_exec && run_to_main(&r) < 0)) {
 		kill(r.pid, SIGKILL);
@@ -798,6 +802,14 @@ int main(int argc, char **argv)
 	if (ptr_proc_finish(r.proc) < 0)
 		err = 1;
 	ptr_proc_free(r.proc);
+	/* all or nothing: a failed recording leaves no file behind */
+	if (err) {
+		ptr_out_abort();
+		fprintf(stderr, "ptrecord: %s: recording failed: nothing written\n",
+			r.o.out);
+	} else if (ptr_out_commit() < 0) {
+		err = 1;
+	}
 	if (!r.o.quiet)
 		fprintf(stderr, "ptrecord: %s: %" PRIu64 " instructions on %u "
 			"CPU%s, %" PRIu64 " bytes of trace; cycles and times are "

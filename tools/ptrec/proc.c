@@ -37,6 +37,7 @@ struct ptr_proc {
 	int mem;		/* /proc/PID/mem */
 	FILE *sb, *opts;
 	char *imgdir;		/* OUT.img */
+	int werr;		/* an image could not be written */
 	struct ptr_map *maps;
 	size_t nmaps;
 	const struct ptr_map *last;	/* the mapping of the last lookup */
@@ -206,14 +207,17 @@ static void dump(struct ptr_proc *p, struct ptr_map *m)
 	}
 	image_name(m, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s", p->imgdir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(buf, 1, len, f) != len) {
-		fprintf(stderr, "ptrecord: %s: %s\n", path, strerror(errno));
-		if (f)
-			fclose(f);
+	/* committed with the trace (out.c): no image of a failed recording */
+	f = ptr_out_open(path, 1);
+	if (!f) {
+		p->werr = 1;
 		goto out;
 	}
-	fclose(f);
+	if (fwrite(buf, 1, len, f) != len || fflush(f)) {
+		fprintf(stderr, "ptrecord: %s: %s\n", path, strerror(errno));
+		p->werr = 1;
+		goto out;
+	}
 	if (p->opts) {
 		const char *dir = strrchr(p->imgdir, '/');
 
@@ -244,19 +248,19 @@ struct ptr_proc *ptr_proc_new(const struct ptr_opts *o, pid_t pid)
 	memset(p->page_addr, 0xff, sizeof(p->page_addr));
 	if (asprintf(&p->imgdir, "%s.img", o->out) < 0)
 		p->imgdir = NULL;
-	if (p->imgdir && mkdir(p->imgdir, 0755) && errno != EEXIST)
+	if (p->imgdir && ptr_out_mkdir(p->imgdir) < 0)
 		fprintf(stderr, "ptrecord: %s: %s\n", p->imgdir, strerror(errno));
 	snprintf(path, sizeof(path), "%s.options", o->out);
-	p->opts = fopen(path, "w");
-	if (!p->opts)
-		fprintf(stderr, "ptrecord: %s: %s\n", path, strerror(errno));
+	p->opts = ptr_out_open(path, 1);
 	snprintf(path, sizeof(path), "%s.sideband", o->out);
-	p->sb = fopen(path, "w");
-	if (!p->sb)
-		fprintf(stderr, "ptrecord: %s: %s\n", path, strerror(errno));
-	else
-		fprintf(p->sb, "# ptrecord sideband v1: times in TSC ticks "
-			"(the cycle model's, not measured)\n");
+	p->sb = p->opts ? ptr_out_open(path, 1) : NULL;
+	if (!p->sb) {
+		/* said why; out.c removes what was made */
+		ptr_proc_free(p);
+		return NULL;
+	}
+	fprintf(p->sb, "# ptrecord sideband v1: times in TSC ticks "
+		"(the cycle model's, not measured)\n");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "r");
 	if (f) {
@@ -272,10 +276,7 @@ void ptr_proc_free(struct ptr_proc *p)
 {
 	if (!p)
 		return;
-	if (p->sb)
-		fclose(p->sb);
-	if (p->opts)
-		fclose(p->opts);
+	/* sb and opts are out.c's to close */
 	close(p->mem);
 	free(p->maps);
 	free(p->imgdir);
@@ -486,5 +487,6 @@ int ptr_proc_finish(struct ptr_proc *p)
 	if (err)
 		fprintf(stderr, "ptrecord: %s: writing the sideband or options "
 			"failed: %s\n", p->o->out, strerror(errno));
-	return err;
+	/* an image that could not be written was said when it happened */
+	return err || p->werr ? -1 : 0;
 }

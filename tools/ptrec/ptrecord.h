@@ -105,6 +105,25 @@ uint64_t ptr_stream_bytes(const struct ptr_stream *s);
 int ptr_decode(uint64_t ip, const uint8_t *bytes, size_t n,
 	       struct ptr_insn *insn);
 
+/* out.c: the output files (see there) */
+/* Protect the program traced as @pid from being written over, and remove
+ * the files not committed at exit or on a fatal signal. */
+void ptr_out_init(pid_t pid);
+/* A new output file @path (@made_up: a name derived from -o, never
+ * followed through a symbolic link), written to a temporary file until
+ * ptr_out_commit().  The stream is owned by out.c: never fclose() it.
+ * Returns it, or NULL after printing why (@path refused, no room). */
+FILE *ptr_out_open(const char *path, int made_up);
+/* Make directory @path for outputs (one that exists is fine); a new one
+ * is removed with them if they are not committed (and it is empty).
+ * Returns 0, or -1 with errno set. */
+int ptr_out_mkdir(const char *path);
+/* Rename every output into place.  Returns 0, or -1 after printing what
+ * failed. */
+int ptr_out_commit(void);
+/* Remove every output not committed (a failed recording). */
+void ptr_out_abort(void);
+
 /* proc.c */
 struct ptr_proc;
 

@@ -260,16 +260,13 @@ struct ptr_stream *ptr_stream_open(const struct ptr_opts *o, unsigned cpu,
 	s->o = o;
 	s->cpu = cpu;
 	s->trace_path = trace;
-	s->trace = fopen(trace, "wb");
-	if (!s->trace) {
-		fprintf(stderr, "ptrecord: %s: %s\n", trace, strerror(errno));
+	/* out.c's files: renamed into place only after a good recording */
+	s->trace = ptr_out_open(trace, strcmp(trace, o->out) != 0);
+	if (!s->trace)
 		goto out_free;
-	}
-	s->log = fopen(log, "w");
-	if (!s->log) {
-		fprintf(stderr, "ptrecord: %s: %s\n", log, strerror(errno));
-		goto out_close;
-	}
+	s->log = ptr_out_open(log, 1);
+	if (!s->log)
+		goto out_free;
 	setvbuf(s->log, NULL, _IOFBF, 1 << 16);
 	s->tnt_max = o->cyc ? PTE_TNT8_MAX : PTE_TNT64_MAX;
 	s->rng = (o->seed + 1) * 0x9e3779b97f4a7c15ull + cpu;
@@ -278,8 +275,6 @@ struct ptr_stream *ptr_stream_open(const struct ptr_opts *o, unsigned cpu,
 	plan_mtc(s);
 	put_psb_plus(s, 0);
 	return s;
-out_close:
-	fclose(s->trace);
 out_free:
 	free(s);
 	return NULL;
@@ -294,9 +289,10 @@ int ptr_stream_close(struct ptr_stream *s)
 	stream_put(s, pte_pads(stream_room(s), (unsigned)(-stream_offset(s) & 7)));
 	stream_flush(s);
 	err = s->werr;
-	if (fclose(s->trace) && !err)
-		err = errno;
-	if ((ferror(s->log) | fclose(s->log)) && !err)
+	/* the files are out.c's to close */
+	if ((fflush(s->trace) || ferror(s->trace)) && !err)
+		err = errno ? errno : EIO;
+	if ((fflush(s->log) || ferror(s->log)) && !err)
 		err = errno ? errno : EIO;
 	if (err)
 		fprintf(stderr, "ptrecord: %s: %s\n", s->trace_path, strerror(err));
