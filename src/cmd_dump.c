@@ -535,8 +535,8 @@ static int dump_seek_time(struct dump_state *st, const struct trace *t,
 	ret = 0;
 	goto out_free;
 out_err:
-	fprintf(stderr, "ptbrowse dump: %s: no time model state at 0x%" PRIx64
-		": %s\n", name, psb, pte_strerror(r > 0 ? -pte_no_time : r));
+	esc_line(stderr, "ptbrowse dump: ", "%s: no time model state at 0x%" PRIx64
+		": %s", name, psb, pte_strerror(r > 0 ? -pte_no_time : r));
 out_free:
 	idx_free(x);
 	return ret;
@@ -567,8 +567,8 @@ int cmd_dump_main(int argc, char **argv)
 
 		if (a[0] != '-' || !a[1]) {
 			if (path) {
-				fprintf(stderr, "ptbrowse dump: one trace only "
-						"(got '%s' and '%s')\n", path, a);
+				esc_line(stderr, "ptbrowse dump: ", "one trace only "
+						"(got '%s' and '%s')", path, a);
 				return 2;
 			}
 			path = argv[i];
@@ -597,7 +597,7 @@ int cmd_dump_main(int argc, char **argv)
 			st.opts.show_exec_mode = 1;
 		} else if (!strcmp(a, "--stream")) {
 			if (++i >= argc) {
-				fprintf(stderr, "ptbrowse dump: --stream: missing argument\n");
+				esc_line(stderr, "ptbrowse dump: ", "--stream: missing argument");
 				rc = 2;
 				goto out_close;
 			}
@@ -609,7 +609,7 @@ int cmd_dump_main(int argc, char **argv)
 				goto out_close;
 			}
 			if (!r) {
-				fprintf(stderr, "ptbrowse dump: unknown option: %s\n", a);
+				esc_line(stderr, "ptbrowse dump: ", "unknown option: %s", a);
 				usage(stderr);
 				rc = 2;
 				goto out_close;
@@ -617,7 +617,7 @@ int cmd_dump_main(int argc, char **argv)
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "ptbrowse dump: no trace given\n");
+		esc_line(stderr, "ptbrowse dump: ", "no trace given");
 		usage(stderr);
 		rc = 2;
 		goto out_close;
@@ -625,45 +625,45 @@ int cmd_dump_main(int argc, char **argv)
 	/* the trace's name in messages, escaped (esc.h) */
 	esc_str(name, sizeof(name), path);
 	if (range_split(path, &from, &to, &have_to) < 0) {
-		fprintf(stderr, "ptbrowse dump: %s: bad range (TO must be above FROM)\n",
+		esc_line(stderr, "ptbrowse dump: ", "%s: bad range (TO must be above FROM)",
 			name);
 		rc = 2;
 		goto out_close;
 	}
 	esc_str(name, sizeof(name), path);
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse dump: %s\n", esc_str(ebuf, sizeof(ebuf), err));
+		esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf, sizeof(ebuf), err));
 		goto out_close;
 	}
 	idx = 0;
 	if (stream) {
 		idx = trace_find_stream(t, stream);
 		if (idx < 0) {
-			fprintf(stderr, "ptbrowse dump: %s: no stream '%s'\n",
+			esc_line(stderr, "ptbrowse dump: ", "%s: no stream '%s'",
 				name, stream);
 			goto out_close;
 		}
 	} else if (t->nstreams > 1) {
-		fprintf(stderr, "ptbrowse dump: %s has %zu streams; dumping '%s' "
-				"(choose with --stream)\n", name, t->nstreams,
+		esc_line(stderr, "ptbrowse dump: ", "%s has %zu streams; dumping '%s' "
+				"(choose with --stream)", name, t->nstreams,
 			t->streams[0].name);
 	}
 	if (!t->nstreams) {
-		fprintf(stderr, "ptbrowse dump: %s: no Intel PT data\n", name);
+		esc_line(stderr, "ptbrowse dump: ", "%s: no Intel PT data", name);
 		goto out_close;
 	}
 	st.img = &t->streams[idx].img;
 	if (!have_to)
 		to = st.img->size;
 	if (from >= st.img->size || to > st.img->size) {
-		fprintf(stderr, "ptbrowse dump: %s: range 0x%" PRIx64 "-0x%" PRIx64
-				" is outside the trace (size 0x%" PRIx64 ")\n",
+		esc_line(stderr, "ptbrowse dump: ", "%s: range 0x%" PRIx64 "-0x%" PRIx64
+				" is outside the trace (size 0x%" PRIx64 ")",
 			name, from, to, st.img->size);
 		goto out_close;
 	}
 	if (from || to != st.img->size) {
 		if (clip_image(st.img, from, to, &clipped, &spans) < 0) {
-			fprintf(stderr, "ptbrowse dump: out of memory\n");
+			esc_line(stderr, "ptbrowse dump: ", "out of memory");
 			goto out_close;
 		}
 		st.img = &clipped;
@@ -685,29 +685,29 @@ int cmd_dump_main(int argc, char **argv)
 	rc = 0;
 	out_flush(&out);
 	if (r == -pte_nosync && (from || to != t->streams[idx].img.size))
-		fprintf(stderr, "ptbrowse dump: %s: no PSB in 0x%" PRIx64 "-0x%"
-			PRIx64 "\n", name, from, to);
+		esc_line(stderr, "ptbrowse dump: ", "%s: no PSB in 0x%" PRIx64 "-0x%"
+			PRIx64 "", name, from, to);
 	else if (r == -pte_nosync)
-		fprintf(stderr, "ptbrowse dump: %s: no PSB found: this is not an "
+		esc_line(stderr, "ptbrowse dump: ", "%s: no PSB found: this is not an "
 			"Intel PT trace, or it starts mid-stream without a "
-			"synchronisation point\n", name);
+			"synchronisation point", name);
 	/* what info warns of, when the gap at the end did not say it */
 	if (perfdata_info(t) && perfdata_info(t)->nwarnings && !st.end_loss) {
 		char e[4 * sizeof(perfdata_info(t)->warning)];
 
-		fprintf(stderr, "ptbrowse dump: %s: %u problem%s in the "
-			"perf.data file (ptbrowse info); the first: %s\n", name,
+		esc_line(stderr, "ptbrowse dump: ", "%s: %u problem%s in the "
+			"perf.data file (ptbrowse info); the first: %s", name,
 			perfdata_info(t)->nwarnings,
 			perfdata_info(t)->nwarnings > 1 ? "s" : "",
 			esc_str(e, sizeof(e), perfdata_info(t)->warning));
 	}
 	if (r == -pte_sigbus) {
-		fprintf(stderr, "ptbrowse dump: %s: the file shrank while being "
-			"read\n", name);
+		esc_line(stderr, "ptbrowse dump: ", "%s: the file shrank while being "
+			"read", name);
 		rc = 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ptbrowse dump: write error: %s\n", strerror(errno));
+		esc_line(stderr, "ptbrowse dump: ", "write error: %s", strerror(errno));
 		rc = 1;
 	}
 out_free:

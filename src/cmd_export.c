@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "esc.h"
 #include "export.h"
 #include "image.h"
 #include "marks.h"
@@ -43,7 +44,7 @@ static void usage(FILE *f)
 
 static void report_stderr(void *ctx, const char *msg)
 {
-	fprintf(stderr, "ptbrowse export: %s\n", msg);
+	esc_line(stderr, "ptbrowse export: ", "%s", msg);
 }
 
 /* An offset or a name from @set (NULL: offsets only); @end picks a
@@ -53,8 +54,8 @@ static int resolve(const struct bm_set *set, const char *path,
 {
 	if (!bm_resolve(set, spec, end, off))
 		return 0;
-	fprintf(stderr, "ptbrowse export: %s: '%s' is neither an offset nor a "
-		"mark, bookmark or region of this trace\n", path, spec);
+	esc_line(stderr, "ptbrowse export: ", "%s: '%s' is neither an offset nor a "
+		"mark, bookmark or region of this trace", path, spec);
 	return -1;
 }
 
@@ -77,25 +78,25 @@ int cmd_export_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--stream")) && ++i >= argc) {
-			fprintf(stderr, "ptbrowse export: %s: missing argument\n", a);
+			esc_line(stderr, "ptbrowse export: ", "%s: missing argument", a);
 			return 2;
 		} else if (!strcmp(a, "-o")) {
 			out = argv[i];
 		} else if (!strcmp(a, "--stream")) {
 			stream = argv[i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "ptbrowse export: unknown option: %s\n", a);
+			esc_line(stderr, "ptbrowse export: ", "unknown option: %s", a);
 			usage(stderr);
 			return 2;
 		} else if (npos == 3) {
-			fprintf(stderr, "ptbrowse export: too many arguments: %s\n", a);
+			esc_line(stderr, "ptbrowse export: ", "too many arguments: %s", a);
 			return 2;
 		} else {
 			pos[npos++] = a;
 		}
 	}
 	if (npos < 2 || !out) {
-		fprintf(stderr, "ptbrowse export: %s\n", npos < 2 ?
+		esc_line(stderr, "ptbrowse export: ", "%s", npos < 2 ?
 			"give a trace and a range (FROM TO, or a region)" :
 			"no output file (-o FILE)");
 		usage(stderr);
@@ -104,16 +105,16 @@ int cmd_export_main(int argc, char **argv)
 	path = pos[0];
 	safefile_remove_on_signals();
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse export: %s\n", err);
+		esc_line(stderr, "ptbrowse export: ", "%s", err);
 		return 1;
 	}
 	idx = 0;
 	if (stream && (idx = trace_find_stream(t, stream)) < 0) {
-		fprintf(stderr, "ptbrowse export: %s: no stream '%s'\n", path, stream);
+		esc_line(stderr, "ptbrowse export: ", "%s: no stream '%s'", path, stream);
 		goto out_close;
 	}
 	if (!t->nstreams) {
-		fprintf(stderr, "ptbrowse export: %s: no Intel PT data\n", path);
+		esc_line(stderr, "ptbrowse export: ", "%s: no Intel PT data", path);
 		goto out_close;
 	}
 	img = &t->streams[idx].img;
@@ -126,22 +127,22 @@ int cmd_export_main(int argc, char **argv)
 		goto out_free;
 	/* Binary data on a terminal helps nobody and can upset it. */
 	if (!strcmp(out, "-") && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "ptbrowse export: standard output is a terminal; "
-			"redirect it or give a file (-o FILE)\n");
+		esc_line(stderr, "ptbrowse export: ", "standard output is a terminal; "
+			"redirect it or give a file (-o FILE)");
 		goto out_free;
 	}
 	r = export_slice(t, img, from, to, out, SAFEFILE_STDOUT, &res, err,
 			 sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "ptbrowse export: %s%s%s\n", r == -pte_io ? "" : path,
+		esc_line(stderr, "ptbrowse export: ", "%s%s%s", r == -pte_io ? "" : path,
 			r == -pte_io ? "" : ": ", err);
 		goto out_free;
 	}
 	if (res.gaps)
-		fprintf(stderr, "ptbrowse export: %s: %" PRIu64 " gaps (lost data) "
-			"inside the range are joined in %s\n", path, res.gaps, out);
-	fprintf(stderr, "ptbrowse export: wrote %s: 0x%" PRIx64 "-0x%" PRIx64
-		" of %s (%" PRIu64 " bytes)\n", strcmp(out, "-") ? out :
+		esc_line(stderr, "ptbrowse export: ", "%s: %" PRIu64 " gaps (lost data) "
+			"inside the range are joined in %s", path, res.gaps, out);
+	esc_line(stderr, "ptbrowse export: ", "wrote %s: 0x%" PRIx64 "-0x%" PRIx64
+		" of %s (%" PRIu64 " bytes)", strcmp(out, "-") ? out :
 		"standard output", res.start, res.end, path,
 		res.end - res.start);
 	rc = 0;

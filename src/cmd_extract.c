@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "esc.h"
 #include "perfdata.h"
 #include "safefile.h"
 #include "trace.h"
@@ -88,7 +89,7 @@ static int write_text(const struct trace *t, const char *path, const char *text)
 		goto out_err;
 	return 0;
 out_err:
-	fprintf(stderr, "ptbrowse extract: %s\n", err);
+	esc_line(stderr, "ptbrowse extract: ", "%s", err);
 	return -1;
 }
 
@@ -108,12 +109,12 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 
 	if (snprintf(path, sizeof(path), "%s/%s.%s.pt", dir, base, s->name) >=
 	    (int)sizeof(path)) {
-		fprintf(stderr, "ptbrowse extract: %s: path too long\n", dir);
+		esc_line(stderr, "ptbrowse extract: ", "%s: path too long", dir);
 		return -1;
 	}
 	extract_opts(t, &keep, &o);
 	if (safefile_create(&f, path, &o, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse extract: %s\n", err);
+		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return -1;
 	}
 	job.img = &s->img;
@@ -122,18 +123,18 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 	r = trace_guard(write_spans, &job);
 	if (r == -pte_sigbus) {
 		safefile_abort(f);
-		fprintf(stderr, "ptbrowse extract: %s: the file shrank while "
-			"reading it\n", t->path);
+		esc_line(stderr, "ptbrowse extract: ", "%s: the file shrank while "
+			"reading it", t->path);
 		return -1;
 	}
 	if (r) {
 		safefile_abort(f);
-		fprintf(stderr, "ptbrowse extract: %s: %s\n", path,
+		esc_line(stderr, "ptbrowse extract: ", "%s: %s", path,
 			strerror(job.err));
 		return -1;
 	}
 	if (safefile_commit(f, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse extract: %s\n", err);
+		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return -1;
 	}
 	perfdata_ptdump_options(&s->timing, opts, sizeof(opts));
@@ -143,8 +144,8 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 	for (i = 0; i < s->img.nspans; i++)
 		gaps += s->img.spans[i].gap_before;
 	if (gaps)
-		fprintf(stderr, "ptbrowse extract: %s: stream %s has %" PRIu64
-			" gap(s) (lost or overlapping data); %s joins them\n",
+		esc_line(stderr, "ptbrowse extract: ", "%s: stream %s has %" PRIu64
+			" gap(s) (lost or overlapping data); %s joins them",
 			t->path, s->name, gaps, path);
 	printf("%s %" PRIu64 " bytes%s%s\n", path, s->img.size,
 	       opts[0] ? "; ptdump " : "", opts);
@@ -168,8 +169,8 @@ int cmd_extract_main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--stream")) {
 			if (++i >= argc) {
-				fprintf(stderr, "ptbrowse extract: %s: missing "
-					"argument\n", a);
+				esc_line(stderr, "ptbrowse extract: ", "%s: missing "
+					"argument", a);
 				return 2;
 			}
 			if (a[1] == 'o')
@@ -177,39 +178,39 @@ int cmd_extract_main(int argc, char **argv)
 			else
 				stream = argv[i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "ptbrowse extract: unknown option: %s\n",
+			esc_line(stderr, "ptbrowse extract: ", "unknown option: %s",
 				a);
 			usage(stderr);
 			return 2;
 		} else if (path) {
-			fprintf(stderr, "ptbrowse extract: one trace only\n");
+			esc_line(stderr, "ptbrowse extract: ", "one trace only");
 			return 2;
 		} else {
 			path = a;
 		}
 	}
 	if (!path || !dir) {
-		fprintf(stderr, "ptbrowse extract: %s\n",
+		esc_line(stderr, "ptbrowse extract: ", "%s",
 			path ? "no output directory (-o DIR)" : "no trace given");
 		usage(stderr);
 		return 2;
 	}
 	/* '' would make the outputs /NAME. */
 	if (!*dir) {
-		fprintf(stderr, "ptbrowse extract: -o: empty directory name\n");
+		esc_line(stderr, "ptbrowse extract: ", "-o: empty directory name");
 		return 2;
 	}
 	if (stat(dir, &st) < 0) {
-		fprintf(stderr, "ptbrowse extract: %s: %s\n", dir, strerror(errno));
+		esc_line(stderr, "ptbrowse extract: ", "%s: %s", dir, strerror(errno));
 		return 1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "ptbrowse extract: %s: not a directory\n", dir);
+		esc_line(stderr, "ptbrowse extract: ", "%s: not a directory", dir);
 		return 1;
 	}
 	safefile_remove_on_signals();
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse extract: %s\n", err);
+		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return 1;
 	}
 	base = strrchr(path, '/');
@@ -217,7 +218,7 @@ int cmd_extract_main(int argc, char **argv)
 	if (stream) {
 		idx = trace_find_stream(t, stream);
 		if (idx < 0) {
-			fprintf(stderr, "ptbrowse extract: %s: no stream '%s'\n",
+			esc_line(stderr, "ptbrowse extract: ", "%s: no stream '%s'",
 				path, stream);
 			goto out_close;
 		}

@@ -164,7 +164,7 @@ static int read_options(struct flow_cmd *fc, const char *file)
 	int ret = 0;
 
 	if (!f) {
-		fprintf(stderr, "ptbrowse flow: %s: %s\n", file, strerror(errno));
+		esc_line(stderr, "ptbrowse flow: ", "%s: %s", file, strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -183,7 +183,7 @@ static int read_options(struct flow_cmd *fc, const char *file)
 				arg++;
 		}
 		if (strcmp(p, "--raw") || !arg || !*arg) {
-			fprintf(stderr, "ptbrowse flow: %s:%u: expected '--raw FILE:ADDR'\n",
+			esc_line(stderr, "ptbrowse flow: ", "%s:%u: expected '--raw FILE:ADDR'",
 				file, lineno);
 			ret = -1;
 			break;
@@ -193,7 +193,7 @@ static int read_options(struct flow_cmd *fc, const char *file)
 		else
 			snprintf(spec, sizeof(spec), "%s", arg);
 		if (mi_add_raw(fc->mi, spec, err, sizeof(err)) < 0) {
-			fprintf(stderr, "ptbrowse flow: %s:%u: %s\n", file, lineno, err);
+			esc_line(stderr, "ptbrowse flow: ", "%s:%u: %s", file, lineno, err);
 			ret = -1;
 			break;
 		}
@@ -588,7 +588,7 @@ int cmd_flow_main(int argc, char **argv)
 	memset(&sum, 0, sizeof(sum));
 	memset(&timing, 0, sizeof(timing));
 	if (mi_new(&fc.mi) < 0) {
-		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		return 1;
 	}
 	for (i = 1; i < argc; i++) {
@@ -596,8 +596,8 @@ int cmd_flow_main(int argc, char **argv)
 
 		if (a[0] != '-' || !a[1]) {
 			if (path) {
-				fprintf(stderr, "ptbrowse flow: one trace only "
-						"(got '%s' and '%s')\n", path, a);
+				esc_line(stderr, "ptbrowse flow: ", "one trace only "
+						"(got '%s' and '%s')", path, a);
 				goto out;
 			}
 			path = argv[i];
@@ -617,17 +617,17 @@ int cmd_flow_main(int argc, char **argv)
 			const char *spec = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
 
 			if (!spec) {
-				fprintf(stderr, "ptbrowse flow: --raw: missing FILE:ADDR\n");
+				esc_line(stderr, "ptbrowse flow: ", "--raw: missing FILE:ADDR");
 				goto out;
 			}
 			if (mi_add_raw(fc.mi, spec, err, sizeof(err)) < 0) {
-				fprintf(stderr, "ptbrowse flow: %s\n", err);
+				esc_line(stderr, "ptbrowse flow: ", "%s", err);
 				rc = 1;
 				goto out;
 			}
 		} else if (!strcmp(a, "--options")) {
 			if (++i >= argc) {
-				fprintf(stderr, "ptbrowse flow: --options: missing FILE\n");
+				esc_line(stderr, "ptbrowse flow: ", "--options: missing FILE");
 				goto out;
 			}
 			if (read_options(&fc, argv[i]) < 0) {
@@ -636,7 +636,7 @@ int cmd_flow_main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--stream")) {
 			if (++i >= argc) {
-				fprintf(stderr, "ptbrowse flow: --stream: missing argument\n");
+				esc_line(stderr, "ptbrowse flow: ", "--stream: missing argument");
 				goto out;
 			}
 			stream = argv[i];
@@ -647,45 +647,45 @@ int cmd_flow_main(int argc, char **argv)
 			if (r < 0)
 				goto out;
 		} else {
-			fprintf(stderr, "ptbrowse flow: unknown option: %s\n", a);
+			esc_line(stderr, "ptbrowse flow: ", "unknown option: %s", a);
 			usage(stderr);
 			goto out;
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "ptbrowse flow: no trace given\n");
+		esc_line(stderr, "ptbrowse flow: ", "no trace given");
 		usage(stderr);
 		goto out;
 	}
 	if (range_split(path, &from, &to, &have_to) < 0) {
-		fprintf(stderr, "ptbrowse flow: %s: bad range (TO must be above FROM)\n",
+		esc_line(stderr, "ptbrowse flow: ", "%s: bad range (TO must be above FROM)",
 			path);
 		goto out;
 	}
 	rc = 1;
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse flow: %s\n", err);
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
 		goto out;
 	}
 	if (!t->nstreams) {
-		fprintf(stderr, "ptbrowse flow: %s: no Intel PT data\n", path);
+		esc_line(stderr, "ptbrowse flow: ", "%s: no Intel PT data", path);
 		goto out;
 	}
 	if (stream) {
 		idx = trace_find_stream(t, stream);
 		if (idx < 0) {
-			fprintf(stderr, "ptbrowse flow: %s: no stream '%s'\n", path, stream);
+			esc_line(stderr, "ptbrowse flow: ", "%s: no stream '%s'", path, stream);
 			goto out;
 		}
 	} else if (t->nstreams > 1) {
-		fprintf(stderr, "ptbrowse flow: %s has %zu streams; decoding '%s' "
-				"(choose with --stream)\n", path, t->nstreams,
+		esc_line(stderr, "ptbrowse flow: ", "%s has %zu streams; decoding '%s' "
+				"(choose with --stream)", path, t->nstreams,
 			t->streams[0].name);
 	}
 	if (from >= t->streams[idx].img.size ||
 	    (have_to && to > t->streams[idx].img.size)) {
-		fprintf(stderr, "ptbrowse flow: %s: range is outside the trace "
-			"(size 0x%" PRIx64 ")\n", path, t->streams[idx].img.size);
+		esc_line(stderr, "ptbrowse flow: ", "%s: range is outside the trace "
+			"(size 0x%" PRIx64 ")", path, t->streams[idx].img.size);
 		goto out;
 	}
 	/* the command line wins over what the file recorded, for the
@@ -699,21 +699,21 @@ int cmd_flow_main(int argc, char **argv)
 	sum.cfg = &t->streams[idx].timing;
 	fc.io.mi = fc.mi;
 	if (imgopt_load(&fc.set, &fc.io, t, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse flow: %s\n", err);
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
 		goto out;
 	}
 	/* what has no code, a screenful at most */
 	for (i = 0; (size_t)i < imgopt_nmessages(fc.set) && i < 10; i++)
-		fprintf(stderr, "ptbrowse flow: %s\n", imgopt_message(fc.set, i));
+		esc_line(stderr, "ptbrowse flow: ", "%s", imgopt_message(fc.set, i));
 	if (imgopt_nmessages(fc.set) > 10)
-		fprintf(stderr, "ptbrowse flow: and %zu more files without code\n",
+		esc_line(stderr, "ptbrowse flow: ", "and %zu more files without code",
 			imgopt_nmessages(fc.set) - 10);
 	if (!mi_count(fc.mi))
-		fprintf(stderr, "ptbrowse flow: no code given (--raw, --elf or a "
-			"perf.data's files): every instruction is unknown\n");
+		esc_line(stderr, "ptbrowse flow: ", "no code given (--raw, --elf or a "
+			"perf.data's files): every instruction is unknown");
 	if (offtsc_new(&fc.ot_rec, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
 	    offtsc_new(&fc.ot_read, &t->streams[idx].img, &t->streams[idx].timing) < 0) {
-		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		goto out;
 	}
 	fc.rd.set = fc.set;
@@ -726,7 +726,7 @@ int cmd_flow_main(int argc, char **argv)
 	cfg.read_ctx = &fc;
 	cfg.asid = ctx_asid;
 	if (flow_new(&f, &cfg) < 0 || flow_seek(f, from, have_to ? to : UINT64_MAX) < 0) {
-		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		goto out;
 	}
 	ZydisDecoderInit(&fc.zd[FLOW_MODE_16], ZYDIS_MACHINE_MODE_LEGACY_16,
@@ -741,17 +741,17 @@ int cmd_flow_main(int argc, char **argv)
 	job.sum = fc.summary ? &sum : NULL;
 	if (fc.summary && ft_new(&sum.ft, &t->streams[idx].img,
 				 &t->streams[idx].timing) < 0) {
-		fprintf(stderr, "ptbrowse flow: out of memory\n");
+		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		goto out;
 	}
 	r = trace_guard(run, &job);
 	if (r == -pte_sigbus) {
-		fprintf(stderr, "ptbrowse flow: %s: the file shrank while being read\n",
+		esc_line(stderr, "ptbrowse flow: ", "%s: the file shrank while being read",
 			path);
 		goto out;
 	}
 	if (r < 0) {
-		fprintf(stderr, "ptbrowse flow: %s: %s\n", path, pte_strerror(r));
+		esc_line(stderr, "ptbrowse flow: ", "%s: %s", path, pte_strerror(r));
 		goto out;
 	}
 	if (fc.summary) {
@@ -760,7 +760,7 @@ int cmd_flow_main(int argc, char **argv)
 	}
 	rc = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ptbrowse flow: write error: %s\n", strerror(errno));
+		esc_line(stderr, "ptbrowse flow: ", "write error: %s", strerror(errno));
 		rc = 1;
 	}
 out:

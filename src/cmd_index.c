@@ -252,8 +252,8 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			 strcmp(why, "no cache directory"))
 			/* A cache file that does not check out is never
 			 * trusted; say why it is rebuilt. */
-			fprintf(stderr, "ptbrowse index: %s: index cache ignored (%s), "
-				"rebuilding it\n", t->path, why);
+			esc_line(stderr, "ptbrowse index: ", "%s: index cache ignored (%s), "
+				"rebuilding it", t->path, why);
 	}
 	if (!idx_complete(idx)) {
 		cur_idx = idx;
@@ -273,19 +273,19 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 		trace_advise(t, TRACE_BROWSE);
 		if (ret < 0) {
 			if (ret == -pte_sigbus)
-				fprintf(stderr, "ptbrowse index: %s: the file shrank while "
-					"being indexed\n", t->path);
+				esc_line(stderr, "ptbrowse index: ", "%s: the file shrank while "
+					"being indexed", t->path);
 			else if (ret == -pte_canceled)
-				fprintf(stderr, "ptbrowse index: %s: indexing cancelled\n",
+				esc_line(stderr, "ptbrowse index: ", "%s: indexing cancelled",
 					t->path);
 			else
-				fprintf(stderr, "ptbrowse index: %s: indexing failed: %s\n",
+				esc_line(stderr, "ptbrowse index: ", "%s: indexing failed: %s",
 					t->path, pte_strerror(ret));
 			idx_free(idx);
 			return ret;
 		}
 		if (use_cache && idxcache_save(idx, t, si, NULL, err, sizeof(err)) < 0)
-			fprintf(stderr, "ptbrowse index: warning: index not cached: %s\n", err);
+			esc_line(stderr, "ptbrowse index: ", "warning: index not cached: %s", err);
 	}
 	r->nseeks = idx_nseeks(idx);
 	idx_totals(idx, &r->tot);
@@ -327,13 +327,15 @@ int cmd_index_main(int argc, char **argv)
 	double t0;
 
 	optind = 1;
+	/* getopt's own messages would print the option raw */
+	opterr = 0;
 	memset(&cfg, 0, sizeof(cfg));
-	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, &li)) != -1) {
 		switch (c) {
 		case 'O':
 			snprintf(opt, sizeof(opt), "--%s", opts[li].name);
 			if (timing_option(&cfg, opt, optarg) != 1) {
-				fprintf(stderr, "ptbrowse index: %s: bad argument: %s\n",
+				esc_line(stderr, "ptbrowse index: ", "%s: bad argument: %s",
 					opt, optarg);
 				return 2;
 			}
@@ -349,8 +351,8 @@ int cmd_index_main(int argc, char **argv)
 			break;
 		case 't':
 			if (parse_threads(optarg, &threads) < 0) {
-				fprintf(stderr, "ptbrowse index: --threads: bad "
-					"argument: %s (a number from 1 to %u)\n",
+				esc_line(stderr, "ptbrowse index: ", "--threads: bad "
+					"argument: %s (a number from 1 to %u)",
 					optarg, INDEX_MAX_THREADS);
 				return 2;
 			}
@@ -362,6 +364,8 @@ int cmd_index_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			esc_line(stderr, "ptbrowse index: ", "%s: %s", argv[optind - 1],
+				 c == ':' ? "missing argument" : "unknown option");
 			usage(stderr);
 			return 2;
 		}
@@ -375,13 +379,13 @@ int cmd_index_main(int argc, char **argv)
 	if (ret < 0) {
 		char e[4 * sizeof(err)];
 
-		fprintf(stderr, "ptbrowse index: %s\n", esc_str(e, sizeof(e), err));
+		esc_line(stderr, "ptbrowse index: ", "%s", esc_str(e, sizeof(e), err));
 		return 1;
 	}
 	res = calloc(t->nstreams ? t->nstreams : 1, sizeof(*res));
 	if (!res) {
 		trace_close(t);
-		fprintf(stderr, "ptbrowse index: out of memory\n");
+		esc_line(stderr, "ptbrowse index: ", "out of memory");
 		return 1;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -391,7 +395,7 @@ int cmd_index_main(int argc, char **argv)
 	/* looked up once: per stream it was quadratic in their number */
 	si = stream ? trace_find_stream(t, stream) : -1;
 	if (stream && si < 0) {
-		fprintf(stderr, "ptbrowse index: %s: no stream '%s'\n",
+		esc_line(stderr, "ptbrowse index: ", "%s: no stream '%s'",
 			t->path, stream);
 		status = 1;	/* as dump, marks, export */
 	}
@@ -409,7 +413,7 @@ int cmd_index_main(int argc, char **argv)
 	sigaction(SIGINT, &old, NULL);
 	/* Between streams, or while a cache loaded or saved: no half summary. */
 	if (interrupted && !status) {
-		fprintf(stderr, "ptbrowse index: interrupted\n");
+		esc_line(stderr, "ptbrowse index: ", "interrupted");
 		status = 1;
 	}
 	if (!status) {
@@ -421,9 +425,9 @@ int cmd_index_main(int argc, char **argv)
 		for (i = 0; i < nr && !res[i].nseeks; i++)
 			;
 		if (!t->nstreams || (nr && i == nr))
-			fprintf(stderr, "ptbrowse index: %s: no PSB found: this is not an "
+			esc_line(stderr, "ptbrowse index: ", "%s: no PSB found: this is not an "
 				"Intel PT trace, or it starts mid-stream without "
-				"a synchronisation point\n", t->path);
+				"a synchronisation point", t->path);
 	}
 	free(res);
 	trace_close(t);

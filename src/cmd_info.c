@@ -478,29 +478,29 @@ int cmd_info_main(int argc, char **argv)
 			if (r < 0)
 				return 2;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "ptbrowse info: unknown option: %s\n",
+			esc_line(stderr, "ptbrowse info: ", "unknown option: %s",
 				argv[i]);
 			usage(stderr);
 			return 2;
 		} else if (path) {
-			fprintf(stderr, "ptbrowse info: one trace only\n");
+			esc_line(stderr, "ptbrowse info: ", "one trace only");
 			return 2;
 		} else {
 			path = argv[i];
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "ptbrowse info: no trace given\n");
+		esc_line(stderr, "ptbrowse info: ", "no trace given");
 		usage(stderr);
 		return 2;
 	}
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse info: %s\n", esc_str(e, sizeof(e), err));
+		esc_line(stderr, "ptbrowse info: ", "%s", esc_str(e, sizeof(e), err));
 		return 1;
 	}
 	stats = calloc(t->nstreams ? t->nstreams : 1, sizeof(*stats));
 	if (!stats) {
-		fprintf(stderr, "ptbrowse info: out of memory\n");
+		esc_line(stderr, "ptbrowse info: ", "out of memory");
 		goto out_close;
 	}
 	for (s = 0; s < t->nstreams; s++) {
@@ -513,8 +513,8 @@ int cmd_info_main(int argc, char **argv)
 		job.cfg = &t->streams[s].timing;
 		job.stats = &stats[s];
 		if (trace_guard(scan_stream, &job) < 0) {
-			fprintf(stderr, "ptbrowse info: %s: the file shrank "
-				"while reading it\n", esc_str(e, sizeof(e), path));
+			esc_line(stderr, "ptbrowse info: ", "%s: the file shrank "
+				"while reading it", esc_str(e, sizeof(e), path));
 			goto out_free;
 		}
 	}
@@ -529,13 +529,13 @@ int cmd_info_main(int argc, char **argv)
 	for (s = 0; s < t->nstreams && !stats[s].psbs; s++)
 		;
 	if (s == t->nstreams) {
-		fprintf(stderr, "ptbrowse info: %s: no PSB found: this is not an "
+		esc_line(stderr, "ptbrowse info: ", "%s: no PSB found: this is not an "
 			"Intel PT trace, or it starts mid-stream without a "
-			"synchronisation point\n", esc_str(e, sizeof(e), path));
+			"synchronisation point", esc_str(e, sizeof(e), path));
 		rc = 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ptbrowse info: write error\n");
+		esc_line(stderr, "ptbrowse info: ", "write error");
 		rc = 1;
 	}
 out_free:

@@ -68,7 +68,7 @@ static int summarise(const struct trace_stream *s, const struct bm_entry *e,
 	r = bm_region_summary(&s->img, e->from, e->to, sum, NULL,
 			      bm_time_observe, &bt);
 	if (r < 0)
-		fprintf(stderr, "ptbrowse marks: region %s: no summary: %s\n",
+		esc_line(stderr, "ptbrowse marks: ", "region %s: no summary: %s",
 			e->name, pte_strerror(r));
 	return r;
 }
@@ -277,7 +277,7 @@ static int export_stdout(const struct bm_set *set, const struct trace *t)
 		goto out_err;
 	return 0;
 out_err:
-	fprintf(stderr, "ptbrowse marks: %s\n", err);
+	esc_line(stderr, "ptbrowse marks: ", "%s", err);
 	return -1;
 }
 
@@ -306,7 +306,7 @@ int cmd_marks_main(int argc, char **argv)
 		} else if ((!strcmp(a, "--stream") || !strcmp(a, "--stress-save") ||
 			    !strcmp(a, "--export") || !strcmp(a, "--import")) &&
 			   ++i >= argc) {
-			fprintf(stderr, "ptbrowse marks: %s: missing argument\n", a);
+			esc_line(stderr, "ptbrowse marks: ", "%s: missing argument", a);
 			return 2;
 		} else if (!strcmp(a, "--stream")) {
 			stream = argv[i];
@@ -320,7 +320,8 @@ int cmd_marks_main(int argc, char **argv)
 			stress = strtoul(argv[i], &end, 10);
 			if (*end || !stress || argv[i][0] < '0' ||
 			    argv[i][0] > '9') {
-				fprintf(stderr, "ptbrowse marks: --stress-save: bad count '%s'\n",
+				esc_line(stderr, "ptbrowse marks: ",
+					 "--stress-save: bad count '%s'",
 					argv[i]);
 				return 2;
 			}
@@ -329,11 +330,11 @@ int cmd_marks_main(int argc, char **argv)
 			if (r < 0)
 				return 2;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "ptbrowse marks: unknown option: %s\n", a);
+			esc_line(stderr, "ptbrowse marks: ", "unknown option: %s", a);
 			usage(stderr);
 			return 2;
 		} else if (path) {
-			fprintf(stderr, "ptbrowse marks: one trace only (got %s and %s)\n",
+			esc_line(stderr, "ptbrowse marks: ", "one trace only (got %s and %s)",
 				path, a);
 			return 2;
 		} else {
@@ -341,7 +342,7 @@ int cmd_marks_main(int argc, char **argv)
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "ptbrowse marks: no trace given\n");
+		esc_line(stderr, "ptbrowse marks: ", "no trace given");
 		usage(stderr);
 		return 2;
 	}
@@ -351,16 +352,16 @@ int cmd_marks_main(int argc, char **argv)
 	}
 	idx = 0;
 	if (stream && (idx = trace_find_stream(t, stream)) < 0) {
-		fprintf(stderr, "ptbrowse marks: %s: no stream '%s'\n", path, stream);
+		esc_line(stderr, "ptbrowse marks: ", "%s: no stream '%s'", path, stream);
 		goto out_close;
 	}
 	if (!t->nstreams) {
-		fprintf(stderr, "ptbrowse marks: %s: no Intel PT data\n", path);
+		esc_line(stderr, "ptbrowse marks: ", "%s: no Intel PT data", path);
 		goto out_close;
 	}
 	r = bm_open_trace(&set, t, (size_t)idx, &opts);
 	if (r < 0) {
-		fprintf(stderr, "ptbrowse marks: %s: cannot open its marks: %s\n",
+		esc_line(stderr, "ptbrowse marks: ", "%s: cannot open its marks: %s",
 			path, pte_strerror(r));
 		goto out_close;
 	}
@@ -391,7 +392,7 @@ int cmd_marks_main(int argc, char **argv)
 	}
 	rc = r < 0 ? 1 : 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ptbrowse marks: write error\n");
+		esc_line(stderr, "ptbrowse marks: ", "write error");
 		rc = 1;
 	}
 out_free:

@@ -1,4 +1,5 @@
 /* esc -- strings from files escaped for the terminal. */
+#include <stdarg.h>
 #include <string.h>
 
 #include "esc.h"
@@ -113,4 +114,17 @@ void esc_fputs(FILE *f, const char *s)
 		p += len;
 		n -= len;
 	}
+}
+
+void esc_line(FILE *f, const char *prefix, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs(prefix, f);
+	esc_fputs(f, buf);
+	fputc('\n', f);
 }

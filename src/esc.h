@@ -37,4 +37,10 @@ const char *esc_str(char *buf, size_t size, const char *s);
 /* Write @s to @f, escaped as above (NULL writes nothing). */
 void esc_fputs(FILE *f, const char *s);
 
+/* Write one line to @f: @prefix as is, then the message formatted from
+ * @fmt (as printf) escaped as above, then a newline.  For messages that
+ * name files or quote arguments (a file name may hold any byte but NUL). */
+void esc_line(FILE *f, const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif /* ESC_H */

@@ -108,6 +108,21 @@ static void test_fputs(void **state)
 	free(out);
 }
 
+/* A message naming a file: the prefix as is, the rest escaped, one line. */
+static void test_line(void **state)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	assert_non_null(f);
+	esc_line(f, "ptbrowse x: ", "%s: %s", "a\x1b[31m\nb", "no such file");
+	fclose(f);
+	assert_string_equal(out, "ptbrowse x: a\\x1b[31m\\x0ab: no such file\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +131,7 @@ int main(void)
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_fputs),
+		cmocka_unit_test(test_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

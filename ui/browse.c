@@ -625,6 +625,14 @@ static int ui_goto_target(struct ui *ui, const struct goto_target *t)
 	/* The end itself is not a packet: show the last one. */
 	if (ui->img->size && off >= ui->img->size)
 		off = ui->img->size - 1;
+	if (t->kind == GOTO_TIME) {
+		const char *note = status_estimate_note(ui);
+		int r = nav_jump(ui, off);
+
+		if (note[0])
+			ui_message(ui, UI_INFO, "goto: %s", note);
+		return r | UI_DRAW_STATUS;
+	}
 	return nav_jump(ui, off);
 }
 
@@ -1588,7 +1596,7 @@ static int ui_script(struct ui *ui, const char *path)
 	int lineno = 0, ret = 0, r;
 
 	if (!f) {
-		fprintf(stderr, "ptbrowse: %s: %s\n", path, strerror(errno));
+		esc_line(stderr, "ptbrowse: ", "%s: %s", path, strerror(errno));
 		return 1;
 	}
 	while (!ui->quit && (r = ui_read_line(f, line, sizeof(line)))) {
@@ -1596,7 +1604,7 @@ static int ui_script(struct ui *ui, const char *path)
 
 		lineno++;
 		if (r < 0) {
-			fprintf(stderr, "ptbrowse: %s:%d: line too long\n", path, lineno);
+			esc_line(stderr, "ptbrowse: ", "%s:%d: line too long", path, lineno);
 			ret = 1;
 			break;
 		}
@@ -1611,7 +1619,7 @@ static int ui_script(struct ui *ui, const char *path)
 		}
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "ptbrowse: %s:%d: read error\n", path, lineno);
+		esc_line(stderr, "ptbrowse: ", "%s:%d: read error", path, lineno);
 		ret = 1;
 	}
 	fclose(f);
@@ -1664,7 +1672,8 @@ static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
 
 		if (a[0] != '-' || !strcmp(a, "-")) {
 			if (o->path) {
-				fprintf(stderr, "ptbrowse: one trace at a time ('%s' and '%s')\n",
+				esc_line(stderr, "ptbrowse: ",
+					 "one trace at a time ('%s' and '%s')",
 					o->path, a);
 				return 2;
 			}
@@ -1683,7 +1692,7 @@ static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
 		if (!strcmp(opt, "--no-index")) { o->no_index = 1; continue; }
 		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
 		if (!val) {
-			fprintf(stderr, "ptbrowse: %s needs a value\n", opt);
+			esc_line(stderr, "ptbrowse: ", "%s needs a value", opt);
 			return 2;
 		}
 		if (!strcmp(opt, "--script"))
@@ -1699,19 +1708,21 @@ static int ui_parse_args(int argc, char **argv, struct ui_opts *o)
 			if (sscanf(val, "%dx%d%n", &o->cols, &o->rows, &used) != 2 ||
 			    val[used] || o->cols < 1 ||
 			    o->rows < 1 || o->cols > 1000 || o->rows > 1000) {
-				fprintf(stderr, "ptbrowse: --size %s: want COLSxROWS, e.g. 120x40\n", val);
+				esc_line(stderr, "ptbrowse: ",
+					 "--size %s: want COLSxROWS, e.g. 120x40", val);
 				return 2;
 			}
 		} else if ((r = timing_option(&o->cfg, opt, val)) != 1) {
 			if (r < 0)
-				fprintf(stderr, "ptbrowse: %s %s: bad value\n", opt, val);
+				esc_line(stderr, "ptbrowse: ", "%s %s: bad value", opt, val);
 			else
-				fprintf(stderr, "ptbrowse: unknown option %s (--help lists them)\n", opt);
+				esc_line(stderr, "ptbrowse: ",
+					 "unknown option %s (--help lists them)", opt);
 			return 2;
 		}
 	}
 	if (!o->path) {
-		fprintf(stderr, "ptbrowse: no trace given\n");
+		esc_line(stderr, "ptbrowse: ", "no trace given");
 		ui_usage(stderr);
 		return 2;
 	}
@@ -1731,13 +1742,13 @@ static int ui_screen_start(struct ui *ui, const struct ui_opts *o)
 		size_t i;
 
 		if (!out || !in) {
-			fprintf(stderr, "ptbrowse: /dev/null: %s\n", strerror(errno));
+			esc_line(stderr, "ptbrowse: ", "/dev/null: %s", strerror(errno));
 			return 1;
 		}
 		for (i = 0; i < sizeof(virt) / sizeof(virt[0]) && !ui_screen; i++)
 			ui_screen = newterm(virt[i], out, in);
 		if (!ui_screen) {
-			fprintf(stderr, "ptbrowse: no terminfo entry for a virtual screen\n");
+			esc_line(stderr, "ptbrowse: ", "no terminfo entry for a virtual screen");
 			return 1;
 		}
 		ui->headless = 1;
@@ -1746,20 +1757,20 @@ static int ui_screen_start(struct ui *ui, const struct ui_opts *o)
 		ui->cols = o->cols;
 	} else {
 		if (!term || !*term || !strcmp(term, "dumb")) {
-			fprintf(stderr, "ptbrowse: TERM is %s: the browser needs a terminal "
-				"that can move the cursor (try 'ptbrowse dump' or --script)\n",
+			esc_line(stderr, "ptbrowse: ", "TERM is %s: the browser needs a terminal "
+				"that can move the cursor (try 'ptbrowse dump' or --script)",
 				term && *term ? "'dumb'" : "not set");
 			return 2;
 		}
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "ptbrowse: standard %s is not a terminal "
-				"(try 'ptbrowse dump' or --script)\n",
+			esc_line(stderr, "ptbrowse: ", "standard %s is not a terminal "
+				"(try 'ptbrowse dump' or --script)",
 				isatty(STDIN_FILENO) ? "output" : "input");
 			return 2;
 		}
 		ui_screen = newterm(NULL, stdout, stdin);
 		if (!ui_screen) {
-			fprintf(stderr, "ptbrowse: cannot use terminal type '%s'\n", term);
+			esc_line(stderr, "ptbrowse: ", "cannot use terminal type '%s'", term);
 			return 1;
 		}
 		getmaxyx(stdscr, ui->rows, ui->cols);
@@ -1876,20 +1887,20 @@ int cmd_browse_main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	r = trace_open(&t, o.path, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "ptbrowse: %s\n", err);
+		esc_line(stderr, "ptbrowse: ", "%s", err);
 		return 1;
 	}
 	if (o.stream && (s = trace_find_stream(t, o.stream)) < 0) {
-		fprintf(stderr, "ptbrowse: %s: no stream '%s'\n", o.path, o.stream);
+		esc_line(stderr, "ptbrowse: ", "%s: no stream '%s'", o.path, o.stream);
 		goto out_trace;
 	}
 	if (!t->nstreams) {
-		fprintf(stderr, "ptbrowse: %s: no Intel PT data\n", o.path);
+		esc_line(stderr, "ptbrowse: ", "%s: no Intel PT data", o.path);
 		goto out_trace;
 	}
 	ui = calloc(1, sizeof(*ui));
 	if (!ui) {
-		fprintf(stderr, "ptbrowse: out of memory\n");
+		esc_line(stderr, "ptbrowse: ", "out of memory");
 		goto out_trace;
 	}
 	ui->trace = t;
@@ -1910,17 +1921,17 @@ int cmd_browse_main(int argc, char **argv)
 
 	ui->km = km_new();
 	if (!ui->km) {
-		fprintf(stderr, "ptbrowse: out of memory\n");
+		esc_line(stderr, "ptbrowse: ", "out of memory");
 		goto out_ui;
 	}
 	if (km_load(ui->km, o.keymap, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ptbrowse: --keymap %s: %s\n", o.keymap, err);
+		esc_line(stderr, "ptbrowse: ", "--keymap %s: %s", o.keymap, err);
 		goto out_km;
 	}
 	snprintf(ui->keymap_name, sizeof(ui->keymap_name), "%s", km_name(ui->km));
 	km_state_reset(&ui->ks);
 	if (win_cache_new(&ui->wc, ui->img, NULL, UI_CACHE_BYTES) < 0) {
-		fprintf(stderr, "ptbrowse: out of memory\n");
+		esc_line(stderr, "ptbrowse: ", "out of memory");
 		goto out_km;
 	}
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
@@ -1968,7 +1979,7 @@ int cmd_browse_main(int argc, char **argv)
 	ui_restore_terminal();
 	/* A change a busy or failed save left in memory: the last chance. */
 	if (ui->bm && bm_flush(ui->bm) < 0) {
-		fprintf(stderr, "ptbrowse: %s\n", bm_message(ui->bm));
+		esc_line(stderr, "ptbrowse: ", "%s", bm_message(ui->bm));
 		ret = 1;
 	}
 	if (ui_screen)
@@ -1976,7 +1987,7 @@ int cmd_browse_main(int argc, char **argv)
 	ui_screen = NULL;
 	ui_live = NULL;
 	if (ui->fatal[0]) {
-		fprintf(stderr, "ptbrowse: %s\n", ui->fatal);
+		esc_line(stderr, "ptbrowse: ", "%s", ui->fatal);
 		ret = 1;
 	}
 out_idx:
