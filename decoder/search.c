@@ -1000,6 +1000,11 @@ int srch_pred_has_history(const struct srch_pred *pred)
 	return pred ? pred->history : 0;
 }
 
+int srch_pred_uses_time(const struct srch_pred *pred)
+{
+	return pred ? pred->has_ns : 0;
+}
+
 /*
  * Matching.
  */

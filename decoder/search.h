@@ -84,6 +84,10 @@ int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg);
  * predicate is evaluated from one PSB segment earlier than asked. */
 int srch_pred_has_history(const struct srch_pred *pred);
 
+/* Whether @pred has a gap in time units (converted with the TSC
+ * frequency srch_pred_set_config() gave it). */
+int srch_pred_uses_time(const struct srch_pred *pred);
+
 /* The decoding state a predicate is evaluated in.  Fields are private to
  * search.c but public so a context lives on the stack. */
 struct srch_ctx {

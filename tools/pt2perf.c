@@ -7,7 +7,7 @@
  * result must be as fast as browsing the raw file.
  *
  *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] [--switches N]
- *           [--lost-at OFF] [--sideband FILE] RAW... -o OUT
+ *           [--lost-at OFF] [--sideband FILE] [--time-mult N] RAW... -o OUT
  *
  * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
  * buffer offsets jump over them, which a reader must show as a gap.
@@ -23,7 +23,8 @@
  * in time order, before the data; AUXTRACE_INFO then says context switch
  * events were recorded (have_sched_switch 3), as `perf record
  * --switch-events` does.  Record times are perf times: the TSC through
- * TIME_CONV.
+ * TIME_CONV.  --time-mult sets TIME_CONV's time_mult (perf time per 1024
+ * TSC ticks; 600 by default): a large one puts events seconds apart.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,11 +98,13 @@ static void sample_id(uint32_t cpu, uint64_t time)
 #define TIME_MULT	600
 #define TIME_ZERO	0
 
+static uint64_t time_mult = TIME_MULT;
+
 static uint64_t perf_time(uint64_t tsc)
 {
 	uint64_t quot = tsc >> TIME_SHIFT, rem = tsc & ((1ull << TIME_SHIFT) - 1);
 
-	return TIME_ZERO + quot * TIME_MULT + ((rem * TIME_MULT) >> TIME_SHIFT);
+	return TIME_ZERO + quot * time_mult + ((rem * time_mult) >> TIME_SHIFT);
 }
 
 /* One sideband line of ptrecord, kept for sorting by time. */
@@ -413,6 +416,11 @@ int main(int argc, char **argv)
 			lost_at = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--sideband") && i + 1 < argc) {
 			sb_path = argv[++i];
+		} else if (!strcmp(argv[i], "--time-mult") && i + 1 < argc) {
+			time_mult = strtoull(argv[++i], NULL, 0);
+			if (!time_mult || time_mult > UINT32_MAX)
+				goto usage;
+			priv[2] = time_mult;
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -474,7 +482,7 @@ int main(int argc, char **argv)
 	put(priv, sizeof(priv));
 	header(79, 8 + 24);			/* TIME_CONV */
 	put64(TIME_SHIFT);
-	put64(TIME_MULT);
+	put64(time_mult);
 	put64(TIME_ZERO);
 	if (sb_path && sideband(sb_path) < 0) {
 		safefile_abort(out_file);
@@ -517,6 +525,6 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
 		"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
-		"               [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
+		"               [--time-mult N] [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
 	return 2;
 }

@@ -628,7 +628,7 @@ static int mu_summary_lines(struct ui *ui, char lines[][128], int max)
 {
 	const struct bm_summary *s = &mu.job.sum;
 	struct bm_progress *p = &mu.job.progress;
-	char t[48], a[48], b[48];
+	char t[48], a[48];
 	int n = 0, fin = atomic_load(&p->finished);
 
 #define LINE(...) do { if (n < max) snprintf(lines[n++], 128, __VA_ARGS__); } while (0)
@@ -681,12 +681,13 @@ static int mu_summary_lines(struct ui *ui, char lines[][128], int max)
 		uint64_t ta = mu_tsc_at(ui, ui->ref_off), tb = mu_tsc_at(ui, mu.job.from);
 		double ns = ta && tb ? status_tsc_ns(ui, ta, tb) : NAN;
 
-		status_fmt_ns(t, sizeof(t), ns);
+		/* Every digit a tick shows: regions may lie nanoseconds
+		 * apart deep in a trace. */
+		status_fmt_tsc_ns(ui, t, sizeof(t), ns, 1);
 		snprintf(a, sizeof(a), "%s0x%" PRIx64, mu.job.from >= ui->ref_off ? "+" : "-",
 			 mu.job.from >= ui->ref_off ? mu.job.from - ui->ref_off :
 			 ui->ref_off - mu.job.from);
-		snprintf(b, sizeof(b), "%s%.40s", !isnan(ns) && ns >= 0 ? "+" : "", t);
-		LINE("from %.24s: %.40s bytes, %.40s", ui->ref_label, a, b);
+		LINE("from %.24s: %.40s bytes, %.40s", ui->ref_label, a, t);
 	}
 #undef LINE
 	return n;

@@ -35,6 +35,8 @@ struct search_ui {
 	uint64_t *snap;			/* the kept hits, sorted (sui_snap()) */
 	size_t nsnap, capsnap;
 	int snap_final;			/* taken after the search ended */
+	const char *note;		/* the P1 estimate's note, until the
+					 * first hit shows it; NULL if none */
 
 	/* the filter view */
 	struct srch_pred *fpred;	/* NULL: no filter */
@@ -99,6 +101,20 @@ static struct srch_pred *sui_parse(struct ui *ui, const char *what, const char *
 	return pred;
 }
 
+/* The message line at a hit: the P1 estimate's note once, else empty. */
+static void sui_hit_message(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+
+	if (su->note) {
+		/* Said where the estimate decided the hit. */
+		ui_message(ui, UI_INFO, "%s", su->note);
+		su->note = NULL;
+	} else {
+		ui->msg[0] = 0;
+	}
+}
+
 /* "pattern not found", saying when the filter narrowed the search. */
 static void sui_not_found(struct ui *ui)
 {
@@ -135,7 +151,8 @@ static int sui_run(struct ui *ui, uint64_t from, int dir)
 	su->reported = 0;
 	su->nsnap = 0;
 	su->snap_final = 0;
-	ui_message(ui, UI_INFO, "searching %s%s (C-c stops)", dir > 0 ? "/" : "?", su->text);
+	ui_message(ui, UI_INFO, "searching %s%s (C-c stops)%s%s", dir > 0 ? "/" : "?", su->text,
+		   su->note ? "; " : "", su->note ? su->note : "");
 	/* A script sees the first hit at once, so its keys are repeatable. */
 	if (ui->headless) {
 		do {
@@ -192,6 +209,9 @@ static int sui_search(struct ui *ui, const char *text, int dir)
 	su->s = NULL;
 	srch_pred_free(su->pred);
 	su->pred = pred;
+	su->note = srch_pred_uses_time(pred) ? status_estimate_note(ui) : "";
+	if (!su->note[0])
+		su->note = NULL;
 	snprintf(su->text, sizeof(su->text), "%s", text);
 	su->dir = dir;
 	return sui_run(ui, ui->cursor, dir);
@@ -235,7 +255,7 @@ static int sui_again(struct ui *ui, int rev, uint64_t count)
 		if (any_wrap)
 			sui_wrapped(ui, d);
 		else
-			ui->msg[0] = 0;
+			sui_hit_message(ui);
 		return UI_DRAW_ALL;
 	}
 	if (r == -pte_eos) {
@@ -701,7 +721,7 @@ int search_ui_poll(struct ui *ui, int *busy)
 		if (st.first_wrapped)
 			sui_wrapped(ui, su->sdir);
 		else
-			ui->msg[0] = 0;
+			sui_hit_message(ui);
 		draw |= UI_DRAW_ALL;
 	}
 	if (st.finished && !su->reported) {

@@ -47,6 +47,30 @@ int status_time_estimated(const struct ui *ui)
 	return tm_config_tsc_source(&ui->tmcfg) == TM_HZ_P1;
 }
 
+void status_fmt_tsc_ns(const struct ui *ui, char *buf, size_t size, double ns, int sign)
+{
+	uint64_t hz = tm_tsc_hz(&ui->tmcfg, 1);
+	double res = hz ? 1e9 / (double)hz : 1e9;
+	char v[40];
+
+	if (isnan(ns)) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	status_fmt_ns_res(v, sizeof(v), ns, res < 1 ? 1 : res);
+	snprintf(buf, size, "%s%s%s", status_time_estimated(ui) ?
+		 screen_glyph(ui, "≈", "~") : "", sign && ns >= 0 ? "+" : "", v);
+}
+
+const char *status_estimate_note(struct ui *ui)
+{
+	if (!status_time_estimated(ui) || ui->estimate_said)
+		return "";
+	ui->estimate_said = 1;
+	return "times use the TSC frequency estimated from P1 (--nom-freq): give "
+	       "--tsc-freq or --cpuid-0x15.ecx for exact times";
+}
+
 double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b)
 {
 	uint64_t na, nb, hz;

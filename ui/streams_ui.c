@@ -245,7 +245,8 @@ void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi
 		const char *what = perfdata_event_name((enum pd_event_kind)near->kind);
 
 		if (near->have_tsc && ui->have_t0)
-			status_fmt_ns(t, sizeof(t), status_tsc_ns(ui, ui->t0, near->tsc));
+			status_fmt_tsc_ns(ui, t, sizeof(t),
+					  status_tsc_ns(ui, ui->t0, near->tsc), 0);
 		if (near->kind == PD_EV_AUX)
 			ui_message(ui, su_is_loss(near) ? UI_WARN : UI_INFO,
 				   "sideband: aux%s%s%s at %s, stream 0x%" PRIx64 ", %" PRIu64 " bytes",

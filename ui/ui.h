@@ -140,6 +140,7 @@ struct ui {
 	unsigned pk_cols, cy_cols;
 	uint64_t t0;			/* TSC of the trace's first timed row */
 	int have_t0;
+	int estimate_said;		/* the P1 estimate was named once */
 	double time_res;		/* ns between the closest times in the
 					 * cycle pane, for the status line's
 					 * digits (0: not drawn yet) */
@@ -263,6 +264,14 @@ void status_fmt_ns_res(char *buf, size_t size, double ns, double res);
 /* Whether times use a TSC frequency estimated from P1 (--nom-freq), so
  * that headings and labels must say so ('≈'). */
 int status_time_estimated(const struct ui *ui);
+/* Write the time @ns between two TSCs into @buf with enough decimals
+ * that times one TSC tick apart differ, '≈' first if the TSC frequency is
+ * an estimate, '+' before a non-negative one if @sign ("?" if @ns is NAN). */
+void status_fmt_tsc_ns(const struct ui *ui, char *buf, size_t size, double ns, int sign);
+/* The note that times converted from units use the P1 estimate, the first
+ * time it applies in this session.
+ * Returns "" if the frequency is not estimated or the note was given. */
+const char *status_estimate_note(struct ui *ui);
 /* The time in ns between TSCs @a and @b (b - a), or NAN if unknown. */
 double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b);
 
