@@ -753,7 +753,13 @@ int main(int argc, char **argv)
 		snprintf(log, sizeof(log), "%s.flow", trace);
 		r.cpus[i].s = ptr_stream_open(&r.o, i, trace, log);
 		if (!r.cpus[i].s) {
+			/* said by ptr_stream_open; undo what is open */
 			kill(r.pid, SIGKILL);
+			while (i--)
+				(void)ptr_stream_close(r.cpus[i].s);
+			ptr_out_abort();
+			ptr_proc_free(r.proc);
+			free(r.cpus);
 			return 1;
 		}
 	}
