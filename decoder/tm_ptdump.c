@@ -15,7 +15,7 @@
 #define TMA_BITS 16
 #define TSC_BITS 56
 
-const char *tmp_errstr(int err)
+const char *tm_ptdump_errstr(int err)
 {
 	switch (err < 0 ? -err : err) {
 	case TMP_E_OK:
@@ -33,7 +33,7 @@ const char *tmp_errstr(int err)
 	}
 }
 
-static void diag(struct tmp_out *out, const char *msg, int err)
+static void diag(struct tm_ptdump_out *out, const char *msg, int err)
 {
 	if (out->ndiag < (int)(sizeof(out->diag) / sizeof(out->diag[0]))) {
 		out->diag[out->ndiag].msg = msg;
@@ -42,13 +42,13 @@ static void diag(struct tmp_out *out, const char *msg, int err)
 	}
 }
 
-static void cal_init(struct tmp_cal *c)
+static void cal_init(struct tm_ptdump_cal *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->min_fcr = UINT64_MAX;
 }
 
-void tmp_reset(struct tmp *tmp)
+void tm_ptdump_reset(struct tm_ptdump *tmp)
 {
 	if (!tmp)
 		return;
@@ -57,7 +57,7 @@ void tmp_reset(struct tmp *tmp)
 	tmp->in_header = 0;
 }
 
-void tmp_init(struct tmp *tmp, const struct tm_config *cfg, unsigned flags)
+void tm_ptdump_init(struct tm_ptdump *tmp, const struct tm_config *cfg, unsigned flags)
 {
 	if (!tmp)
 		return;
@@ -79,11 +79,11 @@ void tmp_init(struct tmp *tmp, const struct tm_config *cfg, unsigned flags)
 	}
 	tmp->flags = flags;
 	tmp->skl168 = (uint8_t)tm_config_skl168(&tmp->cfg);
-	tmp_reset(tmp);
+	tm_ptdump_reset(tmp);
 }
 
 /* CTC distance, correcting one wrap of the MTC-visible bits. */
-static int ctc_delta(const struct tmp *tmp, uint32_t *delta, uint32_t ctc,
+static int ctc_delta(const struct tm_ptdump *tmp, uint32_t *delta, uint32_t ctc,
 		     uint32_t last)
 {
 	if (ctc < last) {
@@ -96,7 +96,7 @@ static int ctc_delta(const struct tmp *tmp, uint32_t *delta, uint32_t ctc,
 }
 
 /* CTC ticks to fast-counter (TSC) ticks. */
-static int ctc_fc(const struct tmp *tmp, uint64_t *fc, uint64_t ctc)
+static int ctc_fc(const struct tm_ptdump *tmp, uint64_t *fc, uint64_t ctc)
 {
 	uint32_t eax = tmp->cfg.cpuid_15_eax, ebx = tmp->cfg.cpuid_15_ebx;
 
@@ -108,9 +108,9 @@ static int ctc_fc(const struct tmp *tmp, uint64_t *fc, uint64_t ctc)
 
 /* --- the time (pt_time) --- */
 
-static int time_tsc(struct tmp *tmp, uint64_t tsc)
+static int time_tsc(struct tm_ptdump *tmp, uint64_t tsc)
 {
-	struct tmp_time *t = &tmp->time;
+	struct tm_ptdump_time *t = &tmp->time;
 
 	t->have_tsc = 1;
 	t->have_tma = 0;
@@ -123,7 +123,7 @@ static int time_tsc(struct tmp *tmp, uint64_t tsc)
 	return 0;
 }
 
-static int time_cbr(struct tmp *tmp, uint8_t cbr)
+static int time_cbr(struct tm_ptdump *tmp, uint8_t cbr)
 {
 	if (!cbr)
 		return -TMP_E_BAD_PACKET;
@@ -132,9 +132,9 @@ static int time_cbr(struct tmp *tmp, uint8_t cbr)
 	return 0;
 }
 
-static int time_tma(struct tmp *tmp, uint16_t ctc, uint16_t fc)
+static int time_tma(struct tm_ptdump *tmp, uint16_t ctc, uint16_t fc)
 {
-	struct tmp_time *t = &tmp->time;
+	struct tm_ptdump_time *t = &tmp->time;
 	uint32_t mtc_hi = tmp->cfg.mtc_freq + MTC_BITS;
 
 	if (!t->have_tsc || t->have_tma)
@@ -151,9 +151,9 @@ static int time_tma(struct tmp *tmp, uint16_t ctc, uint16_t fc)
 	return 0;
 }
 
-static int time_mtc(struct tmp *tmp, uint8_t payload)
+static int time_mtc(struct tm_ptdump *tmp, uint8_t payload)
 {
-	struct tmp_time *t = &tmp->time;
+	struct tm_ptdump_time *t = &tmp->time;
 	unsigned freq = tmp->cfg.mtc_freq;
 	uint32_t last_ctc, ctc, delta;
 	uint64_t base, ticks;
@@ -202,7 +202,7 @@ static int time_mtc(struct tmp *tmp, uint8_t payload)
 }
 
 /* The part of a CYC's cycles that falls in the current MTC period. */
-static int adjust_cyc(const struct tmp *tmp, uint64_t *cyc, uint64_t fcr)
+static int adjust_cyc(const struct tm_ptdump *tmp, uint64_t *cyc, uint64_t fcr)
 {
 	uint32_t delta;
 	uint64_t fc, old;
@@ -221,9 +221,9 @@ static int adjust_cyc(const struct tmp *tmp, uint64_t *cyc, uint64_t fcr)
 	return 0;
 }
 
-static int time_cyc(struct tmp *tmp, uint64_t value, uint64_t fcr)
+static int time_cyc(struct tm_ptdump *tmp, uint64_t value, uint64_t fcr)
 {
-	struct tmp_time *t = &tmp->time;
+	struct tm_ptdump_time *t = &tmp->time;
 	uint64_t cyc = value, fc;
 	int err;
 
@@ -245,12 +245,12 @@ static int time_cyc(struct tmp *tmp, uint64_t value, uint64_t fcr)
 
 /* --- the calibration (pt_time_cal) --- */
 
-static int cal_have(const struct tmp_cal *c)
+static int cal_have(const struct tm_ptdump_cal *c)
 {
 	return c->min_fcr <= c->max_fcr;
 }
 
-static void cal_set(struct tmp_cal *c, uint64_t fcr)
+static void cal_set(struct tm_ptdump_cal *c, uint64_t fcr)
 {
 	c->fcr = fcr;
 	if (fcr < c->min_fcr)
@@ -260,16 +260,16 @@ static void cal_set(struct tmp_cal *c, uint64_t fcr)
 }
 
 /* A TSC outside PSB+ may follow lost time: only remember it. */
-static int cal_tsc(struct tmp *tmp, uint64_t tsc)
+static int cal_tsc(struct tm_ptdump *tmp, uint64_t tsc)
 {
 	tmp->tcal.tsc = tsc;
 	tmp->tcal.cyc_tsc = 0;
 	return 0;
 }
 
-static int cal_header_tsc(struct tmp *tmp, uint64_t tsc)
+static int cal_header_tsc(struct tm_ptdump *tmp, uint64_t tsc)
 {
-	struct tmp_cal *c = &tmp->tcal;
+	struct tm_ptdump_cal *c = &tmp->tcal;
 	uint64_t last = c->tsc, cyc = c->cyc_tsc, delta;
 
 	c->tsc = tsc;
@@ -288,7 +288,7 @@ static int cal_header_tsc(struct tmp *tmp, uint64_t tsc)
 	return 0;
 }
 
-static int cal_header_cbr(struct tmp *tmp, uint8_t cbr)
+static int cal_header_cbr(struct tm_ptdump *tmp, uint8_t cbr)
 {
 	uint64_t p1 = tmp->cfg.nom_freq;
 
@@ -301,15 +301,15 @@ static int cal_header_cbr(struct tmp *tmp, uint8_t cbr)
 }
 
 /* A CBR outside PSB+ is a frequency change: start over. */
-static int cal_cbr(struct tmp *tmp, uint8_t cbr)
+static int cal_cbr(struct tm_ptdump *tmp, uint8_t cbr)
 {
 	cal_init(&tmp->tcal);
 	return cal_header_cbr(tmp, cbr);
 }
 
-static int cal_mtc(struct tmp *tmp, uint8_t payload)
+static int cal_mtc(struct tm_ptdump *tmp, uint8_t payload)
 {
-	struct tmp_cal *c = &tmp->tcal;
+	struct tm_ptdump_cal *c = &tmp->tcal;
 	unsigned freq = tmp->cfg.mtc_freq;
 	uint32_t last_ctc = c->ctc, ctc, delta;
 	uint64_t cyc = c->cyc_mtc, fc, fcr;
@@ -352,9 +352,9 @@ static int cal_mtc(struct tmp *tmp, uint8_t payload)
 	return 0;
 }
 
-static void cal_ovf(struct tmp *tmp)
+static void cal_ovf(struct tm_ptdump *tmp)
 {
-	struct tmp_cal *c = &tmp->tcal;
+	struct tm_ptdump_cal *c = &tmp->tcal;
 
 	c->tsc = 0;
 	c->cyc_tsc = 0;
@@ -365,7 +365,7 @@ static void cal_ovf(struct tmp *tmp)
 
 /* --- ptdump's tracking --- */
 
-static void show(struct tmp *tmp, struct tmp_out *out, int time, int tcal)
+static void show(struct tm_ptdump *tmp, struct tm_ptdump_out *out, int time, int tcal)
 {
 	if ((tmp->flags & TMP_SHOW_TCAL) && tcal) {
 		out->col = TMP_COL_FCR;
@@ -386,7 +386,7 @@ static void show(struct tmp *tmp, struct tmp_out *out, int time, int tcal)
 	}
 }
 
-int tmp_step(struct tmp *tmp, const struct pkt *pkt, struct tmp_out *out)
+int tm_ptdump_step(struct tm_ptdump *tmp, const struct pkt *pkt, struct tm_ptdump_out *out)
 {
 	int tcal, err;
 

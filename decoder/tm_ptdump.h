@@ -24,8 +24,8 @@
 #include "pkt.h"
 #include "tm_config.h"
 
-/* libipt's error numbers, for ptdump's diagnostics (tmp_errstr). */
-enum tmp_err {
+/* libipt's error numbers, for ptdump's diagnostics (tm_ptdump_errstr). */
+enum tm_ptdump_err {
 	TMP_E_OK = 0,
 	TMP_E_INTERNAL = 1,
 	TMP_E_BAD_PACKET = 5,
@@ -35,7 +35,7 @@ enum tmp_err {
 };
 
 /* What to show, and ptdump's options that change the numbers. */
-enum tmp_flag {
+enum tm_ptdump_flag {
 	TMP_SHOW_TIME = 1 << 0,		/* --time: a "tsc" column */
 	TMP_SHOW_TCAL = 1 << 1,		/* --tcal: an "fcr" column */
 	TMP_NO_TCAL = 1 << 2,		/* --no-tcal */
@@ -45,7 +45,7 @@ enum tmp_flag {
 };
 
 /* libipt's struct pt_time. */
-struct tmp_time {
+struct tm_ptdump_time {
 	uint64_t tsc, base, fc;
 	uint32_t ctc, ctc_cyc;
 	uint32_t lost_mtc, lost_cyc;
@@ -54,7 +54,7 @@ struct tmp_time {
 };
 
 /* libipt's struct pt_time_cal.  fcr has 8 fraction bits. */
-struct tmp_cal {
+struct tm_ptdump_cal {
 	uint64_t fcr, min_fcr, max_fcr;
 	uint64_t tsc, cyc_tsc, cyc_mtc;
 	uint32_t ctc, lost_mtc;
@@ -62,41 +62,41 @@ struct tmp_cal {
 };
 
 /* The estimator.  Fields are private to tm_ptdump.c. */
-struct tmp {
+struct tm_ptdump {
 	struct tm_config cfg;
-	unsigned flags;		/* enum tmp_flag */
+	unsigned flags;		/* enum tm_ptdump_flag */
 	uint8_t skl168;		/* the CPU has erratum SKL168 */
 	uint8_t in_header;	/* between psb and psbend */
-	struct tmp_time time;
-	struct tmp_cal tcal;
+	struct tm_ptdump_time time;
+	struct tm_ptdump_cal tcal;
 };
 
 /* A ptdump diagnostics line: "[offset: msg]" or "[offset: msg: err]". */
-struct tmp_diag {
+struct tm_ptdump_diag {
 	const char *msg;
-	int err;		/* enum tmp_err, 0 for none */
+	int err;		/* enum tm_ptdump_err, 0 for none */
 };
 
 /* What ptdump prints for one packet. */
-struct tmp_out {
+struct tm_ptdump_out {
 	int ndiag;			/* diagnostics, printed before the line */
-	struct tmp_diag diag[4];
+	struct tm_ptdump_diag diag[4];
 	enum { TMP_COL_NONE, TMP_COL_TSC, TMP_COL_FCR } col;
 	int col_ok;			/* else the column says <unavailable> */
 	uint64_t value;			/* tsc, or fcr with 8 fraction bits */
 };
 
-/* Set up @tmp for @cfg (NULL: nothing known) with @flags (tmp_flag). */
-void tmp_init(struct tmp *tmp, const struct tm_config *cfg, unsigned flags);
+/* Set up @tmp for @cfg (NULL: nothing known) with @flags (tm_ptdump_flag). */
+void tm_ptdump_init(struct tm_ptdump *tmp, const struct tm_config *cfg, unsigned flags);
 
 /* Forget all timing state, as ptdump does after a resync. */
-void tmp_reset(struct tmp *tmp);
+void tm_ptdump_reset(struct tm_ptdump *tmp);
 
 /* Apply @pkt and tell what ptdump prints for it in @out.
  * Returns 0, or -pte_invalid if an argument is NULL. */
-int tmp_step(struct tmp *tmp, const struct pkt *pkt, struct tmp_out *out);
+int tm_ptdump_step(struct tm_ptdump *tmp, const struct pkt *pkt, struct tm_ptdump_out *out);
 
 /* libipt's text for error @err ("no timing information", ...). */
-const char *tmp_errstr(int err);
+const char *tm_ptdump_errstr(int err);
 
 #endif /* TM_PTDUMP_H */

@@ -49,10 +49,10 @@ static void report_stderr(void *ctx, const char *msg)
 
 /* An offset or a name from @set (NULL: offsets only); @end picks a
  * region's end.  Returns 0, or -1 (reported). */
-static int resolve(const struct bm_set *set, const char *path,
+static int resolve(const struct marks_set *set, const char *path,
 		   const char *spec, int end, uint64_t *off)
 {
-	if (!bm_resolve(set, spec, end, off))
+	if (!marks_resolve(set, spec, end, off))
 		return 0;
 	esc_line(stderr, "ptbrowse export: ", "%s: '%s' is neither an offset nor a "
 		"mark, bookmark or region of this trace", path, spec);
@@ -61,12 +61,12 @@ static int resolve(const struct bm_set *set, const char *path,
 
 int cmd_export_main(int argc, char **argv)
 {
-	struct bm_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
+	struct marks_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
 	const char *pos[3], *out = NULL, *stream = NULL, *path;
 	struct export_result res;
 	const struct img *img;
 	uint64_t from, to;
-	struct bm_set *set = NULL;
+	struct marks_set *set = NULL;
 	struct trace *t = NULL;
 	int npos = 0, idx, rc = 1, r, i;
 	char err[4096];
@@ -119,7 +119,7 @@ int cmd_export_main(int argc, char **argv)
 	}
 	img = &t->streams[idx].img;
 	/* Names need the marks; plain offsets work without them. */
-	r = bm_open_trace(&set, t, (size_t)idx, &opts);
+	r = marks_open_trace(&set, t, (size_t)idx, &opts);
 	if (r < 0)
 		set = NULL;
 	if (resolve(set, path, pos[1], 0, &from) < 0 ||
@@ -147,7 +147,7 @@ int cmd_export_main(int argc, char **argv)
 		res.end - res.start);
 	rc = 0;
 out_free:
-	bm_close(set);
+	marks_close(set);
 out_close:
 	trace_close(t);
 	return rc;

@@ -131,7 +131,7 @@ struct stream_result {
 static void print_text(const struct trace *t, const struct stream_result *r,
 		       size_t nr, double secs)
 {
-	const struct pd_info *in = perfdata_info(t);
+	const struct perfdata_info *in = perfdata_info(t);
 	char e[4 * PATH_MAX];
 	size_t i;
 	int c;
@@ -172,7 +172,7 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 static void print_json(const struct trace *t, const struct stream_result *r,
 		       size_t nr, double secs)
 {
-	const struct pd_info *in = perfdata_info(t);
+	const struct perfdata_info *in = perfdata_info(t);
 	size_t i;
 	int c;
 

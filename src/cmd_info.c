@@ -204,7 +204,7 @@ static void json_timing(const struct tm_config *c)
 /* Stream @si's sideband events as a JSON array member. */
 static void json_events(const struct trace *t, size_t si)
 {
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	size_t i, n;
 
 	if (perfdata_events(t, (int)si, &ev, &n) < 0)
@@ -240,7 +240,7 @@ static void json_events(const struct trace *t, size_t si)
 static void print_json(const struct trace *t, const struct info_stats *stats,
 		       int events)
 {
-	const struct pd_info *in = perfdata_info(t);
+	const struct perfdata_info *in = perfdata_info(t);
 	size_t i;
 	int k;
 
@@ -302,7 +302,7 @@ static void print_json(const struct trace *t, const struct info_stats *stats,
 
 static void print_text(const struct trace *t, const struct info_stats *stats)
 {
-	const struct pd_info *in = perfdata_info(t);
+	const struct perfdata_info *in = perfdata_info(t);
 	char opts[256], e[4 * PATH_MAX];
 	size_t i;
 	int k;
@@ -389,7 +389,7 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 }
 
 /* Describe @ev's payload into @buf. */
-static void event_detail(const struct pd_event *ev, char *buf, size_t n)
+static void event_detail(const struct perfdata_event *ev, char *buf, size_t n)
 {
 	switch (ev->kind) {
 	case PD_EV_AUX:
@@ -420,7 +420,7 @@ static void event_detail(const struct pd_event *ev, char *buf, size_t n)
 /* List each stream's sideband events, one per line. */
 static void print_events(const struct trace *t)
 {
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	char tsc[24], when[32], at[24], detail[128], name[256];
 	size_t s, i, n;
 

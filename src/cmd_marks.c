@@ -58,15 +58,15 @@ static const char *const kind_names[] = { "mark", "bookmark", "region" };
 /* Summarise region @e of stream @s, with time.  Returns 0, or a pte
  * code (reported): the listing goes on without this summary, so the
  * output stays complete (and --json closed), and exits 1. */
-static int summarise(const struct trace_stream *s, const struct bm_entry *e,
-		     struct bm_summary *sum)
+static int summarise(const struct trace_stream *s, const struct marks_entry *e,
+		     struct marks_summary *sum)
 {
-	struct bm_time bt;
+	struct marks_time bt;
 	int r;
 
-	bm_time_init(&bt, &s->timing);
-	r = bm_region_summary(&s->img, e->from, e->to, sum, NULL,
-			      bm_time_observe, &bt);
+	marks_time_init(&bt, &s->timing);
+	r = marks_region_summary(&s->img, e->from, e->to, sum, NULL,
+			      marks_time_observe, &bt);
 	if (r < 0)
 		esc_line(stderr, "ptbrowse marks: ", "region %s: no summary: %s",
 			e->name, pte_strerror(r));
@@ -74,7 +74,7 @@ static int summarise(const struct trace_stream *s, const struct bm_entry *e,
 }
 
 /* The summary as indented "key value" lines, one fact each. */
-static void summary_text(const struct bm_summary *s)
+static void summary_text(const struct marks_summary *s)
 {
 	int k;
 
@@ -112,7 +112,7 @@ static void summary_text(const struct bm_summary *s)
 		printf("  gaps %" PRIu64 "\n", s->gaps);
 }
 
-static void summary_json(const struct bm_summary *s)
+static void summary_json(const struct marks_summary *s)
 {
 	int k, n = 0;
 
@@ -148,14 +148,14 @@ static void summary_json(const struct bm_summary *s)
 	       PRIu64 "}", s->cbrs, s->cbr_changes, s->ovfs, s->errors, s->gaps);
 }
 
-static int list_text(const struct bm_set *set, const struct trace_stream *img)
+static int list_text(const struct marks_set *set, const struct trace_stream *img)
 {
-	const struct bm_entry *e;
-	struct bm_summary sum;
+	const struct marks_entry *e;
+	struct marks_summary sum;
 	int ret = 0, r;
 	size_t i;
 
-	for (i = 0; (e = bm_at(set, i)); i++) {
+	for (i = 0; (e = marks_at(set, i)); i++) {
 		printf("%-8s %-16s 0x%016" PRIx64, kind_names[e->kind],
 		       e->name[0] ? e->name : "-", e->from);
 		if (e->kind == BM_REGION)
@@ -166,7 +166,7 @@ static int list_text(const struct bm_set *set, const struct trace_stream *img)
 			printf(" color=%s", e->color);
 		if (e->note) {
 			putchar(' ');
-			bm_put_quoted(stdout, e->note);
+			marks_put_quoted(stdout, e->note);
 		}
 		putchar('\n');
 		if (img && e->kind == BM_REGION) {
@@ -182,11 +182,11 @@ static int list_text(const struct bm_set *set, const struct trace_stream *img)
 	return ret;
 }
 
-static int list_json(const struct bm_set *set, const char *path, size_t stream,
+static int list_json(const struct marks_set *set, const char *path, size_t stream,
 		     const struct trace *t, const struct trace_stream *img)
 {
-	const struct bm_entry *e;
-	struct bm_summary sum;
+	const struct marks_entry *e;
+	struct marks_summary sum;
 	int ret = 0, r;
 	size_t i;
 
@@ -195,12 +195,12 @@ static int list_json(const struct bm_set *set, const char *path, size_t stream,
 	printf(", \"stream\": ");
 	json_string(stdout, t->streams[stream].name);
 	printf(", \"file\": ");
-	if (bm_file(set))
-		json_string(stdout, bm_file(set));
+	if (marks_file(set))
+		json_string(stdout, marks_file(set));
 	else
 		printf("null");
 	printf(", \"marks\": [");
-	for (i = 0; (e = bm_at(set, i)); i++) {
+	for (i = 0; (e = marks_at(set, i)); i++) {
 		printf("%s\n  {\"kind\": \"%s\", \"name\": ", i ? "," : "",
 		       kind_names[e->kind]);
 		if (e->name[0])
@@ -239,7 +239,7 @@ static int list_json(const struct bm_set *set, const char *path, size_t stream,
 
 /* Rewrite the marks file @n times: region "stress" spans [1, 2 + i) and
  * its note repeats that end, so a reader can tell a torn file. */
-static int stress_save(struct bm_set *set, unsigned long n)
+static int stress_save(struct marks_set *set, unsigned long n)
 {
 	char note[BM_NOTE_MAX], word[24];
 	unsigned long i;
@@ -250,7 +250,7 @@ static int stress_save(struct bm_set *set, unsigned long n)
 		for (len = 0; len + w < sizeof(note) - 1; len += w)
 			memcpy(note + len, word, w);
 		note[len] = '\0';
-		if (bm_region_set(set, "stress", 1, 2 + i, note, NULL) < 0)
+		if (marks_region_set(set, "stress", 1, 2 + i, note, NULL) < 0)
 			return 1;
 	}
 	return 0;
@@ -258,7 +258,7 @@ static int stress_save(struct bm_set *set, unsigned long n)
 
 /* --export -: the marks file format on standard output (unless that is
  * the trace).  Returns 0, or -1 (reported). */
-static int export_stdout(const struct bm_set *set, const struct trace *t)
+static int export_stdout(const struct marks_set *set, const struct trace *t)
 {
 	struct safefile_keep keep = { t->dev, t->ino, "the trace" };
 	struct safefile_opts o = { .flags = SAFEFILE_STDOUT, .keep = &keep,
@@ -268,7 +268,7 @@ static int export_stdout(const struct bm_set *set, const struct trace *t)
 
 	if (safefile_create(&f, "-", &o, err, sizeof(err)) < 0)
 		goto out_err;
-	if (!safefile_stream(f) || bm_export(set, safefile_stream(f)) < 0) {
+	if (!safefile_stream(f) || marks_export(set, safefile_stream(f)) < 0) {
 		safefile_abort(f);
 		snprintf(err, sizeof(err), "standard output: %s", strerror(errno));
 		goto out_err;
@@ -283,10 +283,10 @@ out_err:
 
 int cmd_marks_main(int argc, char **argv)
 {
-	struct bm_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
+	struct marks_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
 	const char *path = NULL, *stream = NULL, *export = NULL, *import = NULL;
 	unsigned long stress = 0;
-	struct bm_set *set = NULL;
+	struct marks_set *set = NULL;
 	struct trace *t = NULL;
 	struct tm_config timing;
 	char err[4096], *end;
@@ -359,7 +359,7 @@ int cmd_marks_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse marks: ", "%s: no Intel PT data", path);
 		goto out_close;
 	}
-	r = bm_open_trace(&set, t, (size_t)idx, &opts);
+	r = marks_open_trace(&set, t, (size_t)idx, &opts);
 	if (r < 0) {
 		esc_line(stderr, "ptbrowse marks: ", "%s: cannot open its marks: %s",
 			path, pte_strerror(r));
@@ -373,9 +373,9 @@ int cmd_marks_main(int argc, char **argv)
 		safefile_remove_on_signals();
 		/* Both report what they did through report_stderr. */
 		rc = 0;
-		if (import && bm_import_path(set, import) < 0)
+		if (import && marks_import_path(set, import) < 0)
 			rc = 1;
-		if (export && (strcmp(export, "-") ? bm_export_path(set, export) :
+		if (export && (strcmp(export, "-") ? marks_export_path(set, export) :
 			       export_stdout(set, t)) < 0)
 			rc = 1;
 		goto out_free;
@@ -396,7 +396,7 @@ int cmd_marks_main(int argc, char **argv)
 		rc = 1;
 	}
 out_free:
-	bm_close(set);
+	marks_close(set);
 out_close:
 	trace_close(t);
 	return rc;

@@ -16,10 +16,10 @@
 
 struct dump_time {
 	struct tm_config cfg;		/* the command line's */
-	unsigned tmp_flags;		/* enum tmp_flag */
+	unsigned tm_ptdump_flags;		/* enum tm_ptdump_flag */
 	int delta;			/* --time-delta */
 	int cycles;			/* --cycles */
-	struct tmp tmp;
+	struct tm_ptdump tmp;
 	struct tm_model tm;
 	uint64_t last_tsc, last_fcr;	/* for --time-delta */
 	uint64_t ns0;			/* the first wall-clock time */
@@ -67,12 +67,12 @@ int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
 	if (!strcmp(a, "--time") || !strcmp(a, "--tcal")) {
 		unsigned want = a[3] == 'i' ? TMP_SHOW_TIME : TMP_SHOW_TCAL;
 
-		if (dt->tmp_flags & (TMP_SHOW_TIME | TMP_SHOW_TCAL) & ~want) {
+		if (dt->tm_ptdump_flags & (TMP_SHOW_TIME | TMP_SHOW_TCAL) & ~want) {
 			fprintf(stderr, "ptbrowse dump: specify either --time "
 					"or --tcal\n");
 			return -1;
 		}
-		dt->tmp_flags |= want;
+		dt->tm_ptdump_flags |= want;
 		return 1;
 	}
 	if (!strcmp(a, "--time-delta")) {
@@ -80,15 +80,15 @@ int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
 		return 1;
 	}
 	if (!strcmp(a, "--no-tcal")) {
-		dt->tmp_flags |= TMP_NO_TCAL;
+		dt->tm_ptdump_flags |= TMP_NO_TCAL;
 		return 1;
 	}
 	if (!strcmp(a, "--no-wall-clock")) {
-		dt->tmp_flags |= TMP_NO_WALL_CLOCK;
+		dt->tm_ptdump_flags |= TMP_NO_WALL_CLOCK;
 		return 1;
 	}
 	if (!strcmp(a, "--keep-tcal-on-ovf")) {
-		dt->tmp_flags |= TMP_KEEP_TCAL_ON_OVF;
+		dt->tm_ptdump_flags |= TMP_KEEP_TCAL_ON_OVF;
 		return 1;
 	}
 	if (!strcmp(a, "--cycles")) {
@@ -102,7 +102,7 @@ int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
 int dump_time_setup(struct dump_state *st, const struct tm_config *cfg)
 {
 	struct dump_time *dt = get(st);
-	unsigned flags = dt->tmp_flags;
+	unsigned flags = dt->tm_ptdump_flags;
 
 	/* ptdump looks up the errata of a --cpu it is given, always. */
 	if (dt->cfg.have_cpu && !tm_config_cpu_known(&dt->cfg))
@@ -111,8 +111,8 @@ int dump_time_setup(struct dump_state *st, const struct tm_config *cfg)
 		tm_config_merge(&dt->cfg, cfg);
 	if (st->opts.no_cyc)
 		flags |= TMP_NO_CYC;
-	dt->tmp_flags = flags;
-	tmp_init(&dt->tmp, &dt->cfg, flags);
+	dt->tm_ptdump_flags = flags;
+	tm_ptdump_init(&dt->tmp, &dt->cfg, flags);
 	tm_init(&dt->tm, &dt->cfg);
 	return 0;
 }
@@ -125,7 +125,7 @@ void dump_time_reset(struct dump_state *st)
 		return;
 	/* ptdump forgets all timing at a resync; our model only notes the
 	 * lost bytes, so its clock stays monotonic. */
-	tmp_reset(&dt->tmp);
+	tm_ptdump_reset(&dt->tmp);
 	dt->last_tsc = 0;
 	dt->last_fcr = 0;
 	tm_gap(&dt->tm);
@@ -156,15 +156,15 @@ void dump_time_resume(struct dump_state *st, const struct tm_carry *carry,
 static void ptdump_column(struct dump_state *st, struct dump_time *dt,
 			  struct dump_line *line, const struct pkt *pkt)
 {
-	struct tmp_out out;
+	struct tm_ptdump_out out;
 	char msg[96];
 	int k;
 
-	tmp_step(&dt->tmp, pkt, &out);
+	tm_ptdump_step(&dt->tmp, pkt, &out);
 	for (k = 0; k < out.ndiag; k++) {
 		if (out.diag[k].err)
 			snprintf(msg, sizeof(msg), "%s: %s", out.diag[k].msg,
-				 tmp_errstr(out.diag[k].err));
+				 tm_ptdump_errstr(out.diag[k].err));
 		else
 			snprintf(msg, sizeof(msg), "%s", out.diag[k].msg);
 		dump_diag(st, pkt->offset, msg);
@@ -276,7 +276,7 @@ void dump_time_packet(struct dump_state *st, struct dump_line *line,
 
 	if (!dt)
 		return;
-	if (dt->tmp_flags & (TMP_SHOW_TIME | TMP_SHOW_TCAL))
+	if (dt->tm_ptdump_flags & (TMP_SHOW_TIME | TMP_SHOW_TCAL))
 		ptdump_column(st, dt, line, pkt);
 	if (dt->cycles) {
 		tm_step(&dt->tm, pkt, &s);

@@ -36,7 +36,7 @@
 #define BM_LOCK_WAIT_MS 250
 #define BM_LOCK_CLOSE_MS 5000
 
-struct bm_set {
+struct marks_set {
 	char *file;		/* the marks file */
 	char *path;		/* the trace's path as last opened */
 	char id[80];		/* the trace identity */
@@ -48,19 +48,19 @@ struct bm_set {
 	int busy;		/* ... because another process held the lock */
 	struct safefile_keep trace;	/* never written over */
 	size_t ntrace;		/* 1 if the trace's identity is known */
-	struct bm_disk {	/* the marks file as we last read or wrote it */
+	struct marks_disk {	/* the marks file as we last read or wrote it */
 		int present;
 		dev_t dev;
 		ino_t ino;
 		off_t size;
 		struct timespec mtime;
 	} disk;
-	struct bm_entry *base;	/* the entries then, for a three-way merge */
+	struct marks_entry *base;	/* the entries then, for a three-way merge */
 	size_t nbase;
-	bm_report_fn *report;
+	marks_report_fn *report;
 	void *report_ctx;
 	char msg[PATH_MAX + 512];	/* the last message */
-	struct bm_entry *v;	/* sorted by bm_cmp() */
+	struct marks_entry *v;	/* sorted by marks_cmp() */
 	size_t n, cap;
 	uint64_t hist[BM_HISTORY_MAX];	/* the jump list, oldest first */
 	size_t nhist;
@@ -68,24 +68,24 @@ struct bm_set {
 };
 
 /* A parsed line of a marks file. */
-enum bm_line_type { BML_BLANK, BML_HEADER, BML_TRACE, BML_ENTRY };
+enum marks_line_type { BML_BLANK, BML_HEADER, BML_TRACE, BML_ENTRY };
 
-struct bm_line {
-	enum bm_line_type type;
+struct marks_line {
+	enum marks_line_type type;
 	int version;			/* BML_HEADER */
 	uint64_t size;			/* BML_TRACE */
 	int has_size;
 	char id[80];
 	char *path;			/* BML_TRACE, owned by the token buffer */
-	struct bm_entry e;		/* BML_ENTRY; note owned by the buffer */
+	struct marks_entry e;		/* BML_ENTRY; note owned by the buffer */
 };
 
-static void bm_report(struct bm_set *set, const char *fmt, ...)
+static void marks_report(struct marks_set *set, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static int bm_sync(struct bm_set *set);
-static int bm_synced(struct bm_set *set, const struct stat *st);
+static int marks_sync(struct marks_set *set);
+static int marks_synced(struct marks_set *set, const struct stat *st);
 
-static void bm_report(struct bm_set *set, const char *fmt, ...)
+static void marks_report(struct marks_set *set, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -100,7 +100,7 @@ static void bm_report(struct bm_set *set, const char *fmt, ...)
  * Names, offsets, notes.
  */
 
-static int bm_is_letter(const char *s)
+static int marks_is_letter(const char *s)
 {
 	return s && isascii((unsigned char)s[0]) &&
 	       isalpha((unsigned char)s[0]) && !s[1];
@@ -108,7 +108,7 @@ static int bm_is_letter(const char *s)
 
 /* Whether @s has @min to @max - 1 characters, each an ASCII letter or
  * digit or one of @extra. */
-static int bm_word(const char *s, const char *extra, size_t min, size_t max)
+static int marks_word(const char *s, const char *extra, size_t min, size_t max)
 {
 	size_t i;
 
@@ -121,19 +121,19 @@ static int bm_word(const char *s, const char *extra, size_t min, size_t max)
 	return i >= min && i < max;
 }
 
-static int bm_name_ok(const char *s)
+static int marks_name_ok(const char *s)
 {
-	return bm_word(s, "_.-", 2, BM_NAME_MAX) &&
+	return marks_word(s, "_.-", 2, BM_NAME_MAX) &&
 	       (isalpha((unsigned char)s[0]) || s[0] == '_');
 }
 
-static int bm_color_ok(const char *s)
+static int marks_color_ok(const char *s)
 {
-	return bm_word(s, "_-", 1, BM_COLOR_MAX);
+	return marks_word(s, "_-", 1, BM_COLOR_MAX);
 }
 
 /* Parse a 0x-hex or decimal offset; the whole string must be used. */
-static int bm_parse_off(const char *s, uint64_t *off)
+static int marks_parse_off(const char *s, uint64_t *off)
 {
 	unsigned long long v;
 	char *end;
@@ -148,7 +148,7 @@ static int bm_parse_off(const char *s, uint64_t *off)
 	return 0;
 }
 
-void bm_put_quoted(FILE *f, const char *s)
+void marks_put_quoted(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), len;
@@ -177,7 +177,7 @@ void bm_put_quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int bm_hexval(int c)
+static int marks_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -194,7 +194,7 @@ static int bm_hexval(int c)
  * the line.  @quoted[i] says whether token i began with a quote (a note).
  * Returns the number of tokens, or -1 with @why set.
  */
-static int bm_tokenize(char *line, char **tok, int *quoted, const char **why)
+static int marks_tokenize(char *line, char **tok, int *quoted, const char **why)
 {
 	char *r = line, *w;
 	int n = 0;
@@ -233,8 +233,8 @@ static int bm_tokenize(char *line, char **tok, int *quoted, const char **why)
 				case 't': *w++ = '\t'; break;
 				case 'r': *w++ = '\r'; break;
 				case 'x':
-					hi = bm_hexval((unsigned char)r[1]);
-					lo = hi < 0 ? -1 : bm_hexval((unsigned char)r[2]);
+					hi = marks_hexval((unsigned char)r[1]);
+					lo = hi < 0 ? -1 : marks_hexval((unsigned char)r[2]);
 					if (lo < 0 || (hi == 0 && lo == 0)) {
 						*why = "bad \\x escape (two hex digits, not 00)";
 						return -1;
@@ -258,7 +258,7 @@ static int bm_tokenize(char *line, char **tok, int *quoted, const char **why)
 
 /* Take the optional fields after an entry's offsets: a note and, for a
  * region, color=. */
-static int bm_parse_tail(struct bm_line *l, char **tok, int *quoted, int i,
+static int marks_parse_tail(struct marks_line *l, char **tok, int *quoted, int i,
 			 int n, const char **why)
 {
 	for (; i < n; i++) {
@@ -270,7 +270,7 @@ static int bm_parse_tail(struct bm_line *l, char **tok, int *quoted, int i,
 			l->e.note = tok[i];
 		} else if (l->e.kind == BM_REGION && !strncmp(tok[i], "color=", 6) &&
 			   !l->e.color[0]) {
-			if (!bm_color_ok(tok[i] + 6)) {
+			if (!marks_color_ok(tok[i] + 6)) {
 				*why = "bad colour (letters, digits, '_', '-')";
 				return -1;
 			}
@@ -284,7 +284,7 @@ static int bm_parse_tail(struct bm_line *l, char **tok, int *quoted, int i,
 }
 
 /* Parse one line into @l.  Returns 0, or -1 with @why set. */
-static int bm_parse_line(char *line, struct bm_line *l, const char **why)
+static int marks_parse_line(char *line, struct marks_line *l, const char **why)
 {
 	char *tok[BM_TOKENS];
 	int quoted[BM_TOKENS], n, i;
@@ -302,7 +302,7 @@ static int bm_parse_line(char *line, struct bm_line *l, const char **why)
 		l->version = (int)v;
 		return 0;
 	}
-	n = bm_tokenize(line, tok, quoted, why);
+	n = marks_tokenize(line, tok, quoted, why);
 	if (n < 0)
 		return -1;
 	if (n == 0) {
@@ -315,7 +315,7 @@ static int bm_parse_line(char *line, struct bm_line *l, const char **why)
 		l->type = BML_TRACE;
 		for (i = 1; i < n; i++) {
 			if (!strncmp(tok[i], "size=", 5) &&
-			    !bm_parse_off(tok[i] + 5, &l->size)) {
+			    !marks_parse_off(tok[i] + 5, &l->size)) {
 				l->has_size = 1;
 			} else if (!strncmp(tok[i], "id=", 3) &&
 				   strlen(tok[i] + 3) < sizeof(l->id)) {
@@ -334,20 +334,20 @@ static int bm_parse_line(char *line, struct bm_line *l, const char **why)
 	l->type = BML_ENTRY;
 	if (!strcmp(tok[0], "mark")) {
 		l->e.kind = BM_MARK;
-		if (n < 3 || !bm_is_letter(tok[1]) || quoted[1]) {
+		if (n < 3 || !marks_is_letter(tok[1]) || quoted[1]) {
 			*why = "expected: mark LETTER OFFSET [\"note\"]";
 			return -1;
 		}
 	} else if (!strcmp(tok[0], "bookmark")) {
 		l->e.kind = BM_BOOKMARK;
 		if (n < 3 || quoted[1] ||
-		    (strcmp(tok[1], "-") && !bm_name_ok(tok[1]))) {
+		    (strcmp(tok[1], "-") && !marks_name_ok(tok[1]))) {
 			*why = "expected: bookmark NAME|- OFFSET [\"note\"]";
 			return -1;
 		}
 	} else if (!strcmp(tok[0], "region")) {
 		l->e.kind = BM_REGION;
-		if (n < 4 || quoted[1] || !bm_name_ok(tok[1])) {
+		if (n < 4 || quoted[1] || !marks_name_ok(tok[1])) {
 			*why = "expected: region NAME FROM TO [color=C] [\"note\"]";
 			return -1;
 		}
@@ -356,14 +356,14 @@ static int bm_parse_line(char *line, struct bm_line *l, const char **why)
 	}
 	if (strcmp(tok[1], "-"))
 		strcpy(l->e.name, tok[1]);
-	if (quoted[2] || bm_parse_off(tok[2], &l->e.from)) {
+	if (quoted[2] || marks_parse_off(tok[2], &l->e.from)) {
 		*why = "bad offset";
 		return -1;
 	}
 	l->e.to = l->e.from;
 	i = 3;
 	if (l->e.kind == BM_REGION) {
-		if (quoted[3] || bm_parse_off(tok[3], &l->e.to)) {
+		if (quoted[3] || marks_parse_off(tok[3], &l->e.to)) {
 			*why = "bad offset";
 			return -1;
 		}
@@ -373,7 +373,7 @@ static int bm_parse_line(char *line, struct bm_line *l, const char **why)
 		}
 		i = 4;
 	}
-	return bm_parse_tail(l, tok, quoted, i, n, why);
+	return marks_parse_tail(l, tok, quoted, i, n, why);
 unknown:
 	*why = "unknown line (expected trace, mark, bookmark or region)";
 	return -1;
@@ -383,9 +383,9 @@ unknown:
  * The entry array.
  */
 
-static int bm_cmp(const void *pa, const void *pb)
+static int marks_cmp(const void *pa, const void *pb)
 {
-	const struct bm_entry *a = pa, *b = pb;
+	const struct marks_entry *a = pa, *b = pb;
 
 	if (a->from != b->from)
 		return a->from < b->from ? -1 : 1;
@@ -396,13 +396,13 @@ static int bm_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static void bm_sort(struct bm_set *set)
+static void marks_sort(struct marks_set *set)
 {
 	if (set->n)
-		qsort(set->v, set->n, sizeof(set->v[0]), bm_cmp);
+		qsort(set->v, set->n, sizeof(set->v[0]), marks_cmp);
 }
 
-static int bm_dup_note(const char *note, char **out)
+static int marks_dup_note(const char *note, char **out)
 {
 	*out = NULL;
 	if (!note || !*note)
@@ -414,12 +414,12 @@ static int bm_dup_note(const char *note, char **out)
 }
 
 /* Replace @e's note with a copy of @note (NULL or "": none). */
-static int bm_replace_note(struct bm_entry *e, const char *note)
+static int marks_replace_note(struct marks_entry *e, const char *note)
 {
 	char *copy;
 	int ret;
 
-	ret = bm_dup_note(note, &copy);
+	ret = marks_dup_note(note, &copy);
 	if (ret < 0)
 		return ret;
 	free(e->note);
@@ -428,9 +428,9 @@ static int bm_replace_note(struct bm_entry *e, const char *note)
 }
 
 /* Append a copy of @e (unsorted).  Returns 0 or -pte_nomem. */
-static int bm_append(struct bm_set *set, const struct bm_entry *e)
+static int marks_append(struct marks_set *set, const struct marks_entry *e)
 {
-	struct bm_entry *v;
+	struct marks_entry *v;
 	int ret;
 
 	if (set->n >= BM_MAX_ENTRIES)
@@ -445,14 +445,14 @@ static int bm_append(struct bm_set *set, const struct bm_entry *e)
 		set->cap = cap;
 	}
 	set->v[set->n] = *e;
-	ret = bm_dup_note(e->note, &set->v[set->n].note);
+	ret = marks_dup_note(e->note, &set->v[set->n].note);
 	if (ret < 0)
 		return ret;
 	set->n++;
 	return 0;
 }
 
-static void bm_remove(struct bm_set *set, size_t i)
+static void marks_remove(struct marks_set *set, size_t i)
 {
 	free(set->v[i].note);
 	memmove(&set->v[i], &set->v[i + 1], (set->n - i - 1) * sizeof(set->v[0]));
@@ -460,7 +460,7 @@ static void bm_remove(struct bm_set *set, size_t i)
 }
 
 /* The index of the mark, or named bookmark or region, called @name. */
-long bm_find(const struct bm_set *set, const char *name)
+long marks_find(const struct marks_set *set, const char *name)
 {
 	size_t i;
 
@@ -472,7 +472,7 @@ long bm_find(const struct bm_set *set, const char *name)
 	return -1;
 }
 
-long bm_find_at(const struct bm_set *set, enum bm_kind kind, uint64_t off)
+long marks_find_at(const struct marks_set *set, enum marks_kind kind, uint64_t off)
 {
 	long any = -1;
 	size_t i;
@@ -490,27 +490,27 @@ long bm_find_at(const struct bm_set *set, enum bm_kind kind, uint64_t off)
 	return any;
 }
 
-size_t bm_count(const struct bm_set *set)
+size_t marks_count(const struct marks_set *set)
 {
 	return set ? set->n : 0;
 }
 
-const struct bm_entry *bm_at(const struct bm_set *set, size_t i)
+const struct marks_entry *marks_at(const struct marks_set *set, size_t i)
 {
 	return set && i < set->n ? &set->v[i] : NULL;
 }
 
-const char *bm_file(const struct bm_set *set)
+const char *marks_file(const struct marks_set *set)
 {
 	return set ? set->file : NULL;
 }
 
-const char *bm_message(const struct bm_set *set)
+const char *marks_message(const struct marks_set *set)
 {
 	return set && set->msg[0] ? set->msg : NULL;
 }
 
-int bm_saving(const struct bm_set *set)
+int marks_saving(const struct marks_set *set)
 {
 	return set && set->saving;
 }
@@ -519,7 +519,7 @@ int bm_saving(const struct bm_set *set)
  * Writing.
  */
 
-static void bm_put_entry(FILE *f, const struct bm_entry *e)
+static void marks_put_entry(FILE *f, const struct marks_entry *e)
 {
 	static const char *const kw[] = { "mark", "bookmark", "region" };
 
@@ -532,12 +532,12 @@ static void bm_put_entry(FILE *f, const struct bm_entry *e)
 	}
 	if (e->note) {
 		fputc(' ', f);
-		bm_put_quoted(f, e->note);
+		marks_put_quoted(f, e->note);
 	}
 	fputc('\n', f);
 }
 
-static void bm_put_all(const struct bm_set *set, FILE *f)
+static void marks_put_all(const struct marks_set *set, FILE *f)
 {
 	size_t i;
 
@@ -546,22 +546,22 @@ static void bm_put_all(const struct bm_set *set, FILE *f)
 	if (set->stream[0])
 		fprintf(f, " stream=%s", set->stream);
 	fputs(" path=", f);
-	bm_put_quoted(f, set->path);
+	marks_put_quoted(f, set->path);
 	fputc('\n', f);
 	for (i = 0; i < set->n; i++)
-		bm_put_entry(f, &set->v[i]);
+		marks_put_entry(f, &set->v[i]);
 }
 
-int bm_export(const struct bm_set *set, FILE *f)
+int marks_export(const struct marks_set *set, FILE *f)
 {
 	if (!set || !f)
 		return -pte_invalid;
-	bm_put_all(set, f);
+	marks_put_all(set, f);
 	return fflush(f) || ferror(f) ? -pte_io : 0;
 }
 
 /* The directory part of @file, in @buf. */
-static void bm_dirname(const char *file, char *buf, size_t size)
+static void marks_dirname(const char *file, char *buf, size_t size)
 {
 	const char *slash = strrchr(file, '/');
 
@@ -577,7 +577,7 @@ static void bm_dirname(const char *file, char *buf, size_t size)
  * the same directory, fsync, rename over the old one, fsync the
  * directory), never over the trace.  A crash at any point leaves either
  * the old or the new file. */
-static int bm_write(const struct bm_set *set, const char *file,
+static int marks_write(const struct marks_set *set, const char *file,
 		    const struct safefile_opts *o, char *err, size_t errlen)
 {
 	struct safefile_opts so = *o;
@@ -585,7 +585,7 @@ static int bm_write(const struct bm_set *set, const char *file,
 	struct safefile *f;
 	FILE *out;
 
-	bm_dirname(file, dir, sizeof(dir));
+	marks_dirname(file, dir, sizeof(dir));
 	if (xdg_mkdir_p(dir, 0700, err, errlen) < 0)
 		return -pte_io;
 	so.keep = &set->trace;
@@ -598,7 +598,7 @@ static int bm_write(const struct bm_set *set, const char *file,
 		snprintf(err, errlen, "%s: out of memory", file);
 		return -pte_io;
 	}
-	bm_put_all(set, out);
+	marks_put_all(set, out);
 	return safefile_commit(f, err, errlen) < 0 ? -pte_io : 0;
 }
 
@@ -616,14 +616,14 @@ static int bm_write(const struct bm_set *set, const char *file,
  * descriptor; -1 if another process holds the lock that long; -2 if there
  * is no lock to take (no lock file can be made, or flock is not supported):
  * the save goes ahead unlocked and says why if writing fails too. */
-static int bm_lock(const struct bm_set *set, int wait_ms)
+static int marks_lock(const struct marks_set *set, int wait_ms)
 {
 	char lock[PATH_MAX + 8], dir[PATH_MAX], err[PATH_MAX + 128];
 	struct timespec ts = { 0, 0 };
 	int fd, waited = 0, step = 1;
 
 	snprintf(lock, sizeof(lock), "%s.lock", set->file);
-	bm_dirname(set->file, dir, sizeof(dir));
+	marks_dirname(set->file, dir, sizeof(dir));
 	if (xdg_mkdir_p(dir, 0700, err, sizeof(err)) < 0)
 		return -2;
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
@@ -647,14 +647,14 @@ static int bm_lock(const struct bm_set *set, int wait_ms)
 	return fd;
 }
 
-static void bm_unlock(int fd)
+static void marks_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd);	/* releases the flock */
 }
 
-/* bm_save(), waiting at most @wait_ms for another process's save. */
-static int bm_save_wait(struct bm_set *set, int wait_ms)
+/* marks_save(), waiting at most @wait_ms for another process's save. */
+static int marks_save_wait(struct marks_set *set, int wait_ms)
 {
 	char err[2 * PATH_MAX + 64];
 	int was_dirty, lock, ret = -pte_io;
@@ -664,58 +664,58 @@ static int bm_save_wait(struct bm_set *set, int wait_ms)
 	if (!set->saving)
 		return 0;
 	was_dirty = set->dirty;
-	lock = bm_lock(set, wait_ms);
+	lock = marks_lock(set, wait_ms);
 	if (lock == -1) {
 		set->dirty = 1;
 		if (!set->busy)
-			bm_report(set, "marks not saved yet: another ptbrowse is saving "
+			marks_report(set, "marks not saved yet: another ptbrowse is saving "
 				  "%s; kept in memory, saving again shortly", set->file);
 		set->busy = 1;
 		return -pte_io;
 	}
 	set->busy = 0;
 	/* Another ptbrowse may have saved the same trace's marks meanwhile. */
-	if (bm_sync(set) < 0)
+	if (marks_sync(set) < 0)
 		goto out_unlock;
-	if (bm_write(set, set->file, &(struct safefile_opts){
+	if (marks_write(set, set->file, &(struct safefile_opts){
 		     .flags = SAFEFILE_NOFOLLOW, .mode = 0600 }, err, sizeof(err)) < 0) {
 		set->dirty = 1;
-		bm_report(set, "marks not saved: %s; they are kept in memory and "
+		marks_report(set, "marks not saved: %s; they are kept in memory and "
 			  "saving is retried on the next change", err);
 		goto out_unlock;
 	}
 	set->dirty = 0;
 	if (was_dirty)
-		bm_report(set, "marks saved to %s", set->file);
+		marks_report(set, "marks saved to %s", set->file);
 	/* Without a base the next save merges needlessly, harmlessly. */
-	bm_synced(set, NULL);
+	marks_synced(set, NULL);
 	ret = 0;
 out_unlock:
-	bm_unlock(lock);
+	marks_unlock(lock);
 	return ret;
 }
 
-int bm_save(struct bm_set *set)
+int marks_save(struct marks_set *set)
 {
 	/* Once another process kept us waiting, only try: the browser
 	 * retries when idle and must not stall a key on every try. */
-	return bm_save_wait(set, set && set->busy ? 0 : BM_LOCK_WAIT_MS);
+	return marks_save_wait(set, set && set->busy ? 0 : BM_LOCK_WAIT_MS);
 }
 
-int bm_pending(const struct bm_set *set)
+int marks_pending(const struct marks_set *set)
 {
 	return set && set->saving && set->busy;
 }
 
-int bm_flush(struct bm_set *set)
+int marks_flush(struct marks_set *set)
 {
 	int ret;
 
 	if (!set || !set->saving || !set->dirty)
 		return 0;
-	ret = bm_save_wait(set, BM_LOCK_CLOSE_MS);
+	ret = marks_save_wait(set, BM_LOCK_CLOSE_MS);
 	if (ret < 0 && set->busy)
-		bm_report(set, "marks not saved: another ptbrowse kept %s locked "
+		marks_report(set, "marks not saved: another ptbrowse kept %s locked "
 			  "for %d s; the changes since the last save are lost",
 			  set->file, BM_LOCK_CLOSE_MS / 1000);
 	return ret;
@@ -727,7 +727,7 @@ int bm_flush(struct bm_set *set)
 
 /* Move the unparsable @file aside to .bad, .bad.1, ... without ever
  * replacing an existing file.  Returns 0 and the new name in @bad. */
-static int bm_move_aside(const char *file, char *bad, size_t size)
+static int marks_move_aside(const char *file, char *bad, size_t size)
 {
 	int i;
 
@@ -754,11 +754,11 @@ static int bm_move_aside(const char *file, char *bad, size_t size)
 	return -pte_io;
 }
 
-struct bm_parse {
+struct marks_parse {
 	const char *fname;		/* for messages */
 	int version;			/* of the header, 0 before it */
 	int errors;			/* lines that did not parse */
-	int conflicts;			/* bm_import's */
+	int conflicts;			/* marks_import's */
 	int added;
 	int changed;			/* entries added or completed */
 	int full;			/* BM_MAX_ENTRIES reached */
@@ -769,22 +769,22 @@ struct bm_parse {
 	char *trace_path;
 };
 
-static void bm_parse_error(struct bm_set *set, struct bm_parse *ps,
+static void marks_parse_error(struct marks_set *set, struct marks_parse *ps,
 			   unsigned long lineno, const char *why)
 {
 	if (++ps->errors <= BM_ERRORS_SHOWN)
-		bm_report(set, "%s:%lu: %s", ps->fname, lineno, why);
+		marks_report(set, "%s:%lu: %s", ps->fname, lineno, why);
 }
 
-static const char *bm_kind_name(enum bm_kind kind)
+static const char *marks_kind_name(enum marks_kind kind)
 {
 	return kind == BM_MARK ? "mark" : kind == BM_BOOKMARK ? "bookmark" : "region";
 }
 
 /* Whether entry @e of line @lineno lies past the end of the stream: then
  * it is a bad line (reported), as nothing there can be shown. */
-static int bm_past_end(struct bm_set *set, struct bm_parse *ps,
-		       unsigned long lineno, const struct bm_entry *e)
+static int marks_past_end(struct marks_set *set, struct marks_parse *ps,
+		       unsigned long lineno, const struct marks_entry *e)
 {
 	char why[BM_NAME_MAX + 160];
 
@@ -797,20 +797,20 @@ static int bm_past_end(struct bm_set *set, struct bm_parse *ps,
 	else
 		snprintf(why, sizeof(why), "%s %s at 0x%" PRIx64 " is past the end "
 			 "of the trace (0x%" PRIx64 " bytes); not loaded",
-			 bm_kind_name(e->kind), e->name[0] ? e->name : "-",
+			 marks_kind_name(e->kind), e->name[0] ? e->name : "-",
 			 e->from, set->end);
-	bm_parse_error(set, ps, lineno, why);
+	marks_parse_error(set, ps, lineno, why);
 	return 1;
 }
 
 /* Merge parsed entry @e from line @lineno. */
-static void bm_merge(struct bm_set *set, struct bm_parse *ps,
-		     unsigned long lineno, const struct bm_entry *e)
+static void marks_merge(struct marks_set *set, struct marks_parse *ps,
+		     unsigned long lineno, const struct marks_entry *e)
 {
-	struct bm_entry *o;
+	struct marks_entry *o;
 	long i;
 
-	i = e->name[0] ? bm_find(set, e->name) : bm_find_at(set, BM_BOOKMARK, e->from);
+	i = e->name[0] ? marks_find(set, e->name) : marks_find_at(set, BM_BOOKMARK, e->from);
 	if (i >= 0 && !e->name[0] && set->v[i].name[0])
 		i = -1;		/* a named bookmark there is no anonymous one */
 	if (i >= 0) {
@@ -818,17 +818,17 @@ static void bm_merge(struct bm_set *set, struct bm_parse *ps,
 		if (o->kind != e->kind || o->from != e->from || o->to != e->to) {
 			ps->conflicts++;
 			if (o->kind == BM_REGION)
-				bm_report(set, "%s:%lu: %s %s is 0x%" PRIx64 "-0x%" PRIx64
+				marks_report(set, "%s:%lu: %s %s is 0x%" PRIx64 "-0x%" PRIx64
 					  " here; kept it", ps->fname, lineno,
-					  bm_kind_name(o->kind), o->name, o->from, o->to);
+					  marks_kind_name(o->kind), o->name, o->from, o->to);
 			else
-				bm_report(set, "%s:%lu: %s %s is at 0x%" PRIx64
+				marks_report(set, "%s:%lu: %s %s is at 0x%" PRIx64
 					  " here, 0x%" PRIx64 " there; kept 0x%" PRIx64,
-					  ps->fname, lineno, bm_kind_name(o->kind),
+					  ps->fname, lineno, marks_kind_name(o->kind),
 					  o->name, o->from, e->from, o->from);
 			return;
 		}
-		if (!o->note && e->note && !bm_dup_note(e->note, &o->note))
+		if (!o->note && e->note && !marks_dup_note(e->note, &o->note))
 			ps->changed++;
 		if (!o->color[0] && e->color[0]) {
 			strcpy(o->color, e->color);
@@ -836,9 +836,9 @@ static void bm_merge(struct bm_set *set, struct bm_parse *ps,
 		}
 		return;
 	}
-	if (bm_append(set, e) < 0) {
+	if (marks_append(set, e) < 0) {
 		if (!ps->full)
-			bm_report(set, "%s:%lu: more than %d marks; the rest are "
+			marks_report(set, "%s:%lu: more than %d marks; the rest are "
 				  "not loaded", ps->fname, lineno, BM_MAX_ENTRIES);
 		ps->full = 1;
 		ps->dropped++;
@@ -851,7 +851,7 @@ static void bm_merge(struct bm_set *set, struct bm_parse *ps,
 /* fopen(@path, "re") for reading marks: a regular file of at most
  * BM_FILE_MAX bytes (a device or a FIFO would never end), else NULL with
  * errno set as safefile_open_read() does. */
-static FILE *bm_fopen(const char *path)
+static FILE *marks_fopen(const char *path)
 {
 	return safefile_fopen_read(path, BM_FILE_MAX);
 }
@@ -861,30 +861,30 @@ static FILE *bm_fopen(const char *path)
  * -pte_bad_file if it is not a marks file or of a newer version (nothing
  * loaded), -pte_nomem if out of memory; ps->errors counts bad lines.
  */
-static int bm_read(struct bm_set *set, FILE *f, struct bm_parse *ps)
+static int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps)
 {
 	unsigned long lineno = 0;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	struct bm_line l;
+	struct marks_line l;
 	const char *why;
 	int ret = 0;
 
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		if (len > BM_LINE_MAX) {
-			bm_parse_error(set, ps, lineno, "line too long");
+			marks_parse_error(set, ps, lineno, "line too long");
 			continue;
 		}
 		if ((size_t)len != strlen(line)) {
-			bm_parse_error(set, ps, lineno, "a NUL byte in the line");
+			marks_parse_error(set, ps, lineno, "a NUL byte in the line");
 			continue;
 		}
-		if (bm_parse_line(line, &l, &why) < 0) {
+		if (marks_parse_line(line, &l, &why) < 0) {
 			if (!ps->version)
 				goto not_marks;
-			bm_parse_error(set, ps, lineno, why);
+			marks_parse_error(set, ps, lineno, why);
 			continue;
 		}
 		if (!ps->version && l.type == BML_BLANK && !strchr(line, '#'))
@@ -896,12 +896,12 @@ static int bm_read(struct bm_set *set, FILE *f, struct bm_parse *ps)
 			break;
 		case BML_HEADER:
 			if (ps->version) {
-				bm_parse_error(set, ps, lineno, "a second header line");
+				marks_parse_error(set, ps, lineno, "a second header line");
 				break;
 			}
 			ps->version = l.version;
 			if (l.version > BM_VERSION) {
-				bm_report(set, "%s:%lu: marks file version %d is newer "
+				marks_report(set, "%s:%lu: marks file version %d is newer "
 					  "than this ptbrowse reads (%d); left untouched",
 					  ps->fname, lineno, l.version, BM_VERSION);
 				ret = -pte_bad_file;
@@ -916,14 +916,14 @@ static int bm_read(struct bm_set *set, FILE *f, struct bm_parse *ps)
 			ps->trace_path = l.path ? strdup(l.path) : NULL;
 			break;
 		case BML_ENTRY:
-			if (bm_past_end(set, ps, lineno, &l.e))
+			if (marks_past_end(set, ps, lineno, &l.e))
 				break;
-			bm_merge(set, ps, lineno, &l.e);
+			marks_merge(set, ps, lineno, &l.e);
 			break;
 		}
 	}
 	if (ferror(f)) {
-		bm_report(set, "%s: %s", ps->fname, strerror(errno));
+		marks_report(set, "%s: %s", ps->fname, strerror(errno));
 		ret = -pte_io;
 	} else if (!ps->version) {
 		lineno = 1;
@@ -931,7 +931,7 @@ static int bm_read(struct bm_set *set, FILE *f, struct bm_parse *ps)
 	}
 	goto out_free;
 not_marks:
-	bm_report(set, "%s:%lu: not a ptbrowse marks file (the first line "
+	marks_report(set, "%s:%lu: not a ptbrowse marks file (the first line "
 		  "should be '# ptbrowse marks v%d')", ps->fname, lineno, BM_VERSION);
 	ret = -pte_bad_file;
 out_free:
@@ -940,20 +940,20 @@ out_free:
 }
 
 /* The path recorded on the trace line of marks file @file, if any. */
-static char *bm_peek_path(const char *file, uint64_t *size, char *id, size_t idlen)
+static char *marks_peek_path(const char *file, uint64_t *size, char *id, size_t idlen)
 {
 	char *line = NULL, *path = NULL;
 	size_t cap = 0;
-	struct bm_line l;
+	struct marks_line l;
 	const char *why;
 	FILE *f;
 	int i;
 
-	f = bm_fopen(file);
+	f = marks_fopen(file);
 	if (!f)
 		return NULL;
 	for (i = 0; i < 4 && getline(&line, &cap, f) > 0; i++) {
-		if (strlen(line) > BM_LINE_MAX || bm_parse_line(line, &l, &why) < 0)
+		if (strlen(line) > BM_LINE_MAX || marks_parse_line(line, &l, &why) < 0)
 			break;
 		if (l.type == BML_TRACE) {
 			if (l.path)
@@ -969,7 +969,7 @@ static char *bm_peek_path(const char *file, uint64_t *size, char *id, size_t idl
 }
 
 /* Whether marks file name @name belongs to stream @stream ("" the first). */
-static int bm_same_stream(const char *name, const char *stream)
+static int marks_same_stream(const char *name, const char *stream)
 {
 	const char *at = strchr(name, '@');
 	size_t len;
@@ -982,7 +982,7 @@ static int bm_same_stream(const char *name, const char *stream)
 
 /* Whether trace @t's first @size bytes have the identity @hex: the trace
  * only grew since then, so offsets below @size still mean the same. */
-static int bm_grew_from(const struct trace *t, uint64_t size, const char *hex)
+static int marks_grew_from(const struct trace *t, uint64_t size, const char *hex)
 {
 	struct identity old, now;
 
@@ -993,12 +993,12 @@ static int bm_grew_from(const struct trace *t, uint64_t size, const char *hex)
 /* Marks files in our directory saved for the same path under another
  * identity: the file at that path changed since.  If trace @t (may be
  * NULL) only grew, adopt the newest such marks, else warn. */
-static void bm_check_changed(struct bm_set *set, const struct trace *t)
+static void marks_check_changed(struct marks_set *set, const struct trace *t)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 256], id[80];
 	char warn[PATH_MAX + 256] = "", grew[PATH_MAX + 256] = "";
 	uint64_t size, warn_size = 0, grew_size = 0;
-	struct bm_parse ps = { 0 };
+	struct marks_parse ps = { 0 };
 	const char *base;
 	struct dirent *d;
 	size_t len;
@@ -1006,7 +1006,7 @@ static void bm_check_changed(struct bm_set *set, const struct trace *t)
 	char *path;
 	FILE *f;
 
-	bm_dirname(set->file, dir, sizeof(dir));
+	marks_dirname(set->file, dir, sizeof(dir));
 	base = strrchr(set->file, '/');
 	base = base ? base + 1 : set->file;
 	dp = opendir(dir);
@@ -1020,11 +1020,11 @@ static void bm_check_changed(struct bm_set *set, const struct trace *t)
 		snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
 		size = 0;
 		id[0] = '\0';
-		path = bm_peek_path(file, &size, id, sizeof(id));
+		path = marks_peek_path(file, &size, id, sizeof(id));
 		/* Other streams of the same trace share its id. */
 		if (path && id[0] && !strcmp(path, set->path) && strcmp(id, set->id)) {
-			if (t && size < set->size && bm_same_stream(d->d_name, set->stream) &&
-			    bm_grew_from(t, size, id)) {
+			if (t && size < set->size && marks_same_stream(d->d_name, set->stream) &&
+			    marks_grew_from(t, size, id)) {
 				/* An earlier, shorter state of this trace. */
 				if (!set->n && !set->disk.present && size > grew_size) {
 					snprintf(grew, sizeof(grew), "%s", file);
@@ -1038,28 +1038,28 @@ static void bm_check_changed(struct bm_set *set, const struct trace *t)
 		free(path);
 	}
 	closedir(dp);
-	if (grew[0] && (f = bm_fopen(grew))) {
+	if (grew[0] && (f = marks_fopen(grew))) {
 		ps.fname = grew;
-		bm_read(set, f, &ps);
+		marks_read(set, f, &ps);
 		fclose(f);
 		free(ps.trace_path);
-		bm_sort(set);
-		bm_report(set, "%s grew since its marks were saved (then %" PRIu64
+		marks_sort(set);
+		marks_report(set, "%s grew since its marks were saved (then %" PRIu64
 			  " bytes, now %" PRIu64 "); they still apply", set->path,
 			  grew_size, set->size);
 		if (set->n)
-			bm_save(set);
+			marks_save(set);
 		return;
 	}
 	if (warn[0])
-		bm_report(set, "warning: %s changed since marks were saved for it "
+		marks_report(set, "warning: %s changed since marks were saved for it "
 			  "(then %" PRIu64 " bytes, now %" PRIu64 "); those marks "
 			  "stay in %s and are not applied", set->path, warn_size,
 			  set->size, warn);
 }
 
 /* Remove temporary files left by saves of processes that died. */
-static void bm_clean_tmp(struct bm_set *set)
+static void marks_clean_tmp(struct marks_set *set)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 256];
 	const char *base;
@@ -1067,7 +1067,7 @@ static void bm_clean_tmp(struct bm_set *set)
 	size_t blen;
 	DIR *dp;
 
-	bm_dirname(set->file, dir, sizeof(dir));
+	marks_dirname(set->file, dir, sizeof(dir));
 	base = strrchr(set->file, '/');
 	base = base ? base + 1 : set->file;
 	blen = strlen(base);
@@ -1101,7 +1101,7 @@ static void bm_clean_tmp(struct bm_set *set)
  * ours wins and the other version is reported.
  */
 
-static void bm_entries_free(struct bm_entry *v, size_t n)
+static void marks_entries_free(struct marks_entry *v, size_t n)
 {
 	size_t i;
 
@@ -1111,8 +1111,8 @@ static void bm_entries_free(struct bm_entry *v, size_t n)
 }
 
 /* The identity of @file now, or of @st (the file as it was read). */
-static void bm_disk_stat(const char *file, const struct stat *stp,
-			 struct bm_disk *d)
+static void marks_disk_stat(const char *file, const struct stat *stp,
+			 struct marks_disk *d)
 {
 	struct stat st;
 
@@ -1128,7 +1128,7 @@ static void bm_disk_stat(const char *file, const struct stat *stp,
 	d->mtime = st.st_mtim;
 }
 
-static int bm_disk_same(const struct bm_disk *a, const struct bm_disk *b)
+static int marks_disk_same(const struct marks_disk *a, const struct marks_disk *b)
 {
 	if (a->present != b->present)
 		return 0;
@@ -1140,31 +1140,31 @@ static int bm_disk_same(const struct bm_disk *a, const struct bm_disk *b)
 
 /* Record the file (@st: as it was read; NULL: as it is now) and the
  * entries as they are now: our base. */
-static int bm_synced(struct bm_set *set, const struct stat *st)
+static int marks_synced(struct marks_set *set, const struct stat *st)
 {
-	struct bm_entry *v = NULL;
+	struct marks_entry *v = NULL;
 	size_t i;
 
-	bm_disk_stat(set->file, st, &set->disk);
+	marks_disk_stat(set->file, st, &set->disk);
 	if (set->n) {
 		v = calloc(set->n, sizeof(*v));
 		if (!v)
 			goto out_nomem;
 		for (i = 0; i < set->n; i++) {
 			v[i] = set->v[i];
-			if (bm_dup_note(set->v[i].note, &v[i].note) < 0) {
-				bm_entries_free(v, i);
+			if (marks_dup_note(set->v[i].note, &v[i].note) < 0) {
+				marks_entries_free(v, i);
 				goto out_nomem;
 			}
 		}
 	}
-	bm_entries_free(set->base, set->nbase);
+	marks_entries_free(set->base, set->nbase);
 	set->base = v;
 	set->nbase = set->n;
 	return 0;
 out_nomem:
 	/* No base: a later merge treats everything on disk as added. */
-	bm_entries_free(set->base, set->nbase);
+	marks_entries_free(set->base, set->nbase);
 	set->base = NULL;
 	set->nbase = 0;
 	return -pte_nomem;
@@ -1172,150 +1172,150 @@ out_nomem:
 
 /* Whether @a and @b are the same mark, bookmark or region (by name, or
  * by offset for anonymous bookmarks). */
-static int bm_same_key(const struct bm_entry *a, const struct bm_entry *b)
+static int marks_same_key(const struct marks_entry *a, const struct marks_entry *b)
 {
 	if (a->kind != b->kind || strcmp(a->name, b->name))
 		return 0;
 	return a->name[0] || a->from == b->from;
 }
 
-static int bm_same_value(const struct bm_entry *a, const struct bm_entry *b)
+static int marks_same_value(const struct marks_entry *a, const struct marks_entry *b)
 {
 	return a->from == b->from && a->to == b->to &&
 	       !strcmp(a->color, b->color) &&
 	       !strcmp(a->note ? a->note : "", b->note ? b->note : "");
 }
 
-static long bm_lookup(const struct bm_entry *v, size_t n, const struct bm_entry *e)
+static long marks_lookup(const struct marks_entry *v, size_t n, const struct marks_entry *e)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (bm_same_key(&v[i], e))
+		if (marks_same_key(&v[i], e))
 			return (long)i;
 	return -1;
 }
 
 /* Merge @theirs (the file now) into the set, against the base. */
-static void bm_merge3(struct bm_set *set, const struct bm_entry *theirs, size_t nt)
+static void marks_merge3(struct marks_set *set, const struct marks_entry *theirs, size_t nt)
 {
-	const struct bm_entry *t, *b;
+	const struct marks_entry *t, *b;
 	long ib, io;
 	size_t i;
 
 	for (i = 0; i < nt; i++) {
 		t = &theirs[i];
-		ib = bm_lookup(set->base, set->nbase, t);
-		io = bm_lookup(set->v, set->n, t);
+		ib = marks_lookup(set->base, set->nbase, t);
+		io = marks_lookup(set->v, set->n, t);
 		b = ib >= 0 ? &set->base[ib] : NULL;
-		if (b && bm_same_value(b, t))
+		if (b && marks_same_value(b, t))
 			continue;		/* they did not change it */
 		if (io < 0 && b)
 			continue;		/* we deleted it */
 		if (io < 0) {
 			/* They added it; a name we gave to another kind wins. */
-			if (t->name[0] && bm_find(set, t->name) >= 0)
-				bm_report(set, "%s: another ptbrowse saved %s %s; "
+			if (t->name[0] && marks_find(set, t->name) >= 0)
+				marks_report(set, "%s: another ptbrowse saved %s %s; "
 					  "the name is taken here, kept ours",
-					  set->file, bm_kind_name(t->kind), t->name);
-			else if (bm_append(set, t) < 0)
-				bm_report(set, "%s: another ptbrowse saved %s %s; "
+					  set->file, marks_kind_name(t->kind), t->name);
+			else if (marks_append(set, t) < 0)
+				marks_report(set, "%s: another ptbrowse saved %s %s; "
 					  "no room for it", set->file,
-					  bm_kind_name(t->kind), t->name);
+					  marks_kind_name(t->kind), t->name);
 			continue;
 		}
-		if (b && bm_same_value(b, &set->v[io])) {
+		if (b && marks_same_value(b, &set->v[io])) {
 			/* Only they changed it. */
-			if (!bm_replace_note(&set->v[io], t->note)) {
+			if (!marks_replace_note(&set->v[io], t->note)) {
 				set->v[io].from = t->from;
 				set->v[io].to = t->to;
 				strcpy(set->v[io].color, t->color);
 			}
-		} else if (!bm_same_value(t, &set->v[io])) {
-			bm_report(set, "%s: another ptbrowse changed %s %s too; "
+		} else if (!marks_same_value(t, &set->v[io])) {
+			marks_report(set, "%s: another ptbrowse changed %s %s too; "
 				  "kept this one's", set->file,
-				  bm_kind_name(t->kind), t->name[0] ? t->name : "-");
+				  marks_kind_name(t->kind), t->name[0] ? t->name : "-");
 		}
 	}
 	/* What they deleted and we left alone goes. */
 	for (i = 0; i < set->nbase; i++) {
 		b = &set->base[i];
-		if (bm_lookup(theirs, nt, b) >= 0)
+		if (marks_lookup(theirs, nt, b) >= 0)
 			continue;
-		io = bm_lookup(set->v, set->n, b);
-		if (io >= 0 && bm_same_value(b, &set->v[io]))
-			bm_remove(set, (size_t)io);
+		io = marks_lookup(set->v, set->n, b);
+		if (io >= 0 && marks_same_value(b, &set->v[io]))
+			marks_remove(set, (size_t)io);
 	}
-	bm_sort(set);
+	marks_sort(set);
 }
 
 /* If the file changed since we last read or wrote it, merge it in.
  * Returns 0 (also when a broken file was moved aside), or -pte_io if it
  * must not be overwritten (a newer version; saving is then off). */
-static int bm_sync(struct bm_set *set)
+static int marks_sync(struct marks_set *set)
 {
-	struct bm_set theirs = { .file = set->file, .size = set->size,
+	struct marks_set theirs = { .file = set->file, .size = set->size,
 				 .end = set->end,
 				 .report = set->report,
 				 .report_ctx = set->report_ctx };
-	struct bm_parse ps = { .fname = set->file };
+	struct marks_parse ps = { .fname = set->file };
 	char bad[PATH_MAX + 32];
-	struct bm_disk now;
+	struct marks_disk now;
 	FILE *f;
 	int ret;
 
-	bm_disk_stat(set->file, NULL, &now);
-	if (bm_disk_same(&now, &set->disk) || !now.present)
+	marks_disk_stat(set->file, NULL, &now);
+	if (marks_disk_same(&now, &set->disk) || !now.present)
 		return 0;
-	f = bm_fopen(set->file);
+	f = marks_fopen(set->file);
 	if (!f)
 		return 0;
-	ret = bm_read(&theirs, f, &ps);
+	ret = marks_read(&theirs, f, &ps);
 	fclose(f);
 	if (ps.version > BM_VERSION) {
 		set->saving = 0;
-		bm_report(set, "%s: a newer ptbrowse wrote it; marks are no longer "
+		marks_report(set, "%s: a newer ptbrowse wrote it; marks are no longer "
 			  "saved", set->file);
 		ret = -pte_io;
 		goto out_free;
 	}
 	if (ret < 0 || ps.errors || ps.conflicts || ps.full) {
 		/* Someone broke it meanwhile: keep it for them, write ours. */
-		if (bm_move_aside(set->file, bad, sizeof(bad)) == 0)
-			bm_report(set, "%s: kept as %s", set->file, bad);
+		if (marks_move_aside(set->file, bad, sizeof(bad)) == 0)
+			marks_report(set, "%s: kept as %s", set->file, bad);
 		ret = 0;
 		goto out_free;
 	}
-	bm_merge3(set, theirs.v, theirs.n);
+	marks_merge3(set, theirs.v, theirs.n);
 	ret = 0;
 out_free:
 	free(ps.trace_path);
-	bm_entries_free(theirs.v, theirs.n);
+	marks_entries_free(theirs.v, theirs.n);
 	return ret;
 }
 
 /* Whether @s is a plain file-name part: [A-Za-z0-9_.-], no leading dot. */
-static int bm_plain(const char *s, size_t max)
+static int marks_plain(const char *s, size_t max)
 {
-	return bm_word(s, "_.-", 1, max) && s[0] != '.';
+	return marks_word(s, "_.-", 1, max) && s[0] != '.';
 }
 
 /* Load our marks file if it exists. */
-static int bm_load(struct bm_set *set)
+static int marks_load(struct marks_set *set)
 {
-	struct bm_parse ps = { .fname = set->file };
+	struct marks_parse ps = { .fname = set->file };
 	char bad[PATH_MAX + 32];
 	struct stat st;
 	int ret, have_st;
 	size_t i;
 	FILE *f;
 
-	f = bm_fopen(set->file);
+	f = marks_fopen(set->file);
 	if (!f) {
 		/* ENOTDIR: a file is in the way of the directory; saving will say so. */
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		bm_report(set, "cannot read %s: %s; marks will not be saved",
+		marks_report(set, "cannot read %s: %s; marks will not be saved",
 			  set->file, strerror(errno));
 		set->saving = 0;
 		return 0;
@@ -1323,13 +1323,13 @@ static int bm_load(struct bm_set *set)
 	/* The base is the file we read: another process may rename a newer
 	 * one into place before we could stat the name. */
 	have_st = !fstat(fileno(f), &st);
-	ret = bm_read(set, f, &ps);
+	ret = marks_read(set, f, &ps);
 	fclose(f);
-	bm_sort(set);
+	marks_sort(set);
 	if (ret == -pte_nomem)
 		goto out_free;
 	if (ret == -pte_io) {
-		bm_report(set, "%s: marks will not be saved", set->file);
+		marks_report(set, "%s: marks will not be saved", set->file);
 		set->saving = 0;
 		ret = 0;
 		goto out_free;
@@ -1340,7 +1340,7 @@ static int bm_load(struct bm_set *set)
 		goto out_free;
 	}
 	if (ps.has_trace && ps.trace_size && ps.trace_size != set->size) {
-		bm_report(set, "warning: %s was saved for a trace of %" PRIu64
+		marks_report(set, "warning: %s was saved for a trace of %" PRIu64
 			  " bytes, this one has %" PRIu64 "; its marks are not "
 			  "applied and not overwritten", set->file, ps.trace_size,
 			  set->size);
@@ -1353,53 +1353,53 @@ static int bm_load(struct bm_set *set)
 	}
 	if (ret < 0 || ps.errors || ps.conflicts || ps.full) {
 		if (ps.errors > BM_ERRORS_SHOWN)
-			bm_report(set, "%s: %d more bad lines", set->file,
+			marks_report(set, "%s: %d more bad lines", set->file,
 				  ps.errors - BM_ERRORS_SHOWN);
 		ret = 0;
 		if (!set->saving) {
-			bm_report(set, "%s: fix the lines above; loaded %d marks",
+			marks_report(set, "%s: fix the lines above; loaded %d marks",
 				  set->file, ps.added);
 			goto out_free;
 		}
-		if (bm_move_aside(set->file, bad, sizeof(bad)) < 0) {
-			bm_report(set, "cannot move %s aside: %s; marks will not "
+		if (marks_move_aside(set->file, bad, sizeof(bad)) < 0) {
+			marks_report(set, "cannot move %s aside: %s; marks will not "
 				  "be saved", set->file, strerror(errno));
 			set->saving = 0;
 			goto out_free;
 		}
-		bm_report(set, "%s: kept as %s; loaded %d marks from it",
+		marks_report(set, "%s: kept as %s; loaded %d marks from it",
 			  set->file, bad, ps.added);
 		/* Write the good lines back at once so nothing depends on .bad. */
 		if (set->n)
-			bm_save(set);
+			marks_save(set);
 		goto out_free;
 	}
-	if (bm_synced(set, have_st ? &st : NULL) < 0) {
+	if (marks_synced(set, have_st ? &st : NULL) < 0) {
 		ret = -pte_nomem;
 		goto out_free;
 	}
 	if (set->saving && ps.trace_path && strcmp(ps.trace_path, set->path))
-		bm_save(set);	/* record the path it was opened as */
+		marks_save(set);	/* record the path it was opened as */
 out_free:
 	free(ps.trace_path);
 	return ret;
 }
 
-/* bm_open(), knowing the trace @t (may be NULL) to tell growth apart. */
-static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
+/* marks_open(), knowing the trace @t (may be NULL) to tell growth apart. */
+static int marks_open_common(struct marks_set **out, const char *id, uint64_t size,
 			  uint64_t end, const char *path,
-			  const struct bm_opts *opts, const struct trace *t)
+			  const struct marks_opts *opts, const struct trace *t)
 {
-	static const struct bm_opts defaults;
+	static const struct marks_opts defaults;
 	char dir[PATH_MAX], err[PATH_MAX + 128], *real;
-	struct bm_set *set;
+	struct marks_set *set;
 	struct stat st;
 	int ret;
 
 	if (!opts)
 		opts = &defaults;
-	if (!out || !path || !bm_plain(id, sizeof(set->id)) ||
-	    (opts->stream && !bm_plain(opts->stream, sizeof(set->stream))))
+	if (!out || !path || !marks_plain(id, sizeof(set->id)) ||
+	    (opts->stream && !marks_plain(opts->stream, sizeof(set->stream))))
 		return -pte_invalid;
 	set = calloc(1, sizeof(*set));
 	if (!set)
@@ -1429,7 +1429,7 @@ static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
 	} else if (xdg_path(XDG_STATE, "traces", dir, sizeof(dir), err,
 			    sizeof(err)) < 0) {
 		/* Marks still work, in memory. */
-		bm_report(set, "%s; marks are not saved", err);
+		marks_report(set, "%s; marks are not saved", err);
 		set->saving = 0;
 		goto out_done;
 	} else if (asprintf(&set->file, "%s/%s%s%s.marks", dir, id,
@@ -1439,32 +1439,32 @@ static int bm_open_common(struct bm_set **out, const char *id, uint64_t size,
 	if (!set->file)
 		goto out_nomem;
 	if (set->saving)
-		bm_clean_tmp(set);
-	ret = bm_load(set);
+		marks_clean_tmp(set);
+	ret = marks_load(set);
 	if (ret < 0)
 		goto out_free;
 	if (!opts->file)
-		bm_check_changed(set, t);
+		marks_check_changed(set, t);
 out_done:
 	*out = set;
 	return 0;
 out_nomem:
 	ret = -pte_nomem;
 out_free:
-	bm_close(set);
+	marks_close(set);
 	return ret;
 }
 
-int bm_open(struct bm_set **out, const char *id, uint64_t size,
-	    const char *path, const struct bm_opts *opts)
+int marks_open(struct marks_set **out, const char *id, uint64_t size,
+	    const char *path, const struct marks_opts *opts)
 {
-	return bm_open_common(out, id, size, size, path, opts, NULL);
+	return marks_open_common(out, id, size, size, path, opts, NULL);
 }
 
-int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
-		  const struct bm_opts *opts)
+int marks_open_trace(struct marks_set **out, const struct trace *t, size_t stream,
+		  const struct marks_opts *opts)
 {
-	struct bm_opts o = { 0 };
+	struct marks_opts o = { 0 };
 	char hex[IDENTITY_HEX_LEN];
 	struct identity id;
 	int ret;
@@ -1478,17 +1478,17 @@ int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
 		o = *opts;
 	/* The first stream keeps the plain name: a raw file has only it. */
 	o.stream = stream ? t->streams[stream].name : NULL;
-	return bm_open_common(out, identity_hex(&id, hex), id.size,
+	return marks_open_common(out, identity_hex(&id, hex), id.size,
 			      t->streams[stream].img.size, t->path, &o, t);
 }
 
-void bm_close(struct bm_set *set)
+void marks_close(struct marks_set *set)
 {
 	if (!set)
 		return;
-	bm_flush(set);
-	bm_entries_free(set->v, set->n);
-	bm_entries_free(set->base, set->nbase);
+	marks_flush(set);
+	marks_entries_free(set->v, set->n);
+	marks_entries_free(set->base, set->nbase);
 	free(set->file);
 	free(set->path);
 	free(set);
@@ -1499,36 +1499,36 @@ void bm_close(struct bm_set *set)
  */
 
 /* Sort and save after a change. */
-static int bm_changed(struct bm_set *set)
+static int marks_changed(struct marks_set *set)
 {
-	bm_sort(set);
-	return bm_save(set);
+	marks_sort(set);
+	return marks_save(set);
 }
 
-static int bm_invalid(struct bm_set *set, const char *fmt, const char *arg)
+static int marks_invalid(struct marks_set *set, const char *fmt, const char *arg)
 {
-	bm_report(set, fmt, arg);
+	marks_report(set, fmt, arg);
 	return -pte_invalid;
 }
 
-static int bm_past(struct bm_set *set, uint64_t off)
+static int marks_past(struct marks_set *set, uint64_t off)
 {
-	bm_report(set, "0x%" PRIx64 " is past the end of the trace (0x%" PRIx64
+	marks_report(set, "0x%" PRIx64 " is past the end of the trace (0x%" PRIx64
 		  " bytes)", off, set->end);
 	return -pte_invalid;
 }
 
-static int bm_full(struct bm_set *set)
+static int marks_full(struct marks_set *set)
 {
-	bm_report(set, "too many marks (at most %d); delete some first",
+	marks_report(set, "too many marks (at most %d); delete some first",
 		  BM_MAX_ENTRIES);
 	return -pte_nomem;
 }
 
-static int bm_note_check(struct bm_set *set, const char *note)
+static int marks_note_check(struct marks_set *set, const char *note)
 {
 	if (note && strlen(note) >= BM_NOTE_MAX) {
-		bm_report(set, "a note is at most %d bytes", BM_NOTE_MAX - 1);
+		marks_report(set, "a note is at most %d bytes", BM_NOTE_MAX - 1);
 		return -pte_nomem;
 	}
 	return 0;
@@ -1536,92 +1536,92 @@ static int bm_note_check(struct bm_set *set, const char *note)
 
 
 /* Put a point entry (mark or bookmark) called @name at @off. */
-static int bm_point_set(struct bm_set *set, enum bm_kind kind,
+static int marks_point_set(struct marks_set *set, enum marks_kind kind,
 			const char *name, uint64_t off, const char *note)
 {
-	struct bm_entry e = { .kind = kind, .from = off, .to = off };
+	struct marks_entry e = { .kind = kind, .from = off, .to = off };
 	long i;
 	int ret;
 
 	if (off >= set->end)
-		return bm_past(set, off);
-	ret = bm_note_check(set, note);
+		return marks_past(set, off);
+	ret = marks_note_check(set, note);
 	if (ret < 0)
 		return ret;
-	i = bm_find(set, name);
+	i = marks_find(set, name);
 	if (i >= 0 && set->v[i].kind != kind)
-		return bm_invalid(set, "%s is already a region's name", name);
+		return marks_invalid(set, "%s is already a region's name", name);
 	if (i >= 0) {
-		if (note && (ret = bm_replace_note(&set->v[i], note)) < 0)
+		if (note && (ret = marks_replace_note(&set->v[i], note)) < 0)
 			return ret;
 		set->v[i].from = set->v[i].to = off;
-		return bm_changed(set);
+		return marks_changed(set);
 	}
 	strcpy(e.name, name);
 	e.note = (char *)note;
-	ret = bm_append(set, &e);
+	ret = marks_append(set, &e);
 	if (ret < 0)
-		return set->n >= BM_MAX_ENTRIES ? bm_full(set) : ret;
-	return bm_changed(set);
+		return set->n >= BM_MAX_ENTRIES ? marks_full(set) : ret;
+	return marks_changed(set);
 }
 
-int bm_mark_set(struct bm_set *set, char letter, uint64_t off, const char *note)
+int marks_mark_set(struct marks_set *set, char letter, uint64_t off, const char *note)
 {
 	char name[2] = { letter, '\0' };
 
 	if (!set)
 		return -pte_invalid;
-	if (!bm_is_letter(name))
-		return bm_invalid(set, "a mark is a letter a-z or A-Z, not '%s'", name);
-	return bm_point_set(set, BM_MARK, name, off, note);
+	if (!marks_is_letter(name))
+		return marks_invalid(set, "a mark is a letter a-z or A-Z, not '%s'", name);
+	return marks_point_set(set, BM_MARK, name, off, note);
 }
 
-int bm_bookmark_set(struct bm_set *set, const char *name, uint64_t off,
+int marks_bookmark_set(struct marks_set *set, const char *name, uint64_t off,
 		    const char *note)
 {
 	if (!set || !name)
 		return -pte_invalid;
-	if (!bm_name_ok(name))
-		return bm_invalid(set, "bad name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
+	if (!marks_name_ok(name))
+		return marks_invalid(set, "bad name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
 				  "starting with a letter or _)", name);
-	return bm_point_set(set, BM_BOOKMARK, name, off, note);
+	return marks_point_set(set, BM_BOOKMARK, name, off, note);
 }
 
-int bm_toggle(struct bm_set *set, uint64_t off)
+int marks_toggle(struct marks_set *set, uint64_t off)
 {
-	struct bm_entry e = { .kind = BM_BOOKMARK, .from = off, .to = off };
+	struct marks_entry e = { .kind = BM_BOOKMARK, .from = off, .to = off };
 	long i;
 	int ret;
 
 	if (!set)
 		return -pte_invalid;
 	if (off >= set->end)
-		return bm_past(set, off);
-	i = bm_find_at(set, BM_BOOKMARK, off);
+		return marks_past(set, off);
+	i = marks_find_at(set, BM_BOOKMARK, off);
 	if (i >= 0 && !set->v[i].name[0]) {
-		bm_remove(set, (size_t)i);
-		ret = bm_changed(set);
+		marks_remove(set, (size_t)i);
+		ret = marks_changed(set);
 		return ret < 0 ? ret : 0;
 	}
-	ret = bm_append(set, &e);
+	ret = marks_append(set, &e);
 	if (ret < 0)
-		return set->n >= BM_MAX_ENTRIES ? bm_full(set) : ret;
-	ret = bm_changed(set);
+		return set->n >= BM_MAX_ENTRIES ? marks_full(set) : ret;
+	ret = marks_changed(set);
 	return ret < 0 ? ret : 1;
 }
 
-int bm_region_set(struct bm_set *set, const char *name, uint64_t from,
+int marks_region_set(struct marks_set *set, const char *name, uint64_t from,
 		  uint64_t to, const char *note, const char *color)
 {
-	struct bm_entry e = { .kind = BM_REGION };
+	struct marks_entry e = { .kind = BM_REGION };
 	uint64_t t;
 	long i;
 	int ret;
 
 	if (!set || !name)
 		return -pte_invalid;
-	if (!bm_name_ok(name))
-		return bm_invalid(set, "bad region name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
+	if (!marks_name_ok(name))
+		return marks_invalid(set, "bad region name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
 				  "starting with a letter or _)", name);
 	if (from > to) {
 		t = from;
@@ -1629,25 +1629,25 @@ int bm_region_set(struct bm_set *set, const char *name, uint64_t from,
 		to = t;
 	}
 	if (from == to)
-		return bm_invalid(set, "region %s would be empty", name);
+		return marks_invalid(set, "region %s would be empty", name);
 	if (to > set->end)
-		return bm_past(set, to - 1);
-	if (color && *color && !bm_color_ok(color))
-		return bm_invalid(set, "bad colour '%s'", color);
-	ret = bm_note_check(set, note);
+		return marks_past(set, to - 1);
+	if (color && *color && !marks_color_ok(color))
+		return marks_invalid(set, "bad colour '%s'", color);
+	ret = marks_note_check(set, note);
 	if (ret < 0)
 		return ret;
-	i = bm_find(set, name);
+	i = marks_find(set, name);
 	if (i >= 0 && set->v[i].kind != BM_REGION)
-		return bm_invalid(set, "%s is already a bookmark's name", name);
+		return marks_invalid(set, "%s is already a bookmark's name", name);
 	if (i >= 0) {
-		if (note && (ret = bm_replace_note(&set->v[i], note)) < 0)
+		if (note && (ret = marks_replace_note(&set->v[i], note)) < 0)
 			return ret;
 		if (color)
 			snprintf(set->v[i].color, BM_COLOR_MAX, "%s", color);
 		set->v[i].from = from;
 		set->v[i].to = to;
-		return bm_changed(set);
+		return marks_changed(set);
 	}
 	strcpy(e.name, name);
 	e.from = from;
@@ -1655,23 +1655,23 @@ int bm_region_set(struct bm_set *set, const char *name, uint64_t from,
 	e.note = (char *)note;
 	if (color)
 		snprintf(e.color, BM_COLOR_MAX, "%s", color);
-	ret = bm_append(set, &e);
+	ret = marks_append(set, &e);
 	if (ret < 0)
-		return set->n >= BM_MAX_ENTRIES ? bm_full(set) : ret;
-	return bm_changed(set);
+		return set->n >= BM_MAX_ENTRIES ? marks_full(set) : ret;
+	return marks_changed(set);
 }
 
-int bm_delete(struct bm_set *set, size_t i)
+int marks_delete(struct marks_set *set, size_t i)
 {
 	if (!set || i >= set->n)
 		return -pte_invalid;
-	bm_remove(set, i);
-	return bm_changed(set);
+	marks_remove(set, i);
+	return marks_changed(set);
 }
 
-int bm_rename(struct bm_set *set, size_t i, const char *name)
+int marks_rename(struct marks_set *set, size_t i, const char *name)
 {
-	struct bm_entry *e;
+	struct marks_entry *e;
 	long j;
 
 	if (!set || !name || i >= set->n)
@@ -1679,69 +1679,69 @@ int bm_rename(struct bm_set *set, size_t i, const char *name)
 	e = &set->v[i];
 	if (e->kind == BM_BOOKMARK && (!*name || !strcmp(name, "-"))) {
 		e->name[0] = '\0';
-		return bm_changed(set);
+		return marks_changed(set);
 	}
-	if (e->kind == BM_MARK ? !bm_is_letter(name) : !bm_name_ok(name))
-		return bm_invalid(set, e->kind == BM_MARK ?
+	if (e->kind == BM_MARK ? !marks_is_letter(name) : !marks_name_ok(name))
+		return marks_invalid(set, e->kind == BM_MARK ?
 				  "a mark is a letter a-z or A-Z, not '%s'" :
 				  "bad name '%s' (2-63 of A-Z a-z 0-9 _ . -, "
 				  "starting with a letter or _)", name);
-	j = bm_find(set, name);
+	j = marks_find(set, name);
 	if (j >= 0 && (size_t)j != i)
-		return bm_invalid(set, "%s already exists", name);
+		return marks_invalid(set, "%s already exists", name);
 	snprintf(e->name, sizeof(e->name), "%s", name);
-	return bm_changed(set);
+	return marks_changed(set);
 }
 
-int bm_set_note(struct bm_set *set, size_t i, const char *note)
+int marks_set_note(struct marks_set *set, size_t i, const char *note)
 {
 	int ret;
 
 	if (!set || i >= set->n)
 		return -pte_invalid;
-	ret = bm_note_check(set, note);
+	ret = marks_note_check(set, note);
 	if (ret < 0)
 		return ret;
-	ret = bm_replace_note(&set->v[i], note);
+	ret = marks_replace_note(&set->v[i], note);
 	if (ret < 0)
 		return ret;
-	return bm_changed(set);
+	return marks_changed(set);
 }
 
-int bm_set_color(struct bm_set *set, size_t i, const char *color)
+int marks_set_color(struct marks_set *set, size_t i, const char *color)
 {
 	if (!set || i >= set->n || set->v[i].kind != BM_REGION)
 		return -pte_invalid;
-	if (color && *color && !bm_color_ok(color))
-		return bm_invalid(set, "bad colour '%s'", color);
+	if (color && *color && !marks_color_ok(color))
+		return marks_invalid(set, "bad colour '%s'", color);
 	snprintf(set->v[i].color, BM_COLOR_MAX, "%s", color ? color : "");
-	return bm_changed(set);
+	return marks_changed(set);
 }
 
-int bm_import(struct bm_set *set, FILE *f, const char *fname)
+int marks_import(struct marks_set *set, FILE *f, const char *fname)
 {
-	struct bm_parse ps = { .fname = fname ? fname : "(import)" };
+	struct marks_parse ps = { .fname = fname ? fname : "(import)" };
 	int ret;
 
 	if (!set || !f)
 		return -pte_invalid;
-	ret = bm_read(set, f, &ps);
-	bm_sort(set);
+	ret = marks_read(set, f, &ps);
+	marks_sort(set);
 	if (ret < 0)
 		goto out_free;
 	if (ps.has_trace && ps.trace_id[0] && strcmp(ps.trace_id, set->id))
-		bm_report(set, "warning: %s holds marks of another trace (id %s); "
+		marks_report(set, "warning: %s holds marks of another trace (id %s); "
 			  "merged anyway", ps.fname, ps.trace_id);
 	if (ps.dropped)
-		bm_report(set, "%s: imported %d marks; %lu more lines of marks not "
+		marks_report(set, "%s: imported %d marks; %lu more lines of marks not "
 			  "imported (at most %d marks per trace), %d conflicts, "
 			  "%d bad lines",
 			  ps.fname, ps.added, ps.dropped, BM_MAX_ENTRIES,
 			  ps.conflicts, ps.errors);
 	else
-		bm_report(set, "%s: imported %d marks, %d conflicts, %d bad lines",
+		marks_report(set, "%s: imported %d marks, %d conflicts, %d bad lines",
 			  ps.fname, ps.added, ps.conflicts, ps.errors);
-	if (ps.changed && bm_save(set) < 0)
+	if (ps.changed && marks_save(set) < 0)
 		ret = -pte_io;
 	else if (ps.full)
 		ret = -pte_nomem;
@@ -1752,7 +1752,7 @@ out_free:
 	return ret;
 }
 
-int bm_export_path(struct bm_set *set, const char *path)
+int marks_export_path(struct marks_set *set, const char *path)
 {
 	/* Never over a file that is not a marks file: the trace, given in
 	 * the wrong order, is not one. */
@@ -1767,24 +1767,24 @@ int bm_export_path(struct bm_set *set, const char *path)
 	if (!set || !path)
 		return -pte_invalid;
 	if (!*path) {
-		bm_report(set, "marks not exported: empty file name");
+		marks_report(set, "marks not exported: empty file name");
 		return -pte_invalid;
 	}
-	/* Never into a directory that is not there (bm_write would make it). */
-	bm_dirname(path, err, sizeof(err));
+	/* Never into a directory that is not there (marks_write would make it). */
+	marks_dirname(path, err, sizeof(err));
 	if (stat(err, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-		bm_report(set, "marks not exported: %s: no such directory", err);
+		marks_report(set, "marks not exported: %s: no such directory", err);
 		return -pte_io;
 	}
-	if (bm_write(set, path, &o, err, sizeof(err)) < 0) {
-		bm_report(set, "marks not exported: %s", err);
+	if (marks_write(set, path, &o, err, sizeof(err)) < 0) {
+		marks_report(set, "marks not exported: %s", err);
 		return -pte_io;
 	}
-	bm_report(set, "exported %zu marks to %s", set->n, path);
+	marks_report(set, "exported %zu marks to %s", set->n, path);
 	return 0;
 }
 
-int bm_import_path(struct bm_set *set, const char *path)
+int marks_import_path(struct marks_set *set, const char *path)
 {
 	FILE *f;
 	int ret;
@@ -1792,15 +1792,15 @@ int bm_import_path(struct bm_set *set, const char *path)
 	if (!set || !path)
 		return -pte_invalid;
 	if (!*path) {
-		bm_report(set, "marks not imported: empty file name");
+		marks_report(set, "marks not imported: empty file name");
 		return -pte_invalid;
 	}
-	f = bm_fopen(path);
+	f = marks_fopen(path);
 	if (!f) {
-		bm_report(set, "cannot read %s: %s", path, safefile_strerror(errno));
+		marks_report(set, "cannot read %s: %s", path, safefile_strerror(errno));
 		return -pte_io;
 	}
-	ret = bm_import(set, f, path);
+	ret = marks_import(set, f, path);
 	fclose(f);
 	return ret;
 }
@@ -1809,7 +1809,7 @@ int bm_import_path(struct bm_set *set, const char *path)
  * Navigation.
  */
 
-long bm_next(const struct bm_set *set, uint64_t off, int dir, unsigned int kinds)
+long marks_next(const struct marks_set *set, uint64_t off, int dir, unsigned int kinds)
 {
 	size_t i;
 
@@ -1827,7 +1827,7 @@ long bm_next(const struct bm_set *set, uint64_t off, int dir, unsigned int kinds
 	return -1;
 }
 
-int bm_resolve(const struct bm_set *set, const char *spec, int end, uint64_t *off)
+int marks_resolve(const struct marks_set *set, const char *spec, int end, uint64_t *off)
 {
 	char name[BM_NAME_MAX];
 	const char *dot;
@@ -1836,9 +1836,9 @@ int bm_resolve(const struct bm_set *set, const char *spec, int end, uint64_t *of
 
 	if (!spec || !off)
 		return -pte_invalid;
-	if (!bm_parse_off(spec, off))
+	if (!marks_parse_off(spec, off))
 		return 0;
-	i = bm_find(set, spec);
+	i = marks_find(set, spec);
 	if (i < 0 && (dot = strrchr(spec, '.')) &&
 	    (!strcmp(dot, ".start") || !strcmp(dot, ".end"))) {
 		len = (size_t)(dot - spec);
@@ -1846,7 +1846,7 @@ int bm_resolve(const struct bm_set *set, const char *spec, int end, uint64_t *of
 			return -pte_invalid;
 		memcpy(name, spec, len);
 		name[len] = '\0';
-		i = bm_find(set, name);
+		i = marks_find(set, name);
 		end = !strcmp(dot, ".end");
 	}
 	if (i < 0)
@@ -1859,7 +1859,7 @@ int bm_resolve(const struct bm_set *set, const char *spec, int end, uint64_t *of
  * The jump list.
  */
 
-static void bm_history_append(struct bm_set *set, uint64_t off)
+static void marks_history_append(struct marks_set *set, uint64_t off)
 {
 	if (set->nhist && set->hist[set->nhist - 1] == off)
 		return;
@@ -1871,18 +1871,18 @@ static void bm_history_append(struct bm_set *set, uint64_t off)
 	set->hist[set->nhist++] = off;
 }
 
-void bm_history_push(struct bm_set *set, uint64_t off)
+void marks_history_push(struct marks_set *set, uint64_t off)
 {
 	if (!set)
 		return;
 	/* A new jump from the middle of the list drops what was ahead. */
 	if (set->hpos < set->nhist)
 		set->nhist = set->hpos;
-	bm_history_append(set, off);
+	marks_history_append(set, off);
 	set->hpos = set->nhist;
 }
 
-int bm_history_step(struct bm_set *set, uint64_t cur, int dir, uint64_t *off)
+int marks_history_step(struct marks_set *set, uint64_t cur, int dir, uint64_t *off)
 {
 	if (!set || !off)
 		return -pte_invalid;
@@ -1891,7 +1891,7 @@ int bm_history_step(struct bm_set *set, uint64_t cur, int dir, uint64_t *off)
 			return -pte_eos;
 		if (set->hpos == set->nhist) {
 			/* Leave the tip: remember it so forward comes back. */
-			bm_history_append(set, cur);
+			marks_history_append(set, cur);
 			set->hpos = set->nhist - 1;
 			if (set->hpos == 0)
 				return -pte_eos;
@@ -1905,7 +1905,7 @@ int bm_history_step(struct bm_set *set, uint64_t cur, int dir, uint64_t *off)
 	return 0;
 }
 
-int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off)
+int marks_history_last(struct marks_set *set, uint64_t cur, uint64_t *off)
 {
 	if (!set || !off)
 		return -pte_invalid;
@@ -1913,6 +1913,6 @@ int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off)
 		return -pte_eos;
 	set->hpos = set->nhist;
 	*off = set->hist[set->nhist - 1];
-	bm_history_push(set, cur);
+	marks_history_push(set, cur);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * marks -- bookmarks, marks and regions of one trace, kept on disk.
  *
- * A bm_set holds, per trace:
+ * A marks_set holds, per trace:
  *   marks       single letters a-z, A-Z at an offset, with an optional note
  *   bookmarks   anonymous (toggled at an offset) or named, with a note
  *   regions     a named [from, to) byte range with a note and a colour
@@ -35,11 +35,11 @@
  * each other: a save first merges what the other saved meanwhile, holding
  * an advisory lock on <file>.lock from that read through the rename.  A
  * save waits a fraction of a second for the other's; if that is not enough
- * the change stays in memory (bm_pending()) and the next save retries.
+ * the change stays in memory (marks_pending()) and the next save retries.
  *
  * Messages (warnings and errors, one line each, naming file:line where one
- * applies) go to the reporter given in bm_opts; the last one is also kept
- * in bm_message().  Nothing here uses curses or exits.
+ * applies) go to the reporter given in marks_opts; the last one is also kept
+ * in marks_message().  Nothing here uses curses or exits.
  */
 #ifndef MARKS_H
 #define MARKS_H
@@ -63,16 +63,16 @@
 #define BM_COLOR_MAX 16		/* including the NUL */
 #define BM_HISTORY_MAX 256	/* locations in the jump list */
 
-enum bm_kind {
+enum marks_kind {
 	BM_MARK,	/* name is one letter */
 	BM_BOOKMARK,	/* name is "" when anonymous */
 	BM_REGION
 };
 
-/* One entry.  Pointers returned by bm_at() stay valid until the next
+/* One entry.  Pointers returned by marks_at() stay valid until the next
  * change to the set. */
-struct bm_entry {
-	enum bm_kind kind;
+struct marks_entry {
+	enum marks_kind kind;
 	char name[BM_NAME_MAX];
 	uint64_t from;		/* the offset; a region's first byte */
 	uint64_t to;		/* a region's end (exclusive); = from otherwise */
@@ -81,20 +81,20 @@ struct bm_entry {
 };
 
 /* Where messages go: called with one line, no trailing newline. */
-typedef void bm_report_fn(void *ctx, const char *msg);
+typedef void marks_report_fn(void *ctx, const char *msg);
 
-/* Flags for bm_opts.flags. */
+/* Flags for marks_opts.flags. */
 #define BM_NO_STATE 1u	/* read the marks file but never write or rename it */
 
-struct bm_opts {
+struct marks_opts {
 	unsigned int flags;	/* BM_NO_STATE */
 	const char *file;	/* the marks file; NULL: the XDG state default */
 	const char *stream;	/* a stream name ("cpu3"); NULL for the first */
-	bm_report_fn *report;	/* NULL: messages are only kept */
+	marks_report_fn *report;	/* NULL: messages are only kept */
 	void *report_ctx;
 };
 
-struct bm_set;
+struct marks_set;
 
 /* Open the marks of the trace with identity @id (a hex string), @size
  * bytes, opened as @path, loading its marks file if there is one.
@@ -108,124 +108,124 @@ struct bm_set;
  * Returns -pte_invalid if @out, @id or @path is NULL or @id (or
  * @opts->stream) is not a plain name.
  * Without a state directory ($HOME and $XDG_STATE_HOME unset) the set
- * works in memory only: bm_saving() is 0, bm_file() NULL (reported).
+ * works in memory only: marks_saving() is 0, marks_file() NULL (reported).
  * Returns -pte_nomem if out of memory. */
-int bm_open(struct bm_set **out, const char *id, uint64_t size,
-	    const char *path, const struct bm_opts *opts);
+int marks_open(struct marks_set **out, const char *id, uint64_t size,
+	    const char *path, const struct marks_opts *opts);
 
 struct trace;
 
-/* bm_open() for stream @stream of trace @t (opened by trace_open()): its
+/* marks_open() for stream @stream of trace @t (opened by trace_open()): its
  * identity is computed here (a few MiB are hashed).  Knowing the trace,
  * it also tells a trace that only grew (its old identity is that of its
  * prefix, e.g. a trace still being recorded) from one that changed, and
  * carries the marks over, saying so, instead of warning.
- * Returns as bm_open(), or -pte_sigbus if the file shrank, -pte_invalid if
+ * Returns as marks_open(), or -pte_sigbus if the file shrank, -pte_invalid if
  * @stream is out of range. */
-int bm_open_trace(struct bm_set **out, const struct trace *t, size_t stream,
-		  const struct bm_opts *opts);
+int marks_open_trace(struct marks_set **out, const struct trace *t, size_t stream,
+		  const struct marks_opts *opts);
 
 /* Free @set (NULL is fine).  Every change already saved; a change left
- * in memory by a failed or busy save is saved first (bm_flush()). */
-void bm_close(struct bm_set *set);
+ * in memory by a failed or busy save is saved first (marks_flush()). */
+void marks_close(struct marks_set *set);
 
 /* The marks file's path, or NULL if there is no state directory. */
-const char *bm_file(const struct bm_set *set);
+const char *marks_file(const struct marks_set *set);
 
 /* The last message reported, or NULL if none. */
-const char *bm_message(const struct bm_set *set);
+const char *marks_message(const struct marks_set *set);
 
 /* Whether changes are being saved: 0 with BM_NO_STATE or after a newer
  * version was found; 1 otherwise (even while a save is failing). */
-int bm_saving(const struct bm_set *set);
+int marks_saving(const struct marks_set *set);
 
 /* Write the marks file now (every change does; call it to retry after a
  * failed save, e.g. once the disk has room).
  * Returns 0 if the file is up to date (or saving is off).
  * Returns -pte_io if writing failed; the marks stay in memory, the
  * message says why, and the next change tries again. */
-int bm_save(struct bm_set *set);
+int marks_save(struct marks_set *set);
 
 /* Whether the last save found another process saving the same marks file
- * for longer than a save waits: a change is only in memory and bm_save()
+ * for longer than a save waits: a change is only in memory and marks_save()
  * should be called again soon (the browser does when idle). */
-int bm_pending(const struct bm_set *set);
+int marks_pending(const struct marks_set *set);
 
 /* Save a change that is only in memory (a failed or busy save), waiting a
  * few seconds at most for another process's save; for the end of a session.
  * Returns 0 if nothing is left unsaved (or saving is off).
- * Returns -pte_io if it could not be saved (bm_message() says why). */
-int bm_flush(struct bm_set *set);
+ * Returns -pte_io if it could not be saved (marks_message() says why). */
+int marks_flush(struct marks_set *set);
 
 /* The number of entries, and entry @i (0 <= i < count) in offset order
  * (then marks, bookmarks, regions; then by name).  Returns NULL if @i is
  * out of range. */
-size_t bm_count(const struct bm_set *set);
-const struct bm_entry *bm_at(const struct bm_set *set, size_t i);
+size_t marks_count(const struct marks_set *set);
+const struct marks_entry *marks_at(const struct marks_set *set, size_t i);
 
 /* The index of the mark (a single letter) or named bookmark or region
  * called @name.  Returns the index, or -1 if there is none. */
-long bm_find(const struct bm_set *set, const char *name);
+long marks_find(const struct marks_set *set, const char *name);
 
 /* The index of the entry of @kind at offset @off (a region: starting at
  * @off; a bookmark: the anonymous one if there is one, else any).
  * Returns the index, or -1 if there is none. */
-long bm_find_at(const struct bm_set *set, enum bm_kind kind, uint64_t off);
+long marks_find_at(const struct marks_set *set, enum marks_kind kind, uint64_t off);
 
 /*
  * Changes.  Each saves the file.  All return:
- * 0 on success (bm_toggle: 1 if added, 0 if removed);
+ * 0 on success (marks_toggle: 1 if added, 0 if removed);
  * -pte_invalid for a bad argument (name, letter, range, index), with a
  *  message saying which;
  * -pte_nomem if BM_MAX_ENTRIES or BM_NOTE_MAX would be exceeded, or out
  *  of memory; the set is unchanged;
- * -pte_io if the change was made but could not be saved (see bm_save()).
+ * -pte_io if the change was made but could not be saved (see marks_save()).
  */
 
 /* Set mark @letter (a-z, A-Z) at @off, moving it if it exists; @note may
  * be NULL (keeps the existing note when moving). */
-int bm_mark_set(struct bm_set *set, char letter, uint64_t off,
+int marks_mark_set(struct marks_set *set, char letter, uint64_t off,
 		const char *note);
 
 /* Add an anonymous bookmark at @off, or remove it if there is one. */
-int bm_toggle(struct bm_set *set, uint64_t off);
+int marks_toggle(struct marks_set *set, uint64_t off);
 
 /* Set the named bookmark @name at @off with @note (may be NULL), moving
  * it if it exists. */
-int bm_bookmark_set(struct bm_set *set, const char *name, uint64_t off,
+int marks_bookmark_set(struct marks_set *set, const char *name, uint64_t off,
 		    const char *note);
 
 /* Set region @name to [@from, @to) (swapped if @from > @to; empty is
  * invalid), with @note and @color (NULL: keep the existing ones, or
  * none). */
-int bm_region_set(struct bm_set *set, const char *name, uint64_t from,
+int marks_region_set(struct marks_set *set, const char *name, uint64_t from,
 		  uint64_t to, const char *note, const char *color);
 
 /* Delete entry @i. */
-int bm_delete(struct bm_set *set, size_t i);
+int marks_delete(struct marks_set *set, size_t i);
 
 /* Rename entry @i to @name: a letter for a mark; a name for a region; a
  * name, or "" / "-" for anonymous, for a bookmark.  An existing entry of
  * that name is a conflict (-pte_invalid). */
-int bm_rename(struct bm_set *set, size_t i, const char *name);
+int marks_rename(struct marks_set *set, size_t i, const char *name);
 
 /* Set entry @i's note (NULL or "" removes it). */
-int bm_set_note(struct bm_set *set, size_t i, const char *note);
+int marks_set_note(struct marks_set *set, size_t i, const char *note);
 
 /* Set region @i's colour (NULL or "" for the default). */
-int bm_set_color(struct bm_set *set, size_t i, const char *color);
+int marks_set_color(struct marks_set *set, size_t i, const char *color);
 
 /* The first entry whose offset (a region's start) is after @off (@dir > 0)
  * or before @off (@dir < 0); only kinds whose bit (1 << kind) is in
  * @kinds count.  Returns its index, or -1 if there is none. */
-long bm_next(const struct bm_set *set, uint64_t off, int dir,
+long marks_next(const struct marks_set *set, uint64_t off, int dir,
 	     unsigned int kinds);
 
 /* Resolve @spec to an offset: a number (0x hex or decimal), a mark letter,
  * a bookmark name, or a region name (its start, or its end if @end is
  * set); "NAME.start" / "NAME.end" pick explicitly.
  * Returns 0 and sets *@off, or -pte_invalid if @spec names nothing. */
-int bm_resolve(const struct bm_set *set, const char *spec, int end,
+int marks_resolve(const struct marks_set *set, const char *spec, int end,
 	       uint64_t *off);
 
 /*
@@ -233,17 +233,17 @@ int bm_resolve(const struct bm_set *set, const char *spec, int end,
  */
 
 /* Record that the cursor leaves @off for a jump. */
-void bm_history_push(struct bm_set *set, uint64_t off);
+void marks_history_push(struct marks_set *set, uint64_t off);
 
 /* Go back (@dir < 0) or forward (@dir > 0) in the jump list from the
  * current location @cur.  Returns 0 and sets *@off, or -pte_eos if there
  * is nothing in that direction. */
-int bm_history_step(struct bm_set *set, uint64_t cur, int dir,
+int marks_history_step(struct marks_set *set, uint64_t cur, int dir,
 		    uint64_t *off);
 
 /* The location before the latest jump (vim's ''), recording @cur so the
  * next call returns there.  Returns 0 and sets *@off, or -pte_eos. */
-int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off);
+int marks_history_last(struct marks_set *set, uint64_t cur, uint64_t *off);
 
 /*
  * Sharing.
@@ -252,11 +252,11 @@ int bm_history_last(struct bm_set *set, uint64_t cur, uint64_t *off);
 /* Write @s double-quoted with the marks file's escapes (\" \\ \n \t \r
  * \xHH), so it stays on one line; every byte esc.h would not print as it
  * is becomes \xHH, so the file and listings are safe on a terminal. */
-void bm_put_quoted(FILE *f, const char *s);
+void marks_put_quoted(FILE *f, const char *s);
 
 /* Write every entry to @f in the marks file format.
  * Returns 0, or -pte_io if writing failed. */
-int bm_export(const struct bm_set *set, FILE *f);
+int marks_export(const struct marks_set *set, FILE *f);
 
 /* Merge the marks file read from @f (named @fname in messages) into @set.
  * An entry that exists with the same offsets is skipped (its note is
@@ -267,8 +267,8 @@ int bm_export(const struct bm_set *set, FILE *f);
  * Returns -pte_bad_file if @f is not a marks file or of a newer version
  * (nothing merged).
  * Returns -pte_nomem if BM_MAX_ENTRIES was reached (what fit is merged).
- * Returns -pte_io if the merge could not be saved (see bm_save()). */
-int bm_import(struct bm_set *set, FILE *f, const char *fname);
+ * Returns -pte_io if the merge could not be saved (see marks_save()). */
+int marks_import(struct marks_set *set, FILE *f, const char *fname);
 
 /* Write the marks file format to @path, atomically, for :export-marks
  * (src/safefile.h: never over the trace, over a file that is not a marks
@@ -278,19 +278,19 @@ int bm_import(struct bm_set *set, FILE *f, const char *fname);
  * Returns -pte_invalid if @path is NULL or empty (reported if empty).
  * Returns -pte_io if it was refused or could not be written (reported,
  * naming the file and the reason). */
-int bm_export_path(struct bm_set *set, const char *path);
+int marks_export_path(struct marks_set *set, const char *path);
 
-/* bm_import() from the file at @path (a regular file), for :import-marks.
- * Returns as bm_import(), -pte_invalid if @path is NULL or empty
+/* marks_import() from the file at @path (a regular file), for :import-marks.
+ * Returns as marks_import(), -pte_invalid if @path is NULL or empty
  * (reported if empty), or -pte_io if @path cannot be read (reported). */
-int bm_import_path(struct bm_set *set, const char *path);
+int marks_import_path(struct marks_set *set, const char *path);
 
 /*
  * Region summaries.
  */
 
 /* Counts over the packets that start in [from, to) of an image. */
-struct bm_summary {
+struct marks_summary {
 	uint64_t from, to;		/* the range asked for */
 	uint64_t bytes;			/* to - from */
 	uint64_t packets;
@@ -331,7 +331,7 @@ struct bm_summary {
 };
 
 /* Progress of a summary, shared with another thread. */
-struct bm_progress {
+struct marks_progress {
 	_Atomic uint64_t done;		/* bytes decoded so far */
 	_Atomic uint64_t total;		/* bytes to decode */
 	atomic_int cancel;		/* set to 1 to stop early */
@@ -347,8 +347,8 @@ struct bm_progress {
  * offset where decoding resumed (tm_gap() time).  At the end it is called
  * once with @pkt NULL to fill the time fields of @sum.
  * A non-zero return stops the summary with that value. */
-typedef int bm_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
-			  struct bm_summary *sum);
+typedef int marks_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
+			  struct marks_summary *sum);
 
 /* Summarise the packets starting in [@from, @to) of @img into @sum.
  * Decoding starts at the PSB at or before @from (else the first PSB
@@ -363,17 +363,17 @@ typedef int bm_observe_fn(void *ctx, const struct pkt *pkt, int in_range,
  * Returns -pte_canceled if @prog->cancel was set (@sum is partial).
  * Returns -pte_sigbus if the mapped file shrank under it (trace_guard()).
  * Returns what @observe returned if that was non-zero. */
-int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
-		      struct bm_summary *sum, struct bm_progress *prog,
-		      bm_observe_fn *observe, void *observe_ctx);
+int marks_region_summary(const struct img *img, uint64_t from, uint64_t to,
+		      struct marks_summary *sum, struct marks_progress *prog,
+		      marks_observe_fn *observe, void *observe_ctx);
 
 /* The time observer: runs the time model (tm.h) along a summary and
- * fills its time fields.  Initialise with bm_time_init(), then pass
- * bm_time_observe and the struct to bm_region_summary() or a job.  To
+ * fills its time fields.  Initialise with marks_time_init(), then pass
+ * marks_time_observe and the struct to marks_region_summary() or a job.  To
  * resume the model from the index's PSB state instead of cold, call
  * tm_restore(&bt->tm, carry) for the PSB the summary starts at: the one
  * img_find_psb_before(img, from + 1) finds. */
-struct bm_time {
+struct marks_time {
 	struct tm_model tm;
 	int have_first;			/* first and last are set */
 	struct tm_stamp first, last;	/* in-range stamps with a TSC */
@@ -384,9 +384,9 @@ struct bm_time {
 };
 
 /* Set up @bt for a stream recorded with @cfg (NULL: nothing known). */
-void bm_time_init(struct bm_time *bt, const struct tm_config *cfg);
+void marks_time_init(struct marks_time *bt, const struct tm_config *cfg);
 
-/* A bm_observe_fn: @ctx is a struct bm_time.  At the end it sets
+/* A marks_observe_fn: @ctx is a struct marks_time.  At the end it sets
  * has_span and span_ticks from the time model's TSC at the range's two
  * edges (the first packet in it with a time, and the end edge, else the
  * last packet in it), has_time and duration_ns if both have a wall-clock
@@ -394,31 +394,31 @@ void bm_time_init(struct bm_time *bt, const struct tm_config *cfg);
  * over time when CYC packets count cycles (freq_avg_wall), else the mean
  * of the measurements; min and max are over the measurements.
  * Returns 0. */
-int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
-		    struct bm_summary *sum);
+int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
+		    struct marks_summary *sum);
 
 /* A summary running in a background thread. */
-struct bm_summary_job {
-	const struct img *img;		/* set these before bm_summary_start */
+struct marks_summary_job {
+	const struct img *img;		/* set these before marks_summary_start */
 	uint64_t from, to;
-	bm_observe_fn *observe;
+	marks_observe_fn *observe;
 	void *observe_ctx;
-	struct bm_summary sum;		/* the result */
-	struct bm_progress progress;	/* poll progress.finished; then sum
+	struct marks_summary sum;		/* the result */
+	struct marks_progress progress;	/* poll progress.finished; then sum
 					 * and result are final */
-	int result;			/* bm_region_summary()'s return */
+	int result;			/* marks_region_summary()'s return */
 	pthread_t thread;		/* private */
 };
 
 /* Start computing @job's summary in a new thread.
  * Returns 0, or -pte_nomem if no thread could be started. */
-int bm_summary_start(struct bm_summary_job *job);
+int marks_summary_start(struct marks_summary_job *job);
 
-/* Ask @job to stop; bm_summary_join() then returns soon. */
-void bm_summary_cancel(struct bm_summary_job *job);
+/* Ask @job to stop; marks_summary_join() then returns soon. */
+void marks_summary_cancel(struct marks_summary_job *job);
 
 /* Wait for @job's thread (always, also after finished, to free it).
  * Returns the job's result. */
-int bm_summary_join(struct bm_summary_job *job);
+int marks_summary_join(struct marks_summary_job *job);
 
 #endif /* MARKS_H */

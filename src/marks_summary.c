@@ -12,7 +12,7 @@
 /* TSC packets carry bits 55:0. */
 #define BM_TSC_MASK ((UINT64_C(1) << 56) - 1)
 
-static void bm_count_packet(struct bm_summary *s, const struct pkt *p,
+static void marks_count_packet(struct marks_summary *s, const struct pkt *p,
 			    int *cbr_seen, uint8_t *cbr_prev)
 {
 	uint64_t bits;
@@ -72,7 +72,7 @@ static void bm_count_packet(struct bm_summary *s, const struct pkt *p,
 
 /* Where decoding starts: the PSB at or before @from, else the first one
  * after it.  Returns 0, or -pte_nosync if no PSB lies before @to. */
-static int bm_summary_seek(const struct img *img, struct img_cursor *cur,
+static int marks_summary_seek(const struct img *img, struct img_cursor *cur,
 			   uint64_t from, uint64_t to)
 {
 	uint64_t psb;
@@ -89,9 +89,9 @@ static int bm_summary_seek(const struct img *img, struct img_cursor *cur,
 	return 0;
 }
 
-static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
-			struct bm_summary *sum, struct bm_progress *prog,
-			bm_observe_fn *observe, void *observe_ctx)
+static int marks_summarise(const struct img *img, uint64_t from, uint64_t to,
+			struct marks_summary *sum, struct marks_progress *prog,
+			marks_observe_fn *observe, void *observe_ctx)
 {
 	uint64_t start, off, next_tick, lost;
 	struct img_cursor cur;
@@ -103,7 +103,7 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 	sum->from = from;
 	sum->to = to;
 	sum->bytes = to - from;
-	ret = bm_summary_seek(img, &cur, from, to);
+	ret = marks_summary_seek(img, &cur, from, to);
 	if (ret < 0) {
 		ret = 0;
 		goto out_done;
@@ -171,7 +171,7 @@ static int bm_summarise(const struct img *img, uint64_t from, uint64_t to,
 			continue;
 		in = p.offset >= from;
 		if (in)
-			bm_count_packet(sum, &p, &cbr_seen, &cbr_prev);
+			marks_count_packet(sum, &p, &cbr_seen, &cbr_prev);
 		else if (p.type == PKT_CBR) {
 			cbr_seen = 1;
 			cbr_prev = p.u.cbr;
@@ -191,29 +191,29 @@ out_done:
 	return ret;
 }
 
-struct bm_summary_args {
+struct marks_summary_args {
 	const struct img *img;
 	uint64_t from, to;
-	struct bm_summary *sum;
-	struct bm_progress *prog;
-	bm_observe_fn *observe;
+	struct marks_summary *sum;
+	struct marks_progress *prog;
+	marks_observe_fn *observe;
 	void *observe_ctx;
 };
 
-static int bm_summary_body(void *arg)
+static int marks_summary_body(void *arg)
 {
-	struct bm_summary_args *a = arg;
+	struct marks_summary_args *a = arg;
 
-	return bm_summarise(a->img, a->from, a->to, a->sum, a->prog, a->observe,
+	return marks_summarise(a->img, a->from, a->to, a->sum, a->prog, a->observe,
 			    a->observe_ctx);
 }
 
-/* bm_region_summary() without marking @prog finished. */
-static int bm_summary_run(const struct img *img, uint64_t from, uint64_t to,
-			  struct bm_summary *sum, struct bm_progress *prog,
-			  bm_observe_fn *observe, void *observe_ctx)
+/* marks_region_summary() without marking @prog finished. */
+static int marks_summary_run(const struct img *img, uint64_t from, uint64_t to,
+			  struct marks_summary *sum, struct marks_progress *prog,
+			  marks_observe_fn *observe, void *observe_ctx)
 {
-	struct bm_summary_args a = { img, from, to, sum, prog, observe, observe_ctx };
+	struct marks_summary_args a = { img, from, to, sum, prog, observe, observe_ctx };
 
 	if (!img || !sum)
 		return -pte_invalid;
@@ -222,31 +222,31 @@ static int bm_summary_run(const struct img *img, uint64_t from, uint64_t to,
 	if (from >= a.to)
 		return -pte_invalid;
 	/* The image is usually a mapping, which a shrinking file truncates. */
-	return trace_guard(bm_summary_body, &a);
+	return trace_guard(marks_summary_body, &a);
 }
 
-int bm_region_summary(const struct img *img, uint64_t from, uint64_t to,
-		      struct bm_summary *sum, struct bm_progress *prog,
-		      bm_observe_fn *observe, void *observe_ctx)
+int marks_region_summary(const struct img *img, uint64_t from, uint64_t to,
+		      struct marks_summary *sum, struct marks_progress *prog,
+		      marks_observe_fn *observe, void *observe_ctx)
 {
 	int ret;
 
-	ret = bm_summary_run(img, from, to, sum, prog, observe, observe_ctx);
+	ret = marks_summary_run(img, from, to, sum, prog, observe, observe_ctx);
 	if (prog)
 		atomic_store(&prog->finished, 1);
 	return ret;
 }
 
-void bm_time_init(struct bm_time *bt, const struct tm_config *cfg)
+void marks_time_init(struct marks_time *bt, const struct tm_config *cfg)
 {
 	memset(bt, 0, sizeof(*bt));
 	tm_init(&bt->tm, cfg);
 }
 
-int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
-		    struct bm_summary *sum)
+int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
+		    struct marks_summary *sum)
 {
-	struct bm_time *bt = ctx;
+	struct marks_time *bt = ctx;
 	struct tm_stamp st;
 	double ns, cycles;
 
@@ -309,11 +309,11 @@ int bm_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 	return 0;
 }
 
-static void *bm_summary_thread(void *arg)
+static void *marks_summary_thread(void *arg)
 {
-	struct bm_summary_job *job = arg;
+	struct marks_summary_job *job = arg;
 
-	job->result = bm_summary_run(job->img, job->from, job->to, &job->sum,
+	job->result = marks_summary_run(job->img, job->from, job->to, &job->sum,
 				     &job->progress, job->observe,
 				     job->observe_ctx);
 	/* Last, so a poller that sees it also sees the result. */
@@ -321,7 +321,7 @@ static void *bm_summary_thread(void *arg)
 	return NULL;
 }
 
-int bm_summary_start(struct bm_summary_job *job)
+int marks_summary_start(struct marks_summary_job *job)
 {
 	if (!job || !job->img)
 		return -pte_invalid;
@@ -330,18 +330,18 @@ int bm_summary_start(struct bm_summary_job *job)
 	atomic_store(&job->progress.cancel, 0);
 	atomic_store(&job->progress.finished, 0);
 	job->result = 0;
-	if (pthread_create(&job->thread, NULL, bm_summary_thread, job))
+	if (pthread_create(&job->thread, NULL, marks_summary_thread, job))
 		return -pte_nomem;
 	return 0;
 }
 
-void bm_summary_cancel(struct bm_summary_job *job)
+void marks_summary_cancel(struct marks_summary_job *job)
 {
 	if (job)
 		atomic_store(&job->progress.cancel, 1);
 }
 
-int bm_summary_join(struct bm_summary_job *job)
+int marks_summary_join(struct marks_summary_job *job)
 {
 	if (!job)
 		return -pte_invalid;

@@ -87,7 +87,7 @@ enum {
 #define PD_CFG_MTC_PERIOD_MASK	(0xfull << 14)
 
 /* One AUXTRACE record. */
-struct pd_aux {
+struct perfdata_aux {
 	uint64_t rec_off;	/* of the record header */
 	uint64_t data_off;	/* of the payload */
 	uint64_t size;		/* payload bytes present in the file */
@@ -98,7 +98,7 @@ struct pd_aux {
 };
 
 /* One attr: what sample_id parsing needs. */
-struct pd_attr {
+struct perfdata_attr {
 	uint32_t type;
 	uint64_t config;
 	uint64_t sample_type;
@@ -108,14 +108,14 @@ struct pd_attr {
 };
 
 /* An attr id and the attr it names. */
-struct pd_id {
+struct perfdata_id {
 	uint64_t id;
 	size_t attr;
 };
 
 /* Per stream: its events and each span's AUX-buffer offset. */
-struct pd_stream {
-	struct pd_event *ev;
+struct perfdata_stream {
+	struct perfdata_event *ev;
 	size_t nev;
 	uint64_t *aux_off;	/* parallel to the stream's spans */
 	char end_loss[200];	/* why data after the end may be lost, or "" */
@@ -123,28 +123,28 @@ struct pd_stream {
 };
 
 /* The reader state behind trace->perf. */
-struct pd_state {
-	struct pd_info info;
+struct perfdata_state {
+	struct perfdata_info info;
 	const uint8_t *map;
 	uint64_t size;
 	int fd;			/* reads the file behind map, or -1 */
 	uint64_t near;		/* the last offset read through map */
-	uint8_t peek[64];	/* pd_peek's last pread */
+	uint8_t peek[64];	/* perfdata_peek's last pread */
 	uint64_t peek_off;
 	size_t peek_n;
 	const char *path;
 	char *err;
 	size_t errlen;
-	struct pd_attr *attrs;
+	struct perfdata_attr *attrs;
 	size_t nattrs;
-	struct pd_id *ids;	/* every attr id, sorted, for sample_id */
+	struct perfdata_id *ids;	/* every attr id, sorted, for sample_id */
 	size_t nids;
 	uint8_t ids_stale;	/* attrs were added since ids was built */
-	struct pd_aux *aux;
+	struct perfdata_aux *aux;
 	size_t naux, aux_cap;
-	struct pd_event *ev;
+	struct perfdata_event *ev;
 	size_t nev, ev_cap;
-	struct pd_stream *streams;
+	struct perfdata_stream *streams;
 	size_t nstreams;
 	uint64_t priv[PD_PT_NPRIV];
 	size_t npriv;		/* private words present */
@@ -191,17 +191,17 @@ static uint64_t rd64(const uint8_t *p)
 }
 
 /* Whether [@off, @off + @len) lies inside the file. */
-static int pd_inside(const struct pd_state *st, uint64_t off, uint64_t len)
+static int perfdata_inside(const struct perfdata_state *st, uint64_t off, uint64_t len)
 {
 	return off <= st->size && len <= st->size - off;
 }
 
 /* Write "PATH: offset 0xOFF: MESSAGE" into st->err. */
-static int pd_fail(struct pd_state *st, uint64_t off, int code,
+static int perfdata_fail(struct perfdata_state *st, uint64_t off, int code,
 		   const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static int pd_fail(struct pd_state *st, uint64_t off, int code,
+static int perfdata_fail(struct perfdata_state *st, uint64_t off, int code,
 		   const char *fmt, ...)
 {
 	char msg[256];
@@ -217,10 +217,10 @@ static int pd_fail(struct pd_state *st, uint64_t off, int code,
 }
 
 /* Note a recoverable problem; the first one is kept for `info`. */
-static void pd_warn(struct pd_state *st, uint64_t off, const char *fmt, ...)
+static void perfdata_warn(struct perfdata_state *st, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void pd_warn(struct pd_state *st, uint64_t off, const char *fmt, ...)
+static void perfdata_warn(struct perfdata_state *st, uint64_t off, const char *fmt, ...)
 {
 	char *w = st->info.warning;
 	size_t n = sizeof(st->info.warning);
@@ -239,11 +239,11 @@ static void pd_warn(struct pd_state *st, uint64_t off, const char *fmt, ...)
 
 /* The file is cut short or damaged at @off: the records after it, of any
  * stream, may be lost.  The first such place is kept; every stream then
- * ends in a gap (pd_end_gaps). */
-static void pd_cut(struct pd_state *st, uint64_t off, const char *fmt, ...)
+ * ends in a gap (perfdata_end_gaps). */
+static void perfdata_cut(struct perfdata_state *st, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void pd_cut(struct pd_state *st, uint64_t off, const char *fmt, ...)
+static void perfdata_cut(struct perfdata_state *st, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -257,7 +257,7 @@ static void pd_cut(struct pd_state *st, uint64_t off, const char *fmt, ...)
 }
 
 /* Grow *@arr (of @elem-byte elements) to hold one more than *@cap. */
-static int pd_grow(void **arr, size_t *cap, size_t n, size_t elem)
+static int perfdata_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	size_t ncap;
 	void *p;
@@ -286,15 +286,15 @@ int perfdata_is(const uint8_t *map, uint64_t size)
 }
 
 /* Read one attr at @p (@len bytes available) with ids at [@ids, +@nids). */
-static int pd_add_attr(struct pd_state *st, uint64_t off, const uint8_t *p,
+static int perfdata_add_attr(struct perfdata_state *st, uint64_t off, const uint8_t *p,
 		       uint64_t len, const uint8_t *ids, size_t nids)
 {
-	struct pd_attr *a;
+	struct perfdata_attr *a;
 	size_t ncap = st->nattrs + 1;
 
 	/* type, size, config, sample_period, sample_type, read_format, flags */
 	if (len < 48)
-		return pd_fail(st, off, pte_bad_file,
+		return perfdata_fail(st, off, pte_bad_file,
 			       "perf_event_attr too short (%" PRIu64 " bytes)",
 			       len);
 	a = realloc(st->attrs, ncap * sizeof(*a));
@@ -313,7 +313,7 @@ static int pd_add_attr(struct pd_state *st, uint64_t off, const uint8_t *p,
 }
 
 /* File mode: the attrs section, each attr followed by its ids section. */
-static int pd_file_attrs(struct pd_state *st)
+static int perfdata_file_attrs(struct perfdata_state *st)
 {
 	uint64_t attr_size = rd64(st->map + 16);
 	uint64_t off = rd64(st->map + 24), size = rd64(st->map + 32);
@@ -322,10 +322,10 @@ static int pd_file_attrs(struct pd_state *st)
 	int err;
 
 	if (attr_size < 48 + 16 || attr_size > 4096)
-		return pd_fail(st, 16, pte_bad_file,
+		return perfdata_fail(st, 16, pte_bad_file,
 			       "bad attr size %" PRIu64, attr_size);
-	if (!pd_inside(st, off, size))
-		return pd_fail(st, 24, pte_bad_file,
+	if (!perfdata_inside(st, off, size))
+		return perfdata_fail(st, 24, pte_bad_file,
 			       "attr section [%#" PRIx64 ", +%" PRIu64
 			       ") is outside the file", off, size);
 	n = size / attr_size;
@@ -333,13 +333,13 @@ static int pd_file_attrs(struct pd_state *st)
 		e = st->map + off + i * attr_size;
 		ids_off = rd64(e + attr_size - 16);
 		ids_size = rd64(e + attr_size - 8);
-		if (!pd_inside(st, ids_off, ids_size)) {
-			pd_warn(st, off + i * attr_size,
+		if (!perfdata_inside(st, ids_off, ids_size)) {
+			perfdata_warn(st, off + i * attr_size,
 				"attr ids outside the file");
 			ids_off = 0;
 			ids_size = 0;
 		}
-		err = pd_add_attr(st, off + i * attr_size, e, attr_size - 16,
+		err = perfdata_add_attr(st, off + i * attr_size, e, attr_size - 16,
 				  st->map + ids_off, ids_size / 8);
 		if (err)
 			return err;
@@ -348,7 +348,7 @@ static int pd_file_attrs(struct pd_state *st)
 }
 
 /* A feature section's contents: HEADER_CPUID or HEADER_AUXTRACE. */
-static void pd_feature(struct pd_state *st, uint64_t feat, uint64_t off,
+static void perfdata_feature(struct perfdata_state *st, uint64_t feat, uint64_t off,
 		       uint64_t size)
 {
 	const uint8_t *p = st->map + off;
@@ -375,7 +375,7 @@ static void pd_feature(struct pd_state *st, uint64_t feat, uint64_t off,
 }
 
 /* File mode: the feature sections after the data section. */
-static void pd_file_features(struct pd_state *st, uint64_t sec)
+static void perfdata_file_features(struct perfdata_state *st, uint64_t sec)
 {
 	const uint8_t *bits = st->map + 72;
 	uint64_t off, size;
@@ -384,33 +384,33 @@ static void pd_file_features(struct pd_state *st, uint64_t sec)
 	for (feat = 0; feat < 256; feat++) {
 		if (!(bits[feat / 8] & (1u << (feat % 8))))
 			continue;
-		if (!pd_inside(st, sec, 16)) {
-			pd_warn(st, sec, "feature table runs past the end");
+		if (!perfdata_inside(st, sec, 16)) {
+			perfdata_warn(st, sec, "feature table runs past the end");
 			return;
 		}
 		off = rd64(st->map + sec);
 		size = rd64(st->map + sec + 8);
-		if (pd_inside(st, off, size))
-			pd_feature(st, feat, off, size);
+		if (perfdata_inside(st, off, size))
+			perfdata_feature(st, feat, off, size);
 		else
-			pd_warn(st, sec, "feature %d outside the file", feat);
+			perfdata_warn(st, sec, "feature %d outside the file", feat);
 		sec += 16;
 	}
 }
 
 /* AUXTRACE_INFO: the Intel PT private words. */
-static int pd_auxtrace_info(struct pd_state *st, uint64_t off, uint64_t len)
+static int perfdata_auxtrace_info(struct perfdata_state *st, uint64_t off, uint64_t len)
 {
 	const uint8_t *p = st->map + off;
 	uint64_t n, flen, fbytes, room, i;
 	uint32_t type;
 
 	if (len < 16)
-		return pd_fail(st, off, pte_bad_file,
+		return perfdata_fail(st, off, pte_bad_file,
 			       "AUXTRACE_INFO record too short");
 	type = rd32(p + 8);
 	if (type != PD_AUXTRACE_INTEL_PT)
-		return pd_fail(st, off, pte_bad_file,
+		return perfdata_fail(st, off, pte_bad_file,
 			       "AUX area data of type %u, not Intel PT "
 			       "(1)", type);
 	n = (len - 16) / 8;
@@ -447,7 +447,7 @@ static int pd_auxtrace_info(struct pd_state *st, uint64_t off, uint64_t len)
  * of pages around each of thousands of scattered AUXTRACE records, which
  * costs more than ten times as much on a big file.
  */
-static const uint8_t *pd_peek(struct pd_state *st, uint64_t off, size_t n)
+static const uint8_t *perfdata_peek(struct perfdata_state *st, uint64_t off, size_t n)
 {
 	if (st->peek_n && off >= st->peek_off &&
 	    off + n <= st->peek_off + st->peek_n)
@@ -468,7 +468,7 @@ static const uint8_t *pd_peek(struct pd_state *st, uint64_t off, size_t n)
 
 /* The lowest file offset in [@from, @end) that HEADER_AUXTRACE's index
  * names, or @end if none (or no index). */
-static uint64_t pd_index_next(const struct pd_state *st, uint64_t from,
+static uint64_t perfdata_index_next(const struct perfdata_state *st, uint64_t from,
 			      uint64_t end)
 {
 	uint64_t n, i, roff, best = end;
@@ -489,19 +489,19 @@ static uint64_t pd_index_next(const struct pd_state *st, uint64_t from,
 /* The AUXTRACE record at @off (@hsize bytes, its payload after it, cut at
  * @end with a warning): sets *@total to the bytes both take.  A payload
  * that runs past @end is cut at the next record the AUXTRACE index names,
- * or at @end (then the file is cut: pd_cut); either way what followed it
+ * or at @end (then the file is cut: perfdata_cut); either way what followed it
  * in its stream is lost.
  * Returns 0, or a negative pte code. */
-static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
+static int perfdata_auxtrace(struct perfdata_state *st, uint64_t off, uint64_t hsize,
 		       uint64_t end, uint64_t *total)
 {
-	const uint8_t *p = pd_peek(st, off, PD_AUXTRACE_HDR_SIZE);
-	struct pd_aux *a;
+	const uint8_t *p = perfdata_peek(st, off, PD_AUXTRACE_HDR_SIZE);
+	struct perfdata_aux *a;
 	uint64_t size, claim, next;
 	int err, lost = 0;
 
 	if (hsize < PD_AUXTRACE_HDR_SIZE) {
-		pd_warn(st, off, "AUXTRACE record too short (%" PRIu64
+		perfdata_warn(st, off, "AUXTRACE record too short (%" PRIu64
 			" bytes); skipped", hsize);
 		*total = hsize;
 		return 0;
@@ -510,23 +510,23 @@ static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 	*total = hsize + size;
 	if (size > end - off - hsize) {
 		claim = size;
-		next = pd_index_next(st, off + hsize, end);
+		next = perfdata_index_next(st, off + hsize, end);
 		if (next < end) {
 			/* a wrong size, not a cut file: the index knows
 			 * where the next AUXTRACE record starts */
 			size = next - off - hsize;
 			*total = next - off;
-			pd_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
+			perfdata_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
 				"runs over the next AUXTRACE record the index "
 				"lists (at %#" PRIx64 "); cut there", claim,
 				next);
 		} else {
 			size = end - off - hsize;
 			*total = end - off;
-			pd_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
+			perfdata_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
 				"runs past the end; %" PRIu64 " kept", claim,
 				size);
-			pd_cut(st, off, "AUXTRACE payload at %#" PRIx64 " runs "
+			perfdata_cut(st, off, "AUXTRACE payload at %#" PRIx64 " runs "
 			       "past the end of the file (%" PRIu64 " of %"
 			       PRIu64 " bytes there): the file is cut short "
 			       "or the size is wrong", off, size, claim);
@@ -534,7 +534,7 @@ static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 		}
 		lost = 1;
 	}
-	err = pd_grow((void **)&st->aux, &st->aux_cap, st->naux, sizeof(*a));
+	err = perfdata_grow((void **)&st->aux, &st->aux_cap, st->naux, sizeof(*a));
 	if (err)
 		return err;
 	a = &st->aux[st->naux++];
@@ -550,19 +550,19 @@ static int pd_auxtrace(struct pd_state *st, uint64_t off, uint64_t hsize,
 	return 0;
 }
 
-static int pd_id_cmp(const void *a, const void *b)
+static int perfdata_id_cmp(const void *a, const void *b)
 {
-	const struct pd_id *x = a, *y = b;
+	const struct perfdata_id *x = a, *y = b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Sort every attr's ids into st->ids (many records, many ids per attr
  * with many CPUs: a search per record must be cheap). */
-static int pd_build_ids(struct pd_state *st)
+static int perfdata_sort_ids(struct perfdata_state *st)
 {
 	size_t i, j, n = 0;
-	struct pd_id *t;
+	struct perfdata_id *t;
 
 	for (i = 0; i < st->nattrs; i++)
 		n += st->attrs[i].nids;
@@ -576,7 +576,7 @@ static int pd_build_ids(struct pd_state *st)
 			t[st->nids].id = rd64(st->attrs[i].ids + 8 * j);
 			t[st->nids++].attr = i;
 		}
-	qsort(t, st->nids, sizeof(*t), pd_id_cmp);
+	qsort(t, st->nids, sizeof(*t), perfdata_id_cmp);
 	st->ids_stale = 0;
 	return 0;
 }
@@ -584,10 +584,10 @@ static int pd_build_ids(struct pd_state *st)
 /* The attr a non-sample record at [@p, @p + @len) belongs to: with
  * IDENTIFIER in every attr its last word names it, else the first attr
  * (perf requires the sample_id layouts to agree then). */
-static const struct pd_attr *pd_attr_of(struct pd_state *st,
+static const struct perfdata_attr *perfdata_attr_of(struct perfdata_state *st,
 					const uint8_t *p, uint64_t len)
 {
-	struct pd_id key, *hit;
+	struct perfdata_id key, *hit;
 	size_t i;
 
 	if (!st->nattrs)
@@ -597,20 +597,20 @@ static const struct pd_attr *pd_attr_of(struct pd_state *st,
 	for (i = 0; i < st->nattrs; i++)
 		if (!(st->attrs[i].sample_type & PD_ST_IDENTIFIER))
 			return &st->attrs[0];
-	if (st->ids_stale && pd_build_ids(st) < 0)
+	if (st->ids_stale && perfdata_sort_ids(st) < 0)
 		return &st->attrs[0];
 	key.id = rd64(p + len - 8);
-	hit = bsearch(&key, st->ids, st->nids, sizeof(*st->ids), pd_id_cmp);
+	hit = bsearch(&key, st->ids, st->nids, sizeof(*st->ids), perfdata_id_cmp);
 	return hit ? &st->attrs[hit->attr] : &st->attrs[0];
 }
 
 /* Fill @ev's time, cpu and task from the sample_id trailer of the record
  * at [@p, @p + @len) whose fixed part is @fixed bytes.  Returns the start
  * of the trailer (len if there is none). */
-static uint64_t pd_sample_id(struct pd_state *st, const uint8_t *p,
-			     uint64_t len, uint64_t fixed, struct pd_event *ev)
+static uint64_t perfdata_sample_id(struct perfdata_state *st, const uint8_t *p,
+			     uint64_t len, uint64_t fixed, struct perfdata_event *ev)
 {
-	const struct pd_attr *a = pd_attr_of(st, p, len);
+	const struct perfdata_attr *a = perfdata_attr_of(st, p, len);
 	uint64_t st_bits, n = 0, pos;
 
 	if (!a || !a->sample_id_all)
@@ -641,11 +641,11 @@ static uint64_t pd_sample_id(struct pd_state *st, const uint8_t *p,
 }
 
 /* A sideband record worth a marker: AUX, ITRACE_START, SWITCH*, COMM. */
-static int pd_sideband(struct pd_state *st, uint64_t off, uint32_t type,
+static int perfdata_sideband(struct perfdata_state *st, uint64_t off, uint32_t type,
 		       uint16_t misc, uint64_t len)
 {
 	const uint8_t *p = st->map + off;
-	struct pd_event ev;
+	struct perfdata_event ev;
 	uint64_t fixed, end;
 	int err;
 
@@ -690,7 +690,7 @@ static int pd_sideband(struct pd_state *st, uint64_t off, uint32_t type,
 	default:
 		return 0;
 	}
-	end = pd_sample_id(st, p, len, fixed, &ev);
+	end = perfdata_sample_id(st, p, len, fixed, &ev);
 	if (type == PD_REC_COMM) {
 		size_t n = strnlen((const char *)p + 16, end - 16);
 
@@ -698,7 +698,7 @@ static int pd_sideband(struct pd_state *st, uint64_t off, uint32_t type,
 			n = sizeof(ev.comm) - 1;
 		memcpy(ev.comm, p + 16, n);
 	}
-	err = pd_grow((void **)&st->ev, &st->ev_cap, st->nev, sizeof(ev));
+	err = perfdata_grow((void **)&st->ev, &st->ev_cap, st->nev, sizeof(ev));
 	if (err)
 		return err;
 	st->ev[st->nev++] = ev;
@@ -706,14 +706,14 @@ static int pd_sideband(struct pd_state *st, uint64_t off, uint32_t type,
 	return 0;
 
 short_rec:
-	pd_warn(st, off, "record of type %u too short (%" PRIu64 " bytes)",
+	perfdata_warn(st, off, "record of type %u too short (%" PRIu64 " bytes)",
 		type, len);
 	return 0;
 }
 
 /* Walk the records in [@off, @end).  A record cut by the end or with an
  * impossible size ends the walk with a warning: what came before stays. */
-static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
+static int perfdata_walk_records(struct perfdata_state *st, uint64_t off, uint64_t end, int pipe)
 {
 	uint64_t len, total, flen;
 	uint32_t type;
@@ -722,14 +722,14 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 
 	while (off < end) {
 		if (end - off < 8) {
-			pd_warn(st, off, "%" PRIu64 " stray bytes at the end",
+			perfdata_warn(st, off, "%" PRIu64 " stray bytes at the end",
 				end - off);
-			pd_cut(st, off, "a perf.data record cut short at %#"
+			perfdata_cut(st, off, "a perf.data record cut short at %#"
 			       PRIx64 ": the file is cut short", off);
 			break;
 		}
 		{
-			const uint8_t *h = pd_peek(st, off, end - off < 48 ?
+			const uint8_t *h = perfdata_peek(st, off, end - off < 48 ?
 						   (size_t)(end - off) : 48);
 
 			type = rd32(h);
@@ -737,19 +737,19 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 			len = rd16(h + 6);
 		}
 		if (len < 8) {
-			pd_warn(st, off, "record of type %u with impossible "
+			perfdata_warn(st, off, "record of type %u with impossible "
 				"size %" PRIu64 "; the rest is ignored", type,
 				len);
-			pd_cut(st, off, "a perf.data record of impossible size "
+			perfdata_cut(st, off, "a perf.data record of impossible size "
 			       "at %#" PRIx64 ": the rest of the file is "
 			       "unreadable", off);
 			break;
 		}
 		if (len > end - off) {
-			pd_warn(st, off, "record of type %u and %" PRIu64
+			perfdata_warn(st, off, "record of type %u and %" PRIu64
 				" bytes runs past the end (%" PRIu64 " left); "
 				"the rest is ignored", type, len, end - off);
-			pd_cut(st, off, "a perf.data record at %#" PRIx64
+			perfdata_cut(st, off, "a perf.data record at %#" PRIx64
 			       " runs past the end of the file: the file is "
 			       "cut short", off);
 			break;
@@ -759,10 +759,10 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 		err = 0;
 		switch (type) {
 		case PD_REC_AUXTRACE:
-			err = pd_auxtrace(st, off, len, end, &total);
+			err = perfdata_auxtrace(st, off, len, end, &total);
 			break;
 		case PD_REC_AUXTRACE_INFO:
-			err = pd_auxtrace_info(st, off, len);
+			err = perfdata_auxtrace_info(st, off, len);
 			break;
 		case PD_REC_TIME_CONV:
 			/* a newer record says whether the conversion holds */
@@ -779,14 +779,14 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 
 				if (asz < 48 || asz > len - 8)
 					asz = len - 8;
-				err = pd_add_attr(st, off, st->map + off + 8,
+				err = perfdata_add_attr(st, off, st->map + off + 8,
 						  asz, st->map + off + 8 + asz,
 						  (len - 8 - asz) / 8);
 			}
 			break;
 		case PD_REC_HEADER_FEATURE:
 			if (pipe && len >= 16)
-				pd_feature(st, rd64(st->map + off + 8),
+				perfdata_feature(st, rd64(st->map + off + 8),
 					   off + 16, len - 16);
 			break;
 		case PD_REC_HEADER_TRACING_DATA:
@@ -796,9 +796,9 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 				flen = (flen + 7) & ~7ull;
 				total = len + flen;
 				if (flen > end - off - len) {
-					pd_warn(st, off, "tracing data runs "
+					perfdata_warn(st, off, "tracing data runs "
 						"past the end");
-					pd_cut(st, off, "tracing data at %#"
+					perfdata_cut(st, off, "tracing data at %#"
 					       PRIx64 " runs past the end of the "
 					       "file: the file is cut short", off);
 					total = end - off;
@@ -810,7 +810,7 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
 			st->info.ncompressed++;
 			break;
 		default:
-			err = pd_sideband(st, off, type, misc, len);
+			err = perfdata_sideband(st, off, type, misc, len);
 			break;
 		}
 		if (err)
@@ -825,7 +825,7 @@ static int pd_walk(struct pd_state *st, uint64_t off, uint64_t end, int pipe)
  * not reach (it stopped at a damaged record).  Sets *@whole if the index
  * is complete and every entry named an AUXTRACE record: then no trace data
  * was lost with the records the walk skipped. */
-static int pd_use_index(struct pd_state *st, uint64_t walk_end, int *whole)
+static int perfdata_use_index(struct perfdata_state *st, uint64_t walk_end, int *whole)
 {
 	uint64_t n, i, roff, total;
 	size_t lo, hi, mid, nscanned = st->naux;
@@ -834,7 +834,7 @@ static int pd_use_index(struct pd_state *st, uint64_t walk_end, int *whole)
 	*whole = 1;
 	n = rd64(st->index);
 	if (n > (st->index_size - 8) / 16) {
-		pd_warn(st, st->index_off, "AUXTRACE index is truncated");
+		perfdata_warn(st, st->index_off, "AUXTRACE index is truncated");
 		n = (st->index_size - 8) / 16;
 		*whole = 0;
 	}
@@ -852,17 +852,17 @@ static int pd_use_index(struct pd_state *st, uint64_t walk_end, int *whole)
 			continue;
 		if (roff >= walk_end ||
 		    walk_end - roff < PD_AUXTRACE_HDR_SIZE ||
-		    !pd_inside(st, roff, PD_AUXTRACE_HDR_SIZE) ||
+		    !perfdata_inside(st, roff, PD_AUXTRACE_HDR_SIZE) ||
 		    rd32(st->map + roff) != PD_REC_AUXTRACE ||
 		    rd16(st->map + roff + 6) < PD_AUXTRACE_HDR_SIZE ||
 		    rd16(st->map + roff + 6) > walk_end - roff) {
-			pd_warn(st, st->index_off, "AUXTRACE index entry %"
+			perfdata_warn(st, st->index_off, "AUXTRACE index entry %"
 				PRIu64 " does not point at an AUXTRACE record",
 				i);
 			*whole = 0;
 			continue;
 		}
-		err = pd_auxtrace(st, roff, rd16(st->map + roff + 6),
+		err = perfdata_auxtrace(st, roff, rd16(st->map + roff + 6),
 				  walk_end, &total);
 		if (err)
 			return err;
@@ -871,9 +871,9 @@ static int pd_use_index(struct pd_state *st, uint64_t walk_end, int *whole)
 }
 
 /* Order AUXTRACE records by buffer, then by position in the buffer. */
-static int pd_aux_cmp(const void *a, const void *b)
+static int perfdata_aux_cmp(const void *a, const void *b)
 {
-	const struct pd_aux *x = a, *y = b;
+	const struct perfdata_aux *x = a, *y = b;
 
 	if (x->idx != y->idx)
 		return x->idx < y->idx ? -1 : 1;
@@ -885,7 +885,7 @@ static int pd_aux_cmp(const void *a, const void *b)
 }
 
 /* The lowest set bit's position in @mask (mask != 0). */
-static unsigned pd_shift(uint64_t mask)
+static unsigned perfdata_shift(uint64_t mask)
 {
 	unsigned s = 0;
 
@@ -897,9 +897,9 @@ static unsigned pd_shift(uint64_t mask)
 }
 
 /* Decode the intel_pt attr's config and the private words into info. */
-static void pd_fill_info(struct pd_state *st)
+static void perfdata_fill_info(struct perfdata_state *st)
 {
-	struct pd_info *in = &st->info;
+	struct perfdata_info *in = &st->info;
 	uint64_t mask;
 	size_t i;
 
@@ -949,7 +949,7 @@ static void pd_fill_info(struct pd_state *st)
 		if (!mask)
 			mask = PD_CFG_MTC_PERIOD_MASK;
 		in->mtc_period = (uint8_t)((in->config & mask) >>
-					   pd_shift(mask));
+					   perfdata_shift(mask));
 	}
 	if (st->npriv > PD_PT_CYC_BIT)
 		in->cyc = !!(in->config & st->priv[PD_PT_CYC_BIT]);
@@ -958,7 +958,7 @@ static void pd_fill_info(struct pd_state *st)
 }
 
 /* Parse "GenuineIntel,6,78,3" into @cfg. */
-static void pd_cpuid(const char *s, struct tm_config *cfg)
+static void perfdata_cpuid(const char *s, struct tm_config *cfg)
 {
 	unsigned fam, mod, step;
 	const char *c = strchr(s, ',');
@@ -972,9 +972,9 @@ static void pd_cpuid(const char *s, struct tm_config *cfg)
 }
 
 /* The timing configuration every stream shares. */
-static void pd_timing(const struct pd_state *st, struct tm_config *cfg)
+static void perfdata_timing(const struct perfdata_state *st, struct tm_config *cfg)
 {
-	const struct pd_info *in = &st->info;
+	const struct perfdata_info *in = &st->info;
 
 	memset(cfg, 0, sizeof(*cfg));
 	if (in->have_config && st->npriv > PD_PT_MTC_FREQ_BITS) {
@@ -996,7 +996,7 @@ static void pd_timing(const struct pd_state *st, struct tm_config *cfg)
 		cfg->time_mult = in->time_mult;
 		cfg->time_zero = in->time_zero;
 	}
-	pd_cpuid(in->cpuid, cfg);
+	perfdata_cpuid(in->cpuid, cfg);
 	if (in->have_config && in->cyc) {
 		cfg->have_cyc_thresh = 1;
 		cfg->cyc_thresh = in->cyc_thresh;
@@ -1004,8 +1004,8 @@ static void pd_timing(const struct pd_state *st, struct tm_config *cfg)
 }
 
 /* Build one stream from the sorted AUXTRACE records [@a, @a + @n). */
-static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
-			  struct pd_stream *ps, const struct pd_aux *a,
+static int perfdata_make_stream(struct perfdata_state *st, struct trace_stream *s,
+			  struct perfdata_stream *ps, const struct perfdata_aux *a,
 			  size_t n)
 {
 	struct img_span *sp;
@@ -1040,7 +1040,7 @@ static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
 	}
 	if (n)
 		ps->last_rec = a[n - 1].rec_off;
-	/* (a cut file: pd_end_gaps says how much the payload lost) */
+	/* (a cut file: perfdata_end_gaps says how much the payload lost) */
 	if (n && a[n - 1].lost_after &&
 	    !(st->cut && st->cut_off == a[n - 1].rec_off))
 		snprintf(ps->end_loss, sizeof(ps->end_loss), "AUXTRACE "
@@ -1062,7 +1062,7 @@ static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
 		s->tid = n ? a[0].tid : -1;
 		snprintf(s->name, sizeof(s->name), "tid%d", s->tid);
 	}
-	pd_timing(st, &s->timing);
+	perfdata_timing(st, &s->timing);
 	return 0;
 }
 
@@ -1070,8 +1070,8 @@ static int pd_make_stream(struct pd_state *st, struct trace_stream *s,
  * taking the end of a span for a position at its end.  Spans are in
  * AUX-buffer order, so a binary search finds the last one starting below
  * @pos.  Returns 0 and sets *@off, or -1 if no span holds @pos. */
-static int pd_stream_off(const struct trace_stream *s,
-			 const struct pd_stream *ps, uint64_t pos,
+static int perfdata_stream_off(const struct trace_stream *s,
+			 const struct perfdata_stream *ps, uint64_t pos,
 			 uint64_t *off)
 {
 	size_t lo = 0, hi = s->img.nspans, mid;
@@ -1096,7 +1096,7 @@ static int pd_stream_off(const struct trace_stream *s,
  * per-thread mode); an event that does not say goes to a lone stream.
  * @cpu_map maps CPU numbers below @ncpu to stream indexes + 1.
  * Returns the stream index or -1. */
-static long pd_event_stream(const struct trace *t, const struct pd_event *ev,
+static long perfdata_event_stream(const struct trace *t, const struct perfdata_event *ev,
 			    const uint32_t *cpu_map, size_t ncpu)
 {
 	const struct trace_stream *s;
@@ -1120,9 +1120,9 @@ static long pd_event_stream(const struct trace *t, const struct pd_event *ev,
 }
 
 /* Give each stream the events of its CPU (or thread), with TSC times. */
-static int pd_assign_events(struct pd_state *st, struct trace *t)
+static int perfdata_assign_events(struct perfdata_state *st, struct trace *t)
 {
-	struct pd_event *ev;
+	struct perfdata_event *ev;
 	uint32_t *cpu_map = NULL;
 	size_t si, i, ncpu = 0;
 	long k;
@@ -1148,7 +1148,7 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 		    !perfdata_time_to_tsc(&t->streams[0].timing, ev->time,
 					  &ev->tsc))
 			ev->have_tsc = 1;
-		k = pd_event_stream(t, ev, cpu_map, ncpu);
+		k = perfdata_event_stream(t, ev, cpu_map, ncpu);
 		/* the stream index rides in stream_off until placed */
 		ev->stream_off = (uint64_t)k;
 		if (k >= 0)
@@ -1156,7 +1156,7 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 	}
 	for (si = 0; si < t->nstreams; si++) {
 		st->streams[si].ev = calloc(st->streams[si].nev + 1,
-					    sizeof(struct pd_event));
+					    sizeof(struct perfdata_event));
 		if (!st->streams[si].ev) {
 			free(cpu_map);
 			return -pte_nomem;
@@ -1164,8 +1164,8 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 		st->streams[si].nev = 0;
 	}
 	for (i = 0; i < st->nev; i++) {
-		struct pd_stream *ps;
-		struct pd_event *e;
+		struct perfdata_stream *ps;
+		struct perfdata_event *e;
 
 		k = (long)st->ev[i].stream_off;
 		if (k < 0)
@@ -1175,7 +1175,7 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 		*e = st->ev[i];
 		e->stream_off = 0;
 		if (e->kind == PD_EV_AUX &&
-		    !pd_stream_off(&t->streams[k], ps,
+		    !perfdata_stream_off(&t->streams[k], ps,
 				   e->aux_offset + e->aux_size, &e->stream_off))
 			e->have_stream_off = 1;
 	}
@@ -1187,7 +1187,7 @@ static int pd_assign_events(struct pd_state *st, struct trace *t)
 	return 0;
 }
 
-static int pd_u64_cmp(const void *a, const void *b)
+static int perfdata_u64_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
 
@@ -1200,7 +1200,7 @@ static int pd_u64_cmp(const void *a, const void *b)
  * that point a span boundary with gap_before, so that nothing is decoded
  * across the loss.
  */
-static int pd_split_losses(struct trace_stream *s, struct pd_stream *ps)
+static int perfdata_split_losses(struct trace_stream *s, struct perfdata_stream *ps)
 {
 	struct img_span *sp;
 	uint64_t *loss, *aoff, cut;
@@ -1224,7 +1224,7 @@ static int pd_split_losses(struct trace_stream *s, struct pd_stream *ps)
 		if (ps->ev[i].kind == PD_EV_AUX && ps->ev[i].have_stream_off &&
 		    (ps->ev[i].flags & (PD_AUX_TRUNCATED | PD_AUX_PARTIAL)))
 			loss[k++] = ps->ev[i].stream_off;
-	qsort(loss, n, sizeof(*loss), pd_u64_cmp);
+	qsort(loss, n, sizeof(*loss), perfdata_u64_cmp);
 	for (i = 0; i < s->img.nspans; i++) {
 		struct img_span cur = s->spans[i];
 		uint64_t a = ps->aux_off[i];
@@ -1264,10 +1264,10 @@ static int pd_split_losses(struct trace_stream *s, struct pd_stream *ps)
  * empty last span marked gap_before (decoder/image.h), so that every
  * reader reports the loss at the end as at any other gap.
  */
-static int pd_end_gaps(struct pd_state *st, struct trace *t)
+static int perfdata_end_gaps(struct perfdata_state *st, struct trace *t)
 {
 	struct trace_stream *s;
-	struct pd_stream *ps;
+	struct perfdata_stream *ps;
 	struct img_span *sp;
 	uint64_t *aoff;
 	size_t i, k, n;
@@ -1286,7 +1286,7 @@ static int pd_end_gaps(struct pd_state *st, struct trace *t)
 			snprintf(ps->end_loss, sizeof(ps->end_loss), "%s",
 				 st->cut_why);
 		/* an AUX record reporting a loss where the data ends (no
-		 * span after it for pd_split_losses to mark) */
+		 * span after it for perfdata_split_losses to mark) */
 		for (k = 0; k < ps->nev && !ps->end_loss[0]; k++)
 			if (ps->ev[k].kind == PD_EV_AUX &&
 			    ps->ev[k].have_stream_off &&
@@ -1323,15 +1323,15 @@ static int pd_end_gaps(struct pd_state *st, struct trace *t)
 }
 
 /* A stream's name and index, for sorting names. */
-struct pd_name {
+struct perfdata_name {
 	const char *name;
 	size_t i;
 };
 
 /* Order by name, then by stream index. */
-static int pd_name_cmp(const void *a, const void *b)
+static int perfdata_name_cmp(const void *a, const void *b)
 {
-	const struct pd_name *x = a, *y = b;
+	const struct perfdata_name *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 
 	return c ? c : x->i < y->i ? -1 : x->i > y->i;
@@ -1343,9 +1343,9 @@ static int pd_name_cmp(const void *a, const void *b)
  * 100,000 buffers took seconds.  Names are "cpuN" or "tidN", so an added
  * suffix cannot make a name that is already taken.
  */
-static int pd_unique_names(struct trace *t)
+static int perfdata_unique_names(struct trace *t)
 {
-	struct pd_name *ord;
+	struct perfdata_name *ord;
 	size_t i, j, l;
 	char *name;
 
@@ -1358,7 +1358,7 @@ static int pd_unique_names(struct trace *t)
 		ord[i].name = t->streams[i].name;
 		ord[i].i = i;
 	}
-	qsort(ord, t->nstreams, sizeof(*ord), pd_name_cmp);
+	qsort(ord, t->nstreams, sizeof(*ord), perfdata_name_cmp);
 	for (i = 0; i < t->nstreams; i = j)
 		for (j = i + 1; j < t->nstreams &&
 		     !strcmp(ord[i].name, ord[j].name); j++) {
@@ -1372,12 +1372,12 @@ static int pd_unique_names(struct trace *t)
 }
 
 /* Group the AUXTRACE records into streams. */
-static int pd_streams(struct pd_state *st, struct trace *t)
+static int perfdata_streams(struct perfdata_state *st, struct trace *t)
 {
 	size_t i, j, n = 0;
 	int err;
 
-	qsort(st->aux, st->naux, sizeof(*st->aux), pd_aux_cmp);
+	qsort(st->aux, st->naux, sizeof(*st->aux), perfdata_aux_cmp);
 	for (i = 0; i < st->naux; i = j) {
 		for (j = i; j < st->naux && st->aux[j].idx == st->aux[i].idx;)
 			j++;
@@ -1390,7 +1390,7 @@ static int pd_streams(struct pd_state *st, struct trace *t)
 	for (i = 0; i < st->naux; i = j) {
 		for (j = i; j < st->naux && st->aux[j].idx == st->aux[i].idx;)
 			j++;
-		err = pd_make_stream(st, &t->streams[t->nstreams],
+		err = perfdata_make_stream(st, &t->streams[t->nstreams],
 				     &st->streams[t->nstreams], &st->aux[i],
 				     j - i);
 		t->nstreams++;
@@ -1398,11 +1398,11 @@ static int pd_streams(struct pd_state *st, struct trace *t)
 		if (err)
 			return err;
 	}
-	return pd_unique_names(t);
+	return perfdata_unique_names(t);
 }
 
 /* Free the reader state @st (not the streams). */
-static void pd_state_free(struct pd_state *st, size_t nstreams)
+static void perfdata_state_free(struct perfdata_state *st, size_t nstreams)
 {
 	size_t i;
 
@@ -1422,7 +1422,7 @@ static void pd_state_free(struct pd_state *st, size_t nstreams)
 
 int perfdata_load(struct trace *t, char *err, size_t errlen)
 {
-	struct pd_state *st;
+	struct perfdata_state *st;
 	uint64_t start, end, dsize;
 	int mode, ret;
 	size_t i;
@@ -1443,7 +1443,7 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 
 	mode = perfdata_is(t->map, t->size);
 	if (!mode) {
-		ret = pd_fail(st, 0, pte_bad_file,
+		ret = perfdata_fail(st, 0, pte_bad_file,
 			      t->size >= 8 && rd64(t->map) == PD_MAGIC_SWAPPED ?
 			      "a big-endian perf.data file (not supported)" :
 			      "not a perf.data file (no PERFILE2 magic)");
@@ -1452,37 +1452,37 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	if (mode == 1) {
 		if (t->size < PD_FILE_HDR_SIZE || rd64(t->map + 8) <
 		    PD_FILE_HDR_SIZE) {
-			ret = pd_fail(st, 8, pte_bad_file,
+			ret = perfdata_fail(st, 8, pte_bad_file,
 				      "perf.data header cut short");
 			goto out_free;
 		}
-		ret = pd_file_attrs(st);
+		ret = perfdata_file_attrs(st);
 		if (ret)
 			goto out_free;
 		start = rd64(t->map + 40);
 		dsize = rd64(t->map + 48);
 		if (start > t->size) {
-			ret = pd_fail(st, 40, pte_bad_file, "data section at %#"
+			ret = perfdata_fail(st, 40, pte_bad_file, "data section at %#"
 				      PRIx64 " is past the end of the file",
 				      start);
 			goto out_free;
 		}
 		/* perf writes the data size last: 0 if it was killed */
 		if (!dsize) {
-			pd_warn(st, 48, "data size 0 (perf did not finish); "
+			perfdata_warn(st, 48, "data size 0 (perf did not finish); "
 				"reading to the end of the file");
 			end = t->size;
 		} else if (dsize > t->size - start) {
-			pd_warn(st, 48, "data section runs %" PRIu64 " bytes "
+			perfdata_warn(st, 48, "data section runs %" PRIu64 " bytes "
 				"past the end of the file",
 				dsize - (t->size - start));
-			pd_cut(st, t->size, "the perf.data file is cut short: "
+			perfdata_cut(st, t->size, "the perf.data file is cut short: "
 			       "its data section runs %" PRIu64 " bytes past "
 			       "the end", dsize - (t->size - start));
 			end = t->size;
 		} else {
 			end = start + dsize;
-			pd_file_features(st, end);
+			perfdata_file_features(st, end);
 		}
 		t->kind = TRACE_PERF_FILE;
 	} else {
@@ -1491,7 +1491,7 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 		t->kind = TRACE_PERF_PIPE;
 	}
 	st->walk_start = start;
-	ret = pd_walk(st, start, end, mode == 2);
+	ret = perfdata_walk_records(st, start, end, mode == 2);
 	if (ret)
 		goto out_free;
 	if (st->have_index && st->walk_end < end) {
@@ -1502,36 +1502,36 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 
 		if (st->cut && st->cut_off == st->walk_end)
 			st->cut = 0;
-		ret = pd_use_index(st, end, &whole);
+		ret = perfdata_use_index(st, end, &whole);
 		if (ret)
 			goto out_free;
 		if (!whole)
 			st->cut |= cut;
 	}
 	if (!st->info.have_auxtrace_info && !st->naux) {
-		ret = pd_fail(st, start, pte_bad_file, "no Intel PT data: no "
+		ret = perfdata_fail(st, start, pte_bad_file, "no Intel PT data: no "
 			      "AUXTRACE_INFO or AUXTRACE records (record with "
 			      "'perf record -e intel_pt//')");
 		goto out_free;
 	}
 	if (!st->naux) {
-		ret = pd_fail(st, start, pte_bad_file, "Intel PT was recorded "
+		ret = perfdata_fail(st, start, pte_bad_file, "Intel PT was recorded "
 			      "but the file holds no AUXTRACE data");
 		goto out_free;
 	}
-	pd_fill_info(st);
-	ret = pd_streams(st, t);
+	perfdata_fill_info(st);
+	ret = perfdata_streams(st, t);
 	if (ret)
 		goto out_streams;
-	ret = pd_assign_events(st, t);
+	ret = perfdata_assign_events(st, t);
 	if (ret)
 		goto out_streams;
 	for (i = 0; i < t->nstreams; i++) {
-		ret = pd_split_losses(&t->streams[i], &st->streams[i]);
+		ret = perfdata_split_losses(&t->streams[i], &st->streams[i]);
 		if (ret)
 			goto out_streams;
 	}
-	ret = pd_end_gaps(st, t);
+	ret = perfdata_end_gaps(st, t);
 	if (ret)
 		goto out_streams;
 	/* the spans hold what the AUXTRACE list said */
@@ -1547,8 +1547,8 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 
 out_streams:
 	if (ret == -pte_nomem)
-		pd_fail(st, 0, pte_nomem, "out of memory");
-	pd_state_free(st, st->nstreams);
+		perfdata_fail(st, 0, pte_nomem, "out of memory");
+	perfdata_state_free(st, st->nstreams);
 	for (i = 0; i < t->nstreams; i++)
 		free(t->streams[i].spans);
 	free(t->streams);
@@ -1557,8 +1557,8 @@ out_streams:
 	return ret;
 out_free:
 	if (ret == -pte_nomem)
-		pd_fail(st, 0, pte_nomem, "out of memory");
-	pd_state_free(st, 0);
+		perfdata_fail(st, 0, pte_nomem, "out of memory");
+	perfdata_state_free(st, 0);
 	return ret;
 }
 
@@ -1568,7 +1568,7 @@ void perfdata_free(struct trace *t)
 
 	if (!t || !t->perf)
 		return;
-	pd_state_free(t->perf, t->nstreams);
+	perfdata_state_free(t->perf, t->nstreams);
 	for (i = 0; i < t->nstreams; i++)
 		free(t->streams[i].spans);
 	free(t->streams);
@@ -1579,7 +1579,7 @@ void perfdata_free(struct trace *t)
 
 const char *perfdata_end_loss(const struct trace *t, int stream)
 {
-	const struct pd_state *st = t ? t->perf : NULL;
+	const struct perfdata_state *st = t ? t->perf : NULL;
 
 	if (!st || stream < 0 || (size_t)stream >= st->nstreams ||
 	    !st->streams[stream].end_loss[0])
@@ -1587,17 +1587,17 @@ const char *perfdata_end_loss(const struct trace *t, int stream)
 	return st->streams[stream].end_loss;
 }
 
-const struct pd_info *perfdata_info(const struct trace *t)
+const struct perfdata_info *perfdata_info(const struct trace *t)
 {
-	const struct pd_state *st = t ? t->perf : NULL;
+	const struct perfdata_state *st = t ? t->perf : NULL;
 
 	return st ? &st->info : NULL;
 }
 
 int perfdata_events(const struct trace *t, int stream,
-		    const struct pd_event **ev, size_t *n)
+		    const struct perfdata_event **ev, size_t *n)
 {
-	const struct pd_state *st = t ? t->perf : NULL;
+	const struct perfdata_state *st = t ? t->perf : NULL;
 
 	if (!st || !ev || !n || stream < 0 || (size_t)stream >= st->nstreams)
 		return -pte_invalid;
@@ -1606,11 +1606,11 @@ int perfdata_events(const struct trace *t, int stream,
 	return 0;
 }
 
-int perfdata_walk(const struct trace *t, pd_record_fn fn, void *ctx)
+int perfdata_walk(const struct trace *t, perfdata_record_fn fn, void *ctx)
 {
-	struct pd_state *st = t ? t->perf : NULL;
-	struct pd_record r;
-	struct pd_event ev;
+	struct perfdata_state *st = t ? t->perf : NULL;
+	struct perfdata_record r;
+	struct perfdata_event ev;
 	const uint8_t *h;
 	uint64_t off, end, len, total, extra;
 	int ret;
@@ -1618,9 +1618,9 @@ int perfdata_walk(const struct trace *t, pd_record_fn fn, void *ctx)
 	if (!st || !fn)
 		return -pte_invalid;
 	end = st->walk_end;
-	/* pd_walk() checked every size up to walk_end */
+	/* perfdata_walk_records() checked every size up to walk_end */
 	for (off = st->walk_start; end - off >= 8; off += total) {
-		h = pd_peek(st, off, end - off < 16 ? (size_t)(end - off) : 16);
+		h = perfdata_peek(st, off, end - off < 16 ? (size_t)(end - off) : 16);
 		memset(&r, 0, sizeof(r));
 		r.type = rd32(h);
 		r.misc = rd16(h + 4);
@@ -1644,7 +1644,7 @@ int perfdata_walk(const struct trace *t, pd_record_fn fn, void *ctx)
 		ev.pid = ev.tid = ev.cpu = -1;
 		r.body_end = r.size;
 		if (r.type != PD_REC_SAMPLE && r.type < PD_REC_HEADER_ATTR)
-			r.body_end = (uint32_t)pd_sample_id(st, r.data, len, 8,
+			r.body_end = (uint32_t)perfdata_sample_id(st, r.data, len, 8,
 							    &ev);
 		r.pid = ev.pid;
 		r.tid = ev.tid;
@@ -1661,7 +1661,7 @@ int perfdata_walk(const struct trace *t, pd_record_fn fn, void *ctx)
 int perfdata_build_ids(const struct trace *t, const uint8_t **p,
 		       uint64_t *size)
 {
-	const struct pd_state *st = t ? t->perf : NULL;
+	const struct perfdata_state *st = t ? t->perf : NULL;
 
 	if (!st || !p || !size)
 		return -pte_invalid;
@@ -1670,7 +1670,7 @@ int perfdata_build_ids(const struct trace *t, const uint8_t **p,
 	return 0;
 }
 
-const char *perfdata_event_name(enum pd_event_kind kind)
+const char *perfdata_event_name(enum perfdata_event_kind kind)
 {
 	static const char *const names[PD_EV_NKINDS] = {
 		[PD_EV_AUX] = "aux",
@@ -1723,10 +1723,10 @@ int perfdata_tsc_to_time(const struct tm_config *cfg, uint64_t tsc,
 }
 
 /* Append " " (unless first) and a formatted option to @buf. */
-static void pd_append(char *buf, size_t size, size_t *len, const char *fmt,
+static void perfdata_append(char *buf, size_t size, size_t *len, const char *fmt,
 		      ...) __attribute__((format(printf, 4, 5)));
 
-static void pd_append(char *buf, size_t size, size_t *len, const char *fmt,
+static void perfdata_append(char *buf, size_t size, size_t *len, const char *fmt,
 		      ...)
 {
 	va_list ap;
@@ -1754,16 +1754,16 @@ size_t perfdata_ptdump_options(const struct tm_config *cfg, char *buf,
 	if (!cfg)
 		return 0;
 	if (cfg->have_cpu)
-		pd_append(buf, size, &len, "--cpu %u/%u/%u", cfg->cpu_family,
+		perfdata_append(buf, size, &len, "--cpu %u/%u/%u", cfg->cpu_family,
 			  cfg->cpu_model, cfg->cpu_stepping);
 	if (cfg->have_mtc_freq)
-		pd_append(buf, size, &len, "--mtc-freq %u", cfg->mtc_freq);
+		perfdata_append(buf, size, &len, "--mtc-freq %u", cfg->mtc_freq);
 	if (cfg->have_nom_freq)
-		pd_append(buf, size, &len, "--nom-freq %u", cfg->nom_freq);
+		perfdata_append(buf, size, &len, "--nom-freq %u", cfg->nom_freq);
 	if (cfg->have_cpuid_15) {
-		pd_append(buf, size, &len, "--cpuid-0x15.eax %" PRIu32,
+		perfdata_append(buf, size, &len, "--cpuid-0x15.eax %" PRIu32,
 			  cfg->cpuid_15_eax);
-		pd_append(buf, size, &len, "--cpuid-0x15.ebx %" PRIu32,
+		perfdata_append(buf, size, &len, "--cpuid-0x15.ebx %" PRIu32,
 			  cfg->cpuid_15_ebx);
 	}
 	return len;

@@ -28,7 +28,7 @@
 #include "trace.h"
 
 /* Sideband event kinds. */
-enum pd_event_kind {
+enum perfdata_event_kind {
 	PD_EV_AUX,		/* PERF_RECORD_AUX: flags says what was lost */
 	PD_EV_ITRACE_START,	/* tracing started for pid/tid */
 	PD_EV_SWITCH_IN,	/* a context switch into pid/tid */
@@ -44,7 +44,7 @@ enum pd_event_kind {
 #define PD_AUX_COLLISION	0x08	/* the PMU's sample collided: data lost */
 
 /* One sideband record worth showing on a stream's timeline. */
-struct pd_event {
+struct perfdata_event {
 	uint64_t file_off;	/* of the record */
 	uint64_t time;		/* perf time (ns), if have_time */
 	uint64_t tsc;		/* the same in TSC ticks, if have_tsc */
@@ -55,7 +55,7 @@ struct pd_event {
 	uint32_t flags;		/* PD_EV_AUX: PD_AUX_*; SWITCH: preempted */
 	int32_t cpu;		/* -1 if unknown */
 	int32_t pid, tid;	/* the task the event is about; -1 unknown */
-	uint8_t kind;		/* enum pd_event_kind */
+	uint8_t kind;		/* enum perfdata_event_kind */
 	uint8_t have_time;
 	uint8_t have_tsc;
 	uint8_t have_stream_off;
@@ -63,7 +63,7 @@ struct pd_event {
 };
 
 /* What the container says about the recording, for `ptbrowse info`. */
-struct pd_info {
+struct perfdata_info {
 	uint64_t nrecords;	/* records walked */
 	uint64_t nauxtrace;	/* AUXTRACE records */
 	uint32_t pmu_type;	/* intel_pt's perf PMU type */
@@ -119,17 +119,17 @@ void perfdata_free(struct trace *t);
 const char *perfdata_end_loss(const struct trace *t, int stream);
 
 /* The recording's facts, or NULL if @t is not a loaded perf.data. */
-const struct pd_info *perfdata_info(const struct trace *t);
+const struct perfdata_info *perfdata_info(const struct trace *t);
 
 /* The sideband events of stream @stream, in file order.
  * Returns 0 and sets *@ev and *@n (possibly 0 events).
  * Returns -pte_invalid if @t is not a loaded perf.data or @stream is out
  * of range. */
 int perfdata_events(const struct trace *t, int stream,
-		    const struct pd_event **ev, size_t *n);
+		    const struct perfdata_event **ev, size_t *n);
 
 /* One record of the data section, for perfdata_walk(). */
-struct pd_record {
+struct perfdata_record {
 	uint64_t file_off;	/* of its header */
 	const uint8_t *data;	/* the record, header first, in the mapping */
 	uint32_t size;		/* its header's size */
@@ -143,7 +143,7 @@ struct pd_record {
 };
 
 /* Called for each record; a non-zero return stops the walk with it. */
-typedef int (*pd_record_fn)(void *ctx, const struct pd_record *r);
+typedef int (*perfdata_record_fn)(void *ctx, const struct perfdata_record *r);
 
 /* Call @fn for every record of a loaded perf.data's data section, in file
  * order, except AUXTRACE and tracing data (the sideband: MMAP, MMAP2,
@@ -151,7 +151,7 @@ typedef int (*pd_record_fn)(void *ctx, const struct pd_record *r);
  * where perfdata_load()'s walk stopped.  Not thread-safe on one trace.
  * Returns 0, what @fn returned if not 0, or -pte_invalid if @t is not a
  * loaded perf.data or @fn is NULL. */
-int perfdata_walk(const struct trace *t, pd_record_fn fn, void *ctx);
+int perfdata_walk(const struct trace *t, perfdata_record_fn fn, void *ctx);
 
 /* The HEADER_BUILD_ID feature section (file mode): build_id records, each
  * with a perf_event_header, in the mapping.
@@ -161,7 +161,7 @@ int perfdata_build_ids(const struct trace *t, const uint8_t **p,
 		       uint64_t *size);
 
 /* A short name of event kind @kind ("aux", "itrace_start", ...). */
-const char *perfdata_event_name(enum pd_event_kind kind);
+const char *perfdata_event_name(enum perfdata_event_kind kind);
 
 /* Convert perf time @ns to TSC ticks with @cfg's perf conversion.
  * Returns 0 and sets *@tsc, or -pte_no_time if @cfg has none. */

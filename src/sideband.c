@@ -174,7 +174,7 @@ static char *sb_strndup(const uint8_t *p, size_t max)
 	return strndup((const char *)p, max);
 }
 
-static int sb_add_rec(struct sb *sb, const struct pd_record *r,
+static int sb_add_rec(struct sb *sb, const struct perfdata_record *r,
 		      enum sb_kind kind, struct sb_rec **out)
 {
 	struct sb_rec *x;
@@ -216,7 +216,7 @@ static int sb_note_tid(struct sb *sb, int32_t pid, int32_t tid)
 }
 
 /* MMAP or MMAP2. */
-static int sb_mmap(struct sb *sb, const struct pd_record *r)
+static int sb_mmap(struct sb *sb, const struct perfdata_record *r)
 {
 	const uint8_t *p = r->data;
 	uint32_t cpumode = r->misc & SB_MISC_CPUMODE_MASK;
@@ -294,7 +294,7 @@ static int sb_build_id(struct sb *sb, const uint8_t *p, size_t len,
 	return 0;
 }
 
-static int sb_record(void *ctx, const struct pd_record *r)
+static int sb_record(void *ctx, const struct perfdata_record *r)
 {
 	struct sb *sb = ctx;
 	const uint8_t *p = r->data;

@@ -370,7 +370,7 @@ static void check_packets(const struct trace_stream *s)
 static void test_null(void **state)
 {
 	struct trace t;
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	size_t n;
 	uint64_t x;
 	char err[64];
@@ -392,7 +392,7 @@ static void test_null(void **state)
 
 static void check_usual(struct trace *t, enum trace_kind kind)
 {
-	const struct pd_info *in = perfdata_info(t);
+	const struct perfdata_info *in = perfdata_info(t);
 	const struct tm_config *c;
 
 	assert_int_equal(t->kind, kind);
@@ -486,7 +486,7 @@ static void test_pipe_mode(void **state)
 static void test_events(void **state)
 {
 	struct wb d = usual_records(), f = file_mode(&d, 0);
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	struct trace t;
 	size_t n;
 	uint64_t ns;
@@ -641,7 +641,7 @@ static void test_loss(void **state)
 static void test_truncated(void **state)
 {
 	struct wb d = usual_records(), f = pipe_mode(&d);
-	const struct pd_info *in;
+	const struct perfdata_info *in;
 	struct trace t;
 	char err[256];
 
@@ -812,7 +812,7 @@ static void test_no_pt(void **state)
 static void test_long_info(void **state)
 {
 	struct wb d = { 0 }, f;
-	const struct pd_info *in;
+	const struct perfdata_info *in;
 	struct trace t;
 	char err[256];
 
@@ -856,7 +856,7 @@ static void test_short_info(void **state)
 static void test_per_thread(void **state)
 {
 	struct wb d = { 0 }, f;
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	struct trace t;
 	size_t at, n;
 	char err[256];
@@ -1005,7 +1005,7 @@ static uint8_t *map_shared(const char *name, size_t *n)
  * starts once; the last AUX record ends where the stream ends. */
 static void check_quipper_events(const struct trace *t, int k)
 {
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	uint64_t end = 0;
 	size_t n, i, starts = 0;
 

@@ -1189,21 +1189,21 @@ static void test_tiled(void **state __attribute__((unused)))
 static void test_ptdump_edges(void **state __attribute__((unused)))
 {
 	struct tm_config c = dr_cfg();
-	struct tmp tmp;
-	struct tmp_out out;
+	struct tm_ptdump tmp;
+	struct tm_ptdump_out out;
 	struct pkt pkt;
 
-	assert_string_equal(tmp_errstr(TMP_E_NO_TIME), "no timing information");
-	assert_string_equal(tmp_errstr(-TMP_E_BAD_CONTEXT),
+	assert_string_equal(tm_ptdump_errstr(TMP_E_NO_TIME), "no timing information");
+	assert_string_equal(tm_ptdump_errstr(-TMP_E_BAD_CONTEXT),
 			    "unexpected packet context");
-	assert_string_equal(tmp_errstr(99), "internal error");
-	assert_int_equal(tmp_step(NULL, &pkt, &out), -pte_invalid);
+	assert_string_equal(tm_ptdump_errstr(99), "internal error");
+	assert_int_equal(tm_ptdump_step(NULL, &pkt, &out), -pte_invalid);
 
 	/* A TMA without TSC: libipt's "unexpected packet context". */
-	tmp_init(&tmp, &c, TMP_SHOW_TIME);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TIME);
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = PKT_TMA;
-	assert_int_equal(tmp_step(&tmp, &pkt, &out), 0);
+	assert_int_equal(tm_ptdump_step(&tmp, &pkt, &out), 0);
 	assert_int_equal(out.ndiag, 2);
 	assert_string_equal(out.diag[0].msg, "error updating time");
 	assert_int_equal(out.diag[0].err, TMP_E_BAD_CONTEXT);
@@ -1211,18 +1211,18 @@ static void test_ptdump_edges(void **state __attribute__((unused)))
 	assert_false(out.col_ok);
 
 	/* --no-wall-clock prints relative time without complaint. */
-	tmp_init(&tmp, &c, TMP_SHOW_TIME | TMP_NO_WALL_CLOCK);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TIME | TMP_NO_WALL_CLOCK);
 	pkt.type = PKT_MTC;
 	pkt.u.mtc = 5;
-	assert_int_equal(tmp_step(&tmp, &pkt, &out), 0);
+	assert_int_equal(tm_ptdump_step(&tmp, &pkt, &out), 0);
 	assert_int_equal(out.ndiag, 0);
 	assert_true(out.col == TMP_COL_TSC && out.col_ok && out.value == 0);
 
 	/* --no-tcal: CYCs can't be converted. */
-	tmp_init(&tmp, &c, TMP_SHOW_TIME | TMP_NO_TCAL);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TIME | TMP_NO_TCAL);
 	pkt.type = PKT_CYC;
 	pkt.u.cyc = 5;
-	assert_int_equal(tmp_step(&tmp, &pkt, &out), 0);
+	assert_int_equal(tm_ptdump_step(&tmp, &pkt, &out), 0);
 	assert_int_equal(out.ndiag, 2);
 	assert_string_equal(out.diag[0].msg,
 			    "error updating time: no calibration");
@@ -1230,29 +1230,29 @@ static void test_ptdump_edges(void **state __attribute__((unused)))
 	/* Without cpuid-0x15, an MTC after TSC+TMA is a bad configuration. */
 	memset(&c, 0, sizeof(c));
 	c.have_mtc_freq = 1;
-	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TCAL);
 	pkt.type = PKT_TSC;
 	pkt.u.tsc = 1000;
-	tmp_step(&tmp, &pkt, &out);
+	tm_ptdump_step(&tmp, &pkt, &out);
 	pkt.type = PKT_TMA;
-	tmp_step(&tmp, &pkt, &out);
+	tm_ptdump_step(&tmp, &pkt, &out);
 	pkt.type = PKT_MTC;
 	pkt.u.mtc = 1;
-	tmp_step(&tmp, &pkt, &out);
+	tm_ptdump_step(&tmp, &pkt, &out);
 	assert_true(out.ndiag >= 1);
 	assert_string_equal(out.diag[0].msg, "error updating time");
 	assert_int_equal(out.diag[0].err, TMP_E_BAD_CONFIG);
 }
 
 /* Feed @n packets of type/payload pairs to @tmp; return the last out. */
-static struct tmp_out feed(struct tmp *tmp, const struct pkt *pkts, size_t n)
+static struct tm_ptdump_out feed(struct tm_ptdump *tmp, const struct pkt *pkts, size_t n)
 {
-	struct tmp_out out;
+	struct tm_ptdump_out out;
 	size_t i;
 
 	memset(&out, 0, sizeof(out));
 	for (i = 0; i < n; i++)
-		assert_int_equal(tmp_step(tmp, &pkts[i], &out), 0);
+		assert_int_equal(tm_ptdump_step(tmp, &pkts[i], &out), 0);
 	return out;
 }
 
@@ -1271,12 +1271,12 @@ static void test_ptdump_skl168(void **state __attribute__((unused)))
 		P_CYC(300), P_MTC(4),			/* 2464/300 */
 	};
 	struct tm_config c = dr_cfg();
-	struct tmp tmp;
-	struct tmp_out out;
+	struct tm_ptdump tmp;
+	struct tm_ptdump_out out;
 
 	c.have_nom_freq = 0;
 	assert_int_equal(tm_config_option(&c, "--cpu", "6/85"), 1);
-	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TCAL);
 	out = feed(&tmp, pkts, 5);
 	assert_true(out.col == TMP_COL_FCR && out.col_ok);
 	assert_true(out.value == (1232ull << 8) / 100);
@@ -1284,7 +1284,7 @@ static void test_ptdump_skl168(void **state __attribute__((unused)))
 	assert_true(out.value == (2464ull << 8) / 300);
 
 	assert_int_equal(tm_config_option(&c, "--cpu", "6/78"), 1);
-	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TCAL);
 	feed(&tmp, pkts, 5);
 	out = feed(&tmp, pkts + 5, 4);
 	assert_true(out.value == (1232ull << 8) / 100);
@@ -1299,10 +1299,10 @@ static void test_ptdump_ovf(void **state __attribute__((unused)))
 		{ .type = PKT_MTC, .u.mtc = 1 },
 	};
 	struct tm_config c = dr_cfg();
-	struct tmp tmp;
-	struct tmp_out out;
+	struct tm_ptdump tmp;
+	struct tm_ptdump_out out;
 
-	tmp_init(&tmp, &c, TMP_SHOW_TCAL);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TCAL);
 	out = feed(&tmp, pkts, 1);
 	assert_true(out.col_ok && out.value == (37u << 8) / 12);
 	out = feed(&tmp, pkts + 1, 2);
@@ -1310,7 +1310,7 @@ static void test_ptdump_ovf(void **state __attribute__((unused)))
 	assert_int_equal(out.ndiag, 1);
 	assert_string_equal(out.diag[0].msg, "error printing time");
 
-	tmp_init(&tmp, &c, TMP_SHOW_TCAL | TMP_KEEP_TCAL_ON_OVF);
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TCAL | TMP_KEEP_TCAL_ON_OVF);
 	out = feed(&tmp, pkts, 3);
 	assert_true(out.col_ok && out.value == (37u << 8) / 12);
 }

@@ -110,7 +110,7 @@ void ui_message(struct ui *ui, int sev, const char *fmt, ...)
  * the problems info lists. */
 static void ui_say_losses(struct ui *ui)
 {
-	const struct pd_info *in = perfdata_info(ui->trace);
+	const struct perfdata_info *in = perfdata_info(ui->trace);
 	const char *why = perfdata_end_loss(ui->trace, ui->stream_no);
 
 	if (why)
@@ -206,8 +206,8 @@ void ui_draw(struct ui *ui)
 		help_draw(ui);
 		return;
 	}
-	if (mu_view_active(ui)) {
-		mu_view_draw(ui);
+	if (marks_ui_view_active(ui)) {
+		marks_ui_view_draw(ui);
 		return;
 	}
 	if (stalls_view_active(ui)) {
@@ -218,7 +218,7 @@ void ui_draw(struct ui *ui)
 	for (i = 0; i < UI_NPANES; i++)
 		if (ui->panes[i].h > 0 && ui->panes[i].w > 0)
 			ui->panes[i].ops->draw(ui, &ui->panes[i]);
-	mu_draw_overlay(ui);
+	marks_ui_draw_overlay(ui);
 	status_draw(ui);
 }
 
@@ -558,8 +558,8 @@ static int ui_g_mark(void *arg, const char *name, uint64_t *off, char *err, size
 	struct ui *ui = arg;
 	long i;
 
-	if (!ui->bm || (i = bm_find(ui->bm, name)) < 0 ||
-	    bm_at(ui->bm, (size_t)i)->kind == BM_REGION) {
+	if (!ui->bm || (i = marks_find(ui->bm, name)) < 0 ||
+	    marks_at(ui->bm, (size_t)i)->kind == BM_REGION) {
 		if (name[0] == ui->ref_name && !name[1]) {
 			*off = ui->ref_off;
 			return 0;
@@ -567,7 +567,7 @@ static int ui_g_mark(void *arg, const char *name, uint64_t *off, char *err, size
 		snprintf(err, len, "goto: no mark '%s'", name);
 		return -pte_invalid;
 	}
-	*off = bm_at(ui->bm, (size_t)i)->from;
+	*off = marks_at(ui->bm, (size_t)i)->from;
 	return 0;
 }
 
@@ -576,11 +576,11 @@ static int ui_g_region(void *arg, const char *name, uint64_t *off, char *err, si
 	struct ui *ui = arg;
 	long i;
 
-	if (!ui->bm || (i = bm_find(ui->bm, name)) < 0) {
+	if (!ui->bm || (i = marks_find(ui->bm, name)) < 0) {
 		snprintf(err, len, "goto: no region or bookmark '%s'", name);
 		return -pte_invalid;
 	}
-	*off = bm_at(ui->bm, (size_t)i)->from;
+	*off = marks_at(ui->bm, (size_t)i)->from;
 	return 0;
 }
 
@@ -855,9 +855,9 @@ static int ui_set_mark(struct ui *ui, int c)
 		ui_message(ui, UI_ERROR, "marks are letters a-z, A-Z");
 		return UI_DRAW_STATUS;
 	}
-	if (ui->bm && bm_mark_set(ui->bm, (char)c, ui->cursor, NULL) < 0 &&
-	    bm_message(ui->bm))
-		ui_message(ui, UI_WARN, "%s", bm_message(ui->bm));
+	if (ui->bm && marks_mark_set(ui->bm, (char)c, ui->cursor, NULL) < 0 &&
+	    marks_message(ui->bm))
+		ui_message(ui, UI_WARN, "%s", marks_message(ui->bm));
 	else
 		ui_message(ui, UI_INFO, "mark %c at 0x%" PRIx64 "%s", c, ui->cursor,
 			   ui->bm ? "" : " (not kept: no marks file)");
@@ -877,11 +877,11 @@ static int ui_jump_mark(struct ui *ui, int c)
 		return nav_last(ui);
 	if (c == ui->ref_name && !ui->bm)
 		return nav_jump(ui, ui->ref_off);
-	if (!ui->bm || (i = bm_find(ui->bm, name)) < 0) {
+	if (!ui->bm || (i = marks_find(ui->bm, name)) < 0) {
 		ui_message(ui, UI_WARN, "mark %c is not set", c);
 		return UI_DRAW_STATUS;
 	}
-	off = bm_at(ui->bm, (size_t)i)->from;
+	off = marks_at(ui->bm, (size_t)i)->from;
 	return nav_jump(ui, off);
 }
 
@@ -920,7 +920,7 @@ int ui_action(struct ui *ui, const struct km_result *res)
 			return r;
 	}
 	/* Marks, regions, streams: marks_ui.c. */
-	r = mu_action(ui, res);
+	r = marks_ui_action(ui, res);
 	if (r != UI_NOT_MINE)
 		return r;
 	/* :stalls: stalls.c. */
@@ -979,13 +979,13 @@ int ui_action(struct ui *ui, const struct km_result *res)
 			ui_message(ui, UI_WARN, "bookmarks are off (no marks file)");
 			return UI_DRAW_STATUS;
 		}
-		r = bm_toggle(ui->bm, ui->cursor);
+		r = marks_toggle(ui->bm, ui->cursor);
 		ui_message(ui, UI_INFO, r == 1 ? "bookmark added" : r == 0 ?
 			   "bookmark removed" : "bookmark: %s", pte_strerror(r));
 		return UI_DRAW_ALL;
 	case ACTION_NEXT_MARK:
 	case ACTION_PREV_MARK: {
-		long i = ui->bm ? bm_next(ui->bm, ui->cursor,
+		long i = ui->bm ? marks_next(ui->bm, ui->cursor,
 					  res->action == ACTION_NEXT_MARK ? 1 : -1,
 					  1u << BM_MARK | 1u << BM_BOOKMARK) : -1;
 
@@ -994,7 +994,7 @@ int ui_action(struct ui *ui, const struct km_result *res)
 				   "further" : "earlier");
 			return UI_DRAW_STATUS;
 		}
-		return nav_jump(ui, bm_at(ui->bm, (size_t)i)->from);
+		return nav_jump(ui, marks_at(ui->bm, (size_t)i)->from);
 	}
 	case ACTION_FOCUS_NEXT_PANE:
 	case ACTION_FOCUS_PREV_PANE: {
@@ -1195,15 +1195,15 @@ static int ui_key(struct ui *ui, int c)
 	}
 	if (ui->help)
 		return help_key(ui, c);
-	if (mu_view_active(ui))
-		return mu_view_key(ui, c);
+	if (marks_ui_view_active(ui))
+		return marks_ui_view_key(ui, c);
 	if (stalls_view_active(ui))
 		return stalls_view_key(ui, c);
 	if (ui->too_small)
 		return c == 'q' ? (ui->quit = 1, UI_DRAW_NONE) : UI_DRAW_NONE;
 	if (!km_state_pending(&ui->ks))
 		ui->msg[0] = 0;
-	st = km_feed(ui->km, &ui->ks, mu_visual(ui) ? KM_T_VISUAL : KM_T_NONE,
+	st = km_feed(ui->km, &ui->ks, marks_ui_visual(ui) ? KM_T_VISUAL : KM_T_NONE,
 		     ui->panes[ui->focus].ops->table, c, &res);
 	if (ui->describing && (st == KM_ACTION || st == KM_UNBOUND)) {
 		char buf[256];
@@ -1259,7 +1259,7 @@ static void ui_shrunk(struct ui *ui)
 	uint64_t size = 0;
 	int grew = 0;
 
-	mu_stop(ui);
+	marks_ui_stop(ui);
 	search_ui_free(ui);
 	ui_idx_stop(ui);
 	if (trace_refresh(ui->trace, &size, &grew, what, sizeof(what)) != -pte_sigbus)
@@ -1332,13 +1332,13 @@ static int ui_turn_body(void *arg)
 	}
 	/* A search's first hit is shown soon after it is known. */
 	c = ui_getkey(ui, t->searching > 1 ? 40 :
-		      t->indexing || t->searching || mu_busy(ui) ||
-		      bm_pending(ui->bm) ? 250 : 2000);
+		      t->indexing || t->searching || marks_ui_busy(ui) ||
+		      marks_pending(ui->bm) ? 250 : 2000);
 	if (c == ERR) {
 		/* Idle: keep the progress fresh and decode ahead; save marks
 		 * another ptbrowse kept us from saving. */
-		if (bm_pending(ui->bm))
-			bm_save(ui->bm);
+		if (marks_pending(ui->bm))
+			marks_save(ui->bm);
 		t->indexing = ui_poll_index(ui);
 		nav_prefetch(ui);
 		t->draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
@@ -1936,13 +1936,13 @@ int cmd_browse_main(int argc, char **argv)
 	}
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	{
-		struct bm_opts bo = { 0 };
+		struct marks_opts bo = { 0 };
 
 		bo.flags = o.no_state ? BM_NO_STATE : 0;
 		bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
 		bo.report = ui_bm_report;
 		bo.report_ctx = ui;
-		if (bm_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
+		if (marks_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
 			ui->bm = NULL;
 	}
 	ui->no_state = o.no_state;
@@ -1978,8 +1978,8 @@ int cmd_browse_main(int argc, char **argv)
 	prompt_done(ui);
 	ui_restore_terminal();
 	/* A change a busy or failed save left in memory: the last chance. */
-	if (ui->bm && bm_flush(ui->bm) < 0) {
-		esc_line(stderr, "ptbrowse: ", "%s", bm_message(ui->bm));
+	if (ui->bm && marks_flush(ui->bm) < 0) {
+		esc_line(stderr, "ptbrowse: ", "%s", marks_message(ui->bm));
 		ret = 1;
 	}
 	if (ui_screen)
@@ -1992,9 +1992,9 @@ int cmd_browse_main(int argc, char **argv)
 	}
 out_idx:
 	search_ui_free(ui);
-	mu_stop(ui);
+	marks_ui_stop(ui);
 	ui_idx_stop(ui);
-	bm_close(ui->bm);
+	marks_close(ui->bm);
 	win_cache_free(ui->wc);
 out_km:
 	km_free(ui->km);

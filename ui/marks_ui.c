@@ -22,13 +22,13 @@
  * mode; in a terminal they always run in the background. */
 #define MU_SUMMARY_PANEL_W 46
 
-enum mu_view { MU_VIEW_NONE, MU_VIEW_MARKS, MU_VIEW_STREAMS };
+enum marks_ui_view { MU_VIEW_NONE, MU_VIEW_MARKS, MU_VIEW_STREAMS };
 
 /* The state of this module (one browser per process). */
 static struct {
 	int visual;			/* a selection is active */
 	uint64_t anchor;		/* where it started */
-	enum mu_view view;		/* the list view that is up */
+	enum marks_ui_view view;		/* the list view that is up */
 	long sel, top;			/* its selected and first rows */
 	int confirm;			/* 'd' asked; waiting for y */
 	int pairs;			/* our colour pairs are set up */
@@ -37,15 +37,15 @@ static struct {
 	/* the summary */
 	int job_on;			/* a thread was started (join it) */
 	int job_valid;			/* job describes [job.from, job.to) */
-	struct bm_summary_job job;
-	struct bm_time bt;
+	struct marks_summary_job job;
+	struct marks_time bt;
 	char job_name[BM_NAME_MAX];
 } mu;
 
 /* Split @s into words; a word in double quotes takes C escapes.  Sets
  * @quoted[i] for quoted words.  Returns the number of words, or -1 if
  * there are too many. */
-static int mu_split(const char *s, char tok[][MU_TOKLEN], int *quoted)
+static int marks_ui_split(const char *s, char tok[][MU_TOKLEN], int *quoted)
 {
 	int n = 0;
 
@@ -91,7 +91,7 @@ static int mu_split(const char *s, char tok[][MU_TOKLEN], int *quoted)
 }
 
 /* The marks are off (--no-state and nothing loaded, or no memory). */
-static int mu_no_marks(struct ui *ui)
+static int marks_ui_no_marks(struct ui *ui)
 {
 	if (ui->bm)
 		return 0;
@@ -101,9 +101,9 @@ static int mu_no_marks(struct ui *ui)
 
 /* Say what a change did: the set's message on failure (a failed save
  * keeps the marks in memory), else @ok. */
-static int mu_result(struct ui *ui, int r, const char *ok)
+static int marks_ui_result(struct ui *ui, int r, const char *ok)
 {
-	const char *m = bm_message(ui->bm);
+	const char *m = marks_message(ui->bm);
 
 	if (r == -pte_io)
 		ui_message(ui, UI_ERROR, "%s", m ? m : "marks not saved (kept in memory)");
@@ -115,7 +115,7 @@ static int mu_result(struct ui *ui, int r, const char *ok)
 }
 
 /* The row at @off: its offset and size.  Returns 0 or a pte code. */
-static int mu_row_at(struct ui *ui, uint64_t off, uint64_t *at, uint64_t *size, uint64_t *tsc)
+static int marks_ui_row_at(struct ui *ui, uint64_t off, uint64_t *at, uint64_t *size, uint64_t *tsc)
 {
 	struct win_iter it = { 0 };
 	int r = win_seek(&it, ui->wc, off);
@@ -134,14 +134,14 @@ static int mu_row_at(struct ui *ui, uint64_t off, uint64_t *at, uint64_t *size, 
 
 /* The visual selection as a byte range [*from, *to): from the first row
  * to the end of the last. */
-static void mu_selection(struct ui *ui, uint64_t *from, uint64_t *to)
+static void marks_ui_selection(struct ui *ui, uint64_t *from, uint64_t *to)
 {
 	uint64_t a = mu.anchor < ui->cursor ? mu.anchor : ui->cursor;
 	uint64_t b = mu.anchor < ui->cursor ? ui->cursor : mu.anchor, at, size;
 
 	*from = a;
 	*to = b + 1;
-	if (!mu_row_at(ui, b, &at, &size, NULL) && at == b)
+	if (!marks_ui_row_at(ui, b, &at, &size, NULL) && at == b)
 		*to = b + size;
 	if (*to > ui->img->size)
 		*to = ui->img->size;
@@ -149,13 +149,13 @@ static void mu_selection(struct ui *ui, uint64_t *from, uint64_t *to)
 
 /* :mark NAME ["note"], :mark -n NAME "note" (the note only),
  * :mark -r OLD NEW (rename). */
-static int mu_mark(struct ui *ui, const char *args)
+static int marks_ui_mark(struct ui *ui, const char *args)
 {
 	char tok[MU_NTOK][MU_TOKLEN], msg[160];
-	int q[MU_NTOK], n = mu_split(args, tok, q), r;
+	int q[MU_NTOK], n = marks_ui_split(args, tok, q), r;
 	long i;
 
-	if (mu_no_marks(ui))
+	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
 	if (n < 1) {
 		ui_message(ui, UI_ERROR, "usage: mark NAME [\"note\"], mark -n NAME \"note\", "
@@ -163,7 +163,7 @@ static int mu_mark(struct ui *ui, const char *args)
 		return UI_DRAW_STATUS;
 	}
 	if (!q[0] && (!strcmp(tok[0], "-n") || !strcmp(tok[0], "-r"))) {
-		if (n < 2 || (i = bm_find(ui->bm, tok[1])) < 0) {
+		if (n < 2 || (i = marks_find(ui->bm, tok[1])) < 0) {
 			ui_message(ui, UI_ERROR, "mark %s: no mark, bookmark or region '%s'",
 				   tok[0], n < 2 ? "" : tok[1]);
 			return UI_DRAW_STATUS;
@@ -179,7 +179,7 @@ static int mu_mark(struct ui *ui, const char *args)
 
 				snprintf(tok[2] + l, MU_TOKLEN - l, " %s", tok[k]);
 			}
-			r = bm_set_note(ui->bm, (size_t)i, n > 2 ? tok[2] : NULL);
+			r = marks_set_note(ui->bm, (size_t)i, n > 2 ? tok[2] : NULL);
 			snprintf(msg, sizeof(msg), "note of %.63s %s", tok[1], n > 2 && tok[2][0] ?
 				 "set" : "removed");
 		} else {
@@ -187,25 +187,25 @@ static int mu_mark(struct ui *ui, const char *args)
 				ui_message(ui, UI_ERROR, "mark -r %s: the new name?", tok[1]);
 				return UI_DRAW_STATUS;
 			}
-			r = bm_rename(ui->bm, (size_t)i, tok[2]);
+			r = marks_rename(ui->bm, (size_t)i, tok[2]);
 			snprintf(msg, sizeof(msg), "%.63s renamed to %.63s", tok[1], tok[2]);
 		}
-		return mu_result(ui, r, msg);
+		return marks_ui_result(ui, r, msg);
 	}
 	if (n > 2) {
 		ui_message(ui, UI_ERROR, "mark: one name and one quoted note");
 		return UI_DRAW_STATUS;
 	}
 	if (!tok[0][1] && isalpha((unsigned char)tok[0][0]))
-		r = bm_mark_set(ui->bm, tok[0][0], ui->cursor, n > 1 ? tok[1] : NULL);
+		r = marks_mark_set(ui->bm, tok[0][0], ui->cursor, n > 1 ? tok[1] : NULL);
 	else
-		r = bm_bookmark_set(ui->bm, tok[0], ui->cursor, n > 1 ? tok[1] : NULL);
+		r = marks_bookmark_set(ui->bm, tok[0], ui->cursor, n > 1 ? tok[1] : NULL);
 	snprintf(msg, sizeof(msg), "%.63s at 0x%" PRIx64, tok[0], ui->cursor);
-	return mu_result(ui, r, msg);
+	return marks_ui_result(ui, r, msg);
 }
 
 /* Whether entry @e is the reference for time deltas (ui->ref_*). */
-static int mu_is_ref(const struct ui *ui, const struct bm_entry *e)
+static int marks_ui_is_ref(const struct ui *ui, const struct marks_entry *e)
 {
 	if (!ui->ref_name || !e)
 		return 0;
@@ -216,9 +216,9 @@ static int mu_is_ref(const struct ui *ui, const struct bm_entry *e)
 }
 
 /* @e is going: so is the reference, if it is @e. */
-static void mu_forget_ref(struct ui *ui, const struct bm_entry *e)
+static void marks_ui_forget_ref(struct ui *ui, const struct marks_entry *e)
 {
-	if (mu_is_ref(ui, e)) {
+	if (marks_ui_is_ref(ui, e)) {
 		ui->ref_name = 0;
 		ui->ref_label[0] = 0;
 	}
@@ -226,9 +226,9 @@ static void mu_forget_ref(struct ui *ui, const struct bm_entry *e)
 
 /* :ref [NAME]: the mark, bookmark or region (its start) time deltas are
  * measured from; none stops them. */
-static int mu_ref(struct ui *ui, const char *name)
+static int marks_ui_ref(struct ui *ui, const char *name)
 {
-	const struct bm_entry *e;
+	const struct marks_entry *e;
 	long i;
 
 	if (!*name) {
@@ -237,14 +237,14 @@ static int mu_ref(struct ui *ui, const char *name)
 		ui_message(ui, UI_INFO, "no reference: the delta column is empty");
 		return UI_DRAW_ALL;
 	}
-	if (mu_no_marks(ui))
+	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
-	i = bm_find(ui->bm, name);
+	i = marks_find(ui->bm, name);
 	if (i < 0) {
 		ui_message(ui, UI_ERROR, "ref: no mark, bookmark or region '%s'", name);
 		return UI_DRAW_STATUS;
 	}
-	e = bm_at(ui->bm, (size_t)i);
+	e = marks_at(ui->bm, (size_t)i);
 	ui->ref_off = e->from;
 	if (e->kind == BM_MARK && !e->name[1]) {
 		ui->ref_name = e->name[0];
@@ -259,28 +259,28 @@ static int mu_ref(struct ui *ui, const char *name)
 }
 
 /* :delmark NAME|L..., :delregion NAME... (@regions: the second). */
-static int mu_delete(struct ui *ui, const char *args, int regions)
+static int marks_ui_delete(struct ui *ui, const char *args, int regions)
 {
 	char tok[MU_NTOK][MU_TOKLEN];
-	int q[MU_NTOK], n = mu_split(args, tok, q), k, r = 0, done = 0;
+	int q[MU_NTOK], n = marks_ui_split(args, tok, q), k, r = 0, done = 0;
 	const char *what = regions ? "delregion" : "delmark";
 
-	if (mu_no_marks(ui))
+	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
 	if (n < 1) {
 		ui_message(ui, UI_ERROR, "%s: which %s?", what, regions ? "region" : "mark");
 		return UI_DRAW_STATUS;
 	}
 	for (k = 0; k < n; k++) {
-		long i = bm_find(ui->bm, tok[k]);
+		long i = marks_find(ui->bm, tok[k]);
 
-		if (i < 0 || (bm_at(ui->bm, (size_t)i)->kind == BM_REGION) != regions) {
+		if (i < 0 || (marks_at(ui->bm, (size_t)i)->kind == BM_REGION) != regions) {
 			ui_message(ui, UI_ERROR, "%s: no %s '%s'", what,
 				   regions ? "region" : "mark or bookmark", tok[k]);
 			return UI_DRAW_ALL;
 		}
-		mu_forget_ref(ui, bm_at(ui->bm, (size_t)i));
-		r = bm_delete(ui->bm, (size_t)i);
+		marks_ui_forget_ref(ui, marks_at(ui->bm, (size_t)i));
+		r = marks_delete(ui->bm, (size_t)i);
 		if (r < 0 && r != -pte_io)
 			break;
 		done++;
@@ -289,28 +289,28 @@ static int mu_delete(struct ui *ui, const char *args, int regions)
 		char msg[64];
 
 		snprintf(msg, sizeof(msg), "%d deleted", done);
-		return mu_result(ui, r, msg);
+		return marks_ui_result(ui, r, msg);
 	}
 }
 
 /* M-m L: clear mark L. */
-static int mu_clear_mark(struct ui *ui, int c)
+static int marks_ui_clear_mark(struct ui *ui, int c)
 {
 	char name[2] = { (char)c, 0 };
 	long i;
 
-	if (mu_no_marks(ui))
+	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
-	if (!isalpha(c) || (i = bm_find(ui->bm, name)) < 0) {
+	if (!isalpha(c) || (i = marks_find(ui->bm, name)) < 0) {
 		ui_message(ui, UI_WARN, "mark %c is not set", isprint(c) ? c : '?');
 		return UI_DRAW_STATUS;
 	}
-	mu_forget_ref(ui, bm_at(ui->bm, (size_t)i));
-	return mu_result(ui, bm_delete(ui->bm, (size_t)i), "mark cleared");
+	marks_ui_forget_ref(ui, marks_at(ui->bm, (size_t)i));
+	return marks_ui_result(ui, marks_delete(ui->bm, (size_t)i), "mark cleared");
 }
 
 /* The @n words at @w, joined by spaces, into @buf. */
-static void mu_join(const char *const *w, int n, char *buf, size_t size)
+static void marks_ui_join(const char *const *w, int n, char *buf, size_t size)
 {
 	size_t len = 0;
 	int i;
@@ -323,7 +323,7 @@ static void mu_join(const char *const *w, int n, char *buf, size_t size)
 /* FROM and TO from the @n words at @w: goto targets of one word or more
  * ("psb 5", "t 12ms"), split where both halves are.  Returns 0, or -1 with
  * the last goto error in @err. */
-static int mu_range(struct ui *ui, const char *const *w, int n, uint64_t *from,
+static int marks_ui_range(struct ui *ui, const char *const *w, int n, uint64_t *from,
 		    uint64_t *to, char *err, size_t errlen)
 {
 	int k;
@@ -332,8 +332,8 @@ static int mu_range(struct ui *ui, const char *const *w, int n, uint64_t *from,
 	for (k = 1; k < n; k++) {
 		char a[MU_TOKLEN * 2], b[MU_TOKLEN * 2];
 
-		mu_join(w, k, a, sizeof(a));
-		mu_join(w + k, n - k, b, sizeof(b));
+		marks_ui_join(w, k, a, sizeof(a));
+		marks_ui_join(w + k, n - k, b, sizeof(b));
 		if (!ui_goto_offset(ui, a, from, err, errlen) &&
 		    !ui_goto_offset(ui, b, to, err, errlen))
 			return 0;
@@ -343,14 +343,14 @@ static int mu_range(struct ui *ui, const char *const *w, int n, uint64_t *from,
 
 /* :region NAME [FROM TO] ["note"]; without FROM TO the selection, or an
  * existing region's note. */
-static int mu_region(struct ui *ui, const char *args)
+static int marks_ui_region(struct ui *ui, const char *args)
 {
 	char tok[MU_NTOK][MU_TOKLEN], err[256] = "", msg[160];
-	int q[MU_NTOK], n = mu_split(args, tok, q), npos = 0, k, r;
+	int q[MU_NTOK], n = marks_ui_split(args, tok, q), npos = 0, k, r;
 	const char *pos[MU_NTOK], *note = NULL;
 	uint64_t from, to;
 
-	if (mu_no_marks(ui))
+	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
 	for (k = 0; k < n; k++) {
 		if (q[k] && !note)
@@ -367,36 +367,36 @@ static int mu_region(struct ui *ui, const char *args)
 		return UI_DRAW_STATUS;
 	}
 	if (npos >= 3) {
-		if (mu_range(ui, pos + 1, npos - 1, &from, &to, err, sizeof(err)) < 0) {
+		if (marks_ui_range(ui, pos + 1, npos - 1, &from, &to, err, sizeof(err)) < 0) {
 			ui_message(ui, UI_ERROR, "region: %s", err);
 			return UI_DRAW_STATUS;
 		}
 	} else if (mu.visual) {
-		mu_selection(ui, &from, &to);
+		marks_ui_selection(ui, &from, &to);
 	} else {
-		long i = bm_find(ui->bm, pos[0]);
+		long i = marks_find(ui->bm, pos[0]);
 
-		if (i >= 0 && bm_at(ui->bm, (size_t)i)->kind == BM_REGION) {
-			r = bm_set_note(ui->bm, (size_t)i, note);
+		if (i >= 0 && marks_at(ui->bm, (size_t)i)->kind == BM_REGION) {
+			r = marks_set_note(ui->bm, (size_t)i, note);
 			snprintf(msg, sizeof(msg), "region %s: note %s", pos[0],
 				 note && *note ? "set" : "removed");
-			return mu_result(ui, r, msg);
+			return marks_ui_result(ui, r, msg);
 		}
 		ui_message(ui, UI_ERROR, "region %s: select a range first (v) or give FROM TO",
 			   pos[0]);
 		return UI_DRAW_STATUS;
 	}
-	r = bm_region_set(ui->bm, pos[0], from, to, note, NULL);
+	r = marks_region_set(ui->bm, pos[0], from, to, note, NULL);
 	if (r >= 0 || r == -pte_io)
 		mu.visual = 0;
 	snprintf(msg, sizeof(msg), "region %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes)",
 		 pos[0], from < to ? from : to, from < to ? to : from,
 		 from < to ? to - from : from - to);
-	return mu_result(ui, r, msg);
+	return marks_ui_result(ui, r, msg);
 }
 
 /* :region-add NAME ["note"]: from the emacs mark to the cursor. */
-static int mu_region_add(struct ui *ui, const char *args)
+static int marks_ui_region_add(struct ui *ui, const char *args)
 {
 	char buf[MU_TOKLEN * 2];
 	int r;
@@ -410,38 +410,38 @@ static int mu_region_add(struct ui *ui, const char *args)
 		mu.anchor = mu.push;
 	}
 	snprintf(buf, sizeof(buf), "%s", args);
-	r = mu_region(ui, buf);
+	r = marks_ui_region(ui, buf);
 	return r;
 }
 
 /* :export REGION FILE, :export FROM TO FILE. */
-static int mu_export(struct ui *ui, const char *args)
+static int marks_ui_export(struct ui *ui, const char *args)
 {
 	char tok[MU_NTOK][MU_TOKLEN], err[512] = "";
-	int q[MU_NTOK], n = mu_split(args, tok, q), r;
+	int q[MU_NTOK], n = marks_ui_split(args, tok, q), r;
 	struct export_result res;
 	uint64_t from, to;
 	long i;
 
 	if (n == 2) {
-		if (!ui->bm || (i = bm_find(ui->bm, tok[0])) < 0 ||
-		    bm_at(ui->bm, (size_t)i)->kind != BM_REGION) {
+		if (!ui->bm || (i = marks_find(ui->bm, tok[0])) < 0 ||
+		    marks_at(ui->bm, (size_t)i)->kind != BM_REGION) {
 			ui_message(ui, UI_ERROR, "export: no region '%s'", tok[0]);
 			return UI_DRAW_STATUS;
 		}
-		from = bm_at(ui->bm, (size_t)i)->from;
-		to = bm_at(ui->bm, (size_t)i)->to;
+		from = marks_at(ui->bm, (size_t)i)->from;
+		to = marks_at(ui->bm, (size_t)i)->to;
 	} else if (n >= 3) {
 		const char *w[MU_NTOK];
 
 		for (i = 0; i < n - 1; i++)
 			w[i] = tok[i];
-		if (mu_range(ui, w, n - 1, &from, &to, err, sizeof(err)) < 0) {
+		if (marks_ui_range(ui, w, n - 1, &from, &to, err, sizeof(err)) < 0) {
 			ui_message(ui, UI_ERROR, "export: %s", err);
 			return UI_DRAW_STATUS;
 		}
 	} else if (n == 1 && mu.visual) {
-		mu_selection(ui, &from, &to);
+		marks_ui_selection(ui, &from, &to);
 	} else {
 		ui_message(ui, UI_ERROR, "usage: export REGION FILE, or export FROM TO FILE");
 		return UI_DRAW_STATUS;
@@ -465,46 +465,46 @@ static int mu_export(struct ui *ui, const char *args)
 }
 
 /* :export-marks FILE, :import-marks FILE. */
-static int mu_share(struct ui *ui, const char *args, int import)
+static int marks_ui_share(struct ui *ui, const char *args, int import)
 {
 	char tok[MU_NTOK][MU_TOKLEN];
-	int q[MU_NTOK], n = mu_split(args, tok, q), r;
+	int q[MU_NTOK], n = marks_ui_split(args, tok, q), r;
 	const char *m;
 
-	if (mu_no_marks(ui))
+	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
 	if (n != 1) {
 		ui_message(ui, UI_ERROR, "%s-marks: which file?", import ? "import" : "export");
 		return UI_DRAW_STATUS;
 	}
-	r = import ? bm_import_path(ui->bm, tok[0]) : bm_export_path(ui->bm, tok[0]);
-	m = bm_message(ui->bm);
+	r = import ? marks_import_path(ui->bm, tok[0]) : marks_export_path(ui->bm, tok[0]);
+	m = marks_message(ui->bm);
 	if (r < 0)
 		ui_message(ui, UI_ERROR, "%s", m ? m : pte_strerror(r));
 	else if (import)
 		/* The set's summary: imported, conflicts, bad lines. */
 		ui_message(ui, r > 0 || !m || !strstr(m, ", 0 bad lines") ? UI_WARN :
 			   UI_INFO, "%s; %zu marks and regions now%s", m ? m : tok[0],
-			   bm_count(ui->bm), r > 0 ? "; ours kept on conflicts "
+			   marks_count(ui->bm), r > 0 ? "; ours kept on conflicts "
 			   "(:messages lists them)" : "");
 	else
-		ui_message(ui, UI_INFO, "wrote %zu marks and regions to %s", bm_count(ui->bm),
+		ui_message(ui, UI_INFO, "wrote %zu marks and regions to %s", marks_count(ui->bm),
 			   tok[0]);
 	return UI_DRAW_ALL;
 }
 
 /* The region holding @off (the innermost: the last one starting before
  * it), or -1. */
-static long mu_region_at(const struct ui *ui, uint64_t off)
+static long marks_ui_region_at(const struct ui *ui, uint64_t off)
 {
 	size_t i, n;
 	long best = -1;
 
 	if (!ui->bm)
 		return -1;
-	n = bm_count(ui->bm);
+	n = marks_count(ui->bm);
 	for (i = 0; i < n; i++) {
-		const struct bm_entry *e = bm_at(ui->bm, i);
+		const struct marks_entry *e = marks_at(ui->bm, i);
 
 		if (e->from > off)
 			break;
@@ -514,7 +514,7 @@ static long mu_region_at(const struct ui *ui, uint64_t off)
 	return best;
 }
 
-int mu_band(const struct ui *ui, uint64_t off)
+int marks_ui_band(const struct ui *ui, uint64_t off)
 {
 	if (mu.visual) {
 		uint64_t a = mu.anchor < ui->cursor ? mu.anchor : ui->cursor;
@@ -523,10 +523,10 @@ int mu_band(const struct ui *ui, uint64_t off)
 		if (off >= a && off <= b)
 			return 2;
 	}
-	return mu_region_at(ui, off) >= 0;
+	return marks_ui_region_at(ui, off) >= 0;
 }
 
-int mu_band_attr(const struct ui *ui, int band)
+int marks_ui_band_attr(const struct ui *ui, int band)
 {
 	if (!band)
 		return 0;
@@ -540,7 +540,7 @@ int mu_band_attr(const struct ui *ui, int band)
 	return COLOR_PAIR(band == 2 ? MU_PAIR_VISUAL : MU_PAIR_REGION);
 }
 
-const char *mu_band_glyph(const struct ui *ui, int band)
+const char *marks_ui_band_glyph(const struct ui *ui, int band)
 {
 	if (band == 2)
 		return screen_glyph(ui, "┃", "#");
@@ -549,7 +549,7 @@ const char *mu_band_glyph(const struct ui *ui, int band)
 	return " ";
 }
 
-int mu_visual(const struct ui *ui)
+int marks_ui_visual(const struct ui *ui)
 {
 	return mu.visual;
 }
@@ -558,32 +558,32 @@ int mu_visual(const struct ui *ui)
  * The summary job.
  */
 
-void mu_stop(struct ui *ui)
+void marks_ui_stop(struct ui *ui)
 {
 	if (mu.job_on) {
-		bm_summary_cancel(&mu.job);
-		bm_summary_join(&mu.job);
+		marks_summary_cancel(&mu.job);
+		marks_summary_join(&mu.job);
 		mu.job_on = 0;
 	}
 	mu.job_valid = 0;
 }
 
-int mu_busy(const struct ui *ui)
+int marks_ui_busy(const struct ui *ui)
 {
 	return mu.job_on && !atomic_load(&mu.job.progress.finished);
 }
 
 /* Make sure the summary of region @e is computed or under way. */
-static void mu_summarize(struct ui *ui, const struct bm_entry *e)
+static void marks_ui_summarize(struct ui *ui, const struct marks_entry *e)
 {
 	if (mu.job_valid && mu.job.img == ui->img && mu.job.from == e->from &&
 	    mu.job.to == e->to) {
 		snprintf(mu.job_name, sizeof(mu.job_name), "%s", e->name);
 		return;
 	}
-	mu_stop(ui);
+	marks_ui_stop(ui);
 	memset(&mu.job, 0, sizeof(mu.job));
-	bm_time_init(&mu.bt, &ui->tmcfg);
+	marks_time_init(&mu.bt, &ui->tmcfg);
 	/* The time model from the index's state at the first PSB, not cold. */
 	if (ui->idx && ui->idx_ops_set) {
 		struct tm_carry carry;
@@ -597,11 +597,11 @@ static void mu_summarize(struct ui *ui, const struct bm_entry *e)
 	mu.job.img = ui->img;
 	mu.job.from = e->from;
 	mu.job.to = e->to;
-	mu.job.observe = bm_time_observe;
+	mu.job.observe = marks_time_observe;
 	mu.job.observe_ctx = &mu.bt;
 	snprintf(mu.job_name, sizeof(mu.job_name), "%s", e->name);
 	mu.job_valid = 1;
-	if (bm_summary_start(&mu.job) < 0) {
+	if (marks_summary_start(&mu.job) < 0) {
 		mu.job.result = -pte_nomem;
 		atomic_store(&mu.job.progress.finished, 1);
 		return;
@@ -614,20 +614,20 @@ static void mu_summarize(struct ui *ui, const struct bm_entry *e)
 }
 
 /* The TSC of the row at @off, or 0. */
-static uint64_t mu_tsc_at(struct ui *ui, uint64_t off)
+static uint64_t marks_ui_tsc_at(struct ui *ui, uint64_t off)
 {
 	uint64_t at, size, tsc = 0;
 
-	if (mu_row_at(ui, off, &at, &size, &tsc))
+	if (marks_ui_row_at(ui, off, &at, &size, &tsc))
 		return 0;
 	return tsc;
 }
 
 /* The summary's lines into @lines (at most @max).  Returns the count. */
-static int mu_summary_lines(struct ui *ui, char lines[][128], int max)
+static int marks_ui_summary_lines(struct ui *ui, char lines[][128], int max)
 {
-	const struct bm_summary *s = &mu.job.sum;
-	struct bm_progress *p = &mu.job.progress;
+	const struct marks_summary *s = &mu.job.sum;
+	struct marks_progress *p = &mu.job.progress;
 	char t[48], a[48];
 	int n = 0, fin = atomic_load(&p->finished);
 
@@ -678,7 +678,7 @@ static int mu_summary_lines(struct ui *ui, char lines[][128], int max)
 		LINE("gaps (lost data) %" PRIu64, s->gaps);
 	/* The delta to the reference mark (the last one set). */
 	if (ui->ref_name) {
-		uint64_t ta = mu_tsc_at(ui, ui->ref_off), tb = mu_tsc_at(ui, mu.job.from);
+		uint64_t ta = marks_ui_tsc_at(ui, ui->ref_off), tb = marks_ui_tsc_at(ui, mu.job.from);
 		double ns = ta && tb ? status_tsc_ns(ui, ta, tb) : NAN;
 
 		/* Every digit a tick shows: regions may lie nanoseconds
@@ -694,10 +694,10 @@ static int mu_summary_lines(struct ui *ui, char lines[][128], int max)
 }
 
 /* Draw the summary box at (@y, @x), @w wide, at most @h rows. */
-static void mu_summary_box(struct ui *ui, int y, int x, int w, int h)
+static void marks_ui_summary_box(struct ui *ui, int y, int x, int w, int h)
 {
 	char lines[16][128];
-	int n = mu_summary_lines(ui, lines, 16), i;
+	int n = marks_ui_summary_lines(ui, lines, 16), i;
 
 	if (n > h)
 		n = h;
@@ -710,23 +710,23 @@ static void mu_summary_box(struct ui *ui, int y, int x, int w, int h)
 	attrset(A_NORMAL);
 }
 
-void mu_draw_overlay(struct ui *ui)
+void marks_ui_draw_overlay(struct ui *ui)
 {
 	struct pane *pk = &ui->panes[UI_PANE_PACKETS], *cy = &ui->panes[UI_PANE_CYCLES];
-	long i = mu_region_at(ui, ui->cursor);
+	long i = marks_ui_region_at(ui, ui->cursor);
 	int w, x, h;
 
 	if (mu.visual && !ui->msg[0] && !ui->prompt) {
 		uint64_t from, to;
 
 		/* The selection, while it lasts (keys clear the message). */
-		mu_selection(ui, &from, &to);
+		marks_ui_selection(ui, &from, &to);
 		ui_message(ui, UI_INFO, "-- VISUAL -- 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
 			   " bytes)  Enter names it, Esc cancels", from, to, to - from);
 	}
 	if (i < 0 || mu.visual || ui->help || ui->too_small)
 		return;
-	mu_summarize(ui, bm_at(ui->bm, (size_t)i));
+	marks_ui_summarize(ui, marks_at(ui->bm, (size_t)i));
 	/* Over the cycle pane's lower part, else the packet pane's. */
 	if (cy->h > 0 && cy->w >= 30) {
 		w = cy->w;
@@ -738,22 +738,22 @@ void mu_draw_overlay(struct ui *ui)
 	h = pk->h - 1 < 14 ? pk->h - 1 : 14;
 	if (h < 2)
 		return;
-	mu_summary_box(ui, pk->y + pk->h - h, x, w, h);
+	marks_ui_summary_box(ui, pk->y + pk->h - h, x, w, h);
 }
 
 /*
  * The list view: marks and regions, or streams.
  */
 
-static long mu_view_rows(struct ui *ui)
+static long marks_ui_view_rows(struct ui *ui)
 {
 	if (mu.view == MU_VIEW_STREAMS)
 		return (long)ui->trace->nstreams;
-	return ui->bm ? (long)bm_count(ui->bm) : 0;
+	return ui->bm ? (long)marks_count(ui->bm) : 0;
 }
 
 /* The height of the list part (the rest shows the summary). */
-static int mu_view_list_h(struct ui *ui)
+static int marks_ui_view_list_h(struct ui *ui)
 {
 	int h = ui->rows - 3;
 
@@ -762,34 +762,34 @@ static int mu_view_list_h(struct ui *ui)
 	return h < 1 ? 1 : h;
 }
 
-static void mu_view_open(struct ui *ui, enum mu_view v, const char *first)
+static void marks_ui_view_open(struct ui *ui, enum marks_ui_view v, const char *first)
 {
 	mu.view = v;
 	mu.sel = mu.top = 0;
 	mu.confirm = 0;
 	if (v == MU_VIEW_STREAMS)
 		mu.sel = ui->stream_no;
-	else if (first && ui->bm && bm_find(ui->bm, first) >= 0)
-		mu.sel = bm_find(ui->bm, first);
+	else if (first && ui->bm && marks_find(ui->bm, first) >= 0)
+		mu.sel = marks_find(ui->bm, first);
 	else if (ui->bm) {
 		/* The entry at or before the cursor. */
-		long i = bm_next(ui->bm, ui->cursor + 1, -1, ~0u);
+		long i = marks_next(ui->bm, ui->cursor + 1, -1, ~0u);
 
 		mu.sel = i < 0 ? 0 : i;
 	}
 }
 
-int mu_view_active(const struct ui *ui)
+int marks_ui_view_active(const struct ui *ui)
 {
 	return mu.view != MU_VIEW_NONE;
 }
 
 /* One row of the marks list. */
-static void mu_mark_row(struct ui *ui, const struct bm_entry *e, char *buf, size_t size)
+static void marks_ui_mark_row(struct ui *ui, const struct marks_entry *e, char *buf, size_t size)
 {
 	static const char *const kinds[] = { "mark", "bookmark", "region" };
 	char t[48] = "", note[80] = "";
-	uint64_t tsc = mu_tsc_at(ui, e->from);
+	uint64_t tsc = marks_ui_tsc_at(ui, e->from);
 	size_t k;
 
 	/* Every digit (marks may lie nanoseconds apart deep in a trace);
@@ -822,7 +822,7 @@ static void mu_mark_row(struct ui *ui, const struct bm_entry *e, char *buf, size
 /* The PSBs of stream @i, counted once over at most MU_PSB_SCAN bytes.
  * Sets *@more if the count stopped early. */
 #define MU_PSB_SCAN (256u << 20)
-static uint64_t mu_stream_psbs(struct ui *ui, size_t i, int *more)
+static uint64_t marks_ui_stream_psbs(struct ui *ui, size_t i, int *more)
 {
 	static uint64_t count[256];
 	static uint8_t done[256], partial[256];
@@ -852,21 +852,21 @@ static uint64_t mu_stream_psbs(struct ui *ui, size_t i, int *more)
 }
 
 /* One row of the streams list. */
-static void mu_stream_row(struct ui *ui, size_t i, char *buf, size_t size)
+static void marks_ui_stream_row(struct ui *ui, size_t i, char *buf, size_t size)
 {
 	const struct trace_stream *s = &ui->trace->streams[i];
 	int more;
-	uint64_t n = mu_stream_psbs(ui, i, &more);
+	uint64_t n = marks_ui_stream_psbs(ui, i, &more);
 
 	snprintf(buf, size, "%-10s cpu %-4d %12" PRIu64 " bytes  %6" PRIu64 "%s PSBs%s%s",
 		 s->name, s->cpu, s->img.size, n, more ? "+" : "",
 		 s->snapshot ? "  snapshot" : "", i == (size_t)ui->stream_no ? "  (current)" : "");
 }
 
-void mu_view_draw(struct ui *ui)
+void marks_ui_view_draw(struct ui *ui)
 {
-	long n = mu_view_rows(ui), i;
-	int h = mu_view_list_h(ui), y;
+	long n = marks_ui_view_rows(ui), i;
+	int h = marks_ui_view_list_h(ui), y;
 	char buf[512];
 
 	erase();
@@ -888,9 +888,9 @@ void mu_view_draw(struct ui *ui)
 		mu.top = mu.sel - h + 1;
 	for (y = 0, i = mu.top; y < h && i < n; y++, i++) {
 		if (mu.view == MU_VIEW_STREAMS)
-			mu_stream_row(ui, (size_t)i, buf, sizeof(buf));
+			marks_ui_stream_row(ui, (size_t)i, buf, sizeof(buf));
 		else
-			mu_mark_row(ui, bm_at(ui->bm, (size_t)i), buf, sizeof(buf));
+			marks_ui_mark_row(ui, marks_at(ui->bm, (size_t)i), buf, sizeof(buf));
 		attrset(i == mu.sel ? A_REVERSE : A_NORMAL);
 		screen_clear(1 + y, 0, ui->cols);
 		screen_put(1 + y, 1, ui->cols - 1, buf);
@@ -901,18 +901,18 @@ void mu_view_draw(struct ui *ui)
 			   "(no marks: m L, M, :mark NAME, v ... Enter)");
 	/* The selected region's summary below the list. */
 	if (mu.view == MU_VIEW_MARKS && n && h < ui->rows - 3) {
-		const struct bm_entry *e = bm_at(ui->bm, (size_t)mu.sel);
+		const struct marks_entry *e = marks_at(ui->bm, (size_t)mu.sel);
 
 		if (e && e->kind == BM_REGION) {
-			mu_summarize(ui, e);
-			mu_summary_box(ui, 2 + h, 0, ui->cols, ui->rows - 3 - h - 1);
+			marks_ui_summarize(ui, e);
+			marks_ui_summary_box(ui, 2 + h, 0, ui->cols, ui->rows - 3 - h - 1);
 		}
 	}
 	status_draw(ui);
 }
 
 /* Put @s quoted for the prompt into @buf. */
-static void mu_quote(const char *s, char *buf, size_t size)
+static void marks_ui_quote(const char *s, char *buf, size_t size)
 {
 	char *p = NULL;
 	size_t len = 0;
@@ -921,31 +921,31 @@ static void mu_quote(const char *s, char *buf, size_t size)
 	buf[0] = 0;
 	if (!f)
 		return;
-	bm_put_quoted(f, s ? s : "");
+	marks_put_quoted(f, s ? s : "");
 	fclose(f);
 	if (p)
 		snprintf(buf, size, "%s", p);
 	free(p);
 }
 
-int mu_view_key(struct ui *ui, int key)
+int marks_ui_view_key(struct ui *ui, int key)
 {
-	long n = mu_view_rows(ui);
-	int h = mu_view_list_h(ui);
-	const struct bm_entry *e = NULL;
+	long n = marks_ui_view_rows(ui);
+	int h = marks_ui_view_list_h(ui);
+	const struct marks_entry *e = NULL;
 	char buf[BM_NOTE_MAX + 128], q[BM_NOTE_MAX + 64];
 
 	if (mu.view == MU_VIEW_MARKS && n && mu.sel < n)
-		e = bm_at(ui->bm, (size_t)mu.sel);
+		e = marks_at(ui->bm, (size_t)mu.sel);
 	if (mu.confirm) {
 		mu.confirm = 0;
 		if ((key == 'y' || key == 'Y') && e) {
 			int r;
 
 			snprintf(buf, sizeof(buf), "deleted %s", e->name[0] ? e->name : "bookmark");
-			mu_forget_ref(ui, e);
-			r = bm_delete(ui->bm, (size_t)mu.sel);
-			mu_result(ui, r, buf);
+			marks_ui_forget_ref(ui, e);
+			r = marks_delete(ui->bm, (size_t)mu.sel);
+			marks_ui_result(ui, r, buf);
 		} else {
 			ui_message(ui, UI_INFO, "not deleted");
 		}
@@ -957,8 +957,8 @@ int mu_view_key(struct ui *ui, int key)
 		mu.view = MU_VIEW_NONE;
 		return UI_DRAW_ALL;
 	case 3:	/* C-c: stop the summary */
-		if (mu_busy(ui))
-			bm_summary_cancel(&mu.job);
+		if (marks_ui_busy(ui))
+			marks_summary_cancel(&mu.job);
 		return UI_DRAW_ALL;
 	case 'j': case KEY_DOWN: case 14:
 		if (mu.sel + 1 < n)
@@ -985,7 +985,7 @@ int mu_view_key(struct ui *ui, int key)
 			return UI_DRAW_ALL;
 		mu.view = MU_VIEW_NONE;
 		if (mu.sel < n && ui->trace->nstreams > (size_t)mu.sel && !e)
-			return su_switch(ui, (int)mu.sel);
+			return streams_ui_switch(ui, (int)mu.sel);
 		return e ? nav_jump(ui, e->from) : UI_DRAW_ALL;
 	case 'd': case KEY_DC:
 		if (!e)
@@ -1012,7 +1012,7 @@ int mu_view_key(struct ui *ui, int key)
 			ui_message(ui, UI_WARN, "an anonymous bookmark has no note: name it first (r)");
 			return UI_DRAW_ALL;
 		}
-		mu_quote(e->note, q, sizeof(q));
+		marks_ui_quote(e->note, q, sizeof(q));
 		snprintf(buf, sizeof(buf), "mark -n %s %s", e->name, q);
 		prompt_open(ui, buf);
 		return UI_DRAW_ALL;
@@ -1028,40 +1028,40 @@ int mu_view_key(struct ui *ui, int key)
  * The actions.
  */
 
-int mu_action(struct ui *ui, const struct km_result *res)
+int marks_ui_action(struct ui *ui, const struct km_result *res)
 {
 	uint64_t off;
 
 	switch (res->action) {
-	case ACTION_MARK: return mu_mark(ui, res->args);
-	case ACTION_DELMARK: return mu_delete(ui, res->args, 0);
-	case ACTION_DELREGION: return mu_delete(ui, res->args, 1);
-	case ACTION_CLEAR_MARK: return mu_clear_mark(ui, res->key);
-	case ACTION_REGION: return mu_region(ui, res->args);
-	case ACTION_REGION_ADD: return mu_region_add(ui, res->args);
-	case ACTION_EXPORT: return mu_export(ui, res->args);
-	case ACTION_EXPORT_MARKS: return mu_share(ui, res->args, 0);
-	case ACTION_IMPORT_MARKS: return mu_share(ui, res->args, 1);
+	case ACTION_MARK: return marks_ui_mark(ui, res->args);
+	case ACTION_DELMARK: return marks_ui_delete(ui, res->args, 0);
+	case ACTION_DELREGION: return marks_ui_delete(ui, res->args, 1);
+	case ACTION_CLEAR_MARK: return marks_ui_clear_mark(ui, res->key);
+	case ACTION_REGION: return marks_ui_region(ui, res->args);
+	case ACTION_REGION_ADD: return marks_ui_region_add(ui, res->args);
+	case ACTION_EXPORT: return marks_ui_export(ui, res->args);
+	case ACTION_EXPORT_MARKS: return marks_ui_share(ui, res->args, 0);
+	case ACTION_IMPORT_MARKS: return marks_ui_share(ui, res->args, 1);
 	case ACTION_MARKS:
-		if (mu_no_marks(ui))
+		if (marks_ui_no_marks(ui))
 			return UI_DRAW_STATUS;
-		mu_view_open(ui, MU_VIEW_MARKS, NULL);
+		marks_ui_view_open(ui, MU_VIEW_MARKS, NULL);
 		return UI_DRAW_ALL;
 	case ACTION_REGIONS: {
 		char tok[MU_NTOK][MU_TOKLEN];
-		int q[MU_NTOK], n = mu_split(res->args, tok, q);
+		int q[MU_NTOK], n = marks_ui_split(res->args, tok, q);
 
-		if (mu_no_marks(ui))
+		if (marks_ui_no_marks(ui))
 			return UI_DRAW_STATUS;
 		/* :regions A B: A's summary with its delta from B */
-		if (n > 1 && mu_ref(ui, tok[1]) != UI_DRAW_ALL)
+		if (n > 1 && marks_ui_ref(ui, tok[1]) != UI_DRAW_ALL)
 			return UI_DRAW_STATUS;
-		mu_view_open(ui, MU_VIEW_MARKS, n > 0 ? tok[0] : NULL);
+		marks_ui_view_open(ui, MU_VIEW_MARKS, n > 0 ? tok[0] : NULL);
 		if (n <= 0) {
 			/* The first region. */
-			long i = bm_next(ui->bm, 0, 1, 1u << BM_REGION);
+			long i = marks_next(ui->bm, 0, 1, 1u << BM_REGION);
 
-			if (bm_count(ui->bm) && bm_at(ui->bm, 0)->kind == BM_REGION)
+			if (marks_count(ui->bm) && marks_at(ui->bm, 0)->kind == BM_REGION)
 				i = 0;
 			if (i >= 0)
 				mu.sel = i;
@@ -1070,15 +1070,15 @@ int mu_action(struct ui *ui, const struct km_result *res)
 	}
 	case ACTION_REF: {
 		char tok[MU_NTOK][MU_TOKLEN];
-		int q[MU_NTOK], n = mu_split(res->args, tok, q);
+		int q[MU_NTOK], n = marks_ui_split(res->args, tok, q);
 
-		return mu_ref(ui, n > 0 ? tok[0] : "");
+		return marks_ui_ref(ui, n > 0 ? tok[0] : "");
 	}
 	case ACTION_STREAMS: {
 		int s;
 
 		if (!res->args[0]) {
-			mu_view_open(ui, MU_VIEW_STREAMS, NULL);
+			marks_ui_view_open(ui, MU_VIEW_STREAMS, NULL);
 			return UI_DRAW_ALL;
 		}
 		s = trace_find_stream(ui->trace, res->args);
@@ -1086,7 +1086,7 @@ int mu_action(struct ui *ui, const struct km_result *res)
 			ui_message(ui, UI_ERROR, "streams: no stream '%s'", res->args);
 			return UI_DRAW_STATUS;
 		}
-		return su_switch(ui, s);
+		return streams_ui_switch(ui, s);
 	}
 	case ACTION_VISUAL:
 		if (!mu.visual) {
@@ -1105,9 +1105,9 @@ int mu_action(struct ui *ui, const struct km_result *res)
 		ui_message(ui, UI_INFO, "selection cancelled");
 		return UI_DRAW_ALL;
 	case ACTION_INTERRUPT:
-		if (!mu_busy(ui))
+		if (!marks_ui_busy(ui))
 			return UI_NOT_MINE;
-		bm_summary_cancel(&mu.job);
+		marks_summary_cancel(&mu.job);
 		ui_message(ui, UI_WARN, "region summary stopped");
 		return UI_DRAW_ALL;
 	case ACTION_PUSH_MARK:
@@ -1116,7 +1116,7 @@ int mu_action(struct ui *ui, const struct km_result *res)
 
 			r.action = ACTION_POP_MARK;
 			r.has_count = 0;
-			return mu_action(ui, &r);
+			return marks_ui_action(ui, &r);
 		}
 		mu.push = ui->cursor;
 		mu.have_push = 1;

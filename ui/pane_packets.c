@@ -85,10 +85,10 @@ static char pane_packets_mark(const struct ui *ui, uint64_t off)
 
 	if (!ui->bm)
 		return 0;
-	i = bm_find_at(ui->bm, BM_MARK, off);
+	i = marks_find_at(ui->bm, BM_MARK, off);
 	if (i >= 0)
-		return bm_at(ui->bm, (size_t)i)->name[0];
-	if (bm_find_at(ui->bm, BM_BOOKMARK, off) >= 0)
+		return marks_at(ui->bm, (size_t)i)->name[0];
+	if (marks_find_at(ui->bm, BM_BOOKMARK, off) >= 0)
 		return '*';
 	return 0;
 }
@@ -145,23 +145,23 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		if (row->flags & WIN_F_PRE_PSB)
 			bracket = screen_glyph(ui, "┆", ":");
 		/* Regions and the selection: a tinted band (marks_ui.c). */
-		band = mu_band(ui, row->pkt.offset);
+		band = marks_ui_band(ui, row->pkt.offset);
 		if (band && ui->color) {
-			attr = mu_band_attr(ui, band);
+			attr = marks_ui_band_attr(ui, band);
 			attrset(attr);
 			screen_clear(sy, p->x, p->w);
 		} else if (band) {
-			attr |= mu_band_attr(ui, band);
+			attr |= marks_ui_band_attr(ui, band);
 		}
 		if (row->pkt.offset == ui->cursor)
 			attr = (attr & ~A_DIM) | (focused ? A_REVERSE : A_UNDERLINE | A_BOLD);
 		else if (search_ui_is_hit(ui, row->pkt.offset))
 			attr = (attr & ~A_DIM) | A_BOLD | A_UNDERLINE;
 		/* The gutter: cursor (or band), mark letter, PSB+ bracket. */
-		attrset(screen_attr(ui, SC_MARK) | (band && ui->color ? mu_band_attr(ui, band) : 0));
+		attrset(screen_attr(ui, SC_MARK) | (band && ui->color ? marks_ui_band_attr(ui, band) : 0));
 		gut[0] = row->pkt.offset == ui->cursor ? '>' : ' ';
 		gut[1] = 0;
-		screen_put(sy, p->x, 1, gut[0] == ' ' && band ? mu_band_glyph(ui, band) : gut);
+		screen_put(sy, p->x, 1, gut[0] == ' ' && band ? marks_ui_band_glyph(ui, band) : gut);
 		/* Trouble shows without colour too (NO_COLOR, text captures). */
 		gut[0] = mark ? mark : (row->flags & WIN_F_ERROR) ||
 				row->pkt.type == PKT_OVF ? '!' : ' ';

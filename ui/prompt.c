@@ -291,9 +291,9 @@ static void prompt_names(void *arg, enum compl_kind kind, struct compl_list *out
 	}
 	if (!ui->bm)
 		return;
-	n = bm_count(ui->bm);
+	n = marks_count(ui->bm);
 	for (i = 0; i < n; i++) {
-		const struct bm_entry *e = bm_at(ui->bm, i);
+		const struct marks_entry *e = marks_at(ui->bm, i);
 
 		if ((kind == COMPL_MARK && e->kind != BM_REGION && e->name[0]) ||
 		    (kind == COMPL_REGION && e->kind == BM_REGION))

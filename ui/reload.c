@@ -42,7 +42,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 {
 	struct trace *old = ui->trace, *t = NULL;
 	struct win_cache *wc;
-	struct bm_opts bo = { 0 };
+	struct marks_opts bo = { 0 };
 	char err[256] = "";
 	int s;
 
@@ -65,12 +65,12 @@ static int reload_reopen(struct ui *ui, const char *why)
 		return UI_DRAW_STATUS;
 	}
 	/* Everything that reads the old mapping stops first. */
-	mu_stop(ui);
+	marks_ui_stop(ui);
 	search_ui_free(ui);
 	ui_idx_stop(ui);
 	win_cache_free(ui->wc);
 	ui->wc = wc;
-	bm_close(ui->bm);
+	marks_close(ui->bm);
 	ui->bm = NULL;
 	trace_close(old);
 	ui->trace = t;
@@ -84,7 +84,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
 	bo.report = reload_bm_report;
 	bo.report_ctx = ui;
-	if (bm_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
+	if (marks_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
 		ui->bm = NULL;
 	reload_remember(ui);
 	ui->ref_name = 0;
@@ -112,7 +112,7 @@ static int reload_grown(struct ui *ui)
 	uint64_t old = ui->img->size, size;
 	int grew = 0, had_idx = ui->idx != NULL, r;
 
-	mu_stop(ui);
+	marks_ui_stop(ui);
 	search_ui_free(ui);
 	if (had_idx)
 		ui_idx_stop(ui);	/* the remap invalidates what it reads */

@@ -32,7 +32,7 @@ struct search_ui {
 	int jumped;			/* went to its first hit */
 	int reported;			/* told how it ended */
 	int hl;				/* highlight hits (M-u) */
-	uint64_t *snap;			/* the kept hits, sorted (sui_snap()) */
+	uint64_t *snap;			/* the kept hits, sorted (search_ui_snap()) */
 	size_t nsnap, capsnap;
 	int snap_final;			/* taken after the search ended */
 	const char *note;		/* the P1 estimate's note, until the
@@ -48,7 +48,7 @@ struct search_ui {
 	size_t nrows;
 	uint64_t resume;		/* where to go on looking */
 	int cstate;			/* 1 looking, 0 enough, -1 the end */
-	uint64_t fseen;			/* the cursor sui_fsnap() last saw */
+	uint64_t fseen;			/* the cursor search_ui_fsnap() last saw */
 	/* Past one budget of work, the next matching row is looked for in
 	 * the background on all cores (a rare filter on a big trace took
 	 * minutes a budget per turn), with progress, stopped by C-c. */
@@ -56,7 +56,7 @@ struct search_ui {
 	int fstopped;			/* C-c stopped it: no more rows */
 };
 
-static struct search_ui *sui_get(struct ui *ui)
+static struct search_ui *search_ui_get(struct ui *ui)
 {
 	if (!ui->sui) {
 		ui->sui = calloc(1, sizeof(*ui->sui));
@@ -70,7 +70,7 @@ static struct search_ui *sui_get(struct ui *ui)
 	return ui->sui;
 }
 
-static void sui_sleep_ms(int ms)
+static void search_ui_sleep_ms(int ms)
 {
 	struct timespec ts = { 0, ms * 1000000L };
 
@@ -78,7 +78,7 @@ static void sui_sleep_ms(int ms)
 }
 
 /* "search hit BOTTOM, continuing at TOP" for direction @dir. */
-static void sui_wrapped(struct ui *ui, int dir)
+static void search_ui_wrapped(struct ui *ui, int dir)
 {
 	ui_message(ui, UI_WARN, dir > 0 ? "search hit BOTTOM, continuing at TOP"
 					: "search hit TOP, continuing at BOTTOM");
@@ -86,7 +86,7 @@ static void sui_wrapped(struct ui *ui, int dir)
 
 /* Parse @text into a predicate with the trace's timing; errors go to the
  * message line prefixed with @what.  Returns NULL on error. */
-static struct srch_pred *sui_parse(struct ui *ui, const char *what, const char *text)
+static struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *text)
 {
 	struct srch_pred *pred = NULL;
 	char err[256] = "";
@@ -102,7 +102,7 @@ static struct srch_pred *sui_parse(struct ui *ui, const char *what, const char *
 }
 
 /* The message line at a hit: the P1 estimate's note once, else empty. */
-static void sui_hit_message(struct ui *ui)
+static void search_ui_hit_message(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 
@@ -116,7 +116,7 @@ static void sui_hit_message(struct ui *ui)
 }
 
 /* "pattern not found", saying when the filter narrowed the search. */
-static void sui_not_found(struct ui *ui)
+static void search_ui_not_found(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 
@@ -128,7 +128,7 @@ static void sui_not_found(struct ui *ui)
 }
 
 /* Start a background search for the last predicate from @from in @dir. */
-static int sui_run(struct ui *ui, uint64_t from, int dir)
+static int search_ui_run(struct ui *ui, uint64_t from, int dir)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_opts o = { 0 };
@@ -158,19 +158,19 @@ static int sui_run(struct ui *ui, uint64_t from, int dir)
 		do {
 			srch_status(su->s, &st);
 			if (!st.have_first && !st.finished)
-				sui_sleep_ms(1);
+				search_ui_sleep_ms(1);
 		} while (!st.have_first && !st.finished);
 	}
 	return search_ui_poll(ui, &r) | UI_DRAW_ALL;
 }
 
-static int sui_again(struct ui *ui, int rev, uint64_t count);
-static void sui_snap(struct search_ui *su);
+static int search_ui_again(struct ui *ui, int rev, uint64_t count);
+static void search_ui_snap(struct search_ui *su);
 
 /* A new search for @text ("-b" first: backward) in direction @dir. */
-static int sui_search(struct ui *ui, const char *text, int dir)
+static int search_ui_search(struct ui *ui, const char *text, int dir)
 {
-	struct search_ui *su = sui_get(ui);
+	struct search_ui *su = search_ui_get(ui);
 	struct srch_pred *pred;
 
 	while (isspace((unsigned char)*text))
@@ -188,9 +188,9 @@ static int sui_search(struct ui *ui, const char *text, int dir)
 			return UI_DRAW_STATUS;
 		}
 		su->dir = dir;
-		return sui_again(ui, 0, 1);
+		return search_ui_again(ui, 0, 1);
 	}
-	pred = sui_parse(ui, "search", text);
+	pred = search_ui_parse(ui, "search", text);
 	if (!pred)
 		return UI_DRAW_STATUS;
 	if (su->fpred) {
@@ -199,7 +199,7 @@ static int sui_search(struct ui *ui, const char *text, int dir)
 		struct srch_pred *p2;
 
 		snprintf(both, sizeof(both), "(%s) & (%s)", su->ftext, text);
-		p2 = sui_parse(ui, "search", both);
+		p2 = search_ui_parse(ui, "search", both);
 		if (p2) {
 			srch_pred_free(pred);
 			pred = p2;
@@ -214,11 +214,11 @@ static int sui_search(struct ui *ui, const char *text, int dir)
 		su->note = NULL;
 	snprintf(su->text, sizeof(su->text), "%s", text);
 	su->dir = dir;
-	return sui_run(ui, ui->cursor, dir);
+	return search_ui_run(ui, ui->cursor, dir);
 }
 
 /* n (@rev 0) or N (@rev 1), @count times. */
-static int sui_again(struct ui *ui, int rev, uint64_t count)
+static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 {
 	struct search_ui *su = ui->sui;
 	uint64_t off, hit;
@@ -231,7 +231,7 @@ static int sui_again(struct ui *ui, int rev, uint64_t count)
 	}
 	d = rev ? -su->dir : su->dir;
 	if (!su->s)
-		return sui_run(ui, ui->cursor, d);
+		return search_ui_run(ui, ui->cursor, d);
 	off = ui->cursor;
 	/* A count past every hit goes round again: only its rest matters. */
 	srch_status(su->s, &st);
@@ -253,13 +253,13 @@ static int sui_again(struct ui *ui, int rev, uint64_t count)
 	if (off != ui->cursor) {
 		nav_jump(ui, off);
 		if (any_wrap)
-			sui_wrapped(ui, d);
+			search_ui_wrapped(ui, d);
 		else
-			sui_hit_message(ui);
+			search_ui_hit_message(ui);
 		return UI_DRAW_ALL;
 	}
 	if (r == -pte_eos) {
-		sui_not_found(ui);
+		search_ui_not_found(ui);
 		return UI_DRAW_STATUS;
 	}
 	srch_status(su->s, &st);
@@ -274,13 +274,13 @@ static int sui_again(struct ui *ui, int rev, uint64_t count)
 	}
 	/* Not kept (too many hits), or the search was stopped: search again
 	 * from here. */
-	return sui_run(ui, ui->cursor, d);
+	return search_ui_run(ui, ui->cursor, d);
 }
 
 /* Set the filter to @text; empty clears it. */
-static int sui_filter(struct ui *ui, const char *text)
+static int search_ui_filter(struct ui *ui, const char *text)
 {
-	struct search_ui *su = sui_get(ui);
+	struct search_ui *su = search_ui_get(ui);
 	struct srch_pred *pred;
 	struct pkt hit;
 	uint64_t resume, budget;
@@ -299,7 +299,7 @@ static int sui_filter(struct ui *ui, const char *text)
 		nav_fix_view(ui);
 		return UI_DRAW_ALL;
 	}
-	pred = sui_parse(ui, "filter", text);
+	pred = search_ui_parse(ui, "filter", text);
 	if (!pred)
 		return UI_DRAW_STATUS;
 	srch_free(su->fs);	/* it reads the old predicate */
@@ -311,7 +311,7 @@ static int sui_filter(struct ui *ui, const char *text)
 	su->fseen = UINT64_MAX;
 	/* The view starts at the first match from the cursor on; one not
 	 * found within a screen's budget is looked for in the background
-	 * (sui_fill()), a script's at once. */
+	 * (search_ui_fill()), a script's at once. */
 	budget = ui->headless ? SUI_MOVE_BUDGET : SUI_FILTER_BUDGET;
 	r = srch_filter_next(pred, ui->img, ui->idx, ui->cursor, budget, &hit, &resume);
 	if (!r) {
@@ -333,7 +333,7 @@ static int sui_filter(struct ui *ui, const char *text)
 }
 
 /* Look for the filter's next row from su->resume in the background. */
-static void sui_flook(struct ui *ui)
+static void search_ui_flook(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_opts o = { 0 };
@@ -350,8 +350,8 @@ static void sui_flook(struct ui *ui)
 /* The filter view's screen cache: at least @want rows from ui->top, with
  * one budget of work if more are needed (@more 0: only if the cache is for
  * another top or filter, so both panes show the same rows); past that, a
- * background search looks for the next row (sui_flook()). */
-static void sui_fill(struct ui *ui, size_t want, int more)
+ * background search looks for the next row (search_ui_flook()). */
+static void search_ui_fill(struct ui *ui, size_t want, int more)
 {
 	struct search_ui *su = ui->sui;
 	struct pkt pk[64];
@@ -390,12 +390,12 @@ static void sui_fill(struct ui *ui, size_t want, int more)
 	su->cstate = r < 0 ? -1 : su->nrows >= want ? 0 : 1;
 	/* A script fills synchronously, so its screens are repeatable. */
 	if (r == 1 && su->cstate == 1 && !ui->headless)
-		sui_flook(ui);
+		search_ui_flook(ui);
 }
 
 /* The background look of the filter view: once it knows the next row (or
  * that there is none), fill on from there.  Returns UI_DRAW_*. */
-static int sui_fpoll(struct ui *ui, int *busy)
+static int search_ui_fpoll(struct ui *ui, int *busy)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
@@ -414,7 +414,7 @@ static int sui_fpoll(struct ui *ui, int *busy)
 	srch_free(su->fs);
 	su->fs = NULL;
 	if (su->cstate == 1)
-		sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
+		search_ui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
 	*busy = su->cstate == 1 ? 2 : 0;
 	return UI_DRAW_PANES | UI_DRAW_STATUS;
 }
@@ -422,14 +422,14 @@ static int sui_fpoll(struct ui *ui, int *busy)
 /* In the filter view the cursor is on a matching row: after a jump
  * elsewhere (goto, a search hit, a PSB), move it to the next match and
  * show that.  Returns UI_DRAW_*. */
-static int sui_fsnap(struct ui *ui)
+static int search_ui_fsnap(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 	size_t h = (size_t)nav_view_rows(ui), i;
 	struct pkt hit;
 	uint64_t resume;
 
-	sui_fill(ui, h, 1);
+	search_ui_fill(ui, h, 1);
 	for (i = 0; i < su->nrows && i < h; i++)
 		if (su->rows[i] == ui->cursor)
 			break;
@@ -457,11 +457,11 @@ int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i)
 	if (!su || !su->fpred)
 		return !win_seek(it, ui->wc, ui->top);
 	if (ui->cursor != su->fseen)
-		sui_fsnap(ui);
-	sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 0);
+		search_ui_fsnap(ui);
+	search_ui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 0);
 	/* A script sees whole screens, so its screens are repeatable. */
 	while (ui->headless && su->cstate == 1)
-		sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
+		search_ui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
 	return search_ui_row_next(ui, it, i);
 }
 
@@ -480,7 +480,7 @@ int search_ui_row_next(struct ui *ui, struct win_iter *it, int *i)
 
 /* Move @n matching packets from @off (negative: back).  Returns the
  * offset reached; *@short_ tells the budget ran out first. */
-static uint64_t sui_fstep(struct ui *ui, uint64_t off, long n, int *short_)
+static uint64_t search_ui_fstep(struct ui *ui, uint64_t off, long n, int *short_)
 {
 	struct search_ui *su = ui->sui;
 	struct pkt pk[64];
@@ -519,15 +519,15 @@ static uint64_t sui_fstep(struct ui *ui, uint64_t off, long n, int *short_)
 
 /* Cursor moves in the filter view: @lines rows for the cursor, @view rows
  * for the top. */
-static int sui_fmove(struct ui *ui, long lines, long view)
+static int search_ui_fmove(struct ui *ui, long lines, long view)
 {
 	struct search_ui *su = ui->sui;
 	int h = nav_view_rows(ui), s1 = 0, s2 = 0;
 	size_t i;
 
-	ui->cursor = sui_fstep(ui, ui->cursor, lines, &s1);
+	ui->cursor = search_ui_fstep(ui, ui->cursor, lines, &s1);
 	if (view && !ui->interrupted)
-		ui->top = sui_fstep(ui, ui->top, view, &s2);
+		ui->top = search_ui_fstep(ui, ui->top, view, &s2);
 	if (s1 || s2)
 		ui_message(ui, UI_WARN, "filter: no %s within %u MiB (again to look further)",
 			   su->ftext, SUI_MOVE_BUDGET >> 20);
@@ -536,17 +536,17 @@ static int sui_fmove(struct ui *ui, long lines, long view)
 		ui->top = ui->cursor;
 		return UI_DRAW_ALL;
 	}
-	sui_fill(ui, (size_t)h, 1);
+	search_ui_fill(ui, (size_t)h, 1);
 	for (i = 0; i < su->nrows && i < (size_t)h; i++)
 		if (su->rows[i] == ui->cursor)
 			return UI_DRAW_ALL;
 	if (su->nrows >= (size_t)h && ui->cursor > su->rows[h - 1])
-		ui->top = sui_fstep(ui, ui->cursor, -(long)(h - 1), &s2);
+		ui->top = search_ui_fstep(ui, ui->cursor, -(long)(h - 1), &s2);
 	return UI_DRAW_ALL;
 }
 
 /* g and G in the filter view: the first or the last match (@end > 0). */
-static int sui_fends(struct ui *ui, int end)
+static int search_ui_fends(struct ui *ui, int end)
 {
 	struct search_ui *su = ui->sui;
 	struct pkt hit;
@@ -563,14 +563,14 @@ static int sui_fends(struct ui *ui, int end)
 		return UI_DRAW_STATUS;
 	}
 	nav_jump(ui, hit.offset);
-	ui->top = end > 0 ? sui_fstep(ui, hit.offset, -(long)(nav_view_rows(ui) - 1), &s)
+	ui->top = end > 0 ? search_ui_fstep(ui, hit.offset, -(long)(nav_view_rows(ui) - 1), &s)
 			  : hit.offset;
 	return UI_DRAW_ALL;
 }
 
 /* C-s or C-r while a search prompt is open (emacs isearch): search for
  * the line typed in direction @dir; an empty one repeats the last. */
-static int sui_prompt_again(struct ui *ui, int dir)
+static int search_ui_prompt_again(struct ui *ui, int dir)
 {
 	if (!rl_line_buffer || (rl_line_buffer[0] != '/' && rl_line_buffer[0] != '?'))
 		return UI_DRAW_NONE;
@@ -592,25 +592,25 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 
 		if (!res->args[0] && res->nkeys) {
 			if (ui->prompt)
-				return sui_prompt_again(ui, dir);
+				return search_ui_prompt_again(ui, dir);
 			prompt_open(ui, dir > 0 ? "/" : "?");
 			return UI_DRAW_ALL;
 		}
-		return sui_search(ui, res->args, dir);
+		return search_ui_search(ui, res->args, dir);
 	}
 	case ACTION_SEARCH:
-		return sui_search(ui, res->args, 1);
+		return search_ui_search(ui, res->args, 1);
 	case ACTION_SEARCH_AGAIN:
 	case ACTION_SEARCH_REVERSE:
-		return sui_again(ui, res->action == ACTION_SEARCH_REVERSE, (uint64_t)n);
+		return search_ui_again(ui, res->action == ACTION_SEARCH_REVERSE, (uint64_t)n);
 	case ACTION_FILTER:
 		if (!res->args[0] && res->nkeys) {
 			prompt_open(ui, "&");
 			return UI_DRAW_ALL;
 		}
-		return sui_filter(ui, res->args);
+		return search_ui_filter(ui, res->args);
 	case ACTION_TOGGLE_HIGHLIGHT:
-		su = sui_get(ui);
+		su = search_ui_get(ui);
 		su->hl = !su->hl;
 		ui_message(ui, UI_INFO, "search highlight %s", su->hl ? "on" : "off");
 		return UI_DRAW_ALL;
@@ -649,13 +649,13 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 	case ACTION_GOTO_END:
 		if (res->has_count)
 			return UI_NOT_MINE;
-		return sui_fends(ui, res->action == ACTION_GOTO_START ? -1 : 1);
-	case ACTION_CURSOR_DOWN: return sui_fmove(ui, n, 0);
-	case ACTION_CURSOR_UP: return sui_fmove(ui, -n, 0);
-	case ACTION_PAGE_DOWN: return sui_fmove(ui, n * h, n * h);
-	case ACTION_PAGE_UP: return sui_fmove(ui, -n * h, -n * h);
-	case ACTION_HALFPAGE_DOWN: return sui_fmove(ui, n * (h / 2), n * (h / 2));
-	case ACTION_HALFPAGE_UP: return sui_fmove(ui, -n * (h / 2), -n * (h / 2));
+		return search_ui_fends(ui, res->action == ACTION_GOTO_START ? -1 : 1);
+	case ACTION_CURSOR_DOWN: return search_ui_fmove(ui, n, 0);
+	case ACTION_CURSOR_UP: return search_ui_fmove(ui, -n, 0);
+	case ACTION_PAGE_DOWN: return search_ui_fmove(ui, n * h, n * h);
+	case ACTION_PAGE_UP: return search_ui_fmove(ui, -n * h, -n * h);
+	case ACTION_HALFPAGE_DOWN: return search_ui_fmove(ui, n * (h / 2), n * (h / 2));
+	case ACTION_HALFPAGE_UP: return search_ui_fmove(ui, -n * (h / 2), -n * (h / 2));
 	default:
 		return UI_NOT_MINE;
 	}
@@ -671,20 +671,20 @@ int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count)
 		count = 1;
 	/* Already searching for it: go on, as 'n' or 'N' would. */
 	if (su && su->pred && !su->fpred && !strcmp(su->text, type))
-		return sui_again(ui, dir != su->dir, count);
-	draw = sui_search(ui, type, dir);
+		return search_ui_again(ui, dir != su->dir, count);
+	draw = search_ui_search(ui, type, dir);
 	/* The first hit is where the new search landed, if it did. */
 	if (count > 1 && ui->sui && ui->sui->s && ui->cursor != at)
-		draw |= sui_again(ui, 0, count - 1);
+		draw |= search_ui_again(ui, 0, count - 1);
 	return draw;
 }
 
 int search_ui_command(struct ui *ui, const char *line)
 {
 	switch (line[0]) {
-	case '/': return sui_search(ui, line + 1, 1);
-	case '?': return sui_search(ui, line + 1, -1);
-	case '&': return sui_filter(ui, line + 1);
+	case '/': return search_ui_search(ui, line + 1, 1);
+	case '?': return search_ui_search(ui, line + 1, -1);
+	case '&': return search_ui_filter(ui, line + 1);
 	default: return UI_NOT_MINE;
 	}
 }
@@ -702,16 +702,16 @@ int search_ui_poll(struct ui *ui, int *busy)
 	    !su->fstopped) {
 		/* The filter view is still looking for a screen of rows. */
 		if (su->fs) {
-			draw |= sui_fpoll(ui, busy);
+			draw |= search_ui_fpoll(ui, busy);
 		} else {
-			sui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
+			search_ui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
 			*busy = 1;
 			draw |= UI_DRAW_PANES | UI_DRAW_STATUS;
 		}
 	}
 	if (!su->s)
 		return draw;
-	sui_snap(su);
+	search_ui_snap(su);
 	srch_status(su->s, &st);
 	if (!st.finished || !su->snap_final)
 		*busy = su->jumped ? 1 : 2;
@@ -719,9 +719,9 @@ int search_ui_poll(struct ui *ui, int *busy)
 		su->jumped = 1;
 		nav_jump(ui, st.first);
 		if (st.first_wrapped)
-			sui_wrapped(ui, su->sdir);
+			search_ui_wrapped(ui, su->sdir);
 		else
-			sui_hit_message(ui);
+			search_ui_hit_message(ui);
 		draw |= UI_DRAW_ALL;
 	}
 	if (st.finished && !su->reported) {
@@ -731,7 +731,7 @@ int search_ui_poll(struct ui *ui, int *busy)
 		else if (st.status && st.status != -pte_canceled)
 			ui_message(ui, UI_ERROR, "search: %s", pte_strerror(st.status));
 		else if (!st.nhits && st.status != -pte_canceled)
-			sui_not_found(ui);
+			search_ui_not_found(ui);
 		draw |= UI_DRAW_ALL;
 	}
 	if (!st.finished)
@@ -749,7 +749,7 @@ void search_ui_wait(struct ui *ui)
 }
 
 /* The first snapshot index with an offset >= @off. */
-static size_t sui_lower(const struct search_ui *su, uint64_t off)
+static size_t search_ui_lower(const struct search_ui *su, uint64_t off)
 {
 	size_t a = 0, b = su->nsnap;
 
@@ -767,7 +767,7 @@ static size_t sui_lower(const struct search_ui *su, uint64_t off)
 /* Copy the search's kept hits, sorted, for highlighting, ranks and the
  * timeline: srch_hits() looks at every kept hit, so it runs once per poll
  * rather than once per row. */
-static void sui_snap(struct search_ui *su)
+static void search_ui_snap(struct search_ui *su)
 {
 	struct srch_status st;
 
@@ -799,13 +799,13 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 	if (su->s && su->pred) {
 		char pos[32] = "-";
 
-		sui_snap(su);
+		search_ui_snap(su);
 		srch_status(su->s, &st);
 		/* The cursor's rank among the hits, once all are found and
 		 * all of them are kept. */
 		if (st.finished && su->snap_final && st.nkept == st.nhits &&
 		    search_ui_is_hit(ui, ui->cursor))
-			snprintf(pos, sizeof(pos), "%zu", sui_lower(su, ui->cursor) + 1);
+			snprintf(pos, sizeof(pos), "%zu", search_ui_lower(su, ui->cursor) + 1);
 		r = snprintf(buf, size, "  %c%s [%s/%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
 			     su->text, pos, st.nhits, st.finished ? "" : "+");
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
@@ -842,7 +842,7 @@ int search_ui_is_hit(struct ui *ui, uint64_t off)
 
 	if (!su || !su->s || !su->hl)
 		return 0;
-	i = sui_lower(su, off);
+	i = search_ui_lower(su, off);
 	return i < su->nsnap && su->snap[i] == off;
 }
 
@@ -869,7 +869,7 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 		b = lo + (uint64_t)((double)(hi - lo) * (double)(k + 1) / (double)max);
 		if (k + 1 == max)
 			b = hi;
-		i = sui_lower(su, a);
+		i = search_ui_lower(su, a);
 		if (b <= a || i >= su->nsnap || su->snap[i] >= b)
 			continue;
 		h = su->snap[i];

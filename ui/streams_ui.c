@@ -18,20 +18,20 @@
 static struct {
 	uint64_t cursor[SU_MAX_STREAMS];
 	uint8_t seen[SU_MAX_STREAMS];
-	const struct pd_event *last_near;	/* shown in the message line */
+	const struct perfdata_event *last_near;	/* shown in the message line */
 } su;
 
 /* The marks' reporter while switching. */
-static void su_report(void *ctx, const char *msg)
+static void streams_ui_report(void *ctx, const char *msg)
 {
 	ui_message(ctx, UI_WARN, "%s", msg);
 }
 
-int su_switch(struct ui *ui, int s)
+int streams_ui_switch(struct ui *ui, int s)
 {
 	struct trace *t = ui->trace;
 	struct win_cache *wc;
-	struct bm_opts bo = { 0 };
+	struct marks_opts bo = { 0 };
 	int had_idx = ui->idx != NULL;
 
 	if (s < 0 || (size_t)s >= t->nstreams)
@@ -46,7 +46,7 @@ int su_switch(struct ui *ui, int s)
 	}
 	/* A search reads this stream and its index. */
 	search_ui_free(ui);
-	mu_stop(ui);
+	marks_ui_stop(ui);
 	ui_idx_stop(ui);
 	if (ui->stream_no < SU_MAX_STREAMS) {
 		su.cursor[ui->stream_no] = ui->cursor;
@@ -60,13 +60,13 @@ int su_switch(struct ui *ui, int s)
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	/* Marks are per stream: each has its own marks file. */
-	bm_close(ui->bm);
+	marks_close(ui->bm);
 	ui->bm = NULL;
 	bo.flags = ui->no_state ? BM_NO_STATE : 0;
 	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
-	bo.report = su_report;
+	bo.report = streams_ui_report;
 	bo.report_ctx = ui;
-	if (bm_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
+	if (marks_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
 		ui->bm = NULL;
 	ui->ref_name = 0;
 	ui->nhist = ui->hist_pos = 0;
@@ -88,9 +88,9 @@ int su_switch(struct ui *ui, int s)
 	return UI_DRAW_ALL;
 }
 
-size_t su_nevents(const struct ui *ui)
+size_t streams_ui_nevents(const struct ui *ui)
 {
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	size_t n;
 
 	if (perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
@@ -99,7 +99,7 @@ size_t su_nevents(const struct ui *ui)
 }
 
 /* Whether @e lost data. */
-static int su_is_loss(const struct pd_event *e)
+static int streams_ui_is_loss(const struct perfdata_event *e)
 {
 	return e->kind == PD_EV_AUX &&
 	       (e->flags & (PD_AUX_TRUNCATED | PD_AUX_PARTIAL | PD_AUX_COLLISION));
@@ -108,7 +108,7 @@ static int su_is_loss(const struct pd_event *e)
 /* The axis value of @e: its TSC, or on the byte axis its stream offset
  * (AUX records), or the start of the segment holding its TSC.
  * Returns 0 and sets *@v, or -1 if it has none. */
-static int su_value(struct ui *ui, const struct pd_event *e, int time, uint64_t *v)
+static int streams_ui_value(struct ui *ui, const struct perfdata_event *e, int time, uint64_t *v)
 {
 	size_t seg;
 	struct idx_seek sk;
@@ -131,9 +131,9 @@ static int su_value(struct ui *ui, const struct pd_event *e, int time, uint64_t 
 }
 
 /* The glyph of @e's kind. */
-static const char *su_glyph(const struct pd_event *e)
+static const char *streams_ui_glyph(const struct perfdata_event *e)
 {
-	if (su_is_loss(e))
+	if (streams_ui_is_loss(e))
 		return "!";
 	switch (e->kind) {
 	case PD_EV_ITRACE_START: return "^";
@@ -144,9 +144,9 @@ static const char *su_glyph(const struct pd_event *e)
 }
 
 /* How much an event's marker matters when several share a column. */
-static int su_rank(const struct pd_event *e)
+static int streams_ui_rank(const struct perfdata_event *e)
 {
-	if (su_is_loss(e))
+	if (streams_ui_is_loss(e))
 		return 4;
 	switch (e->kind) {
 	case PD_EV_ITRACE_START: return 3;
@@ -160,54 +160,54 @@ static int su_rank(const struct pd_event *e)
  * events, or -1), kept until the view changes: a recording has
  * thousands of context switches, and data loss must show among them. */
 static struct {
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	size_t n, nseeks;
 	uint64_t lo, hi;
 	int ncols, time;
 	int32_t *at;
-} su_cols;
+} streams_ui_cols;
 
-static int su_columns(struct ui *ui, const struct pd_event *ev, size_t n,
+static int streams_ui_columns(struct ui *ui, const struct perfdata_event *ev, size_t n,
 		      int ncols, uint64_t lo, uint64_t hi, int time)
 {
 	size_t i, nseeks = ui->idx ? idx_nseeks(ui->idx) : 0;
 	int c;
 
-	if (su_cols.at && su_cols.ev == ev && su_cols.n == n && su_cols.lo == lo &&
-	    su_cols.hi == hi && su_cols.ncols == ncols && su_cols.time == time &&
-	    (time || su_cols.nseeks == nseeks))
+	if (streams_ui_cols.at && streams_ui_cols.ev == ev && streams_ui_cols.n == n && streams_ui_cols.lo == lo &&
+	    streams_ui_cols.hi == hi && streams_ui_cols.ncols == ncols && streams_ui_cols.time == time &&
+	    (time || streams_ui_cols.nseeks == nseeks))
 		return 0;
-	free(su_cols.at);
-	su_cols.at = malloc((size_t)ncols * sizeof(*su_cols.at));
-	if (!su_cols.at)
+	free(streams_ui_cols.at);
+	streams_ui_cols.at = malloc((size_t)ncols * sizeof(*streams_ui_cols.at));
+	if (!streams_ui_cols.at)
 		return -1;
 	for (c = 0; c < ncols; c++)
-		su_cols.at[c] = -1;
+		streams_ui_cols.at[c] = -1;
 	for (i = 0; i < n; i++) {
 		uint64_t v;
 
-		if (!su_rank(&ev[i]) || su_value(ui, &ev[i], time, &v) ||
+		if (!streams_ui_rank(&ev[i]) || streams_ui_value(ui, &ev[i], time, &v) ||
 		    v < lo || v >= hi)
 			continue;
 		c = (int)((double)(v - lo) * ncols / (double)(hi - lo));
 		if (c >= ncols)
 			c = ncols - 1;
-		if (su_cols.at[c] < 0 || su_rank(&ev[i]) > su_rank(&ev[su_cols.at[c]]))
-			su_cols.at[c] = (int32_t)i;
+		if (streams_ui_cols.at[c] < 0 || streams_ui_rank(&ev[i]) > streams_ui_rank(&ev[streams_ui_cols.at[c]]))
+			streams_ui_cols.at[c] = (int32_t)i;
 	}
-	su_cols.ev = ev;
-	su_cols.n = n;
-	su_cols.nseeks = nseeks;
-	su_cols.lo = lo;
-	su_cols.hi = hi;
-	su_cols.ncols = ncols;
-	su_cols.time = time;
+	streams_ui_cols.ev = ev;
+	streams_ui_cols.n = n;
+	streams_ui_cols.nseeks = nseeks;
+	streams_ui_cols.lo = lo;
+	streams_ui_cols.hi = hi;
+	streams_ui_cols.ncols = ncols;
+	streams_ui_cols.time = time;
 	return 0;
 }
 
-void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi, int time)
+void streams_ui_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi, int time)
 {
-	const struct pd_event *ev, *near = NULL;
+	const struct perfdata_event *ev, *near = NULL;
 	struct win_row row;
 	uint64_t cur = 0;
 	size_t n;
@@ -220,16 +220,16 @@ void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi
 		if (cur >= lo && cur < hi)
 			ccol = (int)((double)(cur - lo) * ncols / (double)(hi - lo));
 	}
-	if (su_columns(ui, ev, n, ncols, lo, hi, time) < 0)
+	if (streams_ui_columns(ui, ev, n, ncols, lo, hi, time) < 0)
 		return;
 	for (c = 0; c < ncols; c++) {
-		const struct pd_event *e;
+		const struct perfdata_event *e;
 
-		if (su_cols.at[c] < 0)
+		if (streams_ui_cols.at[c] < 0)
 			continue;
-		e = &ev[su_cols.at[c]];
-		attrset(su_is_loss(e) ? screen_attr(ui, SC_MSGERR) : screen_attr(ui, SC_DIM));
-		screen_put(y, x + c, 1, su_glyph(e));
+		e = &ev[streams_ui_cols.at[c]];
+		attrset(streams_ui_is_loss(e) ? screen_attr(ui, SC_MSGERR) : screen_attr(ui, SC_DIM));
+		screen_put(y, x + c, 1, streams_ui_glyph(e));
 		if (ccol >= 0 && abs(c - ccol) < best) {
 			best = abs(c - ccol);
 			near = e;
@@ -242,13 +242,13 @@ void su_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi
 	 * comes near a new one, or while the line is free. */
 	if (near && !ui->prompt && (!ui->msg[0] || near != su.last_near)) {
 		char t[48] = "?";
-		const char *what = perfdata_event_name((enum pd_event_kind)near->kind);
+		const char *what = perfdata_event_name((enum perfdata_event_kind)near->kind);
 
 		if (near->have_tsc && ui->have_t0)
 			status_fmt_tsc_ns(ui, t, sizeof(t),
 					  status_tsc_ns(ui, ui->t0, near->tsc), 0);
 		if (near->kind == PD_EV_AUX)
-			ui_message(ui, su_is_loss(near) ? UI_WARN : UI_INFO,
+			ui_message(ui, streams_ui_is_loss(near) ? UI_WARN : UI_INFO,
 				   "sideband: aux%s%s%s at %s, stream 0x%" PRIx64 ", %" PRIu64 " bytes",
 				   near->flags & PD_AUX_TRUNCATED ? " truncated" : "",
 				   near->flags & PD_AUX_PARTIAL ? " partial" : "",

@@ -565,12 +565,12 @@ static void tl_draw(struct ui *ui, struct pane *p)
 
 		memset(inreg, 0, sizeof(inreg));
 		if (ui->bm) {
-			size_t i, n = bm_count(ui->bm), nreg = 0;
+			size_t i, n = marks_count(ui->bm), nreg = 0;
 
 			/* Regions: underlined across their columns.  On the
 			 * time axis each costs two (cached) window lookups. */
 			for (i = 0; i < n; i++) {
-				const struct bm_entry *e = bm_at(ui->bm, i);
+				const struct marks_entry *e = marks_at(ui->bm, i);
 				uint64_t from = e->from, to = e->to;
 				int c0, c1;
 
@@ -616,12 +616,12 @@ static void tl_draw(struct ui *ui, struct pane *p)
 		}
 	}
 	if (ui->bm) {
-		size_t i, n = bm_count(ui->bm);
+		size_t i, n = marks_count(ui->bm);
 
 		attrset(screen_attr(ui, SC_MARK));
 		/* On the time axis each mark costs a (cached) window lookup. */
 		for (i = 0; i < n && (!tc->time || i < 64); i++) {
-			const struct bm_entry *e = bm_at(ui->bm, i);
+			const struct marks_entry *e = marks_at(ui->bm, i);
 			int col = tl_col_of(tc, tc->time ? tl_row_tsc(ui, e->from) : e->from);
 			char s[2] = { e->kind == BM_MARK ? e->name[0] : '*', 0 };
 
@@ -636,7 +636,7 @@ static void tl_draw(struct ui *ui, struct pane *p)
 			   tc->time ? ui->img->size : tc->hi, tc->time ? 64 : (size_t)ncols,
 			   tl_hit_col, tc);
 	/* perf.data sideband: data loss, itrace start, switches, comm. */
-	su_tl_draw(ui, p->y + (p->h >= 3 ? 2 : 1), p->x, ncols, tc->lo, tc->hi, tc->time);
+	streams_ui_tl_draw(ui, p->y + (p->h >= 3 ? 2 : 1), p->x, ncols, tc->lo, tc->hi, tc->time);
 	attrset(A_NORMAL);
 	/* Row 3: the axis. */
 	if (p->h >= 3) {

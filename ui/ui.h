@@ -39,7 +39,7 @@
 
 struct trace;
 struct trace_stream;
-struct bm_set;
+struct marks_set;
 struct ui;
 struct search_ui;
 
@@ -124,7 +124,7 @@ struct ui {
 	struct tm_config tmcfg;
 	struct identity ident;		/* the file's when opened or reloaded */
 	int have_ident;
-	struct bm_set *bm;		/* marks, NULL with --no-state */
+	struct marks_set *bm;		/* marks, NULL with --no-state */
 	struct km *km;
 	struct km_state ks;
 	char keymap_name[32];

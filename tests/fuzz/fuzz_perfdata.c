@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t pipe_hdr[16] = "PERFILE2\x10";
-	const struct pd_event *ev;
+	const struct perfdata_event *ev;
 	struct trace t;
 	uint8_t *buf;
 	size_t n = size, i, k, ne;

@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tm_config cfg;
 	struct tm_carry carry;
 	struct pkt_decoder dec;
-	struct tmp tmp;
-	struct tmp_out out;
+	struct tm_ptdump tmp;
+	struct tm_ptdump_out out;
 	struct pkt pkt;
 	int r, first = 1;
 
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	tm_init(&whole, &cfg);
 	tm_init(&seg, &cfg);
-	tmp_init(&tmp, &cfg, (data[2] >> 4) & 0x3f);
+	tm_ptdump_init(&tmp, &cfg, (data[2] >> 4) & 0x3f);
 	memset(&last, 0, sizeof(last));
 	pkt_decoder_init(&dec, data, data + size, 0);
 	for (;;) {
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			tm_gap(&whole);
 			tm_gap(&seg);
-			tmp_reset(&tmp);
+			tm_ptdump_reset(&tmp);
 			continue;
 		}
 		if (pkt.type == PKT_PSB) {
@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		tm_step(&whole, &pkt, &st);
 		tm_step(&seg, &pkt, &st2);
-		tmp_step(&tmp, &pkt, &out);
+		tm_ptdump_step(&tmp, &pkt, &out);
 		if (memcmp(&st, &st2, sizeof(st)))
 			abort();
 		if (!first && (later(&last, &st) || st.cycles < last.cycles))
