@@ -46,9 +46,25 @@ DW_LIBS       := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null)
 endif
 ZYDIS_LIBS    := -lZydis
 
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
-	-Idecoder -Isrc -Iui -I$(BUILD)/gen $(CURSES_CFLAGS) $(RL_CFLAGS) $(XXH_CFLAGS) \
-	$(ELF_CFLAGS) $(DW_CFLAGS)
+BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS)
+# The layering, enforced: each layer is compiled seeing only its own headers
+# and those below it (decoder <- src <- ui), and only the libraries it uses,
+# so an upward include does not compile.  Only src/main.c sees ui/.
+# tests/t_layering.sh catches what flags cannot ("../ui/x.h", <curses.h>).
+DEC_CFLAGS  = -Idecoder
+APP_CFLAGS  = -Isrc -Idecoder $(XXH_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
+UI_CFLAGS   = -Iui -I$(BUILD)/gen $(CURSES_CFLAGS) $(RL_CFLAGS) $(APP_CFLAGS)
+# Tools and benchmarks use the decoder and src/, never the UI.
+TOOL_CFLAGS = -Isrc -Idecoder $(ELF_CFLAGS)
+# Tests may test any layer.
+TEST_CFLAGS = $(UI_CFLAGS) $(CMOCKA_CFLAGS)
+$(BUILD)/decoder/%.o: LAYER_CFLAGS = $(DEC_CFLAGS)
+$(BUILD)/src/%.o:     LAYER_CFLAGS = $(APP_CFLAGS)
+$(BUILD)/src/main.o:  LAYER_CFLAGS = $(UI_CFLAGS)
+$(BUILD)/ui/%.o:      LAYER_CFLAGS = $(UI_CFLAGS)
+$(BUILD)/tools/%.o:   LAYER_CFLAGS = $(TOOL_CFLAGS)
+$(BUILD)/bench/%.o:   LAYER_CFLAGS = $(TOOL_CFLAGS)
+$(BUILD)/tests/%.o:   LAYER_CFLAGS = $(TEST_CFLAGS)
 DEPFLAGS = -MMD -MP
 
 ifndef V
@@ -80,8 +96,10 @@ TOOLS   = $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%) $(BUILD)/tools/ptrecord
 PROGS   = $(PROG_SRC:tests/progs/%.c=$(BUILD)/progs/%) $(BUILD)/progs/libptbdemo.so
 BENCHES = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-LIBS = $(UI_LIB) $(APP_LIB) $(DEC_LIB) $(CURSES_LIBS) $(RL_LIBS) $(XXH_LIBS) \
-	$(DW_LIBS) $(ELF_LIBS) $(ZYDIS_LIBS) -lpthread -lm
+# What src/ and the decoder link with; the UI adds curses and readline.
+APP_LIBS = $(APP_LIB) $(DEC_LIB) $(XXH_LIBS) $(DW_LIBS) $(ELF_LIBS) $(ZYDIS_LIBS) \
+	-lpthread -lm
+LIBS = $(UI_LIB) $(APP_LIBS) $(CURSES_LIBS) $(RL_LIBS)
 
 all: $(PROG) ptbrowse $(TOOLS) $(PROGS)
 .PHONY: all deps run test check bench fuzz screenshots clean install sample-code
@@ -92,18 +110,18 @@ ptbrowse: $(PROG)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(BASE_CFLAGS) $(LAYER_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # Keymap files are compiled into the binary and parsed by the user-file parser.
 $(BUILD)/gen/keymaps_builtin.h: $(KEYMAPS) tools/embed.sh
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)sh tools/embed.sh $(KEYMAPS) > $@.tmp && mv $@.tmp $@
-$(UI_SRC:%.c=$(BUILD)/%.o) $(APP_SRC:%.c=$(BUILD)/%.o): $(BUILD)/gen/keymaps_builtin.h
+$(UI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/test_keymap.o: $(BUILD)/gen/keymaps_builtin.h
 
 $(DEC_LIB): $(DEC_SRC:%.c=$(BUILD)/%.o)
 	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
 $(APP_LIB): $(APP_SRC:%.c=$(BUILD)/%.o)
-	$(QUIET_AR)rm -f $@ && ar rcs $@ $^ $(if $^,,$(BUILD)/empty.o)
+	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
 $(UI_LIB): $(UI_SRC:%.c=$(BUILD)/%.o)
 	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
 
@@ -112,10 +130,10 @@ $(PROG): $(BUILD)/src/main.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
 	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(CMOCKA_LIBS) $(IPT_LIBS)
-$(BUILD)/tools/%: $(BUILD)/tools/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
-	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(IPT_LIBS)
-$(BUILD)/tools/ptrecord: $(PTREC_SRC:%.c=$(BUILD)/%.o) $(UI_LIB) $(APP_LIB) $(DEC_LIB)
-	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $(PTREC_SRC:%.c=$(BUILD)/%.o) $(LIBS)
+$(BUILD)/tools/%: $(BUILD)/tools/%.o $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(IPT_LIBS)
+$(BUILD)/tools/ptrecord: $(PTREC_SRC:%.c=$(BUILD)/%.o) $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $(PTREC_SRC:%.c=$(BUILD)/%.o) $(APP_LIBS)
 # The test programs: plain -O1 code with frame pointers, a shared library of
 # our own found through $ORIGIN, threads.
 PROG_CFLAGS = -O1 -g -fno-omit-frame-pointer -Wall
@@ -125,9 +143,8 @@ $(BUILD)/progs/libptbdemo.so: tests/progs/libptbdemo.c tests/progs/ptbdemo.h
 $(BUILD)/progs/p_%: tests/progs/p_%.c tests/progs/ptbdemo.h $(BUILD)/progs/libptbdemo.so
 	$(QUIET_CC)$(CC) $(PROG_CFLAGS) -o $@ $< -L$(BUILD)/progs -lptbdemo \
 		-Wl,-rpath,'$$ORIGIN' -pthread
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(UI_LIB) $(APP_LIB) $(DEC_LIB)
-	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(IPT_LIBS)
-$(BUILD)/tests/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(APP_LIB) $(DEC_LIB)
+	$(QUIET_LD)$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(IPT_LIBS)
 
 # Set-up: install what is missing (apt-get, sudo when not root); silent when all is there.
 deps:
