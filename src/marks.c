@@ -20,6 +20,7 @@
 #include "marks.h"
 #include "ptdec.h"
 #include "safefile.h"
+#include "tok.h"
 #include "trace.h"
 #include "xdg.h"
 
@@ -177,83 +178,31 @@ void marks_put_quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int marks_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /*
- * Split @line (modified in place) into tokens.  A token is a run of
- * non-blank characters and quoted strings ("a b" or key="a b"); quotes
- * are removed and escapes resolved in place.  '#' outside quotes ends
- * the line.  @quoted[i] says whether token i began with a quote (a note).
- * Returns the number of tokens, or -1 with @why set.
+ * Split @line (modified in place) into tokens by the marks file's rules
+ * (tok.h, TOK_MARKS).  @quoted[i] says whether token i began with a quote
+ * (a note).  Returns the number of tokens, or -1 with @why set.
  */
 static int marks_tokenize(char *line, char **tok, int *quoted, const char **why)
 {
-	char *r = line, *w;
-	int n = 0;
+	struct tok_err err;
+	int n;
 
-	for (;;) {
-		while (*r == ' ' || *r == '\t' || *r == '\r')
-			r++;
-		if (!*r || *r == '#' || *r == '\n')
-			return n;
-		if (n == BM_TOKENS) {
-			*why = "too many fields";
-			return -1;
-		}
-		tok[n] = w = r;
-		quoted[n] = *r == '"';
-		while (*r && *r != ' ' && *r != '\t' && *r != '\r' && *r != '\n') {
-			if (*r != '"') {
-				*w++ = *r++;
-				continue;
-			}
-			for (r++; *r != '"'; r++) {
-				int hi, lo;
-
-				if (!*r || *r == '\n') {
-					*why = "unterminated quote";
-					return -1;
-				}
-				if (*r != '\\') {
-					*w++ = *r;
-					continue;
-				}
-				switch (*++r) {
-				case '"': *w++ = '"'; break;
-				case '\\': *w++ = '\\'; break;
-				case 'n': *w++ = '\n'; break;
-				case 't': *w++ = '\t'; break;
-				case 'r': *w++ = '\r'; break;
-				case 'x':
-					hi = marks_hexval((unsigned char)r[1]);
-					lo = hi < 0 ? -1 : marks_hexval((unsigned char)r[2]);
-					if (lo < 0 || (hi == 0 && lo == 0)) {
-						*why = "bad \\x escape (two hex digits, not 00)";
-						return -1;
-					}
-					*w++ = (char)(hi << 4 | lo);
-					r += 2;
-					break;
-				default:
-					*why = "unknown escape (use \\\" \\\\ \\n \\t \\r \\xHH)";
-					return -1;
-				}
-			}
-			r++;
-		}
-		if (*r)
-			*r++ = '\0';
-		*w = '\0';
-		n++;
+	n = tok_split(line, TOK_MARKS, line, strlen(line) + 1, tok, quoted,
+		      BM_TOKENS, &err);
+	if (n >= 0)
+		return n;
+	/* The wording marks files have always had (@why must outlive @err). */
+	switch (err.code) {
+	case TOK_UNTERMINATED: *why = "unterminated quote"; break;
+	case TOK_TOO_MANY: *why = "too many fields"; break;
+	case TOK_BAD_HEX: *why = "bad \\x escape (two hex digits, not 00)"; break;
+	case TOK_BAD_ESCAPE:
+		*why = "unknown escape (use \\\" \\\\ \\n \\t \\r \\xHH)";
+		break;
+	default: *why = "line too long"; break;
 	}
+	return -1;
 }
 
 /* Take the optional fields after an entry's offsets: a note and, for a
