@@ -1,0 +1,490 @@
+/* ctx -- who ran at an offset of a stream (see ctx.h). */
+#include "ctx.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "pkt.h"
+#include "ptdec.h"
+#include "sideband.h"
+#include "tm.h"
+#include "trace.h"
+
+/*
+ * The time of a packet is the time model's estimate before it, the model
+ * started afresh at the last PSB at or before it; so the answer does not
+ * depend on the order of the questions, and ctx_ranges() (one pass) gives
+ * what ctx_at() gives packet by packet.  The packets of a PSB+ before its
+ * TSC take that TSC ("ahead"): the PSB+ belongs to what runs after it.
+ */
+struct ctx_reader {
+	struct img_cursor cur;
+	struct tm_model tm;
+	struct pkt next;	/* read, not yet fed */
+	uint64_t psb;		/* the PSB the model started at */
+	uint8_t have_next;
+	uint8_t started;
+	uint8_t at_end;
+	uint8_t head;		/* in a PSB+ before its TSC */
+};
+
+#define CTX_CACHE 256	/* answers kept, direct-mapped by offset */
+
+struct ctx_slot {
+	uint64_t off;
+	int stream;		/* -1: empty */
+	int rc;
+	struct ctx_task task;
+};
+
+struct ctx {
+	const struct trace *t;
+	struct sb *sb;
+	struct ctx_reader *rd;	/* one per stream */
+	struct ctx_slot cache[CTX_CACHE];
+	struct ctx_stats st;
+};
+
+int ctx_new(struct ctx **out, const struct trace *t, struct sb *sb)
+{
+	struct ctx *c;
+	size_t i;
+
+	if (!out || !t)
+		return -pte_invalid;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -pte_nomem;
+	c->rd = calloc(t->nstreams ? t->nstreams : 1, sizeof(*c->rd));
+	if (!c->rd) {
+		free(c);
+		return -pte_nomem;
+	}
+	c->t = t;
+	c->sb = sb;
+	for (i = 0; i < CTX_CACHE; i++)
+		c->cache[i].stream = -1;
+	*out = c;
+	return 0;
+}
+
+void ctx_free(struct ctx *c)
+{
+	if (!c)
+		return;
+	free(c->rd);
+	free(c);
+}
+
+void ctx_stats(const struct ctx *c, struct ctx_stats *st)
+{
+	if (c && st)
+		*st = c->st;
+}
+
+/* Feed @pkt to the model of @r, starting afresh at a PSB. */
+static void ctx_feed(struct ctx_reader *r, const struct trace_stream *s,
+		     const struct pkt *pkt)
+{
+	if (pkt->type == PKT_PSB) {
+		tm_init(&r->tm, &s->timing);
+		r->psb = pkt->offset;
+		r->head = 1;
+	} else if (pkt->type == PKT_TSC || pkt->type == PKT_PSBEND) {
+		r->head = 0;
+	}
+	tm_advance(&r->tm, pkt);
+}
+
+/* Start @r over at the last PSB at or before @off (or the stream's start). */
+static void ctx_restart(struct ctx *c, struct ctx_reader *r,
+			const struct trace_stream *s, uint64_t off)
+{
+	uint64_t psb = 0;
+
+	c->st.restarts++;
+	tm_init(&r->tm, &s->timing);
+	if (img_find_psb_before(&s->img, off + 1, &psb))
+		psb = 0;
+	r->at_end = img_cursor_init(&r->cur, &s->img, psb) < 0;
+	r->psb = psb;
+	r->have_next = 0;
+	r->head = 0;
+	r->started = 1;
+}
+
+/* Read the next packet of @r into r->next.  Returns 0, or -1 at the end. */
+static int ctx_read(struct ctx_reader *r)
+{
+	int n;
+
+	while (!r->at_end) {
+		n = img_cursor_next(&r->cur, &r->next);
+		if (n == -pte_eos)
+			break;
+		if (n == -pte_gap || n < 0) {
+			/* lost bytes: the time is unknown until the next PSB */
+			tm_gap(&r->tm);
+			if (n != -pte_gap &&
+			    img_cursor_sync_forward(&r->cur,
+						    img_cursor_offset(&r->cur) + 1) < 0)
+				break;
+			r->cur.gap = 0;
+			continue;
+		}
+		r->have_next = 1;
+		return 0;
+	}
+	r->at_end = 1;
+	return -1;
+}
+
+/* The TSC of the PSB+ that @r is in the head of: a copy of the reader fed
+ * on to its TSC.  Returns 0 and sets *@tsc, or -pte_no_time. */
+static int ctx_ahead(const struct ctx_reader *r, const struct trace_stream *s,
+		     uint64_t *tsc)
+{
+	struct ctx_reader copy = *r, *la = &copy;
+	int ret = -pte_no_time, i;
+
+	/* a PSB+ holds a handful of packets: a few dozen is plenty */
+	for (i = 0; i < 64 && (la->have_next || !ctx_read(la)); i++) {
+		la->have_next = 0;
+		if (la->next.type == PKT_PSB && i)
+			break;
+		ctx_feed(la, s, &la->next);
+		if (la->next.type == PKT_TSC) {
+			ret = tm_now(&la->tm, tsc);
+			break;
+		}
+		if (!la->head)
+			break;
+	}
+	return ret;
+}
+
+/* The estimated TSC of the packet at @off of stream @stream. */
+static int ctx_tsc(struct ctx *c, int stream, uint64_t off, uint64_t *tsc,
+		   uint32_t *flags)
+{
+	const struct trace_stream *s = &c->t->streams[stream];
+	struct ctx_reader *r = &c->rd[stream];
+	uint64_t at = 0;
+
+	if (r->started)
+		at = r->have_next ? r->next.offset : img_cursor_offset(&r->cur);
+	if (!r->started || off < at)
+		ctx_restart(c, r, s, off);
+	for (;;) {
+		if (!r->have_next && ctx_read(r) < 0)
+			break;
+		if (r->next.offset >= off)
+			break;
+		ctx_feed(r, s, &r->next);
+		r->have_next = 0;
+	}
+	/* the packet at @off opens a PSB+, or is in one before its TSC */
+	if (r->head || (r->have_next && r->next.offset == off &&
+			r->next.type == PKT_PSB)) {
+		if (!ctx_ahead(r, s, tsc)) {
+			*flags |= CTX_F_TSC | CTX_F_AHEAD;
+			return 0;
+		}
+		/* no TSC in it: what the model had, if anything */
+	}
+	if (tm_now(&r->tm, tsc) < 0)
+		return -pte_no_time;
+	*flags |= CTX_F_TSC;
+	return 0;
+}
+
+/* ctx_at() without the cache. */
+static int ctx_lookup(struct ctx *c, int stream, uint64_t off,
+		      struct ctx_task *task)
+{
+	const struct trace_stream *s = &c->t->streams[stream];
+	struct sb_task sbt;
+	int ret;
+
+	task->pid = task->tid = -1;
+	task->cpu = s->cpu;
+	task->asid = SB_ASID_NONE;
+	task->tsc = 0;
+	task->flags = c->sb ? CTX_F_SIDEBAND : 0;
+	task->comm = "";
+	if (s->tid >= 0)
+		task->tid = s->tid;
+	ret = ctx_tsc(c, stream, off, &task->tsc, &task->flags);
+	if (!c->sb)
+		return ret;
+	if (ret < 0) {
+		/* a per-thread stream needs no time to know its thread */
+		if (s->tid >= 0 && !sb_task_at(c->sb, stream, 0, 0, &sbt)) {
+			task->pid = sbt.pid;
+			task->comm = sbt.comm;
+		}
+		return ret;
+	}
+	ret = sb_task_at(c->sb, stream, task->tsc, 0, &sbt);
+	task->pid = sbt.pid;
+	task->tid = sbt.tid;
+	task->asid = sbt.asid;
+	task->comm = sbt.comm;
+	return ret;
+}
+
+int ctx_at(struct ctx *c, int stream, uint64_t off, struct ctx_task *task)
+{
+	struct ctx_slot *slot;
+
+	if (!c || !task || stream < 0 || (size_t)stream >= c->t->nstreams)
+		return -pte_invalid;
+	c->st.lookups++;
+	slot = &c->cache[(off ^ (off >> 8) ^ (uint64_t)stream * 0x9e37) % CTX_CACHE];
+	if (slot->stream == stream && slot->off == off) {
+		c->st.hits++;
+		*task = slot->task;
+		return slot->rc;
+	}
+	slot->rc = ctx_lookup(c, stream, off, task);
+	slot->task = *task;
+	slot->off = off;
+	slot->stream = stream;
+	return slot->rc;
+}
+
+const char *ctx_format(const struct ctx_task *task, char *buf, size_t size)
+{
+	char pid[16] = "?", tid[16] = "?", cpu[16] = "";
+	int n;
+
+	if (!buf || !size)
+		return buf;
+	if (!task) {
+		snprintf(buf, size, "?");
+		return buf;
+	}
+	if (task->pid >= 0)
+		snprintf(pid, sizeof(pid), "%" PRId32, task->pid);
+	if (task->tid >= 0)
+		snprintf(tid, sizeof(tid), "%" PRId32, task->tid);
+	if (task->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), " cpu%" PRId32, task->cpu);
+	n = snprintf(buf, size, "%s%s%s/%s%s", task->comm ? task->comm : "",
+		     task->comm && *task->comm ? " " : "", pid, tid, cpu);
+	(void)n;
+	return buf;
+}
+
+void ctx_filter_init(struct ctx_filter *f)
+{
+	if (!f)
+		return;
+	f->pid = f->tid = -1;
+	f->comm = NULL;
+}
+
+int ctx_filter_active(const struct ctx_filter *f)
+{
+	return f && (f->pid >= 0 || f->tid >= 0 || f->comm);
+}
+
+/* A pid or tid: a decimal number from 0 to INT32_MAX. */
+static int ctx_parse_id(const char *val, int32_t *id)
+{
+	unsigned long v;
+	char *end;
+
+	if (!val || *val < '0' || *val > '9')
+		return -pte_invalid;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || *end || v > INT32_MAX)
+		return -pte_invalid;
+	*id = (int32_t)v;
+	return 0;
+}
+
+int ctx_filter_set(struct ctx_filter *f, const char *opt, const char *val)
+{
+	if (!f || !opt || !val)
+		return -pte_invalid;
+	if (!strcmp(opt, "--pid"))
+		return ctx_parse_id(val, &f->pid);
+	if (!strcmp(opt, "--tid"))
+		return ctx_parse_id(val, &f->tid);
+	if (!strcmp(opt, "--comm")) {
+		f->comm = val;
+		return 0;
+	}
+	return -pte_invalid;
+}
+
+int ctx_filter_match(const struct ctx_filter *f, const struct ctx_task *task)
+{
+	if (!ctx_filter_active(f))
+		return 1;
+	if (!task)
+		return 0;
+	if (f->pid >= 0 && task->pid != f->pid)
+		return 0;
+	if (f->tid >= 0 && task->tid != f->tid)
+		return 0;
+	if (f->comm && (!task->comm || strcmp(task->comm, f->comm)))
+		return 0;
+	return 1;
+}
+
+int ctx_keep(struct ctx *c, const struct ctx_filter *f, int stream,
+	     uint64_t off)
+{
+	struct ctx_task task;
+	int ret;
+
+	if (!c || stream < 0 || (size_t)stream >= c->t->nstreams)
+		return -pte_invalid;
+	if (!ctx_filter_active(f))
+		return 1;
+	ret = ctx_at(c, stream, off, &task);
+	if (ret == -pte_invalid)
+		return ret;
+	return ctx_filter_match(f, &task);
+}
+
+/* A growing list of ranges. */
+struct ctx_rlist {
+	struct ctx_range *r;
+	size_t n, cap;
+	int open;		/* the last range has no end yet */
+};
+
+/* The verdict @keep for the packets from @off on. */
+static int ctx_rl_set(struct ctx_rlist *l, uint64_t off, int keep)
+{
+	if (keep && !l->open) {
+		if (l->n && l->r[l->n - 1].to == off) {
+			l->open = 1;	/* touching: merge */
+			return 0;
+		}
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 16;
+			struct ctx_range *p = realloc(l->r, cap * sizeof(*p));
+
+			if (!p)
+				return -pte_nomem;
+			l->r = p;
+			l->cap = cap;
+		}
+		l->r[l->n].from = off;
+		l->r[l->n++].to = off;
+		l->open = 1;
+	} else if (!keep && l->open) {
+		l->r[l->n - 1].to = off;
+		l->open = 0;
+	}
+	return 0;
+}
+
+/* The verdict of @f at estimated TSC @tsc of stream @stream (or none). */
+static int ctx_verdict(struct ctx *c, const struct ctx_filter *f, int stream,
+		       int have_tsc, uint64_t tsc)
+{
+	const struct trace_stream *s = &c->t->streams[stream];
+	struct ctx_task task;
+	struct sb_task sbt;
+
+	task.pid = task.tid = -1;
+	task.comm = "";
+	if (c->sb && (have_tsc || s->tid >= 0) &&
+	    (!sb_task_at(c->sb, stream, tsc, 0, &sbt) || s->tid >= 0)) {
+		task.pid = sbt.pid;
+		task.tid = s->tid >= 0 ? s->tid : sbt.tid;
+		task.comm = sbt.comm;
+	}
+	return ctx_filter_match(f, &task);
+}
+
+int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
+	       struct ctx_range **out, size_t *n)
+{
+	const struct trace_stream *s;
+	struct ctx_reader *r;
+	struct ctx_rlist l = { 0 };
+	uint64_t tsc = 0, head_from = 0, last = 0, tsc_v = UINT64_MAX;
+	int ret = 0, keep = 0, in_head = 0, have;
+
+	if (!c || !out || !n || stream < 0 || (size_t)stream >= c->t->nstreams)
+		return -pte_invalid;
+	*out = NULL;
+	*n = 0;
+	s = &c->t->streams[stream];
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -pte_nomem;
+	memset(r, 0, sizeof(*r));
+	tm_init(&r->tm, &s->timing);
+	r->started = 1;
+	r->at_end = img_cursor_init(&r->cur, &s->img, 0) < 0;
+	while (!ret && !ctx_read(r)) {
+		const struct pkt *p = &r->next;
+
+		r->have_next = 0;
+		last = p->offset + p->size;
+		if (!in_head) {
+			have = !tm_now(&r->tm, &tsc);
+			/* the task changes only when the estimate does */
+			if (!have || tsc != tsc_v) {
+				keep = ctx_verdict(c, f, stream, have, tsc);
+				tsc_v = have ? tsc : UINT64_MAX;
+			}
+		}
+		if (p->type == PKT_PSB) {
+			in_head = 1;
+			head_from = p->offset;
+		}
+		ctx_feed(r, s, p);
+		if (in_head && !r->head) {
+			/* its TSC (or its end): the verdict for the whole PSB+ */
+			in_head = 0;
+			have = !tm_now(&r->tm, &tsc);
+			keep = ctx_verdict(c, f, stream, have, tsc);
+			tsc_v = have ? tsc : UINT64_MAX;
+			ret = ctx_rl_set(&l, head_from, keep);
+		} else if (!in_head) {
+			ret = ctx_rl_set(&l, p->offset, keep);
+		}
+	}
+	if (!ret && in_head)
+		ret = ctx_rl_set(&l, head_from, keep);
+	if (!ret && l.open)
+		l.r[l.n - 1].to = last > s->img.size ? s->img.size : last;
+	free(r);
+	if (ret) {
+		free(l.r);
+		return ret;
+	}
+	*out = l.r;
+	*n = l.n;
+	return 0;
+}
+
+int ctx_ranges_has(const struct ctx_range *r, size_t n, uint64_t off)
+{
+	size_t lo = 0, hi = n;
+
+	if (!r)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].to <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo].from <= off;
+}

@@ -1,0 +1,440 @@
+/*
+ * test_ctx -- who ran at an offset: a perf.data written here
+ * (tests/perfwr.h) with PT payloads that carry TSC packets, so each
+ * offset has a time the sideband can answer; the PSB+ "ahead" rule; the
+ * same answers in any order and from the cache; the --pid/--tid/--comm
+ * restriction packet by packet and as ranges; a raw trace knows nothing.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ctx.h"
+#include "perfwr.h"
+#include "ptdec.h"
+#include "sideband.h"
+#include "trace.h"
+
+static char path[64], raw[64];
+
+/* PT payload builders. */
+static void p_psb(struct pw *w)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		uint8_t b[2] = { 0x02, 0x82 };
+
+		pw_put(w, b, 2);
+	}
+}
+
+static void p_psbend(struct pw *w)
+{
+	uint8_t b[2] = { 0x02, 0x23 };
+
+	pw_put(w, b, 2);
+}
+
+static void p_tsc(struct pw *w, uint64_t tsc)
+{
+	uint8_t b[8] = { 0x19 };
+
+	memcpy(b + 1, &tsc, 7);
+	pw_put(w, b, 8);
+}
+
+static void p_pad(struct pw *w, int n)
+{
+	pw_put(w, NULL, (size_t)n);
+}
+
+/* An AUXTRACE record for CPU @cpu carrying @pt. */
+static void aux(struct pw *d, int cpu, const struct pw *pt)
+{
+	size_t at = pw_begin(d, 71, 0);
+
+	pw_64(d, pt->n);
+	pw_64(d, 0);
+	pw_64(d, 0);
+	pw_32(d, (uint32_t)cpu);
+	pw_32(d, 0);
+	pw_32(d, (uint32_t)cpu);
+	pw_32(d, 0);
+	pw_end(d, at);
+	pw_put(d, pt->p, pt->n);
+}
+
+/*
+ * cpu0 (TSC == perf time):
+ *   0 PSB, 16 TSC 2000, 24 PSBEND, 26..29 PAD, 30 TSC 4500, 38..41 PAD,
+ *   42 PSB, 58 PAD, 59 TSC 5000, 67 PSBEND, 69 PAD  (size 70)
+ *   pid 100 "prog" from 1000, switched out to 300/301 "other" at 4000.
+ * cpu1:
+ *   0 PSB, 16 TSC 3050, 24 PSBEND, 26 PAD, 27 TSC 3200, 35 PAD,
+ *   36 TSC 3600, 44 PAD  (size 45)
+ *   pid 200 forked at 3000, in at 3100, named "child" at 3500.
+ */
+static int setup(void **state)
+{
+	struct pw d = { 0 }, c0 = { 0 }, c1 = { 0 };
+	FILE *f;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/ptb-ctx-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	pw_setup(&d);
+	pw_comm(&d, 100, 100, 0, 0, "prog", 0);
+	pw_comm(&d, 300, 301, 0, 0, "other", 0);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_task(&d, 0, 200, 100, 200, 100, 3000, 1);
+	pw_switch(&d, 0, 200, 200, 0, 0, 3100, 1);
+	pw_comm(&d, 200, 200, 3500, 1, "child", 0);
+	pw_switch(&d, 1, 100, 100, 300, 301, 4000, 0);
+	pw_switch(&d, 0, 300, 301, 100, 100, 4001, 0);
+	p_psb(&c0);
+	p_tsc(&c0, 2000);
+	p_psbend(&c0);
+	p_pad(&c0, 4);
+	p_tsc(&c0, 4500);
+	p_pad(&c0, 4);
+	p_psb(&c0);
+	p_pad(&c0, 1);
+	p_tsc(&c0, 5000);
+	p_psbend(&c0);
+	p_pad(&c0, 1);
+	p_psb(&c1);
+	p_tsc(&c1, 3050);
+	p_psbend(&c1);
+	p_pad(&c1, 1);
+	p_tsc(&c1, 3200);
+	p_pad(&c1, 1);
+	p_tsc(&c1, 3600);
+	p_pad(&c1, 1);
+	aux(&d, 0, &c0);
+	aux(&d, 1, &c1);
+	if (pw_file(path, &d, NULL))
+		return -1;
+	/* the same cpu0 bytes as a raw trace */
+	snprintf(raw, sizeof(raw), "/tmp/ptb-ctx-raw-XXXXXX");
+	fd = mkstemp(raw);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	f = fopen(raw, "wb");
+	if (!f || fwrite(c0.p, 1, c0.n, f) != c0.n || fclose(f))
+		return -1;
+	free(d.p);
+	free(c0.p);
+	free(c1.p);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	unlink(raw);
+	return 0;
+}
+
+struct fix {
+	struct trace *t;
+	struct sb *sb;
+	struct ctx *c;
+	int cpu0, cpu1;
+};
+
+static void open_fix(struct fix *x)
+{
+	char err[256];
+
+	assert_int_equal(trace_open(&x->t, path, err, sizeof(err)), 0);
+	assert_int_equal(x->t->nstreams, 2);
+	assert_int_equal(sb_load(&x->sb, x->t, err, sizeof(err)), 0);
+	assert_int_equal(ctx_new(&x->c, x->t, x->sb), 0);
+	x->cpu0 = trace_find_stream(x->t, "cpu0");
+	x->cpu1 = trace_find_stream(x->t, "cpu1");
+	assert_true(x->cpu0 >= 0 && x->cpu1 >= 0);
+}
+
+static void close_fix(struct fix *x)
+{
+	ctx_free(x->c);
+	sb_free(x->sb);
+	trace_close(x->t);
+}
+
+static void test_null(void **state)
+{
+	struct fix x;
+	struct ctx_task k;
+	struct ctx_range *r;
+	size_t n;
+
+	(void)state;
+	ctx_free(NULL);
+	assert_int_equal(ctx_new(NULL, NULL, NULL), -pte_invalid);
+	open_fix(&x);
+	assert_int_equal(ctx_at(NULL, 0, 0, &k), -pte_invalid);
+	assert_int_equal(ctx_at(x.c, 0, 0, NULL), -pte_invalid);
+	assert_int_equal(ctx_at(x.c, 2, 0, &k), -pte_invalid);
+	assert_int_equal(ctx_at(x.c, -1, 0, &k), -pte_invalid);
+	assert_int_equal(ctx_keep(x.c, NULL, 5, 0), -pte_invalid);
+	assert_int_equal(ctx_keep(x.c, NULL, 0, 0), 1);	/* no filter */
+	assert_int_equal(ctx_ranges(x.c, NULL, 0, NULL, &n), -pte_invalid);
+	assert_int_equal(ctx_ranges(x.c, NULL, 9, &r, &n), -pte_invalid);
+	assert_int_equal(ctx_ranges_has(NULL, 0, 0), 0);
+	close_fix(&x);
+}
+
+/* The task at @off of @stream: @pid, @tid, @comm, @flags. */
+static void expect(struct fix *x, int stream, uint64_t off, int pid, int tid,
+		   const char *comm, uint32_t flags, uint64_t tsc)
+{
+	struct ctx_task k;
+
+	assert_int_equal(ctx_at(x->c, stream, off, &k), 0);
+	assert_int_equal(k.pid, pid);
+	assert_int_equal(k.tid, tid);
+	assert_string_equal(k.comm, comm);
+	assert_int_equal(k.flags, flags | CTX_F_SIDEBAND | CTX_F_TSC);
+	assert_int_equal(k.tsc, tsc);
+	assert_int_equal(k.cpu, stream == x->cpu0 ? 0 : 1);
+}
+
+static const uint32_t AH = CTX_F_AHEAD;
+
+static void test_at(void **state)
+{
+	struct fix x;
+	struct ctx_task k;
+
+	(void)state;
+	open_fix(&x);
+	/* the PSB and the TSC of its PSB+ take that TSC */
+	expect(&x, x.cpu0, 0, 100, 100, "prog", AH, 2000);
+	expect(&x, x.cpu0, 16, 100, 100, "prog", AH, 2000);
+	expect(&x, x.cpu0, 24, 100, 100, "prog", 0, 2000);
+	expect(&x, x.cpu0, 26, 100, 100, "prog", 0, 2000);
+	/* a TSC packet's own time is before it */
+	expect(&x, x.cpu0, 30, 100, 100, "prog", 0, 2000);
+	expect(&x, x.cpu0, 38, 300, 301, "other", 0, 4500);
+	expect(&x, x.cpu0, 41, 300, 301, "other", 0, 4500);
+	/* a PSB+ with a pad before its TSC */
+	expect(&x, x.cpu0, 42, 300, 301, "other", AH, 5000);
+	expect(&x, x.cpu0, 58, 300, 301, "other", AH, 5000);
+	expect(&x, x.cpu0, 69, 300, 301, "other", 0, 5000);
+	/* cpu1: nothing ran there before 3100; the comm from 3500 */
+	assert_int_equal(ctx_at(x.c, x.cpu1, 0, &k), 0);
+	assert_int_equal(k.pid, -1);
+	assert_int_equal(k.tsc, 3050);
+	expect(&x, x.cpu1, 35, 200, 200, "", 0, 3200);
+	expect(&x, x.cpu1, 44, 200, 200, "child", 0, 3600);
+	close_fix(&x);
+}
+
+/* Backwards, in random order, twice (the second time from the cache). */
+static void test_order(void **state)
+{
+	static const uint64_t offs[] = { 69, 0, 41, 16, 58, 26, 42, 30, 24, 38 };
+	struct ctx_task fwd[70], k;
+	struct ctx_stats st;
+	struct fix x, y;
+	size_t i, round;
+
+	(void)state;
+	open_fix(&x);
+	for (i = 0; i < 70; i++)
+		assert_int_equal(ctx_at(x.c, x.cpu0, i, &fwd[i]), 0);
+	open_fix(&y);
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+			assert_int_equal(ctx_at(y.c, y.cpu0, offs[i], &k), 0);
+			assert_int_equal(k.pid, fwd[offs[i]].pid);
+			assert_int_equal(k.tsc, fwd[offs[i]].tsc);
+			assert_int_equal(k.flags, fwd[offs[i]].flags);
+		}
+	ctx_stats(y.c, &st);
+	assert_int_equal(st.lookups, 20);
+	assert_int_equal(st.hits, 10);
+	assert_true(st.restarts >= 1);
+	close_fix(&y);
+	close_fix(&x);
+}
+
+static void test_format(void **state)
+{
+	struct ctx_task k = { .pid = 100, .tid = 101, .cpu = 3, .comm = "prog" };
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(ctx_format(&k, buf, sizeof(buf)), "prog 100/101 cpu3");
+	k.comm = "";
+	k.pid = -1;
+	k.cpu = -1;
+	assert_string_equal(ctx_format(&k, buf, sizeof(buf)), "?/101");
+	assert_string_equal(ctx_format(NULL, buf, sizeof(buf)), "?");
+	assert_string_equal(ctx_format(&k, buf, 3), "?/");
+}
+
+static void test_filter(void **state)
+{
+	struct ctx_filter f;
+	struct ctx_task k = { .pid = 100, .tid = 101, .comm = "prog" };
+
+	(void)state;
+	ctx_filter_init(&f);
+	assert_false(ctx_filter_active(&f));
+	assert_false(ctx_filter_active(NULL));
+	assert_int_equal(ctx_filter_match(&f, &k), 1);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "x"), -pte_invalid);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "-1"), -pte_invalid);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "2147483648"), -pte_invalid);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "12a"), -pte_invalid);
+	assert_int_equal(ctx_filter_set(&f, "--cpu", "1"), -pte_invalid);
+	assert_int_equal(ctx_filter_set(&f, "--pid", NULL), -pte_invalid);
+	assert_false(ctx_filter_active(&f));
+	assert_int_equal(ctx_filter_set(&f, "--pid", "100"), 0);
+	assert_true(ctx_filter_active(&f));
+	assert_int_equal(ctx_filter_match(&f, &k), 1);
+	assert_int_equal(ctx_filter_set(&f, "--comm", "prog"), 0);
+	assert_int_equal(ctx_filter_match(&f, &k), 1);
+	assert_int_equal(ctx_filter_set(&f, "--tid", "100"), 0);
+	assert_int_equal(ctx_filter_match(&f, &k), 0);
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--comm", "pro"), 0);
+	assert_int_equal(ctx_filter_match(&f, &k), 0);
+	/* an unknown task matches no restriction */
+	k.pid = -1;
+	k.comm = "";
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "0"), 0);
+	assert_int_equal(ctx_filter_match(&f, &k), 0);
+	assert_int_equal(ctx_filter_match(&f, NULL), 0);
+}
+
+/* ctx_ranges() agrees with ctx_keep() packet by packet. */
+static void check_ranges(struct fix *x, const struct ctx_filter *f, int stream,
+			 const struct ctx_range *want, size_t nwant)
+{
+	struct ctx_range *r;
+	size_t n, i;
+	uint64_t off, size = x->t->streams[stream].img.size;
+
+	assert_int_equal(ctx_ranges(x->c, f, stream, &r, &n), 0);
+	assert_int_equal(n, nwant);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(r[i].from, want[i].from);
+		assert_int_equal(r[i].to, want[i].to);
+	}
+	/* every packet start agrees (the pads make every byte one) */
+	for (off = 0; off < size; off++) {
+		if ((off > 0 && off < 16) || (off > 42 && off < 58) ||
+		    (off > 16 && off < 24) || (off > 30 && off < 38) ||
+		    (off > 59 && off < 67))
+			continue;	/* inside a PSB or TSC packet (cpu0) */
+		if (stream == x->cpu0)
+			assert_int_equal(ctx_keep(x->c, f, stream, off),
+					 ctx_ranges_has(r, n, off));
+	}
+	free(r);
+}
+
+static void test_ranges(void **state)
+{
+	static const struct ctx_range all0[] = { { 0, 70 } };
+	static const struct ctx_range p100[] = { { 0, 38 } };
+	static const struct ctx_range p300[] = { { 38, 70 } };
+	static const struct ctx_range child[] = { { 44, 45 } };
+	static const struct ctx_range p200[] = { { 35, 45 } };
+	struct ctx_filter f;
+	struct fix x;
+
+	(void)state;
+	open_fix(&x);
+	ctx_filter_init(&f);
+	check_ranges(&x, &f, x.cpu0, all0, 1);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "100"), 0);
+	check_ranges(&x, &f, x.cpu0, p100, 1);
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--comm", "other"), 0);
+	check_ranges(&x, &f, x.cpu0, p300, 1);
+	assert_int_equal(ctx_filter_set(&f, "--tid", "300"), 0);
+	check_ranges(&x, &f, x.cpu0, NULL, 0);
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--comm", "child"), 0);
+	check_ranges(&x, &f, x.cpu1, child, 1);
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "200"), 0);
+	check_ranges(&x, &f, x.cpu1, p200, 1);
+	close_fix(&x);
+}
+
+static void test_ranges_has(void **state)
+{
+	static const struct ctx_range r[] = { { 10, 20 }, { 30, 31 }, { 40, 50 } };
+
+	(void)state;
+	assert_int_equal(ctx_ranges_has(r, 3, 9), 0);
+	assert_int_equal(ctx_ranges_has(r, 3, 10), 1);
+	assert_int_equal(ctx_ranges_has(r, 3, 19), 1);
+	assert_int_equal(ctx_ranges_has(r, 3, 20), 0);
+	assert_int_equal(ctx_ranges_has(r, 3, 30), 1);
+	assert_int_equal(ctx_ranges_has(r, 3, 31), 0);
+	assert_int_equal(ctx_ranges_has(r, 3, 49), 1);
+	assert_int_equal(ctx_ranges_has(r, 3, 50), 0);
+	assert_int_equal(ctx_ranges_has(r, 0, 10), 0);
+}
+
+/* A raw trace: no sideband, no CPU; the time is still known. */
+static void test_raw(void **state)
+{
+	struct trace *t;
+	struct ctx *c;
+	struct ctx_task k;
+	struct ctx_filter f;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(trace_open(&t, raw, err, sizeof(err)), 0);
+	assert_int_equal(ctx_new(&c, t, NULL), 0);
+	assert_int_equal(ctx_at(c, 0, 38, &k), 0);
+	assert_int_equal(k.pid, -1);
+	assert_int_equal(k.tid, -1);
+	assert_int_equal(k.cpu, -1);
+	assert_string_equal(k.comm, "");
+	assert_int_equal(k.flags, CTX_F_TSC);
+	assert_int_equal(k.tsc, 4500);
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--pid", "100"), 0);
+	assert_int_equal(ctx_keep(c, &f, 0, 38), 0);
+	ctx_free(c);
+	trace_close(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_at),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_ranges_has),
+		cmocka_unit_test(test_raw),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
