@@ -1,0 +1,183 @@
+/* symfmt -- IPs as names and source lines, cached (see symfmt.h). */
+#include "symfmt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgopt.h"
+#include "memimg.h"
+#include "ptdec.h"
+
+/* Direct-mapped caches: a function answers every IP inside it, so its
+ * slot is picked by the IP's 64-byte line (a function's IPs share a few);
+ * source lines are per IP. */
+#define SF_FN_SLOTS	4096
+#define SF_LINE_SLOTS	1024
+
+struct sf_fn_slot {
+	uint64_t asid;
+	struct symfmt_fn fn;	/* fn.name NULL: empty */
+};
+
+struct sf_line_slot {
+	uint64_t asid, ip;
+	const char *file;	/* NULL: none known (when used) */
+	int line;
+	uint8_t used;
+};
+
+struct symfmt {
+	const struct imgset *set;
+	struct sf_fn_slot fn[SF_FN_SLOTS];
+	struct sf_line_slot line[SF_LINE_SLOTS];
+	struct symfmt_stats st;
+};
+
+int symfmt_new(struct symfmt **out, const struct imgset *set)
+{
+	struct symfmt *sf;
+
+	if (!out)
+		return -pte_invalid;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf)
+		return -pte_nomem;
+	sf->set = set;
+	*out = sf;
+	return 0;
+}
+
+void symfmt_free(struct symfmt *sf)
+{
+	free(sf);
+}
+
+void symfmt_stats(const struct symfmt *sf, struct symfmt_stats *st)
+{
+	if (sf && st)
+		*st = sf->st;
+}
+
+static size_t sf_hash(uint64_t asid, uint64_t key, size_t slots)
+{
+	uint64_t h = (key ^ (asid * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+
+	return (size_t)(h >> 40) % slots;
+}
+
+/* The answer without the cache. */
+static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
+		       struct symfmt_fn *fn)
+{
+	const struct mi *mi = sf->set ? imgopt_mi(sf->set) : NULL;
+	const char *name, *slash;
+	uint64_t start, end;
+
+	if (sf->set && !imgopt_function(sf->set, asid, ip, &name, &start, &end)) {
+		fn->name = name;
+		fn->start = start;
+		fn->end = end;
+		fn->kind = SYMFMT_FUNC;
+		return;
+	}
+	name = mi ? mi_name_at(mi, asid, ip, &start, &end) : NULL;
+	if (!name && mi && asid != MI_ASID_ANY)
+		name = mi_name_at(mi, MI_ASID_ANY, ip, &start, &end);
+	if (name) {
+		slash = strrchr(name, '/');
+		fn->name = slash && slash[1] ? slash + 1 : name;
+		fn->start = start;
+		fn->end = end;
+		fn->kind = SYMFMT_SEGMENT;
+		return;
+	}
+	fn->name = "(unknown)";
+	fn->start = ip;
+	fn->end = ip + 1;
+	fn->kind = SYMFMT_NONE;
+}
+
+int symfmt_function(struct symfmt *sf, uint64_t asid, uint64_t ip,
+		    struct symfmt_fn *fn)
+{
+	struct sf_fn_slot *s;
+
+	if (!sf || !fn)
+		return -pte_invalid;
+	sf->st.fn_lookups++;
+	s = &sf->fn[sf_hash(asid, ip >> 6, SF_FN_SLOTS)];
+	/* a segment's range may hold functions of a later lookup's
+	 * address space: only a symbol's range answers for others */
+	if (s->fn.name && s->asid == asid && ip >= s->fn.start && ip < s->fn.end) {
+		sf->st.fn_hits++;
+		*fn = s->fn;
+		return 0;
+	}
+	sf_resolve(sf, asid, ip, fn);
+	s->asid = asid;
+	s->fn = *fn;
+	return 0;
+}
+
+const char *symfmt_ip(struct symfmt *sf, uint64_t asid, uint64_t ip, int hex,
+		      char *buf, size_t size)
+{
+	struct symfmt_fn fn;
+
+	if (!buf || !size)
+		return buf ? buf : "";
+	buf[0] = 0;
+	if (!sf)
+		return buf;
+	if (hex || symfmt_function(sf, asid, ip, &fn) || fn.kind == SYMFMT_NONE)
+		snprintf(buf, size, "%016" PRIx64, ip);
+	else
+		snprintf(buf, size, "%s+0x%" PRIx64, fn.name, ip - fn.start);
+	return buf;
+}
+
+/* The last two components of @file ("dir/file.c"). */
+static const char *sf_brief(const char *file)
+{
+	const char *p = file + strlen(file), *last = NULL;
+
+	while (p > file) {
+		p--;
+		if (*p == '/') {
+			if (last)
+				return p + 1;
+			last = p;
+		}
+	}
+	return file;
+}
+
+int symfmt_srcline(struct symfmt *sf, uint64_t asid, uint64_t ip, int brief,
+		   char *buf, size_t size)
+{
+	struct sf_line_slot *s;
+
+	if (!buf || !size)
+		return -pte_invalid;
+	buf[0] = 0;
+	if (!sf)
+		return -pte_invalid;
+	sf->st.line_lookups++;
+	s = &sf->line[sf_hash(asid, ip, SF_LINE_SLOTS)];
+	if (s->used && s->asid == asid && s->ip == ip) {
+		sf->st.line_hits++;
+	} else {
+		s->used = 1;
+		s->asid = asid;
+		s->ip = ip;
+		if (!sf->set || imgopt_srcline(sf->set, asid, ip, &s->file, &s->line) ||
+		    !s->file)
+			s->file = NULL;
+	}
+	if (!s->file)
+		return -pte_invalid;
+	snprintf(buf, size, "%s:%d", brief ? sf_brief(s->file) : s->file, s->line);
+	return 0;
+}

@@ -1,0 +1,195 @@
+/*
+ * test_symfmt -- IPs as the browser shows them, over an image set of a
+ * program built here (tests/codefix.h): "function+0xoff" as nm places the
+ * functions, hex on request and where nothing is known, a code segment
+ * without symbols named after its file, source lines from DWARF (libdw
+ * builds), and the caches answering the second time.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "codefix.h"
+#include "imgopt.h"
+#include "memimg.h"
+#include "ptdec.h"
+#include "symfmt.h"
+
+static struct codefix fix;
+
+static int setup(void **state)
+{
+	(void)state;
+	return codefix_build(&fix);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	codefix_clean(&fix);
+	return 0;
+}
+
+/* The image set of the program at its own addresses, plus a raw dump of
+ * 64 bytes at 0x10000 (code without symbols). */
+static struct imgset *load(struct mi **mi, char *dump)
+{
+	struct imgopt o;
+	struct imgset *s;
+	char err[256], spec[256];
+	FILE *f;
+
+	snprintf(dump, 200, "%s/dump.bin", fix.dir);
+	f = fopen(dump, "wb");
+	assert_non_null(f);
+	for (int i = 0; i < 64; i++)
+		fputc(0x90, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(mi_new(mi), 0);
+	snprintf(spec, sizeof(spec), "%s:0x10000", dump);
+	assert_int_equal(mi_add_raw(*mi, spec, err, sizeof(err)), 0);
+	imgopt_init(&o);
+	o.elf = calloc(1, sizeof(*o.elf));
+	o.elf[0] = fix.prog;
+	o.nelf = 1;
+	o.mi = *mi;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)), 0);
+	imgopt_release(&o);
+	return s;
+}
+
+static void test_null(void **state)
+{
+	struct symfmt *sf;
+	struct symfmt_fn fn;
+	char buf[32];
+
+	(void)state;
+	symfmt_free(NULL);
+	assert_int_equal(symfmt_new(NULL, NULL), -pte_invalid);
+	assert_int_equal(symfmt_function(NULL, 0, 0, &fn), -pte_invalid);
+	assert_string_equal(symfmt_ip(NULL, 0, 0x1234, 0, buf, sizeof(buf)), "");
+	assert_int_equal(symfmt_srcline(NULL, 0, 0, 0, buf, sizeof(buf)), -pte_invalid);
+	/* no image set: everything is hex, nothing has a line */
+	assert_int_equal(symfmt_new(&sf, NULL), 0);
+	assert_int_equal(symfmt_function(sf, 0, 0x1234, &fn), 0);
+	assert_int_equal(fn.kind, SYMFMT_NONE);
+	assert_string_equal(fn.name, "(unknown)");
+	assert_string_equal(symfmt_ip(sf, 0, 0x1234, 0, buf, sizeof(buf)),
+			    "0000000000001234");
+	assert_string_equal(symfmt_ip(sf, 0, 0x1234, 0, buf, 5), "0000");
+	assert_int_equal(symfmt_srcline(sf, 0, 0x1234, 0, buf, sizeof(buf)),
+			 -pte_invalid);
+	assert_string_equal(buf, "");
+	symfmt_free(sf);
+}
+
+static void test_names(void **state)
+{
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+	unsigned long long rec = codefix_nm(fix.prog, "recurse");
+	struct symfmt_stats st;
+	struct symfmt_fn fn;
+	struct symfmt *sf;
+	struct imgset *s;
+	struct mi *mi;
+	char buf[64], dump[200];
+
+	(void)state;
+	assert_true(main_addr && rec);
+	s = load(&mi, dump);
+	assert_int_equal(symfmt_new(&sf, s), 0);
+	assert_string_equal(symfmt_ip(sf, 0, main_addr + 4, 0, buf, sizeof(buf)),
+			    "main+0x4");
+	assert_string_equal(symfmt_ip(sf, 0, main_addr, 0, buf, sizeof(buf)),
+			    "main+0x0");
+	assert_string_equal(symfmt_ip(sf, 0, rec + 1, 0, buf, sizeof(buf)),
+			    "recurse+0x1");
+	snprintf(dump, sizeof(dump), "%016llx", main_addr + 4);
+	assert_string_equal(symfmt_ip(sf, 0, main_addr + 4, 1, buf, sizeof(buf)),
+			    dump);
+	assert_int_equal(symfmt_function(sf, 0, rec + 2, &fn), 0);
+	assert_int_equal(fn.kind, SYMFMT_FUNC);
+	assert_string_equal(fn.name, "recurse");
+	assert_int_equal(fn.start, rec);
+	assert_true(fn.end > rec + 2);
+	/* a dump without symbols: its file */
+	assert_int_equal(symfmt_function(sf, 0, 0x10010, &fn), 0);
+	assert_int_equal(fn.kind, SYMFMT_SEGMENT);
+	assert_string_equal(fn.name, "dump.bin");
+	assert_int_equal(fn.start, 0x10000);
+	assert_int_equal(fn.end, 0x10040);
+	assert_string_equal(symfmt_ip(sf, 0, 0x10010, 0, buf, sizeof(buf)),
+			    "dump.bin+0x10");
+	/* nothing there */
+	assert_int_equal(symfmt_function(sf, 0, 0x20000, &fn), 0);
+	assert_int_equal(fn.kind, SYMFMT_NONE);
+	assert_string_equal(symfmt_ip(sf, 0, 0x20000, 0, buf, sizeof(buf)),
+			    "0000000000020000");
+	/* again: from the cache, the same answers */
+	assert_string_equal(symfmt_ip(sf, 0, main_addr + 4, 0, buf, sizeof(buf)),
+			    "main+0x4");
+	assert_string_equal(symfmt_ip(sf, 0, main_addr + 5, 0, buf, sizeof(buf)),
+			    "main+0x5");
+	symfmt_stats(sf, &st);
+	assert_true(st.fn_hits >= 2);
+	assert_true(st.fn_lookups > st.fn_hits);
+	symfmt_free(sf);
+	imgopt_free(s);
+	mi_free(mi);
+}
+
+static void test_srcline(void **state)
+{
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+	struct symfmt_stats st;
+	struct symfmt *sf;
+	struct imgset *s;
+	struct mi *mi;
+	char buf[256], want[256], dump[200];
+
+	(void)state;
+	s = load(&mi, dump);
+	assert_int_equal(symfmt_new(&sf, s), 0);
+#ifdef HAVE_LIBDW
+	/* main's first line: its name's or its brace's */
+	assert_int_equal(symfmt_srcline(sf, 0, main_addr, 0, buf, sizeof(buf)), 0);
+	snprintf(want, sizeof(want), "%s:%d", fix.src, CODEFIX_MAIN_LINE);
+	if (strcmp(buf, want))
+		snprintf(want, sizeof(want), "%s:%d", fix.src, CODEFIX_MAIN_LINE + 1);
+	assert_string_equal(buf, want);
+	/* brief: the last two components ("ptb-codefix-XXXXXX/prog.c:N") */
+	assert_int_equal(symfmt_srcline(sf, 0, main_addr, 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want + (strrchr(fix.dir, '/') + 1 - fix.dir));
+	symfmt_stats(sf, &st);
+	assert_int_equal(st.line_hits, 1);
+#else
+	(void)want;
+	(void)st;
+	assert_int_equal(symfmt_srcline(sf, 0, main_addr, 0, buf, sizeof(buf)),
+			 -pte_invalid);
+#endif
+	/* the dump has no DWARF */
+	assert_int_equal(symfmt_srcline(sf, 0, 0x10010, 0, buf, sizeof(buf)),
+			 -pte_invalid);
+	assert_string_equal(buf, "");
+	symfmt_free(sf);
+	imgopt_free(s);
+	mi_free(mi);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_srcline),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
