@@ -152,8 +152,14 @@ deps:
 
 SAMPLE = $(BUILD)/sample.pt
 SAMPLE_SIZE ?= 256MiB
+# ptgen writes sample.pt.options beside it (the timing options that give
+# times in ns and MHz); a sample made before it did gets one from
+# --print-config.
 $(SAMPLE): | $(BUILD)/tools/ptgen
-	$(QUIET_GEN)$(BUILD)/tools/ptgen --seed 1 --size $(SAMPLE_SIZE) -o $@.tmp && mv $@.tmp $@
+	$(QUIET_GEN)$(BUILD)/tools/ptgen --seed 1 --size $(SAMPLE_SIZE) -o $@.tmp && \
+		mv $@.tmp.options $@.options && mv $@.tmp $@
+$(SAMPLE).options: | $(BUILD)/tools/ptgen
+	$(QUIET_GEN)$(BUILD)/tools/ptgen --seed 1 --print-config >$@.tmp && mv $@.tmp $@
 
 # A real program recorded by tools/ptrecord: tests/progs/p_sample's four
 # threads on two simulated CPUs, its shared library, MMAP2/COMM/switch
@@ -169,7 +175,7 @@ sample-code: $(SAMPLE_CODE)/perf.data
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(SAMPLE)
+	@$(MAKE) --no-print-directory $(SAMPLE) $(SAMPLE).options
 	$(PROG) $(SAMPLE)
 
 test check: deps

@@ -13,6 +13,7 @@
 #include "perfdata.h"
 #include "pkt.h"
 #include "ptdec.h"
+#include "timing_file.h"
 #include "trace.h"
 
 /* What a non-regular file is, for the error message. */
@@ -79,14 +80,32 @@ struct load_args {
 	size_t errlen;
 };
 
+/* A raw trace's timing from PATH.options, when there is one. */
+static int raw_timing(struct trace *t, char *err, size_t errlen)
+{
+	char path[4200];
+	int r;
+
+	t->options_read = 0;
+	if (timing_file_path(t->path, path, sizeof(path)) < 0)
+		return 0;	/* no such file can exist */
+	r = timing_file_read(path, &t->streams[0].timing, err, errlen);
+	if (r < 0)
+		return r;
+	t->options_read = (uint8_t)r;
+	return 0;
+}
+
 static int load_body(void *arg)
 {
 	struct load_args *a = arg;
 	struct trace *t = a->t;
+	int r;
 
 	if (perfdata_is(t->map, t->size))
 		return perfdata_load(t, a->err, a->errlen);
-	return open_raw(t);
+	r = open_raw(t);
+	return r < 0 ? r : raw_timing(t, a->err, a->errlen);
 }
 
 int trace_open(struct trace **out, const char *path, char *err, size_t errlen)

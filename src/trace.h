@@ -43,11 +43,17 @@ struct trace {
 	size_t nstreams;
 	struct trace_stream *streams;
 	void *perf;		/* perf.data reader state, if any */
+	uint8_t options_read;	/* a raw trace's PATH.options was read
+				 * into its stream's timing (timing_file.h) */
 };
 
-/* Open and map @path.  On failure, writes a one-line message naming the
- * file (and the offset, where one applies) into @err.
- * Returns 0, or a negative pte code. */
+/* Open and map @path.  A raw trace's stream takes its timing from the
+ * options file beside it, @path.options, if there is one
+ * (timing_file.h).  On failure, writes a one-line message naming the
+ * file (and the offset, or the options file's line, where one applies)
+ * into @err.
+ * Returns 0, or a negative pte code: -pte_bad_config if the options file
+ * is malformed, -pte_io if it cannot be read. */
 int trace_open(struct trace **out, const char *path, char *err, size_t errlen);
 
 /* Unmap and free @t (NULL is fine). */
@@ -90,8 +96,8 @@ int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 		  char *err, size_t errlen);
 
 /* Map @t's file again at its current size (after it grew or shrank) and
- * rebuild its streams over the new mapping; pointers into the old mapping
- * become invalid.  Returns 0; or -pte_bad_file (the file is now empty) or
+ * rebuild its streams over the new mapping (a raw trace's options file
+ * read again); pointers into the old mapping become invalid.  Returns 0; or -pte_bad_file (the file is now empty) or
  * -pte_io, with nothing changed; or what loading the streams returned,
  * leaving @t without streams.  @err gets a one-line message. */
 int trace_remap(struct trace *t, char *err, size_t errlen);

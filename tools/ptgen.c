@@ -17,8 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perfdata.h"
 #include "ptenc.h"
 #include "safefile.h"
+#include "timing_file.h"
 
 /* Output is flushed in chunks of GEN_BUF_SIZE; an event (a PSB+ or a
  * burst of packets) always fits in the GEN_EVENT_MAX of slack after it,
@@ -855,6 +857,38 @@ static int parse_rate(const char *s, double *out)
 	return 0;
 }
 
+/* The timing options that decode what @o generates: a Skylake client
+ * (6/78/3, whose 24 MHz crystal the model gives) with @o's ratios. */
+static void gen_config(const struct gen_opts *o, struct tm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->have_cpu = 1;
+	cfg->cpu_family = 6;
+	cfg->cpu_model = 78;
+	cfg->cpu_stepping = 3;
+	cfg->have_mtc_freq = 1;
+	cfg->mtc_freq = (uint8_t)o->mtc_freq;
+	cfg->have_nom_freq = 1;
+	cfg->nom_freq = (uint8_t)o->nom_freq;
+	cfg->have_cpuid_15 = 1;
+	cfg->cpuid_15_eax = o->eax;
+	cfg->cpuid_15_ebx = o->ebx;
+}
+
+/* OUT.options, so that ptbrowse shows the trace's times at once.  Written
+ * before the trace: a trace is never left without its options. */
+static void write_options(const struct gen_opts *o, const struct safefile_opts *so)
+{
+	struct safefile_opts fo = *so;
+	struct tm_config cfg;
+	char err[4400];
+
+	fo.flags &= ~(unsigned)SAFEFILE_STDOUT;
+	gen_config(o, &cfg);
+	if (timing_file_write(o->out, &cfg, &fo, err, sizeof(err)) < 0)
+		die("%s%s", err, "");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -864,7 +898,9 @@ static void usage(FILE *f)
 "  -s, --seed N          random seed (default 1); same seed, same bytes\n"
 "  -S, --size SIZE       exact output size; units B, K/KiB, M/MiB, G/GiB,\n"
 "                        T/TiB (powers of 1024) or kB, MB, GB, TB (of 1000)\n"
-"  -o, --output FILE     where to write; - for stdout (the default)\n"
+"  -o, --output FILE     where to write; - for stdout (the default); a\n"
+"                        file gets FILE.options beside it, the timing\n"
+"                        options that decode it (as --print-config)\n"
 "      --psb-period N    bytes between PSBs (default 4096)\n"
 "      --cyc, --no-cyc   send CYC packets (cycle-accurate mode; default on)\n"
 "      --cyc-thresh N    IA32_RTIT_CTL.CycThresh, 0..15: a CYC only after\n"
@@ -1034,9 +1070,12 @@ int main(int argc, char **argv)
 	memset(&g, 0, sizeof(g));
 	parse_args(&g.o, argc, argv);
 	if (g.o.print_config) {
-		printf("--cpu 6/78/3 --mtc-freq %u --nom-freq %u "
-		       "--cpuid-0x15.eax %u --cpuid-0x15.ebx %u\n",
-		       g.o.mtc_freq, g.o.nom_freq, g.o.eax, g.o.ebx);
+		char opts[256];
+		struct tm_config cfg;
+
+		gen_config(&g.o, &cfg);
+		perfdata_ptdump_options(&cfg, opts, sizeof(opts));
+		printf("%s\n", opts);
 		return 0;
 	}
 	{
@@ -1051,6 +1090,8 @@ int main(int argc, char **argv)
 		g.fd = safefile_fd(ptgen_out);
 		if (!strcmp(g.o.out, "-"))
 			g.o.out = "<stdout>";
+		else
+			write_options(&g.o, &so);
 	}
 	g.buf = malloc(GEN_BUF_SIZE + GEN_EVENT_MAX);
 	if (!g.buf)

@@ -1,0 +1,67 @@
+/*
+ * timing_file -- TRACE.options: the timing options of a raw trace, in a
+ * file beside it.  A raw trace carries no timing configuration (perf.data
+ * records it); without one its times stay TSC ticks.  `extract`, `export`
+ * and tools/ptgen write the file, trace_open() reads it for a raw trace,
+ * and every command's timing options win over it (tm_config_merge()).
+ *
+ * The format is libipt's options-file habit, which ptrecord (code images)
+ * and `flow --options` share: lines of options, "--opt VALUE" or
+ * "--opt=VALUE", blanks between them, '#' starting a comment line.
+ *   - a timing option (timing_option(): --cpu, --mtc-freq, --nom-freq,
+ *     --cpuid-0x15.eax/ebx/ecx, --tsc-freq) is taken; a bad value is an
+ *     error naming the file and line;
+ *   - an image option (--raw, --elf, --sysroot, --kallsyms, --buildid-dir)
+ *     ends its line: its value is a path that may hold blanks, and it is
+ *     `flow`'s to read;
+ *   - any other option is skipped with its value (the next word, unless
+ *     that starts with '-'): other tools' options may share the file;
+ *   - a word where an option is due is an error.
+ */
+#ifndef TIMING_FILE_H
+#define TIMING_FILE_H
+
+#include <stddef.h>
+
+#include "tm_config.h"
+
+struct trace;
+struct safefile_opts;
+
+/* A file bigger than this is refused (it is one line in practice). */
+#define TIMING_FILE_MAX (64u << 10)
+
+/* Write @trace's options file name ("@trace.options") into @buf.
+ * Returns 0, or -pte_invalid if it does not fit (or an argument is NULL). */
+int timing_file_path(const char *trace, char *buf, size_t size);
+
+/* Read the timing options of file @path into @cfg (what the file names is
+ * set; the rest of @cfg is left alone).
+ * Returns 1 if the file was read, 0 if there is none (@cfg untouched).
+ * Returns -pte_bad_config if a line is malformed: @err holds
+ * "PATH:LINE: why" (the fields before that line are set).
+ * Returns -pte_io if the file exists but cannot be read (not a regular
+ * file, too big, no permission): @err holds "PATH: why". */
+int timing_file_read(const char *path, struct tm_config *cfg, char *err,
+		     size_t errlen);
+
+/* Write the options file of output @out ("@out.options") with the ptdump
+ * options of @cfg on one line (perfdata_ptdump_options(): an empty line if
+ * @cfg knows nothing), through safefile with @o (may be NULL).
+ * Returns 0, or what safefile_create()/safefile_commit() return, with a
+ * one-line message naming the file in @err. */
+int timing_file_write(const char *out, const struct tm_config *cfg,
+		      const struct safefile_opts *o, char *err, size_t errlen);
+
+/* What to tell a user whose raw trace shows no times: if @t is a raw
+ * trace and @cfg (the timing in use: the file's merged with the command
+ * line's) gives no TSC frequency, not even P1's estimate, writes one line
+ * into @buf saying so and which options would give times (the values of
+ * this machine where it can read them with CPUID, else the options to
+ * look up), and where to put them.  For the browser's status line, once.
+ * Returns 1 if @buf holds a hint, 0 if times are known or @t is not raw
+ * (@buf is then ""). */
+int timing_file_hint(const struct trace *t, const struct tm_config *cfg,
+		     char *buf, size_t size);
+
+#endif /* TIMING_FILE_H */
