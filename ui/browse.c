@@ -156,16 +156,22 @@ int ui_key_waiting(struct ui *ui)
 	return 1;
 }
 
+static const struct view_ops small_view, browser_view;
+/* describe-key waits for a key (the browser's keys only). */
+static int browser_describing;
+
 void ui_layout(struct ui *ui)
 {
 	int tl_h, body, cw, pw;
 	int i;
 
-	ui->too_small = ui->cols < 20 || ui->rows < 6;
 	for (i = 0; i < UI_NPANES; i++)
 		ui->panes[i].h = ui->panes[i].w = 0;
-	if (ui->too_small)
+	if (ui->cols < 20 || ui->rows < 6) {
+		view_push(ui, &small_view, NULL);
 		return;
+	}
+	view_close(ui, &small_view);
 	tl_h = ui->rows >= 16 ? 3 : ui->rows >= 9 ? 2 : 1;
 	body = ui->rows - 3 - tl_h;	/* header, status, message */
 	/* The packet pane keeps 64 columns (82 with raw bytes); the cycle
@@ -188,38 +194,52 @@ void ui_layout(struct ui *ui)
 	nav_fix_view(ui);
 }
 
-void ui_draw(struct ui *ui)
+/* The too-small screen: what matters first, so a 19-column screen shows
+ * 19 columns of it. */
+static void small_draw(struct ui *ui, struct view *v)
+{
+	char buf[64];
+
+	erase();
+	snprintf(buf, sizeof(buf), "need 20x6, is %dx%d", ui->cols, ui->rows);
+	screen_put(0, 0, ui->cols, buf);
+}
+
+/* Keys go on to a list or the prompt under it; over the browser, q quits. */
+static int small_key(struct ui *ui, struct view *v, int c)
+{
+	struct view *b = view_below(ui, v);
+
+	if (b && b->ops != &browser_view && b->ops->key)
+		return b->ops->key(ui, b, c);
+	if (c == 'q')
+		ui->quit = 1;
+	return UI_DRAW_NONE;
+}
+
+static const struct view_ops small_view = {
+	.name = "too-small",
+	.flags = VIEW_OPAQUE | VIEW_TOPMOST,
+	.draw = small_draw,
+	.key = small_key,
+};
+
+/* The browser: header, panes, the region summary over them, status. */
+static void browser_draw(struct ui *ui, struct view *v)
 {
 	int i;
 
-	curs_set(ui->prompt ? 1 : 0);
-	if (ui->too_small) {
-		char buf[64];
-
-		erase();
-		/* what matters first: a 19-column screen shows 19 */
-		snprintf(buf, sizeof(buf), "need 20x6, is %dx%d", ui->cols, ui->rows);
-		screen_put(0, 0, ui->cols, buf);
-		return;
-	}
-	if (ui->help) {
-		help_draw(ui);
-		return;
-	}
-	if (marks_ui_view_active(ui)) {
-		marks_ui_view_draw(ui);
-		return;
-	}
-	if (stalls_view_active(ui)) {
-		stalls_view_draw(ui);
-		return;
-	}
 	status_draw_header(ui);
 	for (i = 0; i < UI_NPANES; i++)
 		if (ui->panes[i].h > 0 && ui->panes[i].w > 0)
 			ui->panes[i].ops->draw(ui, &ui->panes[i]);
 	marks_ui_draw_overlay(ui);
 	status_draw(ui);
+}
+
+void ui_draw(struct ui *ui)
+{
+	view_draw(ui);
 }
 
 static void ui_flush(struct ui *ui)
@@ -1020,7 +1040,7 @@ int ui_action(struct ui *ui, const struct km_result *res)
 	}
 	case ACTION_DESCRIBE_KEY:
 		km_state_describe(&ui->ks);
-		ui->describing = 1;
+		browser_describing = 1;
 		ui_message(ui, UI_INFO, "describe-key: press a key");
 		return UI_DRAW_STATUS;
 	case ACTION_TIMELINE_AXIS: {
@@ -1051,27 +1071,21 @@ int ui_action(struct ui *ui, const struct km_result *res)
 			ui_message(ui, UI_ERROR, "save-screen: %s", err);
 		return UI_DRAW_STATUS;
 	}
-	case ACTION_HELP:
-		ui->help = UI_PAGER_HELP;
-		ui->help_top = 0;
-		if (res->args[0]) {
-			/* ':help goto': that command's line on top */
-			int l = help_line_of(ui, action_find(res->args));
+	case ACTION_HELP: {
+		/* ':help goto': that command's line on top */
+		int l = res->args[0] ? help_line_of(ui, action_find(res->args)) : 0;
 
-			if (l < 0) {
-				ui->help = 0;
-				ui_message(ui, UI_ERROR, "help: %s: no such command",
-					   res->args);
-				return UI_DRAW_STATUS;
-			}
-			ui->help_top = l;
+		if (l < 0) {
+			ui_message(ui, UI_ERROR, "help: %s: no such command", res->args);
+			return UI_DRAW_STATUS;
 		}
+		help_open(ui, UI_PAGER_HELP, l);
 		return UI_DRAW_ALL;
+	}
 	case ACTION_MESSAGES:
-		ui->help = UI_PAGER_MESSAGES;
 		/* the newest at the bottom of the first screen shown */
-		ui->help_top = (int)(ui->nmsglog < UI_MSGLOG ? ui->nmsglog : UI_MSGLOG) -
-			       (ui->rows - 2);
+		help_open(ui, UI_PAGER_MESSAGES, (int)(ui->nmsglog < UI_MSGLOG ?
+			  ui->nmsglog : UI_MSGLOG) - (ui->rows - 2));
 		return UI_DRAW_ALL;
 	case ACTION_INFO: return ui_info(ui);
 	case ACTION_REDRAW:
@@ -1163,52 +1177,21 @@ static int ui_mouse(struct ui *ui)
 	return UI_DRAW_NONE;
 }
 
-/* One key from the terminal or the script.  Returns UI_DRAW_*. */
-static int ui_key(struct ui *ui, int c)
+/* A key for the browser: the keymap with the visual table while a
+ * selection is active and the focused pane's table. */
+static int browser_key(struct ui *ui, struct view *v, int c)
 {
 	struct km_result res;
 	enum km_status st;
 
-	if (c == KEY_RESIZE) {
-		if (!ui->headless)
-			getmaxyx(stdscr, ui->rows, ui->cols);
-		ui_layout(ui);
-		clearok(curscr, TRUE);
-		return UI_DRAW_ALL;
-	}
-	if (c == KEY_MOUSE)
-		return ui_mouse(ui);
-	if (ui->prompt) {
-		/* The prompt table first (Escape, C-c cancel); the rest is
-		 * readline's. */
-		static struct km_state pks;
-
-		st = km_feed(ui->km, &pks, KM_T_PROMPT, KM_T_NONE, c, &res);
-		if (st == KM_PENDING)
-			return UI_DRAW_STATUS;
-		if (st == KM_ACTION && res.action == ACTION_CANCEL)
-			return prompt_key(ui, c == 7 ? 7 : 27);	/* C-g ends a C-r first */
-		if (st == KM_ACTION)
-			return ui_action(ui, &res);
-		km_state_reset(&pks);
-		return prompt_key(ui, c);
-	}
-	if (ui->help)
-		return help_key(ui, c);
-	if (marks_ui_view_active(ui))
-		return marks_ui_view_key(ui, c);
-	if (stalls_view_active(ui))
-		return stalls_view_key(ui, c);
-	if (ui->too_small)
-		return c == 'q' ? (ui->quit = 1, UI_DRAW_NONE) : UI_DRAW_NONE;
 	if (!km_state_pending(&ui->ks))
 		ui->msg[0] = 0;
 	st = km_feed(ui->km, &ui->ks, marks_ui_visual(ui) ? KM_T_VISUAL : KM_T_NONE,
 		     ui->panes[ui->focus].ops->table, c, &res);
-	if (ui->describing && (st == KM_ACTION || st == KM_UNBOUND)) {
+	if (browser_describing && (st == KM_ACTION || st == KM_UNBOUND)) {
 		char buf[256];
 
-		ui->describing = 0;
+		browser_describing = 0;
 		ui_message(ui, UI_INFO, "%s", km_describe(&res, buf, sizeof(buf)));
 		return UI_DRAW_STATUS;
 	}
@@ -1225,6 +1208,34 @@ static int ui_key(struct ui *ui, int c)
 	default:
 		return UI_DRAW_STATUS;
 	}
+}
+
+static void browser_resize(struct ui *ui, struct view *v)
+{
+	ui_layout(ui);
+}
+
+static const struct view_ops browser_view = {
+	.name = "browser",
+	.flags = VIEW_OPAQUE,
+	.draw = browser_draw,
+	.key = browser_key,
+	.resize = browser_resize,
+};
+
+/* One key from the terminal or the script.  Returns UI_DRAW_*. */
+static int ui_key(struct ui *ui, int c)
+{
+	if (c == KEY_RESIZE) {
+		if (!ui->headless)
+			getmaxyx(stdscr, ui->rows, ui->cols);
+		view_resize(ui);
+		clearok(curscr, TRUE);
+		return UI_DRAW_ALL;
+	}
+	if (c == KEY_MOUSE)
+		return ui_mouse(ui);
+	return view_key(ui, c);
 }
 
 /* Read a key from the terminal, joining Escape + key into M-key. */
@@ -1954,6 +1965,7 @@ int cmd_browse_main(int argc, char **argv)
 		goto out_idx;
 	}
 	ui_live = ui;
+	view_push(ui, &browser_view, NULL);
 	ui_signals();
 	atexit(ui_restore_terminal);
 	prompt_init(ui);

@@ -5,6 +5,12 @@
 
 #include "ui.h"
 
+/* What the pager shows (UI_PAGER_*) and its first line. */
+static struct {
+	int what;
+	int top;
+} help_st;
+
 /* Line @n of the message log, oldest first; 0, or -1 past the end. */
 static int help_message(const struct ui *ui, int n, char *buf, size_t size)
 {
@@ -94,7 +100,7 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 	int a;
 
 	*bold = 0;
-	if (ui->help == UI_PAGER_MESSAGES)
+	if (help_st.what == UI_PAGER_MESSAGES)
 		return help_message(ui, n, buf, size);
 	if (n < NINTRO) {
 		snprintf(buf, size, "%s", intro[n]);
@@ -156,20 +162,20 @@ static int help_nlines(const struct ui *ui)
 	return n;
 }
 
-void help_draw(struct ui *ui)
+static void help_draw(struct ui *ui, struct view *v)
 {
 	int y, n = help_nlines(ui);
 
-	if (ui->help_top > n - 1)
-		ui->help_top = n - 1;
-	if (ui->help_top < 0)
-		ui->help_top = 0;
+	if (help_st.top > n - 1)
+		help_st.top = n - 1;
+	if (help_st.top < 0)
+		help_st.top = 0;
 	for (y = 0; y < ui->rows - 1; y++) {
 		char buf[512];
 		int bold;
 
 		screen_clear(y, 0, ui->cols);
-		if (help_line(ui, ui->help_top + y, buf, sizeof(buf), &bold))
+		if (help_line(ui, help_st.top + y, buf, sizeof(buf), &bold))
 			continue;
 		attrset(bold ? A_BOLD : A_NORMAL);
 		screen_put(y, 0, ui->cols, buf);
@@ -180,41 +186,55 @@ void help_draw(struct ui *ui)
 		char buf[64];
 
 		snprintf(buf, sizeof(buf), " %s  line %d/%d  (q closes)",
-			 ui->help == UI_PAGER_MESSAGES ? "messages" : "help",
-			 n ? ui->help_top + 1 : 0, n);
+			 help_st.what == UI_PAGER_MESSAGES ? "messages" : "help",
+			 n ? help_st.top + 1 : 0, n);
 		screen_put(ui->rows - 1, 0, ui->cols, buf);
 	}
 	attrset(A_NORMAL);
 }
 
-int help_key(struct ui *ui, int key)
+static int help_key(struct ui *ui, struct view *v, int key)
 {
 	int page = ui->rows > 3 ? ui->rows - 2 : 1;
 
 	switch (key) {
 	case 'q': case 27: case KEY_F(1): case 'H':
-		ui->help = 0;
+		view_close(ui, v->ops);
 		return UI_DRAW_ALL;
 	case 'j': case KEY_DOWN: case 14: case 13: case 10:
-		ui->help_top++;
+		help_st.top++;
 		break;
 	case 'k': case KEY_UP: case 16:
-		ui->help_top--;
+		help_st.top--;
 		break;
 	case ' ': case 'f': case KEY_NPAGE: case 6:
-		ui->help_top += page;
+		help_st.top += page;
 		break;
 	case 'b': case KEY_PPAGE: case 2:
-		ui->help_top -= page;
+		help_st.top -= page;
 		break;
 	case 'g': case KEY_HOME: case '<':
-		ui->help_top = 0;
+		help_st.top = 0;
 		break;
 	case 'G': case KEY_END: case '>':
-		ui->help_top = help_nlines(ui) - page;
+		help_st.top = help_nlines(ui) - page;
 		break;
 	default:
 		break;
 	}
 	return UI_DRAW_ALL;
+}
+
+static const struct view_ops help_view = {
+	.name = "help",
+	.flags = VIEW_OPAQUE,
+	.draw = help_draw,
+	.key = help_key,
+};
+
+void help_open(struct ui *ui, int what, int top)
+{
+	help_st.what = what;
+	help_st.top = top;
+	view_push(ui, &help_view, NULL);
 }

@@ -22,13 +22,10 @@
  * mode; in a terminal they always run in the background. */
 #define MU_SUMMARY_PANEL_W 46
 
-enum marks_ui_view { MU_VIEW_NONE, MU_VIEW_MARKS, MU_VIEW_STREAMS };
-
 /* The state of this module (one browser per process). */
 static struct {
 	int visual;			/* a selection is active */
 	uint64_t anchor;		/* where it started */
-	enum marks_ui_view view;		/* the list view that is up */
 	long sel, top;			/* its selected and first rows */
 	int confirm;			/* 'd' asked; waiting for y */
 	int pairs;			/* our colour pairs are set up */
@@ -716,7 +713,7 @@ void marks_ui_draw_overlay(struct ui *ui)
 	long i = marks_ui_region_at(ui, ui->cursor);
 	int w, x, h;
 
-	if (mu.visual && !ui->msg[0] && !ui->prompt) {
+	if (mu.visual && !ui->msg[0] && !prompt_is_open(ui)) {
 		uint64_t from, to;
 
 		/* The selection, while it lasts (keys clear the message). */
@@ -724,7 +721,7 @@ void marks_ui_draw_overlay(struct ui *ui)
 		ui_message(ui, UI_INFO, "-- VISUAL -- 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
 			   " bytes)  Enter names it, Esc cancels", from, to, to - from);
 	}
-	if (i < 0 || mu.visual || ui->help || ui->too_small)
+	if (i < 0 || mu.visual)
 		return;
 	marks_ui_summarize(ui, marks_at(ui->bm, (size_t)i));
 	/* Over the cycle pane's lower part, else the packet pane's. */
@@ -745,29 +742,38 @@ void marks_ui_draw_overlay(struct ui *ui)
  * The list view: marks and regions, or streams.
  */
 
-static long marks_ui_view_rows(struct ui *ui)
+static const struct view_ops marks_list_view, streams_list_view;
+
+/* Whether list view @v is the streams list (else marks and regions). */
+static int marks_ui_is_streams(const struct view *v)
 {
-	if (mu.view == MU_VIEW_STREAMS)
+	return v->ops == &streams_list_view;
+}
+
+static long marks_ui_view_rows(struct ui *ui, const struct view *v)
+{
+	if (marks_ui_is_streams(v))
 		return (long)ui->trace->nstreams;
 	return ui->bm ? (long)marks_count(ui->bm) : 0;
 }
 
 /* The height of the list part (the rest shows the summary). */
-static int marks_ui_view_list_h(struct ui *ui)
+static int marks_ui_view_list_h(struct ui *ui, const struct view *v)
 {
 	int h = ui->rows - 3;
 
-	if (mu.view == MU_VIEW_MARKS && h > 16)
+	if (!marks_ui_is_streams(v) && h > 16)
 		h -= 13;
 	return h < 1 ? 1 : h;
 }
 
-static void marks_ui_view_open(struct ui *ui, enum marks_ui_view v, const char *first)
+/* Open the marks list (@streams: the streams list) on entry @first, or
+ * else the entry at or before the cursor. */
+static void marks_ui_view_open(struct ui *ui, int streams, const char *first)
 {
-	mu.view = v;
 	mu.sel = mu.top = 0;
 	mu.confirm = 0;
-	if (v == MU_VIEW_STREAMS)
+	if (streams)
 		mu.sel = ui->stream_no;
 	else if (first && ui->bm && marks_find(ui->bm, first) >= 0)
 		mu.sel = marks_find(ui->bm, first);
@@ -777,11 +783,7 @@ static void marks_ui_view_open(struct ui *ui, enum marks_ui_view v, const char *
 
 		mu.sel = i < 0 ? 0 : i;
 	}
-}
-
-int marks_ui_view_active(const struct ui *ui)
-{
-	return mu.view != MU_VIEW_NONE;
+	view_push(ui, streams ? &streams_list_view : &marks_list_view, NULL);
 }
 
 /* One row of the marks list. */
@@ -863,16 +865,17 @@ static void marks_ui_stream_row(struct ui *ui, size_t i, char *buf, size_t size)
 		 s->snapshot ? "  snapshot" : "", i == (size_t)ui->stream_no ? "  (current)" : "");
 }
 
-void marks_ui_view_draw(struct ui *ui)
+static void marks_ui_view_draw(struct ui *ui, struct view *v)
 {
-	long n = marks_ui_view_rows(ui), i;
-	int h = marks_ui_view_list_h(ui), y;
+	int streams = marks_ui_is_streams(v);
+	long n = marks_ui_view_rows(ui, v), i;
+	int h = marks_ui_view_list_h(ui, v), y;
 	char buf[512];
 
 	erase();
 	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 	screen_clear(0, 0, ui->cols);
-	if (mu.view == MU_VIEW_STREAMS)
+	if (streams)
 		snprintf(buf, sizeof(buf), " streams of %s: %ld   Enter switches  q closes",
 			 ui->name, n);
 	else
@@ -887,7 +890,7 @@ void marks_ui_view_draw(struct ui *ui)
 	if (mu.sel >= mu.top + h)
 		mu.top = mu.sel - h + 1;
 	for (y = 0, i = mu.top; y < h && i < n; y++, i++) {
-		if (mu.view == MU_VIEW_STREAMS)
+		if (streams)
 			marks_ui_stream_row(ui, (size_t)i, buf, sizeof(buf));
 		else
 			marks_ui_mark_row(ui, marks_at(ui->bm, (size_t)i), buf, sizeof(buf));
@@ -897,10 +900,10 @@ void marks_ui_view_draw(struct ui *ui)
 	}
 	attrset(A_NORMAL);
 	if (!n)
-		screen_put(1, 1, ui->cols - 1, mu.view == MU_VIEW_STREAMS ? "(no streams)" :
+		screen_put(1, 1, ui->cols - 1, streams ? "(no streams)" :
 			   "(no marks: m L, M, :mark NAME, v ... Enter)");
 	/* The selected region's summary below the list. */
-	if (mu.view == MU_VIEW_MARKS && n && h < ui->rows - 3) {
+	if (!streams && n && h < ui->rows - 3) {
 		const struct marks_entry *e = marks_at(ui->bm, (size_t)mu.sel);
 
 		if (e && e->kind == BM_REGION) {
@@ -928,14 +931,14 @@ static void marks_ui_quote(const char *s, char *buf, size_t size)
 	free(p);
 }
 
-int marks_ui_view_key(struct ui *ui, int key)
+static int marks_ui_view_key(struct ui *ui, struct view *v, int key)
 {
-	long n = marks_ui_view_rows(ui);
-	int h = marks_ui_view_list_h(ui);
+	long n = marks_ui_view_rows(ui, v);
+	int h = marks_ui_view_list_h(ui, v);
 	const struct marks_entry *e = NULL;
 	char buf[BM_NOTE_MAX + 128], q[BM_NOTE_MAX + 64];
 
-	if (mu.view == MU_VIEW_MARKS && n && mu.sel < n)
+	if (!marks_ui_is_streams(v) && n && mu.sel < n)
 		e = marks_at(ui->bm, (size_t)mu.sel);
 	if (mu.confirm) {
 		mu.confirm = 0;
@@ -954,7 +957,7 @@ int marks_ui_view_key(struct ui *ui, int key)
 	ui->msg[0] = 0;
 	switch (key) {
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
-		mu.view = MU_VIEW_NONE;
+		view_close(ui, v->ops);
 		return UI_DRAW_ALL;
 	case 3:	/* C-c: stop the summary */
 		if (marks_ui_busy(ui))
@@ -983,7 +986,7 @@ int marks_ui_view_key(struct ui *ui, int key)
 	case '\r': case '\n': case KEY_ENTER:
 		if (!n)
 			return UI_DRAW_ALL;
-		mu.view = MU_VIEW_NONE;
+		view_close(ui, v->ops);
 		if (mu.sel < n && ui->trace->nstreams > (size_t)mu.sel && !e)
 			return streams_ui_switch(ui, (int)mu.sel);
 		return e ? nav_jump(ui, e->from) : UI_DRAW_ALL;
@@ -1024,6 +1027,20 @@ int marks_ui_view_key(struct ui *ui, int key)
 	}
 }
 
+static const struct view_ops marks_list_view = {
+	.name = "marks",
+	.flags = VIEW_OPAQUE,
+	.draw = marks_ui_view_draw,
+	.key = marks_ui_view_key,
+};
+
+static const struct view_ops streams_list_view = {
+	.name = "streams",
+	.flags = VIEW_OPAQUE,
+	.draw = marks_ui_view_draw,
+	.key = marks_ui_view_key,
+};
+
 /*
  * The actions.
  */
@@ -1045,7 +1062,7 @@ int marks_ui_action(struct ui *ui, const struct km_result *res)
 	case ACTION_MARKS:
 		if (marks_ui_no_marks(ui))
 			return UI_DRAW_STATUS;
-		marks_ui_view_open(ui, MU_VIEW_MARKS, NULL);
+		marks_ui_view_open(ui, 0, NULL);
 		return UI_DRAW_ALL;
 	case ACTION_REGIONS: {
 		char tok[MU_NTOK][MU_TOKLEN];
@@ -1056,7 +1073,7 @@ int marks_ui_action(struct ui *ui, const struct km_result *res)
 		/* :regions A B: A's summary with its delta from B */
 		if (n > 1 && marks_ui_ref(ui, tok[1]) != UI_DRAW_ALL)
 			return UI_DRAW_STATUS;
-		marks_ui_view_open(ui, MU_VIEW_MARKS, n > 0 ? tok[0] : NULL);
+		marks_ui_view_open(ui, 0, n > 0 ? tok[0] : NULL);
 		if (n <= 0) {
 			/* The first region. */
 			long i = marks_next(ui->bm, 0, 1, 1u << BM_REGION);
@@ -1078,7 +1095,7 @@ int marks_ui_action(struct ui *ui, const struct km_result *res)
 		int s;
 
 		if (!res->args[0]) {
-			marks_ui_view_open(ui, MU_VIEW_STREAMS, NULL);
+			marks_ui_view_open(ui, 1, NULL);
 			return UI_DRAW_ALL;
 		}
 		s = trace_find_stream(ui->trace, res->args);

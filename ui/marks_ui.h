@@ -23,10 +23,6 @@
 int marks_ui_action(struct ui *ui, const struct km_result *res);
 /* Whether a visual selection is active (keys use the visual table). */
 int marks_ui_visual(const struct ui *ui);
-/* Whether the list view is up, a key for it, and drawing it. */
-int marks_ui_view_active(const struct ui *ui);
-int marks_ui_view_key(struct ui *ui, int key);
-void marks_ui_view_draw(struct ui *ui);
 /* The region summary panel, drawn over the panes when the cursor is
  * inside a region. */
 void marks_ui_draw_overlay(struct ui *ui);

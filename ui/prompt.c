@@ -72,10 +72,17 @@ static void prompt_nodeprep(void)
 {
 }
 
+static const struct view_ops prompt_view;
+
+int prompt_is_open(const struct ui *ui)
+{
+	return view_is_open(ui, &prompt_view);
+}
+
 static void prompt_close(struct ui *ui)
 {
 	rl_callback_handler_remove();
-	ui->prompt = 0;
+	view_close(ui, &prompt_view);
 	prompt_qhead = prompt_qtail = 0;
 	prompt_matches[0] = 0;
 	curs_set(0);
@@ -103,7 +110,7 @@ static void prompt_cancel(struct ui *ui)
 	prompt_cancelling = 1;
 	rl_callback_read_char();	/* the queue is empty: EOF */
 	prompt_cancelling = 0;
-	if (ui->prompt)
+	if (prompt_is_open(ui))
 		prompt_close(ui);
 }
 
@@ -356,7 +363,7 @@ void prompt_init(struct ui *ui)
 
 void prompt_done(struct ui *ui)
 {
-	if (ui->prompt)
+	if (prompt_is_open(ui))
 		prompt_cancel(ui);
 	free(prompt_running);
 	prompt_running = NULL;
@@ -369,7 +376,7 @@ void prompt_done(struct ui *ui)
 void prompt_open(struct ui *ui, const char *text)
 {
 	prompt_ui = ui;
-	ui->prompt = 1;
+	view_push(ui, &prompt_view, NULL);
 	ui->msg[0] = 0;
 	prompt_qhead = prompt_qtail = 0;
 	rl_callback_handler_install(":", prompt_line);
@@ -422,7 +429,7 @@ int prompt_key(struct ui *ui, int key)
 		}
 		break;
 	}
-	while (ui->prompt && prompt_avail())
+	while (prompt_is_open(ui) && prompt_avail())
 		rl_callback_read_char();
 	if (prompt_entered) {
 		/* Held in prompt_running while it runs: a trace that shrank
@@ -439,7 +446,7 @@ int prompt_key(struct ui *ui, int key)
 	return UI_DRAW_ALL;
 }
 
-void prompt_draw(struct ui *ui)
+static void prompt_draw(struct ui *ui, struct view *v)
 {
 	int y = ui->rows - 1, w = ui->cols, start = 0, cx;
 	const char *buf = rl_line_buffer ? rl_line_buffer : "";
@@ -467,3 +474,30 @@ void prompt_draw(struct ui *ui)
 		cx = w - 1;
 	move(y, cx);
 }
+
+/* A key at the prompt: the prompt key table first (Escape, C-c cancel; C-s
+ * and C-r search on in the emacs keymap); the rest is readline's. */
+static int prompt_view_key(struct ui *ui, struct view *v, int c)
+{
+	static struct km_state pks;
+	struct km_result res;
+	enum km_status st;
+
+	st = km_feed(ui->km, &pks, KM_T_PROMPT, KM_T_NONE, c, &res);
+	if (st == KM_PENDING)
+		return UI_DRAW_STATUS;
+	if (st == KM_ACTION && res.action == ACTION_CANCEL)
+		return prompt_key(ui, c == 7 ? 7 : 27);	/* C-g ends a C-r first */
+	if (st == KM_ACTION)
+		return ui_action(ui, &res);
+	km_state_reset(&pks);
+	return prompt_key(ui, c);
+}
+
+/* The prompt draws over the message line of the view under it. */
+static const struct view_ops prompt_view = {
+	.name = "prompt",
+	.flags = VIEW_CURSOR,
+	.draw = prompt_draw,
+	.key = prompt_view_key,
+};

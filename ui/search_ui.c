@@ -591,7 +591,7 @@ int search_ui_action(struct ui *ui, const struct km_result *res)
 		int dir = res->action == ACTION_SEARCH_FORWARD ? 1 : -1;
 
 		if (!res->args[0] && res->nkeys) {
-			if (ui->prompt)
+			if (prompt_is_open(ui))
 				return search_ui_prompt_again(ui, dir);
 			prompt_open(ui, dir > 0 ? "/" : "?");
 			return UI_DRAW_ALL;

@@ -6,8 +6,7 @@
  * packets (TSC, or MTC where the configuration places MTCs); the list is
  * the N segments with the largest, each with the packet that ends its gap
  * (a "gap >= G" filter from the segment's PSB, which decodes a segment or
- * two) and a jump there.  Its hooks (stalls_action, stalls_view_active,
- * stalls_view_key, stalls_view_draw) are what browse.c calls.
+ * two) and a jump there.  The list is a view (view.h).
  */
 #include <curses.h>
 #include <inttypes.h>
@@ -30,18 +29,13 @@ struct st_row {
 };
 
 static struct {
-	int open;
 	struct st_row *rows;
 	size_t n;
 	long sel, top;
 	size_t partial;		/* segments the time pass has not reached */
 } st;
 
-int stalls_view_active(const struct ui *ui)
-{
-	(void)ui;
-	return st.open;
-}
+static const struct view_ops stalls_view;
 
 static int st_cmp(const void *a, const void *b)
 {
@@ -164,20 +158,20 @@ int stalls_action(struct ui *ui, const struct km_result *res)
 			   "no gaps between timing packets (no TSC or placed MTC)");
 		return UI_DRAW_STATUS;
 	}
-	st.open = 1;
 	st.sel = 0;
 	st.top = 0;
+	view_push(ui, &stalls_view, NULL);
 	return UI_DRAW_ALL;
 }
 
-int stalls_view_key(struct ui *ui, int key)
+static int stalls_view_key(struct ui *ui, struct view *v, int key)
 {
 	long n = (long)st.n, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
 
 	ui->msg[0] = 0;
 	switch (key) {
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
-		st.open = 0;
+		view_close(ui, v->ops);
 		return UI_DRAW_ALL;
 	case 'j': case KEY_DOWN: case 14:
 		if (st.sel + 1 < n)
@@ -202,14 +196,14 @@ int stalls_view_key(struct ui *ui, int key)
 	case '\r': case '\n': case KEY_ENTER:
 		if (!n)
 			return UI_DRAW_ALL;
-		st.open = 0;
+		view_close(ui, v->ops);
 		return nav_jump(ui, st.rows[st.sel].at);
 	default:
 		return UI_DRAW_NONE;
 	}
 }
 
-void stalls_view_draw(struct ui *ui)
+static void stalls_view_draw(struct ui *ui, struct view *v)
 {
 	long n = (long)st.n, i, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
 	int y;
@@ -239,3 +233,10 @@ void stalls_view_draw(struct ui *ui)
 	attrset(A_NORMAL);
 	status_draw(ui);
 }
+
+static const struct view_ops stalls_view = {
+	.name = "stalls",
+	.flags = VIEW_OPAQUE,
+	.draw = stalls_view_draw,
+	.key = stalls_view_key,
+};

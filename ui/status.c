@@ -237,11 +237,7 @@ void status_draw(struct ui *ui)
 				   screen_glyph(ui, "█", "#") : screen_glyph(ui, "░", "-"));
 	}
 	attrset(A_NORMAL);
-	/* The message line (the prompt draws over it when open). */
-	if (ui->prompt) {
-		prompt_draw(ui);
-		return;
-	}
+	/* The message line (the prompt view draws over it when open). */
 	screen_clear(ui->rows - 1, 0, ui->cols);
 	if (ui->msg[0]) {
 		attrset(ui->msg_sev == UI_ERROR ? screen_attr(ui, SC_MSGERR) :

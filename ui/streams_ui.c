@@ -240,7 +240,7 @@ void streams_ui_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uin
 		su.last_near = NULL;
 	/* The event nearest the cursor, in the message line: when the cursor
 	 * comes near a new one, or while the line is free. */
-	if (near && !ui->prompt && (!ui->msg[0] || near != su.last_near)) {
+	if (near && !prompt_is_open(ui) && (!ui->msg[0] || near != su.last_near)) {
 		char t[48] = "?";
 		const char *what = perfdata_event_name((enum perfdata_event_kind)near->kind);
 

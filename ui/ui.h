@@ -35,6 +35,7 @@
 #include "index.h"
 #include "keymap.h"
 #include "tm.h"
+#include "view.h"
 #include "window.h"
 
 struct trace;
@@ -159,13 +160,10 @@ struct ui {
 	/* the screen */
 	int rows, cols;
 	int utf8, color, mouse, headless;
-	int too_small;
 	struct pane panes[UI_NPANES];
 	int focus;
-	int help;			/* a pager is up: UI_PAGER_* */
-	int help_top;
-	int prompt;			/* the prompt is up */
-	int describing;			/* describe-key waits for a key */
+	struct view views[VIEW_MAX];	/* the stack, bottom first (view.h) */
+	int nviews;
 	int no_state;			/* --no-state: write no files */
 
 	char msg[512];
@@ -283,11 +281,11 @@ static inline long ui_count(const struct km_result *res)
 }
 
 /* help.c */
-void help_draw(struct ui *ui);
+/* Open the pager on the help text (UI_PAGER_HELP) or the message log
+ * (UI_PAGER_MESSAGES) at line @top. */
+void help_open(struct ui *ui, int what, int top);
 /* The help line of action @a (for ':help COMMAND'), or -1. */
 int help_line_of(const struct ui *ui, int a);
-/* A key while help is up.  Returns UI_DRAW_*. */
-int help_key(struct ui *ui, int key);
 
 /* reload.c */
 /* Remember the identity of ui->trace's file, for reload_trace(). */
@@ -300,10 +298,11 @@ int reload_trace(struct ui *ui);
 /* prompt.c */
 /* Open the prompt with initial text @text (may be NULL). */
 void prompt_open(struct ui *ui, const char *text);
-/* Feed a key to the open prompt.  Returns UI_DRAW_*. */
+/* Feed a key to the open prompt's readline (the prompt key table is
+ * the view's, before this).  Returns UI_DRAW_*. */
 int prompt_key(struct ui *ui, int key);
-/* Draw the prompt in the message line. */
-void prompt_draw(struct ui *ui);
+/* Whether the prompt is open. */
+int prompt_is_open(const struct ui *ui);
 /* Load and save the history file ($XDG_STATE_HOME/ptbrowse/history). */
 void prompt_init(struct ui *ui);
 void prompt_done(struct ui *ui);
