@@ -1,0 +1,180 @@
+/*
+ * calltree -- the call tree and the flat function profile of a range of
+ * the instruction flow: for the function view, `ptbrowse calls` and region
+ * summaries.
+ *
+ * Fed the flow in order -- runs (the instructions one packet decided,
+ * with the cycles they took: flow.h's windows) and their instructions --
+ * it builds:
+ *   - the tree: a node per call path (a callee under its caller, as perf
+ *     report's call graph; recursion nests), with how often it was
+ *     called, its instructions and cycles (self and with its callees),
+ *     the time from call to return (the deciding packets' estimated TSC)
+ *     and the offset of its first call, to jump to.  A call instruction
+ *     belongs to its caller; the callee's node starts with the
+ *     instruction after it.  A return from a function entered before the
+ *     range (or after the flow broke) starts a new top-level node, called
+ *     0 times: its calls are not in the range.
+ *   - the flat profile: per function (the symbol holding each
+ *     instruction, so a tail call or a PLT stub's jump counts in the
+ *     function it reaches), its instructions, cycles and the calls into
+ *     it.
+ *
+ * Cycles are never invented.  A run's cycles are exact, bounded (between
+ * lo and hi, or at least lo), or unknown (the flow broke, no CYC); a run
+ * whose instructions lie in one node (function) gives that node its
+ * cycles as they are; a run shared between several is split by
+ * instruction count, and the shares are marked as such (CT_S_SHARED).
+ * Splits are in whole cycles with the remainder to the last part, so the
+ * parts add up to the run: the root's cycles are the sum of the runs'.
+ */
+#ifndef CALLTREE_H
+#define CALLTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ct;
+struct symfmt_fn;
+
+/* A run's cycles, as flow.h's struct flow_cyc (same flags). */
+enum ct_cyc_flag {
+	CT_C_KNOWN = 1 << 0,	/* lo is a lower bound (else nothing known) */
+	CT_C_HI = 1 << 1,	/* hi is an upper bound (else unbounded) */
+	CT_C_EXACT = 1 << 2,	/* lo == hi: exact */
+};
+
+struct ct_cyc {
+	uint64_t lo, hi;
+	uint8_t flags;		/* enum ct_cyc_flag */
+};
+
+/* A sum of cycles over runs and shares of runs. */
+enum ct_sum_flag {
+	CT_S_BOUNDED = 1 << 0,	/* a bounded run is in it: in [lo, hi] */
+	CT_S_OPEN = 1 << 1,	/* a run without an upper bound: hi means
+				 * nothing, at least lo */
+	CT_S_SHARED = 1 << 2,	/* shares of runs split by instruction count
+				 * are in it */
+};
+
+struct ct_sum {
+	uint64_t lo, hi;	/* equal when exact */
+	uint64_t unknown;	/* instructions whose cycles are unknown */
+	uint64_t known;		/* instructions whose cycles are counted */
+	uint32_t flags;		/* enum ct_sum_flag */
+};
+
+#define CT_NONE UINT32_MAX
+#define CT_ROOT 0		/* the root node: the whole range */
+
+/* A function of the flat profile. */
+struct ct_func {
+	const char *name;	/* from the resolver; lives as long as it says */
+	uint64_t start, end;	/* its range (a code segment's when it has no
+				 * symbol) */
+	uint8_t kind;		/* enum symfmt_kind */
+	uint64_t insns;		/* instructions in it */
+	uint64_t calls;		/* calls into it */
+	struct ct_sum cyc;	/* their cycles */
+};
+
+/* A node of the tree. */
+struct ct_node {
+	uint32_t parent;	/* CT_NONE for the root */
+	uint32_t func;		/* index of its function; CT_NONE: the root */
+	uint32_t first_child, next_sibling;	/* CT_NONE: none; children
+						 * in order of first call */
+	uint32_t depth;		/* the root 0, top-level nodes 1 */
+	uint64_t calls;		/* calls into it (0: entered before) */
+	uint64_t insns_self, insns;	/* its own; with its callees' */
+	struct ct_sum self, total;	/* cycles, likewise */
+	uint64_t tsc_ticks;	/* TSC ticks from its calls to their returns
+				 * (estimated from the deciding packets;
+				 * calls still open at the end count to the
+				 * last run) */
+	uint64_t offset;	/* its first instruction's deciding packet */
+};
+
+/* The function holding @ip in address space @asid into @fn (symfmt.h's
+ * symfmt_function() fits, with a struct symfmt as @ctx).
+ * Returns 0, or a negative pte code (then the instruction is counted
+ * under "(unknown)"). */
+typedef int (*ct_resolve_fn)(void *ctx, uint64_t asid, uint64_t ip,
+			     struct symfmt_fn *fn);
+
+/* A ct_resolve_fn over a struct symfmt (@sf): symfmt_function(). */
+int ct_resolve_symfmt(void *sf, uint64_t asid, uint64_t ip,
+		      struct symfmt_fn *fn);
+
+/* An empty tree whose functions come from @resolve(@ctx, ...).
+ * Returns 0 and sets *@out, or -pte_nomem, or -pte_invalid for NULL
+ * @out or @resolve. */
+int ct_new(struct ct **out, ct_resolve_fn resolve, void *ctx);
+
+/* Free @ct (NULL is fine). */
+void ct_free(struct ct *ct);
+
+/* Start a run: the instructions given next (up to the next ct_run(),
+ * ct_break() or ct_finish()) took @cyc cycles together (NULL: unknown);
+ * @tsc (if @have_tsc) is its deciding packet's estimated TSC.
+ * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
+int ct_run(struct ct *ct, const struct ct_cyc *cyc, uint64_t tsc,
+	   int have_tsc);
+
+/* Instruction classes ct_insn() tells apart: the values of flow.h's enum
+ * flow_iclass for near calls and returns.  Far transfers (system calls,
+ * interrupts) do not move in the tree: with user-only tracing their
+ * targets are not traced, and the flow comes back after them. */
+enum ct_iclass { CT_IC_CALL = 2, CT_IC_RETURN = 3 };
+
+/* The next instruction of the flow: at @ip of address space @asid,
+ * decided by the packet at @offset, of class @iclass (any flow.h class;
+ * near calls and returns move in the tree, the rest do not).  An
+ * instruction outside a run has unknown cycles.
+ * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
+int ct_insn(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
+	    int iclass);
+
+/* The flow broke (an overflow, a decode error): the open run ends with its
+ * cycles as given, and the call stack is forgotten (the next instruction
+ * starts a top-level node).  Tracing disabled and enabled again is no
+ * break: the stack stays.  Returns 0, or -pte_invalid. */
+int ct_break(struct ct *ct);
+
+/* End the range: close the open run and calls, sum the nodes' totals.
+ * Nothing can be fed after it.  Returns 0, or -pte_invalid. */
+int ct_finish(struct ct *ct);
+
+/* The nodes (index 0 the root) and the functions, after ct_finish()
+ * (NULL for an index out of range). */
+size_t ct_nnodes(const struct ct *ct);
+const struct ct_node *ct_node(const struct ct *ct, uint32_t i);
+size_t ct_nfuncs(const struct ct *ct);
+const struct ct_func *ct_func(const struct ct *ct, uint32_t i);
+
+/* Whether a stack deeper than the tree keeps was met (deeper calls were
+ * counted in the deepest node kept). */
+int ct_truncated(const struct ct *ct);
+
+/* Orders for ct_top() and ct_children(). */
+enum ct_order { CT_BY_CYCLES, CT_BY_INSNS, CT_BY_CALLS };
+
+/* The functions sorted by @order (descending; ties by name), the first
+ * @max of them (0: all) into @idx.  Returns how many were written. */
+size_t ct_top(const struct ct *ct, enum ct_order order, uint32_t *idx,
+	      size_t max);
+
+/* The children of node @node sorted by @order (by total cycles, total
+ * instructions or calls; descending), at most @max into @idx.  Returns
+ * how many were written. */
+size_t ct_children(const struct ct *ct, uint32_t node, enum ct_order order,
+		   uint32_t *idx, size_t max);
+
+/* A sum's cycles as text into @buf: "1234" exact, "~1234" a sum with
+ * shares split by instruction count (exact in total, not in the split),
+ * "1234-1300" bounded, ">=1234" at least, "?" nothing known; then "+?"
+ * when some instructions' cycles are unknown.  Returns @buf. */
+const char *ct_sum_str(const struct ct_sum *s, char *buf, size_t size);
+
+#endif /* CALLTREE_H */

@@ -1,0 +1,351 @@
+/*
+ * test_calltree -- the call tree and flat profile of a made-up flow with a
+ * resolver of four functions: calls, returns, a return above the range,
+ * a break; exact, bounded, open and unknown runs, split between nodes by
+ * instruction count; the region's cycles equal the sum of its runs';
+ * times from the runs' TSC; orders; a stack deeper than the tree keeps.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "calltree.h"
+#include "ptdec.h"
+#include "symfmt.h"
+
+#define CALL CT_IC_CALL
+#define RET CT_IC_RETURN
+#define OTHER 1
+#define FAR_CALL 6
+
+/* main 0x1000, f 0x2000, g 0x3000 (0x100 each), "lib.so" a segment at
+ * 0x4000; nothing elsewhere. */
+static int resolve(void *ctx, uint64_t asid, uint64_t ip, struct symfmt_fn *fn)
+{
+	static const char *const names[] = { "main", "f", "g" };
+
+	(void)asid;
+	(*(int *)ctx)++;
+	if (ip >= 0x1000 && ip < 0x4000 && (ip & 0xfff) < 0x100) {
+		fn->name = names[ip / 0x1000 - 1];
+		fn->start = ip & ~0xfffull;
+		fn->end = fn->start + 0x100;
+		fn->kind = SYMFMT_FUNC;
+	} else if (ip >= 0x4000 && ip < 0x5000) {
+		fn->name = "lib.so";
+		fn->start = 0x4000;
+		fn->end = 0x5000;
+		fn->kind = SYMFMT_SEGMENT;
+	} else {
+		fn->name = "(unknown)";
+		fn->start = ip;
+		fn->end = ip + 1;
+		fn->kind = SYMFMT_NONE;
+	}
+	return 0;
+}
+
+static void test_null(void **state)
+{
+	struct ct *ct;
+	struct ct_sum s = { 0 };
+	uint32_t idx[4];
+	char buf[32];
+	int calls = 0;
+
+	(void)state;
+	ct_free(NULL);
+	assert_int_equal(ct_new(NULL, resolve, NULL), -pte_invalid);
+	assert_int_equal(ct_new(&ct, NULL, NULL), -pte_invalid);
+	assert_int_equal(ct_run(NULL, NULL, 0, 0), -pte_invalid);
+	assert_int_equal(ct_insn(NULL, 0, 0, 0, 0), -pte_invalid);
+	assert_int_equal(ct_break(NULL), -pte_invalid);
+	assert_int_equal(ct_finish(NULL), -pte_invalid);
+	assert_int_equal(ct_nnodes(NULL), 0);
+	assert_null(ct_node(NULL, 0));
+	assert_int_equal(ct_top(NULL, CT_BY_INSNS, idx, 4), 0);
+	/* an empty range: the root alone, no cycles, no functions */
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_finish(ct), -pte_invalid);
+	assert_int_equal(ct_insn(ct, 0, 0, 0x1000, OTHER), -pte_invalid);
+	assert_int_equal(ct_nnodes(ct), 1);
+	assert_int_equal(ct_nfuncs(ct), 0);
+	assert_null(ct_node(ct, 1));
+	assert_null(ct_func(ct, 0));
+	assert_int_equal(ct_node(ct, CT_ROOT)->parent, CT_NONE);
+	assert_int_equal(ct_node(ct, CT_ROOT)->insns, 0);
+	assert_int_equal(ct_top(ct, CT_BY_INSNS, idx, 4), 0);
+	assert_int_equal(ct_children(ct, CT_ROOT, CT_BY_INSNS, idx, 4), 0);
+	assert_string_equal(ct_sum_str(&s, buf, sizeof(buf)), "0");
+	assert_string_equal(ct_sum_str(NULL, buf, sizeof(buf)), "?");
+	ct_free(ct);
+}
+
+static void insn(struct ct *ct, uint64_t off, uint64_t ip, int ic)
+{
+	assert_int_equal(ct_insn(ct, off, 7, ip, ic), 0);
+}
+
+static void run(struct ct *ct, uint64_t lo, uint64_t hi, uint8_t flags,
+		uint64_t tsc)
+{
+	struct ct_cyc c = { lo, hi, flags };
+
+	assert_int_equal(ct_run(ct, flags ? &c : NULL, tsc, 1), 0);
+}
+
+/* The flow of the header's scenario (see the sums below). */
+static struct ct *scenario(int *calls)
+{
+	struct ct *ct;
+
+	assert_int_equal(ct_new(&ct, resolve, calls), 0);
+	run(ct, 100, 100, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 1000);
+	insn(ct, 0x10, 0x1000, OTHER);
+	insn(ct, 0x10, 0x1004, OTHER);
+	insn(ct, 0x10, 0x1008, CALL);
+	run(ct, 50, 0, CT_C_EXACT, 1100);	/* exact: hi implied */
+	insn(ct, 0x20, 0x2000, OTHER);
+	insn(ct, 0x20, 0x2004, CALL);
+	run(ct, 30, 40, CT_C_KNOWN | CT_C_HI, 1200);
+	insn(ct, 0x30, 0x3000, OTHER);
+	insn(ct, 0x30, 0x3004, RET);
+	insn(ct, 0x30, 0x200a, RET);
+	insn(ct, 0x30, 0x100d, OTHER);
+	run(ct, 0, 0, 0, 1300);			/* unknown */
+	insn(ct, 0x40, 0x1010, CALL);
+	insn(ct, 0x40, 0x2000, RET);
+	insn(ct, 0x40, 0x1014, FAR_CALL);	/* no move */
+	run(ct, 20, 0, CT_C_KNOWN, 1400);	/* at least 20 */
+	insn(ct, 0x50, 0x1018, RET);		/* above the range */
+	insn(ct, 0x50, 0x5000, OTHER);
+	insn(ct, 0x50, 0x5004, OTHER);
+	assert_int_equal(ct_break(ct), 0);
+	run(ct, 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 1500);
+	insn(ct, 0x60, 0x2010, OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	return ct;
+}
+
+static void sum_is(const struct ct_sum *s, uint64_t lo, uint64_t hi,
+		   uint64_t known, uint64_t unknown, uint32_t flags)
+{
+	assert_int_equal(s->lo, lo);
+	assert_int_equal(s->hi, hi);
+	assert_int_equal(s->known, known);
+	assert_int_equal(s->unknown, unknown);
+	assert_int_equal(s->flags, flags);
+}
+
+static void test_tree(void **state)
+{
+	const struct ct_node *root, *main_, *f, *g, *unk, *f2;
+	int calls = 0;
+	struct ct *ct = scenario(&calls);
+
+	(void)state;
+	assert_int_equal(ct_nnodes(ct), 6);
+	root = ct_node(ct, CT_ROOT);
+	main_ = ct_node(ct, 1);
+	f = ct_node(ct, 2);
+	g = ct_node(ct, 3);
+	unk = ct_node(ct, 4);
+	f2 = ct_node(ct, 5);
+	assert_string_equal(ct_func(ct, main_->func)->name, "main");
+	assert_string_equal(ct_func(ct, f->func)->name, "f");
+	assert_string_equal(ct_func(ct, g->func)->name, "g");
+	assert_string_equal(ct_func(ct, unk->func)->name, "(unknown)");
+	assert_int_equal(f2->func, f->func);
+	/* shape */
+	assert_int_equal(main_->parent, CT_ROOT);
+	assert_int_equal(f->parent, 1);
+	assert_int_equal(g->parent, 2);
+	assert_int_equal(unk->parent, CT_ROOT);
+	assert_int_equal(f2->parent, CT_ROOT);
+	assert_int_equal(root->first_child, 1);
+	assert_int_equal(main_->next_sibling, 4);
+	assert_int_equal(unk->next_sibling, 5);
+	assert_int_equal(f2->next_sibling, CT_NONE);
+	assert_int_equal(g->depth, 3);
+	/* calls: entered before the range, or after a break: 0 */
+	assert_int_equal(main_->calls, 0);
+	assert_int_equal(f->calls, 2);
+	assert_int_equal(g->calls, 1);
+	assert_int_equal(unk->calls, 0);
+	assert_int_equal(f2->calls, 0);
+	/* where to jump: the first instruction's deciding packet */
+	assert_int_equal(main_->offset, 0x10);
+	assert_int_equal(f->offset, 0x20);
+	assert_int_equal(g->offset, 0x30);
+	assert_int_equal(f2->offset, 0x60);
+	/* instructions */
+	assert_int_equal(main_->insns_self, 7);
+	assert_int_equal(f->insns_self, 4);
+	assert_int_equal(g->insns_self, 2);
+	assert_int_equal(main_->insns, 13);
+	assert_int_equal(root->insns, 16);
+	assert_int_equal(root->insns_self, 0);
+	/* cycles: run 3 [30,40] split 2:1:1 between g, f and main; run 5
+	 * (>= 20) 1:2 between main and the unknown code */
+	sum_is(&main_->self, 100 + 8 + 6, 100 + 10 + 6, 5, 2,
+	       CT_S_BOUNDED | CT_S_OPEN | CT_S_SHARED);
+	sum_is(&f->self, 57, 60, 3, 1, CT_S_BOUNDED | CT_S_SHARED);
+	sum_is(&g->self, 15, 20, 2, 0, CT_S_BOUNDED | CT_S_SHARED);
+	sum_is(&unk->self, 14, 14, 2, 0, CT_S_OPEN | CT_S_SHARED);
+	sum_is(&f2->self, 10, 10, 1, 0, 0);
+	sum_is(&main_->total, 186, 196, 10, 3,
+	       CT_S_BOUNDED | CT_S_OPEN | CT_S_SHARED);
+	/* the region's cycles are the sum of its runs' */
+	sum_is(&root->total, 100 + 50 + 30 + 20 + 10, 100 + 50 + 40 + 20 + 10,
+	       13, 3, CT_S_BOUNDED | CT_S_OPEN | CT_S_SHARED);
+	/* time from call to return, by the runs' TSC */
+	assert_int_equal(main_->tsc_ticks, 400);
+	assert_int_equal(f->tsc_ticks, 100);
+	assert_int_equal(g->tsc_ticks, 0);
+	assert_int_equal(root->tsc_ticks, 400);
+	assert_false(ct_truncated(ct));
+	/* a function's range answers again without the resolver */
+	assert_true(calls < 16);
+	ct_free(ct);
+}
+
+static void test_flat(void **state)
+{
+	uint32_t idx[8];
+	const struct ct_func *fn;
+	int calls = 0;
+	struct ct *ct = scenario(&calls);
+	uint64_t lo = 0, hi = 0, insns = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ct_nfuncs(ct), 4);
+	assert_int_equal(ct_top(ct, CT_BY_INSNS, idx, 8), 4);
+	assert_string_equal(ct_func(ct, idx[0])->name, "main");
+	assert_string_equal(ct_func(ct, idx[1])->name, "f");
+	assert_string_equal(ct_func(ct, idx[2])->name, "(unknown)");
+	assert_string_equal(ct_func(ct, idx[3])->name, "g");
+	fn = ct_func(ct, idx[1]);
+	assert_int_equal(fn->insns, 5);
+	assert_int_equal(fn->calls, 2);
+	sum_is(&fn->cyc, 67, 70, 4, 1, CT_S_BOUNDED | CT_S_SHARED);
+	assert_int_equal(fn->start, 0x2000);
+	assert_int_equal(fn->kind, SYMFMT_FUNC);
+	assert_int_equal(ct_top(ct, CT_BY_CYCLES, idx, 2), 2);
+	assert_string_equal(ct_func(ct, idx[0])->name, "main");
+	assert_string_equal(ct_func(ct, idx[1])->name, "f");
+	assert_int_equal(ct_top(ct, CT_BY_CALLS, idx, 8), 4);
+	assert_string_equal(ct_func(ct, idx[0])->name, "f");
+	assert_string_equal(ct_func(ct, idx[1])->name, "g");
+	assert_string_equal(ct_func(ct, idx[2])->name, "main");
+	/* the flat profile adds up to the tree's root */
+	for (i = 0; i < ct_nfuncs(ct); i++) {
+		lo += ct_func(ct, (uint32_t)i)->cyc.lo;
+		hi += ct_func(ct, (uint32_t)i)->cyc.hi;
+		insns += ct_func(ct, (uint32_t)i)->insns;
+	}
+	assert_int_equal(lo, ct_node(ct, CT_ROOT)->total.lo);
+	assert_int_equal(hi, ct_node(ct, CT_ROOT)->total.hi);
+	assert_int_equal(insns, ct_node(ct, CT_ROOT)->insns);
+	/* children by total cycles */
+	assert_int_equal(ct_children(ct, CT_ROOT, CT_BY_CYCLES, idx, 8), 3);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 4);
+	assert_int_equal(idx[2], 5);
+	assert_int_equal(ct_children(ct, CT_ROOT, CT_BY_CYCLES, idx, 1), 1);
+	assert_int_equal(ct_children(ct, 3, CT_BY_CYCLES, idx, 8), 0);
+	assert_int_equal(ct_children(ct, 99, CT_BY_CYCLES, idx, 8), 0);
+	ct_free(ct);
+}
+
+static void test_sum_str(void **state)
+{
+	struct ct_sum s = { 0 };
+	char buf[32];
+	int calls = 0;
+	struct ct *ct = scenario(&calls);
+
+	(void)state;
+	assert_string_equal(ct_sum_str(&ct_node(ct, 5)->self, buf, sizeof(buf)), "10");
+	assert_string_equal(ct_sum_str(&ct_node(ct, 3)->self, buf, sizeof(buf)), "~15-20");
+	assert_string_equal(ct_sum_str(&ct_node(ct, 4)->self, buf, sizeof(buf)), "~>=14");
+	assert_string_equal(ct_sum_str(&ct_node(ct, 1)->self, buf, sizeof(buf)), "~>=114+?");
+	s.lo = 5;
+	s.hi = 9;
+	s.known = 1;
+	s.flags = CT_S_BOUNDED;
+	assert_string_equal(ct_sum_str(&s, buf, sizeof(buf)), "5-9");
+	s.unknown = 3;
+	s.known = 0;
+	assert_string_equal(ct_sum_str(&s, buf, sizeof(buf)), "?");
+	s.known = 1;
+	assert_string_equal(ct_sum_str(&s, buf, 5), "5-9");
+	ct_free(ct);
+}
+
+/* An instruction before any run: its cycles are unknown. */
+static void test_outside_run(void **state)
+{
+	struct ct *ct;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	insn(ct, 0, 0x4010, OTHER);
+	insn(ct, 0, 0x4020, OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_nnodes(ct), 2);
+	assert_string_equal(ct_func(ct, 0)->name, "lib.so");
+	assert_int_equal(ct_func(ct, 0)->kind, SYMFMT_SEGMENT);
+	sum_is(&ct_node(ct, CT_ROOT)->total, 0, 0, 0, 2, 0);
+	ct_free(ct);
+}
+
+/* Calls deeper than the tree keeps: counted in the deepest node; the
+ * returns come back to the base. */
+static void test_deep(void **state)
+{
+	struct ct *ct;
+	int calls = 0, i;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	run(ct, 3000, 3000, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 0);
+	insn(ct, 0, 0x1000, CALL);
+	for (i = 0; i < 1500; i++)
+		insn(ct, 0, 0x2000, CALL);	/* f recursing */
+	for (i = 0; i < 1501; i++)	/* the last returns to main */
+		insn(ct, 0, 0x2004, RET);
+	insn(ct, 0, 0x1004, OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_true(ct_truncated(ct));
+	n = ct_nnodes(ct);
+	assert_true(n <= 1025);
+	/* back in main at the end: no second top-level node */
+	assert_int_equal(ct_node(ct, 1)->next_sibling, CT_NONE);
+	assert_int_equal(ct_node(ct, 1)->insns_self, 2);
+	assert_int_equal(ct_node(ct, CT_ROOT)->insns, 3003);
+	assert_int_equal(ct_node(ct, CT_ROOT)->total.lo, 3000);
+	ct_free(ct);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_sum_str),
+		cmocka_unit_test(test_outside_run),
+		cmocka_unit_test(test_deep),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
