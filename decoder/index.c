@@ -11,6 +11,7 @@
 #endif
 
 #include "index.h"
+#include "pool.h"
 #include "tm.h"
 
 /*
@@ -124,8 +125,6 @@ struct unit1 {
 	uint64_t a, b;			/* logical offsets */
 	struct idx_seek *seeks;		/* found, in order */
 	size_t n, cap;
-	int status;
-	int done;
 };
 
 /* Phase 2 unit of work: segments [s0, s1). */
@@ -133,8 +132,6 @@ struct unit2 {
 	size_t s0, s1;
 	struct sum_exc *exc;
 	size_t n, cap;
-	int status;
-	int done;
 };
 
 /*
@@ -150,8 +147,6 @@ struct unit3 {
 	struct tm_carry *cps;		/* the provisional carry at each */
 	size_t n;
 	struct gseg *gs;		/* per segment, provisional */
-	int status;
-	int done;
 };
 
 struct idx {
@@ -223,7 +218,6 @@ struct idx {
 	pthread_t coord;
 	int started, joined;
 	_Atomic int cancel;
-	int fail;			/* the first failure, under lock */
 	_Atomic int finished;
 	_Atomic int status;
 	_Atomic int phase;
@@ -233,8 +227,7 @@ struct idx {
 
 	/* the work queue of the current phase */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	size_t nunits, next_unit, merged;
+	size_t nunits;
 	struct unit1 *u1;
 	struct unit2 *u2;
 	struct unit3 *u3;
@@ -300,7 +293,6 @@ int idx_new(struct idx **out, const struct img *img, const struct tm_config *cfg
 	pthread_mutex_init(&idx->lock, NULL);
 	pthread_mutex_init(&idx->exc_lock, NULL);
 	pthread_mutex_init(&idx->memo_lock, NULL);
-	pthread_cond_init(&idx->cond, NULL);
 	memo_clear(idx);
 	*out = idx;
 	return 0;
@@ -359,7 +351,6 @@ void idx_free(struct idx *idx)
 	pthread_mutex_destroy(&idx->lock);
 	pthread_mutex_destroy(&idx->exc_lock);
 	pthread_mutex_destroy(&idx->memo_lock);
-	pthread_cond_destroy(&idx->cond);
 	free(idx);
 }
 
@@ -1333,149 +1324,74 @@ static void release_range(struct idx *idx, uint64_t a, uint64_t b)
 	range_call(idx, a, b, idx->release);
 }
 
-/*
- * Wait on the index's condition, but never for long: idx_cancel() only sets
- * a flag (it must be safe in a signal handler, where taking the lock to
- * broadcast is not), so a waiter must look at the flag again by itself.
- */
-static void cond_wait_briefly(struct idx *idx)
+/* A unit's guarded body, with what it works on. */
+static int unit_guarded(struct idx *idx, int (*body)(void *), size_t k)
 {
-	struct timespec ts;
+	struct worker_arg w = { idx, k };
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += 20 * 1000 * 1000;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&idx->cond, &idx->lock, &ts);
+	return idx->guard(body, &w);
 }
 
-static void *worker(void *arg)
+/* Run unit @k of the current phase (struct pool_cfg.run). */
+static int unit_run(void *ctx, unsigned worker, size_t k)
 {
-	struct idx *idx = arg;
-	struct worker_arg w = { idx, 0 };
-	size_t window = 4;
+	struct idx *idx = ctx;
 	int ret;
 
-	for (;;) {
-		pthread_mutex_lock(&idx->lock);
-		while (idx->next_unit < idx->nunits &&
-		       idx->next_unit >= idx->merged + window &&
-		       !atomic_load(&idx->cancel))
-			cond_wait_briefly(idx);
-		if (idx->next_unit >= idx->nunits || atomic_load(&idx->cancel)) {
-			pthread_mutex_unlock(&idx->lock);
-			return NULL;
-		}
-		w.unit = idx->next_unit++;
-		pthread_mutex_unlock(&idx->lock);
-		/* Pages are dropped as soon as a unit is done, so only
-		 * the units in the workers' hands stay mapped. */
-		if (idx->u1) {
-			struct unit1 *u = &idx->u1[w.unit];
+	(void)worker;
+	/* Pages are dropped as soon as a unit is done, so only the units in
+	 * the workers' hands stay mapped. */
+	if (idx->u1) {
+		struct unit1 *u = &idx->u1[k];
 
-			/* Read ahead of the scan, this unit and the next: the
-			 * mapping may be advised for random access (the
-			 * browser's). */
-			range_call(idx, u->a, w.unit + 1 < idx->nunits ?
-				   idx->u1[w.unit + 1].b : u->b, idx->willneed);
-			ret = idx->guard(scan_body, &w);
-			release_range(idx, u->a, u->b);
-			if (!ret)
-				atomic_fetch_add_explicit(&idx->done, u->b - u->a,
-							  memory_order_relaxed);
-		} else {
-			size_t s0 = idx->u2 ? idx->u2[w.unit].s0 : idx->u3[w.unit].s0;
-			size_t s1 = idx->u2 ? idx->u2[w.unit].s1 : idx->u3[w.unit].s1;
-			size_t n = idx_nseeks(idx);
+		/* Read ahead of the scan, this unit and the next: the mapping
+		 * may be advised for random access (the browser's). */
+		range_call(idx, u->a, k + 1 < idx->nunits ? idx->u1[k + 1].b : u->b,
+			   idx->willneed);
+		ret = unit_guarded(idx, scan_body, k);
+		release_range(idx, u->a, u->b);
+		if (!ret)
+			atomic_fetch_add_explicit(&idx->done, u->b - u->a,
+						  memory_order_relaxed);
+	} else if (idx->u2) {
+		size_t s0 = idx->u2[k].s0, s1 = idx->u2[k].s1;
+		size_t n = idx_nseeks(idx);
 
-			ret = idx->guard(idx->u2 ? sum_body : time_unit_body, &w);
-			/* Phase 3 keeps the pages: its merge may re-read
-			 * the unit, and drops them then. */
-			if (s1 > s0 && idx->u2)
-				release_range(idx, seek_off(idx, s0),
-					      s1 < n ? seek_off(idx, s1)
-						     : idx->img->size);
-		}
-		pthread_mutex_lock(&idx->lock);
-		if (idx->u1)
-			idx->u1[w.unit].status = ret, idx->u1[w.unit].done = 1;
-		else if (idx->u2)
-			idx->u2[w.unit].status = ret, idx->u2[w.unit].done = 1;
-		else
-			idx->u3[w.unit].status = ret, idx->u3[w.unit].done = 1;
-		if (ret < 0) {
-			/* The first real failure wins over the cancels it
-			 * causes in the other workers. */
-			if (ret != -pte_canceled && !idx->fail)
-				idx->fail = ret;
-			atomic_store(&idx->cancel, 1);
-		}
-		pthread_cond_broadcast(&idx->cond);
-		pthread_mutex_unlock(&idx->lock);
+		ret = unit_guarded(idx, sum_body, k);
+		if (s1 > s0)
+			release_range(idx, seek_off(idx, s0),
+				      s1 < n ? seek_off(idx, s1) : idx->img->size);
+	} else {
+		/* Phase 3 keeps the pages: its merge may re-read the unit,
+		 * and drops them then. */
+		ret = unit_guarded(idx, time_unit_body, k);
 	}
+	return ret;
 }
 
 /* Run the current unit table on nthreads workers, calling @merge for each
- * unit in order.  Returns the first failure. */
-static int run_units(struct idx *idx, int (*merge)(struct idx *, size_t))
+ * unit in order, at most four units ahead of it.  Returns the first
+ * failure. */
+static int run_units(struct idx *idx, int (*merge)(void *ctx, size_t k))
 {
-	pthread_t th[64];
-	unsigned n = idx->nthreads, i;
-	size_t k;
-	int ret = 0, st;
+	struct pool_cfg cfg = {
+		.nthreads = idx->nthreads, .nunits = idx->nunits, .window = 4,
+		.run = unit_run, .ctx = idx, .cancel = &idx->cancel,
+	};
+	struct pool *p;
+	int ret, st;
 
-	idx->next_unit = 0;
-	idx->merged = 0;
-	for (i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, worker, idx))
-			break;
-	if (!i) {
-		n = 0;
-		ret = -pte_nomem;
-		goto out_join;
-	}
-	n = i;
-	for (k = 0; k < idx->nunits; k++) {
-		pthread_mutex_lock(&idx->lock);
-		for (;;) {
-			int done = idx->u1 ? idx->u1[k].done :
-				   idx->u2 ? idx->u2[k].done : idx->u3[k].done;
-
-			if (done || (atomic_load(&idx->cancel) && k >= idx->next_unit))
-				break;
-			cond_wait_briefly(idx);
-		}
-		st = idx->u1 ? (idx->u1[k].done ? idx->u1[k].status : -pte_canceled)
-		   : idx->u2 ? (idx->u2[k].done ? idx->u2[k].status : -pte_canceled)
-			     : (idx->u3[k].done ? idx->u3[k].status : -pte_canceled);
-		pthread_mutex_unlock(&idx->lock);
-		if (st < 0) {
-			ret = st;
-			break;
-		}
-		ret = merge(idx, k);
-		if (ret < 0)
-			break;
-		pthread_mutex_lock(&idx->lock);
-		idx->merged = k + 1;
-		pthread_cond_broadcast(&idx->cond);
-		pthread_mutex_unlock(&idx->lock);
-	}
-out_join:
-	if (ret < 0) {
-		atomic_store(&idx->cancel, 1);
-		pthread_mutex_lock(&idx->lock);
-		pthread_cond_broadcast(&idx->cond);
-		pthread_mutex_unlock(&idx->lock);
-	}
-	for (i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
+	ret = pool_start(&p, &cfg);
+	if (ret < 0)
+		return ret;
+	ret = pool_merge(p, merge);
+	st = pool_wait(p);
+	pool_free(p);
 	if (!ret && atomic_load(&idx->cancel))
 		ret = -pte_canceled;
-	if (ret == -pte_canceled && idx->fail)
-		ret = idx->fail;
+	/* The first real failure wins over the cancels it caused. */
+	if (ret == -pte_canceled && st < 0 && st != -pte_canceled)
+		ret = st;
 	return ret;
 }
 
@@ -1514,8 +1430,9 @@ static int publish_run(struct idx *idx, uint64_t r, uint64_t e)
  * Merge phase 1 unit @k in order.  idx->run_open says a run reached the
  * end of the previous unit: it started at run_start and reaches run_end.
  */
-static int merge1(struct idx *idx, size_t k)
+static int merge1(void *ctx, size_t k)
 {
+	struct idx *idx = ctx;
 	struct unit1 *u = &idx->u1[k];
 	size_t i;
 	int ret;
@@ -1605,8 +1522,9 @@ static int phase1(struct idx *idx)
 	return ret;
 }
 
-static int merge2(struct idx *idx, size_t k)
+static int merge2(void *ctx, size_t k)
 {
+	struct idx *idx = ctx;
 	struct unit2 *u = &idx->u2[k];
 	const struct sum_packed *p;
 	size_t i, e = 0;
@@ -2389,8 +2307,9 @@ static int replay_body(void *arg)
 
 /* Merge phase 3 unit @k in order: make its carries true and publish
  * them. */
-static int merge3(struct idx *idx, size_t k)
+static int merge3(void *ctx, size_t k)
 {
+	struct idx *idx = ctx;
 	struct unit3 *u = &idx->u3[k];
 	struct replay_arg ra;
 	struct tm_carry c;
@@ -2604,23 +2523,15 @@ static void *coordinator(void *arg)
 	atomic_store(&idx->status, ret);
 	atomic_store(&idx->phase, IDX_DONE);
 	atomic_store(&idx->finished, 1);
-	pthread_cond_broadcast(&idx->cond);
 	pthread_mutex_unlock(&idx->lock);
 	return NULL;
 }
 
 int idx_start(struct idx *idx)
 {
-	long ncpu;
-
 	if (!idx || idx->started)
 		return -pte_invalid;
-	if (!idx->nthreads) {
-		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		idx->nthreads = ncpu > 0 ? (unsigned)ncpu : 1;
-	}
-	if (idx->nthreads > 64)
-		idx->nthreads = 64;
+	idx->nthreads = pool_threads(idx->nthreads);
 	idx->t0 = now();
 	idx->tphase = idx->t0;
 	idx->started = 1;

@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "pool.h"
 #include "search.h"
 
 #define MAX_NODES	64
@@ -1818,9 +1818,8 @@ struct srch {
 
 	struct job *jobs;
 	size_t njobs;
-	atomic_size_t next_job;
-	uint8_t *job_done;	/* under lock */
-	size_t first_undone;	/* under lock */
+	struct pool *pool;	/* runs the jobs */
+	struct worker *workers;	/* one per pool thread */
 
 	pthread_mutex_t lock;
 	uint64_t *keys;		/* sorted, nkept of max_hits; under lock */
@@ -1833,20 +1832,12 @@ struct srch {
 	uint64_t total;
 
 	atomic_int cancel;
-	atomic_int finished;
-	atomic_uint running;	/* workers not yet stopped */
-	int error;		/* a worker's failure (-pte_sigbus); under lock */
-	int status;
-	pthread_t *th;
-	unsigned nth;
-	int joined;
 };
-
-static int all_done(const struct srch *s);
 
 /* Per-worker state. */
 struct worker {
 	struct srch *s;
+	struct scan sc;
 	struct job *job;
 	uint64_t keys[LOCAL_HITS];
 	size_t n;
@@ -1952,64 +1943,44 @@ static int job_body(void *arg)
 	return scan_range(ja->sc, ja->job->a, ja->job->b);
 }
 
-static void *worker_main(void *arg)
+/* Run job @j on worker @wi (struct pool_cfg.run). */
+static int job_run(void *ctx, unsigned wi, size_t j)
 {
-	struct worker *w = arg;
-	struct srch *s = w->s;
-	struct scan sc;
-	int rc = 0;
+	struct srch *s = ctx;
+	struct worker *w = &s->workers[wi];
+	int rc;
 
-	memset(&sc, 0, sizeof(sc));
-	sc.pred = &s->pred;
-	sc.img = s->img;
-	sc.idx = s->idx;
-	sc.cancel = &s->cancel;
-	sc.skip = !s->o.no_skip;
-	sc.prefilter = !s->o.no_prefilter;
-	sc.time_same = time_same(&s->pred, s->idx);
-	sc.hit = worker_hit;
-	sc.progress = worker_progress;
-	sc.arg = w;
-	for (;;) {
-		size_t j = atomic_fetch_add(&s->next_job, 1);
+	w->job = &s->jobs[j];
+	w->job->rep = w->job->a;
+	w->flushed_first = 0;
+	if (s->o.guard) {
+		struct job_arg ja = { &w->sc, w->job };
 
-		if (j >= s->njobs || atomic_load(&s->cancel))
-			break;
-		w->job = &s->jobs[j];
-		w->job->rep = w->job->a;
-		w->flushed_first = 0;
-		if (s->o.guard) {
-			struct job_arg ja = { &sc, w->job };
-
-			rc = s->o.guard(job_body, &ja);
-		} else {
-			rc = scan_range(&sc, w->job->a, w->job->b);
-		}
-		flush(w);
-		if (rc < 0) {
-			if (rc != -pte_canceled) {
-				pthread_mutex_lock(&s->lock);
-				s->error = rc;
-				pthread_mutex_unlock(&s->lock);
-				atomic_store(&s->cancel, 1);
-			}
-			break;
-		}
-		worker_progress(w, w->job->b);
-		pthread_mutex_lock(&s->lock);
-		s->job_done[j] = 1;
-		while (s->first_undone < s->njobs && s->job_done[s->first_undone])
-			s->first_undone++;
-		pthread_mutex_unlock(&s->lock);
+		rc = s->o.guard(job_body, &ja);
+	} else {
+		rc = scan_range(&w->sc, w->job->a, w->job->b);
 	}
-	free(w);
-	if (atomic_fetch_sub(&s->running, 1) == 1) {
-		pthread_mutex_lock(&s->lock);
-		s->status = s->error ? s->error : all_done(s) ? 0 : -pte_canceled;
-		atomic_store(&s->finished, 1);
-		pthread_mutex_unlock(&s->lock);
-	}
-	return NULL;
+	flush(w);
+	if (rc < 0)
+		return rc;
+	worker_progress(w, w->job->b);
+	return 0;
+}
+
+/* Set worker @w of search @s up. */
+static void worker_init(struct worker *w, struct srch *s)
+{
+	w->s = s;
+	w->sc.pred = &s->pred;
+	w->sc.img = s->img;
+	w->sc.idx = s->idx;
+	w->sc.cancel = &s->cancel;
+	w->sc.skip = !s->o.no_skip;
+	w->sc.prefilter = !s->o.no_prefilter;
+	w->sc.time_same = time_same(&s->pred, s->idx);
+	w->sc.hit = worker_hit;
+	w->sc.progress = worker_progress;
+	w->sc.arg = w;
 }
 
 /* Cut [lo, hi) into jobs in key order, growing from @*size. */
@@ -2046,16 +2017,53 @@ static int add_jobs(struct srch *s, uint64_t lo, uint64_t hi, uint64_t *size,
 	return 0;
 }
 
+/* The jobs of @s: from the start in the search direction to the end,
+ * then (wrapping) the rest.  Returns 0 or -pte_nomem. */
+static int plan_jobs(struct srch *s)
+{
+	uint64_t js = FIRST_JOB;
+	size_t cap = 0, i;
+
+	if (js > s->o.job_size)
+		js = s->o.job_size;
+	if (s->dir > 0) {
+		if (s->from + 1 <= s->size &&
+		    add_jobs(s, s->from + 1, s->size, &js, &cap))
+			return -pte_nomem;
+		if (!s->o.no_wrap &&
+		    add_jobs(s, 0, s->from + 1 < s->size ? s->from + 1 : s->size,
+			     &js, &cap))
+			return -pte_nomem;
+	} else {
+		if (add_jobs(s, 0, s->from, &js, &cap))
+			return -pte_nomem;
+		if (!s->o.no_wrap && add_jobs(s, s->from, s->size, &js, &cap))
+			return -pte_nomem;
+	}
+	for (i = 0; i < s->njobs; i++)
+		s->total += s->jobs[i].b - s->jobs[i].a;
+	return 0;
+}
+
+/* Free what srch_start_opts() made of @s (no pool running). */
+static void srch_destroy(struct srch *s)
+{
+	free(s->workers);
+	free(s->tmp);
+	free(s->keys);
+	free(s->jobs);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
 int srch_start_opts(struct srch **out, const struct img *img,
 		    struct idx *idx, const struct srch_pred *pred,
 		    uint64_t from, int dir, const struct srch_opts *opts)
 {
+	struct pool_cfg cfg = { .run = job_run };
 	struct srch *s;
-	uint64_t js = FIRST_JOB;
-	size_t cap = 0;
 	unsigned i;
-	long ncpu;
-	int rc = -pte_nomem;
+	int rc;
 
 	if (!out || !img || !pred || !dir)
 		return -pte_invalid;
@@ -2073,14 +2081,7 @@ int srch_start_opts(struct srch **out, const struct img *img,
 		s->o.max_hits = DEFAULT_HITS;
 	if (!s->o.job_size)
 		s->o.job_size = DEFAULT_JOB;
-	if (js > s->o.job_size)
-		js = s->o.job_size;
-	if (!s->o.nthreads) {
-		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		s->o.nthreads = ncpu > 0 ? (unsigned)ncpu : 1;
-	}
-	if (s->o.nthreads > 64)
-		s->o.nthreads = 64;
+	s->o.nthreads = pool_threads(s->o.nthreads);
 	s->size = img->size;
 	s->dir = dir > 0 ? 1 : -1;
 	/* Forward from past the end is forward from the last byte: every
@@ -2092,73 +2093,29 @@ int srch_start_opts(struct srch **out, const struct img *img,
 	atomic_init(&s->kmax, UINT64_MAX);
 	atomic_init(&s->nhits, 0);
 	atomic_init(&s->done, 0);
-	atomic_init(&s->next_job, 0);
 	atomic_init(&s->cancel, 0);
-	atomic_init(&s->finished, 0);
 	pthread_mutex_init(&s->lock, NULL);
-
-	if (s->dir > 0) {
-		if (s->from + 1 <= s->size &&
-		    add_jobs(s, s->from + 1, s->size, &js, &cap))
-			goto out_free;
-		if (!s->o.no_wrap &&
-		    add_jobs(s, 0, s->from + 1 < s->size ? s->from + 1 : s->size,
-			     &js, &cap))
-			goto out_free;
-	} else {
-		if (add_jobs(s, 0, s->from, &js, &cap))
-			goto out_free;
-		if (!s->o.no_wrap && add_jobs(s, s->from, s->size, &js, &cap))
-			goto out_free;
-	}
-	for (i = 0; i < s->njobs; i++)
-		s->total += s->jobs[i].b - s->jobs[i].a;
-	s->job_done = calloc(s->njobs + 1, 1);
+	rc = plan_jobs(s);
 	s->keys = malloc(s->o.max_hits * sizeof(*s->keys));
 	s->tmp = malloc(s->o.max_hits * sizeof(*s->tmp));
-	s->th = calloc(s->o.nthreads, sizeof(*s->th));
-	if (!s->job_done || !s->keys || !s->tmp || !s->th)
-		goto out_free;
-	/* Count every worker before any runs, so none finishes the search
-	 * while others are still being created. */
-	atomic_init(&s->running, s->o.nthreads);
-	for (i = 0; i < s->o.nthreads; i++) {
-		struct worker *w = calloc(1, sizeof(*w));
-
-		if (!w)
-			break;
-		w->s = s;
-		if (pthread_create(&s->th[i], NULL, worker_main, w)) {
-			free(w);
-			break;
-		}
-		s->nth++;
+	s->workers = calloc(s->o.nthreads, sizeof(*s->workers));
+	if (rc < 0 || !s->keys || !s->tmp || !s->workers) {
+		srch_destroy(s);
+		return -pte_nomem;
 	}
-	if (s->nth < s->o.nthreads &&
-	    atomic_fetch_sub(&s->running, s->o.nthreads - s->nth) ==
-	    s->o.nthreads - s->nth) {
-		/* No worker started, or all already stopped. */
-		pthread_mutex_lock(&s->lock);
-		s->status = s->error ? s->error : all_done(s) ? 0 : -pte_canceled;
-		atomic_store(&s->finished, 1);
-		pthread_mutex_unlock(&s->lock);
-	}
-	if (!s->nth) {
-		rc = -pte_nomem;
-		goto out_free;
+	for (i = 0; i < s->o.nthreads; i++)
+		worker_init(&s->workers[i], s);
+	cfg.nthreads = s->o.nthreads;
+	cfg.nunits = s->njobs;
+	cfg.ctx = s;
+	cfg.cancel = &s->cancel;
+	rc = pool_start(&s->pool, &cfg);
+	if (rc < 0) {
+		srch_destroy(s);
+		return rc;
 	}
 	*out = s;
 	return 0;
-
-out_free:
-	free(s->th);
-	free(s->tmp);
-	free(s->keys);
-	free(s->job_done);
-	free(s->jobs);
-	pthread_mutex_destroy(&s->lock);
-	free(s);
-	return rc;
 }
 
 int srch_start(struct srch **out, const struct img *img, struct idx *idx,
@@ -2173,31 +2130,17 @@ void srch_cancel(struct srch *s)
 		atomic_store(&s->cancel, 1);
 }
 
-/* Whether every job ran; under lock. */
+/* Whether every job ran. */
 static int all_done(const struct srch *s)
 {
-	return s->first_undone >= s->njobs;
+	return pool_done(s->pool) >= s->njobs;
 }
 
 int srch_wait(struct srch *s)
 {
-	unsigned i;
-
 	if (!s)
 		return -pte_invalid;
-	pthread_mutex_lock(&s->lock);
-	if (!s->joined) {
-		s->joined = 1;
-		pthread_mutex_unlock(&s->lock);
-		for (i = 0; i < s->nth; i++)
-			pthread_join(s->th[i], NULL);
-		pthread_mutex_lock(&s->lock);
-	}
-	pthread_mutex_unlock(&s->lock);
-	/* A second waiter may get here before the joins end. */
-	while (!atomic_load(&s->finished))
-		usleep(1000);
-	return s->status;
+	return pool_wait(s->pool);
 }
 
 void srch_free(struct srch *s)
@@ -2205,20 +2148,15 @@ void srch_free(struct srch *s)
 	if (!s)
 		return;
 	srch_cancel(s);
-	srch_wait(s);
-	free(s->th);
-	free(s->tmp);
-	free(s->keys);
-	free(s->job_done);
-	free(s->jobs);
-	pthread_mutex_destroy(&s->lock);
-	free(s);
+	pool_free(s->pool);
+	srch_destroy(s);
 }
 
 /* The first key not yet known for certain; under lock. */
 static uint64_t known_below(const struct srch *s)
 {
-	uint64_t k = all_done(s) ? UINT64_MAX : s->jobs[s->first_undone].kmin;
+	size_t fu = pool_done(s->pool);
+	uint64_t k = fu >= s->njobs ? UINT64_MAX : s->jobs[fu].kmin;
 
 	/* Beyond the farthest kept hit, dropped hits may lie. */
 	if (s->truncated && s->nkept && s->keys[s->nkept - 1] < k)
@@ -2243,16 +2181,15 @@ void srch_status(struct srch *s, struct srch_status *st)
 	st->nkept = s->nkept;
 	if (s->nkept) {
 		uint64_t k = s->keys[0];
+		size_t fu = pool_done(s->pool);
 		int certain = k < known_below(s);
 
 		/* Forward, a running job finds its hits nearest first, and
 		 * flushes the first one at once. */
-		if (!certain && s->dir > 0 && !all_done(s) &&
-		    s->first_undone + 1 < s->njobs &&
-		    k < s->jobs[s->first_undone + 1].kmin)
+		if (!certain && s->dir > 0 && fu < s->njobs &&
+		    fu + 1 < s->njobs && k < s->jobs[fu + 1].kmin)
 			certain = 1;
-		if (!certain && s->dir > 0 && !all_done(s) &&
-		    s->first_undone + 1 == s->njobs)
+		if (!certain && s->dir > 0 && fu < s->njobs && fu + 1 == s->njobs)
 			certain = 1;
 		if (certain) {
 			st->have_first = 1;
@@ -2260,8 +2197,7 @@ void srch_status(struct srch *s, struct srch_status *st)
 			st->first_wrapped = wrapped_key(s, k);
 		}
 	}
-	st->finished = atomic_load(&s->finished);
-	st->status = st->finished ? s->status : 0;
+	st->finished = pool_finished(s->pool, &st->status);
 	pthread_mutex_unlock(&s->lock);
 }
 
