@@ -36,6 +36,8 @@
 #include <stdint.h>
 
 #include "image.h"
+#include "tm.h"
+#include "tm_config.h"
 
 struct flow;
 
@@ -184,6 +186,119 @@ void flow_cache_flush(struct flow *f);
 
 /* Statistics so far. */
 void flow_stats(const struct flow *f, struct flow_stats *s);
+
+/*
+ * Windows: the code view's rows, with the call depth and the cycles of
+ * each run of instructions (decoder/flow_win.c).
+ *
+ * A run is the instructions one packet decided: those after the branch
+ * whose outcome that packet gave, up to and including the branch that the
+ * next deciding packet answers.  A packet's CYC time is the retirement of
+ * the first branch it answers (SDM 36.3.6.2: a TNT's CYC times its first
+ * branch), so a run retired between its deciding packet's cycle time and
+ * the next deciding packet's (or the TIP.PGD's that ends tracing).  Both
+ * times come from the time model (tm.h): exact where a CYC came right
+ * before the packet, else bounded between the CYCs around it.  A run's
+ * cycles are exact only when both ends are; else they are a range; and
+ * unknown where the flow breaks (an overflow, a decode error, the end of
+ * the trace) or no CYC came before: never a guess.
+ */
+
+/* struct flow_cyc.flags */
+enum flow_cyc_flag {
+	FLOW_C_KNOWN = 1 << 0,	/* lo is a lower bound (else nothing known) */
+	FLOW_C_HI = 1 << 1,	/* hi is an upper bound (else unbounded) */
+	FLOW_C_EXACT = 1 << 2,	/* lo == hi: exact */
+};
+
+/* A cycle count, exact or bounded: in [lo, hi]. */
+struct flow_cyc {
+	uint64_t lo, hi;
+	uint8_t flags;		/* enum flow_cyc_flag */
+};
+
+/* One run of instructions (see above). */
+struct flow_run {
+	uint64_t offset;	/* the packet that decided it */
+	uint64_t end_offset;	/* the packet whose time ends it (the next
+				 * run's, or a TIP.PGD's); UINT64_MAX: none
+				 * (the flow broke, or the window ended at
+				 * the end of the trace) */
+	uint32_t first;		/* its first line (struct flow_window.lines) */
+	uint32_t nlines;	/* lines from first to its last instruction
+				 * (events that do not break the flow, e.g.
+				 * an exec mode or a ptwrite, may be among
+				 * them) */
+	uint32_t ninsns;	/* its instructions */
+	struct flow_cyc at;	/* the cycle count at its deciding packet:
+				 * the time model's, counted from the
+				 * window's PSB, or from the start of the
+				 * stream when a carry was given */
+	struct flow_cyc cycles;	/* the cycles it took */
+	uint64_t tsc;		/* the deciding packet's estimated TSC */
+	uint32_t tm_flags;	/* and its stamp's flags (enum tm_flag:
+				 * TM_F_TSC says whether tsc means anything,
+				 * TM_F_REL, TM_F_LOST, ...) */
+};
+
+/* One row: an instruction, an event or a decode error. */
+struct flow_line {
+	struct flow_rec r;	/* what flow_next() gave; r.offset is the
+				 * packet that decided it.  A call:
+				 * r.iclass FLOW_IC_CALL or FLOW_IC_FAR_CALL;
+				 * a return: FLOW_IC_RETURN or
+				 * FLOW_IC_FAR_RETURN */
+	int32_t depth;		/* the call depth: 0 at the window's first
+				 * line, one more after each call, one less
+				 * after each return (so below 0 in code that
+				 * returns from a function entered before the
+				 * window); a call or return is at the depth
+				 * it leaves */
+	uint32_t run;		/* an instruction's run (an index into
+				 * struct flow_window.runs); UINT32_MAX for
+				 * events and errors */
+};
+
+/* A decoded window (free with flow_window_free()). */
+struct flow_window {
+	struct flow_line *lines;
+	size_t nlines;
+	struct flow_run *runs;
+	size_t nruns;
+	uint64_t psb;		/* the PSB decoding started at, UINT64_MAX
+				 * if there was none */
+	int truncated;		/* stopped at max_lines before TO */
+};
+
+/* How to decode a window. */
+struct flow_wopts {
+	const struct tm_config *tm;	/* the stream's timing (NULL: nothing
+					 * known; cycles still count) */
+	const struct tm_carry *carry;	/* the time model's state saved just
+					 * before the window's PSB (the index:
+					 * idx_seek_carry()), so the cycles
+					 * count from the start of the stream
+					 * as the cycle pane's do; NULL: they
+					 * count from the window's PSB */
+	size_t max_lines;		/* stop after this many lines (the
+					 * window is then truncated); 0: no
+					 * limit */
+};
+
+/* Decode the window of the trace that starts at the first PSB at or after
+ * @from and ends before @to (UINT64_MAX: the end of the trace): the lines
+ * flow_seek(@f, @from, @to) and flow_next() give, with their call depth,
+ * grouped in runs with their cycles (above).  The decoder's block cache
+ * is kept; its position is not (flow_seek() before using it again).  @w
+ * is filled afresh (its old contents freed).
+ * Returns 0 (a window with no PSB has no lines).
+ * Returns -FLOW_E_INVALID for a NULL argument or @to <= @from.
+ * Returns -FLOW_E_NOMEM (@w is then empty). */
+int flow_window(struct flow *f, uint64_t from, uint64_t to,
+		const struct flow_wopts *o, struct flow_window *w);
+
+/* Free what @w holds and empty it (NULL is fine). */
+void flow_window_free(struct flow_window *w);
 
 /* libipt's message for @err (negative or positive enum flow_err). */
 const char *flow_strerror(int err);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "flow.h"
 #include "image.h"
@@ -613,6 +614,262 @@ static void test_messages(void **state)
 }
 
 /*
+ * Windows (flow_window())
+ */
+
+static struct flow *flow_of(const struct img *img)
+{
+	struct flow_config cfg = { .img = img, .read = our_read, .read_ctx = code };
+	struct flow *f;
+
+	assert_int_equal(flow_new(&f, &cfg), 0);
+	return f;
+}
+
+static void assert_cyc(const struct flow_cyc *c, uint8_t flags, uint64_t lo, uint64_t hi)
+{
+	if (c->flags != flags || ((flags & FLOW_C_KNOWN) && c->lo != lo) ||
+	    ((flags & FLOW_C_HI) && c->hi != hi))
+		fprintf(stderr, "cycles: flags %u [%" PRIu64 ", %" PRIu64 "], wanted "
+			"%u [%" PRIu64 ", %" PRIu64 "]\n", c->flags, c->lo, c->hi,
+			flags, lo, hi);
+	assert_int_equal(c->flags, flags);
+	if (flags & FLOW_C_KNOWN)
+		assert_int_equal(c->lo, lo);
+	if (flags & FLOW_C_HI)
+		assert_int_equal(c->hi, hi);
+}
+
+/* A jmp rax taken four times: runs with exact, bounded and unknown cycles. */
+static void build_cyc(struct pbuf *p)
+{
+	code_at(0x1000, jmp_rax, sizeof(jmp_rax));
+	put_psb(p, 0x1000, 1);
+	put_byte(p, 0x1b);		/* cyc 3 */
+	put_ip(p, 0x0d, 0x1000);	/* tip: at 3, exact */
+	put_ip(p, 0x0d, 0x1000);	/* tip: no cyc, in [3, 7] */
+	put_byte(p, 0x23);		/* cyc 4 */
+	put_ip(p, 0x0d, 0x1000);	/* tip: at 7, exact */
+	put_byte(p, 0x2b);		/* cyc 5 */
+	put_ip(p, 0x01, 0x2000);	/* tip.pgd at the jmp: at 12, exact */
+}
+
+static void test_window_cycles(void **state)
+{
+	const uint8_t K = FLOW_C_KNOWN, H = FLOW_C_HI, X = FLOW_C_EXACT;
+	struct pbuf p = { .n = 0 };
+	struct flow_window w = { 0 };
+	struct img img;
+	struct img_span span;
+	struct flow *f;
+	size_t i;
+
+	(void)state;
+	build_cyc(&p);
+	img_init_flat(&img, &span, p.b, p.n);
+	f = flow_of(&img);
+	assert_int_equal(flow_window(f, 0, UINT64_MAX, NULL, &w), 0);
+	assert_int_equal(w.psb, 0);
+	assert_false(w.truncated);
+	/* [exec mode], four jmps, [disabled] */
+	assert_int_equal(w.nlines, 6);
+	assert_int_equal(w.nruns, 4);
+	for (i = 0; i < 4; i++) {
+		const struct flow_line *l = &w.lines[1 + i];
+
+		assert_int_equal(l->r.kind, FLOW_INSN);
+		assert_int_equal(l->run, i);
+		assert_int_equal(l->depth, 0);
+		assert_int_equal(w.runs[i].first, 1 + i);
+		assert_int_equal(w.runs[i].nlines, 1);
+		assert_int_equal(w.runs[i].ninsns, 1);
+		assert_int_equal(w.runs[i].offset, l->r.offset);
+		if (i < 3)
+			assert_int_equal(w.runs[i].end_offset, w.lines[2 + i].r.offset);
+	}
+	assert_int_equal(w.lines[0].run, UINT32_MAX);
+	assert_int_equal(w.lines[5].r.ev, FLOW_EV_DISABLED);
+	assert_int_equal(w.runs[3].end_offset, w.lines[5].r.offset);
+	/* the PSB: no CYC before it, so nothing is known of the first run */
+	assert_cyc(&w.runs[0].at, 0, 0, 0);
+	assert_cyc(&w.runs[0].cycles, 0, 0, 0);
+	assert_cyc(&w.runs[1].at, K | H | X, 3, 3);
+	assert_cyc(&w.runs[1].cycles, K | H, 0, 4);
+	assert_cyc(&w.runs[2].at, K | H, 3, 7);
+	assert_cyc(&w.runs[2].cycles, K | H, 0, 4);
+	assert_cyc(&w.runs[3].at, K | H | X, 7, 7);
+	assert_cyc(&w.runs[3].cycles, K | H | X, 5, 5);
+
+	/* a carry from before the PSB: the counts go on from it */
+	{
+		struct tm_model tm;
+		struct tm_carry carry;
+		struct tm_stamp st;
+		struct pkt cyc = { .type = PKT_CYC };
+		struct flow_wopts o = { .carry = &carry };
+
+		cyc.u.cyc = 1000;
+		tm_init(&tm, NULL);
+		tm_step(&tm, &cyc, &st);
+		tm_save(&tm, &carry);
+		assert_int_equal(flow_window(f, 0, UINT64_MAX, &o, &w), 0);
+		assert_int_equal(w.nruns, 4);
+		/* the PSB's time is bounded now: after the CYC of 1000 */
+		assert_cyc(&w.runs[0].at, K | H, 1000, 1003);
+		assert_cyc(&w.runs[0].cycles, K | H, 0, 3);
+		assert_cyc(&w.runs[1].at, K | H | X, 1003, 1003);
+		assert_cyc(&w.runs[3].at, K | H | X, 1007, 1007);
+		assert_cyc(&w.runs[3].cycles, K | H | X, 5, 5);
+	}
+
+	/* a window that ends before the last packet: its last run ends at
+	 * that packet, read past the window */
+	assert_int_equal(flow_window(f, 0, w.runs[3].offset, NULL, &w), 0);
+	assert_int_equal(w.nlines, 4);
+	assert_int_equal(w.nruns, 3);
+	assert_cyc(&w.runs[2].cycles, K | H, 0, 4);
+	/* at most two lines */
+	{
+		struct flow_wopts o = { .max_lines = 2 };
+
+		assert_int_equal(flow_window(f, 0, UINT64_MAX, &o, &w), 0);
+		assert_int_equal(w.nlines, 2);
+		assert_true(w.truncated);
+		assert_int_equal(w.nruns, 1);
+	}
+	assert_int_equal(flow_window(NULL, 0, 1, NULL, &w), -FLOW_E_INVALID);
+	assert_int_equal(flow_window(f, 5, 5, NULL, &w), -FLOW_E_INVALID);
+	flow_window_free(&w);
+	flow_window_free(NULL);
+	flow_free(f);
+}
+
+/* Depth: one more after a call, one less after a return. */
+static void test_window_depth(void **state)
+{
+	/* call 0x1008; nop; jmp rax; ret */
+	static const uint8_t c[] = { 0xe8, 0x03, 0, 0, 0, 0x90, 0xff, 0xe0, 0xc3 };
+	static const int32_t depth[] = { 0, 1, 0, 0 };
+	struct pbuf p = { .n = 0 };
+	struct flow_window w = { 0 };
+	struct img img;
+	struct img_span span;
+	struct flow *f;
+	size_t i, k = 0;
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x06);		/* the ret, compressed */
+	put_ip(&p, 0x01, 0x2000);
+	img_init_flat(&img, &span, p.b, p.n);
+	f = flow_of(&img);
+	assert_int_equal(flow_window(f, 0, UINT64_MAX, NULL, &w), 0);
+	for (i = 0; i < w.nlines; i++) {
+		if (w.lines[i].r.kind != FLOW_INSN)
+			continue;
+		assert_true(k < 4);
+		assert_int_equal(w.lines[i].depth, depth[k]);
+		k++;
+	}
+	assert_int_equal(k, 4);
+	assert_int_equal(w.lines[1].r.iclass, FLOW_IC_CALL);
+	assert_int_equal(w.lines[2].r.iclass, FLOW_IC_RETURN);
+	/* the call and the ret's runs: the PSB's, then the TNT's */
+	assert_int_equal(w.nruns, 2);
+	assert_int_equal(w.runs[0].ninsns, 2);
+	assert_int_equal(w.runs[1].ninsns, 2);
+	flow_window_free(&w);
+	flow_free(f);
+}
+
+/* The window's lines as `flow --insn-only` prints them. */
+static char *window_text(const struct flow_window *w)
+{
+	struct text t = { 0 };
+	char ev[128];
+	size_t i;
+
+	addf(&t, "");
+	for (i = 0; i < w->nlines; i++) {
+		const struct flow_rec *r = &w->lines[i].r;
+
+		if (r->kind == FLOW_INSN)
+			addf(&t, "%016" PRIx64 "\n", r->ip);
+		else if (r->kind == FLOW_ERROR)
+			addf(&t, "[%" PRIx64 ": error: %s]\n", r->offset, flow_strerror(r->err));
+		else if (shown(r))
+			addf(&t, "[%s]\n", flow_event_str(r, ev, sizeof(ev)));
+	}
+	return t.s;
+}
+
+/* Lines and runs agree: each instruction in its run, runs in order and
+ * covering every instruction, cycle ranges well formed. */
+static void check_runs(const struct flow_window *w)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < w->nruns; i++) {
+		const struct flow_run *run = &w->runs[i];
+
+		assert_true(run->first + run->nlines <= w->nlines);
+		assert_int_equal(w->lines[run->first].run, i);
+		assert_int_equal(w->lines[run->first + run->nlines - 1].run, i);
+		assert_int_equal(w->lines[run->first].r.offset, run->offset);
+		assert_true(run->end_offset == UINT64_MAX || run->end_offset > run->offset);
+		if ((run->cycles.flags & FLOW_C_HI))
+			assert_true(run->cycles.lo <= run->cycles.hi);
+		if (run->cycles.flags & FLOW_C_EXACT)
+			assert_int_equal(run->cycles.lo, run->cycles.hi);
+		n += run->ninsns;
+	}
+	for (i = 0; i < w->nlines; i++)
+		if (w->lines[i].r.kind == FLOW_INSN) {
+			assert_true(w->lines[i].run < w->nruns);
+			assert_int_equal(w->runs[w->lines[i].run].offset, w->lines[i].r.offset);
+			n--;
+		}
+	assert_int_equal(n, 0);
+}
+
+/* The window from the start is libipt's flow (@lib); each window between
+ * two PSBs is the flow decoded from the first, cut at the second. */
+static void kafl_windows(const struct img *img, const char *lib,
+			 const uint64_t *psb, size_t npsb)
+{
+	struct flow_window w = { 0 };
+	struct flow *f = flow_of(img);
+	struct flow_rec r;
+	size_t i, k;
+	char *s;
+
+	assert_int_equal(flow_window(f, 0, UINT64_MAX, NULL, &w), 0);
+	s = window_text(&w);
+	assert_string_equal(s, lib);
+	free(s);
+	check_runs(&w);
+	for (i = 0; i + 1 < npsb; i++) {
+		assert_int_equal(flow_window(f, psb[i], psb[i + 1], NULL, &w), 0);
+		check_runs(&w);
+		assert_int_equal(flow_seek(f, psb[i], psb[i + 1]), 0);
+		for (k = 0; !flow_next(f, &r); k++) {
+			assert_true(k < w.nlines);
+			const struct flow_rec *l = &w.lines[k].r;
+
+			assert_true(r.kind == l->kind && r.offset == l->offset &&
+				    r.ip == l->ip && r.a == l->a && r.b == l->b &&
+				    r.err == l->err && r.size == l->size &&
+				    r.mode == l->mode && r.iclass == l->iclass &&
+				    r.ev == l->ev && r.flags == l->flags);
+		}
+		assert_int_equal(k, w.nlines);
+	}
+	flow_window_free(&w);
+	flow_free(f);
+}
+
+/*
  * The kAFL traces
  */
 
@@ -704,7 +961,7 @@ static void kafl_one(const char *dir, const char *name, const char *trace)
 	uint8_t *b;
 	size_t n = 0, npsb = 0;
 	char *full, *lib;
-	uint64_t off = 0;
+	uint64_t off = 0, *psbs = NULL;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, trace);
 	b = slurp(path, &n);
@@ -726,15 +983,194 @@ static void kafl_one(const char *dir, const char *name, const char *trace)
 			fail();
 		}
 		free(part);
+		psbs = realloc(psbs, (npsb + 1) * sizeof(*psbs));
+		assert_non_null(psbs);
+		psbs[npsb] = psb;
 		npsb++;
 		off = psb + 1;
 	}
 	assert_true(npsb > 10);
+	kafl_windows(&img, lib, psbs, npsb);
+	free(psbs);
 	free(full);
 	free(lib);
 	free(b);
 	mi_free(code);
 	assert_int_equal(mi_new(&code), 0);
+}
+
+/*
+ * A recorded program: tools/ptrecord --log-cycles logs each instruction's
+ * start and retirement cycle in its model, which its CYC packets count.
+ */
+
+struct oracle {
+	uint64_t *ip, *start, *end;
+	size_t n;
+};
+
+static void oracle_load(const char *path, struct oracle *o)
+{
+	unsigned long long ip, a, b;
+	size_t cap = 0;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	memset(o, 0, sizeof(*o));
+	while (fscanf(f, "%llx %llu %llu", &ip, &a, &b) == 3) {
+		if (o->n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			o->ip = realloc(o->ip, cap * sizeof(*o->ip));
+			o->start = realloc(o->start, cap * sizeof(*o->start));
+			o->end = realloc(o->end, cap * sizeof(*o->end));
+			assert_true(o->ip && o->start && o->end);
+		}
+		o->ip[o->n] = ip;
+		o->start[o->n] = a;
+		o->end[o->n++] = b;
+	}
+	fclose(f);
+}
+
+/* Each run's cycles against the model's, @first being the log index of
+ * @w's first instruction.  Returns how many runs were exact. */
+static size_t runs_vs_oracle(const struct flow_window *w, const struct oracle *o,
+			     size_t first)
+{
+	size_t i, k = first, exact = 0, *idx;
+
+	idx = calloc(w->nlines + 1, sizeof(*idx));
+	assert_non_null(idx);
+	for (i = 0; i < w->nlines; i++)
+		if (w->lines[i].r.kind == FLOW_INSN) {
+			assert_true(k < o->n);
+			assert_int_equal(w->lines[i].r.ip, o->ip[k]);
+			idx[i] = k++;
+		}
+	for (i = 0; i < w->nruns; i++) {
+		const struct flow_run *run = &w->runs[i];
+		const struct flow_cyc *c = &run->cycles;
+		size_t last = run->first + run->nlines - 1;
+		uint64_t want = o->end[idx[last]] - o->start[idx[run->first]];
+
+		if (!(c->flags & FLOW_C_KNOWN))
+			continue;
+		if ((c->flags & FLOW_C_EXACT) && c->lo != want)
+			fail_msg("run at 0x%" PRIx64 ": %" PRIu64 " cycles exact, the "
+				 "model's %" PRIu64, run->offset, c->lo, want);
+		if (c->lo > want || ((c->flags & FLOW_C_HI) && c->hi < want))
+			fail_msg("run at 0x%" PRIx64 ": [%" PRIu64 ", %" PRIu64 "] "
+				 "cycles, the model's %" PRIu64, run->offset, c->lo,
+				 c->hi, want);
+		exact += !!(c->flags & FLOW_C_EXACT);
+	}
+	free(idx);
+	return exact;
+}
+
+static void recorded_cycles(const char *prog)
+{
+	const char *build = getenv("BUILD");
+	char dir[] = "/tmp/test_flow.XXXXXX", cmd[8192], path[4200];
+	struct flow_window whole = { 0 }, part = { 0 };
+	struct oracle o;
+	struct img img;
+	struct img_span span;
+	struct img_cursor cur;
+	struct tm_model tm;
+	struct pkt pkt;
+	struct flow *f;
+	uint8_t *b;
+	size_t n = 0, i, j, exact, nparts = 0;
+
+	snprintf(path, sizeof(path), "%s/tools/ptrecord", build ? build : "build");
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s --log-cycles --psb-period 128 -q -o %s/r.pt "
+		 "%s/progs/%s >/dev/null 2>&1", path, dir, build ? build : "build", prog);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(load_options(dir, "r.pt"), 0);
+	snprintf(path, sizeof(path), "%s/r.pt.flow", dir);
+	oracle_load(path, &o);
+	assert_true(o.n > 1000);
+	snprintf(path, sizeof(path), "%s/r.pt", dir);
+	b = slurp(path, &n);
+	img_init_flat(&img, &span, b, n);
+	f = flow_of(&img);
+
+	assert_int_equal(flow_window(f, 0, UINT64_MAX, NULL, &whole), 0);
+	check_runs(&whole);
+	exact = runs_vs_oracle(&whole, &o, 0);
+	/* CYC before every packet: most runs are exact (not those after a
+	 * TIP.PGE: its MODE.Exec takes the CYC) */
+	assert_true(exact * 4 > whole.nruns * 3);
+
+	/* from every PSB, with the time model's state saved there: the
+	 * same runs with the same cycles */
+	tm_init(&tm, NULL);
+	assert_int_equal(img_cursor_init(&cur, &img, 0), 0);
+	while (img_cursor_next(&cur, &pkt) > 0) {
+		struct tm_carry carry;
+		struct flow_wopts wo = { .carry = &carry };
+		size_t first = 0;
+
+		if (pkt.type != PKT_PSB || !pkt.offset) {
+			tm_advance(&tm, &pkt);
+			continue;
+		}
+		tm_save(&tm, &carry);
+		tm_advance(&tm, &pkt);
+		assert_int_equal(flow_window(f, pkt.offset, UINT64_MAX, &wo, &part), 0);
+		check_runs(&part);
+		assert_true(part.nruns > 1);
+		/* where the part's second run is in the whole */
+		for (j = 0; j < whole.nruns && whole.runs[j].offset != part.runs[1].offset; j++)
+			;
+		assert_true(j < whole.nruns);
+		for (i = 1; i < part.nruns; i++, j++) {
+			const struct flow_run *x = &part.runs[i], *y = &whole.runs[j];
+
+			assert_int_equal(x->offset, y->offset);
+			assert_int_equal(x->ninsns, y->ninsns);
+			assert_memory_equal(&x->at, &y->at, sizeof(x->at));
+			assert_memory_equal(&x->cycles, &y->cycles, sizeof(x->cycles));
+		}
+		/* the part's first instruction in the log */
+		for (i = 0, first = 0; i < whole.nlines && whole.lines[i].run !=
+		     j - (part.nruns - 1); i++)
+			first += whole.lines[i].r.kind == FLOW_INSN;
+		first -= part.runs[0].ninsns;
+		runs_vs_oracle(&part, &o, first);
+		nparts++;
+	}
+	if (getenv("V"))
+		fprintf(stderr, "%s: %zu instructions, %zu runs, %zu exact, windows "
+			"from %zu PSBs\n", prog, o.n, whole.nruns, exact, nparts);
+	assert_true(nparts > 3);
+	flow_window_free(&whole);
+	flow_window_free(&part);
+	flow_free(f);
+	free(b);
+	free(o.ip);
+	free(o.start);
+	free(o.end);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	mi_free(code);
+	assert_int_equal(mi_new(&code), 0);
+}
+
+static void test_recorded_cycles(void **state)
+{
+	const char *build = getenv("BUILD");
+	char path[4200];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tools/ptrecord", build ? build : "build");
+	if (access(path, X_OK))
+		skip();
+	recorded_cycles("p_loops");
+	recorded_cycles("p_signal");
+	recorded_cycles("p_longjmp");
 }
 
 static void test_kafl(void **state)
@@ -781,7 +1217,10 @@ int main(void)
 		T(test_mode32),
 		T(test_mode_mid_block),
 		T(test_asid_switch),
+		T(test_window_cycles),
+		T(test_window_depth),
 		T(test_kafl),
+		T(test_recorded_cycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

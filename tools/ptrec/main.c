@@ -601,6 +601,9 @@ static void usage(FILE *f)
 "                       whole number of cycles per MTC period)\n"
 "      --seed N         seed of the model's cache misses (default 1)\n"
 "      --max-insns N    stop the program after N instructions\n"
+"      --log-cycles     the instruction log gives each IP's start and\n"
+"                       retirement cycles: 'IP START RETIRED' (the model's\n"
+"                       core cycles, as the CYC packets count them)\n"
 "      --from-exec      trace from the first instruction, not from main\n"
 "      --aslr           keep address space randomisation (off by default,\n"
 "                       so that the same program gives the same trace)\n"
@@ -631,7 +634,7 @@ static uint64_t num_arg(const char *s, const char *opt)
 static int parse_args(struct ptr_opts *o, int argc, char **argv)
 {
 	enum { O_CPUS = 256, O_QUANTUM, O_PSB, O_NOCYC, O_NORET, O_CBR,
-	       O_SEED, O_MAX, O_EXEC, O_ASLR };
+	       O_SEED, O_MAX, O_EXEC, O_ASLR, O_LOGCYC };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cpus", required_argument, NULL, O_CPUS },
@@ -644,6 +647,7 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 		{ "max-insns", required_argument, NULL, O_MAX },
 		{ "from-exec", no_argument, NULL, O_EXEC },
 		{ "aslr", no_argument, NULL, O_ASLR },
+		{ "log-cycles", no_argument, NULL, O_LOGCYC },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -696,6 +700,9 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 			break;
 		case O_EXEC:
 			o->from_exec = 1;
+			break;
+		case O_LOGCYC:
+			o->log_cycles = 1;
 			break;
 		case O_ASLR:
 			o->aslr = 1;

@@ -47,6 +47,7 @@ struct ptr_opts {
 	int aslr;		/* keep address space randomisation */
 	unsigned cbr;		/* the core:bus ratio of the model */
 	uint64_t seed;		/* of the cycle model's cache misses */
+	int log_cycles;		/* the log gives each instruction's cycles */
 	int quiet;
 };
 

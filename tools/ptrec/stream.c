@@ -310,7 +310,12 @@ void ptr_stream_insn(struct ptr_stream *s, const struct ptr_insn *insn)
 		s->enabled = 1;
 		put_ip(s, PTE_TIP_PGE, insn->ip);
 	}
-	fprintf(s->log, "%016" PRIx64 "\n", insn->ip);
+	/* --log-cycles: the cycle it starts at, then (ptr_stream_branch())
+	 * the one it retires at */
+	if (s->o->log_cycles)
+		fprintf(s->log, "%016" PRIx64 " %" PRIu64, insn->ip, s->cycles);
+	else
+		fprintf(s->log, "%016" PRIx64 "\n", insn->ip);
 }
 
 static void ret_push(struct ptr_stream *s, uint64_t ip)
@@ -336,6 +341,8 @@ void ptr_stream_branch(struct ptr_stream *s, const struct ptr_insn *insn,
 	if (taken)
 		q += 2;
 	clk_run_quarters(s, q);
+	if (s->o->log_cycles)
+		fprintf(s->log, " %" PRIu64 "\n", s->cycles);
 	switch (insn->kind) {
 	case PTR_K_OTHER:
 	case PTR_K_JMP:

@@ -1,0 +1,348 @@
+/*
+ * flow_win -- windows of the flow for the code view: lines with their call
+ * depth, grouped in runs with their cycles (see flow.h, "Windows").
+ *
+ * Two passes: the flow decoder gives the lines (and, past the window's
+ * end, what ends its last run); then one walk of the packets from the
+ * window's PSB through the time model stamps the packets that start and
+ * end runs.  A bounded stamp's upper bound is the cycle count at the next
+ * CYC, so the walk goes on past the last packet asked about until that CYC
+ * (or a while: see WALK_PAST).
+ */
+#include "flow_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+
+/* How far past the window the walk looks for the CYC that bounds its last
+ * stamps; beyond it, they stay unbounded above. */
+#define WALK_PAST	(64 * 1024)
+
+/* How many records past the window's end decoding looks for the packet
+ * that ends the last run. */
+#define PEEK_PAST	4096
+
+/* A packet to stamp. */
+struct want {
+	uint64_t off;
+	struct flow_cyc c;	/* its cycle count */
+	uint64_t tsc;
+	uint32_t tm_flags;
+	uint8_t done;		/* stamped */
+};
+
+void flow_window_free(struct flow_window *w)
+{
+	if (!w)
+		return;
+	free(w->lines);
+	free(w->runs);
+	memset(w, 0, sizeof(*w));
+	w->psb = UINT64_MAX;
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 256;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -FLOW_E_NOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Whether event record @r ends the run before it: tracing stops (its time
+ * ends the run), or the flow breaks (the time of the end is unknown). */
+static int breaks(const struct flow_rec *r)
+{
+	if (r->kind == FLOW_ERROR)
+		return 1;
+	if (r->flags & FLOW_F_STATUS)
+		return 0;
+	switch (r->ev) {
+	case FLOW_EV_DISABLED:
+	case FLOW_EV_ASYNC_DISABLED:
+	case FLOW_EV_OVERFLOW:
+	case FLOW_EV_ENABLED:
+	case FLOW_EV_STOP:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The packet whose time ends a run decided at @off, given record @r that
+ * follows it: UINT64_MAX where the end's time is unknown, 0 where @r does
+ * not settle it (an event inside the run). */
+static uint64_t run_end(uint64_t off, const struct flow_rec *r)
+{
+	if (r->kind == FLOW_INSN)
+		return r->offset == off ? 0 : r->offset > off ? r->offset : UINT64_MAX;
+	if (!breaks(r))
+		return 0;
+	if (r->kind == FLOW_EVENT && r->offset >= off &&
+	    (r->ev == FLOW_EV_DISABLED || r->ev == FLOW_EV_ASYNC_DISABLED))
+		return r->offset;
+	return UINT64_MAX;
+}
+
+/* Add line @r to @w: its depth, its run. */
+static int add_line(struct flow_window *w, size_t *lcap, size_t *rcap,
+		    const struct flow_rec *r, int32_t *depth, int *open)
+{
+	struct flow_line *l;
+	struct flow_run *run = *open ? &w->runs[w->nruns - 1] : NULL;
+	uint64_t end;
+
+	if (grow((void **)&w->lines, lcap, w->nlines, sizeof(*w->lines)) < 0)
+		return -FLOW_E_NOMEM;
+	l = &w->lines[w->nlines];
+	l->r = *r;
+	l->depth = *depth;
+	l->run = UINT32_MAX;
+	if (run && (end = run_end(run->offset, r))) {
+		run->end_offset = end;
+		*open = 0;
+		run = NULL;
+	}
+	if (r->kind == FLOW_INSN) {
+		if (!run) {
+			if (grow((void **)&w->runs, rcap, w->nruns, sizeof(*w->runs)) < 0)
+				return -FLOW_E_NOMEM;
+			run = &w->runs[w->nruns++];
+			memset(run, 0, sizeof(*run));
+			run->offset = r->offset;
+			run->end_offset = UINT64_MAX;
+			run->first = (uint32_t)w->nlines;
+			*open = 1;
+		}
+		run->nlines = (uint32_t)(w->nlines - run->first + 1);
+		run->ninsns++;
+		l->run = (uint32_t)(w->nruns - 1);
+		if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL)
+			(*depth)++;
+		else if (r->iclass == FLOW_IC_RETURN || r->iclass == FLOW_IC_FAR_RETURN)
+			(*depth)--;
+	}
+	w->nlines++;
+	return 0;
+}
+
+/* Decode the lines of [@from, @to) into @w, and what ends the last run. */
+static int win_decode(struct flow *f, uint64_t from, uint64_t to,
+		      size_t max_lines, struct flow_window *w)
+{
+	size_t lcap = 0, rcap = 0, peek = 0;
+	struct flow_rec r;
+	int32_t depth = 0;
+	int open = 0, err;
+
+	flow_seek(f, from, UINT64_MAX);
+	while (!(err = flow_next(f, &r))) {
+		if (w->psb == UINT64_MAX && f->synced)
+			w->psb = f->sync;
+		if (r.offset >= to || (max_lines && w->nlines >= max_lines)) {
+			if (r.offset < to)
+				w->truncated = 1;
+			break;
+		}
+		err = add_line(w, &lcap, &rcap, &r, &depth, &open);
+		if (err < 0)
+			return err;
+	}
+	if (err == -FLOW_E_EOS || !open)
+		return 0;
+	if (err < 0)
+		return err;
+	/* the last run ends at a record past the window */
+	do {
+		uint64_t end = run_end(w->runs[w->nruns - 1].offset, &r);
+
+		if (end) {
+			w->runs[w->nruns - 1].end_offset = end;
+			break;
+		}
+	} while (++peek < PEEK_PAST && !flow_next(f, &r));
+	return 0;
+}
+
+static int cmp_want(const void *a, const void *b)
+{
+	const struct want *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The packets the runs start and end at, sorted, each once. */
+static struct want *win_wants(const struct flow_window *w, size_t *n)
+{
+	struct want *v = malloc((2 * w->nruns + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < w->nruns; i++) {
+		v[k++].off = w->runs[i].offset;
+		if (w->runs[i].end_offset != UINT64_MAX)
+			v[k++].off = w->runs[i].end_offset;
+	}
+	qsort(v, k, sizeof(*v), cmp_want);
+	for (i = 0, *n = 0; i < k; i++)
+		if (!*n || v[*n - 1].off != v[i].off) {
+			uint64_t off = v[i].off;
+
+			memset(&v[*n], 0, sizeof(v[0]));
+			v[(*n)++].off = off;
+		}
+	return v;
+}
+
+/* Stamp wanted packet @wt with @st. */
+static void stamp(struct want *wt, const struct tm_stamp *st)
+{
+	wt->done = 1;
+	wt->tsc = st->tsc;
+	wt->tm_flags = st->flags;
+	if (!(st->flags & TM_F_CYC))
+		return;
+	wt->c.lo = wt->c.hi = st->cycles;
+	wt->c.flags = FLOW_C_KNOWN;
+	if (st->flags & TM_F_EXACT)
+		wt->c.flags |= FLOW_C_HI | FLOW_C_EXACT;
+}
+
+/* Walk the packets from @w's PSB with the time model, stamping @v. */
+static void win_walk(const struct flow *f, const struct flow_wopts *o,
+		     const struct flow_window *w, struct want *v, size_t n)
+{
+	struct img_cursor cur;
+	struct tm_model tm;
+	struct tm_stamp st;
+	struct pkt pkt;
+	size_t next = 0, open = 0, i;
+	uint64_t last = v[n - 1].off;
+	int len;
+
+	tm_init(&tm, o ? o->tm : NULL);
+	if (o && o->carry)
+		tm_restore(&tm, o->carry);
+	if (img_cursor_init(&cur, f->cfg.img, w->psb) < 0)
+		return;
+	/* open: the stamps before it are bounded and wait for their CYC */
+	for (;;) {
+		len = img_cursor_next(&cur, &pkt);
+		if (len == -pte_eos)
+			break;
+		if (len < 0) {
+			/* lost bytes: the model says so; on at the next PSB */
+			tm_gap(&tm);
+			cur.gap = 0;
+			if (len != -pte_gap &&
+			    img_cursor_sync_forward(&cur, pkt.offset + 1) < 0)
+				break;
+			continue;
+		}
+		while (next < n && v[next].off < pkt.offset)
+			next++;	/* not a packet start: never stamped */
+		if (next == n && (pkt.offset > last + WALK_PAST || open == n))
+			break;
+		if (pkt.type == PKT_CYC || (next < n && v[next].off == pkt.offset)) {
+			tm_step(&tm, &pkt, &st);
+			if (pkt.type == PKT_CYC) {
+				/* the upper bound of the bounded ones before */
+				for (i = open; i < next; i++)
+					if ((v[i].c.flags & (FLOW_C_KNOWN | FLOW_C_HI)) ==
+					    FLOW_C_KNOWN) {
+						v[i].c.hi = st.cycles;
+						v[i].c.flags |= FLOW_C_HI;
+					}
+				open = next;
+			} else {
+				stamp(&v[next++], &st);
+			}
+		} else {
+			tm_advance(&tm, &pkt);
+		}
+	}
+}
+
+static const struct want *find_want(const struct want *v, size_t n, uint64_t off)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].off == off && v[lo].done ? &v[lo] : NULL;
+}
+
+/* A run's cycles from its ends' stamps @s and @e (either may be NULL). */
+static void run_cycles(struct flow_cyc *c, const struct want *s, const struct want *e)
+{
+	memset(c, 0, sizeof(*c));
+	if (!s || !e || !(s->c.flags & FLOW_C_KNOWN) || !(e->c.flags & FLOW_C_KNOWN))
+		return;
+	c->flags = FLOW_C_KNOWN;
+	if ((s->c.flags & FLOW_C_HI) && e->c.lo > s->c.hi)
+		c->lo = e->c.lo - s->c.hi;
+	if (e->c.flags & FLOW_C_HI) {
+		c->hi = e->c.hi >= s->c.lo ? e->c.hi - s->c.lo : 0;
+		c->flags |= FLOW_C_HI;
+	}
+	if ((s->c.flags & FLOW_C_EXACT) && (e->c.flags & FLOW_C_EXACT))
+		c->flags |= FLOW_C_EXACT;
+}
+
+int flow_window(struct flow *f, uint64_t from, uint64_t to,
+		const struct flow_wopts *o, struct flow_window *w)
+{
+	struct want *v;
+	size_t n = 0, i;
+	int err;
+
+	if (!f || !w || to <= from)
+		return -FLOW_E_INVALID;
+	flow_window_free(w);
+	err = win_decode(f, from, to, o ? o->max_lines : 0, w);
+	if (err < 0)
+		goto out_free;
+	if (!w->nruns || w->psb == UINT64_MAX)
+		return 0;
+	v = win_wants(w, &n);
+	if (!v) {
+		err = -FLOW_E_NOMEM;
+		goto out_free;
+	}
+	win_walk(f, o, w, v, n);
+	for (i = 0; i < w->nruns; i++) {
+		struct flow_run *run = &w->runs[i];
+		const struct want *s = find_want(v, n, run->offset);
+		const struct want *e = run->end_offset == UINT64_MAX ? NULL :
+				       find_want(v, n, run->end_offset);
+
+		if (s) {
+			run->at = s->c;
+			run->tsc = s->tsc;
+			run->tm_flags = s->tm_flags;
+		}
+		run_cycles(&run->cycles, s, e);
+	}
+	free(v);
+	return 0;
+out_free:
+	flow_window_free(w);
+	return err;
+}
