@@ -7,6 +7,7 @@
 
 #include "export.h"
 #include "safefile.h"
+#include "timing_file.h"
 #include "trace.h"
 
 struct export_job {
@@ -99,6 +100,26 @@ static int export_copy(void *arg)
 	return 0;
 }
 
+/* OUT.options: the timing options of @img's stream, so the slice shows
+ * the times it showed here (timing_file.h).  A name we make up beside the
+ * user's: a symbolic link there is refused, not followed. */
+static int export_options(const struct trace *t, const struct img *img,
+			  const char *out, const struct safefile_opts *so,
+			  char *err, size_t errlen)
+{
+	struct safefile_opts o = *so;
+	struct tm_config none;
+	const struct tm_config *cfg = &none;
+	size_t i;
+
+	memset(&none, 0, sizeof(none));
+	for (i = 0; t && i < t->nstreams; i++)
+		if (&t->streams[i].img == img)
+			cfg = &t->streams[i].timing;
+	o.flags = SAFEFILE_NOFOLLOW;
+	return timing_file_write(out, cfg, &o, err, errlen);
+}
+
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		 uint64_t to, const char *out, unsigned int flags,
 		 struct export_result *res, char *err, size_t errlen)
@@ -137,6 +158,12 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	if (r < 0) {
 		safefile_abort(f);
 		goto out_err;
+	}
+	/* The options first: a slice is never left without them. */
+	if (!safefile_is_stdout(f) && export_options(t, img, out, &so, err,
+						      errlen) < 0) {
+		safefile_abort(f);
+		return -pte_io;
 	}
 	if (safefile_commit(f, err, errlen) < 0)
 		return -pte_io;

@@ -5,6 +5,8 @@
  * synchronise; if there is none before FROM, the first PSB inside the
  * range) and ends at the first packet boundary at or after TO, so the last
  * packet is whole.  Used by `ptbrowse export` and the browser's :export.
+ * A file gets FILE.options beside it: the timing options of the stream it
+ * came from (timing_file.h), so the slice shows the same times.
  */
 #ifndef EXPORT_H
 #define EXPORT_H
@@ -26,13 +28,15 @@ struct export_result {
  * @out, replacing it only once the whole slice is written (src/safefile.h:
  * a failure leaves an existing @out as it was).  @t may be NULL; with it,
  * @out being the trace itself (by any name) is refused.  With
- * SAFEFILE_STDOUT in @flags, "-" is standard output.  On failure one line
+ * SAFEFILE_STDOUT in @flags, "-" is standard output (no options file);
+ * else @out.options gets the timing options of @img's stream in @t (an
+ * empty line without @t), written before @out is replaced.  On failure one line
  * saying why is written into @err (naming @out when it is about @out).
  * Returns 0 and fills *@res.
  * Returns -pte_invalid if the range is empty or outside the stream.
  * Returns -pte_bad_file if there is no PSB to start from.
- * Returns -pte_io if @out is refused (empty, the trace, not a regular
- * file, ...) or cannot be written.
+ * Returns -pte_io if @out or @out.options is refused (empty, the trace,
+ * not a regular file, ...) or cannot be written.
  * Returns -pte_sigbus if the trace shrank while being read.
  * Returns -pte_nomem if out of memory. */
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,
