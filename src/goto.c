@@ -220,20 +220,16 @@ static int goto_name_ok(const char *s)
 	return 1;
 }
 
-int goto_parse(const char *arg, struct goto_target *t, char *err,
-	       size_t errlen)
+/* Split @arg into at most three blank-separated words in @buf (256
+ * bytes); goto targets have no quoting.  Returns 0 and sets *@nw, or
+ * -pte_invalid with a message. */
+static int goto_words(const char *arg, char *buf, char **w, int *nw,
+		      char *err, size_t errlen)
 {
-	char buf[256], *w[3], *p;
-	int nw = 0;
-	const char *v;
+	char *p;
 
-	if (!t || !arg) {
-		goto_err(err, errlen, "goto: no target");
-		return -pte_invalid;
-	}
-	memset(t, 0, sizeof(*t));
-	t->den = 1;
-	if (strlen(arg) >= sizeof(buf)) {
+	*nw = 0;
+	if (strlen(arg) >= 256) {
 		goto_err(err, errlen, "goto: target too long");
 		return -pte_invalid;
 	}
@@ -243,69 +239,113 @@ int goto_parse(const char *arg, struct goto_target *t, char *err,
 			*p++ = '\0';
 		if (!*p)
 			break;
-		if (nw == 3) {
+		if (*nw == 3) {
 			goto_err(err, errlen, "goto: too many words in '%s'",
 				 arg);
 			return -pte_invalid;
 		}
-		w[nw++] = p;
+		w[(*nw)++] = p;
 		while (*p && !is_blank(*p))
 			p++;
 	}
-	if (!nw) {
+	if (!*nw) {
 		goto_err(err, errlen, "goto: missing target (offset, N%%, "
 			 "$, ^, psb N, tsc V, t 1ms, 'mark, region, #N)");
 		return -pte_invalid;
 	}
-	if (!strcmp(w[0], "psb") || !strcmp(w[0], "tsc") ||
-	    !strcmp(w[0], "t") || !strcmp(w[0], "region")) {
-		if (nw != 2) {
-			goto_err(err, errlen, nw == 1 ?
-				 "goto: '%s' needs a value" :
-				 "goto: '%s' takes one value", w[0]);
-			return -pte_invalid;
-		}
-		v = w[1];
-		if (!strcmp(w[0], "region")) {
-			if (!goto_name_ok(v)) {
-				goto_err(err, errlen, "goto: bad region name "
-					 "'%s'", v);
-				return -pte_invalid;
-			}
-			t->kind = GOTO_REGION;
-			strcpy(t->name, v);
-			return 0;
-		}
-		if (!strcmp(w[0], "tsc")) {
-			t->kind = GOTO_TSC;
-			return goto_number(v, "tsc", &t->value, err, errlen);
-		}
-		v = goto_sign(v, t);
-		if (!strcmp(w[0], "psb")) {
-			t->kind = GOTO_PSB;
-			return goto_number(v, "psb", &t->value, err, errlen);
-		} else {
-			struct amount a;
-			int rc = goto_amount(v, &a, err, errlen);
+	return 0;
+}
 
-			if (rc < 0)
-				return rc;
-			if (a.unit != U_TIME && a.unit != U_CYC) {
-				goto_err(err, errlen, "goto: 't %s' needs a "
-					 "time unit: ns, us, ms, s or cyc",
-					 w[1]);
-				return -pte_invalid;
-			}
-			t->kind = a.unit == U_TIME ? GOTO_TIME : GOTO_CYCLES;
-			return goto_whole(&a, w[1], &t->value, err, errlen);
-		}
-	}
-	if (nw > 1) {
-		goto_err(err, errlen, "goto: unexpected '%s' after '%s'",
-			 w[1], w[0]);
+/* Whether @w is a keyword that takes a value word: psb, tsc, t, region. */
+static int goto_is_keyword(const char *w)
+{
+	return !strcmp(w, "psb") || !strcmp(w, "tsc") || !strcmp(w, "t") ||
+	       !strcmp(w, "region");
+}
+
+/* "t [+-]AMOUNT": a time or a cycle count (@v after its sign). */
+static int goto_parse_time(const char *v, const char *word,
+			   struct goto_target *t, char *err, size_t errlen)
+{
+	struct amount a;
+	int rc = goto_amount(v, &a, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	if (a.unit != U_TIME && a.unit != U_CYC) {
+		goto_err(err, errlen, "goto: 't %s' needs a time unit: ns, us, "
+			 "ms, s or cyc", word);
 		return -pte_invalid;
 	}
-	v = w[0];
+	t->kind = a.unit == U_TIME ? GOTO_TIME : GOTO_CYCLES;
+	return goto_whole(&a, word, &t->value, err, errlen);
+}
+
+/* KEYWORD VALUE, for the keywords goto_is_keyword() knows. */
+static int goto_parse_keyword(char **w, int nw, struct goto_target *t,
+			      char *err, size_t errlen)
+{
+	const char *v;
+
+	if (nw != 2) {
+		goto_err(err, errlen, nw == 1 ? "goto: '%s' needs a value" :
+			 "goto: '%s' takes one value", w[0]);
+		return -pte_invalid;
+	}
+	v = w[1];
+	if (!strcmp(w[0], "region")) {
+		if (!goto_name_ok(v)) {
+			goto_err(err, errlen, "goto: bad region name '%s'", v);
+			return -pte_invalid;
+		}
+		t->kind = GOTO_REGION;
+		strcpy(t->name, v);
+		return 0;
+	}
+	if (!strcmp(w[0], "tsc")) {
+		t->kind = GOTO_TSC;
+		return goto_number(v, "tsc", &t->value, err, errlen);
+	}
+	v = goto_sign(v, t);
+	if (!strcmp(w[0], "psb")) {
+		t->kind = GOTO_PSB;
+		return goto_number(v, "psb", &t->value, err, errlen);
+	}
+	return goto_parse_time(v, w[1], t, err, errlen);
+}
+
+/* "$" or "$-BYTES". */
+static int goto_parse_end(const char *v, struct goto_target *t, char *err,
+			  size_t errlen)
+{
+	struct goto_target b;
+	int rc;
+
+	t->kind = GOTO_END;
+	if (!v[1])
+		return 0;
+	if (v[1] != '-') {
+		goto_err(err, errlen, "goto: '%s': only '$-N' counts back from "
+			 "the end", v);
+		return -pte_invalid;
+	}
+	memset(&b, 0, sizeof(b));
+	rc = goto_bytes(v + 2, &b, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (b.kind != GOTO_OFFSET) {
+		goto_err(err, errlen, "goto: '%s': count back in bytes "
+			 "($-64KiB)", v);
+		return -pte_invalid;
+	}
+	t->value = b.value;
+	return 0;
+}
+
+/* A target of one word @v: ^ $ 'mark #N [+-]bytes or a region name. */
+static int goto_parse_word(const char *v, struct goto_target *t, char *err,
+			   size_t errlen)
+{
 	switch (*v) {
 	case '^':
 		if (v[1]) {
@@ -316,29 +356,7 @@ int goto_parse(const char *arg, struct goto_target *t, char *err,
 		t->kind = GOTO_START;
 		return 0;
 	case '$':
-		t->kind = GOTO_END;
-		if (!v[1])
-			return 0;
-		if (v[1] != '-') {
-			goto_err(err, errlen, "goto: '%s': only '$-N' counts "
-				 "back from the end", v);
-			return -pte_invalid;
-		} else {
-			struct goto_target b;
-			int rc;
-
-			memset(&b, 0, sizeof(b));
-			rc = goto_bytes(v + 2, &b, err, errlen);
-			if (rc < 0)
-				return rc;
-			if (b.kind != GOTO_OFFSET) {
-				goto_err(err, errlen, "goto: '%s': count back "
-					 "in bytes ($-64KiB)", v);
-				return -pte_invalid;
-			}
-			t->value = b.value;
-			return 0;
-		}
+		return goto_parse_end(v, t, err, errlen);
 	case '\'':
 		if (!goto_name_ok(v + 1)) {
 			goto_err(err, errlen, "goto: bad mark name '%s'", v);
@@ -368,6 +386,31 @@ int goto_parse(const char *arg, struct goto_target *t, char *err,
 	t->kind = GOTO_REGION;
 	strcpy(t->name, v);
 	return 0;
+}
+
+int goto_parse(const char *arg, struct goto_target *t, char *err,
+	       size_t errlen)
+{
+	char buf[256], *w[3];
+	int nw, rc;
+
+	if (!t || !arg) {
+		goto_err(err, errlen, "goto: no target");
+		return -pte_invalid;
+	}
+	memset(t, 0, sizeof(*t));
+	t->den = 1;
+	rc = goto_words(arg, buf, w, &nw, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (goto_is_keyword(w[0]))
+		return goto_parse_keyword(w, nw, t, err, errlen);
+	if (nw > 1) {
+		goto_err(err, errlen, "goto: unexpected '%s' after '%s'",
+			 w[1], w[0]);
+		return -pte_invalid;
+	}
+	return goto_parse_word(w[0], t, err, errlen);
 }
 
 int goto_from_count(struct goto_target *t, enum goto_kind kind, uint64_t n)
@@ -427,12 +470,185 @@ static int goto_unavailable(const char *what, char *err, size_t errlen)
 	return -pte_invalid;
 }
 
+/* An absolute offset, or a move by bytes. */
+static int goto_resolve_offset(const struct goto_target *t, uint64_t base,
+			       uint64_t size, uint64_t *off, char *err,
+			       size_t errlen)
+{
+	if (t->rel) {
+		*off = goto_move(base, t->rel, t->value, size);
+		return 0;
+	}
+	if (t->value > size) {
+		goto_err(err, errlen, "goto: 0x%llx is past the end (0x%llx)",
+			 (unsigned long long)t->value, (unsigned long long)size);
+		return -pte_invalid;
+	}
+	*off = t->value;
+	return 0;
+}
+
+/* A share of the file, or a move by one. */
+static int goto_resolve_percent(const struct goto_target *t, uint64_t base,
+				uint64_t size, uint64_t *off, char *err,
+				size_t errlen)
+{
+	goto_u128 d, den = (goto_u128)100 * (t->den ? t->den : 1);
+
+	if (!t->rel && (goto_u128)t->num > den) {
+		goto_err(err, errlen, "goto: %llu%% is more than 100%%",
+			 (unsigned long long)(t->num / (t->den ? t->den : 1)));
+		return -pte_invalid;
+	}
+	d = (goto_u128)size * t->num / den;
+	if (d > size)
+		d = size;
+	*off = t->rel ? goto_move(base, t->rel, (uint64_t)d, size) : (uint64_t)d;
+	return 0;
+}
+
+/* The number of the sync point "psb +N" or "psb -N" means from @base. */
+static int goto_psb_relative(const struct goto_target *t,
+			     const struct goto_ctx *ctx, uint64_t base,
+			     uint64_t *k, char *err, size_t errlen)
+{
+	uint64_t po = 0;
+	int64_t n;
+	int rc;
+
+	if (!ctx->psb_number)
+		return goto_unavailable("sync point numbers", err, errlen);
+	rc = ctx->psb_number(ctx->arg, base, &n, err, errlen);
+	if (rc < 0)
+		return goto_failed(rc, "sync point here", err, errlen);
+	/* Inside a segment, psb -1 is its own PSB. */
+	if (n >= 0 && t->rel < 0 &&
+	    ctx->psb_offset(ctx->arg, (uint64_t)n, &po, err, errlen) == 0 &&
+	    po < base)
+		n++;
+	if (t->rel > 0 && t->value > (uint64_t)INT64_MAX - 1) {
+		*k = UINT64_MAX;
+	} else if (t->rel > 0) {
+		if (n > 0 && (int64_t)t->value > INT64_MAX - n)
+			n = INT64_MAX;
+		else
+			n += (int64_t)t->value;
+		if (n < 0) {
+			goto_err(err, errlen, "goto: no sync point before the "
+				 "cursor");
+			return -pte_invalid;
+		}
+		*k = (uint64_t)n;
+	} else if (n < 0 || t->value > (uint64_t)n) {
+		goto_err(err, errlen, "goto: no sync point %llu back",
+			 (unsigned long long)t->value);
+		return -pte_invalid;
+	} else {
+		*k = (uint64_t)n - t->value;
+	}
+	/* A failed probe above may have written a message. */
+	if (err && errlen)
+		*err = '\0';
+	return 0;
+}
+
+/* Sync point number N, or a move by N of them. */
+static int goto_resolve_psb(const struct goto_target *t,
+			    const struct goto_ctx *ctx, uint64_t base,
+			    uint64_t *off, char *err, size_t errlen)
+{
+	char what[64];
+	uint64_t k = t->value;
+	int rc;
+
+	if (!ctx->psb_offset)
+		return goto_unavailable("sync point numbers", err, errlen);
+	if (t->rel) {
+		rc = goto_psb_relative(t, ctx, base, &k, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	rc = ctx->psb_offset(ctx->arg, k, off, err, errlen);
+	snprintf(what, sizeof(what), "psb %llu", (unsigned long long)k);
+	return rc < 0 ? goto_failed(rc, what, err, errlen) : 0;
+}
+
+/* A time or cycle count from the start, or a move by one. */
+static int goto_resolve_time(const struct goto_target *t,
+			     const struct goto_ctx *ctx, uint64_t base,
+			     uint64_t *off, char *err, size_t errlen)
+{
+	int cyc = t->kind == GOTO_CYCLES;
+	int (*to_off)(void *, uint64_t, uint64_t *, char *, size_t) =
+		cyc ? ctx->cycles_offset : ctx->time_offset;
+	int (*at)(void *, uint64_t, uint64_t *, char *, size_t) =
+		cyc ? ctx->cycles_at : ctx->time_at;
+	uint64_t when = t->value, now;
+	char what[64];
+	int rc;
+
+	if (!to_off || (t->rel && !at))
+		return goto_unavailable(cyc ? "cycle positions" :
+					"time positions", err, errlen);
+	if (t->rel) {
+		rc = at(ctx->arg, base, &now, err, errlen);
+		if (rc < 0)
+			return goto_failed(rc, "the cursor", err, errlen);
+		when = goto_move(now, t->rel, t->value, UINT64_MAX);
+	}
+	rc = to_off(ctx->arg, when, off, err, errlen);
+	snprintf(what, sizeof(what), "packet at %llu %s",
+		 (unsigned long long)when, cyc ? "cycles" : "ns");
+	return rc < 0 ? goto_failed(rc, what, err, errlen) : 0;
+}
+
+/* A target one callback looks up by value or name: a TSC, a packet
+ * number, a mark, a region. */
+static int goto_resolve_lookup(const struct goto_target *t,
+			       const struct goto_ctx *ctx, uint64_t *off,
+			       char *err, size_t errlen)
+{
+	char what[128];
+	int rc;
+
+	switch (t->kind) {
+	case GOTO_TSC:
+		if (!ctx->tsc_offset)
+			return goto_unavailable("TSC search", err, errlen);
+		rc = ctx->tsc_offset(ctx->arg, t->value, off, err, errlen);
+		snprintf(what, sizeof(what), "packet with TSC >= 0x%llx",
+			 (unsigned long long)t->value);
+		break;
+	case GOTO_ORDINAL:
+		if (!ctx->ordinal_offset)
+			return goto_unavailable("packet numbers", err, errlen);
+		rc = ctx->ordinal_offset(ctx->arg, t->value, off, err, errlen);
+		snprintf(what, sizeof(what), "packet #%llu",
+			 (unsigned long long)t->value);
+		break;
+	case GOTO_MARK:
+		if (!ctx->mark_offset)
+			return goto_unavailable("marks", err, errlen);
+		rc = ctx->mark_offset(ctx->arg, t->name, off, err, errlen);
+		snprintf(what, sizeof(what), "mark '%s", t->name);
+		break;
+	case GOTO_REGION:
+		if (!ctx->region_offset)
+			return goto_unavailable("regions", err, errlen);
+		rc = ctx->region_offset(ctx->arg, t->name, off, err, errlen);
+		snprintf(what, sizeof(what), "region '%s'", t->name);
+		break;
+	default:
+		goto_err(err, errlen, "goto: internal: bad target kind");
+		return -pte_internal;
+	}
+	return rc < 0 ? goto_failed(rc, what, err, errlen) : 0;
+}
+
 int goto_resolve(const struct goto_target *t, const struct goto_ctx *ctx,
 		 uint64_t *offset, char *err, size_t errlen)
 {
-	char what[128];
 	uint64_t off = 0, base, size;
-	int64_t n;
 	int rc;
 
 	if (err && errlen)
@@ -445,154 +661,31 @@ int goto_resolve(const struct goto_target *t, const struct goto_ctx *ctx,
 	base = ctx->cursor > size ? size : ctx->cursor;
 	switch (t->kind) {
 	case GOTO_OFFSET:
-		if (t->rel) {
-			off = goto_move(base, t->rel, t->value, size);
-			break;
-		}
-		if (t->value > size) {
-			goto_err(err, errlen, "goto: 0x%llx is past the end "
-				 "(0x%llx)", (unsigned long long)t->value,
-				 (unsigned long long)size);
-			return -pte_invalid;
-		}
-		off = t->value;
+		rc = goto_resolve_offset(t, base, size, &off, err, errlen);
 		break;
-	case GOTO_PERCENT: {
-		goto_u128 d, den = (goto_u128)100 * (t->den ? t->den : 1);
-
-		if (!t->rel && (goto_u128)t->num > den) {
-			goto_err(err, errlen, "goto: %llu%% is more than 100%%",
-				 (unsigned long long)(t->num / (t->den ? t->den : 1)));
-			return -pte_invalid;
-		}
-		d = (goto_u128)size * t->num / den;
-		if (d > size)
-			d = size;
-		off = t->rel ? goto_move(base, t->rel, (uint64_t)d, size)
-			     : (uint64_t)d;
+	case GOTO_PERCENT:
+		rc = goto_resolve_percent(t, base, size, &off, err, errlen);
 		break;
-	}
 	case GOTO_START:
-		off = 0;
+		rc = 0;
 		break;
 	case GOTO_END:
 		off = t->value > size ? 0 : size - t->value;
+		rc = 0;
 		break;
-	case GOTO_PSB: {
-		uint64_t k;
-
-		if (!ctx->psb_offset)
-			return goto_unavailable("sync point numbers", err,
-						errlen);
-		k = t->value;
-		if (t->rel) {
-			uint64_t po = 0;
-
-			if (!ctx->psb_number)
-				return goto_unavailable("sync point numbers",
-							err, errlen);
-			rc = ctx->psb_number(ctx->arg, base, &n, err, errlen);
-			if (rc < 0)
-				return goto_failed(rc, "sync point here", err,
-						   errlen);
-			/* Inside a segment, psb -1 is its own PSB. */
-			if (n >= 0 && t->rel < 0 &&
-			    ctx->psb_offset(ctx->arg, (uint64_t)n, &po, err,
-					    errlen) == 0 && po < base)
-				n++;
-			if (t->rel > 0 && t->value > (uint64_t)INT64_MAX - 1) {
-				k = UINT64_MAX;
-			} else if (t->rel > 0) {
-				if (n > 0 && (int64_t)t->value > INT64_MAX - n)
-					n = INT64_MAX;
-				else
-					n += (int64_t)t->value;
-				if (n < 0) {
-					goto_err(err, errlen, "goto: no sync "
-						 "point before the cursor");
-					return -pte_invalid;
-				}
-				k = (uint64_t)n;
-			} else if (n < 0 || t->value > (uint64_t)n) {
-				goto_err(err, errlen, "goto: no sync point %llu "
-					 "back", (unsigned long long)t->value);
-				return -pte_invalid;
-			} else {
-				k = (uint64_t)n - t->value;
-			}
-			if (err && errlen)
-				*err = '\0';
-		}
-		rc = ctx->psb_offset(ctx->arg, k, &off, err, errlen);
-		snprintf(what, sizeof(what), "psb %llu", (unsigned long long)k);
-		if (rc < 0)
-			return goto_failed(rc, what, err, errlen);
-		break;
-	}
-	case GOTO_TSC:
-		if (!ctx->tsc_offset)
-			return goto_unavailable("TSC search", err, errlen);
-		rc = ctx->tsc_offset(ctx->arg, t->value, &off, err, errlen);
-		snprintf(what, sizeof(what), "packet with TSC >= 0x%llx",
-			 (unsigned long long)t->value);
-		if (rc < 0)
-			return goto_failed(rc, what, err, errlen);
+	case GOTO_PSB:
+		rc = goto_resolve_psb(t, ctx, base, &off, err, errlen);
 		break;
 	case GOTO_TIME:
-	case GOTO_CYCLES: {
-		int cyc = t->kind == GOTO_CYCLES;
-		int (*to_off)(void *, uint64_t, uint64_t *, char *, size_t) =
-			cyc ? ctx->cycles_offset : ctx->time_offset;
-		int (*at)(void *, uint64_t, uint64_t *, char *, size_t) =
-			cyc ? ctx->cycles_at : ctx->time_at;
-		uint64_t when = t->value, now;
-
-		if (!to_off || (t->rel && !at))
-			return goto_unavailable(cyc ? "cycle positions" :
-						"time positions", err, errlen);
-		if (t->rel) {
-			rc = at(ctx->arg, base, &now, err, errlen);
-			if (rc < 0)
-				return goto_failed(rc, "the cursor", err,
-						   errlen);
-			when = goto_move(now, t->rel, t->value, UINT64_MAX);
-		}
-		rc = to_off(ctx->arg, when, &off, err, errlen);
-		snprintf(what, sizeof(what), "packet at %llu %s",
-			 (unsigned long long)when, cyc ? "cycles" : "ns");
-		if (rc < 0)
-			return goto_failed(rc, what, err, errlen);
-		break;
-	}
-	case GOTO_MARK:
-		if (!ctx->mark_offset)
-			return goto_unavailable("marks", err, errlen);
-		rc = ctx->mark_offset(ctx->arg, t->name, &off, err, errlen);
-		snprintf(what, sizeof(what), "mark '%s", t->name);
-		if (rc < 0)
-			return goto_failed(rc, what, err, errlen);
-		break;
-	case GOTO_REGION:
-		if (!ctx->region_offset)
-			return goto_unavailable("regions", err, errlen);
-		rc = ctx->region_offset(ctx->arg, t->name, &off, err, errlen);
-		snprintf(what, sizeof(what), "region '%s'", t->name);
-		if (rc < 0)
-			return goto_failed(rc, what, err, errlen);
-		break;
-	case GOTO_ORDINAL:
-		if (!ctx->ordinal_offset)
-			return goto_unavailable("packet numbers", err, errlen);
-		rc = ctx->ordinal_offset(ctx->arg, t->value, &off, err, errlen);
-		snprintf(what, sizeof(what), "packet #%llu",
-			 (unsigned long long)t->value);
-		if (rc < 0)
-			return goto_failed(rc, what, err, errlen);
+	case GOTO_CYCLES:
+		rc = goto_resolve_time(t, ctx, base, &off, err, errlen);
 		break;
 	default:
-		goto_err(err, errlen, "goto: internal: bad target kind");
-		return -pte_internal;
+		rc = goto_resolve_lookup(t, ctx, &off, err, errlen);
+		break;
 	}
+	if (rc < 0)
+		return rc;
 	*offset = off > size ? size : off;
 	return 0;
 }
