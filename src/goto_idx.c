@@ -1,0 +1,398 @@
+/* goto_idx -- goto targets for commands, over an index and windows
+ * (goto_idx.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "goto_idx.h"
+#include "idxcache.h"
+#include "index.h"
+#include "marks.h"
+#include "ptdec.h"
+#include "tm.h"
+#include "trace.h"
+#include "window.h"
+
+/* Decoded windows kept while resolving: a few targets need a few. */
+#define GOTO_IDX_CACHE_BYTES (16u << 20)
+/* How far a target is looked for past the seek point the index gives. */
+#define GOTO_IDX_ROWS (WIN_MAX_ROWS * 64)
+
+struct goto_idx {
+	const struct trace *t;
+	size_t stream;
+	const struct img *img;
+	struct tm_config cfg;
+	const struct marks_set *marks;
+	struct idx *idx;	/* NULL until a target needs it */
+	int idx_status;		/* 0, or why the index could not be had */
+	struct win_cache *wc;
+	int have_t0;		/* t0 looked for and found */
+	uint64_t t0;		/* the stream's first TSC */
+};
+
+int goto_idx_new(struct goto_idx **out, const struct trace *t, size_t stream,
+		 const struct tm_config *cfg, const struct marks_set *marks)
+{
+	struct goto_idx *g;
+	int r;
+
+	if (!out || !t || !cfg || stream >= t->nstreams)
+		return -pte_invalid;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -pte_nomem;
+	g->t = t;
+	g->stream = stream;
+	g->img = &t->streams[stream].img;
+	g->cfg = *cfg;
+	g->marks = marks;
+	r = win_cache_new(&g->wc, g->img, NULL, GOTO_IDX_CACHE_BYTES);
+	if (r < 0) {
+		free(g);
+		return r;
+	}
+	win_cache_set_timing(g->wc, &g->cfg);
+	*out = g;
+	return 0;
+}
+
+void goto_idx_free(struct goto_idx *g)
+{
+	if (!g)
+		return;
+	win_cache_free(g->wc);
+	idx_free(g->idx);
+	free(g);
+}
+
+/* Windows start from the index's time model state at their PSB. */
+static int goto_idx_carry(void *ctx, uint64_t psb, struct tm_carry *out)
+{
+	struct goto_idx *g = ctx;
+	struct idx_seek sk;
+	size_t i;
+
+	if (!g->idx || idx_find(g->idx, psb, &i) || idx_seek(g->idx, i, &sk) ||
+	    sk.offset != psb)
+		return 1;
+	return idx_seek_carry(g->idx, i, out);
+}
+
+/* The index, from the cache or built (with times) and then cached.
+ * Returns 0, or a negative pte code with a message in @err. */
+static int goto_idx_index(struct goto_idx *g, char *err, size_t len)
+{
+	struct win_psb_ops ops = { .carry = goto_idx_carry };
+	char cerr[512];
+	int r, hit;
+
+	if (g->idx || g->idx_status) {
+		if (g->idx_status)
+			snprintf(err, len, "goto: no index: %s", pte_strerror(g->idx_status));
+		return g->idx_status;
+	}
+	r = idx_new(&g->idx, g->img, &g->cfg);
+	if (r < 0)
+		goto out_err;
+	idx_set_guard(g->idx, trace_guard);
+	idx_set_time_pass(g->idx, 1);
+	hit = idxcache_load(g->idx, g->t, (int)g->stream, UINT64_MAX, NULL) ==
+	      IDXCACHE_HIT;
+	if (!hit) {
+		r = idx_build(g->idx);
+		if (r < 0)
+			goto out_err;
+		/* The next command finds it; a cache that fails costs nothing. */
+		(void)idxcache_save(g->idx, g->t, (int)g->stream, NULL, cerr,
+				    sizeof(cerr));
+	}
+	ops.ctx = g;
+	win_cache_set_psb_ops(g->wc, &ops);
+	return 0;
+out_err:
+	idx_free(g->idx);
+	g->idx = NULL;
+	g->idx_status = r;
+	snprintf(err, len, "goto: no index: %s", pte_strerror(r));
+	return r;
+}
+
+static int goto_idx_psb_offset(void *arg, uint64_t n, uint64_t *off, char *err,
+			       size_t len)
+{
+	struct goto_idx *g = arg;
+	struct idx_seek sk;
+	int r = goto_idx_index(g, err, len);
+
+	if (r < 0)
+		return r;
+	if (idx_seek(g->idx, (size_t)n, &sk)) {
+		snprintf(err, len, "goto: there is no psb %" PRIu64 " (%zu in all)",
+			 n, idx_nseeks(g->idx));
+		return -pte_eos;
+	}
+	*off = sk.offset;
+	return 0;
+}
+
+static int goto_idx_psb_number(void *arg, uint64_t off, int64_t *n, char *err,
+			       size_t len)
+{
+	struct goto_idx *g = arg;
+	int r = goto_idx_index(g, err, len);
+	size_t i;
+
+	if (r < 0)
+		return r;
+	*n = idx_find(g->idx, off, &i) ? -1 : (int64_t)i;
+	return 0;
+}
+
+/* From seek point @seg's PSB, the first row for which @hit() holds;
+ * *@off gets its offset, or the PSB's if none is near.
+ * Returns 1 if a row was found, 0 if not, -pte_eos if @seg does not exist. */
+static int goto_idx_scan(struct goto_idx *g, size_t seg,
+			 int (*hit)(const struct win_row *, uint64_t), uint64_t v,
+			 uint64_t *off)
+{
+	struct win_iter it = { 0 };
+	struct idx_seek sk;
+	int n = GOTO_IDX_ROWS, found = 0;
+
+	if (idx_seek(g->idx, seg, &sk))
+		return -pte_eos;
+	*off = sk.offset;
+	if (win_seek(&it, g->wc, sk.offset))
+		return 0;
+	do {
+		if (hit(win_row(&it), v)) {
+			*off = win_row(&it)->pkt.offset;
+			found = 1;
+			break;
+		}
+	} while (n-- && !win_next(&it));
+	win_iter_release(&it);
+	return found;
+}
+
+static int tsc_hit(const struct win_row *row, uint64_t tsc)
+{
+	return (row->ts.flags & TM_F_TSC) && row->ts.tsc >= tsc;
+}
+
+static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
+			size_t len)
+{
+	struct goto_idx *g = arg;
+	size_t seg;
+	int r = goto_idx_index(g, err, len);
+
+	if (r < 0)
+		return r;
+	/* Past the last TSC: the last segment with one is the answer. */
+	if (idx_find_tsc(g->idx, tsc, &seg) ||
+	    goto_idx_scan(g, seg, tsc_hit, tsc, off) < 0) {
+		snprintf(err, len, "goto: no time information in the trace");
+		return -pte_no_time;
+	}
+	return 0;
+}
+
+/* The stream's first TSC, from its first packets. */
+static int goto_idx_t0(struct goto_idx *g)
+{
+	struct win_iter it = { 0 };
+	int n = 50000;
+
+	if (g->have_t0 || win_seek(&it, g->wc, 0))
+		return g->have_t0 ? 0 : -pte_no_time;
+	do {
+		if (win_row(&it)->ts.flags & TM_F_TSC) {
+			g->t0 = win_row(&it)->ts.tsc;
+			g->have_t0 = 1;
+			break;
+		}
+	} while (n-- && !win_next(&it));
+	win_iter_release(&it);
+	return g->have_t0 ? 0 : -pte_no_time;
+}
+
+static int goto_idx_time(void *arg, uint64_t ns, uint64_t *off, char *err,
+			 size_t len)
+{
+	struct goto_idx *g = arg;
+	double hz = (double)tm_tsc_hz(&g->cfg, 1);
+
+	if (hz <= 0 || goto_idx_t0(g) < 0) {
+		snprintf(err, len, "goto: no timing to go by%s", hz <= 0 ?
+			 " (no TSC frequency: give the timing options)" : "");
+		return -pte_no_time;
+	}
+	return goto_idx_tsc(arg, g->t0 + (uint64_t)((double)ns * hz / 1e9), off,
+			    err, len);
+}
+
+static int goto_idx_time_at(void *arg, uint64_t off, uint64_t *ns, char *err,
+			    size_t len)
+{
+	struct goto_idx *g = arg;
+	struct win_iter it = { 0 };
+	double hz = (double)tm_tsc_hz(&g->cfg, 1), d = NAN;
+
+	if (goto_idx_index(g, err, len) < 0)
+		return -pte_no_time;
+	if (hz > 0 && !goto_idx_t0(g) && !win_seek(&it, g->wc, off) &&
+	    (win_row(&it)->ts.flags & TM_F_TSC))
+		d = ((double)win_row(&it)->ts.tsc - (double)g->t0) * 1e9 / hz;
+	win_iter_release(&it);
+	if (isnan(d)) {
+		snprintf(err, len, "goto: 0x%" PRIx64 " has no time", off);
+		return -pte_no_time;
+	}
+	*ns = d < 0 ? 0 : (uint64_t)d;
+	return 0;
+}
+
+static int cyc_hit(const struct win_row *row, uint64_t cyc)
+{
+	return (row->ts.flags & TM_F_CYC) && !(row->flags & WIN_F_SEG_REL) &&
+	       row->ts.cycles >= cyc;
+}
+
+static int goto_idx_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err,
+			   size_t len)
+{
+	struct goto_idx *g = arg;
+	struct tm_carry c;
+	size_t lo = 0, hi, mid;
+	int r = goto_idx_index(g, err, len);
+
+	if (r < 0)
+		return r;
+	hi = idx_nseeks(g->idx);
+	if (!hi || idx_seek_carry(g->idx, 0, &c)) {
+		snprintf(err, len, "goto: no cycle counts");
+		return -pte_no_time;
+	}
+	/* Invariant: seek point lo counts <= cyc (or is the first). */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (idx_seek_carry(g->idx, mid, &c))
+			break;
+		if (c.cycles <= cyc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (goto_idx_scan(g, lo, cyc_hit, cyc, off) <= 0) {
+		snprintf(err, len, "goto: no packet at or after %" PRIu64 " cycles",
+			 cyc);
+		return -pte_eos;
+	}
+	return 0;
+}
+
+static int goto_idx_cycles_at(void *arg, uint64_t off, uint64_t *cyc, char *err,
+			      size_t len)
+{
+	struct goto_idx *g = arg;
+	struct win_iter it = { 0 };
+	int r = -pte_no_time;
+
+	if (goto_idx_index(g, err, len) < 0)
+		return -pte_no_time;
+	if (!win_seek(&it, g->wc, off) && (win_row(&it)->ts.flags & TM_F_CYC) &&
+	    !(win_row(&it)->flags & WIN_F_SEG_REL)) {
+		*cyc = win_row(&it)->ts.cycles;
+		r = 0;
+	}
+	win_iter_release(&it);
+	if (r)
+		snprintf(err, len, "goto: 0x%" PRIx64 " has no cycle count", off);
+	return r;
+}
+
+static int goto_idx_ordinal(void *arg, uint64_t ord, uint64_t *off, char *err,
+			    size_t len)
+{
+	struct goto_idx *g = arg;
+	struct win_iter it = { 0 };
+	struct idx_summary s;
+	struct idx_seek sk;
+	size_t seg;
+	int r = goto_idx_index(g, err, len);
+
+	if (r < 0)
+		return r;
+	if (idx_find_ordinal(g->idx, ord, &seg) || idx_summary(g->idx, seg, &s) ||
+	    idx_seek(g->idx, seg, &sk)) {
+		snprintf(err, len, "goto: #%" PRIu64 ": no such packet", ord);
+		return -pte_eos;
+	}
+	*off = sk.offset;
+	if (!win_seek(&it, g->wc, sk.offset)) {
+		uint64_t n = ord - s.first_ordinal;
+
+		while (n-- && !win_next(&it))
+			;
+		*off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return 0;
+}
+
+static int goto_idx_mark(void *arg, const char *name, uint64_t *off, char *err,
+			 size_t len)
+{
+	struct goto_idx *g = arg;
+	long i = g->marks ? marks_find(g->marks, name) : -1;
+
+	if (i < 0 || marks_at(g->marks, (size_t)i)->kind == BM_REGION) {
+		snprintf(err, len, "goto: no mark '%s'", name);
+		return -pte_invalid;
+	}
+	*off = marks_at(g->marks, (size_t)i)->from;
+	return 0;
+}
+
+static int goto_idx_region(void *arg, const char *name, uint64_t *off, char *err,
+			   size_t len)
+{
+	struct goto_idx *g = arg;
+	long i = g->marks ? marks_find(g->marks, name) : -1;
+
+	if (i < 0) {
+		snprintf(err, len, "goto: no region or bookmark '%s'", name);
+		return -pte_invalid;
+	}
+	*off = marks_at(g->marks, (size_t)i)->from;
+	return 0;
+}
+
+void goto_idx_ctx(struct goto_idx *g, uint64_t cursor, struct goto_ctx *ctx)
+{
+	*ctx = (struct goto_ctx){
+		.cursor = cursor, .size = g->img->size, .arg = g,
+		.psb_offset = goto_idx_psb_offset,
+		.psb_number = goto_idx_psb_number,
+		.tsc_offset = goto_idx_tsc, .time_offset = goto_idx_time,
+		.time_at = goto_idx_time_at, .ordinal_offset = goto_idx_ordinal,
+		.mark_offset = goto_idx_mark, .region_offset = goto_idx_region,
+		.cycles_offset = goto_idx_cycles,
+		.cycles_at = goto_idx_cycles_at,
+	};
+}
+
+int goto_idx_offset(struct goto_idx *g, const char *arg, uint64_t cursor,
+		    uint64_t *off, char *err, size_t errlen)
+{
+	struct goto_ctx ctx;
+
+	if (!g || !arg || !off || !err || !errlen)
+		return -pte_invalid;
+	goto_idx_ctx(g, cursor, &ctx);
+	return goto_offset(arg, &ctx, off, err, errlen);
+}

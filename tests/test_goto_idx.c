@@ -1,0 +1,193 @@
+/* test_goto_idx -- goto targets for commands: offsets, psb, #N, tsc, t,
+ * relative moves from a cursor, marks and regions, over a crafted trace. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../tools/ptenc.h"
+#include "goto_idx.h"
+#include "marks.h"
+#include "ptdec.h"
+#include "trace.h"
+
+#define NSEG	10
+#define SEG	256
+#define TSC0	0x1000000ull
+
+struct fix {
+	char dir[64], path[128];
+	struct trace *t;
+	struct tm_config cfg;
+};
+
+/* Segment i at i * SEG: PSB, TSC (TSC0 + i * 1000), CBR, PSBEND, pads. */
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	uint8_t buf[NSEG * SEG], *p;
+	char err[256];
+	FILE *fp;
+	int i;
+
+	if (!f)
+		return -1;
+	memset(buf, 0, sizeof(buf));	/* 0 is PAD */
+	for (i = 0; i < NSEG; i++) {
+		p = pte_psb(buf + i * SEG);
+		p = pte_tsc(p, TSC0 + (uint64_t)i * 1000);
+		p = pte_cbr(p, 24);
+		pte_psbend(p);
+	}
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_goto_idx.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	/* The index cache goes there, not into $HOME. */
+	setenv("XDG_CACHE_HOME", f->dir, 1);
+	snprintf(f->path, sizeof(f->path), "%s/t.pt", f->dir);
+	fp = fopen(f->path, "w");
+	if (!fp || fwrite(buf, 1, sizeof(buf), fp) != sizeof(buf) || fclose(fp))
+		return -1;
+	if (trace_open(&f->t, f->path, err, sizeof(err)) < 0)
+		return -1;
+	/* 1 GHz: 1000 ticks are a microsecond. */
+	f->cfg.have_tsc_hz = 1;
+	f->cfg.tsc_hz = 1000000000;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+	char cmd[200];
+
+	trace_close(f->t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+/* @arg from @cursor resolves to @want. */
+static void expect(struct goto_idx *g, const char *arg, uint64_t cursor,
+		   uint64_t want)
+{
+	char err[256] = "";
+	uint64_t off = UINT64_MAX;
+	int r = goto_idx_offset(g, arg, cursor, &off, err, sizeof(err));
+
+	if (r || off != want)
+		print_error("%s from 0x%llx: r %d off 0x%llx want 0x%llx: %s\n", arg,
+			    (unsigned long long)cursor, r, (unsigned long long)off,
+			    (unsigned long long)want, err);
+	assert_int_equal(r, 0);
+	assert_int_equal(off, want);
+}
+
+/* @arg fails with @code and a message holding @msg. */
+static void expect_err(struct goto_idx *g, const char *arg, int code,
+		       const char *msg)
+{
+	char err[256] = "";
+	uint64_t off;
+
+	assert_int_equal(goto_idx_offset(g, arg, 0, &off, err, sizeof(err)), code);
+	if (!strstr(err, msg))
+		print_error("%s: '%s' lacks '%s'\n", arg, err, msg);
+	assert_non_null(strstr(err, msg));
+}
+
+static void test_null(void **state)
+{
+	struct fix *f = *state;
+	struct goto_idx *g = NULL;
+	char err[64];
+	uint64_t off;
+
+	assert_int_equal(goto_idx_new(NULL, f->t, 0, &f->cfg, NULL), -pte_invalid);
+	assert_int_equal(goto_idx_new(&g, NULL, 0, &f->cfg, NULL), -pte_invalid);
+	assert_int_equal(goto_idx_new(&g, f->t, 1, &f->cfg, NULL), -pte_invalid);
+	assert_int_equal(goto_idx_new(&g, f->t, 0, NULL, NULL), -pte_invalid);
+	assert_int_equal(goto_idx_offset(NULL, "0", 0, &off, err, sizeof(err)),
+			 -pte_invalid);
+	goto_idx_free(NULL);
+}
+
+/* What needs no index, then the index's places. */
+static void test_places(void **state)
+{
+	struct fix *f = *state;
+	struct goto_idx *g;
+
+	assert_int_equal(goto_idx_new(&g, f->t, 0, &f->cfg, NULL), 0);
+	expect(g, "0x100", 0, 0x100);
+	expect(g, "50%", 0, NSEG * SEG / 2);
+	expect(g, "$", 0, NSEG * SEG);
+	expect(g, "+1KiB", 0x100, 0x500);
+	expect(g, "psb 3", 0, 3 * SEG);
+	expect(g, "psb +2", 3 * SEG + 40, 5 * SEG);
+	expect(g, "#1", 0, 16);			/* the first TSC */
+	expect(g, "#3", 0, 28);			/* psbend, after a 4-byte CBR */
+	expect(g, "tsc 0x1000bb8", 0, 3 * SEG + 16);	/* TSC0 + 3000 */
+	expect(g, "t 2us", 0, 2 * SEG + 16);
+	expect(g, "t 1500ns", 0, 2 * SEG + 16);	/* the first at or after */
+	expect(g, "t +3us", 2 * SEG + 16, 5 * SEG + 16);
+	expect_err(g, "psb 99", -pte_eos, "goto: there is no psb 99 (10 in all)");
+	expect_err(g, "'a", -pte_invalid, "no mark 'a'");
+	expect_err(g, "hot", -pte_invalid, "no region or bookmark 'hot'");
+	goto_idx_free(g);
+}
+
+/* Without a TSC frequency, times are refused with a reason. */
+static void test_no_time(void **state)
+{
+	struct fix *f = *state;
+	struct tm_config none;
+	struct goto_idx *g;
+
+	memset(&none, 0, sizeof(none));
+	assert_int_equal(goto_idx_new(&g, f->t, 0, &none, NULL), 0);
+	expect(g, "tsc 0x1000bb8", 0, 3 * SEG + 16);
+	expect_err(g, "t 2us", -pte_no_time, "no TSC frequency");
+	goto_idx_free(g);
+}
+
+/* Marks and regions by name, as :goto has them. */
+static void test_marks(void **state)
+{
+	struct fix *f = *state;
+	struct marks_opts o = { .flags = BM_NO_STATE };
+	struct marks_set *set;
+	struct goto_idx *g;
+
+	assert_int_equal(marks_open(&set, "00112233", NSEG * SEG, f->path, &o), 0);
+	marks_mark_set(set, 'a', 0x234, NULL);
+	marks_region_set(set, "hot", 0x300, 0x600, NULL, NULL);
+	assert_int_equal(goto_idx_new(&g, f->t, 0, &f->cfg, set), 0);
+	expect(g, "'a", 0, 0x234);
+	expect(g, "hot", 0, 0x300);
+	expect(g, "region hot", 0, 0x300);
+	expect_err(g, "'b", -pte_invalid, "no mark 'b'");
+	goto_idx_free(g);
+	marks_close(set);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_places, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
