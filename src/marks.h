@@ -5,7 +5,6 @@
  *   marks       single letters a-z, A-Z at an offset, with an optional note
  *   bookmarks   anonymous (toggled at an offset) or named, with a note
  *   regions     a named [from, to) byte range with a note and a colour
- * plus an in-memory location history (a jump list, not saved).
  *
  * Names of named bookmarks and regions share one namespace: 2 to 63
  * characters of [A-Za-z0-9_.-], starting with a letter or '_', so they
@@ -40,6 +39,10 @@
  * Messages (warnings and errors, one line each, naming file:line where one
  * applies) go to the reporter given in marks_opts; the last one is also kept
  * in marks_message().  Nothing here uses curses or exits.
+ *
+ * The set lives in marks.c, its file format in marks_file.c, saving and
+ * merging with the file on disk in marks_sync.c (marks_int.h ties them);
+ * region summaries in marks_summary.c.
  */
 #ifndef MARKS_H
 #define MARKS_H
@@ -61,7 +64,6 @@
 #define BM_NAME_MAX 64		/* including the NUL */
 #define BM_NOTE_MAX 4096	/* bytes of a note, including the NUL */
 #define BM_COLOR_MAX 16		/* including the NUL */
-#define BM_HISTORY_MAX 256	/* locations in the jump list */
 
 enum marks_kind {
 	BM_MARK,	/* name is one letter */
@@ -227,23 +229,6 @@ long marks_next(const struct marks_set *set, uint64_t off, int dir,
  * Returns 0 and sets *@off, or -pte_invalid if @spec names nothing. */
 int marks_resolve(const struct marks_set *set, const char *spec, int end,
 	       uint64_t *off);
-
-/*
- * The location history: a jump list of offsets left behind, in memory.
- */
-
-/* Record that the cursor leaves @off for a jump. */
-void marks_history_push(struct marks_set *set, uint64_t off);
-
-/* Go back (@dir < 0) or forward (@dir > 0) in the jump list from the
- * current location @cur.  Returns 0 and sets *@off, or -pte_eos if there
- * is nothing in that direction. */
-int marks_history_step(struct marks_set *set, uint64_t cur, int dir,
-		    uint64_t *off);
-
-/* The location before the latest jump (vim's ''), recording @cur so the
- * next call returns there.  Returns 0 and sets *@off, or -pte_eos. */
-int marks_history_last(struct marks_set *set, uint64_t cur, uint64_t *off);
 
 /*
  * Sharing.

@@ -1,0 +1,195 @@
+/*
+ * marks_int -- what the three parts of a marks set share (not for callers).
+ *
+ *   marks.c       the set: entries in offset order, names, notes, colours,
+ *                 lookups and changes; open and close
+ *   marks_file.c  the file format: parsing lines (tok.h), writing them,
+ *                 quoting notes, reading a file into a set, import/export
+ *   marks_sync.c  the set and its file on disk: the first load, saving
+ *                 under a lock, the three-way merge with another process's
+ *                 save, files set aside, a trace that changed or grew
+ *
+ * marks.c calls marks_sync.c (load, save) and marks_file.c (nothing
+ * directly); marks_sync.c calls marks_file.c to read and write; both call
+ * marks.c's entry helpers.  marks_summary.c stands apart (marks.h only).
+ */
+#ifndef MARKS_INT_H
+#define MARKS_INT_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "marks.h"
+#include "safefile.h"
+
+/* Lines longer than this are not something we wrote or a person typed. */
+#define BM_LINE_MAX (BM_NOTE_MAX * 4 + 1024)
+#define BM_FILE_MAX (64u << 20)	/* marks files are small; /dev/zero is not */
+/* Tokens on one line: keyword, name, two offsets, colour, note, spare. */
+#define BM_TOKENS 8
+/* Parse errors reported one by one before they are only counted. */
+#define BM_ERRORS_SHOWN 5
+/* How long a save waits for another process's save to finish (a save takes
+ * milliseconds) before leaving the change in memory for a retry; the last
+ * save before closing waits longer. */
+#define BM_LOCK_WAIT_MS 250
+#define BM_LOCK_CLOSE_MS 5000
+
+/* The marks file as we last read or wrote it. */
+struct marks_disk {
+	int present;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+struct marks_set {
+	char *file;		/* the marks file */
+	char *path;		/* the trace's path as last opened */
+	char id[80];		/* the trace identity */
+	char stream[32];	/* the stream, "" for the first */
+	uint64_t size;		/* the trace's size */
+	uint64_t end;		/* the stream's: offsets lie below it */
+	int saving;		/* 0: never write (flag, newer version, ...) */
+	int dirty;		/* the last save failed */
+	int busy;		/* ... because another process held the lock */
+	struct safefile_keep trace;	/* never written over */
+	size_t ntrace;		/* 1 if the trace's identity is known */
+	struct marks_disk disk;
+	struct marks_entry *base;	/* the entries then, for a three-way merge */
+	size_t nbase;
+	marks_report_fn *report;
+	void *report_ctx;
+	char msg[PATH_MAX + 512];	/* the last message */
+	struct marks_entry *v;	/* sorted by marks_cmp() */
+	size_t n, cap;
+};
+
+/* A parsed line of a marks file. */
+enum marks_line_type { BML_BLANK, BML_HEADER, BML_TRACE, BML_ENTRY };
+
+struct marks_line {
+	enum marks_line_type type;
+	int version;			/* BML_HEADER */
+	uint64_t size;			/* BML_TRACE */
+	int has_size;
+	char id[80];
+	char *path;			/* BML_TRACE, owned by the token buffer */
+	struct marks_entry e;		/* BML_ENTRY; note owned by the buffer */
+};
+
+/* What reading one marks file found (marks_read()). */
+struct marks_parse {
+	const char *fname;		/* for messages */
+	int version;			/* of the header, 0 before it */
+	int errors;			/* lines that did not parse */
+	int conflicts;			/* marks_import's */
+	int added;
+	int changed;			/* entries added or completed */
+	int full;			/* BM_MAX_ENTRIES reached */
+	unsigned long dropped;		/* entries not loaded for it */
+	int has_trace;
+	uint64_t trace_size;
+	char trace_id[80];
+	char *trace_path;		/* malloc'd; the caller frees it */
+};
+
+struct trace;
+
+/*
+ * marks.c: the set.
+ */
+
+/* Keep a message in @set and give it to the reporter. */
+void marks_report(struct marks_set *set, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Whether @s is one ASCII letter, a bookmark or region name, a colour,
+ * a plain file-name part of fewer than @max characters. */
+int marks_is_letter(const char *s);
+int marks_name_ok(const char *s);
+int marks_color_ok(const char *s);
+int marks_plain(const char *s, size_t max);
+
+/* Parse a 0x-hex or decimal offset; the whole string must be used.
+ * Returns 0, or -pte_invalid. */
+int marks_parse_off(const char *s, uint64_t *off);
+
+/* "mark", "bookmark" or "region". */
+const char *marks_kind_name(enum marks_kind kind);
+
+/* Put the entries in marks_at()'s order. */
+void marks_sort(struct marks_set *set);
+
+/* A copy of @note in *@out (NULL for NULL or "").
+ * Returns 0, or -pte_nomem (too long, or out of memory). */
+int marks_dup_note(const char *note, char **out);
+
+/* Replace @e's note with a copy of @note (NULL or "": none).
+ * Returns 0, or -pte_nomem with @e unchanged. */
+int marks_replace_note(struct marks_entry *e, const char *note);
+
+/* Append a copy of @e, unsorted.  Returns 0, or -pte_nomem (BM_MAX_ENTRIES
+ * or out of memory). */
+int marks_append(struct marks_set *set, const struct marks_entry *e);
+
+/* Remove entry @i (< set->n). */
+void marks_remove(struct marks_set *set, size_t i);
+
+/* Free @n entries' notes and the array @v. */
+void marks_entries_free(struct marks_entry *v, size_t n);
+
+/*
+ * marks_file.c: the file format.
+ */
+
+/* The directory part of @file, in @buf ("." if none). */
+void marks_dirname(const char *file, char *buf, size_t size);
+
+/* fopen(@path, "re") for reading marks: a regular file of at most
+ * BM_FILE_MAX bytes, else NULL with errno set (safefile_fopen_read()). */
+FILE *marks_fopen(const char *path);
+
+/* Read a marks file from @f into @set, adding its entries (an entry
+ * already there with the same offsets only completes its note and
+ * colour; one at other offsets is a conflict, reported and counted).
+ * Bad lines are reported as ps->fname:line and counted in ps->errors.
+ * Returns 0 when the file parsed.
+ * Returns -pte_bad_file if it is not a marks file or of a newer version
+ * (nothing loaded; ps->version says which).
+ * Returns -pte_io if reading failed (reported). */
+int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps);
+
+/* The path on the trace line of marks file @file (malloc'd), its size and
+ * identity in *@size and @id; NULL if it has none or cannot be read. */
+char *marks_peek_path(const char *file, uint64_t *size, char *id, size_t idlen);
+
+/* Write the set to @file as @o says (safefile.h: a temporary file in the
+ * same directory, fsync, rename, fsync of the directory), never over the
+ * trace, making the directory if needed.
+ * Returns 0, or -pte_io with @err saying why. */
+int marks_write(const struct marks_set *set, const char *file,
+		const struct safefile_opts *o, char *err, size_t errlen);
+
+/*
+ * marks_sync.c: the set and its file on disk.
+ */
+
+/* Load the set's marks file if it exists (set->file), moving a broken
+ * one aside; problems are reported and turn saving off where writing
+ * would lose something.
+ * Returns 0, or -pte_nomem. */
+int marks_load(struct marks_set *set);
+
+/* Look in the marks directory for files saved for the same path under
+ * another identity: if trace @t (may be NULL) only grew, adopt the newest
+ * one's marks, else warn. */
+void marks_check_changed(struct marks_set *set, const struct trace *t);
+
+/* Remove temporary files left by saves of processes that died. */
+void marks_clean_tmp(struct marks_set *set);
+
+#endif /* MARKS_INT_H */

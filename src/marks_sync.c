@@ -1,0 +1,588 @@
+/* marks_sync -- a marks set and its file on disk: the first load, saves
+ * under a lock, the three-way merge with another process's save, files
+ * set aside, a trace that changed or grew (marks_int.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "identity.h"
+#include "marks_int.h"
+#include "ptdec.h"
+#include "trace.h"
+#include "xdg.h"
+
+static int marks_sync(struct marks_set *set);
+static int marks_synced(struct marks_set *set, const struct stat *st);
+
+/*
+ * Saving.
+ */
+
+
+/*
+ * Saves of two processes are serialised by an advisory lock (flock) on
+ * <file>.lock, held from reading what the other saved through the rename
+ * of ours: without it both read the same file, each writes its own merge
+ * and the later rename drops the other's change, which the next three-way
+ * merge then takes for a deletion.  The lock file is never removed (that
+ * would let two processes lock two different files); a dead holder's lock
+ * goes with its process.
+ */
+
+/* Lock @set's lock file, waiting at most @wait_ms.  Returns the locked
+ * descriptor; -1 if another process holds the lock that long; -2 if there
+ * is no lock to take (no lock file can be made, or flock is not supported):
+ * the save goes ahead unlocked and says why if writing fails too. */
+static int marks_lock(const struct marks_set *set, int wait_ms)
+{
+	char lock[PATH_MAX + 8], dir[PATH_MAX], err[PATH_MAX + 128];
+	struct timespec ts = { 0, 0 };
+	int fd, waited = 0, step = 1;
+
+	snprintf(lock, sizeof(lock), "%s.lock", set->file);
+	marks_dirname(set->file, dir, sizeof(dir));
+	if (xdg_mkdir_p(dir, 0700, err, sizeof(err)) < 0)
+		return -2;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return -2;
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= wait_ms) {
+			int busy = errno == EWOULDBLOCK;
+
+			close(fd);
+			return busy ? -1 : -2;
+		}
+		ts.tv_nsec = (long)step * 1000000L;
+		nanosleep(&ts, NULL);
+		waited += step;
+		if (step < 16)
+			step *= 2;
+	}
+	return fd;
+}
+
+static void marks_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* marks_save(), waiting at most @wait_ms for another process's save. */
+static int marks_save_wait(struct marks_set *set, int wait_ms)
+{
+	char err[2 * PATH_MAX + 64];
+	int was_dirty, lock, ret = -pte_io;
+
+	if (!set)
+		return -pte_invalid;
+	if (!set->saving)
+		return 0;
+	was_dirty = set->dirty;
+	lock = marks_lock(set, wait_ms);
+	if (lock == -1) {
+		set->dirty = 1;
+		if (!set->busy)
+			marks_report(set, "marks not saved yet: another ptbrowse is saving "
+				  "%s; kept in memory, saving again shortly", set->file);
+		set->busy = 1;
+		return -pte_io;
+	}
+	set->busy = 0;
+	/* Another ptbrowse may have saved the same trace's marks meanwhile. */
+	if (marks_sync(set) < 0)
+		goto out_unlock;
+	if (marks_write(set, set->file, &(struct safefile_opts){
+		     .flags = SAFEFILE_NOFOLLOW, .mode = 0600 }, err, sizeof(err)) < 0) {
+		set->dirty = 1;
+		marks_report(set, "marks not saved: %s; they are kept in memory and "
+			  "saving is retried on the next change", err);
+		goto out_unlock;
+	}
+	set->dirty = 0;
+	if (was_dirty)
+		marks_report(set, "marks saved to %s", set->file);
+	/* Without a base the next save merges needlessly, harmlessly. */
+	marks_synced(set, NULL);
+	ret = 0;
+out_unlock:
+	marks_unlock(lock);
+	return ret;
+}
+
+int marks_save(struct marks_set *set)
+{
+	/* Once another process kept us waiting, only try: the browser
+	 * retries when idle and must not stall a key on every try. */
+	return marks_save_wait(set, set && set->busy ? 0 : BM_LOCK_WAIT_MS);
+}
+
+int marks_pending(const struct marks_set *set)
+{
+	return set && set->saving && set->busy;
+}
+
+int marks_flush(struct marks_set *set)
+{
+	int ret;
+
+	if (!set || !set->saving || !set->dirty)
+		return 0;
+	ret = marks_save_wait(set, BM_LOCK_CLOSE_MS);
+	if (ret < 0 && set->busy)
+		marks_report(set, "marks not saved: another ptbrowse kept %s locked "
+			  "for %d s; the changes since the last save are lost",
+			  set->file, BM_LOCK_CLOSE_MS / 1000);
+	return ret;
+}
+
+/*
+ * Broken files, changed traces, leftovers.
+ */
+
+/* Move the unparsable @file aside to .bad, .bad.1, ... without ever
+ * replacing an existing file.  Returns 0 and the new name in @bad. */
+static int marks_move_aside(const char *file, char *bad, size_t size)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (i)
+			snprintf(bad, size, "%s.bad.%d", file, i);
+		else
+			snprintf(bad, size, "%s.bad", file);
+		/* link() refuses to replace, unlike rename(). */
+		if (!link(file, bad)) {
+			unlink(file);
+			return 0;
+		}
+		if (errno == EEXIST)
+			continue;
+		if (access(bad, F_OK) == 0)
+			continue;
+		/* Filesystems without hard links: check, then rename. */
+		if (!rename(file, bad))
+			return 0;
+		return -pte_io;
+	}
+	errno = EEXIST;
+	return -pte_io;
+}
+
+/* Whether marks file name @name belongs to stream @stream ("" the first). */
+static int marks_same_stream(const char *name, const char *stream)
+{
+	const char *at = strchr(name, '@');
+	size_t len;
+
+	if (!at)
+		return !stream[0];
+	len = strlen(stream);
+	return !strncmp(at + 1, stream, len) && !strcmp(at + 1 + len, ".marks");
+}
+
+/* Whether trace @t's first @size bytes have the identity @hex: the trace
+ * only grew since then, so offsets below @size still mean the same. */
+static int marks_grew_from(const struct trace *t, uint64_t size, const char *hex)
+{
+	struct identity old, now;
+
+	return !identity_parse(&old, hex) && old.size == size &&
+	       !identity_of_prefix(&now, t, size) && identity_same(&old, &now);
+}
+
+/* Marks files in our directory saved for the same path under another
+ * identity: the file at that path changed since.  If trace @t (may be
+ * NULL) only grew, adopt the newest such marks, else warn. */
+void marks_check_changed(struct marks_set *set, const struct trace *t)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 256], id[80];
+	char warn[PATH_MAX + 256] = "", grew[PATH_MAX + 256] = "";
+	uint64_t size, warn_size = 0, grew_size = 0;
+	struct marks_parse ps = { 0 };
+	const char *base;
+	struct dirent *d;
+	size_t len;
+	DIR *dp;
+	char *path;
+	FILE *f;
+
+	marks_dirname(set->file, dir, sizeof(dir));
+	base = strrchr(set->file, '/');
+	base = base ? base + 1 : set->file;
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		len = strlen(d->d_name);
+		if (len < 7 || strcmp(d->d_name + len - 6, ".marks") ||
+		    !strcmp(d->d_name, base))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
+		size = 0;
+		id[0] = '\0';
+		path = marks_peek_path(file, &size, id, sizeof(id));
+		/* Other streams of the same trace share its id. */
+		if (path && id[0] && !strcmp(path, set->path) && strcmp(id, set->id)) {
+			if (t && size < set->size && marks_same_stream(d->d_name, set->stream) &&
+			    marks_grew_from(t, size, id)) {
+				/* An earlier, shorter state of this trace. */
+				if (!set->n && !set->disk.present && size > grew_size) {
+					snprintf(grew, sizeof(grew), "%s", file);
+					grew_size = size;
+				}
+			} else if (!warn[0]) {
+				snprintf(warn, sizeof(warn), "%s", file);
+				warn_size = size;
+			}
+		}
+		free(path);
+	}
+	closedir(dp);
+	if (grew[0] && (f = marks_fopen(grew))) {
+		ps.fname = grew;
+		marks_read(set, f, &ps);
+		fclose(f);
+		free(ps.trace_path);
+		marks_sort(set);
+		marks_report(set, "%s grew since its marks were saved (then %" PRIu64
+			  " bytes, now %" PRIu64 "); they still apply", set->path,
+			  grew_size, set->size);
+		if (set->n)
+			marks_save(set);
+		return;
+	}
+	if (warn[0])
+		marks_report(set, "warning: %s changed since marks were saved for it "
+			  "(then %" PRIu64 " bytes, now %" PRIu64 "); those marks "
+			  "stay in %s and are not applied", set->path, warn_size,
+			  set->size, warn);
+}
+
+/* Remove temporary files left by saves of processes that died. */
+void marks_clean_tmp(struct marks_set *set)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 256];
+	const char *base;
+	struct dirent *d;
+	size_t blen;
+	DIR *dp;
+
+	marks_dirname(set->file, dir, sizeof(dir));
+	base = strrchr(set->file, '/');
+	base = base ? base + 1 : set->file;
+	blen = strlen(base);
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		char *end;
+		long pid;
+
+		if (strncmp(d->d_name, base, blen) ||
+		    strncmp(d->d_name + blen, ".tmp.", 5))
+			continue;
+		pid = strtol(d->d_name + blen + 5, &end, 10);
+		/* NAME.tmp.PID.N (safefile's) or NAME.tmp.PID (older) */
+		if ((*end && *end != '.') || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) && errno == ESRCH) {
+			snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
+			unlink(file);
+		}
+	}
+	closedir(dp);
+}
+
+/*
+ * Two ptbrowse processes on one trace each rewrite the whole file, so a
+ * save first merges what the other one saved since our last load or
+ * save: a three-way merge against the entries as they were then (base),
+ * so additions, moves and deletions on either side survive.  On a clash
+ * ours wins and the other version is reported.
+ */
+
+/* The identity of @file now, or of @st (the file as it was read). */
+static void marks_disk_stat(const char *file, const struct stat *stp,
+			 struct marks_disk *d)
+{
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	if (stp)
+		st = *stp;
+	else if (stat(file, &st))
+		return;
+	d->present = 1;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->size = st.st_size;
+	d->mtime = st.st_mtim;
+}
+
+static int marks_disk_same(const struct marks_disk *a, const struct marks_disk *b)
+{
+	if (a->present != b->present)
+		return 0;
+	return !a->present ||
+	       (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+		a->mtime.tv_sec == b->mtime.tv_sec &&
+		a->mtime.tv_nsec == b->mtime.tv_nsec);
+}
+
+/* Record the file (@st: as it was read; NULL: as it is now) and the
+ * entries as they are now: our base. */
+static int marks_synced(struct marks_set *set, const struct stat *st)
+{
+	struct marks_entry *v = NULL;
+	size_t i;
+
+	marks_disk_stat(set->file, st, &set->disk);
+	if (set->n) {
+		v = calloc(set->n, sizeof(*v));
+		if (!v)
+			goto out_nomem;
+		for (i = 0; i < set->n; i++) {
+			v[i] = set->v[i];
+			if (marks_dup_note(set->v[i].note, &v[i].note) < 0) {
+				marks_entries_free(v, i);
+				goto out_nomem;
+			}
+		}
+	}
+	marks_entries_free(set->base, set->nbase);
+	set->base = v;
+	set->nbase = set->n;
+	return 0;
+out_nomem:
+	/* No base: a later merge treats everything on disk as added. */
+	marks_entries_free(set->base, set->nbase);
+	set->base = NULL;
+	set->nbase = 0;
+	return -pte_nomem;
+}
+
+/* Whether @a and @b are the same mark, bookmark or region (by name, or
+ * by offset for anonymous bookmarks). */
+static int marks_same_key(const struct marks_entry *a, const struct marks_entry *b)
+{
+	if (a->kind != b->kind || strcmp(a->name, b->name))
+		return 0;
+	return a->name[0] || a->from == b->from;
+}
+
+static int marks_same_value(const struct marks_entry *a, const struct marks_entry *b)
+{
+	return a->from == b->from && a->to == b->to &&
+	       !strcmp(a->color, b->color) &&
+	       !strcmp(a->note ? a->note : "", b->note ? b->note : "");
+}
+
+static long marks_lookup(const struct marks_entry *v, size_t n, const struct marks_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (marks_same_key(&v[i], e))
+			return (long)i;
+	return -1;
+}
+
+/* Merge @theirs (the file now) into the set, against the base. */
+static void marks_merge3(struct marks_set *set, const struct marks_entry *theirs, size_t nt)
+{
+	const struct marks_entry *t, *b;
+	long ib, io;
+	size_t i;
+
+	for (i = 0; i < nt; i++) {
+		t = &theirs[i];
+		ib = marks_lookup(set->base, set->nbase, t);
+		io = marks_lookup(set->v, set->n, t);
+		b = ib >= 0 ? &set->base[ib] : NULL;
+		if (b && marks_same_value(b, t))
+			continue;		/* they did not change it */
+		if (io < 0 && b)
+			continue;		/* we deleted it */
+		if (io < 0) {
+			/* They added it; a name we gave to another kind wins. */
+			if (t->name[0] && marks_find(set, t->name) >= 0)
+				marks_report(set, "%s: another ptbrowse saved %s %s; "
+					  "the name is taken here, kept ours",
+					  set->file, marks_kind_name(t->kind), t->name);
+			else if (marks_append(set, t) < 0)
+				marks_report(set, "%s: another ptbrowse saved %s %s; "
+					  "no room for it", set->file,
+					  marks_kind_name(t->kind), t->name);
+			continue;
+		}
+		if (b && marks_same_value(b, &set->v[io])) {
+			/* Only they changed it. */
+			if (!marks_replace_note(&set->v[io], t->note)) {
+				set->v[io].from = t->from;
+				set->v[io].to = t->to;
+				strcpy(set->v[io].color, t->color);
+			}
+		} else if (!marks_same_value(t, &set->v[io])) {
+			marks_report(set, "%s: another ptbrowse changed %s %s too; "
+				  "kept this one's", set->file,
+				  marks_kind_name(t->kind), t->name[0] ? t->name : "-");
+		}
+	}
+	/* What they deleted and we left alone goes. */
+	for (i = 0; i < set->nbase; i++) {
+		b = &set->base[i];
+		if (marks_lookup(theirs, nt, b) >= 0)
+			continue;
+		io = marks_lookup(set->v, set->n, b);
+		if (io >= 0 && marks_same_value(b, &set->v[io]))
+			marks_remove(set, (size_t)io);
+	}
+	marks_sort(set);
+}
+
+/* If the file changed since we last read or wrote it, merge it in.
+ * Returns 0 (also when a broken file was moved aside), or -pte_io if it
+ * must not be overwritten (a newer version; saving is then off). */
+static int marks_sync(struct marks_set *set)
+{
+	struct marks_set theirs = { .file = set->file, .size = set->size,
+				 .end = set->end,
+				 .report = set->report,
+				 .report_ctx = set->report_ctx };
+	struct marks_parse ps = { .fname = set->file };
+	char bad[PATH_MAX + 32];
+	struct marks_disk now;
+	FILE *f;
+	int ret;
+
+	marks_disk_stat(set->file, NULL, &now);
+	if (marks_disk_same(&now, &set->disk) || !now.present)
+		return 0;
+	f = marks_fopen(set->file);
+	if (!f)
+		return 0;
+	ret = marks_read(&theirs, f, &ps);
+	fclose(f);
+	if (ps.version > BM_VERSION) {
+		set->saving = 0;
+		marks_report(set, "%s: a newer ptbrowse wrote it; marks are no longer "
+			  "saved", set->file);
+		ret = -pte_io;
+		goto out_free;
+	}
+	if (ret < 0 || ps.errors || ps.conflicts || ps.full) {
+		/* Someone broke it meanwhile: keep it for them, write ours. */
+		if (marks_move_aside(set->file, bad, sizeof(bad)) == 0)
+			marks_report(set, "%s: kept as %s", set->file, bad);
+		ret = 0;
+		goto out_free;
+	}
+	marks_merge3(set, theirs.v, theirs.n);
+	ret = 0;
+out_free:
+	free(ps.trace_path);
+	marks_entries_free(theirs.v, theirs.n);
+	return ret;
+}
+
+/*
+ * Loading.
+ */
+
+/* Load our marks file if it exists. */
+int marks_load(struct marks_set *set)
+{
+	struct marks_parse ps = { .fname = set->file };
+	char bad[PATH_MAX + 32];
+	struct stat st;
+	int ret, have_st;
+	size_t i;
+	FILE *f;
+
+	f = marks_fopen(set->file);
+	if (!f) {
+		/* ENOTDIR: a file is in the way of the directory; saving will say so. */
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		marks_report(set, "cannot read %s: %s; marks will not be saved",
+			  set->file, strerror(errno));
+		set->saving = 0;
+		return 0;
+	}
+	/* The base is the file we read: another process may rename a newer
+	 * one into place before we could stat the name. */
+	have_st = !fstat(fileno(f), &st);
+	ret = marks_read(set, f, &ps);
+	fclose(f);
+	marks_sort(set);
+	if (ret == -pte_nomem)
+		goto out_free;
+	if (ret == -pte_io) {
+		marks_report(set, "%s: marks will not be saved", set->file);
+		set->saving = 0;
+		ret = 0;
+		goto out_free;
+	}
+	if (ps.version > BM_VERSION) {
+		set->saving = 0;
+		ret = 0;
+		goto out_free;
+	}
+	if (ps.has_trace && ps.trace_size && ps.trace_size != set->size) {
+		marks_report(set, "warning: %s was saved for a trace of %" PRIu64
+			  " bytes, this one has %" PRIu64 "; its marks are not "
+			  "applied and not overwritten", set->file, ps.trace_size,
+			  set->size);
+		for (i = 0; i < set->n; i++)
+			free(set->v[i].note);
+		set->n = 0;
+		set->saving = 0;
+		ret = 0;
+		goto out_free;
+	}
+	if (ret < 0 || ps.errors || ps.conflicts || ps.full) {
+		if (ps.errors > BM_ERRORS_SHOWN)
+			marks_report(set, "%s: %d more bad lines", set->file,
+				  ps.errors - BM_ERRORS_SHOWN);
+		ret = 0;
+		if (!set->saving) {
+			marks_report(set, "%s: fix the lines above; loaded %d marks",
+				  set->file, ps.added);
+			goto out_free;
+		}
+		if (marks_move_aside(set->file, bad, sizeof(bad)) < 0) {
+			marks_report(set, "cannot move %s aside: %s; marks will not "
+				  "be saved", set->file, strerror(errno));
+			set->saving = 0;
+			goto out_free;
+		}
+		marks_report(set, "%s: kept as %s; loaded %d marks from it",
+			  set->file, bad, ps.added);
+		/* Write the good lines back at once so nothing depends on .bad. */
+		if (set->n)
+			marks_save(set);
+		goto out_free;
+	}
+	if (marks_synced(set, have_st ? &st : NULL) < 0) {
+		ret = -pte_nomem;
+		goto out_free;
+	}
+	if (set->saving && ps.trace_path && strcmp(ps.trace_path, set->path))
+		marks_save(set);	/* record the path it was opened as */
+out_free:
+	free(ps.trace_path);
+	return ret;
+}

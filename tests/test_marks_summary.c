@@ -1,0 +1,313 @@
+/* test_marks_summary -- region summaries over a synthetic trace, their time
+ * observer and background jobs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "image.h"
+#include "marks.h"
+#include "ptdec.h"
+
+
+/*
+ * Region summaries over a synthetic trace.
+ */
+
+static const uint8_t psb[] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+			       0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+static uint8_t trace[4096];
+static size_t trace_len;
+static uint64_t seg_off[8];	/* where each segment's PSB is */
+
+static void put(const uint8_t *b, size_t n)
+{
+	memcpy(trace + trace_len, b, n);
+	trace_len += n;
+}
+
+#define PUT(...) put((const uint8_t[]){ __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ }))
+
+/* Segment k: psb, tsc k, cbr, psbend, tnt.8 (3 bits, 1 taken), tip,
+ * cyc 31, tnt.8 (6 taken), pad. */
+static void build_trace(void)
+{
+	int k;
+
+	trace_len = 0;
+	for (k = 0; k < 4; k++) {
+		seg_off[k] = trace_len;
+		put(psb, sizeof(psb));
+		PUT(0x19, (uint8_t)(0x10 * (k + 1)), 0, 0, 0, 0, 0, 0);
+		PUT(0x02, 0x03, (uint8_t)(k < 2 ? 20 : 30), 0x00);
+		PUT(0x02, 0x23);
+		PUT(0x14, 0x0d, 0xfb, 0xfe, 0x00);
+	}
+	seg_off[k] = trace_len;
+}
+
+static void test_summary(void **state)
+{
+	struct img_span span;
+	struct marks_summary s;
+	struct img img;
+
+	build_trace();
+	img_init_flat(&img, &span, trace, trace_len);
+	assert_int_equal(marks_region_summary(&img, 5, 5, &s, NULL, NULL, NULL), -pte_invalid);
+
+	/* the whole trace */
+	assert_int_equal(marks_region_summary(&img, 0, trace_len, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.bytes, trace_len);
+	assert_int_equal(s.packets, 4 * 9);
+	assert_int_equal(s.psbs, 4);
+	assert_int_equal(s.by_type[PKT_PSBEND], 4);
+	assert_int_equal(s.by_class[PKC_SYNC], 12);
+	assert_int_equal(s.by_class[PKC_BRANCH], 8);
+	assert_int_equal(s.tnt_bits, 4 * 9);
+	assert_int_equal(s.taken, 4 * 7);
+	assert_int_equal(s.not_taken, 4 * 2);
+	assert_int_equal(s.tips, 4);
+	assert_int_equal(s.cyc_cycles, 4 * 31);
+	assert_true(s.has_tsc);
+	assert_int_equal(s.first_tsc, 0x10);
+	assert_int_equal(s.last_tsc, 0x40);
+	assert_int_equal(s.tsc_ticks, 0x30);
+	assert_int_equal(s.first_tsc_off, 16);
+	assert_int_equal(s.cbrs, 4);
+	assert_int_equal(s.cbr_changes, 1);
+	assert_int_equal(s.first_cbr, 20);
+	assert_int_equal(s.last_cbr, 30);
+	assert_int_equal(s.errors, 0);
+	assert_int_equal(s.ovfs, 0);
+
+	/* from the middle of segment 1 to the middle of segment 2: the lead-in
+	 * from segment 1's PSB is decoded but not counted */
+	assert_int_equal(marks_region_summary(&img, seg_off[1] + 30, seg_off[2] + 16, &s,
+					   NULL, NULL, NULL), 0);
+	/* a segment: psb 0, tsc 16, cbr 24, psbend 28, tnt 30, tip 31, cyc 32,
+	 * tnt 33, pad 34; so tnt tip cyc tnt pad, then segment 2's psb */
+	assert_int_equal(s.packets, 6);
+	assert_int_equal(s.psbs, 1);
+	assert_int_equal(s.tnt_bits, 9);
+	assert_false(s.has_tsc);
+	assert_int_equal(s.cbrs, 0);
+
+	/* CBR changes, also against the ratio seen in the lead-in */
+	assert_int_equal(marks_region_summary(&img, seg_off[2] + 1, seg_off[3] + 30, &s,
+					   NULL, NULL, NULL), 0);
+	assert_int_equal(s.cbrs, 2);
+	assert_int_equal(s.cbr_changes, 0);
+	assert_int_equal(s.psbs, 1);
+	assert_int_equal(s.tsc_ticks, 0x10);
+	assert_int_equal(marks_region_summary(&img, seg_off[1] + 26, seg_off[2] + 30, &s,
+					   NULL, NULL, NULL), 0);
+	assert_int_equal(s.cbrs, 1);
+	assert_int_equal(s.cbr_changes, 1);
+	assert_int_equal(s.first_cbr, 30);
+
+	/* past the end is clipped */
+	assert_int_equal(marks_region_summary(&img, seg_off[3], 1u << 30, &s,
+					   NULL, NULL, NULL), 0);
+	assert_int_equal(s.to, trace_len);
+	assert_int_equal(s.packets, 9);
+}
+
+static void test_summary_errors(void **state)
+{
+	struct img_span span;
+	struct marks_summary s;
+	struct img img;
+
+	build_trace();
+	/* an unknown opcode and an OVF in segment 1 */
+	trace[seg_off[1] + 33] = 0x02;
+	trace[seg_off[1] + 34] = 0xff;	/* not a valid extended opcode */
+	img_init_flat(&img, &span, trace, trace_len);
+	assert_int_equal(marks_region_summary(&img, 0, trace_len, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.errors, 1);
+	assert_int_equal(s.first_error_off, seg_off[1] + 33);
+	assert_int_equal(s.psbs, 4);	/* resynchronised at segment 2 */
+	build_trace();
+	trace[seg_off[1] + 33] = 0x02;
+	trace[seg_off[1] + 34] = 0xf3;	/* ovf replaces tnt.8 0xfe, pad */
+	assert_int_equal(marks_region_summary(&img, 0, trace_len, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.ovfs, 1);
+	assert_int_equal(s.by_class[PKC_ERROR], 1);
+	assert_int_equal(s.errors, 0);
+
+	/* no PSB at all: nothing to count */
+	memset(trace, 0, trace_len);
+	assert_int_equal(marks_region_summary(&img, 10, 100, &s, NULL, NULL, NULL), 0);
+	assert_int_equal(s.packets, 0);
+	assert_int_equal(s.bytes, 90);
+}
+
+static void test_summary_time(void **state)
+{
+	struct tm_config cfg = { .have_tsc_hz = 1, .tsc_hz = 1000000000 };
+	struct img_span span;
+	struct marks_summary s;
+	struct marks_time bt;
+	struct img img;
+
+	build_trace();
+	img_init_flat(&img, &span, trace, trace_len);
+	/* nothing known about the recording: no wall clock */
+	marks_time_init(&bt, NULL);
+	assert_int_equal(marks_region_summary(&img, 0, trace_len, &s, NULL,
+					   marks_time_observe, &bt), 0);
+	assert_false(s.has_time);
+	assert_int_equal(s.packets, 4 * 9);
+	/* a 1 GHz TSC: one tick is a nanosecond, TSCs run 0x10..0x40 */
+	marks_time_init(&bt, &cfg);
+	assert_int_equal(marks_region_summary(&img, 0, trace_len, &s, NULL,
+					   marks_time_observe, &bt), 0);
+	assert_true(s.has_time);
+	assert_true(s.duration_ns >= 0x30);
+	assert_true(s.duration_ns < 0x60);
+	/* the lead-in before the range sets the clock but is not timed */
+	marks_time_init(&bt, &cfg);
+	assert_int_equal(marks_region_summary(&img, seg_off[1] + 30, seg_off[2], &s, NULL,
+					   marks_time_observe, &bt), 0);
+	assert_true(s.has_time);
+	assert_true(s.duration_ns < 0x10);
+}
+
+struct observed {
+	int packets, in_range, finals, lost;
+	uint64_t lost_off;
+};
+
+static int observe(void *ctx, const struct pkt *pkt, int in_range,
+		   struct marks_summary *sum)
+{
+	struct observed *o = ctx;
+
+	if (!pkt) {
+		o->finals++;
+		sum->has_time = 1;
+		sum->duration_ns = 42;
+		return 0;
+	}
+	if (pkt->type == PKT_INVALID) {
+		o->lost++;
+		o->lost_off = pkt->offset;
+		return 0;
+	}
+	o->packets++;
+	o->in_range += in_range;
+	return 0;
+}
+
+/* Lost bytes reach the observer: a gap between spans, a decode error. */
+static void test_summary_lost(void **state)
+{
+	struct img_span spans[2];
+	struct observed o = { 0 };
+	struct marks_summary s;
+	struct img img;
+
+	build_trace();
+	memset(spans, 0, sizeof(spans));
+	spans[0].data = trace;
+	spans[0].size = seg_off[2];
+	spans[1].data = trace + seg_off[2];
+	spans[1].off = seg_off[2];
+	spans[1].size = trace_len - seg_off[2];
+	spans[1].file_off = seg_off[2];
+	spans[1].gap_before = 1;
+	img.spans = spans;
+	img.nspans = 2;
+	img.size = trace_len;
+	assert_int_equal(marks_region_summary(&img, 0, trace_len, &s, NULL, observe, &o), 0);
+	assert_int_equal(s.gaps, 1);
+	assert_int_equal(s.packets, 4 * 9);
+	assert_int_equal(o.lost, 1);
+	assert_int_equal(o.lost_off, seg_off[2]);
+	assert_int_equal(o.packets, 4 * 9);
+
+	/* a bad opcode in segment 1: decoding resumes at segment 2's PSB */
+	trace[seg_off[1] + 33] = 0x02;
+	trace[seg_off[1] + 34] = 0xff;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(marks_region_summary(&img, 0, trace_len, &s, NULL, observe, &o), 0);
+	assert_int_equal(s.errors, 1);
+	/* the resync crossed the gap too: one loss, reported once */
+	assert_int_equal(o.lost, 1);
+	assert_int_equal(o.lost_off, seg_off[2]);
+	assert_int_equal(s.gaps, 1);
+	assert_int_equal(s.packets, 4 * 9 - 2);
+	assert_int_equal(o.packets, 4 * 9 - 2);
+}
+
+static void test_summary_job(void **state)
+{
+	struct marks_summary_job job = { 0 };
+	struct observed o = { 0 };
+	struct img_span span;
+	static uint8_t big[8 << 20];
+	struct img img;
+	size_t i;
+	int ret;
+
+	build_trace();
+	img_init_flat(&img, &span, trace, trace_len);
+	job.img = &img;
+	job.from = seg_off[1] + 30;
+	job.to = trace_len;
+	job.observe = observe;
+	job.observe_ctx = &o;
+	assert_int_equal(marks_summary_start(&job), 0);
+	assert_int_equal(marks_summary_join(&job), 0);
+	assert_int_equal(atomic_load(&job.progress.finished), 1);
+	assert_int_equal(atomic_load(&job.progress.done), atomic_load(&job.progress.total));
+	assert_int_equal(o.finals, 1);
+	assert_int_equal(o.in_range, (int)job.sum.packets);
+	assert_int_equal(o.packets, (int)job.sum.packets + 4);
+	assert_true(job.sum.has_time);
+
+	/* cancel a big one before it starts: it stops at the first check */
+	for (i = 0; i + sizeof(psb) + 1 <= sizeof(big); i += sizeof(psb) + 1) {
+		memcpy(big + i, psb, sizeof(psb));
+		big[i + sizeof(psb)] = 0;
+	}
+	img_init_flat(&img, &span, big, sizeof(big));
+	memset(&job, 0, sizeof(job));
+	job.img = &img;
+	job.from = 0;
+	job.to = sizeof(big);
+	assert_int_equal(marks_summary_start(&job), 0);
+	marks_summary_cancel(&job);
+	ret = marks_summary_join(&job);
+	assert_true(ret == 0 || ret == -pte_canceled);
+	assert_int_equal(atomic_load(&job.progress.finished), 1);
+	/* synchronously, a preset cancel always stops */
+	{
+		struct marks_progress p = { 0 };
+		struct marks_summary s;
+
+		atomic_store(&p.cancel, 1);
+		assert_int_equal(marks_region_summary(&img, 0, sizeof(big), &s, &p, NULL, NULL),
+				 -pte_canceled);
+		assert_true(s.packets < sizeof(big) / (sizeof(psb) + 1));
+		assert_int_equal(atomic_load(&p.finished), 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary_errors),
+		cmocka_unit_test(test_summary_time),
+		cmocka_unit_test(test_summary_lost),
+		cmocka_unit_test(test_summary_job),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
