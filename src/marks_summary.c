@@ -89,98 +89,139 @@ static int marks_summary_seek(const struct img *img, struct img_cursor *cur,
 	return 0;
 }
 
+/* One summary's walk over the packets. */
+struct marks_walk {
+	struct img_cursor cur;
+	uint64_t from, to;		/* the range */
+	uint64_t start;			/* where decoding started */
+	uint64_t next_tick;		/* the next progress report */
+	struct marks_summary *sum;
+	struct marks_progress *prog;	/* may be NULL */
+	marks_observe_fn *observe;	/* may be NULL */
+	void *observe_ctx;
+	uint8_t cbr_prev;		/* the last CBR's ratio, if cbr_seen */
+	int cbr_seen;
+};
+
+/* Report progress every BM_PROGRESS_STEP bytes and poll for cancel.
+ * Returns 0, or -pte_canceled. */
+static int marks_walk_tick(struct marks_walk *w, uint64_t off)
+{
+	if (off < w->next_tick)
+		return 0;
+	w->next_tick = off + BM_PROGRESS_STEP;
+	if (!w->prog)
+		return 0;
+	atomic_store(&w->prog->done, off - w->start);
+	return atomic_load(&w->prog->cancel) ? -pte_canceled : 0;
+}
+
+/* After img_cursor_next() returned @ret for @p: count a decode error and
+ * skip to the next PSB (ptdump's way), and tell the observer where bytes
+ * were lost (a gap, or what the skip passed over).  Sets *@end if no PSB
+ * follows the error.  Returns the observer's value (0: go on). */
+static int marks_walk_lost(struct marks_walk *w, int ret, const struct pkt *p,
+			   int *end)
+{
+	struct marks_summary *sum = w->sum;
+	uint64_t lost = UINT64_MAX;	/* nothing lost */
+
+	if (ret < 0 && ret != -pte_gap) {	/* a gap: cur.gap below */
+		if (p->offset >= w->from && p->offset < w->to) {
+			if (!sum->errors)
+				sum->first_error_off = p->offset;
+			sum->errors++;
+			sum->by_class[PKC_ERROR]++;
+		}
+		if (img_cursor_sync_forward(&w->cur, p->offset + 1) < 0) {
+			*end = 1;
+			return 0;
+		}
+		lost = img_cursor_offset(&w->cur);
+	}
+	if (w->cur.gap) {
+		/* At the gap (or the packet it cut); after a decode error,
+		 * where decoding resumed past it. */
+		lost = ret < 0 && ret != -pte_gap ? img_cursor_offset(&w->cur)
+						  : p->offset;
+		sum->gaps += lost >= w->from && lost < w->to;
+		w->cur.gap = 0;
+	}
+	if (lost != UINT64_MAX && w->observe) {
+		struct pkt gap = { .offset = lost, .type = PKT_INVALID };
+
+		return w->observe(w->observe_ctx, &gap, lost >= w->from, sum);
+	}
+	return 0;
+}
+
+/* Decode, count and observe the next packet; sets *@end at the end of
+ * the data.  Returns the observer's value (0: go on). */
+static int marks_walk_step(struct marks_walk *w, int *end)
+{
+	struct pkt p;
+	int ret, stop, in;
+
+	ret = img_cursor_next(&w->cur, &p);
+	if (ret == -pte_eos) {
+		*end = 1;
+		return 0;
+	}
+	stop = marks_walk_lost(w, ret, &p, end);
+	if (stop || *end || ret < 0)
+		return stop;
+	in = p.offset >= w->from;
+	if (in) {
+		marks_count_packet(w->sum, &p, &w->cbr_seen, &w->cbr_prev);
+	} else if (p.type == PKT_CBR) {
+		w->cbr_seen = 1;
+		w->cbr_prev = p.u.cbr;
+	}
+	return w->observe ? w->observe(w->observe_ctx, &p, in, w->sum) : 0;
+}
+
 static int marks_summarise(const struct img *img, uint64_t from, uint64_t to,
 			struct marks_summary *sum, struct marks_progress *prog,
 			marks_observe_fn *observe, void *observe_ctx)
 {
-	uint64_t start, off, next_tick, lost;
-	struct img_cursor cur;
-	uint8_t cbr_prev = 0;
-	int cbr_seen = 0, ret, in;
+	struct marks_walk w = { .from = from, .to = to, .sum = sum,
+				.prog = prog, .observe = observe,
+				.observe_ctx = observe_ctx };
+	uint64_t off;
 	struct pkt p;
+	int ret, end = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->from = from;
 	sum->to = to;
 	sum->bytes = to - from;
-	ret = marks_summary_seek(img, &cur, from, to);
+	ret = marks_summary_seek(img, &w.cur, from, to);
 	if (ret < 0) {
 		ret = 0;
 		goto out_done;
 	}
-	start = img_cursor_offset(&cur);
+	w.start = img_cursor_offset(&w.cur);
 	if (prog) {
-		atomic_store(&prog->total, to - start);
+		atomic_store(&prog->total, to - w.start);
 		atomic_store(&prog->done, 0);
 	}
-	next_tick = start + BM_PROGRESS_STEP;
-	for (;;) {
-		off = img_cursor_offset(&cur);
+	w.next_tick = w.start + BM_PROGRESS_STEP;
+	while (!end) {
+		off = img_cursor_offset(&w.cur);
 		if (off >= to) {
 			/* The end edge: the packet the range ends at. */
-			if (observe && img_cursor_next(&cur, &p) >= 0 && !cur.gap) {
+			if (observe && img_cursor_next(&w.cur, &p) >= 0 && !w.cur.gap) {
 				ret = observe(observe_ctx, &p, 2, sum);
 				if (ret)
 					goto out_done;
 			}
 			break;
 		}
-		if (off >= next_tick) {
-			next_tick = off + BM_PROGRESS_STEP;
-			if (prog) {
-				atomic_store(&prog->done, off - start);
-				if (atomic_load(&prog->cancel)) {
-					ret = -pte_canceled;
-					goto out_done;
-				}
-			}
-		}
-		ret = img_cursor_next(&cur, &p);
-		if (ret == -pte_eos)
-			break;
-		lost = UINT64_MAX;	/* nothing lost */
-		if (ret < 0 && ret != -pte_gap) {	/* a gap: cur.gap below */
-			/* ptdump's way: count it, skip to the next PSB. */
-			if (p.offset >= from && p.offset < to) {
-				if (!sum->errors)
-					sum->first_error_off = p.offset;
-				sum->errors++;
-				sum->by_class[PKC_ERROR]++;
-			}
-			if (img_cursor_sync_forward(&cur, p.offset + 1) < 0)
-				break;
-			lost = img_cursor_offset(&cur);
-		}
-		if (cur.gap) {
-			/* At the gap (or the packet it cut); after a decode
-			 * error, where decoding resumed past it. */
-			lost = ret < 0 && ret != -pte_gap ? img_cursor_offset(&cur) : p.offset;
-			sum->gaps += lost >= from && lost < to;
-			cur.gap = 0;
-		}
-		if (lost != UINT64_MAX && observe) {
-			struct pkt gap = { .offset = lost, .type = PKT_INVALID };
-			int stop = observe(observe_ctx, &gap, lost >= from, sum);
-
-			if (stop) {
-				ret = stop;
-				goto out_done;
-			}
-		}
-		if (ret < 0)
-			continue;
-		in = p.offset >= from;
-		if (in)
-			marks_count_packet(sum, &p, &cbr_seen, &cbr_prev);
-		else if (p.type == PKT_CBR) {
-			cbr_seen = 1;
-			cbr_prev = p.u.cbr;
-		}
-		if (observe) {
-			ret = observe(observe_ctx, &p, in, sum);
-			if (ret)
-				goto out_done;
-		}
+		ret = marks_walk_tick(&w, off);
+		if (!ret)
+			ret = marks_walk_step(&w, &end);
+		if (ret)
+			goto out_done;
 	}
 	ret = 0;
 	if (observe)
