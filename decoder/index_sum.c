@@ -1,0 +1,619 @@
+/* index_sum -- phase 2: a summary of every PSB segment. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "index_int.h"
+
+/*
+ * Phase 2: one pass over a segment.
+ */
+static uint8_t pkt_cls[PKT_NTYPES];
+static pthread_once_t cls_once = PTHREAD_ONCE_INIT;
+static pthread_once_t skim_once = PTHREAD_ONCE_INIT;
+
+static void cls_fill(void)
+{
+	int t;
+
+	for (t = 0; t < PKT_NTYPES; t++)
+		pkt_cls[t] = (uint8_t)pkt_type_class((enum pkt_type)t);
+}
+
+static void count_pkt(struct idx_summary *s, const struct pkt *pkt)
+{
+	s->npackets++;
+	s->per_class[pkt_cls[pkt->type]]++;
+	switch (pkt->type) {
+	case PKT_TSC:
+		if (!s->have_tsc)
+			s->first_tsc = pkt->u.tsc;
+		s->have_tsc = 1;
+		s->last_tsc = pkt->u.tsc;
+		break;
+	case PKT_CYC:
+		s->cycles += pkt->u.cyc;
+		if (pkt->u.cyc > s->max_cyc)
+			s->max_cyc = pkt->u.cyc;
+		break;
+	case PKT_OVF:
+		s->novf++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* An error row, as the window shows it: a decode error, or the loss of
+ * the data up to the next PSB at a gap (-pte_gap). */
+static void count_error(struct idx_summary *s, int err)
+{
+	s->npackets++;
+	s->per_class[PKC_ERROR]++;
+	if (err == -pte_gap)
+		s->ngaps++;
+	else
+		s->nerrors++;
+}
+
+/*
+ * Inside a segment, which may be many megabytes long: every CANCEL_STEP
+ * bytes, credit the bytes done since the last call (*@credited holds
+ * what was credited so far of the @done bytes of this segment) and look
+ * for a cancel.  Returns -pte_canceled or 0.
+ */
+int idx_pace(struct idx *idx, uint64_t done, uint64_t *credited)
+{
+	if (!idx)
+		return 0;
+	atomic_fetch_add_explicit(&idx->done, done - *credited,
+				  memory_order_relaxed);
+	*credited = done;
+	return atomic_load_explicit(&idx->cancel, memory_order_relaxed) ?
+	       -pte_canceled : 0;
+}
+
+/*
+ * A skimming pass for the summaries: the packets that make up nearly all
+ * of a trace (tnt.8, pad, one-byte cyc, tip/fup, mtc, psbend, cbr, tma,
+ * pip) are sized and classed from one or two bytes by table; everything
+ * else, and anything near the end, goes through pkt_next(), so the counts
+ * are exactly those of a pkt_next() walk (tests/test_index.c checks).
+ */
+uint8_t idx_skim_size[256];	/* 0: ask pkt_next() */
+static uint64_t skim_inc[256];	/* 1 << 8 * class */
+static uint8_t skim_cyc[256];	/* cycles of a one-byte cyc */
+static uint8_t skim_ext_size[256];	/* 02 xx, by xx */
+static uint64_t skim_ext_inc[256];
+
+#define INC(cls)	(1ull << 8 * (cls))
+
+static void skim_fill(void)
+{
+	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
+	unsigned b;
+
+	for (b = 0; b < 256; b++) {
+		uint8_t sz = 0, cls = PKC_OTHER;
+
+		if (b == 0) {
+			sz = 1;
+			cls = PKC_SYNC;
+		} else if (b == 2) {
+			sz = 0;
+		} else if (!(b & 1)) {
+			sz = 1;
+			cls = PKC_BRANCH;
+		} else if ((b & 3) == 3) {
+			if (!(b & 4)) {
+				sz = 1;
+				cls = PKC_TIMING;
+				skim_cyc[b] = (uint8_t)(b >> 3);
+			}
+		} else if ((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
+			   (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) {
+			if (ipsz[b >> 5] >= 0) {
+				sz = (uint8_t)(1 + ipsz[b >> 5]);
+				cls = PKC_IP;
+			}
+		} else if (b == 0x59) {
+			sz = 2;
+			cls = PKC_TIMING;
+		}
+		idx_skim_size[b] = sz;
+		skim_inc[b] = sz ? INC(cls) : 0;
+	}
+	skim_ext_size[0x23] = 2;	/* psbend */
+	skim_ext_inc[0x23] = INC(PKC_SYNC);
+	skim_ext_size[0x03] = 4;	/* cbr */
+	skim_ext_inc[0x03] = INC(PKC_TIMING);
+	skim_ext_size[0x73] = 7;	/* tma */
+	skim_ext_inc[0x73] = INC(PKC_TIMING);
+	skim_ext_size[0x43] = 8;	/* pip */
+	skim_ext_inc[0x43] = INC(PKC_MODE);
+}
+
+void idx_sum_init(void)
+{
+	pthread_once(&cls_once, cls_fill);
+	pthread_once(&skim_once, skim_fill);
+}
+
+/* Add the byte-packed class counts @acc into @cnt. */
+static inline void skim_flush(uint64_t acc, uint64_t *cnt)
+{
+	int c;
+
+	for (c = 0; c < PKC_NCLASSES; c++)
+		cnt[c] += (acc >> 8 * c) & 0xff;
+}
+
+#if defined(__x86_64__)
+const uint8_t idx_skim_prefix[32] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/*
+ * Count the leading one-byte packets (pad, tnt.8, one-byte cyc) among the
+ * 16 bytes at @p, sixteen at a time: each such byte is a whole packet, so
+ * the next one starts right after it.  Returns how many there were.
+ */
+static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles,
+			     __m128i *vmax)
+{
+	const __m128i z = _mm_setzero_si128();
+	__m128i v = _mm_loadu_si128((const __m128i *)p);
+	__m128i cyc = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(7)),
+				     _mm_set1_epi8(3));
+	unsigned mpad = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, z));
+	unsigned meven = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(1)), z));
+	unsigned mtwo = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(2)));
+	unsigned mcyc = (unsigned)_mm_movemask_epi8(cyc);
+	unsigned ok = ((meven & ~mtwo) | mcyc) & 0xffff;
+	unsigned j = ok == 0xffff ? 16 : (unsigned)__builtin_ctz(~ok);
+	unsigned m = (1u << j) - 1, np, nc;
+
+	if (!j)
+		return 0;
+	np = (unsigned)__builtin_popcount(mpad & m);
+	nc = (unsigned)__builtin_popcount(mcyc & m);
+	cnt[PKC_SYNC] += np;
+	cnt[PKC_TIMING] += nc;
+	cnt[PKC_BRANCH] += j - np - nc;
+	if (mcyc & m) {
+		__m128i val = _mm_and_si128(_mm_srli_epi16(v, 3), _mm_set1_epi8(0x1f));
+		__m128i pre = _mm_loadu_si128((const __m128i *)(idx_skim_prefix + 16 - j));
+		__m128i vals = _mm_and_si128(val, _mm_and_si128(cyc, pre));
+		__m128i sad = _mm_sad_epu8(vals, z);
+
+		*vmax = _mm_max_epu8(*vmax, vals);
+
+		*cycles += (uint64_t)_mm_cvtsi128_si64(sad) +
+			   (uint64_t)_mm_extract_epi16(sad, 4);
+	}
+	return j;
+}
+#endif
+
+/* Built twice, the CPU picking at load time: skim16's popcounts are one
+ * instruction with POPCNT and a libgcc call without. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default"), noinline))
+#endif
+static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
+		uint64_t off, struct idx_summary *s, uint64_t *credited)
+{
+	/* Pointers stay inside [p, end]: past the end is undefined. */
+	const uint8_t *begin = p;
+	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	uint64_t cnt[PKC_NCLASSES] = { 0 }, cycles = 0, cmax = 0;
+	int ret, c, status = 0;
+#if defined(__x86_64__)
+	__m128i vmax = _mm_setzero_si128();
+#endif
+
+	pkt_decoder_init(&dec, p, end, off);
+	while (p < end) {
+		if (p >= next) {
+			status = idx_pace(idx, (uint64_t)(p - begin), credited);
+			if (status < 0)
+				break;
+			next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
+		}
+		/*
+		 * The fast loop: no bounds checks (every fast packet is at
+		 * most 9 bytes), class counts packed in bytes of one register
+		 * (flushed before a byte can overflow), so the only chain
+		 * from one packet to the next is the size lookup.  It stops
+		 * every CANCEL_STEP bytes.
+		 */
+		if (dec.bip_sz < 0 && end - p > PKT_MAX_SIZE) {
+			const uint8_t *fend = end - PKT_MAX_SIZE;
+			uint64_t acc = 0;
+			unsigned k = 0;
+
+			if (fend > next)
+				fend = next;
+
+			while (p < fend) {
+				unsigned b = *p, sz = idx_skim_size[b];
+
+#if defined(__x86_64__)
+				if (sz == 1) {
+					unsigned j = skim16(p, cnt, &cycles, &vmax);
+
+					if (j) {
+						p += j;
+						continue;
+					}
+				}
+#endif
+				acc += skim_inc[b];
+				cycles += skim_cyc[b];
+				cmax = skim_cyc[b] > cmax ? skim_cyc[b] : cmax;
+				/* A branch, not arithmetic: predicted, it lets the
+				 * next load start before this one's size is known. */
+				if (__builtin_expect(sz == 1, 1)) {
+					p++;
+				} else if (sz) {
+					p += sz;
+				} else if (b == 0x99 && (p[1] >> 5) < 2) {
+					/* mode.exec, mode.tsx */
+					acc += INC(PKC_MODE);
+					p += 2;
+				} else if ((b & 7) == 7 && !(p[1] & 1)) {
+					/* cyc with one extension byte */
+					uint64_t v = (b >> 3) | (uint64_t)(p[1] >> 1) << 5;
+
+					acc += INC(PKC_TIMING);
+					cycles += v;
+					cmax = v > cmax ? v : cmax;
+					p += 2;
+				} else {
+					if (b != 2 || !(sz = skim_ext_size[p[1]]))
+						break;
+					acc += skim_ext_inc[p[1]];
+					p += sz;
+				}
+				if (++k == 255) {
+					skim_flush(acc, cnt);
+					acc = 0;
+					k = 0;
+				}
+			}
+			skim_flush(acc, cnt);
+			if (p >= end)
+				break;
+			if (p >= next)
+				continue;
+		}
+		dec.pos = p;
+		ret = pkt_next(&dec, &pkt);
+		if (ret == -pte_eos)
+			break;
+		if (ret < 0) {
+			/* Counted as one error packet; the rest of the
+			 * segment cannot be trusted. */
+			count_error(s, ret);
+			break;
+		}
+		count_pkt(s, &pkt);
+		p = dec.pos;
+	}
+	s->cycles += cycles;
+#if defined(__x86_64__)
+	{
+		uint8_t m[16];
+		int k;
+
+		_mm_storeu_si128((__m128i *)m, vmax);
+		for (k = 0; k < 16; k++)
+			cmax = m[k] > cmax ? m[k] : cmax;
+	}
+#endif
+	if (cmax > s->max_cyc)
+		s->max_cyc = cmax;
+	for (c = 0; c < PKC_NCLASSES; c++) {
+		s->per_class[c] += cnt[c];
+		s->npackets += cnt[c];
+	}
+	return status;
+}
+
+/* Summarise the segment [@off, @end); *@credited as for idx_pace().
+ * Returns 0, or -pte_canceled (the summary is then partial). */
+static int summarise(struct idx *idx, uint64_t off, uint64_t end,
+		     struct idx_summary *s, uint64_t *credited)
+{
+	const struct img *img = idx->img;
+	const struct img_span *sp;
+	struct img_cursor cur;
+	struct pkt pkt;
+	uint64_t next = off + CANCEL_STEP;
+	long si;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->size = end - off;
+	si = img_span_of(img, off);
+	if (si < 0)
+		return 0;
+	sp = &img->spans[si];
+	if (end < sp->off + sp->size ||
+	    (end == sp->off + sp->size && !img_gap_at(img, end))) {
+		/* The common case: one span, skimmed.  (Not when a gap cuts
+		 * the last packet: the cursor tells that apart.) */
+		return skim(idx, sp->data + (off - sp->off),
+			    sp->data + (end - sp->off), off, s, credited);
+	}
+	if (img_cursor_init(&cur, img, off) < 0)
+		return 0;
+	while (img_cursor_offset(&cur) < end) {
+		if (img_cursor_offset(&cur) >= next) {
+			if (idx_pace(idx, img_cursor_offset(&cur) - off, credited) < 0)
+				return -pte_canceled;
+			next = img_cursor_offset(&cur) + CANCEL_STEP;
+		}
+		ret = img_cursor_next(&cur, &pkt);
+		if (ret == -pte_eos)
+			return 0;
+		if (ret < 0 || img_cursor_offset(&cur) > end) {
+			count_error(s, ret);
+			/* data lost after the end: the error row is the last */
+			if (ret != -pte_gap && end == img->size)
+				s->ngaps += (uint32_t)img_gap_at(img, end);
+			return 0;
+		}
+		count_pkt(s, &pkt);
+	}
+	/* Data lost right after the segment's last packet, before the next
+	 * PSB: the segment it cut counts it (the window marks that PSB). */
+	s->ngaps += (uint32_t)img_gap_at(img, end);
+	return 0;
+}
+
+static int push_exc(struct unit2 *u, uint64_t seg, const struct idx_summary *s)
+{
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 16;
+		struct sum_exc *p = realloc(u->exc, cap * sizeof(*p));
+
+		if (!p)
+			return -pte_nomem;
+		u->exc = p;
+		u->cap = cap;
+	}
+	u->exc[u->n].seg = seg;
+	u->exc[u->n].full = *s;
+	u->n++;
+	return 0;
+}
+
+/* Store @s as segment @i's packed summary; 1 if it needs an exception. */
+static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
+{
+	struct sum_packed *p = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
+	int exc = 0, c;
+	uint64_t span = s->last_tsc - s->first_tsc;
+
+	memset(p, 0, sizeof(*p));
+	for (c = 0; c < PKC_NCLASSES; c++) {
+		if (s->per_class[c] > 0xffff)
+			exc = 1;
+		p->cnt[c] = (uint16_t)(s->per_class[c] > 0xffff ? 0xffff : s->per_class[c]);
+	}
+	if (s->cycles > 0xffffffffu || s->max_cyc > 0xffffffffu ||
+	    idx_summary_trouble(s) ||
+	    (s->have_tsc && (span > 0xffffffffu || s->first_tsc >> 56 ||
+			     s->last_tsc < s->first_tsc)))
+		exc = 1;
+	p->cycles = (uint32_t)s->cycles;
+	p->max_cyc = (uint32_t)s->max_cyc;
+	p->tsc_span = (uint32_t)span;
+	p->tsc_flags = (s->first_tsc & ((1ull << 56) - 1)) |
+		       (uint64_t)((s->have_tsc ? SUM_TSC : 0) | (exc ? SUM_EXC : 0)) << 56;
+	return exc;
+}
+
+/* Phase 2 worker body. */
+static int sum_unit(struct idx *idx, struct unit2 *u)
+{
+	uint64_t size = idx->img->size, end;
+	struct idx_summary s;
+	size_t i, n = atomic_load(&idx->nseeks);
+	int ret;
+
+	for (i = u->s0; i < u->s1; i++) {
+		uint64_t credited = 0;
+
+		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
+			return -pte_canceled;
+		end = i + 1 < n ? idx_seek_off(idx, i + 1) : size;
+		if (summarise(idx, idx_seek_off(idx, i), end, &s, &credited) < 0)
+			return -pte_canceled;
+		if (pack_summary(idx, i, &s)) {
+			ret = push_exc(u, i, &s);
+			if (ret < 0)
+				return ret;
+		}
+		atomic_fetch_add_explicit(&idx->done, s.size - credited,
+					  memory_order_relaxed);
+	}
+	return 0;
+}
+
+static int sum_body(void *arg)
+{
+	struct idx_unit_arg *w = arg;
+
+	return sum_unit(w->idx, &w->idx->u2[w->unit]);
+}
+
+/* Run phase 2 unit @k (struct pool_cfg.run), then drop its pages. */
+static int sum_run(void *ctx, unsigned worker, size_t k)
+{
+	struct idx *idx = ctx;
+	size_t s0 = idx->u2[k].s0, s1 = idx->u2[k].s1;
+	size_t n = idx_nseeks(idx);
+	int ret;
+
+	(void)worker;
+	ret = idx_unit_guarded(idx, sum_body, k);
+	if (s1 > s0)
+		idx_release_range(idx, idx_seek_off(idx, s0),
+			      s1 < n ? idx_seek_off(idx, s1) : idx->img->size);
+	return ret;
+}
+
+static int merge2(void *ctx, size_t k)
+{
+	struct idx *idx = ctx;
+	struct unit2 *u = &idx->u2[k];
+	const struct sum_packed *p;
+	size_t i, e = 0;
+	uint64_t np;
+	int c;
+
+	pthread_mutex_lock(&idx->exc_lock);
+	if (idx->nexc + u->n > idx->excap) {
+		size_t cap = (idx->nexc + u->n) * 2;
+		struct sum_exc *x = realloc(idx->exc, cap * sizeof(*x));
+
+		if (!x)
+			goto out_nomem;
+		idx->exc = x;
+		idx->excap = cap;
+	}
+	for (i = u->s0; i < u->s1; i++) {
+		p = &idx->ublk[i >> BLK_SHIFT][i & BLK_MASK];
+		if (!(i & ((1u << GRP_SHIFT) - 1)))
+			idx->oblk[i >> BLK_SHIFT][(i & BLK_MASK) >> GRP_SHIFT] = idx->ord_next;
+		if ((p->tsc_flags >> 56) & SUM_EXC) {
+			const struct idx_summary *f = &u->exc[e].full;
+
+			if (e >= u->n || u->exc[e].seg != i)
+				goto out_internal;
+			if (idx_summary_trouble(f)) {
+				if (idx->ntrouble == idx->trcap) {
+					size_t cap = idx->trcap ? idx->trcap * 2 : 64;
+					uint64_t *t = realloc(idx->trouble, cap * sizeof(*t));
+
+					if (!t)
+						goto out_nomem;
+					idx->trouble = t;
+					idx->trcap = cap;
+				}
+				idx->trouble[idx->ntrouble++] = i;
+			}
+			idx->exc[idx->nexc++] = u->exc[e++];
+			np = f->npackets;
+			for (c = 0; c < PKC_NCLASSES; c++)
+				idx->totals.per_class[c] += f->per_class[c];
+			idx->totals.cycles += f->cycles;
+			if (f->max_cyc > idx->totals.max_cyc)
+				idx->totals.max_cyc = f->max_cyc;
+			idx->totals.novf += f->novf;
+			idx->totals.nerrors += f->nerrors;
+			idx->totals.ngaps += f->ngaps;
+		} else {
+			np = 0;
+			for (c = 0; c < PKC_NCLASSES; c++) {
+				np += p->cnt[c];
+				idx->totals.per_class[c] += p->cnt[c];
+			}
+			idx->totals.cycles += p->cycles;
+			if (p->max_cyc > idx->totals.max_cyc)
+				idx->totals.max_cyc = p->max_cyc;
+		}
+		if ((p->tsc_flags >> 56) & SUM_TSC) {
+			uint64_t first = p->tsc_flags & ((1ull << 56) - 1);
+			uint64_t last = first + p->tsc_span;
+
+			if ((p->tsc_flags >> 56) & SUM_EXC) {
+				first = idx->exc[idx->nexc - 1].full.first_tsc;
+				last = idx->exc[idx->nexc - 1].full.last_tsc;
+			}
+			if (!idx->totals.have_tsc || first < idx->totals.first_tsc)
+				idx->totals.first_tsc = first;
+			if (!idx->totals.have_tsc || last > idx->totals.last_tsc)
+				idx->totals.last_tsc = last;
+			idx->totals.have_tsc = 1;
+		}
+		idx->totals.npackets += np;
+		idx->ord_next += np;
+	}
+	pthread_mutex_unlock(&idx->exc_lock);
+	atomic_store_explicit(&idx->nsums, u->s1, memory_order_release);
+	free(u->exc);
+	u->exc = NULL;
+	u->n = u->cap = 0;
+	return 0;
+
+out_nomem:
+	pthread_mutex_unlock(&idx->exc_lock);
+	return -pte_nomem;
+out_internal:
+	pthread_mutex_unlock(&idx->exc_lock);
+	return -pte_internal;
+}
+
+int idx_phase2(struct idx *idx)
+{
+	size_t n = idx_nseeks(idx), s0 = atomic_load(&idx->nsums), i, k, nu;
+	uint64_t acc, bytes;
+	int ret;
+
+	for (i = s0 >> BLK_SHIFT; i <= (n ? (n - 1) >> BLK_SHIFT : 0) && n; i++) {
+		if (!idx->ublk[i]) {
+			idx->ublk[i] = malloc(BLK_SIZE * sizeof(struct sum_packed));
+			if (!idx->ublk[i])
+				return -pte_nomem;
+		}
+		if (!idx->oblk[i]) {
+			idx->oblk[i] = malloc((BLK_SIZE >> GRP_SHIFT) * sizeof(uint64_t));
+			if (!idx->oblk[i])
+				return -pte_nomem;
+		}
+	}
+	/* Units of about a chunk of bytes each, whole segments. */
+	nu = 0;
+	acc = 0;
+	for (i = s0; i < n; i++) {
+		bytes = (i + 1 < n ? idx_seek_off(idx, i + 1) : idx->img->size) - idx_seek_off(idx, i);
+		acc += bytes;
+		if (acc >= idx->chunk || i + 1 == n) {
+			nu++;
+			acc = 0;
+		}
+	}
+	idx->u2 = calloc(nu ? nu : 1, sizeof(*idx->u2));
+	if (!idx->u2)
+		return -pte_nomem;
+	k = 0;
+	acc = 0;
+	idx->u2[0].s0 = s0;
+	for (i = s0; i < n; i++) {
+		bytes = (i + 1 < n ? idx_seek_off(idx, i + 1) : idx->img->size) - idx_seek_off(idx, i);
+		acc += bytes;
+		if (acc >= idx->chunk || i + 1 == n) {
+			idx->u2[k].s1 = i + 1;
+			k++;
+			if (k < nu)
+				idx->u2[k].s0 = i + 1;
+			acc = 0;
+		}
+	}
+	idx->nunits = nu;
+	idx->total = n > s0 ? idx->img->size - idx_seek_off(idx, s0) : 0;
+	ret = idx_run_units(idx, sum_run, merge2);
+	idx_free_units(idx);
+	return ret;
+}
+
