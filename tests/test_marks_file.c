@@ -349,6 +349,147 @@ static void test_import_limits(void **state)
 	free(text);
 }
 
+/* Import @text (@len bytes) into @set as "t.marks"; returns what
+ * marks_import() did. */
+static int import_text(struct marks_set *set, const char *text, size_t len)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	int ret;
+
+	assert_non_null(f);
+	msgs[0] = '\0';
+	ret = marks_import(set, f, "t.marks");
+	fclose(f);
+	return ret;
+}
+
+/* Export @set into a string (malloc'd) and skip to its first entry. */
+static char *export_entries(struct marks_set *set, char **all)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(all, &len);
+	char *p;
+
+	assert_non_null(f);
+	assert_int_equal(marks_export(set, f), 0);
+	fclose(f);
+	p = strstr(*all, "\ntrace ");
+	assert_non_null(p);
+	p = strchr(p + 1, '\n');
+	assert_non_null(p);
+	return p + 1;
+}
+
+/* What marks_export() writes, marks_import() reads back into an empty
+ * set as the same entries, and exports as the same lines. */
+static void test_export_import_same(void **state)
+{
+	struct marks_set *a, *b;
+	char *all_a, *all_b, name[16];
+	size_t i;
+
+	assert_int_equal(marks_open(&a, ID, SIZE, "/t", &opts), 0);
+	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]); i++) {
+		snprintf(name, sizeof(name), "bm_%zu", i);
+		assert_int_equal(marks_bookmark_set(a, name, 0x100 + i, tricky[i]), 0);
+	}
+	assert_int_equal(marks_mark_set(a, 'Q', 0xfffff, "last byte"), 0);
+	assert_int_equal(marks_toggle(a, 0), 1);
+	assert_int_equal(marks_region_set(a, "_r.1-x", 0, SIZE, NULL, "light_blue"), 0);
+	assert_int_equal(marks_open(&b, ID2, SIZE, "/u", &opts), 0);
+	export_entries(a, &all_a);
+	assert_int_equal(import_text(b, all_a, strlen(all_a)), 0);
+	assert_non_null(strstr(msgs, "t.marks: imported 10 marks, 0 conflicts, 0 bad lines"));
+	assert_int_equal(marks_count(b), marks_count(a));
+	for (i = 0; i < marks_count(a); i++) {
+		const struct marks_entry *x = marks_at(a, i), *y = marks_at(b, i);
+
+		assert_int_equal(x->kind, y->kind);
+		assert_string_equal(x->name, y->name);
+		assert_int_equal(x->from, y->from);
+		assert_int_equal(x->to, y->to);
+		assert_string_equal(x->color, y->color);
+		assert_string_equal(x->note ? x->note : "(none)", y->note ? y->note : "(none)");
+	}
+	assert_string_equal(export_entries(a, &all_a), export_entries(b, &all_b));
+	free(all_a);
+	free(all_b);
+	marks_close(a);
+	marks_close(b);
+}
+
+/* Each kind of bad line is named with its line number; good lines around
+ * them still load. */
+static void test_bad_lines(void **state)
+{
+	static const char batch1[] =
+		"# ptbrowse marks v1\n"
+		"mark a 1 2 3 4 5 6 7 8\n"
+		"mark b 1 \"\\x4g\"\n"
+		"mark c 1 \"a\" \"b\"\n"
+		"mark d 1 color=red\n"
+		"region rg 1 2 color=bad!\n"
+		"mark e 0x10 # fine\n";
+	static const char batch2[] =
+		"# ptbrowse marks v1\n"
+		"# ptbrowse marks v1\n"
+		"trace size=12 bogus=1\n"
+		"region rg 5 5\n"
+		"\"mark\" f 1\n"
+		"bookmark - 0x20 \"ok\"\n";
+	static const char batch3[] = "# ptbrowse marks v1\nmark g 1\0x\nmark h 2\n";
+	struct marks_set *set;
+	char *big, note[BM_NOTE_MAX + 1];
+	size_t len;
+
+	assert_int_equal(marks_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(import_text(set, batch1, sizeof(batch1) - 1), 0);
+	assert_non_null(strstr(msgs, "t.marks:2: too many fields\n"));
+	assert_non_null(strstr(msgs, "t.marks:3: bad \\x escape (two hex digits, not 00)\n"));
+	assert_non_null(strstr(msgs, "t.marks:4: more than one note\n"));
+	assert_non_null(strstr(msgs, "t.marks:5: unexpected field\n"));
+	assert_non_null(strstr(msgs, "t.marks:6: bad colour"));
+	assert_non_null(strstr(msgs, "imported 1 marks, 0 conflicts, 5 bad lines"));
+
+	assert_int_equal(import_text(set, batch2, sizeof(batch2) - 1), 0);
+	assert_non_null(strstr(msgs, "t.marks:2: a second header line\n"));
+	assert_non_null(strstr(msgs, "t.marks:3: bad trace field"));
+	assert_non_null(strstr(msgs, "t.marks:4: a region must end after it starts\n"));
+	assert_non_null(strstr(msgs, "t.marks:5: unknown line"));
+	assert_non_null(strstr(msgs, "imported 1 marks, 0 conflicts, 4 bad lines"));
+
+	assert_int_equal(import_text(set, batch3, sizeof(batch3) - 1), 0);
+	assert_non_null(strstr(msgs, "t.marks:2: a NUL byte in the line\n"));
+	assert_non_null(strstr(msgs, "imported 1 marks, 0 conflicts, 1 bad lines"));
+
+	/* a note of BM_NOTE_MAX bytes is too long; a line past BM_LINE_MAX
+	 * is not read at all */
+	memset(note, 'n', sizeof(note) - 1);
+	note[sizeof(note) - 1] = '\0';
+	len = 2 * sizeof(note) + 256;
+	big = malloc(len);
+	assert_non_null(big);
+	snprintf(big, len, "# ptbrowse marks v1\nmark i 3 \"%s\"\nmark j 4 \"%.*s\"\n",
+		 note, BM_NOTE_MAX - 1, note);
+	assert_int_equal(import_text(set, big, strlen(big)), 0);
+	assert_non_null(strstr(msgs, "t.marks:2: note too long\n"));
+	assert_int_equal(strlen(marks_at(set, (size_t)marks_find(set, "j"))->note),
+			 BM_NOTE_MAX - 1);
+	free(big);
+	len = BM_NOTE_MAX * 5 + 2048;
+	big = malloc(len);
+	assert_non_null(big);
+	strcpy(big, "# ptbrowse marks v1\nmark k 5 \"");
+	memset(big + strlen(big), 'k', len - strlen(big));
+	strcpy(big + len - 16, "\"\nmark l 6\n");
+	assert_int_equal(import_text(set, big, strlen(big)), 0);
+	assert_non_null(strstr(msgs, "t.marks:2: line too long\n"));
+	assert_true(marks_find(set, "l") >= 0);
+	assert_int_equal(marks_find(set, "k"), -1);
+	free(big);
+	marks_close(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +500,8 @@ int main(void)
 		cmocka_unit_test_setup(test_future_version, clean),
 		cmocka_unit_test_setup(test_import_export, clean),
 		cmocka_unit_test_setup(test_import_limits, clean),
+		cmocka_unit_test_setup(test_export_import_same, clean),
+		cmocka_unit_test_setup(test_bad_lines, clean),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -228,6 +228,124 @@ static void test_trace_grew(void **state)
 	unlink(path);
 }
 
+/* Open two sets on one marks file, both holding mark x at 5 and region rg
+ * at [0x10, 0x20), as two browsers that have each saved once. */
+static void open_pair(struct marks_set **a, struct marks_set **b)
+{
+	assert_int_equal(marks_open(a, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_open(b, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_mark_set(*a, 'x', 5, "first"), 0);
+	assert_int_equal(marks_region_set(*a, "rg", 0x10, 0x20, NULL, NULL), 0);
+	assert_int_equal(marks_toggle(*b, 0x40), 1);	/* b reads a's */
+	assert_int_equal(marks_toggle(*a, 0x41), 1);	/* a reads b's */
+	assert_int_equal(marks_count(*a), 4);
+	assert_int_equal(marks_count(*b), 3);
+	msgs[0] = '\0';
+}
+
+/* One side deletes what the other changed, both ways: a change made
+ * after the other side's last look wins over a deletion it did not see;
+ * a deletion wins over a change it saw. */
+static void test_merge_delete_vs_change(void **state)
+{
+	struct marks_set *a, *b;
+
+	open_pair(&a, &b);
+	/* a deletes x; b, not knowing, changes x's note: x stays, b's */
+	assert_int_equal(marks_delete(a, (size_t)marks_find(a, "x")), 0);
+	assert_int_equal(marks_set_note(b, (size_t)marks_find(b, "x"), "kept"), 0);
+	assert_true(marks_find(b, "x") >= 0);
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark x 0x5 \"kept\""));
+	/* a's next save takes x back: it left it alone since */
+	assert_int_equal(marks_toggle(a, 0x42), 1);
+	assert_string_equal(marks_at(a, (size_t)marks_find(a, "x"))->note, "kept");
+
+	/* a moves rg; b deletes rg having seen the old one: rg stays deleted */
+	assert_int_equal(marks_region_set(a, "rg", 0x30, 0x38, NULL, NULL), 0);
+	assert_int_equal(marks_delete(b, (size_t)marks_find(b, "rg")), 0);
+	assert_int_equal(marks_find(b, "rg"), -1);
+	assert_null(strstr(read_file(state_file(ID ".marks")), "region rg "));
+	assert_string_equal(msgs, "");
+	marks_close(a);
+	marks_close(b);
+}
+
+/* What only the other side changed (offsets, note, colour) is taken;
+ * what both changed keeps ours and says so. */
+static void test_merge_their_changes(void **state)
+{
+	struct marks_set *a, *b;
+	const struct marks_entry *e;
+
+	open_pair(&a, &b);
+	assert_int_equal(marks_set_color(a, (size_t)marks_find(a, "rg"), "green"), 0);
+	assert_int_equal(marks_region_set(a, "rg", 0x10, 0x28, "wider", NULL), 0);
+	assert_int_equal(marks_toggle(b, 0x50), 1);
+	e = marks_at(b, (size_t)marks_find(b, "rg"));
+	assert_string_equal(e->color, "green");
+	assert_string_equal(e->note, "wider");
+	assert_int_equal(e->to, 0x28);
+	assert_string_equal(msgs, "");
+
+	/* both set x's note: the later save keeps its own */
+	assert_int_equal(marks_set_note(a, (size_t)marks_find(a, "x"), "from a"), 0);
+	assert_int_equal(marks_set_note(b, (size_t)marks_find(b, "x"), "from b"), 0);
+	assert_non_null(strstr(msgs, "another ptbrowse changed mark x too; kept this one's"));
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark x 0x5 \"from b\""));
+	marks_close(a);
+	marks_close(b);
+}
+
+/* Both add: distinct entries all survive; a name the other side gave to
+ * another kind is refused, ours kept; the same anonymous bookmark once. */
+static void test_merge_both_add(void **state)
+{
+	struct marks_set *a, *b;
+
+	open_pair(&a, &b);
+	assert_int_equal(marks_bookmark_set(a, "foo", 0x60, NULL), 0);
+	assert_int_equal(marks_toggle(a, 0x70), 1);
+	assert_int_equal(marks_mark_set(a, 'y', 0x80, NULL), 0);
+	assert_int_equal(marks_region_set(b, "foo", 0x61, 0x62, NULL, NULL), 0);
+	assert_non_null(strstr(msgs, "another ptbrowse saved bookmark foo; the name "
+			       "is taken here, kept ours"));
+	assert_int_equal(marks_at(b, (size_t)marks_find(b, "foo"))->kind, BM_REGION);
+	assert_true(marks_find(b, "y") >= 0);
+	assert_int_equal(marks_toggle(b, 0x70), 0);	/* it came in: toggled off */
+	assert_int_equal(marks_find_at(b, BM_BOOKMARK, 0x70), -1);
+	marks_close(a);
+	marks_close(b);
+	assert_null(strstr(read_file(state_file(ID ".marks")), "bookmark foo"));
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "region foo 0x61 0x62"));
+}
+
+/* The file broken, or written by a newer ptbrowse, between two saves:
+ * the broken one is set aside and ours written; the newer one is left
+ * alone and saving stops. */
+static void test_merge_file_replaced(void **state)
+{
+	struct marks_set *a;
+	const char *newer = "# ptbrowse marks v9\nsomething 1\n";
+
+	assert_int_equal(marks_open(&a, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_mark_set(a, 'a', 1, NULL), 0);
+	write_file(state_file(ID ".marks"), "# ptbrowse marks v1\nnonsense here\n");
+	msgs[0] = '\0';
+	assert_int_equal(marks_mark_set(a, 'b', 2, NULL), 0);
+	assert_non_null(strstr(msgs, "kept as "));
+	assert_non_null(strstr(read_file(state_file(ID ".marks.bad")), "nonsense here"));
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark a 0x1\nmark b 0x2\n"));
+
+	write_file(state_file(ID ".marks"), newer);
+	msgs[0] = '\0';
+	assert_int_equal(marks_mark_set(a, 'c', 3, NULL), -pte_io);
+	assert_non_null(strstr(msgs, "a newer ptbrowse wrote it; marks are no longer saved"));
+	assert_false(marks_saving(a));
+	assert_int_equal(marks_count(a), 3);
+	marks_close(a);
+	assert_string_equal(read_file(state_file(ID ".marks")), newer);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +355,10 @@ int main(void)
 		cmocka_unit_test_setup(test_lock_busy, clean),
 		cmocka_unit_test_setup(test_lock_close, clean),
 		cmocka_unit_test_setup(test_trace_grew, clean),
+		cmocka_unit_test_setup(test_merge_delete_vs_change, clean),
+		cmocka_unit_test_setup(test_merge_their_changes, clean),
+		cmocka_unit_test_setup(test_merge_both_add, clean),
+		cmocka_unit_test_setup(test_merge_file_replaced, clean),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
