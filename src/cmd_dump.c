@@ -25,31 +25,55 @@
 #include "idxcache.h"
 #include "image.h"
 #include "index.h"
+#include "opt.h"
 #include "perfdata.h"
 #include "range.h"
+#include "timing_opt.h"
 #include "tm.h"
 #include "trace.h"
 
-static void usage(FILE *f)
+enum { D_STREAM, D_NO_SYNC, D_QUIET, D_NO_PAD, D_NO_TIMING, D_NO_CYC,
+       D_NO_OFFSET, D_RAW, D_LASTIP, D_EXEC_MODE };
+
+static const struct opt dump_opts[] = {
+	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)", D_STREAM },
+	{ "no-sync", 0, NULL, "start at the beginning, not at the first PSB", D_NO_SYNC },
+	{ "quiet", 0, NULL, "print nothing but errors", D_QUIET },
+	{ "no-pad", 0, NULL, "don't show PAD packets", D_NO_PAD },
+	{ "no-timing", 0, NULL, "don't show timing packets", D_NO_TIMING },
+	{ "no-cyc", 0, NULL, "don't show CYC packets (and ignore them for time)", D_NO_CYC },
+	{ "no-offset", 0, NULL, "don't show the offset column", D_NO_OFFSET },
+	{ "raw", 0, NULL, "show raw packet bytes", D_RAW },
+	{ "lastip", 0, NULL, "show the last IP on packets with an IP payload", D_LASTIP },
+	{ "exec-mode", 0, NULL, "show the execution mode on mode.exec packets", D_EXEC_MODE },
+	{ 0 }
+};
+
+/* What dump's options set. */
+struct dump_args {
+	struct dump_state *st;
+	const char *stream;
+};
+
+static int dump_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
+		     const char *val)
 {
-	fprintf(f,
-"usage: ptbrowse dump [options] TRACE[:FROM[-TO]]\n"
-"\n"
-"Print the packets of TRACE (a raw Intel PT file or a perf.data file) in\n"
-"libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal).\n"
-"\n"
-"options:\n"
-"  --stream S       the stream of a perf.data file (index, cpuN or name)\n"
-"  --no-sync        start at the beginning, not at the first PSB\n"
-"  --quiet          print nothing but errors\n"
-"  --no-pad         don't show PAD packets\n"
-"  --no-timing      don't show timing packets\n"
-"  --no-cyc         don't show CYC packets (and ignore them for time)\n"
-"  --no-offset      don't show the offset column\n"
-"  --raw            show raw packet bytes\n"
-"  --lastip         show the last IP on packets with an IP payload\n"
-"  --exec-mode      show the execution mode on mode.exec packets\n"
-"%s", dump_time_usage());
+	struct dump_args *a = ctx;
+	struct dump_opts *d = &a->st->opts;
+
+	switch (o->id) {
+	case D_STREAM: a->stream = val; break;
+	case D_NO_SYNC: d->no_sync = 1; break;
+	case D_QUIET: d->quiet = 1; break;
+	case D_NO_PAD: d->no_pad = 1; break;
+	case D_NO_TIMING: d->no_timing = 1; break;
+	case D_NO_CYC: d->no_cyc = 1; break;
+	case D_NO_OFFSET: d->show_offset = 0; break;
+	case D_RAW: d->show_raw = 1; break;
+	case D_LASTIP: d->show_last_ip = 1; break;
+	default: d->show_exec_mode = 1; break;
+	}
+	return 0;
 }
 
 /* The output buffer: ptdump-sized lines, written in big blocks. */
@@ -551,77 +575,49 @@ int cmd_dump_main(int argc, char **argv)
 	struct img_span *spans = NULL;
 	struct img_cursor cur;
 	struct dump_job job;
+	struct opt_group groups[3];
+	const struct opt_cmd cmd = { "ptbrowse dump",
+"usage: ptbrowse dump [options] TRACE[:FROM[-TO]]\n"
+"\n"
+"Print the packets of TRACE (a raw Intel PT file or a perf.data file) in\n"
+"libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal).\n",
+		groups, 3 };
+	struct dump_args args;
 	const char *stream = NULL;
 	char *path = NULL;
 	char err[512], name[4 * PATH_MAX], ebuf[4 * sizeof(err)];
 	uint64_t from = 0, to = 0;
-	int have_to = 0, idx, i, rc = 1, r;
+	int have_to = 0, idx, rc = 1, r;
 
 	memset(&st, 0, sizeof(st));
 	st.opts.show_offset = 1;
 	init_names();
 	init_hex();
 	st.out = &out;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || !a[1]) {
-			if (path) {
-				esc_line(stderr, "ptbrowse dump: ", "one trace only "
-						"(got '%s' and '%s')", path, a);
-				return 2;
-			}
-			path = argv[i];
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--no-sync")) {
-			st.opts.no_sync = 1;
-		} else if (!strcmp(a, "--quiet")) {
-			st.opts.quiet = 1;
-		} else if (!strcmp(a, "--no-pad")) {
-			st.opts.no_pad = 1;
-		} else if (!strcmp(a, "--no-timing")) {
-			st.opts.no_timing = 1;
-		} else if (!strcmp(a, "--no-cyc")) {
-			st.opts.no_cyc = 1;
-		} else if (!strcmp(a, "--no-offset")) {
-			st.opts.show_offset = 0;
-		} else if (!strcmp(a, "--raw")) {
-			st.opts.show_raw = 1;
-		} else if (!strcmp(a, "--lastip")) {
-			st.opts.show_last_ip = 1;
-		} else if (!strcmp(a, "--exec-mode")) {
-			st.opts.show_exec_mode = 1;
-		} else if (!strcmp(a, "--stream")) {
-			if (++i >= argc) {
-				esc_line(stderr, "ptbrowse dump: ", "--stream: missing argument");
-				rc = 2;
-				goto out_close;
-			}
-			stream = argv[i];
-		} else {
-			r = dump_time_option(&st, argc, argv, &i);
-			if (r < 0) {
-				rc = 2;
-				goto out_close;
-			}
-			if (!r) {
-				esc_line(stderr, "ptbrowse dump: ", "unknown option: %s", a);
-				usage(stderr);
-				rc = 2;
-				goto out_close;
-			}
-		}
+	args.st = &st;
+	args.stream = NULL;
+	groups[0] = (struct opt_group){ "options:", dump_opts, dump_take, &args };
+	groups[1] = (struct opt_group){ "time options:", dump_time_opts, dump_time_take, &st };
+	groups[2] = (struct opt_group){ TIMING_OPT_HEADING, timing_opts,
+					dump_time_take_timing, &st };
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0) {
+		rc = opt_status(r);
+		goto out_close;
 	}
-	if (!path) {
-		esc_line(stderr, "ptbrowse dump: ", "no trace given");
-		usage(stderr);
+	if (r > 1) {
+		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
 		rc = 2;
 		goto out_close;
 	}
+	if (!r) {
+		opt_error(&cmd, "no trace given");
+		opt_usage(&cmd, stderr);
+		rc = 2;
+		goto out_close;
+	}
+	path = argv[1];
+	stream = args.stream;
 	/* the trace's name in messages, escaped (esc.h) */
 	esc_str(name, sizeof(name), path);
 	if (range_split(path, &from, &to, &have_to) < 0) {

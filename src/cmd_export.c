@@ -20,27 +20,19 @@
 #include "export.h"
 #include "image.h"
 #include "marks.h"
+#include "opt.h"
 #include "safefile.h"
 #include "trace.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: ptbrowse export [--stream S] TRACE FROM TO -o FILE\n"
-"       ptbrowse export [--stream S] TRACE REGION -o FILE\n"
-"\n"
-"Write the raw Intel PT bytes of TRACE from the PSB at or before FROM up\n"
-"to TO (exclusive; a packet that TO cuts is kept whole) into FILE, which\n"
-"then decodes on its own, e.g. with ptdump.\n"
-"FROM and TO are offsets (hex with 0x, or decimal), or names from the\n"
-"trace's marks: a mark letter, a bookmark, a region (its start for FROM,\n"
-"its end for TO), or REGION.start / REGION.end.\n"
-"\n"
-"options:\n"
-"  -o FILE          the output file, replaced once the slice is written;\n"
-"                   - is standard output\n"
-"  --stream S       the stream of a perf.data file (index, cpuN or name)\n");
-}
+enum { X_OUT, X_STREAM, X_NOPTS };
+
+static const struct opt export_opts[] = {
+	{ NULL, 'o', "FILE", "the output file, replaced once the slice is written;\n"
+	  "- is standard output", X_OUT },
+	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)",
+	  X_STREAM },
+	{ 0 }
+};
 
 static void report_stderr(void *ctx, const char *msg)
 {
@@ -68,38 +60,39 @@ int cmd_export_main(int argc, char **argv)
 	uint64_t from, to;
 	struct marks_set *set = NULL;
 	struct trace *t = NULL;
-	int npos = 0, idx, rc = 1, r, i;
+	int npos = 0, idx, rc = 1, r;
+	const char *args[X_NOPTS] = { NULL };
+	const struct opt_group groups[] = {
+		{ "options:", export_opts, opt_take_str, args },
+	};
+	const struct opt_cmd cmd = { "ptbrowse export",
+"usage: ptbrowse export [--stream S] TRACE FROM TO -o FILE\n"
+"       ptbrowse export [--stream S] TRACE REGION -o FILE\n"
+"\n"
+"Write the raw Intel PT bytes of TRACE from the PSB at or before FROM up\n"
+"to TO (exclusive; a packet that TO cuts is kept whole) into FILE, which\n"
+"then decodes on its own, e.g. with ptdump.\n"
+"FROM and TO are offsets (hex with 0x, or decimal), or names from the\n"
+"trace's marks: a mark letter, a bookmark, a region (its start for FROM,\n"
+"its end for TO), or REGION.start / REGION.end.\n", groups, 1 };
 	char err[4096];
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--stream")) && ++i >= argc) {
-			esc_line(stderr, "ptbrowse export: ", "%s: missing argument", a);
-			return 2;
-		} else if (!strcmp(a, "-o")) {
-			out = argv[i];
-		} else if (!strcmp(a, "--stream")) {
-			stream = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			esc_line(stderr, "ptbrowse export: ", "unknown option: %s", a);
-			usage(stderr);
-			return 2;
-		} else if (npos == 3) {
-			esc_line(stderr, "ptbrowse export: ", "too many arguments: %s", a);
-			return 2;
-		} else {
-			pos[npos++] = a;
-		}
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0)
+		return opt_status(r);
+	if (r > 3) {
+		opt_error(&cmd, "too many arguments: %s", argv[4]);
+		return 2;
 	}
+	for (npos = 0; npos < r; npos++)
+		pos[npos] = argv[1 + npos];
+	out = args[X_OUT];
+	stream = args[X_STREAM];
 	if (npos < 2 || !out) {
 		esc_line(stderr, "ptbrowse export: ", "%s", npos < 2 ?
 			"give a trace and a range (FROM TO, or a region)" :
 			"no output file (-o FILE)");
-		usage(stderr);
+		opt_usage(&cmd, stderr);
 		return 2;
 	}
 	path = pos[0];

@@ -13,26 +13,19 @@
 
 #include "cmds.h"
 #include "esc.h"
+#include "opt.h"
 #include "perfdata.h"
 #include "safefile.h"
 #include "trace.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: ptbrowse extract [--stream S] TRACE -o DIR\n"
-"\n"
-"Write each stream of TRACE as DIR/BASE.NAME.pt (BASE is TRACE's file name,\n"
-"NAME the stream's, e.g. cpu3) and DIR/BASE.NAME.pt.options, one line of\n"
-"ptdump options that decode it (e.g. --cpu 6/78/3 --mtc-freq 3).\n"
-"A stream with gaps (snapshot mode, lost data) is written joined: the\n"
-"gaps are reported on stderr.\n"
-"\n"
-"options:\n"
-"  -o DIR           the output directory (must exist); a symbolic link\n"
-"                   there at an output's name is refused, not followed\n"
-"  --stream S       only stream S (index, cpuN or name)\n");
-}
+enum { E_DIR, E_STREAM, E_NOPTS };
+
+static const struct opt extract_cli_opts[] = {
+	{ NULL, 'o', "DIR", "the output directory (must exist); a symbolic link\n"
+	  "there at an output's name is refused, not followed", E_DIR },
+	{ "stream", 0, "S", "only stream S (index, cpuN or name)", E_STREAM },
+	{ 0 }
+};
 
 struct extract_job {
 	const struct img *img;
@@ -158,41 +151,35 @@ int cmd_extract_main(int argc, char **argv)
 	struct stat st;
 	const char *path = NULL, *dir = NULL, *stream = NULL, *base;
 	char err[512];
-	int i, idx, rc = 1;
+	int idx, rc = 1, r;
 	size_t s;
+	const char *args[E_NOPTS] = { NULL };
+	const struct opt_group groups[] = {
+		{ "options:", extract_cli_opts, opt_take_str, args },
+	};
+	const struct opt_cmd cmd = { "ptbrowse extract",
+"usage: ptbrowse extract [--stream S] TRACE -o DIR\n"
+"\n"
+"Write each stream of TRACE as DIR/BASE.NAME.pt (BASE is TRACE's file name,\n"
+"NAME the stream's, e.g. cpu3) and DIR/BASE.NAME.pt.options, one line of\n"
+"ptdump options that decode it (e.g. --cpu 6/78/3 --mtc-freq 3).\n"
+"A stream with gaps (snapshot mode, lost data) is written joined: the\n"
+"gaps are reported on stderr.\n", groups, 1 };
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--stream")) {
-			if (++i >= argc) {
-				esc_line(stderr, "ptbrowse extract: ", "%s: missing "
-					"argument", a);
-				return 2;
-			}
-			if (a[1] == 'o')
-				dir = argv[i];
-			else
-				stream = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			esc_line(stderr, "ptbrowse extract: ", "unknown option: %s",
-				a);
-			usage(stderr);
-			return 2;
-		} else if (path) {
-			esc_line(stderr, "ptbrowse extract: ", "one trace only");
-			return 2;
-		} else {
-			path = a;
-		}
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0)
+		return opt_status(r);
+	if (r > 1) {
+		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
+		return 2;
 	}
+	path = r ? argv[1] : NULL;
+	dir = args[E_DIR];
+	stream = args[E_STREAM];
 	if (!path || !dir) {
 		esc_line(stderr, "ptbrowse extract: ", "%s",
 			path ? "no output directory (-o DIR)" : "no trace given");
-		usage(stderr);
+		opt_usage(&cmd, stderr);
 		return 2;
 	}
 	/* '' would make the outputs /NAME. */

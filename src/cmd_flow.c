@@ -32,51 +32,13 @@
 #include "imgopt.h"
 #include "memimg.h"
 #include "offtsc.h"
+#include "opt.h"
 #include "ptdec.h"
 #include "range.h"
 #include "timing_opt.h"
 #include "tm.h"
 #include "tm_config.h"
 #include "trace.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: ptbrowse flow [options] TRACE[:FROM[-TO]]\n"
-"\n"
-"Print the instructions TRACE (a raw Intel PT file or a perf.data file)\n"
-"says were executed, decoded with the code given by the image options.\n"
-"FROM and TO are stream offsets: decoding starts at the first PSB at or\n"
-"after FROM and stops before the first line a packet at or after TO decided.\n"
-"\n"
-"image options:\n"
-"  --raw FILE:ADDR  FILE holds the memory at ADDR (repeatable)\n"
-"  --options FILE   read more options from FILE, one per line (relative\n"
-"                   paths from FILE's directory)\n"
-"%s"
-"\n"
-"options:\n"
-"  --stream S       the stream of a perf.data file (index, cpuN or name)\n"
-"  --insn-only      IPs, events and errors only (libipt's flow, as\n"
-"                   tools/iptflow prints it)\n"
-"  --offset         start each line with the offset of the packet that\n"
-"                   decided it\n"
-"  --summary        instructions, branches and CYC cycles (exact and\n"
-"                   bounded apart) per function (per code segment where\n"
-"                   there are no symbols), not the flow, and the time\n"
-"                   it spans (in ms with a TSC frequency)\n"
-"  --quiet          print nothing but errors\n"
-"\n"
-"timing options (override what a perf.data file recorded):\n"
-"  --cpu f/m[/s]|auto|none  the recording CPU (for errata such as SKL168)\n"
-"  --mtc-freq N     IA32_RTIT_CTL.MTCFreq\n"
-"  --nom-freq N     the max non-turbo ratio (P1)\n"
-"  --cpuid-0x15.eax N, --cpuid-0x15.ebx N   the TSC:crystal clock ratio\n"
-"  --cpuid-0x15.ecx HZ  the crystal clock frequency\n"
-"  --tsc-freq HZ    the TSC frequency: --summary's time (e.g. 2.4GHz)\n",
-		/* imgopt's lines but its heading and --raw (above) */
-		strstr(imgopt_usage(), "  --elf"));
-}
 
 struct flow_cmd {
 	struct mi *mi;
@@ -200,6 +162,90 @@ static int read_options(struct flow_cmd *fc, const char *file)
 	}
 	fclose(f);
 	return ret;
+}
+
+enum { F_STREAM, F_INSN_ONLY, F_OFFSET, F_SUMMARY, F_QUIET };
+enum { F_RAW, F_OPTIONS, F_IMGOPT };
+
+static const struct opt flow_opts[] = {
+	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)",
+	  F_STREAM },
+	{ "insn-only", 0, NULL, "IPs, events and errors only (libipt's flow, as\n"
+	  "tools/iptflow prints it)", F_INSN_ONLY },
+	{ "offset", 0, NULL, "start each line with the offset of the packet that\n"
+	  "decided it", F_OFFSET },
+	{ "summary", 0, NULL, "instructions, branches and CYC cycles (exact and\n"
+	  "bounded apart) per function (per code segment where\n"
+	  "there are no symbols), not the flow, and the time\n"
+	  "it spans (in ms with a TSC frequency)", F_SUMMARY },
+	{ "quiet", 0, NULL, "print nothing but errors", F_QUIET },
+	{ 0 }
+};
+
+/* Where the code comes from; the last four are imgopt.h's. */
+static const struct opt flow_image_opts[] = {
+	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
+	  "space (repeatable; dumps must not overlap)", F_RAW },
+	{ "options", 0, "FILE", "read more options from FILE, one per line (relative\n"
+	  "paths from FILE's directory)", F_OPTIONS },
+	{ "elf", 0, "FILE[:BASE]", "an ELF executable, shared object or vmlinux: its\n"
+	  "PT_LOAD segments at their addresses, or relocated so\n"
+	  "that its first page is at BASE; with its symbols\n"
+	  "(repeatable)", F_IMGOPT },
+	{ "sysroot", 0, "DIR", "look for a perf.data's files under DIR first", F_IMGOPT },
+	{ "kallsyms", 0, "FILE", "kernel symbols (/proc/kallsyms format), no code",
+	  F_IMGOPT },
+	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
+	  "else ~/.debug)", F_IMGOPT },
+	{ 0 }
+};
+
+/* What flow's options set, besides struct flow_cmd's. */
+struct flow_args {
+	struct flow_cmd *fc;
+	const char *stream;
+};
+
+static int flow_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
+		     const char *val)
+{
+	struct flow_args *a = ctx;
+
+	switch (o->id) {
+	case F_STREAM: a->stream = val; break;
+	case F_INSN_ONLY: a->fc->insn_only = 1; break;
+	case F_OFFSET: a->fc->show_offset = 1; break;
+	case F_SUMMARY: a->fc->summary = 1; break;
+	default: a->fc->quiet = 1; break;
+	}
+	return 0;
+}
+
+static int flow_take_image(const struct opt_cmd *cmd, void *ctx,
+			   const struct opt *o, const char *val)
+{
+	struct flow_cmd *fc = ctx;
+	char err[512], name[32];
+	char *av[2];
+	int k = 0;
+
+	switch (o->id) {
+	case F_RAW:
+		if (mi_add_raw(fc->mi, val, err, sizeof(err)) < 0) {
+			opt_error(cmd, "%s", err);
+			return -EIO;
+		}
+		return 0;
+	case F_OPTIONS:
+		return read_options(fc, val) < 0 ? -EIO : 0;
+	default:
+		/* imgopt_arg() checks and keeps the value (an empty one is
+		 * missing), as it does for every command taking them */
+		snprintf(name, sizeof(name), "--%s", o->name);
+		av[0] = name;
+		av[1] = (char *)val;
+		return imgopt_arg(&fc->io, 2, av, &k, "flow") == 1 ? 0 : -ENOENT;
+	}
 }
 
 /* Whether event record @r is printed (see the top of the file). */
@@ -583,6 +629,21 @@ int cmd_flow_main(int argc, char **argv)
 	char *path = NULL, err[512];
 	uint64_t from = 0, to = 0;
 	int have_to = 0, idx = 0, i, rc = 2, r;
+	struct flow_args args;
+	const struct opt_group groups[] = {
+		{ "options:", flow_opts, flow_take, &args },
+		{ "image options (where the code comes from; repeatable ones say so):",
+		  flow_image_opts, flow_take_image, &fc },
+		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &timing },
+	};
+	const struct opt_cmd cmd = { "ptbrowse flow",
+"usage: ptbrowse flow [options] TRACE[:FROM[-TO]]\n"
+"\n"
+"Print the instructions TRACE (a raw Intel PT file or a perf.data file)\n"
+"says were executed, decoded with the code given by the image options.\n"
+"FROM and TO are stream offsets: decoding starts at the first PSB at or\n"
+"after FROM and stops before the first line a packet at or after TO decided.\n",
+		groups, 3 };
 
 	memset(&fc, 0, sizeof(fc));
 	memset(&sum, 0, sizeof(sum));
@@ -591,72 +652,24 @@ int cmd_flow_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		return 1;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || !a[1]) {
-			if (path) {
-				esc_line(stderr, "ptbrowse flow: ", "one trace only "
-						"(got '%s' and '%s')", path, a);
-				goto out;
-			}
-			path = argv[i];
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			rc = 0;
-			goto out;
-		} else if (!strcmp(a, "--insn-only")) {
-			fc.insn_only = 1;
-		} else if (!strcmp(a, "--offset")) {
-			fc.show_offset = 1;
-		} else if (!strcmp(a, "--summary")) {
-			fc.summary = 1;
-		} else if (!strcmp(a, "--quiet")) {
-			fc.quiet = 1;
-		} else if (!strcmp(a, "--raw") || !strncmp(a, "--raw=", 6)) {
-			const char *spec = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!spec) {
-				esc_line(stderr, "ptbrowse flow: ", "--raw: missing FILE:ADDR");
-				goto out;
-			}
-			if (mi_add_raw(fc.mi, spec, err, sizeof(err)) < 0) {
-				esc_line(stderr, "ptbrowse flow: ", "%s", err);
-				rc = 1;
-				goto out;
-			}
-		} else if (!strcmp(a, "--options")) {
-			if (++i >= argc) {
-				esc_line(stderr, "ptbrowse flow: ", "--options: missing FILE");
-				goto out;
-			}
-			if (read_options(&fc, argv[i]) < 0) {
-				rc = 1;
-				goto out;
-			}
-		} else if (!strcmp(a, "--stream")) {
-			if (++i >= argc) {
-				esc_line(stderr, "ptbrowse flow: ", "--stream: missing argument");
-				goto out;
-			}
-			stream = argv[i];
-		} else if ((r = imgopt_arg(&fc.io, argc, argv, &i, "flow"))) {
-			if (r < 0)
-				goto out;
-		} else if ((r = timing_arg(&timing, argc, argv, &i, "flow"))) {
-			if (r < 0)
-				goto out;
-		} else {
-			esc_line(stderr, "ptbrowse flow: ", "unknown option: %s", a);
-			usage(stderr);
-			goto out;
-		}
-	}
-	if (!path) {
-		esc_line(stderr, "ptbrowse flow: ", "no trace given");
-		usage(stderr);
+	args.fc = &fc;
+	args.stream = NULL;
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0) {
+		rc = opt_status(r);
 		goto out;
 	}
+	if (r > 1) {
+		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
+		goto out;
+	}
+	if (!r) {
+		opt_error(&cmd, "no trace given");
+		opt_usage(&cmd, stderr);
+		goto out;
+	}
+	path = argv[1];
+	stream = args.stream;
 	if (range_split(path, &from, &to, &have_to) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "%s: bad range (TO must be above FROM)",
 			path);

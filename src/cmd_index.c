@@ -1,5 +1,5 @@
 /* cmd_index -- `ptbrowse index TRACE`: build or validate the index, sum it up. */
-#include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "esc.h"
 #include "json.h"
+#include "opt.h"
 #include "idxcache.h"
 #include "index.h"
 #include "perfdata.h"
@@ -63,21 +64,44 @@ static int parse_threads(const char *s, unsigned *n)
 	return 0;
 }
 
-static void usage(FILE *f)
+enum { N_JSON, N_NO_CACHE, N_TIME, N_STREAM, N_THREADS };
+
+static const struct opt index_opts[] = {
+	{ "json", 0, NULL, "print the summary as JSON", N_JSON },
+	{ "no-cache", 0, NULL, "neither read nor write the index cache", N_NO_CACHE },
+	{ "time", 0, NULL, "also run the time pass (the time model's state\n"
+	  "every 16 PSBs, for the browser; slower)", N_TIME },
+	{ "stream", 0, "S", "only stream S (index, name or cpuN)", N_STREAM },
+	{ "threads", 0, "N", "worker threads (default: one per CPU)", N_THREADS },
+	{ 0 }
+};
+
+/* What index's options set. */
+struct index_args {
+	int json, use_cache, time_pass;
+	const char *stream;
+	unsigned threads;
+};
+
+static int index_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
+		      const char *val)
 {
-	fprintf(f, "usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
-		   "[--threads N] [TIMING] TRACE\n"
-		   "Build the PSB index of TRACE (or check its cached copy) and "
-		   "print a summary.\n"
-		   "  --json        print the summary as JSON\n"
-		   "  --no-cache    neither read nor write the index cache\n"
-		   "  --time        also run the time pass (the time model's state\n"
-		   "                every 16 PSBs, for the browser; slower)\n"
-		   "  --stream S    only stream S (index, name or cpuN)\n"
-		   "  --threads N   worker threads (default: one per CPU)\n"
-		   "  --cpu F/M[/S] --mtc-freq N --nom-freq N --cpuid-0x15.eax N\n"
-		   "  --cpuid-0x15.ebx N --cpuid-0x15.ecx HZ --tsc-freq HZ\n"
-		   "                TIMING: the time pass's configuration, as for dump\n");
+	struct index_args *a = ctx;
+
+	switch (o->id) {
+	case N_JSON: a->json = 1; break;
+	case N_NO_CACHE: a->use_cache = 0; break;
+	case N_TIME: a->time_pass = 1; break;
+	case N_STREAM: a->stream = val; break;
+	default:
+		if (parse_threads(val, &a->threads) < 0) {
+			opt_error(cmd, "--threads: bad argument: %s (a number from 1 "
+				  "to %u)", val, INDEX_MAX_THREADS);
+			return -ERANGE;
+		}
+		break;
+	}
+	return 0;
 }
 
 /* "1.5 GiB"-style sizes for the progress line. */
@@ -296,86 +320,44 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 
 int cmd_index_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-cache", no_argument, NULL, 'n' },
-		{ "stream", required_argument, NULL, 's' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "time", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		/* the time pass's configuration, as ptdump's */
-		{ "cpu", required_argument, NULL, 'O' },
-		{ "mtc-freq", required_argument, NULL, 'O' },
-		{ "nom-freq", required_argument, NULL, 'O' },
-		{ "cpuid-0x15.eax", required_argument, NULL, 'O' },
-		{ "cpuid-0x15.ebx", required_argument, NULL, 'O' },
-		{ "cpuid-0x15.ecx", required_argument, NULL, 'O' },
-		{ "tsc-freq", required_argument, NULL, 'O' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct index_args args = { 0, 1, 0, NULL, 0 };
 	struct tm_config cfg;
-	char opt[40];
-	int li;
+	const struct opt_group groups[] = {
+		{ "options:", index_opts, index_take, &args },
+		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &cfg },
+	};
+	const struct opt_cmd cmd = { "ptbrowse index",
+"usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
+"[--threads N] [TIMING] TRACE\n"
+"\n"
+"Build the PSB index of TRACE (or check its cached copy) and print a\n"
+"summary.  The timing options (TIMING) configure the time pass.\n",
+		groups, 2 };
 	struct stream_result *res;
-	const char *stream = NULL;
+	const char *stream;
 	struct sigaction sa, old;
 	struct trace *t;
 	char err[512];
-	int json = 0, use_cache = 1, time_pass = 0, c, ret, si, status = 0;
-	unsigned threads = 0;
+	int json, use_cache, time_pass, ret, si, status = 0;
+	unsigned threads;
 	size_t i, nr = 0;
 	double t0;
 
-	optind = 1;
-	/* getopt's own messages would print the option raw */
-	opterr = 0;
 	memset(&cfg, 0, sizeof(cfg));
-	while ((c = getopt_long(argc, argv, ":h", opts, &li)) != -1) {
-		switch (c) {
-		case 'O':
-			snprintf(opt, sizeof(opt), "--%s", opts[li].name);
-			if (timing_option(&cfg, opt, optarg) != 1) {
-				esc_line(stderr, "ptbrowse index: ", "%s: bad argument: %s",
-					opt, optarg);
-				return 2;
-			}
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'n':
-			use_cache = 0;
-			break;
-		case 's':
-			stream = optarg;
-			break;
-		case 't':
-			if (parse_threads(optarg, &threads) < 0) {
-				esc_line(stderr, "ptbrowse index: ", "--threads: bad "
-					"argument: %s (a number from 1 to %u)",
-					optarg, INDEX_MAX_THREADS);
-				return 2;
-			}
-			break;
-		case 'T':
-			time_pass = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			esc_line(stderr, "ptbrowse index: ", "%s: %s", argv[optind - 1],
-				 c == ':' ? "missing argument" : "unknown option");
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind + 1 != argc) {
-		usage(stderr);
+	ret = opt_parse(&cmd, argc, argv);
+	if (ret < 0)
+		return opt_status(ret);
+	if (ret != 1) {
+		opt_usage(&cmd, stderr);
 		return 2;
 	}
+	json = args.json;
+	use_cache = args.use_cache;
+	time_pass = args.time_pass;
+	stream = args.stream;
+	threads = args.threads;
 	t0 = now();
-	ret = trace_open(&t, argv[optind], err, sizeof(err));
+	ret = trace_open(&t, argv[1], err, sizeof(err));
 	if (ret < 0) {
 		char e[4 * sizeof(err)];
 

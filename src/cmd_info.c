@@ -15,27 +15,36 @@
 #include "json.h"
 #include "perfdata.h"
 #include "pkt.h"
+#include "opt.h"
 #include "timing_opt.h"
 #include "tm.h"
 #include "trace.h"
 
-static void usage(FILE *f)
+enum { I_JSON, I_EVENTS };
+
+static const struct opt info_opts[] = {
+	{ "json", 0, NULL, "print one JSON object instead of text", I_JSON },
+	{ "events", 0, NULL, "also list each stream's sideband events (perf.data):\n"
+	  "AUX records (data loss), ITRACE_START, context\n"
+	  "switches and COMM, with perf time and TSC", I_EVENTS },
+	{ 0 }
+};
+
+/* What info's options set. */
+struct info_args {
+	int json, events;
+};
+
+static int info_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
+		     const char *val)
 {
-	fprintf(f,
-"usage: ptbrowse info [--json] [--events] [TIMING] TRACE\n"
-"\n"
-"Describe TRACE (a raw Intel PT file or a perf.data file): the container,\n"
-"each stream's CPU, thread, size, PSB count and TSC range, and the timing\n"
-"configuration recorded with it, as ptdump options.\n"
-"\n"
-"options:\n"
-"  --json           print one JSON object instead of text\n"
-"  --events         also list each stream's sideband events (perf.data):\n"
-"                   AUX records (data loss), ITRACE_START, context\n"
-"                   switches and COMM, with perf time and TSC\n"
-"  TIMING           the timing options of dump (--tsc-freq, --mtc-freq,\n"
-"                   --cpu, ...): they override what a perf.data file\n"
-"                   recorded; --tsc-freq gives a raw trace a duration\n");
+	struct info_args *a = ctx;
+
+	if (o->id == I_JSON)
+		a->json = 1;
+	else
+		a->events = 1;
+	return 0;
 }
 
 /* What a scan of one stream finds. */
@@ -461,39 +470,40 @@ int cmd_info_main(int argc, char **argv)
 	struct tm_config opts;
 	const char *path = NULL;
 	char err[512], e[4 * PATH_MAX];
-	int json = 0, events = 0, i, r, rc = 1;
+	int json = 0, events = 0, r, rc = 1;
+	struct info_args args;
+	const struct opt_group groups[] = {
+		{ "options:", info_opts, info_take, &args },
+		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &opts },
+	};
+	const struct opt_cmd cmd = { "ptbrowse info",
+"usage: ptbrowse info [--json] [--events] [TIMING] TRACE\n"
+"\n"
+"Describe TRACE (a raw Intel PT file or a perf.data file): the container,\n"
+"each stream's CPU, thread, size, PSB count and TSC range, and the timing\n"
+"configuration recorded with it, as ptdump options.  The timing options\n"
+"(TIMING) override what a perf.data file recorded; --tsc-freq gives a raw\n"
+"trace a duration.\n", groups, 2 };
 	size_t s;
 
 	memset(&opts, 0, sizeof(opts));
+	memset(&args, 0, sizeof(args));
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--events")) {
-			events = 1;
-		} else if ((r = timing_arg(&opts, argc, argv, &i, "info"))) {
-			if (r < 0)
-				return 2;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			esc_line(stderr, "ptbrowse info: ", "unknown option: %s",
-				argv[i]);
-			usage(stderr);
-			return 2;
-		} else if (path) {
-			esc_line(stderr, "ptbrowse info: ", "one trace only");
-			return 2;
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path) {
-		esc_line(stderr, "ptbrowse info: ", "no trace given");
-		usage(stderr);
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0)
+		return opt_status(r);
+	if (r > 1) {
+		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
 		return 2;
 	}
+	if (!r) {
+		opt_error(&cmd, "no trace given");
+		opt_usage(&cmd, stderr);
+		return 2;
+	}
+	path = argv[1];
+	json = args.json;
+	events = args.events;
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse info: ", "%s", esc_str(e, sizeof(e), err));
 		return 1;

@@ -15,35 +15,64 @@
 #include "esc.h"
 #include "json.h"
 #include "marks.h"
+#include "opt.h"
 #include "safefile.h"
 #include "timing_opt.h"
 #include "trace.h"
 
-static void usage(FILE *f)
+enum { M_EXPORT, M_IMPORT, M_JSON, M_SUMMARY, M_STREAM, M_STRESS };
+
+static const struct opt marks_cli_opts[] = {
+	{ "export", 0, "FILE", "write them to FILE (the marks file format), to share;\n"
+	  "- is standard output; a FILE that exists must be a\n"
+	  "marks file", M_EXPORT },
+	{ "import", 0, "FILE", "merge FILE's marks into TRACE's; the same name at\n"
+	  "another offset is a conflict: reported, ours kept", M_IMPORT },
+	{ "json", 0, NULL, "one JSON object: trace, stream, marks file, marks array",
+	  M_JSON },
+	{ "summary", 0, NULL, "after each region, what lies inside it: packets by type\n"
+	  "and class, PSBs, branches, TIPs, cycles, TSC span, CBR\n"
+	  "changes, OVFs, decode errors; time and frequency where\n"
+	  "the recording's timing is known (perf.data, or the\n"
+	  "timing options below)", M_SUMMARY },
+	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)",
+	  M_STREAM },
+	/* hidden: see the top of the file */
+	{ "stress-save", 0, "N", NULL, M_STRESS },
+	{ 0 }
+};
+
+/* What marks' options set. */
+struct marks_args {
+	const char *stream, *export, *import;
+	unsigned long stress;
+	int json, summary;
+	struct marks_opts *opts;
+};
+
+static int marks_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
+		      const char *val)
 {
-	fprintf(f,
-"usage: ptbrowse marks [--json] [--summary] [--stream S] [TIMING] TRACE\n"
-"       ptbrowse marks --export FILE [--stream S] TRACE\n"
-"       ptbrowse marks --import FILE [--stream S] TRACE\n"
-"\n"
-"List the marks, bookmarks and regions saved for TRACE (found by its\n"
-"content, so a renamed or copied trace keeps them), one per line:\n"
-"kind, name ('-' for an anonymous bookmark), offset, a region's end,\n"
-"colour and note.  Listing never changes the marks file.\n"
-"\n"
-"options:\n"
-"  --export FILE    write them to FILE (the marks file format), to share;\n"
-"                   - is standard output; a FILE that exists must be a\n"
-"                   marks file\n"
-"  --import FILE    merge FILE's marks into TRACE's; the same name at\n"
-"                   another offset is a conflict: reported, ours kept\n"
-"  --json           one JSON object: trace, stream, marks file, marks array\n"
-"  --summary        after each region, what lies inside it: packets by type\n"
-"                   and class, PSBs, branches, TIPs, cycles, TSC span, CBR\n"
-"                   changes, OVFs, decode errors; time and frequency where\n"
-"                   the recording's timing is known (perf.data, or the\n"
-"                   TIMING options of dump: --tsc-freq, --mtc-freq, ...)\n"
-"  --stream S       the stream of a perf.data file (index, cpuN or name)\n");
+	struct marks_args *a = ctx;
+	char *end;
+
+	switch (o->id) {
+	case M_EXPORT: a->export = val; break;
+	case M_IMPORT: a->import = val; a->opts->flags = 0; break;
+	case M_JSON: a->json = 1; break;
+	case M_SUMMARY: a->summary = 1; break;
+	case M_STREAM: a->stream = val; break;
+	default:
+		/* strtoul takes "-1" as ULONG_MAX: digits only */
+		a->stress = strtoul(val, &end, 10);
+		if (*end || !a->stress || val[0] < '0' || val[0] > '9') {
+			opt_error(cmd, "--stress-save: bad count '%s'", val);
+			return -ERANGE;
+		}
+		a->opts->flags = 0;
+		break;
+	}
+	return 0;
 }
 
 static void report_stderr(void *ctx, const char *msg)
@@ -289,63 +318,45 @@ int cmd_marks_main(int argc, char **argv)
 	struct marks_set *set = NULL;
 	struct trace *t = NULL;
 	struct tm_config timing;
-	char err[4096], *end;
-	int json = 0, summary = 0, idx, rc = 1, r, i;
+	char err[4096];
+	int json = 0, summary = 0, idx, rc = 1, r;
+	struct marks_args args;
+	const struct opt_group groups[] = {
+		{ "options:", marks_cli_opts, marks_take, &args },
+		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &timing },
+	};
+	const struct opt_cmd cmd = { "ptbrowse marks",
+"usage: ptbrowse marks [--json] [--summary] [--stream S] [TIMING] TRACE\n"
+"       ptbrowse marks --export FILE [--stream S] TRACE\n"
+"       ptbrowse marks --import FILE [--stream S] TRACE\n"
+"\n"
+"List the marks, bookmarks and regions saved for TRACE (found by its\n"
+"content, so a renamed or copied trace keeps them), one per line:\n"
+"kind, name ('-' for an anonymous bookmark), offset, a region's end,\n"
+"colour and note.  Listing never changes the marks file.\n", groups, 2 };
 
 	memset(&timing, 0, sizeof(timing));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (!strcmp(a, "--summary")) {
-			summary = 1;
-		} else if ((!strcmp(a, "--stream") || !strcmp(a, "--stress-save") ||
-			    !strcmp(a, "--export") || !strcmp(a, "--import")) &&
-			   ++i >= argc) {
-			esc_line(stderr, "ptbrowse marks: ", "%s: missing argument", a);
-			return 2;
-		} else if (!strcmp(a, "--stream")) {
-			stream = argv[i];
-		} else if (!strcmp(a, "--export")) {
-			export = argv[i];
-		} else if (!strcmp(a, "--import")) {
-			import = argv[i];
-			opts.flags = 0;
-		} else if (!strcmp(a, "--stress-save")) {
-			/* strtoul takes "-1" as ULONG_MAX: digits only */
-			stress = strtoul(argv[i], &end, 10);
-			if (*end || !stress || argv[i][0] < '0' ||
-			    argv[i][0] > '9') {
-				esc_line(stderr, "ptbrowse marks: ",
-					 "--stress-save: bad count '%s'",
-					argv[i]);
-				return 2;
-			}
-			opts.flags = 0;
-		} else if ((r = timing_arg(&timing, argc, argv, &i, "marks"))) {
-			if (r < 0)
-				return 2;
-		} else if (a[0] == '-' && a[1]) {
-			esc_line(stderr, "ptbrowse marks: ", "unknown option: %s", a);
-			usage(stderr);
-			return 2;
-		} else if (path) {
-			esc_line(stderr, "ptbrowse marks: ", "one trace only (got %s and %s)",
-				path, a);
-			return 2;
-		} else {
-			path = a;
-		}
-	}
-	if (!path) {
-		esc_line(stderr, "ptbrowse marks: ", "no trace given");
-		usage(stderr);
+	memset(&args, 0, sizeof(args));
+	args.opts = &opts;
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0)
+		return opt_status(r);
+	if (r > 1) {
+		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
 		return 2;
 	}
+	if (!r) {
+		opt_error(&cmd, "no trace given");
+		opt_usage(&cmd, stderr);
+		return 2;
+	}
+	path = argv[1];
+	stream = args.stream;
+	export = args.export;
+	import = args.import;
+	stress = args.stress;
+	json = args.json;
+	summary = args.summary;
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		report_stderr(NULL, err);
 		return 1;

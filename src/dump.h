@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "image.h"
+#include "opt.h"
 #include "pkt.h"
 #include "tm_config.h"
 
@@ -46,13 +47,18 @@ struct dump_state {
 /* Print a "[offset: msg]" diagnostics line. */
 void dump_diag(struct dump_state *st, uint64_t offset, const char *msg);
 
-/* The timing part of dump's usage text. */
-const char *dump_time_usage(void);
+/* dump's time options (--time, --tcal, --cycles, ...), for opt.h. */
+extern const struct opt dump_time_opts[];
 
-/* Parse argv[*i] if it is a timing option (advancing *i past a value).
- * Returns 1 if consumed, 0 if not a timing option, -1 after printing an
- * error. */
-int dump_time_option(struct dump_state *st, int argc, char **argv, int *i);
+/* opt_take_fn for dump_time_opts, into the struct dump_state at @ctx.
+ * Returns 0, or -ENOTSUP after reporting --time with --tcal. */
+int dump_time_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
+		   const char *val);
+
+/* opt_take_fn for timing_opts (timing_opt.h) into the dump_state at @ctx.
+ * Returns 0, or -EINVAL for a bad value (opt_parse() reports it). */
+int dump_time_take_timing(const struct opt_cmd *cmd, void *ctx,
+			  const struct opt *o, const char *val);
 
 /* Merge the container's timing @cfg under the command line's, set up.
  * Returns 0, or -1 after printing an error. */

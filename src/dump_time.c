@@ -3,6 +3,7 @@
  * --tcal (libipt's estimate, decoder/tm_ptdump.h, number for number) and
  * our own --cycles columns (decoder/tm.h), in front of each line.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,27 +27,6 @@ struct dump_time {
 	int have_ns0;
 };
 
-const char *dump_time_usage(void)
-{
-	return
-"  --time           show libipt's estimated TSC on timing packets\n"
-"  --tcal           show libipt's time calibration (fcr) instead\n"
-"  --time-delta     show time and calibration as deltas\n"
-"  --no-tcal        don't calibrate (CYC packets then give errors)\n"
-"  --no-wall-clock  print relative time where there is no TSC yet\n"
-"  --keep-tcal-on-ovf  keep calibration across an overflow\n"
-"  --cycles         our time model's columns in front of each line:\n"
-"                   cycles, exact (=) or bounded (~), estimated TSC,\n"
-"                   ns since the first timed packet, CBR, MHz (~: against\n"
-"                   a TSC frequency estimated from --nom-freq), flags\n"
-"  --cpu f/m[/s]|auto|none  the recording CPU (for errata such as SKL168)\n"
-"  --mtc-freq N     IA32_RTIT_CTL.MTCFreq\n"
-"  --nom-freq N     the max non-turbo ratio (P1)\n"
-"  --cpuid-0x15.eax N, --cpuid-0x15.ebx N   the TSC:crystal clock ratio\n"
-"  --cpuid-0x15.ecx HZ  the crystal clock frequency\n"
-"  --tsc-freq HZ    the TSC frequency, for wall-clock time (e.g. 2.4GHz)\n";
-}
-
 static struct dump_time *get(struct dump_state *st)
 {
 	if (!st->time) {
@@ -59,44 +39,62 @@ static struct dump_time *get(struct dump_state *st)
 	return st->time;
 }
 
-int dump_time_option(struct dump_state *st, int argc, char **argv, int *i)
+enum { DT_TIME, DT_TCAL, DT_DELTA, DT_NO_TCAL, DT_NO_WALL, DT_KEEP_TCAL, DT_CYCLES };
+
+const struct opt dump_time_opts[] = {
+	{ "time", 0, NULL, "show libipt's estimated TSC on timing packets", DT_TIME },
+	{ "tcal", 0, NULL, "show libipt's time calibration (fcr) instead", DT_TCAL },
+	{ "time-delta", 0, NULL, "show time and calibration as deltas", DT_DELTA },
+	{ "no-tcal", 0, NULL, "don't calibrate (CYC packets then give errors)", DT_NO_TCAL },
+	{ "no-wall-clock", 0, NULL, "print relative time where there is no TSC yet",
+	  DT_NO_WALL },
+	{ "keep-tcal-on-ovf", 0, NULL, "keep calibration across an overflow", DT_KEEP_TCAL },
+	{ "cycles", 0, NULL, "our time model's columns in front of each line:\n"
+	  "cycles, exact (=) or bounded (~), estimated TSC,\n"
+	  "ns since the first timed packet, CBR, MHz (~: against\n"
+	  "a TSC frequency estimated from --nom-freq), flags", DT_CYCLES },
+	{ 0 }
+};
+
+int dump_time_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
+		   const char *val)
 {
-	struct dump_time *dt = get(st);
-	const char *a = argv[*i];
+	struct dump_time *dt = get(ctx);
+	unsigned want;
 
-	if (!strcmp(a, "--time") || !strcmp(a, "--tcal")) {
-		unsigned want = a[3] == 'i' ? TMP_SHOW_TIME : TMP_SHOW_TCAL;
-
+	switch (o->id) {
+	case DT_TIME:
+	case DT_TCAL:
+		want = o->id == DT_TIME ? TMP_SHOW_TIME : TMP_SHOW_TCAL;
 		if (dt->tm_ptdump_flags & (TMP_SHOW_TIME | TMP_SHOW_TCAL) & ~want) {
-			fprintf(stderr, "ptbrowse dump: specify either --time "
-					"or --tcal\n");
-			return -1;
+			opt_error(cmd, "specify either --time or --tcal");
+			return -ENOTSUP;
 		}
 		dt->tm_ptdump_flags |= want;
-		return 1;
-	}
-	if (!strcmp(a, "--time-delta")) {
+		break;
+	case DT_DELTA:
 		dt->delta = 1;
-		return 1;
-	}
-	if (!strcmp(a, "--no-tcal")) {
+		break;
+	case DT_NO_TCAL:
 		dt->tm_ptdump_flags |= TMP_NO_TCAL;
-		return 1;
-	}
-	if (!strcmp(a, "--no-wall-clock")) {
+		break;
+	case DT_NO_WALL:
 		dt->tm_ptdump_flags |= TMP_NO_WALL_CLOCK;
-		return 1;
-	}
-	if (!strcmp(a, "--keep-tcal-on-ovf")) {
+		break;
+	case DT_KEEP_TCAL:
 		dt->tm_ptdump_flags |= TMP_KEEP_TCAL_ON_OVF;
-		return 1;
-	}
-	if (!strcmp(a, "--cycles")) {
+		break;
+	default:
 		dt->cycles = 1;
-		return 1;
+		break;
 	}
+	return 0;
+}
 
-	return timing_arg(&dt->cfg, argc, argv, i, "dump");
+int dump_time_take_timing(const struct opt_cmd *cmd, void *ctx,
+			  const struct opt *o, const char *val)
+{
+	return timing_opt_take(cmd, &get(ctx)->cfg, o, val);
 }
 
 int dump_time_setup(struct dump_state *st, const struct tm_config *cfg)

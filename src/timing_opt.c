@@ -1,4 +1,5 @@
 /* timing_opt -- the timing options every command that decodes time takes. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,32 +47,23 @@ int timing_option(struct tm_config *cfg, const char *opt, const char *val)
 	return tm_config_option(cfg, opt, val);
 }
 
-int timing_arg(struct tm_config *cfg, int argc, char **argv, int *i, const char *cmd)
-{
-	const char *a = argv[*i], *eq = strchr(a, '='), *val;
-	char opt[32];
-	int r;
+const struct opt timing_opts[] = {
+	{ "cpu", 0, "F/M[/S]|auto|none", "the recording CPU (for errata such as SKL168)", 0 },
+	{ "mtc-freq", 0, "N", "IA32_RTIT_CTL.MTCFreq", 0 },
+	{ "nom-freq", 0, "N", "the max non-turbo ratio (P1)", 0 },
+	{ "cpuid-0x15.eax", 0, "N", "CPUID.15H's TSC:crystal clock ratio: its\n"
+	  "denominator", 0 },
+	{ "cpuid-0x15.ebx", 0, "N", "and its numerator", 0 },
+	{ "cpuid-0x15.ecx", 0, "HZ", "the crystal clock frequency", 0 },
+	{ "tsc-freq", 0, "HZ", "the TSC frequency, for wall-clock time (e.g. 2.4GHz)", 0 },
+	{ 0 }
+};
 
-	if (a[0] != '-' || a[1] != '-')
-		return 0;
-	if (eq && (size_t)(eq - a) < sizeof(opt)) {
-		memcpy(opt, a, (size_t)(eq - a));
-		opt[eq - a] = 0;
-		val = eq + 1;
-	} else {
-		snprintf(opt, sizeof(opt), "%s", a);
-		val = *i + 1 < argc ? argv[*i + 1] : NULL;
-	}
-	r = timing_option(cfg, opt, val);
-	if (r < 0) {
-		if (!val)
-			fprintf(stderr, "ptbrowse %s: %s: missing argument\n", cmd, opt);
-		else
-			fprintf(stderr, "ptbrowse %s: %s: bad argument: %s\n", cmd,
-				opt, val);
-		return -1;
-	}
-	if (r > 0 && !eq)
-		++*i;
-	return r > 0;
+int timing_opt_take(const struct opt_cmd *cmd, void *cfg, const struct opt *o,
+		    const char *val)
+{
+	char opt[32];
+
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	return timing_option(cfg, opt, val) == 1 ? 0 : -EINVAL;
 }

@@ -4,8 +4,10 @@
 # and decoder/ headers and no curses or readline, except src/main.c, which
 # may include ui/ headers.  The Makefile compiles each layer with only its
 # own -I flags (so "ui.h" in src/ does not compile); this test catches what
-# flags cannot: a path ("../ui/ui.h"), a system header (<curses.h>), and a
-# Makefile that lost its per-layer flags or links a tool with the UI.
+# flags cannot: a path ("../ui/ui.h"), a system header (<curses.h>), a
+# Makefile that lost its per-layer flags or links a tool with the UI, and
+# in the built libraries a function defined in two layers or called from
+# a layer below its own.
 # It first proves on a made-up tree that each kind of violation is caught.
 set -u
 BUILD=${BUILD:-build}
@@ -100,6 +102,28 @@ fi
 tool=$(mk "$tmp/b/tools/ptgen" | grep -- '-o [^ ]*/tools/ptgen ')
 [ -n "$tool" ] || { echo "FAIL: no link line for tools/ptgen"; fail=1; }
 case $tool in *libptui*|*curses*|*readline*) echo "FAIL: a tool links the UI: $tool"; fail=1 ;; esac
+
+# The link: a function defined in two layers' libraries is linked from
+# whichever comes first (two tok_split()s with different arguments: a
+# crash); src/ calling into ui/, or the decoder into src/ or ui/, without
+# including a header is a layering break the compiler never sees.
+defs() { nm -g --defined-only "$1" | awk 'NF == 3 && $2 ~ /[TDBRVWCG]/ { print $3 }' | sort -u; }
+undefs() { nm -g --undefined-only "$1" | awk 'NF { print $NF }' | sort -u; }
+if command -v nm >/dev/null; then
+	for l in ptdec ptapp ptui; do
+		[ -f "$BUILD/lib$l.a" ] || { echo "FAIL: no $BUILD/lib$l.a (make BUILD=$BUILD first)"; fail=1; }
+		defs "$BUILD/lib$l.a" >"$tmp/$l.defs" 2>/dev/null
+	done
+	dup=$(cat "$tmp/ptdec.defs" "$tmp/ptapp.defs" "$tmp/ptui.defs" | sort | uniq -d)
+	[ -z "$dup" ] || { echo "FAIL: defined in two layers:" $dup; fail=1; }
+	up=$(undefs "$BUILD/libptapp.a" | comm -12 - "$tmp/ptui.defs")
+	[ -z "$up" ] || { echo "FAIL: src/ calls into ui/:" $up; fail=1; }
+	sort -u "$tmp/ptapp.defs" "$tmp/ptui.defs" >"$tmp/above"
+	up=$(undefs "$BUILD/libptdec.a" | comm -12 - "$tmp/above")
+	[ -z "$up" ] || { echo "FAIL: the decoder calls into src/ or ui/:" $up; fail=1; }
+else
+	echo "skip: no nm, the libraries' symbols are not checked"
+fi
 
 [ $fail = 0 ] && echo "t_layering: ok"
 exit $fail

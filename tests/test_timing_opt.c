@@ -1,5 +1,6 @@
 /* test_timing_opt -- the timing options shared by dump, index and the
  * browser, "--cpu auto" included. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,32 +48,27 @@ static void test_others(void **state)
 	assert_int_equal(timing_option(&cfg, "--nom-freq", "x"), -pte_invalid);
 }
 
-/* The command-line forms: "--opt VALUE", "--opt=VALUE", errors. */
+/* The command-line forms through opt.h: "--opt VALUE", "--opt=VALUE",
+ * errors. */
 static void test_arg(void **state)
 {
-	char *argv[] = { "info", "--mtc-freq", "4", "--nom-freq=12", "--json",
-			 "--tsc-freq", "x", "--cpu" };
-	int argc = (int)(sizeof(argv) / sizeof(argv[0])), i;
 	struct tm_config cfg;
+	const struct opt_group g = { TIMING_OPT_HEADING, timing_opts, timing_opt_take, &cfg };
+	const struct opt_cmd cmd = { "ptbrowse info", "usage\n", &g, 1 };
+	char *ok[] = { "info", "--mtc-freq", "4", "--nom-freq=12", "T", "--cpu", "auto" };
+	char *bad[] = { "info", "--tsc-freq", "x" };
+	char *missing[] = { "info", "--cpu" };
+	char *unknown[] = { "info", "--json" };
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	i = 1;
-	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 1);
-	assert_int_equal(i, 2);		/* on the value: the caller's i++ passes it */
+	assert_int_equal(opt_parse(&cmd, 7, ok), 1);
+	assert_string_equal(ok[1], "T");
 	assert_int_equal(cfg.mtc_freq, 4);
-	i = 3;
-	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 1);
-	assert_int_equal(i, 3);
 	assert_int_equal(cfg.nom_freq, 12);
-	i = 4;
-	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 0);
-	i = 5;
-	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), -1);
-	i = 7;
-	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), -1);
-	i = 0;
-	assert_int_equal(timing_arg(&cfg, argc, argv, &i, "info"), 0);
+	assert_int_equal(opt_parse(&cmd, 3, bad), -EINVAL);
+	assert_int_equal(opt_parse(&cmd, 2, missing), -EINVAL);
+	assert_int_equal(opt_parse(&cmd, 2, unknown), -EINVAL);
 }
 
 int main(void)
