@@ -324,8 +324,9 @@ int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off)
 		return -pte_nosync;
 	if (cur->img->nspans == 1) {
 		const struct img_span *s = &cur->img->spans[0];
-		const uint8_t *q = pkt_find_psb(s->data + (off - s->off),
-						s->data + s->size);
+		const uint8_t *q = pkt_find_psb_runs(cur->runs,
+						     s->data + (off - s->off),
+						     s->data + s->size);
 
 		if (!q)
 			return -pte_nosync;
@@ -395,6 +396,12 @@ static int find_psb_before_logical(const struct img *img, uint64_t off,
 
 int img_find_psb_before(const struct img *img, uint64_t off, uint64_t *psb)
 {
+	return img_find_psb_before_runs(img, NULL, off, psb);
+}
+
+int img_find_psb_before_runs(const struct img *img, struct pkt_runs *runs,
+			     uint64_t off, uint64_t *psb)
+{
 	struct pkt_decoder dec;
 	const struct img_span *s;
 
@@ -409,6 +416,7 @@ int img_find_psb_before(const struct img *img, uint64_t off, uint64_t *psb)
 	s = &img->spans[0];
 	pkt_decoder_init(&dec, s->data, s->data + s->size, s->off);
 	dec.pos = s->data + (off - s->off);
+	dec.runs = runs;
 	if (pkt_sync_backward(&dec) < 0)
 		return -pte_nosync;
 	*psb = pkt_offset(&dec);

@@ -60,9 +60,12 @@ struct img_cursor {
 	size_t span;			/* current span */
 	struct pkt_decoder dec;		/* over the current span */
 	int gap;			/* set when the cursor crossed a gap */
+	struct pkt_runs *runs;		/* for img_cursor_sync_forward() in a
+					 * single span; NULL (the default):
+					 * remember nothing */
 };
 
-/* Put @cur at logical offset @off of @img.
+/* Put @cur at logical offset @off of @img (with no struct pkt_runs).
  * Returns 0, or -pte_eos if @off is past the end. */
 int img_cursor_init(struct img_cursor *cur, const struct img *img, uint64_t off);
 
@@ -87,6 +90,11 @@ int img_cursor_sync_forward(struct img_cursor *cur, uint64_t off);
 /* The logical offset of the last PSB that starts before @off, searching
  * back through the spans.  Returns 0 and sets *@psb, or -pte_nosync. */
 int img_find_psb_before(const struct img *img, uint64_t off, uint64_t *psb);
+
+/* img_find_psb_before(), remembering long runs of 02 82 pairs in @runs
+ * (may be NULL) where the image is a single span. */
+int img_find_psb_before_runs(const struct img *img, struct pkt_runs *runs,
+			     uint64_t off, uint64_t *psb);
 
 /* The number of PSBs in the image, as img_cursor_sync_forward() finds them
  * one by one, in one pass: a run of 02 82 pairs counts at once. */

@@ -201,6 +201,7 @@ int pkt_decoder_init(struct pkt_decoder *dec, const uint8_t *begin,
 	dec->base = base;
 	dec->bias = base - (uint64_t)(uintptr_t)begin;
 	dec->bip_sz = -1;
+	dec->runs = NULL;
 	return 0;
 }
 
@@ -719,38 +720,20 @@ static const uint8_t *run_end(const uint8_t *p, const uint8_t *end)
 	return p;
 }
 
-/*
- * The last long run whose end was looked up, per thread: stepping through a
- * file of PSBs 16 bytes apart (one run of 02 82) would otherwise walk the
- * rest of the run for every PSB, which is quadratic.  pkt_forget_runs()
- * invalidates it when a mapping goes away.
- */
-static _Atomic unsigned run_memo_gen;
-static __thread struct {
-	const uint8_t *from, *stop, *end;
-	unsigned gen;
-} run_memo;
-
-void pkt_forget_runs(void)
-{
-	run_memo_gen++;
-}
-
-static const uint8_t *run_end_memo(const uint8_t *p, const uint8_t *end)
+/* The end of the run of pairs at @p, from or into @runs (may be NULL). */
+static const uint8_t *run_end_memo(struct pkt_runs *runs, const uint8_t *p,
+				   const uint8_t *end)
 {
 	const uint8_t *e;
-	unsigned gen = run_memo_gen;
 
-	if (run_memo.gen == gen && run_memo.end == end &&
-	    p >= run_memo.from && p < run_memo.stop &&
-	    !((p - run_memo.from) & 1))
-		return run_memo.stop;
+	if (runs && runs->end == end && p >= runs->from && p < runs->stop &&
+	    !((p - runs->from) & 1))
+		return runs->stop;
 	e = run_end(p, end);
-	if (e - p >= 4 * PKT_PSB_SIZE) {
-		run_memo.from = p;
-		run_memo.stop = e;
-		run_memo.end = end;
-		run_memo.gen = gen;
+	if (runs && e - p >= 4 * PKT_PSB_SIZE) {
+		runs->from = p;
+		runs->stop = e;
+		runs->end = end;
 	}
 	return e;
 }
@@ -761,7 +744,8 @@ static const uint8_t *run_end_memo(const uint8_t *p, const uint8_t *end)
  * blocks that end where the run ends: that is where a decoder in sync meets
  * them, and where the indexer places them.
  */
-const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end)
+const uint8_t *pkt_find_psb_runs(struct pkt_runs *runs, const uint8_t *p,
+				 const uint8_t *end)
 {
 	while (end - p >= PKT_PSB_SIZE) {
 		const uint8_t *q = pkt_find_pair(p, end);
@@ -769,12 +753,17 @@ const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end)
 
 		if (!q || end - q < PKT_PSB_SIZE)
 			return NULL;
-		e = run_end_memo(q, end);
+		e = run_end_memo(runs, q, end);
 		if (e - q >= PKT_PSB_SIZE)
 			return e - PKT_PSB_SIZE * ((e - q) / PKT_PSB_SIZE);
 		p = e;
 	}
 	return NULL;
+}
+
+const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end)
+{
+	return pkt_find_psb_runs(NULL, p, end);
 }
 
 int pkt_sync_forward(struct pkt_decoder *dec)
@@ -785,7 +774,7 @@ int pkt_sync_forward(struct pkt_decoder *dec)
 		return -pte_invalid;
 	if (dec->pos >= dec->end)
 		return -pte_nosync;
-	q = pkt_find_psb(dec->pos + 1, dec->end);
+	q = pkt_find_psb_runs(dec->runs, dec->pos + 1, dec->end);
 	if (!q)
 		return -pte_nosync;
 	dec->pos = q;
@@ -828,7 +817,7 @@ int pkt_sync_backward(struct pkt_decoder *dec)
 		}
 		if (*run != 0x02)
 			run++;
-		e = run_end_memo(run, dec->end);
+		e = run_end_memo(dec->runs, run, dec->end);
 		if (e - run >= PKT_PSB_SIZE) {
 			/* The last block ending at e - 16k that starts
 			 * before the cursor. */

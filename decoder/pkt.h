@@ -157,6 +157,20 @@ struct pkt {
 	} u;
 };
 
+/*
+ * What PSB searches remember: the last long run of 02 82 pairs whose end
+ * was found.  Stepping through PSBs 16 bytes apart (one long run) would
+ * otherwise walk the rest of the run for every PSB, which is quadratic.
+ * A caller that steps owns one, for as long as the bytes it looked at stay
+ * mapped and unchanged (the window cache, a search's scanner), and uses it
+ * from one thread at a time.  All zero is empty.
+ */
+struct pkt_runs {
+	const uint8_t *from;	/* a pair of the run (its start, or later) */
+	const uint8_t *stop;	/* the run's end */
+	const uint8_t *end;	/* the end of the buffer it was found in */
+};
+
 /* The packet cursor.  Initialise with pkt_decoder_init(); fields are
  * private to pkt.c but public so a cursor lives on the stack. */
 struct pkt_decoder {
@@ -166,6 +180,8 @@ struct pkt_decoder {
 	uint64_t base;		/* offset of begin */
 	uint64_t bias;		/* base - begin: a byte's offset is bias + p */
 	int8_t bip_sz;		/* -1 outside a block, else bbp's SZ */
+	struct pkt_runs *runs;	/* for pkt_sync_*(); NULL (the default):
+				 * remember nothing */
 };
 
 /* tnt.8 by its byte: the bit count in bits 8-15, the bits in 0-7
@@ -173,7 +189,8 @@ struct pkt_decoder {
 extern const uint16_t pkt_tnt8_table[256];
 
 /* Set up @dec over [@begin, @end), whose first byte has offset @base.
- * The cursor starts at @begin, unsynchronised (no PSB is searched).
+ * The cursor starts at @begin, unsynchronised (no PSB is searched), with
+ * no struct pkt_runs (set dec->runs to use one).
  * Returns 0, or -pte_invalid if a pointer is NULL or @end < @begin. */
 int pkt_decoder_init(struct pkt_decoder *dec, const uint8_t *begin,
 		     const uint8_t *end, uint64_t base);
@@ -264,10 +281,6 @@ static inline uint64_t pkt_offset(const struct pkt_decoder *dec)
 	return dec->bias + (uint64_t)(uintptr_t)dec->pos;
 }
 
-/* Forget what PSB searches remember about long runs of 02 82 pairs: call
- * it when trace bytes are unmapped or may change. */
-void pkt_forget_runs(void);
-
 /* The first pair 02 82 (the start of every PSB) in [@p, @end), or NULL. */
 const uint8_t *pkt_find_pair(const uint8_t *p, const uint8_t *end);
 
@@ -276,6 +289,10 @@ const uint8_t *pkt_find_pair_back(const uint8_t *begin, const uint8_t *end);
 
 /* Find the first PSB in [@p, @end).  Returns a pointer to it or NULL. */
 const uint8_t *pkt_find_psb(const uint8_t *p, const uint8_t *end);
+
+/* pkt_find_psb(), remembering long runs in @runs (may be NULL). */
+const uint8_t *pkt_find_psb_runs(struct pkt_runs *runs, const uint8_t *p,
+				 const uint8_t *end);
 
 /* Apply IP packet @pkt to @last_ip (the IP compression state).
  * Returns 0 and updates *@last_ip, or -pte_bad_ipc for a reserved

@@ -111,6 +111,7 @@ struct scan {
 	int (*hit)(void *arg, const struct pkt *pkt);	/* nonzero: stop */
 	void *arg;
 	void (*progress)(void *arg, uint64_t upto);	/* may be NULL */
+	struct pkt_runs runs;		/* PSB searches without the index */
 };
 
 /* srch_step() where it has something to do: IPs and PSBs when IPs are

@@ -18,8 +18,18 @@ static int canceled(const struct scan *sc)
 	return sc->cancel && atomic_load_explicit(sc->cancel, memory_order_relaxed);
 }
 
+/* Put @cur at @off of the scanned image, sharing the scanner's runs.
+ * Returns as img_cursor_init(). */
+static int scan_cursor(struct scan *sc, struct img_cursor *cur, uint64_t off)
+{
+	int r = img_cursor_init(cur, sc->img, off);
+
+	cur->runs = &sc->runs;
+	return r;
+}
+
 /* The last PSB at or before @off.  Returns 0 or -pte_nosync. */
-static int psb_at_or_before(const struct scan *sc, uint64_t off, uint64_t *psb)
+static int psb_at_or_before(struct scan *sc, uint64_t off, uint64_t *psb)
 {
 	if (sc->idx) {
 		struct idx_progress pr;
@@ -35,7 +45,7 @@ static int psb_at_or_before(const struct scan *sc, uint64_t off, uint64_t *psb)
 	}
 	if (off >= UINT64_MAX - 1)
 		return -pte_nosync;
-	return img_find_psb_before(sc->img, off + 1, psb);
+	return img_find_psb_before_runs(sc->img, &sc->runs, off + 1, psb);
 }
 
 /* The index of the seek point at exactly @off.  Returns 0 or -1. */
@@ -103,7 +113,7 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 	int skipped = 0;	/* the time model needs the index's state */
 
 	if (psb_at_or_before(sc, a, &start)) {
-		if (img_cursor_init(&cur, sc->img, a) ||
+		if (scan_cursor(sc, &cur, a) ||
 		    img_cursor_sync_forward(&cur, a))
 			return 0;
 		start = img_cursor_offset(&cur);
@@ -114,7 +124,7 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 		if (!psb_at_or_before(sc, start - 1, &earlier))
 			start = earlier;
 	}
-	if (img_cursor_init(&cur, sc->img, start))
+	if (scan_cursor(sc, &cur, start))
 		return 0;
 	srch_ctx_init(&ctx, sc->pred, sc->img);
 	if (ctx.use_tm && sc->idx)
@@ -144,7 +154,7 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 		}
 		if (r >= 0 && pkt.type == PKT_PSB && skip &&
 		    segment_skippable(sc, pkt.offset, &next)) {
-			if (next >= b || img_cursor_init(&cur, sc->img, next))
+			if (next >= b || scan_cursor(sc, &cur, next))
 				break;
 			skipped = 1;
 			continue;
@@ -298,7 +308,7 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 					pos = next > c + 1 ? next : c + 1;
 					continue;
 				}
-				if (img_cursor_init(&cur, sc->img, p))
+				if (scan_cursor(sc, &cur, p))
 					return 0;
 				srch_ctx_init(&ctx, sc->pred, sc->img);
 				have_cur = 1;
@@ -446,7 +456,7 @@ int srch_filter_fill(const struct srch_pred *pred, const struct img *img,
 		if (b < img->size) {
 			struct img_cursor cur;
 
-			if (img_cursor_init(&cur, img, b) ||
+			if (scan_cursor(&sc, &cur, b) ||
 			    img_cursor_sync_forward(&cur, b))
 				b = img->size;
 			else

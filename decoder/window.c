@@ -84,22 +84,29 @@ struct win_cache {
 	unsigned seg_next;
 	uint64_t first_psb;
 	int have_first_psb;
+	/* the last long run of 02 82 pairs a PSB search walked: stepping
+	 * through PSBs 16 bytes apart walks it once, not once a PSB */
+	struct pkt_runs runs;
 };
 
-static int img_psb_at_or_before(const struct img *img, uint64_t off,
+/* The PSB at or before @off, without an index. */
+static int img_psb_at_or_before(struct win_cache *wc, uint64_t off,
 				uint64_t *psb)
 {
-	return img_find_psb_before(img, off + 1, psb);
+	return img_find_psb_before_runs(wc->img, &wc->runs, off + 1, psb);
 }
 
-static int img_psb_after(const struct img *img, uint64_t off, uint64_t *psb)
+/* The first PSB after @off, without an index. */
+static int img_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb)
 {
+	const struct img *img = wc->img;
 	struct img_cursor cur;
 
 	if (off + 1 >= img->size)
 		return -pte_nosync;
 	if (img_cursor_init(&cur, img, off + 1) < 0)
 		return -pte_nosync;
+	cur.runs = &wc->runs;
 	if (img_cursor_sync_forward(&cur, off + 1) < 0)
 		return -pte_nosync;
 	*psb = img_cursor_offset(&cur);
@@ -110,14 +117,14 @@ int win_psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb)
 {
 	if (wc->have_ops && wc->ops.psb_at_or_before)
 		return wc->ops.psb_at_or_before(wc->ops.ctx, off, psb);
-	return img_psb_at_or_before(wc->img, off, psb);
+	return img_psb_at_or_before(wc, off, psb);
 }
 
 int win_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb)
 {
 	if (wc->have_ops && wc->ops.psb_after)
 		return wc->ops.psb_after(wc->ops.ctx, off, psb);
-	return img_psb_after(wc->img, off, psb);
+	return img_psb_after(wc, off, psb);
 }
 
 int win_cache_new(struct win_cache **out, const struct img *img,

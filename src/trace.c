@@ -204,10 +204,8 @@ void trace_close(struct trace *t)
 	if (!t)
 		return;
 	free_streams(t);
-	if (t->map) {
+	if (t->map)
 		munmap((void *)t->map, (size_t)t->size);
-		pkt_forget_runs();
-	}
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t->path);
@@ -401,7 +399,6 @@ int trace_remap(struct trace *t, char *err, size_t errlen)
 	}
 	free_streams(t);
 	munmap((void *)t->map, (size_t)t->size);
-	pkt_forget_runs();
 	t->map = map;
 	t->size = (uint64_t)st.st_size;
 	t->mtime_ns = stat_mtime_ns(&st);
