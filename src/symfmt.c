@@ -17,8 +17,8 @@
 #define SF_LINE_SLOTS	1024
 
 struct sf_fn_slot {
-	uint64_t asid;
-	struct symfmt_fn fn;	/* fn.name NULL: empty */
+	uint64_t asid, ip;	/* the question */
+	struct symfmt_fn fn;	/* the answer; fn.name NULL: empty */
 };
 
 struct sf_line_slot {
@@ -108,15 +108,18 @@ int symfmt_function(struct symfmt *sf, uint64_t asid, uint64_t ip,
 		return -pte_invalid;
 	sf->st.fn_lookups++;
 	s = &sf->fn[sf_hash(asid, ip >> 6, SF_FN_SLOTS)];
-	/* a segment's range may hold functions of a later lookup's
-	 * address space: only a symbol's range answers for others */
-	if (s->fn.name && s->asid == asid && ip >= s->fn.start && ip < s->fn.end) {
+	/* a segment's range holds functions too (those with symbols): only
+	 * a symbol's range answers for other IPs */
+	if (s->fn.name && s->asid == asid &&
+	    (s->ip == ip || (s->fn.kind == SYMFMT_FUNC && ip >= s->fn.start &&
+			     ip < s->fn.end))) {
 		sf->st.fn_hits++;
 		*fn = s->fn;
 		return 0;
 	}
 	sf_resolve(sf, asid, ip, fn);
 	s->asid = asid;
+	s->ip = ip;
 	s->fn = *fn;
 	return 0;
 }

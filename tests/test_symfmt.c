@@ -36,13 +36,21 @@ static int teardown(void **state)
 }
 
 /* The image set of the program at its own addresses, plus a raw dump of
- * 64 bytes at 0x10000 (code without symbols). */
+ * 64 bytes at 0x10000 (code without symbols) and kernel symbols naming
+ * its second half "kfunc" (symbols without code). */
 static struct imgset *load(struct mi **mi, char *dump)
 {
+	static char ksyms[200];
 	struct imgopt o;
 	struct imgset *s;
 	char err[256], spec[256];
 	FILE *f;
+
+	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms", fix.dir);
+	f = fopen(ksyms, "w");
+	assert_non_null(f);
+	fputs("0000000000010020 T kfunc\n", f);
+	assert_int_equal(fclose(f), 0);
 
 	snprintf(dump, 200, "%s/dump.bin", fix.dir);
 	f = fopen(dump, "wb");
@@ -57,6 +65,7 @@ static struct imgset *load(struct mi **mi, char *dump)
 	o.elf = calloc(1, sizeof(*o.elf));
 	o.elf[0] = fix.prog;
 	o.nelf = 1;
+	o.kallsyms = ksyms;
 	o.mi = *mi;
 	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)), 0);
 	imgopt_release(&o);
@@ -126,6 +135,13 @@ static void test_names(void **state)
 	assert_int_equal(fn.end, 0x10040);
 	assert_string_equal(symfmt_ip(sf, 0, 0x10010, 0, buf, sizeof(buf)),
 			    "dump.bin+0x10");
+	/* a symbol in the segment's range, in the same cache slot: its own */
+	assert_string_equal(symfmt_ip(sf, 0, 0x10020, 0, buf, sizeof(buf)),
+			    "kfunc+0x0");
+	assert_string_equal(symfmt_ip(sf, 0, 0x10010, 0, buf, sizeof(buf)),
+			    "dump.bin+0x10");
+	assert_string_equal(symfmt_ip(sf, 0, 0x10021, 0, buf, sizeof(buf)),
+			    "kfunc+0x1");
 	/* nothing there */
 	assert_int_equal(symfmt_function(sf, 0, 0x20000, &fn), 0);
 	assert_int_equal(fn.kind, SYMFMT_NONE);
