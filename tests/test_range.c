@@ -4,10 +4,15 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
+#include "ptdec.h"
 #include "range.h"
+#include "trace.h"
 
 static void test_split(void **state)
 {
@@ -45,10 +50,62 @@ static void test_split(void **state)
 	assert_int_equal(range_split(a, &from, &to, &have), -1);
 }
 
+/* TRACE:NAME: split only when TRACE is a file and the whole is not. */
+static void test_split_name(void **state)
+{
+	char dir[] = "/tmp/test_range.XXXXXX", a[64], b[128], err[256];
+	const char *name = "x";
+	struct trace *t;
+	uint64_t from, to;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/t.pt", dir);
+	f = fopen(a, "w");
+	assert_non_null(f);
+	fputs("\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202", f);
+	fclose(f);
+
+	snprintf(b, sizeof(b), "%s:hot", a);
+	assert_int_equal(range_split_name(b, &name), 1);
+	assert_string_equal(b, a);
+	assert_string_equal(name, "hot");
+	/* no such file before the colon, or a '/' after it: whole */
+	snprintf(b, sizeof(b), "%s/nothere.pt:hot", dir);
+	assert_int_equal(range_split_name(b, &name), 0);
+	assert_null(name);
+	assert_non_null(strstr(b, ":hot"));
+	snprintf(b, sizeof(b), "%s:x/y", a);
+	assert_int_equal(range_split_name(b, &name), 0);
+	snprintf(b, sizeof(b), "%s:", a);
+	assert_int_equal(range_split_name(b, &name), 0);
+	/* a file whose name has the colon wins */
+	snprintf(b, sizeof(b), "%s:hot", a);
+	f = fopen(b, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(range_split_name(b, &name), 0);
+	unlink(b);
+
+	/* No marks: the name is not found, and the message says where. */
+	setenv("XDG_STATE_HOME", dir, 1);
+	assert_int_equal(trace_open(&t, a, err, sizeof(err)), 0);
+	assert_int_equal(range_of_name(t, 0, "hot", &from, &to, err, sizeof(err)),
+			 -pte_invalid);
+	assert_non_null(strstr(err, "t.pt: no region, mark or bookmark 'hot'"));
+	assert_int_equal(range_of_name(t, 1, "hot", &from, &to, err, sizeof(err)),
+			 -pte_invalid);
+	trace_close(t);
+	snprintf(b, sizeof(b), "rm -rf '%s'", dir);
+	assert_int_equal(system(b), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_split_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
