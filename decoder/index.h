@@ -292,7 +292,4 @@ int idx_reset(struct idx *idx);
  * idx_start() to do). */
 int idx_complete(const struct idx *idx);
 
-/* The image size the index covers (for the cache). */
-uint64_t idx_size(const struct idx *idx);
-
 #endif /* INDEX_H */

@@ -6,8 +6,8 @@
 
 /* At most this many windows, whatever their size. */
 #define WIN_MAX_COUNT 65536
-/* At most this many chunk marks (about 300 bytes each), all segments. */
-#define WIN_MAX_MARKS 16384
+/* At most this many chunk starts (about 300 bytes each), all segments. */
+#define WIN_MAX_CHUNKS 16384
 
 /* The decoder state carried from one chunk of a segment to the next. */
 struct win_state {
@@ -39,24 +39,24 @@ struct win {
  * Where the chunks of a long segment start, with the decoder state there:
  * a jump deep into a segment resumes at the nearest known chunk instead
  * of decoding from the PSB, and chunks passed on the way are decoded but
- * not kept.  A segment's marks are found in order from its PSB and kept
- * sorted; past the cache's limit the largest list loses every other
- * mark, so a jump into a huge segment decodes a few chunks more, never
- * the segment again.
+ * not kept.  A segment's chunk starts are found in order from its PSB
+ * and kept sorted; past the cache's limit the largest list loses every
+ * other one, so a jump into a huge segment decodes a few chunks more,
+ * never the segment again.
  */
-struct win_mark {
+struct win_chunk {
 	uint64_t start;
 	struct win_state st;
 };
 
-struct win_marks {
+struct win_chunks {
 	uint64_t seg;
-	struct win_mark *m;
+	struct win_chunk *m;
 	size_t n, cap;
-	struct win_marks *next;	/* hash chain */
+	struct win_chunks *next;	/* hash chain */
 };
 
-#define WIN_MARK_BUCKETS 256
+#define WIN_CHUNK_BUCKETS 256
 
 struct win_cache {
 	const struct img *img;
@@ -73,8 +73,8 @@ struct win_cache {
 	struct win **by_start, **by_end;
 	size_t nbuckets, count;
 	struct win_row *scratch;	/* WIN_MAX_ROWS rows to decode into */
-	struct win_marks *marks[WIN_MARK_BUCKETS];
-	size_t nmarks, max_marks;
+	struct win_chunks *chunks[WIN_CHUNK_BUCKETS];
+	size_t nchunks, max_chunks;
 	/* the segments looked up last: without an index, finding a long
 	 * segment's end is a scan of all of it */
 	struct win_seg {
@@ -144,7 +144,7 @@ int win_cache_new(struct win_cache **out, const struct img *img,
 	}
 	wc->img = img;
 	wc->max_bytes = max_bytes;
-	wc->max_marks = WIN_MAX_MARKS;
+	wc->max_chunks = WIN_MAX_CHUNKS;
 	win_cache_set_psb_ops(wc, ops);
 	*out = wc;
 	return 0;
@@ -238,7 +238,7 @@ static void win_unlink(struct win_cache *wc, struct win *w)
 	wc->bytes -= w->nrows * sizeof(*w->rows);
 }
 
-/* Mark @w as just used. */
+/* Make @w the most recently used. */
 static void win_touch(struct win_cache *wc, struct win *w)
 {
 	if (wc->newest == w)
@@ -254,53 +254,54 @@ static void win_touch(struct win_cache *wc, struct win *w)
 	wc->newest = w;
 }
 
-static struct win_marks **marks_slot(struct win_cache *wc, uint64_t seg)
+static struct win_chunks **chunk_slot(struct win_cache *wc, uint64_t seg)
 {
-	struct win_marks **pp;
+	struct win_chunks **pp;
 
-	pp = &wc->marks[(size_t)((seg * 0x9e3779b97f4a7c15ull) >> 56) &
-			(WIN_MARK_BUCKETS - 1)];
+	pp = &wc->chunks[(size_t)((seg * 0x9e3779b97f4a7c15ull) >> 56) &
+			(WIN_CHUNK_BUCKETS - 1)];
 	while (*pp && (*pp)->seg != seg)
 		pp = &(*pp)->next;
 	return pp;
 }
 
-static void marks_clear(struct win_cache *wc)
+static void chunk_clear(struct win_cache *wc)
 {
 	size_t b;
 
-	for (b = 0; b < WIN_MARK_BUCKETS; b++) {
-		struct win_marks *sm = wc->marks[b], *n;
+	for (b = 0; b < WIN_CHUNK_BUCKETS; b++) {
+		struct win_chunks *sm = wc->chunks[b], *n;
 
 		for (; sm; sm = n) {
 			n = sm->next;
 			free(sm->m);
 			free(sm);
 		}
-		wc->marks[b] = NULL;
+		wc->chunks[b] = NULL;
 	}
-	wc->nmarks = 0;
+	wc->nchunks = 0;
 }
 
 /*
- * Make room in the segment with the most marks, keeping its first: drop
- * each mark closer than twice the smallest gap to the one kept before it.
- * The densest stretch (the marks just appended, one a chunk) is halved and
- * the spacing stays about even, so a jump decodes a few chunks more, never
- * the segment again.  With one mark per segment, forget them all.
+ * Make room in the segment with the most chunk starts, keeping its first:
+ * drop each start closer than twice the smallest gap to the one kept
+ * before it.  The densest stretch (the starts just appended, one a chunk)
+ * is halved and the spacing stays about even, so a jump decodes a few
+ * chunks more, never the segment again.  With one start per segment,
+ * forget them all.
  */
-static void marks_thin(struct win_cache *wc)
+static void chunk_thin(struct win_cache *wc)
 {
-	struct win_marks *big = NULL, *sm;
+	struct win_chunks *big = NULL, *sm;
 	uint64_t gap = UINT64_MAX;
 	size_t b, i, j;
 
-	for (b = 0; b < WIN_MARK_BUCKETS; b++)
-		for (sm = wc->marks[b]; sm; sm = sm->next)
+	for (b = 0; b < WIN_CHUNK_BUCKETS; b++)
+		for (sm = wc->chunks[b]; sm; sm = sm->next)
 			if (!big || sm->n > big->n)
 				big = sm;
 	if (!big || big->n < 2) {
-		marks_clear(wc);
+		chunk_clear(wc);
 		return;
 	}
 	for (i = 1; i < big->n; i++)
@@ -310,30 +311,30 @@ static void marks_thin(struct win_cache *wc)
 	for (i = j = 1; i < big->n; i++)
 		if (big->m[i].start - big->m[j - 1].start >= gap)
 			big->m[j++] = big->m[i];
-	wc->nmarks -= big->n - j;
+	wc->nchunks -= big->n - j;
 	big->n = j;
 }
 
-size_t win_cache_marks(const struct win_cache *wc)
+size_t win_cache_chunks(const struct win_cache *wc)
 {
-	return wc->nmarks;
+	return wc->nchunks;
 }
 
-void win_cache_set_max_marks(struct win_cache *wc, size_t n)
+void win_cache_set_max_chunks(struct win_cache *wc, size_t n)
 {
-	wc->max_marks = n ? n : 1;
+	wc->max_chunks = n ? n : 1;
 }
 
 /* Remember that a chunk of segment @seg starts at @start with state @st.
  * Best effort: a failed allocation only costs a later decode. */
-static void marks_add(struct win_cache *wc, uint64_t seg, uint64_t start,
+static void chunk_add(struct win_cache *wc, uint64_t seg, uint64_t start,
 		      const struct win_state *st)
 {
-	struct win_marks **pp, *sm;
+	struct win_chunks **pp, *sm;
 
-	if (wc->nmarks >= wc->max_marks)
-		marks_thin(wc);
-	pp = marks_slot(wc, seg);
+	if (wc->nchunks >= wc->max_chunks)
+		chunk_thin(wc);
+	pp = chunk_slot(wc, seg);
 	sm = *pp;
 	if (!sm) {
 		sm = calloc(1, sizeof(*sm));
@@ -342,12 +343,12 @@ static void marks_add(struct win_cache *wc, uint64_t seg, uint64_t start,
 		sm->seg = seg;
 		*pp = sm;
 	}
-	/* Marks come in order; one already known is known with its state. */
+	/* Starts come in order; one already known is known with its state. */
 	if (sm->n && sm->m[sm->n - 1].start >= start)
 		return;
 	if (sm->n == sm->cap) {
 		size_t cap = sm->cap ? 2 * sm->cap : 16;
-		struct win_mark *m = realloc(sm->m, cap * sizeof(*m));
+		struct win_chunk *m = realloc(sm->m, cap * sizeof(*m));
 
 		if (!m)
 			return;
@@ -357,14 +358,14 @@ static void marks_add(struct win_cache *wc, uint64_t seg, uint64_t start,
 	sm->m[sm->n].start = start;
 	sm->m[sm->n].st = *st;
 	sm->n++;
-	wc->nmarks++;
+	wc->nchunks++;
 }
 
 /* The last known chunk start of segment @seg at or before @off. */
-static const struct win_mark *marks_find(struct win_cache *wc, uint64_t seg,
+static const struct win_chunk *chunk_find(struct win_cache *wc, uint64_t seg,
 					 uint64_t off)
 {
-	struct win_marks *sm = *marks_slot(wc, seg);
+	struct win_chunks *sm = *chunk_slot(wc, seg);
 	size_t lo = 0, hi;
 
 	if (!sm || !sm->n || sm->m[0].start > off)
@@ -391,7 +392,7 @@ void win_cache_free(struct win_cache *wc)
 		n = w->older;
 		win_free(w);
 	}
-	marks_clear(wc);
+	chunk_clear(wc);
 	free(wc->by_start);
 	free(wc->by_end);
 	free(wc->scratch);
@@ -430,7 +431,7 @@ void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg)
 	else
 		memset(&wc->cfg, 0, sizeof(wc->cfg));
 	win_drop_all(wc);
-	marks_clear(wc);	/* they hold time model states */
+	chunk_clear(wc);	/* they hold time model states */
 }
 
 size_t win_cache_bytes(const struct win_cache *wc)
@@ -668,7 +669,7 @@ static struct win *win_make(struct win_cache *wc, size_t n, uint64_t start,
 		goto out_free;
 	}
 	if (end < seg_end && end > start)
-		marks_add(wc, seg, end, out);
+		chunk_add(wc, seg, end, out);
 	return w;
 
 out_free:
@@ -720,7 +721,8 @@ static struct win *win_chunk_after(struct win_cache *wc, struct win *w)
 /*
  * Decode from the chunk of segment [@seg, @seg_end) at @start (state @in)
  * up to the chunk holding @off, which becomes a cached window; the chunks
- * before it are decoded only for their ends and states, kept as marks.
+ * before it are decoded only for their ends and states, kept as chunk
+ * starts.
  * Returns that window; NULL on failure or at the end of the image.
  */
 static struct win *win_walk(struct win_cache *wc, uint64_t start,
@@ -738,7 +740,7 @@ static struct win *win_walk(struct win_cache *wc, uint64_t start,
 			return NULL;
 		if (end > off || end >= seg_end || end <= start)
 			break;
-		marks_add(wc, seg, end, &st);
+		chunk_add(wc, seg, end, &st);
 		start = end;
 		if ((w = win_find_start(wc, start))) {
 			/* decoded before, and still cached */
@@ -835,7 +837,7 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 	struct win_state st;
 	struct win *w;
 	uint64_t seg, seg_end;
-	const struct win_mark *mark;
+	const struct win_chunk *chunk;
 	const struct win *prev;
 	int pre_psb;
 
@@ -856,12 +858,12 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 	if (w)
 		goto out_hit;
 	win_segment(wc, off, &seg, &seg_end, &pre_psb);
-	mark = marks_find(wc, seg, off);
-	if (mark) {
+	chunk = chunk_find(wc, seg, off);
+	if (chunk) {
 		/* Deep in a long segment: from the nearest chunk known. */
-		w = win_find_start(wc, mark->start);
+		w = win_find_start(wc, chunk->start);
 		if (!w)
-			return win_walk(wc, mark->start, &mark->st, seg,
+			return win_walk(wc, chunk->start, &chunk->st, seg,
 					seg_end, off);
 		goto out_chunks;
 	}
@@ -1017,15 +1019,6 @@ const struct win_row *win_row(const struct win_iter *it)
 	if (!it || !it->w)
 		return NULL;
 	return &it->w->rows[it->i];
-}
-
-void win_iter_copy(struct win_iter *dst, const struct win_iter *it)
-{
-	dst->wc = it->wc;
-	dst->w = it->w;
-	dst->i = it->i;
-	if (dst->w)
-		dst->w->pins++;
 }
 
 void win_iter_release(struct win_iter *it)

@@ -129,8 +129,8 @@ uint64_t win_cache_decoded(const struct win_cache *wc);
 
 /* The chunk starts remembered in long segments, and their limit (16384
  * by default; for tests and tight memory). */
-size_t win_cache_marks(const struct win_cache *wc);
-void win_cache_set_max_marks(struct win_cache *wc, size_t n);
+size_t win_cache_chunks(const struct win_cache *wc);
+void win_cache_set_max_chunks(struct win_cache *wc, size_t n);
 
 /* Put @it on the row that contains byte offset @off (offsets past the
  * end land on the last row).
@@ -147,10 +147,6 @@ int win_prev(struct win_iter *it);
 
 /* The row under @it (NULL if the iterator is not placed). */
 const struct win_row *win_row(const struct win_iter *it);
-
-/* Copy @it to @dst (pinning its window again).  @dst must be released
- * or zeroed. */
-void win_iter_copy(struct win_iter *dst, const struct win_iter *it);
 
 /* Unpin @it's window; @it may then be reused with win_seek(). */
 void win_iter_release(struct win_iter *it);

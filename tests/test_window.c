@@ -569,13 +569,13 @@ static void test_long_segment(void **state)
 			    max_bytes + WIN_MAX_ROWS * sizeof(struct win_row));
 	}
 	win_iter_release(&it);
-	nchunks = win_cache_marks(wc);
+	nchunks = win_cache_chunks(wc);
 	win_cache_free(wc);
 
-	/* Past the limit on marks every other one goes, not all: a jump
+	/* Past the limit on chunk starts every other one goes, not all: a jump
 	 * decodes a few chunks more, not the segment from its PSB. */
 	assert_int_equal(win_cache_new(&wc, &img, NULL, max_bytes), 0);
-	win_cache_set_max_marks(wc, 16);
+	win_cache_set_max_chunks(wc, 16);
 	for (k = 0; k < 200; k++) {
 		uint64_t off;
 		size_t lo;
@@ -584,7 +584,7 @@ static void test_long_segment(void **state)
 		off = k == 0 ? n - 1 : (seed >> 20) % n;
 		before = win_cache_decoded(wc);
 		assert_int_equal(win_seek(&it, wc, off), 0);
-		assert_true(win_cache_marks(wc) <= 16);
+		assert_true(win_cache_chunks(wc) <= 16);
 		if (k > 0 && win_cache_decoded(wc) - before > worst)
 			worst = win_cache_decoded(wc) - before;
 		lo = ref_at(ref, nrows, off);
