@@ -4,7 +4,8 @@
  *
  * The slice starts at the PSB at or before FROM, since a decoder needs a
  * PSB to synchronise, and ends at the first packet boundary at or after
- * TO, so the last packet is whole.
+ * TO, so the last packet is whole.  FROM and TO are the browser's goto
+ * targets (goto_idx.h) or names from the marks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "cmds.h"
 #include "esc.h"
 #include "export.h"
+#include "goto_idx.h"
 #include "image.h"
 #include "marks.h"
 #include "opt.h"
@@ -39,15 +41,31 @@ static void report_stderr(void *ctx, const char *msg)
 	esc_line(stderr, "ptbrowse export: ", "%s", msg);
 }
 
-/* An offset or a name from @set (NULL: offsets only); @end picks a
- * region's end.  Returns 0, or -1 (reported). */
-static int resolve(const struct marks_set *set, const char *path,
-		   const char *spec, int end, uint64_t *off)
+/* FROM or TO: a name from @set (NULL: none; @end picks a region's end,
+ * as REGION.end does), else a goto target as :goto takes it, a relative
+ * one moving from @cursor.  Returns 0, or -1 (reported). */
+static int resolve(struct goto_idx *g, const struct marks_set *set,
+		   const char *path, const char *spec, int end, uint64_t cursor,
+		   uint64_t *off)
 {
-	if (!marks_resolve(set, spec, end, off))
+	struct goto_target gt;
+	char err[512];
+	const char *why = err;
+
+	if (!marks_resolve(set, spec, end, off) ||
+	    !goto_idx_offset(g, spec, cursor, off, err, sizeof(err)))
 		return 0;
-	esc_line(stderr, "ptbrowse export: ", "%s: '%s' is neither an offset nor a "
-		"mark, bookmark or region of this trace", path, spec);
+	/* A word that is no target, or a name the marks lack. */
+	if (goto_parse(spec, &gt, err, sizeof(err)) < 0 ||
+	    gt.kind == GOTO_MARK || gt.kind == GOTO_REGION) {
+		esc_line(stderr, "ptbrowse export: ", "%s: '%s' is neither an offset "
+			"nor a goto target, mark, bookmark or region of this trace",
+			path, spec);
+		return -1;
+	}
+	if (!strncmp(why, "goto: ", 6))
+		why += 6;
+	esc_line(stderr, "ptbrowse export: ", "%s: %s", path, why);
 	return -1;
 }
 
@@ -59,6 +77,7 @@ int cmd_export_main(int argc, char **argv)
 	const struct img *img;
 	uint64_t from, to;
 	struct marks_set *set = NULL;
+	struct goto_idx *g = NULL;
 	struct trace *t = NULL;
 	int npos = 0, idx, rc = 1, r;
 	const char *args[X_NOPTS] = { NULL };
@@ -72,9 +91,12 @@ int cmd_export_main(int argc, char **argv)
 "Write the raw Intel PT bytes of TRACE from the PSB at or before FROM up\n"
 "to TO (exclusive; a packet that TO cuts is kept whole) into FILE, which\n"
 "then decodes on its own, e.g. with ptdump.\n"
-"FROM and TO are offsets (hex with 0x, or decimal), or names from the\n"
-"trace's marks: a mark letter, a bookmark, a region (its start for FROM,\n"
-"its end for TO), or REGION.start / REGION.end.\n", groups, 1 };
+"FROM and TO are what :goto takes (0x1f5c, 4KiB, 50%, $, 'psb 12',\n"
+"'tsc 0x1a2b', 't 12.5ms', \"'a\", '#1234'; a relative TO such as +64KiB\n"
+"or 't +3us' counts from FROM), or names from the trace's marks: a mark\n"
+"letter, a bookmark, a region (its start for FROM, its end for TO), or\n"
+"REGION.start / REGION.end.  FILE gets FILE.options beside it, the\n"
+"timing options of the stream.\n", groups, 1 };
 	char err[4096];
 
 	r = opt_parse(&cmd, argc, argv);
@@ -115,8 +137,12 @@ int cmd_export_main(int argc, char **argv)
 	r = marks_open_trace(&set, t, (size_t)idx, &opts);
 	if (r < 0)
 		set = NULL;
-	if (resolve(set, path, pos[1], 0, &from) < 0 ||
-	    resolve(set, path, pos[npos - 1], 1, &to) < 0)
+	if (goto_idx_new(&g, t, (size_t)idx, &t->streams[idx].timing, set) < 0) {
+		esc_line(stderr, "ptbrowse export: ", "out of memory");
+		goto out_free;
+	}
+	if (resolve(g, set, path, pos[1], 0, 0, &from) < 0 ||
+	    resolve(g, set, path, pos[npos - 1], 1, from, &to) < 0)
 		goto out_free;
 	/* Binary data on a terminal helps nobody and can upset it. */
 	if (!strcmp(out, "-") && isatty(STDOUT_FILENO)) {
@@ -140,6 +166,7 @@ int cmd_export_main(int argc, char **argv)
 		res.end - res.start);
 	rc = 0;
 out_free:
+	goto_idx_free(g);
 	marks_close(set);
 out_close:
 	trace_close(t);

@@ -2,7 +2,8 @@
 # `ptbrowse export`: a slice of a real trace starts at the PSB at or before
 # FROM, ends on a packet boundary at or after TO, decodes with zero errors
 # (our dump and, when built, libipt via tools/ptcheck), and its packets
-# equal that range of the original's dump.  Names from the marks file work.
+# equal that range of the original's dump.  Names from the marks file and
+# goto targets work; a region on a PSB starts the slice there; -o -.
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}"
 BUILD=${BUILD:-build}
@@ -82,9 +83,41 @@ MARKS
 check region 0xc100 0x14000 "$T" hot
 check names 0x4300 0x14000 "$T" a hot.end
 
+# A region that starts on a PSB: the slice starts there (not at the PSB
+# before), and libipt (ptcheck, ptdump's decoder) decodes it alone.
+psb5=$(grep '  psb$' "$tmp/full" | sed -n 6p | cut -c1-16)
+psb8=$(grep '  psb$' "$tmp/full" | sed -n 9p | cut -c1-16)
+cat >>"$file" <<MARKS
+region onpsb 0x$psb5 0x$psb8
+MARKS
+check onpsb "0x$psb5" "0x$psb8" "$T" onpsb
+grep -q "wrote .*: 0x$(printf '%x' "0x$psb5")-" "$tmp/err" &&
+	say "ok   a region on a PSB starts the slice there" ||
+	bad "region on a PSB: $(cat "$tmp/err")"
+
+# Goto targets, as :goto takes them: psb N, a relative TO from FROM,
+# percentages, $; the same slice as the offsets they name.
+check gotopsb "0x$psb5" "0x$psb8" "$T" 'psb 5' 'psb 8'
+check gotorel "0x$psb5" "$(printf '0x%x' $((0x$psb5 + 0x1000)))" "$T" 'psb 5' +4KiB
+check gotoend 0x8100 "$size" "$T" 0x8100 '$'
+check gotomark 0x4300 "$(printf '0x%x' $((0x4300 + 0x800)))" "$T" "'a" +0x800
+"$PTBROWSE" export "$T" 'psb 99999' '$' -o "$tmp/x.pt" 2>"$tmp/err" && bad "psb 99999 accepted"
+grep -q "there is no psb 99999" "$tmp/err" && say "ok   psb 99999: $(cat "$tmp/err")" ||
+	bad "psb 99999: $(cat "$tmp/err")"
+
+# -o - writes the same bytes to standard output, and no options file.
+"$PTBROWSE" export "$T" 'psb 5' 'psb 8' -o - >"$tmp/stdout.pt" 2>"$tmp/err" ||
+	bad "-o -: $(cat "$tmp/err")"
+cmp -s "$tmp/stdout.pt" "$tmp/gotopsb.pt" && say "ok   -o - writes the slice to standard output" ||
+	bad "-o - differs from -o FILE"
+[ -e "$tmp/gotopsb.pt.options" ] && say "ok   -o FILE writes FILE.options" ||
+	bad "no gotopsb.pt.options"
+ls -a . "$tmp" | grep -q '^-\.options$' && bad "-o - wrote -.options"
+
 # errors: one clear line, no output file left, non-zero status
 "$PTBROWSE" export "$T" nosuch 0x100 -o "$tmp/x.pt" 2>"$tmp/err" && bad "unknown name accepted"
 grep -q "'nosuch' is neither an offset" "$tmp/err" || bad "unknown name: $(cat "$tmp/err")"
+rm -f "$tmp/x.pt.options"
 "$PTBROWSE" export "$T" 0x200 0x100 -o "$tmp/x.pt" 2>"$tmp/err" && bad "reversed range accepted"
 "$PTBROWSE" export "$T" 0 0x100 -o "$T" 2>"$tmp/err" && bad "overwrote the trace"
 "$PTBROWSE" export "$T" 0 0x100 2>/dev/null; [ $? -eq 2 ] || bad "no -o: not a usage error"
