@@ -45,8 +45,11 @@ struct flow_cmd {
 	struct imgopt io;	/* --elf, --sysroot, --kallsyms, --buildid-dir */
 	struct imgset *set;	/* the images and symbols (imgopt.h) */
 	struct imgopt_reader rd;	/* the read callback's sideband context */
+	struct imgopt_reader rrec;	/* and the records' (symbols) */
 	struct offtsc *ot_rec;	/* the TSC at a record's offset */
 	struct offtsc *ot_read;	/* the TSC at a read's offset */
+	struct offtsc *ot_rec_end, *ot_read_end;	/* where their
+				 * stretches of tracing end */
 	uint64_t cr3;		/* the last CR3 the decoder read with */
 	uint64_t asid, asid_off;	/* the address space at asid_off */
 	uint8_t have_cr3, have_asid;
@@ -75,8 +78,7 @@ static int read_code(void *ctx, const struct flow_ctx *c, uint64_t ip,
 static uint64_t ctx_asid(void *ctx, const struct flow_ctx *c)
 {
 	struct flow_cmd *fc = ctx;
-	uint64_t tsc = 0;
-	int have_tsc;
+	struct flow_ctx cc = *c;
 
 	if (c->have_cr3) {
 		fc->cr3 = c->cr3;
@@ -84,24 +86,25 @@ static uint64_t ctx_asid(void *ctx, const struct flow_ctx *c)
 	}
 	if (!imgopt_sb(fc->set))
 		return c->have_cr3 ? c->cr3 : 0;
-	have_tsc = fc->ot_read && !offtsc_at(fc->ot_read, c->offset, &tsc);
-	return imgopt_asid(fc->set, fc->rd.stream, tsc, have_tsc, fc->cr3,
-			   fc->have_cr3);
+	cc.cr3 = fc->cr3;
+	cc.have_cr3 = fc->have_cr3;
+	return imgopt_reader_asid(&fc->rd, &cc);
 }
 
 /* The address space of the record at @offset (kept for the next ones). */
 static uint64_t rec_asid(struct flow_cmd *fc, uint64_t offset)
 {
-	uint64_t tsc = 0;
-	int have_tsc;
+	struct flow_ctx c;
 
 	if (fc->have_asid && fc->asid_off == offset)
 		return fc->asid;
 	if (!imgopt_sb(fc->set))
 		return 0;	/* no sideband: the common address space */
-	have_tsc = fc->ot_rec && !offtsc_at(fc->ot_rec, offset, &tsc);
-	fc->asid = imgopt_asid(fc->set, fc->rd.stream, tsc, have_tsc, fc->cr3,
-			       fc->have_cr3);
+	memset(&c, 0, sizeof(c));
+	c.offset = offset;
+	c.cr3 = fc->cr3;
+	c.have_cr3 = fc->have_cr3;
+	fc->asid = imgopt_reader_asid(&fc->rrec, &c);
 	fc->asid_off = offset;
 	fc->have_asid = 1;
 	return fc->asid;
@@ -725,7 +728,9 @@ int cmd_flow_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse flow: ", "no code given (--raw, --elf or a "
 			"perf.data's files): every instruction is unknown");
 	if (offtsc_new(&fc.ot_rec, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
-	    offtsc_new(&fc.ot_read, &t->streams[idx].img, &t->streams[idx].timing) < 0) {
+	    offtsc_new(&fc.ot_read, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
+	    offtsc_new(&fc.ot_rec_end, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
+	    offtsc_new(&fc.ot_read_end, &t->streams[idx].img, &t->streams[idx].timing) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		goto out;
 	}
@@ -733,6 +738,11 @@ int cmd_flow_main(int argc, char **argv)
 	fc.rd.stream = idx;
 	fc.rd.tsc_at = offtsc_at;
 	fc.rd.tsc_ctx = fc.ot_read;
+	fc.rd.end_at = offtsc_stretch_end;
+	fc.rd.end_ctx = fc.ot_read_end;
+	fc.rrec = fc.rd;
+	fc.rrec.tsc_ctx = fc.ot_rec;
+	fc.rrec.end_ctx = fc.ot_rec_end;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.img = &t->streams[idx].img;
 	cfg.read = read_code;
@@ -785,6 +795,8 @@ out:
 	imgopt_release(&fc.io);
 	offtsc_free(fc.ot_rec);
 	offtsc_free(fc.ot_read);
+	offtsc_free(fc.ot_rec_end);
+	offtsc_free(fc.ot_read_end);
 	trace_close(t);
 	return rc;
 }

@@ -762,20 +762,30 @@ int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,
 	return symtab_srcline(m->st, ip - m->bias, file, line);
 }
 
+uint64_t imgopt_reader_asid(const struct imgopt_reader *r, const struct flow_ctx *c)
+{
+	uint64_t tsc = 0, end, t1;
+	int have_tsc;
+
+	if (!r || !r->set || !c || !r->set->sb)
+		return SB_ASID_NONE;
+	have_tsc = r->tsc_at && !r->tsc_at(r->tsc_ctx, c->offset, &tsc);
+	/* the stretch is the process's that ran when it ended (above) */
+	if (have_tsc && r->end_at && !r->end_at(r->end_ctx, c->offset, &end, &t1) &&
+	    sb_changes(r->set->sb, r->stream, tsc, t1) == 1)
+		tsc = t1;
+	return imgopt_asid(r->set, r->stream, tsc, have_tsc, c->cr3, c->have_cr3);
+}
+
 int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
 		uint8_t *buf, size_t size)
 {
 	const struct imgopt_reader *r = reader;
-	uint64_t tsc = 0, asid;
-	int have_tsc;
 
 	if (!r || !r->set || !c)
 		return -pte_invalid;
 	/* no sideband: no address spaces but the common one, no time needed */
 	if (!r->set->sb)
 		return mi_read(r->set->mi, SB_ASID_NONE, ip, buf, size);
-	have_tsc = r->tsc_at && !r->tsc_at(r->tsc_ctx, c->offset, &tsc);
-	asid = imgopt_asid(r->set, r->stream, tsc, have_tsc, c->cr3,
-			   c->have_cr3);
-	return mi_read(r->set->mi, asid, ip, buf, size);
+	return mi_read(r->set->mi, imgopt_reader_asid(r, c), ip, buf, size);
 }

@@ -115,10 +115,34 @@ struct imgopt_reader {
 	int stream;
 	int (*tsc_at)(void *ctx, uint64_t offset, uint64_t *tsc);
 	void *tsc_ctx;
+	/* where the stretch of tracing holding an offset ends, and its TSC
+	 * (offtsc_stretch_end(), on a reader of its own); NULL: the
+	 * address space is matched by time alone */
+	int (*end_at)(void *ctx, uint64_t offset, uint64_t *end, uint64_t *tsc);
+	void *end_ctx;
 };
 
+/*
+ * The address space of the code at the packet @c->offset decided.
+ *
+ * By time: the sideband's process at the packet's estimated TSC.  But a
+ * context switch happens in the kernel, where user-only tracing is off,
+ * and the estimate of an enable right after a switch can lie before the
+ * switch's time (between two timing packets it is a lower bound): the
+ * stretch of tracing from the enable would be given to the process
+ * switched out.  So, as perf's decoder ties a switch to where the trace
+ * leaves the kernel rather than to the switch's time alone: where the
+ * stretch holding the packet ends (its TIP.PGD or OVF) with the process
+ * changed exactly once since the packet's time, the stretch is the new
+ * process's, decided by the end's time.  More than one change inside one
+ * stretch means the kernel is traced (switches happen inside a stretch):
+ * then time alone decides.
+ * Returns the asid as imgopt_asid() does.
+ */
+uint64_t imgopt_reader_asid(const struct imgopt_reader *r, const struct flow_ctx *c);
+
 /* A flow_read_fn: the code at @ip in the address space @c says (through
- * imgopt_asid()); @reader is a struct imgopt_reader.
+ * imgopt_reader_asid()); @reader is a struct imgopt_reader.
  * Returns the bytes copied, or -pte_nomap where there is no code. */
 int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
 		uint8_t *buf, size_t size);

@@ -19,6 +19,10 @@ struct offtsc {
 	uint8_t have_next;
 	uint8_t started;
 	uint8_t at_end;		/* the cursor reached the end */
+	uint64_t end_from, end_at;	/* offtsc_stretch_end()'s last answer:
+				 * the stretch from end_from ends at end_at */
+	uint64_t end_tsc;	/* at this TSC */
+	uint8_t have_end;
 };
 
 int offtsc_new(struct offtsc **out, const struct img *img,
@@ -57,33 +61,26 @@ static void offtsc_restart(struct offtsc *ot, uint64_t off)
 	ot->started = 1;
 }
 
-int offtsc_at(void *vot, uint64_t off, uint64_t *tsc)
+/* Read the next packet into ot->next (unless one is there).
+ * Returns 0, or 1 at the end of the stream; @lost is set where bytes
+ * were lost on the way (a gap, a decode error). */
+static int offtsc_fill(struct offtsc *ot, int *lost)
 {
-	struct offtsc *ot = vot;
 	struct pkt pkt;
 	int n;
 
-	if (!ot || !tsc)
-		return -pte_invalid;
-	if (!ot->started || off < ot->at)
-		offtsc_restart(ot, off);
-	for (;;) {
-		if (ot->have_next) {
-			if (ot->next.offset >= off)
-				break;
-			tm_advance(&ot->tm, &ot->next);
-			ot->have_next = 0;
-		}
+	while (!ot->have_next) {
 		if (ot->at_end)
-			break;
+			return 1;
 		n = img_cursor_next(&ot->cur, &pkt);
 		if (n == -pte_eos) {
 			ot->at_end = 1;
-			break;
+			return 1;
 		}
 		if (n == -pte_gap) {
 			tm_gap(&ot->tm);
 			ot->cur.gap = 0;
+			*lost = 1;
 			continue;
 		}
 		if (n < 0) {
@@ -94,11 +91,65 @@ int offtsc_at(void *vot, uint64_t off, uint64_t *tsc)
 						    + 1) < 0)
 				ot->at_end = 1;
 			ot->cur.gap = 0;
+			*lost = 1;
 			continue;
 		}
 		ot->next = pkt;
 		ot->have_next = 1;
 	}
+	return 0;
+}
+
+int offtsc_at(void *vot, uint64_t off, uint64_t *tsc)
+{
+	struct offtsc *ot = vot;
+	int lost = 0;
+
+	if (!ot || !tsc)
+		return -pte_invalid;
+	if (!ot->started || off < ot->at)
+		offtsc_restart(ot, off);
+	while (!offtsc_fill(ot, &lost) && ot->next.offset < off) {
+		tm_advance(&ot->tm, &ot->next);
+		ot->have_next = 0;
+	}
 	ot->at = off;
 	return tm_now(&ot->tm, tsc);
+}
+
+int offtsc_stretch_end(void *vot, uint64_t off, uint64_t *end, uint64_t *tsc)
+{
+	struct offtsc *ot = vot;
+	int err, lost = 0;
+
+	if (!ot || !end || !tsc)
+		return -pte_invalid;
+	/* questions come in stream order, many in one stretch */
+	if (ot->have_end && off >= ot->end_from && off <= ot->end_at) {
+		*end = ot->end_at;
+		*tsc = ot->end_tsc;
+		return 0;
+	}
+	ot->have_end = 0;
+	err = offtsc_at(ot, off, tsc);
+	if (err)
+		return err;
+	while (!offtsc_fill(ot, &lost) && !lost) {
+		if (ot->next.type == PKT_TIP_PGD || ot->next.type == PKT_OVF) {
+			ot->at = ot->next.offset;
+			err = tm_now(&ot->tm, tsc);
+			if (err)
+				return err;
+			*end = ot->at;
+			ot->end_from = off;
+			ot->end_at = ot->at;
+			ot->end_tsc = *tsc;
+			ot->have_end = 1;
+			return 0;
+		}
+		tm_advance(&ot->tm, &ot->next);
+		ot->have_next = 0;
+		ot->at = ot->next.offset + 1;
+	}
+	return 1;
 }

@@ -33,4 +33,15 @@ void offtsc_free(struct offtsc *ot);
  * model started from), -pte_invalid on NULL arguments. */
 int offtsc_at(void *ot, uint64_t off, uint64_t *tsc);
 
+/* Where the stretch of tracing that holds @off ends: the first TIP.PGD or
+ * OVF at or after @off, its offset into *@end and the estimated TSC when
+ * it starts into *@tsc.  (A stretch of user-only tracing ends in the
+ * kernel, where tasks are switched: sideband.h, sb_changes().)  Moves
+ * the reader forward as offtsc_at() does.
+ * Returns 0 if found.
+ * Returns 1 if the stream ends, or loses bytes, first.
+ * Returns -pte_no_time if no TSC is known there, -pte_invalid on NULL
+ * arguments. */
+int offtsc_stretch_end(void *ot, uint64_t off, uint64_t *end, uint64_t *tsc);
+
 #endif /* OFFTSC_H */

@@ -1054,6 +1054,35 @@ int sb_task_at(struct sb *sb, int stream, uint64_t tsc, uint64_t cr3,
 	return ret;
 }
 
+size_t sb_changes(const struct sb *sb, int stream, uint64_t t0, uint64_t t1)
+{
+	const struct sb_line *l;
+	size_t lo = 0, hi, n = 0;
+	int32_t pid;
+
+	if (!sb || stream < 0 || (size_t)stream >= sb->nlines || t1 <= t0)
+		return 0;
+	l = &sb->lines[stream];
+	if (l->tid >= 0 || !l->n || !sb->have_conv)
+		return 0;
+	hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->pt[mid].tsc <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	pid = lo ? l->pt[lo - 1].pid : -1;
+	for (; lo < l->n && l->pt[lo].tsc <= t1; lo++) {
+		if (l->pt[lo].pid != pid)
+			n++;
+		pid = l->pt[lo].pid;
+	}
+	return n;
+}
+
 size_t sb_nslices(const struct sb *sb, int stream)
 {
 	if (!sb || stream < 0 || (size_t)stream >= sb->nlines)

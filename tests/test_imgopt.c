@@ -443,6 +443,129 @@ static void test_reader(void **state)
 	imgopt_release(&o);
 }
 
+/*
+ * Sync-switch: a stretch of tracing belongs to the process that ran when it
+ * ended, where the process changed once since its start's estimate.
+ * Fake offset-to-TSC callbacks: offset N is stretch N / 10 (see below).
+ */
+struct fake_time {
+	uint64_t off, tsc, end, end_tsc;	/* end 0: no end known */
+};
+
+static const struct fake_time fake[] = {
+	{ 10, 1500, 20, 2000 },	/* 100's own stretch */
+	{ 30, 4000, 40, 6000 },	/* the enable's estimate lags the switch */
+	{ 50, 4000, 0, 0 },	/* the same, no end known: by time */
+	{ 60, 7000, 70, 9500 },	/* two changes (the kernel is traced): by time */
+	{ 80, 12000, 90, 13000 },	/* 100 again, its switch-in long before */
+};
+
+static const struct fake_time *fake_at(uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fake) / sizeof(fake[0]); i++)
+		if (fake[i].off == off)
+			return &fake[i];
+	return NULL;
+}
+
+static int fake_tsc(void *ctx, uint64_t off, uint64_t *tsc)
+{
+	const struct fake_time *f = fake_at(off);
+
+	(void)ctx;
+	if (!f)
+		return -pte_no_time;
+	*tsc = f->tsc;
+	return 0;
+}
+
+static int fake_end(void *ctx, uint64_t off, uint64_t *end, uint64_t *tsc)
+{
+	const struct fake_time *f = fake_at(off);
+
+	(void)ctx;
+	if (!f || !f->end)
+		return 1;
+	*end = f->end;
+	*tsc = f->end_tsc;
+	return 0;
+}
+
+static void test_sync_switch(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	struct imgopt_reader r;
+	struct flow_ctx c;
+	struct pw d = { 0 };
+	char data[200];
+	uint64_t pgoff, vaddr, len, a100, a300;
+	uint8_t got[8], want[8];
+
+	(void)state;
+	/* 100 runs the program, 300 the library at the same address; on
+	 * cpu0 100 runs from 1000, 300 from 5000, 100 from 8000, 300 from
+	 * 9000, 100 from 11000 */
+	pw_setup(&d);
+	pw_comm(&d, 100, 100, 0, 0, "prog", 0);
+	exec_seg(fix.prog, &pgoff, &vaddr, &len);
+	pw_mmap2(&d, 100, 100, 0, 0, BASE + vaddr, len, pgoff, fix.prog, prog_bid, 0);
+	pw_comm(&d, 300, 300, 0, 0, "other", 0);
+	pw_mmap2(&d, 300, 300, 0, 0, BASE + vaddr, len, pgoff, fix.lib, lib_bid, 0);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_switch(&d, 1, 100, 100, 300, 300, 5000, 0);
+	pw_switch(&d, 0, 300, 300, 100, 100, 5001, 0);
+	pw_switch(&d, 1, 300, 300, 100, 100, 8000, 0);
+	pw_switch(&d, 0, 100, 100, 300, 300, 8001, 0);
+	pw_switch(&d, 1, 100, 100, 300, 300, 9000, 0);
+	pw_switch(&d, 0, 300, 300, 100, 100, 9001, 0);
+	pw_switch(&d, 1, 300, 300, 100, 100, 11000, 0);
+	pw_switch(&d, 0, 100, 100, 300, 300, 11001, 0);
+	pw_auxtrace(&d, 0);
+	snprintf(data, sizeof(data), "%s/ss.data", fix.dir);
+	assert_int_equal(pw_file(data, &d, NULL), 0);
+	free(d.p);
+	imgopt_init(&o);
+	s = load(&o, data, &t);
+	memset(&r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	r.set = s;
+	r.stream = trace_find_stream(t, "cpu0");
+	r.tsc_at = fake_tsc;
+	r.end_at = fake_end;
+	a100 = sb_pid_asid(imgopt_sb(s), 100, 1500);
+	a300 = sb_pid_asid(imgopt_sb(s), 300, 6000);
+	assert_true(a100 && a300 && a100 != a300);
+	assert_int_equal(sb_changes(imgopt_sb(s), r.stream, 4000, 6000), 1);
+	assert_int_equal(sb_changes(imgopt_sb(s), r.stream, 7000, 9500), 2);
+	assert_int_equal(sb_changes(imgopt_sb(s), r.stream, 6000, 4000), 0);
+
+	c.offset = 10;
+	assert_int_equal(imgopt_reader_asid(&r, &c), a100);
+	c.offset = 30;
+	assert_int_equal(imgopt_reader_asid(&r, &c), a300);
+	/* its code is the library's, where time alone reads the program's */
+	assert_int_equal(imgopt_read(&r, &c, BASE + vaddr, got, 8), 8);
+	assert_int_equal(mi_read(imgopt_mi(s), a300, BASE + vaddr, want, 8), 8);
+	assert_memory_equal(got, want, 8);
+	c.offset = 50;
+	assert_int_equal(imgopt_reader_asid(&r, &c), a100);
+	c.offset = 60;
+	assert_int_equal(imgopt_reader_asid(&r, &c), a300);
+	c.offset = 80;
+	assert_int_equal(imgopt_reader_asid(&r, &c), a100);
+	/* without the stretch's end, by time alone */
+	r.end_at = NULL;
+	c.offset = 30;
+	assert_int_equal(imgopt_reader_asid(&r, &c), a100);
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
 /* Copy @from to @to, making directories. */
 static void copy(const char *from, const char *to)
 {
@@ -587,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_recorded_path),
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_sync_switch),
 		cmocka_unit_test(test_sysroot),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_wrong_build_id),
