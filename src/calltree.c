@@ -21,6 +21,15 @@ struct ct_frame {
 	uint8_t have_tsc;
 };
 
+/* The call stack of one thread. */
+struct ct_stack {
+	uint64_t key;		/* the thread (ct_thread()) */
+	struct ct_frame *fr;
+	size_t depth, cap;
+	uint64_t lost_depth;	/* calls deeper than CT_MAX_DEPTH, open */
+	int pending;		/* its last instruction: CT_IC_CALL/RETURN/0 */
+};
+
 /* The instructions of the open run per node (or function). */
 struct ct_parts {
 	uint32_t id[CT_PARTS];
@@ -44,11 +53,10 @@ struct ct {
 	size_t nfuncs, cap_funcs;
 	struct ct_map node_map;		/* (parent, func) -> node */
 	struct ct_map func_map;		/* (start, kind, name) -> func */
-	struct ct_frame stack[CT_MAX_DEPTH];
-	size_t depth;
-	uint64_t lost_depth;	/* calls deeper than CT_MAX_DEPTH, open */
+	struct ct_stack *stacks;	/* one per thread; [0] the first */
+	size_t nstacks, cap_stacks;
+	struct ct_stack *st;	/* the current thread's */
 	int truncated;
-	int pending;		/* the last instruction: CT_IC_CALL/RETURN/0 */
 	/* the open run */
 	int in_run;
 	struct ct_cyc cyc;
@@ -149,6 +157,14 @@ int ct_new(struct ct **out, ct_resolve_fn resolve, void *ctx)
 	ct->nodes[0].parent = ct->nodes[0].func = CT_NONE;
 	ct->nodes[0].first_child = ct->nodes[0].next_sibling = CT_NONE;
 	ct->nnodes = 1;
+	ct->stacks = calloc(1, sizeof(*ct->stacks));
+	if (!ct->stacks) {
+		free(ct->nodes);
+		free(ct);
+		return -pte_nomem;
+	}
+	ct->nstacks = ct->cap_stacks = 1;
+	ct->st = &ct->stacks[0];
 	*out = ct;
 	return 0;
 }
@@ -161,8 +177,13 @@ int ct_resolve_symfmt(void *sf, uint64_t asid, uint64_t ip,
 
 void ct_free(struct ct *ct)
 {
+	size_t i;
+
 	if (!ct)
 		return;
+	for (i = 0; i < ct->nstacks; i++)
+		free(ct->stacks[i].fr);
+	free(ct->stacks);
 	free(ct->nodes);
 	free(ct->funcs);
 	free(ct->node_map.key);
@@ -216,6 +237,8 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 		f->start = fn.start;
 		f->end = fn.end;
 		f->kind = fn.kind;
+		f->plt = fn.kind == SYMFMT_FUNC && strlen(fn.name) > 4 &&
+			 !strcmp(fn.name + strlen(fn.name) - 4, "@plt");
 	}
 	ct->last_asid = asid;
 	ct->last_func = i;
@@ -348,56 +371,69 @@ int ct_run(struct ct *ct, const struct ct_cyc *cyc, uint64_t tsc, int have_tsc)
 	return 0;
 }
 
-/* Pop the top frame, adding its time. */
+/* Pop the current thread's top frame, adding its time. */
 static void ct_pop(struct ct *ct)
 {
-	struct ct_frame *fr = &ct->stack[--ct->depth];
+	struct ct_frame *fr = &ct->st->fr[--ct->st->depth];
 
 	if (fr->have_tsc && ct->have_tsc && ct->tsc >= fr->tsc)
 		ct->nodes[fr->node].tsc_ticks += ct->tsc - fr->tsc;
 }
 
-/* Push a frame for node @node. */
-static void ct_push(struct ct *ct, uint32_t node)
+/* Push a frame for node @node.  Returns 0 or -pte_nomem. */
+static int ct_push(struct ct *ct, uint32_t node)
 {
-	struct ct_frame *fr = &ct->stack[ct->depth++];
+	struct ct_stack *s = ct->st;
+	struct ct_frame *fr;
+
+	if (ct_grow((void **)&s->fr, &s->cap, s->depth, sizeof(*s->fr)))
+		return -pte_nomem;
+	fr = &s->fr[s->depth++];
 
 	fr->node = node;
 	fr->tsc = ct->tsc;
 	fr->have_tsc = ct->have_tsc;
+	return 0;
 }
 
 /* Move in the tree for the instruction of function @func after a call or
  * return (ct->pending).  Returns 0 or -pte_nomem. */
 static int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
 {
+	struct ct_stack *s = ct->st;
 	uint32_t node;
 
-	if (ct->pending == CT_IC_CALL && ct->depth) {
-		if (ct->depth == CT_MAX_DEPTH) {
-			ct->lost_depth++;
+	/* a call through a PLT stub calls where the stub jumps: the stub's
+	 * instructions are the caller's */
+	if (s->pending == CT_IC_CALL && s->depth && ct->funcs[func].plt)
+		return 0;
+	if (s->pending == CT_IC_CALL && s->depth) {
+		s->pending = 0;
+		if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
+			s->lost_depth++;
 			ct->truncated = 1;
 			return 0;
 		}
-		node = ct_child(ct, ct->stack[ct->depth - 1].node, func, offset);
+		node = ct_child(ct, s->fr[s->depth - 1].node, func, offset);
 		if (node == CT_NONE)
 			return -pte_nomem;
 		ct->nodes[node].calls++;
 		ct->funcs[func].calls++;
-		ct_push(ct, node);
-	} else if (ct->pending == CT_IC_RETURN && ct->depth) {
-		if (ct->lost_depth)
-			ct->lost_depth--;
+		return ct_push(ct, node);
+	}
+	if (s->pending == CT_IC_RETURN && s->depth) {
+		if (s->lost_depth)
+			s->lost_depth--;
 		else
 			ct_pop(ct);
 	}
-	ct->pending = 0;
+	s->pending = 0;
 	/* the first instruction, or a return above where the range began */
-	if (!ct->depth) {
+	if (!s->depth) {
 		node = ct_child(ct, CT_ROOT, func, offset);
 		if (node == CT_NONE)
 			return -pte_nomem;
-		ct_push(ct, node);
+		return ct_push(ct, node);
 	}
 	return 0;
 }
@@ -416,13 +452,47 @@ int ct_insn(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 	ret = ct_move(ct, func, offset);
 	if (ret < 0)
 		return ret;
-	node = ct->stack[ct->depth - 1].node;
+	node = ct->st->fr[ct->st->depth - 1].node;
 	ct->nodes[node].insns_self++;
 	ct->funcs[func].insns++;
 	ct_parts_add(&ct->pn, node);
 	ct_parts_add(&ct->pf, func);
 	if (iclass == CT_IC_CALL || iclass == CT_IC_RETURN)
-		ct->pending = iclass;
+		ct->st->pending = iclass;
+	return 0;
+}
+
+/* Forget the current thread's stack, closing its calls. */
+static void ct_forget(struct ct *ct)
+{
+	while (ct->st->depth)
+		ct_pop(ct);
+	ct->st->lost_depth = 0;
+	ct->st->pending = 0;
+}
+
+int ct_thread(struct ct *ct, uint64_t key)
+{
+	size_t i;
+
+	if (!ct || ct->finished)
+		return -pte_invalid;
+	if (ct->st->key == key)
+		return 0;
+	for (i = 0; i < ct->nstacks && ct->stacks[i].key != key; i++)
+		;
+	if (i == ct->nstacks) {
+		size_t cur = (size_t)(ct->st - ct->stacks);
+
+		if (ct_grow((void **)&ct->stacks, &ct->cap_stacks, ct->nstacks,
+			    sizeof(*ct->stacks)))
+			return -pte_nomem;
+		ct->st = &ct->stacks[cur];
+		memset(&ct->stacks[i], 0, sizeof(ct->stacks[i]));
+		ct->stacks[i].key = key;
+		ct->nstacks++;
+	}
+	ct->st = &ct->stacks[i];
 	return 0;
 }
 
@@ -431,10 +501,7 @@ int ct_break(struct ct *ct)
 	if (!ct || ct->finished)
 		return -pte_invalid;
 	ct_close_run(ct);
-	while (ct->depth)
-		ct_pop(ct);
-	ct->lost_depth = 0;
-	ct->pending = 0;
+	ct_forget(ct);
 	return 0;
 }
 
@@ -453,7 +520,11 @@ int ct_finish(struct ct *ct)
 
 	if (!ct || ct->finished)
 		return -pte_invalid;
-	ct_break(ct);
+	ct_close_run(ct);
+	for (i = 0; i < ct->nstacks; i++) {
+		ct->st = &ct->stacks[i];
+		ct_forget(ct);
+	}
 	for (i = 0; i < ct->nnodes; i++) {
 		ct->nodes[i].total = ct->nodes[i].self;
 		ct->nodes[i].insns = ct->nodes[i].insns_self;

@@ -12,7 +12,9 @@
  *     the time from call to return (the deciding packets' estimated TSC)
  *     and the offset of its first call, to jump to.  A call instruction
  *     belongs to its caller; the callee's node starts with the
- *     instruction after it.  A return from a function entered before the
+ *     instruction after it (after the PLT stub it went through, whose
+ *     instructions are the caller's).  Each thread has its own stack
+ *     (ct_thread()).  A return from a function entered before the
  *     range (or after the flow broke) starts a new top-level node, called
  *     0 times: its calls are not in the range.
  *   - the flat profile: per function (the symbol holding each
@@ -74,6 +76,9 @@ struct ct_func {
 	uint64_t start, end;	/* its range (a code segment's when it has no
 				 * symbol) */
 	uint8_t kind;		/* enum symfmt_kind */
+	uint8_t plt;		/* a PLT stub ("name@plt"): a call through it
+				 * calls where it jumps, and it is counted in
+				 * the caller's node */
 	uint64_t insns;		/* instructions in it */
 	uint64_t calls;		/* calls into it */
 	struct ct_sum cyc;	/* their cycles */
@@ -136,9 +141,16 @@ enum ct_iclass { CT_IC_CALL = 2, CT_IC_RETURN = 3 };
 int ct_insn(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 	    int iclass);
 
+/* The instructions that follow are thread @key's (a tid, say): each
+ * thread has its own call stack, so a context switch on a CPU's stream
+ * does not end the calls of the thread switched out, and they go on when
+ * it comes back.  Before the first call, the thread is 0.
+ * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
+int ct_thread(struct ct *ct, uint64_t key);
+
 /* The flow broke (an overflow, a decode error): the open run ends with its
  * cycles as given, and the call stack is forgotten (the next instruction
- * starts a top-level node).  Tracing disabled and enabled again is no
+ * starts a top-level node; other threads' stacks stay).  Tracing disabled and enabled again is no
  * break: the stack stays.  Returns 0, or -pte_invalid. */
 int ct_break(struct ct *ct);
 

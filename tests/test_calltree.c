@@ -336,6 +336,59 @@ static void test_deep(void **state)
 	ct_free(ct);
 }
 
+/* Two threads on one stream: each keeps its stack across the switches. */
+static void test_threads(void **state)
+{
+	const struct ct_node *n;
+	struct ct *ct;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	assert_int_equal(ct_thread(NULL, 1), -pte_invalid);
+	run(ct, 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 100);
+	assert_int_equal(ct_thread(ct, 1), 0);
+	insn(ct, 0x10, 0x1000, CALL);		/* thread 1: main calls f */
+	insn(ct, 0x10, 0x2000, OTHER);
+	run(ct, 20, 20, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 200);
+	assert_int_equal(ct_thread(ct, 2), 0);
+	insn(ct, 0x20, 0x3000, RET);		/* thread 2: g returns */
+	insn(ct, 0x20, 0x2080, CALL);		/* into f, which calls g */
+	run(ct, 30, 30, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 300);
+	assert_int_equal(ct_thread(ct, 1), 0);
+	insn(ct, 0x30, 0x2004, RET);		/* thread 1: f returns */
+	insn(ct, 0x30, 0x1004, OTHER);		/* in main */
+	assert_int_equal(ct_thread(ct, 2), 0);
+	insn(ct, 0x30, 0x3000, OTHER);		/* thread 2: in g, called */
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_thread(ct, 1), -pte_invalid);
+	/* root: main (t1), g (t2, before), f (t2, after the return) */
+	assert_int_equal(ct_nnodes(ct), 6);
+	n = ct_node(ct, 1);
+	assert_string_equal(ct_func(ct, n->func)->name, "main");
+	assert_int_equal(n->insns, 4);
+	assert_int_equal(n->insns_self, 2);
+	n = ct_node(ct, 2);
+	assert_string_equal(ct_func(ct, n->func)->name, "f");
+	assert_int_equal(n->parent, 1);
+	assert_int_equal(n->calls, 1);
+	assert_int_equal(n->insns, 2);
+	assert_int_equal(n->tsc_ticks, 200);	/* called at 100, back at 300 */
+	n = ct_node(ct, 3);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, CT_ROOT);
+	assert_int_equal(n->calls, 0);
+	n = ct_node(ct, 4);
+	assert_string_equal(ct_func(ct, n->func)->name, "f");
+	assert_int_equal(n->parent, CT_ROOT);
+	n = ct_node(ct, 5);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, 4);
+	assert_int_equal(n->calls, 1);
+	assert_int_equal(ct_node(ct, CT_ROOT)->total.lo, 60);
+	ct_free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_sum_str),
 		cmocka_unit_test(test_outside_run),
 		cmocka_unit_test(test_deep),
+		cmocka_unit_test(test_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
