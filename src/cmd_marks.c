@@ -310,17 +310,91 @@ out_err:
 	return -1;
 }
 
+/* --export and --import: both report what they did through report_stderr.
+ * Returns the exit status. */
+static int cmd_marks_share(struct marks_set *set, const struct trace *t,
+			   const struct marks_args *a)
+{
+	int rc = 0;
+
+	safefile_remove_on_signals();
+	if (a->import && marks_import_path(set, a->import) < 0)
+		rc = 1;
+	if (a->export && (strcmp(a->export, "-") ? marks_export_path(set, a->export) :
+			  export_stdout(set, t)) < 0)
+		rc = 1;
+	return rc;
+}
+
+/* List stream @idx's marks, with region summaries timed as @timing and
+ * the file's recording say.  Returns the exit status. */
+static int cmd_marks_list(struct marks_set *set, struct trace *t, size_t idx,
+			  const char *path, const struct marks_args *a,
+			  const struct tm_config *timing)
+{
+	const struct trace_stream *img = a->summary ? &t->streams[idx] : NULL;
+	struct tm_config merged = *timing;
+	int r, rc;
+
+	/* the command line wins over what the file recorded */
+	tm_config_merge(&merged, &t->streams[idx].timing);
+	t->streams[idx].timing = merged;
+	r = a->json ? list_json(set, path, idx, t, img) : list_text(set, img);
+	rc = r < 0 ? 1 : 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		esc_line(stderr, "ptbrowse marks: ", "write error");
+		rc = 1;
+	}
+	return rc;
+}
+
+/* Open the trace at @path and its stream's marks, then do what @a asks.
+ * Returns the exit status. */
+static int cmd_marks_run(const struct marks_args *a, const char *path,
+			 const struct tm_config *timing)
+{
+	struct marks_set *set = NULL;
+	struct trace *t = NULL;
+	char err[4096];
+	int idx = 0, rc = 1, r;
+
+	if (trace_open(&t, path, err, sizeof(err)) < 0) {
+		report_stderr(NULL, err);
+		return 1;
+	}
+	if (a->stream && (idx = trace_find_stream(t, a->stream)) < 0) {
+		esc_line(stderr, "ptbrowse marks: ", "%s: no stream '%s'", path,
+			 a->stream);
+		goto out_close;
+	}
+	if (!t->nstreams) {
+		esc_line(stderr, "ptbrowse marks: ", "%s: no Intel PT data", path);
+		goto out_close;
+	}
+	r = marks_open_trace(&set, t, (size_t)idx, a->opts);
+	if (r < 0) {
+		esc_line(stderr, "ptbrowse marks: ", "%s: cannot open its marks: %s",
+			path, pte_strerror(r));
+		goto out_close;
+	}
+	if (a->stress)
+		rc = stress_save(set, a->stress);
+	else if (a->export || a->import)
+		rc = cmd_marks_share(set, t, a);
+	else
+		rc = cmd_marks_list(set, t, (size_t)idx, path, a, timing);
+	marks_close(set);
+out_close:
+	trace_close(t);
+	return rc;
+}
+
 int cmd_marks_main(int argc, char **argv)
 {
 	struct marks_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
-	const char *path = NULL, *stream = NULL, *export = NULL, *import = NULL;
-	unsigned long stress = 0;
-	struct marks_set *set = NULL;
-	struct trace *t = NULL;
 	struct tm_config timing;
-	char err[4096];
-	int json = 0, summary = 0, idx, rc = 1, r;
 	struct marks_args args;
+	int r;
 	const struct opt_group groups[] = {
 		{ "options:", marks_cli_opts, marks_take, &args },
 		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &timing },
@@ -350,65 +424,5 @@ int cmd_marks_main(int argc, char **argv)
 		opt_usage(&cmd, stderr);
 		return 2;
 	}
-	path = argv[1];
-	stream = args.stream;
-	export = args.export;
-	import = args.import;
-	stress = args.stress;
-	json = args.json;
-	summary = args.summary;
-	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		report_stderr(NULL, err);
-		return 1;
-	}
-	idx = 0;
-	if (stream && (idx = trace_find_stream(t, stream)) < 0) {
-		esc_line(stderr, "ptbrowse marks: ", "%s: no stream '%s'", path, stream);
-		goto out_close;
-	}
-	if (!t->nstreams) {
-		esc_line(stderr, "ptbrowse marks: ", "%s: no Intel PT data", path);
-		goto out_close;
-	}
-	r = marks_open_trace(&set, t, (size_t)idx, &opts);
-	if (r < 0) {
-		esc_line(stderr, "ptbrowse marks: ", "%s: cannot open its marks: %s",
-			path, pte_strerror(r));
-		goto out_close;
-	}
-	if (stress) {
-		rc = stress_save(set, stress);
-		goto out_free;
-	}
-	if (export || import) {
-		safefile_remove_on_signals();
-		/* Both report what they did through report_stderr. */
-		rc = 0;
-		if (import && marks_import_path(set, import) < 0)
-			rc = 1;
-		if (export && (strcmp(export, "-") ? marks_export_path(set, export) :
-			       export_stdout(set, t)) < 0)
-			rc = 1;
-		goto out_free;
-	}
-	{
-		const struct trace_stream *img = summary ? &t->streams[idx] : NULL;
-
-		/* the command line wins over what the file recorded */
-		tm_config_merge(&timing, &t->streams[idx].timing);
-		t->streams[idx].timing = timing;
-
-		r = json ? list_json(set, path, (size_t)idx, t, img) :
-			   list_text(set, img);
-	}
-	rc = r < 0 ? 1 : 0;
-	if (fflush(stdout) || ferror(stdout)) {
-		esc_line(stderr, "ptbrowse marks: ", "write error");
-		rc = 1;
-	}
-out_free:
-	marks_close(set);
-out_close:
-	trace_close(t);
-	return rc;
+	return cmd_marks_run(&args, argv[1], &timing);
 }
