@@ -35,6 +35,7 @@
 #include "opt.h"
 #include "ptdec.h"
 #include "range.h"
+#include "sideband.h"
 #include "timing_opt.h"
 #include "tm.h"
 #include "tm_config.h"
@@ -282,6 +283,9 @@ static void disasm(struct flow_cmd *fc, const struct flow_rec *r, char *buf,
 /* Per function (or segment) counts for --summary. */
 struct sum_row {
 	char name[96];
+	uint64_t asid;		/* the address space (imgopt.h): two
+				 * processes' code at one address is not one
+				 * function */
 	uint64_t start, end;	/* the range it covers */
 	uint64_t insns, branches;
 	uint64_t cyc_exact;	/* cycles between two exact stamps */
@@ -398,10 +402,12 @@ static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
 	const char *name;
 	size_t i;
 
-	if (s->last < s->n && ip >= s->rows[s->last].start && ip < s->rows[s->last].end)
+	if (s->last < s->n && ip >= s->rows[s->last].start &&
+	    ip < s->rows[s->last].end && s->rows[s->last].asid == asid)
 		return &s->rows[s->last];
 	for (i = 0; i < s->n; i++)
-		if (ip >= s->rows[i].start && ip < s->rows[i].end) {
+		if (ip >= s->rows[i].start && ip < s->rows[i].end &&
+		    s->rows[i].asid == asid) {
 			s->last = i;
 			return &s->rows[i];
 		}
@@ -416,7 +422,7 @@ static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
 		start = ip;
 		end = ip + 1;
 		for (i = 0; i < s->n; i++)
-			if (!strcmp(s->rows[i].name, name)) {
+			if (s->rows[i].asid == asid && !strcmp(s->rows[i].name, name)) {
 				s->last = i;
 				return &s->rows[i];
 			}
@@ -432,6 +438,7 @@ static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
 	}
 	memset(&s->rows[s->n], 0, sizeof(s->rows[0]));
 	snprintf(s->rows[s->n].name, sizeof(s->rows[0].name), "%s", name);
+	s->rows[s->n].asid = asid;
 	s->rows[s->n].start = start;
 	s->rows[s->n].end = end;
 	s->last = s->n;
@@ -512,10 +519,39 @@ static const char *cyc_str(char *buf, size_t len, uint64_t v, int any)
 	return buf;
 }
 
-static void sum_print(struct summary *s, const struct flow_stats *st)
+/* The process that made address space @asid, -1 if none did (the
+ * common space of --raw and --elf, or no sideband). */
+static int32_t asid_pid(const struct flow_cmd *fc, uint64_t asid)
 {
-	char name[4 * sizeof(s->rows[0].name)], e[32], b[32];
-	int any;
+	const struct sb *sb = imgopt_sb(fc->set);
+	const struct sb_space *sp;
+	size_t i;
+
+	for (i = 0; sb && i < sb_nspaces(sb); i++) {
+		sp = sb_space(sb, i);
+		if (sp->asid == asid && asid != SB_ASID_KERNEL)
+			return sp->pid;
+	}
+	return -1;
+}
+
+/* Whether rows of more than one process are listed: each then names its
+ * process. */
+static int sum_many_spaces(const struct summary *s)
+{
+	size_t i;
+
+	for (i = 1; i < s->n; i++)
+		if (s->rows[i].asid != s->rows[0].asid)
+			return 1;
+	return 0;
+}
+
+static void sum_print(const struct flow_cmd *fc, struct summary *s,
+		      const struct flow_stats *st)
+{
+	char name[4 * sizeof(s->rows[0].name) + 32], e[32], b[32];
+	int any, many = sum_many_spaces(s);
 	size_t i;
 
 	sum_close(s, NULL);
@@ -524,13 +560,18 @@ static void sum_print(struct summary *s, const struct flow_stats *st)
 		qsort(s->rows, s->n, sizeof(s->rows[0]), cmp_rows);
 	printf("%-40s %14s %14s %14s %14s\n", "function (or code segment)",
 	       "instructions", "branches", "cycles exact", "cycles bounded");
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
+		int32_t pid = many ? asid_pid(fc, s->rows[i].asid) : -1;
+
 		/* names come from the ELF files: escaped (esc.h) */
-		printf("%-40s %14" PRIu64 " %14" PRIu64 " %14s %14s\n",
-		       esc_str(name, sizeof(name), s->rows[i].name),
+		esc_str(name, sizeof(name) - 32, s->rows[i].name);
+		if (pid >= 0)
+			snprintf(name + strlen(name), 32, " [pid %d]", (int)pid);
+		printf("%-40s %14" PRIu64 " %14" PRIu64 " %14s %14s\n", name,
 		       s->rows[i].insns, s->rows[i].branches,
 		       cyc_str(e, sizeof(e), s->rows[i].cyc_exact, any),
 		       cyc_str(b, sizeof(b), s->rows[i].cyc_bounded, any));
+	}
 	printf("%-40s %14" PRIu64 " %14" PRIu64 " %14s %14s\n", "total", s->insns,
 	       s->branches, cyc_str(e, sizeof(e), s->cyc_exact, any),
 	       cyc_str(b, sizeof(b), s->cyc_bounded, any));
@@ -779,7 +820,7 @@ int cmd_flow_main(int argc, char **argv)
 	}
 	if (fc.summary) {
 		flow_stats(f, &st);
-		sum_print(&sum, &st);
+		sum_print(&fc, &sum, &st);
 	}
 	rc = 0;
 	if (fflush(stdout) || ferror(stdout)) {

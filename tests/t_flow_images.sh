@@ -5,7 +5,8 @@
 # path, under --sysroot, and in a build-ID cache laid out as perf lays it
 # out (new and old layout) -- and the flow equals the recorder's own log on
 # both CPUs; the functions are named as nm names them; a file not found or
-# with another build ID is said once, and its code is not guessed.
+# with another build ID is said once, and its code is not guessed; two
+# processes with the same code at the same addresses are kept apart.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 rec=$BUILD/tools/ptrecord
@@ -162,6 +163,43 @@ if grep -v '^\[' "$tmp/out" | cmp -s - "$tmp/log"; then
 	echo "ok   --elf FILE:BASE for the program, its library, libc and ld.so: the recorder's log"
 else
 	bad "--elf FILE:BASE: differs from the log: $(grep error "$tmp/out" | head -2) $(head -c 300 "$tmp/err")"
+fi
+
+# Two processes with the same code at the same addresses: the first
+# thread the recording forked made a process of its own (an exec with its
+# own mappings).  The flow still equals the log (each stretch read in its
+# process's address space), and --summary keeps their functions apart,
+# each row naming its process.
+pid=$(awk '$1 == "comm" { print $2; exit }' "$sb")
+t2=$(awk '$1 == "fork" { print $3; exit }' "$sb")
+awk -v p="$pid" -v t="$t2" '
+	$1 == "mmap2" && $2 == p && !forked { maps[++n] = $0 }
+	$1 == "fork" && $3 == t { forked = 1; print "fork", t, t, p, $5; next }
+	$1 == "comm" && $3 == t {
+		print "comm", t, t, $4, 1, "other"
+		for (i = 1; i <= n; i++) {
+			split(maps[i], f, " ")
+			line = "mmap2 " t " " t " " $4
+			for (j = 5; j <= length(f); j++)
+				line = line " " f[j]
+			print line
+		}
+		next
+	}
+	$1 == "switch" { if ($6 == t) $5 = t; if ($8 == t) $7 = t; print; next }
+	$1 == "exit" && $3 == t { print "exit", t, t, $4; next }
+	{ print }' "$sb" >"$tmp/two.sideband"
+"$pt2perf" --sideband "$tmp/two.sideband" --cpu 0 "$tmp/thr.pt.cpu0" --cpu 1 "$tmp/thr.pt.cpu1" \
+	-o "$tmp/two.perf" || { echo "FAIL pt2perf (two processes)"; exit 1; }
+same_as_log "$tmp/two.perf" "two processes"
+for c in 0 1; do
+	"$PTBROWSE" flow --summary --stream cpu$c "$tmp/two.perf" >>"$tmp/two.sum" 2>/dev/null
+done
+if grep -q "^demo_sort \[pid $t2\] " "$tmp/two.sum" && grep -q "\[pid $pid\] " "$tmp/two.sum" &&
+   ! grep -q "\[pid $t2\].*\[pid" "$tmp/two.sum"; then
+	echo "ok   --summary: process $pid's and process $t2's functions apart ($(grep -c '\[pid' "$tmp/two.sum") rows)"
+else
+	bad "--summary of two processes: $(head -n 12 "$tmp/two.sum")"
 fi
 
 # Bad --elf: one line naming the file.
