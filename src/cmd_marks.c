@@ -75,7 +75,7 @@ static int marks_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	return 0;
 }
 
-static void report_stderr(void *ctx, const char *msg)
+static void cmd_marks_report(void *ctx, const char *msg)
 {
 	fputs("ptbrowse marks: ", stderr);
 	esc_fputs(stderr, msg);	/* it names files */
@@ -87,8 +87,9 @@ static const char *const kind_names[] = { "mark", "bookmark", "region" };
 /* Summarise region @e of stream @s, with time.  Returns 0, or a pte
  * code (reported): the listing goes on without this summary, so the
  * output stays complete (and --json closed), and exits 1. */
-static int summarise(const struct trace_stream *s, const struct marks_entry *e,
-		     struct marks_summary *sum)
+static int cmd_marks_summarise(const struct trace_stream *s,
+			       const struct marks_entry *e,
+			       struct marks_summary *sum)
 {
 	struct marks_time bt;
 	int r;
@@ -103,7 +104,7 @@ static int summarise(const struct trace_stream *s, const struct marks_entry *e,
 }
 
 /* The summary as indented "key value" lines, one fact each. */
-static void summary_text(const struct marks_summary *s)
+static void cmd_marks_summary_text(const struct marks_summary *s)
 {
 	int k;
 
@@ -141,7 +142,7 @@ static void summary_text(const struct marks_summary *s)
 		printf("  gaps %" PRIu64 "\n", s->gaps);
 }
 
-static void summary_json(const struct marks_summary *s)
+static void cmd_marks_summary_json(const struct marks_summary *s)
 {
 	int k, n = 0;
 
@@ -177,7 +178,8 @@ static void summary_json(const struct marks_summary *s)
 	       PRIu64 "}", s->cbrs, s->cbr_changes, s->ovfs, s->errors, s->gaps);
 }
 
-static int list_text(const struct marks_set *set, const struct trace_stream *img)
+static int cmd_marks_list_text(const struct marks_set *set,
+			       const struct trace_stream *img)
 {
 	const struct marks_entry *e;
 	struct marks_summary sum;
@@ -199,20 +201,21 @@ static int list_text(const struct marks_set *set, const struct trace_stream *img
 		}
 		putchar('\n');
 		if (img && e->kind == BM_REGION) {
-			r = summarise(img, e, &sum);
+			r = cmd_marks_summarise(img, e, &sum);
 			if (r < 0) {
 				printf("  no-summary %s\n", pte_strerror(r));
 				ret = -1;
 			} else {
-				summary_text(&sum);
+				cmd_marks_summary_text(&sum);
 			}
 		}
 	}
 	return ret;
 }
 
-static int list_json(const struct marks_set *set, const char *path, size_t stream,
-		     const struct trace *t, const struct trace_stream *img)
+static int cmd_marks_list_json(const struct marks_set *set, const char *path,
+			       size_t stream, const struct trace *t,
+			       const struct trace_stream *img)
 {
 	const struct marks_entry *e;
 	struct marks_summary sum;
@@ -251,13 +254,13 @@ static int list_json(const struct marks_set *set, const char *path, size_t strea
 		else
 			printf("null");
 		if (img && e->kind == BM_REGION) {
-			r = summarise(img, e, &sum);
+			r = cmd_marks_summarise(img, e, &sum);
 			if (r < 0) {
 				printf(", \"summary\": null, \"summary_error\": ");
 				json_string(stdout, pte_strerror(r));
 				ret = -1;
 			} else {
-				summary_json(&sum);
+				cmd_marks_summary_json(&sum);
 			}
 		}
 		putchar('}');
@@ -268,7 +271,7 @@ static int list_json(const struct marks_set *set, const char *path, size_t strea
 
 /* Rewrite the marks file @n times: region "stress" spans [1, 2 + i) and
  * its note repeats that end, so a reader can tell a torn file. */
-static int stress_save(struct marks_set *set, unsigned long n)
+static int cmd_marks_stress(struct marks_set *set, unsigned long n)
 {
 	char note[BM_NOTE_MAX], word[24];
 	unsigned long i;
@@ -287,7 +290,7 @@ static int stress_save(struct marks_set *set, unsigned long n)
 
 /* --export -: the marks file format on standard output (unless that is
  * the trace).  Returns 0, or -1 (reported). */
-static int export_stdout(const struct marks_set *set, const struct trace *t)
+static int cmd_marks_export_stdout(const struct marks_set *set, const struct trace *t)
 {
 	struct safefile_keep keep = { t->dev, t->ino, "the trace" };
 	struct safefile_opts o = { .flags = SAFEFILE_STDOUT, .keep = &keep,
@@ -310,7 +313,7 @@ out_err:
 	return -1;
 }
 
-/* --export and --import: both report what they did through report_stderr.
+/* --export and --import: both report what they did through cmd_marks_report.
  * Returns the exit status. */
 static int cmd_marks_share(struct marks_set *set, const struct trace *t,
 			   const struct marks_args *a)
@@ -321,7 +324,7 @@ static int cmd_marks_share(struct marks_set *set, const struct trace *t,
 	if (a->import && marks_import_path(set, a->import) < 0)
 		rc = 1;
 	if (a->export && (strcmp(a->export, "-") ? marks_export_path(set, a->export) :
-			  export_stdout(set, t)) < 0)
+			  cmd_marks_export_stdout(set, t)) < 0)
 		rc = 1;
 	return rc;
 }
@@ -339,7 +342,8 @@ static int cmd_marks_list(struct marks_set *set, struct trace *t, size_t idx,
 	/* the command line wins over what the file recorded */
 	tm_config_merge(&merged, &t->streams[idx].timing);
 	t->streams[idx].timing = merged;
-	r = a->json ? list_json(set, path, idx, t, img) : list_text(set, img);
+	r = a->json ? cmd_marks_list_json(set, path, idx, t, img) :
+		      cmd_marks_list_text(set, img);
 	rc = r < 0 ? 1 : 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		esc_line(stderr, "ptbrowse marks: ", "write error");
@@ -359,7 +363,7 @@ static int cmd_marks_run(const struct marks_args *a, const char *path,
 	int idx = 0, rc = 1, r;
 
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		report_stderr(NULL, err);
+		cmd_marks_report(NULL, err);
 		return 1;
 	}
 	if (a->stream && (idx = trace_find_stream(t, a->stream)) < 0) {
@@ -378,7 +382,7 @@ static int cmd_marks_run(const struct marks_args *a, const char *path,
 		goto out_close;
 	}
 	if (a->stress)
-		rc = stress_save(set, a->stress);
+		rc = cmd_marks_stress(set, a->stress);
 	else if (a->export || a->import)
 		rc = cmd_marks_share(set, t, a);
 	else
@@ -391,7 +395,7 @@ out_close:
 
 int cmd_marks_main(int argc, char **argv)
 {
-	struct marks_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
+	struct marks_opts opts = { .flags = BM_NO_STATE, .report = cmd_marks_report };
 	struct tm_config timing;
 	struct marks_args args;
 	int r;

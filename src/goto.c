@@ -53,7 +53,7 @@ static void goto_err(char *err, size_t errlen, const char *fmt, ...)
 			*err = '?';
 }
 
-static int is_blank(char c)
+static int goto_is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -235,7 +235,7 @@ static int goto_words(const char *arg, char *buf, char **w, int *nw,
 	}
 	strcpy(buf, arg);
 	for (p = buf; *p;) {
-		while (is_blank(*p))
+		while (goto_is_blank(*p))
 			*p++ = '\0';
 		if (!*p)
 			break;
@@ -245,7 +245,7 @@ static int goto_words(const char *arg, char *buf, char **w, int *nw,
 			return -pte_invalid;
 		}
 		w[(*nw)++] = p;
-		while (*p && !is_blank(*p))
+		while (*p && !goto_is_blank(*p))
 			p++;
 	}
 	if (!*nw) {
@@ -705,7 +705,7 @@ int goto_is_target(const char *line)
 {
 	if (!line)
 		return 0;
-	while (is_blank(*line))
+	while (goto_is_blank(*line))
 		line++;
 	return (*line >= '0' && *line <= '9') || (*line && strchr("+-$^'#", *line));
 }
