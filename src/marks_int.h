@@ -9,9 +9,10 @@
  *                 under a lock, the three-way merge with another process's
  *                 save, files set aside, a trace that changed or grew
  *
- * marks.c calls marks_sync.c (load, save) and marks_file.c (nothing
- * directly); marks_sync.c calls marks_file.c to read and write; both call
- * marks.c's entry helpers.  marks_summary.c stands apart (marks.h only).
+ * marks.c calls marks_sync.c (load, save); marks_sync.c calls
+ * marks_file.c to read and write the file; marks_file.c calls marks_save()
+ * after an import; all three use marks.c's entry helpers.  Lines are split
+ * by tok.h (TOK_MARKS).  marks_summary.c stands apart (marks.h only).
  */
 #ifndef MARKS_INT_H
 #define MARKS_INT_H
