@@ -578,12 +578,15 @@ int cmd_dump_main(int argc, char **argv)
 	struct opt_group groups[3];
 	const struct opt_cmd cmd = { "ptbrowse dump",
 "usage: ptbrowse dump [options] TRACE[:FROM[-TO]]\n"
+"       ptbrowse dump [options] TRACE:REGION\n"
 "\n"
 "Print the packets of TRACE (a raw Intel PT file or a perf.data file) in\n"
-"libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal).\n",
+"libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal);\n"
+"REGION is a region of the trace's marks (ptbrowse marks lists them), or a\n"
+"mark or bookmark, from there to the end.\n",
 		groups, 3 };
 	struct dump_args args;
-	const char *stream = NULL;
+	const char *stream = NULL, *region = NULL;
 	char *path = NULL;
 	char err[512], name[4 * PATH_MAX], ebuf[4 * sizeof(err)];
 	uint64_t from = 0, to = 0;
@@ -620,12 +623,15 @@ int cmd_dump_main(int argc, char **argv)
 	stream = args.stream;
 	/* the trace's name in messages, escaped (esc.h) */
 	esc_str(name, sizeof(name), path);
-	if (range_split(path, &from, &to, &have_to) < 0) {
+	r = range_split(path, &from, &to, &have_to);
+	if (r < 0) {
 		esc_line(stderr, "ptbrowse dump: ", "%s: bad range (TO must be above FROM)",
 			name);
 		rc = 2;
 		goto out_close;
 	}
+	if (!r)
+		range_split_name(path, &region);
 	esc_str(name, sizeof(name), path);
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf, sizeof(ebuf), err));
@@ -647,6 +653,15 @@ int cmd_dump_main(int argc, char **argv)
 	if (!t->nstreams) {
 		esc_line(stderr, "ptbrowse dump: ", "%s: no Intel PT data", name);
 		goto out_close;
+	}
+	if (region) {
+		if (range_of_name(t, (size_t)idx, region, &from, &to, err,
+				  sizeof(err)) < 0) {
+			esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
+				 sizeof(ebuf), err));
+			goto out_close;
+		}
+		have_to = 1;
 	}
 	st.img = &t->streams[idx].img;
 	if (!have_to)
