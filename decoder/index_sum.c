@@ -200,6 +200,108 @@ static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles,
 }
 #endif
 
+/* What a skim has counted so far, before it goes into the summary. */
+struct skim_acc {
+	uint64_t cnt[PKC_NCLASSES];	/* packets per class */
+	uint64_t cycles, cmax;		/* CYC sum and largest */
+#if defined(__x86_64__)
+	__m128i vmax;			/* skim16()'s largest one-byte CYCs */
+#endif
+};
+
+/*
+ * The fast loop over [@p, @fend), which ends at least PKT_MAX_SIZE bytes
+ * before the buffer does: no bounds checks (every fast packet is at most
+ * 9 bytes), class counts packed in bytes of one register (flushed before
+ * a byte can overflow), so the only chain from one packet to the next is
+ * the size lookup.  Returns where it stopped: @fend, or a packet it does
+ * not size (pkt_next() decodes that one).
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+skim_fast(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
+{
+	uint64_t acc = 0, cycles = a->cycles, cmax = a->cmax;
+	unsigned k = 0;
+#if defined(__x86_64__)
+	__m128i vmax = a->vmax;
+#endif
+
+	while (p < fend) {
+		unsigned b = *p, sz = idx_skim_size[b];
+
+#if defined(__x86_64__)
+		if (sz == 1) {
+			unsigned j = skim16(p, a->cnt, &cycles, &vmax);
+
+			if (j) {
+				p += j;
+				continue;
+			}
+		}
+#endif
+		acc += skim_inc[b];
+		cycles += skim_cyc[b];
+		cmax = skim_cyc[b] > cmax ? skim_cyc[b] : cmax;
+		/* A branch, not arithmetic: predicted, it lets the next load
+		 * start before this one's size is known. */
+		if (__builtin_expect(sz == 1, 1)) {
+			p++;
+		} else if (sz) {
+			p += sz;
+		} else if (b == 0x99 && (p[1] >> 5) < 2) {
+			/* mode.exec, mode.tsx */
+			acc += INC(PKC_MODE);
+			p += 2;
+		} else if ((b & 7) == 7 && !(p[1] & 1)) {
+			/* cyc with one extension byte */
+			uint64_t v = (b >> 3) | (uint64_t)(p[1] >> 1) << 5;
+
+			acc += INC(PKC_TIMING);
+			cycles += v;
+			cmax = v > cmax ? v : cmax;
+			p += 2;
+		} else {
+			if (b != 2 || !(sz = skim_ext_size[p[1]]))
+				break;
+			acc += skim_ext_inc[p[1]];
+			p += sz;
+		}
+		if (++k == 255) {
+			skim_flush(acc, a->cnt);
+			acc = 0;
+			k = 0;
+		}
+	}
+	skim_flush(acc, a->cnt);
+	a->cycles = cycles;
+	a->cmax = cmax;
+#if defined(__x86_64__)
+	a->vmax = vmax;
+#endif
+	return p;
+}
+
+/* Add what @a counted to @s. */
+static void skim_finish(const struct skim_acc *a, struct idx_summary *s)
+{
+	uint64_t cmax = a->cmax;
+	int c;
+#if defined(__x86_64__)
+	uint8_t m[16];
+
+	_mm_storeu_si128((__m128i *)m, a->vmax);
+	for (c = 0; c < 16; c++)
+		cmax = m[c] > cmax ? m[c] : cmax;
+#endif
+	s->cycles += a->cycles;
+	if (cmax > s->max_cyc)
+		s->max_cyc = cmax;
+	for (c = 0; c < PKC_NCLASSES; c++) {
+		s->per_class[c] += a->cnt[c];
+		s->npackets += a->cnt[c];
+	}
+}
+
 /* Built twice, the CPU picking at load time: skim16's popcounts are one
  * instruction with POPCNT and a libgcc call without. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -213,12 +315,10 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 	struct pkt_decoder dec;
 	struct pkt pkt;
-	uint64_t cnt[PKC_NCLASSES] = { 0 }, cycles = 0, cmax = 0;
-	int ret, c, status = 0;
-#if defined(__x86_64__)
-	__m128i vmax = _mm_setzero_si128();
-#endif
+	struct skim_acc a;
+	int ret, status = 0;
 
+	memset(&a, 0, sizeof(a));
 	pkt_decoder_init(&dec, p, end, off);
 	while (p < end) {
 		if (p >= next) {
@@ -227,68 +327,10 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 				break;
 			next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 		}
-		/*
-		 * The fast loop: no bounds checks (every fast packet is at
-		 * most 9 bytes), class counts packed in bytes of one register
-		 * (flushed before a byte can overflow), so the only chain
-		 * from one packet to the next is the size lookup.  It stops
-		 * every CANCEL_STEP bytes.
-		 */
+		/* The fast loop stops every CANCEL_STEP bytes. */
 		if (dec.bip_sz < 0 && end - p > PKT_MAX_SIZE) {
-			const uint8_t *fend = end - PKT_MAX_SIZE;
-			uint64_t acc = 0;
-			unsigned k = 0;
-
-			if (fend > next)
-				fend = next;
-
-			while (p < fend) {
-				unsigned b = *p, sz = idx_skim_size[b];
-
-#if defined(__x86_64__)
-				if (sz == 1) {
-					unsigned j = skim16(p, cnt, &cycles, &vmax);
-
-					if (j) {
-						p += j;
-						continue;
-					}
-				}
-#endif
-				acc += skim_inc[b];
-				cycles += skim_cyc[b];
-				cmax = skim_cyc[b] > cmax ? skim_cyc[b] : cmax;
-				/* A branch, not arithmetic: predicted, it lets the
-				 * next load start before this one's size is known. */
-				if (__builtin_expect(sz == 1, 1)) {
-					p++;
-				} else if (sz) {
-					p += sz;
-				} else if (b == 0x99 && (p[1] >> 5) < 2) {
-					/* mode.exec, mode.tsx */
-					acc += INC(PKC_MODE);
-					p += 2;
-				} else if ((b & 7) == 7 && !(p[1] & 1)) {
-					/* cyc with one extension byte */
-					uint64_t v = (b >> 3) | (uint64_t)(p[1] >> 1) << 5;
-
-					acc += INC(PKC_TIMING);
-					cycles += v;
-					cmax = v > cmax ? v : cmax;
-					p += 2;
-				} else {
-					if (b != 2 || !(sz = skim_ext_size[p[1]]))
-						break;
-					acc += skim_ext_inc[p[1]];
-					p += sz;
-				}
-				if (++k == 255) {
-					skim_flush(acc, cnt);
-					acc = 0;
-					k = 0;
-				}
-			}
-			skim_flush(acc, cnt);
+			p = skim_fast(p, end - PKT_MAX_SIZE < next ?
+					 end - PKT_MAX_SIZE : next, &a);
 			if (p >= end)
 				break;
 			if (p >= next)
@@ -307,23 +349,7 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		count_pkt(s, &pkt);
 		p = dec.pos;
 	}
-	s->cycles += cycles;
-#if defined(__x86_64__)
-	{
-		uint8_t m[16];
-		int k;
-
-		_mm_storeu_si128((__m128i *)m, vmax);
-		for (k = 0; k < 16; k++)
-			cmax = m[k] > cmax ? m[k] : cmax;
-	}
-#endif
-	if (cmax > s->max_cyc)
-		s->max_cyc = cmax;
-	for (c = 0; c < PKC_NCLASSES; c++) {
-		s->per_class[c] += cnt[c];
-		s->npackets += cnt[c];
-	}
+	skim_finish(&a, s);
 	return status;
 }
 

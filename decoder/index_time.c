@@ -187,6 +187,110 @@ static inline unsigned tsk_plain16(const uint8_t *p)
 }
 #endif
 
+/*
+ * The time skim's fast loop over [@p, @fend), which ends at least
+ * PKT_MAX_SIZE bytes before the buffer does.  *@acted tells whether the
+ * model acted on the last packet fed (then the next CYC-eligible one may
+ * settle a pending CYC); @fast is scratch for the packets fed.  Returns
+ * where it stopped: @fend, or a packet pkt_next() must decode.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
+	 struct gacc *g, struct pkt *fast, int *acted_io)
+{
+	int acted = *acted_io;
+	/* A run of CYCs after one fed to the model, with only packets that
+	 * settle a pending CYC between them: fed at once (tm_advance_cycs) */
+	int batch = 0, bset = 0;
+	uint64_t bsum = 0, bn = 0, btail = 0, btn = 0;
+
+	while (p < fend) {
+		unsigned b = *p, sz;
+		uint64_t v;
+
+#if defined(__x86_64__)
+		if (batch && idx_skim_size[b] == 1) {
+			unsigned j = tsk16(p, &bsum, &bn, &bset, &btail, &btn);
+
+			if (j) {
+				p += j;
+				continue;
+			}
+		} else if (!acted && !(b & 1) && b != 2) {
+			p += tsk_plain16(p);
+			continue;
+		}
+#endif
+		if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
+			v = b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3;
+			if (batch) {
+				bsum += v;
+				bn++;
+				btail += v;
+				btn++;
+			} else {
+				fast->type = PKT_CYC;
+				fast->u.cyc = v;
+				tm_advance(tm, fast);
+				batch = 1;
+				bset = 0;
+				bsum = bn = btail = btn = 0;
+			}
+			p += 1 + ((b & 4) >> 2);
+			continue;
+		}
+		sz = tsk_size[b];
+		if (__builtin_expect(sz != 0, 1)) {
+			if (pkt_cyc_eligible_mask >> tsk_type[b] & 1) {
+				if (batch) {
+					bset = 1;
+					btail = btn = 0;
+				} else if (acted) {
+					fast->type = tsk_type[b];
+					tm_advance(tm, fast);
+					acted = 0;
+				}
+			}
+			p += sz;
+			continue;
+		}
+		if (b == 2 && p[1] == 0xa3 &&
+		    (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
+			/* tnt.64 (a zero payload is an error) */
+			if (batch) {
+				bset = 1;
+				btail = btn = 0;
+			} else if (acted) {
+				fast->type = PKT_TNT64;
+				tm_advance(tm, fast);
+				acted = 0;
+			}
+			p += 8;
+			continue;
+		}
+		if (batch) {
+			tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
+			batch = 0;
+			acted = 1;
+		}
+		if (b != 0x59)
+			break;
+		fast->type = PKT_MTC;
+		fast->u.mtc = p[1];
+		tm_advance(tm, fast);
+		if (g && g->mtc)
+			gacc_at(g, tm);
+		acted = 1;
+		p += 2;
+	}
+	if (batch) {
+		tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
+		acted = 1;
+	}
+	*acted_io = acted;
+	return p;
+}
+
 /* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
  * credit progress and look for a cancel as for idx_pace().
  * Returns 0, or -pte_canceled. */
@@ -202,10 +306,6 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	struct pkt_decoder dec;
 	struct pkt pkt, fast;
 	int r, acted = 1;
-	/* A run of CYCs after one fed to the model, with only packets that
-	 * settle a pending CYC between them: fed at once (tm_advance_cycs) */
-	int batch = 0, bset = 0;
-	uint64_t bsum = 0, bn = 0, btail = 0, btn = 0;
 
 	memset(&fast, 0, sizeof(fast));
 	pkt_decoder_init(&dec, p, end, off);
@@ -216,96 +316,9 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 		}
 		if (dec.bip_sz < 0 && end - p > PKT_MAX_SIZE) {
-			const uint8_t *fend = end - PKT_MAX_SIZE;
-
-			if (fend > next)
-				fend = next;
-			while (p < fend) {
-				unsigned b = *p, sz;
-				uint64_t v;
-
-#if defined(__x86_64__)
-				if (batch && idx_skim_size[b] == 1) {
-					unsigned j = tsk16(p, &bsum, &bn, &bset, &btail, &btn);
-
-					if (j) {
-						p += j;
-						continue;
-					}
-				} else if (!acted && !(b & 1) && b != 2) {
-					p += tsk_plain16(p);
-					continue;
-				}
-#endif
-				if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
-					v = b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3;
-					if (batch) {
-						bsum += v;
-						bn++;
-						btail += v;
-						btn++;
-					} else {
-						fast.type = PKT_CYC;
-						fast.u.cyc = v;
-						tm_advance(tm, &fast);
-						batch = 1;
-						bset = 0;
-						bsum = bn = btail = btn = 0;
-					}
-					p += 1 + ((b & 4) >> 2);
-					continue;
-				}
-				sz = tsk_size[b];
-				if (__builtin_expect(sz != 0, 1)) {
-					if (pkt_cyc_eligible_mask >> tsk_type[b] & 1) {
-						if (batch) {
-							bset = 1;
-							btail = btn = 0;
-						} else if (acted) {
-							fast.type = tsk_type[b];
-							tm_advance(tm, &fast);
-							acted = 0;
-						}
-					}
-					p += sz;
-					continue;
-				}
-				if (b == 2 && p[1] == 0xa3 &&
-				    (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
-					/* tnt.64 (a zero payload is an error) */
-					if (batch) {
-						bset = 1;
-						btail = btn = 0;
-					} else if (acted) {
-						fast.type = PKT_TNT64;
-						tm_advance(tm, &fast);
-						acted = 0;
-					}
-					p += 8;
-					continue;
-				}
-				if (batch) {
-					tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
-					batch = 0;
-					acted = 1;
-				}
-				if (b == 0x59) {
-					fast.type = PKT_MTC;
-					fast.u.mtc = p[1];
-					tm_advance(tm, &fast);
-					if (g && g->mtc)
-						gacc_at(g, tm);
-					acted = 1;
-					p += 2;
-				} else {
-					break;
-				}
-			}
-			if (batch) {
-				tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
-				batch = 0;
-				acted = 1;
-			}
+			p = tsk_fast(p, end - PKT_MAX_SIZE < next ?
+					end - PKT_MAX_SIZE : next,
+				     tm, g, &fast, &acted);
 			if (p >= end)
 				break;
 			if (p >= next)
