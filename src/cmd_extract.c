@@ -21,11 +21,37 @@
 enum { E_DIR, E_STREAM, E_NOPTS };
 
 static const struct opt extract_cli_opts[] = {
-	{ NULL, 'o', "DIR", "the output directory (must exist); a symbolic link\n"
-	  "there at an output's name is refused, not followed", E_DIR },
+	{ NULL, 'o', "DIR", "the output directory, made (with its parents) if\n"
+	  "it does not exist; a symbolic link there at an\n"
+	  "output's name is refused, not followed", E_DIR },
 	{ "stream", 0, "S", "only stream S (index, cpuN or name)", E_STREAM },
 	{ 0 }
 };
+
+/* Make @dir and its missing parents (0777 less the umask), as mkdir -p.
+ * Returns 0, or -1 with errno set. */
+static int make_dir(const char *dir)
+{
+	char buf[4096], *p;
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, dir, n + 1);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/' || p[-1] == '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
 
 struct extract_job {
 	const struct img *img;
@@ -187,18 +213,24 @@ int cmd_extract_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse extract: ", "-o: empty directory name");
 		return 2;
 	}
-	if (stat(dir, &st) < 0) {
+	if (stat(dir, &st) < 0 && errno != ENOENT) {
 		esc_line(stderr, "ptbrowse extract: ", "%s: %s", dir, strerror(errno));
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		esc_line(stderr, "ptbrowse extract: ", "%s: not a directory", dir);
 		return 1;
 	}
 	safefile_remove_on_signals();
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return 1;
+	}
+	/* Made once the trace opened: a bad trace leaves no empty DIR. */
+	if (make_dir(dir) < 0) {
+		esc_line(stderr, "ptbrowse extract: ", "%s: cannot make the output "
+			"directory: %s", dir, strerror(errno));
+		goto out_close;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		esc_line(stderr, "ptbrowse extract: ", "%s: not a directory", dir);
+		goto out_close;
 	}
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;

@@ -2,7 +2,8 @@
 # t_writers -- no command writes over the trace, a device, a FIFO or a
 # directory, or leaves a half-written file, and none hangs on a FIFO where
 # it reads its own files (src/safefile.h is the one way every writer goes):
-# extract through a symbolic or hard link to the trace, a failed export
+# extract through a symbolic or hard link to the trace (and -o DIR made
+# when missing, a file there named), a failed export
 # over an existing file, marks --export with the trace as the output
 # (also with the arguments swapped), :export-marks and :save-screen of the
 # trace, empty names, a write that fails half way, FIFOs at the index
@@ -74,6 +75,20 @@ cp "$P" in.perf
 "$PTBROWSE" extract in.perf -o out >out.txt 2>err.txt || bad "extract again: exit $? ($(cat err.txt))"
 [ "$(wc -c <out/in.perf.cpu3.pt 2>/dev/null)" = 137728 ] || bad "extract: out/in.perf.cpu3.pt is not 137728 bytes"
 ls out | grep -q '\.tmp\.' && bad "extract left temporary files: $(ls out)"
+# -o DIR that does not exist is made, parents too; a file there, or under
+# a file, is one line naming DIR, exit 1; a trace that cannot be opened
+# leaves no directory behind
+"$PTBROWSE" extract in.perf -o new/sub >out.txt 2>err.txt || bad "extract -o new/sub: $(cat err.txt)"
+[ -s new/sub/in.perf.cpu3.pt ] && [ -s new/sub/in.perf.cpu3.pt.options ] ||
+	bad "extract -o new/sub: $(ls -R new 2>&1)"
+echo x >afile
+for d in afile afile/sub; do
+	"$PTBROWSE" extract in.perf -o "$d" >out.txt 2>err.txt; r=$?
+	[ $r = 1 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "$d: not a directory\|$d: Not a directory" err.txt ||
+		bad "extract -o $d: exit $r, $(cat err.txt)"
+done
+"$PTBROWSE" extract nothere.perf -o never >out.txt 2>err.txt && bad "extract of no trace: exit 0"
+[ -e never ] && bad "extract of no trace made its -o directory"
 # an empty output directory name: refused, nothing written into /
 cp orig.pt "$uniq.pt"
 "$PTBROWSE" extract "$uniq.pt" -o '' >out.txt 2>err.txt && bad "extract -o '': exit 0"
