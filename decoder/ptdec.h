@@ -1,16 +1,39 @@
 /*
  * ptdec -- the ptbrowse decoder library.  No UI, no I/O, never exits.
  *
- * Layers, bottom up (each file owns one):
- *   pkt.h     bytes -> packets: a cursor over a caller-owned [begin, end)
- *             buffer, one packet at a time, sync forward/backward to PSB.
- *   image.h   a trace as a list of byte spans (one for a raw file, one per
- *             AUXTRACE payload for perf.data), with gaps between them.
- *   tm.h      the time model: TSC, TMA, MTC, CYC and CBR -> a time and a
- *             cycle count for every packet.
- *   index.h   PSB seek points with their PSB+ state (phase 1) and per
- *             segment summaries (phase 2), built in the background.
- *   window.h  lazily decoded rows of one PSB segment, with a small LRU.
+ * The files of decoder/, bottom up: each calls only files listed before
+ * it (in parentheses, where it calls more than ptdec.h), so there is no
+ * cycle; it talks to its callers through callbacks.
+ *   ptdec.h, error.c  the error codes (enum pte) and pte_strerror().
+ *   tm_config.h/.c    what the recording says about its clocks.
+ *   pool.h/.c         worker threads running numbered units in order,
+ *                     with an in-order merge (index and search use it).
+ *   pkt.h/.c          bytes -> packets: a cursor over a caller-owned
+ *                     [begin, end), sync forward/backward to PSB.
+ *   image.h/.c        a trace as spans with gaps between them (one span
+ *                     for a raw file, one per AUXTRACE payload); a cursor
+ *                     across spans.                          (pkt)
+ *   tm.h/.c           the time model: TSC, TMA, MTC, CYC and CBR -> a
+ *                     time and a cycle count per packet.
+ *                                                (tm_config, pkt)
+ *   tm_ptdump.h/.c    libipt's own estimate, for ptdump-equal dumps.
+ *                                                (tm_config, pkt)
+ *   index.h           PSB seek points (phase 1), segment summaries (2),
+ *                     the time model's state every 16 PSBs (3), built in
+ *                     the background; the cache blob.  index.c (lifecycle,
+ *                     builder, lookups), index_scan.c, index_sum.c,
+ *                     index_time.c, index_blob.c share index_int.h.
+ *                                                (pool, pkt, image, tm)
+ *   window.h/.c       lazily decoded rows of PSB segments, an LRU cache;
+ *                     seek points come from the caller's callbacks (the
+ *                     index, when there is one).
+ *                                                (pkt, image, tm)
+ *   flow.h            the instruction flow (Zydis); flow*.c share
+ *                     flow_int.h.                (pkt, image, tm)
+ *   search.h          predicates and the background search on all cores:
+ *                     search_parse.c, search_match.c, search_scan.c,
+ *                     search.c share search_int.h.
+ *                                   (pool, pkt, image, tm, index)
  *
  * Every function returns 0 (or a count) on success and a negative
  * enum pte value on failure; pte_strerror() names it.
