@@ -30,7 +30,15 @@ struct ctx_reader {
 	uint8_t started;
 	uint8_t at_end;
 	uint8_t head;		/* in a PSB+ before its TSC */
+	uint8_t lost;		/* bytes were lost before next */
+	/* ctx_stretch_end()'s last answer: the stretch holding [end_from,
+	 * end_at] ends at end_at (a TIP.PGD or OVF) at TSC end_tsc; or,
+	 * if !end_found, is not known to end */
+	uint64_t end_from, end_at, end_tsc;
+	uint8_t have_end, end_found;
 };
+
+#define CTX_STRETCH_MAX	(4u << 20)	/* bytes searched for a stretch's end */
 
 #define CTX_CACHE 256	/* answers kept, direct-mapped by offset */
 
@@ -129,6 +137,7 @@ static int ctx_read(struct ctx_reader *r)
 		if (n == -pte_gap || n < 0) {
 			/* lost bytes: the time is unknown until the next PSB */
 			tm_gap(&r->tm);
+			r->lost = 1;
 			if (n != -pte_gap &&
 			    img_cursor_sync_forward(&r->cur,
 						    img_cursor_offset(&r->cur) + 1) < 0)
@@ -202,13 +211,106 @@ static int ctx_tsc(struct ctx *c, int stream, uint64_t off, uint64_t *tsc,
 	return 0;
 }
 
+/* Where the stretch of tracing holding the packet @r is at ends: the
+ * first TIP.PGD or OVF from there, its offset into *@end and the TSC
+ * before it into *@tsc (a copy of the reader walks on).
+ * Returns 0 if found; 1 if the stream ends or loses bytes first, or no
+ * end comes within CTX_STRETCH_MAX bytes or has a time. */
+static int ctx_stretch_end(struct ctx_reader *r, const struct trace_stream *s,
+			   uint64_t off, uint64_t *end, uint64_t *tsc)
+{
+	struct ctx_reader copy;
+	int found = 0;
+
+	if (r->have_end && off >= r->end_from && off <= r->end_at) {
+		*end = r->end_at;
+		*tsc = r->end_tsc;
+		return r->end_found ? 0 : 1;
+	}
+	copy = *r;
+	copy.lost = 0;
+	while ((copy.have_next || !ctx_read(&copy)) && !copy.lost &&
+	       copy.next.offset - off <= CTX_STRETCH_MAX) {
+		if (copy.next.type == PKT_TIP_PGD || copy.next.type == PKT_OVF) {
+			found = !tm_now(&copy.tm, tsc);
+			*end = copy.next.offset;
+			break;
+		}
+		ctx_feed(&copy, s, &copy.next);
+		copy.have_next = 0;
+	}
+	r->have_end = 1;
+	r->end_found = (uint8_t)found;
+	r->end_from = off;
+	/* a stretch not known to end answers for its start alone */
+	r->end_at = found ? *end : off;
+	r->end_tsc = found ? *tsc : 0;
+	return found ? 0 : 1;
+}
+
+/* How many times the thread on stream @stream changes in the sideband's
+ * timeline from TSC @t0 (exclusive) to @t1 (inclusive); the TSC of the
+ * last change into *@at. */
+static size_t ctx_changes(const struct sb *sb, int stream, uint64_t t0,
+			  uint64_t t1, uint64_t *at)
+{
+	size_t lo = 0, hi = sb_nslices(sb, stream), n = 0;
+	struct sb_slice sl;
+	int32_t tid;
+
+	if (t1 <= t0)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (!sb_slice(sb, stream, mid, &sl) && sl.tsc <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	tid = lo && !sb_slice(sb, stream, lo - 1, &sl) ? sl.tid : -1;
+	for (; !sb_slice(sb, stream, lo, &sl) && sl.tsc <= t1; lo++) {
+		if (sl.tid != tid) {
+			n++;
+			*at = sl.tsc;
+		}
+		tid = sl.tid;
+	}
+	return n;
+}
+
+/* The TSC whose task the packet at estimated TSC @tsc belongs to, given
+ * the stretch it is in ends at TSC @t1 (if @have_end), and the TSC to read
+ * its comm at into *@comm_tsc: a context switch happens in the kernel,
+ * where user-only tracing is off, and the estimate of an enable right
+ * after one can lie before the switch's time; so, where the thread
+ * changed exactly once from @tsc to the stretch's end, the stretch is the
+ * new thread's (as imgopt_reader_asid() decides the process), named as it
+ * was when switched in.  More than one change in a stretch (a traced
+ * kernel): time alone. */
+static uint64_t ctx_task_tsc(const struct sb *sb, int stream, uint64_t tsc,
+			     int have_end, uint64_t t1, uint32_t *flags,
+			     uint64_t *comm_tsc)
+{
+	uint64_t at = 0;
+
+	*comm_tsc = tsc;
+	if (have_end && ctx_changes(sb, stream, tsc, t1, &at) == 1) {
+		*flags |= CTX_F_STRETCH;
+		*comm_tsc = at > tsc ? at : tsc;
+		return t1;
+	}
+	return tsc;
+}
+
 /* ctx_at() without the cache. */
 static int ctx_lookup(struct ctx *c, int stream, uint64_t off,
 		      struct ctx_task *task)
 {
 	const struct trace_stream *s = &c->t->streams[stream];
 	struct sb_task sbt;
-	int ret;
+	uint64_t end, t1 = 0, when, comm_tsc;
+	int ret, have_end;
 
 	task->pid = task->tid = -1;
 	task->cpu = s->cpu;
@@ -229,11 +331,15 @@ static int ctx_lookup(struct ctx *c, int stream, uint64_t off,
 		}
 		return ret;
 	}
-	ret = sb_task_at(c->sb, stream, task->tsc, 0, &sbt);
+	have_end = s->tid < 0 &&
+		   !ctx_stretch_end(&c->rd[stream], s, off, &end, &t1);
+	when = ctx_task_tsc(c->sb, stream, task->tsc, have_end, t1, &task->flags,
+			    &comm_tsc);
+	ret = sb_task_at(c->sb, stream, when, 0, &sbt);
 	task->pid = sbt.pid;
 	task->tid = sbt.tid;
 	task->asid = sbt.asid;
-	task->comm = sbt.comm;
+	task->comm = when == comm_tsc ? sbt.comm : sb_comm(c->sb, sbt.tid, comm_tsc);
 	return ret;
 }
 
@@ -385,13 +491,16 @@ static int ctx_rl_set(struct ctx_rlist *l, uint64_t off, int keep)
 	} else if (!keep && l->open) {
 		l->r[l->n - 1].to = off;
 		l->open = 0;
+		if (l->r[l->n - 1].from == off)
+			l->n--;		/* nothing kept after all */
 	}
 	return 0;
 }
 
-/* The verdict of @f at estimated TSC @tsc of stream @stream (or none). */
+/* The verdict of @f for the task at TSC @tsc of stream @stream (@have_tsc
+ * 0: no time), named as at @comm_tsc. */
 static int ctx_verdict(struct ctx *c, const struct ctx_filter *f, int stream,
-		       int have_tsc, uint64_t tsc)
+		       int have_tsc, uint64_t tsc, uint64_t comm_tsc)
 {
 	const struct trace_stream *s = &c->t->streams[stream];
 	struct ctx_task task;
@@ -403,9 +512,120 @@ static int ctx_verdict(struct ctx *c, const struct ctx_filter *f, int stream,
 	    (!sb_task_at(c->sb, stream, tsc, 0, &sbt) || s->tid >= 0)) {
 		task.pid = sbt.pid;
 		task.tid = s->tid >= 0 ? s->tid : sbt.tid;
-		task.comm = sbt.comm;
+		task.comm = tsc == comm_tsc ? sbt.comm :
+			    sb_comm(c->sb, task.tid, comm_tsc);
 	}
 	return ctx_filter_match(f, &task);
+}
+
+/* The packets of the current stretch whose time differs from the one
+ * before: their verdicts wait for the stretch's end (ctx_task_tsc()). */
+struct ctx_pend {
+	uint64_t off, tsc;
+	int have;
+};
+
+struct ctx_walk {
+	struct ctx *c;
+	const struct ctx_filter *f;
+	int stream;
+	struct ctx_rlist l;
+	struct ctx_pend *p;
+	size_t n, cap;
+};
+
+static int ctx_pend_add(struct ctx_walk *w, uint64_t off, int have, uint64_t tsc)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct ctx_pend *p = realloc(w->p, cap * sizeof(*p));
+
+		if (!p)
+			return -pte_nomem;
+		w->p = p;
+		w->cap = cap;
+	}
+	w->p[w->n].off = off;
+	w->p[w->n].tsc = tsc;
+	w->p[w->n++].have = have;
+	return 0;
+}
+
+/* The stretch ended (at TSC @t1 if @have_end): the waiting verdicts. */
+static int ctx_pend_flush(struct ctx_walk *w, int have_end, uint64_t t1)
+{
+	const struct trace_stream *s = &w->c->t->streams[w->stream];
+	uint32_t flags = 0;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < w->n && !ret; i++) {
+		const struct ctx_pend *e = &w->p[i];
+		uint64_t when = e->tsc, comm_tsc = e->tsc;
+
+		if (e->have && s->tid < 0 && w->c->sb)
+			when = ctx_task_tsc(w->c->sb, w->stream, e->tsc, have_end,
+					    t1, &flags, &comm_tsc);
+		ret = ctx_rl_set(&w->l, e->off,
+				 ctx_verdict(w->c, w->f, w->stream, e->have, when,
+					     comm_tsc));
+	}
+	w->n = 0;
+	return ret;
+}
+
+/* One pass of ctx_ranges() over reader @r. */
+static int ctx_walk(struct ctx_walk *w, struct ctx_reader *r,
+		    const struct trace_stream *s, uint64_t *last)
+{
+	uint64_t tsc = 0, head_from = 0, tsc_v = 0;
+	int ret = 0, in_head = 0, have, fresh = 1;
+
+	while (!ret && !ctx_read(r)) {
+		const struct pkt *p = &r->next;
+
+		r->have_next = 0;
+		*last = p->offset + p->size;
+		if (r->lost) {
+			/* lost bytes end a stretch without an end */
+			r->lost = 0;
+			ret = ctx_pend_flush(w, 0, 0);
+			fresh = 1;
+		}
+		if (!in_head) {
+			have = !tm_now(&r->tm, &tsc);
+			/* the task changes only when the estimate does */
+			if (!ret && p->type != PKT_PSB &&
+			    (fresh || !have || tsc != tsc_v))
+				ret = ctx_pend_add(w, p->offset, have, tsc);
+			tsc_v = tsc;
+			fresh = !have;
+		}
+		if (p->type == PKT_PSB) {
+			in_head = 1;
+			head_from = p->offset;
+		}
+		if (!ret && !in_head &&
+		    (p->type == PKT_TIP_PGD || p->type == PKT_OVF)) {
+			have = !tm_now(&r->tm, &tsc);
+			ret = ctx_pend_flush(w, have, tsc);
+			fresh = 1;
+		}
+		ctx_feed(r, s, p);
+		if (!ret && in_head && !r->head) {
+			/* its TSC (or its end): the time of the whole PSB+ */
+			in_head = 0;
+			have = !tm_now(&r->tm, &tsc);
+			ret = ctx_pend_add(w, head_from, have, tsc);
+			tsc_v = tsc;
+			fresh = !have;
+		}
+	}
+	if (!ret && in_head)
+		ret = ctx_pend_add(w, head_from, 0, 0);
+	if (!ret)
+		ret = ctx_pend_flush(w, 0, 0);
+	return ret;
 }
 
 int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
@@ -413,62 +633,36 @@ int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
 {
 	const struct trace_stream *s;
 	struct ctx_reader *r;
-	struct ctx_rlist l = { 0 };
-	uint64_t tsc = 0, head_from = 0, last = 0, tsc_v = UINT64_MAX;
-	int ret = 0, keep = 0, in_head = 0, have;
+	struct ctx_walk w;
+	uint64_t last = 0;
+	int ret;
 
 	if (!c || !out || !n || stream < 0 || (size_t)stream >= c->t->nstreams)
 		return -pte_invalid;
 	*out = NULL;
 	*n = 0;
 	s = &c->t->streams[stream];
-	r = malloc(sizeof(*r));
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -pte_nomem;
-	memset(r, 0, sizeof(*r));
+	memset(&w, 0, sizeof(w));
+	w.c = c;
+	w.f = f;
+	w.stream = stream;
 	tm_init(&r->tm, &s->timing);
 	r->started = 1;
 	r->at_end = img_cursor_init(&r->cur, &s->img, 0) < 0;
-	while (!ret && !ctx_read(r)) {
-		const struct pkt *p = &r->next;
-
-		r->have_next = 0;
-		last = p->offset + p->size;
-		if (!in_head) {
-			have = !tm_now(&r->tm, &tsc);
-			/* the task changes only when the estimate does */
-			if (!have || tsc != tsc_v) {
-				keep = ctx_verdict(c, f, stream, have, tsc);
-				tsc_v = have ? tsc : UINT64_MAX;
-			}
-		}
-		if (p->type == PKT_PSB) {
-			in_head = 1;
-			head_from = p->offset;
-		}
-		ctx_feed(r, s, p);
-		if (in_head && !r->head) {
-			/* its TSC (or its end): the verdict for the whole PSB+ */
-			in_head = 0;
-			have = !tm_now(&r->tm, &tsc);
-			keep = ctx_verdict(c, f, stream, have, tsc);
-			tsc_v = have ? tsc : UINT64_MAX;
-			ret = ctx_rl_set(&l, head_from, keep);
-		} else if (!in_head) {
-			ret = ctx_rl_set(&l, p->offset, keep);
-		}
-	}
-	if (!ret && in_head)
-		ret = ctx_rl_set(&l, head_from, keep);
-	if (!ret && l.open)
-		l.r[l.n - 1].to = last > s->img.size ? s->img.size : last;
+	ret = ctx_walk(&w, r, s, &last);
+	if (!ret && w.l.open)
+		w.l.r[w.l.n - 1].to = last > s->img.size ? s->img.size : last;
 	free(r);
+	free(w.p);
 	if (ret) {
-		free(l.r);
+		free(w.l.r);
 		return ret;
 	}
-	*out = l.r;
-	*n = l.n;
+	*out = w.l.r;
+	*n = w.l.n;
 	return 0;
 }
 

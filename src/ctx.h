@@ -8,7 +8,12 @@
  * stream's CPU at the estimated TSC of the packet there (every packet
  * before it fed to the time model from the last PSB).  At a PSB (before
  * its PSB+ TSC), the TSC of the PSB+ after it is used, and CTX_F_AHEAD
- * says so.  A per-thread stream is its thread at every offset.  Without
+ * says so.  But a context switch happens in the kernel, where user-only
+ * tracing is off, and the estimate of an enable just after one can lie
+ * before the switch's time: so where the thread changes exactly once
+ * between the packet's time and the end of its stretch of tracing (the
+ * next TIP.PGD or OVF), the stretch is the new thread's (CTX_F_STRETCH),
+ * as flow's address spaces are (imgopt_reader_asid()).  A per-thread stream is its thread at every offset.  Without
  * sideband (a raw trace) or time, nothing is known and nothing is
  * guessed: fields stay -1 / "".
  *
@@ -34,6 +39,8 @@ enum ctx_flag {
 	CTX_F_AHEAD = 1 << 1,	/* tsc is the following PSB+'s (the offset
 				 * is in a PSB+ before its TSC) */
 	CTX_F_SIDEBAND = 1 << 2,/* the trace has sideband to ask */
+	CTX_F_STRETCH = 1 << 3,	/* the task is the one at the end of the
+				 * stretch of tracing (see above) */
 };
 
 /* Who ran at an offset.  Unknown fields are -1, "" or SB_ASID_NONE (0). */

@@ -50,6 +50,11 @@ static void p_tsc(struct pw *w, uint64_t tsc)
 	pw_put(w, b, 8);
 }
 
+static void p_byte(struct pw *w, uint8_t b)
+{
+	pw_put(w, &b, 1);
+}
+
 static void p_pad(struct pw *w, int n)
 {
 	pw_put(w, NULL, (size_t)n);
@@ -78,8 +83,11 @@ static void aux(struct pw *d, int cpu, const struct pw *pt)
  *   pid 100 "prog" from 1000, switched out to 300/301 "other" at 4000.
  * cpu1:
  *   0 PSB, 16 TSC 3050, 24 PSBEND, 26 PAD, 27 TSC 3200, 35 PAD,
- *   36 TSC 3600, 44 PAD  (size 45)
- *   pid 200 forked at 3000, in at 3100, named "child" at 3500.
+ *   36 TSC 3600, 44 PAD, 45 TIP.PGD, 46 TIP.PGE, 47 PAD, 48 TSC 3800,
+ *   56 PAD, 57 TIP.PGD  (size 58)
+ *   pid 200 forked at 3000, in at 3100, named "child" at 3500; switched
+ *   out at 3700 for 400/400 "late", whose enable at 46 is estimated at
+ *   3600 (before the switch): its stretch ends after it.
  */
 static int setup(void **state)
 {
@@ -102,6 +110,9 @@ static int setup(void **state)
 	pw_comm(&d, 200, 200, 3500, 1, "child", 0);
 	pw_switch(&d, 1, 100, 100, 300, 301, 4000, 0);
 	pw_switch(&d, 0, 300, 301, 100, 100, 4001, 0);
+	pw_comm(&d, 400, 400, 0, 1, "late", 0);
+	pw_switch(&d, 1, 200, 200, 400, 400, 3700, 1);
+	pw_switch(&d, 0, 400, 400, 200, 200, 3700, 1);
 	p_psb(&c0);
 	p_tsc(&c0, 2000);
 	p_psbend(&c0);
@@ -121,6 +132,12 @@ static int setup(void **state)
 	p_pad(&c1, 1);
 	p_tsc(&c1, 3600);
 	p_pad(&c1, 1);
+	p_byte(&c1, 0x01);	/* TIP.PGD, IP suppressed */
+	p_byte(&c1, 0x11);	/* TIP.PGE, IP suppressed */
+	p_pad(&c1, 1);
+	p_tsc(&c1, 3800);
+	p_pad(&c1, 1);
+	p_byte(&c1, 0x01);
 	aux(&d, 0, &c0);
 	aux(&d, 1, &c1);
 	if (pw_file(path, &d, NULL))
@@ -143,7 +160,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(path);
+	if (getenv("KEEP"))
+		fprintf(stderr, "kept %s\n", path);
+	else
+		unlink(path);
 	unlink(raw);
 	return 0;
 }
@@ -218,7 +238,6 @@ static const uint32_t AH = CTX_F_AHEAD;
 static void test_at(void **state)
 {
 	struct fix x;
-	struct ctx_task k;
 
 	(void)state;
 	open_fix(&x);
@@ -235,11 +254,21 @@ static void test_at(void **state)
 	expect(&x, x.cpu0, 42, 300, 301, "other", AH, 5000);
 	expect(&x, x.cpu0, 58, 300, 301, "other", AH, 5000);
 	expect(&x, x.cpu0, 69, 300, 301, "other", 0, 5000);
-	/* cpu1: nothing ran there before 3100; the comm from 3500 */
-	assert_int_equal(ctx_at(x.c, x.cpu1, 0, &k), 0);
-	assert_int_equal(k.pid, -1);
-	assert_int_equal(k.tsc, 3050);
+	/* cpu1: nothing ran there before 3100 by time, but the stretch that
+	 * starts at 3050 is the one task switched in at 3100's, as it was
+	 * named then; its comm from 3500 */
+	expect(&x, x.cpu1, 0, 200, 200, "", AH | CTX_F_STRETCH, 3050);
+	expect(&x, x.cpu1, 26, 200, 200, "", CTX_F_STRETCH, 3050);
 	expect(&x, x.cpu1, 35, 200, 200, "", 0, 3200);
+	expect(&x, x.cpu1, 44, 200, 200, "child", 0, 3600);
+	expect(&x, x.cpu1, 45, 200, 200, "child", 0, 3600);
+	/* the lagging enable's stretch is the thread switched in */
+	expect(&x, x.cpu1, 46, 400, 400, "late", CTX_F_STRETCH, 3600);
+	expect(&x, x.cpu1, 48, 400, 400, "late", CTX_F_STRETCH, 3600);
+	expect(&x, x.cpu1, 56, 400, 400, "late", 0, 3800);
+	expect(&x, x.cpu1, 57, 400, 400, "late", 0, 3800);
+	/* again, backwards (the stretch's end from the cache) */
+	expect(&x, x.cpu1, 47, 400, 400, "late", CTX_F_STRETCH, 3600);
 	expect(&x, x.cpu1, 44, 200, 200, "child", 0, 3600);
 	close_fix(&x);
 }
@@ -348,6 +377,14 @@ static void check_ranges(struct fix *x, const struct ctx_filter *f, int stream,
 			assert_int_equal(ctx_keep(x->c, f, stream, off),
 					 ctx_ranges_has(r, n, off));
 	}
+	for (off = 0; stream == x->cpu1 && off < size; off++) {
+		if ((off > 0 && off < 16) || (off > 16 && off < 24) ||
+		    (off > 27 && off < 35) || (off > 36 && off < 44) ||
+		    (off > 48 && off < 56) || off == 25)
+			continue;	/* inside a packet (cpu1) */
+		assert_int_equal(ctx_keep(x->c, f, stream, off),
+				 ctx_ranges_has(r, n, off));
+	}
 	free(r);
 }
 
@@ -356,8 +393,9 @@ static void test_ranges(void **state)
 	static const struct ctx_range all0[] = { { 0, 70 } };
 	static const struct ctx_range p100[] = { { 0, 38 } };
 	static const struct ctx_range p300[] = { { 38, 70 } };
-	static const struct ctx_range child[] = { { 44, 45 } };
-	static const struct ctx_range p200[] = { { 35, 45 } };
+	static const struct ctx_range child[] = { { 44, 46 } };
+	static const struct ctx_range p200[] = { { 0, 46 } };
+	static const struct ctx_range p400[] = { { 46, 58 } };
 	struct ctx_filter f;
 	struct fix x;
 
@@ -378,6 +416,9 @@ static void test_ranges(void **state)
 	ctx_filter_init(&f);
 	assert_int_equal(ctx_filter_set(&f, "--pid", "200"), 0);
 	check_ranges(&x, &f, x.cpu1, p200, 1);
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--comm", "late"), 0);
+	check_ranges(&x, &f, x.cpu1, p400, 1);
 	close_fix(&x);
 }
 
