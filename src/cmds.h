@@ -16,6 +16,7 @@ int cmd_marks_main(int argc, char **argv);
 int cmd_export_main(int argc, char **argv);
 int cmd_index_main(int argc, char **argv);
 int cmd_flow_main(int argc, char **argv);
+int cmd_calls_main(int argc, char **argv);
 
 /* Write the browser's options, a line each, to @f (for its --help and
  * ptbrowse --help). */

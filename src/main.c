@@ -17,6 +17,7 @@ static const struct subcmd {
 	{ "export", cmd_export_main, "write a byte range as a trace ptdump can decode" },
 	{ "index", cmd_index_main, "build or check the PSB index and summarise the trace" },
 	{ "flow", cmd_flow_main, "print the instructions a trace says were executed" },
+	{ "calls", cmd_calls_main, "print the call tree and top functions of a range" },
 	{ "browse", cmd_browse_main, "open the interactive browser (the default)" },
 };
 

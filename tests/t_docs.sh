@@ -15,7 +15,7 @@ for name in $(sed -n 's/^	ACTION([A-Z_0-9]*, "\([^"]*\)".*/\1/p' ui/action_list.
 done
 [ $fail = 0 ] && echo "ok   every command is in the man page"
 
-for cmd in "" browse dump flow index info extract marks export; do
+for cmd in "" browse dump flow calls index info extract marks export; do
 	for opt in $("$PTBROWSE" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z0-9.-]*' | sort -u); do
 		grep -qF -- "$(esc "$opt")" "$man" || bad "$cmd $opt is not in $man"
 	done

@@ -1,0 +1,506 @@
+/*
+ * cmd_calls -- `ptbrowse calls`: the call tree and the top functions of a
+ * range of a stream, as text: what the browser's function view and region
+ * summaries show (calltree.h, fed by ctflow.h).
+ *
+ * The tree: a line per call path, indented by depth, its children sorted
+ * by --sort; each with its calls, instructions, cycles with its callees
+ * and its own, and the time from its calls to their returns.  Then the
+ * top functions (the symbol holding each instruction) by cycles, by
+ * instructions and by calls.  Cycles as calltree.h's ct_sum_str() writes
+ * them: never a number the trace does not give.
+ *
+ * --pid, --tid and --comm keep the instructions of that task only (ctx.h:
+ * the sideband's task at each deciding packet's time).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calltree.h"
+#include "cmds.h"
+#include "ctflow.h"
+#include "ctx.h"
+#include "esc.h"
+#include "flow.h"
+#include "image.h"
+#include "imgopt.h"
+#include "memimg.h"
+#include "opt.h"
+#include "ptdec.h"
+#include "range.h"
+#include "symfmt.h"
+#include "timing_opt.h"
+#include "tm.h"
+#include "tm_config.h"
+#include "trace.h"
+
+#define CALLS_PROG "ptbrowse calls: "
+
+enum { C_STREAM, C_PID, C_TID, C_COMM, C_DEPTH, C_TOP, C_SORT, C_NO_TREE };
+enum { C_RAW, C_IMGOPT };
+
+static const struct opt calls_opts[] = {
+	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)",
+	  C_STREAM },
+	{ "pid", 0, "N", "only the instructions process N ran (perf.data sideband)",
+	  C_PID },
+	{ "tid", 0, "N", "only the instructions thread N ran", C_TID },
+	{ "comm", 0, "NAME", "only the instructions of tasks named NAME", C_COMM },
+	{ "depth", 0, "N", "show the tree N calls deep (default: all)", C_DEPTH },
+	{ "top", 0, "N", "show N functions in each top list (default 10; 0: all)",
+	  C_TOP },
+	{ "sort", 0, "KEY", "order callees by cycles (default), insns or calls",
+	  C_SORT },
+	{ "no-tree", 0, NULL, "the top functions only", C_NO_TREE },
+	{ 0 }
+};
+
+static const struct opt calls_image_opts[] = {
+	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
+	  "space (repeatable)", C_RAW },
+	{ "elf", 0, "FILE[:BASE]", "an ELF executable, shared object or vmlinux, at\n"
+	  "its addresses or with its first page at BASE; with\n"
+	  "its symbols (repeatable)", C_IMGOPT },
+	{ "sysroot", 0, "DIR", "look for a perf.data's files under DIR first", C_IMGOPT },
+	{ "kallsyms", 0, "FILE", "kernel symbols (/proc/kallsyms format), no code",
+	  C_IMGOPT },
+	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
+	  "else ~/.debug)", C_IMGOPT },
+	{ 0 }
+};
+
+struct calls_cmd {
+	const char *stream;
+	struct ctx_filter filter;
+	unsigned depth, top;
+	enum ct_order sort;
+	int no_tree;
+	struct mi *mi;
+	struct imgopt io;
+	/* while decoding */
+	struct trace *t;
+	int idx;
+	struct imgset *set;
+	struct ctx *ctx_dec;	/* the decoder's questions */
+	struct ctx *ctx_feed;	/* the tree's */
+	const struct tm_config *tm;
+};
+
+/* A number option's value: 0 to 1000000. */
+static int calls_number(const char *val, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!val || *val < '0' || *val > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || *end || v > 1000000)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int calls_take(const struct opt_cmd *cmd, void *vctx, const struct opt *o,
+		      const char *val)
+{
+	struct calls_cmd *cc = vctx;
+
+	switch (o->id) {
+	case C_STREAM:
+		cc->stream = val;
+		return 0;
+	case C_PID:
+	case C_TID:
+	case C_COMM:
+		return ctx_filter_set(&cc->filter, o->id == C_PID ? "--pid" :
+				      o->id == C_TID ? "--tid" : "--comm", val) ?
+		       -EINVAL : 0;
+	case C_DEPTH:
+		return calls_number(val, &cc->depth);
+	case C_TOP:
+		return calls_number(val, &cc->top);
+	case C_SORT:
+		if (!strcmp(val, "cycles"))
+			cc->sort = CT_BY_CYCLES;
+		else if (!strcmp(val, "insns"))
+			cc->sort = CT_BY_INSNS;
+		else if (!strcmp(val, "calls"))
+			cc->sort = CT_BY_CALLS;
+		else
+			return -EINVAL;
+		return 0;
+	default:
+		cc->no_tree = 1;
+		return 0;
+	}
+}
+
+static int calls_take_image(const struct opt_cmd *cmd, void *vctx,
+			    const struct opt *o, const char *val)
+{
+	struct calls_cmd *cc = vctx;
+	char err[512], name[32];
+	char *av[2];
+	int k = 0;
+
+	if (o->id == C_RAW) {
+		if (mi_add_raw(cc->mi, val, err, sizeof(err)) < 0) {
+			opt_error(cmd, "%s", err);
+			return -EIO;
+		}
+		return 0;
+	}
+	/* imgopt_arg() checks and keeps the value, as for flow */
+	snprintf(name, sizeof(name), "--%s", o->name);
+	av[0] = name;
+	av[1] = (char *)val;
+	return imgopt_arg(&cc->io, 2, av, &k, "calls") == 1 ? 0 : -ENOENT;
+}
+
+/* The flow decoder's code: the address space that the sideband names at
+ * the deciding packet's time (ctx.h), or PIP's CR3 without sideband. */
+static uint64_t calls_asid(void *vctx, const struct flow_ctx *c)
+{
+	struct calls_cmd *cc = vctx;
+	struct ctx_task task;
+
+	if (!imgopt_sb(cc->set))
+		return c->have_cr3 ? c->cr3 : 0;
+	if (ctx_at(cc->ctx_dec, cc->idx, c->offset, &task) < 0)
+		return 0;
+	return task.asid;
+}
+
+static int calls_read(void *vctx, const struct flow_ctx *c, uint64_t ip,
+		      uint8_t *buf, size_t size)
+{
+	struct calls_cmd *cc = vctx;
+	uint64_t asid = imgopt_sb(cc->set) ? calls_asid(vctx, c) : 0;
+
+	return mi_read(cc->mi, asid, ip, buf, size);
+}
+
+/* @ticks TSC ticks as time into @buf: microseconds where the recording
+ * converts TSC to time, else ticks. */
+static const char *calls_time(const struct calls_cmd *cc, uint64_t ticks,
+			      char *buf, size_t size)
+{
+	uint64_t ns0, ns1;
+
+	if (!tm_tsc_to_ns(cc->tm, 0, &ns0) && !tm_tsc_to_ns(cc->tm, ticks, &ns1) &&
+	    ns1 >= ns0) {
+		ns1 -= ns0;
+		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 "us", ns1 / 1000,
+			 ns1 % 1000);
+	} else {
+		snprintf(buf, size, "%" PRIu64 "tk", ticks);
+	}
+	return buf;
+}
+
+/* A function's name for the tables: a code segment without symbols in
+ * brackets, escaped. */
+static const char *calls_name(const struct ct_func *f, char *buf, size_t size)
+{
+	char raw[512];
+
+	if (f->kind == SYMFMT_SEGMENT)
+		snprintf(raw, sizeof(raw), "[%s]", f->name);
+	else
+		snprintf(raw, sizeof(raw), "%s", f->name);
+	return esc_str(buf, size, raw);
+}
+
+/* Print node @n and, down to --depth, its children. */
+static void calls_node(const struct calls_cmd *cc, const struct ct *ct,
+		       uint32_t n)
+{
+	const struct ct_node *node = ct_node(ct, n);
+	char tot[48], self[48], tm[48], name[2048];
+	uint32_t *kids;
+	size_t nk, i;
+
+	if (n != CT_ROOT) {
+		printf("%8" PRIu64 " %13" PRIu64 " %16s %16s %12s  %*s%s\n",
+		       node->calls, node->insns,
+		       ct_sum_str(&node->total, tot, sizeof(tot)),
+		       ct_sum_str(&node->self, self, sizeof(self)),
+		       calls_time(cc, node->tsc_ticks, tm, sizeof(tm)),
+		       (int)(2 * (node->depth - 1)), "",
+		       calls_name(ct_func(ct, node->func), name, sizeof(name)));
+		if (cc->depth && node->depth >= cc->depth)
+			return;
+	}
+	kids = malloc(ct_nnodes(ct) * sizeof(*kids));
+	if (!kids)
+		return;
+	nk = ct_children(ct, n, cc->sort, kids, 0);
+	for (i = 0; i < nk; i++)
+		calls_node(cc, ct, kids[i]);
+	free(kids);
+}
+
+static void calls_top(const struct calls_cmd *cc, const struct ct *ct,
+		      enum ct_order order, const char *title)
+{
+	uint32_t *idx = malloc((ct_nfuncs(ct) + 1) * sizeof(*idx));
+	char cyc[48], name[2048];
+	size_t n, i;
+
+	if (!idx)
+		return;
+	n = ct_top(ct, order, idx, cc->top);
+	printf("\ntop functions by %s:\n%16s %13s %8s  %s\n", title, "cycles",
+	       "instructions", "calls", "function");
+	for (i = 0; i < n; i++) {
+		const struct ct_func *f = ct_func(ct, idx[i]);
+
+		printf("%16s %13" PRIu64 " %8" PRIu64 "  %s\n",
+		       ct_sum_str(&f->cyc, cyc, sizeof(cyc)), f->insns, f->calls,
+		       calls_name(f, name, sizeof(name)));
+	}
+	free(idx);
+}
+
+static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
+			uint64_t from, uint64_t to)
+{
+	const struct ct_node *root = ct_node(ct, CT_ROOT);
+	char cyc[48], tm[48];
+
+	printf("%s [0x%" PRIx64 ", 0x%" PRIx64 "): %" PRIu64 " instructions, "
+	       "cycles %s, time %s\n", cc->t->streams[cc->idx].name, from, to,
+	       root->insns, ct_sum_str(&root->total, cyc, sizeof(cyc)),
+	       calls_time(cc, root->tsc_ticks, tm, sizeof(tm)));
+	printf("cycles: N exact, ~N split between functions by instructions, "
+	       "A-B bounded, >=N at least, ? unknown, +? some unknown; time: "
+	       "from the deciding packets' estimated TSC\n");
+	if (ct_truncated(ct))
+		printf("(calls deeper than the tree keeps are counted in the "
+		       "deepest function kept)\n");
+	if (!cc->no_tree) {
+		printf("\n%8s %13s %16s %16s %12s  %s\n", "calls", "instructions",
+		       "cycles", "self cycles", "time", "function");
+		calls_node(cc, ct, CT_ROOT);
+	}
+	calls_top(cc, ct, CT_BY_CYCLES, "cycles");
+	calls_top(cc, ct, CT_BY_INSNS, "instructions");
+	calls_top(cc, ct, CT_BY_CALLS, "calls");
+}
+
+struct calls_job {
+	struct ct *ct;
+	struct flow *f;
+	const struct img *img;
+	uint64_t from, to;
+	struct ctf_opts *o;
+};
+
+static int calls_run(void *arg)
+{
+	struct calls_job *j = arg;
+
+	return ctf_range(j->ct, j->f, j->img, j->from, j->to, j->o);
+}
+
+/* Open the trace, its images and contexts; the stream in cc->idx.
+ * Returns 0, or 1 after printing an error. */
+static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_config *timing)
+{
+	char err[512];
+	size_t i;
+
+	if (trace_open(&cc->t, path, err, sizeof(err)) < 0) {
+		esc_line(stderr, CALLS_PROG, "%s", err);
+		return 1;
+	}
+	if (!cc->t->nstreams) {
+		esc_line(stderr, CALLS_PROG, "%s: no Intel PT data", path);
+		return 1;
+	}
+	if (cc->stream) {
+		cc->idx = trace_find_stream(cc->t, cc->stream);
+		if (cc->idx < 0) {
+			esc_line(stderr, CALLS_PROG, "%s: no stream '%s'", path, cc->stream);
+			return 1;
+		}
+	} else if (cc->t->nstreams > 1) {
+		esc_line(stderr, CALLS_PROG, "%s has %zu streams; decoding '%s' "
+			 "(choose with --stream)", path, cc->t->nstreams,
+			 cc->t->streams[0].name);
+	}
+	/* the command line wins over what the file recorded */
+	for (i = 0; i < cc->t->nstreams; i++) {
+		struct tm_config c = *timing;
+
+		tm_config_merge(&c, &cc->t->streams[i].timing);
+		cc->t->streams[i].timing = c;
+	}
+	cc->tm = &cc->t->streams[cc->idx].timing;
+	cc->io.mi = cc->mi;
+	if (imgopt_load(&cc->set, &cc->io, cc->t, err, sizeof(err)) < 0) {
+		esc_line(stderr, CALLS_PROG, "%s", err);
+		return 1;
+	}
+	for (i = 0; i < imgopt_nmessages(cc->set) && i < 10; i++)
+		esc_line(stderr, CALLS_PROG, "%s", imgopt_message(cc->set, i));
+	if (imgopt_nmessages(cc->set) > 10)
+		esc_line(stderr, CALLS_PROG, "and %zu more files without code",
+			 imgopt_nmessages(cc->set) - 10);
+	if (ctx_new(&cc->ctx_dec, cc->t, imgopt_sb(cc->set)) < 0 ||
+	    ctx_new(&cc->ctx_feed, cc->t, imgopt_sb(cc->set)) < 0) {
+		esc_line(stderr, CALLS_PROG, "out of memory");
+		return 1;
+	}
+	if (ctx_filter_active(&cc->filter) && !imgopt_sb(cc->set)) {
+		esc_line(stderr, CALLS_PROG, "%s: no sideband (a raw trace): --pid, "
+			 "--tid and --comm need a perf.data file", path);
+		return 1;
+	}
+	return 0;
+}
+
+/* Decode [@from, @to) into a tree and print it.  Returns the exit status. */
+static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
+			uint64_t to)
+{
+	struct flow_config cfg;
+	struct ctf_opts o;
+	struct calls_job job;
+	struct ctx_range *keep = NULL;
+	struct symfmt *sf = NULL;
+	struct flow *f = NULL;
+	struct ct *ct = NULL;
+	size_t nkeep = 0;
+	int rc = 1, r;
+
+	memset(&o, 0, sizeof(o));
+	o.stream = cc->idx;
+	o.ctx = cc->ctx_feed;
+	o.tm = cc->tm;
+	if (ctx_filter_active(&cc->filter)) {
+		if (ctx_ranges(cc->ctx_feed, &cc->filter, cc->idx, &keep, &nkeep) < 0)
+			goto out_nomem;
+		if (!nkeep)
+			esc_line(stderr, CALLS_PROG, "%s: nothing in stream '%s' ran as "
+				 "the task asked for", path, cc->t->streams[cc->idx].name);
+		o.keep = keep;
+		o.nkeep = nkeep;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.img = &cc->t->streams[cc->idx].img;
+	cfg.read = calls_read;
+	cfg.read_ctx = cc;
+	cfg.asid = calls_asid;
+	if (flow_new(&f, &cfg) < 0 || symfmt_new(&sf, cc->set) < 0 ||
+	    ct_new(&ct, ct_resolve_symfmt, sf) < 0)
+		goto out_nomem;
+	job.ct = ct;
+	job.f = f;
+	job.img = cfg.img;
+	job.from = from;
+	job.to = to;
+	job.o = &o;
+	/* with a restriction and nothing kept, the tree stays empty */
+	r = ctx_filter_active(&cc->filter) && !nkeep ? 0 :
+	    trace_guard(calls_run, &job);
+	if (r == -pte_sigbus) {
+		esc_line(stderr, CALLS_PROG, "%s: the file shrank while being read", path);
+		goto out;
+	}
+	if (r < 0) {
+		esc_line(stderr, CALLS_PROG, "%s: %s", path, pte_strerror(r));
+		goto out;
+	}
+	ct_finish(ct);
+	calls_print(cc, ct, from, to);
+	rc = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		esc_line(stderr, CALLS_PROG, "write error: %s", strerror(errno));
+		rc = 1;
+	}
+	goto out;
+out_nomem:
+	esc_line(stderr, CALLS_PROG, "out of memory");
+out:
+	ct_free(ct);
+	symfmt_free(sf);
+	flow_free(f);
+	free(keep);
+	return rc;
+}
+
+int cmd_calls_main(int argc, char **argv)
+{
+	struct calls_cmd cc;
+	struct tm_config timing;
+	uint64_t from = 0, to = 0, size;
+	int have_to = 0, rc = 2, r;
+	char *path;
+	const struct opt_group groups[] = {
+		{ "options:", calls_opts, calls_take, &cc },
+		{ "image options (where the code comes from; repeatable ones say so):",
+		  calls_image_opts, calls_take_image, &cc },
+		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &timing },
+	};
+	const struct opt_cmd cmd = { "ptbrowse calls",
+"usage: ptbrowse calls [options] TRACE[:FROM[-TO]]\n"
+"\n"
+"Print the call tree of the instructions TRACE says were executed (as\n"
+"`ptbrowse flow` decodes them) and the functions that took the most cycles,\n"
+"instructions and calls.  FROM and TO are stream offsets: decoding starts\n"
+"at the first PSB at or after FROM and stops before TO.\n",
+		groups, 3 };
+
+	memset(&cc, 0, sizeof(cc));
+	memset(&timing, 0, sizeof(timing));
+	ctx_filter_init(&cc.filter);
+	cc.top = 10;
+	cc.sort = CT_BY_CYCLES;
+	imgopt_init(&cc.io);
+	if (mi_new(&cc.mi) < 0) {
+		esc_line(stderr, CALLS_PROG, "out of memory");
+		return 1;
+	}
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0) {
+		rc = opt_status(r);
+		goto out;
+	}
+	if (r != 1) {
+		if (r > 1)
+			opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1],
+				  argv[2]);
+		else
+			opt_error(&cmd, "no trace given");
+		goto out;
+	}
+	path = argv[1];
+	if (range_split(path, &from, &to, &have_to) < 0) {
+		esc_line(stderr, CALLS_PROG, "%s: bad range (TO must be above FROM)", path);
+		goto out;
+	}
+	rc = 1;
+	if (calls_open(&cc, path, &timing))
+		goto out;
+	size = cc.t->streams[cc.idx].img.size;
+	if (from >= size || (have_to && to > size)) {
+		esc_line(stderr, CALLS_PROG, "%s: range is outside the trace (size 0x%"
+			 PRIx64 ")", path, size);
+		goto out;
+	}
+	rc = calls_decode(&cc, path, from, have_to ? to : size);
+out:
+	ctx_free(cc.ctx_dec);
+	ctx_free(cc.ctx_feed);
+	mi_free(cc.mi);
+	imgopt_free(cc.set);
+	imgopt_release(&cc.io);
+	trace_close(cc.t);
+	return rc;
+}

@@ -1,0 +1,168 @@
+/* ctflow -- the call tree fed from flow windows (see ctflow.h). */
+#include "ctflow.h"
+
+#include <string.h>
+
+#include "calltree.h"
+#include "ctx.h"
+#include "flow.h"
+#include "image.h"
+#include "ptdec.h"
+#include "tm.h"
+
+#define CTF_CHUNK (64 * 1024)
+
+/* The address space of the packet at @off into *@asid (0 without a
+ * context) and its thread's key for ct_thread() into *@thread (0 where
+ * unknown, else the tid + 1). */
+static void ctf_task(const struct ctf_opts *o, uint64_t off, uint64_t *asid,
+		     uint64_t *thread)
+{
+	struct ctx_task task;
+
+	*asid = *thread = 0;
+	if (!o->ctx || ctx_at(o->ctx, o->stream, off, &task) < 0)
+		return;
+	*asid = task.asid;
+	if (task.tid >= 0)
+		*thread = (uint64_t)task.tid + 1;
+}
+
+/* Whether the record decided at @off is fed (@o->keep), moving *@k. */
+static int ctf_kept(const struct ctf_opts *o, uint64_t off, size_t *k)
+{
+	if (!o->keep)
+		return 1;
+	while (*k < o->nkeep && o->keep[*k].to <= off)
+		(*k)++;
+	if (*k < o->nkeep && o->keep[*k].from <= off)
+		return 1;
+	/* an offset before the hint (a record read ahead): search */
+	return ctx_ranges_has(o->keep, o->nkeep, off);
+}
+
+/* Whether event @r may come with a context switch: the code after it may
+ * be another thread's (a switch happens in the kernel, so in user-space
+ * code it comes with tracing enabled again, or a paging event). */
+static int ctf_may_switch(const struct flow_rec *r)
+{
+	if (r->kind != FLOW_EVENT)
+		return r->kind == FLOW_ERROR;
+	return r->ev == FLOW_EV_ENABLED || r->ev == FLOW_EV_PAGING ||
+	       r->ev == FLOW_EV_ASYNC_PAGING || r->ev == FLOW_EV_OVERFLOW;
+}
+
+/* Whether event or error @r breaks the call stack. */
+static int ctf_breaks(const struct flow_rec *r)
+{
+	if (r->kind == FLOW_ERROR)
+		return 1;
+	return r->kind == FLOW_EVENT && !(r->flags & FLOW_F_STATUS) &&
+	       r->ev == FLOW_EV_OVERFLOW;
+}
+
+int ctf_window(struct ct *ct, const struct flow_window *w,
+	       const struct ctf_opts *o)
+{
+	uint32_t run = UINT32_MAX;
+	uint64_t asid = 0, thread, asid_off = UINT64_MAX;
+	size_t i, k = 0;
+	int in = 1, ret, may_switch = 1;
+
+	if (!ct || !w || !o)
+		return -pte_invalid;
+	for (i = 0; i < w->nlines; i++) {
+		const struct flow_line *l = &w->lines[i];
+		const struct flow_run *r;
+		struct ct_cyc c;
+
+		if (!ctf_kept(o, l->r.offset, &k)) {
+			if (in && (ret = ct_break(ct)) < 0)
+				return ret;
+			in = 0;
+			run = UINT32_MAX;
+			may_switch = 1;
+			continue;
+		}
+		in = 1;
+		if (l->r.kind != FLOW_INSN) {
+			may_switch |= ctf_may_switch(&l->r);
+			if (ctf_breaks(&l->r)) {
+				if ((ret = ct_break(ct)) < 0)
+					return ret;
+				run = UINT32_MAX;
+			}
+			continue;
+		}
+		if (l->run != run && l->run < w->nruns) {
+			run = l->run;
+			r = &w->runs[run];
+			c.lo = r->cycles.lo;
+			c.hi = r->cycles.hi;
+			c.flags = (uint8_t)((r->cycles.flags & FLOW_C_KNOWN ? CT_C_KNOWN : 0) |
+					    (r->cycles.flags & FLOW_C_HI ? CT_C_HI : 0) |
+					    (r->cycles.flags & FLOW_C_EXACT ? CT_C_EXACT : 0));
+			ret = ct_run(ct, &c, r->tsc,
+				     (r->tm_flags & TM_F_TSC) && !(r->tm_flags & TM_F_REL));
+			if (ret < 0)
+				return ret;
+		}
+		if (l->r.offset != asid_off) {
+			ctf_task(o, l->r.offset, &asid, &thread);
+			asid_off = l->r.offset;
+			/* the task the sideband says, where one may begin: the
+			 * time of a packet is an estimate, a switch is not */
+			if (may_switch && (ret = ct_thread(ct, thread)) < 0)
+				return ret;
+			may_switch = 0;
+		}
+		ret = ct_insn(ct, l->r.offset, asid, l->r.ip, l->r.iclass);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
+	      uint64_t from, uint64_t to, const struct ctf_opts *o)
+{
+	struct flow_window w;
+	struct flow_wopts wo;
+	struct img_cursor cur;
+	uint64_t at = from, next, chunk;
+	int ret = 0;
+
+	if (!ct || !f || !img || !o || to <= from)
+		return -pte_invalid;
+	memset(&w, 0, sizeof(w));
+	memset(&wo, 0, sizeof(wo));
+	wo.tm = o->tm;
+	chunk = o->chunk ? o->chunk : CTF_CHUNK;
+	if (img_cursor_init(&cur, img, 0) < 0)
+		return 0;	/* an empty stream */
+	/* the first window starts at the first PSB at or after @from */
+	if (img_cursor_sync_forward(&cur, from) < 0)
+		return 0;
+	at = img_cursor_offset(&cur);
+	while (at < to) {
+		/* the window ends at a PSB, where the decoder starts afresh */
+		next = to;
+		if (to - at > chunk && !img_cursor_sync_forward(&cur, at + chunk))
+			next = img_cursor_offset(&cur) < to ? img_cursor_offset(&cur) : to;
+		ret = flow_window(f, at, next, &wo, &w);
+		if (ret == -FLOW_E_NOMEM) {
+			ret = -pte_nomem;
+			break;
+		}
+		if (ret < 0) {
+			ret = -pte_internal;
+			break;
+		}
+		ret = ctf_window(ct, &w, o);
+		if (ret < 0)
+			break;
+		at = next;
+	}
+	flow_window_free(&w);
+	return ret;
+}

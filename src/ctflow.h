@@ -1,0 +1,54 @@
+/*
+ * ctflow -- feeding the call tree (calltree.h) from the flow decoder's
+ * windows (flow.h: lines with their runs and cycles), over a range of a
+ * stream that may be far larger than one window: decoded PSB segment by
+ * PSB segment (a few dozen KiB of trace at a time), so memory stays small
+ * and the tree is what one decode of the whole range gives.
+ *
+ * Errors and overflows break the flow (ct_break()); tracing disabled and
+ * enabled again does not.  With a restriction (ctx.h's ranges), only the
+ * instructions decided by packets inside the ranges are fed, and leaving
+ * a range breaks the flow: the code of other tasks in between is not in
+ * the tree.
+ */
+#ifndef CTFLOW_H
+#define CTFLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ct;
+struct ctx;
+struct ctx_range;
+struct flow;
+struct flow_window;
+struct img;
+struct tm_carry;
+struct tm_config;
+
+/* What ctf_range() needs. */
+struct ctf_opts {
+	int stream;		/* the stream decoded (for @ctx) */
+	struct ctx *ctx;	/* the address space at an offset (ctx_at());
+				 * NULL: 0, the common one */
+	const struct tm_config *tm;	/* the stream's timing (cycles count
+					 * without it; its time needs it) */
+	const struct ctx_range *keep;	/* NULL: everything */
+	size_t nkeep;
+	uint64_t chunk;		/* trace bytes per window; 0: 64 KiB */
+};
+
+/* Feed window @w's lines to @ct (see above).
+ * Returns 0, or -pte_nomem, or -pte_invalid for NULL arguments. */
+int ctf_window(struct ct *ct, const struct flow_window *w,
+	       const struct ctf_opts *o);
+
+/* Decode [@from, @to) of @img (the stream @f decodes) window by window
+ * and feed it to @ct (not finished: call ct_finish()).  Decoding starts at
+ * the first PSB at or after @from, as flow_seek() does.
+ * Returns 0; -pte_nomem; -pte_invalid for NULL arguments or @to <= @from;
+ * or -pte_sigbus if the trace shrank (when run under trace_guard()). */
+int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
+	      uint64_t from, uint64_t to, const struct ctf_opts *o);
+
+#endif /* CTFLOW_H */

@@ -1,0 +1,125 @@
+#!/bin/sh
+# `ptbrowse calls` on a perf.data of tests/progs/p_sample (four threads on
+# two CPUs, its shared library, switch sideband; tools/record.sh): per CPU,
+# the instructions are the recorder's own log's; per function, `flow`'s
+# (counted from its symbol column); the calls into mul and add are the
+# direct calls to them in `flow`; the flat profile's cycles add up to the
+# range's; --tid splits the instructions between the threads without
+# loss; --comm keeps a thread's functions only; a sub-range has `flow`'s
+# instructions for that range; bad options and a raw trace with --pid are
+# refused with one line.
+set -u
+: "${PTBROWSE:?}" "${BUILD:?}"
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL $*"; fail=1; }
+for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample"; do
+	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
+done
+sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
+	{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+perf=$tmp/rec/perf.data
+
+# The number in the first line's "N instructions".
+total() { sed -n '1s/.*): \([0-9]*\) instructions.*/\1/p' "$1"; }
+
+# The rows of table TITLE ("instructions", ...) of calls output FILE.
+table() {
+	awk -v t="top functions by $2:" '$0 == t { on = 1; getline; next }
+		on && NF == 0 { exit } on { print }' "$1"
+}
+
+for c in 0 1; do
+	"$PTBROWSE" calls --top 0 --stream cpu$c "$perf" >"$tmp/calls" 2>"$tmp/err" ||
+		{ bad "calls cpu$c: $(cat "$tmp/err")"; continue; }
+	n=$(total "$tmp/calls")
+	log=$(wc -l <"$tmp/rec/trace.cpu$c.flow")
+	[ "$n" = "$log" ] || bad "cpu$c: $n instructions, the recorder's log has $log"
+
+	# per function: calls' table against flow's symbol column, by name
+	table "$tmp/calls" instructions | awk '$NF !~ /^\[/ { n[$NF] += $2 }
+		END { for (f in n) print f, n[f] }' | sort >"$tmp/mine"
+	"$PTBROWSE" flow --stream cpu$c "$perf" 2>/dev/null >"$tmp/flow"
+	awk '$1 !~ /^\[/ && $2 ~ /\+0x/ { sub(/\+0x.*/, "", $2); n[$2]++ }
+		END { for (f in n) print f, n[f] }' "$tmp/flow" | sort >"$tmp/theirs"
+	cmp -s "$tmp/mine" "$tmp/theirs" ||
+		{ bad "cpu$c: instructions per function differ from flow's:"; diff "$tmp/mine" "$tmp/theirs" | head; }
+
+	# calls into mul and add (through pointers): their first instruction
+	# right after a call
+	for fn in mul add; do
+		want=$(awk -v f="$fn+0x0" '$1 ~ /^\[/ { next }
+			$2 == f && prev == "call" { n++ } { prev = $3 }
+			END { print n + 0 }' "$tmp/flow")
+		got=$(table "$tmp/calls" calls | awk -v f="$fn" '$NF == f { print $3 }')
+		[ "$want" = 0 ] && want=
+		[ "$got" = "$want" ] ||
+			bad "cpu$c: $fn called '$got' times, flow has '$want' calls to it"
+	done
+
+	# the flat profile's cycles (lower bounds) add up to the range's
+	sum=$(table "$tmp/calls" cycles | awk '{ c = $1; gsub(/[~>=]|\+\?/, "", c);
+		sub(/-.*/, "", c); s += c } END { print s + 0 }')
+	head=$(sed -n '1s/.*cycles \([^,]*\),.*/\1/p' "$tmp/calls" | sed 's/[~>=]//g; s/+?//; s/-.*//')
+	[ "$sum" = "$head" ] || bad "cpu$c: the functions' cycles add up to $sum, the range has $head"
+
+	# every instruction ran as one of the four threads
+	s=0
+	for t in $(awk '$1 == "fork" { print $3 } $1 == "comm" && $2 == $3 { print $3 }' \
+			"$tmp/rec/trace.sideband" | sort -u); do
+		"$PTBROWSE" calls --no-tree --stream cpu$c --tid "$t" "$perf" >"$tmp/t" 2>/dev/null ||
+			bad "calls --tid $t"
+		s=$((s + $(total "$tmp/t")))
+	done
+	[ "$s" = "$n" ] || bad "cpu$c: the threads ran $s instructions, the CPU $n"
+done
+
+# a thread's functions only (on whichever CPU it ran)
+for c in 0 1; do
+	"$PTBROWSE" calls --top 0 --comm hasher --stream cpu$c "$perf" 2>/dev/null ||
+		bad "calls --comm hasher"
+done >"$tmp/h"
+grep -q ' hasher$' "$tmp/h" || bad "--comm hasher: no hasher"
+grep -Eq ' (matmul|sorter|word_hash)$' "$tmp/h" && bad "--comm hasher: another thread's function"
+"$PTBROWSE" calls --comm nosuch --stream cpu0 "$perf" >"$tmp/none" 2>"$tmp/err" ||
+	bad "--comm nosuch failed"
+[ "$(total "$tmp/none")" = 0 ] || bad "--comm nosuch: instructions"
+grep -q 'nothing in stream' "$tmp/err" || bad "--comm nosuch: not said"
+
+# a sub-range (the second quarter of cpu0's raw stream, its code from
+# --raw dumps): flow's instructions there
+raw=$tmp/rec/trace.cpu0
+set -- $(sed -n "s|^--raw \(.*\)|--raw $tmp/rec/\1|p" "$tmp/rec/trace.options")
+size=$(wc -c <"$raw")
+from=$(printf '0x%x' $((size / 4))) to=$(printf '0x%x' $((size / 2)))
+"$PTBROWSE" calls "$@" "$raw:$from-$to" >"$tmp/r" 2>"$tmp/err" || bad "calls range: $(cat "$tmp/err")"
+want=$("$PTBROWSE" flow "$@" "$raw:$from-$to" 2>/dev/null | grep -vc '^\[')
+[ "$want" -gt 1000 ] || bad "range: flow has $want instructions"
+[ "$(total "$tmp/r")" = "$want" ] || bad "range: $(total "$tmp/r") instructions, flow has $want"
+grep -q "^raw \[$from, $to)" "$tmp/r" || bad "range: header"
+grep -q ' \[p_sample\.[0-9a-f]*\.bin\]$' "$tmp/r" || bad "range: no code segment named"
+
+# the tree: main at the top, sorted callees, --depth
+"$PTBROWSE" calls --depth 1 --stream cpu0 "$perf" >"$tmp/d1" 2>/dev/null || bad "--depth 1"
+grep -Eq '^ +0 +[0-9]+ .* main$' "$tmp/d1" || bad "--depth 1: no top-level main"
+awk '/^ +calls +instructions/ { on = 1; next } on && NF == 0 { exit } on' "$tmp/d1" >"$tmp/rows"
+[ -s "$tmp/rows" ] || bad "--depth 1: no tree"
+grep -Eq '(us|tk)    [^ ]' "$tmp/rows" && bad "--depth 1: nested lines"
+"$PTBROWSE" calls --stream cpu0 "$perf" >"$tmp/all" 2>/dev/null
+grep -Eq '(us|tk)    [^ ]' "$tmp/all" || bad "no nested lines without --depth"
+
+# errors: one line, exit 2 for usage, 1 for trouble
+"$PTBROWSE" calls --pid x "$perf" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] || bad "--pid x: exit $rc"
+grep -q 'ptbrowse calls: --pid: bad argument' "$tmp/err" || bad "--pid x: $(cat "$tmp/err")"
+"$PTBROWSE" calls --sort size "$perf" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] || bad "--sort size: exit $rc"
+"$PTBROWSE" calls --pid 1 "$tmp/rec/trace.cpu0" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 1 ] || bad "raw --pid: exit $rc"
+grep -q 'no sideband' "$tmp/err" || bad "raw --pid: $(cat "$tmp/err")"
+"$PTBROWSE" calls --stream cpu0 "$perf:0x100000" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 1 ] || bad "outside: exit $rc"
+grep -q 'outside the trace' "$tmp/err" || bad "outside: $(cat "$tmp/err")"
+"$PTBROWSE" calls --help | grep -q -- '--comm NAME' || bad "--help: no --comm"
+exit $fail
