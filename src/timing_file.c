@@ -225,11 +225,11 @@ int timing_file_hint(const struct trace *t, const struct tm_config *cfg,
 	else
 		snprintf(what, sizeof(what), "no timing options (no %.60s.options)", name);
 	if (here_opts(here, sizeof(here)))
-		snprintf(buf, size, "%s: times are TSC ticks; recorded on this "
-			 "machine? put '%s' in it", what, here);
+		snprintf(buf, size, "%s: times are TSC ticks; if it was recorded "
+			 "here, put '%s' in %.60s.options", what, here, name);
 	else
-		snprintf(buf, size, "%s: times are TSC ticks; put the recording CPU's "
-			 "'--nom-freq P1' (or '--tsc-freq HZ') and '--mtc-freq N' in it",
-			 what);
+		snprintf(buf, size, "%s: times are TSC ticks; put the recording "
+			 "CPU's --nom-freq P1 (or --tsc-freq HZ) and --mtc-freq N in "
+			 "%.60s.options", what, name);
 	return 1;
 }

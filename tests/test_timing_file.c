@@ -222,6 +222,9 @@ static void test_trace_open(void **state)
 	assert_int_equal(timing_file_hint(t, &t->streams[0].timing, hint,
 					  sizeof(hint)), 1);
 	assert_non_null(strstr(hint, "no timing options (no t.pt.options)"));
+	/* which options, and where they go */
+	assert_non_null(strstr(hint, "--mtc-freq"));
+	assert_non_null(strstr(hint, "in t.pt.options"));
 	trace_close(t);
 
 	put(f->opts, "--mtc-freq 3\n");
