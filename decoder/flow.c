@@ -668,6 +668,9 @@ static void rec_insn(struct flow *f, const struct insn *in, uint64_t decided,
 static void drv_error(struct flow *f, int err, struct flow_rec *r)
 {
 	rec_error(f, err, f->pos, r);
+	/* where the code is missing or undecodable: its address */
+	if (err == -FLOW_E_NOMAP || err == -FLOW_E_BAD_INSN)
+		r->ip = f->ip;
 	f->state = DRV_SYNC;
 }
 

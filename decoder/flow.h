@@ -132,7 +132,9 @@ enum flow_flag {
 /* One instruction, event or error. */
 struct flow_rec {
 	uint64_t offset;	/* the packet that decided it (see above) */
-	uint64_t ip;		/* insn: its address; event: its IP unless NOIP */
+	uint64_t ip;		/* insn: its address; event: its IP unless NOIP;
+				 * error: FLOW_E_NOMAP and FLOW_E_BAD_INSN:
+				 * the address of the code, else 0 */
 	uint64_t a;		/* event payload: async_branch: the target;
 				 * paging: CR3; vmcs: base; ptwrite: payload;
 				 * cbr: ratio; mnt: payload; mwait: hints;

@@ -626,7 +626,19 @@ static int run(void *arg)
 			continue;
 		}
 		if (r.kind == FLOW_ERROR) {
-			printf("[%" PRIx64 ": error: %s]\n", r.offset, flow_strerror(r.err));
+			const char *why = NULL;
+			char ewhy[1024];
+
+			/* the full form says what is missing there, and why */
+			if (!fc->insn_only && r.err == -FLOW_E_NOMAP)
+				why = imgopt_nocode(fc->set, rec_asid(fc, r.offset), r.ip);
+			if (why)
+				printf("[%" PRIx64 ": error: %s: %016" PRIx64 ": %s]\n",
+				       r.offset, flow_strerror(r.err), r.ip,
+				       esc_str(ewhy, sizeof(ewhy), why));
+			else
+				printf("[%" PRIx64 ": error: %s]\n", r.offset,
+				       flow_strerror(r.err));
 			continue;
 		}
 		if (fc->quiet)

@@ -32,6 +32,12 @@ struct imgopt_symmap {
 	struct symtab *st;
 };
 
+/* A mapping whose code is missing, and the message saying why. */
+struct imgopt_hole {
+	uint64_t asid, start, end;
+	size_t msg;
+};
+
 struct imgset {
 	struct mi *mi;
 	uint8_t own_mi;		/* made here: freed here */
@@ -44,7 +50,10 @@ struct imgset {
 	char **msgs;
 	size_t nmsgs;
 	char **told;		/* files a message was given for */
+	size_t *told_msg;	/* and the index of that message */
 	size_t ntold;
+	struct imgopt_hole *holes;	/* mappings without code */
+	size_t nholes;
 	const char *sysroot, *cache;	/* the build-ID cache directory */
 	char cache_buf[4096];
 };
@@ -158,9 +167,11 @@ static int imgopt_say(struct imgset *s, const char *fmt, ...)
 	return 0;
 }
 
-/* Whether a message was given for @name; notes it if not. */
+/* Whether a message was given for @name; notes it if not (the next
+ * message, imgopt_say()'s, is then the one about it). */
 static int imgopt_told(struct imgset *s, const char *name)
 {
+	size_t *m;
 	char **l;
 	size_t i;
 
@@ -171,10 +182,57 @@ static int imgopt_told(struct imgset *s, const char *name)
 	if (!l)
 		return 0;
 	s->told = l;
+	m = realloc(s->told_msg, (s->ntold + 1) * sizeof(*m));
+	if (!m)
+		return 0;
+	s->told_msg = m;
 	l[s->ntold] = strdup(name);
+	m[s->ntold] = s->nmsgs;
 	if (l[s->ntold])
 		s->ntold++;
 	return 0;
+}
+
+/* Note that mapping @m of @asid has no code: the message about its file
+ * says why.  Returns 0 or -pte_nomem. */
+static int imgopt_hole(struct imgset *s, uint64_t asid, const struct sb_map *m)
+{
+	struct imgopt_hole *h;
+	size_t i;
+
+	for (i = 0; i < s->ntold && strcmp(s->told[i], m->filename); i++)
+		;
+	if (i == s->ntold || s->told_msg[i] >= s->nmsgs)
+		return 0;
+	h = realloc(s->holes, (s->nholes + 1) * sizeof(*h));
+	if (!h)
+		return -pte_nomem;
+	s->holes = h;
+	h[s->nholes].asid = asid;
+	h[s->nholes].start = m->start;
+	h[s->nholes].end = m->len > UINT64_MAX - m->start ? UINT64_MAX : m->start + m->len;
+	h[s->nholes++].msg = s->told_msg[i];
+	return 0;
+}
+
+const char *imgopt_nocode(const struct imgset *s, uint64_t asid, uint64_t ip)
+{
+	const struct imgopt_hole *h, *any = NULL;
+	size_t i;
+
+	if (!s)
+		return NULL;
+	/* the latest mapping holding @ip wins, as in the sideband */
+	for (i = s->nholes; i-- > 0;) {
+		h = &s->holes[i];
+		if (ip < h->start || ip >= h->end)
+			continue;
+		if (h->asid == asid)
+			return s->msgs[h->msg];
+		if (h->asid == MI_ASID_ANY && !any)
+			any = h;
+	}
+	return any ? s->msgs[any->msg] : NULL;
 }
 
 static int imgopt_symmap_cmp(const void *a, const void *b)
@@ -392,6 +450,11 @@ static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
 		}
 		return o;
 	}
+	if (!why[0] && !strcmp(m->filename, "[vdso]"))
+		/* perf record copies the vDSO into its build-ID cache */
+		snprintf(why, wlen, "the vDSO has no file; %s", m->build_id_len ?
+			 "the build-ID cache (--buildid-dir) has no copy of it" :
+			 "the recording gives no build ID to find a copy by");
 	if (!why[0])
 		snprintf(why, wlen, "%s", imgopt_no_file(m->filename) ?
 			 "no file behind it" : n ? "not found" :
@@ -499,8 +562,12 @@ static int imgopt_sideband(struct imgset *s)
 			elfimg_hex(m->build_id, m->build_id_len, hex,
 				   sizeof(hex));
 			if (m->kernel) {
-				if (!tried[k])
+				if (!tried[k]) {
 					ret = imgopt_kernel(s, m, hex);
+					if (!ret && !mi_name_at(s->mi, SB_ASID_NONE,
+								m->start, NULL, NULL))
+						ret = imgopt_hole(s, MI_ASID_ANY, m);
+				}
 				tried[k] = 1;
 				if (ret)
 					goto out_free;
@@ -521,6 +588,11 @@ static int imgopt_sideband(struct imgset *s)
 					if (ret)
 						goto out_free;
 				}
+			}
+			if (!found[k]) {
+				ret = imgopt_hole(s, sp->asid, m);
+				if (ret)
+					goto out_free;
 			}
 			if (found[k]) {
 				ret = imgopt_map(s, sp->asid, m,
@@ -626,6 +698,8 @@ void imgopt_free(struct imgset *s)
 	free(s->objs);
 	free(s->msgs);
 	free(s->told);
+	free(s->told_msg);
+	free(s->holes);
 	free(s->maps);
 	symtab_free(s->kallsyms);
 	sb_free(s->sb);

@@ -81,6 +81,14 @@ void imgopt_free(struct imgset *s);
 size_t imgopt_nmessages(const struct imgset *s);
 const char *imgopt_message(const struct imgset *s, size_t i);
 
+/* Why there is no code at @ip in address space @asid: the message about
+ * the recorded mapping that holds it ("no code for [vdso]: its
+ * instructions are unknown (the vDSO has no file; ...)"), a kernel
+ * mapping's in every address space.
+ * Returns the message (the set's), or NULL if no mapping without code
+ * holds @ip (nothing was recorded there). */
+const char *imgopt_nocode(const struct imgset *s, uint64_t asid, uint64_t ip);
+
 /* The code and the sideband (NULL for a raw trace). */
 struct mi *imgopt_mi(const struct imgset *s);
 struct sb *imgopt_sb(const struct imgset *s);

@@ -6,7 +6,9 @@
 # out (new and old layout) -- and the flow equals the recorder's own log on
 # both CPUs; the functions are named as nm names them; a file not found or
 # with another build ID is said once, and its code is not guessed; two
-# processes with the same code at the same addresses are kept apart.
+# processes with the same code at the same addresses are kept apart; the
+# vDSO comes from the build-ID cache ptrecord keeps, or its rows say it
+# is missing.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 rec=$BUILD/tools/ptrecord
@@ -55,7 +57,7 @@ same_as_log "$tmp/thr.perf" "timing options" --cpu 6/78/3 --mtc-freq 3 --nom-fre
 	--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 --tsc-freq 1.2GHz
 "$PTBROWSE" flow --stream cpu0 "$tmp/thr.perf" >"$tmp/full" 2>"$tmp/err"
 # (the vDSO has no file: said so, and the trace never runs it here)
-grep 'no code for' "$tmp/err" | grep -qv 'no code for \[vdso\]: .*(no file behind it)' &&
+grep 'no code for' "$tmp/err" | grep -qv 'no code for \[vdso\] (build ID [0-9a-f]*): .*(the vDSO has no file; the build-ID cache (--buildid-dir) has no copy of it)' &&
 	bad "recorded paths: $(grep 'no code' "$tmp/err" | head -2)"
 
 # Function names as nm gives them: name+0xoff at IP means nm's address of
@@ -200,6 +202,37 @@ if grep -q "^demo_sort \[pid $t2\] " "$tmp/two.sum" && grep -q "\[pid $pid\] " "
 	echo "ok   --summary: process $pid's and process $t2's functions apart ($(grep -c '\[pid' "$tmp/two.sum") rows)"
 else
 	bad "--summary of two processes: $(head -n 12 "$tmp/two.sum")"
+fi
+
+# The vDSO: ptrecord keeps a copy in a build-ID cache (TRACE.img, as perf
+# record keeps one in ~/.debug) and gives its build ID in the MMAP2; with
+# --buildid-dir the flow through it equals the log; without, it is said
+# once, and the rows where its code is missing say what is missing there.
+if [ -x "$progs/p_vdso" ]; then
+	"$rec" -q -o "$tmp/v.pt" "$progs/p_vdso" >/dev/null 2>&1 || bad "ptrecord p_vdso"
+	"$pt2perf" --sideband "$tmp/v.pt.sideband" --cpu 0 "$tmp/v.pt" -o "$tmp/v.perf" ||
+		bad "pt2perf (vdso)"
+	vbid=$(awk '$1 == "mmap2" && $NF == "[vdso]" { print $(NF-1); exit }' "$tmp/v.pt.sideband")
+	[ -f "$tmp/v.pt.img/.build-id/$(echo "$vbid" | cut -c1-2)/$(echo "$vbid" | cut -c3-)/vdso" ] ||
+		bad "no copy of the vDSO under v.pt.img/.build-id for build ID '$vbid'"
+	n=$(grep -c '^00007ffff7fc[89]' "$tmp/v.pt.flow")
+	"$PTBROWSE" flow --insn-only --stream cpu0 --buildid-dir "$tmp/v.pt.img" "$tmp/v.perf" \
+		>"$tmp/out" 2>"$tmp/err"
+	if [ "$n" -gt 0 ] && grep -v '^\[' "$tmp/out" | cmp -s - "$tmp/v.pt.flow" && ! grep -q vdso "$tmp/err"; then
+		echo "ok   the vDSO from the build-ID cache: $n of its instructions, exactly the log"
+	else
+		bad "vDSO via --buildid-dir: $(head -c 300 "$tmp/err") $(grep error "$tmp/out" | head -2)"
+	fi
+	HOME=$tmp/emptyhome PERF_BUILDID_DIR= "$PTBROWSE" flow --stream cpu0 "$tmp/v.perf" \
+		>"$tmp/out" 2>"$tmp/err"
+	if [ "$(grep -c "no code for \[vdso\] (build ID $vbid): its instructions are unknown (the vDSO has no file; the build-ID cache (--buildid-dir) has no copy of it)" "$tmp/err")" -eq 1 ] &&
+	   grep -q "^\[[0-9a-f]*: error: no memory mapped at this address: 00007ffff7fc[89][0-9a-f]*: no code for \[vdso\] (build ID $vbid)" "$tmp/out"; then
+		echo "ok   no copy of the vDSO: said once, and its rows say what is missing"
+	else
+		bad "vDSO without a copy: $(head -c 300 "$tmp/err") $(grep error "$tmp/out" | head -2)"
+	fi
+else
+	bad "$progs/p_vdso is missing"
 fi
 
 # Bad --elf: one line naming the file.

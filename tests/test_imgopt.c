@@ -383,6 +383,15 @@ static void test_recorded_path(void **state)
 			       "/lib/modules/9.9/kernel/fix.ko: its instructions "
 			       "are unknown"));
 	assert_int_equal(imgopt_nmessages(s), 2);
+	/* where code is missing, why: in every address space */
+	assert_ptr_equal(imgopt_nocode(s, a, 0xffffffffc0000100ull), m);
+	assert_ptr_equal(imgopt_nocode(s, 0, 0xffffffffc0000100ull), m);
+	assert_non_null(strstr(imgopt_nocode(s, a, 0xffffffff81000010ull),
+			       "no code for the kernel"));
+	/* where code is, or nothing was mapped: nothing to say */
+	assert_null(imgopt_nocode(s, a, BASE + main_addr));
+	assert_null(imgopt_nocode(s, a, 0x1000));
+	assert_null(imgopt_nocode(NULL, a, 0x1000));
 	imgopt_free(s);
 	trace_close(t);
 
@@ -696,6 +705,15 @@ static void test_wrong_build_id(void **state)
 	assert_non_null(strstr(m, "expected"));
 	assert_null(strchr(m, '\n'));
 	assert_int_equal(count_messages(s, fix.lib), 1);
+	/* the library's rows say why: in both processes' mappings */
+	{
+		uint64_t pgoff, vaddr, len;
+
+		exec_seg(fix.lib, &pgoff, &vaddr, &len);
+		assert_ptr_equal(imgopt_nocode(s, asid100(s, t), LIBBASE + vaddr), m);
+		assert_ptr_equal(imgopt_nocode(s, sb_pid_asid(imgopt_sb(s), 200, 3000),
+					       LIBBASE + 0x100000 + vaddr), m);
+	}
 	imgopt_free(s);
 	trace_close(t);
 	imgopt_release(&o);

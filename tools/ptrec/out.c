@@ -20,25 +20,35 @@ static struct safefile **out_files;	/* not yet committed */
 static size_t out_n, out_cap;
 static struct safefile_keep out_keep;	/* the traced program */
 static size_t out_nkeep;
-static char *out_dir;	/* a directory made for them, removed with them */
+static char **out_dirs;	/* directories made for them, removed with them
+			 * (the last made first) */
+static size_t out_ndirs;
 
 /* Remove every temporary file not committed (atexit). */
 static void out_abort_all(void)
 {
 	while (out_n)
 		safefile_abort(out_files[--out_n]);
-	if (out_dir) {
-		rmdir(out_dir);	/* only if empty: nothing but ours */
-		free(out_dir);
-		out_dir = NULL;
+	while (out_ndirs) {
+		/* only if empty: nothing but ours */
+		rmdir(out_dirs[--out_ndirs]);
+		free(out_dirs[out_ndirs]);
 	}
+	free(out_dirs);
+	out_dirs = NULL;
 }
 
 int ptr_out_mkdir(const char *path)
 {
+	char **d;
+
 	if (!mkdir(path, 0755)) {
-		if (!out_dir)
-			out_dir = strdup(path);
+		d = realloc(out_dirs, (out_ndirs + 1) * sizeof(*d));
+		if (d) {
+			out_dirs = d;
+			d[out_ndirs] = strdup(path);
+			out_ndirs += !!d[out_ndirs];
+		}
 		return 0;
 	}
 	return errno == EEXIST ? 0 : -1;
@@ -110,8 +120,10 @@ int ptr_out_commit(void)
 			ret = -1;
 		}
 	out_n = 0;
-	free(out_dir);	/* kept */
-	out_dir = NULL;
+	while (out_ndirs)	/* kept */
+		free(out_dirs[--out_ndirs]);
+	free(out_dirs);
+	out_dirs = NULL;
 	return ret;
 }
 

@@ -150,6 +150,95 @@ out:
 	close(fd);
 }
 
+/* The GNU build ID of the ELF image @img (@len bytes) as hex in @out, or
+ * "-". */
+static void build_id_mem(const uint8_t *img, size_t len, char *out, size_t size)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	snprintf(out, size, "-");
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)img, len);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff, i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff))) {
+			const uint8_t *b = (const uint8_t *)d->d_buf + doff;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + noff, "GNU", 4) ||
+			    nh.n_descsz > 20 || 2 * nh.n_descsz >= size)
+				continue;
+			for (i = 0; i < nh.n_descsz; i++)
+				snprintf(out + 2 * i, 3, "%02x", b[i]);
+			elf_end(e);
+			return;
+		}
+	}
+	if (e)
+		elf_end(e);
+}
+
+/*
+ * The vDSO has no file: as perf record does, keep a copy in a build-ID
+ * cache, OUT.img/.build-id/XX/REST/vdso (XX the build ID's first two hex
+ * digits), so that `flow --buildid-dir OUT.img` finds it by the build ID
+ * the MMAP2 record gives (into @bid, "-" if none).
+ */
+static void save_vdso(struct ptr_proc *p, const struct ptr_map *m, char *bid,
+		      size_t size)
+{
+	char path[PATH_MAX * 2];
+	uint64_t len = m->end - m->start;
+	uint8_t *buf;
+	FILE *f;
+
+	snprintf(bid, size, "-");
+	if (!p->imgdir || len > (64u << 20))
+		return;
+	buf = malloc(len);
+	if (!buf)
+		return;
+	if (pread(p->mem, buf, len, (off_t)m->start) != (ssize_t)len)
+		goto out;
+	build_id_mem(buf, len, bid, size);
+	if (bid[0] == '-' || strlen(bid) < 3)
+		goto out;
+	snprintf(path, sizeof(path), "%s/.build-id", p->imgdir);
+	if (ptr_out_mkdir(path) < 0)
+		goto out_bad;
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", p->imgdir, bid);
+	if (ptr_out_mkdir(path) < 0)
+		goto out_bad;
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", p->imgdir, bid, bid + 2);
+	if (ptr_out_mkdir(path) < 0)
+		goto out_bad;
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/vdso", p->imgdir, bid,
+		 bid + 2);
+	f = ptr_out_open(path, 1);
+	if (!f) {
+		p->werr = 1;
+		goto out;
+	}
+	if (fwrite(buf, 1, len, f) != len || fflush(f)) {
+		fprintf(stderr, "ptrecord: %s: %s\n", path, strerror(errno));
+		p->werr = 1;
+	}
+	goto out;
+out_bad:
+	fprintf(stderr, "ptrecord: %s: %s\n", path, strerror(errno));
+	p->werr = 1;
+out:
+	free(buf);
+}
+
 static void announce(struct ptr_proc *p, struct ptr_map *m, uint64_t tsc)
 {
 	char bid[48];
@@ -158,7 +247,10 @@ static void announce(struct ptr_proc *p, struct ptr_map *m, uint64_t tsc)
 	if (m->announced || !p->sb || m->start >= 0x800000000000ull)
 		return;
 	m->announced = 1;
-	build_id(m->path, bid, sizeof(bid));
+	if (!strcmp(m->path, "[vdso]"))
+		save_vdso(p, m, bid, sizeof(bid));
+	else
+		build_id(m->path, bid, sizeof(bid));
 	/* prot PROT_READ|PROT_EXEC..., flags MAP_PRIVATE */
 	fprintf(p->sb, "mmap2 %d %d %" PRIu64 " %#" PRIx64 " %#" PRIx64 " %#" PRIx64
 		" %u %u %" PRIu64 " %u 2 %s %s\n", (int)p->pid, (int)p->pid, tsc,
