@@ -302,7 +302,8 @@ int idx_unit_guarded(struct idx *idx, int (*body)(void *), size_t k)
 	return idx->guard(body, &w);
 }
 
-int idx_run_units(struct idx *idx, int (*run)(void *ctx, unsigned worker, size_t k),
+int idx_run_units(struct idx *idx,
+		  int (*run)(void *ctx, unsigned worker, size_t k),
 		  int (*merge)(void *ctx, size_t k))
 {
 	struct pool_cfg cfg = {

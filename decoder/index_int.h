@@ -10,9 +10,10 @@
  *   index_time.c  phase 3: the time pass, idx_seek_carry()
  *   index_blob.c  the cache blob: idx_save(), idx_load(), idx_reset()
  *
- * index.c calls the three phases; each phase calls back into index.c for
- * idx_run_units() and the page release, never into another phase but for
- * the skim tables index_time.c borrows from index_sum.c.
+ * index.c's coordinator calls the three phases; they call back into
+ * index.c for idx_run_units() and the page release.  index_time.c borrows
+ * index_sum.c's skim tables and idx_pace(); index_blob.c uses index.c's
+ * lookups and index_scan.c's idx_pair_at() and idx_ctx_reserve().
  */
 #ifndef INDEX_INT_H
 #define INDEX_INT_H
@@ -274,7 +275,8 @@ void idx_free_units(struct idx *idx);
  * workers), calling @merge for each in order from this thread, at most four
  * units ahead of it.  Returns 0 or the first failure (a unit's, @merge's,
  * or -pte_canceled). */
-int idx_run_units(struct idx *idx, int (*run)(void *ctx, unsigned worker, size_t k),
+int idx_run_units(struct idx *idx,
+		  int (*run)(void *ctx, unsigned worker, size_t k),
 		  int (*merge)(void *ctx, size_t k));
 
 /* Call @body(struct idx_unit_arg *) for unit @k through the guard.

@@ -24,11 +24,11 @@ struct pool {
 	int *status;			/* per unit: PENDING, 0 or < 0 */
 	size_t next;			/* the next unit to hand out */
 	size_t merged;			/* units merged (pool_merge()) */
-	size_t done;			/* units 0 .. done - 1 ran, all with 0 */
+	size_t done;			/* units below it all returned 0 */
 	int fail;			/* the first failure but a cancel */
 	unsigned running;		/* workers not yet stopped */
 	int finished;
-	int final;			/* pool_wait()'s answer, once finished */
+	int final;			/* pool_wait()'s answer, at the end */
 	int joined;
 };
 
@@ -132,7 +132,8 @@ int pool_start(struct pool **out, const struct pool_cfg *cfg)
 		return -pte_nomem;
 	p->cfg = *cfg;
 	p->cfg.nthreads = pool_threads(cfg->nthreads);
-	p->status = malloc((cfg->nunits ? cfg->nunits : 1) * sizeof(*p->status));
+	k = cfg->nunits ? cfg->nunits : 1;
+	p->status = malloc(k * sizeof(*p->status));
 	p->th = calloc(p->cfg.nthreads, sizeof(*p->th));
 	if (!p->status || !p->th)
 		goto out_free;
@@ -184,7 +185,8 @@ int pool_merge(struct pool *p, int (*merge)(void *ctx, size_t unit))
 		return -pte_invalid;
 	for (k = 0; k < p->cfg.nunits; k++) {
 		pthread_mutex_lock(&p->lock);
-		while (p->status[k] == PENDING && !(canceled(p) && k >= p->next))
+		while (p->status[k] == PENDING &&
+		       !(canceled(p) && k >= p->next))
 			wait_briefly(p);
 		st = p->status[k] == PENDING ? -pte_canceled : p->status[k];
 		pthread_mutex_unlock(&p->lock);

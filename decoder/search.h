@@ -89,7 +89,7 @@ int srch_pred_has_history(const struct srch_pred *pred);
 int srch_pred_uses_time(const struct srch_pred *pred);
 
 /* The decoding state a predicate is evaluated in.  Fields are private to
- * search.c but public so a context lives on the stack. */
+ * search_match.c but public so a context lives on the stack. */
 struct srch_ctx {
 	const struct img *img;	/* for bytes predicates; may be NULL */
 	uint64_t last_ip;	/* IP compression state */
