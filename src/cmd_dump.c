@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "ctx.h"
 #include "dump.h"
 #include "dump_fmt.h"
 #include "esc.h"
@@ -33,7 +34,7 @@
 #include "trace.h"
 
 enum { D_STREAM, D_NO_SYNC, D_QUIET, D_NO_PAD, D_NO_TIMING, D_NO_CYC,
-       D_NO_OFFSET, D_RAW, D_LASTIP, D_EXEC_MODE };
+       D_NO_OFFSET, D_RAW, D_LASTIP, D_EXEC_MODE, D_PID, D_TID, D_COMM };
 
 static const struct opt dump_opts[] = {
 	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)", D_STREAM },
@@ -46,6 +47,9 @@ static const struct opt dump_opts[] = {
 	{ "raw", 0, NULL, "show raw packet bytes", D_RAW },
 	{ "lastip", 0, NULL, "show the last IP on packets with an IP payload", D_LASTIP },
 	{ "exec-mode", 0, NULL, "show the execution mode on mode.exec packets", D_EXEC_MODE },
+	{ "pid", 0, "N", "only the packets of process N (perf.data sideband)", D_PID },
+	{ "tid", 0, "N", "only the packets of thread N", D_TID },
+	{ "comm", 0, "NAME", "only the packets of tasks named NAME", D_COMM },
 	{ 0 }
 };
 
@@ -53,6 +57,7 @@ static const struct opt dump_opts[] = {
 struct dump_args {
 	struct dump_state *st;
 	const char *stream;
+	struct ctx_filter filter;	/* --pid, --tid, --comm */
 };
 
 static int dump_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
@@ -71,6 +76,9 @@ static int dump_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	case D_NO_OFFSET: d->show_offset = 0; break;
 	case D_RAW: d->show_raw = 1; break;
 	case D_LASTIP: d->show_last_ip = 1; break;
+	case D_PID: return ctx_filter_set(&a->filter, "--pid", val) ? -EINVAL : 0;
+	case D_TID: return ctx_filter_set(&a->filter, "--tid", val) ? -EINVAL : 0;
+	case D_COMM: return ctx_filter_set(&a->filter, "--comm", val) ? -EINVAL : 0;
 	default: d->show_exec_mode = 1; break;
 	}
 	return 0;
@@ -332,6 +340,9 @@ static void dump_packet(struct dump_state *st, const struct pkt *pkt)
 		break;
 	}
 	dump_time_packet(st, &l, pkt);
+	/* --pid, --tid, --comm: other tasks' packets are decoded, not shown */
+	if (st->keep_only && !ctx_ranges_has(st->keep, st->nkeep, pkt->offset))
+		l.skip = 1;
 	print_line(st, &l);
 }
 
@@ -599,6 +610,7 @@ int cmd_dump_main(int argc, char **argv)
 	st.out = &out;
 	args.st = &st;
 	args.stream = NULL;
+	ctx_filter_init(&args.filter);
 	groups[0] = (struct opt_group){ "options:", dump_opts, dump_take, &args };
 	groups[1] = (struct opt_group){ "time options:", dump_time_opts, dump_time_take, &st };
 	groups[2] = (struct opt_group){ TIMING_OPT_HEADING, timing_opts,
@@ -663,6 +675,15 @@ int cmd_dump_main(int argc, char **argv)
 		}
 		have_to = 1;
 	}
+	if (ctx_filter_active(&args.filter)) {
+		st.keep_only = 1;
+		if (ctx_restrict(t, idx, &args.filter, &st.keep, &st.nkeep, err,
+				 sizeof(err)) < 0) {
+			esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
+				 sizeof(ebuf), err));
+			goto out_close;
+		}
+	}
 	st.img = &t->streams[idx].img;
 	if (!have_to)
 		to = st.img->size;
@@ -724,6 +745,7 @@ int cmd_dump_main(int argc, char **argv)
 out_free:
 	free(spans);
 out_close:
+	free(st.keep);
 	free(st.time);	/* dump_time.c's state, if any */
 	trace_close(t);
 	return rc;

@@ -666,6 +666,35 @@ int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
 	return 0;
 }
 
+int ctx_restrict(const struct trace *t, int stream, const struct ctx_filter *f,
+		 struct ctx_range **out, size_t *n, char *err, size_t errlen)
+{
+	struct sb *sb = NULL;
+	struct ctx *c = NULL;
+	int ret;
+
+	if (!t || !f || !out || !n || !err || !errlen)
+		return -pte_invalid;
+	if (t->kind == TRACE_RAW) {
+		snprintf(err, errlen, "%s: no sideband (a raw trace): --pid, --tid "
+			 "and --comm need a perf.data file", t->path);
+		return -pte_invalid;
+	}
+	ret = sb_load(&sb, t, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = ctx_new(&c, t, sb);
+	if (!ret)
+		ret = ctx_ranges(c, f, stream, out, n);
+	if (ret == -pte_nomem)
+		snprintf(err, errlen, "out of memory");
+	else if (ret < 0)
+		snprintf(err, errlen, "%s: %s", t->path, pte_strerror(ret));
+	ctx_free(c);
+	sb_free(sb);
+	return ret;
+}
+
 int ctx_ranges_has(const struct ctx_range *r, size_t n, uint64_t off)
 {
 	size_t lo = 0, hi = n;

@@ -13,6 +13,7 @@
 #include "tm_config.h"
 
 struct out;
+struct ctx_range;
 struct tm_carry;
 
 struct dump_opts {
@@ -42,6 +43,9 @@ struct dump_state {
 	int in_psb;		/* between psb and psbend */
 	void *time;		/* dump_time.c's state */
 	const char *end_loss;	/* why data after the end is lost, or NULL */
+	int keep_only;		/* print only packets in keep (--pid, ...) */
+	struct ctx_range *keep;	/* ctx.h's ranges */
+	size_t nkeep;
 };
 
 /* Print a "[offset: msg]" diagnostics line. */

@@ -7,7 +7,7 @@
 # range's; --tid splits the instructions between the threads without
 # loss; --comm keeps a thread's functions only; a sub-range has `flow`'s
 # instructions for that range; bad options and a raw trace with --pid are
-# refused with one line.
+# refused with one line; dump --tid splits the packets between threads.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -74,6 +74,19 @@ for c in 0 1; do
 	done
 	[ "$s" = "$n" ] || bad "cpu$c: the threads ran $s instructions, the CPU $n"
 done
+
+# dump --tid: the threads' packets add up to the stream's
+for c in 0 1; do
+	all=$("$PTBROWSE" dump --stream cpu$c "$perf" | wc -l)
+	s=0
+	for t in $(awk '$1 == "fork" { print $3 } $1 == "comm" && $2 == $3 { print $3 }' \
+			"$tmp/rec/trace.sideband" | sort -u); do
+		s=$((s + $("$PTBROWSE" dump --stream cpu$c --tid "$t" "$perf" | wc -l)))
+	done
+	[ "$s" = "$all" ] || bad "dump cpu$c: the threads have $s packets, the CPU $all"
+done
+"$PTBROWSE" dump --pid 1 "$tmp/rec/trace.cpu0" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q 'no sideband' "$tmp/err" || bad "dump raw --pid: exit $rc: $(cat "$tmp/err")"
 
 # a thread's functions only (on whichever CPU it ran)
 for c in 0 1; do
