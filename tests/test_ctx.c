@@ -464,6 +464,38 @@ static void test_raw(void **state)
 	trace_close(t);
 }
 
+/* The helper for commands: ranges from the file alone; a raw trace has
+ * no sideband. */
+static void test_restrict(void **state)
+{
+	struct ctx_filter f;
+	struct ctx_range *r = NULL;
+	struct trace *t;
+	char err[256];
+	size_t n = 9;
+
+	(void)state;
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--comm", "late"), 0);
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(ctx_restrict(NULL, 0, &f, &r, &n, err, sizeof(err)),
+			 -pte_invalid);
+	assert_int_equal(ctx_restrict(t, trace_find_stream(t, "cpu1"), &f, &r, &n,
+				      err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].from, 46);
+	assert_int_equal(r[0].to, 58);
+	free(r);
+	assert_int_equal(ctx_restrict(t, 5, &f, &r, &n, err, sizeof(err)),
+			 -pte_invalid);
+	trace_close(t);
+	assert_int_equal(trace_open(&t, raw, err, sizeof(err)), 0);
+	assert_int_equal(ctx_restrict(t, 0, &f, &r, &n, err, sizeof(err)),
+			 -pte_invalid);
+	assert_non_null(strstr(err, "no sideband"));
+	trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_ranges_has),
 		cmocka_unit_test(test_raw),
+		cmocka_unit_test(test_restrict),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
