@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "elfimg.h"
 #include "flow.h"
 #include "imgopt.h"
+#include "kmod.h"
 #include "memimg.h"
 #include "ptdec.h"
 #include "sideband.h"
@@ -54,6 +57,9 @@ struct imgset {
 	size_t ntold;
 	struct imgopt_hole *holes;	/* mappings without code */
 	size_t nholes;
+	struct kmod **kmods;	/* the kernel modules read */
+	size_t nkmods;
+	struct kmod_names *knames;	/* kallsyms by name, for them */
 	const char *sysroot, *cache;	/* the build-ID cache directory */
 	char cache_buf[4096];
 };
@@ -496,8 +502,131 @@ static int imgopt_map(struct imgset *s, uint64_t asid, const struct sb_map *m,
 	return 0;
 }
 
+/* Whether kernel mapping @name is a module's: a .ko file, or perf's
+ * "[name]" for one (not "[kernel.kallsyms]..."). */
+static int imgopt_is_module(const char *name)
+{
+	const char *ko = strstr(name, ".ko");
+
+	if (name[0] == '[')
+		return strncmp(name, "[kernel.", 8) && strncmp(name, "[guest.", 7) &&
+		       strcmp(name, "[vdso]") && strcmp(name, "[vsyscall]");
+	return ko && (!ko[3] || ko[3] == '.');
+}
+
+/* nftw()'s search for a module file by name ('-' and '_' alike). */
+static const char *imgopt_ko_want;
+static char imgopt_ko_found[4096];
+
+static int imgopt_ko_visit(const char *path, const struct stat *st, int type,
+			   struct FTW *ftw)
+{
+	const char *b = path + ftw->base, *w = imgopt_ko_want;
+
+	(void)st;
+	if (type != FTW_F)
+		return 0;
+	for (; *b && *w; b++, w++)
+		if (*b != *w && !((*b == '-' || *b == '_') && (*w == '-' || *w == '_')))
+			return 0;
+	if (*w || strcmp(b, ".ko"))
+		return 0;
+	snprintf(imgopt_ko_found, sizeof(imgopt_ko_found), "%s", path);
+	return 1;
+}
+
+/* The module file for "[name]": NAME.ko under [SYSROOT]/lib/modules/
+ * RELEASE (uname -r), as perf finds them.  Returns 0 and fills @buf. */
+static int imgopt_ko_search(const struct imgset *s, const char *bracketed,
+			    char *buf, size_t size)
+{
+	char dir[4096], name[256];
+	struct utsname u;
+	size_t n = strlen(bracketed);
+
+	if (n < 3 || n - 2 >= sizeof(name) || uname(&u))
+		return -1;
+	memcpy(name, bracketed + 1, n - 2);
+	name[n - 2] = 0;
+	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", s->sysroot ? s->sysroot : "",
+		 u.release);
+	imgopt_ko_want = name;
+	imgopt_ko_found[0] = 0;
+	if (nftw(dir, imgopt_ko_visit, 16, FTW_PHYS) != 1)
+		return -1;
+	snprintf(buf, size, "%s", imgopt_ko_found);
+	return 0;
+}
+
+/* A kernel module's mapping: its .ko file (kmod.h) from --sysroot, the
+ * build-ID cache, its recorded path or /lib/modules, its kernel
+ * references resolved with kallsyms.  Returns 0 (the code mapped, or a
+ * message said why not) or -pte_nomem. */
+static int imgopt_module(struct imgset *s, const struct sb_map *m, const char *hex)
+{
+	char cand[3][4096], err[600] = "", e2[600];
+	const char *comp = strstr(m->filename, ".ko.");
+	struct kmod *k = NULL, **l;
+	const uint8_t *bytes;
+	uint64_t addr;
+	size_t n = 0, i, len;
+	struct stat st;
+	int ret;
+
+	if (comp) {
+		snprintf(err, sizeof(err), "compressed modules (%s) are not read", comp + 1);
+		goto out_say;
+	}
+	if (s->kallsyms && !s->knames && kmod_names_new(&s->knames, s->kallsyms))
+		return -pte_nomem;
+	if (m->filename[0] == '[') {
+		if (!imgopt_ko_search(s, m->filename, cand[n], sizeof(cand[0])))
+			n++;
+	} else if (s->sysroot) {
+		snprintf(cand[n++], sizeof(cand[0]), "%s/%s", s->sysroot, m->filename);
+	}
+	if (m->build_id_len &&
+	    !imgopt_cache_path(s, hex, "elf", cand[n], sizeof(cand[0])))
+		n++;
+	if (m->filename[0] == '/' && (!s->sysroot || m->build_id_len))
+		snprintf(cand[n++], sizeof(cand[0]), "%s", m->filename);
+	for (i = 0; i < n && !k; i++) {
+		if (stat(cand[i], &st) || !S_ISREG(st.st_mode))
+			continue;
+		ret = kmod_load(&k, cand[i], m->start, s->knames, m->build_id,
+				m->build_id_len, e2, sizeof(e2));
+		if (ret == -pte_nomem)
+			return ret;
+		if (ret && !err[0])
+			snprintf(err, sizeof(err), "%s", e2);
+	}
+	if (!k) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s", n ? "not found" :
+				 "not found under /lib/modules");
+		goto out_say;
+	}
+	l = realloc(s->kmods, (s->nkmods + 1) * sizeof(*l));
+	if (!l) {
+		kmod_free(k);
+		return -pte_nomem;
+	}
+	s->kmods = l;
+	l[s->nkmods++] = k;
+	len = kmod_text(k, &addr, &bytes);
+	if (len > m->len)
+		len = m->len;
+	return len ? mi_add(s->mi, MI_ASID_ANY, addr, bytes, len, m->filename) : 0;
+out_say:
+	if (imgopt_told(s, m->filename))
+		return 0;
+	return imgopt_say(s, "no code for the kernel module %s%s%s%s: its "
+			  "instructions are unknown (%s)", m->filename,
+			  hex[0] ? " (build ID " : "", hex, hex[0] ? ")" : "", err);
+}
+
 /* A kernel mapping: code only from --elf (already in every address
- * space) or the build-ID cache; names from kallsyms. */
+ * space), the build-ID cache or a module's file; names from kallsyms. */
 static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 			 const char *hex)
 {
@@ -517,14 +646,10 @@ static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 	    !elfimg_check_build_id(o->e, m->build_id, m->build_id_len, NULL,
 				   0))
 		return imgopt_map(s, MI_ASID_ANY, m, o);
+	if (imgopt_is_module(m->filename))
+		return imgopt_module(s, m, hex);
 	if (imgopt_told(s, m->filename))
 		return 0;
-	if (m->filename[0] != '[')
-		return imgopt_say(s, "no code for the kernel module %s%s%s%s: "
-				  "its instructions are unknown (modules are "
-				  "not read)", m->filename,
-				  hex[0] ? " (build ID " : "", hex,
-				  hex[0] ? ")" : "");
 	return imgopt_say(s, "no code for the kernel %s%s%s%s: its "
 			  "instructions are unknown (give --elf vmlinux%s)",
 			  m->filename, hex[0] ? " (build ID " : "", hex,
@@ -701,6 +826,10 @@ void imgopt_free(struct imgset *s)
 	free(s->told_msg);
 	free(s->holes);
 	free(s->maps);
+	for (i = 0; i < s->nkmods; i++)
+		kmod_free(s->kmods[i]);
+	free(s->kmods);
+	kmod_names_free(s->knames);
 	symtab_free(s->kallsyms);
 	sb_free(s->sb);
 	free(s);

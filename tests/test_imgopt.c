@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <elf.h>
 #include <cmocka.h>
 
@@ -575,6 +576,94 @@ static void test_sync_switch(void **state)
 	imgopt_release(&o);
 }
 
+/* A kernel module: its .ko under --sysroot at its recorded path, or for
+ * perf's "[name]" under SYSROOT/lib/modules/RELEASE; relocated through
+ * --kallsyms (kmod.h); without it, said why. */
+static void test_kernel_module(void **state)
+{
+	static const char src[] =
+		"extern int kfunc(int);\n"
+		"__attribute__((noinline)) int mod_helper(int x) { return x + 1; }\n"
+		"int mod_entry(int x) { return kfunc(x) + mod_helper(x); }\n";
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	char path[300], cmd[2048], data[200], ks[200], rel[300];
+	struct utsname u;
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	struct pw d = { 0 };
+	uint8_t got[8];
+	uint64_t at;
+	const char *m;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	snprintf(path, sizeof(path), "%s/mod.c", fix.dir);
+	assert_int_equal(codefix_write(path, src), 0);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/root/lib/modules/9.9/kernel "
+		 "'%s/root/lib/modules/%s/kernel/drivers' && cc -c -O1 -fno-pic -pg "
+		 "-mfentry -o %s/root/lib/modules/9.9/kernel/fix.ko %s && cp "
+		 "%s/root/lib/modules/9.9/kernel/fix.ko '%s/root/lib/modules/%s/"
+		 "kernel/drivers/fix_mod.ko'", fix.dir, fix.dir, u.release, fix.dir,
+		 path, fix.dir, fix.dir, u.release);
+	assert_int_equal(system(cmd), 0);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", fix.dir);
+	f = fopen(ks, "w");
+	assert_non_null(f);
+	fprintf(f, "ffffffff81000000 T _text\nffffffff81234560 T kfunc\n");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/root/lib/modules/9.9/kernel/fix.ko", fix.dir);
+	at = 0xffffffffc0000000ull + codefix_nm(path, "mod_helper");
+
+	/* the recorded path under --sysroot, with --kallsyms */
+	snprintf(data, sizeof(data), "%s/km.data", fix.dir);
+	recording(data, fix.prog, 1, fix.lib, NULL);
+	snprintf(rel, sizeof(rel), "%s/root", fix.dir);
+	imgopt_init(&o);
+	o.sysroot = rel;
+	o.kallsyms = ks;
+	s = load(&o, data, &t);
+	assert_null(message(s, "fix.ko"));
+	assert_int_equal(mi_read(imgopt_mi(s), 0, at, got, 8), 8);
+	assert_memory_equal(got, nop5, 5);
+	assert_null(imgopt_nocode(s, 0, at));
+	imgopt_free(s);
+	trace_close(t);
+
+	/* without --kallsyms: its call into the kernel cannot be placed */
+	o.kallsyms = NULL;
+	s = load(&o, data, &t);
+	m = message(s, "fix.ko");
+	assert_non_null(m);
+	assert_non_null(strstr(m, "no code for the kernel module "
+			       "/lib/modules/9.9/kernel/fix.ko: its instructions are "
+			       "unknown ("));
+	assert_non_null(strstr(m, "'kfunc', which needs --kallsyms"));
+	assert_ptr_equal(imgopt_nocode(s, 0, at), m);
+	imgopt_free(s);
+	trace_close(t);
+
+	/* perf's "[fix_mod]": found as fix-mod.ko or fix_mod.ko under
+	 * SYSROOT/lib/modules/RELEASE */
+	pw_setup(&d);
+	pw_mmap2(&d, -1, 0, 0, 0, 0xffffffffc0000000ull, 0x3000, 0, "[fix-mod]",
+		 NULL, 1);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_auxtrace(&d, 0);
+	snprintf(data, sizeof(data), "%s/km2.data", fix.dir);
+	assert_int_equal(pw_file(data, &d, NULL), 0);
+	free(d.p);
+	o.kallsyms = ks;
+	s = load(&o, data, &t);
+	assert_null(message(s, "fix-mod"));
+	assert_int_equal(mi_read(imgopt_mi(s), 0, at, got, 8), 8);
+	assert_memory_equal(got, nop5, 5);
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
 /* Copy @from to @to, making directories. */
 static void copy(const char *from, const char *to)
 {
@@ -729,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_path),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_sync_switch),
+		cmocka_unit_test(test_kernel_module),
 		cmocka_unit_test(test_sysroot),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_wrong_build_id),
