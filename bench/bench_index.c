@@ -27,6 +27,7 @@
 
 #include "index.h"
 #include "tm_config.h"
+#include "../tests/helpers.h"
 
 #define MAX_REPEAT 15
 
@@ -164,19 +165,6 @@ static double run_libipt(int fd, size_t size, unsigned long long *packets)
 	return t0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return v[n / 2];
-}
-
 int main(int argc, char **argv)
 {
 	double tm[MAX_REPEAT], t1[MAX_REPEAT], t2[MAX_REPEAT], t3[MAX_REPEAT];
@@ -235,11 +223,11 @@ int main(int argc, char **argv)
 		}
 	}
 	ti = run_libipt(fd, lib_bytes, &ipkts);
-	mm = (double)size / median(tm, repeat) / 1e9;
-	p1 = (double)size / median(t1, repeat) / 1e9;
-	p12 = (double)size / median(t2, repeat) / 1e9;
+	mm = (double)size / helpers_median(tm, repeat) / 1e9;
+	p1 = (double)size / helpers_median(t1, repeat) / 1e9;
+	p12 = (double)size / helpers_median(t2, repeat) / 1e9;
 	if (timed)
-		p123 = (double)size / median(t3, repeat) / 1e9;
+		p123 = (double)size / helpers_median(t3, repeat) / 1e9;
 	lib = (double)lib_bytes / ti / 1e9;
 	printf("file    %s, %.1f MiB, %zu PSBs (memmem %zu, phase 1 %zu)\n", path,
 	       (double)size / (1 << 20), n2, nm, n1);
@@ -248,14 +236,14 @@ int main(int argc, char **argv)
 	printf("phase 1 PSB scan + PSB+        %7.2f GB/s  %5.0f%% of memmem (goal >= 80%%)\n",
 	       p1, 100 * p1 / mm);
 	printf("phase 1+2 with summaries       %7.2f GB/s  (%.2f s)\n", p12,
-	       median(t2, repeat));
+	       helpers_median(t2, repeat));
 	printf("libipt  pt_pkt_next loop       %7.3f GB/s  (first %.0f MiB)\n",
 	       (double)lib_bytes / ti / 1e9, (double)lib_bytes / (1 << 20));
 	printf("ratio   phase 1+2 / libipt     %7.1fx  (goal >= 10x)\n",
 	       p12 / lib);
 	if (timed) {
 		printf("phase 1+2+3 with the time pass %7.2f GB/s  (%.2f s)\n", p123,
-		       median(t3, repeat));
+		       helpers_median(t3, repeat));
 		printf("ratio   phase 1+2+3 / libipt   %7.1fx  (goal >= 5x)\n",
 		       p123 / lib);
 	}

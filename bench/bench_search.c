@@ -29,6 +29,7 @@
 #include "index.h"
 #include "search.h"
 #include "tm_config.h"
+#include "../tests/helpers.h"
 
 #define MAX_REPEAT 15
 
@@ -38,19 +39,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return v[n / 2];
 }
 
 /* Map @fd afresh into @img (each measurement pays the same page-table
@@ -209,11 +197,11 @@ int main(int argc, char **argv)
 				goto out_fail;
 		}
 	}
-	sscan = median(scan, repeat);
+	sscan = helpers_median(scan, repeat);
 	printf("scan    phase-1 PSB scan (all cores)   %7.3f s  %6.2f GB/s  (%zu PSBs)\n",
 	       sscan, gb / sscan, idx_nseeks(idx));
 	for (i = 0; i < 4; i++) {
-		double t = median(tq[i], repeat), f = median(tf[i], repeat);
+		double t = helpers_median(tq[i], repeat), f = helpers_median(tf[i], repeat);
 
 		printf("search  %-22s %7.3f s  %6.2f GB/s  %.2fx the scan (goal >= 0.50)  "
 		       "%" PRIu64 " hits, first after %s%.1f ms\n",
@@ -246,7 +234,7 @@ int main(int argc, char **argv)
 					goto out_fail;
 			}
 		for (i = 0; i < 2; i++) {
-			double t = median(tt[i], repeat), f = median(ft[i], repeat);
+			double t = helpers_median(tt[i], repeat), f = helpers_median(ft[i], repeat);
 
 			printf("search  %-22s %7.3f s  %6.2f GB/s  %.2fx the scan (goal >= 0.50)  "
 			       "%" PRIu64 " hits, first after %s%.1f ms\n",

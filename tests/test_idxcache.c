@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "idxcache.h"
 #include "index.h"
 #include "tm_config.h"
@@ -35,11 +36,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return helpers_rm_rf(dir);
 }
 
 /* Segment @i of a made-up trace: PSB+, then branches and pads. */

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "index.h"
 #include "tm.h"
 
@@ -299,25 +300,9 @@ static void test_dense(void **state)
 /* Read a shared trace file, or skip. */
 static uint8_t *read_shared(const char *rel, size_t *n)
 {
-	const char *shared = getenv("SHARED");
 	char path[4096];
-	FILE *f;
-	uint8_t *b;
-	long sz;
 
-	snprintf(path, sizeof(path), "%s/traces/%s", shared ? shared : "../shared", rel);
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)sz + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)sz, f), (size_t)sz);
-	fclose(f);
-	*n = (size_t)sz;
-	return b;
+	return helpers_read_file(helpers_shared_path(path, sizeof(path), rel), n);
 }
 
 static const char *const shared_traces[] = {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "helpers.h"
 #include "keymap.h"
 #include "ptdec.h"
 
@@ -30,19 +31,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) ? -1 : 0;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	(void)state;
+	return helpers_rm_rf(tmpdir);
 }
 
 /* Feed the keys named in @seq (space-separated) and return the last result. */
@@ -219,11 +209,12 @@ static void test_load(void **state)
 	snprintf(path, sizeof(path), "mkdir -p %s", dir);
 	assert_int_equal(system(path), 0);
 	snprintf(path, sizeof(path), "%s/default.keys", dir);
-	write_file(path, "bind x quit\nsource more.keys\nunbind q\nbind j nope\n");
+	assert_int_equal(helpers_write_text(path, "bind x quit\nsource more.keys\n"
+					    "unbind q\nbind j nope\n"), 0);
 	snprintf(path, sizeof(path), "%s/more.keys", dir);
-	write_file(path, "bind y help\n");
+	assert_int_equal(helpers_write_text(path, "bind y help\n"), 0);
 	snprintf(path, sizeof(path), "%s/mine.keys", dir);
-	write_file(path, "bind w quit\n");
+	assert_int_equal(helpers_write_text(path, "bind w quit\n"), 0);
 
 	km = load("default");
 	assert_int_equal(km_nerrors(km), 1);
@@ -611,8 +602,9 @@ static void test_ways_out(void **state)
 	/* a keymap file with none of them, and one whose pane tables hide
 	 * them, even behind a prefix */
 	snprintf(path, sizeof(path), "%s/noexit.keys", tmpdir);
-	write_file(path, "unbind -a\nbind j cursor-down\nbind -T timing q none\n"
-		   "bind -T timeline : g goto-start\n");
+	assert_int_equal(helpers_write_text(path, "unbind -a\nbind j cursor-down\n"
+					    "bind -T timing q none\n"
+					    "bind -T timeline : g goto-start\n"), 0);
 	km = km_new();
 	assert_int_equal(km_load(km, path, err, sizeof(err)), 0);
 	assert_int_equal(km_nerrors(km), 1);

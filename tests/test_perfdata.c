@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "image.h"
 #include "perfdata.h"
 #include "trace.h"
@@ -978,27 +979,14 @@ static void test_time_conv(void **state)
 /* Map $SHARED/traces/quipper-perf-intel-pt/@name; NULL if absent. */
 static uint8_t *map_shared(const char *name, size_t *n)
 {
-	const char *shared = getenv("SHARED");
-	char path[1024];
-	struct stat sb;
-	void *p;
-	int fd;
+	char rel[1024], path[4096];
+	struct helpers_map m;
 
-	snprintf(path, sizeof(path), "%s/traces/quipper-perf-intel-pt/%s",
-		 shared ? shared : "../shared", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	snprintf(rel, sizeof(rel), "quipper-perf-intel-pt/%s", name);
+	if (helpers_map_file(helpers_shared_path(path, sizeof(path), rel), &m) < 0)
 		return NULL;
-	if (fstat(fd, &sb) < 0 || !sb.st_size) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	*n = (size_t)sb.st_size;
-	return p;
+	*n = m.size;
+	return m.data;
 }
 
 /* A quipper stream's sideband: all on its CPU, with TSC times; tracing

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "ptdec.h"
 #include "safefile.h"
 
@@ -29,10 +30,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) ? -1 : 0;
+	(void)state;
+	return helpers_rm_rf(tmpdir);
 }
 
 /* @name inside the test directory, in one of four static buffers. */

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "image.h"
 #include "index.h"
 #include "pkt.h"
@@ -34,42 +35,11 @@ static const char *const traces[] = {
 	"quipper-perf-intel-pt/perf.data.piped.intel_pt-4.14.idx3.cpu3.pt",
 };
 
-struct mapped {
-	uint8_t *data;
-	size_t size;
-};
-
-static int map_path(const char *path, struct mapped *m)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !st.st_size) {
-		close(fd);
-		return -1;
-	}
-	m->size = (size_t)st.st_size;
-	m->data = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	return m->data == MAP_FAILED ? -1 : 0;
-}
-
-static int map_trace(const char *rel, struct mapped *m)
-{
-	const char *shared = getenv("SHARED");
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/traces/%s", shared ? shared : "../shared", rel);
-	return map_path(path, m);
-}
-
 /* A generated trace with OVFs and corrupt bytes (decode errors), made by
  * $BUILD/tools/ptgen; NULL path if ptgen is not built. */
 static char gen_path[256];
 
-static int map_generated(struct mapped *m)
+static int map_generated(struct helpers_map *m)
 {
 	const char *build = getenv("BUILD");
 	char cmd[1024];
@@ -91,7 +61,7 @@ static int map_generated(struct mapped *m)
 			return -1;
 		}
 	}
-	return map_path(gen_path, m);
+	return helpers_map_file(gen_path, m);
 }
 
 /*
@@ -800,7 +770,7 @@ static void check_one(const char *q, const struct img *img, struct idx *idx,
 	srch_pred_free(p);
 }
 
-static void check_trace(const struct mapped *mp, const char *name)
+static void check_trace(const struct helpers_map *mp, const char *name)
 {
 	struct img_span span;
 	struct img img;
@@ -843,12 +813,12 @@ static void check_trace(const struct mapped *mp, const char *name)
 
 static void test_shared_traces(void **state)
 {
-	struct mapped mp;
+	struct helpers_map mp;
 	size_t t;
 
 	(void)state;
 	for (t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
-		if (map_trace(traces[t], &mp))
+		if (helpers_map_shared(traces[t], &mp))
 			fail_msg("cannot open %s (SHARED?)", traces[t]);
 		check_trace(&mp, traces[t]);
 		munmap(mp.data, mp.size);
@@ -857,7 +827,7 @@ static void test_shared_traces(void **state)
 
 static void test_generated_trace(void **state)
 {
-	struct mapped mp;
+	struct helpers_map mp;
 
 	(void)state;
 	if (map_generated(&mp))
@@ -890,7 +860,7 @@ static void test_gap_skip(void **state)
 	struct tm_config cfg;
 	struct img_span span;
 	struct img img;
-	struct mapped mp;
+	struct helpers_map mp;
 	struct idx *idx;
 	uint64_t *gaps, *ref;
 	size_t ns, i, k, n, ruled;
@@ -922,7 +892,7 @@ static void test_gap_skip(void **state)
 		assert_int_equal(tm_config_option(&cfg, opt, tok), 1);
 		opt = NULL;
 	}
-	assert_int_equal(map_path(path, &mp), 0);
+	assert_int_equal(helpers_map_file(path, &mp), 0);
 	unlink(path);
 	img_init_flat(&img, &span, mp.data, mp.size);
 	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
@@ -986,7 +956,7 @@ static void test_result_flood(void **state)
 	struct srch_opts o = { .max_hits = 100 };
 	struct img_span span;
 	struct img img;
-	struct mapped mp;
+	struct helpers_map mp;
 	struct srch_pred *p = parse("pad");
 	struct srch_status st;
 	struct srch *s;
@@ -1046,7 +1016,7 @@ static void test_cancel(void **state)
 	struct srch_opts o = { .job_size = 64 << 10, .nthreads = 2, .no_prefilter = 1 };
 	struct img_span span;
 	struct img img;
-	struct mapped mp;
+	struct helpers_map mp;
 	struct srch_pred *p = parse("tip 0x1234 or cyc > 1000000000");
 	struct srch_status st;
 	struct srch *s;
@@ -1088,7 +1058,7 @@ static void test_no_wrap_and_edges(void **state)
 	struct srch_opts o = { .no_wrap = 1 };
 	struct img_span span;
 	struct img img;
-	struct mapped mp;
+	struct helpers_map mp;
 	struct srch_pred *p = parse("psb");
 	struct srch_status st;
 	struct srch *s;
@@ -1096,7 +1066,7 @@ static void test_no_wrap_and_edges(void **state)
 	size_t n;
 
 	(void)state;
-	if (map_trace(traces[5], &mp))
+	if (helpers_map_shared(traces[5], &mp))
 		fail_msg("cannot open %s (SHARED?)", traces[5]);
 	img_init_flat(&img, &span, mp.data, mp.size);
 	n = ref_matches(p, &img, &ref);

@@ -15,6 +15,7 @@
 
 #include "codefix.h"
 #include "elfimg.h"
+#include "helpers.h"
 #include "ptdec.h"
 #include "symtab.h"
 
@@ -264,15 +265,6 @@ static void test_srcline(void **state)
 	elfimg_close(e);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_kallsyms(void **state)
 {
 	struct symtab *s;
@@ -280,13 +272,13 @@ static void test_kallsyms(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/kallsyms", fix.dir);
-	write_file(path,
-		   "ffffffff81000000 T _stext\n"
-		   "ffffffff81000000 T _text\n"
-		   "ffffffff81001000 t do_one_initcall\n"
-		   "ffffffff81002000 D some_data\n"
-		   "ffffffff81003000 W weak_fn\n"
-		   "ffffffffc0000000 t mod_fn\t[mymod]\n");
+	assert_int_equal(helpers_write_text(path,
+					    "ffffffff81000000 T _stext\n"
+					    "ffffffff81000000 T _text\n"
+					    "ffffffff81001000 t do_one_initcall\n"
+					    "ffffffff81002000 D some_data\n"
+					    "ffffffff81003000 W weak_fn\n"
+					    "ffffffffc0000000 t mod_fn\t[mymod]\n"), 0);
 	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)), 0);
 	assert_string_equal(symtab_origin(s), "kallsyms");
 	assert_int_equal(symtab_count(s), 4);	/* aliases and data gone */
@@ -303,14 +295,14 @@ static void test_kallsyms(void **state)
 	assert_null(symtab_lookup(s, 0xffffffffff600000ull));
 	symtab_free(s);
 
-	write_file(path, "0000000000000000 T _stext\n"
-			 "0000000000000000 t foo\n");
+	assert_int_equal(helpers_write_text(path, "0000000000000000 T _stext\n"
+					    "0000000000000000 t foo\n"), 0);
 	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)),
 			 -pte_bad_file);
 	assert_non_null(strstr(err, path));
 	assert_non_null(strstr(err, "kptr_restrict"));
 
-	write_file(path, "ffffffff81000000 T _stext\nrubbish\n");
+	assert_int_equal(helpers_write_text(path, "ffffffff81000000 T _stext\nrubbish\n"), 0);
 	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)),
 			 -pte_bad_file);
 	assert_non_null(strstr(err, "line 2"));

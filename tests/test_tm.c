@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "pkt.h"
 #include "tm.h"
 #include "tm_config.h"
@@ -990,27 +991,11 @@ static const struct trace traces[] = {
 
 static uint8_t *load(const char *rel, size_t *size)
 {
-	const char *shared = getenv("SHARED");
-	char path[1024];
-	uint8_t *p;
-	long n;
-	FILE *f;
+	char path[4096];
+	uint8_t *p = helpers_read_file(helpers_shared_path(path, sizeof(path), rel), size);
 
-	snprintf(path, sizeof(path), "%s/traces/%s",
-		 shared ? shared : "../shared", rel);
-	f = fopen(path, "rb");
-	if (!f) {
+	if (!p)
 		print_error("cannot open %s (SHARED?)\n", path);
-		return NULL;
-	}
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	p = malloc((size_t)n + 1);
-	assert_non_null(p);
-	assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*size = (size_t)n;
 	return p;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "identity.h"
 #include "index.h"
 #include "trace.h"
@@ -27,25 +28,13 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return helpers_rm_rf(dir);
 }
 
 static void path_of(char *buf, size_t n, const char *name)
 {
 	snprintf(buf, n, "%s/%s", dir, name);
-}
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
 }
 
 /* Expect trace_open(@path) to fail with exactly "@path: @msg". */
@@ -113,7 +102,7 @@ static void test_empty(void **state)
 
 	(void)state;
 	path_of(p, sizeof(p), "empty.pt");
-	write_file(p, "", 0);
+	assert_int_equal(helpers_write_file(p, "", 0), 0);
 	expect_error(p, "empty file (0 bytes), nothing to show", -pte_bad_file);
 }
 
@@ -128,7 +117,7 @@ static void test_permission(void **state)
 		skip();
 	}
 	path_of(p, sizeof(p), "secret.pt");
-	write_file(p, "abc", 3);
+	assert_int_equal(helpers_write_file(p, "abc", 3), 0);
 	assert_int_equal(chmod(p, 0), 0);
 	expect_error(p, "Permission denied", -pte_io);
 }
@@ -142,7 +131,7 @@ static void test_raw(void **state)
 	(void)state;
 	memset(buf, 0x55, sizeof(buf));
 	path_of(p, sizeof(p), "raw.pt");
-	write_file(p, buf, sizeof(buf));
+	assert_int_equal(helpers_write_file(p, buf, sizeof(buf)), 0);
 	assert_int_equal(trace_open(&t, p, err, sizeof(err)), 0);
 	assert_int_equal(t->kind, TRACE_RAW);
 	assert_int_equal(t->size, sizeof(buf));
@@ -215,7 +204,7 @@ static void test_sigbus(void **state)
 
 	(void)state;
 	path_of(p, sizeof(p), "shrink.pt");
-	write_file(p, buf, 3 * 4096);
+	assert_int_equal(helpers_write_file(p, buf, 3 * 4096), 0);
 	assert_int_equal(trace_open(&t, p, err, sizeof(err)), 0);
 	tc.p = t->map + 2 * 4096;
 	tc.sum = 0;
@@ -248,7 +237,7 @@ static void test_index_sigbus(void **state)
 	for (i = 0; i + 16 <= n; i += 4096)
 		memcpy(buf + i, "\2\x82\2\x82\2\x82\2\x82\2\x82\2\x82\2\x82\2\x82", 16);
 	path_of(p, sizeof(p), "shrink2.pt");
-	write_file(p, buf, n);
+	assert_int_equal(helpers_write_file(p, buf, n), 0);
 	assert_int_equal(trace_open(&t, p, err, sizeof(err)), 0);
 	assert_int_equal(truncate(p, 4096), 0);
 	assert_int_equal(idx_new(&idx, &t->streams[0].img, NULL), 0);
@@ -274,7 +263,7 @@ static void test_refresh_grow(void **state)
 	(void)state;
 	memset(buf, 0x11, sizeof(buf));
 	path_of(p, sizeof(p), "grow.pt");
-	write_file(p, buf, 4096);
+	assert_int_equal(helpers_write_file(p, buf, 4096), 0);
 	assert_int_equal(trace_open(&t, p, err, sizeof(err)), 0);
 	assert_int_equal(trace_refresh(t, &size, &grew, err, sizeof(err)), 0);
 	assert_int_equal(grew, 0);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "image.h"
 #include "index.h"
 #include "pkt.h"
@@ -30,32 +31,6 @@ static const char *const traces[] = {
 };
 
 /* A mapped file. */
-struct mapped {
-	uint8_t *data;
-	size_t size;
-};
-
-static int map_trace(const char *rel, struct mapped *m)
-{
-	const char *shared = getenv("SHARED");
-	char path[4096];
-	struct stat st;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/traces/%s", shared ? shared : "../shared", rel);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !st.st_size) {
-		close(fd);
-		return -1;
-	}
-	m->size = (size_t)st.st_size;
-	m->data = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	return m->data == MAP_FAILED ? -1 : 0;
-}
-
 /* One packet of the reference walk. */
 struct ref {
 	uint64_t off;
@@ -210,9 +185,9 @@ static void test_shared_traces(void **state)
 	size_t t;
 
 	for (t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
-		struct mapped m;
+		struct helpers_map m;
 
-		if (map_trace(traces[t], &m) < 0) {
+		if (helpers_map_shared(traces[t], &m) < 0) {
 			print_error("cannot open %s (SHARED?)\n", traces[t]);
 			fail();
 		}
@@ -239,14 +214,14 @@ static size_t put(uint8_t *buf, size_t at, const void *p, size_t n)
  * the PSB with nothing missing. */
 static void test_pre_psb(void **state)
 {
-	struct mapped m;
+	struct helpers_map m;
 	struct img_span span;
 	struct img img;
 	struct win_cache *wc;
 	struct win_iter it = { 0 };
 	const struct win_row *row;
 
-	if (map_trace(traces[1], &m) < 0)
+	if (helpers_map_shared(traces[1], &m) < 0)
 		fail();
 	img_init_flat(&img, &span, m.data, m.size);
 	assert_int_equal(win_cache_new(&wc, &img, NULL, 1 << 20), 0);

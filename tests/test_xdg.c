@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "ptdec.h"
 #include "xdg.h"
 
@@ -30,10 +31,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) ? -1 : 0;
+	(void)state;
+	return helpers_rm_rf(tmpdir);
 }
 
 static void test_null(void **state)
