@@ -31,12 +31,17 @@ struct ctx_reader {
 	uint8_t at_end;
 	uint8_t head;		/* in a PSB+ before its TSC */
 	uint8_t lost;		/* bytes were lost before next */
-	/* ctx_stretch_end()'s last answer: the stretch holding [end_from,
-	 * end_at] ends at end_at (a TIP.PGD or OVF) at TSC end_tsc; or,
-	 * if !end_found, is not known to end */
-	uint64_t end_from, end_at, end_tsc;
-	uint8_t have_end, end_found;
 };
+
+/* An answer of ctx_stretch_end(): the stretch holding [from, at] ends at
+ * at (a TIP.PGD or OVF) at TSC tsc; or, if !found, is not known to end
+ * (then at == from). */
+struct ctx_end {
+	uint64_t from, at, tsc;
+	uint8_t found, used;
+};
+
+#define CTX_ENDS	16	/* stretch ends kept per stream */
 
 #define CTX_STRETCH_MAX	(4u << 20)	/* bytes searched for a stretch's end */
 
@@ -49,10 +54,25 @@ struct ctx_slot {
 	struct ctx_task task;
 };
 
+/* Readers saved on the way through the PSB segment last walked, so that a
+ * question behind the reader starts from the last one before it rather
+ * than from the PSB (a cursor stepping backwards). */
+#define CTX_CKPTS	64
+#define CTX_CKPT_GAP	2048	/* bytes between two */
+
+struct ctx_ckpts {
+	uint64_t psb;		/* the segment's PSB */
+	struct ctx_reader *r;	/* CTX_CKPTS of them, or NULL */
+	size_t n;
+	struct ctx_end ends[CTX_ENDS];	/* and the stream's stretch ends */
+	size_t next_end;	/* the one replaced next */
+};
+
 struct ctx {
 	const struct trace *t;
 	struct sb *sb;
 	struct ctx_reader *rd;	/* one per stream */
+	struct ctx_ckpts *ck;	/* one per stream */
 	struct ctx_slot cache[CTX_CACHE];
 	struct ctx_stats st;
 };
@@ -68,7 +88,10 @@ int ctx_new(struct ctx **out, const struct trace *t, struct sb *sb)
 	if (!c)
 		return -pte_nomem;
 	c->rd = calloc(t->nstreams ? t->nstreams : 1, sizeof(*c->rd));
-	if (!c->rd) {
+	c->ck = calloc(t->nstreams ? t->nstreams : 1, sizeof(*c->ck));
+	if (!c->rd || !c->ck) {
+		free(c->rd);
+		free(c->ck);
 		free(c);
 		return -pte_nomem;
 	}
@@ -82,8 +105,13 @@ int ctx_new(struct ctx **out, const struct trace *t, struct sb *sb)
 
 void ctx_free(struct ctx *c)
 {
+	size_t i;
+
 	if (!c)
 		return;
+	for (i = 0; i < c->t->nstreams; i++)
+		free(c->ck[i].r);
+	free(c->ck);
 	free(c->rd);
 	free(c);
 }
@@ -112,12 +140,25 @@ static void ctx_feed(struct ctx_reader *r, const struct trace_stream *s,
 static void ctx_restart(struct ctx *c, struct ctx_reader *r,
 			const struct trace_stream *s, uint64_t off)
 {
+	struct ctx_ckpts *ck = &c->ck[s - c->t->streams];
 	uint64_t psb = 0;
+	size_t i;
 
 	c->st.restarts++;
-	tm_init(&r->tm, &s->timing);
 	if (img_find_psb_before(&s->img, off + 1, &psb))
 		psb = 0;
+	/* from the last reader saved before @off in its segment */
+	if (ck->psb == psb && ck->n && ck->r[0].next.offset <= off) {
+		for (i = ck->n; ck->r[i - 1].next.offset > off; i--)
+			;
+		*r = ck->r[i - 1];
+		return;
+	}
+	if (ck->psb != psb) {
+		ck->psb = psb;
+		ck->n = 0;
+	}
+	tm_init(&r->tm, &s->timing);
 	r->at_end = img_cursor_init(&r->cur, &s->img, psb) < 0;
 	r->psb = psb;
 	r->have_next = 0;
@@ -176,6 +217,22 @@ static int ctx_ahead(const struct ctx_reader *r, const struct trace_stream *s,
 	return ret;
 }
 
+/* Save @r (its next packet not yet fed) if it walks the segment of @ck,
+ * CTX_CKPT_GAP bytes past the last one saved. */
+static void ctx_checkpoint(struct ctx_ckpts *ck, const struct ctx_reader *r)
+{
+	uint64_t last;
+
+	if (r->psb != ck->psb || ck->n == CTX_CKPTS)
+		return;
+	last = ck->n ? ck->r[ck->n - 1].next.offset : ck->psb;
+	if (r->next.offset < last + CTX_CKPT_GAP)
+		return;
+	if (!ck->r && !(ck->r = malloc(CTX_CKPTS * sizeof(*ck->r))))
+		return;		/* no memory: restarts from the PSB still work */
+	ck->r[ck->n++] = *r;
+}
+
 /* The estimated TSC of the packet at @off of stream @stream. */
 static int ctx_tsc(struct ctx *c, int stream, uint64_t off, uint64_t *tsc,
 		   uint32_t *flags)
@@ -191,6 +248,7 @@ static int ctx_tsc(struct ctx *c, int stream, uint64_t off, uint64_t *tsc,
 	for (;;) {
 		if (!r->have_next && ctx_read(r) < 0)
 			break;
+		ctx_checkpoint(&c->ck[stream], r);
 		if (r->next.offset >= off)
 			break;
 		ctx_feed(r, s, &r->next);
@@ -216,16 +274,22 @@ static int ctx_tsc(struct ctx *c, int stream, uint64_t off, uint64_t *tsc,
  * before it into *@tsc (a copy of the reader walks on).
  * Returns 0 if found; 1 if the stream ends or loses bytes first, or no
  * end comes within CTX_STRETCH_MAX bytes or has a time. */
-static int ctx_stretch_end(struct ctx_reader *r, const struct trace_stream *s,
-			   uint64_t off, uint64_t *end, uint64_t *tsc)
+static int ctx_stretch_end(struct ctx_reader *r, struct ctx_ckpts *ck,
+			   const struct trace_stream *s, uint64_t off,
+			   uint64_t *end, uint64_t *tsc)
 {
+	struct ctx_end *e;
+	size_t i;
 	struct ctx_reader copy;
 	int found = 0;
 
-	if (r->have_end && off >= r->end_from && off <= r->end_at) {
-		*end = r->end_at;
-		*tsc = r->end_tsc;
-		return r->end_found ? 0 : 1;
+	for (i = 0; i < CTX_ENDS; i++) {
+		e = &ck->ends[i];
+		if (e->used && off >= e->from && off <= e->at) {
+			*end = e->at;
+			*tsc = e->tsc;
+			return e->found ? 0 : 1;
+		}
 	}
 	copy = *r;
 	copy.lost = 0;
@@ -239,12 +303,13 @@ static int ctx_stretch_end(struct ctx_reader *r, const struct trace_stream *s,
 		ctx_feed(&copy, s, &copy.next);
 		copy.have_next = 0;
 	}
-	r->have_end = 1;
-	r->end_found = (uint8_t)found;
-	r->end_from = off;
+	e = &ck->ends[ck->next_end++ % CTX_ENDS];
+	e->used = 1;
+	e->found = (uint8_t)found;
+	e->from = off;
 	/* a stretch not known to end answers for its start alone */
-	r->end_at = found ? *end : off;
-	r->end_tsc = found ? *tsc : 0;
+	e->at = found ? *end : off;
+	e->tsc = found ? *tsc : 0;
 	return found ? 0 : 1;
 }
 
@@ -332,7 +397,7 @@ static int ctx_lookup(struct ctx *c, int stream, uint64_t off,
 		return ret;
 	}
 	have_end = s->tid < 0 &&
-		   !ctx_stretch_end(&c->rd[stream], s, off, &end, &t1);
+		   !ctx_stretch_end(&c->rd[stream], &c->ck[stream], s, off, &end, &t1);
 	when = ctx_task_tsc(c->sb, stream, task->tsc, have_end, t1, &task->flags,
 			    &comm_tsc);
 	ret = sb_task_at(c->sb, stream, when, 0, &sbt);

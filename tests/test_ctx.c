@@ -91,7 +91,8 @@ static void aux(struct pw *d, int cpu, const struct pw *pt)
  */
 static int setup(void **state)
 {
-	struct pw d = { 0 }, c0 = { 0 }, c1 = { 0 };
+	struct pw d = { 0 }, c0 = { 0 }, c1 = { 0 }, c2 = { 0 };
+	int i;
 	FILE *f;
 	int fd;
 
@@ -138,8 +139,17 @@ static int setup(void **state)
 	p_tsc(&c1, 3800);
 	p_pad(&c1, 1);
 	p_byte(&c1, 0x01);
+	/* cpu2: 10 KiB of pads, a TSC every 256 bytes (checkpoints) */
+	p_psb(&c2);
+	p_tsc(&c2, 1000);
+	p_psbend(&c2);
+	for (i = 0; i < 40; i++) {
+		p_pad(&c2, 248);
+		p_tsc(&c2, 1000 + 100 * (uint64_t)i);
+	}
 	aux(&d, 0, &c0);
 	aux(&d, 1, &c1);
+	aux(&d, 2, &c2);
 	if (pw_file(path, &d, NULL))
 		return -1;
 	/* the same cpu0 bytes as a raw trace */
@@ -154,6 +164,7 @@ static int setup(void **state)
 	free(d.p);
 	free(c0.p);
 	free(c1.p);
+	free(c2.p);
 	return 0;
 }
 
@@ -180,7 +191,7 @@ static void open_fix(struct fix *x)
 	char err[256];
 
 	assert_int_equal(trace_open(&x->t, path, err, sizeof(err)), 0);
-	assert_int_equal(x->t->nstreams, 2);
+	assert_int_equal(x->t->nstreams, 3);
 	assert_int_equal(sb_load(&x->sb, x->t, err, sizeof(err)), 0);
 	assert_int_equal(ctx_new(&x->c, x->t, x->sb), 0);
 	x->cpu0 = trace_find_stream(x->t, "cpu0");
@@ -208,7 +219,7 @@ static void test_null(void **state)
 	open_fix(&x);
 	assert_int_equal(ctx_at(NULL, 0, 0, &k), -pte_invalid);
 	assert_int_equal(ctx_at(x.c, 0, 0, NULL), -pte_invalid);
-	assert_int_equal(ctx_at(x.c, 2, 0, &k), -pte_invalid);
+	assert_int_equal(ctx_at(x.c, 3, 0, &k), -pte_invalid);
 	assert_int_equal(ctx_at(x.c, -1, 0, &k), -pte_invalid);
 	assert_int_equal(ctx_keep(x.c, NULL, 5, 0), -pte_invalid);
 	assert_int_equal(ctx_keep(x.c, NULL, 0, 0), 1);	/* no filter */
@@ -298,6 +309,39 @@ static void test_order(void **state)
 	assert_int_equal(st.lookups, 20);
 	assert_int_equal(st.hits, 10);
 	assert_true(st.restarts >= 1);
+	close_fix(&y);
+	close_fix(&x);
+}
+
+/* A long segment walked backwards: from the readers saved on the way,
+ * the answers of a walk forward. */
+static void test_backwards(void **state)
+{
+	static struct ctx_task fwd[10300];
+	struct ctx_task k;
+	struct ctx_stats st;
+	struct fix x, y;
+	int cpu2;
+	uint64_t off, size;
+
+	(void)state;
+	open_fix(&x);
+	cpu2 = trace_find_stream(x.t, "cpu2");
+	size = x.t->streams[cpu2].img.size;
+	assert_true(size > 10000 && size <= 10300);
+	for (off = 0; off < size; off++)
+		assert_int_equal(ctx_at(x.c, cpu2, off, &fwd[off]), 0);
+	assert_int_equal(fwd[size - 1].tsc, 1000 + 100 * 39);
+	open_fix(&y);
+	assert_int_equal(ctx_at(y.c, cpu2, size - 1, &k), 0);
+	for (off = size; off >= 3;) {
+		off -= 3;
+		assert_int_equal(ctx_at(y.c, cpu2, off, &k), 0);
+		assert_int_equal(k.tsc, fwd[off].tsc);
+		assert_int_equal(k.flags, fwd[off].flags);
+	}
+	ctx_stats(y.c, &st);
+	assert_true(st.restarts >= size / 3 - 1);
 	close_fix(&y);
 	close_fix(&x);
 }
@@ -502,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_at),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_backwards),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_ranges),
