@@ -24,7 +24,7 @@ done
 
 # 'ptbrowse --help' names every option the browser takes: each one its
 # argument parser and the timing options compare against.
-sed -n '/^static int ui_parse_args/,/^}/p' ui/browse.c | grep -o '"--[a-z][a-z0-9.-]*"' |
+sed -n '/^int options_parse/,/^}/p' ui/options.c | grep -o '"--[a-z][a-z0-9.-]*"' |
 	tr -d '"' > "${TMPDIR:-/tmp}/t_docs.$$"
 grep -o 'strcmp(opt, "--[a-z][a-z0-9.-]*")' decoder/tm_config.c src/timing_opt.c |
 	grep -o -- '--[a-z][a-z0-9.-]*' >> "${TMPDIR:-/tmp}/t_docs.$$"

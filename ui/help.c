@@ -3,6 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd.h"
+#include "help.h"
+#include "msg.h"
+#include "screen.h"
 #include "ui.h"
 
 /* What the pager shows (UI_PAGER_*) and its first line. */
@@ -199,7 +203,7 @@ static int help_key(struct ui *ui, struct view *v, int key)
 
 	switch (key) {
 	case 'q': case 27: case KEY_F(1): case 'H':
-		view_close(ui, v->ops);
+		view_close(&ui->vs, v->ops);
 		return UI_DRAW_ALL;
 	case 'j': case KEY_DOWN: case 14: case 13: case 10:
 		help_st.top++;
@@ -236,5 +240,33 @@ void help_open(struct ui *ui, int what, int top)
 {
 	help_st.what = what;
 	help_st.top = top;
-	view_push(ui, &help_view, NULL);
+	view_push(&ui->vs, &help_view, NULL);
 }
+
+/* :help [COMMAND]: the help, at that command's line. */
+static int help_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	int l = a->raw[0] ? help_line_of(ui, action_find(a->raw)) : 0;
+
+	if (l < 0) {
+		msg_report(ui, UI_ERROR, "help: %s: no such command", a->raw);
+		return UI_DRAW_STATUS;
+	}
+	help_open(ui, UI_PAGER_HELP, l);
+	return UI_DRAW_ALL;
+}
+
+/* :messages: the log, the newest at the bottom of the first screen. */
+static int help_messages_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	help_open(ui, UI_PAGER_MESSAGES, (int)(ui->nmsglog < UI_MSGLOG ? ui->nmsglog :
+		  UI_MSGLOG) - (ui->rows - 2));
+	return UI_DRAW_ALL;
+}
+
+static const struct cmd_row help_rows[] = {
+	{ ACTION_HELP, help_cmd, CMD_RAW, 0 },
+	{ ACTION_MESSAGES, help_messages_cmd, CMD_NONE, 0 },
+};
+
+CMD_TABLE(help_cmds, help_rows);

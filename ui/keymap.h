@@ -152,6 +152,11 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
  * if the line is wrong, or -pte_io if source cannot read its file. */
 int km_exec(struct km *km, const char *line, char *err, size_t errlen);
 
+/* Run keymap command @argv (@argc words, "bind" ... as km_exec() splits
+ * a line), e.g. a prompt line split once by cmd.h.
+ * Returns as km_exec(). */
+int km_exec_argv(struct km *km, int argc, char **argv, char *err, size_t errlen);
+
 /* The number of collected errors. */
 size_t km_nerrors(const struct km *km);
 
@@ -233,9 +238,9 @@ enum km_table km_table_find(const char *name);
 /* The name of table @t, or "?". */
 const char *km_table_name(enum km_table t);
 
-/* Split @line into words like a shell: whitespace separates, "..." and
- * '...' quote ("\" and \\ escape inside "..."), a backslash quotes the
- * next character, and an unquoted # at the start of a word ends the line.
+/* Split @line into words as a keymap file line: src/tok.h's TOK_KEYMAP
+ * dialect ('...' and "..." quote, a backslash quotes the next character,
+ * an unquoted # at the start of a word ends the line).
  * @argv gets up to @max pointers into @buf (@size bytes).
  * Returns the number of words.
  * Returns -pte_invalid with a message in @err for an unterminated quote,

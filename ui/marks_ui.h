@@ -1,33 +1,31 @@
 /*
- * marks_ui -- marks, bookmarks and regions in the browser.
- *
- *   marks_ui.c    the mark and region commands (:mark, :delmark, :region,
- *                 :delregion, :export, :export-marks, :import-marks, push,
- *                 pop and exchange), the visual selection (v), the list
- *                 view (:marks, :regions, :streams) and the region summary
- *                 panel, computed in the background (marks_summary_start).
- *   streams_ui.c  the streams of a perf.data file: switching (each stream
- *                 keeps its own cursor and marks file) and the sideband
- *                 markers on the timeline.
- *
- * browse.c calls these hooks; state lives here (one browser per process).
+ * marks_ui -- marks, bookmarks and regions in the browser: the commands
+ * (:mark, :delmark, :region, :delregion, :ref, :export, :export-marks,
+ * :import-marks, m ' M-m ] [ M, the emacs mark), the visual selection (v)
+ * and the bands the panes draw for regions and the selection.
+ * marks_list.c is the list view, marks_panel.c the region summary.
+ * State lives here (one browser per process).
  */
 #ifndef MARKS_UI_H
 #define MARKS_UI_H
 
 #include <stdint.h>
 
-#include "ui.h"
+struct ui;
+struct cmd_table;
+struct marks_entry;
 
-/* Run @res if it is one of ours.  Returns UI_DRAW_*, or UI_NOT_MINE. */
-int marks_ui_action(struct ui *ui, const struct km_result *res);
+/* The mark and region commands (cmd.h). */
+extern const struct cmd_table marks_ui_cmds;
+
+/* Escape, C-g: end the visual selection.  Returns 1 if there was one
+ * (and says so), 0 if not. */
+int marks_ui_cancel(struct ui *ui);
 /* Whether a visual selection is active (keys use the visual table). */
 int marks_ui_visual(const struct ui *ui);
-/* The region summary panel, drawn over the panes when the cursor is
- * inside a region. */
-void marks_ui_draw_overlay(struct ui *ui);
-/* Whether a summary is being computed (the loop polls faster). */
-int marks_ui_busy(const struct ui *ui);
+/* The visual selection as a byte range [*@from, *@to): from its first
+ * row to the end of its last. */
+void marks_ui_selection(struct ui *ui, uint64_t *from, uint64_t *to);
 /* The band at @off: 0 none, 1 a region, 2 the visual selection. */
 int marks_ui_band(const struct ui *ui, uint64_t off);
 /* The attributes of band @band (a background tint; A_BOLD without
@@ -35,17 +33,23 @@ int marks_ui_band(const struct ui *ui, uint64_t off);
 int marks_ui_band_attr(const struct ui *ui, int band);
 /* The gutter glyph of band @band. */
 const char *marks_ui_band_glyph(const struct ui *ui, int band);
-/* Stop the background summary (before the trace or marks go away). */
-void marks_ui_stop(struct ui *ui);
+/* The region holding @off (the innermost), or -1. */
+long marks_ui_region_at(const struct ui *ui, uint64_t off);
+/* The row at @off: its offset, size and TSC (0 if none; @tsc may be
+ * NULL).  Returns 0 or a pte code. */
+int marks_ui_row_at(struct ui *ui, uint64_t off, uint64_t *at, uint64_t *size,
+		    uint64_t *tsc);
 
-/* streams_ui.c */
-/* Switch to stream @s, keeping a cursor per stream.  Returns UI_DRAW_*. */
-int streams_ui_switch(struct ui *ui, int s);
-/* The sideband markers on timeline row @y ([@lo, @hi) over @ncols
- * columns from @x; @time: the axis is TSC, else bytes). */
-void streams_ui_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo,
-		uint64_t hi, int time);
-/* The number of sideband events of the current stream. */
-size_t streams_ui_nevents(const struct ui *ui);
+/* Whether the marks are off (--no-state and nothing loaded): says so
+ * and returns 1; 0 if they are on. */
+int marks_ui_no_marks(struct ui *ui);
+/* Say what a change did: the set's message on failure (a failed save
+ * keeps the marks in memory), else @ok.  Returns UI_DRAW_ALL. */
+int marks_ui_result(struct ui *ui, int r, const char *ok);
+/* Entry @e is going away: stop measuring from it if it is the reference. */
+void marks_ui_forget_ref(struct ui *ui, const struct marks_entry *e);
+/* :ref NAME: measure time deltas from mark, bookmark or region @name
+ * ("" stops).  Returns UI_DRAW_ALL, or UI_DRAW_STATUS with an error. */
+int marks_ui_ref(struct ui *ui, const char *name);
 
 #endif /* MARKS_UI_H */

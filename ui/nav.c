@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "search_ui.h"
+#include "msg.h"
+#include "nav.h"
+#include "term.h"
 #include "ui.h"
 
 /* Rows a search on the UI thread looks at before giving up (a few tens of
@@ -71,6 +73,35 @@ out:
 	return ok ? 0 : -1;
 }
 
+int nav_packet_offset(struct ui *ui, uint64_t ord, uint64_t *off, char *err, size_t len)
+{
+	struct idx_summary s;
+	struct idx_seek sk;
+	struct win_iter it = { 0 };
+	size_t seg;
+	int r = ui->idx ? idx_find_ordinal(ui->idx, ord, &seg) : -pte_invalid;
+
+	if (r == 1) {
+		snprintf(err, len, "goto: #%" PRIu64 ": packets are still being counted", ord);
+		return -pte_eos;
+	}
+	if (r < 0 || idx_summary(ui->idx, seg, &s) || idx_seek(ui->idx, seg, &sk)) {
+		snprintf(err, len, "goto: #%" PRIu64 ": no such packet%s", ord,
+			 ui->idx ? "" : " (no index)");
+		return -pte_eos;
+	}
+	*off = sk.offset;
+	if (!win_seek(&it, ui->wc, sk.offset)) {
+		uint64_t n = ord - s.first_ordinal;
+
+		while (n-- && !win_next(&it))
+			;
+		*off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return 0;
+}
+
 /* The row @n rows from the row at @off, as a goto to its packet number
  * (the index counted every packet).  Returns 0 and sets *@to and *@moved,
  * or -1 if the index cannot tell. */
@@ -79,7 +110,7 @@ static int nav_far(struct ui *ui, uint64_t off, long n, uint64_t *to, long *move
 	struct idx_summary tot;
 	struct win_iter it = { 0 };
 	uint64_t ord, want;
-	char arg[32], err[160];
+	char err[160];
 	int r;
 
 	if (!ui->idx || idx_totals(ui->idx, &tot) || !tot.npackets ||
@@ -98,8 +129,7 @@ static int nav_far(struct ui *ui, uint64_t off, long n, uint64_t *to, long *move
 	want = n < 0 ? ord - (uint64_t)-n : ord + (uint64_t)n;
 	if (n > 0 && (want < ord || want >= tot.npackets))
 		want = tot.npackets - 1;
-	snprintf(arg, sizeof(arg), "#%" PRIu64, want);
-	if (ui_goto_offset(ui, arg, to, err, sizeof(err)) < 0)
+	if (nav_packet_offset(ui, want, to, err, sizeof(err)) < 0)
 		return -1;
 	*moved = (long)(want - ord);
 	return 0;
@@ -118,7 +148,7 @@ static uint64_t nav_offset_by(struct ui *ui, uint64_t off, long n, long *moved)
 		return to;
 	}
 	if (!win_seek(&it, ui->wc, off)) {
-		/* In pieces, so C-c stops a long walk (ui_key_waiting()). */
+		/* In pieces, so C-c stops a long walk (term_key_waiting()). */
 		ui->interrupted = 0;
 		while (n) {
 			step = n > NAV_FAR ? NAV_FAR : n < -NAV_FAR ? -NAV_FAR : n;
@@ -128,8 +158,8 @@ static uint64_t nav_offset_by(struct ui *ui, uint64_t off, long n, long *moved)
 			}
 			m += step;
 			n -= step;
-			if (n && ui_key_waiting(ui) && ui->interrupted) {
-				ui_message(ui, UI_WARN, "interrupted after %ld rows (C-c)",
+			if (n && term_key_waiting(ui) && ui->interrupted) {
+				msg_report(ui, UI_WARN, "interrupted after %ld rows (C-c)",
 					   m < 0 ? -m : m);
 				break;
 			}
@@ -275,7 +305,7 @@ int nav_psb(struct ui *ui, int dir, uint64_t n)
 
 		if (r < 0) {
 			if (off == ui->cursor) {
-				ui_message(ui, UI_WARN, "no %s PSB",
+				msg_report(ui, UI_WARN, "no %s PSB",
 					   dir > 0 ? "further" : "earlier");
 				return UI_DRAW_STATUS;
 			}
@@ -346,7 +376,7 @@ static int nav_walk(struct ui *ui, int dir, uint64_t n,
 		int left_psb = win_row(&it)->pkt.type == PKT_PSB;
 
 		if ((dir > 0 ? win_next(&it) : win_prev(&it)) < 0) {
-			ui_message(ui, UI_WARN, "no %s %s", dir > 0 ? "further" : "earlier", what);
+			msg_report(ui, UI_WARN, "no %s %s", dir > 0 ? "further" : "earlier", what);
 			goto out;
 		}
 		row = win_row(&it);
@@ -361,20 +391,20 @@ static int nav_walk(struct ui *ui, int dir, uint64_t n,
 			int s = nav_skip_clean(ui, &it, dir);
 
 			if (s < 0) {
-				ui_message(ui, UI_WARN, "no %s %s",
+				msg_report(ui, UI_WARN, "no %s %s",
 					   dir > 0 ? "further" : "earlier", what);
 				goto out;
 			}
 			if (s > 0 && match(win_row(&it), arg))
 				found++;
 		}
-		if (!(budget & 0xffff) && ui_key_waiting(ui) && ui->interrupted) {
-			ui_message(ui, UI_WARN, "interrupted");
+		if (!(budget & 0xffff) && term_key_waiting(ui) && ui->interrupted) {
+			msg_report(ui, UI_WARN, "interrupted");
 			goto out;
 		}
 	}
 	if (found < n) {
-		ui_message(ui, UI_WARN, "no %s within %d packets; '/' searches the whole trace",
+		msg_report(ui, UI_WARN, "no %s within %d packets; '/' searches the whole trace",
 			   what, NAV_BUDGET);
 		goto out;
 	}
@@ -396,20 +426,6 @@ int nav_error(struct ui *ui, int dir, uint64_t n)
 	return nav_walk(ui, dir, n, match_trouble, 0, 1, "OVF or error");
 }
 
-/* As vim's '*' searches for the word under the cursor: a search for the
- * cursor's packet type, over the whole trace in the background (index
- * and byte scan), after which 'n' and 'N' go on. */
-int nav_same_type(struct ui *ui, int dir, uint64_t n)
-{
-	struct win_row row;
-
-	if (nav_cursor_row(ui, &row))
-		return UI_DRAW_NONE;
-	if (row.flags & WIN_F_ERROR)
-		return nav_error(ui, dir, n);
-	return search_ui_type(ui, pkt_type_name(row.pkt.type), dir, n);
-}
-
 int nav_history(struct ui *ui, int dir)
 {
 	if (dir < 0) {
@@ -418,13 +434,13 @@ int nav_history(struct ui *ui, int dir)
 			ui->hist_pos = ui->nhist - 1;
 		}
 		if (ui->hist_pos <= 0) {
-			ui_message(ui, UI_WARN, "at the oldest position");
+			msg_report(ui, UI_WARN, "at the oldest position");
 			return UI_DRAW_STATUS;
 		}
 		ui->hist_pos--;
 	} else {
 		if (ui->hist_pos + 1 >= ui->nhist) {
-			ui_message(ui, UI_WARN, "at the newest position");
+			msg_report(ui, UI_WARN, "at the newest position");
 			return UI_DRAW_STATUS;
 		}
 		ui->hist_pos++;
@@ -438,7 +454,7 @@ int nav_last(struct ui *ui)
 	uint64_t to;
 
 	if (!ui->nhist) {
-		ui_message(ui, UI_WARN, "no previous position");
+		msg_report(ui, UI_WARN, "no previous position");
 		return UI_DRAW_STATUS;
 	}
 	to = ui->hist[ui->nhist - 1];

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pane_cycles.h"
+#include "screen.h"
 #include "search_ui.h"
+#include "timefmt.h"
 #include "ui.h"
 
 /* A column: its flag, heading and width. */
@@ -101,13 +104,13 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		t = pane_cycles_tsc(row);
 		if (isnan(t) || !ui->have_t0 || !(ts->flags & TM_F_TSC))
 			break;
-		ns = status_tsc_ns(ui, ui->t0, ts->tsc);
+		ns = timefmt_tsc_diff(ui, ui->t0, ts->tsc);
 		/* Without a TSC frequency, time stays in TSC ticks. */
 		if (isnan(ns))
 			snprintf(tmp, sizeof(tmp), "+%" PRIu64 "t",
 				 ts->tsc >= ui->t0 ? ts->tsc - ui->t0 : 0);
 		else
-			status_fmt_ns_res(tmp, sizeof(tmp), ns, res->time);
+			timefmt_ns_res(tmp, sizeof(tmp), ns, res->time);
 		/* Only TSC and MTC packets carry wall-clock time; every other
 		 * time is an estimate, and says so. */
 		snprintf(buf, size, "%s%s", pane_cycles_anchor(row) ? "" : "~", tmp);
@@ -116,12 +119,12 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 	case UI_CY_DMARK:
 		t = pane_cycles_tsc(row);
 		if (!isnan(t) && !isnan(ref_tsc) && (ts->flags & TM_F_TSC)) {
-			double ns = status_tsc_ns(ui, (uint64_t)ref_tsc, ts->tsc);
+			double ns = timefmt_tsc_diff(ui, (uint64_t)ref_tsc, ts->tsc);
 			char tmp[40];
 
 			if (isnan(ns))
 				break;
-			status_fmt_ns_res(tmp, sizeof(tmp), fabs(ns), res->dref);
+			timefmt_ns_res(tmp, sizeof(tmp), fabs(ns), res->dref);
 			snprintf(buf, size, "%s%s", ns < 0 ? "-" : "+", tmp);
 		}
 		break;
@@ -232,9 +235,9 @@ static void pane_cycles_resolve(struct ui *ui, const struct win_row *rows,
 		const struct tm_stamp *ts = &rows[i].ts;
 		int ok = (ts->flags & TM_F_TSC) && !(rows[i].flags & WIN_F_ERROR);
 
-		t[i] = ok && ui->have_t0 ? status_tsc_ns(ui, ui->t0, ts->tsc) : NAN;
+		t[i] = ok && ui->have_t0 ? timefmt_tsc_diff(ui, ui->t0, ts->tsc) : NAN;
 		d[i] = ok && !isnan(ref) ?
-			fabs(status_tsc_ns(ui, (uint64_t)ref, ts->tsc)) : NAN;
+			fabs(timefmt_tsc_diff(ui, (uint64_t)ref, ts->tsc)) : NAN;
 	}
 	res->time = pane_cycles_step(t, n);
 	ui->time_res = res->time;
@@ -258,16 +261,123 @@ static void pane_cycles_put(int y, int x, int w, const char *cell)
 	screen_put(y, x + w - len, w, cell);
 }
 
+/* Widths for the columns shown: each as wide as its widest cell on this
+ * screen (@width and @used filled by the caller), as room allows.  The
+ * columns that fit at their usual widths stay (wide numbers do not push a
+ * column out); the room left widens them in order, and a number that
+ * still does not fit shows as '#'s.  A column that is left out gets 0. */
+static void pane_cycles_widths(struct ui *ui, struct pane *p, int *width, const int *used)
+{
+	int x = 2, room, need = 0;
+	size_t c;
+
+	for (c = 0; c < NCOLS; c++) {
+		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
+			continue;
+		if (x + pane_cycles_cols[c].width > p->w) {
+			for (; c < NCOLS; c++)
+				width[c] = 0;
+			break;
+		}
+		x += pane_cycles_cols[c].width + 1;
+		need += width[c] - pane_cycles_cols[c].width;
+	}
+	room = p->w - x + 1;
+	/* Not enough: columns empty on this screen give theirs, from the
+	 * right. */
+	for (c = NCOLS; c-- > 0 && room < need;) {
+		if (!width[c] || !(ui->cy_cols & pane_cycles_cols[c].flag) || used[c])
+			continue;
+		room += pane_cycles_cols[c].width + 1;
+		width[c] = 0;
+	}
+	for (c = 0; c < NCOLS; c++) {
+		int more = width[c] - pane_cycles_cols[c].width;
+
+		if (!width[c] || !(ui->cy_cols & pane_cycles_cols[c].flag))
+			continue;
+		if (more > room)
+			more = room;
+		width[c] = pane_cycles_cols[c].width + more;
+		room -= more;
+	}
+}
+
+/* The heading, in the widths @width. */
+static void pane_cycles_heading(struct ui *ui, struct pane *p, const int *width)
+{
+	int x = 2;
+	size_t c;
+
+	screen_clear(p->y, p->x, p->w);
+	screen_put(p->y, p->x, 1, screen_glyph(ui, "│", "|"));
+	attrset(A_BOLD);
+	for (c = 0; c < NCOLS; c++) {
+		char h[32];
+
+		if (!(ui->cy_cols & pane_cycles_cols[c].flag) || !width[c])
+			continue;
+		if (pane_cycles_cols[c].flag == UI_CY_DMARK && ui->ref_name)
+			snprintf(h, sizeof(h), "%s%.10s",
+				 screen_glyph(ui, "Δ", "d"), ui->ref_label);
+		else
+			snprintf(h, sizeof(h), "%s", screen_glyph(ui,
+				 pane_cycles_cols[c].head, pane_cycles_cols[c].ascii));
+		/* Times and frequencies from a TSC frequency estimated
+		 * from P1 say so. */
+		if ((pane_cycles_cols[c].flag & (UI_CY_TIME | UI_CY_DMARK | UI_CY_FREQ)) &&
+		    timefmt_estimated(ui))
+			snprintf(h + strlen(h), sizeof(h) - strlen(h), "%s",
+				 screen_glyph(ui, "≈", "~"));
+		screen_put(p->y, p->x + x, width[c], h);
+		x += width[c] + 1;
+	}
+	attrset(A_NORMAL);
+}
+
+/* Screen row @y (1 up) of the pane: @row's cells (NULL: blank). */
+static void pane_cycles_line(struct ui *ui, struct pane *p, int y, const struct win_row *row,
+			     char (*cells)[48], const int *width)
+{
+	int sy = p->y + y, attr = 0, x = 2;
+	size_t c;
+
+	screen_clear(sy, p->x, p->w);
+	screen_put(sy, p->x, 1, screen_glyph(ui, "│", "|"));
+	if (!row)
+		return;
+	if (row->pkt.offset == ui->cursor) {
+		attr = ui->focus == UI_PANE_CYCLES ? A_REVERSE : A_UNDERLINE | A_BOLD;
+		attrset(attr);
+		screen_clear(sy, p->x + 1, p->w - 1);
+	} else if (row->ts.flags & TM_F_EXACT) {
+		attr = A_BOLD;
+	}
+	attrset(attr);
+	for (c = 0; c < NCOLS; c++) {
+		if (!(ui->cy_cols & pane_cycles_cols[c].flag) || !width[c])
+			continue;
+		/* Numbers line up on the right. */
+		pane_cycles_put(sy, p->x + x, width[c], cells[c]);
+		x += width[c] + 1;
+	}
+	/* The time model's trouble in the gutter (the status line says what
+	 * it is). */
+	if (pane_cycles_trouble(row)) {
+		attrset(screen_attr(ui, SC_MSGERR) | (attr & A_REVERSE));
+		screen_put(sy, p->x + 1, 1, "!");
+	}
+	attrset(A_NORMAL);
+}
+
 static void pane_cycles_draw(struct ui *ui, struct pane *p)
 {
 	int ri;
 	struct win_iter it = { 0 };
-	int focused = ui->focus == UI_PANE_CYCLES;
 	double ref = pane_cycles_ref(ui);
-	const char *bar = screen_glyph(ui, "│", "|");
 	struct pane_cycles_res res;
 	struct win_row *rows;
-	int width[NCOLS], used[NCOLS], y, n = 0, x, have, room, need = 0;
+	int width[NCOLS], used[NCOLS], y, n = 0, have;
 	char (*cells)[NCOLS][48];
 	size_t c;
 
@@ -302,107 +412,14 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 				width[c] = len;
 		}
 	}
-	/* The columns that fit at their usual widths stay (wide numbers do
-	 * not push a column out); the room left widens them in order, and a
-	 * number that still does not fit shows as '#'s. */
-	x = 2;
-	for (c = 0; c < NCOLS; c++) {
-		if (!(ui->cy_cols & pane_cycles_cols[c].flag))
-			continue;
-		if (x + pane_cycles_cols[c].width > p->w) {
-			for (; c < NCOLS; c++)
-				width[c] = 0;
-			break;
-		}
-		x += pane_cycles_cols[c].width + 1;
-		need += width[c] - pane_cycles_cols[c].width;
-	}
-	room = p->w - x + 1;
-	/* Not enough: columns empty on this screen give theirs, from the
-	 * right. */
-	for (c = NCOLS; c-- > 0 && room < need;) {
-		if (!width[c] || !(ui->cy_cols & pane_cycles_cols[c].flag) || used[c])
-			continue;
-		room += pane_cycles_cols[c].width + 1;
-		width[c] = 0;
-	}
-	for (c = 0; c < NCOLS; c++) {
-		int more = width[c] - pane_cycles_cols[c].width;
-
-		if (!width[c] || !(ui->cy_cols & pane_cycles_cols[c].flag))
-			continue;
-		if (more > room)
-			more = room;
-		width[c] = pane_cycles_cols[c].width + more;
-		room -= more;
-	}
-	/* The heading. */
-	screen_clear(p->y, p->x, p->w);
-	screen_put(p->y, p->x, 1, bar);
-	attrset(A_BOLD);
-	x = 2;
-	for (c = 0; c < NCOLS; c++) {
-		char h[32];
-
-		if (!(ui->cy_cols & pane_cycles_cols[c].flag) || !width[c])
-			continue;
-		if (pane_cycles_cols[c].flag == UI_CY_DMARK && ui->ref_name)
-			snprintf(h, sizeof(h), "%s%.10s",
-				 screen_glyph(ui, "Δ", "d"), ui->ref_label);
-		else
-			snprintf(h, sizeof(h), "%s", screen_glyph(ui,
-				 pane_cycles_cols[c].head, pane_cycles_cols[c].ascii));
-		/* Times and frequencies from a TSC frequency estimated
-		 * from P1 say so. */
-		if ((pane_cycles_cols[c].flag & (UI_CY_TIME | UI_CY_DMARK | UI_CY_FREQ)) &&
-		    status_time_estimated(ui))
-			snprintf(h + strlen(h), sizeof(h) - strlen(h), "%s",
-				 screen_glyph(ui, "≈", "~"));
-		screen_put(p->y, p->x + x, width[c], h);
-		x += width[c] + 1;
-	}
-	attrset(A_NORMAL);
-	for (y = 1; y < p->h; y++) {
-		int sy = p->y + y, attr = 0;
-		const struct win_row *row;
-
-		screen_clear(sy, p->x, p->w);
-		screen_put(sy, p->x, 1, bar);
-		if (y > n)
-			continue;
-		row = &rows[y - 1];
-		if (row->pkt.offset == ui->cursor) {
-			attr = focused ? A_REVERSE : A_UNDERLINE | A_BOLD;
-			attrset(attr);
-			screen_clear(sy, p->x + 1, p->w - 1);
-		} else if (row->ts.flags & TM_F_EXACT) {
-			attr = A_BOLD;
-		}
-		attrset(attr);
-		x = 2;
-		for (c = 0; c < NCOLS; c++) {
-			if (!(ui->cy_cols & pane_cycles_cols[c].flag) || !width[c])
-				continue;
-			/* Numbers line up on the right. */
-			pane_cycles_put(sy, p->x + x, width[c], cells[y - 1][c]);
-			x += width[c] + 1;
-		}
-		/* The time model's trouble in the gutter (the status line
-		 * says what it is). */
-		if (pane_cycles_trouble(row)) {
-			attrset(screen_attr(ui, SC_MSGERR) | (attr & A_REVERSE));
-			screen_put(sy, p->x + 1, 1, "!");
-		}
-		attrset(A_NORMAL);
-	}
+	pane_cycles_widths(ui, p, width, used);
+	pane_cycles_heading(ui, p, width);
+	for (y = 1; y < p->h; y++)
+		pane_cycles_line(ui, p, y, y > n ? NULL : &rows[y - 1],
+				 y > n ? NULL : cells[y - 1], width);
 out_free:
 	free(rows);
 	free(cells);
-}
-
-static int pane_cycles_key(struct ui *ui, struct pane *p, const struct km_result *res)
-{
-	return UI_NOT_MINE;
 }
 
 static void pane_cycles_resize(struct ui *ui, struct pane *p)
@@ -417,7 +434,6 @@ const struct pane_ops pane_cycles_ops = {
 	.name = "timing",
 	.table = KM_T_TIMING,
 	.draw = pane_cycles_draw,
-	.key = pane_cycles_key,
 	.resize = pane_cycles_resize,
 	.free = pane_cycles_free,
 };

@@ -7,6 +7,8 @@
 #include "dump_fmt.h"
 #include "marks.h"
 #include "marks_ui.h"
+#include "pane_packets.h"
+#include "screen.h"
 #include "search_ui.h"
 #include "ui.h"
 
@@ -186,11 +188,6 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 	win_iter_release(&it);
 }
 
-static int pane_packets_key(struct ui *ui, struct pane *p, const struct km_result *res)
-{
-	return UI_NOT_MINE;
-}
-
 static void pane_packets_resize(struct ui *ui, struct pane *p)
 {
 }
@@ -203,7 +200,6 @@ const struct pane_ops pane_packets_ops = {
 	.name = "packets",
 	.table = KM_T_PACKETS,
 	.draw = pane_packets_draw,
-	.key = pane_packets_key,
 	.resize = pane_packets_resize,
 	.free = pane_packets_free,
 };

@@ -16,10 +16,14 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "cmd.h"
 #include "complete_rl.h"
 #include "marks.h"
+#include "msg.h"
 #include "pkt.h"
+#include "prompt.h"
 #include "safefile.h"
+#include "screen.h"
 #include "trace.h"
 #include "ui.h"
 #include "xdg.h"
@@ -76,13 +80,13 @@ static const struct view_ops prompt_view;
 
 int prompt_is_open(const struct ui *ui)
 {
-	return view_is_open(ui, &prompt_view);
+	return view_is_open(&ui->vs, &prompt_view);
 }
 
 static void prompt_close(struct ui *ui)
 {
 	rl_callback_handler_remove();
-	view_close(ui, &prompt_view);
+	view_close(&ui->vs, &prompt_view);
 	prompt_qhead = prompt_qtail = 0;
 	prompt_matches[0] = 0;
 	curs_set(0);
@@ -234,7 +238,7 @@ out_free:
 	prompt_hist_free(v, n);
 out_err:
 	if (!warned++)
-		ui_message(ui, UI_WARN, "history not saved: %s", err);
+		msg_report(ui, UI_WARN, "history not saved: %s", err);
 }
 
 /* The history file into readline's list. */
@@ -244,7 +248,7 @@ static void prompt_hist_load(struct ui *ui)
 	char **v;
 
 	if (prompt_hist_read(&v, &n) < 0) {
-		ui_message(ui, UI_WARN, "history not read: %s: %s", prompt_hist_path,
+		msg_report(ui, UI_WARN, "history not read: %s: %s", prompt_hist_path,
 			   safefile_strerror(errno));
 		return;
 	}
@@ -376,7 +380,7 @@ void prompt_done(struct ui *ui)
 void prompt_open(struct ui *ui, const char *text)
 {
 	prompt_ui = ui;
-	view_push(ui, &prompt_view, NULL);
+	view_push(&ui->vs, &prompt_view, NULL);
 	ui->msg[0] = 0;
 	prompt_qhead = prompt_qtail = 0;
 	rl_callback_handler_install(":", prompt_line);
@@ -439,7 +443,7 @@ int prompt_key(struct ui *ui, int key)
 		prompt_running = prompt_entered;
 		prompt_entered = NULL;
 		ui->msg[0] = 0;
-		ui_command(ui, prompt_running);
+		cmd_line(ui, prompt_running, 0);
 		free(prompt_running);
 		prompt_running = NULL;
 	}
@@ -489,7 +493,7 @@ static int prompt_view_key(struct ui *ui, struct view *v, int c)
 	if (st == KM_ACTION && res.action == ACTION_CANCEL)
 		return prompt_key(ui, c == 7 ? 7 : 27);	/* C-g ends a C-r first */
 	if (st == KM_ACTION)
-		return ui_action(ui, &res);
+		return cmd_key(ui, &res);
 	km_state_reset(&pks);
 	return prompt_key(ui, c);
 }

@@ -15,15 +15,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "browser.h"
+#include "cmd.h"
 #include "identity.h"
 #include "marks.h"
+#include "marks_panel.h"
 #include "marks_ui.h"
+#include "msg.h"
+#include "reload.h"
 #include "search_ui.h"
+#include "session.h"
 #include "trace.h"
 #include "ui.h"
 
 /* Bytes of decoded windows kept (as browse.c's). */
-#define RELOAD_CACHE_BYTES (48u << 20)
 
 void reload_remember(struct ui *ui)
 {
@@ -33,7 +38,7 @@ void reload_remember(struct ui *ui)
 /* The marks' reporter: messages go to the message line. */
 static void reload_bm_report(void *ctx, const char *msg)
 {
-	ui_message(ctx, UI_WARN, "%s", msg);
+	msg_report(ctx, UI_WARN, "%s", msg);
 }
 
 /* Open the path again and show it instead of the trace open now, saying
@@ -47,11 +52,11 @@ static int reload_reopen(struct ui *ui, const char *why)
 	int s;
 
 	if (trace_open(&t, old->path, err, sizeof(err)) < 0) {
-		ui_message(ui, UI_ERROR, "reload: %s (%s; still showing the old one)", err, why);
+		msg_report(ui, UI_ERROR, "reload: %s (%s; still showing the old one)", err, why);
 		return UI_DRAW_STATUS;
 	}
 	if (!t->nstreams) {
-		ui_message(ui, UI_ERROR, "reload: %s: no Intel PT data (%s; still showing "
+		msg_report(ui, UI_ERROR, "reload: %s: no Intel PT data (%s; still showing "
 			   "the old one)", old->path, why);
 		trace_close(t);
 		return UI_DRAW_STATUS;
@@ -59,15 +64,15 @@ static int reload_reopen(struct ui *ui, const char *why)
 	s = trace_find_stream(t, old->streams[ui->stream_no].name);
 	if (s < 0)
 		s = 0;
-	if (win_cache_new(&wc, &t->streams[s].img, NULL, RELOAD_CACHE_BYTES) < 0) {
-		ui_message(ui, UI_ERROR, "reload: out of memory");
+	if (win_cache_new(&wc, &t->streams[s].img, NULL, SESSION_CACHE_BYTES) < 0) {
+		msg_report(ui, UI_ERROR, "reload: out of memory");
 		trace_close(t);
 		return UI_DRAW_STATUS;
 	}
 	/* Everything that reads the old mapping stops first. */
-	marks_ui_stop(ui);
+	marks_panel_stop(ui);
 	search_ui_free(ui);
-	ui_idx_stop(ui);
+	session_idx_stop(ui);
 	win_cache_free(ui->wc);
 	ui->wc = wc;
 	marks_close(ui->bm);
@@ -91,14 +96,14 @@ static int reload_reopen(struct ui *ui, const char *why)
 	ui->nhist = ui->hist_pos = 0;
 	ui->tl_zoom = 0;
 	ui->have_t0 = 0;
-	ui_find_t0(ui);
+	session_find_t0(ui);
 	if (ui->cursor >= ui->img->size)
 		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
 	ui->top = ui->cursor;
 	if (!ui->no_index)
-		ui_idx_start(ui);
-	ui_layout(ui);
-	ui_message(ui, UI_INFO, "reloaded: the file was %s (now %" PRIu64 " bytes)", why,
+		session_idx_start(ui);
+	browser_layout(ui);
+	msg_report(ui, UI_INFO, "reloaded: the file was %s (now %" PRIu64 " bytes)", why,
 		   ui->img->size);
 	return UI_DRAW_ALL;
 }
@@ -112,22 +117,22 @@ static int reload_grown(struct ui *ui)
 	uint64_t old = ui->img->size, size;
 	int grew = 0, had_idx = ui->idx != NULL, r;
 
-	marks_ui_stop(ui);
+	marks_panel_stop(ui);
 	search_ui_free(ui);
 	if (had_idx)
-		ui_idx_stop(ui);	/* the remap invalidates what it reads */
+		session_idx_stop(ui);	/* the remap invalidates what it reads */
 	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));
 	if (r < 0) {
-		ui_message(ui, UI_ERROR, "reload: %s", err[0] ? err : pte_strerror(r));
+		msg_report(ui, UI_ERROR, "reload: %s", err[0] ? err : pte_strerror(r));
 		if (had_idx)
-			ui_idx_start(ui);
+			session_idx_start(ui);
 		return UI_DRAW_ALL;
 	}
 	if (grew) {
 		/* The streams may have been rebuilt over the new mapping. */
 		ui->img = &ui->trace->streams[ui->stream_no].img;
-		if (win_cache_new(&wc, ui->img, NULL, RELOAD_CACHE_BYTES) < 0) {
-			ui_message(ui, UI_ERROR, "reload: out of memory");
+		if (win_cache_new(&wc, ui->img, NULL, SESSION_CACHE_BYTES) < 0) {
+			msg_report(ui, UI_ERROR, "reload: out of memory");
 			return UI_DRAW_STATUS;
 		}
 		win_cache_free(ui->wc);
@@ -136,28 +141,28 @@ static int reload_grown(struct ui *ui)
 	}
 	reload_remember(ui);
 	if (had_idx)
-		ui_idx_start(ui);
-	ui_layout(ui);
+		session_idx_start(ui);
+	browser_layout(ui);
 	if (grew)
-		ui_message(ui, UI_INFO, "reloaded: %" PRIu64 " new bytes (now %" PRIu64 ")",
+		msg_report(ui, UI_INFO, "reloaded: %" PRIu64 " new bytes (now %" PRIu64 ")",
 			   ui->img->size - old, ui->img->size);
 	else
-		ui_message(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
+		msg_report(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
 	return UI_DRAW_ALL;
 }
 
-int reload_trace(struct ui *ui)
+static int reload_trace(struct ui *ui)
 {
 	struct trace *t = ui->trace;
 	struct identity now;
 	struct stat st;
 
 	if (stat(t->path, &st) < 0) {
-		ui_message(ui, UI_ERROR, "reload: %s: %s", t->path, strerror(errno));
+		msg_report(ui, UI_ERROR, "reload: %s: %s", t->path, strerror(errno));
 		return UI_DRAW_STATUS;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ui_message(ui, UI_ERROR, "reload: %s: no longer a regular file", t->path);
+		msg_report(ui, UI_ERROR, "reload: %s: no longer a regular file", t->path);
 		return UI_DRAW_STATUS;
 	}
 	if (st.st_dev != t->dev || st.st_ino != t->ino)
@@ -179,6 +184,17 @@ int reload_trace(struct ui *ui)
 		return reload_reopen(ui, "rewritten, shorter");
 	if (ui->have_ident && !identity_same(&now, &ui->ident))
 		return reload_reopen(ui, "rewritten in place");
-	ui_message(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
+	msg_report(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
 	return UI_DRAW_ALL;
 }
+
+static int reload_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	return reload_trace(ui);
+}
+
+static const struct cmd_row reload_rows[] = {
+	{ ACTION_RELOAD, reload_cmd, CMD_NONE, 0 },
+};
+
+CMD_TABLE(reload_cmds, reload_rows);

@@ -10,6 +10,7 @@
 #include "esc.h"
 #include "pkt.h"
 #include "safefile.h"
+#include "screen.h"
 #include "trace.h"
 #include "ui.h"
 

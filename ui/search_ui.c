@@ -10,53 +10,20 @@
 
 #include <readline/readline.h>
 
+#include "cmd.h"
+#include "msg.h"
+#include "nav.h"
+#include "prompt.h"
+#include "screen.h"
 #include "search.h"
 #include "search_ui.h"
+#include "search_ui_int.h"
+#include "term.h"
+#include "timefmt.h"
 #include "trace.h"
 #include "ui.h"
 
-/* Bytes the filter view decodes per call (a screen, a cursor move). */
-#define SUI_FILTER_BUDGET (4u << 20)
-/* Bytes a cursor move in the filter view looks at before giving up. */
-#define SUI_MOVE_BUDGET (64u << 20)
-/* Rows of the filter view's screen cache. */
-#define SUI_ROWS 512
-
-struct search_ui {
-	/* the last search */
-	struct srch *s;			/* running or finished; NULL if none */
-	struct srch_pred *pred;		/* its predicate */
-	char text[256];			/* as typed, without "-b" */
-	int dir;			/* as asked: 1 forward, -1 backward */
-	int sdir;			/* the direction of s itself */
-	int jumped;			/* went to its first hit */
-	int reported;			/* told how it ended */
-	int hl;				/* highlight hits (M-u) */
-	uint64_t *snap;			/* the kept hits, sorted (search_ui_snap()) */
-	size_t nsnap, capsnap;
-	int snap_final;			/* taken after the search ended */
-	const char *note;		/* the P1 estimate's note, until the
-					 * first hit shows it; NULL if none */
-
-	/* the filter view */
-	struct srch_pred *fpred;	/* NULL: no filter */
-	char ftext[256];
-	unsigned fgen;			/* bumped when the filter changes */
-	unsigned cgen;			/* the filter the cache is for */
-	uint64_t ctop;			/* the top the cache is for */
-	uint64_t rows[SUI_ROWS];	/* matching rows from ctop */
-	size_t nrows;
-	uint64_t resume;		/* where to go on looking */
-	int cstate;			/* 1 looking, 0 enough, -1 the end */
-	uint64_t fseen;			/* the cursor search_ui_fsnap() last saw */
-	/* Past one budget of work, the next matching row is looked for in
-	 * the background on all cores (a rare filter on a big trace took
-	 * minutes a budget per turn), with progress, stopped by C-c. */
-	struct srch *fs;		/* looking from resume; NULL if not */
-	int fstopped;			/* C-c stopped it: no more rows */
-};
-
-static struct search_ui *search_ui_get(struct ui *ui)
+struct search_ui *search_ui_get(struct ui *ui)
 {
 	if (!ui->sui) {
 		ui->sui = calloc(1, sizeof(*ui->sui));
@@ -70,7 +37,7 @@ static struct search_ui *search_ui_get(struct ui *ui)
 	return ui->sui;
 }
 
-static void search_ui_sleep_ms(int ms)
+void search_ui_sleep_ms(int ms)
 {
 	struct timespec ts = { 0, ms * 1000000L };
 
@@ -80,13 +47,13 @@ static void search_ui_sleep_ms(int ms)
 /* "search hit BOTTOM, continuing at TOP" for direction @dir. */
 static void search_ui_wrapped(struct ui *ui, int dir)
 {
-	ui_message(ui, UI_WARN, dir > 0 ? "search hit BOTTOM, continuing at TOP"
+	msg_report(ui, UI_WARN, dir > 0 ? "search hit BOTTOM, continuing at TOP"
 					: "search hit TOP, continuing at BOTTOM");
 }
 
 /* Parse @text into a predicate with the trace's timing; errors go to the
  * message line prefixed with @what.  Returns NULL on error. */
-static struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *text)
+struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *text)
 {
 	struct srch_pred *pred = NULL;
 	char err[256] = "";
@@ -94,7 +61,7 @@ static struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const 
 
 	r = srch_parse(text, &pred, err, sizeof(err));
 	if (r < 0) {
-		ui_message(ui, UI_ERROR, "%s: %s", what, err[0] ? err : pte_strerror(r));
+		msg_report(ui, UI_ERROR, "%s: %s", what, err[0] ? err : pte_strerror(r));
 		return NULL;
 	}
 	srch_pred_set_config(pred, &ui->tmcfg);
@@ -108,7 +75,7 @@ static void search_ui_hit_message(struct ui *ui)
 
 	if (su->note) {
 		/* Said where the estimate decided the hit. */
-		ui_message(ui, UI_INFO, "%s", su->note);
+		msg_report(ui, UI_INFO, "%s", su->note);
 		su->note = NULL;
 	} else {
 		ui->msg[0] = 0;
@@ -121,10 +88,10 @@ static void search_ui_not_found(struct ui *ui)
 	struct search_ui *su = ui->sui;
 
 	if (su->fpred)
-		ui_message(ui, UI_ERROR, "pattern not found: %s (among the filter's %s)",
+		msg_report(ui, UI_ERROR, "pattern not found: %s (among the filter's %s)",
 			   su->text, su->ftext);
 	else
-		ui_message(ui, UI_ERROR, "pattern not found: %s", su->text);
+		msg_report(ui, UI_ERROR, "pattern not found: %s", su->text);
 }
 
 /* Start a background search for the last predicate from @from in @dir. */
@@ -141,7 +108,7 @@ static int search_ui_run(struct ui *ui, uint64_t from, int dir)
 	r = srch_start_opts(&su->s, ui->img, ui->idx, su->pred, from, dir, &o);
 	if (r < 0) {
 		su->s = NULL;
-		ui_message(ui, UI_ERROR, "search: %s", r == -pte_no_calib ?
+		msg_report(ui, UI_ERROR, "search: %s", r == -pte_no_calib ?
 			   "a gap in time units needs the TSC frequency (--tsc-freq, --cpu)" :
 			   pte_strerror(r));
 		return UI_DRAW_STATUS;
@@ -151,7 +118,7 @@ static int search_ui_run(struct ui *ui, uint64_t from, int dir)
 	su->reported = 0;
 	su->nsnap = 0;
 	su->snap_final = 0;
-	ui_message(ui, UI_INFO, "searching %s%s (C-c stops)%s%s", dir > 0 ? "/" : "?", su->text,
+	msg_report(ui, UI_INFO, "searching %s%s (C-c stops)%s%s", dir > 0 ? "/" : "?", su->text,
 		   su->note ? "; " : "", su->note ? su->note : "");
 	/* A script sees the first hit at once, so its keys are repeatable. */
 	if (ui->headless) {
@@ -184,7 +151,7 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 	if (!*text) {
 		/* An empty pattern repeats the last one (less, vim). */
 		if (!su->pred) {
-			ui_message(ui, UI_ERROR, "search: no previous pattern");
+			msg_report(ui, UI_ERROR, "search: no previous pattern");
 			return UI_DRAW_STATUS;
 		}
 		su->dir = dir;
@@ -209,7 +176,7 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 	su->s = NULL;
 	srch_pred_free(su->pred);
 	su->pred = pred;
-	su->note = srch_pred_uses_time(pred) ? status_estimate_note(ui) : "";
+	su->note = srch_pred_uses_time(pred) ? timefmt_estimate_note(ui) : "";
 	if (!su->note[0])
 		su->note = NULL;
 	snprintf(su->text, sizeof(su->text), "%s", text);
@@ -226,7 +193,7 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 	struct srch_status st;
 
 	if (!su || !su->pred) {
-		ui_message(ui, UI_ERROR, "no previous search ('/' starts one)");
+		msg_report(ui, UI_ERROR, "no previous search ('/' starts one)");
 		return UI_DRAW_STATUS;
 	}
 	d = rev ? -su->dir : su->dir;
@@ -264,308 +231,17 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 	}
 	srch_status(su->s, &st);
 	if (r == 1 && !st.finished && st.nhits) {
-		ui_message(ui, UI_INFO, "searching: the next hit is not known yet");
+		msg_report(ui, UI_INFO, "searching: the next hit is not known yet");
 		return UI_DRAW_STATUS;
 	}
 	if (r == 1 && !st.finished) {
-		ui_message(ui, UI_INFO, "searching %.0f%%...",
+		msg_report(ui, UI_INFO, "searching %.0f%%...",
 			   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
 		return UI_DRAW_STATUS;
 	}
 	/* Not kept (too many hits), or the search was stopped: search again
 	 * from here. */
 	return search_ui_run(ui, ui->cursor, d);
-}
-
-/* Set the filter to @text; empty clears it. */
-static int search_ui_filter(struct ui *ui, const char *text)
-{
-	struct search_ui *su = search_ui_get(ui);
-	struct srch_pred *pred;
-	struct pkt hit;
-	uint64_t resume, budget;
-	int r;
-
-	while (isspace((unsigned char)*text))
-		text++;
-	if (!*text) {
-		if (su->fpred)
-			ui_message(ui, UI_INFO, "filter off: all packets");
-		srch_free(su->fs);
-		su->fs = NULL;
-		srch_pred_free(su->fpred);
-		su->fpred = NULL;
-		su->fgen++;
-		nav_fix_view(ui);
-		return UI_DRAW_ALL;
-	}
-	pred = search_ui_parse(ui, "filter", text);
-	if (!pred)
-		return UI_DRAW_STATUS;
-	srch_free(su->fs);	/* it reads the old predicate */
-	su->fs = NULL;
-	srch_pred_free(su->fpred);
-	su->fpred = pred;
-	su->fgen++;
-	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
-	su->fseen = UINT64_MAX;
-	/* The view starts at the first match from the cursor on; one not
-	 * found within a screen's budget is looked for in the background
-	 * (search_ui_fill()), a script's at once. */
-	budget = ui->headless ? SUI_MOVE_BUDGET : SUI_FILTER_BUDGET;
-	r = srch_filter_next(pred, ui->img, ui->idx, ui->cursor, budget, &hit, &resume);
-	if (!r) {
-		ui->cursor = ui->top = hit.offset;
-	} else if (r == -pte_eos) {
-		r = srch_filter_prev(pred, ui->img, ui->idx, ui->cursor, budget,
-				     &hit, &resume);
-		if (r) {
-			ui_message(ui, UI_WARN, "filter: no %s packets%s", text,
-				   r == 1 ? " nearby (still looking)" : "");
-			ui->top = ui->cursor;
-		} else {
-			ui->cursor = ui->top = hit.offset;
-		}
-	} else {
-		ui->top = ui->cursor;
-	}
-	return UI_DRAW_ALL;
-}
-
-/* Look for the filter's next row from su->resume in the background. */
-static void search_ui_flook(struct ui *ui)
-{
-	struct search_ui *su = ui->sui;
-	struct srch_opts o = { 0 };
-
-	o.guard = trace_guard;
-	o.no_wrap = 1;
-	o.max_hits = 64;
-	/* "after" its start: the packet at resume is searched too */
-	if (srch_start_opts(&su->fs, ui->img, ui->idx, su->fpred,
-			    su->resume ? su->resume - 1 : 0, 1, &o) < 0)
-		su->fs = NULL;	/* go on a budget at a time */
-}
-
-/* The filter view's screen cache: at least @want rows from ui->top, with
- * one budget of work if more are needed (@more 0: only if the cache is for
- * another top or filter, so both panes show the same rows); past that, a
- * background search looks for the next row (search_ui_flook()). */
-static void search_ui_fill(struct ui *ui, size_t want, int more)
-{
-	struct search_ui *su = ui->sui;
-	struct pkt pk[64];
-	size_t got, i, n;
-	uint64_t resume;
-	int r;
-
-	if (want > SUI_ROWS)
-		want = SUI_ROWS;
-	if (su->cgen != su->fgen || su->ctop != ui->top) {
-		su->cgen = su->fgen;
-		su->ctop = ui->top;
-		su->nrows = 0;
-		su->resume = ui->top;
-		su->cstate = 1;
-		su->fstopped = 0;
-		srch_free(su->fs);
-		su->fs = NULL;
-	} else if (!more) {
-		return;
-	}
-	if (su->nrows >= want || su->cstate < 0 || su->fs || su->fstopped)
-		return;
-	n = want - su->nrows;
-	if (n > sizeof(pk) / sizeof(pk[0]))
-		n = sizeof(pk) / sizeof(pk[0]);
-	got = 0;
-	r = srch_filter_fill(su->fpred, ui->img, ui->idx, su->resume, 1, SUI_FILTER_BUDGET,
-			     pk, n, &got, &resume);
-	for (i = 0; i < got && su->nrows < SUI_ROWS; i++)
-		su->rows[su->nrows++] = pk[i].offset;
-	if (r == 1)
-		su->resume = resume;
-	else if (r == 0 && got)
-		su->resume = pk[got - 1].offset + 1;
-	su->cstate = r < 0 ? -1 : su->nrows >= want ? 0 : 1;
-	/* A script fills synchronously, so its screens are repeatable. */
-	if (r == 1 && su->cstate == 1 && !ui->headless)
-		search_ui_flook(ui);
-}
-
-/* The background look of the filter view: once it knows the next row (or
- * that there is none), fill on from there.  Returns UI_DRAW_*. */
-static int search_ui_fpoll(struct ui *ui, int *busy)
-{
-	struct search_ui *su = ui->sui;
-	struct srch_status st;
-
-	srch_status(su->fs, &st);
-	if (!st.finished && !st.have_first) {
-		*busy = 2;
-		return UI_DRAW_STATUS;
-	}
-	if (st.have_first)
-		su->resume = st.first;
-	else if (st.status == -pte_sigbus)
-		ui->worker_sigbus = 1;	/* the file shrank */
-	else if (!st.status)
-		su->cstate = -1;	/* no more below */
-	srch_free(su->fs);
-	su->fs = NULL;
-	if (su->cstate == 1)
-		search_ui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
-	*busy = su->cstate == 1 ? 2 : 0;
-	return UI_DRAW_PANES | UI_DRAW_STATUS;
-}
-
-/* In the filter view the cursor is on a matching row: after a jump
- * elsewhere (goto, a search hit, a PSB), move it to the next match and
- * show that.  Returns UI_DRAW_*. */
-static int search_ui_fsnap(struct ui *ui)
-{
-	struct search_ui *su = ui->sui;
-	size_t h = (size_t)nav_view_rows(ui), i;
-	struct pkt hit;
-	uint64_t resume;
-
-	search_ui_fill(ui, h, 1);
-	for (i = 0; i < su->nrows && i < h; i++)
-		if (su->rows[i] == ui->cursor)
-			break;
-	if (i == su->nrows || i == h) {
-		if (srch_filter_next(su->fpred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET,
-				     &hit, &resume))
-			goto out;
-		ui->cursor = hit.offset;
-		for (i = 0; i < su->nrows && i < h; i++)
-			if (su->rows[i] == ui->cursor)
-				break;
-		if (i == su->nrows || i == h)
-			ui->top = ui->cursor;
-	}
-out:
-	su->fseen = ui->cursor;
-	return UI_DRAW_ALL;
-}
-
-int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i)
-{
-	struct search_ui *su = ui->sui;
-
-	*i = 0;
-	if (!su || !su->fpred)
-		return !win_seek(it, ui->wc, ui->top);
-	if (ui->cursor != su->fseen)
-		search_ui_fsnap(ui);
-	search_ui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 0);
-	/* A script sees whole screens, so its screens are repeatable. */
-	while (ui->headless && su->cstate == 1)
-		search_ui_fill(ui, (size_t)(ui->rows > 0 ? ui->rows : 1), 1);
-	return search_ui_row_next(ui, it, i);
-}
-
-int search_ui_row_next(struct ui *ui, struct win_iter *it, int *i)
-{
-	struct search_ui *su = ui->sui;
-
-	if (!su || !su->fpred)
-		return !win_next(it);
-	while ((size_t)*i < su->nrows) {
-		if (!win_seek(it, ui->wc, su->rows[(*i)++]))
-			return 1;
-	}
-	return 0;
-}
-
-/* Move @n matching packets from @off (negative: back).  Returns the
- * offset reached; *@short_ tells the budget ran out first. */
-static uint64_t search_ui_fstep(struct ui *ui, uint64_t off, long n, int *short_)
-{
-	struct search_ui *su = ui->sui;
-	struct pkt pk[64];
-	size_t got, i;
-	uint64_t resume, from;
-	int r;
-
-	*short_ = 0;
-	ui->interrupted = 0;
-	for (i = 0; n; i++) {
-		size_t k = (size_t)(n > 0 ? n : -n);
-
-		/* A huge count walks the whole trace: C-c stops it. */
-		if (i && !(i % 64) && ui_key_waiting(ui) && ui->interrupted) {
-			ui_message(ui, UI_WARN, "filter: move interrupted (C-c)");
-			break;
-		}
-		if (k > 64)
-			k = 64;
-		from = n > 0 ? off + 1 : off;
-		got = 0;
-		r = srch_filter_fill(su->fpred, ui->img, ui->idx, from, n > 0 ? 1 : -1,
-				     SUI_MOVE_BUDGET, pk, k, &got, &resume);
-		if (got)
-			off = pk[got - 1].offset;
-		n += n > 0 ? -(long)got : (long)got;
-		if (r == 1 && got < k) {
-			*short_ = 1;
-			break;
-		}
-		if (r < 0 || !got)
-			break;
-	}
-	return off;
-}
-
-/* Cursor moves in the filter view: @lines rows for the cursor, @view rows
- * for the top. */
-static int search_ui_fmove(struct ui *ui, long lines, long view)
-{
-	struct search_ui *su = ui->sui;
-	int h = nav_view_rows(ui), s1 = 0, s2 = 0;
-	size_t i;
-
-	ui->cursor = search_ui_fstep(ui, ui->cursor, lines, &s1);
-	if (view && !ui->interrupted)
-		ui->top = search_ui_fstep(ui, ui->top, view, &s2);
-	if (s1 || s2)
-		ui_message(ui, UI_WARN, "filter: no %s within %u MiB (again to look further)",
-			   su->ftext, SUI_MOVE_BUDGET >> 20);
-	/* Keep the cursor inside the view. */
-	if (ui->cursor < ui->top) {
-		ui->top = ui->cursor;
-		return UI_DRAW_ALL;
-	}
-	search_ui_fill(ui, (size_t)h, 1);
-	for (i = 0; i < su->nrows && i < (size_t)h; i++)
-		if (su->rows[i] == ui->cursor)
-			return UI_DRAW_ALL;
-	if (su->nrows >= (size_t)h && ui->cursor > su->rows[h - 1])
-		ui->top = search_ui_fstep(ui, ui->cursor, -(long)(h - 1), &s2);
-	return UI_DRAW_ALL;
-}
-
-/* g and G in the filter view: the first or the last match (@end > 0). */
-static int search_ui_fends(struct ui *ui, int end)
-{
-	struct search_ui *su = ui->sui;
-	struct pkt hit;
-	uint64_t resume;
-	int r, s;
-
-	r = end > 0 ? srch_filter_prev(su->fpred, ui->img, ui->idx, ui->img->size,
-				       SUI_MOVE_BUDGET, &hit, &resume)
-		    : srch_filter_next(su->fpred, ui->img, ui->idx, 0, SUI_MOVE_BUDGET,
-				       &hit, &resume);
-	if (r) {
-		ui_message(ui, UI_WARN, "filter: no %s %s", su->ftext, r == 1 ?
-			   "within the first (or last) 64 MiB" : "at all");
-		return UI_DRAW_STATUS;
-	}
-	nav_jump(ui, hit.offset);
-	ui->top = end > 0 ? search_ui_fstep(ui, hit.offset, -(long)(nav_view_rows(ui) - 1), &s)
-			  : hit.offset;
-	return UI_DRAW_ALL;
 }
 
 /* C-s or C-r while a search prompt is open (emacs isearch): search for
@@ -578,88 +254,111 @@ static int search_ui_prompt_again(struct ui *ui, int dir)
 	return prompt_key(ui, '\r');
 }
 
-int search_ui_action(struct ui *ui, const struct km_result *res)
+/* / and ?: with no pattern from a key, the prompt; C-s and C-r at an
+ * open search prompt search on (emacs). */
+static int search_ui_dir_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	int dir = a->action == ACTION_SEARCH_BACKWARD ? -1 : 1;
+
+	if (!a->raw[0] && a->res && a->res->nkeys) {
+		if (prompt_is_open(ui))
+			return search_ui_prompt_again(ui, dir);
+		prompt_open(ui, dir > 0 ? "/" : "?");
+		return UI_DRAW_ALL;
+	}
+	return search_ui_search(ui, a->raw, dir);
+}
+
+static int search_ui_search_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	return search_ui_search(ui, a->raw, 1);
+}
+
+static int search_ui_again_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	return search_ui_again(ui, a->action == ACTION_SEARCH_REVERSE,
+			       (uint64_t)cmd_steps(a));
+}
+
+static int search_ui_filter_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	if (!a->raw[0] && a->res && a->res->nkeys) {
+		prompt_open(ui, "&");
+		return UI_DRAW_ALL;
+	}
+	return search_ui_filter(ui, a->raw);
+}
+
+static int search_ui_highlight_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	struct search_ui *su = search_ui_get(ui);
+
+	su->hl = !su->hl;
+	msg_report(ui, UI_INFO, "search highlight %s", su->hl ? "on" : "off");
+	return UI_DRAW_ALL;
+}
+
+/* As vim's '*' searches for the word under the cursor: a search for the
+ * cursor's packet type, over the whole trace in the background (index
+ * and byte scan), after which 'n' and 'N' go on.  On an error row, the
+ * next error. */
+static int search_ui_same_type_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	int dir = a->action == ACTION_PREV_SAME_TYPE ? -1 : 1;
+	uint64_t n = (uint64_t)cmd_steps(a);
+	struct win_row row;
+
+	if (nav_cursor_row(ui, &row))
+		return UI_DRAW_NONE;
+	if (row.flags & WIN_F_ERROR)
+		return nav_error(ui, dir, n);
+	return search_ui_type(ui, pkt_type_name(row.pkt.type), dir, n);
+}
+
+int search_ui_stop(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
-	long n = ui_count(res);
-	int h = nav_view_rows(ui);
 	struct srch_status st;
 
-	switch (res->action) {
-	case ACTION_SEARCH_FORWARD:
-	case ACTION_SEARCH_BACKWARD: {
-		int dir = res->action == ACTION_SEARCH_FORWARD ? 1 : -1;
-
-		if (!res->args[0] && res->nkeys) {
-			if (prompt_is_open(ui))
-				return search_ui_prompt_again(ui, dir);
-			prompt_open(ui, dir > 0 ? "/" : "?");
-			return UI_DRAW_ALL;
-		}
-		return search_ui_search(ui, res->args, dir);
+	if (su && su->fs) {
+		srch_cancel(su->fs);
+		srch_wait(su->fs);
+		srch_status(su->fs, &st);
+		srch_free(su->fs);
+		su->fs = NULL;
+		su->fstopped = 1;
+		msg_report(ui, UI_WARN, "filter: stopped looking for more %s rows, %.0f%% "
+			   "of the way (C-c)", su->ftext,
+			   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+		return 1;
 	}
-	case ACTION_SEARCH:
-		return search_ui_search(ui, res->args, 1);
-	case ACTION_SEARCH_AGAIN:
-	case ACTION_SEARCH_REVERSE:
-		return search_ui_again(ui, res->action == ACTION_SEARCH_REVERSE, (uint64_t)n);
-	case ACTION_FILTER:
-		if (!res->args[0] && res->nkeys) {
-			prompt_open(ui, "&");
-			return UI_DRAW_ALL;
-		}
-		return search_ui_filter(ui, res->args);
-	case ACTION_TOGGLE_HIGHLIGHT:
-		su = search_ui_get(ui);
-		su->hl = !su->hl;
-		ui_message(ui, UI_INFO, "search highlight %s", su->hl ? "on" : "off");
-		return UI_DRAW_ALL;
-	case ACTION_INTERRUPT:
-		if (su && su->fs) {
-			srch_cancel(su->fs);
-			srch_wait(su->fs);
-			srch_status(su->fs, &st);
-			srch_free(su->fs);
-			su->fs = NULL;
-			su->fstopped = 1;
-			ui_message(ui, UI_WARN, "filter: stopped looking for more %s rows, %.0f%% "
-				   "of the way (C-c)", su->ftext,
-				   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
-			return UI_DRAW_ALL;
-		}
-		if (!su || !su->s)
-			return UI_NOT_MINE;
-		srch_status(su->s, &st);
-		if (st.finished)
-			return UI_NOT_MINE;
-		srch_cancel(su->s);
-		srch_wait(su->s);
-		srch_status(su->s, &st);
-		su->reported = 1;
-		ui_message(ui, UI_WARN, "search stopped at %.0f%%: %" PRIu64 " hits so far",
-			   st.total ? 100.0 * (double)st.done / (double)st.total : 0, st.nhits);
-		return UI_DRAW_ALL;
-	default:
-		break;
-	}
-	if (!su || !su->fpred)
-		return UI_NOT_MINE;
-	switch (res->action) {
-	case ACTION_GOTO_START:
-	case ACTION_GOTO_END:
-		if (res->has_count)
-			return UI_NOT_MINE;
-		return search_ui_fends(ui, res->action == ACTION_GOTO_START ? -1 : 1);
-	case ACTION_CURSOR_DOWN: return search_ui_fmove(ui, n, 0);
-	case ACTION_CURSOR_UP: return search_ui_fmove(ui, -n, 0);
-	case ACTION_PAGE_DOWN: return search_ui_fmove(ui, n * h, n * h);
-	case ACTION_PAGE_UP: return search_ui_fmove(ui, -n * h, -n * h);
-	case ACTION_HALFPAGE_DOWN: return search_ui_fmove(ui, n * (h / 2), n * (h / 2));
-	case ACTION_HALFPAGE_UP: return search_ui_fmove(ui, -n * (h / 2), -n * (h / 2));
-	default:
-		return UI_NOT_MINE;
-	}
+	if (!su || !su->s)
+		return 0;
+	srch_status(su->s, &st);
+	if (st.finished)
+		return 0;
+	srch_cancel(su->s);
+	srch_wait(su->s);
+	srch_status(su->s, &st);
+	su->reported = 1;
+	msg_report(ui, UI_WARN, "search stopped at %.0f%%: %" PRIu64 " hits so far",
+		   st.total ? 100.0 * (double)st.done / (double)st.total : 0, st.nhits);
+	return 1;
 }
+
+static const struct cmd_row search_ui_rows[] = {
+	{ ACTION_SEARCH_FORWARD, search_ui_dir_cmd, CMD_RAW, 0 },
+	{ ACTION_SEARCH_BACKWARD, search_ui_dir_cmd, CMD_RAW, 0 },
+	{ ACTION_SEARCH, search_ui_search_cmd, CMD_RAW, 0 },
+	{ ACTION_SEARCH_AGAIN, search_ui_again_cmd, CMD_NONE, 0 },
+	{ ACTION_SEARCH_REVERSE, search_ui_again_cmd, CMD_NONE, 0 },
+	{ ACTION_FILTER, search_ui_filter_cmd, CMD_RAW, 0 },
+	{ ACTION_TOGGLE_HIGHLIGHT, search_ui_highlight_cmd, CMD_NONE, 0 },
+	{ ACTION_NEXT_SAME_TYPE, search_ui_same_type_cmd, CMD_NONE, 0 },
+	{ ACTION_PREV_SAME_TYPE, search_ui_same_type_cmd, CMD_NONE, 0 },
+};
+
+CMD_TABLE(search_ui_cmds, search_ui_rows);
 
 int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count)
 {
@@ -677,16 +376,6 @@ int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count)
 	if (count > 1 && ui->sui && ui->sui->s && ui->cursor != at)
 		draw |= search_ui_again(ui, 0, count - 1);
 	return draw;
-}
-
-int search_ui_command(struct ui *ui, const char *line)
-{
-	switch (line[0]) {
-	case '/': return search_ui_search(ui, line + 1, 1);
-	case '?': return search_ui_search(ui, line + 1, -1);
-	case '&': return search_ui_filter(ui, line + 1);
-	default: return UI_NOT_MINE;
-	}
 }
 
 int search_ui_poll(struct ui *ui, int *busy)
@@ -729,7 +418,7 @@ int search_ui_poll(struct ui *ui, int *busy)
 		if (st.status == -pte_sigbus)
 			ui->worker_sigbus = 1;	/* the file shrank */
 		else if (st.status && st.status != -pte_canceled)
-			ui_message(ui, UI_ERROR, "search: %s", pte_strerror(st.status));
+			msg_report(ui, UI_ERROR, "search: %s", pte_strerror(st.status));
 		else if (!st.nhits && st.status != -pte_canceled)
 			search_ui_not_found(ui);
 		draw |= UI_DRAW_ALL;

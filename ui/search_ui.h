@@ -19,17 +19,25 @@
 #include "window.h"
 
 struct ui;
+struct cmd_table;
 
-/* Handle @res if it is a search or filter action, a C-c while a search
- * runs, or a cursor move in the filter view.
- * Returns UI_DRAW_*, or UI_NOT_MINE if @res is not ours. */
-int search_ui_action(struct ui *ui, const struct km_result *res);
+/* The search and filter commands (cmd.h), '*' and '#' among them. */
+extern const struct cmd_table search_ui_cmds;
 
-/* Run prompt line @line if it starts with '/', '?' or '&' ("/tip").
- * Returns UI_DRAW_*, or UI_NOT_MINE if it does not. */
-int search_ui_command(struct ui *ui, const char *line);
+/* C-c: stop the running search, or the filter's background look for
+ * rows.  Returns 1 if one was running (and says so), 0 if not. */
+int search_ui_stop(struct ui *ui);
 
-/* '*' and '#': search for packets of type @type (its ptdump name) in
+/* Whether the filter view is on: cursor moves go among matching rows
+ * (search_ui_filter_move()). */
+int search_ui_filtering(const struct ui *ui);
+
+/* In the filter view, cursor move @a (cursor-up/down, page-up/down,
+ * halfpage-up/down by @n; goto-start/end: the first or last match).
+ * Returns UI_DRAW_*. */
+int search_ui_filter_move(struct ui *ui, enum action a, long n);
+
+/* Search for packets of type @type (its ptdump name) in
  * direction @dir, as '/' does, to the @count'th hit (as far as hits are
  * known yet): the search and 'n' 'N' are then about it. */
 int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count);

@@ -14,9 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
+#include "msg.h"
+#include "nav.h"
+#include "screen.h"
 #include "search.h"
 #include "stalls.h"
+#include "status.h"
+#include "timefmt.h"
 #include "tm.h"
+#include "ui.h"
 
 #define ST_DEFAULT	20
 #define ST_MAX		1000
@@ -124,43 +131,42 @@ static void st_fmt_gap(const struct ui *ui, uint64_t ticks, char *buf, size_t si
 		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
 		return;
 	}
-	status_fmt_ns(t, sizeof(t), (double)ticks * 1e9 / (double)hz);
+	timefmt_ns(t, sizeof(t), (double)ticks * 1e9 / (double)hz);
 	snprintf(buf, size, "%s%s (%" PRIu64 " ticks)",
 		 tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88", t, ticks);
 }
 
-int stalls_action(struct ui *ui, const struct km_result *res)
+/* :stalls [N] */
+static int stalls_cmd(struct ui *ui, const struct cmd_args *a)
 {
 	long want = ST_DEFAULT;
 	char *end;
 
-	if (res->action != ACTION_STALLS)
-		return UI_NOT_MINE;
-	if (res->args[0]) {
-		want = strtol(res->args, &end, 10);
+	if (a->raw[0]) {
+		want = strtol(a->raw, &end, 10);
 		if (*end || want < 1 || want > ST_MAX) {
-			ui_message(ui, UI_ERROR, "stalls: N is 1..%d, not '%s'", ST_MAX,
-				   res->args);
+			msg_report(ui, UI_ERROR, "stalls: N is 1..%d, not '%s'", ST_MAX,
+				   a->raw);
 			return UI_DRAW_STATUS;
 		}
 	}
 	if (!ui->idx) {
-		ui_message(ui, UI_ERROR, "stalls: no index");
+		msg_report(ui, UI_ERROR, "stalls: no index");
 		return UI_DRAW_STATUS;
 	}
 	if (st_gather(ui, (size_t)want) < 0) {
-		ui_message(ui, UI_ERROR, "stalls: out of memory");
+		msg_report(ui, UI_ERROR, "stalls: out of memory");
 		return UI_DRAW_STATUS;
 	}
 	if (!st.n) {
-		ui_message(ui, UI_WARN, "stalls: %s", st.partial ?
+		msg_report(ui, UI_WARN, "stalls: %s", st.partial ?
 			   "the index's time pass has not got far enough yet" :
 			   "no gaps between timing packets (no TSC or placed MTC)");
 		return UI_DRAW_STATUS;
 	}
 	st.sel = 0;
 	st.top = 0;
-	view_push(ui, &stalls_view, NULL);
+	view_push(&ui->vs, &stalls_view, NULL);
 	return UI_DRAW_ALL;
 }
 
@@ -171,7 +177,7 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 	ui->msg[0] = 0;
 	switch (key) {
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
-		view_close(ui, v->ops);
+		view_close(&ui->vs, v->ops);
 		return UI_DRAW_ALL;
 	case 'j': case KEY_DOWN: case 14:
 		if (st.sel + 1 < n)
@@ -196,7 +202,7 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 	case '\r': case '\n': case KEY_ENTER:
 		if (!n)
 			return UI_DRAW_ALL;
-		view_close(ui, v->ops);
+		view_close(&ui->vs, v->ops);
 		return nav_jump(ui, st.rows[st.sel].at);
 	default:
 		return UI_DRAW_NONE;
@@ -240,3 +246,9 @@ static const struct view_ops stalls_view = {
 	.draw = stalls_view_draw,
 	.key = stalls_view_key,
 };
+
+static const struct cmd_row stalls_rows[] = {
+	{ ACTION_STALLS, stalls_cmd, CMD_RAW, 0 },
+};
+
+CMD_TABLE(stalls_cmds, stalls_rows);

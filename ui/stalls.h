@@ -6,9 +6,9 @@
 #ifndef STALLS_H
 #define STALLS_H
 
-#include "ui.h"
+struct cmd_table;
 
-/* Run @res if it is :stalls.  Returns UI_DRAW_*, or UI_NOT_MINE. */
-int stalls_action(struct ui *ui, const struct km_result *res);
+/* :stalls (cmd.h). */
+extern const struct cmd_table stalls_cmds;
 
 #endif /* STALLS_H */

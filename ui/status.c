@@ -5,83 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trace.h"
+#include "nav.h"
+#include "pane_cycles.h"
+#include "screen.h"
 #include "search_ui.h"
+#include "status.h"
+#include "timefmt.h"
+#include "trace.h"
 #include "ui.h"
 
 /* Rows counted from a segment's PSB for the cursor's ordinal. */
 #define STATUS_COUNT_MAX 200000
-
-void status_fmt_ns(char *buf, size_t size, double ns)
-{
-	status_fmt_ns_res(buf, size, ns, 1e9);
-}
-
-void status_fmt_ns_res(char *buf, size_t size, double ns, double res)
-{
-	double a = fabs(ns), scale = 1e3, step;
-	const char *unit = "us";
-	int d = 3, dmax = 3;
-
-	if (isnan(ns)) {
-		snprintf(buf, size, "?");
-		return;
-	}
-	if (a < 1e3) {
-		snprintf(buf, size, "%.0f ns", ns);
-		return;
-	}
-	if (a >= 1e9)
-		scale = 1e9, unit = "s", dmax = 9;
-	else if (a >= 1e6)
-		scale = 1e6, unit = "ms", dmax = 6;
-	/* Three decimals, more while a step of @res would not show in the
-	 * last digit, down to a nanosecond. */
-	for (step = scale / 1e3; d < dmax && step > res; d++)
-		step /= 10;
-	snprintf(buf, size, "%.*f %s", d, ns / scale, unit);
-}
-
-int status_time_estimated(const struct ui *ui)
-{
-	return tm_config_tsc_source(&ui->tmcfg) == TM_HZ_P1;
-}
-
-void status_fmt_tsc_ns(const struct ui *ui, char *buf, size_t size, double ns, int sign)
-{
-	uint64_t hz = tm_tsc_hz(&ui->tmcfg, 1);
-	double res = hz ? 1e9 / (double)hz : 1e9;
-	char v[40];
-
-	if (isnan(ns)) {
-		snprintf(buf, size, "?");
-		return;
-	}
-	status_fmt_ns_res(v, sizeof(v), ns, res < 1 ? 1 : res);
-	snprintf(buf, size, "%s%s%s", status_time_estimated(ui) ?
-		 screen_glyph(ui, "≈", "~") : "", sign && ns >= 0 ? "+" : "", v);
-}
-
-const char *status_estimate_note(struct ui *ui)
-{
-	if (!status_time_estimated(ui) || ui->estimate_said)
-		return "";
-	ui->estimate_said = 1;
-	return "times use the TSC frequency estimated from P1 (--nom-freq): give "
-	       "--tsc-freq or --cpuid-0x15.ecx for exact times";
-}
-
-double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b)
-{
-	uint64_t na, nb, hz;
-
-	if (!tm_tsc_to_ns(&ui->tmcfg, a, &na) && !tm_tsc_to_ns(&ui->tmcfg, b, &nb))
-		return (double)nb - (double)na;
-	hz = tm_tsc_hz(&ui->tmcfg, 1);
-	if (!hz)
-		return NAN;
-	return ((double)b - (double)a) * 1e9 / (double)hz;
-}
 
 /* The size as "2.0GiB". */
 static void status_fmt_size(char *buf, size_t size, uint64_t v)
@@ -144,12 +78,72 @@ void status_draw_header(struct ui *ui)
 	attrset(A_NORMAL);
 }
 
+/* The cursor row @row's packet number (" #N", " #?" until the index has
+ * counted its segment) and its TSC and time, into @buf.  Returns the
+ * length written (less than @size). */
+static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf, size_t size)
+{
+	struct win_row row = *r;
+	struct idx_summary s;
+	char t[48] = "";
+	size_t seg, len = 0;
+
+	buf[0] = 0;
+	/* The ordinal, once phase 2 has counted this segment. */
+	if (ui->idx && !(row.flags & WIN_F_PRE_PSB) &&
+	    !idx_find(ui->idx, row.pkt.offset, &seg) &&
+	    !idx_summary(ui->idx, seg, &s)) {
+		struct win_iter it = { 0 };
+		struct idx_seek sk;
+		uint64_t rel = 0;
+		int ok = 0;
+
+		/* Count rows from the segment's PSB, within bounds: a
+		 * huge segment without PSBs shows "#?" instead. */
+		if (!idx_seek(ui->idx, seg, &sk) && !win_seek(&it, ui->wc, sk.offset)) {
+			while (rel < STATUS_COUNT_MAX &&
+			       win_row(&it)->pkt.offset < row.pkt.offset && !win_next(&it))
+				rel++;
+			ok = win_row(&it)->pkt.offset == row.pkt.offset;
+		}
+		win_iter_release(&it);
+		if (ok)
+			len += (size_t)snprintf(buf + len, size - len, " #%" PRIu64,
+						s.first_ordinal + rel);
+		else
+			len += (size_t)snprintf(buf + len, size - len, " #?");
+	} else {
+		len += (size_t)snprintf(buf + len, size - len, " #?");
+	}
+	if (row.ts.flags & TM_F_TSC) {
+		len += (size_t)snprintf(buf + len, size - len, "  tsc 0x%" PRIx64,
+					row.ts.tsc);
+		if (ui->have_t0) {
+			double ns = timefmt_tsc_diff(ui, ui->t0, row.ts.tsc);
+			char v[40];
+
+			/* Without a TSC frequency: ticks, as in the pane;
+			 * with an estimated one, an estimated time. */
+			if (isnan(ns))
+				snprintf(v, sizeof(v), "+%" PRIu64 "t", row.ts.tsc >= ui->t0 ?
+					 row.ts.tsc - ui->t0 : 0);
+			else
+				timefmt_ns_res(v, sizeof(v), ns,
+						  ui->time_res > 0 ? ui->time_res : 1e9);
+			snprintf(t, sizeof(t), "%s%s", !isnan(ns) && timefmt_estimated(ui) ?
+				 screen_glyph(ui, "≈", "~") : "", v);
+			len += (size_t)snprintf(buf + len, size - len, "  %s", t);
+		}
+	}
+	return len < size ? len : size - 1;
+}
+
 void status_draw(struct ui *ui)
 {
 	int y = ui->rows - 2;
 	struct win_row row;
 	const char *note = NULL;
-	char buf[512], idx[64], t[48] = "";
+	char buf[512], idx[64];
 	double frac;
 	size_t len;
 	int attr;
@@ -163,58 +157,11 @@ void status_draw(struct ui *ui)
 			       ui->cursor, ui->img->size,
 			       ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0);
 	if (!nav_cursor_row(ui, &row)) {
-		size_t seg;
-		struct idx_summary s;
 		const char *name = row.flags & WIN_F_ERROR ? "error" :
 				   pkt_type_name(row.pkt.type);
 
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", name);
-		/* The ordinal, once phase 2 has counted this segment. */
-		if (ui->idx && !(row.flags & WIN_F_PRE_PSB) &&
-		    !idx_find(ui->idx, row.pkt.offset, &seg) &&
-		    !idx_summary(ui->idx, seg, &s)) {
-			struct win_iter it = { 0 };
-			struct idx_seek sk;
-			uint64_t rel = 0;
-			int ok = 0;
-
-			/* Count rows from the segment's PSB, within bounds: a
-			 * huge segment without PSBs shows "#?" instead. */
-			if (!idx_seek(ui->idx, seg, &sk) && !win_seek(&it, ui->wc, sk.offset)) {
-				while (rel < STATUS_COUNT_MAX &&
-				       win_row(&it)->pkt.offset < row.pkt.offset && !win_next(&it))
-					rel++;
-				ok = win_row(&it)->pkt.offset == row.pkt.offset;
-			}
-			win_iter_release(&it);
-			if (ok)
-				len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #%" PRIu64,
-							s.first_ordinal + rel);
-			else
-				len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #?");
-		} else {
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " #?");
-		}
-		if (row.ts.flags & TM_F_TSC) {
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  tsc 0x%" PRIx64,
-						row.ts.tsc);
-			if (ui->have_t0) {
-				double ns = status_tsc_ns(ui, ui->t0, row.ts.tsc);
-				char v[40];
-
-				/* Without a TSC frequency: ticks, as in the pane;
-				 * with an estimated one, an estimated time. */
-				if (isnan(ns))
-					snprintf(v, sizeof(v), "+%" PRIu64 "t", row.ts.tsc >= ui->t0 ?
-						 row.ts.tsc - ui->t0 : 0);
-				else
-					status_fmt_ns_res(v, sizeof(v), ns,
-							  ui->time_res > 0 ? ui->time_res : 1e9);
-				snprintf(t, sizeof(t), "%s%s", !isnan(ns) && status_time_estimated(ui) ?
-					 screen_glyph(ui, "≈", "~") : "", v);
-				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", t);
-			}
-		}
+		len += status_row_where(ui, &row, buf + len, sizeof(buf) - len);
 		note = pane_cycles_note(&row);
 	}
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */

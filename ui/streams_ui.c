@@ -5,26 +5,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "browser.h"
+#include "cmd.h"
+#include "listnav.h"
 #include "marks.h"
+#include "marks_panel.h"
 #include "marks_ui.h"
+#include "msg.h"
+#include "nav.h"
 #include "perfdata.h"
+#include "prompt.h"
+#include "screen.h"
 #include "search_ui.h"
+#include "session.h"
+#include "status.h"
+#include "streams_tl.h"
+#include "streams_ui.h"
+#include "timefmt.h"
 #include "trace.h"
+#include "ui.h"
 
-#define SU_CACHE_BYTES (48u << 20)
 #define SU_MAX_STREAMS 256
 
 /* Where each stream's cursor was when we left it. */
 static struct {
 	uint64_t cursor[SU_MAX_STREAMS];
 	uint8_t seen[SU_MAX_STREAMS];
-	const struct perfdata_event *last_near;	/* shown in the message line */
 } su;
 
 /* The marks' reporter while switching. */
 static void streams_ui_report(void *ctx, const char *msg)
 {
-	ui_message(ctx, UI_WARN, "%s", msg);
+	msg_report(ctx, UI_WARN, "%s", msg);
 }
 
 int streams_ui_switch(struct ui *ui, int s)
@@ -37,17 +49,17 @@ int streams_ui_switch(struct ui *ui, int s)
 	if (s < 0 || (size_t)s >= t->nstreams)
 		return UI_DRAW_NONE;
 	if (s == ui->stream_no) {
-		ui_message(ui, UI_INFO, "already on stream %s", t->streams[s].name);
+		msg_report(ui, UI_INFO, "already on stream %s", t->streams[s].name);
 		return UI_DRAW_ALL;
 	}
-	if (win_cache_new(&wc, &t->streams[s].img, NULL, SU_CACHE_BYTES) < 0) {
-		ui_message(ui, UI_ERROR, "streams: out of memory");
+	if (win_cache_new(&wc, &t->streams[s].img, NULL, SESSION_CACHE_BYTES) < 0) {
+		msg_report(ui, UI_ERROR, "streams: out of memory");
 		return UI_DRAW_STATUS;
 	}
 	/* A search reads this stream and its index. */
 	search_ui_free(ui);
-	marks_ui_stop(ui);
-	ui_idx_stop(ui);
+	marks_panel_stop(ui);
+	session_idx_stop(ui);
 	if (ui->stream_no < SU_MAX_STREAMS) {
 		su.cursor[ui->stream_no] = ui->cursor;
 		su.seen[ui->stream_no] = 1;
@@ -55,7 +67,7 @@ int streams_ui_switch(struct ui *ui, int s)
 	win_cache_free(ui->wc);
 	ui->wc = wc;
 	ui->stream_no = s;
-	su.last_near = NULL;
+	streams_tl_forget(ui);
 	ui->img = &t->streams[s].img;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
@@ -72,192 +84,153 @@ int streams_ui_switch(struct ui *ui, int s)
 	ui->nhist = ui->hist_pos = 0;
 	ui->tl_zoom = 0;
 	ui->have_t0 = 0;
-	ui_find_t0(ui);
+	session_find_t0(ui);
 	ui->cursor = ui->top = 0;
 	if (s < SU_MAX_STREAMS && su.seen[s] && su.cursor[s] < ui->img->size)
 		ui->cursor = ui->top = su.cursor[s];
 	if (had_idx)
-		ui_idx_start(ui);
-	ui_layout(ui);
-	ui_message(ui, UI_INFO, "stream %s: %" PRIu64 " bytes%s", t->streams[s].name,
+		session_idx_start(ui);
+	browser_layout(ui);
+	msg_report(ui, UI_INFO, "stream %s: %" PRIu64 " bytes%s", t->streams[s].name,
 		   ui->img->size, t->streams[s].snapshot ? " (snapshot: gaps possible)" : "");
 	/* as when the file was opened on this stream */
 	if (perfdata_end_loss(t, s))
-		ui_message(ui, UI_WARN, "data lost at the end of %s: %s",
+		msg_report(ui, UI_WARN, "data lost at the end of %s: %s",
 			   t->streams[s].name, perfdata_end_loss(t, s));
 	return UI_DRAW_ALL;
 }
 
-size_t streams_ui_nevents(const struct ui *ui)
-{
-	const struct perfdata_event *ev;
-	size_t n;
+/*
+ * The streams list (:streams).
+ */
 
-	if (perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
-		return 0;
+static struct listnav su_nav;
+
+/* The PSBs of stream @i, counted once over at most SU_PSB_SCAN bytes.
+ * Sets *@more if the count stopped early. */
+#define SU_PSB_SCAN (256u << 20)
+static uint64_t streams_ui_psbs(struct ui *ui, size_t i, int *more)
+{
+	static uint64_t count[256];
+	static uint8_t done[256], partial[256];
+	const struct img *img = &ui->trace->streams[i].img;
+	struct img_cursor cur;
+	uint64_t n = 0, off = 0;
+
+	if (i < 256 && done[i]) {
+		*more = partial[i];
+		return count[i];
+	}
+	*more = 0;
+	while (!img_cursor_init(&cur, img, off) && !img_cursor_sync_forward(&cur, off)) {
+		n++;
+		off = img_cursor_offset(&cur) + 1;
+		if (off > SU_PSB_SCAN) {
+			*more = 1;
+			break;
+		}
+	}
+	if (i < 256) {
+		count[i] = n;
+		partial[i] = (uint8_t)*more;
+		done[i] = 1;
+	}
 	return n;
 }
 
-/* Whether @e lost data. */
-static int streams_ui_is_loss(const struct perfdata_event *e)
+/* One row of the streams list. */
+static void streams_ui_row(struct ui *ui, size_t i, char *buf, size_t size)
 {
-	return e->kind == PD_EV_AUX &&
-	       (e->flags & (PD_AUX_TRUNCATED | PD_AUX_PARTIAL | PD_AUX_COLLISION));
+	const struct trace_stream *s = &ui->trace->streams[i];
+	int more;
+	uint64_t n = streams_ui_psbs(ui, i, &more);
+
+	snprintf(buf, size, "%-10s cpu %-4d %12" PRIu64 " bytes  %6" PRIu64 "%s PSBs%s%s",
+		 s->name, s->cpu, s->img.size, n, more ? "+" : "",
+		 s->snapshot ? "  snapshot" : "", i == (size_t)ui->stream_no ? "  (current)" : "");
 }
 
-/* The axis value of @e: its TSC, or on the byte axis its stream offset
- * (AUX records), or the start of the segment holding its TSC.
- * Returns 0 and sets *@v, or -1 if it has none. */
-static int streams_ui_value(struct ui *ui, const struct perfdata_event *e, int time, uint64_t *v)
+static void streams_ui_list_draw(struct ui *ui, struct view *v)
 {
-	size_t seg;
-	struct idx_seek sk;
+	long n = (long)ui->trace->nstreams, i;
+	int h = ui->rows - 3 < 1 ? 1 : ui->rows - 3, y;
+	char buf[512];
 
-	if (time) {
-		if (!e->have_tsc)
-			return -1;
-		*v = e->tsc;
-		return 0;
-	}
-	if (e->kind == PD_EV_AUX && e->have_stream_off) {
-		*v = e->stream_off;
-		return 0;
-	}
-	if (!e->have_tsc || !ui->idx || idx_find_tsc(ui->idx, e->tsc, &seg) ||
-	    idx_seek(ui->idx, seg, &sk))
-		return -1;
-	*v = sk.offset;
-	return 0;
-}
-
-/* The glyph of @e's kind. */
-static const char *streams_ui_glyph(const struct perfdata_event *e)
-{
-	if (streams_ui_is_loss(e))
-		return "!";
-	switch (e->kind) {
-	case PD_EV_ITRACE_START: return "^";
-	case PD_EV_SWITCH_IN: case PD_EV_SWITCH_OUT: return ",";
-	case PD_EV_COMM: return "c";
-	default: return NULL;
-	}
-}
-
-/* How much an event's marker matters when several share a column. */
-static int streams_ui_rank(const struct perfdata_event *e)
-{
-	if (streams_ui_is_loss(e))
-		return 4;
-	switch (e->kind) {
-	case PD_EV_ITRACE_START: return 3;
-	case PD_EV_COMM: return 2;
-	case PD_EV_SWITCH_IN: case PD_EV_SWITCH_OUT: return 1;
-	default: return 0;
-	}
-}
-
-/* The event shown in each timeline column (an index into the stream's
- * events, or -1), kept until the view changes: a recording has
- * thousands of context switches, and data loss must show among them. */
-static struct {
-	const struct perfdata_event *ev;
-	size_t n, nseeks;
-	uint64_t lo, hi;
-	int ncols, time;
-	int32_t *at;
-} streams_ui_cols;
-
-static int streams_ui_columns(struct ui *ui, const struct perfdata_event *ev, size_t n,
-		      int ncols, uint64_t lo, uint64_t hi, int time)
-{
-	size_t i, nseeks = ui->idx ? idx_nseeks(ui->idx) : 0;
-	int c;
-
-	if (streams_ui_cols.at && streams_ui_cols.ev == ev && streams_ui_cols.n == n && streams_ui_cols.lo == lo &&
-	    streams_ui_cols.hi == hi && streams_ui_cols.ncols == ncols && streams_ui_cols.time == time &&
-	    (time || streams_ui_cols.nseeks == nseeks))
-		return 0;
-	free(streams_ui_cols.at);
-	streams_ui_cols.at = malloc((size_t)ncols * sizeof(*streams_ui_cols.at));
-	if (!streams_ui_cols.at)
-		return -1;
-	for (c = 0; c < ncols; c++)
-		streams_ui_cols.at[c] = -1;
-	for (i = 0; i < n; i++) {
-		uint64_t v;
-
-		if (!streams_ui_rank(&ev[i]) || streams_ui_value(ui, &ev[i], time, &v) ||
-		    v < lo || v >= hi)
-			continue;
-		c = (int)((double)(v - lo) * ncols / (double)(hi - lo));
-		if (c >= ncols)
-			c = ncols - 1;
-		if (streams_ui_cols.at[c] < 0 || streams_ui_rank(&ev[i]) > streams_ui_rank(&ev[streams_ui_cols.at[c]]))
-			streams_ui_cols.at[c] = (int32_t)i;
-	}
-	streams_ui_cols.ev = ev;
-	streams_ui_cols.n = n;
-	streams_ui_cols.nseeks = nseeks;
-	streams_ui_cols.lo = lo;
-	streams_ui_cols.hi = hi;
-	streams_ui_cols.ncols = ncols;
-	streams_ui_cols.time = time;
-	return 0;
-}
-
-void streams_ui_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi, int time)
-{
-	const struct perfdata_event *ev, *near = NULL;
-	struct win_row row;
-	uint64_t cur = 0;
-	size_t n;
-	int ccol = -1, best = 3, c;
-
-	if (hi <= lo || ncols <= 0 || perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
-		return;
-	if (!nav_cursor_row(ui, &row)) {
-		cur = time ? (row.ts.flags & TM_F_TSC ? row.ts.tsc : 0) : row.pkt.offset;
-		if (cur >= lo && cur < hi)
-			ccol = (int)((double)(cur - lo) * ncols / (double)(hi - lo));
-	}
-	if (streams_ui_columns(ui, ev, n, ncols, lo, hi, time) < 0)
-		return;
-	for (c = 0; c < ncols; c++) {
-		const struct perfdata_event *e;
-
-		if (streams_ui_cols.at[c] < 0)
-			continue;
-		e = &ev[streams_ui_cols.at[c]];
-		attrset(streams_ui_is_loss(e) ? screen_attr(ui, SC_MSGERR) : screen_attr(ui, SC_DIM));
-		screen_put(y, x + c, 1, streams_ui_glyph(e));
-		if (ccol >= 0 && abs(c - ccol) < best) {
-			best = abs(c - ccol);
-			near = e;
-		}
+	erase();
+	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
+	screen_clear(0, 0, ui->cols);
+	snprintf(buf, sizeof(buf), " streams of %s: %ld   Enter switches  q closes",
+		 ui->name, n);
+	screen_put(0, 0, ui->cols, buf);
+	attrset(A_NORMAL);
+	listnav_fit(&su_nav, n, h);
+	for (y = 0, i = su_nav.top; y < h && i < n; y++, i++) {
+		streams_ui_row(ui, (size_t)i, buf, sizeof(buf));
+		attrset(i == su_nav.sel ? A_REVERSE : A_NORMAL);
+		screen_clear(1 + y, 0, ui->cols);
+		screen_put(1 + y, 1, ui->cols - 1, buf);
 	}
 	attrset(A_NORMAL);
-	if (!near)
-		su.last_near = NULL;
-	/* The event nearest the cursor, in the message line: when the cursor
-	 * comes near a new one, or while the line is free. */
-	if (near && !prompt_is_open(ui) && (!ui->msg[0] || near != su.last_near)) {
-		char t[48] = "?";
-		const char *what = perfdata_event_name((enum perfdata_event_kind)near->kind);
+	if (!n)
+		screen_put(1, 1, ui->cols - 1, "(no streams)");
+	status_draw(ui);
+}
 
-		if (near->have_tsc && ui->have_t0)
-			status_fmt_tsc_ns(ui, t, sizeof(t),
-					  status_tsc_ns(ui, ui->t0, near->tsc), 0);
-		if (near->kind == PD_EV_AUX)
-			ui_message(ui, streams_ui_is_loss(near) ? UI_WARN : UI_INFO,
-				   "sideband: aux%s%s%s at %s, stream 0x%" PRIx64 ", %" PRIu64 " bytes",
-				   near->flags & PD_AUX_TRUNCATED ? " truncated" : "",
-				   near->flags & PD_AUX_PARTIAL ? " partial" : "",
-				   near->flags & PD_AUX_COLLISION ? " collision" : "", t,
-				   near->stream_off, near->aux_size);
-		else
-			ui_message(ui, UI_INFO, "sideband: %s pid %d tid %d%s%s at %s (tsc %" PRIx64 ")",
-				   what, near->pid, near->tid, near->kind == PD_EV_COMM ? " " : "",
-				   near->kind == PD_EV_COMM ? near->comm : "", t, near->tsc);
-		su.last_near = near;
+static int streams_ui_list_key(struct ui *ui, struct view *v, int key)
+{
+	long n = (long)ui->trace->nstreams;
+
+	ui->msg[0] = 0;
+	if (listnav_key(&su_nav, key, n, ui->rows - 3 < 1 ? 1 : ui->rows - 3))
+		return UI_DRAW_ALL;
+	switch (key) {
+	case 'q': case 27: case 'Q': case 7:	/* C-g */
+		view_close(&ui->vs, v->ops);
+		return UI_DRAW_ALL;
+	case 3:	/* C-c: stop a region summary */
+		marks_panel_cancel(ui);
+		return UI_DRAW_ALL;
+	case '\r': case '\n': case KEY_ENTER:
+		if (!n)
+			return UI_DRAW_ALL;
+		view_close(&ui->vs, v->ops);
+		return su_nav.sel < n ? streams_ui_switch(ui, (int)su_nav.sel) : UI_DRAW_ALL;
+	case ':':
+		prompt_open(ui, NULL);
+		return UI_DRAW_ALL;
+	default:
+		return UI_DRAW_NONE;
 	}
 }
+
+static const struct view_ops streams_ui_list = {
+	.name = "streams",
+	.flags = VIEW_OPAQUE,
+	.draw = streams_ui_list_draw,
+	.key = streams_ui_list_key,
+};
+
+/* :streams [STREAM]: the list, or a switch to STREAM. */
+static int streams_ui_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	int s;
+
+	if (!a->raw[0]) {
+		su_nav.sel = ui->stream_no;
+		su_nav.top = 0;
+		view_push(&ui->vs, &streams_ui_list, NULL);
+		return UI_DRAW_ALL;
+	}
+	s = trace_find_stream(ui->trace, a->raw);
+	if (s < 0) {
+		msg_report(ui, UI_ERROR, "streams: no stream '%s'", a->raw);
+		return UI_DRAW_STATUS;
+	}
+	return streams_ui_switch(ui, s);
+}
+
+static const struct cmd_row streams_ui_rows[] = {
+	{ ACTION_STREAMS, streams_ui_cmd, CMD_RAW, 0 },
+};
+
+CMD_TABLE(streams_ui_cmds, streams_ui_rows);

@@ -9,7 +9,13 @@
 
 #include "marks.h"
 #include "marks_ui.h"
+#include "msg.h"
+#include "nav.h"
+#include "screen.h"
 #include "search_ui.h"
+#include "streams_tl.h"
+#include "timefmt.h"
+#include "tl.h"
 #include "ui.h"
 
 #define TL_MAX_COLS 1024
@@ -447,12 +453,12 @@ static void tl_label(struct ui *ui, int time, uint64_t v, double res, int dec,
 	uint64_t t0, t1;
 
 	if (time && tl_time_range(ui, &t0, &t1)) {
-		double ns = status_tsc_ns(ui, t0, v);
+		double ns = timefmt_tsc_diff(ui, t0, v);
 
 		if (isnan(ns))
 			snprintf(buf, size, "+%" PRIu64 "tsc", v - t0);
 		else
-			status_fmt_ns_res(buf, size, ns, res);
+			timefmt_ns_res(buf, size, ns, res);
 	} else {
 		tl_fmt_bytes(buf, size, v, dec);
 	}
@@ -464,7 +470,7 @@ static void tl_label(struct ui *ui, int time, uint64_t v, double res, int dec,
 static void tl_labels(struct ui *ui, int time, uint64_t lo, uint64_t mid,
 		      uint64_t hi, char *l, char *m, char *r, size_t size)
 {
-	double res = time ? status_tsc_ns(ui, lo, mid) : NAN;
+	double res = time ? timefmt_tsc_diff(ui, lo, mid) : NAN;
 	int dec = -1;
 
 	if (isnan(res) || res < 1)
@@ -498,22 +504,14 @@ static int tl_hit_col(struct ui *ui, uint64_t off, void *arg)
 	return tl_col_of(tc, tc->time ? tl_row_tsc(ui, off) : off);
 }
 
-static void tl_draw(struct ui *ui, struct pane *p)
+/* Row 1: density on a log scale. */
+static void tl_draw_density(struct ui *ui, struct pane *p, int ncols)
 {
 	static const char *const bars_u[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 	static const char *const bars_a[] = { " ", ".", ":", "-", "=", "+", "*", "#", "@" };
 	struct tl_cache *tc = &tl_cache;
-	int ncols = p->w > TL_MAX_COLS ? TL_MAX_COLS : p->w, c, v0, v1, y;
-	uint64_t a, b, bottom;
+	int c;
 
-	if (p->h <= 0 || ncols <= 0)
-		return;
-	tl_compute(ui, ncols);
-	ui->tl_lo = tc->lo;
-	ui->tl_hi = tc->hi;
-	for (y = 0; y < p->h; y++)
-		screen_clear(p->y + y, p->x, p->w);
-	/* Row 1: density on a log scale. */
 	for (c = 0; c < ncols; c++) {
 		const struct tl_col *col = &tc->col[c];
 		int lvl = 0;
@@ -531,21 +529,22 @@ static void tl_draw(struct ui *ui, struct pane *p)
 		screen_put(p->y, p->x + c, 1, ui->utf8 ? bars_u[lvl] : bars_a[lvl]);
 	}
 	attrset(A_NORMAL);
-	if (p->h < 2)
-		return;
-	/* Row 2: the viewport, troubles, PSBs when few, marks. */
-	{
-		struct win_iter it = { 0 };
-		int n = nav_view_rows(ui);
+}
 
-		bottom = ui->top;
-		if (!win_seek(&it, ui->wc, ui->top)) {
-			while (--n > 0 && !win_next(&it))
-				;
-			bottom = win_row(&it)->pkt.offset + win_row(&it)->size;
-		}
-		win_iter_release(&it);
+/* The columns the view (its first row to its last) covers: *@v0..*@v1. */
+static void tl_viewport(struct ui *ui, int ncols, int *v0, int *v1)
+{
+	struct tl_cache *tc = &tl_cache;
+	struct win_iter it = { 0 };
+	int n = nav_view_rows(ui);
+	uint64_t a, b, bottom = ui->top;
+
+	if (!win_seek(&it, ui->wc, ui->top)) {
+		while (--n > 0 && !win_next(&it))
+			;
+		bottom = win_row(&it)->pkt.offset + win_row(&it)->size;
 	}
+	win_iter_release(&it);
 	if (tc->time) {
 		a = tl_row_tsc(ui, ui->top);
 		b = tl_row_tsc(ui, bottom ? bottom - 1 : 0) + 1;
@@ -553,82 +552,98 @@ static void tl_draw(struct ui *ui, struct pane *p)
 		a = ui->top;
 		b = bottom;
 	}
-	v0 = a < tc->lo ? 0 : tl_col_of(tc, a);
-	v1 = b >= tc->hi ? ncols - 1 : tl_col_of(tc, b ? b - 1 : 0);
-	if (v0 < 0)
-		v0 = 0;
-	if (v1 < v0)
-		v1 = v0;
-	{
-		uint32_t npsb = 0;
-		static uint8_t inreg[TL_MAX_COLS];
+	*v0 = a < tc->lo ? 0 : tl_col_of(tc, a);
+	*v1 = b >= tc->hi ? ncols - 1 : tl_col_of(tc, b ? b - 1 : 0);
+	if (*v0 < 0)
+		*v0 = 0;
+	if (*v1 < *v0)
+		*v1 = *v0;
+}
 
-		memset(inreg, 0, sizeof(inreg));
-		if (ui->bm) {
-			size_t i, n = marks_count(ui->bm), nreg = 0;
+/* Set @inreg[c] for the columns regions cover (underlined).  On the time
+ * axis each costs two (cached) window lookups: 32 at most. */
+static void tl_regions(struct ui *ui, int ncols, uint8_t *inreg)
+{
+	struct tl_cache *tc = &tl_cache;
+	size_t i, n = ui->bm ? marks_count(ui->bm) : 0, nreg = 0;
+	int c;
 
-			/* Regions: underlined across their columns.  On the
-			 * time axis each costs two (cached) window lookups. */
-			for (i = 0; i < n; i++) {
-				const struct marks_entry *e = marks_at(ui->bm, i);
-				uint64_t from = e->from, to = e->to;
-				int c0, c1;
+	for (i = 0; i < n; i++) {
+		const struct marks_entry *e = marks_at(ui->bm, i);
+		uint64_t from = e->from, to = e->to;
+		int c0, c1;
 
-				if (e->kind != BM_REGION || (tc->time && nreg++ >= 32))
-					continue;
-				if (tc->time) {
-					from = tl_row_tsc(ui, e->from);
-					to = tl_row_tsc(ui, e->to ? e->to - 1 : 0) + 1;
-					if (from <= 1 || to <= from)
-						continue;
-				}
-				if (to <= tc->lo || from >= tc->hi)
-					continue;
-				c0 = from <= tc->lo ? 0 : tl_col_of(tc, from);
-				c1 = to >= tc->hi ? ncols - 1 : tl_col_of(tc, to - 1);
-				for (c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++)
-					inreg[c] = 1;
-			}
-		}
-		for (c = 0; c < ncols; c++)
-			npsb += tc->col[c].psbs;
-		for (c = 0; c < ncols; c++) {
-			const char *g = " ";
-			int attr = A_NORMAL;
-
-			if (tc->col[c].trouble) {
-				g = "!";
-				attr = screen_attr(ui, SC_MSGERR);
-			} else if (npsb && npsb <= (uint32_t)ncols / 2 && tc->col[c].psbs) {
-				g = screen_glyph(ui, "╵", "'");
-				attr = screen_attr(ui, SC_DIM);
-			}
-			if (c >= v0 && c <= v1) {
-				attr = screen_attr(ui, SC_VIEWPORT) | A_REVERSE;
-				if (!strcmp(g, " ") || !strcmp(g, "'") || !strcmp(g, "╵"))
-					g = c == v0 ? screen_glyph(ui, "▕", "[") :
-					    c == v1 ? screen_glyph(ui, "▏", "]") : " ";
-				if (v0 == v1)
-					g = screen_glyph(ui, "┃", "|");
-			}
-			attrset(attr | (inreg[c] ? A_UNDERLINE : 0));
-			screen_put(p->y + 1, p->x + c, 1, g);
-		}
-	}
-	if (ui->bm) {
-		size_t i, n = marks_count(ui->bm);
-
-		attrset(screen_attr(ui, SC_MARK));
-		/* On the time axis each mark costs a (cached) window lookup. */
-		for (i = 0; i < n && (!tc->time || i < 64); i++) {
-			const struct marks_entry *e = marks_at(ui->bm, i);
-			int col = tl_col_of(tc, tc->time ? tl_row_tsc(ui, e->from) : e->from);
-			char s[2] = { e->kind == BM_MARK ? e->name[0] : '*', 0 };
-
-			if (e->kind == BM_REGION || col < 0)
+		if (e->kind != BM_REGION || (tc->time && nreg++ >= 32))
+			continue;
+		if (tc->time) {
+			from = tl_row_tsc(ui, e->from);
+			to = tl_row_tsc(ui, e->to ? e->to - 1 : 0) + 1;
+			if (from <= 1 || to <= from)
 				continue;
-			screen_put(p->y + 1, p->x + col, 1, s);
 		}
+		if (to <= tc->lo || from >= tc->hi)
+			continue;
+		c0 = from <= tc->lo ? 0 : tl_col_of(tc, from);
+		c1 = to >= tc->hi ? ncols - 1 : tl_col_of(tc, to - 1);
+		for (c = c0 < 0 ? 0 : c0; c <= c1 && c < ncols; c++)
+			inreg[c] = 1;
+	}
+}
+
+/* Row 2: the viewport, troubles, PSBs when few, regions. */
+static void tl_draw_view(struct ui *ui, struct pane *p, int ncols)
+{
+	static uint8_t inreg[TL_MAX_COLS];
+	struct tl_cache *tc = &tl_cache;
+	uint32_t npsb = 0;
+	int c, v0, v1;
+
+	tl_viewport(ui, ncols, &v0, &v1);
+	memset(inreg, 0, sizeof(inreg));
+	tl_regions(ui, ncols, inreg);
+	for (c = 0; c < ncols; c++)
+		npsb += tc->col[c].psbs;
+	for (c = 0; c < ncols; c++) {
+		const char *g = " ";
+		int attr = A_NORMAL;
+
+		if (tc->col[c].trouble) {
+			g = "!";
+			attr = screen_attr(ui, SC_MSGERR);
+		} else if (npsb && npsb <= (uint32_t)ncols / 2 && tc->col[c].psbs) {
+			g = screen_glyph(ui, "╵", "'");
+			attr = screen_attr(ui, SC_DIM);
+		}
+		if (c >= v0 && c <= v1) {
+			attr = screen_attr(ui, SC_VIEWPORT) | A_REVERSE;
+			if (!strcmp(g, " ") || !strcmp(g, "'") || !strcmp(g, "╵"))
+				g = c == v0 ? screen_glyph(ui, "▕", "[") :
+				    c == v1 ? screen_glyph(ui, "▏", "]") : " ";
+			if (v0 == v1)
+				g = screen_glyph(ui, "┃", "|");
+		}
+		attrset(attr | (inreg[c] ? A_UNDERLINE : 0));
+		screen_put(p->y + 1, p->x + c, 1, g);
+	}
+}
+
+/* Row 2 too: marks and bookmarks (a window lookup each on the time axis,
+ * so 64 at most there), search hits, the sideband. */
+static void tl_draw_marks(struct ui *ui, struct pane *p, int ncols)
+{
+	struct tl_cache *tc = &tl_cache;
+	size_t i, n = ui->bm ? marks_count(ui->bm) : 0;
+
+	if (ui->bm)
+		attrset(screen_attr(ui, SC_MARK));
+	for (i = 0; i < n && (!tc->time || i < 64); i++) {
+		const struct marks_entry *e = marks_at(ui->bm, i);
+		int col = tl_col_of(tc, tc->time ? tl_row_tsc(ui, e->from) : e->from);
+		char s[2] = { e->kind == BM_MARK ? e->name[0] : '*', 0 };
+
+		if (e->kind == BM_REGION || col < 0)
+			continue;
+		screen_put(p->y + 1, p->x + col, 1, s);
 	}
 	/* Search hits: '·' (search_ui.c); a window lookup each on the time
 	 * axis, so fewer there. */
@@ -636,35 +651,59 @@ static void tl_draw(struct ui *ui, struct pane *p)
 			   tc->time ? ui->img->size : tc->hi, tc->time ? 64 : (size_t)ncols,
 			   tl_hit_col, tc);
 	/* perf.data sideband: data loss, itrace start, switches, comm. */
-	streams_ui_tl_draw(ui, p->y + (p->h >= 3 ? 2 : 1), p->x, ncols, tc->lo, tc->hi, tc->time);
+	streams_tl_draw(ui, p->y + (p->h >= 3 ? 2 : 1), p->x, ncols, tc->lo, tc->hi, tc->time);
 	attrset(A_NORMAL);
-	/* Row 3: the axis. */
-	if (p->h >= 3) {
-		char l[32], m[32], r[40];
-		int lw, mw, rw;
+}
 
-		tl_labels(ui, tc->time, tc->lo, tc->lo + (tc->hi - tc->lo) / 2,
-			  tc->hi, l, m, r, sizeof(l));
-		lw = (int)strlen(l);
-		mw = (int)strlen(m);
-		rw = (int)strlen(r);
-		attrset(screen_attr(ui, SC_DIM));
-		screen_put(p->y + 2, p->x, p->w, l);
-		if (p->w > lw + mw + rw + 4)
-			screen_put(p->y + 2, p->x + (p->w - mw) / 2, mw, m);
-		if (p->w > lw + rw + 2)
-			screen_put(p->y + 2, p->x + p->w - rw, rw, r);
-		if (p->w > lw + rw + 30) {
-			char z[48];
+/* Row 3: the axis. */
+static void tl_draw_axis(struct ui *ui, struct pane *p)
+{
+	struct tl_cache *tc = &tl_cache;
+	char l[32], m[32], r[40];
+	int lw, mw, rw;
 
-			snprintf(z, sizeof(z), " %s%s%s ", tc->time ? "time" : "bytes",
-				 tc->time && status_time_estimated(ui) ?
-					screen_glyph(ui, "≈", "~") : "",
-				 ui->tl_zoom ? "  zoomed" : "");
-			screen_put(p->y + 2, p->x + lw + 2, p->w - lw - 2, z);
-		}
-		attrset(A_NORMAL);
+	tl_labels(ui, tc->time, tc->lo, tc->lo + (tc->hi - tc->lo) / 2,
+		  tc->hi, l, m, r, sizeof(l));
+	lw = (int)strlen(l);
+	mw = (int)strlen(m);
+	rw = (int)strlen(r);
+	attrset(screen_attr(ui, SC_DIM));
+	screen_put(p->y + 2, p->x, p->w, l);
+	if (p->w > lw + mw + rw + 4)
+		screen_put(p->y + 2, p->x + (p->w - mw) / 2, mw, m);
+	if (p->w > lw + rw + 2)
+		screen_put(p->y + 2, p->x + p->w - rw, rw, r);
+	if (p->w > lw + rw + 30) {
+		char z[48];
+
+		snprintf(z, sizeof(z), " %s%s%s ", tc->time ? "time" : "bytes",
+			 tc->time && timefmt_estimated(ui) ?
+				screen_glyph(ui, "≈", "~") : "",
+			 ui->tl_zoom ? "  zoomed" : "");
+		screen_put(p->y + 2, p->x + lw + 2, p->w - lw - 2, z);
 	}
+	attrset(A_NORMAL);
+}
+
+static void tl_draw(struct ui *ui, struct pane *p)
+{
+	struct tl_cache *tc = &tl_cache;
+	int ncols = p->w > TL_MAX_COLS ? TL_MAX_COLS : p->w, y;
+
+	if (p->h <= 0 || ncols <= 0)
+		return;
+	tl_compute(ui, ncols);
+	ui->tl_lo = tc->lo;
+	ui->tl_hi = tc->hi;
+	for (y = 0; y < p->h; y++)
+		screen_clear(p->y + y, p->x, p->w);
+	tl_draw_density(ui, p, ncols);
+	if (p->h < 2)
+		return;
+	tl_draw_view(ui, p, ncols);
+	tl_draw_marks(ui, p, ncols);
+	if (p->h >= 3)
+		tl_draw_axis(ui, p);
 }
 
 int tl_zoom(struct ui *ui, int dir)
@@ -672,7 +711,7 @@ int tl_zoom(struct ui *ui, int dir)
 	int z = ui->tl_zoom + (dir > 0 ? 1 : -1);
 
 	if (z < 0 || z > TL_MAX_ZOOM) {
-		ui_message(ui, UI_WARN, "timeline zoom at its %s", z < 0 ? "widest" : "closest");
+		msg_report(ui, UI_WARN, "timeline zoom at its %s", z < 0 ? "widest" : "closest");
 		return UI_DRAW_STATUS;
 	}
 	ui->tl_zoom = z;
@@ -715,22 +754,17 @@ int tl_click(struct ui *ui, int col)
 	return nav_jump(ui, v);
 }
 
-/* In the timeline, h and l (scroll-left, scroll-right) move the cursor
- * to the column left or right of its own, as a click there would. */
-static int tl_key(struct ui *ui, struct pane *p, const struct km_result *res)
+int tl_step(struct ui *ui, long d)
 {
 	struct tl_cache *tc = &tl_cache;
 	uint64_t v;
-	long c, d;
+	long c;
 
-	if (res->action != ACTION_SCROLL_LEFT && res->action != ACTION_SCROLL_RIGHT)
-		return UI_NOT_MINE;
 	if (tc->ncols <= 0)
 		return UI_DRAW_NONE;
 	v = tc->time ? tl_row_tsc(ui, ui->cursor) : ui->cursor;
 	c = v < tc->lo ? 0 : v >= tc->hi ? tc->ncols - 1 : tl_col_of(tc, v);
-	d = (long)(res->count ? res->count : 1);
-	c += res->action == ACTION_SCROLL_LEFT ? -d : d;
+	c += d;
 	if (c < 0)
 		c = 0;
 	if (c >= tc->ncols)
@@ -751,7 +785,6 @@ const struct pane_ops tl_ops = {
 	.name = "timeline",
 	.table = KM_T_TIMELINE,
 	.draw = tl_draw,
-	.key = tl_key,
 	.resize = tl_resize,
 	.free = tl_free,
 };

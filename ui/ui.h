@@ -1,24 +1,47 @@
 /*
- * ui -- the browser: three panes over one cursor, a status line, a prompt.
+ * ui -- the browser: a stack of views over one cursor; commands as rows.
  *
- * Architecture:
- *   browse.c        cmd_browse_main(): options, the trace, the index, the
- *                   terminal (or a virtual screen for --script), the loop.
- *   nav.c           moving the one cursor (a byte offset) and the view:
- *                   lines, pages, PSBs, errors, same type, jumps, history.
- *   pane_packets.c  the packet pane (offset, raw bytes, ptdump payload, IP).
- *   pane_cycles.c   the cycle pane, row-aligned with the packet pane.
- *   tl.c            the timeline: density, markers, viewport, zoom, clicks.
- *   status.c        the header, the status line and messages.
- *   help.c          the help screen, generated from the keymap and actions.
- *   prompt.c        the ':' prompt: GNU readline's callback interface.
- *   screen.c        colours, glyphs (UTF-8 or ASCII) and save-screen.
+ * Each key goes to the view on top of the stack (view.h); the browser view
+ * turns key sequences into actions through the keymap (keymap.h) and runs
+ * them by their table row (cmd.h), as the prompt runs a typed line.
+ * Handlers and views change the state and return what needs redrawing
+ * (UI_DRAW_*); only the loop draws, from the top opaque view up.
  *
- * Focus and dispatch: keys go through the keymap (keymap.h) with the mode
- * and the focused pane's table; the action goes first to the focused
- * pane's key handler, then to the global handler (ui_action()).  Handlers
- * return what needs redrawing (UI_DRAW_*) and never draw themselves; the
- * loop draws every pane from the cursor and the view's top row.
+ * The files, bottom up (a file includes only files above it in this list
+ * or at its own level; tests/t_ui_imports.sh checks there is no cycle):
+ *   view.c          the view stack: push, close, draw, keys, resize.
+ *   screen.c        colours, glyphs (UTF-8 or ASCII), cells, save-screen.
+ *   msg.c           the message line and the log (:messages).
+ *   term.c          curses on the tty or a virtual screen, keys, signals.
+ *   timefmt.c       times as shown: digits, ticks, '≈' on P1's estimate.
+ *   listnav.c       a list view's selection keys.
+ *   action_list.c   every action once: name, help, flags, usage.
+ *   keymap*.c       keymap.c the tables, files and commands; keymap_bind.c
+ *                   bind/unbind; keymap_keys.c key names; keymap_feed.c
+ *                   the key-sequence state machine (km_feed()).
+ *   complete*.c     prompt completion (candidates; readline's side).
+ *   cmd.c           command rows: register, split a line once, dispatch.
+ *   nav.c           moving the one cursor (a byte offset) and the view.
+ *   prompt.c        the ':' prompt view on readline; runs lines by cmd.c.
+ *   search_ui*.c    searches, '*' '#', the filter view (search_ui_filter.c).
+ *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
+ *   marks_ui.c      mark and region commands, the visual selection, bands;
+ *   marks_panel.c   a region's summary; marks_list.c the marks list view.
+ *   streams_tl.c    the perf.data sideband on the timeline.
+ *   pane_packets.c, pane_cycles.c, tl.c  the three panes (struct pane_ops);
+ *   status.c        the header and status lines.
+ *   browser.c       the browser view: layout, keys, mouse; too-small screen.
+ *   help.c          the help and messages pager view and its rows.
+ *   stalls.c        the stalls list view and :stalls.
+ *   session.c       the index in the background (start, poll, cancel,
+ *                   cache), the first time, recovery when the trace shrinks.
+ *   streams_ui.c    the streams list view, switching streams.
+ *   reload.c        :reload (grown, rewritten or replaced).
+ *   nav_cmd.c, panes.c, settings.c  the navigation, pane and program
+ *                   commands' rows; cmd_tables.c lists every module's table.
+ *   options.c       the command line and the config files.
+ *   script.c        --script: keys, commands, directives, benchmarks.
+ *   browse.c        cmd_browse_main(): state made and freed, the loop.
  *
  * Nothing here walks the whole trace on the main thread: that is the
  * index's job (decoder/index.h); searches on the UI thread are bounded.
@@ -51,7 +74,6 @@ enum ui_draw {
 	UI_DRAW_STATUS = 1 << 1,
 	UI_DRAW_TIMELINE = 1 << 2,
 	UI_DRAW_ALL = 0xff,
-	UI_NOT_MINE = -1,	/* a pane's key handler did not take it */
 };
 
 /* Message severities (status line colours). */
@@ -65,8 +87,6 @@ struct pane_ops {
 	enum km_table table;	/* its key table */
 	/* Draw the pane on stdscr inside its rectangle. */
 	void (*draw)(struct ui *ui, struct pane *p);
-	/* Handle action @res; returns UI_DRAW_* or UI_NOT_MINE. */
-	int (*key)(struct ui *ui, struct pane *p, const struct km_result *res);
 	/* The rectangle changed (already stored in @p). */
 	void (*resize)(struct ui *ui, struct pane *p);
 	/* Release what the pane owns. */
@@ -99,8 +119,7 @@ enum {
 /* The packet pane's last IP column, with its separator. */
 #define UI_PK_IP_WIDTH 18
 
-/* What the pager (help.c) shows. */
-enum { UI_PAGER_HELP = 1, UI_PAGER_MESSAGES = 2 };
+/* Messages kept for :messages. */
 #define UI_MSGLOG 256
 
 /* A cached index of a trace copied or touched since is checked byte by
@@ -162,8 +181,7 @@ struct ui {
 	int utf8, color, mouse, headless;
 	struct pane panes[UI_NPANES];
 	int focus;
-	struct view views[VIEW_MAX];	/* the stack, bottom first (view.h) */
-	int nviews;
+	struct view_stack vs;		/* the views (view.h) */
 	int no_state;			/* --no-state: write no files */
 
 	char msg[512];
@@ -176,160 +194,10 @@ struct ui {
 	int exit_status;
 	volatile int interrupted;	/* C-c during a long operation */
 	int worker_sigbus;		/* a search or the index read past the
-					 * file's end: it shrank (browse.c
-					 * recovers as from its own SIGBUS) */
+					 * file's end: it shrank (the loop
+					 * recovers as from its own SIGBUS,
+					 * session_guarded()) */
 	struct search_ui *sui;		/* search and filter (search_ui.c) */
 };
-
-/* browse.c */
-/* Show message @fmt in the message line with severity @sev. */
-void ui_message(struct ui *ui, int sev, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Run action @res (from a key, or the prompt).  Returns UI_DRAW_*. */
-int ui_action(struct ui *ui, const struct km_result *res);
-/* Run prompt command line @line ("goto 50%", "quit").  Returns UI_DRAW_*. */
-int ui_command(struct ui *ui, const char *line);
-/* Compute the panes' rectangles from ui->rows and ui->cols. */
-void ui_layout(struct ui *ui);
-/* Draw everything into stdscr (not refreshed). */
-void ui_draw(struct ui *ui);
-/* Whether a key is waiting (so long operations can stop for C-c). */
-int ui_key_waiting(struct ui *ui);
-/* Resolve goto target text @arg (src/goto.h) at the cursor into *@off.
- * Returns 0, or a negative pte code with a message in @err. */
-int ui_goto_offset(struct ui *ui, const char *arg, uint64_t *off, char *err,
-		   size_t len);
-/* The first TSC of the stream (ui->t0), from its first packets. */
-void ui_find_t0(struct ui *ui);
-/* Start and stop the background index of ui->img. */
-void ui_idx_start(struct ui *ui);
-void ui_idx_stop(struct ui *ui);
-
-/* nav.c */
-/* Rows of the packet pane. */
-int nav_view_rows(const struct ui *ui);
-/* Move the cursor @n rows (negative: up).  Returns UI_DRAW_*. */
-int nav_lines(struct ui *ui, long n);
-/* Scroll the view @n rows, keeping the cursor inside it. */
-int nav_scroll(struct ui *ui, long n);
-/* Move the view and the cursor @n rows together (pages). */
-int nav_page(struct ui *ui, long n);
-/* Jump to the row holding @off and remember where we were. */
-int nav_jump(struct ui *ui, uint64_t off);
-/* Move to the first row, or the last. */
-int nav_start(struct ui *ui);
-int nav_end(struct ui *ui);
-/* The next (@dir > 0) or previous PSB, @n times. */
-int nav_psb(struct ui *ui, int dir, uint64_t n);
-/* The next or previous OVF or error row. */
-int nav_error(struct ui *ui, int dir, uint64_t n);
-/* The next or previous packet of the cursor's type. */
-int nav_same_type(struct ui *ui, int dir, uint64_t n);
-/* Back in the location history (C-o), or to the last position (''). */
-int nav_history(struct ui *ui, int dir);
-int nav_last(struct ui *ui);
-/* Make sure the cursor is inside the view. */
-void nav_fix_view(struct ui *ui);
-/* The row at the cursor, copied into @row.  Returns 0 or a pte code. */
-int nav_cursor_row(struct ui *ui, struct win_row *row);
-/* Decode ahead in the direction of the last movement (idle time). */
-void nav_prefetch(struct ui *ui);
-
-/* pane_packets.c, pane_cycles.c, tl.c */
-extern const struct pane_ops pane_packets_ops;
-extern const struct pane_ops pane_cycles_ops;
-extern const struct pane_ops tl_ops;
-/* What the time model found wrong at @row (a dropped MTC, a TSC going
- * back, ...), or NULL. */
-const char *pane_cycles_trouble(const struct win_row *row);
-/* The trouble, or else a note on how to read @row's cycle count. */
-const char *pane_cycles_note(const struct win_row *row);
-/* The byte range shown by the timeline at zoom level @zoom. */
-void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi);
-/* Jump to timeline column @col (mouse click).  Returns UI_DRAW_*. */
-int tl_click(struct ui *ui, int col);
-/* Zoom in (@dir > 0) or out around the cursor.  Returns UI_DRAW_*. */
-int tl_zoom(struct ui *ui, int dir);
-
-/* status.c */
-void status_draw_header(struct ui *ui);
-void status_draw(struct ui *ui);
-/* Format @ns as "12.345 us" into @buf. */
-void status_fmt_ns(char *buf, size_t size, double ns);
-/* Write @ns as status_fmt_ns() does, with enough decimals that times
- * @res ns apart differ (at most nanoseconds). */
-void status_fmt_ns_res(char *buf, size_t size, double ns, double res);
-/* Whether times use a TSC frequency estimated from P1 (--nom-freq), so
- * that headings and labels must say so ('≈'). */
-int status_time_estimated(const struct ui *ui);
-/* Write the time @ns between two TSCs into @buf with enough decimals
- * that times one TSC tick apart differ, '≈' first if the TSC frequency is
- * an estimate, '+' before a non-negative one if @sign ("?" if @ns is NAN). */
-void status_fmt_tsc_ns(const struct ui *ui, char *buf, size_t size, double ns, int sign);
-/* The note that times converted from units use the P1 estimate, the first
- * time it applies in this session.
- * Returns "" if the frequency is not estimated or the note was given. */
-const char *status_estimate_note(struct ui *ui);
-/* The time in ns between TSCs @a and @b (b - a), or NAN if unknown. */
-double status_tsc_ns(const struct ui *ui, uint64_t a, uint64_t b);
-
-/* A key's count as a number of steps: at least 1, saturated where a
- * huge count means "as far as it goes" (n * rows cannot overflow). */
-static inline long ui_count(const struct km_result *res)
-{
-	return res->count > (1ull << 40) ? 1l << 40 : res->count ? (long)res->count : 1;
-}
-
-/* help.c */
-/* Open the pager on the help text (UI_PAGER_HELP) or the message log
- * (UI_PAGER_MESSAGES) at line @top. */
-void help_open(struct ui *ui, int what, int top);
-/* The help line of action @a (for ':help COMMAND'), or -1. */
-int help_line_of(const struct ui *ui, int a);
-
-/* reload.c */
-/* Remember the identity of ui->trace's file, for reload_trace(). */
-void reload_remember(struct ui *ui);
-/* R: show the trace as it is on disk now: grown, rewritten or replaced
- * (the file's identity tells which), or say there is no change.
- * Returns UI_DRAW_*. */
-int reload_trace(struct ui *ui);
-
-/* prompt.c */
-/* Open the prompt with initial text @text (may be NULL). */
-void prompt_open(struct ui *ui, const char *text);
-/* Feed a key to the open prompt's readline (the prompt key table is
- * the view's, before this).  Returns UI_DRAW_*. */
-int prompt_key(struct ui *ui, int key);
-/* Whether the prompt is open. */
-int prompt_is_open(const struct ui *ui);
-/* Load and save the history file ($XDG_STATE_HOME/ptbrowse/history). */
-void prompt_init(struct ui *ui);
-void prompt_done(struct ui *ui);
-
-/* screen.c */
-enum screen_color {
-	SC_DEFAULT, SC_SYNC, SC_BRANCH, SC_IP, SC_TIMING, SC_MODE, SC_POWER,
-	SC_ERROR, SC_OTHER, SC_HEADER, SC_STATUS, SC_WARN, SC_MSGERR,
-	SC_TL, SC_VIEWPORT, SC_MARK, SC_DIM, SC_NCOLORS
-};
-/* Set up colour pairs (nothing with NO_COLOR or no colours). */
-void screen_init_colors(struct ui *ui);
-/* The attributes of colour @c. */
-int screen_attr(const struct ui *ui, enum screen_color c);
-/* The colour of packet class @cls. */
-enum screen_color screen_class_color(int cls);
-/* Write @s at (@y, @x), at most @w columns, UTF-8 aware.  Returns the
- * columns written. */
-int screen_put(int y, int x, int w, const char *s);
-/* Fill @w columns at (@y, @x) with blanks. */
-void screen_clear(int y, int x, int w);
-/* A glyph: its UTF-8 form or its ASCII fallback. */
-const char *screen_glyph(const struct ui *ui, const char *utf8,
-			 const char *ascii);
-/* Write the screen as text to @path (src/safefile.h: never over the
- * trace, a FIFO or a device; replaced only once written).
- * Returns 0, or -1 with one line naming the file in @err. */
-int screen_save(const struct ui *ui, const char *path, char *err, size_t errlen);
 
 #endif /* UI_H */

@@ -3,125 +3,122 @@
 #include <string.h>
 
 #include "ptdec.h"
-#include "ui.h"
 #include "view.h"
 
-static int view_index(const struct ui *ui, const struct view_ops *ops)
+static int view_index(const struct view_stack *vs, const struct view_ops *ops)
 {
 	int i;
 
-	for (i = 0; i < ui->nviews; i++)
-		if (ui->views[i].ops == ops)
+	for (i = 0; i < vs->n; i++)
+		if (vs->v[i].ops == ops)
 			return i;
 	return -1;
 }
 
-static void view_remove(struct ui *ui, int i)
+static void view_remove(struct view_stack *vs, int i)
 {
-	memmove(&ui->views[i], &ui->views[i + 1],
-		(size_t)(ui->nviews - i - 1) * sizeof(ui->views[0]));
-	ui->nviews--;
+	memmove(&vs->v[i], &vs->v[i + 1], (size_t)(vs->n - i - 1) * sizeof(vs->v[0]));
+	vs->n--;
 }
 
-int view_push(struct ui *ui, const struct view_ops *ops, void *priv)
+int view_push(struct view_stack *vs, const struct view_ops *ops, void *priv)
 {
-	int i = view_index(ui, ops), at;
+	int i = view_index(vs, ops), at;
 
 	if (i >= 0)
-		view_remove(ui, i);
-	if (ui->nviews >= VIEW_MAX)
+		view_remove(vs, i);
+	if (vs->n >= VIEW_MAX)
 		return -pte_internal;
-	at = ui->nviews;
+	at = vs->n;
 	if (!(ops->flags & VIEW_TOPMOST))
-		while (at > 0 && (ui->views[at - 1].ops->flags & VIEW_TOPMOST))
+		while (at > 0 && (vs->v[at - 1].ops->flags & VIEW_TOPMOST))
 			at--;
-	memmove(&ui->views[at + 1], &ui->views[at],
-		(size_t)(ui->nviews - at) * sizeof(ui->views[0]));
-	ui->views[at] = (struct view){ ops, priv };
-	ui->nviews++;
+	memmove(&vs->v[at + 1], &vs->v[at], (size_t)(vs->n - at) * sizeof(vs->v[0]));
+	vs->v[at] = (struct view){ ops, priv };
+	vs->n++;
 	return 0;
 }
 
-void view_close(struct ui *ui, const struct view_ops *ops)
+void view_close(struct view_stack *vs, const struct view_ops *ops)
 {
-	int i = view_index(ui, ops);
+	int i = view_index(vs, ops);
 	struct view v;
 
 	if (i < 0)
 		return;
-	v = ui->views[i];
-	view_remove(ui, i);
+	v = vs->v[i];
+	view_remove(vs, i);
 	if (v.ops->close)
-		v.ops->close(ui, &v);
+		v.ops->close(vs->ui, &v);
 }
 
-struct view *view_find(struct ui *ui, const struct view_ops *ops)
+struct view *view_find(struct view_stack *vs, const struct view_ops *ops)
 {
-	int i = view_index(ui, ops);
+	int i = view_index(vs, ops);
 
-	return i < 0 ? NULL : &ui->views[i];
+	return i < 0 ? NULL : &vs->v[i];
 }
 
-int view_is_open(const struct ui *ui, const struct view_ops *ops)
+int view_is_open(const struct view_stack *vs, const struct view_ops *ops)
 {
-	return view_index(ui, ops) >= 0;
+	return view_index(vs, ops) >= 0;
 }
 
-struct view *view_top(struct ui *ui)
+struct view *view_top(struct view_stack *vs)
 {
-	return ui->nviews ? &ui->views[ui->nviews - 1] : NULL;
+	return vs->n ? &vs->v[vs->n - 1] : NULL;
 }
 
-struct view *view_below(struct ui *ui, const struct view *v)
+struct view *view_below(struct view_stack *vs, const struct view *v)
 {
-	int i = (int)(v - ui->views);
+	int i = (int)(v - vs->v);
 
-	return i > 0 && i < ui->nviews ? &ui->views[i - 1] : NULL;
+	return i > 0 && i < vs->n ? &vs->v[i - 1] : NULL;
 }
 
-void view_draw(struct ui *ui)
+void view_draw(struct view_stack *vs)
 {
 	int i, from = 0, cursor = 0;
 
-	for (i = ui->nviews - 1; i >= 0; i--)
-		if (ui->views[i].ops->flags & VIEW_OPAQUE) {
+	for (i = vs->n - 1; i >= 0; i--)
+		if (vs->v[i].ops->flags & VIEW_OPAQUE) {
 			from = i;
 			break;
 		}
-	for (i = 0; i < ui->nviews; i++)
-		cursor |= ui->views[i].ops->flags & VIEW_CURSOR;
+	for (i = 0; i < vs->n; i++)
+		cursor |= vs->v[i].ops->flags & VIEW_CURSOR;
 	curs_set(cursor ? 1 : 0);
-	/* A view may close itself while drawing (a list left empty). */
-	for (i = from; i < ui->nviews; i++)
-		if (ui->views[i].ops->draw)
-			ui->views[i].ops->draw(ui, &ui->views[i]);
+	/* A view may close itself while drawing. */
+	for (i = from; i < vs->n; i++)
+		if (vs->v[i].ops->draw)
+			vs->v[i].ops->draw(vs->ui, &vs->v[i]);
 }
 
-int view_key(struct ui *ui, int key)
+int view_key(struct view_stack *vs, int key)
 {
-	struct view *v = view_top(ui);
+	struct view *v = view_top(vs);
 
-	return v && v->ops->key ? v->ops->key(ui, v, key) : UI_DRAW_NONE;
+	return v && v->ops->key ? v->ops->key(vs->ui, v, key) : 0;
 }
 
-void view_resize(struct ui *ui)
+void view_resize(struct view_stack *vs)
 {
 	const struct view_ops *ops[VIEW_MAX];
-	int i, n = ui->nviews;
+	int i, n = vs->n;
 
 	/* A resize may push or close views (the too-small screen). */
 	for (i = 0; i < n; i++)
-		ops[i] = ui->views[i].ops;
+		ops[i] = vs->v[i].ops;
 	for (i = 0; i < n; i++) {
-		struct view *v = view_find(ui, ops[i]);
+		struct view *v = view_find(vs, ops[i]);
 
 		if (v && v->ops->resize)
-			v->ops->resize(ui, v);
+			v->ops->resize(vs->ui, v);
 	}
 }
 
-void view_close_all(struct ui *ui)
+void view_close_all(struct view_stack *vs)
 {
-	while (ui->nviews)
-		view_close(ui, ui->views[ui->nviews - 1].ops);
+	while (vs->n)
+		view_close(vs, vs->v[vs->n - 1].ops);
 }

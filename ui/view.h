@@ -49,39 +49,46 @@ struct view {
 /* The most views stacked at once. */
 #define VIEW_MAX 12
 
+/* The stack, bottom first; zeroed is empty.  Its views' ops get @ui. */
+struct view_stack {
+	struct ui *ui;
+	struct view v[VIEW_MAX];
+	int n;
+};
+
 /* Put view @ops on top of the stack (under any VIEW_TOPMOST view), with
  * @priv.  A view is in the stack at most once: one already there moves to
  * the top and takes @priv.
  * Returns 0, or -pte_internal if the stack is full (a bug). */
-int view_push(struct ui *ui, const struct view_ops *ops, void *priv);
+int view_push(struct view_stack *vs, const struct view_ops *ops, void *priv);
 
 /* Take view @ops out of the stack, calling its close op; nothing if it
  * is not there. */
-void view_close(struct ui *ui, const struct view_ops *ops);
+void view_close(struct view_stack *vs, const struct view_ops *ops);
 
 /* View @ops in the stack, or NULL if it is not there. */
-struct view *view_find(struct ui *ui, const struct view_ops *ops);
+struct view *view_find(struct view_stack *vs, const struct view_ops *ops);
 
 /* Whether view @ops is in the stack. */
-int view_is_open(const struct ui *ui, const struct view_ops *ops);
+int view_is_open(const struct view_stack *vs, const struct view_ops *ops);
 
 /* The view on top, or NULL if the stack is empty. */
-struct view *view_top(struct ui *ui);
+struct view *view_top(struct view_stack *vs);
 
 /* The view just under @v, or NULL. */
-struct view *view_below(struct ui *ui, const struct view *v);
+struct view *view_below(struct view_stack *vs, const struct view *v);
 
 /* Draw the stack into stdscr: from the highest opaque view up. */
-void view_draw(struct ui *ui);
+void view_draw(struct view_stack *vs);
 
-/* Give @key to the view on top.  Returns UI_DRAW_* (none if the stack
- * is empty). */
-int view_key(struct ui *ui, int key);
+/* Give @key to the view on top.  Returns what its key op returns
+ * (UI_DRAW_*), 0 if the stack is empty. */
+int view_key(struct view_stack *vs, int key);
 
 /* Tell every view the screen's size changed, bottom up. */
-void view_resize(struct ui *ui);
+void view_resize(struct view_stack *vs);
 
 /* Close every view, top down (the browser ends). */
-void view_close_all(struct ui *ui);
+void view_close_all(struct view_stack *vs);
 
 #endif /* VIEW_H */

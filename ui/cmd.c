@@ -1,0 +1,139 @@
+/* cmd -- the rows of the modules, and running a line or a key by them. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "goto.h"
+#include "msg.h"
+#include "ui.h"
+
+/* The row of each action (cmd_register()). */
+static const struct cmd_row *cmd_rows[ACTION__N];
+
+int cmd_register(const struct cmd_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct cmd_row *row = &t->rows[i];
+
+		if (row->action < 0 || row->action >= ACTION__N || !row->run ||
+		    (cmd_rows[row->action] && cmd_rows[row->action] != row))
+			return -pte_invalid;
+		cmd_rows[row->action] = row;
+	}
+	return 0;
+}
+
+const struct cmd_row *cmd_find(enum action a)
+{
+	return a < 0 || a >= ACTION__N ? NULL : cmd_rows[a];
+}
+
+long cmd_steps(const struct cmd_args *a)
+{
+	return a->count > (1ull << 40) ? 1l << 40 : a->count ? (long)a->count : 1;
+}
+
+/* Run @a by its row; @line is the whole command (its name first), split
+ * with @flags for CMD_WORDS. */
+static int cmd_exec(struct ui *ui, struct cmd_args *a, const char *line, unsigned flags)
+{
+	const struct cmd_row *row = cmd_find(a->action);
+	char buf[CMD_BUF], *argv[CMD_MAX_WORDS + 1];
+	int quoted[CMD_MAX_WORDS], argc;
+	struct tok_err e;
+
+	if (!row) {
+		msg_report(ui, UI_WARN, "%s: not available yet", a->name);
+		return UI_DRAW_STATUS;
+	}
+	if (row->spec == CMD_WORDS) {
+		argc = tok_split(line, CMD_TOK | flags, buf, sizeof(buf), argv, quoted,
+				 CMD_MAX_WORDS, &e);
+		if (argc < 0) {
+			msg_report(ui, UI_ERROR, "%s: %s", a->name, e.msg);
+			return UI_DRAW_STATUS;
+		}
+		argv[argc] = NULL;
+		if (row->max && argc - 1 > row->max) {
+			msg_report(ui, UI_ERROR, "%s: too many arguments (usage: %s %s)",
+				   a->name, a->name, action_table[a->action].usage);
+			return UI_DRAW_STATUS;
+		}
+		a->argc = argc;
+		a->argv = argv;
+		a->quoted = quoted;
+	}
+	return row->run(ui, a);
+}
+
+int cmd_line(struct ui *ui, const char *line, unsigned tok_flags)
+{
+	struct cmd_args a = { .count = 1, .key = -1 };
+	const char *p = line, *args;
+	char name[64];
+	size_t n = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == ':')
+		p++;
+	/* "/tip", "?tip", "&ovf": a search or the filter. */
+	if (*p == '/' || *p == '?' || *p == '&') {
+		a.action = *p == '/' ? ACTION_SEARCH_FORWARD : *p == '?' ?
+			   ACTION_SEARCH_BACKWARD : ACTION_FILTER;
+		a.name = action_name(a.action);
+		a.raw = p + 1;
+		return cmd_exec(ui, &a, p, tok_flags) | UI_DRAW_ALL;
+	}
+	/* ":123", ":0x1f40", ":50%" alone are gotos (hx). */
+	if (goto_is_target(p)) {
+		a.action = ACTION_GOTO;
+		a.name = action_name(a.action);
+		a.raw = p;
+		return cmd_exec(ui, &a, p, tok_flags);
+	}
+	while (p[n] && !isspace((unsigned char)p[n]) && n + 1 < sizeof(name)) {
+		name[n] = p[n];
+		n++;
+	}
+	name[n] = 0;
+	args = p + n;
+	while (isspace((unsigned char)*args))
+		args++;
+	if (!name[0])
+		return UI_DRAW_NONE;
+	a.action = action_find(name);
+	if (a.action == ACTION_NONE) {
+		msg_report(ui, UI_ERROR, "%s: no such command (F1 lists them)", name);
+		return UI_DRAW_STATUS;
+	}
+	a.name = action_name(a.action);
+	a.raw = args;
+	if ((action_table[a.action].flags & ACT_COUNT) && isdigit((unsigned char)*args)) {
+		a.count = strtoull(args, NULL, 0);
+		a.has_count = 1;
+	}
+	if ((action_table[a.action].flags & ACT_KEY) && *args)
+		a.key = (unsigned char)*args;
+	return cmd_exec(ui, &a, p, tok_flags);
+}
+
+int cmd_key(struct ui *ui, const struct km_result *res)
+{
+	struct cmd_args a = { 0 };
+	char line[KM_ARGS_MAX + 64];
+
+	a.action = res->action;
+	a.name = action_name(res->action);
+	a.raw = res->args;
+	a.has_count = res->has_count;
+	a.count = res->count;
+	a.key = res->key;
+	a.res = res;
+	snprintf(line, sizeof(line), "%s %s", a.name, res->args);
+	return cmd_exec(ui, &a, line, 0);
+}

@@ -1,0 +1,36 @@
+/* cmd_tables -- the list of the modules' command tables. */
+#include <stddef.h>
+
+#include "cmd.h"
+#include "cmd_tables.h"
+#include "goto_ui.h"
+#include "help.h"
+#include "marks_list.h"
+#include "marks_ui.h"
+#include "nav_cmd.h"
+#include "panes.h"
+#include "reload.h"
+#include "search_ui.h"
+#include "session.h"
+#include "settings.h"
+#include "stalls.h"
+#include "streams_ui.h"
+#include "ui.h"
+
+static const struct cmd_table *const cmd_tables[] = {
+	&nav_cmds, &goto_ui_cmds, &search_ui_cmds, &marks_ui_cmds, &marks_list_cmds,
+	&streams_ui_cmds,
+	&stalls_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
+	&reload_cmds,
+};
+
+int cmd_tables_register(void)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(cmd_tables) / sizeof(cmd_tables[0]); i++)
+		if ((r = cmd_register(cmd_tables[i])) < 0)
+			return r;
+	return 0;
+}

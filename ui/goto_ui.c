@@ -1,0 +1,361 @@
+/* goto_ui -- the goto bridge: src/goto.h's targets resolved against the
+ * browser (the index for PSBs, times, cycles and packet numbers; the
+ * marks), and the goto commands. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "goto.h"
+#include "goto_ui.h"
+#include "marks.h"
+#include "msg.h"
+#include "nav.h"
+#include "prompt.h"
+#include "search_ui.h"
+#include "timefmt.h"
+#include "ui.h"
+
+/* goto_ctx callbacks: sync point @n from the index. */
+static int goto_ui_g_psb_offset(void *arg, uint64_t n, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct idx_seek sk;
+
+	if (!ui->idx || idx_seek(ui->idx, (size_t)n, &sk)) {
+		snprintf(err, len, "goto: psb %" PRIu64 " is not known%s", n,
+			 ui->idx && !idx_scan_done(ui->idx) ? " yet" : "");
+		return -pte_eos;
+	}
+	*off = sk.offset;
+	return 0;
+}
+
+static int goto_ui_g_psb_number(void *arg, uint64_t off, int64_t *n, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	size_t i;
+
+	if (!ui->idx)
+		return -pte_invalid;
+	*n = idx_find(ui->idx, off, &i) ? -1 : (int64_t)i;
+	return 0;
+}
+
+static int goto_ui_g_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct win_iter it = { 0 };
+	struct idx_seek sk;
+	size_t seg;
+	int r, n = WIN_MAX_ROWS * 8;
+
+	r = ui->idx ? idx_find_tsc(ui->idx, tsc, &seg) : -pte_no_time;
+	if (r == 1) {
+		snprintf(err, len, "goto: times are still being indexed");
+		return -pte_no_time;
+	}
+	if (r < 0 || idx_seek(ui->idx, seg, &sk)) {
+		snprintf(err, len, "goto: no time information%s", ui->idx ? "" : " (no index)");
+		return -pte_no_time;
+	}
+	*off = sk.offset;
+	/* The first row of that segment at or after @tsc. */
+	if (!win_seek(&it, ui->wc, sk.offset)) {
+		while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
+				win_row(&it)->ts.tsc >= tsc))
+			if (win_next(&it))
+				break;
+		*off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return 0;
+}
+
+static int goto_ui_g_time(void *arg, uint64_t ns, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	double hz = (double)tm_tsc_hz(&ui->tmcfg, 1);
+
+	if (!ui->have_t0 || hz <= 0) {
+		snprintf(err, len, "goto: no timing to go by");
+		return -pte_no_time;
+	}
+	return goto_ui_g_tsc(arg, ui->t0 + (uint64_t)((double)ns * hz / 1e9), off, err, len);
+}
+
+static int goto_ui_g_time_at(void *arg, uint64_t off, uint64_t *ns, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct win_iter it = { 0 };
+	double d = NAN;
+
+	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC) && ui->have_t0)
+		d = timefmt_tsc_diff(ui, ui->t0, win_row(&it)->ts.tsc);
+	win_iter_release(&it);
+	if (isnan(d)) {
+		snprintf(err, len, "goto: the cursor has no time");
+		return -pte_no_time;
+	}
+	*ns = d < 0 ? 0 : (uint64_t)d;
+	return 0;
+}
+
+/* Core cycles from the start at seek point @i (its carry).
+ * Returns 0, 1 if the time pass has not got there, or < 0. */
+static int goto_ui_g_seek_cycles(struct ui *ui, size_t i, uint64_t *cyc)
+{
+	struct tm_carry c;
+	int r = idx_seek_carry(ui->idx, i, &c);
+
+	if (!r)
+		*cyc = c.cycles;
+	return r;
+}
+
+/* The first packet at or after @cyc core cycles from the start: the last
+ * seek point whose carry counts no more, then its rows. */
+static int goto_ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct win_iter it = { 0 };
+	struct idx_seek sk;
+	size_t lo = 0, hi, mid;
+	uint64_t c = 0;
+	int r, n = WIN_MAX_ROWS * 64, pre = 0;
+
+	hi = ui->idx ? idx_nseeks(ui->idx) : 0;
+	if (!hi) {
+		snprintf(err, len, "goto: no cycle counts%s", ui->idx ? "" : " (no index)");
+		return -pte_no_time;
+	}
+	r = goto_ui_g_seek_cycles(ui, 0, &c);
+	if (r == 0 && c > cyc) {
+		pre = 1;	/* before the first PSB */
+		*off = 0;
+	} else if (r == 0) {
+		/* Invariant: seek point lo counts <= cyc. */
+		while (hi - lo > 1) {
+			mid = lo + (hi - lo) / 2;
+			r = goto_ui_g_seek_cycles(ui, mid, &c);
+			if (r)
+				break;
+			if (c <= cyc)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	if (r == 1) {
+		snprintf(err, len, "goto: cycles are still being indexed");
+		return -pte_no_time;
+	}
+	if (r < 0) {
+		snprintf(err, len, "goto: no cycle counts (%s)", pte_strerror(r));
+		return -pte_no_time;
+	}
+	if (!pre) {
+		if (idx_seek(ui->idx, lo, &sk))
+			return -pte_eos;
+		*off = sk.offset;
+	}
+	r = -pte_eos;
+	if (!win_seek(&it, ui->wc, *off)) {
+		do {
+			const struct win_row *row = win_row(&it);
+
+			if ((row->ts.flags & TM_F_CYC) && !(row->flags & WIN_F_SEG_REL) &&
+			    row->ts.cycles >= cyc) {
+				*off = row->pkt.offset;
+				r = 0;
+				break;
+			}
+		} while (n-- && !win_next(&it));
+	}
+	win_iter_release(&it);
+	if (r)
+		snprintf(err, len, "goto: no packet at or after %" PRIu64 " cycles", cyc);
+	return r;
+}
+
+/* Core cycles from the start at the packet at @off. */
+static int goto_ui_g_cycles_at(void *arg, uint64_t off, uint64_t *cyc, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	struct win_iter it = { 0 };
+	int r = -pte_no_time;
+
+	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_CYC) &&
+	    !(win_row(&it)->flags & WIN_F_SEG_REL)) {
+		*cyc = win_row(&it)->ts.cycles;
+		r = 0;
+	}
+	win_iter_release(&it);
+	if (r)
+		snprintf(err, len, "goto: the cursor has no cycle count");
+	return r;
+}
+
+static int goto_ui_g_ordinal(void *arg, uint64_t ord, uint64_t *off, char *err, size_t len)
+{
+	return nav_packet_offset(arg, ord, off, err, len);
+}
+
+static int goto_ui_g_mark(void *arg, const char *name, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	long i;
+
+	if (!ui->bm || (i = marks_find(ui->bm, name)) < 0 ||
+	    marks_at(ui->bm, (size_t)i)->kind == BM_REGION) {
+		if (name[0] == ui->ref_name && !name[1]) {
+			*off = ui->ref_off;
+			return 0;
+		}
+		snprintf(err, len, "goto: no mark '%s'", name);
+		return -pte_invalid;
+	}
+	*off = marks_at(ui->bm, (size_t)i)->from;
+	return 0;
+}
+
+static int goto_ui_g_region(void *arg, const char *name, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = arg;
+	long i;
+
+	if (!ui->bm || (i = marks_find(ui->bm, name)) < 0) {
+		snprintf(err, len, "goto: no region or bookmark '%s'", name);
+		return -pte_invalid;
+	}
+	*off = marks_at(ui->bm, (size_t)i)->from;
+	return 0;
+}
+
+/* The goto context of the browser's cursor. */
+static void goto_ui_ctx(struct ui *ui, struct goto_ctx *ctx)
+{
+	*ctx = (struct goto_ctx){
+		.cursor = ui->cursor, .size = ui->img->size, .arg = ui,
+		.psb_offset = goto_ui_g_psb_offset, .psb_number = goto_ui_g_psb_number,
+		.tsc_offset = goto_ui_g_tsc, .time_offset = goto_ui_g_time,
+		.time_at = goto_ui_g_time_at, .ordinal_offset = goto_ui_g_ordinal,
+		.mark_offset = goto_ui_g_mark, .region_offset = goto_ui_g_region,
+		.cycles_offset = goto_ui_g_cycles, .cycles_at = goto_ui_g_cycles_at,
+	};
+}
+
+int goto_ui_offset(struct ui *ui, const char *arg, uint64_t *off, char *err, size_t len)
+{
+	struct goto_ctx ctx;
+
+	goto_ui_ctx(ui, &ctx);
+	return goto_offset(arg, &ctx, off, err, len);
+}
+
+/* Jump to goto target @t (parsed by goto.c). */
+static int goto_ui_target(struct ui *ui, const struct goto_target *t)
+{
+	struct goto_ctx ctx;
+	char err[256] = "";
+	uint64_t off;
+
+	goto_ui_ctx(ui, &ctx);
+
+	if (t->kind == GOTO_MARK && (!strcmp(t->name, "'") || !strcmp(t->name, "`")))
+		return nav_last(ui);
+	if (goto_resolve(t, &ctx, &off, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "%s", err[0] ? err : "goto: failed");
+		return UI_DRAW_STATUS;
+	}
+	if (t->kind == GOTO_END && !t->value)
+		return nav_end(ui);
+	/* The end itself is not a packet: show the last one. */
+	if (ui->img->size && off >= ui->img->size)
+		off = ui->img->size - 1;
+	if (t->kind == GOTO_TIME) {
+		const char *note = timefmt_estimate_note(ui);
+		int r = nav_jump(ui, off);
+
+		if (note[0])
+			msg_report(ui, UI_INFO, "goto: %s", note);
+		return r | UI_DRAW_STATUS;
+	}
+	return nav_jump(ui, off);
+}
+
+/* :goto ARG, with the grammar of src/goto.h. */
+static int goto_ui_goto(struct ui *ui, const char *arg)
+{
+	struct goto_target t;
+	char err[256] = "";
+
+	while (isspace((unsigned char)*arg))
+		arg++;
+	if (!*arg) {
+		prompt_open(ui, "goto ");
+		return UI_DRAW_ALL;
+	}
+	if (goto_parse(arg, &t, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "%s", err);
+		return UI_DRAW_STATUS;
+	}
+	return goto_ui_target(ui, &t);
+}
+
+/* A key with a count: N% NP Ng. */
+static int goto_ui_count(struct ui *ui, enum goto_kind kind, uint64_t n)
+{
+	struct goto_target t;
+
+	if (goto_from_count(&t, kind, n) < 0)
+		return UI_DRAW_NONE;
+	return goto_ui_target(ui, &t);
+}
+
+
+/* :goto TARGET (g, or the target alone). */
+static int goto_ui_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	return goto_ui_goto(ui, a->raw);
+}
+
+/* g G: the start or the end; with a count packet #N; in the filter view
+ * the first or last match. */
+static int goto_ui_ends(struct ui *ui, const struct cmd_args *a)
+{
+	if (a->has_count)
+		return goto_ui_count(ui, GOTO_ORDINAL, a->count);
+	if (search_ui_filtering(ui))
+		return search_ui_filter_move(ui, a->action, 1);
+	return a->action == ACTION_GOTO_START ? nav_start(ui) : nav_end(ui);
+}
+
+static int goto_ui_percent(struct ui *ui, const struct cmd_args *a)
+{
+	return goto_ui_count(ui, GOTO_PERCENT, a->has_count ? a->count : 0);
+}
+
+/* With a count, offset N or packet #N; without, the prompt. */
+static int goto_ui_prompt(struct ui *ui, const struct cmd_args *a)
+{
+	int packet = a->action == ACTION_GOTO_PACKET;
+
+	if (a->has_count)
+		return goto_ui_count(ui, packet ? GOTO_ORDINAL : GOTO_OFFSET, a->count);
+	prompt_open(ui, packet ? "goto #" : "goto ");
+	return UI_DRAW_ALL;
+}
+
+static const struct cmd_row goto_ui_rows[] = {
+	{ ACTION_GOTO, goto_ui_cmd, CMD_RAW, 0 },
+	{ ACTION_GOTO_START, goto_ui_ends, CMD_NONE, 0 },
+	{ ACTION_GOTO_END, goto_ui_ends, CMD_NONE, 0 },
+	{ ACTION_GOTO_PERCENT, goto_ui_percent, CMD_NONE, 0 },
+	{ ACTION_GOTO_OFFSET, goto_ui_prompt, CMD_NONE, 0 },
+	{ ACTION_GOTO_PACKET, goto_ui_prompt, CMD_NONE, 0 },
+};
+
+CMD_TABLE(goto_ui_cmds, goto_ui_rows);

@@ -1,0 +1,20 @@
+/* goto_ui -- goto targets (src/goto.h) at the browser's cursor, and the
+ * goto commands. */
+#ifndef GOTO_UI_H
+#define GOTO_UI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ui;
+struct cmd_table;
+
+/* goto, goto-start, goto-end, goto-percent, goto-offset, goto-packet. */
+extern const struct cmd_table goto_ui_cmds;
+
+/* Resolve goto target text @arg (src/goto.h) at the cursor into *@off.
+ * Returns 0, or a negative pte code with a message in @err. */
+int goto_ui_offset(struct ui *ui, const char *arg, uint64_t *off, char *err,
+		   size_t len);
+
+#endif /* GOTO_UI_H */

@@ -1,0 +1,275 @@
+/* marks_list -- the marks list (:marks, :regions): every mark, bookmark
+ * and region in offset order, the selected region's summary below. */
+#include <curses.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "listnav.h"
+#include "marks.h"
+#include "marks_list.h"
+#include "marks_panel.h"
+#include "marks_ui.h"
+#include "msg.h"
+#include "nav.h"
+#include "prompt.h"
+#include "screen.h"
+#include "status.h"
+#include "timefmt.h"
+#include "ui.h"
+
+/* The list's selection (one browser per process). */
+static struct {
+	struct listnav nav;
+	int confirm;			/* 'd' asked; waiting for y */
+} ml;
+
+static const struct view_ops marks_list_view;
+
+static long marks_list_rows(struct ui *ui)
+{
+	return ui->bm ? (long)marks_count(ui->bm) : 0;
+}
+
+/* The height of the list part (the rest shows the summary). */
+static int marks_list_h(struct ui *ui)
+{
+	int h = ui->rows - 3;
+
+	if (h > 16)
+		h -= 13;
+	return h < 1 ? 1 : h;
+}
+
+/* Open the list on entry @first, or else the entry at or before the
+ * cursor. */
+static void marks_list_open(struct ui *ui, const char *first)
+{
+	ml.nav.sel = ml.nav.top = 0;
+	ml.confirm = 0;
+	if (first && ui->bm && marks_find(ui->bm, first) >= 0)
+		ml.nav.sel = marks_find(ui->bm, first);
+	else if (ui->bm) {
+		/* The entry at or before the cursor. */
+		long i = marks_next(ui->bm, ui->cursor + 1, -1, ~0u);
+
+		ml.nav.sel = i < 0 ? 0 : i;
+	}
+	view_push(&ui->vs, &marks_list_view, NULL);
+}
+
+/* One row of the marks list. */
+static void marks_list_row(struct ui *ui, const struct marks_entry *e, char *buf, size_t size)
+{
+	static const char *const kinds[] = { "mark", "bookmark", "region" };
+	char t[48] = "", note[80] = "";
+	uint64_t tsc = marks_panel_tsc_at(ui, e->from);
+	size_t k;
+
+	/* Every digit (marks may lie nanoseconds apart deep in a trace);
+	 * ticks without a TSC frequency; '≈' on an estimated one. */
+	if (tsc && ui->have_t0) {
+		double ns = timefmt_tsc_diff(ui, ui->t0, tsc);
+		char v[40];
+
+		if (isnan(ns))
+			snprintf(t, sizeof(t), "+%" PRIu64 "t", tsc >= ui->t0 ? tsc - ui->t0 : 0);
+		else {
+			timefmt_ns_res(v, sizeof(v), ns, 1);
+			snprintf(t, sizeof(t), "%s%s", timefmt_estimated(ui) ?
+				 screen_glyph(ui, "≈", "~") : "", v);
+		}
+	}
+	if (e->note) {
+		for (k = 0; e->note[k] && k + 1 < sizeof(note); k++)
+			note[k] = e->note[k] == '\n' || e->note[k] == '\t' ? ' ' : e->note[k];
+		note[k] = 0;
+	}
+	if (e->kind == BM_REGION)
+		snprintf(buf, size, "%-8s %-16s 0x%08" PRIx64 "-0x%08" PRIx64 " %12s  %s",
+			 kinds[e->kind], e->name, e->from, e->to, t, note);
+	else
+		snprintf(buf, size, "%-8s %-16s 0x%08" PRIx64 "            %12s  %s",
+			 kinds[e->kind], e->name[0] ? e->name : "-", e->from, t, note);
+}
+
+static void marks_list_draw(struct ui *ui, struct view *v)
+{
+	long n = marks_list_rows(ui), i;
+	int h = marks_list_h(ui), y;
+	char buf[512];
+
+	erase();
+	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
+	screen_clear(0, 0, ui->cols);
+	snprintf(buf, sizeof(buf), " marks and regions: %ld   Enter jumps  r rename  "
+		 "e note  d delete  q closes", n);
+	screen_put(0, 0, ui->cols, buf);
+	attrset(A_NORMAL);
+	listnav_fit(&ml.nav, n, h);
+	for (y = 0, i = ml.nav.top; y < h && i < n; y++, i++) {
+		marks_list_row(ui, marks_at(ui->bm, (size_t)i), buf, sizeof(buf));
+		attrset(i == ml.nav.sel ? A_REVERSE : A_NORMAL);
+		screen_clear(1 + y, 0, ui->cols);
+		screen_put(1 + y, 1, ui->cols - 1, buf);
+	}
+	attrset(A_NORMAL);
+	if (!n)
+		screen_put(1, 1, ui->cols - 1, "(no marks: m L, M, :mark NAME, v ... Enter)");
+	/* The selected region's summary below the list. */
+	if (n && h < ui->rows - 3) {
+		const struct marks_entry *e = marks_at(ui->bm, (size_t)ml.nav.sel);
+
+		if (e && e->kind == BM_REGION) {
+			marks_panel_summarize(ui, e);
+			marks_panel_box(ui, 2 + h, 0, ui->cols, ui->rows - 3 - h - 1);
+		}
+	}
+	status_draw(ui);
+}
+
+/* Put @s quoted for the prompt into @buf. */
+static void marks_list_quote(const char *s, char *buf, size_t size)
+{
+	char *p = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&p, &len);
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	marks_put_quoted(f, s ? s : "");
+	fclose(f);
+	if (p)
+		snprintf(buf, size, "%s", p);
+	free(p);
+}
+
+/* The answer to "delete ...? (y/n)". */
+static int marks_list_confirm(struct ui *ui, const struct marks_entry *e, int key)
+{
+	char buf[BM_NAME_MAX + 32];
+
+	ml.confirm = 0;
+	if ((key == 'y' || key == 'Y') && e) {
+		snprintf(buf, sizeof(buf), "deleted %s", e->name[0] ? e->name : "bookmark");
+		marks_ui_forget_ref(ui, e);
+		marks_ui_result(ui, marks_delete(ui->bm, (size_t)ml.nav.sel), buf);
+	} else {
+		msg_report(ui, UI_INFO, "not deleted");
+	}
+	return UI_DRAW_ALL;
+}
+
+/* r and e: the prompt, filled in to rename @e or edit its note. */
+static int marks_list_edit(struct ui *ui, const struct marks_entry *e, int key)
+{
+	char buf[BM_NOTE_MAX + 128], q[BM_NOTE_MAX + 64];
+
+	if (!e)
+		return UI_DRAW_ALL;
+	if (!e->name[0]) {
+		msg_report(ui, UI_WARN, key == 'r' ? "an anonymous bookmark: name one with "
+			   ":mark NAME" : "an anonymous bookmark has no note: name it first (r)");
+		return UI_DRAW_ALL;
+	}
+	if (key == 'r') {
+		snprintf(buf, sizeof(buf), "mark -r %s ", e->name);
+	} else {
+		marks_list_quote(e->note, q, sizeof(q));
+		/* A blank after the note: what is typed next is words of
+		 * its own, joined to it (a word would go on past the quote). */
+		snprintf(buf, sizeof(buf), "mark -n %s %s ", e->name, q);
+	}
+	prompt_open(ui, buf);
+	return UI_DRAW_ALL;
+}
+
+static int marks_list_key(struct ui *ui, struct view *v, int key)
+{
+	long n = marks_list_rows(ui);
+	const struct marks_entry *e = n && ml.nav.sel < n ?
+				      marks_at(ui->bm, (size_t)ml.nav.sel) : NULL;
+
+	if (ml.confirm)
+		return marks_list_confirm(ui, e, key);
+	ui->msg[0] = 0;
+	if (listnav_key(&ml.nav, key, n, marks_list_h(ui)))
+		return UI_DRAW_ALL;
+	switch (key) {
+	case 'q': case 27: case 'Q': case 7:	/* C-g */
+		view_close(&ui->vs, v->ops);
+		return UI_DRAW_ALL;
+	case 3:	/* C-c: stop the summary */
+		marks_panel_cancel(ui);
+		return UI_DRAW_ALL;
+	case '\r': case '\n': case KEY_ENTER:
+		if (!n)
+			return UI_DRAW_ALL;
+		view_close(&ui->vs, v->ops);
+		return e ? nav_jump(ui, e->from) : UI_DRAW_ALL;
+	case 'd': case KEY_DC:
+		if (!e)
+			return UI_DRAW_ALL;
+		ml.confirm = 1;
+		msg_report(ui, UI_WARN, "delete %s %s? (y/n)", e->kind == BM_REGION ? "region" :
+			   e->kind == BM_MARK ? "mark" : "bookmark",
+			   e->name[0] ? e->name : "(anonymous)");
+		return UI_DRAW_ALL;
+	case 'r': case 'e':
+		return marks_list_edit(ui, e, key);
+	case ':':
+		prompt_open(ui, NULL);
+		return UI_DRAW_ALL;
+	default:
+		return UI_DRAW_NONE;
+	}
+}
+
+static const struct view_ops marks_list_view = {
+	.name = "marks",
+	.flags = VIEW_OPAQUE,
+	.draw = marks_list_draw,
+	.key = marks_list_key,
+};
+
+static int marks_list_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	if (marks_ui_no_marks(ui))
+		return UI_DRAW_STATUS;
+	marks_list_open(ui, NULL);
+	return UI_DRAW_ALL;
+}
+
+/* :regions [REGION] [MARK]: the list on a region, B the reference. */
+static int marks_list_regions(struct ui *ui, const struct cmd_args *a)
+{
+	int n = a->argc - 1;
+
+	if (marks_ui_no_marks(ui))
+		return UI_DRAW_STATUS;
+	/* :regions A B: A's summary with its delta from B */
+	if (n > 1 && marks_ui_ref(ui, a->argv[2]) != UI_DRAW_ALL)
+		return UI_DRAW_STATUS;
+	marks_list_open(ui, n > 0 ? a->argv[1] : NULL);
+	if (n <= 0) {
+		/* The first region. */
+		long i = marks_next(ui->bm, 0, 1, 1u << BM_REGION);
+
+		if (marks_count(ui->bm) && marks_at(ui->bm, 0)->kind == BM_REGION)
+			i = 0;
+		if (i >= 0)
+			ml.nav.sel = i;
+	}
+	return UI_DRAW_ALL;
+}
+
+static const struct cmd_row marks_list_rows_[] = {
+	{ ACTION_MARKS, marks_list_cmd, CMD_NONE, 0 },
+	{ ACTION_REGIONS, marks_list_regions, CMD_WORDS, 0 },
+};
+
+CMD_TABLE(marks_list_cmds, marks_list_rows_);

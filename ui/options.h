@@ -1,0 +1,37 @@
+/*
+ * options -- the browser's command line (ptbrowse [options] TRACE) and its
+ * config files (/etc/ptbrowse/config, then $XDG_CONFIG_HOME/ptbrowse/config:
+ * prompt commands, one a line, as tmux's).
+ */
+#ifndef OPTIONS_H
+#define OPTIONS_H
+
+#include <stdio.h>
+
+#include "tm.h"
+
+struct ui;
+
+/* The browser's options. */
+struct options {
+	const char *path, *script, *keymap, *stream;
+	int cols, rows, ascii, no_mouse, no_state, no_index, keymap_given;
+	struct tm_config cfg;
+};
+
+/* Parse @argv into @o.
+ * Returns 0, -1 after --help (printed: exit 0), or 2 after a usage error
+ * said on stderr. */
+int options_parse(int argc, char **argv, struct options *o);
+
+/* Run the config files' lines (a --keymap given wins over their "set
+ * keymap"); a bad line is reported as file:line in the message log and
+ * the rest goes on. */
+void options_config(struct ui *ui, const struct options *o);
+
+/* A line of @f into @buf, without its end (\n or \r\n).  Returns 1, 0 at
+ * the end of the file, or -1 for a line that does not fit (the rest of it
+ * is skipped: a piece of a line must never run as a line of its own). */
+int options_read_line(FILE *f, char *buf, size_t size);
+
+#endif /* OPTIONS_H */

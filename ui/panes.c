@@ -1,0 +1,91 @@
+/* panes -- the commands about the panes: focus, scrolling sideways, the
+ * timeline's zoom and axis, recentering and redrawing. */
+#include <curses.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "msg.h"
+#include "nav.h"
+#include "panes.h"
+#include "tl.h"
+#include "ui.h"
+
+static int panes_focus(struct ui *ui, const struct cmd_args *a)
+{
+	int d = a->action == ACTION_FOCUS_NEXT_PANE ? 1 : UI_NPANES - 1, k;
+
+	for (k = 0; k < UI_NPANES; k++) {
+		ui->focus = (ui->focus + d) % UI_NPANES;
+		if (ui->panes[ui->focus].h > 0 && ui->panes[ui->focus].w > 0)
+			break;
+	}
+	msg_report(ui, UI_INFO, "focus: %s pane", ui->panes[ui->focus].ops->name);
+	return UI_DRAW_ALL;
+}
+
+/* h l: the packet pane's wide rows, from any pane but the timeline, where
+ * they move the cursor a column (tl.c). */
+static int panes_scroll(struct ui *ui, const struct cmd_args *a)
+{
+	int left = a->action == ACTION_SCROLL_LEFT;
+
+	if (ui->focus == UI_PANE_TIMELINE && ui->panes[UI_PANE_TIMELINE].h > 0)
+		return tl_step(ui, (long)(a->count ? a->count : 1) * (left ? -1 : 1));
+	ui->hscroll += (left ? -8 : 8) * (int)a->count;
+	if (ui->hscroll < 0)
+		ui->hscroll = 0;
+	if (ui->hscroll > 200)
+		ui->hscroll = 200;
+	return UI_DRAW_PANES;
+}
+
+static int panes_zoom(struct ui *ui, const struct cmd_args *a)
+{
+	int d = !strcmp(a->raw, "out") || !strcmp(a->raw, "-") ? -1 : 1, r = UI_DRAW_NONE;
+	long n = cmd_steps(a);
+
+	if (n > 64)	/* past the deepest zoom either way */
+		n = 64;
+	while (n-- > 0)
+		r |= tl_zoom(ui, d);
+	return r;
+}
+
+static int panes_axis(struct ui *ui, const struct cmd_args *a)
+{
+	uint64_t lo, hi;
+
+	ui->tl_time = !ui->tl_time;
+	tl_range(ui, &lo, &hi);
+	if (ui->tl_time && lo == 0 && hi == ui->img->size &&
+	    (!ui->idx || !idx_nsummaries(ui->idx)))
+		msg_report(ui, UI_WARN, "no timing known (yet): the axis stays in bytes");
+	return UI_DRAW_ALL;
+}
+
+static int panes_recenter(struct ui *ui, const struct cmd_args *a)
+{
+	ui->top = ui->cursor;
+	nav_scroll(ui, -(nav_view_rows(ui) / 2));
+	clearok(curscr, TRUE);
+	return UI_DRAW_ALL;
+}
+
+static int panes_redraw(struct ui *ui, const struct cmd_args *a)
+{
+	clearok(curscr, TRUE);
+	return UI_DRAW_ALL;
+}
+
+static const struct cmd_row panes_rows[] = {
+	{ ACTION_FOCUS_NEXT_PANE, panes_focus, CMD_NONE, 0 },
+	{ ACTION_FOCUS_PREV_PANE, panes_focus, CMD_NONE, 0 },
+	{ ACTION_SCROLL_LEFT, panes_scroll, CMD_NONE, 0 },
+	{ ACTION_SCROLL_RIGHT, panes_scroll, CMD_NONE, 0 },
+	{ ACTION_TIMELINE_ZOOM, panes_zoom, CMD_RAW, 0 },
+	{ ACTION_TIMELINE_AXIS, panes_axis, CMD_NONE, 0 },
+	{ ACTION_RECENTER, panes_recenter, CMD_NONE, 0 },
+	{ ACTION_REDRAW, panes_redraw, CMD_NONE, 0 },
+};
+
+CMD_TABLE(panes_cmds, panes_rows);

@@ -1,0 +1,33 @@
+/* screen -- colours, glyphs (UTF-8 or ASCII), writing cells, save-screen. */
+#ifndef SCREEN_H
+#define SCREEN_H
+
+#include <stddef.h>
+
+struct ui;
+
+enum screen_color {
+	SC_DEFAULT, SC_SYNC, SC_BRANCH, SC_IP, SC_TIMING, SC_MODE, SC_POWER,
+	SC_ERROR, SC_OTHER, SC_HEADER, SC_STATUS, SC_WARN, SC_MSGERR,
+	SC_TL, SC_VIEWPORT, SC_MARK, SC_DIM, SC_NCOLORS
+};
+/* Set up colour pairs (nothing with NO_COLOR or no colours). */
+void screen_init_colors(struct ui *ui);
+/* The attributes of colour @c. */
+int screen_attr(const struct ui *ui, enum screen_color c);
+/* The colour of packet class @cls. */
+enum screen_color screen_class_color(int cls);
+/* Write @s at (@y, @x), at most @w columns, UTF-8 aware.  Returns the
+ * columns written. */
+int screen_put(int y, int x, int w, const char *s);
+/* Fill @w columns at (@y, @x) with blanks. */
+void screen_clear(int y, int x, int w);
+/* A glyph: its UTF-8 form or its ASCII fallback. */
+const char *screen_glyph(const struct ui *ui, const char *utf8,
+			 const char *ascii);
+/* Write the screen as text to @path (src/safefile.h: never over the
+ * trace, a FIFO or a device; replaced only once written).
+ * Returns 0, or -1 with one line naming the file in @err. */
+int screen_save(const struct ui *ui, const char *path, char *err, size_t errlen);
+
+#endif /* SCREEN_H */

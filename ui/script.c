@@ -1,0 +1,267 @@
+/* script -- --script FILE: keys, ":command" lines and directives
+ * (wait-index, wait-search, resize=, click=, bench ...) on a virtual
+ * screen, for tests and benchmarks. */
+#include <ctype.h>
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "browser.h"
+#include "cmd.h"
+#include "esc.h"
+#include "msg.h"
+#include "options.h"
+#include "script.h"
+#include "search_ui.h"
+#include "session.h"
+#include "term.h"
+#include "tl.h"
+#include "ui.h"
+
+double script_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Seconds from the start to the first screen (bench-startup). */
+static double script_startup;
+
+static int script_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Run one script token as a key (a key name, or text typed character by
+ * character).  Returns nothing: the screen is drawn by the caller. */
+static void script_key(struct ui *ui, const char *tok)
+{
+	int k = km_key_parse(tok);
+	const char *q;
+
+	if (k >= 0) {
+		browser_input(ui, k);
+		return;
+	}
+	/* Plain text types its characters: "50%". */
+	for (q = tok; *q; q++)
+		browser_input(ui, (unsigned char)*q);
+}
+
+/*
+ * "bench NAME N TOKEN... [:COMMAND]": run the tokens N times, timing each
+ * token (or the command, where "{i}" becomes the round number) from the
+ * key to the finished screen; print the median and the 99th percentile.
+ */
+static void script_bench(struct ui *ui, char *args)
+{
+	char name[64], *cmd, *save, *tok, *toks[16];
+	int n, i, ntoks = 0, k, consumed = 0;
+	double *t;
+	size_t nt = 0;
+
+	if (sscanf(args, "%63s %d %n", name, &n, &consumed) < 2 || n <= 0 || n > 100000)
+		return;
+	args += consumed;
+	cmd = strchr(args, ':');
+	if (cmd)
+		*cmd++ = 0;
+	for (tok = strtok_r(args, " \t", &save); tok && ntoks < 16;
+	     tok = strtok_r(NULL, " \t", &save))
+		toks[ntoks++] = tok;
+	t = calloc((size_t)n * (size_t)(ntoks + 1), sizeof(*t));
+	if (!t)
+		return;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k <= ntoks; k++) {
+			char line[256];
+			double t0 = script_now();
+
+			if (k < ntoks) {
+				script_key(ui, toks[k]);
+			} else if (cmd) {
+				char *p = strstr(cmd, "{i}");
+
+				if (p)
+					snprintf(line, sizeof(line), "%.*s%d%s", (int)(p - cmd), cmd,
+						 i + 1, p + 3);
+				else
+					snprintf(line, sizeof(line), "%s", cmd);
+				cmd_line(ui, line, 0);
+			} else {
+				continue;
+			}
+			view_draw(&ui->vs);
+			term_flush();
+			t[nt++] = script_now() - t0;
+		}
+	}
+	qsort(t, nt, sizeof(*t), script_cmp_double);
+	if (nt)
+		printf("browse  %-14s median %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%zu keys)\n"
+		       "result browse-%s-median-ms %.3f\nresult browse-%s-p99-ms %.3f\n",
+		       name, t[nt / 2] * 1e3, t[(nt * 99) / 100] * 1e3, t[nt - 1] * 1e3, nt,
+		       name, t[nt / 2] * 1e3, name, t[(nt * 99) / 100] * 1e3);
+	fflush(stdout);
+	free(t);
+}
+
+/* Run script line @p (a command, a directive or keys) and draw. */
+static int script_line(struct ui *ui, char *p)
+{
+	char *save, *tok;
+
+	if (*p == ':' && p[1]) {
+		cmd_line(ui, p + 1, 0);
+		view_draw(&ui->vs);
+		term_flush();
+		return 0;
+	}
+	if (!strncmp(p, "bench ", 6)) {
+		script_bench(ui, p + 6);
+		return 0;
+	}
+	if (!strcmp(p, "bench-startup")) {
+		printf("browse  first screen   %7.3f ms (start to first drawn screen)\n"
+		       "result browse-first-screen-ms %.3f\n",
+		       script_startup * 1e3, script_startup * 1e3);
+		fflush(stdout);
+		return 0;
+	}
+	if (!strcmp(p, "bench-rss")) {
+		struct rusage ru;
+
+		FILE *st = fopen("/proc/self/status", "r");
+		char l[256];
+		long cur = -1, file = 0;
+
+		while (st && fgets(l, sizeof(l), st)) {
+			if (!strncmp(l, "VmRSS:", 6))
+				cur = atol(l + 6);
+			else if (!strncmp(l, "RssFile:", 8))
+				file = atol(l + 8);
+		}
+		if (st)
+			fclose(st);
+		getrusage(RUSAGE_SELF, &ru);
+		/* File pages are the trace's, shared with the page cache. */
+		printf("browse  RSS            %7.1f MiB now (%.1f MiB of it file pages), %.1f MiB at most\n"
+		       "result browse-rss-mib %.1f\nresult browse-rss-file-mib %.1f\n"
+		       "result browse-max-rss-mib %.1f\n",
+		       cur / 1024.0, file / 1024.0, ru.ru_maxrss / 1024.0,
+		       cur / 1024.0, file / 1024.0, ru.ru_maxrss / 1024.0);
+		fflush(stdout);
+		return 0;
+	}
+	if (!strcmp(p, "bench-index")) {
+		double t0 = script_now();
+
+		if (ui->idx)
+			idx_wait(ui->idx);
+		session_poll(ui);
+		printf("browse  index wait     %7.3f s (after the first screen)\n",
+		       script_now() - t0);
+		fflush(stdout);
+		return 0;
+	}
+	for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (!strcmp(tok, "wait-index")) {
+			if (ui->idx)
+				idx_wait(ui->idx);
+			session_poll(ui);
+		} else if (!strcmp(tok, "wait-search")) {
+			search_ui_wait(ui);
+		} else if (!strncmp(tok, "resize=", 7)) {
+			int w, h, used = 0;
+
+			/* The bounds of --size: ncurses cannot make a screen
+			 * of 100000x100000 (it crashed). */
+			if (sscanf(tok + 7, "%dx%d%n", &w, &h, &used) != 2 || tok[7 + used] ||
+			    w < 1 || h < 1 || w > 1000 || h > 1000) {
+				msg_report(ui, UI_ERROR, "%.40s: want resize=COLSxROWS, "
+					   "each 1 to 1000", tok);
+			} else {
+				resizeterm(h, w);
+				ui->rows = h;
+				ui->cols = w;
+				browser_input(ui, KEY_RESIZE);
+			}
+		} else if (!strncmp(tok, "click=", 6)) {
+			int col;
+			struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
+
+			if (sscanf(tok + 6, "%d", &col) == 1 && tl->h)
+				tl_click(ui, col);
+		} else {
+			script_key(ui, tok);
+		}
+		view_draw(&ui->vs);
+		term_flush();
+	}
+	return 0;
+}
+
+struct script_step {
+	struct ui *ui;
+	char *line;
+};
+
+static int script_body(void *arg)
+{
+	struct script_step *st = arg;
+	int r = script_line(st->ui, st->line);
+
+	if (st->ui->worker_sigbus) {
+		st->ui->worker_sigbus = 0;
+		return -pte_sigbus;	/* as the loop does */
+	}
+	return r;
+}
+
+/* A script: lines of key names, or ":command" lines, or directives. */
+int script_run(struct ui *ui, const char *path, double startup)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int lineno = 0, ret = 0, r;
+
+	script_startup = startup;
+	if (!f) {
+		esc_line(stderr, "ptbrowse: ", "%s: %s", path, strerror(errno));
+		return 1;
+	}
+	while (!ui->quit && (r = options_read_line(f, line, sizeof(line)))) {
+		char *p = line;
+
+		lineno++;
+		if (r < 0) {
+			esc_line(stderr, "ptbrowse: ", "%s:%d: line too long", path, lineno);
+			ret = 1;
+			break;
+		}
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		{
+			struct script_step st = { ui, p };
+
+			session_guarded(ui, script_body, &st);
+		}
+	}
+	if (ferror(f)) {
+		esc_line(stderr, "ptbrowse: ", "%s:%d: read error", path, lineno);
+		ret = 1;
+	}
+	fclose(f);
+	return ret;
+}

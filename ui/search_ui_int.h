@@ -1,0 +1,75 @@
+/*
+ * search_ui_int -- what the search's two files share (not for other
+ * modules): search_ui.c runs searches and reports them, search_ui_filter.c
+ * is the filter view.
+ */
+#ifndef SEARCH_UI_INT_H
+#define SEARCH_UI_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ui;
+struct srch;
+struct srch_pred;
+
+/* Bytes the filter view decodes per call (a screen, a cursor move). */
+#define SUI_FILTER_BUDGET (4u << 20)
+/* Bytes a cursor move in the filter view looks at before giving up. */
+#define SUI_MOVE_BUDGET (64u << 20)
+/* Rows of the filter view's screen cache. */
+#define SUI_ROWS 512
+
+struct search_ui {
+	/* the last search */
+	struct srch *s;			/* running or finished; NULL if none */
+	struct srch_pred *pred;		/* its predicate */
+	char text[256];			/* as typed, without "-b" */
+	int dir;			/* as asked: 1 forward, -1 backward */
+	int sdir;			/* the direction of s itself */
+	int jumped;			/* went to its first hit */
+	int reported;			/* told how it ended */
+	int hl;				/* highlight hits (M-u) */
+	uint64_t *snap;			/* the kept hits, sorted (search_ui_snap()) */
+	size_t nsnap, capsnap;
+	int snap_final;			/* taken after the search ended */
+	const char *note;		/* the P1 estimate's note, until the
+					 * first hit shows it; NULL if none */
+
+	/* the filter view */
+	struct srch_pred *fpred;	/* NULL: no filter */
+	char ftext[256];
+	unsigned fgen;			/* bumped when the filter changes */
+	unsigned cgen;			/* the filter the cache is for */
+	uint64_t ctop;			/* the top the cache is for */
+	uint64_t rows[SUI_ROWS];	/* matching rows from ctop */
+	size_t nrows;
+	uint64_t resume;		/* where to go on looking */
+	int cstate;			/* 1 looking, 0 enough, -1 the end */
+	uint64_t fseen;			/* the cursor search_ui_fsnap() last saw */
+	/* Past one budget of work, the next matching row is looked for in
+	 * the background on all cores (a rare filter on a big trace took
+	 * minutes a budget per turn), with progress, stopped by C-c. */
+	struct srch *fs;		/* looking from resume; NULL if not */
+	int fstopped;			/* C-c stopped it: no more rows */
+};
+
+/* The state, made on first use (out of memory ends the program). */
+struct search_ui *search_ui_get(struct ui *ui);
+/* Parse @text for command @what ("search", "filter"); a bad one is said
+ * on the message line.  Returns the predicate, or NULL. */
+struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *text);
+/* Sleep @ms milliseconds (waiting on a search in --script mode). */
+void search_ui_sleep_ms(int ms);
+
+/* search_ui_filter.c: :filter TEXT ("" shows all again).  Returns
+ * UI_DRAW_*. */
+int search_ui_filter(struct ui *ui, const char *text);
+/* Fill the screen cache with @want matching rows (@more: go on in the
+ * background past the budget). */
+void search_ui_fill(struct ui *ui, size_t want, int more);
+/* Look at the background look for rows: *@busy as search_ui_poll().
+ * Returns UI_DRAW_*. */
+int search_ui_fpoll(struct ui *ui, int *busy);
+
+#endif /* SEARCH_UI_INT_H */

@@ -1,0 +1,268 @@
+/* session -- the trace's index in the background (start, poll, cancel,
+ * the cache), its first time, and the recovery from a trace that shrank. */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "browser.h"
+#include "cmd.h"
+#include "idxcache.h"
+#include "marks_panel.h"
+#include "marks_ui.h"
+#include "msg.h"
+#include "search_ui.h"
+#include "session.h"
+#include "trace.h"
+#include "ui.h"
+
+/* The first TSC of the trace, looked for in its first packets only. */
+void session_find_t0(struct ui *ui)
+{
+	struct win_iter it = { 0 };
+	int n = 50000;
+
+	if (win_seek(&it, ui->wc, 0))
+		return;
+	do {
+		if (win_row(&it)->ts.flags & TM_F_TSC) {
+			ui->t0 = win_row(&it)->ts.tsc;
+			ui->have_t0 = 1;
+			break;
+		}
+	} while (n-- && !win_next(&it));
+	win_iter_release(&it);
+}
+
+/* The time model's state at the PSB at @psb, from the index. */
+static int session_carry(void *ctx, uint64_t psb, struct tm_carry *out)
+{
+	struct ui *ui = ctx;
+	struct idx_seek sk;
+	size_t i;
+
+	if (!ui->idx || idx_find(ui->idx, psb, &i) || idx_seek(ui->idx, i, &sk) ||
+	    sk.offset != psb)
+		return 1;
+	return idx_seek_carry(ui->idx, i, out);
+}
+
+/* Save a freshly built index to the cache, off the UI thread: a big
+ * trace's index is tens of megabytes. */
+static void *session_cache_saver(void *arg)
+{
+	struct ui *ui = arg;
+	char err[256] = "";
+
+	if (idxcache_save(ui->idx, ui->trace, ui->stream_no, &ui->cache_cancel,
+			  err, sizeof(err)) < 0 && !ui->cache_cancel)
+		snprintf(ui->cache_err, sizeof(ui->cache_err), "%s", err);
+	return NULL;
+}
+
+/* Wait for the saver; past UI_CACHE_HASH_MAX stop it instead: it may be
+ * hashing gigabytes, and quitting or reloading must not wait for that
+ * (the next start builds the index again in the background). */
+static void session_cache_join(struct ui *ui)
+{
+	if (!ui->cache_saving)
+		return;
+	if (ui->trace->size > UI_CACHE_HASH_MAX)
+		ui->cache_cancel = 1;
+	pthread_join(ui->cache_thread, NULL);
+	ui->cache_saving = 0;
+	if (ui->cache_err[0])
+		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
+}
+
+/* Once the index is complete, windows start from its time model state. */
+int session_poll(struct ui *ui)
+{
+	struct idx_progress p;
+	static const struct win_psb_ops none;
+
+	if (!ui->idx || ui->idx_ops_set)
+		return 0;
+	idx_progress(ui->idx, &p);
+	if (!p.finished)
+		return 1;
+	if (p.status == -pte_sigbus) {
+		ui->worker_sigbus = 1;
+		return 0;
+	}
+	ui->idx_ops_set = 1;
+	if (!p.status && !idx_nseeks(ui->idx))
+		msg_report(ui, UI_WARN, "%s: no PSB found: this is not an Intel PT trace, "
+			   "or it starts mid-stream without a synchronisation point",
+			   ui->name);
+	/* The builder has read the whole file: drop its pages from our page
+	 * tables (the page cache keeps them), so RSS is what the browser
+	 * uses; windows fault in what they read again. */
+	trace_release(ui->trace, ui->trace->map, (size_t)ui->trace->size);
+	if (!p.status && !ui->idx_from_cache) {
+		ui->cache_err[0] = 0;
+		ui->cache_cancel = 0;
+		ui->cache_saving = !pthread_create(&ui->cache_thread, NULL,
+						   session_cache_saver, ui);
+	}
+	if (!p.status) {
+		struct win_psb_ops ops = none;
+
+		ops.carry = session_carry;
+		ops.ctx = ui;
+		win_cache_set_psb_ops(ui->wc, &ops);
+		win_cache_set_timing(ui->wc, &ui->tmcfg);
+	}
+	return 1;
+}
+
+/*
+ * Stop and free the index, waiting for its builder: it reads the trace's
+ * mapping, which the caller may unmap next.  The builder looks for a
+ * cancel every 256 KiB, inside long segments too, so this is quick.
+ */
+void session_idx_stop(struct ui *ui)
+{
+	if (!ui->idx)
+		return;
+	session_cache_join(ui);
+	idx_cancel(ui->idx);
+	idx_free(ui->idx);
+	ui->idx = NULL;
+}
+
+/* Start indexing ui->img in the background (after the first screen). */
+void session_idx_start(struct ui *ui)
+{
+	if (idx_new(&ui->idx, ui->img, &ui->tmcfg) < 0) {
+		ui->idx = NULL;
+		return;
+	}
+	idx_set_guard(ui->idx, trace_guard);
+	/* Pages the builder is done with leave our RSS; the ones it is about
+	 * to scan are read ahead (the mapping is advised for browsing). */
+	idx_set_release(ui->idx, trace_release, ui->trace);
+	idx_set_willneed(ui->idx, trace_willneed);
+	ui->idx_ops_set = 0;
+	/* A cached index of this trace makes reopening instant; one of a
+	 * trace that grew since leaves only the tail to index. */
+	ui->idx_from_cache = 0;
+	switch (idxcache_load(ui->idx, ui->trace, ui->stream_no,
+			      UI_CACHE_HASH_MAX, NULL)) {
+	case IDXCACHE_HIT:
+		ui->idx_from_cache = 1;
+		return;
+	default:
+		break;
+	}
+	if (idx_start(ui->idx) < 0) {
+		idx_free(ui->idx);
+		ui->idx = NULL;
+	}
+}
+
+/* :info, = */
+static int session_info(struct ui *ui, const struct cmd_args *a)
+{
+	struct idx_progress p = { 0 };
+	char t[32] = "";
+
+	if (ui->idx)
+		idx_progress(ui->idx, &p);
+	if (ui->idx && !p.finished && p.eta >= 0)
+		snprintf(t, sizeof(t), ", eta %.0fs", p.eta);
+	msg_report(ui, UI_INFO, "%s: %" PRIu64 " bytes, at 0x%" PRIx64 " (%.1f%%); "
+		   "index: %zu PSBs%s%s; %zu KiB of rows cached",
+		   ui->name, ui->img->size, ui->cursor,
+		   ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0,
+		   ui->idx ? idx_nseeks(ui->idx) : 0,
+		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t,
+		   win_cache_bytes(ui->wc) >> 10);
+	return UI_DRAW_STATUS;
+}
+
+/*
+ * The trace shrank while open: reading the lost part raised SIGBUS, which
+ * unwound to the loop (trace_guard()).  Stop the index, map what is
+ * left and go on there; marks stay as they are (and saved).  A file left
+ * empty ends the browser with a message.
+ */
+static void session_shrunk(struct ui *ui)
+{
+	struct win_cache *wc;
+	char err[256] = "", what[256];
+	uint64_t size = 0;
+	int grew = 0;
+
+	session_idx_stop(ui);
+	if (trace_refresh(ui->trace, &size, &grew, what, sizeof(what)) != -pte_sigbus)
+		snprintf(what, sizeof(what), "%s: the file changed while being read",
+			 ui->trace->path);
+	if (!grew && trace_remap(ui->trace, err, sizeof(err)) < 0) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "%s", err);
+		ui->quit = 1;
+		return;
+	}
+	if ((size_t)ui->stream_no >= ui->trace->nstreams) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "%.200s; the stream is gone",
+			 what);
+		ui->quit = 1;
+		return;
+	}
+	ui->img = &ui->trace->streams[ui->stream_no].img;
+	if (win_cache_new(&wc, ui->img, NULL, SESSION_CACHE_BYTES) < 0) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "out of memory");
+		ui->quit = 1;
+		return;
+	}
+	win_cache_free(ui->wc);
+	ui->wc = wc;
+	win_cache_set_timing(ui->wc, &ui->tmcfg);
+	if (ui->cursor >= ui->img->size)
+		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
+	ui->top = ui->cursor;
+	if (!ui->no_index)
+		session_idx_start(ui);
+	browser_layout(ui);
+	msg_report(ui, UI_ERROR, "%s; showing what is left", what);
+}
+
+
+int session_guarded(struct ui *ui, int (*body)(void *), void *arg)
+{
+	int r = trace_guard(body, arg);
+
+	if (r == -pte_sigbus) {
+		/* Everything that reads the old mapping stops first. */
+		marks_panel_stop(ui);
+		search_ui_free(ui);
+		session_shrunk(ui);
+	}
+	return r;
+}
+
+/* C-c: stop the index (a search or a region summary first: the caller's
+ * handler asks them). */
+int session_interrupt(struct ui *ui)
+{
+	struct idx_progress p;
+
+	if (ui->idx) {
+		idx_progress(ui->idx, &p);
+		if (!p.finished) {
+			idx_cancel(ui->idx);
+			msg_report(ui, UI_WARN, "indexing stopped: packet numbers and the "
+				   "timeline stay partial (q quits)");
+			return UI_DRAW_ALL;
+		}
+	}
+	msg_report(ui, UI_INFO, "nothing to interrupt (q quits)");
+	return UI_DRAW_STATUS;
+}
+
+static const struct cmd_row session_rows[] = {
+	{ ACTION_INFO, session_info, CMD_NONE, 0 },
+};
+
+CMD_TABLE(session_cmds, session_rows);

@@ -1,0 +1,46 @@
+/*
+ * session -- the trace's index, built in the background after the first
+ * screen (or loaded from the cache), and what depends on it: the time
+ * model's carries for windows, the first time, the recovery when the
+ * trace shrinks under us.  reload.c and streams_ui.c restart it.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+struct ui;
+struct cmd_table;
+
+/* Bytes of decoded rows the window cache keeps. */
+#define SESSION_CACHE_BYTES (48u << 20)
+
+/* :info (cmd.h). */
+extern const struct cmd_table session_cmds;
+
+/* Start indexing ui->img in the background (from the cache if it has
+ * this trace); nothing if that fails (the browser goes on without). */
+void session_idx_start(struct ui *ui);
+
+/* Stop and free the index, waiting for its builder and the cache
+ * writer (which read the mapping the caller may unmap next). */
+void session_idx_stop(struct ui *ui);
+
+/* Look at the index (idle time): once complete, windows start from its
+ * time model state and the cache is written in the background.
+ * Returns 1 while it is still being built, 0 when done or off. */
+int session_poll(struct ui *ui);
+
+/* The first TSC of the stream (ui->t0), from its first packets. */
+void session_find_t0(struct ui *ui);
+
+/* Run @body(@arg) for @ui (a turn of the loop, a script line).  If the
+ * trace shrank under it (a SIGBUS unwound it), everything reading the old
+ * mapping stops, what is left is mapped and the browser goes on there; a
+ * file left empty or a stream gone sets ui->fatal and ui->quit.
+ * Returns what @body returns, or -pte_sigbus. */
+int session_guarded(struct ui *ui, int (*body)(void *), void *arg);
+
+/* C-c with no search or summary to stop: stop the index.
+ * Returns UI_DRAW_*. */
+int session_interrupt(struct ui *ui);
+
+#endif /* SESSION_H */

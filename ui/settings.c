@@ -1,0 +1,208 @@
+/* settings -- the commands about the program itself: options (:set), key
+ * bindings, the prompt, describe-key, saving the screen, cancel,
+ * interrupt, suspend and quit. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "browser.h"
+#include "cmd.h"
+#include "marks_panel.h"
+#include "marks_ui.h"
+#include "msg.h"
+#include "prompt.h"
+#include "screen.h"
+#include "search_ui.h"
+#include "session.h"
+#include "settings.h"
+#include "term.h"
+#include "ui.h"
+
+/* :set OPTION VALUE */
+static int settings_set_line(struct ui *ui, const char *args)
+{
+	char opt[32] = "", val[1024] = "";
+	int on;
+
+	sscanf(args, "%31s %1023[^\n]", opt, val);
+	on = !strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes") || !val[0];
+	/* a switch takes on or off, nothing else */
+	if ((!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse")) && !on &&
+	    strcmp(val, "off") && strcmp(val, "0") && strcmp(val, "no")) {
+		msg_report(ui, UI_ERROR, "set %s: on or off, not '%s'", opt, val);
+		return UI_DRAW_STATUS;
+	}
+	if (!strcmp(opt, "axis") && strcmp(val, "time") && strcmp(val, "bytes")) {
+		msg_report(ui, UI_ERROR, "set axis: time or bytes, not '%s'", val);
+		return UI_DRAW_STATUS;
+	}
+	if (!opt[0]) {
+		msg_report(ui, UI_INFO, "raw=%s ip=%s mouse=%s axis=%s columns=0x%x keymap=%s",
+			   ui->pk_cols & UI_PK_RAW ? "on" : "off",
+			   ui->pk_cols & UI_PK_IP ? "on" : "off", ui->mouse ? "on" : "off",
+			   ui->tl_time ? "time" : "bytes", ui->cy_cols, ui->keymap_name);
+		return UI_DRAW_STATUS;
+	}
+	if (!strcmp(opt, "raw")) {
+		ui->pk_cols = on ? ui->pk_cols | UI_PK_RAW : ui->pk_cols & ~UI_PK_RAW;
+		browser_layout(ui);
+	}
+	else if (!strcmp(opt, "ip"))
+		ui->pk_cols = on ? ui->pk_cols | UI_PK_IP : ui->pk_cols & ~UI_PK_IP;
+	else if (!strcmp(opt, "axis"))
+		ui->tl_time = !strcmp(val, "time");
+	else if (!strcmp(opt, "columns")) {
+		static const struct { const char *n; unsigned f; } cols[] = {
+			{ "dcyc", UI_CY_DELTA }, { "cycles", UI_CY_CYCLES }, { "tsc", UI_CY_TSC },
+			{ "time", UI_CY_TIME }, { "dref", UI_CY_DMARK }, { "cbr", UI_CY_CBR },
+			{ "mhz", UI_CY_FREQ },
+		};
+		char *save, *w, buf[sizeof(val)];
+		unsigned f = 0;
+		size_t i;
+
+		snprintf(buf, sizeof(buf), "%s", val);
+		for (w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+			for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+				if (!strcasecmp(w, cols[i].n))
+					break;
+			if (i == sizeof(cols) / sizeof(cols[0])) {
+				msg_report(ui, UI_ERROR, "set columns: no column '%s' "
+					   "(dcyc cycles tsc time dref cbr mhz)", w);
+				return UI_DRAW_STATUS;
+			}
+			f |= cols[i].f;
+		}
+		ui->cy_cols = f;
+	} else if (!strcmp(opt, "mouse")) {
+		term_mouse(ui, on);
+	} else if (!strcmp(opt, "keymap")) {
+		char err[256];
+		struct km *km = km_new();
+
+		if (!km || km_load(km, val, err, sizeof(err))) {
+			km_free(km);
+			msg_report(ui, UI_ERROR, "%s", km ? err : "out of memory");
+			return UI_DRAW_STATUS;
+		}
+		km_free(ui->km);
+		ui->km = km;
+		km_state_reset(&ui->ks);
+		snprintf(ui->keymap_name, sizeof(ui->keymap_name), "%s", val);
+		/* A broken line in the user's file: as at startup. */
+		if (km_nerrors(ui->km)) {
+			msg_km_errors(ui);
+			return UI_DRAW_ALL;
+		}
+	} else {
+		msg_report(ui, UI_ERROR, "set: no option '%s' (raw ip columns axis mouse keymap)", opt);
+		return UI_DRAW_STATUS;
+	}
+	return UI_DRAW_ALL;
+}
+
+static int settings_set(struct ui *ui, const struct cmd_args *a)
+{
+	return settings_set_line(ui, a->raw);
+}
+
+/* bind, unbind, source: the keymap's own commands (keymap.h), on the
+ * words split once here. */
+static int settings_keymap(struct ui *ui, const struct cmd_args *a)
+{
+	char err[256];
+
+	if (km_exec_argv(ui->km, a->argc, a->argv, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "%s", err);
+		return UI_DRAW_STATUS;
+	}
+	if (km_nerrors(ui->km)) {
+		msg_report(ui, UI_ERROR, "%s", km_error(ui->km, km_nerrors(ui->km) - 1));
+		km_clear_errors(ui->km);
+	}
+	return UI_DRAW_ALL;
+}
+
+/* :save-screen FILE */
+static int settings_save_screen(struct ui *ui, const struct cmd_args *a)
+{
+	char err[4200];
+
+	if (!a->raw[0]) {
+		msg_report(ui, UI_ERROR, "save-screen: which file?");
+		return UI_DRAW_STATUS;
+	}
+	view_draw(&ui->vs);
+	if (screen_save(ui, a->raw, err, sizeof(err)))
+		msg_report(ui, UI_ERROR, "save-screen: %s", err);
+	return UI_DRAW_STATUS;
+}
+
+static int settings_mouse(struct ui *ui, const struct cmd_args *a)
+{
+	term_mouse(ui, !ui->mouse);
+	msg_report(ui, UI_INFO, "mouse %s", ui->mouse ? "on" : "off");
+	return UI_DRAW_STATUS;
+}
+
+static int settings_describe(struct ui *ui, const struct cmd_args *a)
+{
+	browser_describe(ui);
+	return UI_DRAW_STATUS;
+}
+
+static int settings_prompt(struct ui *ui, const struct cmd_args *a)
+{
+	prompt_open(ui, a->raw);
+	return UI_DRAW_ALL;
+}
+
+/* Escape, C-g: the visual selection, else the message and a pending
+ * key sequence. */
+static int settings_cancel(struct ui *ui, const struct cmd_args *a)
+{
+	if (marks_ui_cancel(ui))
+		return UI_DRAW_ALL;
+	ui->msg[0] = 0;
+	km_state_reset(&ui->ks);
+	return UI_DRAW_STATUS;
+}
+
+/* C-c: a search or the filter's look for rows, else a region summary,
+ * else the index. */
+static int settings_interrupt(struct ui *ui, const struct cmd_args *a)
+{
+	if (search_ui_stop(ui) || marks_panel_interrupt(ui))
+		return UI_DRAW_ALL;
+	return session_interrupt(ui);
+}
+
+static int settings_suspend(struct ui *ui, const struct cmd_args *a)
+{
+	term_suspend(ui);
+	return UI_DRAW_ALL;
+}
+
+static int settings_quit(struct ui *ui, const struct cmd_args *a)
+{
+	ui->quit = 1;
+	return UI_DRAW_NONE;
+}
+
+static const struct cmd_row settings_rows[] = {
+	{ ACTION_SET, settings_set, CMD_RAW, 0 },
+	{ ACTION_BIND, settings_keymap, CMD_WORDS, 0 },
+	{ ACTION_UNBIND, settings_keymap, CMD_WORDS, 0 },
+	{ ACTION_SOURCE, settings_keymap, CMD_WORDS, 0 },
+	{ ACTION_SAVE_SCREEN, settings_save_screen, CMD_RAW, 0 },
+	{ ACTION_TOGGLE_MOUSE, settings_mouse, CMD_NONE, 0 },
+	{ ACTION_DESCRIBE_KEY, settings_describe, CMD_NONE, 0 },
+	{ ACTION_COMMAND_PROMPT, settings_prompt, CMD_RAW, 0 },
+	{ ACTION_CANCEL, settings_cancel, CMD_NONE, 0 },
+	{ ACTION_INTERRUPT, settings_interrupt, CMD_NONE, 0 },
+	{ ACTION_SUSPEND, settings_suspend, CMD_NONE, 0 },
+	{ ACTION_QUIT, settings_quit, CMD_NONE, 0 },
+};
+
+CMD_TABLE(settings_cmds, settings_rows);

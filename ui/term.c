@@ -1,0 +1,191 @@
+/* term -- curses on the terminal or a virtual screen, signals, keys. */
+#include <curses.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "esc.h"
+#include "screen.h"
+#include "term.h"
+#include "ui.h"
+
+#define TERM_MOUSE (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED)
+
+/* The one browser of this process, for signal handlers. */
+static struct ui *term_ui;
+static int term_up;
+static SCREEN *term_screen;
+
+static void term_restore(void)
+{
+	if (term_up) {
+		term_up = 0;
+		if (term_ui && term_ui->mouse)
+			mousemask(0, NULL);
+		endwin();
+	}
+}
+
+/* Fatal signals: give the terminal back, then die of the signal. */
+static void term_fatal(int sig)
+{
+	term_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void term_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV,
+				    SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGPIPE };
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], term_fatal);
+}
+
+/* A virtual screen of @cols x @rows on /dev/null.  Returns 0 or 1. */
+static int term_virtual(struct ui *ui, int cols, int rows)
+{
+	static const char *const virt[] = { "xterm-256color", "xterm", "vt100", "ansi" };
+	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+	size_t i;
+
+	if (!out || !in) {
+		esc_line(stderr, "ptbrowse: ", "/dev/null: %s", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < sizeof(virt) / sizeof(virt[0]) && !term_screen; i++)
+		term_screen = newterm(virt[i], out, in);
+	if (!term_screen) {
+		esc_line(stderr, "ptbrowse: ", "no terminfo entry for a virtual screen");
+		return 1;
+	}
+	ui->headless = 1;
+	resizeterm(rows, cols);
+	ui->rows = rows;
+	ui->cols = cols;
+	return 0;
+}
+
+/* The terminal on standard input and output.  Returns 0, 1 or 2. */
+static int term_tty(struct ui *ui)
+{
+	const char *term = getenv("TERM");
+
+	if (!term || !*term || !strcmp(term, "dumb")) {
+		esc_line(stderr, "ptbrowse: ", "TERM is %s: the browser needs a terminal "
+			"that can move the cursor (try 'ptbrowse dump' or --script)",
+			term && *term ? "'dumb'" : "not set");
+		return 2;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		esc_line(stderr, "ptbrowse: ", "standard %s is not a terminal "
+			"(try 'ptbrowse dump' or --script)",
+			isatty(STDIN_FILENO) ? "output" : "input");
+		return 2;
+	}
+	term_screen = newterm(NULL, stdout, stdin);
+	if (!term_screen) {
+		esc_line(stderr, "ptbrowse: ", "cannot use terminal type '%s'", term);
+		return 1;
+	}
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	return 0;
+}
+
+int term_start(struct ui *ui, int script, int cols, int rows, int no_mouse)
+{
+	int r = script ? term_virtual(ui, cols, rows) : term_tty(ui);
+
+	if (r)
+		return r;
+	term_up = 1;
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	screen_init_colors(ui);
+	if (!ui->headless && !no_mouse) {
+		ui->mouse = 1;
+		mousemask(TERM_MOUSE, NULL);
+		mouseinterval(0);
+	}
+	term_ui = ui;
+	term_signals();
+	atexit(term_restore);
+	return 0;
+}
+
+void term_end(void)
+{
+	term_restore();
+	if (term_screen)
+		delscreen(term_screen);
+	term_screen = NULL;
+	term_ui = NULL;
+}
+
+void term_suspend(struct ui *ui)
+{
+	if (ui->headless)
+		return;
+	term_restore();
+	kill(getpid(), SIGTSTP);
+	term_up = 1;
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+}
+
+void term_mouse(struct ui *ui, int on)
+{
+	ui->mouse = on;
+	mousemask(on ? TERM_MOUSE : 0, NULL);
+}
+
+void term_flush(void)
+{
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+int term_getkey(struct ui *ui, int wait_ms)
+{
+	int c;
+
+	timeout(wait_ms);
+	c = getch();
+	if (c == 27) {
+		int n;
+
+		nodelay(stdscr, TRUE);
+		n = getch();
+		nodelay(stdscr, FALSE);
+		if (n != ERR)
+			c = KM_META | n;
+	}
+	return c;
+}
+
+int term_key_waiting(struct ui *ui)
+{
+	int c;
+
+	if (ui->headless)
+		return 0;
+	nodelay(stdscr, TRUE);
+	c = getch();
+	nodelay(stdscr, FALSE);
+	if (c == ERR)
+		return 0;
+	if (c == 3)
+		ui->interrupted = 1;
+	else
+		ungetch(c);
+	return 1;
+}

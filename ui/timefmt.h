@@ -1,0 +1,31 @@
+/* timefmt -- times as the browser shows them (the panes, the status
+ * line, the lists, goto's notes): enough digits that neighbours differ,
+ * ticks without a TSC frequency, '≈' where P1's estimate was used. */
+#ifndef TIMEFMT_H
+#define TIMEFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ui;
+
+/* Format @ns as "12.345 us" into @buf. */
+void timefmt_ns(char *buf, size_t size, double ns);
+/* Write @ns as timefmt_ns() does, with enough decimals that times
+ * @res ns apart differ (at most nanoseconds). */
+void timefmt_ns_res(char *buf, size_t size, double ns, double res);
+/* Whether times use a TSC frequency estimated from P1 (--nom-freq), so
+ * that headings and labels must say so ('≈'). */
+int timefmt_estimated(const struct ui *ui);
+/* Write the time @ns between two TSCs into @buf with enough decimals
+ * that times one TSC tick apart differ, '≈' first if the TSC frequency is
+ * an estimate, '+' before a non-negative one if @sign ("?" if @ns is NAN). */
+void timefmt_tsc(const struct ui *ui, char *buf, size_t size, double ns, int sign);
+/* The note that times converted from units use the P1 estimate, the first
+ * time it applies in this session.
+ * Returns "" if the frequency is not estimated or the note was given. */
+const char *timefmt_estimate_note(struct ui *ui);
+/* The time in ns between TSCs @a and @b (b - a), or NAN if unknown. */
+double timefmt_tsc_diff(const struct ui *ui, uint64_t a, uint64_t b);
+
+#endif /* TIMEFMT_H */
