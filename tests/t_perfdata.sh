@@ -96,9 +96,14 @@ else
 	grep -q "empty.data: offset 0x10: no Intel PT" "$tmp/out" ||
 		bad "no-PT message: $(cat "$tmp/out")"
 fi
+# A missing directory is made; one under a file is an error naming it.
 "$PTBROWSE" extract "$q/perf.data.intel_pt-4.14" -o "$tmp/none" \
-	>/dev/null 2>"$tmp/err" && bad "extract into a missing directory"
-grep -q "extract: $tmp/none: No such file" "$tmp/err" ||
+	>/dev/null 2>"$tmp/err" && [ -s "$tmp/none/perf.data.intel_pt-4.14.cpu3.pt" ] ||
+	bad "extract into a missing directory: $(cat "$tmp/err")"
+: >"$tmp/plain"
+"$PTBROWSE" extract "$q/perf.data.intel_pt-4.14" -o "$tmp/plain/x" \
+	>/dev/null 2>"$tmp/err" && bad "extract under a file"
+grep -q "extract: $tmp/plain/x: Not a directory" "$tmp/err" ||
 	bad "extract error: $(cat "$tmp/err")"
 
 BUILD=${BUILD:-build}
