@@ -56,6 +56,7 @@ static const struct opt dump_opts[] = {
 /* What dump's options set. */
 struct dump_args {
 	struct dump_state *st;
+	char *path;		/* TRACE[:FROM[-TO]] or TRACE:REGION */
 	const char *stream;
 	struct ctx_filter filter;	/* --pid, --tid, --comm */
 };
@@ -81,6 +82,46 @@ static int dump_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	case D_COMM: return ctx_filter_set(&a->filter, "--comm", val) ? -EINVAL : 0;
 	default: d->show_exec_mode = 1; break;
 	}
+	return 0;
+}
+
+/* Parse dump's command line into @a, whose state @a->st is set up.
+ * Returns 0, or a negative errno after --help or a reported usage error
+ * (opt_status() gives the exit status). */
+static int dump_parse(int argc, char **argv, struct dump_args *a)
+{
+	const struct opt_group groups[] = {
+		{ "options:", dump_opts, dump_take, a },
+		{ "time options:", dump_time_opts, dump_time_take, a->st },
+		{ TIMING_OPT_HEADING, timing_opts, dump_time_take_timing, a->st },
+	};
+	const struct opt_cmd cmd = { "ptbrowse dump",
+"usage: ptbrowse dump [options] TRACE[:FROM[-TO]]\n"
+"       ptbrowse dump [options] TRACE:REGION\n"
+"\n"
+"Print the packets of TRACE (a raw Intel PT file or a perf.data file) in\n"
+"libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal);\n"
+"REGION is a region of the trace's marks (ptbrowse marks lists them), or a\n"
+"mark or bookmark, from there to the end.\n",
+		groups, 3 };
+	int r;
+
+	a->path = NULL;
+	a->stream = NULL;
+	ctx_filter_init(&a->filter);
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0)
+		return r;
+	if (r > 1) {
+		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
+		return -EINVAL;
+	}
+	if (!r) {
+		opt_error(&cmd, "no trace given");
+		opt_usage(&cmd, stderr);
+		return -EINVAL;
+	}
+	a->path = argv[1];
 	return 0;
 }
 
@@ -586,16 +627,6 @@ int cmd_dump_main(int argc, char **argv)
 	struct img_span *spans = NULL;
 	struct img_cursor cur;
 	struct dump_job job;
-	struct opt_group groups[3];
-	const struct opt_cmd cmd = { "ptbrowse dump",
-"usage: ptbrowse dump [options] TRACE[:FROM[-TO]]\n"
-"       ptbrowse dump [options] TRACE:REGION\n"
-"\n"
-"Print the packets of TRACE (a raw Intel PT file or a perf.data file) in\n"
-"libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal);\n"
-"REGION is a region of the trace's marks (ptbrowse marks lists them), or a\n"
-"mark or bookmark, from there to the end.\n",
-		groups, 3 };
 	struct dump_args args;
 	const char *stream = NULL, *region = NULL;
 	char *path = NULL;
@@ -609,29 +640,12 @@ int cmd_dump_main(int argc, char **argv)
 	init_hex();
 	st.out = &out;
 	args.st = &st;
-	args.stream = NULL;
-	ctx_filter_init(&args.filter);
-	groups[0] = (struct opt_group){ "options:", dump_opts, dump_take, &args };
-	groups[1] = (struct opt_group){ "time options:", dump_time_opts, dump_time_take, &st };
-	groups[2] = (struct opt_group){ TIMING_OPT_HEADING, timing_opts,
-					dump_time_take_timing, &st };
-	r = opt_parse(&cmd, argc, argv);
+	r = dump_parse(argc, argv, &args);
 	if (r < 0) {
 		rc = opt_status(r);
 		goto out_close;
 	}
-	if (r > 1) {
-		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
-		rc = 2;
-		goto out_close;
-	}
-	if (!r) {
-		opt_error(&cmd, "no trace given");
-		opt_usage(&cmd, stderr);
-		rc = 2;
-		goto out_close;
-	}
-	path = argv[1];
+	path = args.path;
 	stream = args.stream;
 	/* the trace's name in messages, escaped (esc.h) */
 	esc_str(name, sizeof(name), path);
