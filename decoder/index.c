@@ -273,7 +273,7 @@ int idx_find(const struct idx *idx, uint64_t off, size_t *i)
 /* Call @fn(release_ctx, p, n) on the bytes of logical [@a, @b), span by
  * span. */
 void idx_range_call(struct idx *idx, uint64_t a, uint64_t b,
-		       void (*fn)(void *ctx, const uint8_t *p, size_t n))
+		    void (*fn)(void *ctx, const uint8_t *p, size_t n))
 {
 	long si;
 
