@@ -69,17 +69,14 @@ static int resolve(struct goto_idx *g, const struct marks_set *set,
 	return -1;
 }
 
-int cmd_export_main(int argc, char **argv)
+/* Parse export's command line: the operands (TRACE and FROM TO, or
+ * TRACE REGION) into @pos and *@npos, -o into *@out, --stream into
+ * *@stream (NULL if not given).
+ * Returns 0, or a negative errno after --help or a reported usage error
+ * (opt_status() gives the exit status). */
+static int export_parse(int argc, char **argv, const char *pos[3], int *npos,
+			const char **out, const char **stream)
 {
-	struct marks_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
-	const char *pos[3], *out = NULL, *stream = NULL, *path;
-	struct export_result res;
-	const struct img *img;
-	uint64_t from, to;
-	struct marks_set *set = NULL;
-	struct goto_idx *g = NULL;
-	struct trace *t = NULL;
-	int npos = 0, idx, rc = 1, r;
 	const char *args[X_NOPTS] = { NULL };
 	const struct opt_group groups[] = {
 		{ "options:", export_opts, opt_take_str, args },
@@ -97,26 +94,46 @@ int cmd_export_main(int argc, char **argv)
 "letter, a bookmark, a region (its start for FROM, its end for TO), or\n"
 "REGION.start / REGION.end.  FILE gets FILE.options beside it, the\n"
 "timing options of the stream.\n", groups, 1 };
-	char err[4096];
+	int r, i;
 
 	r = opt_parse(&cmd, argc, argv);
 	if (r < 0)
-		return opt_status(r);
+		return r;
 	if (r > 3) {
 		opt_error(&cmd, "too many arguments: %s", argv[4]);
-		return 2;
+		return -EINVAL;
 	}
-	for (npos = 0; npos < r; npos++)
-		pos[npos] = argv[1 + npos];
-	out = args[X_OUT];
-	stream = args[X_STREAM];
-	if (npos < 2 || !out) {
-		esc_line(stderr, "ptbrowse export: ", "%s", npos < 2 ?
-			"give a trace and a range (FROM TO, or a region)" :
-			"no output file (-o FILE)");
+	for (i = 0; i < r; i++)
+		pos[i] = argv[1 + i];
+	*npos = r;
+	*out = args[X_OUT];
+	*stream = args[X_STREAM];
+	if (r < 2 || !*out) {
+		opt_error(&cmd, "%s", r < 2 ?
+			  "give a trace and a range (FROM TO, or a region)" :
+			  "no output file (-o FILE)");
 		opt_usage(&cmd, stderr);
-		return 2;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+int cmd_export_main(int argc, char **argv)
+{
+	struct marks_opts opts = { .flags = BM_NO_STATE, .report = report_stderr };
+	const char *pos[3], *out = NULL, *stream = NULL, *path;
+	struct export_result res;
+	const struct img *img;
+	uint64_t from, to;
+	struct marks_set *set = NULL;
+	struct goto_idx *g = NULL;
+	struct trace *t = NULL;
+	int npos = 0, idx, rc = 1, r;
+	char err[4096];
+
+	r = export_parse(argc, argv, pos, &npos, &out, &stream);
+	if (r < 0)
+		return opt_status(r);
 	path = pos[0];
 	safefile_remove_on_signals();
 	if (trace_open(&t, path, err, sizeof(err)) < 0) {
