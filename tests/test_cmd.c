@@ -52,8 +52,8 @@ static int test_run(struct ui *ui, const struct cmd_args *a)
 
 static void test_table(void **state)
 {
-	static const struct cmd_row twice[] = { { ACTION_QUIT, test_run, CMD_NONE, 0 } };
-	static const struct cmd_row bad[] = { { ACTION__N, test_run, CMD_NONE, 0 } };
+	static const struct cmd_row twice[] = { { ACTION_QUIT, test_run, CMD_NONE, 0, 0 } };
+	static const struct cmd_row bad[] = { { ACTION__N, test_run, CMD_NONE, 0, 0 } };
 	static CMD_TABLE(twice_cmds, twice);
 	static CMD_TABLE(bad_cmds, bad);
 	int a;
@@ -75,6 +75,9 @@ static void test_table(void **state)
 		if (!row)
 			fail_msg("%s: no row", action_table[a].name);
 		assert_int_equal(row->action, a);
+		/* the keymap's commands split as a .keys line does */
+		if (a == ACTION_BIND || a == ACTION_UNBIND || a == ACTION_SOURCE)
+			assert_int_equal(row->tok, TOK_KEYMAP);
 		/* a command taking arguments has a spec for them */
 		if ((action_table[a].flags & ACT_ARGS) && row->spec == CMD_NONE)
 			fail_msg("%s: takes arguments, spec none", action_table[a].name);

@@ -51,8 +51,8 @@ static int cmd_exec(struct ui *ui, struct cmd_args *a, const char *line, unsigne
 		return UI_DRAW_STATUS;
 	}
 	if (row->spec == CMD_WORDS) {
-		argc = tok_split(line, CMD_TOK | flags, buf, sizeof(buf), argv, quoted,
-				 CMD_MAX_WORDS, &e);
+		argc = tok_split(line, (row->tok ? row->tok : CMD_TOK) | flags, buf,
+				 sizeof(buf), argv, quoted, CMD_MAX_WORDS, &e);
 		if (argc < 0) {
 			msg_report(ui, UI_ERROR, "%s: %s", a->name, e.msg);
 			return UI_DRAW_STATUS;

@@ -69,6 +69,9 @@ struct cmd_row {
 	enum cmd_argspec spec;
 	int max;		/* CMD_WORDS: the most words after the name
 				 * (0: any); more is a usage error */
+	unsigned tok;		/* CMD_WORDS: the dialect (src/tok.h), 0 for
+				 * CMD_TOK; bind takes TOK_KEYMAP, so a
+				 * .keys line works at the prompt */
 };
 
 /* A module's rows. */

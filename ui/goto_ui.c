@@ -350,12 +350,12 @@ static int goto_ui_prompt(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row goto_ui_rows[] = {
-	{ ACTION_GOTO, goto_ui_cmd, CMD_RAW, 0 },
-	{ ACTION_GOTO_START, goto_ui_ends, CMD_NONE, 0 },
-	{ ACTION_GOTO_END, goto_ui_ends, CMD_NONE, 0 },
-	{ ACTION_GOTO_PERCENT, goto_ui_percent, CMD_NONE, 0 },
-	{ ACTION_GOTO_OFFSET, goto_ui_prompt, CMD_NONE, 0 },
-	{ ACTION_GOTO_PACKET, goto_ui_prompt, CMD_NONE, 0 },
+	{ ACTION_GOTO, goto_ui_cmd, CMD_RAW, 0, 0 },
+	{ ACTION_GOTO_START, goto_ui_ends, CMD_NONE, 0, 0 },
+	{ ACTION_GOTO_END, goto_ui_ends, CMD_NONE, 0, 0 },
+	{ ACTION_GOTO_PERCENT, goto_ui_percent, CMD_NONE, 0, 0 },
+	{ ACTION_GOTO_OFFSET, goto_ui_prompt, CMD_NONE, 0, 0 },
+	{ ACTION_GOTO_PACKET, goto_ui_prompt, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(goto_ui_cmds, goto_ui_rows);

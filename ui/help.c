@@ -265,8 +265,8 @@ static int help_messages_cmd(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row help_rows[] = {
-	{ ACTION_HELP, help_cmd, CMD_RAW, 0 },
-	{ ACTION_MESSAGES, help_messages_cmd, CMD_NONE, 0 },
+	{ ACTION_HELP, help_cmd, CMD_RAW, 0, 0 },
+	{ ACTION_MESSAGES, help_messages_cmd, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(help_cmds, help_rows);

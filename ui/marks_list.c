@@ -268,8 +268,8 @@ static int marks_list_regions(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row marks_list_rows_[] = {
-	{ ACTION_MARKS, marks_list_cmd, CMD_NONE, 0 },
-	{ ACTION_REGIONS, marks_list_regions, CMD_WORDS, 0 },
+	{ ACTION_MARKS, marks_list_cmd, CMD_NONE, 0, 0 },
+	{ ACTION_REGIONS, marks_list_regions, CMD_WORDS, 0, 0 },
 };
 
 CMD_TABLE(marks_list_cmds, marks_list_rows_);

@@ -67,21 +67,21 @@ static int nav_cmd_history(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row nav_cmd_rows[] = {
-	{ ACTION_CURSOR_DOWN, nav_cmd_move, CMD_NONE, 0 },
-	{ ACTION_CURSOR_UP, nav_cmd_move, CMD_NONE, 0 },
-	{ ACTION_PAGE_DOWN, nav_cmd_move, CMD_NONE, 0 },
-	{ ACTION_PAGE_UP, nav_cmd_move, CMD_NONE, 0 },
-	{ ACTION_HALFPAGE_DOWN, nav_cmd_move, CMD_NONE, 0 },
-	{ ACTION_HALFPAGE_UP, nav_cmd_move, CMD_NONE, 0 },
-	{ ACTION_SCROLL_DOWN, nav_cmd_scroll, CMD_NONE, 0 },
-	{ ACTION_SCROLL_UP, nav_cmd_scroll, CMD_NONE, 0 },
-	{ ACTION_NEXT_PSB, nav_cmd_walk, CMD_NONE, 0 },
-	{ ACTION_PREV_PSB, nav_cmd_walk, CMD_NONE, 0 },
-	{ ACTION_NEXT_ERROR, nav_cmd_walk, CMD_NONE, 0 },
-	{ ACTION_PREV_ERROR, nav_cmd_walk, CMD_NONE, 0 },
-	{ ACTION_JUMP_LAST, nav_cmd_last, CMD_NONE, 0 },
-	{ ACTION_JUMP_BACK, nav_cmd_history, CMD_NONE, 0 },
-	{ ACTION_JUMP_FORWARD, nav_cmd_history, CMD_NONE, 0 },
+	{ ACTION_CURSOR_DOWN, nav_cmd_move, CMD_NONE, 0, 0 },
+	{ ACTION_CURSOR_UP, nav_cmd_move, CMD_NONE, 0, 0 },
+	{ ACTION_PAGE_DOWN, nav_cmd_move, CMD_NONE, 0, 0 },
+	{ ACTION_PAGE_UP, nav_cmd_move, CMD_NONE, 0, 0 },
+	{ ACTION_HALFPAGE_DOWN, nav_cmd_move, CMD_NONE, 0, 0 },
+	{ ACTION_HALFPAGE_UP, nav_cmd_move, CMD_NONE, 0, 0 },
+	{ ACTION_SCROLL_DOWN, nav_cmd_scroll, CMD_NONE, 0, 0 },
+	{ ACTION_SCROLL_UP, nav_cmd_scroll, CMD_NONE, 0, 0 },
+	{ ACTION_NEXT_PSB, nav_cmd_walk, CMD_NONE, 0, 0 },
+	{ ACTION_PREV_PSB, nav_cmd_walk, CMD_NONE, 0, 0 },
+	{ ACTION_NEXT_ERROR, nav_cmd_walk, CMD_NONE, 0, 0 },
+	{ ACTION_PREV_ERROR, nav_cmd_walk, CMD_NONE, 0, 0 },
+	{ ACTION_JUMP_LAST, nav_cmd_last, CMD_NONE, 0, 0 },
+	{ ACTION_JUMP_BACK, nav_cmd_history, CMD_NONE, 0, 0 },
+	{ ACTION_JUMP_FORWARD, nav_cmd_history, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(nav_cmds, nav_cmd_rows);

@@ -78,14 +78,14 @@ static int panes_redraw(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row panes_rows[] = {
-	{ ACTION_FOCUS_NEXT_PANE, panes_focus, CMD_NONE, 0 },
-	{ ACTION_FOCUS_PREV_PANE, panes_focus, CMD_NONE, 0 },
-	{ ACTION_SCROLL_LEFT, panes_scroll, CMD_NONE, 0 },
-	{ ACTION_SCROLL_RIGHT, panes_scroll, CMD_NONE, 0 },
-	{ ACTION_TIMELINE_ZOOM, panes_zoom, CMD_RAW, 0 },
-	{ ACTION_TIMELINE_AXIS, panes_axis, CMD_NONE, 0 },
-	{ ACTION_RECENTER, panes_recenter, CMD_NONE, 0 },
-	{ ACTION_REDRAW, panes_redraw, CMD_NONE, 0 },
+	{ ACTION_FOCUS_NEXT_PANE, panes_focus, CMD_NONE, 0, 0 },
+	{ ACTION_FOCUS_PREV_PANE, panes_focus, CMD_NONE, 0, 0 },
+	{ ACTION_SCROLL_LEFT, panes_scroll, CMD_NONE, 0, 0 },
+	{ ACTION_SCROLL_RIGHT, panes_scroll, CMD_NONE, 0, 0 },
+	{ ACTION_TIMELINE_ZOOM, panes_zoom, CMD_RAW, 0, 0 },
+	{ ACTION_TIMELINE_AXIS, panes_axis, CMD_NONE, 0, 0 },
+	{ ACTION_RECENTER, panes_recenter, CMD_NONE, 0, 0 },
+	{ ACTION_REDRAW, panes_redraw, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(panes_cmds, panes_rows);

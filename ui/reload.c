@@ -194,7 +194,7 @@ static int reload_cmd(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row reload_rows[] = {
-	{ ACTION_RELOAD, reload_cmd, CMD_NONE, 0 },
+	{ ACTION_RELOAD, reload_cmd, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(reload_cmds, reload_rows);

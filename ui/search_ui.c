@@ -347,15 +347,15 @@ int search_ui_stop(struct ui *ui)
 }
 
 static const struct cmd_row search_ui_rows[] = {
-	{ ACTION_SEARCH_FORWARD, search_ui_dir_cmd, CMD_RAW, 0 },
-	{ ACTION_SEARCH_BACKWARD, search_ui_dir_cmd, CMD_RAW, 0 },
-	{ ACTION_SEARCH, search_ui_search_cmd, CMD_RAW, 0 },
-	{ ACTION_SEARCH_AGAIN, search_ui_again_cmd, CMD_NONE, 0 },
-	{ ACTION_SEARCH_REVERSE, search_ui_again_cmd, CMD_NONE, 0 },
-	{ ACTION_FILTER, search_ui_filter_cmd, CMD_RAW, 0 },
-	{ ACTION_TOGGLE_HIGHLIGHT, search_ui_highlight_cmd, CMD_NONE, 0 },
-	{ ACTION_NEXT_SAME_TYPE, search_ui_same_type_cmd, CMD_NONE, 0 },
-	{ ACTION_PREV_SAME_TYPE, search_ui_same_type_cmd, CMD_NONE, 0 },
+	{ ACTION_SEARCH_FORWARD, search_ui_dir_cmd, CMD_RAW, 0, 0 },
+	{ ACTION_SEARCH_BACKWARD, search_ui_dir_cmd, CMD_RAW, 0, 0 },
+	{ ACTION_SEARCH, search_ui_search_cmd, CMD_RAW, 0, 0 },
+	{ ACTION_SEARCH_AGAIN, search_ui_again_cmd, CMD_NONE, 0, 0 },
+	{ ACTION_SEARCH_REVERSE, search_ui_again_cmd, CMD_NONE, 0, 0 },
+	{ ACTION_FILTER, search_ui_filter_cmd, CMD_RAW, 0, 0 },
+	{ ACTION_TOGGLE_HIGHLIGHT, search_ui_highlight_cmd, CMD_NONE, 0, 0 },
+	{ ACTION_NEXT_SAME_TYPE, search_ui_same_type_cmd, CMD_NONE, 0, 0 },
+	{ ACTION_PREV_SAME_TYPE, search_ui_same_type_cmd, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(search_ui_cmds, search_ui_rows);

@@ -262,7 +262,7 @@ int session_interrupt(struct ui *ui)
 }
 
 static const struct cmd_row session_rows[] = {
-	{ ACTION_INFO, session_info, CMD_NONE, 0 },
+	{ ACTION_INFO, session_info, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(session_cmds, session_rows);

@@ -107,8 +107,8 @@ static int settings_set(struct ui *ui, const struct cmd_args *a)
 	return settings_set_line(ui, a->raw);
 }
 
-/* bind, unbind, source: the keymap's own commands (keymap.h), on the
- * words split once here. */
+/* bind, unbind, source: the keymap's own commands (keymap.h), on words
+ * split once, as a keymap file's line (TOK_KEYMAP). */
 static int settings_keymap(struct ui *ui, const struct cmd_args *a)
 {
 	char err[256];
@@ -191,18 +191,18 @@ static int settings_quit(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row settings_rows[] = {
-	{ ACTION_SET, settings_set, CMD_RAW, 0 },
-	{ ACTION_BIND, settings_keymap, CMD_WORDS, 0 },
-	{ ACTION_UNBIND, settings_keymap, CMD_WORDS, 0 },
-	{ ACTION_SOURCE, settings_keymap, CMD_WORDS, 0 },
-	{ ACTION_SAVE_SCREEN, settings_save_screen, CMD_RAW, 0 },
-	{ ACTION_TOGGLE_MOUSE, settings_mouse, CMD_NONE, 0 },
-	{ ACTION_DESCRIBE_KEY, settings_describe, CMD_NONE, 0 },
-	{ ACTION_COMMAND_PROMPT, settings_prompt, CMD_RAW, 0 },
-	{ ACTION_CANCEL, settings_cancel, CMD_NONE, 0 },
-	{ ACTION_INTERRUPT, settings_interrupt, CMD_NONE, 0 },
-	{ ACTION_SUSPEND, settings_suspend, CMD_NONE, 0 },
-	{ ACTION_QUIT, settings_quit, CMD_NONE, 0 },
+	{ ACTION_SET, settings_set, CMD_RAW, 0, 0 },
+	{ ACTION_BIND, settings_keymap, CMD_WORDS, 0, TOK_KEYMAP },
+	{ ACTION_UNBIND, settings_keymap, CMD_WORDS, 0, TOK_KEYMAP },
+	{ ACTION_SOURCE, settings_keymap, CMD_WORDS, 0, TOK_KEYMAP },
+	{ ACTION_SAVE_SCREEN, settings_save_screen, CMD_RAW, 0, 0 },
+	{ ACTION_TOGGLE_MOUSE, settings_mouse, CMD_NONE, 0, 0 },
+	{ ACTION_DESCRIBE_KEY, settings_describe, CMD_NONE, 0, 0 },
+	{ ACTION_COMMAND_PROMPT, settings_prompt, CMD_RAW, 0, 0 },
+	{ ACTION_CANCEL, settings_cancel, CMD_NONE, 0, 0 },
+	{ ACTION_INTERRUPT, settings_interrupt, CMD_NONE, 0, 0 },
+	{ ACTION_SUSPEND, settings_suspend, CMD_NONE, 0, 0 },
+	{ ACTION_QUIT, settings_quit, CMD_NONE, 0, 0 },
 };
 
 CMD_TABLE(settings_cmds, settings_rows);

@@ -248,7 +248,7 @@ static const struct view_ops stalls_view = {
 };
 
 static const struct cmd_row stalls_rows[] = {
-	{ ACTION_STALLS, stalls_cmd, CMD_RAW, 0 },
+	{ ACTION_STALLS, stalls_cmd, CMD_RAW, 0, 0 },
 };
 
 CMD_TABLE(stalls_cmds, stalls_rows);

@@ -230,7 +230,7 @@ static int streams_ui_cmd(struct ui *ui, const struct cmd_args *a)
 }
 
 static const struct cmd_row streams_ui_rows[] = {
-	{ ACTION_STREAMS, streams_ui_cmd, CMD_RAW, 0 },
+	{ ACTION_STREAMS, streams_ui_cmd, CMD_RAW, 0, 0 },
 };
 
 CMD_TABLE(streams_ui_cmds, streams_ui_rows);
