@@ -24,6 +24,7 @@
 #include "marks.h"
 #include "opt.h"
 #include "safefile.h"
+#include "timing_opt.h"
 #include "trace.h"
 
 enum { X_OUT, X_STREAM, X_NOPTS };
@@ -71,15 +72,17 @@ static int resolve(struct goto_idx *g, const struct marks_set *set,
 
 /* Parse export's command line: the operands (TRACE and FROM TO, or
  * TRACE REGION) into @pos and *@npos, -o into *@out, --stream into
- * *@stream (NULL if not given).
+ * *@stream (NULL if not given), the timing options into @timing.
  * Returns 0, or a negative errno after --help or a reported usage error
  * (opt_status() gives the exit status). */
 static int export_parse(int argc, char **argv, const char *pos[3], int *npos,
-			const char **out, const char **stream)
+			const char **out, const char **stream,
+			struct tm_config *timing)
 {
 	const char *args[X_NOPTS] = { NULL };
 	const struct opt_group groups[] = {
 		{ "options:", export_opts, opt_take_str, args },
+		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, timing },
 	};
 	const struct opt_cmd cmd = { "ptbrowse export",
 "usage: ptbrowse export [--stream S] TRACE FROM TO -o FILE\n"
@@ -93,7 +96,8 @@ static int export_parse(int argc, char **argv, const char *pos[3], int *npos,
 "or 't +3us' counts from FROM), or names from the trace's marks: a mark\n"
 "letter, a bookmark, a region (its start for FROM, its end for TO), or\n"
 "REGION.start / REGION.end.  FILE gets FILE.options beside it, the\n"
-"timing options of the stream.\n", groups, 1 };
+"timing options of the stream with those given here; they also place\n"
+"'t' targets.\n", groups, 2 };
 	int r, i;
 
 	r = opt_parse(&cmd, argc, argv);
@@ -128,10 +132,11 @@ int cmd_export_main(int argc, char **argv)
 	struct marks_set *set = NULL;
 	struct goto_idx *g = NULL;
 	struct trace *t = NULL;
+	struct tm_config timing = { 0 };
 	int npos = 0, idx, rc = 1, r;
 	char err[4096];
 
-	r = export_parse(argc, argv, pos, &npos, &out, &stream);
+	r = export_parse(argc, argv, pos, &npos, &out, &stream, &timing);
 	if (r < 0)
 		return opt_status(r);
 	path = pos[0];
@@ -150,6 +155,10 @@ int cmd_export_main(int argc, char **argv)
 		goto out_close;
 	}
 	img = &t->streams[idx].img;
+	/* Options on the command line win over the trace's (and go into
+	 * FILE.options with them). */
+	tm_config_merge(&timing, &t->streams[idx].timing);
+	t->streams[idx].timing = timing;
 	/* Names need the marks; plain offsets work without them. */
 	r = marks_open_trace(&set, t, (size_t)idx, &opts);
 	if (r < 0)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t_options_file -- TRACE.options beside a raw trace: ptgen -o and export
 # write it, every command that opens a raw trace reads it (info, dump,
-# index, flow, marks, the browser), the command line wins over it, other
+# index, flow, marks, export, the browser), the command line wins over it
+# (export's too, into its slice's file), other
 # tools' lines are left alone, and a bad one is one line naming the file
 # and line (exit 1, no crash) in every command.
 set -u
@@ -85,6 +86,20 @@ cp "$tmp/keep" "$tmp/t.pt.options"
 cmp -s "$tmp/o.pt" "$tmp/e.pt" && ok "export -o - writes the same slice to standard output" ||
 	no "export -o -: differs from the file"
 ls "$tmp" | grep -q '^-\.options$' && no "export -o - wrote an options file"
+
+# export's timing options win over the file's, place 't' targets, and go
+# into the slice's options file; without any, a 't' target says why.
+mv "$tmp/t.pt.options" "$tmp/gone"
+"$PTBROWSE" export "$tmp/t.pt" 't 100us' +4KiB -o "$tmp/n.pt" 2>"$tmp/err" &&
+	no "export 't 100us' without a TSC frequency: exit 0"
+grep -q "no TSC frequency" "$tmp/err" && ok "export 't 100us' without timing: $(cat "$tmp/err")" ||
+	no "export without timing: $(cat "$tmp/err")"
+"$PTBROWSE" export --nom-freq 12 --mtc-freq=3 "$tmp/t.pt" 't 100us' +4KiB -o "$tmp/n.pt" \
+	2>"$tmp/err" || no "export --nom-freq 12: $(cat "$tmp/err")"
+[ "$(cat "$tmp/n.pt.options" 2>/dev/null)" = "--mtc-freq 3 --nom-freq 12" ] &&
+	ok "export --nom-freq 12 --mtc-freq=3: n.pt.options has them" ||
+	no "n.pt.options: '$(cat "$tmp/n.pt.options" 2>&1)'"
+mv "$tmp/gone" "$tmp/t.pt.options"
 
 # The browser shows times in ns with the file, TSC ticks without it.
 tm_start -- --no-state "$tmp/t.pt"
