@@ -7,6 +7,7 @@
 #include "ctx.h"
 #include "flow.h"
 #include "image.h"
+#include "pkt.h"
 #include "ptdec.h"
 #include "tm.h"
 
@@ -61,8 +62,9 @@ static int ctf_breaks(const struct flow_rec *r)
 	       r->ev == FLOW_EV_OVERFLOW;
 }
 
-int ctf_window(struct ct *ct, const struct flow_window *w,
-	       const struct ctf_opts *o)
+/* ctf_window() for lines [@begin, @end) of @w. */
+static int ctf_window_from(struct ct *ct, const struct flow_window *w,
+			   const struct ctf_opts *o, size_t begin, size_t end)
 {
 	uint32_t run = UINT32_MAX;
 	uint64_t asid = 0, thread, asid_off = UINT64_MAX;
@@ -71,7 +73,7 @@ int ctf_window(struct ct *ct, const struct flow_window *w,
 
 	if (!ct || !w || !o)
 		return -pte_invalid;
-	for (i = 0; i < w->nlines; i++) {
+	for (i = begin; i < end && i < w->nlines; i++) {
 		const struct flow_line *l = &w->lines[i];
 		const struct flow_run *r;
 		struct ct_cyc c;
@@ -123,33 +125,105 @@ int ctf_window(struct ct *ct, const struct flow_window *w,
 	return 0;
 }
 
+int ctf_window(struct ct *ct, const struct flow_window *w,
+	       const struct ctf_opts *o)
+{
+	return w ? ctf_window_from(ct, w, o, 0, w->nlines) : -pte_invalid;
+}
+
+/* The index after the last line of @w decided before @off (0: none). */
+static size_t ctf_after(const struct flow_window *w, uint64_t off)
+{
+	size_t i = w->nlines;
+
+	while (i && w->lines[i - 1].r.offset >= off)
+		i--;
+	return i;
+}
+
+/* Feed @tm the packets of @img from @from up to @to (the time model of a
+ * window's walk), its state before the last PSB on the way into *@psb_carry
+ * and that PSB's offset into *@psb (unchanged if none). */
+static void ctf_time(struct tm_model *tm, const struct img *img, uint64_t from,
+		     uint64_t to, struct tm_carry *psb_carry, uint64_t *psb)
+{
+	struct img_cursor cur;
+	struct pkt pkt;
+	int n;
+
+	if (img_cursor_init(&cur, img, from) < 0)
+		return;
+	while ((n = img_cursor_next(&cur, &pkt)) != -pte_eos) {
+		if (n < 0) {
+			/* lost bytes: the model says so; on at the next PSB */
+			tm_gap(tm);
+			cur.gap = 0;
+			if (n != -pte_gap &&
+			    img_cursor_sync_forward(&cur, pkt.offset + 1) < 0)
+				return;
+			continue;
+		}
+		if (pkt.offset >= to)
+			return;
+		if (pkt.type == PKT_PSB) {
+			tm_save(tm, psb_carry);
+			*psb = pkt.offset;
+		}
+		tm_advance(tm, &pkt);
+	}
+}
+
+/*
+ * Windows end at PSBs; each is decoded from the PSB before its start (where
+ * the window before passed through) to the PSB after its end, and gives
+ * the lines after the last one the window before gave, up to its own last
+ * one decided before its end.  So the lines are those one decode of the
+ * range gives: a decoder starting at a PSB may see other lines there (it
+ * ties the instructions after the PSB to the PSB rather than to the
+ * packet before; after a TIP.PGD it resynchronises), and a decoder reads
+ * ahead, so a window's last instructions may come after a record its end
+ * decided.
+ */
 int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 	      uint64_t from, uint64_t to, const struct ctf_opts *o)
 {
 	struct flow_window w;
 	struct flow_wopts wo;
 	struct img_cursor cur;
-	uint64_t at = from, next, chunk;
-	int ret = 0;
+	struct tm_model tm;
+	struct tm_carry carry;
+	uint64_t at, next, ext, chunk, start, psb;
+	size_t begin;
+	int ret = 0, first = 1;
 
 	if (!ct || !f || !img || !o || to <= from)
 		return -pte_invalid;
 	memset(&w, 0, sizeof(w));
 	memset(&wo, 0, sizeof(wo));
 	wo.tm = o->tm;
+	wo.carry = o->carry;
 	chunk = o->chunk ? o->chunk : CTF_CHUNK;
 	if (img_cursor_init(&cur, img, 0) < 0)
 		return 0;	/* an empty stream */
 	/* the first window starts at the first PSB at or after @from */
 	if (img_cursor_sync_forward(&cur, from) < 0)
 		return 0;
-	at = img_cursor_offset(&cur);
+	at = start = img_cursor_offset(&cur);
+	/* the time model as the windows' walks run it, from the first one's
+	 * PSB on, so each window's cycles count as one window's would */
+	tm_init(&tm, o->tm);
+	if (o->carry)
+		tm_restore(&tm, o->carry);
 	while (at < to) {
-		/* the window ends at a PSB, where the decoder starts afresh */
-		next = to;
-		if (to - at > chunk && !img_cursor_sync_forward(&cur, at + chunk))
-			next = img_cursor_offset(&cur) < to ? img_cursor_offset(&cur) : to;
-		ret = flow_window(f, at, next, &wo, &w);
+		next = ext = to;
+		if (to - at > chunk && !img_cursor_sync_forward(&cur, at + chunk) &&
+		    img_cursor_offset(&cur) < to) {
+			next = img_cursor_offset(&cur);
+			ext = !img_cursor_sync_forward(&cur, next + 1) &&
+			      img_cursor_offset(&cur) < to ? img_cursor_offset(&cur) : to;
+			img_cursor_sync_forward(&cur, next);
+		}
+		ret = flow_window(f, start, ext, &wo, &w);
 		if (ret == -FLOW_E_NOMEM) {
 			ret = -pte_nomem;
 			break;
@@ -158,9 +232,20 @@ int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 			ret = -pte_internal;
 			break;
 		}
-		ret = ctf_window(ct, &w, o);
+		begin = first ? 0 : ctf_after(&w, at);
+		ret = ctf_window_from(ct, &w, o, begin,
+				      next == to ? w.nlines : ctf_after(&w, next));
 		if (ret < 0)
 			break;
+		if (next < to) {
+			psb = next;
+			ctf_time(&tm, img, at, next, &carry, &psb);
+			if (psb == next)
+				tm_save(&tm, &carry);
+			start = psb;
+			wo.carry = &carry;
+		}
+		first = 0;
 		at = next;
 	}
 	flow_window_free(&w);

@@ -3,7 +3,8 @@
  * windows (flow.h: lines with their runs and cycles), over a range of a
  * stream that may be far larger than one window: decoded PSB segment by
  * PSB segment (a few dozen KiB of trace at a time), so memory stays small
- * and the tree is what one decode of the whole range gives.
+ * and the tree is what one decode of the whole range gives (the time
+ * model's state carried from window to window).
  *
  * Errors and overflows break the flow (ct_break()); tracing disabled and
  * enabled again does not.  With a restriction (ctx.h's ranges), only the
@@ -33,6 +34,14 @@ struct ctf_opts {
 				 * NULL: 0, the common one */
 	const struct tm_config *tm;	/* the stream's timing (cycles count
 					 * without it; its time needs it) */
+	const struct tm_carry *carry;	/* the time model's state just before
+					 * the first PSB at or after FROM (the
+					 * index's idx_seek_carry()), so that
+					 * cycles are known from the range's
+					 * first packet as decoding from the
+					 * stream's start knows them; NULL: the
+					 * time starts at that PSB.  Later
+					 * windows carry it on themselves. */
 	const struct ctx_range *keep;	/* NULL: everything */
 	size_t nkeep;
 	uint64_t chunk;		/* trace bytes per window; 0: 64 KiB */

@@ -75,6 +75,9 @@ struct ctx {
 	struct ctx_ckpts *ck;	/* one per stream */
 	struct ctx_slot cache[CTX_CACHE];
 	struct ctx_stats st;
+	uint64_t slack;		/* TSC ticks of a perf-time nanosecond, + 1:
+				 * how far apart a switch and its TIP.PGD
+				 * may look when both happened at once */
 };
 
 int ctx_new(struct ctx **out, const struct trace *t, struct sb *sb)
@@ -97,6 +100,12 @@ int ctx_new(struct ctx **out, const struct trace *t, struct sb *sb)
 	}
 	c->t = t;
 	c->sb = sb;
+	/* the sideband's switches are perf times, rounded to nanoseconds */
+	if (t->nstreams && t->streams[0].timing.have_perf_conv &&
+	    t->streams[0].timing.time_mult && t->streams[0].timing.time_shift < 32)
+		c->slack = ((1ull << t->streams[0].timing.time_shift) +
+			    t->streams[0].timing.time_mult - 1) /
+			   t->streams[0].timing.time_mult + 1;
 	for (i = 0; i < CTX_CACHE; i++)
 		c->cache[i].stream = -1;
 	*out = c;
@@ -314,10 +323,11 @@ static int ctx_stretch_end(struct ctx_reader *r, struct ctx_ckpts *ck,
 }
 
 /* How many times the thread on stream @stream changes in the sideband's
- * timeline from TSC @t0 (exclusive) to @t1 (inclusive); the TSC of the
- * last change into *@at. */
+ * timeline after TSC @t0 and before @t1 by more than @slack (a switch at
+ * the stretch's end comes after it: the kernel stops tracing, then
+ * switches); the TSC of the last change into *@at. */
 static size_t ctx_changes(const struct sb *sb, int stream, uint64_t t0,
-			  uint64_t t1, uint64_t *at)
+			  uint64_t t1, uint64_t slack, uint64_t *at)
 {
 	size_t lo = 0, hi = sb_nslices(sb, stream), n = 0;
 	struct sb_slice sl;
@@ -334,7 +344,7 @@ static size_t ctx_changes(const struct sb *sb, int stream, uint64_t t0,
 			hi = mid;
 	}
 	tid = lo && !sb_slice(sb, stream, lo - 1, &sl) ? sl.tid : -1;
-	for (; !sb_slice(sb, stream, lo, &sl) && sl.tsc <= t1; lo++) {
+	for (; !sb_slice(sb, stream, lo, &sl) && sl.tsc + slack < t1; lo++) {
 		if (sl.tid != tid) {
 			n++;
 			*at = sl.tsc;
@@ -346,25 +356,31 @@ static size_t ctx_changes(const struct sb *sb, int stream, uint64_t t0,
 
 /* The TSC whose task the packet at estimated TSC @tsc belongs to, given
  * the stretch it is in ends at TSC @t1 (if @have_end), and the TSC to read
- * its comm at into *@comm_tsc: a context switch happens in the kernel,
- * where user-only tracing is off, and the estimate of an enable right
- * after one can lie before the switch's time; so, where the thread
- * changed exactly once from @tsc to the stretch's end, the stretch is the
- * new thread's (as imgopt_reader_asid() decides the process), named as it
- * was when switched in.  More than one change in a stretch (a traced
- * kernel): time alone. */
-static uint64_t ctx_task_tsc(const struct sb *sb, int stream, uint64_t tsc,
+ * its comm at into *@comm_tsc.  A context switch happens in the kernel,
+ * where user-only tracing is off: after the stretch's TIP.PGD, at most
+ * a perf-time nanosecond apart when they look simultaneous; and the
+ * estimate of an enable right after one can lie before the switch's
+ * time.  So where the thread changed exactly once from @tsc to the
+ * stretch's end, the stretch is the new thread's (as imgopt_reader_asid()
+ * decides the process), named as it was when switched in; and no packet
+ * is later than its stretch's end.  More than one change in a stretch (a
+ * traced kernel): time alone. */
+static uint64_t ctx_task_tsc(const struct ctx *c, int stream, uint64_t tsc,
 			     int have_end, uint64_t t1, uint32_t *flags,
 			     uint64_t *comm_tsc)
 {
-	uint64_t at = 0;
+	uint64_t at = 0, last = t1 > c->slack ? t1 - c->slack - 1 : 0;
 
 	*comm_tsc = tsc;
-	if (have_end && ctx_changes(sb, stream, tsc, t1, &at) == 1) {
+	if (!have_end)
+		return tsc;
+	if (ctx_changes(c->sb, stream, tsc, t1, c->slack, &at) == 1) {
 		*flags |= CTX_F_STRETCH;
 		*comm_tsc = at > tsc ? at : tsc;
-		return t1;
+		return last;
 	}
+	if (tsc > last)
+		*comm_tsc = tsc = last;
 	return tsc;
 }
 
@@ -398,7 +414,7 @@ static int ctx_lookup(struct ctx *c, int stream, uint64_t off,
 	}
 	have_end = s->tid < 0 &&
 		   !ctx_stretch_end(&c->rd[stream], &c->ck[stream], s, off, &end, &t1);
-	when = ctx_task_tsc(c->sb, stream, task->tsc, have_end, t1, &task->flags,
+	when = ctx_task_tsc(c, stream, task->tsc, have_end, t1, &task->flags,
 			    &comm_tsc);
 	ret = sb_task_at(c->sb, stream, when, 0, &sbt);
 	task->pid = sbt.pid;
@@ -629,7 +645,7 @@ static int ctx_pend_flush(struct ctx_walk *w, int have_end, uint64_t t1)
 		uint64_t when = e->tsc, comm_tsc = e->tsc;
 
 		if (e->have && s->tid < 0 && w->c->sb)
-			when = ctx_task_tsc(w->c->sb, w->stream, e->tsc, have_end,
+			when = ctx_task_tsc(w->c, w->stream, e->tsc, have_end,
 					    t1, &flags, &comm_tsc);
 		ret = ctx_rl_set(&w->l, e->off,
 				 ctx_verdict(w->c, w->f, w->stream, e->have, when,

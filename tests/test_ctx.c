@@ -87,7 +87,9 @@ static void aux(struct pw *d, int cpu, const struct pw *pt)
  *   56 PAD, 57 TIP.PGD  (size 58)
  *   pid 200 forked at 3000, in at 3100, named "child" at 3500; switched
  *   out at 3700 for 400/400 "late", whose enable at 46 is estimated at
- *   3600 (before the switch): its stretch ends after it.
+ *   3600 (before the switch): its stretch ends after it; out at 3799 for
+ *   500/500 "last", a tick before the TIP.PGD at 57 is estimated (as
+ *   perf time rounded to nanoseconds can place a switch at a TIP.PGD).
  */
 static int setup(void **state)
 {
@@ -114,6 +116,9 @@ static int setup(void **state)
 	pw_comm(&d, 400, 400, 0, 1, "late", 0);
 	pw_switch(&d, 1, 200, 200, 400, 400, 3700, 1);
 	pw_switch(&d, 0, 400, 400, 200, 200, 3700, 1);
+	pw_comm(&d, 500, 500, 0, 1, "last", 0);
+	pw_switch(&d, 1, 400, 400, 500, 500, 3799, 1);
+	pw_switch(&d, 0, 500, 500, 400, 400, 3799, 1);
 	p_psb(&c0);
 	p_tsc(&c0, 2000);
 	p_psbend(&c0);
@@ -276,6 +281,7 @@ static void test_at(void **state)
 	/* the lagging enable's stretch is the thread switched in */
 	expect(&x, x.cpu1, 46, 400, 400, "late", CTX_F_STRETCH, 3600);
 	expect(&x, x.cpu1, 48, 400, 400, "late", CTX_F_STRETCH, 3600);
+	/* not later than the stretch's end: the switch comes after it */
 	expect(&x, x.cpu1, 56, 400, 400, "late", 0, 3800);
 	expect(&x, x.cpu1, 57, 400, 400, "late", 0, 3800);
 	/* again, backwards (the stretch's end from the cache) */
