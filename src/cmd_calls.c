@@ -441,7 +441,8 @@ int cmd_calls_main(int argc, char **argv)
 	struct tm_config timing;
 	uint64_t from = 0, to = 0, size;
 	int have_to = 0, rc = 2, r;
-	char *path;
+	const char *region = NULL;
+	char *path, err[512];
 	const struct opt_group groups[] = {
 		{ "options:", calls_opts, calls_take, &cc },
 		{ "image options (where the code comes from; repeatable ones say so):",
@@ -450,11 +451,14 @@ int cmd_calls_main(int argc, char **argv)
 	};
 	const struct opt_cmd cmd = { "ptbrowse calls",
 "usage: ptbrowse calls [options] TRACE[:FROM[-TO]]\n"
+"       ptbrowse calls [options] TRACE:REGION\n"
 "\n"
 "Print the call tree of the instructions TRACE says were executed (as\n"
 "`ptbrowse flow` decodes them) and the functions that took the most cycles,\n"
 "instructions and calls.  FROM and TO are stream offsets: decoding starts\n"
-"at the first PSB at or after FROM and stops before TO.\n",
+"at the first PSB at or after FROM and stops before TO.  REGION is a region\n"
+"of the trace's marks (ptbrowse marks lists them), or a mark or bookmark,\n"
+"from there to the end.\n",
 		groups, 3 };
 
 	memset(&cc, 0, sizeof(cc));
@@ -481,13 +485,24 @@ int cmd_calls_main(int argc, char **argv)
 		goto out;
 	}
 	path = argv[1];
-	if (range_split(path, &from, &to, &have_to) < 0) {
+	r = range_split(path, &from, &to, &have_to);
+	if (r < 0) {
 		esc_line(stderr, CALLS_PROG, "%s: bad range (TO must be above FROM)", path);
 		goto out;
 	}
+	if (!r)
+		range_split_name(path, &region);
 	rc = 1;
 	if (calls_open(&cc, path, &timing))
 		goto out;
+	if (region) {
+		if (range_of_name(cc.t, (size_t)cc.idx, region, &from, &to, err,
+				  sizeof(err)) < 0) {
+			esc_line(stderr, CALLS_PROG, "%s", err);
+			goto out;
+		}
+		have_to = 1;
+	}
 	size = cc.t->streams[cc.idx].img.size;
 	if (from >= size || (have_to && to > size)) {
 		esc_line(stderr, CALLS_PROG, "%s: range is outside the trace (size 0x%"

@@ -3,16 +3,18 @@
 # two CPUs, its shared library, switch sideband; tools/record.sh): per CPU,
 # the instructions are the recorder's own log's; per function, `flow`'s
 # (counted from its symbol column); the calls into mul and add are the
-# direct calls to them in `flow`; the flat profile's cycles add up to the
-# range's; --tid splits the instructions between the threads without
-# loss; --comm keeps a thread's functions only; a sub-range has `flow`'s
-# instructions for that range; bad options and a raw trace with --pid are
-# refused with one line; dump --tid splits the packets between threads.
+# calls `flow` shows; the flat profile's cycles add up to the range's;
+# --tid splits the instructions between the threads without loss; --comm
+# keeps a thread's functions only; a sub-range has `flow`'s instructions
+# for that range, and a region of the marks is its range; bad options and
+# a raw trace with --pid are refused with one line; dump --tid splits the
+# packets between the threads.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
 bad() { echo "FAIL $*"; fail=1; }
 for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample"; do
 	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
@@ -112,6 +114,20 @@ want=$("$PTBROWSE" flow "$@" "$raw:$from-$to" 2>/dev/null | grep -vc '^\[')
 [ "$(total "$tmp/r")" = "$want" ] || bad "range: $(total "$tmp/r") instructions, flow has $want"
 grep -q "^raw \[$from, $to)" "$tmp/r" || bad "range: header"
 grep -q ' \[p_sample\.[0-9a-f]*\.bin\]$' "$tmp/r" || bad "range: no code segment named"
+
+# a region of the trace's marks: the same as its range
+mfile=$("$PTBROWSE" marks --json "$raw" | sed -n 's/.*"file": "\([^"]*\)".*/\1/p')
+if [ -n "$mfile" ]; then
+	mkdir -p "$(dirname "$mfile")"
+	printf '# ptbrowse marks v1\nregion mid %s %s\n' "$from" "$to" >"$mfile"
+	"$PTBROWSE" calls "$@" "$raw:mid" >"$tmp/reg" 2>"$tmp/err" || bad "calls raw:mid: $(cat "$tmp/err")"
+	cmp -s "$tmp/reg" "$tmp/r" || bad "calls raw:mid differs from raw:$from-$to"
+	"$PTBROWSE" calls "$@" "$raw:nosuch" >/dev/null 2>"$tmp/err"; rc=$?
+	[ $rc = 1 ] && grep -q "no region, mark or bookmark 'nosuch'" "$tmp/err" ||
+		bad "calls raw:nosuch: exit $rc: $(cat "$tmp/err")"
+else
+	bad "marks --json names no file"
+fi
 
 # the tree: main at the top, sorted callees, --depth
 "$PTBROWSE" calls --depth 1 --stream cpu0 "$perf" >"$tmp/d1" 2>/dev/null || bad "--depth 1"
