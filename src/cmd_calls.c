@@ -384,7 +384,8 @@ static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 	o.ctx = cc->ctx_feed;
 	o.tm = cc->tm;
 	if (ctx_filter_active(&cc->filter)) {
-		if (ctx_ranges(cc->ctx_feed, &cc->filter, cc->idx, &keep, &nkeep) < 0)
+		if (ctx_ranges_in(cc->ctx_feed, &cc->filter, cc->idx, from, to, &keep,
+				  &nkeep) < 0)
 			goto out_nomem;
 		if (!nkeep)
 			esc_line(stderr, CALLS_PROG, "%s: nothing in stream '%s' ran as "

@@ -691,8 +691,9 @@ int cmd_dump_main(int argc, char **argv)
 	}
 	if (ctx_filter_active(&args.filter)) {
 		st.keep_only = 1;
-		if (ctx_restrict(t, idx, &args.filter, &st.keep, &st.nkeep, err,
-				 sizeof(err)) < 0) {
+		if (ctx_restrict(t, idx, &args.filter, from,
+				 have_to ? to : UINT64_MAX, &st.keep, &st.nkeep,
+				 err, sizeof(err)) < 0) {
 			esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
 				 sizeof(ebuf), err));
 			goto out_close;

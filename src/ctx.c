@@ -657,7 +657,7 @@ static int ctx_pend_flush(struct ctx_walk *w, int have_end, uint64_t t1)
 
 /* One pass of ctx_ranges() over reader @r. */
 static int ctx_walk(struct ctx_walk *w, struct ctx_reader *r,
-		    const struct trace_stream *s, uint64_t *last)
+		    const struct trace_stream *s, uint64_t to, uint64_t *last)
 {
 	uint64_t tsc = 0, head_from = 0, tsc_v = 0;
 	int ret = 0, in_head = 0, have, fresh = 1;
@@ -665,6 +665,10 @@ static int ctx_walk(struct ctx_walk *w, struct ctx_reader *r,
 	while (!ret && !ctx_read(r)) {
 		const struct pkt *p = &r->next;
 
+		/* past @to once no verdict before it waits for its stretch */
+		if (p->offset >= to && (!w->n || w->p[0].off >= to) &&
+		    (!in_head || head_from >= to))
+			break;
 		r->have_next = 0;
 		*last = p->offset + p->size;
 		if (r->lost) {
@@ -712,13 +716,21 @@ static int ctx_walk(struct ctx_walk *w, struct ctx_reader *r,
 int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
 	       struct ctx_range **out, size_t *n)
 {
+	return ctx_ranges_in(c, f, stream, 0, UINT64_MAX, out, n);
+}
+
+int ctx_ranges_in(struct ctx *c, const struct ctx_filter *f, int stream,
+		  uint64_t from, uint64_t to, struct ctx_range **out, size_t *n)
+{
 	const struct trace_stream *s;
 	struct ctx_reader *r;
 	struct ctx_walk w;
-	uint64_t last = 0;
+	uint64_t last = 0, psb = 0;
+	size_t i, k;
 	int ret;
 
-	if (!c || !out || !n || stream < 0 || (size_t)stream >= c->t->nstreams)
+	if (!c || !out || !n || stream < 0 || (size_t)stream >= c->t->nstreams ||
+	    to <= from)
 		return -pte_invalid;
 	*out = NULL;
 	*n = 0;
@@ -732,8 +744,12 @@ int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
 	w.stream = stream;
 	tm_init(&r->tm, &s->timing);
 	r->started = 1;
-	r->at_end = img_cursor_init(&r->cur, &s->img, 0) < 0;
-	ret = ctx_walk(&w, r, s, &last);
+	/* the model starts afresh at every PSB: from the one before @from,
+	 * the verdicts are those of a walk from the start */
+	if (from && img_find_psb_before(&s->img, from + 1, &psb))
+		psb = 0;
+	r->at_end = img_cursor_init(&r->cur, &s->img, psb) < 0;
+	ret = ctx_walk(&w, r, s, to, &last);
 	if (!ret && w.l.open)
 		w.l.r[w.l.n - 1].to = last > s->img.size ? s->img.size : last;
 	free(r);
@@ -742,13 +758,29 @@ int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
 		free(w.l.r);
 		return ret;
 	}
+	/* clipped to [@from, @to) */
+	for (i = k = 0; i < w.l.n; i++) {
+		struct ctx_range x = w.l.r[i];
+
+		if (x.from < from)
+			x.from = from;
+		if (x.to > to)
+			x.to = to;
+		if (x.from < x.to)
+			w.l.r[k++] = x;
+	}
+	if (!k) {
+		free(w.l.r);
+		w.l.r = NULL;
+	}
 	*out = w.l.r;
-	*n = w.l.n;
+	*n = k;
 	return 0;
 }
 
 int ctx_restrict(const struct trace *t, int stream, const struct ctx_filter *f,
-		 struct ctx_range **out, size_t *n, char *err, size_t errlen)
+		 uint64_t from, uint64_t to, struct ctx_range **out, size_t *n,
+		 char *err, size_t errlen)
 {
 	struct sb *sb = NULL;
 	struct ctx *c = NULL;
@@ -766,7 +798,7 @@ int ctx_restrict(const struct trace *t, int stream, const struct ctx_filter *f,
 		return ret;
 	ret = ctx_new(&c, t, sb);
 	if (!ret)
-		ret = ctx_ranges(c, f, stream, out, n);
+		ret = ctx_ranges_in(c, f, stream, from, to, out, n);
 	if (ret == -pte_nomem)
 		snprintf(err, errlen, "out of memory");
 	else if (ret < 0)

@@ -126,15 +126,23 @@ struct ctx_range {
 int ctx_ranges(struct ctx *c, const struct ctx_filter *f, int stream,
 	       struct ctx_range **out, size_t *n);
 
-/* For a command: the ranges of stream @stream of @t that @f keeps (with
- * its own sideband and reader, freed before returning) into *@out (free()
- * it) and *@n.
+/* ctx_ranges() for [@from, @to) of the stream (UINT64_MAX: to its end):
+ * the same ranges, clipped, from a walk of the range alone (from the PSB
+ * before @from to the end of the stretch holding @to).
+ * Returns as ctx_ranges(); -pte_invalid also if @to <= @from. */
+int ctx_ranges_in(struct ctx *c, const struct ctx_filter *f, int stream,
+		  uint64_t from, uint64_t to, struct ctx_range **out, size_t *n);
+
+/* For a command: the ranges of [@from, @to) of stream @stream of @t that
+ * @f keeps (ctx_ranges_in(), with its own sideband and reader, freed
+ * before returning) into *@out (free() it) and *@n.
  * Returns 0.
  * Returns -pte_invalid with a message in @err if @t has no sideband (a raw
  * trace: no task is known anywhere), or for NULL arguments.
  * Returns -pte_nomem, or sb_load()'s error, with a message in @err. */
 int ctx_restrict(const struct trace *t, int stream, const struct ctx_filter *f,
-		 struct ctx_range **out, size_t *n, char *err, size_t errlen);
+		 uint64_t from, uint64_t to, struct ctx_range **out, size_t *n,
+		 char *err, size_t errlen);
 
 /* Whether @off lies in one of @n sorted ranges @r (binary search).
  * Returns 1 or 0. */

@@ -413,6 +413,25 @@ static void check_ranges(struct fix *x, const struct ctx_filter *f, int stream,
 
 	assert_int_equal(ctx_ranges(x->c, f, stream, &r, &n), 0);
 	assert_int_equal(n, nwant);
+	/* every part of the stream walked alone: the ranges clipped */
+	for (off = 0; off < size; off += 7) {
+		uint64_t end = off + 13, a, b, cov = 0, part = 0;
+		struct ctx_range *q;
+		size_t m, j;
+
+		assert_int_equal(ctx_ranges_in(x->c, f, stream, off, end, &q, &m), 0);
+		for (j = 0; j < m; j++) {
+			assert_true(q[j].from >= off && q[j].to <= end);
+			cov += q[j].to - q[j].from;
+		}
+		for (j = 0; j < n; j++) {
+			a = r[j].from > off ? r[j].from : off;
+			b = r[j].to < end ? r[j].to : end;
+			part += b > a ? b - a : 0;
+		}
+		assert_int_equal(cov, part);
+		free(q);
+	}
 	for (i = 0; i < n; i++) {
 		assert_int_equal(r[i].from, want[i].from);
 		assert_int_equal(r[i].to, want[i].to);
@@ -528,20 +547,27 @@ static void test_restrict(void **state)
 	ctx_filter_init(&f);
 	assert_int_equal(ctx_filter_set(&f, "--comm", "late"), 0);
 	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
-	assert_int_equal(ctx_restrict(NULL, 0, &f, &r, &n, err, sizeof(err)),
-			 -pte_invalid);
-	assert_int_equal(ctx_restrict(t, trace_find_stream(t, "cpu1"), &f, &r, &n,
-				      err, sizeof(err)), 0);
+	assert_int_equal(ctx_restrict(NULL, 0, &f, 0, UINT64_MAX, &r, &n, err,
+				      sizeof(err)), -pte_invalid);
+	assert_int_equal(ctx_restrict(t, trace_find_stream(t, "cpu1"), &f, 0,
+				      UINT64_MAX, &r, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(r[0].from, 46);
 	assert_int_equal(r[0].to, 58);
 	free(r);
-	assert_int_equal(ctx_restrict(t, 5, &f, &r, &n, err, sizeof(err)),
-			 -pte_invalid);
+	/* a part: clipped */
+	assert_int_equal(ctx_restrict(t, trace_find_stream(t, "cpu1"), &f, 47, 50,
+				      &r, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].from, 47);
+	assert_int_equal(r[0].to, 50);
+	free(r);
+	assert_int_equal(ctx_restrict(t, 5, &f, 0, UINT64_MAX, &r, &n, err,
+				      sizeof(err)), -pte_invalid);
 	trace_close(t);
 	assert_int_equal(trace_open(&t, raw, err, sizeof(err)), 0);
-	assert_int_equal(ctx_restrict(t, 0, &f, &r, &n, err, sizeof(err)),
-			 -pte_invalid);
+	assert_int_equal(ctx_restrict(t, 0, &f, 0, UINT64_MAX, &r, &n, err,
+				      sizeof(err)), -pte_invalid);
 	assert_non_null(strstr(err, "no sideband"));
 	trace_close(t);
 }
