@@ -357,6 +357,37 @@ static void sum_close(struct summary *s, const struct tm_stamp *next)
 	s->win_insns = 0;
 }
 
+/* Event @r in the cycle windows, as flow_window() ends its runs: tracing
+ * stopping ends the window at its packet's time (untraced time is no
+ * function's); an overflow, a new enable or a stop breaks it (its end's
+ * time is unknown); other events (an exec mode, a paging, a ptwrite ...)
+ * happen inside it. */
+static void sum_event(struct summary *s, const struct flow_rec *r)
+{
+	struct tm_stamp st;
+
+	if ((r->flags & FLOW_F_STATUS) || !s->have_win)
+		return;
+	switch (r->ev) {
+	case FLOW_EV_DISABLED:
+	case FLOW_EV_ASYNC_DISABLED:
+		if (s->ft && r->offset >= s->win_off &&
+		    ft_stamp(s->ft, r->offset, &st) == 0) {
+			sum_close(s, &st);
+			return;
+		}
+		sum_close(s, NULL);
+		return;
+	case FLOW_EV_OVERFLOW:
+	case FLOW_EV_ENABLED:
+	case FLOW_EV_STOP:
+		sum_close(s, NULL);
+		return;
+	default:
+		return;
+	}
+}
+
 /* Count instruction @r of row @row in the cycle windows. */
 static void sum_cycles(struct summary *s, const struct flow_rec *r, size_t row)
 {
@@ -603,9 +634,7 @@ static int run(void *arg)
 
 			if (r.kind == FLOW_EVENT) {
 				j->sum->events++;
-				/* untraced time is no function's */
-				if (!(r.flags & FLOW_F_STATUS))
-					sum_close(j->sum, NULL);
+				sum_event(j->sum, &r);
 				continue;
 			}
 			if (r.kind == FLOW_ERROR) {
