@@ -145,7 +145,8 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
  * commands always read one.  km_result.args is the argument tail as the
  * command would get it from the prompt: one argument as is
  * (command-prompt "goto " gives "goto "), several joined by spaces and
- * quoted where needed, so km_split() gives them back.
+ * quoted with "..." where needed (\" and \\ escaped), so km_split() and
+ * the prompt's split (cmd.h) give them back.
  * Blank lines and comments are fine.
  * Returns 0.
  * Returns -pte_invalid with a one-line message in @err (no file:line)

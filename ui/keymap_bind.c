@@ -8,7 +8,8 @@
 #include "keymap_int.h"
 #include "ptdec.h"
 
-/* Append @s to @out, quoted if km_split() would otherwise change it. */
+/* Append @s to @out, quoted if km_split() or the prompt's split (cmd.h)
+ * would otherwise change it. */
 static int km_quote_append(char *out, size_t size, size_t *len, const char *s)
 {
 	int plain = *s != '\0' && *s != '#';

@@ -28,8 +28,6 @@
 #include "trace.h"
 #include "ui.h"
 
-/* Bytes of decoded windows kept (as browse.c's). */
-
 void reload_remember(struct ui *ui)
 {
 	ui->have_ident = !identity_of_trace(&ui->ident, ui->trace);
