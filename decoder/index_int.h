@@ -234,7 +234,7 @@ struct idx {
 	_Atomic int status;
 	_Atomic int phase;
 	_Atomic uint64_t done;
-	uint64_t total;
+	_Atomic uint64_t total;	/* bytes of the current phase (progress) */
 	double t0, tphase, rate1;
 
 	/* the work queue of the current phase */
