@@ -302,6 +302,12 @@ int flow_window(struct flow *f, uint64_t from, uint64_t to,
 /* Free what @w holds and empty it (NULL is fine). */
 void flow_window_free(struct flow_window *w);
 
+/* The first line of @w that a packet at or after trace offset @off
+ * decided (for an instruction: its run's packet; an event: its own; an
+ * error: libipt's query position), to go from a packet to its code.
+ * Returns its index, or @w->nlines if there is none. */
+size_t flow_window_line_at(const struct flow_window *w, uint64_t off);
+
 /* libipt's message for @err (negative or positive enum flow_err). */
 const char *flow_strerror(int err);
 

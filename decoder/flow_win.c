@@ -346,3 +346,16 @@ out_free:
 	flow_window_free(w);
 	return err;
 }
+
+size_t flow_window_line_at(const struct flow_window *w, uint64_t off)
+{
+	size_t i;
+
+	if (!w)
+		return 0;
+	/* events may carry offsets out of order: look at every line */
+	for (i = 0; i < w->nlines; i++)
+		if (w->lines[i].r.offset >= off)
+			return i;
+	return w->nlines;
+}

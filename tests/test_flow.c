@@ -689,6 +689,11 @@ static void test_window_cycles(void **state)
 	}
 	assert_int_equal(w.lines[0].run, UINT32_MAX);
 	assert_int_equal(w.lines[5].r.ev, FLOW_EV_DISABLED);
+	/* from a packet to its lines: the second TIP decided the third jmp */
+	assert_int_equal(flow_window_line_at(&w, w.runs[2].offset), 3);
+	assert_int_equal(flow_window_line_at(&w, w.runs[2].offset - 1), 3);
+	assert_int_equal(flow_window_line_at(&w, UINT64_MAX), w.nlines);
+	assert_int_equal(flow_window_line_at(NULL, 0), 0);
 	assert_int_equal(w.runs[3].end_offset, w.lines[5].r.offset);
 	/* the PSB: no CYC before it, so nothing is known of the first run */
 	assert_cyc(&w.runs[0].at, 0, 0, 0);
