@@ -1076,6 +1076,10 @@ size_t sb_changes(const struct sb *sb, int stream, uint64_t t0, uint64_t t1)
 	}
 	pid = lo ? l->pt[lo - 1].pid : -1;
 	for (; lo < l->n && l->pt[lo].tsc <= t1; lo++) {
+		/* a switch out at @t1 itself (perf time rounded to the
+		 * nanosecond), and what follows it, come after @t1 */
+		if (l->pt[lo].after && t1 - l->pt[lo].tsc <= sb->slack)
+			break;
 		if (l->pt[lo].pid != pid)
 			n++;
 		pid = l->pt[lo].pid;

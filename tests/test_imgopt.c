@@ -468,6 +468,8 @@ static const struct fake_time fake[] = {
 	{ 50, 4000, 0, 0 },	/* the same, no end known: by time */
 	{ 60, 7000, 70, 9500 },	/* two changes (the kernel is traced): by time */
 	{ 80, 12000, 90, 13000 },	/* 100 again, its switch-in long before */
+	{ 100, 10000, 105, 11001 },	/* 300's stretch, its end's estimate a
+					 * tick past its switch out at 11000 */
 };
 
 static const struct fake_time *fake_at(uint64_t off)
@@ -567,6 +569,10 @@ static void test_sync_switch(void **state)
 	assert_int_equal(imgopt_reader_asid(&r, &c), a300);
 	c.offset = 80;
 	assert_int_equal(imgopt_reader_asid(&r, &c), a100);
+	/* the switch out at the end is not a change inside the stretch */
+	assert_int_equal(sb_changes(imgopt_sb(s), r.stream, 10000, 11001), 0);
+	c.offset = 100;
+	assert_int_equal(imgopt_reader_asid(&r, &c), a300);
 	/* without the stretch's end, by time alone */
 	r.end_at = NULL;
 	c.offset = 30;
