@@ -700,6 +700,49 @@ static int run(void *arg)
 	return err == -FLOW_E_EOS ? 0 : -pte_internal;
 }
 
+/* Parse flow's command line: its flags into @fc (and --raw and --options
+ * into @fc's image), the timing options into @timing, the trace into
+ * *@path, --stream into *@stream (NULL if not given).
+ * Returns 0, or a negative errno after --help, a reported usage error, or
+ * -EIO after a file an option names could not be read (opt_status() gives
+ * the exit status). */
+static int flow_parse(int argc, char **argv, struct flow_cmd *fc,
+		      struct tm_config *timing, char **path, const char **stream)
+{
+	struct flow_args args = { fc, NULL };
+	const struct opt_group groups[] = {
+		{ "options:", flow_opts, flow_take, &args },
+		{ "image options (where the code comes from; repeatable ones say so):",
+		  flow_image_opts, flow_take_image, fc },
+		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, timing },
+	};
+	const struct opt_cmd cmd = { "ptbrowse flow",
+"usage: ptbrowse flow [options] TRACE[:FROM[-TO]]\n"
+"\n"
+"Print the instructions TRACE (a raw Intel PT file or a perf.data file)\n"
+"says were executed, decoded with the code given by the image options.\n"
+"FROM and TO are stream offsets: decoding starts at the first PSB at or\n"
+"after FROM and stops before the first line a packet at or after TO decided.\n",
+		groups, 3 };
+	int r;
+
+	r = opt_parse(&cmd, argc, argv);
+	if (r < 0)
+		return r;
+	if (r > 1) {
+		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
+		return -EINVAL;
+	}
+	if (!r) {
+		opt_error(&cmd, "no trace given");
+		opt_usage(&cmd, stderr);
+		return -EINVAL;
+	}
+	*path = argv[1];
+	*stream = args.stream;
+	return 0;
+}
+
 int cmd_flow_main(int argc, char **argv)
 {
 	struct flow_cmd fc;
@@ -714,21 +757,6 @@ int cmd_flow_main(int argc, char **argv)
 	char *path = NULL, err[512];
 	uint64_t from = 0, to = 0;
 	int have_to = 0, idx = 0, i, rc = 2, r;
-	struct flow_args args;
-	const struct opt_group groups[] = {
-		{ "options:", flow_opts, flow_take, &args },
-		{ "image options (where the code comes from; repeatable ones say so):",
-		  flow_image_opts, flow_take_image, &fc },
-		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &timing },
-	};
-	const struct opt_cmd cmd = { "ptbrowse flow",
-"usage: ptbrowse flow [options] TRACE[:FROM[-TO]]\n"
-"\n"
-"Print the instructions TRACE (a raw Intel PT file or a perf.data file)\n"
-"says were executed, decoded with the code given by the image options.\n"
-"FROM and TO are stream offsets: decoding starts at the first PSB at or\n"
-"after FROM and stops before the first line a packet at or after TO decided.\n",
-		groups, 3 };
 
 	memset(&fc, 0, sizeof(fc));
 	memset(&sum, 0, sizeof(sum));
@@ -737,24 +765,11 @@ int cmd_flow_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		return 1;
 	}
-	args.fc = &fc;
-	args.stream = NULL;
-	r = opt_parse(&cmd, argc, argv);
+	r = flow_parse(argc, argv, &fc, &timing, &path, &stream);
 	if (r < 0) {
 		rc = opt_status(r);
 		goto out;
 	}
-	if (r > 1) {
-		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
-		goto out;
-	}
-	if (!r) {
-		opt_error(&cmd, "no trace given");
-		opt_usage(&cmd, stderr);
-		goto out;
-	}
-	path = argv[1];
-	stream = args.stream;
 	if (range_split(path, &from, &to, &have_to) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "%s: bad range (TO must be above FROM)",
 			path);
