@@ -36,9 +36,10 @@
  *   tsx:2|flags:10|ctx:24, where ctx indexes an interned (cr3, nr, vmcs).
  *
  *   summary (40 bytes): first_tsc:56|sflags:8; tsc span; cycles; the
- *   largest CYC; packets per class as u16.  Anything that does not fit (and every OVF, error
- *   or gap) goes to a sorted exception list.  The first ordinal is kept per
- *   group of 64 segments and summed within the group.
+ *   largest CYC; packets per class as u16.  Anything that does not fit
+ *   (and every OVF, error or gap) goes to a sorted exception list.  The
+ *   first ordinal is kept per group of 64 segments and summed within the
+ *   group.
  */
 #define BLK_SHIFT	16
 #define BLK_SIZE	(1u << BLK_SHIFT)
