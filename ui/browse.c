@@ -14,7 +14,9 @@
 #include "browser.h"
 #include "cmd_tables.h"
 #include "cmds.h"
+#include "code.h"
 #include "esc.h"
+#include "funcs.h"
 #include "marks.h"
 #include "marks_panel.h"
 #include "marks_ui.h"
@@ -57,7 +59,7 @@ static int browse_turn_body(void *arg)
 	}
 	/* A search's first hit is shown soon after it is known. */
 	c = term_getkey(ui, t->searching > 1 ? 40 :
-		      t->indexing || t->searching || marks_panel_busy(ui) ||
+		      t->indexing || t->searching || marks_panel_busy(ui) || funcs_busy(ui) ||
 		      marks_pending(ui->bm) ? 250 : 2000);
 	if (c == ERR) {
 		/* Idle: keep the progress fresh and decode ahead; save marks
@@ -124,6 +126,8 @@ static struct ui *browse_new(struct trace *t, int s, const struct options *o)
 	km_state_reset(&ui->ks);
 	if (win_cache_new(&ui->wc, ui->img, NULL, SESSION_CACHE_BYTES) < 0)
 		goto out_nomem;
+	if (code_new(&ui->code, &o->img) < 0)
+		goto out_nomem;
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	bo.flags = o->no_state ? BM_NO_STATE : 0;
 	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
@@ -136,8 +140,10 @@ static struct ui *browse_new(struct trace *t, int s, const struct options *o)
 out_nomem:
 	esc_line(stderr, "ptbrowse: ", "out of memory");
 out_free:
-	if (ui)
+	if (ui) {
 		km_free(ui->km);
+		win_cache_free(ui->wc);
+	}
 	free(ui);
 	return NULL;
 }
@@ -152,8 +158,10 @@ static struct trace *browse_free(struct ui *ui)
 	view_close_all(&ui->vs);
 	search_ui_free(ui);
 	marks_panel_stop(ui);
+	funcs_stop(ui);
 	session_idx_stop(ui);
 	marks_close(ui->bm);
+	code_free(ui->code);
 	win_cache_free(ui->wc);
 	km_free(ui->km);
 	for (i = 0; i < UI_MSGLOG; i++)
@@ -226,8 +234,10 @@ int cmd_browse_main(int argc, char **argv)
 		return 1;
 	}
 	r = options_parse(argc, argv, &o);
-	if (r)
+	if (r) {
+		imgopt_release(&o.img);
 		return r < 0 ? 0 : r;
+	}
 	r = trace_open(&t, o.path, err, sizeof(err));
 	if (r < 0) {
 		esc_line(stderr, "ptbrowse: ", "%s", err);
@@ -248,5 +258,6 @@ int cmd_browse_main(int argc, char **argv)
 	t = browse_free(ui);
 out_trace:
 	trace_close(t);
+	imgopt_release(&o.img);
 	return ret;
 }

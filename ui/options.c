@@ -51,7 +51,7 @@ void cmd_browse_options(FILE *f)
 		"  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
 		"  --cpuid-0x15.ecx HZ --cpu F/M[/S]|auto|none --tsc-freq HZ\n"
 		"                      timing configuration (as for dump)\n"
-		"  -h, --help          this text\n");
+		"  -h, --help          this text\n%s", imgopt_usage());
 }
 
 static void options_usage(FILE *f)
@@ -60,6 +60,27 @@ static void options_usage(FILE *f)
 	cmd_browse_options(f);
 }
 
+/* The image options, as flow takes them (imgopt.h): "--raw", "--elf",
+ * "--sysroot", "--kallsyms", "--buildid-dir".  Returns 1 if @opt is one
+ * (@val kept), 0 if not, -1 after saying what is wrong. */
+static int options_image(struct options *o, const char *opt, const char *val)
+{
+	char *av[2] = { (char *)opt, (char *)val };
+	int k = 0;
+
+	if (strcmp(opt, "--raw") && strcmp(opt, "--elf") && strcmp(opt, "--sysroot") &&
+	    strcmp(opt, "--kallsyms") && strcmp(opt, "--buildid-dir"))
+		return 0;
+	if (!*val) {
+		esc_line(stderr, "ptbrowse: ", "%s needs a value", opt);
+		return -1;
+	}
+	if (imgopt_arg(&o->img, 2, av, &k, "browse") != 1) {
+		esc_line(stderr, "ptbrowse: ", "out of memory");
+		return -1;
+	}
+	return 1;
+}
 
 int options_parse(int argc, char **argv, struct options *o)
 {
@@ -117,6 +138,9 @@ int options_parse(int argc, char **argv, struct options *o)
 					 "--size %s: want COLSxROWS, e.g. 120x40", val);
 				return 2;
 			}
+		} else if ((r = options_image(o, opt, val)) != 0) {
+			if (r < 0)
+				return 2;
 		} else if ((r = timing_option(&o->cfg, opt, val)) != 1) {
 			if (r < 0)
 				esc_line(stderr, "ptbrowse: ", "%s %s: bad value", opt, val);

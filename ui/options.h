@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "imgopt.h"
 #include "tm.h"
 
 struct ui;
@@ -17,6 +18,8 @@ struct options {
 	const char *path, *script, *keymap, *stream;
 	int cols, rows, ascii, no_mouse, no_state, no_index, keymap_given;
 	struct tm_config cfg;
+	struct imgopt img;	/* --raw, --elf, --sysroot ... (free with
+				 * imgopt_release()) */
 };
 
 /* Parse @argv into @o.

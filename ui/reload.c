@@ -17,6 +17,8 @@
 
 #include "browser.h"
 #include "cmd.h"
+#include "code.h"
+#include "funcs.h"
 #include "identity.h"
 #include "marks.h"
 #include "marks_panel.h"
@@ -69,6 +71,8 @@ static int reload_reopen(struct ui *ui, const char *why)
 	}
 	/* Everything that reads the old mapping stops first. */
 	marks_panel_stop(ui);
+	funcs_stop(ui);
+	code_reset(ui);
 	search_ui_free(ui);
 	session_idx_stop(ui);
 	win_cache_free(ui->wc);
@@ -116,7 +120,9 @@ static int reload_grown(struct ui *ui)
 	int grew = 0, had_idx = ui->idx != NULL, r;
 
 	marks_panel_stop(ui);
+	funcs_stop(ui);
 	search_ui_free(ui);
+	code_reset(ui);		/* the sideband is read again, grown */
 	if (had_idx)
 		session_idx_stop(ui);	/* the remap invalidates what it reads */
 	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));

@@ -25,6 +25,8 @@
  *   prompt.c        the ':' prompt view on readline; runs lines by cmd.c.
  *   search_ui*.c    searches, '*' '#', the filter view (search_ui_filter.c).
  *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
+ *   code.c          the code context: images, symbols, tasks and the flow
+ *                   decoder of the stream shown (--raw, --elf ...).
  *   marks_ui.c      mark and region commands, the visual selection, bands;
  *   marks_panel.c   a region's summary; marks_list.c the marks list view.
  *   streams_tl.c    the perf.data sideband on the timeline.
@@ -66,6 +68,7 @@ struct trace_stream;
 struct marks_set;
 struct ui;
 struct search_ui;
+struct code;
 
 /* What needs redrawing, or'ed together. */
 enum ui_draw {
@@ -198,6 +201,7 @@ struct ui {
 					 * recovers as from its own SIGBUS,
 					 * session_guarded()) */
 	struct search_ui *sui;		/* search and filter (search_ui.c) */
+	struct code *code;		/* images, symbols, tasks (code.h) */
 };
 
 #endif /* UI_H */
