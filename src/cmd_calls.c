@@ -21,7 +21,7 @@
 
 #include "calltree.h"
 #include "cmds.h"
-#include "ctflow.h"
+#include "ctjob.h"
 #include "ctx.h"
 #include "esc.h"
 #include "flow.h"
@@ -84,8 +84,7 @@ struct calls_cmd {
 	struct trace *t;
 	int idx;
 	struct imgset *set;
-	struct ctx *ctx_dec;	/* the decoder's questions */
-	struct ctx *ctx_feed;	/* the tree's */
+	struct ctx *ctx_feed;	/* the restriction's ranges */
 	const struct tm_config *tm;
 };
 
@@ -160,29 +159,6 @@ static int calls_take_image(const struct opt_cmd *cmd, void *vctx,
 	av[0] = name;
 	av[1] = (char *)val;
 	return imgopt_arg(&cc->io, 2, av, &k, "calls") == 1 ? 0 : -ENOENT;
-}
-
-/* The flow decoder's code: the address space that the sideband names at
- * the deciding packet's time (ctx.h), or PIP's CR3 without sideband. */
-static uint64_t calls_asid(void *vctx, const struct flow_ctx *c)
-{
-	struct calls_cmd *cc = vctx;
-	struct ctx_task task;
-
-	if (!imgopt_sb(cc->set))
-		return c->have_cr3 ? c->cr3 : 0;
-	if (ctx_at(cc->ctx_dec, cc->idx, c->offset, &task) < 0)
-		return 0;
-	return task.asid;
-}
-
-static int calls_read(void *vctx, const struct flow_ctx *c, uint64_t ip,
-		      uint8_t *buf, size_t size)
-{
-	struct calls_cmd *cc = vctx;
-	uint64_t asid = imgopt_sb(cc->set) ? calls_asid(vctx, c) : 0;
-
-	return mi_read(cc->mi, asid, ip, buf, size);
 }
 
 /* @ticks TSC ticks as time into @buf: microseconds where the recording
@@ -293,21 +269,6 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 	calls_top(cc, ct, CT_BY_CALLS, "calls");
 }
 
-struct calls_job {
-	struct ct *ct;
-	struct flow *f;
-	const struct img *img;
-	uint64_t from, to;
-	struct ctf_opts *o;
-};
-
-static int calls_run(void *arg)
-{
-	struct calls_job *j = arg;
-
-	return ctf_range(j->ct, j->f, j->img, j->from, j->to, j->o);
-}
-
 /* Open the trace, its images and contexts; the stream in cc->idx.
  * Returns 0, or 1 after printing an error. */
 static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_config *timing)
@@ -352,8 +313,7 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 	if (imgopt_nmessages(cc->set) > 10)
 		esc_line(stderr, CALLS_PROG, "and %zu more files without code",
 			 imgopt_nmessages(cc->set) - 10);
-	if (ctx_new(&cc->ctx_dec, cc->t, imgopt_sb(cc->set)) < 0 ||
-	    ctx_new(&cc->ctx_feed, cc->t, imgopt_sb(cc->set)) < 0) {
+	if (ctx_new(&cc->ctx_feed, cc->t, imgopt_sb(cc->set)) < 0) {
 		esc_line(stderr, CALLS_PROG, "out of memory");
 		return 1;
 	}
@@ -369,69 +329,53 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 			uint64_t to)
 {
-	struct flow_config cfg;
-	struct ctf_opts o;
-	struct calls_job job;
+	struct ctjob job;
 	struct ctx_range *keep = NULL;
-	struct symfmt *sf = NULL;
-	struct flow *f = NULL;
-	struct ct *ct = NULL;
 	size_t nkeep = 0;
 	int rc = 1, r;
 
-	memset(&o, 0, sizeof(o));
-	o.stream = cc->idx;
-	o.ctx = cc->ctx_feed;
-	o.tm = cc->tm;
+	memset(&job, 0, sizeof(job));
+	job.t = cc->t;
+	job.stream = cc->idx;
+	job.set = cc->set;
+	job.tm = cc->tm;
+	job.from = from;
+	job.to = to;
 	if (ctx_filter_active(&cc->filter)) {
 		if (ctx_ranges_in(cc->ctx_feed, &cc->filter, cc->idx, from, to, &keep,
-				  &nkeep) < 0)
-			goto out_nomem;
+				  &nkeep) < 0) {
+			esc_line(stderr, CALLS_PROG, "out of memory");
+			goto out;
+		}
 		if (!nkeep)
 			esc_line(stderr, CALLS_PROG, "%s: nothing in stream '%s' ran as "
 				 "the task asked for", path, cc->t->streams[cc->idx].name);
-		o.keep = keep;
-		o.nkeep = nkeep;
+		/* with nothing kept, the tree stays empty */
+		job.restricted = 1;
+		job.keep = keep;
+		job.nkeep = nkeep;
 	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.img = &cc->t->streams[cc->idx].img;
-	cfg.read = calls_read;
-	cfg.read_ctx = cc;
-	cfg.asid = calls_asid;
-	if (flow_new(&f, &cfg) < 0 || symfmt_new(&sf, cc->set) < 0 ||
-	    ct_new(&ct, ct_resolve_symfmt, sf) < 0)
-		goto out_nomem;
-	job.ct = ct;
-	job.f = f;
-	job.img = cfg.img;
-	job.from = from;
-	job.to = to;
-	job.o = &o;
-	/* with a restriction and nothing kept, the tree stays empty */
-	r = ctx_filter_active(&cc->filter) && !nkeep ? 0 :
-	    trace_guard(calls_run, &job);
+	r = ctjob_run(&job);
 	if (r == -pte_sigbus) {
 		esc_line(stderr, CALLS_PROG, "%s: the file shrank while being read", path);
+		goto out;
+	}
+	if (r == -pte_nomem) {
+		esc_line(stderr, CALLS_PROG, "out of memory");
 		goto out;
 	}
 	if (r < 0) {
 		esc_line(stderr, CALLS_PROG, "%s: %s", path, pte_strerror(r));
 		goto out;
 	}
-	ct_finish(ct);
-	calls_print(cc, ct, from, to);
+	calls_print(cc, job.ct, from, to);
 	rc = 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		esc_line(stderr, CALLS_PROG, "write error: %s", strerror(errno));
 		rc = 1;
 	}
-	goto out;
-out_nomem:
-	esc_line(stderr, CALLS_PROG, "out of memory");
 out:
-	ct_free(ct);
-	symfmt_free(sf);
-	flow_free(f);
+	ctjob_release(&job);
 	free(keep);
 	return rc;
 }
@@ -512,7 +456,6 @@ int cmd_calls_main(int argc, char **argv)
 	}
 	rc = calls_decode(&cc, path, from, have_to ? to : size);
 out:
-	ctx_free(cc.ctx_dec);
 	ctx_free(cc.ctx_feed);
 	mi_free(cc.mi);
 	imgopt_free(cc.set);

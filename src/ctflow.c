@@ -1,6 +1,7 @@
 /* ctflow -- the call tree fed from flow windows (see ctflow.h). */
 #include "ctflow.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "calltree.h"
@@ -247,6 +248,12 @@ int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 		}
 		first = 0;
 		at = next;
+		if (o->done)
+			atomic_store(o->done, at - from);
+		if (at < to && o->cancel && atomic_load(o->cancel)) {
+			ret = -pte_canceled;
+			break;
+		}
 	}
 	flow_window_free(&w);
 	return ret;

@@ -45,6 +45,10 @@ struct ctf_opts {
 	const struct ctx_range *keep;	/* NULL: everything */
 	size_t nkeep;
 	uint64_t chunk;		/* trace bytes per window; 0: 64 KiB */
+	_Atomic int *cancel;	/* polled between windows: non-zero stops
+				 * (NULL: never) */
+	_Atomic uint64_t *done;	/* bytes of [FROM, TO) decoded so far,
+				 * stored after each window (NULL: none) */
 };
 
 /* Feed window @w's lines to @ct (see above).
@@ -55,7 +59,8 @@ int ctf_window(struct ct *ct, const struct flow_window *w,
 /* Decode [@from, @to) of @img (the stream @f decodes) window by window
  * and feed it to @ct (not finished: call ct_finish()).  Decoding starts at
  * the first PSB at or after @from, as flow_seek() does.
- * Returns 0; -pte_nomem; -pte_invalid for NULL arguments or @to <= @from;
+ * Returns 0; -pte_canceled if @o->cancel was set (@ct holds the windows
+ * fed before); -pte_nomem; -pte_invalid for NULL arguments or @to <= @from;
  * or -pte_sigbus if the trace shrank (when run under trace_guard()). */
 int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 	      uint64_t from, uint64_t to, const struct ctf_opts *o);
