@@ -618,6 +618,123 @@ out_free:
 	return ret;
 }
 
+/* Open the trace @a names (TRACE, TRACE:FROM-TO or TRACE:REGION), pick its
+ * stream and check the range: *@tp, *@idxp, *@from, *@to and st->img set,
+ * @name the trace's name escaped for messages, and with --pid/--tid/--comm
+ * st->keep the ranges kept.  Returns 0, or the exit status (1 or 2) after
+ * printing one line (*@tp may be set then: the caller closes it). */
+static int dump_open(const struct dump_args *a, struct dump_state *st,
+		     struct trace **tp, int *idxp, uint64_t *from,
+		     uint64_t *to, char *name, size_t size)
+{
+	char err[512], ebuf[4 * sizeof(err)];
+	const char *region = NULL;
+	struct trace *t;
+	int have_to = 0, idx = 0, r;
+
+	esc_str(name, size, a->path);
+	r = range_split(a->path, from, to, &have_to);
+	if (r < 0) {
+		esc_line(stderr, "ptbrowse dump: ", "%s: bad range (TO must be above FROM)",
+			name);
+		return 2;
+	}
+	if (!r)
+		range_split_name(a->path, &region);
+	esc_str(name, size, a->path);
+	if (trace_open(tp, a->path, err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf, sizeof(ebuf), err));
+		return 1;
+	}
+	t = *tp;
+	if (a->stream) {
+		idx = trace_find_stream(t, a->stream);
+		if (idx < 0) {
+			esc_line(stderr, "ptbrowse dump: ", "%s: no stream '%s'",
+				name, a->stream);
+			return 1;
+		}
+	} else if (t->nstreams > 1) {
+		esc_line(stderr, "ptbrowse dump: ", "%s has %zu streams; dumping '%s' "
+				"(choose with --stream)", name, t->nstreams,
+			t->streams[0].name);
+	}
+	if (!t->nstreams) {
+		esc_line(stderr, "ptbrowse dump: ", "%s: no Intel PT data", name);
+		return 1;
+	}
+	*idxp = idx;
+	if (region) {
+		if (range_of_name(t, (size_t)idx, region, from, to, err,
+				  sizeof(err)) < 0) {
+			esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
+				 sizeof(ebuf), err));
+			return 1;
+		}
+		have_to = 1;
+	}
+	if (ctx_filter_active(&a->filter)) {
+		st->keep_only = 1;
+		if (ctx_restrict(t, idx, &a->filter, *from,
+				 have_to ? *to : UINT64_MAX, &st->keep, &st->nkeep,
+				 err, sizeof(err)) < 0) {
+			esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
+				 sizeof(ebuf), err));
+			return 1;
+		}
+	}
+	st->img = &t->streams[idx].img;
+	if (!have_to)
+		*to = st->img->size;
+	if (*from >= st->img->size || *to > st->img->size) {
+		esc_line(stderr, "ptbrowse dump: ", "%s: range 0x%" PRIx64 "-0x%" PRIx64
+				" is outside the trace (size 0x%" PRIx64 ")",
+			name, *from, *to, st->img->size);
+		return 1;
+	}
+	return 0;
+}
+
+/* After the decode of [@from, @to) of stream @idx of @t ended with @r
+ * (trace_guard()'s), say what the output cannot: no PSB, the perf.data
+ * file's problems, a file that shrank, a write error.  Decode errors are
+ * in the output, as ptdump has them, not in the exit status.
+ * Returns the exit status, 0 or 1. */
+static int dump_report(const struct dump_state *st, const struct trace *t,
+		       int idx, int r, uint64_t from, uint64_t to,
+		       const char *name)
+{
+	int rc = 0;
+
+	if (r == -pte_nosync && (from || to != t->streams[idx].img.size))
+		esc_line(stderr, "ptbrowse dump: ", "%s: no PSB in 0x%" PRIx64 "-0x%"
+			PRIx64 "", name, from, to);
+	else if (r == -pte_nosync)
+		esc_line(stderr, "ptbrowse dump: ", "%s: no PSB found: this is not an "
+			"Intel PT trace, or it starts mid-stream without a "
+			"synchronisation point", name);
+	/* what info warns of, when the gap at the end did not say it */
+	if (perfdata_info(t) && perfdata_info(t)->nwarnings && !st->end_loss) {
+		char e[4 * sizeof(perfdata_info(t)->warning)];
+
+		esc_line(stderr, "ptbrowse dump: ", "%s: %u problem%s in the "
+			"perf.data file (ptbrowse info); the first: %s", name,
+			perfdata_info(t)->nwarnings,
+			perfdata_info(t)->nwarnings > 1 ? "s" : "",
+			esc_str(e, sizeof(e), perfdata_info(t)->warning));
+	}
+	if (r == -pte_sigbus) {
+		esc_line(stderr, "ptbrowse dump: ", "%s: the file shrank while being "
+			"read", name);
+		rc = 1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		esc_line(stderr, "ptbrowse dump: ", "write error: %s", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
 int cmd_dump_main(int argc, char **argv)
 {
 	static struct out out;
@@ -628,11 +745,9 @@ int cmd_dump_main(int argc, char **argv)
 	struct img_cursor cur;
 	struct dump_job job;
 	struct dump_args args;
-	const char *stream = NULL, *region = NULL;
-	char *path = NULL;
-	char err[512], name[4 * PATH_MAX], ebuf[4 * sizeof(err)];
+	char name[4 * PATH_MAX];
 	uint64_t from = 0, to = 0;
-	int have_to = 0, idx, rc = 1, r;
+	int idx = 0, rc = 1, r;
 
 	memset(&st, 0, sizeof(st));
 	st.opts.show_offset = 1;
@@ -645,69 +760,10 @@ int cmd_dump_main(int argc, char **argv)
 		rc = opt_status(r);
 		goto out_close;
 	}
-	path = args.path;
-	stream = args.stream;
-	/* the trace's name in messages, escaped (esc.h) */
-	esc_str(name, sizeof(name), path);
-	r = range_split(path, &from, &to, &have_to);
-	if (r < 0) {
-		esc_line(stderr, "ptbrowse dump: ", "%s: bad range (TO must be above FROM)",
-			name);
-		rc = 2;
+	rc = dump_open(&args, &st, &t, &idx, &from, &to, name, sizeof(name));
+	if (rc)
 		goto out_close;
-	}
-	if (!r)
-		range_split_name(path, &region);
-	esc_str(name, sizeof(name), path);
-	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf, sizeof(ebuf), err));
-		goto out_close;
-	}
-	idx = 0;
-	if (stream) {
-		idx = trace_find_stream(t, stream);
-		if (idx < 0) {
-			esc_line(stderr, "ptbrowse dump: ", "%s: no stream '%s'",
-				name, stream);
-			goto out_close;
-		}
-	} else if (t->nstreams > 1) {
-		esc_line(stderr, "ptbrowse dump: ", "%s has %zu streams; dumping '%s' "
-				"(choose with --stream)", name, t->nstreams,
-			t->streams[0].name);
-	}
-	if (!t->nstreams) {
-		esc_line(stderr, "ptbrowse dump: ", "%s: no Intel PT data", name);
-		goto out_close;
-	}
-	if (region) {
-		if (range_of_name(t, (size_t)idx, region, &from, &to, err,
-				  sizeof(err)) < 0) {
-			esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
-				 sizeof(ebuf), err));
-			goto out_close;
-		}
-		have_to = 1;
-	}
-	if (ctx_filter_active(&args.filter)) {
-		st.keep_only = 1;
-		if (ctx_restrict(t, idx, &args.filter, from,
-				 have_to ? to : UINT64_MAX, &st.keep, &st.nkeep,
-				 err, sizeof(err)) < 0) {
-			esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
-				 sizeof(ebuf), err));
-			goto out_close;
-		}
-	}
-	st.img = &t->streams[idx].img;
-	if (!have_to)
-		to = st.img->size;
-	if (from >= st.img->size || to > st.img->size) {
-		esc_line(stderr, "ptbrowse dump: ", "%s: range 0x%" PRIx64 "-0x%" PRIx64
-				" is outside the trace (size 0x%" PRIx64 ")",
-			name, from, to, st.img->size);
-		goto out_close;
-	}
+	rc = 1;
 	if (from || to != st.img->size) {
 		if (clip_image(st.img, from, to, &clipped, &spans) < 0) {
 			esc_line(stderr, "ptbrowse dump: ", "out of memory");
@@ -727,36 +783,8 @@ int cmd_dump_main(int argc, char **argv)
 	job.cur = &cur;
 	job.from = from;
 	r = trace_guard(dump_body, &job);
-	/* Like ptdump, decode errors are reported in the output, not the exit
-	 * status; a trace without a PSB prints nothing, with a note. */
-	rc = 0;
 	out_flush(&out);
-	if (r == -pte_nosync && (from || to != t->streams[idx].img.size))
-		esc_line(stderr, "ptbrowse dump: ", "%s: no PSB in 0x%" PRIx64 "-0x%"
-			PRIx64 "", name, from, to);
-	else if (r == -pte_nosync)
-		esc_line(stderr, "ptbrowse dump: ", "%s: no PSB found: this is not an "
-			"Intel PT trace, or it starts mid-stream without a "
-			"synchronisation point", name);
-	/* what info warns of, when the gap at the end did not say it */
-	if (perfdata_info(t) && perfdata_info(t)->nwarnings && !st.end_loss) {
-		char e[4 * sizeof(perfdata_info(t)->warning)];
-
-		esc_line(stderr, "ptbrowse dump: ", "%s: %u problem%s in the "
-			"perf.data file (ptbrowse info); the first: %s", name,
-			perfdata_info(t)->nwarnings,
-			perfdata_info(t)->nwarnings > 1 ? "s" : "",
-			esc_str(e, sizeof(e), perfdata_info(t)->warning));
-	}
-	if (r == -pte_sigbus) {
-		esc_line(stderr, "ptbrowse dump: ", "%s: the file shrank while being "
-			"read", name);
-		rc = 1;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		esc_line(stderr, "ptbrowse dump: ", "write error: %s", strerror(errno));
-		rc = 1;
-	}
+	rc = dump_report(&st, t, idx, r, from, to, name);
 out_free:
 	free(spans);
 out_close:
