@@ -34,6 +34,10 @@
  *                     search_parse.c, search_match.c, search_scan.c,
  *                     search.c share search_int.h.
  *                                   (pool, pkt, image, tm, index)
+ *   iter.h/.c         loop iterations: a predicate's hits as boundaries,
+ *                     walked with the time model in a background thread;
+ *                     durations and statistics.
+ *                                   (pkt, image, tm, index, search)
  *
  * Every function returns 0 (or a count) on success and a negative
  * enum pte value on failure; pte_strerror() names it.

@@ -88,6 +88,7 @@
 	ACTION(TIMELINE_AXIS, "timeline-axis", "Toggle the timeline axis: time or bytes", 0, "") \
 	ACTION(STREAMS, "streams", "List streams (CPUs), or switch to one", ACT_ARGS, "[STREAM]") \
 	ACTION(STALLS, "stalls", "List the N longest gaps between timing packets", ACT_ARGS, "[N]") \
+	ACTION(ITERATIONS, "iterations", "Loop iterations between a search's hits: durations, histogram, slowest", ACT_ARGS, "[EXPR]") \
 	/* the prompt, configuration and the program */ \
 	ACTION(COMMAND_PROMPT, "command-prompt", "Open the command prompt (with TEXT)", ACT_ARGS, "[TEXT]") \
 	ACTION(SET, "set", "Set an option, or show them all", ACT_ARGS, "[OPTION] [VALUE]") \

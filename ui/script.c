@@ -1,5 +1,5 @@
 /* script -- --script FILE: keys, ":command" lines and directives
- * (wait-index, wait-search, resize=, click=, bench ...) on a virtual
+ * (wait-index, wait-search, wait-iterations, resize=, click=, bench ...) on a virtual
  * screen, for tests and benchmarks. */
 #include <ctype.h>
 #include <curses.h>
@@ -13,6 +13,7 @@
 #include "browser.h"
 #include "cmd.h"
 #include "esc.h"
+#include "iterations.h"
 #include "msg.h"
 #include "options.h"
 #include "script.h"
@@ -180,6 +181,8 @@ static int script_line(struct ui *ui, char *p)
 			session_poll(ui);
 		} else if (!strcmp(tok, "wait-search")) {
 			search_ui_wait(ui);
+		} else if (!strcmp(tok, "wait-iterations")) {
+			iterations_wait(ui);
 		} else if (!strncmp(tok, "resize=", 7)) {
 			int w, h, used = 0;
 

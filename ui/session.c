@@ -9,6 +9,7 @@
 #include "browser.h"
 #include "cmd.h"
 #include "idxcache.h"
+#include "iterations.h"
 #include "marks_panel.h"
 #include "marks_ui.h"
 #include "msg.h"
@@ -124,6 +125,7 @@ int session_poll(struct ui *ui)
  */
 void session_idx_stop(struct ui *ui)
 {
+	iterations_stop(ui);	/* it reads the index */
 	if (!ui->idx)
 		return;
 	session_cache_join(ui);

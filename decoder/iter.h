@@ -1,0 +1,125 @@
+/*
+ * iter -- loop iterations found from the trace: the hits of a search
+ * predicate (a loop head's tip, a function's entry, a payload) taken as
+ * iteration boundaries, each given its time and cycle count by the time
+ * model, and the iterations between consecutive boundaries with their
+ * durations and statistics.
+ *
+ * A job walks the whole image once in a background thread, PSB segment by
+ * PSB segment, from the index's carry at the first one on, feeding the
+ * time model as the index's time pass does (a decode error or a gap
+ * between spans loses data and ends the segment), so a boundary's time
+ * and cycles are those every other view shows.  A boundary's cycles are
+ * exact (TM_F_EXACT) or bounded: at or after its lower bound and before
+ * the count at the next CYC, which the walk records as the upper bound.
+ * Data lost between two boundaries (an OVF, a decode error, a gap) breaks
+ * the iteration between them: it is listed apart, not measured.
+ */
+#ifndef ITER_H
+#define ITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "index.h"
+#include "ptdec.h"
+#include "search.h"
+#include "tm_config.h"
+
+struct iter_job;
+
+/* One boundary: a hit of the predicate. */
+struct iter_bound {
+	uint64_t offset;	/* the packet */
+	uint64_t tsc;		/* its time, whole TSC ticks */
+	uint64_t cyc_lo;	/* cycles since the start: exact if cyc_lo ==
+				 * cyc_hi, else [cyc_lo, cyc_hi] */
+	uint64_t cyc_hi;	/* UINT64_MAX: the upper bound is unknown */
+	uint32_t flags;		/* its stamp's enum tm_flag */
+	uint8_t lost;		/* data was lost since the previous boundary */
+};
+
+/* One iteration: from boundary @from to the next one. */
+struct iter_item {
+	size_t from;		/* index of its first boundary */
+	uint64_t ticks;		/* duration, TSC ticks (the model's estimate) */
+	uint64_t cyc_lo, cyc_hi;	/* duration in cycles: exact if equal;
+					 * cyc_hi UINT64_MAX: unbounded */
+	uint8_t has_cyc;	/* both ends have CYC cycles */
+	uint8_t broken;		/* data lost inside: durations not measured */
+};
+
+/* Statistics of the measured (not broken) iterations. */
+struct iter_stats {
+	size_t n;		/* measured iterations */
+	size_t nbroken;		/* iterations with data lost inside */
+	int cycles;		/* 1: every one is cycle-exact, so values are
+				 * cycles; 0: TSC ticks */
+	uint64_t min, p50, p90, p99, max;	/* nearest rank */
+	double mean;
+};
+
+/* Options of a job; zero means the default. */
+struct iter_opts {
+	size_t max_bounds;	/* boundaries kept (default 1 << 22); the
+				 * walk stops there and says so */
+	/* Run the walk as guard(body, arg) (srch_opts.guard). */
+	int (*guard)(int (*body)(void *), void *arg);
+};
+
+/* A snapshot of a job. */
+struct iter_progress {
+	uint64_t done, total;	/* bytes walked, bytes in all */
+	size_t nbounds;		/* boundaries found so far */
+	int finished;		/* the thread stopped */
+	int status;		/* once finished: 0, -pte_canceled,
+				 * -pte_sigbus, -pte_nomem */
+	int truncated;		/* stopped at max_bounds */
+};
+
+/* Find the boundaries of @pred (the job takes it: iter_free() frees it,
+ * and so does a failed start) in @img with @idx's seek points
+ * and time carries (the index must be complete and keep its time pass;
+ * both must outlive the job) and timing configuration @cfg (copied), in a
+ * background thread.
+ * Returns 0 and sets *@out.
+ * Returns -pte_invalid if an argument is NULL.
+ * Returns -pte_no_time if the index has no time pass or is not complete.
+ * Returns -pte_nomem if out of memory or the thread could not start. */
+int iter_start(struct iter_job **out, const struct img *img,
+	       const struct idx *idx, const struct srch_pred *pred,
+	       const struct tm_config *cfg, const struct iter_opts *opts);
+
+/* Take a snapshot of @j into @p. */
+void iter_progress(struct iter_job *j, struct iter_progress *p);
+
+/* Ask @j to stop soon; safe from a signal handler. */
+void iter_cancel(struct iter_job *j);
+
+/* Wait for @j's thread.  Returns its status (iter_progress.status). */
+int iter_wait(struct iter_job *j);
+
+/* Cancel, wait and free @j (NULL is fine). */
+void iter_free(struct iter_job *j);
+
+/* The boundaries of a finished job, in offset order, and their number in
+ * *@n.  Returns NULL (and *@n 0) until the job has finished. */
+const struct iter_bound *iter_bounds(struct iter_job *j, size_t *n);
+
+/* The @nb - 1 iterations between boundaries @b[0..@nb) into a new array
+ * *@out (free() it) of *@n items, in boundary order, and their
+ * statistics in @st.
+ * Returns 0, -pte_invalid if an argument is NULL, or -pte_nomem. */
+int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
+	       size_t *n, struct iter_stats *st);
+
+/* The value iterations are ranked by: cycles when @st says every
+ * measured one is cycle-exact, else TSC ticks. */
+static inline uint64_t iter_value(const struct iter_item *it,
+				  const struct iter_stats *st)
+{
+	return st->cycles ? it->cyc_lo : it->ticks;
+}
+
+#endif /* ITER_H */

@@ -1,0 +1,75 @@
+#!/bin/sh
+# t_ui_iterations -- :iterations EXPR takes a search's hits as loop iteration
+# boundaries: on a cycle-accurate trace with one iteration planted 30 times
+# slower than the rest, the view lists it first with its exact cycles, r
+# saves it as a region, and Enter jumps to its first boundary.
+set -u
+: "${BUILD:=build}"
+PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
+command -v python3 >/dev/null || { echo "python3 is missing"; exit 1; }
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT INT TERM
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
+unset TERM
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# 300 iterations: CYC, TIP 0x401000 (the loop head), TNT, CYC 3, TIP
+# 0x402000; iteration 222 (boundaries 221 to 222) takes 3000 + 3 cycles,
+# the others 103..109; a PSB every 50 iterations.
+python3 - "$tmp/loop.pt" <<'PY' || { echo "FAIL: generate"; exit 1; }
+import sys
+d = bytearray()
+def psb(tsc):
+    d.extend(b'\x02\x82' * 8 + b'\x19' + tsc.to_bytes(7, 'little') + b'\x02\x23')
+def cyc(v):
+    d.extend(bytes([v << 3 | 3]) if v < 32 else bytes([(v & 31) << 3 | 7, ((v >> 5) & 0x7f) << 1]))
+def tip(ip):
+    d.extend(b'\x6d' + ip.to_bytes(6, 'little'))
+psb(0x1000)
+for k in range(301):
+    if k and k % 50 == 0:
+        psb(0x1000 + k * 400)
+    cyc(3000 if k == 222 else 100 + k % 7)
+    tip(0x401000)
+    d.append(6)
+    cyc(3)
+    tip(0x402000)
+open(sys.argv[1], 'wb').write(d)
+PY
+start=$(LC_ALL=C "$PTBROWSE" dump "$tmp/loop.pt" | awk '$2 == "tip" && /401000/ { n++; if (n == 222) print $1 }')
+cat > "$tmp/keys" <<KEYS
+wait-index
+:iterations tip 0x401000
+wait-iterations
+:save-screen $tmp/it.txt
+r
+:save-screen $tmp/region.txt
+Enter
+:save-screen $tmp/jump.txt
+q
+KEYS
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --script "$tmp/keys" --size 100x24 \
+	"$tmp/loop.pt" > "$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
+if [ ! -f "$tmp/it.txt" ]; then
+	fail "no iterations screen ($(cat "$tmp/out"))"
+else
+	grep -q "300 measured, 0 broken, in cycles, exact" "$tmp/it.txt" ||
+		fail "title: $(sed -n 1p "$tmp/it.txt")"
+	grep -q "p50 10[3-9] cyc .* max 3003 cyc" "$tmp/it.txt" ||
+		fail "stats: $(sed -n 2p "$tmp/it.txt")"
+	s=$(printf '0x%08x' "0x$start")
+	grep '^ *1  ' "$tmp/it.txt" | grep -q "3003 cyc *#222 *$s-" ||
+		fail "the slowest is not iteration 222 at $s: $(grep '^ *1  ' "$tmp/it.txt")"
+	grep -q "region iter-222" "$tmp/region.txt" || fail "r: $(tail -1 "$tmp/region.txt")"
+	grep "^>" "$tmp/jump.txt" | grep -q "$s " ||
+		fail "Enter did not jump to $s: $(grep '^>' "$tmp/jump.txt")"
+fi
+# An index that is still building is refused, not waited for.
+printf ':iterations tip\n:save-screen %s/early.txt\nq\n' "$tmp" > "$tmp/keys2"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --no-index --script "$tmp/keys2" \
+	--size 100x24 "$tmp/loop.pt" > "$tmp/out2" 2>&1 || fail "exit status $? (no index)"
+grep -q "iterations: the index is not complete" "$tmp/early.txt" 2>/dev/null ||
+	fail "no index: $(tail -1 "$tmp/early.txt" 2>/dev/null)"
+[ $status = 0 ] && echo "ok   :iterations finds the planted slow iteration first, exact in cycles"
+exit $status

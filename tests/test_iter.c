@@ -1,0 +1,255 @@
+/* test_iter -- loop iterations from a predicate's hits (decoder/iter.h): a
+ * synthetic cycle-accurate trace with a planted slow iteration, bounded
+ * and broken iterations, statistics, cancel. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "index.h"
+#include "iter.h"
+#include "search.h"
+#include "tm.h"
+
+struct buf {
+	uint8_t d[1 << 16];
+	size_t n;
+};
+
+static void put(struct buf *b, const uint8_t *p, size_t n)
+{
+	assert_true(b->n + n <= sizeof(b->d));
+	memcpy(b->d + b->n, p, n);
+	b->n += n;
+}
+
+static void psb(struct buf *b, uint64_t tsc)
+{
+	static const uint8_t end[] = { 0x02, 0x23 };
+	uint8_t t[8] = { 0x19 };
+	int i;
+
+	for (i = 0; i < 8; i++)
+		put(b, (const uint8_t[]){ 0x02, 0x82 }, 2);
+	for (i = 0; i < 7; i++)
+		t[1 + i] = (uint8_t)(tsc >> (8 * i));
+	put(b, t, sizeof(t));
+	put(b, end, sizeof(end));
+}
+
+/* A CYC of @v < 4096 cycles. */
+static void cyc(struct buf *b, unsigned v)
+{
+	if (v < 32) {
+		put(b, (const uint8_t[]){ (uint8_t)(v << 3 | 3) }, 1);
+		return;
+	}
+	put(b, (const uint8_t[]){ (uint8_t)((v & 31) << 3 | 7),
+				  (uint8_t)(((v >> 5) & 0x7f) << 1) }, 2);
+}
+
+/* A TIP to @ip (6 bytes, sign-extended). */
+static void tip(struct buf *b, uint64_t ip)
+{
+	uint8_t p[7] = { 0x6d };
+	int i;
+
+	for (i = 0; i < 6; i++)
+		p[1 + i] = (uint8_t)(ip >> (8 * i));
+	put(b, p, sizeof(p));
+}
+
+static void tnt(struct buf *b)
+{
+	put(b, (const uint8_t[]){ 0x06 }, 1);	/* one taken bit */
+}
+
+struct fixture {
+	struct buf b;
+	struct img img;
+	struct img_span span;
+	struct idx *idx;
+	struct tm_config cfg;
+};
+
+static void fx_index(struct fixture *f)
+{
+	img_init_flat(&f->img, &f->span, f->b.d, f->b.n);
+	assert_int_equal(idx_new(&f->idx, &f->img, &f->cfg), 0);
+	assert_int_equal(idx_build(f->idx), 0);
+	assert_true(idx_complete(f->idx));
+}
+
+/* Run a job for @expr to its end; returns its boundaries (*@nb). */
+static struct iter_job *fx_run(struct fixture *f, const char *expr)
+{
+	struct srch_pred *p = NULL;
+	struct iter_job *j = NULL;
+	char err[128];
+
+	assert_int_equal(srch_parse(expr, &p, err, sizeof(err)), 0);
+	assert_int_equal(iter_start(&j, &f->img, f->idx, p, &f->cfg, NULL), 0);
+	assert_int_equal(iter_wait(j), 0);
+	return j;
+}
+
+static void test_null(void **state)
+{
+	struct iter_job *j = NULL;
+	struct iter_item *v;
+	struct iter_stats st;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(iter_start(&j, NULL, NULL, NULL, NULL, NULL), -pte_invalid);
+	assert_int_equal(iter_items(NULL, 1, &v, &n, &st), -pte_invalid);
+	assert_int_equal(iter_items(NULL, 0, &v, &n, &st), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(st.n, 0);
+	free(v);
+	iter_free(NULL);
+	assert_null(iter_bounds(NULL, &n));
+}
+
+/* 200 iterations of 100 + k % 7 cycles, one of 3000 planted at 150, over
+ * several PSB segments: the slowest is the planted one, exact in cycles. */
+static void test_planted(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const struct iter_bound *b;
+	struct iter_job *j;
+	struct iter_item *v;
+	struct iter_stats st;
+	size_t nb, n, i, slow = 0;
+	int k;
+
+	(void)state;
+	psb(&f->b, 0x1000);
+	for (k = 0; k < 201; k++) {
+		if (k && k % 40 == 0)
+			psb(&f->b, 0x1000 + (uint64_t)k * 400);
+		cyc(&f->b, k == 150 ? 3000 : 100 + k % 7);
+		tip(&f->b, 0x401000);
+		tnt(&f->b);
+		cyc(&f->b, 3);
+		tip(&f->b, 0x402000);	/* not a boundary */
+	}
+	fx_index(f);
+	j = fx_run(f, "tip 0x401000");
+	b = iter_bounds(j, &nb);
+	assert_int_equal(nb, 201);
+	for (i = 0; i < nb; i++)
+		assert_true(b[i].flags & TM_F_EXACT);
+	assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+	assert_int_equal(n, 200);
+	assert_int_equal(st.n, 200);
+	assert_int_equal(st.nbroken, 0);
+	assert_true(st.cycles);
+	for (i = 0; i < n; i++) {
+		/* From TIP k to TIP k + 1: the CYC 3 and the next one. */
+		assert_int_equal(v[i].cyc_lo, v[i].cyc_hi);
+		if (iter_value(&v[i], &st) > iter_value(&v[slow], &st))
+			slow = i;
+	}
+	assert_int_equal(slow, 149);
+	assert_int_equal(v[149].cyc_lo, 3000 + 3);
+	assert_int_equal(st.max, 3003);
+	assert_int_equal(st.min, 103);
+	assert_true(st.p50 >= 103 && st.p50 <= 109);
+	assert_true(st.p99 <= 109);
+	free(v);
+	iter_free(j);
+	idx_free(f->idx);
+	free(f);
+}
+
+/* A boundary that is not cycle-exact (a PAD-free TNT between CYC and the
+ * TIP makes the TIP the second eligible packet) gives bounds; an OVF
+ * breaks the iteration it falls in. */
+static void test_bounded_broken(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const struct iter_bound *b;
+	struct iter_job *j;
+	struct iter_item *v;
+	struct iter_stats st;
+	size_t nb, n;
+	int k;
+
+	(void)state;
+	psb(&f->b, 0x1000);
+	for (k = 0; k < 10; k++) {
+		cyc(&f->b, 50);
+		if (k == 4)
+			tnt(&f->b);	/* boundary 4: bounded */
+		if (k == 7)
+			put(&f->b, (const uint8_t[]){ 0x02, 0xf3 }, 2);	/* ovf */
+		tip(&f->b, 0x401000);
+	}
+	cyc(&f->b, 9);
+	tnt(&f->b);
+	fx_index(f);
+	j = fx_run(f, "tip 0x401000");
+	b = iter_bounds(j, &nb);
+	assert_int_equal(nb, 10);
+	assert_true(b[4].flags & TM_F_BOUNDED);
+	assert_true(b[4].cyc_hi != UINT64_MAX && b[4].cyc_hi > b[4].cyc_lo);
+	assert_true(b[7].lost);
+	assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+	assert_int_equal(n, 9);
+	assert_int_equal(st.nbroken, 1);
+	assert_true(v[6].broken);
+	assert_false(st.cycles);	/* iterations 3 and 4 are bounded */
+	assert_true(v[3].cyc_lo < v[3].cyc_hi);
+	assert_true(v[3].cyc_lo <= 50 && 50 <= v[3].cyc_hi);
+	free(v);
+	iter_free(j);
+	idx_free(f->idx);
+	free(f);
+}
+
+/* No time pass: refused; a job freed while running stops. */
+static void test_refused_cancel(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct srch_pred *p = NULL;
+	struct iter_job *j = NULL;
+	char err[64];
+	int k;
+
+	(void)state;
+	psb(&f->b, 0x1000);
+	for (k = 0; k < 3000; k++) {
+		cyc(&f->b, 10);
+		tip(&f->b, 0x401000);
+	}
+	img_init_flat(&f->img, &f->span, f->b.d, f->b.n);
+	assert_int_equal(idx_new(&f->idx, &f->img, &f->cfg), 0);
+	assert_int_equal(idx_set_time_pass(f->idx, 0), 0);
+	assert_int_equal(idx_build(f->idx), 0);
+	assert_int_equal(srch_parse("tip", &p, err, sizeof(err)), 0);
+	assert_int_equal(iter_start(&j, &f->img, f->idx, p, &f->cfg, NULL), -pte_no_time);
+	idx_free(f->idx);
+	fx_index(f);
+	assert_int_equal(srch_parse("tip", &p, err, sizeof(err)), 0);
+	assert_int_equal(iter_start(&j, &f->img, f->idx, p, &f->cfg, NULL), 0);
+	iter_free(j);
+	idx_free(f->idx);
+	free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_planted),
+		cmocka_unit_test(test_bounded_broken),
+		cmocka_unit_test(test_refused_cancel),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,376 @@
+/*
+ * iterations -- :iterations EXPR: the hits of a search taken as loop
+ * iteration boundaries (decoder/iter.h walks the trace in the background),
+ * shown as a view: p50/p90/p99/max, a histogram of durations (cycles where
+ * every iteration is cycle-exact, else time), and the iterations slowest
+ * first, each jumpable and savable as a region.
+ */
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "iter.h"
+#include "iterations.h"
+#include "listnav.h"
+#include "marks.h"
+#include "marks_ui.h"
+#include "msg.h"
+#include "nav.h"
+#include "prompt.h"
+#include "screen.h"
+#include "status.h"
+#include "timefmt.h"
+#include "tm.h"
+#include "trace.h"
+#include "ui.h"
+
+#define IT_HIST_MAX	10	/* histogram rows at most */
+
+static struct {
+	struct iter_job *job;
+	char expr[128];
+	const struct iter_bound *b;	/* the job's, once finished */
+	size_t nb;
+	struct iter_item *items;
+	size_t *order;		/* measured items, slowest first */
+	size_t norder;
+	struct iter_stats st;
+	int ready;		/* items, order and st are computed */
+	int failed;		/* the walk failed: status */
+	struct listnav ln;
+} it;
+
+static const struct view_ops iterations_view;
+
+static void it_reset(void)
+{
+	iter_free(it.job);
+	free(it.items);
+	free(it.order);
+	memset(&it, 0, sizeof(it));
+}
+
+void iterations_stop(struct ui *ui)
+{
+	if (it.job)
+		view_close(&ui->vs, &iterations_view);
+	it_reset();
+}
+
+void iterations_wait(struct ui *ui)
+{
+	(void)ui;
+	if (it.job)
+		iter_wait(it.job);
+}
+
+static int it_cmp(const void *a, const void *b)
+{
+	const struct iter_item *x = &it.items[*(const size_t *)a];
+	const struct iter_item *y = &it.items[*(const size_t *)b];
+	uint64_t vx = iter_value(x, &it.st), vy = iter_value(y, &it.st);
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Once the walk has finished: the iterations, their statistics and the
+ * slowest-first order. */
+static void it_finish(struct ui *ui)
+{
+	struct iter_progress p;
+	size_t i, n;
+
+	if (it.ready || it.failed || !it.job)
+		return;
+	iter_progress(it.job, &p);
+	if (!p.finished)
+		return;
+	if (p.status < 0) {
+		it.failed = p.status;
+		if (p.status == -pte_sigbus)
+			ui->worker_sigbus = 1;	/* the file shrank */
+		return;
+	}
+	it.b = iter_bounds(it.job, &it.nb);
+	if (iter_items(it.b, it.nb, &it.items, &n, &it.st) < 0) {
+		it.failed = -pte_nomem;
+		return;
+	}
+	it.order = calloc(n ? n : 1, sizeof(*it.order));
+	if (!it.order) {
+		it.failed = -pte_nomem;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (!it.items[i].broken)
+			it.order[it.norder++] = i;
+	qsort(it.order, it.norder, sizeof(*it.order), it_cmp);
+	it.ready = 1;
+}
+
+/* Write @v TSC ticks as time (ticks without a frequency) into @buf. */
+static void it_fmt_time(const struct ui *ui, uint64_t v, char *buf, size_t size)
+{
+	uint64_t hz = tm_tsc_hz(&ui->tmcfg, 1);
+	char t[32];
+
+	if (!hz) {
+		snprintf(buf, size, "%" PRIu64 " ticks", v);
+		return;
+	}
+	timefmt_ns(t, sizeof(t), (double)v * 1e9 / (double)hz);
+	snprintf(buf, size, "%s%s", tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88", t);
+}
+
+/* Write value @v (cycles or ticks, as the statistics say) into @buf. */
+static void it_fmt(const struct ui *ui, uint64_t v, char *buf, size_t size)
+{
+	if (it.st.cycles)
+		snprintf(buf, size, "%" PRIu64 " cyc", v);
+	else
+		it_fmt_time(ui, v, buf, size);
+}
+
+/* An iteration's cycles: exact, [lo,hi], at least lo, or unknown. */
+static void it_fmt_cyc(const struct iter_item *x, char *buf, size_t size)
+{
+	if (!x->has_cyc)
+		snprintf(buf, size, "- cyc");
+	else if (x->cyc_lo == x->cyc_hi)
+		snprintf(buf, size, "%" PRIu64 " cyc", x->cyc_lo);
+	else if (x->cyc_hi == UINT64_MAX)
+		snprintf(buf, size, ">=%" PRIu64 " cyc", x->cyc_lo);
+	else
+		snprintf(buf, size, "[%" PRIu64 ",%" PRIu64 "] cyc", x->cyc_lo, x->cyc_hi);
+}
+
+/* The histogram: @rows linear buckets from min to max, from row @y. */
+static int it_draw_hist(struct ui *ui, int y, int rows)
+{
+	size_t cnt[IT_HIST_MAX] = { 0 }, top = 0, i;
+	uint64_t lo = it.st.min, w = (it.st.max - it.st.min) / (uint64_t)rows + 1;
+	int k, bar = ui->cols - 40 > 10 ? ui->cols - 40 : 10;
+	char a[40], b[40], line[512];
+
+	for (i = 0; i < it.norder; i++) {
+		uint64_t v = iter_value(&it.items[it.order[i]], &it.st);
+
+		k = (int)((v - lo) / w);
+		cnt[k < rows ? k : rows - 1]++;
+	}
+	for (k = 0; k < rows; k++)
+		top = cnt[k] > top ? cnt[k] : top;
+	for (k = 0; k < rows; k++, y++) {
+		int len = top ? (int)((cnt[k] * (size_t)bar + top - 1) / top) : 0;
+
+		it_fmt(ui, lo + (uint64_t)k * w, a, sizeof(a));
+		it_fmt(ui, lo + (uint64_t)(k + 1) * w, b, sizeof(b));
+		snprintf(line, sizeof(line), " %12s-%-12s %8zu ", a, b, cnt[k]);
+		screen_clear(y, 0, ui->cols);
+		screen_put(y, 0, ui->cols, line);
+		attrset(screen_attr(ui, SC_TIMING));
+		for (int c = 0; c < len && (int)strlen(line) + c < ui->cols; c++)
+			mvaddch(y, (int)strlen(line) + c, '#');
+		attrset(A_NORMAL);
+	}
+	return y;
+}
+
+static void it_draw_list(struct ui *ui, int y)
+{
+	long n = (long)it.norder, h = ui->rows - 1 - y, i;
+	char v[40], c[48], line[256];
+
+	if (h < 1)
+		return;
+	listnav_fit(&it.ln, n, h);
+	for (i = it.ln.top; i < n && y < ui->rows - 1; i++, y++) {
+		const struct iter_item *x = &it.items[it.order[i]];
+
+		it_fmt_time(ui, x->ticks, v, sizeof(v));
+		it_fmt_cyc(x, c, sizeof(c));
+		snprintf(line, sizeof(line), "%5ld  %-14s %-22s #%-7zu 0x%08" PRIx64 "-0x%08" PRIx64,
+			 i + 1, v, c, x->from + 1, it.b[x->from].offset,
+			 it.b[x->from + 1].offset);
+		attrset(i == it.ln.sel ? A_REVERSE : A_NORMAL);
+		screen_clear(y, 0, ui->cols);
+		screen_put(y, 1, ui->cols - 1, line);
+	}
+	attrset(A_NORMAL);
+}
+
+static void iterations_view_draw(struct ui *ui, struct view *v)
+{
+	struct iter_progress p;
+	char buf[512], s[5][40];
+	int y = 1, rows;
+
+	(void)v;
+	it_finish(ui);
+	erase();
+	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
+	screen_clear(0, 0, ui->cols);
+	iter_progress(it.job, &p);
+	if (it.failed)
+		snprintf(buf, sizeof(buf), " iterations of '%s': %s   q closes", it.expr,
+			 pte_strerror(it.failed));
+	else if (!it.ready)
+		snprintf(buf, sizeof(buf), " iterations of '%s': walking %d%% (%zu boundaries)"
+			 "   q cancels", it.expr,
+			 p.total ? (int)(p.done * 100 / p.total) : 0, p.nbounds);
+	else
+		snprintf(buf, sizeof(buf), " iterations of '%s': %zu measured, %zu broken%s, in %s"
+			 "  Enter jumps  r region  q", it.expr, it.st.n, it.st.nbroken,
+			 p.truncated ? " (boundaries cut at the limit)" : "",
+			 it.st.cycles ? "cycles, exact" : "time");
+	screen_put(0, 0, ui->cols, buf);
+	attrset(A_NORMAL);
+	if (it.ready && it.st.n) {
+		it_fmt(ui, it.st.p50, s[0], sizeof(s[0]));
+		it_fmt(ui, it.st.p90, s[1], sizeof(s[1]));
+		it_fmt(ui, it.st.p99, s[2], sizeof(s[2]));
+		it_fmt(ui, it.st.max, s[3], sizeof(s[3]));
+		it_fmt(ui, it.st.min, s[4], sizeof(s[4]));
+		snprintf(buf, sizeof(buf), " p50 %s  p90 %s  p99 %s  max %s  min %s", s[0], s[1],
+			 s[2], s[3], s[4]);
+		screen_put(y++, 0, ui->cols, buf);
+		rows = (ui->rows - 4) / 3;
+		rows = rows > IT_HIST_MAX ? IT_HIST_MAX : rows < 1 ? 1 : rows;
+		y = it_draw_hist(ui, y, rows);
+		attrset(A_BOLD);
+		screen_put(y++, 0, ui->cols, "  rank  time           cycles                 iter     range");
+		attrset(A_NORMAL);
+		it_draw_list(ui, y);
+	} else if (it.ready) {
+		screen_put(y, 1, ui->cols - 1, it.nb < 2 ? "fewer than two boundaries: no iteration" :
+			   "every iteration lost data: none measured");
+	}
+	status_draw(ui);
+}
+
+/* r: the selected iteration as region iter-K. */
+static int it_region(struct ui *ui)
+{
+	const struct iter_item *x;
+	char name[32], msg[96];
+	int r;
+
+	if (!ui->bm) {
+		msg_report(ui, UI_ERROR, "iterations: no marks file");
+		return UI_DRAW_STATUS;
+	}
+	x = &it.items[it.order[it.ln.sel]];
+	snprintf(name, sizeof(name), "iter-%zu", x->from + 1);
+	r = marks_region_set(ui->bm, name, it.b[x->from].offset, it.b[x->from + 1].offset,
+			     it.expr, NULL);
+	snprintf(msg, sizeof(msg), "region %s: iteration %zu", name, x->from + 1);
+	return marks_ui_result(ui, r, msg);
+}
+
+static int iterations_view_key(struct ui *ui, struct view *v, int key)
+{
+	long h = ui->rows > 4 ? ui->rows - 4 : 1;
+
+	ui->msg[0] = 0;
+	if (it.ready && listnav_key(&it.ln, key, (long)it.norder, h))
+		return UI_DRAW_ALL;
+	switch (key) {
+	case 'q': case 27: case 'Q': case 7:	/* C-g */
+		view_close(&ui->vs, v->ops);
+		return UI_DRAW_ALL;
+	case ':':
+		prompt_open(ui, NULL);
+		return UI_DRAW_ALL;
+	case 'r':
+		if (!it.ready || !it.norder)
+			return UI_DRAW_NONE;
+		return it_region(ui);
+	case '\r': case '\n': case KEY_ENTER: {
+		uint64_t off;
+
+		if (!it.ready || !it.norder)
+			return UI_DRAW_ALL;
+		off = it.b[it.items[it.order[it.ln.sel]].from].offset;
+		view_close(&ui->vs, v->ops);
+		return nav_jump(ui, off);
+	}
+	default:
+		return UI_DRAW_NONE;
+	}
+}
+
+/* Closing the view stops a walk still running; a finished list stays for
+ * the next :iterations of the same text. */
+static void iterations_view_close(struct ui *ui, struct view *v)
+{
+	(void)ui;
+	(void)v;
+	if (it.job && !it.ready) {
+		struct iter_progress p;
+
+		iter_progress(it.job, &p);
+		if (!p.finished)
+			it_reset();
+	}
+}
+
+/* :iterations EXPR */
+static int iterations_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	struct srch_pred *pred = NULL;
+	struct iter_opts o = { .guard = trace_guard };
+	char err[160];
+	int r;
+
+	if (!a->raw[0]) {
+		if (it.job) {
+			view_push(&ui->vs, &iterations_view, NULL);
+			return UI_DRAW_ALL;
+		}
+		msg_report(ui, UI_ERROR, "iterations: give a search (a loop head: tip 0x401000)");
+		return UI_DRAW_STATUS;
+	}
+	if (it.job && it.ready && !strcmp(a->raw, it.expr)) {
+		view_push(&ui->vs, &iterations_view, NULL);
+		return UI_DRAW_ALL;
+	}
+	if (!ui->idx || !idx_complete(ui->idx)) {
+		msg_report(ui, UI_ERROR, "iterations: the index is not complete yet");
+		return UI_DRAW_STATUS;
+	}
+	if (srch_parse(a->raw, &pred, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "iterations: %s", err);
+		return UI_DRAW_STATUS;
+	}
+	srch_pred_set_config(pred, &ui->tmcfg);
+	it_reset();
+	snprintf(it.expr, sizeof(it.expr), "%s", a->raw);
+	r = iter_start(&it.job, ui->img, ui->idx, pred, &ui->tmcfg, &o);
+	if (r < 0) {
+		it.job = NULL;
+		msg_report(ui, UI_ERROR, "iterations: %s", r == -pte_no_time ?
+			   "the index has no time pass" : pte_strerror(r));
+		return UI_DRAW_STATUS;
+	}
+	view_push(&ui->vs, &iterations_view, NULL);
+	return UI_DRAW_ALL;
+}
+
+static const struct view_ops iterations_view = {
+	.name = "iterations",
+	.flags = VIEW_OPAQUE,
+	.draw = iterations_view_draw,
+	.key = iterations_view_key,
+	.close = iterations_view_close,
+};
+
+static const struct cmd_row iterations_rows[] = {
+	{ ACTION_ITERATIONS, iterations_cmd, CMD_RAW, 0, 0 },
+};
+
+CMD_TABLE(iterations_cmds, iterations_rows);

@@ -1,0 +1,22 @@
+/*
+ * iterations -- :iterations EXPR: a search's hits as loop iteration
+ * boundaries, their durations as a histogram with p50/p90/p99/max and the
+ * slowest listed, jumpable and savable as regions (a view; the walk runs
+ * in the background, decoder/iter.h).
+ */
+#ifndef ITERATIONS_H
+#define ITERATIONS_H
+
+struct cmd_table;
+struct ui;
+
+/* :iterations (cmd.h). */
+extern const struct cmd_table iterations_cmds;
+
+/* Stop a walk and close the view: before the trace's mapping goes. */
+void iterations_stop(struct ui *ui);
+
+/* Wait for a running walk to finish (the script's wait-iterations). */
+void iterations_wait(struct ui *ui);
+
+#endif /* ITERATIONS_H */
