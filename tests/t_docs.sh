@@ -22,12 +22,11 @@ for cmd in "" browse dump flow calls index info extract marks export; do
 done
 [ $fail = 0 ] && echo "ok   every option of every --help is in the man page"
 
-# 'ptbrowse --help' names every option the browser takes: each one its
-# argument parser and the timing options compare against.
-sed -n '/^int options_parse/,/^}/p' ui/options.c | grep -o '"--[a-z][a-z0-9.-]*"' |
-	tr -d '"' > "${TMPDIR:-/tmp}/t_docs.$$"
-grep -o 'strcmp(opt, "--[a-z][a-z0-9.-]*")' decoder/tm_config.c src/timing_opt.c |
-	grep -o -- '--[a-z][a-z0-9.-]*' >> "${TMPDIR:-/tmp}/t_docs.$$"
+# 'ptbrowse --help' names every option the browser takes: each row of its
+# option tables (ui/options.c's and the timing options of timing_opt.c).
+sed -n '/^static const struct opt browse[a-z_]*opts\[\]/,/^};/p
+	/^const struct opt timing_opts\[\]/,/^};/p' ui/options.c src/timing_opt.c |
+	sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9.-]*\)".*/--\1/p' > "${TMPDIR:-/tmp}/t_docs.$$"
 "$PTBROWSE" --help > "${TMPDIR:-/tmp}/t_docs.$$.help" 2>&1
 n=0
 for opt in $(sort -u "${TMPDIR:-/tmp}/t_docs.$$"); do

@@ -59,8 +59,8 @@ static int browse_turn_body(void *arg)
 	}
 	/* A search's first hit is shown soon after it is known. */
 	c = term_getkey(ui, t->searching > 1 ? 40 :
-		      t->indexing || t->searching || marks_panel_busy(ui) || funcs_busy(ui) ||
-		      marks_pending(ui->bm) ? 250 : 2000);
+		      t->indexing || t->searching || marks_panel_busy(ui) ||
+		      funcs_busy(ui) || marks_pending(ui->bm) ? 250 : 2000);
 	if (c == ERR) {
 		/* Idle: keep the progress fresh and decode ahead; save marks
 		 * another ptbrowse kept us from saving. */

@@ -3,6 +3,7 @@
 
 #include "cmd.h"
 #include "cmd_tables.h"
+#include "funcs.h"
 #include "goto_ui.h"
 #include "help.h"
 #include "iterations.h"
@@ -21,7 +22,7 @@
 static const struct cmd_table *const cmd_tables[] = {
 	&nav_cmds, &goto_ui_cmds, &search_ui_cmds, &marks_ui_cmds, &marks_list_cmds,
 	&streams_ui_cmds,
-	&stalls_cmds, &iterations_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
+	&stalls_cmds, &funcs_cmds, &iterations_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
 	&reload_cmds,
 };
 

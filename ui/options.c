@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "esc.h"
 #include "msg.h"
+#include "opt.h"
 #include "options.h"
 #include "safefile.h"
 #include "timing_opt.h"
@@ -37,124 +38,148 @@ int options_read_line(FILE *f, char *buf, size_t size)
 	return 1;
 }
 
-void cmd_browse_options(FILE *f)
+enum { B_KEYMAP, B_STREAM, B_ASCII, B_NO_MOUSE, B_NO_STATE, B_NO_INDEX,
+       B_SCRIPT, B_SIZE };
+
+static const struct opt browse_opts[] = {
+	{ "keymap", 0, "NAME", "default or emacs (or a .keys file)", B_KEYMAP },
+	{ "stream", 0, "S", "the stream (CPU) of a perf.data file: 0, cpu3, ...",
+	  B_STREAM },
+	{ "ascii", 0, NULL, "no Unicode glyphs", B_ASCII },
+	{ "no-mouse", 0, NULL, "leave the mouse to the terminal (F2 toggles)",
+	  B_NO_MOUSE },
+	{ "no-state", 0, NULL, "do not write marks or history", B_NO_STATE },
+	{ "no-index", 0, NULL, "do not index in the background", B_NO_INDEX },
+	{ "script", 0, "FILE", "run keys from FILE on a virtual screen (no terminal)",
+	  B_SCRIPT },
+	{ "size", 0, "COLSxROWS", "the virtual screen's size (default 120x40)",
+	  B_SIZE },
+	{ 0 }
+};
+
+/* The image options, with flow's wording (imgopt.h keeps their values). */
+static const struct opt browse_image_opts[] = {
+	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
+	  "space (repeatable; dumps must not overlap)", 0 },
+	{ "elf", 0, "FILE[:BASE]", "an ELF executable, shared object or vmlinux: its\n"
+	  "PT_LOAD segments at their addresses, or relocated so\n"
+	  "that its first page is at BASE; with its symbols\n"
+	  "(repeatable)", 0 },
+	{ "sysroot", 0, "DIR", "look for a perf.data's files under DIR first", 0 },
+	{ "kallsyms", 0, "FILE", "kernel symbols (/proc/kallsyms format), no code", 0 },
+	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
+	  "else ~/.debug)", 0 },
+	{ 0 }
+};
+
+#define BROWSE_IMAGE_HEADING \
+	"image options (where the code comes from; repeatable ones say so):"
+
+static int browse_take(const struct opt_cmd *cmd, void *ctx,
+		       const struct opt *opt, const char *val)
 {
-	fprintf(f,
-		"  --keymap NAME       default or emacs (or a .keys file)\n"
-		"  --stream S          the stream (CPU) of a perf.data file: 0, cpu3, ...\n"
-		"  --ascii             no Unicode glyphs\n"
-		"  --no-mouse          leave the mouse to the terminal (F2 toggles)\n"
-		"  --no-state          do not write marks or history\n"
-		"  --no-index          do not index in the background\n"
-		"  --script FILE       run keys from FILE on a virtual screen (no terminal)\n"
-		"  --size COLSxROWS    the virtual screen's size (default 120x40)\n"
-		"  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
-		"  --cpuid-0x15.ecx HZ --cpu F/M[/S]|auto|none --tsc-freq HZ\n"
-		"                      timing configuration (as for dump)\n"
-		"  -h, --help          this text\n%s", imgopt_usage());
+	struct options *o = ctx;
+	int used = 0;
+
+	switch (opt->id) {
+	case B_KEYMAP: o->keymap = val; o->keymap_given = 1; break;
+	case B_STREAM: o->stream = val; break;
+	case B_ASCII: o->ascii = 1; break;
+	case B_NO_MOUSE: o->no_mouse = 1; break;
+	case B_NO_STATE: o->no_state = 1; break;
+	case B_NO_INDEX: o->no_index = 1; break;
+	case B_SCRIPT: o->script = val; break;
+	case B_SIZE:
+		if (sscanf(val, "%dx%d%n", &o->cols, &o->rows, &used) != 2 ||
+		    val[used] || o->cols < 1 || o->rows < 1 || o->cols > 1000 ||
+		    o->rows > 1000) {
+			opt_error(cmd, "--size %s: want COLSxROWS, e.g. 120x40", val);
+			return -ERANGE;
+		}
+		break;
+	}
+	return 0;
 }
 
-static void options_usage(FILE *f)
+static int browse_take_image(const struct opt_cmd *cmd, void *ctx,
+			     const struct opt *opt, const char *val)
 {
-	fprintf(f, "usage: ptbrowse [options] TRACE\n");
-	cmd_browse_options(f);
-}
-
-/* The image options, as flow takes them (imgopt.h): "--raw", "--elf",
- * "--sysroot", "--kallsyms", "--buildid-dir".  Returns 1 if @opt is one
- * (@val kept), 0 if not, -1 after saying what is wrong. */
-static int options_image(struct options *o, const char *opt, const char *val)
-{
-	char *av[2] = { (char *)opt, (char *)val };
+	struct options *o = ctx;
+	char name[32], *av[2] = { name, (char *)val };
 	int k = 0;
 
-	if (strcmp(opt, "--raw") && strcmp(opt, "--elf") && strcmp(opt, "--sysroot") &&
-	    strcmp(opt, "--kallsyms") && strcmp(opt, "--buildid-dir"))
-		return 0;
 	if (!*val) {
-		esc_line(stderr, "ptbrowse: ", "%s needs a value", opt);
-		return -1;
+		opt_error(cmd, "--%s: missing argument", opt->name);
+		return -ERANGE;
 	}
+	snprintf(name, sizeof(name), "--%s", opt->name);
 	if (imgopt_arg(&o->img, 2, av, &k, "browse") != 1) {
-		esc_line(stderr, "ptbrowse: ", "out of memory");
-		return -1;
+		opt_error(cmd, "out of memory");
+		return -ENOMEM;
 	}
-	return 1;
+	return 0;
+}
+
+/* The browser's command line, parsing into @o (NULL: for --help alone). */
+static void browse_cmd(struct options *o, struct opt_group g[3],
+		       struct opt_cmd *cmd)
+{
+	g[0] = (struct opt_group){ "browser options:", browse_opts,
+				   browse_take, o };
+	g[1] = (struct opt_group){ TIMING_OPT_HEADING, timing_opts,
+				   timing_opt_take, o ? &o->cfg : NULL };
+	g[2] = (struct opt_group){ BROWSE_IMAGE_HEADING, browse_image_opts,
+				   browse_take_image, o };
+	*cmd = (struct opt_cmd){ "ptbrowse", "usage: ptbrowse [options] TRACE\n",
+				 g, 3 };
+}
+
+void cmd_browse_options(FILE *f)
+{
+	static const struct opt help[] = {
+		{ "help", 'h', NULL, "this text", 0 }, { 0 }
+	};
+	struct opt_group g[3];
+	struct opt_cmd cmd;
+	unsigned k;
+
+	browse_cmd(NULL, g, &cmd);
+	opt_print(browse_opts, f);
+	opt_print(help, f);
+	for (k = 1; k < cmd.ngroups; k++) {
+		fprintf(f, "\n%s\n", g[k].heading);
+		opt_print(g[k].opts, f);
+	}
 }
 
 int options_parse(int argc, char **argv, struct options *o)
 {
-	int i;
+	struct opt_group g[3];
+	struct opt_cmd cmd;
+	int r;
 
 	memset(o, 0, sizeof(*o));
+	imgopt_init(&o->img);
 	o->cols = 120;
 	o->rows = 40;
 	o->keymap = "default";
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		char opt[64];
-		const char *eq;
-		int r;
-
-		if (a[0] != '-' || !strcmp(a, "-")) {
-			if (o->path) {
-				esc_line(stderr, "ptbrowse: ",
-					 "one trace at a time ('%s' and '%s')",
-					o->path, a);
-				return 2;
-			}
-			o->path = a;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			options_usage(stdout);
-			return -1;
-		}
-		eq = strchr(a, '=');
-		snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-		if (!strcmp(opt, "--ascii")) { o->ascii = 1; continue; }
-		if (!strcmp(opt, "--no-mouse")) { o->no_mouse = 1; continue; }
-		if (!strcmp(opt, "--no-state")) { o->no_state = 1; continue; }
-		if (!strcmp(opt, "--no-index")) { o->no_index = 1; continue; }
-		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
-		if (!val) {
-			esc_line(stderr, "ptbrowse: ", "%s needs a value", opt);
-			return 2;
-		}
-		if (!strcmp(opt, "--script"))
-			o->script = val;
-		else if (!strcmp(opt, "--keymap")) {
-			o->keymap = val;
-			o->keymap_given = 1;
-		} else if (!strcmp(opt, "--stream"))
-			o->stream = val;
-		else if (!strcmp(opt, "--size")) {
-			int used = 0;
-
-			if (sscanf(val, "%dx%d%n", &o->cols, &o->rows, &used) != 2 ||
-			    val[used] || o->cols < 1 ||
-			    o->rows < 1 || o->cols > 1000 || o->rows > 1000) {
-				esc_line(stderr, "ptbrowse: ",
-					 "--size %s: want COLSxROWS, e.g. 120x40", val);
-				return 2;
-			}
-		} else if ((r = options_image(o, opt, val)) != 0) {
-			if (r < 0)
-				return 2;
-		} else if ((r = timing_option(&o->cfg, opt, val)) != 1) {
-			if (r < 0)
-				esc_line(stderr, "ptbrowse: ", "%s %s: bad value", opt, val);
-			else
-				esc_line(stderr, "ptbrowse: ",
-					 "unknown option %s (--help lists them)", opt);
-			return 2;
-		}
-	}
-	if (!o->path) {
-		esc_line(stderr, "ptbrowse: ", "no trace given");
-		options_usage(stderr);
+	browse_cmd(o, g, &cmd);
+	r = opt_parse(&cmd, argc, argv);
+	if (r == -ECANCELED)
+		return -1;
+	if (r < 0)
+		return opt_status(r);
+	if (r > 1) {
+		opt_error(&cmd, "one trace at a time ('%s' and '%s')", argv[1],
+			  argv[2]);
 		return 2;
 	}
+	if (!r) {
+		opt_error(&cmd, "no trace given");
+		opt_usage(&cmd, stderr);
+		return 2;
+	}
+	o->path = argv[1];
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "browser.h"
 #include "cmd.h"
+#include "funcs.h"
 #include "idxcache.h"
 #include "iterations.h"
 #include "marks_panel.h"
@@ -238,6 +239,7 @@ int session_guarded(struct ui *ui, int (*body)(void *), void *arg)
 	if (r == -pte_sigbus) {
 		/* Everything that reads the old mapping stops first. */
 		marks_panel_stop(ui);
+		funcs_stop(ui);
 		search_ui_free(ui);
 		session_shrunk(ui);
 	}

@@ -7,6 +7,7 @@
 
 #include "browser.h"
 #include "cmd.h"
+#include "funcs.h"
 #include "listnav.h"
 #include "marks.h"
 #include "marks_panel.h"
@@ -59,6 +60,7 @@ int streams_ui_switch(struct ui *ui, int s)
 	/* A search reads this stream and its index. */
 	search_ui_free(ui);
 	marks_panel_stop(ui);
+	funcs_stop(ui);
 	session_idx_stop(ui);
 	if (ui->stream_no < SU_MAX_STREAMS) {
 		su.cursor[ui->stream_no] = ui->cursor;

@@ -35,6 +35,8 @@
  *   browser.c       the browser view: layout, keys, mouse; too-small screen.
  *   help.c          the help and messages pager view and its rows.
  *   stalls.c        the stalls list view and :stalls.
+ *   funcs.c         the function view (:funcs, F): a range's call tree,
+ *                   built in the background (src/ctjob.h).
  *   iterations.c    :iterations, the loop iterations view.
  *   session.c       the index in the background (start, poll, cancel,
  *                   cache), the first time, recovery when the trace shrinks.
