@@ -1,0 +1,122 @@
+#!/bin/sh
+# t_ui_funcs -- the function view (:funcs, F) in --script mode:
+#  - on p_loops recorded here by ptrecord (one thread: the same trace every
+#    time on one machine) with its code as --raw dumps, the screens in
+#    tests/golden/ui_funcs/ (the tree, a subtree opened, sorted by
+#    instructions), and in ASCII not one byte outside ASCII;
+#  - on p_sample recorded as `make sample-code` records it (four threads on
+#    two CPUs, perf.data sideband; not the same twice, so no golden): the
+#    rows shown equal `ptbrowse calls` of the same range, row by row
+#    (calls, instructions, cycles with callees and own, function), for the
+#    whole stream and for a region of the marks (:funcs REGION and
+#    calls TRACE:REGION); its title's total is calls' total; a range from
+#    the middle has calls' instructions (its cycles may be known from the
+#    first packet on, where calls starts the time model at the PSB);
+#  - without code it says why, and Enter jumps to the browser.
+# UPDATE=1 rewrites the golden screens (look at them before committing).
+set -u
+: "${PTBROWSE:?}" "${BUILD:?}"
+golden=tests/golden/ui_funcs
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
+unset TERM
+bad() { echo "FAIL $*"; fail=1; }
+PTBROWSE=$(cd "$(dirname "$PTBROWSE")" && pwd)/$(basename "$PTBROWSE")
+for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample" \
+	"$BUILD/progs/p_loops"; do
+	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
+done
+
+# --- golden screens on p_loops
+"$BUILD/tools/ptrecord" --psb-period 128 -q -o "$tmp/l.pt" "$BUILD/progs/p_loops" \
+	>/dev/null 2>&1 || { echo "FAIL ptrecord p_loops"; exit 1; }
+raw=$(sed -n 's,^--raw ,--raw=,p' "$tmp/l.pt.options")
+cat > "$tmp/keys" <<EOF
+wait-index
+:funcs 0 0x1000
+:save-screen $tmp/tree.txt
+j O
+:save-screen $tmp/open.txt
+s
+:save-screen $tmp/insns.txt
+q
+EOF
+(cd "$tmp" && LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script keys \
+	--size 110x30 $raw l.pt) > "$tmp/out" 2>&1 || bad "p_loops: exit status $? ($(cat "$tmp/out"))"
+for s in tree open insns; do
+	if [ "${UPDATE:-}" = 1 ]; then
+		mkdir -p "$golden" && cp "$tmp/$s.txt" "$golden/$s.txt"
+		continue
+	fi
+	[ -f "$tmp/$s.txt" ] || { bad "no screen $s"; continue; }
+	diff -u "$golden/$s.txt" "$tmp/$s.txt" || bad "screen $s differs"
+done
+(cd "$tmp" && LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --ascii --script keys \
+	--size 110x30 $raw l.pt) > "$tmp/out" 2>&1 || bad "--ascii: exit status $?"
+LC_ALL=C grep -q '[^ -~]' "$tmp/tree.txt" "$tmp/open.txt" && bad "--ascii screens hold non-ASCII bytes"
+
+# without code: the reason, on the message line
+printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/nocode.txt\n' "$tmp" > "$tmp/keys"
+(cd "$tmp" && "$PTBROWSE" --no-state --script keys --size 110x30 l.pt) >/dev/null 2>&1
+grep -q 'funcs: no code given' "$tmp/nocode.txt" || bad "no code: $(tail -1 "$tmp/nocode.txt")"
+
+# --- the sample against calls
+sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
+	{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+perf=$tmp/rec/perf.data
+
+# calls' tree rows down to depth 2 (what the view opens first) as
+# "calls insns cycles self function"
+calls_rows() {
+	awk '/^   calls  instructions/ { on = 1; next } on && NF == 0 { exit }
+		on { ind = index($0, $NF) - 72; if (ind <= 2) print $1, $2, $3, $4, $NF }' "$1"
+}
+# the view's rows likewise (the rows after the two title lines, up to the
+# status lines)
+view_rows() {
+	awk 'NR > 2 && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $NF }' "$1"
+}
+# the view's total cycles and calls' ("cycles X" in their first lines)
+view_total() { sed -n '1s/.*insns, cycles \([^,]*\),.*/\1/p' "$1"; }
+calls_total() { sed -n '1s/.*instructions, cycles \([^,]*\),.*/\1/p' "$1"; }
+
+size=$("$PTBROWSE" calls --no-tree --top 1 --stream cpu0 "$perf" 2>/dev/null |
+	sed -n '1s/.*0x0, \(0x[0-9a-f]*\)).*/\1/p')
+[ -n "$size" ] || bad "no size of cpu0"
+cat > "$tmp/keys" <<EOF
+wait-index
+:funcs 0 $size
+:save-screen $tmp/whole.txt
+:region rg 0 0x3000
+:funcs rg
+:save-screen $tmp/region.txt
+:funcs 0x2000 $size
+:save-screen $tmp/mid.txt
+Enter
+:save-screen $tmp/jumped.txt
+EOF
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --script "$tmp/keys" --size 200x300 "$perf" \
+	> "$tmp/out" 2>&1 || bad "sample: exit status $? ($(cat "$tmp/out"))"
+"$PTBROWSE" calls --stream cpu0 "$perf:0-$size" > "$tmp/c.whole" 2>/dev/null ||
+	bad "calls whole"
+"$PTBROWSE" calls --stream cpu0 "$perf:rg" > "$tmp/c.region" 2>"$tmp/err" ||
+	bad "calls region: $(cat "$tmp/err")"
+"$PTBROWSE" calls --stream cpu0 "$perf:0x2000-$size" > "$tmp/c.mid" 2>/dev/null ||
+	bad "calls mid"
+for s in whole region; do
+	view_rows "$tmp/$s.txt" > "$tmp/v.$s.rows"
+	calls_rows "$tmp/c.$s" > "$tmp/c.$s.rows"
+	[ -s "$tmp/v.$s.rows" ] || bad "$s: no rows in the view"
+	diff -u "$tmp/c.$s.rows" "$tmp/v.$s.rows" > "$tmp/d.$s" || {
+		bad "$s: the view's rows are not calls' rows"; cat "$tmp/d.$s"; }
+	[ "$(view_total "$tmp/$s.txt")" = "$(calls_total "$tmp/c.$s")" ] ||
+		bad "$s: cycles $(view_total "$tmp/$s.txt"), calls says $(calls_total "$tmp/c.$s")"
+done
+vn=$(sed -n '1s/.*): \([0-9]*\) insns.*/\1/p' "$tmp/mid.txt")
+cn=$(sed -n '1s/.*): \([0-9]*\) instructions.*/\1/p' "$tmp/c.mid")
+[ -n "$vn" ] && [ "$vn" = "$cn" ] || bad "mid: $vn instructions, calls $cn"
+grep -q 'functions of' "$tmp/jumped.txt" && bad "Enter did not leave the view"
+head -1 "$tmp/jumped.txt" | grep -q 'perf.data' || bad "Enter: not the browser: $(head -1 "$tmp/jumped.txt")"
+exit $fail

@@ -1,0 +1,524 @@
+/* funcs -- the function view: a range's call tree, built in the
+ * background, as an outline with a bar per call path (see funcs.h). */
+#include <curses.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calltree.h"
+#include "cmd.h"
+#include "code.h"
+#include "ctjob.h"
+#include "funcs.h"
+#include "listnav.h"
+#include "marks.h"
+#include "marks_ui.h"
+#include "msg.h"
+#include "nav.h"
+#include "prompt.h"
+#include "screen.h"
+#include "status.h"
+#include "symfmt.h"
+#include "timefmt.h"
+#include "trace.h"
+#include "ui.h"
+
+/* The bar's width, in cells. */
+#define FV_BAR 10
+/* Rows above the list: the title and the column heads. */
+#define FV_HEAD 2
+
+/* The view's state (one browser per process). */
+static struct {
+	struct ctjob job;	/* the tree built or being built */
+	int job_on;		/* job holds a started job (release it) */
+	const struct img *img;	/* the stream it decodes */
+	char what[160];		/* "the window", "region NAME", ... */
+	enum ct_order order;
+	uint8_t *open;		/* per node: its children are shown */
+	uint32_t *rows;		/* the nodes shown, in order */
+	uint32_t *kids;		/* scratch for ct_children() */
+	size_t nrows;
+	int rows_valid;		/* rows match the tree, open and order */
+	struct listnav nav;
+} fv;
+
+static const struct view_ops funcs_view;
+
+int funcs_busy(const struct ui *ui)
+{
+	(void)ui;
+	return fv.job_on && !atomic_load(&fv.job.finished);
+}
+
+void funcs_stop(struct ui *ui)
+{
+	(void)ui;
+	if (fv.job_on)
+		ctjob_release(&fv.job);
+	fv.job_on = 0;
+	free(fv.open);
+	free(fv.rows);
+	free(fv.kids);
+	fv.open = NULL;
+	fv.rows = fv.kids = NULL;
+	fv.nrows = 0;
+	fv.rows_valid = 0;
+	view_close(&ui->vs, &funcs_view);
+}
+
+int funcs_interrupt(struct ui *ui)
+{
+	if (!funcs_busy(ui))
+		return 0;
+	ctjob_cancel(&fv.job);
+	msg_report(ui, UI_WARN, "function view: stopped; the tree is partial");
+	return 1;
+}
+
+/* The tree, once built (partial after C-c), or NULL. */
+static const struct ct *fv_tree(void)
+{
+	if (!fv.job_on || !atomic_load(&fv.job.finished))
+		return NULL;
+	return fv.job.ct;
+}
+
+/* Add node @n's children (sorted) to the rows, and theirs where open. */
+static void fv_add(const struct ct *ct, uint32_t n)
+{
+	size_t nn = ct_nnodes(ct), k, i;
+	uint32_t *mine;
+
+	k = ct_children(ct, n, fv.order, fv.kids, nn);
+	if (!k)
+		return;
+	/* fv.kids is reused further down: keep this level's copy */
+	mine = malloc(k * sizeof(*mine));
+	if (!mine)
+		return;
+	memcpy(mine, fv.kids, k * sizeof(*mine));
+	for (i = 0; i < k; i++) {
+		fv.rows[fv.nrows++] = mine[i];
+		if (fv.open[mine[i]])
+			fv_add(ct, mine[i]);
+	}
+	free(mine);
+}
+
+/* The rows shown: the open nodes' children, depth first. */
+static void fv_rows(void)
+{
+	const struct ct *ct = fv_tree();
+
+	if (fv.rows_valid)
+		return;
+	fv.nrows = 0;
+	fv.rows_valid = 1;
+	if (!ct || !fv.rows)
+		return;
+	fv_add(ct, CT_ROOT);
+}
+
+/* The tree is there: make the per-node arrays and open the first levels,
+ * so the first screen shows who calls whom. */
+static void fv_tree_ready(void)
+{
+	const struct ct *ct = fv_tree();
+	size_t nn, i;
+
+	if (!ct || fv.open)
+		return;
+	nn = ct_nnodes(ct);
+	fv.open = calloc(nn, 1);
+	fv.rows = calloc(nn, sizeof(*fv.rows));
+	fv.kids = calloc(nn, sizeof(*fv.kids));
+	if (!fv.open || !fv.rows || !fv.kids)
+		return;
+	for (i = 0; i < nn; i++)
+		fv.open[i] = ct_node(ct, (uint32_t)i)->depth < 2;
+	fv.rows_valid = 0;
+}
+
+/* The first PSB at or after @from's time model from the index, so that
+ * cycles are known from the range's first packet.  Returns 0 if set. */
+static int fv_carry(struct ui *ui, uint64_t from, struct tm_carry *c)
+{
+	struct idx_seek sk;
+	size_t k = 0;
+
+	if (!ui->idx || !ui->idx_ops_set)
+		return -1;
+	if (idx_find(ui->idx, from, &k))
+		k = 0;
+	if (idx_seek(ui->idx, k, &sk))
+		return -1;
+	if (sk.offset < from && idx_seek(ui->idx, ++k, &sk))
+		return -1;
+	return idx_seek_carry(ui->idx, k, c) ? -1 : 0;
+}
+
+/* Start building the tree of [@from, @to), named @what.  Returns UI_DRAW_*. */
+static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
+{
+	const struct imgset *set = code_imgset(ui);
+
+	if (to > ui->img->size)
+		to = ui->img->size;
+	if (from >= to) {
+		msg_report(ui, UI_ERROR, "funcs: an empty range (0x%" PRIx64 "-0x%" PRIx64 ")",
+			   from, to);
+		return UI_DRAW_STATUS;
+	}
+	if (!set || code_why(ui)) {
+		msg_report(ui, UI_ERROR, "funcs: %s", code_why(ui) ? code_why(ui) :
+			   "the images could not be loaded");
+		return UI_DRAW_STATUS;
+	}
+	/* the same range again: the tree is there */
+	if (fv.job_on && atomic_load(&fv.job.finished) && !fv.job.result &&
+	    fv.img == ui->img && fv.job.from == from && fv.job.to == to) {
+		snprintf(fv.what, sizeof(fv.what), "%s", what);
+		view_push(&ui->vs, &funcs_view, NULL);
+		return UI_DRAW_ALL;
+	}
+	funcs_stop(ui);
+	memset(&fv.job, 0, sizeof(fv.job));
+	fv.job.t = ui->trace;
+	fv.job.stream = ui->stream_no;
+	fv.job.set = set;
+	fv.job.tm = &ui->tmcfg;
+	fv.job.from = from;
+	fv.job.to = to;
+	fv.job.have_carry = !fv_carry(ui, from, &fv.job.carry);
+	fv.img = ui->img;
+	snprintf(fv.what, sizeof(fv.what), "%s", what);
+	fv.nav.sel = fv.nav.top = 0;
+	if (ctjob_start(&fv.job) < 0) {
+		msg_report(ui, UI_ERROR, "funcs: out of memory");
+		return UI_DRAW_STATUS;
+	}
+	fv.job_on = 1;
+	/* A script reads the screen right after the key: wait for it. */
+	if (ui->headless)
+		while (!atomic_load(&fv.job.finished))
+			usleep(1000);
+	view_push(&ui->vs, &funcs_view, NULL);
+	return UI_DRAW_ALL;
+}
+
+/* The offset just past the packet pane's last row. */
+static uint64_t fv_window_end(struct ui *ui)
+{
+	struct win_iter it = { 0 };
+	uint64_t end = ui->img->size;
+	int n = nav_view_rows(ui);
+
+	if (win_seek(&it, ui->wc, ui->top))
+		return end;
+	while (n-- > 0)
+		if (win_next(&it)) {
+			win_iter_release(&it);
+			return end;
+		}
+	end = win_row(&it)->pkt.offset;
+	win_iter_release(&it);
+	return end;
+}
+
+/* An offset @spec names (a mark, a region's start or end with @end, a
+ * number) into *@off.  Returns 0, or -1 after saying why. */
+static int fv_resolve(struct ui *ui, const char *spec, int end, uint64_t *off)
+{
+	char *e;
+
+	if (ui->bm && !marks_resolve(ui->bm, spec, end, off))
+		return 0;
+	if (!ui->bm && *spec >= '0' && *spec <= '9') {
+		*off = strtoull(spec, &e, 0);
+		if (!*e)
+			return 0;
+	}
+	msg_report(ui, UI_ERROR, "funcs: no mark, region or offset '%s'", spec);
+	return -1;
+}
+
+/* :funcs                the selection (v), else the packet pane's rows
+ * :funcs REGION         a region (a mark: from there to the end)
+ * :funcs FROM TO        between two marks, regions' edges or offsets */
+static int funcs_cmd(struct ui *ui, const struct cmd_args *a)
+{
+	uint64_t from, to;
+	char what[160];
+
+	if (a->argc > 3) {
+		msg_report(ui, UI_ERROR, "usage: funcs [REGION | FROM TO]");
+		return UI_DRAW_STATUS;
+	}
+	if (a->argc == 1 && marks_ui_visual(ui)) {
+		marks_ui_selection(ui, &from, &to);
+		marks_ui_cancel(ui);
+		snprintf(what, sizeof(what), "the selection");
+	} else if (a->argc == 1) {
+		from = ui->top;
+		to = fv_window_end(ui);
+		snprintf(what, sizeof(what), "the window");
+	} else if (a->argc == 2) {
+		long i = ui->bm ? marks_find(ui->bm, a->argv[1]) : -1;
+
+		if (fv_resolve(ui, a->argv[1], 0, &from))
+			return UI_DRAW_STATUS;
+		to = i >= 0 && marks_at(ui->bm, (size_t)i)->kind == BM_REGION ?
+		     marks_at(ui->bm, (size_t)i)->to : ui->img->size;
+		snprintf(what, sizeof(what), "%s %.100s", i >= 0 &&
+			 marks_at(ui->bm, (size_t)i)->kind == BM_REGION ? "region" : "from",
+			 a->argv[1]);
+	} else {
+		if (fv_resolve(ui, a->argv[1], 0, &from) ||
+		    fv_resolve(ui, a->argv[2], 1, &to))
+			return UI_DRAW_STATUS;
+		if (to < from) {
+			uint64_t t = to;
+
+			to = from;
+			from = t;
+		}
+		snprintf(what, sizeof(what), "%.60s to %.60s", a->argv[1], a->argv[2]);
+	}
+	return fv_start(ui, from, to, what);
+}
+
+/* @ticks as time into @buf: ns where the TSC frequency is known, else
+ * ticks ("≈" on an estimated frequency). */
+static void fv_time(struct ui *ui, uint64_t ticks, char *buf, size_t size)
+{
+	double ns = timefmt_tsc_diff(ui, 0, ticks);
+	char t[40];
+
+	if (isnan(ns)) {
+		snprintf(buf, size, "%" PRIu64 "tk", ticks);
+		return;
+	}
+	timefmt_ns(t, sizeof(t), ns);
+	snprintf(buf, size, "%s%s", timefmt_estimated(ui) ? screen_glyph(ui, "≈", "~") : "", t);
+}
+
+/* The bar of @n's share of the root: cycles where the root's are known,
+ * else instructions (the title says which). */
+static void fv_bar(struct ui *ui, const struct ct *ct, const struct ct_node *n,
+		   char *buf, size_t size)
+{
+	const struct ct_node *root = ct_node(ct, CT_ROOT);
+	double share;
+	int w, i;
+	size_t at = 0;
+
+	if (root->total.lo)
+		share = (double)n->total.lo / (double)root->total.lo;
+	else
+		share = root->insns ? (double)n->insns / (double)root->insns : 0;
+	w = (int)lround(share * FV_BAR);
+	if (w == 0 && share > 0)
+		w = 1;
+	buf[0] = 0;
+	for (i = 0; i < FV_BAR; i++)
+		at += (size_t)snprintf(buf + at, size - at, "%s", i < w ?
+				       screen_glyph(ui, "█", "#") : " ");
+}
+
+/* One node's row into @buf. */
+static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, char *buf,
+		   size_t size)
+{
+	const struct ct_node *n = ct_node(ct, i);
+	const struct ct_func *f = ct_func(ct, n->func);
+	char tot[48], self[48], tm[48], bar[FV_BAR * 4 + 1], name[512];
+	const char *sign = n->first_child == CT_NONE ? " " : fv.open[i] ?
+			   screen_glyph(ui, "▾", "-") : screen_glyph(ui, "▸", "+");
+
+	if (f && f->kind == SYMFMT_SEGMENT)
+		snprintf(name, sizeof(name), "[%s]", f->name);
+	else
+		snprintf(name, sizeof(name), "%s", f ? f->name : "?");
+	fv_time(ui, n->tsc_ticks, tm, sizeof(tm));
+	fv_bar(ui, ct, n, bar, sizeof(bar));
+	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %14s %14s %10s %s %*s%s %s",
+		 n->calls, n->insns, ct_sum_str(&n->total, tot, sizeof(tot)),
+		 ct_sum_str(&n->self, self, sizeof(self)), tm, bar,
+		 (int)(2 * (n->depth - 1)), "", sign, name);
+}
+
+/* The title: what, the range, the totals or the progress. */
+static void fv_title(struct ui *ui, char *buf, size_t size)
+{
+	static const char *const orders[] = { "cycles", "insns", "calls" };
+	const struct ct *ct = fv_tree();
+	uint64_t d = atomic_load(&fv.job.done), tot = fv.job.to - fv.job.from;
+	char cyc[48], tm[48];
+	int k;
+
+	k = snprintf(buf, size, " functions of %s [0x%" PRIx64 ", 0x%" PRIx64 "): ", fv.what,
+		     fv.job.from, fv.job.to);
+	if (k < 0 || (size_t)k >= size)
+		return;
+	if (!ct && fv.job_on && !atomic_load(&fv.job.finished)) {
+		snprintf(buf + k, size - (size_t)k, "building %.0f%%  (C-c stops)",
+			 tot ? 100.0 * (double)d / (double)tot : 0.0);
+		return;
+	}
+	if (!ct) {
+		snprintf(buf + k, size - (size_t)k, "failed: %s", pte_strerror(fv.job.result));
+		return;
+	}
+	fv_time(ui, ct_node(ct, CT_ROOT)->tsc_ticks, tm, sizeof(tm));
+	snprintf(buf + k, size - (size_t)k, "%" PRIu64 " insns, cycles %s, %s%s%s  by %s",
+		 ct_node(ct, CT_ROOT)->insns,
+		 ct_sum_str(&ct_node(ct, CT_ROOT)->total, cyc, sizeof(cyc)), tm,
+		 fv.job.result == -pte_canceled ? "  STOPPED: partial" : "",
+		 ct_truncated(ct) ? "  (deep calls folded)" : "", orders[fv.order]);
+}
+
+static void funcs_draw(struct ui *ui, struct view *v)
+{
+	const struct ct *ct = fv_tree();
+	long h = ui->rows - 2 - FV_HEAD > 1 ? ui->rows - 2 - FV_HEAD : 1, i;
+	char buf[1024];
+	int y;
+
+	(void)v;
+	fv_tree_ready();
+	fv_rows();
+	erase();
+	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
+	screen_clear(0, 0, ui->cols);
+	fv_title(ui, buf, sizeof(buf));
+	screen_put(0, 0, ui->cols, buf);
+	attrset(A_BOLD);
+	snprintf(buf, sizeof(buf), "%7s %10s %14s %14s %10s %-*s %s", "calls", "insns",
+		 "cycles", "self", "time", FV_BAR,
+		 ct && ct_node(ct, CT_ROOT)->total.lo ? "cycles" : "insns",
+		 "function  (Enter jumps, o opens, s sorts)");
+	screen_clear(1, 0, ui->cols);
+	screen_put(1, 0, ui->cols, buf);
+	attrset(A_NORMAL);
+	listnav_fit(&fv.nav, (long)fv.nrows, h);
+	for (y = 0, i = fv.nav.top; ct && y < h && i < (long)fv.nrows; y++, i++) {
+		fv_row(ui, ct, fv.rows[i], buf, sizeof(buf));
+		attrset(i == fv.nav.sel ? A_REVERSE : A_NORMAL);
+		screen_clear(FV_HEAD + y, 0, ui->cols);
+		screen_put(FV_HEAD + y, 0, ui->cols, buf);
+	}
+	attrset(A_NORMAL);
+	if (ct && !fv.nrows)
+		screen_put(FV_HEAD, 1, ui->cols - 1, fv.job.result == -pte_sigbus ?
+			   "(the trace shrank)" : "(no instructions in the range)");
+	status_draw(ui);
+}
+
+/* Open or close node @n's children (@how 1 open, 0 close, -1 toggle);
+ * @all: its whole subtree too. */
+static void fv_open(const struct ct *ct, uint32_t n, int how, int all)
+{
+	uint32_t c;
+
+	fv.open[n] = (uint8_t)(how < 0 ? !fv.open[n] : how);
+	if (all)
+		for (c = ct_node(ct, n)->first_child; c != CT_NONE;
+		     c = ct_node(ct, c)->next_sibling)
+			fv_open(ct, c, fv.open[n], 1);
+	fv.rows_valid = 0;
+}
+
+/* h, Left: close the node, or go to its parent. */
+static void fv_left(const struct ct *ct, uint32_t n)
+{
+	uint32_t p = ct_node(ct, n)->parent;
+	size_t i;
+
+	if (fv.open[n] && ct_node(ct, n)->first_child != CT_NONE) {
+		fv_open(ct, n, 0, 0);
+		return;
+	}
+	for (i = 0; p != CT_ROOT && i < fv.nrows; i++)
+		if (fv.rows[i] == p)
+			fv.nav.sel = (long)i;
+}
+
+static int funcs_key(struct ui *ui, struct view *v, int key)
+{
+	const struct ct *ct = fv_tree();
+	long h = ui->rows - 2 - FV_HEAD > 1 ? ui->rows - 2 - FV_HEAD : 1;
+	uint32_t n;
+
+	ui->msg[0] = 0;
+	fv_tree_ready();
+	fv_rows();
+	if (listnav_key(&fv.nav, key, (long)fv.nrows, h))
+		return UI_DRAW_ALL;
+	switch (key) {
+	case 'q': case 27: case 'Q': case 7:	/* C-g */
+		view_close(&ui->vs, v->ops);
+		return UI_DRAW_ALL;
+	case 3:	/* C-c */
+		funcs_interrupt(ui);
+		return UI_DRAW_ALL;
+	case ':':
+		prompt_open(ui, NULL);
+		return UI_DRAW_ALL;
+	case 's':
+		fv.order = (enum ct_order)((fv.order + 1) % 3);
+		fv.rows_valid = 0;
+		return UI_DRAW_ALL;
+	}
+	if (!ct || !fv.nrows || !fv.open || fv.nav.sel >= (long)fv.nrows)
+		return UI_DRAW_NONE;
+	n = fv.rows[fv.nav.sel];
+	switch (key) {
+	case '\r': case '\n': case KEY_ENTER:
+		view_close(&ui->vs, v->ops);
+		return nav_jump(ui, ct_node(ct, n)->offset);
+	case 'o': case '\t':
+		fv_open(ct, n, -1, 0);
+		return UI_DRAW_ALL;
+	case 'l': case KEY_RIGHT:
+		fv_open(ct, n, 1, 0);
+		return UI_DRAW_ALL;
+	case 'O': case '*':
+		fv_open(ct, n, 1, 1);
+		return UI_DRAW_ALL;
+	case 'c':
+		fv_open(ct, n, 0, 1);
+		return UI_DRAW_ALL;
+	case 'h': case KEY_LEFT:
+		fv_left(ct, n);
+		return UI_DRAW_ALL;
+	default:
+		return UI_DRAW_NONE;
+	}
+}
+
+static void funcs_close(struct ui *ui, struct view *v)
+{
+	(void)v;
+	/* a build under way is of no use any more; a finished tree stays
+	 * for :funcs of the same range */
+	if (funcs_busy(ui))
+		ctjob_cancel(&fv.job);
+}
+
+static const struct view_ops funcs_view = {
+	.name = "funcs",
+	.flags = VIEW_OPAQUE,
+	.draw = funcs_draw,
+	.key = funcs_key,
+	.close = funcs_close,
+};
+
+static const struct cmd_row funcs_rows[] = {
+	{ ACTION_FUNCS, funcs_cmd, CMD_WORDS, 0, 0 },
+};
+
+CMD_TABLE(funcs_cmds, funcs_rows);

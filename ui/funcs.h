@@ -1,0 +1,29 @@
+/*
+ * funcs -- the function view (:funcs [REGION | FROM TO], F): the call
+ * tree of the packet pane's rows, the visual selection, a region or the
+ * range between two marks, built in the background (src/ctjob.h) with
+ * progress and C-c; each call path with its calls, instructions, cycles
+ * (with its callees and its own, exact or bounded as the trace says),
+ * time and a bar of its share, like a flame chart turned on its side.
+ * Nodes open and close, sort by cycles, instructions or calls, and Enter
+ * jumps to a node's first call.
+ */
+#ifndef FUNCS_H
+#define FUNCS_H
+
+struct cmd_table;
+struct ui;
+
+/* :funcs (cmd.h). */
+extern const struct cmd_table funcs_cmds;
+
+/* Whether the tree is being built (the loop polls faster). */
+int funcs_busy(const struct ui *ui);
+/* C-c: stop building.  Returns 1 if a build was running (and says so),
+ * 0 if not. */
+int funcs_interrupt(struct ui *ui);
+/* Stop building and free the tree (before the trace, the stream or the
+ * images go away: reload, stream switch, quit). */
+void funcs_stop(struct ui *ui);
+
+#endif /* FUNCS_H */
