@@ -9,10 +9,30 @@
 #include <string.h>
 
 #include "iter.h"
+#include "pool.h"
 #include "tm.h"
 
 #define ITER_MAX_BOUNDS	((size_t)1 << 22)
 #define CANCEL_STEP	(256u << 10)	/* bytes between cancel checks */
+#define UNIT_SEGS	64		/* segments per unit at most, a
+					 * multiple of the index's carry step */
+
+/* What one unit (a run of segments from a carry) found. */
+struct iter_unit {
+	struct iter_bound *b;
+	size_t n, cap;
+	uint64_t end;		/* its last byte + 1 */
+	uint64_t head_hi;	/* the first CYC's cycles before its first
+				 * boundary (the previous unit's last
+				 * boundary's upper bound) */
+	uint8_t head;		/* 0: neither a CYC nor lost data before its
+				 * first boundary; 1: head_hi; 2: an error
+				 * first (that bound stays unknown) */
+	uint8_t head_lost;	/* data lost before its first boundary */
+	uint8_t tail_lost;	/* data lost after its last boundary */
+	uint8_t tail_want;	/* its last boundary awaits its upper bound
+				 * from the next unit */
+};
 
 struct iter_job {
 	const struct img *img;
@@ -23,6 +43,10 @@ struct iter_job {
 	pthread_t thread;
 	atomic_int cancel;
 	atomic_int finished;
+	struct iter_unit *units;
+	size_t nunits, unit_segs;
+	int pending_hi;		/* the last merged boundary awaits cyc_hi */
+	int lost;		/* data lost since the last merged boundary */
 	atomic_uint_fast64_t done;
 	atomic_size_t nbounds;
 	int status;
@@ -35,41 +59,36 @@ struct iter_job {
 /* The walk's state across segments. */
 struct iter_walk {
 	struct iter_job *j;
+	struct iter_unit *u;
 	struct tm_model tm;
 	int lost;		/* data lost since the last boundary */
 	int want_hi;		/* the last boundary awaits its upper bound */
 };
 
-static int iter_push(struct iter_job *j, const struct iter_bound *b)
+/* Append @b to @u's boundaries.  Returns 0 or -pte_nomem. */
+static int iter_push(struct iter_unit *u, const struct iter_bound *b)
 {
-	size_t n = atomic_load(&j->nbounds);
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		struct iter_bound *v = realloc(u->b, cap * sizeof(*v));
 
-	if (n == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 1024;
-		struct iter_bound *v;
-
-		if (cap > j->opts.max_bounds)
-			cap = j->opts.max_bounds;
-		if (n == cap)
-			return 1;
-		v = realloc(j->b, cap * sizeof(*v));
 		if (!v)
 			return -pte_nomem;
-		j->b = v;
-		j->cap = cap;
+		u->b = v;
+		u->cap = cap;
 	}
-	j->b[n] = *b;
-	atomic_store(&j->nbounds, n + 1);
+	u->b[u->n++] = *b;
 	return 0;
 }
 
-/* Feed packet @pkt: a boundary if the predicate holds, the upper cycle
- * bound of the last boundary at the next CYC.
- * Returns 0, 1 at max_bounds, or -pte_nomem. */
+/* Feed packet @pkt: a boundary if the predicate holds; at the next CYC,
+ * the upper cycle bound of the last boundary (or, before the unit's
+ * first boundary, of the previous unit's last).
+ * Returns 0 or -pte_nomem. */
 static int iter_packet(struct iter_walk *w, struct srch_ctx *ctx,
 		       const struct pkt *pkt)
 {
-	struct iter_job *j = w->j;
+	struct iter_unit *u = w->u;
 	struct tm_stamp st;
 	struct iter_bound b;
 	int r;
@@ -77,10 +96,15 @@ static int iter_packet(struct iter_walk *w, struct srch_ctx *ctx,
 	srch_step(ctx, pkt);
 	if (pkt->type == PKT_OVF)
 		w->lost = 1;
-	if (!srch_match(j->pred, pkt, ctx)) {
-		if (w->want_hi && pkt->type == PKT_CYC) {
+	if (!srch_match(w->j->pred, pkt, ctx)) {
+		if (pkt->type == PKT_CYC && (w->want_hi || (!u->n && !u->head))) {
 			tm_step(&w->tm, pkt, &st);
-			j->b[atomic_load(&j->nbounds) - 1].cyc_hi = st.cycles;
+			if (u->n) {
+				u->b[u->n - 1].cyc_hi = st.cycles;
+			} else {
+				u->head = 1;
+				u->head_hi = st.cycles;
+			}
 			w->want_hi = 0;
 			return 0;
 		}
@@ -95,7 +119,7 @@ static int iter_packet(struct iter_walk *w, struct srch_ctx *ctx,
 	b.cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
 	b.flags = st.flags;
 	b.lost = (uint8_t)(w->lost || (st.flags & TM_F_OVF));
-	r = iter_push(j, &b);
+	r = iter_push(u, &b);
 	if (r)
 		return r;
 	w->lost = 0;
@@ -103,8 +127,19 @@ static int iter_packet(struct iter_walk *w, struct srch_ctx *ctx,
 	return 0;
 }
 
+/* Data was lost here: the next boundary's iteration is broken, and the
+ * last boundary's upper bound stays unknown. */
+static void iter_lost(struct iter_walk *w)
+{
+	tm_gap(&w->tm);
+	w->lost = 1;
+	w->want_hi = 0;
+	if (!w->u->n && !w->u->head)
+		w->u->head = 2;
+}
+
 /* Walk segment [@off, @end) from its PSB.
- * Returns 0, 1 at max_bounds, -pte_canceled or -pte_nomem. */
+ * Returns 0, -pte_canceled or -pte_nomem. */
 static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 {
 	struct iter_job *j = w->j;
@@ -114,10 +149,8 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 	uint64_t next = off + CANCEL_STEP;
 	int r;
 
-	if (img_gap_at(j->img, off)) {
-		tm_gap(&w->tm);
-		w->lost = 1;
-	}
+	if (img_gap_at(j->img, off))
+		iter_lost(w);
 	if (img_cursor_init(&cur, j->img, off) < 0)
 		return 0;
 	srch_ctx_init(&ctx, j->pred, j->img);
@@ -125,7 +158,6 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 		if (img_cursor_offset(&cur) >= next) {
 			if (atomic_load(&j->cancel))
 				return -pte_canceled;
-			atomic_store(&j->done, img_cursor_offset(&cur));
 			next = img_cursor_offset(&cur) + CANCEL_STEP;
 		}
 		r = img_cursor_next(&cur, &pkt);
@@ -133,16 +165,13 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 			return 0;
 		if (cur.gap) {
 			cur.gap = 0;
-			tm_gap(&w->tm);
-			w->lost = 1;
+			iter_lost(w);
 		}
 		if (r >= 0 && pkt.offset + pkt.size > end)
 			r = -pte_truncated;
 		if (r < 0) {
 			/* As the time pass: the rest of the segment is lost. */
-			tm_gap(&w->tm);
-			w->lost = 1;
-			w->want_hi = 0;
+			iter_lost(w);
 			return 0;
 		}
 		r = iter_packet(w, &ctx, &pkt);
@@ -152,45 +181,133 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 	return 0;
 }
 
-static int iter_body(void *arg)
+/* Pool unit @k: segments [k * unit_segs, ...) from the carry at the
+ * first (a multiple of the index's carry step, so it costs no decode). */
+static int iter_run(void *ctx, unsigned worker, size_t k)
 {
-	struct iter_job *j = arg;
-	struct iter_walk w = { .j = j };
+	struct iter_job *j = ctx;
+	struct iter_unit *u = &j->units[k];
+	struct iter_walk w = { .j = j, .u = u };
 	struct idx_seek sk, nx;
 	struct tm_carry c;
-	size_t i, n = idx_nseeks(j->idx);
+	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop;
 	int r;
 
+	(void)worker;
+	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
 	tm_init(&w.tm, &j->cfg);
-	if (!n || idx_seek(j->idx, 0, &sk))
-		return 0;
-	r = idx_seek_carry(j->idx, 0, &c);
+	r = idx_seek_carry(j->idx, i, &c);
 	if (r < 0)
 		return r;
 	if (!r)
 		tm_restore(&w.tm, &c);
-	for (i = 0; i < n; i++, sk = nx) {
-		uint64_t end = j->img->size;
-
+	if (idx_seek(j->idx, i, &sk))
+		return -pte_internal;
+	for (; i < stop; i++, sk = nx) {
+		u->end = j->img->size;
 		if (i + 1 < n && !idx_seek(j->idx, i + 1, &nx))
-			end = nx.offset;
-		r = iter_segment(&w, sk.offset, end);
+			u->end = nx.offset;
+		r = iter_segment(&w, sk.offset, u->end);
 		if (r)
 			return r;
-		atomic_store(&j->done, end);
 	}
+	u->tail_lost = (uint8_t)w.lost;
+	u->tail_want = (uint8_t)w.want_hi;
 	return 0;
+}
+
+/* Unit @k, in order: its boundaries appended, what crosses from the one
+ * before settled (the upper bound it awaited, data lost before its
+ * first boundary).  Returns 0, -pte_nomem, or -pte_canceled at
+ * max_bounds (truncated set). */
+static int iter_merge(void *ctx, size_t k)
+{
+	struct iter_job *j = ctx;
+	struct iter_unit *u = &j->units[k];
+	size_t n = atomic_load(&j->nbounds), want = n + u->n;
+	int r = 0;
+
+	if (j->pending_hi && u->head) {
+		if (u->head == 1)
+			j->b[n - 1].cyc_hi = u->head_hi;
+		j->pending_hi = 0;
+	}
+	if (want > j->opts.max_bounds) {
+		want = j->opts.max_bounds;
+		j->truncated = 1;
+		r = -pte_canceled;
+	}
+	if (want > j->cap) {
+		size_t cap = j->cap ? j->cap : 1024;
+		struct iter_bound *v;
+
+		while (cap < want)
+			cap *= 2;
+		v = realloc(j->b, cap * sizeof(*v));
+		if (!v)
+			return -pte_nomem;
+		j->b = v;
+		j->cap = cap;
+	}
+	if (want > n) {
+		memcpy(j->b + n, u->b, (want - n) * sizeof(*u->b));
+		j->b[n].lost |= (uint8_t)j->lost;
+		j->lost = u->tail_lost;
+		j->pending_hi = want == n + u->n && u->tail_want;
+	} else {
+		j->lost |= u->tail_lost;
+	}
+	atomic_store(&j->nbounds, want);
+	atomic_store(&j->done, u->end);
+	free(u->b);
+	u->b = NULL;
+	return r;
+}
+
+static int iter_body(void *arg)
+{
+	struct iter_job *j = arg;
+	struct pool_cfg cfg = { 0 };
+	struct pool *p = NULL;
+	size_t n = idx_nseeks(j->idx), per;
+	int r;
+
+	if (!n)
+		return 0;
+	/* Units of a multiple of 16 segments, several per thread. */
+	cfg.nthreads = pool_threads(j->opts.nthreads);
+	per = (n + cfg.nthreads * 8 - 1) / (cfg.nthreads * 8);
+	per = (per + 15) & ~(size_t)15;
+	j->unit_segs = per < UNIT_SEGS ? (per ? per : 16) : UNIT_SEGS;
+	j->nunits = (n + j->unit_segs - 1) / j->unit_segs;
+	j->units = calloc(j->nunits, sizeof(*j->units));
+	if (!j->units)
+		return -pte_nomem;
+	cfg.nunits = j->nunits;
+	cfg.window = (size_t)cfg.nthreads * 4;
+	cfg.run = iter_run;
+	cfg.ctx = j;
+	cfg.cancel = &j->cancel;
+	r = pool_start(&p, &cfg);
+	if (r < 0)
+		return r;
+	r = pool_merge(p, iter_merge);
+	pool_free(p);
+	if (r == -pte_canceled && j->truncated)
+		r = 0;
+	return r;
 }
 
 static void *iter_thread(void *arg)
 {
 	struct iter_job *j = arg;
+	size_t k;
 	int r = j->opts.guard ? j->opts.guard(iter_body, j) : iter_body(j);
 
-	if (r == 1) {
-		j->truncated = 1;
-		r = 0;
-	}
+	for (k = 0; k < j->nunits; k++)
+		free(j->units[k].b);
+	free(j->units);
+	j->units = NULL;
 	j->status = r;
 	atomic_store(&j->finished, 1);
 	return NULL;

@@ -5,9 +5,10 @@
  * model, and the iterations between consecutive boundaries with their
  * durations and statistics.
  *
- * A job walks the whole image once in a background thread, PSB segment by
- * PSB segment, from the index's carry at the first one on, feeding the
- * time model as the index's time pass does (a decode error or a gap
+ * A job walks the whole image once in the background on all cores, in
+ * units of PSB segments each started from the index's carry (so the
+ * result does not depend on the cut: test_iter checks one thread against
+ * several), feeding the time model as the index's time pass does (a decode error or a gap
  * between spans loses data and ends the segment), so a boundary's time
  * and cycles are those every other view shows.  A boundary's cycles are
  * exact (TM_F_EXACT) or bounded: at or after its lower bound and before
@@ -62,6 +63,7 @@ struct iter_stats {
 
 /* Options of a job; zero means the default. */
 struct iter_opts {
+	unsigned nthreads;	/* default: one per online CPU */
 	size_t max_bounds;	/* boundaries kept (default 1 << 22); the
 				 * walk stops there and says so */
 	/* Run the walk as guard(body, arg) (srch_opts.guard). */

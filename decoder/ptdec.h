@@ -35,9 +35,9 @@
  *                     search.c share search_int.h.
  *                                   (pool, pkt, image, tm, index)
  *   iter.h/.c         loop iterations: a predicate's hits as boundaries,
- *                     walked with the time model in a background thread;
- *                     durations and statistics.
- *                                   (pkt, image, tm, index, search)
+ *                     walked with the time model on all cores in the
+ *                     background; durations and statistics.
+ *                             (pool, pkt, image, tm, index, search)
  *
  * Every function returns 0 (or a count) on success and a negative
  * enum pte value on failure; pte_strerror() names it.

@@ -16,7 +16,7 @@
 #include "tm.h"
 
 struct buf {
-	uint8_t d[1 << 16];
+	uint8_t d[1 << 20];
 	size_t n;
 };
 
@@ -84,17 +84,23 @@ static void fx_index(struct fixture *f)
 	assert_true(idx_complete(f->idx));
 }
 
-/* Run a job for @expr to its end; returns its boundaries (*@nb). */
-static struct iter_job *fx_run(struct fixture *f, const char *expr)
+/* Run a job for @expr on @nthreads threads (0: all) to its end. */
+static struct iter_job *fx_run_n(struct fixture *f, const char *expr, unsigned nthreads)
 {
 	struct srch_pred *p = NULL;
 	struct iter_job *j = NULL;
+	struct iter_opts o = { .nthreads = nthreads };
 	char err[128];
 
 	assert_int_equal(srch_parse(expr, &p, err, sizeof(err)), 0);
-	assert_int_equal(iter_start(&j, &f->img, f->idx, p, &f->cfg, NULL), 0);
+	assert_int_equal(iter_start(&j, &f->img, f->idx, p, &f->cfg, &o), 0);
 	assert_int_equal(iter_wait(j), 0);
 	return j;
+}
+
+static struct iter_job *fx_run(struct fixture *f, const char *expr)
+{
+	return fx_run_n(f, expr, 0);
 }
 
 static void test_null(void **state)
@@ -212,6 +218,77 @@ static void test_bounded_broken(void **state)
 	free(f);
 }
 
+/* 400 PSB segments of random loops (CYCs, TNTs before some boundaries so
+ * they are bounded, OVFs, a boundary-free stretch): one thread and four
+ * find the same boundaries, bit for bit, whatever the units' cuts. */
+static void test_threads(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const struct iter_bound *b1, *b4;
+	struct iter_job *j1, *j4, *jc;
+	size_t n1, n4, nc, i, nbounded = 0, nlost = 0, nhi = 0;
+	unsigned seed = 7;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 8000; k++) {
+		seed = seed * 1103515245u + 12345u;
+		if (k % 20 == 0)
+			psb(&f->b, 0x1000 + (uint64_t)k * 64);
+		if (k >= 3000 && k < 3400) {	/* no boundary here */
+			cyc(&f->b, 7);
+			tip(&f->b, 0x403000);
+			continue;
+		}
+		cyc(&f->b, 20 + (seed >> 16) % 400);
+		if ((seed >> 8) % 5 == 0)
+			tnt(&f->b);
+		if ((seed >> 4) % 97 == 0)
+			put(&f->b, (const uint8_t[]){ 0x02, 0xf3 }, 2);
+		tip(&f->b, 0x401000);
+		if ((seed >> 12) % 3 == 0)
+			tnt(&f->b);
+	}
+	fx_index(f);
+	j1 = fx_run_n(f, "tip 0x401000", 1);
+	j4 = fx_run_n(f, "tip 0x401000", 4);
+	b1 = iter_bounds(j1, &n1);
+	b4 = iter_bounds(j4, &n4);
+	assert_int_equal(n1, 7600);
+	assert_int_equal(n4, n1);
+	for (i = 0; i < n1; i++) {
+		assert_memory_equal(&b1[i], &b4[i], sizeof(b1[i]));
+		nbounded += b1[i].cyc_lo != b1[i].cyc_hi;
+		nhi += b1[i].cyc_lo != b1[i].cyc_hi && b1[i].cyc_hi != UINT64_MAX;
+		nlost += b1[i].lost;
+	}
+	/* The cases are there: bounded (with their upper bound, across
+	 * units too), and lost data. */
+	assert_true(nbounded > 100 && nhi + 5 >= nbounded);
+	assert_true(nlost > 10);
+	/* At max_bounds the walk stops with what it has. */
+	{
+		struct srch_pred *p = NULL;
+		struct iter_opts o = { .nthreads = 3, .max_bounds = 1000 };
+		struct iter_progress pr;
+		char err[64];
+
+		assert_int_equal(srch_parse("tip 0x401000", &p, err, sizeof(err)), 0);
+		assert_int_equal(iter_start(&jc, &f->img, f->idx, p, &f->cfg, &o), 0);
+		assert_int_equal(iter_wait(jc), 0);
+		iter_progress(jc, &pr);
+		assert_true(pr.truncated);
+		iter_bounds(jc, &nc);
+		assert_int_equal(nc, 1000);
+		assert_memory_equal(iter_bounds(jc, &nc), b1, 999 * sizeof(*b1));
+		iter_free(jc);
+	}
+	iter_free(j1);
+	iter_free(j4);
+	idx_free(f->idx);
+	free(f);
+}
+
 /* No time pass: refused; a job freed while running stops. */
 static void test_refused_cancel(void **state)
 {
@@ -248,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_bounded_broken),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_refused_cancel),
 	};
 
