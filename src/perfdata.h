@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "trace_types.h"
 
 /* Sideband event kinds. */
 enum perfdata_event_kind {

@@ -12,7 +12,7 @@
 #include "timing_file.h"
 #include "timing_opt.h"
 #include "tm.h"
-#include "trace.h"
+#include "trace_types.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

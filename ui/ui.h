@@ -8,7 +8,7 @@
  * (UI_DRAW_*); only the loop draws, from the top opaque view up.
  *
  * The files, bottom up (a file includes only files above it in this list
- * or at its own level; tests/t_ui_imports.sh checks there is no cycle):
+ * or at its own level; tests/t_imports.sh checks there is no cycle):
  *   view.c          the view stack: push, close, draw, keys, resize.
  *   screen.c        colours, glyphs (UTF-8 or ASCII), cells, save-screen.
  *   msg.c           the message line and the log (:messages).
