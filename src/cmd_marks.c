@@ -12,9 +12,13 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "ctjob.h"
+#include "ctsum.h"
 #include "esc.h"
+#include "imgopt.h"
 #include "json.h"
 #include "marks.h"
+#include "memimg.h"
 #include "opt.h"
 #include "safefile.h"
 #include "timing_opt.h"
@@ -101,6 +105,63 @@ static int cmd_marks_summarise(const struct trace_stream *s,
 		esc_line(stderr, "ptbrowse marks: ", "region %s: no summary: %s",
 			e->name, pte_strerror(r));
 	return r;
+}
+
+/* The code of the trace whose region summaries name functions: loaded
+ * (a perf.data's binaries found as flow finds them) at the first region. */
+static struct {
+	const struct trace *t;
+	size_t idx;
+	struct imgset *set;
+	int tried;
+	char why[512];		/* why there are no functions, or "" */
+} cm_code;
+
+/* The top functions of region @e by cycles and by instructions, with
+ * their calls, as indented lines: or why there are none. */
+static void cmd_marks_functions(const struct marks_entry *e)
+{
+	char lines[24][CTSUM_LINE];
+	struct ctjob job;
+	size_t n, i;
+	int r;
+
+	if (!cm_code.tried) {
+		struct imgopt io;
+
+		cm_code.tried = 1;
+		imgopt_init(&io);
+		if (imgopt_load(&cm_code.set, &io, cm_code.t, cm_code.why,
+				sizeof(cm_code.why)) < 0)
+			cm_code.set = NULL;
+		else if (!mi_count(imgopt_mi(cm_code.set)))
+			snprintf(cm_code.why, sizeof(cm_code.why), "no code (a raw trace: "
+				 "ptbrowse calls TRACE:%s --raw/--elf ... gives them)", e->name);
+		imgopt_release(&io);
+	}
+	if (!cm_code.set || cm_code.why[0]) {
+		printf("  functions none: %s\n", cm_code.why);
+		return;
+	}
+	memset(&job, 0, sizeof(job));
+	job.t = cm_code.t;
+	job.stream = (int)cm_code.idx;
+	job.set = cm_code.set;
+	job.tm = &cm_code.t->streams[cm_code.idx].timing;
+	job.from = e->from;
+	job.to = e->to < job.t->streams[cm_code.idx].img.size ? e->to :
+		 job.t->streams[cm_code.idx].img.size;
+	r = job.from < job.to ? ctjob_run(&job) : -pte_invalid;
+	if (r < 0 || !job.ct) {
+		printf("  functions none: %s\n", pte_strerror(r));
+		ctjob_release(&job);
+		return;
+	}
+	n = ctsum_lines(job.ct, NULL, CT_BY_CYCLES, 5, lines, 12);
+	n += ctsum_lines(job.ct, NULL, CT_BY_INSNS, 5, lines + n, 24 - n);
+	for (i = 0; i < n; i++)
+		printf("  functions %s\n", lines[i]);
+	ctjob_release(&job);
 }
 
 /* The summary as indented "key value" lines, one fact each. */
@@ -208,6 +269,7 @@ static int cmd_marks_list_text(const struct marks_set *set,
 			} else {
 				cmd_marks_summary_text(&sum);
 			}
+			cmd_marks_functions(e);
 		}
 	}
 	return ret;
@@ -342,8 +404,12 @@ static int cmd_marks_list(struct marks_set *set, struct trace *t, size_t idx,
 	/* the command line wins over what the file recorded */
 	tm_config_merge(&merged, &t->streams[idx].timing);
 	t->streams[idx].timing = merged;
+	cm_code.t = t;
+	cm_code.idx = idx;
 	r = a->json ? cmd_marks_list_json(set, path, idx, t, img) :
 		      cmd_marks_list_text(set, img);
+	imgopt_free(cm_code.set);
+	memset(&cm_code, 0, sizeof(cm_code));
 	rc = r < 0 ? 1 : 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		esc_line(stderr, "ptbrowse marks: ", "write error");

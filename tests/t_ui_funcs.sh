@@ -12,7 +12,11 @@
 #    calls TRACE:REGION); its title's total is calls' total; a range from
 #    the middle has calls' instructions (its cycles may be known from the
 #    first packet on, where calls starts the time model at the PSB);
-#  - without code it says why, and Enter jumps to the browser.
+#  - without code it says why, and Enter jumps to the browser;
+#  - region summaries: :regions A B shows A's top functions with B's
+#    beside them (A's first by cycles is calls' for A, B's first is among
+#    them), `marks --summary` lists calls' first function, and says why
+#    there are none for a raw trace without code.
 # UPDATE=1 rewrites the golden screens (look at them before committing).
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
@@ -96,6 +100,9 @@ wait-index
 :save-screen $tmp/mid.txt
 Enter
 :save-screen $tmp/jumped.txt
+:region rb 0x3000 $size
+:regions rg rb
+:save-screen $tmp/regions.txt
 EOF
 LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --script "$tmp/keys" --size 200x300 "$perf" \
 	> "$tmp/out" 2>&1 || bad "sample: exit status $? ($(cat "$tmp/out"))"
@@ -119,4 +126,27 @@ cn=$(sed -n '1s/.*): \([0-9]*\) instructions.*/\1/p' "$tmp/c.mid")
 [ -n "$vn" ] && [ "$vn" = "$cn" ] || bad "mid: $vn instructions, calls $cn"
 grep -q 'functions of' "$tmp/jumped.txt" && bad "Enter did not leave the view"
 head -1 "$tmp/jumped.txt" | grep -q 'perf.data' || bad "Enter: not the browser: $(head -1 "$tmp/jumped.txt")"
+
+# region summaries: the marks list's functions beside the packets (from
+# column 51), A's by cycles first row is calls' of the region; B beside it
+# (calls' top functions: "cycles insns calls name")
+top1() { awk '/^top functions by cycles:/ { getline; getline; print $1, $2, $3, $NF; exit }' "$1"; }
+grep -q 'functions: A rg, B rb' "$tmp/regions.txt" || bad "regions: no functions A rg, B rb"
+a1=$(cut -c52- "$tmp/regions.txt" | awk '/A cycles.*by cycles/ { getline; print $1, $3, $5, $NF; exit }')
+[ -n "$a1" ] && [ "$a1" = "$(top1 "$tmp/c.region")" ] ||
+	bad "regions: A's first function '$a1', calls says '$(top1 "$tmp/c.region")'"
+"$PTBROWSE" calls --stream cpu0 "$perf:rb" > "$tmp/c.rb" 2>/dev/null || bad "calls rb"
+b1=$(top1 "$tmp/c.rb")
+cut -c52- "$tmp/regions.txt" | awk '/A cycles.*by cycles/ { on = 1; next } /A cycles/ { on = 0 }
+	on { print $2, $4, $6, $NF }' | grep -qxF "$b1" || bad "regions: B's top function '$b1' is not beside A's"
+# the command line's summary: the same first function
+"$PTBROWSE" marks --summary --stream cpu0 "$perf" > "$tmp/marks.txt" 2>"$tmp/err" || bad "marks --summary: $(cat "$tmp/err")"
+m1=$(awk '/^region +rg / { on = 1 } on && /^  functions .*by cycles/ { getline; print $2, $3, $4, $NF; exit }' "$tmp/marks.txt")
+[ -n "$m1" ] && [ "$m1" = "$(top1 "$tmp/c.region")" ] ||
+	bad "marks --summary: first function '$m1', calls says '$(top1 "$tmp/c.region")'"
+# a raw trace without code: the summary says why
+printf 'wait-index\n:region lr 0 0x400\n' > "$tmp/keys"
+(cd "$tmp" && "$PTBROWSE" --script keys l.pt) >/dev/null 2>&1
+"$PTBROWSE" marks --summary "$tmp/l.pt" > "$tmp/marks.raw" 2>&1
+grep -q '^  functions none: no code' "$tmp/marks.raw" || bad "raw marks --summary: $(grep functions "$tmp/marks.raw")"
 exit $fail

@@ -13,6 +13,7 @@
 #include "code.h"
 #include "ctjob.h"
 #include "funcs.h"
+#include "funcs_sum.h"
 #include "listnav.h"
 #include "marks.h"
 #include "marks_ui.h"
@@ -51,12 +52,12 @@ static const struct view_ops funcs_view;
 int funcs_busy(const struct ui *ui)
 {
 	(void)ui;
-	return fv.job_on && !atomic_load(&fv.job.finished);
+	return (fv.job_on && !atomic_load(&fv.job.finished)) || funcs_sum_busy();
 }
 
-void funcs_stop(struct ui *ui)
+/* Stop building the view's tree, free it and close the view. */
+static void fv_drop(struct ui *ui)
 {
-	(void)ui;
 	if (fv.job_on)
 		ctjob_release(&fv.job);
 	fv.job_on = 0;
@@ -70,9 +71,15 @@ void funcs_stop(struct ui *ui)
 	view_close(&ui->vs, &funcs_view);
 }
 
+void funcs_stop(struct ui *ui)
+{
+	fv_drop(ui);
+	funcs_sum_stop();
+}
+
 int funcs_interrupt(struct ui *ui)
 {
-	if (!funcs_busy(ui))
+	if (!fv.job_on || atomic_load(&fv.job.finished))
 		return 0;
 	ctjob_cancel(&fv.job);
 	msg_report(ui, UI_WARN, "function view: stopped; the tree is partial");
@@ -143,24 +150,6 @@ static void fv_tree_ready(void)
 	fv.rows_valid = 0;
 }
 
-/* The first PSB at or after @from's time model from the index, so that
- * cycles are known from the range's first packet.  Returns 0 if set. */
-static int fv_carry(struct ui *ui, uint64_t from, struct tm_carry *c)
-{
-	struct idx_seek sk;
-	size_t k = 0;
-
-	if (!ui->idx || !ui->idx_ops_set)
-		return -1;
-	if (idx_find(ui->idx, from, &k))
-		k = 0;
-	if (idx_seek(ui->idx, k, &sk))
-		return -1;
-	if (sk.offset < from && idx_seek(ui->idx, ++k, &sk))
-		return -1;
-	return idx_seek_carry(ui->idx, k, c) ? -1 : 0;
-}
-
 /* Start building the tree of [@from, @to), named @what.  Returns UI_DRAW_*. */
 static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 {
@@ -185,7 +174,7 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 		view_push(&ui->vs, &funcs_view, NULL);
 		return UI_DRAW_ALL;
 	}
-	funcs_stop(ui);
+	fv_drop(ui);
 	memset(&fv.job, 0, sizeof(fv.job));
 	fv.job.t = ui->trace;
 	fv.job.stream = ui->stream_no;
@@ -193,7 +182,7 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 	fv.job.tm = &ui->tmcfg;
 	fv.job.from = from;
 	fv.job.to = to;
-	fv.job.have_carry = !fv_carry(ui, from, &fv.job.carry);
+	fv.job.have_carry = !funcs_sum_carry(ui, from, &fv.job.carry);
 	fv.img = ui->img;
 	snprintf(fv.what, sizeof(fv.what), "%s", what);
 	fv.nav.sel = fv.nav.top = 0;
@@ -505,7 +494,7 @@ static void funcs_close(struct ui *ui, struct view *v)
 	(void)v;
 	/* a build under way is of no use any more; a finished tree stays
 	 * for :funcs of the same range */
-	if (funcs_busy(ui))
+	if (fv.job_on && !atomic_load(&fv.job.finished))
 		ctjob_cancel(&fv.job);
 }
 

@@ -17,13 +17,15 @@ struct ui;
 /* :funcs (cmd.h). */
 extern const struct cmd_table funcs_cmds;
 
-/* Whether the tree is being built (the loop polls faster). */
+/* Whether the tree, or a region summary's (funcs_sum.h), is being built
+ * (the loop polls faster). */
 int funcs_busy(const struct ui *ui);
 /* C-c: stop building.  Returns 1 if a build was running (and says so),
  * 0 if not. */
 int funcs_interrupt(struct ui *ui);
-/* Stop building and free the tree (before the trace, the stream or the
- * images go away: reload, stream switch, quit). */
+/* Stop building and free the tree and the region summaries' trees
+ * (before the trace, the stream or the images go away: reload, stream
+ * switch, quit). */
 void funcs_stop(struct ui *ui);
 
 #endif /* FUNCS_H */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "funcs_sum.h"
 #include "listnav.h"
 #include "marks.h"
 #include "marks_list.h"
@@ -25,6 +26,7 @@
 static struct {
 	struct listnav nav;
 	int confirm;			/* 'd' asked; waiting for y */
+	char cmp[BM_NAME_MAX];		/* :regions A B: B's functions beside */
 } ml;
 
 static const struct view_ops marks_list_view;
@@ -50,6 +52,7 @@ static void marks_list_open(struct ui *ui, const char *first)
 {
 	ml.nav.sel = ml.nav.top = 0;
 	ml.confirm = 0;
+	ml.cmp[0] = 0;
 	if (first && ui->bm && marks_find(ui->bm, first) >= 0)
 		ml.nav.sel = marks_find(ui->bm, first);
 	else if (ui->bm) {
@@ -96,6 +99,25 @@ static void marks_list_row(struct ui *ui, const struct marks_entry *e, char *buf
 			 kinds[e->kind], e->name[0] ? e->name : "-", e->from, t, note);
 }
 
+/* Region @e's summary in @hgt rows from row @y: its packets, and its top
+ * functions beside them (with :regions A B's B's) where there is room. */
+static void marks_list_summary(struct ui *ui, const struct marks_entry *e, int y,
+			       int hgt)
+{
+	long b = ml.cmp[0] ? marks_find(ui->bm, ml.cmp) : -1;
+	const struct marks_entry *eb = b >= 0 ? marks_at(ui->bm, (size_t)b) : NULL;
+	int w = ui->cols >= 100 ? 50 : ui->cols;
+
+	if (eb && eb->kind != BM_REGION)
+		eb = NULL;
+	marks_panel_summarize(ui, e);
+	marks_panel_box(ui, y, 0, w, hgt);
+	if (w < ui->cols)
+		funcs_sum_box(ui, y, w, ui->cols - w, hgt, e->name, e->from, e->to,
+			      eb && eb != e ? eb->name : NULL, eb ? eb->from : 0,
+			      eb ? eb->to : 0);
+}
+
 static void marks_list_draw(struct ui *ui, struct view *v)
 {
 	long n = marks_list_rows(ui), i;
@@ -123,10 +145,8 @@ static void marks_list_draw(struct ui *ui, struct view *v)
 	if (n && h < ui->rows - 3) {
 		const struct marks_entry *e = marks_at(ui->bm, (size_t)ml.nav.sel);
 
-		if (e && e->kind == BM_REGION) {
-			marks_panel_summarize(ui, e);
-			marks_panel_box(ui, 2 + h, 0, ui->cols, ui->rows - 3 - h - 1);
-		}
+		if (e && e->kind == BM_REGION)
+			marks_list_summary(ui, e, 2 + h, ui->rows - 3 - h - 1);
 	}
 	status_draw(ui);
 }
@@ -205,6 +225,7 @@ static int marks_list_key(struct ui *ui, struct view *v, int key)
 		return UI_DRAW_ALL;
 	case 3:	/* C-c: stop the summary */
 		marks_panel_cancel(ui);
+		funcs_sum_cancel();
 		return UI_DRAW_ALL;
 	case '\r': case '\n': case KEY_ENTER:
 		if (!n)
@@ -251,10 +272,13 @@ static int marks_list_regions(struct ui *ui, const struct cmd_args *a)
 
 	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
-	/* :regions A B: A's summary with its delta from B */
+	/* :regions A B: A's summary with its delta from B (and B's
+	 * functions beside A's) */
 	if (n > 1 && marks_ui_ref(ui, a->argv[2]) != UI_DRAW_ALL)
 		return UI_DRAW_STATUS;
 	marks_list_open(ui, n > 0 ? a->argv[1] : NULL);
+	if (n > 1)
+		snprintf(ml.cmp, sizeof(ml.cmp), "%s", a->argv[2]);
 	if (n <= 0) {
 		/* The first region. */
 		long i = marks_next(ui->bm, 0, 1, 1u << BM_REGION);

@@ -27,6 +27,7 @@
  *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
  *   code.c          the code context: images, symbols, tasks and the flow
  *                   decoder of the stream shown (--raw, --elf ...).
+ *   funcs_sum.c     region summaries' top functions (src/ctsum.h).
  *   marks_ui.c      mark and region commands, the visual selection, bands;
  *   marks_panel.c   a region's summary; marks_list.c the marks list view.
  *   streams_tl.c    the perf.data sideband on the timeline.
