@@ -184,6 +184,22 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 	return search_ui_run(ui, ui->cursor, dir);
 }
 
+/* The steps of a count of @count that matter on search @s: all of them
+ * until it is over (more hits are coming: a count cut to the hits found
+ * so far stopped short, '3*' on the second hit when the first was all a
+ * busy machine had); after, a count past every hit goes round again and
+ * only its rest matters. */
+static uint64_t search_ui_rest(struct srch *s, uint64_t count)
+{
+	struct srch_status st;
+
+	srch_status(s, &st);
+	if (st.finished && st.nhits && count > st.nhits)
+		count = st.nkept == st.nhits ? (count - 1) % st.nhits + 1 :
+			st.nhits;
+	return count;
+}
+
 /* n (@rev 0) or N (@rev 1), @count times. */
 static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 {
@@ -200,21 +216,20 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 	if (!su->s)
 		return search_ui_run(ui, ui->cursor, d);
 	off = ui->cursor;
-	/* A count past every hit goes round again: only its rest matters. */
-	srch_status(su->s, &st);
-	if (st.nhits && count > st.nhits)
-		count = st.finished && st.nkept == st.nhits ?
-			(count - 1) % st.nhits + 1 : st.nhits;
+	count = search_ui_rest(su->s, count);
 	while (count--) {
 		r = srch_next_hit(su->s, off, d, &hit, &wrapped);
 		if (r == 1 && ui->headless) {
 			/* A script waits for the search to know. */
 			srch_wait(su->s);
+			count = search_ui_rest(su->s, count + 1) - 1;
 			r = srch_next_hit(su->s, off, d, &hit, &wrapped);
 		}
 		if (r)
 			break;
 		off = hit;
+		if (wrapped)	/* only a finished search wraps */
+			count = search_ui_rest(su->s, count);
 		any_wrap |= wrapped;
 	}
 	if (off != ui->cursor) {
