@@ -173,10 +173,11 @@ $(SAMPLE_CODE)/perf.data: $(BUILD)/tools/ptrecord $(BUILD)/tools/pt2perf $(BUILD
 	$(QUIET_GEN)sh tools/record.sh $(SAMPLE_CODE) $(BUILD) $(SAMPLE_CODE_SCALE)
 sample-code: $(SAMPLE_CODE)/perf.data
 
+# The sample is a real program's recording (sample-code: function names,
+# threads on two CPUs, times in ns); the big generated one is for benches.
 run: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(SAMPLE) $(SAMPLE).options
-	$(PROG) $(SAMPLE)
+	@$(MAKE) --no-print-directory all sample-code
+	$(PROG) $(SAMPLE_CODE)/perf.data
 
 test check: deps
 	@$(MAKE) --no-print-directory all $(TESTS) $(BENCHES)
@@ -191,7 +192,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=build-fuzz MAIN_BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
-screenshots: all
+screenshots: all sample-code
 	@BUILD=$(BUILD) sh tools/screenshots.sh
 
 prefix ?= /usr/local

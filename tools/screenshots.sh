@@ -47,6 +47,16 @@ shot help 100x40 "F1" "$K/traced_data.bin"
 shot small-40x10 40x10 "50%" $quipper "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt"
 shot ascii 100x30 "}" --ascii $dynamorio "$D/hist_2aad718d_test_simple.tracedir.pt.bin"
 
+# `make run`'s sample: p_sample recorded by ptrecord (make sample-code):
+# function names, two CPU lanes, times in ns.
+C=$BUILD/sample-code/perf.data
+if [ -f "$C" ]; then
+	shot sample-code-start 120x40 "" "$C"
+	shot sample-code-funcs 120x40 ":funcs 0 0x100000" "$C"
+else
+	echo "screenshots: $C is missing (make sample-code); skipping it" >&2
+fi
+
 # A generated sample with overflows: the timeline's markers and zoom.
 if [ ! -x "$BUILD/tools/ptgen" ]; then
 	echo "screenshots: $BUILD/tools/ptgen is missing; skipping the sample" >&2
