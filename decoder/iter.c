@@ -60,6 +60,7 @@ struct iter_job {
 struct iter_walk {
 	struct iter_job *j;
 	struct iter_unit *u;
+	uint64_t types;		/* srch_pred_types() */
 	struct tm_model tm;
 	int lost;		/* data lost since the last boundary */
 	int want_hi;		/* the last boundary awaits its upper bound */
@@ -96,7 +97,7 @@ static int iter_packet(struct iter_walk *w, struct srch_ctx *ctx,
 	srch_step(ctx, pkt);
 	if (pkt->type == PKT_OVF)
 		w->lost = 1;
-	if (!srch_match(w->j->pred, pkt, ctx)) {
+	if (!(w->types >> pkt->type & 1) || !srch_match(w->j->pred, pkt, ctx)) {
 		if (pkt->type == PKT_CYC && (w->want_hi || (!u->n && !u->head))) {
 			tm_step(&w->tm, pkt, &st);
 			if (u->n) {
@@ -138,6 +139,40 @@ static void iter_lost(struct iter_walk *w)
 		w->u->head = 2;
 }
 
+/* Walk segment [@off, @end) inside span @sp: a plain cursor bounded by
+ * the segment, so a packet running into the next PSB is cut (an error),
+ * as through an image cursor, without its cost per packet.
+ * Returns 0, -pte_canceled or -pte_nomem. */
+static int iter_span(struct iter_walk *w, struct srch_ctx *ctx,
+		     const struct img_span *sp, uint64_t off, uint64_t end)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	uint64_t next = off + CANCEL_STEP;
+	int r;
+
+	if (pkt_decoder_init(&dec, sp->data + (off - sp->off),
+			     sp->data + (end - sp->off), off) < 0)
+		return 0;
+	for (;;) {
+		r = pkt_next(&dec, &pkt);
+		if (r == -pte_eos)
+			return 0;
+		if (r < 0) {
+			iter_lost(w);	/* the rest of the segment is lost */
+			return 0;
+		}
+		r = iter_packet(w, ctx, &pkt);
+		if (r)
+			return r;
+		if (pkt.offset >= next) {
+			if (atomic_load(&w->j->cancel))
+				return -pte_canceled;
+			next = pkt.offset + CANCEL_STEP;
+		}
+	}
+}
+
 /* Walk segment [@off, @end) from its PSB.
  * Returns 0, -pte_canceled or -pte_nomem. */
 static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
@@ -147,13 +182,16 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 	struct srch_ctx ctx;
 	struct pkt pkt;
 	uint64_t next = off + CANCEL_STEP;
+	long si = img_span_of(j->img, off);
 	int r;
 
 	if (img_gap_at(j->img, off))
 		iter_lost(w);
+	srch_ctx_init(&ctx, j->pred, j->img);
+	if (si >= 0 && end <= j->img->spans[si].off + j->img->spans[si].size)
+		return iter_span(w, &ctx, &j->img->spans[si], off, end);
 	if (img_cursor_init(&cur, j->img, off) < 0)
 		return 0;
-	srch_ctx_init(&ctx, j->pred, j->img);
 	while (img_cursor_offset(&cur) < end) {
 		if (img_cursor_offset(&cur) >= next) {
 			if (atomic_load(&j->cancel))
@@ -187,7 +225,7 @@ static int iter_run(void *ctx, unsigned worker, size_t k)
 {
 	struct iter_job *j = ctx;
 	struct iter_unit *u = &j->units[k];
-	struct iter_walk w = { .j = j, .u = u };
+	struct iter_walk w = { .j = j, .u = u, .types = srch_pred_types(j->pred) };
 	struct idx_seek sk, nx;
 	struct tm_carry c;
 	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop;

@@ -88,6 +88,11 @@ int srch_pred_has_history(const struct srch_pred *pred);
  * frequency srch_pred_set_config() gave it). */
 int srch_pred_uses_time(const struct srch_pred *pred);
 
+/* The packet types that may match @pred at all: bit 1 << enum pkt_type
+ * (bit 0: decode errors); 0 for NULL.  A walk that only wants hits skips
+ * srch_match() for the others. */
+uint64_t srch_pred_types(const struct srch_pred *pred);
+
 /* The decoding state a predicate is evaluated in.  Fields are private to
  * search_match.c but public so a context lives on the stack. */
 struct srch_ctx {

@@ -921,3 +921,8 @@ int srch_pred_uses_time(const struct srch_pred *pred)
 {
 	return pred ? pred->has_ns : 0;
 }
+
+uint64_t srch_pred_types(const struct srch_pred *pred)
+{
+	return pred ? pred->mask : 0;
+}

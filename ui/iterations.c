@@ -39,6 +39,8 @@ static struct {
 	size_t norder;
 	struct iter_stats st;
 	int ready;		/* items, order and st are computed */
+	size_t hist[IT_HIST_MAX];	/* the histogram of hist_rows rows */
+	int hist_rows;
 	int failed;		/* the walk failed: status */
 	struct listnav ln;
 } it;
@@ -67,15 +69,44 @@ void iterations_wait(struct ui *ui)
 		iter_wait(it.job);
 }
 
+/* A measured iteration's value and index, for sorting. */
+struct it_key {
+	uint64_t v;
+	size_t i;
+};
+
 static int it_cmp(const void *a, const void *b)
 {
-	const struct iter_item *x = &it.items[*(const size_t *)a];
-	const struct iter_item *y = &it.items[*(const size_t *)b];
-	uint64_t vx = iter_value(x, &it.st), vy = iter_value(y, &it.st);
+	const struct it_key *x = a, *y = b;
 
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
-	return x->from < y->from ? -1 : x->from > y->from;
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* it.order: the measured iterations, slowest first (keys sorted by value,
+ * not through the items: millions of them take a moment otherwise). */
+static int it_sort(size_t n)
+{
+	struct it_key *k = calloc(n ? n : 1, sizeof(*k));
+	size_t i, m = 0;
+
+	it.order = calloc(n ? n : 1, sizeof(*it.order));
+	if (!k || !it.order) {
+		free(k);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!it.items[i].broken) {
+			k[m].v = iter_value(&it.items[i], &it.st);
+			k[m++].i = i;
+		}
+	qsort(k, m, sizeof(*k), it_cmp);
+	for (i = 0; i < m; i++)
+		it.order[i] = k[i].i;
+	it.norder = m;
+	free(k);
+	return 0;
 }
 
 /* Once the walk has finished: the iterations, their statistics and the
@@ -83,7 +114,7 @@ static int it_cmp(const void *a, const void *b)
 static void it_finish(struct ui *ui)
 {
 	struct iter_progress p;
-	size_t i, n;
+	size_t n;
 
 	if (it.ready || it.failed || !it.job)
 		return;
@@ -101,15 +132,10 @@ static void it_finish(struct ui *ui)
 		it.failed = -pte_nomem;
 		return;
 	}
-	it.order = calloc(n ? n : 1, sizeof(*it.order));
-	if (!it.order) {
+	if (it_sort(n) < 0) {
 		it.failed = -pte_nomem;
 		return;
 	}
-	for (i = 0; i < n; i++)
-		if (!it.items[i].broken)
-			it.order[it.norder++] = i;
-	qsort(it.order, it.norder, sizeof(*it.order), it_cmp);
 	it.ready = 1;
 }
 
@@ -152,16 +178,21 @@ static void it_fmt_cyc(const struct iter_item *x, char *buf, size_t size)
 /* The histogram: @rows linear buckets from min to max, from row @y. */
 static int it_draw_hist(struct ui *ui, int y, int rows)
 {
-	size_t cnt[IT_HIST_MAX] = { 0 }, top = 0, i;
+	size_t *cnt = it.hist, top = 0, i;
 	uint64_t lo = it.st.min, w = (it.st.max - it.st.min) / (uint64_t)rows + 1;
 	int k, bar = ui->cols - 40 > 10 ? ui->cols - 40 : 10;
 	char a[40], b[40], line[512];
 
-	for (i = 0; i < it.norder; i++) {
-		uint64_t v = iter_value(&it.items[it.order[i]], &it.st);
+	/* Counted once per height: a redraw must not walk millions. */
+	if (it.hist_rows != rows) {
+		memset(it.hist, 0, sizeof(it.hist));
+		for (i = 0; i < it.norder; i++) {
+			uint64_t v = iter_value(&it.items[it.order[i]], &it.st);
 
-		k = (int)((v - lo) / w);
-		cnt[k < rows ? k : rows - 1]++;
+			k = (int)((v - lo) / w);
+			cnt[k < rows ? k : rows - 1]++;
+		}
+		it.hist_rows = rows;
 	}
 	for (k = 0; k < rows; k++)
 		top = cnt[k] > top ? cnt[k] : top;
