@@ -87,6 +87,7 @@
 	ACTION(TIMELINE_ZOOM, "timeline-zoom", "Zoom the timeline in or out", ACT_ARGS | ACT_COUNT, "in|out") \
 	ACTION(TIMELINE_AXIS, "timeline-axis", "Toggle the timeline axis: time or bytes", 0, "") \
 	ACTION(STREAMS, "streams", "List streams (CPUs), or switch to one", ACT_ARGS, "[STREAM]") \
+	ACTION(LANE, "lane", "Switch to a CPU lane's stream at the cursor's time (or at TSC)", ACT_ARGS, "STREAM|next|prev [TSC]") \
 	ACTION(FUNCS, "funcs", "The call tree of the window, selection, a region or FROM TO", ACT_ARGS, "[REGION | FROM TO]") \
 	ACTION(STALLS, "stalls", "List the N longest gaps between timing packets", ACT_ARGS, "[N]") \
 	ACTION(ITERATIONS, "iterations", "Loop iterations between a search's hits: durations, histogram, slowest", ACT_ARGS, "[EXPR]") \

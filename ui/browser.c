@@ -15,6 +15,7 @@
 #include "screen.h"
 #include "status.h"
 #include "tl.h"
+#include "tl_lanes.h"
 #include "ui.h"
 
 static const struct view_ops small_view;
@@ -34,6 +35,9 @@ void browser_layout(struct ui *ui)
 	}
 	view_close(&ui->vs, &small_view);
 	tl_h = ui->rows >= 16 ? 3 : ui->rows >= 9 ? 2 : 1;
+	/* CPU lanes under a full timeline, if 8 rows of packets stay */
+	if (tl_h == 3 && ui->rows - 6 - tl_lanes_rows(ui) >= 8)
+		tl_h += tl_lanes_rows(ui);
 	body = ui->rows - 3 - tl_h;	/* header, status, message */
 	/* The packet pane keeps 64 columns (82 with raw bytes); the cycle
 	 * pane gets the rest, at least its cycles and time: narrower than
@@ -115,7 +119,7 @@ static int browser_mouse(struct ui *ui)
 	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
 		return UI_DRAW_NONE;
 	if (ev.y >= tl->y && ev.y < tl->y + tl->h)
-		return tl_click(ui, ev.x - tl->x);
+		return tl_pick(ui, ev.y - tl->y, ev.x - tl->x);
 	if (ev.y > pk->y && ev.y < pk->y + pk->h) {
 		struct win_iter it = { 0 };
 		int k = ev.y - pk->y - 1, ok = !win_seek(&it, ui->wc, ui->top);

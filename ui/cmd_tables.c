@@ -17,11 +17,12 @@
 #include "settings.h"
 #include "stalls.h"
 #include "streams_ui.h"
+#include "tl_lanes_cmd.h"
 #include "ui.h"
 
 static const struct cmd_table *const cmd_tables[] = {
 	&nav_cmds, &goto_ui_cmds, &search_ui_cmds, &marks_ui_cmds, &marks_list_cmds,
-	&streams_ui_cmds,
+	&streams_ui_cmds, &tl_lanes_cmds,
 	&stalls_cmds, &funcs_cmds, &iterations_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
 	&reload_cmds,
 };

@@ -36,6 +36,12 @@ static const struct {
 	[SC_VIEWPORT] = { COLOR_BLACK, COLOR_YELLOW, A_REVERSE },
 	[SC_MARK] = { COLOR_YELLOW, -1, A_BOLD },
 	[SC_DIM] = { -1, -1, A_DIM },
+	[SC_LANE0] = { COLOR_BLACK, COLOR_CYAN, 0 },
+	[SC_LANE1] = { COLOR_BLACK, COLOR_GREEN, 0 },
+	[SC_LANE2] = { COLOR_BLACK, COLOR_YELLOW, 0 },
+	[SC_LANE3] = { COLOR_BLACK, COLOR_MAGENTA, 0 },
+	[SC_LANE4] = { COLOR_WHITE, COLOR_BLUE, 0 },
+	[SC_LANE5] = { COLOR_WHITE, COLOR_RED, 0 },
 };
 
 void screen_init_colors(struct ui *ui)

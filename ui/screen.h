@@ -9,7 +9,9 @@ struct ui;
 enum screen_color {
 	SC_DEFAULT, SC_SYNC, SC_BRANCH, SC_IP, SC_TIMING, SC_MODE, SC_POWER,
 	SC_ERROR, SC_OTHER, SC_HEADER, SC_STATUS, SC_WARN, SC_MSGERR,
-	SC_TL, SC_VIEWPORT, SC_MARK, SC_DIM, SC_NCOLORS
+	SC_TL, SC_VIEWPORT, SC_MARK, SC_DIM,
+	SC_LANE0, SC_LANE1, SC_LANE2, SC_LANE3, SC_LANE4, SC_LANE5,	/* processes in the lanes */
+	SC_NCOLORS
 };
 /* Set up colour pairs (nothing with NO_COLOR or no colours). */
 void screen_init_colors(struct ui *ui);

@@ -199,11 +199,13 @@ static int script_line(struct ui *ui, char *p)
 				browser_input(ui, KEY_RESIZE);
 			}
 		} else if (!strncmp(tok, "click=", 6)) {
-			int col;
+			int col, row = 0;
 			struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
 
-			if (sscanf(tok + 6, "%d", &col) == 1 && tl->h)
-				tl_click(ui, col);
+			/* click=COL, or click=COL,ROW (a row of the
+			 * timeline pane: 3 is the first CPU lane) */
+			if (sscanf(tok + 6, "%d,%d", &col, &row) >= 1 && tl->h)
+				tl_pick(ui, row, col);
 		} else {
 			script_key(ui, tok);
 		}

@@ -16,6 +16,7 @@
 #include "streams_tl.h"
 #include "timefmt.h"
 #include "tl.h"
+#include "tl_lanes.h"
 #include "ui.h"
 
 #define TL_MAX_COLS 1024
@@ -109,6 +110,10 @@ static int tl_time_range(struct ui *ui, uint64_t *t0, uint64_t *t1)
 		if (tot.last_tsc > b)
 			b = tot.last_tsc;
 	}
+	/* CPU lanes: the axis of the whole recording, the same on every
+	 * stream */
+	if (a && b > a)
+		tl_lanes_span(ui, &a, &b);
 	if (!a || b <= a)
 		return 0;
 	*t0 = a;
@@ -704,6 +709,8 @@ static void tl_draw(struct ui *ui, struct pane *p)
 	tl_draw_marks(ui, p, ncols);
 	if (p->h >= 3)
 		tl_draw_axis(ui, p);
+	if (p->h > 3)
+		tl_lanes_draw(ui, p->y + 3, p->x, p->w, p->h - 3, tc->lo, tc->hi, tc->time);
 }
 
 int tl_zoom(struct ui *ui, int dir)
@@ -718,6 +725,69 @@ int tl_zoom(struct ui *ui, int dir)
 	return UI_DRAW_TIMELINE | UI_DRAW_STATUS;
 }
 
+uint64_t tl_tsc_after(struct ui *ui, uint64_t off)
+{
+	struct win_iter it = { 0 };
+	uint64_t t = 0;
+	int n = 256;
+
+	if (!win_seek(&it, ui->wc, off)) {
+		do {
+			if (win_row(&it)->ts.flags & TM_F_TSC) {
+				t = win_row(&it)->ts.tsc;
+				break;
+			}
+		} while (n-- && !win_next(&it));
+	}
+	win_iter_release(&it);
+	return t;
+}
+
+/* An offset whose row's time is at or before TSC @v, near the first one
+ * after it: the index's segment, or before the index knows (a stream just
+ * switched to), a binary search over the rows' times (a window each). */
+static uint64_t tl_off_near_tsc(struct ui *ui, uint64_t v)
+{
+	size_t seg;
+	struct idx_seek sk;
+	uint64_t lo = 0, hi = ui->img->size;
+	int steps = 64;
+
+	if (ui->idx && !idx_find_tsc(ui->idx, v, &seg) && !idx_seek(ui->idx, seg, &sk))
+		return sk.offset;
+	while (hi - lo > 1 && steps--) {
+		uint64_t mid = lo + (hi - lo) / 2, t = tl_tsc_after(ui, mid);
+
+		if (t && t < v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (win_psb_at_or_before(ui->wc, lo, &lo))
+		lo = 0;
+	return lo;
+}
+
+int tl_jump_tsc(struct ui *ui, uint64_t v)
+{
+	struct win_iter it = { 0 };
+	uint64_t off = tl_off_near_tsc(ui, v);
+
+	/* The first row at or after that time. */
+	if (!win_seek(&it, ui->wc, off)) {
+		int n = WIN_MAX_ROWS * 4;
+
+		while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
+				win_row(&it)->ts.tsc >= v)) {
+			if (win_next(&it))
+				break;
+		}
+		off = win_row(&it)->pkt.offset;
+	}
+	win_iter_release(&it);
+	return nav_jump(ui, off);
+}
+
 int tl_click(struct ui *ui, int col)
 {
 	struct tl_cache *tc = &tl_cache;
@@ -728,30 +798,22 @@ int tl_click(struct ui *ui, int col)
 	v = tc->lo + (uint64_t)(((double)col + 0.5) * (double)(tc->hi - tc->lo) / tc->ncols);
 	if (tc->time) {
 		size_t seg;
-		struct idx_seek sk;
-		struct win_iter it = { 0 };
-		uint64_t off;
 
-		if (idx_find_tsc(ui->idx, v, &seg) || idx_seek(ui->idx, seg, &sk))
+		/* before the index knows the time: nowhere, as before */
+		if (!ui->idx || idx_find_tsc(ui->idx, v, &seg))
 			return UI_DRAW_NONE;
-		off = sk.offset;
-		/* The first row of the segment at or after that time. */
-		if (!win_seek(&it, ui->wc, off)) {
-			int n = WIN_MAX_ROWS * 4;
-
-			while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
-					win_row(&it)->ts.tsc >= v)) {
-				if (win_next(&it))
-					break;
-			}
-			off = win_row(&it)->pkt.offset;
-		}
-		win_iter_release(&it);
-		return nav_jump(ui, off);
+		return tl_jump_tsc(ui, v);
 	}
 	if (v >= ui->img->size)
 		v = ui->img->size ? ui->img->size - 1 : 0;
 	return nav_jump(ui, v);
+}
+
+int tl_pick(struct ui *ui, int row, int col)
+{
+	if (row >= 3)
+		return tl_lanes_click(ui, row - 3, col);
+	return tl_click(ui, col);
 }
 
 int tl_step(struct ui *ui, long d)
@@ -779,6 +841,7 @@ static void tl_resize(struct ui *ui, struct pane *p)
 
 static void tl_free(struct pane *p)
 {
+	tl_lanes_free();
 }
 
 const struct pane_ops tl_ops = {

@@ -31,6 +31,7 @@
  *   marks_ui.c      mark and region commands, the visual selection, bands;
  *   marks_panel.c   a region's summary; marks_list.c the marks list view.
  *   streams_tl.c    the perf.data sideband on the timeline.
+ *   tl_lanes.c      the CPU lanes under the timeline (sideband only).
  *   pane_packets.c, pane_cycles.c, tl.c  the three panes (struct pane_ops);
  *   status.c        the header and status lines.
  *   browser.c       the browser view: layout, keys, mouse; too-small screen.
@@ -42,6 +43,7 @@
  *   session.c       the index in the background (start, poll, cancel,
  *                   cache), the first time, recovery when the trace shrinks.
  *   streams_ui.c    the streams list view, switching streams.
+ *   tl_lanes_cmd.c  :lane, a lane's stream at a time (clicks run it).
  *   reload.c        :reload (grown, rewritten or replaced).
  *   nav_cmd.c, panes.c, settings.c  the navigation, pane and program
  *                   commands' rows; cmd_tables.c lists every module's table.
