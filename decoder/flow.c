@@ -82,9 +82,12 @@ static void i_context(struct flow *f)
 	struct flow_ctx c;
 	uint64_t asid;
 
-	make_ctx(f, &c);
-	asid = f->cfg.asid ? f->cfg.asid(f->cfg.read_ctx, &c) :
-	       f->have_cr3 ? f->cr3 : 0;
+	if (f->cfg.asid) {
+		make_ctx(f, &c);
+		asid = f->cfg.asid(f->cfg.read_ctx, &c);
+	} else {
+		asid = f->have_cr3 ? f->cr3 : 0;
+	}
 	if (asid != f->asid)
 		f->blk = NULL;
 	f->asid = asid;

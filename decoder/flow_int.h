@@ -105,6 +105,11 @@ struct flow {
 	enum qk nk;		/* its kind */
 	struct pkt nx;		/* it, decoded, if nx_err == 0 */
 	int nx_err;		/* or the error decoding it (negative flow err) */
+	uint64_t nx_at;		/* the position nx was fetched for (before
+				 * the PADs it skipped), UINT64_MAX if none:
+				 * a PSB+ and the status questions ask for
+				 * the same packet again and again */
+	uint64_t nx_pos;	/* the position nx is at */
 	uint64_t last_ip;
 	uint8_t have_ip, ip_suppressed;
 	uint64_t tnt_bits, tnt_mask;	/* mask: the next bit; 0 empty */

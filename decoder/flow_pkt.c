@@ -129,6 +129,42 @@ static int cyc_too_long(const struct img *img, uint64_t off)
 	return i > 9;
 }
 
+/* PADs change nothing and every question of libipt's goes past them:
+ * step over a run of them at once, where the cursor is at f->pos, to its
+ * last PAD (which q_fetch() fetches as a packet), or @past it where the
+ * caller would only decode that PAD and go on (q_read_ahead() and a PSB+:
+ * most PADs of a kAFL trace come in runs between PSB+ packets). */
+static void q_skip_run(struct flow *f, int past)
+{
+	const uint8_t *p = f->cur.dec.pos;
+
+	/* eight at a time: a PSB+ may come with dozens */
+	while (f->cur.dec.end - p > 8) {
+		uint64_t w;
+
+		memcpy(&w, p + 1, sizeof(w));
+		if (w) {
+			p += __builtin_ctzll(w) / 8;
+			goto out;
+		}
+		p += 8;
+	}
+	while (p + 1 < f->cur.dec.end && !p[1])
+		p++;
+out:
+	p += past;
+	f->pos += (uint64_t)(p - f->cur.dec.pos);
+	f->cur.dec.pos = p;
+	f->cur_at = f->pos;
+}
+
+/* (most packets are no PAD: the test inline, the run out of line) */
+static inline void q_skip_pads(struct flow *f, int past)
+{
+	if (f->cur_at == f->pos && f->cur.dec.pos < f->cur.dec.end && !*f->cur.dec.pos)
+		q_skip_run(f, past);
+}
+
 /* Fetch the packet at f->pos into f->nx (libipt's pt_df_fetch, which also
  * tells us the payload's verdict up front).
  * Returns 0, or -FLOW_E_EOS at the end; f->have_next says which. */
@@ -136,22 +172,19 @@ static int q_fetch(struct flow *f)
 {
 	uint8_t buf[3];
 	const uint8_t *b = buf;
+	uint64_t at;
 	size_t n;
 	int err;
 
 	f->have_next = 0;
-	/* PADs change nothing and every question of libipt's goes past them:
-	 * step over a run of them at once. */
-	if (f->cur_at == f->pos && f->cur.dec.pos < f->cur.dec.end && !*f->cur.dec.pos) {
-		const uint8_t *p = f->cur.dec.pos;
-
-		while (p + 1 < f->cur.dec.end && !p[1])
-			p++;
-		/* the last PAD of the run is fetched as a packet */
-		f->pos += (uint64_t)(p - f->cur.dec.pos);
-		f->cur.dec.pos = p;
-		f->cur_at = f->pos;
+	if (f->nx_at == f->pos) {
+		f->pos = f->nx_pos;
+		f->have_next = 1;
+		return 0;
 	}
+	f->nx_at = UINT64_MAX;
+	at = f->pos;
+	q_skip_pads(f, 0);
 	/* The cursor is usually right there: read its bytes in place. */
 	if (f->cur_at == f->pos && f->cur.dec.end - f->cur.dec.pos >= 3) {
 		b = f->cur.dec.pos;
@@ -204,6 +237,8 @@ static int q_fetch(struct flow *f)
 		}
 	}
 	f->have_next = 1;
+	f->nx_at = at;
+	f->nx_pos = f->pos;
 	return 0;
 }
 
@@ -323,6 +358,7 @@ void fq_reset(struct flow *f)
 	f->event = NULL;
 	lastip_init(f);
 	f->tnt_mask = 0;
+	f->nx_at = UINT64_MAX;
 	evq_init(&f->evq);
 	f->have_tsc = f->have_tma = 0;
 }
@@ -360,23 +396,33 @@ static int will_event(const struct flow *f)
 	return 0;
 }
 
+/* Whether the trace ends at f->pos: q_fetch() would say -FLOW_E_EOS.  Only
+ * the opcode is looked at (q_fetch() fails for nothing else once it reads
+ * one); f->nx stays, and f->pos moves past PADs as q_fetch() moves it. */
 static int will_eos(struct flow *f)
 {
-	uint64_t keep_at = f->cur_at;
-	struct pkt keep = f->nx;
-	enum qk keepk = f->nk;
-	int keep_err = f->nx_err, err;
+	uint8_t buf[3];
+	const uint8_t *b = buf;
+	enum qk k;
+	size_t n;
 
 	if (f->have_next)
 		return 0;
-	err = q_fetch(f);
-	/* peeking only */
-	f->have_next = 0;
-	f->nx = keep;
-	f->nk = keepk;
-	f->nx_err = keep_err;
-	(void)keep_at;
-	return err == -FLOW_E_EOS;
+	if (f->nx_at == f->pos) {
+		f->pos = f->nx_pos;
+		return 0;
+	}
+	q_skip_pads(f, 0);
+	if (f->cur_at == f->pos && f->cur.dec.end - f->cur.dec.pos >= 3) {
+		b = f->cur.dec.pos;
+		n = 3;
+	} else {
+		n = img_read(f->cfg.img, f->pos, buf, sizeof(buf));
+	}
+	if (!qk_classify(b, n, &k))
+		return 0;
+	/* a gap right here is lost data, not the end */
+	return !(f->pos < f->cfg.img->size && img_gap_at(f->cfg.img, f->pos + n));
 }
 
 static int q_status(struct flow *f)
@@ -408,8 +454,10 @@ static int q_header(struct flow *f);
 static int q_read_ahead(struct flow *f)
 {
 	for (;;) {
-		int err = q_fetch(f);
+		int err;
 
+		q_skip_pads(f, 1);
+		err = q_fetch(f);
 		if (err)
 			return err;
 		if (qk_flags[f->nk] & (QF_TIP | QF_TNT))
@@ -439,6 +487,7 @@ static int q_decode_psb(struct flow *f)
 	q_consume(f);
 	lastip_init(f);
 	for (;;) {
+		q_skip_pads(f, 1);
 		err = q_fetch(f);
 		if (err)
 			break;
@@ -1060,13 +1109,6 @@ static int q_start(struct flow *f, uint64_t psb, uint64_t *ip)
 	return status;
 }
 
-static int byte_at(const struct img *img, uint64_t off)
-{
-	uint8_t b;
-
-	return img_read(img, off, &b, 1) == 1 ? b : -1;
-}
-
 /* The PSB of the run of 02 82 pairs going on at @at (8 bytes of the
  * pattern): its last 16 bytes, as libipt's pt_find_psb() has it.
  * Returns 0 and sets *@psb, or -1 if that is not a PSB. */
@@ -1074,17 +1116,34 @@ static int psb_of_run(const struct img *img, uint64_t at, uint64_t *psb)
 {
 	static const uint8_t pat[PKT_PSB_SIZE] = {
 		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
-	uint8_t b[PKT_PSB_SIZE];
-	uint64_t p = at;
+	uint8_t b[64];
+	uint64_t p = at, base = at;
+	size_t n = img_read(img, at, b, sizeof(b));
 
-	if (byte_at(img, p) != 0x02)
+	/* a window at a time; a pair a gap splits is read a byte at a time,
+	 * as a byte after a gap is still there */
+	if (!n || b[0] != 0x02)
 		p++;
-	while (p + 1 < img->size && byte_at(img, p) == 0x02 && byte_at(img, p + 1) == 0x82)
+	while (p + 1 < img->size) {
+		if (p + 1 >= base + n) {
+			base = p;
+			n = img_read(img, p, b, sizeof(b));
+		}
+		if (n < 2) {
+			if (img_read(img, p, b, 1) != 1 || img_read(img, p + 1, b + 1, 1) != 1)
+				break;
+			n = 0;	/* read again at the next pair */
+			if (b[0] != 0x02 || b[1] != 0x82)
+				break;
+		} else if (b[p - base] != 0x02 || b[p - base + 1] != 0x82) {
+			break;
+		}
 		p += 2;
+	}
 	if (p < PKT_PSB_SIZE)
 		return -1;
 	p -= PKT_PSB_SIZE;
-	if (img_read(img, p, b, sizeof(b)) != sizeof(b) || memcmp(b, pat, sizeof(b)))
+	if (img_read(img, p, b, PKT_PSB_SIZE) != PKT_PSB_SIZE || memcmp(b, pat, PKT_PSB_SIZE))
 		return -1;
 	*psb = p;
 	return 0;
