@@ -219,11 +219,19 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 	return 0;
 }
 
-/* Pool unit @k: segments [k * unit_segs, ...) from the carry at the
- * first (a multiple of the index's carry step, so it costs no decode). */
-static int iter_run(void *ctx, unsigned worker, size_t k)
+/* A unit for a guarded body: the job and the unit's number. */
+struct iter_unit_arg {
+	struct iter_job *j;
+	size_t k;
+};
+
+/* Unit @a->k: segments [k * unit_segs, ...) from the carry at the first
+ * (a multiple of the index's carry step, so it costs no decode). */
+static int iter_unit_body(void *arg)
 {
-	struct iter_job *j = ctx;
+	const struct iter_unit_arg *a = arg;
+	struct iter_job *j = a->j;
+	size_t k = a->k;
 	struct iter_unit *u = &j->units[k];
 	struct iter_walk w = { .j = j, .u = u, .types = srch_pred_types(j->pred) };
 	struct idx_seek sk, nx;
@@ -231,7 +239,6 @@ static int iter_run(void *ctx, unsigned worker, size_t k)
 	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop;
 	int r;
 
-	(void)worker;
 	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
 	tm_init(&w.tm, &j->cfg);
 	r = idx_seek_carry(j->idx, i, &c);
@@ -252,6 +259,16 @@ static int iter_run(void *ctx, unsigned worker, size_t k)
 	u->tail_lost = (uint8_t)w.lost;
 	u->tail_want = (uint8_t)w.want_hi;
 	return 0;
+}
+
+/* Pool unit @k, under the guard: a worker reads the mapping too. */
+static int iter_run(void *ctx, unsigned worker, size_t k)
+{
+	struct iter_unit_arg a = { ctx, k };
+	struct iter_job *j = ctx;
+
+	(void)worker;
+	return j->opts.guard ? j->opts.guard(iter_unit_body, &a) : iter_unit_body(&a);
 }
 
 /* Unit @k, in order: its boundaries appended, what crosses from the one

@@ -2,7 +2,8 @@
 # t_ui_iterations -- :iterations EXPR takes a search's hits as loop iteration
 # boundaries: on a cycle-accurate trace with one iteration planted 30 times
 # slower than the rest, the view lists it first with its exact cycles, r
-# saves it as a region, and Enter jumps to its first boundary.
+# saves it as a region, and Enter jumps to its first boundary; a gap in
+# time units without a TSC frequency and an unfinished index are refused.
 set -u
 : "${BUILD:=build}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -40,6 +41,8 @@ PY
 start=$(LC_ALL=C "$PTBROWSE" dump "$tmp/loop.pt" | awk '$2 == "tip" && /401000/ { n++; if (n == 222) print $1 }')
 cat > "$tmp/keys" <<KEYS
 wait-index
+:iterations gap > 1us
+:save-screen $tmp/nocal.txt
 :iterations tip 0x401000
 wait-iterations
 :save-screen $tmp/it.txt
@@ -65,6 +68,8 @@ else
 	grep "^>" "$tmp/jump.txt" | grep -q "$s " ||
 		fail "Enter did not jump to $s: $(grep '^>' "$tmp/jump.txt")"
 fi
+tail -n 1 "$tmp/nocal.txt" | grep -q "iterations: a gap in time units needs the TSC" ||
+	fail "gap in time without a frequency: $(tail -n 1 "$tmp/nocal.txt")"
 # An index that is still building is refused, not waited for.
 printf ':iterations tip\n:save-screen %s/early.txt\nq\n' "$tmp" > "$tmp/keys2"
 LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --no-index --script "$tmp/keys2" \

@@ -378,7 +378,12 @@ static int iterations_cmd(struct ui *ui, const struct cmd_args *a)
 		msg_report(ui, UI_ERROR, "iterations: %s", err);
 		return UI_DRAW_STATUS;
 	}
-	srch_pred_set_config(pred, &ui->tmcfg);
+	if (srch_pred_set_config(pred, &ui->tmcfg) == -pte_no_calib) {
+		srch_pred_free(pred);
+		msg_report(ui, UI_ERROR, "iterations: a gap in time units needs the TSC "
+			   "frequency (--tsc-freq, --cpu)");
+		return UI_DRAW_STATUS;
+	}
 	it_reset();
 	snprintf(it.expr, sizeof(it.expr), "%s", a->raw);
 	r = iter_start(&it.job, ui->img, ui->idx, pred, &ui->tmcfg, &o);
