@@ -735,6 +735,14 @@ static const uint8_t *run_end_memo(struct pkt_runs *runs, const uint8_t *p,
 	if (runs && runs->end == end && p >= runs->from && p < runs->stop &&
 	    !((p - runs->from) & 1))
 		return runs->stop;
+	/* Before the run remembered, pairs all the way to it: the same run,
+	 * found in the bytes between alone (stepping back PSB by PSB costs
+	 * a step each, not the rest of the run). */
+	if (runs && runs->end == end && p < runs->from &&
+	    !((runs->from - p) & 1) && run_end(p, runs->from) == runs->from) {
+		runs->from = p;
+		return runs->stop;
+	}
 	e = run_end(p, end);
 	if (runs && e - p >= 4 * PKT_PSB_SIZE) {
 		runs->from = p;

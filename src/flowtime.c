@@ -14,6 +14,8 @@ struct flowtime {
 	uint64_t at;		/* the cursor's offset; UINT64_MAX: not started */
 	uint64_t last;		/* the last offset answered, UINT64_MAX none */
 	struct tm_stamp last_st;	/* and its stamp */
+	struct pkt_runs runs;	/* the last long run of PSBs (pkt.h): a
+				 * restart and a resync inside one cost O(1) */
 };
 
 int ft_new(struct flowtime **out, const struct img *img, const struct tm_config *cfg)
@@ -44,10 +46,12 @@ static int restart(struct flowtime *ft, uint64_t off)
 {
 	uint64_t psb = 0;
 
-	if (img_find_psb_before(ft->img, off + 1, &psb) < 0)
+	if (img_find_psb_before_runs(ft->img, &ft->runs, off + 1, &psb) < 0)
 		psb = 0;
-	if (img_cursor_init(&ft->cur, ft->img, psb) < 0 ||
-	    img_cursor_sync_forward(&ft->cur, psb) < 0)
+	if (img_cursor_init(&ft->cur, ft->img, psb) < 0)
+		return -1;
+	ft->cur.runs = &ft->runs;
+	if (img_cursor_sync_forward(&ft->cur, psb) < 0)
 		return -1;
 	tm_init(&ft->tm, &ft->cfg);
 	ft->at = img_cursor_offset(&ft->cur);

@@ -23,6 +23,8 @@ struct offtsc {
 				 * the stretch from end_from ends at end_at */
 	uint64_t end_tsc;	/* at this TSC */
 	uint8_t have_end;
+	struct pkt_runs runs;	/* the last long run of PSBs (pkt.h): a
+				 * restart and a resync inside one cost O(1) */
 };
 
 int offtsc_new(struct offtsc **out, const struct img *img,
@@ -53,9 +55,10 @@ static void offtsc_restart(struct offtsc *ot, uint64_t off)
 	uint64_t psb = 0;
 
 	tm_init(&ot->tm, &ot->cfg);
-	if (img_find_psb_before(ot->img, off + 1, &psb))
+	if (img_find_psb_before_runs(ot->img, &ot->runs, off + 1, &psb))
 		psb = 0;
 	ot->at_end = img_cursor_init(&ot->cur, ot->img, psb) < 0;
+	ot->cur.runs = &ot->runs;
 	ot->at = psb;
 	ot->have_next = 0;
 	ot->started = 1;

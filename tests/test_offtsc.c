@@ -1,13 +1,16 @@
 /*
  * test_offtsc -- the TSC at a stream offset: the last TSC before it (no
  * MTC or CYC here to refine it), forward and backward questions, none
- * before the first TSC, and a decode error in between.
+ * before the first TSC, and a decode error in between; questions stepping
+ * back PSB by PSB through a long run of PSBs cost a step each.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "image.h"
@@ -114,11 +117,61 @@ static void test_stretch_end(void **state)
 	offtsc_free(ot);
 }
 
+/* CPU seconds of questions at every PSB of @n back-to-back PSBs (and a
+ * PSBEND), last to first: each restarts at the PSB before. */
+static double back_through_psbs(size_t n)
+{
+	static const uint8_t one[] = { PSB };
+	uint8_t *buf = malloc(n * 16 + 2);
+	struct img_span span;
+	struct offtsc *ot;
+	struct timespec a, b;
+	struct img img;
+	uint64_t tsc;
+	size_t i;
+
+	assert_non_null(buf);
+	for (i = 0; i < n; i++)
+		memcpy(buf + 16 * i, one, 16);
+	buf[16 * n] = 2;
+	buf[16 * n + 1] = 0x23;
+	img_init_flat(&img, &span, buf, n * 16 + 2);
+	assert_int_equal(offtsc_new(&ot, &img, NULL), 0);
+	assert_int_equal(offtsc_at(ot, 16 * n, &tsc), -pte_no_time);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	for (i = n; i-- > 0;)
+		assert_int_equal(offtsc_at(ot, 16 * i + 1, &tsc), -pte_no_time);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	offtsc_free(ot);
+	free(buf);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/* The reader keeps the run it found (struct pkt_runs): four times the
+ * PSBs cost about four times as much, not sixteen (t_limits' measure;
+ * the best of three, so another process's burst does not count). */
+static void test_psb_run_backwards(void **state)
+{
+	double t1 = 1e9, t4 = 1e9, t;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		t = back_through_psbs(8192);
+		t1 = t < t1 ? t : t1;
+		t = back_through_psbs(4 * 8192);
+		t4 = t < t4 ? t : t4;
+	}
+	print_message("%.4fs, 4x the PSBs %.4fs\n", t1, t4);
+	assert_true(t4 < 10 * (t1 + 0.001));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offtsc),
 		cmocka_unit_test(test_stretch_end),
+		cmocka_unit_test(test_psb_run_backwards),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
