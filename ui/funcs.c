@@ -130,8 +130,10 @@ static void fv_rows(void)
 	fv_add(ct, CT_ROOT);
 }
 
-/* The tree is there: make the per-node arrays and open the first levels,
- * so the first screen shows who calls whom. */
+/* The tree is there: make the per-node arrays and open the first level
+ * and the heavy paths (an eighth of the range's cycles, or of its
+ * instructions where no cycles are known), so the first screen shows who
+ * calls whom and where the time went. */
 static void fv_tree_ready(void)
 {
 	const struct ct *ct = fv_tree();
@@ -145,8 +147,12 @@ static void fv_tree_ready(void)
 	fv.kids = calloc(nn, sizeof(*fv.kids));
 	if (!fv.open || !fv.rows || !fv.kids)
 		return;
-	for (i = 0; i < nn; i++)
-		fv.open[i] = ct_node(ct, (uint32_t)i)->depth < 2;
+	for (i = 0; i < nn; i++) {
+		const struct ct_node *n = ct_node(ct, (uint32_t)i), *r = ct_node(ct, CT_ROOT);
+
+		fv.open[i] = n->depth < 2 || (r->total.lo ? n->total.lo >= r->total.lo / 8 :
+					       n->insns >= r->insns / 8);
+	}
 	fv.rows_valid = 0;
 }
 
