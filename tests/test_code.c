@@ -146,6 +146,12 @@ static void test_raw(void **state)
 	assert_int_equal(s1, s2);
 	assert_int_equal(e1, e2);
 	code_dec_free(mine);
+	/* restarted, it decodes the same again */
+	assert_int_equal(code_dec_restart(d), 0);
+	flow_count(code_dec_flow(d), 0, ui->img->size, &n2, &s2, &e2);
+	assert_int_equal(n1, n2);
+	assert_int_equal(s1, s2);
+	assert_int_equal(code_dec_restart(NULL), -pte_invalid);
 	assert_int_equal(code_dec_asid(d, 0), 0);	/* no sideband */
 	assert_null(code_nocode(ui, 0, 0x400000));
 	symfmt_ip(code_symfmt(ui), 0, 0x400010, 0, buf, sizeof(buf));

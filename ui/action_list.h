@@ -86,6 +86,7 @@
 	ACTION(FOCUS_PREV_PANE, "focus-prev-pane", "Focus the previous pane", 0, "") \
 	ACTION(TIMELINE_ZOOM, "timeline-zoom", "Zoom the timeline in or out", ACT_ARGS | ACT_COUNT, "in|out") \
 	ACTION(TIMELINE_AXIS, "timeline-axis", "Toggle the timeline axis: time or bytes", 0, "") \
+	ACTION(CODE_VIEW, "code-view", "Toggle the code view (each packet's instructions under it), or set it", ACT_ARGS, "[packets|code]") \
 	ACTION(STREAMS, "streams", "List streams (CPUs), or switch to one", ACT_ARGS, "[STREAM]") \
 	ACTION(LANE, "lane", "Switch to a CPU lane's stream at the cursor's time (or at TSC)", ACT_ARGS, "STREAM|next|prev [TSC]") \
 	ACTION(FUNCS, "funcs", "The call tree of the window, selection, a region or FROM TO", ACT_ARGS, "[REGION | FROM TO]") \

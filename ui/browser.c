@@ -10,6 +10,7 @@
 #include "marks_ui.h"
 #include "msg.h"
 #include "nav.h"
+#include "pane_code.h"
 #include "pane_cycles.h"
 #include "pane_packets.h"
 #include "screen.h"
@@ -52,6 +53,7 @@ void browser_layout(struct ui *ui)
 	ui->panes[UI_PANE_PACKETS] = (struct pane){ &pane_packets_ops, 1, 0, body, ui->cols - cw, NULL };
 	ui->panes[UI_PANE_CYCLES] = (struct pane){ &pane_cycles_ops, 1, ui->cols - cw, cw ? body : 0, cw, NULL };
 	ui->panes[UI_PANE_TIMELINE] = (struct pane){ &tl_ops, 1 + body, 0, tl_h, ui->cols, NULL };
+	pane_code_layout(ui);
 	for (i = 0; i < UI_NPANES; i++)
 		ui->panes[i].ops->resize(ui, &ui->panes[i]);
 	if (!ui->panes[ui->focus].h)
@@ -120,6 +122,8 @@ static int browser_mouse(struct ui *ui)
 		return UI_DRAW_NONE;
 	if (ev.y >= tl->y && ev.y < tl->y + tl->h)
 		return tl_pick(ui, ev.y - tl->y, ev.x - tl->x);
+	if (ev.y > pk->y && ev.y < pk->y + pk->h && pane_code_on(ui))
+		return pane_code_click(ui, ev.y - pk->y - 1);
 	if (ev.y > pk->y && ev.y < pk->y + pk->h) {
 		struct win_iter it = { 0 };
 		int k = ev.y - pk->y - 1, ok = !win_seek(&it, ui->wc, ui->top);

@@ -10,6 +10,7 @@
 #include "marks_list.h"
 #include "marks_ui.h"
 #include "nav_cmd.h"
+#include "pane_code.h"
 #include "panes.h"
 #include "reload.h"
 #include "search_ui.h"
@@ -24,7 +25,7 @@ static const struct cmd_table *const cmd_tables[] = {
 	&nav_cmds, &goto_ui_cmds, &search_ui_cmds, &marks_ui_cmds, &marks_list_cmds,
 	&streams_ui_cmds, &tl_lanes_cmds,
 	&stalls_cmds, &funcs_cmds, &iterations_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
-	&reload_cmds,
+	&pane_code_cmds, &reload_cmds,
 };
 
 int cmd_tables_register(void)

@@ -6,6 +6,7 @@
 #include "code.h"
 #include "ctx.h"
 #include "flow.h"
+#include "image.h"
 #include "imgopt.h"
 #include "memimg.h"
 #include "msg.h"
@@ -21,6 +22,8 @@ struct code_dec {
 	struct imgopt_reader rd;	/* the decoder's reads */
 	struct imgopt_reader rrec;	/* the records' address spaces */
 	struct offtsc *ot_read, *ot_read_end, *ot_rec, *ot_rec_end;
+	const struct img *img;		/* what they read */
+	struct tm_config tm;
 	uint64_t cr3;			/* the last CR3 the decoder read with */
 	uint64_t asid, asid_off;	/* code_dec_asid()'s last answer */
 	uint8_t have_cr3, have_asid;
@@ -39,6 +42,31 @@ struct code {
 	uint64_t dec_size;
 };
 
+/*
+ * Where to ask the time of the code the packet at @off decided: @off, or,
+ * at a PSB before its PSB+'s TSC (where decoding from that PSB asks for
+ * the code the PSB+'s FUP names), the PSB+'s end, as ctx.h does
+ * (CTX_F_AHEAD).  Without it the time there is unknown, the address space
+ * is the common one, and a process's code reads as missing.
+ */
+static uint64_t code_time_offset(struct code_dec *d, struct offtsc *ot, uint64_t off)
+{
+	struct img_cursor cur;
+	struct pkt p;
+	uint64_t tsc;
+	int k;
+
+	if (!offtsc_at(ot, off, &tsc) || img_cursor_init(&cur, d->img, off) < 0)
+		return off;
+	for (k = 0; k < 64 && img_cursor_next(&cur, &p) > 0; k++) {
+		if (p.type == PKT_PSBEND)
+			return p.offset;
+		if (k && p.type == PKT_PSB)
+			break;
+	}
+	return off;
+}
+
 /* The decoder's read callback: flow's (cmd_flow.c), the code of the
  * address space the sideband names at the deciding packet, else the
  * common one. */
@@ -46,6 +74,7 @@ static int code_read(void *vd, const struct flow_ctx *c, uint64_t ip,
 		     uint8_t *buf, size_t size)
 {
 	struct code_dec *d = vd;
+	struct flow_ctx cc = *c;
 
 	if (c->have_cr3) {
 		d->cr3 = c->cr3;
@@ -53,7 +82,9 @@ static int code_read(void *vd, const struct flow_ctx *c, uint64_t ip,
 	}
 	if (!d->set)
 		return -pte_nomap;
-	return imgopt_read(&d->rd, c, ip, buf, size);
+	if (imgopt_sb(d->set))
+		cc.offset = code_time_offset(d, d->ot_read, c->offset);
+	return imgopt_read(&d->rd, &cc, ip, buf, size);
 }
 
 /* The decoder's block cache key: the address space code_read() reads. */
@@ -70,7 +101,29 @@ static uint64_t code_read_asid(void *vd, const struct flow_ctx *c)
 		return c->have_cr3 ? c->cr3 : 0;
 	cc.cr3 = d->cr3;
 	cc.have_cr3 = d->have_cr3;
+	cc.offset = code_time_offset(d, d->ot_read, c->offset);
 	return imgopt_reader_asid(&d->rd, &cc);
+}
+
+/* New readers for @d (the old ones freed).  Returns 0 or -pte_nomem. */
+static int code_dec_readers(struct code_dec *d)
+{
+	offtsc_free(d->ot_read);
+	offtsc_free(d->ot_read_end);
+	offtsc_free(d->ot_rec);
+	offtsc_free(d->ot_rec_end);
+	d->ot_read = d->ot_read_end = d->ot_rec = d->ot_rec_end = NULL;
+	if (offtsc_new(&d->ot_read, d->img, &d->tm) < 0 ||
+	    offtsc_new(&d->ot_read_end, d->img, &d->tm) < 0 ||
+	    offtsc_new(&d->ot_rec, d->img, &d->tm) < 0 ||
+	    offtsc_new(&d->ot_rec_end, d->img, &d->tm) < 0)
+		return -pte_nomem;
+	d->rd.tsc_ctx = d->ot_read;
+	d->rd.end_ctx = d->ot_read_end;
+	d->rrec.tsc_ctx = d->ot_rec;
+	d->rrec.end_ctx = d->ot_rec_end;
+	d->have_asid = d->have_cr3 = 0;
+	return 0;
 }
 
 int code_dec_new(struct code_dec **out, const struct imgset *set, int stream,
@@ -86,20 +139,16 @@ int code_dec_new(struct code_dec **out, const struct imgset *set, int stream,
 	if (!d)
 		return -pte_nomem;
 	d->set = set;
-	if (offtsc_new(&d->ot_read, img, tm) < 0 ||
-	    offtsc_new(&d->ot_read_end, img, tm) < 0 ||
-	    offtsc_new(&d->ot_rec, img, tm) < 0 ||
-	    offtsc_new(&d->ot_rec_end, img, tm) < 0)
-		goto out_free;
+	d->img = img;
+	if (tm)
+		d->tm = *tm;
 	d->rd.set = set;
 	d->rd.stream = stream;
 	d->rd.tsc_at = offtsc_at;
-	d->rd.tsc_ctx = d->ot_read;
 	d->rd.end_at = offtsc_stretch_end;
-	d->rd.end_ctx = d->ot_read_end;
 	d->rrec = d->rd;
-	d->rrec.tsc_ctx = d->ot_rec;
-	d->rrec.end_ctx = d->ot_rec_end;
+	if (code_dec_readers(d) < 0)
+		goto out_free;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.img = img;
 	cfg.read = code_read;
@@ -113,6 +162,14 @@ int code_dec_new(struct code_dec **out, const struct imgset *set, int stream,
 out_free:
 	code_dec_free(d);
 	return -pte_nomem;
+}
+
+int code_dec_restart(struct code_dec *d)
+{
+	if (!d)
+		return -pte_invalid;
+	flow_cache_flush(d->f);
+	return code_dec_readers(d);
 }
 
 void code_dec_free(struct code_dec *d)
@@ -141,7 +198,7 @@ uint64_t code_dec_asid(struct code_dec *d, uint64_t offset)
 	if (d->have_asid && d->asid_off == offset)
 		return d->asid;
 	memset(&c, 0, sizeof(c));
-	c.offset = offset;
+	c.offset = code_time_offset(d, d->ot_rec, offset);
 	c.cr3 = d->cr3;
 	c.have_cr3 = d->have_cr3;
 	d->asid = imgopt_reader_asid(&d->rrec, &c);

@@ -97,6 +97,16 @@ int code_dec_new(struct code_dec **out, const struct imgset *set, int stream,
 /* Free @d (NULL is fine). */
 void code_dec_free(struct code_dec *d);
 
+/* Forget what @d learnt from earlier decoding (the decoded blocks, the
+ * readers' time models and positions), so that decoding from a PSB gives
+ * what `ptbrowse flow TRACE:PSB-...` gives, whatever was decoded before:
+ * the address space of a stretch of tracing is matched by estimated time,
+ * and an estimate carried from earlier packets can differ from one made
+ * from the PSB.
+ * Returns 0, or -pte_nomem (@d then reads no code until restarted), or
+ * -pte_invalid for a NULL @d. */
+int code_dec_restart(struct code_dec *d);
+
 /* Its flow decoder (flow_window(), flow_seek() ...). */
 struct flow *code_dec_flow(struct code_dec *d);
 

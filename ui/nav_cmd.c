@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include "nav.h"
 #include "nav_cmd.h"
+#include "pane_code.h"
 #include "search_ui.h"
 #include "ui.h"
 
@@ -14,6 +15,16 @@ static int nav_cmd_move(struct ui *ui, const struct cmd_args *a)
 
 	if (search_ui_filtering(ui))
 		return search_ui_filter_move(ui, a->action, n);
+	if (pane_code_on(ui))
+		switch (a->action) {
+		case ACTION_CURSOR_DOWN: return pane_code_move(ui, n, 0, 0);
+		case ACTION_CURSOR_UP: return pane_code_move(ui, -n, 0, 0);
+		case ACTION_PAGE_DOWN: return pane_code_move(ui, n * h, 1, 0);
+		case ACTION_PAGE_UP: return pane_code_move(ui, -n * h, 1, 0);
+		case ACTION_HALFPAGE_DOWN: return pane_code_move(ui, n * half, 1, 0);
+		case ACTION_HALFPAGE_UP: return pane_code_move(ui, -n * half, 1, 0);
+		default: return UI_DRAW_NONE;
+		}
 	switch (a->action) {
 	case ACTION_CURSOR_DOWN: return nav_lines(ui, n);
 	case ACTION_CURSOR_UP: return nav_lines(ui, -n);
@@ -30,6 +41,8 @@ static int nav_cmd_scroll(struct ui *ui, const struct cmd_args *a)
 {
 	long n = cmd_steps(a);
 
+	if (pane_code_on(ui))
+		return pane_code_move(ui, a->action == ACTION_SCROLL_UP ? -n : n, 0, 1);
 	return nav_scroll(ui, a->action == ACTION_SCROLL_UP ? -n : n);
 }
 

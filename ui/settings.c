@@ -11,6 +11,7 @@
 #include "marks_panel.h"
 #include "marks_ui.h"
 #include "msg.h"
+#include "pane_code.h"
 #include "prompt.h"
 #include "screen.h"
 #include "search_ui.h"
@@ -43,6 +44,13 @@ static int settings_set_line(struct ui *ui, const char *args)
 			   ui->pk_cols & UI_PK_IP ? "on" : "off", ui->mouse ? "on" : "off",
 			   ui->tl_time ? "time" : "bytes", ui->cy_cols, ui->keymap_name);
 		return UI_DRAW_STATUS;
+	}
+	if (!strcmp(opt, "view")) {
+		if (strcmp(val, "packets") && strcmp(val, "code")) {
+			msg_report(ui, UI_ERROR, "set view: packets or code, not '%s'", val);
+			return UI_DRAW_STATUS;
+		}
+		return pane_code_set(ui, !strcmp(val, "code"));
 	}
 	if (!strcmp(opt, "raw")) {
 		ui->pk_cols = on ? ui->pk_cols | UI_PK_RAW : ui->pk_cols & ~UI_PK_RAW;

@@ -33,6 +33,8 @@
  *   streams_tl.c    the perf.data sideband on the timeline.
  *   tl_lanes.c      the CPU lanes under the timeline (sideband only).
  *   pane_packets.c, pane_cycles.c, tl.c  the three panes (struct pane_ops);
+ *   pane_code.c     the code view: the packet and cycle panes' places
+ *                   taken by each packet's instructions and their runs.
  *   status.c        the header and status lines.
  *   browser.c       the browser view: layout, keys, mouse; too-small screen.
  *   help.c          the help and messages pager view and its rows.
