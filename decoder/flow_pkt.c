@@ -207,7 +207,11 @@ static int q_fetch(struct flow *f)
 		if (img_cursor_init(&f->cur, f->cfg.img, f->pos))
 			return -FLOW_E_EOS;
 	}
-	err = img_cursor_next(&f->cur, &f->nx);
+	/* inside the span, as nearly always, without the cursor's wrapper
+	 * (which decodes again, the cursor unmoved, at the span's end) */
+	err = pkt_next(&f->cur.dec, &f->nx);
+	if (err == -pte_eos || err == -pte_truncated)
+		err = img_cursor_next(&f->cur, &f->nx);
 	if (f->nk == QK_UNKNOWN) {
 		/* whatever our packet decoder makes of it (a TRIG, say) */
 		f->nx_err = -FLOW_E_BAD_OPC;
