@@ -57,10 +57,33 @@ static void script_key(struct ui *ui, const char *tok)
 		browser_input(ui, (unsigned char)*q);
 }
 
+/* @cmd into @line (of @size) with every "{i}" as @round. */
+static void script_bench_cmd(char *line, size_t size, const char *cmd, int round)
+{
+	size_t n = 0;
+	const char *p;
+
+	while (*cmd && n + 1 < size) {
+		p = strstr(cmd, "{i}");
+		if (!p) {
+			snprintf(line + n, size - n, "%s", cmd);
+			return;
+		}
+		n += (size_t)snprintf(line + n, size - n, "%.*s%d", (int)(p - cmd), cmd, round);
+		if (n >= size)
+			return;
+		cmd = p + 3;
+	}
+	line[n < size ? n : size - 1] = 0;
+}
+
 /*
  * "bench NAME N TOKEN... [:COMMAND]": run the tokens N times, timing each
- * token (or the command, where "{i}" becomes the round number) from the
- * key to the finished screen; print the median and the 99th percentile.
+ * token (or the command, where every "{i}" becomes the round number) from
+ * the key to the finished screen; print the median and the 99th
+ * percentile.  A token written !TOKEN sets the round up untimed, "{i}"
+ * in it the round too (!q closes the view the command opened, !{i}%
+ * moves).
  */
 static void script_bench(struct ui *ui, char *args)
 {
@@ -86,16 +109,17 @@ static void script_bench(struct ui *ui, char *args)
 			char line[256];
 			double t0 = script_now();
 
+			if (k < ntoks && toks[k][0] == '!' && toks[k][1]) {
+				script_bench_cmd(line, sizeof(line), toks[k] + 1, i + 1);
+				script_key(ui, line);
+				view_draw(&ui->vs);
+				term_flush();
+				continue;
+			}
 			if (k < ntoks) {
 				script_key(ui, toks[k]);
 			} else if (cmd) {
-				char *p = strstr(cmd, "{i}");
-
-				if (p)
-					snprintf(line, sizeof(line), "%.*s%d%s", (int)(p - cmd), cmd,
-						 i + 1, p + 3);
-				else
-					snprintf(line, sizeof(line), "%s", cmd);
+				script_bench_cmd(line, sizeof(line), cmd, i + 1);
 				cmd_line(ui, line, 0);
 			} else {
 				continue;

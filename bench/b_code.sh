@@ -1,0 +1,100 @@
+#!/bin/sh
+# The browser's code on a multi-gigabyte trace (issue 17): tests/progs/
+# p_sample recorded by ptrecord (tools/record.sh, once into
+# $BUILD/bench-data/code-rec), its CPU 0 stream tiled by tools/pttile to
+# BENCH_CODE_SIZE (default 4GiB) with its timestamps shifted forward, kept
+# in $BUILD/bench-data; the code images are the recording's (--raw).
+# Page cache warm, index finished, headless (--script), 120x40: key to
+# finished screen, median and p99, for the packet pane with symbols (the
+# reference), opening the code view somewhere new, page down and PSB jump
+# in the code view, goto a symbol, and the function view of a 1 MiB region
+# (built to the end: a script waits for it).  What the browser cannot do
+# yet is named, not measured.  Goal: median < 10 ms, p99 < 30 ms.
+BUILD=${BUILD:-build}
+size=${BENCH_CODE_SIZE:-4GiB}
+ptbrowse=${PTBROWSE:-$BUILD/ptbrowse}
+tile=$BUILD/tools/pttile
+data=$BUILD/bench-data
+rec=$data/code-rec
+trace=${BENCH_CODE_TRACE:-$data/code-tiled-$size.pt}
+
+for f in "$tile" "$ptbrowse" "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" \
+	"$BUILD/progs/p_sample" "$BUILD/tools/ptgen"; do
+	if [ ! -x "$f" ]; then
+		echo "b_code: $f is missing (make BUILD=$BUILD)" >&2
+		exit 1
+	fi
+done
+mkdir -p "$data" || exit 1
+if [ ! -f "$rec/trace.cpu0" ]; then
+	echo "recording p_sample into $rec"
+	sh tools/record.sh "$rec" "$BUILD" 1 || exit 1
+	rm -f "$trace"
+fi
+if [ ! -f "$trace" ] || [ "$rec/trace.cpu0" -nt "$trace" ]; then
+	echo "tiling $rec/trace.cpu0 to $size into $trace"
+	"$tile" --size "$size" -o "$trace" "$rec/trace.cpu0" || exit 1
+fi
+# the timing options ptrecord's trace was made with, beside the trace
+"$BUILD/tools/ptgen" --print-config >"$trace.options" || exit 1
+raw=$(sed -n "s#^--raw #--raw=$rec/#p" "$rec/trace.options" | tr '\n' ' ')
+bytes=$(wc -c <"$trace")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
+unset TERM
+cat "$trace" >/dev/null
+printf 'b_code: %s, %s bytes, %s copies of a %s-byte recording\n' "$trace" "$bytes" \
+	$((bytes / $(wc -c <"$rec/trace.cpu0"))) "$(wc -c <"$rec/trace.cpu0")"
+
+# run KEYS: the browser on the trace with script KEYS; the screen after it
+# in $tmp/screen.  Output in $tmp/out.
+run() {
+	printf '%s\n:save-screen %s\n' "$1" "$tmp/screen" >"$tmp/keys"
+	"$ptbrowse" --no-state --script "$tmp/keys" --size 120x40 $raw "$trace" >"$tmp/out" 2>&1
+}
+
+# What exists: the code view (:set view code), goto a symbol.
+code=1 sym=1
+run "wait-index
+:set view code"
+grep -q 'the code it decided' "$tmp/screen" || code=0
+[ $code = 1 ] || echo "code view: missing (:set view code: $(tail -n 1 "$tmp/screen"))"
+run "wait-index
+:goto sym main"
+grep -q 'goto:' "$tmp/screen" && { sym=0; echo "goto a symbol: missing ($(tail -n 1 "$tmp/screen"))"; }
+
+# 1 MiB regions at 100 MB steps, as many as the trace holds (at most 20)
+nf=$(((bytes - 1048576) / 100000000))
+[ $nf -gt 20 ] && nf=20
+{
+	echo "bench-index"
+	echo "50%"
+	echo "bench page-down 300 Space"
+	echo "bench psb 200 }"
+	if [ $code = 1 ]; then
+		echo ":set view code"
+		echo "bench code-open 40 !c !{i}% c"
+		echo "50%"
+		echo "bench code-page-down 300 Space"
+		echo "bench code-psb 200 }"
+		[ $sym = 1 ] && echo "bench goto-sym 50 :goto sym mul"
+		echo ":set view packets"
+	fi
+	if [ $nf -ge 1 ]; then
+		echo ":funcs 0 1048576"
+		echo "bench funcs-1MiB $nf !q :funcs {i}00000000 {i}01048576"
+		echo "q"
+	fi
+	echo "bench-rss"
+} >"$tmp/script"
+"$ptbrowse" --no-state --script "$tmp/script" --size 120x40 $raw "$trace" >"$tmp/ui" 2>&1 ||
+	{ cat "$tmp/ui"; exit 1; }
+grep -v '^result' "$tmp/ui"
+awk '/^result browse-.*-median-ms/ { n = $2; sub(/^browse-/, "", n); sub(/-median-ms$/, "", n); m[n] = $3 }
+	/^result browse-.*-p99-ms/ { n = $2; sub(/^browse-/, "", n); sub(/-p99-ms$/, "", n); p[n] = $3 }
+	END {
+		for (n in m)
+			printf "%-16s %s (goal: median < 10 ms, p99 < 30 ms)\n", n,
+				m[n] < 10 && p[n] < 30 ? "meets the goal" : "MISSES the goal"
+	}' "$tmp/ui" | sort
