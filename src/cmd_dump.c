@@ -112,15 +112,9 @@ static int dump_parse(int argc, char **argv, struct dump_args *a)
 	r = opt_parse(&cmd, argc, argv);
 	if (r < 0)
 		return r;
-	if (r > 1) {
-		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
-		return -EINVAL;
-	}
-	if (!r) {
-		opt_error(&cmd, "no trace given");
-		opt_usage(&cmd, stderr);
-		return -EINVAL;
-	}
+	r = opt_one_trace(&cmd, r, argv);
+	if (r < 0)
+		return r;
 	a->path = argv[1];
 	return 0;
 }

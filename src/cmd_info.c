@@ -490,17 +490,8 @@ int cmd_info_main(int argc, char **argv)
 	memset(&args, 0, sizeof(args));
 
 	r = opt_parse(&cmd, argc, argv);
-	if (r < 0)
+	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0)
 		return opt_status(r);
-	if (r > 1) {
-		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
-		return 2;
-	}
-	if (!r) {
-		opt_error(&cmd, "no trace given");
-		opt_usage(&cmd, stderr);
-		return 2;
-	}
 	path = argv[1];
 	json = args.json;
 	events = args.events;

@@ -483,16 +483,7 @@ int cmd_marks_main(int argc, char **argv)
 	memset(&args, 0, sizeof(args));
 	args.opts = &opts;
 	r = opt_parse(&cmd, argc, argv);
-	if (r < 0)
+	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0)
 		return opt_status(r);
-	if (r > 1) {
-		opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1], argv[2]);
-		return 2;
-	}
-	if (!r) {
-		opt_error(&cmd, "no trace given");
-		opt_usage(&cmd, stderr);
-		return 2;
-	}
 	return cmd_marks_run(&args, argv[1], &timing);
 }

@@ -22,6 +22,21 @@ void opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	esc_line(stderr, prefix, "%s", msg);
 }
 
+int opt_one_trace(const struct opt_cmd *cmd, int n, char **argv)
+{
+	if (n > 1) {
+		opt_error(cmd, "one trace only (got '%s' and '%s')", argv[1],
+			  argv[2]);
+		return -EINVAL;
+	}
+	if (n < 1) {
+		opt_error(cmd, "no trace given");
+		opt_usage(cmd, stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int opt_status(int r)
 {
 	if (r == -ECANCELED)

@@ -94,6 +94,13 @@ void opt_print(const struct opt *opts, FILE *f);
 void opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* For a command that takes one trace: @n is opt_parse()'s count of
+ * operands (0 or more).
+ * Returns 0 if there is one (@argv[1]).
+ * Returns -EINVAL after "PROG: one trace only (got 'A' and 'B')" for
+ * more, or "PROG: no trace given" and @cmd's usage on stderr for none. */
+int opt_one_trace(const struct opt_cmd *cmd, int n, char **argv);
+
 /* The exit status for a negative opt_parse() return @r: 0 after --help,
  * 1 after -EIO (trouble with a file an option names), else 2 (usage). */
 int opt_status(int r);

@@ -119,6 +119,9 @@ static void test_errors(void **state)
 	assert_int_equal(parse(bad), -EINVAL);
 	assert_int_equal(parse(file), -EIO);
 	assert_null(got[T_JSON]);	/* stopped at the trouble */
+	assert_int_equal(opt_one_trace(&cmd, 0, unknown), -EINVAL);
+	assert_int_equal(opt_one_trace(&cmd, 2, bad), -EINVAL);
+	assert_int_equal(opt_one_trace(&cmd, 1, bad), 0);
 	assert_int_equal(opt_status(-EINVAL), 2);
 	assert_int_equal(opt_status(-ERANGE), 2);
 	assert_int_equal(opt_status(-EIO), 1);

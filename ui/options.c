@@ -7,7 +7,6 @@
 
 #include "cmd.h"
 #include "cmds.h"
-#include "esc.h"
 #include "msg.h"
 #include "opt.h"
 #include "options.h"
@@ -167,18 +166,8 @@ int options_parse(int argc, char **argv, struct options *o)
 	r = opt_parse(&cmd, argc, argv);
 	if (r == -ECANCELED)
 		return -1;
-	if (r < 0)
+	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0)
 		return opt_status(r);
-	if (r > 1) {
-		opt_error(&cmd, "one trace at a time ('%s' and '%s')", argv[1],
-			  argv[2]);
-		return 2;
-	}
-	if (!r) {
-		opt_error(&cmd, "no trace given");
-		opt_usage(&cmd, stderr);
-		return 2;
-	}
 	o->path = argv[1];
 	return 0;
 }
