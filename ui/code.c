@@ -168,7 +168,8 @@ int code_dec_restart(struct code_dec *d)
 {
 	if (!d)
 		return -pte_invalid;
-	flow_cache_flush(d->f);
+	/* the decoded blocks stay: keyed by address space, they are the
+	 * code's, whatever decoding met them first */
 	return code_dec_readers(d);
 }
 

@@ -97,8 +97,9 @@ int code_dec_new(struct code_dec **out, const struct imgset *set, int stream,
 /* Free @d (NULL is fine). */
 void code_dec_free(struct code_dec *d);
 
-/* Forget what @d learnt from earlier decoding (the decoded blocks, the
- * readers' time models and positions), so that decoding from a PSB gives
+/* Forget what @d learnt from earlier decoding (the readers' time models
+ * and positions; decoded blocks are the code's and stay), so that
+ * decoding from a PSB gives
  * what `ptbrowse flow TRACE:PSB-...` gives, whatever was decoded before:
  * the address space of a stretch of tracing is matched by estimated time,
  * and an estimate carried from earlier packets can differ from one made
