@@ -53,6 +53,7 @@ C=$BUILD/sample-code/perf.data
 if [ -f "$C" ]; then
 	shot sample-code-start 120x40 "" "$C"
 	shot sample-code-funcs 120x40 ":funcs 0 0x100000" "$C"
+	shot sample-code-view 120x40 "} c 2 4 j" "$C"
 else
 	echo "screenshots: $C is missing (make sample-code); skipping it" >&2
 fi
