@@ -25,10 +25,10 @@ struct iter_unit {
 	uint64_t head_hi;	/* the first CYC's cycles before its first
 				 * boundary (the previous unit's last
 				 * boundary's upper bound) */
-	uint8_t head;		/* 0: neither a CYC nor lost data before its
-				 * first boundary; 1: head_hi; 2: an error
-				 * first (that bound stays unknown) */
-	uint8_t head_lost;	/* data lost before its first boundary */
+	uint8_t head;		/* before its first boundary, 0: neither a
+				 * CYC nor a decode error or gap; 1: a CYC
+				 * first (head_hi); 2: an error or gap first
+				 * (that bound stays unknown) */
 	uint8_t tail_lost;	/* data lost after its last boundary */
 	uint8_t tail_want;	/* its last boundary awaits its upper bound
 				 * from the next unit */
