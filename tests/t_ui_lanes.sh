@@ -5,7 +5,9 @@
 # records say on each lane (tests/golden/ui_lanes/, UPDATE=1 rewrites);
 # :lane and a click on a lane switch stream at that time; in tmux, a mouse
 # click on a lane does the same.  On tools/record.sh's recording of
-# p_sample, the legend names the threads its sideband names.
+# p_sample, the legend names the threads its sideband names.  Searches
+# with sideband terms (comm, tid, switch) on the same file hit the starts
+# of the ranges that dump --comm/--tid keeps (ctx_ranges()).
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -89,6 +91,37 @@ grep -q "lane: no stream 'nosuch'" "$tmp/bad.txt" || fail ":lane nosuch: $(tail 
 grep -q '^ ptbrowse p.data:cpu1' "$tmp/next.txt" || fail "J did not go to the next lane"
 grep -q '^ ptbrowse p.data:cpu0' "$tmp/prev.txt" && grep -q 'lane: no previous lane' "$tmp/prev.txt" ||
 	fail "K K: $(tail -n 2 "$tmp/prev.txt")"
+
+# Searches: the hits of "comm NAME" and "tid N" are the starts of the
+# ranges dump keeps with --comm and --tid; "switch" hits where the task
+# changes, the starts of both tasks' ranges after the first; a packet
+# expression with a term is a packet inside the ranges.
+"$PTBROWSE" dump $OPTS --stream cpu0 "$tmp/p.data" | awk '{ print $1 }' > "$tmp/all"
+starts() {
+	"$PTBROWSE" dump $OPTS --stream cpu0 "$@" "$tmp/p.data" | awk '{ print $1 }' > "$tmp/kept"
+	awk 'NR == FNR { k[$1] = 1; next } ($1 in k) && !prev { printf "0x%x\n", ("0x" $1) + 0 }
+	     { prev = ($1 in k) }' "$tmp/kept" "$tmp/all"
+}
+hits() {
+	{ echo wait-index; echo ":search $1"; echo ":save-screen $tmp/h0.txt"
+	  for i in 1 2 3; do echo n; echo ":save-screen $tmp/h$i.txt"; done; echo q; } > "$tmp/hkeys"
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/hkeys" --size 120x30 \
+		$OPTS "$tmp/p.data" > /dev/null 2>&1
+	for i in 0 1 2 3; do
+		tail -n 2 "$tmp/h$i.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'
+	done | sort -u | while read -r o; do printf '0x%x\n' "$((o))"; done | sort
+}
+for q in "tid 100" "comm client"; do
+	opt=--${q% *}; val=${q#* }
+	want=$(starts "$opt" "$val" | sort)
+	got=$(hits "$q")
+	[ -n "$want" ] && [ "$got" = "$want" ] || fail "search $q: hits $got, ranges start at $want"
+done
+[ "$(hits switch)" = "$(printf '0xe16\n0x3607\n' | sort)" ] || fail "search switch: $(hits switch)"
+[ "$(hits 'comm server & psb')" = 0x0 ] || fail "comm server & psb: $(hits 'comm server & psb')"
+printf 'wait-index\n:search pid 100 | tip\n:save-screen %s\nq\n' "$tmp/e.txt" > "$tmp/ekeys"
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/ekeys" --size 120x30 $OPTS "$tmp/p.data" >/dev/null 2>&1
+grep -q 'search: a sideband term goes at the top' "$tmp/e.txt" || fail "pid under or: $(tail -n 1 "$tmp/e.txt")"
 
 # The same in ASCII: nothing outside ASCII.
 LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --ascii --script "$tmp/keys" --size 100x24 \

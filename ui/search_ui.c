@@ -15,7 +15,9 @@
 #include "nav.h"
 #include "prompt.h"
 #include "screen.h"
+#include "ctxterm.h"
 #include "search.h"
+#include "search_sb.h"
 #include "search_ui.h"
 #include "search_ui_int.h"
 #include "term.h"
@@ -134,6 +136,94 @@ static int search_ui_run(struct ui *ui, uint64_t from, int dir)
 static int search_ui_again(struct ui *ui, int rev, uint64_t count);
 static void search_ui_snap(struct search_ui *su);
 
+/* A search with sideband terms @ct (search_sb.h) and the packet
+ * expression @rest ("" for none), as typed @text. */
+static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *ct,
+			const char *rest, int dir)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_pred *pred = NULL;
+	int busy;
+
+	if (rest[0] && !(pred = search_ui_parse(ui, "search", rest)))
+		return UI_DRAW_STATUS;
+	srch_free(su->s);
+	su->s = NULL;
+	srch_pred_free(su->pred);
+	su->pred = NULL;
+	search_sb_free(su->sb);
+	su->sb = NULL;
+	su->note = NULL;
+	snprintf(su->text, sizeof(su->text), "%s", text);
+	su->dir = su->sdir = dir;
+	su->jumped = su->reported = 0;
+	if (search_sb_start(&su->sb, ui, ct, pred) < 0)
+		return UI_DRAW_STATUS;
+	msg_report(ui, UI_INFO, "searching %s%s in the sideband (C-c stops)",
+		   dir > 0 ? "/" : "?", text);
+	if (ui->headless)
+		search_sb_wait(su->sb);
+	return search_ui_poll(ui, &busy) | UI_DRAW_ALL;
+}
+
+/* n or N for a search with sideband terms. */
+static int search_ui_sb_again(struct ui *ui, int rev, uint64_t count)
+{
+	struct search_ui *su = ui->sui;
+	int d = rev ? -su->dir : su->dir, wrapped = 0, r;
+	uint64_t hit;
+
+	if (ui->headless)
+		search_sb_wait(su->sb);
+	r = search_sb_next(su->sb, ui->cursor, d, count, &hit, &wrapped);
+	if (r == 1) {
+		msg_report(ui, UI_INFO, "searching: the next hit is not known yet");
+		return UI_DRAW_STATUS;
+	}
+	if (r < 0) {
+		search_ui_not_found(ui);
+		return UI_DRAW_STATUS;
+	}
+	nav_jump(ui, hit);
+	if (wrapped)
+		search_ui_wrapped(ui, d);
+	else
+		ui->msg[0] = 0;
+	return UI_DRAW_ALL;
+}
+
+/* The poll of a search with sideband terms: its first hit once done. */
+static int search_ui_sb_poll(struct ui *ui, int *busy)
+{
+	struct search_ui *su = ui->sui;
+	uint64_t done, total, hit;
+	size_t n;
+	int fin, st, wrapped = 0;
+
+	search_sb_progress(su->sb, &done, &total, &n, &fin, &st);
+	if (!fin) {
+		*busy = 1;
+		return UI_DRAW_STATUS;
+	}
+	if (su->reported)
+		return UI_DRAW_NONE;
+	su->reported = su->jumped = 1;
+	if (st == -pte_sigbus)
+		ui->worker_sigbus = 1;
+	else if (st && st != -pte_canceled)
+		msg_report(ui, UI_ERROR, "search: %s", pte_strerror(st));
+	else if (!n && st != -pte_canceled)
+		search_ui_not_found(ui);
+	else if (!search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped)) {
+		nav_jump(ui, hit);
+		if (wrapped)
+			search_ui_wrapped(ui, su->sdir);
+		else
+			ui->msg[0] = 0;
+	}
+	return UI_DRAW_ALL;
+}
+
 /* A new search for @text ("-b" first: backward) in direction @dir. */
 static int search_ui_search(struct ui *ui, const char *text, int dir)
 {
@@ -150,6 +240,10 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 	}
 	if (!*text) {
 		/* An empty pattern repeats the last one (less, vim). */
+		if (su->sb) {
+			su->dir = dir;
+			return search_ui_sb_again(ui, 0, 1);
+		}
 		if (!su->pred) {
 			msg_report(ui, UI_ERROR, "search: no previous pattern");
 			return UI_DRAW_STATUS;
@@ -157,9 +251,24 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 		su->dir = dir;
 		return search_ui_again(ui, 0, 1);
 	}
+	{
+		/* comm, pid, tid, switch: the sideband's (search_sb.h) */
+		struct ctxterm ct;
+		char rest[256], err[256] = "";
+		int r = ctxterm_split(text, &ct, rest, sizeof(rest), err, sizeof(err));
+
+		if (r < 0) {
+			msg_report(ui, UI_ERROR, "search: %s", err);
+			return UI_DRAW_STATUS;
+		}
+		if (r > 0)
+			return search_ui_sb(ui, text, &ct, rest, dir);
+	}
 	pred = search_ui_parse(ui, "search", text);
 	if (!pred)
 		return UI_DRAW_STATUS;
+	search_sb_free(su->sb);
+	su->sb = NULL;
 	if (su->fpred) {
 		/* In the filter view, search among the rows shown (less). */
 		char both[600];
@@ -208,6 +317,8 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 	int d, r = 0, wrapped, any_wrap = 0;
 	struct srch_status st;
 
+	if (su && su->sb)
+		return search_ui_sb_again(ui, rev, count);
 	if (!su || !su->pred) {
 		msg_report(ui, UI_ERROR, "no previous search ('/' starts one)");
 		return UI_DRAW_STATUS;
@@ -347,6 +458,10 @@ int search_ui_stop(struct ui *ui)
 			   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
 		return 1;
 	}
+	if (su && search_sb_cancel(su->sb)) {
+		msg_report(ui, UI_WARN, "search stopped (C-c)");
+		return 1;
+	}
 	if (!su || !su->s)
 		return 0;
 	srch_status(su->s, &st);
@@ -413,6 +528,8 @@ int search_ui_poll(struct ui *ui, int *busy)
 			draw |= UI_DRAW_PANES | UI_DRAW_STATUS;
 		}
 	}
+	if (su->sb)
+		return draw | search_ui_sb_poll(ui, busy);
 	if (!su->s)
 		return draw;
 	search_ui_snap(su);
@@ -449,6 +566,8 @@ void search_ui_wait(struct ui *ui)
 
 	if (ui->sui && ui->sui->s)
 		srch_wait(ui->sui->s);
+	if (ui->sui && ui->sui->sb)
+		search_sb_wait(ui->sui->sb);
 	search_ui_poll(ui, &busy);
 }
 
@@ -500,7 +619,24 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 	if (!su || !size)
 		return 0;
 	buf[0] = 0;
-	if (su->s && su->pred) {
+	if (su->sb) {
+		uint64_t done, total;
+		size_t n, rank;
+		int fin, sst;
+		char pos[32] = "-";
+
+		search_sb_progress(su->sb, &done, &total, &n, &fin, &sst);
+		rank = search_sb_rank(su->sb, ui->cursor);
+		if (rank)
+			snprintf(pos, sizeof(pos), "%zu", rank);
+		if (fin)
+			r = snprintf(buf, size, "  %c%s [%s/%zu]%s", su->dir > 0 ? '/' : '?',
+				     su->text, pos, n, sst == -pte_canceled ? " stopped" : "");
+		else
+			r = snprintf(buf, size, "  %c%s %.0f%%", su->dir > 0 ? '/' : '?',
+				     su->text, total ? 100.0 * (double)done / (double)total : 0);
+		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
+	} else if (su->s && su->pred) {
 		char pos[32] = "-";
 
 		search_ui_snap(su);
@@ -544,6 +680,8 @@ int search_ui_is_hit(struct ui *ui, uint64_t off)
 	struct search_ui *su = ui->sui;
 	size_t i;
 
+	if (su && su->sb)
+		return su->hl && search_sb_rank(su->sb, off) > 0;
 	if (!su || !su->s || !su->hl)
 		return 0;
 	i = search_ui_lower(su, off);
@@ -600,6 +738,7 @@ void search_ui_free(struct ui *ui)
 	if (!su)
 		return;
 	srch_free(su->s);
+	search_sb_free(su->sb);
 	srch_free(su->fs);
 	srch_pred_free(su->pred);
 	srch_pred_free(su->fpred);

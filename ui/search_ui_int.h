@@ -12,6 +12,7 @@
 struct ui;
 struct srch;
 struct srch_pred;
+struct search_sb;
 
 /* Bytes the filter view decodes per call (a screen, a cursor move). */
 #define SUI_FILTER_BUDGET (4u << 20)
@@ -23,6 +24,8 @@ struct srch_pred;
 struct search_ui {
 	/* the last search */
 	struct srch *s;			/* running or finished; NULL if none */
+	struct search_sb *sb;		/* or one with sideband terms
+					 * (search_sb.h); then pred is NULL */
 	struct srch_pred *pred;		/* its predicate */
 	char text[256];			/* as typed, without "-b" */
 	int dir;			/* as asked: 1 forward, -1 backward */

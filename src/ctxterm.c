@@ -1,0 +1,166 @@
+/* ctxterm -- sideband terms of a search line (see ctxterm.h). */
+#include "ctxterm.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ptdec.h"
+
+/* One word of the line: [s, s + n). */
+struct ct_word {
+	const char *s;
+	size_t n;
+};
+
+/* Whether word @w is @lit. */
+static int ct_is(const struct ct_word *w, const char *lit)
+{
+	return w->n == strlen(lit) && !strncmp(w->s, lit, w->n);
+}
+
+/* The next word at *@p: a parenthesis, '&', '|' or '!' alone, else up to
+ * a blank or one of those.  Returns 0 at the end. */
+static int ct_next(const char **p, struct ct_word *w)
+{
+	const char *s = *p;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return 0;
+	w->s = s;
+	if (strchr("()&|!", *s)) {
+		s++;
+	} else {
+		while (*s && !isspace((unsigned char)*s) && !strchr("()&|!", *s))
+			s++;
+	}
+	w->n = (size_t)(s - w->s);
+	*p = s;
+	return 1;
+}
+
+static int ct_and(const struct ct_word *w)
+{
+	return ct_is(w, "and") || ct_is(w, "&");
+}
+
+/* An operator that joins or negates. */
+static int ct_op(const struct ct_word *w)
+{
+	return ct_and(w) || ct_is(w, "or") || ct_is(w, "|") || ct_is(w, "not") ||
+	       ct_is(w, "!");
+}
+
+/* Take term @w (its value read from *@p) into @t.  Returns 0 or -1. */
+static int ct_term(const struct ct_word *w, const char **p, struct ctxterm *t,
+		   char *err, size_t errlen)
+{
+	struct ct_word v;
+	char val[64];
+
+	if (ct_is(w, "switch")) {
+		t->sw = 1;
+		return 0;
+	}
+	if (!ct_next(p, &v) || strchr("()&|!", *v.s) || ct_and(&v) ||
+	    ct_is(&v, "or") || ct_is(&v, "not")) {
+		snprintf(err, errlen, "%.*s: which %s?", (int)w->n, w->s,
+			 ct_is(w, "comm") ? "name" : "number");
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%.*s", (int)v.n, v.s);
+	if (ct_is(w, "comm")) {
+		snprintf(t->name, sizeof(t->name), "%s", val);
+		t->f.comm = t->name;
+	} else if (ctx_filter_set(&t->f, ct_is(w, "pid") ? "--pid" : "--tid", val)) {
+		snprintf(err, errlen, "%.*s %s: not a number from 0 to 2^31 - 1",
+			 (int)w->n, w->s, val);
+		return -1;
+	}
+	t->has_filter = 1;
+	return 0;
+}
+
+#define CT_MAXW 128
+
+int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
+		  size_t restlen, char *err, size_t errlen)
+{
+	struct ct_word w[CT_MAXW];
+	uint8_t gone[CT_MAXW] = { 0 };
+	const char *p = text, *q;
+	int n = 0, i, k, gap, depth = 0, loose = 0, any = 0;
+
+	memset(t, 0, sizeof(*t));
+	ctx_filter_init(&t->f);
+	if (!text || !rest || strlen(text) >= restlen) {
+		snprintf(err, errlen, "search: the line is too long");
+		return -pte_invalid;
+	}
+	while (n < CT_MAXW && ct_next(&p, &w[n]))
+		n++;
+	if (n == CT_MAXW && ct_next(&p, &w[0])) {
+		snprintf(err, errlen, "search: more than %d words", CT_MAXW - 1);
+		return -pte_invalid;
+	}
+	for (i = 0; i < n; i++) {
+		if (ct_is(&w[i], "("))
+			depth++;
+		else if (ct_is(&w[i], ")"))
+			depth--;
+		else if (!depth && (ct_is(&w[i], "or") || ct_is(&w[i], "|") ||
+				    ct_is(&w[i], "not") || ct_is(&w[i], "!")))
+			loose = 1;
+		if (!ct_is(&w[i], "comm") && !ct_is(&w[i], "pid") &&
+		    !ct_is(&w[i], "tid") && !ct_is(&w[i], "switch"))
+			continue;
+		if (depth || (i && (ct_is(&w[i - 1], "not") || ct_is(&w[i - 1], "!")))) {
+			snprintf(err, errlen, "%.*s: a sideband term goes at the top, "
+				 "joined by and (not under or, not or parentheses)",
+				 (int)w[i].n, w[i].s);
+			return -pte_invalid;
+		}
+		q = w[i].s + w[i].n;
+		if (ct_term(&w[i], &q, t, err, errlen))
+			return -pte_invalid;
+		gone[i] = 1;
+		if (!ct_is(&w[i], "switch"))
+			gone[++i] = 1;	/* its value */
+		any = 1;
+	}
+	if (any && loose) {
+		snprintf(err, errlen, "a sideband term goes at the top, joined by "
+			 "and (not under or, not or parentheses)");
+		return -pte_invalid;
+	}
+	/* the terms and the "and"s next to them go; where something went
+	 * between two words that need a join, "&" joins them */
+	for (i = 0; i < n; i++)
+		if (!gone[i] && ct_and(&w[i]) &&
+		    ((i && gone[i - 1] == 1) || (i + 1 < n && gone[i + 1] == 1)))
+			gone[i] = 2;
+	rest[0] = 0;
+	for (i = 0, k = -1, gap = 0; i < n; i++) {
+		size_t len = strlen(rest);
+
+		if (gone[i]) {
+			gap = 1;
+			continue;
+		}
+		if (gap && k >= 0 && !ct_op(&w[k]) && !ct_is(&w[k], "(") &&
+		    !ct_op(&w[i]) && !ct_is(&w[i], ")")) {
+			snprintf(rest + len, restlen - len, " &");
+			len = strlen(rest);
+		}
+		snprintf(rest + len, restlen - len, "%s%.*s", len ? " " : "",
+			 (int)w[i].n, w[i].s);
+		k = i;
+		gap = 0;
+	}
+	if (!any)
+		snprintf(rest, restlen, "%s", text);
+	return any;
+}
