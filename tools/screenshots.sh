@@ -54,6 +54,7 @@ if [ -f "$C" ]; then
 	shot sample-code-start 120x40 "" "$C"
 	shot sample-code-funcs 120x40 ":funcs 0 0x100000" "$C"
 	shot sample-code-view 120x40 "} c 2 4 j" "$C"
+	shot sample-code-lanes 120x40 "50% J" "$C"
 else
 	echo "screenshots: $C is missing (make sample-code); skipping it" >&2
 fi
