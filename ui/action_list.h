@@ -106,6 +106,7 @@
 	ACTION(REDRAW, "redraw", "Redraw the screen", 0, "") \
 	ACTION(RELOAD, "reload", "Reload the trace (it grew or changed)", 0, "") \
 	ACTION(TOGGLE_MOUSE, "toggle-mouse", "Toggle the mouse", 0, "") \
+	ACTION(TOGGLE_SYMBOLS, "toggle-symbols", "Show IPs as function+0xoff or as hex", 0, "") \
 	ACTION(INTERRUPT, "interrupt", "Interrupt a long operation", 0, "") \
 	ACTION(CANCEL, "cancel", "Cancel the prompt, selection or count", 0, "") \
 	ACTION(SUSPEND, "suspend", "Suspend ptbrowse (fg resumes)", 0, "") \

@@ -28,6 +28,8 @@
 #include "script.h"
 #include "search_ui.h"
 #include "session.h"
+#include "status.h"
+#include "sym_ui.h"
 #include "term.h"
 #include "trace.h"
 #include "ui.h"
@@ -106,7 +108,7 @@ static struct ui *browse_new(struct trace *t, int s, const struct options *o)
 	ui->name = strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path;
 	ui->tmcfg = o->cfg;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
-	ui->pk_cols = UI_PK_IP;
+	ui->pk_cols = UI_PK_IP | UI_PK_SYM;
 	ui->cy_cols = UI_CY_DELTA | UI_CY_CYCLES | UI_CY_TIME | UI_CY_DMARK | UI_CY_CBR | UI_CY_FREQ;
 	ui->tl_time = 1;
 	ui->utf8 = !o->ascii && cs && !strcmp(cs, "UTF-8");
@@ -162,6 +164,7 @@ static struct trace *browse_free(struct ui *ui)
 	session_idx_stop(ui);
 	marks_close(ui->bm);
 	code_free(ui->code);
+	sym_ui_reset(ui);
 	win_cache_free(ui->wc);
 	km_free(ui->km);
 	for (i = 0; i < UI_MSGLOG; i++)
@@ -186,6 +189,7 @@ static int browse_run(struct ui *ui, const struct options *o, double t_start)
 	options_config(ui, o);
 	session_find_t0(ui);
 	browser_layout(ui);
+	status_timing_hint(ui);
 	msg_losses(ui);
 	msg_km_errors(ui);
 	/* The first screen, then the index: on two cores the builder's

@@ -18,6 +18,7 @@
 #include "settings.h"
 #include "stalls.h"
 #include "streams_ui.h"
+#include "sym_ui.h"
 #include "tl_lanes_cmd.h"
 #include "ui.h"
 
@@ -25,7 +26,7 @@ static const struct cmd_table *const cmd_tables[] = {
 	&nav_cmds, &goto_ui_cmds, &search_ui_cmds, &marks_ui_cmds, &marks_list_cmds,
 	&streams_ui_cmds, &tl_lanes_cmds,
 	&stalls_cmds, &funcs_cmds, &iterations_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
-	&pane_code_cmds, &reload_cmds,
+	&pane_code_cmds, &reload_cmds, &sym_ui_cmds,
 };
 
 int cmd_tables_register(void)

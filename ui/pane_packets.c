@@ -10,6 +10,7 @@
 #include "pane_packets.h"
 #include "screen.h"
 #include "search_ui.h"
+#include "sym_ui.h"
 #include "ui.h"
 
 /* Hex digits needed for offsets in this trace (at least 8). */
@@ -23,9 +24,37 @@ static int pane_packets_owidth(const struct ui *ui)
 	return d < 8 ? 8 : d;
 }
 
-/* The text of @row (without the gutter), for columns from 0. */
-static void pane_packets_text(const struct ui *ui, struct win_iter *it,
-			      char *buf, size_t size)
+/* Whether @row's IP is its packet's own, whole (a TIP, FUP, ...): then
+ * a symbol can name it. */
+static int pane_packets_full_ip(const struct win_row *row)
+{
+	return (row->flags & WIN_F_HAVE_IP) && row->ip_bits == 64;
+}
+
+/* The payload of an IP packet with symbols on: its compression, then
+ * the function ("3: main+0x8b"), in the payload's 20 columns; else
+ * ptdump's words. */
+static void pane_packets_payload(struct ui *ui, const struct win_row *row,
+				 char *buf, size_t size)
+{
+	int t = row->pkt.type;
+
+	if ((t == PKT_TIP || t == PKT_TIP_PGE || t == PKT_TIP_PGD || t == PKT_FUP) &&
+	    pane_packets_full_ip(row) && size > 3 &&
+	    row->pkt.u.ip.ipc != PKT_IPC_SUPPRESSED &&
+	    sym_ui_ip(ui, row->pkt.offset, row->ip, 17, buf + 3, size - 3)) {
+		buf[0] = (char)('0' + (row->pkt.u.ip.ipc & 7));
+		buf[1] = ':';
+		buf[2] = ' ';
+		return;
+	}
+	dump_fmt_payload(buf, size, &row->pkt);
+}
+
+/* The text of @row (without the gutter), for columns from 0; the last IP
+ * column gets @ipw columns for a symbol. */
+static void pane_packets_text(struct ui *ui, struct win_iter *it,
+			      char *buf, size_t size, int ipw)
 {
 	const struct win_row *row = win_row(it);
 	char payload[DUMP_PAYLOAD_MAX + 8] = "";
@@ -62,7 +91,7 @@ static void pane_packets_text(const struct ui *ui, struct win_iter *it,
 				"to the end" : "skipped to the next PSB");
 		return;
 	}
-	dump_fmt_payload(payload, sizeof(payload), &row->pkt);
+	pane_packets_payload(ui, row, payload, sizeof(payload));
 	len += (size_t)snprintf(buf + len, size - len, "%-10s %-20s",
 				pkt_type_name(row->pkt.type), payload);
 	if (len >= size || !(ui->pk_cols & UI_PK_IP) || ui->pk_narrow)
@@ -74,8 +103,14 @@ static void pane_packets_text(const struct ui *ui, struct win_iter *it,
 		snprintf(buf + len, size - len, " %.*s%0*" PRIx64, 16 - known,
 			 "????????????????", known,
 			 (uint64_t)(row->ip & ((1ull << row->ip_bits) - 1)));
-	} else if (row->flags & WIN_F_HAVE_IP)
-		snprintf(buf + len, size - len, " %016" PRIx64, row->ip);
+	} else if (row->flags & WIN_F_HAVE_IP) {
+		char sym[256];
+
+		if (sym_ui_ip(ui, row->pkt.offset, row->ip, ipw, sym, sizeof(sym)))
+			snprintf(buf + len, size - len, " %s", sym);
+		else
+			snprintf(buf + len, size - len, " %016" PRIx64, row->ip);
+	}
 	else if (row->flags & WIN_F_IP_SUPP)
 		snprintf(buf + len, size - len, " <suppressed>");
 }
@@ -100,7 +135,7 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 	int ri;
 	struct win_iter it = { 0 };
 	int focused = ui->focus == UI_PANE_PACKETS;
-	int y, have;
+	int y, have, ipw;
 	char head[256];
 
 	attrset(A_BOLD);
@@ -115,6 +150,12 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 	if ((int)strlen(head + 3) > ui->hscroll)
 		screen_put(p->y, p->x + 3, p->w - 3, head + 3 + ui->hscroll);
 	attrset(A_NORMAL);
+	/* A symbol in the last IP column ends at the pane's right edge (or
+	 * takes 16 columns, as hex does, if the pane is narrower). */
+	ipw = p->w - 3 - ((int)strlen(head + 3) - (int)strlen(" last ip")) - 1 +
+	      ui->hscroll;
+	if (ipw < 16)
+		ipw = 16;
 	/* All rows, or the filter view's matching ones (search_ui.c). */
 	have = search_ui_row_first(ui, &it, &ri);
 	for (y = 1; y < p->h; y++) {
@@ -129,7 +170,7 @@ static void pane_packets_draw(struct ui *ui, struct pane *p)
 		if (!have)
 			continue;
 		row = win_row(&it);
-		pane_packets_text(ui, &it, text, sizeof(text));
+		pane_packets_text(ui, &it, text, sizeof(text), ipw);
 		mark = pane_packets_mark(ui, row->pkt.offset);
 		if (row->pkt.type == PKT_PSB && !(row->flags & WIN_F_ERROR))
 			bracket = screen_glyph(ui, "┌", "+");

@@ -27,6 +27,8 @@
 #include "reload.h"
 #include "search_ui.h"
 #include "session.h"
+#include "status.h"
+#include "sym_ui.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -73,6 +75,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 	marks_panel_stop(ui);
 	funcs_stop(ui);
 	code_reset(ui);
+	sym_ui_reset(ui);
 	search_ui_free(ui);
 	session_idx_stop(ui);
 	win_cache_free(ui->wc);
@@ -105,6 +108,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 	if (!ui->no_index)
 		session_idx_start(ui);
 	browser_layout(ui);
+	status_timing_hint(ui);		/* in :messages; the result shows */
 	msg_report(ui, UI_INFO, "reloaded: the file was %s (now %" PRIu64 " bytes)", why,
 		   ui->img->size);
 	return UI_DRAW_ALL;
@@ -123,6 +127,7 @@ static int reload_grown(struct ui *ui)
 	funcs_stop(ui);
 	search_ui_free(ui);
 	code_reset(ui);		/* the sideband is read again, grown */
+	sym_ui_reset(ui);
 	if (had_idx)
 		session_idx_stop(ui);	/* the remap invalidates what it reads */
 	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));

@@ -17,6 +17,7 @@
 #include "search_ui.h"
 #include "session.h"
 #include "settings.h"
+#include "sym_ui.h"
 #include "term.h"
 #include "ui.h"
 
@@ -29,7 +30,8 @@ static int settings_set_line(struct ui *ui, const char *args)
 	sscanf(args, "%31s %1023[^\n]", opt, val);
 	on = !strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes") || !val[0];
 	/* a switch takes on or off, nothing else */
-	if ((!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse")) && !on &&
+	if ((!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse") ||
+	     !strcmp(opt, "symbols")) && !on &&
 	    strcmp(val, "off") && strcmp(val, "0") && strcmp(val, "no")) {
 		msg_report(ui, UI_ERROR, "set %s: on or off, not '%s'", opt, val);
 		return UI_DRAW_STATUS;
@@ -39,9 +41,10 @@ static int settings_set_line(struct ui *ui, const char *args)
 		return UI_DRAW_STATUS;
 	}
 	if (!opt[0]) {
-		msg_report(ui, UI_INFO, "raw=%s ip=%s mouse=%s axis=%s columns=0x%x keymap=%s",
-			   ui->pk_cols & UI_PK_RAW ? "on" : "off",
-			   ui->pk_cols & UI_PK_IP ? "on" : "off", ui->mouse ? "on" : "off",
+		msg_report(ui, UI_INFO, "raw=%s ip=%s symbols=%s mouse=%s axis=%s columns=0x%x "
+			   "keymap=%s", ui->pk_cols & UI_PK_RAW ? "on" : "off",
+			   ui->pk_cols & UI_PK_IP ? "on" : "off",
+			   ui->pk_cols & UI_PK_SYM ? "on" : "off", ui->mouse ? "on" : "off",
 			   ui->tl_time ? "time" : "bytes", ui->cy_cols, ui->keymap_name);
 		return UI_DRAW_STATUS;
 	}
@@ -58,6 +61,8 @@ static int settings_set_line(struct ui *ui, const char *args)
 	}
 	else if (!strcmp(opt, "ip"))
 		ui->pk_cols = on ? ui->pk_cols | UI_PK_IP : ui->pk_cols & ~UI_PK_IP;
+	else if (!strcmp(opt, "symbols"))
+		return sym_ui_set(ui, on);
 	else if (!strcmp(opt, "axis"))
 		ui->tl_time = !strcmp(val, "time");
 	else if (!strcmp(opt, "columns")) {
@@ -104,7 +109,8 @@ static int settings_set_line(struct ui *ui, const char *args)
 			return UI_DRAW_ALL;
 		}
 	} else {
-		msg_report(ui, UI_ERROR, "set: no option '%s' (raw ip columns axis mouse keymap)", opt);
+		msg_report(ui, UI_ERROR, "set: no option '%s' (raw ip symbols columns axis "
+			   "mouse keymap)", opt);
 		return UI_DRAW_STATUS;
 	}
 	return UI_DRAW_ALL;

@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "msg.h"
 #include "nav.h"
 #include "pane_cycles.h"
 #include "screen.h"
 #include "search_ui.h"
 #include "status.h"
+#include "sym_ui.h"
 #include "timefmt.h"
+#include "timing_file.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -51,6 +54,14 @@ static void status_fmt_index(const struct ui *ui, char *buf, size_t size, double
 	/* One bar for the whole build, whatever phase it is in. */
 	*frac = p.frac;
 	snprintf(buf, size, "index %2.0f%%", *frac * 100);
+}
+
+void status_timing_hint(struct ui *ui)
+{
+	char hint[512];
+
+	if (timing_file_hint(ui->trace, &ui->tmcfg, hint, sizeof(hint)))
+		msg_report(ui, UI_INFO, "%s", hint);
 }
 
 void status_draw_header(struct ui *ui)
@@ -143,10 +154,10 @@ void status_draw(struct ui *ui)
 	int y = ui->rows - 2;
 	struct win_row row;
 	const char *note = NULL;
-	char buf[512], idx[64];
+	char buf[512], idx[64], srch[160] = "", code[256] = "";
 	double frac;
 	size_t len;
-	int attr;
+	int attr, have_row, room;
 
 	if (y < 1)
 		return;
@@ -156,7 +167,8 @@ void status_draw(struct ui *ui)
 	len = (size_t)snprintf(buf, sizeof(buf), " 0x%" PRIx64 "/0x%" PRIx64 " %.1f%%",
 			       ui->cursor, ui->img->size,
 			       ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0);
-	if (!nav_cursor_row(ui, &row)) {
+	have_row = !nav_cursor_row(ui, &row);
+	if (have_row) {
 		const char *name = row.flags & WIN_F_ERROR ? "error" :
 				   pkt_type_name(row.pkt.type);
 
@@ -165,15 +177,22 @@ void status_draw(struct ui *ui)
 		note = pane_cycles_note(&row);
 	}
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
-	if (len < sizeof(buf))
-		len += search_ui_status(ui, buf + len, sizeof(buf) - len);
+	search_ui_status(ui, srch, sizeof(srch));
+	status_fmt_index(ui, idx, sizeof(idx), &frac);
+	/* The code at the cursor (function, file:line, task) in what the
+	 * search, the note and the progress bar leave of the line. */
+	room = ui->cols - 1 - (int)len - (int)strlen(srch) -
+	       (note ? (int)strlen(note) + 4 : 0) -
+	       (frac >= 0 && ui->cols > 60 ? (int)strlen(idx) + 15 : 0);
+	if (have_row && room > 0)
+		sym_ui_status(ui, &row, code, sizeof(code), room);
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", code, srch);
 	/* Last: how to read the cycle pane's numbers here. */
 	if (note && len < sizeof(buf))
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  [%s]", note);
 	(void)len;
 	screen_put(y, 0, ui->cols, buf);
 	/* The index progress bar, on the right while indexing. */
-	status_fmt_index(ui, idx, sizeof(idx), &frac);
 	if (frac >= 0 && ui->cols > 60) {
 		int bw = 10, i, x = ui->cols - bw - (int)strlen(idx) - 4;
 

@@ -95,6 +95,7 @@ int streams_ui_switch(struct ui *ui, int s)
 	browser_layout(ui);
 	msg_report(ui, UI_INFO, "stream %s: %" PRIu64 " bytes%s", t->streams[s].name,
 		   ui->img->size, t->streams[s].snapshot ? " (snapshot: gaps possible)" : "");
+	status_timing_hint(ui);
 	/* as when the file was opened on this stream */
 	if (perfdata_end_loss(t, s))
 		msg_report(ui, UI_WARN, "data lost at the end of %s: %s",

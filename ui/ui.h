@@ -28,6 +28,7 @@
  *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
  *   code.c          the code context: images, symbols, tasks and the flow
  *                   decoder of the stream shown (--raw, --elf ...).
+ *   sym_ui.c        symbols where an IP is shown, the code at the cursor.
  *   funcs_sum.c     region summaries' top functions (src/ctsum.h).
  *   marks_ui.c      mark and region commands, the visual selection, bands;
  *   marks_panel.c   a region's summary; marks_list.c the marks list view.
@@ -114,7 +115,8 @@ struct pane {
 enum { UI_PANE_PACKETS, UI_PANE_CYCLES, UI_PANE_TIMELINE, UI_NPANES };
 
 /* Packet pane columns (ui->pk_cols). */
-enum { UI_PK_RAW = 1 << 0, UI_PK_IP = 1 << 1 };
+/* UI_PK_SYM: IPs as function+0xoff where known (sym_ui.c) */
+enum { UI_PK_RAW = 1 << 0, UI_PK_IP = 1 << 1, UI_PK_SYM = 1 << 2 };
 /* Cycle pane columns (ui->cy_cols), in display order. */
 enum {
 	UI_CY_DELTA = 1 << 0,	/* cycle delta */
