@@ -743,6 +743,98 @@ static int flow_parse(int argc, char **argv, struct flow_cmd *fc,
 	return 0;
 }
 
+/* Open the trace at @path into *@tp and pick its stream (@stream, or the
+ * first) into *@idx; check that [@from, @to) is inside it (@to 0: to the
+ * end); the timing options @timing win over what the file recorded in
+ * every stream (the summary's time, the sideband's: imgopt).
+ * Returns 0, or -1 after printing one line (*@tp may be set then: the
+ * caller closes it). */
+static int flow_open(struct trace **tp, const char *path, const char *stream,
+		     uint64_t from, uint64_t to, const struct tm_config *timing,
+		     int *idx)
+{
+	struct trace *t;
+	char err[512];
+	size_t i;
+
+	if (trace_open(tp, path, err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
+		return -1;
+	}
+	t = *tp;
+	if (!t->nstreams) {
+		esc_line(stderr, "ptbrowse flow: ", "%s: no Intel PT data", path);
+		return -1;
+	}
+	*idx = 0;
+	if (stream) {
+		*idx = trace_find_stream(t, stream);
+		if (*idx < 0) {
+			esc_line(stderr, "ptbrowse flow: ", "%s: no stream '%s'", path, stream);
+			return -1;
+		}
+	} else if (t->nstreams > 1) {
+		esc_line(stderr, "ptbrowse flow: ", "%s has %zu streams; decoding '%s' "
+				"(choose with --stream)", path, t->nstreams,
+			t->streams[0].name);
+	}
+	if (from >= t->streams[*idx].img.size || to > t->streams[*idx].img.size) {
+		esc_line(stderr, "ptbrowse flow: ", "%s: range is outside the trace "
+			"(size 0x%" PRIx64 ")", path, t->streams[*idx].img.size);
+		return -1;
+	}
+	for (i = 0; i < t->nstreams; i++) {
+		struct tm_config c = *timing;
+
+		tm_config_merge(&c, &t->streams[i].timing);
+		t->streams[i].timing = c;
+	}
+	return 0;
+}
+
+/* Load @fc's code images (the options' and @t's sideband's), say what has
+ * no code, and set up the code readers of stream @idx (fc->rd as the
+ * decode reads, fc->rrec as it records) with their offset-to-TSC readers.
+ * Returns 0, or -1 after printing one line. */
+static int flow_code(struct flow_cmd *fc, struct trace *t, int idx)
+{
+	const struct trace_stream *s = &t->streams[idx];
+	char err[512];
+	size_t i;
+
+	fc->io.mi = fc->mi;
+	if (imgopt_load(&fc->set, &fc->io, t, err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
+		return -1;
+	}
+	/* what has no code, a screenful at most */
+	for (i = 0; i < imgopt_nmessages(fc->set) && i < 10; i++)
+		esc_line(stderr, "ptbrowse flow: ", "%s", imgopt_message(fc->set, i));
+	if (imgopt_nmessages(fc->set) > 10)
+		esc_line(stderr, "ptbrowse flow: ", "and %zu more files without code",
+			imgopt_nmessages(fc->set) - 10);
+	if (!mi_count(fc->mi))
+		esc_line(stderr, "ptbrowse flow: ", "no code given (--raw, --elf or a "
+			"perf.data's files): every instruction is unknown");
+	if (offtsc_new(&fc->ot_rec, &s->img, &s->timing) < 0 ||
+	    offtsc_new(&fc->ot_read, &s->img, &s->timing) < 0 ||
+	    offtsc_new(&fc->ot_rec_end, &s->img, &s->timing) < 0 ||
+	    offtsc_new(&fc->ot_read_end, &s->img, &s->timing) < 0) {
+		esc_line(stderr, "ptbrowse flow: ", "out of memory");
+		return -1;
+	}
+	fc->rd.set = fc->set;
+	fc->rd.stream = idx;
+	fc->rd.tsc_at = offtsc_at;
+	fc->rd.tsc_ctx = fc->ot_read;
+	fc->rd.end_at = offtsc_stretch_end;
+	fc->rd.end_ctx = fc->ot_read_end;
+	fc->rrec = fc->rd;
+	fc->rrec.tsc_ctx = fc->ot_rec;
+	fc->rrec.end_ctx = fc->ot_rec_end;
+	return 0;
+}
+
 int cmd_flow_main(int argc, char **argv)
 {
 	struct flow_cmd fc;
@@ -754,9 +846,9 @@ int cmd_flow_main(int argc, char **argv)
 	struct flow *f = NULL;
 	struct trace *t = NULL;
 	const char *stream = NULL;
-	char *path = NULL, err[512];
+	char *path = NULL;
 	uint64_t from = 0, to = 0;
-	int have_to = 0, idx = 0, i, rc = 2, r;
+	int have_to = 0, idx = 0, rc = 2, r;
 
 	memset(&fc, 0, sizeof(fc));
 	memset(&sum, 0, sizeof(sum));
@@ -776,70 +868,10 @@ int cmd_flow_main(int argc, char **argv)
 		goto out;
 	}
 	rc = 1;
-	if (trace_open(&t, path, err, sizeof(err)) < 0) {
-		esc_line(stderr, "ptbrowse flow: ", "%s", err);
+	if (flow_open(&t, path, stream, from, have_to ? to : 0, &timing, &idx) < 0 ||
+	    flow_code(&fc, t, idx) < 0)
 		goto out;
-	}
-	if (!t->nstreams) {
-		esc_line(stderr, "ptbrowse flow: ", "%s: no Intel PT data", path);
-		goto out;
-	}
-	if (stream) {
-		idx = trace_find_stream(t, stream);
-		if (idx < 0) {
-			esc_line(stderr, "ptbrowse flow: ", "%s: no stream '%s'", path, stream);
-			goto out;
-		}
-	} else if (t->nstreams > 1) {
-		esc_line(stderr, "ptbrowse flow: ", "%s has %zu streams; decoding '%s' "
-				"(choose with --stream)", path, t->nstreams,
-			t->streams[0].name);
-	}
-	if (from >= t->streams[idx].img.size ||
-	    (have_to && to > t->streams[idx].img.size)) {
-		esc_line(stderr, "ptbrowse flow: ", "%s: range is outside the trace "
-			"(size 0x%" PRIx64 ")", path, t->streams[idx].img.size);
-		goto out;
-	}
-	/* the command line wins over what the file recorded, for the
-	 * summary's time and the sideband's (every stream's: imgopt) */
-	for (i = 0; (size_t)i < t->nstreams; i++) {
-		struct tm_config c = timing;
-
-		tm_config_merge(&c, &t->streams[i].timing);
-		t->streams[i].timing = c;
-	}
 	sum.cfg = &t->streams[idx].timing;
-	fc.io.mi = fc.mi;
-	if (imgopt_load(&fc.set, &fc.io, t, err, sizeof(err)) < 0) {
-		esc_line(stderr, "ptbrowse flow: ", "%s", err);
-		goto out;
-	}
-	/* what has no code, a screenful at most */
-	for (i = 0; (size_t)i < imgopt_nmessages(fc.set) && i < 10; i++)
-		esc_line(stderr, "ptbrowse flow: ", "%s", imgopt_message(fc.set, i));
-	if (imgopt_nmessages(fc.set) > 10)
-		esc_line(stderr, "ptbrowse flow: ", "and %zu more files without code",
-			imgopt_nmessages(fc.set) - 10);
-	if (!mi_count(fc.mi))
-		esc_line(stderr, "ptbrowse flow: ", "no code given (--raw, --elf or a "
-			"perf.data's files): every instruction is unknown");
-	if (offtsc_new(&fc.ot_rec, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
-	    offtsc_new(&fc.ot_read, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
-	    offtsc_new(&fc.ot_rec_end, &t->streams[idx].img, &t->streams[idx].timing) < 0 ||
-	    offtsc_new(&fc.ot_read_end, &t->streams[idx].img, &t->streams[idx].timing) < 0) {
-		esc_line(stderr, "ptbrowse flow: ", "out of memory");
-		goto out;
-	}
-	fc.rd.set = fc.set;
-	fc.rd.stream = idx;
-	fc.rd.tsc_at = offtsc_at;
-	fc.rd.tsc_ctx = fc.ot_read;
-	fc.rd.end_at = offtsc_stretch_end;
-	fc.rd.end_ctx = fc.ot_read_end;
-	fc.rrec = fc.rd;
-	fc.rrec.tsc_ctx = fc.ot_rec;
-	fc.rrec.end_ctx = fc.ot_rec_end;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.img = &t->streams[idx].img;
 	cfg.read = read_code;
