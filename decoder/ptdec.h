@@ -28,8 +28,12 @@
  *                     seek points come from the caller's callbacks (the
  *                     index, when there is one).
  *                                                (pkt, image, tm)
- *   flow.h            the instruction flow (Zydis); flow*.c share
- *                     flow_int.h.                (pkt, image, tm)
+ *   flow.h            the instruction flow (Zydis): flow.c (the decoder),
+ *                     flow_pkt.c (its packet layer: branches, events),
+ *                     flow_blk.c (code read, decoded into basic blocks,
+ *                     cached), flow_win.c (windows of lines and runs
+ *                     for the code view) share flow_int.h.
+ *                                                (pkt, image, tm)
  *   search.h          predicates and the background search on all cores:
  *                     search_parse.c, search_match.c, search_scan.c,
  *                     search.c share search_int.h.

@@ -7,7 +7,6 @@
 
 #include <Zydis/Zydis.h>
 
-#include "browser.h"
 #include "cmd.h"
 #include "code.h"
 #include "dump_fmt.h"
@@ -721,7 +720,10 @@ int pane_code_set(struct ui *ui, int on)
 		pc.ndrawn = pc.cap = 0;
 		pc.dec = NULL;
 	}
-	browser_layout(ui);
+	/* the browser, the bottom view, lays its panes out again (through
+	 * its resize: browser.c includes this file, not the other way) */
+	if (ui->vs.n && ui->vs.v[0].ops->resize)
+		ui->vs.v[0].ops->resize(ui, &ui->vs.v[0]);
 	if (on && code_why(ui))
 		msg_report(ui, UI_WARN, "code view: %s", code_why(ui));
 	return UI_DRAW_ALL;

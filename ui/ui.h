@@ -31,13 +31,14 @@
  *   sym_ui.c        symbols where an IP is shown, the code at the cursor.
  *   funcs_sum.c     region summaries' top functions (src/ctsum.h).
  *   marks_ui.c      mark and region commands, the visual selection, bands;
- *   marks_panel.c   a region's summary; marks_list.c the marks list view.
+ *   marks_panel.c   a region's summary.
  *   streams_tl.c    the perf.data sideband on the timeline.
  *   tl_lanes.c      the CPU lanes under the timeline (sideband only).
  *   pane_packets.c, pane_cycles.c, tl.c  the three panes (struct pane_ops);
  *   pane_code.c     the code view: the packet and cycle panes' places
  *                   taken by each packet's instructions and their runs.
  *   status.c        the header and status lines.
+ *   marks_list.c    the marks list view.
  *   browser.c       the browser view: layout, keys, mouse; too-small screen.
  *   help.c          the help and messages pager view and its rows.
  *   stalls.c        the stalls list view and :stalls.
