@@ -214,6 +214,12 @@ int idx_find(const struct idx *idx, uint64_t off, size_t *i);
  * bad @i, -pte_no_time if the time pass is off, or -pte_sigbus. */
 int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out);
 
+/* The number of segments, from the first, whose carry idx_seek_carry()
+ * can give now (an in-order prefix that only grows while the time pass
+ * runs; safe from any thread).  0 if the time pass is off or has not
+ * published a carry yet. */
+size_t idx_ncarried(const struct idx *idx);
+
 /* Copy the summary of segment @i into @out.
  * Returns 0, 1 if it does not exist yet, or -pte_invalid if @i is out of
  * range. */

@@ -840,6 +840,21 @@ int idx_phase3(struct idx *idx)
 	return ret;
 }
 
+size_t idx_ncarried(const struct idx *idx)
+{
+	size_t n, c;
+
+	if (!idx || !idx->time_pass)
+		return 0;
+	n = idx_nseeks(idx);
+	/* Carries are published in order (the merges run in order), each
+	 * good for the 16 segments from its own on. */
+	c = atomic_load_explicit(&idx->ncarry, memory_order_acquire);
+	if (c > (SIZE_MAX >> CARRY_SHIFT) || c << CARRY_SHIFT > n)
+		return n;
+	return c << CARRY_SHIFT;
+}
+
 int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 {
 	struct time_arg *ta;

@@ -434,6 +434,48 @@ void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg)
 	chunk_clear(wc);	/* they hold time model states */
 }
 
+/* Forget the chunk starts of segments before @below decoded without a
+ * carry: a walk from them would go on without it. */
+static void chunk_drop_seg_rel(struct win_cache *wc, uint64_t below)
+{
+	size_t b;
+
+	for (b = 0; b < WIN_CHUNK_BUCKETS; b++) {
+		struct win_chunks **pp = &wc->chunks[b], *sm;
+
+		while ((sm = *pp)) {
+			if (sm->seg < below && sm->n &&
+			    (sm->m[0].st.flags & WIN_F_SEG_REL)) {
+				*pp = sm->next;
+				wc->nchunks -= sm->n;
+				free(sm->m);
+				free(sm);
+			} else {
+				pp = &sm->next;
+			}
+		}
+	}
+}
+
+size_t win_cache_drop_seg_rel(struct win_cache *wc, uint64_t below)
+{
+	struct win *w, *n;
+	size_t dropped = 0;
+
+	if (!wc)
+		return 0;
+	for (w = wc->newest; w; w = n) {
+		n = w->older;
+		if (w->pins || w->seg >= below || !(w->out.flags & WIN_F_SEG_REL))
+			continue;
+		win_unlink(wc, w);
+		win_free(w);
+		dropped++;
+	}
+	chunk_drop_seg_rel(wc, below);
+	return dropped;
+}
+
 size_t win_cache_bytes(const struct win_cache *wc)
 {
 	return wc ? wc->bytes : 0;

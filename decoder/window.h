@@ -117,6 +117,14 @@ void win_cache_set_psb_ops(struct win_cache *wc, const struct win_psb_ops *ops);
  * windows are dropped unless pinned. */
 void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg);
 
+/* Drop the unpinned windows of segments whose PSB is before @below that
+ * were decoded without the time model's carry (rows WIN_F_SEG_REL), and
+ * their chunk starts, so they decode again from the carry the psb ops'
+ * carry() now gives (the index's time pass got past them).  Windows
+ * decoded with a carry, or from the trace's start, stay.
+ * Returns the number of windows dropped. */
+size_t win_cache_drop_seg_rel(struct win_cache *wc, uint64_t below);
+
 /* The first PSB after @off, or the last at or before it, with the same
  * answers the windows use.  Return 0, or -pte_nosync if there is none. */
 int win_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb);

@@ -924,6 +924,73 @@ static void *ask_carries(void *arg)
 	return NULL;
 }
 
+/*
+ * idx_ncarried() while the time pass runs, asked from another thread as
+ * the browser's UI thread asks: an in-order prefix that only grows, every
+ * carry in it given at once and equal to the finished index's, all of
+ * them at the end; none with the time pass off.
+ */
+static void test_ncarried(void **state)
+{
+	size_t n = 0, i, ns, k, last = 0, polls = 0;
+	uint8_t *b = generate("--seed 9 --size 4MiB --psb-period 2048", &n);
+	struct img_span sp;
+	struct img img;
+	struct idx *ref, *idx;
+	struct tm_config cfg;
+	struct idx_progress p;
+	struct tm_carry want, got;
+
+	(void)state;
+	if (!b) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		skip();
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	tm_config_option(&cfg, "--mtc-freq", "3");
+	tm_config_option(&cfg, "--nom-freq", "12");
+	tm_config_option(&cfg, "--cpuid-0x15.eax", "2");
+	tm_config_option(&cfg, "--cpuid-0x15.ebx", "100");
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&ref, &img, &cfg), 0);
+	assert_int_equal(idx_build(ref), 0);
+	ns = idx_nseeks(ref);
+	assert_int_equal(idx_ncarried(ref), ns);
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 64 << 10), 0);
+	assert_int_equal(idx_ncarried(idx), 0);
+	assert_int_equal(idx_start(idx), 0);
+	do {
+		idx_progress(idx, &p);
+		k = idx_ncarried(idx);
+		assert_true(k >= last);
+		assert_true(k <= ns);
+		for (i = k > 3 ? k - 3 : 0; i < k; i++) {
+			assert_int_equal(idx_seek_carry(idx, i, &got), 0);
+			assert_int_equal(idx_seek_carry(ref, i, &want), 0);
+			assert_memory_equal(&got, &want, sizeof(got));
+		}
+		if (k && k < ns && idx_seek_carry(idx, k / 2, &got) == 0) {
+			assert_int_equal(idx_seek_carry(ref, k / 2, &want), 0);
+			assert_memory_equal(&got, &want, sizeof(got));
+		}
+		last = k;
+		polls++;
+	} while (!p.finished);
+	assert_int_equal(idx_wait(idx), 0);
+	assert_int_equal(idx_ncarried(idx), ns);
+	assert_true(polls > 0);
+	idx_free(idx);
+	/* The time pass off: no carry, ever. */
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_set_time_pass(idx, 0), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_ncarried(idx), 0);
+	idx_free(idx);
+	idx_free(ref);
+	free(b);
+}
+
 static void test_generated(void **state)
 {
 	size_t n = 0, i, ns, prev = 0;
@@ -1362,6 +1429,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_long_segment),
 		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_generated),
+		cmocka_unit_test(test_ncarried),
 		cmocka_unit_test(test_parallel_time),
 		cmocka_unit_test(test_progress_frac),
 	};

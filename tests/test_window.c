@@ -644,6 +644,101 @@ static void test_seg_rel(void **state)
 	free(buf);
 }
 
+/* The index's carries, given only for the first @ready segments: a time
+ * pass still running. */
+struct gate {
+	struct idx *idx;
+	size_t ready;
+};
+
+static int gate_carry(void *ctx, uint64_t at, struct tm_carry *out)
+{
+	struct gate *g = ctx;
+	size_t i;
+
+	if (idx_find(g->idx, at, &i) || i >= g->ready)
+		return 1;
+	return idx_seek_carry(g->idx, i, out);
+}
+
+/*
+ * Windows decoded before their segment had a carry (WIN_F_SEG_REL) are
+ * dropped by win_cache_drop_seg_rel() once it has one, and decode again
+ * with the cycles since the trace's start; segments not yet carried, and
+ * pinned windows, stay.
+ */
+static void test_drop_seg_rel(void **state)
+{
+	enum { NSEG = 6, PER = 5000 };	/* two chunks a segment */
+	size_t n = 0, k, i;
+	uint8_t *buf = malloc(NSEG * (16 + 2 + PER * 2));
+	uint64_t starts[NSEG], total[NSEG + 1];
+	struct img_span span;
+	struct img img;
+	struct tm_config cfg;
+	struct gate g = { 0 };
+	struct win_psb_ops ops = { 0 };
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+
+	(void)state;
+	assert_non_null(buf);
+	total[0] = 0;
+	for (k = 0; k < NSEG; k++) {
+		starts[k] = n;
+		n = put(buf, n, psb, 16);
+		buf[n++] = 0x02;
+		buf[n++] = 0x23;		/* psbend */
+		for (i = 0; i < PER; i++) {
+			buf[n++] = (uint8_t)(((k + 1) << 3) | 3);	/* cyc k + 1 */
+			buf[n++] = 0x06;		/* tnt.8 */
+		}
+		total[k + 1] = total[k] + (k + 1) * PER;
+	}
+	img_init_flat(&img, &span, buf, n);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(idx_new(&g.idx, &img, &cfg), 0);
+	assert_int_equal(idx_ncarried(g.idx), 0);
+	assert_int_equal(idx_build(g.idx), 0);
+	assert_int_equal(idx_nseeks(g.idx), NSEG);
+	assert_int_equal(idx_ncarried(g.idx), NSEG);
+	ops.carry = gate_carry;
+	ops.ctx = &g;
+	assert_int_equal(win_cache_new(&wc, &img, &ops, 64u << 20), 0);
+	win_cache_set_timing(wc, &cfg);
+	/* No carry yet: segments 3 and 4 count from segment 3's PSB. */
+	assert_int_equal(win_seek(&it, wc, starts[4] - 1), 0);
+	assert_true(win_row(&it)->flags & WIN_F_SEG_REL);
+	assert_int_equal(win_row(&it)->ts.cycles, 4 * PER);
+	assert_int_equal(win_seek(&it, wc, starts[4] + 20), 0);
+	assert_true(win_row(&it)->flags & WIN_F_SEG_REL);
+	/* Nothing carried below segment 3's PSB: nothing dropped. */
+	assert_int_equal(win_cache_drop_seg_rel(wc, starts[3]), 0);
+	/* Segment 3 carried: its windows go, segment 4's (pinned) stay. */
+	g.ready = 4;
+	assert_true(win_cache_drop_seg_rel(wc, starts[4]) >= 1);
+	win_iter_release(&it);
+	assert_int_equal(win_seek(&it, wc, starts[4] - 1), 0);
+	assert_false(win_row(&it)->flags & WIN_F_SEG_REL);
+	assert_int_equal(win_row(&it)->ts.cycles, total[4]);
+	assert_int_equal(win_seek(&it, wc, starts[4] + 20), 0);
+	assert_true(win_row(&it)->flags & WIN_F_SEG_REL);
+	/* Everything carried; the pinned window stays until unpinned. */
+	g.ready = NSEG;
+	assert_int_equal(win_cache_drop_seg_rel(wc, UINT64_MAX), 0);
+	win_iter_release(&it);
+	assert_true(win_cache_drop_seg_rel(wc, UINT64_MAX) >= 1);
+	assert_int_equal(win_seek(&it, wc, starts[4] + 20), 0);
+	assert_false(win_row(&it)->flags & WIN_F_SEG_REL);
+	assert_int_equal(win_row(&it)->ts.cycles, total[4] + 2 * 5);
+	/* Windows decoded with their carry are kept. */
+	assert_int_equal(win_cache_drop_seg_rel(wc, UINT64_MAX), 0);
+	win_iter_release(&it);
+	win_cache_free(wc);
+	idx_free(g.idx);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_long_segment),
 		cmocka_unit_test(test_seg_rel),
+		cmocka_unit_test(test_drop_seg_rel),
 		cmocka_unit_test(test_shared_traces),
 	};
 
