@@ -119,6 +119,11 @@ for q in "tid 100" "comm client"; do
 done
 [ "$(hits switch)" = "$(printf '0xe16\n0x3607\n' | sort)" ] || fail "search switch: $(hits switch)"
 [ "$(hits 'comm server & psb')" = 0x0 ] || fail "comm server & psb: $(hits 'comm server & psb')"
+# :goto with a term goes to the next hit
+printf 'wait-index\n:goto comm client\n:save-screen %s\nq\n' "$tmp/g.txt" > "$tmp/gkeys"
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/gkeys" --size 120x30 $OPTS "$tmp/p.data" >/dev/null 2>&1
+[ "$(tail -n 2 "$tmp/g.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')" = \
+	"$(starts --comm client)" ] || fail ":goto comm client: $(tail -n 2 "$tmp/g.txt")"
 printf 'wait-index\n:search pid 100 | tip\n:save-screen %s\nq\n' "$tmp/e.txt" > "$tmp/ekeys"
 LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/ekeys" --size 120x30 $OPTS "$tmp/p.data" >/dev/null 2>&1
 grep -q 'search: a sideband term goes at the top' "$tmp/e.txt" || fail "pid under or: $(tail -n 1 "$tmp/e.txt")"

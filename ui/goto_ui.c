@@ -286,6 +286,18 @@ static int goto_ui_target(struct ui *ui, const struct goto_target *t)
 	return nav_jump(ui, off);
 }
 
+/* Whether @arg starts with a sideband term: comm, pid, tid, switch. */
+static int goto_ui_sideband(const char *arg)
+{
+	static const char *const words[] = { "comm", "pid", "tid", "switch" };
+	size_t n = strcspn(arg, " \t"), i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (n == strlen(words[i]) && !strncmp(arg, words[i], n))
+			return 1;
+	return 0;
+}
+
 /* :goto ARG, with the grammar of src/goto.h. */
 static int goto_ui_goto(struct ui *ui, const char *arg)
 {
@@ -298,6 +310,10 @@ static int goto_ui_goto(struct ui *ui, const char *arg)
 		prompt_open(ui, "goto ");
 		return UI_DRAW_ALL;
 	}
+	/* comm NAME, pid N, tid N, switch: the next hit of that search
+	 * (search_ui.h), which n and N then go on with */
+	if (goto_ui_sideband(arg))
+		return search_ui_text(ui, arg, 1);
 	if (goto_parse(arg, &t, err, sizeof(err)) < 0) {
 		msg_report(ui, UI_ERROR, "%s", err);
 		return UI_DRAW_STATUS;

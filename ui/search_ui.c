@@ -508,6 +508,11 @@ int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count)
 	return draw;
 }
 
+int search_ui_text(struct ui *ui, const char *text, int dir)
+{
+	return search_ui_search(ui, text, dir);
+}
+
 int search_ui_poll(struct ui *ui, int *busy)
 {
 	struct search_ui *su = ui->sui;

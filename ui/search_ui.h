@@ -42,6 +42,10 @@ int search_ui_filter_move(struct ui *ui, enum action a, long n);
  * known yet): the search and 'n' 'N' are then about it. */
 int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count);
 
+/* Search for @text in direction @dir as '/' does (:goto with a sideband
+ * term goes to its next hit so, and n and N go on).  Returns UI_DRAW_*. */
+int search_ui_text(struct ui *ui, const char *text, int dir);
+
 /* Look at the running search (idle time): jump to its first hit, report
  * wrapping, the end and errors.  *@busy is 2 while the first hit is not
  * shown yet (poll again very soon), 1 while a search or the filter view is
