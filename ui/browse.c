@@ -71,6 +71,7 @@ static int browse_turn_body(void *arg)
 		t->indexing = session_poll(ui);
 		nav_prefetch(ui);
 		t->draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
+		t->draw |= session_carries(ui);
 		t->draw |= search_ui_poll(ui, &t->searching);
 		return 0;
 	}

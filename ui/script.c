@@ -203,6 +203,8 @@ static int script_line(struct ui *ui, char *p)
 			if (ui->idx)
 				idx_wait(ui->idx);
 			session_poll(ui);
+		} else if (!strcmp(tok, "wait-carry")) {
+			session_wait_carry(ui);
 		} else if (!strcmp(tok, "wait-search")) {
 			search_ui_wait(ui);
 		} else if (!strcmp(tok, "wait-iterations")) {

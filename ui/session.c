@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "browser.h"
 #include "cmd.h"
@@ -76,6 +77,50 @@ static void session_cache_join(struct ui *ui)
 	ui->cache_saving = 0;
 	if (ui->cache_err[0])
 		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
+}
+
+/* While the time pass runs, windows take the carries it has published:
+ * the ones decoded before their segment had one (cycles counted from its
+ * PSB, marked) are dropped, to decode again from it. */
+int session_carries(struct ui *ui)
+{
+	static const struct win_psb_ops none;
+	struct win_psb_ops ops = none;
+	struct idx_progress p;
+	struct idx_seek sk;
+	uint64_t below = UINT64_MAX;
+	size_t k;
+
+	if (!ui->idx || ui->idx_ops_set)
+		return UI_DRAW_NONE;
+	idx_progress(ui->idx, &p);
+	if (p.finished || p.phase != IDX_TIME)
+		return UI_DRAW_NONE;
+	k = idx_ncarried(ui->idx);
+	if (!k)
+		return UI_DRAW_NONE;
+	ops.carry = session_carry;
+	ops.ctx = ui;
+	win_cache_set_psb_ops(ui->wc, &ops);
+	if (k < idx_nseeks(ui->idx)) {
+		if (idx_seek(ui->idx, k, &sk))
+			return UI_DRAW_NONE;
+		below = sk.offset;
+	}
+	return win_cache_drop_seg_rel(ui->wc, below) ? UI_DRAW_ALL : UI_DRAW_NONE;
+}
+
+void session_wait_carry(struct ui *ui)
+{
+	const struct timespec tick = { 0, 5000000 };
+	size_t i;
+
+	while (ui->idx && session_poll(ui) && !ui->idx_ops_set) {
+		if (!idx_find(ui->idx, ui->cursor, &i) && idx_ncarried(ui->idx) > i)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	session_carries(ui);
 }
 
 /* Once the index is complete, windows start from its time model state. */

@@ -29,6 +29,16 @@ void session_idx_stop(struct ui *ui);
  * Returns 1 while it is still being built, 0 when done or off. */
 int session_poll(struct ui *ui);
 
+/* While the index's time pass runs (idle time): windows use the carries
+ * it has published so far, and rows decoded without one before are
+ * dropped to decode again.  Returns UI_DRAW_ALL if rows were dropped,
+ * else UI_DRAW_NONE. */
+int session_carries(struct ui *ui);
+
+/* Script mode's wait-carry: wait until the time pass has a carry for the
+ * cursor's segment (or the index ended), then take the carries. */
+void session_wait_carry(struct ui *ui);
+
 /* The first TSC of the stream (ui->t0), from its first packets. */
 void session_find_t0(struct ui *ui);
 
