@@ -166,18 +166,37 @@ grep -q '^ptbrowse: marks not saved: ' "$tmp/err" || fail "no message at the end
 tail -n 1 "$tmp/saved.txt" | grep -q 'not saved' || fail "no message for a failed save: $(tail -n 1 "$tmp/saved.txt")"
 grep -Eq '^ bookmark +nm .*kept' "$tmp/list.txt" || fail "the bookmark was not kept in memory"
 echo "ok   a failed save is reported and the marks stay in memory"
-# Sideband on the timeline: a click next to a context switch names it.
+# Sideband on the timeline: a click on a context switch names it. The
+# axis is the whole recording's (cpu0's too, for the CPU lanes), so the
+# columns are read from the screen: the first switch after cpu3's trace
+# starts (^), where the cursor can go, and the first switch of all, before
+# it, where the click puts the cursor on the trace's first row.
 cat > "$tmp/keys" <<EOF2
 wait-index
 :streams cpu3
-click=14
-:save-screen $tmp/side.txt
+:save-screen $tmp/side0.txt
 EOF2
 XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
 	"$PTBROWSE" --script "$tmp/keys" "$P" || fail "--script failed"
-grep -Eq '^0 ns +time +[,!^c ]*,' "$tmp/side.txt" || fail "no sideband markers on the timeline"
+grep -Eq '^0 ns +time +[,!^c ]*,' "$tmp/side0.txt" || fail "no sideband markers on the timeline"
+col=$(grep -E '^0 ns +time ' "$tmp/side0.txt" | awk '{ s = index($0, "^"); if (s) { n = index(substr($0, s), ","); if (n) print s + n - 2 } }')
+[ -n "$col" ] || fail "no context switch after the trace's start: $(grep -E '^0 ns +time ' "$tmp/side0.txt")"
+col0=$(grep -E '^0 ns +time ' "$tmp/side0.txt" | awk '{ s = index($0, ","); if (s && s < index($0, "^")) print s - 1 }')
+[ -n "$col0" ] || fail "no context switch before the trace's start: $(grep -E '^0 ns +time ' "$tmp/side0.txt")"
+cat > "$tmp/keys" <<EOF2
+wait-index
+:streams cpu3
+click=$col
+:save-screen $tmp/side.txt
+click=$col0
+:save-screen $tmp/side1.txt
+EOF2
+XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
+	"$PTBROWSE" --script "$tmp/keys" "$P" || fail "--script failed"
 tail -n 1 "$tmp/side.txt" | grep -q '^sideband: switch_' ||
 	fail "no sideband message: $(tail -n 1 "$tmp/side.txt")"
+tail -n 1 "$tmp/side1.txt" | grep -q '^sideband: switch_.* at -' ||
+	fail "a click before the trace's start: $(tail -n 1 "$tmp/side1.txt")"
 echo "ok   sideband markers on the timeline, named in the message line"
 # FROM and TO of :region and :export are goto targets of several words.
 # psb N counts from 0: psb 2 is the third

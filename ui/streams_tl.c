@@ -19,6 +19,13 @@
 
 /* The event last shown on the message line. */
 static const struct perfdata_event *st_last_near;
+/* The column last clicked (-1 none) and the cursor after that click (-1
+ * not drawn since): its glyph's event is named until the cursor moves.
+ * The axis can start before the stream's trace (the CPU lanes' axis is the
+ * whole recording's), where a click puts the cursor on the trace's first
+ * row, far from the glyph clicked. */
+static int st_pick = -1;
+static uint64_t st_pick_cur = UINT64_MAX;
 
 /* Whether @e lost data. */
 static int streams_tl_is_loss(const struct perfdata_event *e)
@@ -158,6 +165,13 @@ void streams_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64
 		}
 	}
 	attrset(A_NORMAL);
+	if (st_pick >= 0 && st_pick_cur == UINT64_MAX)
+		st_pick_cur = ui->cursor;
+	if (st_pick >= 0 && st_pick < ncols && st_pick_cur == ui->cursor &&
+	    streams_tl_cols.at[st_pick] >= 0)
+		near = &ev[streams_tl_cols.at[st_pick]];
+	else
+		st_pick = -1;
 	if (!near)
 		st_last_near = NULL;
 	/* The event nearest the cursor, in the message line: when the cursor
@@ -186,5 +200,13 @@ void streams_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64
 
 void streams_tl_forget(struct ui *ui)
 {
+	st_last_near = NULL;
+	st_pick = -1;
+}
+
+void streams_tl_pick(struct ui *ui, int col)
+{
+	st_pick = col;
+	st_pick_cur = UINT64_MAX;
 	st_last_near = NULL;
 }

@@ -14,4 +14,9 @@ void streams_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo,
 /* The stream changed: the event last shown is no longer the nearest. */
 void streams_tl_forget(struct ui *ui);
 
+/* Column @col of the sideband row was clicked: the next draws name its
+ * marker's event (if it has one) until the cursor moves, wherever the
+ * click put the cursor. */
+void streams_tl_pick(struct ui *ui, int col);
+
 #endif /* STREAMS_TL_H */

@@ -813,6 +813,7 @@ int tl_pick(struct ui *ui, int row, int col)
 {
 	if (row >= 3)
 		return tl_lanes_click(ui, row - 3, col);
+	streams_tl_pick(ui, col);
 	return tl_click(ui, col);
 }
 
