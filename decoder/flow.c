@@ -691,46 +691,109 @@ int flow_next(struct flow *f, struct flow_rec *r)
 	return err;
 }
 
+/*
+ * The fast path: an instruction inside a cached block, with no event
+ * pending and nothing to ask the trace -- what i_next() would do for it
+ * comes down to stepping over it.  1 with @r filled, 0 if it does not apply.
+ */
+static inline int drv_fast(struct flow *f, struct flow_rec *r)
+{
+	const struct blk *b = f->blk;
+	unsigned i = f->bi;
+	uint8_t len;
+
+	if (f->state != DRV_DRAIN || f->dstatus || !f->enabled ||
+	    f->process_event || f->process_insn ||
+	    (f->status & (ST_EVENT | ST_EOS)) || !b || f->bip != f->ip ||
+	    b->mode != f->mode)
+		return 0;
+	if (!(i + 1 < b->n || (i + 1 == b->n && !b->last_special)))
+		return 0;
+	len = b->len[i];
+	r->kind = FLOW_INSN;
+	r->ip = f->ip;
+	r->size = len;
+	r->mode = f->mode;
+	r->iclass = FLOW_IC_OTHER;
+	r->offset = f->decided;
+	r->flags = f->speculative ? FLOW_F_SPEC : 0;
+	r->ev = 0;
+	r->err = 0;
+	r->a = r->b = 0;
+	f->st.insns++;
+	f->ip += len;
+	f->bi = i + 1;
+	f->bip = f->ip;
+	return 1;
+}
+
+/* DRV_SYNC: 0 synchronised (drain next), 1 with an error record in @r,
+ * -FLOW_E_EOS at the end. */
+static int drv_sync(struct flow *f, struct flow_rec *r)
+{
+	int st = i_sync_forward(f);
+
+	if (st >= 0) {
+		f->dstatus = st;
+		f->state = DRV_DRAIN;
+		return 0;
+	}
+	if (st == -FLOW_E_EOS) {
+		f->state = DRV_DONE;
+		return -FLOW_E_EOS;
+	}
+	/* no progress since the last sync error: stop */
+	if (!f->synced || f->pos <= f->err_sync)
+		f->state = DRV_DONE;
+	else
+		f->err_sync = f->pos;
+	rec_error(f, st, f->pos, r);
+	return 1;
+}
+
+/* DRV_INSN: 0 with the next instruction (or an error) in @r,
+ * -FLOW_E_EOS at the end. */
+static int drv_insn(struct flow *f, struct flow_rec *r)
+{
+	uint64_t decided = f->decided;
+	struct insn in;
+	int st, got;
+
+	st = i_next(f, &in, &got);
+	if (st < 0) {
+		if (st == -FLOW_E_EOS && !got) {
+			f->state = DRV_DONE;
+			return -FLOW_E_EOS;
+		}
+		if (got) {
+			rec_insn(f, &in, decided, r);
+			if (st == -FLOW_E_EOS) {
+				f->state = DRV_DONE;
+			} else {
+				f->pending_err = st;
+				f->pending_err_off = f->pos;
+				f->state = DRV_ERROR;
+			}
+			return 0;
+		}
+		drv_error(f, st, r);
+		return 0;
+	}
+	rec_insn(f, &in, decided, r);
+	f->dstatus = st;
+	f->state = DRV_DRAIN;
+	return 0;
+}
+
 static int flow_next1(struct flow *f, struct flow_rec *r)
 {
-	struct insn in;
 	struct ev ev;
-	int st, got;
+	int st;
 
 	if (!f || !r || f->state == DRV_IDLE)
 		return -FLOW_E_INVALID;
-	/*
-	 * The fast path: an instruction inside a cached block, with no event
-	 * pending and nothing to ask the trace -- what i_next() would do for
-	 * it comes down to stepping over it.
-	 */
-	if (f->state == DRV_DRAIN && !f->dstatus && f->enabled &&
-	    !f->process_event && !f->process_insn &&
-	    !(f->status & (ST_EVENT | ST_EOS)) && f->blk && f->bip == f->ip &&
-	    f->blk->mode == f->mode) {
-		const struct blk *b = f->blk;
-		unsigned i = f->bi;
-
-		if (i + 1 < b->n || (i + 1 == b->n && !b->last_special)) {
-			uint8_t len = b->len[i];
-
-			r->kind = FLOW_INSN;
-			r->ip = f->ip;
-			r->size = len;
-			r->mode = f->mode;
-			r->iclass = FLOW_IC_OTHER;
-			r->offset = f->decided;
-			r->flags = f->speculative ? FLOW_F_SPEC : 0;
-			r->ev = 0;
-			r->err = 0;
-			r->a = r->b = 0;
-			f->st.insns++;
-			f->ip += len;
-			f->bi = i + 1;
-			f->bip = f->ip;
-			return 0;
-		}
-	}
+	if (drv_fast(f, r))
+		return 0;
 	for (;;) {
 		switch (f->state) {
 		case DRV_DONE:
@@ -740,24 +803,9 @@ static int flow_next1(struct flow *f, struct flow_rec *r)
 			f->state = DRV_SYNC;
 			return 0;
 		case DRV_SYNC:
-			st = i_sync_forward(f);
-			if (st < 0) {
-				if (st == -FLOW_E_EOS) {
-					f->state = DRV_DONE;
-					return -FLOW_E_EOS;
-				}
-				/* no progress since the last sync error: stop */
-				if (!f->synced || f->pos <= f->err_sync) {
-					f->state = DRV_DONE;
-					rec_error(f, st, f->pos, r);
-					return 0;
-				}
-				f->err_sync = f->pos;
-				rec_error(f, st, f->pos, r);
-				return 0;
-			}
-			f->dstatus = st;
-			f->state = DRV_DRAIN;
+			st = drv_sync(f, r);
+			if (st)
+				return st < 0 ? st : 0;
 			break;
 		case DRV_DRAIN:
 			if (f->dstatus & ST_EVENT) {
@@ -780,34 +828,8 @@ static int flow_next1(struct flow *f, struct flow_rec *r)
 			}
 			f->state = DRV_INSN;
 			break;
-		case DRV_INSN: {
-			uint64_t decided = f->decided;
-
-			st = i_next(f, &in, &got);
-			if (st < 0) {
-				if (st == -FLOW_E_EOS && !got) {
-					f->state = DRV_DONE;
-					return -FLOW_E_EOS;
-				}
-				if (got) {
-					rec_insn(f, &in, decided, r);
-					if (st == -FLOW_E_EOS) {
-						f->state = DRV_DONE;
-					} else {
-						f->pending_err = st;
-						f->pending_err_off = f->pos;
-						f->state = DRV_ERROR;
-					}
-					return 0;
-				}
-				drv_error(f, st, r);
-				return 0;
-			}
-			rec_insn(f, &in, decided, r);
-			f->dstatus = st;
-			f->state = DRV_DRAIN;
-			return 0;
-		}
+		case DRV_INSN:
+			return drv_insn(f, r);
 		}
 	}
 }

@@ -20,7 +20,6 @@ decoder/flow.c i_event table: a switch over event kinds, a short case each
 decoder/flow_pkt.c q_decode table: a switch over queued packet kinds
 src/perfdata.c perfdata_walk_records table: a switch over perf record types
 tools/ptgen.c parse_args table: the getopt switch, a case per option
-decoder/flow.c flow_next1 debt: to split (the flow decoder, being changed)
 src/perfdata.c perfdata_load debt: to split (the header, sections, attrs)
 src/idxcache.c idxcache_load debt: to split (the checks of a cached blob)
 tools/pt2perf.c main debt: to split (a test tool: options, then the writing)
