@@ -22,7 +22,6 @@ src/perfdata.c perfdata_walk_records table: a switch over perf record types
 tools/ptgen.c parse_args table: the getopt switch, a case per option
 src/perfdata.c perfdata_load debt: to split (the header, sections, attrs)
 src/idxcache.c idxcache_load debt: to split (the checks of a cached blob)
-tools/pt2perf.c main debt: to split (a test tool: options, then the writing)
 '
 
 # The measure works: a 101-line body is caught, a 100-line one is not.

@@ -377,96 +377,97 @@ static int aux_next(struct input *in, uint64_t chunk,
 	return 1;
 }
 
-int main(int argc, char **argv)
-{
-	static const char cpuid[24] = "GenuineIntel,6,78,3";
-	/* AUXTRACE_INFO's private words (perf's intel-pt.c order):
-	 * pmu type, time shift/mult/zero, cap_user_time_zero, tsc bit,
-	 * noretcomp bit, have_sched_switch, snapshot, per_cpu_mmaps, mtc bit,
-	 * mtc freq bits, tsc:ctc n/d, cyc bit, max non-turbo ratio,
-	 * filter string length. */
-	uint64_t priv[17] = {
-		PMU_TYPE, TIME_SHIFT, TIME_MULT, TIME_ZERO, 1, 0x400, 0x800, 0,
-		0, 1, 0x200, 0xfull << 14, 100, 2, 0x2, 12, 0
-	};
-	uint64_t chunk = 512 * 1024, hole_off = UINT64_MAX, hole_len = 0;
-	uint64_t switches = 0, lost_at = UINT64_MAX, k;
-	const char *sb_path = NULL;
-	struct input *in = NULL;
-	unsigned cpu = 0, nin = 0, j;
-	int i, more;
+/* What the command line asked for. */
+struct args {
+	uint64_t chunk, hole_off, hole_len, switches, lost_at;
+	const char *sb_path;
+	struct input *in;
+	unsigned nin;
+};
 
-	out_path = NULL;
-	in = calloc((size_t)argc, sizeof(*in));
-	if (!in)
-		return 1;
+/* Parse the command line into @a (its inputs into @a->in, argc long).
+ * 0, or -1 for a usage error. */
+static int parse_args(int argc, char **argv, struct args *a, uint64_t *priv)
+{
+	unsigned cpu = 0;
+	int i;
+
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
-			chunk = strtoull(argv[++i], NULL, 0);
+			a->chunk = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--hole") && i + 1 < argc) {
 			char *e;
 
-			hole_off = strtoull(argv[++i], &e, 0);
+			a->hole_off = strtoull(argv[++i], &e, 0);
 			if (*e != ':')
-				goto usage;
-			hole_len = strtoull(e + 1, NULL, 0);
+				return -1;
+			a->hole_len = strtoull(e + 1, NULL, 0);
 		} else if (!strcmp(argv[i], "--switches") && i + 1 < argc) {
-			switches = strtoull(argv[++i], NULL, 0);
+			a->switches = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--lost-at") && i + 1 < argc) {
-			lost_at = strtoull(argv[++i], NULL, 0);
+			a->lost_at = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--sideband") && i + 1 < argc) {
-			sb_path = argv[++i];
+			a->sb_path = argv[++i];
 		} else if (!strcmp(argv[i], "--time-mult") && i + 1 < argc) {
 			time_mult = strtoull(argv[++i], NULL, 0);
 			if (!time_mult || time_mult > UINT32_MAX)
-				goto usage;
+				return -1;
 			priv[2] = time_mult;
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out_path = argv[++i];
 		else if (argv[i][0] != '-') {
-			in[nin].path = argv[i];
-			in[nin].cpu = cpu;
-			nin++;
+			a->in[a->nin].path = argv[i];
+			a->in[a->nin].cpu = cpu;
+			a->nin++;
 		} else
-			goto usage;
+			return -1;
 	}
-	if (!nin || !out_path || !chunk)
-		goto usage;
+	if (!a->nin || !out_path || !a->chunk)
+		return -1;
 	/* one stream: the last --cpu wherever it was */
-	if (nin == 1)
-		in[0].cpu = cpu;
-	for (j = 0; j < nin; j++)
-		if (input_open(&in[j]) < 0)
-			return 1;
-	if (sb_path)
-		priv[7] = 3;	/* have_sched_switch: context switch events */
-	{
-		/* never over an input, a device or a FIFO; "-" is stdout */
-		struct safefile_keep *keep = calloc(nin + 1, sizeof(*keep));
-		struct safefile_opts so = { .flags = SAFEFILE_STDOUT | SAFEFILE_NOSYNC,
-					    .mode = 0644, .keep = keep };
-		char err[4400];
-		struct stat st;
+	if (a->nin == 1)
+		a->in[0].cpu = cpu;
+	return 0;
+}
 
-		for (j = 0; keep && j < nin + !!sb_path; j++)
-			if (!stat(j < nin ? in[j].path : sb_path, &st)) {
-				keep[so.nkeep].dev = st.st_dev;
-				keep[so.nkeep].ino = st.st_ino;
-				keep[so.nkeep++].what = "an input";
-			}
-		safefile_remove_on_signals();
-		if (!keep || safefile_create(&out_file, out_path, &so, err,
-					     sizeof(err)) < 0 ||
-		    !(out = safefile_stream(out_file))) {
-			fprintf(stderr, "pt2perf: %s\n", keep ? err : "out of memory");
-			safefile_abort(out_file);
-			free(keep);
-			return 1;
+/* Open the output: never over an input, a device or a FIFO; "-" is
+ * stdout.  0, or -1 after saying why. */
+static int out_open(const struct args *a)
+{
+	struct safefile_keep *keep = calloc(a->nin + 1, sizeof(*keep));
+	struct safefile_opts so = { .flags = SAFEFILE_STDOUT | SAFEFILE_NOSYNC,
+				    .mode = 0644, .keep = keep };
+	char err[4400];
+	struct stat st;
+	unsigned j;
+
+	for (j = 0; keep && j < a->nin + !!a->sb_path; j++)
+		if (!stat(j < a->nin ? a->in[j].path : a->sb_path, &st)) {
+			keep[so.nkeep].dev = st.st_dev;
+			keep[so.nkeep].ino = st.st_ino;
+			keep[so.nkeep++].what = "an input";
 		}
+	safefile_remove_on_signals();
+	if (!keep || safefile_create(&out_file, out_path, &so, err,
+				     sizeof(err)) < 0 ||
+	    !(out = safefile_stream(out_file))) {
+		fprintf(stderr, "pt2perf: %s\n", keep ? err : "out of memory");
+		safefile_abort(out_file);
 		free(keep);
+		return -1;
 	}
+	free(keep);
+	return 0;
+}
+
+/* The file header and the records before the data: the attr, the CPUID
+ * feature, AUXTRACE_INFO with @priv, TIME_CONV. */
+static void put_headers(const uint64_t *priv, size_t npriv)
+{
+	static const char cpuid[24] = "GenuineIntel,6,78,3";
+
 	put("PERFILE2", 8);
 	put64(16);
 	header(64, 8 + 128 + 8);		/* HEADER_ATTR */
@@ -476,55 +477,95 @@ int main(int argc, char **argv)
 	put64(9);				/* HEADER_CPUID */
 	put32(sizeof(cpuid));
 	put(cpuid, sizeof(cpuid));
-	header(70, 8 + 8 + sizeof(priv));	/* AUXTRACE_INFO */
+	header(70, 8 + 8 + npriv * 8);		/* AUXTRACE_INFO */
 	put32(1);				/* PERF_AUXTRACE_INTEL_PT */
 	put32(0);
-	put(priv, sizeof(priv));
+	put(priv, npriv * 8);
 	header(79, 8 + 24);			/* TIME_CONV */
 	put64(TIME_SHIFT);
 	put64(time_mult);
 	put64(TIME_ZERO);
-	if (sb_path && sideband(sb_path) < 0) {
-		safefile_abort(out_file);
-		return 1;
-	}
+}
+
+/* The records after the sideband: switches, the streams' AUXTRACE
+ * records, a truncated AUX record. */
+static void put_records(const struct args *a)
+{
+	uint64_t k;
+	unsigned j;
+	int more;
+
 	/* Context switches first: their number, not their place, matters
 	 * to whoever draws them. */
-	for (k = 0; k < switches; k++) {
+	for (k = 0; k < a->switches; k++) {
 		uint16_t misc = k & 1 ? 0x2000 : 0, sz = 8 + 32;	/* SWITCH_OUT */
 
 		put32(14);		/* PERF_RECORD_SWITCH */
 		put(&misc, 2);
 		put(&sz, 2);
-		sample_id(in[0].cpu, k + 1);
+		sample_id(a->in[0].cpu, k + 1);
 	}
 	/* the streams' records alternate, as perf flushes its buffers */
 	do {
 		more = 0;
-		for (j = 0; j < nin; j++)
-			more |= aux_next(&in[j], chunk, hole_off, hole_len);
+		for (j = 0; j < a->nin; j++)
+			more |= aux_next(&a->in[j], a->chunk, a->hole_off,
+					 a->hole_len);
 	} while (more);
-	if (lost_at != UINT64_MAX) {
-		/* The AUX record of a buffer that overflowed at @lost_at. */
+	if (a->lost_at != UINT64_MAX) {
+		/* The AUX record of a buffer that overflowed at lost_at. */
 		header(11, 8 + 24 + 32);	/* PERF_RECORD_AUX */
-		put64(lost_at > 4096 ? lost_at - 4096 : 0);
-		put64(lost_at > 4096 ? 4096 : lost_at);
+		put64(a->lost_at > 4096 ? a->lost_at - 4096 : 0);
+		put64(a->lost_at > 4096 ? 4096 : a->lost_at);
 		put64(1);			/* PERF_AUX_FLAG_TRUNCATED */
-		sample_id(in[0].cpu, switches + 2);
+		sample_id(a->in[0].cpu, a->switches + 2);
 	}
-	{
-		char err[4400];
+}
 
-		if (safefile_commit(out_file, err, sizeof(err)) < 0) {
-			fprintf(stderr, "pt2perf: %s\n", err);
-			return 1;
-		}
+int main(int argc, char **argv)
+{
+	/* AUXTRACE_INFO's private words (perf's intel-pt.c order):
+	 * pmu type, time shift/mult/zero, cap_user_time_zero, tsc bit,
+	 * noretcomp bit, have_sched_switch, snapshot, per_cpu_mmaps, mtc bit,
+	 * mtc freq bits, tsc:ctc n/d, cyc bit, max non-turbo ratio,
+	 * filter string length. */
+	uint64_t priv[17] = {
+		PMU_TYPE, TIME_SHIFT, TIME_MULT, TIME_ZERO, 1, 0x400, 0x800, 0,
+		0, 1, 0x200, 0xfull << 14, 100, 2, 0x2, 12, 0
+	};
+	struct args a = { .chunk = 512 * 1024, .hole_off = UINT64_MAX,
+			  .lost_at = UINT64_MAX };
+	char err[4400];
+	unsigned j;
+
+	out_path = NULL;
+	a.in = calloc((size_t)argc, sizeof(*a.in));
+	if (!a.in)
+		return 1;
+	if (parse_args(argc, argv, &a, priv) < 0) {
+		fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
+			"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
+			"               [--time-mult N] [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
+		free(a.in);
+		return 2;
 	}
-	free(in);
+	for (j = 0; j < a.nin; j++)
+		if (input_open(&a.in[j]) < 0)
+			return 1;
+	if (a.sb_path)
+		priv[7] = 3;	/* have_sched_switch: context switch events */
+	if (out_open(&a) < 0)
+		return 1;
+	put_headers(priv, sizeof(priv) / sizeof(priv[0]));
+	if (a.sb_path && sideband(a.sb_path) < 0) {
+		safefile_abort(out_file);
+		return 1;
+	}
+	put_records(&a);
+	if (safefile_commit(out_file, err, sizeof(err)) < 0) {
+		fprintf(stderr, "pt2perf: %s\n", err);
+		return 1;
+	}
+	free(a.in);
 	return 0;
-usage:
-	fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
-		"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
-		"               [--time-mult N] [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
-	return 2;
 }
