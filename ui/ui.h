@@ -34,6 +34,8 @@
  *   marks_panel.c   a region's summary.
  *   streams_tl.c    the perf.data sideband on the timeline.
  *   tl_lanes.c      the CPU lanes under the timeline (sideband only).
+ *   tl_cols.c       the timeline's axis and columns (density, trouble,
+ *                   PSBs) from the index; tl.c draws and clicks them.
  *   pane_packets.c, pane_cycles.c, tl.c  the three panes (struct pane_ops);
  *   pane_code.c     the code view: the packet and cycle panes' places
  *                   taken by each packet's instructions and their runs.

@@ -1,0 +1,395 @@
+/* tl_cols -- the timeline's columns: the axis (bytes or time, zoomed
+ * around the cursor), axis value to column, and what each column holds
+ * (packet density, trouble, PSBs), from the index or a bounded walk. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "tl_cols.h"
+#include "tl_lanes.h"
+#include "ui.h"
+
+/* Ranges binned row by row instead of from the index's summaries. */
+#define TL_FINE_BYTES (512u << 10)
+#define TL_FINE_ROWS 600000
+/* Above this many segments the columns sample the summaries. */
+#define TL_EXACT_SEGMENTS 2048
+#define TL_SAMPLES 5
+
+struct tl_cache tl_cols_cache;
+
+/* Decoding from the last PSB to the end costs this much at most here;
+ * past it the index's totals tell the end of time. */
+#define TL_TAIL_MAX (1u << 20)
+
+/* The TSC of the last row (decoding one window at the end), or 0. */
+static uint64_t tl_cols_last_tsc(struct ui *ui)
+{
+	static const struct win_cache *wc;
+	static uint64_t size, tsc;
+	struct win_iter it = { 0 };
+	uint64_t end = ui->img->size ? ui->img->size - 1 : 0, psb;
+	int n = WIN_MAX_ROWS;
+
+	if (wc == ui->wc && size == ui->img->size)
+		return tsc;
+	tsc = 0;
+	/* A long last segment: a time near its start will do for now. */
+	if (!win_psb_at_or_before(ui->wc, end, &psb) && end - psb > TL_TAIL_MAX)
+		end = psb + TL_TAIL_MAX / 16;
+	if (!win_seek(&it, ui->wc, end)) {
+		do {
+			if (win_row(&it)->ts.flags & TM_F_TSC) {
+				tsc = win_row(&it)->ts.tsc;
+				break;
+			}
+		} while (n-- && !win_prev(&it));
+	}
+	win_iter_release(&it);
+	wc = ui->wc;
+	size = ui->img->size;
+	return tsc;
+}
+
+/*
+ * The end of the time segment @i (summary @s) covers: the next segment's
+ * first TSC (a PSB+ carries one: the time the trace reached it), or its
+ * own last TSC packet.  Segments whose only TSC is in their PSB+ would
+ * otherwise pile all their packets into one instant.
+ */
+static uint64_t tl_cols_seg_end(struct ui *ui, size_t i, const struct idx_summary *s)
+{
+	struct idx_summary n;
+
+	if (!idx_summary(ui->idx, i + 1, &n) && n.have_tsc && n.first_tsc > s->last_tsc)
+		return n.first_tsc;
+	return s->last_tsc + 1;
+}
+
+/* The time range of the trace: the first TSC to the last row's estimate
+ * (the index's totals where it knows more).  Returns 1, or 0 if unknown. */
+int tl_cols_time_range(struct ui *ui, uint64_t *t0, uint64_t *t1)
+{
+	struct idx_summary tot;
+	uint64_t a = ui->have_t0 ? ui->t0 : 0, b = tl_cols_last_tsc(ui);
+
+	if (ui->idx && idx_totals(ui->idx, &tot) >= 0 && tot.have_tsc) {
+		if (!a || tot.first_tsc < a)
+			a = tot.first_tsc;
+		if (tot.last_tsc > b)
+			b = tot.last_tsc;
+	}
+	/* CPU lanes: the axis of the whole recording, the same on every
+	 * stream */
+	if (a && b > a)
+		tl_lanes_span(ui, &a, &b);
+	if (!a || b <= a)
+		return 0;
+	*t0 = a;
+	*t1 = b;
+	return 1;
+}
+
+/* Whether the timeline shows time (asked for, and available). */
+int tl_cols_is_time(struct ui *ui)
+{
+	uint64_t a, b;
+
+	return ui->tl_time && tl_cols_time_range(ui, &a, &b);
+}
+
+/* The TSC of the row holding @off, or 0 if it has none. */
+uint64_t tl_cols_row_tsc(struct ui *ui, uint64_t off)
+{
+	struct win_iter it = { 0 };
+	uint64_t t = 0;
+
+	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC))
+		t = win_row(&it)->ts.tsc;
+	win_iter_release(&it);
+	return t;
+}
+
+/* Center a span of @span within [@a, @b) around @c. */
+static void tl_cols_center(uint64_t a, uint64_t b, uint64_t c, uint64_t span,
+		      uint64_t *lo, uint64_t *hi)
+{
+	uint64_t l;
+
+	if (span >= b - a) {
+		*lo = a;
+		*hi = b;
+		return;
+	}
+	l = c > a + span / 2 ? c - span / 2 : a;
+	if (l + span > b)
+		l = b - span;
+	*lo = l;
+	*hi = l + span;
+}
+
+/* The axis range [lo, hi): bytes, or TSC ticks on the time axis. */
+void tl_cols_axis(struct ui *ui, int time, int ncols, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = 0, b = ui->img->size, c = ui->cursor, span;
+
+	if (time) {
+		tl_cols_time_range(ui, &a, &b);
+		c = tl_cols_row_tsc(ui, ui->cursor);
+		if (!c)
+			c = a;
+	}
+	span = (b - a) >> ui->tl_zoom;
+	if (span < (uint64_t)ncols * (time ? 1 : 16))
+		span = (uint64_t)ncols * (time ? 1 : 16);
+	tl_cols_center(a, b, c, span, lo, hi);
+}
+
+/* Add @n to the columns covered by [@a, @b) of the axis. */
+static void tl_cols_spread(struct tl_cache *tc, uint64_t a, uint64_t b,
+		      const struct idx_summary *s)
+{
+	double w = (double)(tc->hi - tc->lo) / tc->ncols;
+	long c0, c1, c;
+
+	if (b <= tc->lo || a >= tc->hi)
+		return;
+	c0 = a <= tc->lo ? 0 : (long)((a - tc->lo) / w);
+	c1 = b >= tc->hi ? tc->ncols - 1 : (long)((b - 1 - tc->lo) / w);
+	if (c1 >= tc->ncols)
+		c1 = tc->ncols - 1;
+	if (c1 < c0)
+		c1 = c0;
+	for (c = c0; c <= c1; c++) {
+		tc->col[c].known = 1;
+		if (!s)
+			continue;
+		tc->col[c].packets += (double)s->npackets / (double)(c1 - c0 + 1);
+		tc->col[c].trouble += s->novf + s->nerrors + s->ngaps;
+	}
+	if (a >= tc->lo)
+		tc->col[c0].psbs++;
+}
+
+/* The column of axis value @v, or -1 outside. */
+int tl_cols_of(const struct tl_cache *tc, uint64_t v)
+{
+	if (v < tc->lo || v >= tc->hi || tc->hi <= tc->lo)
+		return -1;
+	return (int)((double)(v - tc->lo) * tc->ncols / (double)(tc->hi - tc->lo));
+}
+
+/*
+ * A small trace, or a close zoom, is binned row by row from the windows
+ * (a bounded walk), which shows far more than per-segment summaries.
+ * Returns 1 if it did so.
+ */
+static int tl_cols_fine(struct ui *ui, struct tl_cache *tc)
+{
+	struct win_iter it = { 0 };
+	uint64_t start = tc->time ? 0 : tc->lo;
+	long budget = TL_FINE_ROWS;
+	int c;
+
+	if (tc->time ? ui->img->size > TL_FINE_BYTES : tc->hi - tc->lo > TL_FINE_BYTES)
+		return 0;
+	if (win_seek(&it, ui->wc, start))
+		return 0;
+	for (c = 0; c < tc->ncols; c++)
+		tc->col[c].known = 1;
+	do {
+		const struct win_row *row = win_row(&it);
+		uint64_t v = row->pkt.offset;
+
+		if (!tc->time && v >= tc->hi)
+			break;
+		if (tc->time) {
+			if (!(row->ts.flags & TM_F_TSC))
+				continue;
+			v = row->ts.tsc;
+		}
+		c = tl_cols_of(tc, v);
+		/* the axis ends at the last row's time: that row (maybe the
+		 * trouble of data lost after it) is in the last column */
+		if (c < 0 && tc->time && v == tc->hi && tc->ncols > 0)
+			c = tc->ncols - 1;
+		if (c < 0)
+			continue;
+		tc->col[c].packets++;
+		if (win_row_trouble(row))
+			tc->col[c].trouble++;
+		if (row->pkt.type == PKT_PSB)
+			tc->col[c].psbs++;
+	} while (budget-- > 0 && !win_next(&it));
+	win_iter_release(&it);
+	for (c = 0; c < tc->ncols; c++)
+		if (tc->col[c].packets > tc->max)
+			tc->max = tc->col[c].packets;
+	return 1;
+}
+
+static double tl_cols_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The segment holding axis value @v (an offset, or a TSC). */
+static size_t tl_cols_seg_of(struct ui *ui, int time, uint64_t v)
+{
+	size_t seg = 0;
+
+	if (time) {
+		if (idx_find_tsc(ui->idx, v, &seg))
+			seg = 0;
+	} else if (idx_find(ui->idx, v, &seg)) {
+		seg = 0;
+	}
+	return seg;
+}
+
+/*
+ * Many segments: each column looks up its first and last segment (binary
+ * searches) and samples TL_SAMPLES summaries between them for the packet
+ * density (packets per byte, or per TSC tick), so a redraw costs the same
+ * for a 4 GiB trace as for a small one.  OVFs and errors come from the
+ * index's trouble list, so none is missed by sampling.
+ */
+static void tl_cols_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, size_t nseeks)
+{
+	double w = (double)(tc->hi - tc->lo) / tc->ncols;
+	struct idx_progress p;
+	uint64_t scanned;
+	int c, k;
+
+	idx_progress(ui->idx, &p);
+	scanned = idx_scan_done(ui->idx) ? ui->img->size : p.scanned;
+	for (c = 0; c < tc->ncols; c++) {
+		struct tl_col *col = &tc->col[c];
+		uint64_t a = tc->lo + (uint64_t)(c * w), b = tc->lo + (uint64_t)((c + 1) * w);
+		size_t sa = tl_cols_seg_of(ui, tc->time, a), sb = tl_cols_seg_of(ui, tc->time, b ? b - 1 : 0);
+		double npk = 0, span = 0;
+		size_t t;
+
+		if (sb < sa)
+			sb = sa;
+		if (!tc->time && b > scanned)
+			continue;	/* not scanned yet */
+		if (sa >= nsum)
+			continue;	/* not summarised yet */
+		col->known = 1;
+		col->psbs = (uint32_t)(sb - sa + (c == 0 || sa != tl_cols_seg_of(ui, tc->time, a - 1)));
+		for (k = 0; k < TL_SAMPLES; k++) {
+			size_t i = sa + (sb - sa) * (size_t)k / (TL_SAMPLES - 1);
+			struct idx_summary s;
+
+			if (i >= nsum || idx_summary(ui->idx, i, &s))
+				continue;
+			if (tc->time) {
+				if (!s.have_tsc)
+					continue;
+				span += (double)(tl_cols_seg_end(ui, i, &s) - s.first_tsc);
+			} else {
+				span += (double)s.size;
+			}
+			npk += (double)s.npackets;
+			if (sa == sb)
+				break;
+		}
+		if (span > 0)
+			col->packets = npk / span * w;
+		/* Trouble: the first trouble segment at or after sa. */
+		{
+			struct idx_summary s;
+
+			if (!idx_summary(ui->idx, sa, &s) && idx_summary_trouble(&s))
+				col->trouble = 1;
+			else if (!idx_next_trouble(ui->idx, sa, 1, &t) && t <= sb)
+				col->trouble = 1;
+		}
+	}
+	(void)nseeks;
+}
+
+/* Recompute the columns if the index grew or the range changed. */
+void tl_cols_compute(struct ui *ui, int ncols)
+{
+	struct tl_cache *tc = &tl_cols_cache;
+	int time = tl_cols_is_time(ui);
+	uint64_t lo, hi;
+	size_t nsum = ui->idx ? idx_nsummaries(ui->idx) : 0;
+	size_t nseeks = ui->idx ? idx_nseeks(ui->idx) : 0, i;
+	int c;
+
+	tl_cols_axis(ui, time, ncols, &lo, &hi);
+	if (tc->ncols == ncols && tc->time == time && tc->lo == lo && tc->hi == hi) {
+		if (tc->nsum == nsum && tc->nseeks == nseeks)
+			return;
+		/* The index grew: catch up a few times a second, not on
+		 * every key; but at once when it is complete (a cached
+		 * index arrives whole, and nothing else will redraw). */
+		if (tl_cols_now() - tc->when < 0.25 && !idx_complete(ui->idx))
+			return;
+	}
+	memset(tc->col, 0, sizeof(tc->col));
+	tc->ncols = ncols;
+	tc->time = time;
+	tc->lo = lo;
+	tc->hi = hi;
+	tc->nsum = nsum;
+	tc->nseeks = nseeks;
+	tc->max = 0;
+	tc->when = tl_cols_now();
+	if (tl_cols_fine(ui, tc))
+		return;
+	if (!ui->idx)
+		return;
+	if (nseeks > TL_EXACT_SEGMENTS) {
+		tl_cols_sampled(ui, tc, nsum, nseeks);
+		goto out_max;
+	}
+	for (i = 0; i < nseeks; i++) {
+		struct idx_summary s;
+		struct idx_seek sk, next;
+		int have = idx_summary(ui->idx, i, &s) == 0;
+
+		if (idx_seek(ui->idx, i, &sk) < 0)
+			break;
+		if (time) {
+			if (!have || !s.have_tsc)
+				continue;
+			tl_cols_spread(tc, s.first_tsc, tl_cols_seg_end(ui, i, &s), &s);
+			continue;
+		}
+		if (idx_seek(ui->idx, i + 1, &next) < 0)
+			next.offset = idx_scan_done(ui->idx) ? ui->img->size : sk.offset + 1;
+		if (next.offset <= lo || sk.offset >= hi)
+			continue;
+		tl_cols_spread(tc, sk.offset, next.offset, have ? &s : NULL);
+	}
+	if (!time && nseeks) {
+		struct idx_seek first;
+
+		/* Bytes before the first PSB are not a segment, but known. */
+		if (!idx_seek(ui->idx, 0, &first) && first.offset > lo)
+			for (c = 0; c < ncols && lo + (hi - lo) * (uint64_t)c / ncols < first.offset; c++)
+				tc->col[c].known = 1;
+	}
+	if (time) {
+		/* Time between segments is known to be empty once the
+		 * segments around it are summarised. */
+		struct idx_summary s;
+		int last = -1;
+
+		if (nsum && !idx_summary(ui->idx, nsum - 1, &s) && s.have_tsc)
+			last = s.last_tsc >= hi ? ncols - 1 : tl_cols_of(tc, s.last_tsc);
+		for (c = 0; c <= last; c++)
+			tc->col[c].known = 1;
+	}
+out_max:
+	for (c = 0; c < ncols; c++)
+		if (tc->col[c].packets > tc->max)
+			tc->max = tc->col[c].packets;
+}
