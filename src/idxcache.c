@@ -139,11 +139,80 @@ static int check_body(void *arg)
 			       cache_unmap, a->cm);
 }
 
+/*
+ * Whether the cache file @fd can serve @t's stream @stream: its header
+ * read into *@h (its stat into *@st), checked against the trace (the same,
+ * or grown at the end; content hashed if touched and at most @max_hash
+ * bytes) and @idx's timing options.  Returns 1, or 0 with *@why saying
+ * why not.
+ */
+static int idxcache_check_hdr(int fd, const struct trace *t, int stream,
+			      struct idx *idx, uint64_t max_hash,
+			      struct cache_hdr *h, struct stat *st, const char **why)
+{
+	struct identity id;
+	int ret;
+
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) ||
+	    (uint64_t)st->st_size < sizeof(*h) ||
+	    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h)) {
+		*why = "truncated";
+		return 0;
+	}
+	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->hdr_hash != hdr_hash(h)) {
+		*why = "corrupt header";
+		return 0;
+	}
+	if (h->version != CACHE_VERSION || h->hdr_size != sizeof(*h)) {
+		*why = "another version";
+		return 0;
+	}
+	if (h->body_len != (uint64_t)st->st_size - sizeof(*h)) {
+		*why = "truncated";
+		return 0;
+	}
+	if (strncmp(h->stream, t->streams[stream].name, sizeof(h->stream))) {
+		*why = "another stream";
+		return 0;
+	}
+	if (h->timing_hash != timing_hash(idx_config(idx))) {
+		*why = "other timing options";
+		return 0;
+	}
+	/* The trace: the same, or the same with more at the end. */
+	if (h->file_size > t->size) {
+		*why = "trace changed (shrank)";
+		return 0;
+	}
+	ret = identity_of_prefix(&id, t, h->file_size);
+	if (ret < 0 || id.hash != h->file_hash) {
+		*why = "trace changed";
+		return 0;
+	}
+	/* A copy or a touched file: the sample matched, but only every byte
+	 * can tell that nothing else changed.  A trace that grew is a
+	 * recording that appended; hashing its old part would read it all
+	 * before the first screen. */
+	if (h->file_size == t->size && h->mtime_ns != t->mtime_ns) {
+		uint64_t hash;
+
+		if (h->file_size > max_hash) {
+			*why = "trace touched (too big to check now)";
+			return 0;
+		}
+		ret = identity_content_hash(t, h->file_size, NULL, &hash);
+		if (ret < 0 || hash != h->content_hash) {
+			*why = "trace changed";
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		  uint64_t max_hash, const char **why)
 {
 	struct check_args ca;
-	struct identity id;
 	struct cache_hdr h;
 	struct stat st;
 	char path[4096], err[256];
@@ -167,59 +236,8 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		       "cannot be read";
 		return IDXCACHE_MISS;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < sizeof(h) ||
-	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-		*why = "truncated";
+	if (!idxcache_check_hdr(fd, t, stream, idx, max_hash, &h, &st, why))
 		goto out_close;
-	}
-	if (memcmp(h.magic, CACHE_MAGIC, 8) || h.hdr_hash != hdr_hash(&h)) {
-		*why = "corrupt header";
-		goto out_close;
-	}
-	if (h.version != CACHE_VERSION || h.hdr_size != sizeof(h)) {
-		*why = "another version";
-		goto out_close;
-	}
-	if (h.body_len != (uint64_t)st.st_size - sizeof(h)) {
-		*why = "truncated";
-		goto out_close;
-	}
-	if (strncmp(h.stream, t->streams[stream].name, sizeof(h.stream))) {
-		*why = "another stream";
-		goto out_close;
-	}
-	if (h.timing_hash != timing_hash(idx_config(idx))) {
-		*why = "other timing options";
-		goto out_close;
-	}
-	/* The trace: the same, or the same with more at the end. */
-	if (h.file_size > t->size) {
-		*why = "trace changed (shrank)";
-		goto out_close;
-	}
-	ret = identity_of_prefix(&id, t, h.file_size);
-	if (ret < 0 || id.hash != h.file_hash) {
-		*why = "trace changed";
-		goto out_close;
-	}
-	/* A copy or a touched file: the sample matched, but only every byte
-	 * can tell that nothing else changed.  A trace that grew is a
-	 * recording that appended; hashing its old part would read it all
-	 * before the first screen. */
-	if (h.file_size == t->size && h.mtime_ns != t->mtime_ns) {
-		uint64_t hash;
-
-		if (h.file_size > max_hash) {
-			*why = "trace touched (too big to check now)";
-			goto out_close;
-		}
-		ret = identity_content_hash(t, h.file_size, NULL, &hash);
-		if (ret < 0 || hash != h.content_hash) {
-			*why = "trace changed";
-			goto out_close;
-		}
-	}
 	/* Private and writable: a grown trace's index goes on in place,
 	 * copy-on-write, without touching the file. */
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);

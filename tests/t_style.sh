@@ -21,7 +21,6 @@ decoder/flow_pkt.c q_decode table: a switch over queued packet kinds
 src/perfdata.c perfdata_walk_records table: a switch over perf record types
 tools/ptgen.c parse_args table: the getopt switch, a case per option
 src/perfdata.c perfdata_load debt: to split (the header, sections, attrs)
-src/idxcache.c idxcache_load debt: to split (the checks of a cached blob)
 '
 
 # The measure works: a 101-line body is caught, a 100-line one is not.
