@@ -1420,10 +1420,96 @@ static void perfdata_state_free(struct perfdata_state *st, size_t nstreams)
 	free(st);
 }
 
+/*
+ * A perf.data file's header (not a pipe's): its attrs, and its data
+ * section's [*@start, *@end), cut to the file with a warning where perf
+ * did not finish or the file is cut short.  Returns 0 or a negative pte_
+ * code with st->err set.
+ */
+static int perfdata_file_section(struct perfdata_state *st, uint64_t *start,
+				 uint64_t *end)
+{
+	uint64_t dsize;
+	int ret;
+
+	if (st->size < PD_FILE_HDR_SIZE || rd64(st->map + 8) <
+	    PD_FILE_HDR_SIZE) {
+		ret = perfdata_fail(st, 8, pte_bad_file,
+			      "perf.data header cut short");
+		return ret;
+	}
+	ret = perfdata_file_attrs(st);
+	if (ret)
+		return ret;
+	*start = rd64(st->map + 40);
+	dsize = rd64(st->map + 48);
+	if (*start > st->size) {
+		ret = perfdata_fail(st, 40, pte_bad_file, "data section at %#"
+			      PRIx64 " is past the end of the file",
+			      *start);
+		return ret;
+	}
+	/* perf writes the data size last: 0 if it was killed */
+	if (!dsize) {
+		perfdata_warn(st, 48, "data size 0 (perf did not finish); "
+			"reading to the end of the file");
+		*end = st->size;
+	} else if (dsize > st->size - *start) {
+		perfdata_warn(st, 48, "data section runs %" PRIu64 " bytes "
+			"past the end of the file",
+			dsize - (st->size - *start));
+		perfdata_cut(st, st->size, "the perf.data file is cut short: "
+		       "its data section runs %" PRIu64 " bytes past "
+		       "the end", dsize - (st->size - *start));
+		*end = st->size;
+	} else {
+		*end = *start + dsize;
+		perfdata_file_features(st, *end);
+	}
+	return 0;
+}
+
+/*
+ * After the walk of [@start, @end): the AUXTRACE index's records past
+ * damage the walk stopped at, then whether any Intel PT data was found.
+ * Returns 0 or a negative pte_ code with st->err set.
+ */
+static int perfdata_check_aux(struct perfdata_state *st, uint64_t start, uint64_t end)
+{
+	int ret;
+
+	if (st->have_index && st->walk_end < end) {
+		/* the walk stopped at damage: if the index finds every
+		 * AUXTRACE record after it, no trace data was lost there */
+		uint8_t cut = st->cut;
+		int whole;
+
+		if (st->cut && st->cut_off == st->walk_end)
+			st->cut = 0;
+		ret = perfdata_use_index(st, end, &whole);
+		if (ret)
+			return ret;
+		if (!whole)
+			st->cut |= cut;
+	}
+	if (!st->info.have_auxtrace_info && !st->naux) {
+		ret = perfdata_fail(st, start, pte_bad_file, "no Intel PT data: no "
+			      "AUXTRACE_INFO or AUXTRACE records (record with "
+			      "'perf record -e intel_pt//')");
+		return ret;
+	}
+	if (!st->naux) {
+		ret = perfdata_fail(st, start, pte_bad_file, "Intel PT was recorded "
+			      "but the file holds no AUXTRACE data");
+		return ret;
+	}
+	return 0;
+}
+
 int perfdata_load(struct trace *t, char *err, size_t errlen)
 {
 	struct perfdata_state *st;
-	uint64_t start, end, dsize;
+	uint64_t start = 0, end = 0;
 	int mode, ret;
 	size_t i;
 
@@ -1450,40 +1536,9 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 		goto out_free;
 	}
 	if (mode == 1) {
-		if (t->size < PD_FILE_HDR_SIZE || rd64(t->map + 8) <
-		    PD_FILE_HDR_SIZE) {
-			ret = perfdata_fail(st, 8, pte_bad_file,
-				      "perf.data header cut short");
-			goto out_free;
-		}
-		ret = perfdata_file_attrs(st);
+		ret = perfdata_file_section(st, &start, &end);
 		if (ret)
 			goto out_free;
-		start = rd64(t->map + 40);
-		dsize = rd64(t->map + 48);
-		if (start > t->size) {
-			ret = perfdata_fail(st, 40, pte_bad_file, "data section at %#"
-				      PRIx64 " is past the end of the file",
-				      start);
-			goto out_free;
-		}
-		/* perf writes the data size last: 0 if it was killed */
-		if (!dsize) {
-			perfdata_warn(st, 48, "data size 0 (perf did not finish); "
-				"reading to the end of the file");
-			end = t->size;
-		} else if (dsize > t->size - start) {
-			perfdata_warn(st, 48, "data section runs %" PRIu64 " bytes "
-				"past the end of the file",
-				dsize - (t->size - start));
-			perfdata_cut(st, t->size, "the perf.data file is cut short: "
-			       "its data section runs %" PRIu64 " bytes past "
-			       "the end", dsize - (t->size - start));
-			end = t->size;
-		} else {
-			end = start + dsize;
-			perfdata_file_features(st, end);
-		}
 		t->kind = TRACE_PERF_FILE;
 	} else {
 		start = PD_PIPE_HDR_SIZE;
@@ -1494,31 +1549,9 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	ret = perfdata_walk_records(st, start, end, mode == 2);
 	if (ret)
 		goto out_free;
-	if (st->have_index && st->walk_end < end) {
-		/* the walk stopped at damage: if the index finds every
-		 * AUXTRACE record after it, no trace data was lost there */
-		uint8_t cut = st->cut;
-		int whole;
-
-		if (st->cut && st->cut_off == st->walk_end)
-			st->cut = 0;
-		ret = perfdata_use_index(st, end, &whole);
-		if (ret)
-			goto out_free;
-		if (!whole)
-			st->cut |= cut;
-	}
-	if (!st->info.have_auxtrace_info && !st->naux) {
-		ret = perfdata_fail(st, start, pte_bad_file, "no Intel PT data: no "
-			      "AUXTRACE_INFO or AUXTRACE records (record with "
-			      "'perf record -e intel_pt//')");
+	ret = perfdata_check_aux(st, start, end);
+	if (ret)
 		goto out_free;
-	}
-	if (!st->naux) {
-		ret = perfdata_fail(st, start, pte_bad_file, "Intel PT was recorded "
-			      "but the file holds no AUXTRACE data");
-		goto out_free;
-	}
 	perfdata_fill_info(st);
 	ret = perfdata_streams(st, t);
 	if (ret)

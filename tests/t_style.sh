@@ -20,7 +20,6 @@ decoder/flow.c i_event table: a switch over event kinds, a short case each
 decoder/flow_pkt.c q_decode table: a switch over queued packet kinds
 src/perfdata.c perfdata_walk_records table: a switch over perf record types
 tools/ptgen.c parse_args table: the getopt switch, a case per option
-src/perfdata.c perfdata_load debt: to split (the header, sections, attrs)
 '
 
 # The measure works: a 101-line body is caught, a 100-line one is not.
