@@ -32,6 +32,14 @@ static const struct ct_func *ctsum_find(const struct ct *ct, const struct ct_fun
 	return NULL;
 }
 
+/* A line snprintf() cut (@n its full length) ends in ".." so the cut
+ * shows. */
+static void ctsum_cut(char *line, int n)
+{
+	if (n >= CTSUM_LINE)
+		memcpy(line + CTSUM_LINE - 3, "..", 3);
+}
+
 size_t ctsum_lines(const struct ct *a, const struct ct *b, enum ct_order order,
 		   size_t n, char (*out)[CTSUM_LINE], size_t max)
 {
@@ -59,8 +67,9 @@ size_t ctsum_lines(const struct ct *a, const struct ct *b, enum ct_order order,
 		ct_sum_str(&f->cyc, ca, sizeof(ca));
 		ctsum_name(f, name, sizeof(name));
 		if (!b) {
-			snprintf(out[w++], CTSUM_LINE, "%16s %10" PRIu64 " %8" PRIu64 "  %s",
-				 ca, f->insns, f->calls, name);
+			ctsum_cut(out[w], snprintf(out[w], CTSUM_LINE, "%16s %10" PRIu64
+				  " %8" PRIu64 "  %s", ca, f->insns, f->calls, name));
+			w++;
 			continue;
 		}
 		snprintf(ia, sizeof(ia), "%" PRIu64, f->insns);
@@ -74,8 +83,9 @@ size_t ctsum_lines(const struct ct *a, const struct ct *b, enum ct_order order,
 			strcpy(ib, "-");
 			strcpy(nb, "-");
 		}
-		snprintf(out[w++], CTSUM_LINE, "%14s %14s %9s %9s %7s %7s  %s", ca, cb, ia,
-			 ib, na, nb, name);
+		ctsum_cut(out[w], snprintf(out[w], CTSUM_LINE, "%14s %14s %9s %9s %7s %7s  %s",
+					   ca, cb, ia, ib, na, nb, name));
+		w++;
 	}
 	free(idx);
 	return w;
