@@ -15,6 +15,10 @@
  * for dump: they time the --summary (its cycles come from CYC packets
  * alone; its time needs the TSC frequency) and the matching of offsets to
  * sideband time.
+ *
+ * --pid, --tid and --comm keep the records decided by packets of that
+ * task (ctx.h's ranges, as dump and calls keep them); the rest is decoded,
+ * so the flow is the same, but not printed or summed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +29,7 @@
 #include <Zydis/Zydis.h>
 
 #include "cmds.h"
+#include "ctx.h"
 #include "esc.h"
 #include "flow.h"
 #include "flowtime.h"
@@ -54,7 +59,10 @@ struct flow_cmd {
 	uint64_t cr3;		/* the last CR3 the decoder read with */
 	uint64_t asid, asid_off;	/* the address space at asid_off */
 	uint8_t have_cr3, have_asid;
-	int insn_only, show_offset, summary, quiet;
+	int insn_only, show_offset, summary, quiet, keep_only;
+	struct ctx_filter filter;	/* --pid, --tid, --comm */
+	struct ctx_range *keep;	/* the ranges they keep, if active */
+	size_t nkeep;
 	ZydisDecoder zd[4];
 	ZydisFormatter fmt;
 };
@@ -168,7 +176,7 @@ static int read_options(struct flow_cmd *fc, const char *file)
 	return ret;
 }
 
-enum { F_STREAM, F_INSN_ONLY, F_OFFSET, F_SUMMARY, F_QUIET };
+enum { F_STREAM, F_INSN_ONLY, F_OFFSET, F_SUMMARY, F_QUIET, F_PID, F_TID, F_COMM };
 enum { F_RAW, F_OPTIONS, F_IMGOPT };
 
 static const struct opt flow_opts[] = {
@@ -183,6 +191,10 @@ static const struct opt flow_opts[] = {
 	  "there are no symbols), not the flow, and the time\n"
 	  "it spans (in ms with a TSC frequency)", F_SUMMARY },
 	{ "quiet", 0, NULL, "print nothing but errors", F_QUIET },
+	{ "pid", 0, "N", "only the instructions of process N (perf.data\n"
+	  "sideband)", F_PID },
+	{ "tid", 0, "N", "only the instructions of thread N", F_TID },
+	{ "comm", 0, "NAME", "only the instructions of tasks named NAME", F_COMM },
 	{ 0 }
 };
 
@@ -220,7 +232,11 @@ static int flow_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	case F_INSN_ONLY: a->fc->insn_only = 1; break;
 	case F_OFFSET: a->fc->show_offset = 1; break;
 	case F_SUMMARY: a->fc->summary = 1; break;
-	default: a->fc->quiet = 1; break;
+	case F_QUIET: a->fc->quiet = 1; break;
+	default:
+		/* opt.c says a bad number */
+		return ctx_filter_set(&a->fc->filter, o->id == F_PID ? "--pid" :
+				      o->id == F_TID ? "--tid" : "--comm", val) ? -EINVAL : 0;
 	}
 	return 0;
 }
@@ -629,6 +645,16 @@ static int run(void *arg)
 	int err;
 
 	while (!(err = flow_next(j->f, &r))) {
+		/* --pid, --tid, --comm: another task's record; its packet
+		 * ends the kept cycle window before it */
+		if (fc->keep_only && !ctx_ranges_has(fc->keep, fc->nkeep, r.offset)) {
+			struct tm_stamp st;
+
+			if (j->sum && j->sum->have_win)
+				sum_close(j->sum, j->sum->ft && r.offset > j->sum->win_off &&
+					  !ft_stamp(j->sum->ft, r.offset, &st) ? &st : NULL);
+			continue;
+		}
 		if (j->sum) {
 			struct sum_row *row;
 
@@ -835,6 +861,28 @@ static int flow_code(struct flow_cmd *fc, struct trace *t, int idx)
 	return 0;
 }
 
+/* --pid, --tid, --comm: the ranges of [@from, @to) of stream @idx that
+ * they keep into fc->keep (ctx_restrict()).  Returns 0, or -1 after
+ * printing one line (a raw trace has no sideband). */
+static int flow_restrict(struct flow_cmd *fc, const struct trace *t, int idx,
+			 uint64_t from, uint64_t to)
+{
+	char err[512];
+
+	if (!ctx_filter_active(&fc->filter))
+		return 0;
+	fc->keep_only = 1;
+	if (ctx_restrict(t, idx, &fc->filter, from, to, &fc->keep, &fc->nkeep,
+			 err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
+		return -1;
+	}
+	if (!fc->nkeep)
+		esc_line(stderr, "ptbrowse flow: ", "%s: nothing in stream '%s' ran as "
+			 "the task asked for", t->path, t->streams[idx].name);
+	return 0;
+}
+
 int cmd_flow_main(int argc, char **argv)
 {
 	struct flow_cmd fc;
@@ -851,6 +899,7 @@ int cmd_flow_main(int argc, char **argv)
 	int have_to = 0, idx = 0, rc = 2, r;
 
 	memset(&fc, 0, sizeof(fc));
+	ctx_filter_init(&fc.filter);
 	memset(&sum, 0, sizeof(sum));
 	memset(&timing, 0, sizeof(timing));
 	if (mi_new(&fc.mi) < 0) {
@@ -869,7 +918,8 @@ int cmd_flow_main(int argc, char **argv)
 	}
 	rc = 1;
 	if (flow_open(&t, path, stream, from, have_to ? to : 0, &timing, &idx) < 0 ||
-	    flow_code(&fc, t, idx) < 0)
+	    flow_code(&fc, t, idx) < 0 || flow_restrict(&fc, t, idx, from,
+							 have_to ? to : UINT64_MAX) < 0)
 		goto out;
 	sum.cfg = &t->streams[idx].timing;
 	memset(&cfg, 0, sizeof(cfg));
@@ -916,6 +966,7 @@ int cmd_flow_main(int argc, char **argv)
 		rc = 1;
 	}
 out:
+	free(fc.keep);
 	free(sum.rows);
 	ft_free(sum.ft);
 	flow_free(f);

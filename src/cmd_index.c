@@ -1,4 +1,7 @@
-/* cmd_index -- `ptbrowse index TRACE`: build or validate the index, sum it up. */
+/* cmd_index -- `ptbrowse index TRACE`: build or validate the index, sum it up.
+ * With --pid, --tid or --comm the summary is of that task's stretches
+ * (ctx.h's ranges, as dump keeps them): their packets counted again by a
+ * walk of the ranges; the index itself is the whole stream's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "ctx.h"
 #include "esc.h"
 #include "json.h"
 #include "opt.h"
@@ -64,7 +68,7 @@ static int parse_threads(const char *s, unsigned *n)
 	return 0;
 }
 
-enum { N_JSON, N_NO_CACHE, N_TIME, N_STREAM, N_THREADS };
+enum { N_JSON, N_NO_CACHE, N_TIME, N_STREAM, N_THREADS, N_PID, N_TID, N_COMM };
 
 static const struct opt index_opts[] = {
 	{ "json", 0, NULL, "print the summary as JSON", N_JSON },
@@ -73,6 +77,10 @@ static const struct opt index_opts[] = {
 	  "every 16 PSBs, for the browser; slower)", N_TIME },
 	{ "stream", 0, "S", "only stream S (index, name or cpuN)", N_STREAM },
 	{ "threads", 0, "N", "worker threads (default: one per CPU)", N_THREADS },
+	{ "pid", 0, "N", "sum up only the stretches of process N (perf.data\n"
+	  "sideband)", N_PID },
+	{ "tid", 0, "N", "only those of thread N", N_TID },
+	{ "comm", 0, "NAME", "only those of tasks named NAME", N_COMM },
 	{ 0 }
 };
 
@@ -81,6 +89,7 @@ struct index_args {
 	int json, use_cache, time_pass;
 	const char *stream;
 	unsigned threads;
+	struct ctx_filter filter;	/* --pid, --tid, --comm */
 };
 
 static int index_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
@@ -93,6 +102,12 @@ static int index_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	case N_NO_CACHE: a->use_cache = 0; break;
 	case N_TIME: a->time_pass = 1; break;
 	case N_STREAM: a->stream = val; break;
+	case N_PID:
+	case N_TID:
+	case N_COMM:
+		/* opt.c says a bad number */
+		return ctx_filter_set(&a->filter, o->id == N_PID ? "--pid" :
+				      o->id == N_TID ? "--tid" : "--comm", val) ? -EINVAL : 0;
 	default:
 		if (parse_threads(val, &a->threads) < 0) {
 			opt_error(cmd, "--threads: bad argument: %s (a number from 1 "
@@ -150,6 +165,10 @@ struct stream_result {
 	size_t nseeks;
 	struct idx_summary tot;
 	int status;
+	int restricted;		/* --pid/--tid/--comm: tot is the ranges' */
+	size_t nranges;		/* the stretches kept */
+	size_t all_seeks;	/* the stream's PSBs (nseeks: the ranges') */
+	uint64_t kept;		/* and their bytes */
 };
 
 static void print_text(const struct trace *t, const struct stream_result *r,
@@ -170,6 +189,9 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 
 		printf("stream:   %s (%" PRIu64 " bytes, index %s)\n", r[i].name,
 		       s->size, r[i].cache);
+		if (r[i].restricted)
+			printf("  task:     %zu stretches, %" PRIu64 " bytes (the "
+			       "counts below are theirs)\n", r[i].nranges, r[i].kept);
 		printf("  psbs:     %zu\n", r[i].nseeks);
 		printf("  segments: %zu\n", r[i].nseeks);
 		printf("  packets:  %" PRIu64 "\n", s->npackets);
@@ -213,6 +235,9 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 
 		printf("%s{\"name\": ", i ? ", " : "");
 		json_string(stdout, r[i].name);
+		if (r[i].restricted)
+			printf(", \"stretches\": %zu, \"kept_bytes\": %" PRIu64,
+			       r[i].nranges, r[i].kept);
 		printf(", \"bytes\": %" PRIu64 ", \"cache\": \"%s\", \"psbs\": %zu, "
 		       "\"segments\": %zu, \"packets\": %" PRIu64 ", \"classes\": {",
 		       s->size, r[i].cache, r[i].nseeks, r[i].nseeks, s->npackets);
@@ -236,6 +261,133 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 	}
 	printf("], \"seconds\": %.6f, \"gb_per_s\": %.3f}\n", secs,
 	       secs > 0 ? (double)t->size / secs / 1e9 : 0.0);
+}
+
+/* Count packet @pkt (or, @err < 0, a decode error or gap) into @s, as the
+ * index's segment summaries count them. */
+static void restrict_count(struct idx_summary *s, const struct pkt *pkt, int err)
+{
+	s->npackets++;
+	if (err < 0) {
+		s->per_class[PKC_ERROR]++;
+		if (err == -pte_gap)
+			s->ngaps++;
+		else
+			s->nerrors++;
+		return;
+	}
+	s->per_class[pkt_type_class(pkt->type)]++;
+	if (pkt->type == PKT_TSC) {
+		if (!s->have_tsc)
+			s->first_tsc = pkt->u.tsc;
+		s->have_tsc = 1;
+		s->last_tsc = pkt->u.tsc;
+	} else if (pkt->type == PKT_CYC) {
+		s->cycles += pkt->u.cyc;
+		if (pkt->u.cyc > s->max_cyc)
+			s->max_cyc = pkt->u.cyc;
+	} else if (pkt->type == PKT_OVF) {
+		s->novf++;
+	}
+}
+
+/* Sum up the packets of range @k of stream image @img into @s, decoding
+ * from the PSB before it; *@npsb counts its PSBs. */
+static int restrict_range(const struct img *img, const struct ctx_range *k,
+			  struct idx_summary *s, size_t *npsb)
+{
+	struct img_cursor cur;
+	struct pkt pkt;
+	uint64_t psb, at;
+	int n;
+
+	if (img_find_psb_before(img, k->from + 1, &psb) < 0 ||
+	    img_cursor_init(&cur, img, psb) < 0)
+		return 0;	/* nothing decodable before a PSB */
+	for (;;) {
+		at = img_cursor_offset(&cur);
+		n = img_cursor_next(&cur, &pkt);
+		if (n == -pte_eos)
+			break;
+		if (n < 0) {
+			cur.gap = 0;
+			at = n == -pte_gap ? pkt.offset : at;
+			if (at >= k->to)
+				break;
+			if (at >= k->from)
+				restrict_count(s, &pkt, n);
+			if (n != -pte_gap && img_cursor_sync_forward(&cur, at + 1) < 0)
+				break;
+			continue;
+		}
+		if (pkt.offset >= k->to)
+			break;
+		if (pkt.offset < k->from)
+			continue;
+		if (pkt.type == PKT_PSB)
+			(*npsb)++;
+		restrict_count(s, &pkt, 0);
+	}
+	return 0;
+}
+
+/* --pid, --tid, --comm: @r's summary becomes that of the ranges of stream
+ * @si that @f keeps.  Returns 0, or -1 after printing one line. */
+static int index_restrict(const struct trace *t, int si, const struct ctx_filter *f,
+			  struct stream_result *r)
+{
+	const struct img *img = &t->streams[si].img;
+	struct ctx_range *keep = NULL;
+	size_t nkeep = 0, i;
+	char err[512];
+	int ret;
+
+	if (ctx_restrict(t, si, f, 0, UINT64_MAX, &keep, &nkeep, err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse index: ", "%s", err);
+		return -1;
+	}
+	memset(&r->tot, 0, sizeof(r->tot));
+	r->tot.size = img->size;
+	r->restricted = 1;
+	r->nranges = nkeep;
+	r->kept = 0;
+	r->all_seeks = r->nseeks;
+	r->nseeks = 0;
+	ret = 0;
+	for (i = 0; i < nkeep && !ret; i++) {
+		r->kept += keep[i].to - keep[i].from;
+		ret = restrict_range(img, &keep[i], &r->tot, &r->nseeks);
+	}
+	free(keep);
+	return ret;
+}
+
+struct restrict_job {
+	const struct trace *t;
+	int si;
+	const struct ctx_filter *f;
+	struct stream_result *r;
+};
+
+static int restrict_body(void *arg)
+{
+	struct restrict_job *j = arg;
+
+	return index_restrict(j->t, j->si, j->f, j->r);
+}
+
+/* index_restrict() under trace_guard(): a file that shrinks is said.
+ * Returns 0 or -1 (said). */
+static int index_restrict_guarded(const struct trace *t, int si,
+				  const struct ctx_filter *f, struct stream_result *r)
+{
+	struct restrict_job j = { t, si, f, r };
+	int ret = trace_guard(restrict_body, &j);
+
+	if (ret == -pte_sigbus)
+		esc_line(stderr, "ptbrowse index: ", "%s: the file shrank while being read",
+			 t->path);
+	return ret < 0 ? -1 : 0;
 }
 
 /* Index one stream: the cache first, then build what is missing. */
@@ -320,7 +472,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 
 int cmd_index_main(int argc, char **argv)
 {
-	struct index_args args = { 0, 1, 0, NULL, 0 };
+	struct index_args args = { 0, 1, 0, NULL, 0, { -1, -1, NULL } };
 	struct tm_config cfg;
 	const struct opt_group groups[] = {
 		{ "options:", index_opts, index_take, &args },
@@ -328,7 +480,8 @@ int cmd_index_main(int argc, char **argv)
 	};
 	const struct opt_cmd cmd = { "ptbrowse index",
 "usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
-"[--threads N] [TIMING] TRACE\n"
+"[--threads N]\n"
+"                      [--pid N | --tid N | --comm NAME] [TIMING] TRACE\n"
 "\n"
 "Build the PSB index of TRACE (or check its cached copy) and print a\n"
 "summary.  The timing options (TIMING) configure the time pass.\n",
@@ -386,6 +539,8 @@ int cmd_index_main(int argc, char **argv)
 			continue;
 		ret = index_stream(t, (int)i, use_cache, threads, time_pass, &cfg, isatty(2),
 				   &res[nr]);
+		if (!ret && ctx_filter_active(&args.filter))
+			ret = index_restrict_guarded(t, (int)i, &args.filter, &res[nr]);
 		if (ret < 0) {
 			status = 1;
 			break;
@@ -404,7 +559,8 @@ int cmd_index_main(int argc, char **argv)
 		else
 			print_text(t, res, nr, now() - t0);
 		/* Not one PSB in any stream: not a trace. */
-		for (i = 0; i < nr && !res[i].nseeks; i++)
+		for (i = 0; i < nr && !(res[i].restricted ? res[i].all_seeks :
+					 res[i].nseeks); i++)
 			;
 		if (!t->nstreams || (nr && i == nr))
 			esc_line(stderr, "ptbrowse index: ", "%s: no PSB found: this is not an "
