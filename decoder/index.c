@@ -584,12 +584,26 @@ int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
 	out->have_time = 0;
 	out->has_gap = 0;
 	out->max_gap = 0;
+	out->has_period = 0;
+	memset(&out->slow_period, 0, sizeof(out->slow_period));
+	memset(&out->fast_period, 0, sizeof(out->fast_period));
+	out->slow_off = 0;
 	if (i < atomic_load_explicit(&idx->ntsums, memory_order_acquire)) {
 		const struct tsum *t = &idx->gblk[i >> BLK_SHIFT][i & BLK_MASK];
 
 		out->have_time = 1;
 		out->has_gap = t->has_gap;
 		out->max_gap = t->gap;
+		out->has_period = t->has_per;
+		if (t->has_per) {
+			out->slow_off = t->slow_off;
+			out->slow_period.ticks = t->slow_ticks;
+			out->slow_period.ticks_frac = t->slow_frac;
+			out->slow_period.cycles = t->slow_cyc;
+			out->fast_period.ticks = t->fast_ticks;
+			out->fast_period.ticks_frac = t->fast_frac;
+			out->fast_period.cycles = t->fast_cyc;
+		}
 	}
 	return 0;
 }

@@ -40,6 +40,7 @@
 #include "image.h"
 #include "pkt.h"
 #include "ptdec.h"
+#include "tm.h"
 #include "tm_config.h"
 
 struct idx;
@@ -86,6 +87,8 @@ struct idx_summary {
 	uint8_t have_tsc;	/* first_tsc and last_tsc are meaningful */
 	uint64_t first_tsc;	/* TSC estimate of the first timed packet */
 	uint64_t last_tsc;	/* and of the last one */
+	uint8_t tsc_back;	/* a TSC payload below an earlier one here:
+				 * first_tsc..last_tsc bound them not */
 	uint64_t cycles;	/* CYC core cycles in the segment */
 	uint64_t max_cyc;	/* the largest CYC payload, 0 if none */
 	uint32_t novf;		/* OVF packets */
@@ -97,6 +100,13 @@ struct idx_summary {
 	uint8_t has_gap;	/* a timing packet here follows another */
 	uint64_t max_gap;	/* the largest such gap (the earlier packet may
 				 * be in an earlier segment), TSC ticks */
+	/* The clean periods the time model measured (tm_last_period(): MTC
+	 * to MTC, or TSC to TSC where no MTCs come) that end here, from the
+	 * time pass: the slowest (fewest cycles per tick, so the lowest
+	 * MHz; the first of equals) and the fastest */
+	uint8_t has_period;	/* slow_period, fast_period, slow_off */
+	struct tm_period slow_period, fast_period;	/* seq is 0 */
+	uint64_t slow_off;	/* the packet ending the slowest */
 };
 
 /* Whether @s holds trouble: an OVF, a decode error or a gap. */

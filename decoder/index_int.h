@@ -96,8 +96,22 @@ struct sum_packed {
 struct tsum {
 	uint64_t gap;
 	uint64_t last;
-	uint8_t has_gap, has_last;
-	uint8_t pad[6];
+	/* the slowest and the fastest clean period (struct tm_period) that
+	 * ended in the segment, and the offset of the packet ending the
+	 * slowest (the first of equals) */
+	uint64_t slow_off;
+	uint64_t slow_ticks, fast_ticks;
+	uint32_t slow_frac, fast_frac;
+	uint32_t slow_cyc, fast_cyc;
+	uint8_t has_gap, has_last, has_per;
+	uint8_t pad[5];
+};
+
+/* Periods of one segment, as the time pass sees them. */
+struct pacc {
+	int has;			/* a period ended here */
+	struct tm_period slow, fast;
+	uint64_t slow_off;
 };
 
 /* The time pass's gap accumulator. */
@@ -109,12 +123,20 @@ struct gacc {
 					 * packet's time, the largest gap but
 					 * the first's */
 	uint64_t first, rest;
+	/* the clean periods (tm_last_period()): the model's count at the
+	 * last look, this segment's, and where the bytes being skimmed lie
+	 * (an offset for a pointer) */
+	uint64_t pseq;
+	struct pacc per;
+	const uint8_t *base;
+	uint64_t base_off;
 };
 
 /* A segment of a phase 3 unit, as the worker saw it. */
 struct gseg {
 	uint64_t first, rest, last;
 	uint8_t has_first, has_rest;
+	struct pacc per;
 };
 
 /* A summary that does not fit the packed form, or one with trouble. */

@@ -31,6 +31,8 @@ static void count_pkt(struct idx_summary *s, const struct pkt *pkt)
 	case PKT_TSC:
 		if (!s->have_tsc)
 			s->first_tsc = pkt->u.tsc;
+		else if (pkt->u.tsc < s->last_tsc)
+			s->tsc_back = 1;
 		s->have_tsc = 1;
 		s->last_tsc = pkt->u.tsc;
 		break;
@@ -436,7 +438,7 @@ static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
 		p->cnt[c] = (uint16_t)(s->per_class[c] > 0xffff ? 0xffff : s->per_class[c]);
 	}
 	if (s->cycles > 0xffffffffu || s->max_cyc > 0xffffffffu ||
-	    idx_summary_trouble(s) ||
+	    idx_summary_trouble(s) || s->tsc_back ||
 	    (s->have_tsc && (span > 0xffffffffu || s->first_tsc >> 56 ||
 			     s->last_tsc < s->first_tsc)))
 		exc = 1;

@@ -28,11 +28,47 @@ static inline void gacc_at(struct gacc *g, const struct tm_model *tm)
 	g->prev = t;
 }
 
+/* After a packet ending at @off that may end a clean period (a TSC, TMA
+ * or MTC): a new period, if the model measured one, goes into @g's. */
+static inline void gacc_per(struct gacc *g, const struct tm_model *tm,
+			    uint64_t off)
+{
+	struct pacc *a = &g->per;
+	struct tm_period p;
+
+	if (tm->nper == g->pseq)
+		return;
+	g->pseq = tm->nper;
+	tm_last_period(tm, &p);
+	p.seq = 0;
+	if (!a->has || tm_period_cmp(&p, &a->slow) < 0) {
+		a->slow = p;
+		a->slow_off = off;
+	}
+	if (!a->has || tm_period_cmp(&p, &a->fast) > 0)
+		a->fast = p;
+	a->has = 1;
+}
+
 /* A new segment begins for @g. */
 static void gacc_segment(struct gacc *g)
 {
 	g->has_first = 0;
 	g->has_rest = 0;
+	memset(&g->per, 0, sizeof(g->per));
+}
+
+/* Put the periods @a into @out. */
+static void pacc_put(struct tsum *out, const struct pacc *a)
+{
+	out->has_per = (uint8_t)a->has;
+	out->slow_off = a->slow_off;
+	out->slow_ticks = a->slow.ticks;
+	out->slow_frac = a->slow.ticks_frac;
+	out->slow_cyc = a->slow.cycles;
+	out->fast_ticks = a->fast.ticks;
+	out->fast_frac = a->fast.ticks_frac;
+	out->fast_cyc = a->fast.cycles;
 }
 
 /* Segment @i's gaps from @g's view of it and the timing packet before it
@@ -73,6 +109,7 @@ static int tsum_from(struct idx *idx, size_t i, const struct gacc *g,
 
 	gacc_sum(&t, has_prev0, prev0, g->has_first, g->first, g->has_rest,
 		 g->rest, g->has_prev, g->prev);
+	pacc_put(&t, &g->per);
 	return tsum_put(idx, i, &t);
 }
 
@@ -278,8 +315,11 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 		fast->type = PKT_MTC;
 		fast->u.mtc = p[1];
 		tm_advance(tm, fast);
-		if (g && g->mtc)
-			gacc_at(g, tm);
+		if (g) {
+			if (g->mtc)
+				gacc_at(g, tm);
+			gacc_per(g, tm, g->base_off + (uint64_t)(p - g->base));
+		}
 		acted = 1;
 		p += 2;
 	}
@@ -309,6 +349,10 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 
 	memset(&fast, 0, sizeof(fast));
 	pkt_decoder_init(&dec, p, end, off);
+	if (g) {
+		g->base = p;
+		g->base_off = off;
+	}
 	while (p < end) {
 		if (p >= next) {
 			if (idx_pace(idx, (uint64_t)(p - begin), credited) < 0)
@@ -335,6 +379,9 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		tm_advance(tm, &pkt);
 		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
 			gacc_at(g, tm);
+		if (g && (pkt.type == PKT_TSC || pkt.type == PKT_MTC ||
+			  pkt.type == PKT_TMA))
+			gacc_per(g, tm, pkt.offset);
 		acted = 1;
 		p = dec.pos;
 	}
@@ -356,6 +403,8 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 	uint64_t next = off + CANCEL_STEP;
 	int r;
 
+	if (g)
+		g->pseq = tm->nper;	/* periods before were looked at */
 	if (img_gap_at(img, off))
 		tm_gap(tm);	/* data lost right before the PSB */
 	if (si >= 0 && end <= img->spans[si].off + img->spans[si].size) {
@@ -392,6 +441,9 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 		tm_advance(tm, &pkt);
 		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
 			gacc_at(g, tm);
+		if (g && (pkt.type == PKT_TSC || pkt.type == PKT_MTC ||
+			  pkt.type == PKT_TMA))
+			gacc_per(g, tm, pkt.offset);
 	}
 	return 0;
 }
@@ -596,6 +648,7 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		u->gs[i - u->s0].has_rest = (uint8_t)g.has_rest;
 		u->gs[i - u->s0].rest = g.rest;
 		u->gs[i - u->s0].last = g.prev;
+		u->gs[i - u->s0].per = g.per;
 		atomic_fetch_add_explicit(&idx->done, end - off - credited,
 					  memory_order_relaxed);
 	}
@@ -711,6 +764,7 @@ static int merge3(void *ctx, size_t k)
 		gacc_sum(&t, g->has_prev, g->prev, gs->has_first, gs->first,
 			 gs->has_rest, gs->rest, gs->has_first || g->has_prev,
 			 gs->has_first ? gs->last : g->prev);
+		pacc_put(&t, &gs->per);
 		ret = tsum_put(idx, m, &t);
 		if (ret < 0)
 			goto out;

@@ -165,9 +165,18 @@ static void calibrate(struct tm_model *tm, tm_q t)
 	uint64_t hz;
 
 	if (!(tm->state & TM_S_CAL) || (tm->state & TM_S_TAINT) ||
-	    !tm->cyc_cal || tm->cyc_cal == UINT32_MAX || t < tm->cal + Q_ONE)
+	    tm->cyc_cal == UINT32_MAX || t < tm->cal + Q_ONE)
 		return;
 	ticks = t - tm->cal;
+	/* A clean period, measured even where it cannot calibrate (no
+	 * cycles, or too few to be a clock): those are the stalls. */
+	if (tm->state & TM_S_CYC) {
+		tm->nper++;
+		tm->per_ticks = ticks;
+		tm->per_cyc = tm->cyc_cal;
+	}
+	if (!tm->cyc_cal)
+		return;
 	ratio = ticks / tm->cyc_cal;
 	if (ratio > RATIO_MAX)
 		return;
@@ -620,6 +629,45 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 		st->flags |= TM_F_REL;
 	}
 	return 0;
+}
+
+int tm_last_period(const struct tm_model *tm, struct tm_period *out)
+{
+	if (!tm || !out)
+		return -pte_invalid;
+	memset(out, 0, sizeof(*out));
+	out->seq = tm->nper;
+	if (tm->nper) {
+		out->ticks = (uint64_t)(tm->per_ticks >> 32);
+		out->ticks_frac = (uint32_t)tm->per_ticks;
+		out->cycles = tm->per_cyc;
+	}
+	return 0;
+}
+
+uint32_t tm_period_khz(const struct tm_config *cfg, const struct tm_period *p,
+		       int estimate)
+{
+	tm_q ticks, khz;
+	uint64_t hz = tm_tsc_hz(cfg, estimate);
+
+	if (!p || !hz)
+		return 0;
+	ticks = ((tm_q)p->ticks << 32) | p->ticks_frac;
+	if (!ticks)
+		return 0;
+	khz = ((tm_q)p->cycles * hz << 32) / ticks / 1000;
+	return khz > UINT32_MAX ? UINT32_MAX : (uint32_t)khz;
+}
+
+int tm_period_cmp(const struct tm_period *a, const struct tm_period *b)
+{
+	/* cycles / ticks, cross-multiplied: 32 x 96 bits fits 128 */
+	tm_q ta = ((tm_q)a->ticks << 32) | a->ticks_frac;
+	tm_q tb = ((tm_q)b->ticks << 32) | b->ticks_frac;
+	tm_q x = (tm_q)a->cycles * tb, y = (tm_q)b->cycles * ta;
+
+	return x < y ? -1 : x > y;
 }
 
 static void q_split(tm_q q, uint64_t *whole, uint32_t *frac)

@@ -157,6 +157,23 @@ struct tm_model {
 	tm_q cap, cap_anchor, cap_ref;
 	uint16_t cap_ctc;
 	uint8_t cap_ok;
+	/* the last clean period measured (not carried: tm_last_period()) */
+	uint64_t nper;		/* periods measured so far */
+	tm_q per_ticks;		/* the last one's length */
+	uint32_t per_cyc;	/* and its CYC cycles */
+};
+
+/* A clean period between two anchors (MTC to the next MTC, or TSC to TSC
+ * where no MTCs come), the kind that calibrates: its CYC cycles over its
+ * TSC ticks is the core's speed in it.  Periods holding a sleep, a stop,
+ * a CBR change or lost data are not measured. */
+struct tm_period {
+	uint64_t seq;		/* how many were measured before, this one
+				 * included (0: none yet) */
+	uint64_t ticks;		/* its length, whole TSC ticks */
+	uint32_t ticks_frac;	/* and the fraction, 1/2^32 ticks */
+	uint32_t cycles;	/* its CYC cycles (0: the core did not run,
+				 * or no CYC came) */
 };
 
 /* Set up @tm for a stream recorded with @cfg (copied; NULL = nothing
@@ -196,6 +213,21 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *carry);
 /* The estimate after the last packet fed, in whole TSC ticks.
  * Returns 0 and sets *@tsc, or -pte_no_time before the first TSC. */
 int tm_now(const struct tm_model *tm, uint64_t *tsc);
+
+/* The last clean period @tm measured, into @out (seq 0 if none): a
+ * caller sees a new one when seq changes after a packet.  Only periods
+ * after a CYC was seen count (cycle-accurate tracing).
+ * Returns 0, or -pte_invalid for a NULL argument. */
+int tm_last_period(const struct tm_model *tm, struct tm_period *out);
+
+/* The core frequency of period @p in kHz with the TSC frequency of @cfg
+ * (or P1's estimate when @estimate is set).  Returns 0 if unknown. */
+uint32_t tm_period_khz(const struct tm_config *cfg, const struct tm_period *p,
+		       int estimate);
+
+/* Compare the speed of periods @a and @b (cycles per tick): < 0 if @a is
+ * slower, > 0 if faster, 0 if the same. */
+int tm_period_cmp(const struct tm_period *a, const struct tm_period *b);
 
 /* Convert TSC @tsc to wall-clock nanoseconds with @cfg: perf's
  * time_zero + tsc * time_mult >> time_shift when known, else

@@ -828,6 +828,10 @@ static void test_save_load(void **state)
 		assert_true(s1.have_time && s2.have_time);
 		assert_int_equal(s1.has_gap, s2.has_gap);
 		assert_int_equal(s1.max_gap, s2.max_gap);
+		assert_int_equal(s1.has_period, s2.has_period);
+		assert_int_equal(s1.slow_off, s2.slow_off);
+		assert_memory_equal(&s1.slow_period, &s2.slow_period, sizeof(s1.slow_period));
+		assert_memory_equal(&s1.fast_period, &s2.fast_period, sizeof(s1.fast_period));
 		assert_int_equal(idx_last_timing(re, i, &l1), idx_last_timing(idx, i, &l2));
 		assert_int_equal(l1, l2);
 	}
@@ -1161,7 +1165,7 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 	{
 		struct tm_model seq;
 		struct tm_stamp st;
-		uint64_t prev = 0;
+		uint64_t prev = 0, pseq = 0;
 		int have_prev = 0;
 
 		tm_init(&seq, cfg);
@@ -1171,8 +1175,9 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			struct idx_summary su;
 			struct pkt_decoder dec;
 			struct pkt pkt;
-			uint64_t gmax = 0, last;
-			int has_gap = 0, r;
+			uint64_t gmax = 0, last, slow_off = 0;
+			int has_gap = 0, r, has_per = 0;
+			struct tm_period per, slow, fast;
 
 			assert_int_equal(idx_seek(ser, i, &sk), 0);
 			nx.offset = n;
@@ -1192,6 +1197,20 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 					break;
 				}
 				tm_step(&seq, &pkt, &st);
+				/* Every packet looked at: a period may end at
+				 * any (the index looks after timing ones). */
+				tm_last_period(&seq, &per);
+				if (per.seq != pseq) {
+					pseq = per.seq;
+					per.seq = 0;
+					if (!has_per || tm_period_cmp(&per, &slow) < 0) {
+						slow = per;
+						slow_off = pkt.offset;
+					}
+					if (!has_per || tm_period_cmp(&per, &fast) > 0)
+						fast = per;
+					has_per = 1;
+				}
 				if (pkt.type != PKT_TSC && (pkt.type != PKT_MTC ||
 							    (st.flags & TM_F_NO_CONFIG)))
 					continue;
@@ -1209,6 +1228,19 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 				printf("%s: segment %zu: gap %d %llu, a walk says %d %llu\n",
 				       what, i, su.has_gap, (unsigned long long)su.max_gap,
 				       has_gap, (unsigned long long)gmax);
+				fail();
+			}
+			if (su.has_period != has_per ||
+			    (has_per && (su.slow_off != slow_off ||
+					 memcmp(&su.slow_period, &slow, sizeof(slow)) ||
+					 memcmp(&su.fast_period, &fast, sizeof(fast))))) {
+				printf("%s: segment %zu: periods %d slow %u/%llu at %llx, "
+				       "a walk says %d %u/%llu at %llx\n", what, i,
+				       su.has_period, su.slow_period.cycles,
+				       (unsigned long long)su.slow_period.ticks,
+				       (unsigned long long)su.slow_off, has_per,
+				       slow.cycles, (unsigned long long)slow.ticks,
+				       (unsigned long long)slow_off);
 				fail();
 			}
 			r = idx_last_timing(ser, i, &last);
@@ -1230,6 +1262,12 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			assert_true(sc.have_time);
 			assert_int_equal(sa.has_gap, sc.has_gap);
 			assert_int_equal(sa.max_gap, sc.max_gap);
+			assert_int_equal(sa.has_period, sc.has_period);
+			assert_int_equal(sa.slow_off, sc.slow_off);
+			assert_memory_equal(&sa.slow_period, &sc.slow_period,
+					    sizeof(sa.slow_period));
+			assert_memory_equal(&sa.fast_period, &sc.fast_period,
+					    sizeof(sa.fast_period));
 			assert_int_equal(idx_last_timing(ser, i, &la),
 					 idx_last_timing(par, i, &lc));
 			assert_int_equal(la, lc);

@@ -577,6 +577,60 @@ static void test_cyc_between_mtc(void **state __attribute__((unused)))
 	assert_true(near(&st[13], m2 + 400 * 1232 / 1100));
 }
 
+/* Clean periods are measured, a period without cycles too (a stall),
+ * and compare by cycles per tick; a period holding a sleep is not. */
+static void test_periods(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct buf b = { .n = 0 };
+	struct pkt_decoder dec;
+	struct tm_model tm;
+	struct tm_period p[8], none;
+	struct pkt pkt;
+	size_t n = 0;
+	uint64_t seq = 0;
+
+	assert_int_equal(tm_last_period(NULL, &none), -pte_invalid);
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_mtc(&b, 0x10);
+	e_cyc(&b, 390);
+	e_mtc(&b, 0x11);	/* 390 cycles in 1232 ticks */
+	e_tip(&b);
+	e_mtc(&b, 0x12);	/* no cycles: the slowest */
+	e_cyc(&b, 1100);
+	e_mtc(&b, 0x13);	/* 1100 cycles: the fastest */
+	e_pwre(&b);
+	e_pwrx(&b);
+	e_cyc(&b, 50);
+	e_mtc(&b, 0x14);	/* a sleep: not measured */
+	tm_init(&tm, &c);
+	assert_int_equal(tm_last_period(&tm, &none), 0);
+	assert_int_equal(none.seq, 0);
+	assert_int_equal(pkt_decoder_init(&dec, b.b, b.b + b.n, 0), 0);
+	while (pkt_next(&dec, &pkt) > 0) {
+		tm_advance(&tm, &pkt);
+		tm_last_period(&tm, &p[n]);
+		if (p[n].seq != seq) {
+			seq = p[n].seq;
+			assert_true(++n < 8);
+		}
+	}
+	/* MTC 0x10 follows the TMA's tick, not an MTC: no period yet. */
+	assert_int_equal(n, 3);
+	assert_int_equal(p[0].cycles, 390);
+	assert_int_equal(p[0].ticks, 1232);
+	assert_int_equal(p[0].ticks_frac, 0);
+	assert_int_equal(p[1].cycles, 0);
+	assert_int_equal(p[2].cycles, 1100);
+	assert_true(tm_period_cmp(&p[1], &p[0]) < 0);
+	assert_true(tm_period_cmp(&p[2], &p[0]) > 0);
+	assert_int_equal(tm_period_cmp(&p[0], &p[0]), 0);
+	/* 390 cycles in 1232 ticks of a 3.7 GHz TSC (P1's estimate). */
+	assert_int_equal(tm_period_khz(&c, &p[0], 1), 390ull * 3700000 / 1232);
+	assert_int_equal(tm_period_khz(&c, &p[0], 0), 0);
+	assert_int_equal(tm_period_khz(&c, &p[1], 1), 0);
+}
+
 /* A CBR change drops the measured ratio: P1/CBR until recalibrated. */
 static void test_cbr_change(void **state __attribute__((unused)))
 {
@@ -1312,6 +1366,7 @@ int main(void)
 		cmocka_unit_test(test_tma),
 		cmocka_unit_test(test_mtc_wrap_and_loss),
 		cmocka_unit_test(test_cyc_between_mtc),
+		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_cbr_change),
 		cmocka_unit_test(test_ovf_mid_period),
 		cmocka_unit_test(test_skl168),
