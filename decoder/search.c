@@ -155,6 +155,22 @@ static int job_body(void *arg)
 	return srch_scan_range(ja->sc, ja->job->a, ja->job->b);
 }
 
+/* Whether job @j need not run: with the count known, its hits would all
+ * be farther than every kept one (which are then not all the hits). */
+static int job_beyond(struct srch *s, const struct job *j)
+{
+	int beyond;
+
+	if (!s->o.known_hits)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	beyond = s->nkept == s->o.max_hits && j->kmin > s->keys[s->nkept - 1];
+	if (beyond)
+		s->truncated = 1;
+	pthread_mutex_unlock(&s->lock);
+	return beyond;
+}
+
 /* Run job @j on worker @wi (struct pool_cfg.run). */
 static int job_run(void *ctx, unsigned wi, size_t j)
 {
@@ -165,6 +181,10 @@ static int job_run(void *ctx, unsigned wi, size_t j)
 	w->job = &s->jobs[j];
 	w->job->rep = w->job->a;
 	w->flushed_first = 0;
+	if (job_beyond(s, w->job)) {
+		worker_progress(w, w->job->b);
+		return 0;
+	}
 	if (s->o.guard) {
 		struct job_arg ja = { &w->sc, w->job };
 
@@ -390,6 +410,8 @@ void srch_status(struct srch *s, struct srch_status *st)
 	st->done = atomic_load(&s->done);
 	st->total = s->total;
 	st->nhits = atomic_load(&s->nhits);
+	if (s->o.known_hits)
+		st->nhits = s->o.known_hits;
 	st->nkept = s->nkept;
 	if (s->nkept) {
 		uint64_t k = s->keys[0];

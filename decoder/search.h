@@ -138,6 +138,12 @@ struct srch_opts {
 	int no_wrap;		/* do not continue at the other end */
 	int no_skip;		/* ignore index summaries */
 	int no_prefilter;	/* decode everything */
+	/* Every hit was counted by a finished search with the same
+	 * predicate over the same image (from elsewhere): this one says
+	 * that count and only finds the nearest max_hits, skipping the work
+	 * beyond them (n and N past the kept hits keep their count instead
+	 * of counting them all again).  0: count. */
+	uint64_t known_hits;
 	/* Run each unit of work as guard(body, arg), which returns body's
 	 * result or -pte_sigbus if the mapping vanished (trace_guard() in
 	 * src/trace.h); NULL: unguarded. */
@@ -148,7 +154,8 @@ struct srch_opts {
 struct srch_status {
 	uint64_t done;		/* bytes searched */
 	uint64_t total;		/* bytes to search */
-	uint64_t nhits;		/* matches counted so far (all of them) */
+	uint64_t nhits;		/* matches counted so far (all of them), or
+				 * srch_opts.known_hits */
 	size_t nkept;		/* of which kept: the nearest ones */
 	int have_first;		/* first is the first hit, for certain */
 	uint64_t first;		/* offset of the first hit in the direction */

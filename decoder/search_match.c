@@ -209,6 +209,34 @@ static int may_cyc(const struct node *nd, const struct idx_summary *sum)
 	return 1;
 }
 
+/* Whether a TSC leaf's comparisons can hold for a TSC payload of the
+ * segment: between its first and last one, unless one went back. */
+static int may_tsc(const struct node *nd, const struct idx_summary *sum)
+{
+	uint64_t first = sum->first_tsc, last = sum->last_tsc;
+	int i;
+
+	if (!sum->have_tsc)
+		return 0;
+	if (sum->tsc_back)
+		return 1;
+	for (i = 0; i < nd->ncmp; i++) {
+		const struct cmp *c = &nd->cmp[i];
+
+		if (c->field != F_TSC)
+			continue;
+		if ((c->op == OP_GT && last <= c->lo) ||
+		    (c->op == OP_GE && last < c->lo) ||
+		    (c->op == OP_LT && first >= c->lo) ||
+		    (c->op == OP_LE && first > c->lo) ||
+		    (c->op == OP_EQ && (c->lo < first || c->lo > last)) ||
+		    (c->op == OP_NE && first == last && c->lo == first) ||
+		    (c->op == OP_RANGE && (c->hi < first || c->lo > last)))
+			return 0;
+	}
+	return 1;
+}
+
 /* Whether a gap leaf's comparisons can hold for a gap no larger than the
  * segment's largest (its summary's max_gap, from the time pass). */
 static int may_gap(const struct srch_pred *p, const struct node *nd,
@@ -256,6 +284,9 @@ static int may_node(const struct srch_pred *p, int id,
 	}
 	/* "cyc > 100000": no CYC of the segment is that large. */
 	if (nd->types == 1ull << PKT_CYC && !may_cyc(nd, sum))
+		return 0;
+	/* "tsc > 0x1000": no TSC packet of the segment is that late. */
+	if (nd->types == 1ull << PKT_TSC && !may_tsc(nd, sum))
 		return 0;
 	/* "gap > 100us": no gap of the segment is that long. */
 	if (!may_gap(p, nd, sum))

@@ -944,6 +944,53 @@ static void test_gap_skip(void **state)
 		free(ref);
 		srch_pred_free(p);
 	}
+	/* TSC and CYC conditions: the summaries' TSC range and largest CYC
+	 * rule segments out, hits equal a decode of everything. */
+	{
+		struct idx_summary tot;
+		uint64_t a, b, tspan;
+		size_t maxcyc = 0;
+		char qs[8][128];
+
+		assert_int_equal(idx_totals(idx, &tot), 0);
+		assert_true(tot.have_tsc && tot.last_tsc > tot.first_tsc);
+		tspan = tot.last_tsc - tot.first_tsc;
+		a = tot.first_tsc + tspan / 10;
+		b = tot.first_tsc + tspan / 10 * 8;
+		maxcyc = (size_t)tot.max_cyc;
+		snprintf(qs[0], sizeof(qs[0]), "tsc > %#llx", (unsigned long long)b);
+		snprintf(qs[1], sizeof(qs[1]), "tsc <= %#llx", (unsigned long long)a);
+		snprintf(qs[2], sizeof(qs[2]), "tsc %#llx-%#llx", (unsigned long long)a,
+			 (unsigned long long)(a + tspan / 10));
+		snprintf(qs[3], sizeof(qs[3]), "tsc >= %#llx or ovf", (unsigned long long)b);
+		snprintf(qs[4], sizeof(qs[4]), "tsc < %#llx", (unsigned long long)a);
+		snprintf(qs[5], sizeof(qs[5]), "cyc > %zu", maxcyc / 2);
+		snprintf(qs[6], sizeof(qs[6]), "cyc >= %zu", maxcyc);
+		snprintf(qs[7], sizeof(qs[7]), "tsc != %#llx", (unsigned long long)a);
+		for (k = 0; k < 8; k++) {
+			struct srch_pred *p = parse(qs[k]);
+
+			assert_int_equal(srch_pred_set_config(p, &cfg), 0);
+			ruled = 0;
+			for (i = 0; i < ns; i++) {
+				struct idx_summary sum;
+
+				assert_int_equal(idx_summary(idx, i, &sum), 0);
+				ruled += !srch_segment_may_match(p, &sum);
+			}
+			n = ref_matches(p, &img, &ref);
+			/* the range ones rule most segments out */
+			if (k < 3)
+				assert_true(ruled >= ns / 2);
+			assert_true(n > 0);
+			check_search(p, &img, idx, ref, n, 0, 1, NULL, qs[k]);
+			check_search(p, &img, idx, ref, n, mp.size / 2, -1, NULL, qs[k]);
+			check_search(p, &img, idx, ref, n, mp.size / 3, 1, &plain, qs[k]);
+			check_filter(p, &img, idx, ref, n);
+			free(ref);
+			srch_pred_free(p);
+		}
+	}
 	free(gaps);
 	idx_free(idx);
 	munmap(mp.data, mp.size);
@@ -1006,6 +1053,39 @@ static void test_result_flood(void **state)
 	}
 	assert_int_equal(srch_next_hit(s, off, -1, &hit, NULL), 1);
 	srch_free(s);
+
+	/* N past the kept ones (and across the wrap): a new search that
+	 * knows the count keeps it and finds the nearest hits, the same as
+	 * one that counts; small jobs, so most are skipped. */
+	o.known_hits = n;
+	o.job_size = 64 << 10;
+	for (k = 0; k < 2; k++) {
+		int dir = k ? -1 : 1;
+		uint64_t at = k ? ref[5] : ref[n - 6];
+		size_t j;
+
+		assert_int_equal(srch_start_opts(&s, &img, NULL, p, at, dir, &o), 0);
+		assert_int_equal(srch_wait(s), 0);
+		srch_status(s, &st);
+		assert_true(st.finished);
+		assert_int_equal(st.status, 0);
+		assert_int_equal(st.nhits, n);
+		assert_int_equal(st.nkept, 100);
+		assert_true(st.have_first);
+		assert_int_equal(st.first, ref_step(ref, n, at, dir, 0));
+		off = at;
+		for (j = 0; j < 100; j++) {
+			int wrapped = 0;
+
+			assert_int_equal(srch_next_hit(s, off, dir, &hit, &wrapped), 0);
+			assert_int_equal(hit, ref_step(ref, n, at, dir, j));
+			/* five hits to the end, then the other end */
+			assert_int_equal(wrapped, j == 5);
+			off = hit;
+		}
+		assert_int_equal(srch_next_hit(s, off, dir, &hit, NULL), 1);
+		srch_free(s);
+	}
 	free(ref);
 	srch_pred_free(p);
 	munmap(mp.data, mp.size);
