@@ -11,14 +11,12 @@
 #include <readline/readline.h>
 
 #include "cmd.h"
-#include "code.h"
 #include "msg.h"
 #include "nav.h"
 #include "prompt.h"
 #include "screen.h"
 #include "ctxterm.h"
 #include "search.h"
-#include "search_code.h"
 #include "search_sb.h"
 #include "search_ui.h"
 #include "search_ui_int.h"
@@ -154,19 +152,10 @@ static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *c
 {
 	struct search_ui *su = ui->sui;
 	struct srch_pred *pred = NULL;
-	struct search_code *code = NULL;
-	char err[256];
 	int busy;
 
 	if (rest[0] && !(pred = search_ui_parse(ui, "search", rest)))
 		return UI_DRAW_STATUS;
-	/* sym, call, ret: their names resolved once, here */
-	if (ct->code && search_code_new(&code, code_imgset(ui), ct, err, sizeof(err)) < 0) {
-		msg_report(ui, UI_ERROR, "search: %s", code_imgset(ui) || !code_why(ui) ?
-			   err : code_why(ui));
-		srch_pred_free(pred);
-		return UI_DRAW_STATUS;
-	}
 	srch_free(su->s);
 	su->s = NULL;
 	srch_pred_free(su->pred);
@@ -177,10 +166,10 @@ static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *c
 	snprintf(su->text, sizeof(su->text), "%s", text);
 	su->dir = su->sdir = dir;
 	su->jumped = su->reported = 0;
-	if (search_sb_start(&su->sb, ui, ct, code, pred, dir) < 0)
+	if (search_sb_start(&su->sb, ui, ct, pred) < 0)
 		return UI_DRAW_STATUS;
-	msg_report(ui, UI_INFO, "searching %s%s in the %s (C-c stops)",
-		   dir > 0 ? "/" : "?", text, ct->code ? "code" : "sideband");
+	msg_report(ui, UI_INFO, "searching %s%s in the sideband (C-c stops)",
+		   dir > 0 ? "/" : "?", text);
 	if (ui->headless)
 		search_sb_wait(su->sb);
 	return search_ui_poll(ui, &busy) | UI_DRAW_ALL;
@@ -212,33 +201,21 @@ static int search_ui_sb_again(struct ui *ui, int rev, uint64_t count)
 	return UI_DRAW_ALL;
 }
 
-/* The poll of a search with sideband or code terms: its first hit once
- * known (a code search's before it ends), else once done. */
+/* The poll of a search with sideband terms: its first hit once done. */
 static int search_ui_sb_poll(struct ui *ui, int *busy)
 {
 	struct search_ui *su = ui->sui;
 	uint64_t done, total, hit;
 	size_t n;
-	int fin, st, wrapped = 0, had;
+	int fin, st, wrapped = 0;
 
 	search_sb_progress(su->sb, &done, &total, &n, &fin, &st);
 	if (!fin) {
-		*busy = su->jumped ? 1 : 2;
-		/* a code search knows its first hit before it ends */
-		if (!su->jumped && !search_sb_first(su->sb, &hit, &wrapped)) {
-			su->jumped = 1;
-			nav_jump(ui, hit);
-			if (wrapped)
-				search_ui_wrapped(ui, su->sdir);
-			else
-				ui->msg[0] = 0;
-			return UI_DRAW_ALL;
-		}
+		*busy = 1;
 		return UI_DRAW_STATUS;
 	}
 	if (su->reported)
 		return UI_DRAW_NONE;
-	had = su->jumped;
 	su->reported = su->jumped = 1;
 	if (st == -pte_sigbus)
 		ui->worker_sigbus = 1;
@@ -246,7 +223,7 @@ static int search_ui_sb_poll(struct ui *ui, int *busy)
 		msg_report(ui, UI_ERROR, "search: %s", pte_strerror(st));
 	else if (!n && st != -pte_canceled)
 		search_ui_not_found(ui);
-	else if (!had && !search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped)) {
+	else if (!search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped)) {
 		nav_jump(ui, hit);
 		if (wrapped)
 			search_ui_wrapped(ui, su->sdir);
@@ -460,29 +437,19 @@ static int search_ui_highlight_cmd(struct ui *ui, const struct cmd_args *a)
 
 /* As vim's '*' searches for the word under the cursor: a search for the
  * cursor's packet type, over the whole trace in the background (index
- * and byte scan), after which 'n' and 'N' go on; on an IP packet whose
- * whole IP is known, for that type at that IP ("tip 0x401000": where
- * else the trace went there; "/tip" is the type alone).  On an error
- * row, the next error. */
+ * and byte scan), after which 'n' and 'N' go on.  On an error row, the
+ * next error. */
 static int search_ui_same_type_cmd(struct ui *ui, const struct cmd_args *a)
 {
 	int dir = a->action == ACTION_PREV_SAME_TYPE ? -1 : 1;
 	uint64_t n = (uint64_t)cmd_steps(a);
 	struct win_row row;
-	char text[64];
-	enum pkt_type t;
 
 	if (nav_cursor_row(ui, &row))
 		return UI_DRAW_NONE;
 	if (row.flags & WIN_F_ERROR)
 		return nav_error(ui, dir, n);
-	t = row.pkt.type;
-	if ((t == PKT_TIP || t == PKT_TIP_PGE || t == PKT_TIP_PGD || t == PKT_FUP) &&
-	    (row.flags & WIN_F_HAVE_IP) && !(row.flags & WIN_F_IP_SUPP)) {
-		snprintf(text, sizeof(text), "%s 0x%" PRIx64, pkt_type_name(t), row.ip);
-		return search_ui_type(ui, text, dir, n);
-	}
-	return search_ui_type(ui, pkt_type_name(t), dir, n);
+	return search_ui_type(ui, pkt_type_name(row.pkt.type), dir, n);
 }
 
 int search_ui_stop(struct ui *ui)
@@ -656,26 +623,6 @@ static void search_ui_snap(struct search_ui *su)
 	}
 	su->nsnap = st.nkept ? srch_hits(su->s, 0, UINT64_MAX, su->snap, st.nkept) : 0;
 	su->snap_final = st.finished;
-}
-
-int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *hit,
-			uint64_t *next)
-{
-	struct search_ui *su = ui->sui;
-	size_t i;
-
-	if (!su || !su->s)
-		return -1;
-	search_ui_snap(su);
-	if (!su->nsnap)
-		return -1;
-	i = search_ui_lower(su, off);
-	if ((i >= su->nsnap || su->snap[i] != off) && i > 0)
-		i--;
-	*hit = su->snap[i];
-	*prev = i > 0 ? su->snap[i - 1] : UINT64_MAX;
-	*next = i + 1 < su->nsnap ? su->snap[i + 1] : UINT64_MAX;
-	return 0;
 }
 
 size_t search_ui_status(struct ui *ui, char *buf, size_t size)
