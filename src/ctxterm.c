@@ -54,6 +54,49 @@ static int ct_op(const struct ct_word *w)
 	       ct_is(w, "!");
 }
 
+/* Whether @w is a term's word; *@value says whether a value follows. */
+static int ct_keyword(const struct ct_word *w, int *value)
+{
+	static const char *const with[] = { "comm", "pid", "tid", "sym", "call" };
+	size_t i;
+
+	*value = 0;
+	if (ct_is(w, "switch") || ct_is(w, "ret"))
+		return 1;
+	for (i = 0; i < sizeof(with) / sizeof(with[0]); i++)
+		if (ct_is(w, with[i]))
+			return *value = 1;
+	return 0;
+}
+
+/* Code term @w with value @v (NULL for ret) into @t.  Returns 0 or -1. */
+static int ct_code(const struct ct_word *w, const struct ct_word *v,
+		   struct ctxterm *t, char *err, size_t errlen)
+{
+	unsigned bit = ct_is(w, "sym") ? CTXTERM_SYM : ct_is(w, "call") ?
+		       CTXTERM_CALL : CTXTERM_RET;
+	char *dst = bit == CTXTERM_SYM ? t->sym : t->call;
+
+	if (t->code & bit) {
+		snprintf(err, errlen, "%.*s: once per search (an instruction is in one "
+			 "function, and calls one)", (int)w->n, w->s);
+		return -1;
+	}
+	t->code |= bit;
+	if ((t->code & CTXTERM_CALL) && (t->code & CTXTERM_RET)) {
+		snprintf(err, errlen, "call and ret: an instruction is not both");
+		return -1;
+	}
+	if (v && v->n >= sizeof(t->sym)) {
+		snprintf(err, errlen, "%.*s: the name is longer than %zu bytes",
+			 (int)w->n, w->s, sizeof(t->sym) - 1);
+		return -1;
+	}
+	if (v)
+		snprintf(dst, sizeof(t->sym), "%.*s", (int)v->n, v->s);
+	return 0;
+}
+
 /* Take term @w (its value read from *@p) into @t.  Returns 0 or -1. */
 static int ct_term(const struct ct_word *w, const char **p, struct ctxterm *t,
 		   char *err, size_t errlen)
@@ -65,12 +108,17 @@ static int ct_term(const struct ct_word *w, const char **p, struct ctxterm *t,
 		t->sw = 1;
 		return 0;
 	}
+	if (ct_is(w, "ret"))
+		return ct_code(w, NULL, t, err, errlen);
 	if (!ct_next(p, &v) || strchr("()&|!", *v.s) || ct_and(&v) ||
 	    ct_is(&v, "or") || ct_is(&v, "not")) {
 		snprintf(err, errlen, "%.*s: which %s?", (int)w->n, w->s,
-			 ct_is(w, "comm") ? "name" : "number");
+			 ct_is(w, "pid") || ct_is(w, "tid") ? "number" :
+			 ct_is(w, "comm") ? "name" : "function");
 		return -1;
 	}
+	if (ct_is(w, "sym") || ct_is(w, "call"))
+		return ct_code(w, &v, t, err, errlen);
 	snprintf(val, sizeof(val), "%.*s", (int)v.n, v.s);
 	if (ct_is(w, "comm")) {
 		snprintf(t->name, sizeof(t->name), "%s", val);
@@ -92,7 +140,7 @@ int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 	struct ct_word w[CT_MAXW];
 	uint8_t gone[CT_MAXW] = { 0 };
 	const char *p = text, *q;
-	int n = 0, i, k, gap, depth = 0, loose = 0, any = 0;
+	int n = 0, i, k, gap, depth = 0, loose = 0, any = 0, value;
 
 	memset(t, 0, sizeof(*t));
 	ctx_filter_init(&t->f);
@@ -114,26 +162,33 @@ int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 		else if (!depth && (ct_is(&w[i], "or") || ct_is(&w[i], "|") ||
 				    ct_is(&w[i], "not") || ct_is(&w[i], "!")))
 			loose = 1;
-		if (!ct_is(&w[i], "comm") && !ct_is(&w[i], "pid") &&
-		    !ct_is(&w[i], "tid") && !ct_is(&w[i], "switch"))
+		if (!ct_keyword(&w[i], &value))
 			continue;
 		if (depth || (i && (ct_is(&w[i - 1], "not") || ct_is(&w[i - 1], "!")))) {
-			snprintf(err, errlen, "%.*s: a sideband term goes at the top, "
+			snprintf(err, errlen, "%.*s: a %s term goes at the top, "
 				 "joined by and (not under or, not or parentheses)",
-				 (int)w[i].n, w[i].s);
+				 (int)w[i].n, w[i].s, ct_is(&w[i], "sym") ||
+				 ct_is(&w[i], "call") || ct_is(&w[i], "ret") ? "code" :
+				 "sideband");
 			return -pte_invalid;
 		}
 		q = w[i].s + w[i].n;
 		if (ct_term(&w[i], &q, t, err, errlen))
 			return -pte_invalid;
 		gone[i] = 1;
-		if (!ct_is(&w[i], "switch"))
+		if (value)
 			gone[++i] = 1;	/* its value */
 		any = 1;
 	}
 	if (any && loose) {
-		snprintf(err, errlen, "a sideband term goes at the top, joined by "
-			 "and (not under or, not or parentheses)");
+		snprintf(err, errlen, "a %s term goes at the top, joined by "
+			 "and (not under or, not or parentheses)",
+			 t->code ? "code" : "sideband");
+		return -pte_invalid;
+	}
+	if (t->sw && t->code) {
+		snprintf(err, errlen, "switch and sym, call or ret do not combine "
+			 "(a switch is no instruction)");
 		return -pte_invalid;
 	}
 	/* the terms and the "and"s next to them go; where something went

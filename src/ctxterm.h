@@ -1,8 +1,16 @@
 /*
  * ctxterm -- the sideband terms of a search, filter or goto line: "comm
  * NAME", "pid N", "tid N" (ctx.h's restriction) and "switch" (where the
- * task running changes), taken out of the line so that the rest is a
- * packet search (decoder/search.h) for the packets inside their ranges.
+ * task running changes), and its code terms: "sym NAME" (an instruction
+ * of function NAME), "call NAME" (a call into NAME), "ret" (a return),
+ * taken out of the line so that the rest is a packet search
+ * (decoder/search.h) for the packets inside their ranges.
+ *
+ * The code terms together describe one instruction ("ret sym foo": a
+ * return from foo; "call bar & sym foo": a call from foo into bar); a hit
+ * is the packet that decided such an instruction.  "switch" does not
+ * combine with them (a switch is no instruction).  A NAME is one word,
+ * as the flow shows it ("memcpy@plt").
  *
  * Grammar: the terms stand at the top level of the line, joined to each
  * other and to the packet expression by "and", "&" or nothing ("comm
@@ -17,11 +25,21 @@
 
 #include "ctx.h"
 
+/* struct ctxterm.code */
+enum ctxterm_code {
+	CTXTERM_SYM = 1 << 0,	/* sym NAME */
+	CTXTERM_CALL = 1 << 1,	/* call NAME */
+	CTXTERM_RET = 1 << 2,	/* ret */
+};
+
 struct ctxterm {
 	struct ctx_filter f;	/* comm/pid/tid; f.comm points into name */
 	int has_filter;		/* any of comm, pid, tid */
 	int sw;			/* "switch" */
 	char name[64];		/* the comm's copy */
+	unsigned code;		/* enum ctxterm_code: the code terms */
+	char sym[128];		/* sym's NAME */
+	char call[128];		/* call's NAME */
 };
 
 /* Take the sideband terms out of @text into @t, and the rest (the packet
@@ -29,7 +47,8 @@ struct ctxterm {
  * Returns 1 if there was a term, 0 if none (@rest is @text), or
  * -pte_invalid with a one-line message in @err (a term without its value,
  * a pid that is not a number, a term under or/not/parentheses, a line
- * longer than @restlen). */
+ * longer than @restlen, a code term twice, call with ret, switch with a
+ * code term). */
 int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 		  size_t restlen, char *err, size_t errlen);
 

@@ -13,6 +13,15 @@
  *   'a  'name                a mark
  *   NAME  region NAME        the start of a region
  *   #123456                  packet ordinal (from 0), once counted
+ *   comm NAME  pid N  tid N  switch    the next packet of that task, the
+ *                            next switch (the search's terms, src/ctxterm.h)
+ *   sym NAME  call NAME  ret the next packet that decided an instruction of
+ *                            function NAME, a call into it, a return
+ *
+ * The last two lines are searches, not parsed here: the browser hands a
+ * line starting with one of those words to its search (ui/goto_ui.c), which
+ * goes to the first hit after the cursor, wrapping, and n and N go on;
+ * so those words are never a region's name.
  *
  * Units, case-insensitive: KiB MiB GiB TiB (binary), kB MB GB TB
  * (decimal), ns us ms s, cyc.  Numbers are decimal (a fraction is allowed

@@ -949,6 +949,98 @@ int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 	return 0;
 }
 
+/* Add [@start, @end) of @asid to *@v (@n, @cap).  Returns 0 or -pte_nomem. */
+static int imgopt_frange_add(struct imgopt_frange **v, size_t *n, size_t *cap,
+			     uint64_t asid, uint64_t start, uint64_t end)
+{
+	struct imgopt_frange *p;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+
+		p = realloc(*v, ncap * sizeof(*p));
+		if (!p)
+			return -pte_nomem;
+		*v = p;
+		*cap = ncap;
+	}
+	(*v)[*n].asid = asid;
+	(*v)[*n].start = start;
+	(*v)[*n].end = end;
+	(*n)++;
+	return 0;
+}
+
+/* The symbols of @st named @name, at @bias, inside [@lo, @hi), into *@v.
+ * Returns 0 or -pte_nomem. */
+static int imgopt_frange_st(const struct symtab *st, const char *name, uint64_t asid,
+			    uint64_t bias, uint64_t lo, uint64_t hi,
+			    struct imgopt_frange **v, size_t *n, size_t *cap)
+{
+	const struct symtab_sym *sym, *next;
+	uint64_t a, e;
+	size_t i, k = symtab_count(st);
+
+	for (i = 0; i < k; i++) {
+		sym = symtab_get(st, i);
+		if (strcmp(sym->name, name))
+			continue;
+		a = sym->addr + bias;
+		if (sym->size)
+			e = a + sym->size;
+		else	/* as imgopt_function() ends it */
+			e = (next = symtab_get(st, i + 1)) ? next->addr + bias : a + 1;
+		if (a < lo)
+			a = lo;
+		if (e > hi)
+			e = hi;
+		if (a < e && imgopt_frange_add(v, n, cap, asid, a, e) < 0)
+			return -pte_nomem;
+	}
+	return 0;
+}
+
+static int imgopt_frange_cmp(const void *x, const void *y)
+{
+	const struct imgopt_frange *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->asid != b->asid)
+		return a->asid < b->asid ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+int imgopt_find_function(const struct imgset *s, const char *name,
+			 struct imgopt_frange **out, size_t *n)
+{
+	struct imgopt_frange *v = NULL;
+	size_t nv = 0, cap = 0, i, k;
+	int ret = 0;
+
+	if (!s || !name || !out || !n)
+		return -pte_invalid;
+	for (i = 0; i < s->nmaps && !ret; i++)
+		ret = imgopt_frange_st(s->maps[i].st, name, s->maps[i].asid,
+				       s->maps[i].bias, s->maps[i].start, s->maps[i].end,
+				       &v, &nv, &cap);
+	if (!ret && s->kallsyms)
+		ret = imgopt_frange_st(s->kallsyms, name, MI_ASID_ANY, 0, 0, UINT64_MAX,
+				       &v, &nv, &cap);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), imgopt_frange_cmp);
+	for (i = k = 0; i < nv; i++)	/* one object mapped twice alike */
+		if (!k || memcmp(&v[k - 1], &v[i], sizeof(*v)))
+			v[k++] = v[i];
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,
 		   const char **file, int *line)
 {

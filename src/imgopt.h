@@ -111,6 +111,22 @@ size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
 int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 		    const char **name, uint64_t *start, uint64_t *end);
 
+/* Where a function is: its runtime range [start, end) in an address space
+ * (MI_ASID_ANY: every one -- the options' code, the kernel's). */
+struct imgopt_frange {
+	uint64_t asid, start, end;
+};
+
+/* Every place a function named @name (exactly, as imgopt_function() names
+ * it) lies, in every address space of @s, into *@out (malloc'd, free() it;
+ * sorted by start, no duplicates) and *@n: so that a search for the
+ * instructions of one function asks about an address once, and only then
+ * about its address space.
+ * Returns 0 (*@n may be 0: no such function), -pte_nomem, or -pte_invalid
+ * for NULL arguments. */
+int imgopt_find_function(const struct imgset *s, const char *name,
+			 struct imgopt_frange **out, size_t *n);
+
 /* The source file and line of @ip in @asid (libdw builds only).
  * Returns 0, or -pte_invalid if unknown. */
 int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,

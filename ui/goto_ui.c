@@ -286,10 +286,12 @@ static int goto_ui_target(struct ui *ui, const struct goto_target *t)
 	return nav_jump(ui, off);
 }
 
-/* Whether @arg starts with a sideband term: comm, pid, tid, switch. */
+/* Whether @arg starts with a sideband or code term: comm, pid, tid,
+ * switch, sym, call, ret. */
 static int goto_ui_sideband(const char *arg)
 {
-	static const char *const words[] = { "comm", "pid", "tid", "switch" };
+	static const char *const words[] = { "comm", "pid", "tid", "switch", "sym",
+					     "call", "ret" };
 	size_t n = strcspn(arg, " \t"), i;
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -310,8 +312,9 @@ static int goto_ui_goto(struct ui *ui, const char *arg)
 		prompt_open(ui, "goto ");
 		return UI_DRAW_ALL;
 	}
-	/* comm NAME, pid N, tid N, switch: the next hit of that search
-	 * (search_ui.h), which n and N then go on with */
+	/* comm NAME, pid N, tid N, switch, sym NAME, call NAME, ret: the
+	 * next hit of that search (search_ui.h), wrapping, which n and N
+	 * then go on with */
 	if (goto_ui_sideband(arg))
 		return search_ui_text(ui, arg, 1);
 	if (goto_parse(arg, &t, err, sizeof(err)) < 0) {

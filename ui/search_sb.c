@@ -9,7 +9,9 @@
 #include "ctx.h"
 #include "ctxterm.h"
 #include "msg.h"
+#include "code.h"
 #include "search.h"
+#include "search_code.h"
 #include "search_sb.h"
 #include "sideband.h"
 #include "trace.h"
@@ -24,6 +26,14 @@ struct search_sb {
 	const struct img *img;
 	struct ctxterm terms;
 	struct srch_pred *pred;
+	struct search_code *code;	/* the code terms, or NULL */
+	struct search_code_job cj;	/* their search */
+	_Atomic int code_phase;		/* cj runs: progress is its */
+	const struct imgset *set;
+	struct idx *idx;
+	struct tm_config tm;
+	uint64_t from;
+	int dir;
 	_Atomic int cancel;
 	_Atomic int finished;
 	_Atomic uint64_t done;
@@ -95,7 +105,7 @@ static int search_sb_ranges(struct search_sb *s, struct ctx *c,
 				all[na++] = r[i];
 		}
 		free(r);
-		s->done = s->terms.sw || s->pred ? to / 2 : to;
+		s->done = s->terms.sw || s->pred || s->code ? to / 2 : to;
 	}
 	if (ret) {
 		free(all);
@@ -178,6 +188,37 @@ static int search_sb_packets(struct search_sb *s, const struct ctx_range *r, siz
 	return ret;
 }
 
+/* The code terms' hits inside @r (all of the stream if the terms have no
+ * task), matching the packet predicate. */
+static int search_sb_code(struct search_sb *s, const struct ctx_range *r, size_t nr)
+{
+	struct search_code_job *j = &s->cj;
+	size_t i;
+	int ret;
+
+	j->sc = s->code;
+	j->set = s->set;
+	j->stream = s->stream;
+	j->img = s->img;
+	j->tm = &s->tm;
+	j->idx = s->idx;
+	j->keep = s->terms.has_filter ? r : NULL;
+	j->nkeep = nr;
+	j->pred = s->pred;
+	j->from = s->from;
+	j->dir = s->dir;
+	j->cancel = &s->cancel;
+	s->code_phase = 1;
+	if (s->terms.has_filter && !nr)
+		return 0;	/* the task never ran here */
+	ret = search_code_find(j);
+	for (i = 0; !ret && i < j->nhits; i++)
+		ret = search_sb_add(s, j->hits[i]);
+	free(j->hits);
+	j->hits = NULL;
+	return ret;
+}
+
 static int search_sb_body(void *arg)
 {
 	struct search_sb *s = arg;
@@ -186,15 +227,20 @@ static int search_sb_body(void *arg)
 	struct ctx *c = NULL;
 	size_t nr = 0, i;
 	char err[256];
-	int ret;
+	int ret = 0;
 
-	ret = sb_load(&sb, s->t, err, sizeof(err));
-	if (!ret)
-		ret = ctx_new(&c, s->t, sb);
+	/* code terms alone need no sideband (a raw trace with --raw) */
+	if (s->terms.has_filter || s->terms.sw) {
+		ret = sb_load(&sb, s->t, err, sizeof(err));
+		if (!ret)
+			ret = ctx_new(&c, s->t, sb);
+	}
 	if (!ret)
 		ret = search_sb_ranges(s, c, &r, &nr);
 	if (!ret && s->terms.sw)
 		ret = search_sb_switches(s, c, r, nr);
+	else if (!ret && s->code)
+		ret = search_sb_code(s, r, nr);
 	else if (!ret && s->pred)
 		ret = search_sb_packets(s, r, nr);
 	else
@@ -216,23 +262,31 @@ static void *search_sb_thread(void *arg)
 	return NULL;
 }
 
-int search_sb_start(struct search_sb **out, struct ui *ui,
-		    const struct ctxterm *t, struct srch_pred *pred)
+int search_sb_start(struct search_sb **out, struct ui *ui, const struct ctxterm *t,
+		    struct search_code *code, struct srch_pred *pred, int dir)
 {
 	struct search_sb *s;
 
 	*out = NULL;
-	if (ui->trace->kind == TRACE_RAW) {
+	if (ui->trace->kind == TRACE_RAW && (t->has_filter || t->sw)) {
 		msg_report(ui, UI_ERROR, "search: comm, pid, tid and switch need a "
 			   "perf.data file's sideband (this is a raw trace)");
 		srch_pred_free(pred);
+		search_code_free(code);
 		return -pte_invalid;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		srch_pred_free(pred);
+		search_code_free(code);
 		return -pte_nomem;
 	}
+	s->code = code;
+	s->set = code ? code_imgset(ui) : NULL;
+	s->idx = ui->idx;
+	s->tm = ui->tmcfg;
+	s->from = ui->cursor;
+	s->dir = dir > 0 ? 1 : -1;
 	s->t = ui->trace;
 	s->stream = ui->stream_no;
 	s->img = ui->img;
@@ -243,6 +297,7 @@ int search_sb_start(struct search_sb **out, struct ui *ui,
 	s->total = ui->img->size ? ui->img->size : 1;
 	if (pthread_create(&s->th, NULL, search_sb_thread, s)) {
 		srch_pred_free(pred);
+		search_code_free(code);
 		free(s);
 		return -pte_nomem;
 	}
@@ -275,8 +330,18 @@ void search_sb_free(struct search_sb *s)
 	s->cancel = 1;
 	pthread_join(s->th, NULL);
 	srch_pred_free(s->pred);
+	search_code_free(s->code);
 	free(s->hits);
 	free(s);
+}
+
+int search_sb_first(struct search_sb *s, uint64_t *hit, int *wrapped)
+{
+	if (!s || !s->code || !atomic_load(&s->cj.have_first))
+		return 1;
+	*hit = atomic_load(&s->cj.first);
+	*wrapped = atomic_load(&s->cj.first_wrapped);
+	return 0;
 }
 
 void search_sb_progress(struct search_sb *s, uint64_t *done, uint64_t *total,
@@ -285,6 +350,14 @@ void search_sb_progress(struct search_sb *s, uint64_t *done, uint64_t *total,
 	*finished = s->finished;
 	*done = s->done;
 	*total = s->total;
+	if (!*finished && s->code_phase) {
+		/* the ranges took the first half, if there were any */
+		uint64_t cd = atomic_load(&s->cj.done), ct = atomic_load(&s->cj.total);
+		double f = ct ? (double)cd / (double)ct : 0;
+
+		*done = s->terms.has_filter ? s->total / 2 + (uint64_t)(f * (double)(s->total / 2)) :
+			(uint64_t)(f * (double)s->total);
+	}
 	*nhits = *finished ? s->nhits : 0;
 	*status = *finished ? s->status : 0;
 }

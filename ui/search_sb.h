@@ -1,12 +1,15 @@
 /*
- * search_sb -- a search with sideband terms (src/ctxterm.h: comm, pid,
- * tid, switch) in the background: the stream's task ranges from the
- * perf.data sideband (ctx_ranges_in(), a megabyte at a time, with
- * progress and cancel), the switches where the task running changes
- * (ctx_at() packet by packet), then, with a packet expression, the
- * packets matching it inside the ranges (srch_filter_next()).  Hits are
- * the starts of the ranges, the switches (into a task the terms keep), or
- * the matching packets; kept sorted, so n and N are lookups.
+ * search_sb -- a search with sideband or code terms (src/ctxterm.h: comm,
+ * pid, tid, switch; sym, call, ret) in the background: the stream's task
+ * ranges from the perf.data sideband (ctx_ranges_in(), a megabyte at a
+ * time, with progress and cancel), the switches where the task running
+ * changes (ctx_at() packet by packet), the packets that decided the
+ * instructions the code terms describe (search_code.h, on all cores, the
+ * first hit known early), then, with a packet expression, the packets
+ * matching it inside the ranges (srch_filter_next()).  Hits are the starts
+ * of the ranges, the switches (into a task the terms keep), the code hits
+ * inside the ranges matching the packet expression, or the matching
+ * packets; all kept sorted (8 bytes each), so n and N are lookups.
  */
 #ifndef SEARCH_SB_H
 #define SEARCH_SB_H
@@ -16,15 +19,24 @@
 
 struct ui;
 struct ctxterm;
+struct search_code;
 struct srch_pred;
 struct search_sb;
 
-/* Start a search of the current stream for terms @t and packet predicate
- * @pred (NULL: none; taken, freed with the search).
+/* Start a search of the current stream for terms @t, code terms @code
+ * (search_code.h; NULL: none; taken, freed with the search) and packet
+ * predicate @pred (NULL: none; taken), its hits found first after (@dir
+ * > 0) or before ui->cursor.
  * Returns 0 and sets *@out, -pte_invalid with a message on the message
- * line (a raw trace has no sideband), or -pte_nomem. */
-int search_sb_start(struct search_sb **out, struct ui *ui,
-		    const struct ctxterm *t, struct srch_pred *pred);
+ * line (a raw trace has no sideband for comm, pid, tid, switch), or
+ * -pte_nomem. */
+int search_sb_start(struct search_sb **out, struct ui *ui, const struct ctxterm *t,
+		    struct search_code *code, struct srch_pred *pred, int dir);
+
+/* The first hit in the search's direction from where it started, known
+ * before the search ends (a code search's).  Returns 0 and sets *@hit and
+ * *@wrapped, or 1 if not known (yet). */
+int search_sb_first(struct search_sb *s, uint64_t *hit, int *wrapped);
 
 /* Stop it (C-c).  Returns 1 if it was running, 0 if not. */
 int search_sb_cancel(struct search_sb *s);

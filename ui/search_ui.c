@@ -11,12 +11,14 @@
 #include <readline/readline.h>
 
 #include "cmd.h"
+#include "code.h"
 #include "msg.h"
 #include "nav.h"
 #include "prompt.h"
 #include "screen.h"
 #include "ctxterm.h"
 #include "search.h"
+#include "search_code.h"
 #include "search_sb.h"
 #include "search_ui.h"
 #include "search_ui_int.h"
@@ -152,10 +154,19 @@ static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *c
 {
 	struct search_ui *su = ui->sui;
 	struct srch_pred *pred = NULL;
+	struct search_code *code = NULL;
+	char err[256];
 	int busy;
 
 	if (rest[0] && !(pred = search_ui_parse(ui, "search", rest)))
 		return UI_DRAW_STATUS;
+	/* sym, call, ret: their names resolved once, here */
+	if (ct->code && search_code_new(&code, code_imgset(ui), ct, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "search: %s", code_imgset(ui) || !code_why(ui) ?
+			   err : code_why(ui));
+		srch_pred_free(pred);
+		return UI_DRAW_STATUS;
+	}
 	srch_free(su->s);
 	su->s = NULL;
 	srch_pred_free(su->pred);
@@ -166,10 +177,10 @@ static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *c
 	snprintf(su->text, sizeof(su->text), "%s", text);
 	su->dir = su->sdir = dir;
 	su->jumped = su->reported = 0;
-	if (search_sb_start(&su->sb, ui, ct, pred) < 0)
+	if (search_sb_start(&su->sb, ui, ct, code, pred, dir) < 0)
 		return UI_DRAW_STATUS;
-	msg_report(ui, UI_INFO, "searching %s%s in the sideband (C-c stops)",
-		   dir > 0 ? "/" : "?", text);
+	msg_report(ui, UI_INFO, "searching %s%s in the %s (C-c stops)",
+		   dir > 0 ? "/" : "?", text, ct->code ? "code" : "sideband");
 	if (ui->headless)
 		search_sb_wait(su->sb);
 	return search_ui_poll(ui, &busy) | UI_DRAW_ALL;
@@ -201,21 +212,33 @@ static int search_ui_sb_again(struct ui *ui, int rev, uint64_t count)
 	return UI_DRAW_ALL;
 }
 
-/* The poll of a search with sideband terms: its first hit once done. */
+/* The poll of a search with sideband or code terms: its first hit once
+ * known (a code search's before it ends), else once done. */
 static int search_ui_sb_poll(struct ui *ui, int *busy)
 {
 	struct search_ui *su = ui->sui;
 	uint64_t done, total, hit;
 	size_t n;
-	int fin, st, wrapped = 0;
+	int fin, st, wrapped = 0, had;
 
 	search_sb_progress(su->sb, &done, &total, &n, &fin, &st);
 	if (!fin) {
-		*busy = 1;
+		*busy = su->jumped ? 1 : 2;
+		/* a code search knows its first hit before it ends */
+		if (!su->jumped && !search_sb_first(su->sb, &hit, &wrapped)) {
+			su->jumped = 1;
+			nav_jump(ui, hit);
+			if (wrapped)
+				search_ui_wrapped(ui, su->sdir);
+			else
+				ui->msg[0] = 0;
+			return UI_DRAW_ALL;
+		}
 		return UI_DRAW_STATUS;
 	}
 	if (su->reported)
 		return UI_DRAW_NONE;
+	had = su->jumped;
 	su->reported = su->jumped = 1;
 	if (st == -pte_sigbus)
 		ui->worker_sigbus = 1;
@@ -223,7 +246,7 @@ static int search_ui_sb_poll(struct ui *ui, int *busy)
 		msg_report(ui, UI_ERROR, "search: %s", pte_strerror(st));
 	else if (!n && st != -pte_canceled)
 		search_ui_not_found(ui);
-	else if (!search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped)) {
+	else if (!had && !search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped)) {
 		nav_jump(ui, hit);
 		if (wrapped)
 			search_ui_wrapped(ui, su->sdir);

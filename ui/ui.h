@@ -23,7 +23,9 @@
  *   cmd.c           command rows: register, split a line once, dispatch.
  *   nav.c           moving the one cursor (a byte offset) and the view.
  *   prompt.c        the ':' prompt view on readline; runs lines by cmd.c.
- *   search_sb.c     a search with sideband terms, in the background.
+ *   search_sb.c     a search with sideband or code terms, in the background;
+ *   search_code.c   its code terms (sym, call, ret): segments decoded on all
+ *                   cores, as the code view decodes them.
  *   search_ui*.c    searches, '*' '#', the filter view (search_ui_filter.c).
  *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
  *   code.c          the code context: images, symbols, tasks and the flow
