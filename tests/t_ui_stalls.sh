@@ -1,8 +1,10 @@
 #!/bin/sh
-# t_ui_stalls -- :stalls lists the longest gaps between timing packets from
-# the index's summaries, with the packet that ends each: two gaps planted
-# in a generated trace (TSC packets outside PSB+ moved far forward) come
-# first, the longer one first, and Enter jumps to it.
+# t_ui_stalls -- :stalls lists the longest gaps between timing packets and
+# the slowest periods from the index's summaries, with the packet that
+# ends each: two gaps planted in a generated trace (TSC packets outside
+# PSB+ moved far forward) come first, the longer one first, and Enter jumps
+# to it; a planted slow MTC period (its CYCs made 1 cycle each) comes
+# first among the periods.
 set -u
 : "${BUILD:=build}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -40,6 +42,40 @@ for off, add in ((a, 1 << 28), (b, 1 << 30)):
     d[off + 1:off + 8] = v.to_bytes(7, 'little')
 open(p, 'wb').write(d)
 PY
+# A slow period: every CYC between two MTCs in a row (half-way) becomes
+# a CYC of 1 cycle (the same bytes long), so that period runs a few
+# cycles in an MTC period, slower than any other.
+"$PTBROWSE" dump "$tmp/t.pt" | awk '{ print $1, $2, $3 }' > "$tmp/pkts"
+per=$(python3 - "$tmp/t.pt" "$tmp/pkts" <<'PY'
+import sys
+p, lst = sys.argv[1], sys.argv[2]
+pk = []
+for l in open(lst):
+    f = l.split()
+    pk.append((int(f[0], 16), f[1], f[2] if len(f) > 2 else ''))
+d = bytearray(open(p, 'rb').read())
+mtcs = [i for i, x in enumerate(pk) if x[1] == 'mtc']
+bad = ('psb', 'psbend', 'ovf', 'exstop', 'pwre', 'pwrx', 'cbr', 'tsc', 'tma', 'mwait')
+for k in range(len(mtcs) // 2, len(mtcs) - 1):
+    i, j = mtcs[k], mtcs[k + 1]
+    if (int(pk[i][2], 16) + 1) & 0xff != int(pk[j][2], 16):
+        continue
+    mid = pk[i + 1:j]
+    if any(x[1] in bad for x in mid) or not any(x[1] == 'cyc' for x in mid):
+        continue
+    for n in range(i + 1, j):
+        if pk[n][1] != 'cyc':
+            continue
+        o, sz = pk[n][0], pk[n + 1][0] - pk[n][0]
+        d[o] = (1 << 3) | (4 if sz > 1 else 0) | 3
+        for e in range(1, sz):
+            d[o + e] = 1 if e < sz - 1 else 0
+    open(p, 'wb').write(d)
+    print('%x' % pk[j][0])
+    break
+PY
+) || { echo "FAIL: patch a period"; exit 1; }
+[ -n "$per" ] || { echo "FAIL: no MTC period to slow down"; exit 1; }
 cat > "$tmp/keys" <<KEYS
 wait-index
 :stalls 3
@@ -49,7 +85,7 @@ Enter
 q
 KEYS
 # shellcheck disable=SC2086
-LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 100x20 \
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 140x20 \
 	$opts "$tmp/t.pt" > "$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
 if [ ! -f "$tmp/stalls.txt" ]; then
 	fail "no stalls screen ($(cat "$tmp/out"))"
@@ -61,9 +97,13 @@ else
 	sed -n 3p "$tmp/stalls.txt" | grep -q "at $la" ||
 		fail "the second gap is not at $la: $(sed -n 3p "$tmp/stalls.txt")"
 	grep -q "stalls: the 3 longest gaps" "$tmp/stalls.txt" || fail "no title"
+	# the planted period first among the periods (row 5: after 3 gaps)
+	lp=$(printf '0x%08x' "0x$per")
+	sed -n 5p "$tmp/stalls.txt" | grep -q "slow .* at $lp" ||
+		fail "the slowest period is not at $lp: $(sed -n 5p "$tmp/stalls.txt")"
 	# Enter: the cursor on the packet that ends the longest gap.
 	grep "^>" "$tmp/jump.txt" | grep -q "$lb " ||
 		fail "Enter did not jump to $lb: $(grep '^>' "$tmp/jump.txt")"
 fi
-[ $status = 0 ] && echo "ok   :stalls finds both planted gaps, the longer first"
+[ $status = 0 ] && echo "ok   :stalls finds both planted gaps, the longer first, and the planted slow period"
 exit $status

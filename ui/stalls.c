@@ -1,12 +1,19 @@
 /*
- * stalls -- the longest gaps between timing packets of the whole trace
- * (:stalls [N]), from the index's per-segment summaries.
+ * stalls -- the longest gaps between timing packets and the slowest clean
+ * periods of the whole trace (:stalls [N]), from the index's per-segment
+ * summaries.
  *
  * The time pass keeps each segment's largest gap between two timing
- * packets (TSC, or MTC where the configuration places MTCs); the list is
- * the N segments with the largest, each with the packet that ends its gap
- * (a "gap >= G" filter from the segment's PSB, which decodes a segment or
- * two) and a jump there.  The list is a view (view.h).
+ * packets (TSC, or MTC where the configuration places MTCs) and its
+ * slowest clean period (MTC to MTC, or TSC to TSC: the fewest cycles per
+ * tick, tm_last_period()); the list is the N segments with the largest
+ * gaps, each with the packet that ends its gap (a "gap >= G" filter from
+ * the segment's PSB, which decodes a segment or two), then the N with the
+ * slowest periods, each with the packet that ends it (kept by the index).
+ * A row says the code there once it is shown (sym_ui_status(): the
+ * function of the instruction the packet decided, its source line), and
+ * Enter jumps.  The list is a view (view.h); 't' in it marks the places
+ * on the timeline's marker row (stalls_tl_marks()).
  */
 #include <curses.h>
 #include <inttypes.h>
@@ -15,43 +22,46 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "listnav.h"
 #include "msg.h"
 #include "nav.h"
 #include "screen.h"
 #include "search.h"
 #include "stalls.h"
 #include "status.h"
+#include "sym_ui.h"
 #include "timefmt.h"
 #include "tm.h"
 #include "ui.h"
+#include "window.h"
 
 #define ST_DEFAULT	20
 #define ST_MAX		1000
 
+enum st_kind { ST_GAP, ST_PERIOD };
+
 struct st_row {
+	uint8_t kind;		/* enum st_kind */
+	uint8_t found;		/* a gap's: at is the packet ending it */
+	uint8_t ctx_done;	/* ctx was looked for */
 	size_t seg;		/* the segment */
-	uint64_t gap;		/* its largest gap, TSC ticks */
-	uint64_t at;		/* the packet ending it (the PSB if not found) */
-	int found;		/* at is that packet */
+	uint64_t gap;		/* ST_GAP: its largest gap, TSC ticks */
+	struct tm_period per;	/* ST_PERIOD: its slowest period */
+	uint64_t at;		/* the packet ending it (a gap's PSB if not
+				 * found) */
+	char ctx[160];		/* the code there, "" if not known */
 };
 
 static struct {
-	struct st_row *rows;
-	size_t n;
-	long sel, top;
+	struct st_row *rows;	/* ngap gaps, then nper periods */
+	size_t n, ngap, nper;
+	struct listnav ln;
 	size_t partial;		/* segments the time pass has not reached */
+	int tl;			/* the places are marked on the timeline */
+	const struct img *img;	/* the trace the rows belong to */
 } st;
 
 static const struct view_ops stalls_view;
-
-static int st_cmp(const void *a, const void *b)
-{
-	const struct st_row *x = a, *y = b;
-
-	if (x->gap != y->gap)
-		return x->gap < y->gap ? 1 : -1;
-	return x->seg < y->seg ? -1 : x->seg > y->seg;
-}
 
 /* The packet that ends segment @r's largest gap: the first "gap >= G"
  * from its PSB. */
@@ -77,21 +87,57 @@ static void st_place(struct ui *ui, struct st_row *r)
 	srch_pred_free(p);
 }
 
-/* Gather the @want segments with the largest gaps. */
+/* Whether row @a ranks before row @b of the same kind: the larger gap or
+ * the slower period, then the earlier segment. */
+static int st_before(const struct st_row *a, const struct st_row *b)
+{
+	int c;
+
+	if (a->kind == ST_GAP) {
+		if (a->gap != b->gap)
+			return a->gap > b->gap;
+	} else {
+		c = tm_period_cmp(&a->per, &b->per);
+		if (c)
+			return c < 0;
+	}
+	return a->seg < b->seg;
+}
+
+/* Insert @r into the @want best of @v (*@nv so far, sorted). */
+static void st_keep(struct st_row *v, size_t *nv, size_t want,
+		    const struct st_row *r)
+{
+	size_t k;
+
+	if (*nv == want && !st_before(r, &v[want - 1]))
+		return;
+	k = *nv < want ? (*nv)++ : want - 1;
+	while (k > 0 && st_before(r, &v[k - 1])) {
+		v[k] = v[k - 1];
+		k--;
+	}
+	v[k] = *r;
+}
+
+/* Gather the @want segments with the largest gaps and the @want with the
+ * slowest periods.  Returns 0 or -1 (out of memory). */
 static int st_gather(struct ui *ui, size_t want)
 {
-	size_t ns = idx_nsummaries(ui->idx), i, k;
-	struct st_row *v;
-	size_t nv = 0;
+	size_t ns = idx_nsummaries(ui->idx), i;
+	struct st_row *g, *p, r;
+	size_t ng = 0, np = 0;
 
 	free(st.rows);
+	memset(&st.ln, 0, sizeof(st.ln));
 	st.rows = NULL;
-	st.n = 0;
+	st.n = st.ngap = st.nper = 0;
 	st.partial = 0;
-	/* A bounded selection: keep the best @want, sorted, in place. */
-	v = calloc(want + 1, sizeof(*v));
-	if (!v)
+	st.img = ui->img;
+	g = calloc(2 * want, sizeof(*g));
+	if (!g)
 		return -1;
+	p = g + want;
 	for (i = 0; i < ns; i++) {
 		struct idx_summary s;
 
@@ -101,23 +147,28 @@ static int st_gather(struct ui *ui, size_t want)
 			st.partial++;
 			continue;
 		}
-		if (!s.has_gap || (nv == want && s.max_gap <= v[want - 1].gap))
-			continue;
-		/* insert */
-		k = nv < want ? nv++ : want - 1;
-		while (k > 0 && v[k - 1].gap < s.max_gap) {
-			v[k] = v[k - 1];
-			k--;
+		memset(&r, 0, sizeof(r));
+		r.seg = i;
+		if (s.has_gap) {
+			r.kind = ST_GAP;
+			r.gap = s.max_gap;
+			st_keep(g, &ng, want, &r);
 		}
-		memset(&v[k], 0, sizeof(v[k]));
-		v[k].seg = i;
-		v[k].gap = s.max_gap;
+		if (s.has_period) {
+			r.kind = ST_PERIOD;
+			r.per = s.slow_period;
+			r.at = s.slow_off;
+			st_keep(p, &np, want, &r);
+		}
 	}
-	qsort(v, nv, sizeof(*v), st_cmp);
-	for (i = 0; i < nv; i++)
-		st_place(ui, &v[i]);
-	st.rows = v;
-	st.n = nv;
+	for (i = 0; i < ng; i++)
+		st_place(ui, &g[i]);
+	/* periods right after the gaps */
+	memmove(g + ng, p, np * sizeof(*p));
+	st.rows = g;
+	st.ngap = ng;
+	st.nper = np;
+	st.n = ng + np;
 	return 0;
 }
 
@@ -134,6 +185,46 @@ static void st_fmt_gap(const struct ui *ui, uint64_t ticks, char *buf, size_t si
 	timefmt_ns(t, sizeof(t), (double)ticks * 1e9 / (double)hz);
 	snprintf(buf, size, "%s%s (%" PRIu64 " ticks)",
 		 tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88", t, ticks);
+}
+
+/* Write period @p as its frequency (with a TSC frequency) and its cycles
+ * over its ticks. */
+static void st_fmt_period(const struct ui *ui, const struct tm_period *p,
+			  char *buf, size_t size)
+{
+	uint32_t khz = tm_period_khz(&ui->tmcfg, p, 1);
+	/* a tick's fraction shows as the decimals a period has */
+	double ticks = (double)p->ticks + (double)p->ticks_frac / 4294967296.0;
+
+	if (!tm_tsc_hz(&ui->tmcfg, 1))
+		snprintf(buf, size, "%" PRIu32 " cycles in %.1f ticks", p->cycles, ticks);
+	else
+		snprintf(buf, size, "%s%.1f MHz (%" PRIu32 " cycles in %.1f ticks)",
+			 tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88",
+			 (double)khz / 1000.0, p->cycles, ticks);
+}
+
+/* The code at row @r's place, looked for once. */
+static const char *st_ctx(struct ui *ui, struct st_row *r, int room)
+{
+	struct win_iter it = { 0 };
+	struct win_row row;
+
+	if (r->ctx_done)
+		return r->ctx;
+	r->ctx_done = 1;
+	if (win_seek(&it, ui->wc, r->at)) {
+		win_iter_release(&it);
+		return r->ctx;
+	}
+	row = *win_row(&it);
+	win_iter_release(&it);
+	/* A timing packet decides no code: without a flow, the last IP
+	 * before it tells the place. */
+	if (!(row.flags & WIN_F_HAVE_IP) && row.ip_bits == 64 && row.ip)
+		row.flags |= WIN_F_HAVE_IP;
+	sym_ui_status(ui, &row, r->ctx, sizeof(r->ctx), room);
+	return r->ctx;
 }
 
 /* :stalls [N] */
@@ -164,80 +255,100 @@ static int stalls_cmd(struct ui *ui, const struct cmd_args *a)
 			   "no gaps between timing packets (no TSC or placed MTC)");
 		return UI_DRAW_STATUS;
 	}
-	st.sel = 0;
-	st.top = 0;
 	view_push(&ui->vs, &stalls_view, NULL);
 	return UI_DRAW_ALL;
 }
 
 static int stalls_view_key(struct ui *ui, struct view *v, int key)
 {
-	long n = (long)st.n, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
+	long h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
 
 	ui->msg[0] = 0;
+	if (listnav_key(&st.ln, key, (long)st.n, h))
+		return UI_DRAW_ALL;
 	switch (key) {
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
 		view_close(&ui->vs, v->ops);
 		return UI_DRAW_ALL;
-	case 'j': case KEY_DOWN: case 14:
-		if (st.sel + 1 < n)
-			st.sel++;
-		return UI_DRAW_ALL;
-	case 'k': case KEY_UP: case 16:
-		if (st.sel > 0)
-			st.sel--;
-		return UI_DRAW_ALL;
-	case KEY_NPAGE: case ' ':
-		st.sel = st.sel + h < n ? st.sel + h : n ? n - 1 : 0;
-		return UI_DRAW_ALL;
-	case KEY_PPAGE: case 'b':
-		st.sel = st.sel > h ? st.sel - h : 0;
-		return UI_DRAW_ALL;
-	case 'g': case KEY_HOME:
-		st.sel = 0;
-		return UI_DRAW_ALL;
-	case 'G': case KEY_END:
-		st.sel = n ? n - 1 : 0;
+	case 't':
+		st.tl = !st.tl;
+		msg_report(ui, UI_INFO, st.tl ? "stalls: marked on the timeline ('s')" :
+			   "stalls: not marked on the timeline");
 		return UI_DRAW_ALL;
 	case '\r': case '\n': case KEY_ENTER:
-		if (!n)
+		if (!st.n)
 			return UI_DRAW_ALL;
 		view_close(&ui->vs, v->ops);
-		return nav_jump(ui, st.rows[st.sel].at);
+		return nav_jump(ui, st.rows[st.ln.sel].at);
 	default:
 		return UI_DRAW_NONE;
 	}
+}
+
+/* Row @i of the list into @buf: its rank, what, place and segment. */
+static void st_line(struct ui *ui, long i, char *buf, size_t size)
+{
+	struct st_row *r = &st.rows[i];
+	char what[96];
+	long rank = r->kind == ST_GAP ? i + 1 : i + 1 - (long)st.ngap;
+	int len;
+
+	if (r->kind == ST_GAP)
+		st_fmt_gap(ui, r->gap, what, sizeof(what));
+	else
+		st_fmt_period(ui, &r->per, what, sizeof(what));
+	len = snprintf(buf, size, "%4ld  %s %-44s at 0x%08" PRIx64 "%s  psb %zu", rank,
+		       r->kind == ST_GAP ? "gap " : "slow", what, r->at,
+		       r->kind == ST_GAP && !r->found ? " (its PSB)" : "", r->seg);
+	if (len > 0 && (size_t)len < size && ui->cols - len > 12)
+		snprintf(buf + len, size - (size_t)len, "%s",
+			 st_ctx(ui, r, ui->cols - len - 2));
 }
 
 static void stalls_view_draw(struct ui *ui, struct view *v)
 {
 	long n = (long)st.n, i, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
 	int y;
-	char buf[256], gap[64];
+	char buf[512];
 
+	(void)v;
 	erase();
 	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 	screen_clear(0, 0, ui->cols);
-	snprintf(buf, sizeof(buf), " stalls: the %ld longest gaps between timing packets%s"
-		 "   Enter jumps  q closes", n, st.partial ? " (time pass partial)" : "");
+	snprintf(buf, sizeof(buf), " stalls: the %zu longest gaps between timing packets,"
+		 " the %zu slowest periods%s   Enter jumps  t timeline%s  q closes",
+		 st.ngap, st.nper, st.partial ? " (time pass partial)" : "",
+		 st.tl ? " (on)" : "");
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
-	if (st.sel < st.top)
-		st.top = st.sel;
-	if (st.sel >= st.top + h)
-		st.top = st.sel - h + 1;
-	for (y = 0, i = st.top; y < h && i < n; y++, i++) {
-		const struct st_row *r = &st.rows[i];
-
-		st_fmt_gap(ui, r->gap, gap, sizeof(gap));
-		snprintf(buf, sizeof(buf), "%4ld  %-32s at 0x%08" PRIx64 "%s  psb %zu",
-			 i + 1, gap, r->at, r->found ? "" : " (its PSB)", r->seg);
-		attrset(i == st.sel ? A_REVERSE : A_NORMAL);
+	listnav_fit(&st.ln, n, h);
+	for (y = 0, i = st.ln.top; y < h && i < n; y++, i++) {
+		st_line(ui, i, buf, sizeof(buf));
+		attrset(i == st.ln.sel ? A_REVERSE : A_NORMAL);
 		screen_clear(1 + y, 0, ui->cols);
 		screen_put(1 + y, 1, ui->cols - 1, buf);
 	}
 	attrset(A_NORMAL);
 	status_draw(ui);
+}
+
+size_t stalls_tl_marks(struct ui *ui, uint64_t lo, uint64_t hi, size_t max,
+		       int (*fn)(struct ui *ui, uint64_t off, int period, void *arg),
+		       void *arg)
+{
+	size_t i, k = 0;
+
+	if (!st.tl || st.img != ui->img || !fn)
+		return 0;
+	for (i = 0; i < st.n && k < max; i++) {
+		const struct st_row *r = &st.rows[i];
+
+		if (r->at < lo || r->at >= hi)
+			continue;
+		fn(ui, r->at, r->kind == ST_PERIOD, arg);
+		k++;
+	}
+	return k;
 }
 
 static const struct view_ops stalls_view = {
