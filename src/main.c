@@ -25,7 +25,7 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: ptbrowse [options] TRACE\n"
+	fprintf(f, "usage: ptbrowse [options] [+GOTO] TRACE\n"
 		   "       ptbrowse COMMAND [options] ARGS\n\nbrowser options:\n");
 	cmd_browse_options(f);
 	fprintf(f, "\ncommands:\n");

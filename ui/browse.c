@@ -22,6 +22,7 @@
 #include "marks_ui.h"
 #include "msg.h"
 #include "nav.h"
+#include "opengoto.h"
 #include "options.h"
 #include "prompt.h"
 #include "reload.h"
@@ -72,6 +73,7 @@ static int browse_turn_body(void *arg)
 		nav_prefetch(ui);
 		t->draw = UI_DRAW_STATUS | UI_DRAW_TIMELINE;
 		t->draw |= session_carries(ui);
+		t->draw |= opengoto_poll(ui);
 		t->draw |= search_ui_poll(ui, &t->searching);
 		return 0;
 	}
@@ -193,6 +195,7 @@ static int browse_run(struct ui *ui, const struct options *o, double t_start)
 	status_timing_hint(ui);
 	msg_losses(ui);
 	msg_km_errors(ui);
+	opengoto_start(ui, o->goto_target, !o->no_index);
 	/* The first screen, then the index: on two cores the builder's
 	 * threads would otherwise delay it. */
 	view_draw(&ui->vs);

@@ -286,9 +286,7 @@ static int goto_ui_target(struct ui *ui, const struct goto_target *t)
 	return nav_jump(ui, off);
 }
 
-/* Whether @arg starts with a sideband or code term: comm, pid, tid,
- * switch, sym, call, ret. */
-static int goto_ui_sideband(const char *arg)
+int goto_ui_sideband(const char *arg)
 {
 	static const char *const words[] = { "comm", "pid", "tid", "switch", "sym",
 					     "call", "ret" };

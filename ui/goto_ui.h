@@ -17,4 +17,9 @@ extern const struct cmd_table goto_ui_cmds;
 int goto_ui_offset(struct ui *ui, const char *arg, uint64_t *off, char *err,
 		   size_t len);
 
+/* Whether :goto @arg is a search rather than a place: it starts with a
+ * sideband or code term (comm, pid, tid, switch, sym, call, ret).
+ * Returns 1 or 0. */
+int goto_ui_sideband(const char *arg);
+
 #endif /* GOTO_UI_H */

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "cmds.h"
 #include "msg.h"
+#include "opengoto.h"
 #include "opt.h"
 #include "options.h"
 #include "safefile.h"
@@ -38,9 +39,11 @@ int options_read_line(FILE *f, char *buf, size_t size)
 }
 
 enum { B_KEYMAP, B_STREAM, B_ASCII, B_NO_MOUSE, B_NO_STATE, B_NO_INDEX,
-       B_SCRIPT, B_SIZE };
+       B_SCRIPT, B_SIZE, B_GOTO };
 
 static const struct opt browse_opts[] = {
+	{ "goto", 0, "TARGET", "open at TARGET, as :goto takes it (also +TARGET,\n"
+	  "as less's +cmd)", B_GOTO },
 	{ "keymap", 0, "NAME", "default or emacs (or a .keys file)", B_KEYMAP },
 	{ "stream", 0, "S", "the stream (CPU) of a perf.data file: 0, cpu3, ...",
 	  B_STREAM },
@@ -88,6 +91,7 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 	case B_NO_STATE: o->no_state = 1; break;
 	case B_NO_INDEX: o->no_index = 1; break;
 	case B_SCRIPT: o->script = val; break;
+	case B_GOTO: o->goto_target = val; break;
 	case B_SIZE:
 		if (sscanf(val, "%dx%d%n", &o->cols, &o->rows, &used) != 2 ||
 		    val[used] || o->cols < 1 || o->rows < 1 || o->cols > 1000 ||
@@ -129,7 +133,7 @@ static void browse_cmd(struct options *o, struct opt_group g[3],
 				   timing_opt_take, o ? &o->cfg : NULL };
 	g[2] = (struct opt_group){ BROWSE_IMAGE_HEADING, browse_image_opts,
 				   browse_take_image, o };
-	*cmd = (struct opt_cmd){ "ptbrowse", "usage: ptbrowse [options] TRACE\n",
+	*cmd = (struct opt_cmd){ "ptbrowse", "usage: ptbrowse [options] [+GOTO] TRACE\n",
 				 g, 3 };
 }
 
@@ -151,6 +155,34 @@ void cmd_browse_options(FILE *f)
 	}
 }
 
+/*
+ * The operands of less's +cmd among @n operands at @argv[1..]: the last
+ * one wins, as the last --goto does; each is taken out of the list.
+ * Returns the operands left, or -EINVAL after a usage error (a target
+ * that does not parse: it would only fail once the browser is up).
+ */
+static int options_plus(const struct opt_cmd *cmd, int n, char **argv,
+			struct options *o)
+{
+	const char *how = "--goto ";
+	char err[256];
+	int i, k = 0;
+
+	for (i = 1; i <= n; i++) {
+		if (argv[i][0] == '+' && argv[i][1]) {
+			o->goto_target = argv[i] + 1;
+			how = "+";
+		} else {
+			argv[1 + k++] = argv[i];
+		}
+	}
+	if (o->goto_target && opengoto_check(o->goto_target, err, sizeof(err)) < 0) {
+		opt_error(cmd, "%s%s: %s", how, o->goto_target, err);
+		return -EINVAL;
+	}
+	return k;
+}
+
 int options_parse(int argc, char **argv, struct options *o)
 {
 	struct opt_group g[3];
@@ -166,6 +198,8 @@ int options_parse(int argc, char **argv, struct options *o)
 	r = opt_parse(&cmd, argc, argv);
 	if (r == -ECANCELED)
 		return -1;
+	if (r >= 0)
+		r = options_plus(&cmd, r, argv, o);
 	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0)
 		return opt_status(r);
 	o->path = argv[1];

@@ -1,7 +1,8 @@
 /*
  * options -- the browser's command line (ptbrowse [options] TRACE) and its
  * config files (/etc/ptbrowse/config, then $XDG_CONFIG_HOME/ptbrowse/config:
- * prompt commands, one a line, as tmux's).
+ * prompt commands, one a line, as tmux's).  ptbrowse +GOTO TRACE opens at
+ * GOTO, as less +cmd FILE does (opengoto.h).
  */
 #ifndef OPTIONS_H
 #define OPTIONS_H
@@ -16,6 +17,7 @@ struct ui;
 /* The browser's options. */
 struct options {
 	const char *path, *script, *keymap, *stream;
+	const char *goto_target;	/* --goto or +GOTO: where to open, or NULL */
 	int cols, rows, ascii, no_mouse, no_state, no_index, keymap_given;
 	struct tm_config cfg;
 	struct imgopt img;	/* --raw, --elf, --sysroot ... (free with

@@ -15,6 +15,7 @@
 #include "esc.h"
 #include "iterations.h"
 #include "msg.h"
+#include "opengoto.h"
 #include "options.h"
 #include "script.h"
 #include "search_ui.h"
@@ -249,7 +250,11 @@ struct script_step {
 static int script_body(void *arg)
 {
 	struct script_step *st = arg;
-	int r = script_line(st->ui, st->line);
+	int r;
+
+	/* +GOTO waiting for the index: a line is the script's idle tick. */
+	opengoto_poll(st->ui);
+	r = script_line(st->ui, st->line);
 
 	if (st->ui->worker_sigbus) {
 		st->ui->worker_sigbus = 0;
