@@ -15,6 +15,7 @@
 #include "ctjob.h"
 #include "ctsum.h"
 #include "esc.h"
+#include "idxcache.h"
 #include "imgopt.h"
 #include "json.h"
 #include "marks.h"
@@ -88,6 +89,65 @@ static void cmd_marks_report(void *ctx, const char *msg)
 
 static const char *const kind_names[] = { "mark", "bookmark", "region" };
 
+/* The code of the trace whose region summaries name functions: loaded
+ * (a perf.data's binaries found as flow finds them) at the first region;
+ * and its stream's index, for the time model at a region's first PSB. */
+static struct {
+	const struct trace *t;
+	size_t idx;
+	struct imgset *set;
+	int tried;
+	char why[512];		/* why there are no functions, or "" */
+	struct idx *index;	/* NULL: none (yet, or could not be had) */
+	int index_tried;
+} cm_code;
+
+/* The stream's index: the cache's, else built with the time pass (and
+ * cached, as goto's is).  Returns it, or NULL. */
+static struct idx *cmd_marks_index(const struct trace_stream *s)
+{
+	char err[512];
+
+	if (cm_code.index_tried)
+		return cm_code.index;
+	cm_code.index_tried = 1;
+	if (idx_new(&cm_code.index, &s->img, &s->timing) < 0)
+		return cm_code.index = NULL;
+	idx_set_guard(cm_code.index, trace_guard);
+	idx_set_time_pass(cm_code.index, 1);
+	if (idxcache_load(cm_code.index, cm_code.t, (int)cm_code.idx, UINT64_MAX,
+			  NULL) != IDXCACHE_HIT) {
+		if (idx_build(cm_code.index) < 0) {
+			idx_free(cm_code.index);
+			return cm_code.index = NULL;
+		}
+		(void)idxcache_save(cm_code.index, cm_code.t, (int)cm_code.idx, NULL,
+				    err, sizeof(err));
+	}
+	return cm_code.index;
+}
+
+/* Start @bt from the index's time model state at the PSB before region
+ * @e, so its edges' times are a decode from the start's (else it stays
+ * cold from that PSB, and says so). */
+static void cmd_marks_warm(const struct trace_stream *s, const struct marks_entry *e,
+			   struct marks_time *bt)
+{
+	struct tm_carry carry;
+	struct idx_seek sk;
+	struct idx *x;
+	uint64_t psb;
+	size_t k;
+
+	if (img_find_psb_before(&s->img, e->from + 1, &psb) || !(x = cmd_marks_index(s)))
+		return;
+	if (idx_find(x, psb, &k) || idx_seek(x, k, &sk) || sk.offset != psb ||
+	    idx_seek_carry(x, k, &carry))
+		return;
+	tm_restore(&bt->tm, &carry);
+	bt->warm = 1;
+}
+
 /* Summarise region @e of stream @s, with time.  Returns 0, or a pte
  * code (reported): the listing goes on without this summary, so the
  * output stays complete (and --json closed), and exits 1. */
@@ -99,6 +159,7 @@ static int cmd_marks_summarise(const struct trace_stream *s,
 	int r;
 
 	marks_time_init(&bt, &s->timing);
+	cmd_marks_warm(s, e, &bt);
 	r = marks_region_summary(&s->img, e->from, e->to, sum, NULL,
 			      marks_time_observe, &bt);
 	if (r < 0)
@@ -106,16 +167,6 @@ static int cmd_marks_summarise(const struct trace_stream *s,
 			e->name, pte_strerror(r));
 	return r;
 }
-
-/* The code of the trace whose region summaries name functions: loaded
- * (a perf.data's binaries found as flow finds them) at the first region. */
-static struct {
-	const struct trace *t;
-	size_t idx;
-	struct imgset *set;
-	int tried;
-	char why[512];		/* why there are no functions, or "" */
-} cm_code;
 
 /* The top functions of region @e by cycles and by instructions, with
  * their calls, as indented lines: or why there are none. */
@@ -193,6 +244,12 @@ static void cmd_marks_summary_text(const struct marks_summary *s)
 		printf("  time-ns %.0f\n", s->duration_ns);
 	if (s->has_span)
 		printf("  time-ticks %" PRIu64 "\n", s->span_ticks);
+	if (s->has_span)
+		printf("  time %s %s\n", s->time_exact ? "exact" : "estimated",
+		       s->time_warm ? "from-index" : "from-psb");
+	if (s->has_cycles)
+		printf("  cycles %" PRIu64 " %s\n", s->cycles,
+		       s->cycles_exact ? "exact" : "estimated");
 	if (s->freq_avg_mhz > 0)
 		printf("  freq-mhz %.1f min %.1f max %.1f halts %s\n", s->freq_avg_mhz,
 		       s->freq_min_mhz, s->freq_max_mhz,
@@ -229,7 +286,12 @@ static void cmd_marks_summary_json(const struct marks_summary *s)
 	if (s->has_time)
 		printf(", \"time_ns\": %.0f", s->duration_ns);
 	if (s->has_span)
-		printf(", \"time_ticks\": %" PRIu64, s->span_ticks);
+		printf(", \"time_ticks\": %" PRIu64 ", \"time_exact\": %s"
+		       ", \"time_from_index\": %s", s->span_ticks,
+		       s->time_exact ? "true" : "false", s->time_warm ? "true" : "false");
+	if (s->has_cycles)
+		printf(", \"cycles\": %" PRIu64 ", \"cycles_exact\": %s", s->cycles,
+		       s->cycles_exact ? "true" : "false");
 	if (s->freq_avg_mhz > 0)
 		printf(", \"freq_mhz\": {\"avg\": %.1f, \"min\": %.1f, \"max\": %.1f"
 		       ", \"halts\": \"%s\"}", s->freq_avg_mhz, s->freq_min_mhz,
@@ -409,6 +471,7 @@ static int cmd_marks_list(struct marks_set *set, struct trace *t, size_t idx,
 	r = a->json ? cmd_marks_list_json(set, path, idx, t, img) :
 		      cmd_marks_list_text(set, img);
 	imgopt_free(cm_code.set);
+	idx_free(cm_code.index);
 	memset(&cm_code, 0, sizeof(cm_code));
 	rc = r < 0 ? 1 : 0;
 	if (fflush(stdout) || ferror(stdout)) {

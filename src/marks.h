@@ -313,6 +313,25 @@ struct marks_summary {
 					 * cycles) pull it down; else it is
 					 * the mean of the measurements, which
 					 * leave periods with a sleep out */
+	/* How sure the duration is: */
+	int time_exact;			/* both edges are timing packets (a
+					 * TSC, or an MTC the model places on
+					 * the crystal clock) and nothing was
+					 * lost between: duration_ns and
+					 * span_ticks are exact; else the
+					 * model's estimate */
+	int time_warm;			/* the model began from the index's
+					 * state at the range's first PSB
+					 * (marks_time.warm): the edges' times
+					 * are a decode from the start's; else
+					 * from that PSB, uncalibrated */
+	int has_cycles;			/* cycles is set */
+	uint64_t cycles;		/* CYC cycles between the two edges
+					 * (the first packet in the range and
+					 * the end edge) */
+	int cycles_exact;		/* both edges are cycle-exact (a CYC
+					 * applies there) and nothing was lost
+					 * between; else a bound's estimate */
 };
 
 /* Progress of a summary, shared with another thread. */
@@ -360,10 +379,18 @@ int marks_region_summary(const struct img *img, uint64_t from, uint64_t to,
  * img_find_psb_before(img, from + 1) finds. */
 struct marks_time {
 	struct tm_model tm;
+	int warm;			/* the caller restored tm from the
+					 * index's carry (or the range starts
+					 * in the first segment) */
 	int have_first;			/* first and last are set */
 	struct tm_stamp first, last;	/* in-range stamps with a TSC */
 	int have_end;			/* end is set */
 	struct tm_stamp end;		/* the end edge's stamp */
+	int have_start;			/* start is set */
+	struct tm_stamp start;		/* the first in-range packet's */
+	uint8_t first_anchor, last_anchor, end_anchor;	/* those stamps are
+					 * a timing packet's own time */
+	int lost;			/* data was lost in the range */
 	uint32_t khz_min, khz_max;	/* measured, in range */
 	uint64_t khz_sum, khz_n;
 };

@@ -284,6 +284,32 @@ void marks_time_init(struct marks_time *bt, const struct tm_config *cfg)
 	tm_init(&bt->tm, cfg);
 }
 
+/* Whether stamp @st of @pkt is a timing packet's own time: a TSC, or an
+ * MTC placed on the crystal clock, the estimate not ahead of it. */
+static int marks_time_anchor(const struct pkt *pkt, const struct tm_stamp *st)
+{
+	if (st->flags & (TM_F_CLAMPED | TM_F_LOST | TM_F_TSC_BACK | TM_F_REL))
+		return 0;
+	return pkt->type == PKT_TSC ||
+	       (pkt->type == PKT_MTC && !(st->flags & (TM_F_UNTIED | TM_F_NO_CONFIG)));
+}
+
+/* At the end: how sure the duration from @a to @b is, and the cycles
+ * between the first packet and @b. */
+static void marks_time_sure(const struct marks_time *bt, const struct tm_stamp *b,
+			    int b_anchor, struct marks_summary *sum)
+{
+	const struct tm_stamp *s = &bt->start;
+
+	sum->time_warm = bt->warm;
+	sum->time_exact = sum->has_span && bt->first_anchor && b_anchor && !bt->lost;
+	if (bt->have_start && (s->flags & b->flags & TM_F_CYC) && b->cycles >= s->cycles) {
+		sum->has_cycles = 1;
+		sum->cycles = b->cycles - s->cycles;
+		sum->cycles_exact = (s->flags & b->flags & TM_F_EXACT) && !bt->lost;
+	}
+}
+
 int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		    struct marks_summary *sum)
 {
@@ -293,6 +319,7 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 
 	if (pkt && pkt->type == PKT_INVALID) {
 		tm_gap(&bt->tm);
+		bt->lost |= in_range == 1;
 		return 0;
 	}
 	if (pkt) {
@@ -301,8 +328,14 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		if (in_range == 2) {
 			bt->end = st;
 			bt->have_end = (st.flags & TM_F_TSC) != 0;
+			bt->end_anchor = (uint8_t)marks_time_anchor(pkt, &st);
 			return 0;
 		}
+		if (st.flags & TM_F_OVF)
+			bt->lost = 1;
+		if (!bt->have_start)
+			bt->start = st;
+		bt->have_start = 1;
 		if (st.flags & TM_F_FREQ) {
 			if (!bt->khz_n || st.khz < bt->khz_min)
 				bt->khz_min = st.khz;
@@ -313,15 +346,19 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		}
 		if (!(st.flags & TM_F_TSC))
 			return 0;
-		if (!bt->have_first)
+		if (!bt->have_first) {
 			bt->first = st;
+			bt->first_anchor = (uint8_t)marks_time_anchor(pkt, &st);
+		}
 		bt->have_first = 1;
 		bt->last = st;
+		bt->last_anchor = (uint8_t)marks_time_anchor(pkt, &st);
 		return 0;
 	}
 	if (bt->have_first) {
 		const struct tm_stamp *a = &bt->first;
 		const struct tm_stamp *b = bt->have_end ? &bt->end : &bt->last;
+		int b_anchor = bt->have_end ? bt->end_anchor : bt->last_anchor;
 
 		if (b->tsc >= a->tsc) {
 			sum->has_span = 1;
@@ -331,6 +368,7 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 			sum->has_time = 1;
 			sum->duration_ns = (double)(b->ns - a->ns);
 		}
+		marks_time_sure(bt, b, b_anchor, sum);
 		bt->last = *b;
 	}
 	if (bt->khz_n) {

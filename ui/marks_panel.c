@@ -63,8 +63,10 @@ void marks_panel_summarize(struct ui *ui, const struct marks_entry *e)
 		size_t k;
 
 		if (!img_find_psb_before(ui->img, e->from + 1, &psb) &&
-		    !idx_find(ui->idx, psb, &k) && !idx_seek_carry(ui->idx, k, &carry))
+		    !idx_find(ui->idx, psb, &k) && !idx_seek_carry(ui->idx, k, &carry)) {
 			tm_restore(&mp.bt.tm, &carry);
+			mp.bt.warm = 1;
+		}
 	}
 	mp.job.img = ui->img;
 	mp.job.from = e->from;
@@ -123,19 +125,31 @@ static int marks_panel_lines(struct ui *ui, char lines[][128], int max)
 	LINE("cyc %" PRIu64 " cycles  cbr changes %" PRIu64, s->cyc_cycles, s->cbr_changes);
 	if (s->has_tsc)
 		LINE("tsc ticks %" PRIu64, s->tsc_ticks);
-	/* The time model's time between the region's edges. */
-	if (s->has_time) {
-		timefmt_ns_res(t, sizeof(t), s->duration_ns, 1);
-		LINE("duration %s", t);
-	} else if (s->has_span && !isnan(timefmt_tsc_diff(ui, 0, s->span_ticks))) {
-		timefmt_ns_res(t, sizeof(t), timefmt_tsc_diff(ui, 0, s->span_ticks), 1);
-		LINE("duration %s%s", timefmt_estimated(ui) ?
-		     screen_glyph(ui, "≈", "~") : "", t);
-	} else if (s->has_span) {
-		LINE("duration %" PRIu64 " TSC ticks (no TSC frequency)", s->span_ticks);
-	} else {
-		LINE("duration ? (no timing)");
+	/* The time model's time between the region's edges: exact where
+	 * both are timing packets, else its estimate (an uncalibrated one
+	 * without the index's state at the first PSB). */
+	{
+		const char *est = s->time_exact ? "" : screen_glyph(ui, "≈", "~");
+		const char *why = s->time_exact ? " (exact)" :
+				  s->time_warm ? "" : " (no index yet)";
+
+		if (s->has_time) {
+			timefmt_ns_res(t, sizeof(t), s->duration_ns, 1);
+			LINE("duration %s%s%s", est, t, why);
+		} else if (s->has_span && !isnan(timefmt_tsc_diff(ui, 0, s->span_ticks))) {
+			timefmt_ns_res(t, sizeof(t), timefmt_tsc_diff(ui, 0, s->span_ticks), 1);
+			LINE("duration %s%s%s", timefmt_estimated(ui) || !s->time_exact ?
+			     screen_glyph(ui, "≈", "~") : "", t, why);
+		} else if (s->has_span) {
+			LINE("duration %s%" PRIu64 " TSC ticks%s (no TSC frequency)", est,
+			     s->span_ticks, why);
+		} else {
+			LINE("duration ? (no timing)");
+		}
 	}
+	if (s->has_cycles)
+		LINE("cycles %s%" PRIu64 "%s", s->cycles_exact ? "" : screen_glyph(ui, "≈", "~"),
+		     s->cycles, s->cycles_exact ? " (exact)" : " (estimated)");
 	if (s->freq_avg_mhz > 0)
 		LINE("MHz avg %.0f (%s) min %.0f max %.0f", s->freq_avg_mhz,
 		     s->freq_avg_wall ? "halts included" : "halts excluded",
