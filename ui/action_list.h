@@ -81,6 +81,10 @@
 	ACTION(EXPORT, "export", "Write a region's raw PT bytes to a file", ACT_ARGS, "REGION FILE") \
 	ACTION(EXPORT_MARKS, "export-marks", "Write marks and regions to a file", ACT_ARGS, "FILE") \
 	ACTION(IMPORT_MARKS, "import-marks", "Merge marks and regions from a file", ACT_ARGS, "FILE") \
+	/* copying and piping */ \
+	ACTION(YANK, "yank", "Copy the cursor's row (y), offset (o), IP (i) or symbol (s) to the clipboard", ACT_COUNT | ACT_KEY | ACT_ARGS, "[row|offset|ip|symbol]") \
+	ACTION(YANK_ROWS, "yank-rows", "Copy rows to the clipboard: the selection, a region, N, else the cursor's", ACT_COUNT | ACT_ARGS, "[REGION]") \
+	ACTION(PIPE, "pipe", "Pipe rows (the selection, a region, N, else the screen's) as text or a raw slice to a shell command", ACT_COUNT | ACT_ARGS, "[text|raw] [region REGION | rows N] [--] CMD...") \
 	/* panes and the timeline */ \
 	ACTION(FOCUS_NEXT_PANE, "focus-next-pane", "Focus the next pane", 0, "") \
 	ACTION(FOCUS_PREV_PANE, "focus-prev-pane", "Focus the previous pane", 0, "") \

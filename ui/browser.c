@@ -14,6 +14,7 @@
 #include "pane_cycles.h"
 #include "pane_packets.h"
 #include "screen.h"
+#include "select.h"
 #include "status.h"
 #include "tl.h"
 #include "tl_lanes.h"
@@ -109,6 +110,7 @@ static void browser_draw(struct ui *ui, struct view *v)
 static int browser_mouse(struct ui *ui)
 {
 	MEVENT ev;
+	int r = UI_DRAW_NONE;
 	struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
 	struct pane *pk = &ui->panes[UI_PANE_PACKETS];
 
@@ -118,6 +120,9 @@ static int browser_mouse(struct ui *ui)
 		return nav_scroll(ui, -3);
 	if (ev.bstate & BUTTON5_PRESSED)
 		return nav_scroll(ui, 3);
+	/* A drag over packet rows selects them (select.c). */
+	if (select_mouse(ui, &ev, &r))
+		return r;
 	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
 		return UI_DRAW_NONE;
 	if (ev.y >= tl->y && ev.y < tl->y + tl->h)

@@ -12,6 +12,7 @@
 #include "nav_cmd.h"
 #include "pane_code.h"
 #include "panes.h"
+#include "pipe_ui.h"
 #include "reload.h"
 #include "search_ui.h"
 #include "session.h"
@@ -21,12 +22,13 @@
 #include "sym_ui.h"
 #include "tl_lanes_cmd.h"
 #include "ui.h"
+#include "yank.h"
 
 static const struct cmd_table *const cmd_tables[] = {
 	&nav_cmds, &goto_ui_cmds, &search_ui_cmds, &marks_ui_cmds, &marks_list_cmds,
 	&streams_ui_cmds, &tl_lanes_cmds,
 	&stalls_cmds, &funcs_cmds, &iterations_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
-	&pane_code_cmds, &reload_cmds, &sym_ui_cmds,
+	&pane_code_cmds, &reload_cmds, &sym_ui_cmds, &yank_cmds, &pipe_ui_cmds,
 };
 
 int cmd_tables_register(void)

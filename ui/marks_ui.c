@@ -579,6 +579,12 @@ static int marks_ui_visual_cmd(struct ui *ui, const struct cmd_args *a)
 	return UI_DRAW_ALL;
 }
 
+void marks_ui_visual_from(struct ui *ui, uint64_t anchor)
+{
+	mu.visual = 1;
+	mu.anchor = anchor;
+}
+
 int marks_ui_cancel(struct ui *ui)
 {
 	if (!mu.visual)

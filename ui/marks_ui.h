@@ -21,6 +21,8 @@ extern const struct cmd_table marks_ui_cmds;
 /* Escape, C-g: end the visual selection.  Returns 1 if there was one
  * (and says so), 0 if not. */
 int marks_ui_cancel(struct ui *ui);
+/* Begin a visual selection from @anchor to the cursor (a mouse drag). */
+void marks_ui_visual_from(struct ui *ui, uint64_t anchor);
 /* Whether a visual selection is active (keys use the visual table). */
 int marks_ui_visual(const struct ui *ui);
 /* The visual selection as a byte range [*@from, *@to): from its first

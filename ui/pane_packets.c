@@ -115,6 +115,21 @@ static void pane_packets_text(struct ui *ui, struct win_iter *it,
 		snprintf(buf + len, size - len, " <suppressed>");
 }
 
+size_t pane_packets_row_text(struct ui *ui, struct win_iter *it, char *buf,
+			     size_t size)
+{
+	size_t n;
+
+	if (!size)
+		return 0;
+	/* A symbol in full: the text leaves the screen's width behind. */
+	pane_packets_text(ui, it, buf, size, 200);
+	n = strlen(buf);
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = 0;
+	return n;
+}
+
 /* The mark letter at @off, or 0. */
 static char pane_packets_mark(const struct ui *ui, uint64_t off)
 {

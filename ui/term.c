@@ -12,7 +12,9 @@
 #include "term.h"
 #include "ui.h"
 
-#define TERM_MOUSE (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED)
+/* Releases end a drag in the packet pane (select.c). */
+#define TERM_MOUSE (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED | \
+		    BUTTON4_PRESSED | BUTTON5_PRESSED)
 
 /* The one browser of this process, for signal handlers. */
 static struct ui *term_ui;
@@ -139,6 +141,25 @@ void term_suspend(struct ui *ui)
 	kill(getpid(), SIGTSTP);
 	term_up = 1;
 	reset_prog_mode();
+	clearok(curscr, TRUE);
+}
+
+void term_leave(struct ui *ui)
+{
+	if (ui->headless)
+		return;
+	def_prog_mode();
+	term_restore();
+}
+
+void term_return(struct ui *ui)
+{
+	if (ui->headless)
+		return;
+	term_up = 1;
+	reset_prog_mode();
+	if (ui->mouse)
+		mousemask(TERM_MOUSE, NULL);
 	clearok(curscr, TRUE);
 }
 

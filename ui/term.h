@@ -21,6 +21,12 @@ void term_end(void);
 /* C-z: give the terminal back, stop, and take it again on fg. */
 void term_suspend(struct ui *ui);
 
+/* Give the terminal to a command (pipe): the shell's modes, the mouse
+ * off; term_return() takes it back (the next draw repaints it all).
+ * Nothing in --script mode. */
+void term_leave(struct ui *ui);
+void term_return(struct ui *ui);
+
 /* Turn the mouse on or off (ui->mouse). */
 void term_mouse(struct ui *ui, int on);
 

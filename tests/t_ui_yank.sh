@@ -1,0 +1,107 @@
+#!/bin/sh
+# t_ui_yank -- copy and pipe in a terminal (tmux): y y puts the cursor's
+# row, as the packet pane shows it, on the clipboard as OSC 52 (outside
+# tmux: the bytes reach the terminal); inside tmux y o puts the offset in
+# tmux's buffer; a 100-row selection (v 99j) piped to wc -l prints 100,
+# and the browser comes back after Enter; a mouse drag over ten packet
+# rows selects them (| wc -l: 10); :pipe raw writes the bytes export
+# writes, which decode.
+set -u
+PTBROWSE=${PTBROWSE:-build/ptbrowse}
+SHARED=${SHARED:-../shared}
+T=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx3.cpu3.pt
+
+[ -r "$T" ] || { echo "no trace $T"; exit 1; }
+tmp=$(mktemp -d)
+. "$(dirname "$0")/tmux_lib.sh"
+
+# The cursor row's text in the packet pane (61 columns past the gutter).
+cursor_text() {
+	screen | sed -n 's/^>..//p' | head -n 1 | cut -c1-61 | sed 's/ *$//'
+}
+
+# } to the first PSB after 0x0 (0x4258); again if a loaded machine lost
+# the key while the browser was starting (the offset still 0x0).
+to_psb() {
+	for _t in 1 2 3; do
+		keys '}'
+		_j=0
+		while [ $_j -lt 50 ]; do
+			[ "$(status_off)" = 0x4258 ] && return 0
+			sleep 0.1
+			_j=$((_j + 1))
+		done
+		[ "$(status_off)" = 0x0 ] || break
+	done
+	fail "} did not go to 0x4258 (at $(status_off))"
+}
+
+# Outside tmux (TMUX empty): the OSC 52 string on the terminal's input.
+tm_start TMUX= -- "$T"
+tm pipe-pane -t ptb -o "cat >> '$tmp/out'"
+to_psb
+keys y y
+wait_for 'yanked 1 row \([0-9]+ bytes\) to the clipboard \(OSC 52\)'
+row=$(cursor_text)
+b64=$(grep -ao ']52;c;[A-Za-z0-9+/=]*' "$tmp/out" | tail -n 1 | cut -d';' -f3)
+[ -n "$b64" ] || fail "no OSC 52 in the terminal's output"
+printf '%s\n' "$row" > "$tmp/want"
+printf '%s' "$b64" | base64 -d > "$tmp/got" || fail "bad base64: $b64"
+cmp -s "$tmp/want" "$tmp/got" || fail "OSC 52 holds '$(cat "$tmp/got")', the row is '$row'"
+echo "ok   y y writes OSC 52 with the row's text: $row"
+tm_quit
+
+# Inside tmux: tmux's buffer.
+tm_start -- "$T"
+to_psb
+keys y o
+wait_for "yanked offset 0x4258 \(6 bytes\) to tmux's buffer"
+[ "$(tm show-buffer)" = 0x4258 ] || fail "tmux's buffer holds '$(tm show-buffer)'"
+echo "ok   y o puts the offset in tmux's buffer"
+
+# A 100-row selection to wc -l; Enter comes back.
+keys v 9 9 j
+wait_for 'VISUAL'
+keys '|'
+wait_for '^:pipe'
+keys -l 'wc -l'
+keys Enter
+wait_for 'press Enter to go back'
+screen | grep -q '^ *100$' || fail "wc -l of 100 rows did not print 100"
+keys Enter
+wait_for 'piped 100 rows \([0-9]+ bytes\) to .wc -l.: exit 0'
+echo "ok   | wc -l of a 100-row selection prints 100"
+
+# A drag from the first packet row to the tenth (screen lines 2 and 11,
+# column 10): X10 reports, button and place + 32 (+ 33 for 0-based).
+keys g
+wait_off 0x0
+keys -l "$(printf '\033[M +#')"
+keys -l "$(printf '\033[M#+,')"
+wait_for 'VISUAL.*rows 0x0-0x'
+keys '|'
+wait_for '^:pipe'
+keys -l 'wc -l'
+keys Enter
+wait_for 'press Enter to go back'
+screen | grep -q '^ *10$' || fail "wc -l of a 10-row drag did not print 10"
+keys Enter
+wait_for 'piped 10 rows'
+echo "ok   a drag over ten packet rows selects them"
+
+# The rows' bytes, as export writes them: from the PSB at 0x4258.
+keys -l ':goto 0x4258'
+keys Enter
+wait_off 0x4258
+keys -l ":pipe raw rows 100 cat > '$tmp/slice.pt'"
+keys Enter
+wait_for 'press Enter to go back'
+keys Enter
+wait_for 'piped 100 rows as a slice \([0-9]+ bytes\)'
+n=$(screen | sed -n 's/.*as a slice (\([0-9]*\) bytes).*/\1/p' | head -n 1)
+tail -c +$((0x4258 + 1)) "$T" | head -c "$n" > "$tmp/want.pt"
+cmp -s "$tmp/slice.pt" "$tmp/want.pt" || fail "the raw slice is not the trace's bytes"
+"$PTBROWSE" dump "$tmp/slice.pt" > "$tmp/dump" 2>&1 || fail "the slice does not decode"
+[ "$(grep -c . "$tmp/dump")" -ge 100 ] || fail "the slice has under 100 packets"
+echo "ok   :pipe raw rows 100 writes a slice that decodes ($n bytes)"
+tm_quit
