@@ -270,6 +270,8 @@ struct flow_window {
 	uint64_t psb;		/* the PSB decoding started at, UINT64_MAX
 				 * if there was none */
 	int truncated;		/* stopped at max_lines before TO */
+	size_t lines_cap, runs_cap;	/* allocated (kept from one
+					 * flow_window() to the next) */
 };
 
 /* How to decode a window. */
@@ -292,7 +294,8 @@ struct flow_wopts {
  * flow_seek(@f, @from, @to) and flow_next() give, with their call depth,
  * grouped in runs with their cycles (above).  The decoder's block cache
  * is kept; its position is not (flow_seek() before using it again).  @w
- * is filled afresh (its old contents freed).
+ * is filled afresh (its old contents dropped; its memory reused, so
+ * decoding window after window into one @w allocates once).
  * Returns 0 (a window with no PSB has no lines).
  * Returns -FLOW_E_INVALID for a NULL argument or @to <= @from.
  * Returns -FLOW_E_NOMEM (@w is then empty). */

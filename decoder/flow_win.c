@@ -95,14 +95,14 @@ static uint64_t run_end(uint64_t off, const struct flow_rec *r)
 }
 
 /* Add line @r to @w: its depth, its run. */
-static int add_line(struct flow_window *w, size_t *lcap, size_t *rcap,
-		    const struct flow_rec *r, int32_t *depth, int *open)
+static int add_line(struct flow_window *w, const struct flow_rec *r,
+		    int32_t *depth, int *open)
 {
 	struct flow_line *l;
 	struct flow_run *run = *open ? &w->runs[w->nruns - 1] : NULL;
 	uint64_t end;
 
-	if (grow((void **)&w->lines, lcap, w->nlines, sizeof(*w->lines)) < 0)
+	if (grow((void **)&w->lines, &w->lines_cap, w->nlines, sizeof(*w->lines)) < 0)
 		return -FLOW_E_NOMEM;
 	l = &w->lines[w->nlines];
 	l->r = *r;
@@ -115,7 +115,7 @@ static int add_line(struct flow_window *w, size_t *lcap, size_t *rcap,
 	}
 	if (r->kind == FLOW_INSN) {
 		if (!run) {
-			if (grow((void **)&w->runs, rcap, w->nruns, sizeof(*w->runs)) < 0)
+			if (grow((void **)&w->runs, &w->runs_cap, w->nruns, sizeof(*w->runs)) < 0)
 				return -FLOW_E_NOMEM;
 			run = &w->runs[w->nruns++];
 			memset(run, 0, sizeof(*run));
@@ -140,7 +140,7 @@ static int add_line(struct flow_window *w, size_t *lcap, size_t *rcap,
 static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 		      size_t max_lines, struct flow_window *w)
 {
-	size_t lcap = 0, rcap = 0, peek = 0;
+	size_t peek = 0;
 	struct flow_rec r;
 	int32_t depth = 0;
 	int open = 0, err;
@@ -154,7 +154,7 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 				w->truncated = 1;
 			break;
 		}
-		err = add_line(w, &lcap, &rcap, &r, &depth, &open);
+		err = add_line(w, &r, &depth, &open);
 		if (err < 0)
 			return err;
 	}
@@ -186,6 +186,7 @@ static struct want *win_wants(const struct flow_window *w, size_t *n)
 {
 	struct want *v = malloc((2 * w->nruns + 1) * sizeof(*v));
 	size_t i, k = 0;
+	int sorted = 1;
 
 	if (!v)
 		return NULL;
@@ -194,7 +195,12 @@ static struct want *win_wants(const struct flow_window *w, size_t *n)
 		if (w->runs[i].end_offset != UINT64_MAX)
 			v[k++].off = w->runs[i].end_offset;
 	}
-	qsort(v, k, sizeof(*v), cmp_want);
+	/* a run mostly ends where the next begins: in order already but
+	 * for a few (events at a PSB), so sort only if needed */
+	for (i = 1; i < k && sorted; i++)
+		sorted = v[i - 1].off <= v[i].off;
+	if (!sorted)
+		qsort(v, k, sizeof(*v), cmp_want);
 	for (i = 0, *n = 0; i < k; i++)
 		if (!*n || v[*n - 1].off != v[i].off) {
 			uint64_t off = v[i].off;
@@ -274,9 +280,23 @@ static void win_walk(const struct flow *f, const struct flow_wopts *o,
 	}
 }
 
-static const struct want *find_want(const struct want *v, size_t n, uint64_t off)
+/* The stamped want at @off in @v (sorted), or NULL; *@hint is where the
+ * last search ended: the runs ask in order, so a look there and just past
+ * it mostly answers without a search. */
+static const struct want *find_want(const struct want *v, size_t n, uint64_t off,
+				    size_t *hint)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = n, h = *hint;
+
+	if (h < n && v[h].off <= off) {
+		if (v[h].off < off && h + 1 < n && v[h + 1].off >= off)
+			h++;
+		if (v[h].off == off) {
+			*hint = h;
+			return v[h].done ? &v[h] : NULL;
+		}
+		lo = h;
+	}
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -286,6 +306,7 @@ static const struct want *find_want(const struct want *v, size_t n, uint64_t off
 		else
 			hi = mid;
 	}
+	*hint = lo;
 	return lo < n && v[lo].off == off && v[lo].done ? &v[lo] : NULL;
 }
 
@@ -310,12 +331,15 @@ int flow_window(struct flow *f, uint64_t from, uint64_t to,
 		const struct flow_wopts *o, struct flow_window *w)
 {
 	struct want *v;
-	size_t n = 0, i;
+	size_t n = 0, i, hs = 0, he = 0;
 	int err;
 
 	if (!f || !w || to <= from)
 		return -FLOW_E_INVALID;
-	flow_window_free(w);
+	/* the buffers stay for this window */
+	w->nlines = w->nruns = 0;
+	w->psb = UINT64_MAX;
+	w->truncated = 0;
 	err = win_decode(f, from, to, o ? o->max_lines : 0, w);
 	if (err < 0)
 		goto out_free;
@@ -329,9 +353,9 @@ int flow_window(struct flow *f, uint64_t from, uint64_t to,
 	win_walk(f, o, w, v, n);
 	for (i = 0; i < w->nruns; i++) {
 		struct flow_run *run = &w->runs[i];
-		const struct want *s = find_want(v, n, run->offset);
+		const struct want *s = find_want(v, n, run->offset, &hs);
 		const struct want *e = run->end_offset == UINT64_MAX ? NULL :
-				       find_want(v, n, run->end_offset);
+				       find_want(v, n, run->end_offset, &he);
 
 		if (s) {
 			run->at = s->c;
