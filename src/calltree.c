@@ -13,6 +13,8 @@
 				 * the deepest (see ct_truncated()) */
 #define CT_PARTS	16	/* nodes (functions) a run is split between;
 				 * more are lumped into the last */
+#define CT_IPC		4096	/* instructions whose function is kept (a
+				 * power of two) */
 
 /* A frame of the call stack. */
 struct ct_frame {
@@ -35,6 +37,14 @@ struct ct_parts {
 	uint32_t id[CT_PARTS];
 	uint64_t n[CT_PARTS];
 	size_t nparts;
+};
+
+/* An instruction's function, kept: code without a symbol (a segment)
+ * has no range that answers for its other instructions, and the lookup
+ * by name costs hundreds of instructions per instruction. */
+struct ct_ipc {
+	uint64_t ip, asid;
+	uint32_t func;		/* its index + 1; 0: an empty slot */
 };
 
 /* A hash table from a 64-bit key (never 0) to an index. */
@@ -66,6 +76,7 @@ struct ct {
 	/* the last function resolved (a symbol's range answers again) */
 	uint64_t last_asid;
 	uint32_t last_func;
+	struct ct_ipc *ipc;	/* CT_IPC slots, by address */
 	int finished;
 };
 
@@ -158,7 +169,10 @@ int ct_new(struct ct **out, ct_resolve_fn resolve, void *ctx)
 	ct->nodes[0].first_child = ct->nodes[0].next_sibling = CT_NONE;
 	ct->nnodes = 1;
 	ct->stacks = calloc(1, sizeof(*ct->stacks));
-	if (!ct->stacks) {
+	ct->ipc = calloc(CT_IPC, sizeof(*ct->ipc));
+	if (!ct->stacks || !ct->ipc) {
+		free(ct->stacks);
+		free(ct->ipc);
 		free(ct->nodes);
 		free(ct);
 		return -pte_nomem;
@@ -184,6 +198,7 @@ void ct_free(struct ct *ct)
 	for (i = 0; i < ct->nstacks; i++)
 		free(ct->stacks[i].fr);
 	free(ct->stacks);
+	free(ct->ipc);
 	free(ct->nodes);
 	free(ct->funcs);
 	free(ct->node_map.key);
@@ -198,6 +213,7 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 {
 	struct symfmt_fn fn;
 	struct ct_func *f;
+	struct ct_ipc *c = &ct->ipc[ct_mix(ip ^ asid * 0x9e3779b97f4a7c15ull) & (CT_IPC - 1)];
 	uint64_t key;
 	uint32_t i;
 
@@ -205,6 +221,11 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 		f = &ct->funcs[ct->last_func];
 		if (f->kind == SYMFMT_FUNC && ip >= f->start && ip < f->end)
 			return ct->last_func;
+	}
+	if (c->func && c->ip == ip && c->asid == asid) {
+		ct->last_asid = asid;
+		ct->last_func = c->func - 1;
+		return c->func - 1;
 	}
 	if (ct->resolve(ct->rctx, asid, ip, &fn) < 0 || !fn.name) {
 		fn.name = "(unknown)";
@@ -242,6 +263,9 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 	}
 	ct->last_asid = asid;
 	ct->last_func = i;
+	c->ip = ip;
+	c->asid = asid;
+	c->func = i + 1;
 	return i;
 }
 
