@@ -5,7 +5,8 @@
 # --offset` gives the lines in that function (the calls into it, the
 # returns), counted in the status line's [1/N]; the first hit, n, N
 # round the start, :goto sym, a packet term and a task term with them,
-# the filter view's rows (&sym NAME: every hit, page by page) and errors.
+# the filter view's rows (&sym NAME: every hit, page by page; &comm NAME:
+# every packet dump --comm keeps) and errors.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -16,8 +17,15 @@ bad() { echo "FAIL $*"; fail=1; }
 for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample"; do
 	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
 done
-sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
-	{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+# make sample-code's recording if it is there and newer than the program
+# (a recording takes most of this test's time), else one of our own
+if [ -f "$BUILD/sample-code/perf.data" ] && [ -f "$BUILD/sample-code/trace.sideband" ] &&
+   [ "$BUILD/sample-code/perf.data" -nt "$BUILD/progs/p_sample" ]; then
+	cp -r "$BUILD/sample-code" "$tmp/rec"
+else
+	sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
+		{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+fi
 perf=$tmp/rec/perf.data
 
 # flow's lines: OFFSET IP [SYMBOL] MNEMONIC ...; events in brackets
@@ -101,6 +109,44 @@ for q in "sym demo_sort" "sym is_sorted" "sym mul" "sym sorter" "call mul" \
 	 "sym pthread_mutex_lock & tid $tid"; do
 	grep -qx "$q" "$tmp/seen" || bad "/$q: flow has no such line on any CPU"
 done
+
+# The filter view: &TERMS lists every hit (or, for a task alone, every
+# packet dump --comm keeps), page by page on a tall screen.
+frows() {
+	q=$1 n=$2
+	{ echo wait-index; echo ":filter $q"; k=0
+	  while [ $k -le $((n / 150 + 1)) ]; do
+		echo ":save-screen $tmp/p$k"; echo ":page-down"; k=$((k + 1))
+	  done; echo q; } >"$tmp/fkeys"
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/fkeys" --size 150x200 \
+		--stream $S "$perf" >/dev/null 2>&1
+	k=0
+	while [ -f "$tmp/p$k" ]; do
+		# a row: ">", or a PSB+'s box, then its offset and two blanks
+		awk '{ s = substr($0, 1, 20) } match(s, /0x[0-9a-f]+  /) {
+			print substr(s, RSTART, RLENGTH - 2) }' "$tmp/p$k"
+		rm -f "$tmp/p$k"; k=$((k + 1))
+	done | sort -u | while read -r o; do printf '%d 0x%x\n' "$((o))" "$((o))"; done |
+		sort -n | cut -d' ' -f2
+}
+fcheck() {
+	got=$(frows "$1" "$(wc -l <"$2")")
+	[ -s "$2" ] && [ "$got" = "$(cat "$2")" ] ||
+		bad "&$1: $(printf '%s\n' "$got" | wc -l) rows, want $(wc -l <"$2") ($(printf '%s\n' "$got" | head -n 3 | tr '\n' ' ')...)"
+}
+for S in cpu0 cpu1; do
+	"$PTBROWSE" flow --offset --stream $S "$perf" >"$tmp/flow" 2>/dev/null
+	want_sym is_sorted >"$tmp/w"
+	[ -s "$tmp/w" ] && break
+done
+fcheck "sym is_sorted" "$tmp/w"
+want_ret is_sorted >"$tmp/w"; fcheck "ret & sym is_sorted" "$tmp/w"
+"$PTBROWSE" dump --stream $S --comm sorter "$perf" 2>/dev/null |
+	while read -r o rest; do printf '0x%x\n' "$((0x$o))"; done >"$tmp/w"
+fcheck "comm sorter" "$tmp/w"
+"$PTBROWSE" dump --stream $S --comm sorter "$perf" 2>/dev/null |
+	while read -r o ty rest; do [ "$ty" = tip ] && printf '0x%x\n' "$((0x$o))"; done >"$tmp/w"
+fcheck "comm sorter & tip" "$tmp/w"
 
 # :goto sym NAME: the first instruction of NAME after the cursor, again
 # the next one

@@ -41,6 +41,8 @@ struct search_sb {
 	int status;
 	uint64_t *hits;		/* sorted; valid once finished */
 	size_t nhits, cap;
+	struct ctx_range *ranges;	/* the terms' ranges, once finished */
+	size_t nranges;
 };
 
 static int search_sb_add(struct search_sb *s, uint64_t off)
@@ -246,7 +248,8 @@ static int search_sb_body(void *arg)
 	else
 		for (i = 0; !ret && i < nr; i++)
 			ret = search_sb_add(s, r[i].from);
-	free(r);
+	s->ranges = r;	/* the filter view's rows */
+	s->nranges = nr;
 	ctx_free(c);
 	sb_free(sb);
 	return ret;
@@ -332,8 +335,10 @@ void search_sb_free(struct search_sb *s)
 	srch_pred_free(s->pred);
 	search_code_free(s->code);
 	free(s->hits);
+	free(s->ranges);
 	free(s);
 }
+
 
 int search_sb_first(struct search_sb *s, uint64_t *hit, int *wrapped)
 {
@@ -418,4 +423,31 @@ size_t search_sb_rank(struct search_sb *s, uint64_t off)
 		return 0;
 	i = search_sb_lower(s, off);
 	return i < s->nhits && s->hits[i] == off ? i + 1 : 0;
+}
+
+int search_sb_row(struct search_sb *s, uint64_t off, int dir, uint64_t *hit)
+{
+	size_t i;
+
+	if (!s->finished)
+		return 1;
+	i = search_sb_lower(s, off);
+	if (dir > 0 && i < s->nhits) {
+		*hit = s->hits[i];
+		return 0;
+	}
+	if (dir < 0 && i > 0) {
+		*hit = s->hits[i - 1];
+		return 0;
+	}
+	return -pte_eos;
+}
+
+int search_sb_ranges_kept(struct search_sb *s, const struct ctx_range **r, size_t *n)
+{
+	if (!s->finished)
+		return 1;
+	*r = s->ranges;
+	*n = s->nranges;
+	return 0;
 }

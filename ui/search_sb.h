@@ -19,6 +19,7 @@
 
 struct ui;
 struct ctxterm;
+struct ctx_range;
 struct search_code;
 struct srch_pred;
 struct search_sb;
@@ -60,5 +61,15 @@ int search_sb_next(struct search_sb *s, uint64_t off, int dir, uint64_t count,
 
 /* The rank (1-based) of the hit at @off, or 0 if @off is none. */
 size_t search_sb_rank(struct search_sb *s, uint64_t off);
+
+/* For the filter view: the first hit at or after @off (@dir > 0) or the
+ * last one before @off, without wrapping.  Returns 0 and sets *@hit, 1 if
+ * the search has not finished, -pte_eos if there is none. */
+int search_sb_row(struct search_sb *s, uint64_t off, int dir, uint64_t *hit);
+
+/* The ranges of the stream its comm/pid/tid terms keep (all of it
+ * without), sorted, once finished: *@r (the search's) and *@n.  Returns
+ * 0, or 1 if the search has not finished. */
+int search_sb_ranges_kept(struct search_sb *s, const struct ctx_range **r, size_t *n);
 
 #endif /* SEARCH_SB_H */

@@ -91,7 +91,7 @@ static void search_ui_not_found(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 
-	if (su->fpred)
+	if (su->fpred)	/* a search in the filter view keeps to its rows */
 		msg_report(ui, UI_ERROR, "pattern not found: %s (among the filter's %s)",
 			   su->text, su->ftext);
 	else
@@ -480,6 +480,8 @@ int search_ui_stop(struct ui *ui)
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
 
+	if (search_ui_fstop(ui))
+		return 1;
 	if (su && su->fs) {
 		srch_cancel(su->fs);
 		srch_wait(su->fs);
@@ -556,8 +558,8 @@ int search_ui_poll(struct ui *ui, int *busy)
 	*busy = 0;
 	if (!su)
 		return draw;
-	if (su->fpred && su->cstate == 1 && su->cgen == su->fgen && su->ctop == ui->top &&
-	    !su->fstopped) {
+	if (search_ui_fon(su) && su->cstate == 1 && su->cgen == su->fgen &&
+	    su->ctop == ui->top && !su->fstopped) {
 		/* The filter view is still looking for a screen of rows. */
 		if (su->fs) {
 			draw |= search_ui_fpoll(ui, busy);
@@ -697,9 +699,11 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 			len += r < 0 ? 0 : (size_t)r >= size - len ? size - len - 1 : (size_t)r;
 		}
 	}
-	if (su->fpred && len + 1 < size) {
+	if (search_ui_fon(su) && len + 1 < size) {
 		char looking[48] = " (looking...)";
 
+		if (su->fsb)	/* the filter's terms: their search's */
+			search_ui_flooking(ui, looking, sizeof(looking));
 		if (su->fs) {
 			srch_status(su->fs, &st);
 			snprintf(looking, sizeof(looking), " (looking %.0f%%, C-c stops)",
@@ -779,6 +783,7 @@ void search_ui_free(struct ui *ui)
 	srch_free(su->s);
 	search_sb_free(su->sb);
 	srch_free(su->fs);
+	search_sb_free(su->fsb);
 	srch_pred_free(su->pred);
 	srch_pred_free(su->fpred);
 	free(su->snap);

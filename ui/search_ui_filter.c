@@ -1,6 +1,14 @@
 /* search_ui_filter -- the filter view (&EXPR, :filter): the panes show
  * only matching rows, found a screen at a time with bounded work, then in
- * the background. */
+ * the background.
+ *
+ * A packet expression is tested packet by packet (srch_filter_*()).
+ * Sideband and code terms (src/ctxterm.h) need the whole stream looked at
+ * first (the task ranges from the sideband, the instructions from the
+ * flow), so they run as a search of the stream in the background
+ * (search_sb.h; progress on the status line, C-c stops); its rows are then
+ * its hits (code terms, switch, a packet expression inside the task's
+ * ranges) or, for comm, pid and tid alone, every packet of the ranges. */
 #include <ctype.h>
 #include <curses.h>
 #include <inttypes.h>
@@ -8,68 +16,272 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code.h"
+#include "ctx.h"
+#include "ctxterm.h"
 #include "msg.h"
 #include "nav.h"
 #include "search.h"
+#include "search_code.h"
+#include "search_sb.h"
 #include "search_ui.h"
 #include "search_ui_int.h"
 #include "term.h"
 #include "trace.h"
 #include "ui.h"
 
+int search_ui_fon(const struct search_ui *su)
+{
+	return su && (su->fpred || su->fsb);
+}
+
+/* The last packet of ranges @r (@n) before @off, or the first at or
+ * after it (@dir > 0), by the window cache's rows.  Returns 0 and sets
+ * *@hit, or -pte_eos. */
+static int sf_range_row(struct ui *ui, const struct ctx_range *r, size_t n,
+			uint64_t off, int dir, uint64_t *hit)
+{
+	struct win_iter it = { 0 };
+	size_t lo = 0, hi = n, mid;
+	uint64_t a;
+	int ret = -pte_eos;
+
+	while (lo < hi) {	/* the first range ending after @off */
+		mid = lo + (hi - lo) / 2;
+		if (r[mid].to <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; dir > 0 && lo < n && ret; lo++) {
+		a = off > r[lo].from ? off : r[lo].from;
+		if (win_seek(&it, ui->wc, a))
+			break;
+		if (win_row(&it)->pkt.offset < a && win_next(&it))
+			break;
+		if (win_row(&it)->pkt.offset < r[lo].to) {
+			*hit = win_row(&it)->pkt.offset;
+			ret = 0;
+		}
+	}
+	for (lo = lo < n && r[lo].from < off ? lo + 1 : lo; dir < 0 && lo > 0 && ret; lo--) {
+		a = off < r[lo - 1].to ? off : r[lo - 1].to;	/* rows before a */
+		if (!a || win_seek(&it, ui->wc, a - 1))
+			break;
+		if (win_row(&it)->pkt.offset >= r[lo - 1].from) {
+			*hit = win_row(&it)->pkt.offset;
+			ret = 0;
+		}
+	}
+	win_iter_release(&it);
+	return ret;
+}
+
+/* The filter's first row at or after @off (@dir > 0), or its last row
+ * before @off, looking at about @budget bytes.  Returns 0 and sets *@hit;
+ * 1 if not known within the budget (go on from *@resume) or before the
+ * terms' search ends; -pte_eos if there is none. */
+static int sf_next(struct ui *ui, uint64_t off, int dir, uint64_t budget,
+		   uint64_t *hit, uint64_t *resume)
+{
+	struct search_ui *su = ui->sui;
+	const struct ctx_range *r;
+	struct pkt pk;
+	size_t n;
+	int ret;
+
+	*resume = off;
+	if (!su->fsb) {
+		ret = dir > 0 ? srch_filter_next(su->fpred, ui->img, ui->idx, off, budget,
+						 &pk, resume) :
+				srch_filter_prev(su->fpred, ui->img, ui->idx, off, budget,
+						 &pk, resume);
+		if (!ret)
+			*hit = pk.offset;
+		return ret;
+	}
+	if (!su->franges)
+		return search_sb_row(su->fsb, off, dir, hit);
+	if (search_sb_ranges_kept(su->fsb, &r, &n))
+		return 1;
+	return sf_range_row(ui, r, n, off, dir, hit);
+}
+
+/* Up to @n rows at or after @off (@dir > 0) in order, or before it
+ * nearest first, into @out, as srch_filter_fill(): *@got of them; returns
+ * 0 if @n were found, 1 if the budget ran out first (go on from
+ * *@resume), -pte_eos at the end. */
+static int sf_fill(struct ui *ui, uint64_t off, int dir, uint64_t budget,
+		   uint64_t *out, size_t n, size_t *got, uint64_t *resume)
+{
+	struct search_ui *su = ui->sui;
+	struct pkt pk[64];
+	size_t i;
+	int r = 0;
+
+	*got = 0;
+	if (!su->fsb) {
+		if (n > sizeof(pk) / sizeof(pk[0]))
+			n = sizeof(pk) / sizeof(pk[0]);
+		r = srch_filter_fill(su->fpred, ui->img, ui->idx, off, dir, budget, pk, n,
+				     got, resume);
+		for (i = 0; i < *got; i++)
+			out[i] = pk[i].offset;
+		return r;
+	}
+	while (*got < n) {
+		r = sf_next(ui, off, dir, budget, &out[*got], resume);
+		if (r)
+			return r;
+		off = dir > 0 ? out[*got] + 1 : out[*got];
+		(*got)++;
+	}
+	return 0;
+}
+
+/* Set the filter's terms @ct with the packet expression @rest ("": none),
+ * as typed @text: a search of the whole stream in the background gives
+ * its rows.  Returns UI_DRAW_*. */
+static int sf_terms(struct ui *ui, const char *text, const struct ctxterm *ct,
+		    const char *rest)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_pred *pred = NULL;
+	struct search_code *code = NULL;
+	struct search_sb *sb;
+	uint64_t at = ui->cursor;
+	char err[256];
+
+	if (rest[0] && !(pred = search_ui_parse(ui, "filter", rest)))
+		return UI_DRAW_STATUS;
+	if (ct->code && search_code_new(&code, code_imgset(ui), ct, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "filter: %s", code_imgset(ui) || !code_why(ui) ?
+			   err : code_why(ui));
+		srch_pred_free(pred);
+		return UI_DRAW_STATUS;
+	}
+	/* the rows in offset order: searched from the start */
+	ui->cursor = 0;
+	if (search_sb_start(&sb, ui, ct, code, pred, 1) < 0) {
+		ui->cursor = at;
+		return UI_DRAW_STATUS;
+	}
+	ui->cursor = at;
+	srch_free(su->fs);
+	su->fs = NULL;
+	srch_pred_free(su->fpred);
+	su->fpred = NULL;
+	search_sb_free(su->fsb);
+	su->fsb = sb;
+	su->franges = ct->has_filter && !ct->sw && !ct->code && !rest[0];
+	su->fsb_seen = 0;
+	su->fgen++;
+	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
+	su->fseen = UINT64_MAX;
+	ui->top = ui->cursor;
+	if (ui->headless)
+		search_sb_wait(sb);
+	return UI_DRAW_ALL;
+}
+
+/* Drop the filter (its search stopped). */
+static void sf_drop(struct search_ui *su)
+{
+	srch_free(su->fs);
+	su->fs = NULL;
+	srch_pred_free(su->fpred);
+	su->fpred = NULL;
+	search_sb_free(su->fsb);
+	su->fsb = NULL;
+	su->fgen++;
+}
+
 /* Set the filter to @text; empty clears it. */
 int search_ui_filter(struct ui *ui, const char *text)
 {
 	struct search_ui *su = search_ui_get(ui);
 	struct srch_pred *pred;
-	struct pkt hit;
-	uint64_t resume, budget;
+	struct ctxterm ct;
+	uint64_t resume, budget, hit;
+	char rest[256], err[256] = "";
 	int r;
 
 	while (isspace((unsigned char)*text))
 		text++;
 	if (!*text) {
-		if (su->fpred)
+		if (search_ui_fon(su))
 			msg_report(ui, UI_INFO, "filter off: all packets");
-		srch_free(su->fs);
-		su->fs = NULL;
-		srch_pred_free(su->fpred);
-		su->fpred = NULL;
-		su->fgen++;
+		sf_drop(su);
 		nav_fix_view(ui);
 		return UI_DRAW_ALL;
 	}
+	/* comm, pid, tid, switch, sym, call, ret: a search's (search_sb.h) */
+	r = ctxterm_split(text, &ct, rest, sizeof(rest), err, sizeof(err));
+	if (r < 0) {
+		msg_report(ui, UI_ERROR, "filter: %s", err);
+		return UI_DRAW_STATUS;
+	}
+	if (r > 0)
+		return sf_terms(ui, text, &ct, rest);
 	pred = search_ui_parse(ui, "filter", text);
 	if (!pred)
 		return UI_DRAW_STATUS;
-	srch_free(su->fs);	/* it reads the old predicate */
-	su->fs = NULL;
-	srch_pred_free(su->fpred);
+	sf_drop(su);	/* the background look reads the old predicate */
 	su->fpred = pred;
-	su->fgen++;
 	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
 	su->fseen = UINT64_MAX;
 	/* The view starts at the first match from the cursor on; one not
 	 * found within a screen's budget is looked for in the background
 	 * (search_ui_fill()), a script's at once. */
 	budget = ui->headless ? SUI_MOVE_BUDGET : SUI_FILTER_BUDGET;
-	r = srch_filter_next(pred, ui->img, ui->idx, ui->cursor, budget, &hit, &resume);
+	r = sf_next(ui, ui->cursor, 1, budget, &hit, &resume);
 	if (!r) {
-		ui->cursor = ui->top = hit.offset;
+		ui->cursor = ui->top = hit;
 	} else if (r == -pte_eos) {
-		r = srch_filter_prev(pred, ui->img, ui->idx, ui->cursor, budget,
-				     &hit, &resume);
+		r = sf_next(ui, ui->cursor, -1, budget, &hit, &resume);
 		if (r) {
 			msg_report(ui, UI_WARN, "filter: no %s packets%s", text,
 				   r == 1 ? " nearby (still looking)" : "");
 			ui->top = ui->cursor;
 		} else {
-			ui->cursor = ui->top = hit.offset;
+			ui->cursor = ui->top = hit;
 		}
 	} else {
 		ui->top = ui->cursor;
 	}
 	return UI_DRAW_ALL;
+}
+
+int search_ui_fstop(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+
+	if (!su || !search_sb_cancel(su->fsb))
+		return 0;
+	su->fstopped = 1;
+	msg_report(ui, UI_WARN, "filter: stopped looking for %s rows (C-c)", su->ftext);
+	return 1;
+}
+
+const char *search_ui_flooking(struct ui *ui, char *buf, size_t size)
+{
+	struct search_ui *su = ui->sui;
+	uint64_t done, total;
+	size_t n;
+	int fin, st;
+
+	buf[0] = 0;
+	if (!su || !su->fsb)
+		return buf;
+	search_sb_progress(su->fsb, &done, &total, &n, &fin, &st);
+	if (!fin)
+		snprintf(buf, size, " (looking %.0f%%, C-c stops)",
+			 total ? 100.0 * (double)done / (double)total : 0);
+	else if (st == -pte_canceled)
+		snprintf(buf, size, " (stopped)");
+	else if (st)
+		snprintf(buf, size, " (%s)", pte_strerror(st));
+	return buf;
 }
 
 /* Look for the filter's next row from su->resume in the background. */
@@ -94,13 +306,22 @@ static void search_ui_flook(struct ui *ui)
 void search_ui_fill(struct ui *ui, size_t want, int more)
 {
 	struct search_ui *su = ui->sui;
-	struct pkt pk[64];
+	uint64_t pk[64], resume;
 	size_t got, i, n;
-	uint64_t resume;
-	int r;
+	int r, fin;
 
 	if (want > SUI_ROWS)
 		want = SUI_ROWS;
+	if (su->fsb && !su->fsb_seen) {
+		/* the terms' search ended: the rows are known, the cursor
+		 * goes to one (search_ui_fsnap()) */
+		search_sb_progress(su->fsb, &resume, &resume, &got, &fin, &r);
+		if (fin) {
+			su->fsb_seen = 1;
+			su->fgen++;
+			su->fseen = UINT64_MAX;
+		}
+	}
 	if (su->cgen != su->fgen || su->ctop != ui->top) {
 		su->cgen = su->fgen;
 		su->ctop = ui->top;
@@ -119,17 +340,17 @@ void search_ui_fill(struct ui *ui, size_t want, int more)
 	if (n > sizeof(pk) / sizeof(pk[0]))
 		n = sizeof(pk) / sizeof(pk[0]);
 	got = 0;
-	r = srch_filter_fill(su->fpred, ui->img, ui->idx, su->resume, 1, SUI_FILTER_BUDGET,
-			     pk, n, &got, &resume);
+	r = sf_fill(ui, su->resume, 1, SUI_FILTER_BUDGET, pk, n, &got, &resume);
 	for (i = 0; i < got && su->nrows < SUI_ROWS; i++)
-		su->rows[su->nrows++] = pk[i].offset;
+		su->rows[su->nrows++] = pk[i];
 	if (r == 1)
 		su->resume = resume;
 	else if (r == 0 && got)
-		su->resume = pk[got - 1].offset + 1;
+		su->resume = pk[got - 1] + 1;
 	su->cstate = r < 0 ? -1 : su->nrows >= want ? 0 : 1;
-	/* A script fills synchronously, so its screens are repeatable. */
-	if (r == 1 && su->cstate == 1 && !ui->headless)
+	/* A script fills synchronously, so its screens are repeatable; the
+	 * terms' rows come when their search ends. */
+	if (r == 1 && su->cstate == 1 && !ui->headless && !su->fsb)
 		search_ui_flook(ui);
 }
 
@@ -166,18 +387,22 @@ static int search_ui_fsnap(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 	size_t h = (size_t)nav_view_rows(ui), i;
-	struct pkt hit;
-	uint64_t resume;
+	uint64_t resume, hit;
+	int r;
 
 	search_ui_fill(ui, h, 1);
 	for (i = 0; i < su->nrows && i < h; i++)
 		if (su->rows[i] == ui->cursor)
 			break;
 	if (i == su->nrows || i == h) {
-		if (srch_filter_next(su->fpred, ui->img, ui->idx, ui->cursor, SUI_MOVE_BUDGET,
-				     &hit, &resume))
+		r = sf_next(ui, ui->cursor, 1, SUI_MOVE_BUDGET, &hit, &resume);
+		/* none after: the last one before (the terms' rows are
+		 * known at once) */
+		if (r == -pte_eos && su->fsb)
+			r = sf_next(ui, ui->cursor, -1, SUI_MOVE_BUDGET, &hit, &resume);
+		if (r)
 			goto out;
-		ui->cursor = hit.offset;
+		ui->cursor = hit;
 		for (i = 0; i < su->nrows && i < h; i++)
 			if (su->rows[i] == ui->cursor)
 				break;
@@ -194,7 +419,7 @@ int search_ui_row_first(struct ui *ui, struct win_iter *it, int *i)
 	struct search_ui *su = ui->sui;
 
 	*i = 0;
-	if (!su || !su->fpred)
+	if (!search_ui_fon(su))
 		return !win_seek(it, ui->wc, ui->top);
 	if (ui->cursor != su->fseen)
 		search_ui_fsnap(ui);
@@ -209,7 +434,7 @@ int search_ui_row_next(struct ui *ui, struct win_iter *it, int *i)
 {
 	struct search_ui *su = ui->sui;
 
-	if (!su || !su->fpred)
+	if (!search_ui_fon(su))
 		return !win_next(it);
 	while ((size_t)*i < su->nrows) {
 		if (!win_seek(it, ui->wc, su->rows[(*i)++]))
@@ -222,10 +447,8 @@ int search_ui_row_next(struct ui *ui, struct win_iter *it, int *i)
  * offset reached; *@short_ tells the budget ran out first. */
 static uint64_t search_ui_fstep(struct ui *ui, uint64_t off, long n, int *short_)
 {
-	struct search_ui *su = ui->sui;
-	struct pkt pk[64];
+	uint64_t pk[64], resume, from;
 	size_t got, i;
-	uint64_t resume, from;
 	int r;
 
 	*short_ = 0;
@@ -242,10 +465,9 @@ static uint64_t search_ui_fstep(struct ui *ui, uint64_t off, long n, int *short_
 			k = 64;
 		from = n > 0 ? off + 1 : off;
 		got = 0;
-		r = srch_filter_fill(su->fpred, ui->img, ui->idx, from, n > 0 ? 1 : -1,
-				     SUI_MOVE_BUDGET, pk, k, &got, &resume);
+		r = sf_fill(ui, from, n > 0 ? 1 : -1, SUI_MOVE_BUDGET, pk, k, &got, &resume);
 		if (got)
-			off = pk[got - 1].offset;
+			off = pk[got - 1];
 		n += n > 0 ? -(long)got : (long)got;
 		if (r == 1 && got < k) {
 			*short_ = 1;
@@ -289,29 +511,27 @@ static int search_ui_fmove(struct ui *ui, long lines, long view)
 static int search_ui_fends(struct ui *ui, int end)
 {
 	struct search_ui *su = ui->sui;
-	struct pkt hit;
-	uint64_t resume;
+	uint64_t resume, hit;
 	int r, s;
 
-	r = end > 0 ? srch_filter_prev(su->fpred, ui->img, ui->idx, ui->img->size,
-				       SUI_MOVE_BUDGET, &hit, &resume)
-		    : srch_filter_next(su->fpred, ui->img, ui->idx, 0, SUI_MOVE_BUDGET,
-				       &hit, &resume);
+	r = end > 0 ? sf_next(ui, ui->img->size, -1, SUI_MOVE_BUDGET, &hit, &resume)
+		    : sf_next(ui, 0, 1, SUI_MOVE_BUDGET, &hit, &resume);
 	if (r) {
-		msg_report(ui, UI_WARN, "filter: no %s %s", su->ftext, r == 1 ?
+		msg_report(ui, UI_WARN, "filter: no %s %s", su->ftext, r == 1 && su->fsb ?
+			   "known yet (still looking)" : r == 1 ?
 			   "within the first (or last) 64 MiB" : "at all");
 		return UI_DRAW_STATUS;
 	}
-	nav_jump(ui, hit.offset);
-	ui->top = end > 0 ? search_ui_fstep(ui, hit.offset, -(long)(nav_view_rows(ui) - 1), &s)
-			  : hit.offset;
+	nav_jump(ui, hit);
+	ui->top = end > 0 ? search_ui_fstep(ui, hit, -(long)(nav_view_rows(ui) - 1), &s)
+			  : hit;
 	return UI_DRAW_ALL;
 }
 
 
 int search_ui_filtering(const struct ui *ui)
 {
-	return ui->sui && ui->sui->fpred;
+	return search_ui_fon(ui->sui);
 }
 
 int search_ui_filter_move(struct ui *ui, enum action a, long n)

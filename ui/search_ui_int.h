@@ -39,8 +39,14 @@ struct search_ui {
 	const char *note;		/* the P1 estimate's note, until the
 					 * first hit shows it; NULL if none */
 
-	/* the filter view */
-	struct srch_pred *fpred;	/* NULL: no filter */
+	/* the filter view: a packet expression (fpred), or sideband or code
+	 * terms with one (fsb; fpred is then NULL), or neither: no filter */
+	struct srch_pred *fpred;
+	struct search_sb *fsb;		/* the terms' search over the stream */
+	int franges;			/* fsb's rows: every packet of its
+					 * task ranges (comm, pid, tid alone),
+					 * else its hits */
+	int fsb_seen;			/* saw fsb finished (rows refilled) */
 	char ftext[256];
 	unsigned fgen;			/* bumped when the filter changes */
 	unsigned cgen;			/* the filter the cache is for */
@@ -68,6 +74,14 @@ void search_ui_sleep_ms(int ms);
 /* search_ui_filter.c: :filter TEXT ("" shows all again).  Returns
  * UI_DRAW_*. */
 int search_ui_filter(struct ui *ui, const char *text);
+/* Whether a filter is set (a packet expression or terms). */
+int search_ui_fon(const struct search_ui *su);
+/* C-c for the filter's terms' search: stopped (1, said) or not running
+ * (0). */
+int search_ui_fstop(struct ui *ui);
+/* " (looking N%, C-c stops)" while the filter's terms are searched into
+ * @buf ("" if not).  Returns @buf. */
+const char *search_ui_flooking(struct ui *ui, char *buf, size_t size);
 /* Fill the screen cache with @want matching rows (@more: go on in the
  * background past the budget). */
 void search_ui_fill(struct ui *ui, size_t want, int more);
