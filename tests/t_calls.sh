@@ -107,8 +107,9 @@ grep -q 'nothing in stream' "$tmp/err" || bad "--comm nosuch: not said"
 # streams' sizes follow ptrecord's scheduling (cpu0 has had 11 to 28 KiB;
 # a fixed quarter of it could hold a PSB only at its end, 307
 # instructions): from halfway between the first two PSBs (not a packet
-# boundary one can count on) to halfway past the second PSB's segment, so
-# it starts unsynced and holds half a segment, thousands of instructions.
+# boundary one can count on) to the end of the second PSB's segment, so it
+# starts unsynced and holds a whole segment, thousands of instructions
+# (half a one was under 1000 once record.sh put an MTC every 100 cycles).
 raw=$tmp/rec/trace.cpu0
 size=$(wc -c <"$raw")
 range=$("$PTBROWSE" dump "$raw" | awk -v size="$size" '
@@ -117,7 +118,7 @@ range=$("$PTBROWSE" dump "$raw" | awk -v size="$size" '
 		return v }
 	$2 == "psb" { p[n++] = hex($1) }
 	END { if (n < 2) exit; e = n > 2 ? p[2] : size
-		printf "0x%x 0x%x\n", p[0] + int((p[1] - p[0]) / 2), p[1] + int((e - p[1]) / 2) }')
+		printf "0x%x 0x%x\n", p[0] + int((p[1] - p[0]) / 2), e }')
 [ -n "$range" ] || { bad "range: cpu0's stream ($size bytes) has fewer than two PSBs"; range="0x0 0x0"; }
 from=${range% *} to=${range#* }
 set -- $(sed -n "s|^--raw \(.*\)|--raw $tmp/rec/\1|p" "$tmp/rec/trace.options")

@@ -4,9 +4,10 @@
 # code's function names in the packet pane, times in ns, the core:bus ratio
 # from the first PSB+, and the CPU lanes with the program's threads.  The
 # MHz column is a measurement over a whole MTC period, so it is empty until
-# the first one ends (0xa0 in this recording, below the first screen) and
-# shows the model's 2400 MHz (CBR 24 x 100 MHz) from there: checked there,
-# never made up above it.
+# the first one ends and shows the model's 2400 MHz (CBR 24 x 100 MHz) from
+# there: record.sh records with an MTC every crystal clock (--mtc-freq 0,
+# 100 cycles), so that is on the first screen (with perf's --mtc-freq 3 it
+# was at 0xa0, below it); never made up above it.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -47,13 +48,31 @@ for c in p_sample sorter hasher matrix; do
 	grep -q " $c " "$f" || bad "first screen: $c missing from the lanes' legend"
 done
 
-# MHz: measured over the first whole MTC period, from its end on.
-screen mtc ":goto +0xa0"
-grep -q '^>  0x000000a0  mtc .* 24 2400$' "$tmp/mtc" ||
-	bad "the first whole MTC period: no 2400 MHz at 0xa0"
-# and not before it: nothing made up
-screen before ":goto +0x9f"
-grep '^>' "$tmp/before" | grep -q ' 24 2400$' && bad "MHz before its first measurement"
+# MHz on the first screen: measured over the first whole MTC period (the
+# first MTC to the second), from the second MTC's row on, and empty above
+# it: nothing made up.
+grep -E '^[> ] .?0x[0-9a-f]{8}  ' "$f" | awk '{
+		for (i = 1; i < NF && $i !~ /0x/; i++) ;
+		mtc += ($(i + 1) == "mtc"); mhz = ($NF == "2400" && $(NF - 1) == "24")
+		if (mtc < 2 && mhz) { print "early " $i; done = 1; exit }
+		if (mtc == 2) { print (mhz ? "ok" : "none") " " $i; done = 1; exit }
+	}
+	END { if (!done) print "no-second-mtc" }' >"$tmp/mhz"
+case $(cat "$tmp/mhz") in
+ok*) ;;
+early*) bad "first screen: MHz before the first whole MTC period ends ($(cat "$tmp/mhz"))" ;;
+none*) bad "first screen: no 2400 MHz where the first whole MTC period ends ($(cat "$tmp/mhz"))" ;;
+*) bad "first screen: no whole MTC period on it" ;;
+esac
+# below the screen the MHz stays measured: the 40th MTC's row
+off=$("$PTBROWSE" dump --stream cpu0 "$perf" 2>/dev/null |
+	awk '$2 == "mtc" && ++n == 40 { sub(/^0+/, "", $1); print $1; exit }')
+if [ -n "$off" ]; then
+	screen mtc ":goto +0x$off"
+	grep -q "^>  0x0*$off  mtc .* 24 2400\$" "$tmp/mtc" || bad "no 2400 MHz at the 40th MTC (0x$off)"
+else
+	bad "dump: no 40th MTC in cpu0"
+fi
 
 [ $fail = 0 ] && echo "ok t_ui_sample_code"
 exit $fail

@@ -102,13 +102,15 @@ for o in $tnts; do
 	elif ! "$PTBROWSE" dump --stream cpu0 --tid "$tid" "$perf" 2>/dev/null | grep -q "^$o "; then
 		ok=0; bad "tnt at $o: dump --tid $tid does not keep it"
 	fi
-	# file:line as addr2line has it (the function's link address + 0xoff)
+	# file:line as addr2line has it (the function's link address + 0xoff;
+	# its "(discriminator N)" is not shown)
 	if command -v addr2line >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
 		fn=${sym%%+0x*} off=${sym##*+0x}
 		a=$(nm "$BUILD/progs/p_sample" | awk -v f="$fn" '$3 == f { print $1; exit }')
 		if [ -n "$a" ]; then
 			want=$(addr2line -e "$BUILD/progs/p_sample" \
-				"$(printf '0x%x' $((0x$a + 0x$off)))" | awk -F/ '{ print $(NF-1) "/" $NF }')
+				"$(printf '0x%x' $((0x$a + 0x$off)))" |
+				sed 's/ (discriminator [0-9]*)$//' | awk -F/ '{ print $(NF-1) "/" $NF }')
 			case $st in
 			*"  $sym  $want  "*) ;;
 			*) ok=0; bad "tnt at $o: not '$sym  $want': $st" ;;

@@ -7,7 +7,8 @@
  * result must be as fast as browsing the raw file.
  *
  *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] [--switches N]
- *           [--lost-at OFF] [--sideband FILE] [--time-mult N] RAW... -o OUT
+ *           [--lost-at OFF] [--sideband FILE] [--time-mult N]
+ *           [--mtc-freq N] RAW... -o OUT
  *
  * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
  * buffer offsets jump over them, which a reader must show as a gap.
@@ -25,6 +26,9 @@
  * --switch-events` does.  Record times are perf times: the TSC through
  * TIME_CONV.  --time-mult sets TIME_CONV's time_mult (perf time per 1024
  * TSC ticks; 600 by default): a large one puts events seconds apart.
+ * --mtc-freq N says the trace was recorded with an MTC every 2^N crystal
+ * clocks (the attr's mtc_period; 3 by default, as ptgen's): it must be
+ * what the recorder used (ptrecord --mtc-freq), or times are wrong.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,8 +45,12 @@
 
 #define PMU_TYPE 8
 #define ATTR_ID 1
-/* pt, cyc, mtc, tsc, mtc_period=3 (ptgen --print-config), cyc_thresh=1 */
-#define CONFIG (0x1ull | 0x2 | 0x200 | 0x400 | (3ull << 14) | (1ull << 19))
+/* pt, cyc, mtc, tsc, cyc_thresh=1; mtc_period (bits 14..17) from
+ * mtc_freq: 3 as ptgen --print-config, or --mtc-freq's */
+#define CONFIG (0x1ull | 0x2 | 0x200 | 0x400 | (1ull << 19))
+#define MTC_FREQ 3
+
+static uint64_t mtc_freq = MTC_FREQ;
 #define SAMPLE_TYPE ((1ull << 1) | (1ull << 2) | (1ull << 7) | (1ull << 16))
 
 static FILE *out;
@@ -311,7 +319,7 @@ static void attr(void)
 
 	put32(PMU_TYPE);
 	put32(128);
-	put64(CONFIG);
+	put64(CONFIG | mtc_freq << 14);
 	put64(0);
 	put64(SAMPLE_TYPE);
 	put64(0);
@@ -413,6 +421,12 @@ static int parse_args(int argc, char **argv, struct args *a, uint64_t *priv)
 			if (!time_mult || time_mult > UINT32_MAX)
 				return -1;
 			priv[2] = time_mult;
+		} else if (!strcmp(argv[i], "--mtc-freq") && i + 1 < argc) {
+			char *e;
+
+			mtc_freq = strtoull(argv[++i], &e, 0);
+			if (*e || mtc_freq > 15)
+				return -1;
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -545,7 +559,8 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &a, priv) < 0) {
 		fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
 			"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
-			"               [--time-mult N] [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
+			"               [--time-mult N] [--mtc-freq N]\n"
+			"               [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
 		free(a.in);
 		return 2;
 	}

@@ -5,11 +5,15 @@
 # DIR keeps the raw streams, their instruction logs and the code images.
 # Used by `make sample-code` and bench/b_record.sh.  Cycles and times in
 # the trace come from ptrecord's cycle model, not from a measurement.
+# An MTC every crystal clock (--mtc-freq 0, a period real parts support;
+# perf's default is 3): the decoder measures the core's MHz over a whole
+# MTC period, so with 100 cycles a period the first screen shows it.  The
+# raw streams need --mtc-freq 0 with the rest of ptgen's timing options.
 set -u
-dir=$1 build=$2 scale=${3:-1}
+dir=$1 build=$2 scale=${3:-1} mtc=0
 rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" || exit 1
-"$build/tools/ptrecord" -q --cpus 2 -o "$dir.tmp/trace" "$build/progs/p_sample" "$scale" &&
-"$build/tools/pt2perf" --sideband "$dir.tmp/trace.sideband" \
+"$build/tools/ptrecord" -q --cpus 2 --mtc-freq $mtc -o "$dir.tmp/trace" "$build/progs/p_sample" "$scale" &&
+"$build/tools/pt2perf" --mtc-freq $mtc --sideband "$dir.tmp/trace.sideband" \
 	--cpu 0 "$dir.tmp/trace.cpu0" --cpu 1 "$dir.tmp/trace.cpu1" \
 	-o "$dir.tmp/perf.data" || { rm -rf "$dir.tmp"; exit 1; }
 rm -rf "$dir" && mv "$dir.tmp" "$dir"

@@ -599,6 +599,10 @@ static void usage(FILE *f)
 "      --no-retcomp     no return compression\n"
 "      --cbr N          the core:bus ratio of the model (default 24: a\n"
 "                       whole number of cycles per MTC period)\n"
+"      --mtc-freq N     an MTC packet every 2^N crystal clocks (default 3,\n"
+"                       perf's; 0 gives one every 100 cycles at CBR 24, so\n"
+"                       that a decoder measures the frequency sooner);\n"
+"                       give pt2perf and the decoder the same N\n"
 "      --seed N         seed of the model's cache misses (default 1)\n"
 "      --max-insns N    stop the program after N instructions\n"
 "      --log-cycles     the instruction log gives each IP's start and\n"
@@ -612,7 +616,7 @@ static void usage(FILE *f)
 "Exit status: 0, 1 if recording failed, 2 on a usage error, 3 if the program\n"
 "exited non-zero or was killed (the trace is written all the same).\n"
 "The timing configuration is ptgen's: --cpu 6/78/3 --mtc-freq 3 --nom-freq 12\n"
-"--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100.\n"
+"--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 (--mtc-freq as given).\n"
 "The files replace what had their names only once the whole recording has\n"
 "succeeded (never the traced program); a failed one leaves none.\n");
 }
@@ -634,7 +638,7 @@ static uint64_t num_arg(const char *s, const char *opt)
 static int parse_args(struct ptr_opts *o, int argc, char **argv)
 {
 	enum { O_CPUS = 256, O_QUANTUM, O_PSB, O_NOCYC, O_NORET, O_CBR,
-	       O_SEED, O_MAX, O_EXEC, O_ASLR, O_LOGCYC };
+	       O_SEED, O_MAX, O_EXEC, O_ASLR, O_LOGCYC, O_MTC };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cpus", required_argument, NULL, O_CPUS },
@@ -643,6 +647,7 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 		{ "no-cyc", no_argument, NULL, O_NOCYC },
 		{ "no-retcomp", no_argument, NULL, O_NORET },
 		{ "cbr", required_argument, NULL, O_CBR },
+		{ "mtc-freq", required_argument, NULL, O_MTC },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "max-insns", required_argument, NULL, O_MAX },
 		{ "from-exec", no_argument, NULL, O_EXEC },
@@ -660,6 +665,7 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 	o->cyc = 1;
 	o->retcomp = 1;
 	o->cbr = 24;
+	o->mtc_freq = PTR_MTC_FREQ;
 	o->seed = 1;
 	while ((c = getopt_long(argc, argv, "+o:qh", lopts, NULL)) != -1) {
 		switch (c) {
@@ -689,6 +695,13 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 			o->cbr = (unsigned)num_arg(optarg, "--cbr");
 			if (o->cbr < 1 || o->cbr > 255) {
 				fprintf(stderr, "ptrecord: --cbr is 1..255\n");
+				exit(2);
+			}
+			break;
+		case O_MTC:
+			o->mtc_freq = (unsigned)num_arg(optarg, "--mtc-freq");
+			if (o->mtc_freq > 15) {
+				fprintf(stderr, "ptrecord: --mtc-freq is 0..15\n");
 				exit(2);
 			}
 			break;

@@ -29,7 +29,8 @@
 #include <sys/types.h>
 
 /* The timing configuration, the one tools/pt2perf puts in AUXTRACE_INFO
- * (ptgen --print-config): P1 = 12, MTCFreq = 3, CPUID.15H 2/100. */
+ * (ptgen --print-config): P1 = 12, CPUID.15H 2/100; MTCFreq 3 unless
+ * --mtc-freq says otherwise (pt2perf must be given the same). */
 #define PTR_NOM_FREQ	12
 #define PTR_MTC_FREQ	3
 #define PTR_EAX		2
@@ -46,6 +47,7 @@ struct ptr_opts {
 	int from_exec;		/* trace from exec, not from main */
 	int aslr;		/* keep address space randomisation */
 	unsigned cbr;		/* the core:bus ratio of the model */
+	unsigned mtc_freq;	/* an MTC every 2^mtc_freq crystal clocks */
 	uint64_t seed;		/* of the cycle model's cache misses */
 	int log_cycles;		/* the log gives each instruction's cycles */
 	int quiet;

@@ -113,14 +113,14 @@ static void plan_mtc_at(struct ptr_stream *s, uint64_t period)
 	uint64_t need;
 
 	s->mtc_period = period;
-	s->mtc_tsc = tsc_of_art(period << PTR_MTC_FREQ);
+	s->mtc_tsc = tsc_of_art(period << s->o->mtc_freq);
 	need = (s->mtc_tsc - s->tsc) * s->o->cbr - s->rem;
 	s->cyc_to_mtc = (need + PTR_NOM_FREQ - 1) / PTR_NOM_FREQ;
 }
 
 static void plan_mtc(struct ptr_stream *s)
 {
-	plan_mtc_at(s, (art_of(s->tsc) >> PTR_MTC_FREQ) + 1);
+	plan_mtc_at(s, (art_of(s->tsc) >> s->o->mtc_freq) + 1);
 }
 
 /* Advance the TSC by @c core cycles. */
