@@ -499,6 +499,11 @@ static void test_counts(void **state)
 	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "j", &res),
 			 KM_ACTION);
 	assert_int_equal(res.has_count, 0);
+	/* an unbound Escape with nothing pending cancels nothing: silent,
+	 * not "not bound" (C-g is info in the default keymap) */
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "Escape", &res),
+			 KM_CANCELLED);
+	assert_false(km_state_pending(&st));
 	/* an unbound key drops the count */
 	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "4 F9 j", &res),
 			 KM_ACTION);

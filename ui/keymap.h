@@ -70,7 +70,8 @@ enum km_status {
 	KM_PENDING,	/* more keys needed (a sequence, a count, a {key}) */
 	KM_ACTION,	/* run res->action */
 	KM_UNBOUND,	/* the sequence is not bound (or bound to none) */
-	KM_CANCELLED	/* Escape or C-g dropped a pending sequence/count */
+	KM_CANCELLED	/* Escape or C-g dropped a pending sequence/count,
+			 * or, unbound, came with nothing pending */
 };
 
 /* The outcome of km_feed(); copies, so it outlives rebinding. */

@@ -208,7 +208,7 @@ enum km_status km_feed(const struct km *km, struct km_state *st,
 	enum km_table t = KM_T_NONE;
 	enum lookup lk;
 	unsigned int flags;
-	int was_pending, plain;
+	int plain;
 
 	if (!res)
 		return KM_UNBOUND;
@@ -235,7 +235,6 @@ enum km_status km_feed(const struct km *km, struct km_state *st,
 		st->ndigits++;
 		return res->status = KM_PENDING;
 	}
-	was_pending = st->nkeys > 0 || st->counting;
 	if (st->nkeys == KM_SEQ_MAX) {	/* cannot happen: bind limits it */
 		km_state_reset(st);
 		return KM_UNBOUND;
@@ -248,7 +247,9 @@ enum km_status km_feed(const struct km *km, struct km_state *st,
 	res->nkeys = st->nkeys;
 	res->table = t;
 	if (lk == LK_NONE || b->action == ACTION_NONE) {
-		res->status = was_pending && !st->describe && km_is_cancel(key)
+		/* An unbound Escape or C-g with nothing pending cancels
+		 * nothing: silent, as in vi and less, not "not bound". */
+		res->status = !st->describe && km_is_cancel(key)
 			? KM_CANCELLED : KM_UNBOUND;
 		km_state_reset(st);
 		return res->status;
