@@ -21,10 +21,34 @@
 #include "term.h"
 #include "ui.h"
 
+/* The cycle pane's columns by name, in display order (:set columns). */
+static const struct { const char *n; unsigned f; } settings_cols[] = {
+	{ "dcyc", UI_CY_DELTA }, { "cycles", UI_CY_CYCLES }, { "tsc", UI_CY_TSC },
+	{ "time", UI_CY_TIME }, { "dref", UI_CY_DMARK }, { "cbr", UI_CY_CBR },
+	{ "mhz", UI_CY_FREQ },
+};
+#define SETTINGS_NCOLS (sizeof(settings_cols) / sizeof(settings_cols[0]))
+
+/* Columns @f as :set columns takes them ("time,cbr,mhz"; "none"), into
+ * @buf.  Returns @buf. */
+static char *settings_cols_name(unsigned f, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < SETTINGS_NCOLS; i++)
+		if ((f & settings_cols[i].f) && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						len ? "," : "", settings_cols[i].n);
+	if (!buf[0])
+		snprintf(buf, size, "none");
+	return buf;
+}
+
 /* :set OPTION VALUE */
 static int settings_set_line(struct ui *ui, const char *args)
 {
-	char opt[32] = "", val[1024] = "";
+	char opt[32] = "", val[1024] = "", cols[128];
 	int on;
 
 	sscanf(args, "%31s %1023[^\n]", opt, val);
@@ -41,11 +65,13 @@ static int settings_set_line(struct ui *ui, const char *args)
 		return UI_DRAW_STATUS;
 	}
 	if (!opt[0]) {
-		msg_report(ui, UI_INFO, "raw=%s ip=%s symbols=%s mouse=%s axis=%s columns=0x%x "
+		msg_report(ui, UI_INFO, "raw=%s ip=%s symbols=%s mouse=%s axis=%s columns=%s "
 			   "keymap=%s", ui->pk_cols & UI_PK_RAW ? "on" : "off",
 			   ui->pk_cols & UI_PK_IP ? "on" : "off",
 			   ui->pk_cols & UI_PK_SYM ? "on" : "off", ui->mouse ? "on" : "off",
-			   ui->tl_time ? "time" : "bytes", ui->cy_cols, ui->keymap_name);
+			   ui->tl_time ? "time" : "bytes",
+			   settings_cols_name(ui->cy_cols, cols, sizeof(cols)),
+			   ui->keymap_name);
 		return UI_DRAW_STATUS;
 	}
 	if (!strcmp(opt, "view")) {
@@ -66,26 +92,23 @@ static int settings_set_line(struct ui *ui, const char *args)
 	else if (!strcmp(opt, "axis"))
 		ui->tl_time = !strcmp(val, "time");
 	else if (!strcmp(opt, "columns")) {
-		static const struct { const char *n; unsigned f; } cols[] = {
-			{ "dcyc", UI_CY_DELTA }, { "cycles", UI_CY_CYCLES }, { "tsc", UI_CY_TSC },
-			{ "time", UI_CY_TIME }, { "dref", UI_CY_DMARK }, { "cbr", UI_CY_CBR },
-			{ "mhz", UI_CY_FREQ },
-		};
 		char *save, *w, buf[sizeof(val)];
 		unsigned f = 0;
 		size_t i;
 
 		snprintf(buf, sizeof(buf), "%s", val);
 		for (w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
-			for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-				if (!strcasecmp(w, cols[i].n))
+			if (!strcasecmp(w, "none"))	/* as :set shows no column */
+				continue;
+			for (i = 0; i < SETTINGS_NCOLS; i++)
+				if (!strcasecmp(w, settings_cols[i].n))
 					break;
-			if (i == sizeof(cols) / sizeof(cols[0])) {
+			if (i == SETTINGS_NCOLS) {
 				msg_report(ui, UI_ERROR, "set columns: no column '%s' "
 					   "(dcyc cycles tsc time dref cbr mhz)", w);
 				return UI_DRAW_STATUS;
 			}
-			f |= cols[i].f;
+			f |= settings_cols[i].f;
 		}
 		ui->cy_cols = f;
 	} else if (!strcmp(opt, "mouse")) {
@@ -148,8 +171,14 @@ static int settings_save_screen(struct ui *ui, const struct cmd_args *a)
 		return UI_DRAW_STATUS;
 	}
 	view_draw(&ui->vs);
+	/* The file holds the screen as it was; then the line says it was
+	 * written.  Not under --script: nobody reads that line, and the
+	 * script's next screen would show it instead of what it shows. */
 	if (screen_save(ui, a->raw, err, sizeof(err)))
 		msg_report(ui, UI_ERROR, "save-screen: %s", err);
+	else if (!ui->headless)
+		msg_report(ui, UI_INFO, "screen saved to %s (%dx%d)", a->raw,
+			   ui->cols, ui->rows);
 	return UI_DRAW_STATUS;
 }
 
