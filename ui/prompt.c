@@ -37,7 +37,10 @@ static int prompt_q[32];
 static int prompt_qhead, prompt_qtail;
 static char prompt_hist_path[4096];
 static FILE *prompt_null;
-static char prompt_matches[256];
+/* The completions of the last Tab that had several (readline's list),
+ * shown above the prompt until the prompt closes. */
+static char **prompt_cands;
+static int prompt_ncands, prompt_candw;
 
 static int prompt_getc(FILE *f)
 {
@@ -78,6 +81,17 @@ static void prompt_nodeprep(void)
 
 static const struct view_ops prompt_view;
 
+static void prompt_cands_free(void)
+{
+	int i;
+
+	for (i = 0; i < prompt_ncands; i++)
+		free(prompt_cands[i]);
+	free(prompt_cands);
+	prompt_cands = NULL;
+	prompt_ncands = prompt_candw = 0;
+}
+
 int prompt_is_open(const struct ui *ui)
 {
 	return view_is_open(&ui->vs, &prompt_view);
@@ -88,7 +102,7 @@ static void prompt_close(struct ui *ui)
 	rl_callback_handler_remove();
 	view_close(&ui->vs, &prompt_view);
 	prompt_qhead = prompt_qtail = 0;
-	prompt_matches[0] = 0;
+	prompt_cands_free();
 	curs_set(0);
 }
 
@@ -312,16 +326,59 @@ static void prompt_names(void *arg, enum compl_kind kind, struct compl_list *out
 	}
 }
 
-/* Show several completions in the message line instead of on the tty. */
+/* Keep several completions (@matches[1..@n], the longest @maxlen) for
+ * prompt_draw() to list above the prompt instead of on the tty.  Out of
+ * memory lists none. */
 static void prompt_show_matches(char **matches, int n, int maxlen)
 {
-	size_t len = 0;
 	int i;
 
-	prompt_matches[0] = 0;
-	for (i = 1; i <= n && len + 2 < sizeof(prompt_matches); i++)
-		len += (size_t)snprintf(prompt_matches + len, sizeof(prompt_matches) - len,
-					"%s ", matches[i]);
+	prompt_cands_free();
+	prompt_cands = calloc((size_t)(n > 0 ? n : 1), sizeof(*prompt_cands));
+	if (!prompt_cands)
+		return;
+	for (i = 0; i < n; i++) {
+		prompt_cands[i] = strdup(matches[i + 1]);
+		if (!prompt_cands[i]) {
+			prompt_ncands = i;
+			prompt_cands_free();
+			return;
+		}
+	}
+	prompt_ncands = n;
+	prompt_candw = maxlen;
+}
+
+/* List the completions in columns on the lines above prompt line @y, as
+ * many as they need: all of them, or as many as fit with a last line
+ * saying how many more there are. */
+static void prompt_draw_cands(struct ui *ui, int y, int w)
+{
+	int colw = prompt_candw + 2, ncols, nlines, shown, i, top;
+	char more[64];
+
+	ncols = colw < w ? w / colw : 1;
+	nlines = (prompt_ncands + ncols - 1) / ncols;
+	shown = prompt_ncands;
+	if (nlines > y) {
+		nlines = y;
+		shown = (nlines - 1) * ncols;
+	}
+	if (nlines <= 0)
+		return;
+	top = y - nlines;
+	attrset(screen_attr(ui, SC_STATUS));
+	for (i = 0; i < nlines; i++)
+		screen_clear(top + i, 0, w);
+	for (i = 0; i < shown; i++)
+		screen_put(top + i / ncols, (i % ncols) * colw, w - (i % ncols) * colw,
+			   prompt_cands[i]);
+	if (shown < prompt_ncands) {
+		snprintf(more, sizeof(more), "... %d more: type more of the word",
+			 prompt_ncands - shown);
+		screen_put(y - 1, 0, w, more);
+	}
+	attrset(A_NORMAL);
 }
 
 void prompt_init(struct ui *ui)
@@ -457,13 +514,8 @@ static void prompt_draw(struct ui *ui, struct view *v)
 	int point = rl_point, lead;
 
 	screen_clear(y, 0, w);
-	if (prompt_matches[0] && y > 0) {
-		/* Completions on the status line above, for a moment. */
-		attrset(screen_attr(ui, SC_STATUS));
-		screen_clear(y - 1, 0, w);
-		screen_put(y - 1, 0, w, prompt_matches);
-		attrset(A_NORMAL);
-	}
+	if (prompt_ncands)
+		prompt_draw_cands(ui, y, w);
 	/* "/tip", "?tip", "&ovf" show their own lead instead of ':'. */
 	lead = !(buf[0] == '/' || buf[0] == '?' || buf[0] == '&');
 	if (lead)
@@ -487,6 +539,9 @@ static int prompt_view_key(struct ui *ui, struct view *v, int c)
 	struct km_result res;
 	enum km_status st;
 
+	/* the list of completions lasts until the next key but Tab */
+	if (c != 9)
+		prompt_cands_free();
 	st = km_feed(ui->km, &pks, KM_T_PROMPT, KM_T_NONE, c, &res);
 	if (st == KM_PENDING)
 		return UI_DRAW_STATUS;
