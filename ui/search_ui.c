@@ -460,19 +460,29 @@ static int search_ui_highlight_cmd(struct ui *ui, const struct cmd_args *a)
 
 /* As vim's '*' searches for the word under the cursor: a search for the
  * cursor's packet type, over the whole trace in the background (index
- * and byte scan), after which 'n' and 'N' go on.  On an error row, the
- * next error. */
+ * and byte scan), after which 'n' and 'N' go on; on an IP packet whose
+ * whole IP is known, for that type at that IP ("tip 0x401000": where
+ * else the trace went there; "/tip" is the type alone).  On an error
+ * row, the next error. */
 static int search_ui_same_type_cmd(struct ui *ui, const struct cmd_args *a)
 {
 	int dir = a->action == ACTION_PREV_SAME_TYPE ? -1 : 1;
 	uint64_t n = (uint64_t)cmd_steps(a);
 	struct win_row row;
+	char text[64];
+	enum pkt_type t;
 
 	if (nav_cursor_row(ui, &row))
 		return UI_DRAW_NONE;
 	if (row.flags & WIN_F_ERROR)
 		return nav_error(ui, dir, n);
-	return search_ui_type(ui, pkt_type_name(row.pkt.type), dir, n);
+	t = row.pkt.type;
+	if ((t == PKT_TIP || t == PKT_TIP_PGE || t == PKT_TIP_PGD || t == PKT_FUP) &&
+	    (row.flags & WIN_F_HAVE_IP) && !(row.flags & WIN_F_IP_SUPP)) {
+		snprintf(text, sizeof(text), "%s 0x%" PRIx64, pkt_type_name(t), row.ip);
+		return search_ui_type(ui, text, dir, n);
+	}
+	return search_ui_type(ui, pkt_type_name(t), dir, n);
 }
 
 int search_ui_stop(struct ui *ui)
