@@ -89,8 +89,27 @@ void status_draw_header(struct ui *ui)
 	attrset(A_NORMAL);
 }
 
+/* The PSB segment row @r is in, as `:goto psb N` counts them (from 0), of
+ * how many: "  psb 12/30984" ("/30000+" while the index still looks for
+ * PSBs), into @buf; nothing before the first PSB or without an index.
+ * Returns the length written (less than @size). */
+static size_t status_psb_where(struct ui *ui, const struct win_row *r, char *buf,
+			       size_t size)
+{
+	size_t seg;
+	int n;
+
+	buf[0] = 0;
+	if (!ui->idx || (r->flags & WIN_F_PRE_PSB) ||
+	    idx_find(ui->idx, r->pkt.offset, &seg))
+		return 0;
+	n = snprintf(buf, size, "  psb %zu/%zu%s", seg, idx_nseeks(ui->idx),
+		     idx_scan_done(ui->idx) ? "" : "+");
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 /* The cursor row @row's packet number (" #N", " #?" until the index has
- * counted its segment) and its TSC and time, into @buf.  Returns the
+ * counted its segment), its PSB segment and its TSC and time, into @buf.  Returns the
  * length written (less than @size). */
 static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf, size_t size)
 {
@@ -126,6 +145,7 @@ static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf
 	} else {
 		len += (size_t)snprintf(buf + len, size - len, " #?");
 	}
+	len += status_psb_where(ui, &row, buf + len, size - len);
 	if (row.ts.flags & TM_F_TSC) {
 		len += (size_t)snprintf(buf + len, size - len, "  tsc 0x%" PRIx64,
 					row.ts.tsc);
