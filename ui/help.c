@@ -9,7 +9,11 @@
 #include "screen.h"
 #include "ui.h"
 
-/* What the pager shows (UI_PAGER_*) and its first line. */
+/* A wrapped line's rows after the first start this far in, unless the
+ * line says where its description starts. */
+#define HELP_HANG 4
+
+/* What the pager shows (UI_PAGER_*) and its first row. */
 static struct {
 	int what;
 	int top;
@@ -39,7 +43,8 @@ static const char *const intro[] = {
 		"dragging (most terminals), or F2 leaves the mouse to the terminal.",
 		"Keys marked 'in prompt' or 'in visual' work at the ':' prompt or while",
 		"selecting a region (v).  ':messages' shows every message of the session.",
-		"What the cycle pane's and the timeline's marks mean is at the end (G).",
+		"What the cycle pane's and the timeline's marks mean is at the end (G),",
+		"then the search expressions (':help search').",
 		"",
 };
 #define NINTRO ((int)(sizeof(intro) / sizeof(intro[0])))
@@ -76,6 +81,26 @@ static const char *const legend[] = {
 };
 #define NLEGEND ((int)(sizeof(legend) / sizeof(legend[0])))
 
+/* The search expressions (the man page's SEARCH; decoder/search.h's
+ * grammar): `:help search` opens here. */
+static const char *const search_topic[] = {
+		"",
+		"Search expressions (/ ? :search :filter; * # on a packet):",
+		"  tip  ovf     a packet type by ptdump's name (tip.pge, tnt.8, mode.exec, ...); tnt is tnt.8 or tnt.64",
+		"  branch       a class: sync branch ip timing mode power error other; error is OVF and decode errors",
+		"  tip 0x401000 a type's main value: the reconstructed IP of tip fup tip.pge tip.pgd and ip (any IP packet); cbr mtc tsc cyc vmcs; pip (CR3); tma (CTC); mode.exec (16 32 64); tnt (branches: tnt 6); ptw mnt (payload)",
+		"  ip 0x400000-0x4fffff   an inclusive range",
+		"  cyc > 1000   a named field (ip cbr mtc tsc cyc cr3 nr vmcs ctc fc bits intx abrt nbits payload) with = == != < <= > >= (default =): pip cr3=0x1000, tsc >= 0x1a2b",
+		"  bytes 02 f3  raw bytes starting inside a packet (also x:02f3)",
+		"  gap > 10us   a TSC or MTC packet this long after the previous one (TSC ticks: 5000, 5000tsc; or ns us ms s)",
+		"  not X, !X    X does not hold",
+		"  X and Y      both (also X & Y, X Y); X or Y, X | Y: either; and binds tighter than or; ( ) group",
+		"  comm NAME    a perf.data's tasks (also pid N, tid N, switch), at the top of the expression joined by and: comm sorter & tip",
+		"  sym NAME     the packets that decided an instruction of function NAME (also call NAME: a call into it; ret: a return), joined by and: ret & sym foo, sym foo & pid 42; :goto sym NAME",
+		"  * #          the cursor's packet type; on an IP packet with its IP known, that type at that IP (tip 0x401000)",
+};
+#define NSEARCH ((int)(sizeof(search_topic) / sizeof(search_topic[0])))
+
 /* @s into @buf, its glyphs as the screen shows them (--ascii). */
 static void help_ascii(const struct ui *ui, const char *s, char *buf, size_t size)
 {
@@ -100,14 +125,20 @@ static void help_ascii(const struct ui *ui, const char *s, char *buf, size_t siz
 	buf[n] = 0;
 }
 
-/* Line @n of the help text into @buf; returns 0, or -1 past the end. */
-static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold)
+/* Line @n of the help text into @buf, whether it is bold and where its
+ * wrapped rows start (*@hang: under its description).  Returns 0, or -1
+ * past the end. */
+static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold,
+		     int *hang)
 {
 	int a;
 
 	*bold = 0;
-	if (help_st.what == UI_PAGER_MESSAGES)
+	*hang = HELP_HANG;
+	if (help_st.what == UI_PAGER_MESSAGES) {
+		*hang = (int)strlen("00:00:00 I ");
 		return help_message(ui, n, buf, size);
+	}
 	if (n < NINTRO) {
 		snprintf(buf, size, "%s", intro[n]);
 		*bold = n == 0;
@@ -132,6 +163,7 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 					 km_table_name(t));
 			}
 		}
+		*hang = 2 + 26 + 1 + 18 + 1;
 		snprintf(buf, size, "  %-26s %-18s %s%s%s", keys[0] ? keys : "-",
 			 action_table[a].name, action_table[a].help,
 			 action_table[a].usage[0] ? "  :" : "", action_table[a].usage[0] ?
@@ -139,11 +171,29 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 		return 0;
 	}
 	if (n < NLEGEND) {
+		*hang = 15;
 		help_ascii(ui, legend[n], buf, size);
 		*bold = n == 1 || n == NLEGEND - 4;
 		return 0;
 	}
+	n -= NLEGEND;
+	if (n < NSEARCH) {
+		*hang = 15;
+		snprintf(buf, size, "%s", search_topic[n]);
+		*bold = n == 1;
+		return 0;
+	}
 	return -1;
+}
+
+/* The help line of the search topic's title. */
+static int help_search_line(void)
+{
+	int a, n = NINTRO + NLEGEND + 1;
+
+	for (a = 0; a < ACTION__N; a++)
+		n += !(action_table[a].flags & ACT_PREFIX);
+	return n;
 }
 
 int help_line_of(const struct ui *ui, int a)
@@ -158,19 +208,92 @@ int help_line_of(const struct ui *ui, int a)
 	return n;
 }
 
-static int help_nlines(const struct ui *ui)
+/* The screen rows line @s takes at width @w, wrapped at blanks (a word
+ * wider than a row is cut), the rows after the first indented @hang
+ * (less on a narrow screen), and row @k of them into @out (@size bytes;
+ * NULL: only count).  Columns are UTF-8 characters (the help's glyphs
+ * and escaped messages are one column each).  Returns the number of
+ * rows, at least 1. */
+static int help_wrap(const char *s, int w, int hang, int k, char *out, size_t size)
 {
-	char buf[8];
-	int n = 0, b;
+	int rows = 0, indent = 0, room, cols, brk_cols;
+	const char *p = s, *brk, *q;
 
-	while (!help_line(ui, n, buf, sizeof(buf), &b))
-		n++;
-	return n;
+	if (w < 16)	/* a tiny screen: rows are cut */
+		w = 16;
+	if (w - hang < 24)
+		hang = HELP_HANG;
+	for (;;) {
+		room = w - indent;
+		/* the longest piece from p that fits, ending at a blank */
+		cols = 0;
+		brk = NULL;
+		brk_cols = 0;
+		for (q = p; *q && cols < room; q++) {
+			if ((*q & 0xc0) == 0x80)
+				continue;
+			if (*q == ' ' && q > p) {
+				brk = q;
+				brk_cols = cols;
+			}
+			cols++;
+		}
+		while (*q && (*q & 0xc0) == 0x80)
+			q++;
+		if (*q && brk && brk_cols > room / 3)
+			q = brk;
+		if (rows == k && out)
+			snprintf(out, size, "%*s%.*s", indent, "", (int)(q - p), p);
+		rows++;
+		while (*q == ' ')
+			q++;
+		if (!*q)
+			return rows;
+		p = q;
+		indent = hang;
+	}
+}
+
+/* Row @r of the pager at width @w (logical lines wrapped) into @buf.
+ * Returns 0, or -1 past the end. */
+static int help_row(const struct ui *ui, int r, int w, char *buf, size_t size, int *bold)
+{
+	char line[512];
+	int n, k, hang;
+
+	for (n = 0; !help_line(ui, n, line, sizeof(line), bold, &hang); n++) {
+		k = help_wrap(line, w, hang, 0, NULL, 0);
+		if (r < k) {
+			help_wrap(line, w, hang, r, buf, size);
+			return 0;
+		}
+		r -= k;
+	}
+	return -1;
+}
+
+/* The pager's rows at width @w, and the first row of logical line @l
+ * into *@row_of (if not NULL; the end if @l is past it). */
+static int help_nrows(const struct ui *ui, int w, int l, int *row_of)
+{
+	char line[512];
+	int n, rows = 0, b, hang;
+
+	if (row_of)
+		*row_of = -1;
+	for (n = 0; !help_line(ui, n, line, sizeof(line), &b, &hang); n++) {
+		if (n == l && row_of)
+			*row_of = rows;
+		rows += help_wrap(line, w, hang, 0, NULL, 0);
+	}
+	if (row_of && *row_of < 0)
+		*row_of = rows;
+	return rows;
 }
 
 static void help_draw(struct ui *ui, struct view *v)
 {
-	int y, n = help_nlines(ui);
+	int y, n = help_nrows(ui, ui->cols, 0, NULL);
 
 	if (help_st.top > n - 1)
 		help_st.top = n - 1;
@@ -181,7 +304,7 @@ static void help_draw(struct ui *ui, struct view *v)
 		int bold;
 
 		screen_clear(y, 0, ui->cols);
-		if (help_line(ui, help_st.top + y, buf, sizeof(buf), &bold))
+		if (help_row(ui, help_st.top + y, ui->cols, buf, sizeof(buf), &bold))
 			continue;
 		attrset(bold ? A_BOLD : A_NORMAL);
 		screen_put(y, 0, ui->cols, buf);
@@ -223,7 +346,7 @@ static int help_key(struct ui *ui, struct view *v, int key)
 		help_st.top = 0;
 		break;
 	case 'G': case KEY_END: case '>':
-		help_st.top = help_nlines(ui) - page;
+		help_st.top = help_nrows(ui, ui->cols, 0, NULL) - page;
 		break;
 	default:
 		break;
@@ -240,15 +363,21 @@ static const struct view_ops help_view = {
 
 void help_open(struct ui *ui, int what, int top)
 {
+	int row;
+
 	help_st.what = what;
-	help_st.top = top;
+	/* @top is a line; the pager counts rows, some lines taking more */
+	help_nrows(ui, ui->cols, top < 0 ? 0 : top, &row);
+	help_st.top = row;
 	view_push(&ui->vs, &help_view, NULL);
 }
 
-/* :help [COMMAND]: the help, at that command's line. */
+/* :help [COMMAND]: the help, at that command's line; :help search at the
+ * search expressions (the search command's line is above them). */
 static int help_cmd(struct ui *ui, const struct cmd_args *a)
 {
-	int l = a->raw[0] ? help_line_of(ui, action_find(a->raw)) : 0;
+	int l = !a->raw[0] ? 0 : !strcmp(a->raw, "search") ? help_search_line() :
+		help_line_of(ui, action_find(a->raw));
 
 	if (l < 0) {
 		msg_report(ui, UI_ERROR, "help: %s: no such command", a->raw);
@@ -261,8 +390,8 @@ static int help_cmd(struct ui *ui, const struct cmd_args *a)
 /* :messages: the log, the newest at the bottom of the first screen. */
 static int help_messages_cmd(struct ui *ui, const struct cmd_args *a)
 {
-	help_open(ui, UI_PAGER_MESSAGES, (int)(ui->nmsglog < UI_MSGLOG ? ui->nmsglog :
-		  UI_MSGLOG) - (ui->rows - 2));
+	help_open(ui, UI_PAGER_MESSAGES, 0);
+	help_st.top = help_nrows(ui, ui->cols, 0, NULL) - (ui->rows - 2);
 	return UI_DRAW_ALL;
 }
 
