@@ -20,8 +20,9 @@ static int ct_is(const struct ct_word *w, const char *lit)
 	return w->n == strlen(lit) && !strncmp(w->s, lit, w->n);
 }
 
-/* The next word at *@p: a parenthesis, '&', '|' or '!' alone, else up to
- * a blank or one of those.  Returns 0 at the end. */
+/* The next word at *@p: a parenthesis, '&', '&&', '|', '||' or '!' alone
+ * (the packet grammar's), else up to a blank or one of those.  Returns 0
+ * at the end. */
 static int ct_next(const char **p, struct ct_word *w)
 {
 	const char *s = *p;
@@ -32,7 +33,7 @@ static int ct_next(const char **p, struct ct_word *w)
 		return 0;
 	w->s = s;
 	if (strchr("()&|!", *s)) {
-		s++;
+		s += (*s == '&' || *s == '|') && s[1] == *s ? 2 : 1;
 	} else {
 		while (*s && !isspace((unsigned char)*s) && !strchr("()&|!", *s))
 			s++;
@@ -44,14 +45,14 @@ static int ct_next(const char **p, struct ct_word *w)
 
 static int ct_and(const struct ct_word *w)
 {
-	return ct_is(w, "and") || ct_is(w, "&");
+	return ct_is(w, "and") || ct_is(w, "&") || ct_is(w, "&&");
 }
 
 /* An operator that joins or negates. */
 static int ct_op(const struct ct_word *w)
 {
-	return ct_and(w) || ct_is(w, "or") || ct_is(w, "|") || ct_is(w, "not") ||
-	       ct_is(w, "!");
+	return ct_and(w) || ct_is(w, "or") || ct_is(w, "|") || ct_is(w, "||") ||
+	       ct_is(w, "not") || ct_is(w, "!");
 }
 
 /* Whether @w is a term's word; *@value says whether a value follows. */
@@ -160,7 +161,8 @@ int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 		else if (ct_is(&w[i], ")"))
 			depth--;
 		else if (!depth && (ct_is(&w[i], "or") || ct_is(&w[i], "|") ||
-				    ct_is(&w[i], "not") || ct_is(&w[i], "!")))
+				    ct_is(&w[i], "||") || ct_is(&w[i], "not") ||
+				    ct_is(&w[i], "!")))
 			loose = 1;
 		if (!ct_keyword(&w[i], &value))
 			continue;

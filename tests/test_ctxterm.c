@@ -79,7 +79,10 @@ static void test_code(void **state)
 	check_code("ret", "sym=- call=- ret=1", "");
 	check_code("ret & sym foo", "sym=foo call=- ret=1", "");
 	check_code("sym foo call bar", "sym=foo call=bar ret=0", "");
-	check_code("sym foo && tip", "sym=foo call=- ret=0", "& tip");
+	check_code("sym foo && tip", "sym=foo call=- ret=0", "tip");
+	check_code("tip&&ret", "sym=- call=- ret=1", "tip");
+	check("sym foo && pid 42", 1, "pid=42 tid=-1 comm=- sw=0", "");
+	check("tip || ret", -pte_invalid, NULL, "");
 	check_code("tnt & ret", "sym=- call=- ret=1", "tnt");
 	check("sym foo and pid 42", 1, "pid=42 tid=-1 comm=- sw=0", "");
 	check("sym", -pte_invalid, NULL, "");
