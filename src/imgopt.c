@@ -986,10 +986,15 @@ static int imgopt_frange_st(const struct symtab *st, const char *name, uint64_t 
 		if (strcmp(sym->name, name))
 			continue;
 		a = sym->addr + bias;
+		/* a symbol without a size reaches up to the next one, the
+		 * last one to its section's end (ELF) or 4 KiB on (kallsyms):
+		 * up to the map's end or those 4 KiB, a range that holds it */
 		if (sym->size)
 			e = a + sym->size;
-		else	/* as imgopt_function() ends it */
-			e = (next = symtab_get(st, i + 1)) ? next->addr + bias : a + 1;
+		else if ((next = symtab_get(st, i + 1)))
+			e = next->addr + bias;
+		else
+			e = hi != UINT64_MAX ? hi : a + 4096;
 		if (a < lo)
 			a = lo;
 		if (e > hi)

@@ -121,7 +121,10 @@ struct imgopt_frange {
  * it) lies, in every address space of @s, into *@out (malloc'd, free() it;
  * sorted by start, no duplicates) and *@n: so that a search for the
  * instructions of one function asks about an address once, and only then
- * about its address space.
+ * about its address space.  Each range holds every address the function
+ * is found at; where a symbol has no size and is its object's last, it
+ * may hold more (up to the mapping's end, or 4 KiB of kallsyms):
+ * imgopt_function() then tells.
  * Returns 0 (*@n may be 0: no such function), -pte_nomem, or -pte_invalid
  * for NULL arguments. */
 int imgopt_find_function(const struct imgset *s, const char *name,

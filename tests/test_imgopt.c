@@ -272,6 +272,63 @@ static void test_kallsyms(void **state)
 	imgopt_release(&o);
 }
 
+/* imgopt_find_function(): a function's places in every address space, as
+ * imgopt_function() names them; kallsyms' last symbol 4 KiB on; none for a
+ * name no symbol has. */
+static void test_find_function(void **state)
+{
+	static char pspec[256], lspec[256], kpath[200];
+	struct imgopt_frange *r;
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	const char *name;
+	unsigned long long add = codefix_nm(fix.lib, "fix_add");
+	uint64_t a, b;
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	snprintf(kpath, sizeof(kpath), "%s/kallsyms2", fix.dir);
+	f = fopen(kpath, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _stext\nffffffff81000100 t do_idle\n", f);
+	fclose(f);
+	imgopt_init(&o);
+	o.elf = calloc(2, sizeof(*o.elf));
+	snprintf(pspec, sizeof(pspec), "%s:%#llx", fix.prog, BASE);
+	snprintf(lspec, sizeof(lspec), "%s:%#llx", fix.lib, LIBBASE);
+	o.elf[0] = pspec;
+	o.elf[1] = lspec;
+	o.nelf = 2;
+	o.kallsyms = kpath;
+	s = load(&o, NULL, &t);
+	assert_int_equal(imgopt_find_function(s, "fix_add", &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].start, LIBBASE + add);
+	assert_int_equal(imgopt_function(s, 0, r[0].start, &name, &a, &b), 0);
+	assert_string_equal(name, "fix_add");
+	assert_int_equal(a, r[0].start);
+	assert_int_equal(b, r[0].end);
+	free(r);
+	assert_int_equal(imgopt_find_function(s, "do_idle", &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].start, 0xffffffff81000100ull);
+	assert_int_equal(r[0].end, 0xffffffff81000100ull + 4096);
+	assert_int_equal(imgopt_function(s, 7, 0xffffffff81000900ull, &name, &a, &b), 0);
+	assert_string_equal(name, "do_idle");
+	free(r);
+	assert_int_equal(imgopt_find_function(s, "no_such_function", &r, &n), 0);
+	assert_int_equal(n, 0);
+	free(r);
+	assert_int_equal(imgopt_find_function(NULL, "x", &r, &n), -pte_invalid);
+	imgopt_free(s);
+	free(o.elf);
+	o.elf = NULL;
+	o.nelf = 0;
+	imgopt_release(&o);
+}
+
 static void test_bad_options(void **state)
 {
 	struct imgopt o;
@@ -820,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_elf_option),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_find_function),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_recorded_path),
 		cmocka_unit_test(test_reader),
