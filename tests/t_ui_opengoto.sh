@@ -2,7 +2,7 @@
 # t_ui_opengoto -- ptbrowse +GOTO TRACE and --goto GOTO open where :goto
 # goes, as less +cmd FILE does: a time (which waits for the index's time
 # pass, in a terminal and in --script), a percentage, an offset, a PSB, a
-# region and a mark by name, less's +G; a target that does not parse is a
+# region and a mark by name, less's +G and +/EXPR; a target that does not parse is a
 # usage error before the screen (exit 2, one line), one that parses but is
 # not there opens at the start and says why.
 set -u
@@ -50,6 +50,15 @@ echo "ok   +GOTO and --goto open where :goto goes (times, %, offsets, psb, names
 want=$(ref '$')
 [ "$(plus +G)" = "$want" ] || fail "+G did not open at the end ($want)"
 echo "ok   +G opens at the end, as in less"
+printf 'wait-index\n:search tip.pgd\nwait-search\n:save-screen %s/ref.txt\n' "$tmp" > "$tmp/ref.s"
+"$PTBROWSE" --script "$tmp/ref.s" $OPTS "$T" || fail "--script :search failed"
+want=$(shot_off "$tmp/ref.txt")
+printf 'wait-index\nwait-search\n:save-screen %s/plus.txt\n' "$tmp" > "$tmp/plus.s"
+"$PTBROWSE" --script "$tmp/plus.s" $OPTS +/tip.pgd "$T" || fail "--script +/tip.pgd failed"
+got=$(shot_off "$tmp/plus.txt")
+[ -n "$want" ] && [ "$want" != 0x0 ] && [ "$got" = "$want" ] ||
+	fail "+/tip.pgd opened at $got, /tip.pgd went to $want"
+echo "ok   +/EXPR opens at the first match, as in less"
 
 # Bad targets: a usage error before any screen, or a message and the start.
 "$PTBROWSE" +4kx "$T" >"$tmp/out" 2>"$tmp/err"

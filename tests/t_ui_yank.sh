@@ -5,7 +5,8 @@
 # tmux's buffer; a 100-row selection (v 99j) piped to wc -l prints 100,
 # and the browser comes back after Enter; a mouse drag over ten packet
 # rows selects them (| wc -l: 10); :pipe raw writes the bytes export
-# writes, which decode.
+# writes, which decode; :export takes goto targets and region names, its
+# file the bytes of `ptbrowse export ... -o -`, as :pipe raw's are.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 SHARED=${SHARED:-../shared}
@@ -105,3 +106,21 @@ cmp -s "$tmp/slice.pt" "$tmp/want.pt" || fail "the raw slice is not the trace's 
 [ "$(grep -c . "$tmp/dump")" -ge 100 ] || fail "the slice has under 100 packets"
 echo "ok   :pipe raw rows 100 writes a slice that decodes ($n bytes)"
 tm_quit
+
+# :export with goto targets and a region, :pipe raw of the region, and
+# the command line's export to standard output: the same bytes.
+XDG="XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache"
+cat > "$tmp/x.s" <<EOS
+wait-index
+:export "psb 2" "psb 4" $tmp/x1.pt
+:region hot 0x4258 0x5000
+:export hot $tmp/x2.pt
+:pipe raw region hot cat > $tmp/x3.pt
+EOS
+env $XDG "$PTBROWSE" --script "$tmp/x.s" "$T" >/dev/null || fail "--script :export failed"
+env $XDG "$PTBROWSE" export "$T" 'psb 2' 'psb 4' -o - 2>/dev/null > "$tmp/y1.pt"
+env $XDG "$PTBROWSE" export "$T" hot -o - 2>/dev/null > "$tmp/y2.pt"
+[ -s "$tmp/y1.pt" ] && cmp -s "$tmp/x1.pt" "$tmp/y1.pt" || fail ":export 'psb 2' 'psb 4' differs from export -o -"
+[ -s "$tmp/y2.pt" ] && cmp -s "$tmp/x2.pt" "$tmp/y2.pt" || fail ":export hot differs from export hot -o -"
+cmp -s "$tmp/x3.pt" "$tmp/y2.pt" || fail ":pipe raw region hot differs from export hot -o -"
+echo "ok   :export (goto targets, a region), :pipe raw and export -o - write the same bytes"
