@@ -36,6 +36,7 @@ K=$SHARED/traces/keeper-perf-event-sample
 shot quipper-cpu3-start 120x40 "" $quipper "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt"
 shot quipper-cpu3-psb 120x40 "} } } j" $quipper "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt"
 shot quipper-cpu3-tip 120x40 "50% / t i p Enter wait-search * wait-search" $quipper "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt"
+shot quipper-cpu3-pipe 120x40 "} v 2 0 j | w c Space - l" $quipper "$Q/perf.data.intel_pt-4.14.idx3.cpu3.pt"
 shot quipper-perf-data 120x40 "25%" "$Q/perf.data.intel_pt-4.14"
 shot dynamorio-cyc-start 120x40 "" $dynamorio "$D/hist_2aad718d_test_simple.tracedir.pt.bin"
 shot dynamorio-cyc-raw 120x40 ":set raw on
