@@ -317,9 +317,17 @@ void search_ui_fill(struct ui *ui, size_t want, int more)
 		 * goes to one (search_ui_fsnap()) */
 		search_sb_progress(su->fsb, &resume, &resume, &got, &fin, &r);
 		if (fin) {
+			const struct ctx_range *kr;
+			size_t nk = 0;
+
 			su->fsb_seen = 1;
 			su->fgen++;
 			su->fseen = UINT64_MAX;
+			if (su->franges)
+				search_sb_ranges_kept(su->fsb, &kr, &nk);
+			if (!r && !(su->franges ? nk : got))
+				msg_report(ui, UI_WARN, "filter: no %s packets in this stream",
+					   su->ftext);
 		}
 	}
 	if (su->cgen != su->fgen || su->ctop != ui->top) {
