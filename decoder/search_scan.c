@@ -89,6 +89,20 @@ static int segment_skippable(const struct scan *sc, uint64_t off, uint64_t *next
 	return 1;
 }
 
+/* The offset of the seek point after the one at @psb: where its segment
+ * ends (UINT64_MAX: the last, or not known yet; 0 if @psb is none). */
+static uint64_t segment_end(const struct scan *sc, uint64_t psb)
+{
+	struct idx_seek sk;
+	size_t i;
+
+	if (seek_at(sc->idx, psb, &i))
+		return 0;
+	if (i + 1 < idx_nseeks(sc->idx) && !idx_seek(sc->idx, i + 1, &sk))
+		return sk.offset;
+	return UINT64_MAX;
+}
+
 /* Give @ctx's time model the index's state at the PSB at @psb, so times
  * are those of a decode from the start (when phase 2 got there). */
 static void restore_carry(const struct scan *sc, uint64_t psb,
@@ -277,6 +291,7 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 	struct srch_ctx ctx;
 	struct pkt pkt;
 	uint64_t pos = a, end = b + PF_SLACK, done = 0, curoff = 0, next;
+	uint64_t chk_end = 0;	/* the end of the segment checked last */
 	int have_cur = 0, r;
 
 	if (end > sc->img->size || end < b)
@@ -297,7 +312,11 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 			pos = c + 1 > done ? c + 1 : done;
 			continue;
 		}
-		if (!have_cur || c - curoff > PF_CONTINUE) {
+		/* A candidate past the segment checked last: one the
+		 * summaries rule out is skipped, even near the cursor
+		 * (segments are often shorter than PF_CONTINUE). */
+		if (!have_cur || c - curoff > PF_CONTINUE ||
+		    (sc->skip && sc->idx && c >= chk_end)) {
 			if (psb_at_or_before(sc, c, &p)) {
 				pos = c + 1;
 				continue;
@@ -306,8 +325,12 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 				if (sc->skip && sc->idx &&
 				    segment_skippable(sc, p, &next)) {
 					pos = next > c + 1 ? next : c + 1;
+					have_cur = 0;
 					continue;
 				}
+				chk_end = sc->skip && sc->idx ? segment_end(sc, p) : 0;
+			}
+			if (!have_cur || (p > curoff && c - curoff > PF_CONTINUE)) {
 				if (scan_cursor(sc, &cur, p))
 					return 0;
 				srch_ctx_init(&ctx, sc->pred, sc->img);
