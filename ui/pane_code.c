@@ -36,7 +36,7 @@ struct pc_seg {
 	uint64_t psb, end;
 	struct flow_window w;
 	uint32_t *shown;	/* the lines that are rows, in order */
-	size_t nshown;
+	size_t nshown, shown_cap;
 	int32_t mindepth;	/* the least depth (indentation's zero) */
 	uint64_t used;		/* LRU tick */
 	int valid;
@@ -85,6 +85,16 @@ static void pc_seg_free(struct pc_seg *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Forget what @s holds but keep its memory for the next segment: a
+ * segment's lines are megabytes, and fresh memory costs a page fault per
+ * page (a tenth of opening the view). */
+static void pc_seg_drop(struct pc_seg *s)
+{
+	s->valid = 0;
+	s->nshown = 0;
+	s->used = 0;
+}
+
 /* Forget the segments if they were decoded for another stream or code. */
 static void pc_check(struct ui *ui, const struct code_dec *dec)
 {
@@ -93,7 +103,7 @@ static void pc_check(struct ui *ui, const struct code_dec *dec)
 	if (pc.dec == dec && pc.img == ui->img && pc.size == ui->img->size)
 		return;
 	for (i = 0; i < PC_NSEG; i++)
-		pc_seg_free(&pc.seg[i]);
+		pc_seg_drop(&pc.seg[i]);
 	pc.dec = dec;
 	pc.img = ui->img;
 	pc.size = ui->img->size;
@@ -159,12 +169,16 @@ static int pc_decode(struct ui *ui, struct code_dec *dec, uint64_t psb,
 	/* Rows must not depend on what was shown before: each segment is
 	 * decoded as `flow TRACE:PSB-NEXT` decodes it (code.h). */
 	if (code_dec_restart(dec) < 0 || end <= psb || flow_window(code_dec_flow(dec), psb, end, &o, &s->w) < 0) {
-		flow_window_free(&s->w);
+		pc_seg_free(s);
 		return -1;
 	}
-	s->shown = malloc((s->w.nlines ? s->w.nlines : 1) * sizeof(*s->shown));
+	if (s->shown_cap < s->w.nlines || !s->shown) {
+		free(s->shown);
+		s->shown_cap = s->w.nlines ? s->w.nlines : 1;
+		s->shown = malloc(s->shown_cap * sizeof(*s->shown));
+	}
 	if (!s->shown) {
-		flow_window_free(&s->w);
+		pc_seg_free(s);
 		return -1;
 	}
 	s->nshown = 0;
@@ -207,11 +221,18 @@ static struct pc_seg *pc_seg_at(struct ui *ui, uint64_t off)
 		if (!s->valid || s->used < lru->used)
 			lru = s;
 	}
-	pc_seg_free(lru);
+	pc_seg_drop(lru);
 	if (pc_decode(ui, dec, psb, lru) < 0)
 		return NULL;
 	lru->used = ++pc.tick;
 	return lru;
+}
+
+const struct flow_window *pane_code_window(struct ui *ui, uint64_t off)
+{
+	struct pc_seg *s = pc.on ? pc_seg_at(ui, off) : NULL;
+
+	return s ? &s->w : NULL;
 }
 
 /* The rows under packet @off: *@first into seg->shown and their number.
@@ -713,8 +734,9 @@ int pane_code_set(struct ui *ui, int on)
 	pc_sync(ui);
 	pc.cur_sub = pc.top_sub = 0;
 	if (!on) {
+		/* dropped (the next open decodes afresh), their memory kept */
 		for (i = 0; i < PC_NSEG; i++)
-			pc_seg_free(&pc.seg[i]);
+			pc_seg_drop(&pc.seg[i]);
 		free(pc.drawn);
 		pc.drawn = NULL;
 		pc.ndrawn = pc.cap = 0;

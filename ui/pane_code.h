@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct cmd_table;
+struct flow_window;
 struct pane_ops;
 struct ui;
 
@@ -44,6 +45,12 @@ void pane_code_layout(struct ui *ui);
  * view and the cursor @n rows together if @page, or scroll the view
  * alone if @scroll.  Returns UI_DRAW_*. */
 int pane_code_move(struct ui *ui, long n, int page, int scroll);
+
+/* While the code view is on, the PSB segment holding packet @off as it
+ * shows it (decoded now if it is not kept), for the status line's
+ * function: one decode serves both.  Returns NULL if the view is off or
+ * nothing precedes @off. */
+const struct flow_window *pane_code_window(struct ui *ui, uint64_t off);
 
 /* A click on row @k (0: the first row under the heading).
  * Returns UI_DRAW_*. */

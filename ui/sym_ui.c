@@ -9,6 +9,7 @@
 #include "flow.h"
 #include "imgopt.h"
 #include "msg.h"
+#include "pane_code.h"
 #include "sym_ui.h"
 #include "symfmt.h"
 #include "ui.h"
@@ -126,6 +127,9 @@ static const struct flow_window *sym_ui_window(struct ui *ui, uint64_t off)
 	uint64_t from, to;
 	size_t i;
 
+	/* the code view has it (or will, for its rows): decode it once */
+	if (pane_code_on(ui))
+		return pane_code_window(ui, off);
 	if (win_psb_at_or_before(ui->wc, off, &from) < 0)
 		return NULL;
 	if (win_psb_after(ui->wc, off, &to) < 0)
