@@ -28,6 +28,8 @@
  *                   cores, as the code view decodes them.
  *   search_ui*.c    searches, '*' '#', the filter view (search_ui_filter.c).
  *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
+ *   opengoto.c      +GOTO and --goto: where the browser opens, once the
+ *                   index can answer (through goto_ui.c's :goto).
  *   code.c          the code context: images, symbols, tasks and the flow
  *                   decoder of the stream shown (--raw, --elf ...).
  *   sym_ui.c        symbols where an IP is shown, the code at the cursor.
@@ -41,6 +43,12 @@
  *   pane_packets.c, pane_cycles.c, tl.c  the three panes (struct pane_ops);
  *   pane_code.c     the code view: the packet and cycle panes' places
  *                   taken by each packet's instructions and their runs.
+ *   select.c        the rows yank and pipe take (the selection, a region,
+ *                   N, the screen's); a drag over packet rows selects.
+ *   yank.c          y: rows, offset, IP, symbol to the clipboard (OSC 52,
+ *                   tmux's buffer; src/osc52.h).
+ *   pipe_ui.c       |: rows as text or a slice to sh -c, the screen left
+ *                   to it (src/spawn.h).
  *   status.c        the header and status lines.
  *   marks_list.c    the marks list view.
  *   browser.c       the browser view: layout, keys, mouse; too-small screen.
