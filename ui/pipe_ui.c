@@ -18,6 +18,10 @@
 #include "term.h"
 #include "ui.h"
 
+/* The most rows raw takes by count: their end is found by decoding each
+ * on the UI thread (a region or the selection has its bytes already). */
+#define PIPE_UI_RAW_ROWS_MAX (1u << 20)
+
 /* The next word of @p: its start in *@w and length in *@n.  Returns the
  * text after it. */
 static const char *pipe_ui_word(const char *p, const char **w, size_t *n)
@@ -93,11 +97,12 @@ int pipe_ui_parse(const char *line, struct pipe_req *req, char *err,
 struct pipe_job {
 	struct ui *ui;
 	const struct select_span *s;
+	int raw;			/* the slice, not the text */
 	uint64_t from, to;		/* raw: the rows' bytes */
 	char buf[65536];		/* text: lines gathered for one write */
 	size_t n;
 	int fd;
-	int64_t rows;			/* text: rows given */
+	int64_t rows;			/* text: rows written or buffered */
 	uint64_t bytes;			/* bytes given */
 	char err[256];			/* raw: export's complaint */
 };
@@ -124,6 +129,7 @@ static int pipe_ui_line(void *ctx, const char *line, size_t len)
 	memcpy(j->buf + j->n, line, len);
 	j->buf[j->n + len] = '\n';
 	j->n += len + 1;
+	j->rows++;
 	return 0;
 }
 
@@ -139,7 +145,7 @@ static int pipe_ui_feed(void *ctx, int fd)
 	int saved, r;
 
 	j->fd = fd;
-	if (!j->s) {
+	if (j->raw) {
 		saved = dup(STDOUT_FILENO);
 		if (saved < 0 || dup2(fd, STDOUT_FILENO) < 0) {
 			snprintf(j->err, sizeof(j->err), "%s", strerror(errno));
@@ -155,9 +161,9 @@ static int pipe_ui_feed(void *ctx, int fd)
 			j->bytes = res.end - res.start;
 		return r < 0 ? -EIO : 0;
 	}
-	j->rows = select_text(j->ui, j->s, pipe_ui_line, j);
-	if (j->rows < 0)
-		return (int)j->rows;
+	r = (int)select_text(j->ui, j->s, pipe_ui_line, j);
+	if (r < 0)
+		return r;
 	return pipe_ui_flush(j);
 }
 
@@ -178,7 +184,7 @@ static int pipe_ui_run(struct ui *ui, const struct pipe_req *req,
 {
 	char *argv[] = { "sh", "-c", (char *)req->cmd, NULL };
 	struct pipe_job *j = calloc(1, sizeof(*j));
-	int status, fe = 0;
+	int status, fe = 0, stopped;
 
 	if (!j) {
 		msg_report(ui, UI_ERROR, "pipe: out of memory");
@@ -186,8 +192,13 @@ static int pipe_ui_run(struct ui *ui, const struct pipe_req *req,
 	}
 	j->ui = ui;
 	j->s = s;
+	j->raw = req->raw;
+	if (req->raw && s->max > PIPE_UI_RAW_ROWS_MAX) {
+		msg_report(ui, UI_ERROR, "pipe: raw takes at most %u rows by count; "
+			   "a region or the selection takes any size", PIPE_UI_RAW_ROWS_MAX);
+		goto out_free;
+	}
 	if (req->raw) {
-		j->s = NULL;
 		if (select_bytes(ui, s, &j->from, &j->to) < 0) {
 			msg_report(ui, UI_ERROR, "pipe: no rows in %s", s->what);
 			goto out_free;
@@ -198,17 +209,22 @@ static int pipe_ui_run(struct ui *ui, const struct pipe_req *req,
 	if (!ui->headless)
 		pipe_ui_enter();
 	term_return(ui);
+	/* A reader that stopped early (head) is not an error. */
+	stopped = fe == -EPIPE || (j->err[0] && strstr(j->err, strerror(EPIPE)));
 	if (status < 0)
 		msg_report(ui, UI_ERROR, "pipe: sh: %s", strerror(errno));
-	else if (j->err[0] && fe != -EPIPE && !strstr(j->err, "roken pipe"))
+	else if (j->err[0] && !stopped)
 		msg_report(ui, UI_ERROR, "pipe: %s", j->err);
+	else if (req->raw && stopped)
+		msg_report(ui, UI_INFO, "piped %s as a slice to '%.100s': exit %d "
+			   "(it stopped reading)", s->what, req->cmd, status);
 	else if (req->raw)
 		msg_report(ui, UI_INFO, "piped %s as a slice (%" PRIu64 " bytes) to "
 			   "'%.100s': exit %d", s->what, j->bytes, req->cmd, status);
 	else
 		msg_report(ui, UI_INFO, "piped %" PRId64 " rows (%" PRIu64 " bytes) to "
-			   "'%.100s': exit %d%s", j->rows < 0 ? 0 : j->rows, j->bytes,
-			   req->cmd, status, fe == -EPIPE ? " (it stopped reading)" : "");
+			   "'%.100s': exit %d%s", j->rows, j->bytes, req->cmd, status,
+			   stopped ? " (it stopped reading)" : "");
 out_free:
 	free(j);
 	return UI_DRAW_ALL;
