@@ -178,6 +178,54 @@ static void test_summary_time(void **state)
 	assert_true(s.duration_ns < 0x10);
 }
 
+/* How sure a region's duration is: TSC to TSC exact in time, tnt.8 right
+ * after a CYC to the same exact in cycles; warm when the caller says. */
+static void test_summary_sure(void **state)
+{
+	struct tm_config cfg = { .have_tsc_hz = 1, .tsc_hz = 1000000000 };
+	struct img_span span;
+	struct marks_summary s;
+	struct marks_time bt;
+	struct img img;
+
+	(void)state;
+	build_trace();
+	img_init_flat(&img, &span, trace, trace_len);
+	/* segment 1's TSC to segment 2's (PSB+ TSCs: anchors, not cycle-exact) */
+	marks_time_init(&bt, &cfg);
+	assert_int_equal(marks_region_summary(&img, seg_off[1] + 16, seg_off[2] + 16, &s,
+					   NULL, marks_time_observe, &bt), 0);
+	assert_true(s.has_time && s.has_span);
+	assert_int_equal(s.span_ticks, 0x10);
+	assert_true(s.time_exact);
+	assert_false(s.time_warm);
+	/* cold from segment 1's PSB: no CYC before the start edge */
+	assert_false(s.has_cycles);
+	/* tnt.8 after segment 1's CYC to the one after segment 2's */
+	marks_time_init(&bt, &cfg);
+	bt.warm = 1;
+	assert_int_equal(marks_region_summary(&img, seg_off[1] + 33, seg_off[2] + 33, &s,
+					   NULL, marks_time_observe, &bt), 0);
+	assert_true(s.has_span);
+	assert_false(s.time_exact);
+	assert_true(s.time_warm);
+	assert_true(s.has_cycles);
+	assert_int_equal(s.cycles, 31);
+	assert_true(s.cycles_exact);
+	/* an OVF between: nothing is exact */
+	trace[seg_off[2] + 30] = 0x02;
+	trace[seg_off[2] + 31] = 0xf3;	/* ovf replaces tnt.8, tip */
+	marks_time_init(&bt, &cfg);
+	assert_int_equal(marks_region_summary(&img, seg_off[1] + 16, seg_off[3] + 16, &s,
+					   NULL, marks_time_observe, &bt), 0);
+	assert_true(s.has_span);
+	assert_false(s.time_exact);
+	marks_time_init(&bt, &cfg);
+	assert_int_equal(marks_region_summary(&img, seg_off[1] + 33, seg_off[3] + 33, &s,
+					   NULL, marks_time_observe, &bt), 0);
+	assert_false(s.cycles_exact);
+}
+
 struct observed {
 	int packets, in_range, finals, lost;
 	uint64_t lost_off;
@@ -305,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_errors),
 		cmocka_unit_test(test_summary_time),
+		cmocka_unit_test(test_summary_sure),
 		cmocka_unit_test(test_summary_lost),
 		cmocka_unit_test(test_summary_job),
 	};
