@@ -43,7 +43,10 @@ static int ctjob_body(void *arg)
 
 	memset(&o, 0, sizeof(o));
 	o.stream = j->stream;
-	o.ctx = j->ctx_feed;
+	/* without sideband a CPU's stream has one task, the unknown one
+	 * (ctx.h: the common address space, no thread): asking for it at
+	 * every packet cost a tenth of the decode */
+	o.ctx = imgopt_sb(j->set) || j->t->streams[j->stream].tid >= 0 ? j->ctx_feed : NULL;
 	o.tm = j->tm;
 	o.carry = j->have_carry ? &j->carry : NULL;
 	if (j->restricted) {
