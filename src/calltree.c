@@ -37,6 +37,8 @@ struct ct_parts {
 	uint32_t id[CT_PARTS];
 	uint64_t n[CT_PARTS];
 	size_t nparts;
+	size_t last;		/* the part added to last (a run's instructions
+				 * mostly go to one) */
 };
 
 /* An instruction's function, kept: code without a symbol (a segment)
@@ -309,6 +311,10 @@ static void ct_parts_add(struct ct_parts *p, uint32_t id)
 {
 	size_t i;
 
+	if (p->last < p->nparts && p->id[p->last] == id) {
+		p->n[p->last]++;
+		return;
+	}
 	for (i = 0; i < p->nparts && p->id[i] != id; i++)
 		;
 	if (i == p->nparts) {
@@ -321,6 +327,7 @@ static void ct_parts_add(struct ct_parts *p, uint32_t id)
 		}
 	}
 	p->n[i]++;
+	p->last = i;
 }
 
 /* Give the run's cycles @c (NULL: unknown) to the parts' sums. */
