@@ -1,5 +1,6 @@
 /* yank -- y: the cursor's row, offset, IP or symbol, or rows, to the
  * terminal's clipboard (OSC 52, tmux's buffer). */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -171,10 +172,16 @@ static const char *yank_key_word(int key)
 	}
 }
 
+/* Whether the first word is the count (":yank 5" as 5yy), not a name. */
+static int yank_counted(const struct cmd_args *a)
+{
+	return a->argc > 1 && a->has_count && isdigit((unsigned char)a->argv[1][0]);
+}
+
 /* yank [row|offset|ip|symbol]; y{key}: yy (3yy), yo, yi, ys. */
 static int yank_cmd(struct ui *ui, const struct cmd_args *a)
 {
-	const char *what = a->argc > 1 ? a->argv[1] :
+	const char *what = yank_counted(a) ? "row" : a->argc > 1 ? a->argv[1] :
 			   a->key >= 0 ? yank_key_word(a->key) : "row";
 	char word[1100], how[128];
 
@@ -200,7 +207,7 @@ static int yank_cmd(struct ui *ui, const struct cmd_args *a)
 /* yank-rows [REGION] (visual y, M-w). */
 static int yank_rows_cmd(struct ui *ui, const struct cmd_args *a)
 {
-	return yank_rows(ui, a, a->argc > 1 ? a->argv[1] : NULL);
+	return yank_rows(ui, a, a->argc > 1 && !yank_counted(a) ? a->argv[1] : NULL);
 }
 
 static const struct cmd_row yank_rows_tab[] = {
