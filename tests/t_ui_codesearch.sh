@@ -63,7 +63,7 @@ check() {
 	q=$1 wantf=$2
 	n=$(wc -l <"$wantf")
 	first=$(sed -n 1p "$wantf"); second=$(sed -n 2p "$wantf"); last=$(tail -n 1 "$wantf")
-	{ echo wait-index; echo ":search $q"; echo ":save-screen $tmp/c1"
+	{ echo wait-index; echo ":search $q"; echo wait-search; echo ":save-screen $tmp/c1"
 	  echo n; echo ":save-screen $tmp/c2"; echo N; echo N; echo ":save-screen $tmp/c3"
 	  echo q; } >"$tmp/keys"
 	browse "$tmp/keys"

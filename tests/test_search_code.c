@@ -216,6 +216,7 @@ static void test_raw_ret(void **state)
 	}
 	free(h1);
 	search_code_free(sc);
+	search_code_flush();	/* the decoders kept read the image set */
 	close_fix(&fx);
 }
 

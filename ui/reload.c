@@ -71,12 +71,13 @@ static int reload_reopen(struct ui *ui, const char *why)
 		trace_close(t);
 		return UI_DRAW_STATUS;
 	}
-	/* Everything that reads the old mapping stops first. */
+	/* Everything that reads the old mapping stops first (a code search
+	 * reads the code context: before code_reset()). */
 	marks_panel_stop(ui);
 	funcs_stop(ui);
+	search_ui_free(ui);
 	code_reset(ui);
 	sym_ui_reset(ui);
-	search_ui_free(ui);
 	session_idx_stop(ui);
 	win_cache_free(ui->wc);
 	ui->wc = wc;

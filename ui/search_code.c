@@ -1,5 +1,6 @@
 /* search_code -- searches for instructions: sym, call, ret (see
  * search_code.h). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,9 @@
 #include "tm_config.h"
 #include "trace.h"
 
-#define SC_UNIT_BYTES (256u << 10)	/* a unit of work: segments up to */
-#define SC_UNIT_SEGS 64			/* this many bytes or segments */
+/* A unit of work: this many PSB segments at most; near the cursor one,
+ * then two, four ..., so that a hit near it shows after little work. */
+#define SC_UNIT_SEGS 64
 
 /* A name's places: in every address space (r) and, for the quick look at
  * an IP, their union (iv: sorted, disjoint [start, end) pairs). */
@@ -43,17 +45,103 @@ struct sc_vec {
 	size_t n, cap;
 };
 
+/* A unit: segments [a, b). */
+struct sc_span {
+	size_t a, b;
+};
+
 struct sc_state {
 	struct search_code_job *j;
-	uint64_t *psb;		/* the PSBs */
+	struct idx *idx;	/* the PSBs: the index's, else */
+	uint64_t *psb;		/* found here */
 	size_t npsb;
-	size_t *gfirst;		/* group g: segments gfirst[g] .. gfirst[g + 1] - 1 */
-	size_t ngroups;
-	size_t *order;		/* unit k is group order[k] */
-	struct sc_vec *res;	/* per group */
+	size_t cseg;		/* the segment of j->from */
+	struct sc_span *u;	/* the units, in the search's order */
+	size_t nu, capu;
+	struct sc_vec *res;	/* per unit */
 	struct code_dec *dec[POOL_MAX_THREADS];	/* per worker */
 	struct tm_config tm;
 };
+
+/*
+ * Decoders kept from one search to the next: a decoder's table of decoded
+ * blocks is megabytes to fill and then warm, which is most of the time to
+ * a first hit near the cursor.  Keyed by what they decode.
+ */
+#define SC_SPARE 8
+
+struct sc_spare {
+	struct code_dec *d;
+	const struct imgset *set;
+	const struct img *img;
+	uint64_t size;
+	int stream;
+	struct tm_config tm;
+};
+
+static pthread_mutex_t sc_spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sc_spare sc_spares[SC_SPARE];
+
+/* A decoder for @j's stream: a kept one, else a new one.  Returns it, or
+ * NULL when out of memory. */
+static struct code_dec *sc_take(const struct search_code_job *j, const struct tm_config *tm)
+{
+	struct code_dec *d = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&sc_spare_lock);
+	for (i = 0; i < SC_SPARE && !d; i++) {
+		struct sc_spare *p = &sc_spares[i];
+
+		if (p->d && p->set == j->set && p->img == j->img && p->size == j->img->size &&
+		    p->stream == j->stream && !memcmp(&p->tm, tm, sizeof(*tm))) {
+			d = p->d;
+			p->d = NULL;
+		}
+	}
+	pthread_mutex_unlock(&sc_spare_lock);
+	if (!d && code_dec_new(&d, j->set, j->stream, j->img, tm) < 0)
+		return NULL;
+	return d;
+}
+
+/* Keep @d (made by sc_take() for @j) for the next search. */
+static void sc_give(struct code_dec *d, const struct search_code_job *j,
+		    const struct tm_config *tm)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&sc_spare_lock);
+	for (i = 0; i < SC_SPARE && d; i++) {
+		struct sc_spare *p = &sc_spares[i];
+
+		if (p->d)
+			continue;
+		p->d = d;
+		p->set = j->set;
+		p->img = j->img;
+		p->size = j->img->size;
+		p->stream = j->stream;
+		p->tm = *tm;
+		d = NULL;
+	}
+	pthread_mutex_unlock(&sc_spare_lock);
+	code_dec_free(d);	/* no room */
+}
+
+void search_code_flush(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&sc_spare_lock);
+	for (i = 0; i < SC_SPARE; i++) {
+		code_dec_free(sc_spares[i].d);
+		sc_spares[i].d = NULL;
+	}
+	pthread_mutex_unlock(&sc_spare_lock);
+}
 
 static int sc_iv_cmp(const void *a, const void *b)
 {
@@ -235,12 +323,15 @@ static int sc_segment(struct sc_state *s, struct code_dec *d, uint64_t psb,
 	const struct imgset *set = s->j->set;
 	struct flow *f = code_dec_flow(d);
 	struct flow_rec r;
-	uint64_t call_off = 0;
+	uint64_t call_off = 0, k = 0;
 	int pending = 0, ret = 0, e;
 
 	if (code_dec_restart(d) < 0 || flow_seek(f, psb, end2) < 0)
 		return -pte_nomem;
 	while (!ret && !(e = flow_next(f, &r))) {
+		/* a new search waits for this one to stop: soon */
+		if (!(++k & 4095) && atomic_load(s->j->cancel))
+			return -pte_canceled;
 		if (pending) {
 			uint64_t target = r.ip;
 
@@ -326,10 +417,20 @@ static int sc_kept(const struct search_code_job *j, uint64_t a, uint64_t b)
 	return lo < j->nkeep && j->keep[lo].from < b;
 }
 
+/* The PSB of segment @i. */
+static uint64_t sc_psb(const struct sc_state *s, size_t i)
+{
+	struct idx_seek sk;
+
+	if (!s->idx)
+		return s->psb[i];
+	return idx_seek(s->idx, i, &sk) ? s->j->img->size : sk.offset;
+}
+
 /* The end of segment @i. */
 static uint64_t sc_seg_end(const struct sc_state *s, size_t i)
 {
-	return i + 1 < s->npsb ? s->psb[i + 1] : s->j->img->size;
+	return i + 1 < s->npsb ? sc_psb(s, i + 1) : s->j->img->size;
 }
 
 struct sc_unit {
@@ -342,18 +443,19 @@ static int sc_unit_body(void *arg)
 {
 	struct sc_unit *u = arg;
 	struct sc_state *s = u->s;
-	size_t g = s->order[u->unit], a = s->gfirst[g], b = s->gfirst[g + 1];
-	struct sc_vec *v = &s->res[g];
+	size_t a = s->u[u->unit].a, b = s->u[u->unit].b;
+	struct sc_vec *v = &s->res[u->unit];
 	struct code_dec **d = &s->dec[u->worker];
 	int r = 0;
 
 	if (atomic_load(s->j->cancel))
 		return -pte_canceled;
-	if (!*d && code_dec_new(d, s->j->set, s->j->stream, s->j->img, &s->tm) < 0)
+	if (!*d && !(*d = sc_take(s->j, &s->tm)))
 		return -pte_nomem;
-	/* the group's segments in one decode, from the PSB before them */
-	if (sc_kept(s->j, s->psb[a], sc_seg_end(s, b - 1)))
-		r = sc_segment(s, *d, s->psb[a ? a - 1 : 0], s->psb[a], sc_seg_end(s, b - 1),
+	/* the unit's segments in one decode, from the PSB before them */
+	if (sc_kept(s->j, sc_psb(s, a), sc_seg_end(s, b - 1)))
+		r = sc_segment(s, *d, sc_psb(s, a ? a - 1 : 0), sc_psb(s, a),
+			       sc_seg_end(s, b - 1),
 			       b < s->npsb ? sc_seg_end(s, b) : s->j->img->size, v);
 	if (!r && v->n)
 		qsort(v->v, v->n, sizeof(*v->v), sc_u64_cmp);
@@ -372,9 +474,9 @@ static int sc_merge(void *ctx, size_t k)
 {
 	struct sc_state *s = ctx;
 	struct search_code_job *j = s->j;
-	size_t g = s->order[k], cg = s->order[0], i;
-	const struct sc_vec *v = &s->res[g];
-	uint64_t a = s->psb[s->gfirst[g]], b = sc_seg_end(s, s->gfirst[g + 1] - 1);
+	const struct sc_vec *v = &s->res[k];
+	uint64_t a = sc_psb(s, s->u[k].a), b = sc_seg_end(s, s->u[k].b - 1);
+	size_t i;
 	int have = 0;
 	uint64_t hit = 0;
 
@@ -392,29 +494,28 @@ static int sc_merge(void *ctx, size_t k)
 	}
 	if (have) {
 		atomic_store(&j->first, hit);
-		atomic_store(&j->first_wrapped, j->dir > 0 ? g < cg : g > cg);
+		atomic_store(&j->first_wrapped, j->dir > 0 ? s->u[k].a < s->cseg :
+			     s->u[k].a > s->cseg);
 		atomic_store(&j->have_first, 1);
 	}
 	return 0;
 }
 
-/* The PSBs of the stream into s->psb: the index's once its scan is done,
- * else found here.  Returns 0, -pte_canceled or -pte_nomem. */
+/* The PSBs of the stream: the index's once its scan is done, else found
+ * here into s->psb; and the cursor's segment.  Returns 0, -pte_canceled or
+ * -pte_nomem. */
 static int sc_psbs(struct sc_state *s)
 {
 	struct search_code_job *j = s->j;
 	struct img_cursor cur;
-	struct idx_seek sk;
-	size_t cap = 0, i, n = j->idx && idx_scan_done(j->idx) ? idx_nseeks(j->idx) : 0;
+	size_t cap = 0, lo, hi, mid;
 	uint64_t off = 0, *p;
 
-	if (n) {
-		s->psb = malloc(n * sizeof(*s->psb));
-		if (!s->psb)
-			return -pte_nomem;
-		for (i = 0; i < n && !idx_seek(j->idx, i, &sk); i++)
-			s->psb[i] = sk.offset;
-		s->npsb = i;
+	if (j->idx && idx_scan_done(j->idx) && idx_nseeks(j->idx)) {
+		s->idx = j->idx;
+		s->npsb = idx_nseeks(j->idx);
+		if (idx_find(j->idx, j->from, &s->cseg))
+			s->cseg = 0;
 		return 0;
 	}
 	if (img_cursor_init(&cur, j->img, 0) < 0)
@@ -432,55 +533,97 @@ static int sc_psbs(struct sc_state *s)
 		if (!(s->npsb & 1023) && atomic_load(j->cancel))
 			return -pte_canceled;
 	}
+	for (lo = 0, hi = s->npsb; lo < hi;) {	/* the last PSB at or before from */
+		mid = lo + (hi - lo) / 2;
+		if (s->psb[mid] <= j->from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s->cseg = lo ? lo - 1 : 0;
 	return 0;
 }
 
-/* Groups of segments and the order the search meets them in. */
+static int sc_push(struct sc_state *s, size_t a, size_t b)
+{
+	struct sc_span *p;
+
+	if (s->nu == s->capu) {
+		s->capu = s->capu ? 2 * s->capu : 64;
+		p = realloc(s->u, s->capu * sizeof(*p));
+		if (!p)
+			return -pte_nomem;
+		s->u = p;
+	}
+	s->u[s->nu].a = a;
+	s->u[s->nu].b = b;
+	s->nu++;
+	return 0;
+}
+
+/* The units in the order the search meets them: from the cursor's
+ * segment in its direction, one segment, then twice as many each time up
+ * to SC_UNIT_SEGS, to the end; then round from the other end. */
 static int sc_plan(struct sc_state *s)
 {
-	struct search_code_job *j = s->j;
-	size_t i, k, cg = 0;
-	uint64_t start = 0;
+	size_t c = s->cseg, n = s->npsb, i, len = 1;
+	int r = 0;
 
-	s->gfirst = malloc((s->npsb + 1) * sizeof(*s->gfirst));
-	if (!s->gfirst)
-		return -pte_nomem;
-	for (i = 0; i < s->npsb; i++) {
-		if (!s->ngroups || i - s->gfirst[s->ngroups - 1] >= SC_UNIT_SEGS ||
-		    s->psb[i] - start >= SC_UNIT_BYTES) {
-			s->gfirst[s->ngroups++] = i;
-			start = s->psb[i];
+	if (s->j->dir > 0) {
+		for (i = c; i < n && !r; len = len < SC_UNIT_SEGS ? 2 * len : len) {
+			r = sc_push(s, i, i + len < n ? i + len : n);
+			i = s->u[s->nu - 1].b;
 		}
-		if (s->psb[i] <= j->from)
-			cg = s->ngroups - 1;
+		for (i = 0; i < c && !r; i = s->u[s->nu - 1].b)
+			r = sc_push(s, i, i + SC_UNIT_SEGS < c ? i + SC_UNIT_SEGS : c);
+	} else {
+		for (i = c + 1; i > 0 && !r; len = len < SC_UNIT_SEGS ? 2 * len : len) {
+			r = sc_push(s, i > len ? i - len : 0, i);
+			i = s->u[s->nu - 1].a;
+		}
+		for (i = n; i > c + 1 && !r; i = s->u[s->nu - 1].a)
+			r = sc_push(s, i - (c + 1) > SC_UNIT_SEGS ? i - SC_UNIT_SEGS : c + 1, i);
 	}
-	s->gfirst[s->ngroups] = s->npsb;
-	s->order = malloc((s->ngroups ? s->ngroups : 1) * sizeof(*s->order));
-	s->res = calloc(s->ngroups ? s->ngroups : 1, sizeof(*s->res));
-	if (!s->order || !s->res)
-		return -pte_nomem;
-	for (k = 0; k < s->ngroups; k++)
-		s->order[k] = j->dir > 0 ? (cg + k) % s->ngroups :
-			      (cg + s->ngroups - k) % s->ngroups;
-	return 0;
+	if (r)
+		return r;
+	s->res = calloc(s->nu ? s->nu : 1, sizeof(*s->res));
+	return s->res ? 0 : -pte_nomem;
 }
 
-/* The groups' hits, in offset order, into j->hits. */
+static int sc_span_cmp(const void *x, const void *y)
+{
+	const struct sc_span *a = *(const struct sc_span *const *)x;
+	const struct sc_span *b = *(const struct sc_span *const *)y;
+
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* The units' hits, in offset order, into j->hits. */
 static int sc_collect(struct sc_state *s)
 {
 	struct search_code_job *j = s->j;
-	size_t g, n = 0;
+	struct sc_span **by = malloc((s->nu ? s->nu : 1) * sizeof(*by));
+	size_t k, u, n = 0;
 
-	for (g = 0; g < s->ngroups; g++)
-		n += s->res[g].n;
-	j->hits = malloc((n ? n : 1) * sizeof(*j->hits));
-	if (!j->hits)
+	if (!by)
 		return -pte_nomem;
-	for (g = 0; g < s->ngroups; g++) {
-		if (s->res[g].n)
-			memcpy(j->hits + j->nhits, s->res[g].v, s->res[g].n * sizeof(*j->hits));
-		j->nhits += s->res[g].n;
+	for (k = 0; k < s->nu; k++) {
+		by[k] = &s->u[k];
+		n += s->res[k].n;
 	}
+	qsort(by, s->nu, sizeof(*by), sc_span_cmp);
+	j->hits = malloc((n ? n : 1) * sizeof(*j->hits));
+	if (!j->hits) {
+		free(by);
+		return -pte_nomem;
+	}
+	for (k = 0; k < s->nu; k++) {
+		u = (size_t)(by[k] - s->u);
+		if (s->res[u].n)
+			memcpy(j->hits + j->nhits, s->res[u].v, s->res[u].n * sizeof(*j->hits));
+		j->nhits += s->res[u].n;
+	}
+	free(by);
 	return 0;
 }
 
@@ -489,7 +632,7 @@ int search_code_find(struct search_code_job *j)
 	struct sc_state s;
 	struct pool_cfg cfg;
 	struct pool *p = NULL;
-	size_t g;
+	size_t k;
 	unsigned w;
 	int r;
 
@@ -505,12 +648,12 @@ int search_code_find(struct search_code_job *j)
 	r = sc_psbs(&s);
 	if (!r)
 		r = sc_plan(&s);
-	if (!r && s.ngroups) {
+	if (!r && s.nu) {
 		/* what lies before the first PSB cannot be decoded */
-		atomic_store(&j->done, s.psb[0]);
+		atomic_store(&j->done, sc_psb(&s, 0));
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.nthreads = j->nthreads;
-		cfg.nunits = s.ngroups;
+		cfg.nunits = s.nu;
 		cfg.window = 4 * (size_t)pool_threads(j->nthreads);
 		cfg.run = sc_run;
 		cfg.ctx = &s;
@@ -523,12 +666,11 @@ int search_code_find(struct search_code_job *j)
 	if (!r)
 		r = sc_collect(&s);
 	for (w = 0; w < POOL_MAX_THREADS; w++)
-		code_dec_free(s.dec[w]);
-	for (g = 0; s.res && g < s.ngroups; g++)
-		free(s.res[g].v);
+		sc_give(s.dec[w], j, &s.tm);
+	for (k = 0; s.res && k < s.nu; k++)
+		free(s.res[k].v);
 	free(s.res);
-	free(s.order);
-	free(s.gfirst);
+	free(s.u);
 	free(s.psb);
 	if (!r)
 		atomic_store(&j->done, atomic_load(&j->total));

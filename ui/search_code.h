@@ -82,6 +82,12 @@ struct search_code_job {
 	size_t nhits;
 };
 
+/* Forget the decoders kept for the next search (each keeps its decoded
+ * blocks: a search's first hit then costs no table of blocks to fill).
+ * Call it, with no search running, before the image set they read is
+ * freed (a reload, the end). */
+void search_code_flush(void);
+
 /* Decode the stream of @j in this thread and its pool, into j->hits.
  * Returns 0; -pte_canceled if *j->cancel was set; -pte_nomem; -pte_sigbus
  * if the trace shrank; -pte_invalid for a NULL @j or input. */

@@ -326,6 +326,18 @@ void search_sb_wait(struct search_sb *s)
 	}
 }
 
+void search_sb_wait_first(struct search_sb *s)
+{
+	uint64_t hit;
+	int wrapped;
+
+	while (s && !s->finished && search_sb_first(s, &hit, &wrapped)) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 void search_sb_free(struct search_sb *s)
 {
 	if (!s)

@@ -45,6 +45,10 @@ int search_sb_cancel(struct search_sb *s);
 /* Wait for it to finish. */
 void search_sb_wait(struct search_sb *s);
 
+/* Wait for its first hit to be known (search_sb_first()) or for it to
+ * finish, as a script waits for a search's first hit. */
+void search_sb_wait_first(struct search_sb *s);
+
 /* Cancel, wait, free (NULL is fine). */
 void search_sb_free(struct search_sb *s);
 

@@ -181,8 +181,10 @@ static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *c
 		return UI_DRAW_STATUS;
 	msg_report(ui, UI_INFO, "searching %s%s in the %s (C-c stops)",
 		   dir > 0 ? "/" : "?", text, ct->code ? "code" : "sideband");
+	/* a script sees the first hit at once (a code search's before it
+	 * ends: wait-search waits for the rest), so its keys are repeatable */
 	if (ui->headless)
-		search_sb_wait(su->sb);
+		search_sb_wait_first(su->sb);
 	return search_ui_poll(ui, &busy) | UI_DRAW_ALL;
 }
 
@@ -794,6 +796,7 @@ void search_ui_free(struct ui *ui)
 	search_sb_free(su->sb);
 	srch_free(su->fs);
 	search_sb_free(su->fsb);
+	search_code_flush();	/* its decoders read the code context */
 	srch_pred_free(su->pred);
 	srch_pred_free(su->fpred);
 	free(su->snap);
