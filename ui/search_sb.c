@@ -214,7 +214,15 @@ static int search_sb_code(struct search_sb *s, const struct ctx_range *r, size_t
 	if (s->terms.has_filter && !nr)
 		return 0;	/* the task never ran here */
 	ret = search_code_find(j);
-	for (i = 0; !ret && i < j->nhits; i++)
+	if (!ret && !s->nhits) {
+		/* sorted and unique already: taken, not copied (a code
+		 * search may keep many) */
+		free(s->hits);
+		s->hits = j->hits;
+		s->nhits = s->cap = j->nhits;
+		j->hits = NULL;
+	}
+	for (i = 0; !ret && j->hits && i < j->nhits; i++)
 		ret = search_sb_add(s, j->hits[i]);
 	free(j->hits);
 	j->hits = NULL;
