@@ -186,11 +186,14 @@ wait-index
 EOF2
 XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache \
 	"$PTBROWSE" --script "$tmp/keys" "$P" || fail "--script failed"
-grep -Eq '^0 ns +time +[,!^c ]*,' "$tmp/side0.txt" || fail "no sideband markers on the timeline"
-col=$(grep -E '^0 ns +time ' "$tmp/side0.txt" | awk '{ s = index($0, "^"); if (s) { n = index(substr($0, s), ","); if (n) print s + n - 2 } }')
-[ -n "$col" ] || fail "no context switch after the trace's start: $(grep -E '^0 ns +time ' "$tmp/side0.txt")"
-col0=$(grep -E '^0 ns +time ' "$tmp/side0.txt" | awk '{ s = index($0, ","); if (s && s < index($0, "^")) print s - 1 }')
-[ -n "$col0" ] || fail "no context switch before the trace's start: $(grep -E '^0 ns +time ' "$tmp/side0.txt")"
+# The sideband is on the marker row, the line above the axis (which ends
+# with the span); its glyphs are counted in characters, not bytes.
+mrow=$(awk '/ span ([0-9]|~|≈)/ { print prev; exit } { prev = $0 }' "$tmp/side0.txt")
+nchars() { printf '%s' "$1" | LC_ALL=C.UTF-8 wc -m; }
+case $mrow in *,*^*,*) ;; *) fail "no switches around the trace's start (^) on the marker row: $mrow" ;; esac
+after=${mrow#*^}
+col=$(( $(nchars "${mrow%%^*}") + 1 + $(nchars "${after%%,*}") ))
+col0=$(nchars "${mrow%%,*}")
 cat > "$tmp/keys" <<EOF2
 wait-index
 :streams cpu3

@@ -160,7 +160,8 @@ static void test_args(void **state)
 	assert_string_equal(cands("help goto-", COMPL_COMMAND),
 			    "goto-end goto-offset goto-packet goto-percent "
 			    "goto-start");
-	assert_string_equal(cands("timeline-zoom ", COMPL_WORDS), "in out");
+	assert_string_equal(cands("timeline-zoom ", COMPL_WORDS),
+			    "all hit in out region selection");
 	assert_string_equal(cands("streams c", COMPL_STREAM), "cpu0 cpu1");
 	assert_string_equal(cands("mark ", COMPL_NONE), "");
 	assert_string_equal(cands("quit ", COMPL_NONE), "");

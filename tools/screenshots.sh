@@ -56,6 +56,7 @@ if [ -f "$C" ]; then
 	shot sample-code-funcs 120x40 ":funcs 0 0x100000" "$C"
 	shot sample-code-view 120x40 "} c 2 4 j" "$C"
 	shot sample-code-lanes 120x40 "50% J" "$C"
+	shot sample-code-zoom 120x40 "50% z z z" "$C"
 else
 	echo "screenshots: $C is missing (make sample-code); skipping it" >&2
 fi
@@ -71,6 +72,8 @@ gen=$("$BUILD/tools/ptgen" --print-config)
 shot sample-start 120x40 "" $gen "$sample"
 shot sample-ovf 120x40 "50% e" $gen "$sample"
 shot sample-zoom 120x40 "50% e z z z z" $gen "$sample"
+shot sample-zoom-region 120x40 ":region hot 40% 42%
+:zoom hot" $gen "$sample"
 shot sample-bytes 120x40 "50% e t" $gen "$sample"
 shot sample-search 120x40 "50% / t i p . p g e Enter wait-search n n" $gen "$sample"
 shot sample-filter 120x40 "50% & c b r Enter wait-search" $gen "$sample"

@@ -88,7 +88,7 @@
 	/* panes and the timeline */ \
 	ACTION(FOCUS_NEXT_PANE, "focus-next-pane", "Focus the next pane", 0, "") \
 	ACTION(FOCUS_PREV_PANE, "focus-prev-pane", "Focus the previous pane", 0, "") \
-	ACTION(TIMELINE_ZOOM, "timeline-zoom", "Zoom the timeline in or out", ACT_ARGS | ACT_COUNT, "in|out") \
+	ACTION(TIMELINE_ZOOM, "timeline-zoom", "Zoom the timeline: in, out, all, the selection, a region (here or NAME), around a search hit, FROM TO", ACT_ARGS | ACT_COUNT, "in|out|all|selection|hit|region [REGION]") \
 	ACTION(TIMELINE_AXIS, "timeline-axis", "Toggle the timeline axis: time or bytes", 0, "") \
 	ACTION(CODE_VIEW, "code-view", "Toggle the code view (each packet's instructions under it), or set it", ACT_ARGS, "[packets|code]") \
 	ACTION(STREAMS, "streams", "List streams (CPUs), or switch to one", ACT_ARGS, "[STREAM]") \
@@ -123,7 +123,8 @@
 #define ACTION_ALIASES(ALIAS) \
 	ALIAS("g", GOTO) \
 	ALIAS("q", QUIT) \
-	ALIAS("h", HELP)
+	ALIAS("h", HELP) \
+	ALIAS("zoom", TIMELINE_ZOOM)
 
 /* The actions; ACTION_NONE is "no action". */
 enum action {

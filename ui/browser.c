@@ -123,6 +123,9 @@ static int browser_mouse(struct ui *ui)
 	/* A drag over packet rows selects them (select.c). */
 	if (select_mouse(ui, &ev, &r))
 		return r;
+	/* A drag along the timeline selects its span (tl.c). */
+	if (tl_mouse(ui, &ev, &r))
+		return r;
 	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
 		return UI_DRAW_NONE;
 	if (ev.y >= tl->y && ev.y < tl->y + tl->h)

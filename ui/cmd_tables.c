@@ -21,12 +21,13 @@
 #include "streams_ui.h"
 #include "sym_ui.h"
 #include "tl_lanes_cmd.h"
+#include "tl_zoom.h"
 #include "ui.h"
 #include "yank.h"
 
 static const struct cmd_table *const cmd_tables[] = {
 	&nav_cmds, &goto_ui_cmds, &search_ui_cmds, &marks_ui_cmds, &marks_list_cmds,
-	&streams_ui_cmds, &tl_lanes_cmds,
+	&streams_ui_cmds, &tl_lanes_cmds, &tl_zoom_cmds,
 	&stalls_cmds, &funcs_cmds, &iterations_cmds, &panes_cmds, &help_cmds, &settings_cmds, &session_cmds,
 	&pane_code_cmds, &reload_cmds, &sym_ui_cmds, &yank_cmds, &pipe_ui_cmds,
 };

@@ -1,7 +1,6 @@
 /* panes -- the commands about the panes: focus, scrolling sideways, the
- * timeline's zoom and axis, recentering and redrawing. */
+ * timeline's axis (its zoom is tl_zoom.c's), recentering and redrawing. */
 #include <curses.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "msg.h"
@@ -39,18 +38,6 @@ static int panes_scroll(struct ui *ui, const struct cmd_args *a)
 	return UI_DRAW_PANES;
 }
 
-static int panes_zoom(struct ui *ui, const struct cmd_args *a)
-{
-	int d = !strcmp(a->raw, "out") || !strcmp(a->raw, "-") ? -1 : 1, r = UI_DRAW_NONE;
-	long n = cmd_steps(a);
-
-	if (n > 64)	/* past the deepest zoom either way */
-		n = 64;
-	while (n-- > 0)
-		r |= tl_zoom(ui, d);
-	return r;
-}
-
 static int panes_axis(struct ui *ui, const struct cmd_args *a)
 {
 	uint64_t lo, hi;
@@ -82,7 +69,6 @@ static const struct cmd_row panes_rows[] = {
 	{ ACTION_FOCUS_PREV_PANE, panes_focus, CMD_NONE, 0, 0 },
 	{ ACTION_SCROLL_LEFT, panes_scroll, CMD_NONE, 0, 0 },
 	{ ACTION_SCROLL_RIGHT, panes_scroll, CMD_NONE, 0, 0 },
-	{ ACTION_TIMELINE_ZOOM, panes_zoom, CMD_RAW, 0, 0 },
 	{ ACTION_TIMELINE_AXIS, panes_axis, CMD_NONE, 0, 0 },
 	{ ACTION_RECENTER, panes_recenter, CMD_NONE, 0, 0 },
 	{ ACTION_REDRAW, panes_redraw, CMD_NONE, 0, 0 },

@@ -62,6 +62,13 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size);
 /* Whether the packet at @off is a hit to highlight. */
 int search_ui_is_hit(struct ui *ui, uint64_t off);
 
+/* The search's hit nearest @off: the last at or before it, else the
+ * first after, in *@hit; the hits before and after that one in *@prev
+ * and *@next (UINT64_MAX if none).  Returns 0, or -1 if there is no
+ * search or no hit yet. */
+int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *hit,
+			uint64_t *next);
+
 /* Draw '·' at the timeline columns of at most @max hits with offsets in
  * [@lo, @hi): @col_of maps an offset to a column (negative: not shown). */
 void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,

@@ -1,6 +1,6 @@
-/* streams_tl -- the sideband of a perf.data stream on the timeline: data
- * lost, itrace starts, switches, comm; the event nearest the cursor on
- * the message line. */
+/* streams_tl -- the sideband of a perf.data stream on the timeline's
+ * marker row: data lost, itrace starts, switches, comm, and their legend;
+ * the event nearest the cursor on the message line. */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "screen.h"
 #include "streams_tl.h"
 #include "timefmt.h"
+#include "tl_cols.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -134,7 +135,8 @@ static int streams_tl_columns(struct ui *ui, const struct perfdata_event *ev, si
 	return 0;
 }
 
-void streams_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64_t hi, int time)
+void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi, int time,
+		      struct tl_cell *cells)
 {
 	const struct perfdata_event *ev, *near = NULL;
 	struct win_row row;
@@ -157,14 +159,17 @@ void streams_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64
 		if (streams_tl_cols.at[c] < 0)
 			continue;
 		e = &ev[streams_tl_cols.at[c]];
-		attrset(streams_tl_is_loss(e) ? screen_attr(ui, SC_MSGERR) : screen_attr(ui, SC_DIM));
-		screen_put(y, x + c, 1, streams_tl_glyph(e));
+		if (streams_tl_is_loss(e))
+			tl_cols_offer(&cells[c], streams_tl_glyph(e),
+				      screen_attr(ui, SC_MSGERR), TL_RANK_TROUBLE);
+		else
+			tl_cols_offer(&cells[c], streams_tl_glyph(e),
+				      screen_attr(ui, SC_DIM), TL_RANK_SIDEBAND);
 		if (ccol >= 0 && abs(c - ccol) < best) {
 			best = abs(c - ccol);
 			near = e;
 		}
 	}
-	attrset(A_NORMAL);
 	if (st_pick >= 0 && st_pick_cur == UINT64_MAX)
 		st_pick_cur = ui->cursor;
 	if (st_pick >= 0 && st_pick < ncols && st_pick_cur == ui->cursor &&
@@ -196,6 +201,19 @@ void streams_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo, uint64
 				   near->kind == PD_EV_COMM ? near->comm : "", t, near->tsc);
 		st_last_near = near;
 	}
+}
+
+const char *streams_tl_legend(struct ui *ui)
+{
+	const struct perfdata_event *ev;
+	size_t n, i;
+
+	if (perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (streams_tl_rank(&ev[i]))
+			return "! lost ^ start , switch c comm";
+	return NULL;
 }
 
 void streams_tl_forget(struct ui *ui)

@@ -5,11 +5,19 @@
 #include <stdint.h>
 
 struct ui;
+struct tl_cell;
 
-/* The sideband markers on timeline row @y ([@lo, @hi) over @ncols
- * columns from @x; @time: the axis is TSC, else bytes). */
-void streams_tl_draw(struct ui *ui, int y, int x, int ncols, uint64_t lo,
-			uint64_t hi, int time);
+/* Offer the sideband's markers to the marker row's @cells ([@lo, @hi)
+ * over @ncols columns; @time: the axis is TSC, else bytes): data lost
+ * '!' as trouble, itrace start '^', switches ',' and comm 'c' below PSBs
+ * (tl_cols.h); and name the event nearest the cursor (or the one last
+ * picked) on the message line. */
+void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi,
+		      int time, struct tl_cell *cells);
+
+/* The legend of the sideband's markers, or NULL if the stream has none
+ * (a raw trace, no sideband). */
+const char *streams_tl_legend(struct ui *ui);
 
 /* The stream changed: the event last shown is no longer the nearest. */
 void streams_tl_forget(struct ui *ui);

@@ -16,94 +16,36 @@
 #include "streams_tl.h"
 #include "timefmt.h"
 #include "tl.h"
+#include "tl_axis.h"
 #include "tl_cols.h"
 #include "tl_lanes.h"
+#include "tl_zoom.h"
 #include "ui.h"
-
-#define TL_MAX_ZOOM 40
 
 void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi)
 {
-	tl_cols_axis(ui, tl_cols_is_time(ui), ui->cols > 0 ? ui->cols : 1, lo, hi);
+	int n = ui->cols > TL_MAX_COLS ? TL_MAX_COLS : ui->cols > 0 ? ui->cols : 1;
+
+	tl_zoom_view(ui, tl_cols_is_time(ui), n, lo, hi);
 }
 
-/* A number of bytes as "12.5MiB", with @dec decimals (-1: as few as
- * reads well), or exact in hex with @dec 9. */
-static void tl_fmt_bytes(char *buf, size_t size, uint64_t v, int dec)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double d = (double)v;
-	int u = 0;
+/* The marker row being built: a cell per column. */
+struct tl_row {
+	const struct tl_cache *tc;
+	struct tl_cell cell[TL_MAX_COLS];
+};
 
-	if (dec >= 9) {
-		snprintf(buf, size, "0x%" PRIx64, v);
-		return;
-	}
-	while (d >= 1024 && u < 4)
-		d /= 1024, u++;
-	if (u == 0)
-		snprintf(buf, size, "%" PRIu64 "B", v);
-	else
-		snprintf(buf, size, "%.*f%s", dec >= 0 ? dec : d < 10 ? 1 : 0, d, unit[u]);
-}
-
-/* The axis label at axis value @v: times with resolution @res ns, bytes
- * with @dec decimals (tl_fmt_bytes()). */
-static void tl_label(struct ui *ui, int time, uint64_t v, double res, int dec,
-		     char *buf, size_t size)
-{
-	uint64_t t0, t1;
-
-	if (time && tl_cols_time_range(ui, &t0, &t1)) {
-		double ns = timefmt_tsc_diff(ui, t0, v);
-
-		if (isnan(ns))
-			snprintf(buf, size, "+%" PRIu64 "tsc", v - t0);
-		else
-			timefmt_ns_res(buf, size, ns, res);
-	} else {
-		tl_fmt_bytes(buf, size, v, dec);
-	}
-}
-
-/* The three axis labels at @lo, @mid and @hi into @l, @m and @r, told
- * apart: time labels with the digits the half span needs, byte labels
- * with more decimals (at last exact) until they differ. */
-static void tl_labels(struct ui *ui, int time, uint64_t lo, uint64_t mid,
-		      uint64_t hi, char *l, char *m, char *r, size_t size)
-{
-	double res = time ? timefmt_tsc_diff(ui, lo, mid) : NAN;
-	int dec = -1;
-
-	if (isnan(res) || res < 1)
-		res = 1;
-	for (;;) {
-		tl_label(ui, time, lo, res, dec, l, size);
-		tl_label(ui, time, mid, res, dec, m, size);
-		tl_label(ui, time, hi, res, dec, r, size);
-		if (dec >= 9 || (strcmp(l, m) && strcmp(m, r)))
-			break;
-		if (time) {
-			uint64_t t0, t1;
-
-			/* Less than a nanosecond apart: in TSC ticks. */
-			if (tl_cols_time_range(ui, &t0, &t1)) {
-				snprintf(l, size, "+%" PRIu64 "tsc", lo - t0);
-				snprintf(m, size, "+%" PRIu64 "tsc", mid - t0);
-				snprintf(r, size, "+%" PRIu64 "tsc", hi - t0);
-			}
-			break;
-		}
-		dec = dec < 0 ? 1 : dec < 3 ? dec + 1 : 9;
-	}
-}
-
-/* The column of the hit at @off (search_ui_tl_marks()). */
+/* A search hit at @off (search_ui_tl_marks()): offered to its column's
+ * cell, to be drawn with the rest; -1 so that search_ui draws nothing. */
 static int tl_hit_col(struct ui *ui, uint64_t off, void *arg)
 {
-	const struct tl_cache *tc = arg;
+	struct tl_row *row = arg;
+	int c = tl_cols_of(row->tc, row->tc->time ? tl_cols_row_tsc(ui, off) : off);
 
-	return tl_cols_of(tc, tc->time ? tl_cols_row_tsc(ui, off) : off);
+	if (c >= 0)
+		tl_cols_offer(&row->cell[c], screen_glyph(ui, "·", "."),
+			      screen_attr(ui, SC_MARK), TL_RANK_HIT);
+	return -1;
 }
 
 /* Row 1: density on a log scale. */
@@ -192,97 +134,83 @@ static void tl_regions(struct ui *ui, int ncols, uint8_t *inreg)
 	}
 }
 
-/* Row 2: the viewport, troubles, PSBs when few, regions. */
-static void tl_draw_view(struct ui *ui, struct pane *p, int ncols)
+/* Row 2's cells: troubles, PSBs when few, the sideband, marks and
+ * bookmarks (a window lookup each on the time axis, so 64 at most
+ * there), search hits; each column shows its highest rank (tl_cols.h). */
+static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
 {
+	struct tl_cache *tc = &tl_cols_cache;
+	size_t i, n = ui->bm ? marks_count(ui->bm) : 0;
+	uint32_t npsb = 0, ntrouble = 0;
+	int c;
+
+	memset(row->cell, 0, sizeof(row->cell));
+	row->tc = tc;
+	for (c = 0; c < ncols; c++) {
+		npsb += tc->col[c].psbs;
+		ntrouble += tc->col[c].trouble != 0;
+	}
+	for (c = 0; c < ncols; c++) {
+		if (tc->col[c].trouble)
+			tl_cols_offer(&row->cell[c], "!", screen_attr(ui, SC_MSGERR),
+				      ntrouble <= (uint32_t)ncols / 2 ? TL_RANK_TROUBLE :
+				      TL_RANK_TROUBLE_DENSE);
+		if (npsb && npsb <= (uint32_t)ncols / 2 && tc->col[c].psbs)
+			tl_cols_offer(&row->cell[c], screen_glyph(ui, "╵", "'"),
+				      screen_attr(ui, SC_DIM), TL_RANK_PSB);
+	}
+	/* perf.data sideband: data loss, itrace start, switches, comm. */
+	streams_tl_cells(ui, ncols, tc->lo, tc->hi, tc->time, row->cell);
+	for (i = 0; i < n && (!tc->time || i < 64); i++) {
+		const struct marks_entry *e = marks_at(ui->bm, i);
+		static char letter[TL_MAX_COLS][2];
+
+		if (e->kind == BM_REGION)
+			continue;
+		c = tl_cols_of(tc, tc->time ? tl_cols_row_tsc(ui, e->from) : e->from);
+		if (c < 0)
+			continue;
+		letter[c][0] = e->kind == BM_MARK ? e->name[0] : '*';
+		letter[c][1] = 0;
+		tl_cols_offer(&row->cell[c], letter[c], screen_attr(ui, SC_MARK),
+			      TL_RANK_MARK);
+	}
+	/* Search hits: '·' (tl_hit_col()); a window lookup each on the time
+	 * axis, so fewer there. */
+	search_ui_tl_marks(ui, 0, 0, tc->time ? 0 : tc->lo,
+			   tc->time ? ui->img->size : tc->hi, tc->time ? 64 : (size_t)ncols,
+			   tl_hit_col, row);
+}
+
+/* Row 2: the marker cells, the viewport (reverse video, the cursor's
+ * column '┃'), regions underlined. */
+static void tl_draw_markers(struct ui *ui, struct pane *p, int ncols)
+{
+	static struct tl_row row;
 	static uint8_t inreg[TL_MAX_COLS];
 	struct tl_cache *tc = &tl_cols_cache;
-	uint32_t npsb = 0;
-	int c, v0, v1;
+	uint64_t cv = tc->time ? tl_cols_row_tsc(ui, ui->cursor) : ui->cursor;
+	int c, v0, v1, cur = tl_cols_of(tc, cv);
 
+	tl_marker_cells(ui, ncols, &row);
 	tl_viewport(ui, ncols, &v0, &v1);
 	memset(inreg, 0, sizeof(inreg));
 	tl_regions(ui, ncols, inreg);
-	for (c = 0; c < ncols; c++)
-		npsb += tc->col[c].psbs;
 	for (c = 0; c < ncols; c++) {
-		const char *g = " ";
-		int attr = A_NORMAL;
+		const struct tl_cell *cell = &row.cell[c];
+		const char *g = cell->g ? cell->g : " ";
+		int attr = cell->g ? cell->attr : (int)A_NORMAL;
 
-		if (tc->col[c].trouble) {
-			g = "!";
-			attr = screen_attr(ui, SC_MSGERR);
-		} else if (npsb && npsb <= (uint32_t)ncols / 2 && tc->col[c].psbs) {
-			g = screen_glyph(ui, "╵", "'");
-			attr = screen_attr(ui, SC_DIM);
-		}
 		if (c >= v0 && c <= v1) {
 			attr = screen_attr(ui, SC_VIEWPORT) | A_REVERSE;
-			if (!strcmp(g, " ") || !strcmp(g, "'") || !strcmp(g, "╵"))
+			if (!cell->rank || cell->rank == TL_RANK_PSB)
 				g = c == v0 ? screen_glyph(ui, "▕", "[") :
 				    c == v1 ? screen_glyph(ui, "▏", "]") : " ";
-			if (v0 == v1)
+			if ((v0 == v1 || c == cur) && cell->rank < TL_RANK_HIT)
 				g = screen_glyph(ui, "┃", "|");
 		}
 		attrset(attr | (inreg[c] ? A_UNDERLINE : 0));
 		screen_put(p->y + 1, p->x + c, 1, g);
-	}
-}
-
-/* Row 2 too: marks and bookmarks (a window lookup each on the time axis,
- * so 64 at most there), search hits, the sideband. */
-static void tl_draw_marks(struct ui *ui, struct pane *p, int ncols)
-{
-	struct tl_cache *tc = &tl_cols_cache;
-	size_t i, n = ui->bm ? marks_count(ui->bm) : 0;
-
-	if (ui->bm)
-		attrset(screen_attr(ui, SC_MARK));
-	for (i = 0; i < n && (!tc->time || i < 64); i++) {
-		const struct marks_entry *e = marks_at(ui->bm, i);
-		int col = tl_cols_of(tc, tc->time ? tl_cols_row_tsc(ui, e->from) : e->from);
-		char s[2] = { e->kind == BM_MARK ? e->name[0] : '*', 0 };
-
-		if (e->kind == BM_REGION || col < 0)
-			continue;
-		screen_put(p->y + 1, p->x + col, 1, s);
-	}
-	/* Search hits: '·' (search_ui.c); a window lookup each on the time
-	 * axis, so fewer there. */
-	search_ui_tl_marks(ui, p->y + 1, p->x, tc->time ? 0 : tc->lo,
-			   tc->time ? ui->img->size : tc->hi, tc->time ? 64 : (size_t)ncols,
-			   tl_hit_col, tc);
-	/* perf.data sideband: data loss, itrace start, switches, comm. */
-	streams_tl_draw(ui, p->y + (p->h >= 3 ? 2 : 1), p->x, ncols, tc->lo, tc->hi, tc->time);
-	attrset(A_NORMAL);
-}
-
-/* Row 3: the axis. */
-static void tl_draw_axis(struct ui *ui, struct pane *p)
-{
-	struct tl_cache *tc = &tl_cols_cache;
-	char l[32], m[32], r[40];
-	int lw, mw, rw;
-
-	tl_labels(ui, tc->time, tc->lo, tc->lo + (tc->hi - tc->lo) / 2,
-		  tc->hi, l, m, r, sizeof(l));
-	lw = (int)strlen(l);
-	mw = (int)strlen(m);
-	rw = (int)strlen(r);
-	attrset(screen_attr(ui, SC_DIM));
-	screen_put(p->y + 2, p->x, p->w, l);
-	if (p->w > lw + mw + rw + 4)
-		screen_put(p->y + 2, p->x + (p->w - mw) / 2, mw, m);
-	if (p->w > lw + rw + 2)
-		screen_put(p->y + 2, p->x + p->w - rw, rw, r);
-	if (p->w > lw + rw + 30) {
-		char z[48];
-
-		snprintf(z, sizeof(z), " %s%s%s ", tc->time ? "time" : "bytes",
-			 tc->time && timefmt_estimated(ui) ?
-				screen_glyph(ui, "≈", "~") : "",
-			 ui->tl_zoom ? "  zoomed" : "");
-		screen_put(p->y + 2, p->x + lw + 2, p->w - lw - 2, z);
 	}
 	attrset(A_NORMAL);
 }
@@ -290,11 +218,14 @@ static void tl_draw_axis(struct ui *ui, struct pane *p)
 static void tl_draw(struct ui *ui, struct pane *p)
 {
 	struct tl_cache *tc = &tl_cols_cache;
-	int ncols = p->w > TL_MAX_COLS ? TL_MAX_COLS : p->w, y;
+	int ncols = p->w > TL_MAX_COLS ? TL_MAX_COLS : p->w, y, time = tl_cols_is_time(ui);
+	const char *legend;
+	uint64_t lo, hi;
 
 	if (p->h <= 0 || ncols <= 0)
 		return;
-	tl_cols_compute(ui, ncols);
+	tl_zoom_view(ui, time, ncols, &lo, &hi);
+	tl_cols_compute(ui, ncols, time, lo, hi);
 	ui->tl_lo = tc->lo;
 	ui->tl_hi = tc->hi;
 	for (y = 0; y < p->h; y++)
@@ -302,24 +233,15 @@ static void tl_draw(struct ui *ui, struct pane *p)
 	tl_draw_density(ui, p, ncols);
 	if (p->h < 2)
 		return;
-	tl_draw_view(ui, p, ncols);
-	tl_draw_marks(ui, p, ncols);
+	tl_draw_markers(ui, p, ncols);
+	/* the sideband's legend: under the lanes if they show, else on the
+	 * axis row */
+	legend = streams_tl_legend(ui);
 	if (p->h >= 3)
-		tl_draw_axis(ui, p);
+		tl_axis_draw(ui, p->y + 2, p->x, p->w, tc, p->h > 3 ? NULL : legend);
 	if (p->h > 3)
-		tl_lanes_draw(ui, p->y + 3, p->x, p->w, p->h - 3, tc->lo, tc->hi, tc->time);
-}
-
-int tl_zoom(struct ui *ui, int dir)
-{
-	int z = ui->tl_zoom + (dir > 0 ? 1 : -1);
-
-	if (z < 0 || z > TL_MAX_ZOOM) {
-		msg_report(ui, UI_WARN, "timeline zoom at its %s", z < 0 ? "widest" : "closest");
-		return UI_DRAW_STATUS;
-	}
-	ui->tl_zoom = z;
-	return UI_DRAW_TIMELINE | UI_DRAW_STATUS;
+		tl_lanes_draw(ui, p->y + 3, p->x, p->w, p->h - 3, tc->lo, tc->hi, tc->time,
+			      legend);
 }
 
 uint64_t tl_tsc_after(struct ui *ui, uint64_t off)
@@ -385,14 +307,27 @@ int tl_jump_tsc(struct ui *ui, uint64_t v)
 	return nav_jump(ui, off);
 }
 
-int tl_click(struct ui *ui, int col)
+/* Jump to the middle of column @col of the last drawing, within the
+ * whole axis: a column past the view's edge (h and l there) moves the
+ * cursor out of it, and the view follows.  Returns UI_DRAW_*. */
+static int tl_jump_col(struct ui *ui, long col)
 {
 	struct tl_cache *tc = &tl_cols_cache;
-	uint64_t v;
+	double w = (double)(tc->hi - tc->lo) / tc->ncols, d;
+	uint64_t a, b, c, v;
 
-	if (tc->ncols <= 0 || col < 0 || col >= tc->ncols)
+	if (tc->ncols <= 0 || tc->hi <= tc->lo)
 		return UI_DRAW_NONE;
-	v = tc->lo + (uint64_t)(((double)col + 0.5) * (double)(tc->hi - tc->lo) / tc->ncols);
+	tl_cols_whole(ui, tc->time, &a, &b, &c);
+	d = ((double)col + 0.5) * w;
+	if (d >= 0)
+		v = tc->lo + (uint64_t)d;
+	else
+		v = (uint64_t)-d >= tc->lo ? 0 : tc->lo - (uint64_t)-d;
+	if (v < a)
+		v = a;
+	if (v >= b)
+		v = b > a ? b - 1 : a;
 	if (tc->time) {
 		size_t seg;
 
@@ -404,6 +339,13 @@ int tl_click(struct ui *ui, int col)
 	if (v >= ui->img->size)
 		v = ui->img->size ? ui->img->size - 1 : 0;
 	return nav_jump(ui, v);
+}
+
+int tl_click(struct ui *ui, int col)
+{
+	if (tl_cols_cache.ncols <= 0 || col < 0 || col >= tl_cols_cache.ncols)
+		return UI_DRAW_NONE;
+	return tl_jump_col(ui, col);
 }
 
 int tl_pick(struct ui *ui, int row, int col)
@@ -424,12 +366,50 @@ int tl_step(struct ui *ui, long d)
 		return UI_DRAW_NONE;
 	v = tc->time ? tl_cols_row_tsc(ui, ui->cursor) : ui->cursor;
 	c = v < tc->lo ? 0 : v >= tc->hi ? tc->ncols - 1 : tl_cols_of(tc, v);
-	c += d;
-	if (c < 0)
-		c = 0;
-	if (c >= tc->ncols)
-		c = tc->ncols - 1;
-	return tl_click(ui, (int)c) | UI_DRAW_TIMELINE;
+	return tl_jump_col(ui, c + d) | UI_DRAW_TIMELINE;
+}
+
+/* The column of a press on the timeline's first three rows, or -1. */
+static int tl_press = -1;
+
+int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw)
+{
+	const struct pane *p = &ui->panes[UI_PANE_TIMELINE];
+	int col = ev->x - p->x, ncols = tl_cols_cache.ncols;
+	uint64_t anchor, from, to;
+	char span[48];
+
+	if (ev->bstate & BUTTON1_PRESSED) {
+		tl_press = p->h > 0 && ev->y >= p->y && ev->y < p->y + (p->h < 3 ? p->h : 3) &&
+			   col >= 0 && col < ncols ? col : -1;
+		return 0;	/* the browser jumps there, as for a click */
+	}
+	if (!(ev->bstate & BUTTON1_RELEASED) || tl_press < 0)
+		return 0;
+	if (col < 0)
+		col = 0;
+	if (col >= ncols)
+		col = ncols - 1;
+	if (col == tl_press) {
+		tl_press = -1;
+		return 0;
+	}
+	tl_press = -1;
+	anchor = ui->cursor;	/* where the press went */
+	*draw = tl_jump_col(ui, col) | UI_DRAW_ALL;
+	if (ui->cursor == anchor)
+		return 1;
+	marks_ui_visual_from(ui, anchor);
+	marks_ui_selection(ui, &from, &to);
+	if (tl_cols_cache.time)
+		timefmt_tsc(ui, span, sizeof(span),
+			    timefmt_tsc_diff(ui, tl_cols_row_tsc(ui, from),
+					     tl_cols_row_tsc(ui, to - 1)), 0);
+	else
+		snprintf(span, sizeof(span), "%" PRIu64 " bytes", to - from);
+	msg_report(ui, UI_INFO, "-- VISUAL --  %s on the timeline: z zooms to it, "
+		   "Enter names a region, Esc ends", span);
+	return 1;
 }
 
 static void tl_resize(struct ui *ui, struct pane *p)

@@ -1,7 +1,8 @@
-/* tl -- the timeline: density, markers, viewport, zoom, clicks. */
+/* tl -- the timeline: density, markers, viewport, axis, clicks, drags. */
 #ifndef TL_H
 #define TL_H
 
+#include <curses.h>
 #include <stdint.h>
 
 struct ui;
@@ -9,7 +10,7 @@ struct pane_ops;
 
 /* Its ops (ui.h struct pane_ops). */
 extern const struct pane_ops tl_ops;
-/* The byte range shown by the timeline at zoom level @zoom. */
+/* The axis range the timeline shows (tl_zoom.h): bytes, or TSC ticks. */
 void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi);
 /* Jump to timeline column @col (mouse click).  Returns UI_DRAW_*. */
 int tl_click(struct ui *ui, int col);
@@ -26,7 +27,11 @@ int tl_jump_tsc(struct ui *ui, uint64_t tsc);
 /* Move the cursor @d columns along the timeline, as a click there would
  * (h and l in the timeline).  Returns UI_DRAW_*. */
 int tl_step(struct ui *ui, long d);
-/* Zoom in (@dir > 0) or out around the cursor.  Returns UI_DRAW_*. */
-int tl_zoom(struct ui *ui, int dir);
+/* A mouse event (browser.c): a press on the timeline's first rows notes
+ * its column and lets the browser jump there; its release on another
+ * column selects from the one to the other (a visual selection, which z
+ * zooms to).  Returns 1 with *@draw set if it took the event, 0 to leave
+ * it to the browser. */
+int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw);
 
 #endif /* TL_H */

@@ -1,6 +1,6 @@
-/* tl_cols -- the timeline's columns: the axis (bytes or time, zoomed
- * around the cursor), axis value to column, and what each column holds
- * (packet density, trouble, PSBs), from the index or a bounded walk. */
+/* tl_cols -- the timeline's columns: the whole axis (bytes or time), axis
+ * value to column, and what each column holds (packet density, trouble,
+ * PSBs), from the index or a bounded walk; the marker row's cells. */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -110,39 +110,24 @@ uint64_t tl_cols_row_tsc(struct ui *ui, uint64_t off)
 	return t;
 }
 
-/* Center a span of @span within [@a, @b) around @c. */
-static void tl_cols_center(uint64_t a, uint64_t b, uint64_t c, uint64_t span,
-		      uint64_t *lo, uint64_t *hi)
+void tl_cols_whole(struct ui *ui, int time, uint64_t *a, uint64_t *b, uint64_t *c)
 {
-	uint64_t l;
-
-	if (span >= b - a) {
-		*lo = a;
-		*hi = b;
-		return;
+	*a = 0;
+	*b = ui->img->size;
+	*c = ui->cursor;
+	if (time) {
+		tl_cols_time_range(ui, a, b);
+		*c = tl_cols_row_tsc(ui, ui->cursor);
 	}
-	l = c > a + span / 2 ? c - span / 2 : a;
-	if (l + span > b)
-		l = b - span;
-	*lo = l;
-	*hi = l + span;
 }
 
-/* The axis range [lo, hi): bytes, or TSC ticks on the time axis. */
-void tl_cols_axis(struct ui *ui, int time, int ncols, uint64_t *lo, uint64_t *hi)
+void tl_cols_offer(struct tl_cell *cell, const char *g, int attr, int rank)
 {
-	uint64_t a = 0, b = ui->img->size, c = ui->cursor, span;
-
-	if (time) {
-		tl_cols_time_range(ui, &a, &b);
-		c = tl_cols_row_tsc(ui, ui->cursor);
-		if (!c)
-			c = a;
-	}
-	span = (b - a) >> ui->tl_zoom;
-	if (span < (uint64_t)ncols * (time ? 1 : 16))
-		span = (uint64_t)ncols * (time ? 1 : 16);
-	tl_cols_center(a, b, c, span, lo, hi);
+	if (rank <= cell->rank)
+		return;
+	cell->g = g;
+	cell->attr = attr;
+	cell->rank = rank;
 }
 
 /* Add @n to the columns covered by [@a, @b) of the axis. */
@@ -314,16 +299,13 @@ static void tl_cols_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, siz
 }
 
 /* Recompute the columns if the index grew or the range changed. */
-void tl_cols_compute(struct ui *ui, int ncols)
+void tl_cols_compute(struct ui *ui, int ncols, int time, uint64_t lo, uint64_t hi)
 {
 	struct tl_cache *tc = &tl_cols_cache;
-	int time = tl_cols_is_time(ui);
-	uint64_t lo, hi;
 	size_t nsum = ui->idx ? idx_nsummaries(ui->idx) : 0;
 	size_t nseeks = ui->idx ? idx_nseeks(ui->idx) : 0, i;
 	int c;
 
-	tl_cols_axis(ui, time, ncols, &lo, &hi);
 	if (tc->ncols == ncols && tc->time == time && tc->lo == lo && tc->hi == hi) {
 		if (tc->nsum == nsum && tc->nseeks == nseeks)
 			return;

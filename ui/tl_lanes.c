@@ -352,14 +352,19 @@ static void tl_lanes_lane(struct ui *ui, int l, int y, int x, int w,
 	attrset(A_NORMAL);
 }
 
-/* The legend: each process's letter, name and pid, and the markers. */
-static void tl_lanes_legend(struct ui *ui, int y, int x, int w)
+/* The legend: the marker row's (@legend, may be NULL), the lanes'
+ * markers, each process's letter, name and pid. */
+static void tl_lanes_legend(struct ui *ui, int y, int x, int w, const char *legend)
 {
 	char buf[64];
 	int i, at = 0;
 
 	attrset(screen_attr(ui, SC_DIM));
-	at += screen_put(y, x, w, "f fork x exit e exec m mmap ");
+	if (legend) {
+		at += screen_put(y, x, w, legend);
+		at += screen_put(y, x + at, w - at, "  ");
+	}
+	at += screen_put(y, x + at, w - at, "f fork x exit e exec m mmap ");
 	for (i = 0; i < tll.nprocs && at < w; i++) {
 		snprintf(buf, sizeof(buf), "%c", tl_lanes_abc[i]);
 		attrset(screen_attr(ui, (enum screen_color)(SC_LANE0 + i % TL_LANES_COLORS)));
@@ -373,7 +378,7 @@ static void tl_lanes_legend(struct ui *ui, int y, int x, int w)
 }
 
 void tl_lanes_draw(struct ui *ui, int y, int x, int w, int h, uint64_t lo,
-		   uint64_t hi, int time)
+		   uint64_t hi, int time, const char *legend)
 {
 	struct win_row row;
 	int l, ccol = -1, g = 0;
@@ -392,8 +397,12 @@ void tl_lanes_draw(struct ui *ui, int y, int x, int w, int h, uint64_t lo,
 	tll.hi = hi;
 	tll.time = time;
 	if (!time || hi <= lo || tll.w < 4) {
+		int at;
+
 		attrset(screen_attr(ui, SC_DIM));
-		screen_put(y, x, w, "lanes: on the time axis only (t)");
+		at = screen_put(y, x, w, "lanes: on the time axis only (t)  ");
+		if (legend)
+			screen_put(y, x + at, w - at, legend);
 		attrset(A_NORMAL);
 		return;
 	}
@@ -402,7 +411,7 @@ void tl_lanes_draw(struct ui *ui, int y, int x, int w, int h, uint64_t lo,
 		ccol = (int)((double)(row.ts.tsc - lo) * tll.w / (double)(hi - lo));
 	for (l = 0; l < tll.nlanes && l < h - 1; l++)
 		tl_lanes_lane(ui, l, y + l, x, tll.w, lo, hi, ccol);
-	tl_lanes_legend(ui, y + (l < h - 1 ? l : h - 1), x, w);
+	tl_lanes_legend(ui, y + (l < h - 1 ? l : h - 1), x, w, legend);
 }
 
 int tl_lanes_click(struct ui *ui, int row, int col)

@@ -28,10 +28,11 @@ int tl_lanes_rows(struct ui *ui);
 int tl_lanes_span(struct ui *ui, uint64_t *t0, uint64_t *t1);
 
 /* Draw the lanes in rows @y to @y + @h - 1 from column @x, @w wide, on
- * the time axis [@lo, @hi) (TSC); @time 0 (a byte axis) says that lanes
- * need the time axis instead. */
+ * the time axis [@lo, @hi) (TSC), their legend last after the marker
+ * row's @legend (NULL: none); @time 0 (a byte axis) says that lanes need
+ * the time axis instead. */
 void tl_lanes_draw(struct ui *ui, int y, int x, int w, int h, uint64_t lo,
-		   uint64_t hi, int time);
+		   uint64_t hi, int time, const char *legend);
 
 /* A click on lane row @row (0: the first lane) at column @col of the
  * last drawing: switch to that lane's stream at that column's time (as

@@ -36,10 +36,14 @@
  *   funcs_sum.c     region summaries' top functions (src/ctsum.h).
  *   marks_ui.c      mark and region commands, the visual selection, bands;
  *   marks_panel.c   a region's summary.
- *   streams_tl.c    the perf.data sideband on the timeline.
  *   tl_lanes.c      the CPU lanes under the timeline (sideband only).
- *   tl_cols.c       the timeline's axis and columns (density, trouble,
- *                   PSBs) from the index; tl.c draws and clicks them.
+ *   tl_cols.c       the timeline's whole axis and columns (density,
+ *                   trouble, PSBs) from the index, the marker row's cells;
+ *                   tl.c draws and clicks them.
+ *   streams_tl.c    the perf.data sideband on the timeline's marker row.
+ *   tl_axis.c       the timeline's axis row: ticks, labels, the span.
+ *   tl_zoom.c       the timeline's view: z/Z, :timeline-zoom to a region,
+ *                   marks, the selection, a hit's neighbourhood.
  *   pane_packets.c, pane_cycles.c, tl.c  the three panes (struct pane_ops);
  *   pane_code.c     the code view: the packet and cycle panes' places
  *                   taken by each packet's instructions and their runs.
@@ -200,8 +204,9 @@ struct ui {
 
 	/* the timeline */
 	int tl_time;			/* axis: 1 time, 0 bytes */
-	int tl_zoom;			/* 0 is the whole trace */
-	uint64_t tl_lo, tl_hi;		/* the byte range shown */
+	int tl_zoom;			/* 0 the whole trace, else zoomed (tl_zoom.c
+					 * holds the view) */
+	uint64_t tl_lo, tl_hi;		/* the axis range shown */
 
 	/* the screen */
 	int rows, cols;
