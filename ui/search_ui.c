@@ -662,6 +662,26 @@ static void search_ui_snap(struct search_ui *su)
 	su->snap_final = st.finished;
 }
 
+int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *hit,
+			uint64_t *next)
+{
+	struct search_ui *su = ui->sui;
+	size_t i;
+
+	if (!su || !su->s)
+		return -1;
+	search_ui_snap(su);
+	if (!su->nsnap)
+		return -1;
+	i = search_ui_lower(su, off);
+	if ((i >= su->nsnap || su->snap[i] != off) && i > 0)
+		i--;
+	*hit = su->snap[i];
+	*prev = i > 0 ? su->snap[i - 1] : UINT64_MAX;
+	*next = i + 1 < su->nsnap ? su->snap[i + 1] : UINT64_MAX;
+	return 0;
+}
+
 size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 {
 	struct search_ui *su = ui->sui;
