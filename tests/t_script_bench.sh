@@ -1,8 +1,8 @@
 #!/bin/sh
 # The script's bench directive (ui/script.c), as bench/b_*.sh use it: a
 # !TOKEN sets the round up untimed (not counted), "{i}" is the round
-# number everywhere in the command and in a !TOKEN, and the median and
-# p99 lines come out.  On a generated trace: "!{i}0% :goto +0x{i}0{i}0"
+# number everywhere in the command and in a !TOKEN, and the median, p99
+# and CPU median lines come out.  On a generated trace: "!{i}0% :goto +0x{i}0{i}0"
 # twice leaves the cursor where 10%, +0x1010, 20%, +0x2020 typed by hand
 # do.
 set -u
@@ -21,6 +21,7 @@ printf 'wait-index\nbench t 2 !{i}0%% :goto +0x{i}0{i}0\n:goto +0\n:save-screen 
 grep -q '^browse  t  .*median .* p99 .*(2 keys)$' "$tmp/out" || bad "not 2 timed keys: $(cat "$tmp/out")"
 grep -q '^result browse-t-median-ms [0-9.]*$' "$tmp/out" || bad "no median result"
 grep -q '^result browse-t-p99-ms [0-9.]*$' "$tmp/out" || bad "no p99 result"
+grep -q '^result browse-t-cpu-median-ms [0-9.]*$' "$tmp/out" || bad "no CPU median result"
 # where the two rounds left the cursor, against the same moves by hand
 printf 'wait-index\n10%%\n:goto +0x1010\n20%%\n:goto +0x2020\n:goto +0\n:save-screen %s\n' \
 	"$tmp/want" >"$tmp/keys"

@@ -32,6 +32,15 @@ double script_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The CPU seconds this process (all its threads) has used. */
+static double script_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Seconds from the start to the first screen (bench-startup). */
 static double script_startup;
 
@@ -82,7 +91,9 @@ static void script_bench_cmd(char *line, size_t size, const char *cmd, int round
  * "bench NAME N TOKEN... [:COMMAND]": run the tokens N times, timing each
  * token (or the command, where every "{i}" becomes the round number) from
  * the key to the finished screen; print the median and the 99th
- * percentile.  A token written !TOKEN sets the round up untimed, "{i}"
+ * percentile, and the median of the CPU time the process used meanwhile
+ * (all threads: a loaded machine stretches the first, not the second).
+ * A token written !TOKEN sets the round up untimed, "{i}"
  * in it the round too (!q closes the view the command opened, !{i}%
  * moves).
  */
@@ -90,7 +101,7 @@ static void script_bench(struct ui *ui, char *args)
 {
 	char name[64], *cmd, *save, *tok, *toks[16];
 	int n, i, ntoks = 0, k, consumed = 0;
-	double *t;
+	double *t, *c;
 	size_t nt = 0;
 
 	if (sscanf(args, "%63s %d %n", name, &n, &consumed) < 2 || n <= 0 || n > 100000)
@@ -103,12 +114,16 @@ static void script_bench(struct ui *ui, char *args)
 	     tok = strtok_r(NULL, " \t", &save))
 		toks[ntoks++] = tok;
 	t = calloc((size_t)n * (size_t)(ntoks + 1), sizeof(*t));
-	if (!t)
+	c = calloc((size_t)n * (size_t)(ntoks + 1), sizeof(*c));
+	if (!t || !c) {
+		free(t);
+		free(c);
 		return;
+	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k <= ntoks; k++) {
 			char line[256];
-			double t0 = script_now();
+			double t0 = script_now(), c0 = script_cpu();
 
 			if (k < ntoks && toks[k][0] == '!' && toks[k][1]) {
 				script_bench_cmd(line, sizeof(line), toks[k] + 1, i + 1);
@@ -127,17 +142,22 @@ static void script_bench(struct ui *ui, char *args)
 			}
 			view_draw(&ui->vs);
 			term_flush();
+			c[nt] = script_cpu() - c0;
 			t[nt++] = script_now() - t0;
 		}
 	}
 	qsort(t, nt, sizeof(*t), script_cmp_double);
+	qsort(c, nt, sizeof(*c), script_cmp_double);
 	if (nt)
-		printf("browse  %-14s median %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%zu keys)\n"
-		       "result browse-%s-median-ms %.3f\nresult browse-%s-p99-ms %.3f\n",
-		       name, t[nt / 2] * 1e3, t[(nt * 99) / 100] * 1e3, t[nt - 1] * 1e3, nt,
-		       name, t[nt / 2] * 1e3, name, t[(nt * 99) / 100] * 1e3);
+		printf("browse  %-14s median %7.3f ms  p99 %7.3f ms  max %7.3f ms  cpu %7.3f ms  (%zu keys)\n"
+		       "result browse-%s-median-ms %.3f\nresult browse-%s-p99-ms %.3f\n"
+		       "result browse-%s-cpu-median-ms %.3f\n",
+		       name, t[nt / 2] * 1e3, t[(nt * 99) / 100] * 1e3, t[nt - 1] * 1e3,
+		       c[nt / 2] * 1e3, nt, name, t[nt / 2] * 1e3, name, t[(nt * 99) / 100] * 1e3,
+		       name, c[nt / 2] * 1e3);
 	fflush(stdout);
 	free(t);
+	free(c);
 }
 
 /* Run script line @p (a command, a directive or keys) and draw. */
