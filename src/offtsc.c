@@ -103,10 +103,36 @@ static int offtsc_fill(struct offtsc *ot, int *lost)
 	return 0;
 }
 
+/*
+ * No TSC is known before @ot->next: if it is a PSB, or a packet inside
+ * a PSB+, the time at the PSB+'s end (its TSC).  A decode started at a
+ * PSB asks for the code the PSB+'s FUP names before the PSB+'s TSC has
+ * been seen; that code runs at the PSB+'s time, and without it the
+ * address space is unknown and a process's code reads as missing.
+ * Returns 0 and sets *@tsc, or -pte_no_time.
+ */
+static int offtsc_psb_ahead(struct offtsc *ot, uint64_t *tsc)
+{
+	int k, lost = 0;
+
+	for (k = 0; k < 64 && !offtsc_fill(ot, &lost) && !lost; k++) {
+		if (k && ot->next.type == PKT_PSB)
+			break;
+		if (ot->next.type == PKT_PSBEND) {
+			ot->at = ot->next.offset;
+			return tm_now(&ot->tm, tsc);
+		}
+		tm_advance(&ot->tm, &ot->next);
+		ot->have_next = 0;
+		ot->at = ot->next.offset + 1;
+	}
+	return -pte_no_time;
+}
+
 int offtsc_at(void *vot, uint64_t off, uint64_t *tsc)
 {
 	struct offtsc *ot = vot;
-	int lost = 0;
+	int err, lost = 0;
 
 	if (!ot || !tsc)
 		return -pte_invalid;
@@ -117,7 +143,10 @@ int offtsc_at(void *vot, uint64_t off, uint64_t *tsc)
 		ot->have_next = 0;
 	}
 	ot->at = off;
-	return tm_now(&ot->tm, tsc);
+	err = tm_now(&ot->tm, tsc);
+	if (err == -pte_no_time)
+		err = offtsc_psb_ahead(ot, tsc);
+	return err;
 }
 
 int offtsc_stretch_end(void *vot, uint64_t off, uint64_t *end, uint64_t *tsc)

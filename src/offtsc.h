@@ -27,7 +27,9 @@ void offtsc_free(struct offtsc *ot);
 
 /* The estimated TSC when the packet at @off starts: every packet before
  * it fed to the time model.  @ot is a struct offtsc (void * to fit
- * imgopt_reader's tsc_at).
+ * imgopt_reader's tsc_at).  At a PSB, or inside its PSB+, with no TSC
+ * before it: the PSB+'s own TSC (at its PSBEND), the time of the code a
+ * decode from that PSB starts with.
  * Returns 0 and sets *@tsc.
  * Returns -pte_no_time if no TSC is known there (none since the PSB the
  * model started from), -pte_invalid on NULL arguments. */

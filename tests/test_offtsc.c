@@ -1,7 +1,8 @@
 /*
  * test_offtsc -- the TSC at a stream offset: the last TSC before it (no
  * MTC or CYC here to refine it), forward and backward questions, none
- * before the first TSC, and a decode error in between; questions stepping
+ * before the first TSC (but the PSB+'s own at a PSB and inside its PSB+),
+ * and a decode error in between; questions stepping
  * back PSB by PSB through a long run of PSBs cost a step each.
  */
 #include <stdarg.h>
@@ -47,8 +48,12 @@ static void test_offtsc(void **state)
 	assert_int_equal(offtsc_new(&ot, &img, NULL), 0);
 	assert_int_equal(offtsc_at(NULL, 0, &tsc), -pte_invalid);
 	assert_int_equal(offtsc_at(ot, 2, &tsc), -pte_no_time);
-	/* the TSC packet itself: not yet fed */
-	assert_int_equal(offtsc_at(ot, 20, &tsc), -pte_no_time);
+	/* inside a PSB+ with no TSC before it: the PSB+'s own TSC (the time
+	 * of the code a decode from that PSB starts with) */
+	assert_int_equal(offtsc_at(ot, 20, &tsc), 0);
+	assert_int_equal(tsc, 0x1000);
+	assert_int_equal(offtsc_at(ot, 4, &tsc), 0);
+	assert_int_equal(tsc, 0x1000);
 	assert_int_equal(offtsc_at(ot, 30, &tsc), 0);
 	assert_int_equal(tsc, 0x1000);
 	assert_int_equal(offtsc_at(ot, 61, &tsc), 0);

@@ -42,31 +42,6 @@ struct code {
 	uint64_t dec_size;
 };
 
-/*
- * Where to ask the time of the code the packet at @off decided: @off, or,
- * at a PSB before its PSB+'s TSC (where decoding from that PSB asks for
- * the code the PSB+'s FUP names), the PSB+'s end, as ctx.h does
- * (CTX_F_AHEAD).  Without it the time there is unknown, the address space
- * is the common one, and a process's code reads as missing.
- */
-static uint64_t code_time_offset(struct code_dec *d, struct offtsc *ot, uint64_t off)
-{
-	struct img_cursor cur;
-	struct pkt p;
-	uint64_t tsc;
-	int k;
-
-	if (!offtsc_at(ot, off, &tsc) || img_cursor_init(&cur, d->img, off) < 0)
-		return off;
-	for (k = 0; k < 64 && img_cursor_next(&cur, &p) > 0; k++) {
-		if (p.type == PKT_PSBEND)
-			return p.offset;
-		if (k && p.type == PKT_PSB)
-			break;
-	}
-	return off;
-}
-
 /* The decoder's read callback: flow's (cmd_flow.c), the code of the
  * address space the sideband names at the deciding packet, else the
  * common one. */
@@ -82,8 +57,6 @@ static int code_read(void *vd, const struct flow_ctx *c, uint64_t ip,
 	}
 	if (!d->set)
 		return -pte_nomap;
-	if (imgopt_sb(d->set))
-		cc.offset = code_time_offset(d, d->ot_read, c->offset);
 	return imgopt_read(&d->rd, &cc, ip, buf, size);
 }
 
@@ -101,7 +74,6 @@ static uint64_t code_read_asid(void *vd, const struct flow_ctx *c)
 		return c->have_cr3 ? c->cr3 : 0;
 	cc.cr3 = d->cr3;
 	cc.have_cr3 = d->have_cr3;
-	cc.offset = code_time_offset(d, d->ot_read, c->offset);
 	return imgopt_reader_asid(&d->rd, &cc);
 }
 
@@ -199,7 +171,7 @@ uint64_t code_dec_asid(struct code_dec *d, uint64_t offset)
 	if (d->have_asid && d->asid_off == offset)
 		return d->asid;
 	memset(&c, 0, sizeof(c));
-	c.offset = code_time_offset(d, d->ot_rec, offset);
+	c.offset = offset;
 	c.cr3 = d->cr3;
 	c.have_cr3 = d->have_cr3;
 	d->asid = imgopt_reader_asid(&d->rrec, &c);
