@@ -39,7 +39,18 @@ if [ ! -f "$trace" ] || [ "$rec/trace.cpu0" -nt "$trace" ]; then
 fi
 # the timing options ptrecord's trace was made with, beside the trace
 "$BUILD/tools/ptgen" --print-config >"$trace.options" || exit 1
-raw=$(sed -n "s#^--raw #--raw=$rec/#p" "$rec/trace.options" | tr '\n' ' ')
+# the code from the recording's dumps, but p_sample's from its ELF file
+# (relocated to where its executable segment's dump lies) so that its
+# functions have names for goto a symbol
+text=$(sed -n 's#^--raw trace.img/p_sample\.[0-9a-f]*\.bin:\(0x[0-9a-f]*\)$#\1#p' "$rec/trace.options")
+vaddr=$(readelf -lW "$BUILD/progs/p_sample" 2>/dev/null |
+	awk '$1 == "LOAD" && / E / { print $3; exit }')
+if [ -n "$text" ] && [ -n "$vaddr" ]; then
+	raw=$(sed -n "/p_sample/d; s#^--raw #--raw=$rec/#p" "$rec/trace.options" | tr '\n' ' ')
+	raw="$raw --elf=$BUILD/progs/p_sample:$(printf '0x%x' $((text - vaddr)))"
+else
+	raw=$(sed -n "s#^--raw #--raw=$rec/#p" "$rec/trace.options" | tr '\n' ' ')
+fi
 bytes=$(wc -c <"$trace")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -61,8 +72,14 @@ code=1 sym=1
 run ":set view code"
 grep -q 'the code it decided' "$tmp/screen" || code=0
 [ $code = 1 ] || echo "code view: missing (:set view code: $(tail -n 1 "$tmp/screen"))"
-run ":goto sym main"
-grep -q 'goto:' "$tmp/screen" && { sym=0; echo "goto a symbol: missing ($(tail -n 1 "$tmp/screen"))"; }
+# the named function with the most instructions in the recording's CPU 0
+# (which threads ran there changes from one recording to the next): every
+# copy of the recording holds it
+fn=$("$ptbrowse" flow --summary $raw "$rec/trace.cpu0" 2>/dev/null |
+	awk 'NR > 1 && $1 !~ /\./ && $1 != "total" { print $1; exit }')
+run ":goto sym ${fn:-main}"
+[ -n "$fn" ] && ! grep -q 'goto:\|no function of that name' "$tmp/screen" ||
+	{ sym=0; echo "goto a symbol: missing ($fn: $(tail -n 1 "$tmp/screen"))"; }
 
 # 1 MiB regions at 100 MB steps, as many as the trace holds (at most 20)
 nf=$(((bytes - 1048576) / 100000000))
@@ -78,7 +95,7 @@ nf=$(((bytes - 1048576) / 100000000))
 		echo "50%"
 		echo "bench code-page-down 300 Space"
 		echo "bench code-psb 200 }"
-		[ $sym = 1 ] && echo "bench goto-sym 50 :goto sym mul"
+		[ $sym = 1 ] && echo "bench goto-sym 50 :goto sym $fn"
 		echo ":set view packets"
 	fi
 	if [ $nf -ge 1 ]; then
