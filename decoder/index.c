@@ -541,6 +541,38 @@ static uint64_t seg_ordinal(const struct idx *idx, size_t i)
 	return ord;
 }
 
+/* The time pass's part of segment @i's summary into @out, if it got
+ * there (else have_time 0). */
+static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *out)
+{
+	out->have_time = 0;
+	out->has_gap = 0;
+	out->max_gap = 0;
+	out->gap_off = 0;
+	out->has_period = 0;
+	memset(&out->slow_period, 0, sizeof(out->slow_period));
+	memset(&out->fast_period, 0, sizeof(out->fast_period));
+	out->slow_off = 0;
+	if (i < atomic_load_explicit(&idx->ntsums, memory_order_acquire)) {
+		const struct tsum *t = &idx->gblk[i >> BLK_SHIFT][i & BLK_MASK];
+
+		out->have_time = 1;
+		out->has_gap = t->has_gap;
+		out->max_gap = t->gap;
+		out->gap_off = t->gap_off;
+		out->has_period = t->has_per;
+		if (t->has_per) {
+			out->slow_off = t->slow_off;
+			out->slow_period.ticks = t->slow_ticks;
+			out->slow_period.ticks_frac = t->slow_frac;
+			out->slow_period.cycles = t->slow_cyc;
+			out->fast_period.ticks = t->fast_ticks;
+			out->fast_period.ticks_frac = t->fast_frac;
+			out->fast_period.cycles = t->fast_cyc;
+		}
+	}
+}
+
 int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
 {
 	const struct sum_packed *p;
@@ -581,31 +613,16 @@ int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
 	n = idx_nseeks(idx);
 	out->size = (i + 1 < n ? idx_seek_off(idx, i + 1) : idx->img->size) - idx_seek_off(idx, i);
 	out->first_ordinal = seg_ordinal(idx, i);
-	out->have_time = 0;
-	out->has_gap = 0;
-	out->max_gap = 0;
-	out->has_period = 0;
-	memset(&out->slow_period, 0, sizeof(out->slow_period));
-	memset(&out->fast_period, 0, sizeof(out->fast_period));
-	out->slow_off = 0;
-	if (i < atomic_load_explicit(&idx->ntsums, memory_order_acquire)) {
-		const struct tsum *t = &idx->gblk[i >> BLK_SHIFT][i & BLK_MASK];
-
-		out->have_time = 1;
-		out->has_gap = t->has_gap;
-		out->max_gap = t->gap;
-		out->has_period = t->has_per;
-		if (t->has_per) {
-			out->slow_off = t->slow_off;
-			out->slow_period.ticks = t->slow_ticks;
-			out->slow_period.ticks_frac = t->slow_frac;
-			out->slow_period.cycles = t->slow_cyc;
-			out->fast_period.ticks = t->fast_ticks;
-			out->fast_period.ticks_frac = t->fast_frac;
-			out->fast_period.cycles = t->fast_cyc;
-		}
-	}
+	idx_time_fill(idx, i, out);
 	return 0;
+}
+
+int idx_time_summary(const struct idx *idx, size_t i, struct idx_summary *out)
+{
+	if (!idx || !out || i >= idx_nseeks(idx))
+		return -pte_invalid;
+	idx_time_fill(idx, i, out);
+	return out->have_time ? 0 : 1;
 }
 
 int idx_last_timing(const struct idx *idx, size_t i, uint64_t *tsc)

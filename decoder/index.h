@@ -100,6 +100,7 @@ struct idx_summary {
 	uint8_t has_gap;	/* a timing packet here follows another */
 	uint64_t max_gap;	/* the largest such gap (the earlier packet may
 				 * be in an earlier segment), TSC ticks */
+	uint64_t gap_off;	/* the packet ending it (the first of equals) */
 	/* The clean periods the time model measured (tm_last_period(): MTC
 	 * to MTC, or TSC to TSC where no MTCs come) that end here, from the
 	 * time pass: the slowest (fewest cycles per tick, so the lowest
@@ -234,6 +235,13 @@ size_t idx_ncarried(const struct idx *idx);
  * Returns 0, 1 if it does not exist yet, or -pte_invalid if @i is out of
  * range. */
 int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out);
+
+/* Only the time pass's part of segment @i's summary (have_time, has_gap,
+ * max_gap, gap_off, the periods; the rest of @out is left as it was): a
+ * read of one entry, for a walk over every segment (:stalls).
+ * Returns 0, 1 if the time pass has not got there yet, or -pte_invalid
+ * for a bad @i. */
+int idx_time_summary(const struct idx *idx, size_t i, struct idx_summary *out);
 
 /* The number of segments summarised so far, as an in-order prefix. */
 size_t idx_nsummaries(const struct idx *idx);

@@ -12,7 +12,7 @@
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	8	/* 8: the time pass's slowest and fastest periods */
+#define BLOB_VERSION	9	/* 9: the time pass's periods, the gap's packet */
 
 struct blob_hdr {
 	uint64_t magic;

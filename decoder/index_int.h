@@ -100,6 +100,7 @@ struct tsum {
 	 * ended in the segment, and the offset of the packet ending the
 	 * slowest (the first of equals) */
 	uint64_t slow_off;
+	uint64_t gap_off;		/* the packet ending the largest gap */
 	uint64_t slow_ticks, fast_ticks;
 	uint32_t slow_frac, fast_frac;
 	uint32_t slow_cyc, fast_cyc;
@@ -121,8 +122,9 @@ struct gacc {
 	uint64_t prev;
 	int has_first, has_rest;	/* in this segment: the first timing
 					 * packet's time, the largest gap but
-					 * the first's */
+					 * the first's, and their packets */
 	uint64_t first, rest;
+	uint64_t first_off, rest_off;
 	/* the clean periods (tm_last_period()): the model's count at the
 	 * last look, this segment's, and where the bytes being skimmed lie
 	 * (an offset for a pointer) */
@@ -135,6 +137,7 @@ struct gacc {
 /* A segment of a phase 3 unit, as the worker saw it. */
 struct gseg {
 	uint64_t first, rest, last;
+	uint64_t first_off, rest_off;
 	uint8_t has_first, has_rest;
 	struct pacc per;
 };

@@ -13,16 +13,18 @@
  */
 
 /* A timing packet came: the model's estimate is its time. */
-static inline void gacc_at(struct gacc *g, const struct tm_model *tm)
+static inline void gacc_at(struct gacc *g, const struct tm_model *tm, uint64_t off)
 {
 	uint64_t t = (uint64_t)(tm->est >> 32);
 
 	if (!g->has_first) {
 		g->has_first = 1;
 		g->first = t;
+		g->first_off = off;
 	} else if (t >= g->prev && (!g->has_rest || t - g->prev > g->rest)) {
 		g->has_rest = 1;
 		g->rest = t - g->prev;
+		g->rest_off = off;
 	}
 	g->has_prev = 1;
 	g->prev = t;
@@ -75,15 +77,18 @@ static void pacc_put(struct tsum *out, const struct pacc *a)
  * (@has_prev, @prev). */
 static void gacc_sum(struct tsum *out, int has_prev, uint64_t prev,
 		     int has_first, uint64_t first, int has_rest, uint64_t rest,
-		     int has_last, uint64_t last)
+		     int has_last, uint64_t last, uint64_t first_off, uint64_t rest_off)
 {
 	memset(out, 0, sizeof(*out));
 	out->has_gap = (uint8_t)has_rest;
 	out->gap = has_rest ? rest : 0;
+	out->gap_off = has_rest ? rest_off : 0;
+	/* the first packet's gap wins a tie: it is the earlier packet */
 	if (has_first && has_prev && first >= prev &&
-	    (!out->has_gap || first - prev > out->gap)) {
+	    (!out->has_gap || first - prev >= out->gap)) {
 		out->has_gap = 1;
 		out->gap = first - prev;
+		out->gap_off = first_off;
 	}
 	out->has_last = (uint8_t)has_last;
 	out->last = has_last ? last : 0;
@@ -108,7 +113,7 @@ static int tsum_from(struct idx *idx, size_t i, const struct gacc *g,
 	struct tsum t;
 
 	gacc_sum(&t, has_prev0, prev0, g->has_first, g->first, g->has_rest,
-		 g->rest, g->has_prev, g->prev);
+		 g->rest, g->has_prev, g->prev, g->first_off, g->rest_off);
 	pacc_put(&t, &g->per);
 	return tsum_put(idx, i, &t);
 }
@@ -316,9 +321,11 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 		fast->u.mtc = p[1];
 		tm_advance(tm, fast);
 		if (g) {
+			uint64_t at = g->base_off + (uint64_t)(p - g->base);
+
 			if (g->mtc)
-				gacc_at(g, tm);
-			gacc_per(g, tm, g->base_off + (uint64_t)(p - g->base));
+				gacc_at(g, tm, at);
+			gacc_per(g, tm, at);
 		}
 		acted = 1;
 		p += 2;
@@ -378,7 +385,7 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		}
 		tm_advance(tm, &pkt);
 		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
-			gacc_at(g, tm);
+			gacc_at(g, tm, pkt.offset);
 		if (g && (pkt.type == PKT_TSC || pkt.type == PKT_MTC ||
 			  pkt.type == PKT_TMA))
 			gacc_per(g, tm, pkt.offset);
@@ -440,7 +447,7 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 		}
 		tm_advance(tm, &pkt);
 		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
-			gacc_at(g, tm);
+			gacc_at(g, tm, pkt.offset);
 		if (g && (pkt.type == PKT_TSC || pkt.type == PKT_MTC ||
 			  pkt.type == PKT_TMA))
 			gacc_per(g, tm, pkt.offset);
@@ -648,6 +655,8 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		u->gs[i - u->s0].has_rest = (uint8_t)g.has_rest;
 		u->gs[i - u->s0].rest = g.rest;
 		u->gs[i - u->s0].last = g.prev;
+		u->gs[i - u->s0].first_off = g.first_off;
+		u->gs[i - u->s0].rest_off = g.rest_off;
 		u->gs[i - u->s0].per = g.per;
 		atomic_fetch_add_explicit(&idx->done, end - off - credited,
 					  memory_order_relaxed);
@@ -763,7 +772,7 @@ static int merge3(void *ctx, size_t k)
 
 		gacc_sum(&t, g->has_prev, g->prev, gs->has_first, gs->first,
 			 gs->has_rest, gs->rest, gs->has_first || g->has_prev,
-			 gs->has_first ? gs->last : g->prev);
+			 gs->has_first ? gs->last : g->prev, gs->first_off, gs->rest_off);
 		pacc_put(&t, &gs->per);
 		ret = tsum_put(idx, m, &t);
 		if (ret < 0)

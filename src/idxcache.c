@@ -22,7 +22,7 @@
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
-#define CACHE_VERSION	5	/* 5: index blob 8 (periods) */
+#define CACHE_VERSION	6	/* 6: index blob 9 (periods, gap packets) */
 #define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
 
 struct cache_hdr {

@@ -148,6 +148,7 @@ static void test_null(void **state)
 
 	(void)state;
 	assert_int_equal(idx_new(NULL, NULL, NULL), -pte_invalid);
+	assert_int_equal(idx_time_summary(NULL, 0, &s), -pte_invalid);
 	img_init_flat(&img, &sp, b, sizeof(b));
 	assert_int_equal(idx_new(&idx, &img, NULL), 0);
 	assert_int_equal(idx_seek(idx, 0, &sk), -pte_invalid);
@@ -828,6 +829,7 @@ static void test_save_load(void **state)
 		assert_true(s1.have_time && s2.have_time);
 		assert_int_equal(s1.has_gap, s2.has_gap);
 		assert_int_equal(s1.max_gap, s2.max_gap);
+		assert_int_equal(s1.gap_off, s2.gap_off);
 		assert_int_equal(s1.has_period, s2.has_period);
 		assert_int_equal(s1.slow_off, s2.slow_off);
 		assert_memory_equal(&s1.slow_period, &s2.slow_period, sizeof(s1.slow_period));
@@ -1175,7 +1177,7 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			struct idx_summary su;
 			struct pkt_decoder dec;
 			struct pkt pkt;
-			uint64_t gmax = 0, last, slow_off = 0;
+			uint64_t gmax = 0, last, slow_off = 0, goff = 0;
 			int has_gap = 0, r, has_per = 0;
 			struct tm_period per, slow, fast;
 
@@ -1218,17 +1220,30 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 				    (!has_gap || st.tsc - prev > gmax)) {
 					has_gap = 1;
 					gmax = st.tsc - prev;
+					goff = pkt.offset;
 				}
 				have_prev = 1;
 				prev = st.tsc;
 			}
 			assert_int_equal(idx_summary(ser, i, &su), 0);
 			assert_true(su.have_time);
-			if (su.has_gap != has_gap || su.max_gap != gmax) {
+			if (su.has_gap != has_gap || su.max_gap != gmax ||
+			    (has_gap && su.gap_off != goff)) {
 				printf("%s: segment %zu: gap %d %llu, a walk says %d %llu\n",
 				       what, i, su.has_gap, (unsigned long long)su.max_gap,
 				       has_gap, (unsigned long long)gmax);
 				fail();
+			}
+			{
+				struct idx_summary tt;
+
+				assert_int_equal(idx_time_summary(ser, i, &tt), 0);
+				assert_int_equal(tt.max_gap, su.max_gap);
+				assert_int_equal(tt.has_gap, su.has_gap);
+				assert_int_equal(tt.has_period, su.has_period);
+				assert_int_equal(tt.slow_off, su.slow_off);
+				assert_memory_equal(&tt.slow_period, &su.slow_period,
+						    sizeof(tt.slow_period));
 			}
 			if (su.has_period != has_per ||
 			    (has_per && (su.slow_off != slow_off ||
@@ -1262,6 +1277,7 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			assert_true(sc.have_time);
 			assert_int_equal(sa.has_gap, sc.has_gap);
 			assert_int_equal(sa.max_gap, sc.max_gap);
+			assert_int_equal(sa.gap_off, sc.gap_off);
 			assert_int_equal(sa.has_period, sc.has_period);
 			assert_int_equal(sa.slow_off, sc.slow_off);
 			assert_memory_equal(&sa.slow_period, &sc.slow_period,

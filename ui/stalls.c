@@ -6,10 +6,9 @@
  * The time pass keeps each segment's largest gap between two timing
  * packets (TSC, or MTC where the configuration places MTCs) and its
  * slowest clean period (MTC to MTC, or TSC to TSC: the fewest cycles per
- * tick, tm_last_period()); the list is the N segments with the largest
- * gaps, each with the packet that ends its gap (a "gap >= G" filter from
- * the segment's PSB, which decodes a segment or two), then the N with the
- * slowest periods, each with the packet that ends it (kept by the index).
+ * tick, tm_last_period()), each with the packet that ends it; the list is
+ * the N segments with the largest gaps, then the N with the slowest
+ * periods, read from the summaries alone (no decoding).
  * A row says the code there once it is shown (sym_ui_status(): the
  * function of the instruction the packet decided, its source line), and
  * Enter jumps.  The list is a view (view.h); 't' in it marks the places
@@ -22,6 +21,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "code.h"
+#include "imgopt.h"
+#include "memimg.h"
 #include "listnav.h"
 #include "msg.h"
 #include "nav.h"
@@ -42,13 +44,11 @@ enum st_kind { ST_GAP, ST_PERIOD };
 
 struct st_row {
 	uint8_t kind;		/* enum st_kind */
-	uint8_t found;		/* a gap's: at is the packet ending it */
 	uint8_t ctx_done;	/* ctx was looked for */
 	size_t seg;		/* the segment */
 	uint64_t gap;		/* ST_GAP: its largest gap, TSC ticks */
 	struct tm_period per;	/* ST_PERIOD: its slowest period */
-	uint64_t at;		/* the packet ending it (a gap's PSB if not
-				 * found) */
+	uint64_t at;		/* the packet ending it */
 	char ctx[160];		/* the code there, "" if not known */
 };
 
@@ -62,30 +62,6 @@ static struct {
 } st;
 
 static const struct view_ops stalls_view;
-
-/* The packet that ends segment @r's largest gap: the first "gap >= G"
- * from its PSB. */
-static void st_place(struct ui *ui, struct st_row *r)
-{
-	struct srch_pred *p = NULL;
-	struct idx_seek sk;
-	struct pkt hit;
-	uint64_t resume;
-	char q[64], err[128];
-
-	if (idx_seek(ui->idx, r->seg, &sk))
-		return;
-	r->at = sk.offset;
-	snprintf(q, sizeof(q), "gap >= %" PRIu64 "tsc", r->gap);
-	if (srch_parse(q, &p, err, sizeof(err)))
-		return;
-	srch_pred_set_config(p, &ui->tmcfg);
-	if (!srch_filter_next(p, ui->img, ui->idx, sk.offset, 0, &hit, &resume)) {
-		r->at = hit.offset;
-		r->found = 1;
-	}
-	srch_pred_free(p);
-}
 
 /* Whether row @a ranks before row @b of the same kind: the larger gap or
  * the slower period, then the earlier segment. */
@@ -124,7 +100,7 @@ static void st_keep(struct st_row *v, size_t *nv, size_t want,
  * slowest periods.  Returns 0 or -1 (out of memory). */
 static int st_gather(struct ui *ui, size_t want)
 {
-	size_t ns = idx_nsummaries(ui->idx), i;
+	size_t ns = idx_nseeks(ui->idx), i;
 	struct st_row *g, *p, r;
 	size_t ng = 0, np = 0;
 
@@ -141,9 +117,8 @@ static int st_gather(struct ui *ui, size_t want)
 	for (i = 0; i < ns; i++) {
 		struct idx_summary s;
 
-		if (idx_summary(ui->idx, i, &s))
-			continue;
-		if (!s.have_time) {
+		/* the time pass's part alone: one read per segment */
+		if (idx_time_summary(ui->idx, i, &s)) {
 			st.partial++;
 			continue;
 		}
@@ -152,6 +127,7 @@ static int st_gather(struct ui *ui, size_t want)
 		if (s.has_gap) {
 			r.kind = ST_GAP;
 			r.gap = s.max_gap;
+			r.at = s.gap_off;
 			st_keep(g, &ng, want, &r);
 		}
 		if (s.has_period) {
@@ -161,8 +137,6 @@ static int st_gather(struct ui *ui, size_t want)
 			st_keep(p, &np, want, &r);
 		}
 	}
-	for (i = 0; i < ng; i++)
-		st_place(ui, &g[i]);
 	/* periods right after the gaps */
 	memmove(g + ng, p, np * sizeof(*p));
 	st.rows = g;
@@ -213,16 +187,19 @@ static const char *st_ctx(struct ui *ui, struct st_row *r, int room)
 	if (r->ctx_done)
 		return r->ctx;
 	r->ctx_done = 1;
-	if (win_seek(&it, ui->wc, r->at)) {
-		win_iter_release(&it);
+	/* no image: nothing to name (and no window to decode) */
+	if (!code_imgset(ui) || !mi_count(imgopt_mi(code_imgset(ui))))
 		return r->ctx;
-	}
-	row = *win_row(&it);
-	win_iter_release(&it);
+	memset(&row, 0, sizeof(row));
+	row.pkt.offset = r->at;
 	/* A timing packet decides no code: without a flow, the last IP
-	 * before it tells the place. */
-	if (!(row.flags & WIN_F_HAVE_IP) && row.ip_bits == 64 && row.ip)
-		row.flags |= WIN_F_HAVE_IP;
+	 * before it tells the place (the flow finds its own). */
+	if (code_why(ui) && !win_seek(&it, ui->wc, r->at)) {
+		row = *win_row(&it);
+		if (!(row.flags & WIN_F_HAVE_IP) && row.ip_bits == 64 && row.ip)
+			row.flags |= WIN_F_HAVE_IP;
+	}
+	win_iter_release(&it);
 	sym_ui_status(ui, &row, r->ctx, sizeof(r->ctx), room);
 	return r->ctx;
 }
@@ -297,9 +274,8 @@ static void st_line(struct ui *ui, long i, char *buf, size_t size)
 		st_fmt_gap(ui, r->gap, what, sizeof(what));
 	else
 		st_fmt_period(ui, &r->per, what, sizeof(what));
-	len = snprintf(buf, size, "%4ld  %s %-44s at 0x%08" PRIx64 "%s  psb %zu", rank,
-		       r->kind == ST_GAP ? "gap " : "slow", what, r->at,
-		       r->kind == ST_GAP && !r->found ? " (its PSB)" : "", r->seg);
+	len = snprintf(buf, size, "%4ld  %s %-44s at 0x%08" PRIx64 "  psb %zu", rank,
+		       r->kind == ST_GAP ? "gap " : "slow", what, r->at, r->seg);
 	if (len > 0 && (size_t)len < size && ui->cols - len > 12)
 		snprintf(buf + len, size - (size_t)len, "%s",
 			 st_ctx(ui, r, ui->cols - len - 2));
