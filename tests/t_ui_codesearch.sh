@@ -147,6 +147,14 @@ fcheck "comm sorter" "$tmp/w"
 "$PTBROWSE" dump --stream $S --comm sorter "$perf" 2>/dev/null |
 	while read -r o ty rest; do [ "$ty" = tip ] && printf '0x%x\n' "$((0x$o))"; done >"$tmp/w"
 fcheck "comm sorter & tip" "$tmp/w"
+# a search in that filter view keeps to its rows (less): its terms and
+# the search's
+printf 'wait-index\n:filter comm sorter\n:search tip\nwait-search\n:save-screen %s\nq\n' \
+	"$tmp/s" >"$tmp/keys"
+browse "$tmp/keys"
+[ "$(rank "$tmp/s")" = "[1/$(wc -l <"$tmp/w")]" ] &&
+[ "$(hex "$(at "$tmp/s")")" = "$(sed -n 1p "$tmp/w")" ] ||
+	bad "/tip in &comm sorter: at $(at "$tmp/s") $(rank "$tmp/s"), want $(sed -n 1p "$tmp/w") [1/$(wc -l <"$tmp/w")]"
 
 # :goto sym NAME: the first instruction of NAME after the cursor, again
 # the next one

@@ -91,7 +91,7 @@ static void search_ui_not_found(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 
-	if (su->fpred)	/* a search in the filter view keeps to its rows */
+	if (search_ui_fon(su))	/* a search in the filter view keeps to its rows */
 		msg_report(ui, UI_ERROR, "pattern not found: %s (among the filter's %s)",
 			   su->text, su->ftext);
 	else
@@ -286,11 +286,21 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 		return search_ui_again(ui, 0, 1);
 	}
 	{
-		/* comm, pid, tid, switch: the sideband's (search_sb.h) */
+		/* comm, pid, tid, switch, sym, call, ret: search_sb.h's; in a
+		 * filter view by such terms, among its rows: its terms and
+		 * the text's (less) */
 		struct ctxterm ct;
-		char rest[256], err[256] = "";
-		int r = ctxterm_split(text, &ct, rest, sizeof(rest), err, sizeof(err));
+		char rest[256], err[256] = "", both[600];
+		const char *line = text;
+		int r;
 
+		if (su->fsb) {
+			r = ctxterm_split(text, &ct, rest, sizeof(rest), err, sizeof(err));
+			snprintf(both, sizeof(both), r > 0 ? "%s & %s" : "%s & ( %s )",
+				 su->ftext, text);
+			line = both;
+		}
+		r = ctxterm_split(line, &ct, rest, sizeof(rest), err, sizeof(err));
 		if (r < 0) {
 			msg_report(ui, UI_ERROR, "search: %s", err);
 			return UI_DRAW_STATUS;
@@ -776,7 +786,7 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 	attr_t attrs;
 	short pair;
 
-	if (!su || !su->s || !su->hl || hi <= lo || !max)
+	if (!su || (!su->s && !su->sb) || !su->hl || hi <= lo || !max)
 		return;
 	/* The first hit in each of @max slices of the range: bounded work,
 	 * spread over the whole range. */
@@ -786,10 +796,16 @@ void search_ui_tl_marks(struct ui *ui, int y, int x, uint64_t lo, uint64_t hi,
 		b = lo + (uint64_t)((double)(hi - lo) * (double)(k + 1) / (double)max);
 		if (k + 1 == max)
 			b = hi;
-		i = search_ui_lower(su, a);
-		if (b <= a || i >= su->nsnap || su->snap[i] >= b)
-			continue;
-		h = su->snap[i];
+		if (su->sb) {
+			/* a search by terms: its hits once it has ended */
+			if (b <= a || search_sb_row(su->sb, a, 1, &h) || h >= b)
+				continue;
+		} else {
+			i = search_ui_lower(su, a);
+			if (b <= a || i >= su->nsnap || su->snap[i] >= b)
+				continue;
+			h = su->snap[i];
+		}
 		c = col_of(ui, h, arg);
 		if (c < 0 || c == last)
 			continue;
