@@ -92,6 +92,20 @@ grep -q '^ ptbrowse p.data:cpu1' "$tmp/next.txt" || fail "J did not go to the ne
 grep -q '^ ptbrowse p.data:cpu0' "$tmp/prev.txt" && grep -q 'lane: no previous lane' "$tmp/prev.txt" ||
 	fail "K K: $(tail -n 2 "$tmp/prev.txt")"
 
+# A zoomed timeline stays zoomed across lanes (their time axis is one):
+# J keeps the span, and the view, as the cursor's time is in it.
+printf 'wait-index\n50%%\nz\nz\nz\n:save-screen %s\nJ\n:save-screen %s\nq\n' \
+	"$tmp/z0.txt" "$tmp/z1.txt" > "$tmp/zkeys"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/zkeys" --size 100x24 \
+	$OPTS "$tmp/p.data" > /dev/null 2>&1
+z0=$(sed -n 19p "$tmp/z0.txt" | sed -n 's/.*\(span .*\)/\1/p')
+z1=$(sed -n 19p "$tmp/z1.txt" | sed -n 's/.*\(span .*\)/\1/p')
+grep -q '^ ptbrowse p.data:cpu1' "$tmp/z1.txt" || fail "zoomed, J did not go to the next lane"
+case $z0 in *" of "*) ;; *) fail "z z z did not zoom: $z0" ;; esac
+[ "$z0" = "$z1" ] || fail "J lost the zoom: '$z0', then '$z1'"
+[ "$(sed -n 20,21p "$tmp/z0.txt")" = "$(sed -n 20,21p "$tmp/z1.txt")" ] ||
+	fail "J moved the lanes' view: $(sed -n 20,21p "$tmp/z0.txt") / $(sed -n 20,21p "$tmp/z1.txt")"
+
 # Searches: the hits of "comm NAME" and "tid N" are the starts of the
 # ranges dump keeps with --comm and --tid; "switch" hits where the task
 # changes, the starts of both tasks' ranges after the first; a packet

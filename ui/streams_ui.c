@@ -23,6 +23,7 @@
 #include "streams_tl.h"
 #include "streams_ui.h"
 #include "timefmt.h"
+#include "tl_zoom.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -84,7 +85,7 @@ int streams_ui_switch(struct ui *ui, int s)
 		ui->bm = NULL;
 	ui->ref_name = 0;
 	ui->nhist = ui->hist_pos = 0;
-	ui->tl_zoom = 0;
+	tl_zoom_stream(ui);
 	ui->have_t0 = 0;
 	session_find_t0(ui);
 	ui->cursor = ui->top = 0;

@@ -13,6 +13,7 @@
 #include "search_ui.h"
 #include "timefmt.h"
 #include "tl_cols.h"
+#include "tl_lanes.h"
 #include "tl_zoom.h"
 #include "ui.h"
 
@@ -96,6 +97,12 @@ void tl_zoom_view(struct ui *ui, int time, int ncols, uint64_t *lo, uint64_t *hi
 	tl_zoom_clamp(a, b, span, &l);
 	tz.lo = *lo = l;
 	tz.hi = *hi = l + span;
+}
+
+void tl_zoom_stream(struct ui *ui)
+{
+	if (ui->tl_zoom && !(tz.time && tl_lanes_rows(ui) > 0))
+		ui->tl_zoom = 0;
 }
 
 int tl_zoom_step(struct ui *ui, int dir)

@@ -26,6 +26,11 @@ extern const struct cmd_table tl_zoom_cmds;
  * known), at least @ncols ticks or 16 bytes a column wide. */
 void tl_zoom_view(struct ui *ui, int time, int ncols, uint64_t *lo, uint64_t *hi);
 
+/* The stream shown changed: a view on the time axis that the CPU lanes
+ * share (the whole recording's, the same on every stream) stays, so J, K
+ * and a click on a lane keep the zoom; any other shows the whole trace. */
+void tl_zoom_stream(struct ui *ui);
+
 /* Zoom in (@dir > 0: half the span) or out (twice) with the cursor in
  * the same column, as far as the axis allows (zooming out at an edge
  * moves it).  Returns UI_DRAW_*; says so at the closest or widest. */
