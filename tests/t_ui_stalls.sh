@@ -4,7 +4,7 @@
 # ends each: two gaps planted in a generated trace (TSC packets outside
 # PSB+ moved far forward) come first, the longer one first, and Enter jumps
 # to it; a planted slow MTC period (its CYCs made 1 cycle each) comes
-# first among the periods.
+# first among the periods; t marks the places on the timeline.
 set -u
 : "${BUILD:=build}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -82,6 +82,10 @@ wait-index
 :save-screen $tmp/stalls.txt
 Enter
 :save-screen $tmp/jump.txt
+:stalls 3
+t
+q
+:save-screen $tmp/tl.txt
 q
 KEYS
 # shellcheck disable=SC2086
@@ -105,5 +109,17 @@ else
 	grep "^>" "$tmp/jump.txt" | grep -q "$lb " ||
 		fail "Enter did not jump to $lb: $(grep '^>' "$tmp/jump.txt")"
 fi
+# t in the list: the places marked 's' on the timeline's marker row (the
+# same screen as after the jump but for them; they outrank an OVF's '!').
+python3 - "$tmp/jump.txt" "$tmp/tl.txt" <<'PY' || fail "t did not mark the stalls on the timeline"
+import sys
+a = open(sys.argv[1], encoding='utf-8').read().splitlines()
+b = open(sys.argv[2], encoding='utf-8').read().splitlines()
+rows = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
+ok = any(b[i].count('s') > a[i].count('s') and
+         all(x == y or y == 's' for x, y in zip(a[i], b[i]))
+         for i in rows)
+sys.exit(0 if ok else 1)
+PY
 [ $status = 0 ] && echo "ok   :stalls finds both planted gaps, the longer first, and the planted slow period"
 exit $status

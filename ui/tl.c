@@ -13,6 +13,7 @@
 #include "nav.h"
 #include "screen.h"
 #include "search_ui.h"
+#include "stalls.h"
 #include "streams_tl.h"
 #include "timefmt.h"
 #include "tl.h"
@@ -46,6 +47,19 @@ static int tl_hit_col(struct ui *ui, uint64_t off, void *arg)
 		tl_cols_offer(&row->cell[c], screen_glyph(ui, "·", "."),
 			      screen_attr(ui, SC_MARK), TL_RANK_HIT);
 	return -1;
+}
+
+/* A stall's place (stalls_tl_marks(), once :stalls' 't' shows them):
+ * 's' in its column, ranked as a search hit. */
+static int tl_stall_col(struct ui *ui, uint64_t off, int period, void *arg)
+{
+	struct tl_row *row = arg;
+	int c = tl_cols_of(row->tc, row->tc->time ? tl_cols_row_tsc(ui, off) : off);
+
+	(void)period;
+	if (c >= 0)
+		tl_cols_offer(&row->cell[c], "s", screen_attr(ui, SC_WARN), TL_RANK_HIT);
+	return 0;
 }
 
 /* Row 1: density on a log scale. */
@@ -180,6 +194,8 @@ static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
 	search_ui_tl_marks(ui, 0, 0, tc->time ? 0 : tc->lo,
 			   tc->time ? ui->img->size : tc->hi, tc->time ? 64 : (size_t)ncols,
 			   tl_hit_col, row);
+	stalls_tl_marks(ui, tc->time ? 0 : tc->lo, tc->time ? ui->img->size : tc->hi,
+			tc->time ? 64 : (size_t)ncols, tl_stall_col, row);
 }
 
 /* Row 2: the marker cells, the viewport (reverse video, the cursor's
