@@ -676,8 +676,18 @@ int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *h
 			uint64_t *next)
 {
 	struct search_ui *su = ui->sui;
+	uint64_t h;
 	size_t i;
 
+	if (su && su->sb) {
+		/* a search by terms: its hits once it has ended */
+		if (search_sb_row(su->sb, off + 1, -1, hit) &&
+		    search_sb_row(su->sb, off, 1, hit))
+			return -1;
+		*prev = search_sb_row(su->sb, *hit, -1, &h) ? UINT64_MAX : h;
+		*next = search_sb_row(su->sb, *hit + 1, 1, &h) ? UINT64_MAX : h;
+		return 0;
+	}
 	if (!su || !su->s)
 		return -1;
 	search_ui_snap(su);

@@ -65,7 +65,7 @@ int search_ui_is_hit(struct ui *ui, uint64_t off);
 /* The search's hit nearest @off: the last at or before it, else the
  * first after, in *@hit; the hits before and after that one in *@prev
  * and *@next (UINT64_MAX if none).  Returns 0, or -1 if there is no
- * search or no hit yet. */
+ * search or no hit yet (a search by terms: until it has ended). */
 int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *hit,
 			uint64_t *next);
 
