@@ -77,9 +77,11 @@ echo "ok   | wc -l of a 100-row selection prints 100"
 # column 10): X10 reports, button and place + 32 (+ 33 for 0-based).
 keys g
 wait_off 0x0
+row10=$(screen | sed -n 12p | sed -n 's/^...\(0x[0-9a-f]*\) .*/\1/p')
+[ -n "$row10" ] || fail "no packet row on line 12"
 keys -l "$(printf '\033[M +#')"
 keys -l "$(printf '\033[M#+,')"
-wait_for 'VISUAL.*rows 0x0-0x'
+wait_for "VISUAL --  rows 0x0-$(printf '0x%x' $((row10))):"
 keys '|'
 wait_for '^:pipe'
 keys -l 'wc -l'
@@ -106,6 +108,9 @@ cmp -s "$tmp/slice.pt" "$tmp/want.pt" || fail "the raw slice is not the trace's 
 [ "$(grep -c . "$tmp/dump")" -ge 100 ] || fail "the slice has under 100 packets"
 echo "ok   :pipe raw rows 100 writes a slice that decodes ($n bytes)"
 tm_quit
+[ "$(tm display -p -t ptb '#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}')" = 000 ] ||
+	fail "the mouse modes stayed on after the browser quit"
+echo "ok   the mouse modes are off after quitting"
 
 # :export with goto targets and a region, :pipe raw of the region, and
 # the command line's export to standard output: the same bytes.

@@ -141,6 +141,9 @@ void term_suspend(struct ui *ui)
 	kill(getpid(), SIGTSTP);
 	term_up = 1;
 	reset_prog_mode();
+	/* term_restore() turned the mouse off for the shell. */
+	if (ui->mouse)
+		mousemask(TERM_MOUSE, NULL);
 	clearok(curscr, TRUE);
 }
 
