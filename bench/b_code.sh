@@ -108,7 +108,7 @@ nf=$(((bytes - 1048576) / 100000000))
 "$ptbrowse" --no-state --script "$tmp/script" --size 120x40 $raw "$trace" >"$tmp/ui" 2>&1 ||
 	{ cat "$tmp/ui"; exit 1; }
 grep -v '^result' "$tmp/ui"
-awk '/^result browse-.*-median-ms/ { n = $2; sub(/^browse-/, "", n); sub(/-median-ms$/, "", n); m[n] = $3 }
+awk '/^result browse-.*-median-ms/ && !/-cpu-median-ms/ { n = $2; sub(/^browse-/, "", n); sub(/-median-ms$/, "", n); m[n] = $3 }
 	/^result browse-.*-p99-ms/ { n = $2; sub(/^browse-/, "", n); sub(/-p99-ms$/, "", n); p[n] = $3 }
 	/^result browse-.*-cpu-median-ms/ { n = $2; sub(/^browse-/, "", n); sub(/-cpu-median-ms$/, "", n); c[n] = $3 }
 	END {

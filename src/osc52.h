@@ -3,7 +3,9 @@
  * ("ESC ] 52 ; c ; BASE64 BEL") that xterm, kitty, foot, WezTerm, iTerm2
  * and tmux take as "set the clipboard", plain or wrapped in tmux's DCS
  * passthrough ("ESC P tmux; ... ESC \", each ESC inside doubled) for a
- * tmux that does not take OSC 52 from programs itself.  Pure: no I/O.
+ * tmux that does not take OSC 52 from programs itself, or cut into GNU
+ * screen's DCS passthrough pieces ("ESC P ... ESC \" each, 76 bytes of
+ * the string at most: screen keeps short strings only).  Pure: no I/O.
  */
 #ifndef OSC52_H
 #define OSC52_H
@@ -11,7 +13,10 @@
 #include <stddef.h>
 
 /* osc52_build() flags. */
-enum { OSC52_TMUX = 1 << 0 };	/* wrap for tmux's passthrough */
+enum {
+	OSC52_TMUX = 1 << 0,	/* wrap for tmux's passthrough */
+	OSC52_SCREEN = 1 << 1,	/* in pieces for GNU screen's passthrough */
+};
 
 /* The length of @n bytes in base64 with padding (4 for every 3 started). */
 size_t osc52_base64_len(size_t n);
@@ -25,8 +30,8 @@ size_t osc52_base64(const void *in, size_t n, char *out);
  * wrapped as @flags say, into *@out (malloc'd, NUL-terminated; free it)
  * and its length into *@len.
  * Returns 0.
- * Returns -pte_invalid if @data is NULL with @n > 0, or @out or @len is
- * NULL.
+ * Returns -pte_invalid if @data is NULL with @n > 0, @out or @len is
+ * NULL, or @flags asks for both tmux and screen.
  * Returns -pte_nomem if out of memory (or the string would not fit a
  * size_t). */
 int osc52_build(const void *data, size_t n, unsigned int flags, char **out,

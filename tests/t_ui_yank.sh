@@ -5,7 +5,8 @@
 # tmux's buffer; a 100-row selection (v 99j) piped to wc -l prints 100,
 # and the browser comes back after Enter; a mouse drag over ten packet
 # rows selects them (| wc -l: 10); :pipe raw writes the bytes export
-# writes, which decode; :export takes goto targets and region names, its
+# writes, which decode; inside GNU screen the OSC 52 goes through its
+# passthrough; :export takes goto targets and region names, its
 # file the bytes of `ptbrowse export ... -o -`, as :pipe raw's are.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
@@ -111,6 +112,16 @@ tm_quit
 [ "$(tm display -p -t ptb '#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}')" = 000 ] ||
 	fail "the mouse modes stayed on after the browser quit"
 echo "ok   the mouse modes are off after quitting"
+
+# Inside GNU screen ($STY, no $TMUX): the OSC 52 in screen's passthrough.
+tm_start TMUX= STY=1.ptb -- "$T"
+tm pipe-pane -t ptb -o "cat >> '$tmp/out2'"
+keys y o
+wait_for 'yanked offset 0x0 \(3 bytes\) to the clipboard \(OSC 52 through screen\)'
+grep -aqF "$(printf '\033P\033]52;c;MHgw\a\033\\')" "$tmp/out2" ||
+	fail "no OSC 52 in screen's passthrough in the output"
+echo "ok   inside screen, y o writes OSC 52 through its passthrough"
+tm_quit
 
 # :export with goto targets and a region, :pipe raw of the region, and
 # the command line's export to standard output: the same bytes.

@@ -71,12 +71,49 @@ static void test_build(void **state)
 	assert_int_equal(osc52_build("x", SIZE_MAX, 0, &s, &n), -pte_nomem);
 }
 
+/* GNU screen: pieces of at most 76 bytes of the plain string, each in
+ * its own DCS; taken out of them, the plain string again. */
+static void test_screen(void **state)
+{
+	char data[100], *plain, *s, joined[256];
+	size_t np, n, i, j = 0, pieces = 0;
+
+	assert_int_equal(osc52_build("hi\n", 3, OSC52_SCREEN, &s, &n), 0);
+	assert_string_equal(s, "\033P\033]52;c;aGkK\a\033\\");
+	assert_int_equal(n, strlen(s));
+	free(s);
+	assert_int_equal(osc52_build("x", 1, OSC52_SCREEN | OSC52_TMUX, &s, &n),
+			 -pte_invalid);
+	memset(data, 'z', sizeof(data));
+	assert_int_equal(osc52_build(data, sizeof(data), 0, &plain, &np), 0);
+	assert_int_equal(osc52_build(data, sizeof(data), OSC52_SCREEN, &s, &n), 0);
+	for (i = 0; i < n; ) {
+		size_t k = 0;
+
+		assert_memory_equal(s + i, "\033P", 2);
+		i += 2;
+		while (i + k + 1 < n && memcmp(s + i + k, "\033\\", 2))
+			k++;
+		assert_true(k <= 76);
+		memcpy(joined + j, s + i, k);
+		j += k;
+		i += k + 2;
+		pieces++;
+	}
+	assert_int_equal(pieces, (np + 75) / 76);
+	assert_int_equal(j, np);
+	assert_memory_equal(joined, plain, np);
+	free(plain);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_screen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,10 +69,10 @@ int yank_clip(struct ui *ui, const char *text, size_t n, char *how, size_t howle
 	static char *const lb_w[] = { "tmux", "load-buffer", "-w", "-", NULL };
 	static char *const lb[] = { "tmux", "load-buffer", "-", NULL };
 	struct yank_buf b = { (char *)text, n, n };
-	const char *tmux = getenv("TMUX");
+	const char *tmux = getenv("TMUX"), *sty = getenv("STY");
 	char *osc = NULL;
 	size_t len;
-	int r, old = 0;
+	int r, old = 0, screen = 0;
 
 	if (!ui->headless && tmux && *tmux) {
 		if (spawn_run(lb_w, SPAWN_QUIET, yank_feed, &b, NULL) == 0) {
@@ -82,8 +82,11 @@ int yank_clip(struct ui *ui, const char *text, size_t n, char *how, size_t howle
 		/* tmux before 3.2 has no -w: its buffer, and the OSC 52
 		 * through its passthrough. */
 		old = spawn_run(lb, SPAWN_QUIET, yank_feed, &b, NULL) == 0;
+	} else if (!ui->headless && sty && *sty) {
+		screen = 1;	/* GNU screen's passthrough */
 	}
-	r = osc52_build(text, n, old ? OSC52_TMUX : 0, &osc, &len);
+	r = osc52_build(text, n, old ? OSC52_TMUX : screen ? OSC52_SCREEN : 0,
+			&osc, &len);
 	if (r < 0) {
 		snprintf(how, howlen, "%s", pte_strerror(r));
 		return r;
@@ -96,6 +99,7 @@ int yank_clip(struct ui *ui, const char *text, size_t n, char *how, size_t howle
 		snprintf(how, howlen, "standard output (OSC 52, --script)");
 	else
 		snprintf(how, howlen, old ? "tmux's buffer and the clipboard" :
+			 screen ? "the clipboard (OSC 52 through screen)" :
 			 "the clipboard (OSC 52)");
 	return r;
 }

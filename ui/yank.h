@@ -10,8 +10,9 @@
  * terminal's clipboard (-w, tmux 3.2 on), and that works with tmux's
  * default set-clipboard=external, which drops a program's own OSC 52; an
  * older tmux without -w gets the plain buffer and the OSC 52 wrapped in
- * its DCS passthrough.  In --script mode (no terminal) the OSC 52 string
- * is written to standard output, for tests.
+ * its DCS passthrough.  Inside GNU screen ($STY set) the OSC 52 goes out
+ * in screen's passthrough pieces.  In --script mode (no terminal) the
+ * OSC 52 string is written to standard output, for tests.
  */
 #ifndef YANK_H
 #define YANK_H
