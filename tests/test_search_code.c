@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,11 +222,74 @@ static void test_raw_ret(void **state)
 	close_fix(&fx);
 }
 
+static void *find_thread(void *arg)
+{
+	search_code_find(arg);
+	return NULL;
+}
+
+/* While a search runs, what search_code_known() answers is the next or
+ * previous hit of the finished search; after, it knows nothing. */
+static void test_known(void **state)
+{
+	static _Atomic int cancel;
+	struct fixture fx;
+	struct search_code *sc;
+	struct search_code_job j, *jp = &j;
+	uint64_t *all, hit, k = 0, asked = 0, answered = 0;
+	size_t n, i;
+	pthread_t th;
+
+	(void)state;
+	if (open_fix(&fx, trace_path, raw_spec) < 0) {
+		skip();
+		return;
+	}
+	sc = terms(&fx, "ret");
+	n = whole_rets(&fx, 0, &all);
+	assert_true(n > 100);
+	memset(&j, 0, sizeof(j));
+	j.sc = sc;
+	j.set = fx.set;
+	j.img = &fx.t->streams[0].img;
+	j.tm = &fx.t->streams[0].timing;
+	j.from = all[n / 2];
+	j.dir = 1;
+	j.nthreads = 1;
+	j.cancel = &cancel;
+	assert_int_equal(search_code_known(jp, 0, 1, &hit), 1);	/* not running */
+	assert_int_equal(pthread_create(&th, NULL, find_thread, jp), 0);
+	while (atomic_load(&j.done) < atomic_load(&j.total) || !atomic_load(&j.total)) {
+		i = (size_t)(k++ % (n - 2)) + 1;
+		asked++;
+		if (!search_code_known(jp, all[i], 1, &hit)) {
+			assert_int_equal(hit, all[i + 1]);
+			answered++;
+		}
+		if (!search_code_known(jp, all[i], -1, &hit)) {
+			assert_int_equal(hit, all[i - 1]);
+			answered++;
+		}
+		usleep(20);	/* the merge takes the lock too */
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(j.nhits, n);
+	assert_int_equal(search_code_known(jp, all[n / 2], 1, &hit), 1);
+	print_message("known: %" PRIu64 " of %" PRIu64 " asked answered while running\n",
+		      answered, 2 * asked);
+	free(j.hits);
+	free(all);
+	search_code_free(sc);
+	search_code_flush();
+	close_fix(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_raw_ret),
+		cmocka_unit_test(test_known),
 	};
 	char dir[4096];
 

@@ -52,6 +52,7 @@ struct sc_span {
 
 struct sc_state {
 	struct search_code_job *j;
+	size_t merged;		/* units 0 .. merged - 1 are done (sc_known_lock) */
 	struct idx *idx;	/* the PSBs: the index's, else */
 	uint64_t *psb;		/* found here */
 	size_t npsb;
@@ -80,6 +81,9 @@ struct sc_spare {
 };
 
 static pthread_mutex_t sc_spare_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Guards search_code_job.priv and sc_state.merged: n and N read the done
+ * units' hits while the search runs. */
+static pthread_mutex_t sc_known_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sc_spare sc_spares[SC_SPARE];
 
 /* A decoder for @j's stream: a kept one, else a new one.  Returns it, or
@@ -481,6 +485,9 @@ static int sc_merge(void *ctx, size_t k)
 	uint64_t hit = 0;
 
 	atomic_fetch_add(&j->done, b - a);
+	pthread_mutex_lock(&sc_known_lock);
+	s->merged = k + 1;
+	pthread_mutex_unlock(&sc_known_lock);
 	if (atomic_load(&j->have_first) || !v->n)
 		return 0;
 	if (j->dir > 0) {
@@ -627,6 +634,67 @@ static int sc_collect(struct sc_state *s)
 	return 0;
 }
 
+/* The unit holding the @t'th of the done units before the wrap, by
+ * offset: forward they come in offset order, backward in reverse. */
+static size_t sc_known_unit(const struct sc_state *s, size_t mw, size_t t)
+{
+	return s->j->dir > 0 ? t : mw - 1 - t;
+}
+
+/* search_code_known() with the lock held. */
+static int sc_known(const struct sc_state *s, uint64_t off, int dir, uint64_t *hit)
+{
+	const struct sc_vec *v;
+	size_t mw, lo, hi, mid, t, i;
+
+	for (mw = 0; mw < s->merged && (s->j->dir > 0 ? s->u[mw].a >= s->cseg :
+					 s->u[mw].b <= s->cseg + 1); mw++)
+		;
+	if (!mw || off < sc_psb(s, s->u[sc_known_unit(s, mw, 0)].a) ||
+	    off >= sc_seg_end(s, s->u[sc_known_unit(s, mw, mw - 1)].b - 1))
+		return 1;
+	for (lo = 0, hi = mw; lo + 1 < hi;) {	/* the unit holding @off */
+		mid = lo + (hi - lo) / 2;
+		if (sc_psb(s, s->u[sc_known_unit(s, mw, mid)].a) <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (t = lo; t < mw; dir > 0 ? t++ : t--) {
+		v = &s->res[sc_known_unit(s, mw, t)];
+		for (lo = 0, hi = v->n; lo < hi;) {	/* the first hit >= off */
+			mid = lo + (hi - lo) / 2;
+			if (v->v[mid] < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = dir > 0 && lo < v->n && v->v[lo] == off ? lo + 1 : lo;
+		if (dir > 0 && i < v->n) {
+			*hit = v->v[i];
+			return 0;
+		}
+		if (dir < 0 && lo > 0) {
+			*hit = v->v[lo - 1];
+			return 0;
+		}
+		if (dir < 0 && !t)
+			break;
+	}
+	return 1;
+}
+
+int search_code_known(struct search_code_job *j, uint64_t off, int dir, uint64_t *hit)
+{
+	int r = 1;
+
+	pthread_mutex_lock(&sc_known_lock);
+	if (j && j->priv)
+		r = sc_known(j->priv, off, dir, hit);
+	pthread_mutex_unlock(&sc_known_lock);
+	return r;
+}
+
 int search_code_find(struct search_code_job *j)
 {
 	struct sc_state s;
@@ -658,11 +726,17 @@ int search_code_find(struct search_code_job *j)
 		cfg.run = sc_run;
 		cfg.ctx = &s;
 		cfg.cancel = j->cancel;
+		pthread_mutex_lock(&sc_known_lock);
+		j->priv = &s;
+		pthread_mutex_unlock(&sc_known_lock);
 		r = pool_start(&p, &cfg);
 		if (!r)
 			r = pool_merge(p, sc_merge);
 		pool_free(p);
 	}
+	pthread_mutex_lock(&sc_known_lock);
+	j->priv = NULL;	/* what it reads goes now */
+	pthread_mutex_unlock(&sc_known_lock);
 	if (!r)
 		r = sc_collect(&s);
 	for (w = 0; w < POOL_MAX_THREADS; w++)

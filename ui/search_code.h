@@ -80,6 +80,7 @@ struct search_code_job {
 	/* the result */
 	uint64_t *hits;			/* sorted, unique (free() it) */
 	size_t nhits;
+	void *priv;			/* search_code_known()'s (private) */
 };
 
 /* Forget the decoders kept for the next search (each keeps its decoded
@@ -87,6 +88,14 @@ struct search_code_job {
  * Call it, with no search running, before the image set they read is
  * freed (a reload, the end). */
 void search_code_flush(void);
+
+/* While @j runs (from any thread): the first hit after @off (@dir > 0)
+ * or the last before it, if the part already decoded -- the segments from
+ * the cursor's on in the search's direction, before it wraps -- holds
+ * both @off and that hit, so that n and N go on before the search ends.
+ * Returns 0 and sets *@hit, or 1 if not known (yet; or the search is not
+ * running). */
+int search_code_known(struct search_code_job *j, uint64_t off, int dir, uint64_t *hit);
 
 /* Decode the stream of @j in this thread and its pool, into j->hits.
  * Returns 0; -pte_canceled if *j->cancel was set; -pte_nomem; -pte_sigbus

@@ -408,8 +408,17 @@ int search_sb_next(struct search_sb *s, uint64_t off, int dir, uint64_t count,
 {
 	size_t i, n;
 
-	if (!s->finished)
-		return 1;
+	if (!s->finished) {
+		/* a code search knows the hits of the part it has done */
+		if (!s->code || !s->code_phase)
+			return 1;
+		count = count ? count : 1;
+		for (; count; count--, off = *hit)
+			if (search_code_known(&s->cj, off, dir, hit))
+				return 1;
+		*wrapped = 0;
+		return 0;
+	}
 	n = s->nhits;
 	if (!n)
 		return -pte_eos;
