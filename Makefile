@@ -185,9 +185,12 @@ run: deps
 		$(MAKE) --no-print-directory $(SAMPLE) $(SAMPLE).options && exec $(PROG) $(SAMPLE); \
 	fi
 
+# Builds and tests run JOBS at a time (default: one per CPU).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 test check: deps
-	@$(MAKE) --no-print-directory all $(TESTS) $(BENCHES)
-	@BUILD=$(BUILD) sh tests/run.sh
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(BENCHES)
+	@BUILD=$(BUILD) JOBS=$(JOBS) sh tests/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES)
