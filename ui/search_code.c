@@ -605,26 +605,27 @@ static int sc_span_cmp(const void *x, const void *y)
 	return a->a < b->a ? -1 : a->a > b->a;
 }
 
-/* The units' hits, in offset order, into j->hits. */
-static int sc_collect(struct sc_state *s)
+/* The hits of units 0 .. @nu - 1 (all of them, or those done before a
+ * cancel), in offset order, into j->hits. */
+static int sc_collect(struct sc_state *s, size_t nu)
 {
 	struct search_code_job *j = s->j;
-	struct sc_span **by = malloc((s->nu ? s->nu : 1) * sizeof(*by));
+	struct sc_span **by = malloc((nu ? nu : 1) * sizeof(*by));
 	size_t k, u, n = 0;
 
 	if (!by)
 		return -pte_nomem;
-	for (k = 0; k < s->nu; k++) {
+	for (k = 0; k < nu; k++) {
 		by[k] = &s->u[k];
 		n += s->res[k].n;
 	}
-	qsort(by, s->nu, sizeof(*by), sc_span_cmp);
+	qsort(by, nu, sizeof(*by), sc_span_cmp);
 	j->hits = malloc((n ? n : 1) * sizeof(*j->hits));
 	if (!j->hits) {
 		free(by);
 		return -pte_nomem;
 	}
-	for (k = 0; k < s->nu; k++) {
+	for (k = 0; k < nu; k++) {
 		u = (size_t)(by[k] - s->u);
 		if (s->res[u].n)
 			memcpy(j->hits + j->nhits, s->res[u].v, s->res[u].n * sizeof(*j->hits));
@@ -737,8 +738,13 @@ int search_code_find(struct search_code_job *j)
 	pthread_mutex_lock(&sc_known_lock);
 	j->priv = NULL;	/* what it reads goes now */
 	pthread_mutex_unlock(&sc_known_lock);
-	if (!r)
-		r = sc_collect(&s);
+	/* stopped: the hits of the part done stay (a region round the
+	 * cursor, each unit whole) */
+	if (!r || r == -pte_canceled) {
+		int c = sc_collect(&s, r ? s.merged : s.nu);
+
+		r = c ? c : r;
+	}
 	for (w = 0; w < POOL_MAX_THREADS; w++)
 		sc_give(s.dec[w], j, &s.tm);
 	for (k = 0; s.res && k < s.nu; k++)

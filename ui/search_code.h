@@ -98,8 +98,10 @@ void search_code_flush(void);
 int search_code_known(struct search_code_job *j, uint64_t off, int dir, uint64_t *hit);
 
 /* Decode the stream of @j in this thread and its pool, into j->hits.
- * Returns 0; -pte_canceled if *j->cancel was set; -pte_nomem; -pte_sigbus
- * if the trace shrank; -pte_invalid for a NULL @j or input. */
+ * Returns 0; -pte_canceled if *j->cancel was set (j->hits then holds the
+ * hits of the part done: whole units from the cursor's segment on);
+ * -pte_nomem; -pte_sigbus if the trace shrank; -pte_invalid for a NULL
+ * @j or input. */
 int search_code_find(struct search_code_job *j);
 
 #endif /* SEARCH_CODE_H */

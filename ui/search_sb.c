@@ -214,7 +214,9 @@ static int search_sb_code(struct search_sb *s, const struct ctx_range *r, size_t
 	if (s->terms.has_filter && !nr)
 		return 0;	/* the task never ran here */
 	ret = search_code_find(j);
-	if (!ret && !s->nhits) {
+	/* stopped (C-c): the hits of the part done, a region round the
+	 * cursor */
+	if ((!ret || ret == -pte_canceled) && j->hits && !s->nhits) {
 		/* sorted and unique already: taken, not copied (a code
 		 * search may keep many) */
 		free(s->hits);
@@ -222,8 +224,9 @@ static int search_sb_code(struct search_sb *s, const struct ctx_range *r, size_t
 		s->nhits = s->cap = j->nhits;
 		j->hits = NULL;
 	}
-	for (i = 0; !ret && j->hits && i < j->nhits; i++)
-		ret = search_sb_add(s, j->hits[i]);
+	for (i = 0; (!ret || ret == -pte_canceled) && j->hits && i < j->nhits; i++)
+		if (search_sb_add(s, j->hits[i]) < 0)
+			ret = -pte_nomem;
 	free(j->hits);
 	j->hits = NULL;
 	return ret;
