@@ -410,8 +410,10 @@ void srch_status(struct srch *s, struct srch_status *st)
 	st->done = atomic_load(&s->done);
 	st->total = s->total;
 	st->nhits = atomic_load(&s->nhits);
-	if (s->o.known_hits)
+	if (s->o.known_hits) {
 		st->nhits = s->o.known_hits;
+		st->count_known = 1;
+	}
 	st->nkept = s->nkept;
 	if (s->nkept) {
 		uint64_t k = s->keys[0];

@@ -156,6 +156,7 @@ struct srch_status {
 	uint64_t total;		/* bytes to search */
 	uint64_t nhits;		/* matches counted so far (all of them), or
 				 * srch_opts.known_hits */
+	int count_known;	/* nhits is the whole count (known_hits) */
 	size_t nkept;		/* of which kept: the nearest ones */
 	int have_first;		/* first is the first hit, for certain */
 	uint64_t first;		/* offset of the first hit in the direction */

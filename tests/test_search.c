@@ -1070,6 +1070,7 @@ static void test_result_flood(void **state)
 		assert_true(st.finished);
 		assert_int_equal(st.status, 0);
 		assert_int_equal(st.nhits, n);
+		assert_true(st.count_known);
 		assert_int_equal(st.nkept, 100);
 		assert_true(st.have_first);
 		assert_int_equal(st.first, ref_step(ref, n, at, dir, 0));

@@ -740,7 +740,8 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 		    search_ui_is_hit(ui, ui->cursor))
 			snprintf(pos, sizeof(pos), "%zu", search_ui_lower(su, ui->cursor) + 1);
 		r = snprintf(buf, size, "  %c%s [%s/%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
-			     su->text, pos, st.nhits, st.finished ? "" : "+");
+			     su->text, pos, st.nhits,
+			     st.finished || st.count_known ? "" : "+");
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
 		if (!st.finished && len < size) {
 			r = snprintf(buf + len, size - len, " %.0f%%",
