@@ -117,6 +117,23 @@ if [ -x "${PTBROWSE:-}" ] && "$PTBROWSE" dump --help > /dev/null 2>&1; then
 	[ $rc -lt 128 ] || bad "ptbrowse dump died on a corrupted trace (exit $rc)"
 	grep -q "^\[" "$tmp/dump" || bad "no error reported on a corrupted trace"
 	echo "ok   ptbrowse dump decodes them without an error; damage is reported"
+	# --mix: the TIP-heavy and TNT-heavy kinds b_kinds measures; the
+	# default keeps its bytes (the same as without --mix)
+	"$ptgen" --seed 8 --size 1MiB -o "$tmp/m0"
+	"$ptgen" --seed 8 --size 1MiB --mix default -o "$tmp/m1"
+	cmp -s "$tmp/m0" "$tmp/m1" || bad "--mix default changed the bytes"
+	for m in m0 tip tnt; do
+		[ $m = m0 ] || "$ptgen" --seed 8 --size 1MiB --mix $m -o "$tmp/$m"
+		"$PTBROWSE" dump --quiet "$tmp/$m" >"$tmp/dump" 2>&1
+		[ -s "$tmp/dump" ] && bad "ptbrowse dump reports on --mix $m: $(head -n 2 "$tmp/dump")"
+		"$PTBROWSE" dump "$tmp/$m" | awk '$2 == "tip" { p++ } $2 ~ /^tnt/ { n++ } END { print p + 0, n + 0 }' >"$tmp/$m.n"
+	done
+	read -r p0 n0 <"$tmp/m0.n"; read -r p1 n1 <"$tmp/tip.n"; read -r p2 n2 <"$tmp/tnt.n"
+	[ "$p1" -gt $((3 * p0)) ] && [ "$n2" -gt "$n0" ] && [ "$p2" -lt "$p0" ] ||
+		bad "--mix: tips/tnts default $p0/$n0, tip $p1/$n1, tnt $p2/$n2"
+	"$ptgen" --mix foo --size 1 -o "$tmp/bad" 2>"$tmp/err" && bad "--mix foo accepted"
+	grep -q "for --mix" "$tmp/err" || bad "--mix foo: $(cat "$tmp/err")"
+	echo "ok   --mix tip/tnt: tips $p1 vs $p0, tnts $n2 vs $n0; --mix default is the default"
 else
 	echo "skip ptbrowse dump is not there yet: only libipt checked the output"
 fi

@@ -47,6 +47,8 @@ struct gen_opts {
 	double ovf_rate;	/* per event */
 	double corrupt_rate;	/* per byte */
 	double exstop_rate;	/* per event: execution stops briefly */
+	unsigned mix_tnt, mix_tip;	/* --mix: of 1024 events while tracing,
+				 * tnt below mix_tnt, tip below mix_tip */
 	int truncate;
 	int print_config;
 };
@@ -713,9 +715,9 @@ static void gen_event(struct gen *g)
 			run(g, some_cycles(g) * 4);
 		return;
 	}
-	if (r < 820)
+	if (r < g->o.mix_tnt)
 		ev_tnt(g);
-	else if (r < 950)
+	else if (r < g->o.mix_tip)
 		ev_tip(g);
 	else if (r < 962)
 		ev_tnt64(g);
@@ -914,6 +916,9 @@ static void usage(FILE *f)
 "      --corrupt-rate P  chance of flipping each output byte (default 0)\n"
 "      --exstop-rate P   chance per event of an EXSTOP inside execution\n"
 "                        (a P-state change; default 0)\n"
+"      --mix KIND        the packet mix while tracing: default (80%% tnt\n"
+"                        bursts, 13%% tip), tnt (92%% tnt bursts, 1%% tip)\n"
+"                        or tip (20%% tnt bursts, 73%% tip)\n"
 "      --truncate        end with a TSC packet cut in half\n"
 "      --print-config    print the matching ptdump timing options and exit\n"
 "  -h, --help            this text\n");
@@ -922,7 +927,7 @@ static void usage(FILE *f)
 enum {
 	OPT_PSB = 256, OPT_CYC, OPT_NOCYC, OPT_MTC, OPT_NOM, OPT_EAX, OPT_EBX,
 	OPT_OVF, OPT_CORRUPT, OPT_TRUNC, OPT_PRINT, OPT_THRESH, OPT_NOMTC,
-	OPT_EXSTOP,
+	OPT_EXSTOP, OPT_MIX,
 };
 
 static void parse_args(struct gen_opts *o, int argc, char **argv)
@@ -937,6 +942,7 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 		{ "cyc-thresh", required_argument, NULL, OPT_THRESH },
 		{ "no-mtc", no_argument, NULL, OPT_NOMTC },
 		{ "exstop-rate", required_argument, NULL, OPT_EXSTOP },
+		{ "mix", required_argument, NULL, OPT_MIX },
 		{ "mtc-freq", required_argument, NULL, OPT_MTC },
 		{ "nom-freq", required_argument, NULL, OPT_NOM },
 		{ "cpuid-0x15.eax", required_argument, NULL, OPT_EAX },
@@ -961,6 +967,8 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 	o->eax = 2;
 	o->ebx = 100;
 	o->ovf_rate = 0.00001;
+	o->mix_tnt = 820;
+	o->mix_tip = 950;
 	while ((c = getopt_long(argc, argv, "s:S:o:h", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 
@@ -999,6 +1007,22 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 		case OPT_EXSTOP:
 			if (parse_rate(optarg, &o->exstop_rate))
 				bad = "--exstop-rate (0..1)";
+			break;
+		case OPT_MIX:
+			/* the rest of the 1024 (tnt.64, interrupts, pads, TSC,
+			 * CBR ...) stays as it is: the same timing packets */
+			if (!strcmp(optarg, "default")) {
+				o->mix_tnt = 820;
+				o->mix_tip = 950;
+			} else if (!strcmp(optarg, "tnt")) {
+				o->mix_tnt = 940;
+				o->mix_tip = 950;
+			} else if (!strcmp(optarg, "tip")) {
+				o->mix_tnt = 200;
+				o->mix_tip = 950;
+			} else {
+				bad = "--mix (default, tnt or tip)";
+			}
 			break;
 		case OPT_MTC:
 			if (parse_uint(optarg, 15, &v))

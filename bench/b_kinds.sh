@@ -1,0 +1,42 @@
+#!/bin/sh
+# The index's speed on generated traces of several kinds (issue 18: "on
+# every kind"): ptgen's defaults, without CYC (not cycle-accurate), a
+# TIP-heavy and a TNT-heavy packet mix.  For each, bench_index's phase 1+2
+# (no time) and phase 1+2+3 (with the time pass) as ratios to libipt's
+# pt_pkt_next loop over the same file in the same run; goals >= 10x and
+# >= 5x.  BENCH_KINDS_SIZE (default 1GiB; 4GiB for the issue's second
+# size) sets the size; traces are kept in $BUILD/bench-data/.
+BUILD=${BUILD:-build}
+size=${BENCH_KINDS_SIZE:-1GiB}
+ptgen=$BUILD/tools/ptgen
+bench=$BUILD/bench/bench_index
+data=$BUILD/bench-data
+for f in "$ptgen" "$bench"; do
+	[ -x "$f" ] || { echo "b_kinds: $f is missing (make BUILD=$BUILD)" >&2; exit 1; }
+done
+mkdir -p "$data" || exit 1
+printf '%-10s %10s %10s %10s   %s\n' kind "1+2 GB/s" "1+2+3" libipt "ratios (goals 10x, 5x)"
+for kind in default no-cyc tip tnt; do
+	case $kind in
+	default) opt= ;;
+	no-cyc) opt=--no-cyc ;;
+	*) opt="--mix $kind" ;;
+	esac
+	trace=$data/ptgen-$kind-$size.pt
+	if [ ! -f "$trace" ] || [ -n "$(find "$ptgen" -newer "$trace")" ]; then
+		# shellcheck disable=SC2086
+		"$ptgen" --seed 1 $opt --size "$size" -o "$trace.tmp" >/dev/null &&
+			mv "$trace.tmp" "$trace" || { rm -f "$trace.tmp"; exit 1; }
+		rm -f "$trace.tmp.options"
+	fi
+	cat "$trace" >/dev/null
+	# shellcheck disable=SC2046,SC2086
+	"$bench" --repeat 1 $("$ptgen" $opt --print-config) "$trace" |
+		awk -v k="$kind" '
+		/^result phase12_gbps/ { a = $3 } /^result phase123_gbps/ { b = $3 }
+		/^result libipt_gbps/ { l = $3 }
+		END { if (!l) exit 1
+			printf "%-10s %10.3f %10.3f %10.3f   %5.1fx %s  %5.1fx %s\n", k, a, b, l,
+				a / l, (a / l >= 10 ? "ok" : "UNDER"), b / l, (b / l >= 5 ? "ok" : "UNDER") }' ||
+		{ echo "b_kinds: bench_index failed on $kind" >&2; exit 1; }
+done
