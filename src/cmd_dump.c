@@ -102,7 +102,8 @@ static int dump_parse(int argc, char **argv, struct dump_args *a)
 "Print the packets of TRACE (a raw Intel PT file or a perf.data file) in\n"
 "libipt ptdump's format.  FROM and TO are stream offsets (hex or decimal);\n"
 "REGION is a region of the trace's marks (ptbrowse marks lists them), or a\n"
-"mark or bookmark, from there to the end.\n",
+"mark or bookmark, from there to the end.  TRACE - (or a FIFO such as\n"
+"/dev/stdin) is read whole from the pipe first.\n",
 		groups, 3 };
 	int r;
 
@@ -636,7 +637,7 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 	if (!r)
 		range_split_name(a->path, &region);
 	esc_str(name, size, a->path);
-	if (trace_open(tp, a->path, err, sizeof(err)) < 0) {
+	if (trace_open_input(tp, a->path, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf, sizeof(ebuf), err));
 		return 1;
 	}

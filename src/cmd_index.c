@@ -484,7 +484,8 @@ int cmd_index_main(int argc, char **argv)
 "                      [--pid N | --tid N | --comm NAME] [TIMING] TRACE\n"
 "\n"
 "Build the PSB index of TRACE (or check its cached copy) and print a\n"
-"summary.  The timing options (TIMING) configure the time pass.\n",
+"summary.  The timing options (TIMING) configure the time pass.  TRACE -\n"
+"(or a FIFO such as /dev/stdin) is read whole from the pipe first.\n",
 		groups, 2 };
 	struct stream_result *res;
 	const char *stream;
@@ -510,7 +511,7 @@ int cmd_index_main(int argc, char **argv)
 	stream = args.stream;
 	threads = args.threads;
 	t0 = now();
-	ret = trace_open(&t, argv[1], err, sizeof(err));
+	ret = trace_open_input(&t, argv[1], err, sizeof(err));
 	if (ret < 0) {
 		char e[4 * sizeof(err)];
 

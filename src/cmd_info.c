@@ -483,7 +483,8 @@ int cmd_info_main(int argc, char **argv)
 "each stream's CPU, thread, size, PSB count and TSC range, and the timing\n"
 "configuration recorded with it, as ptdump options.  The timing options\n"
 "(TIMING) override what a perf.data file recorded; --tsc-freq gives a raw\n"
-"trace a duration.\n", groups, 2 };
+"trace a duration.  TRACE - (or a FIFO such as /dev/stdin) is read whole\n"
+"from the pipe first.\n", groups, 2 };
 	size_t s;
 
 	memset(&opts, 0, sizeof(opts));
@@ -495,7 +496,7 @@ int cmd_info_main(int argc, char **argv)
 	path = argv[1];
 	json = args.json;
 	events = args.events;
-	if (trace_open(&t, path, err, sizeof(err)) < 0) {
+	if (trace_open_input(&t, path, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse info: ", "%s", esc_str(e, sizeof(e), err));
 		return 1;
 	}

@@ -1,6 +1,7 @@
 /* trace -- open and map a trace file; survive it shrinking under us. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -87,7 +88,8 @@ static int raw_timing(struct trace *t, char *err, size_t errlen)
 	int r;
 
 	t->options_read = 0;
-	if (timing_file_path(t->path, path, sizeof(path)) < 0)
+	/* Nothing lies beside a pipe ("-.options" would be the cwd's). */
+	if (t->piped || timing_file_path(t->path, path, sizeof(path)) < 0)
 		return 0;	/* no such file can exist */
 	r = timing_file_read(path, &t->streams[0].timing, err, errlen);
 	if (r < 0)
@@ -108,13 +110,83 @@ static int load_body(void *arg)
 	return r < 0 ? r : raw_timing(t, a->err, a->errlen);
 }
 
+/*
+ * Copy all of @in into an anonymous memory file (memfd), so that a pipe's
+ * bytes are mapped, pread and refreshed as a regular file's are.  @name
+ * is the input as messages call it.  Returns the memfd, or a negative
+ * pte code with a one-line message in @err: -pte_io on a read error,
+ * -pte_nomem if memory ran out, -pte_bad_file if nothing came.
+ */
+static int read_whole(int in, const char *name, char *err, size_t errlen)
+{
+	enum { BUF = 1 << 16 };
+	uint64_t total = 0;
+	ssize_t n, w;
+	size_t done;
+	char *buf;
+	int fd, ret;
+
+	buf = malloc(BUF);
+	fd = buf ? memfd_create("ptbrowse-trace", MFD_CLOEXEC) : -1;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot keep the input in memory: %s",
+			 name, strerror(buf ? errno : ENOMEM));
+		free(buf);
+		return -pte_nomem;
+	}
+	for (;;) {
+		n = read(in, buf, BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: read error after %" PRIu64
+				 " bytes: %s", name, total, strerror(errno));
+			ret = -pte_io;
+			goto out_fail;
+		}
+		if (!n)
+			break;
+		for (done = 0; done < (size_t)n; done += (size_t)w) {
+			w = write(fd, buf + done, (size_t)n - done);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w < 0) {
+				snprintf(err, errlen, "%s: cannot keep %" PRIu64
+					 " bytes in memory: %s", name,
+					 total + done, strerror(errno));
+				ret = -pte_nomem;
+				goto out_fail;
+			}
+		}
+		total += (uint64_t)n;
+	}
+	free(buf);
+	if (total)
+		return fd;
+	snprintf(err, errlen, "%s: empty (0 bytes), no trace came through it",
+		 name);
+	close(fd);
+	return -pte_bad_file;
+
+out_fail:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/* Map the regular file (or memfd) @fd, which trace_open*() opened for
+ * @path, and load its streams into a new trace, *@out; @piped: it came
+ * from standard input or a pipe, so no options file lies beside it.  Returns 0 (@t
+ * owns @fd), or a negative pte code with @err set and @fd closed. */
+static int open_fd(struct trace **out, int fd, const char *path, int piped,
+		   char *err, size_t errlen);
+
 int trace_open(struct trace **out, const char *path, char *err, size_t errlen)
 {
-	struct load_args la;
-	struct trace *t;
 	struct stat st;
-	void *map;
-	int fd, ret;
+	int fd;
 
 	if (!out || !path || !err || !errlen)
 		return -pte_invalid;
@@ -134,6 +206,61 @@ int trace_open(struct trace **out, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -pte_io;
 	}
+	return open_fd(out, fd, path, 0, err, errlen);
+}
+
+int trace_open_input(struct trace **out, const char *path, char *err,
+		     size_t errlen)
+{
+	const char *name = path;
+	struct stat st;
+	int in, fd;
+
+	if (!out || !path || !err || !errlen)
+		return -pte_invalid;
+	*out = NULL;
+	err[0] = '\0';
+	if (strcmp(path, "-")) {
+		if (stat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
+			return trace_open(out, path, err, errlen);
+		/* Blocks until a writer opens the FIFO, as cat would. */
+		in = open(path, O_RDONLY | O_CLOEXEC);
+		if (in < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -pte_io;
+		}
+	} else {
+		name = "standard input (-)";
+		if (isatty(STDIN_FILENO)) {
+			snprintf(err, errlen, "%s: is a terminal; pipe a trace "
+				 "into it or name a file", name);
+			return -pte_bad_file;
+		}
+		if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* < FILE: map it as it is, from its start. */
+			fd = open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC);
+			if (fd >= 0)
+				return open_fd(out, fd, path, 1, err, errlen);
+		}
+		in = STDIN_FILENO;
+	}
+	fd = read_whole(in, name, err, errlen);
+	if (in != STDIN_FILENO)
+		close(in);
+	if (fd < 0)
+		return fd;
+	return open_fd(out, fd, path, 1, err, errlen);
+}
+
+static int open_fd(struct trace **out, int fd, const char *path, int piped,
+		   char *err, size_t errlen)
+{
+	struct load_args la;
+	struct trace *t;
+	struct stat st;
+	void *map;
+	int ret;
+
 	/* The name might have been replaced between stat and open. */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: %s", path,
@@ -168,6 +295,7 @@ int trace_open(struct trace **out, const char *path, char *err, size_t errlen)
 	}
 	t->fd = fd;
 	t->fd_reads = 1;
+	t->piped = (uint8_t)piped;
 	t->map = map;
 	t->size = (uint64_t)st.st_size;
 	t->dev = st.st_dev;

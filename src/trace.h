@@ -25,6 +25,18 @@
  * is malformed, -pte_io if it cannot be read. */
 int trace_open(struct trace **out, const char *path, char *err, size_t errlen);
 
+/* As trace_open(), and @path may also be "-", standard input, or a FIFO
+ * (a pipe: /dev/stdin under `... | ptbrowse dump /dev/stdin`): those are
+ * read whole into memory first (blocking until the writer ends) and then
+ * read as a file would be, with no options file beside them.  For the
+ * command-line commands; the browser keeps standard input for its keys.
+ * Returns what trace_open() does; also -pte_bad_file if standard input is
+ * a terminal or nothing came through the pipe, -pte_io on a read error,
+ * -pte_nomem if the bytes do not fit in memory, each with a one-line
+ * message naming the input in @err. */
+int trace_open_input(struct trace **out, const char *path, char *err,
+		     size_t errlen);
+
 /* Unmap and free @t (NULL is fine). */
 void trace_close(struct trace *t);
 

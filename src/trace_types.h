@@ -44,6 +44,9 @@ struct trace {
 	void *perf;		/* perf.data reader state, if any */
 	uint8_t options_read;	/* a raw trace's PATH.options was read
 				 * into its stream's timing (timing_file.h) */
+	uint8_t piped;		/* from standard input or a pipe, read
+				 * whole into memory (trace_open_input()):
+				 * no options file lies beside it */
 };
 
 #endif /* TRACE_TYPES_H */

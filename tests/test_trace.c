@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -150,6 +151,100 @@ static void test_raw(void **state)
 	/* Dropped pages read back the same. */
 	assert_memory_equal(t->map, buf, sizeof(buf));
 	trace_advise(t, TRACE_BROWSE);
+	trace_close(t);
+}
+
+/* trace_open_input("-") on a pipe holding @n bytes of @buf as standard
+ * input; the pipe's bytes fit its buffer, so no writer must run. */
+static int open_piped(struct trace **t, const void *buf, size_t n, char *err,
+		      size_t errlen)
+{
+	int p[2], saved, r;
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], buf, n), (ssize_t)n);
+	close(p[1]);
+	saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(p[0], STDIN_FILENO), STDIN_FILENO);
+	close(p[0]);
+	r = trace_open_input(t, "-", err, errlen);
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+	return r;
+}
+
+static void test_input_pipe(void **state)
+{
+	struct trace *t = NULL;
+	char err[256], p[300], cwd[4096];
+	uint8_t buf[4096];
+	uint64_t size;
+	int grew;
+
+	(void)state;
+	memset(buf, 0x55, sizeof(buf));
+	/* "-.options" beside the name must not be read for a pipe (a
+	 * malformed one would fail the open) */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(helpers_write_file("-.options", "--mtc-freq x", 12), 0);
+	assert_int_equal(open_piped(&t, buf, sizeof(buf), err, sizeof(err)), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_non_null(t);
+	assert_int_equal(t->kind, TRACE_RAW);
+	assert_int_equal(t->piped, 1);
+	assert_int_equal(t->options_read, 0);
+	assert_int_equal(t->size, sizeof(buf));
+	assert_memory_equal(t->map, buf, sizeof(buf));
+	/* The scan's page release keeps the bytes, as a file's does. */
+	trace_release(t, t->map, (size_t)t->size);
+	assert_memory_equal(t->map, buf, sizeof(buf));
+	assert_int_equal(trace_refresh(t, &size, &grew, err, sizeof(err)), 0);
+	assert_int_equal(grew, 0);
+	assert_int_equal(size, sizeof(buf));
+	trace_close(t);
+
+	assert_int_equal(open_piped(&t, buf, 0, err, sizeof(err)), -pte_bad_file);
+	assert_null(t);
+	assert_string_equal(err, "standard input (-): empty (0 bytes), no trace "
+			    "came through it");
+
+	/* A regular file is opened as trace_open() does: no copy. */
+	path_of(p, sizeof(p), "plain.pt");
+	assert_int_equal(helpers_write_file(p, buf, sizeof(buf)), 0);
+	assert_int_equal(trace_open_input(&t, p, err, sizeof(err)), 0);
+	assert_int_equal(t->piped, 0);
+	trace_close(t);
+	expect_error("/dev/null", "is a character device, not a regular file",
+		     -pte_bad_file);
+}
+
+/* A named FIFO is read whole once a writer has written and closed it. */
+static void test_input_fifo(void **state)
+{
+	struct trace *t = NULL;
+	char p[300], err[256];
+	uint8_t buf[4096];
+	pid_t pid;
+	int fd, st;
+
+	(void)state;
+	memset(buf, 0x2a, sizeof(buf));
+	path_of(p, sizeof(p), "fifo.in");
+	assert_int_equal(mkfifo(p, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		fd = open(p, O_WRONLY);
+		_exit(fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf));
+	}
+	assert_int_equal(trace_open_input(&t, p, err, sizeof(err)), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(st, 0);
+	assert_int_equal(t->size, sizeof(buf));
+	assert_memory_equal(t->map, buf, sizeof(buf));
+	assert_string_equal(t->path, p);
 	trace_close(t);
 }
 
@@ -336,6 +431,8 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_permission),
 		cmocka_unit_test(test_raw),
+		cmocka_unit_test(test_input_pipe),
+		cmocka_unit_test(test_input_fifo),
 		cmocka_unit_test(test_perf),
 		cmocka_unit_test(test_sigbus),
 		cmocka_unit_test(test_index_sigbus),
