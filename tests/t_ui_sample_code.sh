@@ -74,5 +74,16 @@ else
 	bad "dump: no 40th MTC in cpu0"
 fi
 
+# the MHz the model measures, against tests/tm_ref.py (the SDM's rules,
+# not decoder/tm.c) with record.sh's timing: every clean MTC period of
+# cpu0 re-measured
+if command -v python3 >/dev/null; then
+	"$PTBROWSE" dump --cycles --stream cpu0 "$perf" >"$tmp/cyc" 2>"$tmp/err" ||
+		bad "dump --cycles: $(cat "$tmp/err")"
+	python3 "$(dirname "$0")/tm_ref.py" --mtc-freq 0 --nom-freq 12 --eax 2 --ebx 100 \
+		"$tmp/cyc" >"$tmp/ref" || bad "tm_ref: $(head -n 5 "$tmp/ref")"
+	grep -Eq 're-measured [1-9]' "$tmp/ref" || bad "tm_ref re-measured no period: $(cat "$tmp/ref")"
+fi
+
 [ $fail = 0 ] && echo "ok t_ui_sample_code"
 exit $fail
