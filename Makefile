@@ -163,13 +163,14 @@ $(SAMPLE).options: | $(BUILD)/tools/ptgen
 
 # A real program recorded by tools/ptrecord: tests/progs/p_sample's four
 # threads on two simulated CPUs, its shared library, MMAP2/COMM/switch
-# sideband, wrapped by pt2perf into DIR/perf.data.  DIR also holds the raw
-# streams (trace.cpuN), their instruction logs (trace.cpuN.flow) and the
-# code images (trace.options).  SAMPLE_CODE_SCALE multiplies the work;
+# sideband, wrapped by pt2perf into DIR/perf.data, with an MTC every crystal
+# clock (the MHz on the first screen).  DIR also holds the raw streams
+# (trace.cpuN: ptgen's timing options with --mtc-freq 0), their instruction
+# logs (trace.cpuN.flow) and the code images (trace.options).  SAMPLE_CODE_SCALE multiplies the work;
 # `make bench` records a bigger one the same way (bench/b_record.sh).
 SAMPLE_CODE = $(BUILD)/sample-code
 SAMPLE_CODE_SCALE ?= 1
-$(SAMPLE_CODE)/perf.data: $(BUILD)/tools/ptrecord $(BUILD)/tools/pt2perf $(BUILD)/progs/p_sample
+$(SAMPLE_CODE)/perf.data: tools/record.sh $(BUILD)/tools/ptrecord $(BUILD)/tools/pt2perf $(BUILD)/progs/p_sample
 	$(QUIET_GEN)sh tools/record.sh $(SAMPLE_CODE) $(BUILD) $(SAMPLE_CODE_SCALE)
 sample-code: $(SAMPLE_CODE)/perf.data
 
