@@ -191,15 +191,17 @@ out_close:
 /* The newest segment holding @ip in @asid, or -1. */
 static long find(const struct mi *mi, uint64_t asid, uint64_t ip)
 {
-	size_t i;
+	/* read once: threads sharing the image (a decoding and a feeding
+	 * one, the browser and a job) each move the hint */
+	size_t i, last = __atomic_load_n(&mi->last, __ATOMIC_RELAXED);
 
-	if (mi->last < mi->n) {
-		const struct mi_seg *s = &mi->segs[mi->last];
+	if (last < mi->n) {
+		const struct mi_seg *s = &mi->segs[last];
 
 		/* The hint holds only if no newer segment covers @ip too. */
 		if (ip >= s->addr && ip < s->end && asid_match(s, asid) &&
-		    mi->last == mi->n - 1)
-			return (long)mi->last;
+		    last == mi->n - 1)
+			return (long)last;
 	}
 	for (i = mi->n; i-- > 0;) {
 		const struct mi_seg *s = &mi->segs[i];
@@ -224,7 +226,7 @@ int mi_read(void *vmi, uint64_t asid, uint64_t ip, uint8_t *buf, size_t size)
 
 		if (i < 0)
 			break;
-		mi->last = (size_t)i;
+		__atomic_store_n(&mi->last, (size_t)i, __ATOMIC_RELAXED);
 		lim = mi->segs[i].end;
 		/* A newer segment starting inside this one hides the rest. */
 		for (j = (size_t)i + 1; j < mi->n; j++) {
