@@ -1,6 +1,7 @@
 /* ctflow -- the call tree fed from flow windows (see ctflow.h). */
 #include "ctflow.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "pkt.h"
 #include "ptdec.h"
 #include "tm.h"
+#include "trace.h"
 
 #define CTF_CHUNK (64 * 1024)
 
@@ -174,6 +176,79 @@ static void ctf_time(struct tm_model *tm, const struct img *img, uint64_t from,
 	}
 }
 
+/* A decoded window handed from the decoding thread to the feeding one. */
+struct ctf_slot {
+	struct flow_window w;
+	size_t begin, end;	/* the lines to feed */
+	uint64_t at;		/* where the range is decoded up to after it */
+	int full;		/* decoded, not fed yet */
+};
+
+/* One ctf_range(): its windows are decoded in a thread of their own while
+ * the caller's feeds the tree the windows before (piped), or both in the
+ * caller's thread, one window after the other. */
+struct ctf_run {
+	struct ct *ct;
+	struct flow *f;
+	const struct img *img;
+	uint64_t from, to;
+	const struct ctf_opts *o;
+	int piped;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct ctf_slot slot[2];	/* piped: used in turn; else [0] */
+	unsigned k;		/* the slot the decoder fills next */
+	int stop;		/* the feeder stopped: decode no more */
+	int eos, eos_ret;	/* the decoder is done, with this result */
+};
+
+/* The window to decode into next, or NULL if the feeder stopped. */
+static struct ctf_slot *ctf_slot_get(struct ctf_run *r)
+{
+	struct ctf_slot *sl = &r->slot[r->piped ? r->k & 1 : 0];
+
+	if (!r->piped)
+		return sl;
+	pthread_mutex_lock(&r->mu);
+	while (sl->full && !r->stop)
+		pthread_cond_wait(&r->cv, &r->mu);
+	if (r->stop)
+		sl = NULL;
+	pthread_mutex_unlock(&r->mu);
+	return sl;
+}
+
+/* Feed slot @sl's lines to the tree and say how far the range is done.
+ * Returns 0, -pte_canceled (more is to come but the job was cancelled), or
+ * ctf_window_from()'s error. */
+static int ctf_feed(struct ctf_run *r, struct ctf_slot *sl)
+{
+	const struct ctf_opts *o = r->o;
+	int ret = ctf_window_from(r->ct, &sl->w, o, sl->begin, sl->end);
+
+	if (ret < 0)
+		return ret;
+	if (o->done)
+		atomic_store(o->done, sl->at - r->from);
+	if (sl->at < r->to && o->cancel && atomic_load(o->cancel))
+		return -pte_canceled;
+	return 0;
+}
+
+/* Slot @sl is decoded: feed it now, or hand it to the feeder.  Returns 0,
+ * or what stops the decoding (ctf_feed()'s error, one thread). */
+static int ctf_emit(struct ctf_run *r, struct ctf_slot *sl)
+{
+	if (!r->piped)
+		return ctf_feed(r, sl);
+	pthread_mutex_lock(&r->mu);
+	sl->full = 1;
+	r->k++;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return 0;
+}
+
 /*
  * Windows end at PSBs; each is decoded from the PSB before its start (where
  * the window before passed through) to the PSB after its end, and gives
@@ -185,29 +260,26 @@ static void ctf_time(struct tm_model *tm, const struct img *img, uint64_t from,
  * ahead, so a window's last instructions may come after a record its end
  * decided.
  */
-int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
-	      uint64_t from, uint64_t to, const struct ctf_opts *o)
+static int ctf_decode(void *arg)
 {
-	struct flow_window w;
+	struct ctf_run *r = arg;
+	const struct ctf_opts *o = r->o;
 	struct flow_wopts wo;
 	struct img_cursor cur;
 	struct tm_model tm;
 	struct tm_carry carry;
-	uint64_t at, next, ext, chunk, start, psb;
-	size_t begin;
+	struct ctf_slot *sl;
+	uint64_t at, next, ext, chunk, start, psb, to = r->to;
 	int ret = 0, first = 1;
 
-	if (!ct || !f || !img || !o || to <= from)
-		return -pte_invalid;
-	memset(&w, 0, sizeof(w));
 	memset(&wo, 0, sizeof(wo));
 	wo.tm = o->tm;
 	wo.carry = o->carry;
 	chunk = o->chunk ? o->chunk : CTF_CHUNK;
-	if (img_cursor_init(&cur, img, 0) < 0)
+	if (img_cursor_init(&cur, r->img, 0) < 0)
 		return 0;	/* an empty stream */
-	/* the first window starts at the first PSB at or after @from */
-	if (img_cursor_sync_forward(&cur, from) < 0)
+	/* the first window starts at the first PSB at or after from */
+	if (img_cursor_sync_forward(&cur, r->from) < 0)
 		return 0;
 	at = start = img_cursor_offset(&cur);
 	/* the time model as the windows' walks run it, from the first one's
@@ -224,37 +296,139 @@ int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 			      img_cursor_offset(&cur) < to ? img_cursor_offset(&cur) : to;
 			img_cursor_sync_forward(&cur, next);
 		}
-		ret = flow_window(f, start, ext, &wo, &w);
-		if (ret == -FLOW_E_NOMEM) {
-			ret = -pte_nomem;
-			break;
-		}
-		if (ret < 0) {
-			ret = -pte_internal;
-			break;
-		}
-		begin = first ? 0 : ctf_after(&w, at);
-		ret = ctf_window_from(ct, &w, o, begin,
-				      next == to ? w.nlines : ctf_after(&w, next));
+		sl = ctf_slot_get(r);
+		if (!sl)
+			return 0;	/* the feeder has its result */
+		ret = flow_window(r->f, start, ext, &wo, &sl->w);
+		if (ret == -FLOW_E_NOMEM)
+			return -pte_nomem;
 		if (ret < 0)
-			break;
+			return -pte_internal;
+		sl->begin = first ? 0 : ctf_after(&sl->w, at);
+		sl->end = next == to ? sl->w.nlines : ctf_after(&sl->w, next);
+		sl->at = next;
 		if (next < to) {
 			psb = next;
-			ctf_time(&tm, img, at, next, &carry, &psb);
+			ctf_time(&tm, r->img, at, next, &carry, &psb);
 			if (psb == next)
 				tm_save(&tm, &carry);
 			start = psb;
 			wo.carry = &carry;
 		}
+		ret = ctf_emit(r, sl);
+		if (ret < 0)
+			return ret;
 		first = 0;
 		at = next;
-		if (o->done)
-			atomic_store(o->done, at - from);
-		if (at < to && o->cancel && atomic_load(o->cancel)) {
-			ret = -pte_canceled;
-			break;
-		}
 	}
-	flow_window_free(&w);
+	return 0;
+}
+
+/* The decoding thread: its own SIGBUS guard, then the end said. */
+static void *ctf_decoder(void *arg)
+{
+	struct ctf_run *r = arg;
+	int ret = trace_guard(ctf_decode, r);
+
+	pthread_mutex_lock(&r->mu);
+	r->eos = 1;
+	r->eos_ret = ret;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* A window to feed, under a SIGBUS guard of its own. */
+struct ctf_fed {
+	struct ctf_run *r;
+	struct ctf_slot *sl;
+};
+
+static int ctf_feed_guarded(void *arg)
+{
+	struct ctf_fed *fd = arg;
+
+	return ctf_feed(fd->r, fd->sl);
+}
+
+/* Feed the windows the decoding thread hands over, in order, until it is
+ * done or feeding fails.  A SIGBUS while feeding (the sideband's reads of
+ * the trace) comes back here as -pte_sigbus, never jumps past the join of
+ * the thread that uses this stack frame.  Returns what ctf_range()
+ * returns. */
+static int ctf_feeder(struct ctf_run *r)
+{
+	unsigned k = 0;
+	int ret = 0;
+
+	for (;;) {
+		struct ctf_slot *sl = &r->slot[k & 1];
+		struct ctf_fed fd = { r, sl };
+
+		pthread_mutex_lock(&r->mu);
+		while (!sl->full && !r->eos)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (!sl->full) {
+			ret = r->eos_ret;
+			pthread_mutex_unlock(&r->mu);
+			return ret;
+		}
+		pthread_mutex_unlock(&r->mu);
+		ret = trace_guard(ctf_feed_guarded, &fd);
+		pthread_mutex_lock(&r->mu);
+		sl->full = 0;
+		if (ret < 0)
+			r->stop = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		if (ret < 0)
+			return ret;
+		k++;
+	}
+}
+
+/*
+ * Decoding (the flow, the packets' times: about three quarters of the
+ * work) and feeding the tree overlap: a thread decodes the next window
+ * while this one feeds the last, the windows fed in order, so the tree is
+ * the one a single thread makes.  Where no thread can be started, one
+ * thread does both.
+ */
+int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
+	      uint64_t from, uint64_t to, const struct ctf_opts *o)
+{
+	struct ctf_run r;
+	pthread_t th;
+	int ret;
+
+	if (!ct || !f || !img || !o || to <= from)
+		return -pte_invalid;
+	memset(&r, 0, sizeof(r));
+	r.ct = ct;
+	r.f = f;
+	r.img = img;
+	r.from = from;
+	r.to = to;
+	r.o = o;
+	r.piped = !pthread_mutex_init(&r.mu, NULL);
+	if (r.piped && pthread_cond_init(&r.cv, NULL)) {
+		pthread_mutex_destroy(&r.mu);
+		r.piped = 0;
+	}
+	if (r.piped && pthread_create(&th, NULL, ctf_decoder, &r)) {
+		pthread_cond_destroy(&r.cv);
+		pthread_mutex_destroy(&r.mu);
+		r.piped = 0;
+	}
+	if (r.piped) {
+		ret = ctf_feeder(&r);
+		pthread_join(th, NULL);
+		pthread_cond_destroy(&r.cv);
+		pthread_mutex_destroy(&r.mu);
+	} else {
+		ret = ctf_decode(&r);
+	}
+	flow_window_free(&r.slot[0].w);
+	flow_window_free(&r.slot[1].w);
 	return ret;
 }

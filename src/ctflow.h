@@ -58,10 +58,15 @@ int ctf_window(struct ct *ct, const struct flow_window *w,
 
 /* Decode [@from, @to) of @img (the stream @f decodes) window by window
  * and feed it to @ct (not finished: call ct_finish()).  Decoding starts at
- * the first PSB at or after @from, as flow_seek() does.
+ * the first PSB at or after @from, as flow_seek() does.  A second thread
+ * decodes the next window while this one feeds the last (one thread if
+ * none can be started): @f, its read callbacks and @o->ctx are each used
+ * by one thread at a time, @f's by the decoding one, @ct's resolver and
+ * @o->ctx by this one.
  * Returns 0; -pte_canceled if @o->cancel was set (@ct holds the windows
  * fed before); -pte_nomem; -pte_invalid for NULL arguments or @to <= @from;
- * or -pte_sigbus if the trace shrank (when run under trace_guard()). */
+ * or -pte_sigbus if the trace shrank (the decoding thread guards itself;
+ * this one's feeding is guarded too). */
 int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 	      uint64_t from, uint64_t to, const struct ctf_opts *o);
 
