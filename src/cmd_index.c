@@ -480,8 +480,7 @@ int cmd_index_main(int argc, char **argv)
 	};
 	const struct opt_cmd cmd = { "ptbrowse index",
 "usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
-"[--threads N]\n"
-"                      [--pid N | --tid N | --comm NAME] [TIMING] TRACE\n"
+"[--threads N] [TIMING] TRACE\n"
 "\n"
 "Build the PSB index of TRACE (or check its cached copy) and print a\n"
 "summary.  The timing options (TIMING) configure the time pass.  TRACE -\n"
