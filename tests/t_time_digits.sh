@@ -38,7 +38,9 @@ e=$(( 0xbc4cbefc32 + (0xbc4cd28bc0 - 0xbc4cbefc32) * 3 / 10 ))
 printf 'switch 0 %d in 42 42 -1 -1 0\n' $e > "$tmp/sb.txt"
 "$BUILD/tools/pt2perf" --sideband "$tmp/sb.txt" --time-mult 600000 "$T" -o "$tmp/sw.perf" ||
 	fail "pt2perf"
-printf 'wait-index\nclick=36\n:save-screen %s/side.txt\n' "$tmp" > "$tmp/keys"
+# the switch is 30% along the timeline's 115 columns after the lane's
+# 5-column name: screen column 5 + 34
+printf 'wait-index\nclick=39\n:save-screen %s/side.txt\n' "$tmp" > "$tmp/keys"
 run "$tmp/sw.perf"
 tail -n 1 "$tmp/side.txt" | grep -Eq '^sideband: switch_in pid 42 tid 42 at 225\.339[0-9]+ ms' ||
 	fail "sideband time without its digits: $(tail -n 1 "$tmp/side.txt")"

@@ -45,7 +45,7 @@ EOF
 	-o "$tmp/p.data" >/dev/null || exit 1
 
 # The axis runs from T to the last row's time (T + 216137 ticks) over the
-# 95 columns after the lanes' 5-column names: 2275 ticks a column.  The
+# 95 columns after the lanes' 5-column names (the timeline's rows too): 2275 ticks a column.  The
 # cursor's time is T + 197 (the first TSC), so :lane cpu1 lands on cpu1's
 # first timed row; a click on cpu1's column 40 (time T + 91000) lands on
 # its first row at or after that time.
@@ -91,6 +91,22 @@ grep -q "lane: no stream 'nosuch'" "$tmp/bad.txt" || fail ":lane nosuch: $(tail 
 grep -q '^ ptbrowse p.data:cpu1' "$tmp/next.txt" || fail "J did not go to the next lane"
 grep -q '^ ptbrowse p.data:cpu0' "$tmp/prev.txt" && grep -q 'lane: no previous lane' "$tmp/prev.txt" ||
 	fail "K K: $(tail -n 2 "$tmp/prev.txt")"
+
+# The timeline's rows start after the lanes' name gutter, so a column is
+# one time on every row: the axis row's first label and the marker row's
+# cursor are in the lanes' first column, and a click on the density row
+# at a column lands where a click on the cpu0 lane (the stream shown) at
+# that column does.
+sed -n '18,19p' "$tmp/lanes.txt" | grep -vq '^     [^ ]' &&
+	fail "the marker and axis rows do not start at the lanes' column 5: $(sed -n '18,19p' "$tmp/lanes.txt")"
+printf 'wait-index\nclick=60,0\n:save-screen %s\nclick=60,3\n:save-screen %s\nq\n' \
+	"$tmp/ctl.txt" "$tmp/clane.txt" > "$tmp/ckeys"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/ckeys" --size 100x24 \
+	$OPTS "$tmp/p.data" > /dev/null 2>&1
+a=$(tail -n 2 "$tmp/ctl.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')
+b=$(tail -n 2 "$tmp/clane.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')
+[ -n "$a" ] && [ $((a)) -gt 0 ] && [ "$a" = "$b" ] ||
+	fail "a click at column 60 of the timeline went to '$a', of the cpu0 lane to '$b'"
 
 # A zoomed timeline stays zoomed across lanes (their time axis is one):
 # J keeps the span, and the view, as the cursor's time is in it.

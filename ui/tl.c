@@ -231,13 +231,27 @@ static void tl_draw_markers(struct ui *ui, struct pane *p, int ncols)
 	attrset(A_NORMAL);
 }
 
+/* The columns left of the timeline's first: the lanes' name gutter when
+ * they show (on the time axis, under the axis row), else 0.  Set by each
+ * drawing, read by the mouse. */
+static int tl_gx;
+
 static void tl_draw(struct ui *ui, struct pane *p)
 {
 	struct tl_cache *tc = &tl_cols_cache;
-	int ncols = p->w > TL_MAX_COLS ? TL_MAX_COLS : p->w, y, time = tl_cols_is_time(ui);
+	int ncols, y, time = tl_cols_is_time(ui);
+	struct pane q = *p;
 	const char *legend;
 	uint64_t lo, hi;
 
+	/* the rows above the lanes start after their gutter, so a column is
+	 * the same time on the density, the axis and every lane */
+	tl_gx = time && p->h > 3 && tl_lanes_rows(ui) > 0 ? tl_lanes_gutter(ui) : 0;
+	if (p->w - tl_gx < 8)
+		tl_gx = 0;
+	q.x += tl_gx;
+	q.w -= tl_gx;
+	ncols = q.w > TL_MAX_COLS ? TL_MAX_COLS : q.w;
 	if (p->h <= 0 || ncols <= 0)
 		return;
 	tl_zoom_view(ui, time, ncols, &lo, &hi);
@@ -246,18 +260,18 @@ static void tl_draw(struct ui *ui, struct pane *p)
 	ui->tl_hi = tc->hi;
 	for (y = 0; y < p->h; y++)
 		screen_clear(p->y + y, p->x, p->w);
-	tl_draw_density(ui, p, ncols);
+	tl_draw_density(ui, &q, ncols);
 	if (p->h < 2)
 		return;
-	tl_draw_markers(ui, p, ncols);
+	tl_draw_markers(ui, &q, ncols);
 	/* the sideband's legend: under the lanes if they show, else on the
 	 * axis row */
 	legend = streams_tl_legend(ui);
 	if (p->h >= 3)
-		tl_axis_draw(ui, p->y + 2, p->x, p->w, tc, p->h > 3 ? NULL : legend);
+		tl_axis_draw(ui, q.y + 2, q.x, q.w, tc, p->h > 3 ? NULL : legend);
 	if (p->h > 3)
-		tl_lanes_draw(ui, p->y + 3, p->x, p->w, p->h - 3, tc->lo, tc->hi, tc->time,
-			      legend);
+		tl_lanes_draw(ui, p->y + 3, p->x, tl_gx + ncols, p->h - 3, tc->lo,
+			      tc->hi, tc->time, legend);
 }
 
 uint64_t tl_tsc_after(struct ui *ui, uint64_t off)
@@ -368,8 +382,8 @@ int tl_pick(struct ui *ui, int row, int col)
 {
 	if (row >= 3)
 		return tl_lanes_click(ui, row - 3, col);
-	streams_tl_pick(ui, col);
-	return tl_click(ui, col);
+	streams_tl_pick(ui, col - tl_gx);
+	return tl_click(ui, col - tl_gx);
 }
 
 int tl_step(struct ui *ui, long d)
@@ -391,7 +405,7 @@ static int tl_press = -1;
 int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw)
 {
 	const struct pane *p = &ui->panes[UI_PANE_TIMELINE];
-	int col = ev->x - p->x, ncols = tl_cols_cache.ncols;
+	int col = ev->x - p->x - tl_gx, ncols = tl_cols_cache.ncols;
 	uint64_t anchor, from, to;
 	char span[48];
 

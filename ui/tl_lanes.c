@@ -377,20 +377,30 @@ static void tl_lanes_legend(struct ui *ui, int y, int x, int w, const char *lege
 	attrset(A_NORMAL);
 }
 
-void tl_lanes_draw(struct ui *ui, int y, int x, int w, int h, uint64_t lo,
-		   uint64_t hi, int time, const char *legend)
+int tl_lanes_gutter(struct ui *ui)
 {
-	struct win_row row;
-	int l, ccol = -1, g = 0;
+	int l, g = 0;
 
-	if (h <= 0 || tl_lanes_load(ui))
-		return;
+	if (tl_lanes_load(ui))
+		return 0;
 	for (l = 0; l < tll.nlanes; l++) {
 		int n = (int)strlen(ui->trace->streams[tll.lane[l]].name) + 1;
 
 		if (n > g)
 			g = n;
 	}
+	return g;
+}
+
+void tl_lanes_draw(struct ui *ui, int y, int x, int w, int h, uint64_t lo,
+		   uint64_t hi, int time, const char *legend)
+{
+	struct win_row row;
+	int l, ccol = -1, g;
+
+	if (h <= 0 || tl_lanes_load(ui))
+		return;
+	g = tl_lanes_gutter(ui);
 	tll.gutter = g;
 	tll.w = w - g > TL_LANES_COLS ? TL_LANES_COLS : w - g;
 	tll.lo = lo;

@@ -27,7 +27,13 @@ int tl_lanes_rows(struct ui *ui);
  * Returns 1 if there are lanes, 0 if not (nothing changed). */
 int tl_lanes_span(struct ui *ui, uint64_t *t0, uint64_t *t1);
 
-/* Draw the lanes in rows @y to @y + @h - 1 from column @x, @w wide, on
+/* The columns of the lanes' name gutter (the longest stream name and a
+ * blank), or 0 if there are no lanes.  The timeline's rows above the
+ * lanes start that far right, so that a column is one time on every row. */
+int tl_lanes_gutter(struct ui *ui);
+
+/* Draw the lanes in rows @y to @y + @h - 1 from column @x, @w wide (the
+ * gutter, tl_lanes_gutter(), and then the lanes' columns), on
  * the time axis [@lo, @hi) (TSC), their legend last after the marker
  * row's @legend (NULL: none); @time 0 (a byte axis) says that lanes need
  * the time axis instead. */
