@@ -79,6 +79,16 @@ static void session_cache_join(struct ui *ui)
 		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
 }
 
+void session_cache_wait(struct ui *ui)
+{
+	if (!ui->cache_saving)
+		return;
+	pthread_join(ui->cache_thread, NULL);
+	ui->cache_saving = 0;
+	if (ui->cache_err[0])
+		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
+}
+
 /* While the time pass runs, windows take the carries it has published:
  * the ones decoded before their segment had one (cycles counted from its
  * PSB, marked) are dropped, to decode again from it. */

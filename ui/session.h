@@ -39,6 +39,11 @@ int session_carries(struct ui *ui);
  * cursor's segment (or the index ended), then take the carries. */
 void session_wait_carry(struct ui *ui);
 
+/* Wait for the index cache's save, started once the index is built, to
+ * finish (never stops it): --script's bench-index, so that the keys timed
+ * after it do not share the CPU with hashing the trace. */
+void session_cache_wait(struct ui *ui);
+
 /* The first TSC of the stream (ui->t0), from its first packets. */
 void session_find_t0(struct ui *ui);
 
