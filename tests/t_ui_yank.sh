@@ -4,7 +4,8 @@
 # tmux: the bytes reach the terminal); inside tmux y o puts the offset in
 # tmux's buffer; a 100-row selection (v 99j) piped to wc -l prints 100,
 # and the browser comes back after Enter; a mouse drag over ten packet
-# rows selects them (| wc -l: 10); :pipe raw writes the bytes export
+# rows selects them (| wc -l: 10), the selection following the pointer
+# before the release; :pipe raw writes the bytes export
 # writes, which decode; inside GNU screen the OSC 52 goes through its
 # passthrough; :export takes goto targets and region names, its
 # file the bytes of `ptbrowse export ... -o -`, as :pipe raw's are.
@@ -38,6 +39,18 @@ to_psb() {
 	fail "} did not go to 0x4258 (at $(status_off))"
 }
 
+# Wait up to 5 s for FILE to hold the fixed string STR: pipe-pane copies
+# the pane's output to the file on its own time, after the screen shows it.
+wait_file() {
+	_j=0
+	while [ $_j -lt 50 ]; do
+		grep -aqF -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		_j=$((_j + 1))
+	done
+	return 1
+}
+
 # Outside tmux (TMUX empty): the OSC 52 string on the terminal's input.
 tm_start TMUX= -- "$T"
 tm pipe-pane -t ptb -o "cat >> '$tmp/out'"
@@ -45,6 +58,7 @@ to_psb
 keys y y
 wait_for 'yanked 1 row \([0-9]+ bytes\) to the clipboard \(OSC 52\)'
 row=$(cursor_text)
+wait_file "$tmp/out" ']52;c;'
 b64=$(grep -ao ']52;c;[A-Za-z0-9+/=]*' "$tmp/out" | tail -n 1 | cut -d';' -f3)
 [ -n "$b64" ] || fail "no OSC 52 in the terminal's output"
 printf '%s\n' "$row" > "$tmp/want"
@@ -87,11 +101,33 @@ keys '|'
 wait_for '^:pipe'
 keys -l 'wc -l'
 keys Enter
+# (the first pipe's 'press Enter' may still be on the terminal's screen)
+wait_for '^ *10$'
 wait_for 'press Enter to go back'
 screen | grep -q '^ *10$' || fail "wc -l of a 10-row drag did not print 10"
 keys Enter
 wait_for 'piped 10 rows'
 echo "ok   a drag over ten packet rows selects them"
+
+# The selection follows the pointer while the button is held (a motion
+# report: 32 + 32 for the motion): pressed on line 3 (the second row,
+# where the cursor goes) and moved to line 7, rows 1 to 5 are selected
+# before any release; moved back to line 3 and released there, none is.
+keys g
+wait_off 0x0
+row1=$(screen | sed -n 4p | sed -n 's/^...\(0x[0-9a-f]*\) .*/\1/p')
+row5=$(screen | sed -n 8p | sed -n 's/^...\(0x[0-9a-f]*\) .*/\1/p')
+[ -n "$row1" ] && [ -n "$row5" ] || fail "no packet rows on lines 4 and 8"
+keys -l "$(printf '\033[M +$')"
+wait_off "$row1"
+keys -l "$(printf '\033[M@+(')"
+wait_for "VISUAL --  rows $(printf '0x%x' $((row1)))-$(printf '0x%x' $((row5))):"
+wait_off "$row5"
+keys -l "$(printf '\033[M@+$')"
+wait_for "VISUAL --  rows $(printf '0x%x-0x%x' $((row1)) $((row1))):"
+keys -l "$(printf '\033[M#+$')"
+wait_for 'selection cancelled'
+echo "ok   a drag's selection follows the pointer before the release ($row1-$row5), and back to the start is none"
 
 # The rows' bytes, as export writes them: from the PSB at 0x4258.
 keys -l ':goto 0x4258'
@@ -118,7 +154,7 @@ tm_start TMUX= STY=1.ptb -- "$T"
 tm pipe-pane -t ptb -o "cat >> '$tmp/out2'"
 keys y o
 wait_for 'yanked offset 0x0 \(3 bytes\) to the clipboard \(OSC 52 through screen\)'
-grep -aqF "$(printf '\033P\033]52;c;MHgw\a\033\\')" "$tmp/out2" ||
+wait_file "$tmp/out2" "$(printf '\033P\033]52;c;MHgw\a\033\\')" ||
 	fail "no OSC 52 in screen's passthrough in the output"
 echo "ok   inside screen, y o writes OSC 52 through its passthrough"
 tm_quit

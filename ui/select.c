@@ -12,9 +12,10 @@
 #include "select.h"
 #include "ui.h"
 
-/* A press in the packet pane that a release may turn into a selection. */
+/* A press in the packet pane that a drag turns into a selection. */
 static struct {
 	int pressed;
+	int moved;		/* the pointer's motion selected already */
 	uint64_t from;		/* the pressed row's offset */
 } sel;
 
@@ -161,13 +162,52 @@ static int select_row_offset(struct ui *ui, int k, uint64_t *off)
 	return r;
 }
 
+/* The offset of the packet row at screen line @y (past the pane's edge,
+ * its first or last row) into *@off.  Returns 0, or -1 if none. */
+static int select_row_at(struct ui *ui, const struct pane *pk, int y,
+			 uint64_t *off)
+{
+	int k = select_drag_row(pk->y, pk->h, y);
+
+	while (k >= 0 && select_row_offset(ui, k, off))
+		k--;
+	return k < 0 ? -1 : 0;
+}
+
+/* Select from the pressed row to @off's, the cursor there, and say so. */
+static void select_visual(struct ui *ui, uint64_t off)
+{
+	marks_ui_visual_from(ui, sel.from);
+	ui->cursor = off;
+	ui->focus = UI_PANE_PACKETS;
+	msg_report(ui, UI_INFO, "-- VISUAL --  rows 0x%" PRIx64 "-0x%" PRIx64
+		   ": y yanks, | pipes, Enter names a region, Esc ends",
+		   sel.from < off ? sel.from : off, sel.from < off ? off : sel.from);
+}
+
+/* The pointer moved with the button held (term.c asks for motion
+ * reports): the selection follows it, as it will be on release. */
+static int select_motion(struct ui *ui, const struct pane *pk,
+			 const MEVENT *ev, int *draw)
+{
+	uint64_t off;
+
+	if (select_row_at(ui, pk, ev->y, &off) || off == ui->cursor)
+		return 1;
+	if (off == sel.from && !sel.moved)
+		return 1;
+	select_visual(ui, off);
+	sel.moved = 1;
+	*draw = UI_DRAW_ALL;
+	return 1;
+}
+
 int select_mouse(struct ui *ui, const MEVENT *ev, int *draw)
 {
 	const struct pane *pk = &ui->panes[UI_PANE_PACKETS];
 	int inside = ev->y > pk->y && ev->y < pk->y + pk->h &&
 		     ev->x >= pk->x && ev->x < pk->x + pk->w;
 	uint64_t off;
-	int k;
 
 	/* The code view's rows are instructions, not packets. */
 	if (pane_code_on(ui))
@@ -175,23 +215,29 @@ int select_mouse(struct ui *ui, const MEVENT *ev, int *draw)
 	if (ev->bstate & BUTTON1_PRESSED) {
 		sel.pressed = inside &&
 			      !select_row_offset(ui, ev->y - pk->y - 1, &sel.from);
+		sel.moved = 0;
 		return 0;
 	}
-	if (!(ev->bstate & BUTTON1_RELEASED) || !sel.pressed)
+	if (!sel.pressed)
+		return 0;
+	if ((ev->bstate & REPORT_MOUSE_POSITION) && !(ev->bstate & BUTTON1_RELEASED))
+		return select_motion(ui, pk, ev, draw);
+	if (!(ev->bstate & BUTTON1_RELEASED))
 		return 0;
 	sel.pressed = 0;
 	/* The release may be past the pane's edge: its first or last row. */
-	k = select_drag_row(pk->y, pk->h, ev->y);
-	while (k >= 0 && select_row_offset(ui, k, &off))
-		k--;
-	if (k < 0 || off == sel.from)
+	if (select_row_at(ui, pk, ev->y, &off))
 		return 0;
-	marks_ui_visual_from(ui, sel.from);
-	ui->cursor = off;
-	ui->focus = UI_PANE_PACKETS;
-	msg_report(ui, UI_INFO, "-- VISUAL --  rows 0x%" PRIx64 "-0x%" PRIx64
-		   ": y yanks, | pipes, Enter names a region, Esc ends",
-		   sel.from < off ? sel.from : off, sel.from < off ? off : sel.from);
+	if (off == sel.from) {
+		if (!sel.moved)
+			return 0;	/* a click */
+		/* dragged away and back: no selection, as on a click */
+		marks_ui_cancel(ui);
+		ui->cursor = off;
+		*draw = UI_DRAW_ALL;
+		return 1;
+	}
+	select_visual(ui, off);
 	*draw = UI_DRAW_ALL;
 	return 1;
 }

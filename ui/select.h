@@ -60,8 +60,9 @@ int select_bytes(struct ui *ui, const struct select_span *s, uint64_t *from,
 int select_drag_row(int pane_y, int pane_h, int y);
 
 /* A mouse event (browser.c): a button press on a packet row notes it and
- * lets the browser move the cursor there; its release on another row
- * selects from the one to the other (a visual selection).
+ * lets the browser move the cursor there; a motion with the button held
+ * and its release on another row select from the one to the other (a
+ * visual selection; back on the pressed row, none).
  * Returns 1 with *@draw set if it took the event, 0 to leave it to the
  * browser. */
 int select_mouse(struct ui *ui, const MEVENT *ev, int *draw);

@@ -12,9 +12,11 @@
 #include "term.h"
 #include "ui.h"
 
-/* Releases end a drag in the packet pane (select.c). */
+/* Releases end a drag in the packet pane (select.c); motion reports (the
+ * terminal's any-motion mode: ncurses has no button-only one) let its
+ * selection follow the pointer, and cost one getmouse() per report. */
 #define TERM_MOUSE (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED | \
-		    BUTTON4_PRESSED | BUTTON5_PRESSED)
+		    BUTTON4_PRESSED | BUTTON5_PRESSED | REPORT_MOUSE_POSITION)
 
 /* The one browser of this process, for signal handlers. */
 static struct ui *term_ui;
