@@ -8,6 +8,9 @@
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 tmp=$(mktemp -d) || exit 1
+# wide: the status line's search part comes after the cursor's function,
+# source line and task
+TM_COLS=220
 . tests/tmux_lib.sh
 export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
 if [ -f "$BUILD/sample-code/perf.data" ] && [ -f "$BUILD/sample-code/trace.sideband" ] &&
