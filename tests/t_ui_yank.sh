@@ -7,7 +7,8 @@
 # rows selects them (| wc -l: 10), the selection following the pointer
 # before the release; :pipe raw writes the bytes export
 # writes, which decode; inside GNU screen the OSC 52 goes through its
-# passthrough; :export takes goto targets and region names, its
+# passthrough; F2 turns the terminal's mouse modes off and on; :export
+# takes goto targets and region names, its
 # file the bytes of `ptbrowse export ... -o -`, as :pipe raw's are.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
@@ -90,11 +91,16 @@ echo "ok   | wc -l of a 100-row selection prints 100"
 
 # A drag from the first packet row to the tenth (screen lines 2 and 11,
 # column 10): X10 reports, button and place + 32 (+ 33 for 0-based).
+# The cursor waits on the second row first, so that the press is seen
+# landing (on a loaded machine the two reports may come apart).
 keys g
 wait_off 0x0
 row10=$(screen | sed -n 12p | sed -n 's/^...\(0x[0-9a-f]*\) .*/\1/p')
 [ -n "$row10" ] || fail "no packet row on line 12"
+keys j
+wait_off "$(screen | sed -n 4p | sed -n 's/^...\(0x[0-9a-f]*\) .*/\1/p')"
 keys -l "$(printf '\033[M +#')"
+wait_off 0x0
 keys -l "$(printf '\033[M#+,')"
 wait_for "VISUAL --  rows 0x0-$(printf '0x%x' $((row10))):"
 keys '|'
@@ -144,6 +150,17 @@ cmp -s "$tmp/slice.pt" "$tmp/want.pt" || fail "the raw slice is not the trace's 
 "$PTBROWSE" dump "$tmp/slice.pt" > "$tmp/dump" 2>&1 || fail "the slice does not decode"
 [ "$(grep -c . "$tmp/dump")" -ge 100 ] || fail "the slice has under 100 packets"
 echo "ok   :pipe raw rows 100 writes a slice that decodes ($n bytes)"
+# F2 leaves the mouse to the terminal (its modes off, so a drag selects
+# the screen's text) and takes it back.
+mflags() { tm display -p -t ptb '#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}'; }
+[ "$(mflags)" != 000 ] || fail "the mouse modes are off while the browser runs"
+keys F2
+wait_for 'mouse off'
+[ "$(mflags)" = 000 ] || fail "after F2 the terminal's mouse modes are $(mflags), not off"
+keys F2
+wait_for 'mouse on'
+[ "$(mflags)" != 000 ] || fail "after F2 again the mouse modes are still off"
+echo "ok   F2 turns the terminal's mouse modes off and on"
 tm_quit
 [ "$(tm display -p -t ptb '#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}')" = 000 ] ||
 	fail "the mouse modes stayed on after the browser quit"

@@ -192,6 +192,14 @@ static int select_motion(struct ui *ui, const struct pane *pk,
 {
 	uint64_t off;
 
+	/* The terminal reports all motion, and ncurses does not say whether
+	 * a button is held: a selection the user ended (Esc, y, |) ends the
+	 * drag, so that a release the terminal never sent (over another tmux
+	 * pane) does not leave the pointer selecting. */
+	if (sel.moved && !marks_ui_visual(ui)) {
+		sel.pressed = 0;
+		return 0;
+	}
 	if (select_row_at(ui, pk, ev->y, &off) || off == ui->cursor)
 		return 1;
 	if (off == sel.from && !sel.moved)
