@@ -2,7 +2,8 @@
 # t_ui_lanes -- the CPU lanes under the timeline: a perf.data made of a
 # ptgen trace on two CPUs and a written sideband (so every switch, name,
 # fork and exit is known) shows, in a --script screen, the processes the
-# records say on each lane (tests/golden/ui_lanes/, UPDATE=1 rewrites);
+# records say on each lane (tests/golden/ui_lanes/, UPDATE=1 rewrites),
+# and at 60 columns a legend of every process (its glyphs' key left out);
 # :lane and a click on a lane switch stream at that time; in tmux, a mouse
 # click on a lane does the same.  On tools/record.sh's recording of
 # p_sample, the legend names the threads its sideband names.  Searches
@@ -79,6 +80,13 @@ else
 	diff -u "$golden/lanes.txt" "$tmp/tl.txt" || fail "the lanes screen differs"
 fi
 grep -q 'A server 100 B worker 100 C client 200' "$tmp/lanes.txt" || fail "legend"
+# Narrower, the legend keeps every process's letter and drops the glyphs'
+# key (the help has it) rather than cut the processes off.
+printf 'wait-index\n:save-screen %s\nq\n' "$tmp/narrow.txt" > "$tmp/nkeys"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/nkeys" --size 60x24 \
+	$OPTS "$tmp/p.data" > /dev/null 2>&1
+grep -q '^A server 100 B worker 100 C client 200 *$' "$tmp/narrow.txt" ||
+	fail "the legend at 60 columns: $(grep -a 'server' "$tmp/narrow.txt")"
 grep -q '^ ptbrowse p.data:cpu1' "$tmp/lane1.txt" || fail ":lane cpu1 did not switch"
 grep -q '^ 0x[0-9a-f]*/0x4000 .*tsc 0x106d0fc710c5 ' "$tmp/lane1.txt" ||
 	fail ":lane cpu1 is not at the cursor's time: $(tail -n 2 "$tmp/lane1.txt")"

@@ -356,15 +356,28 @@ static void tl_lanes_lane(struct ui *ui, int l, int y, int x, int w,
  * markers, each process's letter, name and pid. */
 static void tl_lanes_legend(struct ui *ui, int y, int x, int w, const char *legend)
 {
+	static const char glyphs[] = "f fork x exit e exec m mmap ";
 	char buf[64];
-	int i, at = 0;
+	int i, at = 0, need = 0;
 
+	/* The processes' letters say what the lanes show; the glyphs' key is
+	 * also in the help (F1, G): it goes first when both do not fit. */
+	for (i = 0; i < tll.nprocs; i++)
+		need += snprintf(buf, sizeof(buf), "%c %s %" PRId32 " ", 'A',
+				 tll.proc[i].comm[0] ? tll.proc[i].comm : "?",
+				 tll.proc[i].pid);
+	if (need + (int)sizeof(glyphs) - 1 +
+	    (legend ? (int)strlen(legend) + 2 : 0) > w)
+		legend = NULL;
+	else
+		need = 0;
 	attrset(screen_attr(ui, SC_DIM));
 	if (legend) {
 		at += screen_put(y, x, w, legend);
 		at += screen_put(y, x + at, w - at, "  ");
 	}
-	at += screen_put(y, x + at, w - at, "f fork x exit e exec m mmap ");
+	if (need + (int)sizeof(glyphs) - 1 <= w)
+		at += screen_put(y, x + at, w - at, glyphs);
 	for (i = 0; i < tll.nprocs && at < w; i++) {
 		snprintf(buf, sizeof(buf), "%c", tl_lanes_abc[i]);
 		attrset(screen_attr(ui, (enum screen_color)(SC_LANE0 + i % TL_LANES_COLORS)));
