@@ -89,6 +89,13 @@ nf=$(((bytes - 1048576) / 100000000))
 	echo "50%"
 	echo "bench page-down 300 Space"
 	echo "bench psb 200 }"
+	# before goto a symbol, whose search for the next hits goes on in
+	# the background and would share the CPU with the function view
+	if [ $nf -ge 1 ]; then
+		echo ":funcs 0 1048576"
+		echo "bench funcs-1MiB $nf !q :funcs {i}00000000 {i}01048576"
+		echo "q"
+	fi
 	if [ $code = 1 ]; then
 		echo ":set view code"
 		echo "bench code-open 40 !c !{i}% c"
@@ -97,11 +104,6 @@ nf=$(((bytes - 1048576) / 100000000))
 		echo "bench code-psb 200 }"
 		[ $sym = 1 ] && echo "bench goto-sym 50 :goto sym $fn"
 		echo ":set view packets"
-	fi
-	if [ $nf -ge 1 ]; then
-		echo ":funcs 0 1048576"
-		echo "bench funcs-1MiB $nf !q :funcs {i}00000000 {i}01048576"
-		echo "q"
 	fi
 	echo "bench-rss"
 } >"$tmp/script"
