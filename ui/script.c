@@ -160,6 +160,26 @@ static void script_bench(struct ui *ui, char *args)
 	free(c);
 }
 
+/* "bench-index": wait for the index, then for its cache's save, saying
+ * how long each took. */
+static void script_bench_index(struct ui *ui)
+{
+	double t0 = script_now();
+
+	if (ui->idx)
+		idx_wait(ui->idx);
+	session_poll(ui);
+	printf("browse  index wait     %7.3f s (after the first screen)\n",
+	       script_now() - t0);
+	/* a fresh index is being saved, hashing the whole trace: the keys
+	 * timed next must not share the CPU with it */
+	t0 = script_now();
+	session_cache_wait(ui);
+	printf("browse  cache save     %7.3f s (waited for after the index)\n",
+	       script_now() - t0);
+	fflush(stdout);
+}
+
 /* Run script line @p (a command, a directive or keys) and draw. */
 static int script_line(struct ui *ui, char *p)
 {
@@ -208,20 +228,7 @@ static int script_line(struct ui *ui, char *p)
 		return 0;
 	}
 	if (!strcmp(p, "bench-index")) {
-		double t0 = script_now();
-
-		if (ui->idx)
-			idx_wait(ui->idx);
-		session_poll(ui);
-		printf("browse  index wait     %7.3f s (after the first screen)\n",
-		       script_now() - t0);
-		/* a fresh index is being saved, hashing the whole trace: the
-		 * keys timed next must not share the CPU with it */
-		t0 = script_now();
-		session_cache_wait(ui);
-		printf("browse  cache save     %7.3f s (waited for after the index)\n",
-		       script_now() - t0);
-		fflush(stdout);
+		script_bench_index(ui);
 		return 0;
 	}
 	for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
