@@ -108,7 +108,9 @@ static int add_line(struct flow_window *w, const struct flow_rec *r,
 	l->r = *r;
 	l->depth = *depth;
 	l->run = UINT32_MAX;
-	if (run && (end = run_end(run->offset, r))) {
+	/* most lines are the open run's next instruction: nothing ends */
+	if (run && !(r->kind == FLOW_INSN && r->offset == run->offset) &&
+	    (end = run_end(run->offset, r))) {
 		run->end_offset = end;
 		*open = 0;
 		run = NULL;
