@@ -5,7 +5,8 @@
 # and last rows, as the status line shows them) with distinct tick
 # labels; z and Z keep the cursor's column ('┃' on the marker row); a
 # trace with OVFs in most columns still shows a mark and the PSB ticks;
-# a drag along the timeline selects a span that z zooms to; :zoom A B and
+# a drag along the timeline selects a span that z zooms to, following the
+# pointer before the release; :zoom A B and
 # :zoom hit say what they zoomed to.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
@@ -164,6 +165,20 @@ tm send-keys -t ptb z
 wait_for 'timeline: the selection, span'
 span=$(axis_span)
 echo "ok   a drag from column 20 to 80 selects, z zooms to it (span $span)"
+
+# The span follows the pointer while the button is held: pressed at
+# column 20 and moved to column 50 (X10 motion: 32 + 32), the selection is
+# there before any release; the release at 80 ends it there.
+cmd "zoom all" 'timeline: the whole trace'
+tm send-keys -t ptb -l "$(printf '\033[M 5E')"
+sleep 0.3
+tm send-keys -t ptb -l "$(printf '\033[M@SE')"
+wait_for 'VISUAL -- .* on the timeline: z zooms'
+tm send-keys -t ptb -l "$(printf '\033[M#qE')"
+tm send-keys -t ptb z
+wait_for 'timeline: the selection, span'
+[ "$(axis_span)" = "$span" ] || fail "the moved drag zoomed to $(axis_span), the plain one to $span"
+echo "ok   the drag's span follows the pointer before the release, and ends where it is released"
 
 # Two marks, and a search hit's neighbourhood.
 tm send-keys -t ptb 2 0 % m a 4 0 % m b

@@ -399,33 +399,24 @@ int tl_step(struct ui *ui, long d)
 	return tl_jump_col(ui, c + d) | UI_DRAW_TIMELINE;
 }
 
-/* The column of a press on the timeline's first three rows, or -1. */
+/* The column of a press on the timeline's first three rows, or -1; once
+ * the pointer moved with it, the offset the press went to. */
 static int tl_press = -1;
+static int tl_moved;
+static uint64_t tl_anchor;
 
-int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw)
+/* The span from the press to column @col selected (@col the press's own:
+ * none).  Returns 1 with *@draw set. */
+static int tl_drag_to(struct ui *ui, int col, int *draw)
 {
-	const struct pane *p = &ui->panes[UI_PANE_TIMELINE];
-	int col = ev->x - p->x - tl_gx, ncols = tl_cols_cache.ncols;
-	uint64_t anchor, from, to;
+	uint64_t anchor = tl_moved ? tl_anchor : ui->cursor, from, to;
 	char span[48];
 
-	if (ev->bstate & BUTTON1_PRESSED) {
-		tl_press = p->h > 0 && ev->y >= p->y && ev->y < p->y + (p->h < 3 ? p->h : 3) &&
-			   col >= 0 && col < ncols ? col : -1;
-		return 0;	/* the browser jumps there, as for a click */
-	}
-	if (!(ev->bstate & BUTTON1_RELEASED) || tl_press < 0)
-		return 0;
-	if (col < 0)
-		col = 0;
-	if (col >= ncols)
-		col = ncols - 1;
 	if (col == tl_press) {
-		tl_press = -1;
-		return 0;
+		if (tl_moved && marks_ui_cancel(ui))
+			*draw = nav_jump(ui, anchor) | UI_DRAW_ALL;
+		return 1;
 	}
-	tl_press = -1;
-	anchor = ui->cursor;	/* where the press went */
 	*draw = tl_jump_col(ui, col) | UI_DRAW_ALL;
 	if (ui->cursor == anchor)
 		return 1;
@@ -439,6 +430,48 @@ int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw)
 		snprintf(span, sizeof(span), "%" PRIu64 " bytes", to - from);
 	msg_report(ui, UI_INFO, "-- VISUAL --  %s on the timeline: z zooms to it, "
 		   "Enter names a region, Esc ends", span);
+	return 1;
+}
+
+int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw)
+{
+	const struct pane *p = &ui->panes[UI_PANE_TIMELINE];
+	int col = ev->x - p->x - tl_gx, ncols = tl_cols_cache.ncols;
+
+	if (ev->bstate & BUTTON1_PRESSED) {
+		tl_press = p->h > 0 && ev->y >= p->y && ev->y < p->y + (p->h < 3 ? p->h : 3) &&
+			   col >= 0 && col < ncols ? col : -1;
+		tl_moved = 0;
+		return 0;	/* the browser jumps there, as for a click */
+	}
+	if (tl_press < 0)
+		return 0;
+	if (col < 0)
+		col = 0;
+	if (col >= ncols)
+		col = ncols - 1;
+	/* a motion with the button held (select.c says why all motion): the
+	 * span follows the pointer, until the user ends the selection */
+	if ((ev->bstate & REPORT_MOUSE_POSITION) && !(ev->bstate & BUTTON1_RELEASED)) {
+		if (tl_moved && !marks_ui_visual(ui)) {
+			tl_press = -1;
+			return 0;
+		}
+		if (!tl_moved && col == tl_press)
+			return 1;
+		if (!tl_moved)
+			tl_anchor = ui->cursor;	/* where the press went */
+		tl_moved = 1;
+		return tl_drag_to(ui, col, draw);
+	}
+	if (!(ev->bstate & BUTTON1_RELEASED))
+		return 0;
+	if (col == tl_press && !tl_moved) {
+		tl_press = -1;
+		return 0;
+	}
+	tl_drag_to(ui, col, draw);
+	tl_press = -1;
 	return 1;
 }
 
