@@ -49,10 +49,36 @@ static tm_q sat(tm_q t)
 	return t > Q_MAX ? Q_MAX : t;
 }
 
-/* TSC ticks of @ctc crystal clock ticks, Q32.32. */
+/* @a / @b, in 64 bits where both fit: libgcc's 128-bit division is a
+ * call and a loop, paid per MTC. */
+static inline tm_q q_div(tm_q a, tm_q b)
+{
+	if (!(a >> 64) && !(b >> 64))
+		return (uint64_t)a / (uint64_t)b;
+	return a / b;
+}
+
+/* TSC ticks of @ctc crystal clock ticks, Q32.32: (ctc * EBX << 32) / EAX.
+ * Where ctc * EBX fits 64 bits (n = q * EAX + r, r < EAX < 2^32) it is
+ * q << 32 plus (r << 32) / EAX, two 64-bit divisions and the same
+ * floor. */
 static tm_q ctc_ticks(const struct tm_model *tm, uint64_t ctc)
 {
-	return ((tm_q)ctc * tm->cfg.cpuid_15_ebx << 32) / tm->cfg.cpuid_15_eax;
+	uint32_t eax = tm->cfg.cpuid_15_eax, ebx = tm->cfg.cpuid_15_ebx;
+	uint64_t n;
+
+	if (ctc >> 32)
+		return ((tm_q)ctc * ebx << 32) / eax;
+	n = ctc * ebx;
+	return ((tm_q)(n / eax) << 32) + ((n % eax) << 32) / eax;
+}
+
+/* ctc_ticks(@ctc), from the MTC period where @ctc is one. */
+static inline tm_q ctc_ticks_p(const struct tm_model *tm, uint64_t ctc)
+{
+	if (ctc == 1ull << tm->cfg.mtc_freq)
+		return tm->period;
+	return ctc_ticks(tm, ctc);
 }
 
 /* FastCounter @fc in ticks, at most the anchor (damaged input). */
@@ -76,6 +102,26 @@ void tm_init(struct tm_model *tm, const struct tm_config *cfg)
 		tm->state |= TM_S_CTC_OK;
 		tm->period = ctc_ticks(tm, 1ull << tm->cfg.mtc_freq);
 	}
+	tm->hz = tm_tsc_hz(&tm->cfg, 1);
+}
+
+/* The frequency calibrate() measured last over @cyc cycles in @ticks:
+ * computed when asked (a stamp or a carry), not per MTC. */
+static uint32_t khz_of(uint64_t hz, uint32_t cyc, tm_q ticks)
+{
+	tm_q khz;
+
+	/* Over the ticks with their fraction: a period is a few hundred
+	 * ticks, so a whole tick is a few MHz. */
+	khz = ((tm_q)cyc * hz << 32) / ticks / 1000;
+	return khz > UINT32_MAX ? UINT32_MAX : (uint32_t)khz;
+}
+
+/* The last frequency measurement (struct tm_carry.khz). */
+static uint32_t cur_khz(const struct tm_model *tm)
+{
+	return tm->khz_due ? khz_of(tm->hz, tm->khz_cyc, tm->khz_ticks) :
+			     tm->khz;
 }
 
 /* Ticks per core cycle (Q32.32) to use now: measured, else P1/CBR. */
@@ -140,6 +186,7 @@ static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 {
 	t = sat(t);
 	tm->anchor = t;
+	tm->cap_ok = 0;
 	/* Less than a tick behind is rounding, not news. */
 	if (t + Q_ONE <= tm->est)
 		st->flags |= TM_F_CLAMPED;
@@ -161,8 +208,7 @@ static void cal_start(struct tm_model *tm, tm_q t, int mtc)
 /* Calibrate over the period from cal to @t: its cycles over its ticks. */
 static void calibrate(struct tm_model *tm, tm_q t)
 {
-	tm_q ticks, ratio, khz;
-	uint64_t hz;
+	tm_q ticks, ratio;
 
 	if (!(tm->state & TM_S_CAL) || (tm->state & TM_S_TAINT) ||
 	    tm->cyc_cal == UINT32_MAX || t < tm->cal + Q_ONE)
@@ -177,16 +223,14 @@ static void calibrate(struct tm_model *tm, tm_q t)
 	}
 	if (!tm->cyc_cal)
 		return;
-	ratio = ticks / tm->cyc_cal;
+	ratio = q_div(ticks, tm->cyc_cal);
 	if (ratio > RATIO_MAX)
 		return;
 	tm->ratio = ratio ? (uint64_t)ratio : 1;
-	hz = tm_tsc_hz(&tm->cfg, 1);
-	if (hz) {
-		/* Over the ticks with their fraction: a period is a few
-		 * hundred ticks, so a whole tick is a few MHz. */
-		khz = ((tm_q)tm->cyc_cal * hz << 32) / ticks / 1000;
-		tm->khz = khz > UINT32_MAX ? UINT32_MAX : (uint32_t)khz;
+	if (tm->hz) {
+		tm->khz_due = 1;
+		tm->khz_cyc = tm->cyc_cal;
+		tm->khz_ticks = ticks;
 	}
 }
 
@@ -203,9 +247,9 @@ static tm_q next_mtc(const struct tm_model *tm)
 	if (!tm->period || !(tm->state & TM_S_REF))
 		return 0;
 	low = tm->ref_ctc & ((1u << freq) - 1);
-	t = tm->ref_time + ctc_ticks(tm, (1ull << freq) - low);
+	t = tm->ref_time + ctc_ticks_p(tm, (1ull << freq) - low);
 	if (t <= tm->anchor) {
-		uint64_t k = (uint64_t)((tm->anchor - t) / tm->period) + 1;
+		uint64_t k = (uint64_t)q_div(tm->anchor - t, tm->period) + 1;
 
 		t += ctc_ticks(tm, k << freq);
 		if (t <= tm->anchor)
@@ -215,18 +259,14 @@ static tm_q next_mtc(const struct tm_model *tm)
 }
 
 /* next_mtc(), remembered: CYCs come in thousands between anchors, and
- * each would pay two 128-bit divisions. */
-static tm_q next_mtc_cached(struct tm_model *tm)
+ * each would pay two 128-bit divisions.  Whatever writes what it is
+ * computed from (the anchor, ref_time, ref_ctc, TM_S_REF) clears cap_ok:
+ * set_anchor(), on_tma(), place_mtc(), tm_restore(). */
+static inline tm_q next_mtc_cached(struct tm_model *tm)
 {
-	int ref = !!(tm->state & TM_S_REF);
-
-	if (tm->cap_ok != 1 + ref || tm->cap_anchor != tm->anchor ||
-	    tm->cap_ref != tm->ref_time || tm->cap_ctc != tm->ref_ctc) {
+	if (!tm->cap_ok) {
 		tm->cap = next_mtc(tm);
-		tm->cap_anchor = tm->anchor;
-		tm->cap_ref = tm->ref_time;
-		tm->cap_ctc = tm->ref_ctc;
-		tm->cap_ok = (uint8_t)(1 + ref);
+		tm->cap_ok = 1;
 	}
 	return tm->cap;
 }
@@ -289,6 +329,7 @@ static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	tm->ref_time = tm->anchor - fc_ticks(tm, pkt->u.tma.fc);
 	tm->ref_ctc = pkt->u.tma.ctc;
 	tm->state |= TM_S_REF | TM_S_REF_TMA;
+	tm->cap_ok = 0;
 	tm->state &= ~(TM_S_REF_EST | TM_S_TSC_SINCE);
 	if (tm->state & TM_S_MTC_EARLY) {
 		/* The MTC that came first could not be placed: now it can. */
@@ -316,7 +357,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 		 * no more than 255 lost). */
 		if (!ctc_delta && !(tm->state & TM_S_REF_TMA))
 			ctc_delta = (uint64_t)mask + 1;
-		t = tm->ref_time + ctc_ticks(tm, ctc_delta);
+		t = tm->ref_time + ctc_ticks_p(tm, ctc_delta);
 		if (tm->state & TM_S_TSC_SINCE) {
 			/* A TSC since the reference says how often the
 			 * payload wrapped: this boundary is not before the
@@ -326,7 +367,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 			tm_q floor = tm->anchor - ctc_ticks(tm, 1);
 
 			if (t < floor && wrap)
-				t += ((floor - t) / wrap + 1) * wrap;
+				t += (q_div(floor - t, wrap) + 1) * wrap;
 		} else if (ctc_delta > (1ull << freq) &&
 			   !(tm->state & TM_S_SLEPT)) {
 			/* No MTCs come while the core sleeps: not a loss. */
@@ -353,6 +394,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	tm->ref_time = t;
 	tm->ref_ctc = (uint16_t)((uint32_t)payload << freq);
 	tm->state |= TM_S_REF;
+	tm->cap_ok = 0;
 	tm->state &= ~(TM_S_REF_TMA | TM_S_TSC_SINCE | TM_S_REF_EST);
 	if (!tied)
 		tm->state |= TM_S_REF_EST;
@@ -430,6 +472,7 @@ static void on_cbr(struct tm_model *tm, const struct pkt *pkt)
 	if (tm->cbr && tm->cbr != pkt->u.cbr) {
 		tm->ratio = 0;
 		tm->khz = 0;
+		tm->khz_due = 0;
 		tm->state |= TM_S_TAINT;
 	}
 	tm->cbr = pkt->u.cbr;
@@ -616,6 +659,10 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 	st->tsc_frac = (uint32_t)tm->est;
 	st->cycles = tm->cycles;
 	st->cbr = tm->cbr;
+	if (tm->khz_due) {
+		tm->khz = cur_khz(tm);
+		tm->khz_due = 0;
+	}
 	st->khz = tm->khz;
 	if (tm->khz)
 		st->flags |= TM_F_FREQ;
@@ -662,11 +709,19 @@ uint32_t tm_period_khz(const struct tm_config *cfg, const struct tm_period *p,
 
 int tm_period_cmp(const struct tm_period *a, const struct tm_period *b)
 {
-	/* cycles / ticks, cross-multiplied: 32 x 96 bits fits 128 */
 	tm_q ta = ((tm_q)a->ticks << 32) | a->ticks_frac;
 	tm_q tb = ((tm_q)b->ticks << 32) | b->ticks_frac;
-	tm_q x = (tm_q)a->cycles * tb, y = (tm_q)b->cycles * ta;
+	tm_q x, y;
 
+	/* cycles / ticks, cross-multiplied: 32 x 96 bits fits 128; where
+	 * the ticks fit 64 bits, one multiply each */
+	if (!(ta >> 64) && !(tb >> 64)) {
+		x = (tm_q)a->cycles * (uint64_t)tb;
+		y = (tm_q)b->cycles * (uint64_t)ta;
+	} else {
+		x = (tm_q)a->cycles * tb;
+		y = (tm_q)b->cycles * ta;
+	}
 	return x < y ? -1 : x > y;
 }
 
@@ -695,7 +750,7 @@ void tm_save(const struct tm_model *tm, struct tm_carry *c)
 	c->cycles = tm->cycles;
 	c->pending = tm->pending;
 	c->cyc_cal = tm->cyc_cal;
-	c->khz = tm->khz;
+	c->khz = cur_khz(tm);
 	c->ref_ctc = tm->ref_ctc;
 	c->last_mtc = tm->last_mtc;
 	c->cbr = tm->cbr;
@@ -716,6 +771,8 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 	tm->pending = c->pending;
 	tm->cyc_cal = c->cyc_cal;
 	tm->khz = c->khz;
+	tm->khz_due = 0;
+	tm->cap_ok = 0;
 	tm->ref_ctc = c->ref_ctc;
 	tm->last_mtc = c->last_mtc;
 	tm->cbr = c->cbr;

@@ -152,10 +152,14 @@ struct tm_model {
 	uint16_t ref_ctc;	/* CTC[15:0] at ref_time */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR, 0 none */
-	/* next_mtc()'s last answer and what it was computed from (not
-	 * carried: a pure function of the fields above and cfg) */
-	tm_q cap, cap_anchor, cap_ref;
-	uint16_t cap_ctc;
+	uint8_t khz_due;	/* khz is khz_cyc over khz_ticks, not yet
+				 * worked out (tm.c: a division per MTC) */
+	uint32_t khz_cyc;	/* the last calibration's cycles */
+	tm_q khz_ticks;		/* and its ticks */
+	uint64_t hz;		/* tm_tsc_hz(cfg, 1), from tm_init() */
+	/* next_mtc()'s last answer, valid while cap_ok (not carried: a
+	 * pure function of the fields above and cfg) */
+	tm_q cap;
 	uint8_t cap_ok;
 	/* the last clean period measured (not carried: tm_last_period()) */
 	uint64_t nper;		/* periods measured so far */
