@@ -180,6 +180,32 @@ static void script_bench_index(struct ui *ui)
 	fflush(stdout);
 }
 
+/* "bench-rss": the resident set now and at most. */
+static void script_bench_rss(void)
+{
+	struct rusage ru;
+	FILE *st = fopen("/proc/self/status", "r");
+	char l[256];
+	long cur = -1, file = 0;
+
+	while (st && fgets(l, sizeof(l), st)) {
+		if (!strncmp(l, "VmRSS:", 6))
+			cur = atol(l + 6);
+		else if (!strncmp(l, "RssFile:", 8))
+			file = atol(l + 8);
+	}
+	if (st)
+		fclose(st);
+	getrusage(RUSAGE_SELF, &ru);
+	/* File pages are the trace's, shared with the page cache. */
+	printf("browse  RSS            %7.1f MiB now (%.1f MiB of it file pages), %.1f MiB at most\n"
+	       "result browse-rss-mib %.1f\nresult browse-rss-file-mib %.1f\n"
+	       "result browse-max-rss-mib %.1f\n",
+	       cur / 1024.0, file / 1024.0, ru.ru_maxrss / 1024.0,
+	       cur / 1024.0, file / 1024.0, ru.ru_maxrss / 1024.0);
+	fflush(stdout);
+}
+
 /* Run script line @p (a command, a directive or keys) and draw. */
 static int script_line(struct ui *ui, char *p)
 {
@@ -203,28 +229,7 @@ static int script_line(struct ui *ui, char *p)
 		return 0;
 	}
 	if (!strcmp(p, "bench-rss")) {
-		struct rusage ru;
-
-		FILE *st = fopen("/proc/self/status", "r");
-		char l[256];
-		long cur = -1, file = 0;
-
-		while (st && fgets(l, sizeof(l), st)) {
-			if (!strncmp(l, "VmRSS:", 6))
-				cur = atol(l + 6);
-			else if (!strncmp(l, "RssFile:", 8))
-				file = atol(l + 8);
-		}
-		if (st)
-			fclose(st);
-		getrusage(RUSAGE_SELF, &ru);
-		/* File pages are the trace's, shared with the page cache. */
-		printf("browse  RSS            %7.1f MiB now (%.1f MiB of it file pages), %.1f MiB at most\n"
-		       "result browse-rss-mib %.1f\nresult browse-rss-file-mib %.1f\n"
-		       "result browse-max-rss-mib %.1f\n",
-		       cur / 1024.0, file / 1024.0, ru.ru_maxrss / 1024.0,
-		       cur / 1024.0, file / 1024.0, ru.ru_maxrss / 1024.0);
-		fflush(stdout);
+		script_bench_rss();
 		return 0;
 	}
 	if (!strcmp(p, "bench-index")) {
