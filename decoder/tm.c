@@ -569,6 +569,58 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 		     1ull << PKT_PWRE | 1ull << PKT_EXSTOP | 1ull << PKT_PWRX |	\
 		     1ull << PKT_PSB | 1ull << PKT_PSBEND)
 
+/* The state bits an MTC one period after the last needs (and the ones
+ * it must not see) for mtc_steady(): tied, placed from the last MTC, no
+ * TSC since, no TMA due, awake, outside PSB+. */
+#define TM_STEADY_MASK (TM_S_CTC_OK | TM_S_REF | TM_S_TMA_DUE |		\
+			TM_S_REF_TMA | TM_S_REF_EST | TM_S_TSC_SINCE |	\
+			TM_S_SLEEP | TM_S_PSBP)
+#define TM_STEADY (TM_S_CTC_OK | TM_S_REF)
+
+/* An MTC one period after the last one in the steady state (the state
+ * bits TM_STEADY of TM_STEADY_MASK, a payload one past the last, a CTC
+ * delta of one period): what step_state() does for it, with the
+ * branches that state rules out left out (most of a trace's MTCs; the
+ * index's time pass pays for each).  Returns 0, or -1 (nothing done)
+ * if the MTC is not such a one. */
+static int mtc_steady(struct tm_model *tm, uint8_t payload)
+{
+	unsigned freq = tm->cfg.mtc_freq;
+	unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
+	uint32_t mask = (1u << bits) - 1;
+	uint32_t st = tm->state;
+	tm_q t;
+
+	if ((st & TM_STEADY_MASK) != TM_STEADY ||
+	    (uint8_t)(payload - tm->last_mtc) != 1 ||
+	    ((((uint32_t)payload << freq) - tm->ref_ctc) & mask) != 1u << freq)
+		return -1;
+	t = sat(tm->ref_time + tm->period);
+	if (st & TM_S_CAL_MTC)
+		calibrate(tm, t);
+	tm->last_mtc = payload;
+	tm->ref_time = t;
+	tm->ref_ctc = (uint16_t)((uint32_t)payload << freq);
+	/* set_anchor(), cal_start(t, 1) awake, tie_pending_cyc() and the
+	 * pending CYC settled (an MTC is CYC-eligible) */
+	tm->anchor = t;
+	tm->cap_ok = 0;
+	if (t > tm->est)
+		tm->est = t;
+	tm->cal = t;
+	tm->cyc_cal = 0;
+	st = (tm->state & ~(uint32_t)(TM_S_TAINT | TM_S_SLEPT)) |
+	     TM_S_CAL | TM_S_CAL_MTC | TM_S_MTC;
+	if (st & TM_S_PEND) {
+		tm->cyc_est = tm->est;
+		st |= TM_S_CYC_EST;
+		tm->pending = 0;
+		st &= ~(uint32_t)TM_S_PEND;
+	}
+	tm->state = st;
+	return 0;
+}
+
 void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 {
 	struct tm_stamp st;
@@ -594,6 +646,8 @@ void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 		on_cyc(tm, pkt, &st);
 		return;
 	}
+	if (pkt->type == PKT_MTC && !mtc_steady(tm, pkt->u.mtc))
+		return;
 	step_state(tm, pkt, &st);
 }
 
@@ -678,20 +732,6 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 	return 0;
 }
 
-int tm_last_period(const struct tm_model *tm, struct tm_period *out)
-{
-	if (!tm || !out)
-		return -pte_invalid;
-	memset(out, 0, sizeof(*out));
-	out->seq = tm->nper;
-	if (tm->nper) {
-		out->ticks = (uint64_t)(tm->per_ticks >> 32);
-		out->ticks_frac = (uint32_t)tm->per_ticks;
-		out->cycles = tm->per_cyc;
-	}
-	return 0;
-}
-
 uint32_t tm_period_khz(const struct tm_config *cfg, const struct tm_period *p,
 		       int estimate)
 {
@@ -705,24 +745,6 @@ uint32_t tm_period_khz(const struct tm_config *cfg, const struct tm_period *p,
 		return 0;
 	khz = ((tm_q)p->cycles * hz << 32) / ticks / 1000;
 	return khz > UINT32_MAX ? UINT32_MAX : (uint32_t)khz;
-}
-
-int tm_period_cmp(const struct tm_period *a, const struct tm_period *b)
-{
-	tm_q ta = ((tm_q)a->ticks << 32) | a->ticks_frac;
-	tm_q tb = ((tm_q)b->ticks << 32) | b->ticks_frac;
-	tm_q x, y;
-
-	/* cycles / ticks, cross-multiplied: 32 x 96 bits fits 128; where
-	 * the ticks fit 64 bits, one multiply each */
-	if (!(ta >> 64) && !(tb >> 64)) {
-		x = (tm_q)a->cycles * (uint64_t)tb;
-		y = (tm_q)b->cycles * (uint64_t)ta;
-	} else {
-		x = (tm_q)a->cycles * tb;
-		y = (tm_q)b->cycles * ta;
-	}
-	return x < y ? -1 : x > y;
 }
 
 static void q_split(tm_q q, uint64_t *whole, uint32_t *frac)

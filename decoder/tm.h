@@ -220,9 +220,20 @@ int tm_now(const struct tm_model *tm, uint64_t *tsc);
 
 /* The last clean period @tm measured, into @out (seq 0 if none): a
  * caller sees a new one when seq changes after a packet.  Only periods
- * after a CYC was seen count (cycle-accurate tracing).
+ * after a CYC was seen count (cycle-accurate tracing).  Inline, as is
+ * tm_period_cmp(): the index's time pass asks after every MTC.
  * Returns 0, or -pte_invalid for a NULL argument. */
-int tm_last_period(const struct tm_model *tm, struct tm_period *out);
+static inline int tm_last_period(const struct tm_model *tm,
+				 struct tm_period *out)
+{
+	if (!tm || !out)
+		return -pte_invalid;
+	out->seq = tm->nper;
+	out->ticks = tm->nper ? (uint64_t)(tm->per_ticks >> 32) : 0;
+	out->ticks_frac = tm->nper ? (uint32_t)tm->per_ticks : 0;
+	out->cycles = tm->nper ? tm->per_cyc : 0;
+	return 0;
+}
 
 /* The core frequency of period @p in kHz with the TSC frequency of @cfg
  * (or P1's estimate when @estimate is set).  Returns 0 if unknown. */
@@ -231,7 +242,24 @@ uint32_t tm_period_khz(const struct tm_config *cfg, const struct tm_period *p,
 
 /* Compare the speed of periods @a and @b (cycles per tick): < 0 if @a is
  * slower, > 0 if faster, 0 if the same. */
-int tm_period_cmp(const struct tm_period *a, const struct tm_period *b);
+static inline int tm_period_cmp(const struct tm_period *a,
+				const struct tm_period *b)
+{
+	tm_q ta = ((tm_q)a->ticks << 32) | a->ticks_frac;
+	tm_q tb = ((tm_q)b->ticks << 32) | b->ticks_frac;
+	tm_q x, y;
+
+	/* cycles / ticks, cross-multiplied: 32 x 96 bits fits 128; where
+	 * the ticks fit 64 bits, one multiply each */
+	if (!(ta >> 64) && !(tb >> 64)) {
+		x = (tm_q)a->cycles * (uint64_t)tb;
+		y = (tm_q)b->cycles * (uint64_t)ta;
+	} else {
+		x = (tm_q)a->cycles * tb;
+		y = (tm_q)b->cycles * ta;
+	}
+	return x < y ? -1 : x > y;
+}
 
 /* Convert TSC @tsc to wall-clock nanoseconds with @cfg: perf's
  * time_zero + tsc * time_mult >> time_shift when known, else
