@@ -1330,6 +1330,84 @@ static void test_ptdump_skl168(void **state __attribute__((unused)))
 }
 
 /* An OVF forgets the calibration, unless --keep-tcal-on-ovf. */
+/* MTC times from TSC, TMA and MTC payloads equal the plain 128-bit
+ * formula (CTC delta * EBX << 32) / EAX over TSC:crystal ratios whose
+ * remainders matter, every MTC frequency and payload jumps: the 64-bit
+ * split and the one-period shortcut in tm.c give the same floor; a twin
+ * fed by tm_advance() (the steady-MTC path) carries the same state. */
+static void test_ctc_ticks_exact(void **state __attribute__((unused)))
+{
+	static const uint32_t eaxs[] = { 1, 2, 3, 7, 25, 1000003, 0x7fffffff,
+					 0xffffffff };
+	static const uint32_t ebxs[] = { 1, 100, 308, 65537, 0xfffffffe };
+	static const uint8_t steps[] = { 1, 1, 2, 1, 7, 1, 0, 1, 200, 1 };
+	unsigned e, x, freq, k;
+
+	for (e = 0; e < sizeof(eaxs) / sizeof(eaxs[0]); e++)
+	for (x = 0; x < sizeof(ebxs) / sizeof(ebxs[0]); x++)
+	for (freq = 0; freq <= 15; freq++) {
+		unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
+		uint32_t mask = (1u << bits) - 1;
+		struct tm_config c;
+		struct tm_model tm, tw;
+		struct tm_carry ca, cb;
+		struct tm_stamp st;
+		struct pkt pk;
+		tm_q t, est;
+		uint16_t ref;
+		uint8_t pay = 0x35;
+
+		memset(&c, 0, sizeof(c));
+		c.have_mtc_freq = 1;
+		c.mtc_freq = (uint8_t)freq;
+		c.have_cpuid_15 = 1;
+		c.cpuid_15_eax = eaxs[e];
+		c.cpuid_15_ebx = ebxs[x];
+		tm_init(&tm, &c);
+		tm_init(&tw, &c);
+		memset(&pk, 0, sizeof(pk));
+		pk.type = PKT_TSC;
+		pk.u.tsc = 1ull << 40;
+		tm_step(&tm, &pk, &st);
+		tm_advance(&tw, &pk);
+		pk.type = PKT_TMA;
+		pk.u.tma.ctc = 0x1234;
+		pk.u.tma.fc = 0x55;
+		tm_step(&tm, &pk, &st);
+		tm_advance(&tw, &pk);
+		t = ((tm_q)1 << 72) - ((tm_q)0x55 << 32);
+		est = (tm_q)1 << 72;
+		ref = 0x1234;
+		for (k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+			uint64_t d;
+
+			pay = (uint8_t)(pay + steps[k]);
+			d = (((uint32_t)pay << freq) - ref) & mask;
+			if (!d && k)	/* the same payload: a full wrap */
+				d = (uint64_t)mask + 1;
+			t += ((tm_q)d * c.cpuid_15_ebx << 32) / c.cpuid_15_eax;
+			if (t > est)
+				est = t;
+			ref = (uint16_t)((uint32_t)pay << freq);
+			/* cycles in the period, so that it calibrates (never
+			 * past the MTC: the estimate stops at its time) */
+			pk.type = PKT_CYC;
+			pk.u.cyc = 100 + k;
+			tm_step(&tm, &pk, &st);
+			tm_advance(&tw, &pk);
+			pk.type = PKT_MTC;
+			pk.u.mtc = pay;
+			tm_step(&tm, &pk, &st);
+			tm_advance(&tw, &pk);
+			assert_true(st.tsc == (uint64_t)(est >> 32));
+			assert_true(st.tsc_frac == (uint32_t)est);
+			tm_save(&tm, &ca);
+			tm_save(&tw, &cb);
+			assert_memory_equal(&ca, &cb, sizeof(ca));
+		}
+	}
+}
+
 static void test_ptdump_ovf(void **state __attribute__((unused)))
 {
 	static const struct pkt pkts[] = {
@@ -1384,6 +1462,7 @@ int main(void)
 		cmocka_unit_test(test_ptdump_edges),
 		cmocka_unit_test(test_ptdump_skl168),
 		cmocka_unit_test(test_ptdump_ovf),
+		cmocka_unit_test(test_ctc_ticks_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
