@@ -261,11 +261,13 @@ static tm_q next_mtc(const struct tm_model *tm)
 /* next_mtc(), remembered: CYCs come in thousands between anchors, and
  * each would pay two 128-bit divisions.  Whatever writes what it is
  * computed from (the anchor, ref_time, ref_ctc, TM_S_REF) clears cap_ok:
- * set_anchor(), on_tma(), place_mtc(), tm_restore(). */
+ * set_anchor(), on_tma(), place_mtc(), tm_restore(); mtc_steady() sets
+ * it to 2: one period past the anchor. */
 static inline tm_q next_mtc_cached(struct tm_model *tm)
 {
-	if (!tm->cap_ok) {
-		tm->cap = next_mtc(tm);
+	if (tm->cap_ok != 1) {
+		tm->cap = tm->cap_ok ? sat(tm->anchor + tm->period) :
+				       next_mtc(tm);
 		tm->cap_ok = 1;
 	}
 	return tm->cap;
@@ -604,9 +606,11 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 	/* set_anchor(), cal_start(t, 1) awake, tie_pending_cyc() and the
 	 * pending CYC settled (an MTC is CYC-eligible) */
 	tm->anchor = t;
-	tm->cap_ok = 0;
 	if (t > tm->est)
 		tm->est = t;
+	/* next_mtc() is the boundary one period past this anchor (ref_ctc's
+	 * low bits are zero, and a period is at least 1/2^32 tick) */
+	tm->cap_ok = 2;
 	tm->cal = t;
 	tm->cyc_cal = 0;
 	st = (tm->state & ~(uint32_t)(TM_S_TAINT | TM_S_SLEPT)) |

@@ -157,8 +157,9 @@ struct tm_model {
 	uint32_t khz_cyc;	/* the last calibration's cycles */
 	tm_q khz_ticks;		/* and its ticks */
 	uint64_t hz;		/* tm_tsc_hz(cfg, 1), from tm_init() */
-	/* next_mtc()'s last answer, valid while cap_ok (not carried: a
-	 * pure function of the fields above and cfg) */
+	/* next_mtc()'s last answer, valid while cap_ok is 1 (2: it is the
+	 * anchor plus a period; not carried: a pure function of the fields
+	 * above and cfg) */
 	tm_q cap;
 	uint8_t cap_ok;
 	/* the last clean period measured (not carried: tm_last_period()) */
