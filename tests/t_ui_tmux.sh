@@ -70,6 +70,15 @@ wait_for '^ 0x[0-9a-f]+/0x21a00 [0-3]\.[0-9]%'
 # Resize to 40x10 and back: the small screen is sane, and the big one is
 # the same as a full redraw.
 tm resize-window -t ptb -x 40 -y 10
+# (the status line is there before the browser redraws: tmux keeps the
+# bottom rows of the old screen; the title row on top says it redrew)
+i=0
+until tm capture-pane -p -t ptb | head -n 1 | grep -q '^ ptbrowse' &&
+      tm capture-pane -p -t ptb | grep -q '^>'; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "no redraw (title and cursor row) at 40x10"
+	sleep 0.1
+done
 wait_for '^ 0x[0-9a-f]+/0x21a'
 lines=$(tm capture-pane -p -t ptb | wc -l)
 [ "$lines" -eq 10 ] || fail "40x10 shows $lines lines"
