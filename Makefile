@@ -191,6 +191,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 test check: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(BENCHES)
+	@# one recording of p_sample for every test that needs code (tests/rec_lib.sh)
+	@$(MAKE) --no-print-directory sample-code || \
+		echo "make test: recording the sample failed; each test records its own"
 	@BUILD=$(BUILD) JOBS=$(JOBS) sh tests/run.sh
 
 bench: deps

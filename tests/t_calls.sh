@@ -16,11 +16,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
 bad() { echo "FAIL $*"; fail=1; }
-for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample"; do
-	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
-done
-sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
-	{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+. tests/rec_lib.sh
+rec_sample "$tmp/rec" || { echo "FAIL $rec_err"; exit 1; }
 perf=$tmp/rec/perf.data
 
 # The number in the first line's "N instructions".

@@ -20,8 +20,8 @@ for f in "$tile" "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_
 done
 tile=$(cd "$(dirname "$tile")" && pwd)/pttile
 PTBROWSE=$(cd "$(dirname "$PTBROWSE")" && pwd)/$(basename "$PTBROWSE")
-sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
-	{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+. tests/rec_lib.sh
+rec_sample "$tmp/rec" || { echo "FAIL $rec_err"; exit 1; }
 # ptgen's timing configuration, with record.sh's MTC every crystal clock
 cfg=$("$BUILD/tools/ptgen" --print-config | sed 's/--mtc-freq [0-9]*/--mtc-freq 0/')
 cd "$tmp/rec" || exit 1

@@ -13,18 +13,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
 bad() { echo "FAIL $*"; fail=1; }
-for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample"; do
-	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
-done
-# make sample-code's recording if it is there and newer than the program
-# (a recording takes most of this test's time), else one of our own
-if [ -f "$BUILD/sample-code/perf.data" ] && [ -f "$BUILD/sample-code/trace.sideband" ] &&
-   [ "$BUILD/sample-code/perf.data" -nt "$BUILD/progs/p_sample" ]; then
-	cp -r "$BUILD/sample-code" "$tmp/rec"
-else
-	sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
-		{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
-fi
+. tests/rec_lib.sh
+rec_sample "$tmp/rec" || { echo "FAIL $rec_err"; exit 1; }
 perf=$tmp/rec/perf.data
 names=$(awk '$1 == "comm" { print $6 }' "$tmp/rec/trace.sideband" | sort -u)
 tids=$(awk '$1 == "comm" { print $3 }' "$tmp/rec/trace.sideband" | sort -u)

@@ -9,10 +9,8 @@ set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 tmp=$(mktemp -d)
 . "$(dirname "$0")/tmux_lib.sh"
-for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample"; do
-	[ -x "$f" ] || fail "$f is missing"
-done
-sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" || fail "record.sh: $(cat "$tmp/rec.err")"
+. tests/rec_lib.sh
+rec_sample "$tmp/rec" || fail "$rec_err"
 perf=$tmp/rec/perf.data
 
 tm_start -- --no-state "$perf"

@@ -13,13 +13,8 @@ tmp=$(mktemp -d) || exit 1
 TM_COLS=220
 . tests/tmux_lib.sh
 export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
-if [ -f "$BUILD/sample-code/perf.data" ] && [ -f "$BUILD/sample-code/trace.sideband" ] &&
-   [ "$BUILD/sample-code/perf.data" -nt "$BUILD/progs/p_sample" ]; then
-	cp -r "$BUILD/sample-code" "$tmp/rec"
-else
-	sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
-		{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
-fi
+. tests/rec_lib.sh
+rec_sample "$tmp/rec" || { echo "FAIL $rec_err"; exit 1; }
 perf=$tmp/rec/perf.data
 # the stream where is_sorted runs (threads move between recordings)
 for S in cpu0 cpu1; do

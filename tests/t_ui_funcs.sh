@@ -68,8 +68,8 @@ printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/nocode.txt\n' "$tmp" > "$tm
 grep -q 'funcs: no code given' "$tmp/nocode.txt" || bad "no code: $(tail -1 "$tmp/nocode.txt")"
 
 # --- the sample against calls
-sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
-	{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+. tests/rec_lib.sh
+rec_sample "$tmp/rec" || { echo "FAIL $rec_err"; exit 1; }
 perf=$tmp/rec/perf.data
 
 # calls' tree rows as "depth calls insns cycles self function"

@@ -24,8 +24,8 @@ for f in "$BUILD/tools/ptrecord" "$BUILD/tools/pt2perf" "$BUILD/progs/p_sample" 
 	 "$BUILD/tools/ptgen"; do
 	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
 done
-sh tools/record.sh "$tmp/rec" "$BUILD" 1 >/dev/null 2>"$tmp/rec.err" ||
-	{ echo "FAIL record.sh: $(cat "$tmp/rec.err")"; exit 1; }
+. tests/rec_lib.sh
+rec_sample "$tmp/rec" || { echo "FAIL $rec_err"; exit 1; }
 perf=$tmp/rec/perf.data
 W=160 H=30
 
