@@ -225,6 +225,16 @@ int idx_find(const struct idx *idx, uint64_t off, size_t *i);
  * bad @i, -pte_no_time if the time pass is off, or -pte_sigbus. */
 int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out);
 
+/* Move @tm, the state when segment @from begins, to the state when
+ * segment @to (> @from) begins, as the time pass would: from the last
+ * saved carry in (@from, @to] if there is one (tm_restore()d, @tm keeping
+ * its configuration), then the time pass's fast walk over the segments
+ * after it.  Call it where a SIGBUS is guarded against, as for any read
+ * of the mapping.
+ * Returns 0, or -pte_invalid for a bad argument (@tm is then as it was). */
+int idx_time_advance(const struct idx *idx, size_t from, size_t to,
+		     struct tm_model *tm);
+
 /* The number of segments, from the first, whose carry idx_seek_carry()
  * can give now (an in-order prefix that only grows while the time pass
  * runs; safe from any thread).  0 if the time pass is off or has not

@@ -967,3 +967,23 @@ int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 	return ret;
 }
 
+
+int idx_time_advance(const struct idx *idx, size_t from, size_t to,
+		     struct tm_model *tm)
+{
+	size_t n, c, i;
+	uint64_t credited;
+
+	if (!idx || !tm || from > to || to > (n = idx_nseeks(idx)))
+		return -pte_invalid;
+	c = to >> CARRY_SHIFT;
+	if (idx->time_pass && c << CARRY_SHIFT > from &&
+	    c < atomic_load_explicit(&idx->ncarry, memory_order_acquire)) {
+		tm_restore(tm, carry_slot(idx, c));
+		from = c << CARRY_SHIFT;
+	}
+	for (i = from; i < to; i++)
+		time_segment(NULL, idx->img, idx_seek_off(idx, i),
+			     seg_end(idx, i, n), tm, &credited, NULL);
+	return 0;
+}

@@ -64,7 +64,16 @@ struct iter_walk {
 	struct tm_model tm;
 	int lost;		/* data lost since the last boundary */
 	int want_hi;		/* the last boundary awaits its upper bound */
+	int skim;		/* the segment holds no boundary: stop when
+				 * no packet is awaited (iter_settled()) */
 };
+
+/* Whether @w awaits nothing from the packets: no upper bound, and what
+ * comes before the unit's first boundary is known. */
+static inline int iter_settled(const struct iter_walk *w)
+{
+	return !w->want_hi && (w->u->n || w->u->head);
+}
 
 /* Append @b to @u's boundaries.  Returns 0 or -pte_nomem. */
 static int iter_push(struct iter_unit *u, const struct iter_bound *b)
@@ -142,7 +151,8 @@ static void iter_lost(struct iter_walk *w)
 /* Walk segment [@off, @end) inside span @sp: a plain cursor bounded by
  * the segment, so a packet running into the next PSB is cut (an error),
  * as through an image cursor, without its cost per packet.
- * Returns 0, -pte_canceled or -pte_nomem. */
+ * Returns 0, 1 if it stopped early (@w->skim), -pte_canceled or
+ * -pte_nomem. */
 static int iter_span(struct iter_walk *w, struct srch_ctx *ctx,
 		     const struct img_span *sp, uint64_t off, uint64_t end)
 {
@@ -165,6 +175,8 @@ static int iter_span(struct iter_walk *w, struct srch_ctx *ctx,
 		r = iter_packet(w, ctx, &pkt);
 		if (r)
 			return r;
+		if (w->skim && iter_settled(w))
+			return 1;
 		if (pkt.offset >= next) {
 			if (atomic_load(&w->j->cancel))
 				return -pte_canceled;
@@ -174,7 +186,8 @@ static int iter_span(struct iter_walk *w, struct srch_ctx *ctx,
 }
 
 /* Walk segment [@off, @end) from its PSB.
- * Returns 0, -pte_canceled or -pte_nomem. */
+ * Returns 0, 1 if it stopped early (@w->skim: the rest of the segment is
+ * not walked), -pte_canceled or -pte_nomem. */
 static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 {
 	struct iter_job *j = w->j;
@@ -187,6 +200,8 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 
 	if (img_gap_at(j->img, off))
 		iter_lost(w);
+	if (w->skim && iter_settled(w))
+		return 1;
 	srch_ctx_init(&ctx, j->pred, j->img);
 	if (si >= 0 && end <= j->img->spans[si].off + j->img->spans[si].size)
 		return iter_span(w, &ctx, &j->img->spans[si], off, end);
@@ -215,6 +230,8 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 		r = iter_packet(w, &ctx, &pkt);
 		if (r)
 			return r;
+		if (w->skim && iter_settled(w))
+			return 1;
 	}
 	return 0;
 }
@@ -225,8 +242,25 @@ struct iter_unit_arg {
 	size_t k;
 };
 
+/* Segment @i at [@off, ...), holding no boundary, was not walked (or
+ * only until iter_settled()): its data lost by its summary, and before
+ * its PSB. */
+static void iter_skip(struct iter_walk *w, size_t i, uint64_t off)
+{
+	struct idx_summary sum;
+
+	if (idx_summary(w->j->idx, i, &sum) || idx_summary_trouble(&sum) ||
+	    img_gap_at(w->j->img, off))
+		w->lost = 1;
+}
+
 /* Unit @a->k: segments [k * unit_segs, ...) from the carry at the first
- * (a multiple of the index's carry step, so it costs no decode). */
+ * (a multiple of the index's carry step, so it costs no decode).  A
+ * segment that cannot hold a boundary (srch_segment_may_hit()) is walked
+ * only while a packet is awaited (iter_settled()); the time model then
+ * catches up at the next segment walked, from the index's carries and
+ * the time pass's fast walk (idx_time_advance()), which leave it as a
+ * walk through every packet would. */
 static int iter_unit_body(void *arg)
 {
 	const struct iter_unit_arg *a = arg;
@@ -236,7 +270,8 @@ static int iter_unit_body(void *arg)
 	struct iter_walk w = { .j = j, .u = u, .types = srch_pred_types(j->pred) };
 	struct idx_seek sk, nx;
 	struct tm_carry c;
-	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop;
+	struct tm_model t0;
+	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop, at;
 	int r;
 
 	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
@@ -248,13 +283,32 @@ static int iter_unit_body(void *arg)
 		tm_restore(&w.tm, &c);
 	if (idx_seek(j->idx, i, &sk))
 		return -pte_internal;
-	for (; i < stop; i++, sk = nx) {
+	for (at = i; i < stop; i++, sk = nx) {	/* w.tm: segment at's start */
 		u->end = j->img->size;
 		if (i + 1 < n && !idx_seek(j->idx, i + 1, &nx))
 			u->end = nx.offset;
+		w.skim = !j->opts.straight &&
+			 !srch_segment_may_hit(j->pred, j->img, j->idx, i);
+		if (w.skim && iter_settled(&w)) {
+			iter_skip(&w, i, sk.offset);
+			continue;
+		}
+		if (at < i && idx_time_advance(j->idx, at, i, &w.tm))
+			return -pte_internal;
+		if (w.skim)
+			t0 = w.tm;
 		r = iter_segment(&w, sk.offset, u->end);
-		if (r)
+		if (r < 0)
 			return r;
+		if (r) {
+			w.tm = t0;
+			at = i;
+			iter_skip(&w, i, sk.offset);
+		} else {
+			at = i + 1;
+		}
+		if (atomic_load(&j->cancel))
+			return -pte_canceled;
 	}
 	u->tail_lost = (uint8_t)w.lost;
 	u->tail_want = (uint8_t)w.want_hi;

@@ -5,12 +5,17 @@
  * model, and the iterations between consecutive boundaries with their
  * durations and statistics.
  *
- * A job walks the whole image once in the background on all cores, in
- * units of PSB segments each started from the index's carry (so the
- * result does not depend on the cut: test_iter checks one thread against
- * several), feeding the time model as the index's time pass does (a decode error or a gap
- * between spans loses data and ends the segment), so a boundary's time
- * and cycles are those every other view shows.  A boundary's cycles are
+ * A job walks the image once in the background on all cores, in units
+ * of PSB segments each started from the index's carry (so the result
+ * does not depend on the cut: test_iter checks one thread against
+ * several), feeding the time model as the index's time pass does (a
+ * decode error or a gap between spans loses data and ends the segment),
+ * so a boundary's time and cycles are those every other view shows.  A
+ * segment that cannot hold a boundary (its index summary or its bytes
+ * rule one out: srch_segment_may_hit()) is not walked once no packet of
+ * it is awaited; the model catches up from the index's carries at the
+ * next segment walked, so the result is that of a walk through every
+ * packet (iter_opts.straight; test_iter compares them).  A boundary's cycles are
  * exact (TM_F_EXACT) or bounded: at or after its lower bound and before
  * the count at the next CYC, which the walk records as the upper bound.
  * Data lost between two boundaries (an OVF, a decode error, a gap) breaks
@@ -66,6 +71,8 @@ struct iter_opts {
 	unsigned nthreads;	/* default: one per online CPU */
 	size_t max_bounds;	/* boundaries kept (default 1 << 22); the
 				 * walk stops there and says so */
+	int straight;		/* walk every packet of every segment (the
+				 * result is the same; for tests) */
 	/* Run the walk as guard(body, arg) (srch_opts.guard). */
 	int (*guard)(int (*body)(void *), void *arg);
 };

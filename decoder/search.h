@@ -130,6 +130,15 @@ int srch_match(const struct srch_pred *pred, const struct pkt *pkt,
 int srch_segment_may_match(const struct srch_pred *pred,
 			   const struct idx_summary *sum);
 
+/* Whether PSB segment @i of @idx (over @img) may hold a packet matching
+ * @pred when decoded from its PSB with a fresh srch_ctx: neither its
+ * summary (its types, its largest CYC, its TSCs; not the time pass's
+ * gaps) nor, for a predicate that only some bytes satisfy, a scan of its
+ * bytes rules one out.  Call it where a SIGBUS is guarded against.
+ * Returns 0 if it cannot, 1 if it may (also when @idx cannot say). */
+int srch_segment_may_hit(const struct srch_pred *pred, const struct img *img,
+			 const struct idx *idx, size_t i);
+
 /* Options of a background search; zero means the default. */
 struct srch_opts {
 	unsigned nthreads;	/* default: one per online CPU */

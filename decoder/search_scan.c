@@ -284,6 +284,27 @@ static uint64_t pf_find(const struct scan *sc, uint64_t lo, uint64_t hi)
 	return UINT64_MAX;
 }
 
+int srch_segment_may_hit(const struct srch_pred *pred, const struct img *img,
+			 const struct idx *idx, size_t i)
+{
+	struct idx_summary sum;
+	struct idx_seek sk;
+	struct scan sc;
+
+	if (!pred || !img || !idx || idx_seek(idx, i, &sk) ||
+	    idx_summary(idx, i, &sum))
+		return 1;
+	sum.have_time = 0;
+	if (!srch_segment_may_match(pred, &sum))
+		return 0;
+	if (!pred->has_pf)
+		return 1;
+	memset(&sc, 0, sizeof(sc));
+	sc.pred = pred;
+	sc.img = img;
+	return pf_find(&sc, sk.offset, sk.offset + sum.size) != UINT64_MAX;
+}
+
 /* Prefilter path: decode only around candidates. */
 static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 {

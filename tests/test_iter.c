@@ -1,6 +1,7 @@
 /* test_iter -- loop iterations from a predicate's hits (decoder/iter.h): a
  * synthetic cycle-accurate trace with a planted slow iteration, bounded
- * and broken iterations, statistics, cancel. */
+ * and broken iterations, statistics, cancel; the walk that skips segments
+ * without a boundary against the straight one on ptgen and shared traces. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "index.h"
 #include "iter.h"
 #include "search.h"
@@ -101,6 +103,39 @@ static struct iter_job *fx_run_n(struct fixture *f, const char *expr, unsigned n
 static struct iter_job *fx_run(struct fixture *f, const char *expr)
 {
 	return fx_run_n(f, expr, 0);
+}
+
+/* Boundaries of @expr on @img over @idx with the segment skipping and
+ * without (iter_opts.straight), on @nthreads threads: the same, bit for
+ * bit.  Returns how many. */
+static size_t same_as_straight(const struct img *img, struct idx *idx,
+			       const struct tm_config *cfg, const char *expr,
+			       unsigned nthreads)
+{
+	struct iter_job *j[2];
+	const struct iter_bound *b[2];
+	size_t n[2], i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct srch_pred *p = NULL;
+		struct iter_opts o = { .nthreads = nthreads, .straight = k };
+		char err[128];
+
+		assert_int_equal(srch_parse(expr, &p, err, sizeof(err)), 0);
+		assert_int_equal(iter_start(&j[k], img, idx, p, cfg, &o), 0);
+		assert_int_equal(iter_wait(j[k]), 0);
+		b[k] = iter_bounds(j[k], &n[k]);
+	}
+	if (n[0] != n[1])
+		fail_msg("%s: %zu boundaries, straight %zu", expr, n[0], n[1]);
+	for (i = 0; i < n[0]; i++)
+		if (memcmp(&b[0][i], &b[1][i], sizeof(b[0][i])))
+			fail_msg("%s: boundary %zu at 0x%llx differs", expr, i,
+				 (unsigned long long)b[1][i].offset);
+	iter_free(j[0]);
+	iter_free(j[1]);
+	return n[0];
 }
 
 static void test_null(void **state)
@@ -266,6 +301,10 @@ static void test_threads(void **state)
 	 * units too), and lost data. */
 	assert_true(nbounded > 100 && nhi + 5 >= nbounded);
 	assert_true(nlost > 10);
+	/* Skipping the boundary-free stretch changes nothing. */
+	assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 1), 7600);
+	assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 4), 7600);
+	same_as_straight(&f->img, f->idx, &f->cfg, "ovf", 2);
 	/* At max_bounds the walk stops with what it has. */
 	{
 		struct srch_pred *p = NULL;
@@ -287,6 +326,89 @@ static void test_threads(void **state)
 	iter_free(j4);
 	idx_free(f->idx);
 	free(f);
+}
+
+/* Index @d[@n] with @cfg and check the skipping walk against the straight
+ * one for boundaries rare (ruled out by the summaries or the bytes) and
+ * frequent; returns the boundaries of the rare ones. */
+static size_t check_trace(const uint8_t *d, size_t n, const struct tm_config *cfg)
+{
+	static const char *const exprs[] = {
+		"ovf", "error", "tip.pgd", "tip 0x7f3a2e5e89b9",
+		"tip 0x55555500c84a or ovf", "cyc > 300", "pwre", "tip", "psb",
+		"mode.exec", "tsc",
+	};
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	size_t e, rare = 0;
+
+	img_init_flat(&img, &sp, d, n);
+	assert_int_equal(idx_new(&idx, &img, cfg), 0);
+	assert_int_equal(idx_build(idx), 0);
+	for (e = 0; e < sizeof(exprs) / sizeof(exprs[0]); e++) {
+		size_t k = same_as_straight(&img, idx, cfg, exprs[e], 2);
+
+		if (e < 5)
+			rare += k;
+	}
+	idx_free(idx);
+	return rare;
+}
+
+/* ptgen traces (OVFs, decode errors, a trace without CYC) and the shared
+ * traces: skipping = straight. */
+static void test_skip_same(void **state)
+{
+	static const char *const gens[] = {
+		"--seed 3 --size 3MiB --ovf-rate 0.001",
+		"--seed 4 --size 2MiB --ovf-rate 0.0005 --corrupt-rate 0.000002",
+		"--seed 5 --size 2MiB --no-cyc --mix tip",
+		"--seed 6 --size 2MiB --cyc-thresh 3 --mix tnt --ovf-rate 0.001",
+	};
+	static const char *const shared[] = {
+		"keeper-perf-event-sample/traced_data.bin",
+		"quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt",
+		"dynamorio-drpt2trace/hist_316e5058_drptpostprocessor.pt.bin",
+	};
+	const char *build = getenv("BUILD");
+	struct tm_config cfg;
+	size_t g, rare = 0, ran = 0;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	for (g = 0; g < sizeof(gens) / sizeof(gens[0]); g++) {
+		char cmd[1024], path[] = "/tmp/test_iter.XXXXXX";
+		struct helpers_map m;
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s -o %s 2>/dev/null",
+			 build ? build : "build", gens[g], path);
+		if (system(cmd) == 0 && !helpers_map_file(path, &m)) {
+			rare += check_trace(m.data, m.size, &cfg);
+			ran++;
+			helpers_unmap(&m);
+		}
+		unlink(path);
+		snprintf(cmd, sizeof(cmd), "%s.options", path);
+		unlink(cmd);
+	}
+	if (!ran)
+		printf("skipped: no ptgen in $BUILD/tools\n");
+	else
+		assert_true(rare > 0);	/* the skipping was put to work */
+	for (g = 0; g < sizeof(shared) / sizeof(shared[0]); g++) {
+		struct helpers_map m;
+
+		if (helpers_map_shared(shared[g], &m)) {
+			printf("skipped: no shared trace %s\n", shared[g]);
+			continue;
+		}
+		check_trace(m.data, m.size, &cfg);
+		helpers_unmap(&m);
+	}
 }
 
 /* No time pass: refused; a job freed while running stops. */
@@ -326,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_bounded_broken),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_skip_same),
 		cmocka_unit_test(test_refused_cancel),
 	};
 
