@@ -543,7 +543,7 @@ static uint64_t seg_ordinal(const struct idx *idx, size_t i)
 
 /* The time pass's part of segment @i's summary into @out, if it got
  * there (else have_time 0). */
-static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *out)
+static void idx_time_clear(struct idx_summary *out)
 {
 	out->have_time = 0;
 	out->has_gap = 0;
@@ -553,6 +553,11 @@ static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *o
 	memset(&out->slow_period, 0, sizeof(out->slow_period));
 	memset(&out->fast_period, 0, sizeof(out->fast_period));
 	out->slow_off = 0;
+}
+
+static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *out)
+{
+	idx_time_clear(out);
 	if (i < atomic_load_explicit(&idx->ntsums, memory_order_acquire)) {
 		const struct tsum *t = &idx->gblk[i >> BLK_SHIFT][i & BLK_MASK];
 
@@ -574,6 +579,17 @@ static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *o
 }
 
 int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
+{
+	int r = idx_summary_counts(idx, i, out);
+
+	if (r)
+		return r;
+	out->first_ordinal = seg_ordinal(idx, i);
+	idx_time_fill(idx, i, out);
+	return 0;
+}
+
+int idx_summary_counts(const struct idx *idx, size_t i, struct idx_summary *out)
 {
 	const struct sum_packed *p;
 	size_t n;
@@ -612,8 +628,8 @@ int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)
 	}
 	n = idx_nseeks(idx);
 	out->size = (i + 1 < n ? idx_seek_off(idx, i + 1) : idx->img->size) - idx_seek_off(idx, i);
-	out->first_ordinal = seg_ordinal(idx, i);
-	idx_time_fill(idx, i, out);
+	out->first_ordinal = 0;
+	idx_time_clear(out);
 	return 0;
 }
 

@@ -246,6 +246,11 @@ size_t idx_ncarried(const struct idx *idx);
  * range. */
 int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out);
 
+/* idx_summary() without first_ordinal and the time pass's part (both 0),
+ * which cost a walk over the segments before @i: for a test of every
+ * segment's types (srch_segment_may_hit()).  Returns as idx_summary(). */
+int idx_summary_counts(const struct idx *idx, size_t i, struct idx_summary *out);
+
 /* Only the time pass's part of segment @i's summary (have_time, has_gap,
  * max_gap, gap_off, the periods; the rest of @out is left as it was): a
  * read of one entry, for a walk over every segment (:stalls).

@@ -14,7 +14,7 @@
 
 #define ITER_MAX_BOUNDS	((size_t)1 << 22)
 #define CANCEL_STEP	(256u << 10)	/* bytes between cancel checks */
-#define UNIT_SEGS	64		/* segments per unit at most, a
+#define UNIT_SEGS	1024		/* segments per unit at most, a
 					 * multiple of the index's carry step */
 
 /* What one unit (a run of segments from a carry) found. */
@@ -249,7 +249,7 @@ static void iter_skip(struct iter_walk *w, size_t i, uint64_t off)
 {
 	struct idx_summary sum;
 
-	if (idx_summary(w->j->idx, i, &sum) || idx_summary_trouble(&sum) ||
+	if (idx_summary_counts(w->j->idx, i, &sum) || idx_summary_trouble(&sum) ||
 	    img_gap_at(w->j->img, off))
 		w->lost = 1;
 }

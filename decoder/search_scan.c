@@ -292,7 +292,7 @@ int srch_segment_may_hit(const struct srch_pred *pred, const struct img *img,
 	struct scan sc;
 
 	if (!pred || !img || !idx || idx_seek(idx, i, &sk) ||
-	    idx_summary(idx, i, &sum))
+	    idx_summary_counts(idx, i, &sum))
 		return 1;
 	sum.have_time = 0;
 	if (!srch_segment_may_match(pred, &sum))

@@ -433,6 +433,18 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 				maxc = pkt.u.cyc;
 		}
 		assert_int_equal(idx_summary(idx, i, &s), 0);
+		{
+			/* The same counts without the ordinal and time. */
+			struct idx_summary c2, s2 = s;
+
+			assert_int_equal(idx_summary_counts(idx, i, &c2), 0);
+			s2.first_ordinal = 0;
+			s2.have_time = s2.has_gap = s2.has_period = 0;
+			s2.max_gap = s2.gap_off = s2.slow_off = 0;
+			memset(&s2.slow_period, 0, sizeof(s2.slow_period));
+			memset(&s2.fast_period, 0, sizeof(s2.fast_period));
+			assert_memory_equal(&c2, &s2, sizeof(s2));
+		}
 		assert_int_equal(s.npackets, np);
 		assert_int_equal(s.first_ordinal, ord);
 		assert_int_equal(s.size, end - sk.offset);
