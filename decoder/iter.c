@@ -28,7 +28,8 @@ struct iter_unit {
 	uint8_t head;		/* before its first boundary, 0: neither a
 				 * CYC nor a decode error or gap; 1: a CYC
 				 * first (head_hi); 2: an error or gap first
-				 * (that bound stays unknown) */
+				 * (that bound stays unknown); 3: not looked
+				 * at (segments skipped): iter_head() */
 	uint8_t tail_lost;	/* data lost after its last boundary */
 	uint8_t tail_want;	/* its last boundary awaits its upper bound
 				 * from the next unit */
@@ -289,6 +290,8 @@ static int iter_unit_body(void *arg)
 			u->end = nx.offset;
 		w.skim = !j->opts.straight &&
 			 !srch_segment_may_hit(j->pred, j->img, j->idx, i);
+		if (w.skim && !w.want_hi && !u->n && !u->head)
+			u->head = 3;	/* the merge looks, if it must */
 		if (w.skim && iter_settled(&w)) {
 			iter_skip(&w, i, sk.offset);
 			continue;
@@ -325,6 +328,41 @@ static int iter_run(void *ctx, unsigned worker, size_t k)
 	return j->opts.guard ? j->opts.guard(iter_unit_body, &a) : iter_unit_body(&a);
 }
 
+/* What comes first in unit @k before its first boundary (iter_unit.head
+ * 0, 1 or 2, and head_hi), by a walk through every packet from its
+ * start until that is known.  Returns 0, -pte_canceled or -pte_nomem. */
+static int iter_head(struct iter_job *j, size_t k)
+{
+	struct iter_unit tmp = { 0 };
+	struct iter_walk w = { .j = j, .u = &tmp, .types = srch_pred_types(j->pred),
+			       .skim = 1 };
+	struct idx_seek sk, nx;
+	struct tm_carry c;
+	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop;
+	uint64_t end;
+	int r;
+
+	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
+	tm_init(&w.tm, &j->cfg);
+	r = idx_seek_carry(j->idx, i, &c);
+	if (r < 0)
+		return r;
+	if (!r)
+		tm_restore(&w.tm, &c);
+	if (idx_seek(j->idx, i, &sk))
+		return -pte_internal;
+	for (r = 0; i < stop && !r && !tmp.n && !tmp.head; i++, sk = nx) {
+		end = j->img->size;
+		if (i + 1 < n && !idx_seek(j->idx, i + 1, &nx))
+			end = nx.offset;
+		r = iter_segment(&w, sk.offset, end);
+	}
+	free(tmp.b);
+	j->units[k].head = tmp.head;
+	j->units[k].head_hi = tmp.head_hi;
+	return r < 0 ? r : 0;
+}
+
 /* Unit @k, in order: its boundaries appended, what crosses from the one
  * before settled (the upper bound it awaited, data lost before its
  * first boundary).  Returns 0, -pte_nomem, or -pte_canceled at
@@ -336,6 +374,11 @@ static int iter_merge(void *ctx, size_t k)
 	size_t n = atomic_load(&j->nbounds), want = n + u->n;
 	int r = 0;
 
+	if (j->pending_hi && u->head == 3) {
+		r = iter_head(j, k);
+		if (r)
+			return r;
+	}
 	if (j->pending_hi && u->head) {
 		if (u->head == 1)
 			j->b[n - 1].cyc_hi = u->head_hi;

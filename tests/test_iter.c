@@ -328,6 +328,42 @@ static void test_threads(void **state)
 	free(f);
 }
 
+/* A bounded boundary ends unit 0 (segments 0-15); unit 1 starts with
+ * segments that hold no boundary but CYCs: the first of them gives it
+ * its upper bound though the walk skipped them (iter_head()). */
+static void test_skip_head(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const struct iter_bound *b;
+	struct iter_job *j;
+	size_t nb;
+	int s, k;
+
+	(void)state;
+	for (s = 0; s < 48; s++) {
+		psb(&f->b, 0x1000 + (uint64_t)s * 4000);
+		for (k = 0; k < 5; k++) {
+			cyc(&f->b, 9);
+			tip(&f->b, 0x402000);
+		}
+		if (s < 16 || s >= 40) {
+			cyc(&f->b, 50);
+			tnt(&f->b);
+			tip(&f->b, 0x401000);	/* bounded: a TNT before */
+		}
+	}
+	fx_index(f);
+	assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 1), 24);
+	assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 3), 24);
+	j = fx_run_n(f, "tip 0x401000", 1);
+	b = iter_bounds(j, &nb);
+	assert_true(b[15].flags & TM_F_BOUNDED);
+	assert_true(b[15].cyc_hi != UINT64_MAX);
+	iter_free(j);
+	idx_free(f->idx);
+	free(f);
+}
+
 /* Index @d[@n] with @cfg and check the skipping walk against the straight
  * one for boundaries rare (ruled out by the summaries or the bytes) and
  * frequent; returns the boundaries of the rare ones. */
@@ -449,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_broken),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_skip_same),
+		cmocka_unit_test(test_skip_head),
 		cmocka_unit_test(test_refused_cancel),
 	};
 
