@@ -255,6 +255,26 @@ static void iter_skip(struct iter_walk *w, size_t i, uint64_t off)
 		w->lost = 1;
 }
 
+/* Unit @k's start: *@tm from the index's carry at its first segment (or
+ * a fresh model), *@sk that segment's seek, *@stop the segment after
+ * its last.  Returns 0, or a negative error code. */
+static int iter_unit_start(const struct iter_job *j, size_t k, struct tm_model *tm,
+			   struct idx_seek *sk, size_t *stop)
+{
+	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx);
+	struct tm_carry c;
+	int r;
+
+	*stop = i + j->unit_segs < n ? i + j->unit_segs : n;
+	tm_init(tm, &j->cfg);
+	r = idx_seek_carry(j->idx, i, &c);
+	if (r < 0)
+		return r;
+	if (!r)
+		tm_restore(tm, &c);
+	return idx_seek(j->idx, i, sk) ? -pte_internal : 0;
+}
+
 /* Unit @a->k: segments [k * unit_segs, ...) from the carry at the first
  * (a multiple of the index's carry step, so it costs no decode).  A
  * segment that cannot hold a boundary (srch_segment_may_hit()) is walked
@@ -270,20 +290,13 @@ static int iter_unit_body(void *arg)
 	struct iter_unit *u = &j->units[k];
 	struct iter_walk w = { .j = j, .u = u, .types = srch_pred_types(j->pred) };
 	struct idx_seek sk, nx;
-	struct tm_carry c;
 	struct tm_model t0;
 	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop, at;
 	int r;
 
-	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
-	tm_init(&w.tm, &j->cfg);
-	r = idx_seek_carry(j->idx, i, &c);
+	r = iter_unit_start(j, k, &w.tm, &sk, &stop);
 	if (r < 0)
 		return r;
-	if (!r)
-		tm_restore(&w.tm, &c);
-	if (idx_seek(j->idx, i, &sk))
-		return -pte_internal;
 	for (at = i; i < stop; i++, sk = nx) {	/* w.tm: segment at's start */
 		u->end = j->img->size;
 		if (i + 1 < n && !idx_seek(j->idx, i + 1, &nx))
@@ -337,20 +350,13 @@ static int iter_head(struct iter_job *j, size_t k)
 	struct iter_walk w = { .j = j, .u = &tmp, .types = srch_pred_types(j->pred),
 			       .skim = 1 };
 	struct idx_seek sk, nx;
-	struct tm_carry c;
 	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop;
 	uint64_t end;
 	int r;
 
-	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
-	tm_init(&w.tm, &j->cfg);
-	r = idx_seek_carry(j->idx, i, &c);
+	r = iter_unit_start(j, k, &w.tm, &sk, &stop);
 	if (r < 0)
 		return r;
-	if (!r)
-		tm_restore(&w.tm, &c);
-	if (idx_seek(j->idx, i, &sk))
-		return -pte_internal;
 	for (r = 0; i < stop && !r && !tmp.n && !tmp.head; i++, sk = nx) {
 		end = j->img->size;
 		if (i + 1 < n && !idx_seek(j->idx, i + 1, &nx))
