@@ -55,6 +55,17 @@ static void search_ui_wrapped(struct ui *ui, int dir)
 					: "search hit TOP, continuing at BOTTOM");
 }
 
+/* A search by terms (search_sb) lands on @hit: the wrap said, or the
+ * message line cleared. */
+static void search_ui_land(struct ui *ui, uint64_t hit, int wrapped, int dir)
+{
+	nav_jump(ui, hit);
+	if (wrapped)
+		search_ui_wrapped(ui, dir);
+	else
+		ui->msg[0] = 0;
+}
+
 /* Parse @text into a predicate with the trace's timing; errors go to the
  * message line prefixed with @what.  Returns NULL on error. */
 struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *text)
@@ -206,11 +217,7 @@ static int search_ui_sb_again(struct ui *ui, int rev, uint64_t count)
 		search_ui_not_found(ui);
 		return UI_DRAW_STATUS;
 	}
-	nav_jump(ui, hit);
-	if (wrapped)
-		search_ui_wrapped(ui, d);
-	else
-		ui->msg[0] = 0;
+	search_ui_land(ui, hit, wrapped, d);
 	return UI_DRAW_ALL;
 }
 
@@ -229,11 +236,7 @@ static int search_ui_sb_poll(struct ui *ui, int *busy)
 		/* a code search knows its first hit before it ends */
 		if (!su->jumped && !search_sb_first(su->sb, &hit, &wrapped)) {
 			su->jumped = 1;
-			nav_jump(ui, hit);
-			if (wrapped)
-				search_ui_wrapped(ui, su->sdir);
-			else
-				ui->msg[0] = 0;
+			search_ui_land(ui, hit, wrapped, su->sdir);
 			return UI_DRAW_ALL;
 		}
 		return UI_DRAW_STATUS;
@@ -248,13 +251,8 @@ static int search_ui_sb_poll(struct ui *ui, int *busy)
 		msg_report(ui, UI_ERROR, "search: %s", pte_strerror(st));
 	else if (!n && st != -pte_canceled)
 		search_ui_not_found(ui);
-	else if (!had && !search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped)) {
-		nav_jump(ui, hit);
-		if (wrapped)
-			search_ui_wrapped(ui, su->sdir);
-		else
-			ui->msg[0] = 0;
-	}
+	else if (!had && !search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped))
+		search_ui_land(ui, hit, wrapped, su->sdir);
 	return UI_DRAW_ALL;
 }
 
