@@ -40,7 +40,6 @@
 #define CALLS_PROG "ptbrowse calls: "
 
 enum { C_STREAM, C_PID, C_TID, C_COMM, C_DEPTH, C_TOP, C_SORT, C_NO_TREE };
-enum { C_RAW, C_IMGOPT };
 
 static const struct opt calls_opts[] = {
 	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)",
@@ -55,20 +54,6 @@ static const struct opt calls_opts[] = {
 	{ "sort", 0, "KEY", "order callees by cycles (default), insns or calls",
 	  C_SORT },
 	{ "no-tree", 0, NULL, "the top functions only", C_NO_TREE },
-	{ 0 }
-};
-
-static const struct opt calls_image_opts[] = {
-	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
-	  "space (repeatable)", C_RAW },
-	{ "elf", 0, "FILE[:BASE]", "an ELF executable, shared object or vmlinux, at\n"
-	  "its addresses or with its first page at BASE; with\n"
-	  "its symbols (repeatable)", C_IMGOPT },
-	{ "sysroot", 0, "DIR", "look for a perf.data's files under DIR first", C_IMGOPT },
-	{ "kallsyms", 0, "FILE", "kernel symbols (/proc/kallsyms format), no code",
-	  C_IMGOPT },
-	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
-	  "else ~/.debug)", C_IMGOPT },
 	{ 0 }
 };
 
@@ -137,28 +122,6 @@ static int calls_take(const struct opt_cmd *cmd, void *vctx, const struct opt *o
 		cc->no_tree = 1;
 		return 0;
 	}
-}
-
-static int calls_take_image(const struct opt_cmd *cmd, void *vctx,
-			    const struct opt *o, const char *val)
-{
-	struct calls_cmd *cc = vctx;
-	char err[512], name[32];
-	char *av[2];
-	int k = 0;
-
-	if (o->id == C_RAW) {
-		if (mi_add_raw(cc->mi, val, err, sizeof(err)) < 0) {
-			opt_error(cmd, "%s", err);
-			return -EIO;
-		}
-		return 0;
-	}
-	/* imgopt_arg() checks and keeps the value, as for flow */
-	snprintf(name, sizeof(name), "--%s", o->name);
-	av[0] = name;
-	av[1] = (char *)val;
-	return imgopt_arg(&cc->io, 2, av, &k, "calls") == 1 ? 0 : -ENOENT;
 }
 
 /* @ticks TSC ticks as time into @buf: microseconds where the recording
@@ -303,7 +266,6 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 		cc->t->streams[i].timing = c;
 	}
 	cc->tm = &cc->t->streams[cc->idx].timing;
-	cc->io.mi = cc->mi;
 	if (imgopt_load(&cc->set, &cc->io, cc->t, err, sizeof(err)) < 0) {
 		esc_line(stderr, CALLS_PROG, "%s", err);
 		return 1;
@@ -390,8 +352,7 @@ int cmd_calls_main(int argc, char **argv)
 	char *path, err[512];
 	const struct opt_group groups[] = {
 		{ "options:", calls_opts, calls_take, &cc },
-		{ "image options (where the code comes from; repeatable ones say so):",
-		  calls_image_opts, calls_take_image, &cc },
+		{ IMGOPT_HEADING, imgopt_opts, imgopt_take, &cc.io },
 		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, &timing },
 	};
 	const struct opt_cmd cmd = { "ptbrowse calls",
@@ -416,6 +377,7 @@ int cmd_calls_main(int argc, char **argv)
 		esc_line(stderr, CALLS_PROG, "out of memory");
 		return 1;
 	}
+	cc.io.mi = cc.mi;	/* --raw dumps load as they are parsed */
 	r = opt_parse(&cmd, argc, argv);
 	if (r < 0) {
 		rc = opt_status(r);

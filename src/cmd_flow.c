@@ -176,8 +176,10 @@ static int read_options(struct flow_cmd *fc, const char *file)
 	return ret;
 }
 
-enum { F_STREAM, F_INSN_ONLY, F_OFFSET, F_SUMMARY, F_QUIET, F_PID, F_TID, F_COMM };
-enum { F_RAW, F_OPTIONS, F_IMGOPT };
+enum {
+	F_STREAM, F_INSN_ONLY, F_OFFSET, F_SUMMARY, F_QUIET, F_PID, F_TID, F_COMM,
+	F_OPTIONS
+};
 
 static const struct opt flow_opts[] = {
 	{ "stream", 0, "S", "the stream of a perf.data file (index, cpuN or name)",
@@ -195,24 +197,8 @@ static const struct opt flow_opts[] = {
 	  "sideband)", F_PID },
 	{ "tid", 0, "N", "only the instructions of thread N", F_TID },
 	{ "comm", 0, "NAME", "only the instructions of tasks named NAME", F_COMM },
-	{ 0 }
-};
-
-/* Where the code comes from; the last four are imgopt.h's. */
-static const struct opt flow_image_opts[] = {
-	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
-	  "space (repeatable; dumps must not overlap)", F_RAW },
-	{ "options", 0, "FILE", "read more options from FILE, one per line (relative\n"
-	  "paths from FILE's directory)", F_OPTIONS },
-	{ "elf", 0, "FILE[:BASE]", "an ELF executable, shared object or vmlinux: its\n"
-	  "PT_LOAD segments at their addresses, or relocated so\n"
-	  "that its first page is at BASE; with its symbols\n"
-	  "(repeatable)", F_IMGOPT },
-	{ "sysroot", 0, "DIR", "look for a perf.data's files under DIR first", F_IMGOPT },
-	{ "kallsyms", 0, "FILE", "kernel symbols (/proc/kallsyms format), no code",
-	  F_IMGOPT },
-	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
-	  "else ~/.debug)", F_IMGOPT },
+	{ "options", 0, "FILE", "read more image options from FILE, one per line\n"
+	  "(--raw only; relative paths from FILE's directory)", F_OPTIONS },
 	{ 0 }
 };
 
@@ -233,39 +219,13 @@ static int flow_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	case F_OFFSET: a->fc->show_offset = 1; break;
 	case F_SUMMARY: a->fc->summary = 1; break;
 	case F_QUIET: a->fc->quiet = 1; break;
+	case F_OPTIONS: return read_options(a->fc, val) < 0 ? -EIO : 0;
 	default:
 		/* opt.c says a bad number */
 		return ctx_filter_set(&a->fc->filter, o->id == F_PID ? "--pid" :
 				      o->id == F_TID ? "--tid" : "--comm", val) ? -EINVAL : 0;
 	}
 	return 0;
-}
-
-static int flow_take_image(const struct opt_cmd *cmd, void *ctx,
-			   const struct opt *o, const char *val)
-{
-	struct flow_cmd *fc = ctx;
-	char err[512], name[32];
-	char *av[2];
-	int k = 0;
-
-	switch (o->id) {
-	case F_RAW:
-		if (mi_add_raw(fc->mi, val, err, sizeof(err)) < 0) {
-			opt_error(cmd, "%s", err);
-			return -EIO;
-		}
-		return 0;
-	case F_OPTIONS:
-		return read_options(fc, val) < 0 ? -EIO : 0;
-	default:
-		/* imgopt_arg() checks and keeps the value (an empty one is
-		 * missing), as it does for every command taking them */
-		snprintf(name, sizeof(name), "--%s", o->name);
-		av[0] = name;
-		av[1] = (char *)val;
-		return imgopt_arg(&fc->io, 2, av, &k, "flow") == 1 ? 0 : -ENOENT;
-	}
 }
 
 /* Whether event record @r is printed (see the top of the file). */
@@ -738,8 +698,7 @@ static int flow_parse(int argc, char **argv, struct flow_cmd *fc,
 	struct flow_args args = { fc, NULL };
 	const struct opt_group groups[] = {
 		{ "options:", flow_opts, flow_take, &args },
-		{ "image options (where the code comes from; repeatable ones say so):",
-		  flow_image_opts, flow_take_image, fc },
+		{ IMGOPT_HEADING, imgopt_opts, imgopt_take, &fc->io },
 		{ TIMING_OPT_HEADING, timing_opts, timing_opt_take, timing },
 	};
 	const struct opt_cmd cmd = { "ptbrowse flow",
@@ -828,7 +787,6 @@ static int flow_code(struct flow_cmd *fc, struct trace *t, int idx)
 	char err[512];
 	size_t i;
 
-	fc->io.mi = fc->mi;
 	if (imgopt_load(&fc->set, &fc->io, t, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "%s", err);
 		return -1;
@@ -906,6 +864,7 @@ int cmd_flow_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		return 1;
 	}
+	fc.io.mi = fc.mi;	/* --raw dumps load as they are parsed */
 	r = flow_parse(argc, argv, &fc, &timing, &path, &stream);
 	if (r < 0) {
 		rc = opt_status(r);

@@ -89,63 +89,58 @@ static int imgopt_push(const char ***list, size_t *n, const char *v)
 	return 0;
 }
 
-int imgopt_arg(struct imgopt *o, int argc, char **argv, int *i,
-	       const char *cmd)
-{
-	static const char *const names[] = {
-		"--raw", "--elf", "--sysroot", "--kallsyms", "--buildid-dir"
-	};
-	const char *a = argv[*i], *val = NULL;
-	size_t k, len;
+enum { IO_RAW, IO_ELF, IO_SYSROOT, IO_KALLSYMS, IO_BUILDID_DIR };
 
-	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		len = strlen(names[k]);
-		if (!strncmp(a, names[k], len) && (!a[len] || a[len] == '='))
-			break;
-	}
-	if (k == sizeof(names) / sizeof(names[0]))
-		return 0;
-	if (a[len] == '=') {
-		val = a + len + 1;
-	} else if (*i + 1 < argc) {
-		val = argv[++*i];
-	}
+const struct opt imgopt_opts[] = {
+	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
+	  "space (repeatable; dumps must not overlap)", IO_RAW },
+	{ "elf", 0, "FILE[:BASE]", "an ELF executable, shared object or vmlinux: its\n"
+	  "PT_LOAD segments at their addresses, or relocated so\n"
+	  "that its first page is at BASE; with its symbols\n"
+	  "(repeatable)", IO_ELF },
+	{ "sysroot", 0, "DIR", "look for a perf.data's files under DIR first", IO_SYSROOT },
+	{ "kallsyms", 0, "FILE", "kernel symbols (/proc/kallsyms format), no code",
+	  IO_KALLSYMS },
+	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
+	  "else ~/.debug)", IO_BUILDID_DIR },
+	{ 0 }
+};
+
+int imgopt_take(const struct opt_cmd *cmd, void *ctx, const struct opt *opt,
+		const char *val)
+{
+	struct imgopt *o = ctx;
+	char err[512];
+
 	if (!val || !*val) {
-		fprintf(stderr, "ptbrowse %s: %s: missing argument\n", cmd,
-			names[k]);
-		return -1;
+		opt_error(cmd, "--%s: missing argument", opt->name);
+		return -ERANGE;
 	}
-	switch (k) {
-	case 0:
-		return imgopt_push(&o->raw, &o->nraw, val) ? -1 : 1;
-	case 1:
-		return imgopt_push(&o->elf, &o->nelf, val) ? -1 : 1;
-	case 2:
-		o->sysroot = val;
-		return 1;
-	case 3:
-		o->kallsyms = val;
-		return 1;
-	default:
-		o->buildid_dir = val;
-		return 1;
+	switch (opt->id) {
+	case IO_RAW:
+		if (!o->mi)
+			break;
+		/* loaded now, so that a bad dump is reported before the
+		 * trace is opened */
+		if (mi_add_raw(o->mi, val, err, sizeof(err)) < 0) {
+			opt_error(cmd, "%s", err);
+			return -EIO;
+		}
+		return 0;
+	case IO_ELF:
+		if (imgopt_push(&o->elf, &o->nelf, val))
+			goto nomem;
+		return 0;
+	case IO_SYSROOT: o->sysroot = val; return 0;
+	case IO_KALLSYMS: o->kallsyms = val; return 0;
+	default: o->buildid_dir = val; return 0;
 	}
-}
-
-const char *imgopt_usage(void)
-{
-	return
-"image options (where the code comes from; repeatable ones say so):\n"
-"  --raw FILE:ADDR  a raw memory dump loaded at ADDR, in every address\n"
-"                   space (repeatable; dumps must not overlap)\n"
-"  --elf FILE[:BASE]  an ELF executable, shared object or vmlinux: its\n"
-"                   PT_LOAD segments at their addresses, or relocated so\n"
-"                   that its first page is at BASE; with its symbols\n"
-"                   (repeatable)\n"
-"  --sysroot DIR    look for a perf.data's files under DIR first\n"
-"  --kallsyms FILE  kernel symbols (/proc/kallsyms format), no code\n"
-"  --buildid-dir DIR  perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
-"                   else ~/.debug)\n";
+	if (imgopt_push(&o->raw, &o->nraw, val))
+		goto nomem;
+	return 0;
+nomem:
+	opt_error(cmd, "out of memory");
+	return -ENOMEM;
 }
 
 /* Append a message (printf-style) to the set's list. */

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt.h"
+
 struct trace;
 struct mi;
 struct sb;
@@ -53,15 +55,23 @@ void imgopt_init(struct imgopt *o);
 /* Free the option lists (not the strings). */
 void imgopt_release(struct imgopt *o);
 
-/* The image option at @argv[*@i] ("--opt VALUE" or "--opt=VALUE") into
- * @o, moving *@i past its value.  A missing value is reported on stderr
- * as "ptbrowse @cmd: --opt: missing argument".
- * Returns 1 if taken, 0 if it is no image option, -1 after reporting. */
-int imgopt_arg(struct imgopt *o, int argc, char **argv, int *i,
-	       const char *cmd);
+/* The image options as a group of opt.h's tables, worded alike in every
+ * command's --help (under IMGOPT_HEADING), with imgopt_take() as the
+ * group's handler and a struct imgopt as its context. */
+extern const struct opt imgopt_opts[];
+#define IMGOPT_HEADING \
+	"image options (where the code comes from; repeatable ones say so):"
 
-/* The options' lines for a --help text. */
-const char *imgopt_usage(void);
+/* opt.h's handler for imgopt_opts: option @opt's value @val into the
+ * struct imgopt @ctx.  A --raw dump is loaded into ctx->mi at once when
+ * one is set (a bad one is reported before the trace is opened), else
+ * kept for imgopt_load().
+ * Returns 0 if taken.
+ * Returns -ERANGE after reporting an empty value (a usage error, exit 2).
+ * Returns -EIO after reporting a --raw dump that cannot be loaded.
+ * Returns -ENOMEM after reporting it. */
+int imgopt_take(const struct opt_cmd *cmd, void *ctx, const struct opt *opt,
+		const char *val);
 
 /* Build the image set of @o and of @t's sideband (@t may be NULL, or a raw
  * trace: options only).  Errors in what the options name (a bad --raw or

@@ -172,28 +172,34 @@ static void same_bytes(const struct imgset *s, uint64_t asid, uint64_t ip,
 static void test_args(void **state)
 {
 	struct imgopt o;
+	const struct opt_group g[] = {
+		{ IMGOPT_HEADING, imgopt_opts, imgopt_take, &o },
+	};
+	const struct opt_cmd cmd = { "ptbrowse flow", "usage\n", g, 1 };
 	char *argv[] = { "flow", "--elf", "a.out", "--raw=d.bin:0x1000",
 			 "--sysroot", "/sr", "--kallsyms=/k", "--buildid-dir",
-			 "/c", "--elf=b.so:0x7f0000000000", "--stream",
-			 "--raw" };
-	int argc = (int)(sizeof(argv) / sizeof(argv[0])), i;
+			 "/c", "TRACE", "--elf=b.so:0x7f0000000000" };
+	char *empty[] = { "flow", "--elf=", "TRACE" };
+	char *missing[] = { "flow", "TRACE", "--raw" };
+	int argc = (int)(sizeof(argv) / sizeof(argv[0]));
 
 	(void)state;
 	imgopt_init(&o);
-	for (i = 1; i < 10; i++)
-		assert_int_equal(imgopt_arg(&o, argc, argv, &i, "flow"), 1);
+	assert_int_equal(opt_parse(&cmd, argc, argv), 1);
+	assert_string_equal(argv[1], "TRACE");
 	assert_int_equal(o.nelf, 2);
 	assert_string_equal(o.elf[0], "a.out");
 	assert_string_equal(o.elf[1], "b.so:0x7f0000000000");
+	/* no image to load it into: kept for imgopt_load() */
 	assert_int_equal(o.nraw, 1);
 	assert_string_equal(o.raw[0], "d.bin:0x1000");
 	assert_string_equal(o.sysroot, "/sr");
 	assert_string_equal(o.kallsyms, "/k");
 	assert_string_equal(o.buildid_dir, "/c");
-	assert_int_equal(imgopt_arg(&o, argc, argv, &i, "flow"), 0);
-	i = argc - 1;
-	assert_int_equal(imgopt_arg(&o, argc, argv, &i, "flow"), -1);
-	assert_non_null(strstr(imgopt_usage(), "--sysroot"));
+	/* an empty value and a missing one are usage errors (exit 2) */
+	assert_int_equal(opt_status(opt_parse(&cmd, 3, empty)), 2);
+	assert_int_equal(opt_status(opt_parse(&cmd, 3, missing)), 2);
+	assert_int_equal(o.nelf, 2);
 	imgopt_release(&o);
 }
 

@@ -59,24 +59,6 @@ static const struct opt browse_opts[] = {
 	{ 0 }
 };
 
-/* The image options, with flow's wording (imgopt.h keeps their values). */
-static const struct opt browse_image_opts[] = {
-	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
-	  "space (repeatable; dumps must not overlap)", 0 },
-	{ "elf", 0, "FILE[:BASE]", "an ELF executable, shared object or vmlinux: its\n"
-	  "PT_LOAD segments at their addresses, or relocated so\n"
-	  "that its first page is at BASE; with its symbols\n"
-	  "(repeatable)", 0 },
-	{ "sysroot", 0, "DIR", "look for a perf.data's files under DIR first", 0 },
-	{ "kallsyms", 0, "FILE", "kernel symbols (/proc/kallsyms format), no code", 0 },
-	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
-	  "else ~/.debug)", 0 },
-	{ 0 }
-};
-
-#define BROWSE_IMAGE_HEADING \
-	"image options (where the code comes from; repeatable ones say so):"
-
 static int browse_take(const struct opt_cmd *cmd, void *ctx,
 		       const struct opt *opt, const char *val)
 {
@@ -104,25 +86,6 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 	return 0;
 }
 
-static int browse_take_image(const struct opt_cmd *cmd, void *ctx,
-			     const struct opt *opt, const char *val)
-{
-	struct options *o = ctx;
-	char name[32], *av[2] = { name, (char *)val };
-	int k = 0;
-
-	if (!*val) {
-		opt_error(cmd, "--%s: missing argument", opt->name);
-		return -ERANGE;
-	}
-	snprintf(name, sizeof(name), "--%s", opt->name);
-	if (imgopt_arg(&o->img, 2, av, &k, "browse") != 1) {
-		opt_error(cmd, "out of memory");
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 /* The browser's command line, parsing into @o (NULL: for --help alone). */
 static void browse_cmd(struct options *o, struct opt_group g[3],
 		       struct opt_cmd *cmd)
@@ -131,8 +94,8 @@ static void browse_cmd(struct options *o, struct opt_group g[3],
 				   browse_take, o };
 	g[1] = (struct opt_group){ TIMING_OPT_HEADING, timing_opts,
 				   timing_opt_take, o ? &o->cfg : NULL };
-	g[2] = (struct opt_group){ BROWSE_IMAGE_HEADING, browse_image_opts,
-				   browse_take_image, o };
+	g[2] = (struct opt_group){ IMGOPT_HEADING, imgopt_opts, imgopt_take,
+				   o ? &o->img : NULL };
 	*cmd = (struct opt_cmd){ "ptbrowse", "usage: ptbrowse [options] [+GOTO] TRACE\n",
 				 g, 3 };
 }
