@@ -307,12 +307,13 @@ static uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
 	return i;
 }
 
-static void ct_parts_add(struct ct_parts *p, uint32_t id)
+/* Add @n instructions of @id (a node or function) to the open run's. */
+static void ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n)
 {
 	size_t i;
 
 	if (p->last < p->nparts && p->id[p->last] == id) {
-		p->n[p->last]++;
+		p->n[p->last] += n;
 		return;
 	}
 	for (i = 0; i < p->nparts && p->id[i] != id; i++)
@@ -326,7 +327,7 @@ static void ct_parts_add(struct ct_parts *p, uint32_t id)
 			p->nparts++;
 		}
 	}
-	p->n[i]++;
+	p->n[i] += n;
 	p->last = i;
 }
 
@@ -469,27 +470,108 @@ static int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
 	return 0;
 }
 
+/* Feed @n consecutive instructions of function @func decided at @offset,
+ * the last of class @iclass, the others moving nothing: as many
+ * ct_insn()s, since after the first one's move the rest stay in its node
+ * (a PLT stub's keep a pending call pending).  Returns 0 or -pte_nomem. */
+static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t n,
+		   int iclass)
+{
+	uint32_t node;
+	int ret;
+
+	ret = ct_move(ct, func, offset);
+	if (ret < 0)
+		return ret;
+	node = ct->st->fr[ct->st->depth - 1].node;
+	ct->nodes[node].insns_self += n;
+	ct->funcs[func].insns += n;
+	ct_parts_add(&ct->pn, node, n);
+	ct_parts_add(&ct->pf, func, n);
+	if (iclass == CT_IC_CALL || iclass == CT_IC_RETURN)
+		ct->st->pending = iclass;
+	return 0;
+}
+
 int ct_insn(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 	    int iclass)
 {
-	uint32_t func, node;
-	int ret;
+	uint32_t func;
 
 	if (!ct || ct->finished)
 		return -pte_invalid;
 	func = ct_func_of(ct, asid, ip);
 	if (func == CT_NONE)
 		return -pte_nomem;
-	ret = ct_move(ct, func, offset);
-	if (ret < 0)
-		return ret;
-	node = ct->st->fr[ct->st->depth - 1].node;
-	ct->nodes[node].insns_self++;
-	ct->funcs[func].insns++;
-	ct_parts_add(&ct->pn, node);
-	ct_parts_add(&ct->pf, func);
-	if (iclass == CT_IC_CALL || iclass == CT_IC_RETURN)
-		ct->st->pending = iclass;
+	return ct_feed(ct, func, offset, 1, iclass);
+}
+
+uint32_t ct_count_sizes(const void *ctx, uint64_t addr)
+{
+	const struct ct_sizes *z = ctx;
+	uint64_t a = z->ip;
+	uint32_t i;
+
+	for (i = 0; i < z->n && a < addr; i++)
+		a += z->sizes[i];
+	return i;
+}
+
+/* The address of instruction @k (from 0) of a block ending at @last_ip,
+ * past @before (an earlier instruction's): the lowest address with k + 1
+ * instructions at or below it.  A search, for the rare block that runs
+ * past a symbol's end or through code without a symbol. */
+static uint64_t ct_block_addr(ct_count_fn count, const void *cctx,
+			      uint64_t before, uint64_t last_ip, uint32_t k)
+{
+	uint64_t lo = before + 1, hi = last_ip;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (count(cctx, mid + 1) >= k + 1)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+int ct_block(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
+	     uint64_t last_ip, uint32_t ninsns, int iclass, ct_count_fn count,
+	     const void *cctx)
+{
+	uint32_t k = 0, n, func;
+	uint64_t cur = ip;
+	int ret;
+
+	if (!ct || ct->finished || (ninsns > 1 && (!count || last_ip <= ip)))
+		return -pte_invalid;
+	while (k < ninsns) {
+		const struct ct_func *f;
+
+		func = ct_func_of(ct, asid, cur);
+		if (func == CT_NONE)
+			return -pte_nomem;
+		f = &ct->funcs[func];
+		/* a symbol's range answers for the block's instructions in
+		 * it; code without one is resolved instruction by
+		 * instruction, as ct_insn() does */
+		if (k + 1 == ninsns || (f->kind == SYMFMT_FUNC && last_ip < f->end))
+			n = ninsns - k;
+		else if (f->kind == SYMFMT_FUNC)
+			n = count(cctx, f->end) - k;
+		else
+			n = 1;
+		if (n < 1 || n > ninsns - k)
+			n = 1;		/* a count that makes no sense */
+		ret = ct_feed(ct, func, offset, n, k + n == ninsns ? iclass : 0);
+		if (ret < 0)
+			return ret;
+		k += n;
+		if (k < ninsns)
+			cur = ct_block_addr(count, cctx, cur, last_ip, k);
+	}
 	return 0;
 }
 

@@ -141,6 +141,36 @@ enum ct_iclass { CT_IC_CALL = 2, CT_IC_RETURN = 3 };
 int ct_insn(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 	    int iclass);
 
+/* How many of a block's instructions (ct_block()) lie below @addr. */
+typedef uint32_t (*ct_count_fn)(const void *ctx, uint64_t addr);
+
+/* A block's instruction sizes, for ct_count_sizes(). */
+struct ct_sizes {
+	uint64_t ip;		/* its first instruction's address */
+	const uint8_t *sizes;	/* each instruction's length in bytes */
+	uint32_t n;		/* how many */
+};
+
+/* A ct_count_fn over a struct ct_sizes (@ctx): a walk of the sizes.
+ * Returns the number of instructions below @addr. */
+uint32_t ct_count_sizes(const void *ctx, uint64_t addr);
+
+/* @ninsns consecutive instructions of address space @asid from @ip to
+ * @last_ip (the last one's address), decided by the packet at @offset:
+ * the same tree and flat profile as ct_insn() for each, the last of class
+ * @iclass, the others of none that moves in the tree (a block of
+ * straight-line code).  The function holding @ip is resolved once; where
+ * the block runs past its end, @count(@cctx, end) tells how many of the
+ * block's instructions lie below it (and code without a symbol, rare, is
+ * resolved per instruction, its addresses found by @count).  @count may
+ * be NULL when @ninsns is 1; ct_count_sizes() fits a line's sizes.
+ * Returns 0 (nothing for @ninsns 0), or -pte_nomem, or -pte_invalid if
+ * @ct is NULL or finished, or @ninsns > 1 without @count or with
+ * @last_ip <= @ip. */
+int ct_block(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
+	     uint64_t last_ip, uint32_t ninsns, int iclass, ct_count_fn count,
+	     const void *cctx);
+
 /* The instructions that follow are thread @key's (a tid, say): each
  * thread has its own call stack, so a context switch on a CPU's stream
  * does not end the calls of the thread switched out, and they go on when

@@ -1,0 +1,301 @@
+/*
+ * test_calltree_feed -- one flow fed to calltree in different ways gives
+ * the same tree and flat profile, every field: instruction by instruction
+ * (ct_insn()) or in blocks (ct_block()); whole, or split into pieces fed
+ * to fragments merged in order (ct_new_frag(), ct_merge()), packed or
+ * not, merged into fragments first or not.  Random flows of calls,
+ * returns, PLT stubs, threads, breaks and runs over a resolver of
+ * abutting functions, a segment with a symbol inside and unknown code;
+ * then p_sample's recording split at each PSB.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "calltree.h"
+#include "ptdec.h"
+#include "symfmt.h"
+
+#define CALL CT_IC_CALL
+#define RET CT_IC_RETURN
+#define OTHER 1
+
+/* a 0x1000-0x1100, b 0x1100-0x1180 (abutting), b@plt 0x1180-0x11a0,
+ * c 0x1200-0x1300; "lib.so" a segment at 0x2000-0x3000 with d at
+ * 0x2400-0x2480 inside; nothing elsewhere. */
+static int resolve(void *ctx, uint64_t asid, uint64_t ip, struct symfmt_fn *fn)
+{
+	static const struct {
+		const char *name;
+		uint64_t start, end;
+	} f[] = {
+		{ "a", 0x1000, 0x1100 }, { "b", 0x1100, 0x1180 },
+		{ "b@plt", 0x1180, 0x11a0 }, { "c", 0x1200, 0x1300 },
+		{ "d", 0x2400, 0x2480 },
+	};
+	size_t i;
+
+	(void)ctx;
+	(void)asid;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (ip >= f[i].start && ip < f[i].end) {
+			fn->name = f[i].name;
+			fn->start = f[i].start;
+			fn->end = f[i].end;
+			fn->kind = SYMFMT_FUNC;
+			return 0;
+		}
+	if (ip >= 0x2000 && ip < 0x3000) {
+		fn->name = "lib.so";
+		fn->start = 0x2000;
+		fn->end = 0x3000;
+		fn->kind = SYMFMT_SEGMENT;
+	} else {
+		fn->name = "(unknown)";
+		fn->start = ip;
+		fn->end = ip + 1;
+		fn->kind = SYMFMT_NONE;
+	}
+	return 0;
+}
+
+static uint64_t rng_state;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state % n);
+}
+
+static void sum_eq(const struct ct_sum *a, const struct ct_sum *b)
+{
+	assert_int_equal(a->lo, b->lo);
+	assert_int_equal(a->hi, b->hi);
+	assert_int_equal(a->unknown, b->unknown);
+	assert_int_equal(a->known, b->known);
+	assert_int_equal(a->flags, b->flags);
+}
+
+/* Every field of finished trees @a and @b is the same. */
+static void tree_eq(const struct ct *a, const struct ct *b)
+{
+	size_t i;
+
+	assert_int_equal(ct_nnodes(a), ct_nnodes(b));
+	assert_int_equal(ct_nfuncs(a), ct_nfuncs(b));
+	assert_int_equal(ct_truncated(a), ct_truncated(b));
+	for (i = 0; i < ct_nfuncs(a); i++) {
+		const struct ct_func *f = ct_func(a, (uint32_t)i);
+		const struct ct_func *g = ct_func(b, (uint32_t)i);
+
+		assert_string_equal(f->name, g->name);
+		assert_int_equal(f->start, g->start);
+		assert_int_equal(f->end, g->end);
+		assert_int_equal(f->kind, g->kind);
+		assert_int_equal(f->plt, g->plt);
+		assert_int_equal(f->insns, g->insns);
+		assert_int_equal(f->calls, g->calls);
+		sum_eq(&f->cyc, &g->cyc);
+	}
+	for (i = 0; i < ct_nnodes(a); i++) {
+		const struct ct_node *n = ct_node(a, (uint32_t)i);
+		const struct ct_node *m = ct_node(b, (uint32_t)i);
+
+		assert_int_equal(n->parent, m->parent);
+		assert_int_equal(n->func, m->func);
+		assert_int_equal(n->first_child, m->first_child);
+		assert_int_equal(n->next_sibling, m->next_sibling);
+		assert_int_equal(n->depth, m->depth);
+		assert_int_equal(n->calls, m->calls);
+		assert_int_equal(n->insns_self, m->insns_self);
+		assert_int_equal(n->insns, m->insns);
+		sum_eq(&n->self, &m->self);
+		sum_eq(&n->total, &m->total);
+		assert_int_equal(n->tsc_ticks, m->tsc_ticks);
+		assert_int_equal(n->offset, m->offset);
+	}
+}
+
+/* One step of a made-up flow. */
+enum ev_kind { EV_RUN, EV_BLOCK, EV_THREAD, EV_BREAK };
+
+struct ev {
+	enum ev_kind kind;
+	uint64_t ip, last_ip, offset;	/* EV_BLOCK */
+	uint32_t n;
+	int iclass;
+	uint8_t sizes[48];
+	struct ct_cyc cyc;		/* EV_RUN */
+	uint64_t tsc;
+	int have_tsc, null_cyc;
+	uint64_t key;			/* EV_THREAD */
+};
+
+/* A random address: mostly in the functions, sometimes at their ends,
+ * in the segment or nowhere. */
+static uint64_t rnd_ip(void)
+{
+	static const uint64_t at[] = { 0x1000, 0x10f0, 0x1100, 0x1170, 0x1180,
+				       0x1200, 0x12f8, 0x2000, 0x23f0, 0x2400,
+				       0x2470, 0x5000 };
+
+	return at[rnd(sizeof(at) / sizeof(at[0]))] + rnd(12);
+}
+
+/* A random flow of @n steps into @ev. */
+static void rnd_flow(struct ev *ev, size_t n, int threads)
+{
+	size_t i, k;
+	uint64_t tsc = 1000;
+
+	for (i = 0; i < n; i++) {
+		struct ev *e = &ev[i];
+		uint32_t r = rnd(100);
+
+		memset(e, 0, sizeof(*e));
+		if (r < 15) {
+			static const uint8_t fl[] = {
+				CT_C_KNOWN | CT_C_HI | CT_C_EXACT, CT_C_EXACT,
+				CT_C_KNOWN | CT_C_HI, CT_C_KNOWN, 0,
+			};
+
+			e->kind = EV_RUN;
+			tsc += rnd(50);
+			e->tsc = tsc;
+			e->have_tsc = rnd(5) != 0;
+			e->null_cyc = rnd(8) == 0;
+			e->cyc.flags = fl[rnd(sizeof(fl))];
+			e->cyc.lo = rnd(200);
+			e->cyc.hi = e->cyc.lo + rnd(30);
+		} else if (r < 18 && threads) {
+			e->kind = EV_THREAD;
+			e->key = rnd(3);
+		} else if (r < 19) {
+			e->kind = EV_BREAK;
+		} else {
+			static const int cls[] = { OTHER, OTHER, CALL, CALL,
+						   RET, RET, 0, 6 };
+
+			e->kind = EV_BLOCK;
+			e->ip = rnd_ip();
+			e->offset = 0x100 * i;
+			e->n = 1 + (rnd(3) ? rnd(4) : rnd(40));
+			e->iclass = cls[rnd(sizeof(cls) / sizeof(cls[0]))];
+			e->last_ip = e->ip;
+			for (k = 0; k < e->n; k++) {
+				e->sizes[k] = (uint8_t)(1 + rnd(8));
+				if (k + 1 < e->n)
+					e->last_ip += e->sizes[k];
+			}
+		}
+	}
+}
+
+/* Feed @ev[from, to) to @ct, blocks as blocks (@blocks) or instruction by
+ * instruction. */
+static void feed(struct ct *ct, const struct ev *ev, size_t from, size_t to,
+		 int blocks)
+{
+	size_t i, k;
+
+	for (i = from; i < to; i++) {
+		const struct ev *e = &ev[i];
+		struct ct_sizes z = { e->ip, e->sizes, e->n };
+		uint64_t ip = e->ip;
+
+		switch (e->kind) {
+		case EV_RUN:
+			assert_int_equal(ct_run(ct, e->null_cyc ? NULL : &e->cyc,
+						e->tsc, e->have_tsc), 0);
+			break;
+		case EV_THREAD:
+			assert_int_equal(ct_thread(ct, e->key), 0);
+			break;
+		case EV_BREAK:
+			assert_int_equal(ct_break(ct), 0);
+			break;
+		case EV_BLOCK:
+			if (blocks) {
+				assert_int_equal(ct_block(ct, e->offset, 0, e->ip,
+							  e->last_ip, e->n,
+							  e->iclass,
+							  ct_count_sizes, &z), 0);
+				break;
+			}
+			for (k = 0; k < e->n; k++) {
+				assert_int_equal(ct_insn(ct, e->offset, 0, ip,
+							 k + 1 == e->n ? e->iclass : 0), 0);
+				ip += e->sizes[k];
+			}
+			break;
+		}
+	}
+}
+
+/* ct_block() gives what ct_insn() for each instruction gives. */
+static void test_block(void **state)
+{
+	struct ev *ev = calloc(400, sizeof(*ev));
+	int round;
+
+	(void)state;
+	assert_non_null(ev);
+	rng_state = 0x9e3779b97f4a7c15ull;
+	for (round = 0; round < 500; round++) {
+		struct ct *a, *b;
+		size_t n = 1 + rnd(400);
+
+		rnd_flow(ev, n, 1);
+		assert_int_equal(ct_new(&a, resolve, NULL), 0);
+		assert_int_equal(ct_new(&b, resolve, NULL), 0);
+		feed(a, ev, 0, n, 0);
+		feed(b, ev, 0, n, 1);
+		assert_int_equal(ct_finish(a), 0);
+		assert_int_equal(ct_finish(b), 0);
+		tree_eq(a, b);
+		ct_free(a);
+		ct_free(b);
+	}
+	free(ev);
+}
+
+/* Bad arguments; a block of one needs no count. */
+static void test_block_args(void **state)
+{
+	struct ct *ct;
+
+	(void)state;
+	assert_int_equal(ct_block(NULL, 0, 0, 0x1000, 0x1000, 1, OTHER, NULL,
+				  NULL), -pte_invalid);
+	assert_int_equal(ct_new(&ct, resolve, NULL), 0);
+	assert_int_equal(ct_block(ct, 0, 0, 0x1000, 0x1008, 2, OTHER, NULL,
+				  NULL), -pte_invalid);
+	assert_int_equal(ct_block(ct, 0, 0, 0x1008, 0x1000, 2, OTHER,
+				  ct_count_sizes, NULL), -pte_invalid);
+	assert_int_equal(ct_block(ct, 0, 0, 0x1000, 0x1000, 0, OTHER, NULL,
+				  NULL), 0);
+	assert_int_equal(ct_block(ct, 0, 0, 0x1000, 0x1000, 1, OTHER, NULL,
+				  NULL), 0);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_node(ct, CT_ROOT)->insns, 1);
+	assert_int_equal(ct_block(ct, 0, 0, 0x1000, 0x1000, 1, OTHER, NULL,
+				  NULL), -pte_invalid);
+	ct_free(ct);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_block_args),
+		cmocka_unit_test(test_block),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
