@@ -14,7 +14,6 @@
 #include "tm.h"
 #include "trace.h"
 
-#define CTF_CHUNK (64 * 1024)
 
 /* The address space of the packet at @off into *@asid (0 without a
  * context) and its thread's key for ct_thread() into *@thread (0 where
@@ -180,6 +179,7 @@ static void ctf_time(struct tm_model *tm, const struct img *img, uint64_t from,
 struct ctf_slot {
 	struct flow_window w;
 	size_t begin, end;	/* the lines to feed */
+	uint64_t start;		/* the window's first offset */
 	uint64_t at;		/* where the range is decoded up to after it */
 	int full;		/* decoded, not fed yet */
 };
@@ -219,13 +219,17 @@ static struct ctf_slot *ctf_slot_get(struct ctf_run *r)
 }
 
 /* Feed slot @sl's lines to the tree and say how far the range is done.
- * Returns 0, -pte_canceled (more is to come but the job was cancelled), or
- * ctf_window_from()'s error. */
+ * Returns 0, 1 if the window hook stopped it, -pte_canceled (more is to
+ * come but the job was cancelled), or the hook's or ctf_window_from()'s
+ * error. */
 static int ctf_feed(struct ctf_run *r, struct ctf_slot *sl)
 {
 	const struct ctf_opts *o = r->o;
-	int ret = ctf_window_from(r->ct, &sl->w, o, sl->begin, sl->end);
+	int ret = o->window ? o->window(o->window_ctx, sl->start, &r->ct) : 0;
 
+	if (ret)
+		return ret;
+	ret = ctf_window_from(r->ct, &sl->w, o, sl->begin, sl->end);
 	if (ret < 0)
 		return ret;
 	if (o->done)
@@ -236,7 +240,7 @@ static int ctf_feed(struct ctf_run *r, struct ctf_slot *sl)
 }
 
 /* Slot @sl is decoded: feed it now, or hand it to the feeder.  Returns 0,
- * or what stops the decoding (ctf_feed()'s error, one thread). */
+ * or what stops the decoding (ctf_feed()'s stop or error, one thread). */
 static int ctf_emit(struct ctf_run *r, struct ctf_slot *sl)
 {
 	if (!r->piped)
@@ -249,16 +253,38 @@ static int ctf_emit(struct ctf_run *r, struct ctf_slot *sl)
 	return 0;
 }
 
+/* Where the window from PSB @at ends (*@next: the first PSB on the grid
+ * after @at, or @to) and how far it is decoded (*@ext: the PSB after
+ * *@next, below @to, or below @ahead for the last window of a piece).
+ * Leaves @cur anywhere. */
+static void ctf_cut(struct img_cursor *cur, uint64_t at, uint64_t to,
+		    uint64_t grid, uint64_t ahead, uint64_t *next, uint64_t *ext)
+{
+	uint64_t lim;
+
+	*next = to;
+	if (to - at > grid - at % grid &&
+	    !img_cursor_sync_forward(cur, at - at % grid + grid) &&
+	    img_cursor_offset(cur) < to)
+		*next = img_cursor_offset(cur);
+	lim = *next == to && ahead > to ? ahead : to;
+	*ext = lim;
+	if (*next < lim && !img_cursor_sync_forward(cur, *next + 1) &&
+	    img_cursor_offset(cur) < lim)
+		*ext = img_cursor_offset(cur);
+}
+
 /*
- * Windows end at PSBs; each is decoded from the PSB before its start (where
- * the window before passed through) to the PSB after its end, and gives
- * the lines after the last one the window before gave, up to its own last
- * one decided before its end.  So the lines are those one decode of the
- * range gives: a decoder starting at a PSB may see other lines there (it
- * ties the instructions after the PSB to the PSB rather than to the
- * packet before; after a TIP.PGD it resynchronises), and a decoder reads
- * ahead, so a window's last instructions may come after a record its end
- * decided.
+ * Windows end at PSBs on the grid; each is decoded from the PSB before its
+ * start (where the window before passed through) to the PSB after its end,
+ * and gives the lines after the last one the window before gave, up to its
+ * own last one decided before its end.  So the lines are those one decode
+ * of the range gives: a decoder starting at a PSB may see other lines
+ * there (it ties the instructions after the PSB to the PSB rather than to
+ * the packet before; after a TIP.PGD it resynchronises), and a decoder
+ * reads ahead, so a window's last instructions may come after a record its
+ * end decided.  A piece of a longer decode (ctf_opts.resume, .ahead)
+ * starts and ends as that decode's windows there do.
  */
 static int ctf_decode(void *arg)
 {
@@ -269,33 +295,28 @@ static int ctf_decode(void *arg)
 	struct tm_model tm;
 	struct tm_carry carry;
 	struct ctf_slot *sl;
-	uint64_t at, next, ext, chunk, start, psb, to = r->to;
-	int ret = 0, first = 1;
+	uint64_t at, next, ext, grid, start, psb, to = r->to;
+	int ret = 0, first = !o->resume;
 
 	memset(&wo, 0, sizeof(wo));
 	wo.tm = o->tm;
-	wo.carry = o->carry;
-	chunk = o->chunk ? o->chunk : CTF_CHUNK;
+	wo.carry = o->resume ? o->resume_carry : o->carry;
+	grid = o->chunk ? o->chunk : CTF_GRID;
 	if (img_cursor_init(&cur, r->img, 0) < 0)
 		return 0;	/* an empty stream */
 	/* the first window starts at the first PSB at or after from */
 	if (img_cursor_sync_forward(&cur, r->from) < 0)
 		return 0;
 	at = start = img_cursor_offset(&cur);
+	if (o->resume)
+		start = o->resume_psb;
 	/* the time model as the windows' walks run it, from the first one's
 	 * PSB on, so each window's cycles count as one window's would */
 	tm_init(&tm, o->tm);
 	if (o->carry)
 		tm_restore(&tm, o->carry);
 	while (at < to) {
-		next = ext = to;
-		if (to - at > chunk && !img_cursor_sync_forward(&cur, at + chunk) &&
-		    img_cursor_offset(&cur) < to) {
-			next = img_cursor_offset(&cur);
-			ext = !img_cursor_sync_forward(&cur, next + 1) &&
-			      img_cursor_offset(&cur) < to ? img_cursor_offset(&cur) : to;
-			img_cursor_sync_forward(&cur, next);
-		}
+		ctf_cut(&cur, at, to, grid, o->ahead, &next, &ext);
 		sl = ctf_slot_get(r);
 		if (!sl)
 			return 0;	/* the feeder has its result */
@@ -305,7 +326,8 @@ static int ctf_decode(void *arg)
 		if (ret < 0)
 			return -pte_internal;
 		sl->begin = first ? 0 : ctf_after(&sl->w, at);
-		sl->end = next == to ? sl->w.nlines : ctf_after(&sl->w, next);
+		sl->end = next == to && ext <= to ? sl->w.nlines : ctf_after(&sl->w, next);
+		sl->start = at;
 		sl->at = next;
 		if (next < to) {
 			psb = next;
@@ -316,8 +338,8 @@ static int ctf_decode(void *arg)
 			wo.carry = &carry;
 		}
 		ret = ctf_emit(r, sl);
-		if (ret < 0)
-			return ret;
+		if (ret)
+			return ret < 0 ? ret : 0;
 		first = 0;
 		at = next;
 	}
@@ -377,12 +399,12 @@ static int ctf_feeder(struct ctf_run *r)
 		ret = trace_guard(ctf_feed_guarded, &fd);
 		pthread_mutex_lock(&r->mu);
 		sl->full = 0;
-		if (ret < 0)
+		if (ret)
 			r->stop = 1;
 		pthread_cond_broadcast(&r->cv);
 		pthread_mutex_unlock(&r->mu);
-		if (ret < 0)
-			return ret;
+		if (ret)
+			return ret < 0 ? ret : 0;
 		k++;
 	}
 }

@@ -27,6 +27,9 @@ struct img;
 struct tm_carry;
 struct tm_config;
 
+/* The grid windows end on by default (struct ctf_opts.chunk). */
+#define CTF_GRID (32 * 1024)
+
 /* What ctf_range() needs. */
 struct ctf_opts {
 	int stream;		/* the stream decoded (for @ctx) */
@@ -44,7 +47,35 @@ struct ctf_opts {
 					 * windows carry it on themselves. */
 	const struct ctx_range *keep;	/* NULL: everything */
 	size_t nkeep;
-	uint64_t chunk;		/* trace bytes per window; 0: 64 KiB */
+	uint64_t chunk;		/* the grid: windows end at the first PSB at
+				 * or after each multiple of it (0:
+				 * CTF_GRID, which the code index shares:
+				 * decodes on the same grid feed a tree
+				 * the same calls, see ctf_range()) */
+	/* A piece of a longer decode (ctidx.h, ctjob.h), so that the pieces
+	 * fed in order make the tree the longer decode makes: */
+	uint64_t ahead;		/* 0, or the end of the longer decode (past
+				 * TO, a PSB on the grid): the last window
+				 * reads on to the PSB after TO (below
+				 * @ahead) and feeds only the lines decided
+				 * before TO, as the longer decode's window
+				 * ending there does */
+	int resume;		/* FROM is a PSB on the grid the longer
+				 * decode passes through: the first window
+				 * is decoded from the PSB before it
+				 * (@resume_psb, with @resume_carry) and
+				 * feeds the lines decided at or after FROM,
+				 * as the longer decode's does (@carry is
+				 * still the state just before FROM) */
+	uint64_t resume_psb;
+	const struct tm_carry *resume_carry;
+	/* Called by the feeding thread before each window's lines, with the
+	 * window's first offset: may set *@ct to the tree fed from there on
+	 * (the code index makes a fragment per window).  Returns 0, > 0 to
+	 * stop there (ctf_range() then returns 0), or a negative pte code
+	 * (ctf_range() returns it).  NULL: none. */
+	int (*window)(void *ctx, uint64_t at, struct ct **ct);
+	void *window_ctx;
 	_Atomic int *cancel;	/* polled between windows: non-zero stops
 				 * (NULL: never) */
 	_Atomic uint64_t *done;	/* bytes of [FROM, TO) decoded so far,
@@ -58,7 +89,11 @@ int ctf_window(struct ct *ct, const struct flow_window *w,
 
 /* Decode [@from, @to) of @img (the stream @f decodes) window by window
  * and feed it to @ct (not finished: call ct_finish()).  Decoding starts at
- * the first PSB at or after @from, as flow_seek() does.  A second thread
+ * the first PSB at or after @from, as flow_seek() does.  Windows end on
+ * the grid (@o->chunk), wherever the range starts: each window's calls to
+ * @ct depend on where it starts, so decodes that share the grid feed the
+ * same calls between two PSBs on it (the code index's fragments, the
+ * pieces of a range decoded in parallel).  A second thread
  * decodes the next window while this one feeds the last (one thread if
  * none can be started): @f, its read callbacks and @o->ctx are each used
  * by one thread at a time, @f's by the decoding one, @ct's resolver and
