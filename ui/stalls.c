@@ -7,8 +7,9 @@
  * packets (TSC, or MTC where the configuration places MTCs) and its
  * slowest clean period (MTC to MTC, or TSC to TSC: the fewest cycles per
  * tick, tm_last_period()), each with the packet that ends it; the list is
- * the N segments with the largest gaps, then the N with the slowest
- * periods, read from the summaries alone (no decoding).
+ * the N longest gaps, then the N slowest periods of the whole trace
+ * (decoder/stall.h: the top N segments by their summaries, walked for all
+ * their gaps and periods, so two in one segment both show).
  * A row says the code there once it is shown (sym_ui_status(): the
  * function of the instruction the packet decided, its source line), and
  * Enter jumps.  The list is a view (view.h); 't' in it marks the places
@@ -31,6 +32,7 @@
 #include "search.h"
 #include "stalls.h"
 #include "status.h"
+#include "stall.h"
 #include "sym_ui.h"
 #include "timefmt.h"
 #include "tm.h"
@@ -46,8 +48,8 @@ struct st_row {
 	uint8_t kind;		/* enum st_kind */
 	uint8_t ctx_done;	/* ctx was looked for */
 	size_t seg;		/* the segment */
-	uint64_t gap;		/* ST_GAP: its largest gap, TSC ticks */
-	struct tm_period per;	/* ST_PERIOD: its slowest period */
+	uint64_t gap;		/* ST_GAP: the gap, TSC ticks */
+	struct tm_period per;	/* ST_PERIOD: the period */
 	uint64_t at;		/* the packet ending it */
 	char ctx[160];		/* the code there, "" if not known */
 };
@@ -63,46 +65,14 @@ static struct {
 
 static const struct view_ops stalls_view;
 
-/* Whether row @a ranks before row @b of the same kind: the larger gap or
- * the slower period, then the earlier segment. */
-static int st_before(const struct st_row *a, const struct st_row *b)
-{
-	int c;
-
-	if (a->kind == ST_GAP) {
-		if (a->gap != b->gap)
-			return a->gap > b->gap;
-	} else {
-		c = tm_period_cmp(&a->per, &b->per);
-		if (c)
-			return c < 0;
-	}
-	return a->seg < b->seg;
-}
-
-/* Insert @r into the @want best of @v (*@nv so far, sorted). */
-static void st_keep(struct st_row *v, size_t *nv, size_t want,
-		    const struct st_row *r)
-{
-	size_t k;
-
-	if (*nv == want && !st_before(r, &v[want - 1]))
-		return;
-	k = *nv < want ? (*nv)++ : want - 1;
-	while (k > 0 && st_before(r, &v[k - 1])) {
-		v[k] = v[k - 1];
-		k--;
-	}
-	v[k] = *r;
-}
-
-/* Gather the @want segments with the largest gaps and the @want with the
- * slowest periods.  Returns 0 or -1 (out of memory). */
+/* Gather the @want longest gaps and the @want slowest periods of the
+ * whole trace (stall_top(): exact, two in one segment included).
+ * Returns 0 or a negative error code. */
 static int st_gather(struct ui *ui, size_t want)
 {
-	size_t ns = idx_nseeks(ui->idx), i;
-	struct st_row *g, *p, r;
-	size_t ng = 0, np = 0;
+	struct stall_list l;
+	size_t i;
+	int r;
 
 	free(st.rows);
 	memset(&st.ln, 0, sizeof(st.ln));
@@ -110,39 +80,30 @@ static int st_gather(struct ui *ui, size_t want)
 	st.n = st.ngap = st.nper = 0;
 	st.partial = 0;
 	st.img = ui->img;
-	g = calloc(2 * want, sizeof(*g));
-	if (!g)
-		return -1;
-	p = g + want;
-	for (i = 0; i < ns; i++) {
-		struct idx_summary s;
-
-		/* the time pass's part alone: one read per segment */
-		if (idx_time_summary(ui->idx, i, &s)) {
-			st.partial++;
-			continue;
-		}
-		memset(&r, 0, sizeof(r));
-		r.seg = i;
-		if (s.has_gap) {
-			r.kind = ST_GAP;
-			r.gap = s.max_gap;
-			r.at = s.gap_off;
-			st_keep(g, &ng, want, &r);
-		}
-		if (s.has_period) {
-			r.kind = ST_PERIOD;
-			r.per = s.slow_period;
-			r.at = s.slow_off;
-			st_keep(p, &np, want, &r);
-		}
+	r = stall_top(ui->idx, ui->img, want, &l);
+	if (r < 0)
+		return r;
+	st.rows = calloc(l.ngaps + l.npers ? l.ngaps + l.npers : 1, sizeof(*st.rows));
+	if (!st.rows) {
+		stall_list_free(&l);
+		return -pte_nomem;
 	}
 	/* periods right after the gaps */
-	memmove(g + ng, p, np * sizeof(*p));
-	st.rows = g;
-	st.ngap = ng;
-	st.nper = np;
-	st.n = ng + np;
+	for (i = 0; i < l.ngaps + l.npers; i++) {
+		const struct stall *x = i < l.ngaps ? &l.gaps[i] : &l.pers[i - l.ngaps];
+		struct st_row *row = &st.rows[i];
+
+		row->kind = i < l.ngaps ? ST_GAP : ST_PERIOD;
+		row->seg = x->seg;
+		row->gap = x->gap;
+		row->per = x->per;
+		row->at = x->at;
+	}
+	st.ngap = l.ngaps;
+	st.nper = l.npers;
+	st.n = l.ngaps + l.npers;
+	st.partial = l.partial;
+	stall_list_free(&l);
 	return 0;
 }
 
@@ -209,6 +170,7 @@ static int stalls_cmd(struct ui *ui, const struct cmd_args *a)
 {
 	long want = ST_DEFAULT;
 	char *end;
+	int r;
 
 	if (a->raw[0]) {
 		want = strtol(a->raw, &end, 10);
@@ -222,8 +184,9 @@ static int stalls_cmd(struct ui *ui, const struct cmd_args *a)
 		msg_report(ui, UI_ERROR, "stalls: no index");
 		return UI_DRAW_STATUS;
 	}
-	if (st_gather(ui, (size_t)want) < 0) {
-		msg_report(ui, UI_ERROR, "stalls: out of memory");
+	r = st_gather(ui, (size_t)want);
+	if (r < 0) {
+		msg_report(ui, UI_ERROR, "stalls: %s", pte_strerror(r));
 		return UI_DRAW_STATUS;
 	}
 	if (!st.n) {

@@ -1,0 +1,305 @@
+/*
+ * stall -- the N longest gaps and N slowest periods of a trace (stall.h):
+ * the top segments by their summaries, then a walk of those segments.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stall.h"
+
+/* A growing array of stalls. */
+struct stall_acc {
+	struct stall *v;
+	size_t n, cap;
+};
+
+/* Append @s to @a.  Returns 0 or -pte_nomem. */
+static int stall_push(struct stall_acc *a, const struct stall *s)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		struct stall *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v)
+			return -pte_nomem;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = *s;
+	return 0;
+}
+
+int stall_before(enum stall_kind kind, const struct stall *a, const struct stall *b)
+{
+	int c;
+
+	if (kind == STALL_GAP) {
+		if (a->gap != b->gap)
+			return a->gap > b->gap;
+	} else {
+		c = tm_period_cmp(&a->per, &b->per);
+		if (c)
+			return c < 0;
+	}
+	return a->at < b->at;
+}
+
+/* Whether MTCs are timing packets for gaps (the time pass's rule: the
+ * configuration places them on the crystal clock). */
+static int stall_mtc_timed(const struct tm_config *c)
+{
+	return c->have_mtc_freq && c->mtc_freq <= 15 && c->have_cpuid_15 &&
+	       c->cpuid_15_eax && c->cpuid_15_ebx;
+}
+
+/* The walk of one segment: the time model as the time pass runs it, and
+ * what it records. */
+struct stall_walk {
+	struct tm_model tm;
+	size_t seg;
+	int mtc;		/* stall_mtc_timed() */
+	int has_prev;		/* prev: the last timing packet's time */
+	uint64_t prev;
+	uint64_t pseq;		/* periods measured so far */
+	struct stall_acc *gaps, *pers;
+};
+
+/* Feed @pkt: a timing packet ends a gap, a new clean period ends there.
+ * Returns 0 or -pte_nomem. */
+static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
+{
+	struct stall s;
+	struct tm_stamp st;
+	struct tm_period p;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	s.at = pkt->offset;
+	s.seg = w->seg;
+	if (pkt->type == PKT_TSC || (pkt->type == PKT_MTC && w->mtc)) {
+		tm_step(&w->tm, pkt, &st);
+		/* a time behind the last is no gap (the time pass's rule) */
+		if (w->has_prev && st.tsc >= w->prev && w->gaps) {
+			s.gap = st.tsc - w->prev;
+			r = stall_push(w->gaps, &s);
+			if (r)
+				return r;
+		}
+		w->has_prev = 1;
+		w->prev = st.tsc;
+	} else {
+		tm_advance(&w->tm, pkt);
+	}
+	if (pkt->type != PKT_TSC && pkt->type != PKT_MTC && pkt->type != PKT_TMA)
+		return 0;
+	tm_last_period(&w->tm, &p);
+	if (p.seq == w->pseq)
+		return 0;
+	w->pseq = p.seq;
+	if (!w->pers)
+		return 0;
+	s.gap = 0;
+	s.per = p;
+	s.per.seq = 0;
+	return stall_push(w->pers, &s);
+}
+
+/* Walk segment @seg from its carry into @gaps and @pers (either NULL).
+ * Returns 0, 1 if the time pass has not got there, or a negative error
+ * code. */
+static int stall_walk(const struct idx *idx, const struct img *img, size_t seg,
+		      struct stall_acc *gaps, struct stall_acc *pers)
+{
+	struct stall_walk w = { .seg = seg, .gaps = gaps, .pers = pers };
+	struct idx_seek sk, nx;
+	struct img_cursor cur;
+	struct tm_carry c;
+	struct tm_period p;
+	struct pkt pkt;
+	uint64_t end = img->size;
+	int r;
+
+	if (idx_seek(idx, seg, &sk))
+		return -pte_invalid;
+	if (seg + 1 < idx_nseeks(idx) && !idx_seek(idx, seg + 1, &nx))
+		end = nx.offset;
+	if (seg) {
+		r = idx_last_timing(idx, seg - 1, &w.prev);
+		if (r > 0 || (r < 0 && r != -pte_no_time))
+			return r;
+		w.has_prev = !r;
+	}
+	tm_init(&w.tm, idx_config(idx));
+	r = idx_seek_carry(idx, seg, &c);
+	if (r)
+		return r;
+	tm_restore(&w.tm, &c);
+	w.mtc = stall_mtc_timed(idx_config(idx));
+	tm_last_period(&w.tm, &p);
+	w.pseq = p.seq;
+	if (img_gap_at(img, sk.offset))
+		tm_gap(&w.tm);
+	if (img_cursor_init(&cur, img, sk.offset) < 0)
+		return 0;
+	while (img_cursor_offset(&cur) < end) {
+		r = img_cursor_next(&cur, &pkt);
+		if (r == -pte_eos)
+			return 0;
+		if (cur.gap) {
+			cur.gap = 0;
+			tm_gap(&w.tm);
+		}
+		if (r >= 0 && pkt.offset + pkt.size > end)
+			r = -pte_truncated;
+		if (r < 0)
+			return 0;	/* as the time pass: the rest is lost */
+		r = stall_packet(&w, &pkt);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int stall_segment(const struct idx *idx, const struct img *img, size_t seg,
+		  enum stall_kind kind, struct stall **out, size_t *n)
+{
+	struct stall_acc a = { 0 };
+	int r;
+
+	if (!idx || !img || !out || !n)
+		return -pte_invalid;
+	*out = NULL;
+	*n = 0;
+	r = stall_walk(idx, img, seg, kind == STALL_GAP ? &a : NULL,
+		       kind == STALL_GAP ? NULL : &a);
+	if (r) {
+		free(a.v);
+		return r;
+	}
+	*out = a.v;
+	*n = a.n;
+	return 0;
+}
+
+/* Insert @s into the @want best of @v (*@nv so far, sorted). */
+static void stall_keep(enum stall_kind kind, struct stall *v, size_t *nv,
+		       size_t want, const struct stall *s)
+{
+	size_t k;
+
+	if (*nv == want && !stall_before(kind, s, &v[want - 1]))
+		return;
+	k = *nv < want ? (*nv)++ : want - 1;
+	while (k > 0 && stall_before(kind, s, &v[k - 1])) {
+		v[k] = v[k - 1];
+		k--;
+	}
+	v[k] = *s;
+}
+
+/* From the summaries: the @want segments whose largest gap ranks first
+ * into @gc (*@ngc, best first, each as that gap), the @want whose slowest
+ * period does into @pc (*@npc); *@partial counts segments without a time
+ * summary. */
+static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc,
+			     struct stall *pc, size_t *npc, size_t want, size_t *partial)
+{
+	size_t ns = idx_nseeks(idx), i;
+	struct idx_summary s;
+	struct stall c;
+
+	for (i = 0; i < ns; i++) {
+		/* the time pass's part alone: one read per segment */
+		if (idx_time_summary(idx, i, &s)) {
+			(*partial)++;
+			continue;
+		}
+		memset(&c, 0, sizeof(c));
+		c.seg = i;
+		if (s.has_gap) {
+			c.gap = s.max_gap;
+			c.at = s.gap_off;
+			stall_keep(STALL_GAP, gc, ngc, want, &c);
+		}
+		if (s.has_period) {
+			c.gap = 0;
+			c.per = s.slow_period;
+			c.at = s.slow_off;
+			stall_keep(STALL_PERIOD, pc, npc, want, &c);
+		}
+	}
+}
+
+/* Walk candidate segments @cand[0..@nc) (best first) in order into the
+ * @want best stalls of @kind @v (*@nv), until the next one's best cannot
+ * make the list.  Returns 0 or a negative error code. */
+static int stall_merge(const struct idx *idx, const struct img *img,
+		       enum stall_kind kind, const struct stall *cand, size_t nc,
+		       size_t want, struct stall *v, size_t *nv, size_t *walked)
+{
+	struct stall_acc a = { 0 };
+	size_t k, i;
+	int r = 0;
+
+	for (k = 0; k < nc; k++) {
+		/* everything in cand[k..] ranks at or after cand[k] */
+		if (*nv == want && !stall_before(kind, &cand[k], &v[want - 1]))
+			break;
+		a.n = 0;
+		r = stall_walk(idx, img, cand[k].seg, kind == STALL_GAP ? &a : NULL,
+			       kind == STALL_GAP ? NULL : &a);
+		if (r > 0)
+			r = 0;	/* not reached: its summary came, so it is */
+		if (r < 0)
+			break;
+		(*walked)++;
+		/* a walk that disagrees with its summary keeps the summary's */
+		if (!a.n)
+			stall_keep(kind, v, nv, want, &cand[k]);
+		for (i = 0; i < a.n; i++)
+			stall_keep(kind, v, nv, want, &a.v[i]);
+	}
+	free(a.v);
+	return r;
+}
+
+int stall_top(const struct idx *idx, const struct img *img, size_t want,
+	      struct stall_list *out)
+{
+	struct stall *gc, *pc;
+	size_t ngc = 0, npc = 0;
+	int r;
+
+	if (!idx || !img || !out || !want)
+		return -pte_invalid;
+	memset(out, 0, sizeof(*out));
+	gc = calloc(4 * want, sizeof(*gc));
+	if (!gc)
+		return -pte_nomem;
+	pc = gc + want;
+	out->gaps = pc + want;
+	out->pers = out->gaps + want;
+	stall_candidates(idx, gc, &ngc, pc, &npc, want, &out->partial);
+	r = stall_merge(idx, img, STALL_GAP, gc, ngc, want, out->gaps, &out->ngaps,
+			&out->walked);
+	if (!r)
+		r = stall_merge(idx, img, STALL_PERIOD, pc, npc, want, out->pers,
+				&out->npers, &out->walked);
+	/* out->gaps lies in gc's block: move it to the front, keep one */
+	memmove(gc, out->gaps, 2 * want * sizeof(*gc));
+	out->gaps = gc;
+	out->pers = gc + want;
+	if (r < 0) {
+		stall_list_free(out);
+		return r;
+	}
+	return 0;
+}
+
+void stall_list_free(struct stall_list *l)
+{
+	if (!l)
+		return;
+	free(l->gaps);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,73 @@
+/*
+ * stall -- the longest gaps between timing packets and the slowest clean
+ * periods of a whole trace, exactly (what :stalls lists).
+ *
+ * The index's time pass keeps, per PSB segment, only its largest gap and
+ * its slowest period (struct idx_summary).  Ranked by those, the top N
+ * segments hold every one of the N longest gaps (or slowest periods) of
+ * the trace: a stall outside them ranks after N segments' best ones.  So
+ * stall_top() reads every summary, then walks those segments (each from
+ * the index's time carry, as the time pass saw them) for all their gaps
+ * and periods and merges them, stopping early once the next segment's
+ * best cannot make the list: two slow periods in one segment both show.
+ *
+ * Order: the longer gap (the slower period: fewer cycles per tick,
+ * tm_period_cmp()) first, then the earlier packet.
+ */
+#ifndef STALL_H
+#define STALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "index.h"
+#include "tm.h"
+
+enum stall_kind { STALL_GAP, STALL_PERIOD };
+
+/* One gap or one period. */
+struct stall {
+	uint64_t at;		/* the timing packet ending it */
+	size_t seg;		/* the segment holding that packet */
+	uint64_t gap;		/* STALL_GAP: TSC ticks since the timing
+				 * packet before (whole ticks) */
+	struct tm_period per;	/* STALL_PERIOD: its cycles and ticks (seq
+				 * 0) */
+};
+
+/* What stall_top() found. */
+struct stall_list {
+	struct stall *gaps;	/* the longest first, ngaps of them */
+	size_t ngaps;
+	struct stall *pers;	/* the slowest first */
+	size_t npers;
+	size_t partial;		/* segments the time pass had not reached
+				 * (left out) */
+	size_t walked;		/* segments walked for the merge */
+};
+
+/* The @want longest gaps and the @want slowest periods of the trace @img
+ * indexed by @idx (whose time pass gives the summaries and carries), into
+ * @out (stall_list_free() it).
+ * It reads the mapping: call it where a SIGBUS is guarded against.
+ * Returns 0.
+ * Returns -pte_invalid if an argument is NULL or @want is 0.
+ * Returns -pte_nomem if out of memory (the lists are then empty). */
+int stall_top(const struct idx *idx, const struct img *img, size_t want,
+	      struct stall_list *out);
+
+/* Every gap (@kind STALL_GAP) or period ending in segment @seg, in
+ * packet order, into a new array *@out (free() it) of *@n.
+ * Returns 0, 1 if the time pass has not got there, -pte_invalid or
+ * -pte_nomem. */
+int stall_segment(const struct idx *idx, const struct img *img, size_t seg,
+		  enum stall_kind kind, struct stall **out, size_t *n);
+
+/* Whether @a ranks before @b (both of @kind). */
+int stall_before(enum stall_kind kind, const struct stall *a, const struct stall *b);
+
+/* Free @l's arrays (NULL is fine); @l is then empty. */
+void stall_list_free(struct stall_list *l);
+
+#endif /* STALL_H */

@@ -1,0 +1,372 @@
+/* test_stall -- the N longest gaps and slowest periods of a trace
+ * (decoder/stall.h): a segment's walk agrees with its index summary, and
+ * stall_top() equals sorting every gap and period of every segment, on
+ * ptgen traces and on one with the two slowest periods planted in one
+ * segment (and two long gaps in another), which the summaries alone,
+ * keeping one per segment, would miss. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "index.h"
+#include "pkt.h"
+#include "stall.h"
+#include "tm.h"
+
+/* ptgen's default timing configuration (--print-config). */
+static void gen_cfg(struct tm_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(tm_config_option(c, "--mtc-freq", "3"), 1);
+	assert_int_equal(tm_config_option(c, "--nom-freq", "12"), 1);
+	assert_int_equal(tm_config_option(c, "--cpuid-0x15.eax", "2"), 1);
+	assert_int_equal(tm_config_option(c, "--cpuid-0x15.ebx", "100"), 1);
+}
+
+/* ptgen @args into a malloc'ed buffer (*@n bytes); NULL without ptgen. */
+static uint8_t *gen(const char *args, size_t *n)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024], path[] = "/tmp/test_stall.XXXXXX";
+	uint8_t *d = NULL;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s -o %s 2>/dev/null",
+		 build ? build : "build", args, path);
+	if (system(cmd) == 0)
+		d = helpers_read_file(path, n);
+	unlink(path);
+	snprintf(cmd, sizeof(cmd), "%s.options", path);
+	unlink(cmd);
+	return d;
+}
+
+struct trace {
+	struct img img;
+	struct img_span span;
+	struct idx *idx;
+	struct tm_config cfg;
+};
+
+static void tr_index(struct trace *t, uint8_t *d, size_t n)
+{
+	gen_cfg(&t->cfg);
+	img_init_flat(&t->img, &t->span, d, n);
+	assert_int_equal(idx_new(&t->idx, &t->img, &t->cfg), 0);
+	assert_int_equal(idx_build(t->idx), 0);
+}
+
+/* Every stall of @kind in the trace, sorted best first, into *@n. */
+static struct stall *all_sorted(struct trace *t, enum stall_kind kind, size_t *n)
+{
+	struct stall *all = NULL, *v;
+	size_t i, k, nv, na = 0;
+
+	for (i = 0; i < idx_nseeks(t->idx); i++) {
+		assert_int_equal(stall_segment(t->idx, &t->img, i, kind, &v, &nv), 0);
+		all = realloc(all, (na + nv + 1) * sizeof(*all));
+		assert_non_null(all);
+		memcpy(all + na, v, nv * sizeof(*v));
+		na += nv;
+		free(v);
+	}
+	/* insertion sort: a few thousand at most */
+	for (i = 1; i < na; i++) {
+		struct stall x = all[i];
+
+		for (k = i; k > 0 && stall_before(kind, &x, &all[k - 1]); k--)
+			all[k] = all[k - 1];
+		all[k] = x;
+	}
+	*n = na;
+	return all;
+}
+
+/* stall_top(@want) = the first @want of every stall sorted.  Returns how
+ * many of the first @want share a segment with an earlier one. */
+static size_t check_top(struct trace *t, size_t want)
+{
+	struct stall_list l;
+	struct stall *all[2];
+	size_t na[2], i, k, shared = 0;
+
+	assert_int_equal(stall_top(t->idx, &t->img, want, &l), 0);
+	assert_int_equal(l.partial, 0);
+	all[0] = all_sorted(t, STALL_GAP, &na[0]);
+	all[1] = all_sorted(t, STALL_PERIOD, &na[1]);
+	assert_int_equal(l.ngaps, na[0] < want ? na[0] : want);
+	assert_int_equal(l.npers, na[1] < want ? na[1] : want);
+	for (i = 0; i < l.ngaps; i++) {
+		assert_int_equal(l.gaps[i].at, all[0][i].at);
+		assert_int_equal(l.gaps[i].gap, all[0][i].gap);
+		assert_int_equal(l.gaps[i].seg, all[0][i].seg);
+	}
+	for (i = 0; i < l.npers; i++) {
+		assert_int_equal(l.pers[i].at, all[1][i].at);
+		assert_memory_equal(&l.pers[i].per, &all[1][i].per, sizeof(l.pers[i].per));
+		for (k = 0; k < i; k++)
+			if (l.pers[k].seg == l.pers[i].seg) {
+				shared++;
+				break;
+			}
+	}
+	for (i = 0; i < l.ngaps; i++)
+		for (k = 0; k < i; k++)
+			if (l.gaps[k].seg == l.gaps[i].seg) {
+				shared++;
+				break;
+			}
+	free(all[0]);
+	free(all[1]);
+	stall_list_free(&l);
+	return shared;
+}
+
+/* Each segment's walk finds the largest gap and the slowest period its
+ * summary holds, at the same packets. */
+static void check_summaries(struct trace *t)
+{
+	size_t i, k, n;
+	struct stall *v;
+
+	for (i = 0; i < idx_nseeks(t->idx); i++) {
+		struct idx_summary s;
+		size_t best = 0;
+
+		assert_int_equal(idx_time_summary(t->idx, i, &s), 0);
+		assert_int_equal(stall_segment(t->idx, &t->img, i, STALL_GAP, &v, &n), 0);
+		assert_int_equal(n > 0, s.has_gap);
+		for (k = 1; k < n; k++)
+			if (stall_before(STALL_GAP, &v[k], &v[best]))
+				best = k;
+		if (n) {
+			assert_int_equal(v[best].gap, s.max_gap);
+			assert_int_equal(v[best].at, s.gap_off);
+		}
+		free(v);
+		assert_int_equal(stall_segment(t->idx, &t->img, i, STALL_PERIOD, &v, &n), 0);
+		assert_int_equal(n > 0, s.has_period);
+		best = 0;
+		for (k = 1; k < n; k++)
+			if (stall_before(STALL_PERIOD, &v[k], &v[best]))
+				best = k;
+		if (n) {
+			assert_int_equal(tm_period_cmp(&v[best].per, &s.slow_period), 0);
+			assert_int_equal(v[best].per.ticks, s.slow_period.ticks);
+			assert_int_equal(v[best].at, s.slow_off);
+		}
+		free(v);
+	}
+}
+
+static void test_null(void **state)
+{
+	struct stall_list l;
+	struct stall *v;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(stall_top(NULL, NULL, 5, &l), -pte_invalid);
+	assert_int_equal(stall_segment(NULL, NULL, 0, STALL_GAP, &v, &n), -pte_invalid);
+	stall_list_free(NULL);
+}
+
+/* ptgen traces: walks = summaries, top = sorted, for several N. */
+static void test_gen(void **state)
+{
+	static const char *const gens[] = {
+		"--seed 3 --size 512KiB --ovf-rate 0.001",
+		"--seed 5 --size 512KiB --mix tip --exstop-rate 0.001",
+	};
+	size_t g, n;
+
+	(void)state;
+	for (g = 0; g < sizeof(gens) / sizeof(gens[0]); g++) {
+		struct trace t;
+		uint8_t *d = gen(gens[g], &n);
+
+		if (!d) {
+			printf("skipped: no ptgen in $BUILD/tools\n");
+			return;
+		}
+		tr_index(&t, d, n);
+		check_summaries(&t);
+		check_top(&t, 1);
+		check_top(&t, 7);
+		check_top(&t, 40);
+		idx_free(t.idx);
+		free(d);
+	}
+}
+
+/* The CYCs between the MTCs at packets @a and @b (pk[], offsets) made 1
+ * cycle each (the same bytes long): a slow period. */
+static void slow_down(uint8_t *d, const struct pkt *pk, size_t a, size_t b)
+{
+	size_t k, e;
+
+	for (k = a + 1; k < b; k++) {
+		if (pk[k].type != PKT_CYC)
+			continue;
+		d[pk[k].offset] = (uint8_t)((1 << 3) | (pk[k].size > 1 ? 4 : 0) | 3);
+		for (e = 1; e < pk[k].size; e++)
+			d[pk[k].offset + e] = e < pk[k].size - 1 ? 1 : 0;
+	}
+}
+
+/* Whether packets (@a, @b) of pk[] hold a CYC and nothing that would keep
+ * the period from being measured (or end the segment). */
+static int clean_between(const struct pkt *pk, size_t a, size_t b)
+{
+	size_t k;
+	int cyc = 0;
+
+	for (k = a + 1; k < b; k++) {
+		switch (pk[k].type) {
+		case PKT_CYC:
+			cyc = 1;
+			break;
+		case PKT_PSB: case PKT_PSBEND: case PKT_OVF: case PKT_EXSTOP:
+		case PKT_PWRE: case PKT_PWRX: case PKT_CBR: case PKT_TSC:
+		case PKT_TMA: case PKT_MWAIT:
+			return 0;
+		default:
+			break;
+		}
+	}
+	return cyc;
+}
+
+/* TSC packet @k (outside PSB+) moved @add ticks forward. */
+static void tsc_forward(uint8_t *d, const struct pkt *pk, size_t k, uint64_t add)
+{
+	uint64_t v = pk[k].u.tsc + add;
+	int e;
+
+	assert_int_equal(d[pk[k].offset], 0x19);
+	for (e = 0; e < 7; e++)
+		d[pk[k].offset + 1 + e] = (uint8_t)(v >> (8 * e));
+}
+
+/* Two slow periods planted in one segment (two MTC periods in a row, all
+ * their CYCs 1 cycle) and two long gaps in another (two TSCs outside
+ * PSB+ moved forward): stall_top(2) lists both of each, which one per
+ * segment from the summaries could not. */
+static void test_planted(void **state)
+{
+	struct pkt_decoder dec;
+	struct pkt *pk;
+	struct trace t, tg;
+	struct stall_list l;
+	uint8_t *g;
+	size_t n, np = 0, cap = 1 << 16, k, m[3], nm;
+	size_t planted = 0;
+	uint8_t *d = gen("--seed 8 --size 256KiB --ovf-rate 0", &n);
+
+
+	(void)state;
+	if (!d) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		return;
+	}
+	pk = malloc(cap * sizeof(*pk));
+	g = malloc(n);
+	assert_non_null(pk);
+	assert_non_null(g);
+	memcpy(g, d, n);	/* the gaps go into a copy */
+	assert_int_equal(pkt_decoder_init(&dec, d, d + n, 0), 0);
+	assert_int_equal(pkt_sync_forward(&dec), 0);
+	while (np < cap && pkt_next(&dec, &pk[np]) >= 0)
+		np++;
+	/* three MTCs in a row, payloads consecutive, clean between, past
+	 * the middle: slow down both periods */
+	for (k = np / 2, nm = 0; k < np && !planted; k++) {
+		if (pk[k].type == PKT_PSB)
+			nm = 0;
+		if (pk[k].type != PKT_MTC)
+			continue;
+		if (nm && (((unsigned)pk[m[nm - 1]].u.mtc + 1) & 0xff) != pk[k].u.mtc)
+			nm = 0;
+		if (nm && !clean_between(pk, m[nm - 1], k))
+			nm = 0;
+		m[nm++] = k;
+		if (nm == 3) {
+			slow_down(d, pk, m[0], m[1]);
+			slow_down(d, pk, m[1], m[2]);
+			planted = 1;
+		}
+	}
+	assert_true(planted);
+	/* in the copy, two TSCs outside PSB+ in one segment (a TSC to TSC
+	 * period of the jump would be slower than the planted ones) */
+	for (k = np / 4, nm = 1, planted = 0; k < np && planted < 2; k++) {
+		if (pk[k].type == PKT_PSB) {
+			nm = 1;
+			planted = 0;
+		} else if (pk[k].type == PKT_PSBEND) {
+			nm = 0;
+		} else if (pk[k].type == PKT_TSC && !nm) {
+			m[planted++] = k;
+		}
+	}
+	assert_int_equal(planted, 2);
+	tsc_forward(g, pk, m[0], 1ull << 28);
+	tsc_forward(g, pk, m[1], 1ull << 30);
+	tr_index(&tg, g, n);
+	assert_int_equal(stall_top(tg.idx, &tg.img, 2, &l), 0);
+	assert_int_equal(l.ngaps, 2);
+	assert_int_equal(l.gaps[0].at, pk[m[1]].offset);
+	assert_int_equal(l.gaps[1].at, pk[m[0]].offset);
+	assert_int_equal(l.gaps[0].seg, l.gaps[1].seg);
+	stall_list_free(&l);
+	assert_true(check_top(&tg, 2) >= 1);
+	check_top(&tg, 10);
+	idx_free(tg.idx);
+	free(g);
+	tr_index(&t, d, n);
+	/* the periods: the MTCs found above, again */
+	for (k = np / 2, nm = 0, planted = 0; k < np && !planted; k++) {
+		if (pk[k].type == PKT_PSB)
+			nm = 0;
+		if (pk[k].type != PKT_MTC)
+			continue;
+		if (nm && (((unsigned)pk[m[nm - 1]].u.mtc + 1) & 0xff) != pk[k].u.mtc)
+			nm = 0;
+		if (nm && !clean_between(pk, m[nm - 1], k))
+			nm = 0;
+		m[nm++] = k;
+		planted = nm == 3;
+	}
+	assert_int_equal(stall_top(t.idx, &t.img, 2, &l), 0);
+	assert_int_equal(l.npers, 2);
+	/* the two planted periods, ending at the second and third MTC */
+	assert_true((l.pers[0].at == pk[m[1]].offset && l.pers[1].at == pk[m[2]].offset) ||
+		    (l.pers[0].at == pk[m[2]].offset && l.pers[1].at == pk[m[1]].offset));
+	assert_int_equal(l.pers[0].seg, l.pers[1].seg);
+	stall_list_free(&l);
+	assert_true(check_top(&t, 2) >= 1);
+	check_top(&t, 10);
+	idx_free(t.idx);
+	free(pk);
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_gen),
+		cmocka_unit_test(test_planted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
