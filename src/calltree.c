@@ -6,81 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calltree_int.h"
 #include "ptdec.h"
 #include "symfmt.h"
-
-#define CT_MAX_DEPTH	1024	/* frames kept; deeper calls are counted in
-				 * the deepest (see ct_truncated()) */
-#define CT_PARTS	16	/* nodes (functions) a run is split between;
-				 * more are lumped into the last */
-#define CT_IPC		4096	/* instructions whose function is kept (a
-				 * power of two) */
-
-/* A frame of the call stack. */
-struct ct_frame {
-	uint32_t node;
-	uint64_t tsc;		/* at the call, if have_tsc */
-	uint8_t have_tsc;
-};
-
-/* The call stack of one thread. */
-struct ct_stack {
-	uint64_t key;		/* the thread (ct_thread()) */
-	struct ct_frame *fr;
-	size_t depth, cap;
-	uint64_t lost_depth;	/* calls deeper than CT_MAX_DEPTH, open */
-	int pending;		/* its last instruction: CT_IC_CALL/RETURN/0 */
-};
-
-/* The instructions of the open run per node (or function). */
-struct ct_parts {
-	uint32_t id[CT_PARTS];
-	uint64_t n[CT_PARTS];
-	size_t nparts;
-	size_t last;		/* the part added to last (a run's instructions
-				 * mostly go to one) */
-};
-
-/* An instruction's function, kept: code without a symbol (a segment)
- * has no range that answers for its other instructions, and the lookup
- * by name costs hundreds of instructions per instruction. */
-struct ct_ipc {
-	uint64_t ip, asid;
-	uint32_t func;		/* its index + 1; 0: an empty slot */
-};
-
-/* A hash table from a 64-bit key (never 0) to an index. */
-struct ct_map {
-	uint64_t *key;
-	uint32_t *val;
-	size_t cap, n;		/* cap a power of two */
-};
-
-struct ct {
-	ct_resolve_fn resolve;
-	void *rctx;
-	struct ct_node *nodes;
-	size_t nnodes, cap_nodes;
-	struct ct_func *funcs;
-	size_t nfuncs, cap_funcs;
-	struct ct_map node_map;		/* (parent, func) -> node */
-	struct ct_map func_map;		/* (start, kind, name) -> func */
-	struct ct_stack *stacks;	/* one per thread; [0] the first */
-	size_t nstacks, cap_stacks;
-	struct ct_stack *st;	/* the current thread's */
-	int truncated;
-	/* the open run */
-	int in_run;
-	struct ct_cyc cyc;
-	uint64_t tsc;
-	uint8_t have_tsc;
-	struct ct_parts pn, pf;	/* its nodes and functions */
-	/* the last function resolved (a symbol's range answers again) */
-	uint64_t last_asid;
-	uint32_t last_func;
-	struct ct_ipc *ipc;	/* CT_IPC slots, by address */
-	int finished;
-};
 
 static uint64_t ct_mix(uint64_t k)
 {
@@ -133,7 +61,7 @@ static int ct_map_put(struct ct_map *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-static int ct_grow(void **p, size_t *cap, size_t n, size_t size)
+int ct_grow(void **p, size_t *cap, size_t n, size_t size)
 {
 	size_t c;
 	void *q;
@@ -149,7 +77,61 @@ static int ct_grow(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-int ct_new(struct ct **out, ct_resolve_fn resolve, void *ctx)
+/* A stack for thread @key (0 for the first), relative in a fragment. */
+static void ct_stack_init(const struct ct *ct, struct ct_stack *s, uint64_t key)
+{
+	memset(s, 0, sizeof(*s));
+	s->key = key;
+	s->level = CT_NONE;
+	if (ct->frag) {
+		s->relative = 1;
+		s->pending = CT_PEND_UNKNOWN;
+	}
+}
+
+/* A node with nothing in it, made at the end: its index, or CT_NONE. */
+static uint32_t ct_node_new(struct ct *ct)
+{
+	size_t cap = ct->cap_nodes;
+	struct ct_node *n;
+
+	if (ct_grow((void **)&ct->nodes, &ct->cap_nodes, ct->nnodes,
+		    sizeof(*ct->nodes)))
+		return CT_NONE;
+	if (ct->frag && (cap != ct->cap_nodes || !ct->groot)) {
+		uint32_t *g = realloc(ct->groot, ct->cap_nodes * sizeof(*g));
+
+		if (!g)
+			return CT_NONE;
+		ct->groot = g;
+	}
+	n = &ct->nodes[ct->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->parent = n->func = CT_NONE;
+	n->first_child = n->next_sibling = CT_NONE;
+	if (ct->frag)
+		ct->groot[ct->nnodes] = CT_ROOT;
+	return (uint32_t)ct->nnodes++;
+}
+
+static int ct_parts_init(struct ct_parts *p, int unbounded)
+{
+	p->id = malloc(CT_PARTS * sizeof(*p->id));
+	p->n = malloc(CT_PARTS * sizeof(*p->n));
+	p->cap = CT_PARTS;
+	p->unbounded = unbounded;
+	return p->id && p->n ? 0 : -pte_nomem;
+}
+
+static void ct_parts_free(struct ct_parts *p)
+{
+	free(p->id);
+	free(p->n);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ct_new() and ct_new_frag(). */
+static int ct_make(struct ct **out, ct_resolve_fn resolve, void *ctx, int frag)
 {
 	struct ct *ct;
 
@@ -161,34 +143,51 @@ int ct_new(struct ct **out, ct_resolve_fn resolve, void *ctx)
 	ct->resolve = resolve;
 	ct->rctx = ctx;
 	ct->last_func = CT_NONE;
-	/* the root */
-	if (ct_grow((void **)&ct->nodes, &ct->cap_nodes, 0, sizeof(*ct->nodes))) {
-		free(ct);
-		return -pte_nomem;
-	}
-	memset(&ct->nodes[0], 0, sizeof(ct->nodes[0]));
-	ct->nodes[0].parent = ct->nodes[0].func = CT_NONE;
-	ct->nodes[0].first_child = ct->nodes[0].next_sibling = CT_NONE;
-	ct->nnodes = 1;
+	ct->frag = frag;
 	ct->stacks = calloc(1, sizeof(*ct->stacks));
 	ct->ipc = calloc(CT_IPC, sizeof(*ct->ipc));
-	if (!ct->stacks || !ct->ipc) {
-		free(ct->stacks);
-		free(ct->ipc);
-		free(ct->nodes);
-		free(ct);
+	if (ct_node_new(ct) != CT_ROOT || !ct->stacks || !ct->ipc ||
+	    ct_parts_init(&ct->pn, frag) || ct_parts_init(&ct->pf, 0)) {
+		ct_free(ct);
 		return -pte_nomem;
 	}
 	ct->nstacks = ct->cap_stacks = 1;
 	ct->st = &ct->stacks[0];
+	ct_stack_init(ct, ct->st, 0);
+	ct->st->inherit = (uint8_t)frag;
 	*out = ct;
 	return 0;
+}
+
+int ct_new(struct ct **out, ct_resolve_fn resolve, void *ctx)
+{
+	return ct_make(out, resolve, ctx, 0);
+}
+
+int ct_new_frag(struct ct **out, ct_resolve_fn resolve, void *ctx)
+{
+	return ct_make(out, resolve, ctx, 1);
 }
 
 int ct_resolve_symfmt(void *sf, uint64_t asid, uint64_t ip,
 		      struct symfmt_fn *fn)
 {
 	return symfmt_function(sf, asid, ip, fn);
+}
+
+/* Free what only feeding needs (a finished fragment keeps the rest). */
+static void ct_free_feeding(struct ct *ct)
+{
+	free(ct->ipc);
+	free(ct->node_map.key);
+	free(ct->node_map.val);
+	free(ct->func_map.key);
+	free(ct->func_map.val);
+	memset(&ct->node_map, 0, sizeof(ct->node_map));
+	memset(&ct->func_map, 0, sizeof(ct->func_map));
+	ct->ipc = NULL;
+	ct_parts_free(&ct->pn);
+	ct_parts_free(&ct->pf);
 }
 
 void ct_free(struct ct *ct)
@@ -200,14 +199,62 @@ void ct_free(struct ct *ct)
 	for (i = 0; i < ct->nstacks; i++)
 		free(ct->stacks[i].fr);
 	free(ct->stacks);
-	free(ct->ipc);
+	ct_free_feeding(ct);
 	free(ct->nodes);
 	free(ct->funcs);
-	free(ct->node_map.key);
-	free(ct->node_map.val);
-	free(ct->func_map.key);
-	free(ct->func_map.val);
+	free(ct->groot);
+	free(ct->ops);
+	free(ct->ticks);
+	free(ct->xruns);
+	free(ct->xparts);
 	free(ct);
+}
+
+/* A name's hash: functions are matched by what they are, so trees fed
+ * from different resolvers (a fragment's, the tree it merges into) agree. */
+static uint64_t ct_hash_name(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+uint32_t ct_func_intern(struct ct *ct, const char *name, uint64_t start,
+			uint64_t end, uint8_t kind)
+{
+	struct ct_func *f;
+	uint64_t key;
+	uint32_t i;
+	size_t len;
+
+	key = ct_mix(start ^ ct_mix(ct_hash_name(name))) ^ kind;
+	key = key ? key : 1;
+	i = ct_map_get(&ct->func_map, key);
+	/* a collision of different functions: compare what they are */
+	while (i != CT_NONE && (ct->funcs[i].start != start ||
+				ct->funcs[i].kind != kind ||
+				strcmp(ct->funcs[i].name, name))) {
+		key = ct_mix(key) | 1;
+		i = ct_map_get(&ct->func_map, key);
+	}
+	if (i != CT_NONE)
+		return i;
+	if (ct_grow((void **)&ct->funcs, &ct->cap_funcs, ct->nfuncs,
+		    sizeof(*ct->funcs)) ||
+	    ct_map_put(&ct->func_map, key, (uint32_t)ct->nfuncs))
+		return CT_NONE;
+	i = (uint32_t)ct->nfuncs++;
+	f = &ct->funcs[i];
+	memset(f, 0, sizeof(*f));
+	f->name = name;
+	f->start = start;
+	f->end = end;
+	f->kind = kind;
+	len = strlen(name);
+	f->plt = kind == SYMFMT_FUNC && len > 4 && !strcmp(name + len - 4, "@plt");
+	return i;
 }
 
 /* The function of @ip in @asid: its index, or CT_NONE out of memory. */
@@ -216,7 +263,6 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 	struct symfmt_fn fn;
 	struct ct_func *f;
 	struct ct_ipc *c = &ct->ipc[ct_mix(ip ^ asid * 0x9e3779b97f4a7c15ull) & (CT_IPC - 1)];
-	uint64_t key;
 	uint32_t i;
 
 	if (ct->last_func != CT_NONE && ct->last_asid == asid) {
@@ -238,31 +284,9 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 	/* unknown code is one function: nothing tells its parts apart */
 	if (fn.kind == SYMFMT_NONE)
 		fn.start = 0;
-	key = ct_mix(fn.start ^ ct_mix((uint64_t)(uintptr_t)fn.name)) ^ fn.kind;
-	key = key ? key : 1;
-	i = ct_map_get(&ct->func_map, key);
-	/* a collision of different functions: compare what they are */
-	while (i != CT_NONE && (ct->funcs[i].start != fn.start ||
-				ct->funcs[i].kind != fn.kind ||
-				strcmp(ct->funcs[i].name, fn.name))) {
-		key = ct_mix(key) | 1;
-		i = ct_map_get(&ct->func_map, key);
-	}
-	if (i == CT_NONE) {
-		if (ct_grow((void **)&ct->funcs, &ct->cap_funcs, ct->nfuncs,
-			    sizeof(*ct->funcs)) ||
-		    ct_map_put(&ct->func_map, key, (uint32_t)ct->nfuncs))
-			return CT_NONE;
-		i = (uint32_t)ct->nfuncs++;
-		f = &ct->funcs[i];
-		memset(f, 0, sizeof(*f));
-		f->name = fn.name;
-		f->start = fn.start;
-		f->end = fn.end;
-		f->kind = fn.kind;
-		f->plt = fn.kind == SYMFMT_FUNC && strlen(fn.name) > 4 &&
-			 !strcmp(fn.name + strlen(fn.name) - 4, "@plt");
-	}
+	i = ct_func_intern(ct, fn.name, fn.start, fn.end, fn.kind);
+	if (i == CT_NONE)
+		return CT_NONE;
 	ct->last_asid = asid;
 	ct->last_func = i;
 	c->ip = ip;
@@ -271,10 +295,8 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 	return i;
 }
 
-/* The child of @parent for function @func, made if new (@offset its first
- * instruction's).  Returns its index, or CT_NONE out of memory. */
-static uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
-			 uint64_t offset)
+uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
+		  uint64_t offset)
 {
 	uint64_t key = ((uint64_t)parent << 32 | func) + 1;
 	struct ct_node *n, *p;
@@ -282,18 +304,19 @@ static uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
 
 	if (i != CT_NONE)
 		return i;
-	if (ct_grow((void **)&ct->nodes, &ct->cap_nodes, ct->nnodes,
-		    sizeof(*ct->nodes)) ||
-	    ct_map_put(&ct->node_map, key, (uint32_t)ct->nnodes))
+	i = ct_node_new(ct);
+	if (i == CT_NONE || ct_map_put(&ct->node_map, key, i)) {
+		if (i != CT_NONE)
+			ct->nnodes--;
 		return CT_NONE;
-	i = (uint32_t)ct->nnodes++;
+	}
 	n = &ct->nodes[i];
-	memset(n, 0, sizeof(*n));
 	n->parent = parent;
 	n->func = func;
-	n->first_child = n->next_sibling = CT_NONE;
 	n->depth = ct->nodes[parent].depth + 1;
 	n->offset = offset;
+	if (ct->frag)
+		ct->groot[i] = ct->groot[parent];
 	/* children in order of first call: append */
 	p = &ct->nodes[parent];
 	if (p->first_child == CT_NONE) {
@@ -307,21 +330,34 @@ static uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
 	return i;
 }
 
-/* Add @n instructions of @id (a node or function) to the open run's. */
-static void ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n)
+int ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n)
 {
 	size_t i;
 
 	if (p->last < p->nparts && p->id[p->last] == id) {
 		p->n[p->last] += n;
-		return;
+		return 0;
 	}
 	for (i = 0; i < p->nparts && p->id[i] != id; i++)
 		;
 	if (i == p->nparts) {
-		if (p->nparts == CT_PARTS)
+		if (p->nparts == CT_PARTS && !p->unbounded) {
 			i = CT_PARTS - 1;	/* lumped with the last */
-		else {
+		} else {
+			if (p->nparts == p->cap) {
+				size_t c = 2 * p->cap;
+				uint32_t *id2 = realloc(p->id, c * sizeof(*id2));
+				uint64_t *n2;
+
+				if (!id2)
+					return -pte_nomem;
+				p->id = id2;
+				n2 = realloc(p->n, c * sizeof(*n2));
+				if (!n2)
+					return -pte_nomem;
+				p->n = n2;
+				p->cap = c;
+			}
 			p->id[i] = id;
 			p->n[i] = 0;
 			p->nparts++;
@@ -329,15 +365,22 @@ static void ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n)
 	}
 	p->n[i] += n;
 	p->last = i;
+	return 0;
 }
 
-/* Give the run's cycles @c (NULL: unknown) to the parts' sums. */
+/* Give the run's cycles @c (NULL: unknown) to the parts' sums: the
+ * nodes' (or the functions' if @funcs).  Parts past CT_PARTS are lumped
+ * into the last kept, as if added so. */
 static void ct_parts_give(struct ct *ct, struct ct_parts *p, int funcs,
 			  const struct ct_cyc *c)
 {
 	uint64_t total = 0, lo_left, hi_left, hi;
 	size_t i;
 
+	for (i = CT_PARTS; i < p->nparts; i++)
+		p->n[CT_PARTS - 1] += p->n[i];
+	if (p->nparts > CT_PARTS)
+		p->nparts = CT_PARTS;
 	for (i = 0; i < p->nparts; i++)
 		total += p->n[i];
 	hi = c && (c->flags & CT_C_HI) ? c->hi : c ? c->lo : 0;
@@ -373,21 +416,63 @@ static void ct_parts_give(struct ct *ct, struct ct_parts *p, int funcs,
 	p->nparts = 0;
 }
 
-/* Close the open run. */
-static void ct_close_run(struct ct *ct)
+int ct_parts_close_nodes(struct ct *ct, struct ct_parts *p,
+			 const struct ct_cyc *c)
+{
+	struct ct_xrun *x;
+	size_t i;
+
+	if (ct->frag) {
+		for (i = 1; i < p->nparts; i++)
+			if (ct->groot[p->id[i]] != ct->groot[p->id[0]])
+				break;
+	}
+	if (!ct->frag || i >= p->nparts) {
+		ct_parts_give(ct, p, 0, c);
+		return 0;
+	}
+	/* split at the merge, where the parts' nodes are known */
+	if (ct_grow((void **)&ct->xruns, &ct->cap_xruns, ct->nxruns,
+		    sizeof(*ct->xruns)))
+		return -pte_nomem;
+	while (ct->nxparts + p->nparts > ct->cap_xparts)
+		if (ct_grow((void **)&ct->xparts, &ct->cap_xparts,
+			    ct->cap_xparts, sizeof(*ct->xparts)))
+			return -pte_nomem;
+	x = &ct->xruns[ct->nxruns++];
+	memset(x, 0, sizeof(*x));
+	if (c) {
+		x->cyc = *c;
+		x->have_cyc = 1;
+	}
+	x->first = (uint32_t)ct->nxparts;
+	x->n = (uint32_t)p->nparts;
+	for (i = 0; i < p->nparts; i++) {
+		ct->xparts[ct->nxparts].node = p->id[i];
+		ct->xparts[ct->nxparts++].n = p->n[i];
+	}
+	p->nparts = 0;
+	return 0;
+}
+
+int ct_close_run(struct ct *ct)
 {
 	const struct ct_cyc *c = ct->in_run ? &ct->cyc : NULL;
 
-	ct_parts_give(ct, &ct->pn, 0, c);
-	ct_parts_give(ct, &ct->pf, 1, c);
 	ct->in_run = 0;
+	ct_parts_give(ct, &ct->pf, 1, c);
+	return ct_parts_close_nodes(ct, &ct->pn, c);
 }
 
 int ct_run(struct ct *ct, const struct ct_cyc *cyc, uint64_t tsc, int have_tsc)
 {
+	int ret;
+
 	if (!ct || ct->finished)
 		return -pte_invalid;
-	ct_close_run(ct);
+	ret = ct_close_run(ct);
+	if (ret < 0)
+		return ret;
 	ct->in_run = 1;
 	if (cyc)
 		ct->cyc = *cyc;
@@ -404,68 +489,136 @@ int ct_run(struct ct *ct, const struct ct_cyc *cyc, uint64_t tsc, int have_tsc)
 }
 
 /* Pop the current thread's top frame, adding its time. */
-static void ct_pop(struct ct *ct)
+static int ct_pop(struct ct *ct)
 {
 	struct ct_frame *fr = &ct->st->fr[--ct->st->depth];
 
-	if (fr->have_tsc && ct->have_tsc && ct->tsc >= fr->tsc)
+	if (fr->have_tsc && ct->have_tsc && ct->tsc >= fr->tsc) {
 		ct->nodes[fr->node].tsc_ticks += ct->tsc - fr->tsc;
+	} else if (ct->frag && !fr->have_tsc && ct->have_tsc) {
+		/* called at the TSC before the fragment: count at the merge */
+		if (ct_grow((void **)&ct->ticks, &ct->cap_ticks, ct->nticks,
+			    sizeof(*ct->ticks)))
+			return -pte_nomem;
+		ct->ticks[ct->nticks].node = fr->node;
+		ct->ticks[ct->nticks++].tsc = ct->tsc;
+	}
+	return 0;
 }
 
-/* Push a frame for node @node.  Returns 0 or -pte_nomem. */
-static int ct_push(struct ct *ct, uint32_t node)
+int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc)
 {
 	struct ct_stack *s = ct->st;
 	struct ct_frame *fr;
 
+	if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
+		s->lost_depth++;
+		ct->truncated = 1;
+		return 0;
+	}
 	if (ct_grow((void **)&s->fr, &s->cap, s->depth, sizeof(*s->fr)))
 		return -pte_nomem;
 	fr = &s->fr[s->depth++];
-
 	fr->node = node;
-	fr->tsc = ct->tsc;
-	fr->have_tsc = ct->have_tsc;
+	fr->tsc = tsc;
+	fr->have_tsc = have_tsc;
 	return 0;
 }
 
-/* Move in the tree for the instruction of function @func after a call or
- * return (ct->pending).  Returns 0 or -pte_nomem. */
-static int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
+uint32_t ct_stack_top(const struct ct *ct)
+{
+	const struct ct_stack *s = ct->st;
+
+	return s->depth ? s->fr[s->depth - 1].node : s->level;
+}
+
+/* Record an op of the current thread (a fragment's), the TSC now. */
+static struct ct_op *ct_op_add(struct ct *ct, uint8_t kind)
+{
+	struct ct_op *op;
+
+	if (ct_grow((void **)&ct->ops, &ct->cap_ops, ct->nops, sizeof(*ct->ops)))
+		return NULL;
+	op = &ct->ops[ct->nops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->stack = (uint32_t)(ct->st - ct->stacks);
+	op->tsc = ct->tsc;
+	op->have_tsc = ct->have_tsc;
+	op->func = op->node = CT_NONE;
+	return op;
+}
+
+/* A move at a fragment's base (see calltree_int.h): the instruction of
+ * @func lands in a new level node. */
+static int ct_move_base(struct ct *ct, uint32_t func, uint64_t offset)
 {
 	struct ct_stack *s = ct->st;
+	struct ct_op *op = ct_op_add(ct, CT_OP_MOVE);
 	uint32_t node;
 
+	if (!op)
+		return -pte_nomem;
+	node = ct_node_new(ct);
+	if (node == CT_NONE)
+		return -pte_nomem;
+	op->func = func;
+	op->node = node;
+	op->offset = offset;
+	op->pending = (int8_t)s->pending;
+	ct->groot[node] = node;
+	ct->nodes[node].offset = offset;
+	s->level = node;
+	/* through a PLT stub, a pending call may still be pending */
+	s->pending = s->pending == CT_PEND_UNKNOWN && ct->funcs[func].plt ?
+		     CT_PEND_UNKNOWN : 0;
+	return 0;
+}
+
+int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
+{
+	struct ct_stack *s = ct->st;
+	int top = s->depth || s->level != CT_NONE;
+	uint32_t node;
+
+	if (s->pending == CT_PEND_UNKNOWN ||
+	    (s->pending == CT_IC_RETURN && !s->depth && s->level != CT_NONE))
+		return ct_move_base(ct, func, offset);
 	/* a call through a PLT stub calls where the stub jumps: the stub's
 	 * instructions are the caller's */
-	if (s->pending == CT_IC_CALL && s->depth && ct->funcs[func].plt)
+	if (s->pending == CT_IC_CALL && top && ct->funcs[func].plt)
 		return 0;
-	if (s->pending == CT_IC_CALL && s->depth) {
+	if (s->pending == CT_IC_CALL && top) {
 		s->pending = 0;
 		if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
 			s->lost_depth++;
 			ct->truncated = 1;
 			return 0;
 		}
-		node = ct_child(ct, s->fr[s->depth - 1].node, func, offset);
+		node = ct_child(ct, ct_stack_top(ct), func, offset);
 		if (node == CT_NONE)
 			return -pte_nomem;
 		ct->nodes[node].calls++;
 		ct->funcs[func].calls++;
-		return ct_push(ct, node);
+		return ct_push_at(ct, node, ct->tsc, ct->have_tsc);
 	}
 	if (s->pending == CT_IC_RETURN && s->depth) {
-		if (s->lost_depth)
+		if (s->lost_depth) {
 			s->lost_depth--;
-		else
-			ct_pop(ct);
+		} else {
+			int ret = ct_pop(ct);
+
+			if (ret < 0)
+				return ret;
+		}
 	}
 	s->pending = 0;
 	/* the first instruction, or a return above where the range began */
-	if (!s->depth) {
+	if (!s->depth && s->level == CT_NONE) {
 		node = ct_child(ct, CT_ROOT, func, offset);
 		if (node == CT_NONE)
 			return -pte_nomem;
-		return ct_push(ct, node);
+		return ct_push_at(ct, node, ct->tsc, ct->have_tsc);
 	}
 	return 0;
 }
@@ -483,11 +636,12 @@ static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t n,
 	ret = ct_move(ct, func, offset);
 	if (ret < 0)
 		return ret;
-	node = ct->st->fr[ct->st->depth - 1].node;
+	node = ct_stack_top(ct);
 	ct->nodes[node].insns_self += n;
 	ct->funcs[func].insns += n;
-	ct_parts_add(&ct->pn, node, n);
-	ct_parts_add(&ct->pf, func, n);
+	if ((ret = ct_parts_add(&ct->pn, node, n)) < 0 ||
+	    (ret = ct_parts_add(&ct->pf, func, n)) < 0)
+		return ret;
 	if (iclass == CT_IC_CALL || iclass == CT_IC_RETURN)
 		ct->st->pending = iclass;
 	return 0;
@@ -575,47 +729,71 @@ int ct_block(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 	return 0;
 }
 
-/* Forget the current thread's stack, closing its calls. */
-static void ct_forget(struct ct *ct)
+int ct_forget(struct ct *ct)
 {
-	while (ct->st->depth)
-		ct_pop(ct);
-	ct->st->lost_depth = 0;
-	ct->st->pending = 0;
+	struct ct_stack *s = ct->st;
+	int ret;
+
+	while (s->depth)
+		if ((ret = ct_pop(ct)) < 0)
+			return ret;
+	/* the merged-into tree's frames are closed at the merge */
+	if (s->relative && !ct_op_add(ct, CT_OP_BREAK))
+		return -pte_nomem;
+	s->lost_depth = 0;
+	s->pending = 0;
+	s->relative = 0;
+	s->level = CT_NONE;
+	return 0;
+}
+
+long ct_stack_of(struct ct *ct, uint64_t key)
+{
+	struct ct_stack *old = ct->stacks, *s;
+	size_t i, cur = (size_t)(ct->st - old);
+
+	for (i = 0; i < ct->nstacks; i++)
+		if (old[i].key == key && !old[i].inherit)
+			return (long)i;
+	if (ct->nstacks == ct->cap_stacks) {
+		/* not realloc: ct->st points into the old array */
+		s = malloc(2 * ct->cap_stacks * sizeof(*s));
+		if (!s)
+			return -pte_nomem;
+		memcpy(s, old, ct->nstacks * sizeof(*s));
+		ct->stacks = s;
+		ct->st = &s[cur];
+		ct->cap_stacks *= 2;
+		free(old);
+	}
+	ct_stack_init(ct, &ct->stacks[i], key);
+	ct->nstacks++;
+	return (long)i;
 }
 
 int ct_thread(struct ct *ct, uint64_t key)
 {
-	size_t i;
+	long i;
 
 	if (!ct || ct->finished)
 		return -pte_invalid;
-	if (ct->st->key == key)
+	if (ct->st->key == key && !ct->st->inherit)
 		return 0;
-	for (i = 0; i < ct->nstacks && ct->stacks[i].key != key; i++)
-		;
-	if (i == ct->nstacks) {
-		size_t cur = (size_t)(ct->st - ct->stacks);
-
-		if (ct_grow((void **)&ct->stacks, &ct->cap_stacks, ct->nstacks,
-			    sizeof(*ct->stacks)))
-			return -pte_nomem;
-		ct->st = &ct->stacks[cur];
-		memset(&ct->stacks[i], 0, sizeof(ct->stacks[i]));
-		ct->stacks[i].key = key;
-		ct->nstacks++;
-	}
+	i = ct_stack_of(ct, key);
+	if (i < 0)
+		return (int)i;
 	ct->st = &ct->stacks[i];
 	return 0;
 }
 
 int ct_break(struct ct *ct)
 {
+	int ret;
+
 	if (!ct || ct->finished)
 		return -pte_invalid;
-	ct_close_run(ct);
-	ct_forget(ct);
-	return 0;
+	ret = ct_close_run(ct);
+	return ret < 0 ? ret : ct_forget(ct);
 }
 
 static void ct_sum_add(struct ct_sum *to, const struct ct_sum *s)
@@ -627,13 +805,27 @@ static void ct_sum_add(struct ct_sum *to, const struct ct_sum *s)
 	to->flags |= s->flags;
 }
 
+/* Finish fragment @ct: its open frames stay, for the merge; what only
+ * feeding needs goes. */
+static int ct_finish_frag(struct ct *ct)
+{
+	ct_free_feeding(ct);
+	ct->finished = 1;
+	return 0;
+}
+
 int ct_finish(struct ct *ct)
 {
 	size_t i;
+	int ret;
 
 	if (!ct || ct->finished)
 		return -pte_invalid;
-	ct_close_run(ct);
+	ret = ct_close_run(ct);
+	if (ret < 0)
+		return ret;
+	if (ct->frag)
+		return ct_finish_frag(ct);
 	for (i = 0; i < ct->nstacks; i++) {
 		ct->st = &ct->stacks[i];
 		ct_forget(ct);

@@ -199,6 +199,83 @@ const struct ct_func *ct_func(const struct ct *ct, uint32_t i);
  * counted in the deepest node kept). */
 int ct_truncated(const struct ct *ct);
 
+/*
+ * Fragments: the tree of one piece of a flow, fed where the call stacks
+ * are unknown, to be merged into the tree (or a bigger fragment) of what
+ * came before it.  Merging the fragments of pieces P1..Pn of a flow in
+ * order into an empty tree, then ct_finish(), gives the tree and flat
+ * profile of feeding the whole flow to one tree, every field, if:
+ *   - the pieces are cut where no run is open: a piece's first
+ *     instructions before its ct_run() have unknown cycles, as in any
+ *     tree (cut at a PSB, where a run ends: a run belongs to the piece
+ *     that fed it);
+ *   - no stack goes deeper than the tree keeps (else the calls past it
+ *     are folded into the deepest node kept, as ct does, and ct_truncated()
+ *     says so, but the shares of runs split between folded nodes, and the
+ *     depth it starts at, may differ from the whole flow's).
+ * Merging is associative: (P1 + P2) + P3 gives P1 + (P2 + P3).
+ * A fragment's names are its resolver's: they must outlive the fragment
+ * and every tree merged from it (one struct symfmt per code index, say).
+ * Functions are matched between trees by range start, kind and name (as
+ * within a tree, the address space is not part of a function).
+ */
+
+/* An empty fragment whose functions come from @resolve(@ctx, ...): fed as
+ * a tree (ct_run(), ct_insn(), ct_block(), ct_thread(), ct_break()) and
+ * finished with ct_finish(), but its flow follows an unknown one: its
+ * first instructions are on the thread the tree it merges into is on
+ * (until its first ct_thread()), returns from frames entered before it
+ * close the merged-into tree's frames, and a break closes them all; the
+ * calls open at its end stay open, to go on in the tree.  ct_node() and
+ * ct_func() of a fragment are its own (nodes with no parent stand for the
+ * merged-into tree's stack tops; totals are not summed).
+ * Returns 0 and sets *@out, or -pte_nomem, or -pte_invalid for NULL
+ * @out or @resolve. */
+int ct_new_frag(struct ct **out, ct_resolve_fn resolve, void *ctx);
+
+/* Apply finished fragment @frag to @dst (a tree or fragment, not
+ * finished) as if @frag's flow had been fed to @dst right after what
+ * @dst was fed: @dst's open run ends first; returns close @dst's open
+ * frames of their thread (where it has none, a new top-level node called
+ * 0 times, as in a tree); @frag's nodes graft under @dst's stack top;
+ * the flat profile, cycle sums (with their flags), calls, instructions
+ * and times add; a node's first call stays the earlier; thread switches
+ * and breaks apply in order; @frag's open calls go on in @dst.  @frag
+ * is unchanged.
+ * Returns 0, or -pte_nomem (then @dst is half merged: free it), or
+ * -pte_invalid for a NULL, finished @dst or an unfinished @frag, @frag
+ * not a fragment or @dst itself, or a @frag that fed instructions before
+ * its first ct_thread() and later switched to the key of the thread @dst
+ * is on (one stack in the whole flow, two in @frag: call ct_thread()
+ * before a fragment's first instruction). */
+int ct_merge(struct ct *dst, const struct ct *frag);
+
+/* The bytes a finished fragment @frag holds (0 for NULL). */
+size_t ct_frag_bytes(const struct ct *frag);
+
+/* A finished fragment in a compact read-only form, for keeping many
+ * (a code index's, one per chunk): what ct_merge() needs, as varints.
+ * It holds the resolver's name pointers: it lives in this process, no
+ * longer than they do. */
+struct ct_pack;
+
+/* Pack finished fragment @frag into *@out (@frag may be freed then).
+ * Returns 0, or -pte_nomem, or -pte_invalid for NULL arguments or @frag
+ * not a finished fragment. */
+int ct_frag_pack(const struct ct *frag, struct ct_pack **out);
+
+/* The bytes pack @p holds (0 for NULL). */
+size_t ct_pack_bytes(const struct ct_pack *p);
+
+/* Free @p (NULL is fine). */
+void ct_pack_free(struct ct_pack *p);
+
+/* ct_merge() of the fragment packed in @p.
+ * Returns what ct_merge() returns, or -pte_invalid for a NULL argument,
+ * or -pte_internal for a pack that does not read back (a bug), or
+ * -pte_nomem. */
+int ct_merge_pack(struct ct *dst, const struct ct_pack *p);
+
 /* Orders for ct_top() and ct_children(). */
 enum ct_order { CT_BY_CYCLES, CT_BY_INSNS, CT_BY_CALLS };
 

@@ -266,6 +266,114 @@ static void test_block(void **state)
 	free(ev);
 }
 
+/* A flow split at cut points, for the merges. */
+struct split {
+	const struct ev *ev;
+	size_t *cut;		/* piece k is ev[cut[k], cut[k + 1]) */
+	size_t npieces;
+	uint64_t *key;		/* the thread before each event */
+	int name_threads;	/* ct_thread() first in each fragment */
+	int nmerges;
+};
+
+/* Feed pieces [@from, @to) to @target: each directly, or several through
+ * a fragment built likewise and merged. */
+static void build(struct split *sp, struct ct *target, size_t from, size_t to,
+		  int depth)
+{
+	size_t i = from;
+
+	while (i < to) {
+		size_t j = i + 1 + rnd((uint32_t)(to - i));
+		size_t a = sp->cut[i];
+		struct ct *f;
+
+		if (depth >= 3 || !rnd(4)) {
+			feed(target, sp->ev, a, sp->cut[i + 1], (int)rnd(2));
+			i++;
+			continue;
+		}
+		assert_int_equal(ct_new_frag(&f, resolve, NULL), 0);
+		/* on the thread the flow is on: a fragment cannot tell its
+		 * first thread from one it switches to with the same key
+		 * (or one a fragment merged into it names) */
+		if (sp->name_threads)
+			assert_int_equal(ct_thread(f, sp->key[a]), 0);
+		build(sp, f, i, j, depth + 1);
+		assert_int_equal(ct_merge(target, f), -pte_invalid);
+		assert_int_equal(ct_finish(f), 0);
+		if (rnd(2)) {
+			struct ct_pack *pk;
+
+			assert_int_equal(ct_frag_pack(f, &pk), 0);
+			ct_free(f);
+			f = NULL;
+			assert_int_equal(ct_merge_pack(target, pk), 0);
+			ct_pack_free(pk);
+		} else {
+			assert_int_equal(ct_merge(target, f), 0);
+		}
+		sp->nmerges++;
+		ct_free(f);
+		i = j;
+	}
+}
+
+/* Random flows split at random runs and breaks, merged in random
+ * groupings, give the whole flow's tree. */
+static void check_splits(int threads, int rounds)
+{
+	struct ev *ev = calloc(400, sizeof(*ev));
+	size_t *cut = calloc(402, sizeof(*cut));
+	uint64_t *key = calloc(401, sizeof(*key));
+	int round, merges = 0;
+
+	assert_true(ev && cut && key);
+	for (round = 0; round < rounds; round++) {
+		struct split sp = { ev, cut, 0, key, threads || rnd(2), 0 };
+		struct ct *whole, *t;
+		size_t n = 1 + rnd(400), i;
+
+		rnd_flow(ev, n, threads);
+		for (i = 0; i < n; i++)
+			key[i + 1] = ev[i].kind == EV_THREAD ? ev[i].key : key[i];
+		cut[sp.npieces++] = 0;
+		for (i = 1; i < n; i++)
+			if ((ev[i].kind == EV_RUN || ev[i].kind == EV_BREAK) &&
+			    rnd(3))
+				cut[sp.npieces++] = i;
+		cut[sp.npieces] = n;
+		assert_int_equal(ct_new(&whole, resolve, NULL), 0);
+		assert_int_equal(ct_new(&t, resolve, NULL), 0);
+		feed(whole, ev, 0, n, 0);
+		build(&sp, t, 0, sp.npieces, 0);
+		assert_int_equal(ct_finish(whole), 0);
+		assert_int_equal(ct_finish(t), 0);
+		tree_eq(whole, t);
+		merges += sp.nmerges;
+		ct_free(whole);
+		ct_free(t);
+	}
+	assert_true(merges > rounds);
+	free(ev);
+	free(cut);
+	free(key);
+}
+
+static void test_merge_one_thread(void **state)
+{
+	(void)state;
+	rng_state = 0x1234567;
+	check_splits(0, 1500);
+}
+
+static void test_merge_threads(void **state)
+{
+	(void)state;
+	rng_state = 0x7654321;
+	check_splits(1, 1500);
+}
+
 /* Bad arguments; a block of one needs no count. */
 static void test_block_args(void **state)
 {
@@ -295,6 +403,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_block_args),
 		cmocka_unit_test(test_block),
+		cmocka_unit_test(test_merge_one_thread),
+		cmocka_unit_test(test_merge_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
