@@ -190,16 +190,13 @@ static void ct_free_feeding(struct ct *ct)
 	ct_parts_free(&ct->pf);
 }
 
-void ct_free(struct ct *ct)
+void ct_free_arrays(struct ct *ct)
 {
 	size_t i;
 
-	if (!ct)
-		return;
 	for (i = 0; i < ct->nstacks; i++)
 		free(ct->stacks[i].fr);
 	free(ct->stacks);
-	ct_free_feeding(ct);
 	free(ct->nodes);
 	free(ct->funcs);
 	free(ct->groot);
@@ -207,6 +204,25 @@ void ct_free(struct ct *ct)
 	free(ct->ticks);
 	free(ct->xruns);
 	free(ct->xparts);
+	ct->stacks = ct->st = NULL;
+	ct->nodes = NULL;
+	ct->funcs = NULL;
+	ct->groot = NULL;
+	ct->ops = NULL;
+	ct->ticks = NULL;
+	ct->xruns = NULL;
+	ct->xparts = NULL;
+	ct->nstacks = ct->nnodes = ct->nfuncs = ct->nops = ct->nticks = 0;
+	ct->nxruns = ct->nxparts = 0;
+}
+
+void ct_free(struct ct *ct)
+{
+	if (!ct)
+		return;
+	ct_free_feeding(ct);
+	ct_free_arrays(ct);
+	free(ct->pack);
 	free(ct);
 }
 
@@ -806,11 +822,14 @@ static void ct_sum_add(struct ct_sum *to, const struct ct_sum *s)
 }
 
 /* Finish fragment @ct: its open frames stay, for the merge; what only
- * feeding needs goes. */
+ * feeding needs goes, and the rest is packed (kept as it is if there is
+ * no memory for the pack: ct_merge() takes either). */
 static int ct_finish_frag(struct ct *ct)
 {
 	ct_free_feeding(ct);
 	ct->finished = 1;
+	if (ct_frag_pack(ct, &ct->pack) == 0)
+		ct_free_arrays(ct);
 	return 0;
 }
 

@@ -226,9 +226,9 @@ int ct_truncated(const struct ct *ct);
  * first instructions are on the thread the tree it merges into is on
  * (until its first ct_thread()), returns from frames entered before it
  * close the merged-into tree's frames, and a break closes them all; the
- * calls open at its end stay open, to go on in the tree.  ct_node() and
- * ct_func() of a fragment are its own (nodes with no parent stand for the
- * merged-into tree's stack tops; totals are not summed).
+ * calls open at its end stay open, to go on in the tree.  ct_finish()
+ * packs it (what ct_merge() needs, as varints: ct_frag_bytes()), so a
+ * finished fragment shows no nodes or functions (ct_nnodes() 0).
  * Returns 0 and sets *@out, or -pte_nomem, or -pte_invalid for NULL
  * @out or @resolve. */
 int ct_new_frag(struct ct **out, ct_resolve_fn resolve, void *ctx);
@@ -250,16 +250,16 @@ int ct_new_frag(struct ct **out, ct_resolve_fn resolve, void *ctx);
  * before a fragment's first instruction). */
 int ct_merge(struct ct *dst, const struct ct *frag);
 
-/* The bytes a finished fragment @frag holds (0 for NULL). */
+/* The bytes a finished fragment @frag holds, packed (0 for NULL). */
 size_t ct_frag_bytes(const struct ct *frag);
 
-/* A finished fragment in a compact read-only form, for keeping many
- * (a code index's, one per chunk): what ct_merge() needs, as varints.
- * It holds the resolver's name pointers: it lives in this process, no
- * longer than they do. */
+/* A finished fragment's packed form apart from it (a finished fragment
+ * holds one already: this saves the struct ct around it).  It holds the
+ * resolver's name pointers: it lives in this process, no longer than
+ * they do. */
 struct ct_pack;
 
-/* Pack finished fragment @frag into *@out (@frag may be freed then).
+/* A copy of finished fragment @frag's pack into *@out.
  * Returns 0, or -pte_nomem, or -pte_invalid for NULL arguments or @frag
  * not a finished fragment. */
 int ct_frag_pack(const struct ct *frag, struct ct_pack **out);

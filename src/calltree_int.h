@@ -163,6 +163,14 @@ struct ct {
 	size_t nxruns, cap_xruns;
 	struct ct_xpart *xparts;
 	size_t nxparts, cap_xparts;
+	struct ct_pack *pack;	/* a finished fragment's fields, packed (the
+				 * arrays above then freed) */
+};
+
+/* A packed fragment (ctfrag.c): its fields as varints. */
+struct ct_pack {
+	size_t len;
+	uint8_t data[];
 };
 
 /* calltree.c's, for ctfrag.c.  Each returns 0 or -pte_nomem unless said. */
@@ -205,6 +213,10 @@ int ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n);
  * roots.  @p is emptied. */
 int ct_parts_close_nodes(struct ct *ct, struct ct_parts *p,
 			 const struct ct_cyc *c);
+
+/* Free @ct's nodes, functions, stacks and what a fragment records, and
+ * count none. */
+void ct_free_arrays(struct ct *ct);
 
 /* The stack of thread @key, made if new: its index, or -pte_nomem. */
 long ct_stack_of(struct ct *ct, uint64_t key);

@@ -271,6 +271,8 @@ int ct_merge(struct ct *dst, const struct ct *frag)
 	struct ctm m = { dst, frag, NULL, NULL, NULL, NULL, 0, 0 };
 	int ret;
 
+	if (frag && frag->pack)
+		return ct_merge_pack(dst, frag->pack);
 	if (!dst || !frag || dst == frag || dst->finished || !frag->frag ||
 	    !frag->finished || ctm_conflict(dst, frag))
 		return -pte_invalid;
@@ -311,6 +313,8 @@ size_t ct_frag_bytes(const struct ct *frag)
 
 	if (!frag)
 		return 0;
+	if (frag->pack)
+		return sizeof(*frag) + ct_pack_bytes(frag->pack);
 	n = sizeof(*frag) + frag->nnodes * (sizeof(*frag->nodes) + sizeof(*frag->groot)) +
 	    frag->nfuncs * sizeof(*frag->funcs) + frag->nops * sizeof(*frag->ops) +
 	    frag->nticks * sizeof(*frag->ticks) + frag->nxruns * sizeof(*frag->xruns) +
@@ -326,11 +330,6 @@ size_t ct_frag_bytes(const struct ct *frag)
  * kept as pointers: a pack lives in the process that made it.  One walk
  * over the fields counts, writes or reads them.
  */
-struct ct_pack {
-	size_t len;
-	uint8_t data[];
-};
-
 /* A walk over a fragment's fields: counting (out NULL), writing or
  * reading (in). */
 struct ctp {
@@ -427,16 +426,20 @@ static void *ctp_alloc(struct ctp *io, void *p, size_t n, size_t size)
 
 static void ctp_funcs(struct ctp *io, struct ct *f)
 {
+	uint64_t prev_name = 0, prev_start = 0;
 	size_t i;
 
 	f->funcs = ctp_alloc(io, f->funcs, f->nfuncs, sizeof(*f->funcs));
 	for (i = 0; i < f->nfuncs && !io->bad; i++) {
 		struct ct_func *g = &f->funcs[i];
-		uintptr_t name = (uintptr_t)g->name;
+		uint64_t name = (uintptr_t)g->name;
 
-		CTP(io, name);
-		g->name = (const char *)name;
-		CTP(io, g->start);
+		/* names from one symbol table, code from one binary: close */
+		ctp_d(io, &name, prev_name);
+		g->name = (const char *)(uintptr_t)name;
+		prev_name = name;
+		ctp_d(io, &g->start, prev_start);
+		prev_start = g->start;
 		ctp_d(io, &g->end, g->start);
 		CTP(io, g->kind);
 		CTP(io, g->plt);
@@ -603,6 +606,14 @@ int ct_frag_pack(const struct ct *frag, struct ct_pack **out)
 
 	if (!out || !frag || !frag->frag || !frag->finished)
 		return -pte_invalid;
+	if (frag->pack) {
+		p = malloc(ct_pack_bytes(frag->pack));
+		if (!p)
+			return -pte_nomem;
+		memcpy(p, frag->pack, ct_pack_bytes(frag->pack));
+		*out = p;
+		return 0;
+	}
 	/* writing reads the fields only (the casts assign them unchanged) */
 	ctp_walk(&io, (struct ct *)frag);
 	p = malloc(sizeof(*p) + io.pos);
