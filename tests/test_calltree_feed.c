@@ -150,7 +150,7 @@ static uint64_t rnd_ip(void)
 }
 
 /* A random flow of @n steps into @ev. */
-static void rnd_flow(struct ev *ev, size_t n, int threads)
+static void rnd_flow(struct ev *ev, size_t n, int threads, uint32_t runs)
 {
 	size_t i, k;
 	uint64_t tsc = 1000;
@@ -160,7 +160,7 @@ static void rnd_flow(struct ev *ev, size_t n, int threads)
 		uint32_t r = rnd(100);
 
 		memset(e, 0, sizeof(*e));
-		if (r < 15) {
+		if (r < runs) {
 			static const uint8_t fl[] = {
 				CT_C_KNOWN | CT_C_HI | CT_C_EXACT, CT_C_EXACT,
 				CT_C_KNOWN | CT_C_HI, CT_C_KNOWN, 0,
@@ -174,10 +174,10 @@ static void rnd_flow(struct ev *ev, size_t n, int threads)
 			e->cyc.flags = fl[rnd(sizeof(fl))];
 			e->cyc.lo = rnd(200);
 			e->cyc.hi = e->cyc.lo + rnd(30);
-		} else if (r < 18 && threads) {
+		} else if (r < runs + 3 && threads) {
 			e->kind = EV_THREAD;
 			e->key = rnd(3);
-		} else if (r < 19) {
+		} else if (r < runs + 4) {
 			e->kind = EV_BREAK;
 		} else {
 			static const int cls[] = { OTHER, OTHER, CALL, CALL,
@@ -252,7 +252,7 @@ static void test_block(void **state)
 		struct ct *a, *b;
 		size_t n = 1 + rnd(400);
 
-		rnd_flow(ev, n, 1);
+		rnd_flow(ev, n, 1, 15);
 		assert_int_equal(ct_new(&a, resolve, NULL), 0);
 		assert_int_equal(ct_new(&b, resolve, NULL), 0);
 		feed(a, ev, 0, n, 0);
@@ -321,7 +321,7 @@ static void build(struct split *sp, struct ct *target, size_t from, size_t to,
 
 /* Random flows split at random runs and breaks, merged in random
  * groupings, give the whole flow's tree. */
-static void check_splits(int threads, int rounds)
+static void check_splits(int threads, int rounds, uint32_t runs)
 {
 	struct ev *ev = calloc(400, sizeof(*ev));
 	size_t *cut = calloc(402, sizeof(*cut));
@@ -334,7 +334,7 @@ static void check_splits(int threads, int rounds)
 		struct ct *whole, *t;
 		size_t n = 1 + rnd(400), i;
 
-		rnd_flow(ev, n, threads);
+		rnd_flow(ev, n, threads, runs);
 		for (i = 0; i < n; i++)
 			key[i + 1] = ev[i].kind == EV_THREAD ? ev[i].key : key[i];
 		cut[sp.npieces++] = 0;
@@ -364,14 +364,82 @@ static void test_merge_one_thread(void **state)
 {
 	(void)state;
 	rng_state = 0x1234567;
-	check_splits(0, 1500);
+	check_splits(0, 1500, 15);
 }
 
 static void test_merge_threads(void **state)
 {
 	(void)state;
 	rng_state = 0x7654321;
-	check_splits(1, 1500);
+	check_splits(1, 1500, 15);
+}
+
+/* Long runs: split between more nodes than a run keeps apart. */
+static void test_merge_long_runs(void **state)
+{
+	(void)state;
+	rng_state = 0x5555aaaa;
+	check_splits(1, 400, 1);
+}
+
+/* Calls deeper than the tree keeps, split into pieces: folded, flagged,
+ * nothing lost (the split of shares between folded nodes may differ
+ * from the whole flow's: calltree.h). */
+static void test_merge_deep(void **state)
+{
+	struct ct *whole, *t, *f = NULL;
+	const struct ct_node *a, *b;
+	struct ct_cyc c = { 7, 7, CT_C_KNOWN | CT_C_HI | CT_C_EXACT };
+	int i, k;
+
+	(void)state;
+	assert_int_equal(ct_new(&whole, resolve, NULL), 0);
+	assert_int_equal(ct_new(&t, resolve, NULL), 0);
+	for (k = 0; k < 2; k++) {
+		struct ct *ct = k ? t : whole;
+
+		for (i = 0; i < 3200; i++) {
+			if (i % 100 == 0) {
+				if (k && f) {
+					assert_int_equal(ct_finish(f), 0);
+					assert_int_equal(ct_merge(t, f), 0);
+					ct_free(f);
+				}
+				if (k) {
+					assert_int_equal(ct_new_frag(&f, resolve, NULL), 0);
+					ct = f;
+				}
+				assert_int_equal(ct_run(ct, &c, (uint64_t)i, 1), 0);
+			}
+			/* b recursing 1600 deep, then returning to a */
+			if (i == 0)
+				assert_int_equal(ct_insn(ct, 0, 0, 0x1000, CALL), 0);
+			else if (i < 1600)
+				assert_int_equal(ct_insn(ct, 0, 0, 0x1100, CALL), 0);
+			else
+				assert_int_equal(ct_insn(ct, 0, 0, i == 3199 ? 0x1004 : 0x1104,
+							 RET), 0);
+		}
+		if (k) {
+			assert_int_equal(ct_finish(f), 0);
+			assert_int_equal(ct_merge(t, f), 0);
+			ct_free(f);
+		}
+	}
+	assert_int_equal(ct_finish(whole), 0);
+	assert_int_equal(ct_finish(t), 0);
+	assert_true(ct_truncated(whole));
+	assert_true(ct_truncated(t));
+	a = ct_node(whole, CT_ROOT);
+	b = ct_node(t, CT_ROOT);
+	assert_int_equal(a->insns, 3200);
+	assert_int_equal(b->insns, 3200);
+	assert_int_equal(b->total.lo, a->total.lo);
+	assert_int_equal(b->total.known, a->total.known);
+	assert_true(ct_nnodes(t) <= 1025);
+	assert_int_equal(ct_node(t, 1)->next_sibling, CT_NONE);
+	ct_free(whole);
+	ct_free(t);
 }
 
 /* Bad arguments; a block of one needs no count. */
@@ -405,6 +473,8 @@ int main(void)
 		cmocka_unit_test(test_block),
 		cmocka_unit_test(test_merge_one_thread),
 		cmocka_unit_test(test_merge_threads),
+		cmocka_unit_test(test_merge_long_runs),
+		cmocka_unit_test(test_merge_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
