@@ -4,78 +4,129 @@
 #include <string.h>
 
 #include "calltree.h"
+#include "ctdec.h"
 #include "ctflow.h"
-#include "ctx.h"
-#include "flow.h"
-#include "imgopt.h"
-#include "memimg.h"
+#include "ctidx.h"
 #include "ptdec.h"
-#include "symfmt.h"
 #include "trace.h"
 
-/* The flow decoder's code: the address space the sideband names at the
- * deciding packet's time, or PIP's CR3 without sideband. */
-static uint64_t ctjob_asid(void *vctx, const struct flow_ctx *c)
+/* The options of @j's decode with decoder @d. */
+static void ctjob_opts(struct ctjob *j, struct ctdec *d, struct ctf_opts *o)
 {
-	struct ctjob *j = vctx;
-	struct ctx_task task;
-
-	if (!imgopt_sb(j->set))
-		return c->have_cr3 ? c->cr3 : 0;
-	if (ctx_at(j->ctx_dec, j->stream, c->offset, &task) < 0)
-		return 0;
-	return task.asid;
+	memset(o, 0, sizeof(*o));
+	ctdec_opts(d, o);
+	o->tm = j->tm;
+	o->carry = j->have_carry ? &j->carry : NULL;
+	if (j->restricted) {
+		o->keep = j->keep;
+		o->nkeep = j->nkeep;
+	}
+	o->cancel = &j->cancel;
+	o->chunk = j->ci ? ctidx_grid(j->ci) : j->grid;
 }
 
-static int ctjob_read(void *vctx, const struct flow_ctx *c, uint64_t ip,
-		      uint8_t *buf, size_t size)
-{
-	struct ctjob *j = vctx;
-	uint64_t asid = imgopt_sb(j->set) ? ctjob_asid(vctx, c) : 0;
+/* The range's last piece [cut, to), decoded into a fragment by a thread
+ * of its own while the caller feeds the tree the part before. */
+struct ctjob_piece {
+	struct ctjob *j;
+	struct ctidx_cut cut;
+	struct ctdec *d;
+	struct ct *frag;
+	int ret;
+	pthread_t th;
+};
 
-	return mi_read(imgopt_mi(j->set), asid, ip, buf, size);
+static int ctjob_piece_body(void *arg)
+{
+	struct ctjob_piece *p = arg;
+	struct ctjob *j = p->j;
+	struct ctf_opts o;
+
+	ctjob_opts(j, p->d, &o);
+	o.carry = &p->cut.at;
+	o.resume = 1;
+	o.resume_psb = p->cut.prev;
+	o.resume_carry = &p->cut.before;
+	return ctf_range(p->frag, ctdec_flow(p->d), &j->t->streams[j->stream].img,
+			 p->cut.off, j->to, &o);
+}
+
+static void *ctjob_piece_thread(void *arg)
+{
+	struct ctjob_piece *p = arg;
+
+	p->ret = trace_guard(ctjob_piece_body, p);
+	return NULL;
+}
+
+/*
+ * A range the code index cuts (ctidx_plan()): the first piece up to a
+ * cut here, the last from the cut in a thread of its own into a fragment,
+ * merged after the first (calltree.h's ct_merge()); where the index has
+ * the fragments of the chunks between the first piece and the last, the
+ * first piece is the start edge and the fragments follow it.  Returns as
+ * ctf_range(), or 1 when the range cannot be cut (decode it whole).
+ */
+static int ctjob_split(struct ctjob *j)
+{
+	struct ctidx_plan pl;
+	struct ctjob_piece p;
+	struct ctf_opts o;
+	size_t k;
+	int covered, ret, th;
+
+	if (ctidx_plan(j->ci, j->from, j->to, &pl) != 0)
+		return 1;
+	memset(&p, 0, sizeof(p));
+	covered = pl.ka < pl.kend && ctidx_covers(j->ci, pl.ka, pl.kend);
+	k = covered ? pl.kend : (pl.ka + pl.kb) / 2;
+	if (ctidx_cut(j->ci, k, &p.cut) < 0)
+		return 1;
+	p.j = j;
+	if (ctdec_new(&p.d, j->t, j->stream, j->set) < 0 ||
+	    ct_new_frag(&p.frag, ct_resolve_symfmt, ctdec_symfmt(p.d)) < 0) {
+		ret = -pte_nomem;
+		goto out;
+	}
+	th = !pthread_create(&p.th, NULL, ctjob_piece_thread, &p);
+	ctjob_opts(j, j->dec, &o);
+	o.ahead = j->to;
+	o.done = &j->done;
+	ret = ctf_range(j->ct, ctdec_flow(j->dec), &j->t->streams[j->stream].img,
+			j->from, covered ? ctidx_cut_off(j->ci, pl.ka) : p.cut.off, &o);
+	if (!ret && covered)
+		ret = ctidx_merge(j->ci, j->ct, pl.ka, pl.kend);
+	if (th)
+		pthread_join(p.th, NULL);
+	else if (!ret)
+		ctjob_piece_thread(&p);
+	if (!ret)
+		ret = p.ret;
+	if (!ret)
+		ret = ct_finish(p.frag);
+	if (!ret)
+		ret = ct_merge(j->ct, p.frag);
+out:
+	ct_free(p.frag);
+	ctdec_free(p.d);
+	return ret;
 }
 
 static int ctjob_body(void *arg)
 {
 	struct ctjob *j = arg;
 	struct ctf_opts o;
+	int r;
 
-	memset(&o, 0, sizeof(o));
-	o.stream = j->stream;
-	/* without sideband a CPU's stream has one task, the unknown one
-	 * (ctx.h: the common address space, no thread): asking for it at
-	 * every packet cost a tenth of the decode */
-	o.ctx = imgopt_sb(j->set) || j->t->streams[j->stream].tid >= 0 ? j->ctx_feed : NULL;
-	o.tm = j->tm;
-	o.carry = j->have_carry ? &j->carry : NULL;
-	if (j->restricted) {
-		o.keep = j->keep;
-		o.nkeep = j->nkeep;
+	if (j->ci && j->have_carry && !j->restricted) {
+		r = ctjob_split(j);
+		if (r <= 0)
+			return r;
 	}
-	o.cancel = &j->cancel;
+	ctjob_opts(j, j->dec, &o);
 	o.done = &j->done;
-	return ctf_range(j->ct, j->f, &j->t->streams[j->stream].img, j->from,
-			 j->to, &o);
-}
-
-/* The decoder, the names and the contexts of @j.  Returns 0 or
- * -pte_nomem. */
-static int ctjob_setup(struct ctjob *j)
-{
-	struct flow_config cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.img = &j->t->streams[j->stream].img;
-	cfg.read = ctjob_read;
-	cfg.read_ctx = j;
-	cfg.asid = ctjob_asid;
-	if (ctx_new(&j->ctx_dec, j->t, imgopt_sb(j->set)) < 0 ||
-	    ctx_new(&j->ctx_feed, j->t, imgopt_sb(j->set)) < 0 ||
-	    flow_new(&j->f, &cfg) < 0 || symfmt_new(&j->sf, j->set) < 0 ||
-	    ct_new(&j->ct, ct_resolve_symfmt, j->sf) < 0)
-		return -pte_nomem;
-	return 0;
+	return ctf_range(j->ct, ctdec_flow(j->dec), &j->t->streams[j->stream].img,
+			 j->from, j->to, &o);
 }
 
 int ctjob_run(struct ctjob *j)
@@ -89,7 +140,9 @@ int ctjob_run(struct ctjob *j)
 		r = -pte_invalid;
 		goto out;
 	}
-	r = ctjob_setup(j);
+	r = ctdec_new(&j->dec, j->t, j->stream, j->set);
+	if (!r && ct_new(&j->ct, ct_resolve_symfmt, ctdec_symfmt(j->dec)) < 0)
+		r = -pte_nomem;
 	if (r < 0)
 		goto out;
 	/* with a restriction and nothing kept, the tree stays empty */
@@ -103,11 +156,10 @@ int ctjob_run(struct ctjob *j)
 	if (j->ct)
 		ct_finish(j->ct);
 out:
-	flow_free(j->f);
-	j->f = NULL;
-	ctx_free(j->ctx_dec);
-	ctx_free(j->ctx_feed);
-	j->ctx_dec = j->ctx_feed = NULL;
+	/* a finished tree asks its resolver nothing: its names are the
+	 * image set's */
+	ctdec_free(j->dec);
+	j->dec = NULL;
 	j->result = r;
 	atomic_store(&j->finished, 1);
 	return r;
@@ -155,6 +207,6 @@ void ctjob_release(struct ctjob *j)
 	}
 	ct_free(j->ct);
 	j->ct = NULL;
-	symfmt_free(j->sf);
-	j->sf = NULL;
+	ctdec_free(j->dec);
+	j->dec = NULL;
 }

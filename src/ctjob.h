@@ -21,7 +21,8 @@
 #include "tm.h"
 
 struct ct;
-struct ctx;
+struct ctdec;
+struct ctidx;
 struct ctx_range;
 struct flow;
 struct imgset;
@@ -43,6 +44,17 @@ struct ctjob {
 	const struct ctx_range *keep;
 	size_t nkeep;
 	uint64_t from, to;		/* the range, to > from */
+	uint64_t grid;			/* the windows' grid (ctflow.h's
+					 * chunk; 0: CTF_GRID); with ci, ci's */
+	const struct ctidx *ci;		/* the code index of the stream (NULL:
+					 * none): with have_carry and no
+					 * restriction, the tree is its
+					 * fragments of the range's middle and
+					 * the edges decoded here, or the range
+					 * decoded in two pieces in parallel
+					 * where no fragments are there yet;
+					 * the same tree either way.  It must
+					 * outlive the job. */
 	/* progress, read from any thread */
 	_Atomic uint64_t done;		/* bytes of [from, to) decoded */
 	_Atomic int cancel;		/* ctjob_cancel() sets it */
@@ -52,9 +64,7 @@ struct ctjob {
 	struct ct *ct;			/* the tree, finished (partial after a
 					 * cancel); NULL if none was made */
 	/* private */
-	struct symfmt *sf;		/* the tree's names live in it */
-	struct ctx *ctx_dec, *ctx_feed;
-	struct flow *f;
+	struct ctdec *dec;		/* the tree's resolver lives in it */
 	pthread_t thread;
 	int started;
 };

@@ -1,0 +1,438 @@
+/* ctidx -- the code index: a call tree fragment per chunk (see ctidx.h). */
+#include "ctidx.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calltree.h"
+#include "ctdec.h"
+#include "ctflow.h"
+#include "index.h"
+#include "ptdec.h"
+#include "trace.h"
+
+/* Chunks a worker takes at a time: each batch decodes the window before
+ * its first chunk's boundary again, and one past its last. */
+#define CTIDX_BATCH 32
+#define CTIDX_MAX_THREADS 8
+
+/* A chunk: its boundary and, once made, its fragment (packed). */
+struct ctidx_chunk {
+	uint64_t off;			/* B_k, a PSB */
+	size_t seek;			/* its seek point in the index */
+	struct ct_pack *_Atomic frag;	/* NULL until published */
+};
+
+struct ctidx {
+	struct ctidx_opts o;
+	uint64_t grid, size;
+	struct ctidx_chunk *ch;
+	size_t n;
+	pthread_t th[CTIDX_MAX_THREADS];
+	unsigned nth;
+	int started;
+	struct timespec t0;
+	_Atomic size_t next;		/* the next batch's first chunk */
+	_Atomic int cancel;
+	_Atomic int status;
+	_Atomic unsigned running;	/* workers not done */
+	_Atomic uint64_t done;		/* bytes of chunks published */
+	_Atomic size_t bytes, nfrags;
+	_Atomic uint64_t elapsed_ns;	/* set by the last worker */
+};
+
+static double ctidx_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* The boundaries: each seek point with a multiple of the grid in
+ * (the previous one's offset, its own]. */
+static int ctidx_bounds(struct ctidx *ci)
+{
+	size_t i, ns = idx_nseeks(ci->o.idx), cap = 0;
+	uint64_t prev = 0;
+	struct idx_seek sk;
+
+	for (i = 0; i < ns; i++) {
+		if (idx_seek(ci->o.idx, i, &sk) < 0)
+			return -pte_internal;
+		if (i && sk.offset / ci->grid == prev / ci->grid) {
+			prev = sk.offset;
+			continue;
+		}
+		prev = sk.offset;
+		if (ci->n == cap) {
+			struct ctidx_chunk *c;
+
+			cap = cap ? 2 * cap : 1024;
+			c = realloc(ci->ch, cap * sizeof(*c));
+			if (!c)
+				return -pte_nomem;
+			ci->ch = c;
+		}
+		ci->ch[ci->n].off = sk.offset;
+		ci->ch[ci->n].seek = i;
+		atomic_init(&ci->ch[ci->n].frag, NULL);
+		ci->n++;
+	}
+	return 0;
+}
+
+int ctidx_new(struct ctidx **out, const struct ctidx_opts *o)
+{
+	struct ctidx *ci;
+	struct idx_progress p;
+	int r;
+
+	if (!out || !o || !o->t || !o->set || !o->idx || o->stream < 0 ||
+	    (size_t)o->stream >= o->t->nstreams)
+		return -pte_invalid;
+	idx_progress(o->idx, &p);
+	if (!p.finished || p.status || idx_ncarried(o->idx) < idx_nseeks(o->idx))
+		return -pte_invalid;
+	ci = calloc(1, sizeof(*ci));
+	if (!ci)
+		return -pte_nomem;
+	ci->o = *o;
+	ci->grid = o->grid ? o->grid : CTF_GRID;
+	if (!ci->o.max_bytes)
+		ci->o.max_bytes = CTIDX_MAX_BYTES;
+	if (!ci->o.nthreads)
+		ci->o.nthreads = 2;
+	if (ci->o.nthreads > CTIDX_MAX_THREADS)
+		ci->o.nthreads = CTIDX_MAX_THREADS;
+	ci->size = o->t->streams[o->stream].img.size;
+	/* chunk 0 starts at the first PSB: no decode passes through it */
+	atomic_init(&ci->next, 1);
+	r = ctidx_bounds(ci);
+	if (r < 0) {
+		ctidx_free(ci);
+		return r;
+	}
+	*out = ci;
+	return 0;
+}
+
+uint64_t ctidx_grid(const struct ctidx *ci)
+{
+	return ci ? ci->grid : CTF_GRID;
+}
+
+uint64_t ctidx_cut_off(const struct ctidx *ci, size_t k)
+{
+	return k < ci->n ? ci->ch[k].off : ci->size;
+}
+
+int ctidx_cut(const struct ctidx *ci, size_t k, struct ctidx_cut *c)
+{
+	struct idx_seek sk;
+	int r;
+
+	if (!ci || !c || !k || k >= ci->n || !ci->ch[k].seek)
+		return -pte_invalid;
+	c->off = ci->ch[k].off;
+	if (idx_seek(ci->o.idx, ci->ch[k].seek - 1, &sk) < 0)
+		return -pte_invalid;
+	c->prev = sk.offset;
+	r = idx_seek_carry(ci->o.idx, ci->ch[k].seek, &c->at);
+	if (!r)
+		r = idx_seek_carry(ci->o.idx, ci->ch[k].seek - 1, &c->before);
+	return r ? (r > 0 ? -pte_invalid : r) : 0;
+}
+
+/* The first chunk whose boundary is above @off (ci->n if none). */
+static size_t ctidx_above(const struct ctidx *ci, uint64_t off)
+{
+	size_t lo = 0, hi = ci->n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (ci->ch[m].off > off)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	return lo;
+}
+
+int ctidx_plan(const struct ctidx *ci, uint64_t from, uint64_t to,
+	       struct ctidx_plan *p)
+{
+	struct idx_seek sk;
+	size_t i;
+
+	if (!ci || !p || to <= from)
+		return -pte_invalid;
+	/* the range's first PSB, as ctf_range() finds it */
+	if (idx_find(ci->o.idx, from, &i) < 0)
+		i = 0;
+	if (idx_seek(ci->o.idx, i, &sk) < 0)
+		return 1;
+	if (sk.offset < from && idx_seek(ci->o.idx, ++i, &sk) < 0)
+		return 1;
+	p->start = sk.offset;
+	p->ka = ctidx_above(ci, p->start);
+	if (p->ka >= ci->n || ci->ch[p->ka].off >= to)
+		return 1;
+	p->kb = ctidx_above(ci, to - 1) - 1;
+	/* chunk kb - 1's window reads on to the PSB after B_kb: inside the
+	 * range only if that PSB is */
+	p->kend = p->kb;
+	if (p->kb > p->ka &&
+	    (idx_seek(ci->o.idx, ci->ch[p->kb].seek + 1, &sk) < 0 || sk.offset > to))
+		p->kend = p->kb - 1;
+	return 0;
+}
+
+int ctidx_covers(const struct ctidx *ci, size_t ka, size_t kb)
+{
+	size_t k;
+
+	if (!ci || kb > ci->n)
+		return 0;
+	for (k = ka; k < kb; k++)
+		if (!atomic_load(&ci->ch[k].frag))
+			return 0;
+	return 1;
+}
+
+int ctidx_merge(const struct ctidx *ci, struct ct *dst, size_t ka, size_t kb)
+{
+	size_t k;
+	int r;
+
+	if (!ci || !dst || kb > ci->n)
+		return -pte_invalid;
+	for (k = ka; k < kb; k++) {
+		struct ct_pack *f = atomic_load(&ci->ch[k].frag);
+
+		if (!f)
+			return -pte_invalid;
+		r = ct_merge_pack(dst, f);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A worker's batch of chunks being made. */
+struct ctidx_batch {
+	struct ctidx *ci;
+	struct ctdec *d;
+	size_t k, end;		/* the chunk fed now; the batch's end */
+	struct ct *cur;		/* its fragment */
+};
+
+/* Publish the current chunk's fragment, packed.  Returns 0 or -pte_nomem
+ * (out of memory, or past the budget). */
+static int ctidx_publish(struct ctidx_batch *b)
+{
+	struct ctidx *ci = b->ci;
+	struct ct_pack *p;
+	size_t k = b->k;
+	int r = ct_finish(b->cur);
+
+	if (!r)
+		r = ct_frag_pack(b->cur, &p);
+	ct_free(b->cur);
+	b->cur = NULL;
+	if (r < 0)
+		return r;
+	atomic_fetch_add(&ci->bytes, ct_pack_bytes(p));
+	atomic_store(&ci->ch[k].frag, p);
+	atomic_fetch_add(&ci->nfrags, 1);
+	atomic_fetch_add(&ci->done, ctidx_cut_off(ci, k + 1) - ci->ch[k].off);
+	return atomic_load(&ci->bytes) > ci->o.max_bytes ? -pte_nomem : 0;
+}
+
+/* ctf_opts.window: a window starts at the next boundary: the chunk before
+ * is made; the next one gets a fragment of its own, or the batch ends. */
+static int ctidx_window(void *arg, uint64_t at, struct ct **ct)
+{
+	struct ctidx_batch *b = arg;
+	int r;
+
+	if (b->cur && at == b->ci->ch[b->k].off && *ct == b->cur)
+		return 0;	/* the batch's first window */
+	r = ctidx_publish(b);
+	if (r < 0)
+		return r;
+	if (++b->k >= b->end)
+		return 1;
+	if (at != b->ci->ch[b->k].off)
+		return -pte_internal;	/* the decode's grid is not ours */
+	r = ct_new_frag(&b->cur, ct_resolve_symfmt, ctdec_symfmt(b->d));
+	if (r < 0)
+		return r;
+	*ct = b->cur;
+	return 0;
+}
+
+/* Make the fragments of chunks [@k0, @k1) (0 < k0 < k1 < ci->n).
+ * Returns 0 or a negative pte code. */
+static int ctidx_batch(struct ctidx *ci, struct ctdec *d, size_t k0, size_t k1)
+{
+	struct ctidx_batch b = { ci, d, k0, k1, NULL };
+	struct ctidx_cut c;
+	struct ctf_opts o;
+	int r;
+
+	r = ctidx_cut(ci, k0, &c);
+	if (r < 0)
+		return r;
+	r = ct_new_frag(&b.cur, ct_resolve_symfmt, ctdec_symfmt(d));
+	if (r < 0)
+		return r;
+	memset(&o, 0, sizeof(o));
+	ctdec_opts(d, &o);
+	o.tm = ci->o.tm;
+	o.chunk = ci->grid;
+	o.carry = &c.at;
+	o.resume = 1;
+	o.resume_psb = c.prev;
+	o.resume_carry = &c.before;
+	o.cancel = &ci->cancel;
+	o.window = ctidx_window;
+	o.window_ctx = &b;
+	/* on to the boundary after the batch's end, where the hook stops */
+	r = ctf_range(b.cur, ctdec_flow(d), &ci->o.t->streams[ci->o.stream].img,
+		      c.off, ctidx_cut_off(ci, k1 + 1), &o);
+	ct_free(b.cur);
+	return r;
+}
+
+/* A worker's thread's priority: below the browser's. */
+static void ctidx_nice(int nice)
+{
+#ifdef SYS_gettid
+	if (nice)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+#else
+	(void)nice;
+#endif
+}
+
+static int ctidx_work(void *arg)
+{
+	struct ctidx *ci = arg;
+	struct ctdec *d;
+	size_t k0;
+	int r;
+
+	r = ctdec_new(&d, ci->o.t, ci->o.stream, ci->o.set);
+	if (r < 0)
+		return r;
+	/* the last chunk is never inside a range: no boundary follows it */
+	while (!atomic_load(&ci->cancel) &&
+	       (k0 = atomic_fetch_add(&ci->next, CTIDX_BATCH)) + 1 < ci->n) {
+		r = ctidx_batch(ci, d, k0, k0 + CTIDX_BATCH < ci->n - 1 ?
+				k0 + CTIDX_BATCH : ci->n - 1);
+		if (r < 0)
+			break;
+	}
+	ctdec_free(d);
+	return r;
+}
+
+static void *ctidx_worker(void *arg)
+{
+	struct ctidx *ci = arg;
+	int r, zero = 0;
+
+	ctidx_nice(ci->o.nice);
+	r = trace_guard(ctidx_work, ci);
+	if (r < 0) {
+		/* the first failure is the build's; the others stop */
+		atomic_compare_exchange_strong(&ci->status, &zero, r);
+		atomic_store(&ci->cancel, 1);
+	}
+	if (atomic_fetch_sub(&ci->running, 1) == 1)
+		atomic_store(&ci->elapsed_ns, (uint64_t)(ctidx_since(&ci->t0) * 1e9));
+	return NULL;
+}
+
+int ctidx_start(struct ctidx *ci)
+{
+	unsigned i;
+
+	if (!ci || ci->started)
+		return -pte_invalid;
+	ci->started = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ci->t0);
+	atomic_store(&ci->running, ci->o.nthreads);
+	for (i = 0; i < ci->o.nthreads; i++) {
+		if (pthread_create(&ci->th[i], NULL, ctidx_worker, ci))
+			break;
+		ci->nth++;
+	}
+	/* the workers that did not start are done */
+	if (i < ci->o.nthreads &&
+	    atomic_fetch_sub(&ci->running, ci->o.nthreads - i) == ci->o.nthreads - i)
+		atomic_store(&ci->elapsed_ns, (uint64_t)(ctidx_since(&ci->t0) * 1e9));
+	return ci->nth ? 0 : -pte_nomem;
+}
+
+void ctidx_cancel(struct ctidx *ci)
+{
+	if (ci)
+		atomic_store(&ci->cancel, 1);
+}
+
+int ctidx_wait(struct ctidx *ci)
+{
+	unsigned i;
+
+	if (!ci)
+		return -pte_invalid;
+	for (i = 0; i < ci->nth; i++)
+		pthread_join(ci->th[i], NULL);
+	ci->nth = 0;
+	if (!atomic_load(&ci->status) && atomic_load(&ci->cancel))
+		return -pte_canceled;
+	return atomic_load(&ci->status);
+}
+
+void ctidx_free(struct ctidx *ci)
+{
+	size_t k;
+
+	if (!ci)
+		return;
+	ctidx_cancel(ci);
+	ctidx_wait(ci);
+	for (k = 0; k < ci->n; k++)
+		ct_pack_free(atomic_load(&ci->ch[k].frag));
+	free(ci->ch);
+	free(ci);
+}
+
+void ctidx_progress(const struct ctidx *ci, struct ctidx_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!ci)
+		return;
+	p->total = ci->size;
+	p->done = atomic_load(&ci->done);
+	p->nchunks = ci->n;
+	p->nfrags = atomic_load(&ci->nfrags);
+	p->bytes = atomic_load(&ci->bytes);
+	p->max_bytes = ci->o.max_bytes;
+	p->started = ci->started;
+	p->finished = ci->started && !atomic_load(&ci->running);
+	p->elapsed = p->finished ? (double)atomic_load(&ci->elapsed_ns) * 1e-9 :
+		     ci->started ? ctidx_since(&ci->t0) : 0;
+	p->status = atomic_load(&ci->status);
+	if (p->finished && !p->status && atomic_load(&ci->cancel))
+		p->status = -pte_canceled;
+}

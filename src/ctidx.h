@@ -1,0 +1,138 @@
+/*
+ * ctidx -- the code index: the call tree of every chunk of a stream, made
+ * once in the background, so that the tree of a large range is a merge
+ * of the fragments of the chunks inside it and two short decodes at its
+ * edges instead of a decode of the whole range.
+ *
+ * Chunks lie on ctflow.h's grid: chunk k runs from the first PSB at or
+ * after a multiple of the grid (its boundary, B_k) to the next boundary.
+ * A chunk's fragment (calltree.h's ct_new_frag(): a tree relative to the
+ * call stacks it starts in) is fed what a decode of a longer range feeds
+ * between the two boundaries (ctflow.h's pieces: the window is decoded
+ * from the PSB before B_k, with the index's time carry there), so that a
+ * range's tree -- its start edge decoded from the range's first PSB up
+ * to the first boundary after it, the fragments of the chunks after it,
+ * and its end edge decoded from the last boundary they reach -- is the
+ * tree one decode of the range makes, cycles included.
+ *
+ * It needs the packet index finished with its time pass (index.h: the
+ * seek points and carries).  Workers (low priority) make the fragments in
+ * batches of consecutive chunks; a fragment is published once made, and
+ * the memory they hold is counted: past the budget the workers stop (the
+ * chunks without a fragment are decoded as before).  Names in fragments
+ * are the image set's (symfmt.h), which must outlive the index.
+ */
+#ifndef CTIDX_H
+#define CTIDX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tm.h"
+
+struct ct;
+struct ctidx;
+struct idx;
+struct imgset;
+struct tm_config;
+struct trace;
+
+/* The fragments' memory budget by default. */
+#define CTIDX_MAX_BYTES ((size_t)1 << 30)
+
+struct ctidx_opts {
+	const struct trace *t;		/* these outlive the index */
+	int stream;
+	const struct imgset *set;
+	const struct tm_config *tm;	/* the stream's timing (NULL: none) */
+	const struct idx *idx;		/* the stream's index, finished with
+					 * its time pass */
+	uint64_t grid;			/* 0: CTF_GRID (ctflow.h); a range's
+					 * decode must use the same */
+	size_t max_bytes;		/* 0: CTIDX_MAX_BYTES */
+	unsigned nthreads;		/* workers; 0: 2 */
+	int nice;			/* the workers' nice value (0: as
+					 * the caller's) */
+};
+
+/* An index of the chunks of @o's stream (the boundaries, from the packet
+ * index's seek points; no fragment yet).
+ * Returns 0 and sets *@out; -pte_invalid for a NULL or bad argument or
+ * an index without its time pass; -pte_nomem. */
+int ctidx_new(struct ctidx **out, const struct ctidx_opts *o);
+
+/* Start the workers.  Returns 0, -pte_invalid if started already, or
+ * -pte_nomem if no thread could be started. */
+int ctidx_start(struct ctidx *ci);
+
+/* Ask the workers to stop soon (between windows). */
+void ctidx_cancel(struct ctidx *ci);
+
+/* Wait for the workers.  Returns the build's status (ctidx_progress()). */
+int ctidx_wait(struct ctidx *ci);
+
+/* Cancel, wait and free (NULL is fine). */
+void ctidx_free(struct ctidx *ci);
+
+struct ctidx_progress {
+	uint64_t done, total;	/* bytes of the stream's chunks whose
+				 * fragments are made, of all */
+	size_t nfrags, nchunks;
+	size_t bytes, max_bytes;	/* the fragments' memory, its budget */
+	double elapsed;		/* seconds since ctidx_start() (to the
+				 * end, once finished) */
+	int started, finished;
+	int status;		/* once finished: 0; -pte_canceled;
+				 * -pte_nomem (out of memory, or past the
+				 * budget: the fragments made stay); or what
+				 * decoding failed with (-pte_sigbus) */
+};
+
+/* A snapshot of @ci's build, from any thread. */
+void ctidx_progress(const struct ctidx *ci, struct ctidx_progress *p);
+
+/* How a range splits: its first PSB, the chunks whose fragments stand for
+ * its middle, and where its end edge starts. */
+struct ctidx_plan {
+	uint64_t start;		/* the first PSB at or after FROM */
+	size_t ka;		/* the first chunk after start: the start
+				 * edge is [start, B_ka) */
+	size_t kend;		/* the chunks [ka, kend) are its middle, the
+				 * end edge [B_kend, TO) */
+	size_t kb;		/* the last chunk starting before TO: any
+				 * boundary in [ka, kb] cuts the range in
+				 * two pieces (ctflow.h) */
+};
+
+/* How [@from, @to) splits into @p.
+ * Returns 0; 1 if no boundary lies inside it (decode it whole); or
+ * -pte_invalid. */
+int ctidx_plan(const struct ctidx *ci, uint64_t from, uint64_t to,
+	       struct ctidx_plan *p);
+
+/* Boundary @k as a place to resume a decode at (ctflow.h's resume). */
+struct ctidx_cut {
+	uint64_t off;		/* B_k */
+	uint64_t prev;		/* the PSB before it */
+	struct tm_carry at, before;	/* the time model just before each */
+};
+
+/* Boundary @k (> 0) into @c.  Returns 0, -pte_invalid for a bad @k, or
+ * idx_seek_carry()'s error. */
+int ctidx_cut(const struct ctidx *ci, size_t k, struct ctidx_cut *c);
+
+/* The grid its chunks lie on. */
+uint64_t ctidx_grid(const struct ctidx *ci);
+
+/* B_@k (the stream's size for k past the last chunk). */
+uint64_t ctidx_cut_off(const struct ctidx *ci, size_t k);
+
+/* Whether the fragments of chunks [@ka, @kb) are all made. */
+int ctidx_covers(const struct ctidx *ci, size_t ka, size_t kb);
+
+/* Merge the fragments of chunks [@ka, @kb), in order, into @dst (being
+ * fed; calltree.h's ct_merge()).  Returns 0; -pte_nomem; -pte_invalid if
+ * one is missing (ctidx_covers()) or for a bad argument. */
+int ctidx_merge(const struct ctidx *ci, struct ct *dst, size_t ka, size_t kb);
+
+#endif /* CTIDX_H */

@@ -1,0 +1,336 @@
+/*
+ * test_ctidx -- the code index and the pieces of a range, on
+ * tests/progs/p_sample as `make sample-code` records it ($BUILD/
+ * sample-code/perf.data: four threads on two CPUs, a shared library,
+ * switch sideband; skipped where it is not there): for many ranges, some
+ * starting or ending inside chunks, some inside one chunk, some with no
+ * chunk between their edges, on two grids,
+ *   - the carry at each boundary from the index is what a decode from the
+ *     stream's start walks to (so cycles can be bit-identical);
+ *   - two pieces fed in order into one tree (ctflow.h's ahead and resume)
+ *     make the tree one decode makes;
+ *   - ctjob with the code index before it is built (two pieces decoded in
+ *     parallel, merged) and after (fragments and edges) makes it too:
+ *     every node and function, calls, instructions, cycles, time, offsets.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "calltree.h"
+#include "ctdec.h"
+#include "ctflow.h"
+#include "ctidx.h"
+#include "ctjob.h"
+#include "imgopt.h"
+#include "index.h"
+#include "ptdec.h"
+#include "trace.h"
+
+struct fix {
+	struct trace *t;
+	struct imgopt io;
+	struct imgset *set;
+	struct idx *idx;
+	int stream;
+};
+
+static int fix_open(struct fix *fx, int stream)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char path[4096], err[512];
+
+	memset(fx, 0, sizeof(*fx));
+	snprintf(path, sizeof(path), "%s/sample-code/perf.data", build);
+	if (access(path, R_OK))
+		return -1;
+	assert_int_equal(trace_open(&fx->t, path, err, sizeof(err)), 0);
+	assert_true((size_t)stream < fx->t->nstreams);
+	fx->stream = stream;
+	imgopt_init(&fx->io);
+	assert_int_equal(imgopt_load(&fx->set, &fx->io, fx->t, err, sizeof(err)), 0);
+	assert_int_equal(idx_new(&fx->idx, &fx->t->streams[stream].img,
+				 &fx->t->streams[stream].timing), 0);
+	assert_int_equal(idx_build(fx->idx), 0);
+	return 0;
+}
+
+static void fix_close(struct fix *fx)
+{
+	idx_free(fx->idx);
+	imgopt_free(fx->set);
+	imgopt_release(&fx->io);
+	trace_close(fx->t);
+}
+
+/* The index's carry at the first PSB at or after @from (funcs_sum.c's). */
+static int carry_at(struct fix *fx, uint64_t from, struct tm_carry *c)
+{
+	struct idx_seek sk;
+	size_t k = 0;
+
+	if (idx_find(fx->idx, from, &k))
+		k = 0;
+	if (idx_seek(fx->idx, k, &sk))
+		return -1;
+	if (sk.offset < from && idx_seek(fx->idx, ++k, &sk))
+		return -1;
+	return idx_seek_carry(fx->idx, k, c) ? -1 : 0;
+}
+
+/* Everything a tree says, as text (nodes in their order, functions). */
+static char *tree_text(const struct ct *ct)
+{
+	char *buf = NULL, a[48], b[48];
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_non_null(ct);
+	for (i = 0; i < ct_nnodes(ct); i++) {
+		const struct ct_node *n = ct_node(ct, (uint32_t)i);
+		const struct ct_func *fn = ct_func(ct, n->func);
+
+		fprintf(f, "n%zu p%u d%u %s c%" PRIu64 " i%" PRIu64 "/%" PRIu64
+			" tot %s [%" PRIu64 "/%" PRIu64 " u%" PRIu64 " f%u] self %s"
+			" [%" PRIu64 "/%" PRIu64 " u%" PRIu64 " f%u] t%" PRIu64 " @%" PRIx64 "\n",
+			i, n->parent, n->depth, fn ? fn->name : "-", n->calls, n->insns,
+			n->insns_self, ct_sum_str(&n->total, a, sizeof(a)), n->total.lo,
+			n->total.hi, n->total.unknown, n->total.flags,
+			ct_sum_str(&n->self, b, sizeof(b)), n->self.lo, n->self.hi,
+			n->self.unknown, n->self.flags, n->tsc_ticks, n->offset);
+	}
+	for (i = 0; i < ct_nfuncs(ct); i++) {
+		const struct ct_func *fn = ct_func(ct, (uint32_t)i);
+
+		fprintf(f, "f %s %" PRIx64 " k%u i%" PRIu64 " c%" PRIu64 " %" PRIu64
+			"/%" PRIu64 " u%" PRIu64 " f%u\n", fn->name, fn->start, fn->kind,
+			fn->insns, fn->calls, fn->cyc.lo, fn->cyc.hi, fn->cyc.unknown,
+			fn->cyc.flags);
+	}
+	fprintf(f, "truncated %d\n", ct_truncated(ct));
+	fclose(f);
+	return buf;
+}
+
+/* Fail showing the first line where @want and @got differ. */
+static void same_text(const char *want, const char *got, const char *what)
+{
+	size_t i = 0, line = 1, start = 0;
+
+	if (!strcmp(want, got))
+		return;
+	while (want[i] && want[i] == got[i]) {
+		if (want[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+		i++;
+	}
+	fail_msg("%s: line %zu differs:\n  want %.200s\n  got  %.200s", what, line,
+		 want + start, got + start);
+}
+
+/* The tree of [@from, @to) made by a job (@ci NULL: one decode). */
+static char *job_text(struct fix *fx, uint64_t from, uint64_t to, uint64_t grid,
+		      const struct ctidx *ci, int *ret)
+{
+	struct ctjob j;
+	char *s;
+
+	memset(&j, 0, sizeof(j));
+	j.t = fx->t;
+	j.stream = fx->stream;
+	j.set = fx->set;
+	j.tm = &fx->t->streams[fx->stream].timing;
+	j.from = from;
+	j.to = to;
+	j.grid = grid;
+	j.ci = ci;
+	/* none past the last PSB: an empty tree */
+	j.have_carry = !carry_at(fx, from, &j.carry);
+	*ret = ctjob_run(&j);
+	s = j.ct ? tree_text(j.ct) : strdup("none");
+	ctjob_release(&j);
+	return s;
+}
+
+/* [@from, @to) fed as two pieces, cut at boundary @k, into one tree. */
+static char *pieces_text(struct fix *fx, const struct ctidx *ci, uint64_t from,
+			 uint64_t to, size_t k)
+{
+	struct ctdec *d;
+	struct ct *ct;
+	struct ctf_opts o;
+	struct ctidx_cut c;
+	struct tm_carry first;
+	const struct img *img = &fx->t->streams[fx->stream].img;
+	char *s;
+
+	assert_int_equal(ctidx_cut(ci, k, &c), 0);
+	assert_int_equal(carry_at(fx, from, &first), 0);
+	assert_int_equal(ctdec_new(&d, fx->t, fx->stream, fx->set), 0);
+	assert_int_equal(ct_new(&ct, ct_resolve_symfmt, ctdec_symfmt(d)), 0);
+	memset(&o, 0, sizeof(o));
+	ctdec_opts(d, &o);
+	o.tm = &fx->t->streams[fx->stream].timing;
+	o.chunk = ctidx_grid(ci);
+	o.carry = &first;
+	o.ahead = to;
+	assert_int_equal(ctf_range(ct, ctdec_flow(d), img, from, c.off, &o), 0);
+	o.ahead = 0;
+	o.carry = &c.at;
+	o.resume = 1;
+	o.resume_psb = c.prev;
+	o.resume_carry = &c.before;
+	assert_int_equal(ctf_range(ct, ctdec_flow(d), img, c.off, to, &o), 0);
+	assert_int_equal(ct_finish(ct), 0);
+	s = tree_text(ct);
+	ct_free(ct);
+	ctdec_free(d);
+	return s;
+}
+
+/* The carry at every boundary is the one a decode from the start walks
+ * to: a range from 0 decoded on the grid gives the same cycles as the
+ * pieces resumed there (checked by the trees), and the index's carries
+ * are used for both. */
+static void check_ranges(struct fix *fx, uint64_t grid, int built, struct ctidx *ci)
+{
+	uint64_t size = fx->t->streams[fx->stream].img.size, from, to, step = grid / 2;
+	struct ctidx_plan pl;
+	int nplans = 0, nwhole = 0, nmid = 0, ret;
+	char what[128];
+
+	for (from = 0; from < size; from += step) {
+		for (to = from + step; to <= size + step; to += step) {
+			uint64_t t = to < size ? to : size;
+			char *want, *got;
+
+			if (t <= from)
+				continue;
+			/* fewer long ranges: every third */
+			if (t - from > 3 * grid && (from / step + t / step) % 3)
+				continue;
+			snprintf(what, sizeof(what), "grid %" PRIu64 " [%#" PRIx64 ", %#" PRIx64
+				 ")%s", grid, from, t, built ? " built" : "");
+			want = job_text(fx, from, t, grid, NULL, &ret);
+			assert_int_equal(ret, 0);
+			if (ctidx_plan(ci, from, t, &pl) == 0) {
+				size_t k;
+
+				nplans++;
+				nmid += pl.ka < pl.kend;
+				/* the first, a middle and the last cut */
+				for (k = pl.ka; !built && k <= pl.kb;
+				     k = k == pl.kb ? k + 1 : k == pl.ka && pl.kb - pl.ka > 1 ?
+					 (pl.ka + pl.kb) / 2 : pl.kb) {
+					got = pieces_text(fx, ci, from, t, k);
+					same_text(want, got, what);
+					free(got);
+				}
+			} else {
+				nwhole++;
+			}
+			got = job_text(fx, from, t, grid, ci, &ret);
+			assert_int_equal(ret, 0);
+			same_text(want, got, what);
+			free(got);
+			free(want);
+		}
+	}
+	/* the ranges cover every case: cut, whole, with a middle */
+	assert_true(nplans > 10);
+	assert_true(nwhole > 5);
+	assert_true(nmid > 2);
+}
+
+static void one_stream(int stream, uint64_t grid)
+{
+	struct fix fx;
+	struct ctidx *ci;
+	struct ctidx_opts o;
+	struct ctidx_progress p;
+
+	if (fix_open(&fx, stream)) {
+		skip();
+		return;
+	}
+	memset(&o, 0, sizeof(o));
+	o.t = fx.t;
+	o.stream = stream;
+	o.set = fx.set;
+	o.tm = &fx.t->streams[stream].timing;
+	o.idx = fx.idx;
+	o.grid = grid;
+	assert_int_equal(ctidx_new(&ci, &o), 0);
+	ctidx_progress(ci, &p);
+	assert_false(p.started);
+	assert_true(p.nchunks > 3);
+	assert_int_equal(p.nfrags, 0);
+	/* before: pieces decoded in parallel */
+	check_ranges(&fx, grid, 0, ci);
+	assert_int_equal(ctidx_start(ci), 0);
+	assert_int_equal(ctidx_wait(ci), 0);
+	ctidx_progress(ci, &p);
+	assert_true(p.finished);
+	assert_int_equal(p.status, 0);
+	/* every chunk but the first and the last */
+	assert_int_equal(p.nfrags, p.nchunks - 2);
+	assert_true(p.bytes > 0);
+	check_ranges(&fx, grid, 1, ci);
+	ctidx_free(ci);
+	fix_close(&fx);
+}
+
+static void test_grid_psb(void **state)
+{
+	(void)state;
+	one_stream(0, 4096);
+}
+
+static void test_grid_two_psbs(void **state)
+{
+	(void)state;
+	one_stream(1, 8192);
+}
+
+static void test_null(void **state)
+{
+	struct ctidx_opts o;
+	struct ctidx *ci = NULL;
+	struct ctidx_plan pl;
+	struct ctidx_progress p;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ctidx_new(NULL, &o), -pte_invalid);
+	assert_int_equal(ctidx_new(&ci, NULL), -pte_invalid);
+	assert_int_equal(ctidx_new(&ci, &o), -pte_invalid);
+	assert_int_equal(ctidx_plan(NULL, 0, 1, &pl), -pte_invalid);
+	assert_int_equal(ctidx_start(NULL), -pte_invalid);
+	assert_int_equal(ctidx_wait(NULL), -pte_invalid);
+	assert_false(ctidx_covers(NULL, 0, 1));
+	ctidx_progress(NULL, &p);
+	assert_false(p.started);
+	ctidx_cancel(NULL);
+	ctidx_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_grid_psb),
+		cmocka_unit_test(test_grid_two_psbs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
