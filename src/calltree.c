@@ -145,8 +145,7 @@ static int ct_make(struct ct **out, ct_resolve_fn resolve, void *ctx, int frag)
 	ct->last_func = CT_NONE;
 	ct->frag = frag;
 	ct->stacks = calloc(1, sizeof(*ct->stacks));
-	ct->ipc = calloc(CT_IPC, sizeof(*ct->ipc));
-	if (ct_node_new(ct) != CT_ROOT || !ct->stacks || !ct->ipc ||
+	if (ct_node_new(ct) != CT_ROOT || !ct->stacks ||
 	    ct_parts_init(&ct->pn, frag) || ct_parts_init(&ct->pf, 0)) {
 		ct_free(ct);
 		return -pte_nomem;
@@ -278,7 +277,7 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 {
 	struct symfmt_fn fn;
 	struct ct_func *f;
-	struct ct_ipc *c = &ct->ipc[ct_mix(ip ^ asid * 0x9e3779b97f4a7c15ull) & (CT_IPC - 1)];
+	struct ct_ipc *c;
 	uint32_t i;
 
 	if (ct->last_func != CT_NONE && ct->last_asid == asid) {
@@ -286,6 +285,10 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 		if (f->kind == SYMFMT_FUNC && ip >= f->start && ip < f->end)
 			return ct->last_func;
 	}
+	/* made at the first instruction: a tree only merged into needs none */
+	if (!ct->ipc && !(ct->ipc = calloc(CT_IPC, sizeof(*ct->ipc))))
+		return CT_NONE;
+	c = &ct->ipc[ct_mix(ip ^ asid * 0x9e3779b97f4a7c15ull) & (CT_IPC - 1)];
 	if (c->func && c->ip == ip && c->asid == asid) {
 		ct->last_asid = asid;
 		ct->last_func = c->func - 1;
