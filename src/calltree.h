@@ -29,6 +29,14 @@
  * instruction count, and the shares are marked as such (CT_S_SHARED).
  * Splits are in whole cycles with the remainder to the last part, so the
  * parts add up to the run: the root's cycles are the sum of the runs'.
+ *
+ * Instructions come one by one (ct_insn()) or a block of straight-line
+ * code at once (ct_block()).  A long range's tree can be made of pieces:
+ * fragments (ct_new_frag(), below), each the tree of a stretch of flow
+ * fed where the call stacks are unknown, merged in order (ct_merge())
+ * into the same tree one decode of the whole range makes.  calltree.c
+ * feeds trees and fragments; ctfrag.c merges and packs fragments
+ * (calltree_int.h: what a fragment records, and why).
  */
 #ifndef CALLTREE_H
 #define CALLTREE_H
