@@ -13,6 +13,7 @@
 #include "code.h"
 #include "ctjob.h"
 #include "funcs.h"
+#include "funcs_idx.h"
 #include "funcs_sum.h"
 #include "listnav.h"
 #include "marks.h"
@@ -52,7 +53,8 @@ static const struct view_ops funcs_view;
 int funcs_busy(const struct ui *ui)
 {
 	(void)ui;
-	return (fv.job_on && !atomic_load(&fv.job.finished)) || funcs_sum_busy();
+	return (fv.job_on && !atomic_load(&fv.job.finished)) || funcs_sum_busy() ||
+	       funcs_idx_busy();
 }
 
 /* Stop building the view's tree, free it and close the view. */
@@ -73,8 +75,10 @@ static void fv_drop(struct ui *ui)
 
 void funcs_stop(struct ui *ui)
 {
+	/* the trees' jobs read the code index: they stop first */
 	fv_drop(ui);
 	funcs_sum_stop();
+	funcs_idx_stop(ui);
 }
 
 int funcs_interrupt(struct ui *ui)
@@ -189,6 +193,7 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 	fv.job.from = from;
 	fv.job.to = to;
 	fv.job.have_carry = !funcs_sum_carry(ui, from, &fv.job.carry);
+	fv.job.ci = funcs_idx(ui);
 	fv.img = ui->img;
 	snprintf(fv.what, sizeof(fv.what), "%s", what);
 	fv.nav.sel = fv.nav.top = 0;

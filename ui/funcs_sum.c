@@ -8,6 +8,7 @@
 #include "code.h"
 #include "ctjob.h"
 #include "ctsum.h"
+#include "funcs_idx.h"
 #include "funcs_sum.h"
 #include "screen.h"
 #include "ui.h"
@@ -81,6 +82,7 @@ static void fs_want(struct ui *ui, struct fs_slot *s, const struct imgset *set,
 	s->job.from = from;
 	s->job.to = to < ui->img->size ? to : ui->img->size;
 	s->job.have_carry = !funcs_sum_carry(ui, from, &s->job.carry);
+	s->job.ci = funcs_idx(ui);
 	s->img = ui->img;
 	if (s->job.from >= s->job.to || ctjob_start(&s->job) < 0) {
 		s->job.result = -pte_invalid;

@@ -1,5 +1,5 @@
 /* script -- --script FILE: keys, ":command" lines and directives
- * (wait-index, wait-search, wait-iterations, resize=, click=, bench ...) on a virtual
+ * (wait-index, wait-code-index, wait-search, wait-iterations, resize=, click=, bench ...) on a virtual
  * screen, for tests and benchmarks. */
 #include <ctype.h>
 #include <curses.h>
@@ -13,6 +13,7 @@
 #include "browser.h"
 #include "cmd.h"
 #include "esc.h"
+#include "funcs_idx.h"
 #include "iterations.h"
 #include "msg.h"
 #include "opengoto.h"
@@ -236,12 +237,24 @@ static int script_line(struct ui *ui, char *p)
 		script_bench_index(ui);
 		return 0;
 	}
+	if (!strcmp(p, "bench-code-index")) {
+		if (ui->idx)
+			idx_wait(ui->idx);
+		session_poll(ui);
+		funcs_idx_wait(ui, 1);
+		return 0;
+	}
 	for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
 	     tok = strtok_r(NULL, " \t", &save)) {
 		if (!strcmp(tok, "wait-index")) {
 			if (ui->idx)
 				idx_wait(ui->idx);
 			session_poll(ui);
+		} else if (!strcmp(tok, "wait-code-index")) {
+			if (ui->idx)
+				idx_wait(ui->idx);
+			session_poll(ui);
+			funcs_idx_wait(ui, 0);
 		} else if (!strcmp(tok, "wait-carry")) {
 			session_wait_carry(ui);
 		} else if (!strcmp(tok, "wait-search")) {

@@ -10,6 +10,7 @@
 #include "browser.h"
 #include "cmd.h"
 #include "funcs.h"
+#include "funcs_idx.h"
 #include "idxcache.h"
 #include "iterations.h"
 #include "marks_panel.h"
@@ -170,6 +171,7 @@ int session_poll(struct ui *ui)
 		ops.ctx = ui;
 		win_cache_set_psb_ops(ui->wc, &ops);
 		win_cache_set_timing(ui->wc, &ui->tmcfg);
+		funcs_idx_ready(ui);
 	}
 	return 1;
 }
@@ -224,18 +226,19 @@ void session_idx_start(struct ui *ui)
 static int session_info(struct ui *ui, const struct cmd_args *a)
 {
 	struct idx_progress p = { 0 };
-	char t[32] = "";
+	char t[32] = "", code[256];
 
 	if (ui->idx)
 		idx_progress(ui->idx, &p);
+	funcs_idx_info(ui, code, sizeof(code));
 	if (ui->idx && !p.finished && p.eta >= 0)
 		snprintf(t, sizeof(t), ", eta %.0fs", p.eta);
 	msg_report(ui, UI_INFO, "%s: %" PRIu64 " bytes, at 0x%" PRIx64 " (%.1f%%); "
-		   "index: %zu PSBs%s%s; %zu KiB of rows cached",
+		   "index: %zu PSBs%s%s%s; %zu KiB of rows cached",
 		   ui->name, ui->img->size, ui->cursor,
 		   ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0,
 		   ui->idx ? idx_nseeks(ui->idx) : 0,
-		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t,
+		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t, code,
 		   win_cache_bytes(ui->wc) >> 10);
 	return UI_DRAW_STATUS;
 }
@@ -316,6 +319,8 @@ int session_interrupt(struct ui *ui)
 			return UI_DRAW_ALL;
 		}
 	}
+	if (funcs_idx_interrupt(ui))
+		return UI_DRAW_ALL;
 	msg_report(ui, UI_INFO, "nothing to interrupt (q quits)");
 	return UI_DRAW_STATUS;
 }

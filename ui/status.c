@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "funcs_idx.h"
 #include "msg.h"
 #include "nav.h"
 #include "pane_cycles.h"
@@ -72,6 +73,8 @@ void status_draw_header(struct ui *ui)
 
 	status_fmt_size(size, sizeof(size), ui->img->size);
 	status_fmt_index(ui, idx, sizeof(idx), &frac);
+	if (!idx[0])
+		funcs_idx_status(ui, idx, sizeof(idx));
 	/* A perf.data file: the stream shown ("perf.data:cpu3"), even when
 	 * it is the only one. */
 	if (ui->trace->perf)

@@ -1,0 +1,146 @@
+/* funcs_idx -- the browser's code index (see funcs_idx.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "code.h"
+#include "ctidx.h"
+#include "funcs_idx.h"
+#include "index.h"
+#include "msg.h"
+#include "trace.h"
+#include "ui.h"
+
+/* The workers' nice value: the browser's keys come first. */
+#define FI_NICE 10
+
+/* The code index (one browser per process). */
+static struct {
+	struct ctidx *ci;
+	const struct img *img;		/* the stream it indexes */
+	const struct idx *idx;		/* the packet index it was made from */
+} fi;
+
+const struct ctidx *funcs_idx(struct ui *ui)
+{
+	return fi.ci && fi.img == ui->img && fi.idx == ui->idx ? fi.ci : NULL;
+}
+
+/* Start the code index of the stream shown (once per packet index). */
+static void fi_start(struct ui *ui)
+{
+	const struct imgset *set;
+	struct ctidx_opts o;
+
+	if (!ui->idx || (fi.idx == ui->idx && fi.img == ui->img))
+		return;
+	funcs_idx_stop(ui);
+	/* tried once per packet index, made or not */
+	fi.idx = ui->idx;
+	fi.img = ui->img;
+	set = code_imgset(ui);
+	if (!set || code_why(ui))
+		return;
+	memset(&o, 0, sizeof(o));
+	o.t = ui->trace;
+	o.stream = ui->stream_no;
+	o.set = set;
+	o.tm = &ui->tmcfg;
+	o.idx = ui->idx;
+	o.nice = FI_NICE;
+	if (ctidx_new(&fi.ci, &o) < 0) {
+		fi.ci = NULL;
+		return;
+	}
+	if (ctidx_start(fi.ci) < 0) {
+		ctidx_free(fi.ci);
+		fi.ci = NULL;
+	}
+}
+
+void funcs_idx_ready(struct ui *ui)
+{
+	/* a script's screens must not change with the build's progress:
+	 * it asks for the code index (wait-code-index) */
+	if (!ui->headless)
+		fi_start(ui);
+}
+
+void funcs_idx_stop(struct ui *ui)
+{
+	(void)ui;
+	ctidx_free(fi.ci);
+	fi.ci = NULL;
+	fi.idx = NULL;
+	fi.img = NULL;
+}
+
+int funcs_idx_busy(void)
+{
+	struct ctidx_progress p;
+
+	ctidx_progress(fi.ci, &p);
+	return p.started && !p.finished;
+}
+
+int funcs_idx_interrupt(struct ui *ui)
+{
+	if (!funcs_idx_busy())
+		return 0;
+	ctidx_cancel(fi.ci);
+	msg_report(ui, UI_WARN, "code index stopped: the function view decodes "
+		   "what it does not cover");
+	return 1;
+}
+
+void funcs_idx_status(struct ui *ui, char *buf, size_t size)
+{
+	struct ctidx_progress p;
+
+	buf[0] = 0;
+	ctidx_progress(funcs_idx(ui), &p);
+	if (p.started && !p.finished && p.total)
+		snprintf(buf, size, "code %2.0f%%", 100.0 * (double)p.done / (double)p.total);
+}
+
+void funcs_idx_info(struct ui *ui, char *buf, size_t size)
+{
+	struct ctidx_progress p;
+	const char *state;
+
+	buf[0] = 0;
+	if (!funcs_idx(ui))
+		return;
+	ctidx_progress(fi.ci, &p);
+	state = !p.finished ? "being made" : !p.status ? "made" :
+		p.status == -pte_canceled ? "stopped" :
+		p.status == -pte_nomem ? "stopped at its memory budget" : pte_strerror(p.status);
+	snprintf(buf, size, "; code index: %s, %zu of %zu chunks (%.0f%% of the bytes), "
+		 "%.1f MiB of %.0f MiB, %.1f s", state, p.nfrags, p.nchunks,
+		 p.total ? 100.0 * (double)p.done / (double)p.total : 0.0,
+		 (double)p.bytes / 1048576.0, (double)p.max_bytes / 1048576.0, p.elapsed);
+}
+
+void funcs_idx_wait(struct ui *ui, int bench)
+{
+	struct ctidx_progress p;
+
+	fi_start(ui);
+	if (funcs_idx(ui))
+		ctidx_wait(fi.ci);
+	ctidx_progress(funcs_idx(ui), &p);
+	if (!bench)
+		return;
+	if (!p.started) {
+		printf("browse  code index     none (no code, or no complete index)\n");
+		fflush(stdout);
+		return;
+	}
+	printf("browse  code index     %7.3f s, %zu of %zu chunks, %.1f MiB%s\n"
+	       "result browse-code-index-s %.3f\nresult browse-code-index-mib %.1f\n",
+	       p.elapsed, p.nfrags, p.nchunks, (double)p.bytes / 1048576.0,
+	       p.status ? " (stopped before the end)" : "", p.elapsed,
+	       (double)p.bytes / 1048576.0);
+	fflush(stdout);
+}
