@@ -26,6 +26,7 @@
 #include "ctflow.h"
 #include "ctx.h"
 #include "flow.h"
+#include "image.h"
 #include "imgopt.h"
 #include "memimg.h"
 #include "ptdec.h"
@@ -39,6 +40,8 @@ struct fix {
 	struct ctx *ctx_dec, *ctx_feed;
 	struct flow *f;
 	struct symfmt *sf;
+	ct_resolve_fn resolve;	/* the fragments' */
+	void *rctx;
 	int stream;
 	/* the fragments, one per window */
 	struct ct **frag;
@@ -80,6 +83,8 @@ static int fix_open(struct fix *fx)
 	assert_int_equal(ctx_new(&fx->ctx_dec, fx->t, imgopt_sb(fx->set)), 0);
 	assert_int_equal(ctx_new(&fx->ctx_feed, fx->t, imgopt_sb(fx->set)), 0);
 	assert_int_equal(symfmt_new(&fx->sf, fx->set), 0);
+	fx->resolve = ct_resolve_symfmt;
+	fx->rctx = fx->sf;
 	return 0;
 }
 
@@ -167,8 +172,8 @@ static int new_window(void *ctx, uint64_t at, struct ct **ct)
 		fx->frag = realloc(fx->frag, fx->cap * sizeof(*fx->frag));
 		assert_non_null(fx->frag);
 	}
-	assert_int_equal(ct_new_frag(&fx->frag[fx->nfrag], ct_resolve_symfmt,
-				     fx->sf), 0);
+	assert_int_equal(ct_new_frag(&fx->frag[fx->nfrag], fx->resolve,
+				     fx->rctx), 0);
 	*ct = fx->frag[fx->nfrag++];
 	return 0;
 }
@@ -313,6 +318,121 @@ static void test_sample(void **state)
 	fix_close(&fx);
 }
 
+/* A "function" per 256 bytes of code: the kAFL traces' binaries have no
+ * symbols kept here, and their calls and returns are what counts. */
+static int resolve_bucket(void *ctx, uint64_t asid, uint64_t ip,
+			  struct symfmt_fn *fn)
+{
+	static const char *const names[] = { "b0", "b1", "b2", "b3", "b4",
+					     "b5", "b6", "b7" };
+
+	(void)ctx;
+	(void)asid;
+	fn->name = names[(ip >> 8) & 7];
+	fn->start = ip & ~0xffull;
+	fn->end = fn->start + 0x100;
+	fn->kind = SYMFMT_FUNC;
+	return 0;
+}
+
+static int read_mi(void *ctx, const struct flow_ctx *c, uint64_t ip,
+		   uint8_t *buf, size_t size)
+{
+	(void)c;
+	return mi_read(ctx, MI_ASID_ANY, ip, buf, size);
+}
+
+/* kAFL trace @trace of @dir with the memory its @name.options lists:
+ * a fragment per PSB window merged, against the whole decode. */
+static void kafl_one(const char *dir, const char *name, const char *trace)
+{
+	char path[4200], line[4096], spec[8192], err[512];
+	struct flow_config cfg = { .read = read_mi };
+	struct img_span span;
+	struct img img;
+	struct ctf_opts o;
+	struct ct *whole, *t, *scratch;
+	struct fix fx;
+	struct mi *code;
+	uint8_t *buf;
+	long n;
+	size_t i;
+	FILE *f;
+
+	memset(&fx, 0, sizeof(fx));
+	fx.resolve = resolve_bucket;
+	assert_int_equal(mi_new(&code), 0);
+	snprintf(path, sizeof(path), "%s/%s.options", dir, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (strncmp(line, "--raw ", 6))
+			continue;
+		snprintf(spec, sizeof(spec), "%s/%s", dir, line + 6);
+		assert_int_equal(mi_add_raw(code, spec, err, sizeof(err)), 0);
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s", dir, trace);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	img_init_flat(&img, &span, buf, (size_t)n);
+	cfg.img = &img;
+	cfg.read_ctx = code;
+	assert_int_equal(flow_new(&fx.f, &cfg), 0);
+	memset(&o, 0, sizeof(o));
+	o.chunk = 1;
+	assert_int_equal(ct_new(&whole, resolve_bucket, NULL), 0);
+	assert_int_equal(ctf_range(whole, fx.f, &img, 0, (uint64_t)n, &o), 0);
+	assert_int_equal(ct_finish(whole), 0);
+	o.window = new_window;
+	o.window_ctx = &fx;
+	assert_int_equal(ct_new(&scratch, resolve_bucket, NULL), 0);
+	assert_int_equal(ctf_range(scratch, fx.f, &img, 0, (uint64_t)n, &o), 0);
+	assert_int_equal(ct_new(&t, resolve_bucket, NULL), 0);
+	for (i = 0; i < fx.nfrag; i++) {
+		assert_int_equal(ct_finish(fx.frag[i]), 0);
+		assert_int_equal(ct_merge(t, fx.frag[i]), 0);
+		ct_free(fx.frag[i]);
+	}
+	assert_int_equal(ct_finish(t), 0);
+	if (getenv("V"))
+		fprintf(stderr, "%s: %zu fragments, %zu nodes, %" PRIu64
+			" instructions\n", trace, fx.nfrag, ct_nnodes(whole),
+			ct_node(whole, CT_ROOT)->insns);
+	tree_eq(whole, t);
+	ct_free(t);
+	ct_free(scratch);
+	ct_free(whole);
+	free(fx.frag);
+	flow_free(fx.f);
+	free(buf);
+	mi_free(code);
+}
+
+static void test_kafl(void **state)
+{
+	const char *shared = getenv("SHARED");
+	char dir[4096], probe[4200];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/traces/libxdc-kafl-flow",
+		 shared ? shared : "../shared");
+	snprintf(probe, sizeof(probe), "%s/unzip.options", dir);
+	if (access(probe, R_OK))
+		skip();
+	kafl_one(dir, "unzip", "unzip_trace.pt");
+	kafl_one(dir, "foo", "foo_trace.pt");
+	kafl_one(dir, "dyn_test", "dyn_test_sample_raw_0.pt");
+}
+
 static int resolve(void *ctx, uint64_t asid, uint64_t ip, struct symfmt_fn *fn)
 {
 	(void)ctx;
@@ -381,6 +501,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_kafl),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
