@@ -6,9 +6,11 @@
  * and once into a fragment per window, the windows ending at each PSB
  * (and on the code index's 32 KiB grid): the fragments merged in order,
  * packed or not, into an empty tree, and merged pairwise into bigger
- * fragments first, make the tree of the whole decode, every field.  Also
- * the bad arguments of ct_merge() and the packs, and (with V=1) the
- * sizes of the fragments and the time a merge takes.
+ * fragments first, make the tree of the whole decode, every field.  The
+ * same on the kAFL traces (../shared/traces/libxdc-kafl-flow, a fragment
+ * per PSB window; skipped where they are not there).  Also the bad
+ * arguments of ct_merge() and the packs, and (with V=1) the sizes of the
+ * fragments and the time a merge takes.
  */
 #include <inttypes.h>
 #include <stdarg.h>
