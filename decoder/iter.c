@@ -1,6 +1,14 @@
 /*
  * iter -- loop iterations from the hits of a predicate (iter.h): the walk
  * in a background thread, then durations and statistics.
+ *
+ * Two passes over the units of segments, each on all cores.  The find
+ * pass runs the predicate alone: which packets are boundaries, and where
+ * data was lost (which iterations are broken) -- neither needs the time
+ * model.  The time pass then gives a time only to the boundaries a
+ * measured iteration ends or starts at, each walked from the index's
+ * carry at its segment; a boundary between two broken iterations (an
+ * OVF's, say) costs nothing more than finding it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,25 +22,15 @@
 
 #define ITER_MAX_BOUNDS	((size_t)1 << 22)
 #define CANCEL_STEP	(256u << 10)	/* bytes between cancel checks */
-#define UNIT_SEGS	1024		/* segments per unit at most, a
-					 * multiple of the index's carry step */
+#define UNIT_SEGS	1024		/* segments per unit at most */
+#define NONE		SIZE_MAX
 
-/* What one unit (a run of segments from a carry) found. */
+/* What one unit (a run of segments) found. */
 struct iter_unit {
 	struct iter_bound *b;
 	size_t n, cap;
 	uint64_t end;		/* its last byte + 1 */
-	uint64_t head_hi;	/* the first CYC's cycles before its first
-				 * boundary (the previous unit's last
-				 * boundary's upper bound) */
-	uint8_t head;		/* before its first boundary, 0: neither a
-				 * CYC nor a decode error or gap; 1: a CYC
-				 * first (head_hi); 2: an error or gap first
-				 * (that bound stays unknown); 3: not looked
-				 * at (segments skipped): iter_head() */
 	uint8_t tail_lost;	/* data lost after its last boundary */
-	uint8_t tail_want;	/* its last boundary awaits its upper bound
-				 * from the next unit */
 };
 
 struct iter_job {
@@ -46,8 +44,10 @@ struct iter_job {
 	atomic_int finished;
 	struct iter_unit *units;
 	size_t nunits, unit_segs;
-	int pending_hi;		/* the last merged boundary awaits cyc_hi */
 	int lost;		/* data lost since the last merged boundary */
+	uint64_t next_off;	/* the first boundary past max_bounds, or
+				 * UINT64_MAX */
+	unsigned classes;	/* the classes of the predicate's types */
 	atomic_uint_fast64_t done;
 	atomic_size_t nbounds;
 	int status;
@@ -57,24 +57,36 @@ struct iter_job {
 	size_t cap;
 };
 
-/* The walk's state across segments. */
+/* A walk through packets: the find pass's (and the straight walk's), or
+ * the time pass's. */
 struct iter_walk {
 	struct iter_job *j;
-	struct iter_unit *u;
+	struct srch_ctx ctx;	/* the find pass: the segment's */
 	uint64_t types;		/* srch_pred_types() */
-	struct tm_model tm;
+	struct iter_unit *u;	/* the find pass: where boundaries go */
+	int timed;		/* the straight walk: the model runs too */
 	int lost;		/* data lost since the last boundary */
-	int want_hi;		/* the last boundary awaits its upper bound */
-	int skim;		/* the segment holds no boundary: stop when
-				 * no packet is awaited (iter_settled()) */
+	int want_hi;		/* the straight walk: the last boundary
+				 * awaits its upper bound */
+	struct tm_model tm;
+	/* the time pass */
+	size_t nb;		/* the job's boundaries */
+	size_t bi;		/* the next boundary to meet */
+	size_t stop;		/* boundaries from here on are not the
+				 * unit's */
+	uint64_t next_off;	/* boundary bi's offset (or what follows) */
+	size_t want;		/* the boundary awaiting its upper bound */
+	int cont;		/* the segment holds no boundary to time:
+				 * stop once nothing is awaited */
+	uint64_t quick;		/* the find pass, for a predicate that needs
+				 * neither IPs nor time (srch_ctx): the
+				 * types a packet must have to be looked at
+				 * (boundaries' and OVF), else all */
+	/* one packet: 0 go on, 1 stop the segment, < 0 an error */
+	int (*packet)(struct iter_walk *w, const struct pkt *pkt);
+	/* data lost here: 1 stop the segment */
+	int (*lose)(struct iter_walk *w);
 };
-
-/* Whether @w awaits nothing from the packets: no upper bound, and what
- * comes before the unit's first boundary is known. */
-static inline int iter_settled(const struct iter_walk *w)
-{
-	return !w->want_hi && (w->u->n || w->u->head);
-}
 
 /* Append @b to @u's boundaries.  Returns 0 or -pte_nomem. */
 static int iter_push(struct iter_unit *u, const struct iter_bound *b)
@@ -92,70 +104,135 @@ static int iter_push(struct iter_unit *u, const struct iter_bound *b)
 	return 0;
 }
 
-/* Feed packet @pkt: a boundary if the predicate holds; at the next CYC,
- * the upper cycle bound of the last boundary (or, before the unit's
- * first boundary, of the previous unit's last).
+/* Whether boundary @k of @b[@nb] starts or ends a measured iteration
+ * (then it needs its time). */
+static inline int iter_needed(const struct iter_bound *b, size_t nb, size_t k)
+{
+	return (k && !b[k].lost) || (k + 1 < nb && !b[k + 1].lost);
+}
+
+/* The find pass's packet (and, @w->timed, the straight walk's, where the
+ * model runs through every packet): a boundary if the predicate holds;
+ * at the next CYC, the last boundary's upper cycle bound.
  * Returns 0 or -pte_nomem. */
-static int iter_packet(struct iter_walk *w, struct srch_ctx *ctx,
-		       const struct pkt *pkt)
+static int iter_find_packet(struct iter_walk *w, const struct pkt *pkt)
 {
 	struct iter_unit *u = w->u;
 	struct tm_stamp st;
 	struct iter_bound b;
 	int r;
 
-	srch_step(ctx, pkt);
+	if (w->ctx.need_ip || w->ctx.use_tm)
+		srch_step(&w->ctx, pkt);	/* else it would keep nothing */
 	if (pkt->type == PKT_OVF)
 		w->lost = 1;
-	if (!(w->types >> pkt->type & 1) || !srch_match(w->j->pred, pkt, ctx)) {
-		if (pkt->type == PKT_CYC && (w->want_hi || (!u->n && !u->head))) {
+	if (!(w->types >> pkt->type & 1) || !srch_match(w->j->pred, pkt, &w->ctx)) {
+		if (!w->timed)
+			return 0;
+		if (pkt->type == PKT_CYC && w->want_hi) {
 			tm_step(&w->tm, pkt, &st);
-			if (u->n) {
-				u->b[u->n - 1].cyc_hi = st.cycles;
-			} else {
-				u->head = 1;
-				u->head_hi = st.cycles;
-			}
+			u->b[u->n - 1].cyc_hi = st.cycles;
 			w->want_hi = 0;
 			return 0;
 		}
 		tm_advance(&w->tm, pkt);
 		return 0;
 	}
-	tm_step(&w->tm, pkt, &st);
 	memset(&b, 0, sizeof(b));
 	b.offset = pkt->offset;
-	b.tsc = st.tsc;
-	b.cyc_lo = st.cycles;
-	b.cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
-	b.flags = st.flags;
-	b.lost = (uint8_t)(w->lost || (st.flags & TM_F_OVF));
+	b.lost = (uint8_t)w->lost;
+	if (w->timed) {
+		tm_step(&w->tm, pkt, &st);
+		b.tsc = st.tsc;
+		b.cyc_lo = st.cycles;
+		b.cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
+		b.flags = st.flags;
+		b.timed = 1;
+		w->want_hi = (st.flags & TM_F_BOUNDED) != 0;
+	}
 	r = iter_push(u, &b);
 	if (r)
 		return r;
 	w->lost = 0;
-	w->want_hi = (st.flags & TM_F_BOUNDED) != 0;
 	return 0;
 }
 
-/* Data was lost here: the next boundary's iteration is broken, and the
- * last boundary's upper bound stays unknown. */
-static void iter_lost(struct iter_walk *w)
+/* Data was lost here (a decode error, a gap): the next boundary's
+ * iteration is broken, and the last boundary's upper bound stays
+ * unknown.  Returns 0: the segment goes on (or ends, on an error). */
+static int iter_find_lose(struct iter_walk *w)
+{
+	if (w->timed) {
+		tm_gap(&w->tm);
+		w->want_hi = 0;
+	}
+	w->lost = 1;
+	return 0;
+}
+
+/* The offset of boundary @k of the job, or of the first past them. */
+static inline uint64_t iter_off(const struct iter_job *j, size_t k, size_t nb)
+{
+	return k < nb ? j->b[k].offset : j->next_off;
+}
+
+/* The time pass's packet: at a boundary, its time (if it needs one); at
+ * the next CYC, that boundary's upper cycle bound.
+ * Returns 0, or 1 in a segment walked only for the bound once it came
+ * (or cannot come). */
+static int iter_time_packet(struct iter_walk *w, const struct pkt *pkt)
+{
+	struct iter_job *j = w->j;
+	size_t nb = w->nb;
+	struct tm_stamp st;
+	struct iter_bound *x;
+
+	if (pkt->offset == w->next_off) {
+		/* another unit's boundary: the bound is not coming */
+		if (w->bi >= w->stop) {
+			w->want = NONE;
+			return 1;
+		}
+		tm_step(&w->tm, pkt, &st);
+		x = &j->b[w->bi];
+		w->want = NONE;
+		if (iter_needed(j->b, nb, w->bi)) {
+			x->tsc = st.tsc;
+			x->cyc_lo = st.cycles;
+			x->cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
+			x->flags = st.flags;
+			x->timed = 1;
+			if (st.flags & TM_F_BOUNDED)
+				w->want = w->bi;
+		}
+		w->next_off = iter_off(j, ++w->bi, nb);
+		return w->cont && w->want == NONE;
+	}
+	if (w->want != NONE && pkt->type == PKT_CYC) {
+		tm_step(&w->tm, pkt, &st);
+		j->b[w->want].cyc_hi = st.cycles;
+		w->want = NONE;
+		return w->cont;
+	}
+	tm_advance(&w->tm, pkt);
+	return 0;
+}
+
+/* The time pass: data lost here, the awaited bound is not coming.
+ * Returns 1 where the segment was walked only for it. */
+static int iter_time_lose(struct iter_walk *w)
 {
 	tm_gap(&w->tm);
-	w->lost = 1;
-	w->want_hi = 0;
-	if (!w->u->n && !w->u->head)
-		w->u->head = 2;
+	w->want = NONE;
+	return w->cont;
 }
 
 /* Walk segment [@off, @end) inside span @sp: a plain cursor bounded by
  * the segment, so a packet running into the next PSB is cut (an error),
  * as through an image cursor, without its cost per packet.
- * Returns 0, 1 if it stopped early (@w->skim), -pte_canceled or
- * -pte_nomem. */
-static int iter_span(struct iter_walk *w, struct srch_ctx *ctx,
-		     const struct img_span *sp, uint64_t off, uint64_t end)
+ * Returns 0, 1 if it stopped early, -pte_canceled or -pte_nomem. */
+static int iter_span(struct iter_walk *w, const struct img_span *sp, uint64_t off,
+		     uint64_t end)
 {
 	struct pkt_decoder dec;
 	struct pkt pkt;
@@ -170,14 +247,14 @@ static int iter_span(struct iter_walk *w, struct srch_ctx *ctx,
 		if (r == -pte_eos)
 			return 0;
 		if (r < 0) {
-			iter_lost(w);	/* the rest of the segment is lost */
+			w->lose(w);	/* the rest of the segment is lost */
 			return 0;
 		}
-		r = iter_packet(w, ctx, &pkt);
+		if (!(w->quick >> pkt.type & 1))
+			continue;
+		r = w->packet(w, &pkt);
 		if (r)
 			return r;
-		if (w->skim && iter_settled(w))
-			return 1;
 		if (pkt.offset >= next) {
 			if (atomic_load(&w->j->cancel))
 				return -pte_canceled;
@@ -186,26 +263,29 @@ static int iter_span(struct iter_walk *w, struct srch_ctx *ctx,
 	}
 }
 
-/* Walk segment [@off, @end) from its PSB.
- * Returns 0, 1 if it stopped early (@w->skim: the rest of the segment is
- * not walked), -pte_canceled or -pte_nomem. */
+/* Walk segment [@off, @end) from its PSB, as the index's time pass does
+ * (a decode error or a gap between spans loses data; an error ends the
+ * segment).  Returns 0, 1 if it stopped early, -pte_canceled or
+ * -pte_nomem. */
 static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 {
 	struct iter_job *j = w->j;
 	struct img_cursor cur;
-	struct srch_ctx ctx;
 	struct pkt pkt;
 	uint64_t next = off + CANCEL_STEP;
 	long si = img_span_of(j->img, off);
 	int r;
 
-	if (img_gap_at(j->img, off))
-		iter_lost(w);
-	if (w->skim && iter_settled(w))
+	if (img_gap_at(j->img, off) && w->lose(w))
 		return 1;
-	srch_ctx_init(&ctx, j->pred, j->img);
+	w->quick = ~0ull;
+	if (w->packet == iter_find_packet) {
+		srch_ctx_init(&w->ctx, j->pred, j->img);
+		if (!w->timed && !w->ctx.need_ip && !w->ctx.use_tm)
+			w->quick = w->types | 1ull << PKT_OVF;
+	}
 	if (si >= 0 && end <= j->img->spans[si].off + j->img->spans[si].size)
-		return iter_span(w, &ctx, &j->img->spans[si], off, end);
+		return iter_span(w, &j->img->spans[si], off, end);
 	if (img_cursor_init(&cur, j->img, off) < 0)
 		return 0;
 	while (img_cursor_offset(&cur) < end) {
@@ -219,21 +299,34 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 			return 0;
 		if (cur.gap) {
 			cur.gap = 0;
-			iter_lost(w);
+			if (w->lose(w))
+				return 1;
 		}
 		if (r >= 0 && pkt.offset + pkt.size > end)
 			r = -pte_truncated;
 		if (r < 0) {
-			/* As the time pass: the rest of the segment is lost. */
-			iter_lost(w);
+			w->lose(w);	/* the rest of the segment is lost */
 			return 0;
 		}
-		r = iter_packet(w, &ctx, &pkt);
+		r = w->packet(w, &pkt);
 		if (r)
 			return r;
-		if (w->skim && iter_settled(w))
-			return 1;
 	}
+	return 0;
+}
+
+/* Segment @i's bounds: its PSB's offset and its end. */
+static int iter_bounds_of(const struct iter_job *j, size_t i, uint64_t *off,
+			  uint64_t *end)
+{
+	struct idx_seek sk;
+
+	if (idx_seek(j->idx, i, &sk))
+		return -pte_internal;
+	*off = sk.offset;
+	*end = j->img->size;
+	if (i + 1 < idx_nseeks(j->idx) && !idx_seek(j->idx, i + 1, &sk))
+		*end = sk.offset;
 	return 0;
 }
 
@@ -243,156 +336,101 @@ struct iter_unit_arg {
 	size_t k;
 };
 
-/* Segment @i at [@off, ...), holding no boundary, was not walked (or
- * only until iter_settled()): its data lost by its summary, and before
- * its PSB. */
-static void iter_skip(struct iter_walk *w, size_t i, uint64_t off)
+/* Whether segment @i may hold a boundary (srch_segment_may_hit()); if
+ * not, *@lost is set where its summary or the image tells of lost data.
+ * One summary read decides for most segments (a million on 4 GiB): the
+ * classes of the predicate's types first, then the predicate on the
+ * summary, the bytes only where those may match. */
+static int iter_may_hit(const struct iter_job *j, size_t i, int *lost)
 {
 	struct idx_summary sum;
+	struct idx_seek sk;
+	int c;
 
-	if (idx_summary_counts(w->j->idx, i, &sum) || idx_summary_trouble(&sum) ||
-	    img_gap_at(w->j->img, off))
-		w->lost = 1;
-}
-
-/* Unit @k's start: *@tm from the index's carry at its first segment (or
- * a fresh model), *@sk that segment's seek, *@stop the segment after
- * its last.  Returns 0, or a negative error code. */
-static int iter_unit_start(const struct iter_job *j, size_t k, struct tm_model *tm,
-			   struct idx_seek *sk, size_t *stop)
-{
-	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx);
-	struct tm_carry c;
-	int r;
-
-	*stop = i + j->unit_segs < n ? i + j->unit_segs : n;
-	tm_init(tm, &j->cfg);
-	r = idx_seek_carry(j->idx, i, &c);
-	if (r < 0)
-		return r;
-	if (!r)
-		tm_restore(tm, &c);
-	return idx_seek(j->idx, i, sk) ? -pte_internal : 0;
-}
-
-/* Unit @a->k: segments [k * unit_segs, ...) from the carry at the first
- * (a multiple of the index's carry step, so it costs no decode).  A
- * segment that cannot hold a boundary (srch_segment_may_hit()) is walked
- * only while a packet is awaited (iter_settled()); the time model then
- * catches up at the next segment walked, from the index's carries and
- * the time pass's fast walk (idx_time_advance()), which leave it as a
- * walk through every packet would. */
-static int iter_unit_body(void *arg)
-{
-	const struct iter_unit_arg *a = arg;
-	struct iter_job *j = a->j;
-	size_t k = a->k;
-	struct iter_unit *u = &j->units[k];
-	struct iter_walk w = { .j = j, .u = u, .types = srch_pred_types(j->pred) };
-	struct idx_seek sk, nx;
-	struct tm_model t0;
-	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop, at;
-	int r;
-
-	r = iter_unit_start(j, k, &w.tm, &sk, &stop);
-	if (r < 0)
-		return r;
-	for (at = i; i < stop; i++, sk = nx) {	/* w.tm: segment at's start */
-		u->end = j->img->size;
-		if (i + 1 < n && !idx_seek(j->idx, i + 1, &nx))
-			u->end = nx.offset;
-		w.skim = !j->opts.straight &&
-			 !srch_segment_may_hit(j->pred, j->img, j->idx, i);
-		if (w.skim && !w.want_hi && !u->n && !u->head)
-			u->head = 3;	/* the merge looks, if it must */
-		if (w.skim && iter_settled(&w)) {
-			iter_skip(&w, i, sk.offset);
-			continue;
-		}
-		if (at < i && idx_time_advance(j->idx, at, i, &w.tm))
-			return -pte_internal;
-		if (w.skim)
-			t0 = w.tm;
-		r = iter_segment(&w, sk.offset, u->end);
-		if (r < 0)
-			return r;
-		if (r) {
-			w.tm = t0;
-			at = i;
-			iter_skip(&w, i, sk.offset);
-		} else {
-			at = i + 1;
-		}
-		if (atomic_load(&j->cancel))
-			return -pte_canceled;
-	}
-	u->tail_lost = (uint8_t)w.lost;
-	u->tail_want = (uint8_t)w.want_hi;
+	if (idx_summary_counts(j->idx, i, &sum))
+		return 1;
+	/* a boundary is a packet of the predicate's types: of their classes */
+	for (c = 0; c < PKC_NCLASSES && !(j->classes >> c & 1 && sum.per_class[c]); c++)
+		;
+	if (c < PKC_NCLASSES && srch_segment_may_match(j->pred, &sum) &&
+	    srch_segment_may_hit(j->pred, j->img, j->idx, i))
+		return 1;
+	/* one span: no gap but at the end (a lost tail holds no PSB) */
+	if (idx_summary_trouble(&sum) ||
+	    (j->img->nspans > 1 && !idx_seek(j->idx, i, &sk) &&
+	     img_gap_at(j->img, sk.offset)))
+		*lost = 1;
 	return 0;
 }
 
-/* Pool unit @k, under the guard: a worker reads the mapping too. */
-static int iter_run(void *ctx, unsigned worker, size_t k)
+/* Find pass, unit @a->k: the boundaries of segments [k * unit_segs, ...)
+ * and where data was lost; a segment that cannot hold a boundary
+ * (srch_segment_may_hit()) is not walked, its summary telling of lost
+ * data.  With iter_opts.straight, one unit walks every packet of every
+ * segment from the start with the model (the reference). */
+static int iter_find_unit(void *arg)
+{
+	const struct iter_unit_arg *a = arg;
+	struct iter_job *j = a->j;
+	struct iter_unit *u = &j->units[a->k];
+	struct iter_walk w = { .j = j, .u = u, .types = srch_pred_types(j->pred),
+			       .packet = iter_find_packet, .lose = iter_find_lose };
+	size_t i = a->k * j->unit_segs, n = idx_nseeks(j->idx), stop;
+	struct tm_carry c;
+	uint64_t off, end;
+	int r;
+
+	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
+	if (j->opts.straight) {
+		w.timed = 1;
+		tm_init(&w.tm, &j->cfg);
+		r = idx_seek_carry(j->idx, i, &c);
+		if (r < 0)
+			return r;
+		if (!r)
+			tm_restore(&w.tm, &c);
+	}
+	for (; i < stop; i++) {
+		if (!j->opts.straight && !iter_may_hit(j, i, &w.lost))
+			continue;
+		if (iter_bounds_of(j, i, &off, &end))
+			return -pte_internal;
+		r = iter_segment(&w, off, end);
+		if (r < 0)
+			return r;
+		if (atomic_load(&j->cancel))
+			return -pte_canceled;
+	}
+	if (stop && iter_bounds_of(j, stop - 1, &off, &u->end))
+		return -pte_internal;
+	u->tail_lost = (uint8_t)w.lost;
+	return 0;
+}
+
+/* Pool unit @k of a pass, under the guard: a worker reads the mapping. */
+static int iter_run_find(void *ctx, unsigned worker, size_t k)
 {
 	struct iter_unit_arg a = { ctx, k };
 	struct iter_job *j = ctx;
 
 	(void)worker;
-	return j->opts.guard ? j->opts.guard(iter_unit_body, &a) : iter_unit_body(&a);
+	return j->opts.guard ? j->opts.guard(iter_find_unit, &a) : iter_find_unit(&a);
 }
 
-/* What comes first in unit @k before its first boundary (iter_unit.head
- * 0, 1 or 2, and head_hi), by a walk through every packet from its
- * start until that is known.  Returns 0, -pte_canceled or -pte_nomem. */
-static int iter_head(struct iter_job *j, size_t k)
-{
-	struct iter_unit tmp = { 0 };
-	struct iter_walk w = { .j = j, .u = &tmp, .types = srch_pred_types(j->pred),
-			       .skim = 1 };
-	struct idx_seek sk, nx;
-	size_t i = k * j->unit_segs, n = idx_nseeks(j->idx), stop;
-	uint64_t end;
-	int r;
-
-	r = iter_unit_start(j, k, &w.tm, &sk, &stop);
-	if (r < 0)
-		return r;
-	for (r = 0; i < stop && !r && !tmp.n && !tmp.head; i++, sk = nx) {
-		end = j->img->size;
-		if (i + 1 < n && !idx_seek(j->idx, i + 1, &nx))
-			end = nx.offset;
-		r = iter_segment(&w, sk.offset, end);
-	}
-	free(tmp.b);
-	j->units[k].head = tmp.head;
-	j->units[k].head_hi = tmp.head_hi;
-	return r < 0 ? r : 0;
-}
-
-/* Unit @k, in order: its boundaries appended, what crosses from the one
- * before settled (the upper bound it awaited, data lost before its
- * first boundary).  Returns 0, -pte_nomem, or -pte_canceled at
- * max_bounds (truncated set). */
-static int iter_merge(void *ctx, size_t k)
+/* Find pass, unit @k in order: its boundaries appended, data lost before
+ * its first one marked.  Returns 0, -pte_nomem, or -pte_canceled at
+ * max_bounds (truncated set, next_off the first boundary left out). */
+static int iter_find_merge(void *ctx, size_t k)
 {
 	struct iter_job *j = ctx;
 	struct iter_unit *u = &j->units[k];
 	size_t n = atomic_load(&j->nbounds), want = n + u->n;
 	int r = 0;
 
-	if (j->pending_hi && u->head == 3) {
-		r = iter_head(j, k);
-		if (r)
-			return r;
-	}
-	if (j->pending_hi && u->head) {
-		if (u->head == 1)
-			j->b[n - 1].cyc_hi = u->head_hi;
-		j->pending_hi = 0;
-	}
 	if (want > j->opts.max_bounds) {
 		want = j->opts.max_bounds;
 		j->truncated = 1;
+		j->next_off = u->b[want - n].offset;
 		r = -pte_canceled;
 	}
 	if (want > j->cap) {
@@ -411,49 +449,211 @@ static int iter_merge(void *ctx, size_t k)
 		memcpy(j->b + n, u->b, (want - n) * sizeof(*u->b));
 		j->b[n].lost |= (uint8_t)j->lost;
 		j->lost = u->tail_lost;
-		j->pending_hi = want == n + u->n && u->tail_want;
 	} else {
 		j->lost |= u->tail_lost;
 	}
 	atomic_store(&j->nbounds, want);
-	atomic_store(&j->done, u->end);
+	atomic_store(&j->done, u->end / 2);
 	free(u->b);
 	u->b = NULL;
 	return r;
 }
 
-static int iter_body(void *arg)
+/* The first of the job's @nb boundaries at or after offset @off. */
+static size_t iter_lower(const struct iter_job *j, size_t nb, uint64_t off)
 {
-	struct iter_job *j = arg;
-	struct pool_cfg cfg = { 0 };
-	struct pool *p = NULL;
-	size_t n = idx_nseeks(j->idx), per;
+	size_t lo = 0, hi = nb;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->b[mid].offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Bring @w->tm to the start of segment @i: from segment *@at, where it
+ * is (NONE: nowhere), with the index's carries and fast walk.  Returns 0
+ * or a negative error code. */
+static int iter_time_seek(struct iter_walk *w, size_t at, size_t i)
+{
+	struct tm_carry c;
 	int r;
 
-	if (!n)
-		return 0;
-	/* Units of a multiple of 16 segments, several per thread. */
-	cfg.nthreads = pool_threads(j->opts.nthreads);
-	per = (n + cfg.nthreads * 8 - 1) / (cfg.nthreads * 8);
-	per = (per + 15) & ~(size_t)15;
-	j->unit_segs = per < UNIT_SEGS ? (per ? per : 16) : UNIT_SEGS;
-	j->nunits = (n + j->unit_segs - 1) / j->unit_segs;
-	j->units = calloc(j->nunits, sizeof(*j->units));
-	if (!j->units)
-		return -pte_nomem;
+	if (at != NONE && at <= i)
+		return at < i && idx_time_advance(w->j->idx, at, i, &w->tm) ?
+			-pte_internal : 0;
+	tm_init(&w->tm, &w->j->cfg);
+	r = idx_seek_carry(w->j->idx, i, &c);
+	if (r < 0)
+		return r;
+	if (!r)
+		tm_restore(&w->tm, &c);
+	return 0;
+}
+
+/* Time pass, unit @a->k: the time of each boundary of segments
+ * [k * unit_segs, ...) that needs one (iter_needed()), each segment
+ * holding one walked from the model's state at its start (the index's
+ * carries), and past it while its upper bound is awaited (into the next
+ * unit's segments too, up to their first boundary). */
+static int iter_time_unit(void *arg)
+{
+	const struct iter_unit_arg *a = arg;
+	struct iter_job *j = a->j;
+	size_t n = idx_nseeks(j->idx), nb = atomic_load(&j->nbounds);
+	size_t s0 = a->k * j->unit_segs, s1, i = NONE, at = NONE, nk;
+	struct iter_walk w = { .j = j, .nb = nb, .want = NONE,
+			       .packet = iter_time_packet, .lose = iter_time_lose };
+	struct tm_model t0;
+	uint64_t off, end;
+	int r;
+
+	s1 = s0 + j->unit_segs < n ? s0 + j->unit_segs : n;
+	if (iter_bounds_of(j, s0, &off, &end))
+		return -pte_internal;
+	w.bi = iter_lower(j, nb, off);
+	w.stop = s1 < n && !iter_bounds_of(j, s1, &off, &end) ? iter_lower(j, nb, off) : nb;
+	for (;;) {
+		if (w.want != NONE) {
+			i++;	/* on for the awaited bound */
+		} else {
+			for (nk = w.bi; nk < w.stop && !iter_needed(j->b, nb, nk); nk++)
+				;
+			if (nk >= w.stop || idx_find(j->idx, j->b[nk].offset, &i))
+				break;
+		}
+		if (i >= n || iter_bounds_of(j, i, &off, &end))
+			break;
+		w.bi = iter_lower(j, nb, off);
+		w.next_off = iter_off(j, w.bi, nb);
+		for (nk = w.bi; nk < w.stop && j->b[nk].offset < end &&
+		     !iter_needed(j->b, nb, nk); nk++)
+			;
+		w.cont = !(nk < w.stop && j->b[nk].offset < end);
+		if (w.cont && w.want == NONE)
+			break;
+		r = iter_time_seek(&w, at, i);
+		if (r < 0)
+			return r;
+		if (w.cont)
+			t0 = w.tm;
+		r = iter_segment(&w, off, end);
+		if (r < 0)
+			return r;
+		if (r) {
+			w.tm = t0;	/* stopped inside: back to its start */
+			at = i;
+		} else {
+			at = i + 1;
+		}
+		if (atomic_load(&j->cancel))
+			return -pte_canceled;
+	}
+	return 0;
+}
+
+static int iter_run_time(void *ctx, unsigned worker, size_t k)
+{
+	struct iter_unit_arg a = { ctx, k };
+	struct iter_job *j = ctx;
+
+	(void)worker;
+	return j->opts.guard ? j->opts.guard(iter_time_unit, &a) : iter_time_unit(&a);
+}
+
+/* Time pass, unit @k done: progress. */
+static int iter_time_merge(void *ctx, size_t k)
+{
+	struct iter_job *j = ctx;
+	size_t n = idx_nseeks(j->idx), s1 = (k + 1) * j->unit_segs;
+	uint64_t off = j->img->size, end;
+
+	if (s1 < n)
+		iter_bounds_of(j, s1, &off, &end);
+	atomic_store(&j->done, j->img->size / 2 + off / 2);
+	return 0;
+}
+
+/* Run one pass over the job's units on the pool. */
+static int iter_pass(struct iter_job *j, int (*run)(void *, unsigned, size_t),
+		     int (*merge)(void *, size_t), unsigned nthreads)
+{
+	struct pool_cfg cfg = { 0 };
+	struct pool *p = NULL;
+	int r;
+
+	cfg.nthreads = nthreads;
 	cfg.nunits = j->nunits;
-	cfg.window = (size_t)cfg.nthreads * 4;
-	cfg.run = iter_run;
+	cfg.window = (size_t)nthreads * 4;
+	cfg.run = run;
 	cfg.ctx = j;
 	cfg.cancel = &j->cancel;
 	r = pool_start(&p, &cfg);
 	if (r < 0)
 		return r;
-	r = pool_merge(p, iter_merge);
+	r = pool_merge(p, merge);
 	pool_free(p);
-	if (r == -pte_canceled && j->truncated)
-		r = 0;
 	return r;
+}
+
+/* A boundary no measured iteration touches keeps no time: the straight
+ * walk's are cleared as the time pass leaves them. */
+static void iter_untime(struct iter_job *j)
+{
+	size_t nb = atomic_load(&j->nbounds), k;
+
+	for (k = 0; k < nb; k++)
+		if (!iter_needed(j->b, nb, k)) {
+			j->b[k].tsc = j->b[k].cyc_lo = j->b[k].cyc_hi = 0;
+			j->b[k].flags = 0;
+			j->b[k].timed = 0;
+		}
+}
+
+static int iter_body(void *arg)
+{
+	struct iter_job *j = arg;
+	size_t n = idx_nseeks(j->idx), per;
+	unsigned nthreads = pool_threads(j->opts.nthreads);
+	int r, t;
+
+	if (!n)
+		return 0;
+	/* Units of a multiple of 16 segments, several per thread; the
+	 * straight walk is one unit. */
+	per = (n + nthreads * 8 - 1) / (nthreads * 8);
+	per = (per + 15) & ~(size_t)15;
+	j->unit_segs = per < UNIT_SEGS ? (per ? per : 16) : UNIT_SEGS;
+	if (j->opts.straight) {
+		j->unit_segs = n;
+		nthreads = 1;
+	}
+	j->nunits = (n + j->unit_segs - 1) / j->unit_segs;
+	j->units = calloc(j->nunits, sizeof(*j->units));
+	if (!j->units)
+		return -pte_nomem;
+	j->next_off = UINT64_MAX;
+	for (t = 0; t < PKT_NTYPES; t++)
+		if (srch_pred_types(j->pred) >> t & 1)
+			j->classes |= 1u << pkt_type_class((enum pkt_type)t);
+	r = iter_pass(j, iter_run_find, iter_find_merge, nthreads);
+	if (r == -pte_canceled && j->truncated) {
+		/* the pool's stop at max_bounds, not the owner's (whose cancel
+		 * now only waits for the time pass) */
+		atomic_store(&j->cancel, 0);
+		r = 0;
+	}
+	if (r)
+		return r;
+	if (j->opts.straight) {
+		iter_untime(j);
+		return 0;
+	}
+	return iter_pass(j, iter_run_time, iter_time_merge, nthreads);
 }
 
 static void *iter_thread(void *arg)

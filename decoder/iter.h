@@ -5,21 +5,21 @@
  * model, and the iterations between consecutive boundaries with their
  * durations and statistics.
  *
- * A job walks the image once in the background on all cores, in units
- * of PSB segments each started from the index's carry (so the result
- * does not depend on the cut: test_iter checks one thread against
- * several), feeding the time model as the index's time pass does (a
- * decode error or a gap between spans loses data and ends the segment),
- * so a boundary's time and cycles are those every other view shows.  A
- * segment that cannot hold a boundary (its index summary or its bytes
- * rule one out: srch_segment_may_hit()) is not walked once no packet of
- * it is awaited; the model catches up from the index's carries at the
- * next segment walked, so the result is that of a walk through every
- * packet (iter_opts.straight; test_iter compares them).  A boundary's cycles are
+ * A job walks the image in the background on all cores, in two passes
+ * over units of PSB segments.  The first runs the predicate alone: the
+ * boundaries, and where data was lost (an OVF, a decode error or a gap
+ * between spans, which breaks the iteration it falls in); a segment that
+ * cannot hold a boundary (its index summary or its bytes rule one out:
+ * srch_segment_may_hit()) is not decoded.  The second gives a time to
+ * each boundary a measured iteration starts or ends at, walking its
+ * segment from the index's time carry there (the time pass's state, so
+ * the time is the one every other view shows, whatever the cut: test_iter
+ * checks one thread against several); a boundary between two broken
+ * iterations keeps none (iter_bound.timed 0).  The result is that of one
+ * walk through every packet from the start (iter_opts.straight; test_iter
+ * compares them).  A boundary's cycles are
  * exact (TM_F_EXACT) or bounded: at or after its lower bound and before
  * the count at the next CYC, which the walk records as the upper bound.
- * Data lost between two boundaries (an OVF, a decode error, a gap) breaks
- * the iteration between them: it is listed apart, not measured.
  */
 #ifndef ITER_H
 #define ITER_H
@@ -44,6 +44,9 @@ struct iter_bound {
 	uint64_t cyc_hi;	/* UINT64_MAX: the upper bound is unknown */
 	uint32_t flags;		/* its stamp's enum tm_flag */
 	uint8_t lost;		/* data was lost since the previous boundary */
+	uint8_t timed;		/* tsc, cycles and flags hold; 0: both
+				 * iterations around it are broken (or there
+				 * are none), so none was worked out: all 0 */
 };
 
 /* One iteration: from boundary @from to the next one. */
@@ -71,8 +74,9 @@ struct iter_opts {
 	unsigned nthreads;	/* default: one per online CPU */
 	size_t max_bounds;	/* boundaries kept (default 1 << 22); the
 				 * walk stops there and says so */
-	int straight;		/* walk every packet of every segment (the
-				 * result is the same; for tests) */
+	int straight;		/* one walk through every packet of every
+				 * segment from the start, the model at each
+				 * (the result is the same; for tests) */
 	/* Run the walk as guard(body, arg) (srch_opts.guard). */
 	int (*guard)(int (*body)(void *), void *arg);
 };

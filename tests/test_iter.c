@@ -293,6 +293,9 @@ static void test_threads(void **state)
 	assert_int_equal(n4, n1);
 	for (i = 0; i < n1; i++) {
 		assert_memory_equal(&b1[i], &b4[i], sizeof(b1[i]));
+		/* a time where a measured iteration starts or ends, only */
+		assert_int_equal(b1[i].timed, (i && !b1[i].lost) ||
+				 (i + 1 < n1 && !b1[i + 1].lost));
 		nbounded += b1[i].cyc_lo != b1[i].cyc_hi;
 		nhi += b1[i].cyc_lo != b1[i].cyc_hi && b1[i].cyc_hi != UINT64_MAX;
 		nlost += b1[i].lost;
@@ -305,6 +308,14 @@ static void test_threads(void **state)
 	assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 1), 7600);
 	assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 4), 7600);
 	same_as_straight(&f->img, f->idx, &f->cfg, "ovf", 2);
+	/* An OVF's iterations are all broken (it loses data): no time. */
+	jc = fx_run_n(f, "ovf", 2);
+	b4 = iter_bounds(jc, &nc);
+	assert_true(nc > 10);
+	for (i = 0; i < nc; i++)
+		assert_true(b4[i].lost && !b4[i].timed && !b4[i].tsc && !b4[i].flags);
+	iter_free(jc);
+	b4 = iter_bounds(j4, &n4);
 	/* At max_bounds the walk stops with what it has. */
 	{
 		struct srch_pred *p = NULL;

@@ -91,9 +91,10 @@ static void script_bench_cmd(char *line, size_t size, const char *cmd, int round
 /*
  * "bench NAME N TOKEN... [:COMMAND]": run the tokens N times, timing each
  * token (or the command, where every "{i}" becomes the round number) from
- * the key to the finished screen; print the median and the 99th
- * percentile, and the median of the CPU time the process used meanwhile
- * (all threads: a loaded machine stretches the first, not the second).
+ * the key to the finished screen (an :iterations walk's end included);
+ * print the median and the 99th percentile, and the median of the CPU
+ * time the process used meanwhile (all threads: a loaded machine
+ * stretches the first, not the second).
  * A token written !TOKEN sets the round up untimed, "{i}"
  * in it the round too (!q closes the view the command opened, !{i}%
  * moves).
@@ -138,6 +139,8 @@ static void script_bench(struct ui *ui, char *args)
 			} else if (cmd) {
 				script_bench_cmd(line, sizeof(line), cmd, i + 1);
 				cmd_line(ui, line, 0);
+				/* :iterations' walk is part of its time */
+				iterations_wait(ui);
 			} else {
 				continue;
 			}
