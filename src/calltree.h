@@ -249,7 +249,8 @@ int ct_new_frag(struct ct **out, ct_resolve_fn resolve, void *ctx);
  * the flat profile, cycle sums (with their flags), calls, instructions
  * and times add; a node's first call stays the earlier; thread switches
  * and breaks apply in order; @frag's open calls go on in @dst.  @frag
- * is unchanged.
+ * is unchanged: threads may merge one finished fragment into their own
+ * trees at once.
  * Returns 0, or -pte_nomem (then @dst is half merged: free it), or
  * -pte_invalid for a NULL, finished @dst or an unfinished @frag, @frag
  * not a fragment or @dst itself, or a @frag that fed instructions before
