@@ -7,14 +7,19 @@
  *
  *   bench_flow [--seconds S] --options FILE TRACE
  *   bench_flow [--seconds S] --raw FILE:ADDR... TRACE
- *   bench_flow --ours [--seconds S] ... TRACE
+ *   bench_flow --ours [--window|--blocks] [--seconds S|--rounds N] ... TRACE
  *
- * The three decode the whole trace in turn, round after round, for at
- * least 3 S seconds of CPU time (default S 1); the best round of each gives
- * its instructions per second; prints them, the ratios, and our block
- * cache's hits and misses.  The instruction counts must agree
- * (exit 1 if they do not).  --ours decodes with ours alone, for S seconds,
- * and prints its speed only: a loop to profile with perf.
+ * The three decode the whole trace in turn, and ours again as one window
+ * of the whole trace (flow_window(): lines, runs and cycles), ordinary and
+ * of block lines, round after round, for at least 5 S seconds of CPU time
+ * (default S 1); the best round of each gives its instructions per second;
+ * prints them, the ratios, and our block cache's hits and misses.  The
+ * instruction counts must agree (exit 1 if they do not).  --ours decodes
+ * with ours alone (--window: as ordinary windows, --blocks: as block
+ * windows), for S seconds or --rounds N decodes, and prints its speed
+ * only: a loop to profile with perf or valgrind --tool=callgrind (machine
+ * instructions per traced instruction: the difference between N and 1
+ * rounds, over N - 1 times the instructions).
  */
 #include "../tools/ipt_compat.h"
 
@@ -73,6 +78,21 @@ static uint64_t run_ours(struct flow *f, uint64_t *branches, struct flow_stats *
 	}
 	*branches = b;
 	flow_stats(f, st);
+	return n;
+}
+
+/* One decode with ours into one window of the whole trace (ordinary, or
+ * of block lines if @blocks); returns instructions. */
+static uint64_t run_win(struct flow *f, struct flow_window *w, int blocks)
+{
+	struct flow_wopts o = { .blocks = blocks };
+	uint64_t n = 0;
+	size_t i;
+
+	if (flow_window(f, 0, UINT64_MAX, &o, w))
+		return 0;
+	for (i = 0; i < w->nlines; i++)
+		n += w->lines[i].ninsns;
 	return n;
 }
 
@@ -189,10 +209,11 @@ static int load_options(const char *file)
 int main(int argc, char **argv)
 {
 	const char *trace = NULL;
-	double seconds = 1, t0, t_ours, t_blk, t_insn;
-	uint64_t n_ours = 0, n_blk = 0, n_insn = 0, br = 0, k = 0;
+	double seconds = 1, t0, t_ours, t_blk, t_insn, t_win, t_bwin;
+	uint64_t n_ours = 0, n_blk = 0, n_insn = 0, n_win = 0, n_bwin = 0, br = 0, k = 0;
 	unsigned r_ours = 0;
-	int ours_only = 0;
+	int ours_only = 0, win = -1, rounds = 0;
+	struct flow_window w = { 0 };
 	struct flow_config cfg;
 	struct flow_stats st;
 	struct img img;
@@ -211,6 +232,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--ours")) {
 			ours_only = 1;
+		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+			rounds = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--window")) {
+			win = 0;
+		} else if (!strcmp(argv[i], "--blocks")) {
+			win = 1;
 		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			seconds = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--options") && i + 1 < argc) {
@@ -226,8 +253,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!trace) {
-		fprintf(stderr, "usage: bench_flow [--ours] [--seconds S] [--options FILE] "
-			"[--raw FILE:ADDR]... TRACE\n");
+		fprintf(stderr, "usage: bench_flow [--ours [--window|--blocks]] [--seconds S] "
+			"[--rounds N] [--options FILE] [--raw FILE:ADDR]... TRACE\n");
 		return 2;
 	}
 	fp = fopen(trace, "rb");
@@ -254,16 +281,18 @@ int main(int argc, char **argv)
 	if (ours_only) {
 		t_ours = 1e30;
 		t0 = now();
-		while (now() - t0 < seconds || r_ours < 3) {
+		while (rounds ? r_ours < (unsigned)rounds : now() - t0 < seconds || r_ours < 3) {
 			double a = now();
 
-			k = run_ours(f, &br, &st);
+			k = win < 0 ? run_ours(f, &br, &st) : run_win(f, &w, win);
 			if (now() - a < t_ours)
 				t_ours = now() - a;
 			r_ours++;
 		}
-		printf("%s: %" PRIu64 " instructions, flow (ours) %.1f M insn/s "
-		       "(best of %u decodes)\n", trace, k, (double)k / t_ours / 1e6, r_ours);
+		printf("%s: %" PRIu64 " instructions, %s %.1f M insn/s "
+		       "(best of %u decodes)\n", trace, k, win < 0 ? "flow (ours)" :
+		       win ? "block windows" : "windows", (double)k / t_ours / 1e6, r_ours);
+		flow_window_free(&w);
 		flow_free(f);
 		mi_free(code);
 		free(buf);
@@ -272,10 +301,10 @@ int main(int argc, char **argv)
 
 	/* Rounds of one decode each, interleaved, so that a change in the
 	 * machine's load hits all three alike; the best decode of each counts. */
-	t_ours = t_blk = t_insn = 1e30;
+	t_ours = t_blk = t_insn = t_win = t_bwin = 1e30;
 	t0 = now();
-	while (now() - t0 < 3 * seconds || r_ours < 3) {
-		double a = now(), b, c, d;
+	while (now() - t0 < 5 * seconds || r_ours < 3) {
+		double a = now(), b, c, d, e, g;
 
 		k = run_ours(f, &br, &st);
 		b = now();
@@ -283,6 +312,14 @@ int main(int argc, char **argv)
 		c = now();
 		n_insn = run_insn(buf, len);
 		d = now();
+		n_win = run_win(f, &w, 0);
+		e = now();
+		n_bwin = run_win(f, &w, 1);
+		g = now();
+		if (e - d < t_win)
+			t_win = e - d;
+		if (g - e < t_bwin)
+			t_bwin = g - e;
 		if (b - a < t_ours)
 			t_ours = b - a;
 		if (c - b < t_blk)
@@ -297,6 +334,10 @@ int main(int argc, char **argv)
 	       trace, k, br);
 	printf("  flow (ours)      %8.1f M insn/s  (best of %u decodes, CPU time)\n",
 	       (double)n_ours / t_ours / 1e6, r_ours);
+	printf("  flow_window      %8.1f M insn/s  (the code view's: a line per instruction,"
+	       " runs and cycles)\n", (double)n_win / t_win / 1e6);
+	printf("  block window     %8.1f M insn/s  (a line per block: flow_wopts.blocks)\n",
+	       (double)n_bwin / t_bwin / 1e6);
 	printf("  libipt pt_blk    %8.1f M insn/s\n", (double)n_blk / t_blk / 1e6);
 	printf("  libipt pt_insn   %8.1f M insn/s\n", (double)n_insn / t_insn / 1e6);
 	printf("  ours / pt_blk  %.2fx   ours / pt_insn  %.2fx\n",
@@ -306,12 +347,14 @@ int main(int argc, char **argv)
 	       st.cache_hits, st.cache_misses);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("  max RSS %ld KiB\n", ru.ru_maxrss);
+	flow_window_free(&w);
 	flow_free(f);
 	mi_free(code);
 	free(buf);
-	if (n_blk != k || n_insn != k) {
+	if (n_blk != k || n_insn != k || n_win != k || n_bwin != k) {
 		printf("  instruction counts differ: ours %" PRIu64 ", pt_blk %" PRIu64
-		       ", pt_insn %" PRIu64 "\n", k, n_blk, n_insn);
+		       ", pt_insn %" PRIu64 ", windows %" PRIu64 ", block windows %"
+		       PRIu64 "\n", k, n_blk, n_insn, n_win, n_bwin);
 		return 1;
 	}
 	return 0;

@@ -691,40 +691,197 @@ int flow_next(struct flow *f, struct flow_rec *r)
 	return err;
 }
 
+/* Whether nothing is pending: what i_next() would do for an instruction
+ * comes down to stepping over it (or, for the branch ending a block, to
+ * drv_branch()). */
+static inline int drv_quiet(const struct flow *f)
+{
+	return f->state == DRV_DRAIN && !f->dstatus && f->enabled &&
+	       !f->process_event && !f->process_insn &&
+	       !(f->status & (ST_EVENT | ST_EOS));
+}
+
 /*
- * The fast path: an instruction inside a cached block, with no event
- * pending and nothing to ask the trace -- what i_next() would do for it
- * comes down to stepping over it.  1 with @r filled, 0 if it does not apply.
+ * The branch @in that ends a cached block, at @at, when drv_quiet():
+ * what i_next() does for it where the trace need not be asked beyond a
+ * cached TNT bit -- a direct jump or call, a conditional branch or a
+ * compressed return with a bit at hand.  Moves f->ip past it, sets the
+ * status as i_next() does and leaves the block.  1 if done, 0 if it does
+ * not apply (nothing changed: the slow path takes it).
+ */
+static inline int drv_branch(struct flow *f, const struct insn *in, uint64_t at)
+{
+	uint64_t ip = at + in->size;
+	int st;
+
+	switch (in->iclass) {
+	case FLOW_IC_COND_JUMP:
+		if (!f->tnt_mask || !in->direct)
+			return 0;
+		if (f->tnt_bits & f->tnt_mask)
+			ip = in->target;
+		break;
+	case FLOW_IC_RETURN:
+		/* not taken is an error, an empty stack too: the slow path
+		 * says so */
+		if (!(f->tnt_bits & f->tnt_mask) || f->rs_top == f->rs_bottom)
+			return 0;
+		rs_pop(f, &ip);
+		break;
+	case FLOW_IC_CALL:
+		if (!in->direct)
+			return 0;
+		if (in->disp)
+			rs_push(f, ip);
+		/* fall through */
+	case FLOW_IC_JUMP:
+		if (!in->direct)
+			return 0;
+		f->bip = ip;
+		f->bi = BLK_MAX;
+		f->ip = in->target;
+		return 1;
+	default:
+		return 0;
+	}
+	/* as fq_cond_branch(): with bits left, nothing to tell */
+	f->tnt_mask >>= 1;
+	f->decided = f->tnt_off;
+	f->bip = at + in->size;
+	f->bi = BLK_MAX;
+	f->ip = ip;
+	if (f->tnt_mask)
+		return 1;
+	f->status = fq_status(f);
+	st = i_check_ip_event(f);
+	if (st >= 0) {
+		f->dstatus = st;
+		return 1;
+	}
+	/* as drv_insn(): the error after the instruction */
+	if (st == -FLOW_E_EOS) {
+		f->state = DRV_DONE;
+	} else {
+		f->pending_err = st;
+		f->pending_err_off = f->pos;
+		f->state = DRV_ERROR;
+	}
+	return 1;
+}
+
+/*
+ * The fast path: an instruction inside a cached block, with nothing
+ * pending, stepped over (drv_quiet()), or the branch that ends it taken
+ * (drv_branch()).  1 with @r filled, 0 if it does not apply.
  */
 static inline int drv_fast(struct flow *f, struct flow_rec *r)
 {
 	const struct blk *b = f->blk;
 	unsigned i = f->bi;
-	uint8_t len;
+	uint64_t decided = f->decided, ip = f->ip;
 
-	if (f->state != DRV_DRAIN || f->dstatus || !f->enabled ||
-	    f->process_event || f->process_insn ||
-	    (f->status & (ST_EVENT | ST_EOS)) || !b || f->bip != f->ip ||
-	    b->mode != f->mode)
+	if (!drv_quiet(f) || !b || f->bip != f->ip || b->mode != f->mode ||
+	    i >= b->n)
 		return 0;
-	if (!(i + 1 < b->n || (i + 1 == b->n && !b->last_special)))
-		return 0;
-	len = b->len[i];
+	if (i + 1 == b->n && b->last_special) {
+		if (!drv_branch(f, &b->last, ip))
+			return 0;
+		r->size = b->last.size;
+		r->iclass = b->last.iclass;
+		r->flags = (uint8_t)((f->speculative ? FLOW_F_SPEC : 0) |
+				     (b->last.direct ? FLOW_F_DIRECT : 0));
+	} else {
+		r->size = b->len[i];
+		r->iclass = FLOW_IC_OTHER;
+		r->flags = f->speculative ? FLOW_F_SPEC : 0;
+		f->ip += r->size;
+		f->bi = i + 1;
+		f->bip = f->ip;
+	}
 	r->kind = FLOW_INSN;
-	r->ip = f->ip;
-	r->size = len;
+	r->ip = ip;
 	r->mode = f->mode;
-	r->iclass = FLOW_IC_OTHER;
-	r->offset = f->decided;
-	r->flags = f->speculative ? FLOW_F_SPEC : 0;
+	r->offset = decided;
 	r->ev = 0;
 	r->err = 0;
 	r->a = r->b = 0;
 	f->st.insns++;
-	f->ip += len;
-	f->bi = i + 1;
-	f->bip = f->ip;
 	return 1;
+}
+
+/*
+ * drv_fast() for a whole block: the instructions from f->ip to the block's
+ * end in one record, the block looked up first where the IP moved to
+ * another.  Stepping over them one by one would find the same conditions
+ * before each, and the branch that ends the block comes last.  1 with @r
+ * and @o filled, 0 if it does not apply.
+ */
+static inline int drv_fast_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
+{
+	const struct blk *b;
+	uint64_t decided = f->decided, ip = f->ip, last;
+	unsigned i, n;
+
+	/* where the lookup fails, the slow path says why */
+	if (!drv_quiet(f) || fb_seek(f))
+		return 0;
+	b = f->blk;
+	i = f->bi;
+	n = b->n;
+	last = b->last.ip;
+	r->flags = f->speculative ? FLOW_F_SPEC : 0;
+	if (b->last_special && drv_branch(f, &b->last, last)) {
+		r->size = b->last.size;
+		r->iclass = b->last.iclass;
+		if (b->last.direct)
+			r->flags |= FLOW_F_DIRECT;
+	} else {
+		if (b->last_special) {
+			/* up to the branch, which the slow path takes */
+			if (i + 1 >= n)
+				return 0;
+			n--;
+			last -= b->len[n - 1];
+		}
+		r->size = b->len[n - 1];
+		r->iclass = FLOW_IC_OTHER;
+		f->ip = last + r->size;
+		f->bi = n;
+		f->bip = f->ip;
+	}
+	r->kind = FLOW_INSN;
+	r->ip = ip;
+	r->mode = f->mode;
+	r->offset = decided;
+	r->ev = 0;
+	r->err = 0;
+	r->a = r->b = 0;
+	o->n = n - i;
+	o->last_ip = last;
+	o->sizes = &b->len[i];
+	f->st.insns += o->n;
+	return 1;
+}
+
+int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
+{
+	int err;
+
+	if (!f || !r || !o || f->state == DRV_IDLE)
+		return -FLOW_E_INVALID;
+	if (!drv_fast_blk(f, r, o)) {
+		err = flow_next1(f, r);
+		if (err)
+			return err;
+		o->n = r->kind == FLOW_INSN;
+		o->last_ip = r->ip;
+		o->sizes = &r->size;
+	}
+	if (r->offset >= f->end) {
+		f->state = DRV_DONE;
+		return -FLOW_E_EOS;
+	}
+	return 0;
 }
 
 /* DRV_SYNC: 0 synchronised (drain next), 1 with an error record in @r,

@@ -243,13 +243,37 @@ struct flow_run {
 				 * TM_F_REL, TM_F_LOST, ...) */
 };
 
-/* One row: an instruction, an event or a decode error. */
+/*
+ * A block window (struct flow_wopts.blocks) has one line per block line
+ * where an ordinary window has one per instruction: a block line is a
+ * maximal sequence of consecutive instruction lines of one run, one mode
+ * and one FLOW_F_SPEC, where all but the last are FLOW_IC_OTHER (so the
+ * last alone may be a branch, a call, a return, a far transfer or a
+ * PTWRITE, and the depth is the same over the line).  Its instructions are
+ * straight-line code: each follows the one before in memory.  Events and
+ * errors stay lines of their own, as do the runs (their ninsns count
+ * instructions, their nlines lines).  Grouping an ordinary window's
+ * instruction lines by that rule gives the block window's lines exactly
+ * (tests/test_flow_blocks.c checks it).  A block window costs about
+ * per block what an ordinary one costs per instruction: the decoder steps
+ * over a cached block's instructions in one go.
+ */
+
+/* One row: an instruction, an event or a decode error; in a block window
+ * an instruction row is a block line (above). */
 struct flow_line {
 	struct flow_rec r;	/* what flow_next() gave; r.offset is the
 				 * packet that decided it.  A call:
 				 * r.iclass FLOW_IC_CALL or FLOW_IC_FAR_CALL;
 				 * a return: FLOW_IC_RETURN or
-				 * FLOW_IC_FAR_RETURN */
+				 * FLOW_IC_FAR_RETURN.  A block line: r.ip is
+				 * its first instruction's address; r.size,
+				 * r.iclass and r.flags are its last one's
+				 * (FLOW_F_SPEC is the same for all); r.mode
+				 * is theirs */
+	uint64_t last_ip;	/* an instruction line's last instruction's
+				 * address (r.ip if ninsns is 1); 0 for
+				 * events and errors */
 	int32_t depth;		/* the call depth: 0 at the window's first
 				 * line, one more after each call, one less
 				 * after each return (so below 0 in code that
@@ -259,6 +283,14 @@ struct flow_line {
 	uint32_t run;		/* an instruction's run (an index into
 				 * struct flow_window.runs); UINT32_MAX for
 				 * events and errors */
+	uint32_t ninsns;	/* instructions on the line: 1 in an
+				 * ordinary window, >= 1 in a block window;
+				 * 0 for events and errors */
+	uint32_t size_at;	/* a block window's instruction line: its
+				 * instructions' sizes are
+				 * struct flow_window.sizes[size_at ..
+				 * size_at + ninsns - 1], in order; else 0
+				 * (see flow_line_below()) */
 };
 
 /* A decoded window (free with flow_window_free()). */
@@ -270,8 +302,15 @@ struct flow_window {
 	uint64_t psb;		/* the PSB decoding started at, UINT64_MAX
 				 * if there was none */
 	int truncated;		/* stopped at max_lines before TO */
-	size_t lines_cap, runs_cap;	/* allocated (kept from one
-					 * flow_window() to the next) */
+	int blocks;		/* a block window (struct flow_wopts.blocks) */
+	uint8_t *sizes;		/* a block window: the sizes of the
+				 * instructions of its lines (see
+				 * struct flow_line.size_at); else NULL or
+				 * unused */
+	size_t nsizes;		/* entries of sizes: the instructions */
+	size_t lines_cap, runs_cap, sizes_cap;	/* allocated (kept from
+						 * one flow_window() to
+						 * the next) */
 };
 
 /* How to decode a window. */
@@ -285,8 +324,12 @@ struct flow_wopts {
 					 * as the cycle pane's do; NULL: they
 					 * count from the window's PSB */
 	size_t max_lines;		/* stop after this many lines (the
-					 * window is then truncated); 0: no
+					 * window is then truncated; block
+					 * lines in a block window); 0: no
 					 * limit */
+	int blocks;			/* a block window: a line per block
+					 * line, not per instruction (see
+					 * struct flow_line) */
 };
 
 /* Decode the window of the trace that starts at the first PSB at or after
@@ -310,6 +353,20 @@ void flow_window_free(struct flow_window *w);
  * error: libipt's query position), to go from a packet to its code.
  * Returns its index, or @w->nlines if there is none. */
 size_t flow_window_line_at(const struct flow_window *w, uint64_t off);
+
+/* How many of instruction line @l's instructions (@l in @w, either kind
+ * of window) lie at addresses below @addr: where a function boundary
+ * falls inside a block line (code that falls through from one symbol into
+ * the next), the instructions before it, without decoding again.
+ * Returns 0 to @l->ninsns; 0 for events, errors and a NULL argument. */
+uint32_t flow_line_below(const struct flow_window *w, const struct flow_line *l,
+			 uint64_t addr);
+
+/* The address of instruction @k (0 to @l->ninsns - 1) of instruction line
+ * @l of @w.  Returns it, or 0 for a @k out of range, an event, an error or
+ * a NULL argument. */
+uint64_t flow_line_ip(const struct flow_window *w, const struct flow_line *l,
+		      uint32_t k);
 
 /* libipt's message for @err (negative or positive enum flow_err). */
 const char *flow_strerror(int err);

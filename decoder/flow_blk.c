@@ -183,8 +183,7 @@ void flow_cache_flush(struct flow *f)
 	f->blk = NULL;
 }
 
-/* The instruction at f->ip into @in, through the block cache. */
-int fb_insn_at(struct flow *f, struct insn *in)
+int fb_seek(struct flow *f)
 {
 	struct blk *b = f->blk;
 	int err = 0;
@@ -201,6 +200,18 @@ int fb_insn_at(struct flow *f, struct insn *in)
 		f->bi = 0;
 		f->bip = f->ip;
 	}
+	return 0;
+}
+
+/* The instruction at f->ip into @in, through the block cache. */
+int fb_insn_at(struct flow *f, struct insn *in)
+{
+	struct blk *b;
+	int err = fb_seek(f);
+
+	if (err)
+		return err;
+	b = f->blk;
 	if (f->bi + 1 == b->n && b->last.size == b->len[f->bi]) {
 		*in = b->last;
 	} else {

@@ -181,15 +181,40 @@ static inline void fb_advance(struct flow *f, const struct insn *in)
 	}
 }
 
+/* What fi_next_blk() adds to an instruction record. */
+struct fi_blk {
+	uint64_t last_ip;	/* the last instruction's address */
+	uint32_t n;		/* instructions (0: an event or an error) */
+	const uint8_t *sizes;	/* their sizes, n of them (valid until the
+				 * next call) */
+};
+
+/* flow_next() for block windows (flow.c): the next record into @r, where
+ * an instruction record may stand for several consecutive instructions of
+ * one block that the fast path steps over in one go (r->ip the first's,
+ * r->size the last's, all FLOW_IC_OTHER but maybe the last), and @o says
+ * how many.  The records, taken apart, are what flow_next() gives.
+ * Returns as flow_next(). */
+int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o);
+
 /* The packet layer (flow_pkt.c). */
 void fq_reset(struct flow *f);
 int fq_sync_forward(struct flow *f, uint64_t *ip);
 int fq_cond_branch(struct flow *f, int *taken);
+/* The status fq_cond_branch() returns after taking the last cached TNT
+ * bit (for the instruction layer's fast path, which takes the others
+ * itself: with bits left, the status is 0). */
+int fq_status(struct flow *f);
 int fq_indirect_branch(struct flow *f, uint64_t *addr);
 int fq_event(struct flow *f, struct ev *out);
 
 /* Code (flow_blk.c): the instruction at f->ip, through the block cache.
  * Returns 0, or -FLOW_E_NOMAP or -FLOW_E_BAD_INSN. */
 int fb_insn_at(struct flow *f, struct insn *in);
+
+/* Code (flow_blk.c): f->blk, f->bi, f->bip at the block instruction at
+ * f->ip (looked up, decoded on a miss), as fb_insn_at() leaves them.
+ * Returns 0, or -FLOW_E_NOMAP or -FLOW_E_BAD_INSN (f->blk then NULL). */
+int fb_seek(struct flow *f);
 
 #endif /* FLOW_INT_H */

@@ -1251,6 +1251,11 @@ static void q_settle_stack(struct flow *f)
 	}
 }
 
+int fq_status(struct flow *f)
+{
+	return q_status(f);
+}
+
 int fq_cond_branch(struct flow *f, int *taken)
 {
 	int err;

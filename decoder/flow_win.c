@@ -39,6 +39,7 @@ void flow_window_free(struct flow_window *w)
 		return;
 	free(w->lines);
 	free(w->runs);
+	free(w->sizes);
 	memset(w, 0, sizeof(*w));
 	w->psb = UINT64_MAX;
 }
@@ -51,6 +52,8 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 	if (n < *cap)
 		return 0;
 	c = *cap ? *cap * 2 : 256;
+	while (c <= n)
+		c *= 2;
 	q = realloc(*p, c * size);
 	if (!q)
 		return -FLOW_E_NOMEM;
@@ -94,20 +97,65 @@ static uint64_t run_end(uint64_t off, const struct flow_rec *r)
 	return UINT64_MAX;
 }
 
-/* Add line @r to @w: its depth, its run. */
+/* The block line of @w that record @r (@o) continues, or NULL: the last
+ * line, if @r is an instruction of the same run, mode and speculation,
+ * and that line ends in no branch (then the code is contiguous). */
+static struct flow_line *win_joins(struct flow_window *w, const struct flow_rec *r,
+				   const struct fi_blk *o, int open)
+{
+	struct flow_line *l;
+
+	if (!w->blocks || !o->n || !open || !w->nlines)
+		return NULL;
+	l = &w->lines[w->nlines - 1];
+	if (l->ninsns && l->r.iclass == FLOW_IC_OTHER && l->run == w->nruns - 1 &&
+	    r->offset == l->r.offset && l->r.mode == r->mode &&
+	    !((l->r.flags ^ r->flags) & FLOW_F_SPEC) &&
+	    l->last_ip + l->r.size == r->ip)
+		return l;
+	return NULL;
+}
+
+/* Add line @r to @w: its depth, its run.  @o: its instructions (in a
+ * block window, maybe several, which may continue the last line). */
 static int add_line(struct flow_window *w, const struct flow_rec *r,
-		    int32_t *depth, int *open)
+		    const struct fi_blk *o, int32_t *depth, int *open)
 {
 	struct flow_line *l;
 	struct flow_run *run = *open ? &w->runs[w->nruns - 1] : NULL;
 	uint64_t end;
 
+	if (w->blocks && o->n) {
+		if (grow((void **)&w->sizes, &w->sizes_cap, w->nsizes + o->n,
+			 sizeof(*w->sizes)) < 0)
+			return -FLOW_E_NOMEM;
+		l = win_joins(w, r, o, *open);
+		if (l) {
+			memcpy(w->sizes + w->nsizes, o->sizes, o->n);
+			w->nsizes += o->n;
+			l->ninsns += o->n;
+			l->last_ip = o->last_ip;
+			l->r.size = r->size;
+			l->r.iclass = r->iclass;
+			l->r.flags = r->flags;
+			run->ninsns += o->n;
+			goto out_depth;
+		}
+	}
 	if (grow((void **)&w->lines, &w->lines_cap, w->nlines, sizeof(*w->lines)) < 0)
 		return -FLOW_E_NOMEM;
 	l = &w->lines[w->nlines];
 	l->r = *r;
 	l->depth = *depth;
 	l->run = UINT32_MAX;
+	l->ninsns = o->n;
+	l->last_ip = o->n ? o->last_ip : 0;
+	l->size_at = 0;
+	if (w->blocks && o->n) {
+		l->size_at = (uint32_t)w->nsizes;
+		memcpy(w->sizes + w->nsizes, o->sizes, o->n);
+		w->nsizes += o->n;
+	}
 	/* most lines are the open run's next instruction: nothing ends */
 	if (run && !(r->kind == FLOW_INSN && r->offset == run->offset) &&
 	    (end = run_end(run->offset, r))) {
@@ -127,15 +175,33 @@ static int add_line(struct flow_window *w, const struct flow_rec *r,
 			*open = 1;
 		}
 		run->nlines = (uint32_t)(w->nlines - run->first + 1);
-		run->ninsns++;
+		run->ninsns += o->n;
 		l->run = (uint32_t)(w->nruns - 1);
+	}
+	w->nlines++;
+out_depth:
+	if (r->kind == FLOW_INSN) {
 		if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL)
 			(*depth)++;
 		else if (r->iclass == FLOW_IC_RETURN || r->iclass == FLOW_IC_FAR_RETURN)
 			(*depth)--;
 	}
-	w->nlines++;
 	return 0;
+}
+
+/* The next record of the window: one instruction, or in a block window
+ * maybe several (@o says). */
+static int win_next(struct flow *f, int blocks, struct flow_rec *r, struct fi_blk *o)
+{
+	int err;
+
+	if (blocks)
+		return fi_next_blk(f, r, o);
+	err = flow_next(f, r);
+	o->n = r->kind == FLOW_INSN;
+	o->last_ip = r->ip;
+	o->sizes = &r->size;
+	return err;
 }
 
 /* Decode the lines of [@from, @to) into @w, and what ends the last run. */
@@ -144,19 +210,21 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 {
 	size_t peek = 0;
 	struct flow_rec r;
+	struct fi_blk o;
 	int32_t depth = 0;
 	int open = 0, err;
 
 	flow_seek(f, from, UINT64_MAX);
-	while (!(err = flow_next(f, &r))) {
+	while (!(err = win_next(f, w->blocks, &r, &o))) {
 		if (w->psb == UINT64_MAX && f->synced)
 			w->psb = f->sync;
-		if (r.offset >= to || (max_lines && w->nlines >= max_lines)) {
+		if (r.offset >= to || (max_lines && w->nlines >= max_lines &&
+				       !win_joins(w, &r, &o, open))) {
 			if (r.offset < to)
 				w->truncated = 1;
 			break;
 		}
-		err = add_line(w, &r, &depth, &open);
+		err = add_line(w, &r, &o, &depth, &open);
 		if (err < 0)
 			return err;
 	}
@@ -262,20 +330,22 @@ static void win_walk(const struct flow *f, const struct flow_wopts *o,
 			next++;	/* not a packet start: never stamped */
 		if (next == n && (pkt.offset > last + WALK_PAST || open == n))
 			break;
-		if (pkt.type == PKT_CYC || (next < n && v[next].off == pkt.offset)) {
+		if (pkt.type == PKT_CYC) {
+			/* a CYC's stamp would say no more than the model's
+			 * cycles (tm.h: tm_advance() as tm_step()), and most
+			 * packets of a cycle-accurate trace are CYCs */
+			tm_advance(&tm, &pkt);
+			/* the upper bound of the bounded ones before */
+			for (i = open; i < next; i++)
+				if ((v[i].c.flags & (FLOW_C_KNOWN | FLOW_C_HI)) ==
+				    FLOW_C_KNOWN) {
+					v[i].c.hi = tm.cycles;
+					v[i].c.flags |= FLOW_C_HI;
+				}
+			open = next;
+		} else if (next < n && v[next].off == pkt.offset) {
 			tm_step(&tm, &pkt, &st);
-			if (pkt.type == PKT_CYC) {
-				/* the upper bound of the bounded ones before */
-				for (i = open; i < next; i++)
-					if ((v[i].c.flags & (FLOW_C_KNOWN | FLOW_C_HI)) ==
-					    FLOW_C_KNOWN) {
-						v[i].c.hi = st.cycles;
-						v[i].c.flags |= FLOW_C_HI;
-					}
-				open = next;
-			} else {
-				stamp(&v[next++], &st);
-			}
+			stamp(&v[next++], &st);
 		} else {
 			tm_advance(&tm, &pkt);
 		}
@@ -339,9 +409,10 @@ int flow_window(struct flow *f, uint64_t from, uint64_t to,
 	if (!f || !w || to <= from)
 		return -FLOW_E_INVALID;
 	/* the buffers stay for this window */
-	w->nlines = w->nruns = 0;
+	w->nlines = w->nruns = w->nsizes = 0;
 	w->psb = UINT64_MAX;
 	w->truncated = 0;
+	w->blocks = o && o->blocks;
 	err = win_decode(f, from, to, o ? o->max_lines : 0, w);
 	if (err < 0)
 		goto out_free;
@@ -384,4 +455,37 @@ size_t flow_window_line_at(const struct flow_window *w, uint64_t off)
 		if (w->lines[i].r.offset >= off)
 			return i;
 	return w->nlines;
+}
+
+uint32_t flow_line_below(const struct flow_window *w, const struct flow_line *l,
+			 uint64_t addr)
+{
+	uint64_t ip;
+	uint32_t k;
+
+	if (!w || !l || l->r.kind != FLOW_INSN)
+		return 0;
+	if (l->last_ip < addr)
+		return l->ninsns;
+	if (l->r.ip >= addr || !w->blocks)
+		return 0;
+	/* inside: walk the sizes (straight-line code, rising addresses) */
+	for (k = 0, ip = l->r.ip; k < l->ninsns && ip < addr; k++)
+		ip += w->sizes[l->size_at + k];
+	return k;
+}
+
+uint64_t flow_line_ip(const struct flow_window *w, const struct flow_line *l,
+		      uint32_t k)
+{
+	uint64_t ip;
+	uint32_t i;
+
+	if (!w || !l || l->r.kind != FLOW_INSN || k >= l->ninsns)
+		return 0;
+	if (k + 1 == l->ninsns)
+		return l->last_ip;
+	for (i = 0, ip = l->r.ip; i < k; i++)
+		ip += w->sizes[l->size_at + i];
+	return ip;
 }
