@@ -91,6 +91,7 @@ void idx_free_units(struct idx *idx)
 			free(idx->u3[i].pts);
 			free(idx->u3[i].cps);
 			free(idx->u3[i].gs);
+			free(idx->u3[i].sum.exc);
 		}
 	free(idx->u1);
 	free(idx->u2);
@@ -355,16 +356,27 @@ static void *coordinator(void *arg)
 			atomic_store(&idx->scan_done, 1);
 		}
 	}
-	if (!ret && !idx->phase1_only) {
-		set_phase(idx, IDX_SEGMENTS);
-		ret = idx_phase2(idx);
-		if (!ret)
-			idx->sums_done = 1;
-	}
-	if (!ret && !idx->phase1_only && idx->time_pass) {
+	if (!ret && !idx->phase1_only && idx_phase3_sums(idx)) {
+		/* One pass over the bytes, not two: the time pass's skim
+		 * counts the packets as phase 2's would. */
+		idx->sums_in_time = 1;
 		set_phase(idx, IDX_TIME);
 		ret = idx_phase3(idx);
+		if (!ret)
+			idx->sums_done = 1;
+	} else {
+		if (!ret && !idx->phase1_only) {
+			set_phase(idx, IDX_SEGMENTS);
+			ret = idx_phase2(idx);
+			if (!ret)
+				idx->sums_done = 1;
+		}
+		if (!ret && !idx->phase1_only && idx->time_pass) {
+			set_phase(idx, IDX_TIME);
+			ret = idx_phase3(idx);
+		}
 	}
+	idx->sums_in_time = 0;
 	if (!ret && !idx->phase1_only)
 		idx->complete = 1;
 	pthread_mutex_lock(&idx->lock);
@@ -436,6 +448,8 @@ static double progress_frac(const struct idx *idx, const struct idx_progress *p)
 		before = w[0];
 		return (before + part * w[1]) / all;
 	case IDX_TIME:
+		if (idx->sums_in_time)
+			return (w[0] + part * (w[1] + w[2])) / all;
 		before = w[0] + (idx->phase1_only ? 0 : w[1]);
 		return (before + part * w[2]) / all;
 	default:

@@ -185,6 +185,7 @@ struct unit3 {
 	struct tm_carry *cps;		/* the provisional carry at each */
 	size_t n;
 	struct gseg *gs;		/* per segment, provisional */
+	struct unit2 sum;		/* the summaries (sums_in_time) */
 };
 
 struct idx {
@@ -234,6 +235,7 @@ struct idx {
 	struct tsum **gblk;		/* per segment, as ublk */
 	_Atomic size_t ntsums;
 	int sums_done;
+	_Atomic int sums_in_time;	/* phase 3 summarises (no phase 2) */
 	/* carries between those, as replays found them: stepping from a
 	 * segment to its neighbour replays one segment, not up to 15 */
 	pthread_mutex_t memo_lock;
@@ -354,13 +356,51 @@ extern uint8_t idx_skim_size[256];
 extern const uint8_t idx_skim_prefix[32];
 #endif
 
+/* Count packet @pkt into @s. */
+void idx_sum_count(struct idx_summary *s, const struct pkt *pkt);
+
+/* Count an error row into @s, as the window shows it: a decode error
+ * @err, or the loss of the data up to the next PSB at a gap (-pte_gap). */
+void idx_sum_error(struct idx_summary *s, int err);
+
+/* Whether segment [@off, @end) of @img is skimmed as one span's bytes
+ * (then a pkt_next() walk over them counts what idx_summarise() does).
+ * Returns 1 if so, else 0. */
+int idx_sum_plain(const struct img *img, uint64_t off, uint64_t end);
+
+/* Summarise segment [@off, @end) of @img into @s, crediting progress to
+ * @idx (NULL: none) as idx_pace() does with *@credited.
+ * Returns 0, or -pte_canceled (the summary is then partial). */
+int idx_summarise(struct idx *idx, const struct img *img, uint64_t off,
+		  uint64_t end, struct idx_summary *s, uint64_t *credited);
+
+/* Allocate the summary blocks of segments [@s0, @n).
+ * Returns 0 or -pte_nomem. */
+int idx_sum_reserve(struct idx *idx, size_t s0, size_t n);
+
+/* Store @s as segment @i's summary (a worker, for its unit @u: what does
+ * not pack goes to @u's exceptions).  Returns 0 or -pte_nomem. */
+int idx_sum_put(struct idx *idx, struct unit2 *u, size_t i,
+		const struct idx_summary *s);
+
+/* Merge the summaries of unit @u (segments u->s0 .. u->s1, in order after
+ * the last merged): ordinals, exceptions, trouble and totals, then publish
+ * them; frees @u's exceptions.  Returns 0, -pte_nomem or -pte_internal. */
+int idx_sum_merge(struct idx *idx, struct unit2 *u);
+
 /* Phase 2: summarise the segments from nsums on.
  * Returns 0, -pte_canceled, -pte_nomem or a guard's failure. */
 int idx_phase2(struct idx *idx);
 
 /* index_time.c */
 
-/* Phase 3: the time pass from the last carry on.
+/* Whether phase 3 can summarise the segments too, in the same pass
+ * (then phase 2 is not run): on all cores, the summaries ending where
+ * phase 3 starts.  Returns 1 if so, else 0. */
+int idx_phase3_sums(const struct idx *idx);
+
+/* Phase 3: the time pass from the last carry on (with the summaries if
+ * sums_in_time is set).
  * Returns 0, -pte_canceled, -pte_nomem or a guard's failure. */
 int idx_phase3(struct idx *idx);
 

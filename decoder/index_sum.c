@@ -23,7 +23,7 @@ static void cls_fill(void)
 		pkt_cls[t] = (uint8_t)pkt_type_class((enum pkt_type)t);
 }
 
-static void count_pkt(struct idx_summary *s, const struct pkt *pkt)
+void idx_sum_count(struct idx_summary *s, const struct pkt *pkt)
 {
 	s->npackets++;
 	s->per_class[pkt_cls[pkt->type]]++;
@@ -49,9 +49,7 @@ static void count_pkt(struct idx_summary *s, const struct pkt *pkt)
 	}
 }
 
-/* An error row, as the window shows it: a decode error, or the loss of
- * the data up to the next PSB at a gap (-pte_gap). */
-static void count_error(struct idx_summary *s, int err)
+void idx_sum_error(struct idx_summary *s, int err)
 {
 	s->npackets++;
 	s->per_class[PKC_ERROR]++;
@@ -345,22 +343,32 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		if (ret < 0) {
 			/* Counted as one error packet; the rest of the
 			 * segment cannot be trusted. */
-			count_error(s, ret);
+			idx_sum_error(s, ret);
 			break;
 		}
-		count_pkt(s, &pkt);
+		idx_sum_count(s, &pkt);
 		p = dec.pos;
 	}
 	skim_finish(&a, s);
 	return status;
 }
 
-/* Summarise the segment [@off, @end); *@credited as for idx_pace().
- * Returns 0, or -pte_canceled (the summary is then partial). */
-static int summarise(struct idx *idx, uint64_t off, uint64_t end,
-		     struct idx_summary *s, uint64_t *credited)
+int idx_sum_plain(const struct img *img, uint64_t off, uint64_t end)
 {
-	const struct img *img = idx->img;
+	long si = img_span_of(img, off);
+	const struct img_span *sp;
+
+	if (si < 0)
+		return 0;
+	sp = &img->spans[si];
+	/* Not when a gap cuts the last packet: the cursor tells that apart. */
+	return end < sp->off + sp->size ||
+	       (end == sp->off + sp->size && !img_gap_at(img, end));
+}
+
+int idx_summarise(struct idx *idx, const struct img *img, uint64_t off,
+		  uint64_t end, struct idx_summary *s, uint64_t *credited)
+{
 	const struct img_span *sp;
 	struct img_cursor cur;
 	struct pkt pkt;
@@ -393,13 +401,13 @@ static int summarise(struct idx *idx, uint64_t off, uint64_t end,
 		if (ret == -pte_eos)
 			return 0;
 		if (ret < 0 || img_cursor_offset(&cur) > end) {
-			count_error(s, ret);
+			idx_sum_error(s, ret);
 			/* data lost after the end: the error row is the last */
 			if (ret != -pte_gap && end == img->size)
 				s->ngaps += (uint32_t)img_gap_at(img, end);
 			return 0;
 		}
-		count_pkt(s, &pkt);
+		idx_sum_count(s, &pkt);
 	}
 	/* Data lost right after the segment's last packet, before the next
 	 * PSB: the segment it cut counts it (the window marks that PSB). */
@@ -450,6 +458,12 @@ static int pack_summary(struct idx *idx, size_t i, const struct idx_summary *s)
 	return exc;
 }
 
+int idx_sum_put(struct idx *idx, struct unit2 *u, size_t i,
+		const struct idx_summary *s)
+{
+	return pack_summary(idx, i, s) ? push_exc(u, i, s) : 0;
+}
+
 /* Phase 2 worker body. */
 static int sum_unit(struct idx *idx, struct unit2 *u)
 {
@@ -464,13 +478,12 @@ static int sum_unit(struct idx *idx, struct unit2 *u)
 		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
 			return -pte_canceled;
 		end = i + 1 < n ? idx_seek_off(idx, i + 1) : size;
-		if (summarise(idx, idx_seek_off(idx, i), end, &s, &credited) < 0)
+		if (idx_summarise(idx, idx->img, idx_seek_off(idx, i), end, &s,
+				  &credited) < 0)
 			return -pte_canceled;
-		if (pack_summary(idx, i, &s)) {
-			ret = push_exc(u, i, &s);
-			if (ret < 0)
-				return ret;
-		}
+		ret = idx_sum_put(idx, u, i, &s);
+		if (ret < 0)
+			return ret;
 		atomic_fetch_add_explicit(&idx->done, s.size - credited,
 					  memory_order_relaxed);
 	}
@@ -503,7 +516,12 @@ static int sum_run(void *ctx, unsigned worker, size_t k)
 static int merge2(void *ctx, size_t k)
 {
 	struct idx *idx = ctx;
-	struct unit2 *u = &idx->u2[k];
+
+	return idx_sum_merge(idx, &idx->u2[k]);
+}
+
+int idx_sum_merge(struct idx *idx, struct unit2 *u)
+{
 	const struct sum_packed *p;
 	size_t i, e = 0;
 	uint64_t np;
@@ -592,11 +610,9 @@ out_internal:
 	return -pte_internal;
 }
 
-int idx_phase2(struct idx *idx)
+int idx_sum_reserve(struct idx *idx, size_t s0, size_t n)
 {
-	size_t n = idx_nseeks(idx), s0 = atomic_load(&idx->nsums), i, k, nu;
-	uint64_t acc, bytes;
-	int ret;
+	size_t i;
 
 	for (i = s0 >> BLK_SHIFT; i <= (n ? (n - 1) >> BLK_SHIFT : 0) && n; i++) {
 		if (!idx->ublk[i]) {
@@ -610,6 +626,18 @@ int idx_phase2(struct idx *idx)
 				return -pte_nomem;
 		}
 	}
+	return 0;
+}
+
+int idx_phase2(struct idx *idx)
+{
+	size_t n = idx_nseeks(idx), s0 = atomic_load(&idx->nsums), i, k, nu;
+	uint64_t acc, bytes;
+	int ret;
+
+	ret = idx_sum_reserve(idx, s0, n);
+	if (ret < 0)
+		return ret;
 	/* Units of about a chunk of bytes each, whole segments. */
 	nu = 0;
 	acc = 0;

@@ -130,6 +130,29 @@ static uint8_t tsk_size[256];	/* 0: ask pkt_next() */
 static uint8_t tsk_type[256];	/* enum pkt_type of the sized ones */
 static pthread_once_t tsk_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Phase 3 also summarises the segments when it runs right after phase 1
+ * (idx_phase3_sums()): the skim that feeds the model counts packets per
+ * class as phase 2's does.  The packets the fast loop sizes fall in four
+ * classes, counted in 16-bit lanes of one register (struct tcnt.acc);
+ * a fast loop runs over at most TC_STEP bytes, so no lane overflows.
+ */
+#define TC_SYNC		0		/* lane shifts */
+#define TC_BRANCH	16
+#define TC_IP		32
+#define TC_TIMING	48
+#define TC_STEP		65535u
+static uint64_t tsk_inc[256];	/* the sized ones' lane, 1 << TC_* */
+
+/* What the summarising skim counted so far, beside the summary. */
+struct tcnt {
+	uint64_t acc;			/* packets, by TC_* lanes */
+	uint64_t cycles, cmax;		/* CYC sum and largest */
+#if defined(__x86_64__)
+	__m128i vmax;			/* tsk16()'s largest one-byte CYCs */
+#endif
+};
+
 static void tsk_fill(void)
 {
 	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
@@ -139,9 +162,11 @@ static void tsk_fill(void)
 		if (b == 0) {
 			tsk_size[b] = 1;
 			tsk_type[b] = PKT_PAD;
+			tsk_inc[b] = 1ull << TC_SYNC;
 		} else if (b != 2 && !(b & 1)) {
 			tsk_size[b] = 1;
 			tsk_type[b] = PKT_TNT8;
+			tsk_inc[b] = 1ull << TC_BRANCH;
 		} else if (((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
 			    (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) &&
 			   ipsz[b >> 5] >= 0) {
@@ -149,6 +174,7 @@ static void tsk_fill(void)
 			tsk_type[b] = (b & 0x1f) == 0x0d ? PKT_TIP :
 				      (b & 0x1f) == 0x11 ? PKT_TIP_PGE :
 				      (b & 0x1f) == 0x01 ? PKT_TIP_PGD : PKT_FUP;
+			tsk_inc[b] = 1ull << TC_IP;
 		}
 	}
 }
@@ -163,7 +189,7 @@ static void tsk_fill(void)
  */
 static inline __attribute__((always_inline)) unsigned
 tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
-     int *set, uint64_t *tail, uint64_t *tail_n)
+     int *set, uint64_t *tail, uint64_t *tail_n, struct tcnt *c)
 {
 	const __m128i z = _mm_setzero_si128();
 	__m128i v = _mm_loadu_si128((const __m128i *)p);
@@ -185,8 +211,17 @@ tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
 	mc = mcyc & m;
 	mt = meven & ~mpad & ~mtwo & m;
 	val = _mm_and_si128(_mm_and_si128(_mm_srli_epi16(v, 3), _mm_set1_epi8(0x1f)), cyc);
+	if (c) {
+		unsigned np = (unsigned)__builtin_popcount(mpad & m);
+		unsigned nc = (unsigned)__builtin_popcount(mc);
+
+		c->acc += (uint64_t)np << TC_SYNC | (uint64_t)(j - np - nc) << TC_BRANCH |
+			  (uint64_t)nc << TC_TIMING;
+	}
 	if (mc) {
 		pre = _mm_loadu_si128((const __m128i *)(idx_skim_prefix + 16 - j));
+		if (c)
+			c->vmax = _mm_max_epu8(c->vmax, _mm_and_si128(val, pre));
 		sad = _mm_sad_epu8(_mm_and_si128(val, pre), z);
 		s = (uint64_t)_mm_cvtsi128_si64(sad) + (uint64_t)_mm_extract_epi16(sad, 4);
 		*sum += s;
@@ -217,15 +252,24 @@ tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
 
 /* Outside a run of CYCs, with no CYC pending: the leading pads and tnt.8s
  * among the 16 bytes at @p, which change nothing.  Returns how many. */
-static inline unsigned tsk_plain16(const uint8_t *p)
+static inline __attribute__((always_inline)) unsigned
+tsk_plain16(const uint8_t *p, struct tcnt *c)
 {
 	__m128i v = _mm_loadu_si128((const __m128i *)p);
 	unsigned meven = (unsigned)_mm_movemask_epi8(
 		_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(1)), _mm_setzero_si128()));
 	unsigned mtwo = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(2)));
 	unsigned ok = meven & ~mtwo & 0xffff;
+	unsigned j = ok == 0xffff ? 16 : (unsigned)__builtin_ctz(~ok);
 
-	return ok == 0xffff ? 16 : (unsigned)__builtin_ctz(~ok);
+	if (c) {
+		unsigned mpad = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+		unsigned np = (unsigned)__builtin_popcount(mpad & ((1u << j) - 1));
+
+		c->acc += (uint64_t)np << TC_SYNC | (uint64_t)(j - np) << TC_BRANCH;
+	}
+	return j;
 }
 #endif
 
@@ -238,7 +282,7 @@ static inline unsigned tsk_plain16(const uint8_t *p)
  */
 static inline __attribute__((always_inline)) const uint8_t *
 tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
-	 struct gacc *g, struct pkt *fast, int *acted_io)
+	 struct gacc *g, struct pkt *fast, int *acted_io, struct tcnt *c)
 {
 	int acted = *acted_io;
 	/* A run of CYCs after one fed to the model, with only packets that
@@ -252,19 +296,23 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 
 #if defined(__x86_64__)
 		if (batch && idx_skim_size[b] == 1) {
-			unsigned j = tsk16(p, &bsum, &bn, &bset, &btail, &btn);
+			unsigned j = tsk16(p, &bsum, &bn, &bset, &btail, &btn, c);
 
 			if (j) {
 				p += j;
 				continue;
 			}
 		} else if (!acted && !(b & 1) && b != 2) {
-			p += tsk_plain16(p);
+			p += tsk_plain16(p, c);
 			continue;
 		}
 #endif
 		if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
 			v = b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3;
+			if (c) {
+				c->acc += 1ull << TC_TIMING;
+				c->cmax = v > c->cmax ? v : c->cmax;
+			}
 			if (batch) {
 				bsum += v;
 				bn++;
@@ -274,6 +322,8 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 				fast->type = PKT_CYC;
 				fast->u.cyc = v;
 				tm_advance(tm, fast);
+				if (c)
+					c->cycles += v;
 				batch = 1;
 				bset = 0;
 				bsum = bn = btail = btn = 0;
@@ -283,6 +333,8 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 		}
 		sz = tsk_size[b];
 		if (__builtin_expect(sz != 0, 1)) {
+			if (c)
+				c->acc += tsk_inc[b];
 			if (pkt_cyc_eligible_mask >> tsk_type[b] & 1) {
 				if (batch) {
 					bset = 1;
@@ -299,6 +351,8 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 		if (b == 2 && p[1] == 0xa3 &&
 		    (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
 			/* tnt.64 (a zero payload is an error) */
+			if (c)
+				c->acc += 1ull << TC_BRANCH;
 			if (batch) {
 				bset = 1;
 				btail = btn = 0;
@@ -312,11 +366,15 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 		}
 		if (batch) {
 			tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
+			if (c)
+				c->cycles += bsum;
 			batch = 0;
 			acted = 1;
 		}
 		if (b != 0x59)
 			break;
+		if (c)
+			c->acc += 1ull << TC_TIMING;
 		fast->type = PKT_MTC;
 		fast->u.mtc = p[1];
 		tm_advance(tm, fast);
@@ -332,28 +390,61 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 	}
 	if (batch) {
 		tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
+		if (c)
+			c->cycles += bsum;
 		acted = 1;
 	}
 	*acted_io = acted;
 	return p;
 }
 
-/* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
- * credit progress and look for a cancel as for idx_pace().
- * Returns 0, or -pte_canceled. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("popcnt", "default"), noinline))
+/* Add the lanes of @c to @s (then empty). */
+static inline void tcnt_flush(struct tcnt *c, struct idx_summary *s)
+{
+	uint64_t a = c->acc;
+
+	s->per_class[PKC_SYNC] += a >> TC_SYNC & 0xffff;
+	s->per_class[PKC_BRANCH] += a >> TC_BRANCH & 0xffff;
+	s->per_class[PKC_IP] += a >> TC_IP & 0xffff;
+	s->per_class[PKC_TIMING] += a >> TC_TIMING & 0xffff;
+	s->npackets += (a >> TC_SYNC & 0xffff) + (a >> TC_BRANCH & 0xffff) +
+		       (a >> TC_IP & 0xffff) + (a >> TC_TIMING & 0xffff);
+	c->acc = 0;
+}
+
+/* Add the cycles @c counted to @s. */
+static void tcnt_finish(const struct tcnt *c, struct idx_summary *s)
+{
+	uint64_t cmax = c->cmax;
+#if defined(__x86_64__)
+	uint8_t m[16];
+	int k;
+
+	_mm_storeu_si128((__m128i *)m, c->vmax);
+	for (k = 0; k < 16; k++)
+		cmax = m[k] > cmax ? m[k] : cmax;
 #endif
-static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
-		     uint64_t off, struct tm_model *tm, uint64_t *credited,
-		     struct gacc *g)
+	s->cycles += c->cycles;
+	if (cmax > s->max_cyc)
+		s->max_cyc = cmax;
+}
+
+/* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
+ * credit progress and look for a cancel as for idx_pace(); with @s, count
+ * them into @s as phase 2's skim does.  Returns 0, or -pte_canceled. */
+static inline __attribute__((always_inline)) int
+time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
+	       uint64_t off, struct tm_model *tm, uint64_t *credited,
+	       struct gacc *g, struct idx_summary *s)
 {
 	const uint8_t *begin = p;
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 	struct pkt_decoder dec;
 	struct pkt pkt, fast;
+	struct tcnt c;
 	int r, acted = 1;
 
+	memset(&c, 0, sizeof(c));
 	memset(&fast, 0, sizeof(fast));
 	pkt_decoder_init(&dec, p, end, off);
 	if (g) {
@@ -367,9 +458,16 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 		}
 		if (dec.bip_sz < 0 && end - p > PKT_MAX_SIZE) {
-			p = tsk_fast(p, end - PKT_MAX_SIZE < next ?
-					end - PKT_MAX_SIZE : next,
-				     tm, g, &fast, &acted);
+			const uint8_t *fend = end - PKT_MAX_SIZE < next ?
+					      end - PKT_MAX_SIZE : next;
+
+			/* (one packet at each TC_STEP goes through
+			 * pkt_next(): the same counts and time) */
+			if (s && fend - p > TC_STEP)
+				fend = p + TC_STEP;
+			p = tsk_fast(p, fend, tm, g, &fast, &acted, s ? &c : NULL);
+			if (s)
+				tcnt_flush(&c, s);
 			if (p >= end)
 				break;
 			if (p >= next)
@@ -381,8 +479,12 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			break;
 		if (r < 0) {
 			tm_gap(tm);
+			if (s)
+				idx_sum_error(s, r);
 			break;
 		}
+		if (s)
+			idx_sum_count(s, &pkt);
 		tm_advance(tm, &pkt);
 		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
 			gacc_at(g, tm, pkt.offset);
@@ -392,23 +494,57 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		acted = 1;
 		p = dec.pos;
 	}
+	if (s)
+		tcnt_finish(&c, s);
 	return 0;
+}
+
+/* time_skim_body() without and with a summary: built twice each, the
+ * CPU picking at load time (tsk16's popcounts are one instruction with
+ * POPCNT and a libgcc call without). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default"), noinline))
+#endif
+static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
+		     uint64_t off, struct tm_model *tm, uint64_t *credited,
+		     struct gacc *g)
+{
+	return time_skim_body(idx, p, end, off, tm, credited, g, NULL);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default"), noinline))
+#endif
+static int time_skim_sum(struct idx *idx, const uint8_t *p, const uint8_t *end,
+			 uint64_t off, struct tm_model *tm, uint64_t *credited,
+			 struct gacc *g, struct idx_summary *s)
+{
+	return time_skim_body(idx, p, end, off, tm, credited, g, s);
 }
 
 /* Feed the packets of segment [@off, @end) to @tm, as a window decoder
  * would: a decode error (or a packet running into the next PSB) ends the
  * segment and loses data.  With @idx, progress is credited and a cancel
- * seen every CANCEL_STEP bytes (*@credited as for idx_pace()).
+ * seen every CANCEL_STEP bytes (*@credited as for idx_pace()).  With @s,
+ * the segment's summary goes there too (phase 2's, bit for bit).
  * Returns 0, or -pte_canceled (@tm is then mid-segment). */
 static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 			uint64_t end, struct tm_model *tm, uint64_t *credited,
-			struct gacc *g)
+			struct gacc *g, struct idx_summary *s)
 {
 	struct img_cursor cur;
 	struct pkt pkt;
 	long si = img_span_of(img, off);
 	uint64_t next = off + CANCEL_STEP;
 	int r;
+
+	if (s && !idx_sum_plain(img, off, end)) {
+		/* Spans and gaps: summarised apart (rare), as phase 2 does */
+		uint64_t none = 0;
+
+		idx_summarise(NULL, img, off, end, s, &none);
+		s = NULL;
+	}
 
 	if (g)
 		g->pseq = tm->nper;	/* periods before were looked at */
@@ -421,6 +557,13 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 
 		pthread_once(&tsk_once, tsk_fill);
 		idx_sum_init();		/* tsk16() */
+		if (s) {
+			memset(s, 0, sizeof(*s));
+			s->size = end - off;
+			return time_skim_sum(idx, sp->data + (off - sp->off),
+					     sp->data + (end - sp->off), off, tm,
+					     credited, g, s);
+		}
 		return time_skim(idx, sp->data + (off - sp->off),
 				 sp->data + (end - sp->off), off, tm, credited, g);
 	}
@@ -507,7 +650,7 @@ static int time_body(void *arg)
 			gacc_segment(&ta->g);
 			if (time_segment(ta->publish ? idx : NULL, idx->img, off, end,
 					 &ta->tm, &credited,
-					 ta->publish ? &ta->g : NULL) < 0)
+					 ta->publish ? &ta->g : NULL, NULL) < 0)
 				return -pte_canceled;
 			if (ta->publish) {
 				int r = tsum_from(idx, i, &ta->g, hp, pv);
@@ -604,9 +747,13 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 	struct tm_model tm;
 	struct tm_carry c;
 	struct gacc g;
+	struct idx_summary sm;
 	size_t n = idx_nseeks(idx), i, k = 0, np;
 	uint64_t credited;
+	int ret;
 
+	u->sum.s0 = u->s0;
+	u->sum.s1 = u->s1;
 	np = 2 + (((u->s1 - 1) >> CARRY_SHIFT) - (u->s0 >> CARRY_SHIFT));
 	u->pts = malloc(np * sizeof(*u->pts));
 	u->cps = malloc(np * sizeof(*u->cps));
@@ -630,7 +777,7 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
 			return -pte_canceled;
 		time_segment(NULL, idx->img, idx_seek_off(idx, i), seg_end(idx, i, n),
-			     &tm, &credited, &g);
+			     &tm, &credited, &g, NULL);
 	}
 	tm_save(&tm, &c);
 	c.cycles = 0;
@@ -648,8 +795,14 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		end = seg_end(idx, i, n);
 		credited = 0;
 		gacc_segment(&g);
-		if (time_segment(idx, idx->img, off, end, &tm, &credited, &g) < 0)
+		if (time_segment(idx, idx->img, off, end, &tm, &credited, &g,
+				 idx->sums_in_time ? &sm : NULL) < 0)
 			return -pte_canceled;
+		if (idx->sums_in_time) {
+			ret = idx_sum_put(idx, &u->sum, i, &sm);
+			if (ret < 0)
+				return ret;
+		}
 		u->gs[i - u->s0].has_first = (uint8_t)g.has_first;
 		u->gs[i - u->s0].first = g.first;
 		u->gs[i - u->s0].has_rest = (uint8_t)g.has_rest;
@@ -709,7 +862,7 @@ static int replay_body(void *arg)
 			return -pte_canceled;
 		gacc_segment(&idx->p3_gacc);
 		time_segment(NULL, idx->img, idx_seek_off(idx, i), seg_end(idx, i, n),
-			     &tm, &credited, &idx->p3_gacc);
+			     &tm, &credited, &idx->p3_gacc, NULL);
 		ret = tsum_from(idx, i, &idx->p3_gacc, hp, pv);
 		if (ret < 0)
 			return ret;
@@ -740,6 +893,11 @@ static int merge3(void *ctx, size_t k)
 	size_t m, n = idx_nseeks(idx);
 	int ret = 0;
 
+	if (idx->sums_in_time) {
+		ret = idx_sum_merge(idx, &u->sum);
+		if (ret < 0)
+			goto out;
+	}
 	memset(&ra, 0, sizeof(ra));
 	ra.idx = idx;
 	ra.u = u;
@@ -840,6 +998,22 @@ static int plan3(struct idx *idx, size_t from, size_t n)
 	return 0;
 }
 
+/* The segment phase 3 starts at: the last carry's. */
+static size_t phase3_from(const struct idx *idx)
+{
+	size_t c = atomic_load(&idx->ncarry);
+
+	return c ? (c - 1) << CARRY_SHIFT : 0;
+}
+
+int idx_phase3_sums(const struct idx *idx)
+{
+	size_t from = phase3_from(idx);
+
+	return idx->time_pass && idx->nthreads > 1 &&
+	       atomic_load(&idx->nsums) == from && idx_nseeks(idx) > from;
+}
+
 int idx_phase3(struct idx *idx)
 {
 	struct time_arg *ta = malloc(sizeof(*ta));
@@ -881,7 +1055,9 @@ int idx_phase3(struct idx *idx)
 		idx->p3_gacc = ta->g;
 		idx->p3_gacc0 = ta->g;
 		idx->p3_replayed = 0;
-		ret = plan3(idx, ta->from, n);
+		ret = idx->sums_in_time ? idx_sum_reserve(idx, ta->from, n) : 0;
+		if (!ret)
+			ret = plan3(idx, ta->from, n);
 		if (!ret)
 			ret = idx_run_units(idx, time_run, merge3);
 		idx_free_units(idx);
@@ -984,6 +1160,6 @@ int idx_time_advance(const struct idx *idx, size_t from, size_t to,
 	}
 	for (i = from; i < to; i++)
 		time_segment(NULL, idx->img, idx_seek_off(idx, i),
-			     seg_end(idx, i, n), tm, &credited, NULL);
+			     seg_end(idx, i, n), tm, &credited, NULL, NULL);
 	return 0;
 }

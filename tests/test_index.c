@@ -1287,6 +1287,31 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			assert_int_equal(idx_summary(ser, i, &sa), 0);
 			assert_int_equal(idx_summary(par, i, &sc), 0);
 			assert_true(sc.have_time);
+			/* the counts: phase 2's skim (serial) and the time
+			 * pass's (parallel, one pass) */
+			if (sa.npackets != sc.npackets || sa.cycles != sc.cycles ||
+			    sa.max_cyc != sc.max_cyc ||
+			    memcmp(sa.per_class, sc.per_class, sizeof(sa.per_class))) {
+				printf("%s: chunk %llu: segment %zu: %llu packets, "
+				       "%llu cycles, max %llu; one pass: %llu, %llu, %llu\n",
+				       what, (unsigned long long)chunks[k], i,
+				       (unsigned long long)sa.npackets,
+				       (unsigned long long)sa.cycles,
+				       (unsigned long long)sa.max_cyc,
+				       (unsigned long long)sc.npackets,
+				       (unsigned long long)sc.cycles,
+				       (unsigned long long)sc.max_cyc);
+				fail();
+			}
+			assert_int_equal(sa.first_ordinal, sc.first_ordinal);
+			assert_int_equal(sa.size, sc.size);
+			assert_int_equal(sa.have_tsc, sc.have_tsc);
+			assert_int_equal(sa.first_tsc, sc.first_tsc);
+			assert_int_equal(sa.last_tsc, sc.last_tsc);
+			assert_int_equal(sa.tsc_back, sc.tsc_back);
+			assert_int_equal(sa.novf, sc.novf);
+			assert_int_equal(sa.nerrors, sc.nerrors);
+			assert_int_equal(sa.ngaps, sc.ngaps);
 			assert_int_equal(sa.has_gap, sc.has_gap);
 			assert_int_equal(sa.max_gap, sc.max_gap);
 			assert_int_equal(sa.gap_off, sc.gap_off);
@@ -1310,6 +1335,10 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 		idx_totals(par, &tp);
 		assert_int_equal(tp.last_tsc, ts.last_tsc);
 		assert_int_equal(tp.first_tsc, ts.first_tsc);
+		assert_int_equal(tp.npackets, ts.npackets);
+		assert_int_equal(tp.cycles, ts.cycles);
+		assert_int_equal(tp.max_cyc, ts.max_cyc);
+		assert_memory_equal(tp.per_class, ts.per_class, sizeof(tp.per_class));
 		idx_free(par);
 	}
 	idx_free(ser);
