@@ -693,7 +693,7 @@ int flow_next(struct flow *f, struct flow_rec *r)
 
 /* Whether nothing is pending: what i_next() would do for an instruction
  * comes down to stepping over it (or, for the branch ending a block, to
- * drv_branch()). */
+ * drv_last()). */
 static inline int drv_quiet(const struct flow *f)
 {
 	return f->state == DRV_DRAIN && !f->dstatus && f->enabled &&
@@ -701,78 +701,84 @@ static inline int drv_quiet(const struct flow *f)
 	       !(f->status & (ST_EVENT | ST_EOS));
 }
 
-/*
- * The branch @in that ends a cached block, at @at, when drv_quiet():
- * what i_next() does for it where the trace need not be asked beyond a
- * cached TNT bit -- a direct jump or call, a conditional branch or a
- * compressed return with a bit at hand.  Moves f->ip past it, sets the
- * status as i_next() does and leaves the block.  1 if done, 0 if it does
- * not apply (nothing changed: the slow path takes it).
- */
-static inline int drv_branch(struct flow *f, const struct insn *in, uint64_t at)
+/* After the instruction a fast path took: the status @st of what it did
+ * (i_proceed() and i_check_ip_event()'s), as drv_insn() keeps it. */
+static void drv_settle(struct flow *f, int st)
 {
-	uint64_t ip = at + in->size;
-	int st;
-
-	switch (in->iclass) {
-	case FLOW_IC_COND_JUMP:
-		if (!f->tnt_mask || !in->direct)
-			return 0;
-		if (f->tnt_bits & f->tnt_mask)
-			ip = in->target;
-		break;
-	case FLOW_IC_RETURN:
-		/* not taken is an error, an empty stack too: the slow path
-		 * says so */
-		if (!(f->tnt_bits & f->tnt_mask) || f->rs_top == f->rs_bottom)
-			return 0;
-		rs_pop(f, &ip);
-		break;
-	case FLOW_IC_CALL:
-		if (!in->direct)
-			return 0;
-		if (in->disp)
-			rs_push(f, ip);
-		/* fall through */
-	case FLOW_IC_JUMP:
-		if (!in->direct)
-			return 0;
-		f->bip = ip;
-		f->bi = BLK_MAX;
-		f->ip = in->target;
-		return 1;
-	default:
-		return 0;
-	}
-	/* as fq_cond_branch(): with bits left, nothing to tell */
-	f->tnt_mask >>= 1;
-	f->decided = f->tnt_off;
-	f->bip = at + in->size;
-	f->bi = BLK_MAX;
-	f->ip = ip;
-	if (f->tnt_mask)
-		return 1;
-	f->status = fq_status(f);
-	st = i_check_ip_event(f);
 	if (st >= 0) {
 		f->dstatus = st;
-		return 1;
-	}
-	/* as drv_insn(): the error after the instruction */
-	if (st == -FLOW_E_EOS) {
+	} else if (st == -FLOW_E_EOS) {
 		f->state = DRV_DONE;
 	} else {
+		/* the error comes after the instruction */
 		f->pending_err = st;
 		f->pending_err_off = f->pos;
 		f->state = DRV_ERROR;
 	}
-	return 1;
+}
+
+/*
+ * The last instruction @in of a cached block, at @at, when drv_quiet():
+ * what i_next() does for it (no event binds to it: none is pending).  A
+ * direct jump or call, a conditional branch or a compressed return with a
+ * TNT bit at hand are taken here; the rest asks the trace through
+ * i_proceed().  Moves f->ip past it and leaves the block.
+ */
+static inline void drv_last(struct flow *f, const struct insn *in, uint64_t at)
+{
+	uint64_t ip = at + in->size;
+	int st;
+
+	f->bip = ip;
+	f->bi = BLK_MAX;
+	switch (in->iclass) {
+	case FLOW_IC_COND_JUMP:
+		if (!f->tnt_mask || !in->direct)
+			break;
+		if (f->tnt_bits & f->tnt_mask)
+			ip = in->target;
+		goto out_tnt;
+	case FLOW_IC_RETURN:
+		/* not taken is an error, an empty stack too: i_proceed()
+		 * says so */
+		if (!(f->tnt_bits & f->tnt_mask) || f->rs_top == f->rs_bottom)
+			break;
+		rs_pop(f, &ip);
+		goto out_tnt;
+	case FLOW_IC_CALL:
+		if (!in->direct)
+			break;
+		if (in->disp)
+			rs_push(f, ip);
+		f->ip = in->target;
+		return;
+	case FLOW_IC_JUMP:
+		if (!in->direct)
+			break;
+		f->ip = in->target;
+		return;
+	default:
+		break;
+	}
+	f->ip = at;
+	st = i_proceed(f, in);
+	drv_settle(f, st < 0 ? st : i_check_ip_event(f));
+	return;
+out_tnt:
+	/* as fq_cond_branch(): with bits left, nothing to tell */
+	f->tnt_mask >>= 1;
+	f->decided = f->tnt_off;
+	f->ip = ip;
+	if (!f->tnt_mask) {
+		f->status = fq_status(f);
+		drv_settle(f, i_check_ip_event(f));
+	}
 }
 
 /*
  * The fast path: an instruction inside a cached block, with nothing
- * pending, stepped over (drv_quiet()), or the branch that ends it taken
- * (drv_branch()).  1 with @r filled, 0 if it does not apply.
+ * pending, stepped over (drv_quiet()), or the one that ends it, a branch
+ * maybe, taken (drv_last()).  1 with @r filled, 0 if it does not apply.
  */
 static inline int drv_fast(struct flow *f, struct flow_rec *r)
 {
@@ -783,25 +789,24 @@ static inline int drv_fast(struct flow *f, struct flow_rec *r)
 	if (!drv_quiet(f) || !b || f->bip != f->ip || b->mode != f->mode ||
 	    i >= b->n)
 		return 0;
-	if (i + 1 == b->n && b->last_special) {
-		if (!drv_branch(f, &b->last, ip))
-			return 0;
-		r->size = b->last.size;
-		r->iclass = b->last.iclass;
-		r->flags = (uint8_t)((f->speculative ? FLOW_F_SPEC : 0) |
-				     (b->last.direct ? FLOW_F_DIRECT : 0));
-	} else {
-		r->size = b->len[i];
-		r->iclass = FLOW_IC_OTHER;
-		r->flags = f->speculative ? FLOW_F_SPEC : 0;
-		f->ip += r->size;
-		f->bi = i + 1;
-		f->bip = f->ip;
-	}
 	r->kind = FLOW_INSN;
 	r->ip = ip;
 	r->mode = f->mode;
 	r->offset = decided;
+	r->flags = f->speculative ? FLOW_F_SPEC : 0;
+	if (i + 1 == b->n && b->last_special) {
+		drv_last(f, &b->last, ip);
+		r->size = b->last.size;
+		r->iclass = b->last.iclass;
+		if (b->last.direct)
+			r->flags |= FLOW_F_DIRECT;
+	} else {
+		r->size = b->len[i];
+		r->iclass = FLOW_IC_OTHER;
+		f->ip += r->size;
+		f->bi = i + 1;
+		f->bip = f->ip;
+	}
 	r->ev = 0;
 	r->err = 0;
 	r->a = r->b = 0;
@@ -829,30 +834,24 @@ static inline int drv_fast_blk(struct flow *f, struct flow_rec *r, struct fi_blk
 	i = f->bi;
 	n = b->n;
 	last = b->last.ip;
+	r->kind = FLOW_INSN;
+	r->ip = ip;
+	r->mode = f->mode;
+	r->offset = decided;
 	r->flags = f->speculative ? FLOW_F_SPEC : 0;
-	if (b->last_special && drv_branch(f, &b->last, last)) {
+	if (b->last_special) {
+		drv_last(f, &b->last, last);
 		r->size = b->last.size;
 		r->iclass = b->last.iclass;
 		if (b->last.direct)
 			r->flags |= FLOW_F_DIRECT;
 	} else {
-		if (b->last_special) {
-			/* up to the branch, which the slow path takes */
-			if (i + 1 >= n)
-				return 0;
-			n--;
-			last -= b->len[n - 1];
-		}
 		r->size = b->len[n - 1];
 		r->iclass = FLOW_IC_OTHER;
 		f->ip = last + r->size;
 		f->bi = n;
 		f->bip = f->ip;
 	}
-	r->kind = FLOW_INSN;
-	r->ip = ip;
-	r->mode = f->mode;
-	r->offset = decided;
 	r->ev = 0;
 	r->err = 0;
 	r->a = r->b = 0;

@@ -455,12 +455,47 @@ static int q_provoke(struct flow *f)
 static int q_decode(struct flow *f);
 static int q_header(struct flow *f);
 
+/* Step over the CYC or MTC at f->pos where the cursor is there and the
+ * packet lies whole in its span: what q_fetch() and q_decode() would do
+ * to it (a timing packet: nothing but move on), without them -- a
+ * cycle-accurate trace is half CYCs.  A CYC longer than libipt takes (9
+ * bytes), or one cut by the span's end, goes the long way.
+ * Returns 1 if it stepped, else 0. */
+static inline int q_skip_timing(struct flow *f)
+{
+	const uint8_t *p = f->cur.dec.pos, *end = f->cur.dec.end;
+	size_t n = 1;
+
+	if (f->cur_at != f->pos || end - p < 2)
+		return 0;
+	if (p[0] == 0x59) {
+		n = 2;
+	} else if ((p[0] & 3) == 3) {
+		if (p[0] & 4) {
+			/* extension bytes while bit 0 says more */
+			while (n < 9 && p + n < end && (p[n] & 1))
+				n++;
+			if (p + n >= end || (p[n] & 1) || ++n > 9)
+				return 0;
+		}
+	} else {
+		return 0;
+	}
+	f->have_next = 0;
+	f->pos += n;
+	f->cur.dec.pos = p + n;
+	f->cur_at = f->pos;
+	return 1;
+}
+
 static int q_read_ahead(struct flow *f)
 {
 	for (;;) {
 		int err;
 
 		q_skip_pads(f, 1);
+		if (q_skip_timing(f))
+			continue;
 		err = q_fetch(f);
 		if (err)
 			return err;
