@@ -112,19 +112,12 @@ static int decode_one(struct flow *f, uint64_t ip, uint8_t mode, struct insn *in
 	return 0;
 }
 
-static uint32_t blk_hash(uint64_t ip, uint64_t cr3, uint8_t mode, uint32_t n)
-{
-	uint64_t h = (ip ^ (cr3 * 0x9e3779b97f4a7c15ull) ^ mode) * 0xff51afd7ed558ccdull;
-
-	return (uint32_t)((h >> 32) & (n - 1));
-}
-
 /* The block starting at @ip (decoded now if not cached).
  * Returns it, or NULL and *@err if not even one instruction decodes. */
 static struct blk *blk_get(struct flow *f, uint64_t ip, int *err)
 {
 	uint64_t asid = f->asid;
-	struct blk *set = &f->cache[blk_hash(ip, asid, f->mode, f->ncache) & ~1u], *b;
+	struct blk *set = &f->cache[fb_hash(ip, asid, f->mode, f->ncache) & ~1u], *b;
 	uint64_t at = ip;
 	struct insn in;
 	int e, i;
@@ -183,7 +176,7 @@ void flow_cache_flush(struct flow *f)
 	f->blk = NULL;
 }
 
-int fb_seek(struct flow *f)
+int fb_seek_slow(struct flow *f)
 {
 	struct blk *b = f->blk;
 	int err = 0;

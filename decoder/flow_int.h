@@ -212,9 +212,44 @@ int fq_event(struct flow *f, struct ev *out);
  * Returns 0, or -FLOW_E_NOMAP or -FLOW_E_BAD_INSN. */
 int fb_insn_at(struct flow *f, struct insn *in);
 
-/* Code (flow_blk.c): f->blk, f->bi, f->bip at the block instruction at
- * f->ip (looked up, decoded on a miss), as fb_insn_at() leaves them.
+/* The block cache's set of (@ip, @asid, @mode) in a table of @n blocks
+ * (its first way; a power of two). */
+static inline uint32_t fb_hash(uint64_t ip, uint64_t asid, uint8_t mode, uint32_t n)
+{
+	uint64_t h = (ip ^ (asid * 0x9e3779b97f4a7c15ull) ^ mode) * 0xff51afd7ed558ccdull;
+
+	return (uint32_t)((h >> 32) & (n - 1)) & ~1u;
+}
+
+/* fb_seek() the long way (flow_blk.c): a lookup that may decode. */
+int fb_seek_slow(struct flow *f);
+
+/* Code: f->blk, f->bi, f->bip at the block instruction at f->ip (looked
+ * up, decoded on a miss), as fb_insn_at() leaves them.  A cached block
+ * costs a look at the IP's set here (most blocks start at a branch's
+ * target, so most lookups are of a new block).
  * Returns 0, or -FLOW_E_NOMAP or -FLOW_E_BAD_INSN (f->blk then NULL). */
-int fb_seek(struct flow *f);
+static inline int fb_seek(struct flow *f)
+{
+	struct blk *b = f->blk, *set;
+	unsigned i;
+
+	if (b && f->bip == f->ip && f->bi < b->n && b->asid == f->asid &&
+	    b->mode == f->mode)
+		return 0;
+	set = &f->cache[fb_hash(f->ip, f->asid, f->mode, f->ncache)];
+	for (i = 0; i < 2; i++) {
+		b = &set[i];
+		if (b->ip == f->ip && b->asid == f->asid && b->mode == f->mode && b->n) {
+			f->st.cache_hits++;
+			b->used = ++f->tick;
+			f->blk = b;
+			f->bi = 0;
+			f->bip = f->ip;
+			return 0;
+		}
+	}
+	return fb_seek_slow(f);
+}
 
 #endif /* FLOW_INT_H */

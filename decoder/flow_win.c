@@ -189,6 +189,49 @@ out_depth:
 	return 0;
 }
 
+/* add_line() for the common piece of a block window: instructions of the
+ * open run, with room for them.  Returns 1 if done, 0 if add_line() must
+ * take it. */
+static inline int add_block(struct flow_window *w, const struct flow_rec *r,
+			    const struct fi_blk *o, int32_t *depth, int open)
+{
+	struct flow_run *run = &w->runs[w->nruns - 1];
+	struct flow_line *l;
+
+	if (!open || !o->n || r->offset != run->offset ||
+	    w->nlines >= w->lines_cap || w->nsizes + o->n >= w->sizes_cap)
+		return 0;
+	memcpy(w->sizes + w->nsizes, o->sizes, o->n);
+	run->ninsns += o->n;
+	l = &w->lines[w->nlines - 1];
+	/* win_joins(): the run's last line goes on */
+	if (l->ninsns && l->r.iclass == FLOW_IC_OTHER && l->run == w->nruns - 1 &&
+	    l->r.mode == r->mode && !((l->r.flags ^ r->flags) & FLOW_F_SPEC) &&
+	    l->last_ip + l->r.size == r->ip) {
+		l->ninsns += o->n;
+		l->last_ip = o->last_ip;
+		l->r.size = r->size;
+		l->r.iclass = r->iclass;
+		l->r.flags = r->flags;
+	} else {
+		l++;
+		l->r = *r;
+		l->depth = *depth;
+		l->run = (uint32_t)(w->nruns - 1);
+		l->ninsns = o->n;
+		l->last_ip = o->last_ip;
+		l->size_at = (uint32_t)w->nsizes;
+		run->nlines = (uint32_t)(w->nlines - run->first + 1);
+		w->nlines++;
+	}
+	w->nsizes += o->n;
+	if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL)
+		(*depth)++;
+	else if (r->iclass == FLOW_IC_RETURN || r->iclass == FLOW_IC_FAR_RETURN)
+		(*depth)--;
+	return 1;
+}
+
 /* The next record of the window: one instruction, or in a block window
  * maybe several (@o says). */
 static int win_next(struct flow *f, int blocks, struct flow_rec *r, struct fi_blk *o)
@@ -224,6 +267,8 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 				w->truncated = 1;
 			break;
 		}
+		if (w->blocks && add_block(w, &r, &o, &depth, open))
+			continue;
 		err = add_line(w, &r, &o, &depth, &open);
 		if (err < 0)
 			return err;
@@ -314,7 +359,11 @@ static void win_walk(const struct flow *f, const struct flow_wopts *o,
 		return;
 	/* open: the stamps before it are bounded and wait for their CYC */
 	for (;;) {
-		len = img_cursor_next(&cur, &pkt);
+		/* inside the span, as nearly always, without the cursor's
+		 * wrapper (as flow_pkt.c's q_fetch()) */
+		len = pkt_next(&cur.dec, &pkt);
+		if (len == -pte_eos || len == -pte_truncated)
+			len = img_cursor_next(&cur, &pkt);
 		if (len == -pte_eos)
 			break;
 		if (len < 0) {
