@@ -13,7 +13,10 @@
  *        on, the call stack, and the binding of events to instructions and
  *        IPs.
  * flow_next() drives them as ptxed's loop does, with a fast path for the
- * instructions inside a cached block when nothing is pending.  Code
+ * instructions inside a cached block when nothing is pending (drv_fast():
+ * a step each, and for the one that ends the block what i_next() does
+ * without the driver's state machine, drv_last()); fi_next_blk() takes a
+ * whole block in one record for block windows (drv_fast_blk()).  Code
  * (flow_blk.c) is read through the caller's callback and decoded with
  * Zydis into basic blocks (straight-line code up to a branch or a special
  * instruction), kept in a two-way table of fixed size.
@@ -858,6 +861,7 @@ static inline int drv_fast_blk(struct flow *f, struct flow_rec *r, struct fi_blk
 	o->n = n - i;
 	o->last_ip = last;
 	o->sizes = &b->len[i];
+	o->full = !i;
 	f->st.insns += o->n;
 	return 1;
 }
@@ -875,6 +879,7 @@ int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
 		o->n = r->kind == FLOW_INSN;
 		o->last_ip = r->ip;
 		o->sizes = &r->size;
+		o->full = 0;
 	}
 	if (r->offset >= f->end) {
 		f->state = DRV_DONE;

@@ -12,7 +12,11 @@
  * The code comes from the caller through a read callback (no I/O here) and
  * is decoded with Zydis; decoded basic blocks are cached by (address space,
  * address, mode) in a table of fixed size, so code run again costs one
- * lookup.
+ * lookup.  While no event is pending, an instruction inside a cached
+ * block costs a step, and the branch that ends it a cached TNT bit (or,
+ * direct, nothing); block windows (below) step over a whole block at
+ * once, so they cost per block what an ordinary window costs per
+ * instruction (bench/bench_flow.c --blocks).
  *
  * The semantics are libipt's instruction decoder's (libipt 2.0, errata
  * off), event for event and error for error, including where an error is

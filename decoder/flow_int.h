@@ -187,6 +187,8 @@ struct fi_blk {
 	uint32_t n;		/* instructions (0: an event or an error) */
 	const uint8_t *sizes;	/* their sizes, n of them (valid until the
 				 * next call) */
+	int full;		/* BLK_MAX bytes may be read at sizes (a
+				 * whole block's, for a copy of fixed size) */
 };
 
 /* flow_next() for block windows (flow.c): the next record into @r, where

@@ -7,7 +7,9 @@
  * window's PSB through the time model stamps the packets that start and
  * end runs.  A bounded stamp's upper bound is the cycle count at the next
  * CYC, so the walk goes on past the last packet asked about until that CYC
- * (or a while: see WALK_PAST).
+ * (or a while: see WALK_PAST).  A block window (flow.h) takes the decoder's
+ * records a block at a time (fi_next_blk()) and joins them into block
+ * lines, keeping the instructions' sizes for flow_line_below().
  */
 #include "flow_int.h"
 
@@ -126,7 +128,7 @@ static int add_line(struct flow_window *w, const struct flow_rec *r,
 	uint64_t end;
 
 	if (w->blocks && o->n) {
-		if (grow((void **)&w->sizes, &w->sizes_cap, w->nsizes + o->n,
+		if (grow((void **)&w->sizes, &w->sizes_cap, w->nsizes + BLK_MAX,
 			 sizeof(*w->sizes)) < 0)
 			return -FLOW_E_NOMEM;
 		l = win_joins(w, r, o, *open);
@@ -198,32 +200,46 @@ static inline int add_block(struct flow_window *w, const struct flow_rec *r,
 	struct flow_run *run = &w->runs[w->nruns - 1];
 	struct flow_line *l;
 
-	if (!open || !o->n || r->offset != run->offset ||
-	    w->nlines >= w->lines_cap || w->nsizes + o->n >= w->sizes_cap)
+	if (!open || !o->n || w->nlines >= w->lines_cap || w->nruns >= w->runs_cap ||
+	    w->nsizes + BLK_MAX >= w->sizes_cap)
 		return 0;
-	memcpy(w->sizes + w->nsizes, o->sizes, o->n);
-	run->ninsns += o->n;
+	/* a block's sizes at once (what lies past its n is overwritten) */
+	if (o->full)
+		memcpy(w->sizes + w->nsizes, o->sizes, BLK_MAX);
+	else
+		memcpy(w->sizes + w->nsizes, o->sizes, o->n);
 	l = &w->lines[w->nlines - 1];
-	/* win_joins(): the run's last line goes on */
-	if (l->ninsns && l->r.iclass == FLOW_IC_OTHER && l->run == w->nruns - 1 &&
-	    l->r.mode == r->mode && !((l->r.flags ^ r->flags) & FLOW_F_SPEC) &&
-	    l->last_ip + l->r.size == r->ip) {
+	if (r->offset != run->offset) {
+		/* run_end() of an instruction: the next run begins */
+		run->end_offset = r->offset > run->offset ? r->offset : UINT64_MAX;
+		run = &w->runs[w->nruns++];
+		memset(run, 0, sizeof(*run));
+		run->offset = r->offset;
+		run->end_offset = UINT64_MAX;
+		run->first = (uint32_t)w->nlines;
+	} else if (l->ninsns && l->r.iclass == FLOW_IC_OTHER &&
+		   l->run == w->nruns - 1 && l->r.mode == r->mode &&
+		   !((l->r.flags ^ r->flags) & FLOW_F_SPEC) &&
+		   l->last_ip + l->r.size == r->ip) {
+		/* win_joins(): the run's last line goes on */
 		l->ninsns += o->n;
 		l->last_ip = o->last_ip;
 		l->r.size = r->size;
 		l->r.iclass = r->iclass;
 		l->r.flags = r->flags;
-	} else {
-		l++;
-		l->r = *r;
-		l->depth = *depth;
-		l->run = (uint32_t)(w->nruns - 1);
-		l->ninsns = o->n;
-		l->last_ip = o->last_ip;
-		l->size_at = (uint32_t)w->nsizes;
-		run->nlines = (uint32_t)(w->nlines - run->first + 1);
-		w->nlines++;
+		goto out_depth;
 	}
+	l++;
+	l->r = *r;
+	l->depth = *depth;
+	l->run = (uint32_t)(w->nruns - 1);
+	l->ninsns = o->n;
+	l->last_ip = o->last_ip;
+	l->size_at = (uint32_t)w->nsizes;
+	run->nlines = (uint32_t)(w->nlines - run->first + 1);
+	w->nlines++;
+out_depth:
+	run->ninsns += o->n;
 	w->nsizes += o->n;
 	if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL)
 		(*depth)++;
@@ -242,6 +258,7 @@ static int win_next(struct flow *f, int blocks, struct flow_rec *r, struct fi_bl
 		return fi_next_blk(f, r, o);
 	err = flow_next(f, r);
 	o->n = r->kind == FLOW_INSN;
+	o->full = 0;
 	o->last_ip = r->ip;
 	o->sizes = &r->size;
 	return err;
