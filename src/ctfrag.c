@@ -399,12 +399,14 @@ static void ctp_d(struct ctp *io, uint64_t *v, uint64_t base)
 		(lv) = v_ ? (__typeof__(lv))(v_ - 1) : (__typeof__(lv))-1; \
 	} while (0)
 
-static void ctp_sum(struct ctp *io, struct ct_sum *s)
+/* A sum of cycles over @insns instructions (their cycles mostly known or
+ * unknown: the two add up to @insns but where a run's parts were lumped). */
+static void ctp_sum(struct ctp *io, struct ct_sum *s, uint64_t insns)
 {
 	CTP(io, s->lo);
 	ctp_d(io, &s->hi, s->lo);
 	CTP(io, s->unknown);
-	CTP(io, s->known);
+	ctp_d(io, &s->known, insns - s->unknown);
 	CTP(io, s->flags);
 }
 
@@ -426,7 +428,7 @@ static void *ctp_alloc(struct ctp *io, void *p, size_t n, size_t size)
 
 static void ctp_funcs(struct ctp *io, struct ct *f)
 {
-	uint64_t prev_name = 0, prev_start = 0;
+	uint64_t prev_name = 0, prev_start = 0, kind;
 	size_t i;
 
 	f->funcs = ctp_alloc(io, f->funcs, f->nfuncs, sizeof(*f->funcs));
@@ -441,11 +443,13 @@ static void ctp_funcs(struct ctp *io, struct ct *f)
 		ctp_d(io, &g->start, prev_start);
 		prev_start = g->start;
 		ctp_d(io, &g->end, g->start);
-		CTP(io, g->kind);
-		CTP(io, g->plt);
+		kind = (uint64_t)g->kind | (uint64_t)g->plt << 6;
+		CTP(io, kind);
+		g->kind = (uint8_t)(kind & 0x3f);
+		g->plt = (uint8_t)(kind >> 6);
 		CTP(io, g->insns);
 		CTP(io, g->calls);
-		ctp_sum(io, &g->cyc);
+		ctp_sum(io, &g->cyc, g->insns);
 	}
 }
 
@@ -469,7 +473,7 @@ static void ctp_nodes(struct ctp *io, struct ct *f)
 		CTP1(io, n->func);
 		CTP(io, n->calls);
 		CTP(io, n->insns_self);
-		ctp_sum(io, &n->self);
+		ctp_sum(io, &n->self, n->insns_self);
 		CTP(io, n->tsc_ticks);
 		ctp_d(io, &n->offset, off);
 		off = n->offset;
