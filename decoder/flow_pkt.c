@@ -185,6 +185,22 @@ static int q_fetch(struct flow *f)
 	f->nx_at = UINT64_MAX;
 	at = f->pos;
 	q_skip_pads(f, 0);
+	/* A TNT.8 in the span, the packet that answers most: pkt_next()
+	 * takes it (it cannot fail), and nothing below applies to it. */
+	if (f->cur_at == f->pos && f->cur.dec.pos < f->cur.dec.end) {
+		uint8_t b0 = *f->cur.dec.pos;
+
+		if (!(b0 & 1) && b0 > 2 && (f->cur.dec.bip_sz < 0 || (b0 & 7) != 4) &&
+		    pkt_next(&f->cur.dec, &f->nx) == 1) {
+			f->nk = QK_TNT8;
+			f->nx_err = 0;
+			f->cur_at = f->pos + 1;
+			f->have_next = 1;
+			f->nx_at = at;
+			f->nx_pos = f->pos;
+			return 0;
+		}
+	}
 	/* The cursor is usually right there: read its bytes in place. */
 	if (f->cur_at == f->pos && f->cur.dec.end - f->cur.dec.pos >= 3) {
 		b = f->cur.dec.pos;
