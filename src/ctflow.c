@@ -64,6 +64,33 @@ static int ctf_breaks(const struct flow_rec *r)
 	       r->ev == FLOW_EV_OVERFLOW;
 }
 
+/* A block line of a window, for ct_block()'s count of its instructions
+ * below an address. */
+struct ctf_line {
+	const struct flow_window *w;
+	const struct flow_line *l;
+};
+
+static uint32_t ctf_below(const void *ctx, uint64_t addr)
+{
+	const struct ctf_line *b = ctx;
+
+	return flow_line_below(b->w, b->l, addr);
+}
+
+/* Feed line @l of @w, an instruction line (a block line in a block
+ * window), to @ct.  Returns ct_block()'s result. */
+static int ctf_feed_line(struct ct *ct, const struct flow_window *w,
+			 const struct flow_line *l, uint64_t asid)
+{
+	struct ctf_line b = { w, l };
+
+	if (l->ninsns <= 1)
+		return ct_insn(ct, l->r.offset, asid, l->r.ip, l->r.iclass);
+	return ct_block(ct, l->r.offset, asid, l->r.ip, l->last_ip, l->ninsns,
+			l->r.iclass, ctf_below, &b);
+}
+
 /* ctf_window() for lines [@begin, @end) of @w. */
 static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 			   const struct ctf_opts *o, size_t begin, size_t end)
@@ -120,7 +147,7 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 				return ret;
 			may_switch = 0;
 		}
-		ret = ct_insn(ct, l->r.offset, asid, l->r.ip, l->r.iclass);
+		ret = ctf_feed_line(ct, w, l, asid);
 		if (ret < 0)
 			return ret;
 	}
@@ -299,6 +326,8 @@ static int ctf_decode(void *arg)
 	int ret = 0, first = !o->resume;
 
 	memset(&wo, 0, sizeof(wo));
+	/* a line per block of straight-line code: fed at once */
+	wo.blocks = 1;
 	wo.tm = o->tm;
 	wo.carry = o->resume ? o->resume_carry : o->carry;
 	grid = o->chunk ? o->chunk : CTF_GRID;
