@@ -17,9 +17,15 @@
 #include "ptdec.h"
 #include "trace.h"
 
-/* Chunks a worker takes at a time: each batch decodes the window before
- * its first chunk's boundary again, and one past its last. */
-#define CTIDX_BATCH 32
+/* Fragments of fan^L chunks (level L, ctidx_opts.fan) merged ahead of
+ * time, up to CTIDX_LEVELS - 1, so that a range merges a few of each
+ * level: a merge costs about as much whatever the fragment's length (the
+ * call paths of the code run, not its instructions). */
+#define CTIDX_LEVELS 4
+/* Chunks a worker takes at a time (a multiple of the highest level's):
+ * each batch decodes the window before its first chunk's boundary
+ * again, and one past its last. */
+#define CTIDX_BATCH 64
 #define CTIDX_MAX_THREADS 8
 
 /* A chunk: its boundary and, once made, its fragment (packed). */
@@ -29,11 +35,26 @@ struct ctidx_chunk {
 	struct ct_pack *_Atomic frag;	/* NULL until published */
 };
 
+/* Decoders kept for the ranges asked for: warm (their block caches, their
+ * symbols), where a new one decodes its first kilobytes at half speed. */
+#define CTIDX_POOL 4
+struct ctidx_pool {
+	pthread_mutex_t mu;
+	struct ctdec *dec[CTIDX_POOL];
+	size_t n;
+};
+
 struct ctidx {
 	struct ctidx_opts o;
+	struct ctidx_pool *pool;
 	uint64_t grid, size;
 	struct ctidx_chunk *ch;
 	size_t n;
+	size_t fan;
+	struct ct_pack *_Atomic *up[CTIDX_LEVELS];	/* [1..]: level L's
+							 * fragment j covers
+							 * chunks [j, j + 1)
+							 * * fan^L */
 	pthread_t th[CTIDX_MAX_THREADS];
 	unsigned nth;
 	int started;
@@ -43,7 +64,7 @@ struct ctidx {
 	_Atomic int status;
 	_Atomic unsigned running;	/* workers not done */
 	_Atomic uint64_t done;		/* bytes of chunks published */
-	_Atomic size_t bytes, nfrags;
+	_Atomic size_t bytes, nfrags, nups;
 	_Atomic uint64_t elapsed_ns;	/* set by the last worker */
 };
 
@@ -92,6 +113,7 @@ int ctidx_new(struct ctidx **out, const struct ctidx_opts *o)
 {
 	struct ctidx *ci;
 	struct idx_progress p;
+	size_t l, span;
 	int r;
 
 	if (!out || !o || !o->t || !o->set || !o->idx || o->stream < 0 ||
@@ -105,6 +127,7 @@ int ctidx_new(struct ctidx **out, const struct ctidx_opts *o)
 		return -pte_nomem;
 	ci->o = *o;
 	ci->grid = o->grid ? o->grid : CTF_GRID;
+	ci->fan = o->fan == 2 || o->fan == 4 ? o->fan : 0;
 	if (!ci->o.max_bytes)
 		ci->o.max_bytes = CTIDX_MAX_BYTES;
 	if (!ci->o.nthreads)
@@ -112,9 +135,19 @@ int ctidx_new(struct ctidx **out, const struct ctidx_opts *o)
 	if (ci->o.nthreads > CTIDX_MAX_THREADS)
 		ci->o.nthreads = CTIDX_MAX_THREADS;
 	ci->size = o->t->streams[o->stream].img.size;
-	/* chunk 0 starts at the first PSB: no decode passes through it */
-	atomic_init(&ci->next, 1);
+	atomic_init(&ci->next, 0);
+	ci->pool = calloc(1, sizeof(*ci->pool));
+	if (!ci->pool || pthread_mutex_init(&ci->pool->mu, NULL)) {
+		free(ci->pool);
+		free(ci);
+		return -pte_nomem;
+	}
 	r = ctidx_bounds(ci);
+	for (l = 1, span = ci->fan; !r && ci->fan && l < CTIDX_LEVELS; l++, span *= ci->fan) {
+		ci->up[l] = calloc(ci->n / span + 1, sizeof(*ci->up[l]));
+		if (!ci->up[l])
+			r = -pte_nomem;
+	}
 	if (r < 0) {
 		ctidx_free(ci);
 		return r;
@@ -207,16 +240,40 @@ int ctidx_covers(const struct ctidx *ci, size_t ka, size_t kb)
 	return 1;
 }
 
+/* The fragment of the @span chunks from @k at level @l (0: chunk k's), or
+ * NULL if not made. */
+static struct ct_pack *ctidx_frag(const struct ctidx *ci, size_t l, size_t span,
+				  size_t k)
+{
+	return l ? atomic_load(&ci->up[l][k / span]) : atomic_load(&ci->ch[k].frag);
+}
+
 int ctidx_merge(const struct ctidx *ci, struct ct *dst, size_t ka, size_t kb)
 {
-	size_t k;
+	size_t k, l, span;
 	int r;
 
 	if (!ci || !dst || kb > ci->n)
 		return -pte_invalid;
-	for (k = ka; k < kb; k++) {
-		struct ct_pack *f = atomic_load(&ci->ch[k].frag);
+	for (k = ka; k < kb; k += span) {
+		struct ct_pack *f = NULL;
 
+		/* the longest fragment made that starts here and fits */
+		for (l = ci->fan ? CTIDX_LEVELS - 1 : 0, span = 1; l; l--) {
+			size_t s, i;
+
+			for (s = 1, i = 0; i < l; i++)
+				s *= ci->fan;
+			if (k % s || k + s > kb)
+				continue;
+			f = ctidx_frag(ci, l, s, k);
+			if (f) {
+				span = s;
+				break;
+			}
+		}
+		if (!f)
+			f = ctidx_frag(ci, 0, 1, k);
 		if (!f)
 			return -pte_invalid;
 		r = ct_merge_pack(dst, f);
@@ -312,6 +369,57 @@ static int ctidx_batch(struct ctidx *ci, struct ctdec *d, size_t k0, size_t k1)
 	return r;
 }
 
+/* The fragment of level @l's block @j: its ci->fan parts (level l - 1)
+ * merged in order, if all are made.  Returns 0 (also when a part is
+ * missing: no fragment then) or a negative pte code. */
+static int ctidx_up(struct ctidx *ci, struct ctdec *d, size_t l, size_t j)
+{
+	struct ct *f;
+	struct ct_pack *p;
+	size_t i, span = 1, part;
+	int r;
+
+	for (i = 1; i < l; i++)
+		span *= ci->fan;
+	for (i = 0; i < ci->fan; i++)
+		if (!ctidx_frag(ci, l - 1, span, (j * ci->fan + i) * span))
+			return 0;
+	r = ct_new_frag(&f, ct_resolve_symfmt, ctdec_symfmt(d));
+	for (i = 0; !r && i < ci->fan; i++) {
+		part = (j * ci->fan + i) * span;
+		r = ct_merge_pack(f, ctidx_frag(ci, l - 1, span, part));
+	}
+	if (!r)
+		r = ct_finish(f);
+	if (!r)
+		r = ct_frag_pack(f, &p);
+	ct_free(f);
+	if (r < 0)
+		return r;
+	atomic_fetch_add(&ci->bytes, ct_pack_bytes(p));
+	atomic_store(&ci->up[l][j], p);
+	atomic_fetch_add(&ci->nups, 1);
+	return atomic_load(&ci->bytes) > ci->o.max_bytes ? -pte_nomem : 0;
+}
+
+/* The higher levels' fragments inside batch [@k0, @k0 + CTIDX_BATCH).
+ * Returns 0 or a negative pte code. */
+static int ctidx_ups(struct ctidx *ci, struct ctdec *d, size_t k0)
+{
+	size_t l, j, span = 1;
+	int r;
+
+	for (l = 1; l < CTIDX_LEVELS; l++) {
+		span *= ci->fan;
+		for (j = k0 / span; j < (k0 + CTIDX_BATCH) / span && (j + 1) * span <= ci->n; j++) {
+			r = ctidx_up(ci, d, l, j);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 /* A worker's thread's priority: below the browser's. */
 static void ctidx_nice(int nice)
 {
@@ -333,11 +441,14 @@ static int ctidx_work(void *arg)
 	r = ctdec_new(&d, ci->o.t, ci->o.stream, ci->o.set);
 	if (r < 0)
 		return r;
-	/* the last chunk is never inside a range: no boundary follows it */
+	/* chunk 0 starts at the first PSB (no decode passes through it), and
+	 * the last is never inside a range (no boundary follows it) */
 	while (!atomic_load(&ci->cancel) &&
 	       (k0 = atomic_fetch_add(&ci->next, CTIDX_BATCH)) + 1 < ci->n) {
-		r = ctidx_batch(ci, d, k0, k0 + CTIDX_BATCH < ci->n - 1 ?
+		r = ctidx_batch(ci, d, k0 ? k0 : 1, k0 + CTIDX_BATCH < ci->n - 1 ?
 				k0 + CTIDX_BATCH : ci->n - 1);
+		if (!r && ci->fan)
+			r = ctidx_ups(ci, d, k0);
 		if (r < 0)
 			break;
 	}
@@ -405,7 +516,7 @@ int ctidx_wait(struct ctidx *ci)
 
 void ctidx_free(struct ctidx *ci)
 {
-	size_t k;
+	size_t k, l, span;
 
 	if (!ci)
 		return;
@@ -413,8 +524,52 @@ void ctidx_free(struct ctidx *ci)
 	ctidx_wait(ci);
 	for (k = 0; k < ci->n; k++)
 		ct_pack_free(atomic_load(&ci->ch[k].frag));
+	for (l = 1, span = ci->fan; ci->fan && l < CTIDX_LEVELS; l++, span *= ci->fan) {
+		for (k = 0; ci->up[l] && k < ci->n / span + 1; k++)
+			ct_pack_free(atomic_load(&ci->up[l][k]));
+		free(ci->up[l]);
+	}
 	free(ci->ch);
+	while (ci->pool->n)
+		ctdec_free(ci->pool->dec[--ci->pool->n]);
+	pthread_mutex_destroy(&ci->pool->mu);
+	free(ci->pool);
 	free(ci);
+}
+
+int ctidx_dec_get(const struct ctidx *ci, struct ctdec **out)
+{
+	struct ctidx_pool *pl;
+
+	if (!ci || !out)
+		return -pte_invalid;
+	pl = ci->pool;
+	*out = NULL;
+	pthread_mutex_lock(&pl->mu);
+	if (pl->n)
+		*out = pl->dec[--pl->n];
+	pthread_mutex_unlock(&pl->mu);
+	if (*out)
+		return 0;
+	return ctdec_new(out, ci->o.t, ci->o.stream, ci->o.set);
+}
+
+void ctidx_dec_put(const struct ctidx *ci, struct ctdec *d)
+{
+	struct ctidx_pool *pl;
+
+	if (!ci || !d) {
+		ctdec_free(d);
+		return;
+	}
+	pl = ci->pool;
+	pthread_mutex_lock(&pl->mu);
+	if (pl->n < CTIDX_POOL) {
+		pl->dec[pl->n++] = d;
+		d = NULL;
+	}
+	pthread_mutex_unlock(&pl->mu);
+	ctdec_free(d);
 }
 
 void ctidx_progress(const struct ctidx *ci, struct ctidx_progress *p)
@@ -426,6 +581,7 @@ void ctidx_progress(const struct ctidx *ci, struct ctidx_progress *p)
 	p->done = atomic_load(&ci->done);
 	p->nchunks = ci->n;
 	p->nfrags = atomic_load(&ci->nfrags);
+	p->nups = atomic_load(&ci->nups);
 	p->bytes = atomic_load(&ci->bytes);
 	p->max_bytes = ci->o.max_bytes;
 	p->started = ci->started;

@@ -83,7 +83,7 @@ static int ctjob_split(struct ctjob *j)
 	if (ctidx_cut(j->ci, k, &p.cut) < 0)
 		return 1;
 	p.j = j;
-	if (ctdec_new(&p.d, j->t, j->stream, j->set) < 0 ||
+	if (ctidx_dec_get(j->ci, &p.d) < 0 ||
 	    ct_new_frag(&p.frag, ct_resolve_symfmt, ctdec_symfmt(p.d)) < 0) {
 		ret = -pte_nomem;
 		goto out;
@@ -108,7 +108,7 @@ static int ctjob_split(struct ctjob *j)
 		ret = ct_merge(j->ct, p.frag);
 out:
 	ct_free(p.frag);
-	ctdec_free(p.d);
+	ctidx_dec_put(j->ci, p.d);
 	return ret;
 }
 
@@ -140,7 +140,9 @@ int ctjob_run(struct ctjob *j)
 		r = -pte_invalid;
 		goto out;
 	}
-	r = ctdec_new(&j->dec, j->t, j->stream, j->set);
+	/* with the code index, a warm decoder of its */
+	r = j->ci ? ctidx_dec_get(j->ci, &j->dec) :
+	    ctdec_new(&j->dec, j->t, j->stream, j->set);
 	if (!r && ct_new(&j->ct, ct_resolve_symfmt, ctdec_symfmt(j->dec)) < 0)
 		r = -pte_nomem;
 	if (r < 0)
@@ -158,7 +160,10 @@ int ctjob_run(struct ctjob *j)
 out:
 	/* a finished tree asks its resolver nothing: its names are the
 	 * image set's */
-	ctdec_free(j->dec);
+	if (j->ci)
+		ctidx_dec_put(j->ci, j->dec);
+	else
+		ctdec_free(j->dec);
 	j->dec = NULL;
 	j->result = r;
 	atomic_store(&j->finished, 1);

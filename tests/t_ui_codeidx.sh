@@ -1,14 +1,14 @@
 #!/bin/sh
 # t_ui_codeidx -- the function view from the code index (src/ctidx.h), in
 # --script mode, on tests/progs/p_sample's CPU 0 stream (rec_lib.sh)
-# tiled by tools/pttile to 1 MiB (about 32 chunks of the 32 KiB grid),
+# tiled by tools/pttile to 1 MiB (about 128 chunks of the 8 KiB grid),
 # its code as --raw dumps:
 #  - before the code index (wait-index only: a script starts it with
 #    wait-code-index) the view decodes; its rows are `ptbrowse calls`
-#    rows of the same range, in order (depth, calls, instructions,
-#    function: calls starts the time model at the range's first PSB, the
-#    view at the index's carry, so cycles are left out), and its total of
-#    instructions is calls';
+#    rows of the same range, in order (calls, instructions, function:
+#    calls starts the time model at the range's first PSB, the view at
+#    the index's carry, so cycles are left out; the depth's column moves
+#    with the cycles' width), and its total of instructions is calls';
 #  - after wait-code-index, :info says the index is made, and the same
 #    ranges (one starting and ending inside chunks, one on the grid, one
 #    inside a chunk, a region summary) give the same screens, byte for
@@ -35,10 +35,13 @@ raw=$(sed -n "s#^--raw #--raw=$tmp/rec/#p" "$tmp/rec/trace.options" | tr '\n' ' 
 ranges="0x5123:0x8f321 0x10000:0x20000 0x30100:0x38000"
 {
 	echo "wait-index"
+	# sorted by instructions (s), as calls --sort insns: the order by
+	# cycles may differ where calls' are known later
 	for r in $ranges; do
 		echo ":funcs ${r%%:*} ${r##*:}"
+		echo "s"
 		echo ":save-screen $tmp/live.${r%%:*}.txt"
-		echo "q"
+		echo "s s q"
 	done
 	echo ":region ra 0x6000 0x9a123"
 	echo ":regions ra"
@@ -52,8 +55,9 @@ ranges="0x5123:0x8f321 0x10000:0x20000 0x30100:0x38000"
 	echo ":save-screen $tmp/info.txt"
 	for r in $ranges; do
 		echo ":funcs ${r%%:*} ${r##*:}"
+		echo "s"
 		echo ":save-screen $tmp/idx.${r%%:*}.txt"
-		echo "q"
+		echo "s s q"
 	done
 	echo ":regions ra"
 	echo ":save-screen $tmp/idx.sum.txt"
@@ -91,7 +95,7 @@ for r in $ranges; do
 	cmp -s "$tmp/l.body" "$tmp/i.body" ||
 		{ bad "$r: the code index's view differs from the decode's"
 		  diff "$tmp/l.body" "$tmp/i.body" | head -8; }
-	"$PTBROWSE" calls $raw "$tmp/t.pt:$a-${r##*:}" >"$tmp/c.$a" 2>"$tmp/err" ||
+	"$PTBROWSE" calls --sort insns $raw "$tmp/t.pt:$a-${r##*:}" >"$tmp/c.$a" 2>"$tmp/err" ||
 		{ bad "calls $r: $(cat "$tmp/err")"; continue; }
 	view_rows "$tmp/idx.$a.txt" >"$tmp/v.rows"
 	calls_rows "$tmp/c.$a" >"$tmp/c.rows"

@@ -270,6 +270,8 @@ static void one_stream(int stream, uint64_t grid)
 	o.tm = &fx.t->streams[stream].timing;
 	o.idx = fx.idx;
 	o.grid = grid;
+	/* fragments of 2, 4 and 8 chunks too, on these few chunks */
+	o.fan = 2;
 	assert_int_equal(ctidx_new(&ci, &o), 0);
 	ctidx_progress(ci, &p);
 	assert_false(p.started);
@@ -285,6 +287,9 @@ static void one_stream(int stream, uint64_t grid)
 	/* every chunk but the first and the last */
 	assert_int_equal(p.nfrags, p.nchunks - 2);
 	assert_true(p.bytes > 0);
+	/* fragments of several chunks where there are enough */
+	if (p.nchunks >= 6)
+		assert_true(p.nups > 0);
 	check_ranges(&fx, grid, 1, ci);
 	ctidx_free(ci);
 	fix_close(&fx);

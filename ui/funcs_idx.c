@@ -48,7 +48,8 @@ static void fi_start(struct ui *ui)
 	o.set = set;
 	o.tm = &ui->tmcfg;
 	o.idx = ui->idx;
-	o.nice = FI_NICE;
+	/* a script waits for it: nothing competes with it there */
+	o.nice = ui->headless ? 0 : FI_NICE;
 	if (ctidx_new(&fi.ci, &o) < 0) {
 		fi.ci = NULL;
 		return;
