@@ -2,7 +2,9 @@
 # Instruction flow decoding speed (bench/bench_flow.c): our flow decoder,
 # as `flow --summary` runs it, against libipt's block decoder (pt_blk_next)
 # and instruction decoder (pt_insn_next) over the same trace and memory, in
-# the same process, on one core; CPU time, the best of interleaved rounds.
+# the same process, on one core; CPU time, the best of interleaved rounds;
+# and ours as one window of the whole trace, ordinary (the code view's) and
+# of block lines (the call tree's: flow_wopts.blocks).
 # Traces: the kAFL traces of ../shared/traces/libxdc-kafl-flow with their
 # memory, and tests/progs/p_sample recorded by tools/ptrecord (one PSB:
 # ptrecord compresses returns across PSBs, which the SDM rules out and our
