@@ -282,8 +282,11 @@ tsk_plain16(const uint8_t *p, struct tcnt *c)
  */
 static inline __attribute__((always_inline)) const uint8_t *
 tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
-	 struct gacc *g, struct pkt *fast, int *acted_io, struct tcnt *c)
+	 struct gacc *g, struct pkt *fast, int *acted_io, struct tcnt *cp)
 {
+	/* counted in a copy the compiler keeps in registers */
+	struct tcnt lc = cp ? *cp : (struct tcnt){ 0 };
+	struct tcnt *c = cp ? &lc : NULL;
 	int acted = *acted_io;
 	/* A run of CYCs after one fed to the model, with only packets that
 	 * settle a pending CYC between them: fed at once (tm_advance_cycs) */
@@ -394,6 +397,8 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 			c->cycles += bsum;
 		acted = 1;
 	}
+	if (cp)
+		*cp = lc;
 	*acted_io = acted;
 	return p;
 }
@@ -430,12 +435,13 @@ static void tcnt_finish(const struct tcnt *c, struct idx_summary *s)
 }
 
 /* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
- * credit progress and look for a cancel as for idx_pace(); with @s, count
- * them into @s as phase 2's skim does.  Returns 0, or -pte_canceled. */
+ * credit progress and look for a cancel as for idx_pace(); with @count
+ * (a constant: the loops are built twice), count them into @s as phase
+ * 2's skim does.  Returns 0, or -pte_canceled. */
 static inline __attribute__((always_inline)) int
 time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	       uint64_t off, struct tm_model *tm, uint64_t *credited,
-	       struct gacc *g, struct idx_summary *s)
+	       struct gacc *g, struct idx_summary *s, const int count)
 {
 	const uint8_t *begin = p;
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
@@ -463,10 +469,10 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 
 			/* (one packet at each TC_STEP goes through
 			 * pkt_next(): the same counts and time) */
-			if (s && fend - p > TC_STEP)
+			if (count && fend - p > TC_STEP)
 				fend = p + TC_STEP;
-			p = tsk_fast(p, fend, tm, g, &fast, &acted, s ? &c : NULL);
-			if (s)
+			p = tsk_fast(p, fend, tm, g, &fast, &acted, count ? &c : NULL);
+			if (count)
 				tcnt_flush(&c, s);
 			if (p >= end)
 				break;
@@ -479,11 +485,11 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			break;
 		if (r < 0) {
 			tm_gap(tm);
-			if (s)
+			if (count)
 				idx_sum_error(s, r);
 			break;
 		}
-		if (s)
+		if (count)
 			idx_sum_count(s, &pkt);
 		tm_advance(tm, &pkt);
 		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
@@ -494,7 +500,7 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		acted = 1;
 		p = dec.pos;
 	}
-	if (s)
+	if (count)
 		tcnt_finish(&c, s);
 	return 0;
 }
@@ -509,7 +515,7 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		     uint64_t off, struct tm_model *tm, uint64_t *credited,
 		     struct gacc *g)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, NULL);
+	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -519,7 +525,7 @@ static int time_skim_sum(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			 uint64_t off, struct tm_model *tm, uint64_t *credited,
 			 struct gacc *g, struct idx_summary *s)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, s);
+	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1);
 }
 
 /* Feed the packets of segment [@off, @end) to @tm, as a window decoder
