@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "code.h"
@@ -123,13 +124,26 @@ void funcs_idx_info(struct ui *ui, char *buf, size_t size)
 		 (double)p.bytes / 1048576.0, (double)p.max_bytes / 1048576.0, p.elapsed);
 }
 
+/* The CPU seconds the process used so far (all threads). */
+static double fi_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	       ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+}
+
 void funcs_idx_wait(struct ui *ui, int bench)
 {
 	struct ctidx_progress p;
+	double cpu = fi_cpu();
 
 	fi_start(ui);
 	if (funcs_idx(ui))
 		ctidx_wait(fi.ci);
+	cpu = fi_cpu() - cpu;
 	ctidx_progress(funcs_idx(ui), &p);
 	if (!bench)
 		return;
@@ -138,10 +152,11 @@ void funcs_idx_wait(struct ui *ui, int bench)
 		fflush(stdout);
 		return;
 	}
-	printf("browse  code index     %7.3f s, %zu of %zu chunks, %.1f MiB%s\n"
-	       "result browse-code-index-s %.3f\nresult browse-code-index-mib %.1f\n",
-	       p.elapsed, p.nfrags, p.nchunks, (double)p.bytes / 1048576.0,
-	       p.status ? " (stopped before the end)" : "", p.elapsed,
+	printf("browse  code index     %7.3f s (CPU %.1f s), %zu of %zu chunks, %.1f MiB%s\n"
+	       "result browse-code-index-s %.3f\nresult browse-code-index-cpu-s %.1f\n"
+	       "result browse-code-index-mib %.1f\n",
+	       p.elapsed, cpu, p.nfrags, p.nchunks, (double)p.bytes / 1048576.0,
+	       p.status ? " (stopped before the end)" : "", p.elapsed, cpu,
 	       (double)p.bytes / 1048576.0);
 	fflush(stdout);
 }
