@@ -5,13 +5,17 @@
  * switch sideband; skipped where it is not there): for many ranges, some
  * starting or ending inside chunks, some inside one chunk, some with no
  * chunk between their edges, on two grids,
- *   - the carry at each boundary from the index is what a decode from the
- *     stream's start walks to (so cycles can be bit-identical);
+ *   - the index's carry at each boundary is what a decode walks to (the
+ *     trees of ranges from 0, one decode walking its carries, against
+ *     pieces resumed from the index's: cycles and times bit-identical);
  *   - two pieces fed in order into one tree (ctflow.h's ahead and resume)
  *     make the tree one decode makes;
  *   - ctjob with the code index before it is built (two pieces decoded in
  *     parallel, merged) and after (fragments and edges) makes it too:
- *     every node and function, calls, instructions, cycles, time, offsets.
+ *     every node and function, calls, instructions, cycles, time, offsets;
+ *     so do the fragments of 2, 4 and 8 chunks merged ahead;
+ *   - past its memory budget the index stops with what it made, and a
+ *     range it does not cover is decoded: the same tree.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -198,10 +202,9 @@ static char *pieces_text(struct fix *fx, const struct ctidx *ci, uint64_t from,
 	return s;
 }
 
-/* The carry at every boundary is the one a decode from the start walks
- * to: a range from 0 decoded on the grid gives the same cycles as the
- * pieces resumed there (checked by the trees), and the index's carries
- * are used for both. */
+/* Every range [from, to) on steps of half the grid: one decode's tree
+ * against pieces fed in order (before the index is built: its first, a
+ * middle and its last cut) and the job with the index (@built or not). */
 static void check_ranges(struct fix *fx, uint64_t grid, int built, struct ctidx *ci)
 {
 	uint64_t size = fx->t->streams[fx->stream].img.size, from, to, step = grid / 2;
@@ -307,6 +310,50 @@ static void test_grid_two_psbs(void **state)
 	one_stream(1, 8192);
 }
 
+/* Past its memory budget the index stops with what it made, and a range
+ * it does not cover is decoded (in two pieces): the same tree. */
+static void test_budget(void **state)
+{
+	struct fix fx;
+	struct ctidx *ci;
+	struct ctidx_opts o;
+	struct ctidx_progress p;
+	uint64_t size;
+	char *want, *got;
+	int ret;
+
+	(void)state;
+	if (fix_open(&fx, 0)) {
+		skip();
+		return;
+	}
+	memset(&o, 0, sizeof(o));
+	o.t = fx.t;
+	o.set = fx.set;
+	o.tm = &fx.t->streams[0].timing;
+	o.idx = fx.idx;
+	o.grid = 4096;
+	o.nthreads = 1;
+	o.max_bytes = 1;
+	assert_int_equal(ctidx_new(&ci, &o), 0);
+	assert_int_equal(ctidx_start(ci), 0);
+	assert_int_equal(ctidx_wait(ci), -pte_nomem);
+	ctidx_progress(ci, &p);
+	assert_true(p.finished);
+	assert_int_equal(p.status, -pte_nomem);
+	assert_true(p.nfrags >= 1 && p.nfrags < p.nchunks - 2);
+	size = fx.t->streams[0].img.size;
+	want = job_text(&fx, 0x800, size - 0x800, 4096, NULL, &ret);
+	assert_int_equal(ret, 0);
+	got = job_text(&fx, 0x800, size - 0x800, 4096, ci, &ret);
+	assert_int_equal(ret, 0);
+	same_text(want, got, "past the budget");
+	free(want);
+	free(got);
+	ctidx_free(ci);
+	fix_close(&fx);
+}
+
 static void test_null(void **state)
 {
 	struct ctidx_opts o;
@@ -335,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_grid_psb),
 		cmocka_unit_test(test_grid_two_psbs),
+		cmocka_unit_test(test_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
