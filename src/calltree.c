@@ -98,6 +98,13 @@ static uint32_t ct_node_new(struct ct *ct)
 	if (ct_grow((void **)&ct->nodes, &ct->cap_nodes, ct->nnodes,
 		    sizeof(*ct->nodes)))
 		return CT_NONE;
+	if (cap != ct->cap_nodes || !ct->last_child) {
+		uint32_t *l = realloc(ct->last_child, ct->cap_nodes * sizeof(*l));
+
+		if (!l)
+			return CT_NONE;
+		ct->last_child = l;
+	}
 	if (ct->frag && (cap != ct->cap_nodes || !ct->groot)) {
 		uint32_t *g = realloc(ct->groot, ct->cap_nodes * sizeof(*g));
 
@@ -199,6 +206,7 @@ void ct_free_arrays(struct ct *ct)
 	free(ct->nodes);
 	free(ct->funcs);
 	free(ct->groot);
+	free(ct->last_child);
 	free(ct->ops);
 	free(ct->ticks);
 	free(ct->xruns);
@@ -207,6 +215,7 @@ void ct_free_arrays(struct ct *ct)
 	ct->nodes = NULL;
 	ct->funcs = NULL;
 	ct->groot = NULL;
+	ct->last_child = NULL;
 	ct->ops = NULL;
 	ct->ticks = NULL;
 	ct->xruns = NULL;
@@ -319,7 +328,7 @@ uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
 {
 	uint64_t key = ((uint64_t)parent << 32 | func) + 1;
 	struct ct_node *n, *p;
-	uint32_t i = ct_map_get(&ct->node_map, key), c;
+	uint32_t i = ct_map_get(&ct->node_map, key);
 
 	if (i != CT_NONE)
 		return i;
@@ -338,14 +347,11 @@ uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
 		ct->groot[i] = ct->groot[parent];
 	/* children in order of first call: append */
 	p = &ct->nodes[parent];
-	if (p->first_child == CT_NONE) {
+	if (p->first_child == CT_NONE)
 		p->first_child = i;
-	} else {
-		for (c = p->first_child; ct->nodes[c].next_sibling != CT_NONE;
-		     c = ct->nodes[c].next_sibling)
-			;
-		ct->nodes[c].next_sibling = i;
-	}
+	else
+		ct->nodes[ct->last_child[parent]].next_sibling = i;
+	ct->last_child[parent] = i;
 	return i;
 }
 

@@ -133,6 +133,8 @@ struct ct {
 	void *rctx;
 	struct ct_node *nodes;
 	size_t nnodes, cap_nodes;
+	uint32_t *last_child;	/* per node (cap_nodes): where the next
+				 * child is appended, if it has one */
 	struct ct_func *funcs;
 	size_t nfuncs, cap_funcs;
 	struct ct_map node_map;		/* (parent, func) -> node */
