@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "calltree.h"
 #include "cmd.h"
@@ -202,10 +201,7 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 		return UI_DRAW_STATUS;
 	}
 	fv.job_on = 1;
-	/* A script reads the screen right after the key: wait for it. */
-	if (ui->headless)
-		while (!atomic_load(&fv.job.finished))
-			usleep(1000);
+	funcs_sum_settle(ui, &fv.job);
 	view_push(&ui->vs, &funcs_view, NULL);
 	return UI_DRAW_ALL;
 }

@@ -49,6 +49,18 @@ void funcs_sum_stop(void)
 	}
 }
 
+void funcs_sum_settle(struct ui *ui, const struct ctjob *j)
+{
+	int i;
+
+	/* a script reads the screen right after the key: it waits for the
+	 * tree; the browser waits a little, so that a tree made in
+	 * milliseconds (the code index's) shows at once rather than at the
+	 * loop's next look (a quarter of a second) */
+	for (i = 0; !atomic_load(&j->finished) && (ui->headless || i < 100); i++)
+		usleep(ui->headless ? 200 : 500);
+}
+
 int funcs_sum_carry(struct ui *ui, uint64_t from, struct tm_carry *c)
 {
 	struct idx_seek sk;
@@ -91,10 +103,7 @@ static void fs_want(struct ui *ui, struct fs_slot *s, const struct imgset *set,
 		return;
 	}
 	s->on = 1;
-	/* A script reads the screen right after the key: wait for it. */
-	if (ui->headless)
-		while (!atomic_load(&s->job.finished))
-			usleep(1000);
+	funcs_sum_settle(ui, &s->job);
 }
 
 /* Slot @s's state as a line, or NULL when its tree is there. */

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+struct ctjob;
 struct tm_carry;
 struct ui;
 
@@ -18,6 +19,10 @@ struct ui;
  * the range's first packet as the browser's panes know them.
  * Returns 0 and sets *@c, or -1 without an index or its time pass there. */
 int funcs_sum_carry(struct ui *ui, uint64_t from, struct tm_carry *c);
+
+/* Wait for job @j's tree: as long as it takes in --script mode, else
+ * up to 50 ms (the code index makes most in less). */
+void funcs_sum_settle(struct ui *ui, const struct ctjob *j);
 
 /* Draw the functions of [@from, @to) (named @name) and, if @name2 is not
  * NULL, of [@from2, @to2) beside them, in the box at (@y, @x), @w x @h;
