@@ -18,7 +18,10 @@
  * stream, keeping its carried state every 16 PSBs; the state at any PSB
  * is then a short decode away (idx_seek_carry()).  It runs on all cores:
  * each unit of segments from a provisional state, fixed up in order, so
- * the carries are those of one pass from the start, bit for bit.
+ * the carries are those of one pass from the start, bit for bit.  Where
+ * it follows phase 1 on all cores (a build with the time pass), phases 2
+ * and 3 are one pass over the bytes: the time pass's skim counts the
+ * packets as phase 2's would, and the progress says IDX_TIME for both.
  *
  * In a run of 02 82 pairs longer than 16 bytes (a payload may end in
  * 02 82 right before a PSB) the PSBs are the 16-byte blocks that end where
@@ -120,7 +123,8 @@ enum idx_phase {
 	IDX_IDLE,		/* not started */
 	IDX_SCAN,		/* phase 1: finding PSBs */
 	IDX_SEGMENTS,		/* phase 2: summarising segments */
-	IDX_TIME,		/* phase 3: the time model's state at each PSB */
+	IDX_TIME,		/* phase 3: the time model's state at each PSB
+				 * (and the summaries, in one pass with it) */
 	IDX_DONE,		/* finished: see idx_progress.status */
 };
 
