@@ -594,6 +594,7 @@ int flow_seek(struct flow *f, uint64_t off, uint64_t end)
 	f->err_sync = 0;
 	f->end = end;
 	f->blk = NULL;
+	f->seek_err = 0;
 	f->pending_err = 0;
 	f->state = DRV_SYNC;
 	return 0;
@@ -779,19 +780,22 @@ out_tnt:
 }
 
 /*
- * The fast path: an instruction inside a cached block, with nothing
+ * The fast path: an instruction of a cached block, with nothing
  * pending, stepped over (drv_quiet()), or the one that ends it, a branch
  * maybe, taken (drv_last()).  1 with @r filled, 0 if it does not apply.
  */
 static inline int drv_fast(struct flow *f, struct flow_rec *r)
 {
-	const struct blk *b = f->blk;
-	unsigned i = f->bi;
+	const struct blk *b;
 	uint64_t decided = f->decided, ip = f->ip;
+	unsigned i;
 
-	if (!drv_quiet(f) || !b || f->bip != f->ip || b->mode != f->mode ||
-	    i >= b->n)
+	/* the block looked up here where the IP moved to another (after a
+	 * taken branch); where the lookup fails, the slow path says why */
+	if (!drv_quiet(f) || fb_seek(f))
 		return 0;
+	b = f->blk;
+	i = f->bi;
 	r->kind = FLOW_INSN;
 	r->ip = ip;
 	r->mode = f->mode;

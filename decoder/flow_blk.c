@@ -174,18 +174,29 @@ void flow_cache_flush(struct flow *f)
 		f->cache[i].used = 0;
 	}
 	f->blk = NULL;
+	f->seek_err = 0;
 }
 
 int fb_seek_slow(struct flow *f)
 {
 	struct blk *b = f->blk;
-	int err = 0;
+	int err = f->seek_err;
 
+	/* the slow path asking again right after a fast path failed: the
+	 * same answer, without reading the code (and counting) twice */
+	f->seek_err = 0;
+	if (err && f->seek_ip == f->ip) {
+		f->blk = NULL;
+		return err;
+	}
+	err = 0;
 	if (!b || f->bip != f->ip || b->asid != f->asid || b->mode != f->mode ||
 	    f->bi >= b->n) {
 		b = blk_get(f, f->ip, &err);
 		if (!b) {
 			f->blk = NULL;
+			f->seek_err = err;
+			f->seek_ip = f->ip;
 			return err;
 		}
 		/* blk_get may have replaced the slot f->blk pointed to */

@@ -157,6 +157,9 @@ struct flow {
 	struct blk *blk;	/* the block the IP is in, or NULL */
 	unsigned bi;		/* the index of the IP's instruction in blk */
 	uint64_t bip;		/* its address */
+	int seek_err;		/* the last failed lookup's error (0 none),
+				 * for the slow path's retry (fb_seek_slow()) */
+	uint64_t seek_ip;	/* and its IP */
 };
 
 enum { DRV_IDLE, DRV_SYNC, DRV_DRAIN, DRV_INSN, DRV_ERROR, DRV_DONE };

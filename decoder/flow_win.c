@@ -191,22 +191,22 @@ out_depth:
 	return 0;
 }
 
-/* add_line() for the common piece of a block window: instructions of the
- * open run, with room for them.  Returns 1 if done, 0 if add_line() must
- * take it. */
-static inline int add_block(struct flow_window *w, const struct flow_rec *r,
+/* add_line() for the common record: instructions (one, or in a block
+ * window maybe several) while a run is open, with room for them.
+ * Returns 1 if done, 0 if add_line() must take it. */
+static inline int add_insns(struct flow_window *w, const struct flow_rec *r,
 			    const struct fi_blk *o, int32_t *depth, int open)
 {
 	struct flow_run *run = &w->runs[w->nruns - 1];
 	struct flow_line *l;
 
 	if (!open || !o->n || w->nlines >= w->lines_cap || w->nruns >= w->runs_cap ||
-	    w->nsizes + BLK_MAX >= w->sizes_cap)
+	    (w->blocks && w->nsizes + BLK_MAX >= w->sizes_cap))
 		return 0;
 	/* a block's sizes at once (what lies past its n is overwritten) */
-	if (o->full)
+	if (w->blocks && o->full)
 		memcpy(w->sizes + w->nsizes, o->sizes, BLK_MAX);
-	else
+	else if (w->blocks)
 		memcpy(w->sizes + w->nsizes, o->sizes, o->n);
 	l = &w->lines[w->nlines - 1];
 	if (r->offset != run->offset) {
@@ -217,7 +217,7 @@ static inline int add_block(struct flow_window *w, const struct flow_rec *r,
 		run->offset = r->offset;
 		run->end_offset = UINT64_MAX;
 		run->first = (uint32_t)w->nlines;
-	} else if (l->ninsns && l->r.iclass == FLOW_IC_OTHER &&
+	} else if (w->blocks && l->ninsns && l->r.iclass == FLOW_IC_OTHER &&
 		   l->run == w->nruns - 1 && l->r.mode == r->mode &&
 		   !((l->r.flags ^ r->flags) & FLOW_F_SPEC) &&
 		   l->last_ip + l->r.size == r->ip) {
@@ -235,12 +235,13 @@ static inline int add_block(struct flow_window *w, const struct flow_rec *r,
 	l->run = (uint32_t)(w->nruns - 1);
 	l->ninsns = o->n;
 	l->last_ip = o->last_ip;
-	l->size_at = (uint32_t)w->nsizes;
+	l->size_at = w->blocks ? (uint32_t)w->nsizes : 0;
 	run->nlines = (uint32_t)(w->nlines - run->first + 1);
 	w->nlines++;
 out_depth:
 	run->ninsns += o->n;
-	w->nsizes += o->n;
+	if (w->blocks)
+		w->nsizes += o->n;
 	if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL)
 		(*depth)++;
 	else if (r->iclass == FLOW_IC_RETURN || r->iclass == FLOW_IC_FAR_RETURN)
@@ -284,7 +285,7 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 				w->truncated = 1;
 			break;
 		}
-		if (w->blocks && add_block(w, &r, &o, &depth, open))
+		if (add_insns(w, &r, &o, &depth, open))
 			continue;
 		err = add_line(w, &r, &o, &depth, &open);
 		if (err < 0)
