@@ -4,7 +4,8 @@
  * a compressed return, an interrupt's FUP + TIP, an overflow, errors), the
  * kAFL traces with their memory (../shared/traces/libxdc-kafl-flow), and
  * decoding from every PSB, which must give the tail of decoding from the
- * start.
+ * start; block windows hold their ordinary windows' instructions, runs
+ * and cycles (kAFL, recorded programs with signals and longjmp).
  */
 #include "../tools/ipt_compat.h"
 
@@ -838,12 +839,45 @@ static void check_runs(const struct flow_window *w)
 	assert_int_equal(n, 0);
 }
 
+/* Block window @b holds ordinary window @w's instructions in order, in
+ * the same runs with the same cycles, and each block line's instructions
+ * share one run and one depth (test_flow_blocks checks the grouping). */
+static void same_as_blocks(const struct flow_window *w, const struct flow_window *b)
+{
+	size_t i, j = 0;
+	uint32_t k;
+
+	assert_int_equal(w->nruns, b->nruns);
+	for (i = 0; i < w->nruns; i++) {
+		assert_int_equal(w->runs[i].offset, b->runs[i].offset);
+		assert_int_equal(w->runs[i].ninsns, b->runs[i].ninsns);
+		assert_memory_equal(&w->runs[i].cycles, &b->runs[i].cycles,
+				    sizeof(w->runs[i].cycles));
+	}
+	for (i = 0; i < b->nlines; i++) {
+		const struct flow_line *l = &b->lines[i];
+
+		for (k = 0; k < l->ninsns; k++, j++) {
+			while (j < w->nlines && w->lines[j].r.kind != FLOW_INSN)
+				j++;
+			assert_true(j < w->nlines);
+			assert_int_equal(flow_line_ip(b, l, k), w->lines[j].r.ip);
+			assert_int_equal(w->lines[j].run, l->run);
+			assert_int_equal(w->lines[j].depth, l->depth);
+		}
+	}
+	while (j < w->nlines && w->lines[j].r.kind != FLOW_INSN)
+		j++;
+	assert_int_equal(j, w->nlines);
+}
+
 /* The window from the start is libipt's flow (@lib); each window between
  * two PSBs is the flow decoded from the first, cut at the second. */
 static void kafl_windows(const struct img *img, const char *lib,
 			 const uint64_t *psb, size_t npsb)
 {
-	struct flow_window w = { 0 };
+	struct flow_window w = { 0 }, b = { 0 };
+	struct flow_wopts bo = { .blocks = 1 };
 	struct flow *f = flow_of(img);
 	struct flow_rec r;
 	size_t i, k;
@@ -854,9 +888,13 @@ static void kafl_windows(const struct img *img, const char *lib,
 	assert_string_equal(s, lib);
 	free(s);
 	check_runs(&w);
+	assert_int_equal(flow_window(f, 0, UINT64_MAX, &bo, &b), 0);
+	same_as_blocks(&w, &b);
 	for (i = 0; i + 1 < npsb; i++) {
 		assert_int_equal(flow_window(f, psb[i], psb[i + 1], NULL, &w), 0);
 		check_runs(&w);
+		assert_int_equal(flow_window(f, psb[i], psb[i + 1], &bo, &b), 0);
+		same_as_blocks(&w, &b);
 		assert_int_equal(flow_seek(f, psb[i], psb[i + 1]), 0);
 		for (k = 0; !flow_next(f, &r); k++) {
 			assert_true(k < w.nlines);
@@ -871,6 +909,7 @@ static void kafl_windows(const struct img *img, const char *lib,
 		assert_int_equal(k, w.nlines);
 	}
 	flow_window_free(&w);
+	flow_window_free(&b);
 	flow_free(f);
 }
 
@@ -1105,6 +1144,14 @@ static void recorded_cycles(const char *prog)
 	assert_int_equal(flow_window(f, 0, UINT64_MAX, NULL, &whole), 0);
 	check_runs(&whole);
 	exact = runs_vs_oracle(&whole, &o, 0);
+	{
+		struct flow_wopts bo = { .blocks = 1 };
+		struct flow_window bw = { 0 };
+
+		assert_int_equal(flow_window(f, 0, UINT64_MAX, &bo, &bw), 0);
+		same_as_blocks(&whole, &bw);
+		flow_window_free(&bw);
+	}
 	/* CYC before every packet: most runs are exact (not those after a
 	 * TIP.PGE: its MODE.Exec takes the CYC) */
 	assert_true(exact * 4 > whole.nruns * 3);
