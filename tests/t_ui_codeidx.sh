@@ -12,7 +12,8 @@
 #  - after wait-code-index, :info says the index is made, and the same
 #    ranges (one starting and ending inside chunks, one on the grid, one
 #    inside a chunk, a region summary) give the same screens, byte for
-#    byte, cycles and times included.
+#    byte, cycles and times included;
+#  - with --no-code-index none is made.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -112,4 +113,8 @@ body "$tmp/idx.sum.txt" >"$tmp/i.body"
 cmp -s "$tmp/l.body" "$tmp/i.body" ||
 	{ bad "regions: the summary differs with the code index"
 	  diff "$tmp/l.body" "$tmp/i.body" | head -8; }
+# --no-code-index: none is made
+printf 'wait-index\nbench-code-index\n' >"$tmp/keys"
+"$PTBROWSE" --no-state --no-code-index --script "$tmp/keys" $raw "$tmp/t.pt" 2>&1 |
+	grep -q 'code index  *none' || bad "--no-code-index: a code index was made"
 exit $fail

@@ -118,6 +118,7 @@ static struct ui *browse_new(struct trace *t, int s, const struct options *o)
 	ui->color = !(nc && *nc);
 	ui->no_state = o->no_state;
 	ui->no_index = o->no_index;
+	ui->no_code_index = o->no_code_index;
 	trace_advise(t, TRACE_BROWSE);
 	reload_remember(ui);
 	ui->km = km_new();

@@ -34,7 +34,7 @@ static void fi_start(struct ui *ui)
 	const struct imgset *set;
 	struct ctidx_opts o;
 
-	if (!ui->idx || (fi.idx == ui->idx && fi.img == ui->img))
+	if (!ui->idx || ui->no_code_index || (fi.idx == ui->idx && fi.img == ui->img))
 		return;
 	funcs_idx_stop(ui);
 	/* tried once per packet index, made or not */
@@ -148,7 +148,8 @@ void funcs_idx_wait(struct ui *ui, int bench)
 	if (!bench)
 		return;
 	if (!p.started) {
-		printf("browse  code index     none (no code, or no complete index)\n");
+		printf("browse  code index     none (no code, no complete index, or "
+		       "--no-code-index)\n");
 		fflush(stdout);
 		return;
 	}

@@ -39,7 +39,7 @@ int options_read_line(FILE *f, char *buf, size_t size)
 }
 
 enum { B_KEYMAP, B_STREAM, B_ASCII, B_NO_MOUSE, B_NO_STATE, B_NO_INDEX,
-       B_SCRIPT, B_SIZE, B_GOTO };
+       B_NO_CODE_INDEX, B_SCRIPT, B_SIZE, B_GOTO };
 
 static const struct opt browse_opts[] = {
 	{ "goto", 0, "TARGET", "open at TARGET, as :goto takes it (also +TARGET,\n"
@@ -52,6 +52,8 @@ static const struct opt browse_opts[] = {
 	  B_NO_MOUSE },
 	{ "no-state", 0, NULL, "do not write marks or history", B_NO_STATE },
 	{ "no-index", 0, NULL, "do not index in the background", B_NO_INDEX },
+	{ "no-code-index", 0, NULL, "do not make the code index (the function view\n"
+	  "decodes its ranges)", B_NO_CODE_INDEX },
 	{ "script", 0, "FILE", "run keys from FILE on a virtual screen (no terminal)",
 	  B_SCRIPT },
 	{ "size", 0, "COLSxROWS", "the virtual screen's size (default 120x40)",
@@ -72,6 +74,7 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 	case B_NO_MOUSE: o->no_mouse = 1; break;
 	case B_NO_STATE: o->no_state = 1; break;
 	case B_NO_INDEX: o->no_index = 1; break;
+	case B_NO_CODE_INDEX: o->no_code_index = 1; break;
 	case B_SCRIPT: o->script = val; break;
 	case B_GOTO: o->goto_target = val; break;
 	case B_SIZE:

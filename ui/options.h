@@ -19,6 +19,7 @@ struct options {
 	const char *path, *script, *keymap, *stream;
 	const char *goto_target;	/* --goto or +GOTO: where to open, or NULL */
 	int cols, rows, ascii, no_mouse, no_state, no_index, keymap_given;
+	int no_code_index;		/* --no-code-index */
 	struct tm_config cfg;
 	struct imgopt img;	/* --raw, --elf, --sysroot ... (free with
 				 * imgopt_release()) */

@@ -185,6 +185,7 @@ struct ui {
 	int pk_narrow;			/* no room for the last IP column */
 	uint64_t top;			/* offset of the first row shown */
 	int no_index;			/* --no-index */
+	int no_code_index;		/* --no-code-index (ui/funcs_idx.h) */
 	char fatal[256];		/* why the browser must end, or "" */
 	int dir;			/* last movement: 1 down, -1 up */
 	int hscroll;			/* packet pane columns scrolled */
