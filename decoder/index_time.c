@@ -273,6 +273,87 @@ tsk_plain16(const uint8_t *p, struct tcnt *c)
 }
 #endif
 
+/* A run of CYCs after one fed to the model, with only packets that
+ * settle a pending CYC between them: fed at once (tm_advance_cycs()). */
+struct tbatch {
+	int on, set;			/* a run is open; one settled */
+	uint64_t sum, n;		/* its CYCs */
+	uint64_t tail, tn;		/* the CYCs after the last that settled */
+};
+
+/* Feed the open run @bt to @tm; the model acted. */
+static inline __attribute__((always_inline)) void
+tbatch_flush(struct tbatch *bt, struct tm_model *tm, struct tcnt *c, int *acted)
+{
+	if (!bt->on)
+		return;
+	tm_advance_cycs(tm, bt->sum, bt->n, bt->set, bt->tail, bt->tn);
+	if (c)
+		c->cycles += bt->sum;
+	bt->on = 0;
+	*acted = 1;
+}
+
+/* A CYC of @v cycles: into the open run, else fed (and a run opens). */
+static inline __attribute__((always_inline)) void
+tsk_cyc(uint64_t v, struct tbatch *bt, struct tm_model *tm, struct pkt *fast,
+	struct tcnt *c)
+{
+	if (c) {
+		c->acc += 1ull << TC_TIMING;
+		c->cmax = v > c->cmax ? v : c->cmax;
+	}
+	if (bt->on) {
+		bt->sum += v;
+		bt->n++;
+		bt->tail += v;
+		bt->tn++;
+		return;
+	}
+	fast->type = PKT_CYC;
+	fast->u.cyc = v;
+	tm_advance(tm, fast);
+	if (c)
+		c->cycles += v;
+	memset(bt, 0, sizeof(*bt));
+	bt->on = 1;
+}
+
+/* A CYC-eligible packet of @type: it settles the run's CYCs, or the
+ * pending one if the model acted on the packet before. */
+static inline __attribute__((always_inline)) void
+tsk_elig(enum pkt_type type, struct tbatch *bt, struct tm_model *tm,
+	 struct pkt *fast, int *acted)
+{
+	if (bt->on) {
+		bt->set = 1;
+		bt->tail = bt->tn = 0;
+	} else if (*acted) {
+		fast->type = type;
+		tm_advance(tm, fast);
+		*acted = 0;
+	}
+}
+
+/* The MTC at @p (no run open), and its time into @g. */
+static inline __attribute__((always_inline)) void
+tsk_mtc(const uint8_t *p, struct tm_model *tm, struct gacc *g, struct pkt *fast,
+	struct tcnt *c)
+{
+	if (c)
+		c->acc += 1ull << TC_TIMING;
+	fast->type = PKT_MTC;
+	fast->u.mtc = p[1];
+	tm_advance(tm, fast);
+	if (g) {
+		uint64_t at = g->base_off + (uint64_t)(p - g->base);
+
+		if (g->mtc)
+			gacc_at(g, tm, at);
+		gacc_per(g, tm, at);
+	}
+}
+
 /*
  * The time skim's fast loop over [@p, @fend), which ends at least
  * PKT_MAX_SIZE bytes before the buffer does.  *@acted tells whether the
@@ -288,18 +369,15 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 	struct tcnt lc = cp ? *cp : (struct tcnt){ 0 };
 	struct tcnt *c = cp ? &lc : NULL;
 	int acted = *acted_io;
-	/* A run of CYCs after one fed to the model, with only packets that
-	 * settle a pending CYC between them: fed at once (tm_advance_cycs) */
-	int batch = 0, bset = 0;
-	uint64_t bsum = 0, bn = 0, btail = 0, btn = 0;
+	struct tbatch bt = { 0 };
 
 	while (p < fend) {
 		unsigned b = *p, sz;
-		uint64_t v;
 
 #if defined(__x86_64__)
-		if (batch && idx_skim_size[b] == 1) {
-			unsigned j = tsk16(p, &bsum, &bn, &bset, &btail, &btn, c);
+		if (bt.on && idx_skim_size[b] == 1) {
+			unsigned j = tsk16(p, &bt.sum, &bt.n, &bt.set, &bt.tail,
+					   &bt.tn, c);
 
 			if (j) {
 				p += j;
@@ -311,26 +389,8 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 		}
 #endif
 		if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
-			v = b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3;
-			if (c) {
-				c->acc += 1ull << TC_TIMING;
-				c->cmax = v > c->cmax ? v : c->cmax;
-			}
-			if (batch) {
-				bsum += v;
-				bn++;
-				btail += v;
-				btn++;
-			} else {
-				fast->type = PKT_CYC;
-				fast->u.cyc = v;
-				tm_advance(tm, fast);
-				if (c)
-					c->cycles += v;
-				batch = 1;
-				bset = 0;
-				bsum = bn = btail = btn = 0;
-			}
+			tsk_cyc(b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3,
+				&bt, tm, fast, c);
 			p += 1 + ((b & 4) >> 2);
 			continue;
 		}
@@ -338,16 +398,8 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 		if (__builtin_expect(sz != 0, 1)) {
 			if (c)
 				c->acc += tsk_inc[b];
-			if (pkt_cyc_eligible_mask >> tsk_type[b] & 1) {
-				if (batch) {
-					bset = 1;
-					btail = btn = 0;
-				} else if (acted) {
-					fast->type = tsk_type[b];
-					tm_advance(tm, fast);
-					acted = 0;
-				}
-			}
+			if (pkt_cyc_eligible_mask >> tsk_type[b] & 1)
+				tsk_elig((enum pkt_type)tsk_type[b], &bt, tm, fast, &acted);
 			p += sz;
 			continue;
 		}
@@ -356,47 +408,18 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 			/* tnt.64 (a zero payload is an error) */
 			if (c)
 				c->acc += 1ull << TC_BRANCH;
-			if (batch) {
-				bset = 1;
-				btail = btn = 0;
-			} else if (acted) {
-				fast->type = PKT_TNT64;
-				tm_advance(tm, fast);
-				acted = 0;
-			}
+			tsk_elig(PKT_TNT64, &bt, tm, fast, &acted);
 			p += 8;
 			continue;
 		}
-		if (batch) {
-			tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
-			if (c)
-				c->cycles += bsum;
-			batch = 0;
-			acted = 1;
-		}
+		tbatch_flush(&bt, tm, c, &acted);
 		if (b != 0x59)
 			break;
-		if (c)
-			c->acc += 1ull << TC_TIMING;
-		fast->type = PKT_MTC;
-		fast->u.mtc = p[1];
-		tm_advance(tm, fast);
-		if (g) {
-			uint64_t at = g->base_off + (uint64_t)(p - g->base);
-
-			if (g->mtc)
-				gacc_at(g, tm, at);
-			gacc_per(g, tm, at);
-		}
+		tsk_mtc(p, tm, g, fast, c);
 		acted = 1;
 		p += 2;
 	}
-	if (batch) {
-		tm_advance_cycs(tm, bsum, bn, bset, btail, btn);
-		if (c)
-			c->cycles += bsum;
-		acted = 1;
-	}
+	tbatch_flush(&bt, tm, c, &acted);
 	if (cp)
 		*cp = lc;
 	*acted_io = acted;
