@@ -197,12 +197,14 @@ out_depth:
 static inline int add_insns(struct flow_window *w, const struct flow_rec *r,
 			    const struct fi_blk *o, int32_t *depth, int open)
 {
-	struct flow_run *run = &w->runs[w->nruns - 1];
+	struct flow_run *run;
 	struct flow_line *l;
 
 	if (!open || !o->n || w->nlines >= w->lines_cap || w->nruns >= w->runs_cap ||
 	    (w->blocks && w->nsizes + BLK_MAX >= w->sizes_cap))
 		return 0;
+	/* only now: with no run yet, runs may be NULL */
+	run = &w->runs[w->nruns - 1];
 	/* a block's sizes at once (what lies past its n is overwritten) */
 	if (w->blocks && o->full)
 		memcpy(w->sizes + w->nsizes, o->sizes, BLK_MAX);
