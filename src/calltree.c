@@ -281,19 +281,17 @@ uint32_t ct_func_intern(struct ct *ct, const char *name, uint64_t start,
 	return i;
 }
 
-/* The function of @ip in @asid: its index, or CT_NONE out of memory. */
+/* The function of @ip in @asid: its index, or CT_NONE out of memory.
+ * ct->last_until is then where its answer may end (above @ip). */
 static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 {
-	struct symfmt_fn fn;
-	struct ct_func *f;
+	struct symfmt_fn fn = { 0 };	/* a resolver may leave until 0 */
 	struct ct_ipc *c;
 	uint32_t i;
 
-	if (ct->last_func != CT_NONE && ct->last_asid == asid) {
-		f = &ct->funcs[ct->last_func];
-		if (f->kind == SYMFMT_FUNC && ip >= f->start && ip < f->end)
-			return ct->last_func;
-	}
+	if (ct->last_func != CT_NONE && ct->last_asid == asid &&
+	    ip >= ct->last_lo && ip < ct->last_until)
+		return ct->last_func;
 	/* made at the first instruction: a tree only merged into needs none */
 	if (!ct->ipc && !(ct->ipc = calloc(CT_IPC, sizeof(*ct->ipc))))
 		return CT_NONE;
@@ -301,6 +299,13 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 	if (c->func && c->ip == ip && c->asid == asid) {
 		ct->last_asid = asid;
 		ct->last_func = c->func - 1;
+		if (ct->funcs[c->func - 1].kind == SYMFMT_FUNC) {
+			ct->last_lo = ct->funcs[c->func - 1].start;
+			ct->last_until = ct->funcs[c->func - 1].end;
+		} else {
+			ct->last_lo = ip;
+			ct->last_until = c->until;
+		}
 		return c->func - 1;
 	}
 	if (ct->resolve(ct->rctx, asid, ip, &fn) < 0 || !fn.name) {
@@ -308,6 +313,16 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 		fn.start = ip;
 		fn.end = ip + 1;
 		fn.kind = SYMFMT_NONE;
+		fn.until = 0;
+	}
+	/* a symbol's range holds for all of it; else what the resolver
+	 * said, at least ip itself */
+	if (fn.kind == SYMFMT_FUNC) {
+		ct->last_lo = fn.start;
+		ct->last_until = fn.end;
+	} else {
+		ct->last_lo = ip;
+		ct->last_until = fn.until > ip ? fn.until : ip + 1;
 	}
 	/* unknown code is one function: nothing tells its parts apart */
 	if (fn.kind == SYMFMT_NONE)
@@ -319,6 +334,7 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 	ct->last_func = i;
 	c->ip = ip;
 	c->asid = asid;
+	c->until = ct->last_until;
 	c->func = i + 1;
 	return i;
 }
@@ -721,27 +737,24 @@ int ct_block(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 	     const void *cctx)
 {
 	uint32_t k = 0, n, func;
-	uint64_t cur = ip;
+	uint64_t cur = ip, until;
 	int ret;
 
 	if (!ct || ct->finished || (ninsns > 1 && (!count || last_ip <= ip)))
 		return -pte_invalid;
 	while (k < ninsns) {
-		const struct ct_func *f;
-
 		func = ct_func_of(ct, asid, cur);
 		if (func == CT_NONE)
 			return -pte_nomem;
-		f = &ct->funcs[func];
-		/* a symbol's range answers for the block's instructions in
-		 * it; code without one is resolved instruction by
-		 * instruction, as ct_insn() does */
-		if (k + 1 == ninsns || (f->kind == SYMFMT_FUNC && last_ip < f->end))
+		/* the function answers for the block's instructions below
+		 * where its answer may end (a symbol's end; for code without
+		 * symbols, the resolver's until), as ct_insn() would for
+		 * each */
+		until = ct->last_until;
+		if (k + 1 == ninsns || last_ip < until)
 			n = ninsns - k;
-		else if (f->kind == SYMFMT_FUNC)
-			n = count(cctx, f->end) - k;
 		else
-			n = 1;
+			n = count(cctx, until) - k;
 		if (n < 1 || n > ninsns - k)
 			n = 1;		/* a count that makes no sense */
 		ret = ct_feed(ct, func, offset, n, k + n == ninsns ? iclass : 0);

@@ -85,6 +85,7 @@ struct ct_parts {
  * by name costs hundreds of instructions per instruction. */
 struct ct_ipc {
 	uint64_t ip, asid;
+	uint64_t until;		/* the answer holds for [ip, until) */
 	uint32_t func;		/* its index + 1; 0: an empty slot */
 };
 
@@ -149,8 +150,10 @@ struct ct {
 	uint64_t tsc;
 	uint8_t have_tsc;
 	struct ct_parts pn, pf;	/* its nodes and functions */
-	/* the last function resolved (a symbol's range answers again) */
-	uint64_t last_asid;
+	/* the last function resolved, and the addresses [last_lo,
+	 * last_until) it holds for certain (a symbol's range, or code of a
+	 * segment without symbols): they answer again */
+	uint64_t last_asid, last_lo, last_until;
 	uint32_t last_func;
 	struct ct_ipc *ipc;	/* CT_IPC slots, by address */
 	int finished;

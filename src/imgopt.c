@@ -944,6 +944,40 @@ int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 	return 0;
 }
 
+int imgopt_symbols_in(const struct imgset *s, uint64_t asid, uint64_t lo,
+		      uint64_t hi)
+{
+	size_t i, a = 0, b;
+
+	if (!s || lo >= hi)
+		return 0;
+	/* every map of either space overlapping the range: a walk, made
+	 * once per piece of code without symbols that is resolved */
+	for (i = 0; i < s->nmaps; i++) {
+		const struct imgopt_symmap *m = &s->maps[i];
+
+		if ((m->asid == asid || m->asid == MI_ASID_ANY) && m->start < hi &&
+		    m->end > lo)
+			return 1;
+	}
+	if (!s->kallsyms)
+		return 0;
+	if (symtab_lookup(s->kallsyms, lo))
+		return 1;
+	/* none holds lo: the first starting above it (they are sorted by
+	 * address) would hold what follows */
+	b = symtab_count(s->kallsyms);
+	while (a < b) {
+		i = a + (b - a) / 2;
+		if (symtab_get(s->kallsyms, i)->addr <= lo)
+			a = i + 1;
+		else
+			b = i;
+	}
+	return a < symtab_count(s->kallsyms) &&
+	       symtab_get(s->kallsyms, a)->addr < hi;
+}
+
 /* Add [@start, @end) of @asid to *@v (@n, @cap).  Returns 0 or -pte_nomem. */
 static int imgopt_frange_add(struct imgopt_frange **v, size_t *n, size_t *cap,
 			     uint64_t asid, uint64_t start, uint64_t end)

@@ -121,6 +121,14 @@ size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
 int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 		    const char **name, uint64_t *start, uint64_t *end);
 
+/* Whether a symbol may hold an address of [@lo, @hi) in @asid (as
+ * imgopt_function() looks: the maps of @asid's and every space's
+ * objects with symbols, and kallsyms): 1 if one may, 0 if none does, so
+ * that code without symbols is known to stay without them.  A NULL @s
+ * has none. */
+int imgopt_symbols_in(const struct imgset *s, uint64_t asid, uint64_t lo,
+		      uint64_t hi);
+
 /* Where a function is: its runtime range [start, end) in an address space
  * (MI_ASID_ANY: every one -- the options' code, the kernel's). */
 struct imgopt_frange {

@@ -265,6 +265,34 @@ const char *mi_name_at(const struct mi *mi, uint64_t asid, uint64_t ip,
 	return mi->segs[i].name;
 }
 
+const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
+			 uint64_t *start, uint64_t *end, uint64_t *until)
+{
+	uint64_t u;
+	size_t j;
+	long i;
+
+	if (!mi)
+		return NULL;
+	i = find(mi, asid, ip);
+	if (i < 0)
+		return NULL;
+	/* any other segment starting inside may answer there instead (a
+	 * newer one of this space, or one the caller falls back to): a
+	 * walk over them all, made once per segment a caller resolves */
+	u = mi->segs[i].end;
+	for (j = 0; j < mi->n; j++)
+		if ((long)j != i && mi->segs[j].addr > ip && mi->segs[j].addr < u)
+			u = mi->segs[j].addr;
+	if (start)
+		*start = mi->segs[i].addr;
+	if (end)
+		*end = mi->segs[i].end;
+	if (until)
+		*until = u;
+	return mi->segs[i].name;
+}
+
 size_t mi_count(const struct mi *mi)
 {
 	return mi ? mi->n : 0;

@@ -73,30 +73,35 @@ static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
 {
 	const struct mi *mi = sf->set ? imgopt_mi(sf->set) : NULL;
 	const char *name, *slash;
-	uint64_t start, end;
+	uint64_t start, end, until;
 
 	if (sf->set && !imgopt_function(sf->set, asid, ip, &name, &start, &end)) {
 		fn->name = name;
 		fn->start = start;
 		fn->end = end;
 		fn->kind = SYMFMT_FUNC;
+		fn->until = end;
 		return;
 	}
-	name = mi ? mi_name_at(mi, asid, ip, &start, &end) : NULL;
+	name = mi ? mi_name_span(mi, asid, ip, &start, &end, &until) : NULL;
 	if (!name && mi && asid != MI_ASID_ANY)
-		name = mi_name_at(mi, MI_ASID_ANY, ip, &start, &end);
+		name = mi_name_span(mi, MI_ASID_ANY, ip, &start, &end, &until);
 	if (name) {
 		slash = strrchr(name, '/');
 		fn->name = slash && slash[1] ? slash + 1 : name;
 		fn->start = start;
 		fn->end = end;
 		fn->kind = SYMFMT_SEGMENT;
+		/* code of a dump without symbols stays the segment's to the
+		 * next segment; with symbols about, each address is asked */
+		fn->until = imgopt_symbols_in(sf->set, asid, ip, until) ? ip + 1 : until;
 		return;
 	}
 	fn->name = "(unknown)";
 	fn->start = ip;
 	fn->end = ip + 1;
 	fn->kind = SYMFMT_NONE;
+	fn->until = ip + 1;
 }
 
 int symfmt_function(struct symfmt *sf, uint64_t asid, uint64_t ip,

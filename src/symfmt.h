@@ -31,6 +31,11 @@ struct symfmt_fn {
 	uint64_t start, end;	/* the function's (or segment's) runtime
 				 * range [start, end); NONE: [ip, ip + 1) */
 	uint8_t kind;		/* enum symfmt_kind */
+	uint64_t until;		/* the same answer holds for certain for
+				 * every address of [ip, until), the ip
+				 * asked (a function: its end; a segment:
+				 * as far as no symbol or other segment may
+				 * begin; 0 or ip + 1: for ip alone) */
 };
 
 /* A formatter over @set (which must outlive it; NULL: nothing known, every

@@ -25,9 +25,14 @@
 #define RET CT_IC_RETURN
 #define OTHER 1
 
+/* Whether the resolver says how far a segment's answer holds (symfmt_fn's
+ * until) in lib.so: ct_block() then takes the block at once. */
+static int rnd_until = 1;
+
 /* a 0x1000-0x1100, b 0x1100-0x1180 (abutting), b@plt 0x1180-0x11a0,
  * c 0x1200-0x1300; "lib.so" a segment at 0x2000-0x3000 with d at
- * 0x2400-0x2480 inside; nothing elsewhere. */
+ * 0x2400-0x2480 inside; "nosym.so" 0x6000-0x6100 without symbols;
+ * nothing elsewhere. */
 static int resolve(void *ctx, uint64_t asid, uint64_t ip, struct symfmt_fn *fn)
 {
 	static const struct {
@@ -55,6 +60,14 @@ static int resolve(void *ctx, uint64_t asid, uint64_t ip, struct symfmt_fn *fn)
 		fn->start = 0x2000;
 		fn->end = 0x3000;
 		fn->kind = SYMFMT_SEGMENT;
+		/* up to d, or to the end past it (0: ip alone, sometimes) */
+		fn->until = rnd_until ? ip < 0x2400 ? 0x2400 : 0x3000 : 0;
+	} else if (ip >= 0x6000 && ip < 0x6100) {
+		fn->name = "nosym.so";
+		fn->start = 0x6000;
+		fn->end = 0x6100;
+		fn->kind = SYMFMT_SEGMENT;
+		fn->until = 0x6100;
 	} else {
 		fn->name = "(unknown)";
 		fn->start = ip;
@@ -144,7 +157,7 @@ static uint64_t rnd_ip(void)
 {
 	static const uint64_t at[] = { 0x1000, 0x10f0, 0x1100, 0x1170, 0x1180,
 				       0x1200, 0x12f8, 0x2000, 0x23f0, 0x2400,
-				       0x2470, 0x5000 };
+				       0x2470, 0x5000, 0x6000, 0x60f0 };
 
 	return at[rnd(sizeof(at) / sizeof(at[0]))] + rnd(12);
 }
@@ -253,6 +266,7 @@ static void test_block(void **state)
 		size_t n = 1 + rnd(400);
 
 		rnd_flow(ev, n, 1, 15);
+		rnd_until = round & 1;
 		assert_int_equal(ct_new(&a, resolve, NULL), 0);
 		assert_int_equal(ct_new(&b, resolve, NULL), 0);
 		feed(a, ev, 0, n, 0);

@@ -37,7 +37,8 @@ static int teardown(void **state)
 
 /* The image set of the program at its own addresses, plus a raw dump of
  * 64 bytes at 0x10000 (code without symbols) and kernel symbols naming
- * its second half "kfunc" (symbols without code). */
+ * its second half "kfunc" (symbols without code), and the dump again at
+ * 0x30000 (no symbol near). */
 static struct imgset *load(struct mi **mi, char *dump)
 {
 	static char ksyms[200];
@@ -60,6 +61,9 @@ static struct imgset *load(struct mi **mi, char *dump)
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(mi_new(mi), 0);
 	snprintf(spec, sizeof(spec), "%s:0x10000", dump);
+	assert_int_equal(mi_add_raw(*mi, spec, err, sizeof(err)), 0);
+	/* and again at 0x30000, far from any symbol */
+	snprintf(spec, sizeof(spec), "%s:0x30000", dump);
 	assert_int_equal(mi_add_raw(*mi, spec, err, sizeof(err)), 0);
 	imgopt_init(&o);
 	o.elf = calloc(1, sizeof(*o.elf));
@@ -135,6 +139,16 @@ static void test_names(void **state)
 	assert_int_equal(fn.end, 0x10040);
 	assert_string_equal(symfmt_ip(sf, 0, 0x10010, 0, buf, sizeof(buf)),
 			    "dump.bin+0x10");
+	/* kfunc begins inside: the answer holds for 0x10010 alone */
+	assert_int_equal(fn.until, 0x10011);
+	/* no symbol in the other copy: the answer holds to its end */
+	assert_int_equal(symfmt_function(sf, 0, 0x30010, &fn), 0);
+	assert_int_equal(fn.kind, SYMFMT_SEGMENT);
+	assert_int_equal(fn.end, 0x30040);
+	assert_int_equal(fn.until, 0x30040);
+	/* a function's answer holds to its end */
+	assert_int_equal(symfmt_function(sf, 0, rec + 2, &fn), 0);
+	assert_int_equal(fn.until, fn.end);
 	/* a symbol in the segment's range, in the same cache slot: its own */
 	assert_string_equal(symfmt_ip(sf, 0, 0x10020, 0, buf, sizeof(buf)),
 			    "kfunc+0x0");
