@@ -227,6 +227,66 @@ static int iter_time_lose(struct iter_walk *w)
 	return w->cont;
 }
 
+/* The find pass's sizes of the packets that make up nearly all of a
+ * trace, from their first byte (0: ask pkt_next()), and their types. */
+static uint8_t iq_size[256], iq_type[256];
+static pthread_once_t iq_once = PTHREAD_ONCE_INIT;
+
+static void iq_fill(void)
+{
+	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
+	unsigned b;
+
+	for (b = 0; b < 256; b++) {
+		if (b == 0) {
+			iq_size[b] = 1;
+			iq_type[b] = PKT_PAD;
+		} else if (b != 2 && !(b & 1)) {
+			iq_size[b] = 1;
+			iq_type[b] = PKT_TNT8;
+		} else if ((b & 7) == 3) {
+			iq_size[b] = 1;
+			iq_type[b] = PKT_CYC;
+		} else if (b == 0x59) {
+			iq_size[b] = 2;
+			iq_type[b] = PKT_MTC;
+		} else if (((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
+			    (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) &&
+			   ipsz[b >> 5] >= 0) {
+			iq_size[b] = (uint8_t)(1 + ipsz[b >> 5]);
+			iq_type[b] = (b & 0x1f) == 0x0d ? PKT_TIP :
+				     (b & 0x1f) == 0x11 ? PKT_TIP_PGE :
+				     (b & 0x1f) == 0x01 ? PKT_TIP_PGD : PKT_FUP;
+		}
+	}
+}
+
+/* The find pass's fast loop (@w->quick: only packets of those types are
+ * looked at) over [@p, @fend), which ends at least PKT_MAX_SIZE bytes
+ * before the segment does: packets sized from their first byte are
+ * stepped over.  Returns where it stopped: @fend, or a packet pkt_next()
+ * must decode (one it does not size, or one of those types). */
+static inline const uint8_t *iter_quick(const struct iter_walk *w, const uint8_t *p,
+					const uint8_t *fend)
+{
+	uint64_t quick = w->quick;
+
+	while (p < fend) {
+		unsigned b = *p, sz = iq_size[b];
+
+		if (sz) {
+			if (quick >> iq_type[b] & 1)
+				break;
+			p += sz;
+		} else if ((b & 7) == 7 && !(p[1] & 1) && !(quick >> PKT_CYC & 1)) {
+			p += 2;		/* a cyc with one extension byte */
+		} else {
+			break;
+		}
+	}
+	return p;
+}
+
 /* Walk segment [@off, @end) inside span @sp: a plain cursor bounded by
  * the segment, so a packet running into the next PSB is cut (an error),
  * as through an image cursor, without its cost per packet.
@@ -242,7 +302,22 @@ static int iter_span(struct iter_walk *w, const struct img_span *sp, uint64_t of
 	if (pkt_decoder_init(&dec, sp->data + (off - sp->off),
 			     sp->data + (end - sp->off), off) < 0)
 		return 0;
+	if (w->quick != ~0ull)
+		pthread_once(&iq_once, iq_fill);
 	for (;;) {
+		/* outside a block, a TNT's byte cannot be a BIP's */
+		if (w->quick != ~0ull && dec.bip_sz < 0 && dec.end - dec.pos > PKT_MAX_SIZE) {
+			const uint8_t *fend = dec.end - PKT_MAX_SIZE;
+
+			if (fend - dec.pos > CANCEL_STEP)
+				fend = dec.pos + CANCEL_STEP;
+			dec.pos = iter_quick(w, dec.pos, fend);
+			if (dec.pos >= fend) {
+				if (atomic_load(&w->j->cancel))
+					return -pte_canceled;
+				continue;
+			}
+		}
 		r = pkt_next(&dec, &pkt);
 		if (r == -pte_eos)
 			return 0;
