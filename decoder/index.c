@@ -567,6 +567,9 @@ static void idx_time_clear(struct idx_summary *out)
 	memset(&out->slow_period, 0, sizeof(out->slow_period));
 	memset(&out->fast_period, 0, sizeof(out->fast_period));
 	out->slow_off = 0;
+	out->nhalt = 0;
+	out->halt_lo = 0;
+	out->halt_hi = 0;
 }
 
 static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *out)
@@ -589,7 +592,30 @@ static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *o
 			out->fast_period.ticks_frac = t->fast_frac;
 			out->fast_period.cycles = t->fast_cyc;
 		}
+		out->nhalt = t->nhalt;
+		out->halt_lo = t->halt_lo;
+		out->halt_hi = t->halt_hi;
 	}
+}
+
+int idx_halted(const struct idx *idx, uint64_t *n, uint64_t *lo, uint64_t *hi)
+{
+	size_t i, nt;
+
+	if (!idx || !n || !lo || !hi)
+		return -pte_invalid;
+	*n = *lo = *hi = 0;
+	if (!idx->time_pass)
+		return -pte_no_time;
+	nt = atomic_load_explicit(&idx->ntsums, memory_order_acquire);
+	for (i = 0; i < nt; i++) {
+		const struct tsum *t = &idx->gblk[i >> BLK_SHIFT][i & BLK_MASK];
+
+		*n += t->nhalt;
+		*lo += t->halt_lo;
+		*hi += t->halt_hi;
+	}
+	return nt == idx_nseeks(idx) && idx->complete ? 0 : 1;
 }
 
 int idx_summary(const struct idx *idx, size_t i, struct idx_summary *out)

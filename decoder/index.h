@@ -111,6 +111,13 @@ struct idx_summary {
 	uint8_t has_period;	/* slow_period, fast_period, slow_off */
 	struct tm_period slow_period, fast_period;	/* seq is 0 */
 	uint64_t slow_off;	/* the packet ending the slowest */
+	/* Sleeps (PWRE, EXSTOP .. PWRX) closed here, each by the first
+	 * anchor (TSC or MTC) after its PWRX, from the time pass
+	 * (tm_last_halt()): how many, and the core's halted time in them,
+	 * at least and at most, whole TSC ticks (equal where the trace
+	 * tells it exactly) */
+	uint32_t nhalt;
+	uint64_t halt_lo, halt_hi;
 };
 
 /* Whether @s holds trouble: an OVF, a decode error or a gap. */
@@ -264,6 +271,13 @@ int idx_time_summary(const struct idx *idx, size_t i, struct idx_summary *out);
 
 /* The number of segments summarised so far, as an in-order prefix. */
 size_t idx_nsummaries(const struct idx *idx);
+
+/* The halted time of the whole trace (struct idx_summary.nhalt, halt_lo,
+ * halt_hi summed over the segments the time pass got to) into *@n, *@lo
+ * and *@hi.  Returns 0, 1 if the time pass has not finished (the sums
+ * so far), -pte_no_time if the index has no time pass, -pte_invalid for
+ * a NULL argument. */
+int idx_halted(const struct idx *idx, uint64_t *n, uint64_t *lo, uint64_t *hi);
 
 /* The time (the model's estimate, whole TSC ticks) of the last timing
  * packet (TSC, or MTC if the configuration places them) at or before the

@@ -12,7 +12,9 @@
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	9	/* 9: the time pass's periods, the gap's packet */
+#define BLOB_VERSION	10	/* 9: the time pass's periods, the gap's packet;
+				 * 10: halted time per segment, and the sleep
+				 * bits in the carries */
 
 struct blob_hdr {
 	uint64_t magic;

@@ -105,7 +105,11 @@ struct tsum {
 	uint32_t slow_frac, fast_frac;
 	uint32_t slow_cyc, fast_cyc;
 	uint8_t has_gap, has_last, has_per;
-	uint8_t pad[5];
+	uint8_t pad;
+	/* the sleeps closed in the segment (tm_last_halt()): how many, and
+	 * their halted time, at least and at most, whole ticks */
+	uint32_t nhalt;
+	uint64_t halt_lo, halt_hi;
 };
 
 /* Periods of one segment, as the time pass sees them. */
@@ -113,6 +117,8 @@ struct pacc {
 	int has;			/* a period ended here */
 	struct tm_period slow, fast;
 	uint64_t slow_off;
+	uint32_t nhalt;			/* sleeps closed here, halted time */
+	uint64_t halt_lo, halt_hi;
 };
 
 /* The time pass's gap accumulator. */
@@ -129,6 +135,7 @@ struct gacc {
 	 * last look, this segment's, and where the bytes being skimmed lie
 	 * (an offset for a pointer) */
 	uint64_t pseq;
+	uint64_t hseq;			/* and the sleeps closed (tm_last_halt()) */
 	struct pacc per;
 	const uint8_t *base;
 	uint64_t base_off;

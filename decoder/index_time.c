@@ -37,7 +37,15 @@ static inline void gacc_per(struct gacc *g, const struct tm_model *tm,
 {
 	struct pacc *a = &g->per;
 	struct tm_period p;
+	uint64_t lo, hi;
 
+	if (tm->nhalt != g->hseq) {
+		/* an anchor closes one sleep at most */
+		g->hseq = tm_last_halt(tm, &lo, &hi);
+		a->nhalt++;
+		a->halt_lo += lo;
+		a->halt_hi += hi;
+	}
 	if (tm->nper == g->pseq)
 		return;
 	g->pseq = tm->nper;
@@ -71,6 +79,9 @@ static void pacc_put(struct tsum *out, const struct pacc *a)
 	out->fast_ticks = a->fast.ticks;
 	out->fast_frac = a->fast.ticks_frac;
 	out->fast_cyc = a->fast.cycles;
+	out->nhalt = a->nhalt;
+	out->halt_lo = a->halt_lo;
+	out->halt_hi = a->halt_hi;
 }
 
 /* Segment @i's gaps from @g's view of it and the timing packet before it
@@ -575,8 +586,10 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 		s = NULL;
 	}
 
-	if (g)
+	if (g) {
 		g->pseq = tm->nper;	/* periods before were looked at */
+		g->hseq = tm->nhalt;	/* and sleeps */
+	}
 	if (img_gap_at(img, off))
 		tm_gap(tm);	/* data lost right before the PSB */
 	if (si >= 0 && end <= img->spans[si].off + img->spans[si].size) {

@@ -28,6 +28,10 @@ enum {
 	TM_S_CAL_MTC = 1 << 16,	/* the calibration period began at an MTC */
 	TM_S_CAL = 1 << 17,	/* cal holds the period's start */
 	TM_S_TSC_SINCE = 1 << 18, /* a TSC came since the reference */
+	TM_S_WOKE = 1 << 19,	/* a PWRX since the last anchor, no CYC since */
+	TM_S_WOKE_CYC = 1 << 20, /* a PWRX since the last anchor, then CYCs */
+	TM_S_STOP_EXACT = 1 << 21, /* the sleep's EXSTOP settled a CYC: its
+				    * time is the estimate's */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -283,9 +287,33 @@ static void tie_pending_cyc(struct tm_model *tm)
 	}
 }
 
+/*
+ * The first anchor after a sleep's PWRX closes it: the core stopped
+ * (EXSTOP) at or after the estimate @e0 held before the anchor and woke
+ * (PWRX) at or before the anchor, so the halted time is at most the
+ * estimate's move.  It is all of it where the EXSTOP's time was exact (a
+ * CYC settled there) and no CYC came after the PWRX: no cycle ran
+ * between the stop and the anchor.  Else at least 0.  Only carried state
+ * decides, so a decode from any PSB agrees with one from the start.
+ */
+static void halt_close(struct tm_model *tm, tm_q e0)
+{
+	uint32_t st = tm->state;
+	uint64_t hi;
+
+	if (!(st & (TM_S_WOKE | TM_S_WOKE_CYC)))
+		return;
+	hi = (uint64_t)(tm->est >> 32) - (uint64_t)(e0 >> 32);
+	tm->nhalt++;
+	tm->halt_hi = hi;
+	tm->halt_lo = (st & (TM_S_WOKE | TM_S_STOP_EXACT)) ==
+		      (TM_S_WOKE | TM_S_STOP_EXACT) ? hi : 0;
+	tm->state &= ~(uint32_t)(TM_S_WOKE | TM_S_WOKE_CYC | TM_S_STOP_EXACT);
+}
+
 static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
-	tm_q t = (tm_q)pkt->u.tsc << 32;
+	tm_q t = (tm_q)pkt->u.tsc << 32, e0 = tm->est;
 
 	if ((tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor)
 		st->flags |= TM_F_TSC_BACK;
@@ -307,6 +335,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		tie_pending_cyc(tm);
 	tm->state |= TM_S_TSC | TM_S_TMA_DUE | TM_S_TSC_SINCE;
 	tm->state &= ~(TM_S_MTC | TM_S_MTC_EARLY | TM_S_LOST);
+	halt_close(tm, e0);
 }
 
 static void place_mtc(struct tm_model *tm, uint8_t payload,
@@ -350,7 +379,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	uint32_t mask = (1u << bits) - 1;
 	uint64_t ctc_delta = 0;
 	int tied = 0;
-	tm_q t;
+	tm_q t, e0 = tm->est;
 
 	if (tm->state & TM_S_REF) {
 		ctc_delta = (((uint32_t)payload << freq) - tm->ref_ctc) & mask;
@@ -406,6 +435,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	tm->state &= ~TM_S_SLEPT;
 	if (tm->state & TM_S_SLEEP)
 		tm->state |= TM_S_SLEPT;
+	halt_close(tm, e0);
 }
 
 static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
@@ -443,6 +473,8 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	tm->cyc_cal = v >= UINT32_MAX - tm->cyc_cal ? UINT32_MAX :
 		      tm->cyc_cal + (uint32_t)v;
 	tm->state |= TM_S_PEND | TM_S_CYC;
+	if (tm->state & TM_S_WOKE)
+		tm->state ^= TM_S_WOKE | TM_S_WOKE_CYC;
 	st->cyc_delta = v;
 	/* The first CYC (after a loss) has no known start: count from the
 	 * anchor, as libipt does. */
@@ -486,7 +518,8 @@ void tm_gap(struct tm_model *tm)
 		return;
 	tm->pending = 0;
 	tm->cyc_cal = 0;
-	tm->state &= ~(TM_S_PEND | TM_S_CYC_EST);
+	tm->state &= ~(TM_S_PEND | TM_S_CYC_EST | TM_S_WOKE | TM_S_WOKE_CYC |
+		       TM_S_STOP_EXACT);
 	tm->state |= TM_S_TAINT | TM_S_LOST;
 }
 
@@ -527,6 +560,7 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 		break;
 	case PKT_PWRE:
 		tm->state |= TM_S_SLEEP | TM_S_SLEPT | TM_S_TAINT;
+		tm->state &= ~TM_S_STOP_EXACT;
 		break;
 	case PKT_EXSTOP:
 		/* Execution stopped: in a C-state after a PWRE, else for a
@@ -534,11 +568,14 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 		 * 36.4.2.22).  The core clock may have stopped: the period
 		 * can't calibrate, and a gap in MTC payloads is no loss. */
 		tm->state |= TM_S_SLEPT | TM_S_TAINT;
+		tm->state &= ~TM_S_STOP_EXACT;
+		if ((tm->state & (TM_S_PEND | TM_S_PSBP)) == TM_S_PEND)
+			tm->state |= TM_S_STOP_EXACT;	/* it settles it */
 		break;
 	case PKT_PWRX:
 		/* The core clock stopped; the crystal did not. */
-		tm->state &= ~TM_S_SLEEP;
-		tm->state |= TM_S_TAINT;
+		tm->state &= ~(TM_S_SLEEP | TM_S_WOKE_CYC);
+		tm->state |= TM_S_TAINT | TM_S_WOKE;
 		st->flags |= TM_F_SLEEP;
 		break;
 	default:
@@ -576,7 +613,7 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
  * TSC since, no TMA due, awake, outside PSB+. */
 #define TM_STEADY_MASK (TM_S_CTC_OK | TM_S_REF | TM_S_TMA_DUE |		\
 			TM_S_REF_TMA | TM_S_REF_EST | TM_S_TSC_SINCE |	\
-			TM_S_SLEEP | TM_S_PSBP)
+			TM_S_SLEEP | TM_S_PSBP | TM_S_WOKE | TM_S_WOKE_CYC)
 #define TM_STEADY (TM_S_CTC_OK | TM_S_REF)
 
 /* An MTC one period after the last one in the steady state (the state
@@ -679,6 +716,8 @@ void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
 		tm->state |= TM_S_PEND | TM_S_CYC;
 	if (!n)
 		return;
+	if (tm->state & TM_S_WOKE)
+		tm->state ^= TM_S_WOKE | TM_S_WOKE_CYC;
 	/* Saturating sums of counts compose into one. */
 	tm->cycles = add_sat(tm->cycles, sum);
 	tm->cyc_cal = sum >= UINT32_MAX - tm->cyc_cal ? UINT32_MAX :

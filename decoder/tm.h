@@ -166,6 +166,9 @@ struct tm_model {
 	uint64_t nper;		/* periods measured so far */
 	tm_q per_ticks;		/* the last one's length */
 	uint32_t per_cyc;	/* and its CYC cycles */
+	/* the last sleep an anchor closed (not carried: tm_last_halt()) */
+	uint64_t nhalt;		/* sleeps closed so far */
+	uint64_t halt_lo, halt_hi;	/* its halted time, whole ticks */
 };
 
 /* A clean period between two anchors (MTC to the next MTC, or TSC to TSC
@@ -234,6 +237,21 @@ static inline int tm_last_period(const struct tm_model *tm,
 	out->ticks_frac = tm->nper ? (uint32_t)tm->per_ticks : 0;
 	out->cycles = tm->nper ? tm->per_cyc : 0;
 	return 0;
+}
+
+/* The halted time of the last sleep @tm closed, in whole TSC ticks: a
+ * sleep (PWRE, EXSTOP .. PWRX) is closed by the first anchor (TSC or MTC)
+ * after its PWRX, and the core was halted for at least *@lo and at most
+ * *@hi ticks of the estimate's move from before the anchor to it (equal
+ * where the EXSTOP's time was exact and no CYC came after the PWRX).
+ * Returns how many sleeps it closed so far (0: none; *@lo and *@hi are
+ * then 0): a caller sees a new one when the count changes. */
+static inline uint64_t tm_last_halt(const struct tm_model *tm, uint64_t *lo,
+				    uint64_t *hi)
+{
+	*lo = tm->nhalt ? tm->halt_lo : 0;
+	*hi = tm->nhalt ? tm->halt_hi : 0;
+	return tm->nhalt;
 }
 
 /* The core frequency of period @p in kHz with the TSC frequency of @cfg

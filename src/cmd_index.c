@@ -169,6 +169,8 @@ struct stream_result {
 	size_t nranges;		/* the stretches kept */
 	size_t all_seeks;	/* the stream's PSBs (nseeks: the ranges') */
 	uint64_t kept;		/* and their bytes */
+	int halted;		/* --time: the sleeps' halted time (below) */
+	uint64_t nhalt, halt_lo, halt_hi;
 };
 
 static void print_text(const struct trace *t, const struct stream_result *r,
@@ -207,6 +209,12 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 		printf("  ovf:      %" PRIu32 "\n", s->novf);
 		printf("  errors:   %" PRIu32 "\n", s->nerrors);
 		printf("  gaps:     %" PRIu32 "\n", s->ngaps);
+		if (r[i].halted && r[i].halt_lo == r[i].halt_hi)
+			printf("  halted:   %" PRIu64 " ticks in %" PRIu64 " sleeps\n",
+			       r[i].halt_lo, r[i].nhalt);
+		else if (r[i].halted)
+			printf("  halted:   %" PRIu64 " .. %" PRIu64 " ticks in %" PRIu64
+			       " sleeps\n", r[i].halt_lo, r[i].halt_hi, r[i].nhalt);
 		if (r[i].end_loss)
 			printf("  lost:     data lost at the end: %s\n",
 			       r[i].end_loss);
@@ -464,6 +472,8 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			esc_line(stderr, "ptbrowse index: ", "warning: index not cached: %s", err);
 	}
 	r->nseeks = idx_nseeks(idx);
+	r->halted = time_pass && !idx_halted(idx, &r->nhalt, &r->halt_lo,
+					      &r->halt_hi);
 	idx_totals(idx, &r->tot);
 	r->tot.size = s->img.size;
 	idx_free(idx);

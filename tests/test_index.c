@@ -441,6 +441,8 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 			s2.first_ordinal = 0;
 			s2.have_time = s2.has_gap = s2.has_period = 0;
 			s2.max_gap = s2.gap_off = s2.slow_off = 0;
+			s2.nhalt = 0;
+			s2.halt_lo = s2.halt_hi = 0;
 			memset(&s2.slow_period, 0, sizeof(s2.slow_period));
 			memset(&s2.fast_period, 0, sizeof(s2.fast_period));
 			assert_memory_equal(&c2, &s2, sizeof(s2));
@@ -1179,7 +1181,7 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 	{
 		struct tm_model seq;
 		struct tm_stamp st;
-		uint64_t prev = 0, pseq = 0;
+		uint64_t prev = 0, pseq = 0, hseq = 0, nhalt_all = 0;
 		int have_prev = 0;
 
 		tm_init(&seq, cfg);
@@ -1190,6 +1192,7 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			struct pkt_decoder dec;
 			struct pkt pkt;
 			uint64_t gmax = 0, last, slow_off = 0, goff = 0;
+			uint64_t hlo = 0, hhi = 0, nh = 0, lo, hi;
 			int has_gap = 0, r, has_per = 0;
 			struct tm_period per, slow, fast;
 
@@ -1211,6 +1214,14 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 					break;
 				}
 				tm_step(&seq, &pkt, &st);
+				/* the sleeps closed, at any packet */
+				if (tm_last_halt(&seq, &lo, &hi) != hseq) {
+					hseq = tm_last_halt(&seq, &lo, &hi);
+					assert_true(lo <= hi);
+					nh++;
+					hlo += lo;
+					hhi += hi;
+				}
 				/* Every packet looked at: a period may end at
 				 * any (the index looks after timing ones). */
 				tm_last_period(&seq, &per);
@@ -1270,10 +1281,29 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 				       (unsigned long long)slow_off);
 				fail();
 			}
+			if (su.nhalt != nh || su.halt_lo != hlo || su.halt_hi != hhi) {
+				printf("%s: segment %zu: %u sleeps, halted %llu..%llu; "
+				       "a walk says %llu, %llu..%llu\n", what, i, su.nhalt,
+				       (unsigned long long)su.halt_lo,
+				       (unsigned long long)su.halt_hi,
+				       (unsigned long long)nh, (unsigned long long)hlo,
+				       (unsigned long long)hhi);
+				fail();
+			}
+			nhalt_all += nh;
 			r = idx_last_timing(ser, i, &last);
 			assert_int_equal(r, have_prev ? 0 : -pte_no_time);
 			if (have_prev)
 				assert_int_equal(last, prev);
+		}
+		/* ptgen's traces sleep now and then */
+		if (!strncmp(what, "--seed 2 ", 9))
+			assert_true(nhalt_all > 0);
+		{
+			uint64_t n3, lo3, hi3;
+
+			assert_int_equal(idx_halted(ser, &n3, &lo3, &hi3), 0);
+			assert_int_equal(n3, nhalt_all);
 		}
 	}
 	for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
@@ -1313,6 +1343,9 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			assert_int_equal(sa.nerrors, sc.nerrors);
 			assert_int_equal(sa.ngaps, sc.ngaps);
 			assert_int_equal(sa.has_gap, sc.has_gap);
+			assert_int_equal(sa.nhalt, sc.nhalt);
+			assert_int_equal(sa.halt_lo, sc.halt_lo);
+			assert_int_equal(sa.halt_hi, sc.halt_hi);
 			assert_int_equal(sa.max_gap, sc.max_gap);
 			assert_int_equal(sa.gap_off, sc.gap_off);
 			assert_int_equal(sa.has_period, sc.has_period);

@@ -782,6 +782,89 @@ static void test_sleep(void **state __attribute__((unused)))
 	assert_true(st[12].khz == st[8].khz);
 }
 
+/* Feed @b to @tm with tm_step(), cutting it over a carry (tm_save() and
+ * a fresh model's tm_restore()) before packet @cut; *@before gets the
+ * estimate before the last packet. */
+static void feed_cut(struct tm_model *tm, const struct tm_config *cfg,
+		     const struct buf *b, size_t cut, uint64_t *before)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct tm_stamp st;
+	struct tm_carry c;
+	size_t n = 0;
+
+	tm_init(tm, cfg);
+	assert_int_equal(pkt_decoder_init(&dec, b->b, b->b + b->n, 0), 0);
+	while (pkt_next(&dec, &pkt) > 0) {
+		if (n++ == cut) {
+			tm_save(tm, &c);
+			tm_init(tm, cfg);
+			tm_restore(tm, &c);
+		}
+		if (tm_now(tm, before) < 0)
+			*before = 0;
+		assert_int_equal(tm_step(tm, &pkt, &st), 0);
+	}
+}
+
+/* Halted time: the first anchor after a PWRX closes the sleep; all the
+ * estimate's move to it where the EXSTOP was exact and no CYC ran after
+ * the PWRX, else 0 at least; the same across a carry. */
+static void test_halt(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_model tm;
+	uint64_t lo, hi, e0;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		struct buf b = { .n = 0 };
+		size_t cut;
+
+		psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+		e_mtc(&b, 0x10);	/* [5] */
+		e_cyc(&b, 400);		/* [6] */
+		e_mtc(&b, 0x11);	/* [7] */
+		e_cyc(&b, 10);		/* [8] */
+		e_pwre(&b);		/* [9] */
+		e_cyc(&b, 5);		/* [10] */
+		e_exstop(&b);		/* [11]: settles the CYC: exact */
+		e_fup(&b);		/* [12] */
+		e_pwrx(&b);		/* [13] */
+		if (k == 1)
+			e_cyc(&b, 30);	/* [14]: ran after the wake */
+		if (k == 2)
+			e_mtc(&b, 0x15);	/* the next MTC closes it */
+		else
+			e_tsc(&b, T0 + 100000);
+		for (cut = 9; cut < 16; cut++) {
+			feed_cut(&tm, &c, &b, cut, &e0);
+			assert_int_equal(tm_last_halt(&tm, &lo, &hi), 1);
+			assert_int_equal(hi, (k == 2 ? tm.est >> 32 : T0 + 100000) - e0);
+			assert_true(hi > 0);
+			assert_int_equal(lo, k == 1 ? 0 : hi);
+		}
+	}
+	/* No sleep, no halt; an OVF drops the sleep's end */
+	{
+		struct buf b = { .n = 0 };
+
+		psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+		e_cyc(&b, 10);
+		e_tsc(&b, T0 + 5000);
+		e_pwre(&b);
+		e_exstop(&b);
+		e_pwrx(&b);
+		e_ovf(&b);
+		e_tsc(&b, T0 + 90000);
+		feed_cut(&tm, &c, &b, 100, &e0);
+		assert_int_equal(tm_last_halt(&tm, &lo, &hi), 0);
+		assert_int_equal(lo, 0);
+		assert_int_equal(hi, 0);
+	}
+}
+
 /* TSC behind the estimate: held and flagged; behind the last TSC: also
  * flagged as going backwards. */
 static void test_tsc_back(void **state __attribute__((unused)))
@@ -1436,6 +1519,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_halt),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_ns),
 		cmocka_unit_test(test_example_36_2),
