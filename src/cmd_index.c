@@ -261,6 +261,10 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 		printf("\"cycles\": %" PRIu64 ", \"ovf\": %" PRIu32 ", \"errors\": %" PRIu32
 		       ", \"gaps\": %" PRIu32,
 		       s->cycles, s->novf, s->nerrors, s->ngaps);
+		if (r[i].halted)
+			printf(", \"sleeps\": %" PRIu64 ", \"halted_lo\": %" PRIu64
+			       ", \"halted_hi\": %" PRIu64, r[i].nhalt, r[i].halt_lo,
+			       r[i].halt_hi);
 		if (r[i].end_loss) {
 			printf(", \"end_loss\": ");
 			json_string(stdout, r[i].end_loss);
