@@ -305,7 +305,8 @@ tbatch_flush(struct tbatch *bt, struct tm_model *tm, struct tcnt *c, int *acted)
 	*acted = 1;
 }
 
-/* A CYC of @v cycles: into the open run, else fed (and a run opens). */
+/* A CYC of @v cycles: into the open run, else a run opens with it where
+ * the model allows (tm_cyc_joins()), else it is fed and a run opens. */
 static inline __attribute__((always_inline)) void
 tsk_cyc(uint64_t v, struct tbatch *bt, struct tm_model *tm, struct pkt *fast,
 	struct tcnt *c)
@@ -314,20 +315,23 @@ tsk_cyc(uint64_t v, struct tbatch *bt, struct tm_model *tm, struct pkt *fast,
 		c->acc += 1ull << TC_TIMING;
 		c->cmax = v > c->cmax ? v : c->cmax;
 	}
-	if (bt->on) {
-		bt->sum += v;
-		bt->n++;
-		bt->tail += v;
-		bt->tn++;
-		return;
+	if (!bt->on) {
+		memset(bt, 0, sizeof(*bt));
+		bt->on = 1;
+		if (!tm_cyc_joins(tm)) {
+			/* it counts from an anchor, or from a CYC before */
+			fast->type = PKT_CYC;
+			fast->u.cyc = v;
+			tm_advance(tm, fast);
+			if (c)
+				c->cycles += v;
+			return;
+		}
 	}
-	fast->type = PKT_CYC;
-	fast->u.cyc = v;
-	tm_advance(tm, fast);
-	if (c)
-		c->cycles += v;
-	memset(bt, 0, sizeof(*bt));
-	bt->on = 1;
+	bt->sum += v;
+	bt->n++;
+	bt->tail += v;
+	bt->tn++;
 }
 
 /* A CYC-eligible packet of @type: it settles the run's CYCs, or the

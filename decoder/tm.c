@@ -692,6 +692,13 @@ void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 	step_state(tm, pkt, &st);
 }
 
+int tm_cyc_joins(const struct tm_model *tm)
+{
+	/* on_cyc() counts from cyc_est; tm_advance_cycs() from est */
+	return (tm->state & (TM_S_CYC_EST | TM_S_PSBP)) == TM_S_CYC_EST &&
+	       tm->cyc_est == tm->est;
+}
+
 void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
 		     int settled, uint64_t tail, uint64_t tail_n)
 {

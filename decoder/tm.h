@@ -198,14 +198,20 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st);
  * passes that need only the state at the end (the index's time pass). */
 void tm_advance(struct tm_model *tm, const struct pkt *pkt);
 
-/* Apply, after a CYC fed to tm_advance(), @n more CYC packets whose
- * payloads add up to @sum, with nothing between them but packets that
- * tm_advance() only lets settle a pending CYC; @settled: one of those
- * came (and would settle), after which came the last @tail_n CYCs, adding
- * up to @tail.  The state is what feeding them one by one gives (for the
- * index's time pass: a CYC-accurate trace is half CYCs). */
+/* Apply, after a CYC fed to tm_advance() (or where tm_cyc_joins()
+ * says yes), @n more CYC packets whose payloads add up to @sum, with
+ * nothing between them but packets that tm_advance() only lets settle a
+ * pending CYC; @settled: one of those came (and would settle), after which
+ * came the last @tail_n CYCs, adding up to @tail.  The state is what
+ * feeding them one by one gives (for the index's time pass: a
+ * CYC-accurate trace is half CYCs). */
 void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
 		     int settled, uint64_t tail, uint64_t tail_n);
+
+/* Whether a CYC fed now would count from the estimate, as the CYCs
+ * tm_advance_cycs() takes do (the estimate is the last CYC's time, and
+ * outside PSB+): then it may be the first of those.  Returns 1 or 0. */
+int tm_cyc_joins(const struct tm_model *tm);
 
 /* Tell @tm that trace data was lost (a gap between spans): behaves like an
  * overflow.  */
