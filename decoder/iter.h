@@ -83,7 +83,8 @@ struct iter_opts {
 
 /* A snapshot of a job. */
 struct iter_progress {
-	uint64_t done, total;	/* bytes walked, bytes in all */
+	uint64_t done, total;	/* bytes walked, bytes in all: each pass
+				 * counts half of them */
 	size_t nbounds;		/* boundaries found so far */
 	int finished;		/* the thread stopped */
 	int status;		/* once finished: 0, -pte_canceled,
