@@ -21,6 +21,8 @@ static struct {
 	struct ctidx *ci;
 	const struct img *img;		/* the stream it indexes */
 	const struct idx *idx;		/* the packet index it was made from */
+	struct trace *trace;		/* whose pages it read */
+	int released;			/* they left our page tables */
 } fi;
 
 const struct ctidx *funcs_idx(struct ui *ui)
@@ -40,6 +42,8 @@ static void fi_start(struct ui *ui)
 	/* tried once per packet index, made or not */
 	fi.idx = ui->idx;
 	fi.img = ui->img;
+	fi.trace = ui->trace;
+	fi.released = 0;
 	set = code_imgset(ui);
 	if (!set || code_why(ui))
 		return;
@@ -83,6 +87,12 @@ int funcs_idx_busy(void)
 	struct ctidx_progress p;
 
 	ctidx_progress(fi.ci, &p);
+	/* the workers have read the whole trace: its pages leave our page
+	 * tables (the page cache keeps them), as after the index */
+	if (p.finished && !fi.released) {
+		trace_release(fi.trace, fi.trace->map, (size_t)fi.trace->size);
+		fi.released = 1;
+	}
 	return p.started && !p.finished;
 }
 
@@ -144,6 +154,7 @@ void funcs_idx_wait(struct ui *ui, int bench)
 	if (funcs_idx(ui))
 		ctidx_wait(fi.ci);
 	cpu = fi_cpu() - cpu;
+	funcs_idx_busy();
 	ctidx_progress(funcs_idx(ui), &p);
 	if (!bench)
 		return;
