@@ -19,8 +19,8 @@
 
 /* Fragments of fan^L chunks (level L, ctidx_opts.fan) merged ahead of
  * time, up to CTIDX_LEVELS - 1, so that a range merges a few of each
- * level: a merge costs about as much whatever the fragment's length (the
- * call paths of the code run, not its instructions). */
+ * level: each merge has a fixed cost besides its fragment's nodes (a
+ * merged fragment holds about as many nodes as its parts together). */
 #define CTIDX_LEVELS 4
 /* Chunks a worker takes at a time (a multiple of the highest level's):
  * each batch decodes the window before its first chunk's boundary
@@ -36,7 +36,8 @@ struct ctidx_chunk {
 };
 
 /* Decoders kept for the ranges asked for: warm (their block caches, their
- * symbols), where a new one decodes its first kilobytes at half speed. */
+ * symbols), where a new one would start with both empty and allocate
+ * them again for each range. */
 #define CTIDX_POOL 4
 struct ctidx_pool {
 	pthread_mutex_t mu;
