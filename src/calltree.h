@@ -279,6 +279,27 @@ size_t ct_pack_bytes(const struct ct_pack *p);
 /* Free @p (NULL is fine). */
 void ct_pack_free(struct ct_pack *p);
 
+/* What a function's name becomes in ct_pack_map(): NULL refuses it. */
+typedef const char *(*ct_name_map_fn)(void *ctx, const char *name);
+
+/* A copy of pack @p into *@out with each function's name @map(@ctx, name)
+ * (a pack saved to a file holds name numbers, mapped back to strings when
+ * read: this is how either is made).  Reading @p checks every count and
+ * index against its length and its own tables (not the meaning of the
+ * counts: a file's pack must also pass its file's checksum).
+ * Returns 0; -pte_invalid for NULL arguments or a name @map refuses;
+ * -pte_bad_file for a pack that does not read back; -pte_nomem. */
+int ct_pack_map(const struct ct_pack *p, ct_name_map_fn map, void *ctx,
+		struct ct_pack **out);
+
+/* Pack @p's bytes (*@len of them). */
+const void *ct_pack_data(const struct ct_pack *p, size_t *len);
+
+/* A pack of @len bytes copied from @data into *@out (unchecked: read it
+ * through ct_pack_map() before merging it).  Returns 0, -pte_invalid for
+ * NULL arguments, or -pte_nomem. */
+int ct_pack_new(const void *data, size_t len, struct ct_pack **out);
+
 /* ct_merge() of the fragment packed in @p.
  * Returns what ct_merge() returns, or -pte_invalid for a NULL argument,
  * or -pte_internal for a pack that does not read back (a bug), or

@@ -591,6 +591,8 @@ static void ctp_walk(struct ctp *io, struct ct *f)
 	CTP(io, f->have_tsc);
 	CTP(io, f->truncated);
 	f->stacks = ctp_alloc(io, f->stacks, f->nstacks, sizeof(*f->stacks));
+	if (io->in && !f->stacks)
+		f->nstacks = 0;	/* ct_free() walks them */
 	if (io->bad || cur >= f->nstacks) {
 		io->bad = 1;
 		return;
@@ -639,6 +641,72 @@ size_t ct_pack_bytes(const struct ct_pack *p)
 void ct_pack_free(struct ct_pack *p)
 {
 	free(p);
+}
+
+/* Read pack @p into a new finished fragment *@out.  Returns 0,
+ * -pte_bad_file if it does not read back, or -pte_nomem. */
+static int ctp_read(const struct ct_pack *p, struct ct **out)
+{
+	struct ctp io = { 0 };
+	struct ct *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -pte_nomem;
+	f->frag = f->finished = 1;
+	io.in = p->data;
+	io.len = p->len;
+	ctp_walk(&io, f);
+	if (io.bad) {
+		ct_free(f);
+		return -pte_bad_file;
+	}
+	*out = f;
+	return 0;
+}
+
+int ct_pack_map(const struct ct_pack *p, ct_name_map_fn map, void *ctx,
+		struct ct_pack **out)
+{
+	struct ct *f;
+	size_t i;
+	int ret;
+
+	if (!p || !map || !out)
+		return -pte_invalid;
+	ret = ctp_read(p, &f);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < f->nfuncs && !ret; i++) {
+		f->funcs[i].name = map(ctx, f->funcs[i].name);
+		if (!f->funcs[i].name)
+			ret = -pte_invalid;
+	}
+	if (!ret)
+		ret = ct_frag_pack(f, out);
+	ct_free(f);
+	return ret;
+}
+
+const void *ct_pack_data(const struct ct_pack *p, size_t *len)
+{
+	*len = p ? p->len : 0;
+	return p ? p->data : NULL;
+}
+
+int ct_pack_new(const void *data, size_t len, struct ct_pack **out)
+{
+	struct ct_pack *p;
+
+	if (!out || (!data && len))
+		return -pte_invalid;
+	p = malloc(sizeof(*p) + len);
+	if (!p)
+		return -pte_nomem;
+	p->len = len;
+	if (len)
+		memcpy(p->data, data, len);
+	*out = p;
+	return 0;
 }
 
 int ct_merge_pack(struct ct *dst, const struct ct_pack *p)

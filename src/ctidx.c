@@ -1,20 +1,28 @@
 /* ctidx -- the code index: a call tree fragment per chunk (see ctidx.h). */
 #include "ctidx.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
 
 #include "calltree.h"
 #include "ctdec.h"
 #include "ctflow.h"
 #include "index.h"
 #include "ptdec.h"
+#include "safefile.h"
 #include "trace.h"
 
 /* Fragments of fan^L chunks (level L, ctidx_opts.fan) merged ahead of
@@ -67,6 +75,12 @@ struct ctidx {
 	_Atomic uint64_t done;		/* bytes of chunks published */
 	_Atomic size_t bytes, nfrags, nups;
 	_Atomic uint64_t elapsed_ns;	/* set by the last worker */
+	char *cache;			/* ctidx_opts.cache, key: copies */
+	void *key;
+	char *names;			/* a loaded index's names */
+	_Atomic int loading;		/* the cache is being read: wait */
+	_Atomic int load_claim;		/* a worker reads it */
+	_Atomic int loaded, saved;	/* ctidx_progress()'s */
 };
 
 static double ctidx_since(const struct timespec *t0)
@@ -136,10 +150,26 @@ int ctidx_new(struct ctidx **out, const struct ctidx_opts *o)
 	if (ci->o.nthreads > CTIDX_MAX_THREADS)
 		ci->o.nthreads = CTIDX_MAX_THREADS;
 	ci->size = o->t->streams[o->stream].img.size;
+	ci->o.cache = NULL;
+	ci->o.key = NULL;
+	if (o->cache) {
+		ci->cache = strdup(o->cache);
+		ci->key = malloc(o->keylen ? o->keylen : 1);
+		if (!ci->cache || !ci->key) {
+			free(ci->cache);
+			free(ci->key);
+			free(ci);
+			return -pte_nomem;
+		}
+		if (o->keylen)
+			memcpy(ci->key, o->key, o->keylen);
+	}
 	atomic_init(&ci->next, 0);
 	ci->pool = calloc(1, sizeof(*ci->pool));
 	if (!ci->pool || pthread_mutex_init(&ci->pool->mu, NULL)) {
 		free(ci->pool);
+		free(ci->cache);
+		free(ci->key);
 		free(ci);
 		return -pte_nomem;
 	}
@@ -432,6 +462,30 @@ static void ctidx_nice(int nice)
 #endif
 }
 
+static int ctidx_read(struct ctidx *ci, const char *path, const void *key,
+		      size_t keylen);
+
+/* The first worker loads the cache file if there is one; the others wait
+ * for it.  Returns 0 or a negative pte code. */
+static int ctidx_load_first(struct ctidx *ci)
+{
+	struct timespec ms = { 0, 1000000 };
+	int r;
+
+	if (atomic_exchange(&ci->load_claim, 1)) {
+		while (atomic_load(&ci->loading) && !atomic_load(&ci->cancel))
+			nanosleep(&ms, NULL);
+		return 0;
+	}
+	r = ci->cache ? ctidx_read(ci, ci->cache, ci->key, ci->o.keylen) : 1;
+	if (!r) {
+		atomic_store(&ci->loaded, 1);
+		atomic_store(&ci->next, ci->n);	/* nothing left to make */
+	}
+	atomic_store(&ci->loading, 0);
+	return r < 0 ? r : 0;
+}
+
 static int ctidx_work(void *arg)
 {
 	struct ctidx *ci = arg;
@@ -439,6 +493,9 @@ static int ctidx_work(void *arg)
 	size_t k0;
 	int r;
 
+	r = ctidx_load_first(ci);
+	if (r < 0 || atomic_load(&ci->loaded))
+		return r;
 	r = ctdec_new(&d, ci->o.t, ci->o.stream, ci->o.set);
 	if (r < 0)
 		return r;
@@ -469,8 +526,19 @@ static void *ctidx_worker(void *arg)
 		atomic_compare_exchange_strong(&ci->status, &zero, r);
 		atomic_store(&ci->cancel, 1);
 	}
-	if (atomic_fetch_sub(&ci->running, 1) == 1)
+	if (atomic_fetch_sub(&ci->running, 1) == 1) {
+		char err[512];
+
 		atomic_store(&ci->elapsed_ns, (uint64_t)(ctidx_since(&ci->t0) * 1e9));
+		/* made, not loaded: saved for the next session (after the
+		 * end is reported: only the cache waits for it) */
+		if (ci->cache && !atomic_load(&ci->loaded) && !atomic_load(&ci->status) &&
+		    !atomic_load(&ci->cancel)) {
+			r = ctidx_save(ci, ci->cache, ci->key, ci->o.keylen, &ci->cancel,
+				       err, sizeof(err));
+			atomic_store(&ci->saved, r < 0 ? r : 1);
+		}
+	}
 	return NULL;
 }
 
@@ -482,6 +550,7 @@ int ctidx_start(struct ctidx *ci)
 		return -pte_invalid;
 	ci->started = 1;
 	clock_gettime(CLOCK_MONOTONIC, &ci->t0);
+	atomic_store(&ci->loading, 1);
 	atomic_store(&ci->running, ci->o.nthreads);
 	for (i = 0; i < ci->o.nthreads; i++) {
 		if (pthread_create(&ci->th[i], NULL, ctidx_worker, ci))
@@ -531,6 +600,9 @@ void ctidx_free(struct ctidx *ci)
 		free(ci->up[l]);
 	}
 	free(ci->ch);
+	free(ci->names);
+	free(ci->cache);
+	free(ci->key);
 	while (ci->pool->n)
 		ctdec_free(ci->pool->dec[--ci->pool->n]);
 	pthread_mutex_destroy(&ci->pool->mu);
@@ -586,10 +658,446 @@ void ctidx_progress(const struct ctidx *ci, struct ctidx_progress *p)
 	p->bytes = atomic_load(&ci->bytes);
 	p->max_bytes = ci->o.max_bytes;
 	p->started = ci->started;
+	p->loaded = atomic_load(&ci->loaded);
+	p->saved = atomic_load(&ci->saved);
 	p->finished = ci->started && !atomic_load(&ci->running);
 	p->elapsed = p->finished ? (double)atomic_load(&ci->elapsed_ns) * 1e-9 :
 		     ci->started ? ctidx_since(&ci->t0) : 0;
 	p->status = atomic_load(&ci->status);
 	if (p->finished && !p->status && atomic_load(&ci->cancel))
 		p->status = -pte_canceled;
+}
+
+/* The file (ctidx.h): "PTBCODEX", then the header, the packs, the names,
+ * where the names start and the XXH3 of everything before it. */
+static const char ctidx_magic[8] = { 'P', 'T', 'B', 'C', 'O', 'D', 'E', 'X' };
+
+/* Level @l's number of fragment slots (0: the chunks). */
+static size_t ctidx_nslots(const struct ctidx *ci, size_t l)
+{
+	size_t span = 1, i;
+
+	if (!l)
+		return ci->n;
+	for (i = 0; i < l; i++)
+		span *= ci->fan;
+	return ci->n / span + 1;
+}
+
+static _Atomic(struct ct_pack *) *ctidx_slot(struct ctidx *ci, size_t l, size_t j)
+{
+	return l ? &ci->up[l][j] : &ci->ch[j].frag;
+}
+
+/* The names written so far, numbered from 1 in order of first use. */
+struct ctidx_names {
+	const char **v;
+	size_t n, cap;
+	uint32_t *slot;		/* open addressing: a name's number */
+	size_t nslot;		/* a power of two */
+	int nomem;
+};
+
+static uint64_t ctidx_hash_str(const char *s)
+{
+	return XXH3_64bits(s, strlen(s));
+}
+
+static int ctidx_names_grow(struct ctidx_names *nm)
+{
+	size_t ns = nm->nslot ? 2 * nm->nslot : 1024, i, h;
+	uint32_t *slot = calloc(ns, sizeof(*slot));
+	const char **v = realloc(nm->v, ns / 2 * sizeof(*v));
+
+	if (!slot || !v) {
+		free(slot);
+		if (v)
+			nm->v = v;
+		return -pte_nomem;
+	}
+	nm->v = v;
+	nm->cap = ns / 2;
+	for (i = 0; i < nm->n; i++) {
+		for (h = ctidx_hash_str(nm->v[i]) & (ns - 1); slot[h]; h = (h + 1) & (ns - 1))
+			;
+		slot[h] = (uint32_t)i + 1;
+	}
+	free(nm->slot);
+	nm->slot = slot;
+	nm->nslot = ns;
+	return 0;
+}
+
+/* ct_name_map_fn: a name's number (as a pointer). */
+static const char *ctidx_name_num(void *ctx, const char *name)
+{
+	struct ctidx_names *nm = ctx;
+	size_t h;
+
+	if (nm->n >= nm->cap && ctidx_names_grow(nm) < 0) {
+		nm->nomem = 1;
+		return NULL;
+	}
+	for (h = ctidx_hash_str(name) & (nm->nslot - 1); nm->slot[h];
+	     h = (h + 1) & (nm->nslot - 1))
+		if (!strcmp(nm->v[nm->slot[h] - 1], name))
+			return (const char *)(uintptr_t)nm->slot[h];
+	nm->v[nm->n++] = name;
+	nm->slot[h] = (uint32_t)nm->n;
+	return (const char *)(uintptr_t)nm->n;
+}
+
+/* A buffered writer hashing what it writes. */
+struct ctidx_w {
+	struct safefile *f;
+	XXH3_state_t st;
+	int bad;
+	uint64_t total;		/* bytes put */
+	size_t n;
+	uint8_t buf[1 << 16];
+};
+
+static void ctidx_flush(struct ctidx_w *w)
+{
+	if (!w->bad && w->n && safefile_write(w->f, w->buf, w->n) < 0)
+		w->bad = 1;
+	w->n = 0;
+}
+
+static void ctidx_put(struct ctidx_w *w, const void *p, size_t n)
+{
+	XXH3_64bits_update(&w->st, p, n);
+	w->total += n;
+	if (n > sizeof(w->buf) - w->n) {
+		ctidx_flush(w);
+		if (n > sizeof(w->buf)) {
+			if (!w->bad && safefile_write(w->f, p, n) < 0)
+				w->bad = 1;
+			return;
+		}
+	}
+	memcpy(w->buf + w->n, p, n);
+	w->n += n;
+}
+
+static void ctidx_put64(struct ctidx_w *w, uint64_t v)
+{
+	ctidx_put(w, &v, sizeof(v));
+}
+
+/* The header: what the fragments were made from. */
+static void ctidx_put_head(struct ctidx_w *w, const struct ctidx *ci,
+			   const void *key, size_t keylen)
+{
+	size_t k;
+
+	ctidx_put(w, ctidx_magic, sizeof(ctidx_magic));
+	ctidx_put64(w, CTIDX_FILE_VERSION);
+	ctidx_put64(w, ci->fan);
+	ctidx_put64(w, ci->grid);
+	ctidx_put64(w, ci->size);
+	ctidx_put64(w, ci->n);
+	for (k = 0; k < ci->n; k++)
+		ctidx_put64(w, ci->ch[k].off);
+	ctidx_put64(w, keylen);
+	ctidx_put(w, key, keylen);
+}
+
+/* Every fragment, its names numbered into @nm.  Returns 0, -pte_canceled
+ * or -pte_nomem. */
+static int ctidx_put_packs(struct ctidx_w *w, const struct ctidx *ci,
+			   struct ctidx_names *nm, const _Atomic int *cancel)
+{
+	size_t l, j, len;
+	int r;
+
+	for (l = 0; l < (ci->fan ? CTIDX_LEVELS : 1); l++) {
+		for (j = 0; j < ctidx_nslots(ci, l); j++) {
+			struct ct_pack *p = atomic_load(ctidx_slot((struct ctidx *)ci, l, j)), *q;
+			const void *data;
+
+			if (cancel && atomic_load(cancel))
+				return -pte_canceled;
+			if (!p) {
+				ctidx_put64(w, 0);
+				continue;
+			}
+			r = ct_pack_map(p, ctidx_name_num, nm, &q);
+			if (r < 0)
+				return nm->nomem || r == -pte_nomem ? -pte_nomem : -pte_internal;
+			data = ct_pack_data(q, &len);
+			ctidx_put64(w, (uint64_t)len + 1);
+			ctidx_put(w, data, len);
+			ct_pack_free(q);
+		}
+	}
+	return 0;
+}
+
+int ctidx_save(const struct ctidx *ci, const char *path, const void *key,
+	       size_t keylen, const _Atomic int *cancel, char *err, size_t errlen)
+{
+	/* a cache (as idxcache's): no fsync, a file cut short fails its
+	 * hash; the trace itself is never replaced */
+	struct safefile_keep keep = { 0, 0, "the trace" };
+	struct safefile_opts so = { .flags = SAFEFILE_NOFOLLOW | SAFEFILE_NOSYNC,
+				    .mode = 0600, .keep = &keep, .nkeep = 1,
+				    .magic = "PTBCODEX", .kind = "a code index cache" };
+	struct ctidx_names nm = { 0 };
+	struct ctidx_w *w;
+	uint64_t noff, h;
+	size_t i;
+	int r;
+
+	if (!ci || !path || (!key && keylen) || !ci->started ||
+	    atomic_load(&ci->running) || atomic_load(&ci->status) || atomic_load(&ci->cancel))
+		return -pte_invalid;
+	keep.dev = ci->o.t->dev;
+	keep.ino = ci->o.t->ino;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -pte_nomem;
+	XXH3_INITSTATE(&w->st);
+	XXH3_64bits_reset(&w->st);
+	r = safefile_create(&w->f, path, &so, err, errlen);
+	if (r < 0)
+		goto out;
+	ctidx_put_head(w, ci, key, keylen);
+	r = ctidx_put_packs(w, ci, &nm, cancel);
+	if (r < 0)
+		goto out;
+	/* the names after the packs, where the loader finds them first */
+	noff = w->total;
+	ctidx_put64(w, nm.n);
+	for (i = 0; i < nm.n; i++)
+		ctidx_put(w, nm.v[i], strlen(nm.v[i]) + 1);
+	ctidx_put64(w, noff);
+	h = XXH3_64bits_digest(&w->st);
+	ctidx_put64(w, h);
+	ctidx_flush(w);
+	if (w->bad) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+		r = -pte_io;
+		goto out;
+	}
+	r = safefile_commit(w->f, err, errlen) < 0 ? -pte_io : 0;
+	w->f = NULL;
+out:
+	safefile_abort(w->f);
+	free(nm.v);
+	free(nm.slot);
+	free(w);
+	return r;
+}
+
+/* A file being read: every length checked against what is left. */
+struct ctidx_r {
+	const uint8_t *p;
+	size_t pos, len;
+	int bad;
+};
+
+static const void *ctidx_get(struct ctidx_r *r, size_t n)
+{
+	const void *p = r->p + r->pos;
+
+	if (r->bad || n > r->len - r->pos) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->pos += n;
+	return p;
+}
+
+static uint64_t ctidx_get64(struct ctidx_r *r)
+{
+	const void *p = ctidx_get(r, sizeof(uint64_t));
+	uint64_t v = 0;
+
+	if (p)
+		memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Whether the header is @ci's, made with @key. */
+static int ctidx_same_head(struct ctidx_r *r, const struct ctidx *ci,
+			   const void *key, size_t keylen)
+{
+	const void *m = ctidx_get(r, sizeof(ctidx_magic));
+	size_t k;
+
+	if (!m || memcmp(m, ctidx_magic, sizeof(ctidx_magic)) ||
+	    ctidx_get64(r) != CTIDX_FILE_VERSION || ctidx_get64(r) != ci->fan ||
+	    ctidx_get64(r) != ci->grid || ctidx_get64(r) != ci->size ||
+	    ctidx_get64(r) != ci->n)
+		return 0;
+	for (k = 0; k < ci->n; k++)
+		if (ctidx_get64(r) != ci->ch[k].off)
+			return 0;
+	if (ctidx_get64(r) != keylen)
+		return 0;
+	m = ctidx_get(r, keylen);
+	return m && !r->bad && (!keylen || !memcmp(m, key, keylen));
+}
+
+/* The loaded names: numbers back to strings (ct_name_map_fn). */
+struct ctidx_lnames {
+	const char **v;
+	uint64_t n;
+};
+
+static const char *ctidx_name_str(void *ctx, const char *name)
+{
+	const struct ctidx_lnames *ln = ctx;
+	uintptr_t i = (uintptr_t)name;
+
+	return i >= 1 && i <= ln->n ? ln->v[i - 1] : NULL;
+}
+
+/* The names of a file whose last 16 bytes are read: a copy owned by @ci.
+ * Returns 0, 1 if they do not read back, or -pte_nomem. */
+static int ctidx_get_names(struct ctidx *ci, const uint8_t *p, size_t len,
+			   struct ctidx_lnames *ln)
+{
+	struct ctidx_r r = { p, 0, len, 0 };
+	uint64_t i, n = ctidx_get64(&r);
+	char *s;
+
+	if (r.bad || n > len)
+		return 1;
+	ci->names = malloc(len - r.pos + 1);
+	ln->v = calloc(n ? n : 1, sizeof(*ln->v));
+	if (!ci->names || !ln->v)
+		return -pte_nomem;
+	memcpy(ci->names, p + r.pos, len - r.pos);
+	ci->names[len - r.pos] = 0;
+	for (i = 0, s = ci->names; i < n; i++) {
+		char *end = memchr(s, 0, (size_t)(ci->names + (len - r.pos) - s));
+
+		if (!end)
+			return 1;
+		ln->v[i] = s;
+		s = end + 1;
+	}
+	ln->n = n;
+	return 0;
+}
+
+/* The packs, into @ci's empty slots.  Returns 0, 1 if they do not read
+ * back, -pte_canceled or -pte_nomem. */
+static int ctidx_get_packs(struct ctidx *ci, struct ctidx_r *r,
+			   struct ctidx_lnames *ln)
+{
+	size_t l, j;
+	int ret;
+
+	for (l = 0; l < (ci->fan ? CTIDX_LEVELS : 1); l++) {
+		for (j = 0; j < ctidx_nslots(ci, l); j++) {
+			uint64_t len = ctidx_get64(r);
+			const void *data;
+			struct ct_pack *raw, *p;
+
+			if (atomic_load(&ci->cancel))
+				return -pte_canceled;
+			if (!len)
+				continue;
+			data = ctidx_get(r, (size_t)(len - 1));
+			if (!data || len - 1 > SIZE_MAX - 1)
+				return 1;
+			ret = ct_pack_new(data, (size_t)(len - 1), &raw);
+			if (ret < 0)
+				return ret;
+			ret = ct_pack_map(raw, ctidx_name_str, ln, &p);
+			ct_pack_free(raw);
+			if (ret < 0)
+				return ret == -pte_nomem ? ret : 1;
+			atomic_store(ctidx_slot(ci, l, j), p);
+			atomic_fetch_add(&ci->bytes, ct_pack_bytes(p));
+			if (l) {
+				atomic_fetch_add(&ci->nups, 1);
+				continue;
+			}
+			atomic_fetch_add(&ci->nfrags, 1);
+			atomic_fetch_add(&ci->done, ctidx_cut_off(ci, j + 1) - ci->ch[j].off);
+		}
+	}
+	return 0;
+}
+
+/* Drop every fragment (a load that failed half way). */
+static void ctidx_drop(struct ctidx *ci)
+{
+	size_t l, j;
+
+	for (l = 0; l < (ci->fan ? CTIDX_LEVELS : 1); l++)
+		for (j = 0; j < ctidx_nslots(ci, l); j++)
+			ct_pack_free(atomic_exchange(ctidx_slot(ci, l, j), NULL));
+	free(ci->names);
+	ci->names = NULL;
+	atomic_store(&ci->bytes, 0);
+	atomic_store(&ci->nfrags, 0);
+	atomic_store(&ci->nups, 0);
+	atomic_store(&ci->done, 0);
+}
+
+/* Read @path's fragments into @ci.  Returns 0, 1 if not loaded,
+ * -pte_canceled or -pte_nomem. */
+static int ctidx_read(struct ctidx *ci, const char *path, const void *key,
+		      size_t keylen)
+{
+	struct ctidx_lnames ln = { 0 };
+	struct ctidx_r r = { 0 };
+	struct stat st;
+	void *map = MAP_FAILED;
+	uint64_t noff, h;
+	int fd, ret = 1;
+
+	fd = safefile_open_read(path, 0);
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &st) || st.st_size < 64 || (uint64_t)st.st_size > SIZE_MAX)
+		goto out;
+	r.len = (size_t)st.st_size;
+	map = mmap(NULL, r.len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		goto out;
+	r.p = map;
+	memcpy(&h, r.p + r.len - 8, 8);
+	memcpy(&noff, r.p + r.len - 16, 8);
+	if (XXH3_64bits(r.p, r.len - 8) != h || noff > r.len - 16)
+		goto out;
+	ret = ctidx_get_names(ci, r.p + noff, r.len - 16 - (size_t)noff, &ln);
+	if (ret)
+		goto out;
+	/* the header and the packs end where the names start */
+	r.len = (size_t)noff;
+	ret = ctidx_same_head(&r, ci, key, keylen) ? 0 : 1;
+	if (!ret)
+		ret = ctidx_get_packs(ci, &r, &ln);
+	if (!ret && r.pos != r.len)
+		ret = 1;
+out:
+	if (ret)
+		ctidx_drop(ci);
+	free(ln.v);
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	close(fd);
+	return ret;
+}
+
+int ctidx_load(struct ctidx *ci, const char *path, const void *key, size_t keylen)
+{
+	int r;
+
+	if (!ci || !path || (!key && keylen) || ci->started)
+		return -pte_invalid;
+	r = ctidx_read(ci, path, key, keylen);
+	if (r)
+		return r;
+	ci->started = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ci->t0);
+	atomic_store(&ci->loaded, 1);
+	atomic_store(&ci->running, 0);
+	return 0;
 }

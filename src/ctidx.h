@@ -64,6 +64,14 @@ struct ctidx_opts {
 					 * as the 4) */
 	int nice;			/* the workers' nice value (0: as
 					 * the caller's) */
+	const char *cache;		/* NULL, or a file (ctidx_save()) the
+					 * workers load the fragments from if
+					 * it holds this index's, and save them
+					 * to once all are made (copied) */
+	const void *key;		/* with @cache: what else the fragments
+					 * depend on (the trace's identity,
+					 * timing, images: the caller's; copied) */
+	size_t keylen;
 };
 
 /* An index of the chunks of @o's stream (the boundaries, from the packet
@@ -72,7 +80,9 @@ struct ctidx_opts {
  * an index without its time pass; -pte_nomem. */
 int ctidx_new(struct ctidx **out, const struct ctidx_opts *o);
 
-/* Start the workers.  Returns 0, -pte_invalid if started already, or
+/* Start the workers (the first loads ctidx_opts.cache if it fits; the
+ * others wait for it, and make the fragments if it did not).
+ * Returns 0, -pte_invalid if started already, or
  * -pte_nomem if no thread could be started. */
 int ctidx_start(struct ctidx *ci);
 
@@ -94,6 +104,10 @@ struct ctidx_progress {
 	double elapsed;		/* seconds since ctidx_start() (to the
 				 * end, once finished) */
 	int started, finished;
+	int loaded;		/* the fragments came from ctidx_load() or
+				 * the cache file */
+	int saved;		/* 1: saved to the cache file once made;
+				 * 0: not (yet); or ctidx_save()'s error */
 	int status;		/* once finished: 0; -pte_canceled;
 				 * -pte_nomem (out of memory, or past the
 				 * budget: the fragments made stay); or what
@@ -146,6 +160,32 @@ int ctidx_covers(const struct ctidx *ci, size_t ka, size_t kb);
  * fed; calltree.h's ct_merge()).  Returns 0; -pte_nomem; -pte_invalid if
  * one is missing (ctidx_covers()) or for a bad argument. */
 int ctidx_merge(const struct ctidx *ci, struct ct *dst, size_t ka, size_t kb);
+
+/*
+ * The fragments in a file, to make the index once per trace, timing and
+ * code: a header (magic, format version, grid, fan, stream size, the
+ * chunks' boundaries, the caller's key), each fragment's pack with names
+ * as numbers, the names, and an XXH3 of all that.  A file of another
+ * version, index or key, short or corrupt, is not loaded.
+ */
+#define CTIDX_FILE_VERSION 1
+
+/* Save @ci's fragments (all made: finished without error) to @path
+ * (atomically, through safefile.h; a file already there must be one of
+ * ours), with @key (@keylen bytes), unless *@cancel (if not NULL) is set
+ * first.  Returns 0; -pte_invalid if @ci is not complete or for a bad
+ * argument; -pte_canceled; -pte_nomem; -pte_io with a message in @err. */
+int ctidx_save(const struct ctidx *ci, const char *path, const void *key,
+	       size_t keylen, const _Atomic int *cancel, char *err, size_t errlen);
+
+/* Load the fragments of unstarted @ci from @path, saved by ctidx_save()
+ * with the same @key for an index with the same grid, fan, size and
+ * boundaries; @ci is then finished (ctidx_progress()'s loaded).  Names
+ * in a loaded index are its own: trees merged from it must not outlive
+ * it.  Returns 0 if loaded; 1 if not (no file, another version, index
+ * or key, short or corrupt: @ci is as before); -pte_invalid if @ci was
+ * started or for a bad argument; -pte_nomem. */
+int ctidx_load(struct ctidx *ci, const char *path, const void *key, size_t keylen);
 
 /* A decoder of the index's stream for a range's edges (ctdec.h): one kept
  * warm from an earlier range, or a new one; give it back with

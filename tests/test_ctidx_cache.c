@@ -1,0 +1,398 @@
+/*
+ * test_ctidx_cache -- the code index saved to a file and loaded again
+ * (ctidx_save(), ctidx_load(), ctidx_opts.cache), on tests/progs/p_sample
+ * as `make sample-code` records it ($BUILD/sample-code/perf.data; skipped
+ * where it is not there):
+ *   - built, saved, loaded into a fresh index (directly and by the
+ *     workers): the trees of many ranges made from the loaded fragments
+ *     equal the built ones and one decode's, every field;
+ *   - another key, grid or fan does not load;
+ *   - a truncated file, one with any byte flipped, and one whose packs
+ *     are damaged behind a valid checksum are not loaded, never crash.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <xxhash.h>
+
+#include "calltree.h"
+#include "ctidx.h"
+#include "ctjob.h"
+#include "imgopt.h"
+#include "index.h"
+#include "ptdec.h"
+#include "trace.h"
+
+#define GRID 4096
+static const char key[] = "timing A; images B";
+
+struct fix {
+	struct trace *t;
+	struct imgopt io;
+	struct imgset *set;
+	struct idx *idx;
+	char dir[64], path[128];
+};
+
+static int fix_open(struct fix *fx)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char path[4096], err[512];
+
+	memset(fx, 0, sizeof(*fx));
+	snprintf(path, sizeof(path), "%s/sample-code/perf.data", build);
+	if (access(path, R_OK))
+		return -1;
+	assert_int_equal(trace_open(&fx->t, path, err, sizeof(err)), 0);
+	imgopt_init(&fx->io);
+	assert_int_equal(imgopt_load(&fx->set, &fx->io, fx->t, err, sizeof(err)), 0);
+	assert_int_equal(idx_new(&fx->idx, &fx->t->streams[0].img,
+				 &fx->t->streams[0].timing), 0);
+	assert_int_equal(idx_build(fx->idx), 0);
+	strcpy(fx->dir, "/tmp/test_ctidx_cache.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	snprintf(fx->path, sizeof(fx->path), "%s/code", fx->dir);
+	return 0;
+}
+
+static void fix_close(struct fix *fx)
+{
+	unlink(fx->path);
+	rmdir(fx->dir);
+	idx_free(fx->idx);
+	imgopt_free(fx->set);
+	imgopt_release(&fx->io);
+	trace_close(fx->t);
+}
+
+static void fix_opts(struct fix *fx, struct ctidx_opts *o, uint64_t grid, unsigned fan)
+{
+	memset(o, 0, sizeof(*o));
+	o->t = fx->t;
+	o->set = fx->set;
+	o->tm = &fx->t->streams[0].timing;
+	o->idx = fx->idx;
+	o->grid = grid;
+	o->fan = fan;
+}
+
+/* The index's carry at the first PSB at or after @from. */
+static int carry_at(struct fix *fx, uint64_t from, struct tm_carry *c)
+{
+	struct idx_seek sk;
+	size_t k = 0;
+
+	if (idx_find(fx->idx, from, &k))
+		k = 0;
+	if (idx_seek(fx->idx, k, &sk))
+		return -1;
+	if (sk.offset < from && idx_seek(fx->idx, ++k, &sk))
+		return -1;
+	return idx_seek_carry(fx->idx, k, c) ? -1 : 0;
+}
+
+/* Everything a tree says, as text. */
+static char *tree_text(const struct ct *ct)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	for (i = 0; i < ct_nnodes(ct); i++) {
+		const struct ct_node *n = ct_node(ct, (uint32_t)i);
+		const struct ct_func *fn = ct_func(ct, n->func);
+
+		fprintf(f, "n%zu p%u d%u fc%u ns%u %s c%" PRIu64 " i%" PRIu64 "/%" PRIu64
+			" tot %" PRIu64 "/%" PRIu64 " u%" PRIu64 " k%" PRIu64 " f%u"
+			" self %" PRIu64 "/%" PRIu64 " u%" PRIu64 " k%" PRIu64 " f%u"
+			" t%" PRIu64 " @%" PRIx64 "\n",
+			i, n->parent, n->depth, n->first_child, n->next_sibling,
+			fn ? fn->name : "-", n->calls, n->insns, n->insns_self,
+			n->total.lo, n->total.hi, n->total.unknown, n->total.known,
+			n->total.flags, n->self.lo, n->self.hi, n->self.unknown,
+			n->self.known, n->self.flags, n->tsc_ticks, n->offset);
+	}
+	for (i = 0; i < ct_nfuncs(ct); i++) {
+		const struct ct_func *fn = ct_func(ct, (uint32_t)i);
+
+		fprintf(f, "f %s %" PRIx64 "-%" PRIx64 " k%u plt%u i%" PRIu64 " c%" PRIu64
+			" %" PRIu64 "/%" PRIu64 " u%" PRIu64 " k%" PRIu64 " f%u\n",
+			fn->name, fn->start, fn->end, fn->kind, fn->plt, fn->insns,
+			fn->calls, fn->cyc.lo, fn->cyc.hi, fn->cyc.unknown, fn->cyc.known,
+			fn->cyc.flags);
+	}
+	fprintf(f, "truncated %d\n", ct_truncated(ct));
+	fclose(f);
+	return buf;
+}
+
+/* The tree of [@from, @to) made by a job (@ci NULL: one decode). */
+static char *job_text(struct fix *fx, uint64_t from, uint64_t to,
+		      const struct ctidx *ci)
+{
+	struct ctjob j;
+	char *s;
+
+	memset(&j, 0, sizeof(j));
+	j.t = fx->t;
+	j.stream = 0;
+	j.set = fx->set;
+	j.tm = &fx->t->streams[0].timing;
+	j.from = from;
+	j.to = to;
+	j.grid = GRID;
+	j.ci = ci;
+	j.have_carry = !carry_at(fx, from, &j.carry);
+	assert_int_equal(ctjob_run(&j), 0);
+	s = j.ct ? tree_text(j.ct) : strdup("none");
+	ctjob_release(&j);
+	return s;
+}
+
+/* Ranges of all sizes: with @a and @b, and decoded, the same trees. */
+static void same_trees(struct fix *fx, const struct ctidx *a, const struct ctidx *b)
+{
+	uint64_t size = fx->t->streams[0].img.size, from, to;
+	int n = 0;
+
+	for (from = 0; from < size; from += 3 * GRID / 2) {
+		for (to = from + GRID; to < size + 4 * GRID; to += 5 * GRID / 2) {
+			uint64_t t = to < size ? to : size;
+			char *want = job_text(fx, from, t, NULL);
+			char *got_a = job_text(fx, from, t, a);
+			char *got_b = job_text(fx, from, t, b);
+
+			assert_string_equal(want, got_a);
+			assert_string_equal(want, got_b);
+			free(want);
+			free(got_a);
+			free(got_b);
+			n++;
+		}
+	}
+	assert_true(n > 10);
+}
+
+/* A built index with fragments of 2, 4 and 8 chunks, saved by its
+ * workers to fx->path. */
+static struct ctidx *built(struct fix *fx)
+{
+	struct ctidx_opts o;
+	struct ctidx_progress p;
+	struct ctidx *ci;
+
+	fix_opts(fx, &o, GRID, 2);
+	o.cache = fx->path;
+	o.key = key;
+	o.keylen = sizeof(key);
+	assert_int_equal(ctidx_new(&ci, &o), 0);
+	assert_int_equal(ctidx_start(ci), 0);
+	assert_int_equal(ctidx_wait(ci), 0);
+	ctidx_progress(ci, &p);
+	assert_false(p.loaded);
+	assert_int_equal(p.saved, 1);
+	assert_true(p.nups > 0);
+	return ci;
+}
+
+/* Whether a fresh index (@grid, @fan) loads fx->path with @k. */
+static int loads(struct fix *fx, uint64_t grid, unsigned fan, const char *k)
+{
+	struct ctidx_opts o;
+	struct ctidx_progress p;
+	struct ctidx *ci;
+	int r;
+
+	fix_opts(fx, &o, grid, fan);
+	assert_int_equal(ctidx_new(&ci, &o), 0);
+	r = ctidx_load(ci, fx->path, k, strlen(k) + 1);
+	ctidx_progress(ci, &p);
+	if (r) {
+		assert_int_equal(r, 1);
+		assert_false(p.started);
+		assert_int_equal(p.nfrags, 0);
+		assert_int_equal(p.bytes, 0);
+	} else {
+		assert_true(p.finished && p.loaded);
+	}
+	ctidx_free(ci);
+	return !r;
+}
+
+static void test_roundtrip(void **state)
+{
+	struct fix fx;
+	struct ctidx *a, *b, *c;
+	struct ctidx_opts o;
+	struct ctidx_progress pa, pb, pc;
+
+	(void)state;
+	if (fix_open(&fx)) {
+		skip();
+		return;
+	}
+	a = built(&fx);
+	fix_opts(&fx, &o, GRID, 2);
+	assert_int_equal(ctidx_new(&b, &o), 0);
+	assert_int_equal(ctidx_load(b, fx.path, key, sizeof(key)), 0);
+	assert_int_equal(ctidx_start(b), -pte_invalid);
+	/* the workers load it too, and do not save it again */
+	o.cache = fx.path;
+	o.key = key;
+	o.keylen = sizeof(key);
+	assert_int_equal(ctidx_new(&c, &o), 0);
+	assert_int_equal(ctidx_start(c), 0);
+	assert_int_equal(ctidx_wait(c), 0);
+	ctidx_progress(a, &pa);
+	ctidx_progress(b, &pb);
+	ctidx_progress(c, &pc);
+	assert_true(pb.finished && pb.loaded && !pb.status);
+	assert_true(pc.finished && pc.loaded && !pc.status && !pc.saved);
+	assert_int_equal(pb.nfrags, pa.nfrags);
+	assert_int_equal(pb.nups, pa.nups);
+	assert_int_equal(pb.done, pa.done);
+	assert_int_equal(pc.nfrags, pa.nfrags);
+	assert_true(ctidx_covers(b, 1, pb.nchunks - 1));
+	same_trees(&fx, a, b);
+	same_trees(&fx, c, b);
+	ctidx_free(a);
+	ctidx_free(b);
+	ctidx_free(c);
+	fix_close(&fx);
+}
+
+static void test_key(void **state)
+{
+	struct fix fx;
+
+	(void)state;
+	if (fix_open(&fx)) {
+		skip();
+		return;
+	}
+	ctidx_free(built(&fx));
+	assert_true(loads(&fx, GRID, 2, key));
+	assert_false(loads(&fx, GRID, 2, "timing C; images B"));
+	assert_false(loads(&fx, GRID, 2, ""));
+	assert_false(loads(&fx, 2 * GRID, 2, key));
+	assert_false(loads(&fx, GRID, 4, key));
+	assert_false(loads(&fx, GRID, 0, key));
+	unlink(fx.path);
+	assert_false(loads(&fx, GRID, 2, key));
+	fix_close(&fx);
+}
+
+static void put_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_corrupt(void **state)
+{
+	struct fix fx;
+	unsigned char *buf, *mod;
+	size_t n, i, step;
+	uint64_t h, noff;
+	FILE *f;
+	int nloaded = 0;
+
+	(void)state;
+	if (fix_open(&fx)) {
+		skip();
+		return;
+	}
+	ctidx_free(built(&fx));
+	f = fopen(fx.path, "rb");
+	assert_non_null(f);
+	buf = malloc(1 << 24);
+	assert_non_null(buf);
+	n = fread(buf, 1, 1 << 24, f);
+	fclose(f);
+	assert_true(n > 64 && n < (1 << 24));
+	mod = malloc(n);
+	assert_non_null(mod);
+	step = n / 300 + 1;
+	/* truncated anywhere */
+	for (i = 0; i < n; i += i < 64 || i > n - 64 ? 1 : step) {
+		put_file(fx.path, buf, i);
+		assert_false(loads(&fx, GRID, 2, key));
+	}
+	/* a bit flipped anywhere: the checksum */
+	for (i = 0; i < n; i += i < 64 || i > n - 64 ? 1 : step) {
+		memcpy(mod, buf, n);
+		mod[i] ^= (unsigned char)(1u << (i % 8));
+		put_file(fx.path, mod, n);
+		assert_false(loads(&fx, GRID, 2, key));
+	}
+	/* damaged behind a valid checksum: every length and index checked
+	 * (a flip may leave a pack that reads back: then it loads) */
+	memcpy(&noff, buf + n - 16, 8);
+	for (i = 0; i < n - 8; i += i > 1024 && i < noff ? step / 4 + 1 : 1) {
+		memcpy(mod, buf, n);
+		mod[i] ^= (unsigned char)(0x81u << (i % 2));
+		h = XXH3_64bits(mod, n - 8);
+		memcpy(mod + n - 8, &h, 8);
+		put_file(fx.path, mod, n);
+		nloaded += loads(&fx, GRID, 2, key);
+	}
+	assert_true(nloaded < (int)n);
+	/* the original still loads */
+	put_file(fx.path, buf, n);
+	assert_true(loads(&fx, GRID, 2, key));
+	free(mod);
+	free(buf);
+	fix_close(&fx);
+}
+
+static const char *name_x(void *ctx, const char *name)
+{
+	(void)ctx;
+	(void)name;
+	return "x";
+}
+
+/* ct_pack_map() of packs cut anywhere: refused, never a crash. */
+static void test_pack_bytes(void **state)
+{
+	struct ct_pack *p, *q;
+	static const unsigned char junk[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					      0xff, 0xff, 0xff, 0x7f, 1, 2, 3 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i <= sizeof(junk); i++) {
+		assert_int_equal(ct_pack_new(junk + sizeof(junk) - i, i, &p), 0);
+		q = NULL;
+		assert_true(ct_pack_map(p, NULL, NULL, &q) == -pte_invalid);
+		assert_int_not_equal(ct_pack_map(p, name_x, NULL, &q), 0);
+		assert_null(q);
+		ct_pack_free(p);
+	}
+	assert_int_equal(ct_pack_new(NULL, 1, &p), -pte_invalid);
+	assert_int_equal(ctidx_load(NULL, "x", NULL, 0), -pte_invalid);
+	assert_int_equal(ctidx_save(NULL, "x", NULL, 0, NULL, NULL, 0), -pte_invalid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pack_bytes),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_corrupt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
