@@ -1118,3 +1118,41 @@ int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
 		return mi_read(r->set->mi, SB_ASID_NONE, ip, buf, size);
 	return mi_read(r->set->mi, imgopt_reader_asid(r, c), ip, buf, size);
 }
+
+/* A file's line of imgopt_key(): @spec is FILE or FILE:SUFFIX. */
+static void imgopt_key_file(FILE *f, const char *what, const char *spec)
+{
+	struct stat sb;
+	char path[4096];
+	const char *colon;
+
+	snprintf(path, sizeof(path), "%s", spec);
+	if (stat(path, &sb) && (colon = strrchr(spec, ':')) != NULL) {
+		snprintf(path, sizeof(path), "%.*s", (int)(colon - spec), spec);
+		if (stat(path, &sb))
+			memset(&sb, 0, sizeof(sb));
+	}
+	fprintf(f, "%s %s %lld %lld.%09ld\n", what, spec, (long long)sb.st_size,
+		(long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec);
+}
+
+int imgopt_key(const struct imgopt *o, const struct imgset *s, FILE *f)
+{
+	size_t i;
+
+	if (!o || !s || !f)
+		return -pte_invalid;
+	fprintf(f, "sysroot %s\nbuildid-dir %s\n", s->sysroot ? s->sysroot : "",
+		s->cache ? s->cache : "");
+	for (i = 0; i < o->nraw; i++)
+		imgopt_key_file(f, "raw", o->raw[i]);
+	for (i = 0; i < o->nelf; i++)
+		fprintf(f, "elf %s\n", o->elf[i]);
+	if (o->kallsyms)
+		imgopt_key_file(f, "kallsyms", o->kallsyms);
+	for (i = 0; i < s->nobjs; i++)
+		imgopt_key_file(f, "file", s->objs[i].path);
+	/* kernel modules are found by their build IDs (the sideband's) */
+	fprintf(f, "kmods %zu\n", s->nkmods);
+	return ferror(f) ? -pte_io : 0;
+}

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "opt.h"
 
@@ -86,6 +87,13 @@ int imgopt_load(struct imgset **out, const struct imgopt *o,
 /* Free @s (NULL is fine).  A caller's image (imgopt.mi) stays, but the
  * segments @s added to it point into mappings freed here: read it no more. */
 void imgopt_free(struct imgset *s);
+
+/* What image set @s, loaded with options @o, was made from, one line
+ * each, to @f: its options, and every file it read (the ELF files and
+ * the kernel's it opened, the --raw dumps, --kallsyms) with its size and
+ * mtime, so that a cache of what it decoded (the code index) can tell
+ * when the code could differ.  Returns 0, or -pte_io if @f failed. */
+int imgopt_key(const struct imgopt *o, const struct imgset *s, FILE *f);
 
 /* The messages about missing code, one per file. */
 size_t imgopt_nmessages(const struct imgset *s);

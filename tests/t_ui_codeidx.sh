@@ -13,6 +13,10 @@
 #    ranges (one starting and ending inside chunks, one on the grid, one
 #    inside a chunk, a region summary) give the same screens, byte for
 #    byte, cycles and times included;
+#  - the code index is saved with the index cache: a second run with the
+#    same XDG_CACHE_HOME loads it (:info says so) and gives the same
+#    screens; with other --raw dumps (a file's mtime changed) it is made
+#    again;
 #  - with --no-code-index none is made.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
@@ -113,6 +117,27 @@ body "$tmp/idx.sum.txt" >"$tmp/i.body"
 cmp -s "$tmp/l.body" "$tmp/i.body" ||
 	{ bad "regions: the summary differs with the code index"
 	  diff "$tmp/l.body" "$tmp/i.body" | head -8; }
+# the second run: the code index from the cache, the same screens
+mkdir "$tmp/first" && mv "$tmp"/idx.*.txt "$tmp/info.txt" "$tmp/first/" || bad "mv"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --ascii --script "$tmp/keys" \
+	--size 200x200 $raw "$tmp/t.pt" >"$tmp/out" 2>&1 || bad "exit status $? ($(cat "$tmp/out"))"
+grep -q 'code index: loaded from cache, [0-9]* of [0-9]* chunks' "$tmp/info.txt" ||
+	bad "second run: $(grep -o 'code index[^;]*' "$tmp/info.txt" || tail -1 "$tmp/info.txt")"
+grep -q 'code index: made, .*saved to cache' "$tmp/first/info.txt" ||
+	bad "first run: $(grep -o 'code index[^;]*' "$tmp/first/info.txt")"
+for f in "$tmp"/first/idx.*.txt; do
+	body "$f" >"$tmp/l.body"
+	body "$tmp/$(basename "$f")" >"$tmp/i.body"
+	cmp -s "$tmp/l.body" "$tmp/i.body" ||
+		{ bad "$(basename "$f"): differs when loaded from the cache"
+		  diff "$tmp/l.body" "$tmp/i.body" | head -8; }
+done
+# a dump touched: the code could differ, so it is made again
+touch -d '2001-01-01' "$(echo "$raw" | sed 's/^--raw=\([^: ]*\).*/\1/')"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --ascii --script "$tmp/keys" \
+	--size 200x200 $raw "$tmp/t.pt" >"$tmp/out" 2>&1 || bad "exit status $? ($(cat "$tmp/out"))"
+grep -q 'code index: made, ' "$tmp/info.txt" ||
+	bad "touched dump: $(grep -o 'code index[^;]*' "$tmp/info.txt")"
 # --no-code-index: none is made
 printf 'wait-index\nbench-code-index\n' >"$tmp/keys"
 "$PTBROWSE" --no-state --no-code-index --script "$tmp/keys" $raw "$tmp/t.pt" 2>&1 |

@@ -271,6 +271,13 @@ struct imgset *code_imgset(struct ui *ui)
 	return c ? c->set : NULL;
 }
 
+const struct imgopt *code_imgopt(struct ui *ui)
+{
+	struct code *c = code_load(ui);
+
+	return c ? &c->io : NULL;
+}
+
 const char *code_why(struct ui *ui)
 {
 	struct code *c = code_load(ui);

@@ -53,6 +53,9 @@ void code_reset(struct ui *ui);
  * loaded (code_why() says what). */
 struct imgset *code_imgset(struct ui *ui);
 
+/* The image options code_imgset() was loaded with. */
+const struct imgopt *code_imgopt(struct ui *ui);
+
 /* Why there is no code at all, for rows that would show it.
  * Returns NULL if some code is known (then imgopt_nocode() or
  * code_nocode() says why an address has none), else the reason: a bad

@@ -1,6 +1,7 @@
 /* funcs_idx -- the browser's code index (see funcs_idx.h). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -8,6 +9,8 @@
 #include "code.h"
 #include "ctidx.h"
 #include "funcs_idx.h"
+#include "idxcache.h"
+#include "imgopt.h"
 #include "index.h"
 #include "msg.h"
 #include "trace.h"
@@ -30,11 +33,53 @@ const struct ctidx *funcs_idx(struct ui *ui)
 	return fi.ci && fi.img == ui->img && fi.idx == ui->idx ? fi.ci : NULL;
 }
 
+/* The code index's cache file (beside the packet index's) into @path,
+ * and what its fragments depend on besides the stream's bytes into *@key
+ * (malloc'd, *@keylen bytes): the trace's identity, the timing, the
+ * image options and every file the image set read.  Returns 0, or
+ * negative if there is no cache (none is kept then). */
+static int fi_cache(struct ui *ui, const struct imgset *set, char *path,
+		    size_t size, char **key, size_t *keylen)
+{
+	const struct tm_config *c = &ui->tmcfg;
+	const struct imgopt *io = code_imgopt(ui);
+	char err[256];
+	FILE *f;
+	int r;
+
+	if (!io || idxcache_path(ui->trace, ui->stream_no, path, size - 8, err,
+				 sizeof(err)) < 0)
+		return -1;
+	strcat(path, ".code");
+	f = open_memstream(key, keylen);
+	if (!f)
+		return -1;
+	fprintf(f, "trace %" PRIu64 " %" PRId64 " stream %d %" PRIu64 "\n",
+		ui->trace->size, ui->trace->mtime_ns, ui->stream_no, ui->img->size);
+	fprintf(f, "timing mtc %u:%u nom %u:%u cpuid15 %u:%u/%u tsc %u:%" PRIu64
+		" perf %u:%u/%u/%" PRIu64 " cpu %u:%u/%u/%u cyc %u:%u crystal %u:%u/%u\n",
+		c->have_mtc_freq, c->mtc_freq, c->have_nom_freq, c->nom_freq,
+		c->have_cpuid_15, c->cpuid_15_eax, c->cpuid_15_ebx, c->have_tsc_hz,
+		c->tsc_hz, c->have_perf_conv, c->time_shift, c->time_mult, c->time_zero,
+		c->have_cpu, c->cpu_family, c->cpu_model, c->cpu_stepping,
+		c->have_cyc_thresh, c->cyc_thresh, c->have_crystal_hz, c->crystal_hz,
+		c->crystal_model);
+	r = imgopt_key(io, set, f);
+	if (fclose(f) || r < 0) {
+		free(*key);
+		*key = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* Start the code index of the stream shown (once per packet index). */
 static void fi_start(struct ui *ui)
 {
 	const struct imgset *set;
 	struct ctidx_opts o;
+	char path[4096], *key = NULL;
+	size_t keylen = 0;
 
 	if (!ui->idx || ui->no_code_index || (fi.idx == ui->idx && fi.img == ui->img))
 		return;
@@ -55,10 +100,17 @@ static void fi_start(struct ui *ui)
 	o.idx = ui->idx;
 	/* a script waits for it: nothing competes with it there */
 	o.nice = ui->headless ? 0 : FI_NICE;
-	if (ctidx_new(&fi.ci, &o) < 0) {
-		fi.ci = NULL;
-		return;
+	/* made once per trace, timing and code: loaded by the workers */
+	if (!fi_cache(ui, set, path, sizeof(path), &key, &keylen)) {
+		o.cache = path;
+		o.key = key;
+		o.keylen = keylen;
 	}
+	if (ctidx_new(&fi.ci, &o) < 0)
+		fi.ci = NULL;
+	free(key);
+	if (!fi.ci)
+		return;
 	if (ctidx_start(fi.ci) < 0) {
 		ctidx_free(fi.ci);
 		fi.ci = NULL;
@@ -125,13 +177,15 @@ void funcs_idx_info(struct ui *ui, char *buf, size_t size)
 	if (!funcs_idx(ui))
 		return;
 	ctidx_progress(fi.ci, &p);
-	state = !p.finished ? "being made" : !p.status ? "made" :
+	state = !p.finished ? "being made" : p.loaded ? "loaded from cache" :
+		!p.status ? "made" :
 		p.status == -pte_canceled ? "stopped" :
 		p.status == -pte_nomem ? "stopped at its memory budget" : pte_strerror(p.status);
 	snprintf(buf, size, "; code index: %s, %zu of %zu chunks (%.0f%% of the bytes), "
-		 "%.1f MiB of %.0f MiB, %.1f s", state, p.nfrags, p.nchunks,
+		 "%.1f MiB of %.0f MiB, %.1f s%s", state, p.nfrags, p.nchunks,
 		 p.total ? 100.0 * (double)p.done / (double)p.total : 0.0,
-		 (double)p.bytes / 1048576.0, (double)p.max_bytes / 1048576.0, p.elapsed);
+		 (double)p.bytes / 1048576.0, (double)p.max_bytes / 1048576.0, p.elapsed,
+		 p.saved > 0 ? ", saved to cache" : p.saved < 0 ? ", not saved to cache" : "");
 }
 
 /* The CPU seconds the process used so far (all threads). */
