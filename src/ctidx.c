@@ -658,6 +658,7 @@ void ctidx_progress(const struct ctidx *ci, struct ctidx_progress *p)
 	p->bytes = atomic_load(&ci->bytes);
 	p->max_bytes = ci->o.max_bytes;
 	p->started = ci->started;
+	p->loading = ci->started && ci->cache && atomic_load(&ci->loading);
 	p->loaded = atomic_load(&ci->loaded);
 	p->saved = atomic_load(&ci->saved);
 	p->finished = ci->started && !atomic_load(&ci->running);

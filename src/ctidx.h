@@ -104,6 +104,7 @@ struct ctidx_progress {
 	double elapsed;		/* seconds since ctidx_start() (to the
 				 * end, once finished) */
 	int started, finished;
+	int loading;		/* the workers are reading the cache file */
 	int loaded;		/* the fragments came from ctidx_load() or
 				 * the cache file */
 	int saved;		/* 1: saved to the cache file once made;

@@ -1152,7 +1152,10 @@ int imgopt_key(const struct imgopt *o, const struct imgset *s, FILE *f)
 		imgopt_key_file(f, "kallsyms", o->kallsyms);
 	for (i = 0; i < s->nobjs; i++)
 		imgopt_key_file(f, "file", s->objs[i].path);
-	/* kernel modules are found by their build IDs (the sideband's) */
-	fprintf(f, "kmods %zu\n", s->nkmods);
+	/* kernel modules and the cache's kallsyms are found by their build
+	 * IDs (the sideband's): whether they were is enough */
+	fprintf(f, "kmods %zu kallsyms %d\n", s->nkmods, s->kallsyms != NULL);
+	for (i = 0; i < s->nmsgs; i++)
+		fprintf(f, "msg %s\n", s->msgs[i]);
 	return ferror(f) ? -pte_io : 0;
 }

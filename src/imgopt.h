@@ -91,7 +91,8 @@ void imgopt_free(struct imgset *s);
 /* What image set @s, loaded with options @o, was made from, one line
  * each, to @f: its options, and every file it read (the ELF files and
  * the kernel's it opened, the --raw dumps, --kallsyms) with its size and
- * mtime, so that a cache of what it decoded (the code index) can tell
+ * mtime, whether kernel modules and kallsyms were found, and the messages
+ * about missing code, so that a cache of what it decoded (the code index) can tell
  * when the code could differ.  Returns 0, or -pte_io if @f failed. */
 int imgopt_key(const struct imgopt *o, const struct imgset *s, FILE *f);
 

@@ -8,7 +8,9 @@
  *     equal the built ones and one decode's, every field;
  *   - another key, grid or fan does not load;
  *   - a truncated file, one with any byte flipped, and one whose packs
- *     are damaged behind a valid checksum are not loaded, never crash.
+ *     are damaged behind a valid checksum are not loaded, never crash;
+ *   - imgopt_key() (the browser's key) names the files the image set
+ *     read, with their size and mtime, and says the same twice.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -385,6 +387,41 @@ static void test_pack_bytes(void **state)
 	assert_int_equal(ctidx_save(NULL, "x", NULL, 0, NULL, NULL, 0), -pte_invalid);
 }
 
+static char *key_text(struct fix *fx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(imgopt_key(&fx->io, fx->set, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_imgopt_key(void **state)
+{
+	struct fix fx;
+	char *a, *b;
+
+	(void)state;
+	if (fix_open(&fx)) {
+		skip();
+		return;
+	}
+	a = key_text(&fx);
+	b = key_text(&fx);
+	assert_string_equal(a, b);
+	assert_non_null(strstr(a, "sysroot "));
+	/* the sample's program and its shared library, with size and mtime */
+	assert_non_null(strstr(a, "\nfile "));
+	assert_non_null(strstr(a, "libptbdemo.so "));
+	assert_int_equal(imgopt_key(NULL, fx.set, stdout), -pte_invalid);
+	free(a);
+	free(b);
+	fix_close(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_imgopt_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

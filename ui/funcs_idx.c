@@ -177,7 +177,7 @@ void funcs_idx_info(struct ui *ui, char *buf, size_t size)
 	if (!funcs_idx(ui))
 		return;
 	ctidx_progress(fi.ci, &p);
-	state = !p.finished ? "being made" : p.loaded ? "loaded from cache" :
+	state = p.loading ? "being loaded from cache" : !p.finished ? "being made" : p.loaded ? "loaded from cache" :
 		!p.status ? "made" :
 		p.status == -pte_canceled ? "stopped" :
 		p.status == -pte_nomem ? "stopped at its memory budget" : pte_strerror(p.status);
