@@ -839,11 +839,10 @@ int ctidx_save(const struct ctidx *ci, const char *path, const void *key,
 	       size_t keylen, const _Atomic int *cancel, char *err, size_t errlen)
 {
 	/* a cache (as idxcache's): no fsync, a file cut short fails its
-	 * hash; the trace itself is never replaced */
+	 * hash; a damaged one is replaced (it is ours), the trace never */
 	struct safefile_keep keep = { 0, 0, "the trace" };
 	struct safefile_opts so = { .flags = SAFEFILE_NOFOLLOW | SAFEFILE_NOSYNC,
-				    .mode = 0600, .keep = &keep, .nkeep = 1,
-				    .magic = "PTBCODEX", .kind = "a code index cache" };
+				    .mode = 0600, .keep = &keep, .nkeep = 1 };
 	struct ctidx_names nm = { 0 };
 	struct ctidx_w *w;
 	uint64_t noff, h;

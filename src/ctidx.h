@@ -172,8 +172,8 @@ int ctidx_merge(const struct ctidx *ci, struct ct *dst, size_t ka, size_t kb);
 #define CTIDX_FILE_VERSION 1
 
 /* Save @ci's fragments (all made: finished without error) to @path
- * (atomically, through safefile.h; a file already there must be one of
- * ours), with @key (@keylen bytes), unless *@cancel (if not NULL) is set
+ * (atomically, through safefile.h, replacing what is there unless it is
+ * the trace: a cache file is ours), with @key (@keylen bytes), unless *@cancel (if not NULL) is set
  * first.  Returns 0; -pte_invalid if @ci is not complete or for a bad
  * argument; -pte_canceled; -pte_nomem; -pte_io with a message in @err. */
 int ctidx_save(const struct ctidx *ci, const char *path, const void *key,

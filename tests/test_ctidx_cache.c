@@ -353,6 +353,12 @@ static void test_corrupt(void **state)
 	/* the original still loads */
 	put_file(fx.path, buf, n);
 	assert_true(loads(&fx, GRID, 2, key));
+	/* a damaged file is made again and replaced */
+	mod[0] ^= 1;
+	put_file(fx.path, mod, n);
+	assert_false(loads(&fx, GRID, 2, key));
+	ctidx_free(built(&fx));
+	assert_true(loads(&fx, GRID, 2, key));
 	free(mod);
 	free(buf);
 	fix_close(&fx);
