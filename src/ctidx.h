@@ -20,7 +20,8 @@
  * batches of consecutive chunks; a fragment is published once made, and
  * the memory they hold is counted: past the budget the workers stop (the
  * chunks without a fragment are decoded as before).  Names in fragments
- * are the image set's (symfmt.h), which must outlive the index.
+ * are the image set's (symfmt.h), which must outlive the index; those of
+ * fragments loaded from a file (ctidx_load()) are the index's own.
  */
 #ifndef CTIDX_H
 #define CTIDX_H
