@@ -51,4 +51,15 @@ if grep -q '^  halted:' "$tmp/c"; then
 else
 	echo "ok   nothing said without the time pass"
 fi
+# the browser's :info says it too, in time (the trace's TSC frequency)
+printf 'wait-index\n:info\n:save-screen %s\n' "$tmp/screen" >"$tmp/keys"
+# shellcheck disable=SC2086
+XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config \
+	"$PTBROWSE" --no-state --script "$tmp/keys" $cfg "$tmp/t.pt" >"$tmp/ui" 2>&1
+if grep -q "halted [0-9.]* [a-z]*s\( \.\. [0-9.]* [a-z]*s\)\{0,1\} in $n sleeps" "$tmp/screen"; then
+	echo "ok   :info says $(grep -o "halted [^;]*sleeps" "$tmp/screen")"
+else
+	echo "FAIL: :info says: $(tail -n 1 "$tmp/screen")"
+	fail=1
+fi
 exit $fail

@@ -18,6 +18,7 @@
 #include "msg.h"
 #include "search_ui.h"
 #include "session.h"
+#include "timefmt.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -222,23 +223,53 @@ void session_idx_start(struct ui *ui)
 	}
 }
 
+/* The core's halted time in the trace's sleeps (the time pass's sums)
+ * for :info into @buf: "; halted 1.2 ms in 3 sleeps", a range where
+ * the model only bounds it, in ticks without a TSC frequency; "" if the
+ * index has no time pass or no sleep. */
+static void session_halted(const struct ui *ui, char *buf, size_t size)
+{
+	uint64_t n = 0, lo = 0, hi = 0, hz = tm_tsc_hz(&ui->tmcfg, 1);
+	char a[48], b[48];
+	int r;
+
+	buf[0] = 0;
+	r = ui->idx ? idx_halted(ui->idx, &n, &lo, &hi) : -1;
+	if (r < 0 || !n)
+		return;
+	if (hz) {
+		timefmt_tsc(ui, a, sizeof(a), (double)lo * 1e9 / (double)hz, 0);
+		timefmt_tsc(ui, b, sizeof(b), (double)hi * 1e9 / (double)hz, 0);
+	} else {
+		snprintf(a, sizeof(a), "%" PRIu64 " ticks", lo);
+		snprintf(b, sizeof(b), "%" PRIu64 " ticks", hi);
+	}
+	if (lo == hi)
+		snprintf(buf, size, "; halted %s in %" PRIu64 " sleeps%s", a, n,
+			 r ? " so far" : "");
+	else
+		snprintf(buf, size, "; halted %s .. %s in %" PRIu64 " sleeps%s", a, b,
+			 n, r ? " so far" : "");
+}
+
 /* :info, = */
 static int session_info(struct ui *ui, const struct cmd_args *a)
 {
 	struct idx_progress p = { 0 };
-	char t[32] = "", code[256];
+	char t[32] = "", code[256], halt[160];
 
 	if (ui->idx)
 		idx_progress(ui->idx, &p);
 	funcs_idx_info(ui, code, sizeof(code));
+	session_halted(ui, halt, sizeof(halt));
 	if (ui->idx && !p.finished && p.eta >= 0)
 		snprintf(t, sizeof(t), ", eta %.0fs", p.eta);
 	msg_report(ui, UI_INFO, "%s: %" PRIu64 " bytes, at 0x%" PRIx64 " (%.1f%%); "
-		   "index: %zu PSBs%s%s%s; %zu KiB of rows cached",
+		   "index: %zu PSBs%s%s%s%s; %zu KiB of rows cached",
 		   ui->name, ui->img->size, ui->cursor,
 		   ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0,
 		   ui->idx ? idx_nseeks(ui->idx) : 0,
-		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t, code,
+		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t, halt, code,
 		   win_cache_bytes(ui->wc) >> 10);
 	return UI_DRAW_STATUS;
 }
