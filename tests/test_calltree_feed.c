@@ -20,6 +20,7 @@
 #include "calltree.h"
 #include "ptdec.h"
 #include "symfmt.h"
+#include "ct_eq.h"
 
 #define CALL CT_IC_CALL
 #define RET CT_IC_RETURN
@@ -85,55 +86,6 @@ static uint32_t rnd(uint32_t n)
 	rng_state ^= rng_state >> 7;
 	rng_state ^= rng_state << 17;
 	return (uint32_t)(rng_state % n);
-}
-
-static void sum_eq(const struct ct_sum *a, const struct ct_sum *b)
-{
-	assert_int_equal(a->lo, b->lo);
-	assert_int_equal(a->hi, b->hi);
-	assert_int_equal(a->unknown, b->unknown);
-	assert_int_equal(a->known, b->known);
-	assert_int_equal(a->flags, b->flags);
-}
-
-/* Every field of finished trees @a and @b is the same. */
-static void tree_eq(const struct ct *a, const struct ct *b)
-{
-	size_t i;
-
-	assert_int_equal(ct_nnodes(a), ct_nnodes(b));
-	assert_int_equal(ct_nfuncs(a), ct_nfuncs(b));
-	assert_int_equal(ct_truncated(a), ct_truncated(b));
-	for (i = 0; i < ct_nfuncs(a); i++) {
-		const struct ct_func *f = ct_func(a, (uint32_t)i);
-		const struct ct_func *g = ct_func(b, (uint32_t)i);
-
-		assert_string_equal(f->name, g->name);
-		assert_int_equal(f->start, g->start);
-		assert_int_equal(f->end, g->end);
-		assert_int_equal(f->kind, g->kind);
-		assert_int_equal(f->plt, g->plt);
-		assert_int_equal(f->insns, g->insns);
-		assert_int_equal(f->calls, g->calls);
-		sum_eq(&f->cyc, &g->cyc);
-	}
-	for (i = 0; i < ct_nnodes(a); i++) {
-		const struct ct_node *n = ct_node(a, (uint32_t)i);
-		const struct ct_node *m = ct_node(b, (uint32_t)i);
-
-		assert_int_equal(n->parent, m->parent);
-		assert_int_equal(n->func, m->func);
-		assert_int_equal(n->first_child, m->first_child);
-		assert_int_equal(n->next_sibling, m->next_sibling);
-		assert_int_equal(n->depth, m->depth);
-		assert_int_equal(n->calls, m->calls);
-		assert_int_equal(n->insns_self, m->insns_self);
-		assert_int_equal(n->insns, m->insns);
-		sum_eq(&n->self, &m->self);
-		sum_eq(&n->total, &m->total);
-		assert_int_equal(n->tsc_ticks, m->tsc_ticks);
-		assert_int_equal(n->offset, m->offset);
-	}
 }
 
 /* One step of a made-up flow. */
@@ -273,7 +225,7 @@ static void test_block(void **state)
 		feed(b, ev, 0, n, 1);
 		assert_int_equal(ct_finish(a), 0);
 		assert_int_equal(ct_finish(b), 0);
-		tree_eq(a, b);
+		ct_eq_tree(a, b);
 		ct_free(a);
 		ct_free(b);
 	}
@@ -363,7 +315,7 @@ static void check_splits(int threads, int rounds, uint32_t runs)
 		build(&sp, t, 0, sp.npieces, 0);
 		assert_int_equal(ct_finish(whole), 0);
 		assert_int_equal(ct_finish(t), 0);
-		tree_eq(whole, t);
+		ct_eq_tree(whole, t);
 		merges += sp.nmerges;
 		ct_free(whole);
 		ct_free(t);

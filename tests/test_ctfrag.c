@@ -34,6 +34,7 @@
 #include "ptdec.h"
 #include "symfmt.h"
 #include "trace.h"
+#include "ct_eq.h"
 
 struct fix {
 	struct trace *t;
@@ -113,54 +114,6 @@ static void fix_close(struct fix *fx)
 	imgopt_free(fx->set);
 	imgopt_release(&fx->io);
 	trace_close(fx->t);
-}
-
-static void sum_eq(const struct ct_sum *a, const struct ct_sum *b)
-{
-	assert_int_equal(a->lo, b->lo);
-	assert_int_equal(a->hi, b->hi);
-	assert_int_equal(a->unknown, b->unknown);
-	assert_int_equal(a->known, b->known);
-	assert_int_equal(a->flags, b->flags);
-}
-
-/* Every field of finished trees @a and @b is the same. */
-static void tree_eq(const struct ct *a, const struct ct *b)
-{
-	size_t i;
-
-	assert_int_equal(ct_nnodes(a), ct_nnodes(b));
-	assert_int_equal(ct_nfuncs(a), ct_nfuncs(b));
-	assert_int_equal(ct_truncated(a), ct_truncated(b));
-	for (i = 0; i < ct_nfuncs(a); i++) {
-		const struct ct_func *f = ct_func(a, (uint32_t)i);
-		const struct ct_func *g = ct_func(b, (uint32_t)i);
-
-		assert_string_equal(f->name, g->name);
-		assert_int_equal(f->start, g->start);
-		assert_int_equal(f->end, g->end);
-		assert_int_equal(f->kind, g->kind);
-		assert_int_equal(f->insns, g->insns);
-		assert_int_equal(f->calls, g->calls);
-		sum_eq(&f->cyc, &g->cyc);
-	}
-	for (i = 0; i < ct_nnodes(a); i++) {
-		const struct ct_node *n = ct_node(a, (uint32_t)i);
-		const struct ct_node *m = ct_node(b, (uint32_t)i);
-
-		assert_int_equal(n->parent, m->parent);
-		assert_int_equal(n->func, m->func);
-		assert_int_equal(n->first_child, m->first_child);
-		assert_int_equal(n->next_sibling, m->next_sibling);
-		assert_int_equal(n->depth, m->depth);
-		assert_int_equal(n->calls, m->calls);
-		assert_int_equal(n->insns_self, m->insns_self);
-		assert_int_equal(n->insns, m->insns);
-		sum_eq(&n->self, &m->self);
-		sum_eq(&n->total, &m->total);
-		assert_int_equal(n->tsc_ticks, m->tsc_ticks);
-		assert_int_equal(n->offset, m->offset);
-	}
 }
 
 /* ctf_opts.window: a new fragment for each window. */
@@ -246,14 +199,14 @@ static void check_stream(struct fix *fx, int stream, uint64_t chunk)
 	for (i = 0; i < fx->nfrag; i++)
 		assert_int_equal(ct_merge(t, fx->frag[i]), 0);
 	assert_int_equal(ct_finish(t), 0);
-	tree_eq(whole, t);
+	ct_eq_tree(whole, t);
 	ct_free(t);
 	/* packed */
 	assert_int_equal(ct_new(&t, ct_resolve_symfmt, fx->sf), 0);
 	for (i = 0; i < fx->nfrag; i++)
 		assert_int_equal(ct_merge_pack(t, pk[i]), 0);
 	assert_int_equal(ct_finish(t), 0);
-	tree_eq(whole, t);
+	ct_eq_tree(whole, t);
 	ct_free(t);
 	/* the time a merge takes: the best of a few rounds over them all */
 	tmerge = 1e9;
@@ -280,7 +233,7 @@ static void check_stream(struct fix *fx, int stream, uint64_t chunk)
 		}
 	}
 	assert_int_equal(ct_finish(t), 0);
-	tree_eq(whole, t);
+	ct_eq_tree(whole, t);
 	ct_free(t);
 	qsort(bytes, fx->nfrag, sizeof(*bytes), cmp_size);
 	qsort(packed, fx->nfrag, sizeof(*packed), cmp_size);
@@ -409,7 +362,7 @@ static void kafl_one(const char *dir, const char *name, const char *trace)
 		fprintf(stderr, "%s: %zu fragments, %zu nodes, %" PRIu64
 			" instructions\n", trace, fx.nfrag, ct_nnodes(whole),
 			ct_node(whole, CT_ROOT)->insns);
-	tree_eq(whole, t);
+	ct_eq_tree(whole, t);
 	ct_free(t);
 	ct_free(scratch);
 	ct_free(whole);
