@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "flow.h"
+#include "helpers.h"
 #include "image.h"
 #include "memimg.h"
 
@@ -35,25 +36,6 @@ static int our_read(void *ctx, const struct flow_ctx *c, uint64_t ip,
 {
 	(void)c;
 	return mi_read(ctx, MI_ASID_ANY, ip, buf, size);
-}
-
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long sz;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)sz + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)sz, f), (size_t)sz);
-	fclose(f);
-	*n = (size_t)sz;
-	return b;
 }
 
 /* The --raw lines of @path (names relative to @dir) into the code image.
@@ -223,7 +205,7 @@ static void check_trace(const char *path)
 	uint64_t *psbs = NULL, off = 0;
 	size_t n = 0, npsb = 0, i;
 	struct flow *f;
-	uint8_t *buf = slurp(path, &n);
+	uint8_t *buf = helpers_read_file(path, &n);
 
 	assert_non_null(buf);
 	img_init_flat(&img, &span, buf, n);
