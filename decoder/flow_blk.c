@@ -117,7 +117,7 @@ static int decode_one(struct flow *f, uint64_t ip, uint8_t mode, struct insn *in
 static struct blk *blk_get(struct flow *f, uint64_t ip, int *err)
 {
 	uint64_t asid = f->asid;
-	struct blk *set = &f->cache[fb_hash(ip, asid, f->mode, f->ncache) & ~1u], *b;
+	struct blk *set = &f->cache[fb_hash(ip, asid, f->mode, f->ncache)], *b;
 	uint64_t at = ip;
 	struct insn in;
 	int e, i;
