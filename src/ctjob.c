@@ -160,10 +160,7 @@ int ctjob_run(struct ctjob *j)
 out:
 	/* a finished tree asks its resolver nothing: its names are the
 	 * image set's */
-	if (j->ci)
-		ctidx_dec_put(j->ci, j->dec);
-	else
-		ctdec_free(j->dec);
+	ctidx_dec_put(j->ci, j->dec);	/* without the index: freed */
 	j->dec = NULL;
 	j->result = r;
 	atomic_store(&j->finished, 1);
