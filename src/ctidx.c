@@ -271,6 +271,16 @@ int ctidx_covers(const struct ctidx *ci, size_t ka, size_t kb)
 	return 1;
 }
 
+/* The chunks a fragment of level @l covers: fan^l. */
+static size_t ctidx_span(const struct ctidx *ci, size_t l)
+{
+	size_t span = 1;
+
+	while (l--)
+		span *= ci->fan;
+	return span;
+}
+
 /* The fragment of the @span chunks from @k at level @l (0: chunk k's), or
  * NULL if not made. */
 static struct ct_pack *ctidx_frag(const struct ctidx *ci, size_t l, size_t span,
@@ -291,10 +301,8 @@ int ctidx_merge(const struct ctidx *ci, struct ct *dst, size_t ka, size_t kb)
 
 		/* the longest fragment made that starts here and fits */
 		for (l = ci->fan ? CTIDX_LEVELS - 1 : 0, span = 1; l; l--) {
-			size_t s, i;
+			size_t s = ctidx_span(ci, l);
 
-			for (s = 1, i = 0; i < l; i++)
-				s *= ci->fan;
 			if (k % s || k + s > kb)
 				continue;
 			f = ctidx_frag(ci, l, s, k);
@@ -407,11 +415,9 @@ static int ctidx_up(struct ctidx *ci, struct ctdec *d, size_t l, size_t j)
 {
 	struct ct *f;
 	struct ct_pack *p;
-	size_t i, span = 1, part;
+	size_t i, span = ctidx_span(ci, l - 1), part;
 	int r;
 
-	for (i = 1; i < l; i++)
-		span *= ci->fan;
 	for (i = 0; i < ci->fan; i++)
 		if (!ctidx_frag(ci, l - 1, span, (j * ci->fan + i) * span))
 			return 0;
@@ -676,13 +682,7 @@ static const char ctidx_magic[8] = { 'P', 'T', 'B', 'C', 'O', 'D', 'E', 'X' };
 /* Level @l's number of fragment slots (0: the chunks). */
 static size_t ctidx_nslots(const struct ctidx *ci, size_t l)
 {
-	size_t span = 1, i;
-
-	if (!l)
-		return ci->n;
-	for (i = 0; i < l; i++)
-		span *= ci->fan;
-	return ci->n / span + 1;
+	return l ? ci->n / ctidx_span(ci, l) + 1 : ci->n;
 }
 
 static _Atomic(struct ct_pack *) *ctidx_slot(struct ctidx *ci, size_t l, size_t j)
