@@ -251,18 +251,7 @@ int mi_read(void *vmi, uint64_t asid, uint64_t ip, uint8_t *buf, size_t size)
 const char *mi_name_at(const struct mi *mi, uint64_t asid, uint64_t ip,
 		       uint64_t *start, uint64_t *end)
 {
-	long i;
-
-	if (!mi)
-		return NULL;
-	i = find(mi, asid, ip);
-	if (i < 0)
-		return NULL;
-	if (start)
-		*start = mi->segs[i].addr;
-	if (end)
-		*end = mi->segs[i].end;
-	return mi->segs[i].name;
+	return mi_name_span(mi, asid, ip, start, end, NULL);
 }
 
 const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
@@ -281,7 +270,7 @@ const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
 	 * newer one of this space, or one the caller falls back to): a
 	 * walk over them all, made once per segment a caller resolves */
 	u = mi->segs[i].end;
-	for (j = 0; j < mi->n; j++)
+	for (j = 0; until && j < mi->n; j++)
 		if ((long)j != i && mi->segs[j].addr > ip && mi->segs[j].addr < u)
 			u = mi->segs[j].addr;
 	if (start)

@@ -55,7 +55,6 @@ int mi_read(void *mi, uint64_t asid, uint64_t ip, uint8_t *buf, size_t size);
 const char *mi_name_at(const struct mi *mi, uint64_t asid, uint64_t ip,
 		       uint64_t *start, uint64_t *end);
 
-/* The number of segments. */
 /* As mi_name_at(), and into *@until (if not NULL) how far from @ip on the
  * same answer holds for certain: the segment's end, or where any other
  * segment (of any address space) begins inside it, whichever is first.
@@ -63,6 +62,7 @@ const char *mi_name_at(const struct mi *mi, uint64_t asid, uint64_t ip,
 const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
 			 uint64_t *start, uint64_t *end, uint64_t *until);
 
+/* The number of segments. */
 size_t mi_count(const struct mi *mi);
 
 #endif /* MEMIMG_H */
