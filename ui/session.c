@@ -71,14 +71,9 @@ static void *session_cache_saver(void *arg)
  * (the next start builds the index again in the background). */
 static void session_cache_join(struct ui *ui)
 {
-	if (!ui->cache_saving)
-		return;
-	if (ui->trace->size > UI_CACHE_HASH_MAX)
+	if (ui->cache_saving && ui->trace->size > UI_CACHE_HASH_MAX)
 		ui->cache_cancel = 1;
-	pthread_join(ui->cache_thread, NULL);
-	ui->cache_saving = 0;
-	if (ui->cache_err[0])
-		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
+	session_cache_wait(ui);
 }
 
 void session_cache_wait(struct ui *ui)
