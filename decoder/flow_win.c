@@ -118,6 +118,18 @@ static struct flow_line *win_joins(struct flow_window *w, const struct flow_rec 
 	return NULL;
 }
 
+/* Extend block line @l (win_joins()) with record @r's instructions @o;
+ * their sizes are the caller's to store. */
+static inline void win_extend(struct flow_line *l, const struct flow_rec *r,
+			      const struct fi_blk *o)
+{
+	l->ninsns += o->n;
+	l->last_ip = o->last_ip;
+	l->r.size = r->size;
+	l->r.iclass = r->iclass;
+	l->r.flags = r->flags;
+}
+
 /* Add line @r to @w: its depth, its run.  @o: its instructions (in a
  * block window, maybe several, which may continue the last line). */
 static int add_line(struct flow_window *w, const struct flow_rec *r,
@@ -135,11 +147,7 @@ static int add_line(struct flow_window *w, const struct flow_rec *r,
 		if (l) {
 			memcpy(w->sizes + w->nsizes, o->sizes, o->n);
 			w->nsizes += o->n;
-			l->ninsns += o->n;
-			l->last_ip = o->last_ip;
-			l->r.size = r->size;
-			l->r.iclass = r->iclass;
-			l->r.flags = r->flags;
+			win_extend(l, r, o);
 			run->ninsns += o->n;
 			goto out_depth;
 		}
@@ -219,16 +227,9 @@ static inline int add_insns(struct flow_window *w, const struct flow_rec *r,
 		run->offset = r->offset;
 		run->end_offset = UINT64_MAX;
 		run->first = (uint32_t)w->nlines;
-	} else if (w->blocks && l->ninsns && l->r.iclass == FLOW_IC_OTHER &&
-		   l->run == w->nruns - 1 && l->r.mode == r->mode &&
-		   !((l->r.flags ^ r->flags) & FLOW_F_SPEC) &&
-		   l->last_ip + l->r.size == r->ip) {
-		/* win_joins(): the run's last line goes on */
-		l->ninsns += o->n;
-		l->last_ip = o->last_ip;
-		l->r.size = r->size;
-		l->r.iclass = r->iclass;
-		l->r.flags = r->flags;
+	} else if (win_joins(w, r, o, open)) {
+		/* the run's last line goes on */
+		win_extend(l, r, o);
 		goto out_depth;
 	}
 	l++;
