@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "calltree_int.h"
 #include "ptdec.h"
 #include "symfmt.h"
@@ -238,11 +240,7 @@ void ct_free(struct ct *ct)
  * from different resolvers (a fragment's, the tree it merges into) agree. */
 static uint64_t ct_hash_name(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
+	return XXH3_64bits(s, strlen(s));
 }
 
 uint32_t ct_func_intern(struct ct *ct, const char *name, uint64_t start,
