@@ -784,39 +784,44 @@ out_tnt:
  * pending, stepped over (drv_quiet()), or the one that ends it, a branch
  * maybe, taken (drv_last()).  1 with @r filled, 0 if it does not apply.
  */
-static inline int drv_fast(struct flow *f, struct flow_rec *r)
+/*
+ * The record @r of the instructions from f->ip (block @b's @i-th) to
+ * instruction @k at @at, taken (drv_last() for a special last one, else
+ * stepped over): what drv_fast() and drv_fast_blk() share.
+ */
+static inline void drv_take(struct flow *f, struct flow_rec *r,
+			    const struct blk *b, unsigned k, uint64_t at)
 {
-	const struct blk *b;
-	uint64_t decided = f->decided, ip = f->ip;
-	unsigned i;
-
-	/* the block looked up here where the IP moved to another (after a
-	 * taken branch); where the lookup fails, the slow path says why */
-	if (!drv_quiet(f) || fb_seek(f))
-		return 0;
-	b = f->blk;
-	i = f->bi;
 	r->kind = FLOW_INSN;
-	r->ip = ip;
+	r->ip = f->ip;
 	r->mode = f->mode;
-	r->offset = decided;
+	r->offset = f->decided;
 	r->flags = f->speculative ? FLOW_F_SPEC : 0;
-	if (i + 1 == b->n && b->last_special) {
-		drv_last(f, &b->last, ip);
+	if (k + 1 == b->n && b->last_special) {
+		drv_last(f, &b->last, at);
 		r->size = b->last.size;
 		r->iclass = b->last.iclass;
 		if (b->last.direct)
 			r->flags |= FLOW_F_DIRECT;
 	} else {
-		r->size = b->len[i];
+		r->size = b->len[k];
 		r->iclass = FLOW_IC_OTHER;
-		f->ip += r->size;
-		f->bi = i + 1;
+		f->ip = at + r->size;
+		f->bi = k + 1;
 		f->bip = f->ip;
 	}
 	r->ev = 0;
 	r->err = 0;
 	r->a = r->b = 0;
+}
+
+static inline int drv_fast(struct flow *f, struct flow_rec *r)
+{
+	/* the block looked up here where the IP moved to another (after a
+	 * taken branch); where the lookup fails, the slow path says why */
+	if (!drv_quiet(f) || fb_seek(f))
+		return 0;
+	drv_take(f, r, f->blk, f->bi, f->ip);
 	f->st.insns++;
 	return 1;
 }
@@ -831,7 +836,7 @@ static inline int drv_fast(struct flow *f, struct flow_rec *r)
 static inline int drv_fast_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
 {
 	const struct blk *b;
-	uint64_t decided = f->decided, ip = f->ip, last;
+	uint64_t last;
 	unsigned i, n;
 
 	/* where the lookup fails, the slow path says why */
@@ -841,27 +846,7 @@ static inline int drv_fast_blk(struct flow *f, struct flow_rec *r, struct fi_blk
 	i = f->bi;
 	n = b->n;
 	last = b->last.ip;
-	r->kind = FLOW_INSN;
-	r->ip = ip;
-	r->mode = f->mode;
-	r->offset = decided;
-	r->flags = f->speculative ? FLOW_F_SPEC : 0;
-	if (b->last_special) {
-		drv_last(f, &b->last, last);
-		r->size = b->last.size;
-		r->iclass = b->last.iclass;
-		if (b->last.direct)
-			r->flags |= FLOW_F_DIRECT;
-	} else {
-		r->size = b->len[n - 1];
-		r->iclass = FLOW_IC_OTHER;
-		f->ip = last + r->size;
-		f->bi = n;
-		f->bip = f->ip;
-	}
-	r->ev = 0;
-	r->err = 0;
-	r->a = r->b = 0;
+	drv_take(f, r, b, n - 1, last);
 	o->n = n - i;
 	o->last_ip = last;
 	o->sizes = &b->len[i];
