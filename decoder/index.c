@@ -364,14 +364,12 @@ static void *coordinator(void *arg)
 		ret = idx_phase3(idx);
 		if (!ret)
 			idx->sums_done = 1;
-	} else {
-		if (!ret && !idx->phase1_only) {
-			set_phase(idx, IDX_SEGMENTS);
-			ret = idx_phase2(idx);
-			if (!ret)
-				idx->sums_done = 1;
-		}
-		if (!ret && !idx->phase1_only && idx->time_pass) {
+	} else if (!ret && !idx->phase1_only) {
+		set_phase(idx, IDX_SEGMENTS);
+		ret = idx_phase2(idx);
+		if (!ret)
+			idx->sums_done = 1;
+		if (!ret && idx->time_pass) {
 			set_phase(idx, IDX_TIME);
 			ret = idx_phase3(idx);
 		}
