@@ -42,15 +42,10 @@
 #define ST_DEFAULT	20
 #define ST_MAX		1000
 
-enum st_kind { ST_GAP, ST_PERIOD };
-
 struct st_row {
-	uint8_t kind;		/* enum st_kind */
+	uint8_t kind;		/* enum stall_kind */
 	uint8_t ctx_done;	/* ctx was looked for */
-	size_t seg;		/* the segment */
-	uint64_t gap;		/* ST_GAP: the gap, TSC ticks */
-	struct tm_period per;	/* ST_PERIOD: the period */
-	uint64_t at;		/* the packet ending it */
+	struct stall s;		/* the gap or period */
 	char ctx[160];		/* the code there, "" if not known */
 };
 
@@ -93,11 +88,8 @@ static int st_gather(struct ui *ui, size_t want)
 		const struct stall *x = i < l.ngaps ? &l.gaps[i] : &l.pers[i - l.ngaps];
 		struct st_row *row = &st.rows[i];
 
-		row->kind = i < l.ngaps ? ST_GAP : ST_PERIOD;
-		row->seg = x->seg;
-		row->gap = x->gap;
-		row->per = x->per;
-		row->at = x->at;
+		row->kind = i < l.ngaps ? STALL_GAP : STALL_PERIOD;
+		row->s = *x;
 	}
 	st.ngap = l.ngaps;
 	st.nper = l.npers;
@@ -152,10 +144,10 @@ static const char *st_ctx(struct ui *ui, struct st_row *r, int room)
 	if (!code_imgset(ui) || !mi_count(imgopt_mi(code_imgset(ui))))
 		return r->ctx;
 	memset(&row, 0, sizeof(row));
-	row.pkt.offset = r->at;
+	row.pkt.offset = r->s.at;
 	/* A timing packet decides no code: without a flow, the last IP
 	 * before it tells the place (the flow finds its own). */
-	if (code_why(ui) && !win_seek(&it, ui->wc, r->at)) {
+	if (code_why(ui) && !win_seek(&it, ui->wc, r->s.at)) {
 		row = *win_row(&it);
 		if (!(row.flags & WIN_F_HAVE_IP) && row.ip_bits == 64 && row.ip)
 			row.flags |= WIN_F_HAVE_IP;
@@ -219,7 +211,7 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 		if (!st.n)
 			return UI_DRAW_ALL;
 		view_close(&ui->vs, v->ops);
-		return nav_jump(ui, st.rows[st.ln.sel].at);
+		return nav_jump(ui, st.rows[st.ln.sel].s.at);
 	default:
 		return UI_DRAW_NONE;
 	}
@@ -230,15 +222,15 @@ static void st_line(struct ui *ui, long i, char *buf, size_t size)
 {
 	struct st_row *r = &st.rows[i];
 	char what[96];
-	long rank = r->kind == ST_GAP ? i + 1 : i + 1 - (long)st.ngap;
+	long rank = r->kind == STALL_GAP ? i + 1 : i + 1 - (long)st.ngap;
 	int len;
 
-	if (r->kind == ST_GAP)
-		st_fmt_gap(ui, r->gap, what, sizeof(what));
+	if (r->kind == STALL_GAP)
+		st_fmt_gap(ui, r->s.gap, what, sizeof(what));
 	else
-		st_fmt_period(ui, &r->per, what, sizeof(what));
+		st_fmt_period(ui, &r->s.per, what, sizeof(what));
 	len = snprintf(buf, size, "%4ld  %s %-44s at 0x%08" PRIx64 "  psb %zu", rank,
-		       r->kind == ST_GAP ? "gap " : "slow", what, r->at, r->seg);
+		       r->kind == STALL_GAP ? "gap " : "slow", what, r->s.at, r->s.seg);
 	if (len > 0 && (size_t)len < size && ui->cols - len > 12)
 		snprintf(buf + len, size - (size_t)len, "%s",
 			 st_ctx(ui, r, ui->cols - len - 2));
@@ -282,9 +274,9 @@ size_t stalls_tl_marks(struct ui *ui, uint64_t lo, uint64_t hi, size_t max,
 	for (i = 0; i < st.n && k < max; i++) {
 		const struct st_row *r = &st.rows[i];
 
-		if (r->at < lo || r->at >= hi)
+		if (r->s.at < lo || r->s.at >= hi)
 			continue;
-		fn(ui, r->at, r->kind == ST_PERIOD, arg);
+		fn(ui, r->s.at, r->kind == STALL_PERIOD, arg);
 		k++;
 	}
 	return k;
