@@ -553,8 +553,7 @@ static uint64_t seg_ordinal(const struct idx *idx, size_t i)
 	return ord;
 }
 
-/* The time pass's part of segment @i's summary into @out, if it got
- * there (else have_time 0). */
+/* The time pass's part of @out, emptied (have_time 0). */
 static void idx_time_clear(struct idx_summary *out)
 {
 	out->have_time = 0;
@@ -570,6 +569,8 @@ static void idx_time_clear(struct idx_summary *out)
 	out->halt_hi = 0;
 }
 
+/* The time pass's part of segment @i's summary into @out, if it got
+ * there (else have_time 0). */
 static void idx_time_fill(const struct idx *idx, size_t i, struct idx_summary *out)
 {
 	idx_time_clear(out);
