@@ -353,17 +353,20 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	return status;
 }
 
-int idx_sum_plain(const struct img *img, uint64_t off, uint64_t end)
+/* idx_sum_plain() for a segment ending at @end in span @sp of @img. */
+static int span_plain(const struct img *img, const struct img_span *sp,
+		      uint64_t end)
 {
-	long si = img_span_of(img, off);
-	const struct img_span *sp;
-
-	if (si < 0)
-		return 0;
-	sp = &img->spans[si];
 	/* Not when a gap cuts the last packet: the cursor tells that apart. */
 	return end < sp->off + sp->size ||
 	       (end == sp->off + sp->size && !img_gap_at(img, end));
+}
+
+int idx_sum_plain(const struct img *img, uint64_t off, uint64_t end)
+{
+	long si = img_span_of(img, off);
+
+	return si >= 0 && span_plain(img, &img->spans[si], end);
 }
 
 int idx_summarise(struct idx *idx, const struct img *img, uint64_t off,
@@ -382,10 +385,8 @@ int idx_summarise(struct idx *idx, const struct img *img, uint64_t off,
 	if (si < 0)
 		return 0;
 	sp = &img->spans[si];
-	if (end < sp->off + sp->size ||
-	    (end == sp->off + sp->size && !img_gap_at(img, end))) {
-		/* The common case: one span, skimmed.  (Not when a gap cuts
-		 * the last packet: the cursor tells that apart.) */
+	if (span_plain(img, sp, end)) {
+		/* The common case: one span, skimmed. */
 		return skim(idx, sp->data + (off - sp->off),
 			    sp->data + (end - sp->off), off, s, credited);
 	}
