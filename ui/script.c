@@ -164,15 +164,21 @@ static void script_bench(struct ui *ui, char *args)
 	free(c);
 }
 
+/* "wait-index": wait for the index to finish, and take it in. */
+static void script_wait_index(struct ui *ui)
+{
+	if (ui->idx)
+		idx_wait(ui->idx);
+	session_poll(ui);
+}
+
 /* "bench-index": wait for the index, then for its cache's save, saying
  * how long each took. */
 static void script_bench_index(struct ui *ui)
 {
 	double t0 = script_now();
 
-	if (ui->idx)
-		idx_wait(ui->idx);
-	session_poll(ui);
+	script_wait_index(ui);
 	printf("browse  index wait     %7.3f s (after the first screen)\n",
 	       script_now() - t0);
 	/* a fresh index is being saved, hashing the whole trace: the keys
@@ -241,22 +247,16 @@ static int script_line(struct ui *ui, char *p)
 		return 0;
 	}
 	if (!strcmp(p, "bench-code-index")) {
-		if (ui->idx)
-			idx_wait(ui->idx);
-		session_poll(ui);
+		script_wait_index(ui);
 		funcs_idx_wait(ui, 1);
 		return 0;
 	}
 	for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
 	     tok = strtok_r(NULL, " \t", &save)) {
 		if (!strcmp(tok, "wait-index")) {
-			if (ui->idx)
-				idx_wait(ui->idx);
-			session_poll(ui);
+			script_wait_index(ui);
 		} else if (!strcmp(tok, "wait-code-index")) {
-			if (ui->idx)
-				idx_wait(ui->idx);
-			session_poll(ui);
+			script_wait_index(ui);
 			funcs_idx_wait(ui, 0);
 		} else if (!strcmp(tok, "wait-carry")) {
 			session_wait_carry(ui);
