@@ -865,10 +865,7 @@ int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
 		err = flow_next1(f, r);
 		if (err)
 			return err;
-		o->n = r->kind == FLOW_INSN;
-		o->last_ip = r->ip;
-		o->sizes = &r->size;
-		o->full = 0;
+		fi_blk_one(r, o);
 	}
 	if (r->offset >= f->end) {
 		f->state = DRV_DONE;

@@ -194,6 +194,16 @@ struct fi_blk {
 				 * whole block's, for a copy of fixed size) */
 };
 
+/* @o for record @r alone: one instruction, or none for an event or an
+ * error (@o->sizes points into @r). */
+static inline void fi_blk_one(const struct flow_rec *r, struct fi_blk *o)
+{
+	o->n = r->kind == FLOW_INSN;
+	o->last_ip = r->ip;
+	o->sizes = &r->size;
+	o->full = 0;
+}
+
 /* flow_next() for block windows (flow.c): the next record into @r, where
  * an instruction record may stand for several consecutive instructions of
  * one block that the fast path steps over in one go (r->ip the first's,

@@ -261,10 +261,7 @@ static int win_next(struct flow *f, int blocks, struct flow_rec *r, struct fi_bl
 	if (blocks)
 		return fi_next_blk(f, r, o);
 	err = flow_next(f, r);
-	o->n = r->kind == FLOW_INSN;
-	o->full = 0;
-	o->last_ip = r->ip;
-	o->sizes = &r->size;
+	fi_blk_one(r, o);
 	return err;
 }
 
