@@ -166,9 +166,7 @@ static int add_line(struct flow_window *w, const struct flow_rec *r,
 		memcpy(w->sizes + w->nsizes, o->sizes, o->n);
 		w->nsizes += o->n;
 	}
-	/* most lines are the open run's next instruction: nothing ends */
-	if (run && !(r->kind == FLOW_INSN && r->offset == run->offset) &&
-	    (end = run_end(run->offset, r))) {
+	if (run && (end = run_end(run->offset, r))) {
 		run->end_offset = end;
 		*open = 0;
 		run = NULL;
