@@ -1080,9 +1080,7 @@ int idx_phase3(struct idx *idx)
 	ta->from = c << CARRY_SHIFT;
 	ta->to = n;
 	ta->publish = 1;
-	ta->g.mtc = idx->cfg.have_mtc_freq && idx->cfg.mtc_freq <= 15 &&
-		    idx->cfg.have_cpuid_15 && idx->cfg.cpuid_15_eax &&
-		    idx->cfg.cpuid_15_ebx;
+	ta->g.mtc = tm_mtc_timed(&idx->cfg);
 	if (ta->from && atomic_load(&idx->ntsums) >= ta->from) {
 		const struct tsum *t = &idx->gblk[(ta->from - 1) >> BLK_SHIFT]
 						[(ta->from - 1) & BLK_MASK];

@@ -44,20 +44,12 @@ int stall_before(enum stall_kind kind, const struct stall *a, const struct stall
 	return a->at < b->at;
 }
 
-/* Whether MTCs are timing packets for gaps (the time pass's rule: the
- * configuration places them on the crystal clock). */
-static int stall_mtc_timed(const struct tm_config *c)
-{
-	return c->have_mtc_freq && c->mtc_freq <= 15 && c->have_cpuid_15 &&
-	       c->cpuid_15_eax && c->cpuid_15_ebx;
-}
-
 /* The walk of one segment: the time model as the time pass runs it, and
  * what it records. */
 struct stall_walk {
 	struct tm_model tm;
 	size_t seg;
-	int mtc;		/* stall_mtc_timed() */
+	int mtc;		/* tm_mtc_timed(): MTCs are timing packets */
 	int has_prev;		/* prev: the last timing packet's time */
 	uint64_t prev;
 	uint64_t pseq;		/* periods measured so far */
@@ -134,7 +126,7 @@ static int stall_walk(const struct idx *idx, const struct img *img, size_t seg,
 	if (r)
 		return r;
 	tm_restore(&w.tm, &c);
-	w.mtc = stall_mtc_timed(idx_config(idx));
+	w.mtc = tm_mtc_timed(idx_config(idx));
 	tm_last_period(&w.tm, &p);
 	w.pseq = p.seq;
 	if (img_gap_at(img, sk.offset))

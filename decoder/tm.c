@@ -93,6 +93,12 @@ static tm_q fc_ticks(const struct tm_model *tm, uint16_t fc)
 	return t < tm->anchor ? t : tm->anchor;
 }
 
+int tm_mtc_timed(const struct tm_config *cfg)
+{
+	return cfg && cfg->have_mtc_freq && cfg->mtc_freq <= 15 && cfg->have_cpuid_15 &&
+	       cfg->cpuid_15_eax && cfg->cpuid_15_ebx;
+}
+
 void tm_init(struct tm_model *tm, const struct tm_config *cfg)
 {
 	if (!tm)
@@ -100,9 +106,7 @@ void tm_init(struct tm_model *tm, const struct tm_config *cfg)
 	memset(tm, 0, sizeof(*tm));
 	if (cfg)
 		tm->cfg = *cfg;
-	if (tm->cfg.have_mtc_freq && tm->cfg.mtc_freq <= 15 &&
-	    tm->cfg.have_cpuid_15 &&
-	    tm->cfg.cpuid_15_eax && tm->cfg.cpuid_15_ebx) {
+	if (tm_mtc_timed(&tm->cfg)) {
 		tm->state |= TM_S_CTC_OK;
 		tm->period = ctc_ticks(tm, 1ull << tm->cfg.mtc_freq);
 	}

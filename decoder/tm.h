@@ -292,6 +292,12 @@ static inline int tm_period_cmp(const struct tm_period *a,
  * Returns 0 and sets *@ns, or -pte_no_time if @cfg has neither. */
 int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns);
 
+/* Whether @cfg places MTCs on the crystal clock (an MTC frequency of at
+ * most 15 and CPUID 0x15's ratio): then MTCs are timing packets, as TSCs
+ * are (the model's CTC periods, the gaps between timing packets).
+ * Returns 1 or 0 (0 for a NULL @cfg). */
+int tm_mtc_timed(const struct tm_config *cfg);
+
 /* The TSC frequency in Hz known from @cfg, or an estimate from P1
  * (nom-freq * 100 MHz) when @estimate is set.  Returns 0 if unknown. */
 uint64_t tm_tsc_hz(const struct tm_config *cfg, int estimate);
