@@ -218,8 +218,8 @@ static void slow_down(uint8_t *d, const struct pkt *pk, size_t a, size_t b)
 		if (pk[k].type != PKT_CYC)
 			continue;
 		d[pk[k].offset] = (uint8_t)((1 << 3) | (pk[k].size > 1 ? 4 : 0) | 3);
-		for (e = 1; e < pk[k].size; e++)
-			d[pk[k].offset + e] = e < pk[k].size - 1 ? 1 : 0;
+		for (e = 1; e < (size_t)pk[k].size; e++)
+			d[pk[k].offset + e] = e + 1 < (size_t)pk[k].size ? 1 : 0;
 	}
 }
 
