@@ -207,6 +207,19 @@ static int gap_between(const struct img *img, uint64_t prev, uint64_t off)
 	return 0;
 }
 
+int idx_segment_span(const struct idx *idx, size_t i, uint64_t *from,
+		     uint64_t *to)
+{
+	size_t n = idx_nseeks(idx);
+
+	if (!idx || !from || !to || i >= n)
+		return -pte_invalid;
+	*from = idx->sblk[i >> BLK_SHIFT][i & BLK_MASK].off;
+	*to = i + 1 < n ? idx->sblk[(i + 1) >> BLK_SHIFT][(i + 1) & BLK_MASK].off :
+			  idx->img->size;
+	return 0;
+}
+
 int idx_seek(const struct idx *idx, size_t i, struct idx_seek *out)
 {
 	const struct seek_packed *p;

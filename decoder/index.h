@@ -223,6 +223,15 @@ int idx_scan_done(const struct idx *idx);
  * Returns 0, or -pte_invalid if @i >= idx_nseeks(). */
 int idx_seek(const struct idx *idx, size_t i, struct idx_seek *out);
 
+/* Segment @i's bytes: from its seek point's offset to the next one's, or
+ * to the end of the image for the last published (while phase 1 runs, a
+ * PSB found later may end it sooner: see idx_scan_done()).  Cheaper than
+ * two idx_seek() calls: nothing of the PSB+ is decoded.
+ * Returns 0, or -pte_invalid if @i >= idx_nseeks() or an argument is
+ * NULL. */
+int idx_segment_span(const struct idx *idx, size_t i, uint64_t *from,
+		     uint64_t *to);
+
 /* The index of the last seek point at or before logical offset @off.
  * Returns 0 and sets *@i, or -pte_nosync if no published seek point is at
  * or before @off. */

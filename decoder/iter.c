@@ -390,21 +390,6 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 	return 0;
 }
 
-/* Segment @i's bounds: its PSB's offset and its end. */
-static int iter_bounds_of(const struct iter_job *j, size_t i, uint64_t *off,
-			  uint64_t *end)
-{
-	struct idx_seek sk;
-
-	if (idx_seek(j->idx, i, &sk))
-		return -pte_internal;
-	*off = sk.offset;
-	*end = j->img->size;
-	if (i + 1 < idx_nseeks(j->idx) && !idx_seek(j->idx, i + 1, &sk))
-		*end = sk.offset;
-	return 0;
-}
-
 /* A unit for a guarded body: the job and the unit's number. */
 struct iter_unit_arg {
 	struct iter_job *j;
@@ -468,7 +453,7 @@ static int iter_find_unit(void *arg)
 	for (; i < stop; i++) {
 		if (!j->opts.straight && !iter_may_hit(j, i, &w.lost))
 			continue;
-		if (iter_bounds_of(j, i, &off, &end))
+		if (idx_segment_span(j->idx, i, &off, &end))
 			return -pte_internal;
 		r = iter_segment(&w, off, end);
 		if (r < 0)
@@ -476,7 +461,7 @@ static int iter_find_unit(void *arg)
 		if (atomic_load(&j->cancel))
 			return -pte_canceled;
 	}
-	if (stop && iter_bounds_of(j, stop - 1, &off, &u->end))
+	if (stop && idx_segment_span(j->idx, stop - 1, &off, &u->end))
 		return -pte_internal;
 	u->tail_lost = (uint8_t)w.lost;
 	return 0;
@@ -588,10 +573,10 @@ static int iter_time_unit(void *arg)
 	int r;
 
 	s1 = s0 + j->unit_segs < n ? s0 + j->unit_segs : n;
-	if (iter_bounds_of(j, s0, &off, &end))
+	if (idx_segment_span(j->idx, s0, &off, &end))
 		return -pte_internal;
 	w.bi = iter_lower(j, nb, off);
-	w.stop = s1 < n && !iter_bounds_of(j, s1, &off, &end) ? iter_lower(j, nb, off) : nb;
+	w.stop = s1 < n && !idx_segment_span(j->idx, s1, &off, &end) ? iter_lower(j, nb, off) : nb;
 	for (;;) {
 		if (w.want != NONE) {
 			i++;	/* on for the awaited bound */
@@ -601,7 +586,7 @@ static int iter_time_unit(void *arg)
 			if (nk >= w.stop || idx_find(j->idx, j->b[nk].offset, &i))
 				break;
 		}
-		if (i >= n || iter_bounds_of(j, i, &off, &end))
+		if (i >= n || idx_segment_span(j->idx, i, &off, &end))
 			break;
 		w.bi = iter_lower(j, nb, off);
 		w.next_off = iter_off(j, w.bi, nb);
@@ -648,7 +633,7 @@ static int iter_time_merge(void *ctx, size_t k)
 	uint64_t off = j->img->size, end;
 
 	if (s1 < n)
-		iter_bounds_of(j, s1, &off, &end);
+		idx_segment_span(j->idx, s1, &off, &end);
 	atomic_store(&j->done, j->img->size / 2 + off / 2);
 	return 0;
 }

@@ -103,18 +103,15 @@ static int stall_walk(const struct idx *idx, const struct img *img, size_t seg,
 		      struct stall_acc *gaps, struct stall_acc *pers)
 {
 	struct stall_walk w = { .seg = seg, .gaps = gaps, .pers = pers };
-	struct idx_seek sk, nx;
 	struct img_cursor cur;
 	struct tm_carry c;
 	struct tm_period p;
 	struct pkt pkt;
-	uint64_t end = img->size;
+	uint64_t from, end;
 	int r;
 
-	if (idx_seek(idx, seg, &sk))
+	if (idx_segment_span(idx, seg, &from, &end))
 		return -pte_invalid;
-	if (seg + 1 < idx_nseeks(idx) && !idx_seek(idx, seg + 1, &nx))
-		end = nx.offset;
 	if (seg) {
 		r = idx_last_timing(idx, seg - 1, &w.prev);
 		if (r > 0 || (r < 0 && r != -pte_no_time))
@@ -129,9 +126,9 @@ static int stall_walk(const struct idx *idx, const struct img *img, size_t seg,
 	w.mtc = tm_mtc_timed(idx_config(idx));
 	tm_last_period(&w.tm, &p);
 	w.pseq = p.seq;
-	if (img_gap_at(img, sk.offset))
+	if (img_gap_at(img, from))
 		tm_gap(&w.tm);
-	if (img_cursor_init(&cur, img, sk.offset) < 0)
+	if (img_cursor_init(&cur, img, from) < 0)
 		return 0;
 	while (img_cursor_offset(&cur) < end) {
 		r = img_cursor_next(&cur, &pkt);

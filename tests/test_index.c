@@ -60,6 +60,7 @@ static void check_spans(const uint8_t *buf, size_t n, struct img_span *sp,
 		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
 			struct idx *idx;
 			struct idx_seek sk;
+			uint64_t from, to;
 			size_t k;
 
 			assert_int_equal(idx_new(&idx, &img, NULL), 0);
@@ -78,6 +79,9 @@ static void check_spans(const uint8_t *buf, size_t n, struct img_span *sp,
 						 (unsigned long long)chunks[c], i,
 						 (unsigned long long)sk.offset,
 						 (unsigned long long)want[i]);
+				assert_int_equal(idx_segment_span(idx, i, &from, &to), 0);
+				assert_int_equal(from, want[i]);
+				assert_int_equal(to, i + 1 < nwant ? want[i + 1] : n);
 				assert_int_equal(idx_find(idx, want[i], &k), 0);
 				assert_int_equal(k, i);
 				if (want[i] + 1 < n) {
@@ -85,6 +89,7 @@ static void check_spans(const uint8_t *buf, size_t n, struct img_span *sp,
 					assert_int_equal(k, i);
 				}
 			}
+			assert_int_equal(idx_segment_span(idx, nwant, &from, &to), -pte_invalid);
 			if (nwant && want[0] > 0)
 				assert_int_equal(idx_find(idx, want[0] - 1, &k), -pte_nosync);
 			assert_int_equal(idx_scan_done(idx), 1);
