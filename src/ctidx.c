@@ -81,6 +81,7 @@ struct ctidx {
 	_Atomic int loading;		/* the cache is being read: wait */
 	_Atomic int load_claim;		/* a worker reads it */
 	_Atomic int loaded, saved;	/* ctidx_progress()'s */
+	char save_err[512];	/* why the save failed, written before saved */
 };
 
 static double ctidx_since(const struct timespec *t0)
@@ -533,15 +534,13 @@ static void *ctidx_worker(void *arg)
 		atomic_store(&ci->cancel, 1);
 	}
 	if (atomic_fetch_sub(&ci->running, 1) == 1) {
-		char err[512];
-
 		atomic_store(&ci->elapsed_ns, (uint64_t)(ctidx_since(&ci->t0) * 1e9));
 		/* made, not loaded: saved for the next session (after the
 		 * end is reported: only the cache waits for it) */
 		if (ci->cache && !atomic_load(&ci->loaded) && !atomic_load(&ci->status) &&
 		    !atomic_load(&ci->cancel)) {
 			r = ctidx_save(ci, ci->cache, ci->key, ci->o.keylen, &ci->cancel,
-				       err, sizeof(err));
+				       ci->save_err, sizeof(ci->save_err));
 			atomic_store(&ci->saved, r < 0 ? r : 1);
 		}
 	}
@@ -667,6 +666,7 @@ void ctidx_progress(const struct ctidx *ci, struct ctidx_progress *p)
 	p->loading = ci->started && ci->cache && atomic_load(&ci->loading);
 	p->loaded = atomic_load(&ci->loaded);
 	p->saved = atomic_load(&ci->saved);
+	p->save_err = p->saved < 0 ? ci->save_err : NULL;
 	p->finished = ci->started && !atomic_load(&ci->running);
 	p->elapsed = p->finished ? (double)atomic_load(&ci->elapsed_ns) * 1e-9 :
 		     ci->started ? ctidx_since(&ci->t0) : 0;

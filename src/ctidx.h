@@ -110,6 +110,8 @@ struct ctidx_progress {
 				 * the cache file */
 	int saved;		/* 1: saved to the cache file once made;
 				 * 0: not (yet); or ctidx_save()'s error */
+	const char *save_err;	/* then its message (lives as long as the
+				 * index); else NULL */
 	int status;		/* once finished: 0; -pte_canceled;
 				 * -pte_nomem (out of memory, or past the
 				 * budget: the fragments made stay); or what

@@ -201,6 +201,7 @@ static struct ctidx *built(struct fix *fx)
 	ctidx_progress(ci, &p);
 	assert_false(p.loaded);
 	assert_int_equal(p.saved, 1);
+	assert_null(p.save_err);
 	assert_true(p.nups > 0);
 	return ci;
 }
@@ -289,6 +290,36 @@ static void test_key(void **state)
 	assert_false(loads(&fx, GRID, 0, key));
 	unlink(fx.path);
 	assert_false(loads(&fx, GRID, 2, key));
+	fix_close(&fx);
+}
+
+/* A save that fails says why (:info shows it). */
+static void test_save_fails(void **state)
+{
+	struct ctidx_opts o;
+	struct ctidx_progress p;
+	struct ctidx *ci;
+	struct fix fx;
+	char path[600];
+
+	(void)state;
+	if (fix_open(&fx)) {
+		skip();
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/no-such-dir/code", fx.dir);
+	fix_opts(&fx, &o, GRID, 2);
+	o.cache = path;
+	o.key = key;
+	o.keylen = sizeof(key);
+	assert_int_equal(ctidx_new(&ci, &o), 0);
+	assert_int_equal(ctidx_start(ci), 0);
+	assert_int_equal(ctidx_wait(ci), 0);
+	ctidx_progress(ci, &p);
+	assert_true(p.saved < 0);
+	assert_non_null(p.save_err);
+	assert_non_null(strstr(p.save_err, "no-such-dir"));
+	ctidx_free(ci);
 	fix_close(&fx);
 }
 
@@ -434,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_pack_bytes),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_save_fails),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_imgopt_key),
 	};

@@ -182,10 +182,11 @@ void funcs_idx_info(struct ui *ui, char *buf, size_t size)
 		p.status == -pte_canceled ? "stopped" :
 		p.status == -pte_nomem ? "stopped at its memory budget" : pte_strerror(p.status);
 	snprintf(buf, size, "; code index: %s, %zu of %zu chunks (%.0f%% of the bytes), "
-		 "%.1f MiB of %.0f MiB, %.1f s%s", state, p.nfrags, p.nchunks,
+		 "%.1f MiB of %.0f MiB, %.1f s%s%s", state, p.nfrags, p.nchunks,
 		 p.total ? 100.0 * (double)p.done / (double)p.total : 0.0,
 		 (double)p.bytes / 1048576.0, (double)p.max_bytes / 1048576.0, p.elapsed,
-		 p.saved > 0 ? ", saved to cache" : p.saved < 0 ? ", not saved to cache" : "");
+		 p.saved > 0 ? ", saved to cache" : p.saved < 0 ? ", not saved to cache: " : "",
+		 p.save_err ? p.save_err : "");
 }
 
 /* The CPU seconds the process used so far (all threads). */

@@ -251,7 +251,7 @@ static void session_halted(const struct ui *ui, char *buf, size_t size)
 static int session_info(struct ui *ui, const struct cmd_args *a)
 {
 	struct idx_progress p = { 0 };
-	char t[32] = "", code[256], halt[160];
+	char t[32] = "", code[800], halt[160];
 
 	if (ui->idx)
 		idx_progress(ui->idx, &p);
