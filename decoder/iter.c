@@ -40,7 +40,9 @@ struct iter_job {
 	struct tm_config cfg;
 	struct iter_opts opts;
 	pthread_t thread;
-	atomic_int cancel;
+	atomic_int cancel;	/* the owner's (iter_cancel()) */
+	atomic_int stop;	/* the pool's: set by it at max_bounds, and
+				 * by iter_cancel() */
 	atomic_int finished;
 	struct iter_unit *units;
 	size_t nunits, unit_segs;
@@ -56,6 +58,12 @@ struct iter_job {
 	struct iter_bound *b;	/* the thread's until finished */
 	size_t cap;
 };
+
+/* Whether the walk must stop: the owner cancelled, or the pool stopped. */
+static int iter_stopped(struct iter_job *j)
+{
+	return atomic_load(&j->cancel) || atomic_load(&j->stop);
+}
 
 /* A walk through packets: the find pass's (and the straight walk's), or
  * the time pass's. */
@@ -313,7 +321,7 @@ static int iter_span(struct iter_walk *w, const struct img_span *sp, uint64_t of
 				fend = dec.pos + CANCEL_STEP;
 			dec.pos = iter_quick(w, dec.pos, fend);
 			if (dec.pos >= fend) {
-				if (atomic_load(&w->j->cancel))
+				if (iter_stopped(w->j))
 					return -pte_canceled;
 				continue;
 			}
@@ -331,7 +339,7 @@ static int iter_span(struct iter_walk *w, const struct img_span *sp, uint64_t of
 		if (r)
 			return r;
 		if (pkt.offset >= next) {
-			if (atomic_load(&w->j->cancel))
+			if (iter_stopped(w->j))
 				return -pte_canceled;
 			next = pkt.offset + CANCEL_STEP;
 		}
@@ -365,7 +373,7 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 		return 0;
 	while (img_cursor_offset(&cur) < end) {
 		if (img_cursor_offset(&cur) >= next) {
-			if (atomic_load(&j->cancel))
+			if (iter_stopped(j))
 				return -pte_canceled;
 			next = img_cursor_offset(&cur) + CANCEL_STEP;
 		}
@@ -458,7 +466,7 @@ static int iter_find_unit(void *arg)
 		r = iter_segment(&w, off, end);
 		if (r < 0)
 			return r;
-		if (atomic_load(&j->cancel))
+		if (iter_stopped(j))
 			return -pte_canceled;
 	}
 	if (stop && idx_segment_span(j->idx, stop - 1, &off, &u->end))
@@ -610,7 +618,7 @@ static int iter_time_unit(void *arg)
 		} else {
 			at = i + 1;
 		}
-		if (atomic_load(&j->cancel))
+		if (iter_stopped(j))
 			return -pte_canceled;
 	}
 	return 0;
@@ -651,7 +659,7 @@ static int iter_pass(struct iter_job *j, int (*run)(void *, unsigned, size_t),
 	cfg.window = (size_t)nthreads * 4;
 	cfg.run = run;
 	cfg.ctx = j;
-	cfg.cancel = &j->cancel;
+	cfg.cancel = &j->stop;
 	r = pool_start(&p, &cfg);
 	if (r < 0)
 		return r;
@@ -701,10 +709,11 @@ static int iter_body(void *arg)
 		if (srch_pred_types(j->pred) >> t & 1)
 			j->classes |= 1u << pkt_type_class((enum pkt_type)t);
 	r = iter_pass(j, iter_run_find, iter_find_merge, nthreads);
-	if (r == -pte_canceled && j->truncated) {
-		/* the pool's stop at max_bounds, not the owner's (whose cancel
-		 * now only waits for the time pass) */
-		atomic_store(&j->cancel, 0);
+	if (r == -pte_canceled && j->truncated && !atomic_load(&j->cancel)) {
+		/* the pool's stop at max_bounds, not the owner's: the time
+		 * pass goes on (an owner's cancel from now on still stops it:
+		 * iter_stopped() reads both) */
+		atomic_store(&j->stop, 0);
 		r = 0;
 	}
 	if (r)
@@ -787,8 +796,10 @@ void iter_progress(struct iter_job *j, struct iter_progress *p)
 
 void iter_cancel(struct iter_job *j)
 {
-	if (j)
+	if (j) {
 		atomic_store(&j->cancel, 1);
+		atomic_store(&j->stop, 1);
+	}
 }
 
 int iter_wait(struct iter_job *j)
