@@ -40,6 +40,8 @@ struct fix {
 	struct imgopt io;
 	struct imgset *set;
 	struct idx *idx;
+	int stream;			/* the largest: recordings differ in
+					 * how they share the threads out */
 	char dir[64], path[128];
 };
 
@@ -47,6 +49,7 @@ static int fix_open(struct fix *fx)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	char path[4096], err[512];
+	size_t i;
 
 	memset(fx, 0, sizeof(*fx));
 	snprintf(path, sizeof(path), "%s/sample-code/perf.data", build);
@@ -55,8 +58,11 @@ static int fix_open(struct fix *fx)
 	assert_int_equal(trace_open(&fx->t, path, err, sizeof(err)), 0);
 	imgopt_init(&fx->io);
 	assert_int_equal(imgopt_load(&fx->set, &fx->io, fx->t, err, sizeof(err)), 0);
-	assert_int_equal(idx_new(&fx->idx, &fx->t->streams[0].img,
-				 &fx->t->streams[0].timing), 0);
+	for (i = 1; i < fx->t->nstreams; i++)
+		if (fx->t->streams[i].img.size > fx->t->streams[fx->stream].img.size)
+			fx->stream = (int)i;
+	assert_int_equal(idx_new(&fx->idx, &fx->t->streams[fx->stream].img,
+				 &fx->t->streams[fx->stream].timing), 0);
 	assert_int_equal(idx_build(fx->idx), 0);
 	strcpy(fx->dir, "/tmp/test_ctidx_cache.XXXXXX");
 	assert_non_null(mkdtemp(fx->dir));
@@ -79,7 +85,8 @@ static void fix_opts(struct fix *fx, struct ctidx_opts *o, uint64_t grid, unsign
 	memset(o, 0, sizeof(*o));
 	o->t = fx->t;
 	o->set = fx->set;
-	o->tm = &fx->t->streams[0].timing;
+	o->stream = fx->stream;
+	o->tm = &fx->t->streams[fx->stream].timing;
 	o->idx = fx->idx;
 	o->grid = grid;
 	o->fan = fan;
@@ -145,9 +152,9 @@ static char *job_text(struct fix *fx, uint64_t from, uint64_t to,
 
 	memset(&j, 0, sizeof(j));
 	j.t = fx->t;
-	j.stream = 0;
+	j.stream = fx->stream;
 	j.set = fx->set;
-	j.tm = &fx->t->streams[0].timing;
+	j.tm = &fx->t->streams[fx->stream].timing;
 	j.from = from;
 	j.to = to;
 	j.grid = GRID;
@@ -159,14 +166,20 @@ static char *job_text(struct fix *fx, uint64_t from, uint64_t to,
 	return s;
 }
 
-/* Ranges of all sizes: with @a and @b, and decoded, the same trees. */
+/* Ranges of all sizes: with @a and @b, and decoded, the same trees.
+ * The steps follow the stream's size, which differs from recording to
+ * recording: at least 16 starts, never on the grid alone. */
 static void same_trees(struct fix *fx, const struct ctidx *a, const struct ctidx *b)
 {
-	uint64_t size = fx->t->streams[0].img.size, from, to;
+	uint64_t size = fx->t->streams[fx->stream].img.size, from, to;
+	uint64_t step = size / 16 < 3 * GRID / 2 ? size / 16 : 3 * GRID / 2;
 	int n = 0;
 
-	for (from = 0; from < size; from += 3 * GRID / 2) {
-		for (to = from + GRID; to < size + 4 * GRID; to += 5 * GRID / 2) {
+	if (step < 64)
+		step = 64;
+	step |= 1;	/* off the grid */
+	for (from = 0; from < size; from += step) {
+		for (to = from + GRID; to < size + 4 * GRID; to += 5 * step / 3) {
 			uint64_t t = to < size ? to : size;
 			char *want = job_text(fx, from, t, NULL);
 			char *got_a = job_text(fx, from, t, a);
