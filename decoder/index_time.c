@@ -479,7 +479,8 @@ static void tcnt_finish(const struct tcnt *c, struct idx_summary *s)
 static inline __attribute__((always_inline)) int
 time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	       uint64_t off, struct tm_model *tm, uint64_t *credited,
-	       struct gacc *g, struct idx_summary *s, const int count)
+	       struct gacc *g, struct idx_summary *s, const int count,
+	       int *lost)
 {
 	const uint8_t *begin = p;
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
@@ -525,6 +526,8 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			tm_gap(tm);
 			if (count)
 				idx_sum_error(s, r);
+			if (lost)
+				*lost = 1;
 			break;
 		}
 		if (count)
@@ -553,7 +556,7 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		     uint64_t off, struct tm_model *tm, uint64_t *credited,
 		     struct gacc *g)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0);
+	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0, NULL);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -563,7 +566,32 @@ static int time_skim_sum(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			 uint64_t off, struct tm_model *tm, uint64_t *credited,
 			 struct gacc *g, struct idx_summary *s)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1);
+	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1, NULL);
+}
+
+/* time_skim() for idx_time_feed(): no progress, no gaps, a loss said. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default"), noinline))
+#endif
+static int time_skim_lost(const uint8_t *p, const uint8_t *end, uint64_t off,
+			  struct tm_model *tm, int *lost)
+{
+	uint64_t credited = 0;
+
+	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0, lost);
+}
+
+int idx_time_feed(const uint8_t *p, const uint8_t *end, uint64_t off,
+		  struct tm_model *tm)
+{
+	int lost = 0;
+
+	if (!p || !end || end < p || !tm)
+		return -pte_invalid;
+	pthread_once(&tsk_once, tsk_fill);
+	idx_sum_init();		/* tsk16() */
+	time_skim_lost(p, end, off, tm, &lost);
+	return lost;
 }
 
 /* Feed the packets of segment [@off, @end) to @tm, as a window decoder

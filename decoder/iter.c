@@ -15,6 +15,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "iter.h"
 #include "pool.h"
@@ -278,10 +281,36 @@ static inline const uint8_t *iter_quick(const struct iter_walk *w, const uint8_t
 					const uint8_t *fend)
 {
 	uint64_t quick = w->quick;
+#if defined(__x86_64__)
+	/* the one-byte packets (pad, tnt.8, cyc) are stepped over sixteen
+	 * bytes at a time where none of them is looked at */
+	const int runs = !(quick & (1ull << PKT_PAD | 1ull << PKT_TNT8 |
+				    1ull << PKT_CYC));
+#endif
 
 	while (p < fend) {
 		unsigned b = *p, sz = iq_size[b];
 
+#if defined(__x86_64__)
+		if (runs && sz == 1) {
+			__m128i v = _mm_loadu_si128((const __m128i *)p);
+			unsigned meven = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_and_si128(v, _mm_set1_epi8(1)), _mm_setzero_si128()));
+			unsigned mtwo = (unsigned)_mm_movemask_epi8(
+				_mm_cmpeq_epi8(v, _mm_set1_epi8(2)));
+			unsigned mcyc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_and_si128(v, _mm_set1_epi8(7)), _mm_set1_epi8(3)));
+			unsigned ok = ((meven & ~mtwo) | mcyc) & 0xffff;
+			unsigned j = ok == 0xffff ? 16 : (unsigned)__builtin_ctz(~ok);
+
+			/* (none: a one-byte packet of another kind, such as
+			 * a tip.pgd without an IP) */
+			if (j) {
+				p += j;
+				continue;
+			}
+		}
+#endif
 		if (sz) {
 			if (quick >> iq_type[b] & 1)
 				break;
@@ -293,6 +322,40 @@ static inline const uint8_t *iter_quick(const struct iter_walk *w, const uint8_t
 		}
 	}
 	return p;
+}
+
+/* The time pass in a segment, at @dec (segment [@off, @end), where no
+ * bound is awaited: the packets up to the next boundary that needs its
+ * time fed to the model at once (idx_time_feed()), @dec left there for
+ * the walk to take the boundary; with none left, the rest of the segment.
+ * Returns 0 (@dec at the boundary), 1 (the segment is done) or a
+ * negative error code. */
+static int iter_time_skip(struct iter_walk *w, struct pkt_decoder *dec,
+			  uint64_t off, uint64_t end)
+{
+	const struct iter_job *j = w->j;
+	const uint8_t *start = dec->begin + (off - dec->base);
+	uint64_t at = dec->base + (uint64_t)(dec->pos - dec->begin), to = end;
+	size_t k;
+	int r;
+
+	for (k = w->bi; k < w->stop && j->b[k].offset < end &&
+	     !iter_needed(j->b, w->nb, k); k++)
+		;
+	if (k < w->stop && j->b[k].offset < end) {
+		to = j->b[k].offset;
+		w->bi = k;
+		w->next_off = to;
+	}
+	if (to > at) {
+		r = idx_time_feed(dec->pos, start + (to - off), at, &w->tm);
+		if (r < 0)
+			return r;
+		if (r)
+			return 1;	/* the rest of the segment is lost */
+		dec->pos = start + (to - off);
+	}
+	return to == end;
 }
 
 /* Walk segment [@off, @end) inside span @sp: a plain cursor bounded by
@@ -313,6 +376,13 @@ static int iter_span(struct iter_walk *w, const struct img_span *sp, uint64_t of
 	if (w->quick != ~0ull)
 		pthread_once(&iq_once, iq_fill);
 	for (;;) {
+		/* the time pass, nothing awaited: the time pass's fast walk
+		 * up to the next boundary to time, or to the segment's end */
+		if (w->packet == iter_time_packet && w->want == NONE && dec.bip_sz < 0) {
+			r = iter_time_skip(w, &dec, off, end);
+			if (r)
+				return r > 0 ? 0 : r;
+		}
 		/* outside a block, a TNT's byte cannot be a BIP's */
 		if (w->quick != ~0ull && dec.bip_sz < 0 && dec.end - dec.pos > PKT_MAX_SIZE) {
 			const uint8_t *fend = dec.end - PKT_MAX_SIZE;
