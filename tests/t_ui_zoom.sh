@@ -186,10 +186,25 @@ wait_for 'mark b at'
 cmd "zoom a b" 'timeline: a to b, span'
 markers | grep -q '^a' || fail "mark a is not in the first column: $(markers)"
 markers | grep -q 'b *$' || fail "mark b is not in the last column: $(markers)"
-tm send-keys -t ptb / p s b Enter
-wait_for '/psb \['
+# :zoom hit is about the search's first hit (the first PSB past mark b at
+# 40%), its PSB neighbours known for certain: typed at once after the
+# search, before its first hit is shown, it zooms there or says the hits
+# are not known yet, never around a hit found elsewhere first (0x0 was).
+tm send-keys -t ptb / p s b Enter : z o o m Space h i t Enter
+wait_for 'timeline: around the hit at 0x|zoom hit: the hits near the cursor are not known yet'
+if grep -q 'around the hit' "$tmp/screen"; then
+	h=$(sed -n 's/.*around the hit at \(0x[0-9a-f]*\).*/\1/p' "$tmp/screen")
+	[ $((h)) -ge $((0x199999)) ] && [ $((h)) -lt $((0x1a9999)) ] ||
+		fail ":zoom hit right after /psb zoomed around $h, not the first PSB past 40%"
+	status | grep -q "^ $h/" || fail "the cursor is not on the hit $h: $(status)"
+fi
+wait_for '/psb \[[0-9]+/[0-9]+\]'
+cmd "zoom all" 'timeline: the whole trace'
 cmd "zoom hit" 'timeline: around the hit at 0x'
-echo "ok   :zoom a b puts a and b at the edges; :zoom hit zooms around the hit"
+h=$(sed -n 's/.*around the hit at \(0x[0-9a-f]*\).*/\1/p' "$tmp/screen")
+[ $((h)) -ge $((0x199999)) ] && [ $((h)) -lt $((0x1a9999)) ] ||
+	fail ":zoom hit zoomed around $h, not the first PSB past 40%"
+echo "ok   :zoom a b puts a and b at the edges; :zoom hit zooms around the search's hit ($h)"
 cmd "zoom nosuch" "zoom: no region, mark or keyword 'nosuch'"
 cmd "zoom a" 'zoom: a is a point'
 tm send-keys -t ptb q

@@ -670,33 +670,83 @@ static void search_ui_snap(struct search_ui *su)
 	su->snap_final = st.finished;
 }
 
+/* The hit next to @off, before it (@dir < 0) or after it (@dir > 0),
+ * for certain: the search's where it knows (its hits up to where it has
+ * searched without a gap), else a look at about a screen's budget of
+ * packets there; UINT64_MAX in *@out if there is none.  Returns 0, or 1
+ * if neither knows yet. */
+static int search_ui_adjacent(struct ui *ui, uint64_t off, int dir, uint64_t *out)
+{
+	struct search_ui *su = ui->sui;
+	uint64_t resume;
+	struct pkt p;
+	int wrapped, r;
+
+	r = srch_next_hit(su->s, off, dir, out, &wrapped);
+	if (r == -pte_eos || (!r && wrapped)) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	if (!r)
+		return 0;
+	if (dir > 0)
+		r = srch_filter_next(su->pred, ui->img, ui->idx, off + 1, SUI_FILTER_BUDGET,
+				     &p, &resume);
+	else
+		r = srch_filter_prev(su->pred, ui->img, ui->idx, off, SUI_FILTER_BUDGET,
+				     &p, &resume);
+	if (r == -pte_eos) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	if (r)
+		return 1;
+	*out = p.offset;
+	return 0;
+}
+
 int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *hit,
 			uint64_t *next)
 {
 	struct search_ui *su = ui->sui;
+	struct srch_status st;
 	uint64_t h;
 	size_t i;
+	int r;
 
 	if (su && su->sb) {
 		/* a search by terms: its hits once it has ended */
-		if (search_sb_row(su->sb, off + 1, -1, hit) &&
-		    search_sb_row(su->sb, off, 1, hit))
-			return -1;
+		r = search_sb_row(su->sb, off + 1, -1, hit);
+		if (r == -pte_eos)
+			r = search_sb_row(su->sb, off, 1, hit);
+		if (r)
+			return r == 1 ? 1 : -1;
 		*prev = search_sb_row(su->sb, *hit, -1, &h) ? UINT64_MAX : h;
 		*next = search_sb_row(su->sb, *hit + 1, 1, &h) ? UINT64_MAX : h;
 		return 0;
 	}
-	if (!su || !su->s)
+	if (!su || !su->s || !su->pred)
 		return -1;
+	srch_status(su->s, &st);
+	if (st.finished && !st.nhits && !st.status)
+		return -1;
+	/* The search goes to its first hit: that is the one meant. */
+	if (!su->jumped && !st.finished)
+		return 1;
+	/* Hits found so far are not all the hits: one found far away must
+	 * not stand for the ones near @off that are not found yet. */
 	search_ui_snap(su);
-	if (!su->nsnap)
-		return -1;
 	i = search_ui_lower(su, off);
-	if ((i >= su->nsnap || su->snap[i] != off) && i > 0)
-		i--;
-	*hit = su->snap[i];
-	*prev = i > 0 ? su->snap[i - 1] : UINT64_MAX;
-	*next = i + 1 < su->nsnap ? su->snap[i + 1] : UINT64_MAX;
+	if (i < su->nsnap && su->snap[i] == off)
+		*hit = off;
+	else if (search_ui_adjacent(ui, off + 1, -1, hit))
+		return 1;
+	if (*hit == UINT64_MAX && search_ui_adjacent(ui, off, 1, hit))
+		return 1;
+	if (*hit == UINT64_MAX)
+		return -1;
+	if (search_ui_adjacent(ui, *hit, -1, prev) || search_ui_adjacent(ui, *hit, 1, next))
+		return 1;
 	return 0;
 }
 

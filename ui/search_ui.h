@@ -64,8 +64,14 @@ int search_ui_is_hit(struct ui *ui, uint64_t off);
 
 /* The search's hit nearest @off: the last at or before it, else the
  * first after, in *@hit; the hits before and after that one in *@prev
- * and *@next (UINT64_MAX if none).  Returns 0, or -1 if there is no
- * search or no hit yet (a search by terms: until it has ended). */
+ * and *@next (UINT64_MAX if none), all of them for certain: where the
+ * running search has not looked yet, about a screen's budget of packets
+ * there is looked at.
+ * Returns 0 if they are known.
+ * Returns 1 if not yet: the search has not gone to its first hit (that is
+ * the hit meant), or has not reached the hits near @off and they are not
+ * close to it (a search by terms: until it has ended).
+ * Returns -1 if there is no search, or it found no hit at all. */
 int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *hit,
 			uint64_t *next);
 

@@ -259,15 +259,29 @@ static int tl_zoom_between(struct ui *ui, char *const *w, int n)
 
 /* :timeline-zoom hit: from the hit before the cursor's (the last at or
  * before it) to the one after, a tenth wider each side; a lone hit's
- * PSB segment. */
+ * PSB segment.  Right after '/' that is the search's first hit; hits the
+ * search has not reached yet are not guessed from the ones it has. */
 static int tl_zoom_hit(struct ui *ui)
 {
 	uint64_t prev, hit, next, from, to, pad;
 	char what[64];
+	int busy, draw, r;
 
-	if (search_ui_hits_near(ui, ui->cursor, &prev, &hit, &next)) {
+	/* the jump to the first hit, if the search knows it by now */
+	draw = search_ui_poll(ui, &busy);
+	r = search_ui_hits_near(ui, ui->cursor, &prev, &hit, &next);
+	if (r > 0 && ui->headless) {
+		search_ui_wait(ui);	/* a script waits for the search */
+		r = search_ui_hits_near(ui, ui->cursor, &prev, &hit, &next);
+	}
+	if (r > 0) {
+		msg_report(ui, UI_INFO, "zoom hit: the hits near the cursor are not "
+			   "known yet (the search goes on; try again when it has ended)");
+		return draw | UI_DRAW_STATUS;
+	}
+	if (r < 0) {
 		msg_report(ui, UI_WARN, "zoom hit: no search hit (/ searches)");
-		return UI_DRAW_STATUS;
+		return draw | UI_DRAW_STATUS;
 	}
 	from = prev != UINT64_MAX ? prev : hit;
 	to = next != UINT64_MAX ? next + 1 : hit + 1;
@@ -283,7 +297,7 @@ static int tl_zoom_hit(struct ui *ui)
 	snprintf(what, sizeof(what), "around the hit at 0x%" PRIx64, hit);
 	if (ui->cursor != hit)
 		nav_jump(ui, hit);
-	return tl_zoom_to(ui, from, to, what) | UI_DRAW_ALL;
+	return draw | tl_zoom_to(ui, from, to, what) | UI_DRAW_ALL;
 }
 
 /* :timeline-zoom region [NAME], or NAME: that region, or the innermost
