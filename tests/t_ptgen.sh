@@ -57,7 +57,8 @@ done
 
 # Bad arguments are refused with a message and exit status 2.
 for args in "--size 10XB" "--size -1" "--seed x --size 1" "--ovf-rate 2 --size 1" \
-	    "--mtc-freq 16 --size 1" "" "--size 1 extra"; do
+	    "--mtc-freq 16 --size 1" "" "--size 1 extra" "--sleep-at 100 --size 1" \
+	    "--sleep-at 100:0 --size 1" "--sleep-at 100:99999999 --size 1"; do
 	# shellcheck disable=SC2086
 	"$ptgen" $args > /dev/null 2> "$tmp/err"
 	rc=$?
@@ -94,6 +95,22 @@ for t in psb psbend pad tnt.8 tnt.64 tip tip.pge tip.pgd fup mode pip cbr tsc \
 	grep -q "^  $t " "$tmp/types" || bad "no $t packet in 3 MiB of ptgen output"
 done
 "$ptcheck" -v "$tmp/g6" | grep -q "^  ovf " || bad "--ovf-rate 0.01 wrote no ovf"
+# --no-sleep: no sleep packets; --sleep-at: the planted sleeps (80000
+# ticks each at most: 13 of them for 1M), decoded by libipt, and the bytes
+# before the first planted place as without it.
+"$ptgen" --seed 1 --size 3MiB --no-sleep -o "$tmp/ns"
+"$ptcheck" -v "$tmp/ns" | grep -Eq "^  (pwre|pwrx|mwait) " && bad "--no-sleep wrote sleeps"
+"$ptgen" --seed 1 --size 3MiB --sleep-at 1MiB:1000000 -o "$tmp/sa"
+out=$("$ptcheck" "$tmp/sa") || bad "libipt finds errors with --sleep-at: $out"
+case $out in *" 0 errors, 0 bytes skipped") ;; *) bad "ptcheck on --sleep-at: $out" ;; esac
+cmp -s -n 1000000 "$tmp/sa" "$tmp/g1" || bad "--sleep-at 1MiB changed the bytes before it"
+# the first MiB's sleeps, then the first MiB and 16 KiB's with the plant
+head -c 1048576 "$tmp/g1" > "$tmp/g1m"
+"$ptgen" --seed 1 --size 1064960 --sleep-at 1MiB:1000000 -o "$tmp/sam"
+n0=$("$ptcheck" -v "$tmp/g1m" | awk '$1 == "pwrx" { print $2 }')
+n1=$("$ptcheck" -v "$tmp/sam" | awk '$1 == "pwrx" { print $2 }')
+[ "${n1:-0}" -ge $((${n0:-0} + 13)) ] || bad "--sleep-at 1MiB:1000000: $n1 pwrx, $n0 before"
+echo "ok   --no-sleep writes no sleeps, --sleep-at plants them ($n0 -> $n1 pwrx)"
 
 # Our decoder: `ptbrowse dump --quiet` prints errors only.
 if [ -x "${PTBROWSE:-}" ] && "$PTBROWSE" dump --help > /dev/null 2>&1; then

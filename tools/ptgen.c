@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,11 @@
 /* MTC periods a sleep may last: fewer than 256, so no CTC wraps unseen. */
 #define GEN_SLEEP_MTCS	200
 
+/* --sleep-at: how many, and the sleeps one may be made of (each at most
+ * GEN_SLEEP_MTCS MTC periods, so an event stays under GEN_EVENT_MAX). */
+#define GEN_PLANT_MAX	16
+#define GEN_PLANT_SLEEPS	256
+
 /* Probabilities are compared with 32-bit random numbers. */
 #define P32(p)		((uint32_t)((p) * 4294967295.0))
 
@@ -49,6 +55,11 @@ struct gen_opts {
 	double exstop_rate;	/* per event: execution stops briefly */
 	unsigned mix_tnt, mix_tip;	/* --mix: of 1024 events while tracing,
 				 * tnt below mix_tnt, tip below mix_tip */
+	int no_sleep;		/* --no-sleep: no random sleeps */
+	struct {
+		uint64_t off, ticks;
+	} plant[GEN_PLANT_MAX];	/* --sleep-at, by offset */
+	unsigned nplant;
 	int truncate;
 	int print_config;
 };
@@ -66,6 +77,7 @@ struct gen {
 	uint32_t ovf_p;
 	uint32_t exstop_p;
 	uint64_t cyc_min;	/* cycles before a CYC may be sent */
+	unsigned planted;	/* --sleep-at sleeps written so far */
 
 	/* time */
 	uint64_t tsc;		/* TSC[55:0] */
@@ -620,8 +632,9 @@ static void ev_ptw(struct gen *g)
 		put_ip(g, 0x1d, g->cur_ip);
 }
 
-/* mwait, pwre, exstop + fup, a sleep, pwrx. */
-static void ev_sleep(struct gen *g)
+/* mwait, pwre, exstop + fup, a sleep of @ticks (0: a random length),
+ * pwrx; a TSC after it if @tsc (else now and then). */
+static void ev_sleep_for(struct gen *g, uint64_t ticks, int tsc)
 {
 	static const uint8_t wake[8] = { 0, 0, 0, 0, 0, 2, 2, 3 };
 	uint64_t r = rnd(g);
@@ -645,15 +658,33 @@ static void ev_sleep(struct gen *g)
 	put_cyc_pending(g);
 	put2(g, 0x02, 0xe2);
 	put_ip(g, 0x1d, g->cur_ip);
-	sleep_ticks(g, 100 + rnd_below(g, max));
+	sleep_ticks(g, ticks ? ticks : 100 + rnd_below(g, max));
 	/* wake reason: mostly an interrupt, else a store to the monitored
 	 * line or the hardware (bits 8, 10, 11) */
 	pwrx = (uint64_t)(state << 4 | (state > 2 ? state : 1)) |
 	       (uint64_t)0x100 << wake[(r >> 20) & 7];
 	put2(g, 0x02, 0xa2);
 	putle(g, pwrx, 5);
-	if ((r >> 24) & 1)
+	if (tsc || ((r >> 24) & 1))
 		put_tsc(g);
+}
+
+static void ev_sleep(struct gen *g)
+{
+	ev_sleep_for(g, 0, 0);
+}
+
+/* --sleep-at's next planted sleeps, @ticks in all: as many sleeps in a
+ * row as keep each under GEN_SLEEP_MTCS MTC periods, each closed by a
+ * TSC, so that they all end in one PSB segment. */
+static void ev_plant(struct gen *g, uint64_t ticks)
+{
+	uint64_t max = ((uint64_t)GEN_SLEEP_MTCS << g->o.mtc_freq) * g->o.ebx /
+		       g->o.eax;
+	uint64_t n = (ticks + max - 1) / max, each = ticks / n, i;
+
+	for (i = 0; i < n; i++)
+		ev_sleep_for(g, i + 1 < n ? each : ticks - each * (n - 1), 1);
 }
 
 /* Execution stops for a moment without a C-state (a P-state or frequency
@@ -700,6 +731,11 @@ static void gen_event(struct gen *g)
 		ev_ovf(g);
 		return;
 	}
+	if (g->planted < g->o.nplant && g->enabled &&
+	    gen_total(g) >= g->o.plant[g->planted].off) {
+		ev_plant(g, g->o.plant[g->planted++].ticks);
+		return;
+	}
 	/* only when asked for, so that other traces keep their bytes */
 	if (g->exstop_p && g->enabled && (uint32_t)rnd(g) < g->exstop_p) {
 		ev_exstop(g);
@@ -737,7 +773,7 @@ static void gen_event(struct gen *g)
 		ev_pip(g);
 	else if (r < 999)
 		ev_tsx(g);
-	else if (r < 1001)
+	else if (r < 1001 && !g->o.no_sleep)
 		ev_sleep(g);
 	else
 		run(g, some_cycles(g));
@@ -916,6 +952,12 @@ static void usage(FILE *f)
 "      --corrupt-rate P  chance of flipping each output byte (default 0)\n"
 "      --exstop-rate P   chance per event of an EXSTOP inside execution\n"
 "                        (a P-state change; default 0)\n"
+"      --no-sleep        no sleeps (PWRE, EXSTOP .. PWRX) but planted ones\n"
+"      --sleep-at OFF:TICKS\n"
+"                        plant sleeps of TICKS TSC ticks in all (each at\n"
+"                        most 200 MTC periods, each closed by a TSC) at\n"
+"                        the first event at or after byte OFF, in one PSB\n"
+"                        segment; up to 16 times\n"
 "      --mix KIND        the packet mix while tracing: default (80%% tnt\n"
 "                        bursts, 13%% tip), tnt (92%% tnt bursts, 1%% tip)\n"
 "                        or tip (20%% tnt bursts, 73%% tip)\n"
@@ -927,8 +969,37 @@ static void usage(FILE *f)
 enum {
 	OPT_PSB = 256, OPT_CYC, OPT_NOCYC, OPT_MTC, OPT_NOM, OPT_EAX, OPT_EBX,
 	OPT_OVF, OPT_CORRUPT, OPT_TRUNC, OPT_PRINT, OPT_THRESH, OPT_NOMTC,
-	OPT_EXSTOP, OPT_MIX,
+	OPT_EXSTOP, OPT_MIX, OPT_NOSLEEP, OPT_SLEEPAT,
 };
+
+/* --sleep-at OFF:TICKS into @o (kept in offset order).  Returns 0, or -1
+ * if it is malformed or one too many. */
+static int parse_plant(struct gen_opts *o, const char *arg)
+{
+	char buf[64], *colon;
+	uint64_t off, ticks;
+	unsigned k;
+
+	if (o->nplant == GEN_PLANT_MAX || strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -1;
+	*colon = 0;
+	/* OFF: a number (0x... too) or a size (512KiB) */
+	if ((parse_uint(buf, UINT64_MAX, &off) && parse_size(buf, &off)) ||
+	    parse_uint(colon + 1, UINT64_MAX, &ticks) || !ticks)
+		return -1;
+	k = o->nplant++;
+	while (k > 0 && o->plant[k - 1].off > off) {
+		o->plant[k] = o->plant[k - 1];
+		k--;
+	}
+	o->plant[k].off = off;
+	o->plant[k].ticks = ticks;
+	return 0;
+}
 
 static void parse_args(struct gen_opts *o, int argc, char **argv)
 {
@@ -943,6 +1014,8 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 		{ "no-mtc", no_argument, NULL, OPT_NOMTC },
 		{ "exstop-rate", required_argument, NULL, OPT_EXSTOP },
 		{ "mix", required_argument, NULL, OPT_MIX },
+		{ "no-sleep", no_argument, NULL, OPT_NOSLEEP },
+		{ "sleep-at", required_argument, NULL, OPT_SLEEPAT },
 		{ "mtc-freq", required_argument, NULL, OPT_MTC },
 		{ "nom-freq", required_argument, NULL, OPT_NOM },
 		{ "cpuid-0x15.eax", required_argument, NULL, OPT_EAX },
@@ -1007,6 +1080,13 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 		case OPT_EXSTOP:
 			if (parse_rate(optarg, &o->exstop_rate))
 				bad = "--exstop-rate (0..1)";
+			break;
+		case OPT_NOSLEEP:
+			o->no_sleep = 1;
+			break;
+		case OPT_SLEEPAT:
+			if (parse_plant(o, optarg))
+				bad = "--sleep-at (OFF:TICKS, TICKS > 0, at most 16)";
 			break;
 		case OPT_MIX:
 			/* the rest of the 1024 (tnt.64, interrupts, pads, TSC,
@@ -1079,6 +1159,16 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 		fprintf(stderr, "ptgen: the TSC must not run slower than the "
 			"crystal clock (cpuid-0x15.ebx >= eax)\n");
 		exit(2);
+	}
+	for (c = 0; c < (int)o->nplant; c++) {
+		uint64_t max = ((uint64_t)GEN_SLEEP_MTCS << o->mtc_freq) * o->ebx / o->eax;
+
+		if (o->plant[c].ticks / GEN_PLANT_SLEEPS >= max) {
+			fprintf(stderr, "ptgen: --sleep-at: %" PRIu64 " ticks is more than "
+				"%d sleeps of %" PRIu64 "\n", o->plant[c].ticks,
+				GEN_PLANT_SLEEPS, max);
+			exit(2);
+		}
 	}
 	if (!have_size && !o->print_config) {
 		fprintf(stderr, "ptgen: --size is required\n");
