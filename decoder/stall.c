@@ -1,6 +1,7 @@
 /*
  * stall -- the N longest gaps and N slowest periods of a trace (stall.h):
- * the top segments by their summaries, then a walk of those segments.
+ * the top segments by their summaries, then a walk of those segments;
+ * the N segments most halted, by their summaries alone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,11 @@ int stall_before(enum stall_kind kind, const struct stall *a, const struct stall
 	if (kind == STALL_GAP) {
 		if (a->gap != b->gap)
 			return a->gap > b->gap;
+	} else if (kind == STALL_HALT) {
+		if (a->halt_hi != b->halt_hi)
+			return a->halt_hi > b->halt_hi;
+		if (a->halt_lo != b->halt_lo)
+			return a->halt_lo > b->halt_lo;
 	} else {
 		c = tm_period_cmp(&a->per, &b->per);
 		if (c)
@@ -155,7 +161,7 @@ int stall_segment(const struct idx *idx, const struct img *img, size_t seg,
 	struct stall_acc a = { 0 };
 	int r;
 
-	if (!idx || !img || !out || !n)
+	if (!idx || !img || !out || !n || kind == STALL_HALT)
 		return -pte_invalid;
 	*out = NULL;
 	*n = 0;
@@ -188,10 +194,12 @@ static void stall_keep(enum stall_kind kind, struct stall *v, size_t *nv,
 
 /* From the summaries: the @want segments whose largest gap ranks first
  * into @gc (*@ngc, best first, each as that gap), the @want whose slowest
- * period does into @pc (*@npc); *@partial counts segments without a time
+ * period does into @pc (*@npc), the @want most halted into @out's halts
+ * (their at still 0); @out's partial counts segments without a time
  * summary. */
 static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc,
-			     struct stall *pc, size_t *npc, size_t want, size_t *partial)
+			     struct stall *pc, size_t *npc, size_t want,
+			     struct stall_list *out)
 {
 	size_t ns = idx_nseeks(idx), i;
 	struct idx_summary s;
@@ -200,7 +208,7 @@ static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ng
 	for (i = 0; i < ns; i++) {
 		/* the time pass's part alone: one read per segment */
 		if (idx_time_summary(idx, i, &s)) {
-			(*partial)++;
+			out->partial++;
 			continue;
 		}
 		memset(&c, 0, sizeof(c));
@@ -215,6 +223,14 @@ static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ng
 			c.per = s.slow_period;
 			c.at = s.slow_off;
 			stall_keep(STALL_PERIOD, pc, npc, want, &c);
+		}
+		if (s.nhalt) {
+			memset(&c, 0, sizeof(c));
+			c.seg = i;
+			c.nhalt = s.nhalt;
+			c.halt_lo = s.halt_lo;
+			c.halt_hi = s.halt_hi;
+			stall_keep(STALL_HALT, out->halts, &out->nhalts, want, &c);
 		}
 	}
 }
@@ -256,28 +272,36 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	      struct stall_list *out)
 {
 	struct stall *gc, *pc;
-	size_t ngc = 0, npc = 0;
+	size_t ngc = 0, npc = 0, i;
+	uint64_t end;
 	int r;
 
 	if (!idx || !img || !out || !want)
 		return -pte_invalid;
 	memset(out, 0, sizeof(*out));
-	gc = calloc(4 * want, sizeof(*gc));
+	gc = calloc(5 * want, sizeof(*gc));
 	if (!gc)
 		return -pte_nomem;
 	pc = gc + want;
 	out->gaps = pc + want;
 	out->pers = out->gaps + want;
-	stall_candidates(idx, gc, &ngc, pc, &npc, want, &out->partial);
+	out->halts = out->pers + want;
+	stall_candidates(idx, gc, &ngc, pc, &npc, want, out);
+	/* a segment's place: its PSB (equal halts stayed in segment order) */
+	for (i = 0; i < out->nhalts; i++)
+		if (idx_segment_span(idx, out->halts[i].seg, &out->halts[i].at, &end))
+			out->halts[i].at = 0;
 	r = stall_merge(idx, img, STALL_GAP, gc, ngc, want, out->gaps, &out->ngaps,
 			&out->walked);
 	if (!r)
 		r = stall_merge(idx, img, STALL_PERIOD, pc, npc, want, out->pers,
 				&out->npers, &out->walked);
-	/* out->gaps lies in gc's block: move it to the front, keep one */
-	memmove(gc, out->gaps, 2 * want * sizeof(*gc));
+	/* out->gaps lies in gc's block: move it (and pers, halts) to the
+	 * front, keep one */
+	memmove(gc, out->gaps, 3 * want * sizeof(*gc));
 	out->gaps = gc;
 	out->pers = gc + want;
+	out->halts = gc + 2 * want;
 	if (r < 0) {
 		stall_list_free(out);
 		return r;

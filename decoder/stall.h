@@ -11,8 +11,13 @@
  * and periods and merges them, stopping early once the next segment's
  * best cannot make the list: two slow periods in one segment both show.
  *
+ * Halted time is listed by segment, from the summaries alone (no walk):
+ * the segments whose sleeps (PWRE, EXSTOP .. PWRX) closed there held the
+ * core halted longest (idx_summary.nhalt, halt_lo, halt_hi).
+ *
  * Order: the longer gap (the slower period: fewer cycles per tick,
- * tm_period_cmp()) first, then the earlier packet.
+ * tm_period_cmp(); the more halted time at most, then at least) first,
+ * then the earlier packet (segment).
  */
 #ifndef STALL_H
 #define STALL_H
@@ -24,16 +29,21 @@
 #include "index.h"
 #include "tm.h"
 
-enum stall_kind { STALL_GAP, STALL_PERIOD };
+enum stall_kind { STALL_GAP, STALL_PERIOD, STALL_HALT };
 
-/* One gap or one period. */
+/* One gap, one period, or one segment's halted time. */
 struct stall {
-	uint64_t at;		/* the timing packet ending it */
+	uint64_t at;		/* the timing packet ending it (STALL_HALT:
+				 * the segment's PSB) */
 	size_t seg;		/* the segment holding that packet */
 	uint64_t gap;		/* STALL_GAP: TSC ticks since the timing
 				 * packet before (whole ticks) */
 	struct tm_period per;	/* STALL_PERIOD: its cycles and ticks (seq
 				 * 0) */
+	uint32_t nhalt;		/* STALL_HALT: sleeps closed in the segment */
+	uint64_t halt_lo, halt_hi;	/* STALL_HALT: the core's halted time
+				 * in them, TSC ticks, at least and at
+				 * most (equal: exact) */
 };
 
 /* What stall_top() found. */
@@ -42,14 +52,18 @@ struct stall_list {
 	size_t ngaps;
 	struct stall *pers;	/* the slowest first */
 	size_t npers;
+	struct stall *halts;	/* the segments most halted first (none
+				 * without a sleep) */
+	size_t nhalts;
 	size_t partial;		/* segments the time pass had not reached
 				 * (left out) */
 	size_t walked;		/* segments walked for the merge */
 };
 
-/* The @want longest gaps and the @want slowest periods of the trace @img
- * indexed by @idx (whose time pass gives the summaries and carries), into
- * @out (stall_list_free() it).
+/* The @want longest gaps, the @want slowest periods and the @want
+ * segments with the most halted time of the trace @img indexed by @idx
+ * (whose time pass gives the summaries and carries), into @out
+ * (stall_list_free() it).
  * It reads the mapping: call it where a SIGBUS is guarded against.
  * Returns 0.
  * Returns -pte_invalid if an argument is NULL or @want is 0.
@@ -59,7 +73,8 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 
 /* Every gap (@kind STALL_GAP) or period ending in segment @seg, in
  * packet order, into a new array *@out (free() it) of *@n.
- * Returns 0, 1 if the time pass has not got there, -pte_invalid or
+ * Returns 0, 1 if the time pass has not got there, -pte_invalid (also
+ * for STALL_HALT: a segment's halted time is its summary's) or
  * -pte_nomem. */
 int stall_segment(const struct idx *idx, const struct img *img, size_t seg,
 		  enum stall_kind kind, struct stall **out, size_t *n);

@@ -120,16 +120,90 @@ else
 		fail "Enter did not jump to $lb: $(grep '^>' "$tmp/jump.txt")"
 fi
 # t in the list: the places marked 's' on the timeline's marker row (the
-# same screen as after the jump but for them; they outrank an OVF's '!').
+# same screen as after the jump but for them, and the halted segments'
+# 'z'; they outrank an OVF's '!').
 python3 - "$tmp/jump.txt" "$tmp/tl.txt" <<'PY' || fail "t did not mark the stalls on the timeline"
 import sys
 a = open(sys.argv[1], encoding='utf-8').read().splitlines()
 b = open(sys.argv[2], encoding='utf-8').read().splitlines()
 rows = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
 ok = any(b[i].count('s') > a[i].count('s') and
-         all(x == y or y == 's' for x, y in zip(a[i], b[i]))
+         all(x == y or y in 'sz' for x, y in zip(a[i], b[i]))
          for i in rows)
 sys.exit(0 if ok else 1)
 PY
 [ $status = 0 ] && echo "ok   :stalls finds both planted gaps, the longer first, and both planted slow periods of one segment"
+
+# Halted time: ptgen plants sleeps of 1M ticks in all at 512 KiB and 2M at
+# 1.25 MiB (each sleep at most 80000, as ptgen's own); the segments holding
+# their PWRXs are the two most halted, the longer first, at their PSBs;
+# Enter on the first jumps to its PSB; t marks it 'z' on the timeline.  A
+# trace without sleeps says so in the title.
+hargs="--seed 3 --size 2MiB --sleep-at 0x80000:1000000 --sleep-at 0x140000:2000000"
+# shellcheck disable=SC2086
+"$gen" $hargs -o "$tmp/h.pt" || { echo "FAIL: ptgen --sleep-at"; exit 1; }
+# shellcheck disable=SC2086
+"$gen" --seed 3 --size 2MiB --no-sleep -o "$tmp/n.pt" || { echo "FAIL: ptgen --no-sleep"; exit 1; }
+# The PSB before the first PWRX at or after each planted place.
+"$PTBROWSE" dump "$tmp/h.pt" | awk '
+	$2 == "psb" { psb = $1 }
+	{ print $1, $2, psb }' | python3 -c '
+import sys
+want = [0x140000, 0x80000]
+got = {}
+for l in sys.stdin:
+    f = l.split()
+    if len(f) < 3 or f[1] != "pwrx":
+        continue
+    o = int(f[0], 16)
+    for w in want:
+        if w not in got and o >= w:
+            got[w] = f[2]
+print(" ".join("0x%08x" % int(got[w], 16) for w in want))' > "$tmp/hpsb"
+read -r h1 h2 < "$tmp/hpsb"
+[ -n "$h2" ] || { echo "FAIL: no PWRX after the planted places"; exit 1; }
+cat > "$tmp/hkeys" <<KEYS
+wait-index
+:stalls 3
+:save-screen $tmp/halts.txt
+jjjjjj
+Enter
+:save-screen $tmp/hjump.txt
+:stalls 3
+t
+q
+:save-screen $tmp/htl.txt
+q
+KEYS
+# shellcheck disable=SC2086
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/hkeys" --size 140x20 \
+	$("$gen" $hargs --print-config) "$tmp/h.pt" > "$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
+if [ ! -f "$tmp/halts.txt" ]; then
+	fail "no stalls screen with sleeps ($(cat "$tmp/out"))"
+else
+	grep -q "the 3 segments most halted" "$tmp/halts.txt" || fail "no halted section in the title"
+	sed -n 8p "$tmp/halts.txt" | grep -Eq "^ +1  halt .* in (2[5-9]|[3-9][0-9]) sleeps.* at $h1 " ||
+		fail "the most halted segment is not the one at $h1: $(sed -n 8p "$tmp/halts.txt")"
+	sed -n 9p "$tmp/halts.txt" | grep -Eq "^ +2  halt .* in (1[3-9]|[2-9][0-9]) sleeps.* at $h2 " ||
+		fail "the second most halted is not the one at $h2: $(sed -n 9p "$tmp/halts.txt")"
+	grep "^>" "$tmp/hjump.txt" | grep -q "${h1#0x00} *psb" ||
+		fail "Enter did not jump to $h1: $(grep '^>' "$tmp/hjump.txt")"
+	# the marker row after t: a 'z' more than before (the screen after
+	# the jump is the same but for the marks)
+	python3 - "$tmp/hjump.txt" "$tmp/htl.txt" <<'PY' || fail "t did not mark the halted segments 'z' on the timeline"
+import sys
+a = open(sys.argv[1], encoding='utf-8').read().splitlines()
+b = open(sys.argv[2], encoding='utf-8').read().splitlines()
+sys.exit(0 if any(y.count('z') > x.count('z') for x, y in zip(a, b)) else 1)
+PY
+fi
+printf 'wait-index\n:stalls 3\n:save-screen %s\nq\nq\n' "$tmp/none.txt" > "$tmp/nkeys"
+# shellcheck disable=SC2086
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/nkeys" --size 140x20 \
+	$("$gen" --seed 3 --size 2MiB --no-sleep --print-config) "$tmp/n.pt" > "$tmp/out" 2>&1 ||
+	fail "exit status $? ($(cat "$tmp/out"))"
+grep -q "slowest periods, no sleeps" "$tmp/none.txt" 2>/dev/null ||
+	fail "a trace without sleeps does not say so: $(head -1 "$tmp/none.txt" 2>/dev/null)"
+grep -q " halt " "$tmp/none.txt" 2>/dev/null && fail "halted rows without sleeps"
+[ $status = 0 ] && echo "ok   :stalls ranks the segments of two planted sleeps first among the most halted, Enter and t go there; none without sleeps"
 exit $status

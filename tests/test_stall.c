@@ -3,7 +3,9 @@
  * stall_top() equals sorting every gap and period of every segment, on
  * ptgen traces and on one with the two slowest periods planted in one
  * segment (and two long gaps in another), which the summaries alone,
- * keeping one per segment, would miss. */
+ * keeping one per segment, would miss; the segments most halted are the
+ * summaries' sorted, sleeps planted by ptgen --sleep-at rank first, and a
+ * trace without sleeps has none. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +93,52 @@ static struct stall *all_sorted(struct trace *t, enum stall_kind kind, size_t *n
 	return all;
 }
 
+/* The segments with sleeps, most halted first, from every summary, into
+ * *@n. */
+static struct stall *halts_sorted(struct trace *t, size_t *n)
+{
+	struct stall *all = calloc(idx_nseeks(t->idx) + 1, sizeof(*all)), x;
+	struct idx_summary s;
+	size_t i, k, na = 0;
+	uint64_t end;
+
+	assert_non_null(all);
+	for (i = 0; i < idx_nseeks(t->idx); i++) {
+		assert_int_equal(idx_time_summary(t->idx, i, &s), 0);
+		if (!s.nhalt)
+			continue;
+		assert_true(s.halt_lo <= s.halt_hi);
+		memset(&x, 0, sizeof(x));
+		x.seg = i;
+		x.nhalt = s.nhalt;
+		x.halt_lo = s.halt_lo;
+		x.halt_hi = s.halt_hi;
+		assert_int_equal(idx_segment_span(t->idx, i, &x.at, &end), 0);
+		for (k = na++; k > 0 && stall_before(STALL_HALT, &x, &all[k - 1]); k--)
+			all[k] = all[k - 1];
+		all[k] = x;
+	}
+	*n = na;
+	return all;
+}
+
+/* stall_top()'s halted segments = the first @want of halts_sorted(). */
+static void check_halts(struct trace *t, const struct stall_list *l, size_t want)
+{
+	size_t n, i;
+	struct stall *all = halts_sorted(t, &n);
+
+	assert_int_equal(l->nhalts, n < want ? n : want);
+	for (i = 0; i < l->nhalts; i++) {
+		assert_int_equal(l->halts[i].seg, all[i].seg);
+		assert_int_equal(l->halts[i].at, all[i].at);
+		assert_int_equal(l->halts[i].nhalt, all[i].nhalt);
+		assert_int_equal(l->halts[i].halt_lo, all[i].halt_lo);
+		assert_int_equal(l->halts[i].halt_hi, all[i].halt_hi);
+	}
+	free(all);
+}
+
 /* stall_top(@want) = the first @want of every stall sorted.  Returns how
  * many of the first @want share a segment with an earlier one. */
 static size_t check_top(struct trace *t, size_t want)
@@ -125,6 +173,7 @@ static size_t check_top(struct trace *t, size_t want)
 				shared++;
 				break;
 			}
+	check_halts(t, &l, want);
 	free(all[0]);
 	free(all[1]);
 	stall_list_free(&l);
@@ -178,6 +227,94 @@ static void test_null(void **state)
 	assert_int_equal(stall_top(NULL, NULL, 5, &l), -pte_invalid);
 	assert_int_equal(stall_segment(NULL, NULL, 0, STALL_GAP, &v, &n), -pte_invalid);
 	stall_list_free(NULL);
+}
+
+/* A segment's halted time is its summary's: no walk for it. */
+static void test_halt_segment(void **state)
+{
+	struct trace t;
+	struct stall *v;
+	size_t n;
+	uint8_t *d = gen("--seed 3 --size 64KiB", &n);
+
+	(void)state;
+	if (!d) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		return;
+	}
+	tr_index(&t, d, n);
+	assert_int_equal(stall_segment(t.idx, &t.img, 0, STALL_HALT, &v, &n), -pte_invalid);
+	idx_free(t.idx);
+	free(d);
+}
+
+/* The segment holding the first PWRX at or after @off in @d (@n bytes). */
+static size_t pwrx_seg(struct trace *t, const uint8_t *d, size_t n, uint64_t off)
+{
+	struct pkt_decoder dec;
+	struct pkt p;
+	uint64_t from, end;
+	size_t i;
+
+	assert_int_equal(pkt_decoder_init(&dec, d, d + n, 0), 0);
+	assert_int_equal(pkt_sync_forward(&dec), 0);
+	while (pkt_next(&dec, &p) >= 0)
+		if (p.type == PKT_PWRX && p.offset >= off)
+			break;
+	assert_int_equal(p.type, PKT_PWRX);
+	for (i = 0; i < idx_nseeks(t->idx); i++) {
+		assert_int_equal(idx_segment_span(t->idx, i, &from, &end), 0);
+		if (p.offset >= from && p.offset < end)
+			return i;
+	}
+	fail_msg("no segment holds the PWRX at 0x%llx", (unsigned long long)p.offset);
+	return 0;
+}
+
+/* Sleeps planted by ptgen --sleep-at (1M ticks at 128 KiB, 2M at 320
+ * KiB, among ptgen's own of at most 80000 each): the segments holding
+ * them are the two most halted, the longer first, each with at least its
+ * planted sleeps and time; --no-sleep: no halted segment at all. */
+static void test_halts(void **state)
+{
+	struct stall_list l;
+	struct trace t;
+	size_t n, s1, s2;
+	uint8_t *d = gen("--seed 3 --size 512KiB --sleep-at 0x20000:1000000 "
+			 "--sleep-at 0x50000:2000000", &n);
+
+	(void)state;
+	if (!d) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		return;
+	}
+	tr_index(&t, d, n);
+	s1 = pwrx_seg(&t, d, n, 0x20000);
+	s2 = pwrx_seg(&t, d, n, 0x50000);
+	assert_int_equal(stall_top(t.idx, &t.img, 3, &l), 0);
+	assert_int_equal(l.nhalts, 3);
+	assert_int_equal(l.halts[0].seg, s2);
+	assert_int_equal(l.halts[1].seg, s1);
+	/* 80000 ticks a sleep at most: 25 and 13 of them */
+	assert_true(l.halts[0].nhalt >= 25);
+	assert_true(l.halts[1].nhalt >= 13);
+	assert_true(l.halts[0].halt_hi >= 2000000);
+	assert_true(l.halts[1].halt_hi >= 1000000);
+	assert_true(l.halts[2].halt_hi < 1000000);
+	stall_list_free(&l);
+	check_top(&t, 1);
+	check_top(&t, 20);
+	idx_free(t.idx);
+	free(d);
+	d = gen("--seed 3 --size 512KiB --no-sleep", &n);
+	assert_non_null(d);
+	tr_index(&t, d, n);
+	assert_int_equal(stall_top(t.idx, &t.img, 5, &l), 0);
+	assert_int_equal(l.nhalts, 0);
+	assert_true(l.ngaps > 0);
+	stall_list_free(&l);
+	idx_free(t.idx);
+	free(d);
 }
 
 /* ptgen traces: walks = summaries, top = sorted, for several N. */
@@ -366,6 +503,8 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_gen),
 		cmocka_unit_test(test_planted),
+		cmocka_unit_test(test_halt_segment),
+		cmocka_unit_test(test_halts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,7 +94,7 @@
 	ACTION(STREAMS, "streams", "List streams (CPUs), or switch to one", ACT_ARGS, "[STREAM]") \
 	ACTION(LANE, "lane", "Switch to a CPU lane's stream at the cursor's time (or at TSC)", ACT_ARGS, "STREAM|next|prev [TSC]") \
 	ACTION(FUNCS, "funcs", "The call tree of the window, selection, a region or FROM TO", ACT_ARGS, "[REGION | FROM TO]") \
-	ACTION(STALLS, "stalls", "List the N longest gaps and slowest periods", ACT_ARGS, "[N]") \
+	ACTION(STALLS, "stalls", "List the longest gaps, slowest periods, sleeps", ACT_ARGS, "[N]") \
 	ACTION(ITERATIONS, "iterations", "Loop iterations between a search's hits: durations, histogram, slowest", ACT_ARGS, "[EXPR]") \
 	/* the prompt, configuration and the program */ \
 	ACTION(COMMAND_PROMPT, "command-prompt", "Open the command prompt (with TEXT)", ACT_ARGS, "[TEXT]") \

@@ -9,7 +9,9 @@
  * tick, tm_last_period()), each with the packet that ends it; the list is
  * the N longest gaps, then the N slowest periods of the whole trace
  * (decoder/stall.h: the top N segments by their summaries, walked for all
- * their gaps and periods, so two in one segment both show).
+ * their gaps and periods, so two in one segment both show), then the N
+ * segments whose sleeps (PWRE, EXSTOP .. PWRX) held the core halted
+ * longest, from their summaries alone, at their PSBs.
  * A row says the code there once it is shown (sym_ui_status(): the
  * function of the instruction the packet decided, its source line), and
  * Enter jumps.  The list is a view (view.h); 't' in it marks the places
@@ -50,8 +52,9 @@ struct st_row {
 };
 
 static struct {
-	struct st_row *rows;	/* ngap gaps, then nper periods */
-	size_t n, ngap, nper;
+	struct st_row *rows;	/* ngap gaps, nper periods, then nhalt
+				 * segments' halted time */
+	size_t n, ngap, nper, nhalt;
 	struct listnav ln;
 	size_t partial;		/* segments the time pass has not reached */
 	int tl;			/* the places are marked on the timeline */
@@ -60,8 +63,9 @@ static struct {
 
 static const struct view_ops stalls_view;
 
-/* Gather the @want longest gaps and the @want slowest periods of the
- * whole trace (stall_top(): exact, two in one segment included).
+/* Gather the @want longest gaps, the @want slowest periods (stall_top():
+ * exact, two in one segment included) and the @want segments most halted
+ * of the whole trace.
  * Returns 0 or a negative error code. */
 static int st_gather(struct ui *ui, size_t want)
 {
@@ -72,28 +76,37 @@ static int st_gather(struct ui *ui, size_t want)
 	free(st.rows);
 	memset(&st.ln, 0, sizeof(st.ln));
 	st.rows = NULL;
-	st.n = st.ngap = st.nper = 0;
+	st.n = st.ngap = st.nper = st.nhalt = 0;
 	st.partial = 0;
 	st.img = ui->img;
 	r = stall_top(ui->idx, ui->img, want, &l);
 	if (r < 0)
 		return r;
-	st.rows = calloc(l.ngaps + l.npers ? l.ngaps + l.npers : 1, sizeof(*st.rows));
+	st.n = l.ngaps + l.npers + l.nhalts;
+	st.rows = calloc(st.n ? st.n : 1, sizeof(*st.rows));
 	if (!st.rows) {
+		st.n = 0;
 		stall_list_free(&l);
 		return -pte_nomem;
 	}
-	/* periods right after the gaps */
-	for (i = 0; i < l.ngaps + l.npers; i++) {
-		const struct stall *x = i < l.ngaps ? &l.gaps[i] : &l.pers[i - l.ngaps];
+	/* periods right after the gaps, then the halted segments */
+	for (i = 0; i < st.n; i++) {
 		struct st_row *row = &st.rows[i];
 
-		row->kind = i < l.ngaps ? STALL_GAP : STALL_PERIOD;
-		row->s = *x;
+		if (i < l.ngaps) {
+			row->kind = STALL_GAP;
+			row->s = l.gaps[i];
+		} else if (i < l.ngaps + l.npers) {
+			row->kind = STALL_PERIOD;
+			row->s = l.pers[i - l.ngaps];
+		} else {
+			row->kind = STALL_HALT;
+			row->s = l.halts[i - l.ngaps - l.npers];
+		}
 	}
 	st.ngap = l.ngaps;
 	st.nper = l.npers;
-	st.n = l.ngaps + l.npers;
+	st.nhalt = l.nhalts;
 	st.partial = l.partial;
 	stall_list_free(&l);
 	return 0;
@@ -129,6 +142,35 @@ static void st_fmt_period(const struct ui *ui, const struct tm_period *p,
 		snprintf(buf, size, "%s%.1f MHz (%" PRIu32 " cycles in %.1f ticks)",
 			 tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88",
 			 (double)khz / 1000.0, p->cycles, ticks);
+}
+
+/* Write a segment's halted time (@lo..@hi ticks in @n sleeps) as :info
+ * says the trace's: in time with a TSC frequency ('≈' first if it is P1's
+ * estimate) and ticks where exact, "lo .. hi" where the model only bounds
+ * it. */
+static void st_fmt_halt(const struct ui *ui, uint64_t lo, uint64_t hi, uint32_t n,
+			char *buf, size_t size)
+{
+	uint64_t hz = tm_tsc_hz(&ui->tmcfg, 1);
+	const char *est = hz && !tm_tsc_hz(&ui->tmcfg, 0) ? "\xe2\x89\x88" : "";
+	char a[32], b[32];
+	const char *pl = n == 1 ? "" : "s";
+
+	if (!hz) {
+		if (lo == hi)
+			snprintf(buf, size, "%" PRIu64 " ticks in %" PRIu32 " sleep%s", lo, n, pl);
+		else
+			snprintf(buf, size, "%" PRIu64 " .. %" PRIu64 " ticks in %" PRIu32
+				 " sleep%s", lo, hi, n, pl);
+		return;
+	}
+	timefmt_ns(a, sizeof(a), (double)lo * 1e9 / (double)hz);
+	timefmt_ns(b, sizeof(b), (double)hi * 1e9 / (double)hz);
+	if (lo == hi)
+		snprintf(buf, size, "%s%s in %" PRIu32 " sleep%s (%" PRIu64 " ticks)", est, a,
+			 n, pl, lo);
+	else
+		snprintf(buf, size, "%s%s .. %s in %" PRIu32 " sleep%s", est, a, b, n, pl);
 }
 
 /* The code at row @r's place, looked for once. */
@@ -217,20 +259,25 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 	}
 }
 
-/* Row @i of the list into @buf: its rank, what, place and segment. */
+/* Row @i of the list into @buf: its rank, what, place and segment (a
+ * halted segment's place is its PSB). */
 static void st_line(struct ui *ui, long i, char *buf, size_t size)
 {
+	static const char *const kind[] = { "gap ", "slow", "halt" };
 	struct st_row *r = &st.rows[i];
 	char what[96];
-	long rank = r->kind == STALL_GAP ? i + 1 : i + 1 - (long)st.ngap;
+	long rank = r->kind == STALL_GAP ? i + 1 : r->kind == STALL_PERIOD ?
+		    i + 1 - (long)st.ngap : i + 1 - (long)(st.ngap + st.nper);
 	int len;
 
 	if (r->kind == STALL_GAP)
 		st_fmt_gap(ui, r->s.gap, what, sizeof(what));
-	else
+	else if (r->kind == STALL_PERIOD)
 		st_fmt_period(ui, &r->s.per, what, sizeof(what));
+	else
+		st_fmt_halt(ui, r->s.halt_lo, r->s.halt_hi, r->s.nhalt, what, sizeof(what));
 	len = snprintf(buf, size, "%4ld  %s %-44s at 0x%08" PRIx64 "  psb %zu", rank,
-		       r->kind == STALL_GAP ? "gap " : "slow", what, r->s.at, r->s.seg);
+		       kind[r->kind], what, r->s.at, r->s.seg);
 	if (len > 0 && (size_t)len < size && ui->cols - len > 12)
 		snprintf(buf + len, size - (size_t)len, "%s",
 			 st_ctx(ui, r, ui->cols - len - 2));
@@ -239,17 +286,26 @@ static void st_line(struct ui *ui, long i, char *buf, size_t size)
 static void stalls_view_draw(struct ui *ui, struct view *v)
 {
 	long n = (long)st.n, i, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
-	int y;
-	char buf[512];
+	int y, len;
+	char buf[512], halts[48];
 
 	(void)v;
 	erase();
 	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 	screen_clear(0, 0, ui->cols);
-	snprintf(buf, sizeof(buf), " stalls: the %zu longest gaps between timing packets,"
-		 " the %zu slowest periods%s   Enter jumps  t timeline%s  q closes",
-		 st.ngap, st.nper, st.partial ? " (time pass partial)" : "",
-		 st.tl ? " (on)" : "");
+	if (st.nhalt)
+		snprintf(halts, sizeof(halts), ", the %zu segments most halted", st.nhalt);
+	else
+		snprintf(halts, sizeof(halts), ", no sleeps");
+	/* the keys stay in sight: a narrow screen drops the gaps' gloss */
+	len = snprintf(buf, sizeof(buf), " stalls: the %zu longest gaps%s, the %zu slowest "
+		       "periods%s%s   Enter jumps  t timeline%s  q closes", st.ngap,
+		       " between timing packets", st.nper, halts,
+		       st.partial ? " (time pass partial)" : "", st.tl ? " (on)" : "");
+	if (len > ui->cols)
+		snprintf(buf, sizeof(buf), " stalls: the %zu longest gaps, the %zu slowest "
+			 "periods%s%s   Enter jumps  t timeline%s  q closes", st.ngap, st.nper,
+			 halts, st.partial ? " (time pass partial)" : "", st.tl ? " (on)" : "");
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
 	listnav_fit(&st.ln, n, h);
@@ -264,7 +320,7 @@ static void stalls_view_draw(struct ui *ui, struct view *v)
 }
 
 size_t stalls_tl_marks(struct ui *ui, uint64_t lo, uint64_t hi, size_t max,
-		       int (*fn)(struct ui *ui, uint64_t off, int period, void *arg),
+		       int (*fn)(struct ui *ui, uint64_t off, int kind, void *arg),
 		       void *arg)
 {
 	size_t i, k = 0;
@@ -276,7 +332,8 @@ size_t stalls_tl_marks(struct ui *ui, uint64_t lo, uint64_t hi, size_t max,
 
 		if (r->s.at < lo || r->s.at >= hi)
 			continue;
-		fn(ui, r->s.at, r->kind == STALL_PERIOD, arg);
+		fn(ui, r->s.at, r->kind == STALL_GAP ? STALLS_TL_GAP : r->kind == STALL_PERIOD ?
+		   STALLS_TL_PERIOD : STALLS_TL_HALT, arg);
 		k++;
 	}
 	return k;

@@ -1,8 +1,9 @@
 /*
- * stalls -- the longest gaps between timing packets and the slowest clean
- * periods of the whole trace (:stalls [N]), from the index's per-segment
- * summaries: a list view with the code at each and a jump; the places
- * can be marked on the timeline.
+ * stalls -- the longest gaps between timing packets, the slowest clean
+ * periods and the segments with the most halted time (sleeps) of the
+ * whole trace (:stalls [N]), from the index's per-segment summaries: a
+ * list view with the code at each and a jump; the places can be marked on
+ * the timeline.
  */
 #ifndef STALLS_H
 #define STALLS_H
@@ -13,12 +14,19 @@
 struct cmd_table;
 struct ui;
 
+/* What a place on the timeline is (stalls_tl_marks()). */
+enum stalls_tl_kind {
+	STALLS_TL_GAP,		/* the end of a long gap */
+	STALLS_TL_PERIOD,	/* the end of a slow period */
+	STALLS_TL_HALT,		/* the PSB of a segment much halted */
+};
+
 /* The places of the last :stalls list in offsets [@lo, @hi), if its 't'
- * marks them on the timeline (else none): @fn(@ui, off, period, @arg)
- * for each, at most @max (period: a slow period's, else a gap's end).
+ * marks them on the timeline (else none): @fn(@ui, off, kind, @arg) for
+ * each, at most @max (kind: enum stalls_tl_kind).
  * Returns how many were given. */
 size_t stalls_tl_marks(struct ui *ui, uint64_t lo, uint64_t hi, size_t max,
-		       int (*fn)(struct ui *ui, uint64_t off, int period, void *arg),
+		       int (*fn)(struct ui *ui, uint64_t off, int kind, void *arg),
 		       void *arg);
 
 /* :stalls (cmd.h). */

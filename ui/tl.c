@@ -50,14 +50,16 @@ static int tl_hit_col(struct ui *ui, uint64_t off, void *arg)
 }
 
 /* A stall's place (stalls_tl_marks(), once :stalls' 't' shows them):
- * 's' in its column, ranked as a search hit. */
-static int tl_stall_col(struct ui *ui, uint64_t off, int period, void *arg)
+ * 's' in its column, or 'z' in the power packets' colour for a segment
+ * much halted (sleeps), ranked as a search hit. */
+static int tl_stall_col(struct ui *ui, uint64_t off, int kind, void *arg)
 {
 	struct tl_row *row = arg;
 	int c = tl_cols_of(row->tc, row->tc->time ? tl_cols_row_tsc(ui, off) : off);
 
-	(void)period;
-	if (c >= 0)
+	if (c >= 0 && kind == STALLS_TL_HALT)
+		tl_cols_offer(&row->cell[c], "z", screen_attr(ui, SC_POWER), TL_RANK_HIT);
+	else if (c >= 0)
 		tl_cols_offer(&row->cell[c], "s", screen_attr(ui, SC_WARN), TL_RANK_HIT);
 	return 0;
 }
