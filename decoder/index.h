@@ -255,17 +255,18 @@ int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out);
 int idx_time_advance(const struct idx *idx, size_t from, size_t to,
 		     struct tm_model *tm);
 
-/* Feed the packets of [@p, @end), the image's bytes from offset @off
- * on, to @tm with the time pass's fast walk: the same state as
- * tm_advance() on each packet, at a fraction of the cost.  @p must be
- * where a packet starts, outside a block of BIP packets (after a PSB,
- * or where pkt_decoder.bip_sz < 0), and @end where one starts or the
- * segment ends; a packet is not read past @end.  Call it where a SIGBUS
- * is guarded against, as for any read of the mapping.
+/* Feed the packets from @dec's cursor up to @to to @tm with the time
+ * pass's fast walk: the same state as tm_advance() on each packet, at a
+ * fraction of the cost, and @dec left at @to in the state a pkt_next()
+ * walk would leave it in (inside a block of BIP packets or not).  @dec
+ * must be outside a block (bip_sz < 0) at a packet's start, and @to in
+ * [cursor, end] where a packet starts or at the end; no packet is read
+ * past @to.  Call it where a SIGBUS is guarded against, as for any read
+ * of the mapping.
  * Returns 0, 1 if a packet could not be decoded (@tm took the loss,
- * tm_gap(), and the bytes after it were not fed), or -pte_invalid. */
-int idx_time_feed(const uint8_t *p, const uint8_t *end, uint64_t off,
-		  struct tm_model *tm);
+ * tm_gap(), the packets after it were not fed and @dec did not move), or
+ * -pte_invalid. */
+int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm);
 
 /* The number of segments, from the first, whose carry idx_seek_carry()
  * can give now (an in-order prefix that only grows while the time pass

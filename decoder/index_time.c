@@ -480,7 +480,7 @@ static inline __attribute__((always_inline)) int
 time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	       uint64_t off, struct tm_model *tm, uint64_t *credited,
 	       struct gacc *g, struct idx_summary *s, const int count,
-	       int *lost)
+	       int *lost, int8_t *bip)
 {
 	const uint8_t *begin = p;
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
@@ -543,6 +543,8 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	}
 	if (count)
 		tcnt_finish(&c, s);
+	if (bip)
+		*bip = dec.bip_sz;
 	return 0;
 }
 
@@ -556,7 +558,7 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		     uint64_t off, struct tm_model *tm, uint64_t *credited,
 		     struct gacc *g)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0, NULL);
+	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0, NULL, NULL);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -566,32 +568,39 @@ static int time_skim_sum(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			 uint64_t off, struct tm_model *tm, uint64_t *credited,
 			 struct gacc *g, struct idx_summary *s)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1, NULL);
+	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1, NULL, NULL);
 }
 
-/* time_skim() for idx_time_feed(): no progress, no gaps, a loss said. */
+/* time_skim() for idx_time_feed(): no progress, no gaps, a loss said,
+ * the decoder's block state at the end kept. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("popcnt", "default"), noinline))
 #endif
 static int time_skim_lost(const uint8_t *p, const uint8_t *end, uint64_t off,
-			  struct tm_model *tm, int *lost)
+			  struct tm_model *tm, int *lost, int8_t *bip)
 {
 	uint64_t credited = 0;
 
-	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0, lost);
+	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0,
+			      lost, bip);
 }
 
-int idx_time_feed(const uint8_t *p, const uint8_t *end, uint64_t off,
-		  struct tm_model *tm)
+int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm)
 {
 	int lost = 0;
+	int8_t bip = -1;
 
-	if (!p || !end || end < p || !tm)
+	if (!dec || !tm || !to || dec->bip_sz >= 0 || to < dec->pos || to > dec->end)
 		return -pte_invalid;
 	pthread_once(&tsk_once, tsk_fill);
 	idx_sum_init();		/* tsk16() */
-	time_skim_lost(p, end, off, tm, &lost);
-	return lost;
+	time_skim_lost(dec->pos, to, dec->base + (uint64_t)(dec->pos - dec->begin),
+		       tm, &lost, &bip);
+	if (lost)
+		return 1;
+	dec->pos = to;
+	dec->bip_sz = bip;
+	return 0;
 }
 
 /* Feed the packets of segment [@off, @end) to @tm, as a window decoder

@@ -348,12 +348,11 @@ static int iter_time_skip(struct iter_walk *w, struct pkt_decoder *dec,
 		w->next_off = to;
 	}
 	if (to > at) {
-		r = idx_time_feed(dec->pos, start + (to - off), at, &w->tm);
+		r = idx_time_feed(dec, start + (to - off), &w->tm);
 		if (r < 0)
 			return r;
 		if (r)
 			return 1;	/* the rest of the segment is lost */
-		dec->pos = start + (to - off);
 	}
 	return to == end;
 }

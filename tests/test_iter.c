@@ -375,6 +375,50 @@ static void test_skip_head(void **state)
 	free(f);
 }
 
+/* Boundaries inside blocks of BIP packets (BBP .. BEP), where a byte
+ * that would be a tnt.8 outside is a BIP: the time pass's fast walk up
+ * to one leaves the walk's decoder inside the block, so the boundary and
+ * the packets after it decode as a walk from the PSB decodes them. */
+static void test_in_block(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	static const uint8_t bbp[] = { 0x02, 0x63, 0x80 };	/* 4-byte BIPs */
+	static const uint8_t bip[] = { 0x0c, 1, 2, 3, 4 };	/* id 1 */
+	static const uint8_t bep[] = { 0x02, 0x33 };
+	struct iter_job *j;
+	size_t nb;
+	int s, k;
+
+	(void)state;
+	for (s = 0; s < 40; s++) {
+		psb(&f->b, 0x1000 + (uint64_t)s * 3000);
+		for (k = 0; k < 4; k++) {
+			cyc(&f->b, 7 + (unsigned)k);
+			tip(&f->b, 0x402000);
+			tnt(&f->b);
+			if ((s + k) % 3 == 0) {
+				put(&f->b, bbp, sizeof(bbp));
+				put(&f->b, bip, sizeof(bip));
+				cyc(&f->b, 3);
+				put(&f->b, bip, sizeof(bip));
+				put(&f->b, bep, sizeof(bep));
+			}
+			cyc(&f->b, 40);
+			tip(&f->b, 0x401000);
+		}
+	}
+	fx_index(f);
+	nb = same_as_straight(&f->img, f->idx, &f->cfg, "bip", 2);
+	assert_true(nb > 80);
+	same_as_straight(&f->img, f->idx, &f->cfg, "bep", 1);
+	same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 2);
+	j = fx_run(f, "bip");
+	assert_non_null(iter_bounds(j, &nb));
+	iter_free(j);
+	idx_free(f->idx);
+	free(f);
+}
+
 /* Index @d[@n] with @cfg and check the skipping walk against the straight
  * one for boundaries rare (ruled out by the summaries or the bytes) and
  * frequent; returns the boundaries of the rare ones. */
@@ -522,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_skip_same),
 		cmocka_unit_test(test_skip_head),
+		cmocka_unit_test(test_in_block),
 		cmocka_unit_test(test_refused_cancel),
 	};
 
