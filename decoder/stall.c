@@ -60,7 +60,30 @@ struct stall_walk {
 	uint64_t prev;
 	uint64_t pseq;		/* periods measured so far */
 	struct stall_acc *gaps, *pers;
+	/* the longest sleep closed here (halts set): its halted time at
+	 * most, its place (its PWRX, else the anchor closing it) */
+	int halts, have_best, pwrx;
+	uint64_t hseq;		/* sleeps closed so far */
+	uint64_t pwrx_at;	/* the last PWRX not yet closed (pwrx) */
+	uint64_t best_hi, best_at;
 };
+
+/* After anchor @pkt: a sleep it closed is @w's longest if it is (an anchor
+ * closes one at most), at its PWRX if that came in this segment. */
+static void stall_halt(struct stall_walk *w, const struct pkt *pkt)
+{
+	uint64_t lo, hi;
+
+	if (w->tm.nhalt == w->hseq)
+		return;
+	w->hseq = tm_last_halt(&w->tm, &lo, &hi);
+	if (!w->have_best || hi > w->best_hi) {
+		w->have_best = 1;
+		w->best_hi = hi;
+		w->best_at = w->pwrx ? w->pwrx_at : pkt->offset;
+	}
+	w->pwrx = 0;
+}
 
 /* Feed @pkt: a timing packet ends a gap, a new clean period ends there.
  * Returns 0 or -pte_nomem. */
@@ -74,6 +97,10 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	memset(&s, 0, sizeof(s));
 	s.at = pkt->offset;
 	s.seg = w->seg;
+	if (pkt->type == PKT_PWRX) {
+		w->pwrx = 1;
+		w->pwrx_at = pkt->offset;
+	}
 	if (pkt->type == PKT_TSC || (pkt->type == PKT_MTC && w->mtc)) {
 		tm_step(&w->tm, pkt, &st);
 		/* a time behind the last is no gap (the time pass's rule) */
@@ -90,6 +117,9 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	}
 	if (pkt->type != PKT_TSC && pkt->type != PKT_MTC && pkt->type != PKT_TMA)
 		return 0;
+	/* where the time pass sums sleeps and periods (gacc_per()) */
+	if (w->halts)
+		stall_halt(w, pkt);
 	tm_last_period(&w->tm, &p);
 	if (p.seq == w->pseq)
 		return 0;
@@ -102,13 +132,14 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	return stall_push(w->pers, &s);
 }
 
-/* Walk segment @seg from its carry into @gaps and @pers (either NULL).
+/* Walk segment @w->seg from its carry into @w's gaps and pers (either
+ * NULL) and, with halts, its longest sleep.
  * Returns 0, 1 if the time pass has not got there, or a negative error
  * code. */
-static int stall_walk(const struct idx *idx, const struct img *img, size_t seg,
-		      struct stall_acc *gaps, struct stall_acc *pers)
+static int stall_walk(const struct idx *idx, const struct img *img, struct stall_walk *wp)
 {
-	struct stall_walk w = { .seg = seg, .gaps = gaps, .pers = pers };
+	struct stall_walk w = *wp;
+	size_t seg = w.seg;
 	struct img_cursor cur;
 	struct tm_carry c;
 	struct tm_period p;
@@ -132,14 +163,16 @@ static int stall_walk(const struct idx *idx, const struct img *img, size_t seg,
 	w.mtc = tm_mtc_timed(idx_config(idx));
 	tm_last_period(&w.tm, &p);
 	w.pseq = p.seq;
+	w.hseq = w.tm.nhalt;
 	if (img_gap_at(img, from))
 		tm_gap(&w.tm);
+	r = 0;
 	if (img_cursor_init(&cur, img, from) < 0)
-		return 0;
+		goto out;
 	while (img_cursor_offset(&cur) < end) {
 		r = img_cursor_next(&cur, &pkt);
 		if (r == -pte_eos)
-			return 0;
+			break;
 		if (cur.gap) {
 			cur.gap = 0;
 			tm_gap(&w.tm);
@@ -147,26 +180,34 @@ static int stall_walk(const struct idx *idx, const struct img *img, size_t seg,
 		if (r >= 0 && pkt.offset + pkt.size > end)
 			r = -pte_truncated;
 		if (r < 0)
-			return 0;	/* as the time pass: the rest is lost */
+			break;	/* as the time pass: the rest is lost */
 		r = stall_packet(&w, &pkt);
 		if (r)
 			return r;
 	}
-	return 0;
+	r = 0;
+out:
+	wp->have_best = w.have_best;
+	wp->best_hi = w.best_hi;
+	wp->best_at = w.best_at;
+	return r;
 }
 
 int stall_segment(const struct idx *idx, const struct img *img, size_t seg,
 		  enum stall_kind kind, struct stall **out, size_t *n)
 {
 	struct stall_acc a = { 0 };
+	struct stall_walk w = { 0 };
 	int r;
 
 	if (!idx || !img || !out || !n || kind == STALL_HALT)
 		return -pte_invalid;
 	*out = NULL;
 	*n = 0;
-	r = stall_walk(idx, img, seg, kind == STALL_GAP ? &a : NULL,
-		       kind == STALL_GAP ? NULL : &a);
+	w.seg = seg;
+	w.gaps = kind == STALL_GAP ? &a : NULL;
+	w.pers = kind == STALL_GAP ? NULL : &a;
+	r = stall_walk(idx, img, &w);
 	if (r) {
 		free(a.v);
 		return r;
@@ -243,6 +284,7 @@ static int stall_merge(const struct idx *idx, const struct img *img,
 		       size_t want, struct stall *v, size_t *nv, size_t *walked)
 {
 	struct stall_acc a = { 0 };
+	struct stall_walk w;
 	size_t k, i;
 	int r = 0;
 
@@ -251,8 +293,11 @@ static int stall_merge(const struct idx *idx, const struct img *img,
 		if (*nv == want && !stall_before(kind, &cand[k], &v[want - 1]))
 			break;
 		a.n = 0;
-		r = stall_walk(idx, img, cand[k].seg, kind == STALL_GAP ? &a : NULL,
-			       kind == STALL_GAP ? NULL : &a);
+		memset(&w, 0, sizeof(w));
+		w.seg = cand[k].seg;
+		w.gaps = kind == STALL_GAP ? &a : NULL;
+		w.pers = kind == STALL_GAP ? NULL : &a;
+		r = stall_walk(idx, img, &w);
 		if (r > 0)
 			r = 0;	/* not reached: its summary came, so it is */
 		if (r < 0)
@@ -266,6 +311,23 @@ static int stall_merge(const struct idx *idx, const struct img *img,
 	}
 	free(a.v);
 	return r;
+}
+
+int stall_halt_place(const struct idx *idx, const struct img *img, size_t seg,
+		     uint64_t *at)
+{
+	struct stall_walk w = { .seg = seg, .halts = 1 };
+	int r;
+
+	if (!idx || !img || !at)
+		return -pte_invalid;
+	r = stall_walk(idx, img, &w);
+	if (r)
+		return r;
+	if (!w.have_best)
+		return 1;
+	*at = w.best_at;
+	return 0;
 }
 
 int stall_top(const struct idx *idx, const struct img *img, size_t want,
@@ -287,7 +349,8 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	out->pers = out->gaps + want;
 	out->halts = out->pers + want;
 	stall_candidates(idx, gc, &ngc, pc, &npc, want, out);
-	/* a segment's place: its PSB (equal halts stayed in segment order) */
+	/* a segment's place: its PSB (equal halts stayed in segment order;
+	 * stall_halt_place() finds its longest sleep, a walk) */
 	for (i = 0; i < out->nhalts; i++)
 		if (idx_segment_span(idx, out->halts[i].seg, &out->halts[i].at, &end))
 			out->halts[i].at = 0;

@@ -13,7 +13,8 @@
  *
  * Halted time is listed by segment, from the summaries alone (no walk):
  * the segments whose sleeps (PWRE, EXSTOP .. PWRX) closed there held the
- * core halted longest (idx_summary.nhalt, halt_lo, halt_hi).
+ * core halted longest (idx_summary.nhalt, halt_lo, halt_hi), each at its
+ * PSB; stall_halt_place() walks one for its longest sleep's place.
  *
  * Order: the longer gap (the slower period: fewer cycles per tick,
  * tm_period_cmp(); the more halted time at most, then at least) first,
@@ -78,6 +79,16 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
  * -pte_nomem. */
 int stall_segment(const struct idx *idx, const struct img *img, size_t seg,
 		  enum stall_kind kind, struct stall **out, size_t *n);
+
+/* The place of segment @seg's longest sleep (the most halted time at
+ * most; the first of equals): its PWRX, or the anchor that closed it where
+ * its PWRX lies in an earlier segment, walked from the index's carry as
+ * the time pass saw it.
+ * Returns 0 and sets *@at.
+ * Returns 1 if the time pass has not got there or no sleep closes there.
+ * Returns -pte_invalid if an argument is NULL or @seg is out of range. */
+int stall_halt_place(const struct idx *idx, const struct img *img, size_t seg,
+		     uint64_t *at);
 
 /* Whether @a ranks before @b (both of @kind). */
 int stall_before(enum stall_kind kind, const struct stall *a, const struct stall *b);

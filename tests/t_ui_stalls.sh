@@ -136,32 +136,33 @@ PY
 
 # Halted time: ptgen plants sleeps of 1M ticks in all at 512 KiB and 2M at
 # 1.25 MiB (each sleep at most 80000, as ptgen's own); the segments holding
-# their PWRXs are the two most halted, the longer first, at their PSBs;
-# Enter on the first jumps to its PSB; t marks it 'z' on the timeline.  A
-# trace without sleeps says so in the title.
+# their PWRXs are the two most halted, the longer first, each at one of
+# its PWRXs (its longest sleep's); Enter on the first jumps there; t marks
+# it 'z' on the timeline.  A trace without sleeps says so in the title.
 hargs="--seed 3 --size 2MiB --sleep-at 0x80000:1000000 --sleep-at 0x140000:2000000"
 # shellcheck disable=SC2086
 "$gen" $hargs -o "$tmp/h.pt" || { echo "FAIL: ptgen --sleep-at"; exit 1; }
 # shellcheck disable=SC2086
 "$gen" --seed 3 --size 2MiB --no-sleep -o "$tmp/n.pt" || { echo "FAIL: ptgen --no-sleep"; exit 1; }
-# The PSB before the first PWRX at or after each planted place.
-"$PTBROWSE" dump "$tmp/h.pt" | awk '
-	$2 == "psb" { psb = $1 }
-	{ print $1, $2, psb }' | python3 -c '
+# The PWRXs of the segment of the first PWRX at or after each planted
+# place, the longer's first: a line each.
+"$PTBROWSE" dump "$tmp/h.pt" | awk '{ print $1, $2 }' | python3 -c '
 import sys
-want = [0x140000, 0x80000]
-got = {}
+segs, cur = [], None
 for l in sys.stdin:
     f = l.split()
-    if len(f) < 3 or f[1] != "pwrx":
+    if len(f) < 2:
         continue
-    o = int(f[0], 16)
-    for w in want:
-        if w not in got and o >= w:
-            got[w] = f[2]
-print(" ".join("0x%08x" % int(got[w], 16) for w in want))' > "$tmp/hpsb"
-read -r h1 h2 < "$tmp/hpsb"
-[ -n "$h2" ] || { echo "FAIL: no PWRX after the planted places"; exit 1; }
+    if f[1] == "psb":
+        cur = []
+        segs.append(cur)
+    elif f[1] == "pwrx" and cur is not None:
+        cur.append(int(f[0], 16))
+for w in (0x140000, 0x80000):
+    first = min(o for x in segs for o in x if o >= w)
+    seg = next(x for x in segs if first in x)
+    print(" ".join("0x%08x" % o for o in seg))' > "$tmp/hpwrx"
+[ "$(wc -l < "$tmp/hpwrx")" = 2 ] || { echo "FAIL: no PWRX after the planted places"; exit 1; }
 cat > "$tmp/hkeys" <<KEYS
 wait-index
 :stalls 3
@@ -182,12 +183,16 @@ if [ ! -f "$tmp/halts.txt" ]; then
 	fail "no stalls screen with sleeps ($(cat "$tmp/out"))"
 else
 	grep -q "the 3 segments most halted" "$tmp/halts.txt" || fail "no halted section in the title"
-	sed -n 8p "$tmp/halts.txt" | grep -Eq "^ +1  halt .* in (2[5-9]|[3-9][0-9]) sleeps.* at $h1 " ||
-		fail "the most halted segment is not the one at $h1: $(sed -n 8p "$tmp/halts.txt")"
-	sed -n 9p "$tmp/halts.txt" | grep -Eq "^ +2  halt .* in (1[3-9]|[2-9][0-9]) sleeps.* at $h2 " ||
-		fail "the second most halted is not the one at $h2: $(sed -n 9p "$tmp/halts.txt")"
-	grep "^>" "$tmp/hjump.txt" | grep -q "${h1#0x00} *psb" ||
-		fail "Enter did not jump to $h1: $(grep '^>' "$tmp/hjump.txt")"
+	at1=$(sed -n 8p "$tmp/halts.txt" | sed -n 's/^ *1  halt .* in \([0-9]*\) sleeps.* at \(0x[0-9a-f]*\) .*/\1 \2/p')
+	at2=$(sed -n 9p "$tmp/halts.txt" | sed -n 's/^ *2  halt .* in \([0-9]*\) sleeps.* at \(0x[0-9a-f]*\) .*/\1 \2/p')
+	# 25 and 13 planted sleeps at least, each at a PWRX of its segment
+	[ "${at1%% *}" -ge 25 ] 2>/dev/null && sed -n 1p "$tmp/hpwrx" | grep -qw "${at1#* }" ||
+		fail "the most halted is not the 2M ticks' segment ($(sed -n 1p "$tmp/hpwrx" | cut -c1-60)...): $(sed -n 8p "$tmp/halts.txt")"
+	[ "${at2%% *}" -ge 13 ] 2>/dev/null && sed -n 2p "$tmp/hpwrx" | grep -qw "${at2#* }" ||
+		fail "the second most halted is not the 1M ticks' segment ($(sed -n 2p "$tmp/hpwrx" | cut -c1-60)...): $(sed -n 9p "$tmp/halts.txt")"
+	a1=${at1#* }
+	grep "^>" "$tmp/hjump.txt" | grep -q "${a1#0x00} *pwrx" ||
+		fail "Enter did not jump to the PWRX at $a1: $(grep '^>' "$tmp/hjump.txt")"
 	# the marker row after t: a 'z' more than before (the screen after
 	# the jump is the same but for the marks)
 	python3 - "$tmp/hjump.txt" "$tmp/htl.txt" <<'PY' || fail "t did not mark the halted segments 'z' on the timeline"

@@ -130,6 +130,12 @@ static void check_halts(struct trace *t, const struct stall_list *l, size_t want
 
 	assert_int_equal(l->nhalts, n < want ? n : want);
 	for (i = 0; i < l->nhalts; i++) {
+		uint64_t at, from, end;
+
+		/* the place of its longest sleep, inside the segment */
+		assert_int_equal(stall_halt_place(t->idx, &t->img, all[i].seg, &at), 0);
+		assert_int_equal(idx_segment_span(t->idx, all[i].seg, &from, &end), 0);
+		assert_true(at >= from && at < end);
 		assert_int_equal(l->halts[i].seg, all[i].seg);
 		assert_int_equal(l->halts[i].at, all[i].at);
 		assert_int_equal(l->halts[i].nhalt, all[i].nhalt);
@@ -181,11 +187,13 @@ static size_t check_top(struct trace *t, size_t want)
 }
 
 /* Each segment's walk finds the largest gap and the slowest period its
- * summary holds, at the same packets. */
+ * summary holds, at the same packets, and closes a sleep where the
+ * summary counts one. */
 static void check_summaries(struct trace *t)
 {
 	size_t i, k, n;
 	struct stall *v;
+	uint64_t at;
 
 	for (i = 0; i < idx_nseeks(t->idx); i++) {
 		struct idx_summary s;
@@ -214,6 +222,8 @@ static void check_summaries(struct trace *t)
 			assert_int_equal(v[best].at, s.slow_off);
 		}
 		free(v);
+		/* the walk from the carry closes sleeps where the time pass did */
+		assert_int_equal(stall_halt_place(t->idx, &t->img, i, &at) == 0, s.nhalt > 0);
 	}
 }
 
@@ -229,11 +239,13 @@ static void test_null(void **state)
 	stall_list_free(NULL);
 }
 
-/* A segment's halted time is its summary's: no walk for it. */
+/* A segment's halted time is its summary's: no walk for it; the place of
+ * its longest sleep needs arguments and a segment with a sleep. */
 static void test_halt_segment(void **state)
 {
 	struct trace t;
 	struct stall *v;
+	uint64_t at;
 	size_t n;
 	uint8_t *d = gen("--seed 3 --size 64KiB", &n);
 
@@ -244,8 +256,26 @@ static void test_halt_segment(void **state)
 	}
 	tr_index(&t, d, n);
 	assert_int_equal(stall_segment(t.idx, &t.img, 0, STALL_HALT, &v, &n), -pte_invalid);
+	assert_int_equal(stall_halt_place(NULL, &t.img, 0, &at), -pte_invalid);
+	assert_int_equal(stall_halt_place(t.idx, &t.img, 0, NULL), -pte_invalid);
+	assert_int_equal(stall_halt_place(t.idx, &t.img, idx_nseeks(t.idx), &at),
+			 -pte_invalid);
 	idx_free(t.idx);
 	free(d);
+}
+
+/* Whether a PWRX packet starts at @at in @d (@n bytes). */
+static int is_pwrx(const uint8_t *d, size_t n, uint64_t at)
+{
+	struct pkt_decoder dec;
+	struct pkt p;
+
+	assert_int_equal(pkt_decoder_init(&dec, d, d + n, 0), 0);
+	assert_int_equal(pkt_sync_forward(&dec), 0);
+	while (pkt_next(&dec, &p) >= 0 && p.offset <= at)
+		if (p.offset == at)
+			return p.type == PKT_PWRX;
+	return 0;
 }
 
 /* The segment holding the first PWRX at or after @off in @d (@n bytes). */
@@ -280,6 +310,7 @@ static void test_halts(void **state)
 	struct stall_list l;
 	struct trace t;
 	size_t n, s1, s2;
+	uint64_t at;
 	uint8_t *d = gen("--seed 3 --size 512KiB --sleep-at 0x20000:1000000 "
 			 "--sleep-at 0x50000:2000000", &n);
 
@@ -301,6 +332,11 @@ static void test_halts(void **state)
 	assert_true(l.halts[0].halt_hi >= 2000000);
 	assert_true(l.halts[1].halt_hi >= 1000000);
 	assert_true(l.halts[2].halt_hi < 1000000);
+	/* their longest sleeps: planted ones, at their PWRXs */
+	assert_int_equal(stall_halt_place(t.idx, &t.img, s2, &at), 0);
+	assert_true(is_pwrx(d, n, at) && at >= 0x50000 && at < 0x60000);
+	assert_int_equal(stall_halt_place(t.idx, &t.img, s1, &at), 0);
+	assert_true(is_pwrx(d, n, at) && at >= 0x20000 && at < 0x30000);
 	stall_list_free(&l);
 	check_top(&t, 1);
 	check_top(&t, 20);

@@ -11,7 +11,9 @@
  * (decoder/stall.h: the top N segments by their summaries, walked for all
  * their gaps and periods, so two in one segment both show), then the N
  * segments whose sleeps (PWRE, EXSTOP .. PWRX) held the core halted
- * longest, from their summaries alone, at their PSBs.
+ * longest, from their summaries alone; a row shown, jumped to or marked
+ * is then placed at its longest sleep's PWRX (stall_halt_place(): a walk
+ * of that segment, once).
  * A row says the code there once it is shown (sym_ui_status(): the
  * function of the instruction the packet decided, its source line), and
  * Enter jumps.  The list is a view (view.h); 't' in it marks the places
@@ -47,6 +49,8 @@
 struct st_row {
 	uint8_t kind;		/* enum stall_kind */
 	uint8_t ctx_done;	/* ctx was looked for */
+	uint8_t placed;		/* a halted segment's s.at is its longest
+				 * sleep's place (st_place()) */
 	struct stall s;		/* the gap or period */
 	char ctx[160];		/* the code there, "" if not known */
 };
@@ -173,6 +177,22 @@ static void st_fmt_halt(const struct ui *ui, uint64_t lo, uint64_t hi, uint32_t 
 		snprintf(buf, size, "%s%s .. %s in %" PRIu32 " sleep%s", est, a, b, n, pl);
 }
 
+/* Row @r's place: a halted segment's longest sleep's PWRX (or the
+ * anchor closing it), looked for once (a walk of the segment); its PSB if
+ * that fails. */
+static uint64_t st_place(struct ui *ui, struct st_row *r)
+{
+	uint64_t at;
+
+	/* the index is the trace's the rows came from */
+	if (r->kind == STALL_HALT && !r->placed && st.img == ui->img) {
+		r->placed = 1;
+		if (!stall_halt_place(ui->idx, st.img, r->s.seg, &at))
+			r->s.at = at;
+	}
+	return r->s.at;
+}
+
 /* The code at row @r's place, looked for once. */
 static const char *st_ctx(struct ui *ui, struct st_row *r, int room)
 {
@@ -182,6 +202,7 @@ static const char *st_ctx(struct ui *ui, struct st_row *r, int room)
 	if (r->ctx_done)
 		return r->ctx;
 	r->ctx_done = 1;
+	st_place(ui, r);
 	/* no image: nothing to name (and no window to decode) */
 	if (!code_imgset(ui) || !mi_count(imgopt_mi(code_imgset(ui))))
 		return r->ctx;
@@ -253,14 +274,14 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 		if (!st.n)
 			return UI_DRAW_ALL;
 		view_close(&ui->vs, v->ops);
-		return nav_jump(ui, st.rows[st.ln.sel].s.at);
+		return nav_jump(ui, st_place(ui, &st.rows[st.ln.sel]));
 	default:
 		return UI_DRAW_NONE;
 	}
 }
 
 /* Row @i of the list into @buf: its rank, what, place and segment (a
- * halted segment's place is its PSB). */
+ * halted segment's place is its longest sleep's PWRX). */
 static void st_line(struct ui *ui, long i, char *buf, size_t size)
 {
 	static const char *const kind[] = { "gap ", "slow", "halt" };
@@ -277,7 +298,7 @@ static void st_line(struct ui *ui, long i, char *buf, size_t size)
 	else
 		st_fmt_halt(ui, r->s.halt_lo, r->s.halt_hi, r->s.nhalt, what, sizeof(what));
 	len = snprintf(buf, size, "%4ld  %s %-44s at 0x%08" PRIx64 "  psb %zu", rank,
-		       kind[r->kind], what, r->s.at, r->s.seg);
+		       kind[r->kind], what, st_place(ui, r), r->s.seg);
 	if (len > 0 && (size_t)len < size && ui->cols - len > 12)
 		snprintf(buf + len, size - (size_t)len, "%s",
 			 st_ctx(ui, r, ui->cols - len - 2));
@@ -328,9 +349,9 @@ size_t stalls_tl_marks(struct ui *ui, uint64_t lo, uint64_t hi, size_t max,
 	if (!st.tl || st.img != ui->img || !fn)
 		return 0;
 	for (i = 0; i < st.n && k < max; i++) {
-		const struct st_row *r = &st.rows[i];
+		struct st_row *r = &st.rows[i];
 
-		if (r->s.at < lo || r->s.at >= hi)
+		if (st_place(ui, r) < lo || r->s.at >= hi)
 			continue;
 		fn(ui, r->s.at, r->kind == STALL_GAP ? STALLS_TL_GAP : r->kind == STALL_PERIOD ?
 		   STALLS_TL_PERIOD : STALLS_TL_HALT, arg);

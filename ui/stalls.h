@@ -18,7 +18,7 @@ struct ui;
 enum stalls_tl_kind {
 	STALLS_TL_GAP,		/* the end of a long gap */
 	STALLS_TL_PERIOD,	/* the end of a slow period */
-	STALLS_TL_HALT,		/* the PSB of a segment much halted */
+	STALLS_TL_HALT,		/* a much halted segment's longest sleep */
 };
 
 /* The places of the last :stalls list in offsets [@lo, @hi), if its 't'
