@@ -216,8 +216,16 @@ wait_for 'EXITED rc=0'
 start "$tmp/o.pt" $(cat "$tmp/o.pt.options")
 tm send-keys -t ptb 5 0 % m a
 wait_for 'mark a at'
-m=$(markers)
-nbang=$(printf '%s' "$m" | tr -cd '!' | wc -c)
+# the OVF columns come from the index's summaries: under the sanitizers
+# it may still be building here, so look again for up to 20 s
+i=0
+while :; do
+	m=$(markers)
+	nbang=$(printf '%s' "$m" | tr -cd '!' | wc -c)
+	[ "$nbang" -ge 60 ] || [ $i -ge 200 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
 npsb=$(printf '%s' "$m" | grep -o '╵' | wc -l)
 [ "$nbang" -ge 60 ] || fail "only $nbang OVF columns: not the trace this test wants"
 case $m in *a*) ;; *) fail "mark a is not on the marker row: $m" ;; esac
