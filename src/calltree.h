@@ -285,10 +285,13 @@ typedef const char *(*ct_name_map_fn)(void *ctx, const char *name);
 /* A copy of pack @p into *@out with each function's name @map(@ctx, name)
  * (a pack saved to a file holds name numbers, mapped back to strings when
  * read: this is how either is made).  Reading @p checks every count and
- * index against its length and its own tables (not the meaning of the
- * counts: a file's pack must also pass its file's checksum).
+ * index against its length and its own tables, and what a merge relies
+ * on (ops, level nodes and stacks as feeding makes them), not the
+ * meaning of the counts: a file's pack must also pass its file's
+ * checksum.
  * Returns 0; -pte_invalid for NULL arguments or a name @map refuses;
- * -pte_bad_file for a pack that does not read back; -pte_nomem. */
+ * -pte_bad_file for a pack that does not read back or that no feeding
+ * makes; -pte_nomem. */
 int ct_pack_map(const struct ct_pack *p, ct_name_map_fn map, void *ctx,
 		struct ct_pack **out);
 

@@ -643,12 +643,94 @@ void ct_pack_free(struct ct_pack *p)
 	free(p);
 }
 
+/* ctp_check()'s stacks, given the level node of each one's last move
+ * (@level) and whether it broke (@broke). */
+static int ctp_check_stacks(const struct ct *f, const uint32_t *level,
+			    const uint8_t *broke)
+{
+	size_t i, k;
+
+	for (i = 0; i < f->nstacks; i++) {
+		const struct ct_stack *s = &f->stacks[i];
+		uint32_t up = s->level == CT_NONE ? CT_ROOT : s->level;
+
+		if ((s->pending != 0 && s->pending != CT_IC_CALL &&
+		     s->pending != CT_IC_RETURN && s->pending != CT_PEND_UNKNOWN) ||
+		    s->level != level[i] || (s->relative != 0) == (broke[i] != 0) ||
+		    s->depth > CT_MAX_DEPTH || (s->lost_depth && s->depth != CT_MAX_DEPTH) ||
+		    (s->relative && s->level == CT_NONE && s->depth))
+			return -pte_bad_file;
+		for (k = 0; k < s->depth; k++) {
+			uint32_t node = s->fr[k].node;
+
+			if (!node || f->nodes[node].parent != up)
+				return -pte_bad_file;
+			up = node;
+		}
+	}
+	return 0;
+}
+
+/* What ct_merge() takes for granted beyond the indices ctp_walk() checks,
+ * for a pack read from a file (any values behind a valid checksum), as
+ * feeding makes it: the ops, moves into level nodes (one each, with the
+ * pending return a fragment records) and breaks (one a stack at most,
+ * the last of its ops); each level node reached by a move (else the
+ * merge never maps it); each stack's pending instruction one a thread
+ * has, its base the level node of its last move (none after a break,
+ * which makes it not relative), its frames a chain of calls from there
+ * (or from the root), and frames lost past CT_MAX_DEPTH only above a
+ * full stack.  So a frame's node is as deep as the stack it is pushed
+ * on, and a merge never leaves a stack without a node on top.
+ * Returns 0, -pte_bad_file, or -pte_nomem. */
+static int ctp_check(const struct ct *f)
+{
+	uint8_t *moved = calloc(f->nnodes, 1), *broke = calloc(f->nstacks, 1);
+	uint32_t *level = malloc(f->nstacks * sizeof(*level));
+	size_t i;
+	int ret = -pte_nomem;
+
+	if (!moved || !broke || !level)
+		goto out_free;
+	ret = -pte_bad_file;
+	for (i = 0; i < f->nstacks; i++)
+		level[i] = CT_NONE;
+	for (i = 0; i < f->nops; i++) {
+		const struct ct_op *op = &f->ops[i];
+
+		if ((op->kind != CT_OP_MOVE && op->kind != CT_OP_BREAK) ||
+		    broke[op->stack])
+			goto out_free;
+		if (op->kind == CT_OP_BREAK) {
+			broke[op->stack] = 1;
+			level[op->stack] = CT_NONE;
+			continue;
+		}
+		if (!op->node || f->groot[op->node] != op->node || moved[op->node] ||
+		    (op->pending != CT_IC_RETURN && op->pending != CT_PEND_UNKNOWN))
+			goto out_free;
+		moved[op->node] = 1;
+		level[op->stack] = op->node;
+	}
+	for (i = 1; i < f->nnodes; i++)
+		if (f->groot[i] == i && !moved[i])
+			goto out_free;
+	ret = ctp_check_stacks(f, level, broke);
+out_free:
+	free(moved);
+	free(broke);
+	free(level);
+	return ret;
+}
+
 /* Read pack @p into a new finished fragment *@out.  Returns 0,
- * -pte_bad_file if it does not read back, or -pte_nomem. */
+ * -pte_bad_file if it does not read back or could not be merged
+ * (ctp_check()), or -pte_nomem. */
 static int ctp_read(const struct ct_pack *p, struct ct **out)
 {
 	struct ctp io = { 0 };
 	struct ct *f = calloc(1, sizeof(*f));
+	int ret;
 
 	if (!f)
 		return -pte_nomem;
@@ -656,9 +738,10 @@ static int ctp_read(const struct ct_pack *p, struct ct **out)
 	io.in = p->data;
 	io.len = p->len;
 	ctp_walk(&io, f);
-	if (io.bad) {
+	ret = io.bad ? -pte_bad_file : ctp_check(f);
+	if (ret < 0) {
 		ct_free(f);
-		return -pte_bad_file;
+		return ret;
 	}
 	*out = f;
 	return 0;

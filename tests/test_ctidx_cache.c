@@ -9,6 +9,8 @@
  *   - another key, grid or fan does not load;
  *   - a truncated file, one with any byte flipped, and one whose packs
  *     are damaged behind a valid checksum are not loaded, never crash;
+ *   - hand-made packs that read back but hold what no fragment holds (an
+ *     op of no kind, a level node no move reaches...) are refused;
  *   - imgopt_key() (the browser's key) names the files the image set
  *     read, with their size and mtime, and says the same twice.
  */
@@ -437,6 +439,174 @@ static void test_pack_bytes(void **state)
 	assert_int_equal(ctidx_save(NULL, "x", NULL, 0, NULL, NULL, 0), -pte_invalid);
 }
 
+/* A hand-made fragment (ctfrag.c's pack: its fields as varints, in
+ * ctp_walk()'s order) of one function: node 1 a level node, node 2 under
+ * the root or node 1 (@p2), each node after under the one before; ops
+ * (kind, pending, node; all on stack 0), and stack 0 (inherited). */
+struct pk {
+	const char *what;
+	int good;
+	unsigned nnodes, p2;
+	unsigned nops;
+	struct { unsigned kind, node; int pending; } op[2];
+	int pending;		/* stack 0's */
+	uint32_t level;
+	unsigned relative, lost, depth, fr0;	/* frames fr0, fr0 + 1, ... */
+};
+
+#define MOVE(n) { 0, n, -1 }
+#define BREAK { 1, 0, -1 }
+#define NONE UINT32_MAX
+static const struct pk packs[] = {
+	{ "a move into a level node", 1, 2, 0, 1, { MOVE(1) }, -1, 1, 1, 0, 0, 0 },
+	{ "two calls open from it", 1, 4, 1, 1, { MOVE(1) }, -1, 1, 1, 0, 2, 2 },
+	{ "a break, a call open after it", 1, 3, 0, 2, { MOVE(1), BREAK }, 0, NONE, 0, 0, 1, 2 },
+	{ "an op of no kind", 0, 2, 0, 1, { { 2, 1, -1 } }, -1, 1, 1, 0, 0, 0 },
+	{ "a move into the root", 0, 2, 0, 1, { MOVE(0) }, -1, 1, 1, 0, 0, 0 },
+	{ "a move into a node under a level node", 0, 3, 1, 2, { MOVE(1), MOVE(2) }, -1, 1, 1, 0, 0, 0 },
+	{ "a move with a pending call", 0, 2, 0, 1, { { 0, 1, 2 } }, -1, 1, 1, 0, 0, 0 },
+	{ "a level node no move reaches", 0, 2, 0, 0, { MOVE(0) }, -1, NONE, 1, 0, 0, 0 },
+	{ "two moves into one level node", 0, 2, 0, 2, { MOVE(1), MOVE(1) }, -1, 1, 1, 0, 0, 0 },
+	{ "a move after a break", 0, 2, 0, 2, { BREAK, MOVE(1) }, 0, NONE, 0, 0, 0, 0 },
+	{ "two breaks", 0, 1, 0, 2, { BREAK, BREAK }, 0, NONE, 0, 0, 0, 0 },
+	{ "a stack's pending of no kind", 0, 2, 0, 1, { MOVE(1) }, 8, 1, 1, 0, 0, 0 },
+	{ "a stack's base not its last move", 0, 2, 0, 1, { MOVE(1) }, -1, NONE, 1, 0, 0, 0 },
+	{ "a stack relative after a break", 0, 2, 0, 2, { MOVE(1), BREAK }, 0, NONE, 1, 0, 0, 0 },
+	{ "a stack not relative without one", 0, 2, 0, 1, { MOVE(1) }, 0, 1, 0, 0, 0, 0 },
+	{ "frames lost above an empty stack", 0, 2, 0, 1, { MOVE(1) }, -1, 1, 1, 1, 0, 0 },
+	{ "frames past the deepest", 0, 1028, 1, 1, { MOVE(1) }, -1, 1, 1, 1, 1025, 2 },
+	/* merged, a frame of a node 1028 deep pushed on a stack one deep:
+	 * folded into the frames lost, and the next instruction finds no
+	 * node on top of the stack */
+	{ "a frame not called from the base", 0, 1030, 0, 2, { MOVE(1), BREAK }, 0, NONE, 0, 0, 1, 1029 },
+	{ "frames not a chain", 0, 4, 1, 1, { MOVE(1) }, -1, 1, 1, 0, 2, 1 },
+};
+#undef MOVE
+#undef BREAK
+#undef NONE
+
+static void put_u(unsigned char *b, size_t *n, uint64_t v)
+{
+	do {
+		b[(*n)++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+/* @k into @b; returns its length. */
+static size_t pack_bytes(const struct pk *k, unsigned char *b)
+{
+	size_t n = 0;
+	unsigned i;
+
+	/* nfuncs, nnodes, nops, nticks, nxruns, nxparts, nstacks, the
+	 * current stack, tsc, have_tsc, truncated */
+	put_u(b, &n, 1);
+	put_u(b, &n, k->nnodes);
+	put_u(b, &n, k->nops);
+	for (i = 0; i < 8; i++)
+		put_u(b, &n, i == 3);
+	/* the function: name 1 (deltas zigzagged), [0x1000, 0x1010), a
+	 * symbol, 1 insn, 0 calls, its cycles unknown */
+	put_u(b, &n, 2);
+	put_u(b, &n, 0x2000);
+	put_u(b, &n, 0x20);
+	put_u(b, &n, 2);
+	for (i = 0; i < 7; i++)
+		put_u(b, &n, i == 0 || i == 4);
+	for (i = 1; i < k->nnodes; i++) {
+		/* how far up its parent is, function 0 (plus one), no calls,
+		 * 1 insn, its cycles unknown, no ticks, offset */
+		put_u(b, &n, i == 1 ? 0 : i == 2 ? 2 - k->p2 : 1);
+		put_u(b, &n, 1);
+		put_u(b, &n, 0);
+		put_u(b, &n, 1);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+		put_u(b, &n, 1);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+	}
+	/* stack 0: key 0, inherited, relative, pending, level (indices
+	 * plus one), lost frames, depth, frames (node, no TSC) */
+	put_u(b, &n, 0);
+	put_u(b, &n, 1);
+	put_u(b, &n, k->relative);
+	put_u(b, &n, (uint64_t)(k->pending + 1));
+	put_u(b, &n, k->level == UINT32_MAX ? 0 : k->level + 1);
+	put_u(b, &n, k->lost);
+	put_u(b, &n, k->depth);
+	for (i = 0; i < k->depth; i++) {
+		put_u(b, &n, k->fr0 + i);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+	}
+	for (i = 0; i < k->nops; i++) {
+		/* kind, pending, stack 0, function 0, node (a break's: none),
+		 * offset, have_tsc, tsc */
+		put_u(b, &n, k->op[i].kind);
+		put_u(b, &n, (uint64_t)(k->op[i].pending + 1));
+		put_u(b, &n, 0);
+		put_u(b, &n, k->op[i].kind ? 0 : 1);
+		put_u(b, &n, k->op[i].kind ? 0 : k->op[i].node + 1);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+	}
+	return n;
+}
+
+static int no_fn(void *ctx, uint64_t asid, uint64_t ip, struct symfmt_fn *fn)
+{
+	(void)ctx;
+	(void)asid;
+	(void)ip;
+	(void)fn;
+	return -pte_nomap;
+}
+
+/* Packs that read back but hold what no fragment holds (a cache file
+ * behind a valid checksum) are refused by ct_pack_map(), so the file is
+ * not loaded: fuzz_ctidx's first finding was an op of no kind, replayed
+ * as a move into no node.  The good ones merge, and the tree goes on. */
+static void test_pack_meaning(void **state)
+{
+	static unsigned char b[1 << 15];
+	struct ct_pack *p, *q;
+	struct ct *t;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(packs) / sizeof(packs[0]); i++) {
+		size_t n = pack_bytes(&packs[i], b);
+
+		assert_true(n <= sizeof(b));
+		assert_int_equal(ct_pack_new(b, n, &p), 0);
+		q = NULL;
+		if (!packs[i].good) {
+			if (ct_pack_map(p, name_x, NULL, &q) != -pte_bad_file)
+				fail_msg("not refused: %s", packs[i].what);
+			assert_null(q);
+			ct_pack_free(p);
+			continue;
+		}
+		if (ct_pack_map(p, name_x, NULL, &q))
+			fail_msg("refused: %s", packs[i].what);
+		assert_int_equal(ct_new(&t, no_fn, NULL), 0);
+		assert_int_equal(ct_merge_pack(t, q), 0);
+		assert_int_equal(ct_insn(t, 0, 0, 0x2000, 0), 0);
+		assert_int_equal(ct_finish(t), 0);
+		assert_true(ct_nnodes(t) >= 2 && ct_nnodes(t) <= packs[i].nnodes);
+		assert_true(ct_node(t, 1)->insns_self >= 1);
+		assert_string_equal(ct_func(t, ct_node(t, 1)->func)->name, "x");
+		ct_free(t);
+		ct_pack_free(q);
+		ct_pack_free(p);
+	}
+}
+
 static char *key_text(struct fix *fx)
 {
 	char *buf = NULL;
@@ -476,6 +646,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack_bytes),
+		cmocka_unit_test(test_pack_meaning),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_save_fails),
