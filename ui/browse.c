@@ -17,6 +17,7 @@
 #include "code.h"
 #include "esc.h"
 #include "funcs.h"
+#include "iterations.h"
 #include "marks.h"
 #include "marks_panel.h"
 #include "marks_ui.h"
@@ -60,8 +61,9 @@ static int browse_turn_body(void *arg)
 		term_flush();
 		t->draw = 0;
 	}
-	/* A search's first hit is shown soon after it is known. */
-	c = term_getkey(ui, t->searching > 1 ? 40 :
+	/* A search's first hit, and a walk's iterations, are shown soon
+	 * after they are known. */
+	c = term_getkey(ui, t->searching > 1 || iterations_busy(ui) ? 40 :
 		      t->indexing || t->searching || marks_panel_busy(ui) ||
 		      funcs_busy(ui) || marks_pending(ui->bm) ? 250 : 2000);
 	if (c == ERR) {

@@ -69,6 +69,17 @@ void iterations_wait(struct ui *ui)
 		iter_wait(it.job);
 }
 
+int iterations_busy(const struct ui *ui)
+{
+	struct iter_progress p;
+
+	(void)ui;
+	if (!it.job || it.ready)
+		return 0;
+	iter_progress(it.job, &p);
+	return !p.finished;
+}
+
 /* A measured iteration's value and index, for sorting. */
 struct it_key {
 	uint64_t v;

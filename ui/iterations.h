@@ -19,4 +19,9 @@ void iterations_stop(struct ui *ui);
 /* Wait for a running walk to finish (the script's wait-iterations). */
 void iterations_wait(struct ui *ui);
 
+/* Whether a walk is running: the loop then looks for its end often, so a
+ * walk of a tenth of a second shows its result as soon as it is done.
+ * Returns 1 or 0. */
+int iterations_busy(const struct ui *ui);
+
 #endif /* ITERATIONS_H */
