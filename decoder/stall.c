@@ -3,6 +3,7 @@
  * the top segments by their summaries, then a walk of those segments;
  * the N segments most halted, by their summaries alone.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,7 +282,8 @@ static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ng
  * make the list.  Returns 0 or a negative error code. */
 static int stall_merge(const struct idx *idx, const struct img *img,
 		       enum stall_kind kind, const struct stall *cand, size_t nc,
-		       size_t want, struct stall *v, size_t *nv, size_t *walked)
+		       size_t want, struct stall *v, size_t *nv, size_t *walked,
+		       const _Atomic int *cancel)
 {
 	struct stall_acc a = { 0 };
 	struct stall_walk w;
@@ -292,6 +294,10 @@ static int stall_merge(const struct idx *idx, const struct img *img,
 		/* everything in cand[k..] ranks at or after cand[k] */
 		if (*nv == want && !stall_before(kind, &cand[k], &v[want - 1]))
 			break;
+		if (cancel && atomic_load(cancel)) {
+			r = -pte_canceled;
+			break;
+		}
 		a.n = 0;
 		memset(&w, 0, sizeof(w));
 		w.seg = cand[k].seg;
@@ -331,7 +337,7 @@ int stall_halt_place(const struct idx *idx, const struct img *img, size_t seg,
 }
 
 int stall_top(const struct idx *idx, const struct img *img, size_t want,
-	      struct stall_list *out)
+	      const _Atomic int *cancel, struct stall_list *out)
 {
 	struct stall *gc, *pc;
 	size_t ngc = 0, npc = 0, i;
@@ -355,10 +361,10 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 		if (idx_segment_span(idx, out->halts[i].seg, &out->halts[i].at, &end))
 			out->halts[i].at = 0;
 	r = stall_merge(idx, img, STALL_GAP, gc, ngc, want, out->gaps, &out->ngaps,
-			&out->walked);
+			&out->walked, cancel);
 	if (!r)
 		r = stall_merge(idx, img, STALL_PERIOD, pc, npc, want, out->pers,
-				&out->npers, &out->walked);
+				&out->npers, &out->walked, cancel);
 	/* out->gaps lies in gc's block: move it (and pers, halts) to the
 	 * front, keep one */
 	memmove(gc, out->gaps, 3 * want * sizeof(*gc));

@@ -64,13 +64,15 @@ struct stall_list {
 /* The @want longest gaps, the @want slowest periods and the @want
  * segments with the most halted time of the trace @img indexed by @idx
  * (whose time pass gives the summaries and carries), into @out
- * (stall_list_free() it).
+ * (stall_list_free() it).  It walks up to 2 * @want segments: run it
+ * off the UI thread; *@cancel (if not NULL) set stops it between two.
  * It reads the mapping: call it where a SIGBUS is guarded against.
  * Returns 0.
  * Returns -pte_invalid if an argument is NULL or @want is 0.
+ * Returns -pte_canceled if *@cancel was set (the lists are then empty).
  * Returns -pte_nomem if out of memory (the lists are then empty). */
 int stall_top(const struct idx *idx, const struct img *img, size_t want,
-	      struct stall_list *out);
+	      const _Atomic int *cancel, struct stall_list *out);
 
 /* Every gap (@kind STALL_GAP) or period ending in segment @seg, in
  * packet order, into a new array *@out (free() it) of *@n.

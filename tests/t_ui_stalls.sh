@@ -211,4 +211,24 @@ grep -q "slowest periods, no sleeps" "$tmp/none.txt" 2>/dev/null ||
 	fail "a trace without sleeps does not say so: $(head -1 "$tmp/none.txt" 2>/dev/null)"
 grep -q " halt " "$tmp/none.txt" 2>/dev/null && fail "halted rows without sleeps"
 [ $status = 0 ] && echo "ok   :stalls ranks the segments of two planted sleeps first among the most halted, Enter and t go there; none without sleeps"
-exit $status
+
+# In a terminal the list is made off the UI thread and shows once it is
+# done (the loop looks for it often); q while it is made stops the walk
+# and the browser answers at once; the same list as the script's.
+[ $status = 0 ] || exit $status
+keep=$status
+. tests/tmux_lib.sh
+# shellcheck disable=SC2086
+tm_start -- --no-state $opts "$tmp/t.pt"
+keys : s t a l l s Space 3 Enter
+wait_for 'stalls: the 3 longest gaps'
+screen | sed -n 2p | grep -q "at $lb" || fail "the terminal's longest gap is not at $lb: $(screen | sed -n 2p)"
+keys q
+wait_gone 'stalls: the 3 longest gaps'
+keys : s t a l l s Space 1 0 0 0 Enter q : i n f o Enter
+wait_for 'index'
+keys q
+wait_gone 'stalls: (the|finding)'
+tm_quit
+echo "ok   in a terminal: :stalls shows its list once made off the UI thread; q while it is made stops it"
+exit $keep

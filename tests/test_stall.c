@@ -153,7 +153,7 @@ static size_t check_top(struct trace *t, size_t want)
 	struct stall *all[2];
 	size_t na[2], i, k, shared = 0;
 
-	assert_int_equal(stall_top(t->idx, &t->img, want, &l), 0);
+	assert_int_equal(stall_top(t->idx, &t->img, want, NULL, &l), 0);
 	assert_int_equal(l.partial, 0);
 	all[0] = all_sorted(t, STALL_GAP, &na[0]);
 	all[1] = all_sorted(t, STALL_PERIOD, &na[1]);
@@ -234,7 +234,7 @@ static void test_null(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(stall_top(NULL, NULL, 5, &l), -pte_invalid);
+	assert_int_equal(stall_top(NULL, NULL, 5, NULL, &l), -pte_invalid);
 	assert_int_equal(stall_segment(NULL, NULL, 0, STALL_GAP, &v, &n), -pte_invalid);
 	stall_list_free(NULL);
 }
@@ -322,7 +322,15 @@ static void test_halts(void **state)
 	tr_index(&t, d, n);
 	s1 = pwrx_seg(&t, d, n, 0x20000);
 	s2 = pwrx_seg(&t, d, n, 0x50000);
-	assert_int_equal(stall_top(t.idx, &t.img, 3, &l), 0);
+	/* asked to stop: stopped before its first walk, nothing listed */
+	{
+		_Atomic int stop = 1;
+
+		assert_int_equal(stall_top(t.idx, &t.img, 3, &stop, &l), -pte_canceled);
+		assert_int_equal(l.ngaps + l.npers + l.nhalts, 0);
+		assert_null(l.gaps);
+	}
+	assert_int_equal(stall_top(t.idx, &t.img, 3, NULL, &l), 0);
 	assert_int_equal(l.nhalts, 3);
 	assert_int_equal(l.halts[0].seg, s2);
 	assert_int_equal(l.halts[1].seg, s1);
@@ -345,7 +353,7 @@ static void test_halts(void **state)
 	d = gen("--seed 3 --size 512KiB --no-sleep", &n);
 	assert_non_null(d);
 	tr_index(&t, d, n);
-	assert_int_equal(stall_top(t.idx, &t.img, 5, &l), 0);
+	assert_int_equal(stall_top(t.idx, &t.img, 5, NULL, &l), 0);
 	assert_int_equal(l.nhalts, 0);
 	assert_true(l.ngaps > 0);
 	stall_list_free(&l);
@@ -495,7 +503,7 @@ static void test_planted(void **state)
 	tsc_forward(g, pk, m[0], 1ull << 28);
 	tsc_forward(g, pk, m[1], 1ull << 30);
 	tr_index(&tg, g, n);
-	assert_int_equal(stall_top(tg.idx, &tg.img, 2, &l), 0);
+	assert_int_equal(stall_top(tg.idx, &tg.img, 2, NULL, &l), 0);
 	assert_int_equal(l.ngaps, 2);
 	assert_int_equal(l.gaps[0].at, pk[m[1]].offset);
 	assert_int_equal(l.gaps[1].at, pk[m[0]].offset);
@@ -519,7 +527,7 @@ static void test_planted(void **state)
 		m[nm++] = k;
 		planted = nm == 3;
 	}
-	assert_int_equal(stall_top(t.idx, &t.img, 2, &l), 0);
+	assert_int_equal(stall_top(t.idx, &t.img, 2, NULL, &l), 0);
 	assert_int_equal(l.npers, 2);
 	/* the two planted periods, ending at the second and third MTC */
 	assert_true((l.pers[0].at == pk[m[1]].offset && l.pers[1].at == pk[m[2]].offset) ||

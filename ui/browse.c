@@ -31,6 +31,7 @@
 #include "search_ui.h"
 #include "session.h"
 #include "status.h"
+#include "stalls.h"
 #include "sym_ui.h"
 #include "term.h"
 #include "trace.h"
@@ -63,7 +64,7 @@ static int browse_turn_body(void *arg)
 	}
 	/* A search's first hit, and a walk's iterations, are shown soon
 	 * after they are known. */
-	c = term_getkey(ui, t->searching > 1 || iterations_busy(ui) ? 40 :
+	c = term_getkey(ui, t->searching > 1 || iterations_busy(ui) || stalls_busy(ui) ? 40 :
 		      t->indexing || t->searching || marks_panel_busy(ui) ||
 		      funcs_busy(ui) || marks_pending(ui->bm) ? 250 : 2000);
 	if (c == ERR) {

@@ -21,6 +21,7 @@
 #include "script.h"
 #include "search_ui.h"
 #include "session.h"
+#include "stalls.h"
 #include "term.h"
 #include "tl.h"
 #include "ui.h"
@@ -139,8 +140,10 @@ static void script_bench(struct ui *ui, char *args)
 			} else if (cmd) {
 				script_bench_cmd(line, sizeof(line), cmd, i + 1);
 				cmd_line(ui, line, 0);
-				/* :iterations' walk is part of its time */
+				/* :iterations' and :stalls' walks are part
+				 * of their time */
 				iterations_wait(ui);
+				stalls_wait(ui);
 			} else {
 				continue;
 			}
@@ -223,6 +226,7 @@ static int script_line(struct ui *ui, char *p)
 
 	if (*p == ':' && p[1]) {
 		cmd_line(ui, p + 1, 0);
+		stalls_wait(ui);	/* the screen is the list */
 		view_draw(&ui->vs);
 		term_flush();
 		return 0;

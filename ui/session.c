@@ -18,6 +18,7 @@
 #include "msg.h"
 #include "search_ui.h"
 #include "session.h"
+#include "stalls.h"
 #include "timefmt.h"
 #include "trace.h"
 #include "ui.h"
@@ -180,6 +181,7 @@ int session_poll(struct ui *ui)
 void session_idx_stop(struct ui *ui)
 {
 	iterations_stop(ui);	/* it reads the index */
+	stalls_stop(ui);	/* and so does this */
 	if (!ui->idx)
 		return;
 	session_cache_join(ui);

@@ -11,9 +11,9 @@
  * (decoder/stall.h: the top N segments by their summaries, walked for all
  * their gaps and periods, so two in one segment both show), then the N
  * segments whose sleeps (PWRE, EXSTOP .. PWRX) held the core halted
- * longest, from their summaries alone; a row shown, jumped to or marked
- * is then placed at its longest sleep's PWRX (stall_halt_place(): a walk
- * of that segment, once).
+ * longest, from their summaries alone, each placed at its longest sleep's
+ * PWRX (stall_halt_place(): a walk of that segment).  The walks run off
+ * the UI thread (st_job_*); the view says so until the list is made.
  * A row says the code there once it is shown (sym_ui_status(): the
  * function of the instruction the packet decided, its source line), and
  * Enter jumps.  The list is a view (view.h); 't' in it marks the places
@@ -21,9 +21,12 @@
  */
 #include <curses.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "code.h"
@@ -40,6 +43,7 @@
 #include "sym_ui.h"
 #include "timefmt.h"
 #include "tm.h"
+#include "trace.h"
 #include "ui.h"
 #include "window.h"
 
@@ -49,8 +53,6 @@
 struct st_row {
 	uint8_t kind;		/* enum stall_kind */
 	uint8_t ctx_done;	/* ctx was looked for */
-	uint8_t placed;		/* a halted segment's s.at is its longest
-				 * sleep's place (st_place()) */
 	struct stall s;		/* the gap or period */
 	char ctx[160];		/* the code there, "" if not known */
 };
@@ -61,31 +63,108 @@ static struct {
 	size_t n, ngap, nper, nhalt;
 	struct listnav ln;
 	size_t partial;		/* segments the time pass has not reached */
+	int shown;		/* the job's outcome was taken and said */
 	int tl;			/* the places are marked on the timeline */
 	const struct img *img;	/* the trace the rows belong to */
 } st;
 
+/*
+ * The list is made off the UI thread: stall_top() walks up to 2N
+ * segments, and each halted segment is walked once more for its place
+ * (:stalls 1000 on 4 GiB: about 0.2 s).  The view says so meanwhile;
+ * closing it stops the walk.
+ */
+static struct {
+	pthread_t thread;
+	int on;			/* a thread to join */
+	int want;		/* the list asked for */
+	_Atomic int done, cancel;
+	int status;		/* the thread's: 0 or a negative error code */
+	const struct idx *idx;
+	const struct img *img;
+	struct stall_list l;	/* the thread's until done */
+} sj;
+
 static const struct view_ops stalls_view;
 
-/* Gather the @want longest gaps, the @want slowest periods (stall_top():
- * exact, two in one segment included) and the @want segments most halted
- * of the whole trace.
- * Returns 0 or a negative error code. */
-static int st_gather(struct ui *ui, size_t want)
+/* The job: the list, then the halted segments' places. */
+static int st_job_body(void *arg)
+{
+	size_t i;
+	uint64_t at;
+	int r;
+
+	(void)arg;
+	r = stall_top(sj.idx, sj.img, (size_t)sj.want, &sj.cancel, &sj.l);
+	for (i = 0; !r && i < sj.l.nhalts; i++) {
+		if (atomic_load(&sj.cancel))
+			r = -pte_canceled;
+		else if (!stall_halt_place(sj.idx, sj.img, sj.l.halts[i].seg, &at))
+			sj.l.halts[i].at = at;
+	}
+	return r;
+}
+
+static void *st_job_thread(void *arg)
+{
+	sj.status = trace_guard(st_job_body, arg);
+	atomic_store(&sj.done, 1);
+	return NULL;
+}
+
+/* Stop the job and forget what it found. */
+static void st_job_stop(void)
+{
+	if (!sj.on)
+		return;
+	atomic_store(&sj.cancel, 1);
+	pthread_join(sj.thread, NULL);
+	sj.on = 0;
+	stall_list_free(&sj.l);
+}
+
+/* Start the job for @want of each on @ui's trace.
+ * Returns 0 or -pte_nomem. */
+static int st_job_start(struct ui *ui, int want)
+{
+	st_job_stop();
+	memset(&sj.l, 0, sizeof(sj.l));
+	sj.want = want;
+	sj.idx = ui->idx;
+	sj.img = ui->img;
+	sj.status = 0;
+	atomic_store(&sj.done, 0);
+	atomic_store(&sj.cancel, 0);
+	if (pthread_create(&sj.thread, NULL, st_job_thread, NULL))
+		return -pte_nomem;
+	sj.on = 1;
+	return 0;
+}
+
+/* Take the finished job's list (the @want longest gaps, the @want
+ * slowest periods: exact, two in one segment included; the @want
+ * segments most halted, each at its longest sleep) as the rows.
+ * Returns 0, 1 while it runs, or its negative error code. */
+static int st_take(struct ui *ui)
 {
 	struct stall_list l;
 	size_t i;
 	int r;
 
-	free(st.rows);
-	memset(&st.ln, 0, sizeof(st.ln));
-	st.rows = NULL;
-	st.n = st.ngap = st.nper = st.nhalt = 0;
-	st.partial = 0;
-	st.img = ui->img;
-	r = stall_top(ui->idx, ui->img, want, &l);
-	if (r < 0)
+	if (!sj.on)
+		return 0;
+	if (!atomic_load(&sj.done))
+		return 1;
+	pthread_join(sj.thread, NULL);
+	sj.on = 0;
+	l = sj.l;
+	memset(&sj.l, 0, sizeof(sj.l));
+	r = sj.status;
+	if (r < 0) {
+		stall_list_free(&l);
 		return r;
+	}
+	st.img = ui->img;
 	st.n = l.ngaps + l.npers + l.nhalts;
 	st.rows = calloc(st.n ? st.n : 1, sizeof(*st.rows));
 	if (!st.rows) {
@@ -178,18 +257,10 @@ static void st_fmt_halt(const struct ui *ui, uint64_t lo, uint64_t hi, uint32_t 
 }
 
 /* Row @r's place: a halted segment's longest sleep's PWRX (or the
- * anchor closing it), looked for once (a walk of the segment); its PSB if
- * that fails. */
+ * anchor closing it), which the job looked for; its PSB if that failed. */
 static uint64_t st_place(struct ui *ui, struct st_row *r)
 {
-	uint64_t at;
-
-	/* the index is the trace's the rows came from */
-	if (r->kind == STALL_HALT && !r->placed && st.img == ui->img) {
-		r->placed = 1;
-		if (!stall_halt_place(ui->idx, st.img, r->s.seg, &at))
-			r->s.at = at;
-	}
+	(void)ui;
 	return r->s.at;
 }
 
@@ -239,19 +310,67 @@ static int stalls_cmd(struct ui *ui, const struct cmd_args *a)
 		msg_report(ui, UI_ERROR, "stalls: no index");
 		return UI_DRAW_STATUS;
 	}
-	r = st_gather(ui, (size_t)want);
+	free(st.rows);
+	memset(&st, 0, sizeof(st));
+	r = st_job_start(ui, (int)want);
 	if (r < 0) {
 		msg_report(ui, UI_ERROR, "stalls: %s", pte_strerror(r));
 		return UI_DRAW_STATUS;
 	}
-	if (!st.n) {
+	view_push(&ui->vs, &stalls_view, NULL);
+	return UI_DRAW_ALL;
+}
+
+/* The job's list into the view once it is done: an empty list or an
+ * error closes the view with a message.  Returns 1 while it runs. */
+static int st_settle(struct ui *ui)
+{
+	int r = st_take(ui);
+
+	if (r > 0)
+		return 1;
+	if (r < 0 && r != -pte_canceled)
+		msg_report(ui, UI_ERROR, "stalls: %s", pte_strerror(r));
+	else if (!r && !st.n && !st.shown)
 		msg_report(ui, UI_WARN, "stalls: %s", st.partial ?
 			   "the index's time pass has not got far enough yet" :
 			   "no gaps between timing packets (no TSC or placed MTC)");
-		return UI_DRAW_STATUS;
-	}
-	view_push(&ui->vs, &stalls_view, NULL);
-	return UI_DRAW_ALL;
+	if (!st.n && view_top(&ui->vs) && view_top(&ui->vs)->ops == &stalls_view)
+		view_close(&ui->vs, &stalls_view);
+	st.shown = 1;
+	return 0;
+}
+
+int stalls_busy(const struct ui *ui)
+{
+	(void)ui;
+	return sj.on && !atomic_load(&sj.done);
+}
+
+void stalls_wait(struct ui *ui)
+{
+	if (!sj.on)
+		return;
+	while (!atomic_load(&sj.done))
+		usleep(1000);
+	st_settle(ui);
+}
+
+void stalls_stop(struct ui *ui)
+{
+	st_job_stop();
+	view_close(&ui->vs, &stalls_view);
+	free(st.rows);
+	memset(&st, 0, sizeof(st));
+}
+
+/* Closing the view stops a walk still running. */
+static void stalls_view_close(struct ui *ui, struct view *v)
+{
+	(void)ui;
+	(void)v;
+	if (stalls_busy(ui))
+		st_job_stop();
 }
 
 static int stalls_view_key(struct ui *ui, struct view *v, int key)
@@ -306,11 +425,23 @@ static void st_line(struct ui *ui, long i, char *buf, size_t size)
 
 static void stalls_view_draw(struct ui *ui, struct view *v)
 {
-	long n = (long)st.n, i, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
+	long n, i, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
 	int y, len;
 	char buf[512], halts[48];
 
 	(void)v;
+	if (st_settle(ui) || !st.n) {
+		/* still walking (or closed just now: nothing to show) */
+		erase();
+		attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
+		screen_clear(0, 0, ui->cols);
+		snprintf(buf, sizeof(buf), " stalls: finding the %d longest gaps, slowest "
+			 "periods and most halted segments ...   q stops", sj.want);
+		screen_put(0, 0, ui->cols, buf);
+		attrset(A_NORMAL);
+		status_draw(ui);
+		return;
+	}
 	erase();
 	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 	screen_clear(0, 0, ui->cols);
@@ -329,6 +460,7 @@ static void stalls_view_draw(struct ui *ui, struct view *v)
 			 halts, st.partial ? " (time pass partial)" : "", st.tl ? " (on)" : "");
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
+	n = (long)st.n;		/* (st_settle() may have just made the rows) */
 	listnav_fit(&st.ln, n, h);
 	for (y = 0, i = st.ln.top; y < h && i < n; y++, i++) {
 		st_line(ui, i, buf, sizeof(buf));
@@ -365,6 +497,7 @@ static const struct view_ops stalls_view = {
 	.flags = VIEW_OPAQUE,
 	.draw = stalls_view_draw,
 	.key = stalls_view_key,
+	.close = stalls_view_close,
 };
 
 static const struct cmd_row stalls_rows[] = {

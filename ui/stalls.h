@@ -32,4 +32,16 @@ size_t stalls_tl_marks(struct ui *ui, uint64_t lo, uint64_t hi, size_t max,
 /* :stalls (cmd.h). */
 extern const struct cmd_table stalls_cmds;
 
+/* Whether the walk that makes a :stalls list runs: the loop then looks
+ * for its end often.  Returns 1 or 0. */
+int stalls_busy(const struct ui *ui);
+
+/* Wait for that walk and take its list (--script: a :stalls line's
+ * screen is its list). */
+void stalls_wait(struct ui *ui);
+
+/* Stop the walk, close the view and forget the list: before the trace's
+ * mapping or index goes. */
+void stalls_stop(struct ui *ui);
+
 #endif /* STALLS_H */
