@@ -261,12 +261,14 @@ int idx_time_advance(const struct idx *idx, size_t from, size_t to,
  * walk would leave it in (inside a block of BIP packets or not).  @dec
  * must be outside a block (bip_sz < 0) at a packet's start, and @to in
  * [cursor, end] where a packet starts or at the end; no packet is read
- * past @to.  Call it where a SIGBUS is guarded against, as for any read
- * of the mapping.
+ * past @to.  *@stop (if not NULL) set stops it within 256 KiB.  Call it
+ * where a SIGBUS is guarded against, as for any read of the mapping.
  * Returns 0, 1 if a packet could not be decoded (@tm took the loss,
- * tm_gap(), the packets after it were not fed and @dec did not move), or
+ * tm_gap(), the packets after it were not fed and @dec did not move),
+ * -pte_canceled if *@stop was set (@tm and @dec are then mid-way), or
  * -pte_invalid. */
-int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm);
+int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm,
+		  const _Atomic int *stop);
 
 /* The number of segments, from the first, whose carry idx_seek_carry()
  * can give now (an in-order prefix that only grows while the time pass

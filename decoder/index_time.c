@@ -472,15 +472,23 @@ static void tcnt_finish(const struct tcnt *c, struct idx_summary *s)
 		s->max_cyc = cmax;
 }
 
+/* What idx_time_feed() gives and takes beside the model. */
+struct feed_io {
+	const _Atomic int *stop;	/* set: stop (NULL: never) */
+	int lost;			/* a packet could not be decoded */
+	int8_t bip;			/* the decoder's block state at the end */
+};
+
 /* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
  * credit progress and look for a cancel as for idx_pace(); with @count
  * (a constant: the loops are built twice), count them into @s as phase
- * 2's skim does.  Returns 0, or -pte_canceled. */
+ * 2's skim does; with @fio, idx_time_feed()'s.  Returns 0, or
+ * -pte_canceled. */
 static inline __attribute__((always_inline)) int
 time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	       uint64_t off, struct tm_model *tm, uint64_t *credited,
 	       struct gacc *g, struct idx_summary *s, const int count,
-	       int *lost, int8_t *bip)
+	       struct feed_io *fio)
 {
 	const uint8_t *begin = p;
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
@@ -498,7 +506,8 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	}
 	while (p < end) {
 		if (p >= next) {
-			if (idx_pace(idx, (uint64_t)(p - begin), credited) < 0)
+			if (idx_pace(idx, (uint64_t)(p - begin), credited) < 0 ||
+			    (fio && fio->stop && atomic_load(fio->stop)))
 				return -pte_canceled;
 			next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
 		}
@@ -526,8 +535,8 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			tm_gap(tm);
 			if (count)
 				idx_sum_error(s, r);
-			if (lost)
-				*lost = 1;
+			if (fio)
+				fio->lost = 1;
 			break;
 		}
 		if (count)
@@ -543,8 +552,8 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	}
 	if (count)
 		tcnt_finish(&c, s);
-	if (bip)
-		*bip = dec.bip_sz;
+	if (fio)
+		fio->bip = dec.bip_sz;
 	return 0;
 }
 
@@ -558,7 +567,7 @@ static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		     uint64_t off, struct tm_model *tm, uint64_t *credited,
 		     struct gacc *g)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0, NULL, NULL);
+	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0, NULL);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -568,38 +577,39 @@ static int time_skim_sum(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			 uint64_t off, struct tm_model *tm, uint64_t *credited,
 			 struct gacc *g, struct idx_summary *s)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1, NULL, NULL);
+	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1, NULL);
 }
 
-/* time_skim() for idx_time_feed(): no progress, no gaps, a loss said,
- * the decoder's block state at the end kept. */
+/* time_skim() for idx_time_feed(): no progress, no gaps. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("popcnt", "default"), noinline))
 #endif
-static int time_skim_lost(const uint8_t *p, const uint8_t *end, uint64_t off,
-			  struct tm_model *tm, int *lost, int8_t *bip)
+static int time_skim_feed(const uint8_t *p, const uint8_t *end, uint64_t off,
+			  struct tm_model *tm, struct feed_io *fio)
 {
 	uint64_t credited = 0;
 
-	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0,
-			      lost, bip);
+	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0, fio);
 }
 
-int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm)
+int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm,
+		  const _Atomic int *stop)
 {
-	int lost = 0;
-	int8_t bip = -1;
+	struct feed_io fio = { stop, 0, -1 };
+	int r;
 
 	if (!dec || !tm || !to || dec->bip_sz >= 0 || to < dec->pos || to > dec->end)
 		return -pte_invalid;
 	pthread_once(&tsk_once, tsk_fill);
 	idx_sum_init();		/* tsk16() */
-	time_skim_lost(dec->pos, to, dec->base + (uint64_t)(dec->pos - dec->begin),
-		       tm, &lost, &bip);
-	if (lost)
+	r = time_skim_feed(dec->pos, to, dec->base + (uint64_t)(dec->pos - dec->begin),
+			   tm, &fio);
+	if (r < 0)
+		return r;
+	if (fio.lost)
 		return 1;
 	dec->pos = to;
-	dec->bip_sz = bip;
+	dec->bip_sz = fio.bip;
 	return 0;
 }
 

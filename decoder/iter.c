@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include <emmintrin.h>
 #endif
 
 #include "iter.h"
@@ -348,7 +348,7 @@ static int iter_time_skip(struct iter_walk *w, struct pkt_decoder *dec,
 		w->next_off = to;
 	}
 	if (to > at) {
-		r = idx_time_feed(dec, start + (to - off), &w->tm);
+		r = idx_time_feed(dec, start + (to - off), &w->tm, &j->stop);
 		if (r < 0)
 			return r;
 		if (r)

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1457,6 +1458,161 @@ static void test_parallel_time(void **state)
 	}
 }
 
+/* The model's state that idx_time_feed() must leave as tm_advance() does
+ * (all but the caches of the last MHz asked for). */
+static int feed_same(const struct tm_model *a, const struct tm_model *b, const char **what)
+{
+#define FEED_F(x) if (a->x != b->x) { *what = #x; return 0; }
+	FEED_F(est) FEED_F(anchor) FEED_F(cyc_est) FEED_F(ref_time) FEED_F(cal)
+	FEED_F(ratio) FEED_F(cycles) FEED_F(pending) FEED_F(cyc_cal) FEED_F(state)
+	FEED_F(ref_ctc) FEED_F(last_mtc) FEED_F(cbr) FEED_F(nper) FEED_F(per_ticks)
+	FEED_F(per_cyc) FEED_F(nhalt) FEED_F(halt_lo) FEED_F(halt_hi) FEED_F(period)
+#undef FEED_F
+	return 1;
+}
+
+/* idx_time_feed() from any packet to any later one of a segment (from
+ * the index's carry at its PSB) leaves the model as tm_advance() on each
+ * packet does, the decoder where a pkt_next() walk leaves it (in a BIP
+ * block or not), and the next packet's stamp the same; a cut past a
+ * decode error says so, the model taking the loss; a stop flag set stops
+ * it.  ptgen traces with OVFs, corrupt bytes, sleeps, without CYC, with a
+ * cycle threshold, each without and with ptgen's timing configuration. */
+static void test_time_feed(void **state)
+{
+	static const char *const gens[] = {
+		"--seed 3 --size 1MiB --ovf-rate 0.001 --corrupt-rate 0.00002",
+		"--seed 4 --size 1MiB --no-cyc --mix tip",
+		"--seed 5 --size 1MiB --cyc-thresh 3 --mix tnt",
+	};
+	static const char *const opts[] = { "--mtc-freq", "3", "--nom-freq", "12",
+		"--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "100" };
+	size_t g, nchecks = 0, nlost = 0, nblock = 0;
+	unsigned long long seed = 88172645463325252ull;
+
+	(void)state;
+	for (g = 0; g < 2 * sizeof(gens) / sizeof(gens[0]); g++) {
+		size_t n = 0, ns, i, k;
+		uint8_t *d = generate(gens[g / 2], &n);
+		struct tm_config cfg;
+		struct img_span sp;
+		struct img img;
+		struct idx *idx;
+
+		if (!d) {
+			printf("skipped: no ptgen in $BUILD/tools\n");
+			skip();
+		}
+		memset(&cfg, 0, sizeof(cfg));
+		for (k = 0; g % 2 && k < sizeof(opts) / sizeof(opts[0]); k += 2)
+			assert_int_equal(tm_config_option(&cfg, opts[k], opts[k + 1]), 1);
+		img_init_flat(&img, &sp, d, n);
+		assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+		assert_int_equal(idx_build(idx), 0);
+		ns = idx_nseeks(idx);
+		for (i = 0; i < ns; i++) {
+			uint64_t off, end, offs[4096];
+			int8_t bips[4096];
+			struct tm_model base;
+			struct tm_carry c;
+			struct pkt_decoder dec;
+			struct pkt pkt;
+			size_t np = 0, t;
+			int r, err = 0;
+
+			assert_int_equal(idx_segment_span(idx, i, &off, &end), 0);
+			tm_init(&base, &cfg);
+			assert_true(idx_seek_carry(idx, i, &c) >= 0);
+			if (idx_seek_carry(idx, i, &c) == 0)
+				tm_restore(&base, &c);
+			pkt_decoder_init(&dec, d + off, d + end, off);
+			for (;;) {
+				if (np == 4096)
+					break;
+				offs[np] = (uint64_t)(dec.pos - d);
+				bips[np++] = dec.bip_sz;
+				r = pkt_next(&dec, &pkt);
+				if (r < 0) {
+					err = r != -pte_eos;
+					break;
+				}
+			}
+			if (np == 4096)
+				continue;
+			for (t = 0; t < 6; t++) {
+				size_t a, b, q;
+				struct tm_model m1 = base, m2;
+				struct pkt_decoder d1, d2;
+				const char *what = "";
+				int fr, lost = 0;
+
+				seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+				/* the first from the PSB, the second to the end
+				 * (past a decode error, if there is one) */
+				a = t > 1 ? seed % np : 0;
+				b = t == 1 ? np - 1 : a + (seed >> 20) % (np - a);
+				if (bips[a] >= 0)
+					continue;
+				pkt_decoder_init(&d1, d + off, d + end, off);
+				for (q = 0; q < a; q++) {
+					pkt_next(&d1, &pkt);
+					tm_advance(&m1, &pkt);
+				}
+				m2 = m1;
+				d2 = d1;
+				for (q = a; q < b; q++) {
+					pkt_next(&d1, &pkt);
+					tm_advance(&m1, &pkt);
+				}
+				if (b == np - 1 && err) {
+					tm_gap(&m1);
+					lost = 1;
+				}
+				fr = idx_time_feed(&d2, lost ? d + end : d + offs[b], &m2, NULL);
+				assert_int_equal(fr, lost);
+				if (!feed_same(&m1, &m2, &what))
+					fail_msg("seg %zu, cut %#" PRIx64 "..%#" PRIx64 ": %s differs",
+						 i, offs[a], offs[b], what);
+				nchecks++;
+				nlost += (size_t)lost;
+				if (lost || b == np - 1)
+					continue;
+				assert_ptr_equal(d1.pos, d2.pos);
+				assert_int_equal(d1.bip_sz, d2.bip_sz);
+				nblock += d2.bip_sz >= 0;
+				{
+					struct tm_stamp s1, s2;
+					struct pkt p1, p2;
+
+					assert_int_equal(pkt_next(&d1, &p1), pkt_next(&d2, &p2));
+					assert_int_equal(p1.type, p2.type);
+					tm_step(&m1, &p1, &s1);
+					tm_step(&m2, &p2, &s2);
+					assert_memory_equal(&s1, &s2, sizeof(s1));
+				}
+			}
+		}
+		/* a stop flag set: stopped at the first look (256 KiB in) */
+		{
+			_Atomic int stop = 1;
+			struct pkt_decoder dd;
+			struct tm_model m;
+			uint64_t off, end;
+
+			tm_init(&m, &cfg);
+			assert_int_equal(idx_segment_span(idx, 0, &off, &end), 0);
+			pkt_decoder_init(&dd, d + off, d + n, off);
+			assert_int_equal(idx_time_feed(&dd, d + off, &m, &stop), 0);
+			assert_int_equal(idx_time_feed(NULL, d + off, &m, NULL), -pte_invalid);
+		}
+		idx_free(idx);
+		free(d);
+	}
+	assert_true(nchecks > 1000);
+	assert_true(nlost > 0);
+	(void)nblock;
+}
+
 /* One progress fraction for the whole build: it never goes back across
  * the phases and ends at 1. */
 static void test_progress_frac(void **state)
@@ -1565,6 +1721,7 @@ int main(void)
 		cmocka_unit_test(test_ncarried),
 		cmocka_unit_test(test_parallel_time),
 		cmocka_unit_test(test_progress_frac),
+		cmocka_unit_test(test_time_feed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
