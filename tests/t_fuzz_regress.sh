@@ -20,7 +20,8 @@ for src in tests/fuzz/fuzz_*.c; do
 	$CC -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 $san \
 		-Idecoder -Isrc -Iui -I"$BUILD/gen" "$src" tests/fuzz/driver.c \
 		"$BUILD/libptui.a" "$BUILD/libptapp.a" "$BUILD/libptdec.a" \
-		$(pkg-config --libs ncursesw) -lreadline -lxxhash -lZydis -lelf -lipt -lpthread -lm \
+		$(pkg-config --libs ncursesw) -lreadline -lxxhash -lZydis \
+		$(pkg-config --libs libdw 2>/dev/null) -lelf -lipt -lpthread -lm \
 		-o "$bin" || { echo "FAIL build $t"; fail=1; continue; }
 	n=$((n + 1))
 	# Saved findings, the target's seeds (tests/fuzz/seeds/<target>/) and
