@@ -737,16 +737,19 @@ int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *h
 	 * not stand for the ones near @off that are not found yet. */
 	search_ui_snap(su);
 	i = search_ui_lower(su, off);
+	/* not known yet; an ended search (stopped, or at its most hits)
+	 * will not know them either */
+	r = st.finished ? 2 : 1;
 	if (i < su->nsnap && su->snap[i] == off)
 		*hit = off;
 	else if (search_ui_adjacent(ui, off + 1, -1, hit))
-		return 1;
+		return r;
 	if (*hit == UINT64_MAX && search_ui_adjacent(ui, off, 1, hit))
-		return 1;
+		return r;
 	if (*hit == UINT64_MAX)
 		return -1;
 	if (search_ui_adjacent(ui, *hit, -1, prev) || search_ui_adjacent(ui, *hit, 1, next))
-		return 1;
+		return r;
 	return 0;
 }
 

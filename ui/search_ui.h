@@ -71,6 +71,8 @@ int search_ui_is_hit(struct ui *ui, uint64_t off);
  * Returns 1 if not yet: the search has not gone to its first hit (that is
  * the hit meant), or has not reached the hits near @off and they are not
  * close to it (a search by terms: until it has ended).
+ * Returns 2 if the search has ended (stopped, or at its most hits)
+ * without reaching them, and they are not close to @off.
  * Returns -1 if there is no search, or it found no hit at all. */
 int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *hit,
 			uint64_t *next);

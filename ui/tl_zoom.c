@@ -274,6 +274,11 @@ static int tl_zoom_hit(struct ui *ui)
 		search_ui_wait(ui);	/* a script waits for the search */
 		r = search_ui_hits_near(ui, ui->cursor, &prev, &hit, &next);
 	}
+	if (r == 2) {
+		msg_report(ui, UI_WARN, "zoom hit: the search stopped before the hits "
+			   "near the cursor (search again from here)");
+		return draw | UI_DRAW_STATUS;
+	}
 	if (r > 0) {
 		msg_report(ui, UI_INFO, "zoom hit: the hits near the cursor are not "
 			   "known yet (the search goes on; try again when it has ended)");
