@@ -46,7 +46,8 @@ struct fix {
 	int stream;
 };
 
-/* @stream -1: the largest, at least half the sample's trace whichever
+/* @stream -1: the largest (-2: the smallest, if not too small), the
+ * largest at least half the sample's trace whichever
  * way a recording shared its threads out between the two CPUs (the
  * sizes differ from recording to recording; CI records its own). */
 static int fix_open(struct fix *fx, int stream)
@@ -61,10 +62,18 @@ static int fix_open(struct fix *fx, int stream)
 	assert_int_equal(trace_open(&fx->t, path, err, sizeof(err)), 0);
 	if (stream < 0) {
 		size_t i;
+		int big = 0, small = 0;
 
-		for (i = 1, stream = 0; i < fx->t->nstreams; i++)
-			if (fx->t->streams[i].img.size > fx->t->streams[stream].img.size)
-				stream = (int)i;
+		for (i = 1; i < fx->t->nstreams; i++) {
+			if (fx->t->streams[i].img.size > fx->t->streams[big].img.size)
+				big = (int)i;
+			if (fx->t->streams[i].img.size < fx->t->streams[small].img.size)
+				small = (int)i;
+		}
+		/* -2: the smallest if it holds six chunks of 4 KiB, so a
+		 * stream other than the largest is tested too */
+		stream = stream == -2 && fx->t->streams[small].img.size >= 6 * 4096 ?
+			 small : big;
 	}
 	assert_true((size_t)stream < fx->t->nstreams);
 	fx->stream = stream;
@@ -315,6 +324,13 @@ static void test_grid_psb(void **state)
 	one_stream(-1, 4096);
 }
 
+/* The other stream (where the sample's is not too small). */
+static void test_other_stream(void **state)
+{
+	(void)state;
+	one_stream(-2, 4096);
+}
+
 static void test_grid_two_psbs(void **state)
 {
 	(void)state;
@@ -394,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_grid_psb),
 		cmocka_unit_test(test_grid_two_psbs),
+		cmocka_unit_test(test_other_stream),
 		cmocka_unit_test(test_budget),
 	};
 

@@ -16,15 +16,19 @@ FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DPTB_FUZZING
  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
  -Idecoder -Isrc -Iui -I$BUILD/gen"
 mkdir -p "$BUILD/obj" "$BUILD/gen" "$BUILD/fuzz"
-sh tools/embed.sh keymaps/*.keys >"$BUILD/gen/keymaps_builtin.h" 2>/dev/null ||
-	echo 'static const struct { const char *name; const char *text; } keymaps_builtin[] = {{0,0}};' >"$BUILD/gen/keymaps_builtin.h"
+# (replaced only when it changes: it counts among the headers below)
+sh tools/embed.sh keymaps/*.keys >"$BUILD/gen/keymaps_builtin.h.new" 2>/dev/null ||
+	echo 'static const struct { const char *name; const char *text; } keymaps_builtin[] = {{0,0}};' >"$BUILD/gen/keymaps_builtin.h.new"
+cmp -s "$BUILD/gen/keymaps_builtin.h.new" "$BUILD/gen/keymaps_builtin.h" &&
+	rm -f "$BUILD/gen/keymaps_builtin.h.new" ||
+	mv "$BUILD/gen/keymaps_builtin.h.new" "$BUILD/gen/keymaps_builtin.h"
 
 # One archive of everything but main(); the linker takes what a target needs.
 # An object is made again when its source or any header is newer: a
 # struct changed in a header and objects of the old layout linked with the
 # new ones gave false findings (a "leak" in window, a crash in keymap).
 objs=
-hdr=$(ls -t decoder/*.h src/*.h ui/*.h | head -1)
+hdr=$(ls -t decoder/*.h src/*.h ui/*.h "$BUILD/gen/keymaps_builtin.h" | head -1)
 for f in decoder/*.c src/*.c ui/*.c; do
 	[ -f "$f" ] || continue
 	case $f in src/main.c) continue ;; esac
