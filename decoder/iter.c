@@ -60,6 +60,8 @@ struct iter_job {
 	int joined;
 	struct iter_bound *b;	/* the thread's until finished */
 	size_t cap;
+	uint64_t *offs;		/* iter_opts.offsets' copy, or NULL */
+	size_t noffs;
 };
 
 /* Whether the walk must stop: the owner cancelled, or the pool stopped. */
@@ -89,6 +91,8 @@ struct iter_walk {
 	size_t want;		/* the boundary awaiting its upper bound */
 	int cont;		/* the segment holds no boundary to time:
 				 * stop once nothing is awaited */
+	size_t oi;		/* the find pass with given offsets: the
+				 * first not passed yet */
 	uint64_t quick;		/* the find pass, for a predicate that needs
 				 * neither IPs nor time (srch_ctx): the
 				 * types a packet must have to be looked at
@@ -131,13 +135,20 @@ static int iter_find_packet(struct iter_walk *w, const struct pkt *pkt)
 	struct iter_unit *u = w->u;
 	struct tm_stamp st;
 	struct iter_bound b;
-	int r;
+	int r, match;
 
 	if (w->ctx.need_ip || w->ctx.use_tm)
 		srch_step(&w->ctx, pkt);	/* else it would keep nothing */
 	if (pkt->type == PKT_OVF)
 		w->lost = 1;
-	if (!(w->types >> pkt->type & 1) || !srch_match(w->j->pred, pkt, &w->ctx)) {
+	if (w->j->offs) {
+		while (w->oi < w->j->noffs && w->j->offs[w->oi] < pkt->offset)
+			w->oi++;
+		match = w->oi < w->j->noffs && w->j->offs[w->oi] == pkt->offset;
+	} else {
+		match = w->types >> pkt->type & 1 && srch_match(w->j->pred, pkt, &w->ctx);
+	}
+	if (!match) {
 		if (!w->timed)
 			return 0;
 		if (pkt->type == PKT_CYC && w->want_hi) {
@@ -415,6 +426,22 @@ static int iter_span(struct iter_walk *w, const struct img_span *sp, uint64_t of
 	}
 }
 
+/* The first of the given offsets at or after @off. */
+static size_t iter_offs_lower(const struct iter_job *j, uint64_t off)
+{
+	size_t lo = 0, hi = j->noffs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->offs[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Walk segment [@off, @end) from its PSB, as the index's time pass does
  * (a decode error or a gap between spans loses data; an error ends the
  * segment).  Returns 0, 1 if it stopped early, -pte_canceled or
@@ -431,7 +458,9 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 	if (img_gap_at(j->img, off) && w->lose(w))
 		return 1;
 	w->quick = ~0ull;
-	if (w->packet == iter_find_packet) {
+	if (w->packet == iter_find_packet && j->offs) {
+		w->oi = iter_offs_lower(j, off);
+	} else if (w->packet == iter_find_packet) {
 		srch_ctx_init(&w->ctx, j->pred, j->img);
 		if (!w->timed && !w->ctx.need_ip && !w->ctx.use_tm)
 			w->quick = w->types | 1ull << PKT_OVF;
@@ -486,12 +515,26 @@ static int iter_may_hit(const struct iter_job *j, size_t i, int *lost)
 
 	if (idx_summary_counts(j->idx, i, &sum))
 		return 1;
-	/* a boundary is a packet of the predicate's types: of their classes */
-	for (c = 0; c < PKC_NCLASSES && !(j->classes >> c & 1 && sum.per_class[c]); c++)
-		;
-	if (c < PKC_NCLASSES && srch_segment_may_match(j->pred, &sum) &&
-	    srch_segment_may_hit(j->pred, j->img, j->idx, i))
-		return 1;
+	if (j->offs) {
+		uint64_t off, end;
+		size_t k;
+
+		/* a given offset in the segment */
+		if (idx_segment_span(j->idx, i, &off, &end))
+			return 1;
+		k = iter_offs_lower(j, off);
+		if (k < j->noffs && j->offs[k] < end)
+			return 1;
+	} else {
+		/* a boundary is a packet of the predicate's types: of their
+		 * classes */
+		for (c = 0; c < PKC_NCLASSES &&
+		     !(j->classes >> c & 1 && sum.per_class[c]); c++)
+			;
+		if (c < PKC_NCLASSES && srch_segment_may_match(j->pred, &sum) &&
+		    srch_segment_may_hit(j->pred, j->img, j->idx, i))
+			return 1;
+	}
 	/* one span: no gap but at the end (a lost tail holds no PSB) */
 	if (idx_summary_trouble(&sum) ||
 	    (j->img->nspans > 1 && !idx_seek(j->idx, i, &sk) &&
@@ -774,7 +817,7 @@ static int iter_body(void *arg)
 	if (!j->units)
 		return -pte_nomem;
 	j->next_off = UINT64_MAX;
-	for (t = 0; t < PKT_NTYPES; t++)
+	for (t = 0; j->pred && t < PKT_NTYPES; t++)
 		if (srch_pred_types(j->pred) >> t & 1)
 			j->classes |= 1u << pkt_type_class((enum pkt_type)t);
 	r = iter_pass(j, iter_run_find, iter_find_merge, nthreads);
@@ -816,7 +859,8 @@ int iter_start(struct iter_job **out, const struct img *img,
 	struct iter_job *j;
 	struct tm_carry c;
 
-	if (!out || !img || !idx || !pred || !cfg) {
+	if (!out || !img || !idx || !cfg || (!pred && !(opts && opts->offsets)) ||
+	    (opts && opts->noffsets && !opts->offsets)) {
 		srch_pred_free((struct srch_pred *)pred);
 		return -pte_invalid;
 	}
@@ -837,13 +881,26 @@ int iter_start(struct iter_job **out, const struct img *img,
 		j->opts = *opts;
 	if (!j->opts.max_bounds)
 		j->opts.max_bounds = ITER_MAX_BOUNDS;
-	if (pthread_create(&j->thread, NULL, iter_thread, j)) {
-		srch_pred_free(j->pred);
-		free(j);
-		return -pte_nomem;
+	if (j->opts.offsets) {
+		/* copied: the caller's may go; an empty set is one that
+		 * holds none */
+		j->offs = malloc((j->opts.noffsets ? j->opts.noffsets : 1) * sizeof(*j->offs));
+		if (!j->offs)
+			goto nomem;
+		memcpy(j->offs, j->opts.offsets, j->opts.noffsets * sizeof(*j->offs));
+		j->noffs = j->opts.noffsets;
+		j->opts.offsets = NULL;
 	}
+	if (pthread_create(&j->thread, NULL, iter_thread, j))
+		goto nomem;
 	*out = j;
 	return 0;
+
+nomem:
+	srch_pred_free(j->pred);
+	free(j->offs);
+	free(j);
+	return -pte_nomem;
 }
 
 void iter_progress(struct iter_job *j, struct iter_progress *p)
@@ -890,6 +947,7 @@ void iter_free(struct iter_job *j)
 	iter_wait(j);
 	srch_pred_free(j->pred);
 	free(j->b);
+	free(j->offs);
 	free(j);
 }
 

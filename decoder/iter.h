@@ -79,6 +79,13 @@ struct iter_opts {
 				 * (the result is the same; for tests) */
 	/* Run the walk as guard(body, arg) (srch_opts.guard). */
 	int (*guard)(int (*body)(void *), void *arg);
+	/* The boundaries given: the packets at these offsets (sorted,
+	 * unique; copied) instead of the predicate's hits, which is then
+	 * NULL -- the hits of a search the decoder cannot run itself, such
+	 * as a function's entry found by decoding the code.  Data lost is
+	 * found as for a predicate, and so are the times. */
+	const uint64_t *offsets;
+	size_t noffsets;
 };
 
 /* A snapshot of a job. */
@@ -93,12 +100,13 @@ struct iter_progress {
 };
 
 /* Find the boundaries of @pred (the job takes it: iter_free() frees it,
- * and so does a failed start) in @img with @idx's seek points
+ * and so does a failed start; NULL with iter_opts.offsets) in @img with
+ * @idx's seek points
  * and time carries (the index must be complete and keep its time pass;
  * both must outlive the job) and timing configuration @cfg (copied), in a
  * background thread.
  * Returns 0 and sets *@out.
- * Returns -pte_invalid if an argument is NULL.
+ * Returns -pte_invalid if an argument is NULL (but @pred with offsets).
  * Returns -pte_no_time if the index has no time pass or is not complete.
  * Returns -pte_nomem if out of memory or the thread could not start. */
 int iter_start(struct iter_job **out, const struct img *img,

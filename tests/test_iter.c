@@ -133,6 +133,34 @@ static size_t same_as_straight(const struct img *img, struct idx *idx,
 		if (memcmp(&b[0][i], &b[1][i], sizeof(b[0][i])))
 			fail_msg("%s: boundary %zu at 0x%llx differs", expr, i,
 				 (unsigned long long)b[1][i].offset);
+	/* The same offsets given (iter_opts.offsets: a code search's hits):
+	 * the same boundaries, lost data and times, skipping or straight */
+	{
+		uint64_t *offs = malloc((n[0] ? n[0] : 1) * sizeof(*offs));
+
+		assert_non_null(offs);
+		for (i = 0; i < n[0]; i++)
+			offs[i] = b[0][i].offset;
+		for (k = 0; k < 2; k++) {
+			struct iter_opts o = { .nthreads = nthreads, .straight = k,
+					       .offsets = offs, .noffsets = n[0] };
+			const struct iter_bound *g;
+			struct iter_job *jg;
+			size_t ng;
+
+			assert_int_equal(iter_start(&jg, img, idx, NULL, cfg, &o), 0);
+			assert_int_equal(iter_wait(jg), 0);
+			g = iter_bounds(jg, &ng);
+			if (ng != n[0])
+				fail_msg("%s: %zu boundaries given, %zu found", expr, n[0], ng);
+			for (i = 0; i < ng; i++)
+				if (memcmp(&g[i], &b[0][i], sizeof(g[i])))
+					fail_msg("%s: given boundary %zu at 0x%llx differs", expr,
+						 i, (unsigned long long)g[i].offset);
+			iter_free(jg);
+		}
+		free(offs);
+	}
 	iter_free(j[0]);
 	iter_free(j[1]);
 	return n[0];
