@@ -77,4 +77,39 @@ LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --no-index --script "$tmp/key
 grep -q "iterations: the index is not complete" "$tmp/early.txt" 2>/dev/null ||
 	fail "no index: $(tail -1 "$tmp/early.txt" 2>/dev/null)"
 [ $status = 0 ] && echo "ok   :iterations finds the planted slow iteration first, exact in cycles"
+
+# A function's entry as the boundary (a code term: its search decodes the
+# code, then the walk times its hits): on the recorded sample, as many
+# iterations as the search's hits less one; a name that is no function
+# says so.
+. tests/rec_lib.sh
+if rec_sample "$tmp/rec"; then
+	cat > "$tmp/keys3" <<EOF
+wait-index
+:iterations call word_hash
+wait-iterations
+:save-screen $tmp/code.txt
+q
+/call Space word_hash Enter
+wait-search
+:save-screen $tmp/codes.txt
+:iterations call no_such_function
+:save-screen $tmp/nocode.txt
+q
+EOF
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys3" \
+		--size 150x30 "$tmp/rec/perf.data" > "$tmp/out3" 2>&1 || fail "exit status $? (code)"
+	m=$(sed -n "1s/.*': \([0-9]*\) measured, \([0-9]*\) broken.*/\1 \2/p" "$tmp/code.txt" 2>/dev/null)
+	nh=$(sed -n 's/.*\/call word_hash \[[0-9-]*\/\([0-9]*\)\].*/\1/p' "$tmp/codes.txt" 2>/dev/null | head -1)
+	if [ -z "$m" ] || [ -z "$nh" ] || [ "$nh" -lt 10 ]; then
+		fail "call word_hash: '$(head -1 "$tmp/code.txt" 2>/dev/null)', search: '$(grep -o '/call.*' "$tmp/codes.txt" 2>/dev/null)'"
+	elif [ $((${m% *} + ${m#* })) -ne $((nh - 1)) ]; then
+		fail "call word_hash: $m measured and broken, the search $nh hits"
+	fi
+	tail -n 1 "$tmp/nocode.txt" | grep -q "iterations: call no_such_function: no function" ||
+		fail "no such function: $(tail -n 1 "$tmp/nocode.txt" 2>/dev/null)"
+	[ $status = 0 ] && echo "ok   :iterations call word_hash: the search's $nh hits as boundaries"
+else
+	echo "skipped: $rec_err"
+fi
 exit $status

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "code.h"
+#include "ctxterm.h"
 #include "iter.h"
 #include "iterations.h"
 #include "listnav.h"
@@ -21,6 +23,8 @@
 #include "nav.h"
 #include "prompt.h"
 #include "screen.h"
+#include "search_code.h"
+#include "search_sb.h"
 #include "status.h"
 #include "timefmt.h"
 #include "tm.h"
@@ -30,6 +34,8 @@
 #define IT_HIST_MAX	10	/* histogram rows at most */
 
 static struct {
+	struct search_sb *sb;	/* code or sideband terms: the search that
+				 * finds the boundaries, before the walk */
 	struct iter_job *job;
 	char expr[128];
 	const struct iter_bound *b;	/* the job's, once finished */
@@ -49,6 +55,7 @@ static const struct view_ops iterations_view;
 
 static void it_reset(void)
 {
+	search_sb_free(it.sb);
 	iter_free(it.job);
 	free(it.items);
 	free(it.order);
@@ -57,14 +64,58 @@ static void it_reset(void)
 
 void iterations_stop(struct ui *ui)
 {
-	if (it.job)
+	if (it.job || it.sb)
 		view_close(&ui->vs, &iterations_view);
 	it_reset();
 }
 
+/* The search for code or sideband terms done: its hits are the
+ * boundaries of a walk (iter_opts.offsets).  Returns 1 while it runs. */
+static int it_searched(struct ui *ui)
+{
+	struct iter_opts o = { .guard = trace_guard };
+	uint64_t done, total, *offs = NULL, h, at = 0;
+	size_t nhits, n = 0;
+	int fin, st, r;
+
+	if (!it.sb)
+		return 0;
+	search_sb_progress(it.sb, &done, &total, &nhits, &fin, &st);
+	if (!fin)
+		return 1;
+	if (st < 0) {
+		it.failed = st;
+		goto out;
+	}
+	offs = malloc((nhits ? nhits : 1) * sizeof(*offs));
+	if (!offs) {
+		it.failed = -pte_nomem;
+		goto out;
+	}
+	while (n < nhits && !search_sb_row(it.sb, at, 1, &h)) {
+		offs[n++] = h;
+		at = h + 1;
+	}
+	o.offsets = offs;
+	o.noffsets = n;
+	r = iter_start(&it.job, ui->img, ui->idx, NULL, &ui->tmcfg, &o);
+	if (r < 0) {
+		it.job = NULL;
+		it.failed = r;
+	}
+out:
+	free(offs);
+	search_sb_free(it.sb);
+	it.sb = NULL;
+	return 0;
+}
+
 void iterations_wait(struct ui *ui)
 {
-	(void)ui;
+	if (it.sb) {
+		search_sb_wait(it.sb);
+		it_searched(ui);
+	}
 	if (it.job)
 		iter_wait(it.job);
 }
@@ -74,6 +125,8 @@ int iterations_busy(const struct ui *ui)
 	struct iter_progress p;
 
 	(void)ui;
+	if (it.sb)
+		return 1;
 	if (!it.job || it.ready)
 		return 0;
 	iter_progress(it.job, &p);
@@ -253,12 +306,24 @@ static void iterations_view_draw(struct ui *ui, struct view *v)
 	int y = 1, rows;
 
 	(void)v;
+	it_searched(ui);
 	it_finish(ui);
 	erase();
 	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 	screen_clear(0, 0, ui->cols);
-	iter_progress(it.job, &p);
-	if (it.failed)
+	memset(&p, 0, sizeof(p));
+	if (it.job)
+		iter_progress(it.job, &p);
+	if (it.sb) {
+		uint64_t done, total;
+		size_t nh;
+		int fin, st;
+
+		search_sb_progress(it.sb, &done, &total, &nh, &fin, &st);
+		snprintf(buf, sizeof(buf), " iterations of '%s': finding the boundaries %d%%"
+			 " (%zu so far)   q cancels", it.expr,
+			 total ? (int)(done * 100 / total) : 0, nh);
+	} else if (it.failed)
 		snprintf(buf, sizeof(buf), " iterations of '%s': %s   q closes", it.expr,
 			 pte_strerror(it.failed));
 	else if (!it.ready)
@@ -352,6 +417,10 @@ static void iterations_view_close(struct ui *ui, struct view *v)
 {
 	(void)ui;
 	(void)v;
+	if (it.sb) {
+		it_reset();
+		return;
+	}
 	if (it.job && !it.ready) {
 		struct iter_progress p;
 
@@ -359,6 +428,51 @@ static void iterations_view_close(struct ui *ui, struct view *v)
 		if (!p.finished)
 			it_reset();
 	}
+}
+
+/* :iterations with code or sideband terms (sym NAME, call NAME, ret,
+ * comm, pid, tid, switch: src/ctxterm.h): their search (search_sb.h, in
+ * the background) finds the boundaries, the walk times them.  Returns
+ * what to draw, or 0 if @text has no such term. */
+static int it_terms(struct ui *ui, const char *text)
+{
+	struct srch_pred *pred = NULL;
+	struct search_code *code = NULL;
+	struct ctxterm ct;
+	char rest[256], err[256] = "";
+	int r = ctxterm_split(text, &ct, rest, sizeof(rest), err, sizeof(err));
+
+	if (r < 0) {
+		msg_report(ui, UI_ERROR, "iterations: %s", err);
+		return UI_DRAW_STATUS;
+	}
+	if (!r)
+		return 0;
+	if (rest[0] && srch_parse(rest, &pred, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "iterations: %s", err);
+		return UI_DRAW_STATUS;
+	}
+	if (pred && srch_pred_set_config(pred, &ui->tmcfg) == -pte_no_calib) {
+		srch_pred_free(pred);
+		msg_report(ui, UI_ERROR, "iterations: a gap in time units needs the TSC "
+			   "frequency (--tsc-freq, --cpu)");
+		return UI_DRAW_STATUS;
+	}
+	if (ct.code && search_code_new(&code, code_imgset(ui), &ct, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "iterations: %s", code_imgset(ui) || !code_why(ui) ?
+			   err : code_why(ui));
+		srch_pred_free(pred);
+		return UI_DRAW_STATUS;
+	}
+	it_reset();
+	snprintf(it.expr, sizeof(it.expr), "%s", text);
+	/* (it takes code and pred, and says why on the message line) */
+	if (search_sb_start(&it.sb, ui, &ct, code, pred, 1) < 0) {
+		it.sb = NULL;
+		return UI_DRAW_STATUS;
+	}
+	view_push(&ui->vs, &iterations_view, NULL);
+	return UI_DRAW_ALL;
 }
 
 /* :iterations EXPR */
@@ -370,7 +484,7 @@ static int iterations_cmd(struct ui *ui, const struct cmd_args *a)
 	int r;
 
 	if (!a->raw[0]) {
-		if (it.job) {
+		if (it.job || it.sb) {
 			view_push(&ui->vs, &iterations_view, NULL);
 			return UI_DRAW_ALL;
 		}
@@ -385,6 +499,9 @@ static int iterations_cmd(struct ui *ui, const struct cmd_args *a)
 		msg_report(ui, UI_ERROR, "iterations: the index is not complete yet");
 		return UI_DRAW_STATUS;
 	}
+	r = it_terms(ui, a->raw);
+	if (r)
+		return r;
 	if (srch_parse(a->raw, &pred, err, sizeof(err)) < 0) {
 		msg_report(ui, UI_ERROR, "iterations: %s", err);
 		return UI_DRAW_STATUS;
