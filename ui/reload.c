@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "code.h"
 #include "funcs.h"
+#include "iterations.h"
 #include "identity.h"
 #include "marks.h"
 #include "marks_panel.h"
@@ -76,6 +77,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 	marks_panel_stop(ui);
 	funcs_stop(ui);
 	search_ui_free(ui);
+	iterations_stop(ui);	/* its code search too */
 	code_reset(ui);
 	sym_ui_reset(ui);
 	session_idx_stop(ui);
@@ -127,6 +129,7 @@ static int reload_grown(struct ui *ui)
 	marks_panel_stop(ui);
 	funcs_stop(ui);
 	search_ui_free(ui);
+	iterations_stop(ui);	/* its code search too */
 	code_reset(ui);		/* the sideband is read again, grown */
 	sym_ui_reset(ui);
 	if (had_idx)
