@@ -25,10 +25,11 @@ want_sym() {
 	awk "$AW"' $2 !~ /^\[/ { insn(); if (index(sym, f "+") == 1) print $1 }' f="$1" "$tmp/flow" |
 		sort -u | while read -r o; do printf '0x%x\n' "$((0x$o))"; done
 }
-# of its calls into $1: the next instruction is in it
+# of its calls into $1: the next instruction is in it, or in its PLT stub
 want_call() {
 	awk "$AW"' $2 ~ /^\[/ { if ($2 !~ /^\[exec/) pend = 0; next }
-		{ insn(); if (pend && index(sym, f "+") == 1) print poff; pend = 0
+		{ insn(); if (pend && (index(sym, f "+") == 1 || index(sym, f "@plt+") == 1)) print poff
+		  pend = 0
 		  if (mn == "call") { pend = 1; poff = $1 } }' f="$1" "$tmp/flow" |
 		sort -u | while read -r o; do printf '0x%x\n' "$((0x$o))"; done
 }

@@ -27,6 +27,9 @@
  * an IP, their union (iv: sorted, disjoint [start, end) pairs). */
 struct sc_name {
 	const char *name;
+	const char *plt;	/* call's: its PLT stub's name too (a call
+				 * through the PLT is a call of the function,
+				 * as the call tree counts it), or NULL */
 	struct imgopt_frange *r;
 	size_t nr;
 	uint64_t *iv;
@@ -35,7 +38,7 @@ struct sc_name {
 
 struct search_code {
 	unsigned code;		/* enum ctxterm_code */
-	char sym[128], call[128];
+	char sym[128], call[128], callplt[136];
 	struct sc_name symn, calln;
 };
 
@@ -159,12 +162,29 @@ static int sc_iv_cmp(const void *a, const void *b)
 static int sc_resolve(struct sc_name *n, const struct imgset *set, const char *what,
 		      char *err, size_t errlen)
 {
-	struct imgopt_frange *tmp;
-	size_t i;
+	struct imgopt_frange *tmp, *pr = NULL;
+	size_t i, npr = 0;
 	int r = imgopt_find_function(set, n->name, &n->r, &n->nr);
 
 	if (r < 0)
 		return r;
+	if (n->plt) {
+		/* and the PLT stubs' places, after the function's */
+		r = imgopt_find_function(set, n->plt, &pr, &npr);
+		if (r < 0)
+			return r;
+		if (npr) {
+			tmp = realloc(n->r, (n->nr + npr) * sizeof(*tmp));
+			if (!tmp) {
+				free(pr);
+				return -pte_nomem;
+			}
+			memcpy(tmp + n->nr, pr, npr * sizeof(*pr));
+			n->r = tmp;
+			n->nr += npr;
+		}
+		free(pr);
+	}
 	if (!n->nr) {
 		snprintf(err, errlen, "%s %s: no function of that name in the code's "
 			 "symbols", what, n->name);
@@ -215,6 +235,8 @@ int search_code_new(struct search_code **out, const struct imgset *set,
 	memcpy(sc->call, t->call, sizeof(sc->call));
 	sc->symn.name = sc->sym;
 	sc->calln.name = sc->call;
+	snprintf(sc->callplt, sizeof(sc->callplt), "%s@plt", sc->call);
+	sc->calln.plt = sc->callplt;
 	if (t->code & CTXTERM_SYM)
 		r = sc_resolve(&sc->symn, set, "sym", err, errlen);
 	if (!r && (t->code & CTXTERM_CALL))
@@ -258,7 +280,7 @@ static int sc_in(const struct sc_name *n, const struct imgset *set, struct code_
 	if (lo == n->niv || ip < n->iv[2 * lo])
 		return 0;
 	return !imgopt_function(set, code_dec_asid(d, off), ip, &name, &a, &b) &&
-	       !strcmp(name, n->name);
+	       (!strcmp(name, n->name) || (n->plt && !strcmp(name, n->plt)));
 }
 
 static int sc_add(struct sc_vec *v, uint64_t off)
