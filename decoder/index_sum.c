@@ -134,6 +134,18 @@ static void skim_fill(void)
 	skim_ext_inc[0x73] = INC(PKC_TIMING);
 	skim_ext_size[0x43] = 8;	/* pip */
 	skim_ext_inc[0x43] = INC(PKC_MODE);
+	/* the power events and ptwrite, sized by their second byte: a
+	 * trace of sleeps or writes otherwise leaves the fast loop at each */
+	skim_ext_size[0x62] = skim_ext_size[0xe2] = 2;	/* exstop */
+	skim_ext_size[0xc2] = 10;			/* mwait */
+	skim_ext_size[0x22] = 4;			/* pwre */
+	skim_ext_size[0xa2] = 7;			/* pwrx */
+	skim_ext_inc[0x62] = skim_ext_inc[0xe2] = skim_ext_inc[0xc2] =
+		skim_ext_inc[0x22] = skim_ext_inc[0xa2] = INC(PKC_POWER);
+	skim_ext_size[0x12] = skim_ext_size[0x92] = 6;	/* ptw, 4 bytes */
+	skim_ext_size[0x32] = skim_ext_size[0xb2] = 10;	/* and 8 */
+	skim_ext_inc[0x12] = skim_ext_inc[0x92] = skim_ext_inc[0x32] =
+		skim_ext_inc[0xb2] = INC(PKC_OTHER);
 }
 
 void idx_sum_init(void)
@@ -260,6 +272,11 @@ skim_fast(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 			cycles += v;
 			cmax = v > cmax ? v : cmax;
 			p += 2;
+		} else if (b == 2 && p[1] == 0xa3 &&
+			   (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
+			/* tnt.64 (a zero payload is an error) */
+			acc += INC(PKC_BRANCH);
+			p += 8;
 		} else {
 			if (b != 2 || !(sz = skim_ext_size[p[1]]))
 				break;
