@@ -723,14 +723,13 @@ out_free:
 	return ret;
 }
 
-/* Read pack @p into a new finished fragment *@out.  Returns 0,
- * -pte_bad_file if it does not read back or could not be merged
- * (ctp_check()), or -pte_nomem. */
-static int ctp_read(const struct ct_pack *p, struct ct **out)
+/* Pack @p replayed into a new finished fragment *@out (ct_free() it).
+ * Returns 0, 1 if it does not read back (*@out then holds what did), or
+ * -pte_nomem. */
+static int ctp_unpack(const struct ct_pack *p, struct ct **out)
 {
 	struct ctp io = { 0 };
 	struct ct *f = calloc(1, sizeof(*f));
-	int ret;
 
 	if (!f)
 		return -pte_nomem;
@@ -738,7 +737,21 @@ static int ctp_read(const struct ct_pack *p, struct ct **out)
 	io.in = p->data;
 	io.len = p->len;
 	ctp_walk(&io, f);
-	ret = io.bad ? -pte_bad_file : ctp_check(f);
+	*out = f;
+	return io.bad ? 1 : 0;
+}
+
+/* Read pack @p into a new finished fragment *@out.  Returns 0,
+ * -pte_bad_file if it does not read back or could not be merged
+ * (ctp_check()), or -pte_nomem. */
+static int ctp_read(const struct ct_pack *p, struct ct **out)
+{
+	struct ct *f;
+	int ret = ctp_unpack(p, &f);
+
+	if (ret == -pte_nomem)
+		return ret;
+	ret = ret ? -pte_bad_file : ctp_check(f);
 	if (ret < 0) {
 		ct_free(f);
 		return ret;
@@ -794,20 +807,16 @@ int ct_pack_new(const void *data, size_t len, struct ct_pack **out)
 
 int ct_merge_pack(struct ct *dst, const struct ct_pack *p)
 {
-	struct ctp io = { 0 };
 	struct ct *f;
 	int ret;
 
 	if (!dst || !p)
 		return -pte_invalid;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -pte_nomem;
-	f->frag = f->finished = 1;
-	io.in = p->data;
-	io.len = p->len;
-	ctp_walk(&io, f);
-	ret = io.bad ? -pte_internal : ct_merge(dst, f);
+	ret = ctp_unpack(p, &f);
+	if (ret == -pte_nomem)
+		return ret;
+	/* (our own packs, checked when they were made or loaded) */
+	ret = ret ? -pte_internal : ct_merge(dst, f);
 	ct_free(f);
 	return ret;
 }
