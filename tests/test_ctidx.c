@@ -37,76 +37,7 @@
 #include "index.h"
 #include "ptdec.h"
 #include "trace.h"
-
-struct fix {
-	struct trace *t;
-	struct imgopt io;
-	struct imgset *set;
-	struct idx *idx;
-	int stream;
-};
-
-/* @stream -1: the largest (-2: the smallest, if not too small), the
- * largest at least half the sample's trace whichever
- * way a recording shared its threads out between the two CPUs (the
- * sizes differ from recording to recording; CI records its own). */
-static int fix_open(struct fix *fx, int stream)
-{
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char path[4096], err[512];
-
-	memset(fx, 0, sizeof(*fx));
-	snprintf(path, sizeof(path), "%s/sample-code/perf.data", build);
-	if (access(path, R_OK))
-		return -1;
-	assert_int_equal(trace_open(&fx->t, path, err, sizeof(err)), 0);
-	if (stream < 0) {
-		size_t i;
-		int big = 0, small = 0;
-
-		for (i = 1; i < fx->t->nstreams; i++) {
-			if (fx->t->streams[i].img.size > fx->t->streams[big].img.size)
-				big = (int)i;
-			if (fx->t->streams[i].img.size < fx->t->streams[small].img.size)
-				small = (int)i;
-		}
-		/* -2: the smallest if it holds six chunks of 4 KiB, so a
-		 * stream other than the largest is tested too */
-		stream = stream == -2 && fx->t->streams[small].img.size >= 6 * 4096 ?
-			 small : big;
-	}
-	assert_true((size_t)stream < fx->t->nstreams);
-	fx->stream = stream;
-	imgopt_init(&fx->io);
-	assert_int_equal(imgopt_load(&fx->set, &fx->io, fx->t, err, sizeof(err)), 0);
-	assert_int_equal(idx_new(&fx->idx, &fx->t->streams[stream].img,
-				 &fx->t->streams[stream].timing), 0);
-	assert_int_equal(idx_build(fx->idx), 0);
-	return 0;
-}
-
-static void fix_close(struct fix *fx)
-{
-	idx_free(fx->idx);
-	imgopt_free(fx->set);
-	imgopt_release(&fx->io);
-	trace_close(fx->t);
-}
-
-/* The index's carry at the first PSB at or after @from (funcs_sum.c's). */
-static int carry_at(struct fix *fx, uint64_t from, struct tm_carry *c)
-{
-	struct idx_seek sk;
-	size_t k = 0;
-
-	if (idx_find(fx->idx, from, &k))
-		k = 0;
-	if (idx_seek(fx->idx, k, &sk))
-		return -1;
-	if (sk.offset < from && idx_seek(fx->idx, ++k, &sk))
-		return -1;
-	return idx_seek_carry(fx->idx, k, c) ? -1 : 0;
-}
+#include "sample_fix.h"
 
 /* Everything a tree says, as text (nodes in their order, functions). */
 static char *tree_text(const struct ct *ct)
@@ -162,7 +93,7 @@ static void same_text(const char *want, const char *got, const char *what)
 }
 
 /* The tree of [@from, @to) made by a job (@ci NULL: one decode). */
-static char *job_text(struct fix *fx, uint64_t from, uint64_t to, uint64_t grid,
+static char *job_text(struct sample_fix *fx, uint64_t from, uint64_t to, uint64_t grid,
 		      const struct ctidx *ci, int *ret)
 {
 	struct ctjob j;
@@ -178,7 +109,7 @@ static char *job_text(struct fix *fx, uint64_t from, uint64_t to, uint64_t grid,
 	j.grid = grid;
 	j.ci = ci;
 	/* none past the last PSB: an empty tree */
-	j.have_carry = !carry_at(fx, from, &j.carry);
+	j.have_carry = !sample_fix_carry(fx, from, &j.carry);
 	*ret = ctjob_run(&j);
 	s = j.ct ? tree_text(j.ct) : strdup("none");
 	ctjob_release(&j);
@@ -186,7 +117,7 @@ static char *job_text(struct fix *fx, uint64_t from, uint64_t to, uint64_t grid,
 }
 
 /* [@from, @to) fed as two pieces, cut at boundary @k, into one tree. */
-static char *pieces_text(struct fix *fx, const struct ctidx *ci, uint64_t from,
+static char *pieces_text(struct sample_fix *fx, const struct ctidx *ci, uint64_t from,
 			 uint64_t to, size_t k)
 {
 	struct ctdec *d;
@@ -198,7 +129,7 @@ static char *pieces_text(struct fix *fx, const struct ctidx *ci, uint64_t from,
 	char *s;
 
 	assert_int_equal(ctidx_cut(ci, k, &c), 0);
-	assert_int_equal(carry_at(fx, from, &first), 0);
+	assert_int_equal(sample_fix_carry(fx, from, &first), 0);
 	assert_int_equal(ctdec_new(&d, fx->t, fx->stream, fx->set), 0);
 	assert_int_equal(ct_new(&ct, ct_resolve_symfmt, ctdec_symfmt(d)), 0);
 	memset(&o, 0, sizeof(o));
@@ -224,7 +155,7 @@ static char *pieces_text(struct fix *fx, const struct ctidx *ci, uint64_t from,
 /* Every range [from, to) on steps of half the grid: one decode's tree
  * against pieces fed in order (before the index is built: its first, a
  * middle and its last cut) and the job with the index (@built or not). */
-static void check_ranges(struct fix *fx, uint64_t grid, int built, struct ctidx *ci)
+static void check_ranges(struct sample_fix *fx, uint64_t grid, int built, struct ctidx *ci)
 {
 	uint64_t size = fx->t->streams[fx->stream].img.size, from, to, step = grid / 2;
 	struct ctidx_plan pl;
@@ -276,12 +207,12 @@ static void check_ranges(struct fix *fx, uint64_t grid, int built, struct ctidx 
 
 static void one_stream(int stream, uint64_t grid)
 {
-	struct fix fx;
+	struct sample_fix fx;
 	struct ctidx *ci;
 	struct ctidx_opts o;
 	struct ctidx_progress p;
 
-	if (fix_open(&fx, stream)) {
+	if (sample_fix_open(&fx, stream)) {
 		skip();
 		return;
 	}
@@ -315,7 +246,7 @@ static void one_stream(int stream, uint64_t grid)
 		assert_true(p.nups > 0);
 	check_ranges(&fx, grid, 1, ci);
 	ctidx_free(ci);
-	fix_close(&fx);
+	sample_fix_close(&fx);
 }
 
 static void test_grid_psb(void **state)
@@ -341,7 +272,7 @@ static void test_grid_two_psbs(void **state)
  * it does not cover is decoded (in two pieces): the same tree. */
 static void test_budget(void **state)
 {
-	struct fix fx;
+	struct sample_fix fx;
 	struct ctidx *ci;
 	struct ctidx_opts o;
 	struct ctidx_progress p;
@@ -350,7 +281,7 @@ static void test_budget(void **state)
 	int ret;
 
 	(void)state;
-	if (fix_open(&fx, -1)) {
+	if (sample_fix_open(&fx, -1)) {
 		skip();
 		return;
 	}
@@ -379,7 +310,7 @@ static void test_budget(void **state)
 	free(want);
 	free(got);
 	ctidx_free(ci);
-	fix_close(&fx);
+	sample_fix_close(&fx);
 }
 
 static void test_null(void **state)

@@ -33,39 +33,21 @@
 #include "index.h"
 #include "ptdec.h"
 #include "trace.h"
+#include "sample_fix.h"
 
 #define GRID 4096
 static const char key[] = "timing A; images B";
 
 struct fix {
-	struct trace *t;
-	struct imgopt io;
-	struct imgset *set;
-	struct idx *idx;
-	int stream;			/* the largest: recordings differ in
-					 * how they share the threads out */
-	char dir[64], path[128];
+	struct sample_fix s;	/* its largest stream */
+	char dir[64], path[128];	/* where the cache goes */
 };
 
 static int fix_open(struct fix *fx)
 {
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char path[4096], err[512];
-	size_t i;
-
 	memset(fx, 0, sizeof(*fx));
-	snprintf(path, sizeof(path), "%s/sample-code/perf.data", build);
-	if (access(path, R_OK))
+	if (sample_fix_open(&fx->s, -1))
 		return -1;
-	assert_int_equal(trace_open(&fx->t, path, err, sizeof(err)), 0);
-	imgopt_init(&fx->io);
-	assert_int_equal(imgopt_load(&fx->set, &fx->io, fx->t, err, sizeof(err)), 0);
-	for (i = 1; i < fx->t->nstreams; i++)
-		if (fx->t->streams[i].img.size > fx->t->streams[fx->stream].img.size)
-			fx->stream = (int)i;
-	assert_int_equal(idx_new(&fx->idx, &fx->t->streams[fx->stream].img,
-				 &fx->t->streams[fx->stream].timing), 0);
-	assert_int_equal(idx_build(fx->idx), 0);
 	strcpy(fx->dir, "/tmp/test_ctidx_cache.XXXXXX");
 	assert_non_null(mkdtemp(fx->dir));
 	snprintf(fx->path, sizeof(fx->path), "%s/code", fx->dir);
@@ -76,37 +58,19 @@ static void fix_close(struct fix *fx)
 {
 	unlink(fx->path);
 	rmdir(fx->dir);
-	idx_free(fx->idx);
-	imgopt_free(fx->set);
-	imgopt_release(&fx->io);
-	trace_close(fx->t);
+	sample_fix_close(&fx->s);
 }
 
 static void fix_opts(struct fix *fx, struct ctidx_opts *o, uint64_t grid, unsigned fan)
 {
 	memset(o, 0, sizeof(*o));
-	o->t = fx->t;
-	o->set = fx->set;
-	o->stream = fx->stream;
-	o->tm = &fx->t->streams[fx->stream].timing;
-	o->idx = fx->idx;
+	o->t = fx->s.t;
+	o->set = fx->s.set;
+	o->stream = fx->s.stream;
+	o->tm = &fx->s.t->streams[fx->s.stream].timing;
+	o->idx = fx->s.idx;
 	o->grid = grid;
 	o->fan = fan;
-}
-
-/* The index's carry at the first PSB at or after @from. */
-static int carry_at(struct fix *fx, uint64_t from, struct tm_carry *c)
-{
-	struct idx_seek sk;
-	size_t k = 0;
-
-	if (idx_find(fx->idx, from, &k))
-		k = 0;
-	if (idx_seek(fx->idx, k, &sk))
-		return -1;
-	if (sk.offset < from && idx_seek(fx->idx, ++k, &sk))
-		return -1;
-	return idx_seek_carry(fx->idx, k, c) ? -1 : 0;
 }
 
 /* Everything a tree says, as text. */
@@ -153,15 +117,15 @@ static char *job_text(struct fix *fx, uint64_t from, uint64_t to,
 	char *s;
 
 	memset(&j, 0, sizeof(j));
-	j.t = fx->t;
-	j.stream = fx->stream;
-	j.set = fx->set;
-	j.tm = &fx->t->streams[fx->stream].timing;
+	j.t = fx->s.t;
+	j.stream = fx->s.stream;
+	j.set = fx->s.set;
+	j.tm = &fx->s.t->streams[fx->s.stream].timing;
 	j.from = from;
 	j.to = to;
 	j.grid = GRID;
 	j.ci = ci;
-	j.have_carry = !carry_at(fx, from, &j.carry);
+	j.have_carry = !sample_fix_carry(&fx->s, from, &j.carry);
 	assert_int_equal(ctjob_run(&j), 0);
 	s = j.ct ? tree_text(j.ct) : strdup("none");
 	ctjob_release(&j);
@@ -173,7 +137,7 @@ static char *job_text(struct fix *fx, uint64_t from, uint64_t to,
  * recording: at least 16 starts, never on the grid alone. */
 static void same_trees(struct fix *fx, const struct ctidx *a, const struct ctidx *b)
 {
-	uint64_t size = fx->t->streams[fx->stream].img.size, from, to;
+	uint64_t size = fx->s.t->streams[fx->s.stream].img.size, from, to;
 	uint64_t step = size / 16 < 3 * GRID / 2 ? size / 16 : 3 * GRID / 2;
 	int n = 0;
 
@@ -614,7 +578,7 @@ static char *key_text(struct fix *fx)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(imgopt_key(&fx->io, fx->set, f), 0);
+	assert_int_equal(imgopt_key(&fx->s.io, fx->s.set, f), 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -636,7 +600,7 @@ static void test_imgopt_key(void **state)
 	/* the sample's program and its shared library, with size and mtime */
 	assert_non_null(strstr(a, "\nfile "));
 	assert_non_null(strstr(a, "libptbdemo.so "));
-	assert_int_equal(imgopt_key(NULL, fx.set, stdout), -pte_invalid);
+	assert_int_equal(imgopt_key(NULL, fx.s.set, stdout), -pte_invalid);
 	free(a);
 	free(b);
 	fix_close(&fx);
