@@ -5,7 +5,10 @@
  * segment (and two long gaps in another), which the summaries alone,
  * keeping one per segment, would miss; the segments most halted are the
  * summaries' sorted, sleeps planted by ptgen --sleep-at rank first, and a
- * trace without sleeps has none. */
+ * trace without sleeps has none; their sleeps and halted time are what a
+ * plain pkt_next() walk of the trace finds (ptgen traces, planted sleeps
+ * alone, shared real traces), and so is each segment's longest sleep's
+ * place, also where its PWRX came before the segment's PSB. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,14 +60,28 @@ struct trace {
 	struct img_span span;
 	struct idx *idx;
 	struct tm_config cfg;
+	const uint8_t *d;	/* the bytes indexed, n of them */
+	size_t n;
 };
 
-static void tr_index(struct trace *t, uint8_t *d, size_t n)
+/* Index @d (@n bytes) with timing configuration @cfg. */
+static void tr_index_cfg(struct trace *t, uint8_t *d, size_t n, const struct tm_config *cfg)
 {
-	gen_cfg(&t->cfg);
+	t->cfg = *cfg;
+	t->d = d;
+	t->n = n;
 	img_init_flat(&t->img, &t->span, d, n);
 	assert_int_equal(idx_new(&t->idx, &t->img, &t->cfg), 0);
 	assert_int_equal(idx_build(t->idx), 0);
+}
+
+/* Index @d (@n bytes), a ptgen trace. */
+static void tr_index(struct trace *t, uint8_t *d, size_t n)
+{
+	struct tm_config cfg;
+
+	gen_cfg(&cfg);
+	tr_index_cfg(t, d, n, &cfg);
 }
 
 /* Every stall of @kind in the trace, sorted best first, into *@n. */
@@ -145,6 +162,120 @@ static void check_halts(struct trace *t, const struct stall_list *l, size_t want
 	free(all);
 }
 
+/* One segment's sleeps as a plain walk sees them. */
+struct seg_halt {
+	uint64_t nhalt, lo, hi;	/* sleeps closed in it, halted time summed */
+	uint64_t best_hi, best_at;	/* its longest sleep (the first of
+				 * equals): halted at most, its place */
+	int early;		/* that sleep's PWRX lies before the PSB */
+};
+
+/* Walk @t's trace segment by segment with pkt_next() and one time model
+ * from the first PSB (a decode error loses the rest of its segment, as
+ * in the time pass), into a new array of idx_nseeks() seg_halt: where
+ * each sleep closes, its halted time, and each segment's longest sleep,
+ * placed at its PWRX or, where that came in an earlier segment, at the
+ * anchor closing it.  Neither the index's carries or summaries nor
+ * stall.c's walk take part. */
+static struct seg_halt *walk_halts(struct trace *t)
+{
+	size_t ns = idx_nseeks(t->idx), i;
+	struct seg_halt *sh = calloc(ns + 1, sizeof(*sh));
+	uint64_t hseq = 0, pwrx_at = 0, from, end, lo, hi;
+	struct pkt_decoder dec;
+	struct tm_model tm;
+	struct tm_stamp st;
+	struct pkt p;
+	int r;
+
+	assert_non_null(sh);
+	tm_init(&tm, &t->cfg);
+	for (i = 0; i < ns; i++) {
+		assert_int_equal(idx_segment_span(t->idx, i, &from, &end), 0);
+		assert_true(from <= end && end <= t->n);
+		assert_int_equal(pkt_decoder_init(&dec, t->d + from, t->d + end, from), 0);
+		while ((r = pkt_next(&dec, &p)) != -pte_eos) {
+			if (r < 0) {
+				tm_gap(&tm);
+				break;
+			}
+			if (p.type == PKT_PWRX)
+				pwrx_at = p.offset;
+			tm_step(&tm, &p, &st);
+			if (tm_last_halt(&tm, &lo, &hi) == hseq)
+				continue;
+			hseq = tm_last_halt(&tm, &lo, &hi);
+			assert_true(lo <= hi);
+			if (!sh[i].nhalt || hi > sh[i].best_hi) {
+				sh[i].best_hi = hi;
+				sh[i].early = pwrx_at < from;
+				sh[i].best_at = sh[i].early ? p.offset : pwrx_at;
+			}
+			sh[i].nhalt++;
+			sh[i].lo += lo;
+			sh[i].hi += hi;
+		}
+	}
+	return sh;
+}
+
+/* stall_top()'s halted segments @l (asked for @want) = walk_halts()'s
+ * most halted, ranked the same way: the same segments, sleeps and
+ * halted time; and every segment's longest sleep where the walk places
+ * it.  Returns how many segments had a sleep; *@early (if not NULL):
+ * how many longest sleeps had their PWRX before the segment's PSB. */
+static size_t check_halts_walk(struct trace *t, const struct stall_list *l, size_t want,
+			       size_t *early)
+{
+	size_t ns = idx_nseeks(t->idx), i, k, na = 0, ne = 0;
+	struct seg_halt *sh = walk_halts(t);
+	struct stall *all = calloc(ns + 1, sizeof(*all)), x;
+	uint64_t at, end;
+	int r;
+
+	assert_non_null(all);
+	for (i = 0; i < ns; i++) {
+		r = stall_halt_place(t->idx, &t->img, i, &at);
+		if (!sh[i].nhalt) {
+			assert_int_equal(r, 1);
+			continue;
+		}
+		assert_int_equal(r, 0);
+		if (at != sh[i].best_at)
+			fail_msg("segment %zu: its longest sleep at 0x%llx, a walk says 0x%llx",
+				 i, (unsigned long long)at, (unsigned long long)sh[i].best_at);
+		ne += sh[i].early;
+		memset(&x, 0, sizeof(x));
+		x.seg = i;
+		x.nhalt = (uint32_t)sh[i].nhalt;
+		x.halt_lo = sh[i].lo;
+		x.halt_hi = sh[i].hi;
+		assert_int_equal(idx_segment_span(t->idx, i, &x.at, &end), 0);
+		for (k = na++; k > 0 && stall_before(STALL_HALT, &x, &all[k - 1]); k--)
+			all[k] = all[k - 1];
+		all[k] = x;
+	}
+	assert_int_equal(l->nhalts, na < want ? na : want);
+	for (i = 0; i < l->nhalts; i++) {
+		if (l->halts[i].seg != all[i].seg || l->halts[i].nhalt != all[i].nhalt ||
+		    l->halts[i].halt_lo != all[i].halt_lo ||
+		    l->halts[i].halt_hi != all[i].halt_hi)
+			fail_msg("halted #%zu: segment %zu, %u sleeps, %llu..%llu ticks; "
+				 "a walk says segment %zu, %u, %llu..%llu", i,
+				 l->halts[i].seg, l->halts[i].nhalt,
+				 (unsigned long long)l->halts[i].halt_lo,
+				 (unsigned long long)l->halts[i].halt_hi, all[i].seg,
+				 all[i].nhalt, (unsigned long long)all[i].halt_lo,
+				 (unsigned long long)all[i].halt_hi);
+		assert_int_equal(l->halts[i].at, all[i].at);
+	}
+	free(all);
+	free(sh);
+	if (early)
+		*early = ne;
+	return na;
+}
+
 /* stall_top(@want) = the first @want of every stall sorted.  Returns how
  * many of the first @want share a segment with an earlier one. */
 static size_t check_top(struct trace *t, size_t want)
@@ -180,6 +311,7 @@ static size_t check_top(struct trace *t, size_t want)
 				break;
 			}
 	check_halts(t, &l, want);
+	check_halts_walk(t, &l, want, NULL);
 	free(all[0]);
 	free(all[1]);
 	stall_list_free(&l);
@@ -541,6 +673,216 @@ static void test_planted(void **state)
 	free(d);
 }
 
+/* Sleeps planted by ptgen --sleep-at with no others (--no-sleep; EXSTOPs
+ * alone are no sleeps): a plain walk finds them in two segments, and
+ * stall_top() lists those two with the walk's sums, for several N; no
+ * planted sleep, no halted segment. */
+static void test_halts_walk(void **state)
+{
+	static const char *const gens[] = {
+		"--seed 4 --size 512KiB --no-sleep --exstop-rate 0.002 "
+		"--sleep-at 0x18000:600000 --sleep-at 0x48000:300000",
+		"--seed 4 --size 512KiB --no-sleep --exstop-rate 0.002",
+	};
+	static const size_t wants[] = { 1, 2, 5 };
+	struct stall_list l;
+	size_t g, k, n, s1 = 0, s2 = 0;
+
+	(void)state;
+	for (g = 0; g < sizeof(gens) / sizeof(gens[0]); g++) {
+		struct trace t;
+		uint8_t *d = gen(gens[g], &n);
+
+		if (!d) {
+			printf("skipped: no ptgen in $BUILD/tools\n");
+			return;
+		}
+		tr_index(&t, d, n);
+		if (!g) {
+			s1 = pwrx_seg(&t, d, n, 0x18000);
+			s2 = pwrx_seg(&t, d, n, 0x48000);
+		}
+		for (k = 0; k < sizeof(wants) / sizeof(wants[0]); k++) {
+			assert_int_equal(stall_top(t.idx, &t.img, wants[k], NULL, &l), 0);
+			assert_int_equal(check_halts_walk(&t, &l, wants[k], NULL), g ? 0 : 2);
+			if (!g) {
+				assert_int_equal(l.halts[0].seg, s1);
+				assert_true(l.halts[0].halt_hi >= 600000);
+			}
+			if (!g && l.nhalts > 1) {
+				assert_int_equal(l.halts[1].seg, s2);
+				assert_true(l.halts[1].halt_hi >= 300000);
+			}
+			stall_list_free(&l);
+		}
+		check_top(&t, 3);
+		idx_free(t.idx);
+		free(d);
+	}
+}
+
+/* The shared real traces with timing (none of them holds a power event:
+ * no PWRE, EXSTOP or PWRX; they show nothing is made up): a walk and
+ * stall_top() agree, and on the gaps and periods too. */
+static void test_halts_real(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *opt[8];
+	} real[] = {
+		{ "quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt",
+		  { "--mtc-freq", "3", "--nom-freq", "12",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "100" } },
+		{ "dynamorio-drpt2trace/head_test_simple.raw.pt.bin",
+		  { "--mtc-freq", "3", "--nom-freq", "37",
+		    "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "308" } },
+	};
+	struct tm_config cfg;
+	struct stall_list l;
+	char path[4096];
+	size_t k, j, n, done = 0;
+
+	(void)state;
+	for (k = 0; k < sizeof(real) / sizeof(real[0]); k++) {
+		struct trace t;
+		uint8_t *d = helpers_read_file(helpers_shared_path(path, sizeof(path),
+								   real[k].name), &n);
+
+		if (!d)
+			continue;
+		memset(&cfg, 0, sizeof(cfg));
+		for (j = 0; j + 1 < 8; j += 2)
+			assert_int_equal(tm_config_option(&cfg, real[k].opt[j],
+							  real[k].opt[j + 1]), 1);
+		tr_index_cfg(&t, d, n, &cfg);
+		assert_int_equal(stall_top(t.idx, &t.img, 5, NULL, &l), 0);
+		assert_int_equal(check_halts_walk(&t, &l, 5, NULL), 0);
+		stall_list_free(&l);
+		check_top(&t, 5);
+		idx_free(t.idx);
+		free(d);
+		done++;
+	}
+	if (!done) {
+		printf("skipped: no shared traces\n");
+		skip();
+	}
+}
+
+/* A PSB+ at @b: PSB, TSC @tsc, TMA, CBR, PSBEND.  Returns its length. */
+static size_t put_psbplus(uint8_t *b, uint64_t tsc)
+{
+	static const uint8_t tail[] = {
+		0x02, 0x73, 0x34, 0x12, 0, 5, 0,	/* tma */
+		0x02, 0x03, 24, 0,			/* cbr */
+		0x02, 0x23,				/* psbend */
+	};
+	size_t p, e;
+
+	for (p = 0; p < 16; p += 2) {
+		b[p] = 0x02;
+		b[p + 1] = 0x82;
+	}
+	b[p++] = 0x19;
+	for (e = 0; e < 7; e++)
+		b[p++] = (uint8_t)(tsc >> (8 * e));
+	memcpy(b + p, tail, sizeof(tail));
+	return p + sizeof(tail);
+}
+
+/* A sleep at @b: PWRE, EXSTOP, PWRX (its last 7 bytes).  Returns its
+ * length. */
+static size_t put_sleep(uint8_t *b)
+{
+	static const uint8_t s[] = {
+		0x02, 0x22, 0x00, 0x10,			/* pwre c1 */
+		0x02, 0x62,				/* exstop */
+		0x02, 0xa2, 0x11, 0x01, 0, 0, 0,	/* pwrx, an interrupt */
+	};
+
+	memcpy(b, s, sizeof(s));
+	return sizeof(s);
+}
+
+/* A sleep whose PWRX comes right before the PSB, closed by the next
+ * PSB+'s TSC 100000 ticks on, then one of @later ticks inside that
+ * segment, closed by a TSC: the segment holds both; its longest sleep is
+ * placed at the PSB+'s TSC (the first of equals too), or at the second
+ * sleep's PWRX if that is longer. */
+static void check_early_sleep(uint64_t later)
+{
+	const uint64_t t1 = 0x1000000;
+	struct stall_list l;
+	struct trace t;
+	uint8_t *b = calloc(256, 1);
+	uint64_t at, end, seg1, tsc1_at, pwrx2_at;
+	size_t p, e;
+
+	assert_non_null(b);
+	p = put_psbplus(b, t1);
+	p += put_sleep(b + p);
+	seg1 = p;
+	tsc1_at = p + 16;
+	p += put_psbplus(b + p, t1 + 100000);
+	b[p++] = 0;	/* pad */
+	p += put_sleep(b + p);
+	pwrx2_at = p - 7;
+	b[p++] = 0x19;	/* tsc */
+	for (e = 0; e < 7; e++)
+		b[p++] = (uint8_t)((t1 + 100000 + later) >> (8 * e));
+	tr_index(&t, b, p);
+	assert_int_equal(idx_nseeks(t.idx), 2);
+	assert_int_equal(idx_segment_span(t.idx, 1, &at, &end), 0);
+	assert_int_equal(at, seg1);
+	/* the first sleep closes in segment 1, not where its PWRX lies */
+	assert_int_equal(stall_halt_place(t.idx, &t.img, 0, &at), 1);
+	assert_int_equal(stall_halt_place(t.idx, &t.img, 1, &at), 0);
+	assert_int_equal(at, later > 100000 ? pwrx2_at : tsc1_at);
+	assert_int_equal(stall_top(t.idx, &t.img, 3, NULL, &l), 0);
+	assert_int_equal(l.nhalts, 1);
+	assert_int_equal(l.halts[0].seg, 1);
+	assert_int_equal(l.halts[0].at, seg1);
+	assert_int_equal(l.halts[0].nhalt, 2);
+	/* no CYC settled either EXSTOP: at most the estimate's moves, at
+	 * least nothing */
+	assert_int_equal(l.halts[0].halt_hi, 100000 + later);
+	assert_int_equal(l.halts[0].halt_lo, 0);
+	check_halts_walk(&t, &l, 3, &e);
+	assert_int_equal(e, later > 100000 ? 0 : 1);
+	stall_list_free(&l);
+	idx_free(t.idx);
+	free(b);
+}
+
+/* The place of a segment's longest sleep whose PWRX lies in the segment
+ * before: the anchor closing it (stall_halt_place()).  Crafted, and on a
+ * ptgen trace with a PSB every 256 bytes, where some sleeps straddle one:
+ * every segment's place is a walk's. */
+static void test_halt_early(void **state)
+{
+	struct stall_list l;
+	struct trace t;
+	size_t n, early;
+	uint8_t *d;
+
+	(void)state;
+	check_early_sleep(5000);
+	check_early_sleep(100000);
+	check_early_sleep(250000);
+	d = gen("--seed 3 --size 512KiB --psb-period 256", &n);
+	if (!d) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		return;
+	}
+	tr_index(&t, d, n);
+	assert_int_equal(stall_top(t.idx, &t.img, 10, NULL, &l), 0);
+	assert_true(check_halts_walk(&t, &l, 10, &early) >= 10);
+	assert_true(early > 0);
+	stall_list_free(&l);
+	idx_free(t.idx);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +891,9 @@ int main(void)
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_halt_segment),
 		cmocka_unit_test(test_halts),
+		cmocka_unit_test(test_halts_walk),
+		cmocka_unit_test(test_halts_real),
+		cmocka_unit_test(test_halt_early),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
