@@ -2,19 +2,28 @@
  * iter -- loop iterations from the hits of a predicate (iter.h): the walk
  * in a background thread, then durations and statistics.
  *
- * Two passes over the units of segments, each on all cores.  The find
- * pass runs the predicate alone: which packets are boundaries, and where
- * data was lost (which iterations are broken) -- neither needs the time
- * model.  The time pass then gives a time only to the boundaries a
- * measured iteration ends or starts at, each walked from the index's
- * carry at its segment; a boundary between two broken iterations (an
- * OVF's, say) costs nothing more than finding it.
+ * One pass over units of segments, on all cores, in a spread order (unit
+ * 0, the middle, the quarters, ...: bit-reversed), so the units walked
+ * so far sample the whole trace and iter_partial() can show a
+ * representative picture early.  A unit first runs the predicate alone
+ * (which packets are boundaries, and where data was lost), then gives a
+ * time to each of its boundaries a measured iteration may start or end
+ * at, each walked from the index's carry at its segment; its last
+ * bounded boundary's upper bound is looked for past the unit, up to the
+ * next CYC, loss or boundary (the predicate runs there too).  Once every
+ * unit is walked they are joined in order: data lost at the end of one
+ * breaks the iteration to the next one's first boundary, and a boundary
+ * no measured iteration touches loses its time (iter_untime()), as in
+ * the straight walk.  When the units walked hold max_bounds boundaries,
+ * the rest go front to back, so the walk stops once the first units hold
+ * more than max_bounds.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
@@ -25,15 +34,20 @@
 
 #define ITER_MAX_BOUNDS	((size_t)1 << 22)
 #define CANCEL_STEP	(256u << 10)	/* bytes between cancel checks */
-#define UNIT_SEGS	1024		/* segments per unit at most */
+#define UNIT_SEGS	256		/* segments per unit at most: about a
+					 * MiB, a few ms, so a 4 GiB trace's
+					 * first units are done early */
 #define NONE		SIZE_MAX
 
 /* What one unit (a run of segments) found. */
 struct iter_unit {
-	struct iter_bound *b;
+	struct iter_bound *b;	/* its boundaries; the first one's lost
+				 * flag tells of this unit only */
 	size_t n, cap;
-	uint64_t end;		/* its last byte + 1 */
+	uint64_t begin, end;	/* its first byte, its last byte + 1 */
 	uint8_t tail_lost;	/* data lost after its last boundary */
+	uint8_t taken;		/* a worker has it (under the job's mu) */
+	uint8_t done;		/* walked: b, n, tail_lost hold (mu) */
 };
 
 struct iter_job {
@@ -44,21 +58,34 @@ struct iter_job {
 	struct iter_opts opts;
 	pthread_t thread;
 	atomic_int cancel;	/* the owner's (iter_cancel()) */
-	atomic_int stop;	/* the pool's: set by it at max_bounds, and
-				 * by iter_cancel() */
+	atomic_int stop;	/* the pool's: set by iter_cancel() */
 	atomic_int finished;
+	/* mu guards the units' taking and results, the fields to its
+	 * comment's end, and the swap of units for the result (b) */
+	pthread_mutex_t mu;
 	struct iter_unit *units;
 	size_t nunits, unit_segs;
-	int lost;		/* data lost since the last merged boundary */
-	uint64_t next_off;	/* the first boundary past max_bounds, or
-				 * UINT64_MAX */
+	size_t *order;		/* the units in the spread order */
+	size_t spread;		/* the next of order[] to look at */
+	size_t front;		/* the first unit that may not be taken */
+	int in_order;		/* the units done hold max_bounds
+				 * boundaries: the rest go front to back */
+	size_t held;		/* boundaries in the units done */
+	size_t pfx;		/* units 0 .. pfx - 1 are all done */
+	size_t pfx_bounds;	/* and hold this many boundaries */
+	size_t cut;		/* the unit past which max_bounds is
+				 * certainly reached: later ones need not
+				 * run (NONE: not known) */
+	uint64_t done_bytes;	/* in the units done */
+	/* (end of mu's) */
 	unsigned classes;	/* the classes of the predicate's types */
-	atomic_uint_fast64_t done;
-	atomic_size_t nbounds;
+	atomic_size_t nbounds;	/* while running: boundaries in the units
+				 * done; then the result's */
+	atomic_uint_fast64_t done;	/* done_bytes, for iter_progress() */
 	int status;
 	int truncated;
 	int joined;
-	struct iter_bound *b;	/* the thread's until finished */
+	struct iter_bound *b;	/* the result, once finished */
 	size_t cap;
 	uint64_t *offs;		/* iter_opts.offsets' copy, or NULL */
 	size_t noffs;
@@ -82,12 +109,14 @@ struct iter_walk {
 	int want_hi;		/* the straight walk: the last boundary
 				 * awaits its upper bound */
 	struct tm_model tm;
+	uint64_t find_from;	/* packets from here on are looked at as
+				 * boundaries (srch_ctx kept): the find
+				 * pass's 0, the time pass's past its unit */
 	/* the time pass */
-	size_t nb;		/* the job's boundaries */
+	struct iter_bound *b;	/* the unit's boundaries */
+	size_t nb;		/* how many */
 	size_t bi;		/* the next boundary to meet */
-	size_t stop;		/* boundaries from here on are not the
-				 * unit's */
-	uint64_t next_off;	/* boundary bi's offset (or what follows) */
+	uint64_t next_off;	/* boundary bi's offset (UINT64_MAX: none) */
 	size_t want;		/* the boundary awaiting its upper bound */
 	int cont;		/* the segment holds no boundary to time:
 				 * stop once nothing is awaited */
@@ -126,6 +155,30 @@ static inline int iter_needed(const struct iter_bound *b, size_t nb, size_t k)
 	return (k && !b[k].lost) || (k + 1 < nb && !b[k + 1].lost);
 }
 
+/* Whether boundary @k of a unit's @b[@nb] may need its time, as far as
+ * the unit can tell: its first one's lost flag may still be set by data
+ * lost in an earlier unit, and its last one's next is another unit's (so
+ * a superset of iter_needed()'s). */
+static inline int iter_unit_needs(const struct iter_bound *b, size_t nb, size_t k)
+{
+	return !b[k].lost || k + 1 >= nb || !b[k + 1].lost;
+}
+
+/* Whether @pkt is a boundary, its walk's srch_ctx fed with it. */
+static int iter_is_bound(struct iter_walk *w, const struct pkt *pkt)
+{
+	const struct iter_job *j = w->j;
+
+	if (w->ctx.need_ip || w->ctx.use_tm)
+		srch_step(&w->ctx, pkt);	/* else it would keep nothing */
+	if (j->offs) {
+		while (w->oi < j->noffs && j->offs[w->oi] < pkt->offset)
+			w->oi++;
+		return w->oi < j->noffs && j->offs[w->oi] == pkt->offset;
+	}
+	return w->types >> pkt->type & 1 && srch_match(j->pred, pkt, &w->ctx);
+}
+
 /* The find pass's packet (and, @w->timed, the straight walk's, where the
  * model runs through every packet): a boundary if the predicate holds;
  * at the next CYC, the last boundary's upper cycle bound.
@@ -135,20 +188,11 @@ static int iter_find_packet(struct iter_walk *w, const struct pkt *pkt)
 	struct iter_unit *u = w->u;
 	struct tm_stamp st;
 	struct iter_bound b;
-	int r, match;
+	int r;
 
-	if (w->ctx.need_ip || w->ctx.use_tm)
-		srch_step(&w->ctx, pkt);	/* else it would keep nothing */
 	if (pkt->type == PKT_OVF)
 		w->lost = 1;
-	if (w->j->offs) {
-		while (w->oi < w->j->noffs && w->j->offs[w->oi] < pkt->offset)
-			w->oi++;
-		match = w->oi < w->j->noffs && w->j->offs[w->oi] == pkt->offset;
-	} else {
-		match = w->types >> pkt->type & 1 && srch_match(w->j->pred, pkt, &w->ctx);
-	}
-	if (!match) {
+	if (!iter_is_bound(w, pkt)) {
 		if (!w->timed)
 			return 0;
 		if (pkt->type == PKT_CYC && w->want_hi) {
@@ -192,33 +236,32 @@ static int iter_find_lose(struct iter_walk *w)
 	return 0;
 }
 
-/* The offset of boundary @k of the job, or of the first past them. */
-static inline uint64_t iter_off(const struct iter_job *j, size_t k, size_t nb)
+/* The offset of the unit's boundary @k, or UINT64_MAX past them. */
+static inline uint64_t iter_off(const struct iter_walk *w, size_t k)
 {
-	return k < nb ? j->b[k].offset : j->next_off;
+	return k < w->nb ? w->b[k].offset : UINT64_MAX;
 }
 
-/* The time pass's packet: at a boundary, its time (if it needs one); at
- * the next CYC, that boundary's upper cycle bound.
+/* The time pass's packet: at a boundary, its time (if it may need one);
+ * at the next CYC, that boundary's upper cycle bound; past the unit, a
+ * boundary ends the wait for it (as the straight walk's next boundary
+ * does).
  * Returns 0, or 1 in a segment walked only for the bound once it came
  * (or cannot come). */
 static int iter_time_packet(struct iter_walk *w, const struct pkt *pkt)
 {
-	struct iter_job *j = w->j;
-	size_t nb = w->nb;
 	struct tm_stamp st;
 	struct iter_bound *x;
 
-	if (pkt->offset == w->next_off) {
-		/* another unit's boundary: the bound is not coming */
-		if (w->bi >= w->stop) {
-			w->want = NONE;
-			return 1;
-		}
-		tm_step(&w->tm, pkt, &st);
-		x = &j->b[w->bi];
+	if (pkt->offset >= w->find_from && iter_is_bound(w, pkt)) {
 		w->want = NONE;
-		if (iter_needed(j->b, nb, w->bi)) {
+		return 1;
+	}
+	if (pkt->offset == w->next_off) {
+		tm_step(&w->tm, pkt, &st);
+		x = &w->b[w->bi];
+		w->want = NONE;
+		if (iter_unit_needs(w->b, w->nb, w->bi)) {
 			x->tsc = st.tsc;
 			x->cyc_lo = st.cycles;
 			x->cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
@@ -227,12 +270,12 @@ static int iter_time_packet(struct iter_walk *w, const struct pkt *pkt)
 			if (st.flags & TM_F_BOUNDED)
 				w->want = w->bi;
 		}
-		w->next_off = iter_off(j, ++w->bi, nb);
+		w->next_off = iter_off(w, ++w->bi);
 		return w->cont && w->want == NONE;
 	}
 	if (w->want != NONE && pkt->type == PKT_CYC) {
 		tm_step(&w->tm, pkt, &st);
-		j->b[w->want].cyc_hi = st.cycles;
+		w->b[w->want].cyc_hi = st.cycles;
 		w->want = NONE;
 		return w->cont;
 	}
@@ -344,17 +387,17 @@ static inline const uint8_t *iter_quick(const struct iter_walk *w, const uint8_t
 static int iter_time_skip(struct iter_walk *w, struct pkt_decoder *dec,
 			  uint64_t off, uint64_t end)
 {
-	const struct iter_job *j = w->j;
+	struct iter_job *j = w->j;
 	const uint8_t *start = dec->begin + (off - dec->base);
 	uint64_t at = dec->base + (uint64_t)(dec->pos - dec->begin), to = end;
 	size_t k;
 	int r;
 
-	for (k = w->bi; k < w->stop && j->b[k].offset < end &&
-	     !iter_needed(j->b, w->nb, k); k++)
+	for (k = w->bi; k < w->nb && w->b[k].offset < end &&
+	     !iter_unit_needs(w->b, w->nb, k); k++)
 		;
-	if (k < w->stop && j->b[k].offset < end) {
-		to = j->b[k].offset;
+	if (k < w->nb && w->b[k].offset < end) {
+		to = w->b[k].offset;
 		w->bi = k;
 		w->next_off = to;
 	}
@@ -458,11 +501,12 @@ static int iter_segment(struct iter_walk *w, uint64_t off, uint64_t end)
 	if (img_gap_at(j->img, off) && w->lose(w))
 		return 1;
 	w->quick = ~0ull;
-	if (w->packet == iter_find_packet && j->offs) {
+	if (off >= w->find_from && j->offs) {
 		w->oi = iter_offs_lower(j, off);
-	} else if (w->packet == iter_find_packet) {
+	} else if (off >= w->find_from) {
 		srch_ctx_init(&w->ctx, j->pred, j->img);
-		if (!w->timed && !w->ctx.need_ip && !w->ctx.use_tm)
+		if (w->packet == iter_find_packet && !w->timed && !w->ctx.need_ip &&
+		    !w->ctx.use_tm)
 			w->quick = w->types | 1ull << PKT_OVF;
 	}
 	if (si >= 0 && end <= j->img->spans[si].off + j->img->spans[si].size)
@@ -543,34 +587,31 @@ static int iter_may_hit(const struct iter_job *j, size_t i, int *lost)
 	return 0;
 }
 
-/* Find pass, unit @a->k: the boundaries of segments [k * unit_segs, ...)
- * and where data was lost; a segment that cannot hold a boundary
- * (srch_segment_may_hit()) is not walked, its summary telling of lost
- * data.  With iter_opts.straight, one unit walks every packet of every
- * segment from the start with the model (the reference). */
-static int iter_find_unit(void *arg)
+/* Find, unit @u of segments [@s0, @s1): its boundaries and where data
+ * was lost; a segment that cannot hold a boundary (srch_segment_may_hit())
+ * is not walked, its summary telling of lost data.  With
+ * iter_opts.straight, one unit walks every packet of every segment from
+ * the start with the model (the reference).
+ * Returns 0 or a negative error code. */
+static int iter_find(struct iter_job *j, struct iter_unit *u, size_t s0, size_t s1)
 {
-	const struct iter_unit_arg *a = arg;
-	struct iter_job *j = a->j;
-	struct iter_unit *u = &j->units[a->k];
 	struct iter_walk w = { .j = j, .u = u, .types = srch_pred_types(j->pred),
 			       .packet = iter_find_packet, .lose = iter_find_lose };
-	size_t i = a->k * j->unit_segs, n = idx_nseeks(j->idx), stop;
 	struct tm_carry c;
 	uint64_t off, end;
+	size_t i;
 	int r;
 
-	stop = i + j->unit_segs < n ? i + j->unit_segs : n;
 	if (j->opts.straight) {
 		w.timed = 1;
 		tm_init(&w.tm, &j->cfg);
-		r = idx_seek_carry(j->idx, i, &c);
+		r = idx_seek_carry(j->idx, s0, &c);
 		if (r < 0)
 			return r;
 		if (!r)
 			tm_restore(&w.tm, &c);
 	}
-	for (; i < stop; i++) {
+	for (i = s0; i < s1; i++) {
 		if (!j->opts.straight && !iter_may_hit(j, i, &w.lost))
 			continue;
 		if (idx_segment_span(j->idx, i, &off, &end))
@@ -581,73 +622,19 @@ static int iter_find_unit(void *arg)
 		if (iter_stopped(j))
 			return -pte_canceled;
 	}
-	if (stop && idx_segment_span(j->idx, stop - 1, &off, &u->end))
-		return -pte_internal;
 	u->tail_lost = (uint8_t)w.lost;
 	return 0;
 }
 
-/* Pool unit @k of a pass, under the guard: a worker reads the mapping. */
-static int iter_run_find(void *ctx, unsigned worker, size_t k)
-{
-	struct iter_unit_arg a = { ctx, k };
-	struct iter_job *j = ctx;
-
-	(void)worker;
-	return j->opts.guard ? j->opts.guard(iter_find_unit, &a) : iter_find_unit(&a);
-}
-
-/* Find pass, unit @k in order: its boundaries appended, data lost before
- * its first one marked.  Returns 0, -pte_nomem, or -pte_canceled at
- * max_bounds (truncated set, next_off the first boundary left out). */
-static int iter_find_merge(void *ctx, size_t k)
-{
-	struct iter_job *j = ctx;
-	struct iter_unit *u = &j->units[k];
-	size_t n = atomic_load(&j->nbounds), want = n + u->n;
-	int r = 0;
-
-	if (want > j->opts.max_bounds) {
-		want = j->opts.max_bounds;
-		j->truncated = 1;
-		j->next_off = u->b[want - n].offset;
-		r = -pte_canceled;
-	}
-	if (want > j->cap) {
-		size_t cap = j->cap ? j->cap : 1024;
-		struct iter_bound *v;
-
-		while (cap < want)
-			cap *= 2;
-		v = realloc(j->b, cap * sizeof(*v));
-		if (!v)
-			return -pte_nomem;
-		j->b = v;
-		j->cap = cap;
-	}
-	if (want > n) {
-		memcpy(j->b + n, u->b, (want - n) * sizeof(*u->b));
-		j->b[n].lost |= (uint8_t)j->lost;
-		j->lost = u->tail_lost;
-	} else {
-		j->lost |= u->tail_lost;
-	}
-	atomic_store(&j->nbounds, want);
-	atomic_store(&j->done, u->end / 2);
-	free(u->b);
-	u->b = NULL;
-	return r;
-}
-
-/* The first of the job's @nb boundaries at or after offset @off. */
-static size_t iter_lower(const struct iter_job *j, size_t nb, uint64_t off)
+/* The first of @b[@nb] at or after offset @off. */
+static size_t iter_lower(const struct iter_bound *b, size_t nb, uint64_t off)
 {
 	size_t lo = 0, hi = nb;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (j->b[mid].offset < off)
+		if (b[mid].offset < off)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -675,45 +662,41 @@ static int iter_time_seek(struct iter_walk *w, size_t at, size_t i)
 	return 0;
 }
 
-/* Time pass, unit @a->k: the time of each boundary of segments
- * [k * unit_segs, ...) that needs one (iter_needed()), each segment
+/* Time, unit @u (its segments end before segment @s1): the time of each
+ * of its boundaries that may need one (iter_unit_needs()), each segment
  * holding one walked from the model's state at its start (the index's
- * carries), and past it while its upper bound is awaited (into the next
- * unit's segments too, up to their first boundary). */
-static int iter_time_unit(void *arg)
+ * carries), and on past it while its upper bound is awaited -- past the
+ * unit too, up to the next boundary (the predicate runs there).
+ * Returns 0 or a negative error code. */
+static int iter_time(struct iter_job *j, struct iter_unit *u, size_t s1)
 {
-	const struct iter_unit_arg *a = arg;
-	struct iter_job *j = a->j;
-	size_t n = idx_nseeks(j->idx), nb = atomic_load(&j->nbounds);
-	size_t s0 = a->k * j->unit_segs, s1, i = NONE, at = NONE, nk;
-	struct iter_walk w = { .j = j, .nb = nb, .want = NONE,
+	size_t n = idx_nseeks(j->idx), nb = u->n, i = NONE, at = NONE, nk;
+	struct iter_walk w = { .j = j, .b = u->b, .nb = nb, .want = NONE,
+			       .types = srch_pred_types(j->pred), .find_from = UINT64_MAX,
 			       .packet = iter_time_packet, .lose = iter_time_lose };
 	struct tm_model t0;
 	uint64_t off, end;
 	int r;
 
-	s1 = s0 + j->unit_segs < n ? s0 + j->unit_segs : n;
-	if (idx_segment_span(j->idx, s0, &off, &end))
+	if (s1 < n && idx_segment_span(j->idx, s1, &w.find_from, &end))
 		return -pte_internal;
-	w.bi = iter_lower(j, nb, off);
-	w.stop = s1 < n && !idx_segment_span(j->idx, s1, &off, &end) ? iter_lower(j, nb, off) : nb;
 	for (;;) {
 		if (w.want != NONE) {
 			i++;	/* on for the awaited bound */
 		} else {
-			for (nk = w.bi; nk < w.stop && !iter_needed(j->b, nb, nk); nk++)
+			for (nk = w.bi; nk < nb && !iter_unit_needs(u->b, nb, nk); nk++)
 				;
-			if (nk >= w.stop || idx_find(j->idx, j->b[nk].offset, &i))
+			if (nk >= nb || idx_find(j->idx, u->b[nk].offset, &i))
 				break;
 		}
 		if (i >= n || idx_segment_span(j->idx, i, &off, &end))
 			break;
-		w.bi = iter_lower(j, nb, off);
-		w.next_off = iter_off(j, w.bi, nb);
-		for (nk = w.bi; nk < w.stop && j->b[nk].offset < end &&
-		     !iter_needed(j->b, nb, nk); nk++)
+		w.bi = iter_lower(u->b, nb, off);
+		w.next_off = iter_off(&w, w.bi);
+		for (nk = w.bi; nk < nb && u->b[nk].offset < end &&
+		     !iter_unit_needs(u->b, nb, nk); nk++)
 			;
-		w.cont = !(nk < w.stop && j->b[nk].offset < end);
+		w.cont = !(nk < nb && u->b[nk].offset < end);
 		if (w.cont && w.want == NONE)
 			break;
 		r = iter_time_seek(&w, at, i);
@@ -736,31 +719,113 @@ static int iter_time_unit(void *arg)
 	return 0;
 }
 
-static int iter_run_time(void *ctx, unsigned worker, size_t k)
+/* Unit @a->k: find its boundaries, then time them. */
+static int iter_unit_body(void *arg)
 {
-	struct iter_unit_arg a = { ctx, k };
-	struct iter_job *j = ctx;
+	const struct iter_unit_arg *a = arg;
+	struct iter_job *j = a->j;
+	size_t n = idx_nseeks(j->idx), s0 = a->k * j->unit_segs;
+	size_t s1 = s0 + j->unit_segs < n ? s0 + j->unit_segs : n;
+	int r = iter_find(j, &j->units[a->k], s0, s1);
 
-	(void)worker;
-	return j->opts.guard ? j->opts.guard(iter_time_unit, &a) : iter_time_unit(&a);
+	if (!r && !j->opts.straight)
+		r = iter_time(j, &j->units[a->k], s1);
+	return r;
 }
 
-/* Time pass, unit @k done: progress. */
-static int iter_time_merge(void *ctx, size_t k)
+/* The next unit to walk: in the spread order, or front to back once the
+ * units done hold max_bounds boundaries (the result is then the first
+ * units'); *@skip set if it lies past the unit where max_bounds is
+ * certainly reached.  Returns its number, or NONE if none is left. */
+static size_t iter_take(struct iter_job *j, int *skip)
+{
+	size_t k = NONE;
+
+	pthread_mutex_lock(&j->mu);
+	if (!j->in_order) {
+		while (j->spread < j->nunits && j->units[j->order[j->spread]].taken)
+			j->spread++;
+		if (j->spread < j->nunits)
+			k = j->order[j->spread];
+	}
+	if (k == NONE) {
+		while (j->front < j->nunits && j->units[j->front].taken)
+			j->front++;
+		if (j->front < j->nunits)
+			k = j->front;
+	}
+	if (k != NONE)
+		j->units[k].taken = 1;
+	*skip = k != NONE && j->cut != NONE && k > j->cut;
+	pthread_mutex_unlock(&j->mu);
+	return k;
+}
+
+/* Unit @k is walked: iter_partial() may show it; the units done from the
+ * front and what they hold, against max_bounds. */
+static void iter_done(struct iter_job *j, size_t k)
+{
+	struct iter_unit *u = &j->units[k];
+
+	pthread_mutex_lock(&j->mu);
+	u->done = 1;
+	j->held += u->n;
+	j->done_bytes += u->end - u->begin;
+	if (j->held >= j->opts.max_bounds)
+		j->in_order = 1;
+	for (; j->pfx < j->nunits && j->units[j->pfx].done; j->pfx++) {
+		j->pfx_bounds += j->units[j->pfx].n;
+		if (j->cut == NONE && j->pfx_bounds > j->opts.max_bounds)
+			j->cut = j->pfx;
+	}
+	atomic_store(&j->nbounds, j->held);
+	atomic_store(&j->done, j->done_bytes);
+	pthread_mutex_unlock(&j->mu);
+}
+
+/* iter_opts.pace_ms (tests): wait, looking at the stop flags. */
+static void iter_pace(struct iter_job *j)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	unsigned ms;
+
+	for (ms = 0; ms < j->opts.pace_ms && !iter_stopped(j); ms += 5)
+		nanosleep(&ts, NULL);
+}
+
+/* Pool run @k: a unit taken by iter_take() (the pool's order is not the
+ * walk's), under the guard: a worker reads the mapping. */
+static int iter_run(void *ctx, unsigned worker, size_t k)
 {
 	struct iter_job *j = ctx;
-	size_t n = idx_nseeks(j->idx), s1 = (k + 1) * j->unit_segs;
-	uint64_t off = j->img->size, end;
+	struct iter_unit_arg a = { j, 0 };
+	int skip, r;
 
-	if (s1 < n)
-		idx_segment_span(j->idx, s1, &off, &end);
-	atomic_store(&j->done, j->img->size / 2 + off / 2);
+	(void)worker;
+	(void)k;
+	a.k = iter_take(j, &skip);
+	if (a.k == NONE)
+		return -pte_internal;
+	if (skip)
+		return 0;
+	r = j->opts.guard ? j->opts.guard(iter_unit_body, &a) : iter_unit_body(&a);
+	if (r)
+		return r;
+	iter_done(j, a.k);
+	iter_pace(j);
 	return 0;
 }
 
-/* Run one pass over the job's units on the pool. */
-static int iter_pass(struct iter_job *j, int (*run)(void *, unsigned, size_t),
-		     int (*merge)(void *, size_t), unsigned nthreads)
+/* The pool's merge: the units' results are taken by iter_join(). */
+static int iter_merge(void *ctx, size_t k)
+{
+	(void)ctx;
+	(void)k;
+	return 0;
+}
+
+/* Run every unit on the pool.  Returns 0 or a negative error code. */
+static int iter_pass(struct iter_job *j, unsigned nthreads)
 {
 	struct pool_cfg cfg = { 0 };
 	struct pool *p = NULL;
@@ -768,73 +833,158 @@ static int iter_pass(struct iter_job *j, int (*run)(void *, unsigned, size_t),
 
 	cfg.nthreads = nthreads;
 	cfg.nunits = j->nunits;
-	cfg.window = (size_t)nthreads * 4;
-	cfg.run = run;
+	cfg.run = iter_run;
 	cfg.ctx = j;
 	cfg.cancel = &j->stop;
 	r = pool_start(&p, &cfg);
 	if (r < 0)
 		return r;
-	r = pool_merge(p, merge);
+	r = pool_merge(p, iter_merge);
 	pool_free(p);
 	return r;
 }
 
-/* A boundary no measured iteration touches keeps no time: the straight
- * walk's are cleared as the time pass leaves them. */
-static void iter_untime(struct iter_job *j)
+/* The units' boundaries joined in order into the result (the first
+ * max_bounds: truncated set if there are more), data lost at the end of
+ * one marked on the next boundary; the units' freed.  Returns 0 or
+ * -pte_nomem. */
+static int iter_join(struct iter_job *j)
 {
-	size_t nb = atomic_load(&j->nbounds), k;
+	size_t k, nb = 0, want, m;
+	struct iter_bound *b;
+	int lost = 0;
+
+	for (k = 0; k < j->nunits; k++)
+		nb += j->units[k].n;
+	want = nb > j->opts.max_bounds ? j->opts.max_bounds : nb;
+	b = malloc((want ? want : 1) * sizeof(*b));
+	if (!b)
+		return -pte_nomem;
+	for (nb = 0, k = 0; k < j->nunits && nb < want; k++) {
+		const struct iter_unit *u = &j->units[k];
+
+		m = u->n < want - nb ? u->n : want - nb;
+		if (m) {
+			memcpy(b + nb, u->b, m * sizeof(*b));
+			b[nb].lost |= (uint8_t)lost;
+			lost = u->tail_lost;
+			nb += m;
+		} else {
+			lost |= u->tail_lost;
+		}
+	}
+	pthread_mutex_lock(&j->mu);
+	j->truncated = want < j->held;
+	j->b = b;
+	j->cap = want;
+	atomic_store(&j->nbounds, want);
+	for (k = 0; k < j->nunits; k++) {
+		free(j->units[k].b);
+		j->units[k].b = NULL;
+		j->units[k].n = 0;
+	}
+	pthread_mutex_unlock(&j->mu);
+	return 0;
+}
+
+/* Whether boundary @k of @b[@nb] needs its time (iter_needed()) where
+ * @cut (NULL: none) marks boundaries no iteration ends at. */
+static int iter_needed_cut(const struct iter_bound *b, size_t nb, const uint8_t *cut,
+			   size_t k)
+{
+	if (!cut)
+		return iter_needed(b, nb, k);
+	return (k && !cut[k] && !b[k].lost) || (k + 1 < nb && !cut[k + 1] && !b[k + 1].lost);
+}
+
+/* A boundary no measured iteration touches keeps no time: the unit
+ * walks time every one that may need it, and the straight walk all. */
+static void iter_untime(struct iter_bound *b, size_t nb, const uint8_t *cut)
+{
+	size_t k;
 
 	for (k = 0; k < nb; k++)
-		if (!iter_needed(j->b, nb, k)) {
-			j->b[k].tsc = j->b[k].cyc_lo = j->b[k].cyc_hi = 0;
-			j->b[k].flags = 0;
-			j->b[k].timed = 0;
+		if (!iter_needed_cut(b, nb, cut, k)) {
+			b[k].tsc = b[k].cyc_lo = b[k].cyc_hi = 0;
+			b[k].flags = 0;
+			b[k].timed = 0;
 		}
 }
 
-static int iter_body(void *arg)
+/* @n unit numbers into @order in the spread order: bit-reversed
+ * counting, so that the first units of it lie evenly over the trace. */
+static void iter_spread(size_t *order, size_t n)
 {
-	struct iter_job *j = arg;
-	size_t n = idx_nseeks(j->idx), per;
-	unsigned nthreads = pool_threads(j->opts.nthreads);
-	int r, t;
+	unsigned bits = 0, b;
+	size_t i, k = 0, x, r;
 
-	if (!n)
-		return 0;
+	while (((size_t)1 << bits) < n)
+		bits++;
+	for (i = 0; i < (size_t)1 << bits; i++) {
+		for (r = 0, x = i, b = 0; b < bits; b++, x >>= 1)
+			r = r << 1 | (x & 1);
+		if (r < n)
+			order[k++] = r;
+	}
+}
+
+/* The units of @n segments: their bytes, the order they are walked in.
+ * Returns 0, -pte_nomem or -pte_internal. */
+static int iter_units(struct iter_job *j, size_t n, unsigned nthreads)
+{
+	size_t per, k, s1;
+	uint64_t off, end;
+
 	/* Units of a multiple of 16 segments, several per thread; the
 	 * straight walk is one unit. */
 	per = (n + nthreads * 8 - 1) / (nthreads * 8);
 	per = (per + 15) & ~(size_t)15;
 	j->unit_segs = per < UNIT_SEGS ? (per ? per : 16) : UNIT_SEGS;
-	if (j->opts.straight) {
+	if (j->opts.straight)
 		j->unit_segs = n;
-		nthreads = 1;
-	}
 	j->nunits = (n + j->unit_segs - 1) / j->unit_segs;
+	j->order = malloc(j->nunits * sizeof(*j->order));
+	pthread_mutex_lock(&j->mu);
 	j->units = calloc(j->nunits, sizeof(*j->units));
-	if (!j->units)
+	pthread_mutex_unlock(&j->mu);
+	if (!j->units || !j->order)
 		return -pte_nomem;
-	j->next_off = UINT64_MAX;
+	for (k = 0; k < j->nunits; k++) {
+		s1 = (k + 1) * j->unit_segs < n ? (k + 1) * j->unit_segs : n;
+		if (idx_segment_span(j->idx, k * j->unit_segs, &j->units[k].begin, &end) ||
+		    idx_segment_span(j->idx, s1 - 1, &off, &j->units[k].end))
+			return -pte_internal;
+	}
+	iter_spread(j->order, j->nunits);
+	j->cut = NONE;
+	return 0;
+}
+
+static int iter_body(void *arg)
+{
+	struct iter_job *j = arg;
+	size_t n = idx_nseeks(j->idx);
+	unsigned nthreads = pool_threads(j->opts.nthreads);
+	int r, t;
+
+	if (!n)
+		return 0;
+	if (j->opts.straight)
+		nthreads = 1;
+	r = iter_units(j, n, nthreads);
+	if (r)
+		return r;
 	for (t = 0; j->pred && t < PKT_NTYPES; t++)
 		if (srch_pred_types(j->pred) >> t & 1)
 			j->classes |= 1u << pkt_type_class((enum pkt_type)t);
-	r = iter_pass(j, iter_run_find, iter_find_merge, nthreads);
-	if (r == -pte_canceled && j->truncated && !atomic_load(&j->cancel)) {
-		/* the pool's stop at max_bounds, not the owner's: the time
-		 * pass goes on (an owner's cancel from now on still stops it:
-		 * iter_stopped() reads both) */
-		atomic_store(&j->stop, 0);
-		r = 0;
-	}
+	r = iter_pass(j, nthreads);
 	if (r)
 		return r;
-	if (j->opts.straight) {
-		iter_untime(j);
-		return 0;
-	}
-	return iter_pass(j, iter_run_time, iter_time_merge, nthreads);
+	r = iter_join(j);
+	if (r)
+		return r;
+	iter_untime(j->b, atomic_load(&j->nbounds), NULL);
+	return 0;
 }
 
 static void *iter_thread(void *arg)
@@ -843,10 +993,16 @@ static void *iter_thread(void *arg)
 	size_t k;
 	int r = j->opts.guard ? j->opts.guard(iter_body, j) : iter_body(j);
 
-	for (k = 0; k < j->nunits; k++)
+	pthread_mutex_lock(&j->mu);
+	for (k = 0; j->units && k < j->nunits; k++)
 		free(j->units[k].b);
 	free(j->units);
 	j->units = NULL;
+	free(j->order);
+	j->order = NULL;
+	pthread_mutex_unlock(&j->mu);
+	if (r < 0)
+		atomic_store(&j->nbounds, 0);	/* iter_bounds() has none */
 	j->status = r;
 	atomic_store(&j->finished, 1);
 	return NULL;
@@ -873,6 +1029,7 @@ int iter_start(struct iter_job **out, const struct img *img,
 		srch_pred_free((struct srch_pred *)pred);
 		return -pte_nomem;
 	}
+	pthread_mutex_init(&j->mu, NULL);
 	j->img = img;
 	j->idx = idx;
 	j->pred = (struct srch_pred *)pred;
@@ -897,6 +1054,7 @@ int iter_start(struct iter_job **out, const struct img *img,
 	return 0;
 
 nomem:
+	pthread_mutex_destroy(&j->mu);
 	srch_pred_free(j->pred);
 	free(j->offs);
 	free(j);
@@ -946,6 +1104,7 @@ void iter_free(struct iter_job *j)
 	iter_cancel(j);
 	iter_wait(j);
 	srch_pred_free(j->pred);
+	pthread_mutex_destroy(&j->mu);
 	free(j->b);
 	free(j->offs);
 	free(j);
@@ -990,36 +1149,31 @@ static void iter_measure(const struct iter_bound *a, const struct iter_bound *z,
 	it->cyc_hi = z->cyc_hi == UINT64_MAX ? UINT64_MAX : z->cyc_hi - a->cyc_lo;
 }
 
-int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
-	       size_t *n, struct iter_stats *st)
+/* The iterations between consecutive boundaries of @b[@nb], but those
+ * ending at a boundary @cut marks (NULL: none), into @v[*@n] (room for
+ * @nb - 1), and the statistics of the measured ones in @st.  Returns 0 or
+ * -pte_nomem. */
+static int iter_measure_all(const struct iter_bound *b, size_t nb, const uint8_t *cut,
+			    struct iter_item *v, size_t *n, struct iter_stats *st)
 {
-	struct iter_item *v;
-	uint64_t *val;
-	size_t i, k = 0, m = nb > 1 ? nb - 1 : 0;
+	uint64_t *val = calloc(nb > 1 ? nb - 1 : 1, sizeof(*val));
+	size_t i, k = 0, m = 0;
 	double sum = 0;
 
-	if (!out || !n || !st || (!b && nb))
-		return -pte_invalid;
-	memset(st, 0, sizeof(*st));
-	*out = NULL;
-	*n = 0;
-	v = calloc(m ? m : 1, sizeof(*v));
-	val = calloc(m ? m : 1, sizeof(*val));
-	if (!v || !val) {
-		free(v);
-		free(val);
+	if (!val)
 		return -pte_nomem;
-	}
 	st->cycles = 1;
-	for (i = 0; i < m; i++) {
-		v[i].from = i;
-		iter_measure(&b[i], &b[i + 1], &v[i]);
-		if (v[i].broken) {
+	for (i = 0; i + 1 < nb; i++) {
+		if (cut && cut[i + 1])
+			continue;
+		v[m].from = i;
+		iter_measure(&b[i], &b[i + 1], &v[m]);
+		if (v[m++].broken) {
 			st->nbroken++;
 			continue;
 		}
 		st->n++;
-		if (!v[i].has_cyc || v[i].cyc_lo != v[i].cyc_hi)
+		if (!v[m - 1].has_cyc || v[m - 1].cyc_lo != v[m - 1].cyc_hi)
 			st->cycles = 0;
 	}
 	if (!st->n)
@@ -1039,7 +1193,131 @@ int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
 		st->mean = sum / (double)k;
 	}
 	free(val);
-	*out = v;
 	*n = m;
 	return 0;
+}
+
+int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
+	       size_t *n, struct iter_stats *st)
+{
+	struct iter_item *v;
+
+	if (!out || !n || !st || (!b && nb))
+		return -pte_invalid;
+	memset(st, 0, sizeof(*st));
+	*out = NULL;
+	*n = 0;
+	v = calloc(nb > 1 ? nb - 1 : 1, sizeof(*v));
+	if (!v || iter_measure_all(b, nb, NULL, v, n, st) < 0) {
+		free(v);
+		return -pte_nomem;
+	}
+	*out = v;
+	return 0;
+}
+
+void iter_snap_free(struct iter_snap *s)
+{
+	if (!s)
+		return;
+	free(s->b);
+	free(s->items);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The boundaries of the units done into @s->b (and @cut: the first of
+ * each run of consecutive units done, which no iteration ends at), data
+ * lost joined within a run as iter_join() does; front to back, the
+ * first units only and the first max_bounds of theirs, once the walk
+ * goes so.  Under the job's mu.  Returns 0 or -pte_nomem. */
+static int iter_partial_bounds(struct iter_job *j, struct iter_snap *s, uint8_t **cut)
+{
+	size_t k, nb = 0, m, lim = j->in_order ? j->pfx : j->nunits;
+	size_t max = j->in_order ? j->opts.max_bounds : SIZE_MAX;
+	int lost = 0, first = 1;
+
+	for (k = 0; k < lim; k++)
+		if (j->units[k].done)
+			nb += j->units[k].n;
+	nb = nb < max ? nb : max;
+	s->b = malloc((nb ? nb : 1) * sizeof(*s->b));
+	*cut = calloc(nb ? nb : 1, 1);
+	if (!s->b || !*cut)
+		return -pte_nomem;
+	for (k = 0; k < lim && s->nb < nb; k++) {
+		const struct iter_unit *u = &j->units[k];
+
+		if (!u->done) {
+			first = 1;	/* a run ends: what it lost is unknown */
+			lost = 0;
+			continue;
+		}
+		m = u->n < nb - s->nb ? u->n : nb - s->nb;
+		if (!m) {
+			lost |= u->tail_lost;
+			continue;
+		}
+		memcpy(s->b + s->nb, u->b, m * sizeof(*s->b));
+		s->b[s->nb].lost |= (uint8_t)lost;
+		(*cut)[s->nb] = (uint8_t)first;
+		first = 0;
+		lost = u->tail_lost;
+		s->nb += m;
+	}
+	s->done = j->done_bytes;
+	return 0;
+}
+
+int iter_partial(struct iter_job *j, struct iter_snap *s)
+{
+	uint8_t *cut = NULL;
+	size_t nb;
+	int r = 0;
+
+	if (!s)
+		return -pte_invalid;
+	memset(s, 0, sizeof(*s));
+	if (!j)
+		return -pte_invalid;
+	s->total = j->img->size;
+	if (atomic_load(&j->finished)) {
+		if (j->status < 0)
+			return j->status;
+		nb = atomic_load(&j->nbounds);
+		s->b = malloc((nb ? nb : 1) * sizeof(*s->b));
+		if (!s->b)
+			return -pte_nomem;
+		if (nb)
+			memcpy(s->b, j->b, nb * sizeof(*s->b));
+		s->nb = nb;
+		s->done = s->total;
+		s->final = 1;
+		s->truncated = j->truncated;
+	} else {
+		pthread_mutex_lock(&j->mu);
+		if (!j->units) {
+			/* not made yet, or freed as the job ends */
+			pthread_mutex_unlock(&j->mu);
+			if (atomic_load(&j->finished))
+				return iter_partial(j, s);
+		} else {
+			r = iter_partial_bounds(j, s, &cut);
+			pthread_mutex_unlock(&j->mu);
+		}
+		if (r < 0)
+			goto fail;
+		iter_untime(s->b, s->nb, cut);
+	}
+	s->items = calloc(s->nb > 1 ? s->nb - 1 : 1, sizeof(*s->items));
+	if (!s->items || iter_measure_all(s->b, s->nb, cut, s->items, &s->n, &s->st) < 0) {
+		r = -pte_nomem;
+		goto fail;
+	}
+	free(cut);
+	return 0;
+
+fail:
+	free(cut);
+	iter_snap_free(s);
+	return r;
 }

@@ -5,18 +5,21 @@
  * model, and the iterations between consecutive boundaries with their
  * durations and statistics.
  *
- * A job walks the image in the background on all cores, in two passes
- * over units of PSB segments.  The first runs the predicate alone: the
- * boundaries, and where data was lost (an OVF, a decode error or a gap
- * between spans, which breaks the iteration it falls in); a segment that
- * cannot hold a boundary (its index summary or its bytes rule one out:
- * srch_segment_may_hit()) is not decoded.  The second gives a time to
- * each boundary a measured iteration starts or ends at, walking its
- * segment from the index's time carry there (the time pass's state, so
- * the time is the one every other view shows, whatever the cut: test_iter
- * checks one thread against several); a boundary between two broken
- * iterations keeps none (iter_bound.timed 0).  The result is that of one
- * walk through every packet from the start (iter_opts.straight; test_iter
+ * A job walks the image in the background on all cores, in one pass
+ * over units of PSB segments taken in a spread order (the first units
+ * done lie all over the trace), so that a picture of the units walked so
+ * far (iter_partial()) stands for the whole early.  Each unit first runs
+ * the predicate alone: the boundaries, and where data was lost (an OVF,
+ * a decode error or a gap between spans, which breaks the iteration it
+ * falls in); a segment that cannot hold a boundary (its index summary or
+ * its bytes rule one out: srch_segment_may_hit()) is not decoded.  Then
+ * it gives a time to each boundary a measured iteration may start or end
+ * at, walking its segment from the index's time carry there (the time
+ * pass's state, so the time is the one every other view shows, whatever
+ * the cut: test_iter checks one thread against several).  Once all are
+ * done, a boundary between two broken iterations keeps none
+ * (iter_bound.timed 0).  The result is that of one walk through every
+ * packet from the start (iter_opts.straight; test_iter
  * compares them).  A boundary's cycles are
  * exact (TM_F_EXACT) or bounded: at or after its lower bound and before
  * the count at the next CYC, which the walk records as the upper bound.
@@ -86,12 +89,17 @@ struct iter_opts {
 	 * found as for a predicate, and so are the times. */
 	const uint64_t *offsets;
 	size_t noffsets;
+	/* Tests: each worker waits this many milliseconds after each unit
+	 * it walked (and iter_partial() shows), so that a walk of a small
+	 * trace lasts long enough to be seen while it runs; a long wait
+	 * holds a picture still until the job is cancelled.  0: none. */
+	unsigned pace_ms;
 };
 
 /* A snapshot of a job. */
 struct iter_progress {
-	uint64_t done, total;	/* bytes walked, bytes in all: each pass
-				 * counts half of them */
+	uint64_t done, total;	/* bytes walked (in the units done), bytes
+				 * in all */
 	size_t nbounds;		/* boundaries found so far */
 	int finished;		/* the thread stopped */
 	int status;		/* once finished: 0, -pte_canceled,
@@ -135,6 +143,44 @@ const struct iter_bound *iter_bounds(struct iter_job *j, size_t *n);
  * Returns 0, -pte_invalid if an argument is NULL, or -pte_nomem. */
 int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
 	       size_t *n, struct iter_stats *st);
+
+/* A picture of a job: its result once finished, else the iterations
+ * found so far. */
+struct iter_snap {
+	struct iter_bound *b;	/* the boundaries known, in offset order */
+	size_t nb;
+	struct iter_item *items;	/* the iterations known, in boundary
+					 * order; from indexes b */
+	size_t n;
+	struct iter_stats st;	/* of the items */
+	uint64_t done, total;	/* bytes walked, in all */
+	int final;		/* the result: iter_bounds(), and iter_items()
+				 * of them */
+	int truncated;		/* final, and stopped at max_bounds */
+};
+
+/* A picture of @j into @s (free it with iter_snap_free()).  Once @j has
+ * finished, its result (final set).  While it runs, the iterations
+ * between boundaries of units already walked: a run of consecutive units
+ * done gives its boundaries and the iterations between them (one that
+ * crosses from unit to unit counts once both are done; data lost before
+ * a run's first boundary is unknown, so no iteration ends there).  Each
+ * measured item of a picture is the final result's for the same pair of
+ * boundaries, so n never exceeds the final one's -- but while more
+ * than max_bounds boundaries may come (the units done hold max_bounds),
+ * the picture shows only the front units', and before that, on a trace
+ * whose boundaries pass max_bounds, it may show iterations the result
+ * (the first max_bounds boundaries) leaves out.  A broken item's ticks
+ * and cycles (nothing measured) may differ from the result's at the ends
+ * of a run; a boundary's times and lost flag may too.
+ * Returns 0 and fills @s.
+ * Returns -pte_invalid if an argument is NULL.
+ * Returns the job's status if it finished with an error (@s empty).
+ * Returns -pte_nomem if out of memory (@s empty). */
+int iter_partial(struct iter_job *j, struct iter_snap *s);
+
+/* Free what @s holds and clear it (NULL is fine). */
+void iter_snap_free(struct iter_snap *s);
 
 /* The value iterations are ranked by: cycles when @st says every
  * measured one is cycle-exact, else TSC ticks. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "helpers.h"
@@ -282,18 +283,12 @@ static void test_bounded_broken(void **state)
 }
 
 /* 400 PSB segments of random loops (CYCs, TNTs before some boundaries so
- * they are bounded, OVFs, a boundary-free stretch): one thread and four
- * find the same boundaries, bit for bit, whatever the units' cuts. */
-static void test_threads(void **state)
+ * they are bounded, OVFs, a boundary-free stretch) into @f, indexed. */
+static void fx_loops(struct fixture *f)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	const struct iter_bound *b1, *b4;
-	struct iter_job *j1, *j4, *jc;
-	size_t n1, n4, nc, i, nbounded = 0, nlost = 0, nhi = 0;
 	unsigned seed = 7;
 	int k;
 
-	(void)state;
 	for (k = 0; k < 8000; k++) {
 		seed = seed * 1103515245u + 12345u;
 		if (k % 20 == 0)
@@ -313,6 +308,19 @@ static void test_threads(void **state)
 			tnt(&f->b);
 	}
 	fx_index(f);
+}
+
+/* fx_loops(): one thread and four find the same boundaries, bit for bit,
+ * whatever the units' cuts. */
+static void test_threads(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const struct iter_bound *b1, *b4;
+	struct iter_job *j1, *j4, *jc;
+	size_t n1, n4, nc, i, nbounded = 0, nlost = 0, nhi = 0;
+
+	(void)state;
+	fx_loops(f);
 	j1 = fx_run_n(f, "tip 0x401000", 1);
 	j4 = fx_run_n(f, "tip 0x401000", 4);
 	b1 = iter_bounds(j1, &n1);
@@ -359,7 +367,38 @@ static void test_threads(void **state)
 		iter_bounds(jc, &nc);
 		assert_int_equal(nc, 1000);
 		assert_memory_equal(iter_bounds(jc, &nc), b1, 999 * sizeof(*b1));
+		{
+			struct iter_snap s;
+
+			assert_int_equal(iter_partial(jc, &s), 0);
+			assert_true(s.final && s.truncated && s.nb == 1000);
+			iter_snap_free(&s);
+		}
 		iter_free(jc);
+	}
+	/* Other limits, on as many workers as units (all walked at once,
+	 * before the front units are known to reach the limit). */
+	{
+		static const size_t lim[] = { 1, 2, 37, 7599, 7600 };
+		size_t e;
+
+		for (e = 0; e < sizeof(lim) / sizeof(lim[0]); e++) {
+			struct srch_pred *p = NULL;
+			struct iter_opts o = { .nthreads = 64, .max_bounds = lim[e] };
+			struct iter_progress pr;
+			char err[64];
+
+			assert_int_equal(srch_parse("tip 0x401000", &p, err, sizeof(err)), 0);
+			assert_int_equal(iter_start(&jc, &f->img, f->idx, p, &f->cfg, &o), 0);
+			assert_int_equal(iter_wait(jc), 0);
+			iter_progress(jc, &pr);
+			assert_int_equal(pr.truncated, lim[e] < 7600);
+			iter_bounds(jc, &nc);
+			assert_int_equal(nc, lim[e]);
+			assert_memory_equal(iter_bounds(jc, &nc), b1,
+					    (lim[e] - 1) * sizeof(*b1));
+			iter_free(jc);
+		}
 	}
 	iter_free(j1);
 	iter_free(j4);
@@ -555,6 +594,173 @@ static void test_skip_same(void **state)
 	}
 }
 
+/* The final result of @expr on @f: boundaries *@fb[*@nfb], items *@fi. */
+struct final {
+	const struct iter_bound *b;
+	size_t nb, n;
+	struct iter_item *items;
+	struct iter_stats st;
+};
+
+/* Picture @s against final result @fr: each item is the final one of the
+ * same pair of boundaries (measured ones in full, broken ones broken);
+ * never more measured.  Returns the picture's measured items. */
+static size_t check_snap(const struct iter_snap *s, const struct final *fr)
+{
+	size_t i, lo, hi;
+
+	assert_true(s->st.n <= fr->st.n);
+	assert_true(s->n <= fr->n);
+	assert_true(s->done <= s->total);
+	for (i = 0; i < s->n; i++) {
+		const struct iter_item *x = &s->items[i], *y;
+		uint64_t off = s->b[x->from].offset;
+
+		assert_true(x->from + 1 < s->nb);
+		for (lo = 0, hi = fr->nb; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (fr->b[mid].offset < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo + 1 >= fr->nb || fr->b[lo].offset != off)
+			fail_msg("item %zu from 0x%llx: no such final boundary", i,
+				 (unsigned long long)off);
+		assert_int_equal(fr->b[lo + 1].offset, s->b[x->from + 1].offset);
+		y = &fr->items[lo];
+		assert_int_equal(x->broken, y->broken);
+		if (x->broken)
+			continue;
+		assert_int_equal(x->ticks, y->ticks);
+		assert_int_equal(x->has_cyc, y->has_cyc);
+		assert_int_equal(x->cyc_lo, y->cyc_lo);
+		assert_int_equal(x->cyc_hi, y->cyc_hi);
+	}
+	return s->st.n;
+}
+
+/* Start @expr on @f with @o.  Returns the job. */
+static struct iter_job *fx_start(struct fixture *f, const char *expr,
+				 const struct iter_opts *o)
+{
+	struct srch_pred *p = NULL;
+	struct iter_job *j = NULL;
+	char err[128];
+
+	assert_int_equal(srch_parse(expr, &p, err, sizeof(err)), 0);
+	assert_int_equal(iter_start(&j, &f->img, f->idx, p, &f->cfg, o), 0);
+	return j;
+}
+
+/* Wait until @j has walked every unit it will before its workers' long
+ * pace: @want bytes (0: any), or no change for a while. */
+static void wait_walked(struct iter_job *j, uint64_t want)
+{
+	struct iter_progress p;
+	uint64_t last = 0;
+	int still = 0;
+
+	for (;;) {
+		iter_progress(j, &p);
+		if (want ? p.done >= want : p.done && p.done == last && ++still > 50)
+			return;
+		if (p.done != last)
+			still = 0;
+		last = p.done;
+		usleep(2000);
+	}
+}
+
+/* iter_partial(): pictures while the walk runs hold only final items
+ * (never more measured than the result), the units done spread over the
+ * trace; with every unit done, the picture is the result's items; after
+ * the end, the result itself. */
+static void test_partial(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct iter_opts o = { .nthreads = 2 };
+	struct iter_progress pr;
+	struct iter_snap s;
+	struct final fr;
+	struct iter_job *j, *jf;
+	uint64_t before = 0;
+	size_t i, seen = 0;
+	int pass;
+
+	(void)state;
+	assert_int_equal(iter_partial(NULL, &s), -pte_invalid);
+	fx_loops(f);
+	jf = fx_run_n(f, "tip 0x401000", 2);
+	fr.b = iter_bounds(jf, &fr.nb);
+	assert_int_equal(iter_items(fr.b, fr.nb, &fr.items, &fr.n, &fr.st), 0);
+	assert_true(fr.st.n > 1000 && fr.st.nbroken > 10);
+	/* after the end: the result */
+	assert_int_equal(iter_partial(jf, &s), 0);
+	assert_true(s.final && !s.truncated && s.done == s.total);
+	assert_int_equal(s.nb, fr.nb);
+	assert_memory_equal(s.b, fr.b, fr.nb * sizeof(*fr.b));
+	assert_int_equal(s.n, fr.n);
+	assert_memory_equal(s.items, fr.items, fr.n * sizeof(*fr.items));
+	assert_memory_equal(&s.st, &fr.st, sizeof(fr.st));
+	iter_snap_free(&s);
+	iter_snap_free(NULL);
+
+	/* Held still after the first units (a long pace): one worker's,
+	 * two workers', four: their units lie apart, so some pictures have
+	 * several runs; then pictures along a paced walk to its end. */
+	for (pass = 0; pass < 3; pass++) {
+		o.nthreads = 1u << pass;
+		o.pace_ms = 600000;
+		j = fx_start(f, "tip 0x401000", &o);
+		wait_walked(j, 0);
+		assert_int_equal(iter_partial(j, &s), 0);
+		assert_false(s.final);
+		assert_true(s.done > 0 && s.done < s.total);
+		seen += check_snap(&s, &fr) > 0;
+		iter_snap_free(&s);
+		iter_free(j);
+	}
+	assert_true(seen > 0);
+	/* Every unit done (a worker each), held still: the result's items. */
+	o.nthreads = 64;
+	j = fx_start(f, "tip 0x401000", &o);
+	wait_walked(j, f->b.n);
+	assert_int_equal(iter_partial(j, &s), 0);
+	assert_false(s.final);
+	check_snap(&s, &fr);
+	assert_int_equal(s.n, fr.n);
+	assert_memory_equal(&s.st, &fr.st, sizeof(fr.st));
+	for (i = 0; i < s.n; i++)
+		assert_int_equal(s.items[i].from, fr.items[i].from);
+	iter_snap_free(&s);
+	iter_free(j);
+	/* Along a paced walk: consistent pictures, growing, then the result. */
+	o.nthreads = 2;
+	o.pace_ms = 3;
+	j = fx_start(f, "tip 0x401000", &o);
+	for (;;) {
+		iter_progress(j, &pr);
+		assert_int_equal(iter_partial(j, &s), 0);
+		check_snap(&s, &fr);
+		assert_true(s.done >= before && s.done >= pr.done);
+		before = s.done;
+		if (s.final)
+			break;
+		iter_snap_free(&s);
+		usleep(1000);
+	}
+	assert_int_equal(s.n, fr.n);
+	assert_memory_equal(s.items, fr.items, fr.n * sizeof(*fr.items));
+	iter_snap_free(&s);
+	iter_free(j);
+	free(fr.items);
+	iter_free(jf);
+	idx_free(f->idx);
+	free(f);
+}
+
 /* No time pass: refused; a job freed while running stops. */
 static void test_refused_cancel(void **state)
 {
@@ -592,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_bounded_broken),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_skip_same),
 		cmocka_unit_test(test_skip_head),
 		cmocka_unit_test(test_in_block),
