@@ -78,6 +78,61 @@ grep -q "iterations: the index is not complete" "$tmp/early.txt" 2>/dev/null ||
 	fail "no index: $(tail -1 "$tmp/early.txt" 2>/dev/null)"
 [ $status = 0 ] && echo "ok   :iterations finds the planted slow iteration first, exact in cycles"
 
+# While the walk runs, the view shows the part walked so far, marked
+# partial ("partial: N% of the trace", statistics marked with a tilde or
+# its UTF-8 form), then the result.  A walk of this small trace ends at
+# once, so PTBROWSE_ITER_PACE_MS (a test-only knob: iter_opts.pace_ms)
+# has each worker wait 700 ms after each unit: of the trace's 5 units
+# (81 segments of 16), 2 workers walk 2 and wait while the script saves
+# the first picture.  Enter on its list jumps and leaves the walk going;
+# :iterations shows it again, and its result.  No clock is asserted: the
+# knob only makes the walk last.
+python3 - "$tmp/many.pt" <<'PY' || { echo "FAIL: generate"; exit 1; }
+import sys
+d = bytearray()
+def psb(tsc):
+    d.extend(b'\x02\x82' * 8 + b'\x19' + tsc.to_bytes(7, 'little') + b'\x02\x23')
+def cyc(v):
+    d.extend(bytes([v << 3 | 3]) if v < 32 else bytes([(v & 31) << 3 | 7, ((v >> 5) & 0x7f) << 1]))
+def tip(ip):
+    d.extend(b'\x6d' + ip.to_bytes(6, 'little'))
+psb(0x1000)
+for k in range(401):
+    if k and k % 5 == 0:
+        psb(0x1000 + k * 400)
+    cyc(100 + k % 7)
+    tip(0x401000)
+    d.append(6)
+    cyc(3)
+    tip(0x402000)
+open(sys.argv[1], 'wb').write(d)
+PY
+cat > "$tmp/keys4" <<KEYS
+wait-index
+:iterations tip 0x401000
+wait-iterations-partial
+:save-screen $tmp/partial.txt
+Enter
+:iterations
+wait-iterations
+:save-screen $tmp/final.txt
+q
+KEYS
+PTBROWSE_ITER_PACE_MS=700 LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state \
+	--script "$tmp/keys4" --size 100x24 "$tmp/many.pt" > "$tmp/out4" 2>&1 ||
+	fail "exit status $? (partial: $(cat "$tmp/out4"))"
+head -n 1 "$tmp/partial.txt" 2>/dev/null |
+	grep -q "iterations of 'tip 0x401000': partial: [0-9.]*% of the trace, [0-9]* iterations so far" ||
+	fail "partial title: $(head -n 1 "$tmp/partial.txt" 2>/dev/null)"
+sed -n 2p "$tmp/partial.txt" 2>/dev/null | grep -q "^ ≈ p50 .*(so far)" ||
+	fail "partial statistics: $(sed -n 2p "$tmp/partial.txt" 2>/dev/null)"
+grep -q "#- " "$tmp/partial.txt" 2>/dev/null || fail "partial list: numbered"
+head -n 1 "$tmp/final.txt" 2>/dev/null | grep -q "400 measured, 0 broken, in cycles, exact" ||
+	fail "final title: $(head -n 1 "$tmp/final.txt" 2>/dev/null)"
+sed -n 2p "$tmp/final.txt" 2>/dev/null | grep -q "^ p50 10[3-9] cyc" ||
+	fail "final statistics: $(sed -n 2p "$tmp/final.txt" 2>/dev/null)"
+[ $status = 0 ] && echo "ok   :iterations shows a partial picture while it walks, then the result"
+
 # A function's entry as the boundary (a code term: its search decodes the
 # code, then the walk times its hits): on the recorded sample, as many
 # iterations as the search's hits less one; a name that is no function

@@ -3,13 +3,21 @@
  * iteration boundaries (decoder/iter.h walks the trace in the background),
  * shown as a view: p50/p90/p99/max, a histogram of durations (cycles where
  * every iteration is cycle-exact, else time), and the iterations slowest
- * first, each jumpable and savable as a region.
+ * first, each jumpable and savable as a region.  While the walk runs the
+ * view shows the part walked so far (iter_partial(): units spread over
+ * the trace), marked partial and refreshed, until the result.
+ *
+ * PTBROWSE_ITER_PACE_MS (tests only: t_ui_iterations) makes each worker
+ * of the walk wait that long after each unit (iter_opts.pace_ms), so a
+ * small trace's walk is seen partial.
  */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "code.h"
@@ -38,13 +46,16 @@ static struct {
 				 * finds the boundaries, before the walk */
 	struct iter_job *job;
 	char expr[128];
-	const struct iter_bound *b;	/* the job's, once finished */
-	size_t nb;
-	struct iter_item *items;
-	size_t *order;		/* measured items, slowest first */
+	struct iter_snap snap;	/* the picture shown: the result once
+				 * snap.final */
+	size_t *order;		/* its measured items, slowest first */
 	size_t norder;
-	struct iter_stats st;
-	int ready;		/* items, order and st are computed */
+	int ready;		/* the result's picture and order are made */
+	int have;		/* a picture (partial or not) is made */
+	int keep;		/* the view closes for a jump: the walk goes
+				 * on */
+	double snap_at;		/* when it was taken (monotonic seconds) */
+	double snap_cost;	/* seconds it took to make */
 	size_t hist[IT_HIST_MAX];	/* the histogram of hist_rows rows */
 	int hist_rows;
 	int failed;		/* the walk failed: status */
@@ -57,7 +68,7 @@ static void it_reset(void)
 {
 	search_sb_free(it.sb);
 	iter_free(it.job);
-	free(it.items);
+	iter_snap_free(&it.snap);
 	free(it.order);
 	memset(&it, 0, sizeof(it));
 }
@@ -67,6 +78,14 @@ void iterations_stop(struct ui *ui)
 	if (it.job || it.sb)
 		view_close(&ui->vs, &iterations_view);
 	it_reset();
+}
+
+/* PTBROWSE_ITER_PACE_MS (tests): iter_opts.pace_ms. */
+static unsigned it_pace(void)
+{
+	const char *e = getenv("PTBROWSE_ITER_PACE_MS");
+
+	return e ? (unsigned)strtoul(e, NULL, 10) : 0;
 }
 
 /* The search for code or sideband terms done: its hits are the
@@ -98,6 +117,7 @@ static int it_searched(struct ui *ui)
 	}
 	o.offsets = offs;
 	o.noffsets = n;
+	o.pace_ms = it_pace();
 	r = iter_start(&it.job, ui->img, ui->idx, NULL, &ui->tmcfg, &o);
 	if (r < 0) {
 		it.job = NULL;
@@ -118,6 +138,22 @@ void iterations_wait(struct ui *ui)
 	}
 	if (it.job)
 		iter_wait(it.job);
+}
+
+void iterations_wait_partial(struct ui *ui)
+{
+	struct iter_progress p;
+
+	if (it.sb) {
+		search_sb_wait(it.sb);
+		it_searched(ui);
+	}
+	for (;;) {
+		iter_progress(it.job, &p);
+		if (!it.job || p.finished || p.done)
+			return;
+		usleep(1000);
+	}
 }
 
 int iterations_busy(const struct ui *ui)
@@ -161,8 +197,8 @@ static int it_sort(size_t n)
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		if (!it.items[i].broken) {
-			k[m].v = iter_value(&it.items[i], &it.st);
+		if (!it.snap.items[i].broken) {
+			k[m].v = iter_value(&it.snap.items[i], &it.snap.st);
 			k[m++].i = i;
 		}
 	qsort(k, m, sizeof(*k), it_cmp);
@@ -173,34 +209,56 @@ static int it_sort(size_t n)
 	return 0;
 }
 
-/* Once the walk has finished: the iterations, their statistics and the
- * slowest-first order. */
-static void it_finish(struct ui *ui)
+static double it_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The picture to show, its statistics and slowest-first order: the
+ * result once the walk has finished; while it runs, a new partial one
+ * when the last is old enough -- a tenth of a second, and ten times what
+ * it took to make, so that pictures of millions of iterations take at
+ * most a tenth of a core from the walk and leave the keys answered (one
+ * of nothing walked yet is taken again at once). */
+static void it_refresh(struct ui *ui)
 {
 	struct iter_progress p;
-	size_t n;
+	struct iter_snap s;
+	double t0, age;
+	int r;
 
 	if (it.ready || it.failed || !it.job)
 		return;
 	iter_progress(it.job, &p);
-	if (!p.finished)
+	t0 = it_now();
+	age = t0 - it.snap_at;
+	if (!p.finished && it.have && it.snap.done &&
+	    (age < 0.1 || age < 10 * it.snap_cost))
 		return;
-	if (p.status < 0) {
-		it.failed = p.status;
-		if (p.status == -pte_sigbus)
+	r = iter_partial(it.job, &s);
+	if (r < 0) {
+		it.failed = r;
+		if (r == -pte_sigbus)
 			ui->worker_sigbus = 1;	/* the file shrank */
 		return;
 	}
-	it.b = iter_bounds(it.job, &it.nb);
-	if (iter_items(it.b, it.nb, &it.items, &n, &it.st) < 0) {
+	iter_snap_free(&it.snap);
+	it.snap = s;
+	free(it.order);
+	it.order = NULL;
+	it.norder = 0;
+	it.hist_rows = 0;
+	if (it_sort(s.n) < 0) {
 		it.failed = -pte_nomem;
 		return;
 	}
-	if (it_sort(n) < 0) {
-		it.failed = -pte_nomem;
-		return;
-	}
-	it.ready = 1;
+	it.have = 1;
+	it.ready = s.final;
+	it.snap_at = t0;
+	it.snap_cost = it_now() - t0;
 }
 
 /* Write @v TSC ticks as time (ticks without a frequency) into @buf. */
@@ -220,7 +278,7 @@ static void it_fmt_time(const struct ui *ui, uint64_t v, char *buf, size_t size)
 /* Write value @v (cycles or ticks, as the statistics say) into @buf. */
 static void it_fmt(const struct ui *ui, uint64_t v, char *buf, size_t size)
 {
-	if (it.st.cycles)
+	if (it.snap.st.cycles)
 		snprintf(buf, size, "%" PRIu64 " cyc", v);
 	else
 		it_fmt_time(ui, v, buf, size);
@@ -243,7 +301,7 @@ static void it_fmt_cyc(const struct iter_item *x, char *buf, size_t size)
 static int it_draw_hist(struct ui *ui, int y, int rows)
 {
 	size_t *cnt = it.hist, top = 0, i;
-	uint64_t lo = it.st.min, w = (it.st.max - it.st.min) / (uint64_t)rows + 1;
+	uint64_t lo = it.snap.st.min, w = (it.snap.st.max - it.snap.st.min) / (uint64_t)rows + 1;
 	int k, bar = ui->cols - 40 > 10 ? ui->cols - 40 : 10;
 	char a[40], b[40], line[512];
 
@@ -251,7 +309,7 @@ static int it_draw_hist(struct ui *ui, int y, int rows)
 	if (it.hist_rows != rows) {
 		memset(it.hist, 0, sizeof(it.hist));
 		for (i = 0; i < it.norder; i++) {
-			uint64_t v = iter_value(&it.items[it.order[i]], &it.st);
+			uint64_t v = iter_value(&it.snap.items[it.order[i]], &it.snap.st);
 
 			k = (int)((v - lo) / w);
 			cnt[k < rows ? k : rows - 1]++;
@@ -279,19 +337,24 @@ static int it_draw_hist(struct ui *ui, int y, int rows)
 static void it_draw_list(struct ui *ui, int y)
 {
 	long n = (long)it.norder, h = ui->rows - 1 - y, i;
-	char v[40], c[48], line[256];
+	char v[40], c[48], num[24], line[256];
 
 	if (h < 1)
 		return;
 	listnav_fit(&it.ln, n, h);
 	for (i = it.ln.top; i < n && y < ui->rows - 1; i++, y++) {
-		const struct iter_item *x = &it.items[it.order[i]];
+		const struct iter_item *x = &it.snap.items[it.order[i]];
 
 		it_fmt_time(ui, x->ticks, v, sizeof(v));
 		it_fmt_cyc(x, c, sizeof(c));
-		snprintf(line, sizeof(line), "%5ld  %-14s %-22s #%-7zu 0x%08" PRIx64 "-0x%08" PRIx64,
-			 i + 1, v, c, x->from + 1, it.b[x->from].offset,
-			 it.b[x->from + 1].offset);
+		/* a partial picture's boundaries are not numbered yet */
+		if (it.ready)
+			snprintf(num, sizeof(num), "#%zu", x->from + 1);
+		else
+			snprintf(num, sizeof(num), "#-");
+		snprintf(line, sizeof(line), "%5ld  %-14s %-22s %-8s 0x%08" PRIx64 "-0x%08" PRIx64,
+			 i + 1, v, c, num, it.snap.b[x->from].offset,
+			 it.snap.b[x->from + 1].offset);
 		attrset(i == it.ln.sel ? A_REVERSE : A_NORMAL);
 		screen_clear(y, 0, ui->cols);
 		screen_put(y, 1, ui->cols - 1, line);
@@ -299,64 +362,101 @@ static void it_draw_list(struct ui *ui, int y)
 	attrset(A_NORMAL);
 }
 
-static void iterations_view_draw(struct ui *ui, struct view *v)
+/* @n short into @buf: 1234, 12.3 k, 1.2 M. */
+static void it_count(size_t n, char *buf, size_t size)
 {
-	struct iter_progress p;
-	char buf[512], s[5][40];
-	int y = 1, rows;
+	if (n < 10000)
+		snprintf(buf, size, "%zu", n);
+	else if (n < 1000000)
+		snprintf(buf, size, "%.1f k", (double)n / 1e3);
+	else
+		snprintf(buf, size, "%.1f M", (double)n / 1e6);
+}
 
-	(void)v;
-	it_searched(ui);
-	it_finish(ui);
-	erase();
-	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
-	screen_clear(0, 0, ui->cols);
-	memset(&p, 0, sizeof(p));
-	if (it.job)
-		iter_progress(it.job, &p);
+/* The view's title into @buf, from the walk's progress @p. */
+static void it_title(const struct iter_progress *p, char *buf, size_t size)
+{
+	char n[32];
+
 	if (it.sb) {
 		uint64_t done, total;
 		size_t nh;
 		int fin, st;
 
 		search_sb_progress(it.sb, &done, &total, &nh, &fin, &st);
-		snprintf(buf, sizeof(buf), " iterations of '%s': finding the boundaries %d%%"
+		snprintf(buf, size, " iterations of '%s': finding the boundaries %d%%"
 			 " (%zu so far)   q cancels", it.expr,
 			 total ? (int)(done * 100 / total) : 0, nh);
-	} else if (it.failed)
-		snprintf(buf, sizeof(buf), " iterations of '%s': %s   q closes", it.expr,
+	} else if (it.failed) {
+		snprintf(buf, size, " iterations of '%s': %s   q closes", it.expr,
 			 pte_strerror(it.failed));
-	else if (!it.ready)
-		snprintf(buf, sizeof(buf), " iterations of '%s': walking %d%% (%zu boundaries)"
+	} else if (!it.ready && it.have && it.snap.done) {
+		double pct = it.snap.total ? (double)it.snap.done * 100 / (double)it.snap.total : 0;
+
+		it_count(it.snap.st.n, n, sizeof(n));
+		snprintf(buf, size, " iterations of '%s': partial: %.*f%% of the trace, %s "
+			 "iterations so far, %zu broken, in %s   q cancels", it.expr,
+			 pct < 10 ? 1 : 0, pct, n, it.snap.st.nbroken,
+			 it.snap.st.cycles ? "cycles" : "time");
+	} else if (!it.ready) {
+		snprintf(buf, size, " iterations of '%s': walking %d%% (%zu boundaries)"
 			 "   q cancels", it.expr,
-			 p.total ? (int)(p.done * 100 / p.total) : 0, p.nbounds);
-	else
-		snprintf(buf, sizeof(buf), " iterations of '%s': %zu measured, %zu broken%s, in %s"
-			 "  Enter jumps  r region  q", it.expr, it.st.n, it.st.nbroken,
-			 p.truncated ? " (boundaries cut at the limit)" : "",
-			 it.st.cycles ? "cycles, exact" : "time");
+			 p->total ? (int)(p->done * 100 / p->total) : 0, p->nbounds);
+	} else {
+		snprintf(buf, size, " iterations of '%s': %zu measured, %zu broken%s, in %s"
+			 "  Enter jumps  r region  q", it.expr, it.snap.st.n, it.snap.st.nbroken,
+			 p->truncated ? " (boundaries cut at the limit)" : "",
+			 it.snap.st.cycles ? "cycles, exact" : "time");
+	}
+}
+
+/* p50 .. min, the histogram and the list, from row @y; a partial
+ * picture's statistics marked as estimates. */
+static void it_draw_body(struct ui *ui, int y)
+{
+	char buf[512], s[5][40];
+	int rows;
+
+	it_fmt(ui, it.snap.st.p50, s[0], sizeof(s[0]));
+	it_fmt(ui, it.snap.st.p90, s[1], sizeof(s[1]));
+	it_fmt(ui, it.snap.st.p99, s[2], sizeof(s[2]));
+	it_fmt(ui, it.snap.st.max, s[3], sizeof(s[3]));
+	it_fmt(ui, it.snap.st.min, s[4], sizeof(s[4]));
+	snprintf(buf, sizeof(buf), " %s%sp50 %s  p90 %s  p99 %s  max %s  min %s%s",
+		 it.ready ? "" : screen_glyph(ui, "\xe2\x89\x88", "~"), it.ready ? "" : " ",
+		 s[0], s[1], s[2], s[3], s[4], it.ready ? "" : "  (so far)");
+	screen_put(y++, 0, ui->cols, buf);
+	rows = (ui->rows - 4) / 3;
+	rows = rows > IT_HIST_MAX ? IT_HIST_MAX : rows < 1 ? 1 : rows;
+	y = it_draw_hist(ui, y, rows);
+	attrset(A_BOLD);
+	screen_put(y++, 0, ui->cols, "  rank  time           cycles                 iter     range");
+	attrset(A_NORMAL);
+	it_draw_list(ui, y);
+}
+
+static void iterations_view_draw(struct ui *ui, struct view *v)
+{
+	struct iter_progress p;
+	char buf[512];
+
+	(void)v;
+	it_searched(ui);
+	it_refresh(ui);
+	erase();
+	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
+	screen_clear(0, 0, ui->cols);
+	memset(&p, 0, sizeof(p));
+	if (it.job)
+		iter_progress(it.job, &p);
+	it_title(&p, buf, sizeof(buf));
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
-	if (it.ready && it.st.n) {
-		it_fmt(ui, it.st.p50, s[0], sizeof(s[0]));
-		it_fmt(ui, it.st.p90, s[1], sizeof(s[1]));
-		it_fmt(ui, it.st.p99, s[2], sizeof(s[2]));
-		it_fmt(ui, it.st.max, s[3], sizeof(s[3]));
-		it_fmt(ui, it.st.min, s[4], sizeof(s[4]));
-		snprintf(buf, sizeof(buf), " p50 %s  p90 %s  p99 %s  max %s  min %s", s[0], s[1],
-			 s[2], s[3], s[4]);
-		screen_put(y++, 0, ui->cols, buf);
-		rows = (ui->rows - 4) / 3;
-		rows = rows > IT_HIST_MAX ? IT_HIST_MAX : rows < 1 ? 1 : rows;
-		y = it_draw_hist(ui, y, rows);
-		attrset(A_BOLD);
-		screen_put(y++, 0, ui->cols, "  rank  time           cycles                 iter     range");
-		attrset(A_NORMAL);
-		it_draw_list(ui, y);
-	} else if (it.ready) {
-		screen_put(y, 1, ui->cols - 1, it.nb < 2 ? "fewer than two boundaries: no iteration" :
+	if (!it.failed && it.have && it.snap.st.n)
+		it_draw_body(ui, 1);
+	else if (it.ready)
+		screen_put(1, 1, ui->cols - 1, it.snap.nb < 2 ? "fewer than two boundaries: no iteration" :
 			   "every iteration lost data: none measured");
-	}
 	status_draw(ui);
 }
 
@@ -371,9 +471,9 @@ static int it_region(struct ui *ui)
 		msg_report(ui, UI_ERROR, "iterations: no marks file");
 		return UI_DRAW_STATUS;
 	}
-	x = &it.items[it.order[it.ln.sel]];
+	x = &it.snap.items[it.order[it.ln.sel]];
 	snprintf(name, sizeof(name), "iter-%zu", x->from + 1);
-	r = marks_region_set(ui->bm, name, it.b[x->from].offset, it.b[x->from + 1].offset,
+	r = marks_region_set(ui->bm, name, it.snap.b[x->from].offset, it.snap.b[x->from + 1].offset,
 			     it.expr, NULL);
 	snprintf(msg, sizeof(msg), "region %s: iteration %zu", name, x->from + 1);
 	return marks_ui_result(ui, r, msg);
@@ -384,7 +484,7 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 	long h = ui->rows > 4 ? ui->rows - 4 : 1;
 
 	ui->msg[0] = 0;
-	if (it.ready && listnav_key(&it.ln, key, (long)it.norder, h))
+	if (it.have && listnav_key(&it.ln, key, (long)it.norder, h))
 		return UI_DRAW_ALL;
 	switch (key) {
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
@@ -394,16 +494,23 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 		prompt_open(ui, NULL);
 		return UI_DRAW_ALL;
 	case 'r':
-		if (!it.ready || !it.norder)
+		if (!it.have || !it.norder)
 			return UI_DRAW_NONE;
+		if (!it.ready) {
+			/* its name is its number, known at the end */
+			msg_report(ui, UI_ERROR, "iterations: r once the walk has ended");
+			return UI_DRAW_STATUS;
+		}
 		return it_region(ui);
 	case '\r': case '\n': case KEY_ENTER: {
 		uint64_t off;
 
-		if (!it.ready || !it.norder)
+		if (!it.have || !it.norder)
 			return UI_DRAW_ALL;
-		off = it.b[it.items[it.order[it.ln.sel]].from].offset;
+		off = it.snap.b[it.snap.items[it.order[it.ln.sel]].from].offset;
+		it.keep = 1;	/* a walk goes on: :iterations shows it */
 		view_close(&ui->vs, v->ops);
+		it.keep = 0;
 		return nav_jump(ui, off);
 	}
 	default:
@@ -411,12 +518,15 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 	}
 }
 
-/* Closing the view stops a walk still running; a finished list stays for
- * the next :iterations of the same text. */
+/* Closing the view stops a walk still running (not a jump from its
+ * partial list); a finished list stays for the next :iterations of the
+ * same text. */
 static void iterations_view_close(struct ui *ui, struct view *v)
 {
 	(void)ui;
 	(void)v;
+	if (it.keep)
+		return;
 	if (it.sb) {
 		it_reset();
 		return;
@@ -491,7 +601,7 @@ static int iterations_cmd(struct ui *ui, const struct cmd_args *a)
 		msg_report(ui, UI_ERROR, "iterations: give a search (a loop head: tip 0x401000)");
 		return UI_DRAW_STATUS;
 	}
-	if (it.job && it.ready && !strcmp(a->raw, it.expr)) {
+	if (it.job && !it.failed && !strcmp(a->raw, it.expr)) {
 		view_push(&ui->vs, &iterations_view, NULL);
 		return UI_DRAW_ALL;
 	}
@@ -514,6 +624,7 @@ static int iterations_cmd(struct ui *ui, const struct cmd_args *a)
 	}
 	it_reset();
 	snprintf(it.expr, sizeof(it.expr), "%s", a->raw);
+	o.pace_ms = it_pace();
 	r = iter_start(&it.job, ui->img, ui->idx, pred, &ui->tmcfg, &o);
 	if (r < 0) {
 		it.job = NULL;

@@ -19,6 +19,11 @@ void iterations_stop(struct ui *ui);
 /* Wait for a running walk to finish (the script's wait-iterations). */
 void iterations_wait(struct ui *ui);
 
+/* Wait until a running walk has walked a part (one unit, so the view
+ * shows a partial picture) or finished (the script's
+ * wait-iterations-partial; bench's first picture). */
+void iterations_wait_partial(struct ui *ui);
+
 /* Whether a walk is running: the loop then looks for its end often, so a
  * walk of a tenth of a second shows its result as soon as it is done.
  * Returns 1 or 0. */
