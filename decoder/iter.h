@@ -153,6 +153,8 @@ struct iter_snap {
 					 * order; from indexes b */
 	size_t n;
 	struct iter_stats st;	/* of the items */
+	size_t *order;		/* the measured items (st.n of them),
+				 * slowest first, ties in boundary order */
 	uint64_t done, total;	/* bytes walked, in all */
 	int final;		/* the result: iter_bounds(), and iter_items()
 				 * of them */

@@ -612,6 +612,23 @@ static size_t check_snap(const struct iter_snap *s, const struct final *fr)
 	assert_true(s->st.n <= fr->st.n);
 	assert_true(s->n <= fr->n);
 	assert_true(s->done <= s->total);
+	/* the measured items, slowest first, ties in boundary order */
+	assert_non_null(s->order);
+	for (i = 0; i < s->st.n; i++) {
+		const struct iter_item *x = &s->items[s->order[i]];
+
+		assert_true(s->order[i] < s->n && !x->broken);
+		if (i) {
+			uint64_t a = iter_value(&s->items[s->order[i - 1]], &s->st);
+			uint64_t z = iter_value(x, &s->st);
+
+			assert_true(a > z || (a == z && s->order[i - 1] < s->order[i]));
+		}
+	}
+	if (s->st.n) {
+		assert_int_equal(s->st.max, iter_value(&s->items[s->order[0]], &s->st));
+		assert_int_equal(s->st.min, iter_value(&s->items[s->order[s->st.n - 1]], &s->st));
+	}
 	for (i = 0; i < s->n; i++) {
 		const struct iter_item *x = &s->items[i], *y;
 		uint64_t off = s->b[x->from].offset;

@@ -13,6 +13,8 @@
  */
 #include <curses.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,18 @@
 
 #define IT_HIST_MAX	10	/* histogram rows at most */
 
+/* A picture of the walk made in a thread of its own: iter_partial()
+ * of a million iterations takes tens of milliseconds, more with the walk
+ * on every core. */
+struct it_pic {
+	struct iter_job *job;
+	pthread_t thread;
+	struct iter_snap snap;
+	int r;			/* 0, or a negative error code */
+	double t0, cost;	/* when it was asked for, seconds it took */
+	atomic_int made;	/* snap, r and cost hold */
+};
+
 static struct {
 	struct search_sb *sb;	/* code or sideband terms: the search that
 				 * finds the boundaries, before the walk */
@@ -48,9 +62,8 @@ static struct {
 	char expr[128];
 	struct iter_snap snap;	/* the picture shown: the result once
 				 * snap.final */
-	size_t *order;		/* its measured items, slowest first */
-	size_t norder;
 	int ready;		/* the result's picture and order are made */
+	struct it_pic *pic;	/* a picture being made, or NULL */
 	int have;		/* a picture (partial or not) is made */
 	int keep;		/* the view closes for a jump: the walk goes
 				 * on */
@@ -64,12 +77,14 @@ static struct {
 
 static const struct view_ops iterations_view;
 
+static void it_pic_abandon(void);
+
 static void it_reset(void)
 {
+	it_pic_abandon();
 	search_sb_free(it.sb);
 	iter_free(it.job);
 	iter_snap_free(&it.snap);
-	free(it.order);
 	memset(&it, 0, sizeof(it));
 }
 
@@ -130,6 +145,10 @@ out:
 	return 0;
 }
 
+static void it_wait_pic(struct ui *ui, int (*done)(void));
+static int it_have_ready(void);
+static int it_have_part(void);
+
 void iterations_wait(struct ui *ui)
 {
 	if (it.sb) {
@@ -138,75 +157,30 @@ void iterations_wait(struct ui *ui)
 	}
 	if (it.job)
 		iter_wait(it.job);
+	it_wait_pic(ui, it_have_ready);
 }
 
 void iterations_wait_partial(struct ui *ui)
 {
-	struct iter_progress p;
-
 	if (it.sb) {
 		search_sb_wait(it.sb);
 		it_searched(ui);
 	}
-	for (;;) {
-		iter_progress(it.job, &p);
-		if (!it.job || p.finished || p.done)
-			return;
-		usleep(1000);
-	}
+	it_wait_pic(ui, it_have_part);
 }
 
 int iterations_busy(const struct ui *ui)
 {
 	struct iter_progress p;
 
-	(void)ui;
 	if (it.sb)
 		return 1;
-	if (!it.job || it.ready)
+	if (!it.job || it.ready || it.failed)
 		return 0;
+	if (it.pic || view_is_open(&ui->vs, &iterations_view))
+		return 1;	/* a picture to take in or to make */
 	iter_progress(it.job, &p);
 	return !p.finished;
-}
-
-/* A measured iteration's value and index, for sorting. */
-struct it_key {
-	uint64_t v;
-	size_t i;
-};
-
-static int it_cmp(const void *a, const void *b)
-{
-	const struct it_key *x = a, *y = b;
-
-	if (x->v != y->v)
-		return x->v < y->v ? 1 : -1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* it.order: the measured iterations, slowest first (keys sorted by value,
- * not through the items: millions of them take a moment otherwise). */
-static int it_sort(size_t n)
-{
-	struct it_key *k = calloc(n ? n : 1, sizeof(*k));
-	size_t i, m = 0;
-
-	it.order = calloc(n ? n : 1, sizeof(*it.order));
-	if (!k || !it.order) {
-		free(k);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (!it.snap.items[i].broken) {
-			k[m].v = iter_value(&it.snap.items[i], &it.snap.st);
-			k[m++].i = i;
-		}
-	qsort(k, m, sizeof(*k), it_cmp);
-	for (i = 0; i < m; i++)
-		it.order[i] = k[i].i;
-	it.norder = m;
-	free(k);
-	return 0;
 }
 
 static double it_now(void)
@@ -217,48 +191,107 @@ static double it_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The picture to show, its statistics and slowest-first order: the
- * result once the walk has finished; while it runs, a new partial one
- * when the last is old enough -- a tenth of a second, and ten times what
- * it took to make, so that pictures of millions of iterations take at
- * most a tenth of a core from the walk and leave the keys answered (one
- * of nothing walked yet is taken again at once). */
-static void it_refresh(struct ui *ui)
+/* The picture thread. */
+static void *it_pic_thread(void *arg)
 {
-	struct iter_progress p;
-	struct iter_snap s;
-	double t0, age;
-	int r;
+	struct it_pic *p = arg;
 
-	if (it.ready || it.failed || !it.job)
+	p->r = iter_partial(p->job, &p->snap);
+	p->cost = it_now() - p->t0;
+	atomic_store(&p->made, 1);
+	return NULL;
+}
+
+/* Drop the picture being made (before the job goes). */
+static void it_pic_abandon(void)
+{
+	if (!it.pic)
 		return;
-	iter_progress(it.job, &p);
-	t0 = it_now();
-	age = t0 - it.snap_at;
-	if (!p.finished && it.have && it.snap.done &&
-	    (age < 0.1 || age < 10 * it.snap_cost))
-		return;
-	r = iter_partial(it.job, &s);
-	if (r < 0) {
-		it.failed = r;
-		if (r == -pte_sigbus)
+	pthread_join(it.pic->thread, NULL);
+	iter_snap_free(&it.pic->snap);
+	free(it.pic);
+	it.pic = NULL;
+}
+
+/* A finished picture taken in: shown from now on. */
+static void it_pic_take(struct ui *ui, struct it_pic *p)
+{
+	pthread_join(p->thread, NULL);
+	it.pic = NULL;
+	if (p->r < 0) {
+		it.failed = p->r;
+		if (p->r == -pte_sigbus)
 			ui->worker_sigbus = 1;	/* the file shrank */
+		iter_snap_free(&p->snap);
+		free(p);
 		return;
 	}
 	iter_snap_free(&it.snap);
-	it.snap = s;
-	free(it.order);
-	it.order = NULL;
-	it.norder = 0;
+	it.snap = p->snap;
 	it.hist_rows = 0;
-	if (it_sort(s.n) < 0) {
+	it.have = 1;
+	it.ready = p->snap.final;
+	it.snap_at = p->t0;
+	it.snap_cost = p->cost;
+	free(p);
+}
+
+/* The picture to show: take in the one made, or ask for a new one -- the
+ * result once the walk has finished; while it runs, a partial one when
+ * the last is old enough: a tenth of a second, and ten times what it
+ * took to make, so that pictures of millions of iterations take at most
+ * a tenth of a core from the walk (one of nothing walked yet is asked
+ * for again at once). */
+static void it_refresh(struct ui *ui)
+{
+	struct iter_progress p;
+	struct it_pic *pic;
+	double t0;
+
+	if (it.pic && atomic_load(&it.pic->made))
+		it_pic_take(ui, it.pic);
+	if (it.pic || it.ready || it.failed || !it.job)
+		return;
+	iter_progress(it.job, &p);
+	t0 = it_now();
+	if (!p.finished && it.have && it.snap.done &&
+	    (t0 - it.snap_at < 0.1 || t0 - it.snap_at < 10 * it.snap_cost))
+		return;
+	pic = calloc(1, sizeof(*pic));
+	if (!pic) {
 		it.failed = -pte_nomem;
 		return;
 	}
-	it.have = 1;
-	it.ready = s.final;
-	it.snap_at = t0;
-	it.snap_cost = it_now() - t0;
+	pic->job = it.job;
+	pic->t0 = t0;
+	if (pthread_create(&pic->thread, NULL, it_pic_thread, pic)) {
+		free(pic);
+		it.failed = -pte_nomem;
+		return;
+	}
+	it.pic = pic;
+}
+
+/* Wait until @done says the view has what it waits for, making
+ * pictures meanwhile (the script's waits). */
+static void it_wait_pic(struct ui *ui, int (*done)(void))
+{
+	while (it.job && !it.failed && !done()) {
+		it_refresh(ui);
+		if (!done())
+			usleep(1000);
+	}
+}
+
+static int it_have_ready(void)
+{
+	return it.ready;
+}
+
+/* A picture of a part walked, or the result. */
+static int it_have_part(void)
+{
+	return it.ready || (it.have && it.snap.done);
 }
 
 /* Write @v TSC ticks as time (ticks without a frequency) into @buf. */
@@ -308,8 +341,8 @@ static int it_draw_hist(struct ui *ui, int y, int rows)
 	/* Counted once per height: a redraw must not walk millions. */
 	if (it.hist_rows != rows) {
 		memset(it.hist, 0, sizeof(it.hist));
-		for (i = 0; i < it.norder; i++) {
-			uint64_t v = iter_value(&it.snap.items[it.order[i]], &it.snap.st);
+		for (i = 0; i < it.snap.st.n; i++) {
+			uint64_t v = iter_value(&it.snap.items[it.snap.order[i]], &it.snap.st);
 
 			k = (int)((v - lo) / w);
 			cnt[k < rows ? k : rows - 1]++;
@@ -336,14 +369,14 @@ static int it_draw_hist(struct ui *ui, int y, int rows)
 
 static void it_draw_list(struct ui *ui, int y)
 {
-	long n = (long)it.norder, h = ui->rows - 1 - y, i;
+	long n = (long)it.snap.st.n, h = ui->rows - 1 - y, i;
 	char v[40], c[48], num[24], line[256];
 
 	if (h < 1)
 		return;
 	listnav_fit(&it.ln, n, h);
 	for (i = it.ln.top; i < n && y < ui->rows - 1; i++, y++) {
-		const struct iter_item *x = &it.snap.items[it.order[i]];
+		const struct iter_item *x = &it.snap.items[it.snap.order[i]];
 
 		it_fmt_time(ui, x->ticks, v, sizeof(v));
 		it_fmt_cyc(x, c, sizeof(c));
@@ -471,7 +504,7 @@ static int it_region(struct ui *ui)
 		msg_report(ui, UI_ERROR, "iterations: no marks file");
 		return UI_DRAW_STATUS;
 	}
-	x = &it.snap.items[it.order[it.ln.sel]];
+	x = &it.snap.items[it.snap.order[it.ln.sel]];
 	snprintf(name, sizeof(name), "iter-%zu", x->from + 1);
 	r = marks_region_set(ui->bm, name, it.snap.b[x->from].offset, it.snap.b[x->from + 1].offset,
 			     it.expr, NULL);
@@ -484,7 +517,7 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 	long h = ui->rows > 4 ? ui->rows - 4 : 1;
 
 	ui->msg[0] = 0;
-	if (it.have && listnav_key(&it.ln, key, (long)it.norder, h))
+	if (it.have && listnav_key(&it.ln, key, (long)it.snap.st.n, h))
 		return UI_DRAW_ALL;
 	switch (key) {
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
@@ -494,7 +527,7 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 		prompt_open(ui, NULL);
 		return UI_DRAW_ALL;
 	case 'r':
-		if (!it.have || !it.norder)
+		if (!it.have || !it.snap.st.n)
 			return UI_DRAW_NONE;
 		if (!it.ready) {
 			/* its name is its number, known at the end */
@@ -505,9 +538,9 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 	case '\r': case '\n': case KEY_ENTER: {
 		uint64_t off;
 
-		if (!it.have || !it.norder)
+		if (!it.have || !it.snap.st.n)
 			return UI_DRAW_ALL;
-		off = it.snap.b[it.snap.items[it.order[it.ln.sel]].from].offset;
+		off = it.snap.b[it.snap.items[it.snap.order[it.ln.sel]].from].offset;
 		it.keep = 1;	/* a walk goes on: :iterations shows it */
 		view_close(&ui->vs, v->ops);
 		it.keep = 0;

@@ -2,7 +2,8 @@
  * iterations -- :iterations EXPR: a search's hits as loop iteration
  * boundaries, their durations as a histogram with p50/p90/p99/max and the
  * slowest listed, jumpable and savable as regions (a view; the walk runs
- * in the background, decoder/iter.h).
+ * in the background, decoder/iter.h, and the view shows the part walked
+ * so far until the result).
  */
 #ifndef ITERATIONS_H
 #define ITERATIONS_H
@@ -24,9 +25,10 @@ void iterations_wait(struct ui *ui);
  * wait-iterations-partial; bench's first picture). */
 void iterations_wait_partial(struct ui *ui);
 
-/* Whether a walk is running: the loop then looks for its end often, so a
- * walk of a tenth of a second shows its result as soon as it is done.
- * Returns 1 or 0. */
+/* Whether a walk is running, or the view has a picture of it to make or
+ * take in (a partial one, or the result): the loop then draws often, so
+ * the view fills as the walk goes and a walk of a tenth of a second shows
+ * its result as soon as it is done.  Returns 1 or 0. */
 int iterations_busy(const struct ui *ui);
 
 #endif /* ITERATIONS_H */
