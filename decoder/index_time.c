@@ -633,7 +633,7 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 		/* Spans and gaps: summarised apart (rare), as phase 2 does */
 		uint64_t none = 0;
 
-		idx_summarise(NULL, img, off, end, s, &none);
+		idx_summarise(NULL, img, off, end, s, &none, NULL);
 		s = NULL;
 	}
 

@@ -15,6 +15,9 @@
 #include "index.h"
 #include "tm.h"
 
+/* decoder/index_int.h's SKIM_SPARSE: the test's mix stays below it */
+#define SKIM_SPARSE_TEST 72
+
 static const uint8_t psb[16] = {
 	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82
 };
@@ -1615,6 +1618,123 @@ static void test_time_feed(void **state)
 
 /* One progress fraction for the whole build: it never goes back across
  * the phases and ends at 1. */
+/* Append one random packet of a sparse mix (mostly tip/fup with every IP
+ * size, cyc of one to three bytes, and now and then every other kind the
+ * skim sizes itself) at @b; returns its size. */
+static size_t put_sparse_packet(uint8_t *b)
+{
+	static const uint8_t ipcode[] = { 0, 1, 2, 3, 4, 6 };
+	static const uint8_t ipbytes[] = { 0, 2, 4, 6, 6, 0, 8 };
+	static const uint8_t tipop[] = { 0x0d, 0x11, 0x01, 0x1d };
+	unsigned r = rnd(), k, v;
+	size_t n = 0;
+
+	if (r < 110) {		/* tip family */
+		k = ipcode[rnd() % 6];
+		b[n++] = (uint8_t)(tipop[rnd() & 3] | k << 5);
+		for (v = 0; v < ipbytes[k]; v++)
+			b[n++] = rnd();
+	} else if (r < 160) {	/* cyc: 1, 2 or 3 bytes */
+		v = rnd() % 3;
+		b[n++] = (uint8_t)(rnd() << 3 | 3 | (v ? 4 : 0));
+		if (v)
+			b[n++] = (uint8_t)(rnd() << 1 | (v == 2));
+		if (v == 2)
+			b[n++] = (uint8_t)(rnd() << 1);
+	} else if (r < 190) {	/* tnt.8 or pad */
+		v = rnd() & 0xfe;
+		b[n++] = (uint8_t)(v == 2 ? 0 : v);
+	} else if (r < 200) {
+		b[n++] = 0x59;	/* mtc */
+		b[n++] = rnd();
+	} else if (r < 210) {	/* mode.exec, mode.tsx */
+		b[n++] = 0x99;
+		b[n++] = (uint8_t)((rnd() & 1) << 5 | (rnd() & 3));
+	} else if (r < 215) {	/* tsc */
+		b[n++] = 0x19;
+		for (v = 0; v < 7; v++)
+			b[n++] = rnd();
+	} else {		/* an extended one */
+		static const uint8_t ext[][11] = {
+			{ 3, 2, 0x23 },				/* psbend */
+			{ 4, 2, 0x03, 0x20, 0 },		/* cbr */
+			{ 7, 2, 0x73, 0x34, 0x12, 0, 0x10, 0 },	/* tma */
+			{ 8, 2, 0x43, 0, 0x10, 0x42, 0x64, 1, 0 },	/* pip */
+			{ 8, 2, 0xa3, 1, 0, 0, 0, 0, 0x80 },	/* tnt.64 */
+			{ 2, 2, 0xf3 },				/* ovf */
+			{ 4, 2, 0x22, 0x20, 0 },		/* pwre */
+			{ 7, 2, 0xa2, 1, 2, 0, 0, 0 },		/* pwrx */
+			{ 2, 2, 0x62 },				/* exstop */
+			{ 10, 2, 0xc2, 1, 0, 0, 0, 2, 0, 0, 0 },	/* mwait */
+			{ 6, 2, 0x12, 1, 2, 3, 4 },		/* ptw, 4 bytes */
+			{ 10, 2, 0x32, 1, 2, 3, 4, 5, 6, 7, 8 },	/* and 8 */
+		};
+		k = rnd() % (sizeof(ext) / sizeof(ext[0]));
+		memcpy(b, ext[k] + 1, ext[k][0]);
+		n = ext[k][0];
+	}
+	return n;
+}
+
+/*
+ * The skim's block loop for sparse packets (skim_vec(), which a worker
+ * takes once it has seen fewer than SKIM_SPARSE packets per 100 bytes)
+ * counts what a pkt_next() walk does: a random sparse mix with every kind
+ * it sizes and every one it leaves to others, at every alignment, and
+ * ptgen's TIP-heavy traces.
+ */
+static void test_skim_sparse(void **state)
+{
+	static const char *const gens[] = {
+		"--seed 21 --size 1MiB --mix tip",
+		"--seed 22 --size 1MiB --mix tip --no-cyc --ovf-rate 0.001",
+	};
+	size_t cap = 1 << 20, n = 0, g, seg = 0;
+	uint8_t *b = malloc(cap + 64);
+	struct idx_summary tot;
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+
+	(void)state;
+	assert_non_null(b);
+	while (n + 64 < cap) {
+		if (n >= seg) {
+			memcpy(b + n, psb, sizeof(psb));
+			n += sizeof(psb);
+			b[n++] = 2;
+			b[n++] = 0x23;
+			seg = n + 4096 + rnd() * 64;
+		}
+		n += put_sparse_packet(b + n);
+	}
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_set_threads(idx, 1), 0);
+	assert_int_equal(idx_build(idx), 0);
+	expect_summaries(idx, b, n);
+	assert_int_equal(idx_totals(idx, &tot), 0);
+	/* the mix is valid and sparse: no segment ended early */
+	assert_int_equal(tot.nerrors, 0);
+	assert_true(tot.npackets * 100 < (uint64_t)SKIM_SPARSE_TEST * n);
+	idx_free(idx);
+	free(b);
+	for (g = 0; g < sizeof(gens) / sizeof(gens[0]); g++) {
+		uint8_t *d = generate(gens[g], &n);
+
+		if (!d) {
+			printf("skipped: no ptgen in $BUILD/tools\n");
+			skip();
+		}
+		img_init_flat(&img, &sp, d, n);
+		assert_int_equal(idx_new(&idx, &img, NULL), 0);
+		assert_int_equal(idx_build(idx), 0);
+		expect_summaries(idx, d, n);
+		idx_free(idx);
+		free(d);
+	}
+}
+
 static void test_progress_frac(void **state)
 {
 	size_t n = 0;
@@ -1722,6 +1842,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_time),
 		cmocka_unit_test(test_progress_frac),
 		cmocka_unit_test(test_time_feed),
+		cmocka_unit_test(test_skim_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
