@@ -46,6 +46,8 @@ struct iter_unit {
 	size_t n, cap;
 	uint64_t begin, end;	/* its first byte, its last byte + 1 */
 	uint8_t tail_lost;	/* data lost after its last boundary */
+	uint8_t defer;		/* its last boundary's time is left to the
+				 * join (iter_unit_needs()) */
 	uint8_t taken;		/* a worker has it (under the job's mu) */
 	uint8_t done;		/* walked: b, n, tail_lost hold (mu) */
 };
@@ -115,6 +117,8 @@ struct iter_walk {
 	/* the time pass */
 	struct iter_bound *b;	/* the unit's boundaries */
 	size_t nb;		/* how many */
+	int last;		/* the last one needs its time even after
+				 * lost data (iter_unit_needs()) */
 	size_t bi;		/* the next boundary to meet */
 	uint64_t next_off;	/* boundary bi's offset (UINT64_MAX: none) */
 	size_t want;		/* the boundary awaiting its upper bound */
@@ -156,12 +160,15 @@ static inline int iter_needed(const struct iter_bound *b, size_t nb, size_t k)
 }
 
 /* Whether boundary @k of a unit's @b[@nb] may need its time, as far as
- * the unit can tell: its first one's lost flag may still be set by data
- * lost in an earlier unit, and its last one's next is another unit's (so
- * a superset of iter_needed()'s). */
-static inline int iter_unit_needs(const struct iter_bound *b, size_t nb, size_t k)
+ * the unit can tell (a superset of iter_needed()'s: its first one's lost
+ * flag may still be set by data lost in an earlier unit); its last one,
+ * if data was lost before it, only if @last -- else only the next unit's
+ * first boundary tells, and the join times it if need be (iter_fix()),
+ * rather than every unit replaying the model up to an OVF's. */
+static inline int iter_unit_needs(const struct iter_bound *b, size_t nb, size_t k,
+				  int last)
 {
-	return !b[k].lost || k + 1 >= nb || !b[k + 1].lost;
+	return !b[k].lost || (k + 1 < nb ? !b[k + 1].lost : last);
 }
 
 /* Whether @pkt is a boundary, its walk's srch_ctx fed with it. */
@@ -261,7 +268,7 @@ static int iter_time_packet(struct iter_walk *w, const struct pkt *pkt)
 		tm_step(&w->tm, pkt, &st);
 		x = &w->b[w->bi];
 		w->want = NONE;
-		if (iter_unit_needs(w->b, w->nb, w->bi)) {
+		if (iter_unit_needs(w->b, w->nb, w->bi, w->last)) {
 			x->tsc = st.tsc;
 			x->cyc_lo = st.cycles;
 			x->cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
@@ -394,7 +401,7 @@ static int iter_time_skip(struct iter_walk *w, struct pkt_decoder *dec,
 	int r;
 
 	for (k = w->bi; k < w->nb && w->b[k].offset < end &&
-	     !iter_unit_needs(w->b, w->nb, k); k++)
+	     !iter_unit_needs(w->b, w->nb, k, w->last); k++)
 		;
 	if (k < w->nb && w->b[k].offset < end) {
 		to = w->b[k].offset;
@@ -663,15 +670,16 @@ static int iter_time_seek(struct iter_walk *w, size_t at, size_t i)
 }
 
 /* Time, unit @u (its segments end before segment @s1): the time of each
- * of its boundaries that may need one (iter_unit_needs()), each segment
+ * of its boundaries that may need one (iter_unit_needs(), with @last),
+ * each segment
  * holding one walked from the model's state at its start (the index's
  * carries), and on past it while its upper bound is awaited -- past the
  * unit too, up to the next boundary (the predicate runs there).
  * Returns 0 or a negative error code. */
-static int iter_time(struct iter_job *j, struct iter_unit *u, size_t s1)
+static int iter_time(struct iter_job *j, struct iter_unit *u, size_t s1, int last)
 {
 	size_t n = idx_nseeks(j->idx), nb = u->n, i = NONE, at = NONE, nk;
-	struct iter_walk w = { .j = j, .b = u->b, .nb = nb, .want = NONE,
+	struct iter_walk w = { .j = j, .b = u->b, .nb = nb, .want = NONE, .last = last,
 			       .types = srch_pred_types(j->pred), .find_from = UINT64_MAX,
 			       .packet = iter_time_packet, .lose = iter_time_lose };
 	struct tm_model t0;
@@ -684,7 +692,7 @@ static int iter_time(struct iter_job *j, struct iter_unit *u, size_t s1)
 		if (w.want != NONE) {
 			i++;	/* on for the awaited bound */
 		} else {
-			for (nk = w.bi; nk < nb && !iter_unit_needs(u->b, nb, nk); nk++)
+			for (nk = w.bi; nk < nb && !iter_unit_needs(u->b, nb, nk, last); nk++)
 				;
 			if (nk >= nb || idx_find(j->idx, u->b[nk].offset, &i))
 				break;
@@ -694,7 +702,7 @@ static int iter_time(struct iter_job *j, struct iter_unit *u, size_t s1)
 		w.bi = iter_lower(u->b, nb, off);
 		w.next_off = iter_off(&w, w.bi);
 		for (nk = w.bi; nk < nb && u->b[nk].offset < end &&
-		     !iter_unit_needs(u->b, nb, nk); nk++)
+		     !iter_unit_needs(u->b, nb, nk, last); nk++)
 			;
 		w.cont = !(nk < nb && u->b[nk].offset < end);
 		if (w.cont && w.want == NONE)
@@ -726,11 +734,13 @@ static int iter_unit_body(void *arg)
 	struct iter_job *j = a->j;
 	size_t n = idx_nseeks(j->idx), s0 = a->k * j->unit_segs;
 	size_t s1 = s0 + j->unit_segs < n ? s0 + j->unit_segs : n;
-	int r = iter_find(j, &j->units[a->k], s0, s1);
+	struct iter_unit *u = &j->units[a->k];
+	int r = iter_find(j, u, s0, s1);
 
-	if (!r && !j->opts.straight)
-		r = iter_time(j, &j->units[a->k], s1);
-	return r;
+	if (r || j->opts.straight)
+		return r;
+	u->defer = u->n && u->b[u->n - 1].lost;
+	return iter_time(j, u, s1, 0);
 }
 
 /* The next unit to walk: in the spread order, or front to back once the
@@ -846,9 +856,10 @@ static int iter_pass(struct iter_job *j, unsigned nthreads)
 
 /* The units' boundaries joined in order into the result (the first
  * max_bounds: truncated set if there are more), data lost at the end of
- * one marked on the next boundary; the units' freed.  Returns 0 or
- * -pte_nomem. */
-static int iter_join(struct iter_job *j)
+ * one marked on the next boundary; the units' freed; the boundaries whose
+ * time was left to the join (iter_unit.defer) into a new array
+ * *@fix[*@nfix].  Returns 0 or -pte_nomem. */
+static int iter_join(struct iter_job *j, size_t **fix, size_t *nfix)
 {
 	size_t k, nb = 0, want, m;
 	struct iter_bound *b;
@@ -858,8 +869,12 @@ static int iter_join(struct iter_job *j)
 		nb += j->units[k].n;
 	want = nb > j->opts.max_bounds ? j->opts.max_bounds : nb;
 	b = malloc((want ? want : 1) * sizeof(*b));
-	if (!b)
+	*fix = malloc(j->nunits * sizeof(**fix));
+	*nfix = 0;
+	if (!b || !*fix) {
+		free(b);
 		return -pte_nomem;
+	}
 	for (nb = 0, k = 0; k < j->nunits && nb < want; k++) {
 		const struct iter_unit *u = &j->units[k];
 
@@ -869,6 +884,8 @@ static int iter_join(struct iter_job *j)
 			b[nb].lost |= (uint8_t)lost;
 			lost = u->tail_lost;
 			nb += m;
+			if (u->defer && m == u->n)
+				(*fix)[(*nfix)++] = nb - 1;
 		} else {
 			lost |= u->tail_lost;
 		}
@@ -884,6 +901,29 @@ static int iter_join(struct iter_job *j)
 		j->units[k].n = 0;
 	}
 	pthread_mutex_unlock(&j->mu);
+	return 0;
+}
+
+/* The boundaries @fix[@nfix] of the result whose units left their time
+ * to the join: each one a measured iteration starts at is walked to
+ * from its segment's carry, and on for its upper bound up to the next
+ * boundary.  Returns 0 or a negative error code. */
+static int iter_fix(struct iter_job *j, const size_t *fix, size_t nfix)
+{
+	size_t nb = atomic_load(&j->nbounds), k, seg;
+	int r;
+
+	for (k = 0; k < nfix; k++) {
+		struct iter_unit one = { .b = &j->b[fix[k]], .n = 1 };
+
+		if (!iter_needed(j->b, nb, fix[k]))
+			continue;
+		if (idx_find(j->idx, one.b->offset, &seg))
+			return -pte_internal;
+		r = iter_time(j, &one, seg + 1, 1);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -963,7 +1003,7 @@ static int iter_units(struct iter_job *j, size_t n, unsigned nthreads)
 static int iter_body(void *arg)
 {
 	struct iter_job *j = arg;
-	size_t n = idx_nseeks(j->idx);
+	size_t n = idx_nseeks(j->idx), *fix = NULL, nfix = 0;
 	unsigned nthreads = pool_threads(j->opts.nthreads);
 	int r, t;
 
@@ -980,7 +1020,10 @@ static int iter_body(void *arg)
 	r = iter_pass(j, nthreads);
 	if (r)
 		return r;
-	r = iter_join(j);
+	r = iter_join(j, &fix, &nfix);
+	if (!r)
+		r = iter_fix(j, fix, nfix);
+	free(fix);
 	if (r)
 		return r;
 	iter_untime(j->b, atomic_load(&j->nbounds), NULL);
@@ -1282,7 +1325,8 @@ void iter_snap_free(struct iter_snap *s)
 }
 
 /* The boundaries of the units done into @s->b (and @cut: the first of
- * each run of consecutive units done, which no iteration ends at), data
+ * each run of consecutive units done, and the one after a boundary whose
+ * time is left to the join, which no iteration ends at), data
  * lost joined within a run as iter_join() does; front to back, the
  * first units only and the first max_bounds of theirs, once the walk
  * goes so.  Under the job's mu.  Returns 0 or -pte_nomem. */
@@ -1316,9 +1360,10 @@ static int iter_partial_bounds(struct iter_job *j, struct iter_snap *s, uint8_t 
 		memcpy(s->b + s->nb, u->b, m * sizeof(*s->b));
 		s->b[s->nb].lost |= (uint8_t)lost;
 		(*cut)[s->nb] = (uint8_t)first;
-		first = 0;
 		lost = u->tail_lost;
 		s->nb += m;
+		/* a last boundary the join times: no iteration from it yet */
+		first = u->defer && m == u->n;
 	}
 	s->done = j->done_bytes;
 	return 0;

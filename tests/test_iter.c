@@ -442,6 +442,55 @@ static void test_skip_head(void **state)
 	free(f);
 }
 
+/* Unit 0 (segments 0-15) ends with a boundary data was lost before (an
+ * OVF) and a TNT makes bounded; unit 1 starts with a measured iteration
+ * from it: the join times it (iter_fix()), bound included, as the
+ * straight walk does; with an OVF before unit 1's first boundary too, it
+ * keeps no time. */
+static void test_defer(void **state)
+{
+	struct fixture *f;
+	const struct iter_bound *b;
+	struct iter_job *j;
+	size_t nb;
+	int s, k, pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		f = calloc(1, sizeof(*f));
+		for (s = 0; s < 48; s++) {
+			psb(&f->b, 0x1000 + (uint64_t)s * 4000);
+			for (k = 0; k < 3; k++) {
+				cyc(&f->b, 9 + (unsigned)k);
+				if (s == 15 && k == 2) {
+					put(&f->b, (const uint8_t[]){ 0x02, 0xf3 }, 2);
+					tnt(&f->b);
+				}
+				if (pass && s == 16 && k == 0)
+					put(&f->b, (const uint8_t[]){ 0x02, 0xf3 }, 2);
+				tip(&f->b, 0x401000);
+				cyc(&f->b, 5);
+				tip(&f->b, 0x402000);
+			}
+		}
+		fx_index(f);
+		assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 1), 144);
+		assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 3), 144);
+		j = fx_run_n(f, "tip 0x401000", 1);
+		b = iter_bounds(j, &nb);
+		assert_true(b[47].lost);
+		if (!pass) {
+			assert_true(b[47].timed && (b[47].flags & TM_F_BOUNDED));
+			assert_true(b[47].cyc_hi != UINT64_MAX && b[47].cyc_hi > b[47].cyc_lo);
+		} else {
+			assert_true(b[48].lost && !b[47].timed);
+		}
+		iter_free(j);
+		idx_free(f->idx);
+		free(f);
+	}
+}
+
 /* Boundaries inside blocks of BIP packets (BBP .. BEP), where a byte
  * that would be a tnt.8 outside is a BIP: the time pass's fast walk up
  * to one leaves the walk's decoder inside the block, so the boundary and
@@ -818,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_skip_same),
 		cmocka_unit_test(test_skip_head),
+		cmocka_unit_test(test_defer),
 		cmocka_unit_test(test_in_block),
 		cmocka_unit_test(test_refused_cancel),
 	};

@@ -425,12 +425,16 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 			 pte_strerror(it.failed));
 	} else if (!it.ready && it.have && it.snap.done) {
 		double pct = it.snap.total ? (double)it.snap.done * 100 / (double)it.snap.total : 0;
+		char pc[16];
 
 		it_count(it.snap.st.n, n, sizeof(n));
-		snprintf(buf, size, " iterations of '%s': partial: %.*f%% of the trace, %s "
+		if (pct < 0.1)
+			snprintf(pc, sizeof(pc), "<0.1");
+		else
+			snprintf(pc, sizeof(pc), "%.*f", pct < 10 ? 1 : 0, pct);
+		snprintf(buf, size, " iterations of '%s': partial: %s%% of the trace, %s "
 			 "iterations so far, %zu broken, in %s   q cancels", it.expr,
-			 pct < 10 ? 1 : 0, pct, n, it.snap.st.nbroken,
-			 it.snap.st.cycles ? "cycles" : "time");
+			 pc, n, it.snap.st.nbroken, it.snap.st.cycles ? "cycles" : "time");
 	} else if (!it.ready) {
 		snprintf(buf, size, " iterations of '%s': walking %d%% (%zu boundaries)"
 			 "   q cancels", it.expr,
