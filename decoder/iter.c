@@ -12,11 +12,12 @@
  * bounded boundary's upper bound is looked for past the unit, up to the
  * next CYC, loss or boundary (the predicate runs there too).  Once every
  * unit is walked they are joined in order: data lost at the end of one
- * breaks the iteration to the next one's first boundary, and a boundary
- * no measured iteration touches loses its time (iter_untime()), as in
- * the straight walk.  When the units walked hold max_bounds boundaries,
- * the rest go front to back, so the walk stops once the first units hold
- * more than max_bounds.
+ * breaks the iteration to the next one's first boundary, a unit's last
+ * boundary after lost data is timed now if that iteration is measured
+ * (iter_fix()), and a boundary no measured iteration touches loses its
+ * time (iter_untime()), as in the straight walk.  When the units walked
+ * hold max_bounds boundaries, the rest go front to back, and the walk
+ * stops once the first units hold more than max_bounds.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -16,9 +16,10 @@
  * it gives a time to each boundary a measured iteration may start or end
  * at, walking its segment from the index's time carry there (the time
  * pass's state, so the time is the one every other view shows, whatever
- * the cut: test_iter checks one thread against several).  Once all are
- * done, a boundary between two broken iterations keeps none
- * (iter_bound.timed 0).  The result is that of one walk through every
+ * the cut: test_iter checks one thread against several); the last
+ * boundary of a unit after lost data is timed once all are done, if the
+ * next unit's first one says it needs it.  Then a boundary between two
+ * broken iterations keeps no time (iter_bound.timed 0).  The result is that of one walk through every
  * packet from the start (iter_opts.straight; test_iter
  * compares them).  A boundary's cycles are
  * exact (TM_F_EXACT) or bounded: at or after its lower bound and before
@@ -163,18 +164,20 @@ struct iter_snap {
 
 /* A picture of @j into @s (free it with iter_snap_free()).  Once @j has
  * finished, its result (final set).  While it runs, the iterations
- * between boundaries of units already walked: a run of consecutive units
- * done gives its boundaries and the iterations between them (one that
- * crosses from unit to unit counts once both are done; data lost before
- * a run's first boundary is unknown, so no iteration ends there).  Each
- * measured item of a picture is the final result's for the same pair of
- * boundaries, so n never exceeds the final one's -- but while more
- * than max_bounds boundaries may come (the units done hold max_bounds),
- * the picture shows only the front units', and before that, on a trace
- * whose boundaries pass max_bounds, it may show iterations the result
- * (the first max_bounds boundaries) leaves out.  A broken item's ticks
- * and cycles (nothing measured) may differ from the result's at the ends
- * of a run; a boundary's times and lost flag may too.
+ * between boundaries of the units already walked: each run of
+ * consecutive units done gives its boundaries and the iterations between
+ * them (one that crosses from unit to unit counts once both are done).
+ * No iteration ends at a run's first boundary (data lost before it is
+ * not known yet), nor starts at a unit's last boundary after lost data
+ * (whether it needs its time is known at the end).  Each measured item
+ * is the result's for the same two boundaries, so a picture never has
+ * more; except on a trace with more than max_bounds boundaries: once the
+ * units done hold max_bounds, the picture keeps to the front units (and
+ * their first max_bounds boundaries), but before that it may show
+ * iterations the result (the first max_bounds) leaves out.  A broken
+ * item's ticks and cycles (nothing measured) may differ from the
+ * result's at the ends of a run, and so may a boundary's times and lost
+ * flag.
  * Returns 0 and fills @s.
  * Returns -pte_invalid if an argument is NULL.
  * Returns the job's status if it finished with an error (@s empty).
