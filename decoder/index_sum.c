@@ -89,10 +89,12 @@ static uint8_t skim_cyc[256];	/* cycles of a one-byte cyc */
 static uint8_t skim_ext_size[256];	/* 02 xx, by xx */
 static uint64_t skim_ext_inc[256];
 /* skim_vec()'s, for every header its vsize16() sizes: the class, and a
- * cyc's cycles as cyc_lo | (second byte >> 1) << 5 & cyc_hi */
-static uint64_t vec_inc[256];
-static uint8_t vec_cyc_lo[256];
-static uint64_t vec_cyc_hi[256];
+ * cyc's cycles as cyc_lo | (second byte >> 1) << 5 & cyc_hi (one table:
+ * the loop has registers for one base, not three) */
+static struct {
+	uint64_t inc;
+	uint32_t cyc_hi, cyc_lo;
+} vec_tab[256];
 
 #define INC(cls)	(1ull << 8 * (cls))
 
@@ -130,14 +132,14 @@ static void skim_fill(void)
 		}
 		idx_skim_size[b] = sz;
 		skim_inc[b] = sz ? INC(cls) : 0;
-		vec_inc[b] = skim_inc[b];
+		vec_tab[b].inc = skim_inc[b];
 		if ((b & 3) == 3) {
-			vec_inc[b] = INC(PKC_TIMING);
-			vec_cyc_lo[b] = (uint8_t)(b >> 3);
-			vec_cyc_hi[b] = (b & 4) ? ~0ull : 0;
+			vec_tab[b].inc = INC(PKC_TIMING);
+			vec_tab[b].cyc_lo = b >> 3;
+			vec_tab[b].cyc_hi = (b & 4) ? ~0u : 0;
 		}
 	}
-	vec_inc[0x99] = INC(PKC_MODE);
+	vec_tab[0x99].inc = INC(PKC_MODE);
 	skim_ext_size[0x23] = 2;	/* psbend */
 	skim_ext_inc[0x23] = INC(PKC_SYNC);
 	skim_ext_size[0x03] = 4;	/* cbr */
@@ -391,8 +393,8 @@ skim_vec(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 
 			if (__builtin_expect(!s, 0))
 				break;
-			acc += vec_inc[b];
-			v = vec_cyc_lo[b] | ((uint64_t)(p[i + 1] >> 1) << 5 & vec_cyc_hi[b]);
+			acc += vec_tab[b].inc;
+			v = vec_tab[b].cyc_lo | ((uint32_t)(p[i + 1] >> 1) << 5 & vec_tab[b].cyc_hi);
 			cycles += v;
 			cmax = v > cmax ? v : cmax;
 			i += s;
