@@ -1,4 +1,5 @@
 /* index_sum -- phase 2: a summary of every PSB segment. */
+#include <endian.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,25 @@ static void cls_fill(void)
 		pkt_cls[t] = (uint8_t)pkt_type_class((enum pkt_type)t);
 }
 
+/* A TSC of value @tsc into @s's first, last and going back (its count
+ * is the caller's). */
+static inline void sum_tsc(struct idx_summary *s, uint64_t tsc)
+{
+	if (!s->have_tsc)
+		s->first_tsc = tsc;
+	else if (tsc < s->last_tsc)
+		s->tsc_back = 1;
+	s->have_tsc = 1;
+	s->last_tsc = tsc;
+}
+
 void idx_sum_count(struct idx_summary *s, const struct pkt *pkt)
 {
 	s->npackets++;
 	s->per_class[pkt_cls[pkt->type]]++;
 	switch (pkt->type) {
 	case PKT_TSC:
-		if (!s->have_tsc)
-			s->first_tsc = pkt->u.tsc;
-		else if (pkt->u.tsc < s->last_tsc)
-			s->tsc_back = 1;
-		s->have_tsc = 1;
-		s->last_tsc = pkt->u.tsc;
+		sum_tsc(s, pkt->u.tsc);
 		break;
 	case PKT_CYC:
 		s->cycles += pkt->u.cyc;
@@ -228,6 +236,7 @@ static inline unsigned skim16(const uint8_t *p, uint64_t *cnt, uint64_t *cycles,
 
 /* What a skim has counted so far, before it goes into the summary. */
 struct skim_acc {
+	struct idx_summary *sum;	/* TSCs go straight in: in order */
 	uint64_t cnt[PKC_NCLASSES];	/* packets per class */
 	uint64_t cycles, cmax;		/* CYC sum and largest */
 #if defined(__x86_64__)
@@ -290,6 +299,14 @@ skim_fast(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 			   (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
 			/* tnt.64 (a zero payload is an error) */
 			acc += INC(PKC_BRANCH);
+			p += 8;
+		} else if (b == 0x19) {
+			/* tsc: 7 bytes, little-endian */
+			uint64_t v;
+
+			memcpy(&v, p, sizeof(v));
+			sum_tsc(a->sum, le64toh(v) >> 8);
+			acc += INC(PKC_TIMING);
 			p += 8;
 		} else {
 			if (b != 2 || !(sz = skim_ext_size[p[1]]))
@@ -496,6 +513,7 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	int ret, status = 0;
 
 	memset(&a, 0, sizeof(a));
+	a.sum = s;
 	pkt_decoder_init(&dec, p, end, off);
 	while (p < end) {
 		if (p >= next) {

@@ -414,7 +414,8 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 		struct pkt_decoder dec;
 		struct pkt pkt;
 		uint64_t end, cnt[PKC_NCLASSES] = { 0 }, np = 0, ovf = 0, err = 0;
-		uint64_t maxc = 0;
+		uint64_t maxc = 0, tfirst = 0, tlast = 0;
+		int have_tsc = 0, tsc_back = 0;
 		size_t k;
 		int c, r;
 
@@ -440,8 +441,20 @@ static void expect_summaries(struct idx *idx, const uint8_t *b, size_t n)
 				ovf++;
 			if (pkt.type == PKT_CYC && pkt.u.cyc > maxc)
 				maxc = pkt.u.cyc;
+			if (pkt.type == PKT_TSC) {
+				if (!have_tsc)
+					tfirst = pkt.u.tsc;
+				else if (pkt.u.tsc < tlast)
+					tsc_back = 1;
+				have_tsc = 1;
+				tlast = pkt.u.tsc;
+			}
 		}
 		assert_int_equal(idx_summary(idx, i, &s), 0);
+		assert_int_equal(s.have_tsc, have_tsc);
+		assert_int_equal(s.first_tsc, tfirst);
+		assert_int_equal(s.last_tsc, tlast);
+		assert_int_equal(s.tsc_back, tsc_back);
 		{
 			/* The same counts without the ordinal and time. */
 			struct idx_summary c2, s2 = s;
