@@ -82,9 +82,10 @@ grep -q "iterations: the index is not complete" "$tmp/early.txt" 2>/dev/null ||
 # partial ("partial: N% of the trace", statistics marked with a tilde or
 # its UTF-8 form), then the result.  A walk of this small trace ends at
 # once, so PTBROWSE_ITER_PACE_MS (a test-only knob: iter_opts.pace_ms)
-# has each worker wait 700 ms after each unit: of the trace's 5 units
-# (81 segments of 16), 2 workers walk 2 and wait while the script saves
-# the first picture.  Enter on its list jumps and leaves the walk going;
+# has each worker wait 700 ms after each unit: of the trace's 6 units
+# (81 segments, 16 a unit), 2 workers walk 2 and wait while the script
+# saves the first picture (with 6 or more workers, all 6, still partial
+# until they have waited).  Enter on its list jumps and leaves the walk going;
 # :iterations shows it again, and its result.  No clock is asserted: the
 # knob only makes the walk last.
 python3 - "$tmp/many.pt" <<'PY' || { echo "FAIL: generate"; exit 1; }
