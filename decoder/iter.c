@@ -857,7 +857,7 @@ static int iter_pass(struct iter_job *j, unsigned nthreads)
 
 /* The units' boundaries joined in order into the result (the first
  * max_bounds: truncated set if there are more), data lost at the end of
- * one marked on the next boundary; the units' freed; the boundaries whose
+ * one marked on the next boundary; the boundaries whose
  * time was left to the join (iter_unit.defer) into a new array
  * *@fix[*@nfix].  Returns 0 or -pte_nomem. */
 static int iter_join(struct iter_job *j, size_t **fix, size_t *nfix)
@@ -891,16 +891,12 @@ static int iter_join(struct iter_job *j, size_t **fix, size_t *nfix)
 			lost |= u->tail_lost;
 		}
 	}
+	/* (the units' stay for iter_partial() until the job ends) */
 	pthread_mutex_lock(&j->mu);
 	j->truncated = want < j->held;
 	j->b = b;
 	j->cap = want;
 	atomic_store(&j->nbounds, want);
-	for (k = 0; k < j->nunits; k++) {
-		free(j->units[k].b);
-		j->units[k].b = NULL;
-		j->units[k].n = 0;
-	}
 	pthread_mutex_unlock(&j->mu);
 	return 0;
 }
