@@ -726,9 +726,10 @@ static void wait_walked(struct iter_job *j, uint64_t want)
 {
 	struct iter_progress p;
 	uint64_t last = 0;
-	int still = 0;
+	int still = 0, n;
 
-	for (;;) {
+	/* (a minute at most: fewer workers than asked for may start) */
+	for (n = 0; n < 30000; n++) {
 		iter_progress(j, &p);
 		if (want ? p.done >= want : p.done && p.done == last && ++still > 50)
 			return;
@@ -737,6 +738,8 @@ static void wait_walked(struct iter_job *j, uint64_t want)
 		last = p.done;
 		usleep(2000);
 	}
+	fail_msg("the walk never got to %llu bytes (%llu)", (unsigned long long)want,
+		 (unsigned long long)p.done);
 }
 
 /* iter_partial(): pictures while the walk runs hold only final items
