@@ -15,11 +15,14 @@ unset TERM
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-# 300 iterations: CYC, TIP 0x401000 (the loop head), TNT, CYC 3, TIP
-# 0x402000; iteration 222 (boundaries 221 to 222) takes 3000 + 3 cycles,
-# the others 103..109; a PSB every 50 iterations.
-python3 - "$tmp/loop.pt" <<'PY' || { echo "FAIL: generate"; exit 1; }
+# A loop trace into FILE: N iterations of CYC, TIP 0x401000 (the loop
+# head), TNT, CYC 3, TIP 0x402000, a PSB every EVERY iterations; iteration
+# SLOW (boundaries SLOW - 1 to SLOW; 0: none) takes 3000 + 3 cycles, the
+# others 103..109.
+loop_trace() {
+	python3 - "$@" <<'PY' || { echo "FAIL: generate"; exit 1; }
 import sys
+out, n, every, slow = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 d = bytearray()
 def psb(tsc):
     d.extend(b'\x02\x82' * 8 + b'\x19' + tsc.to_bytes(7, 'little') + b'\x02\x23')
@@ -28,16 +31,20 @@ def cyc(v):
 def tip(ip):
     d.extend(b'\x6d' + ip.to_bytes(6, 'little'))
 psb(0x1000)
-for k in range(301):
-    if k and k % 50 == 0:
+for k in range(n + 1):
+    if k and k % every == 0:
         psb(0x1000 + k * 400)
-    cyc(3000 if k == 222 else 100 + k % 7)
+    cyc(3000 if slow and k == slow else 100 + k % 7)
     tip(0x401000)
     d.append(6)
     cyc(3)
     tip(0x402000)
-open(sys.argv[1], 'wb').write(d)
+open(out, 'wb').write(d)
 PY
+}
+
+# 300 iterations, a PSB every 50; iteration 222 is the slow one.
+loop_trace "$tmp/loop.pt" 300 50 222
 start=$(LC_ALL=C "$PTBROWSE" dump "$tmp/loop.pt" | awk '$2 == "tip" && /401000/ { n++; if (n == 222) print $1 }')
 cat > "$tmp/keys" <<KEYS
 wait-index
@@ -85,29 +92,11 @@ grep -q "iterations: the index is not complete" "$tmp/early.txt" 2>/dev/null ||
 # has each worker wait 700 ms after each unit: of the trace's 6 units
 # (81 segments, 16 a unit), 2 workers walk 2 and wait while the script
 # saves the first picture (with 6 or more workers, all 6, still partial
-# until they have waited).  Enter on its list jumps and leaves the walk going;
-# :iterations shows it again, and its result.  No clock is asserted: the
-# knob only makes the walk last.
-python3 - "$tmp/many.pt" <<'PY' || { echo "FAIL: generate"; exit 1; }
-import sys
-d = bytearray()
-def psb(tsc):
-    d.extend(b'\x02\x82' * 8 + b'\x19' + tsc.to_bytes(7, 'little') + b'\x02\x23')
-def cyc(v):
-    d.extend(bytes([v << 3 | 3]) if v < 32 else bytes([(v & 31) << 3 | 7, ((v >> 5) & 0x7f) << 1]))
-def tip(ip):
-    d.extend(b'\x6d' + ip.to_bytes(6, 'little'))
-psb(0x1000)
-for k in range(401):
-    if k and k % 5 == 0:
-        psb(0x1000 + k * 400)
-    cyc(100 + k % 7)
-    tip(0x401000)
-    d.append(6)
-    cyc(3)
-    tip(0x402000)
-open(sys.argv[1], 'wb').write(d)
-PY
+# until they have waited).  Enter on its list jumps and leaves the walk
+# going; :iterations shows it again, and its result.  No clock is
+# asserted: the knob only makes the walk last.  400 iterations, a PSB
+# every 5, none slow.
+loop_trace "$tmp/many.pt" 400 5 0
 cat > "$tmp/keys4" <<KEYS
 wait-index
 :iterations tip 0x401000

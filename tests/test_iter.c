@@ -352,51 +352,35 @@ static void test_threads(void **state)
 		assert_true(b4[i].lost && !b4[i].timed && !b4[i].tsc && !b4[i].flags);
 	iter_free(jc);
 	b4 = iter_bounds(j4, &n4);
-	/* At max_bounds the walk stops with what it has. */
+	/* At max_bounds the walk stops with what it has: on 3 workers, and on
+	 * as many workers as units (all walked at once, before the front
+	 * units are known to reach the limit). */
 	{
-		struct srch_pred *p = NULL;
-		struct iter_opts o = { .nthreads = 3, .max_bounds = 1000 };
-		struct iter_progress pr;
-		char err[64];
-
-		assert_int_equal(srch_parse("tip 0x401000", &p, err, sizeof(err)), 0);
-		assert_int_equal(iter_start(&jc, &f->img, f->idx, p, &f->cfg, &o), 0);
-		assert_int_equal(iter_wait(jc), 0);
-		iter_progress(jc, &pr);
-		assert_true(pr.truncated);
-		iter_bounds(jc, &nc);
-		assert_int_equal(nc, 1000);
-		assert_memory_equal(iter_bounds(jc, &nc), b1, 999 * sizeof(*b1));
-		{
-			struct iter_snap s;
-
-			assert_int_equal(iter_partial(jc, &s), 0);
-			assert_true(s.final && s.truncated && s.nb == 1000);
-			iter_snap_free(&s);
-		}
-		iter_free(jc);
-	}
-	/* Other limits, on as many workers as units (all walked at once,
-	 * before the front units are known to reach the limit). */
-	{
-		static const size_t lim[] = { 1, 2, 37, 7599, 7600 };
+		static const struct { size_t lim; unsigned threads; } mb[] = {
+			{ 1000, 3 }, { 1, 64 }, { 2, 64 }, { 37, 64 }, { 1000, 64 },
+			{ 7599, 64 }, { 7600, 64 },
+		};
 		size_t e;
 
-		for (e = 0; e < sizeof(lim) / sizeof(lim[0]); e++) {
+		for (e = 0; e < sizeof(mb) / sizeof(mb[0]); e++) {
 			struct srch_pred *p = NULL;
-			struct iter_opts o = { .nthreads = 64, .max_bounds = lim[e] };
+			struct iter_opts o = { .nthreads = mb[e].threads, .max_bounds = mb[e].lim };
 			struct iter_progress pr;
+			struct iter_snap s;
 			char err[64];
 
 			assert_int_equal(srch_parse("tip 0x401000", &p, err, sizeof(err)), 0);
 			assert_int_equal(iter_start(&jc, &f->img, f->idx, p, &f->cfg, &o), 0);
 			assert_int_equal(iter_wait(jc), 0);
 			iter_progress(jc, &pr);
-			assert_int_equal(pr.truncated, lim[e] < 7600);
+			assert_int_equal(pr.truncated, mb[e].lim < 7600);
 			iter_bounds(jc, &nc);
-			assert_int_equal(nc, lim[e]);
+			assert_int_equal(nc, mb[e].lim);
 			assert_memory_equal(iter_bounds(jc, &nc), b1,
-					    (lim[e] - 1) * sizeof(*b1));
+					    (mb[e].lim - 1) * sizeof(*b1));
+			assert_int_equal(iter_partial(jc, &s), 0);
+			assert_true(s.final && s.truncated == pr.truncated && s.nb == nc);
+			iter_snap_free(&s);
 			iter_free(jc);
 		}
 	}
