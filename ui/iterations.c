@@ -90,7 +90,7 @@ static void it_reset(void)
 
 void iterations_stop(struct ui *ui)
 {
-	if (it.job || it.sb)
+	if (it.job || it.sb || it.ready)
 		view_close(&ui->vs, &iterations_view);
 	it_reset();
 }
@@ -234,6 +234,11 @@ static void it_pic_take(struct ui *ui, struct it_pic *p)
 	it.snap_at = p->t0;
 	it.snap_cost = p->cost;
 	free(p);
+	if (it.ready) {
+		/* the picture holds the result: the job's copy goes */
+		iter_free(it.job);
+		it.job = NULL;
+	}
 }
 
 /* The picture to show: take in the one made, or ask for a new one -- the
@@ -442,7 +447,7 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 	} else {
 		snprintf(buf, size, " iterations of '%s': %zu measured, %zu broken%s, in %s"
 			 "  Enter jumps  r region  q", it.expr, it.snap.st.n, it.snap.st.nbroken,
-			 p->truncated ? " (boundaries cut at the limit)" : "",
+			 it.snap.truncated ? " (boundaries cut at the limit)" : "",
 			 it.snap.st.cycles ? "cycles, exact" : "time");
 	}
 }
@@ -631,14 +636,14 @@ static int iterations_cmd(struct ui *ui, const struct cmd_args *a)
 	int r;
 
 	if (!a->raw[0]) {
-		if (it.job || it.sb) {
+		if (it.job || it.sb || it.ready) {
 			view_push(&ui->vs, &iterations_view, NULL);
 			return UI_DRAW_ALL;
 		}
 		msg_report(ui, UI_ERROR, "iterations: give a search (a loop head: tip 0x401000)");
 		return UI_DRAW_STATUS;
 	}
-	if (it.job && !it.failed && !strcmp(a->raw, it.expr)) {
+	if ((it.job || it.ready) && !it.failed && !strcmp(a->raw, it.expr)) {
 		view_push(&ui->vs, &iterations_view, NULL);
 		return UI_DRAW_ALL;
 	}
