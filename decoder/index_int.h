@@ -172,21 +172,23 @@ struct unit1 {
 	size_t n, cap;
 };
 
-/* Phase 2 unit of work: segments [s0, s1). */
 /*
  * What a skim has learnt of the packets it walks, for the next segments
- * of one worker: whether they are sparse (few one-byte packets, as in a
- * TIP-heavy trace), where a loop over sizes of whole blocks beats one
- * over single packets.  Speed only: the counts are the same either way.
+ * of one phase-2 unit: whether they are sparse (few one-byte packets, as
+ * in a TIP-heavy trace), where a loop over sizes of whole blocks beats
+ * one over single packets.  Speed only: the counts are the same either
+ * way.  vec_bytes counts what that loop skimmed (tests see it ran).
  */
 struct idx_skim_hint {
 	int sparse;
 	uint64_t bytes, npackets;	/* since the last guess */
+	uint64_t vec_bytes;
 };
-#define IDX_SKIM_HINT_INIT	{ 0, 0, 0 }
-#define SKIM_SPARSE	72	/* packets per 100 bytes: sparse below */
-#define SKIM_LEARN	4096	/* bytes to a new guess */
+#define IDX_SKIM_HINT_INIT	{ 0, 0, 0, 0 }
+#define IDX_SKIM_SPARSE	72	/* packets per 100 bytes: sparse below */
+#define IDX_SKIM_LEARN	4096	/* bytes to a new guess */
 
+/* Phase 2 unit of work: segments [s0, s1). */
 struct unit2 {
 	size_t s0, s1;
 	struct sum_exc *exc;
@@ -227,6 +229,7 @@ struct idx {
 	_Atomic size_t nseeks;
 	_Atomic uint64_t scanned;
 	_Atomic int scan_done;
+	_Atomic uint64_t skim_vec_bytes;	/* struct idx_skim_hint's, summed */
 	int run_open;			/* the merger's run across chunks */
 	uint64_t run_start, run_end;
 
@@ -373,6 +376,16 @@ int idx_pace(struct idx *idx, uint64_t done, uint64_t *credited);
 /* Bytes of a packet by its first byte, 0 where pkt_next() must tell
  * (idx_sum_init() fills it). */
 extern uint8_t idx_skim_size[256];
+
+/* The sizes the sparse skim loop gives a packet starting at each of the
+ * 16 bytes at @p (it reads @p[0..16]) into @out: 0 where it leaves the
+ * packet to others.  For tests: every size it gives must be pkt_next()'s.
+ * Returns 0, or -pte_invalid where the loop is not built (not
+ * x86-64). */
+int idx_skim_sizes16(const uint8_t *p, uint8_t out[16]);
+
+/* Bytes phase 2 skimmed with the sparse loop so far (for tests). */
+uint64_t idx_skim_vec_bytes(const struct idx *idx);
 #if defined(__x86_64__)
 /* 16 bytes of 0xff then 16 of 0: a load at 16 - j masks j bytes. */
 extern const uint8_t idx_skim_prefix[32];

@@ -335,8 +335,8 @@ skim_fast(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
  * read 17), for the headers of the packets most traces are made of:
  * one-byte ones, tip/fup by their IP bytes, mtc, mode.exec/tsx and a cyc
  * with one extension byte; 0 for any other (skim_fast() or pkt_next()
- * sizes those).  The same sizes as skim_fast()'s; test_index's
- * test_skim_kinds checks every header byte.
+ * sizes those).  The same sizes as skim_fast()'s and pkt_next()'s;
+ * test_index's test_skim_sizes checks every first two bytes.
  */
 static inline __m128i vsize16(const uint8_t *p)
 {
@@ -377,6 +377,12 @@ static inline __m128i vsize16(const uint8_t *p)
 	return _mm_or_si128(_mm_or_si128(_mm_and_si128(one, c1),
 					 _mm_and_si128(two, _mm_set1_epi8(2))),
 			    _mm_and_si128(tipf, hs));
+}
+
+int idx_skim_sizes16(const uint8_t *p, uint8_t out[16])
+{
+	_mm_storeu_si128((__m128i *)out, vsize16(p));
+	return 0;
 }
 
 /*
@@ -446,6 +452,13 @@ skim_vec(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 	a->cmax = cmax;
 	return skim_fast(p + i, fend, a);
 }
+#else
+int idx_skim_sizes16(const uint8_t *p, uint8_t out[16])
+{
+	(void)p;
+	memset(out, 0, 16);
+	return -pte_invalid;
+}
 #endif
 
 /* Add what @a counted to @s. */
@@ -481,17 +494,17 @@ static inline uint64_t skim_npackets(const struct skim_acc *a)
 }
 
 /* Learn from @bytes skimmed as @npackets whether the next are sparse:
- * fewer than SKIM_SPARSE packets per 100 bytes over the last
- * SKIM_LEARN bytes at least.  (A guess for speed only: both loops count
+ * fewer than IDX_SKIM_SPARSE packets per 100 bytes over the last
+ * IDX_SKIM_LEARN bytes at least.  (A guess for speed only: both loops count
  * the same.) */
 static inline void skim_learn(struct idx_skim_hint *h, uint64_t bytes,
 			      uint64_t npackets)
 {
 	h->bytes += bytes;
 	h->npackets += npackets;
-	if (h->bytes < SKIM_LEARN)
+	if (h->bytes < IDX_SKIM_LEARN)
 		return;
-	h->sparse = h->npackets * 100 < (uint64_t)SKIM_SPARSE * h->bytes;
+	h->sparse = h->npackets * 100 < (uint64_t)IDX_SKIM_SPARSE * h->bytes;
 	h->bytes = h->npackets = 0;
 }
 
@@ -530,7 +543,12 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			const uint8_t *from = p;
 			uint64_t n0 = skim_npackets(&a);
 
-			p = hint->sparse ? skim_vec(p, fend, &a) : skim_fast(p, fend, &a);
+			if (hint->sparse) {
+				p = skim_vec(p, fend, &a);
+				hint->vec_bytes += (uint64_t)(p - from);
+			} else {
+				p = skim_fast(p, fend, &a);
+			}
 			skim_learn(hint, (uint64_t)(p - from), skim_npackets(&a) - n0);
 #else
 			p = skim_fast(p, fend, &a);
@@ -695,7 +713,15 @@ static int sum_unit(struct idx *idx, struct unit2 *u)
 		atomic_fetch_add_explicit(&idx->done, s.size - credited,
 					  memory_order_relaxed);
 	}
+	atomic_fetch_add_explicit(&idx->skim_vec_bytes, u->hint.vec_bytes,
+				  memory_order_relaxed);
+	u->hint.vec_bytes = 0;
 	return 0;
+}
+
+uint64_t idx_skim_vec_bytes(const struct idx *idx)
+{
+	return atomic_load(&idx->skim_vec_bytes);
 }
 
 static int sum_body(void *arg)
