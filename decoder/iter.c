@@ -1033,7 +1033,14 @@ static void *iter_thread(void *arg)
 	size_t k;
 	int r = j->opts.guard ? j->opts.guard(iter_body, j) : iter_body(j);
 
+	/* Finished before the units go, under mu: iter_partial() finds
+	 * the units gone only once it can see the result (else a picture
+	 * in between came back empty). */
 	pthread_mutex_lock(&j->mu);
+	if (r < 0)
+		atomic_store(&j->nbounds, 0);	/* iter_bounds() has none */
+	j->status = r;
+	atomic_store(&j->finished, 1);
 	for (k = 0; j->units && k < j->nunits; k++)
 		free(j->units[k].b);
 	free(j->units);
@@ -1041,10 +1048,6 @@ static void *iter_thread(void *arg)
 	free(j->order);
 	j->order = NULL;
 	pthread_mutex_unlock(&j->mu);
-	if (r < 0)
-		atomic_store(&j->nbounds, 0);	/* iter_bounds() has none */
-	j->status = r;
-	atomic_store(&j->finished, 1);
 	return NULL;
 }
 

@@ -814,6 +814,46 @@ static void test_partial(void **state)
 	free(f);
 }
 
+/* A picture taken as the job ends (many short jobs, pictures taken
+ * back to back): never less walked than the one before, so never the
+ * empty picture of a job whose units are freed but that has not said it
+ * finished. */
+static void test_partial_end(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct iter_opts o = { .nthreads = 64 };
+	struct iter_snap s;
+	struct iter_job *j;
+	uint64_t before;
+	int k, round;
+
+	(void)state;
+	for (k = 0; k < 400; k++) {
+		psb(&f->b, 0x1000 + (uint64_t)k * 64);
+		cyc(&f->b, 100);
+		tip(&f->b, 0x401000);
+	}
+	fx_index(f);
+	for (round = 0; round < 300; round++) {
+		j = fx_start(f, "tip 0x401000", &o);
+		for (before = 0;;) {
+			assert_int_equal(iter_partial(j, &s), 0);
+			if (s.done < before)
+				fail_msg("round %d: a picture of %llu bytes after one of %llu", round,
+					 (unsigned long long)s.done, (unsigned long long)before);
+			before = s.done;
+			if (s.final)
+				break;
+			iter_snap_free(&s);
+		}
+		assert_int_equal(s.nb, 400);
+		iter_snap_free(&s);
+		iter_free(j);
+	}
+	idx_free(f->idx);
+	free(f);
+}
+
 /* No time pass: refused; a job freed while running stops. */
 static void test_refused_cancel(void **state)
 {
@@ -852,6 +892,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_broken),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_partial_end),
 		cmocka_unit_test(test_skip_same),
 		cmocka_unit_test(test_skip_head),
 		cmocka_unit_test(test_defer),
