@@ -376,8 +376,11 @@ static void test_threads(void **state)
 			assert_int_equal(pr.truncated, mb[e].lim < 7600);
 			iter_bounds(jc, &nc);
 			assert_int_equal(nc, mb[e].lim);
+			/* (the last one's time depends on the next) */
 			assert_memory_equal(iter_bounds(jc, &nc), b1,
 					    (mb[e].lim - 1) * sizeof(*b1));
+			for (i = 0; i < nc; i++)
+				assert_int_equal(iter_bounds(jc, &nc)[i].offset, b1[i].offset);
 			assert_int_equal(iter_partial(jc, &s), 0);
 			assert_true(s.final && s.truncated == pr.truncated && s.nb == nc);
 			iter_snap_free(&s);
@@ -771,6 +774,9 @@ static void test_partial(void **state)
 		assert_int_equal(iter_partial(j, &s), 0);
 		assert_false(s.final);
 		assert_true(s.done > 0 && s.done < s.total);
+		/* the second unit taken is the middle one */
+		if (o.nthreads > 1)
+			assert_true(s.nb && s.b[s.nb - 1].offset > f->b.n / 2);
 		seen += check_snap(&s, &fr) > 0;
 		iter_snap_free(&s);
 		iter_free(j);
@@ -789,6 +795,31 @@ static void test_partial(void **state)
 		assert_int_equal(s.items[i].from, fr.items[i].from);
 	iter_snap_free(&s);
 	iter_free(j);
+	/* Front to back after max_bounds (every unit done at once, held
+	 * still): the picture keeps to the front units' first 1000, items
+	 * of the truncated result. */
+	{
+		struct iter_opts ot = { .nthreads = 64, .max_bounds = 1000 };
+		struct final ft;
+		struct iter_job *jt = fx_start(f, "tip 0x401000", &ot);
+
+		assert_int_equal(iter_wait(jt), 0);
+		ft.b = iter_bounds(jt, &ft.nb);
+		assert_int_equal(ft.nb, 1000);
+		assert_int_equal(iter_items(ft.b, ft.nb, &ft.items, &ft.n, &ft.st), 0);
+		ot.pace_ms = 600000;
+		j = fx_start(f, "tip 0x401000", &ot);
+		wait_walked(j, 0);
+		assert_int_equal(iter_partial(j, &s), 0);
+		assert_false(s.final);
+		assert_true(s.nb <= 1000 && s.nb > 1);
+		assert_int_equal(s.b[0].offset, ft.b[0].offset);
+		assert_true(check_snap(&s, &ft) > 0);
+		iter_snap_free(&s);
+		iter_free(j);
+		free(ft.items);
+		iter_free(jt);
+	}
 	/* Along a paced walk: consistent pictures, growing, then the result. */
 	o.nthreads = 2;
 	o.pace_ms = 3;
