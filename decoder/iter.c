@@ -1421,5 +1421,6 @@ int iter_partial(struct iter_job *j, struct iter_snap *s)
 fail:
 	free(cut);
 	iter_snap_free(s);
+	s->total = j->img->size;	/* as on the other failures */
 	return r;
 }

@@ -19,11 +19,12 @@
  * the cut: test_iter checks one thread against several); the last
  * boundary of a unit after lost data is timed once all are done, if the
  * next unit's first one says it needs it.  Then a boundary between two
- * broken iterations keeps no time (iter_bound.timed 0).  The result is that of one walk through every
- * packet from the start (iter_opts.straight; test_iter
- * compares them).  A boundary's cycles are
- * exact (TM_F_EXACT) or bounded: at or after its lower bound and before
- * the count at the next CYC, which the walk records as the upper bound.
+ * broken iterations keeps no time (iter_bound.timed 0).  The result is
+ * that of one walk through every packet from the start
+ * (iter_opts.straight; test_iter compares them).  A boundary's cycles
+ * are exact (TM_F_EXACT) or bounded: at or after its lower bound and
+ * before the count at the next CYC, which the walk records as the upper
+ * bound.
  */
 #ifndef ITER_H
 #define ITER_H
@@ -177,11 +178,14 @@ struct iter_snap {
  * iterations the result (the first max_bounds) leaves out.  A broken
  * item's ticks and cycles (nothing measured) may differ from the
  * result's at the ends of a run, and so may a boundary's times and lost
- * flag.
+ * flag.  It may be called from any thread while the walk runs (it takes
+ * the job's lock for a copy of the units done), but not at the same time
+ * as iter_free(@j) nor after it.
  * Returns 0 and fills @s.
  * Returns -pte_invalid if an argument is NULL.
- * Returns the job's status if it finished with an error (@s empty).
- * Returns -pte_nomem if out of memory (@s empty). */
+ * Returns the job's status if it finished with an error (@s holds only
+ * total).
+ * Returns -pte_nomem if out of memory (@s holds only total). */
 int iter_partial(struct iter_job *j, struct iter_snap *s);
 
 /* Free what @s holds and clear it (NULL is fine). */
