@@ -93,16 +93,30 @@ grep -q "iterations: the index is not complete" "$tmp/early.txt" 2>/dev/null ||
 # (81 segments, 16 a unit), 2 workers walk 2 and wait while the script
 # saves the first picture (with 6 or more workers, all 6, still partial
 # until they have waited).  Enter on its list jumps and leaves the walk
-# going; :iterations shows it again, and its result.  No clock is
-# asserted: the knob only makes the walk last.  400 iterations, a PSB
+# going; :iterations shows it again, and its result.  Enter again just
+# after the view asked for a new picture (the one shown is older than a
+# tenth of a second: a pipe to sleep waits): the picture is never taken,
+# and once the walk has ended the loop must not stay busy (it woke every
+# 40 ms for good): bench's "first picture" line is printed only while
+# iterations_busy() says so.  No clock is asserted: the knob only makes
+# the walk last, the sleeps are longer than it.  400 iterations, a PSB
 # every 5, none slow.
 loop_trace "$tmp/many.pt" 400 5 0
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+[ "$ncpu" -ge 1 ] 2>/dev/null || ncpu=1
+walked=$(( (6 + ncpu - 1) / ncpu * 7 + 8 ))	# tenths of a second
 cat > "$tmp/keys4" <<KEYS
 wait-index
 :iterations tip 0x401000
 wait-iterations-partial
 :save-screen $tmp/partial.txt
 Enter
+:iterations
+:save-screen $tmp/reopen.txt
+:pipe rows 1 -- sleep 0.2
+Enter
+:pipe rows 1 -- sleep $((walked / 10)).$((walked % 10))
+bench idle 1 :goto 0
 :iterations
 wait-iterations
 :save-screen $tmp/final.txt
@@ -117,6 +131,11 @@ head -n 1 "$tmp/partial.txt" 2>/dev/null |
 sed -n 2p "$tmp/partial.txt" 2>/dev/null | grep -q "^ ≈ p50 .*(so far)" ||
 	fail "partial statistics: $(sed -n 2p "$tmp/partial.txt" 2>/dev/null)"
 grep -q "#- " "$tmp/partial.txt" 2>/dev/null || fail "partial list: numbered"
+head -n 1 "$tmp/reopen.txt" 2>/dev/null | grep -q "iterations of 'tip 0x401000': partial: " ||
+	fail "reopened after Enter: $(head -n 1 "$tmp/reopen.txt" 2>/dev/null)"
+grep -q "first picture" "$tmp/out4" &&
+	fail "busy after the walk ended, the view closed with a picture asked for"
+grep -q "browse  idle .*median" "$tmp/out4" || fail "no bench line: $(cat "$tmp/out4")"
 head -n 1 "$tmp/final.txt" 2>/dev/null | grep -q "400 measured, 0 broken, in cycles, exact" ||
 	fail "final title: $(head -n 1 "$tmp/final.txt" 2>/dev/null)"
 sed -n 2p "$tmp/final.txt" 2>/dev/null | grep -q "^ p50 10[3-9] cyc" ||

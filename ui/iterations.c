@@ -177,8 +177,16 @@ int iterations_busy(const struct ui *ui)
 		return 1;
 	if (!it.job || it.ready || it.failed)
 		return 0;
-	if (it.pic || view_is_open(&ui->vs, &iterations_view))
+	if (view_is_open(&ui->vs, &iterations_view))
 		return 1;	/* a picture to take in or to make */
+	/* Closed for a jump: a picture asked for is not shown, and goes
+	 * once made (not joined at the jump: that waits on the UI thread
+	 * for up to a fifth of a second). */
+	if (it.pic) {
+		if (!atomic_load(&it.pic->made))
+			return 1;
+		it_pic_abandon();
+	}
 	iter_progress(it.job, &p);
 	return !p.finished;
 }

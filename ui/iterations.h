@@ -25,10 +25,12 @@ void iterations_wait(struct ui *ui);
  * wait-iterations-partial; bench's first picture). */
 void iterations_wait_partial(struct ui *ui);
 
-/* Whether a walk is running, or the view has a picture of it to make or
- * take in (a partial one, or the result): the loop then draws often, so
- * the view fills as the walk goes and a walk of a tenth of a second shows
- * its result as soon as it is done.  Returns 1 or 0. */
+/* Whether a walk is running, or the view is open with a picture of it to
+ * make or take in (a partial one, or the result): the loop then draws
+ * often, so the view fills as the walk goes and a walk of a tenth of a
+ * second shows its result as soon as it is done.  With the view closed
+ * (a jump from its partial list), a picture it asked for is dropped here
+ * once made.  Returns 1 or 0. */
 int iterations_busy(const struct ui *ui);
 
 #endif /* ITERATIONS_H */
