@@ -242,6 +242,10 @@ static void it_pic_take(struct ui *ui, struct it_pic *p)
 	it.snap_at = p->t0;
 	it.snap_cost = p->cost;
 	free(p);
+	/* It may hold fewer than the last (front to back after max_bounds),
+	 * and a script's wait takes pictures with no draw to fit the
+	 * selection in between (the draw fits it to the screen). */
+	listnav_fit(&it.ln, (long)it.snap.st.n, (long)it.snap.st.n + 1);
 	if (it.ready) {
 		/* the picture holds the result: the job's copy goes */
 		iter_free(it.job);
@@ -544,7 +548,7 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 		prompt_open(ui, NULL);
 		return UI_DRAW_ALL;
 	case 'r':
-		if (!it.have || !it.snap.st.n)
+		if (!it.have || it.ln.sel >= (long)it.snap.st.n)
 			return UI_DRAW_NONE;
 		if (!it.ready) {
 			/* its name is its number, known at the end */
@@ -555,7 +559,7 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 	case '\r': case '\n': case KEY_ENTER: {
 		uint64_t off;
 
-		if (!it.have || !it.snap.st.n)
+		if (!it.have || it.ln.sel >= (long)it.snap.st.n)
 			return UI_DRAW_ALL;
 		off = it.snap.b[it.snap.items[it.snap.order[it.ln.sel]].from].offset;
 		it.keep = 1;	/* a walk goes on: :iterations shows it */
