@@ -81,6 +81,9 @@ static void it_pic_abandon(void);
 
 static void it_reset(void)
 {
+	/* the walk stops while a picture being made (up to a fifth of a
+	 * second) ends */
+	iter_cancel(it.job);
 	it_pic_abandon();
 	search_sb_free(it.sb);
 	iter_free(it.job);
