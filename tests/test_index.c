@@ -1761,44 +1761,55 @@ static void test_skim_sparse(void **state)
 }
 
 /*
- * The sparse skim loop's sizes (idx_skim_sizes16()) for every first two
- * bytes of a packet, at the first and the last of its 16 lanes, with
- * several bytes after them: each size it gives is the one pkt_next()
- * decodes (and 0 leaves the packet to the others, always right).
+ * The sparse skim loop's sizes (idx_skim_sizes(), SSE2 and AVX2) for
+ * every first two bytes of a packet, at lanes where the vectors meet,
+ * with several bytes after them: each size it gives is the one
+ * pkt_next() decodes (and 0 leaves the packet to the others, always
+ * right).
  */
 static void test_skim_sizes(void **state)
 {
 	static const uint8_t fill[] = { 0x00, 0xff, 0x5a, 0x81 };
-	uint8_t buf[48], out[16];
-	unsigned b0, b1, f, lane, nsized = 0;
+	static const unsigned lanes[] = { 0, 15, 16, 31, 32, 63 };
+	uint8_t buf[96], out[64];
+	unsigned b0, b1, f, l, avx2, nsized = 0, nvariants = 0;
 
 	(void)state;
-#if !defined(__x86_64__)
-	skip();
-#endif
-	for (f = 0; f < sizeof(fill); f++)
-		for (lane = 0; lane < 16; lane += 15)
-			for (b0 = 0; b0 < 256; b0++)
-				for (b1 = 0; b1 < 256; b1++) {
-					struct pkt_decoder dec;
-					struct pkt pkt;
-					int r;
+	for (avx2 = 0; avx2 < 2; avx2++) {
+		memset(buf, 0, sizeof(buf));
+		if (idx_skim_sizes(buf, out, (int)avx2) < 0) {
+			printf("no %s skim on this machine\n", avx2 ? "AVX2" : "SSE2");
+			continue;
+		}
+		nvariants++;
+		for (f = 0; f < sizeof(fill); f++)
+			for (l = 0; l < sizeof(lanes) / sizeof(lanes[0]); l++)
+				for (b0 = 0; b0 < 256; b0++)
+					for (b1 = 0; b1 < 256; b1++) {
+						unsigned at = lanes[l];
+						struct pkt_decoder dec;
+						struct pkt pkt;
+						int r;
 
-					memset(buf, fill[f], sizeof(buf));
-					buf[lane] = (uint8_t)b0;
-					buf[lane + 1] = (uint8_t)b1;
-					assert_int_equal(idx_skim_sizes16(buf, out), 0);
-					if (!out[lane])
-						continue;
-					nsized++;
-					pkt_decoder_init(&dec, buf + lane, buf + sizeof(buf), 0);
-					r = pkt_next(&dec, &pkt);
-					if (r < 0 || pkt.size != out[lane])
-						fail_msg("%02x %02x (fill %02x, lane %u): size %u, pkt_next %d size %u",
-							 b0, b1, fill[f], lane, out[lane], r, pkt.size);
-				}
+						memset(buf, fill[f], sizeof(buf));
+						buf[at] = (uint8_t)b0;
+						buf[at + 1] = (uint8_t)b1;
+						assert_int_equal(idx_skim_sizes(buf, out, (int)avx2), 0);
+						if (!out[at])
+							continue;
+						nsized++;
+						pkt_decoder_init(&dec, buf + at, buf + sizeof(buf), 0);
+						r = pkt_next(&dec, &pkt);
+						if (r < 0 || pkt.size != out[at])
+							fail_msg("%s %02x %02x (fill %02x, lane %u): size %u, pkt_next %d size %u",
+								 avx2 ? "AVX2" : "SSE2", b0, b1, fill[f], at,
+								 out[at], r, pkt.size);
+					}
+	}
+	if (!nvariants)
+		skip();
 	/* most first bytes are sized */
-	assert_true(nsized > 4 * 2 * 256 * 256 / 2);
+	assert_true(nsized > nvariants * 4 * 6 * 256 * 256 / 2);
 }
 
 /* One progress fraction for the whole build: it never goes back across
