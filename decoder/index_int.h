@@ -379,10 +379,13 @@ extern uint8_t idx_skim_size[256];
 
 /* The sizes the sparse skim loop gives a packet starting at each of the
  * 64 bytes at @p (it reads @p[0..64]) into @out, with SSE2 or (@avx2)
- * AVX2: 0 where it leaves the packet to others.  For tests: every size
- * it gives must be pkt_next()'s.  Returns 0, or -pte_invalid where that
- * loop is not built (not x86-64) or the CPU lacks AVX2. */
-int idx_skim_sizes(const uint8_t *p, uint8_t out[64], int avx2);
+ * AVX2: 0 where it leaves the packet to others; into @out2 the bytes to
+ * the packet after the next, or to the next (the same as @out) where it
+ * cannot tell.  For tests: every size it gives must be pkt_next()'s.
+ * Returns 0, or -pte_invalid where that loop is not built (not x86-64)
+ * or the CPU lacks AVX2. */
+int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
+		   int avx2);
 
 /* Bytes phase 2 skimmed with the sparse loop so far (for tests). */
 uint64_t idx_skim_vec_bytes(const struct idx *idx);

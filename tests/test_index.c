@@ -1765,19 +1765,19 @@ static void test_skim_sparse(void **state)
  * every first two bytes of a packet, at lanes where the vectors meet,
  * with several bytes after them: each size it gives is the one
  * pkt_next() decodes (and 0 leaves the packet to the others, always
- * right).
+ * right), and so is the size of the packet after it where it gives one.
  */
 static void test_skim_sizes(void **state)
 {
 	static const uint8_t fill[] = { 0x00, 0xff, 0x5a, 0x81 };
 	static const unsigned lanes[] = { 0, 15, 16, 31, 32, 63 };
-	uint8_t buf[96], out[64];
-	unsigned b0, b1, f, l, avx2, nsized = 0, nvariants = 0;
+	uint8_t buf[96], out[64], out2[64];
+	unsigned b0, b1, f, l, avx2, nsized = 0, nvariants = 0, npairs = 0;
 
 	(void)state;
 	for (avx2 = 0; avx2 < 2; avx2++) {
 		memset(buf, 0, sizeof(buf));
-		if (idx_skim_sizes(buf, out, (int)avx2) < 0) {
+		if (idx_skim_sizes(buf, out, out2, (int)avx2) < 0) {
 			printf("no %s skim on this machine\n", avx2 ? "AVX2" : "SSE2");
 			continue;
 		}
@@ -1794,9 +1794,11 @@ static void test_skim_sizes(void **state)
 						memset(buf, fill[f], sizeof(buf));
 						buf[at] = (uint8_t)b0;
 						buf[at + 1] = (uint8_t)b1;
-						assert_int_equal(idx_skim_sizes(buf, out, (int)avx2), 0);
-						if (!out[at])
+						assert_int_equal(idx_skim_sizes(buf, out, out2, (int)avx2), 0);
+						if (!out[at]) {
+							assert_int_equal(out2[at], 0);
 							continue;
+						}
 						nsized++;
 						pkt_decoder_init(&dec, buf + at, buf + sizeof(buf), 0);
 						r = pkt_next(&dec, &pkt);
@@ -1804,12 +1806,23 @@ static void test_skim_sizes(void **state)
 							fail_msg("%s %02x %02x (fill %02x, lane %u): size %u, pkt_next %d size %u",
 								 avx2 ? "AVX2" : "SSE2", b0, b1, fill[f], at,
 								 out[at], r, pkt.size);
+						if (out2[at] == out[at])
+							continue;
+						/* and the packet after it */
+						npairs++;
+						r = pkt_next(&dec, &pkt);
+						if (r < 0 || pkt.size != out2[at] - out[at])
+							fail_msg("%s %02x %02x (fill %02x, lane %u): then %u, pkt_next %d size %u",
+								 avx2 ? "AVX2" : "SSE2", b0, b1, fill[f], at,
+								 out2[at] - out[at], r, pkt.size);
 					}
 	}
 	if (!nvariants)
 		skip();
-	/* most first bytes are sized */
+	/* most first bytes are sized; AVX2 pairs many */
 	assert_true(nsized > nvariants * 4 * 6 * 256 * 256 / 2);
+	if (nvariants == 2)
+		assert_true(npairs > 6 * 256 * 256);
 }
 
 /* One progress fraction for the whole build: it never goes back across
