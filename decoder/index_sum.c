@@ -103,11 +103,15 @@ static uint64_t skim_ext_inc[256];
 static uint64_t vec_inc[256];
 static uint16_t vec_cyc[256];
 #if defined(__x86_64__)
-static void vsize64_sse2(const uint8_t *p, uint8_t *sz, uint8_t *sz2);
-static void vsize64_avx2(const uint8_t *p, uint8_t *sz, uint8_t *sz2);
-/* The CPU's (skim_fill() picks): a call a block costs less than what
- * AVX2 saves (its pairs take a fifth off the loop on a TIP-heavy trace). */
-static void (*vsize64)(const uint8_t *p, uint8_t *sz, uint8_t *sz2) = vsize64_sse2;
+struct skim_acc;
+static const uint8_t *skim_vec_sse2(const uint8_t *p, const uint8_t *fend,
+				    struct skim_acc *a);
+static const uint8_t *skim_vec_avx2(const uint8_t *p, const uint8_t *fend,
+				    struct skim_acc *a);
+/* The CPU's (skim_fill() picks): AVX2's pairs take a fifth off the loop
+ * on a TIP-heavy trace. */
+static const uint8_t *(*skim_vec)(const uint8_t *p, const uint8_t *fend,
+				  struct skim_acc *a) = skim_vec_sse2;
 #endif
 
 #define INC(cls)	(1ull << 8 * (cls))
@@ -172,7 +176,7 @@ static void skim_fill(void)
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx2"))
-		vsize64 = vsize64_avx2;
+		skim_vec = skim_vec_avx2;
 #endif
 	skim_ext_size[0x12] = skim_ext_size[0x92] = 6;	/* ptw, 4 bytes */
 	skim_ext_size[0x32] = skim_ext_size[0xb2] = 10;	/* and 8 */
@@ -395,7 +399,7 @@ static inline __m128i vsize16(const uint8_t *p)
  * the bytes to the packet after the next where vsize64_avx2() can tell
  * them (SSE2 has no byte shuffle: here only to the next).
  */
-static void vsize64_sse2(const uint8_t *p, uint8_t *sz, uint8_t *sz2)
+static inline void vsize64_sse2(const uint8_t *p, uint8_t *sz, uint8_t *sz2)
 {
 	int h;
 
@@ -449,7 +453,7 @@ static inline __m256i vsize32(const uint8_t *p)
  * next: the loop then steps over two packets at a time, half the chain.
  */
 __attribute__((target("avx2")))
-static void vsize64_avx2(const uint8_t *p, uint8_t *sz, uint8_t *sz2)
+static inline void vsize64_avx2(const uint8_t *p, uint8_t *sz, uint8_t *sz2)
 {
 	const __m256i lane = _mm256_setr_epi8(
 		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
@@ -494,8 +498,9 @@ int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
  * Not inlined into skim(): its registers would crowd skim_fast()'s loop
  * there (dense traces were 20-45% slower).
  */
-static __attribute__((noinline)) const uint8_t *
-skim_vec(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
+static inline __attribute__((always_inline)) const uint8_t *
+skim_vec_body(const uint8_t *p, const uint8_t *fend, struct skim_acc *a,
+	      const int avx2)
 {
 	_Alignas(32) uint8_t sz[64], sz2[64];
 	uint64_t acc = 0, cycles = a->cycles, cmax = a->cmax;
@@ -506,7 +511,10 @@ skim_vec(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 	while (fend - p >= 64) {
 		const uint8_t *q;
 
-		vsize64(p, sz, sz2);
+		if (avx2)
+			vsize64_avx2(p, sz, sz2);
+		else
+			vsize64_sse2(p, sz, sz2);
 		/* One packet, or two (the second's counts masked in by m):
 		 * the chain is the load of sz2[i] and the add. */
 		while (i < 64) {
@@ -556,6 +564,21 @@ skim_vec(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 	a->cycles = cycles;
 	a->cmax = cmax;
 	return skim_fast(p + i, fend, a);
+}
+
+/* skim_vec_body() built twice: with AVX2 its sizes inline into the loop
+ * (a call a block cost a sixth of the time). */
+static __attribute__((noinline)) const uint8_t *
+skim_vec_sse2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
+{
+	return skim_vec_body(p, fend, a, 0);
+}
+
+__attribute__((target("avx2"), noinline))
+static const uint8_t *
+skim_vec_avx2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
+{
+	return skim_vec_body(p, fend, a, 1);
 }
 #else
 int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
