@@ -17,6 +17,11 @@ data=$BUILD/bench-data
 for f in "$ptgen" "$bench"; do
 	[ -x "$f" ] || { echo "b_kinds: $f is missing (make BUILD=$BUILD)" >&2; exit 1; }
 done
+# `make all` does not relink the benches: an old one measures old code
+if [ "$bench" -ot "$BUILD/libptdec.a" ]; then
+	echo "b_kinds: $bench is older than $BUILD/libptdec.a (make BUILD=$BUILD $bench)" >&2
+	exit 1
+fi
 mkdir -p "$data" || exit 1
 printf '%-10s %10s %10s %10s   %-26s %s\n' kind "1+2 GB/s" "1+2+3" libipt \
 	"ratios (goals 10x, 5x)" "per CPU-second 1+2, 1+2+3"
