@@ -94,7 +94,8 @@ static struct stall *all_sorted(struct trace *t, enum stall_kind kind, size_t *n
 		assert_int_equal(stall_segment(t->idx, &t->img, i, kind, &v, &nv), 0);
 		all = realloc(all, (na + nv + 1) * sizeof(*all));
 		assert_non_null(all);
-		memcpy(all + na, v, nv * sizeof(*v));
+		if (nv)		/* v may be NULL then: memcpy() takes none */
+			memcpy(all + na, v, nv * sizeof(*v));
 		na += nv;
 		free(v);
 	}
