@@ -96,7 +96,7 @@ static uint64_t skim_inc[256];	/* 1 << 8 * class */
 static uint8_t skim_cyc[256];	/* cycles of a one-byte cyc */
 static uint8_t skim_ext_size[256];	/* 02 xx, by xx */
 static uint64_t skim_ext_inc[256];
-/* skim_vec()'s, for every header its vsize16() sizes: the class, and a
+/* skim_vec_body()'s, for every header vsize16() sizes: the class, and a
  * cyc's cycles from its first two bytes x (little-endian) as
  * (x >> 4 | 31) & vec_cyc: the first byte's bits 7..3, and with an
  * extension byte (0xfe0 set) that byte's bits 7..1 above them */
@@ -491,12 +491,14 @@ int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
 /*
  * skim_fast() for traces of few one-byte packets (TIP-heavy ones): its
  * chain from one packet to the next is a byte load, a table load and a
- * mispredicted branch where sizes vary.  Here vsize16() sizes a packet at
- * every byte of a 64-byte block at once, so the chain is one load from
- * that block's sizes and an add.  The same contract and counts as
- * skim_fast(); packets it does not size go to skim_fast() one at a time.
- * Not inlined into skim(): its registers would crowd skim_fast()'s loop
- * there (dense traces were 20-45% slower).
+ * mispredicted branch where sizes vary.  Here the vector sizing gives the
+ * size of a packet at every byte of a block at once (and with AVX2 the
+ * bytes to the packet after the next), so the chain is one load from the
+ * block's sizes and an add, for one packet or two.  The same contract
+ * and counts as skim_fast(); packets it does not size go to skim_fast()
+ * one at a time.  It runs in skim_vec_sse2()/skim_vec_avx2(), not inlined
+ * into skim(): its registers would crowd skim_fast()'s loop there (dense
+ * traces were 20-45% slower).
  */
 /* Bytes a block: the loop leaves each once (a mispredicted branch). */
 #define VEC_BLOCK	128

@@ -1687,8 +1687,8 @@ static size_t put_sparse_packet(uint8_t *b)
 }
 
 /*
- * The skim's block loop for sparse packets (skim_vec(), which a worker
- * takes once it has seen fewer than SKIM_SPARSE packets per 100 bytes)
+ * The skim's block loop for sparse packets (skim_vec_body(), which a worker
+ * takes once it has seen fewer than IDX_SKIM_SPARSE packets per 100 bytes)
  * counts what a pkt_next() walk does: a random sparse mix with every kind
  * it sizes and every one it leaves to others, at every alignment, and
  * ptgen's TIP-heavy traces.
