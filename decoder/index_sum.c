@@ -525,9 +525,10 @@ skim_vec_body(const uint8_t *p, const uint8_t *fend, struct skim_acc *a,
 				vsize64_sse2(p + h, sz + h, sz2 + h);
 		}
 		/* One packet, or two (the second's counts masked in by m):
-		 * the chain is the load of sz2[i] and the add. */
+		 * the chain is the load of sz2[i] and the add.  SSE2 sizes
+		 * no pairs: d is s, and the compiler drops the second's work. */
 		while (i < VEC_BLOCK) {
-			size_t s = sz[i], d = sz2[i];
+			size_t s = sz[i], d = avx2 ? sz2[i] : s;
 			uint16_t x, y;
 			uint64_t v, w, m;
 
