@@ -174,10 +174,11 @@ struct unit1 {
 
 /*
  * What a skim has learnt of the packets it walks, for the next segments
- * of one phase-2 unit: whether they are sparse (few one-byte packets, as
- * in a TIP-heavy trace), where a loop over sizes of whole blocks beats
- * one over single packets.  Speed only: the counts are the same either
- * way.  vec_bytes counts what that loop skimmed (tests see it ran).
+ * of one phase-2 or phase-3 unit: whether they are sparse (few one-byte
+ * packets, as in a TIP-heavy trace), where a loop over sizes of whole
+ * blocks beats one over single packets.  Speed only: the counts and
+ * times are the same either way.  vec_bytes counts what that loop skimmed
+ * (tests see it ran).
  */
 struct idx_skim_hint {
 	int sparse;
@@ -187,6 +188,21 @@ struct idx_skim_hint {
 #define IDX_SKIM_HINT_INIT	{ 0, 0, 0, 0 }
 #define IDX_SKIM_SPARSE	72	/* packets per 100 bytes: sparse below */
 #define IDX_SKIM_LEARN	4096	/* bytes to a new guess */
+
+/* Learn from @bytes skimmed as @npackets whether the next are sparse:
+ * fewer than IDX_SKIM_SPARSE packets per 100 bytes over the last
+ * IDX_SKIM_LEARN bytes at least.  (A guess for speed only: both loops count
+ * the same.) */
+static inline void idx_skim_learn(struct idx_skim_hint *h, uint64_t bytes,
+				  uint64_t npackets)
+{
+	h->bytes += bytes;
+	h->npackets += npackets;
+	if (h->bytes < IDX_SKIM_LEARN)
+		return;
+	h->sparse = h->npackets * 100 < (uint64_t)IDX_SKIM_SPARSE * h->bytes;
+	h->bytes = h->npackets = 0;
+}
 
 /* Phase 2 unit of work: segments [s0, s1). */
 struct unit2 {
@@ -377,17 +393,19 @@ int idx_pace(struct idx *idx, uint64_t done, uint64_t *credited);
  * (idx_sum_init() fills it). */
 extern uint8_t idx_skim_size[256];
 
-/* The sizes the sparse skim loop gives a packet starting at each of the
- * 64 bytes at @p (it reads @p[0..64]) into @out, with SSE2 or (@avx2)
- * AVX2: 0 where it leaves the packet to others; into @out2 the bytes to
- * the packet after the next, or to the next (the same as @out) where it
- * cannot tell.  For tests: every size it gives must be pkt_next()'s.
- * Returns 0, or -pte_invalid where that loop is not built (not x86-64)
- * or the CPU lacks AVX2. */
+/* The sizes the sparse skim loop (with @time, the time pass's, which
+ * leaves mtc and mode to its scalar loop) gives a packet starting at each
+ * of the 64 bytes at @p (it reads @p[0..64]) into @out, with SSE2 or
+ * (@avx2) AVX2: 0 where it leaves the packet to others; into @out2 the
+ * bytes to the packet after the next, or to the next (the same as @out)
+ * where it cannot tell.  For tests: every size it gives must be
+ * pkt_next()'s.  Returns 0, or -pte_invalid where that loop is not built
+ * (not x86-64) or the CPU lacks AVX2. */
 int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
-		   int avx2);
+		   int avx2, int time);
 
-/* Bytes phase 2 skimmed with the sparse loop so far (for tests). */
+/* Bytes phase 2 and the time pass skimmed with their sparse loops so far,
+ * summed (for tests). */
 uint64_t idx_skim_vec_bytes(const struct idx *idx);
 #if defined(__x86_64__)
 /* 16 bytes of 0xff then 16 of 0: a load at 16 - j masks j bytes. */

@@ -8,6 +8,7 @@
 #endif
 
 #include "index_int.h"
+#include "vsize.h"
 
 /*
  * Phase 2: one pass over a segment.
@@ -344,147 +345,23 @@ skim_fast(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 }
 
 #if defined(__x86_64__)
-/*
- * The size of a packet starting at each of the 16 bytes at @p (which may
- * read 17), for the headers of the packets most traces are made of:
- * one-byte ones, tip/fup by their IP bytes, mtc, mode.exec/tsx and a cyc
- * with one extension byte; 0 for any other (skim_fast() or pkt_next()
- * sizes those).  The same sizes as skim_fast()'s and pkt_next()'s;
- * test_index's test_skim_sizes checks every first two bytes (and
- * vsize32()'s).
- */
-static inline __m128i vsize16(const uint8_t *p)
-{
-	const __m128i z = _mm_setzero_si128(), c1 = _mm_set1_epi8(1);
-	const __m128i c7 = _mm_set1_epi8(7);
-	__m128i v = _mm_loadu_si128((const __m128i *)p);
-	__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 1));
-	__m128i lo3 = _mm_and_si128(v, c7);
-	/* pad, tnt.8 (even, not 02) and a one-byte cyc */
-	__m128i one = _mm_or_si128(
-		_mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(2)),
-				 _mm_cmpeq_epi8(_mm_and_si128(v, c1), z)),
-		_mm_cmpeq_epi8(lo3, _mm_set1_epi8(3)));
-	/* cyc with one extension byte (its low bit clear), mtc, mode */
-	__m128i two = _mm_or_si128(
-		_mm_and_si128(_mm_cmpeq_epi8(lo3, c7),
-			      _mm_cmpeq_epi8(_mm_and_si128(v1, c1), z)),
-		_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x59)),
-			     _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0x99)),
-					   _mm_cmpeq_epi8(_mm_and_si128(v1, _mm_set1_epi8((char)0xc0)), z))));
-	/* tip, tip.pge, tip.pgd, fup: 1 + the IP bytes of bits 7..5 */
-	__m128i t = _mm_and_si128(v, _mm_set1_epi8(0x1f));
-	__m128i tipf = _mm_or_si128(
-		_mm_or_si128(_mm_cmpeq_epi8(t, c1), _mm_cmpeq_epi8(t, _mm_set1_epi8(0x0d))),
-		_mm_or_si128(_mm_cmpeq_epi8(t, _mm_set1_epi8(0x11)),
-			     _mm_cmpeq_epi8(t, _mm_set1_epi8(0x1d))));
-	__m128i h = _mm_and_si128(v, _mm_set1_epi8((char)0xe0));
-	__m128i h4 = _mm_cmpeq_epi8(h, _mm_set1_epi8((char)0x80));
-	__m128i h6 = _mm_cmpeq_epi8(h, _mm_set1_epi8((char)0xc0));
-	__m128i bad = _mm_or_si128(_mm_cmpeq_epi8(h, _mm_set1_epi8((char)0xa0)),
-				   _mm_cmpeq_epi8(h, _mm_set1_epi8((char)0xe0)));
-	/* 1 + 2 * (bits 7..5) up to 3; 7 for 4 (6 bytes), 9 for 6 (8) */
-	__m128i hs = _mm_add_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), _mm_set1_epi8(0x0e)), c1);
-
-	hs = _mm_or_si128(_mm_andnot_si128(_mm_or_si128(_mm_or_si128(h4, h6), bad), hs),
-			  _mm_or_si128(_mm_and_si128(h4, c7),
-				       _mm_and_si128(h6, _mm_set1_epi8(9))));
-	return _mm_or_si128(_mm_or_si128(_mm_and_si128(one, c1),
-					 _mm_and_si128(two, _mm_set1_epi8(2))),
-			    _mm_and_si128(tipf, hs));
-}
-
-/*
- * vsize16() for the 64 bytes at @p (it reads 65) into @sz, and into @sz2
- * the bytes to the packet after the next where vsize64_avx2() can tell
- * them (SSE2 has no byte shuffle: here only to the next).
- */
-static inline void vsize64_sse2(const uint8_t *p, uint8_t *sz, uint8_t *sz2)
-{
-	int h;
-
-	for (h = 0; h < 64; h += 16) {
-		__m128i v = vsize16(p + h);
-
-		_mm_storeu_si128((__m128i *)(sz + h), v);
-		_mm_storeu_si128((__m128i *)(sz2 + h), v);
-	}
-}
-
-/* vsize16() 32 bytes at a time, the IP sizes from a table (vpshufb). */
-__attribute__((target("avx2")))
-static inline __m256i vsize32(const uint8_t *p)
-{
-	const __m256i z = _mm256_setzero_si256(), c1 = _mm256_set1_epi8(1);
-	const __m256i c7 = _mm256_set1_epi8(7);
-	__m256i v = _mm256_loadu_si256((const __m256i *)p);
-	__m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 1));
-	__m256i lo3 = _mm256_and_si256(v, c7);
-	__m256i one = _mm256_or_si256(
-		_mm256_andnot_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(2)),
-				    _mm256_cmpeq_epi8(_mm256_and_si256(v, c1), z)),
-		_mm256_cmpeq_epi8(lo3, _mm256_set1_epi8(3)));
-	__m256i two = _mm256_or_si256(
-		_mm256_and_si256(_mm256_cmpeq_epi8(lo3, c7),
-				 _mm256_cmpeq_epi8(_mm256_and_si256(v1, c1), z)),
-		_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x59)),
-				_mm256_and_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)0x99)),
-						 _mm256_cmpeq_epi8(_mm256_and_si256(v1, _mm256_set1_epi8((char)0xc0)), z))));
-	__m256i t = _mm256_and_si256(v, _mm256_set1_epi8(0x1f));
-	__m256i tipf = _mm256_or_si256(
-		_mm256_or_si256(_mm256_cmpeq_epi8(t, c1), _mm256_cmpeq_epi8(t, _mm256_set1_epi8(0x0d))),
-		_mm256_or_si256(_mm256_cmpeq_epi8(t, _mm256_set1_epi8(0x11)),
-				_mm256_cmpeq_epi8(t, _mm256_set1_epi8(0x1d))));
-	/* 1 + the IP bytes of bits 7..5 (0 where reserved), per 128-bit lane */
-	__m256i hs = _mm256_shuffle_epi8(
-		_mm256_setr_epi8(1, 3, 5, 7, 7, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-				 1, 3, 5, 7, 7, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-		_mm256_and_si256(_mm256_srli_epi16(v, 5), c7));
-
-	return _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(one, c1),
-					       _mm256_and_si256(two, _mm256_set1_epi8(2))),
-			       _mm256_and_si256(tipf, hs));
-}
-
-/*
- * vsize64_sse2() with vsize32(), and @sz2 the bytes to the packet after
- * the next where both are sized and the next starts in the same 16 bytes
- * (a byte shuffle of the sizes by where the next starts), else to the
- * next: the loop then steps over two packets at a time, half the chain.
- */
-__attribute__((target("avx2")))
-static inline void vsize64_avx2(const uint8_t *p, uint8_t *sz, uint8_t *sz2)
-{
-	const __m256i lane = _mm256_setr_epi8(
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	int h;
-
-	for (h = 0; h < 64; h += 32) {
-		__m256i v = vsize32(p + h);
-		__m256i n = _mm256_add_epi8(lane, v);
-		/* past the lane: an index with bit 7 set shuffles in 0 */
-		/* (a packet not sized points at itself: 0 again) */
-		__m256i v2 = _mm256_shuffle_epi8(v, _mm256_or_si256(n,
-			_mm256_cmpgt_epi8(n, _mm256_set1_epi8(15))));
-
-		_mm256_storeu_si256((__m256i *)(sz + h), v);
-		_mm256_storeu_si256((__m256i *)(sz2 + h), _mm256_add_epi8(v, v2));
-	}
-}
-
-
 int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
-		   int avx2)
+		   int avx2, int time)
 {
 	if (!avx2) {
-		vsize64_sse2(p, out, out2);
+		if (time)
+			vsize64_sse2(p, out, out2, 1);
+		else
+			vsize64_sse2(p, out, out2, 0);
 		return 0;
 	}
 	__builtin_cpu_init();
 	if (!__builtin_cpu_supports("avx2"))
 		return -pte_invalid;
-	vsize64_avx2(p, out, out2);
+	if (time)
+		vsize64_avx2(p, out, out2, 1);
+	else
+		vsize64_avx2(p, out, out2, 0);
 	return 0;
 }
 
@@ -520,9 +397,9 @@ skim_vec_body(const uint8_t *p, const uint8_t *fend, struct skim_acc *a,
 
 		for (h = 0; h < VEC_BLOCK; h += 64) {
 			if (avx2)
-				vsize64_avx2(p + h, sz + h, sz2 + h);
+				vsize64_avx2(p + h, sz + h, sz2 + h, 0);
 			else
-				vsize64_sse2(p + h, sz + h, sz2 + h);
+				vsize64_sse2(p + h, sz + h, sz2 + h, 0);
 		}
 		/* One packet, or two (the second's counts masked in by m):
 		 * the chain is the load of sz2[i] and the add.  SSE2 sizes
@@ -592,10 +469,11 @@ skim_vec_avx2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 }
 #else
 int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
-		   int avx2)
+		   int avx2, int time)
 {
 	(void)p;
 	(void)avx2;
+	(void)time;
 	memset(out, 0, 64);
 	memset(out2, 0, 64);
 	return -pte_invalid;
@@ -632,21 +510,6 @@ static inline uint64_t skim_npackets(const struct skim_acc *a)
 	for (c = 0; c < PKC_NCLASSES; c++)
 		n += a->cnt[c];
 	return n;
-}
-
-/* Learn from @bytes skimmed as @npackets whether the next are sparse:
- * fewer than IDX_SKIM_SPARSE packets per 100 bytes over the last
- * IDX_SKIM_LEARN bytes at least.  (A guess for speed only: both loops count
- * the same.) */
-static inline void skim_learn(struct idx_skim_hint *h, uint64_t bytes,
-			      uint64_t npackets)
-{
-	h->bytes += bytes;
-	h->npackets += npackets;
-	if (h->bytes < IDX_SKIM_LEARN)
-		return;
-	h->sparse = h->npackets * 100 < (uint64_t)IDX_SKIM_SPARSE * h->bytes;
-	h->bytes = h->npackets = 0;
 }
 
 /* Built twice, the CPU picking at load time: skim16's popcounts are one
@@ -690,7 +553,7 @@ static int skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			} else {
 				p = skim_fast(p, fend, &a);
 			}
-			skim_learn(hint, (uint64_t)(p - from), skim_npackets(&a) - n0);
+			idx_skim_learn(hint, (uint64_t)(p - from), skim_npackets(&a) - n0);
 #else
 			p = skim_fast(p, fend, &a);
 #endif

@@ -7,6 +7,7 @@
 #endif
 
 #include "index_int.h"
+#include "vsize.h"
 
 /*
  * Phase 3: the time model over the whole stream, in order.
@@ -155,6 +156,30 @@ static pthread_once_t tsk_once = PTHREAD_ONCE_INIT;
 #define TC_STEP		65535u
 static uint64_t tsk_inc[256];	/* the sized ones' lane, 1 << TC_* */
 
+#if defined(__x86_64__)
+/*
+ * tsk_vec()'s table, for every header vsize16(p, 1) sizes: with x the
+ * packet's first two bytes (little-endian), (x >> 4 | TV_VAL) & tv_tab[b]
+ * holds a cyc's cycles in bits 19..0 (as index_sum.c's vec_cyc gives
+ * them) and a one in the packet's field; bit 63 marks the CYC-eligible
+ * ones.  Summed over a block (at most TV_BLOCK packets, each field 8
+ * bits), the fields count the packets by kind; the cyc's field is the
+ * highest, so the largest sum of one packet is the largest cyc's.
+ */
+#define TV_BLOCK	128		/* bytes sized at once */
+#define TV_CYCLES	0xfffffull	/* a block's cycles: < 2^18 */
+#define TV_SYNC		20		/* pad */
+#define TV_BRANCH	28		/* tnt.8 */
+#define TV_IP		36		/* tip, tip.pge, tip.pgd */
+#define TV_FUP		44		/* (not CYC-eligible) */
+#define TV_CYC		52
+#define TV_ELIG		63
+#define TV_VAL		(31ull | 1ull << TV_SYNC | 1ull << TV_BRANCH | \
+			 1ull << TV_IP | 1ull << TV_FUP | 1ull << TV_CYC)
+#define TV_FIELD(v, f)	((v) >> (f) & 0xff)
+static uint64_t tv_tab[256];
+#endif
+
 /* What the summarising skim counted so far, beside the summary. */
 struct tcnt {
 	uint64_t acc;			/* packets, by TC_* lanes */
@@ -163,6 +188,17 @@ struct tcnt {
 	__m128i vmax;			/* tsk16()'s largest one-byte CYCs */
 #endif
 };
+
+#if defined(__x86_64__)
+struct tbatch;
+struct tvblk;
+typedef const uint8_t *tsk_vec_fn(const uint8_t *p, const uint8_t *fend,
+				  struct tvblk *vb, struct tbatch *bt,
+				  struct tcnt *c, uint64_t *np);
+static tsk_vec_fn tsk_vec_sse2, tsk_vec_avx2, tsk_vec_sse2_c, tsk_vec_avx2_c;
+/* The CPU's (tsk_fill() picks), without and with counts. */
+static tsk_vec_fn *tsk_vec = tsk_vec_sse2, *tsk_vec_c = tsk_vec_sse2_c;
+#endif
 
 static void tsk_fill(void)
 {
@@ -188,6 +224,29 @@ static void tsk_fill(void)
 			tsk_inc[b] = 1ull << TC_IP;
 		}
 	}
+#if defined(__x86_64__)
+	for (b = 0; b < 256; b++) {
+		if ((b & 3) == 3)
+			tv_tab[b] = (b >> 3 | ((b & 4) ? 0xfe0u : 0)) | 1ull << TV_CYC;
+		else if (!tsk_size[b])
+			continue;
+		else if (tsk_type[b] == PKT_PAD)
+			tv_tab[b] = 1ull << TV_SYNC;
+		else if (tsk_type[b] == PKT_TNT8)
+			tv_tab[b] = 1ull << TV_BRANCH;
+		else if (tsk_type[b] == PKT_FUP)
+			tv_tab[b] = 1ull << TV_FUP;
+		else
+			tv_tab[b] = 1ull << TV_IP;
+		if (pkt_cyc_eligible_mask >> tsk_type[b] & 1)
+			tv_tab[b] |= 1ull << TV_ELIG;
+	}
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")) {
+		tsk_vec = tsk_vec_avx2;
+		tsk_vec_c = tsk_vec_avx2_c;
+	}
+#endif
 }
 
 #if defined(__x86_64__)
@@ -350,6 +409,146 @@ tsk_elig(enum pkt_type type, struct tbatch *bt, struct tm_model *tm,
 	}
 }
 
+#if defined(__x86_64__)
+/* tsk_vec()'s sizes of the block at q, kept from one call to the next
+ * (the fast loop leaves at each mtc, and comes back into the block). */
+struct tvblk {
+	const uint8_t *q;		/* NULL: none */
+	_Alignas(32) uint8_t sz[TV_BLOCK], sz2[TV_BLOCK];
+};
+
+/*
+ * tsk16() for sparse traces (TIP-heavy ones), as skim_vec_body() is
+ * skim_fast()'s in index_sum.c: in an open run @bt, the packets from @p
+ * on that vsize16(p, 1) sizes, one or (with AVX2) two a step, the chain
+ * one load and an add.  A CYC adds to the run and its tail, a
+ * CYC-eligible packet sets the run and empties the tail, any other sized
+ * packet (pad, fup) changes nothing: tsk16()'s and tsk_fast()'s rules.
+ * With @count, counts into @c.  Adds the packets it took to *@np.
+ * Returns where it stopped: at a packet it does not size, or where fewer
+ * than TV_BLOCK bytes are left before @fend (packets it takes start
+ * before @fend).
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+tsk_vec_body(const uint8_t *p, const uint8_t *fend, struct tvblk *vb,
+	     struct tbatch *bt, struct tcnt *c, uint64_t *np, const int avx2,
+	     const int count)
+{
+	const uint8_t *q = vb->q;
+	uint64_t cmax = 0, k = 0, acc = 0;
+	int h;
+
+	for (;;) {
+		/* per block: the fields of struct tv_tab, summed */
+		uint64_t sum = 0, tail = 0;
+		size_t i;	/* not unsigned: no zero-extension at each packet */
+
+		if (!q || p >= q + TV_BLOCK || q + TV_BLOCK > fend) {
+			if (fend - p < TV_BLOCK)
+				break;
+			q = p;
+			for (h = 0; h < TV_BLOCK; h += 64) {
+				if (avx2)
+					vsize64_avx2(q + h, vb->sz + h, vb->sz2 + h, 1);
+				else
+					vsize64_sse2(q + h, vb->sz + h, vb->sz2 + h, 1);
+			}
+		}
+		/* One packet, or two (the second's masked out by m where
+		 * there is none); the tail keeps what came after the last
+		 * CYC-eligible one. */
+		i = (size_t)(p - q);
+		while (i < TV_BLOCK) {
+			size_t s = vb->sz[i], d = avx2 ? vb->sz2[i] : s;
+			uint16_t x, y;
+			uint64_t m, tx, ty, vx, vy;
+
+			if (__builtin_expect(!s, 0))
+				break;
+			memcpy(&x, q + i, sizeof(x));
+			memcpy(&y, q + i + s, sizeof(y));
+			m = -(uint64_t)(d != s);
+			tx = tv_tab[x & 0xff];
+			ty = tv_tab[y & 0xff] & m;
+			vx = ((uint64_t)(x >> 4) | TV_VAL) & tx;
+			vy = ((uint64_t)(y >> 4) | TV_VAL) & ty;
+			sum += vx + vy;
+			tail = (tail & ~(uint64_t)((int64_t)tx >> TV_ELIG)) + vx;
+			tail = (tail & ~(uint64_t)((int64_t)ty >> TV_ELIG)) + vy;
+			if (count) {
+				cmax = vx > cmax ? vx : cmax;
+				cmax = vy > cmax ? vy : cmax;
+			}
+			i += d;
+		}
+		p = q + i;
+		bt->sum += sum & TV_CYCLES;
+		bt->n += TV_FIELD(sum, TV_CYC);
+		if (TV_FIELD(sum, TV_BRANCH) + TV_FIELD(sum, TV_IP)) {
+			bt->set = 1;
+			bt->tail = tail & TV_CYCLES;
+			bt->tn = TV_FIELD(tail, TV_CYC);
+		} else {
+			bt->tail += tail & TV_CYCLES;
+			bt->tn += TV_FIELD(tail, TV_CYC);
+		}
+		if (count)
+			acc += TV_FIELD(sum, TV_SYNC) << TC_SYNC |
+			       (TV_FIELD(sum, TV_BRANCH) << TC_BRANCH) |
+			       (TV_FIELD(sum, TV_IP) + TV_FIELD(sum, TV_FUP)) << TC_IP |
+			       TV_FIELD(sum, TV_CYC) << TC_TIMING;
+		k += TV_FIELD(sum, TV_SYNC) + TV_FIELD(sum, TV_BRANCH) +
+		     TV_FIELD(sum, TV_IP) + TV_FIELD(sum, TV_FUP) +
+		     TV_FIELD(sum, TV_CYC);
+		if (i < TV_BLOCK)
+			break;
+	}
+	vb->q = q;
+	if (count) {
+		/* a cyc's field is the highest: the largest is a cyc's */
+		c->acc += acc;
+		if (cmax >> TV_CYC & 1)
+			c->cmax = (cmax & TV_CYCLES) > c->cmax ? cmax & TV_CYCLES : c->cmax;
+	}
+	*np += k;
+	return p;
+}
+
+/* tsk_vec_body() built four times: without and with counts, SSE2 and
+ * AVX2 (its sizes inline into the loop, and it steps over pairs).  Not
+ * inlined into tsk_fast(): a call each time the loop enters a run costs
+ * less than its registers would there (as for skim_vec_sse2()). */
+static __attribute__((noinline)) const uint8_t *
+tsk_vec_sse2(const uint8_t *p, const uint8_t *fend, struct tvblk *vb,
+	     struct tbatch *bt, struct tcnt *c, uint64_t *np)
+{
+	return tsk_vec_body(p, fend, vb, bt, c, np, 0, 0);
+}
+
+static __attribute__((noinline)) const uint8_t *
+tsk_vec_sse2_c(const uint8_t *p, const uint8_t *fend, struct tvblk *vb,
+	       struct tbatch *bt, struct tcnt *c, uint64_t *np)
+{
+	return tsk_vec_body(p, fend, vb, bt, c, np, 0, 1);
+}
+
+__attribute__((target("avx2,bmi"), noinline))
+static const uint8_t *
+tsk_vec_avx2(const uint8_t *p, const uint8_t *fend, struct tvblk *vb,
+	     struct tbatch *bt, struct tcnt *c, uint64_t *np)
+{
+	return tsk_vec_body(p, fend, vb, bt, c, np, 1, 0);
+}
+
+__attribute__((target("avx2,bmi"), noinline))
+static const uint8_t *
+tsk_vec_avx2_c(const uint8_t *p, const uint8_t *fend, struct tvblk *vb,
+	       struct tbatch *bt, struct tcnt *c, uint64_t *np)
+{
+	return tsk_vec_body(p, fend, vb, bt, c, np, 1, 1);
+}
+#endif
+
 /* The MTC at @p (no run open), and its time into @g. */
 static inline __attribute__((always_inline)) void
 tsk_mtc(const uint8_t *p, struct tm_model *tm, struct gacc *g, struct pkt *fast,
@@ -373,36 +572,54 @@ tsk_mtc(const uint8_t *p, struct tm_model *tm, struct gacc *g, struct pkt *fast,
  * The time skim's fast loop over [@p, @fend), which ends at least
  * PKT_MAX_SIZE bytes before the buffer does.  *@acted tells whether the
  * model acted on the last packet fed (then the next CYC-eligible one may
- * settle a pending CYC); @fast is scratch for the packets fed.  Returns
- * where it stopped: @fend, or a packet pkt_next() must decode.
+ * settle a pending CYC); @fast is scratch for the packets fed.  With @vb
+ * (sparse packets: struct idx_skim_hint), runs go to tsk_vec(), else to
+ * tsk16().  Adds the packets it took to *@np.  Returns where it stopped:
+ * @fend, or a packet pkt_next() must decode.
  */
 static inline __attribute__((always_inline)) const uint8_t *
 tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
-	 struct gacc *g, struct pkt *fast, int *acted_io, struct tcnt *cp)
+	 struct gacc *g, struct pkt *fast, int *acted_io, struct tcnt *cp,
+	 struct tvblk *vb, uint64_t *np_io)
 {
 	/* counted in a copy the compiler keeps in registers */
 	struct tcnt lc = cp ? *cp : (struct tcnt){ 0 };
 	struct tcnt *c = cp ? &lc : NULL;
 	int acted = *acted_io;
 	struct tbatch bt = { 0 };
+	uint64_t np = 0;
 
 	while (p < fend) {
 		unsigned b = *p, sz;
 
 #if defined(__x86_64__)
-		if (bt.on && idx_skim_size[b] == 1) {
+		if (bt.on && vb) {
+			/* then the packet it stopped at, here */
+			p = c ? tsk_vec_c(p, fend, vb, &bt, c, &np) :
+				tsk_vec(p, fend, vb, &bt, c, &np);
+			if (p >= fend)
+				break;
+			b = *p;
+		} else if (bt.on && idx_skim_size[b] == 1) {
 			unsigned j = tsk16(p, &bt.sum, &bt.n, &bt.set, &bt.tail,
 					   &bt.tn, c);
 
 			if (j) {
 				p += j;
+				np += j;
 				continue;
 			}
 		} else if (!acted && !(b & 1) && b != 2) {
-			p += tsk_plain16(p, c);
+			unsigned j = tsk_plain16(p, c);
+
+			p += j;
+			np += j;
 			continue;
 		}
+#else
+		(void)vb;
 #endif
+		np++;
 		if ((b & 7) == 3 || ((b & 7) == 7 && !(p[1] & 1))) {
 			tsk_cyc(b & 4 ? (b >> 3) | (uint64_t)(p[1] >> 1) << 5 : b >> 3,
 				&bt, tm, fast, c);
@@ -428,8 +645,10 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 			continue;
 		}
 		tbatch_flush(&bt, tm, c, &acted);
-		if (b != 0x59)
+		if (b != 0x59) {
+			np--;
 			break;
+		}
 		tsk_mtc(p, tm, g, fast, c);
 		acted = 1;
 		p += 2;
@@ -438,6 +657,7 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 	if (cp)
 		*cp = lc;
 	*acted_io = acted;
+	*np_io += np;
 	return p;
 }
 
@@ -482,13 +702,14 @@ struct feed_io {
 /* Feed the packets of [@p, @end) (at offset @off) to @tm; with @idx,
  * credit progress and look for a cancel as for idx_pace(); with @count
  * (a constant: the loops are built twice), count them into @s as phase
- * 2's skim does; with @fio, idx_time_feed()'s.  Returns 0, or
- * -pte_canceled. */
+ * 2's skim does; with @fio, idx_time_feed()'s.  @hint picks the loop for
+ * runs of CYCs (tsk_vec() where packets are sparse) and learns.  Returns
+ * 0, or -pte_canceled. */
 static inline __attribute__((always_inline)) int
 time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	       uint64_t off, struct tm_model *tm, uint64_t *credited,
 	       struct gacc *g, struct idx_summary *s, const int count,
-	       struct feed_io *fio)
+	       struct feed_io *fio, struct idx_skim_hint *hint)
 {
 	const uint8_t *begin = p;
 	const uint8_t *next = end - p > CANCEL_STEP ? p + CANCEL_STEP : end;
@@ -496,6 +717,11 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	struct pkt pkt, fast;
 	struct tcnt c;
 	int r, acted = 1;
+#if defined(__x86_64__)
+	struct tvblk vb;
+
+	vb.q = NULL;
+#endif
 
 	memset(&c, 0, sizeof(c));
 	memset(&fast, 0, sizeof(fast));
@@ -515,11 +741,23 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			const uint8_t *fend = end - PKT_MAX_SIZE < next ?
 					      end - PKT_MAX_SIZE : next;
 
+			const uint8_t *from = p;
+			uint64_t np = 0;
+
 			/* (one packet at each TC_STEP goes through
 			 * pkt_next(): the same counts and time) */
 			if (count && fend - p > TC_STEP)
 				fend = p + TC_STEP;
-			p = tsk_fast(p, fend, tm, g, &fast, &acted, count ? &c : NULL);
+#if defined(__x86_64__)
+			p = tsk_fast(p, fend, tm, g, &fast, &acted, count ? &c : NULL,
+				     hint->sparse ? &vb : NULL, &np);
+			if (hint->sparse)
+				hint->vec_bytes += (uint64_t)(p - from);
+#else
+			p = tsk_fast(p, fend, tm, g, &fast, &acted, count ? &c : NULL,
+				     NULL, &np);
+#endif
+			idx_skim_learn(hint, (uint64_t)(p - from), np);
 			if (count)
 				tcnt_flush(&c, s);
 			if (p >= end)
@@ -565,9 +803,10 @@ __attribute__((target_clones("popcnt", "default"), noinline))
 #endif
 static int time_skim(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		     uint64_t off, struct tm_model *tm, uint64_t *credited,
-		     struct gacc *g)
+		     struct gacc *g, struct idx_skim_hint *hint)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0, NULL);
+	return time_skim_body(idx, p, end, off, tm, credited, g, NULL, 0, NULL,
+			      hint);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -575,9 +814,10 @@ __attribute__((target_clones("popcnt", "default"), noinline))
 #endif
 static int time_skim_sum(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			 uint64_t off, struct tm_model *tm, uint64_t *credited,
-			 struct gacc *g, struct idx_summary *s)
+			 struct gacc *g, struct idx_summary *s,
+			 struct idx_skim_hint *hint)
 {
-	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1, NULL);
+	return time_skim_body(idx, p, end, off, tm, credited, g, s, 1, NULL, hint);
 }
 
 /* time_skim() for idx_time_feed(): no progress, no gaps. */
@@ -587,9 +827,11 @@ __attribute__((target_clones("popcnt", "default"), noinline))
 static int time_skim_feed(const uint8_t *p, const uint8_t *end, uint64_t off,
 			  struct tm_model *tm, struct feed_io *fio)
 {
+	struct idx_skim_hint hint = IDX_SKIM_HINT_INIT;
 	uint64_t credited = 0;
 
-	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0, fio);
+	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0, fio,
+			      &hint);
 }
 
 int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm,
@@ -617,11 +859,13 @@ int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *t
  * would: a decode error (or a packet running into the next PSB) ends the
  * segment and loses data.  With @idx, progress is credited and a cancel
  * seen every CANCEL_STEP bytes (*@credited as for idx_pace()).  With @s,
- * the segment's summary goes there too (phase 2's, bit for bit).
- * Returns 0, or -pte_canceled (@tm is then mid-segment). */
+ * the segment's summary goes there too (phase 2's, bit for bit).  @hint
+ * carries what the skim learns from one segment to the next.  Returns 0,
+ * or -pte_canceled (@tm is then mid-segment). */
 static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 			uint64_t end, struct tm_model *tm, uint64_t *credited,
-			struct gacc *g, struct idx_summary *s)
+			struct gacc *g, struct idx_summary *s,
+			struct idx_skim_hint *hint)
 {
 	struct img_cursor cur;
 	struct pkt pkt;
@@ -655,10 +899,11 @@ static int time_segment(struct idx *idx, const struct img *img, uint64_t off,
 			s->size = end - off;
 			return time_skim_sum(idx, sp->data + (off - sp->off),
 					     sp->data + (end - sp->off), off, tm,
-					     credited, g, s);
+					     credited, g, s, hint);
 		}
 		return time_skim(idx, sp->data + (off - sp->off),
-				 sp->data + (end - sp->off), off, tm, credited, g);
+				 sp->data + (end - sp->off), off, tm, credited, g,
+				 hint);
 	}
 	if (img_cursor_init(&cur, img, off) < 0)
 		return 0;
@@ -712,6 +957,7 @@ static int time_body(void *arg)
 	struct idx *idx = ta->idx;
 	size_t n = idx_nseeks(idx), i;
 	uint64_t rel = ta->from < n ? idx_seek_off(idx, ta->from) : 0, credited;
+	struct idx_skim_hint hint = IDX_SKIM_HINT_INIT;
 
 	for (i = ta->from; i < ta->to; i++) {
 		uint64_t off = idx_seek_off(idx, i);
@@ -743,7 +989,7 @@ static int time_body(void *arg)
 			gacc_segment(&ta->g);
 			if (time_segment(ta->publish ? idx : NULL, idx->img, off, end,
 					 &ta->tm, &credited,
-					 ta->publish ? &ta->g : NULL, NULL) < 0)
+					 ta->publish ? &ta->g : NULL, NULL, &hint) < 0)
 				return -pte_canceled;
 			if (ta->publish) {
 				int r = tsum_from(idx, i, &ta->g, hp, pv);
@@ -774,6 +1020,9 @@ static int time_body(void *arg)
 			}
 		}
 	}
+	if (ta->publish)
+		atomic_fetch_add_explicit(&idx->skim_vec_bytes, hint.vec_bytes,
+					  memory_order_relaxed);
 	return 0;
 }
 
@@ -870,7 +1119,7 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		if (atomic_load_explicit(&idx->cancel, memory_order_relaxed))
 			return -pte_canceled;
 		time_segment(NULL, idx->img, idx_seek_off(idx, i), seg_end(idx, i, n),
-			     &tm, &credited, &g, NULL);
+			     &tm, &credited, &g, NULL, &u->sum.hint);
 	}
 	tm_save(&tm, &c);
 	c.cycles = 0;
@@ -889,7 +1138,7 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		credited = 0;
 		gacc_segment(&g);
 		if (time_segment(idx, idx->img, off, end, &tm, &credited, &g,
-				 idx->sums_in_time ? &sm : NULL) < 0)
+				 idx->sums_in_time ? &sm : NULL, &u->sum.hint) < 0)
 			return -pte_canceled;
 		if (idx->sums_in_time) {
 			ret = idx_sum_put(idx, &u->sum, i, &sm);
@@ -907,6 +1156,9 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 		atomic_fetch_add_explicit(&idx->done, end - off - credited,
 					  memory_order_relaxed);
 	}
+	atomic_fetch_add_explicit(&idx->skim_vec_bytes, u->sum.hint.vec_bytes,
+				  memory_order_relaxed);
+	u->sum.hint.vec_bytes = 0;
 	return 0;
 }
 
@@ -940,6 +1192,7 @@ static int replay_body(void *arg)
 	struct replay_arg *ra = arg;
 	struct idx *idx = ra->idx;
 	struct unit3 *u = ra->u;
+	struct idx_skim_hint hint = IDX_SKIM_HINT_INIT;
 	struct tm_model tm;
 	size_t n = idx_nseeks(idx), i;
 	uint64_t credited;
@@ -955,7 +1208,7 @@ static int replay_body(void *arg)
 			return -pte_canceled;
 		gacc_segment(&idx->p3_gacc);
 		time_segment(NULL, idx->img, idx_seek_off(idx, i), seg_end(idx, i, n),
-			     &tm, &credited, &idx->p3_gacc, NULL);
+			     &tm, &credited, &idx->p3_gacc, NULL, &hint);
 		ret = tsum_from(idx, i, &idx->p3_gacc, hp, pv);
 		if (ret < 0)
 			return ret;
@@ -1238,6 +1491,7 @@ int idx_seek_carry(const struct idx *idx, size_t i, struct tm_carry *out)
 int idx_time_advance(const struct idx *idx, size_t from, size_t to,
 		     struct tm_model *tm)
 {
+	struct idx_skim_hint hint = IDX_SKIM_HINT_INIT;
 	size_t n, c, i;
 	uint64_t credited;
 
@@ -1251,6 +1505,6 @@ int idx_time_advance(const struct idx *idx, size_t from, size_t to,
 	}
 	for (i = from; i < to; i++)
 		time_segment(NULL, idx->img, idx_seek_off(idx, i),
-			     seg_end(idx, i, n), tm, &credited, NULL, NULL);
+			     seg_end(idx, i, n), tm, &credited, NULL, NULL, &hint);
 	return 0;
 }

@@ -1327,6 +1327,16 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 			assert_int_equal(n3, nhalt_all);
 		}
 	}
+#if defined(__x86_64__)
+	/* phase 2's sparse loop and the serial time pass's ran: the walk
+	 * above checked the latter's time */
+	if (strstr(what, "--mix tip") && !strstr(what, "--psb-period") &&
+	    idx_skim_vec_bytes(ser) <= n) {
+		printf("%s: the sparse loops took %llu bytes of 2 x %zu\n", what,
+		       (unsigned long long)idx_skim_vec_bytes(ser), n);
+		fail();
+	}
+#endif
 	for (k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
 		par = build_timed(&img, cfg, 3, chunks[k]);
 		assert_int_equal(idx_nseeks(par), ns);
@@ -1386,6 +1396,17 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 				fail();
 			}
 		}
+#if defined(__x86_64__)
+		/* one pass (no phase 2): the time pass's sparse loop ran
+		 * (not in segments too short for its blocks) */
+		if (strstr(what, "--mix tip") && !strstr(what, "--psb-period") &&
+		    idx_skim_vec_bytes(par) <= n / 2) {
+			printf("%s: chunk %llu: the sparse loop took %llu bytes of %zu\n",
+			       what, (unsigned long long)chunks[k],
+			       (unsigned long long)idx_skim_vec_bytes(par), n);
+			fail();
+		}
+#endif
 		idx_totals(par, &tp);
 		assert_int_equal(tp.last_tsc, ts.last_tsc);
 		assert_int_equal(tp.first_tsc, ts.first_tsc);
@@ -1412,6 +1433,12 @@ static void test_parallel_time(void **state)
 		"--seed 10 --size 2MiB --mtc-freq 0",
 		"--seed 11 --size 2MiB --psb-period 256",
 		"--seed 12 --size 2MiB --psb-period 65536 --cyc-thresh 2",
+		/* sparse: the time pass's tsk_vec() loop */
+		"--seed 13 --size 2MiB --mix tip",
+		"--seed 14 --size 2MiB --mix tip --cyc-thresh 4 --ovf-rate 0.001",
+		"--seed 15 --size 2MiB --mix tip --exstop-rate 0.01",
+		"--seed 17 --size 2MiB --mix tip --psb-period 256",
+		"--seed 16 --size 2MiB --mix tnt",
 	};
 	static const struct {
 		const char *name;
@@ -1499,6 +1526,8 @@ static void test_time_feed(void **state)
 		"--seed 3 --size 1MiB --ovf-rate 0.001 --corrupt-rate 0.00002",
 		"--seed 4 --size 1MiB --no-cyc --mix tip",
 		"--seed 5 --size 1MiB --cyc-thresh 3 --mix tnt",
+		/* feeds long enough for the sparse loop (the last KiBs) */
+		"--seed 6 --size 1MiB --mix tip --psb-period 6144",
 	};
 	static const char *const opts[] = { "--mtc-freq", "3", "--nom-freq", "12",
 		"--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "100" };
@@ -1626,6 +1655,107 @@ static void test_time_feed(void **state)
 	assert_true(nchecks > 1000);
 	assert_true(nlost > 0);
 	(void)nblock;
+}
+
+/*
+ * The time pass's loop for sparse runs of CYCs (tsk_vec(), which a feed
+ * takes after IDX_SKIM_LEARN bytes of them) leaves the model as a walk
+ * does, the cycles still pending included: long runs of CYCs among tips,
+ * tnt.8s, fups and pads, now and then an mtc or a mode (which end a
+ * run), cut after a quiet stretch (a fup and pads settle nothing) where
+ * the CYCs after the last CYC-eligible packet are still pending.
+ */
+static void test_time_sparse(void **state)
+{
+	static const uint8_t ipcode[] = { 1, 2, 3, 4, 6 };
+	static const uint8_t ipbytes[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	static const uint8_t tipop[] = { 0x0d, 0x11, 0x01 };
+	const size_t cap = 96 << 10;
+	uint8_t *b = malloc(cap + 64);
+	size_t n = 0, cuts[64], ncut = 0, k, npend = 0;
+	struct tm_config cfg;
+	struct tm_model walk;
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	unsigned v;
+
+	(void)state;
+	assert_non_null(b);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--mtc-freq", "3"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--nom-freq", "12"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.eax", "2"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.ebx", "100"), 1);
+	/* a time to count from: tsc, tma, cbr */
+	memcpy(b, "\x19\x00\x10\x00\x00\x00\x01\x00", 8);
+	memcpy(b + 8, "\x02\x73\x34\x12\x00\x10\x00", 7);
+	memcpy(b + 15, "\x02\x03\x20\x00", 4);
+	n = 19;
+	while (n + 64 < cap) {
+		unsigned r = rnd() % 200;
+
+		if (ncut < 64 && n > 4096 && rnd() < 2) {
+			/* quiet: a cyc, fups and pads, then a cut */
+			b[n++] = (uint8_t)(rnd() << 3 | 7);
+			b[n++] = (uint8_t)(rnd() << 1);
+			b[n++] = 0x3d;		/* fup, 2 IP bytes */
+			b[n++] = rnd();
+			b[n++] = rnd();
+			for (v = 0; v < 20; v++)
+				b[n++] = 0;
+			cuts[ncut++] = n;
+		} else if (r < 70) {	/* cyc: 1 or 2 bytes */
+			v = rnd() % 3 == 0;
+			b[n++] = (uint8_t)(rnd() << 3 | 3 | (v ? 4 : 0));
+			if (v)
+				b[n++] = (uint8_t)(rnd() << 1);
+		} else if (r < 110) {	/* tnt.8 */
+			v = rnd() & 0xfe;
+			b[n++] = (uint8_t)(v == 2 || v == 0 ? 4 : v);
+		} else if (r < 160) {	/* tip, tip.pge, tip.pgd */
+			k = ipcode[rnd() % 5];
+			b[n++] = (uint8_t)(tipop[rnd() % 3] | k << 5);
+			for (v = 0; v < ipbytes[k]; v++)
+				b[n++] = rnd();
+		} else if (r < 180) {	/* fup */
+			k = ipcode[rnd() % 5];
+			b[n++] = (uint8_t)(0x1d | k << 5);
+			for (v = 0; v < ipbytes[k]; v++)
+				b[n++] = rnd();
+		} else if (r < 195) {
+			b[n++] = 0;	/* pad */
+		} else if (r < 198) {
+			b[n++] = 0x59;	/* mtc */
+			b[n++] = rnd();
+		} else {		/* mode.exec */
+			b[n++] = 0x99;
+			b[n++] = (uint8_t)(rnd() & 3);
+		}
+	}
+	assert_true(ncut > 8);
+	/* the walk, with the model at each cut */
+	tm_init(&walk, &cfg);
+	pkt_decoder_init(&dec, b, b + n, 0);
+	for (k = 0; k < ncut; k++) {
+		struct tm_model feed;
+		struct pkt_decoder d2;
+		const char *what = "";
+
+		while ((size_t)(dec.pos - b) < cuts[k]) {
+			assert_true(pkt_next(&dec, &pkt) >= 0);
+			tm_advance(&walk, &pkt);
+		}
+		assert_int_equal((size_t)(dec.pos - b), cuts[k]);
+		tm_init(&feed, &cfg);
+		pkt_decoder_init(&d2, b, b + n, 0);
+		assert_int_equal(idx_time_feed(&d2, b + cuts[k], &feed, NULL), 0);
+		if (!feed_same(&walk, &feed, &what))
+			fail_msg("cut %zu at %#zx: %s differs", k, cuts[k], what);
+		npend += walk.pending != 0;
+	}
+	/* cycles were pending at most cuts */
+	assert_true(npend > ncut / 2);
+	free(b);
 }
 
 /* Append one random packet of a sparse mix (mostly tip/fup with every IP
@@ -1761,68 +1891,88 @@ static void test_skim_sparse(void **state)
 }
 
 /*
- * The sparse skim loop's sizes (idx_skim_sizes(), SSE2 and AVX2) for
- * every first two bytes of a packet, at lanes where the vectors meet,
- * with several bytes after them: each size it gives is the one
- * pkt_next() decodes (and 0 leaves the packet to the others, always
- * right), and so is the size of the packet after it where it gives one.
+ * The sparse skim loops' sizes (idx_skim_sizes(), SSE2 and AVX2, phase
+ * 2's and the time pass's) for every first two bytes of a packet, at
+ * lanes where the vectors meet, with several bytes after them: each size
+ * given is the one pkt_next() decodes (and 0 leaves the packet to the
+ * others, always right), and so is the size of the packet after it where
+ * one is given.  The time pass's leave mtc and mode packets to its scalar
+ * loop.
  */
-static void test_skim_sizes(void **state)
+static void skim_sizes_each(unsigned avx2, unsigned time, unsigned *nsized,
+			    unsigned *npairs)
 {
 	static const uint8_t fill[] = { 0x00, 0xff, 0x5a, 0x81 };
 	static const unsigned lanes[] = { 0, 15, 16, 31, 32, 63 };
 	uint8_t buf[96], out[64], out2[64];
-	unsigned b0, b1, f, l, avx2, nsized = 0, nvariants = 0, npairs = 0;
+	unsigned b0, b1, f, l;
+
+	for (f = 0; f < sizeof(fill); f++)
+		for (l = 0; l < sizeof(lanes) / sizeof(lanes[0]); l++)
+			for (b0 = 0; b0 < 256; b0++)
+				for (b1 = 0; b1 < 256; b1++) {
+					unsigned at = lanes[l];
+					struct pkt_decoder dec;
+					struct pkt pkt;
+					int r;
+
+					memset(buf, fill[f], sizeof(buf));
+					buf[at] = (uint8_t)b0;
+					buf[at + 1] = (uint8_t)b1;
+					assert_int_equal(idx_skim_sizes(buf, out, out2, (int)avx2,
+									(int)time), 0);
+					if (!out[at]) {
+						assert_int_equal(out2[at], 0);
+						continue;
+					}
+					(*nsized)++;
+					pkt_decoder_init(&dec, buf + at, buf + sizeof(buf), 0);
+					r = pkt_next(&dec, &pkt);
+					if (r < 0 || pkt.size != out[at] ||
+					    (time && (pkt.type == PKT_MTC ||
+						      pkt.type == PKT_MODE_EXEC ||
+						      pkt.type == PKT_MODE_TSX)))
+						fail_msg("%s%s %02x %02x (fill %02x, lane %u): size %u, pkt_next %d size %u",
+							 avx2 ? "AVX2" : "SSE2", time ? " time" : "",
+							 b0, b1, fill[f], at, out[at], r, pkt.size);
+					if (out2[at] == out[at])
+						continue;
+					/* and the packet after it */
+					(*npairs)++;
+					r = pkt_next(&dec, &pkt);
+					if (r < 0 || pkt.size != out2[at] - out[at] ||
+					    (time && (pkt.type == PKT_MTC ||
+						      pkt.type == PKT_MODE_EXEC ||
+						      pkt.type == PKT_MODE_TSX)))
+						fail_msg("%s%s %02x %02x (fill %02x, lane %u): then %u, pkt_next %d size %u",
+							 avx2 ? "AVX2" : "SSE2", time ? " time" : "",
+							 b0, b1, fill[f], at, out2[at] - out[at], r,
+							 pkt.size);
+				}
+}
+
+static void test_skim_sizes(void **state)
+{
+	uint8_t buf[96], out[64], out2[64];
+	unsigned avx2, nsized = 0, nvariants = 0, npairs = 0;
 
 	(void)state;
+	memset(buf, 0, sizeof(buf));
 	for (avx2 = 0; avx2 < 2; avx2++) {
-		memset(buf, 0, sizeof(buf));
-		if (idx_skim_sizes(buf, out, out2, (int)avx2) < 0) {
+		if (idx_skim_sizes(buf, out, out2, (int)avx2, 0) < 0) {
 			printf("no %s skim on this machine\n", avx2 ? "AVX2" : "SSE2");
 			continue;
 		}
 		nvariants++;
-		for (f = 0; f < sizeof(fill); f++)
-			for (l = 0; l < sizeof(lanes) / sizeof(lanes[0]); l++)
-				for (b0 = 0; b0 < 256; b0++)
-					for (b1 = 0; b1 < 256; b1++) {
-						unsigned at = lanes[l];
-						struct pkt_decoder dec;
-						struct pkt pkt;
-						int r;
-
-						memset(buf, fill[f], sizeof(buf));
-						buf[at] = (uint8_t)b0;
-						buf[at + 1] = (uint8_t)b1;
-						assert_int_equal(idx_skim_sizes(buf, out, out2, (int)avx2), 0);
-						if (!out[at]) {
-							assert_int_equal(out2[at], 0);
-							continue;
-						}
-						nsized++;
-						pkt_decoder_init(&dec, buf + at, buf + sizeof(buf), 0);
-						r = pkt_next(&dec, &pkt);
-						if (r < 0 || pkt.size != out[at])
-							fail_msg("%s %02x %02x (fill %02x, lane %u): size %u, pkt_next %d size %u",
-								 avx2 ? "AVX2" : "SSE2", b0, b1, fill[f], at,
-								 out[at], r, pkt.size);
-						if (out2[at] == out[at])
-							continue;
-						/* and the packet after it */
-						npairs++;
-						r = pkt_next(&dec, &pkt);
-						if (r < 0 || pkt.size != out2[at] - out[at])
-							fail_msg("%s %02x %02x (fill %02x, lane %u): then %u, pkt_next %d size %u",
-								 avx2 ? "AVX2" : "SSE2", b0, b1, fill[f], at,
-								 out2[at] - out[at], r, pkt.size);
-					}
+		skim_sizes_each(avx2, 0, &nsized, &npairs);
+		skim_sizes_each(avx2, 1, &nsized, &npairs);
 	}
 	if (!nvariants)
 		skip();
 	/* most first bytes are sized; AVX2 pairs many */
-	assert_true(nsized > nvariants * 4 * 6 * 256 * 256 / 2);
+	assert_true(nsized > nvariants * 2 * 4 * 6 * 256 * 256 / 2);
 	if (nvariants == 2)
-		assert_true(npairs > 6 * 256 * 256);
+		assert_true(npairs > 2 * 6 * 256 * 256);
 }
 
 /* One progress fraction for the whole build: it never goes back across
@@ -1934,6 +2084,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_time),
 		cmocka_unit_test(test_progress_frac),
 		cmocka_unit_test(test_time_feed),
+		cmocka_unit_test(test_time_sparse),
 		cmocka_unit_test(test_skim_sparse),
 		cmocka_unit_test(test_skim_sizes),
 	};
