@@ -251,57 +251,86 @@ static void tsk_fill(void)
 
 #if defined(__x86_64__)
 /*
- * In a run of CYCs (struct batch of time_skim()): the leading one-byte
- * packets (pad, tnt.8, one-byte cyc) among the 16 bytes at @p, sixteen at
- * a time, as skim16() does.  Adds their CYCs to *@sum and *@n; a tnt.8
+ * In a run of CYCs (struct batch of time_skim()): the leading pads, tnt.8s
+ * and CYCs of one or two bytes among the 16 bytes at @p (which may read
+ * 17), sixteen bytes at a time, as skim16() does.  A two-byte CYC's
+ * header (bits 2..0 all set) is never another packet's byte, and its
+ * extension byte (bit 0 clear) never such a header, so the extensions are
+ * the bytes after those headers.  Adds the CYCs to *@sum and *@n; a tnt.8
  * (CYC-eligible) among them sets *@set and restarts the tail; the CYCs
- * after the last one go to *@tail and *@tail_n.  Returns how many bytes.
+ * after the last one go to *@tail and *@tail_n.  Adds the packets to
+ * *@np.  Returns how many bytes.
  */
 static inline __attribute__((always_inline)) unsigned
 tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
-     int *set, uint64_t *tail, uint64_t *tail_n, struct tcnt *c)
+      int *set, uint64_t *tail, uint64_t *tail_n, struct tcnt *c, uint64_t *np)
 {
 	const __m128i z = _mm_setzero_si128();
 	__m128i v = _mm_loadu_si128((const __m128i *)p);
-	__m128i cyc = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(7)),
-				     _mm_set1_epi8(3));
+	__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 1));
+	__m128i lo3 = _mm_and_si128(v, _mm_set1_epi8(7));
+	__m128i cyc1 = _mm_cmpeq_epi8(lo3, _mm_set1_epi8(3));
+	/* two-byte CYCs: the header, and its extension byte after it */
+	__m128i cyc2 = _mm_and_si128(_mm_cmpeq_epi8(lo3, _mm_set1_epi8(7)),
+				     _mm_cmpeq_epi8(_mm_and_si128(v1, _mm_set1_epi8(1)), z));
+	__m128i ext = _mm_slli_si128(cyc2, 1);
 	unsigned mpad = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, z));
 	unsigned meven = (unsigned)_mm_movemask_epi8(
 		_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(1)), z));
 	unsigned mtwo = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(2)));
-	unsigned mcyc = (unsigned)_mm_movemask_epi8(cyc);
-	unsigned ok = ((meven & ~mtwo) | mcyc) & 0xffff;
+	unsigned mcyc = (unsigned)_mm_movemask_epi8(cyc1);
+	/* (a header in the last byte has its extension past them) */
+	unsigned mc2 = (unsigned)_mm_movemask_epi8(cyc2) & 0x7fff;
+	unsigned mext = mc2 << 1;
+	unsigned ok = ((((meven & ~mtwo) | mcyc | mc2) & ~mext) | mext) & 0xffff;
 	unsigned j = ok == 0xffff ? 16 : (unsigned)__builtin_ctz(~ok);
-	unsigned m = (1u << j) - 1, mt, h, mc;
-	__m128i val, pre, sad;
+	unsigned m = (1u << j) - 1, mt, h, mc, nc;
+	__m128i val, hi, pre, after, sad;
 	uint64_t s;
 
 	if (!j)
 		return 0;
-	mc = mcyc & m;
-	mt = meven & ~mpad & ~mtwo & m;
-	val = _mm_and_si128(_mm_and_si128(_mm_srli_epi16(v, 3), _mm_set1_epi8(0x1f)), cyc);
+	mc2 &= m;
+	mext &= m;
+	mc = (mcyc | mc2) & m;
+	nc = (unsigned)__builtin_popcount(mc);
+	mt = meven & ~mpad & ~mtwo & ~mext & m;
+	val = _mm_and_si128(_mm_and_si128(_mm_srli_epi16(v, 3), _mm_set1_epi8(0x1f)),
+			    _mm_or_si128(cyc1, cyc2));
+	hi = _mm_and_si128(_mm_and_si128(_mm_srli_epi16(v, 1), _mm_set1_epi8(0x7f)), ext);
+	*np += j - (unsigned)__builtin_popcount(mext);
 	if (c) {
-		unsigned np = (unsigned)__builtin_popcount(mpad & m);
-		unsigned nc = (unsigned)__builtin_popcount(mc);
+		unsigned npd = (unsigned)__builtin_popcount(mpad & ~mext & m);
 
-		c->acc += (uint64_t)np << TC_SYNC | (uint64_t)(j - np - nc) << TC_BRANCH |
+		c->acc += (uint64_t)npd << TC_SYNC |
+			  (uint64_t)(j - (unsigned)__builtin_popcount(mext) - npd - nc) << TC_BRANCH |
 			  (uint64_t)nc << TC_TIMING;
 	}
+	pre = _mm_loadu_si128((const __m128i *)(idx_skim_prefix + 16 - j));
 	if (mc) {
-		pre = _mm_loadu_si128((const __m128i *)(idx_skim_prefix + 16 - j));
-		if (c)
-			c->vmax = _mm_max_epu8(c->vmax, _mm_and_si128(val, pre));
-		sad = _mm_sad_epu8(_mm_and_si128(val, pre), z);
+		sad = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(val, pre), z),
+				    _mm_slli_epi64(_mm_sad_epu8(_mm_and_si128(hi, pre), z), 5));
+		/* (each half under 8 * (31 + 127 * 32): 16 bits) */
 		s = (uint64_t)_mm_cvtsi128_si64(sad) + (uint64_t)_mm_extract_epi16(sad, 4);
 		*sum += s;
-		*n += (unsigned)__builtin_popcount(mc);
+		*n += nc;
+		if (c) {
+			unsigned k2;
+
+			c->vmax = _mm_max_epu8(c->vmax, _mm_and_si128(_mm_and_si128(val, cyc1), pre));
+			for (k2 = mc2; k2; k2 &= k2 - 1) {
+				unsigned at = (unsigned)__builtin_ctz(k2);
+				uint64_t cv = (uint64_t)(p[at] >> 3) | (uint64_t)(p[at + 1] >> 1) << 5;
+
+				c->cmax = cv > c->cmax ? cv : c->cmax;
+			}
+		}
 	} else {
 		s = 0;
 	}
 	if (!mt) {
 		*tail += s;
-		*tail_n += (unsigned)__builtin_popcount(mc);
+		*tail_n += nc;
 		return j;
 	}
 	/* The CYCs after the last tnt.8: bytes [h + 1, j). */
@@ -311,10 +340,10 @@ tsk16(const uint8_t *p, uint64_t *sum, uint64_t *n,
 	*tail_n = (unsigned)__builtin_popcount(mc);
 	*tail = 0;
 	if (mc) {
-		pre = _mm_andnot_si128(
-			_mm_loadu_si128((const __m128i *)(idx_skim_prefix + 16 - (h + 1))),
-			_mm_loadu_si128((const __m128i *)(idx_skim_prefix + 16 - j)));
-		sad = _mm_sad_epu8(_mm_and_si128(val, pre), z);
+		after = _mm_andnot_si128(
+			_mm_loadu_si128((const __m128i *)(idx_skim_prefix + 16 - (h + 1))), pre);
+		sad = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(val, after), z),
+				    _mm_slli_epi64(_mm_sad_epu8(_mm_and_si128(hi, after), z), 5));
 		*tail = (uint64_t)_mm_cvtsi128_si64(sad) + (uint64_t)_mm_extract_epi16(sad, 4);
 	}
 	return j;
@@ -600,13 +629,12 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 			if (p >= fend)
 				break;
 			b = *p;
-		} else if (bt.on && idx_skim_size[b] == 1) {
+		} else if (bt.on && (idx_skim_size[b] == 1 || (b & 7) == 7)) {
 			unsigned j = tsk16(p, &bt.sum, &bt.n, &bt.set, &bt.tail,
-					   &bt.tn, c);
+					   &bt.tn, c, &np);
 
 			if (j) {
 				p += j;
-				np += j;
 				continue;
 			}
 		} else if (!acted && !(b & 1) && b != 2) {

@@ -1658,14 +1658,16 @@ static void test_time_feed(void **state)
 }
 
 /*
- * The time pass's loop for sparse runs of CYCs (tsk_vec(), which a feed
- * takes after IDX_SKIM_LEARN bytes of them) leaves the model as a walk
- * does, the cycles still pending included: long runs of CYCs among tips,
- * tnt.8s, fups and pads, now and then an mtc or a mode (which end a
- * run), cut after a quiet stretch (a fup and pads settle nothing) where
- * the CYCs after the last CYC-eligible packet are still pending.
+ * The time pass's loops over runs of CYCs leave the model as a walk does,
+ * the cycles still pending included: tsk_vec() for sparse runs (which a
+ * feed takes after IDX_SKIM_LEARN bytes of them), tsk16() for dense ones
+ * (one- and two-byte CYCs among tnt.8s).  Long runs of CYCs among tips,
+ * tnt.8s, fups and pads (@dense: mostly tnt.8s and CYCs), now and then an
+ * mtc or a mode (which end a run), cut after a quiet stretch (a fup and
+ * pads settle nothing) where the CYCs after the last CYC-eligible packet
+ * are still pending.
  */
-static void test_time_sparse(void **state)
+static void time_runs_each(int dense)
 {
 	static const uint8_t ipcode[] = { 1, 2, 3, 4, 6 };
 	static const uint8_t ipbytes[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
@@ -1679,7 +1681,6 @@ static void test_time_sparse(void **state)
 	struct pkt pkt;
 	unsigned v;
 
-	(void)state;
 	assert_non_null(b);
 	memset(&cfg, 0, sizeof(cfg));
 	assert_int_equal(tm_config_option(&cfg, "--mtc-freq", "3"), 1);
@@ -1694,8 +1695,10 @@ static void test_time_sparse(void **state)
 	while (n + 64 < cap) {
 		unsigned r = rnd() % 200;
 
+		if (dense && r >= 110)	/* tnt.8s and CYCs mostly */
+			r = r < 190 ? r % 110 : r;
 		if (ncut < 64 && n > 4096 && rnd() < 2) {
-			/* quiet: a cyc, fups and pads, then a cut */
+			/* quiet: a cyc, a fup and pads, then a cut */
 			b[n++] = (uint8_t)(rnd() << 3 | 7);
 			b[n++] = (uint8_t)(rnd() << 1);
 			b[n++] = 0x3d;		/* fup, 2 IP bytes */
@@ -1750,12 +1753,20 @@ static void test_time_sparse(void **state)
 		pkt_decoder_init(&d2, b, b + n, 0);
 		assert_int_equal(idx_time_feed(&d2, b + cuts[k], &feed, NULL), 0);
 		if (!feed_same(&walk, &feed, &what))
-			fail_msg("cut %zu at %#zx: %s differs", k, cuts[k], what);
+			fail_msg("%s: cut %zu at %#zx: %s differs", dense ? "dense" : "sparse",
+				 k, cuts[k], what);
 		npend += walk.pending != 0;
 	}
 	/* cycles were pending at most cuts */
 	assert_true(npend > ncut / 2);
 	free(b);
+}
+
+static void test_time_runs(void **state)
+{
+	(void)state;
+	time_runs_each(0);
+	time_runs_each(1);
 }
 
 /* Append one random packet of a sparse mix (mostly tip/fup with every IP
@@ -2084,7 +2095,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_time),
 		cmocka_unit_test(test_progress_frac),
 		cmocka_unit_test(test_time_feed),
-		cmocka_unit_test(test_time_sparse),
+		cmocka_unit_test(test_time_runs),
 		cmocka_unit_test(test_skim_sparse),
 		cmocka_unit_test(test_skim_sizes),
 	};
