@@ -407,6 +407,14 @@ int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
 /* Bytes phase 2 and the time pass skimmed with their sparse loops so far,
  * summed (for tests). */
 uint64_t idx_skim_vec_bytes(const struct idx *idx);
+
+/* For tests, before any index is built or fed: the sparse loops of phase
+ * 2 and the time pass with AVX2 (@avx2, where the CPU has it, as they
+ * start) or SSE2.  Returns 0, or -pte_invalid where the CPU lacks AVX2 or
+ * the loops are not built (not x86-64). */
+int idx_skim_use_avx2(int avx2);
+/* The time pass's part of idx_skim_use_avx2(). */
+int idx_time_use_avx2(int avx2);
 #if defined(__x86_64__)
 /* 16 bytes of 0xff then 16 of 0: a load at 16 - j masks j bytes. */
 extern const uint8_t idx_skim_prefix[32];

@@ -97,7 +97,7 @@ static uint64_t skim_inc[256];	/* 1 << 8 * class */
 static uint8_t skim_cyc[256];	/* cycles of a one-byte cyc */
 static uint8_t skim_ext_size[256];	/* 02 xx, by xx */
 static uint64_t skim_ext_inc[256];
-/* skim_vec_body()'s, for every header vsize16() sizes: the class, and a
+/* skim_vec_sse2()'s, for every header vsize16() sizes: the class, and a
  * cyc's cycles from its first two bytes x (little-endian) as
  * (x >> 4 | 31) & vec_cyc: the first byte's bits 7..3, and with an
  * extension byte (0xfe0 set) that byte's bits 7..1 above them */
@@ -107,10 +107,10 @@ static uint16_t vec_cyc[256];
 struct skim_acc;
 static const uint8_t *skim_vec_sse2(const uint8_t *p, const uint8_t *fend,
 				    struct skim_acc *a);
-static const uint8_t *skim_vec_avx2(const uint8_t *p, const uint8_t *fend,
-				    struct skim_acc *a);
-/* The CPU's (skim_fill() picks): AVX2's pairs take a fifth off the loop
- * on a TIP-heavy trace. */
+static const uint8_t *skim_walk_avx2(const uint8_t *p, const uint8_t *fend,
+				     struct skim_acc *a);
+/* The CPU's (skim_fill() picks): with AVX2, walks of whole lanes take
+ * a quarter off phase 2 on a TIP-heavy trace. */
 static const uint8_t *(*skim_vec)(const uint8_t *p, const uint8_t *fend,
 				  struct skim_acc *a) = skim_vec_sse2;
 #endif
@@ -176,8 +176,8 @@ static void skim_fill(void)
 		skim_ext_inc[0x22] = skim_ext_inc[0xa2] = INC(PKC_POWER);
 #if defined(__x86_64__)
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2"))
-		skim_vec = skim_vec_avx2;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+		skim_vec = skim_walk_avx2;
 #endif
 	skim_ext_size[0x12] = skim_ext_size[0x92] = 6;	/* ptw, 4 bytes */
 	skim_ext_size[0x32] = skim_ext_size[0xb2] = 10;	/* and 8 */
@@ -369,20 +369,18 @@ int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
  * skim_fast() for traces of few one-byte packets (TIP-heavy ones): its
  * chain from one packet to the next is a byte load, a table load and a
  * mispredicted branch where sizes vary.  Here the vector sizing gives the
- * size of a packet at every byte of a block at once (and with AVX2 the
- * bytes to the packet after the next), so the chain is one load from the
- * block's sizes and an add, for one packet or two.  The same contract
- * and counts as skim_fast(); packets it does not size go to skim_fast()
- * one at a time.  It runs in skim_vec_sse2()/skim_vec_avx2(), not inlined
- * into skim(): its registers would crowd skim_fast()'s loop there (dense
- * traces were 20-45% slower).
+ * size of a packet at every byte of a block at once, so the chain is one
+ * load from the block's sizes and an add.  The same contract and counts
+ * as skim_fast(); packets it does not size go to skim_fast() one at a
+ * time.  Not inlined into skim(): its registers would crowd skim_fast()'s
+ * loop there (dense traces were 20-45% slower).  With AVX2,
+ * skim_walk_avx2() runs instead.
  */
 /* Bytes a block: the loop leaves each once (a mispredicted branch). */
 #define VEC_BLOCK	128
 
-static inline __attribute__((always_inline)) const uint8_t *
-skim_vec_body(const uint8_t *p, const uint8_t *fend, struct skim_acc *a,
-	      const int avx2)
+static __attribute__((noinline)) const uint8_t *
+skim_vec_sse2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 {
 	_Alignas(32) uint8_t sz[VEC_BLOCK], sz2[VEC_BLOCK];
 	uint64_t acc = 0, cycles = a->cycles, cmax = a->cmax;
@@ -395,32 +393,21 @@ skim_vec_body(const uint8_t *p, const uint8_t *fend, struct skim_acc *a,
 	while (fend - p >= VEC_BLOCK) {
 		const uint8_t *q;
 
-		for (h = 0; h < VEC_BLOCK; h += 64) {
-			if (avx2)
-				vsize64_avx2(p + h, sz + h, sz2 + h, 0);
-			else
-				vsize64_sse2(p + h, sz + h, sz2 + h, 0);
-		}
-		/* One packet, or two (the second's counts masked in by m):
-		 * the chain is the load of sz2[i] and the add.  SSE2 sizes
-		 * no pairs: d is s, and the compiler drops the second's work. */
+		for (h = 0; h < VEC_BLOCK; h += 64)
+			vsize64_sse2(p + h, sz + h, sz2 + h, 0);
 		while (i < VEC_BLOCK) {
-			size_t s = sz[i], d = avx2 ? sz2[i] : s;
-			uint16_t x, y;
-			uint64_t v, w, m;
+			size_t s = sz[i];
+			uint16_t x;
+			uint64_t v;
 
 			if (__builtin_expect(!s, 0))
 				break;
 			memcpy(&x, p + i, sizeof(x));
-			memcpy(&y, p + i + s, sizeof(y));
-			m = d != s ? ~0ull : 0;
-			acc += vec_inc[x & 0xff] + (vec_inc[y & 0xff] & m);
+			acc += vec_inc[x & 0xff];
 			v = (uint64_t)((x >> 4 | 31) & vec_cyc[x & 0xff]);
-			w = (uint64_t)((y >> 4 | 31) & vec_cyc[y & 0xff]) & m;
-			cycles += v + w;
+			cycles += v;
 			cmax = v > cmax ? v : cmax;
-			cmax = w > cmax ? w : cmax;
-			i += d;
+			i += s;
 		}
 		/* at most VEC_BLOCK packets a block: flushed before 255 */
 		if (++k == 255 / VEC_BLOCK) {
@@ -453,19 +440,133 @@ skim_vec_body(const uint8_t *p, const uint8_t *fend, struct skim_acc *a,
 	return skim_fast(p + i, fend, a);
 }
 
-/* skim_vec_body() built twice: with AVX2 its sizes inline into the loop
- * (a call a block cost a sixth of the time). */
-static __attribute__((noinline)) const uint8_t *
-skim_vec_sse2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
+/* What skim_walk_avx2() has counted: into @a. */
+__attribute__((target("avx2,popcnt")))
+static inline void walk_fold(struct skim_acc *a, uint64_t cycles, __m256i vmax)
 {
-	return skim_vec_body(p, fend, a, 0);
+	_Alignas(32) uint16_t m[16];
+	int j;
+
+	a->cycles = cycles;
+	_mm256_store_si256((__m256i *)m, vmax);
+	for (j = 0; j < 16; j++)
+		a->cmax = m[j] > a->cmax ? m[j] : a->cmax;
 }
 
-__attribute__((target("avx2"), noinline))
-static const uint8_t *
-skim_vec_avx2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
+/* The 4 64-bit lanes of @v, added. */
+__attribute__((target("avx2,popcnt")))
+static inline uint64_t walk_hsum(__m256i v)
 {
-	return skim_vec_body(p, fend, a, 1);
+	__m128i x = _mm_add_epi64(_mm256_castsi256_si128(v),
+				  _mm256_extracti128_si256(v, 1));
+
+	return (uint64_t)_mm_cvtsi128_si64(x) + (uint64_t)_mm_extract_epi64(x, 1);
+}
+
+/*
+ * skim_vec_sse2() with AVX2 and no chain from packet to packet: for each
+ * block, vsize_walk32() gives the walks over its 16-byte lanes at once, a
+ * walk of the block a lane a step collects where its packets start, and
+ * the counts, cycles and largest CYC come from vector compares of those
+ * packets' headers.  The same contract and counts as skim_fast().
+ */
+__attribute__((target("avx2,popcnt"), noinline))
+static const uint8_t *
+skim_walk_avx2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
+{
+	const __m256i z = _mm256_setzero_si256();
+	_Alignas(32) uint8_t sz[VEC_BLOCK], ext[VEC_BLOCK];
+	_Alignas(32) uint16_t rch[VEC_BLOCK];
+	__m256i vmax = z;	/* the largest CYC, 16-bit lanes */
+	uint64_t cycles = a->cycles;
+	int h;
+
+	/* A block reads VEC_BLOCK + 1 bytes; its last packet may end 8
+	 * past it. */
+	while (fend - p >= VEC_BLOCK) {
+		unsigned __int128 starts = 0;
+		__m256i vlo = z, vhi = z;
+		uint64_t npad = 0, ntnt = 0, ncyc = 0, nmtc = 0, nmode = 0, nall = 0;
+		size_t i = 0, end;
+		int stop = 0, lim;
+		const uint8_t *q;
+
+		for (h = 0; h < VEC_BLOCK; h += 32)
+			vsize_walk32(p + h, sz + h, ext + h, rch + h, 0);
+		for (;;) {
+			size_t base = i & ~(size_t)15;
+			unsigned e = ext[i];
+
+			starts |= (unsigned __int128)rch[i] << base;
+			i = base + (e & 0x7f);
+			if (e & 0x80) {
+				stop = 1;
+				break;
+			}
+			if (i >= VEC_BLOCK)
+				break;
+		}
+		end = i;
+		lim = end < VEC_BLOCK ? (int)end : VEC_BLOCK;
+		for (h = 0; h < lim; h += 32) {
+			__m256i v = _mm256_loadu_si256((const __m256i *)(p + h));
+			__m256i v1 = _mm256_loadu_si256((const __m256i *)(p + h + 1));
+			__m256i st = vsize_bytes((uint32_t)(starts >> h));
+			__m256i lo3 = _mm256_and_si256(v, _mm256_set1_epi8(7));
+			/* sized, bits 2..0 set: a cyc with an extension byte */
+			__m256i c2 = _mm256_and_si256(st, _mm256_cmpeq_epi8(lo3, _mm256_set1_epi8(7)));
+			__m256i cyc = _mm256_or_si256(c2, _mm256_and_si256(st,
+				_mm256_cmpeq_epi8(lo3, _mm256_set1_epi8(3))));
+			__m256i pad = _mm256_and_si256(st, _mm256_cmpeq_epi8(v, z));
+			/* tnt.8: even, not a pad (02 is never sized) */
+			__m256i tnt = _mm256_andnot_si256(pad, _mm256_and_si256(st,
+				_mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8(1)), z)));
+			__m256i mtc = _mm256_and_si256(st, _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x59)));
+			__m256i mode = _mm256_and_si256(st, _mm256_cmpeq_epi8(v,
+				_mm256_set1_epi8((char)0x99)));
+			const __m256i lb = _mm256_set1_epi16(0xff);
+			__m256i lo, hi, ev, od;
+
+			npad += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(pad));
+			ntnt += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(tnt));
+			ncyc += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(cyc));
+			nmtc += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(mtc));
+			nmode += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(mode));
+			nall += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(st));
+			/* a cyc's cycles: bits 7..3, and its extension's 7..1 */
+			lo = _mm256_and_si256(cyc, _mm256_and_si256(_mm256_srli_epi16(v, 3),
+								 _mm256_set1_epi8(0x1f)));
+			hi = _mm256_and_si256(c2, _mm256_and_si256(_mm256_srli_epi16(v1, 1),
+								_mm256_set1_epi8(0x7f)));
+			vlo = _mm256_add_epi64(vlo, _mm256_sad_epu8(lo, z));
+			vhi = _mm256_add_epi64(vhi, _mm256_sad_epu8(hi, z));
+			ev = _mm256_add_epi16(_mm256_and_si256(lo, lb),
+					      _mm256_slli_epi16(_mm256_and_si256(hi, lb), 5));
+			od = _mm256_add_epi16(_mm256_srli_epi16(lo, 8),
+					      _mm256_slli_epi16(_mm256_srli_epi16(hi, 8), 5));
+			vmax = _mm256_max_epu16(vmax, _mm256_max_epu16(ev, od));
+		}
+		a->cnt[PKC_SYNC] += npad;
+		a->cnt[PKC_BRANCH] += ntnt;
+		a->cnt[PKC_TIMING] += ncyc + nmtc;
+		a->cnt[PKC_MODE] += nmode;
+		a->cnt[PKC_IP] += nall - npad - ntnt - ncyc - nmtc - nmode;
+		cycles += walk_hsum(vlo) + 32 * walk_hsum(vhi);
+		if (!stop) {
+			p += end;
+			continue;
+		}
+		/* One packet vsize32() does not size. */
+		walk_fold(a, cycles, vmax);
+		vmax = z;
+		q = skim_fast(p + end, p + end + 1, a);
+		if (q == p + end)
+			return q;
+		cycles = a->cycles;
+		p = q;
+	}
+	walk_fold(a, cycles, vmax);
+	return skim_fast(p, fend, a);
 }
 #else
 int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
@@ -721,6 +822,24 @@ static int sum_unit(struct idx *idx, struct unit2 *u)
 				  memory_order_relaxed);
 	u->hint.vec_bytes = 0;
 	return 0;
+}
+
+int idx_skim_use_avx2(int avx2)
+{
+	idx_sum_init();
+#if defined(__x86_64__)
+	if (!avx2) {
+		skim_vec = skim_vec_sse2;
+		return idx_time_use_avx2(0);
+	}
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("popcnt"))
+		return -pte_invalid;
+	skim_vec = skim_walk_avx2;
+	return idx_time_use_avx2(1);
+#else
+	(void)avx2;
+	return -pte_invalid;
+#endif
 }
 
 uint64_t idx_skim_vec_bytes(const struct idx *idx)

@@ -447,7 +447,7 @@ struct tvblk {
 };
 
 /*
- * tsk16() for sparse traces (TIP-heavy ones), as skim_vec_body() is
+ * tsk16() for sparse traces (TIP-heavy ones), as skim_vec_sse2() is
  * skim_fast()'s in index_sum.c: in an open run @bt, the packets from @p
  * on that vsize16(p, 1) sizes, one or (with AVX2) two a step, the chain
  * one load and an add.  A CYC adds to the run and its tail, a
@@ -860,6 +860,27 @@ static int time_skim_feed(const uint8_t *p, const uint8_t *end, uint64_t off,
 
 	return time_skim_body(NULL, p, end, off, tm, &credited, NULL, NULL, 0, fio,
 			      &hint);
+}
+
+int idx_time_use_avx2(int avx2)
+{
+	pthread_once(&tsk_once, tsk_fill);
+#if defined(__x86_64__)
+	if (!avx2) {
+		tsk_vec = tsk_vec_sse2;
+		tsk_vec_c = tsk_vec_sse2_c;
+		return 0;
+	}
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi") ||
+	    !__builtin_cpu_supports("popcnt"))
+		return -pte_invalid;
+	tsk_vec = tsk_vec_avx2;
+	tsk_vec_c = tsk_vec_avx2_c;
+	return 0;
+#else
+	(void)avx2;
+	return -pte_invalid;
+#endif
 }
 
 int idx_time_feed(struct pkt_decoder *dec, const uint8_t *to, struct tm_model *tm,

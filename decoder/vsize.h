@@ -145,6 +145,72 @@ static inline void vsize64_avx2(const uint8_t *p, uint8_t *sz, uint8_t *sz2,
 		_mm256_storeu_si256((__m256i *)(sz2 + h), _mm256_add_epi8(v, v2));
 	}
 }
+
+/*
+ * For the 32 bytes at @p (two 16-byte lanes; it reads 33): vsize32()'s
+ * sizes into @sz, and for each byte the walk over its lane from a packet
+ * starting there: into @rch the packets it meets (bits of the lane, the
+ * first included), into @ext where it leaves: the lane's byte ext & 0x7f,
+ * past the lane (16 or more), or, with 0x80 set, a packet the sizes leave
+ * to others (the walk stops there).  A lane's 16 walks are found together
+ * by doubling: each byte's walk so far is joined with the walk from where
+ * it got to (a byte shuffle), four times, for 16 packets at most in a lane.
+ * A byte not sized points at itself and stays there.
+ */
+__attribute__((target("avx2")))
+static inline void vsize_walk32(const uint8_t *p, uint8_t *sz, uint8_t *ext,
+				uint16_t *rch, const int time)
+{
+	const __m256i jrel = _mm256_setr_epi8(
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m256i blo = _mm256_setr_epi8(
+		1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0,
+		1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m256i bhi = _mm256_setr_epi8(
+		0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128,
+		0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128);
+	const __m256i c15 = _mm256_set1_epi8(15), c80 = _mm256_set1_epi8((char)0x80);
+	__m256i v = vsize32(p, time);
+	__m256i none = _mm256_cmpeq_epi8(v, _mm256_setzero_si256());
+	__m256i nx = _mm256_add_epi8(jrel, v);
+	__m256i rlo = _mm256_andnot_si256(none, blo);
+	__m256i rhi = _mm256_andnot_si256(none, bhi);
+	__m256i ul, uh;
+	int r;
+
+	_mm256_storeu_si256((__m256i *)sz, v);
+	for (r = 0; r < 4; r++) {
+		/* past the lane: stays (an index with bit 7 shuffles in 0) */
+		__m256i past = _mm256_cmpgt_epi8(nx, c15);
+		__m256i idx = _mm256_or_si256(nx, _mm256_and_si256(past, c80));
+
+		rlo = _mm256_or_si256(rlo, _mm256_shuffle_epi8(rlo, idx));
+		rhi = _mm256_or_si256(rhi, _mm256_shuffle_epi8(rhi, idx));
+		nx = _mm256_blendv_epi8(_mm256_shuffle_epi8(nx, idx), nx, past);
+	}
+	/* still within the lane: at a byte not sized */
+	_mm256_storeu_si256((__m256i *)ext, _mm256_or_si256(nx,
+		_mm256_andnot_si256(_mm256_cmpgt_epi8(nx, c15), c80)));
+	ul = _mm256_unpacklo_epi8(rlo, rhi);
+	uh = _mm256_unpackhi_epi8(rlo, rhi);
+	_mm256_storeu_si256((__m256i *)rch, _mm256_permute2x128_si256(ul, uh, 0x20));
+	_mm256_storeu_si256((__m256i *)(rch + 16), _mm256_permute2x128_si256(ul, uh, 0x31));
+}
+
+/* The 32 bits of @m as bytes: 0xff where set. */
+__attribute__((target("avx2")))
+static inline __m256i vsize_bytes(uint32_t m)
+{
+	const __m256i pick = _mm256_setr_epi8(
+		0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+		2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+	const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+	__m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)m), pick);
+
+	return _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
+}
+
 #endif
 
 #endif

@@ -1479,6 +1479,12 @@ static void test_parallel_time(void **state)
 			continue;
 		assert_int_equal(gen_config(kinds[k], &cfg), 0);
 		expect_parallel_time(b, n, &cfg, kinds[k]);
+		/* a sparse kind with the SSE2 loops too, which an AVX2
+		 * machine runs nowhere else */
+		if (strstr(kinds[k], "--seed 13 ") && idx_skim_use_avx2(0) == 0) {
+			expect_parallel_time(b, n, &cfg, kinds[k]);
+			idx_skim_use_avx2(1);
+		}
 		free(b);
 		ngen++;
 	}
@@ -1764,9 +1770,17 @@ static void time_runs_each(int dense)
 
 static void test_time_runs(void **state)
 {
+	int avx2;
+
 	(void)state;
-	time_runs_each(0);
-	time_runs_each(1);
+	/* the SSE2 loops too, which an AVX2 machine runs nowhere else */
+	for (avx2 = 1; avx2 >= 0; avx2--) {
+		if (idx_skim_use_avx2(avx2) < 0)
+			continue;
+		time_runs_each(0);
+		time_runs_each(1);
+	}
+	idx_skim_use_avx2(1);
 }
 
 /* Append one random packet of a sparse mix (mostly tip/fup with every IP
@@ -1828,13 +1842,32 @@ static size_t put_sparse_packet(uint8_t *b)
 }
 
 /*
- * The skim's block loop for sparse packets (skim_vec_body(), which a worker
- * takes once it has seen fewer than IDX_SKIM_SPARSE packets per 100 bytes)
- * counts what a pkt_next() walk does: a random sparse mix with every kind
- * it sizes and every one it leaves to others, at every alignment, and
- * ptgen's TIP-heavy traces.
+ * The skim's block loops for sparse packets (skim_walk_avx2() and
+ * skim_vec_sse2(), which a worker takes once it has seen fewer than
+ * IDX_SKIM_SPARSE packets per 100 bytes) count what a pkt_next() walk
+ * does: a random sparse mix with every kind they size and every one they
+ * leave to others, at every alignment, and ptgen's TIP-heavy traces.
  */
+static void skim_sparse_each(void);
+
 static void test_skim_sparse(void **state)
+{
+	int avx2, n = 0;
+
+	(void)state;
+	/* the SSE2 loop too, which an AVX2 machine runs nowhere else */
+	for (avx2 = 1; avx2 >= 0; avx2--) {
+		if (idx_skim_use_avx2(avx2) < 0)
+			continue;
+		skim_sparse_each();
+		n++;
+	}
+	idx_skim_use_avx2(1);
+	if (!n)		/* no sparse loops here: the scalar one */
+		skim_sparse_each();
+}
+
+static void skim_sparse_each(void)
 {
 	static const char *const gens[] = {
 		"--seed 21 --size 1MiB --mix tip",
@@ -1847,7 +1880,6 @@ static void test_skim_sparse(void **state)
 	struct img img;
 	struct idx *idx;
 
-	(void)state;
 	assert_non_null(b);
 	while (n + 64 < cap) {
 		if (n >= seg) {
