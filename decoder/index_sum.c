@@ -832,10 +832,12 @@ int idx_skim_use_avx2(int avx2)
 		skim_vec = skim_vec_sse2;
 		return idx_time_use_avx2(0);
 	}
-	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("popcnt"))
+	/* (the time pass's needs BMI too: both switch, or neither) */
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("popcnt") ||
+	    idx_time_use_avx2(1) < 0)
 		return -pte_invalid;
 	skim_vec = skim_walk_avx2;
-	return idx_time_use_avx2(1);
+	return 0;
 #else
 	(void)avx2;
 	return -pte_invalid;

@@ -147,13 +147,15 @@ static pthread_once_t tsk_once = PTHREAD_ONCE_INIT;
  * (idx_phase3_sums()): the skim that feeds the model counts packets per
  * class as phase 2's does.  The packets the fast loop sizes fall in four
  * classes, counted in 16-bit lanes of one register (struct tcnt.acc);
- * a fast loop runs over at most TC_STEP bytes, so no lane overflows.
+ * a fast loop is given at most TC_STEP bytes, and its 16-byte steps
+ * (tsk16(), tsk_plain16()) may pass their end by 15, so no lane
+ * overflows.
  */
 #define TC_SYNC		0		/* lane shifts */
 #define TC_BRANCH	16
 #define TC_IP		32
 #define TC_TIMING	48
-#define TC_STEP		65535u
+#define TC_STEP		(65535u - 15)
 static uint64_t tsk_inc[256];	/* the sized ones' lane, 1 << TC_* */
 
 #if defined(__x86_64__)

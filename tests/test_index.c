@@ -1664,6 +1664,42 @@ static void test_time_feed(void **state)
 }
 
 /*
+ * One class of one-byte packets for more than 64 KiB with no PSB between
+ * (a tnt.8, then a hole of zeros: pads): the time pass's summaries count
+ * them as phase 2's do.  Its loop counts in 16-bit lanes, and its 16-byte
+ * steps may pass the end it was given by 15 bytes.
+ */
+static void test_long_pads(void **state)
+{
+	size_t n = 0, cap = 300 << 10;
+	uint8_t *b = malloc(cap);
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	int k;
+
+	(void)state;
+	assert_non_null(b);
+	memset(b, 0, cap);
+	for (k = 0; k < 2; k++) {
+		memcpy(b + n, psb, sizeof(psb));
+		n += sizeof(psb);
+		b[n++] = 2;
+		b[n++] = 0x23;	/* psbend */
+		b[n++] = 0x04;	/* tnt.8, then pads */
+		n += 140 << 10;
+	}
+	img_init_flat(&img, &sp, b, n);
+	assert_int_equal(idx_new(&idx, &img, NULL), 0);
+	assert_int_equal(idx_set_threads(idx, 2), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_nseeks(idx), 2);
+	expect_summaries(idx, b, n);
+	idx_free(idx);
+	free(b);
+}
+
+/*
  * The time pass's loops over runs of CYCs leave the model as a walk does,
  * the cycles still pending included: tsk_vec() for sparse runs (which a
  * feed takes after IDX_SKIM_LEARN bytes of them), tsk16() for dense ones
@@ -2135,6 +2171,7 @@ int main(void)
 		cmocka_unit_test(test_progress_frac),
 		cmocka_unit_test(test_time_feed),
 		cmocka_unit_test(test_time_runs),
+		cmocka_unit_test(test_long_pads),
 		cmocka_unit_test(test_skim_sparse),
 		cmocka_unit_test(test_skim_sizes),
 	};
