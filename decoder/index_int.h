@@ -8,10 +8,11 @@
  *   index_scan.c  phase 1: PSBs and their PSB+ -> seek points
  *   index_sum.c   phase 2: one summary per PSB segment
  *   index_time.c  phase 3: the time pass, idx_seek_carry()
+ *   index_tskim.c phase 3's skim of one segment, idx_time_feed()
  *   index_blob.c  the cache blob: idx_save(), idx_load(), idx_reset()
  *
  * index.c's coordinator calls the three phases; they call back into
- * index.c for idx_run_units() and the page release.  index_time.c borrows
+ * index.c for idx_run_units() and the page release.  index_tskim.c borrows
  * index_sum.c's skim tables and idx_pace(); index_blob.c uses index.c's
  * lookups and index_scan.c's idx_pair_at() and idx_ctx_reserve().
  */
@@ -415,6 +416,19 @@ uint64_t idx_skim_vec_bytes(const struct idx *idx);
 int idx_skim_use_avx2(int avx2);
 /* The time pass's part of idx_skim_use_avx2(). */
 int idx_time_use_avx2(int avx2);
+
+/* Feed the packets of segment [@off, @end) to @tm, as a window decoder
+ * would: a decode error (or a packet running into the next PSB) ends the
+ * segment and loses data.  With @idx, progress is credited and a cancel
+ * seen every CANCEL_STEP bytes (*@credited as for idx_pace()).  With @s,
+ * the segment's summary goes there too (phase 2's, bit for bit).  @hint
+ * carries what the skim learns from one segment to the next.  Returns 0,
+ * or -pte_canceled (@tm is then mid-segment). */
+int idx_time_segment(struct idx *idx, const struct img *img, uint64_t off,
+		     uint64_t end, struct tm_model *tm, uint64_t *credited,
+		     struct gacc *g, struct idx_summary *s,
+		     struct idx_skim_hint *hint);
+
 #if defined(__x86_64__)
 /* 16 bytes of 0xff then 16 of 0: a load at 16 - j masks j bytes. */
 extern const uint8_t idx_skim_prefix[32];

@@ -22,7 +22,8 @@
  *                     the time model's state every 16 PSBs (3), built in
  *                     the background; the cache blob.  index.c (lifecycle,
  *                     builder, lookups), index_scan.c, index_sum.c,
- *                     index_time.c, index_blob.c share index_int.h.
+ *                     index_time.c, index_tskim.c, index_blob.c share
+ *                     index_int.h.
  *                                                (pool, pkt, image, tm)
  *   window.h/.c       lazily decoded rows of PSB segments, an LRU cache;
  *                     seek points come from the caller's callbacks (the

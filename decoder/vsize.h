@@ -1,6 +1,6 @@
 /* vsize -- packet sizes at every byte of a block, by vector compares: the
  * sparse skim loops of phase 2 (index_sum.c) and of the time pass
- * (index_time.c). */
+ * (index_tskim.c). */
 #ifndef PTDEC_VSIZE_H
 #define PTDEC_VSIZE_H
 
