@@ -382,7 +382,7 @@ int idx_skim_sizes(const uint8_t *p, uint8_t out[64], uint8_t out2[64],
 static __attribute__((noinline)) const uint8_t *
 skim_vec_sse2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 {
-	_Alignas(32) uint8_t sz[VEC_BLOCK], sz2[VEC_BLOCK];
+	_Alignas(32) uint8_t sz[VEC_BLOCK];
 	uint64_t acc = 0, cycles = a->cycles, cmax = a->cmax;
 	unsigned k = 0;
 	size_t i = 0;	/* not unsigned: no zero-extension at each packet */
@@ -393,8 +393,8 @@ skim_vec_sse2(const uint8_t *p, const uint8_t *fend, struct skim_acc *a)
 	while (fend - p >= VEC_BLOCK) {
 		const uint8_t *q;
 
-		for (h = 0; h < VEC_BLOCK; h += 64)
-			vsize64_sse2(p + h, sz + h, sz2 + h, 0);
+		for (h = 0; h < VEC_BLOCK; h += 16)
+			_mm_store_si128((__m128i *)(sz + h), vsize16(p + h, 0));
 		while (i < VEC_BLOCK) {
 			size_t s = sz[i];
 			uint16_t x;

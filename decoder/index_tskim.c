@@ -121,9 +121,9 @@ struct tcnt {
 #endif
 };
 
-#if defined(__x86_64__)
 struct tbatch;
-struct tvblk;
+struct tvblk;	/* tsk_vec()'s block (x86-64 only) */
+#if defined(__x86_64__)
 typedef const uint8_t *tsk_vec_fn(const uint8_t *p, const uint8_t *fend,
 				  struct tvblk *vb, struct tbatch *bt,
 				  struct tcnt *c, uint64_t *np);
@@ -678,9 +678,11 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 	struct tcnt c;
 	int r, acted = 1;
 #if defined(__x86_64__)
-	struct tvblk vb;
+	struct tvblk blk, *vb = &blk;
 
-	vb.q = NULL;
+	blk.q = NULL;
+#else
+	struct tvblk *vb = NULL;	/* no sparse loop */
 #endif
 
 	memset(&c, 0, sizeof(c));
@@ -708,15 +710,10 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			 * pkt_next(): the same counts and time) */
 			if (count && fend - p > TC_STEP)
 				fend = p + TC_STEP;
-#if defined(__x86_64__)
 			p = tsk_fast(p, fend, tm, g, &fast, &acted, count ? &c : NULL,
-				     hint->sparse ? &vb : NULL, &np);
-			if (hint->sparse)
+				     hint->sparse ? vb : NULL, &np);
+			if (hint->sparse && vb)
 				hint->vec_bytes += (uint64_t)(p - from);
-#else
-			p = tsk_fast(p, fend, tm, g, &fast, &acted, count ? &c : NULL,
-				     NULL, &np);
-#endif
 			idx_skim_learn(hint, (uint64_t)(p - from), np);
 			if (count)
 				tcnt_flush(&c, s);
