@@ -32,6 +32,7 @@
 #include "session.h"
 #include "status.h"
 #include "stalls.h"
+#include "streams_ui.h"
 #include "sym_ui.h"
 #include "term.h"
 #include "trace.h"
@@ -170,6 +171,7 @@ static struct trace *browse_free(struct ui *ui)
 	funcs_stop(ui);
 	session_idx_stop(ui);
 	marks_close(ui->bm);
+	streams_ui_free();
 	code_free(ui->code);
 	sym_ui_reset(ui);
 	win_cache_free(ui->wc);

@@ -29,6 +29,7 @@
 #include "search_ui.h"
 #include "session.h"
 #include "status.h"
+#include "streams_ui.h"
 #include "sym_ui.h"
 #include "trace.h"
 #include "ui.h"
@@ -85,6 +86,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 	ui->wc = wc;
 	marks_close(ui->bm);
 	ui->bm = NULL;
+	streams_ui_free();	/* the other streams' marks were the old file's */
 	trace_close(old);
 	ui->trace = t;
 	ui->stream_no = s;

@@ -29,11 +29,24 @@
 
 #define SU_MAX_STREAMS 256
 
-/* Where each stream's cursor was when we left it. */
+/* Where each stream's cursor was when we left it, and the marks of each
+ * stream left whose changes no file holds (--no-state, or a newer marks
+ * file found): closed, they would be lost. */
 static struct {
 	uint64_t cursor[SU_MAX_STREAMS];
 	uint8_t seen[SU_MAX_STREAMS];
+	struct marks_set *bm[SU_MAX_STREAMS];
 } su;
+
+void streams_ui_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < SU_MAX_STREAMS; i++) {
+		marks_close(su.bm[i]);
+		su.bm[i] = NULL;
+	}
+}
 
 /* The marks' reporter while switching. */
 static void streams_ui_report(void *ctx, const char *msg)
@@ -46,7 +59,7 @@ int streams_ui_switch(struct ui *ui, int s)
 	struct trace *t = ui->trace;
 	struct win_cache *wc;
 	struct marks_opts bo = { 0 };
-	int had_idx = ui->idx != NULL;
+	int had_idx = ui->idx != NULL, left = ui->stream_no;
 
 	if (s < 0 || (size_t)s >= t->nstreams)
 		return UI_DRAW_NONE;
@@ -74,15 +87,23 @@ int streams_ui_switch(struct ui *ui, int s)
 	ui->img = &t->streams[s].img;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
-	/* Marks are per stream: each has its own marks file. */
-	marks_close(ui->bm);
+	/* Marks are per stream: each has its own marks file, read again
+	 * when we come back, unless the marks are not saved to it. */
+	if (ui->bm && !marks_saving(ui->bm) && left < SU_MAX_STREAMS)
+		su.bm[left] = ui->bm;
+	else
+		marks_close(ui->bm);
 	ui->bm = NULL;
 	bo.flags = ui->no_state ? BM_NO_STATE : 0;
 	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
 	bo.report = streams_ui_report;
 	bo.report_ctx = ui;
-	if (marks_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
+	if (s < SU_MAX_STREAMS && su.bm[s]) {
+		ui->bm = su.bm[s];
+		su.bm[s] = NULL;
+	} else if (marks_open_trace(&ui->bm, t, (size_t)s, &bo) < 0) {
 		ui->bm = NULL;
+	}
 	ui->ref_name = 0;
 	ui->nhist = ui->hist_pos = 0;
 	tl_zoom_stream(ui);
