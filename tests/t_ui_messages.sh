@@ -156,4 +156,15 @@ XDG_STATE_HOME=$tmp/state11 "$PTBROWSE" marks "$tmp/t.pt" | grep -q '"old note X
 [ "$(tail -n 1 "$tmp/n1.txt" | sed 's/ *$//')" = "set raw: on or off, not 'maybe'" ] ||
 	bad ":set raw maybe: '$(tail -n 1 "$tmp/n1.txt")'"
 [ $fail = 0 ] && echo "ok   a note edited from the marks list keeps what was typed; :set checks values"
+
+# % without a count goes to 0%, as less does, and says so: at the start it
+# changed nothing on the screen and said nothing.
+printf '5 0 %%\n%%\n:save-screen %s\n%%\n:save-screen %s\n' "$tmp/p1.txt" "$tmp/p2.txt" >"$tmp/k12"
+"$PTBROWSE" --no-state --script "$tmp/k12" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "%: exit $?"
+for f in p1 p2; do
+	tail -n 2 "$tmp/$f.txt" | head -n 1 | grep -q '^ *0x0/' || bad "%: $f: not at the start: $(tail -n 2 "$tmp/$f.txt")"
+	[ "$(tail -n 1 "$tmp/$f.txt" | sed 's/ *$//')" = "0%: the start (no count given; a count of 50 goes half way)" ] ||
+		bad "%: $f: '$(tail -n 1 "$tmp/$f.txt")'"
+done
+[ $fail = 0 ] && echo "ok   % without a count goes to the start and says so"
 exit $fail

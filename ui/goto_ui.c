@@ -350,9 +350,16 @@ static int goto_ui_ends(struct ui *ui, const struct cmd_args *a)
 	return a->action == ACTION_GOTO_START ? nav_start(ui) : nav_end(ui);
 }
 
+/* N%: without a count 0%, as less does; said, since at the start it
+ * would change nothing on the screen. */
 static int goto_ui_percent(struct ui *ui, const struct cmd_args *a)
 {
-	return goto_ui_count(ui, GOTO_PERCENT, a->has_count ? a->count : 0);
+	int r = goto_ui_count(ui, GOTO_PERCENT, a->has_count ? a->count : 0);
+
+	if (a->has_count)
+		return r;
+	msg_report(ui, UI_INFO, "0%%: the start (no count given; a count of 50 goes half way)");
+	return r | UI_DRAW_STATUS;
 }
 
 /* With a count, offset N or packet #N; without, the prompt. */
