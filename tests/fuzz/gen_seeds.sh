@@ -4,7 +4,8 @@
 # OVFs, corruption, cut short, PSBs close together) and perf.data files
 # wrapping one (tiny AUXTRACE records, a hole, sideband), each well under
 # the fuzzers' -max_len.  Made once; remade when the tools change.
-# DIR-idxcache gets the index cache target's inputs (its own format).
+# DIR-idxcache gets the index cache target's inputs (its own format),
+# DIR-tskim the time pass target's (a configuration byte, then a trace).
 set -u
 build=$1
 dir=$2
@@ -14,7 +15,7 @@ ptbrowse=$build/ptbrowse
 for f in "$ptgen" "$pt2perf" "$ptbrowse"; do
 	[ -x "$f" ] || { echo "gen_seeds: $f is missing (make all)" >&2; exit 1; }
 done
-if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
+if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -d "$dir-tskim" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
 	exit 0
 fi
 mkdir -p "$dir" || exit 1
@@ -58,4 +59,21 @@ for s in 1 3 4 6; do
 	{ le16 "$n"; cat "$t" "$dir/.blob"; } >"$idir/gen$s-grown" || exit 1
 done
 rm -rf "$cache" "$dir/.blob" "$dir/.head.pt"
+
+# fuzz_tskim's input: a byte choosing the timing configuration (1:
+# ptgen's), then a trace long enough for the time pass's sparse and dense
+# loops (they learn which after 4 KiB, and size 128-byte blocks).
+tdir=$dir-tskim
+rm -rf "$tdir"
+mkdir -p "$tdir" || exit 1
+i=0
+for opts in "--mix tip" "--mix tip --cyc-thresh 3" "--mix tip --no-cyc" \
+	    "--mix tnt" "" "--mix tip --psb-period 1024" "--mix tip --exstop-rate 0.01" \
+	    "--mix tip --corrupt-rate 0.0005"; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	"$ptgen" --seed $((i + 20)) --size 48KiB $opts -o "$tdir/.t.pt" >/dev/null || exit 1
+	{ printf '\001'; cat "$tdir/.t.pt"; } >"$tdir/gen$i" || exit 1
+done
+rm -f "$tdir/.t.pt" "$tdir/.t.pt.options"
 touch "$dir/.done"
