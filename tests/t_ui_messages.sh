@@ -167,4 +167,26 @@ for f in p1 p2; do
 		bad "%: $f: '$(tail -n 1 "$tmp/$f.txt")'"
 done
 [ $fail = 0 ] && echo "ok   % without a count goes to the start and says so"
+
+# A message longer than the line's buffer (a long path) ends in "... [cut]"
+# and is cut before a whole character: cut silently it named a shorter
+# path than the file written.  Two runs a byte apart, so one cut falls
+# inside a two-byte character.
+e=$(printf '\303\251')
+c=$e$e$e$e$e$e$e$e$e$e
+for x in "" x; do
+	dir=$tmp/long$x/$c$c$c$c$c$c$c$c$c$c/$c$c$c$c$c$c$c$c$c$c/$c$c$c$c$c$c$c$c$c$c
+	mkdir -p "$dir" || bad "mkdir"
+	printf ':export-marks %s\n:save-screen %s\n' "$dir/m.txt" "$tmp/c$x.txt" >"$tmp/k13"
+	LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/k13" --size 1000x6 "$tmp/t.pt" >/dev/null 2>&1 ||
+		bad "long path: exit $?"
+	[ -f "$dir/m.txt" ] || bad "long path: no $dir/m.txt"
+	m=$(tail -n 1 "$tmp/c$x.txt" | sed 's/ *$//')
+	case $m in
+	"wrote 0 marks and regions to $tmp/long$x/"*"... [cut]") ;;
+	*) bad "long path: message '$m'" ;;
+	esac
+	case $m in *'\x'*) bad "long path: a character cut: '$m'" ;; esac
+done
+[ $fail = 0 ] && echo "ok   a message cut short says so"
 exit $fail

@@ -12,6 +12,8 @@
 #include "trace.h"
 #include "ui.h"
 
+#define MSG_CUT "... [cut]"
+
 /* Keep @msg in the message log (:messages), with its time and severity;
  * a message the same as the last one is not kept twice. */
 static void msg_log(struct ui *ui, int sev, const char *msg)
@@ -38,10 +40,20 @@ void msg_report(struct ui *ui, int sev, const char *fmt, ...)
 {
 	char raw[sizeof(ui->msg)];
 	va_list ap;
+	size_t k;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
+	n = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* A message cut short says so: cut silently, a long path in it
+	 * named another, shorter file.  Cut before a whole character. */
+	if (n >= (int)sizeof(raw)) {
+		k = sizeof(raw) - sizeof(MSG_CUT);
+		while (k > 0 && ((unsigned char)raw[k] & 0xc0) == 0x80)
+			k--;
+		memcpy(raw + k, MSG_CUT, sizeof(MSG_CUT));
+	}
 	/* Messages name files, notes and strings from the trace: shown
 	 * and logged escaped (esc.h), never as control bytes. */
 	esc_str(ui->msg, sizeof(ui->msg), raw);

@@ -8,7 +8,8 @@ struct ui;
 
 /* Show message @fmt on the message line with severity @sev (UI_INFO,
  * UI_WARN, UI_ERROR), escaped (esc.h), and keep it in the log (the same
- * message twice in a row once). */
+ * message twice in a row once).  A message longer than ui->msg is cut
+ * and ends in "... [cut]". */
 void msg_report(struct ui *ui, int sev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
