@@ -359,13 +359,15 @@ static int replay_body(void *arg)
 			continue;
 		ra->j++;
 		tm_save(&tm, &ra->t);
-		if (carry_same(&ra->t, &u->cps[ra->j]))
-			break;
+		/* (the point where they agree too: merge3() stores the
+		 * points after it) */
 		if (u->pts[ra->j] < u->s1) {
 			ret = carry_put(idx, u->pts[ra->j], &ra->t);
 			if (ret < 0)
 				return ret;
 		}
+		if (carry_same(&ra->t, &u->cps[ra->j]))
+			break;
 	}
 	return 0;
 }
