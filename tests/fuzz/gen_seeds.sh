@@ -5,7 +5,8 @@
 # wrapping one (tiny AUXTRACE records, a hole, sideband), each well under
 # the fuzzers' -max_len.  Made once; remade when the tools change.
 # DIR-idxcache gets the index cache target's inputs (its own format),
-# DIR-tskim the time pass target's (a configuration byte, then a trace).
+# DIR-tskim the time pass target's (a configuration byte, then a trace),
+# DIR-iter the iterations target's (that byte, a predicate's, a trace).
 set -u
 build=$1
 dir=$2
@@ -15,7 +16,7 @@ ptbrowse=$build/ptbrowse
 for f in "$ptgen" "$pt2perf" "$ptbrowse"; do
 	[ -x "$f" ] || { echo "gen_seeds: $f is missing (make all)" >&2; exit 1; }
 done
-if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -d "$dir-tskim" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
+if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -d "$dir-tskim" ] && [ -d "$dir-iter" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
 	exit 0
 fi
 mkdir -p "$dir" || exit 1
@@ -76,4 +77,23 @@ for opts in "--mix tip" "--mix tip --cyc-thresh 3" "--mix tip --no-cyc" \
 	{ printf '\001'; cat "$tdir/.t.pt"; } >"$tdir/gen$i" || exit 1
 done
 rm -f "$tdir/.t.pt" "$tdir/.t.pt.options"
+
+# fuzz_iter's: ptgen's configuration (byte 3) or none (2), a predicate
+# (fuzz_iter.c's exprs[], by the second byte's value modulo their number;
+# bit 7: few boundaries kept), traces with OVFs, sleeps and PSBs close.
+idir2=$dir-iter
+rm -rf "$idir2"
+mkdir -p "$idir2" || exit 1
+i=0
+for opts in "--mix tip" "--ovf-rate 0.01" "--exstop-rate 0.01" "--psb-period 512" \
+	    "--no-cyc" "--mix tip --cyc-thresh 3" "--mix tnt --corrupt-rate 0.0005" ""; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	"$ptgen" --seed $((i + 40)) --size 16KiB $opts -o "$idir2/.t.pt" >/dev/null || exit 1
+	for e in $((i - 1)) $((i + 7)) $((i + 135)); do
+		{ printf "\\$(printf %03o $((2 + i % 2)))\\$(printf %03o $e)"
+		  cat "$idir2/.t.pt"; } >"$idir2/gen$i-$e" || exit 1
+	done
+done
+rm -f "$idir2/.t.pt" "$idir2/.t.pt.options"
 touch "$dir/.done"
