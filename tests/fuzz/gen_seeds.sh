@@ -6,7 +6,8 @@
 # the fuzzers' -max_len.  Made once; remade when the tools change.
 # DIR-idxcache gets the index cache target's inputs (its own format),
 # DIR-tskim the time pass target's (a configuration byte, then a trace),
-# DIR-iter the iterations target's (that byte, a predicate's, a trace).
+# DIR-iter the iterations target's (that byte, a predicate's, a trace),
+# DIR-stall the stalls target's (the same: the second byte is a count).
 set -u
 build=$1
 dir=$2
@@ -16,7 +17,7 @@ ptbrowse=$build/ptbrowse
 for f in "$ptgen" "$pt2perf" "$ptbrowse"; do
 	[ -x "$f" ] || { echo "gen_seeds: $f is missing (make all)" >&2; exit 1; }
 done
-if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -d "$dir-tskim" ] && [ -d "$dir-iter" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
+if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -d "$dir-tskim" ] && [ -d "$dir-iter" ] && [ -d "$dir-stall" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
 	exit 0
 fi
 mkdir -p "$dir" || exit 1
@@ -96,4 +97,5 @@ for opts in "--mix tip" "--ovf-rate 0.01" "--exstop-rate 0.01" "--psb-period 512
 	done
 done
 rm -f "$idir2/.t.pt" "$idir2/.t.pt.options"
+rm -rf "$dir-stall" && cp -r "$idir2" "$dir-stall" || exit 1
 touch "$dir/.done"
