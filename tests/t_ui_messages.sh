@@ -188,5 +188,18 @@ for x in "" x; do
 	esac
 	case $m in *'\x'*) bad "long path: a character cut: '$m'" ;; esac
 done
+# A name that is not UTF-8 is shown escaped, each byte as \xff: the
+# message grows past the line's buffer only then, and is cut there too.
+z=$(printf '\377%.0s' $(seq 1 150))
+mkdir -p "$tmp/longz/$z" || bad "mkdir"
+printf ':export-marks %s\n:save-screen %s\n' "$tmp/longz/$z/m.txt" "$tmp/cz.txt" >"$tmp/k14"
+LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/k14" --size 1000x6 "$tmp/t.pt" >/dev/null 2>&1 ||
+	bad "escaped long path: exit $?"
+[ -f "$tmp/longz/$z/m.txt" ] || bad "escaped long path: no file"
+m=$(tail -n 1 "$tmp/cz.txt" | sed 's/ *$//')
+case $m in
+"wrote 0 marks and regions to $tmp/longz/\\xff"*'\xff... [cut]') ;;
+*) bad "escaped long path: message '$m'" ;;
+esac
 [ $fail = 0 ] && echo "ok   a message cut short says so"
 exit $fail

@@ -38,25 +38,27 @@ static void msg_log(struct ui *ui, int sev, const char *msg)
 
 void msg_report(struct ui *ui, int sev, const char *fmt, ...)
 {
-	char raw[sizeof(ui->msg)];
+	/* escaped, a byte may take four */
+	char raw[sizeof(ui->msg)], esc[4 * sizeof(ui->msg)];
 	va_list ap;
-	size_t k;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	/* A message cut short says so: cut silently, a long path in it
-	 * named another, shorter file.  Cut before a whole character. */
-	if (n >= (int)sizeof(raw)) {
-		k = sizeof(raw) - sizeof(MSG_CUT);
-		while (k > 0 && ((unsigned char)raw[k] & 0xc0) == 0x80)
-			k--;
-		memcpy(raw + k, MSG_CUT, sizeof(MSG_CUT));
-	}
 	/* Messages name files, notes and strings from the trace: shown
-	 * and logged escaped (esc.h), never as control bytes. */
-	esc_str(ui->msg, sizeof(ui->msg), raw);
+	 * and logged escaped (esc.h), never as control bytes.  One cut
+	 * short, before or after its escapes, says so: cut silently, a
+	 * long path in it named another, shorter file.  esc_str() cuts
+	 * before a whole character or escape (and the part it keeps ends
+	 * before the raw text's last, perhaps cut, character). */
+	esc_str(esc, sizeof(esc), raw);
+	if (n >= (int)sizeof(raw) || strlen(esc) >= sizeof(ui->msg)) {
+		esc_str(ui->msg, sizeof(ui->msg) - strlen(MSG_CUT), raw);
+		strcat(ui->msg, MSG_CUT);
+	} else {
+		memcpy(ui->msg, esc, strlen(esc) + 1);
+	}
 	ui->msg_sev = sev;
 	if (!ui->msglog_off)
 		msg_log(ui, sev, ui->msg);
