@@ -22,7 +22,8 @@
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
-#define CACHE_VERSION	6	/* 6: index blob 9 (periods, gap packets) */
+#define CACHE_VERSION	7	/* 6: index blob 9 (periods, gap packets);
+				 * 7: index blob 11 (every carry written) */
 #define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
 
 struct cache_hdr {
