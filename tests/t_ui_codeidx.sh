@@ -78,10 +78,13 @@ calls_rows() {
 	awk '/^   calls  instructions/ { on = 1; next } on && NF == 0 { exit }
 		on { print $1, $2, $NF }' "$1"
 }
-# (a row cut at the screen's edge, deep in the tree, is left out: which
-# rows are that deep depends on how the recording shared out the threads)
+# (a row cut at the screen's edge, deep in the tree, is left out: its
+# name cut, or not shown at all, where the tree's -/+ is not the field
+# before the last; which rows are that deep depends on how the recording
+# shared out the threads, and on the build: a sanitizer's nests deeper)
 view_rows() {
-	awk 'NR > 2 && $1 ~ /^[0-9]+$/ && length($0) < 200 { print $1, $2, $NF }' "$1"
+	awk 'NR > 2 && $1 ~ /^[0-9]+$/ && length($0) < 200 && $(NF - 1) ~ /^[-+]$/ {
+		print $1, $2, $NF }' "$1"
 }
 # a screen without its message line
 body() { sed '$d' "$1"; }
