@@ -1746,6 +1746,8 @@ static void test_replay_meets(void **state)
 	assert_int_equal(idx_nseeks(par), NSEG);
 	for (i = 0; i < NSEG; i++) {
 		struct tm_carry a, c;
+		struct idx_summary sa, sc;
+		uint64_t la = 0, lc = 0;
 
 		assert_int_equal(idx_seek_carry(ser, i, &a), 0);
 		assert_int_equal(idx_seek_carry(par, i, &c), 0);
@@ -1753,6 +1755,14 @@ static void test_replay_meets(void **state)
 			printf("carry %zu differs\n", i);
 			fail();
 		}
+		/* and the gaps around the point where the two meet */
+		assert_int_equal(idx_time_summary(ser, i, &sa), 0);
+		assert_int_equal(idx_time_summary(par, i, &sc), 0);
+		assert_int_equal(sa.has_gap, sc.has_gap);
+		assert_int_equal(sa.max_gap, sc.max_gap);
+		assert_int_equal(sa.gap_off, sc.gap_off);
+		assert_int_equal(idx_last_timing(ser, i, &la), idx_last_timing(par, i, &lc));
+		assert_int_equal(la, lc);
 	}
 	idx_free(par);
 	idx_free(ser);

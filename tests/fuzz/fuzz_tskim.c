@@ -1,5 +1,6 @@
 /* fuzz_tskim -- the time pass's fast walks against plain ones, on any
- * bytes (the first byte picks the timing configuration).  Their vector
+ * bytes (the first byte picks the timing configuration and the size of
+ * the parallel build's units).  Their vector
  * loops size packets from every byte of a block and read ahead of the
  * packet they are at, so the sanitizers watch the reads, and the results
  * must be a plain walk's: idx_time_feed() with each instruction set
@@ -84,9 +85,18 @@ static void feed_check(const uint8_t *d, size_t n, const struct tm_config *cfg)
 	r = idx_time_feed(&db, d + n, &b, NULL);
 	if (r != lost)
 		abort();
+	/* the decoder: at the end in the walk's block state, or (a packet
+	 * it could not decode) not moved */
+	if (lost ? db.pos != d : (db.pos != d + n || db.bip_sz != da.bip_sz))
+		abort();
 	tm_save(&a, &ca);
 	tm_save(&b, &cb);
 	if (memcmp(&ca, &cb, sizeof(ca)))
+		abort();
+	/* and what the carry leaves out: the periods and sleeps counted */
+	if (a.nper != b.nper || a.per_ticks != b.per_ticks ||
+	    a.per_cyc != b.per_cyc || a.nhalt != b.nhalt ||
+	    a.halt_lo != b.halt_lo || a.halt_hi != b.halt_hi)
 		abort();
 }
 
@@ -149,6 +159,17 @@ static void index_check(const uint8_t *d, size_t n, const struct tm_config *cfg,
 		if (ra != rc || (!ra && memcmp(&ca, &cc, sizeof(ca))))
 			abort();
 	}
+	{
+		struct idx_summary ta, tc;
+
+		idx_totals(ser, &ta);
+		idx_totals(par, &tc);
+		if (ta.npackets != tc.npackets || ta.cycles != tc.cycles ||
+		    ta.max_cyc != tc.max_cyc || ta.first_tsc != tc.first_tsc ||
+		    ta.last_tsc != tc.last_tsc ||
+		    memcmp(ta.per_class, tc.per_class, sizeof(ta.per_class)))
+			abort();
+	}
 	idx_free(par);
 	idx_free(ser);
 }
@@ -167,11 +188,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d = data + 1;
 	n = size - 1;
 	for (isa = 1; isa >= 0; isa--) {
-		/* (without AVX2 the SSE2 loops run twice) */
+		/* (without AVX2 only the SSE2 loops run) */
 		if (idx_skim_use_avx2(isa) < 0)
 			continue;
 		feed_check(d, n, &cfg);
-		index_check(d, n, &cfg, (data[0] & 0x80) ? 4096 : 64);
+		/* units of 64 bytes to 2 KiB: most cut segments unevenly,
+		 * so carry points fall inside units */
+		index_check(d, n, &cfg, 64 * (1 + (uint64_t)(data[0] >> 3)));
 	}
 	idx_skim_use_avx2(1);
 	return 0;

@@ -3,7 +3,8 @@
 # replay in t_fuzz_regress: generated traces of each kind (CYC or not,
 # OVFs, corruption, cut short, PSBs close together) and perf.data files
 # wrapping one (tiny AUXTRACE records, a hole, sideband), each well under
-# the fuzzers' -max_len.  Made once; remade when the tools change.
+# the fuzzers' -max_len.  Made once; remade when the tools or this script
+# change.
 # DIR-idxcache gets the index cache target's inputs (its own format),
 # DIR-tskim the time pass target's (a configuration byte, then a trace),
 # DIR-iter the iterations target's (that byte, a predicate's, a trace),
@@ -17,7 +18,7 @@ ptbrowse=$build/ptbrowse
 for f in "$ptgen" "$pt2perf" "$ptbrowse"; do
 	[ -x "$f" ] || { echo "gen_seeds: $f is missing (make all)" >&2; exit 1; }
 done
-if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -d "$dir-tskim" ] && [ -d "$dir-iter" ] && [ -d "$dir-stall" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" -newer "$dir/.done")" ]; then
+if [ -f "$dir/.done" ] && [ -d "$dir-idxcache" ] && [ -d "$dir-tskim" ] && [ -d "$dir-iter" ] && [ -d "$dir-stall" ] && [ -z "$(find "$ptgen" "$pt2perf" "$ptbrowse" "$0" -newer "$dir/.done")" ]; then
 	exit 0
 fi
 mkdir -p "$dir" || exit 1
@@ -69,13 +70,19 @@ tdir=$dir-tskim
 rm -rf "$tdir"
 mkdir -p "$tdir" || exit 1
 i=0
-for opts in "--mix tip" "--mix tip --cyc-thresh 3" "--mix tip --no-cyc" \
-	    "--mix tnt" "" "--mix tip --psb-period 1024" "--mix tip --exstop-rate 0.01" \
-	    "--mix tip --corrupt-rate 0.0005"; do
+# The configuration byte's bits 7..3 size the parallel build's units
+# (64 bytes times one more): 1, 2, 5 and 17 such.  PSBs 512 bytes to 4 KiB
+# apart, so carry points (every 16 segments) fall inside units.
+for opts in "--mix tip" "--mix tip --cyc-thresh 3 --psb-period 512" \
+	    "--mix tip --no-cyc --psb-period 1024" "--mix tnt --psb-period 512" \
+	    "--psb-period 768" "--mix tip --psb-period 1024" \
+	    "--mix tip --exstop-rate 0.01 --psb-period 512" \
+	    "--mix tip --corrupt-rate 0.0005 --psb-period 640"; do
 	i=$((i + 1))
 	# shellcheck disable=SC2086
 	"$ptgen" --seed $((i + 20)) --size 48KiB $opts -o "$tdir/.t.pt" >/dev/null || exit 1
-	{ printf '\001'; cat "$tdir/.t.pt"; } >"$tdir/gen$i" || exit 1
+	case $((i % 4)) in 0) c=001 ;; 1) c=011 ;; 2) c=041 ;; *) c=201 ;; esac
+	{ printf "\\$c"; cat "$tdir/.t.pt"; } >"$tdir/gen$i" || exit 1
 done
 rm -f "$tdir/.t.pt" "$tdir/.t.pt.options"
 
@@ -86,12 +93,17 @@ idir2=$dir-iter
 rm -rf "$idir2"
 mkdir -p "$idir2" || exit 1
 i=0
-for opts in "--mix tip" "--ovf-rate 0.01" "--exstop-rate 0.01" "--psb-period 512" \
-	    "--no-cyc" "--mix tip --cyc-thresh 3" "--mix tnt --corrupt-rate 0.0005" ""; do
+for opts in "--mix tip --psb-period 256" "--ovf-rate 0.01 --psb-period 384" \
+	    "--exstop-rate 0.01 --psb-period 256" "--psb-period 512" \
+	    "--no-cyc --psb-period 320" "--mix tip --cyc-thresh 3" \
+	    "--mix tnt --corrupt-rate 0.0005 --psb-period 256" ""; do
 	i=$((i + 1))
 	# shellcheck disable=SC2086
 	"$ptgen" --seed $((i + 40)) --size 16KiB $opts -o "$idir2/.t.pt" >/dev/null || exit 1
-	for e in $((i - 1)) $((i + 7)) $((i + 135)); do
+	# (a predicate, another, and one with bit 7: 1 + (byte >> 4 & 7)
+	# boundaries kept, here 4; as counts for the stalls target, 16
+	# apart modulo 16 would repeat, so the third is 3 on)
+	for e in $((i - 1)) $((i + 7)) $((i + 0xb2)); do
 		{ printf "\\$(printf %03o $((2 + i % 2)))\\$(printf %03o $e)"
 		  cat "$idir2/.t.pt"; } >"$idir2/gen$i-$e" || exit 1
 	done

@@ -65,8 +65,13 @@ for src in tests/fuzz/fuzz_*.c; do
 		b=$(basename "$f")
 		[ -f "$corpus/$b.head" ] || head -c 4096 "$f" >"$corpus/$b.head"
 	done
-	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t "$gen" "$gen-$t"; do
+	for d in tests/fuzz/corpus/$t tests/fuzz/seeds/$t; do
 		[ -d "$d" ] && cp -n "$d"/* "$corpus"/ 2>/dev/null
+	done
+	# the generated ones over an earlier run's: made again when the
+	# tools change, an index blob's version with them
+	for d in "$gen" "$gen-$t"; do
+		[ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null
 	done
 	echo "fuzz: $t for ${SECS}s"
 	: >"$BUILD/fuzz/$t.start"
