@@ -88,8 +88,12 @@ int streams_ui_switch(struct ui *ui, int s)
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	/* Marks are per stream: each has its own marks file, read again
-	 * when we come back, unless the marks are not saved to it. */
-	if (ui->bm && !marks_saving(ui->bm) && left < SU_MAX_STREAMS)
+	 * when we come back, unless the marks are not saved to it, or a
+	 * change could not be saved yet (a failed or busy save): closed,
+	 * that change would be lost.  Kept, the next change (or the exit)
+	 * tries again. */
+	if (ui->bm && left < SU_MAX_STREAMS &&
+	    (!marks_saving(ui->bm) || marks_flush(ui->bm) < 0))
 		su.bm[left] = ui->bm;
 	else
 		marks_close(ui->bm);
