@@ -60,6 +60,18 @@ static inline void gacc_per(struct gacc *g, const struct tm_model *tm,
 	a->has = 1;
 }
 
+/* After the model took a packet of @type at @off: the timing packets'
+ * times (a TSC, an MTC where the configuration places them) and the
+ * periods and sleeps they may end (a TSC, TMA or MTC) into @g. */
+static inline void gacc_pkt(struct gacc *g, const struct tm_model *tm,
+			    enum pkt_type type, uint64_t off)
+{
+	if (type == PKT_TSC || (type == PKT_MTC && g->mtc))
+		gacc_at(g, tm, off);
+	if (type == PKT_TSC || type == PKT_MTC || type == PKT_TMA)
+		gacc_per(g, tm, off);
+}
+
 /*
  * The time pass's skim: the packets that make up nearly all of a trace
  * are sized from their first byte; CYCs and MTCs go to the model, and of
@@ -520,13 +532,8 @@ tsk_mtc(const uint8_t *p, struct tm_model *tm, struct gacc *g, struct pkt *fast,
 	fast->type = PKT_MTC;
 	fast->u.mtc = p[1];
 	tm_advance(tm, fast);
-	if (g) {
-		uint64_t at = g->base_off + (uint64_t)(p - g->base);
-
-		if (g->mtc)
-			gacc_at(g, tm, at);
-		gacc_per(g, tm, at);
-	}
+	if (g)
+		gacc_pkt(g, tm, PKT_MTC, g->base_off + (uint64_t)(p - g->base));
 }
 
 /*
@@ -737,11 +744,8 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 		if (count)
 			idx_sum_count(s, &pkt);
 		tm_advance(tm, &pkt);
-		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
-			gacc_at(g, tm, pkt.offset);
-		if (g && (pkt.type == PKT_TSC || pkt.type == PKT_MTC ||
-			  pkt.type == PKT_TMA))
-			gacc_per(g, tm, pkt.offset);
+		if (g)
+			gacc_pkt(g, tm, pkt.type, pkt.offset);
 		acted = 1;
 		p = dec.pos;
 	}
@@ -898,11 +902,8 @@ int idx_time_segment(struct idx *idx, const struct img *img, uint64_t off,
 			return 0;
 		}
 		tm_advance(tm, &pkt);
-		if (g && (pkt.type == PKT_TSC || (pkt.type == PKT_MTC && g->mtc)))
-			gacc_at(g, tm, pkt.offset);
-		if (g && (pkt.type == PKT_TSC || pkt.type == PKT_MTC ||
-			  pkt.type == PKT_TMA))
-			gacc_per(g, tm, pkt.offset);
+		if (g)
+			gacc_pkt(g, tm, pkt.type, pkt.offset);
 	}
 	return 0;
 }
