@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_config.h"
 #include "image.h"
 #include "index.h"
 #include "iter.h"
@@ -25,25 +26,6 @@ static const char *const exprs[] = {
 	"cyc > 20", "tsc", "pad", "tip.pge", "mode", "tip 0x401000",
 	"cbr", "gap > 1us",
 };
-
-/* The configuration byte @c: none, or ptgen's (its seeds' own). */
-static void pick_config(uint8_t c, struct tm_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	if (!(c & 1))
-		return;
-	cfg->have_mtc_freq = 1;
-	cfg->mtc_freq = c & 2 ? 3 : (c >> 2) & 0xf;
-	cfg->have_nom_freq = 1;
-	cfg->nom_freq = 12;
-	cfg->have_cpuid_15 = 1;
-	cfg->cpuid_15_eax = 2;
-	cfg->cpuid_15_ebx = 100;
-	cfg->have_cpu = 1;
-	cfg->cpu_family = 6;
-	cfg->cpu_model = 0x4e;
-	cfg->cpu_stepping = 3;
-}
 
 /* The boundaries of a job on @idx: of @expr, or at @offs.  NULL if it
  * could not run (an index without time); else the job, finished. */
@@ -95,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	pick_config(data[0], &cfg);
+	fuzz_config_byte(data[0], &cfg);
 	expr = exprs[data[1] % (sizeof(exprs) / sizeof(exprs[0]))];
 	img_init_flat(&img, &sp, data + 2, size - 2);
 	if (idx_new(&idx, &img, &cfg) || idx_set_threads(idx, 2) ||

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_config.h"
 #include "image.h"
 #include "index.h"
 #include "stall.h"
@@ -18,26 +19,6 @@
 #include "tm_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The configuration byte @c: none, or ptgen's (its seeds' own), or
- * another MTC frequency. */
-static void pick_config(uint8_t c, struct tm_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	if (!(c & 1))
-		return;
-	cfg->have_mtc_freq = 1;
-	cfg->mtc_freq = c & 2 ? 3 : (c >> 2) & 0xf;
-	cfg->have_nom_freq = 1;
-	cfg->nom_freq = 12;
-	cfg->have_cpuid_15 = 1;
-	cfg->cpuid_15_eax = 2;
-	cfg->cpuid_15_ebx = 100;
-	cfg->have_cpu = 1;
-	cfg->cpu_family = 6;
-	cfg->cpu_model = 0x4e;
-	cfg->cpu_stepping = 3;
-}
 
 /* Every stall of @kind of every segment, the first-ranked first, into
  * *@n; checks each segment's best against its summary. */
@@ -101,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	pick_config(data[0], &cfg);
+	fuzz_config_byte(data[0], &cfg);
 	want = 1 + data[1] % 16;
 	img_init_flat(&img, &sp, data + 2, size - 2);
 	if (idx_new(&idx, &img, &cfg) || idx_set_threads(idx, 2) ||

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_config.h"
 #include "image.h"
 #include "index.h"
 #include "index_int.h"
@@ -32,17 +33,7 @@ static void pick_config(uint8_t c, struct tm_config *cfg)
 		return;
 	case 1:
 	case 2:
-		cfg->have_mtc_freq = 1;
-		cfg->mtc_freq = 3;
-		cfg->have_nom_freq = 1;
-		cfg->nom_freq = 12;
-		cfg->have_cpuid_15 = 1;
-		cfg->cpuid_15_eax = 2;
-		cfg->cpuid_15_ebx = 100;
-		cfg->have_cpu = 1;
-		cfg->cpu_family = 6;
-		cfg->cpu_model = c & 4 ? 0x4e : 0x55;
-		cfg->cpu_stepping = 3;
+		fuzz_ptgen_config(cfg, c & 4 ? 78 : 85);
 		return;
 	default:
 		cfg->have_mtc_freq = 1;
