@@ -32,7 +32,7 @@ struct cache_hdr {
 	uint32_t hdr_size;
 	uint64_t file_size;	/* the trace's identity when saved */
 	uint64_t file_hash;
-	uint64_t content_hash;	/* XXH3 of all file_size bytes */
+	uint64_t content_hash;	/* XXH3 of all file_size bytes, 0: not hashed */
 	int64_t mtime_ns;
 	uint64_t body_len;
 	uint64_t body_hash;
@@ -201,6 +201,11 @@ static int idxcache_check_hdr(int fd, const struct trace *t, int stream,
 			*why = "trace touched (too big to check now)";
 			return 0;
 		}
+		if (!h->content_hash) {
+			/* the save was hurried (idxcache_save()) */
+			*why = "trace touched (not hashed when cached)";
+			return 0;
+		}
 		ret = identity_content_hash(t, h->file_size, NULL, &hash);
 		if (ret < 0 || hash != h->content_hash) {
 			*why = "trace changed";
@@ -301,7 +306,7 @@ static int emit_file(void *ctx, const void *p, size_t n)
 }
 
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
-		  const _Atomic int *cancel, char *err, size_t errlen)
+		  const _Atomic int *hurry, char *err, size_t errlen)
 {
 	/* A cache: no fsync; a file cut by a crash fails its hashes. */
 	struct safefile_keep keep = { t ? t->dev : 0, t ? t->ino : 0, "the trace" };
@@ -327,10 +332,11 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		return ret;
 	ret = identity_of_trace(&id, t);
 	if (!ret)
-		ret = identity_content_hash(t, t->size, cancel, &content);
+		ret = identity_content_hash(t, t->size, hurry, &content);
 	if (ret == -pte_canceled) {
-		snprintf(err, errlen, "canceled");
-		return ret;
+		/* 0: not hashed (idxcache_check_hdr()) */
+		content = 0;
+		ret = 0;
 	}
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: the file shrank while being read", t->path);

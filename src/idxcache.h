@@ -49,12 +49,15 @@ int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		  uint64_t max_hash, const char **why);
 
-/* Save complete index @idx of stream @stream of @t (atomically), unless
- * *@cancel (if not NULL) is set first: hashing a big trace's content takes
- * a while.  Returns 0, -pte_invalid if @idx is not complete, -pte_io with
- * a message in @err, -pte_sigbus if the trace shrank, -pte_canceled, or
- * -pte_nomem. */
+/* Save complete index @idx of stream @stream of @t (atomically).  The
+ * hash of the trace's whole content, which lets a later load trust a
+ * touched copy, takes a while on a big trace: once *@hurry (if not NULL)
+ * is set, the save goes on without it (content hash 0), and such a load
+ * rebuilds instead.  The index itself is always saved: a quit right
+ * after a long build must not cost the next start that build.
+ * Returns 0, -pte_invalid if @idx is not complete, -pte_io with a
+ * message in @err, -pte_sigbus if the trace shrank, or -pte_nomem. */
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
-		  const _Atomic int *cancel, char *err, size_t errlen);
+		  const _Atomic int *hurry, char *err, size_t errlen);
 
 #endif /* IDXCACHE_H */

@@ -61,19 +61,20 @@ static void *session_cache_saver(void *arg)
 	struct ui *ui = arg;
 	char err[256] = "";
 
-	if (idxcache_save(ui->idx, ui->trace, ui->stream_no, &ui->cache_cancel,
-			  err, sizeof(err)) < 0 && !ui->cache_cancel)
+	if (idxcache_save(ui->idx, ui->trace, ui->stream_no, &ui->cache_hurry,
+			  err, sizeof(err)) < 0)
 		snprintf(ui->cache_err, sizeof(ui->cache_err), "%s", err);
 	return NULL;
 }
 
-/* Wait for the saver; past UI_CACHE_HASH_MAX stop it instead: it may be
- * hashing gigabytes, and quitting or reloading must not wait for that
- * (the next start builds the index again in the background). */
+/* Wait for the saver; past UI_CACHE_HASH_MAX hurry it: it may be hashing
+ * gigabytes, which quitting or reloading must not wait for, while the
+ * index itself is written in a fraction of a second, and without it the
+ * next start builds the index again. */
 static void session_cache_join(struct ui *ui)
 {
 	if (ui->cache_saving && ui->trace->size > UI_CACHE_HASH_MAX)
-		ui->cache_cancel = 1;
+		ui->cache_hurry = 1;
 	session_cache_wait(ui);
 }
 
@@ -157,7 +158,7 @@ int session_poll(struct ui *ui)
 	trace_release(ui->trace, ui->trace->map, (size_t)ui->trace->size);
 	if (!p.status && !ui->idx_from_cache) {
 		ui->cache_err[0] = 0;
-		ui->cache_cancel = 0;
+		ui->cache_hurry = 0;
 		ui->cache_saving = !pthread_create(&ui->cache_thread, NULL,
 						   session_cache_saver, ui);
 	}

@@ -168,7 +168,8 @@ struct ui {
 	int idx_ops_set;		/* windows use the index's time carries */
 	int idx_from_cache;		/* the index came whole from the cache */
 	int cache_saving;		/* cache_thread is writing the cache */
-	_Atomic int cache_cancel;	/* stop it: quitting, reloading */
+	_Atomic int cache_hurry;	/* skip its content hash: quitting,
+					 * reloading (idxcache_save()) */
 	pthread_t cache_thread;
 	char cache_err[200];		/* why the cache was not written */
 	struct win_cache *wc;
