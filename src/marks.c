@@ -570,6 +570,83 @@ int marks_set_color(struct marks_set *set, size_t i, const char *color)
 	return marks_changed(set);
 }
 
+int marks_grow(struct marks_set *set, uint64_t end)
+{
+	if (!set || end < set->end)
+		return -pte_invalid;
+	set->end = end;
+	return 0;
+}
+
+/* Report an entry of @what that marks_merge() does not add (@why), the
+ * first BM_ERRORS_SHOWN one by one. */
+static void marks_merge_skip(struct marks_set *set, const char *what,
+			     const struct marks_entry *e, const char *why, size_t *nskip)
+{
+	if (++*nskip > BM_ERRORS_SHOWN)
+		return;
+	if (e->kind == BM_REGION)
+		marks_report(set, "%s: region %s 0x%" PRIx64 "-0x%" PRIx64 " %s",
+			  what, e->name, e->from, e->to, why);
+	else
+		marks_report(set, "%s: %s %s at 0x%" PRIx64 " %s", what,
+			  marks_kind_name(e->kind), e->name[0] ? e->name : "-",
+			  e->from, why);
+}
+
+int marks_merge(struct marks_set *set, const struct marks_set *from, const char *what)
+{
+	const struct marks_entry *e;
+	struct marks_entry *o;
+	size_t i, nskip = 0;
+	int changed = 0, ret = 0;
+	char why[96];
+	long j;
+
+	if (!set || !from || !what)
+		return -pte_invalid;
+	snprintf(why, sizeof(why), "is past the end (0x%" PRIx64 " bytes) now; not kept",
+		 set->end);
+	for (i = 0; i < from->n && !ret; i++) {
+		e = &from->v[i];
+		if (e->kind == BM_REGION ? e->to > set->end : e->from >= set->end) {
+			marks_merge_skip(set, what, e, why, &nskip);
+			continue;
+		}
+		j = e->name[0] ? marks_find(set, e->name) : marks_find_at(set, BM_BOOKMARK, e->from);
+		if (j >= 0 && !e->name[0] && set->v[j].name[0])
+			j = -1;		/* a named bookmark there is no anonymous one */
+		if (j < 0) {
+			ret = marks_append(set, e);
+			changed += !ret;
+			continue;
+		}
+		o = &set->v[j];
+		if (o->kind != e->kind || o->from != e->from || o->to != e->to) {
+			marks_merge_skip(set, what, e, "clashes with the one of its name "
+					 "here; not kept", &nskip);
+			continue;
+		}
+		if (!o->note && e->note && !marks_dup_note(e->note, &o->note))
+			changed++;
+		if (!o->color[0] && e->color[0]) {
+			strcpy(o->color, e->color);
+			changed++;
+		}
+	}
+	if (ret < 0 && set->n >= BM_MAX_ENTRIES)
+		marks_full(set);
+	if (nskip > BM_ERRORS_SHOWN)
+		marks_report(set, "%s: %zu entries not kept (the first %d said why)",
+			  what, nskip, BM_ERRORS_SHOWN);
+	if (changed) {
+		marks_sort(set);
+		if (marks_save(set) < 0 && !ret)
+			ret = -pte_io;
+	}
+	return ret < 0 ? ret : (int)nskip;
+}
+
 /*
  * Navigation.
  */

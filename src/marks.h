@@ -230,6 +230,25 @@ long marks_next(const struct marks_set *set, uint64_t off, int dir,
 int marks_resolve(const struct marks_set *set, const char *spec, int end,
 	       uint64_t *off);
 
+/* The stream of @set grew to @end bytes (a trace reloaded after it grew
+ * in place): offsets below @end may be marked now.
+ * Returns 0, or -pte_invalid if @set is NULL or @end is below the set's
+ * end (the set is unchanged). */
+int marks_grow(struct marks_set *set, uint64_t end);
+
+/* Add the entries of @from, marks that no file holds (kept in memory for
+ * a trace opened again), to @set; @what names them in messages ("the
+ * marks of cpu3 kept in memory").  An entry of @set with the same name and
+ * offsets only gains a note or colour it lacked; one of that name at other
+ * offsets is @set's (the clash reported); one past @set's end is not added
+ * (reported): the first few one by one, then their count.  Saves once.
+ * Returns the number of entries of @from not added (>= 0).
+ * Returns -pte_invalid if an argument is NULL.
+ * Returns -pte_nomem if BM_MAX_ENTRIES was reached or out of memory
+ * (reported; what fit is added).
+ * Returns -pte_io if the merge could not be saved (see marks_save()). */
+int marks_merge(struct marks_set *set, const struct marks_set *from, const char *what);
+
 /*
  * Sharing.
  */

@@ -244,6 +244,88 @@ static void test_explicit_file(void **state)
 	unlink(path);
 }
 
+/* A set opened for @size bytes with --no-state, messages collected. */
+static struct marks_set *open_mem(uint64_t size)
+{
+	struct marks_opts o = { .flags = BM_NO_STATE, .report = collect };
+	struct marks_set *set;
+
+	assert_int_equal(marks_open(&set, ID, size, "/t", &o), 0);
+	return set;
+}
+
+static void test_grow(void **state)
+{
+	struct marks_set *set = open_mem(100);
+
+	assert_int_equal(marks_grow(NULL, 200), -pte_invalid);
+	assert_int_equal(marks_mark_set(set, 'a', 150, NULL), -pte_invalid);
+	assert_int_equal(marks_grow(set, 50), -pte_invalid);
+	assert_int_equal(marks_mark_set(set, 'a', 99, NULL), 0);
+	assert_int_equal(marks_grow(set, 200), 0);
+	assert_int_equal(marks_mark_set(set, 'b', 150, NULL), 0);
+	assert_int_equal(marks_region_set(set, "tail", 100, 200, NULL, NULL), 0);
+	assert_int_equal(marks_count(set), 3);
+	marks_close(set);
+}
+
+static void test_merge(void **state)
+{
+	struct marks_set *from = open_mem(0x1000), *set = open_mem(0x800);
+	long i;
+
+	assert_int_equal(marks_merge(NULL, from, "x"), -pte_invalid);
+	assert_int_equal(marks_merge(set, NULL, "x"), -pte_invalid);
+	assert_int_equal(marks_merge(set, from, NULL), -pte_invalid);
+	assert_int_equal(marks_merge(set, from, "kept"), 0);	/* nothing */
+	assert_int_equal(marks_mark_set(from, 'a', 0x10, "note a"), 0);
+	assert_int_equal(marks_mark_set(from, 'b', 0x20, NULL), 0);
+	assert_int_equal(marks_toggle(from, 0x30), 1);
+	assert_int_equal(marks_bookmark_set(from, "named", 0x30, NULL), 0);
+	assert_int_equal(marks_region_set(from, "r1", 0x40, 0x80, NULL, "red"), 0);
+	assert_int_equal(marks_region_set(from, "edge", 0x700, 0x800, NULL, NULL), 0);
+	assert_int_equal(marks_mark_set(from, 'z', 0x900, NULL), 0);	/* past */
+	assert_int_equal(marks_region_set(from, "over", 0x7f0, 0x801, NULL, NULL), 0);
+	/* the set's own: a the same (gains the note), b elsewhere (a clash) */
+	assert_int_equal(marks_mark_set(set, 'a', 0x10, NULL), 0);
+	assert_int_equal(marks_mark_set(set, 'b', 0x22, NULL), 0);
+	msgs[0] = '\0';
+	assert_int_equal(marks_merge(set, from, "kept"), 3);
+	assert_non_null(strstr(msgs, "kept: mark z at 0x900 is past the end (0x800 bytes) "
+			       "now; not kept"));
+	assert_non_null(strstr(msgs, "kept: region over 0x7f0-0x801 is past the end"));
+	assert_non_null(strstr(msgs, "kept: mark b at 0x20 clashes"));
+	assert_int_equal(marks_count(set), 6);	/* a b - named r1 edge */
+	i = marks_find(set, "a");
+	assert_string_equal(marks_at(set, (size_t)i)->note, "note a");
+	assert_int_equal(marks_at(set, (size_t)marks_find(set, "b"))->from, 0x22);
+	assert_true(marks_find_at(set, BM_BOOKMARK, 0x30) >= 0);
+	assert_false(marks_at(set, (size_t)marks_find_at(set, BM_BOOKMARK, 0x30))->name[0]);
+	assert_string_equal(marks_at(set, (size_t)marks_find(set, "r1"))->color, "red");
+	assert_true(marks_find(set, "edge") >= 0);
+	/* again: everything is there already */
+	msgs[0] = '\0';
+	assert_int_equal(marks_merge(set, from, "kept"), 3);
+	assert_int_equal(marks_count(set), 6);
+	marks_close(from);
+	marks_close(set);
+}
+
+static void test_merge_many_skipped(void **state)
+{
+	struct marks_set *from = open_mem(0x1000), *set = open_mem(0x10);
+	uint64_t i;
+
+	for (i = 0; i < 8; i++)
+		assert_int_equal(marks_toggle(from, 0x100 + i), 1);
+	msgs[0] = '\0';
+	assert_int_equal(marks_merge(set, from, "kept"), 8);
+	assert_non_null(strstr(msgs, "kept: 8 entries not kept (the first 5 said why)"));
+	assert_int_equal(marks_count(set), 0);
+	marks_close(from);
+	marks_close(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +337,9 @@ int main(void)
 		cmocka_unit_test_setup(test_no_home, clean),
 		cmocka_unit_test_setup(test_streams, clean),
 		cmocka_unit_test_setup(test_explicit_file, clean),
+		cmocka_unit_test_setup(test_grow, clean),
+		cmocka_unit_test_setup(test_merge, clean),
+		cmocka_unit_test_setup(test_merge_many_skipped, clean),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
