@@ -7,7 +7,9 @@
  * sampled content, src/identity.h), or the same file grown with its old
  * part unchanged (a recording still running).  A grown trace keeps what
  * was built over its old part; any other change opens the path afresh, as
- * at start-up, on the stream of the same name.
+ * at start-up, on the stream of the same name.  Either way the streams
+ * may be numbered anew: the stream shown is found again by its name, as
+ * streams_ui.c keeps the others' cursors and unsaved marks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,10 +41,29 @@ void reload_remember(struct ui *ui)
 	ui->have_ident = !identity_of_trace(&ui->ident, ui->trace);
 }
 
-/* The marks' reporter: messages go to the message line. */
-static void reload_bm_report(void *ctx, const char *msg)
+/* Whether trace @t, the file opened again, only grew since the browser
+ * read it (ui->ident): its first bytes are the old ones, so offsets into
+ * its streams mean what they meant (marks_grew_from()'s test). */
+static int reload_grew_from(const struct ui *ui, const struct trace *t)
 {
-	msg_report(ctx, UI_WARN, "%s", msg);
+	struct identity now;
+
+	return ui->have_ident && t->size > ui->ident.size &&
+	       !identity_of_prefix(&now, t, ui->ident.size) &&
+	       identity_same(&now, &ui->ident);
+}
+
+/* The stream of ui->trace called @name, found again after R; stream 0,
+ * said, if the file has it no more.  Returns its index. */
+static int reload_stream(struct ui *ui, const char *name)
+{
+	int s = streams_ui_find(ui->trace, name);
+
+	if (s >= 0)
+		return s;
+	msg_report(ui, UI_WARN, "reload: %s has no stream %s now; showing %s",
+		   ui->trace->path, name, ui->trace->streams[0].name);
+	return 0;
 }
 
 /* Open the path again and show it instead of the trace open now, saying
@@ -51,9 +72,8 @@ static int reload_reopen(struct ui *ui, const char *why)
 {
 	struct trace *old = ui->trace, *t = NULL;
 	struct win_cache *wc;
-	struct marks_opts bo = { 0 };
-	char err[256] = "";
-	int s;
+	char err[256] = "", name[sizeof(old->streams[0].name)];
+	int s, grown;
 
 	if (trace_open(&t, old->path, err, sizeof(err)) < 0) {
 		msg_report(ui, UI_ERROR, "reload: %s (%s; still showing the old one)", err, why);
@@ -65,14 +85,15 @@ static int reload_reopen(struct ui *ui, const char *why)
 		trace_close(t);
 		return UI_DRAW_STATUS;
 	}
-	s = trace_find_stream(t, old->streams[ui->stream_no].name);
-	if (s < 0)
-		s = 0;
-	if (win_cache_new(&wc, &t->streams[s].img, NULL, SESSION_CACHE_BYTES) < 0) {
+	snprintf(name, sizeof(name), "%s", old->streams[ui->stream_no].name);
+	s = streams_ui_find(t, name);
+	if (win_cache_new(&wc, &t->streams[s < 0 ? 0 : s].img, NULL,
+			  SESSION_CACHE_BYTES) < 0) {
 		msg_report(ui, UI_ERROR, "reload: out of memory");
 		trace_close(t);
 		return UI_DRAW_STATUS;
 	}
+	grown = reload_grew_from(ui, t);
 	/* Everything that reads the old mapping stops first (a code search
 	 * reads the code context: before code_reset()). */
 	marks_panel_stop(ui);
@@ -84,29 +105,25 @@ static int reload_reopen(struct ui *ui, const char *why)
 	session_idx_stop(ui);
 	win_cache_free(ui->wc);
 	ui->wc = wc;
-	marks_close(ui->bm);
-	ui->bm = NULL;
-	streams_ui_free();	/* the other streams' marks were the old file's */
+	/* The marks no file holds are kept by stream name, for the new
+	 * content: saved marks are read again (marks_open_trace()). */
+	streams_ui_leave(ui, name);
 	trace_close(old);
 	ui->trace = t;
+	s = reload_stream(ui, name);
 	ui->stream_no = s;
 	ui->img = &t->streams[s].img;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	trace_advise(t, TRACE_BROWSE);
-	/* The marks of this content (another identity: maybe none). */
-	bo.flags = ui->no_state ? BM_NO_STATE : 0;
-	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
-	bo.report = reload_bm_report;
-	bo.report_ctx = ui;
-	if (marks_open_trace(&ui->bm, t, (size_t)s, &bo) < 0)
-		ui->bm = NULL;
 	reload_remember(ui);
 	ui->ref_name = 0;
 	ui->nhist = ui->hist_pos = 0;
 	ui->tl_zoom = 0;
 	ui->have_t0 = 0;
 	session_find_t0(ui);
+	if (strcmp(name, t->streams[s].name))
+		ui->cursor = 0;		/* another stream */
 	if (ui->cursor >= ui->img->size)
 		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
 	ui->top = ui->cursor;
@@ -116,17 +133,23 @@ static int reload_reopen(struct ui *ui, const char *why)
 	status_timing_hint(ui);		/* in :messages; the result shows */
 	msg_report(ui, UI_INFO, "reloaded: the file was %s (now %" PRIu64 " bytes)", why,
 		   ui->img->size);
+	/* The marks of this content (another identity: maybe none), and
+	 * those kept in memory; their warnings last, where they show. */
+	streams_ui_reloaded(ui, 1, !grown);
+	streams_ui_open_marks(ui);
 	return UI_DRAW_ALL;
 }
 
 /* The trace grew and its old part is the same: map the new size, and
- * start windows and the index afresh over it.  The cursor stays. */
+ * start windows and the index afresh over it.  The cursor stays, and the
+ * stream shown, found again by its name (the streams may be numbered
+ * anew: a perf.data may have a new CPU's stream before it). */
 static int reload_grown(struct ui *ui)
 {
 	struct win_cache *wc;
-	char err[256] = "";
+	char err[256] = "", name[sizeof(ui->trace->streams[0].name)];
 	uint64_t old = ui->img->size, size;
-	int grew = 0, had_idx = ui->idx != NULL, r;
+	int grew = 0, had_idx = ui->idx != NULL, r, s;
 
 	marks_panel_stop(ui);
 	funcs_stop(ui);
@@ -136,6 +159,7 @@ static int reload_grown(struct ui *ui)
 	sym_ui_reset(ui);
 	if (had_idx)
 		session_idx_stop(ui);	/* the remap invalidates what it reads */
+	snprintf(name, sizeof(name), "%s", ui->trace->streams[ui->stream_no].name);
 	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));
 	if (r < 0) {
 		msg_report(ui, UI_ERROR, "reload: %s", err[0] ? err : pte_strerror(r));
@@ -144,15 +168,28 @@ static int reload_grown(struct ui *ui)
 		return UI_DRAW_ALL;
 	}
 	if (grew) {
-		/* The streams may have been rebuilt over the new mapping. */
-		ui->img = &ui->trace->streams[ui->stream_no].img;
+		/* The streams were rebuilt over the new mapping. */
+		s = reload_stream(ui, name);
+		if (strcmp(name, ui->trace->streams[s].name)) {
+			/* (its old part is the same: never) */
+			streams_ui_leave(ui, name);
+			ui->stream_no = s;
+			streams_ui_open_marks(ui);
+			ui->cursor = ui->top = 0;
+			old = 0;
+		}
+		ui->stream_no = s;
+		ui->img = &ui->trace->streams[s].img;
 		if (win_cache_new(&wc, ui->img, NULL, SESSION_CACHE_BYTES) < 0) {
 			msg_report(ui, UI_ERROR, "reload: out of memory");
 			return UI_DRAW_STATUS;
 		}
 		win_cache_free(ui->wc);
 		ui->wc = wc;
+		tm_config_merge(&ui->tmcfg, &ui->trace->streams[s].timing);
 		win_cache_set_timing(ui->wc, &ui->tmcfg);
+		marks_grow(ui->bm, ui->img->size);
+		streams_ui_reloaded(ui, 0, 0);
 	}
 	reload_remember(ui);
 	if (had_idx)

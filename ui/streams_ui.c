@@ -27,25 +27,81 @@
 #include "trace.h"
 #include "ui.h"
 
-#define SU_MAX_STREAMS 256
+/*
+ * What is kept of each stream while another is shown: where its cursor
+ * was, and its marks if no file holds their changes (--no-state, or a save
+ * that failed): closed, those would be lost.  Kept by the stream's name,
+ * not its number: R may number the streams anew (a new CPU's stream before
+ * the others in a perf.data that grew), and the marks of a stream the
+ * reloaded file no longer has wait for it to come back.
+ */
+struct su_kept {
+	char name[sizeof(((struct trace_stream *)0)->name)];
+	uint64_t cursor;
+	uint8_t seen;		/* cursor is set */
+	uint8_t stale;		/* bm was made for the trace before R opened
+				 * the file again: merged into a set for the
+				 * new one when given back */
+	uint8_t rewritten;	/* ... and the file was rewritten, not only
+				 * grown: its offsets may mark other bytes */
+	struct marks_set *bm;	/* NULL if none is kept */
+};
 
-/* Where each stream's cursor was when we left it, and the marks of each
- * stream left whose changes no file holds (--no-state, or a newer marks
- * file found): closed, they would be lost. */
 static struct {
-	uint64_t cursor[SU_MAX_STREAMS];
-	uint8_t seen[SU_MAX_STREAMS];
-	struct marks_set *bm[SU_MAX_STREAMS];
+	struct su_kept *v;
+	size_t n, cap;
 } su;
+
+/* The PSBs counted for each stream by the list (streams_ui_psbs()). */
+#define SU_PSB_STREAMS 256
+static struct {
+	uint64_t count[SU_PSB_STREAMS];
+	uint8_t done[SU_PSB_STREAMS], partial[SU_PSB_STREAMS];
+} su_psb;
 
 void streams_ui_free(void)
 {
 	size_t i;
 
-	for (i = 0; i < SU_MAX_STREAMS; i++) {
-		marks_close(su.bm[i]);
-		su.bm[i] = NULL;
+	for (i = 0; i < su.n; i++)
+		marks_close(su.v[i].bm);
+	free(su.v);
+	memset(&su, 0, sizeof(su));
+}
+
+/* What is kept of stream @name; with @add, made (empty) if there is none.
+ * Returns NULL if there is none (or out of memory). */
+static struct su_kept *streams_ui_kept(const char *name, int add)
+{
+	struct su_kept *v;
+	size_t i;
+
+	for (i = 0; i < su.n; i++)
+		if (!strcmp(su.v[i].name, name))
+			return &su.v[i];
+	if (!add)
+		return NULL;
+	if (su.n == su.cap) {
+		v = realloc(su.v, (su.cap ? su.cap * 2 : 8) * sizeof(*v));
+		if (!v)
+			return NULL;
+		su.v = v;
+		su.cap = su.cap ? su.cap * 2 : 8;
 	}
+	v = &su.v[su.n++];
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	return v;
+}
+
+int streams_ui_find(const struct trace *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nstreams; i++)
+		if (!strcmp(t->streams[i].name, name))
+			return (int)i;
+	return -1;
 }
 
 /* The marks' reporter while switching. */
@@ -54,12 +110,129 @@ static void streams_ui_report(void *ctx, const char *msg)
 	msg_report(ctx, UI_WARN, "%s", msg);
 }
 
+void streams_ui_leave(struct ui *ui, const char *name)
+{
+	struct su_kept *k = streams_ui_kept(name, 1);
+
+	if (k) {
+		k->cursor = ui->cursor;
+		k->seen = 1;
+	}
+	/* Marks are per stream: each has its own marks file, read again
+	 * when we come back, unless the marks are not saved to it, or a
+	 * change could not be saved yet (a failed or busy save): closed,
+	 * that change would be lost.  Kept, the next change (or the exit)
+	 * tries again. */
+	if (ui->bm && (!marks_saving(ui->bm) || marks_flush(ui->bm) < 0)) {
+		if (!k) {
+			msg_report(ui, UI_ERROR, "streams: out of memory; the unsaved "
+				   "marks of %s are lost", name);
+		} else if (!k->bm) {
+			k->bm = ui->bm;
+			k->stale = k->rewritten = 0;
+			ui->bm = NULL;
+		} else {
+			/* Those kept could not be applied on entry: both stay. */
+			marks_merge(k->bm, ui->bm, "the marks of this stream");
+		}
+	}
+	marks_close(ui->bm);
+	ui->bm = NULL;
+}
+
+/* Give the marks @k kept in memory for stream @s of the trace open now
+ * to ui->bm: as they are if they were made for it, else merged into
+ * @fresh, the set just opened for it.  Returns 0, or -1 if they stay
+ * kept (@fresh could not be opened: said). */
+static int streams_ui_give(struct ui *ui, struct su_kept *k, struct marks_set *fresh,
+			   int s)
+{
+	const struct trace_stream *ts = &ui->trace->streams[s];
+	char what[96];
+
+	if (!k->stale) {
+		/* the same trace, perhaps grown in place (R) */
+		marks_grow(k->bm, ts->img.size);
+		ui->bm = k->bm;
+		k->bm = NULL;
+		return 0;
+	}
+	if (!fresh) {
+		msg_report(ui, UI_ERROR, "the marks of %s kept in memory cannot be "
+			   "applied to the file as it is now; kept", ts->name);
+		return -1;
+	}
+	if (ui->trace->nstreams > 1)
+		snprintf(what, sizeof(what), "the marks of %s kept in memory", ts->name);
+	else
+		snprintf(what, sizeof(what), "the marks kept in memory");
+	if (k->rewritten && marks_count(k->bm))
+		msg_report(ui, UI_WARN, "warning: %s may mark other bytes now: %s was "
+			   "rewritten since they were made, not only grown (kept)",
+			   what, ui->trace->path);
+	marks_merge(fresh, k->bm, what);
+	marks_close(k->bm);
+	k->bm = NULL;
+	ui->bm = fresh;
+	return 0;
+}
+
+void streams_ui_open_marks(struct ui *ui)
+{
+	const struct trace *t = ui->trace;
+	int s = ui->stream_no;
+	struct su_kept *k = streams_ui_kept(t->streams[s].name, 0);
+	struct marks_opts bo = { 0 };
+	struct marks_set *fresh = NULL;
+
+	marks_close(ui->bm);
+	ui->bm = NULL;
+	if (k && k->bm && !k->stale) {
+		streams_ui_give(ui, k, NULL, s);
+		return;
+	}
+	bo.flags = ui->no_state ? BM_NO_STATE : 0;
+	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
+	bo.report = streams_ui_report;
+	bo.report_ctx = ui;
+	if (marks_open_trace(&fresh, t, (size_t)s, &bo) < 0)
+		fresh = NULL;
+	if (k && k->bm && streams_ui_give(ui, k, fresh, s) == 0)
+		return;
+	ui->bm = fresh;
+}
+
+void streams_ui_reloaded(struct ui *ui, int reopened, int rewritten)
+{
+	const struct trace *t = ui->trace;
+	char gone[256] = "";
+	size_t i, len;
+
+	memset(&su_psb, 0, sizeof(su_psb));
+	for (i = 0; i < su.n; i++) {
+		if (!su.v[i].bm)
+			continue;
+		if (reopened) {
+			su.v[i].stale = 1;
+			su.v[i].rewritten |= (uint8_t)rewritten;
+		}
+		if (streams_ui_find(t, su.v[i].name) < 0) {
+			len = strlen(gone);
+			snprintf(gone + len, sizeof(gone) - len, "%s%s", len ? ", " : "",
+				 su.v[i].name);
+		}
+	}
+	if (gone[0])
+		msg_report(ui, UI_WARN, "%s has no stream %s now: the marks kept in "
+			   "memory for it wait until it is back", t->path, gone);
+}
+
 int streams_ui_switch(struct ui *ui, int s)
 {
 	struct trace *t = ui->trace;
 	struct win_cache *wc;
-	struct marks_opts bo = { 0 };
-	int had_idx = ui->idx != NULL, left = ui->stream_no;
+	struct su_kept *k;
+	int had_idx = ui->idx != NULL;
 
 	if (s < 0 || (size_t)s >= t->nstreams)
 		return UI_DRAW_NONE;
@@ -76,10 +249,7 @@ int streams_ui_switch(struct ui *ui, int s)
 	marks_panel_stop(ui);
 	funcs_stop(ui);
 	session_idx_stop(ui);
-	if (ui->stream_no < SU_MAX_STREAMS) {
-		su.cursor[ui->stream_no] = ui->cursor;
-		su.seen[ui->stream_no] = 1;
-	}
+	streams_ui_leave(ui, t->streams[ui->stream_no].name);
 	win_cache_free(ui->wc);
 	ui->wc = wc;
 	ui->stream_no = s;
@@ -87,35 +257,16 @@ int streams_ui_switch(struct ui *ui, int s)
 	ui->img = &t->streams[s].img;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
-	/* Marks are per stream: each has its own marks file, read again
-	 * when we come back, unless the marks are not saved to it, or a
-	 * change could not be saved yet (a failed or busy save): closed,
-	 * that change would be lost.  Kept, the next change (or the exit)
-	 * tries again. */
-	if (ui->bm && left < SU_MAX_STREAMS &&
-	    (!marks_saving(ui->bm) || marks_flush(ui->bm) < 0))
-		su.bm[left] = ui->bm;
-	else
-		marks_close(ui->bm);
-	ui->bm = NULL;
-	bo.flags = ui->no_state ? BM_NO_STATE : 0;
-	bo.stream = t->nstreams > 1 ? t->streams[s].name : NULL;
-	bo.report = streams_ui_report;
-	bo.report_ctx = ui;
-	if (s < SU_MAX_STREAMS && su.bm[s]) {
-		ui->bm = su.bm[s];
-		su.bm[s] = NULL;
-	} else if (marks_open_trace(&ui->bm, t, (size_t)s, &bo) < 0) {
-		ui->bm = NULL;
-	}
+	streams_ui_open_marks(ui);
 	ui->ref_name = 0;
 	ui->nhist = ui->hist_pos = 0;
 	tl_zoom_stream(ui);
 	ui->have_t0 = 0;
 	session_find_t0(ui);
 	ui->cursor = ui->top = 0;
-	if (s < SU_MAX_STREAMS && su.seen[s] && su.cursor[s] < ui->img->size)
-		ui->cursor = ui->top = su.cursor[s];
+	k = streams_ui_kept(t->streams[s].name, 0);
+	if (k && k->seen && k->cursor < ui->img->size)
+		ui->cursor = ui->top = k->cursor;
 	if (had_idx)
 		session_idx_start(ui);
 	browser_layout(ui);
@@ -140,15 +291,13 @@ static struct listnav su_nav;
 #define SU_PSB_SCAN (256u << 20)
 static uint64_t streams_ui_psbs(struct ui *ui, size_t i, int *more)
 {
-	static uint64_t count[256];
-	static uint8_t done[256], partial[256];
 	const struct img *img = &ui->trace->streams[i].img;
 	struct img_cursor cur;
 	uint64_t n = 0, off = 0;
 
-	if (i < 256 && done[i]) {
-		*more = partial[i];
-		return count[i];
+	if (i < SU_PSB_STREAMS && su_psb.done[i]) {
+		*more = su_psb.partial[i];
+		return su_psb.count[i];
 	}
 	*more = 0;
 	while (!img_cursor_init(&cur, img, off) && !img_cursor_sync_forward(&cur, off)) {
@@ -159,10 +308,10 @@ static uint64_t streams_ui_psbs(struct ui *ui, size_t i, int *more)
 			break;
 		}
 	}
-	if (i < 256) {
-		count[i] = n;
-		partial[i] = (uint8_t)*more;
-		done[i] = 1;
+	if (i < SU_PSB_STREAMS) {
+		su_psb.count[i] = n;
+		su_psb.partial[i] = (uint8_t)*more;
+		su_psb.done[i] = 1;
 	}
 	return n;
 }

@@ -1,8 +1,9 @@
 /*
  * streams_ui -- the streams (CPUs) of a perf.data file: the list and
  * switching (each stream keeps its own cursor and marks file; marks not
- * saved to a file are kept in memory while another stream is shown).  The
- * sideband on the timeline is streams_tl.c's.
+ * saved to a file are kept in memory while another stream is shown, by
+ * the stream's name, across R too).  The sideband on the timeline is
+ * streams_tl.c's.
  */
 #ifndef STREAMS_UI_H
 #define STREAMS_UI_H
@@ -11,6 +12,7 @@
 
 struct ui;
 struct cmd_table;
+struct trace;
 
 /* :streams [STREAM] (cmd.h). */
 extern const struct cmd_table streams_ui_cmds;
@@ -19,7 +21,30 @@ extern const struct cmd_table streams_ui_cmds;
 int streams_ui_switch(struct ui *ui, int s);
 
 /* Free the marks kept for the streams left (their changes unsaved, e.g.
- * with --no-state): at the end, or when another trace is opened. */
+ * with --no-state): at the end. */
 void streams_ui_free(void);
+
+/* The stream of @t called @name exactly (a reload finds the stream shown
+ * again by it).  Returns its index, or -1 if there is none. */
+int streams_ui_find(const struct trace *t, const char *name);
+
+/* Leave the stream shown, called @name, as a switch or R does: keep its
+ * cursor and, if no file holds their changes (--no-state, a failed save),
+ * its marks (ui->bm) in memory under its name; close ui->bm (NULL after). */
+void streams_ui_leave(struct ui *ui, const char *name);
+
+/* Open the marks of the stream shown into ui->bm (NULL if they cannot be
+ * opened): those kept in memory for it, else its marks file's.  Marks
+ * kept for the file as it was before R opened it again are merged into
+ * its marks file's for the new content (marks_merge(): those past the
+ * stream's end now are said and not kept), with a warning if the file
+ * was rewritten, not only grown. */
+void streams_ui_open_marks(struct ui *ui);
+
+/* After R: ui->trace was opened again (@reopened; @rewritten if not
+ * only grown) or grew in place.  The marks kept in memory for each
+ * stream stay under its name; a stream the file no longer has is said,
+ * its marks kept until it comes back. */
+void streams_ui_reloaded(struct ui *ui, int reopened, int rewritten);
 
 #endif /* STREAMS_UI_H */

@@ -1,0 +1,148 @@
+#!/bin/sh
+# t_ui_reload_marks -- R keeps the marks that no file holds (--no-state,
+# or a state directory that cannot be written), each on its own stream
+# found by name: a perf.data that grew may number its streams anew (a new
+# CPU's stream before the others), and a stream's kept marks went to
+# whichever stream had its number; R on a file opened afresh dropped them.
+# A file that only grew keeps them as they are; one rewritten keeps them
+# with a warning, those past its new end said and not kept.
+set -u
+PTBROWSE=${PTBROWSE:-build/ptbrowse}
+BUILD=${BUILD:-build}
+GEN=$BUILD/tools/ptgen
+P2P=$BUILD/tools/pt2perf
+[ -x "$GEN" ] && [ -x "$P2P" ] || { echo "no $GEN or $P2P"; exit 1; }
+tmp=$(mktemp -d)
+. "$(dirname "$0")/tmux_lib.sh"
+
+"$GEN" -S 16K -s 1 -o "$tmp/a.bin" >/dev/null || fail "ptgen"
+"$GEN" -S 16K -s 2 -o "$tmp/b.bin" >/dev/null || fail "ptgen"
+"$GEN" -S 16K -s 3 -o "$tmp/c.bin" >/dev/null || fail "ptgen"
+# Pipe-mode perf.data files: streams cpu0 and cpu3; the same grown by
+# cpu1's AUXTRACE record (48 bytes and the data) appended; and written
+# again with cpu1 among them (their records interleaved: rewritten).
+"$P2P" --cpu 0 "$tmp/a.bin" --cpu 3 "$tmp/b.bin" -o "$tmp/base.data" >/dev/null || fail "pt2perf"
+"$P2P" --cpu 1 "$tmp/c.bin" -o "$tmp/one.data" >/dev/null || fail "pt2perf"
+tail -c $(($(wc -c <"$tmp/c.bin") + 48)) "$tmp/one.data" >"$tmp/cpu1.rec"
+cat "$tmp/base.data" "$tmp/cpu1.rec" >"$tmp/grown.data"
+"$P2P" --cpu 0 "$tmp/a.bin" --cpu 1 "$tmp/c.bin" --cpu 3 "$tmp/b.bin" \
+	-o "$tmp/three.data" >/dev/null || fail "pt2perf"
+
+# Each pattern on the screen of :marks for the stream shown (closed after).
+marks_has() {
+	keys : marks Enter
+	wait_for "$1"
+	for _p in "$@"; do
+		grep -Eq -- "$_p" "$tmp/screen" || fail "no '$_p' in :marks"
+	done
+	keys q
+	wait_gone 'marks and regions: '
+}
+# Switch to stream $1.
+stream() {
+	keys ":streams $1" Enter
+	wait_for "stream $1: "
+}
+messages_have() {
+	keys : messages Enter
+	wait_for "$1"
+	keys q
+}
+
+# 1. Marks on cpu3 (left) and cpu0 (shown); the file grows with a new
+# stream cpu1 before cpu3; R; each stream's marks are its own.  With
+# --no-state, with a state directory that cannot be made (every save
+# fails), and saved.
+: >"$tmp/statefile"
+for o in --no-state unsaved saved; do
+	cp "$tmp/base.data" "$tmp/t.data"
+	rm -rf "$tmp/state"
+	if [ $o = unsaved ]; then
+		tm_start XDG_STATE_HOME="$tmp/statefile" -- "$tmp/t.data"
+	elif [ $o = saved ]; then
+		tm_start -- "$tmp/t.data"
+	else
+		tm_start -- --no-state "$tmp/t.data"
+	fi
+	stream cpu3
+	keys j m c j j m d
+	stream cpu0
+	keys m a
+	cat "$tmp/cpu1.rec" >>"$tmp/t.data"
+	keys R
+	wait_for 'reloaded: [0-9]+ new bytes'
+	marks_has 'marks and regions: 1 ' 'mark +a '
+	stream cpu3
+	marks_has 'marks and regions: 2 ' 'mark +c ' 'mark +d '
+	stream cpu1
+	marks_has 'marks and regions: 0 '
+	# (marks not saved at the end: status 1)
+	keys q
+	wait_for 'EXITED rc=[01]'
+done
+
+# 2. Shown on cpu3 when the file grows with cpu1 before it: R stays on
+# cpu3 (the stream numbered 1 before is cpu1 now) with its marks.
+cp "$tmp/base.data" "$tmp/t.data"
+tm_start -- --no-state "$tmp/t.data"
+stream cpu3
+keys j m c
+cat "$tmp/cpu1.rec" >>"$tmp/t.data"
+keys R
+wait_for 'reloaded: [0-9]+ new bytes'
+keys : streams Enter
+wait_for 'streams of '
+grep -Eq 'cpu3 .*\(current\)' "$tmp/screen" || fail "after R the stream shown is not cpu3"
+keys q
+marks_has 'mark +c '
+tm_quit
+
+# 3. Rewritten in place with cpu1 among the streams (not only grown):
+# the marks of cpu0 (shown) and cpu3 are kept, with a warning.
+cp "$tmp/base.data" "$tmp/t.data"
+tm_start -- --no-state "$tmp/t.data"
+stream cpu3
+keys j m c
+stream cpu0
+keys m a
+cat "$tmp/three.data" >"$tmp/t.data"
+keys R
+wait_for 'may mark other bytes'
+messages_have 'reloaded: the file was rewritten'
+marks_has 'mark +a '
+stream cpu3
+marks_has 'mark +c '
+stream cpu1
+marks_has 'marks and regions: 0 '
+tm_quit
+
+# 4. A raw trace: grown in place, a mark past the old end can be set;
+# replaced (mv) by a copy that grew, the marks stay (no warning);
+# rewritten shorter, a mark past the new end is said and not kept.
+cp "$tmp/a.bin" "$tmp/t.pt"
+tm_start -- --no-state "$tmp/t.pt"
+keys m a
+cat "$tmp/b.bin" >>"$tmp/t.pt"
+keys R
+wait_for 'reloaded: [0-9]+ new bytes'
+keys G
+sleep 0.3
+keys m z
+marks_has 'marks and regions: 2 '
+cat "$tmp/t.pt" "$tmp/c.bin" >"$tmp/new.pt"
+mv "$tmp/new.pt" "$tmp/t.pt"
+keys R
+wait_for 'reloaded: the file was replaced'
+marks_has 'marks and regions: 2 '
+keys : messages Enter
+wait_for 'reloaded: the file was replaced'
+grep -q 'may mark other bytes' "$tmp/screen" && fail "a trace that only grew: warned"
+keys q
+cat "$tmp/c.bin" >"$tmp/t.pt"
+keys R
+wait_for 'mark z at 0x[0-9a-f]+ is past the end .*not kept'
+messages_have 'reloaded: the file was rewritten'
+messages_have 'may mark other bytes'
+marks_has 'marks and regions: 1 ' 'mark +a '
+tm_quit
+echo "ok   R keeps each stream's unsaved marks, by name, grown or rewritten"
