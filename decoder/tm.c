@@ -32,6 +32,8 @@ enum {
 	TM_S_WOKE_CYC = 1 << 20, /* a PWRX since the last anchor, then CYCs */
 	TM_S_STOP_EXACT = 1 << 21, /* the sleep's EXSTOP settled a CYC: its
 				    * time is the estimate's */
+	TM_S_RESYNCED = 1 << 22, /* time went back at the last PSB+ TSC
+				  * (TM_F_RESYNC) */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -315,15 +317,68 @@ static void halt_close(struct tm_model *tm, tm_q e0)
 	tm->state &= ~(uint32_t)(TM_S_WOKE | TM_S_WOKE_CYC | TM_S_STOP_EXACT);
 }
 
+/*
+ * A PSB+ TSC a tick or more behind the last anchor: the trace contradicts
+ * itself (time it stated went back), and the PSB+ is where it
+ * re-synchronises (SDM 36.3.7), so trust it: time restarts at @t, even
+ * backwards.  Nothing measured across the jump holds: the calibration
+ * period restarts here, the crystal clock's reference waits for the TMA
+ * that follows, a sleep being closed gets no halted time (the estimate's
+ * move is not its length) and the next CYC counts from @t, as after a
+ * loss.  Only carried state decides, so a decode from the start and one
+ * from a later PSB meet again after the next PSB+.
+ */
+static void resync(struct tm_model *tm, tm_q t, struct tm_stamp *st)
+{
+	t = sat(t);
+	st->flags |= TM_F_RESYNC;
+	tm->est = t;
+	tm->anchor = t;
+	tm->cap_ok = 0;
+	cal_start(tm, t, 0);
+	tm->state &= ~(uint32_t)(TM_S_REF | TM_S_REF_TMA | TM_S_REF_EST |
+				 TM_S_CYC_EST | TM_S_WOKE | TM_S_WOKE_CYC |
+				 TM_S_STOP_EXACT | TM_S_MTC | TM_S_MTC_EARLY |
+				 TM_S_LOST);
+	tm->state |= TM_S_TMA_DUE | TM_S_TSC_SINCE | TM_S_RESYNCED;
+}
+
 static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	tm_q t = (tm_q)pkt->u.tsc << 32, e0 = tm->est;
+	int back = (tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor;
+	int leave = 0;
 
-	if ((tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor)
+	if (back)
 		st->flags |= TM_F_TSC_BACK;
+	/* An MTC's time is its CTC boundary as the reference places it:
+	 * real traces show a PSB+ TSC some ticks behind an MTC of the same
+	 * PSB+.  Less than an MTC period behind is that, not damage. */
+	if (back && (tm->state & TM_S_MTC) && t + tm->period > tm->anchor)
+		back = 0;
+	/* Only a PSB+ re-synchronises: a TSC elsewhere (after a TraceEn, a
+	 * frequency change) restates nothing else, so a lone bad one is
+	 * held against the time before it, and the next PSB+ settles which
+	 * was wrong. */
+	if (tm->state & TM_S_PSBP) {
+		if (back) {
+			resync(tm, t, st);
+			return;
+		}
+		/* The next PSB+ TSC leaves the stretch time went back to,
+		 * forwards as usual; the stretch may have been the damage
+		 * (a TSC far in the past), so no period or sleep is
+		 * measured across this one either. */
+		if (tm->state & TM_S_RESYNCED) {
+			leave = 1;
+			tm->state &= ~(uint32_t)(TM_S_RESYNCED | TM_S_WOKE |
+						 TM_S_WOKE_CYC | TM_S_STOP_EXACT);
+		}
+	}
 	/* Where nothing ties time to the crystal clock (no MTCs, no TMA),
 	 * calibrate from TSC to TSC. */
-	if ((tm->state & TM_S_TSC) && !(tm->state & (TM_S_CAL_MTC | TM_S_REF)))
+	if ((tm->state & TM_S_TSC) && !(tm->state & (TM_S_CAL_MTC | TM_S_REF)) &&
+	    !leave)
 		calibrate(tm, t);
 	/* Relative time before the first TSC counts from 0, far below any
 	 * real TSC; the estimate still never decreases (a relative time
@@ -331,7 +386,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	if (!(tm->state & TM_S_TSC))
 		tm->state &= ~TM_S_CYC_EST;
 	set_anchor(tm, t, st);
-	if (!(tm->state & TM_S_CAL_MTC))
+	if (!(tm->state & TM_S_CAL_MTC) || leave)
 		cal_start(tm, t, 0);
 	/* PSB+ is status only (SDM 36.3.7): its TSC is not the pending
 	 * CYC's cycle. */

@@ -29,9 +29,24 @@
  *     pending CYC.  The first CYC after a loss counts from the anchor.
  *   - The extrapolation never passes the next MTC's earliest time (the
  *     next CTC boundary after TMA.CTC, or after the last MTC) and the
- *     estimate never decreases: when an anchor lies behind the estimate,
- *     the estimate holds and the packet is flagged TM_F_CLAMPED (if a tick
- *     or more behind).
+ *     estimate never decreases but in the one case below: when an anchor
+ *     lies behind the estimate, the estimate holds and the packet is
+ *     flagged TM_F_CLAMPED (if a tick or more behind).
+ *   - The exception: a TSC inside PSB+ a tick or more behind the last anchor
+ *     (the last time the trace stated: a TSC, or an MTC, then by an MTC
+ *     period or more, the MTC's placement being no finer; real traces show a
+ *     PSB+ TSC a few ticks behind an MTC of the same PSB+) cannot happen in a
+ *     sound trace: it contradicts itself.  A PSB+ is where the trace
+ *     re-synchronises (SDM 36.3.7), so time restarts at that TSC, backwards
+ *     (TM_F_RESYNC with TM_F_TSC_BACK): the estimate and the anchor become
+ *     its time, the calibration period restarts there, the crystal clock's
+ *     reference waits for the TMA that follows, a sleep it closes gets no
+ *     halted time and the next CYC counts from it.  No period or sleep is
+ *     measured across the next PSB+ TSC either, which leaves that stretch
+ *     (forwards, as usual): the stretch may have been the damage (a TSC far
+ *     in the past).  A bad TSC thus spoils its own PSB segment and no more.  A
+ *     TSC behind the anchor outside PSB+ is held and flagged, as any anchor
+ *     behind the estimate (the next PSB+ decides).
  *   - The core clock stops in C-states while the crystal runs (SDM 18.17):
  *     PWRE..PWRX is a sleep (TM_F_SLEEP), and a calibration period that
  *     holds one, or an EXSTOP (execution stopped: a C-state, or a P-state
@@ -45,8 +60,8 @@
  *     loss: no MTC comes while the core sleeps.
  *   - An OVF (or tm_gap()) drops what the lost packets made unreliable:
  *     the CYC awaiting its packet, the current calibration period and
- *     the time of the last CYC.  It keeps the estimate (time stays
- *     monotonic), the calibrated ratio, the CBR, the cycle count and the
+ *     the time of the last CYC.  It keeps the estimate (no loss moves
+ *     time back), the calibrated ratio, the CBR, the cycle count and the
  *     MTC/TMA state (the next MTC's payload recovers the time).
  *
  * No I/O, no global state; a struct tm_model lives on the caller's stack.
@@ -86,6 +101,9 @@ enum tm_flag {
 	TM_F_UNTIED	= 1u << 16,	/* an MTC that no TMA or tied MTC
 					 * places on the crystal clock: at the
 					 * estimate, a lower bound */
+	TM_F_RESYNC	= 1u << 17,	/* a PSB+ TSC behind the last anchor:
+					 * the trace's timestamps disagree,
+					 * and time went back to this TSC's */
 };
 
 /* The time of one packet. */
@@ -137,7 +155,8 @@ typedef unsigned __int128 tm_q;
 struct tm_model {
 	struct tm_config cfg;
 	tm_q period;		/* one MTC period, 0 if unknown */
-	tm_q est;		/* the estimate: never decreases */
+	tm_q est;		/* the estimate: never decreases, but to a
+				 * PSB+ TSC behind the anchor (TM_F_RESYNC) */
 	tm_q anchor;		/* the last wall-clock anchor */
 	tm_q cyc_est;		/* the estimate at the last CYC */
 	tm_q ref_time;		/* a time whose CTC is known: the last MTC's

@@ -223,7 +223,11 @@ static void cycles_columns(struct dump_time *dt, struct dump_line *line,
 			dt->ns0 = s->ns;
 			dt->have_ns0 = 1;
 		}
-		snprintf(ns, sizeof(ns), "%" PRIu64, s->ns - dt->ns0);
+		/* Before the first: time went back (TM_F_RESYNC). */
+		if (s->ns >= dt->ns0)
+			snprintf(ns, sizeof(ns), "%" PRIu64, s->ns - dt->ns0);
+		else
+			snprintf(ns, sizeof(ns), "-%" PRIu64, dt->ns0 - s->ns);
 	} else {
 		snprintf(ns, sizeof(ns), "-");
 	}
@@ -250,6 +254,8 @@ static void cycles_columns(struct dump_time *dt, struct dump_line *line,
 		fl[n++] = 'o';
 	if (s->flags & TM_F_TSC_BACK)
 		fl[n++] = 'b';
+	if (s->flags & TM_F_RESYNC)
+		fl[n++] = 'j';
 	if (s->flags & TM_F_TMA_NO_TSC)
 		fl[n++] = 't';
 	if (s->flags & TM_F_SLEEP)

@@ -22,8 +22,9 @@
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
-#define CACHE_VERSION	7	/* 6: index blob 9 (periods, gap packets);
-				 * 7: index blob 11 (every carry written) */
+#define CACHE_VERSION	8	/* 6: index blob 9 (periods, gap packets);
+				 * 7: index blob 11 (every carry written);
+				 * 8: index blob 12 (time back at a bad TSC) */
 #define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
 
 struct cache_hdr {

@@ -892,6 +892,218 @@ static void test_tsc_back(void **state __attribute__((unused)))
 }
 
 
+/* One PSB segment of the resync streams: PSB+ with TSC @tsc, TMA(@ctc, 0)
+ * and CBR 12, then four MTC periods of 100 cycles (MTC payloads from
+ * @mtc on). */
+static void resync_seg(struct buf *b, uint64_t tsc, uint16_t ctc, uint8_t mtc)
+{
+	uint8_t k;
+
+	psb_plus(b, tsc, ctc, 0, 12);
+	for (k = 0; k < 4; k++) {
+		e_cyc(b, 60);
+		e_tnt(b, 2);
+		e_cyc(b, 40);
+		e_mtc(b, (uint8_t)(mtc + k));
+	}
+}
+
+/* Four segments 5 MTC periods apart (1232 ticks each with dr_cfg()),
+ * the second's PSB+ TSC @tsc_b (T0 + 5 * 1232 when sound), a sleep at its
+ * end that the third's PSB+ TSC closes.  Returns the third PSB's offset. */
+static size_t resync_stream(struct buf *b, uint64_t tsc_b)
+{
+	size_t third;
+
+	resync_seg(b, T0, 0x0f << 3, 0x10);
+	resync_seg(b, tsc_b, 0x14 << 3, 0x15);
+	e_cyc(b, 10);
+	e_pwre(b);
+	e_exstop(b);
+	e_fup(b);
+	e_pwrx(b);
+	third = b->n;
+	resync_seg(b, T0 + 10 * 1232, 0x19 << 3, 0x1a);
+	resync_seg(b, T0 + 15 * 1232, 0x1e << 3, 0x1f);
+	e_cyc(b, 100);
+	e_tnt(b, 1);
+	return third;
+}
+
+/* What the resync tests look at, per packet. */
+struct rs_rec {
+	struct tm_stamp st;
+	uint64_t off;
+	uint8_t type;
+	uint64_t per_ticks;	/* the last period measured, 0 none */
+	uint64_t nhalt, halt_hi;
+};
+
+/* Decode @b from offset @from with a fresh model into @out (at most
+ * @max).  Returns the number of packets. */
+static size_t rs_run(const struct buf *b, size_t from, struct rs_rec *out,
+		     size_t max)
+{
+	struct tm_config c = dr_cfg();
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct tm_model tm;
+	struct tm_period per;
+	uint64_t lo;
+	size_t n = 0;
+	int r;
+
+	tm_init(&tm, &c);
+	assert_int_equal(pkt_decoder_init(&dec, b->b + from, b->b + b->n, from), 0);
+	while ((r = pkt_next(&dec, &pkt)) > 0) {
+		assert_true(n < max);
+		assert_int_equal(tm_step(&tm, &pkt, &out[n].st), 0);
+		out[n].off = pkt.offset;
+		out[n].type = (uint8_t)pkt.type;
+		tm_last_period(&tm, &per);
+		out[n].per_ticks = per.ticks;
+		out[n].nhalt = tm_last_halt(&tm, &lo, &out[n].halt_hi);
+		n++;
+	}
+	assert_int_equal(r, -pte_eos);
+	return n;
+}
+
+/* After the third PSB, a decode of @b from the start agrees with a fresh
+ * one from there: every anchor (TSC, MTC) at once; every packet once both
+ * calibrated (the second MTC after the TSC: until then the first has the
+ * ratio it measured before, the second none).  No period or sleep spans
+ * the damage. */
+static void rs_check_after(const struct buf *b, size_t third)
+{
+	static struct rs_rec all[512], tail[256];
+	size_t n = rs_run(b, 0, all, 512), m = rs_run(b, third, tail, 256);
+	size_t i, j, nmtc = 0;
+
+	for (i = 0; i < n; i++) {
+		assert_true(all[i].per_ticks <= 2 * 1232);
+		assert_true(all[i].halt_hi <= 2 * 1232);
+	}
+	for (i = 0; i < n && all[i].off < third; i++)
+		;
+	assert_int_equal(n - i, m);
+	for (j = 0; j < m; j++, i++) {
+		assert_true(all[i].off == tail[j].off);
+		if (all[i].type == PKT_MTC)
+			nmtc++;
+		if (!(tail[j].st.flags & TM_F_TSC))
+			continue;	/* before the fresh one's TSC */
+		if (all[i].type == PKT_TSC || all[i].type == PKT_MTC || nmtc >= 2) {
+			assert_true(all[i].st.tsc == tail[j].st.tsc);
+			assert_true(all[i].st.tsc_frac == tail[j].st.tsc_frac);
+		}
+		if (nmtc >= 2) {
+			assert_int_equal(all[i].st.flags, tail[j].st.flags);
+			assert_int_equal(all[i].st.khz, tail[j].st.khz);
+		}
+	}
+	assert_true(nmtc == 8);
+}
+
+/* The index of the packet at offset @off in @r[0..@n). */
+static size_t rs_at(const struct rs_rec *r, size_t n, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < n && r[i].off != off; i++)
+		;
+	assert_true(i < n);
+	return i;
+}
+
+/* A PSB+ TSC far in the future: its segment runs there, the next PSB+
+ * TSC contradicts it and time goes back to it (TM_F_RESYNC), and from
+ * there on the times are those of a decode that starts there. */
+static void test_resync_future(void **state __attribute__((unused)))
+{
+	static struct rs_rec r[512];
+	struct buf b = { .n = 0 };
+	size_t third = resync_stream(&b, T0 + 5 * 1232 + (1ull << 54)), n, i;
+
+	n = rs_run(&b, 0, r, 512);
+	/* the damaged segment: far ahead, consistently so */
+	for (i = 0; i < n && r[i].off < third; i++)
+		if (r[i].type == PKT_TSC && r[i].st.tsc > T0 + (1ull << 53))
+			break;
+	assert_true(i < n && !(r[i].st.flags & (TM_F_RESYNC | TM_F_TSC_BACK)));
+	/* the next PSB+ TSC: back to the trace's time */
+	i = rs_at(r, n, third + 16);
+	assert_int_equal(r[i].type, PKT_TSC);
+	assert_true(r[i].st.tsc == T0 + 10 * 1232 && r[i].st.tsc_frac == 0);
+	assert_true(r[i].st.flags & TM_F_RESYNC);
+	assert_true(r[i].st.flags & TM_F_TSC_BACK);
+	assert_false(r[i].st.flags & TM_F_CLAMPED);
+	/* the sleep it closed: no halted time across the jump */
+	assert_int_equal(r[i].nhalt, 0);
+	/* the MTCs after it are placed from its TMA, not clamped */
+	for (; i < n; i++)
+		assert_false(r[i].st.flags & (TM_F_CLAMPED | TM_F_UNTIED |
+					      TM_F_MTC_LOST));
+	assert_true(r[n - 3].st.tsc == T0 + 19 * 1232);
+	rs_check_after(&b, third);
+}
+
+/* A PSB+ TSC far in the past: time goes back to it (its own segment is
+ * the damage), and the next PSB+ TSC leaves it forwards, measuring no
+ * period or sleep across. */
+static void test_resync_past(void **state __attribute__((unused)))
+{
+	static struct rs_rec r[512];
+	struct buf b = { .n = 0 };
+	uint64_t bad = T0 + 5 * 1232 - (1ull << 50);
+	size_t third = resync_stream(&b, bad), n, i;
+
+	n = rs_run(&b, 0, r, 512);
+	for (i = 0; i < n && !(r[i].type == PKT_TSC && r[i].st.tsc == bad); i++)
+		;
+	assert_true(i < n);
+	assert_true(r[i].st.flags & TM_F_RESYNC);
+	assert_true(r[i].st.flags & TM_F_TSC_BACK);
+	/* its segment's MTCs follow it, not the time before */
+	assert_true(r[i + 7].type == PKT_MTC && r[i + 7].st.tsc == bad + 1232);
+	assert_false(r[i + 7].st.flags & TM_F_CLAMPED);
+	i = rs_at(r, n, third + 16);
+	assert_true(r[i].st.tsc == T0 + 10 * 1232);
+	assert_false(r[i].st.flags & (TM_F_RESYNC | TM_F_TSC_BACK |
+				      TM_F_CLAMPED));
+	assert_int_equal(r[i].nhalt, 0);
+	rs_check_after(&b, third);
+}
+
+/* A PSB+ TSC behind the estimate (CYCs ran it up to the next MTC's
+ * time) but not behind the last anchor is the usual overshoot: the
+ * estimate holds (TM_F_CLAMPED), no resync. */
+static void test_resync_not_overshoot(void **state __attribute__((unused)))
+{
+	static struct rs_rec r[256];
+	struct buf b = { .n = 0 };
+	uint64_t tb = T0 + 5 * 1232;
+	size_t n, i, second;
+
+	resync_seg(&b, T0, 0x0f << 3, 0x10);
+	e_cyc(&b, 1000);	/* to the next MTC's time, tb */
+	second = b.n;
+	/* 100 ticks before tb: FastCounter 54 past CTC tick 0x9f */
+	psb_plus(&b, tb - 100, (0x14 << 3) - 1, 54, 12);
+	e_cyc(&b, 100);
+	e_mtc(&b, 0x15);
+	n = rs_run(&b, 0, r, 256);
+	i = rs_at(r, n, second + 16);
+	assert_int_equal(r[i].type, PKT_TSC);
+	assert_true(r[i - 1].st.tsc == tb);
+	assert_true(r[i].st.tsc == tb);
+	assert_true(r[i].st.flags & TM_F_CLAMPED);
+	assert_false(r[i].st.flags & (TM_F_RESYNC | TM_F_TSC_BACK));
+	assert_true(r[n - 1].st.tsc == T0 + 6 * 1232);
+	assert_false(r[n - 1].st.flags & TM_F_CLAMPED);
+}
+
+
 /* --- the SDM's rules that an independent reference checked (issue 20) --- */
 
 /* A CYC counts the cycles since the previous CYC (SDM 36.4.2.14).  One
@@ -1534,6 +1746,9 @@ int main(void)
 		cmocka_unit_test(test_skl168),
 		cmocka_unit_test(test_sleep),
 		cmocka_unit_test(test_tsc_back),
+		cmocka_unit_test(test_resync_future),
+		cmocka_unit_test(test_resync_past),
+		cmocka_unit_test(test_resync_not_overshoot),
 		cmocka_unit_test(test_cyc_after_tsc),
 		cmocka_unit_test(test_exstop_in_execution),
 		cmocka_unit_test(test_cap_after_tma),

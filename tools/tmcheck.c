@@ -28,6 +28,7 @@ static const struct {
 	{ TM_F_UNCAL, "uncalibrated" },
 	{ TM_F_OVF, "ovf" },
 	{ TM_F_TSC_BACK, "tsc-back" },
+	{ TM_F_RESYNC, "resync" },
 	{ TM_F_TMA_NO_TSC, "tma-no-tsc" },
 	{ TM_F_CLAMPED, "clamped" },
 	{ TM_F_SLEEP, "sleep" },

@@ -42,7 +42,7 @@ static double pane_cycles_tsc(const struct win_row *row)
 static int pane_cycles_anchor(const struct win_row *row)
 {
 	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL |
-			     TM_F_LOST | TM_F_UNTIED))
+			     TM_F_LOST | TM_F_UNTIED | TM_F_RESYNC))
 		return 0;
 	return row->pkt.type == PKT_TSC || row->pkt.type == PKT_MTC;
 }
@@ -143,6 +143,8 @@ const char *pane_cycles_trouble(const struct win_row *row)
 {
 	if (row->ts.flags & TM_F_MTC_LOST)
 		return "MTCs lost before this one";
+	if (row->ts.flags & TM_F_RESYNC)
+		return "timestamps disagree: time went back to this PSB+'s TSC";
 	if (row->ts.flags & TM_F_TSC_BACK)
 		return "TSC went back";
 	if (row->ts.flags & TM_F_TMA_NO_TSC)
