@@ -389,6 +389,8 @@ static void *coordinator(void *arg)
 	}
 	idx->sums_in_time = 0;
 	if (!ret && !idx->phase1_only)
+		idx_time_range(idx);
+	if (!ret && !idx->phase1_only)
 		idx->complete = 1;
 	pthread_mutex_lock(&idx->lock);
 	atomic_store(&idx->status, ret);
@@ -770,13 +772,73 @@ static int seg_first_tsc(const struct idx *idx, size_t i, uint64_t *tsc)
 	if (f & SUM_EXC) {
 		struct idx_summary s;
 
-		if (idx_summary(idx, i, &s) || !s.have_tsc)
+		if (idx_summary_counts(idx, i, &s) || !s.have_tsc)
 			return 0;
 		*tsc = s.first_tsc;
 		return 1;
 	}
 	*tsc = p->tsc_flags & ((1ull << 56) - 1);
 	return 1;
+}
+
+/* How far idx_time_outlier() looks for a timed neighbour each side. */
+#define OUTLIER_REACH 4
+
+int idx_time_outlier(const struct idx *idx, size_t i)
+{
+	size_t n, j;
+	uint64_t t, p, q;
+
+	if (!idx || i >= (n = idx_nsummaries(idx)) || !seg_first_tsc(idx, i, &t))
+		return 0;
+	for (j = i; j > 0 && i - j < OUTLIER_REACH && !seg_first_tsc(idx, j - 1, &p); j--)
+		;
+	if (!j || i - j == OUTLIER_REACH)
+		return 0;
+	for (j = i + 1; j < n && j - i <= OUTLIER_REACH && !seg_first_tsc(idx, j, &q); j++)
+		;
+	if (j == n || j - i > OUTLIER_REACH)
+		return 0;
+	/* The neighbours agree with each other, not with this one. */
+	return p <= q && (t < p || t > q);
+}
+
+/*
+ * The trace's time range, once: the merges took the least and the
+ * greatest TSC of all segments, so one damaged PSB+ TSC (far in the
+ * future or the past) stretched it, and with it the timeline's axis.
+ */
+void idx_time_range(struct idx *idx)
+{
+	size_t n = idx_nsummaries(idx), i;
+	struct idx_summary s;
+	uint64_t first = 0, last = 0;
+	int have = 0;
+
+	for (i = 0; i < n; i++) {
+		if (idx_summary_counts(idx, i, &s) || !s.have_tsc ||
+		    idx_time_outlier(idx, i))
+			continue;
+		if (!have || s.first_tsc < first)
+			first = s.first_tsc;
+		if (!have || s.last_tsc > last)
+			last = s.last_tsc;
+		have = 1;
+	}
+	if (!have)
+		return;
+	if (idx->have_end && idx->end_tsc > last)
+		last = idx->end_tsc;
+	pthread_mutex_lock(&idx->exc_lock);
+	idx->totals.first_tsc = first;
+	idx->totals.last_tsc = last;
+	pthread_mutex_unlock(&idx->exc_lock);
+}
+
+/* Segment @i's first TSC, if it has one and it is no outlier. */
+static int seg_time(const struct idx *idx, size_t i, uint64_t *tsc)
+{
+	return seg_first_tsc(idx, i, tsc) && !idx_time_outlier(idx, i);
 }
 
 int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg)
@@ -788,7 +850,7 @@ int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg)
 		return -pte_invalid;
 	n = idx_nsummaries(idx);
 	for (j = 0; j < n; j++)
-		if (seg_first_tsc(idx, j, &t)) {
+		if (seg_time(idx, j, &t)) {
 			first = j;
 			break;
 		}
@@ -804,13 +866,13 @@ int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg)
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		/* Segments without a time take the nearest one before. */
-		for (j = mid; j > lo && !seg_first_tsc(idx, j, &t); j--)
+		for (j = mid; j > lo && !seg_time(idx, j, &t); j--)
 			;
 		if (j == lo) {
 			/* None in (lo, mid]: look right of mid instead. */
 			size_t r;
 
-			for (r = mid + 1; r < hi && !seg_first_tsc(idx, r, &t); r++)
+			for (r = mid + 1; r < hi && !seg_time(idx, r, &t); r++)
 				;
 			if (r == hi || t > tsc) {
 				hi = mid;

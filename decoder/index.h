@@ -311,7 +311,9 @@ int idx_halted(const struct idx *idx, uint64_t *n, uint64_t *lo, uint64_t *hi);
  * @i. */
 int idx_last_timing(const struct idx *idx, size_t i, uint64_t *tsc);
 
-/* The sum of all summaries (first_tsc the earliest, last_tsc the latest).
+/* The sum of all summaries (first_tsc the earliest, last_tsc the latest;
+ * once complete, of the segments that are no outliers, idx_time_outlier(),
+ * and last_tsc at least the time model's estimate at the end).
  * Returns 0, or 1 if phase 2 has not finished (partial sums are given). */
 int idx_totals(const struct idx *idx, struct idx_summary *out);
 
@@ -320,8 +322,17 @@ int idx_totals(const struct idx *idx, struct idx_summary *out);
  * the last packet. */
 int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg);
 
+/* Whether segment @i's first TSC contradicts its neighbours': the nearest
+ * segments with a TSC each side (up to 4 away) are in order, and it lies
+ * outside them.  One damaged PSB+ TSC makes its segment such an outlier
+ * (the time model goes back at the next PSB+, TM_F_RESYNC); lookups by
+ * time skip it.  A few summary reads.  Returns 1 or 0 (0 for a segment
+ * not summarised, or one without both neighbours). */
+int idx_time_outlier(const struct idx *idx, size_t i);
+
 /* The last segment whose first TSC estimate is at or before @tsc (the first
- * segment with time if @tsc precedes them all).
+ * segment with time if @tsc precedes them all; outliers, idx_time_outlier(),
+ * are skipped).
  * Returns 0 and sets *@seg, 1 if not known yet, -pte_no_time if no segment
  * has a time. */
 int idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg);

@@ -278,6 +278,10 @@ struct idx {
 	_Atomic size_t ntsums;
 	int sums_done;
 	_Atomic int sums_in_time;	/* phase 3 summarises (no phase 2) */
+	/* the time model's estimate at the end (phase 3), which may be past
+	 * the last TSC packet */
+	int have_end;
+	uint64_t end_tsc;
 	/* carries between those, as replays found them: stepping from a
 	 * segment to its neighbour replays one segment, not up to 15 */
 	pthread_mutex_t memo_lock;
@@ -340,6 +344,11 @@ void idx_memo_clear(struct idx *idx);
 
 /* Free the current phase's unit table. */
 void idx_free_units(struct idx *idx);
+
+/* Set the totals' first and last TSC from the summaries, leaving out
+ * the segments idx_time_outlier() names, and the end of time from
+ * have_end, end_tsc (all summarised; exc_lock not held). */
+void idx_time_range(struct idx *idx);
 
 /* Run units 0 .. idx->nunits - 1 with @run on the pool (at most nthreads
  * workers), calling @merge for each in order from this thread, at most four

@@ -558,7 +558,9 @@ int idx_phase3(struct idx *idx)
 		/* Time goes on after the last TSC packet: the trace ends at
 		 * the model's last estimate. */
 		pthread_mutex_lock(&idx->exc_lock);
-		if (!tm_now(&ta->tm, &end) && idx->totals.have_tsc &&
+		idx->have_end = !tm_now(&ta->tm, &end);
+		idx->end_tsc = end;
+		if (idx->have_end && idx->totals.have_tsc &&
 		    end > idx->totals.last_tsc)
 			idx->totals.last_tsc = end;
 		pthread_mutex_unlock(&idx->exc_lock);

@@ -1506,6 +1506,111 @@ static void test_parallel_time(void **state)
 	}
 }
 
+/* Set byte @k of the payload of the first PSB+ TSC at or after byte @at of
+ * @b to @v (one damaged TSC).  Returns its segment's PSB offset. */
+static uint64_t patch_psb_tsc(uint8_t *b, size_t n, size_t at, int k, uint8_t v)
+{
+	const uint8_t *at_psb = pkt_find_psb(b + at, b + n);
+	struct pkt_decoder dec;
+	struct pkt pkt;
+
+	assert_non_null(at_psb);
+	assert_int_equal(pkt_decoder_init(&dec, at_psb, b + n, (uint64_t)(at_psb - b)), 0);
+	while (pkt_next(&dec, &pkt) > 0 && pkt.type != PKT_PSBEND)
+		if (pkt.type == PKT_TSC) {
+			b[pkt.offset + 1 + (size_t)k] = v;
+			return (uint64_t)(at_psb - b);
+		}
+	fail();
+	return 0;
+}
+
+/* One PSB+ TSC damaged in the middle of a ptgen trace, far into the
+ * future (its top byte 0x7f) or the past (its TSCs are about 2^44: byte
+ * 5 cleared): the parallel time pass equals the serial one; the index
+ * names the damaged segment an outlier (idx_time_outlier()), and only
+ * it; the trace's time range is the sound trace's; a lookup by the time
+ * of a segment finds it; from the second segment after the damage on,
+ * the time model's carries are those of the sound trace (the model went
+ * back at the PSB+ after the damage, tm.h). */
+static void test_damaged_tsc(void **state)
+{
+	static const struct {
+		int byte;
+		uint8_t v;
+	} dmg[] = { { 6, 0x7f }, { 5, 0x00 } };
+	const char *kind = "--seed 5 --size 1MiB";
+	struct img_span sp, sp2;
+	struct img img, img2;
+	struct idx *good, *bad;
+	struct idx_summary tg, tb;
+	struct tm_config cfg;
+	uint8_t *b0, *b;
+	size_t n = 0, ns, i, d, k, seg, nout;
+	uint64_t off, t;
+
+	(void)state;
+	b0 = generate(kind, &n);
+	if (!b0) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		skip();
+	}
+	assert_int_equal(gen_config(kind, &cfg), 0);
+	img_init_flat(&img, &sp, b0, n);
+	good = build_timed(&img, &cfg, 1, 64 << 10);
+	ns = idx_nseeks(good);
+	idx_totals(good, &tg);
+	b = malloc(n);
+	assert_non_null(b);
+	for (d = 0; d < sizeof(dmg) / sizeof(dmg[0]); d++) {
+		memcpy(b, b0, n);
+		off = patch_psb_tsc(b, n, n / 2, dmg[d].byte, dmg[d].v);
+		assert_int_not_equal(memcmp(b, b0, n), 0);
+		expect_parallel_time(b, n, &cfg, dmg[d].v ? "far future" : "far past");
+		img_init_flat(&img2, &sp2, b, n);
+		bad = build_timed(&img2, &cfg, 1, 64 << 10);
+		assert_int_equal(idx_nseeks(bad), ns);
+		assert_int_equal(idx_find(bad, off, &k), 0);
+		for (i = 0, nout = 0; i < ns; i++)
+			nout += (size_t)idx_time_outlier(bad, i);
+		assert_int_equal(nout, 1);
+		assert_true(idx_time_outlier(bad, k));
+		idx_totals(bad, &tb);
+		assert_int_equal(tb.first_tsc, tg.first_tsc);
+		assert_int_equal(tb.last_tsc, tg.last_tsc);
+		for (i = 1; i < 8; i++) {
+			struct idx_summary s;
+			size_t at = ns * i / 8;
+
+			assert_int_equal(idx_summary(good, at, &s), 0);
+			assert_true(s.have_tsc);
+			assert_int_equal(idx_find_tsc(bad, s.first_tsc, &seg), 0);
+			/* (the damaged segment's own time is skipped) */
+			assert_true(seg == at || (at == k && seg + 1 == k));
+		}
+		for (i = k + 2; i < ns; i++) {
+			struct tm_carry a, c;
+
+			assert_int_equal(idx_seek_carry(good, i, &a), 0);
+			assert_int_equal(idx_seek_carry(bad, i, &c), 0);
+			/* (at k + 2 the model still knows it went back) */
+			if (i == k + 2) {
+				assert_true(a.est == c.est && a.anchor == c.anchor);
+				continue;
+			}
+			if (memcmp(&a, &c, sizeof(a))) {
+				printf("damage at segment %zu: carry %zu differs\n", k, i);
+				fail();
+			}
+		}
+		assert_int_equal(idx_last_timing(bad, ns - 1, &t), 0);
+		idx_free(bad);
+	}
+	free(b);
+	idx_free(good);
+	free(b0);
+}
+
 /* The model's state that idx_time_feed() must leave as tm_advance() does
  * (all but the caches of the last MHz asked for). */
 static int feed_same(const struct tm_model *a, const struct tm_model *b, const char **what)
@@ -2238,6 +2343,7 @@ int main(void)
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_ncarried),
 		cmocka_unit_test(test_parallel_time),
+		cmocka_unit_test(test_damaged_tsc),
 		cmocka_unit_test(test_progress_frac),
 		cmocka_unit_test(test_time_feed),
 		cmocka_unit_test(test_time_runs),

@@ -61,7 +61,9 @@ static uint64_t tl_cols_seg_end(struct ui *ui, size_t i, const struct idx_summar
 {
 	struct idx_summary n;
 
-	if (!idx_summary(ui->idx, i + 1, &n) && n.have_tsc && n.first_tsc > s->last_tsc)
+	/* (not a damaged one's: its time contradicts its neighbours') */
+	if (!idx_summary(ui->idx, i + 1, &n) && n.have_tsc && n.first_tsc > s->last_tsc &&
+	    !idx_time_outlier(ui->idx, i + 1))
 		return n.first_tsc;
 	return s->last_tsc + 1;
 }
