@@ -504,6 +504,7 @@ int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 int trace_remap(struct trace *t, char *err, size_t errlen)
 {
 	struct load_args la;
+	struct trace nt;
 	struct stat st;
 	void *map;
 	int ret;
@@ -525,13 +526,17 @@ int trace_remap(struct trace *t, char *err, size_t errlen)
 			 (long long)st.st_size, strerror(errno));
 		return -pte_io;
 	}
-	free_streams(t);
-	munmap((void *)t->map, (size_t)t->size);
-	t->map = map;
-	t->size = (uint64_t)st.st_size;
-	t->mtime_ns = stat_mtime_ns(&st);
-	trace_advise(t, TRACE_BROWSE);
-	la.t = t;
+	/* The streams are loaded beside the old ones, which the caller's
+	 * views point into: where the new ones cannot be loaded, the old
+	 * mapping and streams stay as they were. */
+	nt = *t;
+	nt.map = map;
+	nt.size = (uint64_t)st.st_size;
+	nt.mtime_ns = stat_mtime_ns(&st);
+	nt.nstreams = 0;
+	nt.streams = NULL;
+	nt.perf = NULL;
+	la.t = &nt;
 	la.err = err;
 	la.errlen = errlen;
 	ret = trace_guard(load_body, &la);
@@ -541,9 +546,13 @@ int trace_remap(struct trace *t, char *err, size_t errlen)
 				 t->path);
 		else if (!err[0])
 			snprintf(err, errlen, "%s: %s", t->path, pte_strerror(ret));
-		t->perf = NULL;
-		free_streams(t);
+		free_streams(&nt);
+		munmap(map, (size_t)st.st_size);
 		return ret;
 	}
+	free_streams(t);
+	munmap((void *)t->map, (size_t)t->size);
+	*t = nt;
+	trace_advise(t, TRACE_BROWSE);
 	return 0;
 }

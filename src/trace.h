@@ -72,15 +72,17 @@ void trace_willneed(void *ctx, const uint8_t *p, size_t n);
  * single stream then covers the new size) and set *@grew to 1.  If it shrank,
  * writes a message into @err.  *@new_size gets the current size.
  * Pointers into the old mapping become invalid when *@grew is set.
- * Returns 0, -pte_sigbus if the file shrank, or -pte_io. */
+ * Returns 0, -pte_sigbus if the file shrank, -pte_io, or what
+ * trace_remap() returns (then @t is as it was). */
 int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,
 		  char *err, size_t errlen);
 
 /* Map @t's file again at its current size (after it grew or shrank) and
  * rebuild its streams over the new mapping (a raw trace's options file
- * read again); pointers into the old mapping become invalid.  Returns 0; or -pte_bad_file (the file is now empty) or
- * -pte_io, with nothing changed; or what loading the streams returned,
- * leaving @t without streams.  @err gets a one-line message. */
+ * read again); pointers into the old mapping and streams become invalid.
+ * Returns 0; or, with nothing changed (the old mapping and streams still
+ * valid), -pte_bad_file (the file is now empty), -pte_io, or what
+ * loading the streams returned.  @err gets a one-line message. */
 int trace_remap(struct trace *t, char *err, size_t errlen);
 
 #endif /* TRACE_H */

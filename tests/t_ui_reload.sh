@@ -65,5 +65,18 @@ wait_for 'no change: 262144 bytes'
 cat "$tmp/a.pt" >> "$tmp/t.pt"
 keys R
 wait_for 'reloaded: 262144 new bytes'
+
+# Grown, but its options file went bad: said, and the browser goes on over
+# what it had (the streams it showed were freed before), its cursor moving
+# and its index rebuilt over the old size.
+cat "$tmp/a.pt" >> "$tmp/t.pt"
+printf -- '--mtc-freq x\n' > "$tmp/t.pt.options"
+keys R
+wait_for 'reload: .*t.pt.options'
+keys G
+wait_for ' 0x7ffff/0x80000 '
+rm -f "$tmp/t.pt.options"
+keys R
+wait_for 'reloaded: 262144 new bytes'
 tm_quit
 echo ok

@@ -387,6 +387,47 @@ static void test_refresh_grow(void **state)
 	trace_close(t);
 }
 
+/* A grown file whose streams cannot be loaded (its options file went
+ * bad) leaves the trace as it was: the browser's views point into its
+ * streams and mapping, which were freed before. */
+static void test_refresh_fails(void **state)
+{
+	struct trace *t;
+	char p[300], o[320], err[256];
+	uint8_t buf[4096];
+	uint64_t size;
+	const uint8_t *old;
+	int grew, fd;
+
+	(void)state;
+	memset(buf, 0x11, sizeof(buf));
+	path_of(p, sizeof(p), "refail.pt");
+	snprintf(o, sizeof(o), "%s.options", p);
+	assert_int_equal(helpers_write_file(p, buf, sizeof(buf)), 0);
+	assert_int_equal(trace_open(&t, p, err, sizeof(err)), 0);
+	old = t->map;
+	fd = open(p, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	close(fd);
+	assert_int_equal(helpers_write_file(o, "--mtc-freq x\n", 13), 0);
+	assert_true(trace_refresh(t, &size, &grew, err, sizeof(err)) < 0);
+	assert_int_equal(grew, 0);
+	assert_non_null(strstr(err, "options"));
+	assert_int_equal(t->size, sizeof(buf));
+	assert_true(t->map == old);
+	assert_int_equal(t->nstreams, 1);
+	assert_int_equal(t->streams[0].img.size, sizeof(buf));
+	/* still mapped: */
+	assert_int_equal(t->streams[0].img.spans[0].data[sizeof(buf) - 1], 0x11);
+	/* With the options file mended, it grows. */
+	assert_int_equal(unlink(o), 0);
+	assert_int_equal(trace_refresh(t, &size, &grew, err, sizeof(err)), 0);
+	assert_int_equal(grew, 1);
+	assert_int_equal(t->streams[0].img.size, 2 * sizeof(buf));
+	trace_close(t);
+}
+
 static void test_identity(void **state)
 {
 	size_t n = 5u << 20;
@@ -437,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_sigbus),
 		cmocka_unit_test(test_index_sigbus),
 		cmocka_unit_test(test_refresh_grow),
+		cmocka_unit_test(test_refresh_fails),
 		cmocka_unit_test(test_identity),
 	};
 
