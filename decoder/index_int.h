@@ -132,6 +132,8 @@ struct gacc {
 					 * the first's, and their packets */
 	uint64_t first, rest;
 	uint64_t first_off, rest_off;
+	int first_void;			/* the first's gap measures nothing
+					 * (tm_tsc_jumped()) */
 	/* the clean periods (tm_last_period()): the model's count at the
 	 * last look, this segment's, and where the bytes being skimmed lie
 	 * (an offset for a pointer) */
@@ -146,7 +148,7 @@ struct gacc {
 struct gseg {
 	uint64_t first, rest, last;
 	uint64_t first_off, rest_off;
-	uint8_t has_first, has_rest;
+	uint8_t has_first, has_rest, first_void;
 	struct pacc per;
 };
 

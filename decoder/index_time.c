@@ -34,7 +34,8 @@ static void pacc_put(struct tsum *out, const struct pacc *a)
 }
 
 /* Segment @i's gaps from @g's view of it and the timing packet before it
- * (@has_prev, @prev). */
+ * (@has_prev, @prev); @has_first: a first timing packet whose gap from
+ * that one counts. */
 static void gacc_sum(struct tsum *out, int has_prev, uint64_t prev,
 		     int has_first, uint64_t first, int has_rest, uint64_t rest,
 		     int has_last, uint64_t last, uint64_t first_off, uint64_t rest_off)
@@ -72,8 +73,8 @@ static int tsum_from(struct idx *idx, size_t i, const struct gacc *g,
 {
 	struct tsum t;
 
-	gacc_sum(&t, has_prev0, prev0, g->has_first, g->first, g->has_rest,
-		 g->rest, g->has_prev, g->prev, g->first_off, g->rest_off);
+	gacc_sum(&t, has_prev0, prev0, g->has_first && !g->first_void, g->first,
+		 g->has_rest, g->rest, g->has_prev, g->prev, g->first_off, g->rest_off);
 	pacc_put(&t, &g->per);
 	return tsum_put(idx, i, &t);
 }
@@ -288,6 +289,7 @@ static int time_unit(struct idx *idx, struct unit3 *u)
 				return ret;
 		}
 		u->gs[i - u->s0].has_first = (uint8_t)g.has_first;
+		u->gs[i - u->s0].first_void = (uint8_t)g.first_void;
 		u->gs[i - u->s0].first = g.first;
 		u->gs[i - u->s0].has_rest = (uint8_t)g.has_rest;
 		u->gs[i - u->s0].rest = g.rest;
@@ -418,8 +420,8 @@ static int merge3(void *ctx, size_t k)
 		struct gacc *g = &idx->p3_gacc;
 		struct tsum t;
 
-		gacc_sum(&t, g->has_prev, g->prev, gs->has_first, gs->first,
-			 gs->has_rest, gs->rest, gs->has_first || g->has_prev,
+		gacc_sum(&t, g->has_prev, g->prev, gs->has_first && !gs->first_void,
+			 gs->first, gs->has_rest, gs->rest, gs->has_first || g->has_prev,
 			 gs->has_first ? gs->last : g->prev, gs->first_off, gs->rest_off);
 		pacc_put(&t, &gs->per);
 		ret = tsum_put(idx, m, &t);

@@ -12,8 +12,10 @@
 #include "index_int.h"
 #include "vsize.h"
 
-/* A timing packet came: the model's estimate is its time. */
-static inline void gacc_at(struct gacc *g, const struct tm_model *tm, uint64_t off)
+/* A timing packet came: the model's estimate is its time (@jumped: no
+ * gap to it, tm_tsc_jumped()). */
+static inline void gacc_at(struct gacc *g, const struct tm_model *tm, uint64_t off,
+			   int jumped)
 {
 	uint64_t t = (uint64_t)(tm->est >> 32);
 
@@ -21,7 +23,8 @@ static inline void gacc_at(struct gacc *g, const struct tm_model *tm, uint64_t o
 		g->has_first = 1;
 		g->first = t;
 		g->first_off = off;
-	} else if (t >= g->prev && (!g->has_rest || t - g->prev > g->rest)) {
+		g->first_void = jumped;
+	} else if (!jumped && t >= g->prev && (!g->has_rest || t - g->prev > g->rest)) {
 		g->has_rest = 1;
 		g->rest = t - g->prev;
 		g->rest_off = off;
@@ -67,7 +70,7 @@ static inline void gacc_pkt(struct gacc *g, const struct tm_model *tm,
 			    enum pkt_type type, uint64_t off)
 {
 	if (type == PKT_TSC || (type == PKT_MTC && g->mtc))
-		gacc_at(g, tm, off);
+		gacc_at(g, tm, off, type == PKT_TSC && tm_tsc_jumped(tm));
 	if (type == PKT_TSC || type == PKT_MTC || type == PKT_TMA)
 		gacc_per(g, tm, off);
 }

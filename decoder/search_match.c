@@ -53,7 +53,10 @@ void srch_step(struct srch_ctx *ctx, const struct pkt *pkt)
 		return;
 	if (pkt->type == PKT_TSC ||
 	    (pkt->type == PKT_MTC && !(st.flags & TM_F_NO_CONFIG))) {
-		if (ctx->have_prev && st.tsc >= ctx->prev_time) {
+		/* none across a TSC where time went back (tm.h), as the
+		 * index's summaries count them */
+		if (ctx->have_prev && st.tsc >= ctx->prev_time &&
+		    !(pkt->type == PKT_TSC && tm_tsc_jumped(&ctx->tm))) {
 			ctx->gap = st.tsc - ctx->prev_time;
 			ctx->gap_ok = 1;
 		}

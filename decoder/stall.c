@@ -104,8 +104,10 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	}
 	if (pkt->type == PKT_TSC || (pkt->type == PKT_MTC && w->mtc)) {
 		tm_step(&w->tm, pkt, &st);
-		/* a time behind the last is no gap (the time pass's rule) */
-		if (w->has_prev && st.tsc >= w->prev && w->gaps) {
+		/* a time behind the last is no gap, nor one across a TSC
+		 * where time went back (the time pass's rules) */
+		if (w->has_prev && st.tsc >= w->prev && w->gaps &&
+		    !(pkt->type == PKT_TSC && tm_tsc_jumped(&w->tm))) {
 			s.gap = st.tsc - w->prev;
 			r = stall_push(w->gaps, &s);
 			if (r)

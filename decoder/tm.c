@@ -349,6 +349,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	int back = (tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor;
 	int leave = 0;
 
+	tm->tsc_jumped = 0;
 	if (back)
 		st->flags |= TM_F_TSC_BACK;
 	/* An MTC's time is its CTC boundary as the reference places it:
@@ -363,6 +364,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	if (tm->state & TM_S_PSBP) {
 		if (back) {
 			resync(tm, t, st);
+			tm->tsc_jumped = 1;
 			return;
 		}
 		/* The next PSB+ TSC leaves the stretch time went back to,
@@ -371,6 +373,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		 * measured across this one either. */
 		if (tm->state & TM_S_RESYNCED) {
 			leave = 1;
+			tm->tsc_jumped = 1;
 			tm->state &= ~(uint32_t)(TM_S_RESYNCED | TM_S_WOKE |
 						 TM_S_WOKE_CYC | TM_S_STOP_EXACT);
 		}

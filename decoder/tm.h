@@ -188,6 +188,9 @@ struct tm_model {
 	/* the last sleep an anchor closed (not carried: tm_last_halt()) */
 	uint64_t nhalt;		/* sleeps closed so far */
 	uint64_t halt_lo, halt_hi;	/* its halted time, whole ticks */
+	/* the last TSC went back or left a stretch that did (not carried:
+	 * tm_tsc_jumped()) */
+	uint8_t tsc_jumped;
 };
 
 /* A clean period between two anchors (MTC to the next MTC, or TSC to TSC
@@ -277,6 +280,16 @@ static inline uint64_t tm_last_halt(const struct tm_model *tm, uint64_t *lo,
 	*lo = tm->nhalt ? tm->halt_lo : 0;
 	*hi = tm->nhalt ? tm->halt_hi : 0;
 	return tm->nhalt;
+}
+
+/* Whether the last TSC @tm took re-synchronised time (TM_F_RESYNC) or
+ * was the next PSB+ TSC after one: the time before it and its own then
+ * belong to stretches that disagree, so the time between measures
+ * nothing (the index takes no gap across it).  Only meaningful right
+ * after a TSC.  Returns 1 or 0. */
+static inline int tm_tsc_jumped(const struct tm_model *tm)
+{
+	return tm->tsc_jumped;
 }
 
 /* The core frequency of period @p in kHz with the TSC frequency of @cfg

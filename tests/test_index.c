@@ -1260,7 +1260,10 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 				if (pkt.type != PKT_TSC && (pkt.type != PKT_MTC ||
 							    (st.flags & TM_F_NO_CONFIG)))
 					continue;
+				/* (none across a TSC where time went back, or
+				 * the next PSB+'s after it) */
 				if (have_prev && st.tsc >= prev &&
+				    !(pkt.type == PKT_TSC && tm_tsc_jumped(&seq)) &&
 				    (!has_gap || st.tsc - prev > gmax)) {
 					has_gap = 1;
 					gmax = st.tsc - prev;
@@ -1547,7 +1550,7 @@ static void test_damaged_tsc(void **state)
 	struct tm_config cfg;
 	uint8_t *b0, *b;
 	size_t n = 0, ns, i, d, k, seg, nout;
-	uint64_t off, t;
+	uint64_t off, t, gmax = 0, pmax = 0, hmax = 0;
 
 	(void)state;
 	b0 = generate(kind, &n);
@@ -1560,6 +1563,15 @@ static void test_damaged_tsc(void **state)
 	good = build_timed(&img, &cfg, 1, 64 << 10);
 	ns = idx_nseeks(good);
 	idx_totals(good, &tg);
+	for (i = 0; i < ns; i++) {
+		struct idx_summary s;
+
+		assert_int_equal(idx_summary(good, i, &s), 0);
+		gmax = s.max_gap > gmax ? s.max_gap : gmax;
+		if (s.has_period && s.slow_period.ticks > pmax)
+			pmax = s.slow_period.ticks;
+		hmax = s.halt_hi > hmax ? s.halt_hi : hmax;
+	}
 	b = malloc(n);
 	assert_non_null(b);
 	for (d = 0; d < sizeof(dmg) / sizeof(dmg[0]); d++) {
@@ -1603,6 +1615,27 @@ static void test_damaged_tsc(void **state)
 				fail();
 			}
 		}
+		/* No gap, period or sleep longer than the sound trace's
+		 * longest but in the damaged segment. */
+		for (i = 0; i < ns; i++) {
+			struct idx_summary s;
+
+			assert_int_equal(idx_summary(bad, i, &s), 0);
+			if (i == k)
+				continue;
+			if (s.max_gap > gmax || (s.has_period && s.slow_period.ticks > pmax) ||
+			    s.halt_hi > hmax)
+				printf("%s: segment %zu (damage at %zu): gap %llu > %llu, "
+				       "period %llu > %llu, or halt %llu > %llu\n",
+				       dmg[d].v ? "far future" : "far past", i, k,
+				       (unsigned long long)s.max_gap, (unsigned long long)gmax,
+				       (unsigned long long)s.slow_period.ticks,
+				       (unsigned long long)pmax,
+				       (unsigned long long)s.halt_hi, (unsigned long long)hmax);
+			assert_true(s.max_gap <= gmax);
+			assert_true(!s.has_period || s.slow_period.ticks <= pmax);
+			assert_true(s.halt_hi <= hmax);
+		}
 		assert_int_equal(idx_last_timing(bad, ns - 1, &t), 0);
 		idx_free(bad);
 	}
@@ -1620,6 +1653,7 @@ static int feed_same(const struct tm_model *a, const struct tm_model *b, const c
 	FEED_F(ratio) FEED_F(cycles) FEED_F(pending) FEED_F(cyc_cal) FEED_F(state)
 	FEED_F(ref_ctc) FEED_F(last_mtc) FEED_F(cbr) FEED_F(nper) FEED_F(per_ticks)
 	FEED_F(per_cyc) FEED_F(nhalt) FEED_F(halt_lo) FEED_F(halt_hi) FEED_F(period)
+	FEED_F(tsc_jumped)
 #undef FEED_F
 	return 1;
 }

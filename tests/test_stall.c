@@ -522,6 +522,47 @@ static void test_gen(void **state)
 	}
 }
 
+/* One PSB+ TSC in the middle damaged, far into the future (its top byte
+ * 0x7f) or the past (byte 5 cleared: ptgen's TSCs are about 2^44): the
+ * walks still agree with the summaries across the PSB+ where time goes
+ * back (no gap across it, tm_tsc_jumped()). */
+static void test_damaged_tsc(void **state)
+{
+	static const int byte[] = { 6, 5 };
+	static const uint8_t val[] = { 0x7f, 0x00 };
+	size_t n, g;
+
+	(void)state;
+	for (g = 0; g < 2; g++) {
+		struct pkt_decoder dec;
+		struct pkt pkt;
+		struct trace t;
+		uint8_t *d = gen("--seed 5 --size 1MiB", &n);
+		const uint8_t *psb;
+		int done = 0;
+
+		if (!d) {
+			printf("skipped: no ptgen in $BUILD/tools\n");
+			return;
+		}
+		psb = pkt_find_psb(d + n / 2, d + n);
+		assert_non_null(psb);
+		pkt_decoder_init(&dec, psb, d + n, (uint64_t)(psb - d));
+		while (!done && pkt_next(&dec, &pkt) > 0 && pkt.type != PKT_PSBEND)
+			if (pkt.type == PKT_TSC) {
+				d[pkt.offset + 1 + (size_t)byte[g]] = val[g];
+				done = 1;
+			}
+		assert_true(done);
+		tr_index(&t, d, n);
+		check_summaries(&t);
+		check_top(&t, 1);
+		check_top(&t, 7);
+		idx_free(t.idx);
+		free(d);
+	}
+}
+
 /* The CYCs between the MTCs at packets @a and @b (pk[], offsets) made 1
  * cycle each (the same bytes long): a slow period. */
 static void slow_down(uint8_t *d, const struct pkt *pk, size_t a, size_t b)
@@ -889,6 +930,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_gen),
+		cmocka_unit_test(test_damaged_tsc),
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_halt_segment),
 		cmocka_unit_test(test_halts),
