@@ -56,7 +56,8 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
  * rebuilds instead.  The index itself is always saved: a quit right
  * after a long build must not cost the next start that build.
  * Returns 0, -pte_invalid if @idx is not complete, -pte_io with a
- * message in @err, -pte_sigbus if the trace shrank, or -pte_nomem. */
+ * message in @err (also when the file changed since it was mapped: its
+ * size or mtime), -pte_sigbus if the trace shrank, or -pte_nomem. */
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		  const _Atomic int *hurry, char *err, size_t errlen);
 

@@ -477,6 +477,21 @@ static void test_save_hurried(void **state)
 	idx_free(idx2);
 	trace_close(t2);
 
+	/* A file changed since it was mapped (indexed) is not cached: the
+	 * identity read now would be the new bytes'. */
+	{
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 12345, 0 } };
+		struct stat st;
+
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+		assert_int_equal(idxcache_save(idx, t, 0, NULL, err, sizeof(err)),
+				 -pte_io);
+		assert_non_null(strstr(err, "changed since it was indexed"));
+		ts[1] = st.st_mtim;
+		assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	}
+
 	/* Saved unhurried, the copy hits. */
 	hurry = 0;
 	assert_int_equal(idxcache_save(idx, t, 0, &hurry, err, sizeof(err)), 0);
