@@ -479,9 +479,13 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 		st->flags |= TM_F_UNTIED;
 	t = sat(t);
 	/* Calibrate over a clean period from the MTC before (a PSB+ or a
-	 * TSC between does not matter). */
+	 * TSC between does not matter).  Payloads one apart are one CTC
+	 * period by the crystal clock: where a TSC between placed this one
+	 * much further, the trace contradicts itself (a damaged TSC far in
+	 * the future), and that is no period. */
 	if (tied && (tm->state & TM_S_CAL_MTC) &&
-	    (uint8_t)(payload - tm->last_mtc) == 1)
+	    (uint8_t)(payload - tm->last_mtc) == 1 &&
+	    t <= tm->cal + 2 * tm->period)
 		calibrate(tm, t);
 	tm->last_mtc = payload;
 	tm->ref_time = t;

@@ -46,7 +46,9 @@
  *     (forwards, as usual): the stretch may have been the damage (a TSC far
  *     in the past).  A bad TSC thus spoils its own PSB segment and no more.  A
  *     TSC behind the anchor outside PSB+ is held and flagged, as any anchor
- *     behind the estimate (the next PSB+ decides).
+ *     behind the estimate (the next PSB+ decides).  Forwards, an MTC one
+ *     payload after the last (one period by the crystal clock) that a TSC
+ *     between places over two periods later ends no period either.
  *   - The core clock stops in C-states while the crystal runs (SDM 18.17):
  *     PWRE..PWRX is a sleep (TM_F_SLEEP), and a calibration period that
  *     holds one, or an EXSTOP (execution stopped: a C-state, or a P-state

@@ -1075,6 +1075,35 @@ static void test_resync_past(void **state __attribute__((unused)))
 	rs_check_after(&b, third);
 }
 
+/* An MTC one payload after the last, placed far later by a damaged
+ * PSB+ TSC between (with its TMA): the crystal clock says one period,
+ * the TSC says 2^54 ticks; the trace contradicts itself, and that is no
+ * period (no stall of 2^54 ticks). */
+static void test_resync_no_period(void **state __attribute__((unused)))
+{
+	static struct rs_rec r[128];
+	struct buf b = { .n = 0 };
+	/* 100 ticks past CTC tick 0x9b, in the MTC period before 0x14 */
+	uint64_t t = T0 + 4 * 1232 + 3 * 154 + 100;
+	size_t n, i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		b.n = 0;
+		resync_seg(&b, T0, 0x0f << 3, 0x10);
+		psb_plus(&b, k ? t + (1ull << 54) : t, (0x13 << 3) | 3, 100, 12);
+		e_cyc(&b, 100);
+		e_mtc(&b, 0x14);
+		n = rs_run(&b, 0, r, 128);
+		assert_true(r[n - 1].type == PKT_MTC);
+		assert_true(r[n - 1].st.tsc == (k ? (1ull << 54) : 0) + T0 + 5 * 1232);
+		for (i = 0; i < n; i++)
+			assert_true(r[i].per_ticks <= 2 * 1232);
+		/* the sound one measured it */
+		assert_true(k || r[n - 1].per_ticks == 1232);
+	}
+}
+
 /* A PSB+ TSC behind the estimate (CYCs ran it up to the next MTC's
  * time) but not behind the last anchor is the usual overshoot: the
  * estimate holds (TM_F_CLAMPED), no resync. */
@@ -1749,6 +1778,7 @@ int main(void)
 		cmocka_unit_test(test_resync_future),
 		cmocka_unit_test(test_resync_past),
 		cmocka_unit_test(test_resync_not_overshoot),
+		cmocka_unit_test(test_resync_no_period),
 		cmocka_unit_test(test_cyc_after_tsc),
 		cmocka_unit_test(test_exstop_in_execution),
 		cmocka_unit_test(test_cap_after_tma),
