@@ -331,7 +331,9 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 			bt->end_anchor = (uint8_t)marks_time_anchor(pkt, &st);
 			return 0;
 		}
-		if (st.flags & TM_F_OVF)
+		/* (time going back at a PSB+ inside: its edges' times are
+		 * of stretches that disagree) */
+		if (st.flags & (TM_F_OVF | TM_F_RESYNC))
 			bt->lost = 1;
 		if (!bt->have_start)
 			bt->start = st;
