@@ -290,6 +290,8 @@ static int marks_open_common(struct marks_set **out, const char *id, uint64_t si
 	}
 	if (!set->file)
 		goto out_nomem;
+	if (t && set->stream[0] && !opts->file)
+		marks_legacy_file(set, t);
 	if (set->saving)
 		marks_clean_tmp(set);
 	ret = marks_load(set);
@@ -328,8 +330,11 @@ int marks_open_trace(struct marks_set **out, const struct trace *t, size_t strea
 		return ret;
 	if (opts)
 		o = *opts;
-	/* The first stream keeps the plain name: a raw file has only it. */
-	o.stream = stream ? t->streams[stream].name : NULL;
+	/* A raw trace's one stream has the plain name.  Every stream of a
+	 * perf.data names its file, the first too: the file may grow a
+	 * stream numbered before it (a new CPU), which a nameless file would
+	 * be taken for. */
+	o.stream = t->kind == TRACE_RAW ? NULL : t->streams[stream].name;
 	return marks_open_common(out, identity_hex(&id, hex), id.size,
 			      t->streams[stream].img.size, t->path, &o, t);
 }

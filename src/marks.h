@@ -121,7 +121,12 @@ struct trace;
  * identity is computed here (a few MiB are hashed).  Knowing the trace,
  * it also tells a trace that only grew (its old identity is that of its
  * prefix, e.g. a trace still being recorded) from one that changed, and
- * carries the marks over, saying so, instead of warning.
+ * carries the marks over, saying so, instead of warning.  The marks file
+ * is ID.marks for a raw trace, ID@STREAM.marks for each stream of a
+ * perf.data (@opts->stream is not used): a perf.data's first stream's
+ * ID.marks, saved by an older ptbrowse, is still read (and written) for
+ * the same identity, and a grown trace's is carried over to the stream
+ * that was first then.
  * Returns as marks_open(), or -pte_sigbus if the file shrank, -pte_invalid if
  * @stream is out of range. */
 int marks_open_trace(struct marks_set **out, const struct trace *t, size_t stream,

@@ -143,7 +143,11 @@ static int marks_parse_line(char *line, struct marks_line *l, const char **why)
 			} else if (!strncmp(tok[i], "path=", 5)) {
 				l->path = tok[i] + 5;
 			} else if (!strncmp(tok[i], "stream=", 7)) {
-				/* informative: the file name says it */
+				/* the file name says it too, but an older
+				 * first stream's file has no name (see
+				 * marks_legacy_file()) */
+				if (marks_plain(tok[i] + 7, sizeof(l->stream)))
+					strcpy(l->stream, tok[i] + 7);
 			} else {
 				*why = "bad trace field (size=N id=ID stream=S path=\"...\")";
 				return -1;
@@ -452,33 +456,34 @@ out_free:
 	return ret;
 }
 
-/* The path recorded on the trace line of marks file @file, if any. */
-char *marks_peek_path(const char *file, uint64_t *size, char *id, size_t idlen)
+int marks_peek(const char *file, struct marks_peek *pk)
 {
-	char *line = NULL, *path = NULL;
+	char *line = NULL;
 	size_t cap = 0;
 	struct marks_line l;
 	const char *why;
 	FILE *f;
 	int i;
 
+	memset(pk, 0, sizeof(*pk));
 	f = marks_fopen(file);
 	if (!f)
-		return NULL;
+		return -1;
 	for (i = 0; i < 4 && getline(&line, &cap, f) > 0; i++) {
 		if (strlen(line) > BM_LINE_MAX || marks_parse_line(line, &l, &why) < 0)
 			break;
 		if (l.type == BML_TRACE) {
 			if (l.path)
-				path = strdup(l.path);
-			*size = l.size;
-			snprintf(id, idlen, "%s", l.id);
+				pk->path = strdup(l.path);
+			pk->size = l.size;
+			strcpy(pk->id, l.id);
+			strcpy(pk->stream, l.stream);
 			break;
 		}
 	}
 	free(line);
 	fclose(f);
-	return path;
+	return pk->path ? 0 : -1;
 }
 
 /*

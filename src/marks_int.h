@@ -78,6 +78,7 @@ struct marks_line {
 	uint64_t size;			/* BML_TRACE */
 	int has_size;
 	char id[80];
+	char stream[32];		/* BML_TRACE: "" if it names none */
 	char *path;			/* BML_TRACE, owned by the token buffer */
 	struct marks_entry e;		/* BML_ENTRY; note owned by the buffer */
 };
@@ -164,9 +165,18 @@ FILE *marks_fopen(const char *path);
  * Returns -pte_io if reading failed (reported). */
 int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps);
 
-/* The path on the trace line of marks file @file (malloc'd), its size and
- * identity in *@size and @id; NULL if it has none or cannot be read. */
-char *marks_peek_path(const char *file, uint64_t *size, char *id, size_t idlen);
+/* What the trace line of a marks file says (marks_peek()). */
+struct marks_peek {
+	uint64_t size;			/* the trace's size then */
+	char id[80];			/* its identity then */
+	char stream[32];		/* the stream, "" if none is named */
+	char *path;			/* malloc'd; NULL if none */
+};
+
+/* Read the trace line of marks file @file into @pk (zeroed first; the
+ * caller frees pk->path).  Returns 0, or -1 if the file has no trace line
+ * with a path or cannot be read. */
+int marks_peek(const char *file, struct marks_peek *pk);
 
 /* Write the set to @file as @o says (safefile.h: a temporary file in the
  * same directory, fsync, rename, fsync of the directory), never over the
@@ -185,10 +195,18 @@ int marks_write(const struct marks_set *set, const char *file,
  * Returns 0, or -pte_nomem. */
 int marks_load(struct marks_set *set);
 
-/* Look in the marks directory for files saved for the same path under
- * another identity: if trace @t (may be NULL) only grew, adopt the newest
- * one's marks, else warn. */
+/* Look in the marks directory for files saved for the same path and
+ * stream under another identity: if trace @t (may be NULL) only grew,
+ * adopt the newest one's marks, else warn.  Files of the trace's other
+ * streams are left to them. */
 void marks_check_changed(struct marks_set *set, const struct trace *t);
+
+/* For the first stream of perf.data @t: if its marks file (set->file,
+ * ID@STREAM.marks) is not there but ID.marks is, saved under the same
+ * identity by a ptbrowse that named no stream's file for the first, take
+ * that one (set->file points to it; later saves name the stream in it).
+ * Its trace line must name this stream or none. */
+void marks_legacy_file(struct marks_set *set, const struct trace *t);
 
 /* Remove temporary files left by saves of processes that died. */
 void marks_clean_tmp(struct marks_set *set);

@@ -181,16 +181,46 @@ static int marks_move_aside(const char *file, char *bad, size_t size)
 	return -pte_io;
 }
 
-/* Whether marks file name @name belongs to stream @stream ("" the first). */
-static int marks_same_stream(const char *name, const char *stream)
+/* The stream of trace @t that was numbered first when the file was
+ * @size bytes: the first with bytes in them (a perf.data numbers its
+ * streams in an order of their own, not by where they lie).  NULL if
+ * none. */
+static const char *marks_first_stream_then(const struct trace *t, uint64_t size)
 {
-	const char *at = strchr(name, '@');
+	size_t i, j;
+
+	for (i = 0; i < t->nstreams; i++)
+		for (j = 0; j < t->streams[i].img.nspans; j++)
+			if (t->streams[i].img.spans[j].file_off < size)
+				return t->streams[i].name;
+	return NULL;
+}
+
+/* Whether marks file @name, whose trace line says @pk, holds the marks of
+ * @set's stream (@grew: trace @t only grew since the file was saved).
+ * Returns 1 if it does, 0 if another stream's, -1 if that cannot be told
+ * (a perf.data's nameless file saved before the streams' files were all
+ * named, for content that is not there now). */
+static int marks_file_ours(const struct marks_set *set, const struct trace *t,
+			   const char *name, const struct marks_peek *pk, int grew)
+{
+	const char *at = strchr(name, '@'), *first;
 	size_t len;
 
-	if (!at)
-		return !stream[0];
-	len = strlen(stream);
-	return !strncmp(at + 1, stream, len) && !strcmp(at + 1 + len, ".marks");
+	if (pk->stream[0])
+		return !strcmp(pk->stream, set->stream);
+	if (at) {
+		len = strlen(set->stream);
+		return len && !strncmp(at + 1, set->stream, len) &&
+		       !strcmp(at + 1 + len, ".marks");
+	}
+	if (!set->stream[0])
+		return 1;		/* a raw trace's, and this is one */
+	/* The first stream's then: the streams may be numbered anew since. */
+	if (!t || !grew)
+		return -1;
+	first = marks_first_stream_then(t, pk->size);
+	return first ? !strcmp(first, set->stream) : -1;
 }
 
 /* Whether trace @t's first @size bytes have the identity @hex: the trace
@@ -203,20 +233,47 @@ static int marks_grew_from(const struct trace *t, uint64_t size, const char *hex
 	       !identity_of_prefix(&now, t, size) && identity_same(&old, &now);
 }
 
+void marks_legacy_file(struct marks_set *set, const struct trace *t)
+{
+	char dir[PATH_MAX], *file;
+	struct marks_peek pk;
+	struct stat st;
+
+	if (!t->nstreams || strcmp(t->streams[0].name, set->stream) ||
+	    !stat(set->file, &st) || errno != ENOENT)
+		return;
+	marks_dirname(set->file, dir, sizeof(dir));
+	if (asprintf(&file, "%s/%s.marks", dir, set->id) < 0)
+		return;
+	/* The same identity numbers the streams the same: its first was
+	 * this one, unless the file says otherwise.  (A file that cannot be
+	 * read is taken too: loading it says why.) */
+	marks_peek(file, &pk);
+	if (!access(file, F_OK) && (!pk.stream[0] || !strcmp(pk.stream, set->stream)) &&
+	    (!pk.id[0] || !strcmp(pk.id, set->id))) {
+		free(set->file);
+		set->file = file;
+		file = NULL;
+	}
+	free(pk.path);
+	free(file);
+}
+
 /* Marks files in our directory saved for the same path under another
  * identity: the file at that path changed since.  If trace @t (may be
- * NULL) only grew, adopt the newest such marks, else warn. */
+ * NULL) only grew, adopt the newest such marks of this stream, else warn. */
 void marks_check_changed(struct marks_set *set, const struct trace *t)
 {
-	char dir[PATH_MAX], file[PATH_MAX + 256], id[80];
+	char dir[PATH_MAX], file[PATH_MAX + 256];
 	char warn[PATH_MAX + 256] = "", grew[PATH_MAX + 256] = "";
-	uint64_t size, warn_size = 0, grew_size = 0;
+	uint64_t warn_size = 0, grew_size = 0;
 	struct marks_parse ps = { 0 };
+	struct marks_peek pk;
 	const char *base;
 	struct dirent *d;
 	size_t len;
+	int only_grew, ours;
 	DIR *dp;
-	char *path;
 	FILE *f;
 
 	marks_dirname(set->file, dir, sizeof(dir));
@@ -231,24 +288,27 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 		    !strcmp(d->d_name, base))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
-		size = 0;
-		id[0] = '\0';
-		path = marks_peek_path(file, &size, id, sizeof(id));
 		/* Other streams of the same trace share its id. */
-		if (path && id[0] && !strcmp(path, set->path) && strcmp(id, set->id)) {
-			if (t && size < set->size && marks_same_stream(d->d_name, set->stream) &&
-			    marks_grew_from(t, size, id)) {
-				/* An earlier, shorter state of this trace. */
-				if (!set->n && !set->disk.present && size > grew_size) {
-					snprintf(grew, sizeof(grew), "%s", file);
-					grew_size = size;
-				}
-			} else if (!warn[0]) {
-				snprintf(warn, sizeof(warn), "%s", file);
-				warn_size = size;
-			}
+		if (marks_peek(file, &pk) < 0 || !pk.id[0] || strcmp(pk.path, set->path) ||
+		    !strcmp(pk.id, set->id)) {
+			free(pk.path);
+			continue;
 		}
-		free(path);
+		free(pk.path);
+		only_grew = t && pk.size < set->size && marks_grew_from(t, pk.size, pk.id);
+		ours = marks_file_ours(set, t, d->d_name, &pk, only_grew);
+		if (ours == 0)
+			continue;	/* another stream's: said when it is shown */
+		if (only_grew && ours > 0) {
+			/* An earlier, shorter state of this trace. */
+			if (!set->n && !set->disk.present && pk.size > grew_size) {
+				snprintf(grew, sizeof(grew), "%s", file);
+				grew_size = pk.size;
+			}
+		} else if (!warn[0]) {
+			snprintf(warn, sizeof(warn), "%s", file);
+			warn_size = pk.size;
+		}
 	}
 	closedir(dp);
 	if (grew[0] && (f = marks_fopen(grew))) {
