@@ -423,19 +423,26 @@ fi
 
 row=shrinks_while_open_browser
 # The browser reads where the file no longer is: it maps what is left,
-# says so, goes on, and the marks set before are still saved.
+# says so, goes on, and the marks set before are still saved (in the file
+# of the content they were set on: as after R on a shorter file, said
+# not to apply to what is left, last, where it shows).
 "$GEN" --seed 5 --size 4MiB -o "$tmp/shr.pt" || exit 1
 ok=1
 start_browser "$tmp/shrstate" "$tmp/shr.pt"
 send "m a" ":save-screen $tmp/h1.txt"
 wait_screen "$tmp/h1.txt" || { fail "no first screen"; ok=0; }
 truncate -s 4096 "$tmp/shr.pt"
-send ":goto 90%" ":save-screen $tmp/h2.txt" "j j" ":save-screen $tmp/h3.txt"
-wait_screen "$tmp/h3.txt"
+send ":goto 90%" ":save-screen $tmp/h2.txt" "j j" ":save-screen $tmp/h3.txt" \
+	":messages" ":save-screen $tmp/h4.txt" q
+wait_screen "$tmp/h4.txt"
 stop_browser
 msg=$(tail -n 1 "$tmp/h2.txt" | sed 's/ *$//')
-[ "$msg" = "$tmp/shr.pt: the file shrank from 4194304 to 4096 bytes; showing what is left" ] ||
-	{ fail "message: '$msg'"; ok=0; }
+case $msg in
+"warning: $tmp/shr.pt changed since marks were saved for it (then 4194304 bytes, now 4096); those marks stay in "*) ;;
+*) fail "message: '$msg'"; ok=0 ;;
+esac
+grep -q "$tmp/shr.pt: the file shrank from 4194304 to 4096 bytes; showing what is left" "$tmp/h4.txt" ||
+	{ fail "messages: $(cat "$tmp/h4.txt")"; ok=0; }
 grep -q '/0x1000 ' "$tmp/h3.txt" || { fail "still the old size: $(tail -n 2 "$tmp/h3.txt")"; ok=0; }
 f=$(find "$tmp/shrstate" -name '*.marks' | head -n 1)
 grep -q '^mark a 0x0$' "$f" 2>/dev/null || { fail "marks file: $(cat "$f" 2>&1)"; ok=0; }

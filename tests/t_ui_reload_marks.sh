@@ -5,7 +5,9 @@
 # CPU's stream before the others), and a stream's kept marks went to
 # whichever stream had its number; R on a file opened afresh dropped them.
 # A file that only grew keeps them as they are; one rewritten keeps them
-# with a warning, those past its new end said and not kept.
+# with a warning, those past its new end said and not kept (on the
+# message line, also when they are merged on a stream switch); one
+# touched, or replaced by a copy, keeps them with no warning.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -38,10 +40,11 @@ marks_has() {
 	keys q
 	wait_gone 'marks and regions: '
 }
-# Switch to stream $1.
+# Switch to stream $1 (the title names it; the message line may say
+# what its marks lost, not the stream's size).
 stream() {
 	keys ":streams $1" Enter
-	wait_for "stream $1: "
+	wait_for "^ ptbrowse [^ ]*:$1 "
 }
 messages_have() {
 	keys : messages Enter
@@ -144,5 +147,46 @@ wait_for 'mark z at 0x[0-9a-f]+ is past the end .*not kept'
 messages_have 'reloaded: the file was rewritten'
 messages_have 'may mark other bytes'
 marks_has 'marks and regions: 1 ' 'mark +a '
+tm_quit
+
+# 5. The marks of a stream left, merged into the file rewritten when the
+# stream is shown again: what is not kept is what the message line says
+# (the stream's size hid it, said only in :messages).
+"$GEN" -S 8K -s 4 -o "$tmp/d.bin" >/dev/null || fail "ptgen"
+"$P2P" --cpu 0 "$tmp/a.bin" --cpu 3 "$tmp/d.bin" -o "$tmp/short3.data" >/dev/null ||
+	fail "pt2perf"
+cp "$tmp/base.data" "$tmp/t.data"
+rm -rf "$tmp/state"
+tm_start -- --no-state "$tmp/t.data"
+stream cpu3
+keys G
+wait_for '^ 0x3fff/0x4000 '
+keys m z
+stream cpu0
+cat "$tmp/short3.data" >"$tmp/t.data"
+keys R
+wait_for 'reloaded: the file was rewritten'
+stream cpu3
+screen | tail -n 1 | grep -Eq 'mark z at 0x3fff is past the end .*not kept' ||
+	fail "the marks not kept are not on the message line: $(screen | tail -n 1)"
+tm_quit
+
+# 6. A file touched, or replaced by a copy of it: the content is the same,
+# the marks in memory stay with no warning that they may mark other bytes.
+cp "$tmp/a.bin" "$tmp/t.pt"
+tm_start -- --no-state "$tmp/t.pt"
+keys m a
+touch -d 2020-01-01 "$tmp/t.pt"
+keys R
+wait_for 'reloaded: the file was rewritten'
+cp "$tmp/t.pt" "$tmp/copy.pt"
+mv "$tmp/copy.pt" "$tmp/t.pt"
+keys R
+wait_for 'reloaded: the file was replaced'
+marks_has 'marks and regions: 1 ' 'mark +a '
+keys : messages Enter
+wait_for 'reloaded: the file was replaced'
+grep -q 'may mark other bytes' "$tmp/screen" && fail "the same content: warned"
+keys q
 tm_quit
 echo "ok   R keeps each stream's unsaved marks, by name, grown or rewritten"

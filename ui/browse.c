@@ -51,7 +51,7 @@ static int browse_turn_body(void *arg)
 	int c;
 
 	/* A worker met the end of a file that shrank: recover here as from
-	 * the main thread's SIGBUS (session_guarded()), before anything is shown
+	 * the main thread's SIGBUS (reload_guarded()), before anything is shown
 	 * from the old size. */
 	if (ui->worker_sigbus) {
 		ui->worker_sigbus = 0;
@@ -93,7 +93,7 @@ static void browse_loop(struct ui *ui)
 	struct browse_turn t = { ui, UI_DRAW_ALL, 1, 0 };
 
 	while (!ui->quit)
-		if (session_guarded(ui, browse_turn_body, &t) == -pte_sigbus)
+		if (reload_guarded(ui, browse_turn_body, &t) == -pte_sigbus)
 			t.draw = UI_DRAW_ALL;
 }
 

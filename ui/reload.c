@@ -31,6 +31,7 @@
 #include "search_ui.h"
 #include "session.h"
 #include "status.h"
+#include "streams_tl.h"
 #include "streams_ui.h"
 #include "sym_ui.h"
 #include "trace.h"
@@ -42,13 +43,14 @@ void reload_remember(struct ui *ui)
 }
 
 /* Whether trace @t, the file opened again, only grew since the browser
- * read it (ui->ident): its first bytes are the old ones, so offsets into
- * its streams mean what they meant (marks_grew_from()'s test). */
+ * read it (ui->ident), or kept its size and content (touched, or replaced
+ * by a copy): its first bytes are the old ones, so offsets into its
+ * streams mean what they meant (marks_grew_from()'s test). */
 static int reload_grew_from(const struct ui *ui, const struct trace *t)
 {
 	struct identity now;
 
-	return ui->have_ident && t->size > ui->ident.size &&
+	return ui->have_ident && t->size >= ui->ident.size &&
 	       !identity_of_prefix(&now, t, ui->ident.size) &&
 	       identity_same(&now, &ui->ident);
 }
@@ -181,8 +183,11 @@ static int reload_grown(struct ui *ui)
 		ui->stream_no = s;
 		ui->img = &ui->trace->streams[s].img;
 		if (win_cache_new(&wc, ui->img, NULL, SESSION_CACHE_BYTES) < 0) {
-			msg_report(ui, UI_ERROR, "reload: out of memory");
-			return UI_DRAW_STATUS;
+			/* The windows read the old streams, gone now: end
+			 * before anything is drawn from them. */
+			snprintf(ui->fatal, sizeof(ui->fatal), "reload: out of memory");
+			ui->quit = 1;
+			return UI_DRAW_NONE;
 		}
 		win_cache_free(ui->wc);
 		ui->wc = wc;
@@ -201,6 +206,83 @@ static int reload_grown(struct ui *ui)
 	else
 		msg_report(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
 	return UI_DRAW_ALL;
+}
+
+/* The trace shrank while open: see reload.h. */
+static void reload_shrunk(struct ui *ui)
+{
+	struct trace *t = ui->trace;
+	struct win_cache *wc;
+	char err[256] = "", what[256], name[sizeof(t->streams[0].name)];
+	uint64_t size = 0;
+	int grew = 0, s;
+
+	/* Everything that reads the old mapping stops first. */
+	marks_panel_stop(ui);
+	funcs_stop(ui);
+	search_ui_free(ui);
+	iterations_stop(ui);
+	code_reset(ui);
+	sym_ui_reset(ui);
+	session_idx_stop(ui);
+	snprintf(name, sizeof(name), "%s", t->streams[ui->stream_no].name);
+	if (trace_refresh(t, &size, &grew, what, sizeof(what)) != -pte_sigbus)
+		snprintf(what, sizeof(what), "%s: the file changed while being read",
+			 t->path);
+	/* Past here the old streams are gone: a failure can only end. */
+	if (!grew && trace_remap(t, err, sizeof(err)) < 0) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "%s", err);
+		goto out_quit;
+	}
+	if (!t->nstreams) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "%.200s; no stream is left", what);
+		goto out_quit;
+	}
+	msg_report(ui, UI_ERROR, "%s; showing what is left", what);
+	s = reload_stream(ui, name);
+	if (win_cache_new(&wc, &t->streams[s].img, NULL, SESSION_CACHE_BYTES) < 0) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "out of memory");
+		goto out_quit;
+	}
+	win_cache_free(ui->wc);
+	ui->wc = wc;
+	streams_ui_leave(ui, name);
+	ui->stream_no = s;
+	ui->img = &t->streams[s].img;
+	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
+	win_cache_set_timing(ui->wc, &ui->tmcfg);
+	reload_remember(ui);
+	ui->ref_name = 0;
+	ui->nhist = ui->hist_pos = 0;
+	ui->tl_zoom = 0;
+	ui->have_t0 = 0;
+	session_find_t0(ui);
+	if (strcmp(name, t->streams[s].name)) {
+		ui->cursor = 0;		/* another stream */
+		streams_tl_forget(ui);
+	}
+	if (ui->cursor >= ui->img->size)
+		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
+	ui->top = ui->cursor;
+	if (!ui->no_index)
+		session_idx_start(ui);
+	browser_layout(ui);
+	/* The marks of what is left, as after R on a shorter file; their
+	 * warnings last, where they show. */
+	streams_ui_reloaded(ui, 1, 1);
+	streams_ui_open_marks(ui);
+	return;
+out_quit:
+	ui->quit = 1;
+}
+
+int reload_guarded(struct ui *ui, int (*body)(void *), void *arg)
+{
+	int r = trace_guard(body, arg);
+
+	if (r == -pte_sigbus)
+		reload_shrunk(ui);
+	return r;
 }
 
 static int reload_trace(struct ui *ui)

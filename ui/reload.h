@@ -1,5 +1,6 @@
 /* reload -- R: show the trace as it is on disk now: grown, rewritten or
- * replaced (the file's identity tells which). */
+ * replaced (the file's identity tells which); and the recovery when it
+ * shrinks under the browser. */
 #ifndef RELOAD_H
 #define RELOAD_H
 
@@ -11,5 +12,16 @@ extern const struct cmd_table reload_cmds;
 
 /* Remember the identity of ui->trace's file, for :reload. */
 void reload_remember(struct ui *ui);
+
+/* Run @body(@arg) for @ui (a turn of the loop, a script line).  If the
+ * trace shrank under it (a read of the lost part raised SIGBUS, which
+ * unwound it: trace_guard()), everything that reads the old mapping
+ * stops; what is left is mapped and shown on the stream of the same name
+ * (the first, said, if the file has it no more), its marks opened again
+ * as after R on a shorter file (those kept in memory merged, with a
+ * warning).  A file left empty, with no stream, or no memory sets
+ * ui->fatal and ui->quit.
+ * Returns what @body returns, or -pte_sigbus. */
+int reload_guarded(struct ui *ui, int (*body)(void *), void *arg);
 
 #endif /* RELOAD_H */

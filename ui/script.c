@@ -19,6 +19,7 @@
 #include "msg.h"
 #include "opengoto.h"
 #include "options.h"
+#include "reload.h"
 #include "script.h"
 #include "search_ui.h"
 #include "session.h"
@@ -367,7 +368,7 @@ int script_run(struct ui *ui, const char *path, double startup)
 		{
 			struct script_step st = { ui, p };
 
-			session_guarded(ui, script_body, &st);
+			reload_guarded(ui, script_body, &st);
 		}
 	}
 	if (ferror(f)) {

@@ -1,5 +1,5 @@
 /* session -- the trace's index in the background (start, poll, cancel,
- * the cache), its first time, and the recovery from a trace that shrank. */
+ * the cache) and its first time. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -7,16 +7,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "browser.h"
 #include "cmd.h"
 #include "funcs.h"
 #include "funcs_idx.h"
 #include "idxcache.h"
 #include "iterations.h"
-#include "marks_panel.h"
 #include "marks_ui.h"
 #include "msg.h"
-#include "search_ui.h"
 #include "session.h"
 #include "stalls.h"
 #include "timefmt.h"
@@ -270,67 +267,6 @@ static int session_info(struct ui *ui, const struct cmd_args *a)
 		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t, halt, code,
 		   win_cache_bytes(ui->wc) >> 10);
 	return UI_DRAW_STATUS;
-}
-
-/*
- * The trace shrank while open: reading the lost part raised SIGBUS, which
- * unwound to the loop (trace_guard()).  Stop the index, map what is
- * left and go on there; marks stay as they are (and saved).  A file left
- * empty ends the browser with a message.
- */
-static void session_shrunk(struct ui *ui)
-{
-	struct win_cache *wc;
-	char err[256] = "", what[256];
-	uint64_t size = 0;
-	int grew = 0;
-
-	session_idx_stop(ui);
-	if (trace_refresh(ui->trace, &size, &grew, what, sizeof(what)) != -pte_sigbus)
-		snprintf(what, sizeof(what), "%s: the file changed while being read",
-			 ui->trace->path);
-	if (!grew && trace_remap(ui->trace, err, sizeof(err)) < 0) {
-		snprintf(ui->fatal, sizeof(ui->fatal), "%s", err);
-		ui->quit = 1;
-		return;
-	}
-	if ((size_t)ui->stream_no >= ui->trace->nstreams) {
-		snprintf(ui->fatal, sizeof(ui->fatal), "%.200s; the stream is gone",
-			 what);
-		ui->quit = 1;
-		return;
-	}
-	ui->img = &ui->trace->streams[ui->stream_no].img;
-	if (win_cache_new(&wc, ui->img, NULL, SESSION_CACHE_BYTES) < 0) {
-		snprintf(ui->fatal, sizeof(ui->fatal), "out of memory");
-		ui->quit = 1;
-		return;
-	}
-	win_cache_free(ui->wc);
-	ui->wc = wc;
-	win_cache_set_timing(ui->wc, &ui->tmcfg);
-	if (ui->cursor >= ui->img->size)
-		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
-	ui->top = ui->cursor;
-	if (!ui->no_index)
-		session_idx_start(ui);
-	browser_layout(ui);
-	msg_report(ui, UI_ERROR, "%s; showing what is left", what);
-}
-
-
-int session_guarded(struct ui *ui, int (*body)(void *), void *arg)
-{
-	int r = trace_guard(body, arg);
-
-	if (r == -pte_sigbus) {
-		/* Everything that reads the old mapping stops first. */
-		marks_panel_stop(ui);
-		funcs_stop(ui);
-		search_ui_free(ui);
-		session_shrunk(ui);
-	}
-	return r;
 }
 
 /* C-c: stop the index (a search or a region summary first: the caller's

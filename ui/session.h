@@ -1,8 +1,8 @@
 /*
  * session -- the trace's index, built in the background after the first
  * screen (or loaded from the cache), and what depends on it: the time
- * model's carries for windows, the first time, the recovery when the
- * trace shrinks under us.  reload.c and streams_ui.c restart it.
+ * model's carries for windows, the first time.  reload.c (R, and a
+ * trace that shrinks under us) and streams_ui.c restart it.
  */
 #ifndef SESSION_H
 #define SESSION_H
@@ -46,13 +46,6 @@ void session_cache_wait(struct ui *ui);
 
 /* The first TSC of the stream (ui->t0), from its first packets. */
 void session_find_t0(struct ui *ui);
-
-/* Run @body(@arg) for @ui (a turn of the loop, a script line).  If the
- * trace shrank under it (a SIGBUS unwound it), everything reading the old
- * mapping stops, what is left is mapped and the browser goes on there; a
- * file left empty or a stream gone sets ui->fatal and ui->quit.
- * Returns what @body returns, or -pte_sigbus. */
-int session_guarded(struct ui *ui, int (*body)(void *), void *arg);
 
 /* C-c with no search or summary to stop: stop the index.
  * Returns UI_DRAW_*. */

@@ -257,7 +257,6 @@ int streams_ui_switch(struct ui *ui, int s)
 	ui->img = &t->streams[s].img;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
-	streams_ui_open_marks(ui);
 	ui->ref_name = 0;
 	ui->nhist = ui->hist_pos = 0;
 	tl_zoom_stream(ui);
@@ -277,6 +276,9 @@ int streams_ui_switch(struct ui *ui, int s)
 	if (perfdata_end_loss(t, s))
 		msg_report(ui, UI_WARN, "data lost at the end of %s: %s",
 			   t->streams[s].name, perfdata_end_loss(t, s));
+	/* The marks last: what they say (marks kept in memory not kept
+	 * after R, a file that cannot be read) is what shows. */
+	streams_ui_open_marks(ui);
 	return UI_DRAW_ALL;
 }
 

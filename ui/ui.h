@@ -230,7 +230,7 @@ struct ui {
 	int worker_sigbus;		/* a search or the index read past the
 					 * file's end: it shrank (the loop
 					 * recovers as from its own SIGBUS,
-					 * session_guarded()) */
+					 * reload_guarded()) */
 	struct search_ui *sui;		/* search and filter (search_ui.c) */
 	struct code *code;		/* images, symbols, tasks (code.h) */
 };

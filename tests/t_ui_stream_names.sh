@@ -1,0 +1,111 @@
+#!/bin/sh
+# t_ui_stream_names -- the stream shown, and each stream's marks, go by
+# the stream's name when a perf.data changes under the browser.
+#  1. It shrank (a read of the lost part raised SIGBUS): the stream shown
+#     is found again by name.  It was kept by number: with cpu1 gone,
+#     cpu3 (numbered 2) ended the browser ("the stream is gone"), and cpu1
+#     shown crashed it (the code context read the streams freed); now
+#     cpu3 stays, and cpu1 gone is said and cpu0 shown, its marks kept in
+#     memory until it is back.
+#  2. It grew with a new CPU numbered first: the first stream's saved
+#     marks were in a file that named no stream and went to the new one
+#     (cpu0 showed cpu1's mark, saved it as its own; cpu1 had none).
+set -u
+PTBROWSE=${PTBROWSE:-build/ptbrowse}
+BUILD=${BUILD:-build}
+GEN=$BUILD/tools/ptgen
+P2P=$BUILD/tools/pt2perf
+[ -x "$GEN" ] && [ -x "$P2P" ] || { echo "no $GEN or $P2P"; exit 1; }
+tmp=$(mktemp -d)
+. "$(dirname "$0")/tmux_lib.sh"
+
+"$GEN" -S 16K -s 1 -o "$tmp/a.bin" >/dev/null || fail "ptgen"
+"$GEN" -S 16K -s 2 -o "$tmp/b.bin" >/dev/null || fail "ptgen"
+"$GEN" -S 16K -s 3 -o "$tmp/c.bin" >/dev/null || fail "ptgen"
+# Streams cpu0 and cpu3, and cpu1's AUXTRACE record (48 bytes and the
+# data) to append; streams cpu1 and cpu3, and cpu0's record.
+"$P2P" --cpu 0 "$tmp/a.bin" --cpu 3 "$tmp/b.bin" -o "$tmp/base03.data" >/dev/null || fail "pt2perf"
+"$P2P" --cpu 1 "$tmp/a.bin" --cpu 3 "$tmp/b.bin" -o "$tmp/base13.data" >/dev/null || fail "pt2perf"
+for c in 0 1; do
+	"$P2P" --cpu $c "$tmp/c.bin" -o "$tmp/one.data" >/dev/null || fail "pt2perf"
+	tail -c $(($(wc -c <"$tmp/c.bin") + 48)) "$tmp/one.data" >"$tmp/cpu$c.rec"
+done
+
+marks_has() {
+	keys : marks Enter
+	wait_for "$1"
+	for _p in "$@"; do
+		grep -Eq -- "$_p" "$tmp/screen" || fail "no '$_p' in :marks"
+	done
+	keys q
+	wait_gone 'marks and regions: '
+}
+# Switch to stream $1 (the title names it).
+stream() {
+	keys ":streams $1" Enter
+	wait_for "^ ptbrowse [^ ]*:$1 "
+}
+messages_have() {
+	keys : messages Enter
+	wait_for "$1"
+	keys q
+	wait_gone ' [EWI] '
+}
+
+# 1a. Shown on cpu3, numbered 2; cpu1 is cut off the end.  The streams
+# list reads cpu1 (its PSBs): SIGBUS.
+cat "$tmp/base03.data" "$tmp/cpu1.rec" >"$tmp/t.data"
+tm_start -- --no-state "$tmp/t.data"
+stream cpu3
+keys j m c
+truncate -s "$(wc -c <"$tmp/base03.data")" "$tmp/t.data"
+keys : streams Enter
+wait_for 'streams of t.data: 2 |EXITED'
+grep -q EXITED "$tmp/screen" && fail "the browser ended"
+grep -Eq 'cpu3 .*\(current\)' "$tmp/screen" || fail "cpu3 is not the stream shown"
+keys q
+wait_for "^ ptbrowse [^ ]*:cpu3 "
+marks_has 'mark +c '
+messages_have 'the file shrank from'
+tm_quit
+
+# 1b. Shown on cpu1, which is cut off: cpu0 is shown, said; cpu1's marks
+# wait in memory and are back when it is.
+cat "$tmp/base03.data" "$tmp/cpu1.rec" >"$tmp/t.data"
+tm_start -- --no-state "$tmp/t.data"
+stream cpu1
+keys j m q
+truncate -s "$(wc -c <"$tmp/base03.data")" "$tmp/t.data"
+keys G
+wait_for "^ ptbrowse [^ ]*:cpu0 "
+messages_have 'has no stream cpu1 now; showing cpu0'
+messages_have 'marks kept in memory for it wait until it is back'
+marks_has 'marks and regions: 0 '
+cat "$tmp/cpu1.rec" >>"$tmp/t.data"
+keys R
+wait_for 'reloaded: [0-9]+ new bytes'
+stream cpu1
+marks_has 'mark +q '
+tm_quit
+
+# 2. Saved marks: cpu1 numbered first; the file grows with cpu0.
+cp "$tmp/base13.data" "$tmp/t.data"
+tm_start -- "$tmp/t.data"
+keys m a
+stream cpu3
+keys m c
+cat "$tmp/cpu0.rec" >>"$tmp/t.data"
+keys R
+wait_for 'reloaded: [0-9]+ new bytes'
+stream cpu0
+marks_has 'marks and regions: 0 '
+stream cpu1
+marks_has 'marks and regions: 1 ' 'mark +a '
+keys : messages Enter
+wait_for 'grew since its marks were saved'
+grep -q 'changed since marks were saved' "$tmp/screen" && fail "a false warning"
+keys q
+tm_quit
+ls "$tmp/state/ptbrowse/traces" | grep -q '^[0-9a-f-]*\.marks$' &&
+	fail "a marks file named by no stream: $(ls "$tmp/state/ptbrowse/traces")"
+echo "ok   a perf.data shrunk or grown: the stream shown and the marks go by name"
