@@ -34,6 +34,8 @@ enum {
 				    * time is the estimate's */
 	TM_S_RESYNCED = 1 << 22, /* time went back at the last PSB+ TSC
 				  * (TM_F_RESYNC) */
+	TM_S_DISPUTED = 1 << 23, /* a TSC outside PSB+ went back since the
+				  * last PSB+ TSC (held: the next decides) */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -360,23 +362,33 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	/* Only a PSB+ re-synchronises: a TSC elsewhere (after a TraceEn, a
 	 * frequency change) restates nothing else, so a lone bad one is
 	 * held against the time before it, and the next PSB+ settles which
-	 * was wrong. */
-	if (tm->state & TM_S_PSBP) {
+	 * was wrong: if it is behind the estimate too, the time before. */
+	if (!(tm->state & TM_S_PSBP)) {
+		if (back)
+			tm->state |= TM_S_DISPUTED;
+	} else {
+		if ((tm->state & TM_S_DISPUTED) && t + Q_ONE <= tm->est)
+			back = 1;
+		tm->state &= ~(uint32_t)TM_S_DISPUTED;
 		if (back) {
 			resync(tm, t, st);
 			tm->tsc_jumped = 1;
 			return;
 		}
-		/* The next PSB+ TSC leaves the stretch time went back to,
-		 * forwards as usual; the stretch may have been the damage
-		 * (a TSC far in the past), so no period or sleep is
-		 * measured across this one either. */
 		if (tm->state & TM_S_RESYNCED) {
 			leave = 1;
-			tm->tsc_jumped = 1;
-			tm->state &= ~(uint32_t)(TM_S_RESYNCED | TM_S_WOKE |
-						 TM_S_WOKE_CYC | TM_S_STOP_EXACT);
+			tm->state &= ~(uint32_t)TM_S_RESYNCED;
 		}
+	}
+	/* The stretch time went back to may be the damage (a TSC far in the
+	 * past) or what follows it: no period, sleep or gap is measured
+	 * across a TSC in it, nor across the next PSB+ TSC, which leaves it
+	 * (forwards, as usual). */
+	if (leave || (tm->state & TM_S_RESYNCED)) {
+		leave = 1;
+		tm->tsc_jumped = 1;
+		tm->state &= ~(uint32_t)(TM_S_WOKE | TM_S_WOKE_CYC |
+					 TM_S_STOP_EXACT);
 	}
 	/* Where nothing ties time to the crystal clock (no MTCs, no TMA),
 	 * calibrate from TSC to TSC. */

@@ -42,13 +42,17 @@
  *     its time, the calibration period restarts there, the crystal clock's
  *     reference waits for the TMA that follows, a sleep it closes gets no
  *     halted time and the next CYC counts from it.  No period or sleep is
- *     measured across the next PSB+ TSC either, which leaves that stretch
- *     (forwards, as usual): the stretch may have been the damage (a TSC far
- *     in the past).  A bad TSC thus spoils its own PSB segment and no more.  A
+ *     measured across a TSC of the stretch that follows either, up to the
+ *     next PSB+ TSC, which leaves it (forwards, as usual): the stretch may
+ *     have been the damage (a TSC far in the past).  A bad TSC thus spoils
+ *     its own PSB segment and no more (and the measurements of one more).  A
  *     TSC behind the anchor outside PSB+ is held and flagged, as any anchor
- *     behind the estimate (the next PSB+ decides).  Forwards, an MTC one
- *     payload after the last (one period by the crystal clock) that a TSC
- *     between places over two periods later ends no period either.
+ *     behind the estimate, and the next PSB+ TSC decides: behind the
+ *     estimate too, it sides with that TSC and re-synchronises (TM_F_RESYNC
+ *     alone: it is not behind the last anchor, the held TSC).  Forwards,
+ *     an MTC one payload after the last (one period by the crystal clock)
+ *     that a TSC between places over two periods later ends no period
+ *     either.
  *   - The core clock stops in C-states while the crystal runs (SDM 18.17):
  *     PWRE..PWRX is a sleep (TM_F_SLEEP), and a calibration period that
  *     holds one, or an EXSTOP (execution stopped: a C-state, or a P-state
@@ -285,10 +289,10 @@ static inline uint64_t tm_last_halt(const struct tm_model *tm, uint64_t *lo,
 }
 
 /* Whether the last TSC @tm took re-synchronised time (TM_F_RESYNC) or
- * was the next PSB+ TSC after one: the time before it and its own then
- * belong to stretches that disagree, so the time between measures
- * nothing (the index takes no gap across it).  Only meaningful right
- * after a TSC.  Returns 1 or 0. */
+ * came after one, up to the next PSB+ TSC: the time before it and its
+ * own may belong to stretches that disagree, so the time between
+ * measures nothing (the index takes no gap across it).  Only meaningful
+ * right after a TSC.  Returns 1 or 0. */
 static inline int tm_tsc_jumped(const struct tm_model *tm)
 {
 	return tm->tsc_jumped;

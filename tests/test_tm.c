@@ -1104,6 +1104,59 @@ static void test_resync_no_period(void **state __attribute__((unused)))
 	}
 }
 
+/* Without MTCs: a PSB+ TSC far in the future, a TSC outside PSB+ back at
+ * the trace's time (held: a lone TSC restates nothing), then a PSB+ TSC
+ * that sides with it: behind the estimate, though not behind the last
+ * anchor (the held TSC), it re-synchronises (TM_F_RESYNC alone).  One that
+ * sides with the estimate instead changes nothing. */
+static void test_resync_disputed(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_stamp st[64];
+	uint8_t types[64];
+	struct buf b = { .n = 0 };
+	uint64_t far = T0 + (1ull << 54);
+	size_t n, i, k;
+
+	for (k = 0; k < 2; k++) {
+		b.n = 0;
+		e_psb(&b);
+		e_tsc(&b, T0);
+		e_cbr(&b, 12);
+		e_psbend(&b);
+		e_cyc(&b, 100);
+		e_psb(&b);
+		e_tsc(&b, k ? far : T0 + 1000);	/* damaged, or the lone one is */
+		e_psbend(&b);
+		e_cyc(&b, 100);
+		e_tsc(&b, k ? T0 + 2000 : T0 + 500);	/* held */
+		e_cyc(&b, 100);
+		e_psb(&b);
+		e_tsc(&b, T0 + 3000);
+		e_psbend(&b);
+		e_cyc(&b, 100);
+		n = run(&b, &c, st, types, 64);
+		for (i = n; i > 0 && types[i - 1] != PKT_TSC; i--)
+			;
+		assert_true(i > 0);
+		i--;
+		if (k) {
+			assert_true(st[i].tsc == T0 + 3000);
+			assert_int_equal(st[i].flags & (TM_F_RESYNC | TM_F_TSC_BACK |
+							 TM_F_CLAMPED), TM_F_RESYNC);
+		} else {
+			assert_true(st[i].tsc == T0 + 3000);
+			assert_false(st[i].flags & (TM_F_RESYNC | TM_F_TSC_BACK |
+						    TM_F_CLAMPED));
+		}
+		/* the lone one: held and flagged */
+		for (i--; types[i] != PKT_TSC; i--)
+			;
+		assert_true(st[i].flags & TM_F_TSC_BACK);
+		assert_true(st[i].flags & TM_F_CLAMPED);
+	}
+}
+
 /* A PSB+ TSC behind the estimate (CYCs ran it up to the next MTC's
  * time) but not behind the last anchor is the usual overshoot: the
  * estimate holds (TM_F_CLAMPED), no resync. */
@@ -1779,6 +1832,7 @@ int main(void)
 		cmocka_unit_test(test_resync_past),
 		cmocka_unit_test(test_resync_not_overshoot),
 		cmocka_unit_test(test_resync_no_period),
+		cmocka_unit_test(test_resync_disputed),
 		cmocka_unit_test(test_cyc_after_tsc),
 		cmocka_unit_test(test_exstop_in_execution),
 		cmocka_unit_test(test_cap_after_tma),
