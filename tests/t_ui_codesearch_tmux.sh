@@ -48,6 +48,8 @@ if [ -n "$comm" ]; then
 		while read -r o rest; do printf '0x%x\n' "$((0x$o))"; done >"$tmp/kept"
 	keys '&comm sorter' Enter
 	wait_for "filter: comm sorter *\$"
+	# (the filter view draws its rows once its first page is found)
+	wait_for '^>.{1,2}0x[0-9a-f]+ '
 	grep -qx "$(printf '0x%x' "$(($(cursor_off)))")" "$tmp/kept" ||
 		fail "&comm sorter: the cursor's row $(cursor_off) is not one dump --comm keeps"
 	screen | sed -n 's/^.\{1,3\}\(0x[0-9a-f]\{8\}\)  .*/\1/p' | while read -r o; do
