@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "identity.h"
 #include "marks_int.h"
@@ -292,11 +293,18 @@ static int marks_open_common(struct marks_set **out, const char *id, uint64_t si
 		goto out_nomem;
 	if (t && set->stream[0] && !opts->file)
 		marks_legacy_file(set, t);
+	if ((opts->flags & BM_IF_FILE) && access(set->file, F_OK)) {
+		marks_close(set);
+		*out = NULL;
+		return 0;
+	}
 	if (set->saving)
 		marks_clean_tmp(set);
 	ret = marks_load(set);
 	if (ret < 0)
 		goto out_free;
+	if (t && set->stream[0] && !opts->file)
+		marks_legacy_merge(set, t);
 	if (!opts->file)
 		marks_check_changed(set, t);
 out_done:

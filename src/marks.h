@@ -13,7 +13,9 @@
  * Persistence: one file per trace, $XDG_STATE_HOME/ptbrowse/traces/<id>.marks
  * where <id> is the trace identity (size + hash of sampled content), so
  * marks survive renames and copies; offsets are stream offsets, so each
- * stream of a perf.data file but the first has its own <id>@<stream>.marks.
+ * stream of a perf.data file, the first too, has its own <id>@<stream>.marks
+ * (a raw trace's one stream has <id>.marks; so had a perf.data's first
+ * stream in older versions: still read, see marks_open_trace()).
  * The file is line-based and hand-editable:
  *
  *   # ptbrowse marks v1
@@ -87,9 +89,10 @@ typedef void marks_report_fn(void *ctx, const char *msg);
 
 /* Flags for marks_opts.flags. */
 #define BM_NO_STATE 1u	/* read the marks file but never write or rename it */
+#define BM_IF_FILE 2u	/* open only if the marks file is there (else *out NULL) */
 
 struct marks_opts {
-	unsigned int flags;	/* BM_NO_STATE */
+	unsigned int flags;	/* BM_NO_STATE, BM_IF_FILE */
 	const char *file;	/* the marks file; NULL: the XDG state default */
 	const char *stream;	/* a stream name ("cpu3"); NULL for the first */
 	marks_report_fn *report;	/* NULL: messages are only kept */
@@ -106,7 +109,8 @@ struct marks_set;
  * for a different size is not applied.  A marks file recorded for the
  * same path but another identity (the trace changed) is reported as a
  * warning.  @opts may be NULL.
- * Returns 0 and sets *@out.
+ * Returns 0 and sets *@out (to NULL with BM_IF_FILE if the marks file is
+ * not there: nothing is read, written or said).
  * Returns -pte_invalid if @out, @id or @path is NULL or @id (or
  * @opts->stream) is not a plain name.
  * Without a state directory ($HOME and $XDG_STATE_HOME unset) the set

@@ -195,10 +195,17 @@ int marks_write(const struct marks_set *set, const char *file,
  * Returns 0, or -pte_nomem. */
 int marks_load(struct marks_set *set);
 
+/* At most this many older files of one stream's marks are merged on an
+ * open (marks_check_changed()); the rest on the next. */
+#define BM_MERGE_FILES 4
+
 /* Look in the marks directory for files saved for the same path and
  * stream under another identity: if trace @t (may be NULL) only grew,
- * adopt the newest one's marks, else warn.  Files of the trace's other
- * streams are left to them. */
+ * adopt the newest one's marks, else warn.  If @set has a file of its
+ * own, the marks of such a shorter state's file saved after it (the trace
+ * shrank while shown and came back, or another session still shows it
+ * shorter) are merged in, saying so; that file is left as it is.  Files
+ * of the trace's other streams are left to them. */
 void marks_check_changed(struct marks_set *set, const struct trace *t);
 
 /* For the first stream of perf.data @t: if its marks file (set->file,
@@ -207,6 +214,12 @@ void marks_check_changed(struct marks_set *set, const struct trace *t);
  * that one (set->file points to it; later saves name the stream in it).
  * Its trace line must name this stream or none. */
 void marks_legacy_file(struct marks_set *set, const struct trace *t);
+
+/* For the first stream of perf.data @t whose own file (ID@STREAM.marks)
+ * was loaded: if ID.marks, naming this stream or none, was saved after it
+ * (an older ptbrowse run on the same trace since), merge its marks in,
+ * saying so; ID.marks is left as it is. */
+void marks_legacy_merge(struct marks_set *set, const struct trace *t);
 
 /* Remove temporary files left by saves of processes that died. */
 void marks_clean_tmp(struct marks_set *set);

@@ -233,6 +233,65 @@ static int marks_grew_from(const struct trace *t, uint64_t size, const char *hex
 	       !identity_of_prefix(&now, t, size) && identity_same(&old, &now);
 }
 
+/* Whether @file was modified after @set's own file was last read or
+ * written (@set has none: always). */
+static int marks_newer(const struct marks_set *set, const char *file)
+{
+	struct stat st;
+
+	if (stat(file, &st) < 0)
+		return 0;
+	if (!set->disk.present)
+		return 1;
+	return st.st_mtim.tv_sec > set->disk.mtime.tv_sec ||
+	       (st.st_mtim.tv_sec == set->disk.mtime.tv_sec &&
+		st.st_mtim.tv_nsec > set->disk.mtime.tv_nsec);
+}
+
+/* Merge into @set the marks of @file, another file of the same marks
+ * saved after @set's own (@why says by whom): identical entries are the
+ * same, one of the same name elsewhere stays @set's (said), one past the
+ * end is named and not kept.  @file is never written.  @set is saved even
+ * if nothing was added: its file is then newer than @file, and the next
+ * open neither merges nor says it again. */
+static void marks_merge_newer(struct marks_set *set, const char *file, const char *why)
+{
+	struct marks_parse ps = { .fname = file };
+	FILE *f = marks_fopen(file);
+
+	if (!f)
+		return;
+	marks_read(set, f, &ps);
+	fclose(f);
+	free(ps.trace_path);
+	marks_sort(set);
+	if (ps.changed)
+		marks_report(set, "%s: its marks (%s) merged in: %d added; that file "
+			  "is left as it is", file, why, ps.added);
+	marks_save(set);
+}
+
+void marks_legacy_merge(struct marks_set *set, const struct trace *t)
+{
+	char dir[PATH_MAX], *file;
+	struct marks_peek pk;
+	size_t len = strlen(set->file);
+
+	/* Only the first stream's named file: ID.marks itself is read as it. */
+	if (!t->nstreams || strcmp(t->streams[0].name, set->stream) || len < 7 ||
+	    strcmp(set->file + len - 6, ".marks") || !strchr(set->file, '@'))
+		return;
+	marks_dirname(set->file, dir, sizeof(dir));
+	if (asprintf(&file, "%s/%s.marks", dir, set->id) < 0)
+		return;
+	if (marks_peek(file, &pk) == 0 && (!pk.stream[0] || !strcmp(pk.stream, set->stream)) &&
+	    (!pk.id[0] || !strcmp(pk.id, set->id)) && marks_newer(set, file))
+		marks_merge_newer(set, file, "saved for this stream by a ptbrowse "
+				  "that names no stream's file for the first");
+	free(pk.path);
+	free(file);
+}
+
 void marks_legacy_file(struct marks_set *set, const struct trace *t)
 {
 	char dir[PATH_MAX], *file;
@@ -266,7 +325,9 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 256];
 	char warn[PATH_MAX + 256] = "", grew[PATH_MAX + 256] = "";
-	uint64_t warn_size = 0, grew_size = 0;
+	char merge[BM_MERGE_FILES][PATH_MAX + 256];
+	uint64_t warn_size = 0, grew_size = 0, merge_size[BM_MERGE_FILES];
+	size_t nmerge = 0, i;
 	struct marks_parse ps = { 0 };
 	struct marks_peek pk;
 	const char *base;
@@ -304,6 +365,12 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 			if (!set->n && !set->disk.present && pk.size > grew_size) {
 				snprintf(grew, sizeof(grew), "%s", file);
 				grew_size = pk.size;
+			} else if (set->disk.present && nmerge < BM_MERGE_FILES &&
+				   marks_newer(set, file)) {
+				/* Saved after ours: a session still on the
+				 * shorter file (it shrank and came back). */
+				snprintf(merge[nmerge], sizeof(merge[0]), "%s", file);
+				merge_size[nmerge++] = pk.size;
 			}
 		} else if (!warn[0]) {
 			snprintf(warn, sizeof(warn), "%s", file);
@@ -311,6 +378,13 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 		}
 	}
 	closedir(dp);
+	for (i = 0; i < nmerge; i++) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "saved for it when it had %" PRIu64 " bytes",
+			 merge_size[i]);
+		marks_merge_newer(set, merge[i], why);
+	}
 	if (grew[0] && (f = marks_fopen(grew))) {
 		ps.fname = grew;
 		marks_read(set, f, &ps);

@@ -98,5 +98,34 @@ mkdir -p "$(dirname "$f3")"
 list cpu1
 [ -s "$tmp/out" ] && bad "cpu1 read a file of cpu3: $(cat "$tmp/out")"
 
+# 5. Downgraded and back: the first stream's file ID@cpu1.marks saved by
+# this ptbrowse, then ID.marks by an older one (which names no stream's
+# file for the first).  Its marks were ignored for good, silently; now they
+# are merged into cpu1's, said with the file's path, once it is saved; the
+# old file is left as it is.
+rm -rf "$tmp/state"
+cp "$tmp/base.data" "$tmp/t.data"
+"$PTBROWSE" marks --import "$tmp/m.marks" --stream cpu1 "$tmp/t.data" >/dev/null 2>&1 ||
+	bad "import into cpu1 (5)"
+touch -d '1 hour ago' "$f1"
+{ echo '# ptbrowse marks v1'
+  echo "trace size=$(wc -c <"$tmp/t.data") id=$id path=\"$tmp/t.data\""
+  echo 'mark b 0x30'; } >"$(dirname "$f3")/$id.marks"
+cp "$(dirname "$f3")/$id.marks" "$tmp/old.marks"
+list cpu1
+grep -q '^mark  *a  *0x0*10$' "$tmp/out" && grep -q '^mark  *b  *0x0*30$' "$tmp/out" ||
+	bad "cpu1 without the older ptbrowse's marks: $(cat "$tmp/out" "$tmp/err")"
+grep -q "$id.marks: its marks .*merged in" "$tmp/err" || bad "the merge not said: $(cat "$tmp/err")"
+list cpu3
+[ -s "$tmp/out" ] && bad "cpu3 took the first stream's old file: $(cat "$tmp/out")"
+printf '# ptbrowse marks v1\n' >"$tmp/none.marks"
+"$PTBROWSE" marks --import "$tmp/none.marks" --stream cpu1 "$tmp/t.data" >/dev/null 2>&1 ||
+	bad "import into cpu1 (5, saving)"
+grep -q '^mark b 0x30' "$f1" || bad "the merge not saved: $(cat "$f1")"
+list cpu1
+[ "$(grep -c '^mark  *b ' "$tmp/out")" = 1 ] || bad "mark b not once: $(cat "$tmp/out")"
+[ -s "$tmp/err" ] && bad "merged again: $(cat "$tmp/err")"
+cmp -s "$tmp/old.marks" "$(dirname "$f3")/$id.marks" || bad "the older ptbrowse's file was rewritten"
+
 [ $fail = 0 ] && echo "ok   each stream's marks file is named by it; old nameless files found for theirs"
 exit $fail

@@ -1,5 +1,6 @@
 /* test_marks_sync -- a marks set and its file on disk: saves under a lock,
- * the three-way merge of two writers, unwritable state, changed and grown traces. */
+ * the three-way merge of two writers, unwritable state, changed and grown
+ * traces, one that shrank and grew back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <time.h>
 
 #include "trace.h"
 
@@ -228,6 +230,63 @@ static void test_trace_grew(void **state)
 	unlink(path);
 }
 
+/* The marks file of @set with its modification time put @ago seconds back. */
+static void age_file(const struct marks_set *set, int ago)
+{
+	struct timespec ts[2];
+
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= ago;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, marks_file(set), ts, 0), 0);
+}
+
+/* A trace shrinks and gets its tail back: the marks saved for the
+ * shorter content after the longer one's file are merged into it, once
+ * (the reviewer's shrink_regrow: b was seen by no later start). */
+static void test_trace_shrank_regrew(void **state)
+{
+	char path[4096], big[4096], small[4096], older[65536];
+	struct marks_set *set;
+
+	snprintf(path, sizeof(path), "%s/sr.pt", tmpdir);
+	unlink(path);
+	append(path, 1 << 20, 1);
+	append(path, 8192, 2);
+	set = open_file_trace(path);
+	assert_int_equal(marks_mark_set(set, 'a', 0x100, NULL), 0);
+	snprintf(big, sizeof(big), "%s", marks_file(set));
+	age_file(set, 10);
+	marks_close(set);
+
+	assert_int_equal(truncate(path, 1 << 20), 0);
+	set = open_file_trace(path);
+	assert_int_equal(marks_mark_set(set, 'b', 0x200, "shorter"), 0);
+	snprintf(small, sizeof(small), "%s", marks_file(set));
+	marks_close(set);
+	snprintf(older, sizeof(older), "%s", read_file(small));
+
+	append(path, 8192, 2);		/* the same bytes again */
+	msgs[0] = '\0';
+	set = open_file_trace(path);
+	assert_int_equal(marks_count(set), 2);
+	assert_int_equal(marks_find(set, "a"), 0);
+	assert_int_equal(marks_find(set, "b"), 1);
+	assert_non_null(strstr(msgs, small));
+	assert_non_null(strstr(msgs, "merged in"));
+	marks_close(set);
+	assert_string_equal(read_file(small), older);	/* left as it was */
+	assert_non_null(strstr(read_file(big), "mark b 0x200"));
+
+	/* merged once: the next start says nothing and shows each once */
+	msgs[0] = '\0';
+	set = open_file_trace(path);
+	assert_string_equal(msgs, "");
+	assert_int_equal(marks_count(set), 2);
+	marks_close(set);
+	unlink(path);
+}
+
 /* Open two sets on one marks file, both holding mark x at 5 and region rg
  * at [0x10, 0x20), as two browsers that have each saved once. */
 static void open_pair(struct marks_set **a, struct marks_set **b)
@@ -355,6 +414,7 @@ int main(void)
 		cmocka_unit_test_setup(test_lock_busy, clean),
 		cmocka_unit_test_setup(test_lock_close, clean),
 		cmocka_unit_test_setup(test_trace_grew, clean),
+		cmocka_unit_test_setup(test_trace_shrank_regrew, clean),
 		cmocka_unit_test_setup(test_merge_delete_vs_change, clean),
 		cmocka_unit_test_setup(test_merge_their_changes, clean),
 		cmocka_unit_test_setup(test_merge_both_add, clean),
