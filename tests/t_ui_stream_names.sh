@@ -10,6 +10,15 @@
 #  2. It grew with a new CPU numbered first: the first stream's saved
 #     marks were in a file that named no stream and went to the new one
 #     (cpu0 showed cpu1's mark, saved it as its own; cpu1 had none).
+#  3. A raw trace shrank while shown and got its tail back (R): the
+#     marks saved for it whole (a) and those set while it was shorter (b,
+#     saved for the shorter content) are both shown after R and after a
+#     restart, each once, with no message on the second start; the
+#     shorter content's file is left as it was.  After R only b showed,
+#     after a restart only a (b sat unseen in the shorter one's file).
+#  4. The trace shrinks under the marks list while "delete ...? (y/n)"
+#     waits: the marks shown become those of what is left, and y deleted
+#     whichever entry had the row asked about.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -108,4 +117,62 @@ keys q
 tm_quit
 ls "$tmp/state/ptbrowse/traces" | grep -q '^[0-9a-f-]*\.marks$' &&
 	fail "a marks file named by no stream: $(ls "$tmp/state/ptbrowse/traces")"
+
+# 3. A raw trace shrinks while shown and gets the same tail back.
+rm -rf "$tmp/state"
+cp "$tmp/a.bin" "$tmp/t.pt"
+tm_start -- "$tmp/t.pt"
+keys m a
+truncate -s 8192 "$tmp/t.pt"
+keys G
+wait_for '^ 0x[0-9a-f]+/0x2000 '
+keys m b
+tail -c 8192 "$tmp/a.bin" >>"$tmp/t.pt"
+cmp -s "$tmp/t.pt" "$tmp/a.bin" || fail "the tail was not put back"
+keys R
+wait_for 'reloaded: [0-9]+ new bytes'
+marks_has 'marks and regions: 2 ' 'mark +a ' 'mark +b '
+tm_quit
+short=$(grep -l 'size=8192 ' "$tmp"/state/ptbrowse/traces/*.marks)
+[ "$(grep -c '^mark' "$short")" = 1 ] && grep -q '^mark b ' "$short" ||
+	fail "the shorter content's file: $(cat "$short")"
+cp "$short" "$tmp/short.marks"
+for n in 1 2; do
+	tm_start -- "$tmp/t.pt"
+	marks_has 'marks and regions: 2 ' 'mark +a ' 'mark +b '
+	keys : messages Enter
+	wait_for '^ messages  line '
+	grep -Eq 'merged in|changed since|grew since' "$tmp/screen" &&
+		fail "start $n: a message about the other file"
+	keys q
+	tm_quit
+done
+cmp -s "$short" "$tmp/short.marks" || fail "the shorter content's file was rewritten"
+
+# 4. Marks a (0x0) and z (the end); the first half's content has c and d.
+rm -rf "$tmp/state"
+head -c 8192 "$tmp/a.bin" >"$tmp/half.pt"
+printf '# ptbrowse marks v1\nmark c 0x10\nmark d 0x20\n' >"$tmp/cd.marks"
+XDG_STATE_HOME="$tmp/state" "$PTBROWSE" marks --import "$tmp/cd.marks" "$tmp/half.pt" \
+	>/dev/null 2>&1 || fail "import into the first half"
+half=$(grep -l 'size=8192 ' "$tmp"/state/ptbrowse/traces/*.marks)
+cp "$tmp/a.bin" "$tmp/t.pt"
+tm_start -- "$tmp/t.pt"
+keys m a G
+wait_for '^ 0x3fff/0x4000 '
+keys m z : marks Enter
+wait_for 'marks and regions: 2 '
+keys j d
+wait_for 'delete mark z\? \(y/n\)'
+truncate -s 8192 "$tmp/t.pt"
+wait_for 'mark +d '
+keys y
+wait_for 'not deleted'
+grep -q '^mark d ' "$half" || fail "y deleted mark d: $(cat "$half")"
+keys q
+wait_gone 'marks and regions: '
+tm_quit
+
 echo "ok   a perf.data shrunk or grown: the stream shown and the marks go by name"
+echo "ok   a raw trace shrunk and grown back: the marks of both contents shown, once"
+echo "ok   the trace shrank under a delete question: y deletes no other entry"

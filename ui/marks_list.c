@@ -26,6 +26,7 @@
 static struct {
 	struct listnav nav;
 	int confirm;			/* 'd' asked; waiting for y */
+	struct marks_entry asked;	/* ... about this entry (no note) */
 	char cmp[BM_NAME_MAX];		/* :regions A B: B's functions beside */
 } ml;
 
@@ -168,13 +169,23 @@ static void marks_list_quote(const char *s, char *buf, size_t size)
 	free(p);
 }
 
-/* The answer to "delete ...? (y/n)". */
+/* The answer to "delete ...? (y/n)" about ml.asked; @e is the entry
+ * selected now.  The marks may have been swapped while the question
+ * waited (the trace shrank under the list: those of what is left), so
+ * the entry goes by what it is, not by its row. */
 static int marks_list_confirm(struct ui *ui, const struct marks_entry *e, int key)
 {
+	const struct marks_entry *a = &ml.asked;
 	char buf[BM_NAME_MAX + 32];
 
 	ml.confirm = 0;
-	if ((key == 'y' || key == 'Y') && e) {
+	if ((key == 'y' || key == 'Y') &&
+	    (!e || e->kind != a->kind || e->from != a->from || e->to != a->to ||
+	     strcmp(e->name, a->name))) {
+		msg_report(ui, UI_WARN, "not deleted: the marks changed since the "
+			   "question (%s is not the entry selected now)",
+			   a->name[0] ? a->name : "the anonymous bookmark");
+	} else if (key == 'y' || key == 'Y') {
 		snprintf(buf, sizeof(buf), "deleted %s", e->name[0] ? e->name : "bookmark");
 		marks_ui_forget_ref(ui, e);
 		marks_ui_result(ui, marks_delete(ui->bm, (size_t)ml.nav.sel), buf);
@@ -236,6 +247,8 @@ static int marks_list_key(struct ui *ui, struct view *v, int key)
 		if (!e)
 			return UI_DRAW_ALL;
 		ml.confirm = 1;
+		ml.asked = *e;
+		ml.asked.note = NULL;	/* not owned */
 		msg_report(ui, UI_WARN, "delete %s %s? (y/n)", e->kind == BM_REGION ? "region" :
 			   e->kind == BM_MARK ? "mark" : "bookmark",
 			   e->name[0] ? e->name : "(anonymous)");

@@ -194,6 +194,7 @@ static int reload_grown(struct ui *ui)
 		tm_config_merge(&ui->tmcfg, &ui->trace->streams[s].timing);
 		win_cache_set_timing(ui->wc, &ui->tmcfg);
 		marks_grow(ui->bm, ui->img->size);
+		streams_ui_regrown(ui);
 		streams_ui_reloaded(ui, 0, 0);
 	}
 	reload_remember(ui);

@@ -202,6 +202,32 @@ void streams_ui_open_marks(struct ui *ui)
 	ui->bm = fresh;
 }
 
+void streams_ui_regrown(struct ui *ui)
+{
+	const char *now, *was;
+	struct marks_opts bo = { 0 };
+	struct marks_set *fresh = NULL;
+
+	if (!ui->bm)
+		return;
+	/* Ours on disk first: the open merges that file if it is newer. */
+	marks_flush(ui->bm);
+	bo.flags = BM_IF_FILE | (ui->no_state ? BM_NO_STATE : 0);
+	bo.report = streams_ui_report;
+	bo.report_ctx = ui;
+	if (marks_open_trace(&fresh, ui->trace, (size_t)ui->stream_no, &bo) < 0 || !fresh)
+		return;
+	now = marks_file(fresh);
+	was = marks_file(ui->bm);
+	if (!now || !was || !strcmp(now, was)) {
+		marks_close(fresh);
+		return;
+	}
+	marks_merge(fresh, ui->bm, "the marks set while it was shorter");
+	marks_close(ui->bm);
+	ui->bm = fresh;
+}
+
 void streams_ui_reloaded(struct ui *ui, int reopened, int rewritten)
 {
 	const struct trace *t = ui->trace;

@@ -41,6 +41,14 @@ void streams_ui_leave(struct ui *ui, const char *name);
  * was rewritten, not only grown. */
 void streams_ui_open_marks(struct ui *ui);
 
+/* After R on a trace that grew in place: if the content now has a marks
+ * file of its own for the stream shown (the trace shrank while shown and
+ * got its tail back, or another ptbrowse opened it grown), ui->bm, saved
+ * under the shorter content's identity, becomes that file's set with
+ * ui->bm's marks merged in (marks_merge(); the shorter content's file is
+ * left as it is).  Else ui->bm stays, grown. */
+void streams_ui_regrown(struct ui *ui);
+
 /* After R: ui->trace was opened again (@reopened; @rewritten if not
  * only grown) or grew in place.  The marks kept in memory for each
  * stream stay under its name; a stream the file no longer has is said,
