@@ -444,7 +444,10 @@ esac
 grep -q "$tmp/shr.pt: the file shrank from 4194304 to 4096 bytes; showing what is left" "$tmp/h4.txt" ||
 	{ fail "messages: $(cat "$tmp/h4.txt")"; ok=0; }
 grep -q '/0x1000 ' "$tmp/h3.txt" || { fail "still the old size: $(tail -n 2 "$tmp/h3.txt")"; ok=0; }
-f=$(find "$tmp/shrstate" -name '*.marks' | head -n 1)
+# The file of the content the mark was set on (4 MiB), the only one.
+f=$(grep -l ' size=4194304 ' $(find "$tmp/shrstate" -name '*.marks') 2>/dev/null)
+[ "$(find "$tmp/shrstate" -name '*.marks' | wc -l)" = 1 ] ||
+	{ fail "marks files: $(find "$tmp/shrstate" -name '*.marks')"; ok=0; }
 grep -q '^mark a 0x0$' "$f" 2>/dev/null || { fail "marks file: $(cat "$f" 2>&1)"; ok=0; }
 [ $ok = 1 ] && pass
 
