@@ -130,7 +130,10 @@ struct trace;
  * perf.data (@opts->stream is not used): a perf.data's first stream's
  * ID.marks, saved by an older ptbrowse, is still read (and written) for
  * the same identity, and a grown trace's is carried over to the stream
- * that was first then.
+ * that was first then.  A file of a shorter state of the trace (it only
+ * grew since) saved after this one's, and a first stream's ID.marks
+ * saved after its ID@STREAM.marks, are merged in, said with their path,
+ * and left as they are; the set is saved then, so they are merged once.
  * Returns as marks_open(), or -pte_sigbus if the file shrank, -pte_invalid if
  * @stream is out of range. */
 int marks_open_trace(struct marks_set **out, const struct trace *t, size_t stream,
