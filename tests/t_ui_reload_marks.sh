@@ -31,11 +31,11 @@ cat "$tmp/base.data" "$tmp/cpu1.rec" >"$tmp/grown.data"
 	-o "$tmp/three.data" >/dev/null || fail "pt2perf"
 
 # Each pattern on the screen of :marks for the stream shown (closed after).
+# Each pattern is waited for: the list's title may be drawn before its rows.
 marks_has() {
 	keys : marks Enter
-	wait_for "$1"
 	for _p in "$@"; do
-		grep -Eq -- "$_p" "$tmp/screen" || fail "no '$_p' in :marks"
+		wait_for "$_p"
 	done
 	keys q
 	wait_gone 'marks and regions: '
