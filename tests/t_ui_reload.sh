@@ -72,7 +72,7 @@ wait_for 'reloaded: 262144 new bytes'
 cat "$tmp/a.pt" >> "$tmp/t.pt"
 printf -- '--mtc-freq x\n' > "$tmp/t.pt.options"
 keys R
-wait_for 'reload: .*t.pt.options'
+wait_for 'reload: .*t.pt.options.*still showing the 524288 bytes read before'
 keys G
 wait_for ' 0x7ffff/0x80000 '
 rm -f "$tmp/t.pt.options"

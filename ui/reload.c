@@ -55,15 +55,16 @@ static int reload_grew_from(const struct ui *ui, const struct trace *t)
 	       identity_same(&now, &ui->ident);
 }
 
-/* The stream of ui->trace called @name, found again after R; stream 0,
- * said, if the file has it no more.  Returns its index. */
-static int reload_stream(struct ui *ui, const char *name)
+/* The stream of ui->trace called @name, found again after R (@pfx
+ * "reload: ") or a shrink (""); stream 0, said, if the file has it no
+ * more.  Returns its index. */
+static int reload_stream(struct ui *ui, const char *name, const char *pfx)
 {
 	int s = streams_ui_find(ui->trace, name);
 
 	if (s >= 0)
 		return s;
-	msg_report(ui, UI_WARN, "reload: %s has no stream %s now; showing %s",
+	msg_report(ui, UI_WARN, "%s%s has no stream %s now; showing %s", pfx,
 		   ui->trace->path, name, ui->trace->streams[0].name);
 	return 0;
 }
@@ -112,7 +113,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 	streams_ui_leave(ui, name);
 	trace_close(old);
 	ui->trace = t;
-	s = reload_stream(ui, name);
+	s = reload_stream(ui, name, "reload: ");
 	ui->stream_no = s;
 	ui->img = &t->streams[s].img;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
@@ -164,14 +165,21 @@ static int reload_grown(struct ui *ui)
 	snprintf(name, sizeof(name), "%s", ui->trace->streams[ui->stream_no].name);
 	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));
 	if (r < 0) {
-		msg_report(ui, UI_ERROR, "reload: %s", err[0] ? err : pte_strerror(r));
+		/* (trace_refresh() left the trace as it was; one that shrank
+		 * is taken up by reload_shrunk() at the next read) */
+		if (r == -pte_sigbus)
+			msg_report(ui, UI_ERROR, "reload: %s", err[0] ? err : pte_strerror(r));
+		else
+			msg_report(ui, UI_ERROR, "reload: %s; still showing the %" PRIu64
+				   " bytes read before", err[0] ? err : pte_strerror(r),
+				   ui->img->size);
 		if (had_idx)
 			session_idx_start(ui);
 		return UI_DRAW_ALL;
 	}
 	if (grew) {
 		/* The streams were rebuilt over the new mapping. */
-		s = reload_stream(ui, name);
+		s = reload_stream(ui, name, "reload: ");
 		if (strcmp(name, ui->trace->streams[s].name)) {
 			/* (its old part is the same: never) */
 			streams_ui_leave(ui, name);
@@ -240,7 +248,7 @@ static void reload_shrunk(struct ui *ui)
 		goto out_quit;
 	}
 	msg_report(ui, UI_ERROR, "%s; showing what is left", what);
-	s = reload_stream(ui, name);
+	s = reload_stream(ui, name, "");
 	if (win_cache_new(&wc, &t->streams[s].img, NULL, SESSION_CACHE_BYTES) < 0) {
 		snprintf(ui->fatal, sizeof(ui->fatal), "out of memory");
 		goto out_quit;
