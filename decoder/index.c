@@ -784,23 +784,72 @@ static int seg_first_tsc(const struct idx *idx, size_t i, uint64_t *tsc)
 /* How far idx_time_outlier() looks for a timed neighbour each side. */
 #define OUTLIER_REACH 4
 
+/*
+ * How far off its neighbours a segment's TSC at an edge of the trace (a
+ * neighbour on one side only) must lie, in the direction time runs, to
+ * be taken for damage: both 2^40 ticks (minutes at any TSC rate, where a
+ * damaged byte of the payload moves it by 2^40 or more) and 2^16 times
+ * those neighbours' own distance.  A sound trace whose first or last
+ * PSB is that far from the next one is taken for damaged too.
+ */
+#define EDGE_FAR_TICKS (1ull << 40)
+#define EDGE_FAR_SHIFT 16
+
+/* The first TSCs of the nearest two segments with one from segment @i on
+ * in direction @dir (1 or -1), each up to OUTLIER_REACH segments from the
+ * one before.  Returns how many were found (0 to 2), and sets *@edge if
+ * none was because the trace ends that way. */
+static int seg_neighbours(const struct idx *idx, size_t i, int dir, uint64_t v[2],
+			  int *edge)
+{
+	size_t n = idx_nsummaries(idx), j = i, k;
+	int got = 0;
+
+	*edge = 0;
+	while (got < 2) {
+		for (k = 0; k < OUTLIER_REACH; k++) {
+			if (dir < 0 ? j == 0 : j + 1 >= n) {
+				*edge = !got;
+				return got;
+			}
+			j = dir < 0 ? j - 1 : j + 1;
+			if (seg_first_tsc(idx, j, &v[got]))
+				break;
+		}
+		if (k == OUTLIER_REACH)
+			return got;
+		got++;
+	}
+	return got;
+}
+
+/* Whether @gap ticks away from neighbours @spacing ticks apart is far. */
+static int edge_far(uint64_t gap, uint64_t spacing)
+{
+	return gap >= EDGE_FAR_TICKS && (gap >> EDGE_FAR_SHIFT) > spacing;
+}
+
 int idx_time_outlier(const struct idx *idx, size_t i)
 {
-	size_t n, j;
-	uint64_t t, p, q;
+	uint64_t t, l[2], r[2];
+	int nl, nr, el, er;
 
-	if (!idx || i >= (n = idx_nsummaries(idx)) || !seg_first_tsc(idx, i, &t))
+	if (!idx || i >= idx_nsummaries(idx) || !seg_first_tsc(idx, i, &t))
 		return 0;
-	for (j = i; j > 0 && i - j < OUTLIER_REACH && !seg_first_tsc(idx, j - 1, &p); j--)
-		;
-	if (!j || i - j == OUTLIER_REACH)
-		return 0;
-	for (j = i + 1; j < n && j - i <= OUTLIER_REACH && !seg_first_tsc(idx, j, &q); j++)
-		;
-	if (j == n || j - i > OUTLIER_REACH)
-		return 0;
+	nl = seg_neighbours(idx, i, -1, l, &el);
+	nr = seg_neighbours(idx, i, 1, r, &er);
 	/* The neighbours agree with each other, not with this one. */
-	return p <= q && (t < p || t > q);
+	if (nl && nr)
+		return l[0] <= r[0] && (t < l[0] || t > r[0]);
+	/* At the start: the next two in order, this one after both or
+	 * far before them. */
+	if (el && nr == 2 && r[0] <= r[1])
+		return t > r[1] || (t < r[0] && edge_far(r[0] - t, r[1] - r[0]));
+	/* At the end: the last two in order, this one before both or far
+	 * after them. */
+	if (er && nl == 2 && l[1] <= l[0])
+		return t < l[1] || (t > l[0] && edge_far(t - l[0], l[0] - l[1]));
+	return 0;
 }
 
 /*
@@ -812,7 +861,7 @@ void idx_time_range(struct idx *idx)
 {
 	size_t n = idx_nsummaries(idx), i;
 	struct idx_summary s;
-	uint64_t first = 0, last = 0;
+	uint64_t first = 0, last = 0, t;
 	int have = 0;
 
 	for (i = 0; i < n; i++) {
@@ -827,12 +876,33 @@ void idx_time_range(struct idx *idx)
 	}
 	if (!have)
 		return;
-	if (idx->have_end && idx->end_tsc > last)
+	/* The model's estimate at the end counts from the last segment's
+	 * TSC: not from an outlier's.  Such a segment's own last TSC may be
+	 * a sound one after its damaged first (in order, not far off). */
+	for (i = n; i > 0 && !seg_first_tsc(idx, i - 1, &t); i--)
+		;
+	if (i && idx_time_outlier(idx, i - 1)) {
+		if (!idx_summary_counts(idx, i - 1, &s) && s.last_tsc > last &&
+		    s.last_tsc - last < EDGE_FAR_TICKS)
+			last = s.last_tsc;
+	} else if (idx->have_end && idx->end_tsc > last) {
 		last = idx->end_tsc;
+	}
 	pthread_mutex_lock(&idx->exc_lock);
 	idx->totals.first_tsc = first;
 	idx->totals.last_tsc = last;
 	pthread_mutex_unlock(&idx->exc_lock);
+}
+
+int idx_time_origin(const struct idx *idx, uint64_t *t0)
+{
+	struct idx_summary t;
+
+	if (!idx || !t0 || !idx->complete || idx_totals(idx, &t) || !t.have_tsc ||
+	    (*t0 >= t.first_tsc && *t0 <= t.last_tsc))
+		return 0;
+	*t0 = t.first_tsc;
+	return 1;
 }
 
 /* Segment @i's first TSC, if it has one and it is no outlier. */

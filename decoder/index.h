@@ -313,7 +313,8 @@ int idx_last_timing(const struct idx *idx, size_t i, uint64_t *tsc);
 
 /* The sum of all summaries (first_tsc the earliest, last_tsc the latest;
  * once complete, of the segments that are no outliers, idx_time_outlier(),
- * and last_tsc at least the time model's estimate at the end).
+ * and last_tsc at least the time model's estimate at the end unless the
+ * last segment with a TSC is an outlier).
  * Returns 0, or 1 if phase 2 has not finished (partial sums are given). */
 int idx_totals(const struct idx *idx, struct idx_summary *out);
 
@@ -324,11 +325,21 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg);
 
 /* Whether segment @i's first TSC contradicts its neighbours': the nearest
  * segments with a TSC each side (up to 4 away) are in order, and it lies
- * outside them.  One damaged PSB+ TSC makes its segment such an outlier
+ * outside them; at an edge of the trace (no segment with a TSC before it,
+ * or after it), the next two (the last two) are in order and it lies on
+ * their wrong side, or 2^40 ticks and 2^16 times their distance off them
+ * the other way.  One damaged PSB+ TSC makes its segment such an outlier
  * (the time model goes back at the next PSB+, TM_F_RESYNC); lookups by
- * time skip it.  A few summary reads.  Returns 1 or 0 (0 for a segment
- * not summarised, or one without both neighbours). */
+ * time skip it.  Two adjacent damaged segments may be none.  A few
+ * summary reads.  Returns 1 or 0 (0 for a segment not summarised, or one
+ * without the neighbours). */
 int idx_time_outlier(const struct idx *idx, size_t i);
+
+/* Set @t0, the first TSC of the trace's first packets (its time origin),
+ * to the trace's first TSC if the index is complete and @t0 lies outside
+ * its time range (idx_totals()): a damaged TSC in the first segment, an
+ * outlier, idx_time_outlier().  Returns 1 if it did, 0 if not. */
+int idx_time_origin(const struct idx *idx, uint64_t *t0);
 
 /* The last segment whose first TSC estimate is at or before @tsc (the first
  * segment with time if @tsc precedes them all; outliers, idx_time_outlier(),

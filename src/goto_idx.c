@@ -201,7 +201,8 @@ static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
 	return 0;
 }
 
-/* The stream's first TSC, from its first packets. */
+/* The stream's first TSC, from its first packets, within the trace's time
+ * range once the index is built (a damaged first TSC is no origin). */
 static int goto_idx_t0(struct goto_idx *g)
 {
 	struct win_iter it = { 0 };
@@ -217,6 +218,8 @@ static int goto_idx_t0(struct goto_idx *g)
 		}
 	} while (n-- && !win_next(&it));
 	win_iter_release(&it);
+	if (g->have_t0 && g->idx)
+		idx_time_origin(g->idx, &g->t0);
 	return g->have_t0 ? 0 : -pte_no_time;
 }
 
@@ -226,6 +229,9 @@ static int goto_idx_time(void *arg, uint64_t ns, uint64_t *off, char *err,
 	struct goto_idx *g = arg;
 	double hz = (double)tm_tsc_hz(&g->cfg, 1);
 
+	/* (the index first: it says where the time range starts) */
+	if (hz > 0 && goto_idx_index(g, err, len) < 0)
+		return -pte_no_time;
 	if (hz <= 0 || goto_idx_t0(g) < 0) {
 		snprintf(err, len, "goto: no timing to go by%s", hz <= 0 ?
 			 " (no TSC frequency: give the timing options)" : "");

@@ -7,7 +7,11 @@
 # status line's TSC) is the sound trace's, where the time used to stay at
 # the far-future value; :goto t and :goto tsc to the time of the PSB at
 # 3/4 land in its segment, not on the last one; dump --cycles flags the
-# TSC where time went back ('j').
+# TSC where time went back ('j').  Damaged in the first segment: the
+# times shown count from the second PSB's TSC (the first is no origin),
+# so the end's status line has the sound trace's TSC and a time at most
+# the first segment's length short of its; the :goto checks as above
+# (both used to land at the first TSC, or the end).
 set -u
 : "${BUILD:=build}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -34,8 +38,9 @@ awk 'function off(w) { return length(w) == 16 && w ~ /^[0-9a-f]+$/ }
 	"$tmp/good.cyc" >"$tmp/tscs"
 npsb=$(wc -l <"$tmp/tscs")
 [ "$npsb" -gt 100 ] || fail "only $npsb PSB+ TSCs"
-# The one to damage (the middle) and the target (3/4).
+# The ones to damage (the middle, the first) and the target (3/4).
 mid=$(sed -n "$((npsb / 2))p" "$tmp/tscs" | cut -d' ' -f1)
+first=$(sed -n 1p "$tmp/tscs" | cut -d' ' -f1)
 set -- $(sed -n "$((npsb * 3 / 4))p" "$tmp/tscs")
 tgt_off=$((0x$1)) tgt_tsc=$2
 # Within a segment of the target: from the PSB before the one before its
@@ -61,21 +66,56 @@ run() {
 		>"$tmp/out" 2>&1 || fail "$1: exit $? ($(head -n 3 "$tmp/out"))"
 }
 
+# The status line of screen $1 up to its TSC; its time in ms.
+shot_tsc() { tail -n 2 "$1" | head -n 1 | sed 's/\(tsc 0x[0-9a-f]*\).*/\1/'; }
+shot_ms() { tail -n 2 "$1" | head -n 1 | sed -n 's/.*tsc 0x[0-9a-f]* *\([-0-9.]*\) ms.*/\1/p'; }
+# Damage in the first segment ($case): the end's TSC, its time, the gotos.
+first_checks() {
+	cat <<EOF | run "$tmp/$case.pt"
+wait-index
+:goto \$
+:save-screen $tmp/$case.end.txt
+:goto t ${tgt_ns}ns
+:save-screen $tmp/$case.t.txt
+:goto ^
+:goto tsc 0x$tgt_tsc
+:save-screen $tmp/$case.tsc.txt
+q
+EOF
+	[ "$(shot_tsc "$tmp/$case.end.txt")" = "$(shot_tsc "$tmp/good.txt")" ] ||
+		fail "$case: the end's status line: $(shot_tsc "$tmp/$case.end.txt")"
+	awk -v a="$(shot_ms "$tmp/$case.end.txt")" -v g="$(shot_ms "$tmp/good.txt")" \
+		'BEGIN { exit !(a != "" && a <= g && a >= g * 0.9) }' ||
+		fail "$case: the end's time $(shot_ms "$tmp/$case.end.txt") ms, the sound trace's $(shot_ms "$tmp/good.txt") ms"
+	for g in t tsc; do
+		o=$(shot_off "$tmp/$case.$g.txt")
+		[ "$o" -ge "$lo" ] && [ "$o" -lt "$hi" ] ||
+			fail "$case: :goto $g to the PSB at 3/4 (PSBs $lo..$hi) lands at $o"
+	done
+}
+
 printf 'wait-index\n:goto $\n:save-screen %s/good.txt\nq\n' "$tmp" | run "$tmp/good.pt"
-for kind in future past; do
-	cp "$tmp/good.pt" "$tmp/$kind.pt"
+for case in future past future1 past1; do
+	kind=${case%1}
+	cp "$tmp/good.pt" "$tmp/$case.pt"
 	if [ $kind = future ]; then at=7 v='\177'; else at=6 v='\000'; fi
+	where=$mid
+	[ $case = $kind ] || where=$first
 	# shellcheck disable=SC2059
-	printf "$v" | dd of="$tmp/$kind.pt" bs=1 seek=$((0x$mid + at)) conv=notrunc 2>/dev/null
-	cmp -s "$tmp/good.pt" "$tmp/$kind.pt" && fail "$kind: not patched"
+	printf "$v" | dd of="$tmp/$case.pt" bs=1 seek=$((0x$where + at)) conv=notrunc 2>/dev/null
+	cmp -s "$tmp/good.pt" "$tmp/$case.pt" && fail "$case: not patched"
+	if [ $case != $kind ]; then
+		first_checks
+		continue
+	fi
 	# shellcheck disable=SC2086
-	"$PTBROWSE" dump --cycles $OPTS "$tmp/$kind.pt" >"$tmp/$kind.cyc"
+	"$PTBROWSE" dump --cycles $OPTS "$tmp/$case.pt" >"$tmp/$kind.cyc"
 	grep -q ' [a-z]*j[a-z]* .* tsc ' "$tmp/$kind.cyc" ||
 		fail "$kind: dump --cycles flags no TSC with j"
 	# The sound trace's time again by the end.
 	[ "$(tail -n 1 "$tmp/$kind.cyc" | cut -c1-60)" = "$(tail -n 1 "$tmp/good.cyc" | cut -c1-60)" ] ||
 		fail "$kind: dump --cycles ends at $(tail -n 1 "$tmp/$kind.cyc" | cut -c1-60)"
-	cat <<EOF | run "$tmp/$kind.pt"
+	cat <<EOF | run "$tmp/$case.pt"
 wait-index
 :goto \$
 :save-screen $tmp/$kind.end.txt

@@ -1530,15 +1530,16 @@ static uint64_t patch_psb_tsc(uint8_t *b, size_t n, size_t at, int k, uint8_t v)
 	return 0;
 }
 
-/* One PSB+ TSC damaged in the middle of a ptgen trace, far into the
- * future (its top byte 0x7f) or the past (its TSCs are about 2^44: byte
- * 5 cleared): the parallel time pass equals the serial one; the index
- * names the damaged segment an outlier (idx_time_outlier()), and only
- * it; the trace's time range is the sound trace's; a lookup by the time
- * of a segment finds it; from the second segment after the damage on,
- * the time model's carries are those of the sound trace (the model went
- * back at the PSB+ after the damage, tm.h). */
-static void damaged_tsc(const char *kind)
+/* One PSB+ TSC damaged in a ptgen trace, in its middle, its first or its
+ * last segment (@where 0, -1, 1), far into the future (its top byte 0x7f)
+ * or the past (its TSCs are about 2^44: byte 5 cleared): the parallel
+ * time pass equals the serial one; the index names the damaged segment an
+ * outlier (idx_time_outlier()), and only it; the trace's time range is the
+ * sound trace's (at an edge, without the damaged segment's own times); a
+ * lookup by the time of a segment finds it; from the second segment after
+ * the damage on, the time model's carries are those of the sound trace
+ * (the model went back at the PSB+ after the damage, tm.h). */
+static void damaged_tsc(const char *kind, int where)
 {
 	static const struct {
 		int byte;
@@ -1551,7 +1552,9 @@ static void damaged_tsc(const char *kind)
 	struct tm_config cfg;
 	uint8_t *b0, *b;
 	size_t n = 0, ns, i, d, k, seg, nout;
-	uint64_t off, t, gmax = 0, pmax = 0, hmax = 0;
+	uint64_t off, at_off, t, gmax = 0, pmax = 0, hmax = 0;
+	struct idx_summary g1, gl;
+	struct idx_seek sk;
 
 	b0 = generate(kind, &n);
 	if (!b0) {
@@ -1563,6 +1566,10 @@ static void damaged_tsc(const char *kind)
 	good = build_timed(&img, &cfg, 1, 64 << 10);
 	ns = idx_nseeks(good);
 	idx_totals(good, &tg);
+	assert_int_equal(idx_summary(good, 1, &g1), 0);
+	assert_int_equal(idx_summary(good, ns - 2, &gl), 0);
+	assert_int_equal(idx_seek(good, where < 0 ? 0 : where > 0 ? ns - 1 : ns / 2, &sk), 0);
+	at_off = where ? sk.offset : n / 2;
 	for (i = 0; i < ns; i++) {
 		struct idx_summary s;
 
@@ -1576,7 +1583,7 @@ static void damaged_tsc(const char *kind)
 	assert_non_null(b);
 	for (d = 0; d < sizeof(dmg) / sizeof(dmg[0]); d++) {
 		memcpy(b, b0, n);
-		off = patch_psb_tsc(b, n, n / 2, dmg[d].byte, dmg[d].v);
+		off = patch_psb_tsc(b, n, at_off, dmg[d].byte, dmg[d].v);
 		assert_int_not_equal(memcmp(b, b0, n), 0);
 		expect_parallel_time(b, n, &cfg, kind);
 		img_init_flat(&img2, &sp2, b, n);
@@ -1589,8 +1596,18 @@ static void damaged_tsc(const char *kind)
 		assert_int_equal(idx_time_outlier(bad, ns), 0);
 		assert_true(idx_time_outlier(bad, k));
 		idx_totals(bad, &tb);
-		assert_int_equal(tb.first_tsc, tg.first_tsc);
-		assert_int_equal(tb.last_tsc, tg.last_tsc);
+		if (where < 0) {
+			/* (from the next segment's first TSC) */
+			assert_true(tb.first_tsc >= tg.first_tsc && tb.first_tsc <= g1.first_tsc);
+		} else {
+			assert_int_equal(tb.first_tsc, tg.first_tsc);
+		}
+		if (where > 0) {
+			/* (to the segment before's last TSC at least) */
+			assert_true(tb.last_tsc >= gl.last_tsc && tb.last_tsc <= tg.last_tsc);
+		} else {
+			assert_int_equal(tb.last_tsc, tg.last_tsc);
+		}
 		for (i = 1; i < 8; i++) {
 			struct idx_summary s;
 			size_t at = ns * i / 8;
@@ -1624,9 +1641,13 @@ static void damaged_tsc(const char *kind)
 			struct idx_summary s;
 
 			assert_int_equal(idx_summary(bad, i, &s), 0);
-			/* (its own TSC's jump forward is a gap) */
+			/* (its own TSC's jump forward is a gap; in the first
+			 * segment, a far-past TSC before a sleep makes that
+			 * sleep as long as the jump: README's limits) */
 			if (i == k)
 				s.max_gap = 0;
+			if (i == k && where < 0)
+				s.halt_hi = 0;
 			if (s.max_gap > gmax || (s.has_period && s.slow_period.ticks > pmax) ||
 			    s.halt_hi > hmax)
 				printf("%s, %s: segment %zu (damage at %zu): gap %llu > %llu, "
@@ -1648,13 +1669,17 @@ static void damaged_tsc(const char *kind)
 	free(b0);
 }
 
-/* damaged_tsc() on a trace with MTCs and on one with TSCs only (which
- * calibrates from TSC to TSC). */
+/* damaged_tsc() in the middle, the first and the last segment of a trace
+ * with MTCs and of one with TSCs only (which calibrates from TSC to TSC). */
 static void test_damaged_tsc(void **state)
 {
+	int w;
+
 	(void)state;
-	damaged_tsc("--seed 5 --size 1MiB");
-	damaged_tsc("--seed 6 --size 1MiB --no-mtc");
+	for (w = -1; w <= 1; w++) {
+		damaged_tsc("--seed 5 --size 1MiB", w);
+		damaged_tsc("--seed 6 --size 1MiB --no-mtc", w);
+	}
 }
 
 /* The model's state that idx_time_feed() must leave as tm_advance() does

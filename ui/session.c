@@ -20,7 +20,9 @@
 #include "trace.h"
 #include "ui.h"
 
-/* The first TSC of the trace, looked for in its first packets only. */
+/* The first TSC of the trace, looked for in its first packets only;
+ * once the index is complete, within the trace's time range (a damaged
+ * first TSC is not the origin of every time shown). */
 void session_find_t0(struct ui *ui)
 {
 	struct win_iter it = { 0 };
@@ -36,6 +38,8 @@ void session_find_t0(struct ui *ui)
 		}
 	} while (n-- && !win_next(&it));
 	win_iter_release(&it);
+	if (ui->have_t0 && ui->idx)
+		idx_time_origin(ui->idx, &ui->t0);
 }
 
 /* The time model's state at the PSB at @psb, from the index. */
@@ -167,6 +171,8 @@ int session_poll(struct ui *ui)
 		win_cache_set_psb_ops(ui->wc, &ops);
 		win_cache_set_timing(ui->wc, &ui->tmcfg);
 		funcs_idx_ready(ui);
+		if (ui->have_t0)
+			idx_time_origin(ui->idx, &ui->t0);
 	}
 	return 1;
 }
