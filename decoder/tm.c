@@ -319,6 +319,15 @@ static void halt_close(struct tm_model *tm, tm_q e0)
 	tm->state &= ~(uint32_t)(TM_S_WOKE | TM_S_WOKE_CYC | TM_S_STOP_EXACT);
 }
 
+/* A wrap of the MTC payload's CTC bits, in ticks. */
+static tm_q ctc_wrap(const struct tm_model *tm)
+{
+	unsigned freq = tm->cfg.mtc_freq;
+	unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
+
+	return ctc_ticks(tm, 1ull << bits);
+}
+
 /*
  * A PSB+ TSC a tick or more behind the last anchor: the trace contradicts
  * itself (time it stated went back), and the PSB+ is where it
@@ -389,6 +398,16 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		tm->tsc_jumped = 1;
 		tm->state &= ~(uint32_t)(TM_S_WOKE | TM_S_WOKE_CYC |
 					 TM_S_STOP_EXACT);
+		/* A TSC outside PSB+ in it, before the crystal clock's
+		 * reference or a wrap of the CTC past it: one of the two is
+		 * damage (the reference is of the TSC time went back to),
+		 * and an MTC placed from it wrapped past this TSC is wrong
+		 * by up to a wrap.  MTCs wait for this TSC's TMA (or start
+		 * an estimate). */
+		if (!(tm->state & TM_S_PSBP) && (tm->state & TM_S_REF) &&
+		    (t < tm->ref_time || t - tm->ref_time >= ctc_wrap(tm)))
+			tm->state &= ~(uint32_t)(TM_S_REF | TM_S_REF_TMA |
+						 TM_S_REF_EST);
 	}
 	/* Where nothing ties time to the crystal clock (no MTCs, no TMA),
 	 * calibrate from TSC to TSC. */

@@ -44,8 +44,13 @@
  *     halted time and the next CYC counts from it.  No period or sleep is
  *     measured across a TSC of the stretch that follows either, up to the
  *     next PSB+ TSC, which leaves it (forwards, as usual): the stretch may
- *     have been the damage (a TSC far in the past).  A bad TSC thus spoils
- *     its own PSB segment and no more (and the measurements of one more).  A
+ *     have been the damage (a TSC far in the past); a TSC outside PSB+ in
+ *     it before the crystal clock's reference, or a CTC wrap past it, drops
+ *     the reference (it is of the other side of the damage: MTCs placed
+ *     from it, wrapped past the TSC, could run ahead of the next PSB+ TSC
+ *     and make time go back there too).  A bad PSB+ TSC thus spoils its own
+ *     PSB segment and no more (and the measurements of one more; but a
+ *     far-future one that closes a sleep makes that sleep that long).  A
  *     TSC behind the anchor outside PSB+ is held and flagged, as any anchor
  *     behind the estimate, and the next PSB+ TSC decides: behind the
  *     estimate too, it sides with that TSC and re-synchronises (TM_F_RESYNC

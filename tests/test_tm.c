@@ -1157,6 +1157,49 @@ static void test_resync_disputed(void **state __attribute__((unused)))
 	}
 }
 
+/* A PSB+ TSC far in the past (time goes back to it, its TMA ties the
+ * crystal clock to it), then a sound TSC outside PSB+ without a TMA:
+ * the MTCs after it are not placed from the damaged TSC's reference
+ * (wrapped past the sound TSC, they ran ahead of the next PSB+ TSC,
+ * which then went back too, dropping its segment's measurements).  The
+ * next PSB+ TSC leaves the stretch forwards, as usual. */
+static void test_resync_past_then_tsc(void **state __attribute__((unused)))
+{
+	static struct rs_rec r[256];
+	struct buf b = { .n = 0 };
+	size_t n, i, third;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		b.n = 0;
+		resync_seg(&b, T0, 0x0f << 3, 0x10);
+		/* (the damage in a few phases of the CTC wrap) */
+		psb_plus(&b, T0 + 5 * 1232 - (1ull << 50) - (uint64_t)k * 77777, 0x14 << 3, 0, 12);
+		e_cyc(&b, 100);
+		e_mtc(&b, 0x15);
+		e_cyc(&b, 100);
+		e_tsc(&b, T0 + 6 * 1232 + 100);
+		e_cyc(&b, 100);
+		e_mtc(&b, 0x16);
+		e_cyc(&b, 100);
+		e_mtc(&b, 0x17);
+		third = b.n;
+		resync_seg(&b, T0 + 10 * 1232, 0x19 << 3, 0x1a);
+		n = rs_run(&b, 0, r, 256);
+		i = rs_at(r, n, third + 16);
+		assert_int_equal(r[i].type, PKT_TSC);
+		assert_true(r[i].st.tsc == T0 + 10 * 1232);
+		assert_false(r[i].st.flags & (TM_F_RESYNC | TM_F_TSC_BACK | TM_F_CLAMPED));
+		/* the MTCs between: after the sound TSC, before the next */
+		for (i = rs_at(r, n, third) - 1; r[i].type != PKT_TSC; i--)
+			if (r[i].type == PKT_MTC)
+				assert_true(r[i].st.tsc > T0 + 6 * 1232 &&
+					    r[i].st.tsc < T0 + 10 * 1232);
+		/* its segment measured its periods */
+		assert_true(r[n - 3].per_ticks == 1232);
+	}
+}
+
 /* A PSB+ TSC behind the estimate (CYCs ran it up to the next MTC's
  * time) but not behind the last anchor is the usual overshoot: the
  * estimate holds (TM_F_CLAMPED), no resync. */
@@ -1830,6 +1873,7 @@ int main(void)
 		cmocka_unit_test(test_tsc_back),
 		cmocka_unit_test(test_resync_future),
 		cmocka_unit_test(test_resync_past),
+		cmocka_unit_test(test_resync_past_then_tsc),
 		cmocka_unit_test(test_resync_not_overshoot),
 		cmocka_unit_test(test_resync_no_period),
 		cmocka_unit_test(test_resync_disputed),
