@@ -897,9 +897,18 @@ void idx_time_range(struct idx *idx)
 int idx_time_origin(const struct idx *idx, uint64_t *t0)
 {
 	struct idx_summary t;
+	size_t n, i;
+	uint64_t f;
 
 	if (!idx || !t0 || !idx->complete || idx_totals(idx, &t) || !t.have_tsc ||
 	    (*t0 >= t.first_tsc && *t0 <= t.last_tsc))
+		return 0;
+	/* (a TSC before the first PSB, of a trace that starts mid-stream,
+	 * is no segment's: only an outlier first segment moves it) */
+	n = idx_nsummaries(idx);
+	for (i = 0; i < n && !seg_first_tsc(idx, i, &f); i++)
+		;
+	if (i == n || !idx_time_outlier(idx, i))
 		return 0;
 	*t0 = t.first_tsc;
 	return 1;
