@@ -877,14 +877,18 @@ void idx_time_range(struct idx *idx)
 	if (!have)
 		return;
 	/* The model's estimate at the end counts from the last segment's
-	 * TSC: not from an outlier's.  Such a segment's own last TSC may be
-	 * a sound one after its damaged first (in order, not far off). */
+	 * TSC, which may be an outlier's: then it, and that segment's own
+	 * last TSC (a sound one after its damaged first?), only if in
+	 * order and not far off. */
 	for (i = n; i > 0 && !seg_first_tsc(idx, i - 1, &t); i--)
 		;
 	if (i && idx_time_outlier(idx, i - 1)) {
 		if (!idx_summary_counts(idx, i - 1, &s) && s.last_tsc > last &&
 		    s.last_tsc - last < EDGE_FAR_TICKS)
 			last = s.last_tsc;
+		if (idx->have_end && idx->end_tsc > last &&
+		    idx->end_tsc - last < EDGE_FAR_TICKS)
+			last = idx->end_tsc;
 	} else if (idx->have_end && idx->end_tsc > last) {
 		last = idx->end_tsc;
 	}
