@@ -55,6 +55,49 @@ static int reload_grew_from(const struct ui *ui, const struct trace *t)
 	       identity_same(&now, &ui->ident);
 }
 
+/* Stop everything that reads the trace's mapping, before it is remapped
+ * or closed (a code search reads the code context: before code_reset()). */
+static void reload_stop_readers(struct ui *ui)
+{
+	marks_panel_stop(ui);
+	funcs_stop(ui);
+	search_ui_free(ui);
+	iterations_stop(ui);	/* its code search too */
+	code_reset(ui);		/* the sideband is read again */
+	sym_ui_reset(ui);
+	session_idx_stop(ui);
+}
+
+/* Show stream @s of ui->trace, which replaced the one called @name that
+ * was shown (ui->wc is already over it): its timing, the history, zoom
+ * and time origin afresh, the cursor kept on the same stream (within its
+ * size), else at 0, and the index started again. */
+static void reload_show(struct ui *ui, int s, const char *name)
+{
+	struct trace *t = ui->trace;
+
+	ui->stream_no = s;
+	ui->img = &t->streams[s].img;
+	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
+	win_cache_set_timing(ui->wc, &ui->tmcfg);
+	reload_remember(ui);
+	ui->ref_name = 0;
+	ui->nhist = ui->hist_pos = 0;
+	ui->tl_zoom = 0;
+	ui->have_t0 = 0;
+	session_find_t0(ui);
+	if (strcmp(name, t->streams[s].name)) {
+		ui->cursor = 0;		/* another stream */
+		streams_tl_forget(ui);
+	}
+	if (ui->cursor >= ui->img->size)
+		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
+	ui->top = ui->cursor;
+	if (!ui->no_index)
+		session_idx_start(ui);
+	browser_layout(ui);
+}
+
 /* The stream of ui->trace called @name, found again after R (@pfx
  * "reload: ") or a shrink (""); stream 0, said, if the file has it no
  * more.  Returns its index. */
@@ -97,15 +140,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 		return UI_DRAW_STATUS;
 	}
 	grown = reload_grew_from(ui, t);
-	/* Everything that reads the old mapping stops first (a code search
-	 * reads the code context: before code_reset()). */
-	marks_panel_stop(ui);
-	funcs_stop(ui);
-	search_ui_free(ui);
-	iterations_stop(ui);	/* its code search too */
-	code_reset(ui);
-	sym_ui_reset(ui);
-	session_idx_stop(ui);
+	reload_stop_readers(ui);
 	win_cache_free(ui->wc);
 	ui->wc = wc;
 	/* The marks no file holds are kept by stream name, for the new
@@ -113,26 +148,8 @@ static int reload_reopen(struct ui *ui, const char *why)
 	streams_ui_leave(ui, name);
 	trace_close(old);
 	ui->trace = t;
-	s = reload_stream(ui, name, "reload: ");
-	ui->stream_no = s;
-	ui->img = &t->streams[s].img;
-	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
-	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	trace_advise(t, TRACE_BROWSE);
-	reload_remember(ui);
-	ui->ref_name = 0;
-	ui->nhist = ui->hist_pos = 0;
-	ui->tl_zoom = 0;
-	ui->have_t0 = 0;
-	session_find_t0(ui);
-	if (strcmp(name, t->streams[s].name))
-		ui->cursor = 0;		/* another stream */
-	if (ui->cursor >= ui->img->size)
-		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
-	ui->top = ui->cursor;
-	if (!ui->no_index)
-		session_idx_start(ui);
-	browser_layout(ui);
+	reload_show(ui, reload_stream(ui, name, "reload: "), name);
 	status_timing_hint(ui);		/* in :messages; the result shows */
 	msg_report(ui, UI_INFO, "reloaded: the file was %s (now %" PRIu64 " bytes)", why,
 		   ui->img->size);
@@ -154,14 +171,7 @@ static int reload_grown(struct ui *ui)
 	uint64_t old = ui->img->size, size;
 	int grew = 0, had_idx = ui->idx != NULL, r, s;
 
-	marks_panel_stop(ui);
-	funcs_stop(ui);
-	search_ui_free(ui);
-	iterations_stop(ui);	/* its code search too */
-	code_reset(ui);		/* the sideband is read again, grown */
-	sym_ui_reset(ui);
-	if (had_idx)
-		session_idx_stop(ui);	/* the remap invalidates what it reads */
+	reload_stop_readers(ui);	/* the remap invalidates what they read */
 	snprintf(name, sizeof(name), "%s", ui->trace->streams[ui->stream_no].name);
 	r = trace_refresh(ui->trace, &size, &grew, err, sizeof(err));
 	if (r < 0) {
@@ -226,19 +236,13 @@ static void reload_shrunk(struct ui *ui)
 	uint64_t size = 0;
 	int grew = 0, s;
 
-	/* Everything that reads the old mapping stops first. */
-	marks_panel_stop(ui);
-	funcs_stop(ui);
-	search_ui_free(ui);
-	iterations_stop(ui);
-	code_reset(ui);
-	sym_ui_reset(ui);
-	session_idx_stop(ui);
+	reload_stop_readers(ui);
 	snprintf(name, sizeof(name), "%s", t->streams[ui->stream_no].name);
 	if (trace_refresh(t, &size, &grew, what, sizeof(what)) != -pte_sigbus)
 		snprintf(what, sizeof(what), "%s: the file changed while being read",
 			 t->path);
-	/* Past here the old streams are gone: a failure can only end. */
+	/* The old mapping runs past the file's end now: a failure can
+	 * only end. */
 	if (!grew && trace_remap(t, err, sizeof(err)) < 0) {
 		snprintf(ui->fatal, sizeof(ui->fatal), "%s", err);
 		goto out_quit;
@@ -256,26 +260,7 @@ static void reload_shrunk(struct ui *ui)
 	win_cache_free(ui->wc);
 	ui->wc = wc;
 	streams_ui_leave(ui, name);
-	ui->stream_no = s;
-	ui->img = &t->streams[s].img;
-	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
-	win_cache_set_timing(ui->wc, &ui->tmcfg);
-	reload_remember(ui);
-	ui->ref_name = 0;
-	ui->nhist = ui->hist_pos = 0;
-	ui->tl_zoom = 0;
-	ui->have_t0 = 0;
-	session_find_t0(ui);
-	if (strcmp(name, t->streams[s].name)) {
-		ui->cursor = 0;		/* another stream */
-		streams_tl_forget(ui);
-	}
-	if (ui->cursor >= ui->img->size)
-		ui->cursor = ui->img->size ? ui->img->size - 1 : 0;
-	ui->top = ui->cursor;
-	if (!ui->no_index)
-		session_idx_start(ui);
-	browser_layout(ui);
+	reload_show(ui, s, name);
 	/* The marks of what is left, as after R on a shorter file; their
 	 * warnings last, where they show. */
 	streams_ui_reloaded(ui, 1, 1);
