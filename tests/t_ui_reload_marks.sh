@@ -30,28 +30,6 @@ cat "$tmp/base.data" "$tmp/cpu1.rec" >"$tmp/grown.data"
 "$P2P" --cpu 0 "$tmp/a.bin" --cpu 1 "$tmp/c.bin" --cpu 3 "$tmp/b.bin" \
 	-o "$tmp/three.data" >/dev/null || fail "pt2perf"
 
-# Each pattern on the screen of :marks for the stream shown (closed after).
-# Each pattern is waited for: the list's title may be drawn before its rows.
-marks_has() {
-	keys : marks Enter
-	for _p in "$@"; do
-		wait_for "$_p"
-	done
-	keys q
-	wait_gone 'marks and regions: '
-}
-# Switch to stream $1 (the title names it; the message line may say
-# what its marks lost, not the stream's size).
-stream() {
-	keys ":streams $1" Enter
-	wait_for "^ ptbrowse [^ ]*:$1 "
-}
-messages_have() {
-	keys : messages Enter
-	wait_for "$1"
-	keys q
-}
-
 # 1. Marks on cpu3 (left) and cpu0 (shown); the file grows with a new
 # stream cpu1 before cpu3; R; each stream's marks are its own.  With
 # --no-state, with a state directory that cannot be made (every save

@@ -40,27 +40,6 @@ for c in 0 1; do
 	tail -c $(($(wc -c <"$tmp/c.bin") + 48)) "$tmp/one.data" >"$tmp/cpu$c.rec"
 done
 
-# Each pattern is waited for: the list's title may be drawn before its rows.
-marks_has() {
-	keys : marks Enter
-	for _p in "$@"; do
-		wait_for "$_p"
-	done
-	keys q
-	wait_gone 'marks and regions: '
-}
-# Switch to stream $1 (the title names it).
-stream() {
-	keys ":streams $1" Enter
-	wait_for "^ ptbrowse [^ ]*:$1 "
-}
-messages_have() {
-	keys : messages Enter
-	wait_for "$1"
-	keys q
-	wait_gone ' [EWI] '
-}
-
 # 1a. Shown on cpu3, numbered 2; cpu1 is cut off the end.  The streams
 # list reads cpu1 (its PSBs): SIGBUS.
 cat "$tmp/base03.data" "$tmp/cpu1.rec" >"$tmp/t.data"

@@ -108,3 +108,27 @@ tm_quit() {
 	keys q
 	wait_for 'EXITED rc=0'
 }
+
+# Each pattern on the screen of :marks for the stream shown (closed after);
+# each is waited for: the list's title may be drawn before its rows.
+marks_has() {
+	keys : marks Enter
+	for _p in "$@"; do
+		wait_for "$_p"
+	done
+	keys q
+	wait_gone 'marks and regions: '
+}
+# Switch to stream $1 of a perf.data (the title names it; the message line
+# may say what its marks lost, not the stream's size).
+stream() {
+	keys ":streams $1" Enter
+	wait_for "^ ptbrowse [^ ]*:$1 "
+}
+# $1 among :messages (closed after).
+messages_have() {
+	keys : messages Enter
+	wait_for "$1"
+	keys q
+	wait_gone ' [EWI] '
+}
