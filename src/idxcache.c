@@ -292,20 +292,6 @@ out_close:
 	return res;
 }
 
-/* Whether @t's file is still as it was when mapped (size and mtime): an
- * index saved with the identity of bytes written since would be trusted
- * for them.  Returns 1 or 0. */
-static int idxcache_unchanged(const struct trace *t)
-{
-	struct stat st;
-
-	if (t->fd < 0 || fstat(t->fd, &st) < 0)
-		return 0;
-	return (uint64_t)st.st_size == t->size &&
-	       (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec ==
-	       t->mtime_ns;
-}
-
 struct save_args {
 	struct safefile *out;
 	XXH3_state_t st;
@@ -361,7 +347,7 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	/* After the identity and the hash were read from the mapping: the
 	 * file changed since it was mapped (and indexed), so what they
 	 * describe may not be what the index was built over. */
-	if (!idxcache_unchanged(t)) {
+	if (!trace_unchanged(t)) {
 		snprintf(err, errlen, "%s changed since it was indexed", t->path);
 		return -pte_io;
 	}

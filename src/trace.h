@@ -68,6 +68,10 @@ int trace_guard(int (*body)(void *arg), void *arg);
  * unused; the shape of idx_set_willneed()'s hook). */
 void trace_willneed(void *ctx, const uint8_t *p, size_t n);
 
+/* Whether @t's file is still as it was mapped: the same size and mtime.
+ * Returns 1 or 0 (0 also if it cannot be told). */
+int trace_unchanged(const struct trace *t);
+
 /* Check whether @t's file changed size.  If it grew, remap it (a raw trace's
  * single stream then covers the new size) and set *@grew to 1.  If it shrank,
  * writes a message into @err.  *@new_size gets the current size.
