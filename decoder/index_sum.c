@@ -119,37 +119,16 @@ static const uint8_t *(*skim_vec)(const uint8_t *p, const uint8_t *fend,
 
 static void skim_fill(void)
 {
-	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
 	unsigned b;
 
 	for (b = 0; b < 256; b++) {
-		uint8_t sz = 0, cls = PKC_OTHER;
+		enum pkt_type type = PKT_INVALID;
+		unsigned sz = pkt_first_byte(b, &type);
+		enum pkt_class cls = sz ? pkt_type_class(type) : PKC_OTHER;
 
-		if (b == 0) {
-			sz = 1;
-			cls = PKC_SYNC;
-		} else if (b == 2) {
-			sz = 0;
-		} else if (!(b & 1)) {
-			sz = 1;
-			cls = PKC_BRANCH;
-		} else if ((b & 3) == 3) {
-			if (!(b & 4)) {
-				sz = 1;
-				cls = PKC_TIMING;
-				skim_cyc[b] = (uint8_t)(b >> 3);
-			}
-		} else if ((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
-			   (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) {
-			if (ipsz[b >> 5] >= 0) {
-				sz = (uint8_t)(1 + ipsz[b >> 5]);
-				cls = PKC_IP;
-			}
-		} else if (b == 0x59) {
-			sz = 2;
-			cls = PKC_TIMING;
-		}
-		idx_skim_size[b] = sz;
+		if (type == PKT_CYC)
+			skim_cyc[b] = (uint8_t)(b >> 3);
+		idx_skim_size[b] = (uint8_t)sz;
 		skim_inc[b] = sz ? INC(cls) : 0;
 		vec_inc[b] = skim_inc[b];
 		if ((b & 3) == 3) {

@@ -149,27 +149,19 @@ static tsk_vec_fn *tsk_vec = tsk_vec_sse2, *tsk_vec_c = tsk_vec_sse2_c;
 
 static void tsk_fill(void)
 {
-	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
 	unsigned b;
 
 	for (b = 0; b < 256; b++) {
-		if (b == 0) {
-			tsk_size[b] = 1;
-			tsk_type[b] = PKT_PAD;
-			tsk_inc[b] = 1ull << TC_SYNC;
-		} else if (b != 2 && !(b & 1)) {
-			tsk_size[b] = 1;
-			tsk_type[b] = PKT_TNT8;
-			tsk_inc[b] = 1ull << TC_BRANCH;
-		} else if (((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
-			    (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) &&
-			   ipsz[b >> 5] >= 0) {
-			tsk_size[b] = (uint8_t)(1 + ipsz[b >> 5]);
-			tsk_type[b] = (b & 0x1f) == 0x0d ? PKT_TIP :
-				      (b & 0x1f) == 0x11 ? PKT_TIP_PGE :
-				      (b & 0x1f) == 0x01 ? PKT_TIP_PGD : PKT_FUP;
-			tsk_inc[b] = 1ull << TC_IP;
-		}
+		enum pkt_type type = PKT_INVALID;
+		unsigned sz = pkt_first_byte(b, &type);
+
+		/* CYCs and MTCs go to the model */
+		if (!sz || type == PKT_CYC || type == PKT_MTC)
+			continue;
+		tsk_size[b] = (uint8_t)sz;
+		tsk_type[b] = (uint8_t)type;
+		tsk_inc[b] = 1ull << (type == PKT_PAD ? TC_SYNC :
+				      type == PKT_TNT8 ? TC_BRANCH : TC_IP);
 	}
 #if defined(__x86_64__)
 	for (b = 0; b < 256; b++) {

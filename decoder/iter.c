@@ -307,30 +307,13 @@ static pthread_once_t iq_once = PTHREAD_ONCE_INIT;
 
 static void iq_fill(void)
 {
-	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
 	unsigned b;
 
 	for (b = 0; b < 256; b++) {
-		if (b == 0) {
-			iq_size[b] = 1;
-			iq_type[b] = PKT_PAD;
-		} else if (b != 2 && !(b & 1)) {
-			iq_size[b] = 1;
-			iq_type[b] = PKT_TNT8;
-		} else if ((b & 7) == 3) {
-			iq_size[b] = 1;
-			iq_type[b] = PKT_CYC;
-		} else if (b == 0x59) {
-			iq_size[b] = 2;
-			iq_type[b] = PKT_MTC;
-		} else if (((b & 0x1f) == 0x0d || (b & 0x1f) == 0x11 ||
-			    (b & 0x1f) == 0x01 || (b & 0x1f) == 0x1d) &&
-			   ipsz[b >> 5] >= 0) {
-			iq_size[b] = (uint8_t)(1 + ipsz[b >> 5]);
-			iq_type[b] = (b & 0x1f) == 0x0d ? PKT_TIP :
-				     (b & 0x1f) == 0x11 ? PKT_TIP_PGE :
-				     (b & 0x1f) == 0x01 ? PKT_TIP_PGD : PKT_FUP;
-		}
+		enum pkt_type type = PKT_INVALID;
+
+		iq_size[b] = (uint8_t)pkt_first_byte(b, &type);
+		iq_type[b] = (uint8_t)type;
 	}
 }
 

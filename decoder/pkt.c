@@ -190,6 +190,38 @@ int pkt_type_cyc_eligible(enum pkt_type type)
 	return (unsigned)type < PKT_NTYPES && (pkt_cyc_eligible_mask >> type & 1);
 }
 
+unsigned pkt_first_byte(unsigned b, enum pkt_type *type)
+{
+	/* IP bytes by IPBytes (bits 7..5), -1 reserved (SDM 36.4.2.2) */
+	static const int8_t ipsz[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
+	unsigned low = b & 0x1f;
+
+	if (b > 0xff)
+		return 0;
+	if (b == 0) {
+		*type = PKT_PAD;
+		return 1;
+	}
+	if (b != 2 && !(b & 1)) {
+		*type = PKT_TNT8;
+		return 1;
+	}
+	if ((b & 7) == 3) {
+		*type = PKT_CYC;
+		return 1;
+	}
+	if (b == 0x59) {
+		*type = PKT_MTC;
+		return 2;
+	}
+	if ((low == 0x0d || low == 0x11 || low == 0x01 || low == 0x1d) && ipsz[b >> 5] >= 0) {
+		*type = low == 0x0d ? PKT_TIP : low == 0x11 ? PKT_TIP_PGE :
+			low == 0x01 ? PKT_TIP_PGD : PKT_FUP;
+		return (unsigned)(1 + ipsz[b >> 5]);
+	}
+	return 0;
+}
+
 int pkt_decoder_init(struct pkt_decoder *dec, const uint8_t *begin,
 		     const uint8_t *end, uint64_t base)
 {

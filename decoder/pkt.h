@@ -317,4 +317,11 @@ const char *pkt_class_name(enum pkt_class cls);
 int pkt_type_cyc_eligible(enum pkt_type type);
 extern const uint64_t pkt_cyc_eligible_mask;
 
+/* The size of the packet whose first byte is @b where that byte alone
+ * gives it, outside a block (BBP) context: pad, tnt.8, a CYC of one byte,
+ * mtc, tip, tip.pge, tip.pgd and fup, its type in *@type.  Returns 0 (and
+ * leaves *@type) for every other byte, whose packets pkt_next() must
+ * decode.  The fast walks build their tables from it. */
+unsigned pkt_first_byte(unsigned b, enum pkt_type *type);
+
 #endif /* PKT_H */

@@ -613,6 +613,43 @@ static void test_names(void **state __attribute__((unused)))
 	assert_string_equal(pte_strerror(9999), "unknown error");
 }
 
+/* pkt_first_byte() sizes exactly the packets pkt_next() decodes to that
+ * size and type from their first byte, whatever follows; the fast walks'
+ * tables come from it. */
+static void test_first_byte(void **state __attribute__((unused)))
+{
+	unsigned b, f, nsized = 0;
+
+	for (b = 0; b < 256; b++) {
+		enum pkt_type type = PKT_INVALID;
+		unsigned sz = pkt_first_byte(b, &type);
+
+		if (!sz) {
+			assert_int_equal(type, PKT_INVALID);
+			continue;
+		}
+		nsized++;
+		for (f = 0; f < 256; f += 85) {
+			uint8_t buf[32];
+			struct pkt_decoder dec;
+			struct pkt p;
+
+			memset(buf, (int)f, sizeof(buf));
+			buf[0] = (uint8_t)b;
+			if (type == PKT_CYC)
+				buf[1] = 0;	/* not a second byte of it */
+			assert_int_equal(pkt_decoder_init(&dec, buf, buf + sizeof(buf), 0), 0);
+			assert_true(pkt_next(&dec, &p) > 0);
+			assert_int_equal(p.type, type);
+			assert_int_equal(p.size, sz);
+		}
+	}
+	/* pad, 126 tnt.8 (even bytes but 0 and 2), 32 one-byte cycs, mtc,
+	 * 4 x 6 ip packets */
+	assert_int_equal(nsized, 1 + 126 + 32 + 1 + 24);
+	assert_int_equal(pkt_first_byte(256, &(enum pkt_type){ PKT_INVALID }), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_sync_backward_random),
 		cmocka_unit_test(test_find_pair),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_first_byte),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
