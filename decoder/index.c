@@ -904,15 +904,17 @@ int idx_time_origin(const struct idx *idx, uint64_t *t0)
 	size_t n, i;
 	uint64_t f;
 
-	if (!idx || !t0 || !idx->complete || idx_totals(idx, &t) || !t.have_tsc ||
-	    (*t0 >= t.first_tsc && *t0 <= t.last_tsc))
+	if (!idx || !t0 || !idx->complete || idx_totals(idx, &t) || !t.have_tsc)
 		return 0;
 	/* (a TSC before the first PSB, of a trace that starts mid-stream,
-	 * is no segment's: only an outlier first segment moves it) */
+	 * is no segment's: only an outlier first segment moves it, and
+	 * one inside the time range only if it is that segment's: damage
+	 * that moved it by less than the trace's length) */
 	n = idx_nsummaries(idx);
 	for (i = 0; i < n && !seg_first_tsc(idx, i, &f); i++)
 		;
-	if (i == n || !idx_time_outlier(idx, i))
+	if (i == n || !idx_time_outlier(idx, i) ||
+	    (*t0 >= t.first_tsc && *t0 <= t.last_tsc && *t0 != f) || *t0 == t.first_tsc)
 		return 0;
 	*t0 = t.first_tsc;
 	return 1;

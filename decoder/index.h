@@ -336,10 +336,10 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg);
 int idx_time_outlier(const struct idx *idx, size_t i);
 
 /* Set @t0, the first TSC of the trace's first packets (its time origin),
- * to the trace's first TSC if the index is complete, @t0 lies outside its
- * time range (idx_totals()) and the first segment with a TSC is an
- * outlier, idx_time_outlier() (its TSC damaged).  Returns 1 if it did, 0
- * if not. */
+ * to the trace's first TSC if the index is complete, the first segment
+ * with a TSC is an outlier, idx_time_outlier() (its TSC damaged), and @t0
+ * is that segment's first TSC or lies outside the time range
+ * (idx_totals()).  Returns 1 if it did, 0 if not. */
 int idx_time_origin(const struct idx *idx, uint64_t *t0);
 
 /* The last segment whose first TSC estimate is at or before @tsc (the first

@@ -94,18 +94,40 @@ EOF
 	done
 }
 
+# The timeline's axis row of screen $1: its first label and its span.
+shot_axis() { grep 'span ' "$1" | sed 's/^ *\([^ ]* [^ ]*\) .*\(span .*\)$/\1 \2/'; }
+
 printf 'wait-index\n:goto $\n:save-screen %s/good.txt\nq\n' "$tmp" | run "$tmp/good.pt"
-for case in future past future1 past1; do
-	kind=${case%1}
+for case in future past future1 past1 near1 future9; do
+	kind=${case%[19]}
 	cp "$tmp/good.pt" "$tmp/$case.pt"
 	if [ $kind = future ]; then at=7 v='\177'; else at=6 v='\000'; fi
+	# near: the first TSC 2^22 ticks or so forward, inside the time
+	# range (once kept as the origin: times counted from it)
+	[ $kind = near ] && at=3 v='\144'
 	where=$mid
-	[ $case = $kind ] || where=$first
+	case $case in
+	*1) where=$first ;;
+	*9) where=$(tail -n 1 "$tmp/tscs" | cut -d' ' -f1) ;;
+	esac
 	# shellcheck disable=SC2059
 	printf "$v" | dd of="$tmp/$case.pt" bs=1 seek=$((0x$where + at)) conv=notrunc 2>/dev/null
 	cmp -s "$tmp/good.pt" "$tmp/$case.pt" && fail "$case: not patched"
+	if [ $case = future9 ]; then
+		# The last segment's: the axis is the sound trace's (it ran
+		# to the damaged time), the end's time is marked disputed.
+		printf 'wait-index\n:goto $\n:save-screen %s/%s.end.txt\nq\n' "$tmp" $case |
+			run "$tmp/$case.pt"
+		[ "$(shot_axis "$tmp/$case.end.txt")" = "$(shot_axis "$tmp/good.txt")" ] ||
+			fail "$case: the axis $(shot_axis "$tmp/$case.end.txt"), the sound trace's $(shot_axis "$tmp/good.txt")"
+		tail -n 2 "$tmp/$case.end.txt" | grep -q ' ?[0-9.]* s .*time disputed' ||
+			fail "$case: the end's time is not marked disputed: $(tail -n 2 "$tmp/$case.end.txt")"
+		continue
+	fi
 	if [ $case != $kind ]; then
 		first_checks
+		[ "$(shot_axis "$tmp/$case.end.txt" | cut -d' ' -f1-2)" = "0 ns" ] ||
+			fail "$case: the axis starts at $(shot_axis "$tmp/$case.end.txt")"
 		continue
 	fi
 	# shellcheck disable=SC2086
@@ -117,6 +139,8 @@ for case in future past future1 past1; do
 		fail "$kind: dump --cycles ends at $(tail -n 1 "$tmp/$kind.cyc" | cut -c1-60)"
 	cat <<EOF | run "$tmp/$case.pt"
 wait-index
+:goto 0x$(printf %x $((0x$mid + 200)))
+:save-screen $tmp/$kind.in.txt
 :goto \$
 :save-screen $tmp/$kind.end.txt
 :goto t ${tgt_ns}ns
@@ -126,6 +150,11 @@ wait-index
 :save-screen $tmp/$kind.tsc.txt
 q
 EOF
+	# Inside the damaged segment: its times are marked disputed.
+	tail -n 2 "$tmp/$kind.in.txt" | grep -q ' ?[-0-9.]* [mnu]*s .*time disputed' ||
+		fail "$kind: the damaged segment's time is not marked disputed: $(tail -n 2 "$tmp/$kind.in.txt")"
+	grep -q '│.* ?[-0-9.]* [mnu]*s ' "$tmp/$kind.in.txt" ||
+		fail "$kind: the cycle pane marks no time disputed"
 	# The end: all but the title (the file's name) as on the sound
 	# trace, and the timeline's density row (the damaged segment's
 	# packets are binned at its own, wrong, time).

@@ -1692,6 +1692,59 @@ static void test_damaged_tsc(void **state)
 	damaged_tsc("--seed 5 --size 1MiB", 2);
 }
 
+/* The first PSB+ TSC moved forward by less than the trace's length: it
+ * lies inside the time range, and is still no time origin (it was kept:
+ * every time counted from the damaged TSC, the axis started before 0). */
+static void test_time_origin_near(void **state)
+{
+	struct img_span sp, sp2;
+	struct img img, img2;
+	struct idx *good, *bad;
+	struct idx_summary tg, tb;
+	struct tm_config cfg;
+	const char *kind = "--seed 5 --size 1MiB";
+	uint8_t *b0, *b;
+	size_t n = 0, i;
+	uint64_t off, t0 = 0, t;
+
+	(void)state;
+	b0 = generate(kind, &n);
+	if (!b0) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		skip();
+	}
+	assert_int_equal(gen_config(kind, &cfg), 0);
+	b = malloc(n);
+	assert_non_null(b);
+	memcpy(b, b0, n);
+	off = patch_psb_tsc(b, n, 0, 2, 0x64);
+	img_init_flat(&img, &sp, b0, n);
+	img_init_flat(&img2, &sp2, b, n);
+	good = build_timed(&img, &cfg, 1, 64 << 10);
+	bad = build_timed(&img2, &cfg, 1, 64 << 10);
+	idx_totals(good, &tg);
+	idx_totals(bad, &tb);
+	/* the damaged TSC: the first of the first PSB+ */
+	for (i = off; i + 8 <= n && b[i] != 0x19; i++)
+		;
+	for (t0 = 0, t = 0; t < 7; t++)
+		t0 |= (uint64_t)b[i + 1 + t] << (8 * t);
+	assert_true(t0 > tg.first_tsc && t0 < tg.last_tsc);
+	assert_true(idx_time_outlier(bad, 0));
+	assert_true(t0 >= tb.first_tsc && t0 <= tb.last_tsc);
+	assert_int_equal(idx_time_origin(bad, &t0), 1);
+	assert_int_equal(t0, tb.first_tsc);
+	assert_int_equal(idx_time_origin(bad, &t0), 0);
+	/* a sound trace's origin stays */
+	t = tg.first_tsc;
+	assert_int_equal(idx_time_origin(good, &t), 0);
+	assert_int_equal(t, tg.first_tsc);
+	idx_free(bad);
+	idx_free(good);
+	free(b);
+	free(b0);
+}
+
 /* The model's state that idx_time_feed() must leave as tm_advance() does
  * (all but the caches of the last MHz asked for). */
 static int feed_same(const struct tm_model *a, const struct tm_model *b, const char **what)
@@ -2426,6 +2479,7 @@ int main(void)
 		cmocka_unit_test(test_ncarried),
 		cmocka_unit_test(test_parallel_time),
 		cmocka_unit_test(test_damaged_tsc),
+		cmocka_unit_test(test_time_origin_near),
 		cmocka_unit_test(test_progress_frac),
 		cmocka_unit_test(test_time_feed),
 		cmocka_unit_test(test_time_runs),

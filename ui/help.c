@@ -67,6 +67,8 @@ static const char *const legend[] = {
 		"  12.5 us      a TSC or MTC packet's time since the first timed packet",
 		"  ~12.5 us     an estimate (between TSC and MTC packets, after a clamp,",
 		"               lost MTCs or lost data); more digits where rows are close",
+		"  ?12.5 us     disputed: this PSB segment's first TSC contradicts its",
+		"               neighbours' (damaged), so its times may be far off",
 		"  +123t        TSC ticks: no TSC frequency is known (--tsc-freq,",
 		"               --cpuid-0x15.*, or a perf.data file's own)",
 		"  time≈ MHz≈   times and MHz use a TSC frequency estimated",

@@ -112,8 +112,10 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		else
 			timefmt_ns_res(tmp, sizeof(tmp), ns, res->time);
 		/* Only TSC and MTC packets carry wall-clock time; every other
-		 * time is an estimate, and says so. */
-		snprintf(buf, size, "%s%s", pane_cycles_anchor(row) ? "" : "~", tmp);
+		 * time is an estimate, and says so; a damaged segment's are
+		 * neither. */
+		snprintf(buf, size, "%s%s", timefmt_disputed(ui, row->pkt.offset) ? "?" :
+			 pane_cycles_anchor(row) ? "" : "~", tmp);
 		break;
 	}
 	case UI_CY_DMARK:

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "index.h"
 #include "screen.h"
 #include "timefmt.h"
 #include "ui.h"
@@ -36,6 +37,13 @@ void timefmt_ns_res(char *buf, size_t size, double ns, double res)
 	for (step = scale / 1e3; d < dmax && step > res; d++)
 		step /= 10;
 	snprintf(buf, size, "%.*f %s", d, ns / scale, unit);
+}
+
+int timefmt_disputed(const struct ui *ui, uint64_t off)
+{
+	size_t seg;
+
+	return ui->idx && !idx_find(ui->idx, off, &seg) && idx_time_outlier(ui->idx, seg);
 }
 
 int timefmt_estimated(const struct ui *ui)

@@ -78,7 +78,9 @@ int tl_cols_time_range(struct ui *ui, uint64_t *t0, uint64_t *t1)
 	if (ui->idx && idx_totals(ui->idx, &tot) >= 0 && tot.have_tsc) {
 		if (!a || tot.first_tsc < a)
 			a = tot.first_tsc;
-		if (tot.last_tsc > b)
+		/* Complete, the index knows the end better than the last
+		 * row: that may be an outlier segment's (a damaged TSC). */
+		if (tot.last_tsc > b || idx_complete(ui->idx))
 			b = tot.last_tsc;
 	}
 	/* CPU lanes: the axis of the whole recording, the same on every
