@@ -57,6 +57,9 @@ struct stall_walk {
 	struct tm_model tm;
 	size_t seg;
 	int mtc;		/* tm_mtc_timed(): MTCs are timing packets */
+	int outlier;		/* idx_time_outlier(): the gap to its first
+				 * TSC is the jump into damaged time */
+	int seen_tsc;		/* a TSC came in the segment */
 	int has_prev;		/* prev: the last timing packet's time */
 	uint64_t prev;
 	uint64_t pseq;		/* periods measured so far */
@@ -109,12 +112,15 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 		if (w->has_prev && st.tsc >= w->prev && w->gaps &&
 		    !(pkt->type == PKT_TSC && tm_tsc_jumped(&w->tm))) {
 			s.gap = st.tsc - w->prev;
+			s.disputed = pkt->type == PKT_TSC && w->outlier && !w->seen_tsc;
 			r = stall_push(w->gaps, &s);
 			if (r)
 				return r;
 		}
 		w->has_prev = 1;
 		w->prev = st.tsc;
+		if (pkt->type == PKT_TSC)
+			w->seen_tsc = 1;
 	} else {
 		tm_advance(&w->tm, pkt);
 	}
@@ -164,6 +170,7 @@ static int stall_walk(const struct idx *idx, const struct img *img, struct stall
 		return r;
 	tm_restore(&w.tm, &c);
 	w.mtc = tm_mtc_timed(idx_config(idx));
+	w.outlier = w.gaps && idx_time_outlier(idx, seg);
 	tm_last_period(&w.tm, &p);
 	w.pseq = p.seq;
 	w.hseq = w.tm.nhalt;
@@ -237,17 +244,19 @@ static void stall_keep(enum stall_kind kind, struct stall *v, size_t *nv,
 }
 
 /* From the summaries: the @want segments whose largest gap ranks first
- * into @gc (*@ngc, best first, each as that gap), the @want whose slowest
- * period does into @pc (*@npc), the @want most halted into @out's halts
- * (their at still 0); @out's partial counts segments without a time
- * summary. */
-static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc,
-			     struct stall *pc, size_t *npc, size_t want,
-			     struct stall_list *out)
+ * into @gc (*@ngc, best first, each as that gap) but outlier segments
+ * that would rank there into @odd, the @want whose slowest period does
+ * into @pc (*@npc), the @want most halted into @out's halts (their at
+ * still 0); @out's partial counts segments without a time summary.
+ * Returns 0 or -pte_nomem. */
+static int stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc,
+			    struct stall_acc *odd, struct stall *pc, size_t *npc,
+			    size_t want, struct stall_list *out)
 {
 	size_t ns = idx_nseeks(idx), i;
 	struct idx_summary s;
 	struct stall c;
+	int r;
 
 	for (i = 0; i < ns; i++) {
 		/* the time pass's part alone: one read per segment */
@@ -257,9 +266,16 @@ static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ng
 		}
 		memset(&c, 0, sizeof(c));
 		c.seg = i;
-		if (s.has_gap) {
-			c.gap = s.max_gap;
-			c.at = s.gap_off;
+		c.gap = s.max_gap;
+		c.at = s.gap_off;
+		/* an outlier's largest gap may be the jump into its damaged
+		 * time: no bound (asked only of those that would rank) */
+		if (s.has_gap && (*ngc < want || stall_before(STALL_GAP, &c, &gc[want - 1])) &&
+		    idx_time_outlier(idx, i)) {
+			r = stall_push(odd, &c);
+			if (r)
+				return r;
+		} else if (s.has_gap) {
 			stall_keep(STALL_GAP, gc, ngc, want, &c);
 		}
 		if (s.has_period) {
@@ -277,15 +293,18 @@ static void stall_candidates(const struct idx *idx, struct stall *gc, size_t *ng
 			stall_keep(STALL_HALT, out->halts, &out->nhalts, want, &c);
 		}
 	}
+	return 0;
 }
 
 /* Walk candidate segments @cand[0..@nc) (best first) in order into the
  * @want best stalls of @kind @v (*@nv), until the next one's best cannot
- * make the list.  Returns 0 or a negative error code. */
+ * make the list (@all: walk them all, outliers, whose summary bounds
+ * nothing); a disputed gap is left out and counted in *@disputed.
+ * Returns 0 or a negative error code. */
 static int stall_merge(const struct idx *idx, const struct img *img,
 		       enum stall_kind kind, const struct stall *cand, size_t nc,
-		       size_t want, struct stall *v, size_t *nv, size_t *walked,
-		       const _Atomic int *cancel)
+		       int all, size_t want, struct stall *v, size_t *nv,
+		       struct stall_list *out, const _Atomic int *cancel)
 {
 	struct stall_acc a = { 0 };
 	struct stall_walk w;
@@ -294,7 +313,7 @@ static int stall_merge(const struct idx *idx, const struct img *img,
 
 	for (k = 0; k < nc; k++) {
 		/* everything in cand[k..] ranks at or after cand[k] */
-		if (*nv == want && !stall_before(kind, &cand[k], &v[want - 1]))
+		if (!all && *nv == want && !stall_before(kind, &cand[k], &v[want - 1]))
 			break;
 		if (cancel && atomic_load(cancel)) {
 			r = -pte_canceled;
@@ -310,12 +329,17 @@ static int stall_merge(const struct idx *idx, const struct img *img,
 			r = 0;	/* not reached: its summary came, so it is */
 		if (r < 0)
 			break;
-		(*walked)++;
-		/* a walk that disagrees with its summary keeps the summary's */
-		if (!a.n)
+		out->walked++;
+		/* a walk that disagrees with its summary keeps the summary's
+		 * (not an outlier's: it may be the jump) */
+		if (!a.n && !all)
 			stall_keep(kind, v, nv, want, &cand[k]);
-		for (i = 0; i < a.n; i++)
-			stall_keep(kind, v, nv, want, &a.v[i]);
+		for (i = 0; i < a.n; i++) {
+			if (a.v[i].disputed)
+				out->disputed++;
+			else
+				stall_keep(kind, v, nv, want, &a.v[i]);
+		}
 	}
 	free(a.v);
 	return r;
@@ -341,6 +365,7 @@ int stall_halt_place(const struct idx *idx, const struct img *img, size_t seg,
 int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	      const _Atomic int *cancel, struct stall_list *out)
 {
+	struct stall_acc odd = { 0 };
 	struct stall *gc, *pc;
 	size_t ngc = 0, npc = 0, i;
 	uint64_t end;
@@ -356,17 +381,22 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	out->gaps = pc + want;
 	out->pers = out->gaps + want;
 	out->halts = out->pers + want;
-	stall_candidates(idx, gc, &ngc, pc, &npc, want, out);
+	r = stall_candidates(idx, gc, &ngc, &odd, pc, &npc, want, out);
 	/* a segment's place: its PSB (equal halts stayed in segment order;
 	 * stall_halt_place() finds its longest sleep, a walk) */
 	for (i = 0; i < out->nhalts; i++)
 		if (idx_segment_span(idx, out->halts[i].seg, &out->halts[i].at, &end))
 			out->halts[i].at = 0;
-	r = stall_merge(idx, img, STALL_GAP, gc, ngc, want, out->gaps, &out->ngaps,
-			&out->walked, cancel);
 	if (!r)
-		r = stall_merge(idx, img, STALL_PERIOD, pc, npc, want, out->pers,
-				&out->npers, &out->walked, cancel);
+		r = stall_merge(idx, img, STALL_GAP, odd.v, odd.n, 1, want, out->gaps,
+				&out->ngaps, out, cancel);
+	free(odd.v);
+	if (!r)
+		r = stall_merge(idx, img, STALL_GAP, gc, ngc, 0, want, out->gaps,
+				&out->ngaps, out, cancel);
+	if (!r)
+		r = stall_merge(idx, img, STALL_PERIOD, pc, npc, 0, want, out->pers,
+				&out->npers, out, cancel);
 	/* out->gaps lies in gc's block: move it (and pers, halts) to the
 	 * front, keep one */
 	memmove(gc, out->gaps, 3 * want * sizeof(*gc));

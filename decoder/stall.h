@@ -16,6 +16,14 @@
  * core halted longest (idx_summary.nhalt, halt_lo, halt_hi), each at its
  * PSB; stall_halt_place() walks one for its longest sleep's place.
  *
+ * A gap that ends at the first TSC of a segment whose TSC contradicts its
+ * neighbours' (idx_time_outlier(): a damaged PSB+ TSC, most often far in
+ * the future) is the jump into damaged time, no stall: a walk marks it
+ * disputed and stall_top() leaves it out (and counts it).  Such a
+ * segment's summary holds that jump as its largest gap, so it is no
+ * bound to rank by: stall_top() walks every outlier segment whose
+ * summary would make the list.
+ *
  * Order: the longer gap (the slower period: fewer cycles per tick,
  * tm_period_cmp(); the more halted time at most, then at least) first,
  * then the earlier packet (segment).
@@ -42,6 +50,9 @@ struct stall {
 	struct tm_period per;	/* STALL_PERIOD: its cycles and ticks (seq
 				 * 0) */
 	uint32_t nhalt;		/* STALL_HALT: sleeps closed in the segment */
+	uint8_t disputed;	/* STALL_GAP: it ends at the first TSC of an
+				 * outlier segment (idx_time_outlier()):
+				 * the jump into damaged time */
 	uint64_t halt_lo, halt_hi;	/* STALL_HALT: the core's halted time
 				 * in them, TSC ticks, at least and at
 				 * most (equal: exact) */
@@ -59,12 +70,16 @@ struct stall_list {
 	size_t partial;		/* segments the time pass had not reached
 				 * (left out) */
 	size_t walked;		/* segments walked for the merge */
+	size_t disputed;	/* gaps into damaged time left out (those
+				 * the walked segments held) */
 };
 
-/* The @want longest gaps, the @want slowest periods and the @want
- * segments with the most halted time of the trace @img indexed by @idx
+/* The @want longest gaps (none disputed), the @want slowest periods and
+ * the @want segments with the most halted time of the trace @img indexed
+ * by @idx
  * (whose time pass gives the summaries and carries), into @out
- * (stall_list_free() it).  It walks up to 2 * @want segments: run it
+ * (stall_list_free() it).  It walks up to 2 * @want segments (and
+ * outlier segments that might rank): run it
  * off the UI thread; *@cancel (if not NULL) set stops it between two.
  * It reads the mapping: call it where a SIGBUS is guarded against.
  * Returns 0.
@@ -75,7 +90,8 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	      const _Atomic int *cancel, struct stall_list *out);
 
 /* Every gap (@kind STALL_GAP) or period ending in segment @seg, in
- * packet order, into a new array *@out (free() it) of *@n.
+ * packet order, into a new array *@out (free() it) of *@n; the jump into
+ * an outlier segment is among them, disputed (what its summary holds).
  * Returns 0, 1 if the time pass has not got there, -pte_invalid (also
  * for STALL_HALT: a segment's halted time is its summary's) or
  * -pte_nomem. */

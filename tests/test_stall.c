@@ -84,19 +84,32 @@ static void tr_index(struct trace *t, uint8_t *d, size_t n)
 	tr_index_cfg(t, d, n, &cfg);
 }
 
-/* Every stall of @kind in the trace, sorted best first, into *@n. */
-static struct stall *all_sorted(struct trace *t, enum stall_kind kind, size_t *n)
+/* Every stall of @kind in the trace but the disputed gaps (counted in
+ * *@nd if not NULL), sorted best first, into *@n. */
+static struct stall *all_sorted_d(struct trace *t, enum stall_kind kind, size_t *n,
+				  size_t *nd)
 {
 	struct stall *all = NULL, *v;
 	size_t i, k, nv, na = 0;
 
+	if (nd)
+		*nd = 0;
 	for (i = 0; i < idx_nseeks(t->idx); i++) {
 		assert_int_equal(stall_segment(t->idx, &t->img, i, kind, &v, &nv), 0);
 		all = realloc(all, (na + nv + 1) * sizeof(*all));
 		assert_non_null(all);
-		if (nv)		/* v may be NULL then: memcpy() takes none */
-			memcpy(all + na, v, nv * sizeof(*v));
-		na += nv;
+		for (k = 0; k < nv; k++) {
+			/* only the jump into an outlier segment, its first TSC */
+			if (v[k].disputed) {
+				assert_int_equal(kind, STALL_GAP);
+				assert_true(idx_time_outlier(t->idx, i));
+				assert_int_equal(t->d[v[k].at], 0x19);
+				if (nd)
+					(*nd)++;
+				continue;
+			}
+			all[na++] = v[k];
+		}
 		free(v);
 	}
 	/* insertion sort: a few thousand at most */
@@ -109,6 +122,12 @@ static struct stall *all_sorted(struct trace *t, enum stall_kind kind, size_t *n
 	}
 	*n = na;
 	return all;
+}
+
+/* all_sorted_d() without the count. */
+static struct stall *all_sorted(struct trace *t, enum stall_kind kind, size_t *n)
+{
+	return all_sorted_d(t, kind, n, NULL);
 }
 
 /* The segments with sleeps, most halted first, from every summary, into
@@ -563,6 +582,75 @@ static void test_damaged_tsc(void **state)
 	}
 }
 
+/* The PSB+ TSC of the PSB+ at or after @from in @d (@n bytes) damaged:
+ * payload byte @byte set to @val.  Returns the TSC's offset. */
+static uint64_t damage_psb_tsc(uint8_t *d, size_t n, size_t from, int byte, uint8_t val)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	const uint8_t *psb = pkt_find_psb(d + from, d + n);
+
+	assert_non_null(psb);
+	pkt_decoder_init(&dec, psb, d + n, (uint64_t)(psb - d));
+	while (pkt_next(&dec, &pkt) > 0 && pkt.type != PKT_PSBEND)
+		if (pkt.type == PKT_TSC) {
+			d[pkt.offset + 1 + (size_t)byte] = val;
+			return pkt.offset;
+		}
+	fail_msg("no TSC in the PSB+ at 0x%zx", (size_t)(psb - d));
+	return 0;
+}
+
+/* A PSB+ TSC made far-future (its top byte 0x7f): the gap into it is the
+ * jump into damaged time, no stall: :stalls lists the real ones (the
+ * sound trace's, but the one that TSC ended) and counts it left out;
+ * without it, the other gaps of its segment still rank. */
+static void test_damaged_jump(void **state)
+{
+	struct stall_list l, ls;
+	struct trace t, ts;
+	uint64_t at;
+	size_t n, i, k, nd;
+	uint8_t *d = gen("--seed 5 --size 1MiB", &n), *sound;
+	struct stall *all;
+
+	(void)state;
+	if (!d) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		return;
+	}
+	sound = malloc(n);
+	assert_non_null(sound);
+	memcpy(sound, d, n);
+	at = damage_psb_tsc(d, n, n / 2, 6, 0x7f);
+	tr_index(&t, d, n);
+	tr_index(&ts, sound, n);
+	assert_int_equal(stall_top(t.idx, &t.img, 5, NULL, &l), 0);
+	assert_int_equal(stall_top(ts.idx, &ts.img, 6, NULL, &ls), 0);
+	assert_int_equal(l.ngaps, 5);
+	/* the sound trace's list, less the gap that TSC ended */
+	for (i = k = 0; i < l.ngaps; i++, k++) {
+		assert_int_not_equal(l.gaps[i].at, at);
+		if (ls.gaps[k].at == at)
+			k++;
+		assert_int_equal(l.gaps[i].at, ls.gaps[k].at);
+		assert_int_equal(l.gaps[i].gap, ls.gaps[k].gap);
+	}
+	assert_int_equal(l.disputed, 1);
+	assert_int_equal(ls.disputed, 0);
+	all = all_sorted_d(&t, STALL_GAP, &n, &nd);
+	assert_int_equal(nd, 1);
+	free(all);
+	check_top(&t, 1);
+	check_top(&t, 7);
+	stall_list_free(&l);
+	stall_list_free(&ls);
+	idx_free(t.idx);
+	idx_free(ts.idx);
+	free(sound);
+	free(d);
+}
+
 /* The CYCs between the MTCs at packets @a and @b (pk[], offsets) made 1
  * cycle each (the same bytes long): a slow period. */
 static void slow_down(uint8_t *d, const struct pkt *pk, size_t a, size_t b)
@@ -931,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_gen),
 		cmocka_unit_test(test_damaged_tsc),
+		cmocka_unit_test(test_damaged_jump),
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_halt_segment),
 		cmocka_unit_test(test_halts),

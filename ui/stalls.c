@@ -9,7 +9,9 @@
  * tick, tm_last_period()), each with the packet that ends it; the list is
  * the N longest gaps, then the N slowest periods of the whole trace
  * (decoder/stall.h: the top N segments by their summaries, walked for all
- * their gaps and periods, so two in one segment both show), then the N
+ * their gaps and periods, so two in one segment both show; the jump into
+ * a damaged PSB+ TSC, idx_time_outlier(), is left out and counted above
+ * the rows), then the N
  * segments whose sleeps (PWRE, EXSTOP .. PWRX) held the core halted
  * longest, from their summaries alone, each placed at its longest sleep's
  * PWRX (stall_halt_place(): a walk of that segment).  The walks run off
@@ -63,6 +65,7 @@ static struct {
 	size_t n, ngap, nper, nhalt;
 	struct listnav ln;
 	size_t partial;		/* segments the time pass has not reached */
+	size_t disputed;	/* gaps into damaged time left out */
 	int shown;		/* the job's outcome was taken and said */
 	int tl;			/* the places are marked on the timeline */
 	const struct img *img;	/* the trace the rows belong to */
@@ -191,6 +194,7 @@ static int st_take(struct ui *ui)
 	st.nper = l.npers;
 	st.nhalt = l.nhalts;
 	st.partial = l.partial;
+	st.disputed = l.disputed;
 	stall_list_free(&l);
 	return 0;
 }
@@ -426,7 +430,7 @@ static void st_line(struct ui *ui, long i, char *buf, size_t size)
 static void stalls_view_draw(struct ui *ui, struct view *v)
 {
 	long n, i, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
-	int y, len;
+	int y, len, top = 1;
 	char buf[512], halts[48];
 
 	(void)v;
@@ -460,13 +464,24 @@ static void stalls_view_draw(struct ui *ui, struct view *v)
 			 halts, st.partial ? " (time pass partial)" : "", st.tl ? " (on)" : "");
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
+	/* a jump into a PSB+ TSC that contradicts its neighbours' is no
+	 * stall: the list leaves it out and says so, above the rows */
+	if (st.disputed && h > 1) {
+		snprintf(buf, sizeof(buf), "%zu gap%s left out: the jump into a PSB+ TSC that "
+			 "contradicts its neighbours' (damaged time), no stall", st.disputed,
+			 st.disputed == 1 ? "" : "s");
+		screen_clear(1, 0, ui->cols);
+		screen_put(1, 1, ui->cols - 1, buf);
+		top = 2;
+		h--;
+	}
 	n = (long)st.n;		/* (st_settle() may have just made the rows) */
 	listnav_fit(&st.ln, n, h);
 	for (y = 0, i = st.ln.top; y < h && i < n; y++, i++) {
 		st_line(ui, i, buf, sizeof(buf));
 		attrset(i == st.ln.sel ? A_REVERSE : A_NORMAL);
-		screen_clear(1 + y, 0, ui->cols);
-		screen_put(1 + y, 1, ui->cols - 1, buf);
+		screen_clear(top + y, 0, ui->cols);
+		screen_put(top + y, 1, ui->cols - 1, buf);
 	}
 	attrset(A_NORMAL);
 	status_draw(ui);

@@ -5,7 +5,8 @@
  * finds the largest gap and the slowest period its time summary holds,
  * at the same packets, and a sleep's place where the summary counts
  * one; stall_top(), which walks only the segments the summaries pick,
- * lists the longest gaps and slowest periods of all those walks.  A
+ * lists the longest gaps (but the disputed jumps into outlier segments)
+ * and slowest periods of all those walks.  A
  * difference aborts. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,9 +53,11 @@ static struct stall *all_sorted(const struct idx *idx, const struct img *img,
 		if (!grown)
 			abort();
 		all = grown;
-		if (nv)
-			memcpy(all + na, v, nv * sizeof(*v));
-		na += nv;
+		/* the jump into an outlier segment: what its summary holds,
+		 * not what stall_top() lists */
+		for (k = 0; k < nv; k++)
+			if (!v[k].disputed)
+				all[na++] = v[k];
 		free(v);
 	}
 	/* insertion sort: inputs are small */
