@@ -307,8 +307,41 @@ static int emit_file(void *ctx, const void *p, size_t n)
 	return safefile_write(sa->out, p, n) < 0 ? -pte_io : 0;
 }
 
+/*
+ * Whether identity @id, read from @t's mapping after its content hash,
+ * is that of the bytes the index was built from: the file is as mapped,
+ * or it only grew and the part mapped still has the identity @mapped
+ * took before the index read it.  Size and mtime cannot tell an append
+ * from a rewrite (both move the mtime); the sample can, but for bytes it
+ * does not look at (idxcache_save_since()).  Read after the hash, @id
+ * also covers a rewrite while the hash was read.
+ * Returns 0, or -pte_io with a message in @err.
+ */
+static int idxcache_save_check(const struct trace *t, const struct identity *mapped,
+			       const struct identity *id, char *err, size_t errlen)
+{
+	enum trace_since since = trace_since_mapped(t);
+
+	if (since == TRACE_CHANGED || (since == TRACE_GREW && !mapped)) {
+		snprintf(err, errlen, "%s changed since it was indexed", t->path);
+		return -pte_io;
+	}
+	if (mapped && !identity_same(mapped, id)) {
+		snprintf(err, errlen, "%s was rewritten since it was indexed", t->path);
+		return -pte_io;
+	}
+	return 0;
+}
+
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		  const _Atomic int *hurry, char *err, size_t errlen)
+{
+	return idxcache_save_since(idx, t, stream, NULL, hurry, err, errlen);
+}
+
+int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream,
+			const struct identity *mapped, const _Atomic int *hurry,
+			char *err, size_t errlen)
 {
 	/* A cache: no fsync; a file cut by a crash fails its hashes. */
 	struct safefile_keep keep = { t ? t->dev : 0, t ? t->ino : 0, "the trace" };
@@ -332,25 +365,23 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	ret = idxcache_path(t, stream, path, sizeof(path), err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = identity_of_trace(&id, t);
-	if (!ret)
-		ret = identity_content_hash(t, t->size, hurry, &content);
+	ret = identity_content_hash(t, t->size, hurry, &content);
 	if (ret == -pte_canceled) {
 		/* 0: not hashed (idxcache_check_hdr()) */
 		content = 0;
 		ret = 0;
 	}
+	if (!ret)
+		ret = identity_of_trace(&id, t);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: the file shrank while being read", t->path);
 		return ret;
 	}
-	/* After the identity and the hash were read from the mapping: the
-	 * file changed since it was mapped (and indexed), so what they
-	 * describe may not be what the index was built over. */
-	if (!trace_unchanged(t)) {
-		snprintf(err, errlen, "%s changed since it was indexed", t->path);
-		return -pte_io;
-	}
+	/* After the hash and the identity were read from the mapping: what
+	 * they describe must be what the index was built over. */
+	ret = idxcache_save_check(t, mapped, &id, err, errlen);
+	if (ret < 0)
+		return ret;
 	sa = malloc(sizeof(*sa));
 	if (!sa)
 		return -pte_nomem;

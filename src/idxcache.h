@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "identity.h"
 #include "index.h"
 #include "trace.h"
 
@@ -55,10 +56,34 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
  * is set, the save goes on without it (content hash 0), and such a load
  * rebuilds instead.  The index itself is always saved: a quit right
  * after a long build must not cost the next start that build.
+ * The file must be as it was mapped (size and mtime): what the save
+ * reads from the shared mapping would be a changed file's new bytes,
+ * not the ones the index describes.  idxcache_save_since() also saves
+ * for a file that grew.
  * Returns 0, -pte_invalid if @idx is not complete, -pte_io with a
  * message in @err (also when the file changed since it was mapped: its
  * size or mtime), -pte_sigbus if the trace shrank, or -pte_nomem. */
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 		  const _Atomic int *hurry, char *err, size_t errlen);
+
+/*
+ * As idxcache_save(), for a file that may have grown while it was
+ * indexed (a recording appending): @mapped (if not NULL) is the identity
+ * of @t's whole mapped file (identity_of_trace()) taken after it was
+ * mapped and before @idx read it.  The save, once it has read the
+ * content hash, takes the identity of the same t->size bytes again and
+ * saves only if it is @mapped's: then the file grew past what was
+ * indexed and the part indexed was not rewritten.  The identity samples
+ * (src/identity.h): a rewrite that made the file longer and left every
+ * sampled block of the indexed part as it was is taken for an append,
+ * as R and idxcache_load() take it.  A file that shrank, or changed at
+ * the same size, is never saved; with @mapped neither is one whose
+ * sample changed under the same size and mtime.
+ * Returns what idxcache_save() does; -pte_io also when the indexed part
+ * is no longer @mapped's.
+ */
+int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream,
+			const struct identity *mapped, const _Atomic int *hurry,
+			char *err, size_t errlen);
 
 #endif /* IDXCACHE_H */

@@ -471,13 +471,17 @@ int trace_guard(int (*body)(void *arg), void *arg)
 	return ret;
 }
 
-int trace_unchanged(const struct trace *t)
+enum trace_since trace_since_mapped(const struct trace *t)
 {
 	struct stat st;
 
 	if (!t || t->fd < 0 || fstat(t->fd, &st) < 0)
-		return 0;
-	return (uint64_t)st.st_size == t->size && stat_mtime_ns(&st) == t->mtime_ns;
+		return TRACE_CHANGED;
+	if ((uint64_t)st.st_size > t->size)
+		return TRACE_GREW;
+	if ((uint64_t)st.st_size == t->size && stat_mtime_ns(&st) == t->mtime_ns)
+		return TRACE_SAME;
+	return TRACE_CHANGED;
 }
 
 int trace_refresh(struct trace *t, uint64_t *new_size, int *grew,

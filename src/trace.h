@@ -68,9 +68,18 @@ int trace_guard(int (*body)(void *arg), void *arg);
  * unused; the shape of idx_set_willneed()'s hook). */
 void trace_willneed(void *ctx, const uint8_t *p, size_t n);
 
-/* Whether @t's file is still as it was mapped: the same size and mtime.
- * Returns 1 or 0 (0 also if it cannot be told). */
-int trace_unchanged(const struct trace *t);
+/* What became of @t's file since it was mapped, told by its size and
+ * mtime alone (an append changes the mtime as a rewrite does). */
+enum trace_since {
+	TRACE_SAME,	/* the size and mtime it was mapped with */
+	TRACE_GREW,	/* longer: appended to, or rewritten longer */
+	TRACE_CHANGED,	/* shorter, or the same size with another mtime */
+};
+
+/* Whether @t's file is still as it was mapped (see enum trace_since).
+ * Returns TRACE_SAME, TRACE_GREW, or TRACE_CHANGED (also when it cannot
+ * be told: no file descriptor, or fstat() fails). */
+enum trace_since trace_since_mapped(const struct trace *t);
 
 /* Check whether @t's file changed size.  If it grew, remap it (a raw trace's
  * single stream then covers the new size) and set *@grew to 1.  If it shrank,

@@ -504,6 +504,167 @@ static void test_save_hurried(void **state)
 	trace_close(t);
 }
 
+/* Open @path, take its identity as mapped, and build its index. */
+static void open_build(const char *path, struct trace **t, struct idx **idx,
+		       struct identity *mapped)
+{
+	char err[512];
+
+	assert_int_equal(trace_open(t, path, err, sizeof(err)), 0);
+	assert_int_equal(identity_of_trace(mapped, *t), 0);
+	assert_int_equal(idx_new(idx, &(*t)->streams[0].img, NULL), 0);
+	assert_int_equal(idx_build(*idx), 0);
+}
+
+/* Whether the cache file of @t's stream 0 (as its first bytes are now)
+ * exists. */
+static int cached(const struct trace *t)
+{
+	char cpath[4096], err[512];
+
+	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	return access(cpath, F_OK) == 0;
+}
+
+/*
+ * A recording appends while its index is built: the save, given the
+ * identity taken when the file was mapped, keeps the index of the part
+ * mapped, and the next open loads it as grown, indexing only the tail.
+ * Without that identity, an append cannot be told from a rewrite.
+ */
+static void test_grown_while_indexed(void **state)
+{
+	char path[300], err[512];
+	struct trace *t, *t2;
+	struct idx *idx, *idx2, *fresh;
+	struct identity mapped;
+	const char *why;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/recording.pt", dir);
+	make_trace(path, 9000, 9150, 0);
+	open_build(path, &t, &idx, &mapped);
+	assert_false(cached(t));
+	make_trace(path, 9150, 9260, 1);
+
+	assert_int_equal(idxcache_save(idx, t, 0, NULL, err, sizeof(err)), -pte_io);
+	assert_non_null(strstr(err, "changed since it was indexed"));
+	assert_int_equal(idxcache_save_since(idx, t, 0, NULL, NULL, err, sizeof(err)),
+			 -pte_io);
+	assert_false(cached(t));
+	assert_int_equal(idxcache_save_since(idx, t, 0, &mapped, NULL, err, sizeof(err)), 0);
+	assert_true(cached(t));
+
+	assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_GROWN);
+	assert_string_equal(why, "grown");
+	assert_int_equal(idx_nseeks(idx2), 149);	/* the last one goes on */
+	assert_int_equal(idx_build(idx2), 0);
+	assert_int_equal(idx_nseeks(idx2), 260);
+	assert_int_equal(idx_new(&fresh, &t2->streams[0].img, NULL), 0);
+	assert_int_equal(idx_build(fresh), 0);
+	same_index(fresh, idx2);
+	idx_free(fresh);
+	idx_free(idx2);
+	trace_close(t2);
+
+	/* Unchanged since mapped: saved, as without the identity. */
+	idx_free(idx);
+	trace_close(t);
+	open_build(path, &t, &idx, &mapped);
+	assert_int_equal(idxcache_save_since(idx, t, 0, &mapped, NULL, err, sizeof(err)), 0);
+	assert_int_equal(load(path, &t2, &idx2, &why), IDXCACHE_HIT);
+	idx_free(idx2);
+	trace_close(t2);
+	idx_free(idx);
+	trace_close(t);
+}
+
+/*
+ * Rewritten while indexed: in place at the same size, longer, or with the
+ * old mtime put back, the file is not cached, even with the identity
+ * taken when it was mapped.  A file that shrank is not read past its end.
+ */
+static void test_rewritten_while_indexed(void **state)
+{
+	char path[300], err[512];
+	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+	struct trace *t;
+	struct idx *idx;
+	struct identity mapped;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	/* The same size: one byte. */
+	snprintf(path, sizeof(path), "%s/rewritten.pt", dir);
+	make_trace(path, 9300, 9450, 0);
+	open_build(path, &t, &idx, &mapped);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\x55", 1, 70000), 1);
+	close(fd);
+	assert_int_equal(idxcache_save_since(idx, t, 0, &mapped, NULL, err, sizeof(err)),
+			 -pte_io);
+	assert_non_null(strstr(err, "changed since it was indexed"));
+	assert_false(cached(t));
+	idx_free(idx);
+	trace_close(t);
+
+	/* The same size and mtime (put back): the sample tells. */
+	make_trace(path, 9300, 9450, 0);
+	open_build(path, &t, &idx, &mapped);
+	assert_int_equal(stat(path, &st), 0);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\x55", 1, 70000), 1);
+	close(fd);
+	ts[1] = st.st_mtim;
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	assert_int_equal(idxcache_save_since(idx, t, 0, &mapped, NULL, err, sizeof(err)),
+			 -pte_io);
+	assert_non_null(strstr(err, "was rewritten since it was indexed"));
+	assert_false(cached(t));
+	idx_free(idx);
+	trace_close(t);
+
+	/* Longer, its old part other bytes (after the 64 KiB that name the
+	 * cache file): not an append. */
+	make_trace(path, 9300, 9450, 0);
+	open_build(path, &t, &idx, &mapped);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\x55", 1, 70000), 1);
+	close(fd);
+	make_trace(path, 9450, 9500, 1);
+	assert_int_equal(idxcache_save_since(idx, t, 0, &mapped, NULL, err, sizeof(err)),
+			 -pte_io);
+	assert_non_null(strstr(err, "was rewritten since it was indexed"));
+	assert_false(cached(t));
+	idx_free(idx);
+	trace_close(t);
+
+	/* Rewritten from scratch, longer (another recording). */
+	make_trace(path, 9300, 9450, 0);
+	open_build(path, &t, &idx, &mapped);
+	make_trace(path, 9600, 9800, 0);
+	assert_int_equal(idxcache_save_since(idx, t, 0, &mapped, NULL, err, sizeof(err)),
+			 -pte_io);
+	assert_non_null(strstr(err, "was rewritten since it was indexed"));
+	assert_false(cached(t));
+	idx_free(idx);
+	trace_close(t);
+
+	/* Shorter: the mapping's end is gone. */
+	make_trace(path, 9300, 9450, 0);
+	open_build(path, &t, &idx, &mapped);
+	assert_int_equal(truncate(path, 80000), 0);
+	assert_int_equal(idxcache_save_since(idx, t, 0, &mapped, NULL, err, sizeof(err)),
+			 -pte_sigbus);
+	assert_false(cached(t));
+	idx_free(idx);
+	trace_close(t);
+}
+
 static void test_args(void **state)
 {
 	char path[300], buf[64], err[128];
@@ -534,6 +695,8 @@ int main(void)
 		cmocka_unit_test(test_grown),
 		cmocka_unit_test(test_grown_in_run),
 		cmocka_unit_test(test_save_hurried),
+		cmocka_unit_test(test_grown_while_indexed),
+		cmocka_unit_test(test_rewritten_while_indexed),
 		cmocka_unit_test(test_timing_options),
 	};
 

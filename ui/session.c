@@ -56,14 +56,17 @@ static int session_carry(void *ctx, uint64_t psb, struct tm_carry *out)
 }
 
 /* Save a freshly built index to the cache, off the UI thread: a big
- * trace's index is tens of megabytes. */
+ * trace's index is tens of megabytes.  The identity taken when the file
+ * was mapped (reload_remember(), before the index began) lets a
+ * recording that appended meanwhile be saved too, for the part indexed. */
 static void *session_cache_saver(void *arg)
 {
 	struct ui *ui = arg;
 	char err[256] = "";
 
-	if (idxcache_save(ui->idx, ui->trace, ui->stream_no, &ui->cache_hurry,
-			  err, sizeof(err)) < 0)
+	if (idxcache_save_since(ui->idx, ui->trace, ui->stream_no,
+				ui->have_ident ? &ui->ident : NULL, &ui->cache_hurry,
+				err, sizeof(err)) < 0)
 		snprintf(ui->cache_err, sizeof(ui->cache_err), "%s", err);
 	return NULL;
 }
