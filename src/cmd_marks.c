@@ -141,6 +141,7 @@ static void cmd_marks_warm(const struct trace_stream *s, const struct marks_entr
 
 	if (img_find_psb_before(&s->img, e->from + 1, &psb) || !(x = cmd_marks_index(s)))
 		return;
+	bt->idx = x;	/* an edge in damaged time is no exact one */
 	if (idx_find(x, psb, &k) || idx_seek(x, k, &sk) || sk.offset != psb ||
 	    idx_seek_carry(x, k, &carry))
 		return;

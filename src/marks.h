@@ -59,6 +59,8 @@
 #include "pkt.h"
 #include "tm.h"
 
+struct idx;
+
 /* The marks file format version this code writes and reads. */
 #define BM_VERSION 1
 /* Caps that bound memory and file size; exceeding one is an error. */
@@ -348,9 +350,17 @@ struct marks_summary {
 	int time_exact;			/* both edges are timing packets (a
 					 * TSC, or an MTC the model places on
 					 * the crystal clock) and nothing was
-					 * lost between: duration_ns and
-					 * span_ticks are exact; else the
+					 * lost between, no edge in damaged
+					 * time (time_disputed): duration_ns
+					 * and span_ticks are exact; else the
 					 * model's estimate */
+	int time_disputed;		/* the edges' times may be of
+					 * stretches that disagree: the range
+					 * crosses a TSC where time went back
+					 * or left a stretch it went back to
+					 * (tm_tsc_jumped()), or an edge lies
+					 * in a segment whose TSC contradicts
+					 * its neighbours' (marks_time.idx) */
 	int time_warm;			/* the model began from the index's
 					 * state at the range's first PSB
 					 * (marks_time.warm): the edges' times
@@ -422,11 +432,25 @@ struct marks_time {
 	uint8_t first_anchor, last_anchor, end_anchor;	/* those stamps are
 					 * a timing packet's own time */
 	int lost;			/* data was lost in the range */
+	const struct idx *idx;		/* the caller's index, or NULL: an
+					 * edge in a segment whose TSC
+					 * contradicts its neighbours'
+					 * (idx_time_outlier()) is disputed */
+	int jumped;			/* a TSC in range left (or went back
+					 * to) damaged time, tm_tsc_jumped() */
+	uint64_t first_off, end_off;	/* the edges' packets (first; end,
+					 * else last) */
+	uint8_t seg_tsc;		/* a TSC came since the last PSB */
+	uint8_t first_tsc, end_tsc;	/* one came before that edge in its
+					 * segment: its time is the segment's
+					 * (before it, the one before's) */
 	uint32_t khz_min, khz_max;	/* measured, in range */
 	uint64_t khz_sum, khz_n;
 };
 
-/* Set up @bt for a stream recorded with @cfg (NULL: nothing known). */
+/* Set up @bt for a stream recorded with @cfg (NULL: nothing known); a
+ * caller with the trace's index sets bt->idx (read from the summary's
+ * thread: the index may still be building). */
 void marks_time_init(struct marks_time *bt, const struct tm_config *cfg);
 
 /* A marks_observe_fn: @ctx is a struct marks_time.  At the end it sets
@@ -435,7 +459,8 @@ void marks_time_init(struct marks_time *bt, const struct tm_config *cfg);
  * last packet in it), has_time and duration_ns if both have a wall-clock
  * time, and the frequencies (MHz; 0 if unknown): the average is cycles
  * over time when CYC packets count cycles (freq_avg_wall), else the mean
- * of the measurements; min and max are over the measurements.
+ * of the measurements; min and max are over the measurements; whether
+ * the time is exact (time_exact, time_disputed).
  * Returns 0. */
 int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		    struct marks_summary *sum);

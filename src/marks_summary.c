@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "index.h"
 #include "marks.h"
 #include "ptdec.h"
 #include "trace.h"
@@ -294,15 +295,29 @@ static int marks_time_anchor(const struct pkt *pkt, const struct tm_stamp *st)
 	       (pkt->type == PKT_MTC && !(st->flags & (TM_F_UNTIED | TM_F_NO_CONFIG)));
 }
 
-/* At the end: how sure the duration from @a to @b is, and the cycles
- * between the first packet and @b. */
+/* Whether the packet at @off, after a TSC of its segment if @timed,
+ * lies in a segment of @idx (NULL: none) whose TSC contradicts its
+ * neighbours': its time is damaged. */
+static int marks_time_outlier(const struct idx *idx, uint64_t off, int timed)
+{
+	size_t k;
+
+	return timed && idx && !idx_find(idx, off, &k) && idx_time_outlier(idx, k);
+}
+
+/* At the end: how sure the duration from @a to @b (at @b_off) is, and
+ * the cycles between the first packet and @b. */
 static void marks_time_sure(const struct marks_time *bt, const struct tm_stamp *b,
-			    int b_anchor, struct marks_summary *sum)
+			    int b_anchor, uint64_t b_off, struct marks_summary *sum)
 {
 	const struct tm_stamp *s = &bt->start;
 
 	sum->time_warm = bt->warm;
-	sum->time_exact = sum->has_span && bt->first_anchor && b_anchor && !bt->lost;
+	sum->time_disputed = bt->jumped ||
+			     marks_time_outlier(bt->idx, bt->first_off, bt->first_tsc) ||
+			     marks_time_outlier(bt->idx, b_off, bt->end_tsc);
+	sum->time_exact = sum->has_span && bt->first_anchor && b_anchor && !bt->lost &&
+			  !sum->time_disputed;
 	if (bt->have_start && (s->flags & b->flags & TM_F_CYC) && b->cycles >= s->cycles) {
 		sum->has_cycles = 1;
 		sum->cycles = b->cycles - s->cycles;
@@ -323,17 +338,25 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		return 0;
 	}
 	if (pkt) {
+		if (pkt->type == PKT_PSB || pkt->type == PKT_TSC)
+			bt->seg_tsc = pkt->type == PKT_TSC;
 		if (tm_step(&bt->tm, pkt, &st) < 0 || !in_range)
 			return 0;
+		/* a TSC where time went back, or left the stretch it went
+		 * back to (a far-past PSB+ TSC's): the times each side are
+		 * of stretches that disagree, also at the end edge */
+		if (pkt->type == PKT_TSC &&
+		    (tm_tsc_jumped(&bt->tm) || (st.flags & TM_F_RESYNC)))
+			bt->jumped = 1;
 		if (in_range == 2) {
 			bt->end = st;
+			bt->end_off = pkt->offset;
+			bt->end_tsc = bt->seg_tsc;
 			bt->have_end = (st.flags & TM_F_TSC) != 0;
 			bt->end_anchor = (uint8_t)marks_time_anchor(pkt, &st);
 			return 0;
 		}
-		/* (time going back at a PSB+ inside: its edges' times are
-		 * of stretches that disagree) */
-		if (st.flags & (TM_F_OVF | TM_F_RESYNC))
+		if (st.flags & TM_F_OVF)
 			bt->lost = 1;
 		if (!bt->have_start)
 			bt->start = st;
@@ -350,10 +373,16 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 			return 0;
 		if (!bt->have_first) {
 			bt->first = st;
+			bt->first_off = pkt->offset;
+			bt->first_tsc = bt->seg_tsc;
 			bt->first_anchor = (uint8_t)marks_time_anchor(pkt, &st);
 		}
 		bt->have_first = 1;
 		bt->last = st;
+		if (!bt->have_end) {
+			bt->end_off = pkt->offset;
+			bt->end_tsc = bt->seg_tsc;
+		}
 		bt->last_anchor = (uint8_t)marks_time_anchor(pkt, &st);
 		return 0;
 	}
@@ -370,7 +399,7 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 			sum->has_time = 1;
 			sum->duration_ns = (double)(b->ns - a->ns);
 		}
-		marks_time_sure(bt, b, b_anchor, sum);
+		marks_time_sure(bt, b, b_anchor, bt->end_off, sum);
 		bt->last = *b;
 	}
 	if (bt->khz_n) {

@@ -1,5 +1,6 @@
 /* test_marks_summary -- region summaries over a synthetic trace, their time
- * observer and background jobs. */
+ * observer and background jobs; a region's time is not exact across a
+ * damaged PSB+ TSC (a ptgen trace's). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +8,14 @@
 #include <cmocka.h>
 
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "helpers.h"
 #include "image.h"
+#include "index.h"
 #include "marks.h"
 #include "ptdec.h"
 
@@ -347,6 +353,163 @@ static void test_summary_job(void **state)
 	}
 }
 
+/* ptgen @args into a malloc'ed buffer (*@n bytes); NULL without ptgen. */
+static uint8_t *gen(const char *args, size_t *n)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024], path[] = "/tmp/test_marks_summary.XXXXXX";
+	uint8_t *d = NULL;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s -o %s 2>/dev/null",
+		 build ? build : "build", args, path);
+	if (system(cmd) == 0)
+		d = helpers_read_file(path, n);
+	unlink(path);
+	snprintf(cmd, sizeof(cmd), "%s.options", path);
+	unlink(cmd);
+	return d;
+}
+
+/* Where a region around a damaged PSB+ TSC lies: the PSB+ TSC of the
+ * segment before (prev_tsc), the PSB+ TSC (tsc), the first MTC after its
+ * PSBEND (mtc) and the first TSC outside PSB+ after that in the same
+ * segment (out_tsc). */
+struct dmg_place {
+	uint64_t prev_tsc, tsc, mtc, out_tsc;
+};
+
+/* The places around PSB number @k (from 0) of @d (@n bytes). */
+static void dmg_find(const uint8_t *d, size_t n, size_t k, struct dmg_place *pl)
+{
+	struct pkt_decoder dec;
+	struct pkt p;
+	size_t npsb = 0;
+	int in_psb = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	/* (ptgen's traces begin with a PSB) */
+	assert_int_equal(pkt_decoder_init(&dec, d, d + n, 0), 0);
+	while (pkt_next(&dec, &p) > 0 && !pl->out_tsc) {
+		if (p.type == PKT_PSB) {
+			assert_true(npsb <= k);	/* no TSC outside PSB+ found */
+			npsb++;
+			in_psb = 1;
+		} else if (p.type == PKT_PSBEND) {
+			in_psb = 0;
+		} else if (p.type == PKT_TSC && in_psb && npsb == k) {
+			pl->prev_tsc = p.offset;
+		} else if (p.type == PKT_TSC && in_psb && npsb == k + 1) {
+			pl->tsc = p.offset;
+		} else if (p.type == PKT_MTC && !in_psb && npsb == k + 1 && !pl->mtc) {
+			pl->mtc = p.offset;
+		} else if (p.type == PKT_TSC && !in_psb && pl->mtc) {
+			pl->out_tsc = p.offset;
+		}
+	}
+	assert_true(pl->prev_tsc && pl->tsc && pl->mtc && pl->out_tsc);
+}
+
+/* Summarise [@from, @to) of @img with time, warm from @idx's carry at
+ * the PSB before @from, @idx given to the observer if @tell. */
+static void dmg_summary(const struct img *img, struct idx *idx, int tell,
+			const struct tm_config *cfg, uint64_t from, uint64_t to,
+			struct marks_summary *s)
+{
+	struct tm_carry carry;
+	struct marks_time bt;
+	uint64_t at;
+	size_t k;
+
+	marks_time_init(&bt, cfg);
+	bt.idx = tell ? idx : NULL;
+	assert_int_equal(img_find_psb_before(img, from + 1, &at), 0);
+	assert_int_equal(idx_find(idx, at, &k), 0);
+	assert_int_equal(idx_seek_carry(idx, k, &carry), 0);
+	tm_restore(&bt.tm, &carry);
+	bt.warm = 1;
+	assert_int_equal(marks_region_summary(img, from, to, s, NULL, marks_time_observe,
+					      &bt), 0);
+	assert_true(s->has_span);
+}
+
+/* The 128th PSB+ TSC of a ptgen trace damaged: far in the past (byte 5
+ * cleared), a region from an MTC after it to the sound TSC outside PSB+
+ * that leaves the stretch time went back to spans 2^44 ticks and was
+ * called exact (the sound trace: 17689 ticks, exact); far in the future
+ * (the top byte 0x7f), one from the segment before into it jumps by
+ * months and was too.  Neither is exact now: the walk passes a TSC that
+ * jumped, an edge lies in a segment whose TSC contradicts its
+ * neighbours' (the index tells). */
+static void test_summary_damaged(void **state)
+{
+	struct tm_config cfg;
+	struct img_span span;
+	struct marks_summary s;
+	struct dmg_place pl;
+	struct img img;
+	struct idx *idx;
+	size_t n;
+	uint8_t *d = gen("--seed 5 --size 1MiB", &n), *dd;
+
+	(void)state;
+	if (!d) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		return;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--mtc-freq", "3"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--nom-freq", "12"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.eax", "2"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.ebx", "100"), 1);
+	dmg_find(d, n, 127, &pl);
+	dd = malloc(n);
+	assert_non_null(dd);
+	img_init_flat(&img, &span, d, n);
+	/* the sound trace: exact, neither disputed */
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_build(idx), 0);
+	dmg_summary(&img, idx, 1, &cfg, pl.mtc, pl.out_tsc, &s);
+	assert_true(s.time_exact);
+	assert_false(s.time_disputed);
+	assert_true(s.span_ticks < (1u << 20));
+	dmg_summary(&img, idx, 1, &cfg, pl.prev_tsc, pl.mtc, &s);
+	assert_true(s.time_exact);
+	idx_free(idx);
+	/* far past: the walk passes the TSC that leaves the stretch */
+	memcpy(dd, d, n);
+	dd[pl.tsc + 1 + 5] = 0;
+	img_init_flat(&img, &span, dd, n);
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_true(idx_time_outlier(idx, 127));
+	dmg_summary(&img, idx, 0, &cfg, pl.mtc, pl.out_tsc, &s);
+	assert_false(s.time_exact);
+	assert_true(s.time_disputed);
+	dmg_summary(&img, idx, 1, &cfg, pl.mtc, pl.out_tsc, &s);
+	assert_false(s.time_exact);
+	assert_true(s.time_disputed);
+	idx_free(idx);
+	/* far future: the end edge lies in the outlier segment */
+	memcpy(dd, d, n);
+	dd[pl.tsc + 1 + 6] = 0x7f;
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_true(idx_time_outlier(idx, 127));
+	dmg_summary(&img, idx, 1, &cfg, pl.prev_tsc, pl.mtc, &s);
+	assert_false(s.time_exact);
+	assert_true(s.time_disputed);
+	/* one up to its PSB+'s TSC (the packets before it have the time
+	 * before) is not disputed */
+	dmg_summary(&img, idx, 1, &cfg, pl.prev_tsc, pl.tsc - 1, &s);
+	assert_false(s.time_disputed);
+	idx_free(idx);
+	free(dd);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_summary_time),
 		cmocka_unit_test(test_summary_sure),
 		cmocka_unit_test(test_summary_lost),
+		cmocka_unit_test(test_summary_damaged),
 		cmocka_unit_test(test_summary_job),
 	};
 

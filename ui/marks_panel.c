@@ -56,6 +56,8 @@ void marks_panel_summarize(struct ui *ui, const struct marks_entry *e)
 	marks_panel_stop(ui);
 	memset(&mp.job, 0, sizeof(mp.job));
 	marks_time_init(&mp.bt, &ui->tmcfg);
+	/* an edge in damaged time is no exact one */
+	mp.bt.idx = ui->idx;
 	/* The time model from the index's state at the first PSB, not cold. */
 	if (ui->idx && ui->idx_ops_set) {
 		struct tm_carry carry;
@@ -131,6 +133,7 @@ static int marks_panel_lines(struct ui *ui, char lines[][128], int max)
 	{
 		const char *est = s->time_exact ? "" : screen_glyph(ui, "≈", "~");
 		const char *why = s->time_exact ? " (exact)" :
+				  s->time_disputed ? " (damaged TSC)" :
 				  s->time_warm ? "" : " (no index yet)";
 
 		if (s->has_time) {
