@@ -354,6 +354,7 @@ void marks_close(struct marks_set *set)
 	marks_flush(set);
 	marks_entries_free(set->v, set->n);
 	marks_entries_free(set->base, set->nbase);
+	marks_entries_free(set->beyond, set->nbeyond);
 	free(set->file);
 	free(set->path);
 	free(set);
@@ -583,11 +584,52 @@ int marks_set_color(struct marks_set *set, size_t i, const char *color)
 	return marks_changed(set);
 }
 
+int marks_keep_beyond(struct marks_set *set, const struct marks_entry *e)
+{
+	struct marks_entry *v;
+
+	if (set->nbeyond >= BM_MAX_ENTRIES)
+		return -pte_nomem;
+	v = realloc(set->beyond, (set->nbeyond + 1) * sizeof(*v));
+	if (!v)
+		return -pte_nomem;
+	set->beyond = v;
+	v[set->nbeyond] = *e;
+	if (marks_dup_note(e->note, &v[set->nbeyond].note) < 0)
+		return -pte_nomem;
+	set->nbeyond++;
+	return 0;
+}
+
 int marks_grow(struct marks_set *set, uint64_t end)
 {
+	size_t i, k = 0;
+	int moved = 0;
+
 	if (!set || end < set->end)
 		return -pte_invalid;
 	set->end = end;
+	/* The marks of the longer state this one grew into are ours now
+	 * (one of the same name here was set later: it stays). */
+	for (i = 0; i < set->nbeyond; i++) {
+		struct marks_entry *e = &set->beyond[i];
+		long at = e->name[0] ? marks_find(set, e->name) :
+				       marks_find_at(set, BM_BOOKMARK, e->from);
+
+		if (e->kind == BM_REGION ? e->to > end : e->from >= end) {
+			set->beyond[k++] = *e;
+			continue;
+		}
+		if (at < 0 && marks_append(set, e) < 0) {
+			set->beyond[k++] = *e;	/* full: still written back */
+			continue;
+		}
+		moved |= at < 0;
+		free(e->note);
+	}
+	set->nbeyond = k;
+	if (moved)
+		marks_sort(set);
 	return 0;
 }
 

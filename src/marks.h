@@ -245,7 +245,9 @@ int marks_resolve(const struct marks_set *set, const char *spec, int end,
 	       uint64_t *off);
 
 /* The stream of @set grew to @end bytes (a trace reloaded after it grew
- * in place): offsets below @end may be marked now.
+ * in place): offsets below @end may be marked now, and the marks its file
+ * keeps for longer states of the trace (past the old end) that fall below
+ * @end are shown (one of a name set here since stays).
  * Returns 0, or -pte_invalid if @set is NULL or @end is below the set's
  * end (the set is unchanged). */
 int marks_grow(struct marks_set *set, uint64_t end);

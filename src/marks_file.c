@@ -137,6 +137,9 @@ static int marks_parse_line(char *line, struct marks_line *l, const char **why)
 			if (!strncmp(tok[i], "size=", 5) &&
 			    !marks_parse_off(tok[i] + 5, &l->size)) {
 				l->has_size = 1;
+			} else if (!strncmp(tok[i], "grown=", 6) &&
+				   !marks_parse_off(tok[i] + 6, &l->grown)) {
+				/* (marks_check_changed()) */
 			} else if (!strncmp(tok[i], "id=", 3) &&
 				   strlen(tok[i] + 3) < sizeof(l->id)) {
 				strcpy(l->id, tok[i] + 3);
@@ -149,7 +152,8 @@ static int marks_parse_line(char *line, struct marks_line *l, const char **why)
 				if (marks_plain(tok[i] + 7, sizeof(l->stream)))
 					strcpy(l->stream, tok[i] + 7);
 			} else {
-				*why = "bad trace field (size=N id=ID stream=S path=\"...\")";
+				*why = "bad trace field (size=N grown=N id=ID stream=S "
+				       "path=\"...\")";
 				return -1;
 			}
 		}
@@ -225,12 +229,16 @@ static void marks_put_entry(FILE *f, const struct marks_entry *e)
 	fputc('\n', f);
 }
 
-static void marks_put_all(const struct marks_set *set, FILE *f)
+/* The set's file as marks_write() writes it: with its entries past the
+ * end if @beyond (an export has only those this trace shows). */
+static void marks_put_all(const struct marks_set *set, FILE *f, int beyond)
 {
 	size_t i;
 
 	fprintf(f, "# ptbrowse marks v%d\n", BM_VERSION);
 	fprintf(f, "trace size=%" PRIu64 " id=%s", set->size, set->id);
+	if (beyond && set->grown > set->size)
+		fprintf(f, " grown=%" PRIu64, set->grown);
 	if (set->stream[0])
 		fprintf(f, " stream=%s", set->stream);
 	fputs(" path=", f);
@@ -238,13 +246,23 @@ static void marks_put_all(const struct marks_set *set, FILE *f)
 	fputc('\n', f);
 	for (i = 0; i < set->n; i++)
 		marks_put_entry(f, &set->v[i]);
+	if (!beyond)
+		return;
+	/* (one of a name set here since is the same mark, moved) */
+	for (i = 0; i < set->nbeyond; i++) {
+		const struct marks_entry *e = &set->beyond[i];
+
+		if ((e->name[0] ? marks_find(set, e->name) :
+				  marks_find_at(set, BM_BOOKMARK, e->from)) < 0)
+			marks_put_entry(f, e);
+	}
 }
 
 int marks_export(const struct marks_set *set, FILE *f)
 {
 	if (!set || !f)
 		return -pte_invalid;
-	marks_put_all(set, f);
+	marks_put_all(set, f, 0);
 	return fflush(f) || ferror(f) ? -pte_io : 0;
 }
 
@@ -286,7 +304,8 @@ int marks_write(const struct marks_set *set, const char *file,
 		snprintf(err, errlen, "%s: out of memory", file);
 		return -pte_io;
 	}
-	marks_put_all(set, out);
+	/* (an export elsewhere has only what this trace shows) */
+	marks_put_all(set, out, set->file && !strcmp(file, set->file));
 	return safefile_commit(f, err, errlen) < 0 ? -pte_io : 0;
 }
 
@@ -302,7 +321,8 @@ static void marks_parse_error(struct marks_set *set, struct marks_parse *ps,
 }
 
 /* Whether entry @e of line @lineno lies past the end of the stream: then
- * it is a bad line (reported), as nothing there can be shown. */
+ * it is kept aside if @ps reads our own file (a longer state's mark), else
+ * a bad line (reported), as nothing there can be shown. */
 static int marks_past_end(struct marks_set *set, struct marks_parse *ps,
 		       unsigned long lineno, const struct marks_entry *e)
 {
@@ -310,6 +330,27 @@ static int marks_past_end(struct marks_set *set, struct marks_parse *ps,
 
 	if (e->kind == BM_REGION ? e->to <= set->end : e->from < set->end)
 		return 0;
+	if (ps->keep_beyond) {
+		if (marks_keep_beyond(set, e) < 0) {
+			/* (saving it would drop the rest: as a full set) */
+			if (!ps->full)
+				marks_report(set, "%s:%lu: out of room for marks past "
+					  "the end", ps->fname, lineno);
+			ps->full = 1;
+		} else if (ps->keep_beyond > 1 && ++ps->beyond <= BM_ERRORS_SHOWN) {
+			if (e->kind == BM_REGION)
+				snprintf(why, sizeof(why), "region %s ends at 0x%" PRIx64
+					 ", past the end of the trace", e->name, e->to);
+			else
+				snprintf(why, sizeof(why), "%s %s at 0x%" PRIx64 " is past "
+					 "the end of the trace", marks_kind_name(e->kind),
+					 e->name[0] ? e->name : "-", e->from);
+			marks_report(set, "%s:%lu: %s (0x%" PRIx64 " bytes): kept in the "
+				  "file (for a longer state of the trace), not shown",
+				  ps->fname, lineno, why, set->end);
+		}
+		return 1;
+	}
 	if (e->kind == BM_REGION)
 		snprintf(why, sizeof(why), "region %s ends at 0x%" PRIx64 ", past "
 			 "the end of the trace (0x%" PRIx64 " bytes); not loaded",
@@ -428,6 +469,7 @@ int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps)
 		case BML_TRACE:
 			ps->has_trace = 1;
 			ps->trace_size = l.has_size ? l.size : 0;
+			ps->trace_grown = l.grown;
 			snprintf(ps->trace_id, sizeof(ps->trace_id), "%s", l.id);
 			free(ps->trace_path);
 			ps->trace_path = l.path ? strdup(l.path) : NULL;

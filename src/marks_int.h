@@ -52,7 +52,10 @@ struct marks_set {
 	char *path;		/* the trace's path as last opened */
 	char id[80];		/* the trace identity */
 	char stream[32];	/* the stream, "" for the first */
-	uint64_t size;		/* the trace's size */
+	uint64_t size;		/* the trace's size (the file's, taken over) */
+	uint64_t grown;		/* the largest size of the trace a set shared
+				 * the file at (marks_check_changed()), said
+				 * once; 0 if never larger than @size */
 	uint64_t end;		/* the stream's: offsets lie below it */
 	int saving;		/* 0: never write (flag, newer version, ...) */
 	int dirty;		/* the last save failed */
@@ -62,6 +65,13 @@ struct marks_set {
 	struct marks_disk disk;
 	struct marks_entry *base;	/* the entries then, for a three-way merge */
 	size_t nbase;
+	/* Entries of our file past the stream's end: the file is shared with
+	 * the sets of the trace's longer states (it grew, R, or another
+	 * session shows it grown), whose marks they are.  Written back as
+	 * read; never shown or merged.  marks_grow() takes in those that
+	 * fall inside the new end. */
+	struct marks_entry *beyond;
+	size_t nbeyond;
 	marks_report_fn *report;
 	void *report_ctx;
 	char msg[PATH_MAX + 512];	/* the last message */
@@ -77,6 +87,8 @@ struct marks_line {
 	int version;			/* BML_HEADER */
 	uint64_t size;			/* BML_TRACE */
 	int has_size;
+	uint64_t grown;			/* BML_TRACE: the largest size of the
+					 * trace a set shared the file at */
 	char id[80];
 	char stream[32];		/* BML_TRACE: "" if it names none */
 	char *path;			/* BML_TRACE, owned by the token buffer */
@@ -95,8 +107,13 @@ struct marks_parse {
 	unsigned long dropped;		/* entries not loaded for it */
 	int has_trace;
 	uint64_t trace_size;
+	uint64_t trace_grown;		/* its grown=, 0 if none */
 	char trace_id[80];
 	char *trace_path;		/* malloc'd; the caller frees it */
+	int keep_beyond;		/* our own file: entries past the end
+					 * go to set->beyond, not errors; 2:
+					 * said (BM_ERRORS_SHOWN, then counted) */
+	int beyond;			/* entries kept past the end */
 };
 
 struct trace;
@@ -143,6 +160,10 @@ void marks_remove(struct marks_set *set, size_t i);
 
 /* Free @n entries' notes and the array @v. */
 void marks_entries_free(struct marks_entry *v, size_t n);
+
+/* Keep a copy of @e (past the stream's end) in set->beyond.
+ * Returns 0, or -pte_nomem. */
+int marks_keep_beyond(struct marks_set *set, const struct marks_entry *e);
 
 /*
  * marks_file.c: the file format.
@@ -195,17 +216,21 @@ int marks_write(const struct marks_set *set, const char *file,
  * Returns 0, or -pte_nomem. */
 int marks_load(struct marks_set *set);
 
-/* At most this many older files of one stream's marks are merged on an
- * open (marks_check_changed()); the rest on the next. */
-#define BM_MERGE_FILES 4
+/* At most this many files of shorter states of one stream are looked at
+ * on an open (marks_check_changed()); more are said.  (They share one
+ * file since it is taken over, not copied: older ptbrowses, a trace that
+ * shrank and came back, made more.) */
+#define BM_MERGE_FILES 64
 
 /* Look in the marks directory for files saved for the same path and
- * stream under another identity: if trace @t (may be NULL) only grew,
- * adopt the newest one's marks, else warn.  If @set has a file of its
- * own, the marks of such a shorter state's file saved after it (the trace
+ * stream under another identity: if trace @t (may be NULL) only grew and
+ * @set has no file, the largest such file becomes @set's (its id and
+ * size are the file's; its entries past that size's end apply); then the
+ * marks of such a shorter state's file saved after @set's (the trace
  * shrank while shown and came back, or another session still shows it
- * shorter) are merged in, saying so; that file is left as it is.  Files
- * of the trace's other streams are left to them. */
+ * shorter with a file of its own) are merged in, saying so; that file is
+ * left as it is.  Files of a content that is not this one's grown are
+ * warned about.  Files of the trace's other streams are left to them. */
 void marks_check_changed(struct marks_set *set, const struct trace *t);
 
 /* For the first stream of perf.data @t: if its marks file (set->file,

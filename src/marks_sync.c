@@ -318,24 +318,60 @@ void marks_legacy_file(struct marks_set *set, const struct trace *t)
 	free(file);
 }
 
+/* A shorter state's marks file marks_check_changed() found. */
+struct marks_shorter {
+	char file[PATH_MAX + 256];
+	char id[80];
+	uint64_t size;
+	int newer;		/* saved after our file */
+};
+
+/* Take the shorter state's file @sh as our file: the trace grew since it
+ * was saved (a recording; R, or a start after it grew), and every state
+ * of it shares that file, its entries past one state's end kept for the
+ * longer ones (set->beyond): two sessions on two states then merge their
+ * changes as on one file, deletions too. */
+static void marks_adopt(struct marks_set *set, const struct marks_shorter *sh)
+{
+	char *file = strdup(sh->file);
+	uint64_t now = set->size;
+
+	if (!file)
+		return;
+	free(set->file);
+	set->file = file;
+	strcpy(set->id, sh->id);
+	set->size = sh->size;
+	marks_load(set);
+	/* Said once for each size: the file remembers the largest. */
+	if (now <= set->grown)
+		return;
+	set->grown = now;
+	if (!set->n && !set->nbeyond)
+		return;
+	marks_report(set, "%s grew since its marks were saved (then %" PRIu64
+		  " bytes, now %" PRIu64 "); they still apply", set->path,
+		  sh->size, now);
+	marks_save(set);
+}
+
 /* Marks files in our directory saved for the same path under another
  * identity: the file at that path changed since.  If trace @t (may be
- * NULL) only grew, adopt the newest such marks of this stream, else warn. */
+ * NULL) only grew, take the largest such file of this stream as ours
+ * when we have none, and merge the others saved after ours; else warn. */
 void marks_check_changed(struct marks_set *set, const struct trace *t)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 256];
-	char warn[PATH_MAX + 256] = "", grew[PATH_MAX + 256] = "";
-	char merge[BM_MERGE_FILES][PATH_MAX + 256];
-	uint64_t warn_size = 0, grew_size = 0, merge_size[BM_MERGE_FILES];
-	size_t nmerge = 0, i;
-	struct marks_parse ps = { 0 };
+	char warn[PATH_MAX + 256] = "";
+	struct marks_shorter *sh = NULL, *v;
+	uint64_t warn_size = 0;
+	size_t nsh = 0, i, big = 0, left = 0;
 	struct marks_peek pk;
 	const char *base;
 	struct dirent *d;
 	size_t len;
 	int only_grew, ours;
 	DIR *dp;
-	FILE *f;
 
 	marks_dirname(set->file, dir, sizeof(dir));
 	base = strrchr(set->file, '/');
@@ -362,42 +398,48 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 			continue;	/* another stream's: said when it is shown */
 		if (only_grew && ours > 0) {
 			/* An earlier, shorter state of this trace. */
-			if (!set->n && !set->disk.present && pk.size > grew_size) {
-				snprintf(grew, sizeof(grew), "%s", file);
-				grew_size = pk.size;
-			} else if (set->disk.present && nmerge < BM_MERGE_FILES &&
-				   marks_newer(set, file)) {
-				/* Saved after ours: a session still on the
-				 * shorter file (it shrank and came back). */
-				snprintf(merge[nmerge], sizeof(merge[0]), "%s", file);
-				merge_size[nmerge++] = pk.size;
+			if (nsh == BM_MERGE_FILES) {
+				left++;
+				continue;
 			}
+			v = realloc(sh, (nsh + 1) * sizeof(*sh));
+			if (!v)
+				continue;
+			sh = v;
+			snprintf(sh[nsh].file, sizeof(sh[nsh].file), "%s", file);
+			snprintf(sh[nsh].id, sizeof(sh[nsh].id), "%s", pk.id);
+			sh[nsh].size = pk.size;
+			sh[nsh].newer = set->disk.present && marks_newer(set, file);
+			if (pk.size > sh[big].size)
+				big = nsh;
+			nsh++;
 		} else if (!warn[0]) {
 			snprintf(warn, sizeof(warn), "%s", file);
 			warn_size = pk.size;
 		}
 	}
 	closedir(dp);
-	for (i = 0; i < nmerge; i++) {
+	if (nsh && !set->n && !set->disk.present) {
+		marks_adopt(set, &sh[big]);
+		/* the others against it */
+		for (i = 0; i < nsh; i++)
+			sh[i].newer = i != big && marks_newer(set, sh[i].file);
+	}
+	/* Saved after ours: a session still on a shorter state (it shrank
+	 * and came back, or has its own file from before they shared one). */
+	for (i = 0; i < nsh; i++) {
 		char why[96];
 
+		if (!sh[i].newer)
+			continue;
 		snprintf(why, sizeof(why), "saved for it when it had %" PRIu64 " bytes",
-			 merge_size[i]);
-		marks_merge_newer(set, merge[i], why);
+			 sh[i].size);
+		marks_merge_newer(set, sh[i].file, why);
 	}
-	if (grew[0] && (f = marks_fopen(grew))) {
-		ps.fname = grew;
-		marks_read(set, f, &ps);
-		fclose(f);
-		free(ps.trace_path);
-		marks_sort(set);
-		marks_report(set, "%s grew since its marks were saved (then %" PRIu64
-			  " bytes, now %" PRIu64 "); they still apply", set->path,
-			  grew_size, set->size);
-		if (set->n)
-			marks_save(set);
-		return;
-	}
+	free(sh);
+	if (left)
+		marks_report(set, "%zu more marks files of shorter states of %s not "
+			  "looked at (at most %d)", left, set->path, BM_MERGE_FILES);
 	if (warn[0])
 		marks_report(set, "warning: %s changed since marks were saved for it "
 			  "(then %" PRIu64 " bytes, now %" PRIu64 "); those marks "
@@ -596,7 +638,7 @@ static int marks_sync(struct marks_set *set)
 				 .end = set->end,
 				 .report = set->report,
 				 .report_ctx = set->report_ctx };
-	struct marks_parse ps = { .fname = set->file };
+	struct marks_parse ps = { .fname = set->file, .keep_beyond = 1 };
 	char bad[PATH_MAX + 32];
 	struct marks_disk now;
 	FILE *f;
@@ -625,10 +667,19 @@ static int marks_sync(struct marks_set *set)
 		goto out_free;
 	}
 	marks_merge3(set, theirs.v, theirs.n);
+	if (ps.trace_grown > set->grown)
+		set->grown = ps.trace_grown;
+	/* The longer states' marks are theirs: as the file has them now. */
+	marks_entries_free(set->beyond, set->nbeyond);
+	set->beyond = theirs.beyond;
+	set->nbeyond = theirs.nbeyond;
+	theirs.beyond = NULL;
+	theirs.nbeyond = 0;
 	ret = 0;
 out_free:
 	free(ps.trace_path);
 	marks_entries_free(theirs.v, theirs.n);
+	marks_entries_free(theirs.beyond, theirs.nbeyond);
 	return ret;
 }
 
@@ -639,7 +690,7 @@ out_free:
 /* Load our marks file if it exists. */
 int marks_load(struct marks_set *set)
 {
-	struct marks_parse ps = { .fname = set->file };
+	struct marks_parse ps = { .fname = set->file, .keep_beyond = 2 };
 	char bad[PATH_MAX + 32];
 	struct stat st;
 	int ret, have_st;
@@ -662,6 +713,11 @@ int marks_load(struct marks_set *set)
 	ret = marks_read(set, f, &ps);
 	fclose(f);
 	marks_sort(set);
+	if (ps.trace_grown > set->grown)
+		set->grown = ps.trace_grown;
+	if (ps.beyond > BM_ERRORS_SHOWN)
+		marks_report(set, "%s: %d more marks past the end kept in the file",
+			  set->file, ps.beyond - BM_ERRORS_SHOWN);
 	if (ret == -pte_nomem)
 		goto out_free;
 	if (ret == -pte_io) {
@@ -683,6 +739,9 @@ int marks_load(struct marks_set *set)
 		for (i = 0; i < set->n; i++)
 			free(set->v[i].note);
 		set->n = 0;
+		marks_entries_free(set->beyond, set->nbeyond);
+		set->beyond = NULL;
+		set->nbeyond = 0;
 		set->saving = 0;
 		ret = 0;
 		goto out_free;

@@ -287,6 +287,114 @@ static void test_trace_shrank_regrew(void **state)
 	unlink(path);
 }
 
+/* Whether a file of the state directory's name ends in @suffix. */
+static int state_has(const char *suffix)
+{
+	char cmd[4300];
+
+	snprintf(cmd, sizeof(cmd), "ls '%s/state/ptbrowse/traces' | grep -q '%s$'",
+		 tmpdir, suffix);
+	return system(cmd) == 0;
+}
+
+/* Two sessions on two states of a recording share one marks file: B on
+ * the first 1 MiB, A after R on the grown trace marks past B's end; B's
+ * saves keep A's marks (they moved A's file aside as broken, and A's next
+ * save took that for B deleting everything, the reviewer's pastend), and
+ * deletions go both ways.  A start on the grown trace takes that file. */
+static void test_grown_shared(void **state)
+{
+	char path[4096], file[4096];
+	struct marks_set *a, *b, *c;
+	long i;
+
+	snprintf(path, sizeof(path), "%s/rec.pt", tmpdir);
+	unlink(path);
+	append(path, 1 << 20, 1);
+	b = open_file_trace(path);
+	a = open_file_trace(path);
+	assert_int_equal(marks_mark_set(a, 'a', 0x100, NULL), 0);
+	snprintf(file, sizeof(file), "%s", marks_file(a));
+
+	append(path, 8192, 2);
+	assert_int_equal(marks_grow(a, (1 << 20) + 8192), 0);
+	assert_int_equal(marks_mark_set(a, 'p', (1 << 20) + 0x100, "new part"), 0);
+	assert_int_equal(marks_mark_set(b, 'b', 0x200, NULL), 0);
+	assert_false(state_has(".bad"));
+	assert_non_null(strstr(read_file(file), "mark p 0x100100"));
+	assert_int_equal(marks_count(b), 2);		/* a, b: p is past its end */
+	assert_int_equal(marks_mark_set(a, 'c', 0x300, NULL), 0);
+	assert_int_equal(marks_count(a), 4);		/* a, b, c, p */
+	assert_true(marks_find(a, "b") >= 0);
+	/* A deletes a, B sets d: a goes in B too, and stays gone */
+	i = marks_find(a, "a");
+	assert_true(i >= 0);
+	assert_int_equal(marks_delete(a, (size_t)i), 0);
+	assert_int_equal(marks_mark_set(b, 'd', 0x400, NULL), 0);
+	assert_int_equal(marks_find(b, "a"), -1);
+	assert_true(marks_find(b, "c") >= 0);
+	assert_null(strstr(read_file(file), "mark a "));
+	assert_non_null(strstr(read_file(file), "mark p 0x100100"));
+	/* B's R: the new part's marks show */
+	assert_int_equal(marks_find(b, "p"), -1);
+	assert_int_equal(marks_grow(b, (1 << 20) + 8192), 0);
+	assert_true(marks_find(b, "p") >= 0);
+	marks_close(b);
+	marks_close(a);
+	assert_false(state_has(".bad"));
+
+	/* a start on the grown trace: that file, said once */
+	msgs[0] = '\0';
+	c = open_file_trace(path);
+	assert_string_equal(marks_file(c), file);
+	assert_int_equal(marks_count(c), 4);		/* b, c, d, p */
+	assert_int_equal(marks_find(c, "a"), -1);
+	assert_non_null(strstr(msgs, "grew since its marks were saved"));
+	marks_close(c);
+	msgs[0] = '\0';
+	c = open_file_trace(path);
+	assert_string_equal(msgs, "");
+	assert_int_equal(marks_count(c), 4);
+	marks_close(c);
+	unlink(path);
+}
+
+/* B shows the first state of a recording, A starts after it grew and
+ * deletes B's mark x; B sets y: A's next start has y and not x (x came
+ * back: A's copy merged B's newer file in whole, the reviewer's undel;
+ * and a mark B set after A's save was never merged, miss). */
+static void test_grown_no_undelete(void **state)
+{
+	char path[4096];
+	struct marks_set *a, *b;
+	long i;
+
+	snprintf(path, sizeof(path), "%s/rec2.pt", tmpdir);
+	unlink(path);
+	append(path, 1 << 20, 1);
+	b = open_file_trace(path);
+	assert_int_equal(marks_mark_set(b, 'x', 0x10, NULL), 0);
+	append(path, 8192, 2);
+	a = open_file_trace(path);
+	assert_int_equal(marks_count(a), 1);
+	i = marks_find(a, "x");
+	assert_true(i >= 0);
+	assert_int_equal(marks_delete(a, (size_t)i), 0);
+	assert_int_equal(marks_mark_set(b, 'y', 0x20, NULL), 0);
+	assert_int_equal(marks_mark_set(a, 'z', 0x30, NULL), 0);
+	assert_int_equal(marks_mark_set(b, 'w', 0x40, NULL), 0);
+	marks_close(a);
+	marks_close(b);
+	a = open_file_trace(path);
+	assert_int_equal(marks_find(a, "x"), -1);
+	assert_true(marks_find(a, "y") >= 0);
+	assert_true(marks_find(a, "z") >= 0);
+	assert_true(marks_find(a, "w") >= 0);
+	assert_int_equal(marks_count(a), 3);
+	marks_close(a);
+	unlink(path);
+}
+
 /* Open two sets on one marks file, both holding mark x at 5 and region rg
  * at [0x10, 0x20), as two browsers that have each saved once. */
 static void open_pair(struct marks_set **a, struct marks_set **b)
@@ -415,6 +523,8 @@ int main(void)
 		cmocka_unit_test_setup(test_lock_close, clean),
 		cmocka_unit_test_setup(test_trace_grew, clean),
 		cmocka_unit_test_setup(test_trace_shrank_regrew, clean),
+		cmocka_unit_test_setup(test_grown_shared, clean),
+		cmocka_unit_test_setup(test_grown_no_undelete, clean),
 		cmocka_unit_test_setup(test_merge_delete_vs_change, clean),
 		cmocka_unit_test_setup(test_merge_their_changes, clean),
 		cmocka_unit_test_setup(test_merge_both_add, clean),
