@@ -45,6 +45,14 @@ enum {
  * against a GHz TSC) is a stall or damage, not a clock. */
 #define RATIO_MAX ((tm_q)1024 << 32)
 
+/* Cycles a period may end with that no CYC reported yet: a CYC waits for
+ * a CYC-eligible packet and, with a CycThresh, for 2^(CycThresh - 1)
+ * cycles, at most 2^14 (SDM 36.2.7.2, 36.3.6). */
+#define CYC_LAG ((uint64_t)1 << 14)
+/* On-demand clock modulation runs the core clock down to a 6.25% duty
+ * cycle, 1/16 of its rate (SDM 14.7.3.1). */
+#define MOD_SLOWEST 16u
+
 /* @a + @b, saturated: 2^64 cycles is damage, but must not wrap. */
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
@@ -354,19 +362,51 @@ static void resync(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 	tm->state |= TM_S_TMA_DUE | TM_S_TSC_SINCE | TM_S_RESYNCED;
 }
 
+/*
+ * Whether the TSC-to-TSC period from cal to the PSB+ TSC @t can be one the
+ * core ran through.  Every event that stops the core clock or the timing
+ * packets (a C-state, a P-state change, clock modulation) is followed by
+ * a TSC of its own (SDM 36.4.2.11), which ends the period there: one that
+ * ends at a PSB+ TSC holds no stop, and the core clock ran all through it
+ * at CBR times the 100 MHz bus clock (the CBR packet's ratio), at least a
+ * sixteenth of that under clock modulation.  Its cycles (with those the
+ * last CYC had not yet reported) far fewer than that are no clean period:
+ * either a TSC is damaged (a far-future PSB+ TSC, which the next PSB+ TSC
+ * will contradict, too late: the period is reported where it ends) or
+ * tracing was off in it (TraceEn cleared resets the cycle counter, SDM
+ * 36.3.6.1, and a driver that resets the byte count on enabling makes
+ * the next PSB+).  Without a CBR or a TSC frequency, a core under
+ * RATIO_MAX is neither.  Only carried state decides.  Returns 1 or 0.
+ */
+static int psb_period_ran(const struct tm_model *tm, tm_q t)
+{
+	uint64_t ticks, cyc = (uint64_t)tm->cyc_cal + CYC_LAG;
+
+	if (t <= tm->cal)
+		return 1;
+	ticks = (uint64_t)((t - tm->cal) >> 32);
+	/* ticks per cycle at most MOD_SLOWEST * TSC Hz / (CBR * 100 MHz);
+	 * 2^64 * 2^8 * 2^27 and 2^33 * 2^4 * 2^64 fit 128 bits */
+	if (tm->cbr && tm->hz)
+		return (tm_q)ticks * tm->cbr * 100000000u <=
+		       (tm_q)cyc * MOD_SLOWEST * tm->hz;
+	return (tm_q)ticks <= (cyc * RATIO_MAX) >> 32;
+}
+
 static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	tm_q t = (tm_q)pkt->u.tsc << 32, e0 = tm->est;
 	int back = (tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor;
 	int leave = 0;
+	/* An MTC's time is its CTC boundary as the reference places it:
+	 * real traces show a PSB+ TSC some ticks behind an MTC of the same
+	 * PSB+.  Less than an MTC period behind is that, not damage. */
+	int near_mtc = (tm->state & TM_S_MTC) && t + tm->period > tm->anchor;
 
 	tm->tsc_jumped = 0;
 	if (back)
 		st->flags |= TM_F_TSC_BACK;
-	/* An MTC's time is its CTC boundary as the reference places it:
-	 * real traces show a PSB+ TSC some ticks behind an MTC of the same
-	 * PSB+.  Less than an MTC period behind is that, not damage. */
-	if (back && (tm->state & TM_S_MTC) && t + tm->period > tm->anchor)
+	if (near_mtc)
 		back = 0;
 	/* Only a PSB+ re-synchronises: a TSC elsewhere (after a TraceEn, a
 	 * frequency change) restates nothing else, so a lone bad one is
@@ -376,7 +416,12 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		if (back)
 			tm->state |= TM_S_DISPUTED;
 	} else {
-		if ((tm->state & TM_S_DISPUTED) && t + Q_ONE <= tm->est)
+		/* Behind the estimate, as the held TSC was: it sides with
+		 * that one.  Not where the estimate is an MTC's time (CYCs
+		 * run it at most to the next MTC's, a period on) and this
+		 * TSC less than a period behind that MTC, as above. */
+		if ((tm->state & TM_S_DISPUTED) && t + Q_ONE <= tm->est &&
+		    !(near_mtc && tm->est <= tm->anchor + tm->period))
 			back = 1;
 		tm->state &= ~(uint32_t)TM_S_DISPUTED;
 		if (back) {
@@ -410,9 +455,10 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 						 TM_S_REF_EST);
 	}
 	/* Where nothing ties time to the crystal clock (no MTCs, no TMA),
-	 * calibrate from TSC to TSC. */
+	 * calibrate from TSC to TSC (to a PSB+ TSC, a period the core can
+	 * have run through). */
 	if ((tm->state & TM_S_TSC) && !(tm->state & (TM_S_CAL_MTC | TM_S_REF)) &&
-	    !leave)
+	    !leave && (!(tm->state & TM_S_PSBP) || psb_period_ran(tm, t)))
 		calibrate(tm, t);
 	/* Relative time before the first TSC counts from 0, far below any
 	 * real TSC; the estimate still never decreases (a relative time

@@ -21,7 +21,12 @@
  *     time by cycles * ratio, ratio = TSC ticks per core cycle: measured
  *     over the last clean MTC-to-MTC period (TSC-to-TSC where no MTCs
  *     come), else P1/CBR (--nom-freq and the last CBR).  A CBR change
- *     drops the measurement and the measured frequency.
+ *     drops the measurement and the measured frequency.  A TSC-to-TSC
+ *     period that ends at a PSB+ TSC holds no stop of the core clock
+ *     (every stop is followed by a TSC of its own, SDM 36.4.2.11): with
+ *     fewer cycles than CBR x 100 MHz at a sixteenth (clock modulation)
+ *     gives, 2^14 not yet reported counted in, it is no period (a
+ *     far-future TSC, or tracing off in it), not even a slow one.
  *   - A CYC counts the cycles since the previous CYC.  One right before a
  *     TSC or an MTC (both CYC-eligible) was sent in the same cycle, so the
  *     next CYC counts from that anchor's time.  PSB+ is status only: a
@@ -54,7 +59,9 @@
  *     TSC behind the anchor outside PSB+ is held and flagged, as any anchor
  *     behind the estimate, and the next PSB+ TSC decides: behind the
  *     estimate too, it sides with that TSC and re-synchronises (TM_F_RESYNC
- *     alone: it is not behind the last anchor, the held TSC).  Forwards,
+ *     alone: it is not behind the last anchor, the held TSC), but for
+ *     the same allowance: less than an MTC period behind an MTC whose
+ *     time the estimate has not run a period past.  Forwards,
  *     an MTC one payload after the last (one period by the crystal clock)
  *     that a TSC between places over two periods later ends no period
  *     either.

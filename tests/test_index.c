@@ -1530,8 +1530,9 @@ static uint64_t patch_psb_tsc(uint8_t *b, size_t n, size_t at, int k, uint8_t v)
 	return 0;
 }
 
-/* One PSB+ TSC damaged in a ptgen trace, in its middle, its first or its
- * last segment (@where 0, -1, 1), or its segment 10 (@where 2: seed 5's
+/* One PSB+ TSC damaged in a ptgen trace (timed as CPU @cpu, NULL: as
+ * ptgen says), in its middle, its first or its last segment (@where 0,
+ * -1, 1), or its segment 10 (@where 2: seed 5's
  * has a TSC outside PSB+ too), far into the future (its top byte 0x7f)
  * or the past (its TSCs are about 2^44: byte 5 cleared): the parallel
  * time pass equals the serial one; the index names the damaged segment an
@@ -1540,7 +1541,7 @@ static uint64_t patch_psb_tsc(uint8_t *b, size_t n, size_t at, int k, uint8_t v)
  * lookup by the time of a segment finds it; from the second segment after
  * the damage on, the time model's carries are those of the sound trace
  * (the model went back at the PSB+ after the damage, tm.h). */
-static void damaged_tsc(const char *kind, int where)
+static void damaged_tsc(const char *kind, const char *cpu, int where)
 {
 	static const struct {
 		int byte;
@@ -1563,6 +1564,8 @@ static void damaged_tsc(const char *kind, int where)
 		skip();
 	}
 	assert_int_equal(gen_config(kind, &cfg), 0);
+	if (cpu)
+		assert_int_equal(tm_config_option(&cfg, "--cpu", cpu), 1);
 	img_init_flat(&img, &sp, b0, n);
 	good = build_timed(&img, &cfg, 1, 64 << 10);
 	ns = idx_nseeks(good);
@@ -1679,17 +1682,22 @@ static void damaged_tsc(const char *kind, int where)
 }
 
 /* damaged_tsc() in the middle, the first and the last segment of a trace
- * with MTCs and of one with TSCs only (which calibrates from TSC to TSC). */
+ * with MTCs and of one with TSCs only (which calibrates from TSC to TSC),
+ * on ptgen's CPU (6/78, erratum SKL168: no period spans a PSB) and on
+ * one without the erratum (6/85/4: TSC-to-TSC periods end at PSB+ TSCs,
+ * the damaged one's too). */
 static void test_damaged_tsc(void **state)
 {
 	int w;
 
 	(void)state;
 	for (w = -1; w <= 1; w++) {
-		damaged_tsc("--seed 5 --size 1MiB", w);
-		damaged_tsc("--seed 6 --size 1MiB --no-mtc", w);
+		damaged_tsc("--seed 5 --size 1MiB", NULL, w);
+		damaged_tsc("--seed 6 --size 1MiB --no-mtc", NULL, w);
+		damaged_tsc("--seed 6 --size 1MiB --no-mtc", "6/85/4", w);
 	}
-	damaged_tsc("--seed 5 --size 1MiB", 2);
+	damaged_tsc("--seed 5 --size 1MiB", NULL, 2);
+	damaged_tsc("--seed 5 --size 1MiB", "6/85/4", 2);
 }
 
 /* The first PSB+ TSC moved forward by less than the trace's length: it

@@ -1229,6 +1229,149 @@ static void test_resync_not_overshoot(void **state __attribute__((unused)))
 }
 
 
+/* A far-past TSC outside PSB+ (held, disputed), then a PSB+ whose TSC
+ * lies a few ticks behind an MTC of the same PSB+, as real traces show:
+ * less than an MTC period behind it is no contradiction, so no resync,
+ * and the segment measures its periods (k 0).  Where the time before the
+ * held TSC was far ahead (a far-future PSB+ segment; the held TSC and its
+ * TMA place the MTCs soundly), the estimate is more than a period past
+ * that MTC and the PSB+ TSC sides with the held one: time goes back
+ * (k 1). */
+static void test_resync_disputed_mtc(void **state __attribute__((unused)))
+{
+	static struct rs_rec r[256];
+	struct buf b = { .n = 0 };
+	uint64_t t6 = T0 + 6 * 1232, far = 1ull << 54;
+	size_t n, i, second;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		b.n = 0;
+		resync_seg(&b, T0, 0x0f << 3, 0x10);
+		if (k) {
+			/* far ahead, then back outside PSB+ with a TMA: 100
+			 * ticks past CTC tick 0xa0 */
+			psb_plus(&b, T0 + 5 * 1232 + far, 0x14 << 3, 0, 12);
+			e_cyc(&b, 100);
+			e_tsc(&b, T0 + 5 * 1232 + 100);
+			e_tma(&b, 0x14 << 3, 100);
+		} else {
+			e_cyc(&b, 100);
+			e_tsc(&b, T0 - (1ull << 40));
+		}
+		e_cyc(&b, 100);
+		e_mtc(&b, 0x15);	/* T0 + 6 * 1232 */
+		e_cyc(&b, 100);
+		e_tnt(&b, 1);
+		second = b.n;
+		/* MTC 0x16 at t6 + 1232, the TSC 20 ticks before it */
+		e_psb(&b);
+		e_mtc(&b, 0x16);
+		e_tsc(&b, t6 + 1232 - 20);
+		e_tma(&b, (0x16 << 3) - 1, 154 - 20);
+		e_cbr(&b, 12);
+		e_psbend(&b);
+		e_cyc(&b, 100);
+		e_tnt(&b, 1);
+		e_cyc(&b, 100);
+		e_mtc(&b, 0x17);
+		n = rs_run(&b, 0, r, 256);
+		i = rs_at(r, n, second + 16 + 2);
+		assert_int_equal(r[i].type, PKT_TSC);
+		assert_true(r[n - 1].type == PKT_MTC);
+		if (k) {
+			assert_true(r[i].st.flags & TM_F_RESYNC);
+			assert_true(r[i].st.tsc == t6 + 1232 - 20);
+		} else {
+			assert_false(r[i].st.flags & TM_F_RESYNC);
+			assert_true(r[i].st.tsc >= t6 + 1232);
+			/* the next MTC period measured */
+			assert_true(r[n - 1].per_ticks == 1232);
+			assert_true(r[n - 1].st.khz != 0);
+		}
+		assert_true(r[n - 1].st.tsc == t6 + 2 * 1232);
+		assert_false(r[n - 1].st.flags & (TM_F_CLAMPED | TM_F_UNTIED));
+	}
+}
+
+/* Feed @b to a fresh model with @cfg; returns the periods measured. */
+static uint64_t periods_of(const struct buf *b, const struct tm_config *cfg)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct tm_model tm;
+	struct tm_stamp st;
+	struct tm_period per;
+
+	tm_init(&tm, cfg);
+	assert_int_equal(pkt_decoder_init(&dec, b->b, b->b + b->n, 0), 0);
+	while (pkt_next(&dec, &pkt) > 0)
+		assert_int_equal(tm_step(&tm, &pkt, &st), 0);
+	tm_last_period(&tm, &per);
+	return per.seq;
+}
+
+/* Without MTCs, a period that ends at a PSB+ TSC holds no stop of the
+ * core clock (each is followed by a TSC of its own, SDM 36.4.2.11): one
+ * with fewer cycles than CBR x 100 MHz at a sixteenth (clock modulation)
+ * gives, counting 2^14 not yet reported, is no period (a far-future
+ * PSB+ TSC); one at that bound still is; one that ends at a TSC outside
+ * PSB+ (after a wake) always is.  Without a CBR, under RATIO_MAX. */
+static void test_psb_period_ran(void **state __attribute__((unused)))
+{
+	/* 1000 cycles: at most (1000 + 16384) * 16 ticks at CBR = P1 */
+	static const struct {
+		uint64_t ticks;
+		int psb, cbr;
+		uint64_t want;
+	} v[] = {
+		{ 1000, 1, 1, 2 },
+		{ 278144, 1, 1, 2 },
+		{ 278145, 1, 1, 1 },
+		{ 1ull << 54, 1, 1, 1 },
+		{ 1ull << 54, 0, 1, 2 },
+		/* 1024 ticks a cycle, RATIO_MAX */
+		{ 17384ull * 1024, 1, 0, 2 },
+		{ 17384ull * 1024 + 1, 1, 0, 1 },
+		{ 17384ull * 1024 + 1, 0, 0, 2 },
+	};
+	struct tm_config c;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(tm_config_option(&c, "--nom-freq", "12"), 1);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct buf b = { .n = 0 };
+
+		e_psb(&b);
+		e_tsc(&b, T0);
+		if (v[i].cbr)
+			e_cbr(&b, 12);
+		e_psbend(&b);
+		e_cyc(&b, 1000);
+		e_tnt(&b, 1);
+		e_psb(&b);
+		e_tsc(&b, T0 + 1000);
+		e_psbend(&b);
+		e_cyc(&b, 1000);
+		e_tnt(&b, 1);
+		if (v[i].psb)
+			e_psb(&b);
+		e_tsc(&b, T0 + 1000 + v[i].ticks);
+		if (v[i].psb)
+			e_psbend(&b);
+		e_cyc(&b, 10);
+		if (!v[i].cbr) {
+			struct tm_config n;
+
+			memset(&n, 0, sizeof(n));
+			assert_int_equal(periods_of(&b, &n), v[i].want);
+		} else {
+			assert_int_equal(periods_of(&b, &c), v[i].want);
+		}
+	}
+}
+
 /* --- the SDM's rules that an independent reference checked (issue 20) --- */
 
 /* A CYC counts the cycles since the previous CYC (SDM 36.4.2.14).  One
@@ -1877,6 +2020,8 @@ int main(void)
 		cmocka_unit_test(test_resync_not_overshoot),
 		cmocka_unit_test(test_resync_no_period),
 		cmocka_unit_test(test_resync_disputed),
+		cmocka_unit_test(test_resync_disputed_mtc),
+		cmocka_unit_test(test_psb_period_ran),
 		cmocka_unit_test(test_cyc_after_tsc),
 		cmocka_unit_test(test_exstop_in_execution),
 		cmocka_unit_test(test_cap_after_tma),
