@@ -1,7 +1,8 @@
 #!/bin/sh
 # The browser saves the index it built to the cache and a second opening
 # uses it: the cache file appears, and the screen after reopening is the
-# same as after indexing.
+# same as after indexing.  Quitting right as the index is built, before
+# the main loop took it in, saves it too (it was thrown away).
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 tmp=$(mktemp -d) || exit 1
@@ -24,4 +25,10 @@ if ! cmp -s "$tmp/s1.txt" "$tmp/s2.txt"; then
 	diff "$tmp/s1.txt" "$tmp/s2.txt" | head -20
 	exit 1
 fi
-echo "ok: index cached and reused, same screen"
+rm -rf "$tmp/cache"
+printf 'wait-index-built\nq\n' >"$tmp/script3"
+"$PTBROWSE" --script "$tmp/script3" --size 100x30 "$tmp/t.pt" || {
+	echo "FAIL: browser run 3"; exit 1; }
+ls "$tmp"/cache/ptbrowse/index/*.idx >/dev/null 2>&1 || {
+	echo "FAIL: no index cache after quitting as it was built"; exit 1; }
+echo "ok: index cached and reused, same screen; cached on a quit as it was built"

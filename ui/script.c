@@ -1,5 +1,5 @@
 /* script -- --script FILE: keys, ":command" lines and directives
- * (wait-index, wait-code-index, wait-search, wait-iterations,
+ * (wait-index, wait-index-built, wait-code-index, wait-search, wait-iterations,
  * wait-iterations-partial, resize=, click=, bench ...) on a virtual
  * screen, for tests and benchmarks. */
 #include <ctype.h>
@@ -276,6 +276,10 @@ static int script_line(struct ui *ui, char *p)
 	     tok = strtok_r(NULL, " \t", &save)) {
 		if (!strcmp(tok, "wait-index")) {
 			script_wait_index(ui);
+		} else if (!strcmp(tok, "wait-index-built")) {
+			/* built, not yet taken in: as a key right then */
+			if (ui->idx)
+				idx_wait(ui->idx);
 		} else if (!strcmp(tok, "wait-code-index")) {
 			script_wait_index(ui);
 			funcs_idx_wait(ui, 0);

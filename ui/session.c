@@ -71,6 +71,14 @@ static void *session_cache_saver(void *arg)
 	return NULL;
 }
 
+/* Save the index just finished in the background. */
+static void session_cache_start(struct ui *ui)
+{
+	ui->cache_err[0] = 0;
+	ui->cache_hurry = 0;
+	ui->cache_saving = !pthread_create(&ui->cache_thread, NULL, session_cache_saver, ui);
+}
+
 /* Wait for the saver; past UI_CACHE_HASH_MAX hurry it: it may be hashing
  * gigabytes, which quitting or reloading must not wait for, while the
  * index itself is written in a fraction of a second, and without it the
@@ -160,12 +168,8 @@ int session_poll(struct ui *ui)
 	 * tables (the page cache keeps them), so RSS is what the browser
 	 * uses; windows fault in what they read again. */
 	trace_release(ui->trace, ui->trace->map, (size_t)ui->trace->size);
-	if (!p.status && !ui->idx_from_cache) {
-		ui->cache_err[0] = 0;
-		ui->cache_hurry = 0;
-		ui->cache_saving = !pthread_create(&ui->cache_thread, NULL,
-						   session_cache_saver, ui);
-	}
+	if (!p.status && !ui->idx_from_cache)
+		session_cache_start(ui);
 	if (!p.status) {
 		struct win_psb_ops ops = none;
 
@@ -191,6 +195,16 @@ void session_idx_stop(struct ui *ui)
 	stalls_stop(ui);	/* and so does this */
 	if (!ui->idx)
 		return;
+	/* One finished since the main loop last looked (it looks when no
+	 * key came for a while) is saved too: quitting or R right then threw
+	 * it away. */
+	if (!ui->idx_ops_set && !ui->idx_from_cache && !ui->cache_saving) {
+		struct idx_progress p;
+
+		idx_progress(ui->idx, &p);
+		if (p.finished && !p.status)
+			session_cache_start(ui);
+	}
 	session_cache_join(ui);
 	idx_cancel(ui->idx);
 	idx_free(ui->idx);
