@@ -533,11 +533,10 @@ static int clip_image(const struct img *src, uint64_t from, uint64_t to,
 	return 0;
 }
 
-/* The first wall-clock time of @img's decode from its first PSB (what
- * "ns since the first timed packet" counts from), looked for in its first
- * 64 KiB.  Returns 0 and sets *@ns, or -1. */
-static int first_ns(const struct img *img, const struct tm_config *cfg,
-		    uint64_t *ns)
+/* The first TSC of @img's decode from its first PSB, looked for in its
+ * first 64 KiB.  Returns 0 and sets *@tsc, or -1. */
+static int first_tsc(const struct img *img, const struct tm_config *cfg,
+		     uint64_t *tsc)
 {
 	struct img_cursor cur;
 	struct tm_model tm;
@@ -551,12 +550,77 @@ static int first_ns(const struct img *img, const struct tm_config *cfg,
 	tm_init(&tm, cfg);
 	while (img_cursor_next(&cur, &pkt) > 0 && pkt.offset - start < (64u << 10)) {
 		tm_step(&tm, &pkt, &ts);
-		if (ts.flags & TM_F_NS) {
-			*ns = ts.ns;
+		if (ts.flags & TM_F_TSC) {
+			*tsc = ts.tsc;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* What "ns since the time origin" counts from, as the browser's
+ * cycle pane: the wall-clock time of @img's first TSC, or of the time
+ * origin index @x (NULL: none) gives where the first segment's TSC
+ * contradicts its neighbours' (idx_time_origin(): a damaged one).
+ * Returns 0 and sets *@ns, or -1 without a TSC or a wall clock. */
+static int dump_ns0(const struct img *img, const struct tm_config *cfg,
+		    const struct idx *x, uint64_t *ns)
+{
+	uint64_t t0;
+
+	if (first_tsc(img, cfg, &t0))
+		return -1;
+	if (x)
+		idx_time_origin(x, &t0);
+	return tm_tsc_to_ns(cfg, t0, ns) ? -1 : 0;
+}
+
+/* PSB segments the head index of dump_head_ns0() covers, at most, and
+ * its bytes at most: idx_time_outlier() looks 4 segments each side. */
+#define DUMP_HEAD_SEGS	16
+#define DUMP_HEAD_BYTES	(4u << 20)
+
+/*
+ * A dump from the start has no index, and ptdump's plain dump must not
+ * wait for one.  Whether the first segment's TSC is damaged shows in the
+ * segments after it, so --cycles indexes the trace's first 16 (4 MiB at
+ * most; a few milliseconds) for the time origin: the browser's but where
+ * the trace's earliest sound TSC lies further on.  Sets st's origin
+ * (dump_time_ns0()) if it finds one.
+ */
+static void dump_head_ns0(struct dump_state *st, const struct img *img)
+{
+	struct img_cursor cur;
+	struct img_span *spans = NULL;
+	struct img head;
+	struct idx *x = NULL;
+	uint64_t start, end, ns0;
+	int k;
+
+	if (img_cursor_init(&cur, img, 0) < 0 || img_cursor_sync_forward(&cur, 0) < 0)
+		return;
+	start = img_cursor_offset(&cur);
+	end = img->size;
+	for (k = 0; k < DUMP_HEAD_SEGS; k++) {
+		if (img_cursor_sync_forward(&cur, img_cursor_offset(&cur) + 1) < 0 ||
+		    img_cursor_offset(&cur) - start >= DUMP_HEAD_BYTES)
+			break;
+		end = img_cursor_offset(&cur);
+	}
+	if (end - start > DUMP_HEAD_BYTES)
+		end = start + DUMP_HEAD_BYTES;
+	if (clip_image(img, 0, end, &head, &spans) < 0)
+		return;
+	if (idx_new(&x, &head, dump_time_config(st)) < 0)
+		goto out_free;
+	idx_set_time_pass(x, 1);
+	if (idx_build(x) < 0)
+		goto out_free;
+	if (!dump_ns0(img, dump_time_config(st), x, &ns0))
+		dump_time_ns0(st, ns0);
+out_free:
+	idx_free(x);
+	free(spans);
 }
 
 /* With --cycles over TRACE:FROM-TO, resume the time model at the window's
@@ -581,8 +645,11 @@ static int dump_seek_time(struct dump_state *st, const struct trace *t,
 		return 0;	/* no PSB in the window: nothing to decode */
 	psb = img_cursor_offset(&cur);
 	if (img_cursor_init(&cur, img, 0) < 0 ||
-	    img_cursor_sync_forward(&cur, 0) < 0 || img_cursor_offset(&cur) == psb)
-		return 0;	/* the first PSB: the same as from the start */
+	    img_cursor_sync_forward(&cur, 0) < 0 || img_cursor_offset(&cur) == psb) {
+		/* the first PSB: the same as from the start */
+		dump_head_ns0(st, img);
+		return 0;
+	}
 	r = idx_new(&x, img, dump_time_config(st));
 	if (r < 0)
 		goto out_err;
@@ -601,7 +668,7 @@ static int dump_seek_time(struct dump_state *st, const struct trace *t,
 	r = idx_seek_carry(x, i, &carry);
 	if (r != 0)
 		goto out_err;
-	r = first_ns(img, dump_time_config(st), &ns0);
+	r = dump_ns0(img, dump_time_config(st), x, &ns0);
 	dump_time_resume(st, &carry, ns0, !r);
 	ret = 0;
 	goto out_free;
@@ -774,6 +841,8 @@ int cmd_dump_main(int argc, char **argv)
 	if (dump_time_cycles(&st) && from &&
 	    dump_seek_time(&st, t, idx, from, name) < 0)
 		goto out_free;
+	if (dump_time_cycles(&st) && !from)
+		dump_head_ns0(&st, &t->streams[idx].img);
 	job.st = &st;
 	job.cur = &cur;
 	job.from = from;

@@ -83,6 +83,10 @@ const struct tm_config *dump_time_config(struct dump_state *st);
 void dump_time_resume(struct dump_state *st, const struct tm_carry *carry,
 		      uint64_t ns0, int have_ns0);
 
+/* Count --cycles' nanoseconds from @ns0 (the trace's time origin, as the
+ * browser's) rather than from the first wall-clock time decoded. */
+void dump_time_ns0(struct dump_state *st, uint64_t ns0);
+
 /* Add timing columns and diagnostics for @pkt to @line. */
 void dump_time_packet(struct dump_state *st, struct dump_line *line,
 		      const struct pkt *pkt);

@@ -15,6 +15,9 @@
 #include "tm_ptdump.h"
 #include "timing_opt.h"
 
+/* The ns column's width. */
+#define DT_NS_WIDTH	14
+
 struct dump_time {
 	struct tm_config cfg;		/* the command line's */
 	unsigned tm_ptdump_flags;		/* enum tm_ptdump_flag */
@@ -51,7 +54,8 @@ const struct opt dump_time_opts[] = {
 	{ "keep-tcal-on-ovf", 0, NULL, "keep calibration across an overflow", DT_KEEP_TCAL },
 	{ "cycles", 0, NULL, "our time model's columns in front of each line:\n"
 	  "cycles, exact (=) or bounded (~), estimated TSC,\n"
-	  "ns since the first timed packet, CBR, MHz (~: against\n"
+	  "ns since the time origin (the first TSC, but a\n"
+	  "damaged one), CBR, MHz (~: against\n"
 	  "a TSC frequency estimated from --nom-freq), flags", DT_CYCLES },
 	{ 0 }
 };
@@ -151,6 +155,14 @@ void dump_time_resume(struct dump_state *st, const struct tm_carry *carry,
 	dt->have_ns0 = have_ns0;
 }
 
+void dump_time_ns0(struct dump_state *st, uint64_t ns0)
+{
+	struct dump_time *dt = get(st);
+
+	dt->ns0 = ns0;
+	dt->have_ns0 = 1;
+}
+
 static void ptdump_column(struct dump_state *st, struct dump_time *dt,
 			  struct dump_line *line, const struct pkt *pkt)
 {
@@ -228,6 +240,12 @@ static void cycles_columns(struct dump_time *dt, struct dump_line *line,
 			snprintf(ns, sizeof(ns), "%" PRIu64, s->ns - dt->ns0);
 		else
 			snprintf(ns, sizeof(ns), "-%" PRIu64, dt->ns0 - s->ns);
+		/* 27 hours on or 2.7 back (a damaged TSC's time, mostly)
+		 * in the column's 14 places: mantissa and exponent. */
+		if (strlen(ns) > DT_NS_WIDTH)
+			snprintf(ns, sizeof(ns), "%.*e", ns[0] == '-' ? 7 : 8,
+				 s->ns >= dt->ns0 ? (double)(s->ns - dt->ns0) :
+				 -(double)(dt->ns0 - s->ns));
 	} else {
 		snprintf(ns, sizeof(ns), "-");
 	}
@@ -268,8 +286,8 @@ static void cycles_columns(struct dump_time *dt, struct dump_line *line,
 		fl[n++] = 'm';
 	fl[n] = 0;
 	snprintf(line->prefix, sizeof(line->prefix),
-		 "%12s%c %19s %14s %3s %7s %-9s ", cyc, mark, tsc, ns, cbr,
-		 mhz, fl);
+		 "%12s%c %19s %*s %3s %7s %-9s ", cyc, mark, tsc, DT_NS_WIDTH, ns,
+		 cbr, mhz, fl);
 }
 
 void dump_time_packet(struct dump_state *st, struct dump_line *line,
