@@ -17,6 +17,7 @@
 #include "esc.h"
 #include "json.h"
 #include "opt.h"
+#include "identity.h"
 #include "idxcache.h"
 #include "index.h"
 #include "perfdata.h"
@@ -409,9 +410,10 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 {
 	struct trace_stream *s = &t->streams[si];
 	struct tm_config cfg = *opts;
+	struct identity mapped;
 	struct idx *idx;
 	char err[512];
-	int ret;
+	int ret, have_id = 0;
 
 	r->name = s->name;
 	r->cache = use_cache ? "built" : "off";
@@ -444,6 +446,9 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 				"rebuilding it", t->path, why);
 	}
 	if (!idx_complete(idx)) {
+		/* (a recording that appends meanwhile is cached for the part
+		 * indexed: idxcache_save_since()) */
+		have_id = use_cache && !identity_of_trace(&mapped, t);
 		cur_idx = idx;
 		trace_advise(t, TRACE_SCAN);
 		ret = idx_start(idx);
@@ -472,7 +477,8 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			idx_free(idx);
 			return ret;
 		}
-		if (use_cache && idxcache_save(idx, t, si, NULL, err, sizeof(err)) < 0)
+		if (use_cache && idxcache_save_since(idx, t, si, have_id ? &mapped : NULL,
+						     NULL, err, sizeof(err)) < 0)
 			esc_line(stderr, "ptbrowse index: ", "warning: index not cached: %s", err);
 	}
 	r->nseeks = idx_nseeks(idx);

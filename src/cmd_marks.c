@@ -106,8 +106,6 @@ static struct {
  * cached, as goto's is).  Returns it, or NULL. */
 static struct idx *cmd_marks_index(const struct trace_stream *s)
 {
-	char err[512];
-
 	if (cm_code.index_tried)
 		return cm_code.index;
 	cm_code.index_tried = 1;
@@ -115,14 +113,9 @@ static struct idx *cmd_marks_index(const struct trace_stream *s)
 		return cm_code.index = NULL;
 	idx_set_guard(cm_code.index, trace_guard);
 	idx_set_time_pass(cm_code.index, 1);
-	if (idxcache_load(cm_code.index, cm_code.t, (int)cm_code.idx, UINT64_MAX,
-			  NULL) != IDXCACHE_HIT) {
-		if (idx_build(cm_code.index) < 0) {
-			idx_free(cm_code.index);
-			return cm_code.index = NULL;
-		}
-		(void)idxcache_save(cm_code.index, cm_code.t, (int)cm_code.idx, NULL,
-				    err, sizeof(err));
+	if (idxcache_load_or_build(cm_code.index, cm_code.t, (int)cm_code.idx) < 0) {
+		idx_free(cm_code.index);
+		return cm_code.index = NULL;
 	}
 	return cm_code.index;
 }

@@ -86,8 +86,7 @@ static int goto_idx_carry(void *ctx, uint64_t psb, struct tm_carry *out)
 static int goto_idx_index(struct goto_idx *g, char *err, size_t len)
 {
 	struct win_psb_ops ops = { .carry = goto_idx_carry };
-	char cerr[512];
-	int r, hit;
+	int r;
 
 	if (g->idx || g->idx_status) {
 		if (g->idx_status)
@@ -99,16 +98,10 @@ static int goto_idx_index(struct goto_idx *g, char *err, size_t len)
 		goto out_err;
 	idx_set_guard(g->idx, trace_guard);
 	idx_set_time_pass(g->idx, 1);
-	hit = idxcache_load(g->idx, g->t, (int)g->stream, UINT64_MAX, NULL) ==
-	      IDXCACHE_HIT;
-	if (!hit) {
-		r = idx_build(g->idx);
-		if (r < 0)
-			goto out_err;
-		/* The next command finds it; a cache that fails costs nothing. */
-		(void)idxcache_save(g->idx, g->t, (int)g->stream, NULL, cerr,
-				    sizeof(cerr));
-	}
+	/* (saved: the next command finds it) */
+	r = idxcache_load_or_build(g->idx, g->t, (int)g->stream);
+	if (r < 0)
+		goto out_err;
 	ops.ctx = g;
 	win_cache_set_psb_ops(g->wc, &ops);
 	return 0;

@@ -86,4 +86,12 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 			const struct identity *mapped, const _Atomic int *hurry,
 			char *err, size_t errlen);
 
+/* The index of stream @stream of @t in @idx (new, not started): the
+ * cache's if it has it whole, else built here (idx_build()) and saved,
+ * also for the part built if the file grew meanwhile (its identity is
+ * taken first); a cache that cannot be read or written costs nothing.
+ * Returns 1 if it came from the cache, 0 if it was built, or what
+ * idx_build() returns. */
+int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream);
+
 #endif /* IDXCACHE_H */

@@ -100,4 +100,21 @@ keys q
 wait_gone 'messages'
 tm_quit
 [ "$(cli_cache "$tmp/cache")" = hit ] || fail "R's index of the whole file was not cached"
-echo "ok   t_ui_reload_cache: cached while the file grew, grown after R"
+
+# `ptbrowse index` on the recording, appending again: cached too (it
+# refused: "warning: index not cached: ... changed since").
+rm -f "$tmp/stop"
+(
+	while [ ! -e "$tmp/stop" ]; do
+		dd if="$tmp/more.pt" bs=4096 count=1 >>"$tmp/t.pt" 2>/dev/null
+		sleep 0.02
+	done
+) &
+apid=$!
+XDG_CACHE_HOME=$tmp/cache3 "$PTBROWSE" index --time "$tmp/t.pt" >/dev/null 2>"$tmp/err3"
+touch "$tmp/stop"
+wait $apid
+grep -q 'not cached' "$tmp/err3" && fail "ptbrowse index: $(cat "$tmp/err3")"
+ls "$tmp"/cache3/ptbrowse/index/*-raw.idx >/dev/null 2>&1 ||
+	fail "ptbrowse index did not cache the growing file"
+echo "ok   t_ui_reload_cache: cached while the file grew, grown after R, by ptbrowse index too"
