@@ -34,6 +34,7 @@
 #include "streams_tl.h"
 #include "streams_ui.h"
 #include "sym_ui.h"
+#include "tl_lanes.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -64,6 +65,10 @@ static void reload_stop_readers(struct ui *ui)
 	search_ui_free(ui);
 	iterations_stop(ui);	/* its code search too */
 	code_reset(ui);		/* the sideband is read again */
+	/* (the lanes' cache is keyed on the trace and its size: a copy of
+	 * the same size put in place keeps both, and its records' names
+	 * would be the freed ones) */
+	tl_lanes_free();
 	sym_ui_reset(ui);
 	session_idx_stop(ui);
 }
