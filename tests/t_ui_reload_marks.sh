@@ -73,6 +73,8 @@ keys R
 wait_for 'reloaded: [0-9]+ new bytes'
 keys : streams Enter
 wait_for 'streams of '
+# (the title can be read before the rows are drawn: wait for one)
+wait_for ' \(current\)'
 grep -Eq 'cpu3 .*\(current\)' "$tmp/screen" || fail "after R the stream shown is not cpu3"
 keys q
 marks_has 'mark +c '
