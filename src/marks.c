@@ -143,7 +143,8 @@ int marks_append(struct marks_set *set, const struct marks_entry *e)
 	struct marks_entry *v;
 	int ret;
 
-	if (set->n >= BM_MAX_ENTRIES)
+	/* (with those kept past the end: the file holds both) */
+	if (set->n + set->nbeyond >= BM_MAX_ENTRIES)
 		return -pte_nomem;
 	if (set->n == set->cap) {
 		size_t cap = set->cap ? set->cap * 2 : 16;
@@ -386,8 +387,14 @@ static int marks_past(struct marks_set *set, uint64_t off)
 
 static int marks_full(struct marks_set *set)
 {
-	marks_report(set, "too many marks (at most %d); delete some first",
-		  BM_MAX_ENTRIES);
+	if (set->nbeyond)
+		marks_report(set, "too many marks (at most %d, with the %zu past the "
+			  "end of this state of the trace that its file keeps for "
+			  "longer ones); delete some first", BM_MAX_ENTRIES,
+			  set->nbeyond);
+	else
+		marks_report(set, "too many marks (at most %d); delete some first",
+			  BM_MAX_ENTRIES);
 	return -pte_nomem;
 }
 
@@ -400,6 +407,38 @@ static int marks_note_check(struct marks_set *set, const char *note)
 	return 0;
 }
 
+
+/* The entry kept past the end (another state's) called @name, or -1. */
+static long marks_beyond_find(const struct marks_set *set, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < set->nbeyond; i++)
+		if (!strcmp(set->beyond[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/* Whether @name may be given to an entry of @kind here: if a longer
+ * state's entry past the end holds it, one of the same kind moves here
+ * (it goes), one of another kind keeps it (said).  Returns 0 or
+ * -pte_invalid. */
+static int marks_beyond_take(struct marks_set *set, enum marks_kind kind, const char *name)
+{
+	long j = name[0] ? marks_beyond_find(set, name) : -1;
+
+	if (j < 0)
+		return 0;
+	if (set->beyond[j].kind != kind) {
+		marks_report(set, "%s is the name of a %s past the end of this state of "
+			  "the trace (a longer one's)", name,
+			  marks_kind_name(set->beyond[j].kind));
+		return -pte_invalid;
+	}
+	free(set->beyond[j].note);
+	set->beyond[j] = set->beyond[--set->nbeyond];
+	return 0;
+}
 
 /* Put a point entry (mark or bookmark) called @name at @off. */
 static int marks_point_set(struct marks_set *set, enum marks_kind kind,
@@ -417,6 +456,8 @@ static int marks_point_set(struct marks_set *set, enum marks_kind kind,
 	i = marks_find(set, name);
 	if (i >= 0 && set->v[i].kind != kind)
 		return marks_invalid(set, "%s is already a region's name", name);
+	if (i < 0 && (ret = marks_beyond_take(set, kind, name)) < 0)
+		return ret;
 	if (i >= 0) {
 		if (note && (ret = marks_replace_note(&set->v[i], note)) < 0)
 			return ret;
@@ -427,7 +468,7 @@ static int marks_point_set(struct marks_set *set, enum marks_kind kind,
 	e.note = (char *)note;
 	ret = marks_append(set, &e);
 	if (ret < 0)
-		return set->n >= BM_MAX_ENTRIES ? marks_full(set) : ret;
+		return set->n + set->nbeyond >= BM_MAX_ENTRIES ? marks_full(set) : ret;
 	return marks_changed(set);
 }
 
@@ -471,7 +512,7 @@ int marks_toggle(struct marks_set *set, uint64_t off)
 	}
 	ret = marks_append(set, &e);
 	if (ret < 0)
-		return set->n >= BM_MAX_ENTRIES ? marks_full(set) : ret;
+		return set->n + set->nbeyond >= BM_MAX_ENTRIES ? marks_full(set) : ret;
 	ret = marks_changed(set);
 	return ret < 0 ? ret : 1;
 }
@@ -506,6 +547,8 @@ int marks_region_set(struct marks_set *set, const char *name, uint64_t from,
 	i = marks_find(set, name);
 	if (i >= 0 && set->v[i].kind != BM_REGION)
 		return marks_invalid(set, "%s is already a bookmark's name", name);
+	if (i < 0 && (ret = marks_beyond_take(set, BM_REGION, name)) < 0)
+		return ret;
 	if (i >= 0) {
 		if (note && (ret = marks_replace_note(&set->v[i], note)) < 0)
 			return ret;
@@ -523,7 +566,7 @@ int marks_region_set(struct marks_set *set, const char *name, uint64_t from,
 		snprintf(e.color, BM_COLOR_MAX, "%s", color);
 	ret = marks_append(set, &e);
 	if (ret < 0)
-		return set->n >= BM_MAX_ENTRIES ? marks_full(set) : ret;
+		return set->n + set->nbeyond >= BM_MAX_ENTRIES ? marks_full(set) : ret;
 	return marks_changed(set);
 }
 
@@ -555,6 +598,8 @@ int marks_rename(struct marks_set *set, size_t i, const char *name)
 	j = marks_find(set, name);
 	if (j >= 0 && (size_t)j != i)
 		return marks_invalid(set, "%s already exists", name);
+	if (marks_beyond_take(set, e->kind, name) < 0)
+		return -pte_invalid;
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	return marks_changed(set);
 }
@@ -588,7 +633,7 @@ int marks_keep_beyond(struct marks_set *set, const struct marks_entry *e)
 {
 	struct marks_entry *v;
 
-	if (set->nbeyond >= BM_MAX_ENTRIES)
+	if (set->n + set->nbeyond >= BM_MAX_ENTRIES)
 		return -pte_nomem;
 	v = realloc(set->beyond, (set->nbeyond + 1) * sizeof(*v));
 	if (!v)

@@ -330,29 +330,30 @@ struct marks_shorter {
  * was saved (a recording; R, or a start after it grew), and every state
  * of it shares that file, its entries past one state's end kept for the
  * longer ones (set->beyond): two sessions on two states then merge their
- * changes as on one file, deletions too. */
-static void marks_adopt(struct marks_set *set, const struct marks_shorter *sh)
+ * changes as on one file, deletions too.  Returns 1 if the file must be
+ * saved (the growth is said once for each size: the file remembers the
+ * largest), else 0. */
+static int marks_adopt(struct marks_set *set, const struct marks_shorter *sh)
 {
 	char *file = strdup(sh->file);
 	uint64_t now = set->size;
 
 	if (!file)
-		return;
+		return 0;
 	free(set->file);
 	set->file = file;
 	strcpy(set->id, sh->id);
 	set->size = sh->size;
 	marks_load(set);
-	/* Said once for each size: the file remembers the largest. */
 	if (now <= set->grown)
-		return;
+		return 0;
 	set->grown = now;
 	if (!set->n && !set->nbeyond)
-		return;
+		return 0;
 	marks_report(set, "%s grew since its marks were saved (then %" PRIu64
 		  " bytes, now %" PRIu64 "); they still apply", set->path,
 		  sh->size, now);
-	marks_save(set);
+	return 1;
 }
 
 /* Marks files in our directory saved for the same path under another
@@ -366,6 +367,7 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 	struct marks_shorter *sh = NULL, *v;
 	uint64_t warn_size = 0;
 	size_t nsh = 0, i, big = 0, left = 0;
+	int save = 0;
 	struct marks_peek pk;
 	const char *base;
 	struct dirent *d;
@@ -420,10 +422,11 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 	}
 	closedir(dp);
 	if (nsh && !set->n && !set->disk.present) {
-		marks_adopt(set, &sh[big]);
-		/* the others against it */
+		save = marks_adopt(set, &sh[big]);
+		/* The others, all: files two sessions began each before the
+		 * other saved, in whichever order they were saved. */
 		for (i = 0; i < nsh; i++)
-			sh[i].newer = i != big && marks_newer(set, sh[i].file);
+			sh[i].newer = i != big;
 	}
 	/* Saved after ours: a session still on a shorter state (it shrank
 	 * and came back, or has its own file from before they shared one). */
@@ -435,7 +438,10 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 		snprintf(why, sizeof(why), "saved for it when it had %" PRIu64 " bytes",
 			 sh[i].size);
 		marks_merge_newer(set, sh[i].file, why);
+		save = 0;	/* (it saved) */
 	}
+	if (save)
+		marks_save(set);
 	free(sh);
 	if (left)
 		marks_report(set, "%zu more marks files of shorter states of %s not "
@@ -519,20 +525,24 @@ static int marks_disk_same(const struct marks_disk *a, const struct marks_disk *
 }
 
 /* Record the file (@st: as it was read; NULL: as it is now) and the
- * entries as they are now: our base. */
+ * entries as they are now, those kept past the end too (marks_grow()
+ * takes them in as they were then): our base. */
 static int marks_synced(struct marks_set *set, const struct stat *st)
 {
 	struct marks_entry *v = NULL;
-	size_t i;
+	size_t i, n = set->n + set->nbeyond;
 
 	marks_disk_stat(set->file, st, &set->disk);
-	if (set->n) {
-		v = calloc(set->n, sizeof(*v));
+	if (n) {
+		v = calloc(n, sizeof(*v));
 		if (!v)
 			goto out_nomem;
-		for (i = 0; i < set->n; i++) {
-			v[i] = set->v[i];
-			if (marks_dup_note(set->v[i].note, &v[i].note) < 0) {
+		for (i = 0; i < n; i++) {
+			const struct marks_entry *e = i < set->n ? &set->v[i] :
+					&set->beyond[i - set->n];
+
+			v[i] = *e;
+			if (marks_dup_note(e->note, &v[i].note) < 0) {
 				marks_entries_free(v, i);
 				goto out_nomem;
 			}
@@ -540,7 +550,7 @@ static int marks_synced(struct marks_set *set, const struct stat *st)
 	}
 	marks_entries_free(set->base, set->nbase);
 	set->base = v;
-	set->nbase = set->n;
+	set->nbase = n;
 	return 0;
 out_nomem:
 	/* No base: a later merge treats everything on disk as added. */
@@ -629,6 +639,41 @@ static void marks_merge3(struct marks_set *set, const struct marks_entry *theirs
 	marks_sort(set);
 }
 
+/* The longer states' marks, past our end: as @theirs (the file now) has
+ * them, but for those we took in or moved here since our last sync (in
+ * the base as they are there, kept no more), and those whose name we gave
+ * one here meanwhile (ours wins, as in marks_merge3(); another kind's
+ * loss is said). */
+static void marks_merge_beyond(struct marks_set *set, struct marks_set *theirs)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < theirs->nbeyond; i++) {
+		struct marks_entry *t = &theirs->beyond[i];
+		long ib = marks_lookup(set->base, set->nbase, t);
+		long io = t->name[0] ? marks_find(set, t->name) : -1;
+
+		if (ib >= 0 && marks_same_value(&set->base[ib], t) &&
+		    marks_lookup(set->beyond, set->nbeyond, t) < 0)
+			io = -2;	/* taken in or moved here */
+		if (io >= 0 && set->v[io].kind != t->kind)
+			marks_report(set, "%s: %s %s past the end of this state of the "
+				  "trace (another session's) gave its name to the %s "
+				  "here", set->file, marks_kind_name(t->kind), t->name,
+				  marks_kind_name(set->v[io].kind));
+		if (io != -1) {
+			free(t->note);
+			continue;
+		}
+		theirs->beyond[k++] = *t;
+	}
+	marks_entries_free(set->beyond, set->nbeyond);
+	set->beyond = theirs->beyond;
+	set->nbeyond = k;
+	theirs->beyond = NULL;
+	theirs->nbeyond = 0;
+}
+
 /* If the file changed since we last read or wrote it, merge it in.
  * Returns 0 (also when a broken file was moved aside), or -pte_io if it
  * must not be overwritten (a newer version; saving is then off). */
@@ -669,12 +714,7 @@ static int marks_sync(struct marks_set *set)
 	marks_merge3(set, theirs.v, theirs.n);
 	if (ps.trace_grown > set->grown)
 		set->grown = ps.trace_grown;
-	/* The longer states' marks are theirs: as the file has them now. */
-	marks_entries_free(set->beyond, set->nbeyond);
-	set->beyond = theirs.beyond;
-	set->nbeyond = theirs.nbeyond;
-	theirs.beyond = NULL;
-	theirs.nbeyond = 0;
+	marks_merge_beyond(set, &theirs);
 	ret = 0;
 out_free:
 	free(ps.trace_path);

@@ -395,6 +395,107 @@ static void test_grown_no_undelete(void **state)
 	unlink(path);
 }
 
+#define S0 (1 << 20)
+#define S1 ((1 << 20) + 8192)
+
+/* Sets a and b on the first state (1 MiB, a's file made) and on the
+ * grown one of trace @name, sharing a's file (in @file). */
+static void open_states(const char *name, struct marks_set **a, struct marks_set **b,
+			char *file, size_t size)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	unlink(path);
+	append(path, S0, 1);
+	*a = open_file_trace(path);
+	assert_int_equal(marks_mark_set(*a, 'q', 0x10, NULL), 0);
+	snprintf(file, size, "%s", marks_file(*a));
+	append(path, 8192, 2);
+	*b = open_file_trace(path);
+	assert_string_equal(marks_file(*b), file);
+}
+
+/* The second review's cases, each lost or brought back a mark: a mark
+ * of the longer state a shorter session moved into its part and then
+ * deleted came back; R (marks_grow()) brought back a mark the longer
+ * session deleted, and undid its move; a name of another kind past the
+ * end was taken (both entries were lost). */
+static void test_grown_review(void **state)
+{
+	char file[4096];
+	struct marks_set *a, *b;
+
+	open_states("rv1.pt", &a, &b, file, sizeof(file));
+	assert_int_equal(marks_mark_set(b, 'a', S0 + 0x100, NULL), 0);
+	assert_int_equal(marks_mark_set(a, 'a', 0x200, NULL), 0);	/* moved */
+	assert_int_equal(marks_delete(a, (size_t)marks_find(a, "a")), 0);
+	assert_null(strstr(read_file(file), "mark a "));
+	marks_close(a);
+	marks_close(b);
+
+	open_states("rv2.pt", &a, &b, file, sizeof(file));
+	assert_int_equal(marks_mark_set(b, 'p', S0 + 0x100, NULL), 0);
+	assert_int_equal(marks_mark_set(b, 'o', S0 + 0x300, NULL), 0);
+	assert_int_equal(marks_mark_set(a, 'r', 0x20, NULL), 0);	/* a keeps p, o */
+	assert_int_equal(marks_delete(b, (size_t)marks_find(b, "p")), 0);
+	assert_int_equal(marks_mark_set(b, 'o', S0 + 0x200, NULL), 0);	/* moved */
+	assert_int_equal(marks_grow(a, S1), 0);		/* R */
+	assert_int_equal(marks_mark_set(a, 's', 0x30, NULL), 0);
+	assert_null(strstr(read_file(file), "mark p "));
+	assert_non_null(strstr(read_file(file), "mark o 0x100200"));
+	assert_int_equal(marks_find(a, "p"), -1);
+	marks_close(a);
+	marks_close(b);
+
+	open_states("rv3.pt", &a, &b, file, sizeof(file));
+	assert_int_equal(marks_region_set(b, "foo", S0 + 0x10, S0 + 0x20, NULL, NULL), 0);
+	assert_int_equal(marks_mark_set(a, 'r', 0x20, NULL), 0);
+	msgs[0] = '\0';
+	assert_int_equal(marks_bookmark_set(a, "foo", 0x100, NULL), -pte_invalid);
+	assert_non_null(strstr(msgs, "foo is the name of a region past the end"));
+	assert_int_equal(marks_mark_set(b, 's', 0x30, NULL), 0);
+	assert_true(marks_find(b, "foo") >= 0);
+	assert_non_null(strstr(read_file(file), "region foo "));
+	marks_close(a);
+	marks_close(b);
+}
+
+/* Two sessions began on two states before either saved, each made its
+ * own file (the second's saved first): a start on a third state shows
+ * both's marks (the older file was never merged), and the marks past an
+ * end count towards the set's limit (a file of more could not be read
+ * back by the other session). */
+static void test_grown_two_files(void **state)
+{
+	char path[4096];
+	struct marks_set *a, *b, *c;
+	struct timespec ts[2];
+
+	snprintf(path, sizeof(path), "%s/two.pt", tmpdir);
+	unlink(path);
+	append(path, S0, 1);
+	a = open_file_trace(path);		/* no file yet */
+	append(path, 8192, 2);
+	b = open_file_trace(path);		/* none either */
+	assert_int_equal(marks_mark_set(a, 'a', 0x200, NULL), 0);
+	assert_int_equal(marks_mark_set(b, 'b', 0x100, NULL), 0);
+	assert_string_not_equal(marks_file(a), marks_file(b));
+	/* a's file the older */
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 10;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, marks_file(a), ts, 0), 0);
+	marks_close(a);
+	marks_close(b);
+	append(path, 8192, 3);
+	c = open_file_trace(path);
+	assert_true(marks_find(c, "a") >= 0);
+	assert_true(marks_find(c, "b") >= 0);
+	marks_close(c);
+	unlink(path);
+}
+
 /* Open two sets on one marks file, both holding mark x at 5 and region rg
  * at [0x10, 0x20), as two browsers that have each saved once. */
 static void open_pair(struct marks_set **a, struct marks_set **b)
@@ -525,6 +626,8 @@ int main(void)
 		cmocka_unit_test_setup(test_trace_shrank_regrew, clean),
 		cmocka_unit_test_setup(test_grown_shared, clean),
 		cmocka_unit_test_setup(test_grown_no_undelete, clean),
+		cmocka_unit_test_setup(test_grown_review, clean),
+		cmocka_unit_test_setup(test_grown_two_files, clean),
 		cmocka_unit_test_setup(test_merge_delete_vs_change, clean),
 		cmocka_unit_test_setup(test_merge_their_changes, clean),
 		cmocka_unit_test_setup(test_merge_both_add, clean),
