@@ -406,14 +406,13 @@ static int index_restrict_guarded(const struct trace *t, int si,
 /* Index one stream: the cache first, then build what is missing. */
 static int index_stream(struct trace *t, int si, int use_cache, unsigned threads,
 			int time_pass, const struct tm_config *opts, int tty,
-			struct stream_result *r)
+			const struct identity *mapped, struct stream_result *r)
 {
 	struct trace_stream *s = &t->streams[si];
 	struct tm_config cfg = *opts;
-	struct identity mapped;
 	struct idx *idx;
 	char err[512];
-	int ret, have_id = 0;
+	int ret;
 
 	r->name = s->name;
 	r->cache = use_cache ? "built" : "off";
@@ -446,9 +445,6 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 				"rebuilding it", t->path, why);
 	}
 	if (!idx_complete(idx)) {
-		/* (a recording that appends meanwhile is cached for the part
-		 * indexed: idxcache_save_since()) */
-		have_id = use_cache && !identity_of_trace(&mapped, t);
 		cur_idx = idx;
 		trace_advise(t, TRACE_SCAN);
 		ret = idx_start(idx);
@@ -477,8 +473,10 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			idx_free(idx);
 			return ret;
 		}
-		if (use_cache && idxcache_save_since(idx, t, si, have_id ? &mapped : NULL,
-						     NULL, err, sizeof(err)) < 0)
+		/* (a recording that appended meanwhile is cached for the
+		 * part indexed) */
+		if (use_cache && idxcache_save_since(idx, t, si, mapped, NULL, err,
+						     sizeof(err)) < 0)
 			esc_line(stderr, "ptbrowse index: ", "warning: index not cached: %s", err);
 	}
 	r->nseeks = idx_nseeks(idx);
@@ -509,9 +507,10 @@ int cmd_index_main(int argc, char **argv)
 	struct stream_result *res;
 	const char *stream;
 	struct sigaction sa, old;
+	struct identity mapped;
 	struct trace *t;
 	char err[512];
-	int json, use_cache, time_pass, ret, si, status = 0;
+	int json, use_cache, time_pass, ret, si, status = 0, have_mapped;
 	unsigned threads;
 	size_t i, nr = 0;
 	double t0;
@@ -537,6 +536,10 @@ int cmd_index_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse index: ", "%s", esc_str(e, sizeof(e), err));
 		return 1;
 	}
+	/* The file as opened (a perf.data's streams are where this parse
+	 * found them): a recording that appends while it is indexed is
+	 * cached for the part indexed, one rewritten is not. */
+	have_mapped = use_cache && !identity_of_trace(&mapped, t);
 	res = calloc(t->nstreams ? t->nstreams : 1, sizeof(*res));
 	if (!res) {
 		trace_close(t);
@@ -558,7 +561,7 @@ int cmd_index_main(int argc, char **argv)
 		if (stream && (size_t)si != i)
 			continue;
 		ret = index_stream(t, (int)i, use_cache, threads, time_pass, &cfg, isatty(2),
-				   &res[nr]);
+				   have_mapped ? &mapped : NULL, &res[nr]);
 		if (!ret && ctx_filter_active(&args.filter))
 			ret = index_restrict_guarded(t, (int)i, &args.filter, &res[nr]);
 		if (ret < 0) {

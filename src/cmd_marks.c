@@ -15,6 +15,7 @@
 #include "ctjob.h"
 #include "ctsum.h"
 #include "esc.h"
+#include "identity.h"
 #include "idxcache.h"
 #include "imgopt.h"
 #include "json.h"
@@ -100,6 +101,8 @@ static struct {
 	char why[512];		/* why there are no functions, or "" */
 	struct idx *index;	/* NULL: none (yet, or could not be had) */
 	int index_tried;
+	struct identity mapped;	/* the file's, when it was opened */
+	int have_mapped;
 } cm_code;
 
 /* The stream's index: the cache's, else built with the time pass (and
@@ -113,7 +116,8 @@ static struct idx *cmd_marks_index(const struct trace_stream *s)
 		return cm_code.index = NULL;
 	idx_set_guard(cm_code.index, trace_guard);
 	idx_set_time_pass(cm_code.index, 1);
-	if (idxcache_load_or_build(cm_code.index, cm_code.t, (int)cm_code.idx) < 0) {
+	if (idxcache_load_or_build(cm_code.index, cm_code.t, (int)cm_code.idx,
+				   cm_code.have_mapped ? &cm_code.mapped : NULL) < 0) {
 		idx_free(cm_code.index);
 		return cm_code.index = NULL;
 	}
@@ -462,6 +466,9 @@ static int cmd_marks_list(struct marks_set *set, struct trace *t, size_t idx,
 	t->streams[idx].timing = merged;
 	cm_code.t = t;
 	cm_code.idx = idx;
+	/* (opened and its marks read just before: an index built later is
+	 * cached for the part these bytes were) */
+	cm_code.have_mapped = !identity_of_trace(&cm_code.mapped, t);
 	r = a->json ? cmd_marks_list_json(set, path, idx, t, img) :
 		      cmd_marks_list_text(set, img);
 	imgopt_free(cm_code.set);

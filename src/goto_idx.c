@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "goto_idx.h"
+#include "identity.h"
 #include "idxcache.h"
 #include "index.h"
 #include "marks.h"
@@ -31,6 +32,8 @@ struct goto_idx {
 	struct win_cache *wc;
 	int have_t0;		/* t0 looked for and found */
 	uint64_t t0;		/* the stream's first TSC */
+	struct identity mapped;	/* the file's, when it was opened */
+	int have_mapped;
 };
 
 int goto_idx_new(struct goto_idx **out, const struct trace *t, size_t stream,
@@ -45,6 +48,8 @@ int goto_idx_new(struct goto_idx **out, const struct trace *t, size_t stream,
 	if (!g)
 		return -pte_nomem;
 	g->t = t;
+	/* (the caller opened the trace right before) */
+	g->have_mapped = !identity_of_trace(&g->mapped, t);
 	g->stream = stream;
 	g->img = &t->streams[stream].img;
 	g->cfg = *cfg;
@@ -99,7 +104,8 @@ static int goto_idx_index(struct goto_idx *g, char *err, size_t len)
 	idx_set_guard(g->idx, trace_guard);
 	idx_set_time_pass(g->idx, 1);
 	/* (saved: the next command finds it) */
-	r = idxcache_load_or_build(g->idx, g->t, (int)g->stream);
+	r = idxcache_load_or_build(g->idx, g->t, (int)g->stream,
+				   g->have_mapped ? &g->mapped : NULL);
 	if (r < 0)
 		goto out_err;
 	ops.ctx = g;

@@ -340,20 +340,18 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 	return idxcache_save_since(idx, t, stream, NULL, hurry, err, errlen);
 }
 
-int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream)
+int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream,
+			   const struct identity *mapped)
 {
-	struct identity mapped;
 	char err[512];
-	int r, have;
+	int r;
 
 	if (idxcache_load(idx, t, stream, UINT64_MAX, NULL) == IDXCACHE_HIT)
 		return 1;
-	have = !identity_of_trace(&mapped, t);
 	r = idx_build(idx);
 	if (r < 0)
 		return r;
-	(void)idxcache_save_since(idx, t, stream, have ? &mapped : NULL, NULL, err,
-				  sizeof(err));
+	(void)idxcache_save_since(idx, t, stream, mapped, NULL, err, sizeof(err));
 	return 0;
 }
 

@@ -88,10 +88,12 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 
 /* The index of stream @stream of @t in @idx (new, not started): the
  * cache's if it has it whole, else built here (idx_build()) and saved,
- * also for the part built if the file grew meanwhile (its identity is
- * taken first); a cache that cannot be read or written costs nothing.
- * Returns 1 if it came from the cache, 0 if it was built, or what
- * idx_build() returns. */
-int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream);
+ * also for the part built if the file grew since @mapped (if not NULL)
+ * was taken, right after @t was opened (a perf.data's streams are where
+ * that parse found them); a cache that cannot be read or written costs
+ * nothing.  Returns 1 if it came from the cache, 0 if it was built, or
+ * what idx_build() returns. */
+int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream,
+			   const struct identity *mapped);
 
 #endif /* IDXCACHE_H */
