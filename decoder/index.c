@@ -787,12 +787,15 @@ static int seg_first_tsc(const struct idx *idx, size_t i, uint64_t *tsc)
 /*
  * How far off its neighbours a segment's TSC at an edge of the trace (a
  * neighbour on one side only) must lie, in the direction time runs, to
- * be taken for damage: both 2^40 ticks (minutes at any TSC rate, where a
- * damaged byte of the payload moves it by 2^40 or more) and 2^16 times
- * those neighbours' own distance.  A sound trace whose first or last
- * PSB is that far from the next one is taken for damaged too.
+ * be taken for damage: both 2^44 ticks (an hour and more at any TSC rate;
+ * a damaged byte 5 or above of the payload moves it by 2^40 or more, and
+ * a TSC is rarely much above 2^44 ticks, so a far-past one lies that far)
+ * and 2^16 times those neighbours' own distance.  A sound trace whose
+ * first or last PSB is that far from the next one is taken for damaged
+ * too; one idle for minutes at its start or end (an idle CPU, a thread
+ * asleep: 2^40 ticks was taken for damage) is not.
  */
-#define EDGE_FAR_TICKS (1ull << 40)
+#define EDGE_FAR_TICKS (1ull << 44)
 #define EDGE_FAR_SHIFT 16
 
 /* The first TSCs of the nearest two segments with one from segment @i on

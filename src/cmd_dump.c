@@ -588,39 +588,61 @@ static int dump_ns0(const struct img *img, const struct tm_config *cfg,
  * the trace's earliest sound TSC lies further on.  Sets st's origin
  * (dump_time_ns0()) if it finds one.
  */
-static void dump_head_ns0(struct dump_state *st, const struct img *img)
+struct dump_head {
+	struct dump_state *st;
+	const struct img *img;
+	struct img_span *spans;		/* the clipped images' */
+	struct idx *x;
+};
+
+/* dump_head_ns0()'s work, under trace_guard(): the file may shrink (the
+ * decode after says so).  Frees nothing: the caller does. */
+static int dump_head_body(void *arg)
 {
+	struct dump_head *h = arg;
+	const struct img *img = h->img;
 	struct img_cursor cur;
-	struct img_span *spans = NULL;
 	struct img head;
-	struct idx *x = NULL;
 	uint64_t start, end, ns0;
 	int k;
 
 	if (img_cursor_init(&cur, img, 0) < 0 || img_cursor_sync_forward(&cur, 0) < 0)
-		return;
+		return 0;
 	start = img_cursor_offset(&cur);
-	end = img->size;
-	for (k = 0; k < DUMP_HEAD_SEGS; k++) {
-		if (img_cursor_sync_forward(&cur, img_cursor_offset(&cur) + 1) < 0 ||
-		    img_cursor_offset(&cur) - start >= DUMP_HEAD_BYTES)
+	end = img->size - start > DUMP_HEAD_BYTES ? start + DUMP_HEAD_BYTES : img->size;
+	/* Its PSBs are looked for in those bytes only; fewer than
+	 * DUMP_HEAD_SEGS there, it covers them all. */
+	if (clip_image(img, 0, end, &head, &h->spans) < 0 ||
+	    img_cursor_init(&cur, &head, start) < 0)
+		return 0;
+	for (k = 0; k < DUMP_HEAD_SEGS; k++)
+		if (img_cursor_sync_forward(&cur, img_cursor_offset(&cur) + 1) < 0)
 			break;
+	if (k == DUMP_HEAD_SEGS) {
 		end = img_cursor_offset(&cur);
+		free(h->spans);
+		h->spans = NULL;
+		if (clip_image(img, 0, end, &head, &h->spans) < 0)
+			return 0;
 	}
-	if (end - start > DUMP_HEAD_BYTES)
-		end = start + DUMP_HEAD_BYTES;
-	if (clip_image(img, 0, end, &head, &spans) < 0)
-		return;
-	if (idx_new(&x, &head, dump_time_config(st)) < 0)
-		goto out_free;
-	idx_set_time_pass(x, 1);
-	if (idx_build(x) < 0)
-		goto out_free;
-	if (!dump_ns0(img, dump_time_config(st), x, &ns0))
-		dump_time_ns0(st, ns0);
-out_free:
-	idx_free(x);
-	free(spans);
+	if (idx_new(&h->x, &head, dump_time_config(h->st)) < 0)
+		return 0;
+	idx_set_guard(h->x, trace_guard);
+	idx_set_time_pass(h->x, 1);
+	if (idx_build(h->x) < 0)
+		return 0;
+	if (!dump_ns0(img, dump_time_config(h->st), h->x, &ns0))
+		dump_time_ns0(h->st, ns0);
+	return 0;
+}
+
+static void dump_head_ns0(struct dump_state *st, const struct img *img)
+{
+	struct dump_head h = { .st = st, .img = img };
+
+	(void)trace_guard(dump_head_body, &h);
+	idx_free(h.x);
+	free(h.spans);
 }
 
 /* With --cycles over TRACE:FROM-TO, resume the time model at the window's
