@@ -488,6 +488,26 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 	return 0;
 }
 
+/* Print the @nr streams' results @res (@json or text), and say if not one
+ * of them has a PSB. */
+static void index_report(const struct trace *t, const struct stream_result *res,
+			 size_t nr, int json, double secs)
+{
+	size_t i;
+
+	if (json)
+		print_json(t, res, nr, secs);
+	else
+		print_text(t, res, nr, secs);
+	/* Not one PSB in any stream: not a trace. */
+	for (i = 0; i < nr && !(res[i].restricted ? res[i].all_seeks : res[i].nseeks); i++)
+		;
+	if (!t->nstreams || (nr && i == nr))
+		esc_line(stderr, "ptbrowse index: ", "%s: no PSB found: this is not an "
+			 "Intel PT trace, or it starts mid-stream without a "
+			 "synchronisation point", t->path);
+}
+
 int cmd_index_main(int argc, char **argv)
 {
 	struct index_args args = { 0, 1, 0, NULL, 0, { -1, -1, NULL } };
@@ -576,20 +596,8 @@ int cmd_index_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse index: ", "interrupted");
 		status = 1;
 	}
-	if (!status) {
-		if (json)
-			print_json(t, res, nr, now() - t0);
-		else
-			print_text(t, res, nr, now() - t0);
-		/* Not one PSB in any stream: not a trace. */
-		for (i = 0; i < nr && !(res[i].restricted ? res[i].all_seeks :
-					 res[i].nseeks); i++)
-			;
-		if (!t->nstreams || (nr && i == nr))
-			esc_line(stderr, "ptbrowse index: ", "%s: no PSB found: this is not an "
-				"Intel PT trace, or it starts mid-stream without "
-				"a synchronisation point", t->path);
-	}
+	if (!status)
+		index_report(t, res, nr, json, now() - t0);
 	free(res);
 	trace_close(t);
 	return status;
