@@ -327,7 +327,7 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg);
  * segments with a TSC each side (up to 4 away) are in order, and it lies
  * outside them; at an edge of the trace (no segment with a TSC before it,
  * or after it), the next two (the last two) are in order and it lies on
- * their wrong side, or 2^40 ticks and 2^16 times their distance off them
+ * their wrong side, or 2^44 ticks and 2^16 times their distance off them
  * the other way.  One damaged PSB+ TSC makes its segment such an outlier
  * (the time model goes back at the next PSB+, TM_F_RESYNC); lookups by
  * time skip it.  Two adjacent damaged segments may be none.  A few
