@@ -991,7 +991,11 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 	tm->ref_ctc = c->ref_ctc;
 	tm->last_mtc = c->last_mtc;
 	tm->cbr = c->cbr;
-	/* The configuration bit is the model's own, not the carry's. */
+	/* The configuration bit is the model's own, not the carry's; and
+	 * without that configuration no crystal clock reference can be
+	 * (a damaged carry's would measure CTC wraps by a ratio of 0). */
 	tm->state = (c->state & ~(uint32_t)TM_S_CTC_OK) |
 		    (tm->state & TM_S_CTC_OK);
+	if (!(tm->state & TM_S_CTC_OK))
+		tm->state &= ~(uint32_t)(TM_S_REF | TM_S_REF_TMA | TM_S_REF_EST);
 }

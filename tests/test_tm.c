@@ -1237,6 +1237,41 @@ static void test_resync_not_overshoot(void **state __attribute__((unused)))
  * TMA place the MTCs soundly), the estimate is more than a period past
  * that MTC and the PSB+ TSC sides with the held one: time goes back
  * (k 1). */
+/* A carry saved with a crystal clock reference, in a stretch time went
+ * back to, restored into a model without the CPUID.15H ratio (a damaged
+ * index blob's carry is not checked against its configuration): a TSC
+ * outside PSB+ then measured a CTC wrap by a ratio of 0, a division by
+ * zero (fuzz_idxcache).  Such a model keeps no reference. */
+static void test_restore_ref_unconfigured(void **state __attribute__((unused)))
+{
+	struct tm_config cfg = dr_cfg(), bare;
+	struct buf b = { .n = 0 };
+	struct pkt_decoder dec;
+	struct tm_model tm;
+	struct tm_carry c;
+	struct tm_stamp st;
+	struct pkt pkt;
+	uint64_t back = T0 - (1ull << 40);
+
+	resync_seg(&b, T0, 0x0f << 3, 0x10);
+	psb_plus(&b, back, 0x14 << 3, 0, 12);	/* time goes back: a stretch */
+	tm_init(&tm, &cfg);
+	assert_int_equal(pkt_decoder_init(&dec, b.b, b.b + b.n, 0), 0);
+	while (pkt_next(&dec, &pkt) > 0)
+		assert_int_equal(tm_step(&tm, &pkt, &st), 0);
+	tm_save(&tm, &c);
+	memset(&bare, 0, sizeof(bare));
+	assert_int_equal(tm_config_option(&bare, "--mtc-freq", "3"), 1);
+	tm_init(&tm, &bare);
+	tm_restore(&tm, &c);
+	b.n = 0;
+	e_tsc(&b, back + 5000);
+	assert_int_equal(pkt_decoder_init(&dec, b.b, b.b + b.n, 0), 0);
+	assert_true(pkt_next(&dec, &pkt) > 0);
+	assert_int_equal(tm_step(&tm, &pkt, &st), 0);
+	assert_true(st.tsc == back + 5000);
+}
+
 static void test_resync_disputed_mtc(void **state __attribute__((unused)))
 {
 	static struct rs_rec r[256];
@@ -2021,6 +2056,7 @@ int main(void)
 		cmocka_unit_test(test_resync_no_period),
 		cmocka_unit_test(test_resync_disputed),
 		cmocka_unit_test(test_resync_disputed_mtc),
+		cmocka_unit_test(test_restore_ref_unconfigured),
 		cmocka_unit_test(test_psb_period_ran),
 		cmocka_unit_test(test_cyc_after_tsc),
 		cmocka_unit_test(test_exstop_in_execution),
