@@ -580,14 +580,7 @@ static int dump_ns0(const struct img *img, const struct tm_config *cfg,
 #define DUMP_HEAD_SEGS	16
 #define DUMP_HEAD_BYTES	(4u << 20)
 
-/*
- * A dump from the start has no index, and ptdump's plain dump must not
- * wait for one.  Whether the first segment's TSC is damaged shows in the
- * segments after it, so --cycles indexes the trace's first 16 (4 MiB at
- * most; a few milliseconds) for the time origin: the browser's but where
- * the trace's earliest sound TSC lies further on.  Sets st's origin
- * (dump_time_ns0()) if it finds one.
- */
+/* dump_head_ns0()'s state, which its guarded body leaves to it to free. */
 struct dump_head {
 	struct dump_state *st;
 	const struct img *img;
@@ -636,6 +629,14 @@ static int dump_head_body(void *arg)
 	return 0;
 }
 
+/*
+ * A dump from the start has no index, and ptdump's plain dump must not
+ * wait for one.  Whether the first segment's TSC is damaged shows in the
+ * segments after it, so --cycles indexes the trace's first 16 (4 MiB at
+ * most; a few milliseconds) for the time origin: the browser's but where
+ * the trace's earliest sound TSC lies further on.  Sets st's origin
+ * (dump_time_ns0()) if it finds one.
+ */
 static void dump_head_ns0(struct dump_state *st, const struct img *img)
 {
 	struct dump_head h = { .st = st, .img = img };

@@ -467,8 +467,8 @@ static int cmd_marks_list(struct marks_set *set, struct trace *t, size_t idx,
 	cm_code.t = t;
 	cm_code.idx = idx;
 	/* (opened and its marks read just before: an index built later is
-	 * cached for the part these bytes were) */
-	cm_code.have_mapped = !identity_of_trace(&cm_code.mapped, t);
+	 * cached for the part these bytes were; only summaries build one) */
+	cm_code.have_mapped = a->summary && !identity_of_trace(&cm_code.mapped, t);
 	r = a->json ? cmd_marks_list_json(set, path, idx, t, img) :
 		      cmd_marks_list_text(set, img);
 	imgopt_free(cm_code.set);
