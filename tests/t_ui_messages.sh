@@ -130,6 +130,23 @@ sed -n 2p "$tmp/l1.txt" | grep -q ' raw ' || bad "CRLF config: raw bytes not sho
 rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
 [ $fail = 0 ] && echo "ok   config: a long line is skipped whole, CRLF works; marks import refuses a device"
 
+# A NUL byte in a config line is that line's one error, named by its
+# file:line; the next line is not eaten (it was: fgets() had taken the
+# line's end, and the "skip the rest" loop took the next line) and later
+# lines keep their numbers.  The same in a --script file.
+printf 'set nosuchoption 1\nset raw on\000junk\nsave-screen %s\nset nosuch2 1\n' "$tmp/z0.txt" \
+	>"$XDG_CONFIG_HOME/ptbrowse/config"
+printf ':messages\n:save-screen %s\n' "$tmp/z1.txt" >"$tmp/kz"
+timeout 60 "$PTBROWSE" --no-state --script "$tmp/kz" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "NUL config line: exit $?"
+[ -f "$tmp/z0.txt" ] || bad "NUL config line: the next line (save-screen) did not run"
+grep -q "config:2: a NUL byte in the line (skipped)" "$tmp/z1.txt" || bad "NUL config line: $(cat "$tmp/z1.txt")"
+grep -q "config:4: set: no option 'nosuch2'" "$tmp/z1.txt" || bad "NUL config line: line 4 misnumbered: $(cat "$tmp/z1.txt")"
+rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
+printf ':set raw on\000junk\n:save-screen %s\n' "$tmp/z2.txt" >"$tmp/kz2"
+"$PTBROWSE" --no-state --script "$tmp/kz2" --size 120x10 "$tmp/t.pt" >"$tmp/zo" 2>&1 && bad "NUL script line: exit 0"
+[ "$(cat "$tmp/zo")" = "ptbrowse: $tmp/kz2:1: a NUL byte in the line" ] || bad "NUL script line: '$(cat "$tmp/zo")'"
+[ $fail = 0 ] && echo "ok   a NUL byte in a config or script line is one error at its file:line"
+
 # Exports never write over a device (a failed export removed its output:
 # /dev/full itself) nor create directories; a FIFO is not sourced.
 mkfifo "$tmp/fifo"

@@ -18,24 +18,43 @@
 
 /*
  * A line of @f into @buf, without its end (\n or \r\n).  Returns 1, 0 at
- * the end of the file, or -1 for a line that does not fit (the rest of it
- * is skipped: a piece of a line must never run as a line of its own).
+ * the end of the file, -ERANGE for a line that does not fit or -EILSEQ
+ * for one with a NUL byte.  Either way the rest of that line is skipped
+ * and no more: a piece of a line must never run as a line of its own, nor
+ * may the next line be lost (fgets() cannot tell a NUL from the string's
+ * end, so this reads a byte at a time).
  */
 int options_read_line(FILE *f, char *buf, size_t size)
 {
-	size_t n;
-	int c;
+	size_t n = 0;
+	int c, nul = 0, over = 0;
 
-	if (!fgets(buf, (int)size, f))
-		return 0;
-	n = strlen(buf);
-	if (n && buf[n - 1] != '\n' && !feof(f)) {
-		while ((c = getc(f)) != EOF && c != '\n')
-			;
-		return -1;
+	if (!size)
+		return -ERANGE;
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (!c)
+			nul = 1;
+		else if (n + 1 < size)
+			buf[n++] = (char)c;
+		else
+			over = 1;
 	}
-	buf[strcspn(buf, "\r\n")] = 0;
+	buf[n] = 0;
+	if (c == EOF && !n && !nul && !over)
+		return 0;
+	if (nul)
+		return -EILSEQ;
+	if (over)
+		return -ERANGE;
+	if (n && buf[n - 1] == '\r')
+		buf[n - 1] = 0;
 	return 1;
+}
+
+/* What options_read_line()'s error @r says of a line. */
+const char *options_line_error(int r)
+{
+	return r == -EILSEQ ? "a NUL byte in the line" : "line too long";
 }
 
 enum { B_KEYMAP, B_STREAM, B_ASCII, B_NO_MOUSE, B_NO_STATE, B_NO_INDEX,
@@ -208,8 +227,8 @@ void options_config(struct ui *ui, const struct options *o)
 
 			lineno++;
 			if (r < 0) {
-				msg_report(ui, UI_ERROR, "%s:%u: line too long (skipped)",
-					   paths[k], lineno);
+				msg_report(ui, UI_ERROR, "%s:%u: %s (skipped)",
+					   paths[k], lineno, options_line_error(r));
 				snprintf(last, sizeof(last), "%s", ui->msg);
 				nerr++;
 				continue;

@@ -36,8 +36,13 @@ int options_parse(int argc, char **argv, struct options *o);
 void options_config(struct ui *ui, const struct options *o);
 
 /* A line of @f into @buf, without its end (\n or \r\n).  Returns 1, 0 at
- * the end of the file, or -1 for a line that does not fit (the rest of it
- * is skipped: a piece of a line must never run as a line of its own). */
+ * the end of the file, -ERANGE for a line that does not fit or -EILSEQ
+ * for a line with a NUL byte (the rest of that line is skipped, and no
+ * more: a piece of a line must never run as a line of its own). */
 int options_read_line(FILE *f, char *buf, size_t size);
+
+/* What options_read_line()'s error @r says: "line too long" or "a NUL
+ * byte in the line". */
+const char *options_line_error(int r);
 
 #endif /* OPTIONS_H */

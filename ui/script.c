@@ -361,7 +361,8 @@ int script_run(struct ui *ui, const char *path, double startup)
 
 		lineno++;
 		if (r < 0) {
-			esc_line(stderr, "ptbrowse: ", "%s:%d: line too long", path, lineno);
+			esc_line(stderr, "ptbrowse: ", "%s:%d: %s", path, lineno,
+				 options_line_error(r));
 			ret = 1;
 			break;
 		}
