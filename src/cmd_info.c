@@ -199,6 +199,11 @@ static void json_timing(const struct tm_config *c)
 	if (c->have_cpuid_15)
 		printf("\"cpuid_15_eax\": %" PRIu32 ", \"cpuid_15_ebx\": %"
 		       PRIu32 ", ", c->cpuid_15_eax, c->cpuid_15_ebx);
+	if (c->have_tsc_hz && c->tsc_hz)
+		printf("\"tsc_hz\": %" PRIu64 ", ", c->tsc_hz);
+	if (c->have_crystal_hz && c->crystal_hz)
+		printf("\"crystal_hz\": %" PRIu32 ", \"crystal_from_model\": %s, ",
+		       c->crystal_hz, c->crystal_model ? "true" : "false");
 	if (c->have_cyc_thresh)
 		printf("\"cyc_thresh\": %u, ", c->cyc_thresh);
 	if (c->have_perf_conv)

@@ -1248,5 +1248,14 @@ size_t perfdata_ptdump_options(const struct tm_config *cfg, char *buf,
 		perfdata_append(buf, size, &len, "--cpuid-0x15.ebx %" PRIu32,
 			  cfg->cpuid_15_ebx);
 	}
+	/* Ours, not ptdump's, but a raw trace has no other way to keep them:
+	 * in whole Hz, which --tsc-freq reads back exactly.  A crystal the
+	 * CPU model implies is left out: --cpu implies it again, and a
+	 * time from it stays one from the model, not from a value given. */
+	if (cfg->have_tsc_hz && cfg->tsc_hz)
+		perfdata_append(buf, size, &len, "--tsc-freq %" PRIu64, cfg->tsc_hz);
+	if (cfg->have_crystal_hz && cfg->crystal_hz && !cfg->crystal_model)
+		perfdata_append(buf, size, &len, "--cpuid-0x15.ecx %" PRIu32,
+			  cfg->crystal_hz);
 	return len;
 }

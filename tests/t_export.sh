@@ -114,6 +114,36 @@ cmp -s "$tmp/stdout.pt" "$tmp/gotopsb.pt" && say "ok   -o - writes the slice to 
 	bad "no gotopsb.pt.options"
 ls -a . "$tmp" | grep -q '^-\.options$' && bad "-o - wrote -.options"
 
+# The slice shows the same times as its source: FILE.options keeps
+# --tsc-freq and --cpuid-0x15.ecx (given, they win over the CPUID ratio
+# with the model's crystal), and info's timing line shows them.
+"$BUILD/tools/ptgen" --seed 5 --size 256KiB -o "$tmp/tf.pt" >/dev/null || bad "ptgen"
+base=$(cat "$tmp/tf.pt.options")
+dur() { "$PTBROWSE" info "$1" | awk '$1 == "0" { print $NF }'; }
+for extra in "--tsc-freq 2400000000" "--cpuid-0x15.ecx 38400000" \
+	"--tsc-freq 3000000000 --cpuid-0x15.ecx 38400000"; do
+	echo "$base $extra" >"$tmp/tf.pt.options"
+	"$PTBROWSE" export "$tmp/tf.pt" 0 '$' -o "$tmp/tf2.pt" 2>"$tmp/err" ||
+		bad "export with $extra: $(cat "$tmp/err")"
+	a=$(dur "$tmp/tf.pt") b=$(dur "$tmp/tf2.pt")
+	[ -n "$a" ] && [ "$a" = "$b" ] && say "ok   $extra: the slice lasts $b as its source" ||
+		bad "$extra: the source lasts '$a', the slice '$b' ($(cat "$tmp/tf2.pt.options"))"
+	grep -q -- "$extra\$" "$tmp/tf2.pt.options" ||
+		bad "$extra: not in the slice's options: $(cat "$tmp/tf2.pt.options")"
+done
+# given on export's command line, it goes into FILE.options too
+echo "$base" >"$tmp/tf.pt.options"
+"$PTBROWSE" export --tsc-freq 2.5GHz "$tmp/tf.pt" 0 '$' -o "$tmp/tf2.pt" 2>"$tmp/err" ||
+	bad "export --tsc-freq: $(cat "$tmp/err")"
+grep -q -- "--tsc-freq 2500000000\$" "$tmp/tf2.pt.options" &&
+	say "ok   export --tsc-freq goes into FILE.options" ||
+	bad "export --tsc-freq: $(cat "$tmp/tf2.pt.options")"
+# info's timing line: only --tsc-freq is not "(none recorded)"
+echo "--tsc-freq 2.4GHz" >"$tmp/tf.pt.options"
+"$PTBROWSE" info "$tmp/tf.pt" | grep -q '^timing  *--tsc-freq 2400000000$' &&
+	say "ok   info's timing line shows --tsc-freq" ||
+	bad "info's timing line: $("$PTBROWSE" info "$tmp/tf.pt" | grep timing)"
+
 # errors: one clear line, no output file left, non-zero status
 "$PTBROWSE" export "$T" nosuch 0x100 -o "$tmp/x.pt" 2>"$tmp/err" && bad "unknown name accepted"
 grep -q "'nosuch' is neither an offset" "$tmp/err" || bad "unknown name: $(cat "$tmp/err")"

@@ -1391,6 +1391,50 @@ static void test_quipper(void **state)
 	}
 }
 
+/* The options line reads back (tm_config_option()) as the timing it was
+ * written from: --tsc-freq and a given crystal too, not a crystal the CPU
+ * model implies (--cpu implies it again). */
+static void test_options_roundtrip(void **state)
+{
+	struct tm_config c, back;
+	char opts[256], *w, *val, *save = NULL;
+
+	(void)state;
+	/* memset, so that padding compares equal too */
+	memset(&c, 0, sizeof(c));
+	c.have_cpu = 1;
+	c.cpu_family = 6;
+	c.cpu_model = 78;
+	c.cpu_stepping = 3;
+	c.have_mtc_freq = 1;
+	c.mtc_freq = 3;
+	c.have_nom_freq = 1;
+	c.nom_freq = 12;
+	c.have_cpuid_15 = 1;
+	c.cpuid_15_eax = 2;
+	c.cpuid_15_ebx = 100;
+	c.have_tsc_hz = 1;
+	c.tsc_hz = 2400000001ull;
+	c.have_crystal_hz = 1;
+	c.crystal_hz = 38400000;
+	perfdata_ptdump_options(&c, opts, sizeof(opts));
+	assert_string_equal(opts, "--cpu 6/78/3 --mtc-freq 3 --nom-freq 12 "
+			    "--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 "
+			    "--tsc-freq 2400000001 --cpuid-0x15.ecx 38400000");
+	memset(&back, 0, sizeof(back));
+	for (w = strtok_r(opts, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		val = strtok_r(NULL, " ", &save);
+		assert_int_equal(tm_config_option(&back, w, val), 1);
+	}
+	assert_memory_equal(&back, &c, sizeof(c));
+	/* the model's crystal is not written; only --tsc-freq: not empty */
+	c.crystal_model = 1;
+	c.have_cpuid_15 = 0;
+	c.have_cpu = c.have_mtc_freq = c.have_nom_freq = 0;
+	perfdata_ptdump_options(&c, opts, sizeof(opts));
+	assert_string_equal(opts, "--tsc-freq 2400000001");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1414,6 +1458,7 @@ int main(void)
 		cmocka_unit_test(test_cut_generated),
 		cmocka_unit_test(test_cut_quipper),
 		cmocka_unit_test(test_huge_size),
+		cmocka_unit_test(test_options_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
