@@ -174,11 +174,13 @@ static int kmod_rela(struct kmod *k, Elf_Scn *scn, const GElf_Shdr *sh,
 {
 	Elf_Data *d = elf_getdata(scn, NULL), *sd;
 	Elf_Scn *symscn = elf_getscn(k->elf, sh->sh_link);
-	GElf_Shdr ssh;
+	Elf_Scn *tscn = elf_getscn(k->elf, sh->sh_info);
+	GElf_Shdr ssh, tsh;
 	size_t i, n;
 	uint64_t at0 = k->sec_off[sh->sh_info];
 
-	if (!d || !symscn || !gelf_getshdr(symscn, &ssh) || !(sd = elf_getdata(symscn, NULL)))
+	if (!d || !symscn || !gelf_getshdr(symscn, &ssh) || !(sd = elf_getdata(symscn, NULL)) ||
+	    !tscn || !gelf_getshdr(tscn, &tsh))
 		return -pte_bad_file;
 	n = sh->sh_entsize ? d->d_size / sh->sh_entsize : 0;
 	for (i = 0; i < n; i++) {
@@ -192,13 +194,15 @@ static int kmod_rela(struct kmod *k, Elf_Scn *scn, const GElf_Shdr *sh,
 		    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
 			return -pte_bad_file;
 		type = (unsigned)GELF_R_TYPE(r.r_info);
-		at = at0 + r.r_offset;
 		name = elf_strptr(k->elf, ssh.sh_link, sym.st_name);
 		if (type != R_X86_64_PC32 && type != R_X86_64_PLT32 &&
 		    type != R_X86_64_64 && type != R_X86_64_32S && type != R_X86_64_32)
 			continue;
-		if (at + (type == R_X86_64_64 ? 8 : 4) > k->size)
+		/* inside the target section, asked without a sum that wraps */
+		if (tsh.sh_size < (type == R_X86_64_64 ? 8u : 4u) ||
+		    r.r_offset > tsh.sh_size - (type == R_X86_64_64 ? 8u : 4u))
 			return -pte_bad_file;
+		at = at0 + r.r_offset;
 		if (name && !strcmp(name, "__fentry__") && at >= 1 && k->text[at - 1] == 0xe8) {
 			/* ftrace's call site: a NOP while no tracer runs */
 			static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };

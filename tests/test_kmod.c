@@ -5,7 +5,9 @@
  * left out), its calls relocated to its own functions and, through
  * kallsyms, to the kernel's, its `call __fentry__` made NOPs; a branch to
  * a kernel function kallsyms does not name, or no kallsyms, refuses it;
- * not a relocatable file, and a wrong build ID, are refused in one line.
+ * not a relocatable file, and a wrong build ID, are refused in one line;
+ * a damaged module (a relocation or a section size that wraps) is refused,
+ * not laid out past its buffer.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <elf.h>
 
 #include "codefix.h"
 #include "kmod.h"
@@ -188,11 +191,82 @@ static void test_refused(void **state)
 	assert_int_equal(kmod_names_new(NULL, NULL), -pte_invalid);
 }
 
+/* The fixture's module read into memory (*@len bytes), its section
+ * headers at *@sh (*@nsec of them). */
+static uint8_t *ko_read(size_t *len, Elf64_Shdr **sh, size_t *nsec)
+{
+	FILE *f = fopen(ko, "rb");
+	uint8_t *b = malloc(1 << 16);
+	Elf64_Ehdr eh;
+
+	assert_non_null(f);
+	assert_non_null(b);
+	*len = fread(b, 1, 1 << 16, f);
+	fclose(f);
+	assert_true(*len > sizeof(eh) && *len < 1 << 16);
+	memcpy(&eh, b, sizeof(eh));
+	assert_true(eh.e_shoff + (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) <= *len);
+	*sh = (Elf64_Shdr *)(b + eh.e_shoff);
+	*nsec = eh.e_shnum;
+	return b;
+}
+
+/* Write @len bytes of @b to @path. */
+static void ko_write(const char *path, const uint8_t *b, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+}
+
+/* A relocation whose offset is 2^64 - 2: .text's start plus it wraps
+ * to 2 bytes before the text (a check of the sum against the text's
+ * size wrapped with it and let the write through).  Refused as
+ * damaged; all other relocations resolve, so only that one can
+ * refuse it. */
+static void test_relocation_offset_wraps(void **state)
+{
+	struct symtab *st;
+	struct kmod_names *n = names_of(kallsyms, &st);
+	struct kmod *k = NULL;
+	Elf64_Shdr *sh;
+	size_t len, nsec, i, done = 0;
+	uint8_t *b = ko_read(&len, &sh, &nsec);
+	char bad[220], err[256];
+
+	(void)state;
+	for (i = 0; i < nsec; i++) {
+		Elf64_Rela r;
+
+		if (sh[i].sh_type != SHT_RELA || sh[i].sh_size < sizeof(r) ||
+		    sh[sh[i].sh_info].sh_flags != (SHF_ALLOC | SHF_EXECINSTR) ||
+		    done)
+			continue;
+		memcpy(&r, b + sh[i].sh_offset, sizeof(r));
+		r.r_offset = UINT64_MAX - 1;
+		memcpy(b + sh[i].sh_offset, &r, sizeof(r));
+		done = 1;
+	}
+	assert_true(done);
+	snprintf(bad, sizeof(bad), "%s/wraps.ko", fix.dir);
+	ko_write(bad, b, len);
+	assert_int_equal(kmod_load(&k, bad, KBASE, n, NULL, 0, err, sizeof(err)),
+			 -pte_bad_file);
+	assert_null(k);
+	assert_non_null(strstr(err, "damaged relocations"));
+	free(b);
+	kmod_names_free(n);
+	symtab_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_and_relocations),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_relocation_offset_wraps),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
