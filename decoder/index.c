@@ -855,6 +855,40 @@ int idx_time_outlier(const struct idx *idx, size_t i)
 	return 0;
 }
 
+/* The least allowance idx_time_ceiling() gives the model's estimates past
+ * the next PSB+ TSC, in ticks (tens of microseconds at any TSC rate). */
+#define CEILING_MIN_TICKS (1ull << 16)
+
+int idx_time_ceiling(const struct idx *idx, size_t i, uint64_t *tsc)
+{
+	const struct tm_config *cfg;
+	uint64_t next, own, room = CEILING_MIN_TICKS, per;
+	size_t n, j, k;
+
+	if (!idx || !tsc || i >= (n = idx_nsummaries(idx)) || idx_time_outlier(idx, i))
+		return 0;
+	for (j = i + 1, k = 0; j < n && k < OUTLIER_REACH; j++, k++) {
+		if (seg_first_tsc(idx, j, &next))
+			break;
+	}
+	if (j >= n || k == OUTLIER_REACH || idx_time_outlier(idx, j))
+		return 0;
+	/* An MTC's time may lie up to a period past the next PSB+ TSC (its
+	 * CTC boundary as the reference places it), and CYCs extrapolated
+	 * at a core:bus ratio that was off may run past it: twice the time
+	 * from this segment's TSC covers a ratio off by half. */
+	cfg = idx_config(idx);
+	if (cfg->have_mtc_freq && cfg->have_cpuid_15 && cfg->cpuid_15_eax) {
+		per = ((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) / cfg->cpuid_15_eax;
+		if (2 * per > room)
+			room = 2 * per;
+	}
+	if (seg_first_tsc(idx, i, &own) && own < next && next - own > room)
+		room = next - own;
+	*tsc = next + room < next ? UINT64_MAX : next + room;
+	return 1;
+}
+
 /*
  * The trace's time range, once: the merges took the least and the
  * greatest TSC of all segments, so one damaged PSB+ TSC (far in the
@@ -871,6 +905,9 @@ void idx_time_range(struct idx *idx)
 		if (idx_summary_counts(idx, i, &s) || !s.have_tsc ||
 		    idx_time_outlier(idx, i))
 			continue;
+		/* (a last TSC past the next PSB+ TSC is damage) */
+		if (s.last_tsc > s.first_tsc && idx_time_ceiling(idx, i, &t) && s.last_tsc > t)
+			s.last_tsc = s.first_tsc;
 		if (!have || s.first_tsc < first)
 			first = s.first_tsc;
 		if (!have || s.last_tsc > last)

@@ -335,6 +335,17 @@ int idx_find_ordinal(const struct idx *idx, uint64_t ord, size_t *seg);
  * without the neighbours). */
 int idx_time_outlier(const struct idx *idx, size_t i);
 
+/* The latest time a packet of segment @i can have in a sound trace: the
+ * first TSC of the next segment with one (up to 4 on) that is no outlier,
+ * idx_time_outlier(), with room for the model's estimates past it (two
+ * MTC periods, the time from @i's own first TSC to it, or 2^16 ticks,
+ * the most).  A time of @i's beyond it came from a damaged TSC outside
+ * PSB+ (the model takes one far in the future as it comes; the next PSB+
+ * TSC takes time back): it and what was measured up to it is disputed.
+ * A few summary reads.  Returns 1 and sets *@tsc, or 0 if that is not
+ * known (@i is an outlier, not summarised, or no such segment follows). */
+int idx_time_ceiling(const struct idx *idx, size_t i, uint64_t *tsc);
+
 /* Set @t0, the first TSC of the trace's first packets (its time origin),
  * to the trace's first TSC if the index is complete, the first segment
  * with a TSC is an outlier, idx_time_outlier() (its TSC damaged), and @t0

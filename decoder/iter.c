@@ -931,6 +931,33 @@ static void iter_untime(struct iter_bound *b, size_t nb, const uint8_t *cut)
 		}
 }
 
+/* Mark the timed boundaries of @b[@nb] (in offset order) whose time lies
+ * in damaged time (iter_bound.disputed), reading @idx once per segment. */
+static void iter_dispute(const struct idx *idx, struct iter_bound *b, size_t nb)
+{
+	uint64_t ceil = UINT64_MAX, from = 1, end = 0;
+	size_t k, seg;
+	int outlier = 0;
+
+	for (k = 0; k < nb; k++) {
+		b[k].disputed = 0;
+		if (!b[k].timed)
+			continue;
+		if (b[k].offset < from || b[k].offset >= end) {
+			if (idx_find(idx, b[k].offset, &seg) ||
+			    idx_segment_span(idx, seg, &from, &end)) {
+				from = 1;
+				end = 0;
+				continue;
+			}
+			outlier = idx_time_outlier(idx, seg);
+			if (outlier || !idx_time_ceiling(idx, seg, &ceil))
+				ceil = UINT64_MAX;
+		}
+		b[k].disputed = (uint8_t)(outlier || b[k].tsc > ceil);
+	}
+}
+
 /* @n unit numbers into @order in the spread order: bit-reversed
  * counting, so that the first units of it lie evenly over the trace. */
 static void iter_spread(size_t *order, size_t n)
@@ -1007,6 +1034,7 @@ static int iter_body(void *arg)
 	if (r)
 		return r;
 	iter_untime(j->b, atomic_load(&j->nbounds), NULL);
+	iter_dispute(j->idx, j->b, atomic_load(&j->nbounds));
 	return 0;
 }
 
@@ -1150,6 +1178,7 @@ static void iter_measure(const struct iter_bound *a, const struct iter_bound *z,
 			 struct iter_item *it)
 {
 	it->broken = z->lost;
+	it->disputed = a->disputed || z->disputed;
 	it->ticks = z->tsc >= a->tsc ? z->tsc - a->tsc : 0;
 	it->has_cyc = (a->flags & TM_F_CYC) && (z->flags & TM_F_CYC);
 	if (!it->has_cyc)
@@ -1240,8 +1269,15 @@ static int iter_measure_all(const struct iter_bound *b, size_t nb, const uint8_t
 	}
 	if (!st->n)
 		st->cycles = 0;
+	/* in time, an end in damaged time measures nothing (in cycles,
+	 * CYC counted them all the same) */
+	for (i = 0; !st->cycles && i < m; i++)
+		if (!v[i].broken && v[i].disputed) {
+			st->n--;
+			st->ndisputed++;
+		}
 	for (i = 0; i < m; i++)
-		if (!v[i].broken) {
+		if (!v[i].broken && (st->cycles || !v[i].disputed)) {
 			key[k].v = ~iter_value(&v[i], st);
 			key[k++].i = i;
 			sum += (double)iter_value(&v[i], st);
@@ -1391,6 +1427,7 @@ int iter_partial(struct iter_job *j, struct iter_snap *s)
 		if (r < 0)
 			goto fail;
 		iter_untime(s->b, s->nb, cut);
+		iter_dispute(j->idx, s->b, s->nb);
 	}
 	s->items = calloc(s->nb > 1 ? s->nb - 1 : 1, sizeof(*s->items));
 	if (!s->items || iter_measure_all(s->b, s->nb, cut, s->items, &s->n, &s->st,

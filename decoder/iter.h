@@ -52,6 +52,10 @@ struct iter_bound {
 	uint8_t timed;		/* tsc, cycles and flags hold; 0: both
 				 * iterations around it are broken (or there
 				 * are none), so none was worked out: all 0 */
+	uint8_t disputed;	/* timed, and tsc lies in damaged time: its
+				 * segment's TSC contradicts its neighbours'
+				 * (idx_time_outlier()) or tsc is past the
+				 * segment's ceiling (idx_time_ceiling()) */
 };
 
 /* One iteration: from boundary @from to the next one. */
@@ -62,12 +66,16 @@ struct iter_item {
 					 * cyc_hi UINT64_MAX: unbounded */
 	uint8_t has_cyc;	/* both ends have CYC cycles */
 	uint8_t broken;		/* data lost inside: durations not measured */
+	uint8_t disputed;	/* an end's time is disputed (iter_bound):
+				 * ticks measure nothing (cycles do) */
 };
 
 /* Statistics of the measured (not broken) iterations. */
 struct iter_stats {
 	size_t n;		/* measured iterations */
 	size_t nbroken;		/* iterations with data lost inside */
+	size_t ndisputed;	/* not broken, but left out of a measure in
+				 * time (cycles 0): an end's time disputed */
 	int cycles;		/* 1: every one is cycle-exact, so values are
 				 * cycles; 0: TSC ticks */
 	uint64_t min, p50, p90, p99, max;	/* nearest rank */

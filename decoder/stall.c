@@ -59,6 +59,9 @@ struct stall_walk {
 	int mtc;		/* tm_mtc_timed(): MTCs are timing packets */
 	int outlier;		/* idx_time_outlier(): the gap to its first
 				 * TSC is the jump into damaged time */
+	int overrun;		/* stall_overrun(): times past ceil are
+				 * damaged (a TSC outside PSB+) */
+	uint64_t ceil;
 	int seen_tsc;		/* a TSC came in the segment */
 	int has_prev;		/* prev: the last timing packet's time */
 	uint64_t prev;
@@ -96,6 +99,7 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	struct stall s;
 	struct tm_stamp st;
 	struct tm_period p;
+	uint64_t now;
 	int r;
 
 	memset(&s, 0, sizeof(s));
@@ -108,11 +112,14 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	if (pkt->type == PKT_TSC || (pkt->type == PKT_MTC && w->mtc)) {
 		tm_step(&w->tm, pkt, &st);
 		/* a time behind the last is no gap, nor one across a TSC
-		 * where time went back (the time pass's rules) */
+		 * where time went back (the time pass's rules); none in
+		 * the stretch a damaged TSC took time to (no measure) */
 		if (w->has_prev && st.tsc >= w->prev && w->gaps &&
-		    !(pkt->type == PKT_TSC && tm_tsc_jumped(&w->tm))) {
+		    !(pkt->type == PKT_TSC && tm_tsc_jumped(&w->tm)) &&
+		    !(w->overrun && w->prev > w->ceil)) {
 			s.gap = st.tsc - w->prev;
-			s.disputed = pkt->type == PKT_TSC && w->outlier && !w->seen_tsc;
+			s.disputed = (pkt->type == PKT_TSC && w->outlier && !w->seen_tsc) ||
+				     (w->overrun && st.tsc > w->ceil);
 			r = stall_push(w->gaps, &s);
 			if (r)
 				return r;
@@ -133,12 +140,26 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	if (p.seq == w->pseq)
 		return 0;
 	w->pseq = p.seq;
-	if (!w->pers)
+	/* (one ending in damaged time measured nothing) */
+	if (!w->pers || (w->overrun && !tm_now(&w->tm, &now) && now > w->ceil))
 		return 0;
 	s.gap = 0;
 	s.per = p;
 	s.per.seq = 0;
 	return stall_push(w->pers, &s);
+}
+
+/* Whether segment @i holds a TSC payload past the time its packets can
+ * have, idx_time_ceiling() (into *@ceil): one outside PSB+ damaged far
+ * into the future; its summary then holds the jump into it as its largest
+ * gap (and, calibrating from TSC to TSC, as its slowest period), no bound
+ * to rank by.  Where its TSCs go back the largest is not known: maybe. */
+static int stall_overrun(const struct idx *idx, size_t i, uint64_t *ceil)
+{
+	struct idx_summary s;
+
+	return idx_time_ceiling(idx, i, ceil) && !idx_summary_counts(idx, i, &s) &&
+	       s.have_tsc && (s.tsc_back || s.last_tsc > *ceil);
 }
 
 /* Walk segment @w->seg from its carry into @w's gaps and pers (either
@@ -171,6 +192,7 @@ static int stall_walk(const struct idx *idx, const struct img *img, struct stall
 	tm_restore(&w.tm, &c);
 	w.mtc = tm_mtc_timed(idx_config(idx));
 	w.outlier = w.gaps && idx_time_outlier(idx, seg);
+	w.overrun = (w.gaps || w.pers) && stall_overrun(idx, seg, &w.ceil);
 	tm_last_period(&w.tm, &p);
 	w.pseq = p.seq;
 	w.hseq = w.tm.nhalt;
@@ -244,18 +266,20 @@ static void stall_keep(enum stall_kind kind, struct stall *v, size_t *nv,
 }
 
 /* From the summaries: the @want segments whose largest gap ranks first
- * into @gc (*@ngc, best first, each as that gap) but outlier segments
- * that would rank there into @odd, the @want whose slowest period does
- * into @pc (*@npc), the @want most halted into @out's halts (their at
- * still 0); @out's partial counts segments without a time summary.
+ * into @gc (*@ngc, best first, each as that gap) but outlier and overrun
+ * segments that would rank there into @odd, the @want whose slowest
+ * period does into @pc (*@npc) but overrun ones into @oddp, the @want
+ * most halted into @out's halts (their at still 0); @out's partial
+ * counts segments without a time summary.
  * Returns 0 or -pte_nomem. */
 static int stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc,
 			    struct stall_acc *odd, struct stall *pc, size_t *npc,
-			    size_t want, struct stall_list *out)
+			    struct stall_acc *oddp, size_t want, struct stall_list *out)
 {
 	size_t ns = idx_nseeks(idx), i;
 	struct idx_summary s;
 	struct stall c;
+	uint64_t ceil;
 	int r;
 
 	for (i = 0; i < ns; i++) {
@@ -268,10 +292,11 @@ static int stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc
 		c.seg = i;
 		c.gap = s.max_gap;
 		c.at = s.gap_off;
-		/* an outlier's largest gap may be the jump into its damaged
-		 * time: no bound (asked only of those that would rank) */
+		/* an outlier's or overrun's largest gap may be the jump
+		 * into its damaged time: no bound (asked only of those that
+		 * would rank) */
 		if (s.has_gap && (*ngc < want || stall_before(STALL_GAP, &c, &gc[want - 1])) &&
-		    idx_time_outlier(idx, i)) {
+		    (idx_time_outlier(idx, i) || stall_overrun(idx, i, &ceil))) {
 			r = stall_push(odd, &c);
 			if (r)
 				return r;
@@ -282,7 +307,14 @@ static int stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc
 			c.gap = 0;
 			c.per = s.slow_period;
 			c.at = s.slow_off;
-			stall_keep(STALL_PERIOD, pc, npc, want, &c);
+			if ((*npc < want || stall_before(STALL_PERIOD, &c, &pc[want - 1])) &&
+			    stall_overrun(idx, i, &ceil)) {
+				r = stall_push(oddp, &c);
+				if (r)
+					return r;
+			} else {
+				stall_keep(STALL_PERIOD, pc, npc, want, &c);
+			}
 		}
 		if (s.nhalt) {
 			memset(&c, 0, sizeof(c));
@@ -365,7 +397,7 @@ int stall_halt_place(const struct idx *idx, const struct img *img, size_t seg,
 int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	      const _Atomic int *cancel, struct stall_list *out)
 {
-	struct stall_acc odd = { 0 };
+	struct stall_acc odd = { 0 }, oddp = { 0 };
 	struct stall *gc, *pc;
 	size_t ngc = 0, npc = 0, i;
 	uint64_t end;
@@ -381,7 +413,7 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	out->gaps = pc + want;
 	out->pers = out->gaps + want;
 	out->halts = out->pers + want;
-	r = stall_candidates(idx, gc, &ngc, &odd, pc, &npc, want, out);
+	r = stall_candidates(idx, gc, &ngc, &odd, pc, &npc, &oddp, want, out);
 	/* a segment's place: its PSB (equal halts stayed in segment order;
 	 * stall_halt_place() finds its longest sleep, a walk) */
 	for (i = 0; i < out->nhalts; i++)
@@ -394,6 +426,10 @@ int stall_top(const struct idx *idx, const struct img *img, size_t want,
 	if (!r)
 		r = stall_merge(idx, img, STALL_GAP, gc, ngc, 0, want, out->gaps,
 				&out->ngaps, out, cancel);
+	if (!r)
+		r = stall_merge(idx, img, STALL_PERIOD, oddp.v, oddp.n, 1, want, out->pers,
+				&out->npers, out, cancel);
+	free(oddp.v);
 	if (!r)
 		r = stall_merge(idx, img, STALL_PERIOD, pc, npc, 0, want, out->pers,
 				&out->npers, out, cancel);

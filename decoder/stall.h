@@ -22,7 +22,13 @@
  * disputed and stall_top() leaves it out (and counts it).  Such a
  * segment's summary holds that jump as its largest gap, so it is no
  * bound to rank by: stall_top() walks every outlier segment whose
- * summary would make the list.
+ * summary would make the list.  So it does a segment holding a TSC past
+ * its ceiling (idx_time_ceiling(): a TSC outside PSB+ damaged far into
+ * the future, which the next PSB+ TSC contradicts), for gaps and for
+ * periods (calibrating from TSC to TSC, the jump is its slowest): the
+ * gap into the time past the ceiling is disputed, and nothing ending in
+ * that time (up to the next PSB+ TSC, which takes time back) is a gap or
+ * a period.
  *
  * Order: the longer gap (the slower period: fewer cycles per tick,
  * tm_period_cmp(); the more halted time at most, then at least) first,
@@ -51,8 +57,9 @@ struct stall {
 				 * 0) */
 	uint32_t nhalt;		/* STALL_HALT: sleeps closed in the segment */
 	uint8_t disputed;	/* STALL_GAP: it ends at the first TSC of an
-				 * outlier segment (idx_time_outlier()):
-				 * the jump into damaged time */
+				 * outlier segment (idx_time_outlier()), or
+				 * past its segment's ceiling: the jump into
+				 * damaged time */
 	uint64_t halt_lo, halt_hi;	/* STALL_HALT: the core's halted time
 				 * in them, TSC ticks, at least and at
 				 * most (equal: exact) */

@@ -305,6 +305,18 @@ static int marks_time_outlier(const struct idx *idx, uint64_t off, int timed)
 	return timed && idx && !idx_find(idx, off, &k) && idx_time_outlier(idx, k);
 }
 
+/* Whether time @st of the packet at @off lies past the time its segment
+ * of @idx (NULL: none) can have, idx_time_ceiling(): a damaged TSC outside
+ * PSB+ took time there. */
+static int marks_time_beyond(const struct idx *idx, uint64_t off, const struct tm_stamp *st)
+{
+	uint64_t ceil;
+	size_t k;
+
+	return idx && (st->flags & TM_F_TSC) && !idx_find(idx, off, &k) &&
+	       idx_time_ceiling(idx, k, &ceil) && st->tsc > ceil;
+}
+
 /* At the end: how sure the duration from @a to @b (at @b_off) is, and
  * the cycles between the first packet and @b. */
 static void marks_time_sure(const struct marks_time *bt, const struct tm_stamp *b,
@@ -315,7 +327,9 @@ static void marks_time_sure(const struct marks_time *bt, const struct tm_stamp *
 	sum->time_warm = bt->warm;
 	sum->time_disputed = bt->jumped ||
 			     marks_time_outlier(bt->idx, bt->first_off, bt->first_tsc) ||
-			     marks_time_outlier(bt->idx, b_off, bt->end_tsc);
+			     marks_time_outlier(bt->idx, b_off, bt->end_tsc) ||
+			     (bt->have_first && marks_time_beyond(bt->idx, bt->first_off, &bt->first)) ||
+			     marks_time_beyond(bt->idx, b_off, b);
 	sum->time_exact = sum->has_span && bt->first_anchor && b_anchor && !bt->lost &&
 			  !sum->time_disputed;
 	if (bt->have_start && (s->flags & b->flags & TM_F_CYC) && b->cycles >= s->cycles) {

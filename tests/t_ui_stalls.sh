@@ -1,9 +1,10 @@
 #!/bin/sh
 # t_ui_stalls -- :stalls lists the longest gaps between timing packets and
 # the slowest periods from the index's summaries, with the packet that
-# ends each: two gaps planted in a generated trace (TSC packets outside
-# PSB+ moved far forward) come first, the longer one first, and Enter jumps
-# to it; a planted slow MTC period (its CYCs made 1 cycle each) comes
+# ends each: two gaps planted in a generated trace (stalls before TSC
+# packets outside PSB+: they and every TSC after them moved forward) come
+# first, the longer one first, and Enter jumps to it; a planted slow MTC
+# period (its CYCs made 1 cycle each) comes
 # first among the periods, and a second one in the same segment second
 # (the summaries keep one per segment: the list walks those segments); t
 # marks the places on the timeline.
@@ -33,15 +34,22 @@ n=$(wc -l < "$tmp/tscs")
 [ "$n" -gt 20 ] || { echo "FAIL: only $n TSCs outside PSB+"; exit 1; }
 a=$(sed -n "$((n * 3 / 10))p" "$tmp/tscs")
 b=$(sed -n "$((n * 7 / 10))p" "$tmp/tscs")
-# A: 2^28 ticks forward; B: 2^30 (beyond A's jump, so a longer gap).
-python3 - "$tmp/t.pt" "$a" "$b" <<'PY' || { echo "FAIL: patch"; exit 1; }
+# Stalls before A (2^28 ticks) and B (2^30, so a longer gap): every TSC
+# from there on moves forward (A alone ahead of the next PSB+ TSC would be
+# damage, left out).
+"$PTBROWSE" dump "$tmp/t.pt" | awk '$2 == "tsc" { print $1 }' > "$tmp/alltscs"
+python3 - "$tmp/t.pt" "$a" "$b" "$tmp/alltscs" <<'PY' || { echo "FAIL: patch"; exit 1; }
 import sys
 p, a, b = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3], 16)
+tscs = [int(l, 16) for l in open(sys.argv[4])]
 d = bytearray(open(p, 'rb').read())
-for off, add in ((a, 1 << 28), (b, 1 << 30)):
-    assert d[off] == 0x19
-    v = int.from_bytes(d[off + 1:off + 8], 'little') + add
-    d[off + 1:off + 8] = v.to_bytes(7, 'little')
+for start, add in ((a, 1 << 28), (b, 1 << 30)):
+    for off in tscs:
+        if off < start:
+            continue
+        assert d[off] == 0x19
+        v = int.from_bytes(d[off + 1:off + 8], 'little') + add
+        d[off + 1:off + 8] = v.to_bytes(7, 'little')
 open(p, 'wb').write(d)
 PY
 # Two slow periods in one segment: every CYC in two MTC periods in a row
@@ -232,13 +240,44 @@ printf 'wait-index\n:stalls 5\n:save-screen %s\nq\nq\n' "$tmp/dam.txt" > "$tmp/d
 LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/dkeys" --size 140x20 \
 	$dopts "$tmp/d.pt" > "$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
 ld=$(printf '0x%08x' "0x$dtsc")
-sed -n 2p "$tmp/dam.txt" 2>/dev/null | grep -q "^ 1 gap left out: the jump into a PSB+ TSC that contradicts" ||
+sed -n 2p "$tmp/dam.txt" 2>/dev/null | grep -q "^ 1 gap left out: the jump into a TSC that contradicts" ||
 	fail "the list does not say a damaged TSC's gap was left out: $(sed -n 2p "$tmp/dam.txt" 2>/dev/null)"
 grep -q "gap .* at $ld " "$tmp/dam.txt" 2>/dev/null &&
 	fail "the jump into the damaged TSC at $ld is listed: $(grep "at $ld " "$tmp/dam.txt")"
 [ "$(grep -c '^ *[0-9]*  gap ' "$tmp/dam.txt" 2>/dev/null)" = 5 ] ||
 	fail "not 5 gaps: $(cat "$tmp/dam.txt" 2>/dev/null)"
 [ $status = 0 ] && echo "ok   :stalls leaves out the jump into a damaged PSB+ TSC and says so"
+
+# A TSC outside PSB+ far in the future (the last of its segment, top byte
+# 0x7f): no PSB+ TSC contradicts it, the next one does.  The gap into it
+# ranked first as an exact 29789435 s; its time showed as exact, and the
+# index report's TSC range ended there.
+itsc=$("$PTBROWSE" dump $dopts "$tmp/d.pt" | awk '
+	$2 == "psb" { in_psb = 1; npsb++; if (npsb == 129 && last) { print last; exit } }
+	$2 == "psbend" { in_psb = 0 }
+	$2 == "tsc" && !in_psb && npsb == 128 { last = $1 }')
+[ -n "$itsc" ] || { echo "FAIL: no TSC outside PSB+ in the 128th segment"; exit 1; }
+"$gen" $dargs -o "$tmp/i.pt" || { echo "FAIL: ptgen $dargs"; exit 1; }
+printf '\177' | dd of="$tmp/i.pt" bs=1 seek=$((0x$itsc + 7)) conv=notrunc 2>/dev/null
+printf 'wait-index\n:stalls 5\n:save-screen %s\nq\n:goto 0x%s\n:save-screen %s\nq\nq\n' \
+	"$tmp/inner.txt" "$itsc" "$tmp/inner_at.txt" > "$tmp/ikeys"
+# shellcheck disable=SC2086
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/ikeys" --size 140x20 \
+	$dopts "$tmp/i.pt" > "$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
+li=$(printf '0x%08x' "0x$itsc")
+sed -n 2p "$tmp/inner.txt" 2>/dev/null | grep -q "^ 1 gap left out: the jump into a TSC that contradicts" ||
+	fail "the jump into a damaged TSC outside PSB+ is not said left out: $(sed -n 2,3p "$tmp/inner.txt" 2>/dev/null)"
+grep -q "gap .* at $li " "$tmp/inner.txt" 2>/dev/null &&
+	fail "the jump into the damaged TSC at $li is listed: $(grep "at $li " "$tmp/inner.txt")"
+grep -q "^>  0x$(printf '%08x' "0x$itsc")  tsc .* ?29789435" "$tmp/inner_at.txt" 2>/dev/null ||
+	fail "its time is not marked ?: $(grep '^>' "$tmp/inner_at.txt" 2>/dev/null)"
+grep -q "time disputed: past the next PSB's TSC" "$tmp/inner_at.txt" 2>/dev/null ||
+	fail "the status line does not say why: $(tail -n 1 "$tmp/inner_at.txt" 2>/dev/null)"
+# shellcheck disable=SC2086
+XDG_CACHE_HOME=$tmp/icache "$PTBROWSE" index --no-cache --time $dopts "$tmp/i.pt" > "$tmp/iidx" 2>&1
+grep -q "tsc: .*(1[0-9]\{6,7\} ticks)" "$tmp/iidx" ||
+	fail "the index's TSC range runs to the damaged TSC: $(grep 'tsc:' "$tmp/iidx")"
+[ $status = 0 ] && echo "ok   :stalls leaves out the jump into a damaged TSC outside PSB+, its time is marked ?, the index's range ends before it"
 
 # In a terminal the list is made off the UI thread and shows once it is
 # done (the loop looks for it often); q while it is made stops the walk

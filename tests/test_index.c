@@ -1424,6 +1424,52 @@ static void expect_parallel_time(const uint8_t *b, size_t n, const struct tm_con
 	idx_free(ser);
 }
 
+/* No time of a sound trace lies past its segment's ceiling,
+ * idx_time_ceiling(): walked from each carry, every packet's.  Returns
+ * how many segments have one. */
+static size_t expect_under_ceiling(const uint8_t *b, size_t n, const struct tm_config *cfg,
+				   const char *what)
+{
+	struct pkt_decoder dec;
+	struct img_span sp;
+	struct img img;
+	struct idx *idx;
+	struct tm_model tm;
+	struct tm_carry c;
+	struct tm_stamp st;
+	struct pkt pkt;
+	uint64_t ceil, from, end;
+	size_t i, ns, nceil = 0;
+	int seen;
+
+	img_init_flat(&img, &sp, b, n);
+	idx = build_timed(&img, cfg, 2, 64 << 10);
+	ns = idx_nseeks(idx);
+	for (i = 0; i < ns; i++) {
+		if (!idx_time_ceiling(idx, i, &ceil))
+			continue;
+		nceil++;
+		assert_int_equal(idx_segment_span(idx, i, &from, &end), 0);
+		tm_init(&tm, cfg);
+		assert_int_equal(idx_seek_carry(idx, i, &c), 0);
+		tm_restore(&tm, &c);
+		pkt_decoder_init(&dec, b + from, b + end, from);
+		/* (the packets before its first TSC have the time before: a
+		 * damaged PSB+ TSC's segment's, past the ceiling) */
+		seen = 0;
+		while (pkt_next(&dec, &pkt) >= 0) {
+			tm_step(&tm, &pkt, &st);
+			seen |= pkt.type == PKT_TSC;
+			if (seen && (st.flags & TM_F_TSC) && st.tsc > ceil)
+				fail_msg("%s: segment %zu: time %" PRIu64 " at 0x%" PRIx64
+					 " past its ceiling %" PRIu64, what, i, st.tsc,
+					 pkt.offset, ceil);
+		}
+	}
+	idx_free(idx);
+	return nceil;
+}
+
 static void test_parallel_time(void **state)
 {
 	static const char *const kinds[] = {
@@ -1484,6 +1530,7 @@ static void test_parallel_time(void **state)
 			continue;
 		assert_int_equal(gen_config(kinds[k], &cfg), 0);
 		expect_parallel_time(b, n, &cfg, kinds[k]);
+		assert_true(expect_under_ceiling(b, n, &cfg, kinds[k]) > 0);
 		/* a sparse kind with the SSE2 loops too, which an AVX2
 		 * machine runs nowhere else */
 		if (strstr(kinds[k], "--seed 13 ") && idx_skim_use_avx2(0) == 0) {
@@ -1502,6 +1549,7 @@ static void test_parallel_time(void **state)
 			assert_int_equal(tm_config_option(&cfg, real[k].opt[j],
 							  real[k].opt[j + 1]), 1);
 		expect_parallel_time(b, n, &cfg, real[k].name);
+		expect_under_ceiling(b, n, &cfg, real[k].name);
 		free(b);
 		nreal++;
 	}
@@ -1816,6 +1864,71 @@ static void test_edge_idle(void **state)
 		assert_int_equal(idx_time_outlier(idx, end ? ns - 1 : 0), 0);
 		idx_free(idx);
 	}
+	free(b);
+	free(b0);
+}
+
+/* A TSC outside PSB+ far in the future (top byte 0x7f, the last TSC of
+ * its segment): its segment is no outlier, its ceiling lies below it and
+ * the trace's time range ends where the sound trace's does (it ran to
+ * that TSC).  A stall (that TSC and all after it 2^30 ticks on) is sound:
+ * no time past a ceiling. */
+static void test_time_ceiling(void **state)
+{
+	const char *kind = "--seed 5 --size 1MiB";
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct img_span sp;
+	struct img img;
+	struct tm_config cfg;
+	struct idx *good, *bad;
+	struct idx_summary tg, tb;
+	uint8_t *b0, *b;
+	size_t n = 0, seg, npsb = 0;
+	uint64_t at = 0, ceil;
+	int in_psb = 0;
+
+	(void)state;
+	b0 = generate(kind, &n);
+	if (!b0) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		skip();
+	}
+	assert_int_equal(gen_config(kind, &cfg), 0);
+	/* the last TSC outside PSB+ of the 128th segment */
+	assert_int_equal(pkt_decoder_init(&dec, b0, b0 + n, 0), 0);
+	while (pkt_next(&dec, &pkt) > 0 && npsb < 129) {
+		if (pkt.type == PKT_PSB)
+			npsb++, in_psb = 1;
+		else if (pkt.type == PKT_PSBEND)
+			in_psb = 0;
+		else if (pkt.type == PKT_TSC && !in_psb && npsb == 128)
+			at = pkt.offset;
+	}
+	assert_true(at > 0);
+	b = malloc(n);
+	assert_non_null(b);
+	memcpy(b, b0, n);
+	b[at + 7] = 0x7f;
+	img_init_flat(&img, &sp, b0, n);
+	good = build_timed(&img, &cfg, 2, 64 << 10);
+	img_init_flat(&img, &sp, b, n);
+	bad = build_timed(&img, &cfg, 2, 64 << 10);
+	assert_int_equal(idx_find(bad, at, &seg), 0);
+	assert_false(idx_time_outlier(bad, seg));
+	assert_int_equal(idx_time_ceiling(bad, seg, &ceil), 1);
+	assert_true(ceil < 0x7f000000000000ull);
+	assert_int_equal(idx_time_ceiling(good, seg, &ceil), 1);
+	assert_int_equal(idx_totals(good, &tg), 0);
+	assert_int_equal(idx_totals(bad, &tb), 0);
+	assert_int_equal(tb.first_tsc, tg.first_tsc);
+	assert_int_equal(tb.last_tsc, tg.last_tsc);
+	idx_free(bad);
+	/* the stall */
+	memcpy(b, b0, n);
+	shift_tscs(b, n, at, 1, 1ll << 30);
+	expect_under_ceiling(b, n, &cfg, "a stall");
+	idx_free(good);
 	free(b);
 	free(b0);
 }
@@ -2553,6 +2666,7 @@ int main(void)
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_ncarried),
 		cmocka_unit_test(test_parallel_time),
+		cmocka_unit_test(test_time_ceiling),
 		cmocka_unit_test(test_damaged_tsc),
 		cmocka_unit_test(test_time_origin_near),
 		cmocka_unit_test(test_edge_idle),

@@ -630,6 +630,89 @@ static void test_skip_same(void **state)
 	}
 }
 
+/* The statistics of the iterations of 'psb' (one per segment) of
+ * @d[@n] with @cfg into @st. */
+static void psb_iterations(const uint8_t *d, size_t n, const struct tm_config *cfg,
+			   struct iter_stats *st)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const struct iter_bound *b;
+	struct iter_item *items;
+	struct iter_job *j;
+	size_t nb, ni;
+
+	assert_non_null(f);
+	f->cfg = *cfg;
+	img_init_flat(&f->img, &f->span, d, n);
+	assert_int_equal(idx_new(&f->idx, &f->img, &f->cfg), 0);
+	assert_int_equal(idx_build(f->idx), 0);
+	j = fx_run(f, "psb");
+	b = iter_bounds(j, &nb);
+	assert_int_equal(iter_items(b, nb, &items, &ni, st), 0);
+	free(items);
+	iter_free(j);
+	idx_free(f->idx);
+	free(f);
+}
+
+/* A TSC outside PSB+ far in the future (top byte 0x7f) in a trace without
+ * CYC (iterations in time): the two iterations with an end in the time it
+ * took (up to the next PSB+ TSC, which takes it back) are left out,
+ * counted (the slowest was 2^56 ticks, shown as measured). */
+static void test_damaged_time(void **state)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024], path[] = "/tmp/test_iter.XXXXXX";
+	struct tm_config cfg = gen_cfg();
+	struct iter_stats good, bad;
+	struct helpers_map m;
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	uint8_t *d;
+	size_t npsb = 0;
+	uint64_t at = 0;
+	int fd = mkstemp(path), in_psb = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen --seed 5 --size 1MiB --no-cyc -o %s 2>/dev/null",
+		 build ? build : "build", path);
+	if (system(cmd) != 0 || helpers_map_file(path, &m)) {
+		printf("skipped: no ptgen in $BUILD/tools\n");
+		unlink(path);
+		return;
+	}
+	unlink(path);
+	snprintf(cmd, sizeof(cmd), "%s.options", path);
+	unlink(cmd);
+	d = malloc(m.size);
+	assert_non_null(d);
+	memcpy(d, m.data, m.size);
+	/* the last TSC outside PSB+ of the 64th segment */
+	assert_int_equal(pkt_decoder_init(&dec, d, d + m.size, 0), 0);
+	while (pkt_next(&dec, &pkt) > 0 && npsb < 65) {
+		if (pkt.type == PKT_PSB)
+			npsb++, in_psb = 1;
+		else if (pkt.type == PKT_PSBEND)
+			in_psb = 0;
+		else if (pkt.type == PKT_TSC && !in_psb && npsb == 64)
+			at = pkt.offset;
+	}
+	assert_true(at > 0);
+	psb_iterations(d, m.size, &cfg, &good);
+	d[at + 7] = 0x7f;
+	psb_iterations(d, m.size, &cfg, &bad);
+	assert_int_equal(good.cycles, 0);
+	assert_int_equal(bad.cycles, 0);
+	assert_int_equal(good.ndisputed, 0);
+	assert_int_equal(bad.ndisputed, 2);
+	assert_int_equal(bad.n + bad.ndisputed, good.n);
+	assert_true(bad.max <= good.max);
+	free(d);
+	helpers_unmap(&m);
+}
+
 /* The final result of @expr on @f: boundaries *@fb[*@nfb], items *@fi. */
 struct final {
 	const struct iter_bound *b;
@@ -929,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_defer),
 		cmocka_unit_test(test_in_block),
 		cmocka_unit_test(test_refused_cancel),
+		cmocka_unit_test(test_damaged_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

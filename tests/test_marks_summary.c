@@ -442,7 +442,8 @@ static void dmg_summary(const struct img *img, struct idx *idx, int tell,
  * (the top byte 0x7f), one from the segment before into it jumps by
  * months and was too.  Neither is exact now: the walk passes a TSC that
  * jumped, an edge lies in a segment whose TSC contradicts its
- * neighbours' (the index tells). */
+ * neighbours' (the index tells).  A TSC outside PSB+ far in the future:
+ * an edge after it lies past the time its segment can have. */
 static void test_summary_damaged(void **state)
 {
 	struct tm_config cfg;
@@ -504,6 +505,20 @@ static void test_summary_damaged(void **state)
 	/* one up to its PSB+'s TSC (the packets before it have the time
 	 * before) is not disputed */
 	dmg_summary(&img, idx, 1, &cfg, pl.prev_tsc, pl.tsc - 1, &s);
+	assert_false(s.time_disputed);
+	idx_free(idx);
+	/* a TSC outside PSB+ far in the future: its segment is no outlier,
+	 * but an edge after it lies past the next PSB+ TSC, its ceiling */
+	memcpy(dd, d, n);
+	dd[pl.out_tsc + 1 + 6] = 0x7f;
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_false(idx_time_outlier(idx, 127));
+	dmg_summary(&img, idx, 1, &cfg, pl.mtc, pl.out_tsc + 8, &s);
+	assert_false(s.time_exact);
+	assert_true(s.time_disputed);
+	/* (one before it is not) */
+	dmg_summary(&img, idx, 1, &cfg, pl.prev_tsc, pl.mtc + 1, &s);
 	assert_false(s.time_disputed);
 	idx_free(idx);
 	free(dd);

@@ -99,10 +99,14 @@ static struct stall *all_sorted_d(struct trace *t, enum stall_kind kind, size_t 
 		all = realloc(all, (na + nv + 1) * sizeof(*all));
 		assert_non_null(all);
 		for (k = 0; k < nv; k++) {
-			/* only the jump into an outlier segment, its first TSC */
+			/* only the jump into an outlier segment, its first
+			 * TSC, or into time past the segment's ceiling */
 			if (v[k].disputed) {
+				uint64_t ceil;
+
 				assert_int_equal(kind, STALL_GAP);
-				assert_true(idx_time_outlier(t->idx, i));
+				assert_true(idx_time_outlier(t->idx, i) ||
+					    idx_time_ceiling(t->idx, i, &ceil));
 				assert_int_equal(t->d[v[k].at], 0x19);
 				if (nd)
 					(*nd)++;
@@ -651,6 +655,108 @@ static void test_damaged_jump(void **state)
 	free(d);
 }
 
+/* Set byte @byte of the first TSC outside PSB+ at or after byte @from of
+ * @d (after a PSB) to @val; *@next gets the offset of the next PSB+ TSC.
+ * Returns the damaged TSC's offset. */
+static uint64_t damage_inner_tsc(uint8_t *d, size_t n, size_t from, int byte, uint8_t val,
+				 uint64_t *next)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	const uint8_t *psb = pkt_find_psb(d + from, d + n);
+	uint64_t at = 0;
+	int in_psb = 0;
+
+	assert_non_null(psb);
+	pkt_decoder_init(&dec, psb, d + n, (uint64_t)(psb - d));
+	while (pkt_next(&dec, &pkt) > 0) {
+		if (pkt.type == PKT_PSB)
+			in_psb = 1;
+		else if (pkt.type == PKT_PSBEND)
+			in_psb = 0;
+		else if (pkt.type == PKT_TSC && !in_psb && !at)
+			at = pkt.offset;
+		else if (pkt.type == PKT_TSC && in_psb && at) {
+			*next = pkt.offset;
+			d[at + 1 + (size_t)byte] = val;
+			return at;
+		}
+	}
+	fail_msg("no TSC outside PSB+ after 0x%zx", (size_t)(psb - d));
+	return 0;
+}
+
+/* A TSC outside PSB+ made far-future (its top byte 0x7f): the gap into it
+ * is the jump into damaged time (it ranked first as an exact gap of
+ * 29789435 s), and nothing is measured in the time it took up to the next
+ * PSB+ TSC; the rest is the sound trace's, and the top N hold N real
+ * stalls (the segment's summary ranks first with the jump: no bound). */
+static void test_damaged_inner(void **state)
+{
+	static const char *const kinds[] = {
+		"--seed 5 --size 1MiB", "--seed 6 --size 1MiB --no-mtc",
+	};
+	struct stall_list l, ls;
+	struct trace t, ts;
+	uint64_t at, next = 0, ceil;
+	size_t n, i, k, j, nd;
+	uint8_t *d, *sound;
+	struct stall *all;
+	int kind;
+
+	(void)state;
+	for (j = 0; j < sizeof(kinds) / sizeof(kinds[0]); j++) {
+		d = gen(kinds[j], &n);
+		if (!d) {
+			printf("skipped: no ptgen in $BUILD/tools\n");
+			return;
+		}
+		sound = malloc(n);
+		assert_non_null(sound);
+		memcpy(sound, d, n);
+		at = damage_inner_tsc(d, n, n / 2, 6, 0x7f, &next);
+		tr_index(&t, d, n);
+		tr_index(&ts, sound, n);
+		assert_int_equal(idx_find(t.idx, at, &i), 0);
+		assert_false(idx_time_outlier(t.idx, i));
+		assert_int_equal(idx_time_ceiling(t.idx, i, &ceil), 1);
+		assert_true(ceil < 0x7f000000000000ull);
+		assert_int_equal(stall_top(t.idx, &t.img, 5, NULL, &l), 0);
+		assert_int_equal(stall_top(ts.idx, &ts.img, 40, NULL, &ls), 0);
+		assert_int_equal(l.ngaps, 5);
+		assert_int_equal(l.disputed, 1);
+		assert_int_equal(ls.disputed, 0);
+		/* the sound trace's lists, less what ends from that TSC to
+		 * the next PSB+ TSC */
+		for (kind = 0; kind < 2; kind++) {
+			const struct stall *v = kind ? l.pers : l.gaps, *w = kind ? ls.pers : ls.gaps;
+			size_t nv = kind ? l.npers : l.ngaps, nw = kind ? ls.npers : ls.ngaps;
+
+			for (i = k = 0; i < nv; i++, k++) {
+				while (k < nw && w[k].at >= at && w[k].at <= next)
+					k++;
+				assert_true(k < nw);
+				assert_int_equal(v[i].at, w[k].at);
+				if (kind)
+					assert_memory_equal(&v[i].per, &w[k].per, sizeof(v[i].per));
+				else
+					assert_int_equal(v[i].gap, w[k].gap);
+			}
+		}
+		all = all_sorted_d(&t, STALL_GAP, &n, &nd);
+		assert_int_equal(nd, 1);
+		free(all);
+		check_top(&t, 1);
+		check_top(&t, 7);
+		stall_list_free(&l);
+		stall_list_free(&ls);
+		idx_free(t.idx);
+		idx_free(ts.idx);
+		free(sound);
+		free(d);
+	}
+}
+
 /* The CYCs between the MTCs at packets @a and @b (pk[], offsets) made 1
  * cycle each (the same bytes long): a slow period. */
 static void slow_down(uint8_t *d, const struct pkt *pk, size_t a, size_t b)
@@ -689,15 +795,25 @@ static int clean_between(const struct pkt *pk, size_t a, size_t b)
 	return cyc;
 }
 
-/* TSC packet @k (outside PSB+) moved @add ticks forward. */
-static void tsc_forward(uint8_t *d, const struct pkt *pk, size_t k, uint64_t add)
+/* A stall of @add ticks before the TSC packet (outside PSB+) at @off of
+ * @d: it and every TSC after it moved @add ticks forward (one TSC alone
+ * ahead of the next PSB+ TSC is damage, idx_time_ceiling()). */
+static void tsc_forward(uint8_t *d, size_t n, uint64_t off, uint64_t add)
 {
-	uint64_t v = pk[k].u.tsc + add;
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	uint64_t v;
 	int e;
 
-	assert_int_equal(d[pk[k].offset], 0x19);
-	for (e = 0; e < 7; e++)
-		d[pk[k].offset + 1 + e] = (uint8_t)(v >> (8 * e));
+	assert_int_equal(d[off], 0x19);
+	pkt_decoder_init(&dec, d + off, d + n, off);
+	while (pkt_next(&dec, &pkt) > 0) {
+		if (pkt.type != PKT_TSC)
+			continue;
+		v = pkt.u.tsc + add;
+		for (e = 0; e < 7; e++)
+			d[pkt.offset + 1 + e] = (uint8_t)(v >> (8 * e));
+	}
 }
 
 /* Two slow periods planted in one segment (two MTC periods in a row, all
@@ -749,8 +865,9 @@ static void test_planted(void **state)
 		}
 	}
 	assert_true(planted);
-	/* in the copy, two TSCs outside PSB+ in one segment (a TSC to TSC
-	 * period of the jump would be slower than the planted ones) */
+	/* in the copy, two stalls before TSCs outside PSB+ in one segment
+	 * (a TSC to TSC period of the jump would be slower than the planted
+	 * ones) */
 	for (k = np / 4, nm = 1, planted = 0; k < np && planted < 2; k++) {
 		if (pk[k].type == PKT_PSB) {
 			nm = 1;
@@ -762,8 +879,8 @@ static void test_planted(void **state)
 		}
 	}
 	assert_int_equal(planted, 2);
-	tsc_forward(g, pk, m[0], 1ull << 28);
-	tsc_forward(g, pk, m[1], 1ull << 30);
+	tsc_forward(g, n, pk[m[0]].offset, 1ull << 28);
+	tsc_forward(g, n, pk[m[1]].offset, 1ull << 30);
 	tr_index(&tg, g, n);
 	assert_int_equal(stall_top(tg.idx, &tg.img, 2, NULL, &l), 0);
 	assert_int_equal(l.ngaps, 2);
@@ -1020,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_gen),
 		cmocka_unit_test(test_damaged_tsc),
 		cmocka_unit_test(test_damaged_jump),
+		cmocka_unit_test(test_damaged_inner),
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_halt_segment),
 		cmocka_unit_test(test_halts),

@@ -426,10 +426,21 @@ static void it_count(size_t n, char *buf, size_t size)
 		snprintf(buf, size, "%.1f M", (double)n / 1e6);
 }
 
+/* ", N in damaged time" into @buf if the picture left iterations out of
+ * a measure in time for an end in damaged time (iter_stats.ndisputed),
+ * else "".  Returns @buf. */
+static const char *it_disputed(char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (it.snap.st.ndisputed)
+		snprintf(buf, size, ", %zu left out (damaged time)", it.snap.st.ndisputed);
+	return buf;
+}
+
 /* The view's title into @buf, from the walk's progress @p. */
 static void it_title(const struct iter_progress *p, char *buf, size_t size)
 {
-	char n[32];
+	char n[32], dis[64];
 
 	if (it.sb) {
 		uint64_t done, total;
@@ -453,15 +464,17 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 		else
 			snprintf(pc, sizeof(pc), "%.*f", pct < 10 ? 1 : 0, pct);
 		snprintf(buf, size, " iterations of '%s': partial: %s%% of the trace, %s "
-			 "iterations so far, %zu broken, in %s   q cancels", it.expr,
-			 pc, n, it.snap.st.nbroken, it.snap.st.cycles ? "cycles" : "time");
+			 "iterations so far, %zu broken%s, in %s   q cancels", it.expr,
+			 pc, n, it.snap.st.nbroken, it_disputed(dis, sizeof(dis)),
+			 it.snap.st.cycles ? "cycles" : "time");
 	} else if (!it.ready) {
 		snprintf(buf, size, " iterations of '%s': walking %d%% (%zu boundaries)"
 			 "   q cancels", it.expr,
 			 p->total ? (int)(p->done * 100 / p->total) : 0, p->nbounds);
 	} else {
-		snprintf(buf, size, " iterations of '%s': %zu measured, %zu broken%s, in %s"
+		snprintf(buf, size, " iterations of '%s': %zu measured, %zu broken%s%s, in %s"
 			 "  Enter jumps  r region  q", it.expr, it.snap.st.n, it.snap.st.nbroken,
+			 it_disputed(dis, sizeof(dis)),
 			 it.snap.truncated ? " (boundaries cut at the limit)" : "",
 			 it.snap.st.cycles ? "cycles, exact" : "time");
 	}

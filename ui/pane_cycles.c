@@ -114,7 +114,7 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		/* Only TSC and MTC packets carry wall-clock time; every other
 		 * time is an estimate, and says so; a damaged segment's are
 		 * neither. */
-		snprintf(buf, size, "%s%s", timefmt_disputed(ui, row->pkt.offset) ? "?" :
+		snprintf(buf, size, "%s%s", timefmt_disputed(ui, row->pkt.offset, ts->tsc) ? "?" :
 			 pane_cycles_anchor(row) ? "" : "~", tmp);
 		break;
 	}

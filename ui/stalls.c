@@ -10,7 +10,9 @@
  * the N longest gaps, then the N slowest periods of the whole trace
  * (decoder/stall.h: the top N segments by their summaries, walked for all
  * their gaps and periods, so two in one segment both show; the jump into
- * a damaged PSB+ TSC, idx_time_outlier(), is left out and counted above
+ * damaged time (a PSB+ TSC that contradicts its neighbours',
+ * idx_time_outlier(), or a TSC outside PSB+ past the next PSB+ TSC,
+ * idx_time_ceiling()) is left out and counted above
  * the rows), then the N
  * segments whose sleeps (PWRE, EXSTOP .. PWRX) held the core halted
  * longest, from their summaries alone, each placed at its longest sleep's
@@ -464,12 +466,12 @@ static void stalls_view_draw(struct ui *ui, struct view *v)
 			 halts, st.partial ? " (time pass partial)" : "", st.tl ? " (on)" : "");
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
-	/* a jump into a PSB+ TSC that contradicts its neighbours' is no
-	 * stall: the list leaves it out and says so, above the rows */
+	/* a jump into a TSC that contradicts the PSB+ TSCs around it is
+	 * no stall: the list leaves it out and says so, above the rows */
 	if (st.disputed && h > 1) {
-		snprintf(buf, sizeof(buf), "%zu gap%s left out: the jump into a PSB+ TSC that "
-			 "contradicts its neighbours' (damaged time), no stall", st.disputed,
-			 st.disputed == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), "%zu gap%s left out: the jump into a TSC that "
+			 "contradicts the PSB+ TSCs around it (damaged time), no stall",
+			 st.disputed, st.disputed == 1 ? "" : "s");
 		screen_clear(1, 0, ui->cols);
 		screen_put(1, 1, ui->cols - 1, buf);
 		top = 2;

@@ -165,7 +165,7 @@ static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf
 				timefmt_ns_res(v, sizeof(v), ns,
 						  ui->time_res > 0 ? ui->time_res : 1e9);
 			snprintf(t, sizeof(t), "%s%s%s",
-				 timefmt_disputed(ui, row.pkt.offset) ? "?" : "",
+				 timefmt_disputed(ui, row.pkt.offset, row.ts.tsc) ? "?" : "",
 				 !isnan(ns) && timefmt_estimated(ui) ?
 				 screen_glyph(ui, "≈", "~") : "", v);
 			len += (size_t)snprintf(buf + len, size - len, "  %s", t);
@@ -200,9 +200,14 @@ void status_draw(struct ui *ui)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", name);
 		len += status_row_where(ui, &row, buf + len, sizeof(buf) - len);
 		note = pane_cycles_note(&row);
-		if (!note && (row.ts.flags & TM_F_TSC) &&
-		    timefmt_disputed(ui, row.pkt.offset))
-			note = "time disputed: its PSB's TSC and the neighbours' disagree";
+		if (!note && (row.ts.flags & TM_F_TSC)) {
+			int d = timefmt_disputed(ui, row.pkt.offset, row.ts.tsc);
+
+			if (d == 1)
+				note = "time disputed: its PSB's TSC and the neighbours' disagree";
+			else if (d == 2)
+				note = "time disputed: past the next PSB's TSC (a damaged TSC before it)";
+		}
 	}
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
 	search_ui_status(ui, srch, sizeof(srch));

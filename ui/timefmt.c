@@ -39,11 +39,16 @@ void timefmt_ns_res(char *buf, size_t size, double ns, double res)
 	snprintf(buf, size, "%.*f %s", d, ns / scale, unit);
 }
 
-int timefmt_disputed(const struct ui *ui, uint64_t off)
+int timefmt_disputed(const struct ui *ui, uint64_t off, uint64_t tsc)
 {
+	uint64_t ceil;
 	size_t seg;
 
-	return ui->idx && !idx_find(ui->idx, off, &seg) && idx_time_outlier(ui->idx, seg);
+	if (!ui->idx || idx_find(ui->idx, off, &seg))
+		return 0;
+	if (idx_time_outlier(ui->idx, seg))
+		return 1;
+	return idx_time_ceiling(ui->idx, seg, &ceil) && tsc > ceil ? 2 : 0;
 }
 
 int timefmt_estimated(const struct ui *ui)

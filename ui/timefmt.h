@@ -17,11 +17,14 @@ void timefmt_ns_res(char *buf, size_t size, double ns, double res);
 /* Whether times use a TSC frequency estimated from P1 (--nom-freq), so
  * that headings and labels must say so ('≈'). */
 int timefmt_estimated(const struct ui *ui);
-/* Whether the times of the packet at @off are disputed: the first TSC of
- * its PSB segment contradicts its neighbours' (idx_time_outlier(), a
- * damaged TSC), so they may be far off ('?' before them).  0 without an
- * index, before the first PSB, or until the neighbours are summarised. */
-int timefmt_disputed(const struct ui *ui, uint64_t off);
+/* Whether the time @tsc of the packet at @off is disputed, so it may be
+ * far off ('?' before it): 1 if the first TSC of its PSB segment
+ * contradicts its neighbours' (idx_time_outlier(), a damaged PSB+ TSC),
+ * 2 if @tsc lies past the time its segment's packets can have
+ * (idx_time_ceiling(): a damaged TSC outside PSB+ before it).  0 without
+ * an index, before the first PSB, or until the neighbours are
+ * summarised. */
+int timefmt_disputed(const struct ui *ui, uint64_t off, uint64_t tsc);
 /* Write the time @ns between two TSCs into @buf with enough decimals
  * that times one TSC tick apart differ, '≈' first if the TSC frequency is
  * an estimate, '+' before a non-negative one if @sign ("?" if @ns is NAN). */

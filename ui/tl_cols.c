@@ -60,10 +60,13 @@ static uint64_t tl_cols_last_tsc(struct ui *ui)
 static uint64_t tl_cols_seg_end(struct ui *ui, size_t i, const struct idx_summary *s)
 {
 	struct idx_summary n;
+	uint64_t ceil;
 
-	/* (not a damaged one's: its time contradicts its neighbours') */
-	if (!idx_summary(ui->idx, i + 1, &n) && n.have_tsc && n.first_tsc > s->last_tsc &&
-	    !idx_time_outlier(ui->idx, i + 1))
+	/* (not a damaged one's: its time contradicts its neighbours'; and
+	 * the next one's where this one's last TSC is damaged, past it) */
+	if (!idx_summary(ui->idx, i + 1, &n) && n.have_tsc && !idx_time_outlier(ui->idx, i + 1) &&
+	    (n.first_tsc > s->last_tsc ||
+	     (idx_time_ceiling(ui->idx, i, &ceil) && s->last_tsc > ceil)))
 		return n.first_tsc;
 	return s->last_tsc + 1;
 }
