@@ -114,7 +114,12 @@ static int init_section(const char *name)
 	return !strncmp(name, ".init", 5);
 }
 
-/* Lay out the text sections (kmod.h) and copy their bytes. */
+/* A module's text is megabytes at most; a section table that lays out
+ * more (or whose sums would wrap) is damaged. */
+#define KMOD_MAX_TEXT (1ull << 30)
+
+/* Lay out the text sections (kmod.h) and copy their bytes.  Returns 0,
+ * -pte_bad_file for a damaged section table, or -pte_nomem. */
 static int kmod_layout(struct kmod *k, size_t shstrndx)
 {
 	Elf_Scn *scn = NULL;
@@ -133,8 +138,14 @@ static int kmod_layout(struct kmod *k, size_t shstrndx)
 		if (!name || (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
 		    (SHF_ALLOC | SHF_EXECINSTR) || init_section(name))
 			continue;
+		/* sizes and alignments are the file's word: a sum that
+		 * wraps, or a text past any module's, is a damaged file */
+		if (sh.sh_addralign > KMOD_MAX_TEXT || sh.sh_size > KMOD_MAX_TEXT)
+			return -pte_bad_file;
 		if (sh.sh_addralign > 1)
 			off = (off + sh.sh_addralign - 1) & ~(sh.sh_addralign - 1);
+		if (elf_ndxscn(scn) >= k->nsec || off + sh.sh_size > KMOD_MAX_TEXT)
+			return -pte_bad_file;
 		k->sec_off[elf_ndxscn(scn)] = off;
 		off += sh.sh_size;
 	}
@@ -150,9 +161,11 @@ static int kmod_layout(struct kmod *k, size_t shstrndx)
 		    !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		d = elf_getdata(scn, NULL);
-		if (!d || d->d_size > sh.sh_size)
+		if (!d || d->d_size > sh.sh_size || k->sec_off[x] > k->size ||
+		    d->d_size > k->size - k->sec_off[x])
 			return -pte_bad_file;
-		memcpy(k->text + k->sec_off[x], d->d_buf, d->d_size);
+		if (d->d_size)	/* an empty one may have no buffer */
+			memcpy(k->text + k->sec_off[x], d->d_buf, d->d_size);
 	}
 	return 0;
 }

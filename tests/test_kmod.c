@@ -261,12 +261,83 @@ static void test_relocation_offset_wraps(void **state)
 	symtab_free(st);
 }
 
+/* A section whose size makes the layout's running sum wrap: .bss made
+ * executable (the loader lays out every SHF_ALLOC|SHF_EXECINSTR one,
+ * NOBITS too) with a size that brings the total back to 0x10, after
+ * .text; .text's bytes were then copied into a 0x10-byte text.
+ * Refused as damaged. */
+static void test_section_size_wraps(void **state)
+{
+	struct symtab *st;
+	struct kmod_names *n = names_of(kallsyms, &st);
+	struct kmod *k = NULL;
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh;
+	size_t len, nsec, i;
+	uint8_t *b = ko_read(&len, &sh, &nsec);
+	uint64_t off = 0;
+	char bad[220], err[256];
+	int done = 0;
+
+	(void)state;
+	memcpy(&eh, b, sizeof(eh));
+	for (i = 1; i < nsec && !done; i++) {
+		const char *name = (const char *)b + sh[eh.e_shstrndx].sh_offset +
+				   sh[i].sh_name;
+
+		if (!strcmp(name, ".bss")) {
+			sh[i].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+			sh[i].sh_addralign = 1;
+			sh[i].sh_size = 0x10 - off;	/* wraps: off + size = 0x10 */
+			done = 1;
+		} else if ((sh[i].sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) ==
+			   (SHF_ALLOC | SHF_EXECINSTR) && strncmp(name, ".init", 5)) {
+			if (sh[i].sh_addralign > 1)
+				off = (off + sh[i].sh_addralign - 1) & ~(sh[i].sh_addralign - 1);
+			off += sh[i].sh_size;
+		}
+	}
+	assert_true(done && off > 0x10);
+	snprintf(bad, sizeof(bad), "%s/bss.ko", fix.dir);
+	ko_write(bad, b, len);
+	assert_int_equal(kmod_load(&k, bad, KBASE, n, NULL, 0, err, sizeof(err)),
+			 -pte_bad_file);
+	assert_null(k);
+	assert_non_null(strstr(err, "damaged section table"));
+	free(b);
+	kmod_names_free(n);
+	symtab_free(st);
+}
+
+/* An empty executable section (libelf gives it no buffer) is laid out
+ * as nothing, no copy made from it. */
+static void test_empty_text_section(void **state)
+{
+	char src[200], obj[200], err[256];
+	struct kmod *k = NULL;
+	const uint8_t *text;
+	uint64_t addr;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/empty.c", fix.dir);
+	snprintf(obj, sizeof(obj), "%s/empty.ko", fix.dir);
+	assert_int_equal(codefix_write(src, "__asm__(\".section .text.empty,\\\"ax\\\",@progbits\\n"
+				       ".previous\");\nint one(void) { return 1; }\n"), 0);
+	assert_int_equal(codefix_sh("cc -c -O1 -fno-pic -o %s %s", obj, src), 0);
+	assert_int_equal(kmod_load(&k, obj, KBASE, NULL, NULL, 0, err, sizeof(err)), 0);
+	assert_true(kmod_text(k, &addr, &text) > 0);
+	assert_int_equal(kmod_symbol(k, "one"), KBASE);
+	kmod_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_and_relocations),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_relocation_offset_wraps),
+		cmocka_unit_test(test_section_size_wraps),
+		cmocka_unit_test(test_empty_text_section),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
