@@ -46,6 +46,8 @@ static int tok_fail(struct tok_state *s, enum tok_fail code, const char *at,
  * @buf may be the line. */
 static int tok_put(struct tok_state *s, char c)
 {
+	if (!s->buf)
+		return 0;	/* tok_comment(): reading only */
 	if (s->o + 1 >= s->size)
 		return tok_fail(s, TOK_TOO_LONG, s->p, "line too long");
 	s->buf[s->o++] = c;
@@ -140,6 +142,8 @@ static int tok_word(struct tok_state *s)
 	/* Step over the blank before writing the NUL: @buf may be @line. */
 	if (*s->p)
 		s->p++;
+	if (!s->buf)
+		return 0;
 	if (s->o >= s->size)
 		return tok_fail(s, TOK_TOO_LONG, s->p, "line too long");
 	s->buf[s->o++] = '\0';
@@ -178,6 +182,22 @@ int tok_split(const char *line, unsigned flags, char *buf, size_t size,
 		if (r < 0)
 			return r;
 		argc++;
+	}
+}
+
+size_t tok_comment(const char *line, unsigned flags)
+{
+	/* Without TOK_CESC: a quote ends at the same place, and a bad
+	 * escape is not this reading's to refuse. */
+	struct tok_state s = { line, line, flags & ~TOK_CESC, NULL, 0, 0, NULL };
+
+	for (;;) {
+		while (tok_blank(*s.p))
+			s.p++;
+		if (!*s.p || *s.p == '#')
+			return (size_t)(s.p - line);
+		if (tok_word(&s) < 0)
+			return strlen(line);	/* an open quote: no comment */
 	}
 }
 

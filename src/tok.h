@@ -65,6 +65,14 @@ struct tok_err {
 int tok_split(const char *line, unsigned flags, char *buf, size_t size,
 	      char **argv, int *quoted, int max, struct tok_err *err);
 
+/* Where the comment of @line starts as tok_split() with @flags and
+ * TOK_COMMENT would see it: a # at the start of a word, outside quotes.
+ * For a line taken as typed (a goto target in a config file) that is
+ * to be cut the same way a split one is.
+ * Returns the comment's offset in @line, or strlen(@line) if it has none
+ * (or a quote is not closed). */
+size_t tok_comment(const char *line, unsigned flags);
+
 /* Append @s to @out (@size bytes, *@len used, NUL-terminated), after a
  * space when *@len is not 0, quoted with "..." when tok_split() with
  * @flags would otherwise not give it back as one word.  Without TOK_CESC

@@ -147,6 +147,20 @@ printf ':set raw on\000junk\n:save-screen %s\n' "$tmp/z2.txt" >"$tmp/kz2"
 [ "$(cat "$tmp/zo")" = "ptbrowse: $tmp/kz2:1: a NUL byte in the line" ] || bad "NUL script line: '$(cat "$tmp/zo")'"
 [ $fail = 0 ] && echo "ok   a NUL byte in a config or script line is one error at its file:line"
 
+# A # starting a word starts a comment in the config file for every
+# command, also those taking their text as typed (save-screen made a file
+# named "c0.txt # the screen"; set and goto refused the comment).
+printf 'set raw on # raw view\ngoto 50%% # middle\nsave-screen %s # the screen\n' "$tmp/c0.txt" \
+	>"$XDG_CONFIG_HOME/ptbrowse/config"
+printf ':messages\n:save-screen %s\n' "$tmp/c1.txt" >"$tmp/kc"
+"$PTBROWSE" --no-state --script "$tmp/kc" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config comments: exit $?"
+rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
+[ -f "$tmp/c0.txt" ] || bad "config comments: no c0.txt: $(ls "$tmp")"
+grep -q ' E ' "$tmp/c1.txt" && bad "config comments: errors: $(cat "$tmp/c1.txt")"
+sed -n 2p "$tmp/c0.txt" | grep -q ' raw ' || bad "config comments: raw bytes not shown"
+grep -q '^ *0x[0-9a-f]*/0x10000  *50\.' "$tmp/c0.txt" || bad "config comments: not at 50%: $(cat "$tmp/c0.txt")"
+[ $fail = 0 ] && echo "ok   config comments after commands taken as typed"
+
 # Exports never write over a device (a failed export removed its output:
 # /dev/full itself) nor create directories; a FIFO is not sourced.
 mkfifo "$tmp/fifo"

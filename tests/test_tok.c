@@ -130,6 +130,25 @@ static void test_too_long(void **state)
 	assert_string_equal(argv[0], "ab");
 }
 
+/* tok_comment(): where a split would end the line, for a line taken as
+ * typed (a config file's "goto 50% # middle"). */
+static void test_comment(void **state)
+{
+	assert_int_equal(tok_comment("", 0), 0);
+	assert_int_equal(tok_comment("goto 50%", 0), 8);
+	assert_int_equal(tok_comment("goto 50% # middle", 0), 9);
+	assert_int_equal(tok_comment("# all", 0), 0);
+	assert_int_equal(tok_comment("goto #5", 0), 5);
+	assert_int_equal(tok_comment("goto a#5", 0), 8);
+	assert_int_equal(tok_comment("x \"a # b\" # c", 0), 10);
+	assert_int_equal(tok_comment("x \"a \\\" # b\" # c", TOK_CESC), 13);
+	/* a bad escape is not its to refuse; an open quote has no comment */
+	assert_int_equal(tok_comment("x \"\\q\" # c", TOK_CESC), 7);
+	assert_int_equal(tok_comment("x \"a # b", 0), 8);
+	assert_int_equal(tok_comment("x 'a # b' # c", TOK_SINGLE), 10);
+	assert_int_equal(tok_comment("x \\# # c", TOK_BSLASH), 5);
+}
+
 /* The line may be its own buffer: words never overtake the reading. */
 static void test_in_place(void **state)
 {
@@ -214,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_marks_dialect),
 		cmocka_unit_test(test_keymap_dialect),
 		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_comment),
 		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_quote_round_trip),
 		cmocka_unit_test(test_quote_room),

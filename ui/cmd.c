@@ -37,6 +37,33 @@ long cmd_steps(const struct cmd_args *a)
 	return a->count > (1ull << 40) ? 1l << 40 : a->count ? (long)a->count : 1;
 }
 
+/*
+ * A file's line (@flags has TOK_COMMENT) for a row that takes its text as
+ * typed: its comment cut off into @buf, and a->raw (which points into
+ * @line) moved there, so "save-screen x.txt # note" writes x.txt, as a
+ * split line would drop the note.  Returns the line to run.
+ */
+static const char *cmd_uncomment(struct cmd_args *a, const char *line,
+				 unsigned flags, char *buf, size_t size)
+{
+	size_t c, n = strlen(line), r;
+
+	if (!(flags & TOK_COMMENT) || a->raw < line || a->raw > line + n)
+		return line;
+	c = tok_comment(line, CMD_TOK);
+	if (c == n || n >= size)
+		return line;
+	r = (size_t)(a->raw - line);
+	memcpy(buf, line, c);
+	while (c && isspace((unsigned char)buf[c - 1]))
+		c--;
+	buf[c] = 0;
+	a->raw = buf + (r < c ? r : c);
+	if (!*a->raw)
+		a->key = -1;	/* the key was the comment's # */
+	return buf;
+}
+
 /* Run @a by its row; @line is the whole command (its name first), split
  * with @flags for CMD_WORDS. */
 static int cmd_exec(struct ui *ui, struct cmd_args *a, const char *line, unsigned flags)
@@ -50,6 +77,9 @@ static int cmd_exec(struct ui *ui, struct cmd_args *a, const char *line, unsigne
 		msg_report(ui, UI_WARN, "%s: not available yet", a->name);
 		return UI_DRAW_STATUS;
 	}
+	/* A split line drops its comment in its own dialect. */
+	if (row->spec != CMD_WORDS)
+		line = cmd_uncomment(a, line, flags, buf, sizeof(buf));
 	if (row->spec == CMD_WORDS) {
 		argc = tok_split(line, (row->tok ? row->tok : CMD_TOK) | flags, buf,
 				 sizeof(buf), argv, quoted, CMD_MAX_WORDS, &e);

@@ -12,7 +12,10 @@
  * The prompt's dialect: blanks separate words; "..." quotes, with the
  * escapes of the marks file (\" \\ \n \t \r \xHH); nothing else quotes,
  * so 'a and `a are goto targets and #5 is packet 5.  Lines of the config
- * file add TOK_COMMENT (# at the start of a word ends the line).
+ * file add TOK_COMMENT (# at the start of a word ends the line), for every
+ * command: one that takes its text as typed (goto, set, save-screen) gets
+ * it without the comment.  A --script's :lines are the prompt's (no
+ * comments: ":goto #5" is packet 5).
  *
  * Adding a command: an ACTION() line in action_list.h, a handler and a
  * row in the module it belongs to (which is then listed in cmd_tables.c).
@@ -98,7 +101,8 @@ const struct cmd_row *cmd_find(enum action a);
 long cmd_steps(const struct cmd_args *a);
 
 /* Run prompt line @line ("goto 50%", "/tip", ":45%", "mark hot \"x\""),
- * split in CMD_TOK with @tok_flags added (TOK_COMMENT for a file's lines).
+ * split in CMD_TOK with @tok_flags added (TOK_COMMENT for a file's lines:
+ * then a command taken as typed loses its comment too).
  * A bad line is said on the message line.  Returns UI_DRAW_*. */
 int cmd_line(struct ui *ui, const char *line, unsigned tok_flags);
 
