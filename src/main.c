@@ -1,4 +1,5 @@
 /* main -- pick the subcommand; with none, browse. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,32 @@ static void usage(FILE *f)
 		   "prints the version.\n");
 }
 
+/*
+ * A subcommand's exit status @rc, made 1 if what it wrote on stdout was
+ * lost (ptbrowse index > /dev/full) and it did not say so itself: dump,
+ * info, marks, flow and calls check their own output, index and
+ * extract's listing did not, and output lost must not exit 0.
+ */
+static int main_out_status(const char *name, int rc)
+{
+	int e;
+
+	errno = 0;
+	if (fflush(stdout))
+		e = errno;
+	else if (ferror(stdout))
+		e = 0;	/* an earlier write failed; its errno is gone */
+	else
+		return rc;
+	if (rc)
+		return rc;
+	if (e)
+		fprintf(stderr, "ptbrowse %s: write error: %s\n", name, strerror(e));
+	else
+		fprintf(stderr, "ptbrowse %s: write error\n", name);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -50,8 +77,12 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2) {
 		for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
-			if (!strcmp(argv[1], subcmds[i].name))
-				return subcmds[i].run(argc - 1, argv + 1);
+			if (!strcmp(argv[1], subcmds[i].name) &&
+			    subcmds[i].run == cmd_browse_main)
+				return cmd_browse_main(argc - 1, argv + 1);
+			else if (!strcmp(argv[1], subcmds[i].name))
+				return main_out_status(subcmds[i].name,
+						       subcmds[i].run(argc - 1, argv + 1));
 	}
 	if (argc < 2) {
 		fprintf(stderr, "ptbrowse: no trace given\n");

@@ -88,4 +88,17 @@ grep -q 'empty file' "$tmp/err" || fail "bad message: $(cat "$tmp/err")"
 grep -q 'is a directory' "$tmp/err" || fail "bad message: $(cat "$tmp/err")"
 "$PTBROWSE" index 2> /dev/null; [ $? -eq 2 ] || fail "no argument: want exit 2"
 "$PTBROWSE" index --bogus "$trace" 2> /dev/null; [ $? -eq 2 ] || fail "bad option: want exit 2"
+# Output lost is an error (it exited 0), said once; extract's listing too.
+if [ -w /dev/full ]; then
+	for j in "" --json; do
+		"$PTBROWSE" index $j "$trace" > /dev/full 2> "$tmp/err"; [ $? -eq 1 ] ||
+			fail "index $j > /dev/full: want exit 1 ($(cat "$tmp/err"))"
+		[ "$(cat "$tmp/err")" = "ptbrowse index: write error: No space left on device" ] ||
+			fail "index $j > /dev/full: '$(cat "$tmp/err")'"
+	done
+	"$PTBROWSE" extract "$trace" -o "$tmp/x" > /dev/full 2> "$tmp/err"; [ $? -eq 1 ] ||
+		fail "extract > /dev/full: want exit 1 ($(cat "$tmp/err"))"
+	[ "$(cat "$tmp/err")" = "ptbrowse extract: write error: No space left on device" ] ||
+		fail "extract > /dev/full: '$(cat "$tmp/err")'"
+fi
 exit 0
