@@ -431,6 +431,10 @@ int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps)
 
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		/* Before the header a line that cannot be one is not a marks
+		 * file at all (a binary: arguments swapped), said once. */
+		if (!ps->version && (len > BM_LINE_MAX || (size_t)len != strlen(line)))
+			goto not_marks;
 		if (len > BM_LINE_MAX) {
 			marks_parse_error(set, ps, lineno, "line too long");
 			continue;

@@ -62,4 +62,11 @@ printf ':import-marks %s\n:save-screen %s\nq\n' "$tmp/past.marks" "$tmp/past.txt
 	bad ":import-marks past: exit $?"
 grep -q "imported 2 marks, 0 conflicts, 2 bad lines" "$tmp/past.txt" ||
 	bad ":import-marks past: $(tail -n 2 "$tmp/past.txt")"
+# A binary (the arguments swapped: the trace as the marks file) is not a
+# marks file, said once, at its first line: it said "a NUL byte in the
+# line" for five lines first, and named a line far down.
+rm -rf "$tmp/state"
+"$PTBROWSE" marks --import "$T" "$T" >"$tmp/out" 2>"$tmp/err" && bad "binary import: exit 0"
+[ "$(cat "$tmp/err")" = "ptbrowse marks: $T:1: not a ptbrowse marks file (the first line should be '# ptbrowse marks v1')" ] ||
+	bad "binary import: '$(cat "$tmp/err")'"
 exit $fail
