@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "keymap.h"
@@ -264,6 +266,65 @@ static void test_load(void **state)
 			 -pte_invalid);
 	km_free(km);
 	unsetenv("XDG_CONFIG_HOME");
+}
+
+/* A file sourcing itself, or two sourcing each other, is refused at the
+ * line that closes the cycle: each such line read the file again, 8 deep,
+ * so 6 lines took seconds and 12 hung.  A tree of files each sourcing the
+ * next many times stops at KM_MAX_SOURCED files.  (SIGALRM: a hang fails.) */
+static void test_source_cycle(void **state)
+{
+	char path[4200], want[4400], text[1024] = "";
+	struct km *km;
+	time_t t0 = time(NULL);
+	int i, d;
+
+	alarm(60);
+	for (i = 0; i < 12; i++)
+		strcat(text, "source self.keys\n");
+	strcat(text, "bind x quit\n");
+	snprintf(path, sizeof(path), "%s/self.keys", tmpdir);
+	assert_int_equal(helpers_write_text(path, text), 0);
+	km = km_new();
+	assert_true(km_source(km, path, want, sizeof(want)) >= 0);
+	assert_int_equal(km_nerrors(km), 13);	/* and the ways out bound again */
+	snprintf(want, sizeof(want), "%s/self.keys:12: source: %s/self.keys: "
+		 "already being read (it sources itself); not read again", tmpdir,
+		 tmpdir);
+	assert_string_equal(km_error(km, 11), want);
+	km_free(km);
+
+	/* a.keys -> b.keys -> a.keys: refused in b, at its line */
+	snprintf(path, sizeof(path), "%s/a.keys", tmpdir);
+	assert_int_equal(helpers_write_text(path, "source b.keys\nsource b.keys\n"), 0);
+	snprintf(path, sizeof(path), "%s/b.keys", tmpdir);
+	assert_int_equal(helpers_write_text(path, "bind y help\nsource a.keys\n"), 0);
+	snprintf(path, sizeof(path), "%s/a.keys", tmpdir);
+	km = km_new();
+	assert_true(km_source(km, path, want, sizeof(want)) >= 0);
+	assert_int_equal(km_nerrors(km), 3);
+	snprintf(want, sizeof(want), "%s/b.keys:2: source: %s/a.keys: already "
+		 "being read (it sources itself); not read again", tmpdir, tmpdir);
+	assert_string_equal(km_error(km, 0), want);
+	km_free(km);
+
+	/* t0.keys sources t1.keys 10 times, ... t7.keys: 10^7 reads */
+	for (d = 0; d < 8; d++) {
+		text[0] = 0;
+		for (i = 0; i < 10 && d < 7; i++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 "source t%d.keys\n", d + 1);
+		snprintf(path, sizeof(path), "%s/t%d.keys", tmpdir, d);
+		assert_int_equal(helpers_write_text(path, text), 0);
+	}
+	snprintf(path, sizeof(path), "%s/t0.keys", tmpdir);
+	km = km_new();
+	assert_true(km_source(km, path, want, sizeof(want)) >= 0);
+	assert_true(km_nerrors(km) > 0);
+	assert_non_null(strstr(km_error(km, 0), "more than 64 files sourced in all"));
+	km_free(km);
+	assert_true(time(NULL) - t0 < 10);
+	alarm(0);
 }
 
 static const char broken[] =
@@ -800,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_builtin),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_source_cycle),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_sequences),
 		cmocka_unit_test(test_counts),

@@ -283,13 +283,96 @@ int km_parse(struct km *km, const char *fname, const char *text)
 	return nbad;
 }
 
+/* The whole of @f (file @full) into a new string in *@text.
+ * Returns 0, or a negative error with @err set. */
+static int km_slurp(FILE *f, const char *full, char **text, char *err,
+		    size_t errlen)
+{
+	size_t len = 0, cap = 0, n;
+	char *buf = NULL;
+
+	errno = 0;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *t;
+
+			cap = cap ? 2 * cap : 8192;
+			if (cap > (16u << 20)) {
+				km_set_err(err, errlen, "source: %s: too big", full);
+				free(buf);
+				return -pte_invalid;
+			}
+			t = realloc(buf, cap);
+			if (!t) {
+				km_set_err(err, errlen, "source: out of memory");
+				free(buf);
+				return -pte_nomem;
+			}
+			buf = t;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		km_set_err(err, errlen, "source: %s: %s", full,
+			   errno ? strerror(errno) : "read error");
+		free(buf);
+		return -pte_io;
+	}
+	buf[len] = '\0';
+	if (strlen(buf) != len) {
+		km_set_err(err, errlen, "source: %s: binary file", full);
+		free(buf);
+		return -pte_invalid;
+	}
+	*text = buf;
+	return 0;
+}
+
+/*
+ * Whether @f (file @full) may be read at this depth: not one being read
+ * already (a file sourcing itself, or a sourcing b sourcing a: each line
+ * read it again, 8 deep, exponential in its source lines), and not past
+ * KM_MAX_SOURCED files in all (a tree of files each sourcing the next
+ * several times).  Puts it on the stack.  Returns 0, or -pte_invalid with
+ * @err set.
+ */
+static int km_source_check(struct km *km, FILE *f, const char *full,
+			   char *err, size_t errlen)
+{
+	struct stat sb;
+	int i;
+
+	if (!km->depth)
+		km->nsourced = 0;
+	if (km->nsourced >= KM_MAX_SOURCED) {
+		km_set_err(err, errlen, "source: %s: more than %d files sourced "
+			   "in all; not read", full, KM_MAX_SOURCED);
+		return -pte_invalid;
+	}
+	if (fstat(fileno(f), &sb) < 0)
+		memset(&sb, 0, sizeof(sb));
+	for (i = 0; i < km->depth; i++)
+		if (km->stack[i].dev == sb.st_dev && km->stack[i].ino == sb.st_ino &&
+		    sb.st_ino) {
+			km_set_err(err, errlen, "source: %s: already being read "
+				   "(it sources itself); not read again", full);
+			return -pte_invalid;
+		}
+	km->stack[km->depth].dev = sb.st_dev;
+	km->stack[km->depth].ino = sb.st_ino;
+	km->nsourced++;
+	return 0;
+}
+
 int km_source(struct km *km, const char *path, char *err, size_t errlen)
 {
 	char full[4096];
 	const char *saved;
-	FILE *f = NULL;
 	char *text = NULL;
-	size_t len = 0, cap = 0, n;
+	FILE *f;
 	int rc;
 
 	if (!km || !path || !*path) {
@@ -311,53 +394,19 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 		km_set_err(err, errlen, "source: %s: %s", full, safefile_strerror(rc));
 		return rc == EINVAL ? -pte_invalid : -pte_io;
 	}
-	errno = 0;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *t;
-
-			cap = cap ? 2 * cap : 8192;
-			if (cap > (16u << 20)) {
-				km_set_err(err, errlen, "source: %s: too big",
-					   full);
-				rc = -pte_invalid;
-				goto out_free;
-			}
-			t = realloc(text, cap);
-			if (!t) {
-				km_set_err(err, errlen, "source: out of memory");
-				rc = -pte_nomem;
-				goto out_free;
-			}
-			text = t;
-		}
-		n = fread(text + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		km_set_err(err, errlen, "source: %s: %s", full,
-			   errno ? strerror(errno) : "read error");
-		rc = -pte_io;
-		goto out_free;
-	}
-	text[len] = '\0';
-	if (strlen(text) != len) {
-		km_set_err(err, errlen, "source: %s: binary file", full);
-		rc = -pte_invalid;
-		goto out_free;
-	}
+	rc = km_source_check(km, f, full, err, errlen);
+	if (!rc)
+		rc = km_slurp(f, full, &text, err, errlen);
+	fclose(f);
+	if (rc < 0)
+		return rc;
 	saved = km->file;
 	km->file = full;
 	km->depth++;
 	rc = km_parse(km, full, text);
 	km->depth--;
 	km->file = saved;
-
-out_free:
 	free(text);
-	fclose(f);
 	return rc;
 }
 

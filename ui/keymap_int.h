@@ -11,11 +11,13 @@
 #define KEYMAP_INT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "keymap.h"
 
 #define KM_MAX_ERRORS	200	/* then one "... more" line */
 #define KM_MAX_DEPTH	8	/* source inside source */
+#define KM_MAX_SOURCED	64	/* files one outermost source may read */
 #define KM_MAX_WORDS	64
 #define KM_LINE_MAX	4096
 
@@ -39,6 +41,11 @@ struct km {
 	size_t nerrs, caperrs;
 	size_t dropped;		/* errors past KM_MAX_ERRORS */
 	int depth;		/* of source */
+	struct {		/* the files being sourced, outermost first */
+		dev_t dev;
+		ino_t ino;
+	} stack[KM_MAX_DEPTH];
+	int nsourced;		/* files read since the outermost source */
 	int parsing;		/* inside km_parse(): lines, not the whole */
 	const char *file;	/* the file being read, for relative source */
 	char name[64];
