@@ -133,6 +133,8 @@ int cmd_export_main(int argc, char **argv)
 	struct goto_idx *g = NULL;
 	struct trace *t = NULL;
 	struct tm_config timing = { 0 };
+	struct safefile_keep keep[EXPORT_NKEEP];
+	size_t nkeep;
 	int npos = 0, idx, rc = 1, r;
 	char err[4096];
 
@@ -176,8 +178,9 @@ int cmd_export_main(int argc, char **argv)
 			"redirect it or give a file (-o FILE)");
 		goto out_free;
 	}
-	r = export_slice(t, img, from, to, out, SAFEFILE_STDOUT, &res, err,
-			 sizeof(err));
+	nkeep = export_keep(t, marks_file(set), keep);
+	r = export_slice(t, img, from, to, out, SAFEFILE_STDOUT, keep, nkeep,
+			 &res, err, sizeof(err));
 	if (r < 0) {
 		esc_line(stderr, "ptbrowse export: ", "%s%s%s", r == -pte_io ? "" : path,
 			r == -pte_io ? "" : ": ", err);

@@ -13,6 +13,7 @@
 
 #include "cmds.h"
 #include "esc.h"
+#include "export.h"
 #include "opt.h"
 #include "perfdata.h"
 #include "safefile.h"
@@ -78,29 +79,26 @@ static int write_spans(void *arg)
 
 /* How extract writes into DIR: never through a symbolic link (the names
  * are ours, so a link there is not the user's choice of a file), never
- * over the trace. */
+ * over the trace or its options file (@keep: EXPORT_NKEEP entries). */
 static void extract_opts(const struct trace *t, struct safefile_keep *keep,
 			 struct safefile_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	keep->dev = t->dev;
-	keep->ino = t->ino;
-	keep->what = "the trace";
 	o->flags = SAFEFILE_NOFOLLOW;
 	o->mode = 0644;
 	o->keep = keep;
-	o->nkeep = 1;
+	o->nkeep = export_keep(t, NULL, keep);
 }
 
 /* Write @text plus a newline to @path.  Returns 0 or -1 (reported). */
 static int write_text(const struct trace *t, const char *path, const char *text)
 {
-	struct safefile_keep keep;
+	struct safefile_keep keep[EXPORT_NKEEP];
 	struct safefile_opts o;
 	struct safefile *f;
 	char err[4400];
 
-	extract_opts(t, &keep, &o);
+	extract_opts(t, keep, &o);
 	if (safefile_create(&f, path, &o, err, sizeof(err)) < 0)
 		goto out_err;
 	fprintf(safefile_stream(f), "%s\n", text);
@@ -117,7 +115,7 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 		       const char *base)
 {
 	const struct trace_stream *s = &t->streams[idx];
-	struct safefile_keep keep;
+	struct safefile_keep keep[EXPORT_NKEEP];
 	struct safefile_opts o;
 	struct extract_job job;
 	struct safefile *f;
@@ -131,7 +129,7 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 		esc_line(stderr, "ptbrowse extract: ", "%s: path too long", dir);
 		return -1;
 	}
-	extract_opts(t, &keep, &o);
+	extract_opts(t, keep, &o);
 	if (safefile_create(&f, path, &o, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return -1;

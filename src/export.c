@@ -120,12 +120,36 @@ static int export_options(const struct trace *t, const struct img *img,
 	return timing_file_write(out, cfg, &o, err, errlen);
 }
 
+size_t export_keep(const struct trace *t, const char *marks,
+		   struct safefile_keep *keep)
+{
+	char path[4200];
+	size_t n = 0;
+
+	if (!t || !keep)
+		return 0;
+	/* By identity, not name: a pipe's has none. */
+	keep[n].dev = t->dev;
+	keep[n].ino = t->ino;
+	keep[n++].what = "the trace";
+	/* The user's own file beside the trace, whether read or not (a
+	 * perf.data file's is not read): binary over it, the trace would
+	 * not open again. */
+	if (!t->piped && !timing_file_path(t->path, path, sizeof(path)))
+		(void)safefile_keep_add(keep, &n, EXPORT_NKEEP, path,
+					"the trace's options file");
+	(void)safefile_keep_add(keep, &n, EXPORT_NKEEP, marks,
+				"the trace's marks file");
+	return n;
+}
+
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		 uint64_t to, const char *out, unsigned int flags,
+		 const struct safefile_keep *keep, size_t nkeep,
 		 struct export_result *res, char *err, size_t errlen)
 {
 	struct export_job job = { .img = img, .from = from, .to = to };
-	struct safefile_keep keep;
+	struct safefile_keep own[EXPORT_NKEEP];
 	struct safefile_opts so = { .flags = flags & SAFEFILE_STDOUT, .mode = 0644 };
 	struct safefile *f;
 	int r;
@@ -140,14 +164,14 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	r = trace_guard(export_find, &job);
 	if (r < 0)
 		goto out_err;
-	/* Truncating the trace under our own mapping would destroy it. */
-	if (t) {
-		keep.dev = t->dev;
-		keep.ino = t->ino;
-		keep.what = "the trace";
-		so.keep = &keep;
-		so.nkeep = 1;
+	/* Truncating the trace under our own mapping would destroy it, and
+	 * what the command read is the user's. */
+	if (!keep) {
+		nkeep = export_keep(t, NULL, own);
+		keep = own;
 	}
+	so.keep = keep;
+	so.nkeep = nkeep;
 	r = safefile_create(&f, out, &so, err, errlen);
 	if (r == -pte_nomem)
 		snprintf(err, errlen, "out of memory");

@@ -17,6 +17,17 @@
 #include "image.h"
 
 struct trace;
+struct safefile_keep;
+
+/* Room export_keep() needs. */
+#define EXPORT_NKEEP 3
+
+/* The files a command reading @t must never write over: the trace, its
+ * options file (TRACE.options, read or not) and the marks file @marks
+ * (NULL: none), those that exist, into @keep (EXPORT_NKEEP entries).
+ * Returns how many were set (0 without @t). */
+size_t export_keep(const struct trace *t, const char *marks,
+		   struct safefile_keep *keep);
 
 /* What export_slice() wrote. */
 struct export_result {
@@ -26,8 +37,9 @@ struct export_result {
 
 /* Write the slice of @img (a stream of @t) for [@from, @to) to the file
  * @out, replacing it only once the whole slice is written (src/safefile.h:
- * a failure leaves an existing @out as it was).  @t may be NULL; with it,
- * @out being the trace itself (by any name) is refused.  With
+ * a failure leaves an existing @out as it was).  @t may be NULL.  @out
+ * and @out.options being one of the @nkeep files of @keep (by any name)
+ * is refused; @keep NULL means export_keep(@t, NULL).  With
  * SAFEFILE_STDOUT in @flags, "-" is standard output (no options file);
  * else @out.options gets the timing options of @img's stream in @t (an
  * empty line without @t), written before @out is replaced.  On failure one line
@@ -41,6 +53,7 @@ struct export_result {
  * Returns -pte_nomem if out of memory. */
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		 uint64_t to, const char *out, unsigned int flags,
+		 const struct safefile_keep *keep, size_t nkeep,
 		 struct export_result *res, char *err, size_t errlen);
 
 #endif /* EXPORT_H */

@@ -111,6 +111,22 @@ static const char *sf_kind(mode_t m)
 	return "is not a regular file";
 }
 
+int safefile_keep_add(struct safefile_keep *keep, size_t *n, size_t max,
+		      const char *path, const char *what)
+{
+	struct stat st;
+
+	if (!keep || !n || !path || !*path || stat(path, &st) < 0)
+		return 0;
+	if (*n >= max)
+		return -pte_nomem;
+	keep[*n].dev = st.st_dev;
+	keep[*n].ino = st.st_ino;
+	keep[*n].what = what;
+	(*n)++;
+	return 1;
+}
+
 /* The protected file @st is, or NULL. */
 static const struct safefile_keep *sf_kept(const struct safefile_opts *o,
 					   const struct stat *st)

@@ -44,12 +44,19 @@ enum {
 	SAFEFILE_NOSYNC = 1 << 2,	/* no fsync (a cache, generated data) */
 };
 
-/* A file that must never be replaced: the input trace. */
+/* A file that must never be replaced: the input trace, a file it read. */
 struct safefile_keep {
 	dev_t dev;
 	ino_t ino;
 	const char *what;	/* for the message: "the trace" */
 };
+
+/* Add the file @path names (a symbolic link followed) to @keep, which
+ * holds *@n of @max entries, as @what (kept, not copied), if it exists.
+ * Returns 1 if added (*@n grew), 0 if there is no such file or @path is
+ * NULL, -pte_nomem if @keep is full (nothing added). */
+int safefile_keep_add(struct safefile_keep *keep, size_t *n, size_t max,
+		      const char *path, const char *what);
 
 /* How safefile_create() writes. */
 struct safefile_opts {

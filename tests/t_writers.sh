@@ -7,8 +7,9 @@
 # over an existing file, marks --export with the trace as the output
 # (also with the arguments swapped), :export-marks and :save-screen of the
 # trace, empty names, a write that fails half way, FIFOs at the index
-# cache, config and history paths, export -o - to standard output, and the
-# tools' -o.
+# cache, config and history paths, export -o - to standard output, the
+# tools' -o, and export, extract, :export and :save-screen over the
+# trace's options or marks file.
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -230,5 +231,45 @@ same orig.pt g.pt || bad "pt2perf overwrote its input"
 same orig.pt g2.pt || bad "ptgen -o - differs from ptgen -o FILE"
 ls | grep -q '\.tmp\.' && bad "temporary files left: $(ls)"
 [ $fail = 0 ] && ok "pt2perf never writes over its input, ptgen -o - is standard output"
+
+# 7. nor over a file the command read: the trace's options file (a
+# binary slice there and the trace no longer opens) and its marks file,
+# by export, extract (a hard link at its output), :export, :save-screen.
+cp orig.pt in.pt
+cp orig.pt.options in.pt.options
+cp in.pt.options opts.bak
+"$PTBROWSE" export in.pt 0 0x1000 -o in.pt.options 2>err.txt && bad "export -o TRACE.options: exit 0"
+same opts.bak in.pt.options || bad "export -o TRACE.options replaced it"
+grep -q "in.pt.options: is the trace's options file" err.txt || bad "export -o TRACE.options: $(cat err.txt)"
+"$PTBROWSE" info in.pt >/dev/null 2>err.txt || bad "the trace no longer opens: $(cat err.txt)"
+ln -s in.pt.options olink
+"$PTBROWSE" export in.pt 0 0x1000 -o olink 2>err.txt && bad "export through a link to TRACE.options: exit 0"
+same opts.bak in.pt.options || bad "export through a link replaced TRACE.options"
+printf ':mark a 0x100\n' >mkeys
+timeout 60 "$PTBROWSE" --script mkeys --size 100x10 in.pt >out.txt 2>&1 || bad "browser: exit $?"
+mf=$("$PTBROWSE" marks --json in.pt | sed -n 's/.*"file": "\([^"]*\)".*/\1/p')
+[ -s "$mf" ] || bad "no marks file: '$mf'"
+cp "$mf" marks.bak
+"$PTBROWSE" export in.pt 0 0x1000 -o "$mf" 2>err.txt && bad "export -o MARKSFILE: exit 0"
+same marks.bak "$mf" || bad "export -o MARKSFILE replaced it"
+grep -q "is the trace's marks file" err.txt || bad "export -o MARKSFILE: $(cat err.txt)"
+rm -rf out; mkdir out
+ln in.pt.options out/in.pt.raw.pt
+"$PTBROWSE" extract in.pt -o out >out.txt 2>err.txt && bad "extract over a hard link to TRACE.options: exit 0"
+same opts.bak in.pt.options || bad "extract replaced TRACE.options"
+cat >keys <<EOF
+:export 0 0x1000 $tmp/in.pt.options
+:export 0 0x1000 $mf
+:save-screen $tmp/in.pt.options
+:save-screen $mf
+:messages
+:save-screen $tmp/s3.txt
+EOF
+timeout 60 "$PTBROWSE" --script keys --size 200x30 in.pt >out.txt 2>&1 || bad "browser: exit $? ($(cat out.txt))"
+same opts.bak in.pt.options || bad ":export or :save-screen replaced TRACE.options"
+same marks.bak "$mf" || bad ":export or :save-screen replaced the marks file"
+[ "$(grep -c "is the trace's \(options\|marks\) file; not overwriting it" s3.txt)" = 4 ] ||
+	bad "browser: messages: $(cat s3.txt)"
+[ $fail = 0 ] && ok "export, extract, :export and :save-screen never write over the options or marks file"
 
 exit $fail

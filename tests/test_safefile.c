@@ -208,6 +208,34 @@ static void test_keep(void **state)
 	assert_string_equal(get(in), "trace\n");
 }
 
+/* safefile_keep_add(): a file that exists is kept (through a link), one
+ * that does not is skipped, a full list says so. */
+static void test_keep_add(void **state)
+{
+	const char *opts = in_dir("k.pt.options"), *sym = in_dir("k.sym");
+	struct safefile_keep keep[2];
+	struct safefile_opts o = { .keep = keep };
+	struct safefile *f;
+	char err[256];
+
+	(void)state;
+	put(opts, "--mtc-freq 3\n");
+	assert_int_equal(symlink("k.pt.options", sym), 0);
+	assert_int_equal(safefile_keep_add(keep, &o.nkeep, 2, in_dir("none"), "x"), 0);
+	assert_int_equal(safefile_keep_add(keep, &o.nkeep, 2, NULL, "x"), 0);
+	assert_int_equal(o.nkeep, 0);
+	assert_int_equal(safefile_keep_add(keep, &o.nkeep, 2, sym,
+					   "the trace's options file"), 1);
+	assert_int_equal(safefile_keep_add(keep, &o.nkeep, 2, opts, "again"), 1);
+	assert_int_equal(safefile_keep_add(keep, &o.nkeep, 2, opts, "full"),
+			 -pte_nomem);
+	assert_int_equal(o.nkeep, 2);
+	assert_int_equal(safefile_create(&f, opts, &o, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "is the trace's options file"));
+	assert_string_equal(get(opts), "--mtc-freq 3\n");
+	assert_int_equal(tmp_files(), 0);
+}
+
 /* A link the user names is written through (the link stays); a link where
  * links are not followed is refused; a dangling one always. */
 static void test_symlinks(void **state)
@@ -380,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_abort_keeps_target),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_keep_add),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_magic),
 		cmocka_unit_test(test_missing_dir),

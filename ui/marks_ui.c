@@ -16,6 +16,7 @@
 #include "marks_ui.h"
 #include "msg.h"
 #include "nav.h"
+#include "safefile.h"
 #include "screen.h"
 #include "trace.h"
 #include "ui.h"
@@ -356,7 +357,9 @@ static int marks_ui_export(struct ui *ui, const struct cmd_args *a)
 {
 	char **tok = a->argv + 1, err[512] = "";
 	int n = a->argc - 1, r;
+	struct safefile_keep keep[EXPORT_NKEEP];
 	struct export_result res;
+	size_t nkeep;
 	uint64_t from, to;
 	long i;
 
@@ -386,8 +389,10 @@ static int marks_ui_export(struct ui *ui, const struct cmd_args *a)
 		from = to;
 		to = t;
 	}
-	r = export_slice(ui->trace, ui->img, from, to, tok[n - 1], 0, &res, err,
-			 sizeof(err));
+	/* Nor over the marks file the browser keeps. */
+	nkeep = export_keep(ui->trace, marks_file(ui->bm), keep);
+	r = export_slice(ui->trace, ui->img, from, to, tok[n - 1], 0, keep, nkeep,
+			 &res, err, sizeof(err));
 	if (r < 0) {
 		msg_report(ui, UI_ERROR, "export: %s", err);
 		return UI_DRAW_STATUS;

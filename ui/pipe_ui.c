@@ -154,7 +154,8 @@ static int pipe_ui_feed(void *ctx, int fd)
 			return -EIO;
 		}
 		r = export_slice(j->ui->trace, j->ui->img, j->from, j->to, "-",
-				 SAFEFILE_STDOUT, &res, j->err, sizeof(j->err));
+				 SAFEFILE_STDOUT, NULL, 0, &res, j->err,
+				 sizeof(j->err));
 		dup2(saved, STDOUT_FILENO);
 		close(saved);
 		if (!r)

@@ -8,6 +8,8 @@
 #include <wchar.h>
 
 #include "esc.h"
+#include "export.h"
+#include "marks.h"
 #include "pkt.h"
 #include "safefile.h"
 #include "screen.h"
@@ -131,12 +133,14 @@ const char *screen_glyph(const struct ui *ui, const char *utf8,
 
 int screen_save(const struct ui *ui, const char *path, char *err, size_t errlen)
 {
-	struct safefile_keep trace = { ui->trace->dev, ui->trace->ino, "the trace" };
-	struct safefile_opts o = { .keep = &trace, .nkeep = 1 };
+	struct safefile_keep inputs[EXPORT_NKEEP];
+	struct safefile_opts o = { .keep = inputs };
 	struct safefile *sf;
 	FILE *f;
 	int y, x;
 
+	/* Never over the trace or a file the browser read for it. */
+	o.nkeep = export_keep(ui->trace, marks_file(ui->bm), inputs);
 	if (safefile_create(&sf, path, &o, err, errlen) < 0)
 		return -1;
 	f = safefile_stream(sf);
