@@ -558,6 +558,20 @@ short_rec:
 	return 0;
 }
 
+/* Note that the record at @off took @total bytes, not its header's size.
+ * Returns 0 or -pte_nomem. */
+static int perfdata_skip_add(struct perfdata_state *st, uint64_t off, uint64_t total)
+{
+	int err = perfdata_grow((void **)&st->skip, &st->skip_cap, st->nskip,
+				sizeof(*st->skip));
+
+	if (err)
+		return err;
+	st->skip[st->nskip].off = off;
+	st->skip[st->nskip++].total = total;
+	return 0;
+}
+
 /* Walk the records in [@off, @end).  A record cut by the end or with an
  * impossible size ends the walk with a warning: what came before stays. */
 static int perfdata_walk_records(struct perfdata_state *st, uint64_t off, uint64_t end, int pipe)
@@ -660,6 +674,8 @@ static int perfdata_walk_records(struct perfdata_state *st, uint64_t off, uint64
 			err = perfdata_sideband(st, off, type, misc, len);
 			break;
 		}
+		if (!err && total != len)
+			err = perfdata_skip_add(st, off, total);
 		if (err)
 			return err;
 		off += total;
@@ -865,6 +881,7 @@ static void perfdata_state_free(struct perfdata_state *st, size_t nstreams)
 	free(st->attrs);
 	free(st->ids);
 	free(st->aux);
+	free(st->skip);
 	free(st->ev);
 	free(st);
 }
@@ -1094,13 +1111,15 @@ int perfdata_walk(const struct trace *t, perfdata_record_fn fn, void *ctx)
 	struct perfdata_record r;
 	struct perfdata_event ev;
 	const uint8_t *h;
-	uint64_t off, end, len, total, extra;
+	uint64_t off, end, len, total;
+	size_t k = 0;
 	int ret;
 
 	if (!st || !fn)
 		return -pte_invalid;
 	end = st->walk_end;
-	/* perfdata_walk_records() checked every size up to walk_end */
+	/* perfdata_walk_records() checked every size up to walk_end, and
+	 * noted where a record took more than its size: the same records */
 	for (off = st->walk_start; end - off >= 8; off += total) {
 		h = perfdata_peek(st, off, end - off < 16 ? (size_t)(end - off) : 16);
 		memset(&r, 0, sizeof(r));
@@ -1110,12 +1129,12 @@ int perfdata_walk(const struct trace *t, perfdata_record_fn fn, void *ctx)
 		if (len < 8 || len > end - off)
 			break;
 		total = len;
-		extra = 0;
-		if (r.type == PD_REC_AUXTRACE && len >= 16)
-			extra = rd64(h + 8);
-		else if (r.type == PD_REC_HEADER_TRACING_DATA && len >= 12)
-			extra = (rd32(h + 8) + 7ull) & ~7ull;
-		total += extra < end - off - len ? extra : end - off - len;
+		while (k < st->nskip && st->skip[k].off < off)
+			k++;
+		if (k < st->nskip && st->skip[k].off == off)
+			total = st->skip[k].total;
+		if (!total || total > end - off)
+			break;
 		if (r.type == PD_REC_AUXTRACE ||
 		    r.type == PD_REC_HEADER_TRACING_DATA)
 			continue;

@@ -96,6 +96,14 @@ struct perfdata_aux {
 	uint8_t lost_after;	/* its payload was cut: what followed is lost */
 };
 
+/* A record the walk stepped over by more than its header's size (an
+ * AUXTRACE payload, tracing data): where the next one starts, so
+ * perfdata_walk() finds the records the loader found. */
+struct perfdata_skip {
+	uint64_t off;		/* of the record */
+	uint64_t total;		/* the bytes the loader stepped over */
+};
+
 /* One attr: what sample_id parsing needs. */
 struct perfdata_attr {
 	uint32_t type;
@@ -153,6 +161,8 @@ struct perfdata_state {
 	uint8_t have_index;
 	uint64_t walk_start;	/* the first record */
 	uint64_t walk_end;	/* where the record walk stopped */
+	struct perfdata_skip *skip;	/* in file order, up to walk_end */
+	size_t nskip, skip_cap;
 	const uint8_t *build_ids;	/* HEADER_BUILD_ID feature, if any */
 	uint64_t build_ids_size;
 	uint8_t cut;		/* records after cut_off may be lost */

@@ -765,6 +765,74 @@ static void test_index(void **state)
 	free(d.p);
 }
 
+/* perfdata_walk()'s callback: the COMM records' offsets into ctx. */
+static int walk_comms(void *ctx, const struct perfdata_record *r)
+{
+	struct wb *w = ctx;
+
+	if (r->type == 3)
+		put64(w, r->file_off);
+	return 0;
+}
+
+/* The records perfdata_walk() (the sideband's feed) finds are the ones the
+ * loader found: an AUXTRACE payload that claims to run past the end, cut
+ * by the loader at the next AUXTRACE record the index lists, and an
+ * AUXTRACE record too short for its header, which the loader steps over
+ * by its header's size.  The walk stepped over the claimed size instead
+ * (clipped to the end): every COMM after either was lost (or, after the
+ * short one, a record read from inside another). */
+static void test_walk_as_loaded(void **state)
+{
+	struct wb d = { 0 }, f, got = { 0 };
+	struct trace t;
+	char err[256];
+	uint64_t o;
+	size_t at;
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, 1ull << 40);
+	rec_auxtrace(&d, 0, PT_SPLIT, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	rec_comm(&d, 0, 6000);
+	/* an AUXTRACE of 24 bytes whose "size" says 1000 */
+	at = rec_begin(&d, 71, 0);
+	put64(&d, 1000);
+	put64(&d, 0);
+	rec_end(&d, at);
+	rec_comm(&d, 0, 7000);
+	d.naux = 2;	/* the index lists the two whole ones */
+	f = file_mode(&d, 1);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(perfdata_walk(&t, walk_comms, &got), 0);
+	assert_int_equal(got.n, 2 * 8);
+	memcpy(&o, got.p + 8, 8);
+	assert_int_equal(o, 104 + 128 + 16 + 8 + at + 24);	/* data_off + */
+	perfdata_free(&t);
+	free(f.p);
+
+	/* the short one alone, no index */
+	d.n = 0;
+	d.naux = 0;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	at = rec_begin(&d, 71, 0);
+	put64(&d, 1000);
+	put64(&d, 0);
+	rec_end(&d, at);
+	rec_comm(&d, 0, 7000);
+	f = file_mode(&d, 0);
+	got.n = 0;
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(perfdata_walk(&t, walk_comms, &got), 0);
+	assert_int_equal(got.n, 8);
+	perfdata_free(&t);
+	free(got.p);
+	free(f.p);
+	free(d.p);
+}
+
 static void test_no_pt(void **state)
 {
 	struct wb d = { 0 }, f;
@@ -1447,6 +1515,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bogus_sizes),
 		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_walk_as_loaded),
 		cmocka_unit_test(test_no_pt),
 		cmocka_unit_test(test_short_info),
 		cmocka_unit_test(test_long_info),
