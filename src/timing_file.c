@@ -111,6 +111,11 @@ int timing_file_read(const char *path, struct tm_config *cfg, char *err,
 	f = safefile_fopen_read(path, TIMING_FILE_MAX);
 	if (!f && (errno == ENOENT || errno == ENOTDIR))
 		return 0;
+	if (!f && errno == EFBIG) {
+		snprintf(err, errlen, "%s: bigger than %u MiB: not an options file",
+			 path, TIMING_FILE_MAX >> 20);
+		return -pte_io;
+	}
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, safefile_strerror(errno));
 		return -pte_io;
@@ -123,6 +128,14 @@ int timing_file_read(const char *path, struct tm_config *cfg, char *err,
 		if (n < (size_t)len && line[n] == 0) {
 			snprintf(err, errlen, "%s:%u: a NUL byte: not a text file",
 				 path, lineno);
+			ret = -pte_bad_config;
+			break;
+		}
+		/* A CR ends a line only before its LF (or the file's end):
+		 * one inside cut the rest of the line off unsaid. */
+		if (line[n] == '\r' && n + 1 < (size_t)len && line[n + 1] != '\n') {
+			snprintf(err, errlen, "%s:%u: a CR inside the line (only CRLF "
+				 "may end one)", path, lineno);
 			ret = -pte_bad_config;
 			break;
 		}

@@ -7,7 +7,8 @@
  *
  * The format is libipt's options-file habit, which ptrecord (code images)
  * and `flow --options` share: lines of options, "--opt VALUE" or
- * "--opt=VALUE", blanks between them, '#' starting a comment line.
+ * "--opt=VALUE", blanks between them, '#' starting a comment line; a
+ * line ends in LF or CRLF (a CR elsewhere, or a NUL, is an error).
  *   - a timing option (timing_option(): --cpu, --mtc-freq, --nom-freq,
  *     --cpuid-0x15.eax/ebx/ecx, --tsc-freq) is taken; a bad value is an
  *     error naming the file and line;
@@ -28,8 +29,11 @@
 struct trace;
 struct safefile_opts;
 
-/* A file bigger than this is refused (it is one line in practice). */
-#define TIMING_FILE_MAX (64u << 10)
+/* A file bigger than this is refused.  The timing is one line, but
+ * ptrecord writes a --raw line per code mapping (a thousand mappings
+ * passed 64 KiB and made the trace unopenable); a file past this is no
+ * options file. */
+#define TIMING_FILE_MAX (16u << 20)
 
 /* Write @trace's options file name ("@trace.options") into @buf.
  * Returns 0, or -pte_invalid if it does not fit (or an argument is NULL). */
@@ -38,8 +42,9 @@ int timing_file_path(const char *trace, char *buf, size_t size);
 /* Read the timing options of file @path into @cfg (what the file names is
  * set; the rest of @cfg is left alone).
  * Returns 1 if the file was read, 0 if there is none (@cfg untouched).
- * Returns -pte_bad_config if a line is malformed: @err holds
- * "PATH:LINE: why" (the fields before that line are set).
+ * Returns -pte_bad_config if a line is malformed (also one with a NUL or
+ * a lone CR): @err holds "PATH:LINE: why" (the fields before that line
+ * are set).
  * Returns -pte_io if the file exists but cannot be read (not a regular
  * file, too big, no permission): @err holds "PATH: why". */
 int timing_file_read(const char *path, struct tm_config *cfg, char *err,

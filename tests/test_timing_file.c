@@ -148,6 +148,9 @@ static void test_bad(void **state)
 		{ "# ok\ncpu 6/78\n", ":2: 'cpu' is not an option" },
 		{ "--cpu 6/78 junk\n", ":1: 'junk' is not an option" },
 		{ "--tsc-freq=fast\n", ":1: --tsc-freq: bad value 'fast'" },
+		/* it read as "--mtc-freq 3", "junk" dropped unsaid */
+		{ "--cpu 6/78\r\n--mtc-freq 3\rjunk\n",
+		  ":2: a CR inside the line (only CRLF may end one)" },
 	};
 	struct fix *f = *state;
 	struct tm_config cfg;
@@ -172,6 +175,35 @@ static void test_bad(void **state)
 				 -pte_bad_config);
 		assert_non_null(strstr(err, ":1: a NUL byte"));
 	}
+}
+
+/* ptrecord's --raw line per code mapping: a thousand of them (past the
+ * 64 KiB it once refused: the trace could not be opened) are read; a file
+ * past TIMING_FILE_MAX is refused, saying why. */
+static void test_big(void **state)
+{
+	struct fix *f = *state;
+	struct tm_config cfg;
+	char err[256], want[256];
+	FILE *fp = fopen(f->opts, "w");
+	int i;
+
+	assert_non_null(fp);
+	for (i = 0; i < 1000; i++)
+		fprintf(fp, "--raw /usr/lib/x86_64-linux-gnu/some/library/number-%04d.so"
+			":0x7f0000%06x\n", i, i * 0x1000);
+	fprintf(fp, "--cpu 6/78/3 --mtc-freq 3\n");
+	fclose(fp);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(timing_file_read(f->opts, &cfg, err, sizeof(err)), 1);
+	assert_true(cfg.have_mtc_freq);
+	assert_int_equal(cfg.mtc_freq, 3);
+
+	assert_int_equal(truncate(f->opts, (off_t)TIMING_FILE_MAX + 1), 0);
+	assert_int_equal(timing_file_read(f->opts, &cfg, err, sizeof(err)), -pte_io);
+	snprintf(want, sizeof(want), "%s: bigger than 16 MiB: not an options file",
+		 f->opts);
+	assert_string_equal(err, want);
 }
 
 /* What timing_file_write() writes, timing_file_read() reads back. */
@@ -256,6 +288,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_open, setup, teardown),
 	};
