@@ -223,6 +223,10 @@ static int sf_stdout(struct safefile **out, const struct safefile_opts *o,
 static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
 		       char *err, size_t errlen)
 {
+	/* Replacing a file, the temporary one is made readable by its
+	 * owner at most and given the old mode only then: made with
+	 * @mode, a 0600 file's new bytes were open to all until fchmod(). */
+	mode_t create = st ? st->st_mode & 0600 : mode;
 	const char *slash = strrchr(f->target, '/');
 	const char *base = slash ? slash + 1 : f->target;
 	int dlen = (int)(base - f->target), blen, tries, e;
@@ -244,7 +248,7 @@ static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
 		snprintf(f->tmp, size, "%.*s%.*s%s", dlen, f->target, blen, base,
 			 suffix);
 		f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-			     O_NOCTTY, mode);
+			     O_NOCTTY, create);
 		if (f->fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -263,11 +267,11 @@ static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
 	}
 	sf_pending_add(f->tmp);
 	if (st) {
-		/* The replacement keeps the old file's mode and, where we
-		 * may, its owner. */
-		(void)fchmod(f->fd, st->st_mode & 07777);
+		/* The replacement keeps, where we may, the old file's owner
+		 * and then its mode (a chown clears set-ID bits). */
 		if (st->st_uid != geteuid() || st->st_gid != getegid())
 			(void)!fchown(f->fd, st->st_uid, st->st_gid);
+		(void)fchmod(f->fd, st->st_mode & 07777);
 	}
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -343,6 +344,48 @@ static void test_long_name(void **state)
 	assert_int_equal(tmp_files(), 0);
 }
 
+/* Every fchmod() of this program (safefile.c's) lands here first: the mode
+ * the file had before the first one, to see what others could do with a
+ * temporary file before it got its final mode.  -1: none seen. */
+static int fchmod_before = -1;
+
+int fchmod(int fd, mode_t mode)
+{
+	struct stat st;
+
+	if (fchmod_before < 0 && !fstat(fd, &st))
+		fchmod_before = (int)(st.st_mode & 07777);
+	return (int)syscall(SYS_fchmod, fd, mode);
+}
+
+/* Replacing a 0600 file, the temporary file is never open to others, not
+ * even with umask 0, and the new file is 0600 too. */
+static void test_private_mode(void **state)
+{
+	const char *p = in_dir("secret.txt");
+	struct safefile *f;
+	struct stat st;
+	char err[256];
+	mode_t mask;
+	int r;
+
+	(void)state;
+	put(p, "old\n");
+	assert_int_equal(chmod(p, 0600), 0);
+	fchmod_before = -1;
+	mask = umask(0);
+	r = safefile_create(&f, p, NULL, err, sizeof(err));
+	umask(mask);
+	assert_int_equal(r, 0);
+	assert_true(fchmod_before >= 0);
+	assert_int_equal(fchmod_before & 077, 0);
+	assert_int_equal(safefile_write(f, "new\n", 4), 0);
+	assert_int_equal(safefile_commit(f, err, sizeof(err)), 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_string_equal(get(p), "new\n");
+}
+
 /* A command killed half way leaves the old file and no temporary one. */
 static void test_signal(void **state)
 {
@@ -414,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_long_name),
+		cmocka_unit_test(test_private_mode),
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_read),
 	};
