@@ -41,6 +41,7 @@
 #include "ptdec.h"
 #include "range.h"
 #include "sideband.h"
+#include "timing_file.h"
 #include "timing_opt.h"
 #include "tm.h"
 #include "tm_config.h"
@@ -65,6 +66,10 @@ struct flow_cmd {
 	size_t nkeep;
 	ZydisDecoder zd[4];
 	ZydisFormatter fmt;
+	struct tm_config opt_timing;	/* --options files' timing lines */
+	char **optstrs;		/* their image options' values (io keeps
+				 * pointers to them) */
+	size_t noptstrs;
 };
 
 /* The read callback: the code of the address space that a perf.data's
@@ -127,53 +132,74 @@ static size_t sym_at(struct flow_cmd *fc, uint64_t offset, uint64_t ip,
 	return imgopt_symbol(fc->set, rec_asid(fc, offset), ip, buf, size);
 }
 
-/* Add the options in @file (only --raw lines): relative paths from its
- * directory.  Returns 0, or -1 after printing an error. */
-static int read_options(struct flow_cmd *fc, const char *file)
-{
-	char line[4096], spec[8192], err[512];
-	const char *slash = strrchr(file, '/');
-	FILE *f = fopen(file, "r");
-	unsigned lineno = 0;
-	int ret = 0;
+/* An --options file being read. */
+struct flow_optfile {
+	struct flow_cmd *fc;
+	const char *file;
+};
 
-	if (!f) {
-		esc_line(stderr, "ptbrowse flow: ", "%s: %s", file, strerror(errno));
+/* timing_file_image_fn: a line's image option of an --options file into
+ * fc's image (--raw loaded at once, as on the command line), a relative
+ * path from the file's directory. */
+static int flow_optfile_image(void *ctx, const char *opt, const char *val,
+			      char *why, size_t len)
+{
+	static const struct opt_cmd cmd = { "ptbrowse flow", "", NULL, 0 };
+	struct flow_optfile *of = ctx;
+	struct flow_cmd *fc = of->fc;
+	const char *slash = strrchr(of->file, '/');
+	const struct opt *o;
+	char **l, *spec;
+
+	for (o = imgopt_opts; o->name && strcmp(o->name, opt); o++)
+		;
+	if (!o->name || !*val) {
+		snprintf(why, len, "--%s: missing value", opt);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *arg;
-
-		lineno++;
-		line[strcspn(line, "\r\n")] = 0;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '#')
-			continue;
-		arg = strpbrk(p, " \t=");
-		if (arg) {
-			*arg++ = 0;
-			while (*arg == ' ' || *arg == '\t')
-				arg++;
-		}
-		if (strcmp(p, "--raw") || !arg || !*arg) {
-			esc_line(stderr, "ptbrowse flow: ", "%s:%u: expected '--raw FILE:ADDR'",
-				file, lineno);
-			ret = -1;
-			break;
-		}
-		if (arg[0] != '/' && slash)
-			snprintf(spec, sizeof(spec), "%.*s/%s", (int)(slash - file), file, arg);
-		else
-			snprintf(spec, sizeof(spec), "%s", arg);
-		if (mi_add_raw(fc->mi, spec, err, sizeof(err)) < 0) {
-			esc_line(stderr, "ptbrowse flow: ", "%s:%u: %s", file, lineno, err);
-			ret = -1;
-			break;
-		}
+	if (val[0] != '/' && slash) {
+		if (asprintf(&spec, "%.*s/%s", (int)(slash - of->file), of->file, val) < 0)
+			spec = NULL;
+	} else {
+		spec = strdup(val);
 	}
-	fclose(f);
-	return ret;
+	l = spec ? realloc(fc->optstrs, (fc->noptstrs + 1) * sizeof(*l)) : NULL;
+	if (!l) {
+		free(spec);
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	fc->optstrs = l;
+	l[fc->noptstrs++] = spec;
+	if (!strcmp(opt, "raw"))	/* said with the file's line */
+		return mi_add_raw(fc->mi, spec, why, len) < 0 ? -1 : 0;
+	/* the others only keep their value: taken as the command line's */
+	if (imgopt_take(&cmd, &fc->io, o, spec) < 0) {
+		snprintf(why, len, "--%s: not taken", opt);
+		return -1;
+	}
+	return 0;
+}
+
+/* Add the options in @file, TRACE.options' format (timing_file.h): its
+ * timing lines into fc->opt_timing (the command line's win), its image
+ * options into fc's image, relative paths from its directory.
+ * Returns 0, or -1 after printing an error. */
+static int read_options(struct flow_cmd *fc, const char *file)
+{
+	struct flow_optfile of = { fc, file };
+	char err[1024];
+	int r;
+
+	r = timing_file_read_images(file, &fc->opt_timing, flow_optfile_image, &of,
+				    err, sizeof(err));
+	if (r == 0)
+		snprintf(err, sizeof(err), "%s: %s", file, strerror(ENOENT));
+	if (r <= 0) {
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
+		return -1;
+	}
+	return 0;
 }
 
 enum {
@@ -197,8 +223,9 @@ static const struct opt flow_opts[] = {
 	  "sideband)", F_PID },
 	{ "tid", 0, "N", "only the instructions of thread N", F_TID },
 	{ "comm", 0, "NAME", "only the instructions of tasks named NAME", F_COMM },
-	{ "options", 0, "FILE", "read more image options from FILE, one per line\n"
-	  "(--raw only; relative paths from FILE's directory)", F_OPTIONS },
+	{ "options", 0, "FILE", "read more image and timing options from FILE, as\n"
+	  "TRACE.options holds them (relative paths from FILE's\n"
+	  "directory; the command line's timing wins)", F_OPTIONS },
 	{ 0 }
 };
 
@@ -870,6 +897,7 @@ int cmd_flow_main(int argc, char **argv)
 		rc = opt_status(r);
 		goto out;
 	}
+	tm_config_merge(&timing, &fc.opt_timing);	/* under the command line's */
 	if (range_split(path, &from, &to, &have_to) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "%s: bad range (TO must be above FROM)",
 			path);
@@ -937,5 +965,8 @@ out:
 	offtsc_free(fc.ot_rec_end);
 	offtsc_free(fc.ot_read_end);
 	trace_close(t);
+	while (fc.noptstrs)
+		free(fc.optstrs[--fc.noptstrs]);
+	free(fc.optstrs);
 	return rc;
 }

@@ -57,9 +57,32 @@ static char *next_word(char **p)
 	return w;
 }
 
-/* One line's options into @cfg (see timing_file.h).  Returns 0, or -1
- * with why in @why. */
-static int parse_line(char *line, struct tm_config *cfg, char *why, size_t len)
+/* Image option @w (its name @olen long, cut at '=' @eq if not NULL) and
+ * the rest of its line (from @p, where next_word() left it) to @fn: the
+ * value is the rest of the line, blanks around it taken off.  Returns 0,
+ * or -1 with why in @why. */
+static int image_line(char *w, size_t olen, char *eq, char *p,
+		      timing_file_image_fn *fn, void *ctx, char *why, size_t len)
+{
+	char *end = w + strlen(w), *v;
+
+	if (!fn)
+		return 0;
+	if (end < p)
+		*end = ' ';	/* the blank next_word() cut the word at */
+	v = eq ? eq + 1 : end;
+	v += strspn(v, " \t");
+	end = v + strlen(v);
+	while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = 0;
+	w[olen] = 0;
+	return fn(ctx, w + 2, v, why, len) < 0 ? -1 : 0;
+}
+
+/* One line's options into @cfg, its image option to @fn (see
+ * timing_file.h).  Returns 0, or -1 with why in @why. */
+static int parse_line(char *line, struct tm_config *cfg,
+		      timing_file_image_fn *fn, void *ctx, char *why, size_t len)
 {
 	char *p = line, *w, *eq, *val;
 	size_t olen;
@@ -73,7 +96,7 @@ static int parse_line(char *line, struct tm_config *cfg, char *why, size_t len)
 		eq = strchr(w, '=');
 		olen = eq ? (size_t)(eq - w) : strlen(w);
 		if (is_image_opt(w, olen))
-			return 0;
+			return image_line(w, olen, eq, p, fn, ctx, why, len);
 		if (eq)
 			*eq = 0;
 		val = eq ? eq + 1 : NULL;
@@ -97,6 +120,13 @@ static int parse_line(char *line, struct tm_config *cfg, char *why, size_t len)
 
 int timing_file_read(const char *path, struct tm_config *cfg, char *err,
 		     size_t errlen)
+{
+	return timing_file_read_images(path, cfg, NULL, NULL, err, errlen);
+}
+
+int timing_file_read_images(const char *path, struct tm_config *cfg,
+			    timing_file_image_fn *fn, void *ctx, char *err,
+			    size_t errlen)
 {
 	char *line = NULL, why[160];
 	unsigned lineno = 0;
@@ -142,7 +172,7 @@ int timing_file_read(const char *path, struct tm_config *cfg, char *err,
 		line[n] = 0;
 		if (line[strspn(line, " \t")] == '#')
 			continue;
-		if (parse_line(line, cfg, why, sizeof(why)) < 0) {
+		if (parse_line(line, cfg, fn, ctx, why, sizeof(why)) < 0) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
 			ret = -pte_bad_config;
 			break;

@@ -14,7 +14,7 @@
  *     error naming the file and line;
  *   - an image option (--raw, --elf, --sysroot, --kallsyms, --buildid-dir)
  *     ends its line: its value is a path that may hold blanks, and it is
- *     `flow`'s to read;
+ *     `flow --options`'s to take (timing_file_read_images());
  *   - any other option is skipped with its value (the next word, unless
  *     that starts with '-'): other tools' options may share the file;
  *   - a word where an option is due is an error.
@@ -49,6 +49,20 @@ int timing_file_path(const char *trace, char *buf, size_t size);
  * file, too big, no permission): @err holds "PATH: why". */
 int timing_file_read(const char *path, struct tm_config *cfg, char *err,
 		     size_t errlen);
+
+/* What timing_file_read_images() calls for a line's image option: @opt
+ * its name without the dashes ("raw"), @val the rest of the line after
+ * blanks or '=' (blanks around it taken off; "" if none).
+ * Returns 0, or -1 with why in @why (@len bytes). */
+typedef int timing_file_image_fn(void *ctx, const char *opt, const char *val,
+				 char *why, size_t len);
+
+/* timing_file_read() that also gives each line's image option to @fn
+ * (NULL: skipped, as timing_file_read() does): `flow --options`.  A
+ * refusal by @fn is -pte_bad_config with "PATH:LINE: why" in @err. */
+int timing_file_read_images(const char *path, struct tm_config *cfg,
+			    timing_file_image_fn *fn, void *ctx, char *err,
+			    size_t errlen);
 
 /* Write the options file of output @out ("@out.options") with the ptdump
  * options of @cfg on one line (perfdata_ptdump_options(): an empty line if

@@ -103,6 +103,20 @@ if [ -x "$BUILD/tools/ptrecord" ] && [ -x "$BUILD/progs/p_loops" ]; then
 	else
 		echo "FAIL --summary with the timing options: $(grep -e '^total' -e '^time' "$tmp/sum" "$tmp/sumt") $(cat "$tmp/err")"; fail=1
 	fi
+	# the same timing from one options file with the code images (the
+	# man page's TRACE.options for flow --options): timing lines were
+	# refused; the command line's timing wins over the file's
+	{ echo "--cpu 6/78/3 --mtc-freq 3 --nom-freq=12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100"
+	  echo "--tsc-freq 2GHz"; cat "$tmp/loops.pt.options"; } >"$tmp/all.options"
+	"$PTBROWSE" flow --summary --options "$tmp/all.options" "$tmp/loops.pt" >"$tmp/suma" 2>"$tmp/err"
+	"$PTBROWSE" flow --summary --options "$tmp/all.options" --tsc-freq 1GHz "$tmp/loops.pt" \
+		>"$tmp/sumb" 2>>"$tmp/err"
+	if [ "$(grep -e '^total' -e '^time' "$tmp/suma")" = "$(grep -e '^total' -e '^time' "$tmp/sumt")" ] &&
+	   grep -q '^time: .* ms at 1000000000 Hz (--tsc-freq)$' "$tmp/sumb"; then
+		echo "ok   --options with timing and image lines: as on the command line, which wins"
+	else
+		echo "FAIL --options with timing lines: $(grep '^time' "$tmp/suma" "$tmp/sumb") $(cat "$tmp/err")"; fail=1
+	fi
 	# CPUID.15H alone gives the frequency too: the model's 24 MHz crystal
 	"$PTBROWSE" flow --summary --options "$tmp/loops.pt.options" --cpu 6/78 \
 		--mtc-freq 3 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 "$tmp/loops.pt" |
@@ -142,8 +156,14 @@ bad "bad address 'zz'" --raw "$dir/unzip.0x400000.bin:zz"
 bad "expected FILE:ADDR" --raw "$dir/unzip.0x400000.bin"
 printf -- '--raw nothere.bin:0x1000\n' >"$tmp/x.options"
 bad "x.options:1: $tmp/nothere.bin: No such file" --options "$tmp/x.options"
+# every image option is taken from the file (only --raw was: "--elf a.out"
+# was "expected '--raw FILE:ADDR'"), relative to it; timing lines too
 printf -- '--elf a.out\n' >"$tmp/y.options"
-bad "y.options:1: expected '--raw FILE:ADDR'" --options "$tmp/y.options"
+bad "flow: $tmp/a.out: No such file or directory" --options "$tmp/y.options"
+printf -- '--cpu 6/78/3\n--mtc-freq x\n' >"$tmp/y.options"
+bad "flow: $tmp/y.options:2: --mtc-freq: bad value 'x'" --options "$tmp/y.options"
+printf -- '--kallsyms\n' >"$tmp/y.options"
+bad "flow: $tmp/y.options:1: --kallsyms: missing value" --options "$tmp/y.options"
 # no code at all: said once, and every instruction is an error
 "$PTBROWSE" flow --insn-only "$dir/unzip_trace.pt" >"$tmp/out" 2>"$tmp/err"
 grep -q "no code given" "$tmp/err" && grep -q "no memory mapped at this address" "$tmp/out" ||

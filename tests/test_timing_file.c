@@ -206,6 +206,44 @@ static void test_big(void **state)
 	assert_string_equal(err, want);
 }
 
+/* Collects the image options timing_file_read_images() gives. */
+static int collect(void *ctx, const char *opt, const char *val, char *why,
+		   size_t len)
+{
+	char *out = ctx;
+
+	if (!strcmp(val, "refuse")) {
+		snprintf(why, len, "--%s: refused", opt);
+		return -1;
+	}
+	snprintf(out + strlen(out), 512 - strlen(out), "[%s=%s]", opt, val);
+	return 0;
+}
+
+/* flow --options: each line's image option, its value the rest of the
+ * line (a path with blanks), after the timing before it on that line. */
+static void test_images(void **state)
+{
+	struct fix *f = *state;
+	struct tm_config cfg;
+	char err[256], got[512] = "", want[256];
+
+	put(f->opts, "--mtc-freq 3 --raw a dir/x.bin:0x1000  \r\n"
+		"--elf=b.out\n# --raw not.bin:0x1\n--kallsyms\t k s\n--sysroot\n"
+		"--buildid-dir d --cpu 6/78\n");
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(timing_file_read_images(f->opts, &cfg, collect, got, err,
+						 sizeof(err)), 1);
+	assert_string_equal(got, "[raw=a dir/x.bin:0x1000][elf=b.out][kallsyms=k s]"
+			    "[sysroot=][buildid-dir=d --cpu 6/78]");
+	assert_int_equal(cfg.mtc_freq, 3);
+	put(f->opts, "--cpu 6/78\n--elf refuse\n");
+	assert_int_equal(timing_file_read_images(f->opts, &cfg, collect, got, err,
+						 sizeof(err)), -pte_bad_config);
+	snprintf(want, sizeof(want), "%s:2: --elf: refused", f->opts);
+	assert_string_equal(err, want);
+}
+
 /* What timing_file_write() writes, timing_file_read() reads back. */
 static void test_write(void **state)
 {
@@ -289,6 +327,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_images, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_open, setup, teardown),
 	};
