@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "perfdata.h"
 #include "safefile.h"
 #include "timing_file.h"
 #include "trace.h"
@@ -100,24 +101,59 @@ static int export_copy(void *arg)
 	return 0;
 }
 
+int export_options_start(struct safefile **out_f, const char *out,
+			 const struct tm_config *cfg,
+			 const struct safefile_opts *o, char *err, size_t errlen)
+{
+	static const struct safefile_opts defaults;
+	struct safefile_opts fo = o ? *o : defaults;
+	char path[4200], opts[256];
+	struct safefile *f;
+	FILE *s;
+	int r;
+
+	if (!out_f || !out || !cfg)
+		return -pte_invalid;
+	*out_f = NULL;
+	if (timing_file_path(out, path, sizeof(path)) < 0) {
+		snprintf(err, errlen, "%.200s...: name too long", out);
+		return -pte_invalid;
+	}
+	/* A name we make up beside the user's: a link there is refused. */
+	fo.flags = SAFEFILE_NOFOLLOW | (fo.flags & SAFEFILE_NOSYNC);
+	r = safefile_create(&f, path, &fo, err, errlen);
+	if (r < 0)
+		return r;
+	perfdata_ptdump_options(cfg, opts, sizeof(opts));
+	s = safefile_stream(f);
+	if (!s) {
+		safefile_abort(f);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -pte_nomem;
+	}
+	fprintf(s, "%s\n", opts);
+	*out_f = f;
+	return 0;
+}
+
 /* OUT.options: the timing options of @img's stream, so the slice shows
- * the times it showed here (timing_file.h).  A name we make up beside the
- * user's: a symbolic link there is refused, not followed. */
+ * the times it showed here (timing_file.h). */
 static int export_options(const struct trace *t, const struct img *img,
 			  const char *out, const struct safefile_opts *so,
 			  char *err, size_t errlen)
 {
-	struct safefile_opts o = *so;
 	struct tm_config none;
 	const struct tm_config *cfg = &none;
+	struct safefile *f;
 	size_t i;
 
 	memset(&none, 0, sizeof(none));
 	for (i = 0; t && i < t->nstreams; i++)
 		if (&t->streams[i].img == img)
 			cfg = &t->streams[i].timing;
-	o.flags = SAFEFILE_NOFOLLOW;
-	return timing_file_write(out, cfg, &o, err, errlen);
+	if (export_options_start(&f, out, cfg, so, err, errlen) < 0)
+		return -pte_io;
+	return safefile_commit(f, err, errlen);
 }
 
 size_t export_keep(const struct trace *t, const char *marks,

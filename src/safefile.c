@@ -21,6 +21,7 @@ struct safefile {
 	int fd;
 	FILE *stream;
 	unsigned int flags;
+	int finished;	/* flushed, synced and closed: only the rename is left */
 };
 
 /* Tells apart temporary files of threads of one process. */
@@ -437,6 +438,38 @@ static void sf_sync_dir(const char *path)
 	}
 }
 
+/* Flush, fsync (a temporary file, unless SAFEFILE_NOSYNC) and close @f,
+ * once.  Returns 0, or -1 with errno set. */
+static int sf_finish(struct safefile *f)
+{
+	if (f->finished)
+		return 0;
+	errno = 0;
+	if (f->stream && (fflush(f->stream) || ferror(f->stream)))
+		return -1;
+	if (f->tmp && !(f->flags & SAFEFILE_NOSYNC) && fsync(f->fd) < 0)
+		return -1;
+	if (sf_close(f) < 0)
+		return -1;
+	f->finished = 1;
+	return 0;
+}
+
+int safefile_finish(struct safefile *f, char *err, size_t errlen)
+{
+	int e;
+
+	if (!f)
+		return -pte_invalid;
+	if (!sf_finish(f))
+		return 0;
+	e = errno ? errno : EIO;
+	sf_err(err, errlen, "%s: %s%s", f->name, f->tmp ? "cannot write it: " : "",
+	       strerror(e));
+	errno = e;
+	return -pte_io;
+}
+
 int safefile_commit(struct safefile *f, char *err, size_t errlen)
 {
 	const char *what = "cannot write";
@@ -444,18 +477,12 @@ int safefile_commit(struct safefile *f, char *err, size_t errlen)
 
 	if (!f)
 		return -pte_invalid;
-	if (f->stream && (fflush(f->stream) || ferror(f->stream)))
+	if (sf_finish(f) < 0)
 		goto out_fail;
 	if (!f->tmp) {
-		if (sf_close(f) < 0)
-			goto out_fail;
 		sf_free(f);
 		return 0;
 	}
-	if (!(f->flags & SAFEFILE_NOSYNC) && fsync(f->fd) < 0)
-		goto out_fail;
-	if (sf_close(f) < 0)
-		goto out_fail;
 	what = "cannot replace";
 	if (rename(f->tmp, f->target) < 0)
 		goto out_fail;
@@ -473,6 +500,29 @@ out_fail:
 	safefile_abort(f);
 	errno = e;
 	return -pte_io;
+}
+
+int safefile_commit_pair(struct safefile *first, struct safefile *second,
+			 char *err, size_t errlen)
+{
+	if (!second) {
+		safefile_abort(first);
+		return -pte_invalid;
+	}
+	if ((first && safefile_finish(first, err, errlen) < 0) ||
+	    safefile_finish(second, err, errlen) < 0) {
+		safefile_abort(first);
+		safefile_abort(second);
+		return -pte_io;
+	}
+	/* Only renames are left, and they seldom fail in a directory where
+	 * a file was just made; a failed second one cannot take the first
+	 * back (the file it replaced is gone). */
+	if (first && safefile_commit(first, err, errlen) < 0) {
+		safefile_abort(second);
+		return -pte_io;
+	}
+	return safefile_commit(second, err, errlen);
 }
 
 void safefile_abort(struct safefile *f)

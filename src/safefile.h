@@ -105,6 +105,28 @@ int safefile_is_stdout(const struct safefile *f);
  * removed, the target is as it was; @err says why, naming the file. */
 int safefile_commit(struct safefile *f, char *err, size_t errlen);
 
+/* The first half of safefile_commit(): flush, fsync and close @f's
+ * temporary file (standard output: flush it), so that safefile_commit()
+ * then only renames it.  For files that belong together (a trace and its
+ * options file): all are written to disk before any is renamed.
+ * Returns 0; @f then takes only safefile_commit() or safefile_abort().
+ * Returns -pte_io if a write failed (errno set; @err says why, naming the
+ * file): @f is not freed, give it up with safefile_abort().
+ * Returns -pte_invalid if @f is NULL. */
+int safefile_finish(struct safefile *f, char *err, size_t errlen);
+
+/* Put two files that belong together in place (a trace and its options
+ * file): both are written to disk (safefile_finish()) before either is
+ * renamed, then @first is renamed, then @second.  @first may be NULL.
+ * Frees both, whatever happens.
+ * Returns 0 if both targets now hold everything written.
+ * Returns -pte_io if a write failed (both targets are as they were) or a
+ * rename did (if @second's, @first is in place already); errno is set
+ * and @err says why, naming the file.
+ * Returns -pte_invalid if @second is NULL (@first is given up). */
+int safefile_commit_pair(struct safefile *first, struct safefile *second,
+			 char *err, size_t errlen);
+
 /* Give up @f: remove its temporary file, leave the target alone, free @f.
  * NULL is fine.  Keeps errno. */
 void safefile_abort(struct safefile *f);

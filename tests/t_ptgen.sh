@@ -1,7 +1,8 @@
 #!/bin/sh
 # ptgen: the same seed gives the same bytes, --size is exact, and what it
 # writes decodes without a single error by libipt (tools/ptcheck) and by
-# `ptbrowse dump`; --truncate and --corrupt-rate damage it as promised.
+# `ptbrowse dump`; --truncate and --corrupt-rate damage it as promised;
+# -o FILE replaces FILE and FILE.options together, or neither.
 set -u
 BUILD=${BUILD:-build}
 ptgen=$BUILD/tools/ptgen
@@ -18,6 +19,32 @@ bad() {
 for f in "$ptgen" "$ptcheck"; do
 	[ -x "$f" ] || { echo "FAIL $f is missing"; exit 1; }
 done
+
+# -o FILE: FILE and FILE.options are replaced together, once the trace is
+# whole: a run that fails half way (the file size limit) or is killed
+# leaves both as they were and no temporary file; FILE.options is a name
+# ptgen makes up, so a symbolic link there is refused, never followed.
+mkdir "$tmp/o"
+echo oldtrace >"$tmp/o/t.pt"
+echo '--mtc-freq 9' >"$tmp/o/t.pt.options"
+(trap '' XFSZ; ulimit -f 64; "$ptgen" --seed 3 --size 1MiB -o "$tmp/o/t.pt") 2>"$tmp/err" &&
+	bad "ptgen past the file size limit: exit 0"
+sh -c 'ulimit -f 64; "$0" --seed 3 --size 1MiB -o "$1"' "$ptgen" "$tmp/o/t.pt" 2>/dev/null &&
+	bad "ptgen killed by SIGXFSZ: exit 0"
+[ "$(cat "$tmp/o/t.pt")" = oldtrace ] || bad "a failed ptgen replaced the trace"
+[ "$(cat "$tmp/o/t.pt.options")" = '--mtc-freq 9' ] ||
+	bad "a failed ptgen replaced t.pt.options: $(cat "$tmp/o/t.pt.options")"
+ls "$tmp/o" | grep -q '\.tmp\.' && bad "a failed ptgen left temporary files: $(ls "$tmp/o")"
+echo precious >"$tmp/o/victim"
+ln -s victim "$tmp/o/l.pt.options"
+"$ptgen" --seed 3 --size 64KiB -o "$tmp/o/l.pt" 2>"$tmp/err" && bad "ptgen through a link at FILE.options: exit 0"
+[ "$(cat "$tmp/o/victim")" = precious ] || bad "ptgen wrote through a link at FILE.options"
+grep -q 'l.pt.options: is a symbolic link' "$tmp/err" || bad "ptgen link: $(cat "$tmp/err")"
+[ -e "$tmp/o/l.pt" ] && bad "ptgen refused FILE.options but wrote FILE"
+"$ptgen" --seed 3 --size 64KiB -o "$tmp/o/t.pt" 2>"$tmp/err" || bad "ptgen -o: $(cat "$tmp/err")"
+[ "$(wc -c <"$tmp/o/t.pt")" = 65536 ] && [ "$(cat "$tmp/o/t.pt.options")" = "$("$ptgen" --seed 3 --print-config)" ] &&
+	echo "ok   ptgen -o replaces FILE and FILE.options together, never through a link" ||
+	bad "ptgen -o over the old pair: $(ls -l "$tmp/o")"
 
 # Determinism: hash a few MiB twice; another seed differs.
 "$ptgen" --seed 7 --size 4MiB -o "$tmp/a" || bad "ptgen exited non-zero"

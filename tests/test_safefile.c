@@ -344,6 +344,39 @@ static void test_long_name(void **state)
 	assert_int_equal(tmp_files(), 0);
 }
 
+/* Two files put in place together: both replaced; without the second,
+ * the first is given up (its temporary file removed, its target as it
+ * was); finished, a file is only renamed by its commit. */
+static void test_commit_pair(void **state)
+{
+	const char *a = in_dir("pair.pt.options"), *b = in_dir("pair.pt");
+	struct safefile *fa, *fb;
+	char err[256];
+
+	(void)state;
+	put(a, "old a\n");
+	put(b, "old b\n");
+	assert_int_equal(safefile_create(&fa, a, NULL, err, sizeof(err)), 0);
+	assert_int_equal(safefile_write(fa, "new a\n", 6), 0);
+	assert_int_equal(safefile_commit_pair(fa, NULL, err, sizeof(err)), -pte_invalid);
+	assert_string_equal(get(a), "old a\n");
+	assert_int_equal(tmp_files(), 0);
+	assert_int_equal(safefile_create(&fa, a, NULL, err, sizeof(err)), 0);
+	assert_int_equal(safefile_create(&fb, b, NULL, err, sizeof(err)), 0);
+	fprintf(safefile_stream(fa), "new a\n");
+	assert_int_equal(safefile_write(fb, "new b\n", 6), 0);
+	assert_int_equal(safefile_finish(fb, err, sizeof(err)), 0);
+	assert_string_equal(get(b), "old b\n");
+	assert_int_equal(safefile_commit_pair(fa, fb, err, sizeof(err)), 0);
+	assert_string_equal(get(a), "new a\n");
+	assert_string_equal(get(b), "new b\n");
+	assert_int_equal(tmp_files(), 0);
+	assert_int_equal(safefile_create(&fb, b, NULL, err, sizeof(err)), 0);
+	assert_int_equal(safefile_write(fb, "b3\n", 3), 0);
+	assert_int_equal(safefile_commit_pair(NULL, fb, err, sizeof(err)), 0);
+	assert_string_equal(get(b), "b3\n");
+}
+
 /* Every fchmod() of this program (safefile.c's) lands here first: the mode
  * the file had before the first one, to see what others could do with a
  * temporary file before it got its final mode.  -1: none seen. */
@@ -457,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_long_name),
+		cmocka_unit_test(test_commit_pair),
 		cmocka_unit_test(test_private_mode),
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_read),

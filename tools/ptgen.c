@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "export.h"
 #include "perfdata.h"
 #include "ptenc.h"
 #include "safefile.h"
-#include "timing_file.h"
 
 /* Output is flushed in chunks of GEN_BUF_SIZE; an event (a PSB+ or a
  * burst of packets) always fits in the GEN_EVENT_MAX of slack after it,
@@ -149,12 +149,14 @@ static uint64_t gen_total(const struct gen *g)
 
 /* The output; replaces -o FILE only once the whole trace is written. */
 static struct safefile *ptgen_out;
+static struct safefile *ptgen_opts;	/* OUT.options, NULL for stdout */
 
 static void die(const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "ptgen: ");
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
+	safefile_abort(ptgen_opts);
 	safefile_abort(ptgen_out);
 	exit(1);
 }
@@ -913,17 +915,16 @@ static void gen_config(const struct gen_opts *o, struct tm_config *cfg)
 	cfg->cpuid_15_ebx = o->ebx;
 }
 
-/* OUT.options, so that ptbrowse shows the trace's times at once.  Written
- * before the trace: a trace is never left without its options. */
-static void write_options(const struct gen_opts *o, const struct safefile_opts *so)
+/* Begin OUT.options, so that ptbrowse shows the trace's times at once:
+ * put in place with the trace, once that is whole (main()). */
+static void start_options(const struct gen_opts *o, const struct safefile_opts *so)
 {
-	struct safefile_opts fo = *so;
 	struct tm_config cfg;
 	char err[4400];
 
-	fo.flags &= ~(unsigned)SAFEFILE_STDOUT;
 	gen_config(o, &cfg);
-	if (timing_file_write(o->out, &cfg, &fo, err, sizeof(err)) < 0)
+	if (export_options_start(&ptgen_opts, o->out, &cfg, so, err,
+				 sizeof(err)) < 0)
 		die("%s%s", err, "");
 }
 
@@ -1205,7 +1206,7 @@ int main(int argc, char **argv)
 		if (!strcmp(g.o.out, "-"))
 			g.o.out = "<stdout>";
 		else
-			write_options(&g.o, &so);
+			start_options(&g.o, &so);
 	}
 	g.buf = malloc(GEN_BUF_SIZE + GEN_EVENT_MAX);
 	if (!g.buf)
@@ -1228,10 +1229,13 @@ int main(int argc, char **argv)
 	free(g.buf);
 	{
 		char err[4400];
-		struct safefile *f = ptgen_out;
+		struct safefile *f = ptgen_out, *of = ptgen_opts;
 
-		ptgen_out = NULL;
-		if (safefile_commit(f, err, sizeof(err)) < 0)
+		ptgen_out = ptgen_opts = NULL;
+		/* Both written before either is renamed, the options first:
+		 * a failed or stopped run leaves the old pair as it was, and
+		 * the new trace is never found without its options. */
+		if (safefile_commit_pair(of, f, err, sizeof(err)) < 0)
 			die("%s%s", err, "");
 	}
 	return 0;
