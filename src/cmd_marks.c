@@ -64,7 +64,7 @@ static int marks_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 
 	switch (o->id) {
 	case M_EXPORT: a->export = val; break;
-	case M_IMPORT: a->import = val; a->opts->flags = 0; break;
+	case M_IMPORT: a->import = val; a->opts->flags = BM_ONE_SHOT; break;
 	case M_JSON: a->json = 1; break;
 	case M_SUMMARY: a->summary = 1; break;
 	case M_STREAM: a->stream = val; break;

@@ -261,6 +261,7 @@ static int marks_open_common(struct marks_set **out, const char *id, uint64_t si
 	set->report = opts->report;
 	set->report_ctx = opts->report_ctx;
 	set->saving = !(opts->flags & BM_NO_STATE);
+	set->one_shot = !!(opts->flags & BM_ONE_SHOT);
 	set->size = size;
 	set->end = end;
 	strcpy(set->id, id);

@@ -92,9 +92,12 @@ typedef void marks_report_fn(void *ctx, const char *msg);
 /* Flags for marks_opts.flags. */
 #define BM_NO_STATE 1u	/* read the marks file but never write or rename it */
 #define BM_IF_FILE 2u	/* open only if the marks file is there (else *out NULL) */
+#define BM_ONE_SHOT 4u	/* a command's set, closed after one change: a
+			 * failed save is said once, without the promise
+			 * of a retry (there is none) */
 
 struct marks_opts {
-	unsigned int flags;	/* BM_NO_STATE, BM_IF_FILE */
+	unsigned int flags;	/* BM_NO_STATE, BM_IF_FILE, BM_ONE_SHOT */
 	const char *file;	/* the marks file; NULL: the XDG state default */
 	const char *stream;	/* a stream name ("cpu3"); NULL for the first */
 	marks_report_fn *report;	/* NULL: messages are only kept */

@@ -59,6 +59,7 @@ struct marks_set {
 	uint64_t end;		/* the stream's: offsets lie below it */
 	int saving;		/* 0: never write (flag, newer version, ...) */
 	int dirty;		/* the last save failed */
+	int one_shot;		/* BM_ONE_SHOT */
 	int busy;		/* ... because another process held the lock */
 	struct safefile_keep trace;	/* never written over */
 	size_t ntrace;		/* 1 if the trace's identity is known */

@@ -106,9 +106,12 @@ static int marks_save_wait(struct marks_set *set, int wait_ms)
 		goto out_unlock;
 	if (marks_write(set, set->file, &(struct safefile_opts){
 		     .flags = SAFEFILE_NOFOLLOW, .mode = 0600 }, err, sizeof(err)) < 0) {
-		set->dirty = 1;
-		marks_report(set, "marks not saved: %s; they are kept in memory and "
-			  "saving is retried on the next change", err);
+		/* A command's set is not saved again at its close: the
+		 * failure was said, and its caller fails. */
+		set->dirty = !set->one_shot;
+		marks_report(set, "marks not saved: %s%s", err, set->one_shot ? "" :
+			     "; they are kept in memory and saving is retried "
+			     "on the next change");
 		goto out_unlock;
 	}
 	set->dirty = 0;

@@ -83,5 +83,23 @@ grep -q "version 2 is newer than this ptbrowse reads" "$tmp/err" || bad "v2: $(c
 "$PTBROWSE" marks --bogus "$T" 2>/dev/null; [ $? -eq 2 ] || bad "bad option: not exit 2"
 "$PTBROWSE" marks "$tmp/nonexistent" 2>"$tmp/err"; [ $? -eq 1 ] || bad "missing trace: not exit 1"
 grep -q nonexistent "$tmp/err" || bad "missing trace: $(cat "$tmp/err")"
+# A save that fails on a full disk is said once, without the browser's
+# promise of a retry (the command ends; it was said twice, promising).
+# A tiny tmpfs (needs mount: root outside CI sandboxes).
+mnt=$tmp/mnt
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+	mkdir -p "$mnt/state/ptbrowse/traces"
+	dd if=/dev/zero of="$mnt/fill" bs=4096 2>/dev/null
+	printf '# ptbrowse marks v1\nmark f 0x10\n' >"$tmp/full.marks"
+	XDG_STATE_HOME=$mnt/state "$PTBROWSE" marks --import "$tmp/full.marks" "$T" \
+		>"$tmp/out" 2>"$tmp/err" && bad "full disk: exit 0"
+	[ "$(grep -c 'marks not saved' "$tmp/err")" = 1 ] && ! grep -q retried "$tmp/err" &&
+		grep -q "^ptbrowse marks: marks not saved: .*No space left on device\$" "$tmp/err" ||
+		bad "full disk: $(cat "$tmp/err")"
+	umount "$mnt"
+else
+	echo "skip: the full disk (no mount)"
+fi
 [ $fail -eq 0 ] && echo "ok"
 exit $fail
