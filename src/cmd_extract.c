@@ -90,26 +90,6 @@ static void extract_opts(const struct trace *t, struct safefile_keep *keep,
 	o->nkeep = export_keep(t, NULL, keep);
 }
 
-/* Write @text plus a newline to @path.  Returns 0 or -1 (reported). */
-static int write_text(const struct trace *t, const char *path, const char *text)
-{
-	struct safefile_keep keep[EXPORT_NKEEP];
-	struct safefile_opts o;
-	struct safefile *f;
-	char err[4400];
-
-	extract_opts(t, keep, &o);
-	if (safefile_create(&f, path, &o, err, sizeof(err)) < 0)
-		goto out_err;
-	fprintf(safefile_stream(f), "%s\n", text);
-	if (safefile_commit(f, err, sizeof(err)) < 0)
-		goto out_err;
-	return 0;
-out_err:
-	esc_line(stderr, "ptbrowse extract: ", "%s", err);
-	return -1;
-}
-
 /* Write stream @idx of @t into @dir.  Returns 0 or -1 (reported). */
 static int extract_one(const struct trace *t, size_t idx, const char *dir,
 		       const char *base)
@@ -118,8 +98,8 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 	struct safefile_keep keep[EXPORT_NKEEP];
 	struct safefile_opts o;
 	struct extract_job job;
-	struct safefile *f;
-	char path[4096], opath[4200], opts[256], err[4400];
+	struct safefile *f, *of;
+	char path[4096], opts[256], err[4400];
 	uint64_t gaps = 0;
 	size_t i;
 	int r;
@@ -150,14 +130,18 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 			strerror(job.err));
 		return -1;
 	}
-	if (safefile_commit(f, err, sizeof(err)) < 0) {
+	/* Both whole on disk before either replaces a file, the options
+	 * renamed first: whoever finds the new stream finds its options. */
+	if (export_options_start(&of, path, &s->timing, &o, err, sizeof(err)) < 0) {
+		safefile_abort(f);
+		esc_line(stderr, "ptbrowse extract: ", "%s", err);
+		return -1;
+	}
+	if (safefile_commit_pair(of, f, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return -1;
 	}
 	perfdata_ptdump_options(&s->timing, opts, sizeof(opts));
-	snprintf(opath, sizeof(opath), "%s.options", path);
-	if (write_text(t, opath, opts) < 0)
-		return -1;
 	for (i = 0; i < s->img.nspans; i++)
 		gaps += s->img.spans[i].gap_before;
 	if (gaps)

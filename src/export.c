@@ -136,24 +136,21 @@ int export_options_start(struct safefile **out_f, const char *out,
 	return 0;
 }
 
-/* OUT.options: the timing options of @img's stream, so the slice shows
- * the times it showed here (timing_file.h). */
+/* OUT.options begun: the timing options of @img's stream, so the slice
+ * shows the times it showed here (timing_file.h). */
 static int export_options(const struct trace *t, const struct img *img,
 			  const char *out, const struct safefile_opts *so,
-			  char *err, size_t errlen)
+			  struct safefile **f, char *err, size_t errlen)
 {
 	struct tm_config none;
 	const struct tm_config *cfg = &none;
-	struct safefile *f;
 	size_t i;
 
 	memset(&none, 0, sizeof(none));
 	for (i = 0; t && i < t->nstreams; i++)
 		if (&t->streams[i].img == img)
 			cfg = &t->streams[i].timing;
-	if (export_options_start(&f, out, cfg, so, err, errlen) < 0)
-		return -pte_io;
-	return safefile_commit(f, err, errlen);
+	return export_options_start(f, out, cfg, so, err, errlen);
 }
 
 size_t export_keep(const struct trace *t, const char *marks,
@@ -187,7 +184,7 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	struct export_job job = { .img = img, .from = from, .to = to };
 	struct safefile_keep own[EXPORT_NKEEP];
 	struct safefile_opts so = { .flags = flags & SAFEFILE_STDOUT, .mode = 0644 };
-	struct safefile *f;
+	struct safefile *f, *opts = NULL;
 	int r;
 
 	if (!img || !out || from >= to || from >= img->size) {
@@ -219,13 +216,15 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		safefile_abort(f);
 		goto out_err;
 	}
-	/* The options first: a slice is never left without them. */
-	if (!safefile_is_stdout(f) && export_options(t, img, out, &so, err,
+	if (!safefile_is_stdout(f) && export_options(t, img, out, &so, &opts, err,
 						      errlen) < 0) {
 		safefile_abort(f);
 		return -pte_io;
 	}
-	if (safefile_commit(f, err, errlen) < 0)
+	/* Both whole on disk before either replaces a file, and the options
+	 * renamed first: whoever finds the new slice finds its options (a
+	 * slice without them shows other times, or none). */
+	if (safefile_commit_pair(opts, f, err, errlen) < 0)
 		return -pte_io;
 	res->start = job.start;
 	res->end = job.end;

@@ -58,7 +58,8 @@ struct export_result {
  * is refused; @keep NULL means export_keep(@t, NULL).  With
  * SAFEFILE_STDOUT in @flags, "-" is standard output (no options file);
  * else @out.options gets the timing options of @img's stream in @t (an
- * empty line without @t), written before @out is replaced.  On failure one line
+ * empty line without @t): both are written whole before either replaces
+ * a file, the options file first.  On failure one line
  * saying why is written into @err (naming @out when it is about @out).
  * Returns 0 and fills *@res.
  * Returns -pte_invalid if the range is empty or outside the stream.

@@ -8,8 +8,8 @@
 # (also with the arguments swapped), :export-marks and :save-screen of the
 # trace, empty names, a write that fails half way, FIFOs at the index
 # cache, config and history paths, export -o - to standard output, the
-# tools' -o, and export, extract, :export and :save-screen over the
-# trace's options or marks file.
+# tools' -o, export, extract, :export and :save-screen over the trace's
+# options or marks file, and extract's stream without its options file.
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -271,5 +271,17 @@ same marks.bak "$mf" || bad ":export or :save-screen replaced the marks file"
 [ "$(grep -c "is the trace's \(options\|marks\) file; not overwriting it" s3.txt)" = 4 ] ||
 	bad "browser: messages: $(cat s3.txt)"
 [ $fail = 0 ] && ok "export, extract, :export and :save-screen never write over the options or marks file"
+
+# 8. extract replaces a stream and its options file together: one that
+# cannot be written (a directory in its place) leaves the old stream.
+rm -rf out; mkdir out
+cp orig.pt e.pt
+echo oldstream >out/e.pt.raw.pt
+mkdir out/e.pt.raw.pt.options
+"$PTBROWSE" extract e.pt -o out >out.txt 2>err.txt && bad "extract with a directory at its options file: exit 0"
+[ "$(cat out/e.pt.raw.pt)" = oldstream ] || bad "extract replaced the stream but not its options file"
+grep -q 'e.pt.raw.pt.options: is a directory' err.txt || bad "extract options directory: $(cat err.txt)"
+ls out | grep -q '\.tmp\.' && bad "extract left temporary files: $(ls out)"
+[ $fail = 0 ] && ok "extract replaces a stream only with its options file"
 
 exit $fail
