@@ -16,6 +16,7 @@
 #include "imgopt.h"
 #include "kmod.h"
 #include "memimg.h"
+#include "perfdata.h"
 #include "ptdec.h"
 #include "sideband.h"
 #include "symtab.h"
@@ -61,6 +62,7 @@ struct imgset {
 	size_t nkmods;
 	struct kmod_names *knames;	/* kallsyms by name, for them */
 	const char *sysroot, *cache;	/* the build-ID cache directory */
+	uint8_t user_only;	/* the kernel was not traced (exclude_kernel) */
 	char cache_buf[4096];
 };
 
@@ -778,6 +780,9 @@ int imgopt_load(struct imgset **out, const struct imgopt *o,
 			goto out_free;
 	}
 	if (t && t->perf) {
+		const struct perfdata_info *in = perfdata_info(t);
+
+		s->user_only = in && in->have_config && in->exclude_kernel;
 		ret = sb_load(&s->sb, t, err, errlen);
 		if (!ret)
 			ret = imgopt_sideband(s);
@@ -1099,8 +1104,10 @@ uint64_t imgopt_reader_asid(const struct imgopt_reader *r, const struct flow_ctx
 	if (!r || !r->set || !c || !r->set->sb)
 		return SB_ASID_NONE;
 	have_tsc = r->tsc_at && !r->tsc_at(r->tsc_ctx, c->offset, &tsc);
-	/* the stretch is the process's that ran when it ended (above) */
-	if (have_tsc && r->end_at && !r->end_at(r->end_ctx, c->offset, &end, &t1) &&
+	/* the stretch is the process's that ran when it ended (above); with
+	 * the kernel traced a switch needs no TIP.PGD: by time alone */
+	if (have_tsc && r->set->user_only && r->end_at &&
+	    !r->end_at(r->end_ctx, c->offset, &end, &t1) &&
 	    sb_changes(r->set->sb, r->stream, tsc, t1) == 1)
 		tsc = t1;
 	return imgopt_asid(r->set, r->stream, tsc, have_tsc, c->cr3, c->have_cr3);

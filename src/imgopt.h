@@ -188,9 +188,9 @@ struct imgopt_reader {
  * leaves the kernel rather than to the switch's time alone: where the
  * stretch holding the packet ends (its TIP.PGD or OVF) with the process
  * changed exactly once since the packet's time, the stretch is the new
- * process's, decided by the end's time.  More than one change inside one
- * stretch means the kernel is traced (switches happen inside a stretch):
- * then time alone decides.
+ * process's, decided by the end's time.  This holds for user-only tracing
+ * (the intel_pt event's exclude_kernel): with the kernel traced, switches
+ * happen inside a stretch, and time alone decides.
  * Returns the asid as imgopt_asid() does.
  */
 uint64_t imgopt_reader_asid(const struct imgopt_reader *r, const struct flow_ctx *c);

@@ -153,6 +153,7 @@ static int perfdata_add_attr(struct perfdata_state *st, uint64_t off, const uint
 	a->config = rd64(p + 8);
 	a->sample_type = rd64(p + 24);
 	a->sample_id_all = !!(rd64(p + 40) & PD_ATTR_SAMPLE_ID_ALL);
+	a->exclude_kernel = !!(rd64(p + 40) & PD_ATTR_EXCLUDE_KERNEL);
 	a->ids = ids;
 	a->nids = nids;
 	st->ids_stale = 1;
@@ -802,6 +803,7 @@ static void perfdata_fill_info(struct perfdata_state *st)
 		return;
 	in->config = st->attrs[i].config;
 	in->have_config = 1;
+	in->exclude_kernel = st->attrs[i].exclude_kernel;
 	if (st->npriv > PD_PT_TSC_BIT)
 		in->tsc = !!(in->config & st->priv[PD_PT_TSC_BIT]);
 	if (st->npriv > PD_PT_NORETCOMP_BIT)

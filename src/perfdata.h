@@ -69,6 +69,7 @@ struct perfdata_info {
 	uint32_t pmu_type;	/* intel_pt's perf PMU type */
 	uint64_t config;	/* the intel_pt attr's config */
 	uint8_t have_config;
+	uint8_t exclude_kernel;	/* the intel_pt attr traced user space only */
 	uint8_t have_auxtrace_info;
 	uint8_t snapshot_mode;
 	uint8_t per_cpu_mmaps;

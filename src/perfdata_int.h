@@ -50,6 +50,7 @@ enum { PD_FEAT_BUILD_ID = 2, PD_FEAT_CPUID = 9, PD_FEAT_AUXTRACE = 18 };
 #define PD_ST_STREAM_ID		(1ull << 9)
 #define PD_ST_IDENTIFIER	(1ull << 16)
 #define PD_ATTR_SAMPLE_ID_ALL	(1ull << 18)	/* in the flags word */
+#define PD_ATTR_EXCLUDE_KERNEL	(1ull << 5)
 
 #define PD_MISC_SWITCH_OUT	(1u << 13)
 #define PD_MISC_SWITCH_PREEMPT	(1u << 14)
@@ -110,6 +111,7 @@ struct perfdata_attr {
 	uint64_t config;
 	uint64_t sample_type;
 	uint8_t sample_id_all;
+	uint8_t exclude_kernel;
 	const uint8_t *ids;	/* u64 ids, in the mapping */
 	size_t nids;
 };

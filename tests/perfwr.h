@@ -229,10 +229,16 @@ static __attribute__((unused)) void pw_build_id(struct pw *w, int pid, const uin
 	pw_end(w, at);
 }
 
+/* The attr's flags: sample_id_all, exclude_kernel (perf record -e
+ * intel_pt//u, what a user without privileges records). */
+#define PW_ATTR_USER_ONLY ((1ull << 18) | (1ull << 5))
+#define PW_ATTR_KERNEL_TOO (1ull << 18)
+
 /* Write a file-mode perf.data at @path around records @data, with
- * HEADER_BUILD_ID @bids (NULL: none).  Returns 0 or -1. */
-static __attribute__((unused)) int pw_file(const char *path, const struct pw *data,
-		   const struct pw *bids)
+ * HEADER_BUILD_ID @bids (NULL: none), the intel_pt attr's flags word
+ * @flags.  Returns 0 or -1. */
+static __attribute__((unused)) int pw_file_flags(const char *path, const struct pw *data,
+			 const struct pw *bids, uint64_t flags)
 {
 	struct pw f = { 0 };
 	uint64_t attr_off = 104, ids_off = attr_off + 128 + 16;
@@ -252,14 +258,14 @@ static __attribute__((unused)) int pw_file(const char *path, const struct pw *da
 	pw_64(&f, 0);
 	pw_put(&f, features, sizeof(features));
 	/* the intel_pt attr: type, size, config, period, sample_type,
-	 * read_format, flags (sample_id_all) */
+	 * read_format, flags */
 	pw_32(&f, PW_PMU_TYPE);
 	pw_32(&f, 128);
 	pw_64(&f, 0x401);
 	pw_64(&f, 0);
 	pw_64(&f, PW_SAMPLE_TYPE);
 	pw_64(&f, 0);
-	pw_64(&f, 1ull << 18);
+	pw_64(&f, flags);
 	pw_put(&f, NULL, 128 - 48);
 	pw_64(&f, ids_off);
 	pw_64(&f, 8);
@@ -280,6 +286,13 @@ static __attribute__((unused)) int pw_file(const char *path, const struct pw *da
 		ret = -1;
 	free(f.p);
 	return ret;
+}
+
+/* pw_file_flags() of a user-only recording. */
+static __attribute__((unused)) int pw_file(const char *path, const struct pw *data,
+		   const struct pw *bids)
+{
+	return pw_file_flags(path, data, bids, PW_ATTR_USER_ONLY);
 }
 
 #endif /* PERFWR_H */
