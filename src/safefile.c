@@ -27,43 +27,79 @@ struct safefile {
 /* Tells apart temporary files of threads of one process. */
 static atomic_uint safefile_seq;
 
-/* Temporary files being written, for the signal handler to remove. */
-#define SF_PENDING 8
-static char *_Atomic sf_pending[SF_PENDING];
+/*
+ * Temporary files being written, for a signal handler to remove: blocks
+ * of slots, chained as more are needed (ptrecord writes a few files per
+ * CPU, and one per code image) and never freed, so that a handler walks
+ * them with atomic loads alone, without a lock or malloc.
+ */
+#define SF_SLOTS 64
+struct sf_block {
+	char *_Atomic slot[SF_SLOTS];
+	struct sf_block *_Atomic next;
+};
+static struct sf_block sf_pending;
 
-static void sf_pending_add(char *tmp)
+/* Remember @tmp.  Returns 0, or -1 if out of memory. */
+static int sf_pending_add(char *tmp)
 {
+	struct sf_block *b = &sf_pending, *next, *none;
 	size_t i;
 
-	for (i = 0; i < SF_PENDING; i++) {
-		char *none = NULL;
+	for (;;) {
+		for (i = 0; i < SF_SLOTS; i++) {
+			char *free_slot = NULL;
 
-		if (atomic_compare_exchange_strong(&sf_pending[i], &none, tmp))
-			return;
+			if (atomic_compare_exchange_strong(&b->slot[i], &free_slot,
+							   tmp))
+				return 0;
+		}
+		next = atomic_load(&b->next);
+		if (!next) {
+			next = calloc(1, sizeof(*next));
+			if (!next)
+				return -1;
+			none = NULL;
+			/* another thread chained one first: use that */
+			if (!atomic_compare_exchange_strong(&b->next, &none, next)) {
+				free(next);
+				next = none;
+			}
+		}
+		b = next;
 	}
 }
 
 /* Forget @tmp before it is renamed, removed or freed. */
 static void sf_pending_del(const char *tmp)
 {
+	struct sf_block *b;
 	size_t i;
 
-	for (i = 0; tmp && i < SF_PENDING; i++) {
-		char *want = (char *)tmp;
+	for (b = &sf_pending; tmp && b; b = atomic_load(&b->next))
+		for (i = 0; i < SF_SLOTS; i++) {
+			char *want = (char *)tmp;
 
-		if (atomic_compare_exchange_strong(&sf_pending[i], &want, NULL))
-			return;
-	}
+			if (atomic_compare_exchange_strong(&b->slot[i], &want, NULL))
+				return;
+		}
+}
+
+void safefile_remove_pending(void)
+{
+	struct sf_block *b;
+	size_t i;
+	char *tmp;
+
+	for (b = &sf_pending; b; b = atomic_load(&b->next))
+		for (i = 0; i < SF_SLOTS; i++)
+			if ((tmp = atomic_load(&b->slot[i])))
+				unlink(tmp);
 }
 
 static void sf_on_signal(int sig)
 {
-	size_t i;
-	char *tmp;
-
-	for (i = 0; i < SF_PENDING; i++)
-		if ((tmp = atomic_load(&sf_pending[i])))
-			unlink(tmp);
+	safefile_remove_pending();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -266,7 +302,16 @@ static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
 		errno = e;
 		return -pte_io;
 	}
-	sf_pending_add(f->tmp);
+	if (sf_pending_add(f->tmp) < 0) {
+		/* A file a signal would leave behind is not begun. */
+		close(f->fd);
+		f->fd = -1;
+		unlink(f->tmp);
+		free(f->tmp);
+		f->tmp = NULL;
+		sf_err(err, errlen, "%s: out of memory", f->name);
+		return -pte_nomem;
+	}
 	if (st) {
 		/* The replacement keeps, where we may, the old file's owner
 		 * and then its mode (a chown clears set-ID bits). */

@@ -134,8 +134,14 @@ void safefile_abort(struct safefile *f);
 /* Have SIGINT, SIGTERM, SIGHUP and SIGXFSZ remove the temporary files
  * being written before they end the process as they would have (an
  * ignored one stays ignored).  For commands; the browser handles its
- * signals itself. */
+ * signals itself (with safefile_remove_pending()). */
 void safefile_remove_on_signals(void);
+
+/* Remove every temporary file being written (not yet committed or given
+ * up), as a fatal signal's handler must before the process dies of it:
+ * async-signal-safe (atomic loads and unlink() only).  The files' owners
+ * may still abort or commit them (that then fails). */
+void safefile_remove_pending(void);
 
 /* Open @path read-only (close-on-exec) if it is a regular file of at most
  * @max bytes (0: any size), without blocking on a FIFO on the way.

@@ -9,7 +9,8 @@
 # trace, empty names, a write that fails half way, FIFOs at the index
 # cache, config and history paths, export -o - to standard output, the
 # tools' -o, export, extract, :export and :save-screen over the trace's
-# options or marks file, and extract's stream without its options file.
+# options or marks file, extract's stream without its options file, and
+# temporary files left by signals (the browser's, pttile's, ptrecord's).
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -283,5 +284,60 @@ mkdir out/e.pt.raw.pt.options
 grep -q 'e.pt.raw.pt.options: is a directory' err.txt || bad "extract options directory: $(cat err.txt)"
 ls out | grep -q '\.tmp\.' && bad "extract left temporary files: $(ls out)"
 [ $fail = 0 ] && ok "extract replaces a stream only with its options file"
+
+# 9. signals leave no temporary file: the browser killed while its
+# :export is being written (a preloaded fsync() raises SIGTERM or SIGHUP
+# there), a :export past the file size limit (an error, the browser
+# lives on), pttile killed by SIGXFSZ, and ptrecord with more files being
+# written than the handler once held (8: --cpus 6 writes 15).
+cat >shim.c <<'EOF'
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The test's signal at the fsync() of a file bigger than 32 KiB. */
+int fsync(int fd)
+{
+	const char *sig = getenv("T_WRITERS_SIGNAL");
+	struct stat st;
+
+	if (sig && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 32768)
+		raise(atoi(sig));
+	return (int)syscall(SYS_fsync, fd);
+}
+EOF
+if ${CC:-cc} -shared -fPIC -o shim.so shim.c 2>err.txt; then
+	rm -rf sig; mkdir sig
+	printf ':export 0 $ %s\n' "$tmp/sig/slice.pt" >skeys
+	for s in 15 1; do	# SIGTERM, SIGHUP
+		T_WRITERS_SIGNAL=$s LD_PRELOAD=$tmp/shim.so timeout 60 \
+			"$PTBROWSE" --script skeys --size 100x10 orig.pt >out.txt 2>&1
+		r=$?
+		[ $r = $((128 + s)) ] || bad "the browser at signal $s: exit $r ($(cat out.txt))"
+		ls sig | grep -q '\.tmp\.' && bad "the browser killed by signal $s left its :export's temporary file: $(ls sig)"
+		rm -f sig/*
+	done
+else
+	echo "skip the browser killed half way: no C compiler ($(head -n 1 err.txt))"
+fi
+printf ':export 0 $ %s\n:messages\n:save-screen %s\n' "$tmp/sig/big.pt" "$tmp/s4.txt" >xkeys
+sh -c 'ulimit -f 64; "$0" --script xkeys --size 200x30 orig.pt' "$PTBROWSE" >out.txt 2>&1 ||
+	bad "the browser past the file size limit: exit $? ($(cat out.txt))"
+grep -q 'big.pt: File too large' s4.txt || bad ":export past the file size limit: $(cat s4.txt)"
+{ [ -e sig/big.pt ] || ls sig | grep -q '\.tmp\.'; } && bad ":export past the file size limit left $(ls sig)"
+rm -rf sig; mkdir sig
+sh -c 'ulimit -f 64; "$0" --tiles 100 -o sig/tiles.pt orig.pt' "$tools/pttile" >out.txt 2>&1 &&
+	bad "pttile past the file size limit: exit 0"
+ls sig | grep -q '\.tmp\.' && bad "pttile killed by SIGXFSZ left its temporary file: $(ls sig)"
+if [ -x "$BUILD/progs/p_threads" ]; then
+	progs=$(cd "$BUILD/progs" && pwd)
+	rm -rf sig; mkdir sig
+	sh -c 'ulimit -f 256; "$0" -q --cpus 6 -o sig/t.pt "$1"' "$tools/ptrecord" "$progs/p_threads" >out.txt 2>&1 &&
+		bad "ptrecord past the file size limit: exit 0"
+	ls sig | grep -q '\.tmp\.' && bad "ptrecord killed by SIGXFSZ left temporary files: $(ls sig)"
+fi
+[ $fail = 0 ] && ok "signals and the file size limit leave no temporary file"
 
 exit $fail

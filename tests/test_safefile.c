@@ -446,6 +446,35 @@ static void test_signal(void **state)
 	assert_int_equal(tmp_files(), 0);
 }
 
+/* Killed with 150 files being written (ptrecord writes 15 for --cpus 6):
+ * the handler removes every temporary file, not the first 8. */
+static void test_signal_many(void **state)
+{
+	struct safefile *f;
+	char err[256], name[32];
+	int status, i;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		safefile_remove_on_signals();
+		for (i = 0; i < 150; i++) {
+			snprintf(name, sizeof(name), "many%d.txt", i);
+			if (safefile_create(&f, in_dir(name), NULL, err,
+					    sizeof(err)) < 0)
+				_exit(3);
+		}
+		raise(SIGTERM);
+		_exit(4);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_int_equal(tmp_files(), 0);
+}
+
 static void test_read(void **state)
 {
 	const char *p = in_dir("read.txt"), *fifo = in_dir("rfifo");
@@ -493,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_commit_pair),
 		cmocka_unit_test(test_private_mode),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_signal_many),
 		cmocka_unit_test(test_read),
 	};
 

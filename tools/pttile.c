@@ -297,6 +297,8 @@ int main(int argc, char **argv)
 
 	if (r)
 		return r == 1 ? 0 : 2;
+	/* C-c or the file size limit half way: no OUT.tmp.PID.N left. */
+	safefile_remove_on_signals();
 	fd = safefile_open_read(o.in, 0);
 	if (fd < 0 || fstat(fd, &st)) {
 		fprintf(stderr, "pttile: %s: %s\n", o.in, safefile_strerror(errno));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "esc.h"
+#include "safefile.h"
 #include "screen.h"
 #include "term.h"
 #include "ui.h"
@@ -33,12 +34,24 @@ static void term_restore(void)
 	}
 }
 
-/* Fatal signals: give the terminal back, then die of the signal. */
+/* Fatal signals: remove the files being written (an :export's, a
+ * :save-screen's, the index cache's, which would stay as NAME.tmp.PID.N),
+ * give the terminal back, then die of the signal. */
 static void term_fatal(int sig)
 {
+	safefile_remove_pending();
 	term_restore();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* SIGXFSZ: caught, so that a write past the file size limit fails with
+ * EFBIG (an :export says so and removes its file) instead of killing
+ * the browser.  A handler, unlike SIG_IGN, is not inherited by :pipe's
+ * commands. */
+static void term_xfsz(int sig)
+{
+	(void)sig;
 }
 
 static void term_signals(void)
@@ -49,6 +62,7 @@ static void term_signals(void)
 
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], term_fatal);
+	signal(SIGXFSZ, term_xfsz);
 }
 
 /* A virtual screen of @cols x @rows on /dev/null.  Returns 0 or 1. */
