@@ -78,13 +78,57 @@ static int key_body(void *arg)
 	return 0;
 }
 
-int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
-		  char *err, size_t errlen)
+static uint64_t hdr_hash(const struct cache_hdr *h);
+
+/*
+ * Why the cache file @path, a sound one of stream @stream, is the index
+ * of another trace than @t: one sharing @t's first 64 KiB (two ptgen runs
+ * of one seed, recordings of one program) that is not @t nor a shorter
+ * state of it (a recording before it grew).  Returns that ("trace changed
+ * (shrank)", "trace changed"), or NULL when it is @t's, or is not there,
+ * or is not a sound cache file of this version (then it is overwritten
+ * in place, as before).
+ */
+static const char *idxcache_other(const char *path, const struct trace *t,
+				  int stream)
+{
+	struct cache_hdr h;
+	struct identity id;
+	int fd = safefile_open_read(path, 0), ok;
+
+	if (fd < 0)
+		return NULL;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h);
+	close(fd);
+	if (!ok || memcmp(h.magic, CACHE_MAGIC, 8) || h.hdr_hash != hdr_hash(&h) ||
+	    h.version != CACHE_VERSION || h.hdr_size != sizeof(h) ||
+	    strncmp(h.stream, t->streams[stream].name, sizeof(h.stream)))
+		return NULL;
+	if (h.file_size > t->size)
+		return "trace changed (shrank)";
+	if (identity_of_prefix(&id, t, h.file_size) < 0 || id.hash != h.file_hash)
+		return "trace changed";
+	return NULL;
+}
+
+/*
+ * idxcache_path(), and in *@other (if not NULL) why the file named by the
+ * first 64 KiB alone was passed over (NULL if it was not).  That name is
+ * tried first, so that a copy or a renamed trace finds its cache; when it
+ * holds another trace's index (idxcache_other()), the name adds the
+ * trace file's device and inode, which an append keeps: the two traces
+ * then no longer take each other's file, each rebuilding every time.
+ */
+static int idxcache_pick(const struct trace *t, int stream, char *buf,
+			 size_t size, const char **other, char *err, size_t errlen)
 {
 	struct key_args ka = { t, 0 };
+	const char *why;
 	char dir[4096];
 	int ret, n;
 
+	if (other)
+		*other = NULL;
 	if (!t || !buf || stream < 0 || (size_t)stream >= t->nstreams)
 		return -pte_invalid;
 	ret = xdg_path(XDG_CACHE, "index", dir, sizeof(dir), err, errlen);
@@ -97,11 +141,24 @@ int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
 	}
 	n = snprintf(buf, size, "%s/%016" PRIx64 "-%s.idx", dir, ka.key,
 		     t->streams[stream].name);
+	if (n >= 0 && (size_t)n < size && (why = idxcache_other(buf, t, stream))) {
+		if (other)
+			*other = why;
+		n = snprintf(buf, size, "%s/%016" PRIx64 "-%s.i%" PRIx64 "-%" PRIx64
+			     ".idx", dir, ka.key, t->streams[stream].name,
+			     (uint64_t)t->dev, (uint64_t)t->ino);
+	}
 	if (n < 0 || (size_t)n >= size) {
 		snprintf(err, errlen, "%s: cache path too long", dir);
 		return -pte_nomem;
 	}
 	return 0;
+}
+
+int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
+		  char *err, size_t errlen)
+{
+	return idxcache_pick(t, stream, buf, size, NULL, err, errlen);
 }
 
 static uint64_t hdr_hash(const struct cache_hdr *h)
@@ -225,7 +282,7 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	struct cache_hdr h;
 	struct stat st;
 	char path[4096], err[256];
-	const char *dummy;
+	const char *dummy, *other;
 	void *map;
 	int fd, ret, res = IDXCACHE_MISS;
 
@@ -233,14 +290,17 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		why = &dummy;
 	if (!idx || !t || stream < 0 || (size_t)stream >= t->nstreams)
 		return -pte_invalid;
-	if (idxcache_path(t, stream, path, sizeof(path), err, sizeof(err)) < 0) {
+	if (idxcache_pick(t, stream, path, sizeof(path), &other, err,
+			  sizeof(err)) < 0) {
 		*why = "no cache directory";
 		return IDXCACHE_MISS;
 	}
 	/* Never a FIFO or a device: opening or reading it could block. */
 	fd = safefile_open_read(path, 0);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "not cached" :
+		/* The file by content alone is another trace's, and this one
+		 * has none of its own: say what was found. */
+		*why = errno == ENOENT && other ? other : errno == ENOENT ? "not cached" :
 		       errno == EINVAL || errno == EISDIR ? "not a regular file" :
 		       "cannot be read";
 		return IDXCACHE_MISS;

@@ -3,7 +3,11 @@
  *
  * One file per stream, named after an XXH3 of the trace file's first
  * 64 KiB and the stream name, so a renamed or copied trace finds it and a
- * trace that grew (whose beginning stays put) finds its old index.  The
+ * trace that grew (whose beginning stays put) finds its old index.  When
+ * that file holds another trace's index (one beginning the same: not this
+ * trace, nor a shorter state of it), the name adds the trace file's
+ * device and inode, which an append keeps: two such traces opened in
+ * turn each keep their own.  The
  * file holds a versioned header with the identity of the trace it was
  * made from (size, mtime, sampled XXH3; decoder/../src/identity.h), an
  * XXH3 of the header and one of the body.  Whatever does not check out
@@ -28,7 +32,9 @@ enum idxcache_result {
 	IDXCACHE_PARTIAL = 3,	/* all but the time pass; idx_start() adds it */
 };
 
-/* Write the cache file path for stream @stream of @t into @buf.
+/* Write the cache file path for stream @stream of @t into @buf (the
+ * first 64 KiB's name, or the inode's while that one is another trace's;
+ * a header is read and the trace's sample hashed to tell).
  * Returns 0, or a negative pte code with a message in @err (no usable
  * cache directory, or a path too long). */
 int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,

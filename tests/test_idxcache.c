@@ -34,6 +34,16 @@ static int setup(void **state)
 	return 0;
 }
 
+/* A cache directory of the test's own: every made-up trace begins the
+ * same, so a shorter one's cache is a longer one's grown state. */
+static void own_cache(const char *name)
+{
+	char cache[300];
+
+	snprintf(cache, sizeof(cache), "%s/cache-%s", dir, name);
+	setenv("XDG_CACHE_HOME", cache, 1);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -191,6 +201,64 @@ static void test_hit_miss(void **state)
 	trace_close(t);
 }
 
+/* Traces sharing their first 64 KiB (two ptgen runs of one seed and
+ * other sizes, recordings of one program) share the cache file's name:
+ * each took the other's place, so taking turns rebuilt every time
+ * ("trace changed (shrank)").  The one the file is not for has a file of
+ * its own (by its inode), and each hits. */
+static void test_shared_start(void **state)
+{
+	char a[300], l[300], c[300], cmd[700];
+	struct trace *t;
+	struct idx *idx;
+	const char *why;
+	int fd, round;
+
+	(void)state;
+	own_cache("shared");
+	snprintf(a, sizeof(a), "%s/short.pt", dir);
+	snprintf(l, sizeof(l), "%s/long.pt", dir);
+	snprintf(c, sizeof(c), "%s/changed.pt", dir);
+	make_trace(a, 0, 150, 0);
+	make_trace(l, 0, 300, 0);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", a, c);
+	assert_int_equal(system(cmd), 0);
+	fd = open(c, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\x55", 1, 100000), 1);
+	close(fd);
+
+	assert_int_equal(load(a, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	idx_free(idx);
+	trace_close(t);
+	/* the longer one begins as the short one: its grown state */
+	assert_int_equal(load(l, &t, &idx, &why), IDXCACHE_GROWN);
+	build_and_save(t, idx);
+	idx_free(idx);
+	trace_close(t);
+	assert_int_equal(load(a, &t, &idx, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "trace changed (shrank)");
+	build_and_save(t, idx);
+	idx_free(idx);
+	trace_close(t);
+	assert_int_equal(load(c, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	idx_free(idx);
+	trace_close(t);
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(load(a, &t, &idx, &why), IDXCACHE_HIT);
+		idx_free(idx);
+		trace_close(t);
+		assert_int_equal(load(l, &t, &idx, &why), IDXCACHE_HIT);
+		idx_free(idx);
+		trace_close(t);
+		assert_int_equal(load(c, &t, &idx, &why), IDXCACHE_HIT);
+		idx_free(idx);
+		trace_close(t);
+	}
+}
+
 /* A trace bigger than the sampled identity: a byte changed where no
  * sample looks, in a copy, misses; a copy left alone hits. */
 static void test_unsampled_change(void **state)
@@ -203,6 +271,7 @@ static void test_unsampled_change(void **state)
 	int fd;
 
 	(void)state;
+	own_cache("unsampled_change");
 	snprintf(path, sizeof(path), "%s/big.pt", dir);
 	n = make_trace(path, 0, 4500, 0);
 	assert_true(n > (3u << 20));
@@ -312,6 +381,7 @@ static void test_grown(void **state)
 	size_t n1;
 
 	(void)state;
+	own_cache("grown");
 	snprintf(path, sizeof(path), "%s/live.pt", dir);
 	n1 = make_trace(path, 0, 150, 0);
 	assert_true(n1 > (64u << 10));
@@ -454,6 +524,7 @@ static void test_save_hurried(void **state)
 	_Atomic int hurry = 1;
 
 	(void)state;
+	own_cache("save_hurried");
 	snprintf(path, sizeof(path), "%s/hurried.pt", dir);
 	make_trace(path, 0, 200, 0);
 	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
@@ -691,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_hit_miss),
 		cmocka_unit_test(test_unsampled_change),
+		cmocka_unit_test(test_shared_start),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_grown),
 		cmocka_unit_test(test_grown_in_run),
