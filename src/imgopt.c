@@ -730,6 +730,23 @@ out_free:
 	return ret;
 }
 
+/* Say so if a process changed its image in a recording without time
+ * conversion: which image ran when is unknown, so its code is left out
+ * (sb_task_at()) rather than read from the wrong one. */
+static int imgopt_untimed(struct imgset *s)
+{
+	struct sb_stats st;
+
+	sb_stats(s->sb, &st);
+	if (!st.nuntimed)
+		return 0;
+	return imgopt_say(s, "the recording has no time conversion (no TIME_CONV, "
+			  "cap_user_time_zero 0) and %" PRIu64 " process%s "
+			  "changed image (exec): which image ran when cannot be "
+			  "told, so that code is left unknown", st.nuntimed,
+			  st.nuntimed == 1 ? "" : "es");
+}
+
 int imgopt_load(struct imgset **out, const struct imgopt *o,
 		const struct trace *t, char *err, size_t errlen)
 {
@@ -786,6 +803,8 @@ int imgopt_load(struct imgset **out, const struct imgopt *o,
 		ret = sb_load(&s->sb, t, err, errlen);
 		if (!ret)
 			ret = imgopt_sideband(s);
+		if (!ret)
+			ret = imgopt_untimed(s);
 		if (ret)
 			goto out_free;
 	}

@@ -86,6 +86,8 @@ struct sb_pid {
 	int32_t pid;
 	struct sb_hist *h;
 	size_t n, cap;
+	uint8_t same_time;	/* an address space replaced another at the
+				 * same time (without time: every change) */
 };
 
 /* A HEADER_BUILD_ID entry. */
@@ -444,6 +446,7 @@ static int sb_pid_set(struct sb_pid *p, uint64_t tsc, uint64_t asid)
 	int err;
 
 	if (p->n && p->h[p->n - 1].tsc == tsc) {
+		p->same_time |= p->h[p->n - 1].asid != asid;
 		p->h[p->n - 1].asid = asid;
 		return 0;
 	}
@@ -929,6 +932,16 @@ uint64_t sb_pid_asid(const struct sb *sb, int32_t pid, uint64_t tsc)
 	return p->h[lo ? lo - 1 : 0].asid;
 }
 
+/* Whether process @pid had several address spaces in a recording
+ * without time conversion: then which one ran when is unknown (every
+ * record's TSC is 0, so its history kept only the last). */
+static int sb_pid_untimed(const struct sb *sb, int32_t pid)
+{
+	const struct sb_pid *p = sb_pid_get((struct sb *)sb, pid, 0);
+
+	return !sb->have_conv && p && p->same_time;
+}
+
 /* The process of thread @tid, or -1. */
 static int32_t sb_tid_pid(const struct sb *sb, int32_t tid)
 {
@@ -1018,9 +1031,12 @@ int sb_task_at(struct sb *sb, int stream, uint64_t tsc, uint64_t cr3,
 	l = stream >= 0 && (size_t)stream < sb->nlines ? &sb->lines[stream] :
 							  NULL;
 	if (l && l->tid >= 0) {
-		/* per-thread mode: the stream is one thread */
+		/* per-thread mode: the stream is one thread; its process's
+		 * address space, if that changed, needs time */
 		task->tid = l->tid;
 		task->pid = sb_tid_pid(sb, l->tid);
+		if (!sb->have_conv && sb_pid_untimed(sb, task->pid))
+			ret = -pte_no_time;
 	} else if (l && l->n && !sb->have_conv) {
 		ret = -pte_no_time;
 	} else if (l && l->n) {
@@ -1044,7 +1060,7 @@ int sb_task_at(struct sb *sb, int stream, uint64_t tsc, uint64_t cr3,
 			task->tid = l->pt[lo - 1].tid;
 		}
 	}
-	if (task->pid >= 0)
+	if (task->pid >= 0 && !ret)
 		task->asid = sb_pid_asid(sb, task->pid, tsc);
 	if (task->asid != SB_ASID_NONE)
 		sb_learn_cr3(sb, cr3, task->asid);
@@ -1122,8 +1138,14 @@ void sb_stats(const struct sb *sb, struct sb_stats *st)
 {
 	if (!st)
 		return;
-	if (!sb)
+	size_t i;
+
+	if (!sb) {
 		memset(st, 0, sizeof(*st));
-	else
-		*st = sb->stats;
+		return;
+	}
+	*st = sb->stats;
+	st->nuntimed = 0;
+	for (i = 0; i < sb->npids; i++)
+		st->nuntimed += !sb->have_conv && sb->pids[i].same_time;
 }

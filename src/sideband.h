@@ -83,7 +83,8 @@ size_t sb_nspaces(const struct sb *sb);
 const struct sb_space *sb_space(const struct sb *sb, size_t i);
 
 /* The address space of process @pid at TSC @tsc (its first one before it
- * was known).  Returns the asid, or SB_ASID_NONE if @pid has none. */
+ * was known; without time conversion, its last: see sb_stats()'s
+ * nuntimed).  Returns the asid, or SB_ASID_NONE if @pid has none. */
 uint64_t sb_pid_asid(const struct sb *sb, int32_t pid, uint64_t tsc);
 
 /* What ran on stream @stream (trace stream index) at TSC @tsc; with @cr3
@@ -91,7 +92,10 @@ uint64_t sb_pid_asid(const struct sb *sb, int32_t pid, uint64_t tsc);
  * where it does.
  * Returns 0 and fills @task (fields unknown stay -1/SB_ASID_NONE/"").
  * Returns -pte_no_time if the recording has no perf-time to TSC
- * conversion (then only @cr3 can help) and -pte_invalid on NULL args. */
+ * conversion (then only @cr3 can help) and -pte_invalid on NULL args;
+ * for a per-thread stream only if its process changed address spaces
+ * (sb_stats()'s nuntimed): its pid and tid are filled in, the asid is
+ * @cr3's if learned, else SB_ASID_NONE. */
 int sb_task_at(struct sb *sb, int stream, uint64_t tsc, uint64_t cr3,
 	       struct sb_task *task);
 
@@ -138,6 +142,9 @@ struct sb_stats {
 	uint64_t nmmap, ncomm, nfork, nexit, nswitch, nitrace_start;
 	uint64_t nbuild_ids;	/* HEADER_BUILD_ID entries */
 	uint64_t nnotime;	/* timeline records without a time */
+	uint64_t nuntimed;	/* processes whose address space changed (an
+				 * exec) in a recording without time
+				 * conversion: which one ran when is unknown */
 };
 void sb_stats(const struct sb *sb, struct sb_stats *st);
 

@@ -98,8 +98,23 @@ static __attribute__((unused)) void pw_setup(struct pw *w)
 	pw_end(w, at);
 }
 
-/* An AUXTRACE record for CPU @cpu with a PSB, PSBEND payload. */
-static __attribute__((unused)) void pw_auxtrace(struct pw *w, int cpu)
+/* AUXTRACE_INFO of a per-thread recording without time conversion
+ * (cap_user_time_zero 0, per_cpu_mmaps 0), and no TIME_CONV. */
+static __attribute__((unused)) void pw_setup_untimed(struct pw *w)
+{
+	uint64_t priv[17] = { PW_PMU_TYPE, 10, 1024, 0, 0, 0x400, 0x800, 1,
+			      0, 0, 0x200, 0xfull << 14, 100, 2, 0x2, 12, 0 };
+	size_t at = pw_begin(w, 70, 0);
+
+	pw_32(w, 1);
+	pw_32(w, 0);
+	pw_put(w, priv, sizeof(priv));
+	pw_end(w, at);
+}
+
+/* An AUXTRACE record for CPU @cpu (-1: per-thread) of thread @tid with a
+ * PSB, PSBEND payload. */
+static __attribute__((unused)) void pw_auxtrace_tid(struct pw *w, int cpu, int tid)
 {
 	static const uint8_t psb[18] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
 					 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
@@ -109,13 +124,20 @@ static __attribute__((unused)) void pw_auxtrace(struct pw *w, int cpu)
 	pw_64(w, sizeof(psb));
 	pw_64(w, 0);
 	pw_64(w, 0);
-	pw_32(w, (uint32_t)cpu);
-	pw_32(w, 0);
+	pw_32(w, cpu < 0 ? 0 : (uint32_t)cpu);
+	pw_32(w, (uint32_t)tid);
 	pw_32(w, (uint32_t)cpu);
 	pw_32(w, 0);
 	pw_end(w, at);
 	pw_put(w, psb, sizeof(psb));
 }
+
+/* An AUXTRACE record for CPU @cpu with a PSB, PSBEND payload. */
+static __attribute__((unused)) void pw_auxtrace(struct pw *w, int cpu)
+{
+	pw_auxtrace_tid(w, cpu, 0);
+}
+
 
 /* MMAP2 of an executable mapping; @bid (20 bytes) in the record if set. */
 static __attribute__((unused)) void pw_mmap2(struct pw *w, int pid, int tid, uint64_t time, int cpu,
@@ -293,6 +315,21 @@ static __attribute__((unused)) int pw_file(const char *path, const struct pw *da
 		   const struct pw *bids)
 {
 	return pw_file_flags(path, data, bids, PW_ATTR_USER_ONLY);
+}
+
+/* Per-thread, untimed: process 100 runs /bin/sh at 0x400000 and (if
+ * @exec) execs /bin/prog mapped at the same address. */
+static __attribute__((unused)) void pw_untimed_exec(struct pw *w, int exec)
+{
+	pw_setup_untimed(w);
+	pw_comm(w, 100, 100, 0, -1, "sh", 0);
+	pw_mmap2(w, 100, 100, 0, -1, 0x400000, 0x1000, 0, "/bin/sh", NULL, 0);
+	if (exec) {
+		pw_comm(w, 100, 100, 0, -1, "prog", 1);
+		pw_mmap2(w, 100, 100, 0, -1, 0x400000, 0x1000, 0, "/bin/prog",
+			 NULL, 0);
+	}
+	pw_auxtrace_tid(w, -1, 100);
 }
 
 #endif /* PERFWR_H */

@@ -897,6 +897,35 @@ static void test_wrong_build_id(void **state)
 	imgopt_release(&o);
 }
 
+/* Per-thread, no time conversion, a process that exec'd: its code is
+ * left unknown (no image guessed for it), and a message says why. */
+static void test_untimed_exec(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	struct pw d = { 0 };
+	char data[200];
+	size_t i, n = 0;
+
+	(void)state;
+	pw_untimed_exec(&d, 1);
+	snprintf(data, sizeof(data), "%s/untimed.data", fix.dir);
+	assert_int_equal(pw_file(data, &d, NULL), 0);
+	free(d.p);
+	imgopt_init(&o);
+	s = load(&o, data, &t);
+	for (i = 0; i < imgopt_nmessages(s); i++)
+		n += strstr(imgopt_message(s, i), "no time conversion") &&
+		     strstr(imgopt_message(s, i), "1 process changed image (exec)") &&
+		     !strchr(imgopt_message(s, i), '\n');
+	assert_int_equal(n, 1);
+	assert_int_equal(imgopt_asid(s, 0, 5000, 1, 0, 0), SB_ASID_NONE);
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -912,6 +941,7 @@ int main(void)
 		cmocka_unit_test(test_sysroot),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_wrong_build_id),
+		cmocka_unit_test(test_untimed_exec),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,7 +3,8 @@
  * written here (tests/perfwr.h): mappings over time (fork shares, exec
  * empties, an overlapping mapping forks a new space), build IDs from the
  * records and from HEADER_BUILD_ID, which task ran on each CPU at a TSC,
- * comms over time, and CR3 as the fallback.
+ * comms over time, and CR3 as the fallback; without time conversion, a
+ * per-thread process that changed image is not given one of them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -384,6 +385,56 @@ static void test_raw(void **state)
 	unlink(raw);
 }
 
+/* A per-thread recording without time conversion (cap_user_time_zero 0,
+ * no TIME_CONV): every record's time is unknown.  Process 100 runs
+ * /bin/sh, then execs /bin/prog at the same address: which image ran
+ * at a packet cannot be told, and is not guessed (the last one was). */
+static void test_per_thread_untimed(void **state)
+{
+	struct pw d = { 0 };
+	struct trace *t;
+	struct sb *sb;
+	struct sb_task k;
+	struct sb_stats st;
+	char file[64], err[256];
+	int fd, exec;
+
+	(void)state;
+	snprintf(file, sizeof(file), "/tmp/ptb-sideband-pt-XXXXXX");
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	for (exec = 0; exec < 2; exec++) {
+		d.n = 0;
+		pw_untimed_exec(&d, exec);
+		assert_int_equal(pw_file(file, &d, NULL), 0);
+		assert_int_equal(trace_open(&t, file, err, sizeof(err)), 0);
+		assert_int_equal(t->nstreams, 1);
+		assert_int_equal(t->streams[0].tid, 100);
+		assert_int_equal(sb_load(&sb, t, err, sizeof(err)), 0);
+		sb_stats(sb, &st);
+		if (!exec) {
+			/* one image: no time needed */
+			assert_int_equal(st.nuntimed, 0);
+			assert_int_equal(sb_task_at(sb, 0, 5000, 0, &k), 0);
+			assert_non_null(in_space(sb, k.asid, "/bin/sh"));
+		} else {
+			assert_int_equal(st.nuntimed, 1);
+			assert_int_equal(sb_task_at(sb, 0, 5000, 0x1000, &k),
+					 -pte_no_time);
+			assert_int_equal(k.pid, 100);
+			assert_int_equal(k.tid, 100);
+			assert_int_equal(k.asid, SB_ASID_NONE);
+			/* and no CR3 learned for a guess */
+			assert_int_equal(sb_cr3_asid(sb, 0x1000), SB_ASID_NONE);
+		}
+		sb_free(sb);
+		trace_close(t);
+	}
+	free(d.p);
+	unlink(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_slices_events),
 		cmocka_unit_test(test_cr3_fallback),
 		cmocka_unit_test(test_raw),
+		cmocka_unit_test(test_per_thread_untimed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
