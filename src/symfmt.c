@@ -83,9 +83,10 @@ static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
 		fn->until = end;
 		return;
 	}
+	/* the segments of @asid and those of every space (MI_ASID_ANY's,
+	 * which mi matches in each): asked for MI_ASID_ANY, mi would match
+	 * every space's, naming one process's code after another's file */
 	name = mi ? mi_name_span(mi, asid, ip, &start, &end, &until) : NULL;
-	if (!name && mi && asid != MI_ASID_ANY)
-		name = mi_name_span(mi, MI_ASID_ANY, ip, &start, &end, &until);
 	if (name) {
 		slash = strrchr(name, '/');
 		fn->name = slash && slash[1] ? slash + 1 : name;

@@ -213,12 +213,47 @@ static void test_srcline(void **state)
 	mi_free(mi);
 }
 
+/* A segment of one address space names no IP of another: process B's
+ * code at the address of A's mapping is not "A+0x10".  A segment of
+ * every space (a raw dump) names it in each. */
+static void test_other_space(void **state)
+{
+	static const uint8_t code[64];
+	struct symfmt *sf;
+	struct imgset *s;
+	struct imgopt o;
+	struct mi *mi;
+	char buf[64], err[256];
+
+	(void)state;
+	assert_int_equal(mi_new(&mi), 0);
+	assert_int_equal(mi_add(mi, 7, 0x50000, code, sizeof(code), "/bin/A"), 0);
+	assert_int_equal(mi_add(mi, MI_ASID_ANY, 0x60000, code, sizeof(code),
+				"/dump"), 0);
+	imgopt_init(&o);
+	o.mi = mi;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)), 0);
+	assert_int_equal(symfmt_new(&sf, s), 0);
+	assert_string_equal(symfmt_ip(sf, 7, 0x50010, 0, buf, sizeof(buf)), "A+0x10");
+	assert_string_equal(symfmt_ip(sf, 8, 0x50010, 0, buf, sizeof(buf)),
+			    "0000000000050010");
+	assert_string_equal(symfmt_ip(sf, 0, 0x50010, 0, buf, sizeof(buf)),
+			    "0000000000050010");
+	assert_string_equal(symfmt_ip(sf, 8, 0x60010, 0, buf, sizeof(buf)), "dump+0x10");
+	assert_string_equal(symfmt_ip(sf, 7, 0x60010, 0, buf, sizeof(buf)), "dump+0x10");
+	symfmt_free(sf);
+	imgopt_free(s);
+	imgopt_release(&o);
+	mi_free(mi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_srcline),
+		cmocka_unit_test(test_other_space),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
