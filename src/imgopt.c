@@ -940,10 +940,17 @@ size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
 int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 		    const char **name, uint64_t *start, uint64_t *end)
 {
+	return imgopt_function_span(s, asid, ip, name, start, end, NULL, NULL);
+}
+
+int imgopt_function_span(const struct imgset *s, uint64_t asid, uint64_t ip,
+			 const char **name, uint64_t *start, uint64_t *end,
+			 uint64_t *from, uint64_t *until)
+{
 	const struct imgopt_symmap *m = NULL;
 	const struct symtab *st;
 	const struct symtab_sym *sym, *next;
-	uint64_t bias = 0;
+	uint64_t bias = 0, lo, hi;
 
 	if (!s || !name || !start || !end)
 		return -pte_invalid;
@@ -954,7 +961,7 @@ int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 	st = m ? m->st : s->kallsyms;
 	if (m)
 		bias = m->bias;
-	sym = symtab_lookup(st, ip - bias);
+	sym = symtab_lookup_span(st, ip - bias, &lo, &hi);
 	if (!sym)
 		return -pte_invalid;
 	*name = sym->name;
@@ -965,6 +972,12 @@ int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 		next = symtab_get(st, (size_t)(sym - symtab_get(st, 0)) + 1);
 		*end = next ? next->addr + bias : ip + 1;
 	}
+	/* the same answer around @ip: inside the function, not over one
+	 * nested in it (compared as the table's addresses) */
+	if (from)
+		*from = (lo > sym->addr ? lo : sym->addr) + bias;
+	if (until)
+		*until = (hi < *end - bias ? hi : *end - bias) + bias;
 	return 0;
 }
 

@@ -130,6 +130,13 @@ size_t imgopt_symbol(const struct imgset *s, uint64_t asid, uint64_t ip,
 int imgopt_function(const struct imgset *s, uint64_t asid, uint64_t ip,
 		    const char **name, uint64_t *start, uint64_t *end);
 
+/* As imgopt_function(), and the addresses around @ip it gives the same
+ * answer for, [*@from, *@until) (either may be NULL): inside the
+ * function, short of any function nested in it (symtab_lookup_span()). */
+int imgopt_function_span(const struct imgset *s, uint64_t asid, uint64_t ip,
+			 const char **name, uint64_t *start, uint64_t *end,
+			 uint64_t *from, uint64_t *until);
+
 /* Whether a symbol may hold an address of [@lo, @hi) in @asid (as
  * imgopt_function() looks: the maps of @asid's and every space's
  * objects with symbols, and kallsyms): 1 if one may, 0 if none does, so

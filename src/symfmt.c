@@ -19,6 +19,8 @@
 struct sf_fn_slot {
 	uint64_t asid, ip;	/* the question */
 	struct symfmt_fn fn;	/* the answer; fn.name NULL: empty */
+	uint64_t from;		/* a function's answer holds on [from,
+				 * fn.until) (not over one nested in it) */
 };
 
 struct sf_line_slot {
@@ -67,20 +69,22 @@ static size_t sf_hash(uint64_t asid, uint64_t key, size_t slots)
 	return (size_t)(h >> 40) % slots;
 }
 
-/* The answer without the cache. */
+/* The answer without the cache; *@from: where it starts to hold. */
 static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
-		       struct symfmt_fn *fn)
+		       struct symfmt_fn *fn, uint64_t *from)
 {
 	const struct mi *mi = sf->set ? imgopt_mi(sf->set) : NULL;
 	const char *name, *slash;
 	uint64_t start, end, until;
 
-	if (sf->set && !imgopt_function(sf->set, asid, ip, &name, &start, &end)) {
+	*from = ip;
+	if (sf->set && !imgopt_function_span(sf->set, asid, ip, &name, &start,
+					     &end, from, &until)) {
 		fn->name = name;
 		fn->start = start;
 		fn->end = end;
 		fn->kind = SYMFMT_FUNC;
-		fn->until = end;
+		fn->until = until;
 		return;
 	}
 	/* the segments of @asid and those of every space (MI_ASID_ANY's,
@@ -115,15 +119,16 @@ int symfmt_function(struct symfmt *sf, uint64_t asid, uint64_t ip,
 	sf->st.fn_lookups++;
 	s = &sf->fn[sf_hash(asid, ip >> 6, SF_FN_SLOTS)];
 	/* a segment's range holds functions too (those with symbols): only
-	 * a symbol's range answers for other IPs */
+	 * a symbol's answer holds for other IPs, where it is certain (not
+	 * over a function nested in it) */
 	if (s->fn.name && s->asid == asid &&
-	    (s->ip == ip || (s->fn.kind == SYMFMT_FUNC && ip >= s->fn.start &&
-			     ip < s->fn.end))) {
+	    (s->ip == ip || (s->fn.kind == SYMFMT_FUNC && ip >= s->from &&
+			     ip < s->fn.until))) {
 		sf->st.fn_hits++;
 		*fn = s->fn;
 		return 0;
 	}
-	sf_resolve(sf, asid, ip, fn);
+	sf_resolve(sf, asid, ip, fn, &s->from);
 	s->asid = asid;
 	s->ip = ip;
 	s->fn = *fn;

@@ -29,9 +29,22 @@ struct symtab_ent {
 	size_t order;		/* input order, for a stable choice */
 };
 
+/* Where the answer of symtab_lookup() changes: from @lo up to the next
+ * span's lo, symbol @sym (SYMTAB_NO_SYM: none).  Nested symbols and
+ * overlaps are flattened here, the innermost (latest-starting) one
+ * answering, so a lookup is one search and its answer holds over the
+ * whole span. */
+struct symtab_span {
+	uint64_t lo;
+	uint32_t sym;
+};
+#define SYMTAB_NO_SYM UINT32_MAX
+
 struct symtab {
 	struct symtab_sym *syms;
 	size_t n;
+	struct symtab_span *span;
+	size_t nspan;
 	char *pool;		/* the names, NUL-separated */
 	size_t pool_len, pool_cap;
 	const char *origin;
@@ -118,6 +131,78 @@ static int symtab_ent_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* One past the last address symbol @k of @s holds (UINT64_MAX if it
+ * reaches the top): its size, else up to the next symbol (the last one
+ * SYMTAB_LAST_REACH). */
+static uint64_t symtab_end(const struct symtab *s, size_t k)
+{
+	const struct symtab_sym *x = &s->syms[k];
+	uint64_t reach = x->size ? x->size :
+			 k + 1 < s->n ? s->syms[k + 1].addr - x->addr : SYMTAB_LAST_REACH;
+
+	return reach > UINT64_MAX - x->addr ? UINT64_MAX : x->addr + reach;
+}
+
+/* A span from @lo answered by @sym, after those in s->span. */
+static void symtab_span_add(struct symtab *s, uint64_t lo, uint32_t sym)
+{
+	struct symtab_span *l = s->nspan ? &s->span[s->nspan - 1] : NULL;
+
+	if (l && l->lo == lo) {
+		l->sym = sym;
+		if (s->nspan > 1 && l[-1].sym == sym)
+			s->nspan--;
+		return;
+	}
+	if (l ? l->sym == sym : sym == SYMTAB_NO_SYM)
+		return;
+	s->span[s->nspan].lo = lo;
+	s->span[s->nspan++].sym = sym;
+}
+
+/* Flatten the symbols into spans (struct symtab_span): a sweep by
+ * address with the symbols holding it on a stack, the innermost on top;
+ * one that ended is dropped when it comes to the top.
+ * Returns 0 or -pte_nomem. */
+static int symtab_spans(struct symtab *s)
+{
+	size_t *stack = malloc((s->n ? s->n : 1) * sizeof(*stack)), top = 0, k;
+	struct symtab_span *t;
+
+	s->span = malloc((2 * s->n + 1) * sizeof(*s->span));
+	if (!stack || !s->span) {
+		free(stack);
+		free(s->span);
+		s->span = NULL;
+		return -pte_nomem;
+	}
+	s->nspan = 0;
+	for (k = 0; k <= s->n; k++) {
+		/* the symbols that end before the next one starts */
+		while (top) {
+			uint64_t e = symtab_end(s, stack[top - 1]);
+
+			if (k < s->n && e > s->syms[k].addr)
+				break;
+			while (top && symtab_end(s, stack[top - 1]) <= e)
+				top--;
+			symtab_span_add(s, e, top ? (uint32_t)stack[top - 1] :
+					SYMTAB_NO_SYM);
+			if (e == UINT64_MAX)
+				top = 0;
+		}
+		if (k < s->n) {
+			stack[top++] = k;
+			symtab_span_add(s, s->syms[k].addr, (uint32_t)k);
+		}
+	}
+	free(stack);
+	t = realloc(s->span, (s->nspan ? s->nspan : 1) * sizeof(*t));
+	if (t)
+		s->span = t;
+	return 0;
+}
+
 /* Sort, keep one name per address, and hand the storage to a table. */
 static int symtab_finish(struct symtab_build *b, const char *origin,
 			 struct symtab **out)
@@ -141,9 +226,13 @@ static int symtab_finish(struct symtab_build *b, const char *origin,
 		qsort(b->ent, b->n, sizeof(*b->ent), symtab_ent_cmp);
 	for (i = 0; i < b->n; i++) {
 		if (k && s->syms[k - 1].addr == b->ent[i].sym.addr) {
-			/* an alias: keep the winner's, the larger size */
-			if (b->ent[i].sym.size > s->syms[k - 1].size)
+			/* an alias: the winner keeps its own size, unless it
+			 * has none in the file and the alias has (a size 0
+			 * alias reaches to its section's end: no size) */
+			if (open[k - 1] && !b->ent[i].open) {
 				s->syms[k - 1].size = b->ent[i].sym.size;
+				open[k - 1] = 0;
+			}
 			continue;
 		}
 		/* an open symbol ends where the next one starts */
@@ -159,6 +248,11 @@ static int symtab_finish(struct symtab_build *b, const char *origin,
 	}
 	free(open);
 	s->n = k;
+	if (k > SYMTAB_NO_SYM - 1 || symtab_spans(s)) {
+		free(s->syms);
+		free(s);
+		return -pte_nomem;
+	}
 	s->pool = b->pool;
 	s->pool_len = b->pool_len;
 	s->origin = origin;
@@ -449,6 +543,7 @@ void symtab_free(struct symtab *s)
 	pthread_mutex_destroy(&s->dw_lock);
 #endif
 	free(s->syms);
+	free(s->span);
 	free(s->pool);
 	free(s);
 }
@@ -468,31 +563,38 @@ const struct symtab_sym *symtab_get(const struct symtab *s, size_t i)
 	return s && i < s->n ? &s->syms[i] : NULL;
 }
 
-const struct symtab_sym *symtab_lookup(const struct symtab *s, uint64_t addr)
+const struct symtab_sym *symtab_lookup_span(const struct symtab *s, uint64_t addr,
+					    uint64_t *from, uint64_t *until)
 {
 	size_t lo = 0, hi, mid;
-	const struct symtab_sym *sym;
+	uint32_t k;
 
-	if (!s || !s->n)
+	if (from)
+		*from = 0;
+	if (until)
+		*until = UINT64_MAX;
+	if (!s || !s->nspan)
 		return NULL;
-	hi = s->n;
-	/* the last symbol starting at or below addr */
+	hi = s->nspan;
+	/* the last span starting at or below addr */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (s->syms[mid].addr <= addr)
+		if (s->span[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return NULL;
-	sym = &s->syms[lo - 1];
-	if (sym->size)
-		return addr - sym->addr < sym->size ? sym : NULL;
-	/* no size (kallsyms): up to the next; the last, one page at most */
-	if (lo == s->n && addr - sym->addr >= SYMTAB_LAST_REACH)
-		return NULL;
-	return sym;
+	if (from && lo)
+		*from = s->span[lo - 1].lo;
+	if (until && lo < s->nspan)
+		*until = s->span[lo].lo;
+	k = lo ? s->span[lo - 1].sym : SYMTAB_NO_SYM;
+	return k == SYMTAB_NO_SYM ? NULL : &s->syms[k];
+}
+
+const struct symtab_sym *symtab_lookup(const struct symtab *s, uint64_t addr)
+{
+	return symtab_lookup_span(s, addr, NULL, NULL);
 }
 
 size_t symtab_format(const struct symtab *s, uint64_t addr, char *buf,

@@ -9,7 +9,8 @@
  * .dynsym: STT_FUNC and STT_GNU_IFUNC symbols that are defined, plus the
  * PLT stubs as "function@plt" (x86, as objdump and perf name them).  Of
  * several names at one address the global one wins, then the weak one,
- * then the first.  An ELF symbol of size 0 (hand-written assembly) reaches
+ * then the first, with its own size (an alias's only if it has none).  An
+ * ELF symbol of size 0 (hand-written assembly) reaches
  * up to the next symbol or the end of its section, whichever is first;
  * kallsyms has no sizes: each reaches up to the next symbol (the last one
  * 4 KiB at most).
@@ -58,9 +59,16 @@ const char *symtab_origin(const struct symtab *s);
 size_t symtab_count(const struct symtab *s);
 const struct symtab_sym *symtab_get(const struct symtab *s, size_t i);
 
-/* The function holding address @addr.
+/* The function holding address @addr: of nested or overlapping ones, the
+ * one starting last (the innermost).
  * Returns it, or NULL if no function holds @addr. */
 const struct symtab_sym *symtab_lookup(const struct symtab *s, uint64_t addr);
+
+/* As symtab_lookup(), and the addresses around @addr with the same
+ * answer (the same function, or none), [*@from, *@until) (either may be
+ * NULL): a function with another nested in it answers only around it. */
+const struct symtab_sym *symtab_lookup_span(const struct symtab *s, uint64_t addr,
+					    uint64_t *from, uint64_t *until);
 
 /* Write "name+0xoff" ("name+0x0" at its start, as perf and ptxed-like
  * output show it) for @addr into @buf.

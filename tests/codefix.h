@@ -36,6 +36,27 @@ static const char codefix_prog_src[] =
 	"}\n";
 #define CODEFIX_MAIN_LINE 10
 
+/* Assembly with nested and aliased functions: outer [0, 0x40) holds
+ * inner [0x10, 0x20); sized [0x80, 0x90) has a local alias of size 0
+ * (reaching to its section's end: no size of its own); after at 0xc0. */
+static const char codefix_nested_src[] =
+	"\t.text\n"
+	"\t.globl outer\n\t.type outer,@function\nouter:\n"
+	"\t.fill 16,1,0x90\n"
+	"\t.globl inner\n\t.type inner,@function\ninner:\n"
+	"\t.fill 16,1,0x90\n\t.size inner,16\n"
+	"\t.fill 32,1,0x90\n\t.size outer,64\n"
+	"\t.fill 64,1,0x90\n"
+	"\t.type alias0,@function\nalias0:\n"
+	"\t.globl sized\n\t.type sized,@function\nsized:\n"
+	"\t.fill 16,1,0x90\n\t.size sized,16\n"
+	"\t.fill 48,1,0x90\n"
+	"\t.globl after\n\t.type after,@function\nafter:\n"
+	"\tret\n\t.size after,1\n"
+	"\t.globl _start\n\t.type _start,@function\n_start:\n"
+	"\tret\n\t.size _start,1\n";
+
+
 static const char codefix_lib_src[] =
 	"int fix_add(int a, int b) { return a + b; }\n"
 	"static int fix_local(int a) { return a - 1; }\n"
@@ -58,6 +79,18 @@ static __attribute__((unused)) int codefix_write(const char *path, const char *t
 		return -1;
 	fputs(text, f);
 	return fclose(f);
+}
+
+/* Build codefix_nested_src into @out (from @src, written here).
+ * Returns 0, or non-zero. */
+static __attribute__((unused)) int codefix_nested(const char *src, const char *out)
+{
+	char cmd[1024];
+
+	if (codefix_write(src, codefix_nested_src))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "cc -nostdlib -static -no-pie -o %s %s", out, src);
+	return system(cmd);
 }
 
 /* Build the fixture.  Returns 0, or -1 (with a message on stderr). */

@@ -213,6 +213,54 @@ static void test_srcline(void **state)
 	mi_free(mi);
 }
 
+/* Nested functions through the cache: the answer for an IP does not
+ * depend on what was asked before (an outer function's answer, cached,
+ * once held for the inner one's IPs in the same 64-byte line). */
+static void test_nested_cached(void **state)
+{
+	static const char *const order[2][3] = {
+		{ "0x18", "0x08", "0x18" }, { "0x08", "0x18", "0x28" },
+	};
+	struct symfmt_fn fn;
+	struct symfmt *sf;
+	struct imgset *s;
+	struct imgopt o;
+	char src[200], elf[200], buf[64], err[256];
+	unsigned long long outer;
+	int r, i;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/nested.S", fix.dir);
+	snprintf(elf, sizeof(elf), "%s/nested", fix.dir);
+	assert_int_equal(codefix_nested(src, elf), 0);
+	outer = codefix_nm(elf, "outer");
+	imgopt_init(&o);
+	o.elf = calloc(1, sizeof(*o.elf));
+	o.elf[0] = elf;
+	o.nelf = 1;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)), 0);
+	for (r = 0; r < 2; r++) {
+		assert_int_equal(symfmt_new(&sf, s), 0);
+		for (i = 0; i < 3; i++) {
+			uint64_t off = strtoull(order[r][i], NULL, 16);
+			const char *want = off >= 0x10 && off < 0x20 ? "inner" : "outer";
+			char exp[64];
+
+			snprintf(exp, sizeof(exp), "%s+0x%llx", want,
+				 (unsigned long long)(off >= 0x10 && off < 0x20 ?
+						      off - 0x10 : off));
+			assert_string_equal(symfmt_ip(sf, MI_ASID_ANY, outer + off, 0,
+						      buf, sizeof(buf)), exp);
+		}
+		/* the answer's reach stops at the nested function */
+		assert_int_equal(symfmt_function(sf, MI_ASID_ANY, outer + 8, &fn), 0);
+		assert_int_equal(fn.until, outer + 0x10);
+		symfmt_free(sf);
+	}
+	imgopt_free(s);
+	imgopt_release(&o);
+}
+
 /* A segment of one address space names no IP of another: process B's
  * code at the address of A's mapping is not "A+0x10".  A segment of
  * every space (a raw dump) names it in each. */
@@ -254,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_srcline),
 		cmocka_unit_test(test_other_space),
+		cmocka_unit_test(test_nested_cached),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,8 +1,9 @@
 /*
  * test_symtab -- functions of a program and a library built here with cc:
  * the same names and addresses as nm, name+0xoff lookups, .dynsym when
- * .symtab is stripped, source lines from DWARF (with libdw), and kallsyms
- * files (good, hidden by kptr_restrict, malformed).
+ * .symtab is stripped, source lines from DWARF (with libdw), nested
+ * functions and aliases, and kallsyms files (good, hidden by
+ * kptr_restrict, malformed).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -196,6 +197,56 @@ static void test_lookup(void **state)
 	elfimg_close(e);
 }
 
+/* Nested functions and aliases (codefix_nested_src): an address in the
+ * outer function past the inner one is the outer's (it was nobody's), in
+ * the inner one the inner's; a size-0 alias does not lend the sized one
+ * its section-end reach. */
+static void test_nested(void **state)
+{
+	struct elfimg *e;
+	struct symtab *s;
+	char src[200], elf[200], buf[64];
+	unsigned long long outer, sized;
+	uint64_t from, until;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/nested.S", fix.dir);
+	snprintf(elf, sizeof(elf), "%s/nested", fix.dir);
+	assert_int_equal(codefix_nested(src, elf), 0);
+	outer = codefix_nm(elf, "outer");
+	sized = codefix_nm(elf, "sized");
+	assert_true(outer && sized == outer + 0x80);
+	s = load(elf, &e);
+	symtab_format(s, outer + 0x8, buf, sizeof(buf));
+	assert_string_equal(buf, "outer+0x8");
+	symtab_format(s, outer + 0x18, buf, sizeof(buf));
+	assert_string_equal(buf, "inner+0x8");
+	symtab_format(s, outer + 0x28, buf, sizeof(buf));
+	assert_string_equal(buf, "outer+0x28");
+	symtab_format(s, outer + 0x3f, buf, sizeof(buf));
+	assert_string_equal(buf, "outer+0x3f");
+	assert_int_equal(symtab_format(s, outer + 0x40, buf, sizeof(buf)), 0);
+	/* where each answer holds */
+	assert_non_null(symtab_lookup_span(s, outer + 0x8, &from, &until));
+	assert_int_equal(from, outer);
+	assert_int_equal(until, outer + 0x10);
+	assert_non_null(symtab_lookup_span(s, outer + 0x28, &from, &until));
+	assert_int_equal(from, outer + 0x20);
+	assert_int_equal(until, outer + 0x40);
+	assert_null(symtab_lookup_span(s, outer + 0x50, &from, &until));
+	assert_int_equal(from, outer + 0x40);
+	assert_int_equal(until, sized);
+	/* the alias: sized keeps its 16 bytes */
+	symtab_format(s, sized + 0x8, buf, sizeof(buf));
+	assert_string_equal(buf, "sized+0x8");
+	assert_int_equal(symtab_lookup(s, sized)->size, 0x10);
+	assert_int_equal(symtab_format(s, sized + 0x20, buf, sizeof(buf)), 0);
+	symtab_format(s, sized + 0x40, buf, sizeof(buf));
+	assert_string_equal(buf, "after+0x0");
+	symtab_free(s);
+	elfimg_close(e);
+}
+
 static void test_library_dynsym(void **state)
 {
 	struct elfimg *e;
@@ -319,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_program_nm),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_library_dynsym),
 		cmocka_unit_test(test_srcline),
