@@ -65,7 +65,14 @@ static void classify(const ZydisDecodedInstruction *z, struct insn *in)
 		    z->raw.modrm.reg == 3)
 			in->cr3 = in->pip = 1;
 		break;
+	case ZYDIS_MNEMONIC_XBEGIN: case ZYDIS_MNEMONIC_XEND:
+		/* Zydis files them under COND_BR, but Intel PT sends no TNT
+		 * for them (an abort is an asynchronous FUP + TIP) */
+		break;
 	default:
+		/* COND_BR holds Jcc, JrCXZ and LOOPcc besides the above;
+		 * UNCOND_BR's XABORT, like the other categories' members, is
+		 * classified by mnemonic above or is an ordinary instruction */
 		if (z->meta.category == ZYDIS_CATEGORY_COND_BR)
 			in->iclass = FLOW_IC_COND_JUMP;
 		break;

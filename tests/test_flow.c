@@ -520,6 +520,34 @@ static void test_mode_mid_block(void **state)
 		  "0000000000001001\n0000000000001002\n0000000000001004\n[disabled]\n");
 }
 
+/* XBEGIN and XEND are no branches for Intel PT (no TNT): Zydis files them
+ * with the conditional jumps, which made every transaction desynchronise
+ * the flow and end it at the XEND. */
+static void test_tsx(void **state)
+{
+	/* xbegin 0x1020; mov eax, 1; xend; test eax, eax; jz +2; nop; nop;
+	 * jmp rax */
+	static const uint8_t c[] = { 0xc7, 0xf8, 0x1a, 0, 0, 0, 0xb8, 1, 0, 0, 0,
+				     0x0f, 0x01, 0xd5, 0x85, 0xc0, 0x74, 0x02,
+				     0x90, 0x90, 0xff, 0xe0 };
+	static const uint8_t tsx_in[] = { 0x99, 0x21 }, tsx_out[] = { 0x99, 0x20 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put(&p, tsx_in, sizeof(tsx_in));
+	put_ip(&p, 0x1d, 0x1000);	/* the transaction begins at the xbegin */
+	put(&p, tsx_out, sizeof(tsx_out));
+	put_ip(&p, 0x1d, 0x100b);	/* and commits at the xend */
+	put_byte(&p, 0x04);		/* the jz: not taken */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, "[exec mode: 64-bit]\n[begin transaction]\n0000000000001000\n"
+		  "0000000000001006\n[committed]\n000000000000100b\n"
+		  "000000000000100e\n0000000000001010\n0000000000001012\n"
+		  "0000000000001013\n0000000000001014\n[disabled]\n");
+}
+
 /* Two processes with other code at one address: the caller's address
  * space changes at the second enable (as sideband says), and the block
  * cache must not hand out the first process's block. */
@@ -1268,6 +1296,7 @@ int main(void)
 		T(test_nomap),
 		T(test_mode32),
 		T(test_mode_mid_block),
+		T(test_tsx),
 		T(test_asid_switch),
 		T(test_window_cycles),
 		T(test_window_depth),
