@@ -960,6 +960,10 @@ static int perfdata_check_aux(struct perfdata_state *st, uint64_t start, uint64_
 		if (!whole)
 			st->cut |= cut;
 	}
+	/* the walk stopped at damage before any: that is the news */
+	if (!st->naux && st->cut && st->cut_why[0])
+		return perfdata_fail(st, st->cut_off, pte_bad_file, "%s; no Intel PT "
+				     "data before it", st->cut_why);
 	if (!st->info.have_auxtrace_info && !st->naux) {
 		ret = perfdata_fail(st, start, pte_bad_file, "no Intel PT data: no "
 			      "AUXTRACE_INFO or AUXTRACE records (record with "

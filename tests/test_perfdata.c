@@ -875,6 +875,27 @@ static void test_no_pt(void **state)
 	assert_int_equal(load(&t, junk, sizeof(junk), err, sizeof(err)),
 			 -pte_bad_file);
 	assert_non_null(strstr(err, "not a perf.data file"));
+
+	/* a real recording whose first record is damaged (size 0, or past
+	 * the end): the damage is the news, not "record with intel_pt//" */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	d.p[6] = d.p[7] = 0;
+	f = file_mode(&d, 0);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), -pte_bad_file);
+	assert_non_null(strstr(err, "test.data: offset 0x100: a perf.data record "
+			       "of impossible size"));
+	assert_non_null(strstr(err, "no Intel PT data before it"));
+	assert_null(strstr(err, "record with"));
+	free(f.p);
+	d.p[7] = 0x40;
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), -pte_bad_file);
+	assert_non_null(strstr(err, "runs past the end of the file"));
+	assert_non_null(strstr(err, "no Intel PT data before it"));
+	free(f.p);
+	free(d.p);
 }
 
 /* A newer AUXTRACE_INFO: the filter string and cap_event_trace. */
