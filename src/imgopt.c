@@ -467,13 +467,32 @@ static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
 
 /* Add mapping @m's code (its executable segments' bytes inside it) and
  * symbols to address space @asid. */
+/* Add @len bytes of mapping @m's code at @addr in @asid.  A mapping
+ * whose range runs past the top of the address space (a damaged record)
+ * is left out with a message, not the whole load failed.
+ * Returns 0 (*@added says whether it was added) or a negative pte_ code. */
+static int imgopt_add_code(struct imgset *s, uint64_t asid, const struct sb_map *m,
+			   uint64_t addr, const uint8_t *bytes, uint64_t len,
+			   int *added)
+{
+	*added = 0;
+	if (len - 1 > UINT64_MAX - addr)
+		return imgopt_say(s, "offset %#" PRIx64 ": the mapping of %s at %#"
+				  PRIx64 " (%#" PRIx64 " bytes) runs past the "
+				  "top of the address space: its code is left "
+				  "out", m->file_off, m->filename, m->start,
+				  m->len);
+	*added = 1;
+	return mi_add(s->mi, asid, addr, bytes, len, m->filename);
+}
+
 static int imgopt_map(struct imgset *s, uint64_t asid, const struct sb_map *m,
 		      const struct imgopt_obj *o)
 {
 	const struct elfimg_seg *seg;
 	uint64_t lo, hi, addr, bias;
 	size_t i;
-	int ret;
+	int ret, added;
 
 	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
 		if (!(seg->flags & PF_X))
@@ -485,9 +504,9 @@ static int imgopt_map(struct imgset *s, uint64_t asid, const struct sb_map *m,
 		if (lo >= hi)
 			continue;
 		addr = m->start + (lo - m->pgoff);
-		ret = mi_add(s->mi, asid, addr, seg->data + (lo - seg->offset),
-			     hi - lo, m->filename);
-		if (ret)
+		ret = imgopt_add_code(s, asid, m, addr, seg->data + (lo - seg->offset),
+				      hi - lo, &added);
+		if (ret || !added)
 			return ret;
 		/* runtime = vaddr + bias for this segment */
 		bias = addr - (seg->vaddr + (lo - seg->offset));
@@ -568,7 +587,7 @@ static int imgopt_module(struct imgset *s, const struct sb_map *m, const char *h
 	uint64_t addr;
 	size_t n = 0, i, len;
 	struct stat st;
-	int ret;
+	int ret, added;
 
 	if (comp) {
 		snprintf(err, sizeof(err), "compressed modules (%s) are not read", comp + 1);
@@ -613,7 +632,7 @@ static int imgopt_module(struct imgset *s, const struct sb_map *m, const char *h
 	len = kmod_text(k, &addr, &bytes);
 	if (len > m->len)
 		len = m->len;
-	return len ? mi_add(s->mi, MI_ASID_ANY, addr, bytes, len, m->filename) : 0;
+	return len ? imgopt_add_code(s, MI_ASID_ANY, m, addr, bytes, len, &added) : 0;
 out_say:
 	if (imgopt_told(s, m->filename))
 		return 0;

@@ -897,6 +897,51 @@ static void test_wrong_build_id(void **state)
 	imgopt_release(&o);
 }
 
+/* A mapping whose range runs past the top of the address space (a
+ * damaged record) is left out with a message naming its record; the
+ * rest loads (it failed the whole load, with an empty message). */
+static void test_mapping_wraps(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	struct pw d = { 0 };
+	char data[200], want[64];
+	uint64_t pgoff, vaddr, len;
+	const char *m;
+	uint8_t b[4];
+
+	(void)state;
+	pw_setup(&d);
+	pw_comm(&d, 100, 100, 0, 0, "prog", 0);
+	exec_seg(fix.prog, &pgoff, &vaddr, &len);
+	assert_true(len > 16);
+	pw_mmap2(&d, 100, 100, 0, 0, UINT64_MAX - 0xf, len, pgoff, fix.prog,
+		 prog_bid, 0);
+	pw_mmap2(&d, 100, 100, 0, 0, LIBBASE + vaddr, len, pgoff, fix.prog,
+		 prog_bid, 0);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_auxtrace(&d, 0);
+	snprintf(data, sizeof(data), "%s/wrap.data", fix.dir);
+	assert_int_equal(pw_file(data, &d, NULL), 0);
+	free(d.p);
+	imgopt_init(&o);
+	s = load(&o, data, &t);
+	m = message(s, "runs past the top of the address space");
+	assert_non_null(m);
+	/* the data section at 0x100: AUXTRACE_INFO, TIME_CONV, COMM, it */
+	snprintf(want, sizeof(want), "offset %#x: the mapping of ", 0x100 + 0x98 + 0x20 + 0x38);
+	assert_non_null(strstr(m, want));
+	assert_non_null(strstr(m, fix.prog));
+	assert_null(strchr(m, '\n'));
+	/* the other mapping's code is there */
+	assert_int_equal(mi_read(imgopt_mi(s), sb_pid_asid(imgopt_sb(s), 100, 1000),
+				 LIBBASE + vaddr, b, 4), 4);
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
 /* Per-thread, no time conversion, a process that exec'd: its code is
  * left unknown (no image guessed for it), and a message says why. */
 static void test_untimed_exec(void **state)
@@ -942,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_wrong_build_id),
 		cmocka_unit_test(test_untimed_exec),
+		cmocka_unit_test(test_mapping_wraps),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
