@@ -56,7 +56,11 @@ for s in tree open insns; do
 		continue
 	fi
 	[ -f "$tmp/$s.txt" ] || { bad "no screen $s"; continue; }
-	diff -u "$golden/$s.txt" "$tmp/$s.txt" || bad "screen $s differs"
+	# (the hint's advice names this host's CPU where it is an Intel one)
+	hint='s/\(gives no TSC frequency: times are TSC ticks;\).*/\1 .../'
+	sed "$hint" "$golden/$s.txt" > "$tmp/$s.golden"
+	sed "$hint" "$tmp/$s.txt" > "$tmp/$s.masked"
+	diff -u "$tmp/$s.golden" "$tmp/$s.masked" || bad "screen $s differs"
 done
 (cd "$tmp" && LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --ascii --script keys \
 	--size 110x30 $raw l.pt) > "$tmp/out" 2>&1 || bad "--ascii: exit status $?"
