@@ -832,6 +832,45 @@ int ct_break(struct ct *ct)
 	return ret < 0 ? ret : ct_forget(ct);
 }
 
+int ct_break_all(struct ct *ct)
+{
+	struct ct_stack *cur;
+	size_t i;
+	int ret;
+
+	if (!ct || ct->finished)
+		return -pte_invalid;
+	ret = ct_close_run(ct);
+	if (ret < 0)
+		return ret;
+	/* first: the merge closes the stacks of threads the fragment has
+	 * not seen yet as well (before its own stacks' breaks) */
+	if (ct->frag && !ct_op_add(ct, CT_OP_BREAK_ALL))
+		return -pte_nomem;
+	cur = ct->st;
+	for (i = 0; i < ct->nstacks && ret >= 0; i++) {
+		const struct ct_stack *s = &ct->stacks[i];
+
+		/* a fragment's stack not fed yet: the break of all closes
+		 * its frames at the merge (and the first one stays free for
+		 * a thread of the same key, see ct_merge()) */
+		if (s->relative && !s->depth && s->level == CT_NONE &&
+		    s->pending == CT_PEND_UNKNOWN)
+			continue;
+		ct->st = &ct->stacks[i];
+		ret = ct_forget(ct);
+	}
+	ct->st = cur;
+	return ret < 0 ? ret : 0;
+}
+
+int ct_thread_lost(struct ct *ct, uint64_t key)
+{
+	int ret = ct_thread(ct, key);
+
+	return ret < 0 ? ret : ct_forget(ct);
+}
+
 static void ct_sum_add(struct ct_sum *to, const struct ct_sum *s)
 {
 	to->lo += s->lo;

@@ -186,11 +186,25 @@ int ct_block(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
  * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
 int ct_thread(struct ct *ct, uint64_t key);
 
-/* The flow broke (an overflow, a decode error): the open run ends with its
- * cycles as given, and the call stack is forgotten (the next instruction
- * starts a top-level node; other threads' stacks stay).  Tracing disabled and enabled again is no
- * break: the stack stays.  Returns 0, or -pte_invalid. */
+/* The flow of the current thread broke (left a restriction's range): the
+ * open run ends with its cycles as given, and the call stack is forgotten
+ * (the next instruction starts a top-level node; other threads' stacks
+ * stay).  Tracing disabled and enabled again is no break: the stack
+ * stays.  Returns 0, or -pte_invalid. */
 int ct_break(struct ct *ct);
+
+/* The flow broke (an overflow, a decode error): as ct_break(), but every
+ * thread's stack is forgotten (any of them may have run in what was lost),
+ * in a fragment those of the tree it merges into too.
+ * Returns 0, or -pte_nomem, or -pte_invalid. */
+int ct_break_all(struct ct *ct);
+
+/* Thread @key comes in (as ct_thread()) after running where this flow
+ * does not see it (another CPU): its stack is forgotten (closing its
+ * calls), so its next return starts a top-level node rather than popping
+ * a frame it returned from elsewhere.
+ * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
+int ct_thread_lost(struct ct *ct, uint64_t key);
 
 /* End the range: close the open run and calls, sum the nodes' totals.
  * Nothing can be fed after it.  Returns 0, or -pte_invalid. */

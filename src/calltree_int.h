@@ -15,6 +15,8 @@
  *     tree's stack top after the move; calls from there are its
  *     children.
  *   - a break: the merged-into tree's frames of that thread are closed.
+ *   - a break of all: every thread's frames of the merged-into tree are
+ *     closed (an overflow: threads the fragment never saw may have run).
  * A node's graft root (groot) is the level node (or the root) it hangs
  * under.  Nodes under one graft root land on distinct nodes of the tree
  * merged into; nodes under different ones may land on the same (two
@@ -97,7 +99,7 @@ struct ct_map {
 };
 
 /* What a fragment records for the merge (see above). */
-enum ct_op_kind { CT_OP_MOVE, CT_OP_BREAK };
+enum ct_op_kind { CT_OP_MOVE, CT_OP_BREAK, CT_OP_BREAK_ALL };
 
 struct ct_op {
 	uint64_t offset;	/* MOVE: its instruction's */

@@ -102,4 +102,6 @@ void ctdec_opts(struct ctdec *d, struct ctf_opts *o)
 	 * (ctx.h: the common address space, no thread): asking for it at
 	 * every packet cost a tenth of the decode */
 	o->ctx = imgopt_sb(d->set) || d->t->streams[d->stream].tid >= 0 ? d->ctx_feed : NULL;
+	o->sb = imgopt_sb(d->set);
+	o->nstreams = (int)d->t->nstreams;
 }

@@ -10,25 +10,129 @@
 #include "flow.h"
 #include "image.h"
 #include "pkt.h"
+#include "sideband.h"
 #include "ptdec.h"
 #include "tm.h"
 #include "trace.h"
 
 
 /* The address space of the packet at @off into *@asid (0 without a
- * context) and its thread's key for ct_thread() into *@thread (0 where
- * unknown, else the tid + 1). */
+ * context), its thread's key for ct_thread() into *@thread (0 where
+ * unknown, else the tid + 1) and its estimated TSC into *@tsc (0 where
+ * unknown). */
 static void ctf_task(const struct ctf_opts *o, uint64_t off, uint64_t *asid,
-		     uint64_t *thread)
+		     uint64_t *thread, uint64_t *tsc)
 {
 	struct ctx_task task;
 
-	*asid = *thread = 0;
+	*asid = *thread = *tsc = 0;
 	if (!o->ctx || ctx_at(o->ctx, o->stream, off, &task) < 0)
 		return;
 	*asid = task.asid;
 	if (task.tid >= 0)
 		*thread = (uint64_t)task.tid + 1;
+	if (task.flags & CTX_F_TSC)
+		*tsc = task.tsc;
+}
+
+/* The index of the last slice of @stream's timeline starting at or before
+ * @tsc, or SIZE_MAX if none. */
+static size_t ctf_slice_at(const struct sb *sb, int stream, uint64_t tsc)
+{
+	size_t lo = 0, hi = sb_nslices(sb, stream);
+	struct sb_slice sl;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (!sb_slice(sb, stream, mid, &sl) && sl.tsc <= tsc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+/* Whether thread @tid ran on a stream other than @o->stream in [@t0, @t1). */
+static int ctf_ran_between(const struct ctf_opts *o, int32_t tid, uint64_t t0,
+			   uint64_t t1)
+{
+	struct sb_slice sl, nx;
+	int s;
+
+	for (s = 0; s < o->nstreams; s++) {
+		size_t n = sb_nslices(o->sb, s), j;
+
+		if (s == o->stream || !n)
+			continue;
+		j = ctf_slice_at(o->sb, s, t0);
+		for (j = j == SIZE_MAX ? 0 : j; j < n; j++) {
+			if (sb_slice(o->sb, s, j, &sl) || sl.tsc >= t1)
+				break;
+			if (sl.tid != tid)
+				continue;
+			/* it ran from sl.tsc to the next slice's */
+			if (j + 1 == n || (!sb_slice(o->sb, s, j + 1, &nx) && nx.tsc > t0))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether thread @tid, running on @o->stream at TSC @tsc, ran on another
+ * stream since it last left this one (the sideband's timelines): its
+ * calls and returns there are not in this stream, so its stack here is
+ * stale.  Answered from the timelines alone, the same wherever a decode
+ * starts (a fragment's, the whole range's). */
+static int ctf_ran_elsewhere(const struct ctf_opts *o, int32_t tid, uint64_t tsc)
+{
+	struct sb_slice sl;
+	size_t n, j;
+	uint64_t t_in;
+
+	if (!o->sb || o->nstreams < 2)
+		return 0;
+	n = sb_nslices(o->sb, o->stream);
+	j = ctf_slice_at(o->sb, o->stream, tsc);
+	if (j == SIZE_MAX || sb_slice(o->sb, o->stream, j, &sl))
+		return 0;
+	/* an estimate just before the switch in: the next slice's */
+	if (sl.tid != tid && j + 1 < n && !sb_slice(o->sb, o->stream, j + 1, &sl) &&
+	    sl.tid == tid)
+		j++;
+	if (sl.tid != tid)
+		return 0;
+	/* back to where its stint here began, then to the one before */
+	while (j && !sb_slice(o->sb, o->stream, j - 1, &sl) && sl.tid == tid)
+		j--;
+	if (sb_slice(o->sb, o->stream, j, &sl))
+		return 0;
+	t_in = sl.tsc;
+	while (j && !sb_slice(o->sb, o->stream, j - 1, &sl) && sl.tid != tid)
+		j--;
+	if (!j)
+		return 0;	/* its first stint here: no stack yet */
+	if (sb_slice(o->sb, o->stream, j, &sl))
+		return 0;
+	return ctf_ran_between(o, tid, sl.tsc, t_in);
+}
+
+/* The thread of the last instruction line of @w before line @i (0: none,
+ * or unknown): the thread the tree was fed last, wherever this window
+ * starts feeding. */
+static uint64_t ctf_thread_before(const struct ctf_opts *o,
+				  const struct flow_window *w, size_t i)
+{
+	uint64_t asid, thread, tsc;
+
+	while (i && (w->lines[i - 1].r.kind != FLOW_INSN ||
+		     (o->keep && !ctx_ranges_has(o->keep, o->nkeep,
+						 w->lines[i - 1].r.offset))))
+		i--;
+	if (!i)
+		return 0;
+	ctf_task(o, w->lines[i - 1].r.offset, &asid, &thread, &tsc);
+	return thread;
 }
 
 /* Whether the record decided at @off is fed (@o->keep), moving *@k. */
@@ -96,12 +200,13 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 			   const struct ctf_opts *o, size_t begin, size_t end)
 {
 	uint32_t run = UINT32_MAX;
-	uint64_t asid = 0, thread, asid_off = UINT64_MAX;
+	uint64_t asid = 0, thread = 0, asid_off = UINT64_MAX, tsc, prev;
 	size_t i, k = 0;
 	int in = 1, ret, may_switch = 1;
 
 	if (!ct || !w || !o)
 		return -pte_invalid;
+	prev = o->sb ? ctf_thread_before(o, w, begin) : 0;
 	for (i = begin; i < end && i < w->nlines; i++) {
 		const struct flow_line *l = &w->lines[i];
 		const struct flow_run *r;
@@ -119,7 +224,7 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 		if (l->r.kind != FLOW_INSN) {
 			may_switch |= ctf_may_switch(&l->r);
 			if (ctf_breaks(&l->r)) {
-				if ((ret = ct_break(ct)) < 0)
+				if ((ret = ct_break_all(ct)) < 0)
 					return ret;
 				run = UINT32_MAX;
 			}
@@ -139,17 +244,24 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 				return ret;
 		}
 		if (l->r.offset != asid_off) {
-			ctf_task(o, l->r.offset, &asid, &thread);
+			ctf_task(o, l->r.offset, &asid, &thread, &tsc);
 			asid_off = l->r.offset;
 			/* the task the sideband says, where one may begin: the
-			 * time of a packet is an estimate, a switch is not */
-			if (may_switch && (ret = ct_thread(ct, thread)) < 0)
+			 * time of a packet is an estimate, a switch is not.  A
+			 * thread back from another CPU comes without its stack */
+			if (may_switch && thread && prev && thread != prev &&
+			    ctf_ran_elsewhere(o, (int32_t)(thread - 1), tsc))
+				ret = ct_thread_lost(ct, thread);
+			else
+				ret = may_switch ? ct_thread(ct, thread) : 0;
+			if (ret < 0)
 				return ret;
 			may_switch = 0;
 		}
 		ret = ctf_feed_line(ct, w, l, asid);
 		if (ret < 0)
 			return ret;
+		prev = thread;
 	}
 	return 0;
 }

@@ -6,8 +6,12 @@
  * and the tree is what one decode of the whole range gives (the time
  * model's state carried from window to window).
  *
- * Errors and overflows break the flow (ct_break()); tracing disabled and
- * enabled again does not.  With a restriction (ctx.h's ranges), only the
+ * Errors and overflows break the flow of every thread (ct_break_all():
+ * any of them may have run in what was lost); tracing disabled and
+ * enabled again does not.  A thread switched in on a CPU's stream after
+ * it ran on another CPU (the sideband's timelines say so) has its stack
+ * there forgotten (ct_thread_lost()): its calls and returns over there
+ * are not in this stream.  With a restriction (ctx.h's ranges), only the
  * instructions decided by packets inside the ranges are fed, and leaving
  * a range breaks the flow: the code of other tasks in between is not in
  * the tree.
@@ -22,6 +26,7 @@ struct ct;
 struct ctx;
 struct ctx_range;
 struct flow;
+struct sb;
 struct flow_window;
 struct img;
 struct tm_carry;
@@ -41,6 +46,9 @@ struct ctf_opts {
 	int stream;		/* the stream decoded (for @ctx) */
 	struct ctx *ctx;	/* the address space at an offset (ctx_at());
 				 * NULL: 0, the common one */
+	struct sb *sb;		/* the sideband @ctx reads (NULL: none): where
+				 * else a thread ran */
+	int nstreams;		/* the trace's streams (@sb's timelines) */
 	const struct tm_config *tm;	/* the stream's timing (cycles count
 					 * without it; its time needs it) */
 	const struct tm_carry *carry;	/* the time model's state just before

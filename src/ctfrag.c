@@ -40,8 +40,10 @@ static int ctm_conflict(const struct ct *dst, const struct ct *f)
 
 	if (!s0->inherit || dst->st->inherit)
 		return 0;
+	/* a break of stack 0 alone is no use: it closes dst's frames, which
+	 * the whole flow closed too */
 	for (i = 0; i < f->nops && !used; i++)
-		used = f->ops[i].stack == 0;
+		used = f->ops[i].stack == 0 && f->ops[i].kind == CT_OP_MOVE;
 	for (i = 1; i < f->nstacks && used; i++)
 		if (f->stacks[i].key == dst->st->key)
 			return 1;
@@ -105,6 +107,8 @@ static int ctm_op(struct ctm *m, const struct ct_op *op)
 	}
 	if (op->kind == CT_OP_BREAK)
 		return ct_forget(dst);
+	if (op->kind == CT_OP_BREAK_ALL)
+		return ct_break_all(dst);
 	if (op->pending == CT_IC_RETURN)
 		dst->st->pending = CT_IC_RETURN;
 	ret = ct_move(dst, m->fmap[op->func], op->offset);
@@ -675,7 +679,8 @@ static int ctp_check_stacks(const struct ct *f, const uint32_t *level,
  * for a pack read from a file (any values behind a valid checksum), as
  * feeding makes it: the ops, moves into level nodes (one each, with the
  * pending return a fragment records) and breaks (one a stack at most,
- * the last of its ops); each level node reached by a move (else the
+ * the last of its ops; a break of all, which any stack's may follow);
+ * each level node reached by a move (else the
  * merge never maps it); each stack's pending instruction one a thread
  * has, its base the level node of its last move (none after a break,
  * which makes it not relative), its frames a chain of calls from there
@@ -698,6 +703,8 @@ static int ctp_check(const struct ct *f)
 	for (i = 0; i < f->nops; i++) {
 		const struct ct_op *op = &f->ops[i];
 
+		if (op->kind == CT_OP_BREAK_ALL)
+			continue;	/* its stacks' own breaks follow */
 		if ((op->kind != CT_OP_MOVE && op->kind != CT_OP_BREAK) ||
 		    broke[op->stack])
 			goto out_free;

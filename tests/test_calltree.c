@@ -389,6 +389,61 @@ static void test_threads(void **state)
 	ct_free(ct);
 }
 
+/* An overflow forgets every thread's stack (any may have run in what was
+ * lost); a thread back from another CPU comes without its stack. */
+static void test_break_all(void **state)
+{
+	const struct ct_node *n;
+	struct ct *ct;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(ct_break_all(NULL), -pte_invalid);
+	assert_int_equal(ct_thread_lost(NULL, 1), -pte_invalid);
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	run(ct, 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 100);
+	assert_int_equal(ct_thread(ct, 1), 0);
+	insn(ct, 0x10, 0x1000, CALL);		/* 1: main calls f */
+	insn(ct, 0x10, 0x2000, OTHER);
+	assert_int_equal(ct_thread(ct, 2), 0);
+	insn(ct, 0x10, 0x1000, CALL);		/* 2: main calls f */
+	insn(ct, 0x10, 0x2000, OTHER);
+	assert_int_equal(ct_break_all(ct), 0);
+	assert_int_equal(ct_thread(ct, 1), 0);
+	insn(ct, 0x20, 0x2004, RET);		/* 1: f returns: top-level */
+	insn(ct, 0x20, 0x1004, CALL);		/* main calls g */
+	insn(ct, 0x20, 0x3000, OTHER);
+	assert_int_equal(ct_thread(ct, 2), 0);
+	insn(ct, 0x20, 0x2004, OTHER);		/* 2: f, top-level */
+	assert_int_equal(ct_thread_lost(ct, 1), 0);
+	insn(ct, 0x20, 0x3004, RET);		/* 1: g returns: top-level */
+	insn(ct, 0x20, 0x1008, OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	/* main > f, main > g; f and g top-level, called before */
+	assert_int_equal(ct_nnodes(ct), 6);
+	n = ct_node(ct, 2);
+	assert_string_equal(ct_func(ct, n->func)->name, "f");
+	assert_int_equal(n->parent, 1);
+	assert_int_equal(n->calls, 2);
+	assert_int_equal(n->insns_self, 2);
+	n = ct_node(ct, 3);
+	assert_string_equal(ct_func(ct, n->func)->name, "f");
+	assert_int_equal(n->parent, CT_ROOT);
+	assert_int_equal(n->calls, 0);
+	assert_int_equal(n->insns_self, 2);
+	n = ct_node(ct, 4);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, 1);
+	assert_int_equal(n->insns_self, 1);
+	n = ct_node(ct, 5);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, CT_ROOT);
+	assert_int_equal(n->calls, 0);
+	assert_int_equal(n->insns_self, 1);
+	assert_int_equal(ct_node(ct, 1)->insns_self, 4);
+	ct_free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_outside_run),
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_break_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,8 @@ static void decode(struct fix *fx, struct ct *ct, uint64_t chunk, int frags)
 	memset(&o, 0, sizeof(o));
 	o.stream = fx->stream;
 	o.ctx = fx->ctx_feed;
+	o.sb = imgopt_sb(fx->set);	/* threads back from another CPU */
+	o.nstreams = (int)fx->t->nstreams;
 	o.tm = &fx->t->streams[fx->stream].timing;
 	o.chunk = chunk;
 	if (frags) {
