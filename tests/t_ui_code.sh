@@ -113,7 +113,9 @@ awk -v p="$psb" 'index($0, p "  psb") { on = 1 } on' "$tmp/psb.txt" >"$tmp/psb.r
 rows "$tmp/psb.rows" | awk -v p="$(printf '%016x' "$psb")" '$1 "" > p ""' >"$tmp/r1"
 n=$(wc -l <"$tmp/r1")
 # (50 rows or more: the MTC rows while tracing is off take the rest)
-if [ "$psb" = 0x00001000 ] && [ "$n" -gt 50 ] && head -n "$n" "$tmp/flow1" | cmp -s - "$tmp/r1"; then
+psb2=$("$PTBROWSE" dump --stream cpu0 "$perf" 2>/dev/null |
+	awk '$2 == "psb" && ++n == 2 { print $1; exit }')
+if [ $((psb)) -eq $((0x$psb2)) ] && [ "$n" -gt 50 ] && head -n "$n" "$tmp/flow1" | cmp -s - "$tmp/r1"; then
 	echo "ok   after a PSB jump (}) the rows are flow's from $psb"
 else
 	bad "after } (at '$psb'): $n rows differ from flow's"; head -n "$n" "$tmp/flow1" | diff - "$tmp/r1" | head
