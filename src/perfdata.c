@@ -124,8 +124,11 @@ int perfdata_is(const uint8_t *map, uint64_t size)
 {
 	uint64_t hsize;
 
-	if (!map || size < PD_PIPE_HDR_SIZE || rd64(map) != PD_MAGIC)
+	if (!map || size < 8 || rd64(map) != PD_MAGIC)
 		return 0;
+	/* the magic alone: a perf.data cut short, not a raw trace */
+	if (size < PD_PIPE_HDR_SIZE)
+		return 1;
 	hsize = rd64(map + 8);
 	if (hsize == PD_PIPE_HDR_SIZE)
 		return 2;
@@ -900,10 +903,16 @@ static int perfdata_file_section(struct perfdata_state *st, uint64_t *start,
 	uint64_t dsize;
 	int ret;
 
-	if (st->size < PD_FILE_HDR_SIZE || rd64(st->map + 8) <
-	    PD_FILE_HDR_SIZE) {
-		ret = perfdata_fail(st, 8, pte_bad_file,
-			      "perf.data header cut short");
+	if (st->size < PD_FILE_HDR_SIZE) {
+		ret = perfdata_fail(st, st->size, pte_bad_file, "perf.data header "
+				    "cut short: the file ends after %" PRIu64 " of its "
+				    "%u bytes", st->size, (unsigned)PD_FILE_HDR_SIZE);
+		return ret;
+	}
+	if (rd64(st->map + 8) < PD_FILE_HDR_SIZE) {
+		ret = perfdata_fail(st, 8, pte_bad_file, "perf.data header size %"
+				    PRIu64 " is below the %u bytes of a header "
+				    "(damaged)", rd64(st->map + 8), (unsigned)PD_FILE_HDR_SIZE);
 		return ret;
 	}
 	ret = perfdata_file_attrs(st);

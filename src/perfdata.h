@@ -96,7 +96,8 @@ struct perfdata_info {
 };
 
 /* Whether @map (@size bytes) starts with perf.data's "PERFILE2" magic.
- * Returns 1 for file mode, 2 for pipe mode, 0 if not a perf.data file. */
+ * Returns 1 for file mode (or a file cut inside its header: the magic
+ * alone), 2 for pipe mode, 0 if not a perf.data file. */
 int perfdata_is(const uint8_t *map, uint64_t size);
 
 /* Read the perf.data file mapped at t->map (t->size bytes, t->path for

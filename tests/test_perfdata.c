@@ -379,7 +379,9 @@ static void test_null(void **state)
 	(void)state;
 	memset(&t, 0, sizeof(t));
 	assert_int_equal(perfdata_is(NULL, 0), 0);
-	assert_int_equal(perfdata_is((const uint8_t *)"PERFILE2", 8), 0);
+	/* the magic alone: a perf.data cut short, not a raw trace */
+	assert_int_equal(perfdata_is((const uint8_t *)"PERFILE2", 8), 1);
+	assert_int_equal(perfdata_is((const uint8_t *)"PERFILE", 7), 0);
 	assert_int_equal(perfdata_load(NULL, err, sizeof(err)), -pte_invalid);
 	assert_int_equal(perfdata_load(&t, err, sizeof(err)), -pte_invalid);
 	perfdata_free(NULL);
@@ -894,6 +896,30 @@ static void test_no_pt(void **state)
 	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), -pte_bad_file);
 	assert_non_null(strstr(err, "runs past the end of the file"));
 	assert_non_null(strstr(err, "no Intel PT data before it"));
+	free(f.p);
+	free(d.p);
+}
+
+/* A header cut short, and a whole one whose size field is wrong: each
+ * said as it is, at its offset. */
+static void test_bad_header(void **state)
+{
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+	uint64_t h = 40;
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	f = file_mode(&d, 0);
+	assert_int_equal(load(&t, f.p, 12, err, sizeof(err)), -pte_bad_file);
+	assert_string_equal(err, "test.data: offset 0xc: perf.data header cut "
+			    "short: the file ends after 12 of its 104 bytes");
+	memcpy(f.p + 8, &h, 8);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), -pte_bad_file);
+	assert_string_equal(err, "test.data: offset 0x8: perf.data header size 40 "
+			    "is below the 104 bytes of a header (damaged)");
 	free(f.p);
 	free(d.p);
 }
@@ -1537,6 +1563,7 @@ int main(void)
 		cmocka_unit_test(test_bogus_sizes),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_walk_as_loaded),
+		cmocka_unit_test(test_bad_header),
 		cmocka_unit_test(test_no_pt),
 		cmocka_unit_test(test_short_info),
 		cmocka_unit_test(test_long_info),
