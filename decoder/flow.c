@@ -425,6 +425,18 @@ static int i_proceed_postponed(struct flow *f)
 	return 0;
 }
 
+/* A PSB+ event bound to the PSB's IP (@ev, being processed): the code from
+ * here on is what decoding from that PSB gives, so that PSB decides it,
+ * whatever packet before it decided the IP (a range ending at the PSB
+ * ends here: flow_next()). */
+static void i_psb_bound(struct flow *f, const struct ev *ev)
+{
+	if (ev->status && !ev->noip && (ev->type == FLOW_EV_EXEC_MODE ||
+	    ev->type == FLOW_EV_TSX || ev->type == FLOW_EV_ASYNC_PAGING ||
+	    ev->type == FLOW_EV_ASYNC_VMCS))
+		f->decided = ev->psb;
+}
+
 static int i_event(struct flow *f, struct ev *out)
 {
 	struct ev *ev = &f->ev;
@@ -522,6 +534,7 @@ static int i_event(struct flow *f, struct ev *out)
 	default:
 		break;
 	}
+	i_psb_bound(f, ev);
 	*out = *ev;
 	f->process_event = 0;
 	if (f->process_insn) {
@@ -685,13 +698,14 @@ static int flow_next1(struct flow *f, struct flow_rec *r);
 
 int flow_next(struct flow *f, struct flow_rec *r)
 {
-	int err = flow_next1(f, r);
+	int err, past;
 
 	/* the range ends at the first record a packet at or past it decided */
-	if (!err && r->offset >= f->end) {
-		f->state = DRV_DONE;
-		return -FLOW_E_EOS;
-	}
+	while (!(err = flow_next1(f, r)) && (past = fi_past(r, f->end)))
+		if (past > 1) {
+			f->state = DRV_DONE;
+			return -FLOW_E_EOS;
+		}
 	return err;
 }
 
@@ -861,17 +875,21 @@ int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
 
 	if (!f || !r || !o || f->state == DRV_IDLE)
 		return -FLOW_E_INVALID;
-	if (!drv_fast_blk(f, r, o)) {
-		err = flow_next1(f, r);
-		if (err)
-			return err;
-		fi_blk_one(r, o);
+	for (;;) {
+		if (!drv_fast_blk(f, r, o)) {
+			err = flow_next1(f, r);
+			if (err)
+				return err;
+			fi_blk_one(r, o);
+		}
+		switch (fi_past(r, f->end)) {
+		case 0:
+			return 0;
+		case 2:
+			f->state = DRV_DONE;
+			return -FLOW_E_EOS;
+		}
 	}
-	if (r->offset >= f->end) {
-		f->state = DRV_DONE;
-		return -FLOW_E_EOS;
-	}
-	return 0;
 }
 
 /* DRV_SYNC: 0 synchronised (drain next), 1 with an error record in @r,

@@ -174,6 +174,11 @@ void flow_free(struct flow *f);
 /* Start decoding at the first PSB at or after trace offset @off, with no
  * state from before it; flow_next() then gives the records decided by
  * packets before trace offset @end (UINT64_MAX: to the end of the trace).
+ * The code after a PSB's IP (where its PSB+ events bind) counts as that
+ * PSB's, so ranges from PSB to PSB follow one another without a gap or
+ * an overlap; the status events of a PSB+ at or past @end are left out
+ * (the PSB is read ahead: they may come before the range's last
+ * instructions; the range from that PSB begins with them).
  * Returns 0, or -FLOW_E_INVALID. */
 int flow_seek(struct flow *f, uint64_t off, uint64_t end);
 

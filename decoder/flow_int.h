@@ -53,6 +53,7 @@ struct ev {
 	uint8_t noip;		/* IP suppressed */
 	uint8_t spec, abort;	/* tsx */
 	uint8_t mode;		/* exec_mode */
+	uint64_t psb;		/* a PSB+ event: its PSB's offset */
 };
 
 struct evq {
@@ -100,6 +101,7 @@ struct flow {
 	uint64_t cur_at;	/* cursor offset, UINT64_MAX if unknown */
 	uint64_t pos;		/* position: the next packet */
 	uint64_t sync;		/* the PSB decoding started at */
+	uint64_t psb_at;	/* the last PSB whose PSB+ was read */
 	int synced;		/* pos/sync are meaningful */
 	int have_next;		/* nx holds the packet at pos */
 	enum qk nk;		/* its kind */
@@ -211,6 +213,20 @@ static inline void fi_blk_one(const struct flow_rec *r, struct fi_blk *o)
  * how many.  The records, taken apart, are what flow_next() gives.
  * Returns as flow_next(). */
 int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o);
+
+/*
+ * Whether record @r of a range ending before trace offset @end is past it:
+ * 0 no, 1 it is dropped (a status event of a PSB+ at or past @end: the
+ * PSB is read ahead, so such events may come before the last instructions
+ * packets before it decided; decoding from that PSB gives them), 2 the
+ * range ends there.
+ */
+static inline int fi_past(const struct flow_rec *r, uint64_t end)
+{
+	if (r->offset < end)
+		return 0;
+	return r->kind == FLOW_EVENT && (r->flags & FLOW_F_STATUS) ? 1 : 2;
+}
 
 /* The packet layer (flow_pkt.c). */
 void fq_reset(struct flow *f);

@@ -292,6 +292,7 @@ static struct ev *evq_enqueue(struct flow *f, int evb)
 	ev = &q->q[evb][e];
 	memset(ev, 0, sizeof(*ev));
 	ev->offset = f->pos;
+	ev->psb = f->psb_at;
 	q->end[evb] = ne;
 	return ev;
 }
@@ -541,6 +542,7 @@ static int q_decode_psb(struct flow *f)
 		return f->nx_err;
 	q_consume(f);
 	lastip_init(f);
+	f->psb_at = psb;
 	for (;;) {
 		q_skip_pads(f, 1);
 		err = q_fetch(f);

@@ -271,15 +271,18 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 	struct flow_rec r;
 	struct fi_blk o;
 	int32_t depth = 0;
-	int open = 0, err;
+	int open = 0, err, past;
 
 	flow_seek(f, from, UINT64_MAX);
 	while (!(err = win_next(f, w->blocks, &r, &o))) {
 		if (w->psb == UINT64_MAX && f->synced)
 			w->psb = f->sync;
-		if (r.offset >= to || (max_lines && w->nlines >= max_lines &&
-				       !win_joins(w, &r, &o, open))) {
-			if (r.offset < to)
+		past = fi_past(&r, to);
+		if (past == 1)
+			continue;
+		if (past || (max_lines && w->nlines >= max_lines &&
+			     !win_joins(w, &r, &o, open))) {
+			if (!past)
 				w->truncated = 1;
 			break;
 		}

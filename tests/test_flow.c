@@ -1239,6 +1239,123 @@ static void recorded_cycles(const char *prog)
 	assert_int_equal(mi_new(&code), 0);
 }
 
+/*
+ * Window by window: the windows between consecutive PSBs, one after the
+ * other, give what the window from the start gives (status events aside:
+ * PSB+ restates them, and a window begins with its PSB's).  A PSB is read
+ * ahead, so its status events may come before the last instructions that
+ * packets before it decided: those belong to the window before it.
+ */
+static void add_rec(struct text *t, const struct flow_rec *r)
+{
+	if (r->kind == FLOW_INSN)
+		addf(t, "%" PRIx64 "\n", r->ip);
+	else if (r->kind == FLOW_ERROR)
+		addf(t, "error %d\n", r->err);
+	else if (!(r->flags & FLOW_F_STATUS))
+		addf(t, "event %u\n", r->ev);
+}
+
+static char *window_recs(struct flow *f, uint64_t from, uint64_t to)
+{
+	struct flow_window w = { 0 };
+	struct text t = { 0 };
+	size_t i;
+
+	assert_int_equal(flow_window(f, from, to, NULL, &w), 0);
+	addf(&t, "");
+	for (i = 0; i < w.nlines; i++)
+		add_rec(&t, &w.lines[i].r);
+	flow_window_free(&w);
+	return t.s;
+}
+
+/* The first line where @a and @b differ, for the message. */
+static size_t first_diff(const char *a, const char *b)
+{
+	size_t i, line = 1;
+
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		line += a[i] == '\n';
+	return line;
+}
+
+static void windows_union(const char *prog)
+{
+	const char *build = getenv("BUILD");
+	char dir[] = "/tmp/test_flow.XXXXXX", cmd[8192], path[4200];
+	struct text u = { 0 };
+	struct img img;
+	struct img_span span;
+	struct img_cursor cur;
+	struct flow *f;
+	uint64_t psb, next;
+	size_t n = 0, nwin = 0;
+	uint8_t *b;
+	char *whole;
+
+	snprintf(path, sizeof(path), "%s/tools/ptrecord", build ? build : "build");
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s --psb-period 64 -q -o %s/r.pt %s/progs/%s "
+		 ">/dev/null 2>&1", path, dir, build ? build : "build", prog);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(load_options(dir, "r.pt"), 0);
+	snprintf(path, sizeof(path), "%s/r.pt", dir);
+	b = slurp(path, &n);
+	assert_non_null(b);
+	img_init_flat(&img, &span, b, n);
+	f = flow_of(&img);
+	whole = window_recs(f, 0, UINT64_MAX);
+	assert_true(strlen(whole) > 10000);
+	addf(&u, "");
+	assert_int_equal(img_cursor_init(&cur, &img, 0), 0);
+	assert_int_equal(img_cursor_sync_forward(&cur, 0), 0);
+	psb = img_cursor_offset(&cur);
+	for (;;) {
+		char *part;
+
+		next = img_cursor_sync_forward(&cur, psb + 1) ? UINT64_MAX :
+		       img_cursor_offset(&cur);
+		part = window_recs(f, psb, next);
+		u.len += strlen(part);
+		u.s = realloc(u.s, u.len + 1);
+		assert_non_null(u.s);
+		strcat(u.s, part);
+		free(part);
+		nwin++;
+		if (next == UINT64_MAX)
+			break;
+		psb = next;
+	}
+	if (strcmp(whole, u.s))
+		fail_msg("%s: %zu windows: line %zu differs from the whole", prog,
+			 nwin, first_diff(whole, u.s));
+	assert_true(nwin > 20);
+	free(whole);
+	free(u.s);
+	flow_free(f);
+	free(b);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	mi_free(code);
+	assert_int_equal(mi_new(&code), 0);
+}
+
+static void test_windows_union(void **state)
+{
+	const char *build = getenv("BUILD");
+	char path[4200];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tools/ptrecord", build ? build : "build");
+	if (access(path, X_OK))
+		skip();
+	windows_union("p_loops");
+	windows_union("p_signal");
+	windows_union("p_longjmp");
+	windows_union("p_sample");
+}
+
 static void test_recorded_cycles(void **state)
 {
 	const char *build = getenv("BUILD");
@@ -1302,6 +1419,7 @@ int main(void)
 		T(test_window_depth),
 		T(test_kafl),
 		T(test_recorded_cycles),
+		T(test_windows_union),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
