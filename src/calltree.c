@@ -662,6 +662,15 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
 	return 0;
 }
 
+void ct_span_add(struct ct *ct, uint64_t tsc)
+{
+	if (!ct->have_span || tsc < ct->span_lo)
+		ct->span_lo = tsc;
+	if (!ct->have_span || tsc > ct->span_hi)
+		ct->span_hi = tsc;
+	ct->have_span = 1;
+}
+
 /* Feed @n consecutive instructions of function @func decided at @offset,
  * the last of class @iclass, the others moving nothing: as many
  * ct_insn()s, since after the first one's move the rest stay in its node
@@ -676,6 +685,10 @@ static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t n,
 	if (ret < 0)
 		return ret;
 	node = ct_stack_top(ct);
+	if (ct->have_tsc)
+		ct_span_add(ct, ct->tsc);
+	else if (ct->frag && !ct->have_span)
+		ct->untimed_first = 1;
 	ct->nodes[node].insns_self += n;
 	ct->funcs[func].insns += n;
 	if ((ret = ct_parts_add(&ct->pn, node, n)) < 0 ||
@@ -918,9 +931,10 @@ int ct_finish(struct ct *ct)
 
 		ct_sum_add(&p->total, &n->total);
 		p->insns += n->insns;
-		if (n->parent == CT_ROOT)
-			p->tsc_ticks += n->tsc_ticks;
 	}
+	/* the range's: not its top-level nodes' sum, which counts threads
+	 * that ran at once (on another CPU, or switched out) twice */
+	ct->nodes[CT_ROOT].tsc_ticks = ct->have_span ? ct->span_hi - ct->span_lo : 0;
 	ct->finished = 1;
 	return 0;
 }

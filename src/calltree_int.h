@@ -146,6 +146,12 @@ struct ct {
 	size_t nstacks, cap_stacks;
 	struct ct_stack *st;	/* the current thread's */
 	int truncated;
+	/* the TSC of the instructions fed (the root's time is from the
+	 * first to the last: threads' calls overlap) */
+	uint64_t span_lo, span_hi;
+	uint8_t have_span;
+	uint8_t untimed_first;	/* fragment: instructions were fed before
+				 * its first TSC (at the TSC before it) */
 	/* the open run */
 	int in_run;
 	struct ct_cyc cyc;
@@ -220,6 +226,9 @@ int ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n);
  * roots.  @p is emptied. */
 int ct_parts_close_nodes(struct ct *ct, struct ct_parts *p,
 			 const struct ct_cyc *c);
+
+/* Widen @ct's span of instruction TSCs to @tsc. */
+void ct_span_add(struct ct *ct, uint64_t tsc);
 
 /* Free @ct's nodes, functions, stacks and what a fragment records, and
  * count none. */

@@ -270,6 +270,20 @@ static int ctm_frames(struct ctm *m)
 	return 0;
 }
 
+/* The span of instruction TSCs: the fragment's, and the TSC before it
+ * for its instructions before its first TSC, as feeding would have. */
+static void ctm_span(struct ctm *m)
+{
+	if (m->f->untimed_first && m->have_tsc0)
+		ct_span_add(m->dst, m->tsc0);
+	else if (m->f->untimed_first && !m->dst->have_span)
+		m->dst->untimed_first = 1;
+	if (m->f->have_span) {
+		ct_span_add(m->dst, m->f->span_lo);
+		ct_span_add(m->dst, m->f->span_hi);
+	}
+}
+
 int ct_merge(struct ct *dst, const struct ct *frag)
 {
 	struct ctm m = { dst, frag, NULL, NULL, NULL, NULL, 0, 0 };
@@ -297,6 +311,7 @@ int ct_merge(struct ct *dst, const struct ct *frag)
 	    (ret = ctm_nodes(&m)) < 0 || (ret = ctm_ticks(&m)) < 0 ||
 	    (ret = ctm_xruns(&m)) < 0 || (ret = ctm_frames(&m)) < 0)
 		goto out_free;
+	ctm_span(&m);
 	dst->st = &dst->stacks[m.smap[frag->st - frag->stacks]];
 	if (frag->have_tsc) {
 		dst->tsc = frag->tsc;
@@ -594,6 +609,10 @@ static void ctp_walk(struct ctp *io, struct ct *f)
 	CTP(io, f->tsc);
 	CTP(io, f->have_tsc);
 	CTP(io, f->truncated);
+	CTP(io, f->have_span);
+	CTP(io, f->untimed_first);
+	CTP(io, f->span_lo);
+	ctp_d(io, &f->span_hi, f->span_lo);
 	f->stacks = ctp_alloc(io, f->stacks, f->nstacks, sizeof(*f->stacks));
 	if (io->in && !f->stacks)
 		f->nstacks = 0;	/* ct_free() walks them */

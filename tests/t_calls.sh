@@ -63,6 +63,15 @@ for c in 0 1; do
 	head=$(sed -n '1s/.*cycles \([^,]*\),.*/\1/p' "$tmp/calls" | sed 's/[~>=]//g; s/+?//; s/-.*//')
 	[ "$sum" = "$head" ] || bad "cpu$c: the functions' cycles add up to $sum, the range has $head"
 
+	# the range's time is its span (flow's, first to last deciding
+	# packet), not its top-level calls' sum: threads overlap
+	us=$(sed -n '1s/.*, time \([0-9.]*\)us$/\1/p' "$tmp/calls")
+	ms=$("$PTBROWSE" flow --summary --stream cpu$c "$perf" 2>/dev/null |
+		sed -n 's/^time: .*, \([0-9.]*\) ms .*/\1/p')
+	awk -v us="$us" -v ms="$ms" 'BEGIN { exit !(us != "" && ms != "" &&
+		us <= ms * 1000 + 0.01 && us >= ms * 900) }' ||
+		bad "cpu$c: the range's time is ${us}us, flow's span ${ms}ms"
+
 	# every instruction ran as one of the four threads
 	s=0
 	for t in $(awk '$1 == "fork" { print $3 } $1 == "comm" && $2 == $3 { print $3 }' \

@@ -208,7 +208,8 @@ static void test_tree(void **state)
 	assert_int_equal(main_->tsc_ticks, 400);
 	assert_int_equal(f->tsc_ticks, 100);
 	assert_int_equal(g->tsc_ticks, 0);
-	assert_int_equal(root->tsc_ticks, 400);
+	/* the range's: its first instruction's TSC to its last's */
+	assert_int_equal(root->tsc_ticks, 500);
 	assert_false(ct_truncated(ct));
 	/* a function's range answers again without the resolver */
 	assert_true(calls < 16);
@@ -386,6 +387,10 @@ static void test_threads(void **state)
 	assert_int_equal(n->parent, 4);
 	assert_int_equal(n->calls, 1);
 	assert_int_equal(ct_node(ct, CT_ROOT)->total.lo, 60);
+	/* the range's time, 100 to 300, not its top-level nodes' 300
+	 * (main 200, f 100: the threads' calls overlap) */
+	assert_int_equal(ct_node(ct, 1)->tsc_ticks + ct_node(ct, 4)->tsc_ticks, 300);
+	assert_int_equal(ct_node(ct, CT_ROOT)->tsc_ticks, 200);
 	ct_free(ct);
 }
 
