@@ -123,12 +123,11 @@ static uint32_t ct_node_new(struct ct *ct)
 	return (uint32_t)ct->nnodes++;
 }
 
-static int ct_parts_init(struct ct_parts *p, int unbounded)
+static int ct_parts_init(struct ct_parts *p)
 {
 	p->id = malloc(CT_PARTS * sizeof(*p->id));
 	p->n = malloc(CT_PARTS * sizeof(*p->n));
 	p->cap = CT_PARTS;
-	p->unbounded = unbounded;
 	return p->id && p->n ? 0 : -pte_nomem;
 }
 
@@ -155,7 +154,7 @@ static int ct_make(struct ct **out, ct_resolve_fn resolve, void *ctx, int frag)
 	ct->frag = frag;
 	ct->stacks = calloc(1, sizeof(*ct->stacks));
 	if (ct_node_new(ct) != CT_ROOT || !ct->stacks ||
-	    ct_parts_init(&ct->pn, frag) || ct_parts_init(&ct->pf, 0)) {
+	    ct_parts_init(&ct->pn) || ct_parts_init(&ct->pf)) {
 		ct_free(ct);
 		return -pte_nomem;
 	}
@@ -379,28 +378,26 @@ int ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n)
 	}
 	for (i = 0; i < p->nparts && p->id[i] != id; i++)
 		;
+	/* every part kept: one lumped into another would show the cycles
+	 * of both as the other's and an exact 0 as its own */
 	if (i == p->nparts) {
-		if (p->nparts == CT_PARTS && !p->unbounded) {
-			i = CT_PARTS - 1;	/* lumped with the last */
-		} else {
-			if (p->nparts == p->cap) {
-				size_t c = 2 * p->cap;
-				uint32_t *id2 = realloc(p->id, c * sizeof(*id2));
-				uint64_t *n2;
+		if (p->nparts == p->cap) {
+			size_t c = 2 * p->cap;
+			uint32_t *id2 = realloc(p->id, c * sizeof(*id2));
+			uint64_t *n2;
 
-				if (!id2)
-					return -pte_nomem;
-				p->id = id2;
-				n2 = realloc(p->n, c * sizeof(*n2));
-				if (!n2)
-					return -pte_nomem;
-				p->n = n2;
-				p->cap = c;
-			}
-			p->id[i] = id;
-			p->n[i] = 0;
-			p->nparts++;
+			if (!id2)
+				return -pte_nomem;
+			p->id = id2;
+			n2 = realloc(p->n, c * sizeof(*n2));
+			if (!n2)
+				return -pte_nomem;
+			p->n = n2;
+			p->cap = c;
 		}
+		p->id[i] = id;
+		p->n[i] = 0;
+		p->nparts++;
 	}
 	p->n[i] += n;
 	p->last = i;
@@ -408,18 +405,13 @@ int ct_parts_add(struct ct_parts *p, uint32_t id, uint64_t n)
 }
 
 /* Give the run's cycles @c (NULL: unknown) to the parts' sums: the
- * nodes' (or the functions' if @funcs).  Parts past CT_PARTS are lumped
- * into the last kept, as if added so. */
+ * nodes' (or the functions' if @funcs). */
 static void ct_parts_give(struct ct *ct, struct ct_parts *p, int funcs,
 			  const struct ct_cyc *c)
 {
 	uint64_t total = 0, lo_left, hi_left, hi;
 	size_t i;
 
-	for (i = CT_PARTS; i < p->nparts; i++)
-		p->n[CT_PARTS - 1] += p->n[i];
-	if (p->nparts > CT_PARTS)
-		p->nparts = CT_PARTS;
 	for (i = 0; i < p->nparts; i++)
 		total += p->n[i];
 	hi = c && (c->flags & CT_C_HI) ? c->hi : c ? c->lo : 0;

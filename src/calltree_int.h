@@ -38,8 +38,8 @@
 
 #define CT_MAX_DEPTH	1024	/* frames kept; deeper calls are counted in
 				 * the deepest (see ct_truncated()) */
-#define CT_PARTS	16	/* nodes (functions) a run is split between;
-				 * more are lumped into the last */
+#define CT_PARTS	16	/* nodes (functions) a run is split between,
+				 * room made for at first (more are kept) */
 #define CT_IPC		4096	/* instructions whose function is kept (a
 				 * power of two) */
 #define CT_PEND_UNKNOWN	(-1)	/* a fragment's thread before its first
@@ -78,8 +78,6 @@ struct ct_parts {
 	size_t nparts, cap;
 	size_t last;		/* the part added to last (a run's instructions
 				 * mostly go to one) */
-	int unbounded;		/* keep every id (a fragment's nodes): lumped
-				 * when given, not when added */
 };
 
 /* An instruction's function, kept: code without a symbol (a segment)

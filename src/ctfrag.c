@@ -215,7 +215,6 @@ static int ctm_xruns(struct ctm *m)
 	p.id = malloc(CT_PARTS * sizeof(*p.id));
 	p.n = malloc(CT_PARTS * sizeof(*p.n));
 	p.cap = CT_PARTS;
-	p.unbounded = m->dst->frag;
 	if (!p.id || !p.n) {
 		ret = -pte_nomem;
 		goto out_free;
@@ -419,7 +418,7 @@ static void ctp_d(struct ctp *io, uint64_t *v, uint64_t base)
 	} while (0)
 
 /* A sum of cycles over @insns instructions (their cycles mostly known or
- * unknown: the two add up to @insns but where a run's parts were lumped). */
+ * unknown: the two add up to @insns). */
 static void ctp_sum(struct ctp *io, struct ct_sum *s, uint64_t insns)
 {
 	CTP(io, s->lo);

@@ -449,6 +449,55 @@ static void test_break_all(void **state)
 	ct_free(ct);
 }
 
+/* A run split between more nodes than room was made for at first: each
+ * gets its share, none an exact 0 (they were lumped into the 16th). */
+static int resolve20(void *ctx, uint64_t asid, uint64_t ip,
+		     struct symfmt_fn *fn)
+{
+	static const char *const names[] = { "f0", "f1", "f2", "f3", "f4",
+		"f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12", "f13", "f14",
+		"f15", "f16", "f17", "f18", "f19" };
+	uint64_t k = ip / 0x1000 - 1;
+
+	(void)ctx;
+	(void)asid;
+	if (k >= 20)
+		return -pte_invalid;
+	fn->name = names[k];
+	fn->start = (k + 1) * 0x1000;
+	fn->end = fn->until = fn->start + 0x1000;
+	fn->kind = SYMFMT_FUNC;
+	return 0;
+}
+
+static void test_many_parts(void **state)
+{
+	const struct ct_node *n;
+	struct ct *ct;
+	uint64_t lo = 0;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve20, NULL), 0);
+	run(ct, 200, 200, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 0);
+	/* f0 calls f1 calls ... f19, one instruction each */
+	for (i = 0; i < 20; i++)
+		insn(ct, 0x10, 0x1000 * (i + 1), i < 19 ? CALL : OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_nnodes(ct), 21);
+	for (i = 1; i < 21; i++) {
+		n = ct_node(ct, i);
+		assert_int_equal(n->insns_self, 1);
+		assert_int_equal(n->self.known, 1);
+		assert_int_equal(n->self.lo, 10);
+		assert_true(n->self.flags & CT_S_SHARED);
+		assert_int_equal(ct_func(ct, n->func)->cyc.lo, 10);
+		lo += n->self.lo;
+	}
+	assert_int_equal(lo, 200);
+	ct_free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_break_all),
+		cmocka_unit_test(test_many_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
