@@ -1089,6 +1089,17 @@ static void test_time_conv(void **state)
 		/* one nanosecond is 1.2 ticks */
 		assert_true(x <= tsc && tsc - x <= 2);
 	}
+	/* a damaged record's time before the zero, or past 2^64 ticks:
+	 * clamped, so times in order stay TSCs in order (it wrapped: the
+	 * sideband's timeline, sorted by time, lost its TSC order) */
+	assert_int_equal(perfdata_time_to_tsc(&c, 12344, &x), 0);
+	assert_int_equal(x, 0);
+	assert_int_equal(perfdata_time_to_tsc(&c, 1, &x), 0);
+	assert_int_equal(x, 0);
+	assert_int_equal(perfdata_time_to_tsc(&c, UINT64_MAX, &x), 0);
+	assert_int_equal(x, UINT64_MAX);
+	assert_int_equal(perfdata_time_to_tsc(&c, UINT64_MAX / 6 * 5, &x), 0);
+	assert_true(x > UINT64_MAX / 2);
 }
 
 /* Map $SHARED/traces/quipper-perf-intel-pt/@name; NULL if absent. */
