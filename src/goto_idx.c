@@ -18,8 +18,6 @@
 
 /* Decoded windows kept while resolving: a few targets need a few. */
 #define GOTO_IDX_CACHE_BYTES (16u << 20)
-/* How far a target is looked for past the seek point the index gives. */
-#define GOTO_IDX_ROWS (WIN_MAX_ROWS * 64)
 
 struct goto_idx {
 	const struct trace *t;
@@ -150,20 +148,21 @@ static int goto_idx_psb_number(void *arg, uint64_t off, int64_t *n, char *err,
 	return 0;
 }
 
-/* From seek point @seg's PSB, the first row for which @hit() holds;
- * *@off gets its offset, or the PSB's if none is near.
- * Returns 1 if a row was found, 0 if not, -pte_eos if @seg does not exist. */
+/* From seek point @seg's PSB on, the first row for which @hit() holds,
+ * however long the segment (a command may take its time; the browser
+ * looks in the background, ui/goto_job.h); *@off gets its offset.
+ * Returns 1 if a row was found, 0 if none up to the end, -pte_eos if
+ * @seg does not exist. */
 static int goto_idx_scan(struct goto_idx *g, size_t seg,
 			 int (*hit)(const struct win_row *, uint64_t), uint64_t v,
 			 uint64_t *off)
 {
 	struct win_iter it = { 0 };
 	struct idx_seek sk;
-	int n = GOTO_IDX_ROWS, found = 0;
+	int found = 0;
 
 	if (idx_seek(g->idx, seg, &sk))
 		return -pte_eos;
-	*off = sk.offset;
 	if (win_seek(&it, g->wc, sk.offset))
 		return 0;
 	do {
@@ -172,7 +171,7 @@ static int goto_idx_scan(struct goto_idx *g, size_t seg,
 			found = 1;
 			break;
 		}
-	} while (n-- && !win_next(&it));
+	} while (!win_next(&it));
 	win_iter_release(&it);
 	return found;
 }
@@ -191,11 +190,15 @@ static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
 
 	if (r < 0)
 		return r;
-	/* Past the last TSC: the last segment with one is the answer. */
 	if (idx_find_tsc(g->idx, tsc, &seg) ||
-	    goto_idx_scan(g, seg, tsc_hit, tsc, off) < 0) {
+	    (r = goto_idx_scan(g, seg, tsc_hit, tsc, off)) < 0) {
 		snprintf(err, len, "goto: no time information in the trace");
 		return -pte_no_time;
+	}
+	/* Past the last TSC: no such packet, as past the last cycle. */
+	if (!r) {
+		snprintf(err, len, "goto: no packet has a TSC at or after 0x%" PRIx64, tsc);
+		return -pte_eos;
 	}
 	return 0;
 }

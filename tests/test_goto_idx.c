@@ -180,6 +180,41 @@ static void test_marks(void **state)
 	marks_close(set);
 }
 
+/* A PSB segment of 400,000 packets whose second TSC is at its end: tsc
+ * finds that TSC, however deep (it gave the segment's PSB after 262,144
+ * rows); past the last TSC is no packet, not the last segment. */
+static void test_long_segment(void **state)
+{
+	struct fix *f = *state;
+	size_t n = 400000 + 4 * SEG;
+	uint8_t *buf = calloc(1, n), *p, *deep;
+	struct trace *t;
+	struct goto_idx *g;
+	char path[160], err[256];
+	FILE *fp;
+
+	assert_non_null(buf);
+	p = pte_psbend(pte_cbr(pte_tsc(pte_psb(buf), TSC0), 24));
+	deep = p + 400000;	/* (0 is PAD) */
+	pte_tsc(deep, TSC0 + 500);
+	p = pte_psb(buf + n - 2 * SEG);
+	pte_psbend(pte_cbr(pte_tsc(p, TSC0 + 1000), 24));
+	snprintf(path, sizeof(path), "%s/long.pt", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, n, fp), n);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(goto_idx_new(&g, t, 0, &f->cfg, NULL), 0);
+	expect(g, "tsc 0x1000190", 0, (uint64_t)(deep - buf));	/* TSC0 + 400 */
+	expect(g, "t 450ns", 0, (uint64_t)(deep - buf));
+	expect(g, "tsc 0x10003e8", 0, n - 2 * SEG + 16);
+	expect_err(g, "tsc 0x2000000", -pte_eos, "no packet has a TSC at or after 0x2000000");
+	goto_idx_free(g);
+	trace_close(t);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +222,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_places, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_segment, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

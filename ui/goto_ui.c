@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "goto.h"
+#include "goto_job.h"
 #include "goto_ui.h"
 #include "marks.h"
 #include "msg.h"
@@ -18,10 +19,28 @@
 #include "timefmt.h"
 #include "ui.h"
 
+/* What the goto_ctx callbacks get: the browser, and whether a target
+ * deep in a long PSB segment may be looked for in the background (a
+ * :goto) or must be answered now (targets of other commands). */
+struct goto_ui_arg {
+	struct ui *ui;
+	int may_defer;		/* a job may look further (goto_job.h) */
+	int deferred;		/* one does: the goto lands later */
+	int timed;		/* a goto by time (t 5ms) */
+	char what[64];		/* the target as typed, for messages */
+};
+
+/* The callbacks' answer once a job looks further: no offset now. */
+static int goto_ui_deferred(char *err, size_t len)
+{
+	snprintf(err, len, "goto: looking further in the background");
+	return -pte_canceled;
+}
+
 /* goto_ctx callbacks: sync point @n from the index. */
 static int goto_ui_g_psb_offset(void *arg, uint64_t n, uint64_t *off, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	struct idx_seek sk;
 
 	if (!ui->idx || idx_seek(ui->idx, (size_t)n, &sk)) {
@@ -35,7 +54,7 @@ static int goto_ui_g_psb_offset(void *arg, uint64_t n, uint64_t *off, char *err,
 
 static int goto_ui_g_psb_number(void *arg, uint64_t off, int64_t *n, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	size_t i;
 
 	if (!ui->idx)
@@ -44,13 +63,63 @@ static int goto_ui_g_psb_number(void *arg, uint64_t off, int64_t *n, char *err, 
 	return 0;
 }
 
+/* The first row at or after the row at @from that goto_job_hit() takes
+ * for @kind @v, looking at GOTO_JOB_ROWS rows on this thread: past them,
+ * a :goto hands the rest to a job (goto_job.h) and the others say where
+ * they stopped.  @what names the target.
+ * Returns 0 and sets *@off, 1 once a job looks further, or -pte_eos
+ * (none to the end) or -pte_invalid (too far here) with a message. */
+static int goto_ui_scan(struct goto_ui_arg *a, enum goto_job_kind kind, uint64_t v,
+			uint64_t from, uint64_t *off, char *err, size_t len)
+{
+	struct ui *ui = a->ui;
+	struct win_iter it = { 0 };
+	int r = -pte_eos, n = GOTO_JOB_ROWS;
+	uint64_t at = from;
+
+	if (win_seek(&it, ui->wc, from) < 0) {
+		snprintf(err, len, "goto: %s: the trace is empty", a->what);
+		return -pte_eos;
+	}
+	do {
+		const struct win_row *row = win_row(&it);
+
+		at = row->pkt.offset;
+		if (goto_job_hit(kind, row, v)) {
+			*off = at;
+			r = 0;
+			break;
+		}
+		if (!n--) {
+			r = 1;
+			break;
+		}
+	} while (!win_next(&it));
+	win_iter_release(&it);
+	if (r == 1 && a->may_defer &&
+	    !goto_job_start(ui, kind, v, at, a->what, a->timed)) {
+		a->deferred = 1;
+		return 1;
+	}
+	if (r == 1)
+		snprintf(err, len, "goto: %s lies more than %d packets past 0x%" PRIx64
+			 " (:goto looks further, in the background)", a->what,
+			 GOTO_JOB_ROWS, from);
+	else if (r && kind == GOTO_JOB_CYCLES)
+		snprintf(err, len, "goto: no packet at or after %" PRIu64 " cycles", v);
+	else if (r)
+		snprintf(err, len, "goto: %s: no packet has a TSC at or after 0x%" PRIx64,
+			 a->what, v);
+	return r ? (r == 1 ? -pte_invalid : -pte_eos) : 0;
+}
+
 static int goto_ui_g_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err, size_t len)
 {
-	struct ui *ui = arg;
-	struct win_iter it = { 0 };
+	struct goto_ui_arg *a = arg;
+	struct ui *ui = a->ui;
 	struct idx_seek sk;
 	size_t seg;
-	int r, n = WIN_MAX_ROWS * 8;
+	int r;
 
 	r = ui->idx ? idx_find_tsc(ui->idx, tsc, &seg) : -pte_no_time;
 	if (r == 1) {
@@ -61,22 +130,14 @@ static int goto_ui_g_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err, size
 		snprintf(err, len, "goto: no time information%s", ui->idx ? "" : " (no index)");
 		return -pte_no_time;
 	}
-	*off = sk.offset;
-	/* The first row of that segment at or after @tsc. */
-	if (!win_seek(&it, ui->wc, sk.offset)) {
-		while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
-				win_row(&it)->ts.tsc >= tsc))
-			if (win_next(&it))
-				break;
-		*off = win_row(&it)->pkt.offset;
-	}
-	win_iter_release(&it);
-	return 0;
+	/* The first row of that segment (or after it) at or after @tsc. */
+	r = goto_ui_scan(a, GOTO_JOB_TSC, tsc, sk.offset, off, err, len);
+	return r == 1 ? goto_ui_deferred(err, len) : r;
 }
 
 static int goto_ui_g_time(void *arg, uint64_t ns, uint64_t *off, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	double hz = (double)tm_tsc_hz(&ui->tmcfg, 1);
 
 	if (!ui->have_t0 || hz <= 0) {
@@ -88,7 +149,7 @@ static int goto_ui_g_time(void *arg, uint64_t ns, uint64_t *off, char *err, size
 
 static int goto_ui_g_time_at(void *arg, uint64_t off, uint64_t *ns, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	struct win_iter it = { 0 };
 	double d = NAN;
 
@@ -119,7 +180,7 @@ static int goto_ui_g_seek_cycles(struct ui *ui, size_t i, uint64_t *cyc)
  * seek point whose carry counts no more, then its rows. */
 static int goto_ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	struct win_iter it = { 0 };
 	struct idx_seek sk;
 	size_t lo = 0, hi, mid;
@@ -183,7 +244,7 @@ static int goto_ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, s
 /* Core cycles from the start at the packet at @off. */
 static int goto_ui_g_cycles_at(void *arg, uint64_t off, uint64_t *cyc, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	struct win_iter it = { 0 };
 	int r = -pte_no_time;
 
@@ -205,7 +266,7 @@ static int goto_ui_g_ordinal(void *arg, uint64_t ord, uint64_t *off, char *err, 
 
 static int goto_ui_g_mark(void *arg, const char *name, uint64_t *off, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	long i;
 
 	if (!ui->bm || (i = marks_find(ui->bm, name)) < 0 ||
@@ -223,7 +284,7 @@ static int goto_ui_g_mark(void *arg, const char *name, uint64_t *off, char *err,
 
 static int goto_ui_g_region(void *arg, const char *name, uint64_t *off, char *err, size_t len)
 {
-	struct ui *ui = arg;
+	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	long i;
 
 	if (!ui->bm || (i = marks_find(ui->bm, name)) < 0) {
@@ -234,11 +295,12 @@ static int goto_ui_g_region(void *arg, const char *name, uint64_t *off, char *er
 	return 0;
 }
 
-/* The goto context of the browser's cursor. */
-static void goto_ui_ctx(struct ui *ui, struct goto_ctx *ctx)
+/* The goto context of the browser's cursor, its callbacks given @a. */
+static void goto_ui_ctx(struct ui *ui, struct goto_ui_arg *a, struct goto_ctx *ctx)
 {
+	a->ui = ui;
 	*ctx = (struct goto_ctx){
-		.cursor = ui->cursor, .size = ui->img->size, .arg = ui,
+		.cursor = ui->cursor, .size = ui->img->size, .arg = a,
 		.psb_offset = goto_ui_g_psb_offset, .psb_number = goto_ui_g_psb_number,
 		.tsc_offset = goto_ui_g_tsc, .time_offset = goto_ui_g_time,
 		.time_at = goto_ui_g_time_at, .ordinal_offset = goto_ui_g_ordinal,
@@ -249,25 +311,35 @@ static void goto_ui_ctx(struct ui *ui, struct goto_ctx *ctx)
 
 int goto_ui_offset(struct ui *ui, const char *arg, uint64_t *off, char *err, size_t len)
 {
+	struct goto_ui_arg a = { 0 };
 	struct goto_ctx ctx;
 
-	goto_ui_ctx(ui, &ctx);
+	goto_ui_ctx(ui, &a, &ctx);
+	snprintf(a.what, sizeof(a.what), "%s", arg);
 	return goto_offset(arg, &ctx, off, err, len);
 }
 
-/* Jump to goto target @t (parsed by goto.c). */
-static int goto_ui_target(struct ui *ui, const struct goto_target *t)
+/* Jump to goto target @t (parsed by goto.c), typed as @text. */
+static int goto_ui_target(struct ui *ui, const struct goto_target *t, const char *text)
 {
+	struct goto_ui_arg a = { .may_defer = 1 };
 	struct goto_ctx ctx;
 	char err[256] = "";
 	uint64_t off;
 
-	goto_ui_ctx(ui, &ctx);
+	goto_ui_ctx(ui, &a, &ctx);
+	snprintf(a.what, sizeof(a.what), "%s", text);
 
 	if (t->kind == GOTO_MARK && (!strcmp(t->name, "'") || !strcmp(t->name, "`")))
 		return nav_last(ui);
+	/* A target looked for before, still looked for, gives way. */
+	goto_job_free(ui);
 	if (goto_resolve(t, &ctx, &off, err, sizeof(err)) < 0) {
-		msg_report(ui, UI_ERROR, "%s", err[0] ? err : "goto: failed");
+		if (a.deferred)
+			msg_report(ui, UI_INFO, "goto %s: looking past the first %d packets "
+				   "(C-c stops; keys work meanwhile)", a.what, GOTO_JOB_ROWS);
+		else
+			msg_report(ui, UI_ERROR, "%s", err[0] ? err : "goto: failed");
 		return UI_DRAW_STATUS;
 	}
 	if (t->kind == GOTO_END && !t->value)
@@ -319,17 +391,20 @@ static int goto_ui_goto(struct ui *ui, const char *arg)
 		msg_report(ui, UI_ERROR, "%s", err);
 		return UI_DRAW_STATUS;
 	}
-	return goto_ui_target(ui, &t);
+	return goto_ui_target(ui, &t, arg);
 }
 
 /* A key with a count: N% NP Ng. */
 static int goto_ui_count(struct ui *ui, enum goto_kind kind, uint64_t n)
 {
 	struct goto_target t;
+	char text[32];
 
 	if (goto_from_count(&t, kind, n) < 0)
 		return UI_DRAW_NONE;
-	return goto_ui_target(ui, &t);
+	snprintf(text, sizeof(text), "%s%" PRIu64 "%s", kind == GOTO_ORDINAL ? "#" : "", n,
+		 kind == GOTO_PERCENT ? "%" : "");
+	return goto_ui_target(ui, &t, text);
 }
 
 

@@ -17,6 +17,7 @@
 #include "prompt.h"
 #include "screen.h"
 #include "ctxterm.h"
+#include "goto_job.h"
 #include "search.h"
 #include "search_code.h"
 #include "search_sb.h"
@@ -500,7 +501,7 @@ int search_ui_stop(struct ui *ui)
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
 
-	if (search_ui_fstop(ui))
+	if (goto_job_stop(ui) || search_ui_fstop(ui))
 		return 1;
 	if (su && su->fs) {
 		srch_cancel(su->fs);
@@ -576,6 +577,8 @@ int search_ui_poll(struct ui *ui, int *busy)
 	int draw = UI_DRAW_NONE;
 
 	*busy = 0;
+	/* (a :goto's long look, which C-c stops as it stops a search) */
+	draw |= goto_job_poll(ui, busy);
 	if (!su)
 		return draw;
 	if (search_ui_fon(su) && su->cstate == 1 && su->cgen == su->fgen &&
@@ -625,6 +628,7 @@ void search_ui_wait(struct ui *ui)
 {
 	int busy;
 
+	goto_job_wait(ui);
 	if (ui->sui && ui->sui->s)
 		srch_wait(ui->sui->s);
 	if (ui->sui && ui->sui->sb)
@@ -760,9 +764,13 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 	size_t len = 0;
 	int r;
 
-	if (!su || !size)
+	if (!size)
 		return 0;
 	buf[0] = 0;
+	/* a :goto's long look, the thing waited for now */
+	len = goto_job_status(ui, buf, size);
+	if (len || !su)
+		return len;
 	if (su->sb) {
 		uint64_t done, total;
 		size_t n, rank;
@@ -888,6 +896,7 @@ void search_ui_free(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 
+	goto_job_free(ui);
 	if (!su)
 		return;
 	srch_free(su->s);
