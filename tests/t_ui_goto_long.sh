@@ -1,8 +1,10 @@
 #!/bin/sh
-# t_ui_goto_long -- :goto tsc V and :goto t T land on the first packet at
-# or after their time however deep in a long PSB segment it lies: the UI
-# looked at 32,768 rows and stopped on whichever it had reached (a TSC
-# below V), silently.  Past those rows the rest is looked for in the
+# t_ui_goto_long -- :goto tsc V, :goto t T and :goto t Ncyc land on the
+# first packet at or after their time however deep in a long PSB segment
+# it lies: the UI looked at 32,768 rows and stopped on whichever it had
+# reached (a TSC below V), silently, and a cycle count more than 262,144
+# rows on was "no packet at or after N cycles", in the browser and in
+# export.  Past those rows the rest is looked for in the
 # background (wait-search waits for it).  The targets are checked against
 # `dump --cycles`, whose TSCs come from the same time model.
 set -u
@@ -39,6 +41,14 @@ first_tsc() {
 		if (t != "" && t >= v) { sub(/^0+/, "", o); print "0x" (o == "" ? "0" : o); exit }
 	}' "$1"
 }
+# The offset of the first row of dump @1 counted at or after @2 cycles.
+first_cyc() {
+	awk -v n="$2" '$1 ~ /^[0-9]+[=~ ]?$/ {
+		c = $1; sub(/[=~]$/, "", c)
+		for (i = 2; i <= NF; i++) if (length($i) == 16 && $i ~ /^[0-9a-f]+$/) break
+		if (c + 0 >= n + 0) { o = $i; sub(/^0+/, "", o); print "0x" (o == "" ? "0" : o); exit }
+	}' "$1"
+}
 # Goto @2 in trace @1 after the index and its times; the status line's
 # offset, and the message line, into $got and $msg.
 goto_in() {
@@ -65,6 +75,16 @@ for c in "a 4 50000" "b 2 400000"; do
 	goto_in "$tmp/$3.pt" "tsc 0x$1"
 	[ "$got" = "$want" ] || fail "$3: goto tsc 0x$1: at $got, want $want ($msg)"
 done
+
+# Cycles 600,000 packets into the 1 MiB segment.
+psb=$(grep -n ' psb$' "$tmp/b.dump" | sed -n 2p | cut -d: -f1)
+n=$(sed -n "$((psb + 600000))p" "$tmp/b.dump" | awk '{ c = $1; sub(/[=~]$/, "", c); print c }')
+want=$(first_cyc "$tmp/b.dump" "$n")
+case $n in '' | *[!0-9]*) fail "b: no cycle count in the dump ($n)" ;; esac
+goto_in "$tmp/b.pt" "t ${n}cyc"
+[ "$got" = "$want" ] || fail "b: goto t ${n}cyc: at $got, want $want ($msg)"
+"$PTBROWSE" export "$tmp/b.pt" "t ${n}cyc" '$' -o "$tmp/x.pt" >"$tmp/out" 2>&1 ||
+	fail "export 't ${n}cyc': $(cat "$tmp/out")"
 
 [ $status = 0 ] && echo ok
 exit $status

@@ -181,11 +181,10 @@ static int goto_ui_g_seek_cycles(struct ui *ui, size_t i, uint64_t *cyc)
 static int goto_ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, size_t len)
 {
 	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
-	struct win_iter it = { 0 };
 	struct idx_seek sk;
 	size_t lo = 0, hi, mid;
 	uint64_t c = 0;
-	int r, n = WIN_MAX_ROWS * 64, pre = 0;
+	int r, pre = 0;
 
 	hi = ui->idx ? idx_nseeks(ui->idx) : 0;
 	if (!hi) {
@@ -222,23 +221,8 @@ static int goto_ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, s
 			return -pte_eos;
 		*off = sk.offset;
 	}
-	r = -pte_eos;
-	if (!win_seek(&it, ui->wc, *off)) {
-		do {
-			const struct win_row *row = win_row(&it);
-
-			if ((row->ts.flags & TM_F_CYC) && !(row->flags & WIN_F_SEG_REL) &&
-			    row->ts.cycles >= cyc) {
-				*off = row->pkt.offset;
-				r = 0;
-				break;
-			}
-		} while (n-- && !win_next(&it));
-	}
-	win_iter_release(&it);
-	if (r)
-		snprintf(err, len, "goto: no packet at or after %" PRIu64 " cycles", cyc);
-	return r;
+	r = goto_ui_scan(arg, GOTO_JOB_CYCLES, cyc, *off, off, err, len);
+	return r == 1 ? goto_ui_deferred(err, len) : r;
 }
 
 /* Core cycles from the start at the packet at @off. */
