@@ -149,12 +149,7 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	return stall_push(w->pers, &s);
 }
 
-/* Whether segment @i holds a TSC payload past the time its packets can
- * have, idx_time_ceiling() (into *@ceil): one outside PSB+ damaged far
- * into the future; its summary then holds the jump into it as its largest
- * gap (and, calibrating from TSC to TSC, as its slowest period), no bound
- * to rank by.  Where its TSCs go back the largest is not known: maybe. */
-static int stall_overrun(const struct idx *idx, size_t i, uint64_t *ceil)
+int stall_overrun(const struct idx *idx, size_t i, uint64_t *ceil)
 {
 	struct idx_summary s;
 

@@ -3,7 +3,9 @@
  * stalls are asked for.  The index is built on two threads in units of
  * a few segments; each segment's walk from its carry (stall_segment())
  * finds the largest gap and the slowest period its time summary holds,
- * at the same packets, and a sleep's place where the summary counts
+ * at the same packets (none ranking before them in a segment holding a
+ * damaged TSC past its ceiling, stall_overrun(), whose walk leaves out
+ * what ends past it), and a sleep's place where the summary counts
  * one; stall_top(), which walks only the segments the summaries pick,
  * lists the longest gaps (but the disputed jumps into outlier segments)
  * and slowest periods of all those walks.  A
@@ -31,7 +33,9 @@ static struct stall *all_sorted(const struct idx *idx, const struct img *img,
 
 	for (i = 0; i < idx_nseeks(idx); i++) {
 		struct idx_summary s;
+		struct stall sum;
 		size_t best = 0;
+		uint64_t ceil;
 
 		if (stall_segment(idx, img, i, kind, &v, &nv) ||
 		    idx_time_summary(idx, i, &s))
@@ -39,16 +43,26 @@ static struct stall *all_sorted(const struct idx *idx, const struct img *img,
 		for (k = 1; k < nv; k++)
 			if (stall_before(kind, &v[k], &v[best]))
 				best = k;
-		if (kind == STALL_GAP &&
-		    ((nv > 0) != !!s.has_gap ||
-		     (nv && (v[best].gap != s.max_gap || v[best].at != s.gap_off))))
+		memset(&sum, 0, sizeof(sum));
+		sum.gap = s.max_gap;
+		sum.at = kind == STALL_GAP ? s.gap_off : s.slow_off;
+		sum.per = s.slow_period;
+		if (stall_overrun(idx, i, &ceil)) {
+			/* the summary bounds the walk */
+			if (nv && ((kind == STALL_GAP && !s.has_gap) ||
+				   (kind == STALL_PERIOD && !s.has_period) ||
+				   stall_before(kind, &v[best], &sum)))
+				abort();
+		} else if (kind == STALL_GAP) {
+			if ((nv > 0) != !!s.has_gap ||
+			    (nv && (v[best].gap != s.max_gap || v[best].at != s.gap_off)))
+				abort();
+		} else if ((nv > 0) != !!s.has_period ||
+			   (nv && (tm_period_cmp(&v[best].per, &s.slow_period) ||
+				   v[best].per.ticks != s.slow_period.ticks ||
+				   v[best].at != s.slow_off))) {
 			abort();
-		if (kind == STALL_PERIOD &&
-		    ((nv > 0) != !!s.has_period ||
-		     (nv && (tm_period_cmp(&v[best].per, &s.slow_period) ||
-			     v[best].per.ticks != s.slow_period.ticks ||
-			     v[best].at != s.slow_off))))
-			abort();
+		}
 		grown = realloc(all, (na + nv + 1) * sizeof(*all));
 		if (!grown)
 			abort();
