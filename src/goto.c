@@ -709,3 +709,24 @@ int goto_is_target(const char *line)
 		line++;
 	return (*line >= '0' && *line <= '9') || (*line && strchr("+-$^'#", *line));
 }
+
+int goto_tsc_after(uint64_t t0, uint64_t ns, double hz, uint64_t *tsc,
+		   char *err, size_t errlen)
+{
+	double d = (double)ns * hz / 1e9;
+
+	/* 2^64 - t0 as a double: at or past it the sum wraps (and a double
+	 * of 2^64 or more converts to no uint64_t at all) */
+	if (!(d >= 0) || d >= 18446744073709551616.0 - (double)t0) {
+		goto_err(err, errlen, "goto: %llu ns from the start is past any TSC",
+			 (unsigned long long)ns);
+		return -pte_invalid;
+	}
+	*tsc = t0 + (uint64_t)d;
+	if (*tsc < t0) {	/* (rounding at the edge) */
+		goto_err(err, errlen, "goto: %llu ns from the start is past any TSC",
+			 (unsigned long long)ns);
+		return -pte_invalid;
+	}
+	return 0;
+}

@@ -230,6 +230,7 @@ static int goto_idx_time(void *arg, uint64_t ns, uint64_t *off, char *err,
 {
 	struct goto_idx *g = arg;
 	double hz = (double)tm_tsc_hz(&g->cfg, 1);
+	uint64_t tsc;
 
 	/* (the index first: it says where the time range starts) */
 	if (hz > 0 && goto_idx_index(g, err, len) < 0)
@@ -239,8 +240,9 @@ static int goto_idx_time(void *arg, uint64_t ns, uint64_t *off, char *err,
 			 " (no TSC frequency: give the timing options)" : "");
 		return -pte_no_time;
 	}
-	return goto_idx_tsc(arg, g->t0 + (uint64_t)((double)ns * hz / 1e9), off,
-			    err, len);
+	if (goto_tsc_after(g->t0, ns, hz, &tsc, err, len) < 0)
+		return -pte_eos;
+	return goto_idx_tsc(arg, tsc, off, err, len);
 }
 
 static int goto_idx_time_at(void *arg, uint64_t off, uint64_t *ns, char *err,

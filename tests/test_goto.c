@@ -368,6 +368,29 @@ static void test_is_target(void **state)
 	assert_false(goto_is_target(""));
 }
 
+/* A time's TSC: exact where it fits, refused where t0 plus it passes
+ * 2^64 (a double that large converted to uint64_t is undefined, and the
+ * sum wrapped: "t 18000000000s" went to the start). */
+static void test_tsc_after(void **state)
+{
+	char err[128] = "";
+	uint64_t tsc = 0;
+
+	(void)state;
+	assert_int_equal(goto_tsc_after(5, 1000000000, 1e9, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, 1000000005);
+	assert_int_equal(goto_tsc_after(0x10a4eb7c3a13ull, 18000000000ull * 1000000000,
+					2e9, &tsc, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "past any TSC"));
+	assert_int_equal(goto_tsc_after(UINT64_MAX - 10, 1000, 1e9, &tsc, err, sizeof(err)),
+			 -pte_invalid);
+	/* (UINT64_MAX as a double is 2^64) */
+	assert_int_equal(goto_tsc_after(0, UINT64_MAX, 1e9, &tsc, err, sizeof(err)),
+			 -pte_invalid);
+	assert_int_equal(goto_tsc_after(0, 1ull << 63, 1e9, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, 1ull << 63);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_parse_struct),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_is_target),
+		cmocka_unit_test(test_tsc_after),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

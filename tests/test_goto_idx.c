@@ -140,6 +140,9 @@ static void test_places(void **state)
 	expect(g, "t 2us", 0, 2 * SEG + 16);
 	expect(g, "t 1500ns", 0, 2 * SEG + 16);	/* the first at or after */
 	expect(g, "t +3us", 2 * SEG + 16, 5 * SEG + 16);
+	/* t0 + 18446744073.7095 s at 1 GHz passes 2^64 ticks: refused, not
+	 * wrapped to the start */
+	expect_err(g, "t 18446744073.7095s", -pte_eos, "past any TSC");
 	expect_err(g, "psb 99", -pte_eos, "goto: there is no psb 99 (10 in all)");
 	expect_err(g, "'a", -pte_invalid, "no mark 'a'");
 	expect_err(g, "hot", -pte_invalid, "no region or bookmark 'hot'");

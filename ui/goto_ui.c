@@ -139,12 +139,16 @@ static int goto_ui_g_time(void *arg, uint64_t ns, uint64_t *off, char *err, size
 {
 	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	double hz = (double)tm_tsc_hz(&ui->tmcfg, 1);
+	uint64_t tsc;
 
 	if (!ui->have_t0 || hz <= 0) {
 		snprintf(err, len, "goto: no timing to go by");
 		return -pte_no_time;
 	}
-	return goto_ui_g_tsc(arg, ui->t0 + (uint64_t)((double)ns * hz / 1e9), off, err, len);
+	((struct goto_ui_arg *)arg)->timed = 1;
+	if (goto_tsc_after(ui->t0, ns, hz, &tsc, err, len) < 0)
+		return -pte_eos;
+	return goto_ui_g_tsc(arg, tsc, off, err, len);
 }
 
 static int goto_ui_g_time_at(void *arg, uint64_t off, uint64_t *ns, char *err, size_t len)
