@@ -229,7 +229,9 @@ static int parse_num(struct parser *ps, const char *s, uint64_t *v, uint8_t *ns)
 			d *= units[i].mul;
 			if (!(d >= 0 && d < 1.8e19))
 				return fail(ps, "time too large: '%s'", s);
-			*v = (uint64_t)llround(d);
+			/* (llround() returns a long long: 2^63 ns and more
+			 * did not fit) */
+			*v = (uint64_t)floor(d + 0.5);
 			*ns = 1;
 			return 0;
 		}
@@ -880,6 +882,15 @@ int srch_pred_format(const struct srch_pred *pred, char *buf, size_t len)
 	return fmt_node(pred, pred->root, 1, buf, len);
 }
 
+/* @ns nanoseconds in ticks at @hz, UINT64_MAX if more: no gap is that
+ * long (the truncated product was a short gap). */
+static uint64_t srch_ns_ticks(uint64_t ns, uint64_t hz)
+{
+	unsigned __int128 t = (unsigned __int128)ns * hz / 1000000000u;
+
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
 int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg)
 {
 	uint64_t hz;
@@ -904,8 +915,8 @@ int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg)
 				continue;
 			if (!hz)
 				return -pte_no_calib;
-			c->tlo = (uint64_t)((unsigned __int128)c->lo * hz / 1000000000u);
-			c->thi = (uint64_t)((unsigned __int128)c->hi * hz / 1000000000u);
+			c->tlo = srch_ns_ticks(c->lo, hz);
+			c->thi = srch_ns_ticks(c->hi, hz);
 		}
 	}
 	pred->calibrated = pred->has_ns;

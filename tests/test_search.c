@@ -362,6 +362,32 @@ static void test_match_packets(void **state)
 	srch_pred_free(NULL);
 }
 
+/* A gap in time past 2^63 ns, or past 2^64 ticks at 2 GHz, is that long:
+ * it matched as "gap > 0" (llround() overflowed, the ticks wrapped). */
+static void test_gap_huge(void **state)
+{
+	struct tm_config cfg = { .have_tsc_hz = 1, .tsc_hz = 2000000000 };
+	struct srch_ctx ctx;
+	struct srch_pred *p;
+	struct pkt pkt;
+	int i;
+
+	(void)state;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_TSC;
+	for (i = 0; i < 2; i++) {
+		p = parse(i ? "gap > 10000000000s" : "gap > 9300000000s");
+		assert_int_equal(srch_pred_set_config(p, &cfg), 0);
+		srch_ctx_init(&ctx, p, NULL);
+		pkt.u.tsc = 5000;
+		srch_step(&ctx, &pkt);
+		pkt.u.tsc = 5000 + (1ull << 62);
+		srch_step(&ctx, &pkt);
+		assert_false(srch_match(p, &pkt, &ctx));
+		srch_pred_free(p);
+	}
+}
+
 static void test_segment_may_match(void **state)
 {
 	struct idx_summary sum;
@@ -1218,6 +1244,7 @@ int main(void)
 		cmocka_unit_test(test_match_packets),
 		cmocka_unit_test(test_segment_may_match),
 		cmocka_unit_test(test_gap_skip),
+		cmocka_unit_test(test_gap_huge),
 		cmocka_unit_test(test_no_wrap_and_edges),
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_generated_trace),
