@@ -125,7 +125,7 @@ static void i_reset(struct flow *f)
 	f->mode = FLOW_MODE_UNKNOWN;
 	f->ip = 0;
 	f->status = 0;
-	f->enabled = 0;
+	f->enabled = f->fup_only = 0;
 	f->process_event = 0;
 	f->speculative = 0;
 	f->process_insn = 0;
@@ -218,6 +218,7 @@ static int i_start(struct flow *f, int status)
 	f->status = status;
 	if (!(status & ST_NOIP))
 		f->enabled = 1;
+	f->fup_only = f->enabled && !f->cfg.libipt_pge;
 	f->decided = f->sync;
 	i_context(f);
 	return i_check_ip_event(f);
@@ -437,6 +438,29 @@ static void i_psb_bound(struct flow *f, const struct ev *ev)
 		f->decided = ev->psb;
 }
 
+/* A TIP.PGE (@ev): tracing enabled at its IP.  Returns 0 or an error. */
+static int i_enable(struct flow *f, struct ev *ev)
+{
+	if (f->ip == ev->ip)
+		ev->spec |= 2;	/* resumed; see flow_next */
+	if (ev->status)
+		return -FLOW_E_BAD_CONTEXT;
+	if (ev->noip)
+		return -FLOW_E_NOIP;
+	/* A PSB+ has a FUP if tracing is enabled (SDM 36.3.7), but KVM-PT's
+	 * restate the IP where tracing stopped: a TIP.PGE before any
+	 * instruction says it was not enabled at the PSB (decoding from the
+	 * start, a TIP.PGD before the PSB said so). */
+	if (f->enabled && !f->fup_only)
+		return -FLOW_E_BAD_CONTEXT;
+	f->ip = ev->ip;
+	f->enabled = 1;
+	f->fup_only = 0;
+	f->decided = ev->offset;
+	i_context(f);
+	return 0;
+}
+
 static int i_event(struct flow *f, struct ev *out)
 {
 	struct ev *ev = &f->ev;
@@ -446,18 +470,9 @@ static int i_event(struct flow *f, struct ev *out)
 		return -FLOW_E_BAD_QUERY;
 	switch (ev->type) {
 	case FLOW_EV_ENABLED:
-		if (f->ip == ev->ip)
-			ev->spec |= 2;	/* resumed; see flow_next */
-		if (ev->status)
-			return -FLOW_E_BAD_CONTEXT;
-		if (ev->noip)
-			return -FLOW_E_NOIP;
-		if (f->enabled)
-			return -FLOW_E_BAD_CONTEXT;
-		f->ip = ev->ip;
-		f->enabled = 1;
-		f->decided = ev->offset;
-		i_context(f);
+		st = i_enable(f, ev);
+		if (st < 0)
+			return st;
 		break;
 	case FLOW_EV_ASYNC_DISABLED:
 		if (!ev->noip && f->ip != ev->ip)
@@ -468,7 +483,7 @@ static int i_event(struct flow *f, struct ev *out)
 			return -FLOW_E_BAD_CONTEXT;
 		if (!f->enabled)
 			return -FLOW_E_BAD_CONTEXT;
-		f->enabled = 0;
+		f->enabled = f->fup_only = 0;
 		break;
 	case FLOW_EV_ASYNC_BRANCH:
 		if (f->ip != ev->ip)
@@ -510,6 +525,7 @@ static int i_event(struct flow *f, struct ev *out)
 			i_context(f);
 		}
 		f->speculative = 0;
+		f->fup_only = 0;
 		break;
 	case FLOW_EV_EXEC_MODE:
 		if (ev->status && f->enabled && f->mode != FLOW_MODE_UNKNOWN &&
@@ -681,6 +697,7 @@ static void rec_insn(struct flow *f, const struct insn *in, uint64_t decided,
 	r->ev = 0;
 	r->err = 0;
 	r->a = r->b = 0;
+	f->fup_only = 0;
 	f->st.insns++;
 }
 
@@ -810,6 +827,7 @@ static inline void drv_take(struct flow *f, struct flow_rec *r,
 	r->ip = f->ip;
 	r->mode = f->mode;
 	r->offset = f->decided;
+	f->fup_only = 0;
 	r->flags = f->speculative ? FLOW_F_SPEC : 0;
 	if (k + 1 == b->n && b->last_special) {
 		drv_last(f, &b->last, at);

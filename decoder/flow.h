@@ -72,6 +72,12 @@ struct flow_config {
 	flow_asid_fn asid;	/* NULL: PIP's CR3 (0 before one) */
 	uint32_t cache_blocks;	/* decoded blocks kept (rounded up to a power
 				 * of two, two ways a set); 0: 65536 */
+	int libipt_pge;		/* refuse a TIP.PGE right after a PSB+ with a
+				 * FUP, as libipt 2.0.5 does ("unexpected
+				 * packet context"; for comparing with it):
+				 * KVM-PT's PSB+ restate the IP where tracing
+				 * stopped, so by default such a TIP.PGE says
+				 * that tracing was off at the PSB */
 };
 
 /* Execution modes (MODE.EXEC). */

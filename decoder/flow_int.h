@@ -127,6 +127,8 @@ struct flow {
 	uint64_t ip;
 	uint8_t mode;
 	uint8_t enabled;
+	uint8_t fup_only;	/* enabled by the sync PSB+'s FUP alone, no
+				 * instruction since (see i_event()) */
 	uint8_t speculative;
 	int status;
 	int process_event;

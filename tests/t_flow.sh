@@ -1,7 +1,8 @@
 #!/bin/sh
 # `ptbrowse flow`: --insn-only equals libipt's instruction flow on every
 # kAFL trace with its memory (../shared/traces/libxdc-kafl-flow:
-# expected/NAME.flow.gz, dyn_test's decode errors included) and equals
+# expected/NAME.flow.gz, dyn_test's decode errors included, but for the
+# TIP.PGE after a PSB+ FUP that libipt refuses, below) and equals
 # tools/iptflow (libipt run here); --raw given on the command line does as
 # --options; a range starts at a PSB; the full form disassembles; --summary
 # counts what --insn-only lists, and cycles where there are CYC packets,
@@ -16,6 +17,20 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 [ -d "$dir" ] || { echo "skip: no $dir"; exit 0; }
 
+# Where libipt refuses a TIP.PGE right after a PSB+ with a FUP ("unexpected
+# packet context": KVM-PT's PSB+ restate the IP where tracing stopped, as
+# dyn_test's every one), we take it as the enable it is and decode more:
+# libipt's instructions are among ours in order, and that error is gone.
+# (test_flow compares the two exactly with flow_config.libipt_pge set.)
+more_than_libipt() { # EXPECTED OURS
+	grep -q 'error: unexpected packet context' "$1" &&
+	! grep -q 'error: unexpected packet context' "$2" &&
+	grep '^[0-9a-f]' "$1" >"$tmp/lib.i" && grep '^[0-9a-f]' "$2" >"$tmp/our.i" &&
+	[ "$(wc -l <"$tmp/our.i")" -gt "$(wc -l <"$tmp/lib.i")" ] &&
+	awk 'BEGIN { k = n = 0 } NR == FNR { want[n++] = $0; next } k < n && $0 == want[k] { k++ }
+	     END { exit k < n }' "$tmp/lib.i" "$tmp/our.i"
+}
+
 for opt in "$dir"/*.options; do
 	name=$(basename "$opt" .options)
 	trace=$(ls "$dir/$name"*.pt | head -n 1)
@@ -25,11 +40,14 @@ for opt in "$dir"/*.options; do
 	gzip -dc "$dir/expected/$base.flow.gz" >"$tmp/exp"
 	if cmp -s "$tmp/our" "$tmp/exp"; then
 		echo "ok   $name: $(grep -c '^[0-9a-f]' "$tmp/exp") instructions, $(grep -c 'error:' "$tmp/exp") errors, as libipt's expected flow"
+	elif more_than_libipt "$tmp/exp" "$tmp/our"; then
+		echo "ok   $name: $(grep -c '^[0-9a-f]' "$tmp/our") instructions, libipt's $(grep -c '^[0-9a-f]' "$tmp/exp") among them (its TIP.PGE after a PSB+ FUP taken)"
 	else
 		echo "FAIL $name differs from expected/$base.flow.gz"; diff "$tmp/exp" "$tmp/our" | head; fail=1
 	fi
 	"$iptflow" --options "$opt" "$trace" >"$tmp/ipt"
-	cmp -s "$tmp/our" "$tmp/ipt" || { echo "FAIL $name differs from iptflow"; fail=1; }
+	cmp -s "$tmp/our" "$tmp/ipt" || more_than_libipt "$tmp/ipt" "$tmp/our" ||
+		{ echo "FAIL $name differs from iptflow"; fail=1; }
 	# --summary counts the same instructions
 	n=$(grep -c '^[0-9a-f]' "$tmp/our")
 	"$PTBROWSE" flow --summary --options "$opt" "$trace" >"$tmp/sum"
