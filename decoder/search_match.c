@@ -94,6 +94,10 @@ static int get_field(enum field f, const struct pkt *pkt,
 	case F_CTC: *v = pkt->u.tma.ctc; return 1;
 	case F_FC: *v = pkt->u.tma.fc; return 1;
 	case F_BITS:
+		/* CS.L and CS.D both set is reserved (SDM; dump says
+		 * "unknown"): no width, as the prefilter has it */
+		if (pkt->u.exec.csl && pkt->u.exec.csd)
+			return 0;
 		*v = pkt->u.exec.csl ? 64 : pkt->u.exec.csd ? 32 : 16;
 		return 1;
 	case F_INTX: *v = pkt->u.tsx.intx; return 1;

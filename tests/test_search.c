@@ -264,6 +264,13 @@ static void test_match_packets(void **state)
 	assert_true(m("mode.exec 64", &pkt, NULL));
 	assert_false(m("mode.exec 32", &pkt, NULL));
 	assert_true(m("mode", &pkt, NULL));
+	/* CS.L and CS.D (byte 0x03) is reserved: no width, which the
+	 * prefilter (byte & 0xe3 == 0x01 for 64) agreed with already */
+	pkt.u.exec.csd = 1;
+	assert_false(m("mode.exec 64", &pkt, NULL));
+	assert_false(m("mode.exec 32", &pkt, NULL));
+	assert_false(m("mode.exec 16", &pkt, NULL));
+	assert_true(m("mode.exec", &pkt, NULL));
 
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = PKT_CYC;
