@@ -3,7 +3,8 @@
 # '/tip' and 'n' land on the tip packets 'ptbrowse dump' lists, the status
 # line counts as many tips as dump does, '?' and 'N' go back, wrapping is
 # reported, a bad expression is an error, and the filter view lists
-# exactly dump's OVFs, row by row, in the packet pane.
+# exactly dump's OVFs, row by row, in the packet pane; a search there too
+# long together with the filter is refused.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -161,6 +162,26 @@ EOK
 LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf.pt" > "$tmp/out" 2>&1 ||
 	fail "3*: exit status $? ($(cat "$tmp/out"))"
 [ "$(st_off a6)" -eq "$(sed -n 8p "$tmp/ovfs")" ] || fail "'3*' on OVF 5: at $(st_off a6), not OVF 8"
+
+# In the filter view a search is combined with the filter; when the two
+# are too long together, the search is refused with the parser's reason
+# (it searched the whole trace for the search alone, and "searching..."
+# hid the message).
+F=$(printf 'ovf|%.0s' $(seq 19))ovf
+S=$(printf 'psb|%.0s' $(seq 19))psb
+cat > "$tmp/keys" <<EOK
+wait-index
+:filter $F
+wait-search
+:search $S
+wait-search
+:save-screen $tmp/c1.txt
+q
+EOK
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf.pt" > "$tmp/out" 2>&1 ||
+	fail "filter and search too long: exit status $? ($(cat "$tmp/out"))"
+msg c1 | grep -q 'search: expression too long' || fail "filter and search too long: $(msg c1)"
+st c1 | grep -q '/psb' && fail "filter and search too long: searched anyway: $(st c1)"
 
 # In the timeline, l and h move the cursor a column right and left.
 cat > "$tmp/keys" <<EOK

@@ -319,10 +319,11 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 
 		snprintf(both, sizeof(both), "(%s) & (%s)", su->ftext, text);
 		p2 = search_ui_parse(ui, "search", both);
-		if (p2) {
-			srch_pred_free(pred);
-			pred = p2;
-		}
+		srch_pred_free(pred);
+		/* (its message said why: the two together are too long) */
+		if (!p2)
+			return UI_DRAW_STATUS;
+		pred = p2;
 	}
 	srch_free(su->s);
 	su->s = NULL;
