@@ -191,13 +191,16 @@ static int hexval(int c)
 	return -1;
 }
 
-/* Parse a number with an optional time unit (if @ns is not NULL: *@ns
- * tells that the value is in nanoseconds).  Returns 0 or -1. */
-static int parse_num(struct parser *ps, const char *s, uint64_t *v, uint8_t *ns)
+/* Parse a number with an optional unit if @units (tsc, ticks, ns, us, ms,
+ * s): *@mul gets 0 without one, -1 for tsc or ticks, else the
+ * nanoseconds of the time unit (the value is then in nanoseconds).
+ * Returns 0 or -1. */
+static int parse_num_unit(struct parser *ps, const char *s, uint64_t *v, double *mul,
+			  int units)
 {
 	char *end;
 	unsigned long long x;
-	static const struct { const char *u; double mul; } units[] = {
+	static const struct { const char *u; double mul; } tu[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 	};
 	size_t i;
@@ -208,35 +211,57 @@ static int parse_num(struct parser *ps, const char *s, uint64_t *v, uint8_t *ns)
 	x = strtoull(s, &end, 0);
 	if (errno == ERANGE)
 		return fail(ps, "number too large: '%s'", s);
-	if (ns)
-		*ns = 0;
+	*mul = 0;
 	if (!*end) {
 		*v = x;
 		return 0;
 	}
-	if (!ns)
+	if (!units)
 		return fail(ps, "bad number '%s'", s);
 	if (!strcmp(end, "tsc") || !strcmp(end, "ticks")) {
 		*v = x;
+		*mul = -1;
 		return 0;
 	}
 	{
 		double d = strtod(s, &end);
 
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-			if (strcmp(end, units[i].u))
+		for (i = 0; i < sizeof(tu) / sizeof(tu[0]); i++) {
+			if (strcmp(end, tu[i].u))
 				continue;
-			d *= units[i].mul;
+			d *= tu[i].mul;
 			if (!(d >= 0 && d < 1.8e19))
 				return fail(ps, "time too large: '%s'", s);
 			/* (llround() returns a long long: 2^63 ns and more
 			 * did not fit) */
 			*v = (uint64_t)floor(d + 0.5);
-			*ns = 1;
+			*mul = tu[i].mul;
 			return 0;
 		}
 	}
 	return fail(ps, "bad unit in '%s' (use tsc, ns, us, ms or s)", s);
+}
+
+/* The upper end @s of a range whose lower end had unit @lomul
+ * (parse_num_unit()): a unit of its own, or the lower end's ("gap
+ * 1us-2000" is 1 to 2000 us); ticks and times do not mix. */
+static int parse_range_hi(struct parser *ps, struct cmp *c, const char *s, double lomul,
+			  int units)
+{
+	double mul, d;
+
+	if (parse_num_unit(ps, s, &c->hi, &mul, units))
+		return -1;
+	if (!mul && lomul > 0) {
+		d = (double)c->hi * lomul;
+		if (!(d < 1.8e19))
+			return fail(ps, "time too large: '%s'", s);
+		c->hi = (uint64_t)floor(d + 0.5);
+		mul = lomul;
+	}
+	if ((mul > 0) != (lomul > 0))
+		return fail(ps, "a range's ends are both times or both ticks: '%s'", s);
+	return 0;
 }
 
 static enum field field_by_name(const char *s)
@@ -249,11 +274,14 @@ static enum field field_by_name(const char *s)
 	return F_NONE;
 }
 
-/* A value or a range A-B (or "A - B", "A -B") after the operator. */
+/* A value or a range A-B (or "A - B", "A -B") after the operator; a
+ * unit, if @allow_unit, on either end (the upper one defaults to the
+ * lower one's). */
 static int parse_value(struct parser *ps, struct cmp *c, int allow_unit)
 {
-	const char *t = peek(ps);
+	const char *t = peek(ps), *hi = NULL;
 	char buf[TOKEN_LEN], *dash;
+	double lomul;
 
 	if (!t)
 		return fail(ps, "expected a value after '%s'",
@@ -261,41 +289,30 @@ static int parse_value(struct parser *ps, struct cmp *c, int allow_unit)
 	strcpy(buf, t);
 	ps->i++;
 	dash = strchr(buf, '-');
-	if (dash) {
+	if (dash)
 		*dash = '\0';
-		if (c->op != OP_EQ)
-			return fail(ps, "a range takes no operator");
-		if (parse_num(ps, buf, &c->lo, allow_unit ? &c->ns : NULL))
-			return -1;
-		if (dash[1]) {
-			if (parse_num(ps, dash + 1, &c->hi, NULL))
-				return -1;
-		} else {
-			if (parse_num(ps, peek(ps), &c->hi, NULL))
-				return -1;
-			ps->i++;
-		}
-		c->op = OP_RANGE;
+	if (parse_num_unit(ps, buf, &c->lo, &lomul, allow_unit))
+		return -1;
+	c->ns = lomul > 0;
+	if (dash) {
+		hi = dash[1] ? t + (dash + 1 - buf) : "";
 	} else {
-		if (parse_num(ps, buf, &c->lo, allow_unit ? &c->ns : NULL))
-			return -1;
 		t = peek(ps);
-		if (t && t[0] == '-') {
-			if (c->op != OP_EQ)
-				return fail(ps, "a range takes no operator");
-			ps->i++;
-			if (t[1]) {
-				if (parse_num(ps, t + 1, &c->hi, NULL))
-					return -1;
-			} else {
-				if (parse_num(ps, peek(ps), &c->hi, NULL))
-					return -1;
-				ps->i++;
-			}
-			c->op = OP_RANGE;
-		}
+		if (!t || t[0] != '-')
+			return 0;
+		ps->i++;
+		hi = t + 1;
 	}
-	if (c->op == OP_RANGE && c->hi < c->lo)
+	if (c->op != OP_EQ)
+		return fail(ps, "a range takes no operator");
+	if (!*hi) {		/* "A - B", "A- B" */
+		hi = peek(ps);
+		ps->i++;
+	}
+	if (parse_range_hi(ps, c, hi, lomul, allow_unit))
+		return -1;
+	c->op = OP_RANGE;
+	if (c->hi < c->lo)
 		return fail(ps, "empty range %s", t ? t : "");
 	return 0;
 }
@@ -404,11 +421,15 @@ static int parse_term(struct parser *ps)
 	if (!strcmp(w, "gap")) {
 		nd->types = fields[F_GAP].types;
 		op = parse_op(peek(ps));
-		if (op < 0)
-			op = OP_GT;
-		else
+		if (op >= 0)
 			ps->i++;
-		return add_cmp(ps, nd, F_GAP, op, w) ? -1 : id;
+		if (add_cmp(ps, nd, F_GAP, op < 0 ? OP_EQ : op, w))
+			return -1;
+		/* Without an operator a value is a least (>), a range a
+		 * range: "gap 100-200". */
+		if (op < 0 && nd->cmp[nd->ncmp - 1].op == OP_EQ)
+			nd->cmp[nd->ncmp - 1].op = OP_GT;
+		return id;
 	}
 	nd->types = types_by_name(w);
 	if (!nd->types) {

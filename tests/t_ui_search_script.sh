@@ -4,7 +4,8 @@
 # line counts as many tips as dump does, '?' and 'N' go back, wrapping is
 # reported, a bad expression is an error, and the filter view lists
 # exactly dump's OVFs, row by row, in the packet pane; a search there too
-# long together with the filter is refused.
+# long together with the filter is refused, and one on a gap in time
+# units without a TSC frequency says why.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -182,6 +183,16 @@ LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/ovf
 	fail "filter and search too long: exit status $? ($(cat "$tmp/out"))"
 msg c1 | grep -q 'search: expression too long' || fail "filter and search too long: $(msg c1)"
 st c1 | grep -q '/psb' && fail "filter and search too long: searched anyway: $(st c1)"
+
+# A filter on a gap in time units without a TSC frequency says so, as the
+# search does (it said "no gap > 1us packets", as though it had looked).
+"$PTGEN" --seed 5 --size 64KiB -o "$tmp/nofreq.pt" > /dev/null || fail "ptgen nofreq"
+rm -f "$tmp/nofreq.pt.options"
+printf 'wait-index\n:filter gap > 1us\n:save-screen %s/g1.txt\nq\n' "$tmp" > "$tmp/keys"
+LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x30 "$tmp/nofreq.pt" > "$tmp/out" 2>&1 ||
+	fail "filter gap without a frequency: exit status $? ($(cat "$tmp/out"))"
+msg g1 | grep -q 'filter: a gap in time units needs the TSC frequency' ||
+	fail "filter gap without a frequency: $(msg g1)"
 
 # In the timeline, l and h move the cursor a column right and left.
 cat > "$tmp/keys" <<EOK

@@ -101,6 +101,12 @@ static void test_parse_table(void **state)
 		/* a gap after a type keeps its field name, so it re-parses */
 		{ "mtc gap > 5000", "mtc gap >5000tsc" },
 		{ "tsc gap <= 3ms", "tsc gap <=3000000ns" },
+		/* a range without an operator is a range; its upper end takes
+		 * a unit, or the lower end's */
+		{ "gap 100-200", "gap=100tsc-0xc8" },
+		{ "tsc gap=1us-2000", "tsc gap =1000ns-0x1e8480" },
+		{ "tsc gap=1us-2us", "tsc gap =1000ns-0x7d0" },
+		{ "gap 1ms - 2", "gap=1000000ns-0x1e8480" },
 		{ "bytes 02 f3", "bytes 02 f3" },
 		{ "bytes 02f3", "bytes 02 f3" },
 		{ "x:02f3", "bytes 02 f3" },
@@ -150,6 +156,8 @@ static void test_parse_table(void **state)
 		{ "tip and", "expected a packet type or keyword at the end" },
 		{ "ip 5-3", "empty range 5-3" },
 		{ "tsc > 1-2", "a range takes no operator" },
+		{ "gap > 1-2", "a range takes no operator" },
+		{ "gap 100-2us", "a range's ends are both times or both ticks: '2us'" },
 		{ "mode 1", "'mode' takes no value" },
 		{ "tip 99999999999999999999999", "number too large: '99999999999999999999999'" },
 	};

@@ -80,7 +80,13 @@ struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *t
 		msg_report(ui, UI_ERROR, "%s: %s", what, err[0] ? err : pte_strerror(r));
 		return NULL;
 	}
-	srch_pred_set_config(pred, &ui->tmcfg);
+	/* (a filter said "no gap > 1us packets", as though it had looked) */
+	if (srch_pred_set_config(pred, &ui->tmcfg) == -pte_no_calib) {
+		msg_report(ui, UI_ERROR, "%s: a gap in time units needs the TSC frequency "
+			   "(--tsc-freq, --cpu)", what);
+		srch_pred_free(pred);
+		return NULL;
+	}
 	return pred;
 }
 
