@@ -620,7 +620,7 @@ int flow_seek(struct flow *f, uint64_t off, uint64_t end)
 	f->synced = 0;
 	f->pos = off;
 	f->cur_at = UINT64_MAX;
-	f->err_sync = 0;
+	f->err_sync = UINT64_MAX;
 	f->end = end;
 	f->blk = NULL;
 	f->seek_err = 0;
@@ -925,8 +925,9 @@ static int drv_sync(struct flow *f, struct flow_rec *r)
 		f->state = DRV_DONE;
 		return -FLOW_E_EOS;
 	}
-	/* no progress since the last sync error: stop */
-	if (!f->synced || f->pos <= f->err_sync)
+	/* no progress since the last sync error: stop (a first one at the
+	 * PSB at offset 0 is progress: the next sync looks past it) */
+	if (!f->synced || (f->err_sync != UINT64_MAX && f->pos <= f->err_sync))
 		f->state = DRV_DONE;
 	else
 		f->err_sync = f->pos;

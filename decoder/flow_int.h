@@ -148,7 +148,8 @@ struct flow {
 	/* the driver (ptxed's loop) */
 	int state;		/* DRV_* */
 	int dstatus;		/* the status being drained */
-	uint64_t err_sync;	/* the position of the last sync error */
+	uint64_t err_sync;	/* the position of the last sync error,
+				 * UINT64_MAX if none */
 	uint64_t end;		/* stop at the first sync at or past this */
 	int pending_err;	/* an error to report after an insn record */
 	uint64_t pending_err_off;

@@ -524,6 +524,37 @@ static void test_mode_mid_block(void **state)
 		  "0000000000001001\n0000000000001002\n0000000000001004\n[disabled]\n");
 }
 
+/* A PSB+ that fails at offset 0 (a TNT in it): decoding goes on at the
+ * next PSB, as after any other sync error.  libipt's ptxed loop stops
+ * there (its "no progress" check counts from offset 0), so we say more. */
+static void test_sync_error_at_start(void **state)
+{
+	static const uint8_t c[] = { 0x90, 0xff, 0xe0 };
+	static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+					 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+	struct img img;
+	struct img_span span;
+	struct pbuf p = { .n = 0 };
+	char *a;
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put(&p, psb, sizeof(psb));
+	put_byte(&p, 0x06);		/* a TNT inside PSB+ */
+	put_byte(&p, 0x02);
+	put_byte(&p, 0x23);		/* psbend */
+	while (p.n % 8)
+		put_byte(&p, 0);
+	put_psb(&p, 0x1000, 1);
+	put_ip(&p, 0x01, 0x2000);
+	img_init_flat(&img, &span, p.b, p.n);
+	a = ours(&img, 0);
+	assert_string_equal(a, "[0: error: unexpected packet context]\n"
+			    "[exec mode: 64-bit]\n0000000000001000\n"
+			    "0000000000001001\n[disabled]\n");
+	free(a);
+}
+
 /* XBEGIN and XEND are no branches for Intel PT (no TNT): Zydis files them
  * with the conditional jumps, which made every transaction desynchronise
  * the flow and end it at the XEND. */
@@ -1466,6 +1497,7 @@ int main(void)
 		T(test_mode32),
 		T(test_mode_mid_block),
 		T(test_tsx),
+		T(test_sync_error_at_start),
 		T(test_asid_switch),
 		T(test_window_cycles),
 		T(test_window_depth),
