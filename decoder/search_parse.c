@@ -85,8 +85,13 @@ struct parser {
 	char *err;
 	size_t errlen;
 	int failed;
+	int depth;		/* of parse_unary()'s recursion */
 	struct srch_pred *p;
 };
+
+/* Nesting of '(' and 'not' the parser follows: 40,000 '(' overflowed the
+ * stack (64 nodes need far less). */
+#define MAX_DEPTH 256
 
 static int fail(struct parser *ps, const char *fmt, ...)
 {
@@ -486,9 +491,15 @@ static int parse_unary(struct parser *ps)
 	const char *t = peek(ps);
 	int id, a;
 
+	if (t && (!strcmp(t, "not") || !strcmp(t, "!") || !strcmp(t, "(")) &&
+	    ps->depth >= MAX_DEPTH)
+		return fail(ps, "nested too deeply (more than %d levels of ( and not)",
+			    MAX_DEPTH);
 	if (t && (!strcmp(t, "not") || !strcmp(t, "!"))) {
 		ps->i++;
+		ps->depth++;
 		a = parse_unary(ps);
+		ps->depth--;
 		if (a < 0)
 			return -1;
 		id = new_node(ps, N_NOT);
@@ -499,7 +510,9 @@ static int parse_unary(struct parser *ps)
 	}
 	if (t && !strcmp(t, "(")) {
 		ps->i++;
+		ps->depth++;
 		a = parse_or(ps);
+		ps->depth--;
 		if (a < 0)
 			return -1;
 		t = peek(ps);

@@ -403,6 +403,38 @@ static void test_gap_huge(void **state)
 	}
 }
 
+/* Deep nesting is refused with a reason: 40,000 '(' or 60,000 '!'
+ * overflowed the stack of the recursive parser. */
+static void test_deep_nesting(void **state)
+{
+	size_t n = 100000, i;
+	char *t = malloc(2 * n + 8), err[128];
+	struct srch_pred *p = NULL;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 0; i < n; i++) {
+		t[i] = '(';
+		t[n + 3 + i] = ')';
+	}
+	memcpy(t + n, "tip", 3);
+	t[2 * n + 3] = '\0';
+	assert_int_equal(srch_parse(t, &p, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "nested too deeply"));
+	memset(t, '!', n);
+	strcpy(t + n, "tip");
+	assert_int_equal(srch_parse(t, &p, err, sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "nested too deeply"));
+	/* 200 levels are fine */
+	strcpy(t + 200, "tip");
+	memset(t + 203, ')', 200);
+	memset(t, '(', 200);
+	t[403] = '\0';
+	assert_int_equal(srch_parse(t, &p, err, sizeof(err)), 0);
+	srch_pred_free(p);
+	free(t);
+}
+
 static void test_segment_may_match(void **state)
 {
 	struct idx_summary sum;
@@ -1260,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_segment_may_match),
 		cmocka_unit_test(test_gap_skip),
 		cmocka_unit_test(test_gap_huge),
+		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_no_wrap_and_edges),
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_generated_trace),
