@@ -521,8 +521,9 @@ static int goto_psb_relative(const struct goto_target *t,
 	rc = ctx->psb_number(ctx->arg, base, &n, err, errlen);
 	if (rc < 0)
 		return goto_failed(rc, "sync point here", err, errlen);
-	/* Inside a segment, psb -1 is its own PSB. */
-	if (n >= 0 && t->rel < 0 &&
+	/* Inside a segment, psb -1 is its own PSB (and psb -0 too, as
+	 * psb +0: not the next one). */
+	if (n >= 0 && t->rel < 0 && t->value &&
 	    ctx->psb_offset(ctx->arg, (uint64_t)n, &po, err, errlen) == 0 &&
 	    po < base)
 		n++;

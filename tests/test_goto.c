@@ -168,6 +168,7 @@ static void test_table(void **state)
 		{ "psb 0", 0 }, { "psb 3", 0x3000 }, { "psb 0x10", 0x10000 },
 		{ "psb +3", 0xb000 }, { "psb +1", 0x9000 },
 		{ "psb -1", 0x8000 }, { "psb -2", 0x7000 }, { "psb -8", 0x1000 }, { "psb -9", 0 },
+		{ "psb +0", 0x8000 }, { "psb -0", 0x8000 },	/* the cursor's */
 		{ "tsc 0x1a2b", 0x0a2b }, { "tsc 0", 0 }, { "tsc 8192", 4096 },
 		{ "t 12.5us", 12500 }, { "t 0ns", 0 }, { "t 0.5ms", 500000 },
 		{ "t 1.5ns", 1 }, { "t +3us", 0x8010 + 3000 },
