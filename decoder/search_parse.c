@@ -213,7 +213,9 @@ static int parse_num_unit(struct parser *ps, const char *s, uint64_t *v, double 
 	if (!s || !isdigit((unsigned char)*s))
 		return fail(ps, "expected a number, got '%s'", s ? s : "end");
 	errno = 0;
-	x = strtoull(s, &end, 0);
+	/* decimal or 0x hex, as goto's: base 0 read "010" as 8 and "08"
+	 * was a bad number */
+	x = strtoull(s, &end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
 	if (errno == ERANGE)
 		return fail(ps, "number too large: '%s'", s);
 	*mul = 0;

@@ -88,6 +88,10 @@ static void test_parse_table(void **state)
 		{ "ip 0x400000 -0x4fffff", "ip ip=0x400000-0x4fffff" },
 		{ "cbr 0x20", "cbr cbr=0x20" },
 		{ "cbr=32", "cbr cbr=0x20" },
+		/* decimal or 0x hex, never octal */
+		{ "cbr 010", "cbr cbr=0xa" },
+		{ "cbr 08", "cbr cbr=0x8" },
+		{ "cbr 0X1f", "cbr cbr=0x1f" },
 		{ "mtc 0xe7", "mtc mtc=0xe7" },
 		{ "pip cr3=0x1000", "pip cr3=0x1000" },
 		{ "pip cr3 = 0x1000 nr=1", "pip cr3=0x1000 nr=0x1" },
