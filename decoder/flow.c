@@ -348,6 +348,7 @@ static int i_proceed(struct flow *f, const struct insn *in)
 			return st;
 		f->status = st;
 		f->decided = f->tnt_off;
+		rs_settle(f);
 		if (!taken)
 			return 0;
 		break;
@@ -362,7 +363,9 @@ static int i_proceed(struct flow *f, const struct insn *in)
 			f->decided = f->tnt_off;
 			if (!taken)
 				return -FLOW_E_BAD_RETCOMP;
-			return rs_pop(f, &f->ip);
+			st = rs_pop(f, &f->ip);
+			rs_settle(f);
+			return st;
 		}
 		break;
 	case FLOW_IC_JUMP:
@@ -804,6 +807,7 @@ out_tnt:
 	f->tnt_mask >>= 1;
 	f->decided = f->tnt_off;
 	f->ip = ip;
+	rs_settle(f);
 	if (!f->tnt_mask) {
 		f->status = fq_status(f);
 		drv_settle(f, i_check_ip_event(f));

@@ -180,6 +180,18 @@ static inline void make_ctx(const struct flow *f, struct flow_ctx *c)
 	c->offset = f->decided;
 }
 
+/* After the instruction that took a TNT bit: if a PSB read ahead asked
+ * for it and that was the last bit from before the PSB, empty the call
+ * stack now, before the calls after the PSB push (not at the next query,
+ * after them). */
+static inline void rs_settle(struct flow *f)
+{
+	if (f->rs_clear_due && !f->tnt_mask) {
+		f->rs_top = f->rs_bottom = 0;
+		f->rs_clear_due = 0;
+	}
+}
+
 /* After fb_insn_at(): the next instruction of the block follows. */
 static inline void fb_advance(struct flow *f, const struct insn *in)
 {

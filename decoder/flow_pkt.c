@@ -1294,16 +1294,6 @@ static int q_cache_tnt(struct flow *f)
 	return 0;
 }
 
-/* Empty the call stack if a PSB read ahead asked for it and the TNT bits
- * from before that PSB are used up. */
-static void q_settle_stack(struct flow *f)
-{
-	if (f->rs_clear_due && !f->tnt_mask) {
-		f->rs_top = f->rs_bottom = 0;
-		f->rs_clear_due = 0;
-	}
-}
-
 int fq_status(struct flow *f)
 {
 	return q_status(f);
@@ -1313,7 +1303,6 @@ int fq_cond_branch(struct flow *f, int *taken)
 {
 	int err;
 
-	q_settle_stack(f);
 	if (!f->tnt_mask) {
 		err = q_cache_tnt(f);
 		if (err < 0)
@@ -1328,7 +1317,6 @@ int fq_indirect_branch(struct flow *f, uint64_t *addr)
 {
 	int err, flags = 0;
 
-	q_settle_stack(f);
 	for (;;) {
 		enum qk k;
 
@@ -1367,7 +1355,6 @@ int fq_event(struct flow *f, struct ev *out)
 
 	if (f->tnt_mask)
 		return -FLOW_E_BAD_QUERY;
-	q_settle_stack(f);
 	for (;;) {
 		if (!f->have_next)
 			return q_provoke(f);

@@ -384,6 +384,37 @@ static void test_retstack_empty(void **state)
 	check(&p, NULL);
 }
 
+/* A PSB read ahead while a TNT bit from before it is cached empties the
+ * call stack once that bit is taken, not at the next query: the direct
+ * call after the PSB (its FUP's IP) was forgotten, and its compressed
+ * return said "compressed return without call". */
+static void test_retstack_psb(void **state)
+{
+	/* test; jz +0; call 0x1010; jmp rax; 5 nops; test; jz +0; ret */
+	static const uint8_t c[] = { 0x85, 0xc0, 0x74, 0x00, 0xe8, 0x07, 0, 0, 0,
+				     0xff, 0xe0, 0x90, 0x90, 0x90, 0x90, 0x90,
+				     0x85, 0xc0, 0x74, 0x00, 0xc3 };
+	static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+					 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+	static const uint8_t tsc[8] = { 0x19 };
+	static const uint8_t psbend[] = { 0x02, 0x23 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x06);		/* the first jz: taken */
+	put(&p, psb, sizeof(psb));	/* a PSB+ with no status event */
+	put(&p, tsc, sizeof(tsc));
+	put_ip(&p, 0x1d, 0x1004);	/* at the call */
+	put(&p, psbend, sizeof(psbend));
+	put_byte(&p, 0x0e);		/* the second jz and the ret */
+	put_ip(&p, 0x01, 0x2000);
+	check(&p, "[exec mode: 64-bit]\n0000000000001000\n0000000000001002\n"
+		  "0000000000001004\n0000000000001010\n0000000000001012\n"
+		  "0000000000001014\n0000000000001009\n[disabled]\n");
+}
+
 static void test_far_fup_tip(void **state)
 {
 	static const uint8_t c[] = { 0x90, 0x90, 0x90, 0x90 };
@@ -1487,6 +1518,7 @@ int main(void)
 		T(test_compressed_ret),
 		T(test_uncompressed_ret),
 		T(test_retstack_empty),
+		T(test_retstack_psb),
 		T(test_far_fup_tip),
 		T(test_ovf),
 		T(test_ovf_disabled),
