@@ -53,42 +53,44 @@ static size_t ctf_slice_at(const struct sb *sb, int stream, uint64_t tsc)
 	return lo ? lo - 1 : SIZE_MAX;
 }
 
-/* Whether thread @tid ran on a stream other than @o->stream in [@t0, @t1). */
-static int ctf_ran_between(const struct ctf_opts *o, int32_t tid, uint64_t t0,
-			   uint64_t t1)
+/* The last answer of ctf_runs_elsewhere(), a walk of every timeline. */
+struct ctf_mig {
+	int32_t tid;		/* -1: none */
+	int elsewhere;
+};
+
+/* Whether thread @tid runs on a stream other than @o->stream at all.
+ * Not when: each CPU's TSC is its own (a simulated recording's cycle
+ * model, or clocks that drift), so the times of two CPUs' switches do
+ * not tell which came first. */
+static int ctf_runs_elsewhere(const struct ctf_opts *o, int32_t tid)
 {
-	struct sb_slice sl, nx;
+	struct sb_slice sl;
+	size_t n, j;
 	int s;
 
 	for (s = 0; s < o->nstreams; s++) {
-		size_t n = sb_nslices(o->sb, s), j;
-
-		if (s == o->stream || !n)
+		if (s == o->stream)
 			continue;
-		j = ctf_slice_at(o->sb, s, t0);
-		for (j = j == SIZE_MAX ? 0 : j; j < n; j++) {
-			if (sb_slice(o->sb, s, j, &sl) || sl.tsc >= t1)
-				break;
-			if (sl.tid != tid)
-				continue;
-			/* it ran from sl.tsc to the next slice's */
-			if (j + 1 == n || (!sb_slice(o->sb, s, j + 1, &nx) && nx.tsc > t0))
+		n = sb_nslices(o->sb, s);
+		for (j = 0; j < n; j++)
+			if (!sb_slice(o->sb, s, j, &sl) && sl.tid == tid)
 				return 1;
-		}
 	}
 	return 0;
 }
 
-/* Whether thread @tid, running on @o->stream at TSC @tsc, ran on another
- * stream since it last left this one (the sideband's timelines): its
- * calls and returns there are not in this stream, so its stack here is
- * stale.  Answered from the timelines alone, the same wherever a decode
- * starts (a fragment's, the whole range's). */
-static int ctf_ran_elsewhere(const struct ctf_opts *o, int32_t tid, uint64_t tsc)
+/* Whether thread @tid, switched in on @o->stream at TSC @tsc, may have run
+ * on another stream since it last left this one (its calls and returns
+ * there are not in this stream, so its stack here is stale): it ran
+ * here before, and it runs on another stream at some time.  Answered
+ * from the sideband's timelines alone, the same wherever a decode starts
+ * (a fragment's, the whole range's). */
+static int ctf_ran_elsewhere(const struct ctf_opts *o, int32_t tid, uint64_t tsc,
+			     struct ctf_mig *c)
 {
 	struct sb_slice sl;
 	size_t n, j;
-	uint64_t t_in;
 
 	if (!o->sb || o->nstreams < 2)
 		return 0;
@@ -102,19 +104,18 @@ static int ctf_ran_elsewhere(const struct ctf_opts *o, int32_t tid, uint64_t tsc
 		j++;
 	if (sl.tid != tid)
 		return 0;
-	/* back to where its stint here began, then to the one before */
+	/* back over its stint here, then to the one before */
 	while (j && !sb_slice(o->sb, o->stream, j - 1, &sl) && sl.tid == tid)
 		j--;
-	if (sb_slice(o->sb, o->stream, j, &sl))
-		return 0;
-	t_in = sl.tsc;
 	while (j && !sb_slice(o->sb, o->stream, j - 1, &sl) && sl.tid != tid)
 		j--;
 	if (!j)
 		return 0;	/* its first stint here: no stack yet */
-	if (sb_slice(o->sb, o->stream, j, &sl))
-		return 0;
-	return ctf_ran_between(o, tid, sl.tsc, t_in);
+	if (c->tid != tid) {
+		c->tid = tid;
+		c->elsewhere = ctf_runs_elsewhere(o, tid);
+	}
+	return c->elsewhere;
 }
 
 /* The thread of the last instruction line of @w before line @i (0: none,
@@ -203,6 +204,7 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 	uint64_t asid = 0, thread = 0, asid_off = UINT64_MAX, tsc, prev;
 	size_t i, k = 0;
 	int in = 1, ret, may_switch = 1;
+	struct ctf_mig mig = { -1, 0 };
 
 	if (!ct || !w || !o)
 		return -pte_invalid;
@@ -250,7 +252,7 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 			 * time of a packet is an estimate, a switch is not.  A
 			 * thread back from another CPU comes without its stack */
 			if (may_switch && thread && prev && thread != prev &&
-			    ctf_ran_elsewhere(o, (int32_t)(thread - 1), tsc))
+			    ctf_ran_elsewhere(o, (int32_t)(thread - 1), tsc, &mig))
 				ret = ct_thread_lost(ct, thread);
 			else
 				ret = may_switch ? ct_thread(ct, thread) : 0;
