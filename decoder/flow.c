@@ -52,6 +52,8 @@ static const char *const messages[FLOW_E_MAX] = {
 	[FLOW_E_EVENT_IGNORED] = "event ignored",
 	[FLOW_E_GAP] = "trace data lost",
 	[FLOW_E_INVALID] = "invalid argument",
+	[FLOW_E_SPIN] = "1048576 instructions without a packet: a loop the "
+			"trace cannot follow",
 };
 
 const char *flow_strerror(int err)
@@ -624,6 +626,8 @@ int flow_seek(struct flow *f, uint64_t off, uint64_t end)
 	f->pos = off;
 	f->cur_at = UINT64_MAX;
 	f->err_sync = UINT64_MAX;
+	f->spin_off = UINT64_MAX;
+	f->spin_n = 0;
 	f->end = end;
 	f->blk = NULL;
 	f->seek_err = 0;
@@ -716,16 +720,48 @@ static void drv_error(struct flow *f, int err, struct flow_rec *r)
 
 static int flow_next1(struct flow *f, struct flow_rec *r);
 
+/*
+ * Count instruction record @r (@n instructions): more than FLOW_SPIN_MAX
+ * of them from one packet is code looping where the trace says nothing
+ * (libipt's decoder follows it forever; a window of it would fill the
+ * memory).  Then @r becomes an error record (returns 1), and decoding
+ * goes on at the next PSB.
+ */
+static int drv_spin(struct flow *f, struct flow_rec *r, uint32_t n)
+{
+	uint64_t ip = r->ip;
+
+	if (r->kind != FLOW_INSN)
+		return 0;
+	if (r->offset != f->spin_off) {
+		f->spin_off = r->offset;
+		f->spin_n = 0;
+	}
+	f->spin_n += n;
+	if (f->spin_n <= FLOW_SPIN_MAX)
+		return 0;
+	rec_error(f, -FLOW_E_SPIN, f->pos, r);
+	r->ip = ip;	/* where it loops */
+	f->spin_off = UINT64_MAX;
+	f->state = DRV_SYNC;
+	return 1;
+}
+
 int flow_next(struct flow *f, struct flow_rec *r)
 {
 	int err, past;
 
 	/* the range ends at the first record a packet at or past it decided */
-	while (!(err = flow_next1(f, r)) && (past = fi_past(r, f->end)))
+	while (!(err = flow_next1(f, r))) {
+		drv_spin(f, r, 1);
+		past = fi_past(r, f->end);
+		if (!past)
+			break;
 		if (past > 1) {
 			f->state = DRV_DONE;
 			return -FLOW_E_EOS;
 		}
+	}
 	return err;
 }
 
@@ -904,6 +940,8 @@ int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
 				return err;
 			fi_blk_one(r, o);
 		}
+		if (drv_spin(f, r, o->n))
+			fi_blk_one(r, o);
 		switch (fi_past(r, f->end)) {
 		case 0:
 			return 0;

@@ -121,8 +121,17 @@ enum flow_err {
 	FLOW_E_EVENT_IGNORED,	/* "event ignored" */
 	FLOW_E_GAP,		/* "trace data lost" (a perf.data gap) */
 	FLOW_E_INVALID,		/* "invalid argument" */
+	FLOW_E_SPIN,		/* FLOW_SPIN_MAX instructions decided by one
+				 * packet: code looping with no packet (jmp $
+				 * and a TIP.PGD with no IP) that libipt
+				 * would follow forever (ours) */
 	FLOW_E_MAX
 };
+
+/* The most instructions one packet decides before FLOW_E_SPIN: no real
+ * code runs so far without a conditional or indirect branch, and a window
+ * of them is about 100 MiB. */
+#define FLOW_SPIN_MAX 1048576
 
 /* Record kinds. */
 enum flow_kind { FLOW_INSN = 1, FLOW_EVENT, FLOW_ERROR };

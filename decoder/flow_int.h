@@ -151,6 +151,8 @@ struct flow {
 	uint64_t err_sync;	/* the position of the last sync error,
 				 * UINT64_MAX if none */
 	uint64_t end;		/* stop at the first sync at or past this */
+	uint64_t spin_off;	/* the packet the last instructions came from */
+	uint32_t spin_n;	/* and how many (drv_spin()) */
 	int pending_err;	/* an error to report after an insn record */
 	uint64_t pending_err_off;
 

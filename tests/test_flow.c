@@ -586,6 +586,49 @@ static void test_sync_error_at_start(void **state)
 	free(a);
 }
 
+/* Code looping with no packet (jmp $, and a TIP.PGD with no IP that binds
+ * to no instruction of it): libipt follows it forever, and a window of
+ * it grew until the memory ran out.  We stop after FLOW_SPIN_MAX
+ * instructions with an error, and go on at the next PSB (none here). */
+static void test_spin(void **state)
+{
+	static const uint8_t c[] = { 0x90, 0xeb, 0xfe };
+	struct flow_config cfg = { .read = our_read, .read_ctx = code };
+	struct flow_wopts bo = { .blocks = 1 };
+	struct flow_window w = { 0 };
+	struct pbuf p = { .n = 0 };
+	struct img img;
+	struct img_span span;
+	struct flow_rec r;
+	struct flow *f;
+	size_t n = 0, i;
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	put_psb(&p, 0x1000, 1);
+	put_byte(&p, 0x01);		/* tip.pgd, no IP */
+	img_init_flat(&img, &span, p.b, p.n);
+	cfg.img = &img;
+	assert_int_equal(flow_new(&f, &cfg), 0);
+	assert_int_equal(flow_seek(f, 0, UINT64_MAX), 0);
+	while (!flow_next(f, &r) && r.kind != FLOW_ERROR)
+		n += r.kind == FLOW_INSN;
+	assert_int_equal(r.kind, FLOW_ERROR);
+	assert_int_equal(r.err, -FLOW_E_SPIN);
+	assert_int_equal(r.ip, 0x1001);
+	assert_int_equal(n, FLOW_SPIN_MAX);
+	assert_int_equal(flow_next(f, &r), -FLOW_E_EOS);
+	assert_non_null(strstr(flow_strerror(FLOW_E_SPIN), "1048576 instructions"));
+	/* a block window, as the call tree decodes: bounded */
+	assert_int_equal(flow_window(f, 0, UINT64_MAX, &bo, &w), 0);
+	for (i = 0, n = 0; i < w.nlines; i++)
+		n += w.lines[i].ninsns;
+	assert_int_equal(n, FLOW_SPIN_MAX);
+	assert_int_equal(w.lines[w.nlines - 1].r.kind, FLOW_ERROR);
+	flow_window_free(&w);
+	flow_free(f);
+}
+
 /* XBEGIN and XEND are no branches for Intel PT (no TNT): Zydis files them
  * with the conditional jumps, which made every transaction desynchronise
  * the flow and end it at the XEND. */
@@ -1530,6 +1573,7 @@ int main(void)
 		T(test_mode_mid_block),
 		T(test_tsx),
 		T(test_sync_error_at_start),
+		T(test_spin),
 		T(test_asid_switch),
 		T(test_window_cycles),
 		T(test_window_depth),
