@@ -84,7 +84,7 @@ static void ct_stack_init(const struct ct *ct, struct ct_stack *s, uint64_t key)
 {
 	memset(s, 0, sizeof(*s));
 	s->key = key;
-	s->level = CT_NONE;
+	s->level = s->jump_func = CT_NONE;
 	if (ct->frag) {
 		s->relative = 1;
 		s->pending = CT_PEND_UNKNOWN;
@@ -537,7 +537,8 @@ static int ct_pop(struct ct *ct)
 	return 0;
 }
 
-int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc)
+int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc,
+	       uint64_t call_ip)
 {
 	struct ct_stack *s = ct->st;
 	struct ct_frame *fr;
@@ -553,6 +554,7 @@ int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc)
 	fr->node = node;
 	fr->tsc = tsc;
 	fr->have_tsc = have_tsc;
+	fr->call_ip = call_ip;
 	return 0;
 }
 
@@ -582,7 +584,8 @@ static struct ct_op *ct_op_add(struct ct *ct, uint8_t kind)
 
 /* A move at a fragment's base (see calltree_int.h): the instruction of
  * @func lands in a new level node. */
-static int ct_move_base(struct ct *ct, uint32_t func, uint64_t offset)
+static int ct_move_base(struct ct *ct, uint32_t func, uint64_t offset,
+			uint64_t ip)
 {
 	struct ct_stack *s = ct->st;
 	struct ct_op *op = ct_op_add(ct, CT_OP_MOVE);
@@ -596,6 +599,7 @@ static int ct_move_base(struct ct *ct, uint32_t func, uint64_t offset)
 	op->func = func;
 	op->node = node;
 	op->offset = offset;
+	op->ip = ip;
 	op->pending = (int8_t)s->pending;
 	ct->groot[node] = node;
 	ct->nodes[node].offset = offset;
@@ -606,15 +610,103 @@ static int ct_move_base(struct ct *ct, uint32_t func, uint64_t offset)
 	return 0;
 }
 
-int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
+/* Whether @ip is where frame @fr's call returns to: the instruction
+ * after the call (2 to 15 bytes long; its length is not kept). */
+static int ct_returns_to(const struct ct_frame *fr, uint64_t ip)
+{
+	return fr->call_ip && ip > fr->call_ip && ip - fr->call_ip <= 15;
+}
+
+/* Whether @ip lies inside function @func past its start: no call's or
+ * tail call's target, but a longjmp's or an exception's landing (code
+ * without symbols cannot tell). */
+static int ct_mid_func(const struct ct *ct, uint32_t func, uint64_t ip)
+{
+	const struct ct_func *f = &ct->funcs[func];
+
+	return f->kind == SYMFMT_FUNC && !f->plt && ip != f->start;
+}
+
+/* The frames of the current thread a return to @ip pops: those up to
+ * the one whose call returns there (a longjmp by return skips some).
+ * Where none does, the stack is not what ran (a signal handler's
+ * return, a switch of stacks): all of them, so the code after it starts
+ * a top-level node (in a fragment, the tree's frames below decide), and
+ * *@matched is 0. */
+static size_t ct_ret_pops(const struct ct *ct, uint64_t ip, int *matched)
+{
+	const struct ct_stack *s = ct->st;
+	size_t j;
+
+	*matched = 1;
+	for (j = s->depth; j--;)
+		if (ct_returns_to(&s->fr[j], ip))
+			return s->depth - j;
+	*matched = 0;
+	return s->depth;
+}
+
+/* The frames of the current thread an indirect jump to @ip in @func
+ * pops: where it lands inside a function (not a tail call: a longjmp, an
+ * exception's landing pad) other than its own (a switch's table, after a
+ * tail call too) and the top frame's, those above the
+ * topmost frame of that function; where no frame is of it, all of them
+ * (as a return to no frame), *@matched then 0.  Else none. */
+static size_t ct_jump_pops(const struct ct *ct, uint32_t func, uint64_t ip,
+			   int *matched)
+{
+	const struct ct_stack *s = ct->st;
+	size_t j;
+
+	*matched = 1;
+	if (!s->depth || s->lost_depth || !ct_mid_func(ct, func, ip) ||
+	    func == s->jump_func ||
+	    ct->nodes[s->fr[s->depth - 1].node].func == func)
+		return 0;
+	for (j = s->depth - 1; j--;)
+		if (ct->nodes[s->fr[j].node].func == func)
+			return s->depth - 1 - j;
+	*matched = 0;
+	return s->depth;
+}
+
+/* Pop @n frames of the current thread. */
+static int ct_pop_n(struct ct *ct, size_t n)
+{
+	int ret;
+
+	while (n--)
+		if ((ret = ct_pop(ct)) < 0)
+			return ret;
+	return 0;
+}
+
+/* Whether the current thread's next move is the merged-into tree's to
+ * make (a fragment's, see calltree_int.h): its pending call or return is
+ * the tree's, or a return or jump from the tree's frames (a jump only
+ * where it may land in a frame below, see ct_jump_pops()). */
+static int ct_at_base(const struct ct *ct, uint32_t func, uint64_t ip)
+{
+	const struct ct_stack *s = ct->st;
+
+	if (s->pending == CT_PEND_UNKNOWN)
+		return 1;
+	if (s->depth || s->level == CT_NONE)
+		return 0;
+	return s->pending == CT_IC_RETURN ||
+	       (s->pending == CT_IC_JUMP && ct_mid_func(ct, func, ip) &&
+		func != s->jump_func);
+}
+
+int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 {
 	struct ct_stack *s = ct->st;
-	int top = s->depth || s->level != CT_NONE;
+	int top = s->depth || s->level != CT_NONE, ret, matched;
 	uint32_t node;
+	size_t k;
 
-	if (s->pending == CT_PEND_UNKNOWN ||
-	    (s->pending == CT_IC_RETURN && !s->depth && s->level != CT_NONE))
-		return ct_move_base(ct, func, offset);
+	if (ct_at_base(ct, func, ip))
+		return ct_move_base(ct, func, offset, ip);
 	/* a call through a PLT stub calls where the stub jumps: the stub's
 	 * instructions are the caller's */
 	if (s->pending == CT_IC_CALL && top && ct->funcs[func].plt)
@@ -631,17 +723,25 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
 			return -pte_nomem;
 		ct->nodes[node].calls++;
 		ct->funcs[func].calls++;
-		return ct_push_at(ct, node, ct->tsc, ct->have_tsc);
+		return ct_push_at(ct, node, ct->tsc, ct->have_tsc, s->call_ip);
 	}
 	if (s->pending == CT_IC_RETURN && s->depth) {
 		if (s->lost_depth) {
 			s->lost_depth--;
 		} else {
-			int ret = ct_pop(ct);
-
-			if (ret < 0)
+			k = ct_ret_pops(ct, ip, &matched);
+			if ((ret = ct_pop_n(ct, k)) < 0)
 				return ret;
+			/* a fragment's frames saying nothing: the tree's */
+			if (!matched && s->level != CT_NONE)
+				return ct_move_base(ct, func, offset, ip);
 		}
+	} else if (s->pending == CT_IC_JUMP) {
+		k = ct_jump_pops(ct, func, ip, &matched);
+		if ((ret = ct_pop_n(ct, k)) < 0)
+			return ret;
+		if (!matched && s->level != CT_NONE)
+			return ct_move_base(ct, func, offset, ip);
 	}
 	s->pending = 0;
 	/* the first instruction, or a return above where the range began */
@@ -649,7 +749,7 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset)
 		node = ct_child(ct, CT_ROOT, func, offset);
 		if (node == CT_NONE)
 			return -pte_nomem;
-		return ct_push_at(ct, node, ct->tsc, ct->have_tsc);
+		return ct_push_at(ct, node, ct->tsc, ct->have_tsc, 0);
 	}
 	return 0;
 }
@@ -667,13 +767,13 @@ void ct_span_add(struct ct *ct, uint64_t tsc)
  * the last of class @iclass, the others moving nothing: as many
  * ct_insn()s, since after the first one's move the rest stay in its node
  * (a PLT stub's keep a pending call pending).  Returns 0 or -pte_nomem. */
-static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t n,
-		   int iclass)
+static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip,
+		   uint64_t last_ip, uint64_t n, int iclass)
 {
 	uint32_t node;
 	int ret;
 
-	ret = ct_move(ct, func, offset);
+	ret = ct_move(ct, func, offset, ip);
 	if (ret < 0)
 		return ret;
 	node = ct_stack_top(ct);
@@ -688,6 +788,14 @@ static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t n,
 		return ret;
 	if (iclass == CT_IC_CALL || iclass == CT_IC_RETURN)
 		ct->st->pending = iclass;
+	/* (a PLT stub's jump keeps its call pending, and lands at a
+	 * function's start: a fragment may not know the call) */
+	else if (iclass == CT_IC_JUMP && !ct->st->pending && !ct->funcs[func].plt) {
+		ct->st->pending = iclass;
+		ct->st->jump_func = func;
+	}
+	if (iclass == CT_IC_CALL)
+		ct->st->call_ip = last_ip;
 	return 0;
 }
 
@@ -701,7 +809,7 @@ int ct_insn(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 	func = ct_func_of(ct, asid, ip);
 	if (func == CT_NONE)
 		return -pte_nomem;
-	return ct_feed(ct, func, offset, 1, iclass);
+	return ct_feed(ct, func, offset, ip, ip, 1, iclass);
 }
 
 uint32_t ct_count_sizes(const void *ctx, uint64_t addr)
@@ -760,7 +868,8 @@ int ct_block(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
 			n = count(cctx, until) - k;
 		if (n < 1 || n > ninsns - k)
 			n = 1;		/* a count that makes no sense */
-		ret = ct_feed(ct, func, offset, n, k + n == ninsns ? iclass : 0);
+		ret = ct_feed(ct, func, offset, cur, last_ip, n,
+			      k + n == ninsns ? iclass : 0);
 		if (ret < 0)
 			return ret;
 		k += n;

@@ -136,10 +136,19 @@ int ct_run(struct ct *ct, const struct ct_cyc *cyc, uint64_t tsc,
 	   int have_tsc);
 
 /* Instruction classes ct_insn() tells apart: the values of flow.h's enum
- * flow_iclass for near calls and returns.  Far transfers (system calls,
- * interrupts) do not move in the tree: with user-only tracing their
- * targets are not traced, and the flow comes back after them. */
-enum ct_iclass { CT_IC_CALL = 2, CT_IC_RETURN = 3 };
+ * flow_iclass for near calls, returns and indirect jumps (give a direct
+ * jump as any other class).  A call pushes a frame that remembers where
+ * it returns to; a return pops the frames up to the one whose call
+ * returns where it lands (a longjmp by return skips some), or, where none
+ * does, all of them (the code after it starts a top-level node, called 0
+ * times: the stack was not what ran); an indirect jump into a function
+ * past its start (not a tail call: a longjmp, an exception's landing
+ * pad) other than the top frame's pops the frames above the topmost
+ * frame of that function, or all of them if none is.
+ * Far transfers (system calls, interrupts) do not move in the tree:
+ * with user-only tracing their targets are not traced, and the flow
+ * comes back after them. */
+enum ct_iclass { CT_IC_CALL = 2, CT_IC_RETURN = 3, CT_IC_JUMP = 4 };
 
 /* The next instruction of the flow: at @ip of address space @asid,
  * decided by the packet at @offset, of class @iclass (any flow.h class;

@@ -52,6 +52,9 @@ struct ct_frame {
 	uint64_t tsc;		/* at the call, if have_tsc */
 	uint8_t have_tsc;	/* in a fragment, 0: called before its first
 				 * TSC (so at the TSC before it) */
+	uint64_t call_ip;	/* its call instruction's address (0: none,
+				 * a top-level node's), where returns to it
+				 * land after */
 };
 
 /* The call stack of one thread. */
@@ -60,8 +63,11 @@ struct ct_stack {
 	struct ct_frame *fr;
 	size_t depth, cap;
 	uint64_t lost_depth;	/* calls deeper than CT_MAX_DEPTH, open */
-	int pending;		/* its last instruction: CT_IC_CALL/RETURN/0,
-				 * or CT_PEND_UNKNOWN */
+	int pending;		/* its last instruction: CT_IC_CALL/RETURN/
+				 * JUMP/0, or CT_PEND_UNKNOWN */
+	uint64_t call_ip;	/* a pending call's address */
+	uint32_t jump_func;	/* a pending jump's function (CT_NONE:
+				 * unknown, not the one it lands in) */
 	uint32_t level;		/* fragment: the level node at the base
 				 * (CT_NONE: none yet) */
 	uint8_t relative;	/* fragment: the merged-into tree's frames lie
@@ -101,13 +107,16 @@ enum ct_op_kind { CT_OP_MOVE, CT_OP_BREAK, CT_OP_BREAK_ALL };
 
 struct ct_op {
 	uint64_t offset;	/* MOVE: its instruction's */
+	uint64_t ip;		/* MOVE: its instruction's address (where a
+				 * return or jump lands) */
 	uint64_t tsc;		/* the fragment's TSC then, if have_tsc */
 	uint32_t stack;		/* the thread: an index into stacks */
 	uint32_t func;		/* MOVE: its instruction's function */
 	uint32_t node;		/* MOVE: the level node it starts */
 	uint8_t kind;		/* enum ct_op_kind */
 	uint8_t have_tsc;
-	int8_t pending;		/* MOVE: CT_IC_RETURN, or CT_PEND_UNKNOWN
+	int8_t pending;		/* MOVE: CT_IC_RETURN or CT_IC_JUMP, or
+				 * CT_PEND_UNKNOWN
 				 * (the merged-into tree's) */
 };
 
@@ -199,16 +208,17 @@ uint32_t ct_func_intern(struct ct *ct, const char *name, uint64_t start,
 uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
 		  uint64_t offset);
 
-/* Move the current thread in the tree for an instruction of @func after
- * its pending call or return. */
-int ct_move(struct ct *ct, uint32_t func, uint64_t offset);
+/* Move the current thread in the tree for an instruction of @func at @ip
+ * after its pending call, return or jump. */
+int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip);
 
 /* The current thread's stack top node (after a ct_move()). */
 uint32_t ct_stack_top(const struct ct *ct);
 
 /* Push a frame for @node at TSC @tsc (if @have_tsc) on the current
  * thread's stack, or count it as lost past CT_MAX_DEPTH. */
-int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc);
+int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc,
+	       uint64_t call_ip);
 
 /* Forget the current thread's stack, closing its calls. */
 int ct_forget(struct ct *ct);

@@ -189,11 +189,15 @@ static int ctf_feed_line(struct ct *ct, const struct flow_window *w,
 			 const struct flow_line *l, uint64_t asid)
 {
 	struct ctf_line b = { w, l };
+	int iclass = l->r.iclass;
 
+	/* a direct jump never unwinds (calltree.h): only indirect ones */
+	if (iclass == FLOW_IC_JUMP && (l->r.flags & FLOW_F_DIRECT))
+		iclass = FLOW_IC_OTHER;
 	if (l->ninsns <= 1)
-		return ct_insn(ct, l->r.offset, asid, l->r.ip, l->r.iclass);
+		return ct_insn(ct, l->r.offset, asid, l->r.ip, iclass);
 	return ct_block(ct, l->r.offset, asid, l->r.ip, l->last_ip, l->ninsns,
-			l->r.iclass, ctf_below, &b);
+			iclass, ctf_below, &b);
 }
 
 /* ctf_window() for lines [@begin, @end) of @w. */

@@ -109,9 +109,12 @@ static int ctm_op(struct ctm *m, const struct ct_op *op)
 		return ct_forget(dst);
 	if (op->kind == CT_OP_BREAK_ALL)
 		return ct_break_all(dst);
-	if (op->pending == CT_IC_RETURN)
-		dst->st->pending = CT_IC_RETURN;
-	ret = ct_move(dst, m->fmap[op->func], op->offset);
+	if (op->pending == CT_IC_RETURN || op->pending == CT_IC_JUMP)
+		dst->st->pending = op->pending;
+	/* a jump deferred lands outside its function (ct_move()) */
+	if (op->pending == CT_IC_JUMP)
+		dst->st->jump_func = CT_NONE;
+	ret = ct_move(dst, m->fmap[op->func], op->offset, op->ip);
 	if (ret < 0)
 		return ret;
 	m->nmap[op->node] = ct_stack_top(dst);
@@ -258,13 +261,18 @@ static int ctm_frames(struct ctm *m)
 			}
 			ret = ct_push_at(dst, m->nmap[fr->node],
 					 fr->have_tsc ? fr->tsc : m->tsc0,
-					 fr->have_tsc ? 1 : m->have_tsc0);
+					 fr->have_tsc ? 1 : m->have_tsc0,
+					 fr->call_ip);
 			if (ret < 0)
 				return ret;
 		}
 		dst->st->lost_depth += s->lost_depth;
-		if (s->pending != CT_PEND_UNKNOWN)
+		if (s->pending != CT_PEND_UNKNOWN) {
 			dst->st->pending = s->pending;
+			dst->st->call_ip = s->call_ip;
+			dst->st->jump_func = s->jump_func == CT_NONE ? CT_NONE :
+					     m->fmap[s->jump_func];
+		}
 	}
 	return 0;
 }
@@ -521,6 +529,7 @@ static void ctp_ops(struct ctp *io, struct ct *f)
 		CTP1(io, op->func);
 		CTP1(io, op->node);
 		ctp_d(io, &op->offset, off);
+		CTP(io, op->ip);
 		CTP(io, op->have_tsc);
 		ctp_d(io, &op->tsc, tsc);
 		off = op->offset;
@@ -577,6 +586,10 @@ static void ctp_stacks(struct ctp *io, struct ct *f)
 		CTP(io, s->relative);
 		CTP1(io, s->pending);
 		CTP1(io, s->level);
+		CTP(io, s->call_ip);
+		CTP1(io, s->jump_func);
+		if (io->in && s->jump_func != CT_NONE && s->jump_func >= f->nfuncs)
+			io->bad = 1;
 		CTP(io, s->lost_depth);
 		CTP(io, s->depth);
 		s->fr = ctp_alloc(io, s->fr, s->depth, sizeof(*s->fr));
@@ -586,6 +599,7 @@ static void ctp_stacks(struct ctp *io, struct ct *f)
 			CTP(io, s->fr[k].node);
 			CTP(io, s->fr[k].have_tsc);
 			CTP(io, s->fr[k].tsc);
+			CTP(io, s->fr[k].call_ip);
 			if (io->in && s->fr[k].node >= f->nnodes)
 				io->bad = 1;
 		}
@@ -677,7 +691,8 @@ static int ctp_check_stacks(const struct ct *f, const uint32_t *level,
 		uint32_t up = s->level == CT_NONE ? CT_ROOT : s->level;
 
 		if ((s->pending != 0 && s->pending != CT_IC_CALL &&
-		     s->pending != CT_IC_RETURN && s->pending != CT_PEND_UNKNOWN) ||
+		     s->pending != CT_IC_RETURN && s->pending != CT_IC_JUMP &&
+		     s->pending != CT_PEND_UNKNOWN) ||
 		    s->level != level[i] || (s->relative != 0) == (broke[i] != 0) ||
 		    s->depth > CT_MAX_DEPTH || (s->lost_depth && s->depth != CT_MAX_DEPTH) ||
 		    (s->relative && s->level == CT_NONE && s->depth))
@@ -732,7 +747,8 @@ static int ctp_check(const struct ct *f)
 			continue;
 		}
 		if (!op->node || f->groot[op->node] != op->node || moved[op->node] ||
-		    (op->pending != CT_IC_RETURN && op->pending != CT_PEND_UNKNOWN))
+		    (op->pending != CT_IC_RETURN && op->pending != CT_IC_JUMP &&
+		     op->pending != CT_PEND_UNKNOWN))
 			goto out_free;
 		moved[op->node] = 1;
 		level[op->stack] = op->node;

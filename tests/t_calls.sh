@@ -191,4 +191,23 @@ done | awk '/^ +calls +instructions/ { on = 1; next } on && NF == 0 { on = 0 }
 	leaf && d > leaf { print "FAIL quantum 1000: " name " (a leaf) calls " $NF; exit }
 	{ leaf = $NF ~ /^(demo_hash|mul|add|is_sorted)$/ ? d : 0; name = $NF }' |
 	grep FAIL && fail=1
+
+# longjmp out of a recursion (tests/progs/p_longjmp: main dives 5, 6, 7
+# and 8 deep and jumps back each time, then climbs 6 deep): the frames a
+# jump skips are closed, so main calls dive 4 times, dive is 8 calls
+# below main at most, and climb is main's.
+lj=$tmp/lj
+mkdir "$lj" && "$BUILD/tools/ptrecord" -q -o "$lj/t" "$BUILD/progs/p_longjmp" >/dev/null 2>&1 &&
+"$BUILD/tools/pt2perf" --sideband "$lj/t.sideband" --cpu 0 "$lj/t" -o "$lj/perf.data" >/dev/null 2>&1 ||
+	bad "p_longjmp: recording failed"
+"$PTBROWSE" calls "$lj/perf.data" 2>/dev/null | awk '
+	/^ +calls +instructions/ { on = 1; next } on && NF == 0 { on = 0 } !on { next }
+	{ d = match($0, /[^ ]+$/) }
+	$NF == "main" && !md { md = d }
+	$NF == "dive" && d == md + 2 { top += $1 }
+	$NF == "climb" && d == md + 2 { climb = 1 }
+	$NF == "dive" && (d - md) / 2 > deep { deep = (d - md) / 2 }
+	END { if (top != 4 || deep != 8 || !climb)
+		printf "FAIL p_longjmp: main calls dive %d times (4), dive %d calls below main (8), climb %s main'"'"'s\n",
+			top, deep, climb ? "is" : "is not" }' | grep FAIL && fail=1
 exit $fail

@@ -498,6 +498,49 @@ static void test_many_parts(void **state)
 	ct_free(ct);
 }
 
+/* Unwinding: a return to a frame's return address below the top pops to
+ * it; a return to none starts a top-level node; an indirect jump into a
+ * function past its start (a longjmp) pops to its frame; a tail call
+ * (to a start) or a jump within the top's function pops nothing. */
+static void test_unwind(void **state)
+{
+	const struct ct_node *n;
+	struct ct *ct;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	run(ct, 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 100);
+	insn(ct, 0x10, 0x1000, CALL);		/* main calls f (back 0x1005) */
+	insn(ct, 0x10, 0x2000, CALL);		/* f calls g (back 0x2005) */
+	insn(ct, 0x10, 0x3000, CALL);		/* g calls f */
+	insn(ct, 0x10, 0x2000, RET);		/* f returns to main's call */
+	insn(ct, 0x10, 0x1005, CALL);		/* main (1 frame) calls g */
+	insn(ct, 0x10, 0x3000, CT_IC_JUMP);	/* g jumps to f's start */
+	insn(ct, 0x10, 0x2000, CT_IC_JUMP);	/* f jumps within f (in g's
+						 * node: a tail call's) */
+	insn(ct, 0x10, 0x2040, CALL);		/* f calls g */
+	insn(ct, 0x10, 0x3010, CT_IC_JUMP);	/* g longjmps into main */
+	insn(ct, 0x10, 0x1050, RET);		/* main returns to none */
+	insn(ct, 0x10, 0x3020, OTHER);		/* g, top-level */
+	assert_int_equal(ct_finish(ct), 0);
+	/* main > f > g > f; main > g > g; g */
+	assert_int_equal(ct_nnodes(ct), 8);
+	n = ct_node(ct, 5);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, 1);		/* main's, after the return */
+	assert_int_equal(n->insns_self, 3);	/* g and the tail call's f */
+	n = ct_node(ct, 6);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, 5);
+	assert_int_equal(ct_node(ct, 1)->insns_self, 3);	/* the longjmp */
+	n = ct_node(ct, 7);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, CT_ROOT);
+	assert_int_equal(n->calls, 0);
+	ct_free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_break_all),
 		cmocka_unit_test(test_many_parts),
+		cmocka_unit_test(test_unwind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

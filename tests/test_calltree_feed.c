@@ -4,7 +4,9 @@
  * (ct_insn()) or in blocks (ct_block()); whole, or split into pieces fed
  * to fragments merged in order (ct_new_frag(), ct_merge()), packed or
  * not, merged into fragments first or not.  Random flows of calls,
- * returns, PLT stubs, threads, breaks and runs over a resolver of
+ * returns (to where calls return, or not), indirect jumps (into a
+ * function past its start: a longjmp's), PLT stubs, threads, breaks and
+ * runs over a resolver of
  * abutting functions, a segment with a symbol inside and unknown code;
  * then p_sample's recording split at each PSB.
  */
@@ -146,7 +148,7 @@ static void rnd_flow(struct ev *ev, size_t n, int threads, uint32_t runs)
 			e->kind = EV_BREAK;
 		} else {
 			static const int cls[] = { OTHER, OTHER, CALL, CALL,
-						   RET, RET, 0, 6 };
+						   RET, RET, 0, 6, CT_IC_JUMP };
 
 			e->kind = EV_BLOCK;
 			e->ip = rnd_ip();
