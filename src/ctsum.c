@@ -18,18 +18,25 @@ static const char *ctsum_name(const struct ct_func *f, char *buf, size_t size)
 	return esc_str(buf, size, raw);
 }
 
-/* The function of @ct named as @f, or NULL. */
+/* The function of @ct that is @f: of its name, kind and start (several
+ * objects have a _fini, say), else the only one of its name and kind
+ * (code loaded elsewhere); or NULL. */
 static const struct ct_func *ctsum_find(const struct ct *ct, const struct ct_func *f)
 {
-	size_t i;
+	const struct ct_func *named = NULL;
+	size_t i, n = 0;
 
 	for (i = 0; i < ct_nfuncs(ct); i++) {
 		const struct ct_func *g = ct_func(ct, (uint32_t)i);
 
-		if (g->kind == f->kind && !strcmp(g->name, f->name))
+		if (g->kind != f->kind || strcmp(g->name, f->name))
+			continue;
+		if (g->start == f->start)
 			return g;
+		named = g;
+		n++;
 	}
-	return NULL;
+	return n == 1 ? named : NULL;
 }
 
 /* A line snprintf() cut (@n its full length) ends in ".." so the cut

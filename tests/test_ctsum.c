@@ -16,15 +16,17 @@
 #include "ctsum.h"
 #include "symfmt.h"
 
-/* 0x1000.. "main", 0x2000.. "work", 0x3000.. the segment "lib.so" */
+/* 0x1000.. "main", 0x2000.. "work", 0x3000.. the segment "lib.so",
+ * 0x4000.. and 0x5000.. "_fini" (two objects') */
 static int resolve(void *ctx, uint64_t asid, uint64_t ip, struct symfmt_fn *fn)
 {
-	static const char *const names[] = { "main", "work", "lib.so" };
+	static const char *const names[] = { "main", "work", "lib.so", "_fini",
+					     "_fini" };
 	unsigned k = (unsigned)(ip >> 12) - 1;
 
 	(void)ctx;
 	(void)asid;
-	if (k > 2)
+	if (k > 4)
 		return -1;
 	fn->name = names[k];
 	fn->start = ip & ~0xfffull;
@@ -113,12 +115,40 @@ static void test_two(void **state)
 	ct_free(b);
 }
 
+/* B's function beside A's is the same one: of its start too, where two
+ * share a name; else the one of its name. */
+static void test_same_name(void **state)
+{
+	struct ct_cyc c = { 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT };
+	char l[4][CTSUM_LINE];
+	struct ct *a, *b;
+	int i;
+
+	(void)state;
+	assert_int_equal(ct_new(&a, resolve, NULL), 0);
+	assert_int_equal(ct_run(a, &c, 0, 0), 0);
+	assert_int_equal(ct_insn(a, 1, 0, 0x5000, 1), 0);
+	assert_int_equal(ct_finish(a), 0);
+	assert_int_equal(ct_new(&b, resolve, NULL), 0);
+	assert_int_equal(ct_run(b, &c, 0, 0), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(ct_insn(b, 1, 0, 0x4000 + (uint64_t)i, 1), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(ct_insn(b, 1, 0, 0x5000 + (uint64_t)i, 1), 0);
+	assert_int_equal(ct_finish(b), 0);
+	assert_int_equal(ctsum_lines(a, b, CT_BY_INSNS, 1, l, 4), 2);
+	assert_string_equal(l[1], "            10             ~8         1         5       0       0  _fini");
+	ct_free(a);
+	ct_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_one),
 		cmocka_unit_test(test_two),
+		cmocka_unit_test(test_same_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
