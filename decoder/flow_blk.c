@@ -44,6 +44,11 @@ static void classify(const ZydisDecodedInstruction *z, struct insn *in)
 	case ZYDIS_MNEMONIC_VMCALL:
 		in->iclass = FLOW_IC_FAR_CALL;
 		break;
+	case ZYDIS_MNEMONIC_UIRET:
+		/* a far transfer for libipt: a TIP gives its target, and a
+		 * PIP or a TIP.PGD without an IP binds to it */
+		in->iclass = FLOW_IC_FAR_RETURN;
+		break;
 	case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD:
 	case ZYDIS_MNEMONIC_IRETQ: case ZYDIS_MNEMONIC_SYSRET:
 	case ZYDIS_MNEMONIC_SYSEXIT:

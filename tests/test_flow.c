@@ -657,6 +657,25 @@ static void test_tsx(void **state)
 		  "0000000000001013\n0000000000001014\n[disabled]\n");
 }
 
+/* UIRET is a far transfer for libipt (a TIP gives its target, a PIP binds
+ * to it), not an ordinary instruction. */
+static void test_uiret(void **state)
+{
+	static const uint8_t c[] = { 0xf3, 0x0f, 0x01, 0xec, 0x90, 0xff, 0xe0 };
+	static const uint8_t pip[] = { 0x02, 0x43, 0, 0x20, 0, 0, 0, 0 };
+	struct pbuf p = { .n = 0 };
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	code_at(0x2000, jmp_rax, sizeof(jmp_rax));
+	put_psb(&p, 0x1000, 1);
+	put(&p, pip, sizeof(pip));	/* binds to the uiret */
+	put_ip(&p, 0x0d, 0x2000);	/* its target */
+	put_ip(&p, 0x01, 0x3000);
+	check(&p, "[exec mode: 64-bit]\n0000000000001000\n"
+		  "[paging, cr3: 0000000000020000]\n0000000000002000\n[disabled]\n");
+}
+
 /* Two processes with other code at one address: the caller's address
  * space changes at the second enable (as sideband says), and the block
  * cache must not hand out the first process's block. */
@@ -1572,6 +1591,7 @@ int main(void)
 		T(test_mode32),
 		T(test_mode_mid_block),
 		T(test_tsx),
+		T(test_uiret),
 		T(test_sync_error_at_start),
 		T(test_spin),
 		T(test_asid_switch),
