@@ -169,6 +169,11 @@ int goto_job_poll(struct ui *ui, int *busy)
 
 	if (!gj)
 		return UI_DRAW_NONE;
+	if (!gj->finished && ui->cursor != gj->cursor) {
+		/* A key moved the cursor first: that is where the user is. */
+		goto_job_free(ui);
+		return UI_DRAW_STATUS;
+	}
 	if (!gj->finished) {
 		if (busy)
 			*busy = 2;
