@@ -22,23 +22,29 @@
  *                   "error" is ovf and decode errors
  *   TYPE VALUE      the type's main value: tip/fup/tip.pge/tip.pgd and
  *                   "ip": the reconstructed IP; cbr, mtc, tsc, cyc, vmcs,
- *                   pip (cr3), tma (ctc), mode.exec (16, 32 or 64),
+ *                   pip (cr3), tma (ctc), mode.exec (16, 32 or 64; the
+ *                   reserved CS.L=CS.D=1 is none of them),
  *                   tnt.8/tnt.64 (number of bits), ptw/mnt (payload)
  *   TYPE FIELD=VALUE  a named field: ip, cbr, mtc, tsc, cyc, cr3, nr,
  *                   vmcs, ctc, fc, bits, intx, abrt, nbits, payload
  *   an operator     = == != < <= > >= before a value ("tsc >= 0x1000",
  *                   "pip cr3=0x1000", "cyc > 1000"); a range A-B
- *                   (inclusive: "ip 0x400000-0x4fffff")
+ *                   (inclusive: "ip 0x400000-0x4fffff") takes none
+ *   a number        decimal or 0x hex (a leading 0 is not octal)
  *   bytes HEX...    raw bytes starting inside a packet ("bytes 02 f3",
  *   x:HEX           "x:02f3"); the hit is the packet holding the first byte
  *   gap OP TIME     a timed packet (tsc, or mtc when the configuration
  *                   gives MTC timing) whose time, by the time model, is OP
  *                   TIME after the previous timed packet (OP defaults
  *                   to >); TIME in tsc ticks (5000, 5000tsc) or with
- *                   ns, us, ms, s (2.5us; needs srch_pred_set_config())
+ *                   ns, us, ms, s (2.5us; needs srch_pred_set_config());
+ *                   a range "gap 1us-20us" or "gap 1us-20" (its upper
+ *                   end in the lower one's unit unless it has one; ticks
+ *                   and times do not mix)
  *   not X, !X       X does not hold
  *   X and Y, X & Y  both (also just "X Y")
  *   X or Y, X | Y   either; "and" binds tighter; parentheses group
+ *                   (at most 256 levels of ( and not, 64 nodes)
  */
 #ifndef SEARCH_H
 #define SEARCH_H
