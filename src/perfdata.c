@@ -1215,22 +1215,11 @@ int perfdata_time_to_tsc(const struct tm_config *cfg, uint64_t ns,
 	if (!cfg || !tsc || !cfg->have_perf_conv || !cfg->time_mult ||
 	    cfg->time_shift >= 64)
 		return -pte_no_time;
-	/* clamped, not wrapped: times in order stay TSCs in order (a time
-	 * before the zero, or past 2^64 ticks, is a damaged record's) */
-	if (ns < cfg->time_zero) {
-		*tsc = 0;
-		return 0;
-	}
 	t = ns - cfg->time_zero;
 	quot = t / cfg->time_mult;
 	rem = t % cfg->time_mult;
-	if (quot > UINT64_MAX >> cfg->time_shift) {
-		*tsc = UINT64_MAX;
-		return 0;
-	}
-	/* rem < mult: its part is below 2^shift, the sum fits */
 	*tsc = (quot << cfg->time_shift) +
-	       (uint64_t)(((unsigned __int128)rem << cfg->time_shift) / cfg->time_mult);
+	       (rem << cfg->time_shift) / cfg->time_mult;
 	return 0;
 }
 

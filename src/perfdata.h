@@ -165,9 +165,8 @@ int perfdata_build_ids(const struct trace *t, const uint8_t **p,
 /* A short name of event kind @kind ("aux", "itrace_start", ...). */
 const char *perfdata_event_name(enum perfdata_event_kind kind);
 
-/* Convert perf time @ns to TSC ticks with @cfg's perf conversion; a time
- * before its zero gives 0, one past 2^64 ticks UINT64_MAX (in order as the
- * times are: a damaged record's time wrapped before).
+/* Convert perf time @ns to TSC ticks with @cfg's perf conversion (modulo
+ * 2^64, as perf computes it: time_zero may be "negative").
  * Returns 0 and sets *@tsc, or -pte_no_time if @cfg has none. */
 int perfdata_time_to_tsc(const struct tm_config *cfg, uint64_t ns,
 			 uint64_t *tsc);

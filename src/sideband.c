@@ -379,10 +379,15 @@ static int sb_record(void *ctx, const struct perfdata_record *r)
 	}
 }
 
+/* By TSC (0 without time or conversion), then perf time, then file
+ * order: the timeline's searches are by TSC, and a damaged record's time
+ * converts (modulo 2^64, as perf's) out of its time's order. */
 static int sb_rec_cmp(const void *a, const void *b)
 {
 	const struct sb_rec *x = a, *y = b;
 
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;

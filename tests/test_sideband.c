@@ -385,6 +385,53 @@ static void test_raw(void **state)
 	unlink(raw);
 }
 
+/* A record whose perf time is before TIME_CONV's zero (a damaged one)
+ * converts, modulo 2^64 as perf's does, to a TSC near 2^64: the timeline
+ * stays in TSC order (it was in time order, its searches by TSC). */
+static void test_time_before_zero(void **state)
+{
+	struct pw d = { 0 };
+	struct trace *t;
+	struct sb *sb;
+	struct sb_slice sl;
+	struct sb_task k;
+	char file[64], err[256];
+	uint64_t last = 0;
+	size_t i, at;
+	int fd;
+
+	(void)state;
+	snprintf(file, sizeof(file), "/tmp/ptb-sideband-zero-XXXXXX");
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	pw_setup(&d);
+	at = pw_begin(&d, 79, 0);	/* TIME_CONV again: zero 2000 */
+	pw_64(&d, 10);
+	pw_64(&d, 1024);
+	pw_64(&d, 2000);
+	pw_end(&d, at);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_switch(&d, 1, 100, 100, 300, 300, 3000, 0);
+	pw_switch(&d, 0, 300, 300, 100, 100, 3001, 0);
+	pw_auxtrace(&d, 0);
+	assert_int_equal(pw_file(file, &d, NULL), 0);
+	assert_int_equal(trace_open(&t, file, err, sizeof(err)), 0);
+	assert_int_equal(sb_load(&sb, t, err, sizeof(err)), 0);
+	assert_int_equal(sb_nslices(sb, 0), 3);
+	for (i = 0; i < sb_nslices(sb, 0); i++) {
+		assert_int_equal(sb_slice(sb, 0, i, &sl), 0);
+		assert_true(sl.tsc >= last);
+		last = sl.tsc;
+	}
+	assert_int_equal(sb_task_at(sb, 0, 5000, 0, &k), 0);
+	assert_int_equal(k.pid, 300);
+	sb_free(sb);
+	trace_close(t);
+	free(d.p);
+	unlink(file);
+}
+
 /* A per-thread recording without time conversion (cap_user_time_zero 0,
  * no TIME_CONV): every record's time is unknown.  Process 100 runs
  * /bin/sh, then execs /bin/prog at the same address: which image ran
@@ -446,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_cr3_fallback),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_per_thread_untimed),
+		cmocka_unit_test(test_time_before_zero),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
