@@ -113,7 +113,8 @@ int goto_job_start(struct ui *ui, enum goto_job_kind kind, uint64_t v, uint64_t 
 	j->idx = ui->idx;
 	j->kind = kind;
 	j->v = v;
-	j->from = j->at = from;
+	j->from = from;
+	atomic_store(&j->at, from);
 	j->end = ui->img->size;
 	if (!idx_find(ui->idx, from, &i) && !idx_seek(ui->idx, i + 1, &sk))
 		j->end = sk.offset;
