@@ -28,6 +28,8 @@
  *                   cores, as the code view decodes them.
  *   search_ui*.c    searches, '*' '#', the filter view (search_ui_filter.c).
  *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
+ *   goto_job.c      a :goto's look past a long segment's first 32768
+ *                   rows, on a thread with windows of its own.
  *   opengoto.c      +GOTO and --goto: where the browser opens, once the
  *                   index can answer (through goto_ui.c's :goto).
  *   code.c          the code context: images, symbols, tasks and the flow
