@@ -538,7 +538,7 @@ static int ct_pop(struct ct *ct)
 }
 
 int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc,
-	       uint64_t call_ip)
+	       uint64_t call_ip, uint8_t async)
 {
 	struct ct_stack *s = ct->st;
 	struct ct_frame *fr;
@@ -555,6 +555,7 @@ int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc,
 	fr->tsc = tsc;
 	fr->have_tsc = have_tsc;
 	fr->call_ip = call_ip;
+	fr->async = async;
 	return 0;
 }
 
@@ -639,9 +640,18 @@ static size_t ct_ret_pops(const struct ct *ct, uint64_t ip, int *matched)
 	size_t j;
 
 	*matched = 1;
-	for (j = s->depth; j--;)
+	/* to where is not known (ct_enabled()): the frame below, if any */
+	if (!ip)
+		return s->depth > 1 || s->level != CT_NONE ? 1 : 0;
+	for (j = s->depth; j--;) {
 		if (ct_returns_to(&s->fr[j], ip))
 			return s->depth - j;
+		/* a handler returns (to the signal's trampoline, whose
+		 * sigreturn goes back to the interrupted code); no return
+		 * passes its frame */
+		if (s->fr[j].async)
+			return s->depth - j;
+	}
 	*matched = 0;
 	return s->depth;
 }
@@ -681,6 +691,16 @@ static int ct_pop_n(struct ct *ct, size_t n)
 	return 0;
 }
 
+/* Whether an instruction of @func at @ip after ct_enabled() enters a
+ * handler: a function's first (a return into an interrupted function
+ * lands past its start). */
+static int ct_async_entry(const struct ct *ct, uint32_t func, uint64_t ip)
+{
+	const struct ct_func *f = &ct->funcs[func];
+
+	return f->kind == SYMFMT_FUNC && !f->plt && ip == f->start;
+}
+
 /* Whether the current thread's next move is the merged-into tree's to
  * make (a fragment's, see calltree_int.h): its pending call or return is
  * the tree's, or a return or jump from the tree's frames (a jump only
@@ -691,11 +711,65 @@ static int ct_at_base(const struct ct *ct, uint32_t func, uint64_t ip)
 
 	if (s->pending == CT_PEND_UNKNOWN)
 		return 1;
+	/* an entry into a handler under the tree's top */
+	if (s->pending == CT_PEND_ASYNC && !s->depth && s->level == CT_NONE)
+		return s->relative;
 	if (s->depth || s->level == CT_NONE)
 		return 0;
 	return s->pending == CT_IC_RETURN ||
 	       (s->pending == CT_IC_JUMP && ct_mid_func(ct, func, ip) &&
 		func != s->jump_func);
+}
+
+/* Enter a handler of @func (its first instruction decided at @offset)
+ * under the current thread's top frame. */
+static int ct_push_async(struct ct *ct, uint32_t func, uint64_t offset)
+{
+	struct ct_stack *s = ct->st;
+	uint32_t node;
+
+	if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
+		s->lost_depth++;
+		ct->truncated = 1;
+		return 0;
+	}
+	node = ct_child(ct, ct_stack_top(ct), func, offset);
+	if (node == CT_NONE)
+		return -pte_nomem;
+	ct->nodes[node].calls++;
+	ct->nodes[node].entries++;
+	return ct_push_at(ct, node, ct->tsc, ct->have_tsc, 0, 1);
+}
+
+int ct_enable_move(struct ct *ct, uint64_t offset)
+{
+	int ret;
+
+	/* a return just before (a fault's) lands where is not known: in
+	 * the frame below (address 0; any function: none is made) */
+	if (ct->st->pending == CT_IC_RETURN && ct->nfuncs &&
+	    (ret = ct_move(ct, 0, offset, 0)) < 0)
+		return ret;
+	ct->st->pending = CT_PEND_ASYNC;
+	return 0;
+}
+
+int ct_enabled(struct ct *ct, uint64_t offset)
+{
+	struct ct_op *op;
+
+	if (!ct || ct->finished)
+		return -pte_invalid;
+	if (ct->st->pending == CT_PEND_UNKNOWN) {
+		/* the merged-into tree's pending: settled at the merge */
+		op = ct_op_add(ct, CT_OP_ENABLE);
+		if (!op)
+			return -pte_nomem;
+		op->offset = offset;
+		ct->st->pending = CT_PEND_ASYNC;
+		return 0;
+	}
+	return ct_enable_move(ct, offset);
 }
 
 int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
@@ -711,6 +785,11 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 	 * instructions are the caller's */
 	if (s->pending == CT_IC_CALL && top && ct->funcs[func].plt)
 		return 0;
+	if (s->pending == CT_PEND_ASYNC) {
+		s->pending = 0;
+		if (top && ct_async_entry(ct, func, ip))
+			return ct_push_async(ct, func, offset);
+	}
 	if (s->pending == CT_IC_CALL && top) {
 		s->pending = 0;
 		if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
@@ -723,7 +802,7 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 			return -pte_nomem;
 		ct->nodes[node].calls++;
 		ct->funcs[func].calls++;
-		return ct_push_at(ct, node, ct->tsc, ct->have_tsc, s->call_ip);
+		return ct_push_at(ct, node, ct->tsc, ct->have_tsc, s->call_ip, 0);
 	}
 	if (s->pending == CT_IC_RETURN && s->depth) {
 		if (s->lost_depth) {
@@ -744,12 +823,13 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 			return ct_move_base(ct, func, offset, ip);
 	}
 	s->pending = 0;
-	/* the first instruction, or a return above where the range began */
-	if (!s->depth && s->level == CT_NONE) {
+	/* the first instruction, or a return above where the range began
+	 * (not one to where is not known: no instruction is there) */
+	if (!s->depth && s->level == CT_NONE && ip) {
 		node = ct_child(ct, CT_ROOT, func, offset);
 		if (node == CT_NONE)
 			return -pte_nomem;
-		return ct_push_at(ct, node, ct->tsc, ct->have_tsc, 0);
+		return ct_push_at(ct, node, ct->tsc, ct->have_tsc, 0, 0);
 	}
 	return 0;
 }

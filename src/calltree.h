@@ -100,6 +100,8 @@ struct ct_node {
 						 * in order of first call */
 	uint32_t depth;		/* the root 0, top-level nodes 1 */
 	uint64_t calls;		/* calls into it (0: entered before) */
+	uint64_t entries;	/* entries without a call (a signal handler's,
+				 * ct_enabled()): in calls too */
 	uint64_t insns_self, insns;	/* its own; with its callees' */
 	struct ct_sum self, total;	/* cycles, likewise */
 	uint64_t tsc_ticks;	/* TSC ticks from its calls to their returns
@@ -194,6 +196,22 @@ int ct_block(struct ct *ct, uint64_t offset, uint64_t asid, uint64_t ip,
  * it comes back.  Before the first call, the thread is 0.
  * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
 int ct_thread(struct ct *ct, uint64_t key);
+
+/* Tracing was enabled again, on the thread and in the address space of
+ * the instruction before, not where it stopped (flow.h's FLOW_F_RESUMED
+ * unset): if the next instruction is a function's first (a signal's
+ * handler, entered with no call), it enters a frame of its own, under
+ * the one it interrupted, counted in calls and entries; its return (to
+ * the signal trampoline), or any return that reaches its frame without
+ * landing where a call above returns, leaves through that frame, so the
+ * trampoline and the code from the interrupted address on count in the
+ * interrupted function (code without symbols cannot tell a handler's
+ * first instruction: it runs in the interrupted function).  A return
+ * just before tracing stopped (a fault after it) lands in the frame
+ * below (the flow does not say where); a call or jump pending then went
+ * nowhere traced.  @offset: the next instruction's deciding packet.
+ * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
+int ct_enabled(struct ct *ct, uint64_t offset);
 
 /* The flow of the current thread broke (left a restriction's range): the
  * open run ends with its cycles as given, and the call stack is forgotten

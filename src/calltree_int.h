@@ -17,6 +17,9 @@
  *   - a break: the merged-into tree's frames of that thread are closed.
  *   - a break of all: every thread's frames of the merged-into tree are
  *     closed (an overflow: threads the fragment never saw may have run).
+ *   - an enable (ct_enabled()) on a thread before its first instruction:
+ *     what the merged-into tree has pending is settled as ct_enabled()
+ *     settles it.
  * A node's graft root (groot) is the level node (or the root) it hangs
  * under.  Nodes under one graft root land on distinct nodes of the tree
  * merged into; nodes under different ones may land on the same (two
@@ -42,6 +45,8 @@
 				 * room made for at first (more are kept) */
 #define CT_IPC		4096	/* instructions whose function is kept (a
 				 * power of two) */
+#define CT_PEND_ASYNC	16	/* pending: an asynchronous entry
+				 * (ct_enabled()) */
 #define CT_PEND_UNKNOWN	(-1)	/* a fragment's thread before its first
 				 * instruction: the pending call or return
 				 * is the merged-into tree's */
@@ -55,6 +60,8 @@ struct ct_frame {
 	uint64_t call_ip;	/* its call instruction's address (0: none,
 				 * a top-level node's), where returns to it
 				 * land after */
+	uint8_t async;		/* entered without a call (a signal's
+				 * handler): returns do not pass it */
 };
 
 /* The call stack of one thread. */
@@ -103,7 +110,7 @@ struct ct_map {
 };
 
 /* What a fragment records for the merge (see above). */
-enum ct_op_kind { CT_OP_MOVE, CT_OP_BREAK, CT_OP_BREAK_ALL };
+enum ct_op_kind { CT_OP_MOVE, CT_OP_BREAK, CT_OP_BREAK_ALL, CT_OP_ENABLE };
 
 struct ct_op {
 	uint64_t offset;	/* MOVE: its instruction's */
@@ -115,8 +122,8 @@ struct ct_op {
 	uint32_t node;		/* MOVE: the level node it starts */
 	uint8_t kind;		/* enum ct_op_kind */
 	uint8_t have_tsc;
-	int8_t pending;		/* MOVE: CT_IC_RETURN or CT_IC_JUMP, or
-				 * CT_PEND_UNKNOWN
+	int8_t pending;		/* MOVE: CT_IC_RETURN, CT_IC_JUMP or
+				 * CT_PEND_ASYNC, or CT_PEND_UNKNOWN
 				 * (the merged-into tree's) */
 };
 
@@ -212,13 +219,16 @@ uint32_t ct_child(struct ct *ct, uint32_t parent, uint32_t func,
  * after its pending call, return or jump. */
 int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip);
 
+/* ct_enabled() on the current thread (a merge replays it). */
+int ct_enable_move(struct ct *ct, uint64_t offset);
+
 /* The current thread's stack top node (after a ct_move()). */
 uint32_t ct_stack_top(const struct ct *ct);
 
 /* Push a frame for @node at TSC @tsc (if @have_tsc) on the current
  * thread's stack, or count it as lost past CT_MAX_DEPTH. */
 int ct_push_at(struct ct *ct, uint32_t node, uint64_t tsc, uint8_t have_tsc,
-	       uint64_t call_ip);
+	       uint64_t call_ip, uint8_t async);
 
 /* Forget the current thread's stack, closing its calls. */
 int ct_forget(struct ct *ct);

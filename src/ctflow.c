@@ -118,22 +118,37 @@ static int ctf_ran_elsewhere(const struct ctf_opts *o, int32_t tid, uint64_t tsc
 	return c->elsewhere;
 }
 
-/* The thread of the last instruction line of @w before line @i (0: none,
- * or unknown): the thread the tree was fed last, wherever this window
- * starts feeding. */
-static uint64_t ctf_thread_before(const struct ctf_opts *o,
-				  const struct flow_window *w, size_t i)
+/* The last instruction fed: its thread (0: unknown) and address space,
+ * if any. */
+struct ctf_prev {
+	int have;
+	uint64_t thread, asid;
+};
+
+/* The thread and address space of the last instruction line of @w kept
+ * before line @i into *@p: the instruction the tree was fed last,
+ * wherever this window starts feeding. */
+static void ctf_before(const struct ctf_opts *o, const struct flow_window *w,
+		       size_t i, struct ctf_prev *p)
 {
-	uint64_t asid, thread, tsc;
+	uint64_t tsc;
 
 	while (i && (w->lines[i - 1].r.kind != FLOW_INSN ||
 		     (o->keep && !ctx_ranges_has(o->keep, o->nkeep,
 						 w->lines[i - 1].r.offset))))
 		i--;
-	if (!i)
-		return 0;
-	ctf_task(o, w->lines[i - 1].r.offset, &asid, &thread, &tsc);
-	return thread;
+	p->have = i > 0;
+	p->thread = p->asid = 0;
+	if (i)
+		ctf_task(o, w->lines[i - 1].r.offset, &p->asid, &p->thread, &tsc);
+}
+
+/* Whether event @r enables tracing again not where it stopped (a signal's
+ * handler, a sigreturn, another thread). */
+static int ctf_elsewhere(const struct flow_rec *r)
+{
+	return r->kind == FLOW_EVENT && r->ev == FLOW_EV_ENABLED &&
+	       !(r->flags & (FLOW_F_STATUS | FLOW_F_RESUMED));
 }
 
 /* Whether the record decided at @off is fed (@o->keep), moving *@k. */
@@ -205,14 +220,15 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 			   const struct ctf_opts *o, size_t begin, size_t end)
 {
 	uint32_t run = UINT32_MAX;
-	uint64_t asid = 0, thread = 0, asid_off = UINT64_MAX, tsc, prev;
+	uint64_t asid = 0, thread = 0, asid_off = UINT64_MAX, tsc;
+	struct ctf_prev prev;
 	size_t i, k = 0;
-	int in = 1, ret, may_switch = 1;
+	int in = 1, ret, may_switch = 1, enabled = 0;
 	struct ctf_mig mig = { -1, 0 };
 
 	if (!ct || !w || !o)
 		return -pte_invalid;
-	prev = o->sb ? ctf_thread_before(o, w, begin) : 0;
+	ctf_before(o, w, begin, &prev);
 	for (i = begin; i < end && i < w->nlines; i++) {
 		const struct flow_line *l = &w->lines[i];
 		const struct flow_run *r;
@@ -229,6 +245,7 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 		in = 1;
 		if (l->r.kind != FLOW_INSN) {
 			may_switch |= ctf_may_switch(&l->r);
+			enabled |= ctf_elsewhere(&l->r);
 			if (ctf_breaks(&l->r)) {
 				if ((ret = ct_break_all(ct)) < 0)
 					return ret;
@@ -255,7 +272,8 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 			/* the task the sideband says, where one may begin: the
 			 * time of a packet is an estimate, a switch is not.  A
 			 * thread back from another CPU comes without its stack */
-			if (may_switch && thread && prev && thread != prev &&
+			if (may_switch && o->sb && thread && prev.thread &&
+			    thread != prev.thread &&
 			    ctf_ran_elsewhere(o, (int32_t)(thread - 1), tsc, &mig))
 				ret = ct_thread_lost(ct, thread);
 			else
@@ -264,10 +282,18 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 				return ret;
 			may_switch = 0;
 		}
+		/* on the same thread and code: a signal's handler entered,
+		 * or its sigreturn (calltree.h) */
+		if (enabled && prev.have && thread == prev.thread &&
+		    asid == prev.asid && (ret = ct_enabled(ct, l->r.offset)) < 0)
+			return ret;
+		enabled = 0;
 		ret = ctf_feed_line(ct, w, l, asid);
 		if (ret < 0)
 			return ret;
-		prev = thread;
+		prev.have = 1;
+		prev.thread = thread;
+		prev.asid = asid;
 	}
 	return 0;
 }

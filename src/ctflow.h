@@ -11,7 +11,8 @@
  * enabled again does not.  A thread switched in on a CPU's stream after
  * it ran on another CPU (the sideband's timelines say so) has its stack
  * there forgotten (ct_thread_lost()): its calls and returns over there
- * are not in this stream.  With a restriction (ctx.h's ranges), only the
+ * are not in this stream.  Tracing enabled again elsewhere on the same
+ * thread and code may enter a signal's handler (ct_enabled()).  With a restriction (ctx.h's ranges), only the
  * instructions decided by packets inside the ranges are fed, and leaving
  * a range breaks the flow: the code of other tasks in between is not in
  * the tree.

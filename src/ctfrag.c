@@ -109,7 +109,10 @@ static int ctm_op(struct ctm *m, const struct ct_op *op)
 		return ct_forget(dst);
 	if (op->kind == CT_OP_BREAK_ALL)
 		return ct_break_all(dst);
-	if (op->pending == CT_IC_RETURN || op->pending == CT_IC_JUMP)
+	if (op->kind == CT_OP_ENABLE)
+		return ct_enabled(dst, op->offset);
+	if (op->pending == CT_IC_RETURN || op->pending == CT_IC_JUMP ||
+	    op->pending == CT_PEND_ASYNC)
 		dst->st->pending = op->pending;
 	/* a jump deferred lands outside its function (ct_move()) */
 	if (op->pending == CT_IC_JUMP)
@@ -132,7 +135,8 @@ static int ctm_graft(struct ctm *m, uint32_t i)
 		m->nmap[i] = p;
 		m->folded[i] = 1;
 		m->dst->truncated = 1;
-		m->dst->funcs[func].calls -= n->calls;	/* calls not seen */
+		/* calls not seen (a handler's entries are no function's) */
+		m->dst->funcs[func].calls -= n->calls - n->entries;
 		return 0;
 	}
 	m->nmap[i] = ct_child(m->dst, p, func, n->offset);
@@ -168,6 +172,7 @@ static int ctm_nodes(struct ctm *m)
 		d = &m->dst->nodes[m->nmap[i]];
 		if (!m->folded[i]) {
 			d->calls += n->calls;
+			d->entries += n->entries;
 			d->tsc_ticks += n->tsc_ticks;
 		}
 		d->insns_self += n->insns_self;
@@ -262,7 +267,7 @@ static int ctm_frames(struct ctm *m)
 			ret = ct_push_at(dst, m->nmap[fr->node],
 					 fr->have_tsc ? fr->tsc : m->tsc0,
 					 fr->have_tsc ? 1 : m->have_tsc0,
-					 fr->call_ip);
+					 fr->call_ip, fr->async);
 			if (ret < 0)
 				return ret;
 		}
@@ -498,6 +503,7 @@ static void ctp_nodes(struct ctp *io, struct ct *f)
 		CTP(io, up);
 		CTP1(io, n->func);
 		CTP(io, n->calls);
+		CTP(io, n->entries);
 		CTP(io, n->insns_self);
 		ctp_sum(io, &n->self, n->insns_self);
 		CTP(io, n->tsc_ticks);
@@ -600,6 +606,7 @@ static void ctp_stacks(struct ctp *io, struct ct *f)
 			CTP(io, s->fr[k].have_tsc);
 			CTP(io, s->fr[k].tsc);
 			CTP(io, s->fr[k].call_ip);
+			CTP(io, s->fr[k].async);
 			if (io->in && s->fr[k].node >= f->nnodes)
 				io->bad = 1;
 		}
@@ -692,7 +699,7 @@ static int ctp_check_stacks(const struct ct *f, const uint32_t *level,
 
 		if ((s->pending != 0 && s->pending != CT_IC_CALL &&
 		     s->pending != CT_IC_RETURN && s->pending != CT_IC_JUMP &&
-		     s->pending != CT_PEND_UNKNOWN) ||
+		     s->pending != CT_PEND_ASYNC && s->pending != CT_PEND_UNKNOWN) ||
 		    s->level != level[i] || (s->relative != 0) == (broke[i] != 0) ||
 		    s->depth > CT_MAX_DEPTH || (s->lost_depth && s->depth != CT_MAX_DEPTH) ||
 		    (s->relative && s->level == CT_NONE && s->depth))
@@ -736,8 +743,9 @@ static int ctp_check(const struct ct *f)
 	for (i = 0; i < f->nops; i++) {
 		const struct ct_op *op = &f->ops[i];
 
-		if (op->kind == CT_OP_BREAK_ALL)
-			continue;	/* its stacks' own breaks follow */
+		if (op->kind == CT_OP_BREAK_ALL || op->kind == CT_OP_ENABLE)
+			continue;	/* (a break of all: its stacks' own
+					 * breaks follow) */
 		if ((op->kind != CT_OP_MOVE && op->kind != CT_OP_BREAK) ||
 		    broke[op->stack])
 			goto out_free;
@@ -748,7 +756,7 @@ static int ctp_check(const struct ct *f)
 		}
 		if (!op->node || f->groot[op->node] != op->node || moved[op->node] ||
 		    (op->pending != CT_IC_RETURN && op->pending != CT_IC_JUMP &&
-		     op->pending != CT_PEND_UNKNOWN))
+		     op->pending != CT_PEND_ASYNC && op->pending != CT_PEND_UNKNOWN))
 			goto out_free;
 		moved[op->node] = 1;
 		level[op->stack] = op->node;

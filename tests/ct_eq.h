@@ -46,6 +46,7 @@ static inline void ct_eq_tree(const struct ct *a, const struct ct *b)
 		assert_int_equal(n->next_sibling, m->next_sibling);
 		assert_int_equal(n->depth, m->depth);
 		assert_int_equal(n->calls, m->calls);
+		assert_int_equal(n->entries, m->entries);
 		assert_int_equal(n->insns_self, m->insns_self);
 		assert_int_equal(n->insns, m->insns);
 		ct_eq_sum(&n->self, &m->self);

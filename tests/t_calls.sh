@@ -210,4 +210,23 @@ mkdir "$lj" && "$BUILD/tools/ptrecord" -q -o "$lj/t" "$BUILD/progs/p_longjmp" >/
 	END { if (top != 4 || deep != 8 || !climb)
 		printf "FAIL p_longjmp: main calls dive %d times (4), dive %d calls below main (8), climb %s main'"'"'s\n",
 			top, deep, climb ? "is" : "is not" }' | grep FAIL && fail=1
+
+# A signal's handler (tests/progs/p_signal: SIGUSR1 raised 3 times, then
+# an illegal instruction's SIGILL) is entered with no call: a frame of
+# its own under the function it interrupted, whose return does not pop
+# that function's.
+sg=$tmp/sig
+mkdir "$sg" && "$BUILD/tools/ptrecord" -q -o "$sg/t" "$BUILD/progs/p_signal" >/dev/null 2>&1 &&
+"$BUILD/tools/pt2perf" --sideband "$sg/t.sideband" --cpu 0 "$sg/t" -o "$sg/perf.data" >/dev/null 2>&1 ||
+	bad "p_signal: recording failed"
+"$PTBROWSE" calls "$sg/perf.data" 2>/dev/null | awk '
+	/^ +calls +instructions/ { on = 1; next } on && NF == 0 { on = 0 } !on { next }
+	{ d = match($0, /[^ ]+$/) } !md { md = d }
+	$NF == "main" && d == md { mains++ }
+	$NF == "on_usr1" { usr1 += $1 }
+	$NF == "on_ill" { ill += $1; if (fn[d - 2] != "main") illp = fn[d - 2] }
+	{ fn[d] = $NF }
+	END { if (mains != 1 || usr1 != 3 || ill != 1 || illp != "")
+		printf "FAIL p_signal: %d top-level mains (1), on_usr1 entered %d times (3), on_ill %d (1)%s\n",
+			mains, usr1, ill, illp != "" ? " under " illp : "" }' | grep FAIL && fail=1
 exit $fail

@@ -541,6 +541,40 @@ static void test_unwind(void **state)
 	ct_free(ct);
 }
 
+/* A signal's handler: tracing enabled again at a function's first
+ * instruction enters a frame under the interrupted one, with no call (a
+ * fault right after a return: in the frame below); its return to the
+ * trampoline leaves it, and the trampoline runs in the interrupted. */
+static void test_signal(void **state)
+{
+	const struct ct_node *n;
+	struct ct *ct;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(ct_enabled(NULL, 0), -pte_invalid);
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	run(ct, 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 100);
+	insn(ct, 0x10, 0x1000, CALL);		/* main calls f */
+	insn(ct, 0x10, 0x2000, RET);		/* f returns; a fault */
+	assert_int_equal(ct_enabled(ct, 0x20), 0);
+	insn(ct, 0x20, 0x3000, RET);		/* g, the handler, returns */
+	insn(ct, 0x20, 0x4000, OTHER);		/* the trampoline */
+	assert_int_equal(ct_enabled(ct, 0x30), 0);
+	insn(ct, 0x30, 0x1010, OTHER);		/* main, not a start */
+	assert_int_equal(ct_finish(ct), 0);
+	/* main > f, main > g */
+	assert_int_equal(ct_nnodes(ct), 4);
+	n = ct_node(ct, 3);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, 1);
+	assert_int_equal(n->calls, 1);
+	assert_int_equal(n->entries, 1);
+	assert_int_equal(ct_func(ct, n->func)->calls, 0);
+	assert_int_equal(ct_node(ct, 1)->insns_self, 3);
+	ct_free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_break_all),
 		cmocka_unit_test(test_many_parts),
 		cmocka_unit_test(test_unwind),
+		cmocka_unit_test(test_signal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,8 +5,8 @@
  * to fragments merged in order (ct_new_frag(), ct_merge()), packed or
  * not, merged into fragments first or not.  Random flows of calls,
  * returns (to where calls return, or not), indirect jumps (into a
- * function past its start: a longjmp's), PLT stubs, threads, breaks and
- * runs over a resolver of
+ * function past its start: a longjmp's), tracing enabled elsewhere (a
+ * signal's handler), PLT stubs, threads, breaks and runs over a resolver of
  * abutting functions, a segment with a symbol inside and unknown code;
  * then p_sample's recording split at each PSB.
  */
@@ -91,7 +91,7 @@ static uint32_t rnd(uint32_t n)
 }
 
 /* One step of a made-up flow. */
-enum ev_kind { EV_RUN, EV_BLOCK, EV_THREAD, EV_BREAK };
+enum ev_kind { EV_RUN, EV_BLOCK, EV_THREAD, EV_BREAK, EV_ENABLED };
 
 struct ev {
 	enum ev_kind kind;
@@ -146,6 +146,12 @@ static void rnd_flow(struct ev *ev, size_t n, int threads, uint32_t runs)
 			e->key = rnd(3);
 		} else if (r < runs + 4) {
 			e->kind = EV_BREAK;
+		} else if (r < runs + 6) {
+			/* a signal's handler, maybe after a fault's return */
+			e->kind = EV_ENABLED;
+			e->offset = 0x100 * i;
+			e->ip = rnd_ip();
+			e->have_tsc = rnd(2);
 		} else {
 			static const int cls[] = { OTHER, OTHER, CALL, CALL,
 						   RET, RET, 0, 6, CT_IC_JUMP };
@@ -187,6 +193,9 @@ static void feed(struct ct *ct, const struct ev *ev, size_t from, size_t to,
 			break;
 		case EV_BREAK:
 			assert_int_equal(ct_break(ct), 0);
+			break;
+		case EV_ENABLED:
+			assert_int_equal(ct_enabled(ct, e->offset), 0);
 			break;
 		case EV_BLOCK:
 			if (blocks) {

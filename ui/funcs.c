@@ -339,6 +339,10 @@ static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, char *buf,
 		snprintf(name, sizeof(name), "[%s]", f->name);
 	else
 		snprintf(name, sizeof(name), "%s", f ? f->name : "?");
+	/* entered without a call: a signal's handler */
+	if (n->entries)
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 " (signal%s)", n->entries < n->calls ? "s, calls" : "");
 	fv_time(ui, n->tsc_ticks, tm, sizeof(tm));
 	fv_bar(ui, ct, n, bar, sizeof(bar));
 	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %14s %14s %10s %s %*s%s %s",
