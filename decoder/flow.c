@@ -220,7 +220,7 @@ static int i_start(struct flow *f, int status)
 	f->status = status;
 	if (!(status & ST_NOIP))
 		f->enabled = 1;
-	f->fup_only = f->enabled && !f->cfg.libipt_pge;
+	f->fup_only = f->enabled && !f->cfg.libipt;
 	f->decided = f->sync;
 	i_context(f);
 	return i_check_ip_event(f);
@@ -432,15 +432,14 @@ static int i_proceed_postponed(struct flow *f)
 }
 
 /* A PSB+ event bound to the PSB's IP (@ev, being processed): the code from
- * here on is what decoding from that PSB gives, so that PSB decides it,
- * whatever packet before it decided the IP (a range ending at the PSB
- * ends here: flow_next()). */
+ * here on is what decoding from that PSB gives, though packets before it
+ * decided it (a range ending at the PSB ends here: fi_past()). */
 static void i_psb_bound(struct flow *f, const struct ev *ev)
 {
 	if (ev->status && !ev->noip && (ev->type == FLOW_EV_EXEC_MODE ||
 	    ev->type == FLOW_EV_TSX || ev->type == FLOW_EV_ASYNC_PAGING ||
 	    ev->type == FLOW_EV_ASYNC_VMCS))
-		f->decided = ev->psb;
+		f->psb_passed = ev->psb;
 }
 
 /* A TIP.PGE (@ev): tracing enabled at its IP.  Returns 0 or an error. */
@@ -625,7 +624,8 @@ int flow_seek(struct flow *f, uint64_t off, uint64_t end)
 	f->synced = 0;
 	f->pos = off;
 	f->cur_at = UINT64_MAX;
-	f->err_sync = UINT64_MAX;
+	f->err_sync = f->cfg.libipt ? 0 : UINT64_MAX;
+	f->psb_passed = UINT64_MAX;
 	f->spin_off = UINT64_MAX;
 	f->spin_n = 0;
 	f->end = end;
@@ -754,7 +754,7 @@ int flow_next(struct flow *f, struct flow_rec *r)
 	/* the range ends at the first record a packet at or past it decided */
 	while (!(err = flow_next1(f, r))) {
 		drv_spin(f, r, 1);
-		past = fi_past(r, f->end);
+		past = fi_past(f, r, f->end);
 		if (!past)
 			break;
 		if (past > 1) {
@@ -942,7 +942,7 @@ int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o)
 		}
 		if (drv_spin(f, r, o->n))
 			fi_blk_one(r, o);
-		switch (fi_past(r, f->end)) {
+		switch (fi_past(f, r, f->end)) {
 		case 0:
 			return 0;
 		case 2:

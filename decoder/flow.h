@@ -72,12 +72,15 @@ struct flow_config {
 	flow_asid_fn asid;	/* NULL: PIP's CR3 (0 before one) */
 	uint32_t cache_blocks;	/* decoded blocks kept (rounded up to a power
 				 * of two, two ways a set); 0: 65536 */
-	int libipt_pge;		/* refuse a TIP.PGE right after a PSB+ with a
-				 * FUP, as libipt 2.0.5 does ("unexpected
-				 * packet context"; for comparing with it):
-				 * KVM-PT's PSB+ restate the IP where tracing
-				 * stopped, so by default such a TIP.PGE says
-				 * that tracing was off at the PSB */
+	int libipt;		/* libipt 2.0.5's verdicts where we do
+				 * better (for comparing with it): refuse a
+				 * TIP.PGE right after a PSB+ with a FUP
+				 * ("unexpected packet context"; KVM-PT's
+				 * PSB+ restate the IP where tracing stopped,
+				 * so by default such a TIP.PGE says tracing
+				 * was off at the PSB), and stop after a sync
+				 * error at the PSB at offset 0 (ptxed's loop
+				 * takes it for no progress) */
 };
 
 /* Execution modes (MODE.EXEC). */
@@ -189,9 +192,10 @@ void flow_free(struct flow *f);
 /* Start decoding at the first PSB at or after trace offset @off, with no
  * state from before it; flow_next() then gives the records decided by
  * packets before trace offset @end (UINT64_MAX: to the end of the trace).
- * The code after a PSB's IP (where its PSB+ events bind) counts as that
- * PSB's, so ranges from PSB to PSB follow one another without a gap or
- * an overlap; the status events of a PSB+ at or past @end are left out
+ * The range also ends where the code reaches the IP of a PSB at or past
+ * @end (where its PSB+ events bind): decoding from that PSB gives the code
+ * from there, so ranges from PSB to PSB follow one another without a gap
+ * or an overlap; the status events of a PSB+ at or past @end are left out
  * (the PSB is read ahead: they may come before the range's last
  * instructions; the range from that PSB begins with them).
  * Returns 0, or -FLOW_E_INVALID. */

@@ -144,6 +144,8 @@ struct flow {
 	uint8_t have_cr3, have_vmcs;
 	uint64_t asid;		/* the block cache's address space (i_context()) */
 	uint64_t decided;	/* the packet that decided the current IP */
+	uint64_t psb_passed;	/* the last PSB whose IP the code reached
+				 * (i_psb_bound()), UINT64_MAX if none */
 
 	/* the driver (ptxed's loop) */
 	int state;		/* DRV_* */
@@ -232,15 +234,18 @@ static inline void fi_blk_one(const struct flow_rec *r, struct fi_blk *o)
 int fi_next_blk(struct flow *f, struct flow_rec *r, struct fi_blk *o);
 
 /*
- * Whether record @r of a range ending before trace offset @end is past it:
- * 0 no, 1 it is dropped (a status event of a PSB+ at or past @end: the
+ * Whether record @r of @f's range ending before trace offset @end is past
+ * it: 0 no, 1 it is dropped (a status event of a PSB+ at or past @end: the
  * PSB is read ahead, so such events may come before the last instructions
  * packets before it decided; decoding from that PSB gives them), 2 the
- * range ends there.
+ * range ends there (decided by a packet at or past @end, or after the
+ * code reached the IP of a PSB at or past @end: decoding from that PSB
+ * gives the code from there, which packets before it decided).
  */
-static inline int fi_past(const struct flow_rec *r, uint64_t end)
+static inline int fi_past(const struct flow *f, const struct flow_rec *r,
+			  uint64_t end)
 {
-	if (r->offset < end)
+	if (r->offset < end && (f->psb_passed == UINT64_MAX || f->psb_passed < end))
 		return 0;
 	return r->kind == FLOW_EVENT && (r->flags & FLOW_F_STATUS) ? 1 : 2;
 }

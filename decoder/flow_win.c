@@ -277,7 +277,7 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 	while (!(err = win_next(f, w->blocks, &r, &o))) {
 		if (w->psb == UINT64_MAX && f->synced)
 			w->psb = f->sync;
-		past = fi_past(&r, to);
+		past = fi_past(f, &r, to);
 		if (past == 1)
 			continue;
 		if (past || (max_lines && w->nlines >= max_lines &&

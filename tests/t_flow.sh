@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 # packet context": KVM-PT's PSB+ restate the IP where tracing stopped, as
 # dyn_test's every one), we take it as the enable it is and decode more:
 # libipt's instructions are among ours in order, and that error is gone.
-# (test_flow compares the two exactly with flow_config.libipt_pge set.)
+# (test_flow compares the two exactly with flow_config.libipt set.)
 more_than_libipt() { # EXPECTED OURS
 	grep -q 'error: unexpected packet context' "$1" &&
 	! grep -q 'error: unexpected packet context' "$2" &&

@@ -77,14 +77,14 @@ static int shown(const struct flow_rec *r)
 	return !(r->flags & FLOW_F_STATUS);
 }
 
-/* flow_config.libipt_pge for ours() */
-static int libipt_pge;
+/* flow_config.libipt for ours() (libipt's verdicts) */
+static int libipt;
 
 /* Our flow of @img from @from, as `flow --insn-only` prints it. */
 static char *ours(const struct img *img, uint64_t from)
 {
 	struct flow_config cfg = { .img = img, .read = our_read, .read_ctx = code,
-				   .libipt_pge = libipt_pge };
+				   .libipt = libipt };
 	struct text t = { 0 };
 	struct flow_rec r;
 	struct flow *f;
@@ -1226,7 +1226,7 @@ static int converges(char *full, char *part)
  * libipt refuses a TIP.PGE after a PSB+ with a FUP ("unexpected packet
  * context"), which KVM-PT's PSB+ have (dyn_test's every one: they restate
  * the IP where tracing stopped), and we take it as the enable it is
- * (flow.c: i_enable()); with flow_config.libipt_pge set, the flows are
+ * (flow.c: i_enable()); with flow_config.libipt set, the flows are
  * equal.
  */
 static int lib_insns_in(const char *lib, const char *ours)
@@ -1263,9 +1263,9 @@ static void kafl_one(const char *dir, const char *name, const char *trace)
 	assert_non_null(b);
 	assert_int_equal(load_options(dir, name), 0);
 	img_init_flat(&img, &span, b, n);
-	libipt_pge = 1;
+	libipt = 1;
 	strict = ours(&img, 0);
-	libipt_pge = 0;
+	libipt = 0;
 	full = ours(&img, 0);
 	lib = theirs(b, n);
 	assert_string_equal(strict, lib);

@@ -246,6 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.img = &img;
 	cfg.read = our_read;
 	cfg.cache_blocks = 64;	/* small: evictions get exercised */
+	cfg.libipt = 1;		/* libipt's verdicts where we do better */
 	if (flow_new(&f, &cfg))
 		abort();
 	/* with the PSB+ in front, and the fuzzer's bytes alone */
