@@ -524,6 +524,8 @@ static int ct_pop(struct ct *ct)
 {
 	struct ct_frame *fr = &ct->st->fr[--ct->st->depth];
 
+	if (ct->st->lazy > ct->st->depth + 1)
+		ct->st->lazy = 0;	/* the binding's caller returned */
 	if (fr->have_tsc && ct->have_tsc && ct->tsc >= fr->tsc) {
 		ct->nodes[fr->node].tsc_ticks += ct->tsc - fr->tsc;
 	} else if (ct->frag && !fr->have_tsc && ct->have_tsc) {
@@ -605,6 +607,9 @@ static int ct_move_base(struct ct *ct, uint32_t func, uint64_t offset,
 	ct->groot[node] = node;
 	ct->nodes[node].offset = offset;
 	s->level = node;
+	/* a return from the tree's frame: a lazy binding's caller's too */
+	if (s->pending == CT_IC_RETURN)
+		s->lazy = 0;
 	/* through a PLT stub, a pending call may still be pending */
 	s->pending = s->pending == CT_PEND_UNKNOWN && ct->funcs[func].plt ?
 		     CT_PEND_UNKNOWN : 0;
@@ -626,6 +631,16 @@ static int ct_mid_func(const struct ct *ct, uint32_t func, uint64_t ip)
 	const struct ct_func *f = &ct->funcs[func];
 
 	return f->kind == SYMFMT_FUNC && !f->plt && ip != f->start;
+}
+
+/* Whether an instruction of @func at @ip can be what a lazy binding
+ * resolves to: a function's first, not a PLT stub nor the resolver. */
+static int ct_lazy_target(const struct ct *ct, uint32_t func, uint64_t ip)
+{
+	const struct ct_func *f = &ct->funcs[func];
+
+	return f->kind == SYMFMT_FUNC && !f->plt && ip == f->start &&
+	       strncmp(f->name, "_dl_runtime_", 12);
 }
 
 /* The frames of the current thread a return to @ip pops: those up to
@@ -718,7 +733,65 @@ static int ct_at_base(const struct ct *ct, uint32_t func, uint64_t ip)
 		return 0;
 	return s->pending == CT_IC_RETURN ||
 	       (s->pending == CT_IC_JUMP && ct_mid_func(ct, func, ip) &&
-		func != s->jump_func);
+		func != s->jump_func) ||
+	       /* the tree's frame may be resolving a lazy binding */
+	       (s->pending == CT_IC_JUMP && s->relative && !s->lazy &&
+		ct_lazy_target(ct, func, ip));
+}
+
+/* Push a call's frame for @func (@offset its first instruction's) under
+ * the current thread's top, the call at @call_ip. */
+static int ct_push_call(struct ct *ct, uint32_t func, uint64_t offset,
+			uint64_t call_ip)
+{
+	struct ct_stack *s = ct->st;
+	uint32_t node;
+
+	if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
+		s->lost_depth++;
+		ct->truncated = 1;
+		return 0;
+	}
+	node = ct_child(ct, ct_stack_top(ct), func, offset);
+	if (node == CT_NONE)
+		return -pte_nomem;
+	ct->nodes[node].calls++;
+	ct->funcs[func].calls++;
+	return ct_push_at(ct, node, ct->tsc, ct->have_tsc, call_ip, 0);
+}
+
+/*
+ * The first call through a lazily bound PLT entry: the stub jumps to the
+ * PLT's start (code without a symbol, just below the stubs), which jumps
+ * to the dynamic linker's resolver, which jumps to the function.  That
+ * code is the stub's (the caller's node); the function the resolver
+ * jumps to (a function's first instruction, the resolver's own calls
+ * returned) is the call's.  @start: the stub's, if the last move was
+ * into one.  Returns 1 if the move is made, 0 if not this, or
+ * -pte_nomem.
+ */
+static int ct_lazy(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip,
+		   uint64_t start)
+{
+	struct ct_stack *s = ct->st;
+	int ret;
+
+	if (s->pending == CT_IC_CALL && start && !s->lost_depth &&
+	    (s->depth || s->level != CT_NONE) && !ct_lazy_target(ct, func, ip) &&
+	    ip < start && start - ip < 0x10000) {
+		s->pending = 0;
+		s->lazy = s->depth + 1;
+		s->lazy_call_ip = s->call_ip;
+		return 1;
+	}
+	if (s->pending == CT_IC_JUMP && s->lazy && s->lazy == s->depth + 1 &&
+	    !s->lost_depth && ct_lazy_target(ct, func, ip)) {
+		s->pending = 0;
+		s->lazy = 0;
+		ret = ct_push_call(ct, func, offset, s->lazy_call_ip);
+		return ret < 0 ? ret : 1;
+	}
+	return 0;
 }
 
 /* Enter a handler of @func (its first instruction decided at @offset)
@@ -776,15 +849,24 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 {
 	struct ct_stack *s = ct->st;
 	int top = s->depth || s->level != CT_NONE, ret, matched;
+	uint64_t plt;
 	uint32_t node;
 	size_t k;
 
+	/* a PLT stub moved into last, for the move after it only */
+	plt = s->plt_start;
+	s->plt_start = 0;
 	if (ct_at_base(ct, func, ip))
 		return ct_move_base(ct, func, offset, ip);
 	/* a call through a PLT stub calls where the stub jumps: the stub's
 	 * instructions are the caller's */
-	if (s->pending == CT_IC_CALL && top && ct->funcs[func].plt)
+	if (s->pending == CT_IC_CALL && top && ct->funcs[func].plt) {
+		s->plt_start = ct->funcs[func].start;
 		return 0;
+	}
+	ret = ct_lazy(ct, func, offset, ip, plt);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (s->pending == CT_PEND_ASYNC) {
 		s->pending = 0;
 		if (top && ct_async_entry(ct, func, ip))
@@ -792,17 +874,7 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 	}
 	if (s->pending == CT_IC_CALL && top) {
 		s->pending = 0;
-		if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
-			s->lost_depth++;
-			ct->truncated = 1;
-			return 0;
-		}
-		node = ct_child(ct, ct_stack_top(ct), func, offset);
-		if (node == CT_NONE)
-			return -pte_nomem;
-		ct->nodes[node].calls++;
-		ct->funcs[func].calls++;
-		return ct_push_at(ct, node, ct->tsc, ct->have_tsc, s->call_ip, 0);
+		return ct_push_call(ct, func, offset, s->call_ip);
 	}
 	if (s->pending == CT_IC_RETURN && s->depth) {
 		if (s->lost_depth) {
@@ -874,8 +946,10 @@ static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip,
 		ct->st->pending = iclass;
 		ct->st->jump_func = func;
 	}
-	if (iclass == CT_IC_CALL)
+	if (iclass == CT_IC_CALL) {
 		ct->st->call_ip = last_ip;
+		ct->st->plt_start = 0;	/* a call of its own */
+	}
 	return 0;
 }
 
@@ -974,6 +1048,8 @@ int ct_forget(struct ct *ct)
 	s->pending = 0;
 	s->relative = 0;
 	s->level = CT_NONE;
+	s->lazy = 0;
+	s->plt_start = 0;
 	return 0;
 }
 

@@ -13,7 +13,10 @@
  *     and the offset of its first call, to jump to.  A call instruction
  *     belongs to its caller; the callee's node starts with the
  *     instruction after it (after the PLT stub it went through, whose
- *     instructions are the caller's).  Each thread has its own stack
+ *     instructions are the caller's; the first call through a lazily
+ *     bound stub goes on through the PLT's start and the dynamic
+ *     linker's resolver, whose instructions are the caller's too, and
+ *     whose own calls are the caller's callees).  Each thread has its own stack
  *     (ct_thread()).  A return from a function entered before the
  *     range (or after the flow broke) starts a new top-level node, called
  *     0 times: its calls are not in the range.

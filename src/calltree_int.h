@@ -75,6 +75,11 @@ struct ct_stack {
 	uint64_t call_ip;	/* a pending call's address */
 	uint32_t jump_func;	/* a pending jump's function (CT_NONE:
 				 * unknown, not the one it lands in) */
+	uint64_t plt_start;	/* the PLT stub a pending call went through
+				 * (0: none) */
+	uint64_t lazy;		/* resolving a lazy binding (ct_lazy()) for
+				 * a call from depth lazy - 1; 0: not */
+	uint64_t lazy_call_ip;	/* that call's address */
 	uint32_t level;		/* fragment: the level node at the base
 				 * (CT_NONE: none yet) */
 	uint8_t relative;	/* fragment: the merged-into tree's frames lie

@@ -257,6 +257,11 @@ static int ctm_frames(struct ctm *m)
 		const struct ct_stack *s = &m->f->stacks[i];
 
 		dst->st = &dst->stacks[m->smap[i]];
+		/* a lazy binding resolved since a depth of the fragment's */
+		if (s->lazy)
+			dst->st->lazy = dst->st->depth + s->lazy;
+		if (s->lazy)
+			dst->st->lazy_call_ip = s->lazy_call_ip;
 		for (k = 0; k < s->depth; k++) {
 			const struct ct_frame *fr = &s->fr[k];
 
@@ -275,6 +280,7 @@ static int ctm_frames(struct ctm *m)
 		if (s->pending != CT_PEND_UNKNOWN) {
 			dst->st->pending = s->pending;
 			dst->st->call_ip = s->call_ip;
+			dst->st->plt_start = s->plt_start;
 			dst->st->jump_func = s->jump_func == CT_NONE ? CT_NONE :
 					     m->fmap[s->jump_func];
 		}
@@ -594,6 +600,9 @@ static void ctp_stacks(struct ctp *io, struct ct *f)
 		CTP1(io, s->level);
 		CTP(io, s->call_ip);
 		CTP1(io, s->jump_func);
+		CTP(io, s->plt_start);
+		CTP(io, s->lazy);
+		CTP(io, s->lazy_call_ip);
 		if (io->in && s->jump_func != CT_NONE && s->jump_func >= f->nfuncs)
 			io->bad = 1;
 		CTP(io, s->lost_depth);
