@@ -20,6 +20,8 @@ struct ctdec {
 	struct ctx *ctx_dec, *ctx_feed;	/* the decoder's, the feeder's */
 	struct flow *f;
 	struct symfmt *sf;
+	int32_t *migrants;	/* ctf_migrants() (NULL: none made) */
+	size_t nmigrants;
 };
 
 /* The flow decoder's code: the address space the sideband names at the
@@ -66,7 +68,9 @@ int ctdec_new(struct ctdec **out, const struct trace *t, int stream,
 	cfg.asid = ctdec_asid;
 	if (ctx_new(&d->ctx_dec, t, imgopt_sb(set)) < 0 ||
 	    ctx_new(&d->ctx_feed, t, imgopt_sb(set)) < 0 ||
-	    flow_new(&d->f, &cfg) < 0 || symfmt_new(&d->sf, set) < 0) {
+	    flow_new(&d->f, &cfg) < 0 || symfmt_new(&d->sf, set) < 0 ||
+	    (imgopt_sb(set) && ctf_migrants(imgopt_sb(set), (int)t->nstreams,
+					    &d->migrants, &d->nmigrants) < 0)) {
 		ctdec_free(d);
 		return -pte_nomem;
 	}
@@ -82,6 +86,7 @@ void ctdec_free(struct ctdec *d)
 	ctx_free(d->ctx_dec);
 	ctx_free(d->ctx_feed);
 	symfmt_free(d->sf);
+	free(d->migrants);
 	free(d);
 }
 
@@ -104,4 +109,6 @@ void ctdec_opts(struct ctdec *d, struct ctf_opts *o)
 	o->ctx = imgopt_sb(d->set) || d->t->streams[d->stream].tid >= 0 ? d->ctx_feed : NULL;
 	o->sb = imgopt_sb(d->set);
 	o->nstreams = (int)d->t->nstreams;
+	o->migrants = d->migrants;
+	o->nmigrants = d->nmigrants;
 }

@@ -2,6 +2,7 @@
 #include "ctflow.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -59,6 +60,51 @@ struct ctf_mig {
 	int elsewhere;
 };
 
+static int ctf_cmp_pair(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+
+	return *a < *b ? -1 : *a > *b;
+}
+
+int ctf_migrants(struct sb *sb, int nstreams, int32_t **out, size_t *n)
+{
+	struct sb_slice sl;
+	int64_t *p;
+	size_t np = 0, cap = 0, i, j, k = 0;
+	int32_t *m;
+	int s;
+
+	*out = NULL;
+	*n = 0;
+	for (s = 0; s < nstreams; s++)
+		cap += sb_nslices(sb, s);
+	p = malloc((cap ? cap : 1) * sizeof(*p));
+	if (!p)
+		return -pte_nomem;
+	/* (tid, stream) pairs, sorted: a tid with two streams migrates */
+	for (s = 0; s < nstreams; s++)
+		for (j = 0; j < sb_nslices(sb, s); j++)
+			if (!sb_slice(sb, s, j, &sl) && sl.tid >= 0 && np < cap)
+				p[np++] = (int64_t)sl.tid << 16 | (s & 0xffff);
+	qsort(p, np, sizeof(*p), ctf_cmp_pair);
+	m = malloc((np ? np : 1) * sizeof(*m));
+	if (!m) {
+		free(p);
+		return -pte_nomem;
+	}
+	for (i = 0; i < np; i = j) {
+		for (j = i + 1; j < np && p[j] >> 16 == p[i] >> 16; j++)
+			;
+		if (p[j - 1] != p[i])
+			m[k++] = (int32_t)(p[i] >> 16);
+	}
+	free(p);
+	*out = m;
+	*n = k;
+	return 0;
+}
+
 /* Whether thread @tid runs on a stream other than @o->stream at all.
  * Not when: each CPU's TSC is its own (a simulated recording's cycle
  * model, or clocks that drift), so the times of two CPUs' switches do
@@ -69,6 +115,19 @@ static int ctf_runs_elsewhere(const struct ctf_opts *o, int32_t tid)
 	size_t n, j;
 	int s;
 
+	if (o->migrants) {
+		size_t lo = 0, hi = o->nmigrants;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (o->migrants[mid] < tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < o->nmigrants && o->migrants[lo] == tid;
+	}
 	for (s = 0; s < o->nstreams; s++) {
 		if (s == o->stream)
 			continue;

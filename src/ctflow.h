@@ -50,6 +50,9 @@ struct ctf_opts {
 	struct sb *sb;		/* the sideband @ctx reads (NULL: none): where
 				 * else a thread ran */
 	int nstreams;		/* the trace's streams (@sb's timelines) */
+	const int32_t *migrants;	/* ctf_migrants() of @sb, or NULL (then
+					 * @sb's timelines are walked) */
+	size_t nmigrants;
 	const struct tm_config *tm;	/* the stream's timing (cycles count
 					 * without it; its time needs it) */
 	const struct tm_carry *carry;	/* the time model's state just before
@@ -96,6 +99,11 @@ struct ctf_opts {
 	_Atomic uint64_t *done;	/* bytes of [FROM, TO) decoded so far,
 				 * stored after each window (NULL: none) */
 };
+
+/* The threads @sb's timelines show on two of the @nstreams streams or
+ * more, sorted, into *@out (free() it) and *@n.
+ * Returns 0, or -pte_nomem. */
+int ctf_migrants(struct sb *sb, int nstreams, int32_t **out, size_t *n);
 
 /* Feed window @w's lines to @ct (see above).
  * Returns 0, or -pte_nomem, or -pte_invalid for NULL arguments. */
