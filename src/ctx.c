@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "perfdata.h"
 #include "pkt.h"
 #include "ptdec.h"
 #include "sideband.h"
@@ -78,6 +79,8 @@ struct ctx {
 	uint64_t slack;		/* TSC ticks of a perf-time nanosecond, + 1:
 				 * how far apart a switch and its TIP.PGD
 				 * may look when both happened at once */
+	uint8_t user_only;	/* the kernel was not traced (exclude_kernel):
+				 * a switch ends a stretch of tracing */
 };
 
 int ctx_new(struct ctx **out, const struct trace *t, struct sb *sb)
@@ -100,6 +103,11 @@ int ctx_new(struct ctx **out, const struct trace *t, struct sb *sb)
 	}
 	c->t = t;
 	c->sb = sb;
+	if (t->perf) {
+		const struct perfdata_info *in = perfdata_info(t);
+
+		c->user_only = in && in->have_config && in->exclude_kernel;
+	}
 	/* the sideband's switches are perf times, rounded to nanoseconds */
 	if (t->nstreams && t->streams[0].timing.have_perf_conv &&
 	    t->streams[0].timing.time_mult && t->streams[0].timing.time_shift < 32)
@@ -363,8 +371,8 @@ static size_t ctx_changes(const struct sb *sb, int stream, uint64_t t0,
  * time.  So where the thread changed exactly once from @tsc to the
  * stretch's end, the stretch is the new thread's (as imgopt_reader_asid()
  * decides the process), named as it was when switched in; and no packet
- * is later than its stretch's end.  More than one change in a stretch (a
- * traced kernel): time alone. */
+ * is later than its stretch's end.  More than one change in a stretch, or
+ * the kernel traced (a switch needs no TIP.PGD then): time alone. */
 static uint64_t ctx_task_tsc(const struct ctx *c, int stream, uint64_t tsc,
 			     int have_end, uint64_t t1, uint32_t *flags,
 			     uint64_t *comm_tsc)
@@ -374,7 +382,7 @@ static uint64_t ctx_task_tsc(const struct ctx *c, int stream, uint64_t tsc,
 	*comm_tsc = tsc;
 	if (!have_end)
 		return tsc;
-	if (ctx_changes(c->sb, stream, tsc, t1, c->slack, &at) == 1) {
+	if (c->user_only && ctx_changes(c->sb, stream, tsc, t1, c->slack, &at) == 1) {
 		*flags |= CTX_F_STRETCH;
 		*comm_tsc = at > tsc ? at : tsc;
 		return last;

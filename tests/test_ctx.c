@@ -21,7 +21,7 @@
 #include "sideband.h"
 #include "trace.h"
 
-static char path[64], raw[64];
+static char path[64], raw[64], kpath[64];
 
 /* PT payload builders. */
 static void p_psb(struct pw *w)
@@ -157,6 +157,14 @@ static int setup(void **state)
 	aux(&d, 2, &c2);
 	if (pw_file(path, &d, NULL))
 		return -1;
+	/* the same recording with the kernel traced */
+	snprintf(kpath, sizeof(kpath), "/tmp/ptb-ctx-k-XXXXXX");
+	fd = mkstemp(kpath);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if (pw_file_flags(kpath, &d, NULL, PW_ATTR_KERNEL_TOO))
+		return -1;
 	/* the same cpu0 bytes as a raw trace */
 	snprintf(raw, sizeof(raw), "/tmp/ptb-ctx-raw-XXXXXX");
 	fd = mkstemp(raw);
@@ -181,6 +189,7 @@ static int teardown(void **state)
 	else
 		unlink(path);
 	unlink(raw);
+	unlink(kpath);
 	return 0;
 }
 
@@ -287,6 +296,31 @@ static void test_at(void **state)
 	/* again, backwards (the stretch's end from the cache) */
 	expect(&x, x.cpu1, 47, 400, 400, "late", CTX_F_STRETCH, 3600);
 	expect(&x, x.cpu1, 44, 200, 200, "child", 0, 3600);
+	close_fix(&x);
+}
+
+/* With the kernel traced a switch happens inside a stretch of tracing,
+ * no TIP.PGD between: the stretch-end rule (one change up to the
+ * stretch's end: the task at its end) would give a packet before the
+ * switch to the next task.  Time alone decides: cpu1's first stretch
+ * (from 3050, the switch to 200 at 3100) is nobody's before it. */
+static void test_kernel_traced(void **state)
+{
+	struct ctx_task k;
+	struct fix x;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(trace_open(&x.t, kpath, err, sizeof(err)), 0);
+	assert_int_equal(sb_load(&x.sb, x.t, err, sizeof(err)), 0);
+	assert_int_equal(ctx_new(&x.c, x.t, x.sb), 0);
+	x.cpu1 = trace_find_stream(x.t, "cpu1");
+	assert_true(x.cpu1 >= 0);
+	assert_true(ctx_at(x.c, x.cpu1, 26, &k) >= 0);
+	assert_false(k.flags & CTX_F_STRETCH);
+	assert_int_not_equal(k.tid, 200);
+	assert_true(ctx_at(x.c, x.cpu1, 48, &k) >= 0);
+	assert_false(k.flags & CTX_F_STRETCH);
 	close_fix(&x);
 }
 
@@ -577,6 +611,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_at),
+		cmocka_unit_test(test_kernel_traced),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_backwards),
 		cmocka_unit_test(test_format),

@@ -8,7 +8,7 @@
  *
  *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] [--switches N]
  *           [--lost-at OFF] [--sideband FILE] [--time-mult N]
- *           [--mtc-freq N] RAW... -o OUT
+ *           [--mtc-freq N] [--kernel] RAW... -o OUT
  *
  * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
  * buffer offsets jump over them, which a reader must show as a gap.
@@ -29,6 +29,9 @@
  * --mtc-freq N says the trace was recorded with an MTC every 2^N crystal
  * clocks (the attr's mtc_period; 3 by default, as ptgen's): it must be
  * what the recorder used (ptrecord --mtc-freq), or times are wrong.
+ * The attr says user space only was traced (exclude_kernel, as
+ * `intel_pt//u`): ptrecord records user code, and a context switch then
+ * ends a stretch of tracing; --kernel says the kernel was traced too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +54,7 @@
 #define MTC_FREQ 3
 
 static uint64_t mtc_freq = MTC_FREQ;
+static int kernel_traced;	/* --kernel: no exclude_kernel in the attr */
 #define SAMPLE_TYPE ((1ull << 1) | (1ull << 2) | (1ull << 7) | (1ull << 16))
 
 static FILE *out;
@@ -323,7 +327,8 @@ static void attr(void)
 	put64(0);
 	put64(SAMPLE_TYPE);
 	put64(0);
-	put64(1ull << 18);	/* sample_id_all */
+	/* sample_id_all; exclude_kernel but with --kernel */
+	put64((1ull << 18) | (kernel_traced ? 0 : 1ull << 5));
 	put(zero, sizeof(zero));
 }
 
@@ -427,6 +432,8 @@ static int parse_args(int argc, char **argv, struct args *a, uint64_t *priv)
 			mtc_freq = strtoull(argv[++i], &e, 0);
 			if (*e || mtc_freq > 15)
 				return -1;
+		} else if (!strcmp(argv[i], "--kernel")) {
+			kernel_traced = 1;
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -559,7 +566,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &a, priv) < 0) {
 		fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
 			"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
-			"               [--time-mult N] [--mtc-freq N]\n"
+			"               [--time-mult N] [--mtc-freq N] [--kernel]\n"
 			"               [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
 		free(a.in);
 		return 2;
