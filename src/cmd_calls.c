@@ -165,13 +165,16 @@ static void calls_node(const struct calls_cmd *cc, const struct ct *ct,
 	size_t nk, i;
 
 	if (n != CT_ROOT) {
-		printf("%8" PRIu64 " %13" PRIu64 " %16s %16s %12s  %*s%s\n",
+		/* entered without a call: a signal's handler, as :funcs says */
+		printf("%8" PRIu64 " %13" PRIu64 " %16s %16s %12s  %*s%s%s\n",
 		       node->calls, node->insns,
 		       ct_sum_str(&node->total, tot, sizeof(tot)),
 		       ct_sum_str(&node->self, self, sizeof(self)),
 		       calls_time(cc, node->tsc_ticks, tm, sizeof(tm)),
 		       (int)(2 * (node->depth - 1)), "",
-		       calls_name(ct_func(ct, node->func), name, sizeof(name)));
+		       calls_name(ct_func(ct, node->func), name, sizeof(name)),
+		       !node->entries ? "" : node->entries < node->calls ?
+		       " (signals, calls)" : " (signal)");
 		if (cc->depth && node->depth >= cc->depth)
 			return;
 	}

@@ -231,12 +231,14 @@ mkdir "$sg" && "$BUILD/tools/ptrecord" -q -o "$sg/t" "$BUILD/progs/p_signal" >/d
 	bad "p_signal: recording failed"
 "$PTBROWSE" calls "$sg/perf.data" 2>/dev/null | awk '
 	/^ +calls +instructions/ { on = 1; next } on && NF == 0 { on = 0 } !on { next }
+	{ sig = sub(/ \((signal|signals, calls)\)$/, "") }
 	{ d = match($0, /[^ ]+$/) } !md { md = d }
 	$NF == "main" && d == md { mains++ }
-	$NF == "on_usr1" { usr1 += $1 }
+	$NF == "on_usr1" { usr1 += $1; if (!sig) unmarked++ }
 	$NF == "on_ill" { ill += $1; if (fn[d - 2] != "main") illp = fn[d - 2] }
 	{ fn[d] = $NF }
-	END { if (mains != 1 || usr1 != 3 || ill != 1 || illp != "")
-		printf "FAIL p_signal: %d top-level mains (1), on_usr1 entered %d times (3), on_ill %d (1)%s\n",
-			mains, usr1, ill, illp != "" ? " under " illp : "" }' | grep FAIL && fail=1
+	END { if (mains != 1 || usr1 != 3 || ill != 1 || illp != "" || unmarked)
+		printf "FAIL p_signal: %d top-level mains (1), on_usr1 entered %d times (3), on_ill %d (1)%s%s\n",
+			mains, usr1, ill, illp != "" ? " under " illp : "",
+			unmarked ? ", on_usr1 not marked (signal)" : "" }' | grep FAIL && fail=1
 exit $fail
