@@ -120,8 +120,10 @@ static int ctm_op(struct ctm *m, const struct ct_op *op)
 	ret = ct_move(dst, m->fmap[op->func], op->offset, op->ip);
 	if (ret < 0)
 		return ret;
+	/* the fragment's move made a node; one the merge's does not (a pack
+	 * from a file: a move to IP 0) maps it to none */
 	m->nmap[op->node] = ct_stack_top(dst);
-	return 0;
+	return m->nmap[op->node] == CT_NONE ? -pte_bad_file : 0;
 }
 
 /* Node @i, not a level node: under its parent's node, or folded into it

@@ -457,18 +457,19 @@ static void put_u(unsigned char *b, size_t *n, uint64_t v)
 	} while (v);
 }
 
-/* @k into @b; returns its length. */
-static size_t pack_bytes(const struct pk *k, unsigned char *b)
+/* @k into @b (its moves to IP 0 if @ip0); returns its length. */
+static size_t pack_bytes(const struct pk *k, unsigned char *b, int ip0)
 {
 	size_t n = 0;
 	unsigned i;
 
 	/* nfuncs, nnodes, nops, nticks, nxruns, nxparts, nstacks, the
-	 * current stack, tsc, have_tsc, truncated */
+	 * current stack, tsc, have_tsc, truncated, have_span,
+	 * untimed_first, span_lo, span_hi (from span_lo) */
 	put_u(b, &n, 1);
 	put_u(b, &n, k->nnodes);
 	put_u(b, &n, k->nops);
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 12; i++)
 		put_u(b, &n, i == 3);
 	/* the function: name 1 (deltas zigzagged), [0x1000, 0x1010), a
 	 * symbol, 1 insn, 0 calls, its cycles unknown */
@@ -480,9 +481,10 @@ static size_t pack_bytes(const struct pk *k, unsigned char *b)
 		put_u(b, &n, i == 0 || i == 4);
 	for (i = 1; i < k->nnodes; i++) {
 		/* how far up its parent is, function 0 (plus one), no calls,
-		 * 1 insn, its cycles unknown, no ticks, offset */
+		 * no entries, 1 insn, its cycles unknown, no ticks, offset */
 		put_u(b, &n, i == 1 ? 0 : i == 2 ? 2 - k->p2 : 1);
 		put_u(b, &n, 1);
+		put_u(b, &n, 0);
 		put_u(b, &n, 0);
 		put_u(b, &n, 1);
 		put_u(b, &n, 0);
@@ -494,28 +496,37 @@ static size_t pack_bytes(const struct pk *k, unsigned char *b)
 		put_u(b, &n, 0);
 	}
 	/* stack 0: key 0, inherited, relative, pending, level (indices
-	 * plus one), lost frames, depth, frames (node, no TSC) */
+	 * plus one), the pending call's address, no jump's function (none
+	 * plus one), no PLT start, no lazy binding nor its call, lost
+	 * frames, depth, frames (node, no TSC, no call address, not
+	 * entered without a call) */
 	put_u(b, &n, 0);
 	put_u(b, &n, 1);
 	put_u(b, &n, k->relative);
 	put_u(b, &n, (uint64_t)(k->pending + 1));
 	put_u(b, &n, k->level == UINT32_MAX ? 0 : k->level + 1);
+	for (i = 0; i < 5; i++)
+		put_u(b, &n, 0);
 	put_u(b, &n, k->lost);
 	put_u(b, &n, k->depth);
 	for (i = 0; i < k->depth; i++) {
 		put_u(b, &n, k->fr0 + i);
 		put_u(b, &n, 0);
 		put_u(b, &n, 0);
+		put_u(b, &n, 0);
+		put_u(b, &n, 0);
 	}
 	for (i = 0; i < k->nops; i++) {
 		/* kind, pending, stack 0, function 0, node (a break's: none),
-		 * offset, have_tsc, tsc */
+		 * offset, IP (a move's in the function, but for the
+		 * @ip0 case), have_tsc, tsc */
 		put_u(b, &n, k->op[i].kind);
 		put_u(b, &n, (uint64_t)(k->op[i].pending + 1));
 		put_u(b, &n, 0);
 		put_u(b, &n, k->op[i].kind ? 0 : 1);
 		put_u(b, &n, k->op[i].kind ? 0 : k->op[i].node + 1);
 		put_u(b, &n, 0);
+		put_u(b, &n, k->op[i].kind || ip0 ? 0 : 0x2004);
 		put_u(b, &n, 0);
 		put_u(b, &n, 0);
 	}
@@ -540,11 +551,11 @@ static void test_pack_meaning(void **state)
 	static unsigned char b[1 << 15];
 	struct ct_pack *p, *q;
 	struct ct *t;
-	size_t i;
+	size_t i, n0;
 
 	(void)state;
 	for (i = 0; i < sizeof(packs) / sizeof(packs[0]); i++) {
-		size_t n = pack_bytes(&packs[i], b);
+		size_t n = pack_bytes(&packs[i], b, 0);
 
 		assert_true(n <= sizeof(b));
 		assert_int_equal(ct_pack_new(b, n, &p), 0);
@@ -569,6 +580,17 @@ static void test_pack_meaning(void **state)
 		ct_pack_free(q);
 		ct_pack_free(p);
 	}
+	/* a move to IP 0 makes no node in the merge (no instruction is
+	 * known there): refused there, not merged into node CT_NONE (a
+	 * segmentation fault) */
+	n0 = pack_bytes(&packs[0], b, 1);
+	assert_int_equal(ct_pack_new(b, n0, &p), 0);
+	assert_int_equal(ct_pack_map(p, name_x, NULL, &q), 0);
+	assert_int_equal(ct_new(&t, no_fn, NULL), 0);
+	assert_int_equal(ct_merge_pack(t, q), -pte_bad_file);
+	ct_free(t);
+	ct_pack_free(q);
+	ct_pack_free(p);
 }
 
 static char *key_text(struct fix *fx)
