@@ -889,6 +889,23 @@ int idx_time_ceiling(const struct idx *idx, size_t i, uint64_t *tsc)
 	return 1;
 }
 
+int idx_time_overrun(const struct idx *idx, size_t i, uint64_t *ceil)
+{
+	struct idx_summary s;
+
+	return idx_time_ceiling(idx, i, ceil) && !idx_summary_counts(idx, i, &s) &&
+	       s.have_tsc && (s.tsc_back || s.last_tsc > *ceil);
+}
+
+int idx_time_damage_ceiling(const struct idx *idx, size_t i, uint64_t *ceil)
+{
+	uint64_t c;
+
+	if (!idx || !ceil || !idx_time_ceiling(idx, i, ceil))
+		return 0;
+	return idx_time_overrun(idx, i, &c) || (i && idx_time_overrun(idx, i - 1, &c));
+}
+
 /*
  * The trace's time range, once: the merges took the least and the
  * greatest TSC of all segments, so one damaged PSB+ TSC (far in the

@@ -346,6 +346,25 @@ int idx_time_outlier(const struct idx *idx, size_t i);
  * known (@i is an outlier, not summarised, or no such segment follows). */
 int idx_time_ceiling(const struct idx *idx, size_t i, uint64_t *tsc);
 
+/* Whether segment @i holds a TSC payload past its ceiling,
+ * idx_time_ceiling() (into *@ceil): a TSC outside PSB+ damaged far into
+ * the future, so its times past *@ceil are disputed.  Only then: a sound
+ * segment's estimates may run past the ceiling too where the timing
+ * options are wrong (a core:bus ratio from a wrong --nom-freq without
+ * CPUID.15H), and they are no damage.  Its summary then holds the jump
+ * as its largest gap (and, calibrating from TSC to TSC, its slowest
+ * period): a bound, no more, on what a walk that leaves out what ends
+ * past the ceiling finds (stall_segment()).  Where its TSC payloads go
+ * back the largest is not known: maybe.  Returns 1 or 0. */
+int idx_time_overrun(const struct idx *idx, size_t i, uint64_t *ceil);
+
+/* The ceiling of segment @i (idx_time_ceiling(), into *@ceil) where a
+ * time of its past it is damage: the segment, or the one before it (its
+ * packets before its own PSB+ TSC have the time that one ended with),
+ * holds a TSC payload past its ceiling (idx_time_overrun()).  Returns 1,
+ * or 0 where no time of @i's is taken for damaged that way. */
+int idx_time_damage_ceiling(const struct idx *idx, size_t i, uint64_t *ceil);
+
 /* Set @t0, the first TSC of the trace's first packets (its time origin),
  * to the trace's first TSC if the index is complete, the first segment
  * with a TSC is an outlier, idx_time_outlier() (its TSC damaged), and @t0

@@ -951,7 +951,7 @@ static void iter_dispute(const struct idx *idx, struct iter_bound *b, size_t nb)
 				continue;
 			}
 			outlier = idx_time_outlier(idx, seg);
-			if (outlier || !idx_time_ceiling(idx, seg, &ceil))
+			if (outlier || !idx_time_damage_ceiling(idx, seg, &ceil))
 				ceil = UINT64_MAX;
 		}
 		b[k].disputed = (uint8_t)(outlier || b[k].tsc > ceil);

@@ -55,7 +55,8 @@ struct iter_bound {
 	uint8_t disputed;	/* timed, and tsc lies in damaged time: its
 				 * segment's TSC contradicts its neighbours'
 				 * (idx_time_outlier()) or tsc is past the
-				 * segment's ceiling (idx_time_ceiling()) */
+				 * segment's ceiling where that is damage
+				 * (idx_time_damage_ceiling()) */
 };
 
 /* One iteration: from boundary @from to the next one. */

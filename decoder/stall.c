@@ -59,7 +59,7 @@ struct stall_walk {
 	int mtc;		/* tm_mtc_timed(): MTCs are timing packets */
 	int outlier;		/* idx_time_outlier(): the gap to its first
 				 * TSC is the jump into damaged time */
-	int overrun;		/* stall_overrun(): times past ceil are
+	int overrun;		/* idx_time_overrun(): times past ceil are
 				 * damaged (a TSC outside PSB+) */
 	uint64_t ceil;
 	int seen_tsc;		/* a TSC came in the segment */
@@ -149,14 +149,6 @@ static int stall_packet(struct stall_walk *w, const struct pkt *pkt)
 	return stall_push(w->pers, &s);
 }
 
-int stall_overrun(const struct idx *idx, size_t i, uint64_t *ceil)
-{
-	struct idx_summary s;
-
-	return idx_time_ceiling(idx, i, ceil) && !idx_summary_counts(idx, i, &s) &&
-	       s.have_tsc && (s.tsc_back || s.last_tsc > *ceil);
-}
-
 /* Walk segment @w->seg from its carry into @w's gaps and pers (either
  * NULL) and, with halts, its longest sleep.
  * Returns 0, 1 if the time pass has not got there, or a negative error
@@ -187,7 +179,7 @@ static int stall_walk(const struct idx *idx, const struct img *img, struct stall
 	tm_restore(&w.tm, &c);
 	w.mtc = tm_mtc_timed(idx_config(idx));
 	w.outlier = w.gaps && idx_time_outlier(idx, seg);
-	w.overrun = (w.gaps || w.pers) && stall_overrun(idx, seg, &w.ceil);
+	w.overrun = (w.gaps || w.pers) && idx_time_overrun(idx, seg, &w.ceil);
 	tm_last_period(&w.tm, &p);
 	w.pseq = p.seq;
 	w.hseq = w.tm.nhalt;
@@ -291,7 +283,7 @@ static int stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc
 		 * into its damaged time: no bound (asked only of those that
 		 * would rank) */
 		if (s.has_gap && (*ngc < want || stall_before(STALL_GAP, &c, &gc[want - 1])) &&
-		    (idx_time_outlier(idx, i) || stall_overrun(idx, i, &ceil))) {
+		    (idx_time_outlier(idx, i) || idx_time_overrun(idx, i, &ceil))) {
 			r = stall_push(odd, &c);
 			if (r)
 				return r;
@@ -303,7 +295,7 @@ static int stall_candidates(const struct idx *idx, struct stall *gc, size_t *ngc
 			c.per = s.slow_period;
 			c.at = s.slow_off;
 			if ((*npc < want || stall_before(STALL_PERIOD, &c, &pc[want - 1])) &&
-			    stall_overrun(idx, i, &ceil)) {
+			    idx_time_overrun(idx, i, &ceil)) {
 				r = stall_push(oddp, &c);
 				if (r)
 					return r;

@@ -115,15 +115,6 @@ int stall_segment(const struct idx *idx, const struct img *img, size_t seg,
 int stall_halt_place(const struct idx *idx, const struct img *img, size_t seg,
 		     uint64_t *at);
 
-/* Whether segment @i holds a TSC payload past the time its packets can
- * have, idx_time_ceiling() (into *@ceil): one outside PSB+ damaged far
- * into the future.  Its summary then holds the jump into it as its
- * largest gap (and, calibrating from TSC to TSC, as its slowest period):
- * a bound, no more, on what its walk (stall_segment()) finds, which
- * leaves out what ends in that time.  Where its TSCs go back the largest
- * is not known: maybe.  Returns 1 or 0. */
-int stall_overrun(const struct idx *idx, size_t i, uint64_t *ceil);
-
 /* Whether @a ranks before @b (both of @kind). */
 int stall_before(enum stall_kind kind, const struct stall *a, const struct stall *b);
 

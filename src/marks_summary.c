@@ -305,16 +305,16 @@ static int marks_time_outlier(const struct idx *idx, uint64_t off, int timed)
 	return timed && idx && !idx_find(idx, off, &k) && idx_time_outlier(idx, k);
 }
 
-/* Whether time @st of the packet at @off lies past the time its segment
- * of @idx (NULL: none) can have, idx_time_ceiling(): a damaged TSC outside
- * PSB+ took time there. */
+/* Whether time @st of the packet at @off lies past the ceiling of its
+ * segment of @idx (NULL: none) where that is damage,
+ * idx_time_damage_ceiling(): a damaged TSC outside PSB+ took time there. */
 static int marks_time_beyond(const struct idx *idx, uint64_t off, const struct tm_stamp *st)
 {
 	uint64_t ceil;
 	size_t k;
 
 	return idx && (st->flags & TM_F_TSC) && !idx_find(idx, off, &k) &&
-	       idx_time_ceiling(idx, k, &ceil) && st->tsc > ceil;
+	       idx_time_damage_ceiling(idx, k, &ceil) && st->tsc > ceil;
 }
 
 /* At the end: how sure the duration from @a to @b (at @b_off) is, and

@@ -48,7 +48,7 @@ int timefmt_disputed(const struct ui *ui, uint64_t off, uint64_t tsc)
 		return 0;
 	if (idx_time_outlier(ui->idx, seg))
 		return 1;
-	return idx_time_ceiling(ui->idx, seg, &ceil) && tsc > ceil ? 2 : 0;
+	return idx_time_damage_ceiling(ui->idx, seg, &ceil) && tsc > ceil ? 2 : 0;
 }
 
 int timefmt_estimated(const struct ui *ui)

@@ -20,8 +20,8 @@ int timefmt_estimated(const struct ui *ui);
 /* Whether the time @tsc of the packet at @off is disputed, so it may be
  * far off ('?' before it): 1 if the first TSC of its PSB segment
  * contradicts its neighbours' (idx_time_outlier(), a damaged PSB+ TSC),
- * 2 if @tsc lies past the time its segment's packets can have
- * (idx_time_ceiling(): a damaged TSC outside PSB+ before it).  0 without
+ * 2 if @tsc lies past its segment's ceiling where that is damage
+ * (idx_time_damage_ceiling(): a damaged TSC outside PSB+ before it).  0 without
  * an index, before the first PSB, or until the neighbours are
  * summarised. */
 int timefmt_disputed(const struct ui *ui, uint64_t off, uint64_t tsc);

@@ -4,7 +4,7 @@
  * a few segments; each segment's walk from its carry (stall_segment())
  * finds the largest gap and the slowest period its time summary holds,
  * at the same packets (none ranking before them in a segment holding a
- * damaged TSC past its ceiling, stall_overrun(), whose walk leaves out
+ * damaged TSC past its ceiling, idx_time_overrun(), whose walk leaves out
  * what ends past it), and a sleep's place where the summary counts
  * one; stall_top(), which walks only the segments the summaries pick,
  * lists the longest gaps (but the disputed jumps into outlier segments)
@@ -47,7 +47,7 @@ static struct stall *all_sorted(const struct idx *idx, const struct img *img,
 		sum.gap = s.max_gap;
 		sum.at = kind == STALL_GAP ? s.gap_off : s.slow_off;
 		sum.per = s.slow_period;
-		if (stall_overrun(idx, i, &ceil)) {
+		if (idx_time_overrun(idx, i, &ceil)) {
 			/* the summary bounds the walk */
 			if (nv && ((kind == STALL_GAP && !s.has_gap) ||
 				   (kind == STALL_PERIOD && !s.has_period) ||
