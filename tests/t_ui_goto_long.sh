@@ -76,6 +76,17 @@ for c in "a 4 50000" "b 2 400000"; do
 	[ "$got" = "$want" ] || fail "$3: goto tsc 0x$1: at $got, want $want ($msg)"
 done
 
+# +tsc V at the start: the same target (it stayed at the start, saying the
+# target lay deeper than the first rows).
+set -- $(row "$tmp/a.dump" $(($(grep -n ' psb$' "$tmp/a.dump" | sed -n 4p | cut -d: -f1) + 50000)))
+want=$(first_tsc "$tmp/a.dump" "$1")
+printf 'wait-index\nwait-carry\nwait-search\n:save-screen %s/s.txt\nq\n' "$tmp" >"$tmp/keys"
+rm -f "$tmp/s.txt"
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 100x12 "+tsc 0x$1" "$tmp/a.pt" >"$tmp/out" 2>&1 ||
+	fail "+tsc 0x$1: exit $? ($(cat "$tmp/out"))"
+got=$(sed -n 11p "$tmp/s.txt" | awk '{ sub(/\/.*/, "", $1); print $1 }')
+[ "$got" = "$want" ] || fail "a: +tsc 0x$1: at $got, want $want ($(sed -n 12p "$tmp/s.txt"))"
+
 # Cycles 600,000 packets into the 1 MiB segment.
 psb=$(grep -n ' psb$' "$tmp/b.dump" | sed -n 2p | cut -d: -f1)
 n=$(sed -n "$((psb + 600000))p" "$tmp/b.dump" | awk '{ c = $1; sub(/[=~]$/, "", c); print c }')

@@ -26,6 +26,8 @@ struct goto_ui_arg {
 	struct ui *ui;
 	int may_defer;		/* a job may look further (goto_job.h) */
 	int deferred;		/* one does: the goto lands later */
+	int deeper;		/* none may: the target lies past the rows
+				 * looked at here */
 	int timed;		/* a goto by time (t 5ms) */
 	char what[64];		/* the target as typed, for messages */
 };
@@ -101,10 +103,12 @@ static int goto_ui_scan(struct goto_ui_arg *a, enum goto_job_kind kind, uint64_t
 		a->deferred = 1;
 		return 1;
 	}
-	if (r == 1)
+	if (r == 1) {
+		a->deeper = 1;
 		snprintf(err, len, "goto: %s lies more than %d packets past 0x%" PRIx64
 			 " (:goto looks further, in the background)", a->what,
 			 GOTO_JOB_ROWS, from);
+	}
 	else if (r && kind == GOTO_JOB_CYCLES)
 		snprintf(err, len, "goto: no packet at or after %" PRIu64 " cycles", v);
 	else if (r)
@@ -299,12 +303,22 @@ static void goto_ui_ctx(struct ui *ui, struct goto_ui_arg *a, struct goto_ctx *c
 
 int goto_ui_offset(struct ui *ui, const char *arg, uint64_t *off, char *err, size_t len)
 {
+	return goto_ui_offset_deeper(ui, arg, off, NULL, err, len);
+}
+
+int goto_ui_offset_deeper(struct ui *ui, const char *arg, uint64_t *off, int *deeper,
+			  char *err, size_t len)
+{
 	struct goto_ui_arg a = { 0 };
 	struct goto_ctx ctx;
+	int r;
 
 	goto_ui_ctx(ui, &a, &ctx);
 	snprintf(a.what, sizeof(a.what), "%s", arg);
-	return goto_offset(arg, &ctx, off, err, len);
+	r = goto_offset(arg, &ctx, off, err, len);
+	if (deeper)
+		*deeper = r < 0 && a.deeper;
+	return r;
 }
 
 /* Jump to goto target @t (parsed by goto.c), typed as @text. */

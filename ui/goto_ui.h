@@ -17,6 +17,13 @@ extern const struct cmd_table goto_ui_cmds;
 int goto_ui_offset(struct ui *ui, const char *arg, uint64_t *off, char *err,
 		   size_t len);
 
+/* goto_ui_offset(), and into *@deeper whether it failed only because the
+ * target (tsc, t) lies past the rows of its segment looked at here, which
+ * :goto looks further for in the background (goto_job.h).  Returns 0, or
+ * a negative pte code with a message in @err. */
+int goto_ui_offset_deeper(struct ui *ui, const char *arg, uint64_t *off, int *deeper,
+			  char *err, size_t len);
+
 /* Whether :goto @arg is a search rather than a place: it starts with a
  * sideband or code term (comm, pid, tid, switch, sym, call, ret).
  * Returns 1 or 0. */

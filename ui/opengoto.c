@@ -68,14 +68,17 @@ static int opengoto_try(struct ui *ui, int busy)
 {
 	char err[256] = "";
 	uint64_t off;
+	int deeper = 0;
 
 	if (ui->cursor != og.cursor) {
 		/* A key moved the cursor first: that is where the user is. */
 		og.arg = NULL;
 		return UI_DRAW_NONE;
 	}
+	/* (a target deep in a long segment: :goto looks in the background) */
 	if (!strcmp(og.arg, "G") || opengoto_is_search(og.arg) ||
-	    goto_ui_offset(ui, og.arg, &off, err, sizeof(err)) == 0)
+	    goto_ui_offset_deeper(ui, og.arg, &off, &deeper, err, sizeof(err)) == 0 ||
+	    deeper)
 		return opengoto_land(ui, og.arg);
 	if (busy) {
 		if (!og.said)
