@@ -253,7 +253,7 @@ static int goto_ui_g_cycles_at(void *arg, uint64_t off, uint64_t *cyc, char *err
 
 static int goto_ui_g_ordinal(void *arg, uint64_t ord, uint64_t *off, char *err, size_t len)
 {
-	return nav_packet_offset(arg, ord, off, err, len);
+	return nav_packet_offset(((struct goto_ui_arg *)arg)->ui, ord, off, err, len);
 }
 
 static int goto_ui_g_mark(void *arg, const char *name, uint64_t *off, char *err, size_t len)
