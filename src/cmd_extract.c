@@ -17,6 +17,7 @@
 #include "opt.h"
 #include "perfdata.h"
 #include "safefile.h"
+#include "timing_file.h"
 #include "trace.h"
 
 enum { E_DIR, E_STREAM, E_NOPTS };
@@ -132,7 +133,7 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 	}
 	/* Both whole on disk before either replaces a file, the options
 	 * renamed first: whoever finds the new stream finds its options. */
-	if (export_options_start(&of, path, &s->timing, &o, err, sizeof(err)) < 0) {
+	if (timing_file_start(&of, path, &s->timing, &o, err, sizeof(err)) < 0) {
 		safefile_abort(f);
 		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return -1;

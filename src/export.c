@@ -101,41 +101,6 @@ static int export_copy(void *arg)
 	return 0;
 }
 
-int export_options_start(struct safefile **out_f, const char *out,
-			 const struct tm_config *cfg,
-			 const struct safefile_opts *o, char *err, size_t errlen)
-{
-	static const struct safefile_opts defaults;
-	struct safefile_opts fo = o ? *o : defaults;
-	char path[4200], opts[256];
-	struct safefile *f;
-	FILE *s;
-	int r;
-
-	if (!out_f || !out || !cfg)
-		return -pte_invalid;
-	*out_f = NULL;
-	if (timing_file_path(out, path, sizeof(path)) < 0) {
-		snprintf(err, errlen, "%.200s...: name too long", out);
-		return -pte_invalid;
-	}
-	/* A name we make up beside the user's: a link there is refused. */
-	fo.flags = SAFEFILE_NOFOLLOW | (fo.flags & SAFEFILE_NOSYNC);
-	r = safefile_create(&f, path, &fo, err, errlen);
-	if (r < 0)
-		return r;
-	perfdata_ptdump_options(cfg, opts, sizeof(opts));
-	s = safefile_stream(f);
-	if (!s) {
-		safefile_abort(f);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -pte_nomem;
-	}
-	fprintf(s, "%s\n", opts);
-	*out_f = f;
-	return 0;
-}
-
 /* OUT.options begun: the timing options of @img's stream, so the slice
  * shows the times it showed here (timing_file.h). */
 static int export_options(const struct trace *t, const struct img *img,
@@ -150,7 +115,7 @@ static int export_options(const struct trace *t, const struct img *img,
 	for (i = 0; t && i < t->nstreams; i++)
 		if (&t->streams[i].img == img)
 			cfg = &t->streams[i].timing;
-	return export_options_start(f, out, cfg, so, err, errlen);
+	return timing_file_start(f, out, cfg, so, err, errlen);
 }
 
 size_t export_keep(const struct trace *t, const char *marks,

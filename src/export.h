@@ -32,19 +32,6 @@ struct tm_config;
 size_t export_keep(const struct trace *t, const char *marks,
 		   struct safefile_keep *keep);
 
-/* Begin @out.options, the options file of the output @out: @cfg's timing
- * options on one line (perfdata_ptdump_options(); an empty line if it
- * knows nothing), written to a temporary file through safefile with @o
- * (NULL: defaults) but never through a symbolic link, a name made up
- * beside the user's.  *@f is then to be put in place together with @out's
- * (safefile_commit_pair(*@f, out): the options first), or given up.
- * Returns 0 and sets *@f.
- * Returns what safefile_create() returns, -pte_invalid if the name is too
- * long, -pte_nomem if out of memory; one line naming the file in @err. */
-int export_options_start(struct safefile **f, const char *out,
-			 const struct tm_config *cfg,
-			 const struct safefile_opts *o, char *err, size_t errlen);
-
 /* What export_slice() wrote. */
 struct export_result {
 	uint64_t start, end;	/* the slice [start, end) of the stream */

@@ -187,21 +187,26 @@ int timing_file_read_images(const char *path, struct tm_config *cfg,
 	return ret;
 }
 
-int timing_file_write(const char *out, const struct tm_config *cfg,
+int timing_file_start(struct safefile **out_f, const char *out, const struct tm_config *cfg,
 		      const struct safefile_opts *o, char *err, size_t errlen)
 {
+	static const struct safefile_opts defaults;
+	struct safefile_opts fo = o ? *o : defaults;
 	char path[4200], opts[256];
 	struct safefile *f;
 	FILE *s;
 	int r;
 
-	if (!out || !cfg || !err || !errlen)
+	if (!out_f || !out || !cfg)
 		return -pte_invalid;
+	*out_f = NULL;
 	if (timing_file_path(out, path, sizeof(path)) < 0) {
 		snprintf(err, errlen, "%.200s...: name too long", out);
 		return -pte_invalid;
 	}
-	r = safefile_create(&f, path, o, err, errlen);
+	/* A name we make up beside the user's: a link there is refused. */
+	fo.flags = SAFEFILE_NOFOLLOW | (fo.flags & SAFEFILE_NOSYNC);
+	r = safefile_create(&f, path, &fo, err, errlen);
 	if (r < 0)
 		return r;
 	perfdata_ptdump_options(cfg, opts, sizeof(opts));
@@ -212,7 +217,20 @@ int timing_file_write(const char *out, const struct tm_config *cfg,
 		return -pte_nomem;
 	}
 	fprintf(s, "%s\n", opts);
-	return safefile_commit(f, err, errlen);
+	*out_f = f;
+	return 0;
+}
+
+int timing_file_write(const char *out, const struct tm_config *cfg,
+		      const struct safefile_opts *o, char *err, size_t errlen)
+{
+	struct safefile *f;
+	int r;
+
+	if (!err || !errlen)
+		return -pte_invalid;
+	r = timing_file_start(&f, out, cfg, o, err, errlen);
+	return r < 0 ? r : safefile_commit(f, err, errlen);
 }
 
 /* This machine's options that give times ("--cpu auto --nom-freq 21

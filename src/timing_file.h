@@ -27,6 +27,7 @@
 #include "tm_config.h"
 
 struct trace;
+struct safefile;
 struct safefile_opts;
 
 /* A file bigger than this is refused.  The timing is one line, but
@@ -64,9 +65,20 @@ int timing_file_read_images(const char *path, struct tm_config *cfg,
 			    timing_file_image_fn *fn, void *ctx, char *err,
 			    size_t errlen);
 
-/* Write the options file of output @out ("@out.options") with the ptdump
- * options of @cfg on one line (perfdata_ptdump_options(): an empty line if
- * @cfg knows nothing), through safefile with @o (may be NULL).
+/* Begin @out.options, the options file of the output @out: @cfg's timing
+ * options on one line (perfdata_ptdump_options(); an empty line if it
+ * knows nothing), written to a temporary file through safefile with @o
+ * (NULL: defaults) but never through a symbolic link, a name made up
+ * beside the user's.  *@f is then to be put in place together with @out's
+ * (safefile_commit_pair(*@f, out): the options first), or given up.
+ * Returns 0 and sets *@f.
+ * Returns what safefile_create() returns, -pte_invalid if the name is too
+ * long, -pte_nomem if out of memory; one line naming the file in @err. */
+int timing_file_start(struct safefile **f, const char *out, const struct tm_config *cfg,
+		      const struct safefile_opts *o, char *err, size_t errlen);
+
+/* Write the options file of output @out ("@out.options") alone:
+ * timing_file_start(), then put in place.
  * Returns 0, or what safefile_create()/safefile_commit() return, with a
  * one-line message naming the file in @err. */
 int timing_file_write(const char *out, const struct tm_config *cfg,

@@ -22,6 +22,7 @@
 #include "perfdata.h"
 #include "ptenc.h"
 #include "safefile.h"
+#include "timing_file.h"
 
 /* Output is flushed in chunks of GEN_BUF_SIZE; an event (a PSB+ or a
  * burst of packets) always fits in the GEN_EVENT_MAX of slack after it,
@@ -923,7 +924,7 @@ static void start_options(const struct gen_opts *o, const struct safefile_opts *
 	char err[4400];
 
 	gen_config(o, &cfg);
-	if (export_options_start(&ptgen_opts, o->out, &cfg, so, err,
+	if (timing_file_start(&ptgen_opts, o->out, &cfg, so, err,
 				 sizeof(err)) < 0)
 		die("%s%s", err, "");
 }
