@@ -739,10 +739,12 @@ static int ct_at_base(const struct ct *ct, uint32_t func, uint64_t ip)
 		ct_lazy_target(ct, func, ip));
 }
 
-/* Push a call's frame for @func (@offset its first instruction's) under
- * the current thread's top, the call at @call_ip. */
-static int ct_push_call(struct ct *ct, uint32_t func, uint64_t offset,
-			uint64_t call_ip)
+/* Push a frame for @func (@offset its first instruction's) under the
+ * current thread's top: a call's, the call at @call_ip, or (@async) a
+ * handler's entered without a call (counted in the node's calls, as its
+ * entries, not in the function's). */
+static int ct_push_frame(struct ct *ct, uint32_t func, uint64_t offset,
+			 uint64_t call_ip, int async)
 {
 	struct ct_stack *s = ct->st;
 	uint32_t node;
@@ -756,8 +758,11 @@ static int ct_push_call(struct ct *ct, uint32_t func, uint64_t offset,
 	if (node == CT_NONE)
 		return -pte_nomem;
 	ct->nodes[node].calls++;
-	ct->funcs[func].calls++;
-	return ct_push_at(ct, node, ct->tsc, ct->have_tsc, call_ip, 0);
+	if (async)
+		ct->nodes[node].entries++;
+	else
+		ct->funcs[func].calls++;
+	return ct_push_at(ct, node, ct->tsc, ct->have_tsc, call_ip, async);
 }
 
 /*
@@ -788,30 +793,10 @@ static int ct_lazy(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip,
 	    !s->lost_depth && ct_lazy_target(ct, func, ip)) {
 		s->pending = 0;
 		s->lazy = 0;
-		ret = ct_push_call(ct, func, offset, s->lazy_call_ip);
+		ret = ct_push_frame(ct, func, offset, s->lazy_call_ip, 0);
 		return ret < 0 ? ret : 1;
 	}
 	return 0;
-}
-
-/* Enter a handler of @func (its first instruction decided at @offset)
- * under the current thread's top frame. */
-static int ct_push_async(struct ct *ct, uint32_t func, uint64_t offset)
-{
-	struct ct_stack *s = ct->st;
-	uint32_t node;
-
-	if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
-		s->lost_depth++;
-		ct->truncated = 1;
-		return 0;
-	}
-	node = ct_child(ct, ct_stack_top(ct), func, offset);
-	if (node == CT_NONE)
-		return -pte_nomem;
-	ct->nodes[node].calls++;
-	ct->nodes[node].entries++;
-	return ct_push_at(ct, node, ct->tsc, ct->have_tsc, 0, 1);
 }
 
 int ct_enable_move(struct ct *ct, uint64_t offset)
@@ -870,11 +855,11 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 	if (s->pending == CT_PEND_ASYNC) {
 		s->pending = 0;
 		if (top && ct_async_entry(ct, func, ip))
-			return ct_push_async(ct, func, offset);
+			return ct_push_frame(ct, func, offset, 0, 1);
 	}
 	if (s->pending == CT_IC_CALL && top) {
 		s->pending = 0;
-		return ct_push_call(ct, func, offset, s->call_ip);
+		return ct_push_frame(ct, func, offset, s->call_ip, 0);
 	}
 	if (s->pending == CT_IC_RETURN && s->depth) {
 		if (s->lost_depth) {
