@@ -42,13 +42,28 @@
 struct browse_turn {
 	struct ui *ui;
 	int draw, indexing, searching;
+	int wait;		/* the last turn's wait for a key, ms */
 };
+
+/* How long a turn waits for a key: short while a job's result or
+ * progress is to be shown soon, long when nothing runs. */
+static int browse_wait(const struct browse_turn *t)
+{
+	struct ui *ui = t->ui;
+
+	if (t->searching > 1 || iterations_busy(ui) || stalls_busy(ui))
+		return 40;
+	if (t->indexing || t->searching || marks_panel_busy(ui) || funcs_busy(ui) ||
+	    marks_pending(ui->bm))
+		return 250;
+	return 2000;
+}
 
 static int browse_turn_body(void *arg)
 {
 	struct browse_turn *t = arg;
 	struct ui *ui = t->ui;
-	int c;
+	int c, wait;
 
 	/* A worker met the end of a file that shrank: recover here as from
 	 * the main thread's SIGBUS (reload_guarded()), before anything is shown
@@ -58,16 +73,20 @@ static int browse_turn_body(void *arg)
 		return -pte_sigbus;
 	}
 
+	/* Asked before drawing: a job that ends after the question is
+	 * still waited for briefly and shown at the next turn, and one
+	 * that ended since the last turn is drawn now (asked after the
+	 * drawing, a job ending in between waited for the next key or 2 s). */
+	wait = browse_wait(t);
+	if (wait > t->wait)
+		t->draw |= UI_DRAW_ALL;
+	t->wait = wait;
 	if (t->draw) {
 		view_draw(&ui->vs);
 		term_flush();
 		t->draw = 0;
 	}
-	/* A search's first hit, and a walk's iterations, are shown soon
-	 * after they are known. */
-	c = term_getkey(ui, t->searching > 1 || iterations_busy(ui) || stalls_busy(ui) ? 40 :
-		      t->indexing || t->searching || marks_panel_busy(ui) ||
-		      funcs_busy(ui) || marks_pending(ui->bm) ? 250 : 2000);
+	c = term_getkey(ui, wait);
 	if (c == ERR) {
 		/* Idle: keep the progress fresh and decode ahead; save marks
 		 * another ptbrowse kept us from saving. */
@@ -90,7 +109,7 @@ static int browse_turn_body(void *arg)
 
 static void browse_loop(struct ui *ui)
 {
-	struct browse_turn t = { ui, UI_DRAW_ALL, 1, 0 };
+	struct browse_turn t = { ui, UI_DRAW_ALL, 1, 0, 0 };
 
 	while (!ui->quit)
 		if (reload_guarded(ui, browse_turn_body, &t) == -pte_sigbus)
