@@ -254,6 +254,15 @@ done
 out=$("$rec" -o "$tmp/x.pt" "$tmp/no-such-program" 2>&1) && bad "a missing program succeeded"
 printf '%s\n' "$out" | grep -q 'no-such-program' || bad "a missing program: '$out'"
 "$rec" 2> /dev/null; [ $? -eq 2 ] || bad "no arguments: not a usage error"
+# Values that cannot work are usage errors, said in one line naming the
+# option (--quantum 0 preempted every thread before it ran: a hang).
+for opt in "--quantum 0" "--cpus 0" "--cbr 0" "--mtc-freq 16" "--quantum -1" "--seed x"; do
+	out=$(timeout 20 "$rec" -q $opt -o "$tmp/u.pt" "$progs/p_threads" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+	   printf '%s\n' "$out" | grep -q -- "${opt% *}" ||
+		bad "ptrecord $opt: exit $rc, '$out'"
+done
 "$rec" -q -o "$tmp/f.pt" "$progs/p_loops" fail > /dev/null 2>&1
 [ $? -eq 3 ] || bad "a program failing is not exit status 3"
 out=$("$rec" -q -o "$tmp/f.pt" /bin/true 2>&1)

@@ -681,6 +681,12 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 			break;
 		case O_QUANTUM:
 			o->quantum = num_arg(optarg, "--quantum");
+			/* 0 would preempt every thread before its first
+			 * step while another waits: nothing ever runs */
+			if (!o->quantum) {
+				fprintf(stderr, "ptrecord: --quantum is at least 1\n");
+				exit(2);
+			}
 			break;
 		case O_PSB:
 			o->psb_period = num_arg(optarg, "--psb-period");
