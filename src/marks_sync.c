@@ -603,7 +603,12 @@ static void marks_merge3(struct marks_set *set, const struct marks_entry *theirs
 		b = ib >= 0 ? &set->base[ib] : NULL;
 		if (b && marks_same_value(b, t))
 			continue;		/* they did not change it */
-		if (io < 0 && b)
+		/* The base holds the marks past our end too: one we still
+		 * keep there was never shown here, so not deleted here; the
+		 * longer state moved it into our part (marks_merge_beyond()
+		 * then drops it from beyond: their file no longer has it
+		 * there). */
+		if (io < 0 && b && marks_lookup(set->beyond, set->nbeyond, b) < 0)
 			continue;		/* we deleted it */
 		if (io < 0) {
 			/* They added it; a name we gave to another kind wins. */

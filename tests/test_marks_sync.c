@@ -461,6 +461,46 @@ static void test_grown_review(void **state)
 	marks_close(b);
 }
 
+/* The longer session moves a mark from past the shorter one's end into
+ * its part, and shrinks a region that crossed that end into it: the
+ * shorter session's next save kept neither (its base held them, from the
+ * marks past its end, and it took their absence for its own deletion),
+ * and the longer session's next save then deleted them too (the third
+ * review's move_in and region_in). */
+static void test_grown_move_in(void **state)
+{
+	char file[4096];
+	struct marks_set *a, *b;
+
+	open_states("mi.pt", &a, &b, file, sizeof(file));
+	assert_int_equal(marks_mark_set(b, 'p', S0 + 0x100, NULL), 0);
+	assert_int_equal(marks_region_set(b, "hot", S0 - 0x100, S0 + 0x100, "spin",
+					  NULL), 0);
+	assert_int_equal(marks_mark_set(a, 'r', 0x20, NULL), 0);	/* a keeps both */
+	assert_int_equal(marks_find(a, "p"), -1);
+	assert_int_equal(marks_find(a, "hot"), -1);
+	assert_int_equal(marks_mark_set(b, 'p', 0x50, NULL), 0);	/* into a's part */
+	assert_int_equal(marks_region_set(b, "hot", S0 - 0x100, S0 - 0x10, NULL,
+					  NULL), 0);
+	msgs[0] = '\0';
+	assert_int_equal(marks_mark_set(a, 's', 0x30, NULL), 0);
+	assert_string_equal(msgs, "");
+	assert_non_null(strstr(read_file(file), "mark p 0x50\n"));
+	assert_non_null(strstr(read_file(file), "region hot 0xfff00 0xffff0"));
+	assert_true(marks_find(a, "p") >= 0);
+	assert_true(marks_find(a, "hot") >= 0);
+	assert_int_equal(marks_mark_set(b, 't', 0x40, NULL), 0);
+	assert_non_null(strstr(read_file(file), "mark p 0x50\n"));
+	assert_non_null(strstr(read_file(file), "region hot 0xfff00 0xffff0"));
+	/* and a delete of the moved mark in a still goes, in b too */
+	assert_int_equal(marks_delete(a, (size_t)marks_find(a, "p")), 0);
+	assert_int_equal(marks_mark_set(b, 'u', 0x60, NULL), 0);
+	assert_int_equal(marks_find(b, "p"), -1);
+	assert_null(strstr(read_file(file), "mark p "));
+	marks_close(a);
+	marks_close(b);
+}
+
 /* Two sessions began on two states before either saved, each made its
  * own file (the second's saved first): a start on a third state shows
  * both's marks (the older file was never merged), and the marks past an
@@ -627,6 +667,7 @@ int main(void)
 		cmocka_unit_test_setup(test_grown_shared, clean),
 		cmocka_unit_test_setup(test_grown_no_undelete, clean),
 		cmocka_unit_test_setup(test_grown_review, clean),
+		cmocka_unit_test_setup(test_grown_move_in, clean),
 		cmocka_unit_test_setup(test_grown_two_files, clean),
 		cmocka_unit_test_setup(test_merge_delete_vs_change, clean),
 		cmocka_unit_test_setup(test_merge_their_changes, clean),
