@@ -279,6 +279,27 @@ grep -q "tsc: .*(1[0-9]\{6,7\} ticks)" "$tmp/iidx" ||
 	fail "the index's TSC range runs to the damaged TSC: $(grep 'tsc:' "$tmp/iidx")"
 [ $status = 0 ] && echo "ok   :stalls leaves out the jump into a damaged TSC outside PSB+, its time is marked ?, the index's range ends before it"
 
+# On a perf.data file the gaps' times are perf's conversion (TIME_CONV),
+# as the packet pane's: the recorded sample's crystal and CPUID.15H ratio
+# give another frequency (42 ns for 50 ticks where the pane says 29.3).
+. tests/rec_lib.sh
+if rec_sample "$tmp/rec"; then
+	conv=$("$PTBROWSE" info "$tmp/rec/perf.data" | sed -n 's/.*time_shift \([0-9]*\), time_mult \([0-9]*\).*/\1 \2/p')
+	printf 'wait-index\n:stalls 3\nwait-stalls\n:save-screen %s/rec.txt\n' "$tmp" > "$tmp/rkeys"
+	"$PTBROWSE" --no-state --script "$tmp/rkeys" --size 150x20 "$tmp/rec/perf.data" >/dev/null 2>&1
+	row=$(grep -m1 ' gap ' "$tmp/rec.txt")
+	echo "$conv $row" | awk '{ shift = $1; mult = $2
+		for (i = 3; i <= NF; i++) if ($i == "gap") { v = $(i + 1); u = $(i + 2); t = $(i + 3) }
+		sub(/^\(/, "", t)
+		if (u != "ns") exit 1
+		want = t * mult / 2 ^ shift
+		exit (v - want > 1 || want - v > 1) ? 1 : 0 }' ||
+		fail "a gap's time on the sample is not perf's conversion ($conv): $row"
+else
+	fail "$rec_err"
+fi
+[ $status = 0 ] && echo "ok   on a perf.data file a gap's time is perf's conversion, as the pane's"
+
 # In a terminal the list is made off the UI thread and shows once it is
 # done (the loop looks for it often); q while it is made stops the walk
 # and the browser answers at once; the same list as the script's.

@@ -25,6 +25,7 @@
  */
 #include <curses.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -201,19 +202,28 @@ static int st_take(struct ui *ui)
 	return 0;
 }
 
+/* @ticks in ns as every other view converts them (perf's conversion
+ * where the file has one, else the TSC frequency), or NAN; *@est: the
+ * frequency is P1's estimate. */
+static double st_ticks_ns(const struct ui *ui, uint64_t ticks, const char **est)
+{
+	*est = timefmt_estimated(ui) ? "\xe2\x89\x88" : "";
+	return timefmt_tsc_diff(ui, 0, ticks);
+}
+
 /* Write @ticks as ticks and, with a TSC frequency, as time. */
 static void st_fmt_gap(const struct ui *ui, uint64_t ticks, char *buf, size_t size)
 {
-	uint64_t hz = tm_tsc_hz(&ui->tmcfg, 1);
+	const char *est;
+	double ns = st_ticks_ns(ui, ticks, &est);
 	char t[32];
 
-	if (!hz) {
+	if (isnan(ns)) {
 		snprintf(buf, size, "%" PRIu64 " ticks", ticks);
 		return;
 	}
-	timefmt_ns(t, sizeof(t), (double)ticks * 1e9 / (double)hz);
-	snprintf(buf, size, "%s%s (%" PRIu64 " ticks)",
-		 tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88", t, ticks);
+	timefmt_ns(t, sizeof(t), ns);
+	snprintf(buf, size, "%s%s (%" PRIu64 " ticks)", est, t, ticks);
 }
 
 /* Write period @p as its frequency (with a TSC frequency) and its cycles
@@ -240,12 +250,12 @@ static void st_fmt_period(const struct ui *ui, const struct tm_period *p,
 static void st_fmt_halt(const struct ui *ui, uint64_t lo, uint64_t hi, uint32_t n,
 			char *buf, size_t size)
 {
-	uint64_t hz = tm_tsc_hz(&ui->tmcfg, 1);
-	const char *est = hz && !tm_tsc_hz(&ui->tmcfg, 0) ? "\xe2\x89\x88" : "";
+	const char *est;
+	double nlo = st_ticks_ns(ui, lo, &est), nhi = st_ticks_ns(ui, hi, &est);
 	char a[32], b[32];
 	const char *pl = n == 1 ? "" : "s";
 
-	if (!hz) {
+	if (isnan(nlo) || isnan(nhi)) {
 		if (lo == hi)
 			snprintf(buf, size, "%" PRIu64 " ticks in %" PRIu32 " sleep%s", lo, n, pl);
 		else
@@ -253,8 +263,8 @@ static void st_fmt_halt(const struct ui *ui, uint64_t lo, uint64_t hi, uint32_t 
 				 " sleep%s", lo, hi, n, pl);
 		return;
 	}
-	timefmt_ns(a, sizeof(a), (double)lo * 1e9 / (double)hz);
-	timefmt_ns(b, sizeof(b), (double)hi * 1e9 / (double)hz);
+	timefmt_ns(a, sizeof(a), nlo);
+	timefmt_ns(b, sizeof(b), nhi);
 	if (lo == hi)
 		snprintf(buf, size, "%s%s in %" PRIu32 " sleep%s (%" PRIu64 " ticks)", est, a,
 			 n, pl, lo);
