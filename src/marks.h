@@ -290,7 +290,8 @@ int marks_export(const struct marks_set *set, FILE *f);
  * Returns -pte_bad_file if @f is not a marks file or of a newer version
  * (nothing merged).
  * Returns -pte_nomem if BM_MAX_ENTRIES was reached (what fit is merged).
- * Returns -pte_io if the merge could not be saved (see marks_save()). */
+ * Returns -pte_io if the merge could not be saved (see marks_save()), or
+ * saving is off for a BM_ONE_SHOT set (said, naming the file). */
 int marks_import(struct marks_set *set, FILE *f, const char *fname);
 
 /* Write the marks file format to @path, atomically, for :export-marks

@@ -559,7 +559,13 @@ int marks_import(struct marks_set *set, FILE *f, const char *fname)
 	else
 		marks_report(set, "%s: imported %d marks, %d conflicts, %d bad lines",
 			  ps.fname, ps.added, ps.conflicts, ps.errors);
-	if (ps.changed && marks_save(set) < 0)
+	if (ps.changed && set->one_shot && !set->saving) {
+		/* marks_save() succeeds when saving is off: a command's set
+		 * is closed now, so what it read is lost. */
+		marks_report(set, "marks not saved: %s is not written (said above)",
+			  set->file ? set->file : "the marks file");
+		ret = -pte_io;
+	} else if (ps.changed && marks_save(set) < 0)
 		ret = -pte_io;
 	else if (ps.full)
 		ret = -pte_nomem;

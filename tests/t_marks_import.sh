@@ -69,4 +69,26 @@ rm -rf "$tmp/state"
 "$PTBROWSE" marks --import "$T" "$T" >"$tmp/out" 2>"$tmp/err" && bad "binary import: exit 0"
 [ "$(cat "$tmp/err")" = "ptbrowse marks: $T:1: not a ptbrowse marks file (the first line should be '# ptbrowse marks v1')" ] ||
 	bad "binary import: '$(cat "$tmp/err")'"
+# Saving off (the state file is of a newer version, or saved for another
+# size): the import is not kept, so it fails and says so, naming the file
+# (it said "imported 1 marks" and exited 0).
+rm -rf "$tmp/state"
+printf '# ptbrowse marks v1\nmark a 0x10\n' >"$tmp/a.marks"
+printf '# ptbrowse marks v1\nmark b 0x20\n' >"$tmp/b.marks"
+"$PTBROWSE" marks --import "$tmp/a.marks" "$T" >"$tmp/out" 2>&1 || bad "off: first import: exit $?"
+state=$(ls "$tmp"/state/ptbrowse/traces/*.marks)
+for how in version size; do
+	if [ $how = version ]; then
+		sed -i 's/^# ptbrowse marks v1/# ptbrowse marks v9/' "$state"
+	else
+		sed -i 's/^# ptbrowse marks v9/# ptbrowse marks v1/; s/size=[0-9]*/size=5/' "$state"
+	fi
+	cp "$state" "$tmp/before"
+	"$PTBROWSE" marks --import "$tmp/b.marks" "$T" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || bad "off ($how): exit $rc"
+	grep -qF "marks not saved: $state is not written" "$tmp/err" ||
+		bad "off ($how): $(cat "$tmp/err")"
+	cmp -s "$state" "$tmp/before" || bad "off ($how): the state file changed"
+done
 exit $fail
