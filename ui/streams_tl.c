@@ -88,12 +88,16 @@ static int streams_tl_rank(const struct perfdata_event *e)
 
 /* The event shown in each timeline column (an index into the stream's
  * events, or -1), kept until the view changes: a recording has
- * thousands of context switches, and data loss must show among them. */
+ * thousands of context switches, and data loss must show among them.
+ * On the byte axis an event is placed by its time (idx_find_tsc()), so
+ * the index's progress is part of the view: its segments and the
+ * summaries that give their times, which come after the segments (a
+ * table built between the two had no events). */
 static struct {
 	const struct perfdata_event *ev;
-	size_t n, nseeks;
+	size_t n, nseeks, nsums;
 	uint64_t lo, hi;
-	int ncols, time;
+	int ncols, time, complete;
 	int32_t *at;
 } streams_tl_cols;
 
@@ -101,11 +105,13 @@ static int streams_tl_columns(struct ui *ui, const struct perfdata_event *ev, si
 		      int ncols, uint64_t lo, uint64_t hi, int time)
 {
 	size_t i, nseeks = ui->idx ? idx_nseeks(ui->idx) : 0;
-	int c;
+	size_t nsums = ui->idx ? idx_nsummaries(ui->idx) : 0;
+	int c, complete = ui->idx ? idx_complete(ui->idx) : 0;
 
 	if (streams_tl_cols.at && streams_tl_cols.ev == ev && streams_tl_cols.n == n && streams_tl_cols.lo == lo &&
 	    streams_tl_cols.hi == hi && streams_tl_cols.ncols == ncols && streams_tl_cols.time == time &&
-	    (time || streams_tl_cols.nseeks == nseeks))
+	    (time || (streams_tl_cols.nseeks == nseeks && streams_tl_cols.nsums == nsums &&
+		      streams_tl_cols.complete == complete)))
 		return 0;
 	free(streams_tl_cols.at);
 	streams_tl_cols.at = malloc((size_t)ncols * sizeof(*streams_tl_cols.at));
@@ -128,6 +134,8 @@ static int streams_tl_columns(struct ui *ui, const struct perfdata_event *ev, si
 	streams_tl_cols.ev = ev;
 	streams_tl_cols.n = n;
 	streams_tl_cols.nseeks = nseeks;
+	streams_tl_cols.nsums = nsums;
+	streams_tl_cols.complete = complete;
 	streams_tl_cols.lo = lo;
 	streams_tl_cols.hi = hi;
 	streams_tl_cols.ncols = ncols;
