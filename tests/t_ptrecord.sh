@@ -271,7 +271,9 @@ out=$("$rec" -q -o "$tmp/f.pt" /bin/true 2>&1)
 
 # The outputs go through safefile: never over the traced program; a
 # recording that fails (here: past the file size limit, SIGXFSZ) leaves
-# what had the name before and no file of its own; a FIFO is refused.
+# what had the name before and no file or directory of its own (TRACE.img
+# and its .build-id tree are made before the trace is written); a FIFO is
+# refused.
 libs=$(cd "$progs" && pwd)
 cp "$progs/p_loops" "$tmp/self"
 out=$(LD_LIBRARY_PATH=$libs "$rec" -q -o "$tmp/self" "$tmp/self" 2>&1 >/dev/null)
@@ -283,15 +285,23 @@ else
 	bad "-o the traced program: exit $rc, '$out', $(ls -A "$tmp" | grep '^self' | tr '\n' ' ')"
 fi
 echo old > "$tmp/old.pt"
-nfiles=$(find "$tmp" -type f | wc -l)
+nfiles=$(find "$tmp" | wc -l)
 # (in a command substitution whose stderr takes the shell's report)
 rc=$( { (ulimit -f 8; exec "$rec" -q -o "$tmp/old.pt" "$progs/p_loops") >/dev/null 2>&1
 	echo $?; } 2>/dev/null)
-if [ $rc -ne 0 ] && [ "$(cat "$tmp/old.pt")" = old ] && [ "$(find "$tmp" -type f | wc -l)" -eq "$nfiles" ]; then
+if [ $rc -ne 0 ] && [ "$(cat "$tmp/old.pt")" = old ] && [ "$(find "$tmp" | wc -l)" -eq "$nfiles" ]; then
 	echo "ok   a recording that fails (exit $rc) leaves the old file and nothing of its own"
 else
-	bad "a failed recording (exit $rc): $(head -c 20 "$tmp/old.pt" | od -c | head -1), $(find "$tmp" -type f -newer "$tmp/self" | tr '\n' ' ')"
+	bad "a failed recording (exit $rc): $(head -c 20 "$tmp/old.pt" | od -c | head -1), $(find "$tmp" -newer "$tmp/self" | tr '\n' ' ')"
 fi
+# Killed (SIGTERM) while the program runs: sleep is traced from its first
+# instruction (it has no main) and then sleeps.  The vDSO's image is in
+# TERM.pt.img/.build-id/XX/ID/ by then.
+rc=$( { timeout 2 "$rec" -q --from-exec -o "$tmp/term.pt" sleep 5 >/dev/null 2>&1
+	echo $?; } 2>/dev/null)
+left=$(find "$tmp" -path '*/term.pt*' | tr '\n' ' ')
+[ $rc -eq 124 ] && [ -z "$left" ] && [ "$(find "$tmp" | wc -l)" -eq "$nfiles" ] ||
+	bad "a recording killed by SIGTERM (exit $rc) leaves $left"
 mkfifo "$tmp/fifo"
 out=$("$rec" -q -o "$tmp/fifo" "$progs/p_loops" 2>&1 >/dev/null)
 rc=$?

@@ -7,6 +7,8 @@
  * before stays as it was; the traced program itself is never replaced.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,38 +22,96 @@ static struct safefile **out_files;	/* not yet committed */
 static size_t out_n, out_cap;
 static struct safefile_keep out_keep;	/* the traced program */
 static size_t out_nkeep;
-static char **out_dirs;	/* directories made for them, removed with them
-			 * (the last made first) */
-static size_t out_ndirs;
+
+/* A directory made for the outputs, removed with them (if empty: nothing
+ * but ours).  A list from the last made (the deepest) back, so that a
+ * fatal signal's handler can walk it: a node is complete before it is
+ * published, and taken off only after its rmdir(). */
+struct out_dir {
+	struct out_dir *prev;
+	char path[];
+};
+static struct out_dir *_Atomic out_dirs;
+
+/* Remove the directories made for the outputs, the last made first.
+ * Async-signal-safe (atomic loads and rmdir() only): the handler of a
+ * fatal signal calls it after safefile_remove_pending(). */
+static void out_rmdir_pending(void)
+{
+	struct out_dir *d;
+
+	for (d = atomic_load(&out_dirs); d; d = d->prev)
+		rmdir(d->path);
+}
+
+/* Forget the directories made; @remove: rmdir() each first. */
+static void out_dirs_drop(int remove)
+{
+	struct out_dir *d;
+
+	while ((d = atomic_load(&out_dirs))) {
+		if (remove)
+			rmdir(d->path);
+		atomic_store(&out_dirs, d->prev);
+		free(d);
+	}
+}
 
 /* Remove every temporary file not committed (atexit). */
 static void out_abort_all(void)
 {
 	while (out_n)
 		safefile_abort(out_files[--out_n]);
-	while (out_ndirs) {
-		/* only if empty: nothing but ours */
-		rmdir(out_dirs[--out_ndirs]);
-		free(out_dirs[out_ndirs]);
+	out_dirs_drop(1);
+}
+
+/* SIGINT, SIGTERM, SIGHUP, SIGXFSZ: what safefile_remove_on_signals()
+ * does, and the directories too, then die of the signal as before. */
+static void out_on_signal(int sig)
+{
+	safefile_remove_pending();
+	out_rmdir_pending();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void out_remove_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXFSZ };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = out_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* an ignored signal (nohup, trap '') stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
 	}
-	free(out_dirs);
-	out_dirs = NULL;
 }
 
 int ptr_out_mkdir(const char *path)
 {
-	char **d;
+	size_t len = strlen(path) + 1;
+	struct out_dir *d = malloc(sizeof(*d) + len);
 
-	if (!mkdir(path, 0755)) {
-		d = realloc(out_dirs, (out_ndirs + 1) * sizeof(*d));
-		if (d) {
-			out_dirs = d;
-			d[out_ndirs] = strdup(path);
-			out_ndirs += !!d[out_ndirs];
-		}
-		return 0;
+	if (!d) {
+		errno = ENOMEM;
+		return -1;
 	}
-	return errno == EEXIST ? 0 : -1;
+	if (mkdir(path, 0755) < 0) {
+		int e = errno;
+
+		free(d);
+		errno = e;
+		return e == EEXIST ? 0 : -1;
+	}
+	memcpy(d->path, path, len);
+	d->prev = atomic_load(&out_dirs);
+	atomic_store(&out_dirs, d);
+	return 0;
 }
 
 void ptr_out_init(pid_t pid)
@@ -67,7 +127,7 @@ void ptr_out_init(pid_t pid)
 		out_nkeep = 1;
 	}
 	atexit(out_abort_all);
-	safefile_remove_on_signals();
+	out_remove_on_signals();
 }
 
 FILE *ptr_out_open(const char *path, int made_up)
@@ -120,10 +180,7 @@ int ptr_out_commit(void)
 			ret = -1;
 		}
 	out_n = 0;
-	while (out_ndirs)	/* kept */
-		free(out_dirs[--out_ndirs]);
-	free(out_dirs);
-	out_dirs = NULL;
+	out_dirs_drop(0);	/* kept */
 	return ret;
 }
 
