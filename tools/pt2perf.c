@@ -33,6 +33,7 @@
  * `intel_pt//u`): ptrecord records user code, and a context switch then
  * ends a stretch of tracing; --kernel says the kernel was traced too.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -398,58 +399,109 @@ struct args {
 	unsigned nin;
 };
 
+/* The value @s of option @opt: a whole number (0x... for hex) in [@min,
+ * @max], into *@v.  0, or -2 after saying in one line what is wrong. */
+static int num_arg(const char *opt, const char *s, uint64_t min, uint64_t max,
+		   uint64_t *v)
+{
+	char *e;
+
+	errno = 0;
+	/* strtoull() would take " 5", "+5" and "-1" (as 2^64 - 1) */
+	*v = isdigit((unsigned char)*s) ? strtoull(s, &e, 0) : 0;
+	if (!isdigit((unsigned char)*s) || *e || errno) {
+		fprintf(stderr, "pt2perf: bad value '%s' for %s\n", s, opt);
+		return -2;
+	}
+	if (*v < min || *v > max) {
+		fprintf(stderr, "pt2perf: bad value '%s' for %s: it is %" PRIu64
+			"..%" PRIu64 "\n", s, opt, min, max);
+		return -2;
+	}
+	return 0;
+}
+
+/* --hole OFF:LEN, into *@off and *@len.  0, or -2 after saying why. */
+static int hole_arg(const char *s, uint64_t *off, uint64_t *len)
+{
+	char *e;
+
+	errno = 0;
+	if (isdigit((unsigned char)*s)) {
+		*off = strtoull(s, &e, 0);
+		if (*e == ':' && isdigit((unsigned char)e[1])) {
+			*len = strtoull(e + 1, &e, 0);
+			/* UINT64_MAX as OFF is "no hole"; OFF + LEN must fit */
+			if (!*e && !errno && *off < UINT64_MAX &&
+			    *len <= UINT64_MAX - *off)
+				return 0;
+		}
+	}
+	fprintf(stderr, "pt2perf: bad value '%s' for --hole (OFF:LEN)\n", s);
+	return -2;
+}
+
+/* One option with a value at argv[@i] (@i < argc - 1), into @a, @cpu and
+ * @priv.  1 if it was one, 0 if not, -2 after saying its value is bad. */
+static int value_opt(char **argv, int i, struct args *a, uint64_t *cpu,
+		     uint64_t *priv)
+{
+	const char *o = argv[i], *v = argv[i + 1];
+	int r;
+
+	if (!strcmp(o, "--chunk"))
+		r = num_arg(o, v, 1, UINT64_MAX, &a->chunk);
+	else if (!strcmp(o, "--hole"))
+		r = hole_arg(v, &a->hole_off, &a->hole_len);
+	else if (!strcmp(o, "--switches"))
+		r = num_arg(o, v, 0, UINT64_MAX, &a->switches);
+	else if (!strcmp(o, "--lost-at"))	/* UINT64_MAX: none */
+		r = num_arg(o, v, 0, UINT64_MAX - 1, &a->lost_at);
+	else if (!strcmp(o, "--time-mult")) {
+		r = num_arg(o, v, 1, UINT32_MAX, &time_mult);
+		priv[2] = time_mult;
+	} else if (!strcmp(o, "--mtc-freq"))
+		r = num_arg(o, v, 0, 15, &mtc_freq);
+	else if (!strcmp(o, "--cpu"))	/* a u32; perf's (u32)-1 is "any" */
+		r = num_arg(o, v, 0, UINT32_MAX - 1, cpu);
+	else if (!strcmp(o, "--sideband")) {
+		a->sb_path = v;
+		r = 0;
+	} else if (!strcmp(o, "-o")) {
+		out_path = v;
+		r = 0;
+	} else
+		return 0;
+	return r < 0 ? r : 1;
+}
+
 /* Parse the command line into @a (its inputs into @a->in, argc long).
- * 0, or -1 for a usage error. */
+ * 0, -1 for a usage error, -2 for a bad value (said already). */
 static int parse_args(int argc, char **argv, struct args *a, uint64_t *priv)
 {
-	unsigned cpu = 0;
-	int i;
+	uint64_t cpu = 0;
+	int i, r;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
-			a->chunk = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--hole") && i + 1 < argc) {
-			char *e;
-
-			a->hole_off = strtoull(argv[++i], &e, 0);
-			if (*e != ':')
-				return -1;
-			a->hole_len = strtoull(e + 1, NULL, 0);
-		} else if (!strcmp(argv[i], "--switches") && i + 1 < argc) {
-			a->switches = strtoull(argv[++i], NULL, 0);
-		} else if (!strcmp(argv[i], "--lost-at") && i + 1 < argc) {
-			a->lost_at = strtoull(argv[++i], NULL, 0);
-		} else if (!strcmp(argv[i], "--sideband") && i + 1 < argc) {
-			a->sb_path = argv[++i];
-		} else if (!strcmp(argv[i], "--time-mult") && i + 1 < argc) {
-			time_mult = strtoull(argv[++i], NULL, 0);
-			if (!time_mult || time_mult > UINT32_MAX)
-				return -1;
-			priv[2] = time_mult;
-		} else if (!strcmp(argv[i], "--mtc-freq") && i + 1 < argc) {
-			char *e;
-
-			mtc_freq = strtoull(argv[++i], &e, 0);
-			if (*e || mtc_freq > 15)
-				return -1;
-		} else if (!strcmp(argv[i], "--kernel")) {
+		r = i + 1 < argc ? value_opt(argv, i, a, &cpu, priv) : 0;
+		if (r < 0)
+			return r;
+		if (r > 0)
+			i++;
+		else if (!strcmp(argv[i], "--kernel"))
 			kernel_traced = 1;
-		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
-			cpu = (unsigned)strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out_path = argv[++i];
 		else if (argv[i][0] != '-') {
 			a->in[a->nin].path = argv[i];
-			a->in[a->nin].cpu = cpu;
+			a->in[a->nin].cpu = (unsigned)cpu;
 			a->nin++;
 		} else
 			return -1;
 	}
-	if (!a->nin || !out_path || !a->chunk)
+	if (!a->nin || !out_path)
 		return -1;
 	/* one stream: the last --cpu wherever it was */
 	if (a->nin == 1)
-		a->in[0].cpu = cpu;
+		a->in[0].cpu = (unsigned)cpu;
 	return 0;
 }
 
@@ -558,12 +610,18 @@ int main(int argc, char **argv)
 			  .lost_at = UINT64_MAX };
 	char err[4400];
 	unsigned j;
+	int r;
 
 	out_path = NULL;
 	a.in = calloc((size_t)argc, sizeof(*a.in));
 	if (!a.in)
 		return 1;
-	if (parse_args(argc, argv, &a, priv) < 0) {
+	r = parse_args(argc, argv, &a, priv);
+	if (r == -2) {
+		free(a.in);
+		return 2;
+	}
+	if (r < 0) {
 		fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
 			"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
 			"               [--time-mult N] [--mtc-freq N] [--kernel]\n"
