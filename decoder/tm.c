@@ -327,13 +327,24 @@ static void halt_close(struct tm_model *tm, tm_q e0)
 	tm->state &= ~(uint32_t)(TM_S_WOKE | TM_S_WOKE_CYC | TM_S_STOP_EXACT);
 }
 
-/* A wrap of the MTC payload's CTC bits, in ticks. */
+/*
+ * How many low CTC bits the crystal clock reference knows: an MTC's
+ * payload is CTC[MTCFreq+7:MTCFreq] (SDM 36.4.2.12), so one MTC's CTC
+ * follows the last's modulo 2^(MTCFreq+8); a TMA's is CTC[15:0], so the
+ * first MTC after it follows it modulo 2^16 where MTCFreq+8 is more
+ * (MTCFreq 9 and up).
+ */
+static unsigned ref_bits(const struct tm_model *tm)
+{
+	unsigned bits = tm->cfg.mtc_freq + 8u;
+
+	return (tm->state & TM_S_REF_TMA) && bits > 16 ? 16 : bits;
+}
+
+/* A wrap of the CTC bits the reference knows, in ticks. */
 static tm_q ctc_wrap(const struct tm_model *tm)
 {
-	unsigned freq = tm->cfg.mtc_freq;
-	unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
-
-	return ctc_ticks(tm, 1ull << bits);
+	return ctc_ticks(tm, 1ull << ref_bits(tm));
 }
 
 /*
@@ -514,8 +525,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 		      struct tm_stamp *st)
 {
 	unsigned freq = tm->cfg.mtc_freq;
-	unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
-	uint32_t mask = (1u << bits) - 1;
+	uint32_t mask = (1u << ref_bits(tm)) - 1;
 	uint64_t ctc_delta = 0;
 	int tied = 0;
 	tm_q t, e0 = tm->est;
@@ -566,7 +576,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 		calibrate(tm, t);
 	tm->last_mtc = payload;
 	tm->ref_time = t;
-	tm->ref_ctc = (uint16_t)((uint32_t)payload << freq);
+	tm->ref_ctc = (uint32_t)payload << freq;
 	tm->state |= TM_S_REF;
 	tm->cap_ok = 0;
 	tm->state &= ~(TM_S_REF_TMA | TM_S_TSC_SINCE | TM_S_REF_EST);
@@ -768,8 +778,8 @@ static inline void step_state(struct tm_model *tm, const struct pkt *pkt,
 static int mtc_steady(struct tm_model *tm, uint8_t payload)
 {
 	unsigned freq = tm->cfg.mtc_freq;
-	unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
-	uint32_t mask = (1u << bits) - 1;
+	/* an MTC's reference: CTC[MTCFreq+7:0] (ref_bits()) */
+	uint32_t mask = (1u << (freq + 8)) - 1;
 	uint32_t st = tm->state;
 	tm_q t;
 
@@ -782,7 +792,7 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 		calibrate(tm, t);
 	tm->last_mtc = payload;
 	tm->ref_time = t;
-	tm->ref_ctc = (uint16_t)((uint32_t)payload << freq);
+	tm->ref_ctc = (uint32_t)payload << freq;
 	/* set_anchor(), cal_start(t, 1) awake, tie_pending_cyc() and the
 	 * pending CYC settled (an MTC is CYC-eligible) */
 	tm->anchor = t;

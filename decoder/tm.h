@@ -12,9 +12,11 @@
  * How the estimate works (SDM 36.8.3, 36.4.2.12, 36.4.2.14, 36.3.7):
  *   - TSC packets are anchors; TMA ties the TSC to the crystal clock (CTC);
  *     each MTC is an anchor at the time of its CTC boundary: from the TMA
- *     after the last TSC (CTC delta * EBX/EAX after TSC - FastCounter),
- *     else chained from the last MTC's payload (a TSC without a TMA does
- *     not break the chain; it resolves payload wraps).  An MTC that
+ *     after the last TSC (CTC delta * EBX/EAX after TSC - FastCounter;
+ *     the TMA's CTC is CTC[15:0], so modulo 2^16), else chained from the
+ *     last MTC's payload, CTC[MTCFreq+7:MTCFreq], so modulo
+ *     2^(MTCFreq+8) (a TSC without a TMA does not break the chain; it
+ *     resolves payload wraps).  An MTC that
  *     neither ties is placed at the estimate and flagged TM_F_UNTIED; one
  *     between a TSC and its TMA waits for the TMA when no chain ties it.
  *   - Between anchors, CYC cycles advance the estimate from the last CYC's
@@ -159,8 +161,7 @@ struct tm_carry {
 	uint32_t cyc_cal;	/* cycles since the calibration start */
 	uint32_t khz;		/* the last frequency measurement */
 	uint32_t state;		/* have TSC/TMA/MTC, pending CYC, sleep, ... */
-	uint16_t ref_ctc;	/* the CTC at ref_time */
-	uint16_t pad16;
+	uint32_t ref_ctc;	/* the CTC's low bits at ref_time */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR */
 	uint8_t pad[2];
@@ -186,7 +187,8 @@ struct tm_model {
 	uint32_t cyc_cal;	/* cycles since cal (saturating) */
 	uint32_t khz;		/* the last frequency measurement */
 	uint32_t state;		/* TM_S_* bits, tm.c */
-	uint16_t ref_ctc;	/* CTC[15:0] at ref_time */
+	uint32_t ref_ctc;	/* the CTC at ref_time: CTC[15:0] from a
+				 * TMA, CTC[MTCFreq+7:0] from an MTC */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR, 0 none */
 	uint8_t khz_due;	/* khz is khz_cyc over khz_ticks, not yet

@@ -2,7 +2,7 @@
 # The time model against a reference written from the SDM alone
 # (tests/tm_ref.py, not decoder/tm.c), on generated traces of every kind
 # (cycle thresholds, OVFs, EXSTOP inside execution, PWRE..PWRX sleeps, CBR
-# changes, TSCs without a TMA, no MTCs, MTCFreq 0) and on the shared real
+# changes, TSCs without a TMA, no MTCs, MTCFreq 0 and 9) and on the shared real
 # traces; and `dump --cycles TRACE:FROM` equals the rows of the whole
 # decode from FROM on, for windows at PSBs spread over each trace.
 set -u
@@ -69,6 +69,12 @@ done
 "$gen" --seed 9 --size "$size" --mtc-freq 0 -o "$tmp/g.pt" || fail=1
 check "ptgen --mtc-freq 0" 1 0 12 2 100 "$tmp/g.pt" \
 	--cpu 6/78/3 --mtc-freq 0 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100
+
+# MTCFreq 9: payloads are CTC[16:9], one MTC follows the last modulo 2^17
+# (seed 5 sleeps across more than 2^16 CTC ticks in the first 256 KiB).
+"$gen" --seed 5 --size "$size" --mtc-freq 9 -o "$tmp/g.pt" || fail=1
+check "ptgen --mtc-freq 9" 1 9 12 2 100 "$tmp/g.pt" \
+	--cpu 6/78/3 --mtc-freq 9 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100
 
 dr="--mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 308"
 for f in "$SHARED"/traces/dynamorio-drpt2trace/*.bin; do

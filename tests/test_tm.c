@@ -808,6 +808,64 @@ static void feed_cut(struct tm_model *tm, const struct tm_config *cfg,
 	}
 }
 
+/* MTCFreq 9 and up: an MTC's payload is CTC[MTCFreq+7:MTCFreq], so from
+ * one MTC to the next the CTC wraps every 2^(MTCFreq+8), not 2^16; only
+ * the TMA's CTC is 16 bits (SDM 36.4.2.12, 36.8.3.1).  MTCs 200 periods
+ * apart (a loss, or a sleep) land where libipt's estimator puts them, the
+ * same payload twice is 256 periods; the same across a carry. */
+static void test_mtc_freq9(void **state __attribute__((unused)))
+{
+	/* payload, periods since the MTC before (0: the TMA's) */
+	static const uint8_t pay[] = { 0x00, 0x01, 0xc9, 0xca, 0xca, 0x02 };
+	static const unsigned per[] = { 1, 1, 200, 1, 256, 56 };
+	struct tm_config c;
+	struct tm_stamp st[24];
+	struct tm_model tm;
+	struct tm_ptdump tmp;
+	struct tm_ptdump_out out;
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct buf b = { .n = 0 };
+	uint64_t t, e0;
+	size_t n, i, k, cut;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(tm_config_option(&c, "--mtc-freq", "9"), 1);
+	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.eax", "1"), 1);
+	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.ebx", "1"), 1);
+	/* CTC 0x1fe00 at the TSC: the TMA holds 0xfe00, the first MTC's
+	 * payload is 0x20000 >> 9 = 0x100, 0x00 in 8 bits. */
+	e_psb(&b);
+	e_tsc(&b, T0);
+	e_tma(&b, 0xfe00, 0);
+	e_psbend(&b);
+	for (i = 0; i < sizeof(pay); i++)
+		e_mtc(&b, pay[i]);	/* [4 + i] */
+	n = run(&b, &c, st, NULL, 24);
+	assert_int_equal(n, 4 + sizeof(pay));
+	tm_ptdump_init(&tmp, &c, TMP_SHOW_TIME);
+	assert_int_equal(pkt_decoder_init(&dec, b.b, b.b + b.n, 0), 0);
+	for (t = T0, k = 0; pkt_next(&dec, &pkt) > 0; k++) {
+		memset(&out, 0, sizeof(out));
+		assert_int_equal(tm_ptdump_step(&tmp, &pkt, &out), 0);
+		if (k < 4)
+			continue;
+		i = k - 4;
+		t += (uint64_t)per[i] * 512;
+		assert_true(st[k].tsc == t && st[k].tsc_frac == 0);
+		assert_int_equal(st[k].flags & (TM_F_CLAMPED | TM_F_UNTIED), 0);
+		assert_int_equal(st[k].lost_mtc, per[i] - 1);
+		/* libipt's estimator (no CYCs: its time is the MTC's); it
+		 * takes the same payload twice for no time, not a wrap */
+		if (i < 4)
+			assert_true(out.col_ok && out.value == t);
+	}
+	for (cut = 1; cut < n; cut++) {
+		feed_cut(&tm, &c, &b, cut, &e0);
+		assert_true(tm.est >> 32 == t);
+	}
+}
+
 /* Halted time: the first anchor after a PWRX closes the sleep; all the
  * estimate's move to it where the EXSTOP was exact and no CYC ran after
  * the PWRX, else 0 at least; the same across a carry. */
@@ -1930,7 +1988,9 @@ static void test_ptdump_skl168(void **state __attribute__((unused)))
 /* An OVF forgets the calibration, unless --keep-tcal-on-ovf. */
 /* MTC times from TSC, TMA and MTC payloads equal the plain 128-bit
  * formula (CTC delta * EBX << 32) / EAX over TSC:crystal ratios whose
- * remainders matter, every MTC frequency and payload jumps: the 64-bit
+ * remainders matter, every MTC frequency and payload jumps (the first MTC
+ * from the TMA's CTC[15:0], the others from the last payload, wrapping at
+ * 2^(MTCFreq+8)): the 64-bit
  * split and the one-period shortcut in tm.c give the same floor; a twin
  * fed by tm_advance() (the steady-MTC path) carries the same state. */
 static void test_ctc_ticks_exact(void **state __attribute__((unused)))
@@ -1944,6 +2004,7 @@ static void test_ctc_ticks_exact(void **state __attribute__((unused)))
 	for (e = 0; e < sizeof(eaxs) / sizeof(eaxs[0]); e++)
 	for (x = 0; x < sizeof(ebxs) / sizeof(ebxs[0]); x++)
 	for (freq = 0; freq <= 15; freq++) {
+		/* from the TMA CTC[15:0], from an MTC CTC[freq+7:0] */
 		unsigned bits = freq + 8 < 16 ? freq + 8 : 16;
 		uint32_t mask = (1u << bits) - 1;
 		struct tm_config c;
@@ -1952,7 +2013,7 @@ static void test_ctc_ticks_exact(void **state __attribute__((unused)))
 		struct tm_stamp st;
 		struct pkt pk;
 		tm_q t, est;
-		uint16_t ref;
+		uint32_t ref;
 		uint8_t pay = 0x35;
 
 		memset(&c, 0, sizeof(c));
@@ -1986,7 +2047,8 @@ static void test_ctc_ticks_exact(void **state __attribute__((unused)))
 			t += ((tm_q)d * c.cpuid_15_ebx << 32) / c.cpuid_15_eax;
 			if (t > est)
 				est = t;
-			ref = (uint16_t)((uint32_t)pay << freq);
+			ref = (uint32_t)pay << freq;
+			mask = (1u << (freq + 8)) - 1;
 			/* cycles in the period, so that it calibrates (never
 			 * past the MTC: the estimate stops at its time) */
 			pk.type = PKT_CYC;
@@ -2042,6 +2104,7 @@ int main(void)
 		cmocka_unit_test(test_standalone_cyc),
 		cmocka_unit_test(test_tma),
 		cmocka_unit_test(test_mtc_wrap_and_loss),
+		cmocka_unit_test(test_mtc_freq9),
 		cmocka_unit_test(test_cyc_between_mtc),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_cbr_change),

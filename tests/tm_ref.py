@@ -98,7 +98,10 @@ def main():
     last_real = None        # the last packet that is not a PAD
     tsc_tied = None         # a TSC that took the CYC right before it
     # The crystal clock reference: (time, CTC[15:0]) from a TMA (its TSC
-    # less FastCounter) or from the last MTC (its payload << MTCFreq).
+    # less FastCounter) or (time, CTC[MTCFreq+7:0]) from the last MTC (its
+    # payload << MTCFreq): an MTC's payload is CTC[MTCFreq+7:MTCFreq], so
+    # from an MTC the next wraps at 2^(MTCFreq+8), from a TMA at 2^16 where
+    # that is less (MTCFreq 9 and up).
     ref = None
     ref_trouble = False     # trouble since the reference, no TSC after it
     tsc_since = None        # a TSC since the last MTC
@@ -152,7 +155,7 @@ def main():
             pay = int(r.arg[0], 16)
             want = None
             if ref is not None and not ref_trouble:
-                bits = min(freq + 8, 16)
+                bits = min(freq + 8, 16) if ref[2] else freq + 8
                 delta = ((pay << freq) - ref[1]) & ((1 << bits) - 1)
                 if not delta and not ref[2]:
                     delta = 1 << bits
@@ -186,7 +189,7 @@ def main():
                             'measured %.1f' % (r.mhz, mhz))
                     else:
                         n['measured'] += 1
-            ref = (r.t, (pay << freq) & 0xffff, False) if 'm' not in r.flags else None
+            ref = (r.t, pay << freq, False) if 'm' not in r.flags else None
             ref_trouble = False
             if tsc_since is not None:
                 last_mtc_after_tsc = r
