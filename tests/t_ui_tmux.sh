@@ -67,6 +67,28 @@ tm send-keys -t ptb -l "$(printf '\033[M#!D')"
 wait_for '^ 0x[0-9a-f]+/0x21a00 [0-3]\.[0-9]%'
 [ "$(first_row)" != "$before" ] || fail "a timeline click did not move the packet pane"
 
+# Over help the mouse leaves the browser hidden under it alone: a click on
+# a packet row (column 16, row 18), the wheel, a drag along the timeline
+# (row 35, columns 0 to 40: '@' a motion with the button held) moved its
+# cursor, scrolled it and began a selection.
+before=$(first_row)
+off=$(status_off)
+tm send-keys -t ptb F1
+wait_for 'keys and commands'
+tm send-keys -t ptb -l "$(printf '\033[M 13')"
+tm send-keys -t ptb -l "$(printf '\033[M#13')"
+tm send-keys -t ptb -l "$(printf '\033[Ma13')"
+tm send-keys -t ptb -l "$(printf '\033[M !D')"
+tm send-keys -t ptb -l "$(printf '\033[M@ID')"
+tm send-keys -t ptb -l "$(printf '\033[M#ID')"
+tm send-keys -t ptb q
+wait_gone 'keys and commands'
+wait_for 'F1 help'
+sleep 0.3
+[ "$(status_off)" = "$off" ] || fail "a click over help moved the cursor: $off to $(status_off)"
+[ "$(first_row)" = "$before" ] || fail "the wheel over help scrolled the packet pane"
+screen | grep -q VISUAL && fail "a drag over help began a selection"
+
 # Resize to 40x10 and back: the small screen is sane, and the big one is
 # the same as a full redraw.
 tm resize-window -t ptb -x 40 -y 10

@@ -107,41 +107,38 @@ static void browser_draw(struct ui *ui, struct view *v)
 
 /* A mouse event: a click on the timeline jumps, on a packet row moves the
  * cursor; the wheel scrolls. */
-static int browser_mouse(struct ui *ui)
+static int browser_mouse(struct ui *ui, const MEVENT *ev)
 {
-	MEVENT ev;
 	int r = UI_DRAW_NONE;
 	struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
 	struct pane *pk = &ui->panes[UI_PANE_PACKETS];
 
-	if (getmouse(&ev) != OK)
-		return UI_DRAW_NONE;
-	if (ev.bstate & BUTTON4_PRESSED)
+	if (ev->bstate & BUTTON4_PRESSED)
 		return nav_scroll(ui, -3);
-	if (ev.bstate & BUTTON5_PRESSED)
+	if (ev->bstate & BUTTON5_PRESSED)
 		return nav_scroll(ui, 3);
 	/* A drag over packet rows selects them (select.c). */
-	if (select_mouse(ui, &ev, &r))
+	if (select_mouse(ui, ev, &r))
 		return r;
 	/* A drag along the timeline selects its span (tl.c). */
-	if (tl_mouse(ui, &ev, &r))
+	if (tl_mouse(ui, ev, &r))
 		return r;
-	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
+	if (!(ev->bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
 		return UI_DRAW_NONE;
-	if (ev.y >= tl->y && ev.y < tl->y + tl->h)
-		return tl_pick(ui, ev.y - tl->y, ev.x - tl->x);
-	if (ev.y > pk->y && ev.y < pk->y + pk->h && pane_code_on(ui))
-		return pane_code_click(ui, ev.y - pk->y - 1);
-	if (ev.y > pk->y && ev.y < pk->y + pk->h) {
+	if (ev->y >= tl->y && ev->y < tl->y + tl->h)
+		return tl_pick(ui, ev->y - tl->y, ev->x - tl->x);
+	if (ev->y > pk->y && ev->y < pk->y + pk->h && pane_code_on(ui))
+		return pane_code_click(ui, ev->y - pk->y - 1);
+	if (ev->y > pk->y && ev->y < pk->y + pk->h) {
 		struct win_iter it = { 0 };
-		int k = ev.y - pk->y - 1, ok = !win_seek(&it, ui->wc, ui->top);
+		int k = ev->y - pk->y - 1, ok = !win_seek(&it, ui->wc, ui->top);
 
 		while (ok && k-- > 0)
 			ok = !win_next(&it);
 		if (ok)
 			ui->cursor = win_row(&it)->pkt.offset;
 		win_iter_release(&it);
-		ui->focus = ev.x >= ui->panes[UI_PANE_CYCLES].x &&
+		ui->focus = ev->x >= ui->panes[UI_PANE_CYCLES].x &&
 			    ui->panes[UI_PANE_CYCLES].w ? UI_PANE_CYCLES : UI_PANE_PACKETS;
 		return UI_DRAW_ALL;
 	}
@@ -204,8 +201,18 @@ int browser_input(struct ui *ui, int c)
 		clearok(curscr, TRUE);
 		return UI_DRAW_ALL;
 	}
-	if (c == KEY_MOUSE)
-		return browser_mouse(ui);
+	if (c == KEY_MOUSE) {
+		MEVENT ev;
+		struct view *top = view_top(&ui->vs);
+
+		/* Taken from the queue whoever gets it.  Only the browser
+		 * has a mouse: over it help, a list or the prompt (or the
+		 * too-small screen) ignore it, so a click there does not
+		 * move the cursor hidden under them. */
+		if (getmouse(&ev) != OK || !top || top->ops != &browser_view)
+			return UI_DRAW_NONE;
+		return browser_mouse(ui, &ev);
+	}
 	return view_key(&ui->vs, c);
 }
 
