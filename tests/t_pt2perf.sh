@@ -2,7 +2,8 @@
 # tools/pt2perf's command line (its output is checked by t_perfdata,
 # t_perfcut and t_ptrecord): a value that is not a whole number in the
 # option's range is refused in one line naming the option and the value,
-# exit status 2, and no output is written; good values are taken.
+# exit status 2, and no output is written; good values are taken.  An
+# input that is not a regular file is refused without blocking.
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -50,6 +51,22 @@ if "$pt2perf" --cpu 0x3 --chunk 0x1000 --hole 100:0x20 --switches 2 \
 else
 	bad "good values: $("$PTBROWSE" info "$tmp/ok.perf" 2>&1 | tr '\n' ' ')"
 fi
+
+# Inputs must be regular files: a directory failed as "No such device"
+# (mmap), a FIFO blocked forever (open), for a RAW and for --sideband.
+mkdir "$tmp/d.pt"
+mkfifo "$tmp/fifo"
+for args in "$tmp/d.pt:Is a directory" "$tmp/fifo:not a regular file" \
+	    "/dev/null:not a regular file" "--sideband $tmp/fifo $tmp/g.pt:not a regular file"; do
+	in=${args%:*} why=${args##*:} file=${in% *}
+	file=${file#--sideband }
+	out=$(timeout 10 "$pt2perf" $in -o "$tmp/in.perf" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+	   printf '%s\n' "$out" | grep -q -F -e "$file: $why" && [ ! -e "$tmp/in.perf" ] ||
+		bad "pt2perf $in: exit $rc, '$out'"
+done
+[ $fail = 0 ] && echo "ok   a directory, a FIFO or a device as an input: refused in one line"
 
 [ $fail = 0 ] && echo "all pt2perf tests passed"
 exit $fail

@@ -272,14 +272,15 @@ static uint64_t sb_tsc(const char *line)
  * returns 0, or -1 with a message naming the file and line. */
 static int sideband(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = safefile_fopen_read(path, 0);	/* never a FIFO */
 	struct sb_line *v = NULL;
 	size_t n = 0, i, lineno = 0;
 	char line[8192];
 	int err = 0;
 
 	if (!f) {
-		fprintf(stderr, "pt2perf: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "pt2perf: %s: %s\n", path,
+			safefile_strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -344,10 +345,15 @@ struct input {
 static int input_open(struct input *in)
 {
 	struct stat st;
-	int fd = open(in->path, O_RDONLY);
+	/* a regular file only: a FIFO would block, a directory or device
+	 * cannot be mapped */
+	int fd = safefile_open_read(in->path, 0);
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "pt2perf: %s: %s\n", in->path, strerror(errno));
+		fprintf(stderr, "pt2perf: %s: %s\n", in->path,
+			safefile_strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	in->size = (uint64_t)st.st_size;
