@@ -2,7 +2,8 @@
 # t_ui_timeline -- what the timeline's marker row shows, in --script
 # screens: a perf.data stream's sideband (',' a switch) placed on the byte
 # axis once the index has the times, even when the row was drawn while
-# the index had its segments but not yet their times.
+# the index had its segments but not yet their times; on the time axis a
+# bookmark after 70 others (only the first 64 of the set were drawn).
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -67,5 +68,33 @@ fresh
 	fail "sideband: exit $? ($(cat "$tmp/out"))"
 n=$(marker_row "$tmp/sb.txt" | tr -cd , | wc -c)
 [ "$n" -ge 15 ] || { fail "sideband: $n switches on the marker row, not 19"; cat "$tmp/sb.txt"; }
+
+# 2. 70 bookmarks from 1% to 70%, Zed at 95%: on the time axis Zed's '*'
+# is in the last tenth of the row, where the byte axis has it.
+"$BUILD/tools/ptgen" -S 256K -s 3 -o "$tmp/g.pt" >/dev/null || exit 1
+{
+	echo wait-index
+	i=1
+	while [ $i -le 70 ]; do
+		echo ":goto $i%"
+		echo ":mark m$i"
+		i=$((i + 1))
+	done
+	echo ":goto 95%"
+	echo ":mark Zed"
+	echo ":goto 0"
+	echo ":timeline-axis"
+	echo ":save-screen $tmp/mb.txt"
+	echo ":timeline-axis"
+	echo ":save-screen $tmp/mt.txt"
+} >"$tmp/keys"
+fresh
+"$PTBROWSE" --script "$tmp/keys" --size 120x40 "$tmp/g.pt" >"$tmp/out" 2>&1 ||
+	fail "marks: exit $? ($(cat "$tmp/out"))"
+for a in b t; do
+	awk '/^0(x0| ns) / { print prev; exit } { prev = $0 }' "$tmp/m$a.txt" |
+		cut -c 100-120 | grep -q '[*]' ||
+		{ fail "marks: no '*' for Zed at 95% ($a)"; tail -n 6 "$tmp/m$a.txt"; }
+done
 
 exit $status

@@ -120,22 +120,55 @@ static void tl_viewport(struct ui *ui, int ncols, int *v0, int *v1)
 		*v1 = *v0;
 }
 
-/* Set @inreg[c] for the columns regions cover (underlined).  On the time
- * axis each costs two (cached) window lookups: 32 at most. */
+/* The offsets that hold the times [@lo, @hi) on the axis: from the start
+ * of the index's segment at @lo to the start of the one after @hi's, or
+ * the whole trace before the index knows the times. */
+static void tl_off_span(struct ui *ui, uint64_t lo, uint64_t hi, uint64_t *olo, uint64_t *ohi)
+{
+	struct idx_seek sk;
+	size_t s0, s1;
+
+	*olo = 0;
+	*ohi = ui->img->size;
+	if (!ui->idx || idx_find_tsc(ui->idx, lo, &s0) || idx_find_tsc(ui->idx, hi, &s1))
+		return;
+	if (!idx_seek(ui->idx, s0, &sk))
+		*olo = sk.offset;
+	if (s1 + 1 < idx_nseeks(ui->idx) && !idx_seek(ui->idx, s1 + 1, &sk) && sk.offset > *olo)
+		*ohi = sk.offset;
+}
+
+/* On the time axis, the regions whose ends lie in the view cost two
+ * (cached) window lookups each: this many at most.  Regions outside the
+ * view's offsets or around all of them cost none, however many. */
+#define TL_REGION_LOOKUPS 128
+
+/* Set @inreg[c] for the columns regions cover (underlined). */
 static void tl_regions(struct ui *ui, int ncols, uint8_t *inreg)
 {
 	struct tl_cache *tc = &tl_cols_cache;
 	size_t i, n = ui->bm ? marks_count(ui->bm) : 0, nreg = 0;
+	uint64_t olo = 0, ohi = 0;
 	int c;
 
+	if (tc->time && n)
+		tl_off_span(ui, tc->lo, tc->hi, &olo, &ohi);
 	for (i = 0; i < n; i++) {
 		const struct marks_entry *e = marks_at(ui->bm, i);
 		uint64_t from = e->from, to = e->to;
 		int c0, c1;
 
-		if (e->kind != BM_REGION || (tc->time && nreg++ >= 32))
+		if (e->kind != BM_REGION)
 			continue;
 		if (tc->time) {
+			if (to <= olo || from >= ohi)
+				continue;
+			if (from <= olo && to >= ohi) {
+				memset(inreg, 1, (size_t)ncols);
+				continue;
+			}
+			if (nreg++ >= TL_REGION_LOOKUPS)
+				continue;
 			from = tl_cols_row_tsc(ui, e->from);
 			to = tl_cols_row_tsc(ui, e->to ? e->to - 1 : 0) + 1;
 			if (from <= 1 || to <= from)
@@ -150,13 +183,97 @@ static void tl_regions(struct ui *ui, int ncols, uint8_t *inreg)
 	}
 }
 
-/* Row 2's cells: troubles, PSBs when few, the sideband, marks and
- * bookmarks (a window lookup each on the time axis, so 64 at most
- * there), search hits; each column shows its highest rank (tl_cols.h). */
-static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
+/* Mark or bookmark @e in column @c of @row: its letter, '*' a bookmark. */
+static void tl_mark_offer(struct ui *ui, struct tl_row *row, const struct marks_entry *e, int c)
+{
+	static char letter[TL_MAX_COLS][2];
+
+	if (e->kind == BM_REGION || c < 0 || c >= TL_MAX_COLS)
+		return;
+	letter[c][0] = e->kind == BM_MARK ? e->name[0] : '*';
+	letter[c][1] = 0;
+	tl_cols_offer(&row->cell[c], letter[c], screen_attr(ui, SC_MARK), TL_RANK_MARK);
+}
+
+/* The marks on the time axis: each place is a window lookup, so not one
+ * per mark.  The set is in offset order, which is time order: a span of
+ * entries whose first and last fall in the same column (or both before
+ * or after the view) all do, and a span across columns is halved.  That
+ * is about two lookups per column with marks per halving, and a mark in
+ * the view is found wherever it is in the set. */
+struct tl_marks {
+	struct ui *ui;
+	struct tl_row *row;
+	int ncols;
+	int lookups;		/* left; none: the rest is left out */
+};
+
+#define TL_POS_NONE INT32_MIN	/* a row without a TSC */
+#define TL_MARK_LOOKUPS 4096
+
+/* Where entry @i lies: its column, -1 before the view, ncols after it,
+ * or TL_POS_NONE. */
+static int tl_mark_pos(struct tl_marks *m, size_t i)
+{
+	const struct tl_cache *tc = m->row->tc;
+	uint64_t v = tl_cols_row_tsc(m->ui, marks_at(m->ui->bm, i)->from);
+
+	m->lookups--;
+	if (!v)
+		return TL_POS_NONE;
+	if (v < tc->lo)
+		return -1;
+	if (v >= tc->hi)
+		return m->ncols;
+	return tl_cols_of(tc, v);
+}
+
+/* Entries @i to @j (both included) at places @pi and @pj. */
+static void tl_marks_span(struct tl_marks *m, size_t i, size_t j, int pi, int pj)
+{
+	size_t k, mid;
+	int pm;
+
+	if (pi == pj && pi != TL_POS_NONE) {
+		for (k = i; pi >= 0 && pi < m->ncols && k <= j; k++)
+			tl_mark_offer(m->ui, m->row, marks_at(m->ui->bm, k), pi);
+		return;
+	}
+	if (j - i <= 1 || m->lookups <= 0) {
+		tl_mark_offer(m->ui, m->row, marks_at(m->ui->bm, i), pi);
+		tl_mark_offer(m->ui, m->row, marks_at(m->ui->bm, j), pj);
+		return;
+	}
+	mid = i + (j - i) / 2;
+	pm = tl_mark_pos(m, mid);
+	tl_marks_span(m, i, mid, pi, pm);
+	tl_marks_span(m, mid, j, pm, pj);
+}
+
+/* The marks and bookmarks on the marker row (regions: tl_regions()). */
+static void tl_marks(struct ui *ui, int ncols, struct tl_row *row)
 {
 	struct tl_cache *tc = &tl_cols_cache;
 	size_t i, n = ui->bm ? marks_count(ui->bm) : 0;
+	struct tl_marks m = { ui, row, ncols, TL_MARK_LOOKUPS };
+
+	if (!n)
+		return;
+	if (tc->time) {
+		tl_marks_span(&m, 0, n - 1, tl_mark_pos(&m, 0), n > 1 ? tl_mark_pos(&m, n - 1) :
+			      tl_mark_pos(&m, 0));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		tl_mark_offer(ui, row, marks_at(ui->bm, i), tl_cols_of(tc, marks_at(ui->bm, i)->from));
+}
+
+/* Row 2's cells: troubles, PSBs when few, the sideband, marks and
+ * bookmarks, search hits; each column shows its highest rank
+ * (tl_cols.h). */
+static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
+{
+	struct tl_cache *tc = &tl_cols_cache;
 	uint32_t npsb = 0, ntrouble = 0;
 	int c;
 
@@ -177,20 +294,7 @@ static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
 	}
 	/* perf.data sideband: data loss, itrace start, switches, comm. */
 	streams_tl_cells(ui, ncols, tc->lo, tc->hi, tc->time, row->cell);
-	for (i = 0; i < n && (!tc->time || i < 64); i++) {
-		const struct marks_entry *e = marks_at(ui->bm, i);
-		static char letter[TL_MAX_COLS][2];
-
-		if (e->kind == BM_REGION)
-			continue;
-		c = tl_cols_of(tc, tc->time ? tl_cols_row_tsc(ui, e->from) : e->from);
-		if (c < 0)
-			continue;
-		letter[c][0] = e->kind == BM_MARK ? e->name[0] : '*';
-		letter[c][1] = 0;
-		tl_cols_offer(&row->cell[c], letter[c], screen_attr(ui, SC_MARK),
-			      TL_RANK_MARK);
-	}
+	tl_marks(ui, ncols, row);
 	/* Search hits: '·' (tl_hit_col()); a window lookup each on the time
 	 * axis, so fewer there. */
 	search_ui_tl_marks(ui, 0, 0, tc->time ? 0 : tc->lo,
