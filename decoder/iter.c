@@ -1179,7 +1179,11 @@ static void iter_measure(const struct iter_bound *a, const struct iter_bound *z,
 {
 	it->broken = z->lost;
 	it->disputed = a->disputed || z->disputed;
-	it->ticks = z->tsc >= a->tsc ? z->tsc - a->tsc : 0;
+	/* Time from TSCs only: before the first one the model counts from
+	 * 0 (TM_F_REL), and a span from there to a TSC's time, or between
+	 * two such guesses, measures nothing. */
+	it->no_tsc = !(a->flags & z->flags & TM_F_TSC);
+	it->ticks = !it->no_tsc && z->tsc >= a->tsc ? z->tsc - a->tsc : 0;
 	it->has_cyc = (a->flags & TM_F_CYC) && (z->flags & TM_F_CYC);
 	if (!it->has_cyc)
 		return;
@@ -1269,15 +1273,18 @@ static int iter_measure_all(const struct iter_bound *b, size_t nb, const uint8_t
 	}
 	if (!st->n)
 		st->cycles = 0;
-	/* in time, an end in damaged time measures nothing (in cycles,
-	 * CYC counted them all the same) */
+	/* in time, an end in damaged time or without a TSC measures
+	 * nothing (in cycles, CYC counted them all the same) */
 	for (i = 0; !st->cycles && i < m; i++)
-		if (!v[i].broken && v[i].disputed) {
+		if (!v[i].broken && (v[i].disputed || v[i].no_tsc)) {
 			st->n--;
-			st->ndisputed++;
+			if (v[i].disputed)
+				st->ndisputed++;
+			else
+				st->nnotsc++;
 		}
 	for (i = 0; i < m; i++)
-		if (!v[i].broken && (st->cycles || !v[i].disputed)) {
+		if (!v[i].broken && (st->cycles || !(v[i].disputed || v[i].no_tsc))) {
 			key[k].v = ~iter_value(&v[i], st);
 			key[k++].i = i;
 			sum += (double)iter_value(&v[i], st);

@@ -69,6 +69,9 @@ struct iter_item {
 	uint8_t broken;		/* data lost inside: durations not measured */
 	uint8_t disputed;	/* an end's time is disputed (iter_bound):
 				 * ticks measure nothing (cycles do) */
+	uint8_t no_tsc;		/* an end has no TSC-based time (before the
+				 * trace's first TSC, or none in it): ticks
+				 * 0, they measure nothing (cycles do) */
 };
 
 /* Statistics of the measured (not broken) iterations. */
@@ -77,6 +80,9 @@ struct iter_stats {
 	size_t nbroken;		/* iterations with data lost inside */
 	size_t ndisputed;	/* not broken, but left out of a measure in
 				 * time (cycles 0): an end's time disputed */
+	size_t nnotsc;		/* not broken nor disputed, but left out of
+				 * a measure in time (cycles 0): an end
+				 * without a TSC-based time (no_tsc) */
 	int cycles;		/* 1: every one is cycle-exact, so values are
 				 * cycles; 0: TSC ticks */
 	uint64_t min, p50, p90, p99, max;	/* nearest rank */

@@ -142,6 +142,30 @@ sed -n 2p "$tmp/final.txt" 2>/dev/null | grep -q "^ p50 10[3-9] cyc" ||
 	fail "final statistics: $(sed -n 2p "$tmp/final.txt" 2>/dev/null)"
 [ $status = 0 ] && echo "ok   :iterations shows a partial picture while it walks, then the result"
 
+# No TSC in the trace (PSB+ without one) and a TNT before each boundary
+# (bounded cycles: durations in time): the model counts time from 0, so
+# every iteration is left out of a measure in time and counted, and the
+# title says there is no time (each was measured at 0 ns).
+python3 - "$tmp/notsc.pt" <<'PY' || fail "generate notsc"
+import sys
+d = bytearray(b'\x02\x82' * 8 + b'\x02\x23')
+for k in range(10):
+    d.extend(bytes([(50 + k) << 3 | 3]) if 50 + k < 32 else bytes([((50 + k) & 31) << 3 | 7, ((50 + k) >> 5) << 1]))
+    d.append(6)
+    d.extend(b'\x6d' + (0x401000).to_bytes(6, 'little'))
+open(sys.argv[1], 'wb').write(d)
+PY
+printf 'wait-index\n:iterations tip 0x401000\nwait-iterations\n:save-screen %s/notsc.txt\nq\n' \
+	"$tmp" > "$tmp/keys5"
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys5" --size 100x24 \
+	"$tmp/notsc.pt" > "$tmp/out5" 2>&1 || fail "exit status $? (no TSC)"
+head -n 1 "$tmp/notsc.txt" 2>/dev/null |
+	grep -q "0 measured, 0 broken, 9 left out (no TSC), no time" ||
+	fail "no TSC, title: $(head -n 1 "$tmp/notsc.txt" 2>/dev/null)"
+sed -n 2p "$tmp/notsc.txt" 2>/dev/null | grep -q "^ no time: " ||
+	fail "no TSC, body: $(sed -n 2p "$tmp/notsc.txt" 2>/dev/null)"
+[ $status = 0 ] && echo "ok   :iterations without a TSC: left out, no time"
+
 # A function's entry as the boundary (a code term: its search decodes the
 # code, then the walk times its hits): on the recorded sample, as many
 # iterations as the search's hits less one; a name that is no function

@@ -44,6 +44,16 @@ static void psb(struct buf *b, uint64_t tsc)
 	put(b, end, sizeof(end));
 }
 
+/* A PSB+ without a TSC. */
+static void psb_plain(struct buf *b)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		put(b, (const uint8_t[]){ 0x02, 0x82 }, 2);
+	put(b, (const uint8_t[]){ 0x02, 0x23 }, 2);
+}
+
 /* A CYC of @v < 4096 cycles. */
 static void cyc(struct buf *b, unsigned v)
 {
@@ -713,6 +723,65 @@ static void test_damaged_time(void **state)
 	helpers_unmap(&m);
 }
 
+/* Boundaries before the trace's first TSC (the model counts from 0,
+ * TM_F_REL), in time (bounded cycles): the iterations up to and across
+ * the first TSC are left out, counted (the one across measured the
+ * TSC's value: the slowest, by far); with no TSC at all, every one is
+ * (they measured 0 ticks) and none is measured. */
+static void test_no_tsc(void **state)
+{
+	struct fixture *f;
+	const struct iter_bound *b;
+	struct iter_job *j;
+	struct iter_item *v;
+	struct iter_stats st;
+	size_t nb, n, i;
+	int k, pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		f = calloc(1, sizeof(*f));
+		psb_plain(&f->b);
+		for (k = 0; k < 15; k++) {
+			if (k == 5) {
+				if (pass)
+					psb_plain(&f->b);
+				else
+					psb(&f->b, 0x100000);
+			}
+			cyc(&f->b, 50 + (unsigned)k);
+			tnt(&f->b);	/* bounded: in time */
+			tip(&f->b, 0x401000);
+		}
+		cyc(&f->b, 9);
+		tnt(&f->b);
+		fx_index(f);
+		assert_int_equal(same_as_straight(&f->img, f->idx, &f->cfg, "tip 0x401000", 2), 15);
+		j = fx_run(f, "tip 0x401000");
+		b = iter_bounds(j, &nb);
+		assert_int_equal(nb, 15);
+		assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+		assert_int_equal(n, 14);
+		assert_false(st.cycles);
+		assert_int_equal(st.nbroken, 0);
+		assert_int_equal(st.ndisputed, 0);
+		for (i = 0; i < n; i++)
+			assert_int_equal(v[i].no_tsc, pass || i < 5);
+		if (!pass) {
+			assert_int_equal(st.nnotsc, 5);
+			assert_int_equal(st.n, 9);
+			assert_true(st.max < 0x1000);
+		} else {
+			assert_int_equal(st.nnotsc, 14);
+			assert_int_equal(st.n, 0);
+		}
+		free(v);
+		iter_free(j);
+		idx_free(f->idx);
+		free(f);
+	}
+}
+
 /* The final result of @expr on @f: boundaries *@fb[*@nfb], items *@fi. */
 struct final {
 	const struct iter_bound *b;
@@ -1013,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(test_in_block),
 		cmocka_unit_test(test_refused_cancel),
 		cmocka_unit_test(test_damaged_time),
+		cmocka_unit_test(test_no_tsc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -398,7 +398,11 @@ static void it_draw_list(struct ui *ui, int y)
 	for (i = it.ln.top; i < n && y < ui->rows - 1; i++, y++) {
 		const struct iter_item *x = &it.snap.items[it.snap.order[i]];
 
-		it_fmt_time(ui, x->ticks, v, sizeof(v));
+		/* (listed in cycles: its time may be left out) */
+		if (x->disputed || x->no_tsc)
+			snprintf(v, sizeof(v), "?");
+		else
+			it_fmt_time(ui, x->ticks, v, sizeof(v));
 		it_fmt_cyc(x, c, sizeof(c));
 		/* a partial picture's boundaries are not numbered yet */
 		if (it.ready)
@@ -426,21 +430,37 @@ static void it_count(size_t n, char *buf, size_t size)
 		snprintf(buf, size, "%.1f M", (double)n / 1e6);
 }
 
-/* ", N in damaged time" into @buf if the picture left iterations out of
- * a measure in time for an end in damaged time (iter_stats.ndisputed),
- * else "".  Returns @buf. */
+/* ", N left out (why)" into @buf if the picture left iterations out of
+ * a measure in time: an end in damaged time (iter_stats.ndisputed) or
+ * without a TSC (nnotsc); else "".  Returns @buf. */
 static const char *it_disputed(char *buf, size_t size)
 {
+	const struct iter_stats *st = &it.snap.st;
+
 	buf[0] = '\0';
-	if (it.snap.st.ndisputed)
-		snprintf(buf, size, ", %zu left out (damaged time)", it.snap.st.ndisputed);
+	if (st->ndisputed && st->nnotsc)
+		snprintf(buf, size, ", %zu left out (%zu damaged time, %zu no TSC)",
+			 st->ndisputed + st->nnotsc, st->ndisputed, st->nnotsc);
+	else if (st->ndisputed)
+		snprintf(buf, size, ", %zu left out (damaged time)", st->ndisputed);
+	else if (st->nnotsc)
+		snprintf(buf, size, ", %zu left out (no TSC)", st->nnotsc);
 	return buf;
+}
+
+/* What the durations are in: cycles, time, or no time (every iteration
+ * measured left out). */
+static const char *it_unit(int exact)
+{
+	if (it.snap.st.cycles)
+		return exact ? "in cycles, exact" : "in cycles";
+	return it.snap.st.n ? "in time" : "no time";
 }
 
 /* The view's title into @buf, from the walk's progress @p. */
 static void it_title(const struct iter_progress *p, char *buf, size_t size)
 {
-	char n[32], dis[64];
+	char n[32], dis[128];
 
 	if (it.sb) {
 		uint64_t done, total;
@@ -464,19 +484,17 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 		else
 			snprintf(pc, sizeof(pc), "%.*f", pct < 10 ? 1 : 0, pct);
 		snprintf(buf, size, " iterations of '%s': partial: %s%% of the trace, %s "
-			 "iterations so far, %zu broken%s, in %s   q cancels", it.expr,
-			 pc, n, it.snap.st.nbroken, it_disputed(dis, sizeof(dis)),
-			 it.snap.st.cycles ? "cycles" : "time");
+			 "iterations so far, %zu broken%s, %s   q cancels", it.expr,
+			 pc, n, it.snap.st.nbroken, it_disputed(dis, sizeof(dis)), it_unit(0));
 	} else if (!it.ready) {
 		snprintf(buf, size, " iterations of '%s': walking %d%% (%zu boundaries)"
 			 "   q cancels", it.expr,
 			 p->total ? (int)(p->done * 100 / p->total) : 0, p->nbounds);
 	} else {
-		snprintf(buf, size, " iterations of '%s': %zu measured, %zu broken%s%s, in %s"
+		snprintf(buf, size, " iterations of '%s': %zu measured, %zu broken%s%s, %s"
 			 "  Enter jumps  r region  q", it.expr, it.snap.st.n, it.snap.st.nbroken,
 			 it_disputed(dis, sizeof(dis)),
-			 it.snap.truncated ? " (boundaries cut at the limit)" : "",
-			 it.snap.st.cycles ? "cycles, exact" : "time");
+			 it.snap.truncated ? " (boundaries cut at the limit)" : "", it_unit(1));
 	}
 }
 
@@ -526,7 +544,9 @@ static void iterations_view_draw(struct ui *ui, struct view *v)
 		it_draw_body(ui, 1);
 	else if (it.ready)
 		screen_put(1, 1, ui->cols - 1, it.snap.nb < 2 ? "fewer than two boundaries: no iteration" :
-			   "every iteration lost data: none measured");
+			   it.snap.st.nbroken == it.snap.n ? "every iteration lost data: none measured" :
+			   "no time: every iteration lost data, or has an end without a TSC or in "
+			   "damaged time");
 	status_draw(ui);
 }
 
