@@ -307,6 +307,24 @@ out=$("$rec" -q -o "$tmp/fifo" "$progs/p_loops" 2>&1 >/dev/null)
 rc=$?
 [ $rc -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s\n' "$out" | grep -q 'fifo: is a FIFO' ||
 	bad "-o a FIFO: exit $rc, '$out'"
+# An empty -o names the option; TRACE.img, where the code images go, must
+# be a directory: a file there was found only after the whole program had
+# been stepped (five 'Not a directory' lines; p_loops writes 2 bytes from
+# main).  Nothing is left behind.
+nfiles=$(find "$tmp" | wc -l)
+out=$("$rec" -q -o '' "$progs/p_loops" 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 2 ] && [ "$out" = "ptrecord: -o: empty file name" ] || bad "-o '': exit $rc, '$out'"
+echo file > "$tmp/imgfile.img"
+nfiles=$((nfiles + 1))
+out=$("$rec" -q -o "$tmp/imgfile" "$progs/p_loops" 2>&1 >"$tmp/img.out")
+rc=$?
+[ $rc -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+   printf '%s\n' "$out" | grep -q 'imgfile.img: not a directory' && [ ! -s "$tmp/img.out" ] ||
+	bad "TRACE.img a file: exit $rc, '$out', program output '$(cat "$tmp/img.out")'"
+rm -f "$tmp/img.out"
+[ "$(find "$tmp" | wc -l)" -eq "$nfiles" ] && [ "$(cat "$tmp/imgfile.img")" = file ] ||
+	bad "a refused recording left: $(find "$tmp" -newer "$tmp/imgfile.img" | tr '\n' ' ')"
 
 if [ -n "$flow_skipped" ]; then
 	echo "skip ptbrowse flow --insn-only: not built yet"

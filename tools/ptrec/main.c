@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -744,6 +745,67 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 	return optind;
 }
 
+/* What can be refused before the program starts: an empty -o, and a
+ * TRACE.img that is not a directory (the code images go in it).  Exits
+ * after saying why.  The rest (a FIFO at -o, the traced program itself)
+ * is refused when the files are opened, with the program still stopped
+ * at its exec. */
+static void check_out(const struct ptr_opts *o)
+{
+	char img[4200];
+	struct stat st;
+
+	if (!*o->out) {
+		fprintf(stderr, "ptrecord: -o: empty file name\n");
+		exit(2);
+	}
+	snprintf(img, sizeof(img), "%s.img", o->out);
+	if (!stat(img, &st) && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "ptrecord: %s: not a directory (ptrecord puts "
+			"the code images in TRACE.img/)\n", img);
+		exit(1);
+	}
+}
+
+/* One stream per CPU: TRACE, or TRACE.cpuK with several.  0, or -1 after
+ * ptr_stream_open() said why (those opened are closed). */
+static int open_streams(struct rec *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->o.ncpus; i++) {
+		char trace[4096], log[4200];
+
+		if (r->o.ncpus == 1)
+			snprintf(trace, sizeof(trace), "%s", r->o.out);
+		else
+			snprintf(trace, sizeof(trace), "%s.cpu%u", r->o.out, i);
+		snprintf(log, sizeof(log), "%s.flow", trace);
+		r->cpus[i].s = ptr_stream_open(&r->o, i, trace, log);
+		if (!r->cpus[i].s) {
+			while (i--)
+				(void)ptr_stream_close(r->cpus[i].s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Recording failed before it began: the program is killed, the outputs
+ * (@streams: the streams are open) removed.  Returns 1, the exit status. */
+static int give_up(struct rec *r, int streams)
+{
+	unsigned i;
+
+	kill(r->pid, SIGKILL);
+	for (i = 0; streams && i < r->o.ncpus; i++)
+		(void)ptr_stream_close(r->cpus[i].s);
+	ptr_out_abort();
+	ptr_proc_free(r->proc);
+	free(r->cpus);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct rec r;
@@ -755,6 +817,7 @@ int main(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	first = parse_args(&r.o, argc, argv);
+	check_out(&r.o);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
@@ -762,33 +825,14 @@ int main(int argc, char **argv)
 	/* the outputs: never over the program, removed unless committed */
 	ptr_out_init(r.pid);
 	r.proc = ptr_proc_new(&r.o, r.pid);
-	if (!r.proc || (!r.o.from_exec && run_to_main(&r) < 0)) {
-		kill(r.pid, SIGKILL);
-		return 1;
-	}
 	r.cpus = calloc(r.o.ncpus, sizeof(*r.cpus));
-	if (!r.cpus)
-		return 1;
-	for (i = 0; i < r.o.ncpus; i++) {
-		char trace[4096], log[4200];
-
-		if (r.o.ncpus == 1)
-			snprintf(trace, sizeof(trace), "%s", r.o.out);
-		else
-			snprintf(trace, sizeof(trace), "%s.cpu%u", r.o.out, i);
-		snprintf(log, sizeof(log), "%s.flow", trace);
-		r.cpus[i].s = ptr_stream_open(&r.o, i, trace, log);
-		if (!r.cpus[i].s) {
-			/* said by ptr_stream_open; undo what is open */
-			kill(r.pid, SIGKILL);
-			while (i--)
-				(void)ptr_stream_close(r.cpus[i].s);
-			ptr_out_abort();
-			ptr_proc_free(r.proc);
-			free(r.cpus);
-			return 1;
-		}
-	}
+	/* every output is open before the program runs a single instruction:
+	 * one refused (said by ptr_proc_new() or ptr_stream_open()) stops it
+	 * there, and out.c removes what was made */
+	if (!r.proc || !r.cpus || open_streams(&r) < 0)
+		return give_up(&r, 0);
+	if (!r.o.from_exec && run_to_main(&r) < 0)
+		return give_up(&r, 1);
 	ptr_proc_announce(r.proc, ptr_stream_tsc(r.cpus[0].s));
 	t0 = thr_add(&r, r.pid);
 	ptr_proc_comm(r.proc, r.pid, ptr_stream_tsc(r.cpus[0].s), 1, t0->comm);

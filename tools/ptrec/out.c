@@ -102,8 +102,13 @@ int ptr_out_mkdir(const char *path)
 		return -1;
 	}
 	if (mkdir(path, 0755) < 0) {
+		struct stat st;
 		int e = errno;
 
+		/* one that exists must be a directory (a symbolic link to
+		 * one is fine: the files in it are ours) */
+		if (e == EEXIST && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+			e = ENOTDIR;
 		free(d);
 		errno = e;
 		return e == EEXIST ? 0 : -1;

@@ -340,8 +340,13 @@ struct ptr_proc *ptr_proc_new(const struct ptr_opts *o, pid_t pid)
 	memset(p->page_addr, 0xff, sizeof(p->page_addr));
 	if (asprintf(&p->imgdir, "%s.img", o->out) < 0)
 		p->imgdir = NULL;
-	if (p->imgdir && ptr_out_mkdir(p->imgdir) < 0)
-		fprintf(stderr, "ptrecord: %s: %s\n", p->imgdir, strerror(errno));
+	if (!p->imgdir || ptr_out_mkdir(p->imgdir) < 0) {
+		/* no images, nothing to decode with: no recording */
+		fprintf(stderr, "ptrecord: %s.img: %s\n", o->out,
+			strerror(p->imgdir ? errno : ENOMEM));
+		ptr_proc_free(p);
+		return NULL;
+	}
 	snprintf(path, sizeof(path), "%s.options", o->out);
 	p->opts = ptr_out_open(path, 1);
 	snprintf(path, sizeof(path), "%s.sideband", o->out);

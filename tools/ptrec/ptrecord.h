@@ -117,9 +117,9 @@ void ptr_out_init(pid_t pid);
  * ptr_out_commit().  The stream is owned by out.c: never fclose() it.
  * Returns it, or NULL after printing why (@path refused, no room). */
 FILE *ptr_out_open(const char *path, int made_up);
-/* Make directory @path for outputs (one that exists is fine); a new one
- * is removed with them if they are not committed (and it is empty).
- * Returns 0, or -1 with errno set. */
+/* Make directory @path for outputs (one that exists is fine; ENOTDIR if
+ * what exists is not a directory); a new one is removed with them if they
+ * are not committed (and it is empty).  Returns 0, or -1 with errno set. */
 int ptr_out_mkdir(const char *path);
 /* Rename every output into place.  Returns 0, or -1 after printing what
  * failed. */
