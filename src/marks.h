@@ -130,7 +130,10 @@ struct trace;
  * identity is computed here (a few MiB are hashed).  Knowing the trace,
  * it also tells a trace that only grew (its old identity is that of its
  * prefix, e.g. a trace still being recorded) from one that changed, and
- * carries the marks over, saying so, instead of warning.  The marks file
+ * carries the marks over, saying so, instead of warning; a grown trace
+ * moved or copied elsewhere since finds them by its first bytes (the
+ * file of its shorter identity, which a grown state shared, names its
+ * old path).  The marks file
  * is ID.marks for a raw trace, ID@STREAM.marks for each stream of a
  * perf.data (@opts->stream is not used): a perf.data's first stream's
  * ID.marks, saved by an older ptbrowse, is still read (and written) for

@@ -522,6 +522,7 @@ int marks_peek(const char *file, struct marks_peek *pk)
 			if (l.path)
 				pk->path = strdup(l.path);
 			pk->size = l.size;
+			pk->grown = l.grown;
 			strcpy(pk->id, l.id);
 			strcpy(pk->stream, l.stream);
 			break;

@@ -190,6 +190,7 @@ int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps);
 /* What the trace line of a marks file says (marks_peek()). */
 struct marks_peek {
 	uint64_t size;			/* the trace's size then */
+	uint64_t grown;			/* its grown=, 0 if none */
 	char id[80];			/* its identity then */
 	char stream[32];		/* the stream, "" if none is named */
 	char *path;			/* malloc'd; NULL if none */
@@ -230,8 +231,13 @@ int marks_load(struct marks_set *set);
  * marks of such a shorter state's file saved after @set's (the trace
  * shrank while shown and came back, or another session still shows it
  * shorter with a file of its own) are merged in, saying so; that file is
- * left as it is.  Files of a content that is not this one's grown are
- * warned about.  Files of the trace's other streams are left to them. */
+ * left as it is.  If no file of the same path is found and @set has
+ * none, a file of this stream that a grown state shared (grown=) saved
+ * under another path is taken the same way when @t's first bytes have its
+ * identity: the trace was moved or copied after it grew (the largest of
+ * at most BM_MERGE_FILES such files; each costs a prefix hash).  Files of
+ * a content that is not this one's grown are warned about (of the same
+ * path only).  Files of the trace's other streams are left to them. */
 void marks_check_changed(struct marks_set *set, const struct trace *t);
 
 /* For the first stream of perf.data @t: if its marks file (set->file,

@@ -359,23 +359,69 @@ static int marks_adopt(struct marks_set *set, const struct marks_shorter *sh)
 	return 1;
 }
 
+/* Add marks file @file, whose trace line says @pk, to the @n files of
+ * shorter states in *@v.  Returns 0, or -1 if out of memory. */
+static int marks_shorter_add(struct marks_shorter **v, size_t *n, const char *file,
+			     const struct marks_peek *pk)
+{
+	struct marks_shorter *nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	memset(&nv[*n], 0, sizeof(nv[*n]));
+	snprintf(nv[*n].file, sizeof(nv[*n].file), "%s", file);
+	snprintf(nv[*n].id, sizeof(nv[*n].id), "%s", pk->id);
+	nv[*n].size = pk->size;
+	(*n)++;
+	return 0;
+}
+
+static int marks_shorter_cmp(const void *pa, const void *pb)
+{
+	const struct marks_shorter *a = pa, *b = pb;
+
+	return a->size < b->size ? 1 : a->size > b->size ? -1 : strcmp(a->file, b->file);
+}
+
+/*
+ * A trace that grew keeps its marks in the file of the identity it had
+ * (marks_adopt()), which names its path; moved or copied, only its
+ * content can find that file again.  Of the files @mv of other paths
+ * that a grown state shared (grown=), the largest whose identity is that
+ * of trace @t's first bytes is taken (hashing costs a few MiB of reads
+ * each: at most BM_MERGE_FILES are looked at, the largest first).
+ * Returns its index in @mv, or -1.
+ */
+static long marks_moved_find(struct marks_shorter *mv, size_t nmv, const struct trace *t)
+{
+	size_t i;
+
+	qsort(mv, nmv, sizeof(*mv), marks_shorter_cmp);
+	for (i = 0; i < nmv && i < BM_MERGE_FILES; i++)
+		if (marks_grew_from(t, mv[i].size, mv[i].id))
+			return (long)i;
+	return -1;
+}
+
 /* Marks files in our directory saved for the same path under another
  * identity: the file at that path changed since.  If trace @t (may be
  * NULL) only grew, take the largest such file of this stream as ours
- * when we have none, and merge the others saved after ours; else warn. */
+ * when we have none (or, if there is none, such a file of a grown state
+ * of this content under another path: it moved), and merge the others
+ * saved after ours; else warn. */
 void marks_check_changed(struct marks_set *set, const struct trace *t)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 256];
 	char warn[PATH_MAX + 256] = "";
-	struct marks_shorter *sh = NULL, *v;
+	struct marks_shorter *sh = NULL, *mv = NULL;
 	uint64_t warn_size = 0;
-	size_t nsh = 0, i, big = 0, left = 0;
-	int save = 0;
+	size_t nsh = 0, nmv = 0, i, big = 0, left = 0;
+	int save = 0, only_grew, ours, same;
 	struct marks_peek pk;
 	const char *base;
 	struct dirent *d;
-	size_t len;
-	int only_grew, ours;
+	long moved;
 	DIR *dp;
 
 	marks_dirname(set->file, dir, sizeof(dir));
@@ -385,18 +431,26 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 	if (!dp)
 		return;
 	while ((d = readdir(dp))) {
-		len = strlen(d->d_name);
+		size_t len = strlen(d->d_name);
+
 		if (len < 7 || strcmp(d->d_name + len - 6, ".marks") ||
 		    !strcmp(d->d_name, base))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
 		/* Other streams of the same trace share its id. */
-		if (marks_peek(file, &pk) < 0 || !pk.id[0] || strcmp(pk.path, set->path) ||
-		    !strcmp(pk.id, set->id)) {
+		if (marks_peek(file, &pk) < 0 || !pk.id[0] || !strcmp(pk.id, set->id)) {
 			free(pk.path);
 			continue;
 		}
+		same = !strcmp(pk.path, set->path);
 		free(pk.path);
+		if (!same) {
+			/* (the content is compared only if nothing else is found) */
+			if (t && pk.grown && pk.size < set->size &&
+			    marks_file_ours(set, t, d->d_name, &pk, 1) > 0)
+				marks_shorter_add(&mv, &nmv, file, &pk);
+			continue;
+		}
 		only_grew = t && pk.size < set->size && marks_grew_from(t, pk.size, pk.id);
 		ours = marks_file_ours(set, t, d->d_name, &pk, only_grew);
 		if (ours == 0)
@@ -407,23 +461,21 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 				left++;
 				continue;
 			}
-			v = realloc(sh, (nsh + 1) * sizeof(*sh));
-			if (!v)
+			if (marks_shorter_add(&sh, &nsh, file, &pk) < 0)
 				continue;
-			sh = v;
-			snprintf(sh[nsh].file, sizeof(sh[nsh].file), "%s", file);
-			snprintf(sh[nsh].id, sizeof(sh[nsh].id), "%s", pk.id);
-			sh[nsh].size = pk.size;
-			sh[nsh].newer = set->disk.present && marks_newer(set, file);
+			sh[nsh - 1].newer = set->disk.present && marks_newer(set, file);
 			if (pk.size > sh[big].size)
-				big = nsh;
-			nsh++;
+				big = nsh - 1;
 		} else if (!warn[0]) {
 			snprintf(warn, sizeof(warn), "%s", file);
 			warn_size = pk.size;
 		}
 	}
 	closedir(dp);
+	if (!nsh && nmv && !set->n && !set->disk.present &&
+	    (moved = marks_moved_find(mv, nmv, t)) >= 0)
+		save = marks_adopt(set, &mv[moved]);
+	free(mv);
 	if (nsh && !set->n && !set->disk.present) {
 		save = marks_adopt(set, &sh[big]);
 		/* The others, all: files two sessions began each before the

@@ -101,5 +101,17 @@ if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
 else
 	echo "skip: the full disk (no mount)"
 fi
+# A trace that grew keeps its marks in the file of its shorter identity,
+# which names its path: moved after it grew, it listed none.
+rm -rf "$XDG_STATE_HOME"
+cp "$T" "$tmp/g.pt"
+printf '# ptbrowse marks v1\nmark a 0x10\n' >"$tmp/a.marks"
+printf '# ptbrowse marks v1\nmark b 0x20\n' >"$tmp/b.marks"
+"$PTBROWSE" marks --import "$tmp/a.marks" "$tmp/g.pt" 2>/dev/null || bad "grown: import a: exit $?"
+head -c 65536 /dev/zero >>"$tmp/g.pt"
+"$PTBROWSE" marks --import "$tmp/b.marks" "$tmp/g.pt" 2>/dev/null || bad "grown: import b: exit $?"
+mv "$tmp/g.pt" "$tmp/g2.pt"
+n=$("$PTBROWSE" marks "$tmp/g2.pt" | grep -c '^mark')
+[ "$n" -eq 2 ] || bad "grown, moved: $n marks listed"
 [ $fail -eq 0 ] && echo "ok"
 exit $fail

@@ -501,6 +501,72 @@ static void test_grown_move_in(void **state)
 	marks_close(b);
 }
 
+/* Copy @from to @to. */
+static void copy_file(const char *from, const char *to)
+{
+	char cmd[8300];
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A trace that grew keeps its marks in the file named after its shorter
+ * identity, which names its path: moved or copied, it showed none (only
+ * that path found the file).  Its content finds it now; another trace of
+ * that size does not. */
+static void test_grown_moved(void **state)
+{
+	char path[4096], moved[4096], copy[4096], other[4096], file[4096];
+	struct marks_set *set;
+
+	snprintf(path, sizeof(path), "%s/gm.pt", tmpdir);
+	snprintf(moved, sizeof(moved), "%s/gm2.pt", tmpdir);
+	snprintf(copy, sizeof(copy), "%s/gm3.pt", tmpdir);
+	snprintf(other, sizeof(other), "%s/gm4.pt", tmpdir);
+	unlink(path);
+	append(path, S0, 1);
+	set = open_file_trace(path);
+	assert_int_equal(marks_mark_set(set, 'a', 0x10, NULL), 0);
+	snprintf(file, sizeof(file), "%s", marks_file(set));
+	marks_close(set);
+	append(path, 8192, 2);
+	set = open_file_trace(path);
+	assert_int_equal(marks_mark_set(set, 'b', S0 + 0x20, NULL), 0);
+	marks_close(set);
+
+	assert_int_equal(rename(path, moved), 0);
+	msgs[0] = '\0';
+	set = open_file_trace(moved);
+	assert_string_equal(marks_file(set), file);
+	assert_int_equal(marks_count(set), 2);
+	assert_string_equal(msgs, "");
+	marks_close(set);
+	copy_file(moved, copy);
+	append(copy, 4096, 3);		/* and it grew on */
+	msgs[0] = '\0';
+	set = open_file_trace(copy);
+	assert_string_equal(marks_file(set), file);
+	assert_int_equal(marks_count(set), 2);
+	assert_non_null(strstr(msgs, "grew since its marks were saved"));
+	marks_close(set);
+	set = open_file_trace(moved);	/* the original still has them */
+	assert_int_equal(marks_count(set), 2);
+	marks_close(set);
+
+	/* the same sizes, other content */
+	unlink(other);
+	append(other, S1, 4);
+	msgs[0] = '\0';
+	set = open_file_trace(other);
+	assert_int_equal(marks_count(set), 0);
+	assert_string_not_equal(marks_file(set), file);
+	assert_string_equal(msgs, "");
+	marks_close(set);
+	unlink(moved);
+	unlink(copy);
+	unlink(other);
+}
+
 /* Two sessions began on two states before either saved, each made its
  * own file (the second's saved first): a start on a third state shows
  * both's marks (the older file was never merged), and the marks past an
@@ -668,6 +734,7 @@ int main(void)
 		cmocka_unit_test_setup(test_grown_no_undelete, clean),
 		cmocka_unit_test_setup(test_grown_review, clean),
 		cmocka_unit_test_setup(test_grown_move_in, clean),
+		cmocka_unit_test_setup(test_grown_moved, clean),
 		cmocka_unit_test_setup(test_grown_two_files, clean),
 		cmocka_unit_test_setup(test_merge_delete_vs_change, clean),
 		cmocka_unit_test_setup(test_merge_their_changes, clean),
