@@ -3,7 +3,9 @@
 # screens: a perf.data stream's sideband (',' a switch) placed on the byte
 # axis once the index has the times, even when the row was drawn while
 # the index had its segments but not yet their times; on the time axis a
-# bookmark after 70 others (only the first 64 of the set were drawn).
+# bookmark after 70 others (only the first 64 of the set were drawn);
+# zoomed in on the time axis, a search's hits in most columns (the first
+# hit of 64 slices of the whole trace were drawn: a dozen dots).
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -96,5 +98,23 @@ for a in b t; do
 		cut -c 100-120 | grep -q '[*]' ||
 		{ fail "marks: no '*' for Zed at 95% ($a)"; tail -n 6 "$tmp/m$a.txt"; }
 done
+
+# 3. :search tip hits 2616 of g.pt's packets; zoomed three
+# times on the time axis around 90%, most of the 120 columns hold one.
+cat >"$tmp/keys" <<EOF
+wait-index
+:search tip
+wait-search
+:goto 90%
+:timeline-zoom in
+:timeline-zoom in
+:timeline-zoom in
+:save-screen $tmp/hits.txt
+EOF
+fresh
+"$PTBROWSE" --script "$tmp/keys" --size 120x40 "$tmp/g.pt" >"$tmp/out" 2>&1 ||
+	fail "hits: exit $? ($(cat "$tmp/out"))"
+n=$(awk '/^[0-9.]+ ms / { print prev; exit } { prev = $0 }' "$tmp/hits.txt" | grep -o '·' | wc -l)
+[ "$n" -ge 60 ] || { fail "hits: $n dots on the zoomed time axis"; tail -n 6 "$tmp/hits.txt"; }
 
 exit $status

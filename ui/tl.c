@@ -138,6 +138,63 @@ static void tl_off_span(struct ui *ui, uint64_t lo, uint64_t hi, uint64_t *olo, 
 		*ohi = sk.offset;
 }
 
+/* The first offset in [@a, @b) whose row's time is at or after @v, about
+ * (@a if none is before it), by halving: a window lookup a step.  Rows
+ * without a time count as before. */
+static uint64_t tl_off_at_tsc(struct ui *ui, uint64_t a, uint64_t b, uint64_t v)
+{
+	int steps = 64;
+
+	while (b - a > 1 && steps--) {
+		uint64_t mid = a + (b - a) / 2, t = tl_cols_row_tsc(ui, mid);
+
+		if (t && t >= v)
+			b = mid;
+		else
+			a = mid;
+	}
+	return a;
+}
+
+/* The offsets [*@olo, *@ohi) of the view's times on the time axis: the
+ * index's segments (tl_off_span()), narrowed to the view's rows, so that
+ * sampling them (search hits, stalls) is sampling the view and not the
+ * segments around it when zoomed into one. */
+static void tl_view_offsets(struct ui *ui, uint64_t *olo, uint64_t *ohi)
+{
+	/* the last answer: the halving is some 30 window lookups, for
+	 * every drawing */
+	static struct {
+		const void *img, *idx;
+		uint64_t lo, hi, size, olo, ohi;
+		size_t nsums;
+	} last;
+	struct tl_cache *tc = &tl_cols_cache;
+	size_t nsums = ui->idx ? idx_nsummaries(ui->idx) : 0;
+	uint64_t a, b;
+
+	if (last.ohi && last.img == ui->img && last.idx == ui->idx && last.lo == tc->lo &&
+	    last.hi == tc->hi && last.size == ui->img->size &&
+	    last.nsums == nsums && (!ui->idx || idx_complete(ui->idx))) {
+		*olo = last.olo;
+		*ohi = last.ohi;
+		return;
+	}
+	tl_off_span(ui, tc->lo, tc->hi, &a, &b);
+	*olo = tl_off_at_tsc(ui, a, b, tc->lo);
+	*ohi = tl_off_at_tsc(ui, *olo, b, tc->hi) + 1;
+	if (*ohi > b || *ohi <= *olo)
+		*ohi = b;
+	last.img = ui->img;
+	last.idx = ui->idx;
+	last.lo = tc->lo;
+	last.hi = tc->hi;
+	last.size = ui->img->size;
+	last.nsums = nsums;
+	last.olo = *olo;
+	last.ohi = *ohi;
+}
+
 /* On the time axis, the regions whose ends lie in the view cost two
  * (cached) window lookups each: this many at most.  Regions outside the
  * view's offsets or around all of them cost none, however many. */
@@ -274,6 +331,7 @@ static void tl_marks(struct ui *ui, int ncols, struct tl_row *row)
 static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
 {
 	struct tl_cache *tc = &tl_cols_cache;
+	uint64_t lo, hi;
 	uint32_t npsb = 0, ntrouble = 0;
 	int c;
 
@@ -295,13 +353,15 @@ static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
 	/* perf.data sideband: data loss, itrace start, switches, comm. */
 	streams_tl_cells(ui, ncols, tc->lo, tc->hi, tc->time, row->cell);
 	tl_marks(ui, ncols, row);
-	/* Search hits: '·' (tl_hit_col()); a window lookup each on the time
-	 * axis, so fewer there. */
-	search_ui_tl_marks(ui, 0, 0, tc->time ? 0 : tc->lo,
-			   tc->time ? ui->img->size : tc->hi, tc->time ? 64 : (size_t)ncols,
-			   tl_hit_col, row);
-	stalls_tl_marks(ui, tc->time ? 0 : tc->lo, tc->time ? ui->img->size : tc->hi,
-			tc->time ? 64 : (size_t)ncols, tl_stall_col, row);
+	/* Search hits: '·' (tl_hit_col()), and stalls: the first in each of
+	 * @ncols slices of the view's offsets (a window lookup each on the
+	 * time axis). */
+	lo = tc->lo;
+	hi = tc->hi;
+	if (tc->time)
+		tl_view_offsets(ui, &lo, &hi);
+	search_ui_tl_marks(ui, 0, 0, lo, hi, (size_t)ncols, tl_hit_col, row);
+	stalls_tl_marks(ui, lo, hi, (size_t)ncols, tl_stall_col, row);
 }
 
 /* Row 2: the marker cells, the viewport (reverse video, the cursor's
