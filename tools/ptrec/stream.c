@@ -270,6 +270,10 @@ struct ptr_stream *ptr_stream_open(const struct ptr_opts *o, unsigned cpu,
 	setvbuf(s->log, NULL, _IOFBF, 1 << 16);
 	s->tnt_max = o->cyc ? PTE_TNT8_MAX : PTE_TNT64_MAX;
 	s->rng = (o->seed + 1) * 0x9e3779b97f4a7c15ull + cpu;
+	/* xorshift stays 0 from 0 (--seed 2^64-1 on CPU 0, one seed on each
+	 * other): every access would miss, every branch mispredict */
+	if (!s->rng)
+		s->rng = 0x9e3779b97f4a7c15ull;
 	/* hours of uptime, a different phase on each CPU */
 	s->tsc = 0x100000000000ull + cpu * 12345;
 	plan_mtc(s);
