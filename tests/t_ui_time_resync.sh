@@ -66,9 +66,10 @@ run() {
 		>"$tmp/out" 2>&1 || fail "$1: exit $? ($(head -n 3 "$tmp/out"))"
 }
 
-# The status line of screen $1 up to its TSC; its time in ms.
-shot_tsc() { tail -n 2 "$1" | head -n 1 | sed 's/\(tsc 0x[0-9a-f]*\).*/\1/'; }
-shot_ms() { tail -n 2 "$1" | head -n 1 | sed -n 's/.*tsc 0x[0-9a-f]* *\([-0-9.]*\) ms.*/\1/p'; }
+# The status line of screen $1 up to its TSC; its time in ms (after the
+# marks '~' or '?' the cycle pane puts on it too).
+shot_tsc() { tail -n 2 "$1" | head -n 1 | sed 's/\(tsc [~?]*0x[0-9a-f]*\).*/\1/'; }
+shot_ms() { tail -n 2 "$1" | head -n 1 | sed -n 's/.*tsc [~?]*0x[0-9a-f]* *[~?]*\([-0-9.]*\) ms.*/\1/p'; }
 # Damage in the first segment ($case): the end's TSC, its time, the gotos.
 first_checks() {
 	cat <<EOF | run "$tmp/$case.pt"

@@ -47,9 +47,10 @@ markers() { line 37; }
 axis() { line 38; }
 status() { line 39; }
 message() { line 40; }
-# The time in the status line, in ns ("13.120742 ms" -> 13120742).
+# The time in the status line, in ns ("13.120742 ms" -> 13120742; "~" or
+# "?" before an estimated or disputed one and its TSC).
 status_ns() {
-	status | sed -n 's/.* tsc 0x[0-9a-f]*  \([0-9.]*\) \(ns\|us\|ms\|s\)\( .*\)*$/\1 \2/p' |
+	status | sed -n 's/.* tsc [~?]*0x[0-9a-f]*  [~?]*\([0-9.]*\) \(ns\|us\|ms\|s\)\( .*\)*$/\1 \2/p' |
 		awk '{ m = $2 == "s" ? 1e9 : $2 == "ms" ? 1e6 : $2 == "us" ? 1e3 : 1
 		       printf "%.0f\n", $1 * m }'
 }

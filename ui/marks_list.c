@@ -70,20 +70,23 @@ static void marks_list_row(struct ui *ui, const struct marks_entry *e, char *buf
 {
 	static const char *const kinds[] = { "mark", "bookmark", "region" };
 	char t[48] = "", note[80] = "";
-	uint64_t tsc = marks_panel_tsc_at(ui, e->from);
+	const char *mark;
+	uint64_t tsc = marks_panel_tsc_at(ui, e->from, &mark);
 	size_t k;
 
 	/* Every digit (marks may lie nanoseconds apart deep in a trace);
-	 * ticks without a TSC frequency; '≈' on an estimated one. */
+	 * ticks without a TSC frequency; '~' or '?' as the cycle pane
+	 * marks the row's time, '≈' on an estimated TSC frequency. */
 	if (tsc && ui->have_t0) {
 		double ns = timefmt_tsc_diff(ui, ui->t0, tsc);
 		char v[40];
 
 		if (isnan(ns))
-			snprintf(t, sizeof(t), "+%" PRIu64 "t", tsc >= ui->t0 ? tsc - ui->t0 : 0);
+			snprintf(t, sizeof(t), "%s+%" PRIu64 "t", mark,
+				 tsc >= ui->t0 ? tsc - ui->t0 : 0);
 		else {
 			timefmt_ns_res(v, sizeof(v), ns, 1);
-			snprintf(t, sizeof(t), "%s%s", timefmt_estimated(ui) ?
+			snprintf(t, sizeof(t), "%s%s%s", mark, timefmt_estimated(ui) ?
 				 screen_glyph(ui, "≈", "~") : "", v);
 		}
 	}

@@ -89,14 +89,31 @@ void marks_panel_summarize(struct ui *ui, const struct marks_entry *e)
 			usleep(1000);
 }
 
-/* The TSC of the row at @off, or 0. */
-uint64_t marks_panel_tsc_at(struct ui *ui, uint64_t off)
+uint64_t marks_panel_tsc_at(struct ui *ui, uint64_t off, const char **mark)
 {
-	uint64_t at, size, tsc = 0;
+	struct win_iter it = { 0 };
+	uint64_t tsc = 0;
 
-	if (marks_ui_row_at(ui, off, &at, &size, &tsc))
-		return 0;
+	*mark = "";
+	if (!win_seek(&it, ui->wc, off)) {
+		const struct win_row *row = win_row(&it);
+
+		if (row->ts.flags & TM_F_TSC) {
+			tsc = row->ts.tsc;
+			*mark = timefmt_row_mark(ui, row);
+		}
+	}
+	win_iter_release(&it);
 	return tsc;
+}
+
+/* The mark before the time between two rows marked @a and @b: disputed
+ * if either is, else estimated if either is. */
+static const char *marks_panel_mark2(const char *a, const char *b)
+{
+	if (*a == '?' || *b == '?')
+		return "?";
+	return *a ? a : b;
 }
 
 /* The summary's lines into @lines (at most @max).  Returns the count. */
@@ -167,7 +184,9 @@ static int marks_panel_lines(struct ui *ui, char lines[][128], int max)
 		LINE("gaps (lost data) %" PRIu64, s->gaps);
 	/* The delta to the reference mark (the last one set). */
 	if (ui->ref_name) {
-		uint64_t ta = marks_panel_tsc_at(ui, ui->ref_off), tb = marks_panel_tsc_at(ui, mp.job.from);
+		const char *ma, *mb;
+		uint64_t ta = marks_panel_tsc_at(ui, ui->ref_off, &ma);
+		uint64_t tb = marks_panel_tsc_at(ui, mp.job.from, &mb);
 		double ns = ta && tb ? timefmt_tsc_diff(ui, ta, tb) : NAN;
 
 		/* Every digit a tick shows: regions may lie nanoseconds
@@ -176,7 +195,8 @@ static int marks_panel_lines(struct ui *ui, char lines[][128], int max)
 		snprintf(a, sizeof(a), "%s0x%" PRIx64, mp.job.from >= ui->ref_off ? "+" : "-",
 			 mp.job.from >= ui->ref_off ? mp.job.from - ui->ref_off :
 			 ui->ref_off - mp.job.from);
-		LINE("from %.24s: %.40s bytes, %.40s", ui->ref_label, a, t);
+		LINE("from %.24s: %.40s bytes, %s%.40s", ui->ref_label, a,
+		     isnan(ns) ? "" : marks_panel_mark2(ma, mb), t);
 	}
 #undef LINE
 	return n;

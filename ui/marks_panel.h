@@ -28,7 +28,8 @@ int marks_panel_interrupt(struct ui *ui);
 void marks_panel_cancel(struct ui *ui);
 /* Stop the summary and wait for it (before the trace or marks go away). */
 void marks_panel_stop(struct ui *ui);
-/* The TSC of the row at @off, or 0. */
-uint64_t marks_panel_tsc_at(struct ui *ui, uint64_t off);
+/* The TSC of the row at @off, or 0; *@mark the mark before its time
+ * (timefmt_row_mark(): "?", "~" or ""). */
+uint64_t marks_panel_tsc_at(struct ui *ui, uint64_t off, const char **mark);
 
 #endif /* MARKS_PANEL_H */

@@ -37,16 +37,6 @@ static double pane_cycles_tsc(const struct win_row *row)
 	return (double)row->ts.tsc + row->ts.tsc_frac / 4294967296.0;
 }
 
-/* Whether @row's time was measured (a TSC or MTC packet, not pulled back
- * by a clamp) rather than estimated between such packets. */
-static int pane_cycles_anchor(const struct win_row *row)
-{
-	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL |
-			     TM_F_LOST | TM_F_UNTIED | TM_F_RESYNC))
-		return 0;
-	return row->pkt.type == PKT_TSC || row->pkt.type == PKT_MTC;
-}
-
 /* Time resolutions (ns) of the time and Δref columns on this screen. */
 struct pane_cycles_res {
 	double time, dref;
@@ -114,8 +104,7 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		/* Only TSC and MTC packets carry wall-clock time; every other
 		 * time is an estimate, and says so; a damaged segment's are
 		 * neither. */
-		snprintf(buf, size, "%s%s", timefmt_disputed(ui, row->pkt.offset, ts->tsc) ? "?" :
-			 pane_cycles_anchor(row) ? "" : "~", tmp);
+		snprintf(buf, size, "%s%s", timefmt_row_mark(ui, row), tmp);
 		break;
 	}
 	case UI_CY_DMARK:

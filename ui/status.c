@@ -150,8 +150,13 @@ static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf
 	}
 	len += status_psb_where(ui, &row, buf + len, size - len);
 	if (row.ts.flags & TM_F_TSC) {
-		len += (size_t)snprintf(buf + len, size - len, "  tsc 0x%" PRIx64,
-					row.ts.tsc);
+		/* Marked as the cycle pane marks it: '~' where the time
+		 * model estimated it between timing packets, '?' where
+		 * disputed. */
+		const char *mark = timefmt_row_mark(ui, &row);
+
+		len += (size_t)snprintf(buf + len, size - len, "  tsc %s0x%" PRIx64,
+					mark, row.ts.tsc);
 		if (ui->have_t0) {
 			double ns = timefmt_tsc_diff(ui, ui->t0, row.ts.tsc);
 			char v[40];
@@ -164,8 +169,7 @@ static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf
 			else
 				timefmt_ns_res(v, sizeof(v), ns,
 						  ui->time_res > 0 ? ui->time_res : 1e9);
-			snprintf(t, sizeof(t), "%s%s%s",
-				 timefmt_disputed(ui, row.pkt.offset, row.ts.tsc) ? "?" : "",
+			snprintf(t, sizeof(t), "%s%s%s", mark,
 				 !isnan(ns) && timefmt_estimated(ui) ?
 				 screen_glyph(ui, "≈", "~") : "", v);
 			len += (size_t)snprintf(buf + len, size - len, "  %s", t);

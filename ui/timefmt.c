@@ -51,6 +51,21 @@ int timefmt_disputed(const struct ui *ui, uint64_t off, uint64_t tsc)
 	return idx_time_damage_ceiling(ui->idx, seg, &ceil) && tsc > ceil ? 2 : 0;
 }
 
+int timefmt_row_measured(const struct win_row *row)
+{
+	if (row->ts.flags & (TM_F_CLAMPED | TM_F_MTC_LOST | TM_F_REL |
+			     TM_F_LOST | TM_F_UNTIED | TM_F_RESYNC))
+		return 0;
+	return row->pkt.type == PKT_TSC || row->pkt.type == PKT_MTC;
+}
+
+const char *timefmt_row_mark(const struct ui *ui, const struct win_row *row)
+{
+	if (timefmt_disputed(ui, row->pkt.offset, row->ts.tsc))
+		return "?";
+	return timefmt_row_measured(row) ? "" : "~";
+}
+
 int timefmt_estimated(const struct ui *ui)
 {
 	return tm_config_tsc_source(&ui->tmcfg) == TM_HZ_P1;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct ui;
+struct win_row;
 
 /* Format @ns as "12.345 us" into @buf. */
 void timefmt_ns(char *buf, size_t size, double ns);
@@ -25,6 +26,15 @@ int timefmt_estimated(const struct ui *ui);
  * an index, before the first PSB, or until the neighbours are
  * summarised. */
 int timefmt_disputed(const struct ui *ui, uint64_t off, uint64_t tsc);
+/* Whether @row's time was measured: a TSC or MTC packet's, not pulled
+ * back by a clamp nor carried across lost data, rather than estimated
+ * between such packets. */
+int timefmt_row_measured(const struct win_row *row);
+/* The mark every pane and line puts before @row's time and TSC: "?" if
+ * disputed (timefmt_disputed()), "~" if estimated (not
+ * timefmt_row_measured()), else "".  '≈' (an estimated TSC frequency)
+ * is apart from it. */
+const char *timefmt_row_mark(const struct ui *ui, const struct win_row *row);
 /* Write the time @ns between two TSCs into @buf with enough decimals
  * that times one TSC tick apart differ, '≈' first if the TSC frequency is
  * an estimate, '+' before a non-negative one if @sign ("?" if @ns is NAN). */
