@@ -20,6 +20,8 @@
 
 /* Rows counted from a segment's PSB for the cursor's ordinal. */
 #define STATUS_COUNT_MAX 200000
+/* The fewest characters of a note cut to fit the status line. */
+#define STATUS_NOTE_MIN 8
 
 /* The size as "2.0GiB". */
 static void status_fmt_size(char *buf, size_t size, uint64_t v)
@@ -178,6 +180,47 @@ static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf
 	return len < size ? len : size - 1;
 }
 
+/* Display columns of UTF-8 @s (the status line's glyphs are one wide). */
+static int status_cols(const char *s, size_t n)
+{
+	int c = 0;
+
+	for (; n-- && *s; s++)
+		c += ((unsigned char)*s & 0xc0) != 0x80;
+	return c;
+}
+
+size_t status_add_note(char *buf, size_t size, size_t len, const char *note,
+		       int width, int utf8)
+{
+	const char *ell = utf8 ? "…" : "...";
+	int left = width - status_cols(buf, len);
+	size_t n = 0;
+
+	if (len + 1 >= size)
+		return len;
+	if (status_cols(note, (size_t)-1) + 4 <= left) {
+		len += (size_t)snprintf(buf + len, size - len, "  [%s]", note);
+		return len < size ? len : size - 1;
+	}
+	/* What is left after "  [", the ellipsis and "]": a few words, else
+	 * no note rather than a stub. */
+	left -= 4 + status_cols(ell, (size_t)-1);
+	if (left < STATUS_NOTE_MIN)
+		return len;
+	for (; note[n] && left > 0; left--)
+		while (((unsigned char)note[++n] & 0xc0) == 0x80)
+			;
+	/* At the end of a word where there is one. */
+	if (note[n] && note[n] != ' ' && memchr(note, ' ', n))
+		while (note[n - 1] != ' ')
+			n--;
+	while (n && note[n - 1] == ' ')
+		n--;
+	len += (size_t)snprintf(buf + len, size - len, "  [%.*s%s]", (int)n, note, ell);
+	return len < size ? len : size - 1;
+}
+
 void status_draw(struct ui *ui)
 {
 	int y = ui->rows - 2;
@@ -186,7 +229,7 @@ void status_draw(struct ui *ui)
 	char buf[512], idx[64], srch[160] = "", code[256] = "";
 	double frac;
 	size_t len;
-	int attr, have_row, room;
+	int attr, have_row, room, bar, width;
 
 	if (y < 1)
 		return;
@@ -216,21 +259,24 @@ void status_draw(struct ui *ui)
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
 	search_ui_status(ui, srch, sizeof(srch));
 	status_fmt_index(ui, idx, sizeof(idx), &frac);
+	/* The text ends a column before the index progress bar, if any. */
+	bar = frac >= 0 && ui->cols > 60;
+	width = ui->cols - (bar ? (int)strlen(idx) + 15 : 0);
 	/* The code at the cursor (function, file:line, task) in what the
-	 * search, the note and the progress bar leave of the line. */
-	room = ui->cols - 1 - (int)len - (int)strlen(srch) -
-	       (note ? (int)strlen(note) + 4 : 0) -
-	       (frac >= 0 && ui->cols > 60 ? (int)strlen(idx) + 15 : 0);
+	 * search and the note leave of it. */
+	room = width - 1 - status_cols(buf, len) - status_cols(srch, sizeof(srch)) -
+	       (note ? status_cols(note, (size_t)-1) + 4 : 0);
 	if (have_row && room > 0)
 		sym_ui_status(ui, &row, code, sizeof(code), room);
 	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", code, srch);
-	/* Last: how to read the cycle pane's numbers here. */
-	if (note && len < sizeof(buf))
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  [%s]", note);
-	(void)len;
-	screen_put(y, 0, ui->cols, buf);
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	/* Last: how to read the cycle pane's numbers here, cut to fit. */
+	if (note)
+		len = status_add_note(buf, sizeof(buf), len, note, width, ui->utf8);
+	screen_put(y, 0, width, buf);
 	/* The index progress bar, on the right while indexing. */
-	if (frac >= 0 && ui->cols > 60) {
+	if (bar) {
 		int bw = 10, i, x = ui->cols - bw - (int)strlen(idx) - 4;
 
 		screen_put(y, x, (int)strlen(idx) + 1, idx);

@@ -3,6 +3,8 @@
 #ifndef STATUS_H
 #define STATUS_H
 
+#include <stddef.h>
+
 struct ui;
 
 /* The header: the file, the stream, "F1 help", the keymap. */
@@ -18,5 +20,13 @@ void status_timing_hint(struct ui *ui);
  * (sym_ui.h), search, index progress) and the message line, or the key
  * sequence being typed. */
 void status_draw(struct ui *ui);
+
+/* Append "  [@note]" to the status line's text @buf (@len bytes of it
+ * written, @size in all) so that the text stays within @width columns:
+ * whole, else cut with "…]" ("...]" unless @utf8), else not at all (where
+ * fewer than a few of its characters would show).
+ * Returns the new length (less than @size). */
+size_t status_add_note(char *buf, size_t size, size_t len, const char *note,
+		       int width, int utf8);
 
 #endif /* STATUS_H */

@@ -1,0 +1,100 @@
+/* test_status -- the status line's note (ui/status.h): whole where it
+ * fits, cut with an ellipsis where a few words fit, else left out, never
+ * past the width (the index progress bar is drawn right of it). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "status.h"
+
+#define NOTE "cycles from the segment's PSB until indexed"
+
+/* Display columns of UTF-8 @s. */
+static int cols(const char *s)
+{
+	int c = 0;
+
+	for (; *s; s++)
+		c += ((unsigned char)*s & 0xc0) != 0x80;
+	return c;
+}
+
+/* The note on @text within @width columns, into @buf. */
+static size_t add(char *buf, size_t size, const char *text, const char *note, int width,
+		  int utf8)
+{
+	size_t len = (size_t)snprintf(buf, size, "%s", text);
+
+	return status_add_note(buf, size, len, note, width, utf8);
+}
+
+static void test_whole(void **state)
+{
+	char buf[256];
+	size_t len = add(buf, sizeof(buf), " 0xa3d8  cyc #?", NOTE, 100, 1);
+
+	assert_string_equal(buf, " 0xa3d8  cyc #?  [" NOTE "]");
+	assert_int_equal(len, strlen(buf));
+	/* exactly as wide as the width */
+	len = add(buf, sizeof(buf), "abc", NOTE, 3 + 4 + cols(NOTE), 1);
+	assert_string_equal(buf, "abc  [" NOTE "]");
+}
+
+/* The b2.pt line of the review: 100 columns, the bar's 24 on the right.
+ * The note went on whole and the bar was drawn over its end. */
+static void test_cut(void **state)
+{
+	const char *text = " 0xa3d8/0x800000 0.5%  cyc #?  tsc ~0x1078ca5a9bea  ~+380033t";
+	char buf[256];
+
+	add(buf, sizeof(buf), text, NOTE, 76, 1);
+	assert_true(cols(buf) <= 76);
+	assert_memory_equal(buf, text, strlen(text));
+	assert_string_equal(buf + strlen(text), "  [cycles…]");
+	/* without UTF-8; cut at the end of a word */
+	add(buf, sizeof(buf), text, NOTE, 80, 0);
+	assert_true(cols(buf) <= 80);
+	assert_string_equal(buf + strlen(text), "  [cycles from...]");
+	/* a multi-byte character is never cut in two */
+	add(buf, sizeof(buf), "x", "ééééééééééééééé", 17, 1);
+	assert_string_equal(buf, "x  [ééééééééééé…]");
+	assert_int_equal(cols(buf), 17);
+}
+
+static void test_dropped(void **state)
+{
+	char buf[256];
+	const char *text = "0123456789012345678901234567890123456789";
+	size_t len = add(buf, sizeof(buf), text, NOTE, 50, 1);
+
+	/* "  [" "…]" and fewer than 8 characters: no stub */
+	assert_string_equal(buf, text);
+	assert_int_equal(len, strlen(text));
+	/* the text alone wider than the width: nothing added */
+	len = add(buf, sizeof(buf), text, NOTE, 20, 1);
+	assert_string_equal(buf, text);
+	/* a full buffer stays full */
+	memset(buf, 'x', 15);
+	buf[15] = 0;
+	assert_int_equal(status_add_note(buf, 16, 15, NOTE, 200, 1), 15);
+	assert_int_equal(strlen(buf), 15);
+	/* a buffer too small for the note: cut, terminated */
+	assert_int_equal(status_add_note(buf, 20, 3, NOTE, 200, 1), 19);
+	assert_int_equal(strlen(buf), 19);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_dropped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
