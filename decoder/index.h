@@ -114,8 +114,8 @@ struct idx_summary {
 	/* Sleeps (PWRE, EXSTOP .. PWRX) closed here, each by the first
 	 * anchor (TSC or MTC) after its PWRX, from the time pass
 	 * (tm_last_halt()): how many, and the core's halted time in them,
-	 * at least and at most, whole TSC ticks (equal where the trace
-	 * tells it exactly) */
+	 * at least and at most, whole TSC ticks (equal only where each
+	 * EXSTOP's time is an anchor's, tm_last_halt()) */
 	uint32_t nhalt;
 	uint64_t halt_lo, halt_hi;
 };

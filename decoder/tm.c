@@ -36,6 +36,10 @@ enum {
 				  * (TM_F_RESYNC) */
 	TM_S_DISPUTED = 1 << 23, /* a TSC outside PSB+ went back since the
 				  * last PSB+ TSC (held: the next decides) */
+	TM_S_UNPLACED = 1 << 24, /* cycles since the last anchor that the
+				  * estimate did not place: no ratio (time
+				  * held), or more before it than
+				  * struct tm_model.unplaced holds */
 };
 
 #define Q_ONE ((tm_q)1 << 32)
@@ -304,26 +308,43 @@ static void tie_pending_cyc(struct tm_model *tm)
 }
 
 /*
- * The first anchor after a sleep's PWRX closes it: the core stopped
- * (EXSTOP) at or after the estimate @e0 held before the anchor and woke
+ * At an anchor (called after it is set, with the estimate @e0 and the
+ * anchor @a0 held before): the first anchor after a sleep's PWRX closes
+ * it.  The core stopped (EXSTOP) at or after @e0 by the estimate and woke
  * (PWRX) at or before the anchor, so the halted time is at most the
- * estimate's move.  It is all of it where the EXSTOP's time was exact (a
- * CYC settled there) and no CYC came after the PWRX: no cycle ran
- * between the stop and the anchor.  Else at least 0.  Only carried state
- * decides, so a decode from any PSB agrees with one from the start.
+ * estimate's move.  It is all of it only where the EXSTOP's time was an
+ * anchor's: a CYC settled there (its cycle is the EXSTOP's), no cycle
+ * ran since @a0 (@e0 is @a0's time) and none after the PWRX.  Where
+ * cycles since @a0 moved the estimate, the EXSTOP's time is their
+ * extrapolation by the ratio, @e0 - @a0 from @a0, and may lie up to that
+ * much later, and more by the part of the first CYC's cycles that the
+ * estimate put before @a0 (it counts from the CYC before, unplaced):
+ * at least the move less that span.  Where they did not (no ratio: time
+ * held at @a0) or CYCs came after the PWRX, at least 0.
+ * Only carried state decides, so a decode from any PSB agrees with one
+ * from the start.
  */
-static void halt_close(struct tm_model *tm, tm_q e0)
+static void halt_close(struct tm_model *tm, tm_q e0, tm_q a0)
 {
 	uint32_t st = tm->state;
-	uint64_t hi;
+	uint64_t hi, span, unplaced = tm->unplaced;
 
+	tm->state &= ~(uint32_t)TM_S_UNPLACED;
+	tm->unplaced = 0;
 	if (!(st & (TM_S_WOKE | TM_S_WOKE_CYC)))
 		return;
 	hi = (uint64_t)(tm->est >> 32) - (uint64_t)(e0 >> 32);
 	tm->nhalt++;
 	tm->halt_hi = hi;
-	tm->halt_lo = (st & (TM_S_WOKE | TM_S_STOP_EXACT)) ==
-		      (TM_S_WOKE | TM_S_STOP_EXACT) ? hi : 0;
+	tm->halt_lo = 0;
+	if ((st & (TM_S_WOKE | TM_S_STOP_EXACT | TM_S_UNPLACED)) ==
+	    (TM_S_WOKE | TM_S_STOP_EXACT)) {
+		/* the extrapolated span, whole ticks rounded up (the
+		 * estimate never falls below the anchor) */
+		span = e0 > a0 ? (uint64_t)((e0 - a0 + Q_ONE - 1) >> 32) : 0;
+		span += unplaced;
+		tm->halt_lo = hi > span ? hi - span : 0;
+	}
 	tm->state &= ~(uint32_t)(TM_S_WOKE | TM_S_WOKE_CYC | TM_S_STOP_EXACT);
 }
 
@@ -369,8 +390,9 @@ static void resync(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 	tm->state &= ~(uint32_t)(TM_S_REF | TM_S_REF_TMA | TM_S_REF_EST |
 				 TM_S_CYC_EST | TM_S_WOKE | TM_S_WOKE_CYC |
 				 TM_S_STOP_EXACT | TM_S_MTC | TM_S_MTC_EARLY |
-				 TM_S_LOST);
+				 TM_S_LOST | TM_S_UNPLACED);
 	tm->state |= TM_S_TMA_DUE | TM_S_TSC_SINCE | TM_S_RESYNCED;
+	tm->unplaced = 0;
 }
 
 /*
@@ -406,7 +428,7 @@ static int psb_period_ran(const struct tm_model *tm, tm_q t)
 
 static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
-	tm_q t = (tm_q)pkt->u.tsc << 32, e0 = tm->est;
+	tm_q t = (tm_q)pkt->u.tsc << 32, e0 = tm->est, a0 = tm->anchor;
 	int back = (tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor;
 	int leave = 0;
 	/* An MTC's time is its CTC boundary as the reference places it:
@@ -485,7 +507,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 		tie_pending_cyc(tm);
 	tm->state |= TM_S_TSC | TM_S_TMA_DUE | TM_S_TSC_SINCE;
 	tm->state &= ~(TM_S_MTC | TM_S_MTC_EARLY | TM_S_LOST);
-	halt_close(tm, e0);
+	halt_close(tm, e0, a0);
 }
 
 static void place_mtc(struct tm_model *tm, uint8_t payload,
@@ -528,7 +550,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	uint32_t mask = (1u << ref_bits(tm)) - 1;
 	uint64_t ctc_delta = 0;
 	int tied = 0;
-	tm_q t, e0 = tm->est;
+	tm_q t, e0 = tm->est, a0 = tm->anchor;
 
 	if (tm->state & TM_S_REF) {
 		ctc_delta = (((uint32_t)payload << freq) - tm->ref_ctc) & mask;
@@ -588,7 +610,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	tm->state &= ~TM_S_SLEPT;
 	if (tm->state & TM_S_SLEEP)
 		tm->state |= TM_S_SLEPT;
-	halt_close(tm, e0);
+	halt_close(tm, e0, a0);
 }
 
 static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
@@ -616,6 +638,32 @@ static void on_mtc(struct tm_model *tm, uint8_t payload, struct tm_stamp *st)
 	tie_pending_cyc(tm);
 }
 
+/*
+ * For halt_close(): a CYC's cycles that the estimate does not place after
+ * the anchor.  Without a ratio none are.  The first CYC after an anchor
+ * counts from the CYC before it (@base), so its time @t (before the
+ * anchor's floor) puts part of them, or all, before the anchor: a core
+ * that ran them all after it reached the next packet that much later.
+ */
+static void unplaced(struct tm_model *tm, uint64_t r, tm_q base, tm_q t)
+{
+	tm_q before;
+	uint64_t ticks;
+
+	if (!r) {
+		tm->state |= TM_S_UNPLACED;
+		return;
+	}
+	if (base >= tm->anchor)
+		return;
+	before = (t < tm->anchor ? t : tm->anchor) - base;
+	ticks = (uint64_t)((before + Q_ONE - 1) >> 32) + tm->unplaced;
+	if (ticks > UINT16_MAX)
+		tm->state |= TM_S_UNPLACED;
+	else
+		tm->unplaced = (uint16_t)ticks;
+}
+
 static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
 	uint64_t v = pkt->u.cyc, r = cur_ratio(tm);
@@ -638,6 +686,8 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	} else {
 		t = sat(base + (tm_q)v * r);
 	}
+	if (v)
+		unplaced(tm, r, base, t);
 	/* Not before the last anchor, and not past the next MTC. */
 	if (t < tm->anchor)
 		t = tm->anchor;
@@ -803,8 +853,10 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 	tm->cap_ok = 2;
 	tm->cal = t;
 	tm->cyc_cal = 0;
-	st = (tm->state & ~(uint32_t)(TM_S_TAINT | TM_S_SLEPT)) |
+	st = (tm->state & ~(uint32_t)(TM_S_TAINT | TM_S_SLEPT |
+				      TM_S_UNPLACED)) |
 	     TM_S_CAL | TM_S_CAL_MTC | TM_S_MTC;
+	tm->unplaced = 0;
 	if (st & TM_S_PEND) {
 		tm->cyc_est = tm->est;
 		st |= TM_S_CYC_EST;
@@ -886,6 +938,10 @@ void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
 	 * before set it), never past the next MTC: the estimate moves by
 	 * the cycles' time until it meets that cap (on_cyc() CYC by CYC). */
 	r = cur_ratio(tm);
+	/* as on_cyc(): they count from the estimate, never behind the
+	 * anchor, so only without a ratio are they not placed */
+	if (sum && !r)
+		tm->state |= TM_S_UNPLACED;
 	if (r && sum) {
 		tm_q t = tm->est + (tm_q)sum * r;
 
@@ -979,6 +1035,7 @@ void tm_save(const struct tm_model *tm, struct tm_carry *c)
 	c->ref_ctc = tm->ref_ctc;
 	c->last_mtc = tm->last_mtc;
 	c->cbr = tm->cbr;
+	c->unplaced = tm->unplaced;
 	c->state = tm->state;
 }
 
@@ -1001,6 +1058,7 @@ void tm_restore(struct tm_model *tm, const struct tm_carry *c)
 	tm->ref_ctc = c->ref_ctc;
 	tm->last_mtc = c->last_mtc;
 	tm->cbr = c->cbr;
+	tm->unplaced = c->unplaced;
 	/* The configuration bit is the model's own, not the carry's; and
 	 * without that configuration no crystal clock reference can be
 	 * (a damaged carry's would measure CTC wraps by a ratio of 0). */

@@ -71,7 +71,9 @@
  *     PWRE..PWRX is a sleep (TM_F_SLEEP), and a calibration period that
  *     holds one, or an EXSTOP (execution stopped: a C-state, or a P-state
  *     or frequency change after which execution goes on, SDM 36.4.2.22),
- *     does not calibrate.  An EXSTOP alone is not a sleep.
+ *     does not calibrate.  An EXSTOP alone is not a sleep.  Its halted
+ *     time is bounded (tm_last_halt()): the EXSTOP's own time is a CYC
+ *     extrapolation from the anchor before, exact only at that anchor.
  *   - Cycle exactness (SDM 36.3.6): the first CYC-eligible packet after a
  *     CYC is exact; other packets happened at or after the last CYC and
  *     before the next one: bounded.  Standalone CYCs accumulate.
@@ -164,7 +166,8 @@ struct tm_carry {
 	uint32_t ref_ctc;	/* the CTC's low bits at ref_time */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR */
-	uint8_t pad[2];
+	uint16_t unplaced;	/* ticks of cycles since the anchor that
+				 * the estimate put before it */
 };
 
 /* A time in TSC ticks with 32 fraction bits (Q32.32 over 96 bits). */
@@ -191,6 +194,9 @@ struct tm_model {
 				 * TMA, CTC[MTCFreq+7:0] from an MTC */
 	uint8_t last_mtc;	/* the last MTC payload */
 	uint8_t cbr;		/* the last CBR, 0 none */
+	uint16_t unplaced;	/* ticks of the first CYC after the anchor
+				 * that it counted from before the anchor
+				 * (rounded up; saturating: TM_S_UNPLACED) */
 	uint8_t khz_due;	/* khz is khz_cyc over khz_ticks, not yet
 				 * worked out (tm.c: a division per MTC) */
 	uint32_t khz_cyc;	/* the last calibration's cycles */
@@ -289,9 +295,14 @@ static inline int tm_last_period(const struct tm_model *tm,
 
 /* The halted time of the last sleep @tm closed, in whole TSC ticks: a
  * sleep (PWRE, EXSTOP .. PWRX) is closed by the first anchor (TSC or MTC)
- * after its PWRX, and the core was halted for at least *@lo and at most
- * *@hi ticks of the estimate's move from before the anchor to it (equal
- * where the EXSTOP's time was exact and no CYC came after the PWRX).
+ * after its PWRX, and the core was halted for at most *@hi ticks, the
+ * estimate's move from before the anchor to it, and at least *@lo: that
+ * move less the span the EXSTOP's time was extrapolated over from the
+ * anchor before it (CYC cycles times the ratio, which may be off by as
+ * much), where a CYC settled at the EXSTOP and none came after the PWRX;
+ * 0 where one did, or no ratio placed the cycles before the EXSTOP (time
+ * held: its time is unknown).  Equal only where the EXSTOP's time is an
+ * anchor's (no cycle ran between).
  * Returns how many sleeps it closed so far (0: none; *@lo and *@hi are
  * then 0): a caller sees a new one when the count changes. */
 static inline uint64_t tm_last_halt(const struct tm_model *tm, uint64_t *lo,

@@ -866,17 +866,22 @@ static void test_mtc_freq9(void **state __attribute__((unused)))
 	}
 }
 
-/* Halted time: the first anchor after a PWRX closes the sleep; all the
- * estimate's move to it where the EXSTOP was exact and no CYC ran after
- * the PWRX, else 0 at least; the same across a carry. */
+/* Halted time: the first anchor after a PWRX closes the sleep, at most
+ * the estimate's move to it; at least that less the span the EXSTOP's
+ * time was extrapolated over from the anchor before (all of it only where
+ * the EXSTOP's time is an anchor's), 0 where a CYC ran after the PWRX or
+ * no ratio placed the cycles before the EXSTOP; the same across a
+ * carry. */
 static void test_halt(void **state __attribute__((unused)))
 {
-	struct tm_config c = dr_cfg();
+	struct tm_config c = dr_cfg(), none;
+	struct tm_stamp st[24];
 	struct tm_model tm;
-	uint64_t lo, hi, e0;
+	uint64_t lo, hi, e0, span;
+	tm_q q7, q11;
 	int k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		struct buf b = { .n = 0 };
 		size_t cut;
 
@@ -884,10 +889,10 @@ static void test_halt(void **state __attribute__((unused)))
 		e_mtc(&b, 0x10);	/* [5] */
 		e_cyc(&b, 400);		/* [6] */
 		e_mtc(&b, 0x11);	/* [7] */
-		e_cyc(&b, 10);		/* [8] */
+		e_cyc(&b, k == 3 ? 0 : 10);	/* [8] */
 		e_pwre(&b);		/* [9] */
-		e_cyc(&b, 5);		/* [10] */
-		e_exstop(&b);		/* [11]: settles the CYC: exact */
+		e_cyc(&b, k == 3 ? 0 : 5);	/* [10] */
+		e_exstop(&b);		/* [11]: settles the CYC */
 		e_fup(&b);		/* [12] */
 		e_pwrx(&b);		/* [13] */
 		if (k == 1)
@@ -896,12 +901,44 @@ static void test_halt(void **state __attribute__((unused)))
 			e_mtc(&b, 0x15);	/* the next MTC closes it */
 		else
 			e_tsc(&b, T0 + 100000);
+		run(&b, &c, st, NULL, 24);
+		assert_true(st[11].flags & TM_F_EXACT);
+		/* 15 cycles at 400 a period past MTC [7]; k 3: none, the
+		 * EXSTOP's time is the MTC's */
+		q7 = ((tm_q)st[7].tsc << 32) | st[7].tsc_frac;
+		q11 = ((tm_q)st[11].tsc << 32) | st[11].tsc_frac;
+		span = (uint64_t)((q11 - q7 + ((tm_q)1 << 32) - 1) >> 32);
+		assert_true(k == 3 ? span == 0 : span == 47);
 		for (cut = 9; cut < 16; cut++) {
 			feed_cut(&tm, &c, &b, cut, &e0);
 			assert_int_equal(tm_last_halt(&tm, &lo, &hi), 1);
 			assert_int_equal(hi, (k == 2 ? tm.est >> 32 : T0 + 100000) - e0);
-			assert_true(hi > 0);
-			assert_int_equal(lo, k == 1 ? 0 : hi);
+			assert_true(hi > span);
+			assert_int_equal(lo, k == 1 ? 0 : hi - span);
+		}
+	}
+	/* Without a ratio the cycles before the EXSTOP do not move time:
+	 * its time is unknown, at least 0 halted (20000 cycles ran, and
+	 * the TSC 30000 ticks on) */
+	{
+		struct buf b = { .n = 0 };
+		size_t cut;
+
+		memset(&none, 0, sizeof(none));
+		e_psb(&b);
+		e_tsc(&b, T0);
+		e_psbend(&b);
+		e_tnt(&b, 1);
+		e_cyc(&b, 20000);
+		e_pwre(&b);
+		e_exstop(&b);
+		e_pwrx(&b);
+		e_tsc(&b, T0 + 30000);
+		for (cut = 1; cut < 9; cut++) {
+			feed_cut(&tm, &none, &b, cut, &e0);
+			assert_int_equal(tm_last_halt(&tm, &lo, &hi), 1);
+			assert_int_equal(hi, 30000);
+			assert_int_equal(lo, 0);
 		}
 	}
 	/* No sleep, no halt; an OVF drops the sleep's end */
