@@ -76,6 +76,31 @@ sed -n 2p "$tmp/c.txt" | grep -q ' raw ' || bad "config: raw bytes not shown"
 head -n 1 "$tmp/c.txt" | grep -q '\[default\]' || bad "config: --keymap did not win: $(head -n 1 "$tmp/c.txt")"
 [ $fail = 0 ] && echo "ok   the config file's commands run, bad lines are reported, --keymap wins"
 
+# The config file's keymap lines are checked for a way out once, at its
+# end, as a keymap file's: q unbound by lines 1-2 and x bound to quit by
+# line 3 brought q back after line 2 ("config:2: keymap: q (quit) bound
+# again: no other key was left"), and line 4's q z was refused.  A config
+# that leaves no way to quit gets q back, said once, naming the file.
+cfg=$XDG_CONFIG_HOME/ptbrowse/config
+printf 'unbind q\nunbind Q\nbind x quit\nbind q z goto-end\n' >"$cfg"
+printf 'q z\n:save-screen %s\n:messages\n:save-screen %s\nq\nx\n:save-screen %s\n' \
+	"$tmp/x1.txt" "$tmp/x2.txt" "$tmp/x3.txt" >"$tmp/kx"
+"$PTBROWSE" --no-state --script "$tmp/kx" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config exits: exit $?"
+grep -q '^ 0x[0-9a-f]*/0x10000 100\.0%' "$tmp/x1.txt" || bad "config exits: q z did not go to the end: $(cat "$tmp/x1.txt")"
+[ -z "$(tail -n 1 "$tmp/x1.txt" | tr -d ' ')" ] || bad "config exits: message '$(tail -n 1 "$tmp/x1.txt")'"
+grep -q ' E ' "$tmp/x2.txt" && bad "config exits: errors: $(cat "$tmp/x2.txt")"
+[ -f "$tmp/x3.txt" ] && bad "config exits: x did not quit"
+printf 'unbind q\nunbind Q\nbind j cursor-down\n' >"$cfg"
+printf ':save-screen %s\n:messages\n:save-screen %s\nq\nq\n:save-screen %s\n' \
+	"$tmp/y1.txt" "$tmp/y2.txt" "$tmp/y3.txt" >"$tmp/ky"
+"$PTBROWSE" --no-state --script "$tmp/ky" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config exits: exit $?"
+[ "$(tail -n 1 "$tmp/y1.txt" | sed 's/ *$//')" = "$cfg: keymap: q (quit) bound again: no other key was left" ] ||
+	bad "config exits: message '$(tail -n 1 "$tmp/y1.txt")'"
+[ "$(grep -c 'bound again' "$tmp/y2.txt")" = 1 ] || bad "config exits: :messages: $(cat "$tmp/y2.txt")"
+[ -f "$tmp/y3.txt" ] && bad "config exits: q did not quit"
+rm -f "$cfg"
+[ $fail = 0 ] && echo "ok   the config file's keymap lines are checked for a way out once, at its end"
+
 # describe-key from a key (emacs C-h k) describes the very next key, which
 # does nothing else (it once waited for a key argument and described the
 # one after).

@@ -705,6 +705,59 @@ static void test_ways_out(void **state)
 	km_free(km);
 }
 
+/* Lines held (km_hold(), a config file's) are checked once at the end:
+ * "unbind q", "unbind Q", "bind x quit" bound q again after the second
+ * line, with a wrong message, and a later "bind q z ..." was refused. */
+static void test_ways_out_held(void **state)
+{
+	static const char *const lines[] = { "unbind q", "unbind Q", "bind x quit",
+					     "bind q z goto-end" };
+	char err[256], path[600], line[700];
+	struct km_state st;
+	struct km_result res;
+	struct km *km = load("default");
+	size_t i;
+
+	km_hold(NULL);
+	assert_int_equal(km_release(NULL, "x", err, sizeof(err)), 0);
+	/* not held: nothing to check */
+	assert_int_equal(km_release(km, "config", err, sizeof(err)), 0);
+	km_hold(km);
+	km_hold(km);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (km_exec(km, lines[i], err, sizeof(err)))
+			fail_msg("%s: %s", lines[i], err);
+		assert_int_equal(km_nerrors(km), 0);
+	}
+	assert_int_equal(km_release(km, "config", err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 0);
+	km_state_reset(&st);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_PACKETS, "x", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_QUIT);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_PACKETS, "q z", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_GOTO_END);
+
+	/* no way out at the end: q again, said once, naming the file, not
+	 * in the error list; a file sourced in between waits too */
+	snprintf(path, sizeof(path), "%s/unq.keys", tmpdir);
+	assert_int_equal(helpers_write_text(path, "unbind q z\nunbind x\n"), 0);
+	km_hold(km);
+	snprintf(line, sizeof(line), "source %s", path);
+	assert_int_equal(km_exec(km, line, err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 0);
+	assert_int_equal(km_release(km, "/etc/ptbrowse/config", err, sizeof(err)), 1);
+	assert_string_equal(err, "/etc/ptbrowse/config: keymap: q (quit) bound again: "
+			    "no other key was left");
+	assert_int_equal(km_nerrors(km), 0);
+	km_state_reset(&st);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_PACKETS, "q", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_QUIT);
+	/* released: each line is checked again */
+	assert_int_equal(km_exec(km, "unbind q", err, sizeof(err)), 0);
+	assert_int_equal(km_nerrors(km), 1);
+	km_free(km);
+}
+
 static void test_tables(void **state)
 {
 	struct km *km = load("default");
@@ -868,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_read_key),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_ways_out),
+		cmocka_unit_test(test_ways_out_held),
 		cmocka_unit_test(test_describe),
 	};
 

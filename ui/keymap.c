@@ -240,9 +240,23 @@ int km_exec_argv(struct km *km, int argc, char **argv, char *err, size_t errlen)
 		return -pte_invalid;
 	}
 	rc = km_exec_words(km, argc, argv, err, errlen);
-	if (!km->parsing)
+	if (!km->parsing && !km->held)
 		km_keep_exits(km);
 	return rc;
+}
+
+void km_hold(struct km *km)
+{
+	if (km)
+		km->held = 1;
+}
+
+int km_release(struct km *km, const char *file, char *err, size_t errlen)
+{
+	if (!km || !km->held)
+		return 0;
+	km->held = 0;
+	return km->parsing ? 0 : km_rebind_exits(km, file, err, errlen);
 }
 
 int km_parse(struct km *km, const char *fname, const char *text)
@@ -278,7 +292,7 @@ int km_parse(struct km *km, const char *fname, const char *text)
 	}
 	/* The ways out are checked once the whole text is read: a file may
 	 * unbind q before it binds another key to quit. */
-	if (!--km->parsing)
+	if (!--km->parsing && !km->held)
 		km_keep_exits(km);
 	return nbad;
 }

@@ -122,7 +122,8 @@ int km_load(struct km *km, const char *name, char *err, size_t errlen);
 const char *km_name(const struct km *km);
 
 /* No keymap leaves the user without a way out: once a text, a file or a
- * command line has run (km_parse(), km_source(), km_load(), km_exec()),
+ * command line has run (km_parse(), km_source(), km_load(), km_exec();
+ * lines held by km_hold() at km_release()),
  * quit, command-prompt and interrupt that no key reaches from every pane
  * any more are bound again to q, : and C-c (freeing those keys), and the
  * error list says so. */
@@ -158,6 +159,18 @@ int km_exec(struct km *km, const char *line, char *err, size_t errlen);
  * a line), e.g. a prompt line split once by cmd.h.
  * Returns as km_exec(). */
 int km_exec_argv(struct km *km, int argc, char **argv, char *err, size_t errlen);
+
+/* Hold the check of the ways out (above) while lines run one at a time
+ * through km_exec_argv() as a whole, as a config file's: one may unbind q
+ * before a later one binds another key to quit.  Holding a held keymap
+ * does nothing. */
+void km_hold(struct km *km);
+
+/* End km_hold(): check the ways out now, once (nothing if @km is not
+ * held).
+ * Returns 1 if it bound any again, with "@file: keymap: ..." in @err
+ * saying which (not in the error list); 0 if not. */
+int km_release(struct km *km, const char *file, char *err, size_t errlen);
 
 /* The number of collected errors. */
 size_t km_nerrors(const struct km *km);

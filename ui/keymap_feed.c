@@ -154,8 +154,8 @@ static void km_tab_drop_key(struct km_tab *tab, int key)
 }
 
 /* Bind each way out no key gives any more to its key again, freeing the
- * key in the global and pane tables, and say so in the error list. */
-void km_keep_exits(struct km *km)
+ * key in the global and pane tables; say which in @err. */
+int km_rebind_exits(struct km *km, const char *file, char *err, size_t errlen)
 {
 	char msg[200];
 	size_t i, len = 0;
@@ -173,12 +173,20 @@ void km_keep_exits(struct km *km)
 					len ? ", " : "", km_exits[i].name,
 					action_table[km_exits[i].action].name);
 	}
-	if (len) {
-		char e[256];
+	if (!len)
+		return 0;
+	km_set_err(err, errlen, "%s%skeymap: %s bound again: no other key was left",
+		   file ? file : "", file ? ": " : "", msg);
+	return 1;
+}
 
-		snprintf(e, sizeof(e), "keymap: %s bound again: no other key was left", msg);
+/* The same, said in the error list. */
+void km_keep_exits(struct km *km)
+{
+	char e[256];
+
+	if (km_rebind_exits(km, NULL, e, sizeof(e)))
 		km_add_error(km, "", 0, e);
-	}
 }
 
 static uint64_t km_mul_sat(uint64_t a, uint64_t b, uint64_t c)

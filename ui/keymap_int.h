@@ -47,6 +47,7 @@ struct km {
 	} stack[KM_MAX_DEPTH];
 	int nsourced;		/* files read since the outermost source */
 	int parsing;		/* inside km_parse(): lines, not the whole */
+	int held;		/* km_hold(): lines, until km_release() */
 	const char *file;	/* the file being read, for relative source */
 	char name[64];
 };
@@ -80,7 +81,10 @@ int km_cmd_bind(struct km *km, int argc, char **argv, char *err, size_t errlen);
 int km_cmd_unbind(struct km *km, int argc, char **argv, char *err, size_t errlen);
 
 /* keymap_feed.c: bind quit, command-prompt and interrupt again where no
- * key reaches them any more (keymap.h). */
+ * key reaches them any more (keymap.h), saying so in the error list;
+ * km_rebind_exits() says so in @err instead, "@file: keymap: ..." if
+ * @file, and returns 1 if it bound any, else 0. */
 void km_keep_exits(struct km *km);
+int km_rebind_exits(struct km *km, const char *file, char *err, size_t errlen);
 
 #endif /* KEYMAP_INT_H */

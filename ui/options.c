@@ -222,6 +222,10 @@ void options_config(struct ui *ui, const struct options *o)
 			}
 			continue;
 		}
+		/* The ways out (q, :, C-c) are checked once the whole file
+		 * is read, as a keymap file's: a line may unbind q before
+		 * a later one binds another key to quit. */
+		km_hold(ui->km);
 		while ((r = options_read_line(f, line, sizeof(line)))) {
 			char *p = line;
 
@@ -243,6 +247,8 @@ void options_config(struct ui *ui, const struct options *o)
 			ui->msglog_off = 1;
 			cmd_line(ui, p, TOK_COMMENT);
 			ui->msglog_off = 0;
+			/* set keymap gives a new keymap */
+			km_hold(ui->km);
 			if (ui->msg[0] && ui->msg_sev == UI_ERROR) {
 				char msg[sizeof(ui->msg)];
 
@@ -254,6 +260,11 @@ void options_config(struct ui *ui, const struct options *o)
 			}
 		}
 		fclose(f);
+		if (km_release(ui->km, paths[k], line, sizeof(line))) {
+			msg_report(ui, UI_ERROR, "%s", line);
+			snprintf(last, sizeof(last), "%s", ui->msg);
+			nerr++;
+		}
 	}
 	/* The status line says what the log holds once each. */
 	ui->msglog_off = 1;
