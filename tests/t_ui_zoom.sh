@@ -6,7 +6,8 @@
 # labels; z and Z keep the cursor's column ('┃' on the marker row); a
 # trace with OVFs in most columns still shows a mark and the PSB ticks;
 # a drag along the timeline selects a span that z zooms to, following the
-# pointer before the release; :zoom A B and
+# pointer before the release, its time '~' an estimate; a region after 33
+# others shows on the time axis; :zoom A B and
 # :zoom hit say what they zoomed to.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
@@ -181,6 +182,10 @@ if [ $i -ge 50 ]; then
 	drag
 fi
 wait_for 'VISUAL -- .* on the timeline: z zooms'
+# Its ends are rows between CYC packets, their times estimates: so is
+# the span ('~', as the cycle pane marks their times; shown as exact).
+grep -Eq 'VISUAL --  ~[0-9.]+ [mun]?s on the timeline' "$tmp/screen" ||
+	fail "the drag's span is not marked an estimate"
 tm send-keys -t ptb z
 wait_for 'timeline: the selection, span'
 span=$(axis_span)
@@ -229,6 +234,40 @@ h=$(sed -n 's/.*around the hit at \(0x[0-9a-f]*\).*/\1/p' "$tmp/screen")
 echo "ok   :zoom a b puts a and b at the edges; :zoom hit zooms around the search's hit ($h)"
 cmd "zoom nosuch" "zoom: no region, mark or keyword 'nosuch'"
 cmd "zoom a" 'zoom: a is a point'
+
+# Regions on the time axis: 33 near the start, then far at 87.5% to
+# 90.6%: far's columns are underlined on the marker row (only the first
+# 32 regions of the set were drawn).  -N keeps the underlined blanks at
+# the line's end.
+cmd "zoom all" 'timeline: the whole trace'
+i=1
+while [ $i -le 33 ]; do
+	cmd "region r$i $((i * 0x1000)) $((i * 0x1000 + 0x800))" "region r$i: "
+	i=$((i + 1))
+done
+cmd "region far 0x380000 0x3a0000" 'region far: 0x380000-0x3a0000'
+sleep 0.3
+tm capture-pane -e -N -p -t ptb | sed -n 37p >"$tmp/ul"
+ul=$(python3 - "$tmp/ul" <<'PY'
+import re, sys
+s = open(sys.argv[1], encoding='utf-8').read().rstrip('\n')
+ul, col, out = False, 0, []
+for m in re.finditer(r'\x1b\[([0-9;]*)m|(.)', s):
+    if m.group(1) is not None:
+        for p in (m.group(1) or '0').split(';'):
+            if p in ('0', '24'):
+                ul = False
+            elif p == '4':
+                ul = True
+    else:
+        if ul:
+            out.append(col)
+        col += 1
+print(' '.join(map(str, out)))
+PY
+)
+case " $ul " in *" 104 "*) ;; *) fail "region far is not underlined in column 104 (underlined: $ul)" ;; esac
+echo "ok   the 34th region shows on the time axis (underlined: $ul)"
 tm send-keys -t ptb q
 wait_for 'EXITED rc=0'
 

@@ -571,6 +571,35 @@ static int tl_press = -1;
 static int tl_moved;
 static uint64_t tl_anchor;
 
+/* The TSC of the row holding @off (0 if none), and in *@mark what the
+ * panes put before its time (timefmt_row_mark(): "?", "~" or ""). */
+static uint64_t tl_row_tsc_mark(struct ui *ui, uint64_t off, const char **mark)
+{
+	struct win_iter it = { 0 };
+	uint64_t tsc = 0;
+
+	*mark = "";
+	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC)) {
+		tsc = win_row(&it)->ts.tsc;
+		*mark = timefmt_row_mark(ui, win_row(&it));
+	}
+	win_iter_release(&it);
+	return tsc;
+}
+
+/* The time from row @from to the row holding @to - 1 into @buf: '?'
+ * before it if either end's time is disputed, else '~' if either is an
+ * estimate (not a TSC or MTC packet's), as the panes mark them. */
+static void tl_span_time(struct ui *ui, uint64_t from, uint64_t to, char *buf, size_t size)
+{
+	const char *ma, *mb;
+	uint64_t a = tl_row_tsc_mark(ui, from, &ma), b = tl_row_tsc_mark(ui, to - 1, &mb);
+	char t[40];
+
+	timefmt_tsc(ui, t, sizeof(t), timefmt_tsc_diff(ui, a, b), 0);
+	snprintf(buf, size, "%s%s", *ma == '?' || *mb == '?' ? "?" : *ma ? ma : mb, t);
+}
+
 /* The span from the press to column @col selected (@col the press's own:
  * none).  Returns 1 with *@draw set. */
 static int tl_drag_to(struct ui *ui, int col, int *draw)
@@ -589,9 +618,7 @@ static int tl_drag_to(struct ui *ui, int col, int *draw)
 	marks_ui_visual_from(ui, anchor);
 	marks_ui_selection(ui, &from, &to);
 	if (tl_cols_cache.time)
-		timefmt_tsc(ui, span, sizeof(span),
-			    timefmt_tsc_diff(ui, tl_cols_row_tsc(ui, from),
-					     tl_cols_row_tsc(ui, to - 1)), 0);
+		tl_span_time(ui, from, to, span, sizeof(span));
 	else
 		snprintf(span, sizeof(span), "%" PRIu64 " bytes", to - from);
 	msg_report(ui, UI_INFO, "-- VISUAL --  %s on the timeline: z zooms to it, "
