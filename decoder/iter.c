@@ -8,7 +8,9 @@
  * representative picture early.  A unit first runs the predicate alone
  * (which packets are boundaries, and where data was lost), then gives a
  * time to each of its boundaries a measured iteration may start or end
- * at, each walked from the index's carry at its segment; its last
+ * at, each walked from the index's carry at its segment, and the PSB+
+ * TSCs that begin it and the next one say whether time ran ahead there
+ * (iter_ahead()); its last
  * bounded boundary's upper bound is looked for past the unit, up to the
  * next CYC, loss or boundary (the predicate runs there too).  Once every
  * unit is walked they are joined in order: data lost at the end of one
@@ -111,6 +113,10 @@ struct iter_walk {
 	int lost;		/* data lost since the last boundary */
 	int want_hi;		/* the straight walk: the last boundary
 				 * awaits its upper bound */
+	size_t pend;		/* the straight walk: the first boundary
+				 * awaiting the next PSB+ TSC (ahead) */
+	int in_psb;		/* the straight walk: in PSB+, before its
+				 * TSC */
 	struct tm_model tm;
 	uint64_t find_from;	/* packets from here on are looked at as
 				 * boundaries (srch_ctx kept): the find
@@ -187,6 +193,35 @@ static int iter_is_bound(struct iter_walk *w, const struct pkt *pkt)
 	return w->types >> pkt->type & 1 && srch_match(j->pred, pkt, &w->ctx);
 }
 
+/* The straight walk's PSB+ (iter_psb_verdict() for the time pass): the
+ * boundaries since the last PSB+ TSC await the next one, which says
+ * whether time ran ahead (iter_bound.ahead); a PSB+ without a TSC (its
+ * PSBEND, the next PSB, or data lost in it) says nothing of them.
+ * @pkt is stepped to @st if it is a TSC of PSB+ (a boundary's stamp
+ * already, if @stepped).  Before the boundary @pkt may be is pushed. */
+static void iter_pend(struct iter_walk *w, const struct pkt *pkt, struct tm_stamp *st,
+		      int stepped)
+{
+	struct iter_unit *u = w->u;
+	size_t k;
+
+	if (pkt->type == PKT_PSB) {
+		if (w->in_psb)
+			w->pend = u->n;
+		w->in_psb = 1;
+	} else if (w->in_psb && pkt->type == PKT_PSBEND) {
+		w->pend = u->n;
+		w->in_psb = 0;
+	} else if (w->in_psb && pkt->type == PKT_TSC) {
+		if (!stepped)
+			tm_step(&w->tm, pkt, st);
+		for (k = w->pend; st->flags & TM_F_RESYNC && k < u->n; k++)
+			u->b[k].ahead = 1;
+		w->pend = u->n;
+		w->in_psb = 0;
+	}
+}
+
 /* The find pass's packet (and, @w->timed, the straight walk's, where the
  * model runs through every packet): a boundary if the predicate holds;
  * at the next CYC, the last boundary's upper cycle bound.
@@ -203,6 +238,11 @@ static int iter_find_packet(struct iter_walk *w, const struct pkt *pkt)
 	if (!iter_is_bound(w, pkt)) {
 		if (!w->timed)
 			return 0;
+		if (w->in_psb && pkt->type == PKT_TSC) {
+			iter_pend(w, pkt, &st, 0);
+			return 0;
+		}
+		iter_pend(w, pkt, &st, 1);
 		if (pkt->type == PKT_CYC && w->want_hi) {
 			tm_step(&w->tm, pkt, &st);
 			u->b[u->n - 1].cyc_hi = st.cycles;
@@ -217,6 +257,7 @@ static int iter_find_packet(struct iter_walk *w, const struct pkt *pkt)
 	b.lost = (uint8_t)w->lost;
 	if (w->timed) {
 		tm_step(&w->tm, pkt, &st);
+		iter_pend(w, pkt, &st, 1);
 		b.tsc = st.tsc;
 		b.cyc_lo = st.cycles;
 		b.cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
@@ -239,6 +280,9 @@ static int iter_find_lose(struct iter_walk *w)
 	if (w->timed) {
 		tm_gap(&w->tm);
 		w->want_hi = 0;
+		if (w->in_psb)
+			w->pend = w->u->n;	/* its TSC is lost */
+		w->in_psb = 0;
 	}
 	w->lost = 1;
 	return 0;
@@ -653,6 +697,68 @@ static int iter_time_seek(struct iter_walk *w, size_t at, size_t i)
 	return 0;
 }
 
+/* The PSB+ of segment @k, model @tm (a copy: it is stepped) at its
+ * start, as the straight walk sees it (iter_pend()): whether its TSC took
+ * time back (TM_F_RESYNC), and where the boundaries that take that
+ * verdict end (*@cut): at the TSC, else at its PSBEND, where data was
+ * lost in it, or at the segment's end.  Returns 1 or 0. */
+static int iter_psb_verdict(const struct iter_job *j, struct tm_model *tm, size_t k,
+			    uint64_t *cut)
+{
+	struct img_cursor cur;
+	struct tm_stamp st;
+	struct pkt pkt;
+	uint64_t off, end;
+
+	*cut = UINT64_MAX;
+	if (idx_segment_span(j->idx, k, &off, &end))
+		return 0;
+	*cut = end;
+	if (img_cursor_init(&cur, j->img, off) < 0)
+		return 0;
+	while (img_cursor_offset(&cur) < end) {
+		uint64_t at = img_cursor_offset(&cur);
+		int r = img_cursor_next(&cur, &pkt);
+
+		if (r < 0 || cur.gap || pkt.offset + pkt.size > end) {
+			*cut = r < 0 || !cur.gap ? at : pkt.offset;
+			return 0;
+		}
+		if (pkt.type == PKT_TSC) {
+			tm_step(tm, &pkt, &st);
+			*cut = pkt.offset;
+			return (st.flags & TM_F_RESYNC) != 0;
+		}
+		if (pkt.type == PKT_PSBEND) {
+			*cut = pkt.offset;
+			return 0;
+		}
+		tm_advance(tm, &pkt);
+	}
+	return 0;
+}
+
+/* The ahead flags of @u's timed boundaries in segment @i (bytes
+ * [@off, @end)), walked from model @t0 to model @t1 (at its end): those
+ * before its PSB+ TSC take that TSC's verdict, the others the next
+ * segment's (iter_psb_verdict()).  Returns 0. */
+static int iter_ahead(struct iter_job *j, struct iter_unit *u, size_t i, uint64_t off,
+		      uint64_t end, const struct tm_model *t0, const struct tm_model *t1)
+{
+	struct tm_model tm = *t0;
+	uint64_t cut, cut1;
+	int own = iter_psb_verdict(j, &tm, i, &cut), next = 0;
+	size_t k;
+
+	tm = *t1;
+	if (i + 1 < idx_nseeks(j->idx))
+		next = iter_psb_verdict(j, &tm, i + 1, &cut1);
+	for (k = iter_lower(u->b, u->n, off); k < u->n && u->b[k].offset < end; k++)
+		if (u->b[k].timed)
+			u->b[k].ahead = (uint8_t)(u->b[k].offset < cut ? own : next);
+	return 0;
+}
+
 /* Time, unit @u (its segments end before segment @s1): the time of each
  * of its boundaries that may need one (iter_unit_needs(), with @last),
  * each segment
@@ -694,8 +800,7 @@ static int iter_time(struct iter_job *j, struct iter_unit *u, size_t s1, int las
 		r = iter_time_seek(&w, at, i);
 		if (r < 0)
 			return r;
-		if (w.cont)
-			t0 = w.tm;
+		t0 = w.tm;
 		r = iter_segment(&w, off, end);
 		if (r < 0)
 			return r;
@@ -704,6 +809,10 @@ static int iter_time(struct iter_job *j, struct iter_unit *u, size_t s1, int las
 			at = i;
 		} else {
 			at = i + 1;
+			/* (one that holds boundaries to time is walked
+			 * whole) */
+			if (!w.cont)
+				iter_ahead(j, u, i, off, end, &t0, &w.tm);
 		}
 		if (iter_stopped(j))
 			return -pte_canceled;
@@ -928,6 +1037,7 @@ static void iter_untime(struct iter_bound *b, size_t nb, const uint8_t *cut)
 			b[k].tsc = b[k].cyc_lo = b[k].cyc_hi = 0;
 			b[k].flags = 0;
 			b[k].timed = 0;
+			b[k].ahead = 0;
 		}
 }
 
@@ -954,7 +1064,7 @@ static void iter_dispute(const struct idx *idx, struct iter_bound *b, size_t nb)
 			if (outlier || !idx_time_damage_ceiling(idx, seg, &ceil))
 				ceil = UINT64_MAX;
 		}
-		b[k].disputed = (uint8_t)(outlier || b[k].tsc > ceil);
+		b[k].disputed = (uint8_t)(outlier || b[k].tsc > ceil || b[k].ahead);
 	}
 }
 
@@ -1184,6 +1294,10 @@ static void iter_measure(const struct iter_bound *a, const struct iter_bound *z,
 	 * two such guesses, measures nothing. */
 	it->no_tsc = !(a->flags & z->flags & TM_F_TSC);
 	it->ticks = !it->no_tsc && z->tsc >= a->tsc ? z->tsc - a->tsc : 0;
+	/* Time went back in between (only a PSB+ TSC takes it back), or
+	 * the end is a TSC that took it back: the times disagree. */
+	if (!it->no_tsc && (z->tsc < a->tsc || (z->flags & TM_F_RESYNC)))
+		it->disputed = 1;
 	it->has_cyc = (a->flags & TM_F_CYC) && (z->flags & TM_F_CYC);
 	if (!it->has_cyc)
 		return;

@@ -19,8 +19,9 @@
  * the cut: test_iter checks one thread against several); the last
  * boundary of a unit after lost data is timed once all are done, if the
  * next unit's first one says it needs it.  Then a boundary between two
- * broken iterations keeps no time (iter_bound.timed 0).  The result is
- * that of one walk through every packet from the start
+ * broken iterations keeps no time (iter_bound.timed 0), and one whose
+ * time the next PSB+ TSC takes back is disputed (iter_bound.ahead).  The
+ * result is that of one walk through every packet from the start
  * (iter_opts.straight; test_iter compares them).  A boundary's cycles
  * are exact (TM_F_EXACT) or bounded: at or after its lower bound and
  * before the count at the next CYC, which the walk records as the upper
@@ -54,9 +55,14 @@ struct iter_bound {
 				 * are none), so none was worked out: all 0 */
 	uint8_t disputed;	/* timed, and tsc lies in damaged time: its
 				 * segment's TSC contradicts its neighbours'
-				 * (idx_time_outlier()) or tsc is past the
+				 * (idx_time_outlier()), tsc is past the
 				 * segment's ceiling where that is damage
-				 * (idx_time_damage_ceiling()) */
+				 * (idx_time_damage_ceiling()), or ahead */
+	uint8_t ahead;		/* timed, and the TSC of the PSB+ after it
+				 * took time back (TM_F_RESYNC): the time
+				 * since the PSB+ TSC before it ran ahead
+				 * (an MTC or TSC damaged, say), by how much
+				 * is not known */
 };
 
 /* One iteration: from boundary @from to the next one. */
