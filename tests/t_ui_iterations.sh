@@ -197,6 +197,20 @@ EOF
 	tail -n 1 "$tmp/nocode.txt" | grep -q "iterations: call no_such_function: no function" ||
 		fail "no such function: $(tail -n 1 "$tmp/nocode.txt" 2>/dev/null)"
 	[ $status = 0 ] && echo "ok   :iterations call word_hash: the search's $nh hits as boundaries"
+	# The slowest iteration's time is the one its region's summary
+	# gives (both convert with perf's time_mult, not a TSC frequency).
+	k=$(sed -n 's/^ *1  .* #\([0-9]*\) .*/\1/p' "$tmp/code.txt" 2>/dev/null | head -1)
+	t=$(sed -n 's/^ *1  [^0-9]*\([0-9.]* [mun]*s\) .*/\1/p' "$tmp/code.txt" 2>/dev/null | head -1)
+	printf 'wait-index\n:iterations call word_hash\nwait-iterations\nr\n:regions iter-%s\nwait-regions\n:save-screen %s/codereg.txt\nq\n' \
+		"$k" "$tmp" > "$tmp/keys6"
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys6" \
+		--size 150x30 "$tmp/rec/perf.data" > "$tmp/out6" 2>&1 || fail "exit status $? (region)"
+	d=$(sed -n 's/^ duration [^0-9]*\([0-9.]* [mun]*s\).*/\1/p' "$tmp/codereg.txt" 2>/dev/null)
+	if [ -z "$t" ] || [ "$t" != "$d" ]; then
+		fail "iteration #$k: '$t' in the list, its region's duration '$d'"
+	else
+		echo "ok   :iterations times as its regions' summaries: #$k $t"
+	fi
 else
 	echo "skipped: $rec_err"
 fi

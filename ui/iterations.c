@@ -13,6 +13,7 @@
  */
 #include <curses.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -314,18 +315,23 @@ static int it_have_part(void)
 	return it.ready || (it.have && it.snap.done);
 }
 
-/* Write @v TSC ticks as time (ticks without a frequency) into @buf. */
-static void it_fmt_time(const struct ui *ui, uint64_t v, char *buf, size_t size)
+/* Write @v TSC ticks from TSC @at as time into @buf, converted as the
+ * panes and region summaries do (timefmt_tsc_diff(): perf's conversion
+ * where the file has one, else the TSC frequency); '≈' where only P1's
+ * estimate of that frequency gives it, ticks where nothing does. */
+static void it_fmt_time(const struct ui *ui, uint64_t at, uint64_t v, char *buf, size_t size)
 {
-	uint64_t hz = tm_tsc_hz(&ui->tmcfg, 1);
+	double ns = timefmt_tsc_diff(ui, at, at + v);
+	uint64_t x;
 	char t[32];
 
-	if (!hz) {
+	if (isnan(ns)) {
 		snprintf(buf, size, "%" PRIu64 " ticks", v);
 		return;
 	}
-	timefmt_ns(t, sizeof(t), (double)v * 1e9 / (double)hz);
-	snprintf(buf, size, "%s%s", tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88", t);
+	timefmt_ns(t, sizeof(t), ns);
+	snprintf(buf, size, "%s%s", tm_tsc_to_ns(&ui->tmcfg, at, &x) ?
+		 screen_glyph(ui, "\xe2\x89\x88", "~") : "", t);
 }
 
 /* Write value @v (cycles or ticks, as the statistics say) into @buf. */
@@ -334,7 +340,7 @@ static void it_fmt(const struct ui *ui, uint64_t v, char *buf, size_t size)
 	if (it.snap.st.cycles)
 		snprintf(buf, size, "%" PRIu64 " cyc", v);
 	else
-		it_fmt_time(ui, v, buf, size);
+		it_fmt_time(ui, 0, v, buf, size);
 }
 
 /* An iteration's cycles: exact, [lo,hi], at least lo, or unknown. */
@@ -402,7 +408,7 @@ static void it_draw_list(struct ui *ui, int y)
 		if (x->disputed || x->no_tsc)
 			snprintf(v, sizeof(v), "?");
 		else
-			it_fmt_time(ui, x->ticks, v, sizeof(v));
+			it_fmt_time(ui, it.snap.b[x->from].tsc, x->ticks, v, sizeof(v));
 		it_fmt_cyc(x, c, sizeof(c));
 		/* a partial picture's boundaries are not numbered yet */
 		if (it.ready)
