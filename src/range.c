@@ -15,10 +15,12 @@
 int range_split(char *arg, uint64_t *from, uint64_t *to, int *have_to)
 {
 	char *colon = strrchr(arg, ':'), *end;
+	struct stat st;
 	uint64_t a, b;
 
 	*have_to = 0;
-	if (!colon || !colon[1])
+	/* A file whose own name holds the colon is that file. */
+	if (!colon || !colon[1] || !stat(arg, &st))
 		return 0;
 	errno = 0;
 	a = strtoull(colon + 1, &end, 0);

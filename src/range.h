@@ -8,8 +8,9 @@
 
 struct trace;
 
-/* Split "FILE:FROM[-TO]" in @arg as ptdump does: only if the suffix parses
- * as numbers (C notation), so a file name holding a colon stays whole.  On
+/* Split "FILE:FROM[-TO]" in @arg as ptdump does: only if @arg is not an
+ * existing file (a file whose own name holds the colon is that file) and
+ * the suffix parses as numbers (C notation).  On
  * a split, @arg is cut at the colon and *@from (and *@to, *@have_to) set.
  * Returns 1 if split, 0 if @arg is a plain file name (*@have_to 0), or -1
  * if TO is not above FROM. */

@@ -1,5 +1,6 @@
 /* test_range -- TRACE[:FROM[-TO]] splitting: plain names, offsets, ranges,
- * names with colons that are not ranges, and TO not above FROM. */
+ * names with colons that are not ranges, files whose own names hold the
+ * colon, and TO not above FROM. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -48,6 +49,32 @@ static void test_split(void **state)
 	/* TO must be above FROM */
 	strcpy(a, "t:0x20-0x20");
 	assert_int_equal(range_split(a, &from, &to, &have), -1);
+}
+
+/* An existing file: its own name wins over a range suffix. */
+static void test_split_file(void **state)
+{
+	char dir[] = "/tmp/test_range.XXXXXX", a[128], b[160];
+	uint64_t from = 7, to = 7;
+	int have = 9;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a:0x2004", dir);
+	f = fopen(a, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(b, sizeof(b), "%s", a);
+	assert_int_equal(range_split(b, &from, &to, &have), 0);
+	assert_string_equal(b, a);
+	assert_int_equal(have, 0);
+	snprintf(b, sizeof(b), "%s:0x10-0x20", a);
+	assert_int_equal(range_split(b, &from, &to, &have), 1);
+	assert_string_equal(b, a);
+	assert_true(from == 0x10 && to == 0x20 && have);
+	unlink(a);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* TRACE:NAME: split only when TRACE is a file and the whole is not. */
@@ -105,6 +132,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_split_file),
 		cmocka_unit_test(test_split_name),
 	};
 
