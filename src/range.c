@@ -2,6 +2,7 @@
  * range.h). */
 #include "range.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,39 @@
 #include "marks.h"
 #include "ptdec.h"
 #include "trace.h"
+
+/* One offset of FROM-TO at @s: 0x hex or decimal, as the man page and the
+ * marks file say (base 0 would read 0020 as octal and "-1" as 2^64-1).
+ * Returns 0 with *@v and *@end set, or -1 if @s does not start with one or
+ * it overflows. */
+static int range_num(const char *s, uint64_t *v, char **end)
+{
+	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+
+	if (!isdigit((unsigned char)s[0]) ||
+	    (hex && !isxdigit((unsigned char)s[2])))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, end, hex ? 16 : 10);
+	return errno ? -1 : 0;
+}
+
+/* Whether @arg cut at @colon is an existing file and the rest cannot be
+ * a name from its marks (those start with a letter or '_'): a suffix
+ * that was meant as a range but is not one. */
+static int range_meant(char *arg, char *colon)
+{
+	struct stat st;
+	int is_file;
+
+	if ((!isdigit((unsigned char)colon[1]) && colon[1] != '-') ||
+	    strchr(colon, '/'))
+		return 0;
+	*colon = 0;
+	is_file = !stat(arg, &st) && S_ISREG(st.st_mode);
+	*colon = ':';
+	return is_file;
+}
 
 int range_split(char *arg, uint64_t *from, uint64_t *to, int *have_to)
 {
@@ -22,20 +56,15 @@ int range_split(char *arg, uint64_t *from, uint64_t *to, int *have_to)
 	/* A file whose own name holds the colon is that file. */
 	if (!colon || !colon[1] || !stat(arg, &st))
 		return 0;
-	errno = 0;
-	a = strtoull(colon + 1, &end, 0);
-	if (errno || end == colon + 1)
-		return 0;
+	if (range_num(colon + 1, &a, &end) < 0)
+		return range_meant(arg, colon) ? -1 : 0;
 	if (*end == 0) {
 		*from = a;
 		*colon = 0;
 		return 1;
 	}
-	if (*end != '-')
-		return 0;
-	b = strtoull(end + 1, &end, 0);
-	if (errno || *end)
-		return 0;
+	if (*end != '-' || range_num(end + 1, &b, &end) < 0 || *end)
+		return range_meant(arg, colon) ? -1 : 0;
 	if (b <= a)
 		return -1;
 	*from = a;

@@ -10,10 +10,12 @@ struct trace;
 
 /* Split "FILE:FROM[-TO]" in @arg as ptdump does: only if @arg is not an
  * existing file (a file whose own name holds the colon is that file) and
- * the suffix parses as numbers (C notation).  On
- * a split, @arg is cut at the colon and *@from (and *@to, *@have_to) set.
+ * the suffix parses as offsets, 0x hex or decimal.  On a split, @arg is
+ * cut at the colon and *@from (and *@to, *@have_to) set.
  * Returns 1 if split, 0 if @arg is a plain file name (*@have_to 0), or -1
- * if TO is not above FROM. */
+ * if TO is not above FROM, or FILE is a file and the suffix starts with a
+ * digit or '-' (no name from the marks does) but is no range: 0020-0x,
+ * -1, a number past 64 bits. */
 int range_split(char *arg, uint64_t *from, uint64_t *to, int *have_to);
 
 /* Split "FILE:NAME" in @arg, NAME a region (or mark, or bookmark) of

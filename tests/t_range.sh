@@ -1,6 +1,8 @@
 #!/bin/sh
 # TRACE[:FROM[-TO]] on dump, flow and calls: a file whose own name holds
-# the colon is that file, however its suffix reads.
+# the colon is that file, however its suffix reads; FROM and TO are 0x hex
+# or decimal (0020 is twenty, not octal); a suffix after a file that
+# starts as a number but is no range is a usage error (exit 2).
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -28,6 +30,25 @@ done
 "$PTBROWSE" dump "$tmp/a:0x2004:0x0-0x20" >"$tmp/r.dump" 2>"$tmp/err" ||
 	bad "dump a:0x2004:0x0-0x20: $(cat "$tmp/err")"
 [ -s "$tmp/r.dump" ] || bad "dump a:0x2004:0x0-0x20 printed nothing"
+
+# 0x hex or decimal, the same range either way
+"$PTBROWSE" dump "$tmp/k.pt:0x0-0x64" >"$tmp/h.dump" 2>"$tmp/err" ||
+	bad "dump k.pt:0x0-0x64: $(cat "$tmp/err")"
+"$PTBROWSE" dump "$tmp/k.pt:0-0100" >"$tmp/d.dump" 2>"$tmp/err" ||
+	bad "dump k.pt:0-0100: $(cat "$tmp/err")"
+[ -s "$tmp/h.dump" ] && cmp -s "$tmp/h.dump" "$tmp/d.dump" ||
+	bad "k.pt:0-0100 is not k.pt:0x0-0x64"
+"$PTBROWSE" dump "$tmp/k.pt:08196" >/dev/null 2>"$tmp/err" ||
+	bad "dump k.pt:08196: $(cat "$tmp/err")"
+for c in dump flow calls; do
+	for r in -1 0x10- 8196-0020 99999999999999999999; do
+		"$PTBROWSE" $c "$tmp/k.pt:$r" >/dev/null 2>"$tmp/err"
+		st=$?
+		[ $st = 2 ] || bad "$c k.pt:$r: exit $st, not 2: $(cat "$tmp/err")"
+		grep -q 'bad range' "$tmp/err" ||
+			bad "$c k.pt:$r: $(cat "$tmp/err")"
+	done
+done
 
 [ $fail = 0 ] && echo "t_range: ok"
 exit $fail

@@ -1,6 +1,6 @@
 /* test_range -- TRACE[:FROM[-TO]] splitting: plain names, offsets, ranges,
  * names with colons that are not ranges, files whose own names hold the
- * colon, and TO not above FROM. */
+ * colon, 0x hex or decimal, and TO not above FROM. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -49,9 +49,33 @@ static void test_split(void **state)
 	/* TO must be above FROM */
 	strcpy(a, "t:0x20-0x20");
 	assert_int_equal(range_split(a, &from, &to, &have), -1);
+
+	/* hex with 0x, else decimal: a leading 0 is no octal */
+	strcpy(a, "t:8196-0020");
+	assert_int_equal(range_split(a, &from, &to, &have), -1);
+	strcpy(a, "t:0020-8196");
+	assert_int_equal(range_split(a, &from, &to, &have), 1);
+	assert_true(from == 20 && to == 8196 && have);
+	strcpy(a, "t:08196");
+	assert_int_equal(range_split(a, &from, &to, &have), 1);
+	assert_true(from == 8196 && !have);
+	strcpy(a, "t:0X1f-0x20");
+	assert_int_equal(range_split(a, &from, &to, &have), 1);
+	assert_true(from == 0x1f && to == 0x20);
+	/* no sign, no blank, no 0x without digits: not a range (t is no
+	 * file here, so the name stays whole) */
+	strcpy(a, "t:-1");
+	assert_int_equal(range_split(a, &from, &to, &have), 0);
+	strcpy(a, "t:0x10- 0x20");
+	assert_int_equal(range_split(a, &from, &to, &have), 0);
+	strcpy(a, "t:0x");
+	assert_int_equal(range_split(a, &from, &to, &have), 0);
+	strcpy(a, "t:99999999999999999999");
+	assert_int_equal(range_split(a, &from, &to, &have), 0);
 }
 
-/* An existing file: its own name wins over a range suffix. */
+/* An existing file: its own name wins over a range suffix, and a suffix
+ * after it that starts as a number but is no range is a bad range. */
 static void test_split_file(void **state)
 {
 	char dir[] = "/tmp/test_range.XXXXXX", a[128], b[160];
@@ -73,6 +97,18 @@ static void test_split_file(void **state)
 	assert_int_equal(range_split(b, &from, &to, &have), 1);
 	assert_string_equal(b, a);
 	assert_true(from == 0x10 && to == 0x20 && have);
+
+	snprintf(b, sizeof(b), "%s:-1", a);
+	assert_int_equal(range_split(b, &from, &to, &have), -1);
+	snprintf(b, sizeof(b), "%s:0x10-", a);
+	assert_int_equal(range_split(b, &from, &to, &have), -1);
+	snprintf(b, sizeof(b), "%s:99999999999999999999", a);
+	assert_int_equal(range_split(b, &from, &to, &have), -1);
+	/* a name, or a path under a directory: no range meant */
+	snprintf(b, sizeof(b), "%s:hot", a);
+	assert_int_equal(range_split(b, &from, &to, &have), 0);
+	snprintf(b, sizeof(b), "%s:1/x.pt", a);
+	assert_int_equal(range_split(b, &from, &to, &have), 0);
 	unlink(a);
 	assert_int_equal(rmdir(dir), 0);
 }
