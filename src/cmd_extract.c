@@ -196,6 +196,13 @@ int cmd_extract_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse extract: ", "-o: empty directory name");
 		return 2;
 	}
+	/* '-' is standard output elsewhere; a directory named so would
+	 * surprise (OUTPUT FILES). */
+	if (!strcmp(dir, "-")) {
+		esc_line(stderr, "ptbrowse extract: ", "-o -: standard output is not "
+			"possible here (./- names a directory called -)");
+		return 2;
+	}
 	if (stat(dir, &st) < 0 && errno != ENOENT) {
 		esc_line(stderr, "ptbrowse extract: ", "%s: %s", dir, strerror(errno));
 		return 1;
