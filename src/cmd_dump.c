@@ -646,33 +646,22 @@ static void dump_head_ns0(struct dump_state *st, const struct img *img)
 	free(h.spans);
 }
 
-/* With --cycles over TRACE:FROM-TO, resume the time model at the window's
- * first PSB with the state decoding from the start has there: the
- * index's carry, from the cache when it is there, else from a time pass
- * (as the browser's windows do).  Without it the window's rows would
- * start from nothing.  Returns 0, or -1 after printing an error. */
-static int dump_seek_time(struct dump_state *st, const struct trace *t,
-			  int stream, uint64_t from, const char *name)
+/* Resume the time model at PSB @psb of stream @stream of @t (not its
+ * first) with the state decoding from the start has there: the index's
+ * carry, from the cache when it is there, else from a time pass (as the
+ * browser's windows do), and the index's time origin.
+ * Returns 0, or -1 after printing an error. */
+static int dump_resume_at(struct dump_state *st, const struct trace *t,
+			  int stream, uint64_t psb, const char *name)
 {
 	const struct img *img = &t->streams[stream].img;
-	struct img_cursor cur;
 	struct idx_seek seek;
 	struct tm_carry carry;
 	struct idx *x = NULL;
-	uint64_t psb, ns0 = 0;
+	uint64_t ns0 = 0;
 	size_t i;
 	int r, ret = -1;
 
-	if (img_cursor_init(&cur, img, from) < 0 ||
-	    img_cursor_sync_forward(&cur, from) < 0)
-		return 0;	/* no PSB in the window: nothing to decode */
-	psb = img_cursor_offset(&cur);
-	if (img_cursor_init(&cur, img, 0) < 0 ||
-	    img_cursor_sync_forward(&cur, 0) < 0 || img_cursor_offset(&cur) == psb) {
-		/* the first PSB: the same as from the start */
-		dump_head_ns0(st, img);
-		return 0;
-	}
 	r = idx_new(&x, img, dump_time_config(st));
 	if (r < 0)
 		goto out_err;
@@ -701,6 +690,103 @@ out_err:
 out_free:
 	idx_free(x);
 	return ret;
+}
+
+/* dump_walk()'s packets: from @start to @from of @img. */
+struct dump_walk {
+	struct dump_state *st;
+	const struct img *img;
+	uint64_t start, from;
+};
+
+/* Feed the packets from w->start up to w->from to the time model, as the
+ * decode from w->start has them, under trace_guard().  Returns 0 if one
+ * of them ends at w->from, 1 if none does (one straddles it, or a decode
+ * error or a gap lies between: that decode resyncs past w->from). */
+static int dump_walk_body(void *arg)
+{
+	const struct dump_walk *w = arg;
+	struct img_cursor cur;
+	struct pkt pkt;
+
+	if (img_cursor_init(&cur, w->img, w->start) < 0)
+		return 1;
+	while (img_cursor_offset(&cur) < w->from) {
+		if (img_cursor_next(&cur, &pkt) <= 0 || cur.gap)
+			return 1;
+		dump_time_feed(w->st, &pkt);
+	}
+	return img_cursor_offset(&cur) == w->from ? 0 : 1;
+}
+
+/*
+ * --cycles --no-sync over TRACE:FROM-TO decodes from FROM itself, inside
+ * the segment of the last PSB at or before FROM (or before the first
+ * PSB, from the stream's start).  The model takes the state the decode
+ * from the start has at that PSB and the packets from there up to FROM,
+ * so its rows are the whole decode's.  Where FROM is not where one of
+ * those packets begins, the packets decoded from it are not the trace's:
+ * the model starts from nothing, said on stderr.  Returns 0, or -1 after
+ * printing an error.
+ */
+static int dump_seek_nosync(struct dump_state *st, const struct trace *t,
+			    int stream, uint64_t from, const char *name)
+{
+	const struct img *img = &t->streams[stream].img;
+	struct dump_walk w = { .st = st, .img = img, .from = from };
+	struct img_cursor cur;
+	uint64_t first = UINT64_MAX;
+	int r;
+
+	if (!img_cursor_init(&cur, img, 0) && !img_cursor_sync_forward(&cur, 0))
+		first = img_cursor_offset(&cur);
+	if (img_find_psb_before(img, from + 1, &w.start) < 0 || w.start < first)
+		w.start = 0;
+	if (w.start <= first)
+		dump_head_ns0(st, img);	/* the model as at the start */
+	else if (dump_resume_at(st, t, stream, w.start, name) < 0)
+		return -1;
+	if (w.start == from)
+		return 0;
+	r = trace_guard(dump_walk_body, &w);
+	if (r == 0)
+		return 0;
+	dump_time_restart(st);
+	if (r == -pte_sigbus)
+		return 0;	/* the decode after says so */
+	esc_line(stderr, "ptbrowse dump: ", "%s: no time model state at 0x%" PRIx64
+		": no packet of the decode from 0x%" PRIx64 " begins there; "
+		"--cycles counts from nothing", name, from, w.start);
+	return 0;
+}
+
+/* With --cycles over TRACE:FROM-TO, resume the time model where the
+ * window's decode starts with the state decoding from the start has
+ * there: at the window's first PSB, or with --no-sync at FROM
+ * (dump_seek_nosync()).  Without it the window's rows would start from
+ * nothing.  Returns 0, or -1 after printing an error. */
+static int dump_seek_time(struct dump_state *st, const struct trace *t,
+			  int stream, uint64_t from, uint64_t to, const char *name)
+{
+	const struct img *img = &t->streams[stream].img;
+	struct img_cursor cur;
+	uint64_t psb;
+
+	if (st->opts.no_sync)
+		return dump_seek_nosync(st, t, stream, from, name);
+	if (img_cursor_init(&cur, img, from) < 0 ||
+	    img_cursor_sync_forward(&cur, from) < 0)
+		return 0;	/* no PSB in the window: nothing to decode */
+	psb = img_cursor_offset(&cur);
+	if (psb >= to)
+		return 0;	/* likewise */
+	if (img_cursor_init(&cur, img, 0) < 0 ||
+	    img_cursor_sync_forward(&cur, 0) < 0 || img_cursor_offset(&cur) == psb) {
+		/* the first PSB: the same as from the start */
+		dump_head_ns0(st, img);
+		return 0;
+	}
+	return dump_resume_at(st, t, stream, psb, name);
 }
 
 /* Open the trace @a names (TRACE, TRACE:FROM-TO or TRACE:REGION), pick its
@@ -862,7 +948,7 @@ int cmd_dump_main(int argc, char **argv)
 	img_cursor_init(&cur, st.img, from);
 	dump_reset_ip(&st);
 	if (dump_time_cycles(&st) && from &&
-	    dump_seek_time(&st, t, idx, from, name) < 0)
+	    dump_seek_time(&st, t, idx, from, to, name) < 0)
 		goto out_free;
 	if (dump_time_cycles(&st) && !from)
 		dump_head_ns0(&st, &t->streams[idx].img);

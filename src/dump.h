@@ -83,6 +83,14 @@ const struct tm_config *dump_time_config(struct dump_state *st);
 void dump_time_resume(struct dump_state *st, const struct tm_carry *carry,
 		      uint64_t ns0, int have_ns0);
 
+/* Start our time model again from nothing (its state where the decode
+ * starts is not known); the time origin stays. */
+void dump_time_restart(struct dump_state *st);
+
+/* Step our time model over @pkt, a packet before the window, printing
+ * nothing. */
+void dump_time_feed(struct dump_state *st, const struct pkt *pkt);
+
 /* Count --cycles' nanoseconds from @ns0 (the trace's time origin, as the
  * browser's) rather than from the first wall-clock time decoded. */
 void dump_time_ns0(struct dump_state *st, uint64_t ns0);

@@ -155,6 +155,21 @@ void dump_time_resume(struct dump_state *st, const struct tm_carry *carry,
 	dt->have_ns0 = have_ns0;
 }
 
+void dump_time_restart(struct dump_state *st)
+{
+	struct dump_time *dt = get(st);
+
+	tm_init(&dt->tm, &dt->cfg);
+}
+
+void dump_time_feed(struct dump_state *st, const struct pkt *pkt)
+{
+	struct dump_time *dt = get(st);
+	struct tm_stamp s;
+
+	tm_step(&dt->tm, pkt, &s);
+}
+
 void dump_time_ns0(struct dump_state *st, uint64_t ns0)
 {
 	struct dump_time *dt = get(st);
