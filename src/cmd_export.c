@@ -181,6 +181,11 @@ int cmd_export_main(int argc, char **argv)
 	nkeep = export_keep(t, marks_file(set), keep);
 	r = export_slice(t, img, from, to, out, SAFEFILE_STDOUT, keep, nkeep,
 			 &res, err, sizeof(err));
+	if (r == -pte_sigbus) {
+		esc_line(stderr, "ptbrowse export: ", "%s: the file shrank while "
+			"being read", path);	/* as dump, info and index say */
+		goto out_free;
+	}
 	if (r < 0) {
 		esc_line(stderr, "ptbrowse export: ", "%s%s%s", r == -pte_io ? "" : path,
 			r == -pte_io ? "" : ": ", err);

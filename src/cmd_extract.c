@@ -58,6 +58,7 @@ static int make_dir(const char *dir)
 struct extract_job {
 	const struct img *img;
 	struct safefile *out;
+	uint8_t *buf;	/* EXPORT_CHUNK bytes for export_write() */
 	int err;	/* errno of a failed write */
 };
 
@@ -70,7 +71,7 @@ static int write_spans(void *arg)
 	for (i = 0; i < job->img->nspans; i++) {
 		const struct img_span *s = &job->img->spans[i];
 
-		if (safefile_write(job->out, s->data, s->size) < 0) {
+		if (export_write(job->out, s->data, s->size, job->buf) < 0) {
 			job->err = errno;
 			return -1;
 		}
@@ -118,11 +119,18 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 	job.img = &s->img;
 	job.err = 0;
 	job.out = f;
+	job.buf = malloc(EXPORT_CHUNK);
+	if (!job.buf) {
+		safefile_abort(f);
+		esc_line(stderr, "ptbrowse extract: ", "out of memory");
+		return -1;
+	}
 	r = trace_guard(write_spans, &job);
+	free(job.buf);
 	if (r == -pte_sigbus) {
 		safefile_abort(f);
 		esc_line(stderr, "ptbrowse extract: ", "%s: the file shrank while "
-			"reading it", t->path);
+			"being read", t->path);
 		return -1;
 	}
 	if (r) {

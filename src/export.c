@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@ struct export_job {
 	uint64_t start, end;	/* the slice written */
 	uint64_t gaps;		/* gaps inside the slice */
 	struct safefile *out;
+	uint8_t *buf;		/* EXPORT_CHUNK bytes for export_write() */
 	int err;		/* errno of a failed write */
 	const char *why;	/* what failed, if not a write */
 };
@@ -76,6 +78,22 @@ static int export_find(void *arg)
 	return 0;
 }
 
+int export_write(struct safefile *f, const uint8_t *data, uint64_t n,
+		 uint8_t *buf)
+{
+	size_t k;
+
+	while (n) {
+		k = n < EXPORT_CHUNK ? (size_t)n : EXPORT_CHUNK;
+		memcpy(buf, data, k);	/* SIGBUS here if the file shrank */
+		if (safefile_write(f, buf, k) < 0)
+			return -1;
+		data += k;
+		n -= k;
+	}
+	return 0;
+}
+
 /* Copy the slice (under trace_guard). */
 static int export_copy(void *arg)
 {
@@ -93,7 +111,8 @@ static int export_copy(void *arg)
 			continue;
 		if (s->gap_before && s->off > job->start)
 			job->gaps++;
-		if (safefile_write(job->out, s->data + (a - s->off), b - a) < 0) {
+		if (export_write(job->out, s->data + (a - s->off), b - a,
+				 job->buf) < 0) {
 			job->err = errno;
 			return -1;
 		}
@@ -176,7 +195,14 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	if (r < 0)
 		return r == -pte_nomem ? r : -pte_io;
 	job.out = f;
+	job.buf = malloc(EXPORT_CHUNK);
+	if (!job.buf) {
+		safefile_abort(f);
+		snprintf(err, errlen, "out of memory");
+		return -pte_nomem;
+	}
 	r = trace_guard(export_copy, &job);
+	free(job.buf);
 	if (r < 0) {
 		safefile_abort(f);
 		goto out_err;

@@ -32,6 +32,18 @@ struct tm_config;
 size_t export_keep(const struct trace *t, const char *marks,
 		   struct safefile_keep *keep);
 
+/* The bytes export_write() copies at a time. */
+#define EXPORT_CHUNK (256u << 10)
+
+/* Write the @n bytes at @data, in a trace's mapping, to @f through @buf
+ * (EXPORT_CHUNK bytes).  Call it under trace_guard(): reading a part the
+ * file lost raises SIGBUS in the copy, which trace_guard() turns into
+ * -pte_sigbus (write() straight from the mapping would fail with EFAULT
+ * instead, blaming the output).
+ * Returns 0, or -1 with errno set by the write. */
+int export_write(struct safefile *f, const uint8_t *data, uint64_t n,
+		 uint8_t *buf);
+
 /* What export_slice() wrote. */
 struct export_result {
 	uint64_t start, end;	/* the slice [start, end) of the stream */
@@ -53,7 +65,7 @@ struct export_result {
  * Returns -pte_bad_file if there is no PSB to start from.
  * Returns -pte_io if @out or @out.options is refused (empty, the trace,
  * not a regular file, ...) or cannot be written.
- * Returns -pte_sigbus if the trace shrank while being read.
+ * Returns -pte_sigbus if the trace shrank while being read (@err says so).
  * Returns -pte_nomem if out of memory. */
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		 uint64_t to, const char *out, unsigned int flags,
