@@ -193,6 +193,19 @@ static int iter_is_bound(struct iter_walk *w, const struct pkt *pkt)
 	return w->types >> pkt->type & 1 && srch_match(j->pred, pkt, &w->ctx);
 }
 
+/* Whether stamp @st of boundary @pkt is a timing packet's own time (an
+ * anchor): a TSC, or an MTC the configuration places on the crystal
+ * clock, the estimate not ahead of it, no data lost before it; as a
+ * region's edges are (marks_summary.c), so an iteration between two is
+ * exact in time as a region between them is.  Returns 1 or 0. */
+static int iter_anchor(const struct pkt *pkt, const struct tm_stamp *st)
+{
+	if (st->flags & (TM_F_CLAMPED | TM_F_LOST | TM_F_TSC_BACK | TM_F_REL))
+		return 0;
+	return pkt->type == PKT_TSC ||
+	       (pkt->type == PKT_MTC && !(st->flags & (TM_F_UNTIED | TM_F_NO_CONFIG)));
+}
+
 /* The straight walk's PSB+ (iter_psb_verdict() for the time pass): the
  * boundaries since the last PSB+ TSC await the next one, which says
  * whether time ran ahead (iter_bound.ahead); a PSB+ without a TSC (its
@@ -262,6 +275,7 @@ static int iter_find_packet(struct iter_walk *w, const struct pkt *pkt)
 		b.cyc_lo = st.cycles;
 		b.cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
 		b.flags = st.flags;
+		b.anchor = (uint8_t)iter_anchor(pkt, &st);
 		b.timed = 1;
 		w->want_hi = (st.flags & TM_F_BOUNDED) != 0;
 	}
@@ -318,6 +332,7 @@ static int iter_time_packet(struct iter_walk *w, const struct pkt *pkt)
 			x->cyc_lo = st.cycles;
 			x->cyc_hi = (st.flags & TM_F_BOUNDED) ? UINT64_MAX : st.cycles;
 			x->flags = st.flags;
+			x->anchor = (uint8_t)iter_anchor(pkt, &st);
 			x->timed = 1;
 			if (st.flags & TM_F_BOUNDED)
 				w->want = w->bi;
@@ -1037,7 +1052,7 @@ static void iter_untime(struct iter_bound *b, size_t nb, const uint8_t *cut)
 			b[k].tsc = b[k].cyc_lo = b[k].cyc_hi = 0;
 			b[k].flags = 0;
 			b[k].timed = 0;
-			b[k].ahead = 0;
+			b[k].anchor = b[k].ahead = 0;
 		}
 }
 
@@ -1298,6 +1313,7 @@ static void iter_measure(const struct iter_bound *a, const struct iter_bound *z,
 	 * the end is a TSC that took it back: the times disagree. */
 	if (!it->no_tsc && (z->tsc < a->tsc || (z->flags & TM_F_RESYNC)))
 		it->disputed = 1;
+	it->exact = a->anchor && z->anchor && !it->disputed && !it->no_tsc;
 	it->has_cyc = (a->flags & TM_F_CYC) && (z->flags & TM_F_CYC);
 	if (!it->has_cyc)
 		return;
@@ -1401,6 +1417,7 @@ static int iter_measure_all(const struct iter_bound *b, size_t nb, const uint8_t
 		if (!v[i].broken && (st->cycles || !(v[i].disputed || v[i].no_tsc))) {
 			key[k].v = ~iter_value(&v[i], st);
 			key[k++].i = i;
+			st->nexact += v[i].exact;
 			sum += (double)iter_value(&v[i], st);
 		}
 	sorted = iter_radix(key, tmp, k);

@@ -58,6 +58,10 @@ struct iter_bound {
 				 * (idx_time_outlier()), tsc is past the
 				 * segment's ceiling where that is damage
 				 * (idx_time_damage_ceiling()), or ahead */
+	uint8_t anchor;		/* timed, and tsc is a timing packet's own
+				 * time: a TSC, or an MTC the configuration
+				 * places, not held back nor after lost data
+				 * (as a region's edges, marks_summary.c) */
 	uint8_t ahead;		/* timed, and the TSC of the PSB+ after it
 				 * took time back (TM_F_RESYNC): the time
 				 * since the PSB+ TSC before it ran ahead
@@ -75,6 +79,9 @@ struct iter_item {
 	uint8_t broken;		/* data lost inside: durations not measured */
 	uint8_t disputed;	/* an end's time is disputed (iter_bound):
 				 * ticks measure nothing (cycles do) */
+	uint8_t exact;		/* both ends are anchors (iter_bound), not
+				 * disputed: ticks exact, else the model's
+				 * estimate */
 	uint8_t no_tsc;		/* an end has no TSC-based time (before the
 				 * trace's first TSC, or none in it): ticks
 				 * 0, they measure nothing (cycles do) */
@@ -89,6 +96,7 @@ struct iter_stats {
 	size_t nnotsc;		/* not broken nor disputed, but left out of
 				 * a measure in time (cycles 0): an end
 				 * without a TSC-based time (no_tsc) */
+	size_t nexact;		/* measured ones whose ticks are exact */
 	int cycles;		/* 1: every one is cycle-exact, so values are
 				 * cycles; 0: TSC ticks */
 	uint64_t min, p50, p90, p99, max;	/* nearest rank */

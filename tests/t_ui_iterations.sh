@@ -166,6 +166,25 @@ sed -n 2p "$tmp/notsc.txt" 2>/dev/null | grep -q "^ no time: " ||
 	fail "no TSC, body: $(sed -n 2p "$tmp/notsc.txt" 2>/dev/null)"
 [ $status = 0 ] && echo "ok   :iterations without a TSC: left out, no time"
 
+# In time the title says what the durations are: the time model's
+# estimates between packets that carry no time of their own (PSBs), exact
+# between TSCs the estimate was not ahead of (as a region's duration
+# between them is), the estimates marked in the list.
+if "$BUILD/tools/ptgen" -S 1MiB -s 5 -o "$tmp/gen.pt" >/dev/null 2>&1; then
+	printf 'wait-index\n:iterations psb\nwait-iterations\n:save-screen %s/est.txt\n:iterations tsc\nwait-iterations\n:save-screen %s/exact.txt\nq\n' \
+		"$tmp" "$tmp" > "$tmp/keys7"
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys7" \
+		--size 120x24 "$tmp/gen.pt" > "$tmp/out7" 2>&1 || fail "exit status $? (exact)"
+	head -n 1 "$tmp/est.txt" 2>/dev/null | grep -q "measured, .*, in time, estimated " ||
+		fail "psb: $(head -n 1 "$tmp/est.txt" 2>/dev/null)"
+	head -n 1 "$tmp/exact.txt" 2>/dev/null |
+		grep -q "measured, .*, in time, \(exact\|[0-9]* exact, the rest estimated\) " ||
+		fail "tsc: $(head -n 1 "$tmp/exact.txt" 2>/dev/null)"
+	[ $status = 0 ] && echo "ok   :iterations says its times are estimates, or exact"
+else
+	echo "skipped: no $BUILD/tools/ptgen"
+fi
+
 # A function's entry as the boundary (a code term: its search decodes the
 # code, then the walk times its hits): on the recorded sample, as many
 # iterations as the search's hits less one; a name that is no function

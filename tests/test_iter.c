@@ -806,7 +806,7 @@ static void test_resync(void **state)
 		for (k = 0; k < 10; k++) {
 			if (s == 5 && k == 5)
 				put(&f->b, ahead, sizeof(ahead));
-			cyc(&f->b, 100);
+			cyc(&f->b, 1600);
 			tnt(&f->b);	/* bounded: in time */
 			tip(&f->b, 0x401000);
 		}
@@ -825,10 +825,26 @@ static void test_resync(void **state)
 	assert_false(st.cycles);
 	assert_int_equal(st.ndisputed, 11);
 	assert_int_equal(st.n, 99 - 11);
-	/* (segment 0's CYCs are not calibrated yet: time held) */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		assert_int_equal(v[i].disputed, i >= 49 && i < 60);
-		assert_true(i < 10 || v[i].disputed || v[i].ticks > 0);
+	assert_int_equal(st.nexact, 0);		/* TIPs: the model's estimates */
+	free(v);
+	iter_free(j);
+	/* The TSCs as boundaries: their own times (anchors) where the
+	 * estimate was not ahead of them, so those iterations are exact: the
+	 * TSCs' distance; but for those around the one ahead: it and segment
+	 * 5's PSB+ TSC before it ran ahead, segment 6's took time back. */
+	j = fx_run(f, "tsc");
+	b = iter_bounds(j, &nb);
+	assert_int_equal(nb, 11);
+	assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+	assert_false(st.cycles);
+	assert_int_equal(st.ndisputed, 3);
+	assert_int_equal(st.n, 7);
+	assert_true(st.nexact > 0 && st.nexact <= st.n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(v[i].disputed, i >= 4 && i < 7);
+		assert_true(!v[i].exact || (!v[i].disputed && v[i].ticks == 0x10000));
 	}
 	free(v);
 	iter_free(j);

@@ -396,7 +396,7 @@ static int it_draw_hist(struct ui *ui, int y, int rows)
 static void it_draw_list(struct ui *ui, int y)
 {
 	long n = (long)it.snap.st.n, h = ui->rows - 1 - y, i;
-	char v[40], c[48], num[24], line[256];
+	char v[48], t[40], c[48], num[24], line[256];
 
 	if (h < 1)
 		return;
@@ -405,18 +405,26 @@ static void it_draw_list(struct ui *ui, int y)
 		const struct iter_item *x = &it.snap.items[it.snap.order[i]];
 
 		/* (listed in cycles: its time may be left out) */
-		if (x->disputed || x->no_tsc)
+		if (x->disputed || x->no_tsc) {
 			snprintf(v, sizeof(v), "?");
-		else
-			it_fmt_time(ui, it.snap.b[x->from].tsc, x->ticks, v, sizeof(v));
+		} else {
+			it_fmt_time(ui, it.snap.b[x->from].tsc, x->ticks, t, sizeof(t));
+			/* some exact, some not: the estimates marked, as a
+			 * region's (once: it may say the frequency is one) */
+			snprintf(v, sizeof(v), "%s%s", it.snap.st.nexact && !x->exact &&
+				 strncmp(t, "\xe2\x89\x88", 3) && t[0] != '~' ?
+				 screen_glyph(ui, "\xe2\x89\x88", "~") : "", t);
+		}
 		it_fmt_cyc(x, c, sizeof(c));
 		/* a partial picture's boundaries are not numbered yet */
 		if (it.ready)
 			snprintf(num, sizeof(num), "#%zu", x->from + 1);
 		else
 			snprintf(num, sizeof(num), "#-");
-		snprintf(line, sizeof(line), "%5ld  %-14s %-22s %-8s 0x%08" PRIx64 "-0x%08" PRIx64,
-			 i + 1, v, c, num, it.snap.b[x->from].offset,
+		/* (a '≈' takes 3 bytes, one column) */
+		snprintf(line, sizeof(line), "%5ld  %-*s %-22s %-8s 0x%08" PRIx64 "-0x%08" PRIx64,
+			 i + 1, strstr(v, "\xe2\x89\x88") ? 16 : 14, v, c, num,
+			 it.snap.b[x->from].offset,
 			 it.snap.b[x->from + 1].offset);
 		attrset(i == it.ln.sel ? A_REVERSE : A_NORMAL);
 		screen_clear(y, 0, ui->cols);
@@ -454,19 +462,31 @@ static const char *it_disputed(char *buf, size_t size)
 	return buf;
 }
 
-/* What the durations are in: cycles, time, or no time (every iteration
- * measured left out). */
-static const char *it_unit(int exact)
+/* What the durations are in into @buf: cycles; time, exact where both
+ * ends are timing packets (iter_item.exact), else the time model's
+ * estimate, as regions say; or no time (every iteration left out).
+ * Returns @buf. */
+static const char *it_unit(int exact, char *buf, size_t size)
 {
-	if (it.snap.st.cycles)
-		return exact ? "in cycles, exact" : "in cycles";
-	return it.snap.st.n ? "in time" : "no time";
+	const struct iter_stats *st = &it.snap.st;
+
+	if (st->cycles)
+		snprintf(buf, size, "in cycles%s", exact ? ", exact" : "");
+	else if (!st->n)
+		snprintf(buf, size, "no time");
+	else if (st->nexact == st->n)
+		snprintf(buf, size, "in time, exact");
+	else if (!st->nexact)
+		snprintf(buf, size, "in time, estimated");
+	else
+		snprintf(buf, size, "in time, %zu exact, the rest estimated", st->nexact);
+	return buf;
 }
 
 /* The view's title into @buf, from the walk's progress @p. */
 static void it_title(const struct iter_progress *p, char *buf, size_t size)
 {
-	char n[32], dis[128];
+	char n[32], dis[128], unit[64];
 
 	if (it.sb) {
 		uint64_t done, total;
@@ -491,7 +511,8 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 			snprintf(pc, sizeof(pc), "%.*f", pct < 10 ? 1 : 0, pct);
 		snprintf(buf, size, " iterations of '%s': partial: %s%% of the trace, %s "
 			 "iterations so far, %zu broken%s, %s   q cancels", it.expr,
-			 pc, n, it.snap.st.nbroken, it_disputed(dis, sizeof(dis)), it_unit(0));
+			 pc, n, it.snap.st.nbroken, it_disputed(dis, sizeof(dis)),
+			 it_unit(0, unit, sizeof(unit)));
 	} else if (!it.ready) {
 		snprintf(buf, size, " iterations of '%s': walking %d%% (%zu boundaries)"
 			 "   q cancels", it.expr,
@@ -500,7 +521,8 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 		snprintf(buf, size, " iterations of '%s': %zu measured, %zu broken%s%s, %s"
 			 "  Enter jumps  r region  q", it.expr, it.snap.st.n, it.snap.st.nbroken,
 			 it_disputed(dis, sizeof(dis)),
-			 it.snap.truncated ? " (boundaries cut at the limit)" : "", it_unit(1));
+			 it.snap.truncated ? " (boundaries cut at the limit)" : "",
+			 it_unit(1, unit, sizeof(unit)));
 	}
 }
 
