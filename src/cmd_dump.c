@@ -42,7 +42,8 @@ static const struct opt dump_opts[] = {
 	{ "quiet", 0, NULL, "print nothing but errors", D_QUIET },
 	{ "no-pad", 0, NULL, "don't show PAD packets", D_NO_PAD },
 	{ "no-timing", 0, NULL, "don't show timing packets", D_NO_TIMING },
-	{ "no-cyc", 0, NULL, "don't show CYC packets (and ignore them for time)", D_NO_CYC },
+	{ "no-cyc", 0, NULL, "don't show CYC packets (and ignore them for\n"
+	  "--time and --tcal; --cycles still counts them)", D_NO_CYC },
 	{ "no-offset", 0, NULL, "don't show the offset column", D_NO_OFFSET },
 	{ "raw", 0, NULL, "show raw packet bytes", D_RAW },
 	{ "lastip", 0, NULL, "show the last IP on packets with an IP payload", D_LASTIP },

@@ -2,7 +2,8 @@
 # t_dump_options -- ptdump's display options of `ptbrowse dump`, each
 # checked against an expectation derived from libipt ptdump's own output
 # (../shared/traces/expected/*.lastip and *.time): --no-pad, --no-timing
-# and --no-cyc drop exactly their packets, --no-offset drops the offset
+# and --no-cyc drop exactly their packets (--no-cyc leaves --cycles'
+# columns as they were: it is for libipt's --time), --no-offset drops the offset
 # column, --raw adds the packet's bytes, --no-sync decodes from the first
 # byte, --time-delta turns the time column into differences, and a
 # FROM-TO range keeps to its bytes.
@@ -84,6 +85,19 @@ for trace in "$SHARED"/traces/dynamorio-drpt2trace/hist_316e5058_drptpostprocess
 	fi
 done
 [ $n -gt 0 ] || bad "no traces"
+
+# --no-cyc is ptdump's: it leaves CYC packets out of libipt's estimate
+# (--time, --tcal) but not out of --cycles, whose columns are the
+# browser's, and --help says so (it said "ignore them for time").
+g=$tmp/nocyc.pt
+"${BUILD:-build}/tools/ptgen" --seed 3 --size 64KiB -o "$g" >/dev/null 2>&1 || bad "ptgen"
+"$PTBROWSE" dump --cycles "$g" | awk '{ split(substr($0, 88), a, " ") } a[1] != "cyc"' >"$tmp/want"
+"$PTBROWSE" dump --cycles --no-cyc "$g" >"$tmp/got"
+same "--cycles --no-cyc: the --cycles rows less the CYC packets'" "$tmp/want" "$tmp/got"
+"$PTBROWSE" dump --help | grep -A1 -- '--no-cyc' | tr '\n' ' ' | tr -s ' ' |
+	grep -q -- 'ignore them for --time and --tcal; --cycles still counts them' &&
+	echo "ok   dump --help: --no-cyc is for --time and --tcal" ||
+	bad "dump --help does not say --no-cyc is for --time and --tcal only"
 
 # --time-delta: each time is the difference to the one printed before
 # (the first to zero), in hex with a sign, derived from ptdump's --time.
