@@ -152,6 +152,10 @@ int cmd_export_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse export: ", "%s: no stream '%s'", path, stream);
 		goto out_close;
 	}
+	if (!stream && t->nstreams > 1)
+		esc_line(stderr, "ptbrowse export: ", "%s has %zu streams; exporting "
+			"'%s' (choose with --stream)", path, t->nstreams,
+			t->streams[0].name);
 	if (!t->nstreams) {
 		esc_line(stderr, "ptbrowse export: ", "%s: no Intel PT data", path);
 		goto out_close;

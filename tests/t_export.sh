@@ -4,7 +4,8 @@
 # (our dump and, when built, libipt via tools/ptcheck), and its packets
 # equal that range of the original's dump.  Names from the marks file and
 # goto targets work; a region on a PSB starts the slice there; -o -; a
-# trace that shrinks mid-copy is said to have shrunk.
+# trace that shrinks mid-copy is said to have shrunk; a perf.data's stream
+# taken without --stream is named.
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}"
 BUILD=${BUILD:-build}
@@ -153,6 +154,17 @@ rm -f "$tmp/x.pt.options"
 "$PTBROWSE" export "$T" 0 0x100 -o "$T" 2>"$tmp/err" && bad "overwrote the trace"
 "$PTBROWSE" export "$T" 0 0x100 2>/dev/null; [ $? -eq 2 ] || bad "no -o: not a usage error"
 [ -e "$tmp/x.pt" ] && bad "a failed export left a file"
+
+# A perf.data with more than one stream: without --stream, export says
+# which one it takes, as dump, flow and calls do.
+"$PTBROWSE" export "$P" 0 0x100 -o "$tmp/m.pt" 2>"$tmp/err" ||
+	bad "export of a perf.data: $(cat "$tmp/err")"
+grep -qx "ptbrowse export: $P has 2 streams; exporting 'cpu0' (choose with --stream)" \
+	"$tmp/err" && say "ok   $(head -n 1 "$tmp/err")" ||
+	bad "export of a perf.data without --stream: '$(cat "$tmp/err")'"
+"$PTBROWSE" export --stream cpu3 "$P" 0 0x100 -o "$tmp/m.pt" 2>"$tmp/err" ||
+	bad "export --stream cpu3: $(cat "$tmp/err")"
+grep -q 'streams;' "$tmp/err" && bad "export --stream cpu3: '$(cat "$tmp/err")'"
 
 # A trace that shrinks mid-copy is the trace's fault, not the output's:
 # write() straight from the mapping failed with EFAULT ("-: Bad address").
