@@ -38,10 +38,12 @@ static void usage(FILE *f)
 }
 
 /*
- * A subcommand's exit status @rc, made 1 if what it wrote on stdout was
- * lost (ptbrowse index > /dev/full) and it did not say so itself: dump,
- * info, marks, flow and calls check their own output, index and
- * extract's listing did not, and output lost must not exit 0.
+ * The exit status @rc of a command, made 1 if what it wrote on stdout was
+ * lost (ptbrowse index > /dev/full, ptbrowse --help > /dev/full) and it
+ * did not say so itself: dump, info, marks, flow and calls check their
+ * own output, index, extract's listing, --help and --version did not,
+ * and output lost must not exit 0.  @name is the subcommand's, NULL for
+ * ptbrowse's own (its usage, its version, the browser).
  */
 static int main_out_status(const char *name, int rc)
 {
@@ -56,10 +58,8 @@ static int main_out_status(const char *name, int rc)
 		return rc;
 	if (rc)
 		return rc;
-	if (e)
-		fprintf(stderr, "ptbrowse %s: write error: %s\n", name, strerror(e));
-	else
-		fprintf(stderr, "ptbrowse %s: write error\n", name);
+	fprintf(stderr, "ptbrowse%s%s: write error%s%s\n", name ? " " : "",
+		name ? name : "", e ? ": " : "", e ? strerror(e) : "");
 	return 1;
 }
 
@@ -69,17 +69,18 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
-		return 0;
+		return main_out_status(NULL, 0);
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf("ptbrowse %s\n", PTBROWSE_VERSION);
-		return 0;
+		return main_out_status(NULL, 0);
 	}
 	if (argc >= 2) {
 		for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
 			if (!strcmp(argv[1], subcmds[i].name) &&
 			    subcmds[i].run == cmd_browse_main)
-				return cmd_browse_main(argc - 1, argv + 1);
+				return main_out_status(NULL, cmd_browse_main(argc - 1,
+									    argv + 1));
 			else if (!strcmp(argv[1], subcmds[i].name))
 				return main_out_status(subcmds[i].name,
 						       subcmds[i].run(argc - 1, argv + 1));
@@ -89,5 +90,6 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return cmd_browse_main(argc, argv);
+	/* its --help, and a script's output (ui/script.c) */
+	return main_out_status(NULL, cmd_browse_main(argc, argv));
 }
