@@ -1098,6 +1098,7 @@ int ct_break_all(struct ct *ct)
 	ret = ct_close_run(ct);
 	if (ret < 0)
 		return ret;
+	ct->breaks++;
 	/* first: the merge closes the stacks of threads the fragment has
 	 * not seen yet as well (before its own stacks' breaks) */
 	if (ct->frag && !ct_op_add(ct, CT_OP_BREAK_ALL))
@@ -1177,6 +1178,9 @@ int ct_finish(struct ct *ct)
 	/* the range's: not its top-level nodes' sum, which counts threads
 	 * that ran at once (on another CPU, or switched out) twice */
 	ct->nodes[CT_ROOT].tsc_ticks = ct->have_span ? ct->span_hi - ct->span_lo : 0;
+	/* code the flow lost is in the range: its cycles are not counted */
+	if (ct->breaks)
+		ct->nodes[CT_ROOT].total.flags |= CT_S_LOST;
 	ct->finished = 1;
 	return 0;
 }
@@ -1318,7 +1322,7 @@ const char *ct_sum_str(const struct ct_sum *s, char *buf, size_t size)
 	if (!buf || !size)
 		return buf;
 	if (!s || !s->known) {
-		snprintf(buf, size, s && !s->unknown ? "0" : "?");
+		snprintf(buf, size, s && !s->unknown && !(s->flags & CT_S_LOST) ? "0" : "?");
 		return buf;
 	}
 	tilde = s->flags & CT_S_SHARED ? "~" : "";
@@ -1329,7 +1333,13 @@ const char *ct_sum_str(const struct ct_sum *s, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%s%" PRIu64, tilde, s->lo);
 	n = strlen(buf);
-	if (s->unknown && n + 2 < size)
+	if ((s->unknown || (s->flags & CT_S_LOST)) && n + 2 < size)
 		memcpy(buf + n, "+?", 3);
 	return buf;
 }
+
+uint64_t ct_breaks(const struct ct *ct)
+{
+	return ct ? ct->breaks : 0;
+}
+

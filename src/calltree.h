@@ -69,6 +69,9 @@ enum ct_sum_flag {
 				 * nothing, at least lo */
 	CT_S_SHARED = 1 << 2,	/* shares of runs split by instruction count
 				 * are in it */
+	CT_S_LOST = 1 << 3,	/* the root's, after ct_finish(): the flow
+				 * broke in the range (ct_breaks()), so code
+				 * it ran is in no count */
 };
 
 struct ct_sum {
@@ -353,6 +356,11 @@ int ct_pack_new(const void *data, size_t len, struct ct_pack **out);
  * -pte_nomem. */
 int ct_merge_pack(struct ct *dst, const struct ct_pack *p);
 
+/* How often the flow broke in the range, after ct_finish(): decode
+ * errors and overflows (ct_break_all()), where code ran that is in no
+ * count (0 for NULL).  With instructions 0, none was decoded. */
+uint64_t ct_breaks(const struct ct *ct);
+
 /* Orders for ct_top() and ct_children(). */
 enum ct_order { CT_BY_CYCLES, CT_BY_INSNS, CT_BY_CALLS };
 
@@ -370,7 +378,8 @@ size_t ct_children(const struct ct *ct, uint32_t node, enum ct_order order,
 /* A sum's cycles as text into @buf: "1234" exact, "~1234" a sum with
  * shares split by instruction count (exact in total, not in the split),
  * "1234-1300" bounded, ">=1234" at least, "?" nothing known; then "+?"
- * when some instructions' cycles are unknown.  Returns @buf. */
+ * when some instructions' cycles are unknown or code was lost
+ * (CT_S_LOST; then "?", not "0", when none is known).  Returns @buf. */
 const char *ct_sum_str(const struct ct_sum *s, char *buf, size_t size);
 
 #endif /* CALLTREE_H */

@@ -171,6 +171,8 @@ struct ct {
 	uint8_t have_span;
 	uint8_t untimed_first;	/* fragment: instructions were fed before
 				 * its first TSC (at the TSC before it) */
+	uint64_t breaks;	/* ct_break_all()s: the flow broke, code was
+				 * lost (a merge replays a fragment's) */
 	/* the open run */
 	int in_run;
 	struct ct_cyc cyc;

@@ -12,7 +12,8 @@
 #    calls TRACE:REGION); its title's total is calls' total; a range from
 #    the middle has calls' instructions (its cycles may be known from the
 #    first packet on, where calls starts the time model at the PSB);
-#  - without code it says why, and Enter jumps to the browser;
+#  - without code it says why, and Enter jumps to the browser; with code
+#    the trace never runs, that none was decoded (not an empty range);
 #  - region summaries: :regions A B shows A's top functions with B's
 #    beside them (A's first by cycles is calls' for A; B's instructions
 #    and calls of it are calls' for B, whose cycles may be known from its
@@ -70,6 +71,17 @@ LC_ALL=C grep -q '[^ -~]' "$tmp/tree.txt" "$tmp/open.txt" && bad "--ascii screen
 printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/nocode.txt\n' "$tmp" > "$tmp/keys"
 (cd "$tmp" && "$PTBROWSE" --no-state --script keys --size 110x30 l.pt) >/dev/null 2>&1
 grep -q 'funcs: no code given' "$tmp/nocode.txt" || bad "no code: $(tail -1 "$tmp/nocode.txt")"
+
+# code given where the trace never goes: every instruction lost to errors,
+# not an empty range of 0 cycles
+printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/lost.txt\n' "$tmp" > "$tmp/keys"
+lib=$(sed -n 's,^--raw \(.*libc[^:]*\):.*,\1,p' "$tmp/l.pt.options")
+(cd "$tmp" && "$PTBROWSE" --no-state --script keys --size 110x30 --raw="$lib:0x10000" l.pt) \
+	>/dev/null 2>&1
+sed -n 1p "$tmp/lost.txt" | grep -q 'no code decoded ([0-9]* breaks), cycles ?,' ||
+	bad "code lost: $(sed -n 1p "$tmp/lost.txt")"
+grep -q 'no instructions decoded: the flow broke' "$tmp/lost.txt" ||
+	bad "code lost: $(sed -n 3p "$tmp/lost.txt")"
 
 # --- the sample against calls
 . tests/rec_lib.sh

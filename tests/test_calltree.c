@@ -400,6 +400,7 @@ static void test_break_all(void **state)
 {
 	const struct ct_node *n;
 	struct ct *ct;
+	char buf[32];
 	int calls = 0;
 
 	(void)state;
@@ -446,6 +447,39 @@ static void test_break_all(void **state)
 	assert_int_equal(n->calls, 0);
 	assert_int_equal(n->insns_self, 1);
 	assert_int_equal(ct_node(ct, 1)->insns_self, 4);
+	/* the code lost at the break is in no count: "+?", not exact 10 */
+	assert_int_equal(ct_breaks(ct), 1);
+	assert_true(ct_node(ct, CT_ROOT)->total.flags & CT_S_LOST);
+	assert_string_equal(ct_sum_str(&ct_node(ct, CT_ROOT)->total, buf,
+				       sizeof(buf)), "~10+?");
+	ct_free(ct);
+}
+
+/* A range whose code was all lost (decode errors, no memory mapped): no
+ * instruction, but its cycles are unknown, not 0. */
+static void test_all_lost(void **state)
+{
+	struct ct *ct;
+	char buf[32];
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(ct_breaks(NULL), 0);
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	assert_int_equal(ct_break_all(ct), 0);
+	assert_int_equal(ct_break_all(ct), 0);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_node(ct, CT_ROOT)->insns, 0);
+	assert_int_equal(ct_breaks(ct), 2);
+	assert_string_equal(ct_sum_str(&ct_node(ct, CT_ROOT)->total, buf,
+				       sizeof(buf)), "?");
+	ct_free(ct);
+	/* no break: nothing lost, an empty range's 0 */
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_breaks(ct), 0);
+	assert_string_equal(ct_sum_str(&ct_node(ct, CT_ROOT)->total, buf,
+				       sizeof(buf)), "0");
 	ct_free(ct);
 }
 
@@ -586,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_break_all),
+		cmocka_unit_test(test_all_lost),
 		cmocka_unit_test(test_many_parts),
 		cmocka_unit_test(test_unwind),
 		cmocka_unit_test(test_signal),

@@ -357,7 +357,7 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 	static const char *const orders[] = { "cycles", "insns", "calls" };
 	const struct ct *ct = fv_tree();
 	uint64_t d = atomic_load(&fv.job.done), tot = fv.job.to - fv.job.from;
-	char cyc[48], tm[48];
+	char cyc[48], tm[48], ins[48];
 	int k;
 
 	k = snprintf(buf, size, " functions of %s [0x%" PRIx64 ", 0x%" PRIx64 "): ", fv.what,
@@ -374,8 +374,13 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 		return;
 	}
 	fv_time(ui, ct_node(ct, CT_ROOT)->tsc_ticks, tm, sizeof(tm));
-	snprintf(buf + k, size - (size_t)k, "%" PRIu64 " insns, cycles %s, %s%s%s  by %s",
-		 ct_node(ct, CT_ROOT)->insns,
+	/* the flow broke and nothing was decoded: not an empty range */
+	if (!ct_node(ct, CT_ROOT)->insns && ct_breaks(ct))
+		snprintf(ins, sizeof(ins), "no code decoded (%" PRIu64 " breaks)",
+			 ct_breaks(ct));
+	else
+		snprintf(ins, sizeof(ins), "%" PRIu64 " insns", ct_node(ct, CT_ROOT)->insns);
+	snprintf(buf + k, size - (size_t)k, "%s, cycles %s, %s%s%s  by %s", ins,
 		 ct_sum_str(&ct_node(ct, CT_ROOT)->total, cyc, sizeof(cyc)), tm,
 		 fv.job.result == -pte_canceled ? "  STOPPED: partial" : "",
 		 ct_truncated(ct) ? "  (deep calls folded)" : "", orders[fv.order]);
@@ -414,7 +419,9 @@ static void funcs_draw(struct ui *ui, struct view *v)
 	attrset(A_NORMAL);
 	if (ct && !fv.nrows)
 		screen_put(FV_HEAD, 1, ui->cols - 1, fv.job.result == -pte_sigbus ?
-			   "(the trace shrank)" : "(no instructions in the range)");
+			   "(the trace shrank)" : ct_breaks(ct) ?
+			   "(no instructions decoded: the flow broke)" :
+			   "(no instructions in the range)");
 	status_draw(ui);
 }
 
