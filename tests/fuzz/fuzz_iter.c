@@ -58,7 +58,8 @@ static void same(const struct iter_bound *a, size_t n,
 		if (a[i].offset != b[i].offset || a[i].tsc != b[i].tsc ||
 		    a[i].cyc_lo != b[i].cyc_lo || a[i].cyc_hi != b[i].cyc_hi ||
 		    a[i].flags != b[i].flags || a[i].lost != b[i].lost ||
-		    a[i].timed != b[i].timed)
+		    a[i].timed != b[i].timed || a[i].ahead != b[i].ahead ||
+		    a[i].anchor != b[i].anchor)
 			abort();
 }
 
