@@ -12,7 +12,7 @@
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	16	/* 9: the time pass's periods, the gap's packet;
+#define BLOB_VERSION	17	/* 9: the time pass's periods, the gap's packet;
 				 * 10: halted time per segment, and the sleep
 				 * bits in the carries; 11: the same, made by a
 				 * time pass that writes every carry and counts
@@ -30,7 +30,9 @@
 				 * 2^(MTCFreq+8), a 32-bit ref_ctc (carries,
 				 * periods, halts, gaps); 16: halted time at
 				 * least the move less the EXSTOP's extrapolated
-				 * span (halts; unplaced in the carries) */
+				 * span (halts; unplaced in the carries); 17:
+				 * no period where a cycle threshold may hide
+				 * cycles (periods, carries) */
 
 struct blob_hdr {
 	uint64_t magic;

@@ -40,7 +40,17 @@ enum {
 				  * estimate did not place: no ratio (time
 				  * held), or more before it than
 				  * struct tm_model.unplaced holds */
+	TM_S_CAL_TIED = 1 << 25, /* the calibration period began in a
+				  * CYC's cycle (it settled one) */
+	TM_S_LAG_WANT = 1 << 26, /* the next CYC's payload bounds the cycle
+				  * threshold (cyc_hidden()) */
 };
+
+/* Bits 27..31 of struct tm_model.state: 0 none yet, else 1 + the least
+ * floor(log2(payload)) of the CYCs sampled (at most 14): every CYC counts
+ * at least the threshold's cycles, so it bounds the threshold. */
+#define TM_S_LG_SHIFT 27
+#define TM_S_LG_MASK (31u << TM_S_LG_SHIFT)
 
 #define Q_ONE ((tm_q)1 << 32)
 /* The latest time a stamp can show: 2^64 - 1 ticks. */
@@ -53,6 +63,10 @@ enum {
  * a CYC-eligible packet and, with a CycThresh, for 2^(CycThresh - 1)
  * cycles, at most 2^14 (SDM 36.2.7.2, 36.3.6). */
 #define CYC_LAG ((uint64_t)1 << 14)
+/* A calibration period's cycles are known within the cycles a threshold
+ * may hide at an end not in a CYC's cycle; it calibrates only where they
+ * are at most 1/LAG_SHARE of its cycles. */
+#define LAG_SHARE 32u
 /* On-demand clock modulation runs the core clock down to a 6.25% duty
  * cycle, 1/16 of its rate (SDM 14.7.3.1). */
 #define MOD_SLOWEST 16u
@@ -219,23 +233,77 @@ static void set_anchor(struct tm_model *tm, tm_q t, struct tm_stamp *st)
 }
 
 /* Start a calibration period at @t, at an MTC if @mtc (else a TSC). */
+/* Whether @state has a CYC awaiting the packet that comes now, which is
+ * then in its cycle (outside PSB+, status only). */
+static inline int cyc_tied(uint32_t state)
+{
+	return (state & (TM_S_PEND | TM_S_PSBP)) == TM_S_PEND;
+}
+
+/* Start a calibration period at @t, at an MTC if @mtc (else a TSC). */
 static void cal_start(struct tm_model *tm, tm_q t, int mtc)
 {
 	tm->cal = sat(t);
 	tm->cyc_cal = 0;
-	tm->state &= ~(TM_S_TAINT | TM_S_CAL_MTC);
-	tm->state |= TM_S_CAL | (mtc ? TM_S_CAL_MTC : 0);
+	tm->state &= ~(TM_S_TAINT | TM_S_CAL_MTC | TM_S_CAL_TIED);
+	tm->state |= TM_S_CAL | TM_S_LAG_WANT | (mtc ? TM_S_CAL_MTC : 0) |
+		     (cyc_tied(tm->state) ? TM_S_CAL_TIED : 0);
 	if (tm->state & TM_S_SLEEP)
 		tm->state |= TM_S_TAINT;
 }
 
-/* Calibrate over the period from cal to @t: its cycles over its ticks. */
-static void calibrate(struct tm_model *tm, tm_q t)
+/*
+ * The most cycles a CYC threshold may leave unreported at a packet not in
+ * a CYC's cycle (SDM 36.3.6.3): with CycThresh T a CYC comes only after
+ * 2^(T-1) cycles, so up to one less hide there, and a period's CYCs may
+ * hold those of the period before or leave its own to the next.  Known
+ * where the configuration has the threshold (perf.data); and every CYC
+ * counts at least the threshold's cycles, so the least payload sampled
+ * bounds it (a power of two: the bound settles soon, as the index's
+ * parallel time pass needs).  None sampled yet: the largest threshold.
+ */
+static uint64_t cyc_hidden(const struct tm_model *tm)
+{
+	unsigned f = (tm->state & TM_S_LG_MASK) >> TM_S_LG_SHIFT;
+	uint64_t l = f ? 1ull << (f - 1) : CYC_LAG;
+
+	if (tm->cfg.have_cyc_thresh) {
+		unsigned th = tm->cfg.cyc_thresh > 15 ? 15 : tm->cfg.cyc_thresh;
+		uint64_t c = th ? 1ull << (th - 1) : 1;
+
+		if (c < l)
+			l = c;
+	}
+	return l - 1;
+}
+
+/* CYC @v sampled for cyc_hidden(). */
+static void cyc_sample(struct tm_model *tm, uint64_t v)
+{
+	unsigned k = v > 1 ? 63u - (unsigned)__builtin_clzll(v) : 0;
+	unsigned f = (tm->state & TM_S_LG_MASK) >> TM_S_LG_SHIFT;
+
+	k = k > 14 ? 15 : k + 1;
+	if (!f || k < f)
+		tm->state = (tm->state & ~TM_S_LG_MASK) | (uint32_t)k << TM_S_LG_SHIFT;
+	tm->state &= ~(uint32_t)TM_S_LAG_WANT;
+}
+
+/* Calibrate over the period from cal to @t, which is in a CYC's cycle if
+ * @tied: its cycles over its ticks.  Not where a cycle threshold may
+ * have hidden more than 1/LAG_SHARE of them at an end (cyc_hidden()):
+ * such a period is no measurement, not even a stall (its cycles may all
+ * be in a CYC to come). */
+static void calibrate(struct tm_model *tm, tm_q t, int tied)
 {
 	tm_q ticks, ratio;
+	uint64_t lag;
 
 	if (!(tm->state & TM_S_CAL) || (tm->state & TM_S_TAINT) ||
 	    tm->cyc_cal == UINT32_MAX || t < tm->cal + Q_ONE)
+		return;
+	lag = tied && (tm->state & TM_S_CAL_TIED) ? 0 : cyc_hidden(tm);
+	if (lag && lag * LAG_SHARE > tm->cyc_cal)
 		return;
 	ticks = t - tm->cal;
 	/* A clean period, measured even where it cannot calibrate (no
@@ -492,7 +560,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	 * have run through). */
 	if ((tm->state & TM_S_TSC) && !(tm->state & (TM_S_CAL_MTC | TM_S_REF)) &&
 	    !leave && (!(tm->state & TM_S_PSBP) || psb_period_ran(tm, t)))
-		calibrate(tm, t);
+		calibrate(tm, t, cyc_tied(tm->state));
 	/* Relative time before the first TSC counts from 0, far below any
 	 * real TSC; the estimate still never decreases (a relative time
 	 * beyond the TSC is damage, and is clamped and flagged). */
@@ -595,7 +663,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	if (tied && (tm->state & TM_S_CAL_MTC) &&
 	    (uint8_t)(payload - tm->last_mtc) == 1 &&
 	    t <= tm->cal + 2 * tm->period)
-		calibrate(tm, t);
+		calibrate(tm, t, cyc_tied(tm->state));
 	tm->last_mtc = payload;
 	tm->ref_time = t;
 	tm->ref_ctc = (uint32_t)payload << freq;
@@ -677,6 +745,8 @@ static void on_cyc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	if (tm->state & TM_S_WOKE)
 		tm->state ^= TM_S_WOKE | TM_S_WOKE_CYC;
 	st->cyc_delta = v;
+	if (tm->state & TM_S_LAG_WANT)
+		cyc_sample(tm, v);
 	/* The first CYC (after a loss) has no known start: count from the
 	 * anchor, as libipt does. */
 	base = (tm->state & TM_S_CYC_EST) ? tm->cyc_est : tm->anchor;
@@ -839,7 +909,7 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 		return -1;
 	t = sat(tm->ref_time + tm->period);
 	if (st & TM_S_CAL_MTC)
-		calibrate(tm, t);
+		calibrate(tm, t, cyc_tied(st));
 	tm->last_mtc = payload;
 	tm->ref_time = t;
 	tm->ref_ctc = (uint32_t)payload << freq;
@@ -854,8 +924,9 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 	tm->cal = t;
 	tm->cyc_cal = 0;
 	st = (tm->state & ~(uint32_t)(TM_S_TAINT | TM_S_SLEPT |
-				      TM_S_UNPLACED)) |
-	     TM_S_CAL | TM_S_CAL_MTC | TM_S_MTC;
+				      TM_S_UNPLACED | TM_S_CAL_TIED)) |
+	     TM_S_CAL | TM_S_CAL_MTC | TM_S_MTC | TM_S_LAG_WANT |
+	     (st & TM_S_PEND ? TM_S_CAL_TIED : 0);
 	tm->unplaced = 0;
 	if (st & TM_S_PEND) {
 		tm->cyc_est = tm->est;
@@ -899,9 +970,10 @@ void tm_advance(struct tm_model *tm, const struct pkt *pkt)
 
 int tm_cyc_joins(const struct tm_model *tm)
 {
-	/* on_cyc() counts from cyc_est; tm_advance_cycs() from est */
-	return (tm->state & (TM_S_CYC_EST | TM_S_PSBP)) == TM_S_CYC_EST &&
-	       tm->cyc_est == tm->est;
+	/* on_cyc() counts from cyc_est; tm_advance_cycs() from est; and
+	 * the first CYC of a calibration period is sampled (cyc_sample()) */
+	return (tm->state & (TM_S_CYC_EST | TM_S_PSBP | TM_S_LAG_WANT)) ==
+	       TM_S_CYC_EST && tm->cyc_est == tm->est;
 }
 
 void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,

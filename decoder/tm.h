@@ -22,7 +22,15 @@
  *   - Between anchors, CYC cycles advance the estimate from the last CYC's
  *     time by cycles * ratio, ratio = TSC ticks per core cycle: measured
  *     over the last clean MTC-to-MTC period (TSC-to-TSC where no MTCs
- *     come), else P1/CBR (--nom-freq and the last CBR).  A CBR change
+ *     come), else P1/CBR (--nom-freq and the last CBR).  With a cycle
+ *     threshold (SDM 36.3.6.3) an end of a period that is not in a CYC's
+ *     cycle (no CYC right before it) may hide up to the threshold less
+ *     one cycles, which a later CYC reports: such a period measures
+ *     only where that is at most 1/32 of its cycles, else it is no
+ *     period at all (not a stall either).  The threshold is the
+ *     configuration's (perf.data), else bounded by the least CYC
+ *     payload seen (the first of each period's, rounded down to a power
+ *     of two): every CYC counts at least the threshold's cycles.  A CBR change
  *     drops the measurement and the measured frequency.  A TSC-to-TSC
  *     period that ends at a PSB+ TSC holds no stop of the core clock
  *     (every stop is followed by a TSC of its own, SDM 36.4.2.11): with
@@ -222,7 +230,8 @@ struct tm_model {
 /* A clean period between two anchors (MTC to the next MTC, or TSC to TSC
  * where no MTCs come), the kind that calibrates: its CYC cycles over its
  * TSC ticks is the core's speed in it.  Periods holding a sleep, a stop,
- * a CBR change or lost data are not measured. */
+ * a CBR change or lost data are not measured, nor those whose cycles a
+ * cycle threshold may have shifted by more than 1/32 (tm.h's top). */
 struct tm_period {
 	uint64_t seq;		/* how many were measured before, this one
 				 * included (0: none yet) */
@@ -258,7 +267,9 @@ void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
 
 /* Whether a CYC fed now would count from the estimate, as the CYCs
  * tm_advance_cycs() takes do (the estimate is the last CYC's time, and
- * outside PSB+): then it may be the first of those.  Returns 1 or 0. */
+ * outside PSB+), and is not the first of a calibration period (whose
+ * payload the model samples): then it may be the first of those.
+ * Returns 1 or 0. */
 int tm_cyc_joins(const struct tm_model *tm);
 
 /* Tell @tm that trace data was lost (a gap between spans): behaves like an

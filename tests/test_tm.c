@@ -136,7 +136,10 @@ static size_t run(const struct buf *b, const struct tm_config *cfg,
 	return n;
 }
 
-/* A configuration like the dynamorio traces'. */
+/* A configuration like the dynamorio traces', and no cycle threshold
+ * (CycThresh 0, as perf.data tells): the hand-made streams below have a
+ * CYC in every cycle with a CYC-eligible packet, so no cycles hide at an
+ * MTC without one. */
 static struct tm_config dr_cfg(void)
 {
 	struct tm_config c;
@@ -146,6 +149,8 @@ static struct tm_config dr_cfg(void)
 	assert_int_equal(tm_config_option(&c, "--nom-freq", "37"), 1);
 	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.eax", "2"), 1);
 	assert_int_equal(tm_config_option(&c, "--cpuid-0x15.ebx", "308"), 1);
+	c.have_cyc_thresh = 1;
+	c.cyc_thresh = 0;
 	return c;
 }
 
@@ -631,6 +636,87 @@ static void test_periods(void **state __attribute__((unused)))
 	assert_int_equal(tm_period_khz(&c, &p[1], 1), 0);
 }
 
+/* Feed @b to a fresh model with @cfg; *@freq: whether any stamp had a
+ * measured frequency.  Returns the periods measured; the last in @p. */
+static uint64_t thresh_run(const struct buf *b, const struct tm_config *cfg,
+			   struct tm_period *p, int *freq)
+{
+	struct pkt_decoder dec;
+	struct pkt pkt;
+	struct tm_model tm;
+	struct tm_stamp st;
+
+	*freq = 0;
+	tm_init(&tm, cfg);
+	assert_int_equal(pkt_decoder_init(&dec, b->b, b->b + b->n, 0), 0);
+	while (pkt_next(&dec, &pkt) > 0) {
+		assert_int_equal(tm_step(&tm, &pkt, &st), 0);
+		*freq |= !!(st.flags & TM_F_FREQ);
+	}
+	tm_last_period(&tm, p);
+	return p->seq;
+}
+
+/* A cycle threshold (SDM 36.3.6.3): a CYC only after 2^(CycThresh-1)
+ * cycles, so at an MTC without a CYC right before it up to that less one
+ * cycles may be unreported.  A period with such an end measures only
+ * where those are at most 1/32 of its cycles: not an MTC period with no
+ * CYC (a hidden one, not a stall) nor one whose one CYC holds earlier
+ * periods' cycles.  The threshold: the configuration's, else the least
+ * CYC payload seen bounds it (2100: at most 2048). */
+static void test_cyc_thresh(void **state __attribute__((unused)))
+{
+	struct tm_config c = dr_cfg();
+	struct tm_period p;
+	struct buf b = { .n = 0 };
+	int freq, k;
+
+	for (k = 0; k < 2; k++) {
+		/* k 0: the threshold unknown; 1: CycThresh 12 */
+		c.have_cyc_thresh = (uint8_t)k;
+		c.cyc_thresh = 12;
+		b.n = 0;
+		psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+		e_mtc(&b, 0x10);
+		e_tnt(&b, 1);
+		e_mtc(&b, 0x11);	/* no CYC: not a 0-cycle stall */
+		e_cyc(&b, 2100);	/* the CYC of several periods */
+		e_tnt(&b, 1);
+		e_mtc(&b, 0x12);
+		e_tnt(&b, 1);
+		e_mtc(&b, 0x13);
+		assert_int_equal(thresh_run(&b, &c, &p, &freq), 0);
+		assert_false(freq);
+		/* 70000 cycles: 2047 hidden at most at MTC 0x13, 1/34 */
+		e_cyc(&b, 70000);
+		e_mtc(&b, 0x14);
+		assert_int_equal(thresh_run(&b, &c, &p, &freq), 1);
+		assert_int_equal(p.cycles, 70000);
+		assert_true(freq);
+		/* both MTCs in a CYC's cycle: nothing hidden */
+		e_cyc(&b, 3000);
+		e_mtc(&b, 0x15);
+		assert_int_equal(thresh_run(&b, &c, &p, &freq), 2);
+		assert_int_equal(p.cycles, 3000);
+	}
+	/* Without a threshold (dr_cfg()) the 2100 cycles' period is a
+	 * measurement and the one with no CYC after it a stall. */
+	c = dr_cfg();
+	b.n = 0;
+	psb_plus(&b, T0, (uint16_t)(0x0f << 3), 0, 12);
+	e_mtc(&b, 0x10);
+	e_cyc(&b, 2100);
+	e_tnt(&b, 1);
+	e_mtc(&b, 0x11);
+	assert_int_equal(thresh_run(&b, &c, &p, &freq), 1);
+	assert_int_equal(p.cycles, 2100);
+	assert_true(freq);
+	e_tnt(&b, 1);
+	e_mtc(&b, 0x12);
+	assert_int_equal(thresh_run(&b, &c, &p, &freq), 2);
+	assert_int_equal(p.cycles, 0);
+}
+
 /* A CBR change drops the measured ratio: P1/CBR until recalibrated. */
 static void test_cbr_change(void **state __attribute__((unused)))
 {
@@ -642,6 +728,7 @@ static void test_cbr_change(void **state __attribute__((unused)))
 	memset(&c, 0, sizeof(c));
 	c.have_nom_freq = 1;
 	c.nom_freq = 24;
+	c.have_cyc_thresh = 1;	/* none: no cycles hide (dr_cfg()) */
 	e_tsc(&b, 1000000);	/* [0] */
 	e_cbr(&b, 12);		/* [1] */
 	e_cyc(&b, 120);		/* [2]: 2 ticks per cycle */
@@ -1470,6 +1557,7 @@ static void test_psb_period_ran(void **state __attribute__((unused)))
 
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(tm_config_option(&c, "--nom-freq", "12"), 1);
+	c.have_cyc_thresh = 1;	/* none: no cycles hide (dr_cfg()) */
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct buf b = { .n = 0 };
 
@@ -1495,6 +1583,7 @@ static void test_psb_period_ran(void **state __attribute__((unused)))
 			struct tm_config n;
 
 			memset(&n, 0, sizeof(n));
+			n.have_cyc_thresh = 1;
 			assert_int_equal(periods_of(&b, &n), v[i].want);
 		} else {
 			assert_int_equal(periods_of(&b, &c), v[i].want);
@@ -2144,6 +2233,7 @@ int main(void)
 		cmocka_unit_test(test_mtc_freq9),
 		cmocka_unit_test(test_cyc_between_mtc),
 		cmocka_unit_test(test_periods),
+		cmocka_unit_test(test_cyc_thresh),
 		cmocka_unit_test(test_cbr_change),
 		cmocka_unit_test(test_ovf_mid_period),
 		cmocka_unit_test(test_skl168),

@@ -19,7 +19,9 @@ options.  Checks, on every row:
     is later;
   - every clean MTC-to-MTC period (consecutive payloads, CYCs in it, no
     OVF, loss, PWRE..PWRX, EXSTOP, CBR change, or PSB on a CPU with erratum
-    SKL168) re-measures the MHz: cycles * P1 * 100 MHz / ticks.
+    SKL168) whose MTCs are both in a CYC's cycle (a CYC right before each,
+    outside PSB+; else a cycle threshold may hide cycles at them) re-measures
+    the MHz: cycles * P1 * 100 MHz / ticks.
 Prints one line of counts; exit 1 with the first failures if a rule broke.
 """
 import re
@@ -87,7 +89,7 @@ def main():
     tsc_hz = p1 * 100e6
     errs = []
     n = {'rows': len(rows), 'held': 0, 'mtc_placed': 0, 'periods': 0,
-         'measured': 0}
+         'measured': 0, 'untied': 0}
 
     def err(r, msg):
         if len(errs) < 20:
@@ -173,8 +175,19 @@ def main():
                 elif 'c' not in r.flags and abs(r.t - want) > 1:
                     err(r, 'MTC at %x, the SDM places it at %x' %
                         (r.t, int(want)))
+            # in a CYC's cycle: the CYC right before it (outside PSB+);
+            # else a cycle threshold may hide cycles here (36.3.6.3), and
+            # a period ending or starting so is no sure measurement
+            tied = (not in_psb and last_real is not None and
+                    last_real.name == 'cyc')
             # a clean period: consecutive payloads, nothing in between
             if (period_start is not None and not trouble and
+                    tsc_since is None and period_cyc and
+                    pay == (period_start[0] + 1) & 255 and
+                    not sleeping and 'l' not in r.flags and
+                    not (tied and period_start[2])):
+                n['untied'] += 1
+            elif (period_start is not None and not trouble and
                     tsc_since is None and period_cyc and
                     pay == (period_start[0] + 1) & 255 and
                     not sleeping and 'l' not in r.flags):
@@ -193,7 +206,7 @@ def main():
             ref_trouble = False
             if tsc_since is not None:
                 last_mtc_after_tsc = r
-            period_start = (pay, r) if r.cyc is not None else None
+            period_start = (pay, r, tied) if r.cyc is not None else None
             period_cyc = False
             trouble = sleeping
             tsc_since = None
@@ -222,7 +235,7 @@ def main():
         prev = r
     print('rows %(rows)d, CYCs after a tied TSC %(held)d, MTCs placed '
           '%(mtc_placed)d, clean periods %(periods)d, re-measured '
-          '%(measured)d' % n)
+          '%(measured)d, not in CYC cycles %(untied)d' % n)
     for e in errs:
         print('FAIL ' + e)
     return 1 if errs else 0
