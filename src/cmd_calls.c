@@ -71,6 +71,7 @@ struct calls_cmd {
 	struct imgset *set;
 	struct ctx *ctx_feed;	/* the restriction's ranges */
 	const struct tm_config *tm;
+	int no_tsc;		/* no TSC packet in the range: time unknown */
 };
 
 /* A number option's value: 0 to 1000000. */
@@ -125,13 +126,15 @@ static int calls_take(const struct opt_cmd *cmd, void *vctx, const struct opt *o
 }
 
 /* @ticks TSC ticks as time into @buf: microseconds where the recording
- * converts TSC to time, else ticks. */
+ * converts TSC to time, else ticks; "?" without a TSC in the range. */
 static const char *calls_time(const struct calls_cmd *cc, uint64_t ticks,
 			      char *buf, size_t size)
 {
 	uint64_t ns0, ns1;
 
-	if (!tm_tsc_to_ns(cc->tm, 0, &ns0) && !tm_tsc_to_ns(cc->tm, ticks, &ns1) &&
+	if (cc->no_tsc)
+		snprintf(buf, size, "?");
+	else if (!tm_tsc_to_ns(cc->tm, 0, &ns0) && !tm_tsc_to_ns(cc->tm, ticks, &ns1) &&
 	    ns1 >= ns0) {
 		ns1 -= ns0;
 		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 "us", ns1 / 1000,
@@ -218,6 +221,7 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 	printf("%s [0x%" PRIx64 ", 0x%" PRIx64 "): %" PRIu64 " instructions, "
 	       "cycles %s, time %s\n", cc->t->streams[cc->idx].name, from, to,
 	       root->insns, ct_sum_str(&root->total, cyc, sizeof(cyc)),
+	       cc->no_tsc ? "unknown (no TSC packet in the range)" :
 	       calls_time(cc, root->tsc_ticks, tm, sizeof(tm)));
 	printf("cycles: N exact, ~N split between functions by instructions, "
 	       "A-B bounded, >=N at least, ? unknown, +? some unknown; time: "
@@ -290,6 +294,60 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 	return 0;
 }
 
+/* calls_find_tsc()'s range, and its answer. */
+struct calls_scan {
+	const struct img *img;
+	uint64_t from, to;
+	int found;
+};
+
+/* Whether a TSC packet lies in [from, to) from its first PSB on, as the
+ * decode of the range reads them (resyncing after an error), under
+ * trace_guard(); sets sc->found.  Returns 0. */
+static int calls_find_tsc(void *arg)
+{
+	struct calls_scan *sc = arg;
+	struct img_cursor cur;
+	struct pkt pkt;
+	int r;
+
+	if (img_cursor_init(&cur, sc->img, sc->from) < 0 ||
+	    img_cursor_sync_forward(&cur, sc->from) < 0)
+		return 0;
+	while (img_cursor_offset(&cur) < sc->to) {
+		r = img_cursor_next(&cur, &pkt);
+		if (r == -pte_eos)
+			break;
+		if (r == -pte_gap)
+			continue;	/* the cursor is on the next PSB */
+		if (r < 0) {
+			if (img_cursor_sync_forward(&cur, pkt.offset + 1) < 0)
+				break;
+			continue;
+		}
+		if (pkt.type == PKT_TSC && pkt.offset < sc->to) {
+			sc->found = 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Whether the time of [@from, @to) is unknown: no time was measured and
+ * the range has no TSC packet (the time model's TSC is then relative,
+ * and every call "took" 0 ticks). */
+static int calls_no_tsc(const struct calls_cmd *cc, const struct ct *ct,
+			uint64_t from, uint64_t to)
+{
+	struct calls_scan sc = { &cc->t->streams[cc->idx].img, from, to, 0 };
+
+	if (ct_node(ct, CT_ROOT)->tsc_ticks)
+		return 0;
+	if (trace_guard(calls_find_tsc, &sc) < 0)
+		return 0;
+	return !sc.found;
+}
+
 /* Decode [@from, @to) into a tree and print it.  Returns the exit status. */
 static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 			uint64_t to)
@@ -333,6 +391,7 @@ static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 		esc_line(stderr, CALLS_PROG, "%s: %s", path, pte_strerror(r));
 		goto out;
 	}
+	cc->no_tsc = calls_no_tsc(cc, job.ct, from, to);
 	calls_print(cc, job.ct, from, to);
 	rc = 0;
 	if (fflush(stdout) || ferror(stdout)) {

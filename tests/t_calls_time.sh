@@ -1,0 +1,39 @@
+#!/bin/sh
+# t_calls_time -- `ptbrowse calls` over a trace without a TSC packet (a
+# kAFL trace, libxdc's test data) says its time is unknown, as
+# `flow --summary` does: "time unknown (no TSC packet in the range)" on
+# the range's line and "?" in the tree's time column (it said "0tk", a
+# time measured as nothing).
+set -u
+: "${BUILD:=build}" "${SHARED:?}"
+PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" \
+	XDG_CACHE_HOME="$tmp/cache" HOME="$tmp"
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+L=$SHARED/traces/libxdc-kafl-flow
+[ -f "$L/unzip_trace.pt" ] || { echo "skip: $L/unzip_trace.pt missing"; exit 0; }
+img="--raw $L/unzip.0x400000.bin:0x400000"
+# shellcheck disable=SC2086
+"$PTBROWSE" flow --summary $img "$L/unzip_trace.pt" >"$tmp/sum" 2>"$tmp/err" ||
+	bad "flow --summary: $(cat "$tmp/err")"
+grep -q '^time: unknown (no TSC packet' "$tmp/sum" ||
+	bad "flow --summary knows a time: $(grep '^time' "$tmp/sum")"
+# shellcheck disable=SC2086
+"$PTBROWSE" calls $img "$L/unzip_trace.pt" >"$tmp/calls" 2>"$tmp/err" ||
+	bad "calls: $(cat "$tmp/err")"
+head -n 1 "$tmp/calls" | grep -q ', time unknown (no TSC packet in the range)$' &&
+	ok "calls: the range's time is unknown" ||
+	bad "calls: the range's line: $(head -n 1 "$tmp/calls")"
+# the tree: between the header and the first top list
+awk '/^ +calls +instructions/ { on = 1; next } on && NF == 0 { exit } on' \
+	"$tmp/calls" >"$tmp/rows"
+n=$(wc -l <"$tmp/rows")
+bad_rows=$(awk '$5 != "?"' "$tmp/rows" | head -n 3)
+[ "$n" -gt 3 ] && [ -z "$bad_rows" ] && ok "calls: ? in each of the tree's $n rows" ||
+	bad "calls: tree rows with a time ($n rows): $bad_rows"
+exit $fail
