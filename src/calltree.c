@@ -1343,3 +1343,11 @@ uint64_t ct_breaks(const struct ct *ct)
 	return ct ? ct->breaks : 0;
 }
 
+const char *ct_time_mark(const struct ct *ct, uint32_t node)
+{
+	if (!ct || node >= ct->nnodes || !ct->have_span ||
+	    !ct->nodes[node].tsc_ticks)
+		return "?";
+	return "~";
+}
+

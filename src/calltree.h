@@ -361,6 +361,15 @@ int ct_merge_pack(struct ct *dst, const struct ct_pack *p);
  * count (0 for NULL).  With instructions 0, none was decoded. */
 uint64_t ct_breaks(const struct ct *ct);
 
+/* The mark before node @node's time (struct ct_node.tsc_ticks) after
+ * ct_finish(), as the panes mark a packet's time: "~", an estimate (its
+ * calls' and returns' deciding packets' estimated TSCs, never a TSC or
+ * MTC packet's own), or "?": unknown, to be shown instead of the time,
+ * where no TSC was fed or the estimate did not move while it ran (0
+ * ticks: no CYC or MTC timing between the TSCs, so every packet of a PSB
+ * segment has its TSC).  "?" for NULL or a node out of range. */
+const char *ct_time_mark(const struct ct *ct, uint32_t node);
+
 /* Orders for ct_top() and ct_children(). */
 enum ct_order { CT_BY_CYCLES, CT_BY_INSNS, CT_BY_CALLS };
 

@@ -3,7 +3,9 @@
 #  - on p_loops recorded here by ptrecord (one thread: the same trace every
 #    time on one machine) with its code as --raw dumps, the screens in
 #    tests/golden/ui_funcs/ (the tree, a subtree opened, sorted by
-#    instructions), and in ASCII not one byte outside ASCII;
+#    instructions), and in ASCII not one byte outside ASCII; its times
+#    are estimates ('~'), unknown ('?') in a PSB segment decoded alone
+#    where the estimate holds at its TSC (no timing options);
 #  - on p_sample recorded as `make sample-code` records it (four threads on
 #    two CPUs, perf.data sideband; not the same twice, so no golden): the
 #    rows shown are `ptbrowse calls` rows of the same range, in order
@@ -66,6 +68,19 @@ done
 (cd "$tmp" && LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --ascii --script keys \
 	--size 110x30 $raw l.pt) > "$tmp/out" 2>&1 || bad "--ascii: exit status $?"
 LC_ALL=C grep -q '[^ -~]' "$tmp/tree.txt" "$tmp/open.txt" && bad "--ascii screens hold non-ASCII bytes"
+
+# the first PSB segment decoded alone (no index to carry the time model
+# in): no timing options, so the estimate holds at its TSC and no time is
+# known there, "?" rather than 0 ticks as exact
+printf ':funcs 0 0x80\n:save-screen %s/held.txt\n' "$tmp" > "$tmp/keys"
+(cd "$tmp" && "$PTBROWSE" --no-state --no-index --script keys --size 110x30 $raw l.pt) \
+	>/dev/null 2>&1
+sed -n 1p "$tmp/held.txt" | grep -q 'insns, cycles [^,]*, ?  by' ||
+	bad "time held: $(sed -n 1p "$tmp/held.txt")"
+grep -q '[0-9]tk' "$tmp/held.txt" && bad "time held: $(grep '[0-9]tk' "$tmp/held.txt" | head -1)"
+# where it moves, it is an estimate
+grep -Eq '^ +[0-9]+ .* [0-9]+tk ' "$tmp/tree.txt" && bad "an unmarked time: $(grep -E '^ +[0-9]+ .* [0-9]+tk ' "$tmp/tree.txt" | head -1)"
+sed -n 1p "$tmp/tree.txt" | grep -q ', ~[0-9]*tk  by' || bad "root time: $(sed -n 1p "$tmp/tree.txt")"
 
 # without code: the reason, on the message line
 printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/nocode.txt\n' "$tmp" > "$tmp/keys"

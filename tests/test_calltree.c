@@ -290,6 +290,34 @@ static void test_sum_str(void **state)
 	ct_free(ct);
 }
 
+/* A time is an estimate ("~"), or unknown ("?") where no TSC was fed or
+ * the estimate did not move while the node ran. */
+static void test_time_mark(void **state)
+{
+	struct ct *ct;
+	int calls = 0;
+
+	(void)state;
+	assert_string_equal(ct_time_mark(NULL, 0), "?");
+	ct = scenario(&calls);
+	assert_string_equal(ct_time_mark(ct, CT_ROOT), "~");	/* 500 */
+	assert_string_equal(ct_time_mark(ct, 1), "~");		/* main, 400 */
+	assert_string_equal(ct_time_mark(ct, 3), "?");		/* g: 0 ticks */
+	assert_string_equal(ct_time_mark(ct, 99), "?");
+	ct_free(ct);
+	/* runs without a TSC (no timing packets): nothing is known */
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	assert_int_equal(ct_run(ct, NULL, 0, 0), 0);
+	insn(ct, 0x10, 0x1000, CALL);
+	insn(ct, 0x10, 0x2000, RET);
+	insn(ct, 0x10, 0x1004, OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_node(ct, CT_ROOT)->tsc_ticks, 0);
+	assert_string_equal(ct_time_mark(ct, CT_ROOT), "?");
+	assert_string_equal(ct_time_mark(ct, 1), "?");
+	ct_free(ct);
+}
+
 /* An instruction before any run: its cycles are unknown. */
 static void test_outside_run(void **state)
 {
@@ -616,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_flat),
 		cmocka_unit_test(test_sum_str),
+		cmocka_unit_test(test_time_mark),
 		cmocka_unit_test(test_outside_run),
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_threads),

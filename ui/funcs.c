@@ -287,19 +287,28 @@ static int funcs_cmd(struct ui *ui, const struct cmd_args *a)
 	return fv_start(ui, from, to, what);
 }
 
-/* @ticks as time into @buf: ns where the TSC frequency is known, else
- * ticks ("≈" on an estimated frequency). */
-static void fv_time(struct ui *ui, uint64_t ticks, char *buf, size_t size)
+/* Node @node's time into @buf: ns where the TSC frequency is known, else
+ * ticks ("≈" on an estimated frequency), after ct_time_mark()'s "~" (an
+ * estimate), or "?" alone where it is unknown. */
+static void fv_time(struct ui *ui, const struct ct *ct, uint32_t node, char *buf,
+		    size_t size)
 {
+	uint64_t ticks = ct_node(ct, node)->tsc_ticks;
+	const char *mark = ct_time_mark(ct, node);
 	double ns = timefmt_tsc_diff(ui, 0, ticks);
 	char t[40];
 
+	if (!strcmp(mark, "?")) {
+		snprintf(buf, size, "?");
+		return;
+	}
 	if (isnan(ns)) {
-		snprintf(buf, size, "%" PRIu64 "tk", ticks);
+		snprintf(buf, size, "%s%" PRIu64 "tk", mark, ticks);
 		return;
 	}
 	timefmt_ns(t, sizeof(t), ns);
-	snprintf(buf, size, "%s%s", timefmt_estimated(ui) ? screen_glyph(ui, "≈", "~") : "", t);
+	snprintf(buf, size, "%s%s%s", mark, timefmt_estimated(ui) ?
+		 screen_glyph(ui, "≈", "~") : "", t);
 }
 
 /* The bar of @n's share of the root: cycles where the root's are known,
@@ -343,7 +352,7 @@ static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, char *buf,
 	if (n->entries)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 " (signal%s)", n->entries < n->calls ? "s, calls" : "");
-	fv_time(ui, n->tsc_ticks, tm, sizeof(tm));
+	fv_time(ui, ct, i, tm, sizeof(tm));
 	fv_bar(ui, ct, n, bar, sizeof(bar));
 	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %14s %14s %10s %s %*s%s %s",
 		 n->calls, n->insns, ct_sum_str(&n->total, tot, sizeof(tot)),
@@ -373,7 +382,7 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 		snprintf(buf + k, size - (size_t)k, "failed: %s", pte_strerror(fv.job.result));
 		return;
 	}
-	fv_time(ui, ct_node(ct, CT_ROOT)->tsc_ticks, tm, sizeof(tm));
+	fv_time(ui, ct, CT_ROOT, tm, sizeof(tm));
 	/* the flow broke and nothing was decoded: not an empty range */
 	if (!ct_node(ct, CT_ROOT)->insns && ct_breaks(ct))
 		snprintf(ins, sizeof(ins), "no code decoded (%" PRIu64 " breaks)",
