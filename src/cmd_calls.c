@@ -445,14 +445,9 @@ int cmd_calls_main(int argc, char **argv)
 		rc = opt_status(r);
 		goto out;
 	}
-	if (r != 1) {
-		if (r > 1)
-			opt_error(&cmd, "one trace only (got '%s' and '%s')", argv[1],
-				  argv[2]);
-		else
-			opt_error(&cmd, "no trace given");
+	/* with none, the usage too, as dump and flow */
+	if (opt_one_trace(&cmd, r, argv) < 0)
 		goto out;
-	}
 	path = argv[1];
 	r = range_split(path, &from, &to, &have_to);
 	if (r < 0) {

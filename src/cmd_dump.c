@@ -86,6 +86,67 @@ static int dump_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	return 0;
 }
 
+/* Whether @a is an option of @groups that takes a value, given apart
+ * ("--stream S", "-x V"): the word after it is that value. */
+static int dump_takes_value(const struct opt_group *groups, size_t ngroups,
+			    const char *a)
+{
+	const struct opt *o;
+	size_t g;
+
+	if (a[0] != '-' || !a[1] || (a[1] == '-' && strchr(a, '=')))
+		return 0;
+	for (g = 0; g < ngroups; g++)
+		for (o = groups[g].opts; o->name || o->shortname; o++)
+			if (o->arg && (a[1] == '-' ? o->name && !strcmp(a + 2, o->name) :
+				       o->shortname == a[1] && !a[2]))
+				return 1;
+	return 0;
+}
+
+/*
+ * "-:FROM-TO" (standard input with a range) is an operand, which
+ * opt_parse() would take for an unknown option, as it begins with '-':
+ * @argv's words before any "--" that begin with "-:", but for an
+ * option's value, are moved after one, into @out (@argc + 2 entries).
+ * Returns the number of words in @out.
+ */
+static int dump_stdin_ranges(const struct opt_group *groups, size_t ngroups,
+			     int argc, char **argv, char **out)
+{
+	int i, n = 0, k, end = argc, moved = 0;
+	static char dashes[] = "--";
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			end = i;
+			break;
+		}
+	out[n++] = argv[0];
+	for (i = 1; i < end; i++) {
+		if (!strncmp(argv[i], "-:", 2) &&
+		    !dump_takes_value(groups, ngroups, argv[i - 1]))
+			moved++;
+		else
+			out[n++] = argv[i];
+	}
+	if (!moved) {
+		for (i = end; i < argc; i++)
+			out[n++] = argv[i];
+		return n;
+	}
+	out[n++] = end < argc ? argv[end] : dashes;
+	for (i = end + 1; i < argc; i++)
+		out[n++] = argv[i];
+	for (i = 1, k = 0; i < end && k < moved; i++)
+		if (!strncmp(argv[i], "-:", 2) &&
+		    !dump_takes_value(groups, ngroups, argv[i - 1])) {
+			out[n++] = argv[i];
+			k++;
+		}
+	return n;
+}
+
 /* Parse dump's command line into @a, whose state @a->st is set up.
  * Returns 0, or a negative errno after --help or a reported usage error
  * (opt_status() gives the exit status). */
@@ -106,19 +167,23 @@ static int dump_parse(int argc, char **argv, struct dump_args *a)
 "mark or bookmark, from there to the end.  TRACE - (or a FIFO such as\n"
 "/dev/stdin) is read whole from the pipe first.\n",
 		groups, 3 };
+	char **av = calloc((size_t)argc + 2, sizeof(*av));
 	int r;
 
 	a->path = NULL;
 	a->stream = NULL;
 	ctx_filter_init(&a->filter);
-	r = opt_parse(&cmd, argc, argv);
-	if (r < 0)
-		return r;
-	r = opt_one_trace(&cmd, r, argv);
-	if (r < 0)
-		return r;
-	a->path = argv[1];
-	return 0;
+	if (!av) {
+		esc_line(stderr, "ptbrowse dump: ", "out of memory");
+		return -EIO;
+	}
+	r = opt_parse(&cmd, dump_stdin_ranges(groups, 3, argc, argv, av), av);
+	if (r >= 0)
+		r = opt_one_trace(&cmd, r, av);
+	if (r >= 0)
+		a->path = av[1];
+	free(av);
+	return r < 0 ? r : 0;
 }
 
 /* The output buffer: ptdump-sized lines, written in big blocks. */
