@@ -125,14 +125,16 @@ static int calls_take(const struct opt_cmd *cmd, void *vctx, const struct opt *o
 	}
 }
 
-/* @ticks TSC ticks as time into @buf: microseconds where the recording
- * converts TSC to time, else ticks; "?" without a TSC in the range. */
-static const char *calls_time(const struct calls_cmd *cc, uint64_t ticks,
-			      char *buf, size_t size)
+/* Node @n's time into @buf: microseconds where the recording converts
+ * TSC to time, else ticks; "?" where it is unknown (ct_time_mark(), as
+ * the browser's function view: no TSC before its calls, or the estimate
+ * did not move while it ran; or no TSC packet in the range at all). */
+static const char *calls_time(const struct calls_cmd *cc, const struct ct *ct,
+			      uint32_t n, char *buf, size_t size)
 {
-	uint64_t ns0, ns1;
+	uint64_t ns0, ns1, ticks = ct_node(ct, n)->tsc_ticks;
 
-	if (cc->no_tsc)
+	if (cc->no_tsc || !strcmp(ct_time_mark(ct, n), "?"))
 		snprintf(buf, size, "?");
 	else if (!tm_tsc_to_ns(cc->tm, 0, &ns0) && !tm_tsc_to_ns(cc->tm, ticks, &ns1) &&
 	    ns1 >= ns0) {
@@ -173,7 +175,7 @@ static void calls_node(const struct calls_cmd *cc, const struct ct *ct,
 		       node->calls, node->insns,
 		       ct_sum_str(&node->total, tot, sizeof(tot)),
 		       ct_sum_str(&node->self, self, sizeof(self)),
-		       calls_time(cc, node->tsc_ticks, tm, sizeof(tm)),
+		       calls_time(cc, ct, n, tm, sizeof(tm)),
 		       (int)(2 * (node->depth - 1)), "",
 		       calls_name(ct_func(ct, node->func), name, sizeof(name)),
 		       !node->entries ? "" : node->entries < node->calls ?
@@ -222,10 +224,10 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 	       "cycles %s, time %s\n", cc->t->streams[cc->idx].name, from, to,
 	       root->insns, ct_sum_str(&root->total, cyc, sizeof(cyc)),
 	       cc->no_tsc ? "unknown (no TSC packet in the range)" :
-	       calls_time(cc, root->tsc_ticks, tm, sizeof(tm)));
+	       calls_time(cc, ct, CT_ROOT, tm, sizeof(tm)));
 	printf("cycles: N exact, ~N split between functions by instructions, "
 	       "A-B bounded, >=N at least, ? unknown, +? some unknown; time: "
-	       "from the deciding packets' estimated TSC\n");
+	       "from the deciding packets' estimated TSC, ? unknown\n");
 	if (ct_truncated(ct))
 		printf("(calls deeper than the tree keeps are counted in the "
 		       "deepest function kept)\n");
@@ -333,15 +335,15 @@ static int calls_find_tsc(void *arg)
 	return 0;
 }
 
-/* Whether the time of [@from, @to) is unknown: no time was measured and
- * the range has no TSC packet (the time model's TSC is then relative,
- * and every call "took" 0 ticks). */
+/* Whether [@from, @to) has no TSC packet where its time is unknown (the
+ * time model's TSC is then relative, and every call "took" 0 ticks): the
+ * first line says why. */
 static int calls_no_tsc(const struct calls_cmd *cc, const struct ct *ct,
 			uint64_t from, uint64_t to)
 {
 	struct calls_scan sc = { &cc->t->streams[cc->idx].img, from, to, 0 };
 
-	if (ct_node(ct, CT_ROOT)->tsc_ticks)
+	if (strcmp(ct_time_mark(ct, CT_ROOT), "?"))
 		return 0;
 	if (trace_guard(calls_find_tsc, &sc) < 0)
 		return 0;

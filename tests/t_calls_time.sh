@@ -3,7 +3,9 @@
 # kAFL trace, libxdc's test data) says its time is unknown, as
 # `flow --summary` does: "time unknown (no TSC packet in the range)" on
 # the range's line and "?" in the tree's time column (it said "0tk", a
-# time measured as nothing).
+# time measured as nothing).  In a timed range a call whose time did not
+# move (0 ticks: its deciding packets' estimate is one TSC) is '?' too, as
+# the browser's function view has it (ct_time_mark()), not "0.000us".
 set -u
 : "${BUILD:=build}" "${SHARED:?}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -36,4 +38,30 @@ n=$(wc -l <"$tmp/rows")
 bad_rows=$(awk '$5 != "?"' "$tmp/rows" | head -n 3)
 [ "$n" -gt 3 ] && [ -z "$bad_rows" ] && ok "calls: ? in each of the tree's $n rows" ||
 	bad "calls: tree rows with a time ($n rows): $bad_rows"
+# A timed recording (tests/rec_lib.sh): the range's time is measured,
+# most rows' too, and the few whose estimate did not move say '?'.
+. tests/rec_lib.sh
+if rec_sample "$tmp/rec"; then
+	qs=0
+	for c in 0 1; do
+		"$PTBROWSE" calls --stream cpu$c "$tmp/rec/perf.data" >"$tmp/calls" 2>"$tmp/err" ||
+			bad "calls cpu$c: $(cat "$tmp/err")"
+		awk '/^ +calls +instructions/ { on = 1; next } on && NF == 0 { exit } on' \
+			"$tmp/calls" >"$tmp/rows"
+		n=$(wc -l <"$tmp/rows")
+		q=$(awk '$5 == "?"' "$tmp/rows" | wc -l)
+		us=$(awk '$5 ~ /^[0-9]+\.[0-9][0-9][0-9]us$/' "$tmp/rows" | wc -l)
+		if head -n 1 "$tmp/calls" | grep -q ', time [0-9]*\.[0-9]*us$' &&
+		   [ $((q * 4)) -lt "$n" ] && [ $((q + us)) -eq "$n" ]; then
+			ok "calls cpu$c: $us of $n rows timed, $q '?'"
+		else
+			bad "calls cpu$c: $us of $n rows timed, $q '?': $(head -n 1 "$tmp/calls")"
+		fi
+		qs=$((qs + q))
+	done
+	# a few calls of a handful of instructions, in each recording so far
+	[ "$qs" -gt 0 ] || bad "calls: no row of a call whose time did not move says '?'"
+else
+	echo "skip the timed recording: $rec_err"
+fi
 exit $fail
