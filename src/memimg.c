@@ -18,6 +18,7 @@ struct mi_seg {
 	uint64_t addr;		/* first byte */
 	uint64_t end;		/* one past the last byte */
 	const uint8_t *data;
+	uint64_t file_off;	/* the offset in its file of its first byte */
 	char *name;
 	void *map;		/* set if mi_add_raw() mapped it */
 	size_t maplen;
@@ -75,6 +76,12 @@ static int seg_push(struct mi *mi, const struct mi_seg *s)
 int mi_add(struct mi *mi, uint64_t asid, uint64_t addr, const uint8_t *data,
 	   uint64_t size, const char *name)
 {
+	return mi_add_file(mi, asid, addr, data, size, name, 0);
+}
+
+int mi_add_file(struct mi *mi, uint64_t asid, uint64_t addr, const uint8_t *data,
+		uint64_t size, const char *name, uint64_t file_off)
+{
 	struct mi_seg s = { 0 };
 	int err;
 
@@ -84,6 +91,7 @@ int mi_add(struct mi *mi, uint64_t asid, uint64_t addr, const uint8_t *data,
 	s.addr = addr;
 	s.end = addr + size;
 	s.data = data;
+	s.file_off = file_off;
 	s.name = strdup(name ? name : "?");
 	if (!s.name)
 		return -pte_nomem;
@@ -251,11 +259,12 @@ int mi_read(void *vmi, uint64_t asid, uint64_t ip, uint8_t *buf, size_t size)
 const char *mi_name_at(const struct mi *mi, uint64_t asid, uint64_t ip,
 		       uint64_t *start, uint64_t *end)
 {
-	return mi_name_span(mi, asid, ip, start, end, NULL);
+	return mi_name_span(mi, asid, ip, start, end, NULL, NULL);
 }
 
 const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
-			 uint64_t *start, uint64_t *end, uint64_t *until)
+			 uint64_t *start, uint64_t *end, uint64_t *until,
+			 uint64_t *file_off)
 {
 	uint64_t u;
 	size_t j;
@@ -279,6 +288,8 @@ const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
 		*end = mi->segs[i].end;
 	if (until)
 		*until = u;
+	if (file_off)
+		*file_off = mi->segs[i].file_off;
 	return mi->segs[i].name;
 }
 

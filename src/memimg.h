@@ -35,6 +35,14 @@ void mi_free(struct mi *mi);
 int mi_add(struct mi *mi, uint64_t asid, uint64_t addr, const uint8_t *data,
 	   uint64_t size, const char *name);
 
+/* As mi_add(), for bytes at offset @file_off of the file @name names (a
+ * mapping's code: its page offset plus how far into the mapping they
+ * start), so that code without symbols is named by its file offset
+ * (mi_name_span()).  mi_add() is this with @file_off 0: the file starts
+ * at @addr (a dump).  Returns what mi_add() returns. */
+int mi_add_file(struct mi *mi, uint64_t asid, uint64_t addr, const uint8_t *data,
+		uint64_t size, const char *name, uint64_t file_off);
+
 /* Map FILE read-only and add it at ADDR in every address space, for a
  * @spec "FILE:ADDR" (ADDR in C notation: 0x400000, or decimal).  On failure
  * a one-line message naming the file goes into @err.
@@ -57,10 +65,13 @@ const char *mi_name_at(const struct mi *mi, uint64_t asid, uint64_t ip,
 
 /* As mi_name_at(), and into *@until (if not NULL) how far from @ip on the
  * same answer holds for certain: the segment's end, or where any other
- * segment (of any address space) begins inside it, whichever is first.
+ * segment (of any address space) begins inside it, whichever is first;
+ * into *@file_off (if not NULL) the offset in its file of the segment's
+ * first byte (mi_add_file(); 0 for a dump).
  * Returns the name, or NULL if no segment holds @ip. */
 const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
-			 uint64_t *start, uint64_t *end, uint64_t *until);
+			 uint64_t *start, uint64_t *end, uint64_t *until,
+			 uint64_t *file_off);
 
 /* The number of segments. */
 size_t mi_count(const struct mi *mi);

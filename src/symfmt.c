@@ -75,9 +75,10 @@ static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
 {
 	const struct mi *mi = sf->set ? imgopt_mi(sf->set) : NULL;
 	const char *name, *slash;
-	uint64_t start, end, until;
+	uint64_t start, end, until, off = 0;
 
 	*from = ip;
+	fn->file_off = 0;
 	if (sf->set && !imgopt_function_span(sf->set, asid, ip, &name, &start,
 					     &end, from, &until)) {
 		fn->name = name;
@@ -90,13 +91,14 @@ static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
 	/* the segments of @asid and those of every space (MI_ASID_ANY's,
 	 * which mi matches in each): asked for MI_ASID_ANY, mi would match
 	 * every space's, naming one process's code after another's file */
-	name = mi ? mi_name_span(mi, asid, ip, &start, &end, &until) : NULL;
+	name = mi ? mi_name_span(mi, asid, ip, &start, &end, &until, &off) : NULL;
 	if (name) {
 		slash = strrchr(name, '/');
 		fn->name = slash && slash[1] ? slash + 1 : name;
 		fn->start = start;
 		fn->end = end;
 		fn->kind = SYMFMT_SEGMENT;
+		fn->file_off = off;
 		/* code of a dump without symbols stays the segment's to the
 		 * next segment; with symbols about, each address is asked */
 		fn->until = imgopt_symbols_in(sf->set, asid, ip, until) ? ip + 1 : until;
@@ -148,7 +150,7 @@ const char *symfmt_ip(struct symfmt *sf, uint64_t asid, uint64_t ip, int hex,
 	if (hex || symfmt_function(sf, asid, ip, &fn) || fn.kind == SYMFMT_NONE)
 		snprintf(buf, size, "%016" PRIx64, ip);
 	else
-		snprintf(buf, size, "%s+0x%" PRIx64, fn.name, ip - fn.start);
+		snprintf(buf, size, "%s+0x%" PRIx64, fn.name, ip - fn.start + fn.file_off);
 	return buf;
 }
 

@@ -31,6 +31,9 @@ struct symfmt_fn {
 	uint64_t start, end;	/* the function's (or segment's) runtime
 				 * range [start, end); NONE: [ip, ip + 1) */
 	uint8_t kind;		/* enum symfmt_kind */
+	uint64_t file_off;	/* SYMFMT_SEGMENT: the offset of start in its
+				 * file (0 for a dump, which starts there);
+				 * else 0 */
 	uint64_t until;		/* the same answer holds for certain for
 				 * every address of [ip, until), the ip
 				 * asked (a function: its end; a segment:
@@ -54,7 +57,8 @@ int symfmt_function(struct symfmt *sf, uint64_t asid, uint64_t ip,
 
 /* Write @ip as "function+0xoff" into @buf, or as 16 hex digits if @hex is
  * set or no symbol holds it ("libc.so.6+0x1234" for a code segment without
- * symbols: its file and the offset into the segment).  Names are written
+ * symbols: its file and @ip's offset in the file, as objdump and perf
+ * give it, not the offset from where the mapping was loaded).  Names are written
  * as stored: escape them (esc.h) before a terminal sees them.
  * Returns @buf ("" if @size is 0 or @sf/@buf NULL). */
 const char *symfmt_ip(struct symfmt *sf, uint64_t asid, uint64_t ip, int hex,

@@ -83,15 +83,15 @@ static void test_hide(void **state)
 
 		/* old's answer at 0x100 holds until new begins; new's to its
 		 * end; old's past new to its own end */
-		assert_string_equal(mi_name_span(mi, 0, 0x100, &st, &e, &u), "old");
+		assert_string_equal(mi_name_span(mi, 0, 0x100, &st, &e, &u, NULL), "old");
 		assert_int_equal(st, 0x100);
 		assert_int_equal(e, 0x108);
 		assert_int_equal(u, 0x103);
-		assert_string_equal(mi_name_span(mi, 0, 0x103, NULL, NULL, &u), "new");
+		assert_string_equal(mi_name_span(mi, 0, 0x103, NULL, NULL, &u, NULL), "new");
 		assert_int_equal(u, 0x105);
-		assert_string_equal(mi_name_span(mi, 0, 0x105, NULL, NULL, &u), "old");
+		assert_string_equal(mi_name_span(mi, 0, 0x105, NULL, NULL, &u, NULL), "old");
 		assert_int_equal(u, 0x108);
-		assert_null(mi_name_span(mi, 0, 0x108, NULL, NULL, &u));
+		assert_null(mi_name_span(mi, 0, 0x108, NULL, NULL, &u, NULL));
 	}
 	mi_free(mi);
 }

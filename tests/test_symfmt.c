@@ -295,6 +295,51 @@ static void test_other_space(void **state)
 	mi_free(mi);
 }
 
+/* Code without symbols is named by its file offset: a mapping loaded
+ * from page offset 0x26000 (libc's text) names 0x10 past its start
+ * "libc.so.6+0x26010", as objdump and perf do; a dump (offset 0) by the
+ * offset from its address. */
+static void test_file_offset(void **state)
+{
+	static const uint8_t code[64];
+	struct symfmt_fn fn;
+	struct symfmt *sf;
+	struct imgset *s;
+	struct imgopt o;
+	struct mi *mi;
+	uint64_t off = 1;
+	char buf[64], err[256];
+
+	(void)state;
+	assert_int_equal(mi_new(&mi), 0);
+	assert_int_equal(mi_add_file(mi, 7, 0x7ffff7df4000, code, sizeof(code),
+				     "/usr/lib/libc.so.6", 0x26000), 0);
+	assert_int_equal(mi_add(mi, MI_ASID_ANY, 0x60000, code, sizeof(code),
+				"/dump"), 0);
+	assert_non_null(mi_name_span(mi, 7, 0x7ffff7df4010, NULL, NULL, NULL, &off));
+	assert_int_equal(off, 0x26000);
+	assert_non_null(mi_name_span(mi, 7, 0x60010, NULL, NULL, NULL, &off));
+	assert_int_equal(off, 0);
+	imgopt_init(&o);
+	o.mi = mi;
+	assert_int_equal(imgopt_load(&s, &o, NULL, err, sizeof(err)), 0);
+	assert_int_equal(symfmt_new(&sf, s), 0);
+	assert_string_equal(symfmt_ip(sf, 7, 0x7ffff7df4010, 0, buf, sizeof(buf)),
+			    "libc.so.6+0x26010");
+	/* again, from the cache */
+	assert_string_equal(symfmt_ip(sf, 7, 0x7ffff7df4010, 0, buf, sizeof(buf)),
+			    "libc.so.6+0x26010");
+	assert_int_equal(symfmt_function(sf, 7, 0x7ffff7df4020, &fn), 0);
+	assert_int_equal(fn.kind, SYMFMT_SEGMENT);
+	assert_int_equal(fn.start, 0x7ffff7df4000);
+	assert_int_equal(fn.file_off, 0x26000);
+	assert_string_equal(symfmt_ip(sf, 7, 0x60010, 0, buf, sizeof(buf)), "dump+0x10");
+	symfmt_free(sf);
+	imgopt_free(s);
+	imgopt_release(&o);
+	mi_free(mi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_srcline),
 		cmocka_unit_test(test_other_space),
+		cmocka_unit_test(test_file_offset),
 		cmocka_unit_test(test_nested_cached),
 	};
 
