@@ -46,11 +46,14 @@ enum {
 				  * threshold (cyc_hidden()) */
 };
 
-/* Bits 27..31 of struct tm_model.state: 0 none yet, else 1 + the least
+/* Bits 27..30 of struct tm_model.state: 0 none yet, else 1 + the least
  * floor(log2(payload)) of the CYCs sampled (at most 14): every CYC counts
  * at least the threshold's cycles, so it bounds the threshold. */
 #define TM_S_LG_SHIFT 27
-#define TM_S_LG_MASK (31u << TM_S_LG_SHIFT)
+#define TM_S_LG_MASK (15u << TM_S_LG_SHIFT)
+/* The calibration period goes on past an anchor at which a threshold's
+ * hidden cycles made it too short to measure (calibrate()). */
+#define TM_S_CAL_EXT (1u << 31)
 
 #define Q_ONE ((tm_q)1 << 32)
 /* The latest time a stamp can show: 2^64 - 1 ticks. */
@@ -65,8 +68,9 @@ enum {
 #define CYC_LAG ((uint64_t)1 << 14)
 /* A calibration period's cycles are known within the cycles a threshold
  * may hide at an end not in a CYC's cycle; it calibrates only where they
- * are at most 1/LAG_SHARE of its cycles. */
-#define LAG_SHARE 32u
+ * are at most 1/LAG_SHARE of its cycles (the MHz shown to a tenth in
+ * the thousands), else goes on. */
+#define LAG_SHARE 256u
 /* On-demand clock modulation runs the core clock down to a 6.25% duty
  * cycle, 1/16 of its rate (SDM 14.7.3.1). */
 #define MOD_SLOWEST 16u
@@ -245,7 +249,7 @@ static void cal_start(struct tm_model *tm, tm_q t, int mtc)
 {
 	tm->cal = sat(t);
 	tm->cyc_cal = 0;
-	tm->state &= ~(TM_S_TAINT | TM_S_CAL_MTC | TM_S_CAL_TIED);
+	tm->state &= ~(TM_S_TAINT | TM_S_CAL_MTC | TM_S_CAL_TIED | TM_S_CAL_EXT);
 	tm->state |= TM_S_CAL | TM_S_LAG_WANT | (mtc ? TM_S_CAL_MTC : 0) |
 		     (cyc_tied(tm->state) ? TM_S_CAL_TIED : 0);
 	if (tm->state & TM_S_SLEEP)
@@ -293,18 +297,19 @@ static void cyc_sample(struct tm_model *tm, uint64_t v)
  * @tied: its cycles over its ticks.  Not where a cycle threshold may
  * have hidden more than 1/LAG_SHARE of them at an end (cyc_hidden()):
  * such a period is no measurement, not even a stall (its cycles may all
- * be in a CYC to come). */
-static void calibrate(struct tm_model *tm, tm_q t, int tied)
+ * be in a CYC to come), but goes on to the next anchor (cal_go_on()).
+ * Returns 1 for that, else 0. */
+static int calibrate(struct tm_model *tm, tm_q t, int tied)
 {
 	tm_q ticks, ratio;
 	uint64_t lag;
 
 	if (!(tm->state & TM_S_CAL) || (tm->state & TM_S_TAINT) ||
 	    tm->cyc_cal == UINT32_MAX || t < tm->cal + Q_ONE)
-		return;
+		return 0;
 	lag = tied && (tm->state & TM_S_CAL_TIED) ? 0 : cyc_hidden(tm);
 	if (lag && lag * LAG_SHARE > tm->cyc_cal)
-		return;
+		return 1;
 	ticks = t - tm->cal;
 	/* A clean period, measured even where it cannot calibrate (no
 	 * cycles, or too few to be a clock): those are the stalls. */
@@ -314,16 +319,27 @@ static void calibrate(struct tm_model *tm, tm_q t, int tied)
 		tm->per_cyc = tm->cyc_cal;
 	}
 	if (!tm->cyc_cal)
-		return;
+		return 0;
 	ratio = q_div(ticks, tm->cyc_cal);
 	if (ratio > RATIO_MAX)
-		return;
+		return 0;
 	tm->ratio = ratio ? (uint64_t)ratio : 1;
 	if (tm->hz) {
 		tm->khz_due = 1;
 		tm->khz_cyc = tm->cyc_cal;
 		tm->khz_ticks = ticks;
 	}
+	return 0;
+}
+
+/* The calibration period calibrate() found too short goes on past this
+ * anchor, one not in a CYC's cycle (from one that is, none hidden, a new
+ * period starts); a sleep from here on spoils it, as in cal_start(). */
+static void cal_go_on(struct tm_model *tm)
+{
+	tm->state |= TM_S_CAL_EXT | TM_S_LAG_WANT;
+	if (tm->state & TM_S_SLEEP)
+		tm->state |= TM_S_TAINT;
 }
 
 /* The earliest time the next MTC can have: the next CTC boundary after
@@ -498,7 +514,7 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 {
 	tm_q t = (tm_q)pkt->u.tsc << 32, e0 = tm->est, a0 = tm->anchor;
 	int back = (tm->state & TM_S_TSC) && t + Q_ONE <= tm->anchor;
-	int leave = 0;
+	int leave = 0, ext = 0;
 	/* An MTC's time is its CTC boundary as the reference places it:
 	 * real traces show a PSB+ TSC some ticks behind an MTC of the same
 	 * PSB+.  Less than an MTC period behind is that, not damage. */
@@ -560,14 +576,16 @@ static void on_tsc(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	 * have run through). */
 	if ((tm->state & TM_S_TSC) && !(tm->state & (TM_S_CAL_MTC | TM_S_REF)) &&
 	    !leave && (!(tm->state & TM_S_PSBP) || psb_period_ran(tm, t)))
-		calibrate(tm, t, cyc_tied(tm->state));
+		ext = calibrate(tm, t, cyc_tied(tm->state));
 	/* Relative time before the first TSC counts from 0, far below any
 	 * real TSC; the estimate still never decreases (a relative time
 	 * beyond the TSC is damage, and is clamped and flagged). */
 	if (!(tm->state & TM_S_TSC))
 		tm->state &= ~TM_S_CYC_EST;
 	set_anchor(tm, t, st);
-	if (!(tm->state & TM_S_CAL_MTC) || leave)
+	if (ext && !leave && !cyc_tied(tm->state))
+		cal_go_on(tm);
+	else if (!(tm->state & TM_S_CAL_MTC) || leave)
 		cal_start(tm, t, 0);
 	/* PSB+ is status only (SDM 36.3.7): its TSC is not the pending
 	 * CYC's cycle. */
@@ -609,6 +627,23 @@ static void on_tma(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *
 	}
 }
 
+/* Whether MTC time @t, one payload after the last MTC, lies within two
+ * periods of it: the last MTC's time is the reference's, where no TSC
+ * and TMA came since, else the calibration period's start, where it has
+ * not gone on past an MTC (else unknown: no). */
+static int mtc_near(const struct tm_model *tm, tm_q t)
+{
+	tm_q prev;
+
+	if (!(tm->state & TM_S_CAL_EXT))
+		prev = tm->cal;
+	else if (!(tm->state & TM_S_REF_TMA))
+		prev = tm->ref_time;
+	else
+		return 0;
+	return t <= prev + 2 * tm->period;
+}
+
 /* Place the MTC with @payload from the reference (the TMA's CTC, or the
  * last MTC's payload), SDM 36.4.2.12 and 36.8.3.1. */
 static void place_mtc(struct tm_model *tm, uint8_t payload,
@@ -617,7 +652,7 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	unsigned freq = tm->cfg.mtc_freq;
 	uint32_t mask = (1u << ref_bits(tm)) - 1;
 	uint64_t ctc_delta = 0;
-	int tied = 0;
+	int tied = 0, ext = 0;
 	tm_q t, e0 = tm->est, a0 = tm->anchor;
 
 	if (tm->state & TM_S_REF) {
@@ -661,9 +696,8 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	 * much further, the trace contradicts itself (a damaged TSC far in
 	 * the future), and that is no period. */
 	if (tied && (tm->state & TM_S_CAL_MTC) &&
-	    (uint8_t)(payload - tm->last_mtc) == 1 &&
-	    t <= tm->cal + 2 * tm->period)
-		calibrate(tm, t, cyc_tied(tm->state));
+	    (uint8_t)(payload - tm->last_mtc) == 1 && mtc_near(tm, t))
+		ext = calibrate(tm, t, cyc_tied(tm->state));
 	tm->last_mtc = payload;
 	tm->ref_time = t;
 	tm->ref_ctc = (uint32_t)payload << freq;
@@ -673,7 +707,10 @@ static void place_mtc(struct tm_model *tm, uint8_t payload,
 	if (!tied)
 		tm->state |= TM_S_REF_EST;
 	set_anchor(tm, t, st);
-	cal_start(tm, t, tied);
+	if (ext && !cyc_tied(tm->state))
+		cal_go_on(tm);
+	else
+		cal_start(tm, t, tied);
 	tm->state |= TM_S_MTC;
 	tm->state &= ~TM_S_SLEPT;
 	if (tm->state & TM_S_SLEEP)
@@ -901,6 +938,7 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 	/* an MTC's reference: CTC[MTCFreq+7:0] (ref_bits()) */
 	uint32_t mask = (1u << (freq + 8)) - 1;
 	uint32_t st = tm->state;
+	int ext;
 	tm_q t;
 
 	if ((st & TM_STEADY_MASK) != TM_STEADY ||
@@ -908,8 +946,10 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 	    ((((uint32_t)payload << freq) - tm->ref_ctc) & mask) != 1u << freq)
 		return -1;
 	t = sat(tm->ref_time + tm->period);
-	if (st & TM_S_CAL_MTC)
-		calibrate(tm, t, cyc_tied(st));
+	/* (a period too short goes on, but from an MTC in a CYC's cycle
+	 * starts anew: none hidden there) */
+	ext = (st & TM_S_CAL_MTC) && calibrate(tm, t, cyc_tied(st)) &&
+	      !(st & TM_S_PEND);
 	tm->last_mtc = payload;
 	tm->ref_time = t;
 	tm->ref_ctc = (uint32_t)payload << freq;
@@ -921,12 +961,19 @@ static int mtc_steady(struct tm_model *tm, uint8_t payload)
 	/* next_mtc() is the boundary one period past this anchor (ref_ctc's
 	 * low bits are zero, and a period is at least 1/2^32 tick) */
 	tm->cap_ok = 2;
-	tm->cal = t;
-	tm->cyc_cal = 0;
-	st = (tm->state & ~(uint32_t)(TM_S_TAINT | TM_S_SLEPT |
-				      TM_S_UNPLACED | TM_S_CAL_TIED)) |
-	     TM_S_CAL | TM_S_CAL_MTC | TM_S_MTC | TM_S_LAG_WANT |
-	     (st & TM_S_PEND ? TM_S_CAL_TIED : 0);
+	/* (awake: cal_go_on() taints nothing) */
+	if (ext) {
+		st = (tm->state & ~(uint32_t)(TM_S_SLEPT | TM_S_UNPLACED)) |
+		     TM_S_CAL_EXT;
+	} else {
+		tm->cal = t;
+		tm->cyc_cal = 0;
+		st = (tm->state & ~(uint32_t)(TM_S_TAINT | TM_S_SLEPT |
+					      TM_S_UNPLACED | TM_S_CAL_TIED |
+					      TM_S_CAL_EXT)) |
+		     (st & TM_S_PEND ? TM_S_CAL_TIED : 0);
+	}
+	st |= TM_S_CAL | TM_S_CAL_MTC | TM_S_MTC | TM_S_LAG_WANT;
 	tm->unplaced = 0;
 	if (st & TM_S_PEND) {
 		tm->cyc_est = tm->est;

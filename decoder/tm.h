@@ -26,8 +26,10 @@
  *     threshold (SDM 36.3.6.3) an end of a period that is not in a CYC's
  *     cycle (no CYC right before it) may hide up to the threshold less
  *     one cycles, which a later CYC reports: such a period measures
- *     only where that is at most 1/32 of its cycles, else it is no
- *     period at all (not a stall either).  The threshold is the
+ *     only where that is at most 1/256 of its cycles, else it is no
+ *     period (not a stall either) and goes on over the MTC periods
+ *     that follow until it is (from an MTC in a CYC's cycle, none
+ *     hidden there, a new one starts).  The threshold is the
  *     configuration's (perf.data), else bounded by the least CYC
  *     payload seen (the first of each period's, rounded down to a power
  *     of two): every CYC counts at least the threshold's cycles.  A CBR change
@@ -231,7 +233,8 @@ struct tm_model {
  * where no MTCs come), the kind that calibrates: its CYC cycles over its
  * TSC ticks is the core's speed in it.  Periods holding a sleep, a stop,
  * a CBR change or lost data are not measured, nor those whose cycles a
- * cycle threshold may have shifted by more than 1/32 (tm.h's top). */
+ * cycle threshold may have shifted by more than 1/256 (tm.h's top): such
+ * a period goes on, so one may span several MTC periods. */
 struct tm_period {
 	uint64_t seq;		/* how many were measured before, this one
 				 * included (0: none yet) */

@@ -660,9 +660,10 @@ static uint64_t thresh_run(const struct buf *b, const struct tm_config *cfg,
 /* A cycle threshold (SDM 36.3.6.3): a CYC only after 2^(CycThresh-1)
  * cycles, so at an MTC without a CYC right before it up to that less one
  * cycles may be unreported.  A period with such an end measures only
- * where those are at most 1/32 of its cycles: not an MTC period with no
+ * where those are at most 1/256 of its cycles: not an MTC period with no
  * CYC (a hidden one, not a stall) nor one whose one CYC holds earlier
- * periods' cycles.  The threshold: the configuration's, else the least
+ * periods' cycles; it goes on to the next MTC (a new one starts at an MTC
+ * in a CYC's cycle).  The threshold: the configuration's, else the least
  * CYC payload seen bounds it (2100: at most 2048). */
 static void test_cyc_thresh(void **state __attribute__((unused)))
 {
@@ -687,11 +688,13 @@ static void test_cyc_thresh(void **state __attribute__((unused)))
 		e_mtc(&b, 0x13);
 		assert_int_equal(thresh_run(&b, &c, &p, &freq), 0);
 		assert_false(freq);
-		/* 70000 cycles: 2047 hidden at most at MTC 0x13, 1/34 */
-		e_cyc(&b, 70000);
+		/* from MTC 0x10 on, 602100 cycles: 2047 hidden at most at
+		 * MTC 0x10, 1/294 */
+		e_cyc(&b, 600000);
 		e_mtc(&b, 0x14);
 		assert_int_equal(thresh_run(&b, &c, &p, &freq), 1);
-		assert_int_equal(p.cycles, 70000);
+		assert_int_equal(p.cycles, 602100);
+		assert_int_equal(p.ticks, 4 * 1232);
 		assert_true(freq);
 		/* both MTCs in a CYC's cycle: nothing hidden */
 		e_cyc(&b, 3000);
