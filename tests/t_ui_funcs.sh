@@ -14,6 +14,7 @@
 #    calls TRACE:REGION); its title's total is calls' total; a range from
 #    the middle has calls' instructions (its cycles may be known from the
 #    first packet on, where calls starts the time model at the PSB);
+#  - :funcs of the window in the code view covers the packets it shows;
 #  - without code it says why, and Enter jumps to the browser; with code
 #    the trace never runs, that none was decoded (not an empty range);
 #  - region summaries: :regions A B shows A's top functions with B's
@@ -81,6 +82,18 @@ grep -q '[0-9]tk' "$tmp/held.txt" && bad "time held: $(grep '[0-9]tk' "$tmp/held
 # where it moves, it is an estimate
 grep -Eq '^ +[0-9]+ .* [0-9]+tk ' "$tmp/tree.txt" && bad "an unmarked time: $(grep -E '^ +[0-9]+ .* [0-9]+tk ' "$tmp/tree.txt" | head -1)"
 sed -n 1p "$tmp/tree.txt" | grep -q ', ~[0-9]*tk  by' || bad "root time: $(sed -n 1p "$tmp/tree.txt")"
+
+# :funcs of the window in the code view: the packets the screen shows,
+# most of its rows instructions (not as many packets as it has rows)
+printf 'wait-index\n:set view code\n:save-screen %s/cv.txt\n:funcs\n:save-screen %s/cvf.txt\n' \
+	"$tmp" "$tmp" > "$tmp/keys"
+(cd "$tmp" && "$PTBROWSE" --no-state --script keys --size 110x30 $raw l.pt) >/dev/null 2>&1
+last=$(sed -n 's/^.  \(0x[0-9a-f]*\)  .*/\1/p' "$tmp/cv.txt" | tail -1)
+end=$(sed -n '1s/.*functions of the window \[0x[0-9a-f]*, \(0x[0-9a-f]*\)).*/\1/p' "$tmp/cvf.txt")
+if [ -z "$last" ] || [ -z "$end" ] || [ $((end)) -le $((last)) ] ||
+   [ $((end)) -gt $((last + 16)) ]; then
+	bad "code view's window: last packet shown ${last:-none}, :funcs to ${end:-none}"
+fi
 
 # without code: the reason, on the message line
 printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/nocode.txt\n' "$tmp" > "$tmp/keys"

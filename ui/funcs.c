@@ -19,6 +19,7 @@
 #include "marks_ui.h"
 #include "msg.h"
 #include "nav.h"
+#include "pane_code.h"
 #include "prompt.h"
 #include "screen.h"
 #include "status.h"
@@ -206,13 +207,17 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 	return UI_DRAW_ALL;
 }
 
-/* The offset just past the packet pane's last row. */
+/* The offset just past the last packet the screen shows: the packet
+ * pane's last row, or in the code view the packet that decided its last
+ * row (most of its rows are instructions). */
 static uint64_t fv_window_end(struct ui *ui)
 {
 	struct win_iter it = { 0 };
 	uint64_t end = ui->img->size;
 	int n = nav_view_rows(ui);
 
+	if (pane_code_on(ui))
+		return pane_code_view_end(ui);
 	if (win_seek(&it, ui->wc, ui->top))
 		return end;
 	while (n-- > 0)

@@ -412,6 +412,24 @@ int pane_code_move(struct ui *ui, long n, int page, int scroll)
 	return UI_DRAW_ALL;
 }
 
+uint64_t pane_code_view_end(struct ui *ui)
+{
+	struct win_iter it = { 0 };
+	struct pc_pos pos;
+	uint64_t end = ui->img->size;
+
+	if (!pc.on)
+		return end;
+	pc_fix_view(ui);
+	pos = (struct pc_pos){ ui->top, pc.top_sub };
+	/* the last row shown: a packet's, or one of its lines */
+	pc_step(ui, &pos, nav_view_rows(ui) - 1);
+	if (!win_seek(&it, ui->wc, pos.off) && !win_next(&it))
+		end = win_row(&it)->pkt.offset;
+	win_iter_release(&it);
+	return end;
+}
+
 int pane_code_click(struct ui *ui, int k)
 {
 	struct pc_pos p;

@@ -52,6 +52,13 @@ int pane_code_move(struct ui *ui, long n, int page, int scroll);
  * nothing precedes @off. */
 const struct flow_window *pane_code_window(struct ui *ui, uint64_t off);
 
+/* While the code view is on, the offset just past the last packet whose
+ * rows (its own, or instructions it decided) the view shows: a packet
+ * view's window is its rows, the code view's its packets' instructions.
+ * Returns the image's size where that packet is the last, or when the
+ * view is off. */
+uint64_t pane_code_view_end(struct ui *ui);
+
 /* A click on row @k (0: the first row under the heading).
  * Returns UI_DRAW_*. */
 int pane_code_click(struct ui *ui, int k);
