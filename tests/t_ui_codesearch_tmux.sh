@@ -61,4 +61,21 @@ if [ -n "$comm" ]; then
 	echo "ok   &comm sorter in a terminal"
 fi
 keys q
+
+# A search that wraps says so, and the timeline's note of the sideband
+# event near where it lands does not write over that (cpu0: from the end
+# the search wraps to the first call of add, in matmul, where the matrix
+# thread's comm event is nearest).
+tm kill-session -t ptb 2>/dev/null
+tm new-session -d -s ptb -x "$TM_COLS" -y "$TM_ROWS" \
+	"LANG=C.UTF-8 '$PTBROWSE' --no-state --stream cpu0 '$perf'"
+wait_for 'psb'
+keys G
+keys ':search call add' Enter
+wait_for '/call add \[1/'
+sleep 0.5
+screen | tail -n 2 | grep -q 'search hit BOTTOM' ||
+	fail "the wrapped search's message is gone: $(screen | tail -n 1)"
+echo "ok   a wrapped search's message stays beside the sideband's notes"
+keys q
 exit 0

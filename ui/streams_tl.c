@@ -20,6 +20,9 @@
 
 /* The event last shown on the message line. */
 static const struct perfdata_event *st_last_near;
+/* The last note this file wrote on the message line: a new event's note
+ * replaces it, never another message (a search's "hit BOTTOM"). */
+static char st_note[sizeof(((struct ui *)0)->msg)];
 /* The column last clicked (-1 none) and the cursor after that click (-1
  * not drawn since): its glyph's event is named until the cursor moves.
  * The axis can start before the stream's trace (the CPU lanes' axis is the
@@ -187,9 +190,10 @@ void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi, int ti
 		st_pick = -1;
 	if (!near)
 		st_last_near = NULL;
-	/* The event nearest the cursor, in the message line: when the cursor
-	 * comes near a new one, or while the line is free. */
-	if (near && !prompt_is_open(ui) && (!ui->msg[0] || near != st_last_near)) {
+	/* The event nearest the cursor, in the message line: while the line
+	 * is free, or holds the note of another event the cursor left. */
+	if (near && !prompt_is_open(ui) &&
+	    (!ui->msg[0] || (near != st_last_near && !strcmp(ui->msg, st_note)))) {
 		char t[48] = "?";
 		const char *what = perfdata_event_name((enum perfdata_event_kind)near->kind);
 
@@ -208,6 +212,7 @@ void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi, int ti
 				   what, near->pid, near->tid, near->kind == PD_EV_COMM ? " " : "",
 				   near->kind == PD_EV_COMM ? near->comm : "", t, near->tsc);
 		st_last_near = near;
+		snprintf(st_note, sizeof(st_note), "%s", ui->msg);
 	}
 }
 
