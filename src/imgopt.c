@@ -364,8 +364,8 @@ static int imgopt_elf(struct imgset *s, const char *spec, char *err,
 	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
 		if (!seg->filesz)
 			continue;
-		ret = mi_add(s->mi, MI_ASID_ANY, seg->vaddr + bias, seg->data,
-			     seg->filesz, file);
+		ret = mi_add_file(s->mi, MI_ASID_ANY, seg->vaddr + bias, seg->data,
+				  seg->filesz, file, seg->offset);
 		if (ret) {
 			snprintf(err, errlen, "%s: segment %zu at %#" PRIx64
 				 " does not fit in the address space", file,
@@ -467,13 +467,14 @@ static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
 
 /* Add mapping @m's code (its executable segments' bytes inside it) and
  * symbols to address space @asid. */
-/* Add @len bytes of mapping @m's code at @addr in @asid.  A mapping
+/* Add @len bytes of mapping @m's code at @addr in @asid, from offset
+ * @file_off of its file (code without symbols is named by it).  A mapping
  * whose range runs past the top of the address space (a damaged record)
  * is left out with a message, not the whole load failed.
  * Returns 0 (*@added says whether it was added) or a negative pte_ code. */
 static int imgopt_add_code(struct imgset *s, uint64_t asid, const struct sb_map *m,
 			   uint64_t addr, const uint8_t *bytes, uint64_t len,
-			   int *added)
+			   uint64_t file_off, int *added)
 {
 	*added = 0;
 	if (len - 1 > UINT64_MAX - addr)
@@ -483,7 +484,7 @@ static int imgopt_add_code(struct imgset *s, uint64_t asid, const struct sb_map 
 				  "out", m->file_off, m->filename, m->start,
 				  m->len);
 	*added = 1;
-	return mi_add(s->mi, asid, addr, bytes, len, m->filename);
+	return mi_add_file(s->mi, asid, addr, bytes, len, m->filename, file_off);
 }
 
 static int imgopt_map(struct imgset *s, uint64_t asid, const struct sb_map *m,
@@ -505,7 +506,7 @@ static int imgopt_map(struct imgset *s, uint64_t asid, const struct sb_map *m,
 			continue;
 		addr = m->start + (lo - m->pgoff);
 		ret = imgopt_add_code(s, asid, m, addr, seg->data + (lo - seg->offset),
-				      hi - lo, &added);
+				      hi - lo, lo, &added);
 		if (ret || !added)
 			return ret;
 		/* runtime = vaddr + bias for this segment */
@@ -632,7 +633,9 @@ static int imgopt_module(struct imgset *s, const struct sb_map *m, const char *h
 	len = kmod_text(k, &addr, &bytes);
 	if (len > m->len)
 		len = m->len;
-	return len ? imgopt_add_code(s, MI_ASID_ANY, m, addr, bytes, len, &added) : 0;
+	/* a module's relocated .text: named by the offset in it, as
+	 * no file offset fits */
+	return len ? imgopt_add_code(s, MI_ASID_ANY, m, addr, bytes, len, 0, &added) : 0;
 out_say:
 	if (imgopt_told(s, m->filename))
 		return 0;

@@ -180,4 +180,27 @@ else
 fi
 grep -q 'no code given' "$tmp/r.why" && echo "ok   :set symbols on says why there are none" ||
 	bad "no reason given: $(tail -n 1 "$tmp/r.why")"
+
+# Code without symbols (ld.so's) is named by its offset in its file, as
+# objdump shows it: the IP less the mapping's start plus its page offset
+# (the sideband's mmap2), not the offset from the mapping's start.
+printf 'wait-index\n:save-screen %s/ld.txt\nq\n' "$tmp" > "$tmp/ldkeys"
+"$PTBROWSE" --no-state --size 160x40 --script "$tmp/ldkeys" --stream cpu0 "$perf" >/dev/null 2>&1
+row=$(grep -m1 ' tip .*ld-linux-x86-64\.so\.2+0x' "$tmp/ld.txt")
+off=$(echo "$row" | sed -n 's/^[^0]*\(0x[0-9a-f]*\) .*/\1/p')
+name_off=$(echo "$row" | sed -n 's/.* ld-linux-x86-64\.so\.2+\(0x[0-9a-f]*\).*/\1/p')
+ip=$("$PTBROWSE" dump --lastip --stream cpu0 "$perf" 2>/dev/null |
+	while read -r o rest; do
+		[ "$((0x$o))" = "$((off))" ] && { echo "$rest" | awk '{ print $NF }'; break; }
+	done)
+map=$(awk '$1 == "mmap2" && $NF ~ /ld-linux-x86-64/ { print $5, $7; exit }' "$tmp/rec/trace.sideband")
+if [ -z "$row" ] || [ -z "$ip" ] || [ -z "$map" ]; then
+	bad "no ld.so TIP to check (row '$row', ip '$ip', mapping '$map')"
+else
+	set -- $map
+	want=$(printf '0x%x' $((0x$ip - $1 + $2)))
+	[ "$want" = "$name_off" ] &&
+		echo "ok   code without symbols is named by its file offset (ld-linux-x86-64.so.2+$want)" ||
+		bad "ld.so's code named +$name_off, its file offset is $want (ip 0x$ip, mapping $map)"
+fi
 exit $fail
