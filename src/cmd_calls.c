@@ -453,7 +453,7 @@ int cmd_calls_main(int argc, char **argv)
 	path = argv[1];
 	r = range_split(path, &from, &to, &have_to);
 	if (r < 0) {
-		esc_line(stderr, CALLS_PROG, "%s: bad range (TO must be above FROM)", path);
+		esc_line(stderr, CALLS_PROG, "%s: bad range (FROM-TO: 0x hex or decimal, TO above FROM)", path);
 		goto out;
 	}
 	if (!r)

@@ -872,7 +872,7 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 	esc_str(name, size, a->path);
 	r = range_split(a->path, from, to, &have_to);
 	if (r < 0) {
-		esc_line(stderr, "ptbrowse dump: ", "%s: bad range (TO must be above FROM)",
+		esc_line(stderr, "ptbrowse dump: ", "%s: bad range (FROM-TO: 0x hex or decimal, TO above FROM)",
 			name);
 		return 2;
 	}

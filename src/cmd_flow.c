@@ -899,7 +899,7 @@ int cmd_flow_main(int argc, char **argv)
 	}
 	tm_config_merge(&timing, &fc.opt_timing);	/* under the command line's */
 	if (range_split(path, &from, &to, &have_to) < 0) {
-		esc_line(stderr, "ptbrowse flow: ", "%s: bad range (TO must be above FROM)",
+		esc_line(stderr, "ptbrowse flow: ", "%s: bad range (FROM-TO: 0x hex or decimal, TO above FROM)",
 			path);
 		goto out;
 	}

@@ -45,7 +45,7 @@ for c in dump flow calls; do
 		"$PTBROWSE" $c "$tmp/k.pt:$r" >/dev/null 2>"$tmp/err"
 		st=$?
 		[ $st = 2 ] || bad "$c k.pt:$r: exit $st, not 2: $(cat "$tmp/err")"
-		grep -q 'bad range' "$tmp/err" ||
+		grep -q 'bad range (FROM-TO: 0x hex or decimal, TO above FROM)' "$tmp/err" ||
 			bad "$c k.pt:$r: $(cat "$tmp/err")"
 	done
 done
