@@ -60,6 +60,17 @@ static int parse_cpu(struct tm_config *cfg, const char *s)
 	return 0;
 }
 
+/* Half @half of CPUID.15H's ratio given in @cfg: with the other given
+ * too, the ratio is whole. */
+static void cfg_cpuid_half(struct tm_config *cfg, uint8_t half)
+{
+	if (!cfg->have_cpuid_15)
+		cfg->cpuid_15_half = half;
+	else if (cfg->cpuid_15_half && cfg->cpuid_15_half != half)
+		cfg->cpuid_15_half = 0;
+	cfg->have_cpuid_15 = 1;
+}
+
 /* Hz with an optional decimal fraction, k/M/G prefix and "Hz" suffix. */
 static int parse_hz(const char *s, uint64_t *hz)
 {
@@ -107,12 +118,12 @@ int tm_config_option(struct tm_config *cfg, const char *opt, const char *val)
 	} else if (!strcmp(opt, "--cpuid-0x15.eax")) {
 		if (parse_uint(val, UINT32_MAX, &v) < 0)
 			return -pte_invalid;
-		cfg->have_cpuid_15 = 1;
+		cfg_cpuid_half(cfg, TM_CPUID15_EAX);
 		cfg->cpuid_15_eax = (uint32_t)v;
 	} else if (!strcmp(opt, "--cpuid-0x15.ebx")) {
 		if (parse_uint(val, UINT32_MAX, &v) < 0)
 			return -pte_invalid;
-		cfg->have_cpuid_15 = 1;
+		cfg_cpuid_half(cfg, TM_CPUID15_EBX);
 		cfg->cpuid_15_ebx = (uint32_t)v;
 	} else if (!strcmp(opt, "--cpuid-0x15.ecx")) {
 		if (parse_uint(val, UINT32_MAX, &v) < 0 || !v)
@@ -145,11 +156,21 @@ void tm_config_merge(struct tm_config *cfg, const struct tm_config *from)
 		cfg->have_nom_freq = 1;
 		cfg->nom_freq = from->nom_freq;
 	}
-	/* EAX and EBX are one ratio: take both from one source. */
+	/* EAX and EBX are one ratio, but an option gives one half: the
+	 * other comes from @from (option by option, as the man page says;
+	 * it zeroed the other half, and MTC timing with it). */
 	if (!cfg->have_cpuid_15 && from->have_cpuid_15) {
 		cfg->have_cpuid_15 = 1;
+		cfg->cpuid_15_half = from->cpuid_15_half;
 		cfg->cpuid_15_eax = from->cpuid_15_eax;
 		cfg->cpuid_15_ebx = from->cpuid_15_ebx;
+	} else if (cfg->cpuid_15_half && from->have_cpuid_15 &&
+		   (!from->cpuid_15_half || from->cpuid_15_half != cfg->cpuid_15_half)) {
+		if (cfg->cpuid_15_half == TM_CPUID15_EAX)
+			cfg->cpuid_15_ebx = from->cpuid_15_ebx;
+		else
+			cfg->cpuid_15_eax = from->cpuid_15_eax;
+		cfg->cpuid_15_half = 0;
 	}
 	if (!cfg->have_tsc_hz && from->have_tsc_hz) {
 		cfg->have_tsc_hz = 1;

@@ -15,6 +15,9 @@ struct tm_config {
 	uint8_t have_nom_freq;
 	uint8_t nom_freq;	/* P1, the max non-turbo ratio */
 	uint8_t have_cpuid_15;
+	uint8_t cpuid_15_half;	/* 0: both halves below given; TM_CPUID15_EAX
+				 * or _EBX: only that one (an option; the
+				 * merge takes the other from the file) */
 	uint32_t cpuid_15_eax;	/* TSC:ART ratio denominator */
 	uint32_t cpuid_15_ebx;	/* TSC:ART ratio numerator */
 	uint8_t have_tsc_hz;
@@ -34,6 +37,10 @@ struct tm_config {
 	uint8_t crystal_model;	/* crystal_hz is the CPU model's known
 				 * crystal (tm_config_crystal()), not given */
 };
+
+/* struct tm_config's cpuid_15_half. */
+#define TM_CPUID15_EAX	1
+#define TM_CPUID15_EBX	2
 
 /* Where the TSC frequency comes from (tm_config_tsc_source()). */
 enum tm_hz_source {

@@ -114,6 +114,44 @@ static void test_model_crystal(void **state)
 	assert_true(perf.crystal_model);
 }
 
+/* One half of CPUID.15H's ratio given: the other comes from the file
+ * (it was zeroed, and with it the MTCs' timing); both given win whole. */
+static void test_cpuid_half(void **state)
+{
+	struct tm_config cfg, file;
+
+	(void)state;
+	memset(&file, 0, sizeof(file));
+	file.have_cpuid_15 = 1;
+	file.cpuid_15_eax = 2;
+	file.cpuid_15_ebx = 100;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.eax", "4"), 1);
+	tm_config_merge(&cfg, &file);
+	assert_int_equal(cfg.cpuid_15_eax, 4);
+	assert_int_equal(cfg.cpuid_15_ebx, 100);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.ebx", "7"), 1);
+	tm_config_merge(&cfg, &file);
+	assert_int_equal(cfg.cpuid_15_eax, 2);
+	assert_int_equal(cfg.cpuid_15_ebx, 7);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.ebx", "7"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.eax", "3"), 1);
+	tm_config_merge(&cfg, &file);
+	assert_int_equal(cfg.cpuid_15_eax, 3);
+	assert_int_equal(cfg.cpuid_15_ebx, 7);
+	/* an options file's EBX, the command line's EAX, then the stream */
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&file, 0, sizeof(file));
+	assert_int_equal(tm_config_option(&cfg, "--cpuid-0x15.eax", "5"), 1);
+	assert_int_equal(tm_config_option(&file, "--cpuid-0x15.ebx", "9"), 1);
+	tm_config_merge(&cfg, &file);
+	assert_int_equal(cfg.cpuid_15_eax, 5);
+	assert_int_equal(cfg.cpuid_15_ebx, 9);
+	assert_int_equal(cfg.cpuid_15_half, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_p1),
 		cmocka_unit_test(test_cpuid_ecx),
 		cmocka_unit_test(test_model_crystal),
+		cmocka_unit_test(test_cpuid_half),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
