@@ -955,6 +955,26 @@ void idx_time_range(struct idx *idx)
 	pthread_mutex_unlock(&idx->exc_lock);
 }
 
+int idx_end_estimated(const struct idx *idx)
+{
+	struct idx_summary tot, s;
+	size_t i = idx ? idx_nsummaries(idx) : 0;
+	uint64_t t;
+
+	if (!i || idx_totals(idx, &tot) || !tot.have_tsc)
+		return 0;
+	/* The last TSC packet: the last sound segment's (as
+	 * idx_time_range() takes them; a cached index keeps no flag). */
+	while (i--) {
+		if (idx_summary_counts(idx, i, &s) || !s.have_tsc || idx_time_outlier(idx, i))
+			continue;
+		if (s.last_tsc > s.first_tsc && idx_time_ceiling(idx, i, &t) && s.last_tsc > t)
+			s.last_tsc = s.first_tsc;
+		return tot.last_tsc > s.last_tsc;
+	}
+	return 0;
+}
+
 int idx_time_origin(const struct idx *idx, uint64_t *t0)
 {
 	struct idx_summary t;

@@ -311,6 +311,11 @@ int idx_halted(const struct idx *idx, uint64_t *n, uint64_t *lo, uint64_t *hi);
  * @i. */
 int idx_last_timing(const struct idx *idx, size_t i, uint64_t *tsc);
 
+/* Whether idx_totals()' last_tsc is the time model's estimate at the end
+ * of the trace (the time pass ran, and past the last TSC packet), not a
+ * TSC packet's.  Returns 1 or 0. */
+int idx_end_estimated(const struct idx *idx);
+
 /* The sum of all summaries (first_tsc the earliest, last_tsc the latest;
  * once complete, of the segments that are no outliers, idx_time_outlier(),
  * and last_tsc at least the time model's estimate at the end unless the

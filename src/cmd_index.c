@@ -171,6 +171,8 @@ struct stream_result {
 	size_t all_seeks;	/* the stream's PSBs (nseeks: the ranges') */
 	uint64_t kept;		/* and their bytes */
 	int halted;		/* --time: the sleeps' halted time (below) */
+	int end_est;		/* tot.last_tsc is the time model's estimate
+				 * at the end, not a TSC packet's */
 	uint64_t nhalt, halt_lo, halt_hi;
 };
 
@@ -202,8 +204,10 @@ static void print_text(const struct trace *t, const struct stream_result *r,
 			printf("    %-8s %" PRIu64 "\n", pkt_class_name((enum pkt_class)c),
 			       s->per_class[c]);
 		if (s->have_tsc)
-			printf("  tsc:      %" PRIu64 " .. %" PRIu64 " (%" PRIu64 " ticks)\n",
-			       s->first_tsc, s->last_tsc, s->last_tsc - s->first_tsc);
+			printf("  tsc:      %" PRIu64 " .. %s%" PRIu64 " (%" PRIu64 " ticks%s)\n",
+			       s->first_tsc, r[i].end_est ? "~" : "", s->last_tsc,
+			       s->last_tsc - s->first_tsc, r[i].end_est ?
+			       "; the end is the time model's estimate" : "");
 		else
 			printf("  tsc:      none\n");
 		printf("  cycles:   %" PRIu64 "\n", s->cycles);
@@ -255,8 +259,9 @@ static void print_json(const struct trace *t, const struct stream_result *r,
 			       pkt_class_name((enum pkt_class)c), s->per_class[c]);
 		printf("}, ");
 		if (s->have_tsc)
-			printf("\"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64 ", ",
-			       s->first_tsc, s->last_tsc);
+			printf("\"first_tsc\": %" PRIu64 ", \"last_tsc\": %" PRIu64
+			       ", \"last_tsc_estimated\": %s, ", s->first_tsc, s->last_tsc,
+			       r[i].end_est ? "true" : "false");
 		else
 			printf("\"first_tsc\": null, \"last_tsc\": null, ");
 		printf("\"cycles\": %" PRIu64 ", \"ovf\": %" PRIu32 ", \"errors\": %" PRIu32
@@ -362,6 +367,7 @@ static int index_restrict(const struct trace *t, int si, const struct ctx_filter
 	memset(&r->tot, 0, sizeof(r->tot));
 	r->tot.size = img->size;
 	r->restricted = 1;
+	r->end_est = 0;
 	r->nranges = nkeep;
 	r->kept = 0;
 	r->all_seeks = r->nseeks;
@@ -483,6 +489,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 	r->halted = time_pass && !idx_halted(idx, &r->nhalt, &r->halt_lo,
 					      &r->halt_hi);
 	idx_totals(idx, &r->tot);
+	r->end_est = idx_end_estimated(idx);
 	r->tot.size = s->img.size;
 	idx_free(idx);
 	return 0;

@@ -44,9 +44,24 @@ q=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14.idx0.cpu0.pt
 	fail "without --time: $(grep tsc: "$tmp/out")"
 "$PTBROWSE" index --no-cache --time --cpu 6/78/3 --mtc-freq 3 --nom-freq 12 \
 	--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 "$q" > "$tmp/out" || fail "--time with options failed"
-last=$(sed -n 's/^  tsc:      808742735848 \.\. \([0-9]*\) .*/\1/p' "$tmp/out")
+last=$(sed -n 's/^  tsc:      808742735848 \.\. ~\([0-9]*\) .*/\1/p' "$tmp/out")
 # dump --time's last MTC is at 808742861504; CYCs come after it
 [ -n "$last" ] && [ "$last" -ge 808742861504 ] || fail "--time: the span ends at '$last'"
+grep -q "the end is the time model's estimate)\$" "$tmp/out" ||
+	fail "--time: the estimated end is not said: $(grep tsc: "$tmp/out")"
+# A cached index with its time pass gives a plain index the same end,
+# said to be the estimate (it was shown as a TSC packet's).
+q2=$tmp/q2.pt
+cp "$q" "$q2"
+opts="--cpu 6/78/3 --mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100"
+"$PTBROWSE" index $opts --json "$q2" | grep -q '"last_tsc_estimated": false' ||
+	fail "plain index: the end is not a TSC packet's"
+"$PTBROWSE" index --time $opts "$q2" >/dev/null
+"$PTBROWSE" index $opts "$q2" > "$tmp/out2"
+grep -q "^  tsc:      808742735848 \.\. ~$last (.*; the end is the time model's estimate)\$" "$tmp/out2" ||
+	fail "plain index after --time: $(grep tsc: "$tmp/out2")"
+"$PTBROWSE" index $opts --json "$q2" | grep -q "\"last_tsc\": $last, \"last_tsc_estimated\": true" ||
+	fail "plain index --json after --time: not the estimate"
 "$PTBROWSE" index --mtc-freq x "$q" 2>"$tmp/err" && fail "a bad timing value was accepted"
 grep -q 'ptbrowse index: --mtc-freq: bad argument: x' "$tmp/err" || fail "bad value: $(cat "$tmp/err")"
 
