@@ -101,6 +101,25 @@ printf ':save-screen %s\n:messages\n:save-screen %s\nq\nq\n:save-screen %s\n' \
 rm -f "$cfg"
 [ $fail = 0 ] && echo "ok   the config file's keymap lines are checked for a way out once, at its end"
 
+# A config's keymap line reports its own errors, not the keymap file's:
+# with a broken default.keys, the config's 'bind F5 reload' said
+# "config:1: .../default.keys:4: ..." (the file's last error as its own)
+# and the file's others were lost.
+printf 'bind j no-such-action\nbogus line\nbind k cursor-up\nbind x also-not-one\n' >"$km/default.keys"
+printf 'bind F5 reload\n' >"$cfg"
+printf ':save-screen %s\n:messages\n:save-screen %s\n' "$tmp/z1.txt" "$tmp/z2.txt" >"$tmp/kz"
+"$PTBROWSE" --no-state --script "$tmp/kz" --size 200x20 "$tmp/t.pt" >/dev/null 2>&1 || bad "config bind: exit $?"
+case $(tail -n 1 "$tmp/z1.txt" | sed 's/ *$//') in
+"3 keymap errors (:messages lists them); the first: $km/default.keys:1: "*) ;;
+*) bad "config bind with a broken keymap: message '$(tail -n 1 "$tmp/z1.txt")'" ;;
+esac
+grep -q "config:1:" "$tmp/z2.txt" && bad "config bind: the keymap's error was the config's: $(cat "$tmp/z2.txt")"
+for l in 1 2 4; do
+	grep -q " E $km/default.keys:$l: " "$tmp/z2.txt" || bad "config bind: :messages lacks default.keys:$l"
+done
+rm -f "$cfg" "$km/default.keys"
+[ $fail = 0 ] && echo "ok   a config's keymap line reports its own errors, not the keymap file's"
+
 # describe-key from a key (emacs C-h k) describes the very next key, which
 # does nothing else (it once waited for a key argument and described the
 # one after).

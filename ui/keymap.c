@@ -75,6 +75,22 @@ void km_clear_errors(struct km *km)
 	km->nerrs = km->caperrs = km->dropped = 0;
 }
 
+void km_forget_errors_from(struct km *km, size_t from)
+{
+	size_t i;
+
+	if (!km)
+		return;
+	/* (from past the kept ones: only the "more" line was there) */
+	if (from > km->nerrs)
+		from = km->nerrs;
+	for (i = from; i < km->nerrs; i++)
+		free(km->errs[i]);
+	km->nerrs = from;
+	if (from < KM_MAX_ERRORS)
+		km->dropped = 0;
+}
+
 void km_free(struct km *km)
 {
 	int t;

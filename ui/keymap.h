@@ -181,6 +181,10 @@ const char *km_error(const struct km *km, size_t i);
 /* Forget the collected errors. */
 void km_clear_errors(struct km *km);
 
+/* Forget the errors collected from the @from'th on (km_nerrors() before
+ * a command: its own), keeping those before it. */
+void km_forget_errors_from(struct km *km, size_t from);
+
 /* Reset @st to "no key typed". */
 void km_state_reset(struct km_state *st);
 

@@ -148,15 +148,19 @@ static int settings_set(struct ui *ui, const struct cmd_args *a)
  * split once, as a keymap file's line (TOK_KEYMAP). */
 static int settings_keymap(struct ui *ui, const struct cmd_args *a)
 {
+	/* The errors before it are another's (the keymap file's, not yet
+	 * reported while the config runs): not this command's to say. */
+	size_t before = km_nerrors(ui->km), n;
 	char err[256];
 
 	if (km_exec_argv(ui->km, a->argc, a->argv, err, sizeof(err)) < 0) {
 		msg_report(ui, UI_ERROR, "%s", err);
 		return UI_DRAW_STATUS;
 	}
-	if (km_nerrors(ui->km)) {
-		msg_report(ui, UI_ERROR, "%s", km_error(ui->km, km_nerrors(ui->km) - 1));
-		km_clear_errors(ui->km);
+	n = km_nerrors(ui->km);
+	if (n > before) {
+		msg_report(ui, UI_ERROR, "%s", km_error(ui->km, n - 1));
+		km_forget_errors_from(ui->km, before);
 	}
 	return UI_DRAW_ALL;
 }
