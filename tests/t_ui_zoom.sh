@@ -240,10 +240,11 @@ cmd "zoom a" 'zoom: a is a point'
 # 32 regions of the set were drawn).  -N keeps the underlined blanks at
 # the line's end.
 cmd "zoom all" 'timeline: the whole trace'
-i=1
-while [ $i -le 33 ]; do
-	cmd "region r$i $((i * 0x1000)) $((i * 0x1000 + 0x800))" "region r$i: "
-	i=$((i + 1))
+# (not i: wait_for counts its polls in i)
+r=1
+while [ $r -le 33 ]; do
+	cmd "region r$r $((r * 0x1000)) $((r * 0x1000 + 0x800))" "region r$r: "
+	r=$((r + 1))
 done
 cmd "region far 0x380000 0x3a0000" 'region far: 0x380000-0x3a0000'
 sleep 0.3

@@ -106,14 +106,62 @@ int tl_cols_is_time(struct ui *ui)
 }
 
 /* The TSC of the row holding @off, or 0 if it has none. */
+/*
+ * Rows' TSCs looked up for the time axis, kept: a drawing asks for one a
+ * column (search hits, stalls, region edges) all over the view, more
+ * windows than the window cache holds, so every drawing decoded them all
+ * again (seconds on a 4 MiB trace, the browser busy while idle).  Kept
+ * only once the index is complete (a time no longer changes), for one
+ * window cache, trace and index: another (a reload, a stream) starts a
+ * new generation.
+ */
+#define ROW_TSC_SLOTS 4096
+static struct row_tsc {
+	uint64_t off, tsc;
+	uint32_t gen;		/* 0: empty */
+} row_tsc[ROW_TSC_SLOTS];
+static struct {
+	const void *wc, *img, *idx;
+	uint64_t size;
+	uint32_t gen;
+} row_tsc_of;
+
+/* The generation of the row TSCs kept for @ui's trace now, or 0 if none
+ * may be kept (the index is not complete). */
+static uint32_t tl_cols_row_gen(struct ui *ui)
+{
+	if (!ui->idx || !idx_complete(ui->idx))
+		return 0;
+	if (row_tsc_of.wc != ui->wc || row_tsc_of.img != ui->img ||
+	    row_tsc_of.idx != ui->idx || row_tsc_of.size != ui->img->size ||
+	    !row_tsc_of.gen) {
+		row_tsc_of.wc = ui->wc;
+		row_tsc_of.img = ui->img;
+		row_tsc_of.idx = ui->idx;
+		row_tsc_of.size = ui->img->size;
+		if (!++row_tsc_of.gen)
+			row_tsc_of.gen = 1;
+	}
+	return row_tsc_of.gen;
+}
+
 uint64_t tl_cols_row_tsc(struct ui *ui, uint64_t off)
 {
 	struct win_iter it = { 0 };
+	struct row_tsc *slot = &row_tsc[(off * 0x9e3779b97f4a7c15ull) >> 52];
+	uint32_t gen = tl_cols_row_gen(ui);
 	uint64_t t = 0;
 
+	if (gen && slot->gen == gen && slot->off == off)
+		return slot->tsc;
 	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC))
 		t = win_row(&it)->ts.tsc;
 	win_iter_release(&it);
+	if (gen) {
+		slot->off = off;
+		slot->tsc = t;
+		slot->gen = gen;
+	}
 	return t;
 }
 
