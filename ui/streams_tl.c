@@ -153,7 +153,7 @@ void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi, int ti
 	struct win_row row;
 	uint64_t cur = 0;
 	size_t n;
-	int ccol = -1, best = 3, c;
+	int ccol = -1, best = 3, c, picked = 0;
 
 	if (hi <= lo || ncols <= 0 || perfdata_events(ui->trace, ui->stream_no, &ev, &n) < 0)
 		return;
@@ -184,16 +184,19 @@ void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi, int ti
 	if (st_pick >= 0 && st_pick_cur == UINT64_MAX)
 		st_pick_cur = ui->cursor;
 	if (st_pick >= 0 && st_pick < ncols && st_pick_cur == ui->cursor &&
-	    streams_tl_cols.at[st_pick] >= 0)
+	    streams_tl_cols.at[st_pick] >= 0) {
 		near = &ev[streams_tl_cols.at[st_pick]];
-	else
+		picked = 1;
+	} else {
 		st_pick = -1;
+	}
 	if (!near)
 		st_last_near = NULL;
 	/* The event nearest the cursor, in the message line: while the line
-	 * is free, or holds the note of another event the cursor left. */
+	 * is free, or holds the note of another event the cursor left; the
+	 * one clicked on, whatever the line holds. */
 	if (near && !prompt_is_open(ui) &&
-	    (!ui->msg[0] || (near != st_last_near && !strcmp(ui->msg, st_note)))) {
+	    (!ui->msg[0] || (near != st_last_near && (picked || !strcmp(ui->msg, st_note))))) {
 		char t[48] = "?";
 		const char *what = perfdata_event_name((enum perfdata_event_kind)near->kind);
 
