@@ -74,4 +74,33 @@ grep -q "^ from 'c: +0x[0-9a-f]* bytes, +[0-9]" "$tmp/cold.txt" ||
 	bad "region cold from 'c: $(grep "^ from" "$tmp/cold.txt")"
 
 [ $fail = 0 ] && echo "ok   a CYC row's time is ~T in the pane, the status line, the marks list and a delta; an MTC row's plain"
+
+# The cycle pane's tsc column marks an estimated TSC as the time, and its
+# delta to the reference is as sure as its less sure end: the MTC row
+# from the CYC 'b ~, from the MTC 'c plain; the CYC row from 'c ~.
+cat >"$tmp/keys2" <<EOK
+wait-index
+:set columns tsc,dref
+:goto 0x26192
+:mark c
+:goto 0x26665
+:mark b
+:goto 0x26710
+:ref b
+:save-screen $tmp/c1.txt
+:ref c
+:save-screen $tmp/c2.txt
+:goto 0x26665
+:save-screen $tmp/c3.txt
+EOK
+"$PTBROWSE" --no-state --script "$tmp/keys2" --size 120x40 "$tmp/t.pt" >"$tmp/out" 2>&1 ||
+	bad "columns: exit status $? ($(cat "$tmp/out"))"
+cells() { grep '^>' "$1" | sed 's/.*│ *//'; }
+echo "$(cells "$tmp/c1.txt")" | grep -q '^[0-9a-f]*  *~+[0-9]' ||
+	bad "MTC row from 'b: '$(cells "$tmp/c1.txt")', not a plain TSC and a ~ delta"
+echo "$(cells "$tmp/c2.txt")" | grep -q '^[0-9a-f]*  *+[0-9]' ||
+	bad "MTC row from 'c: '$(cells "$tmp/c2.txt")', not plain"
+echo "$(cells "$tmp/c3.txt")" | grep -q '^~[0-9a-f]*  *~+[0-9]' ||
+	bad "CYC row from 'c: '$(cells "$tmp/c3.txt")', not a ~ TSC and a ~ delta"
+[ $fail = 0 ] && echo "ok   the tsc column marks an estimated TSC, a delta is as sure as its less sure end"
 exit $fail

@@ -40,6 +40,7 @@ static double pane_cycles_tsc(const struct win_row *row)
 /* Time resolutions (ns) of the time and Δref columns on this screen. */
 struct pane_cycles_res {
 	double time, dref;
+	const char *ref_mark;	/* the reference row's time: timefmt_row_mark() */
 };
 
 /* Cell @c of @row into @buf; times with @res's resolution. */
@@ -84,8 +85,9 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		}
 		break;
 	case UI_CY_TSC:
+		/* an estimated TSC is marked as its time is */
 		if (ts->flags & TM_F_TSC)
-			snprintf(buf, size, "%" PRIx64, ts->tsc);
+			snprintf(buf, size, "%s%" PRIx64, timefmt_row_mark(ui, row), ts->tsc);
 		break;
 	case UI_CY_TIME: {
 		char tmp[40];
@@ -111,12 +113,16 @@ static void pane_cycles_cell(struct ui *ui, const struct win_row *row,
 		t = pane_cycles_tsc(row);
 		if (!isnan(t) && !isnan(ref_tsc) && (ts->flags & TM_F_TSC)) {
 			double ns = timefmt_tsc_diff(ui, (uint64_t)ref_tsc, ts->tsc);
+			const char *m = timefmt_row_mark(ui, row);
 			char tmp[40];
 
 			if (isnan(ns))
 				break;
+			/* a delta is as sure as its less sure end */
+			if (!strcmp(res->ref_mark, "?") || (*res->ref_mark && !*m))
+				m = res->ref_mark;
 			timefmt_ns_res(tmp, sizeof(tmp), fabs(ns), res->dref);
-			snprintf(buf, size, "%s%s", ns < 0 ? "-" : "+", tmp);
+			snprintf(buf, size, "%s%s%s", m, ns < 0 ? "-" : "+", tmp);
 		}
 		break;
 	case UI_CY_CBR:
@@ -161,9 +167,10 @@ const char *pane_cycles_note(const struct win_row *row)
 	return NULL;
 }
 
-/* The TSC of the reference row (the last mark set), or NAN.  A mark on a
- * PSB comes before the TSC in its PSB+: the first time after it counts. */
-static double pane_cycles_ref(struct ui *ui)
+/* The TSC of the reference row (the last mark set), or NAN, and *@mark
+ * its time's mark (timefmt_row_mark()).  A mark on a PSB comes before
+ * the TSC in its PSB+: the first time after it counts. */
+static double pane_cycles_ref(struct ui *ui, const char **mark)
 {
 	struct win_iter it = { 0 };
 	double t = NAN;
@@ -175,6 +182,7 @@ static double pane_cycles_ref(struct ui *ui)
 		do {
 			if (win_row(&it)->ts.flags & TM_F_TSC) {
 				t = (double)win_row(&it)->ts.tsc;
+				*mark = timefmt_row_mark(ui, win_row(&it));
 				break;
 			}
 		} while (n-- && !win_next(&it));
@@ -367,7 +375,8 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 {
 	int ri;
 	struct win_iter it = { 0 };
-	double ref = pane_cycles_ref(ui);
+	const char *ref_mark = "";
+	double ref = pane_cycles_ref(ui, &ref_mark);
 	struct pane_cycles_res res;
 	struct win_row *rows;
 	int width[NCOLS], used[NCOLS], y, n = 0, have;
@@ -389,6 +398,7 @@ static void pane_cycles_draw(struct ui *ui, struct pane *p)
 	win_iter_release(&it);
 	/* Each column as wide as its widest cell on this screen. */
 	pane_cycles_resolve(ui, rows, n, ref, &res);
+	res.ref_mark = ref_mark;
 	for (c = 0; c < NCOLS; c++) {
 		width[c] = pane_cycles_cols[c].width;
 		used[c] = 0;
