@@ -25,7 +25,7 @@ XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" index --time $cfg "$tmp/t.pt" >"$tmp/b" 2>
 # shellcheck disable=SC2086
 "$PTBROWSE" index --no-cache $cfg "$tmp/t.pt" >"$tmp/c" 2>&1
 pwrx=$("$PTBROWSE" dump "$tmp/t.pt" | grep -c ' pwrx ')
-span=$(sed -n 's/^  tsc: .*(\([0-9]*\) ticks)$/\1/p' "$tmp/a")
+span=$(sed -n 's/^  tsc: .*(\([0-9]*\) ticks[;)].*/\1/p' "$tmp/a")
 line=$(grep '^  halted:' "$tmp/a")
 # shellcheck disable=SC2046
 set -- $(echo "$line" | sed 's/^  halted: *\([0-9]*\)\( \.\. \([0-9]*\)\)\{0,1\} ticks in \([0-9]*\) sleeps$/\1 \3 \4/')

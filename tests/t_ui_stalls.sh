@@ -275,7 +275,7 @@ grep -q "time disputed: past the next PSB's TSC" "$tmp/inner_at.txt" 2>/dev/null
 	fail "the status line does not say why: $(tail -n 1 "$tmp/inner_at.txt" 2>/dev/null)"
 # shellcheck disable=SC2086
 XDG_CACHE_HOME=$tmp/icache "$PTBROWSE" index --no-cache --time $dopts "$tmp/i.pt" > "$tmp/iidx" 2>&1
-grep -q "tsc: .*(1[0-9]\{6,7\} ticks)" "$tmp/iidx" ||
+grep -q "tsc: .*(1[0-9]\{6,7\} ticks[;)]" "$tmp/iidx" ||
 	fail "the index's TSC range runs to the damaged TSC: $(grep 'tsc:' "$tmp/iidx")"
 [ $status = 0 ] && echo "ok   :stalls leaves out the jump into a damaged TSC outside PSB+, its time is marked ?, the index's range ends before it"
 
