@@ -354,6 +354,7 @@ tsk_cyc(uint64_t v, struct tbatch *bt, struct tm_model *tm, struct pkt *fast,
 				c->cycles += v;
 			return;
 		}
+		tm_cyc_open(tm, v);
 	}
 	bt->sum += v;
 	bt->n++;

@@ -270,10 +270,15 @@ void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
 
 /* Whether a CYC fed now would count from the estimate, as the CYCs
  * tm_advance_cycs() takes do (the estimate is the last CYC's time, and
- * outside PSB+), and is not the first of a calibration period (whose
- * payload the model samples): then it may be the first of those.
+ * outside PSB+): then it may be the first of those, given to
+ * tm_cyc_open() as it opens their run.
  * Returns 1 or 0. */
 int tm_cyc_joins(const struct tm_model *tm);
+
+/* The CYC of @v cycles that opens a run of CYCs for tm_advance_cycs()
+ * (where tm_cyc_joins()): the model takes its payload as tm_advance()
+ * would (the first of a calibration period bounds a cycle threshold). */
+void tm_cyc_open(struct tm_model *tm, uint64_t v);
 
 /* Tell @tm that trace data was lost (a gap between spans): behaves like an
  * overflow.  */
