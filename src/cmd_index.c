@@ -546,10 +546,8 @@ int cmd_index_main(int argc, char **argv)
 	ret = opt_parse(&cmd, argc, argv);
 	if (ret < 0)
 		return opt_status(ret);
-	if (ret != 1) {
-		opt_usage(&cmd, stderr);
+	if (opt_one_trace(&cmd, ret, argv) < 0)
 		return 2;
-	}
 	json = args.json;
 	use_cache = args.use_cache;
 	time_pass = args.time_pass;

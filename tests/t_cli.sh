@@ -4,8 +4,8 @@
 # write error: ...", exit 1; they exited 0 silently).  dump reads
 # standard input with a range, -:FROM-TO, as it reads /dev/stdin:FROM-TO
 # (it was an unknown option); an option's value "-:..." stays its value.
-# dump, flow and calls without a trace say so and print their usage
-# (calls printed no usage).
+# dump, flow, calls, index, info and marks without a trace say so and
+# print their usage (calls printed no usage, index no reason).
 set -u
 : "${BUILD:=build}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -45,7 +45,7 @@ cmp -s "$tmp/want" "$tmp/got" && ok "dump -- -:$r likewise" || bad "dump -- -:$r
 grep -q 'no sideband' "$tmp/err" && ok "dump --comm -:x: -:x is the value" ||
 	bad "dump --comm -:x: $(cat "$tmp/err")"
 
-for c in dump flow calls; do
+for c in dump flow calls index info marks; do
 	"$PTBROWSE" $c >"$tmp/out" 2>"$tmp/err"; rc=$?
 	[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] &&
 		[ "$(head -n 1 "$tmp/err")" = "ptbrowse $c: no trace given" ] &&
