@@ -605,7 +605,7 @@ static void usage(FILE *f)
 "                       that a decoder measures the frequency sooner);\n"
 "                       give pt2perf and the decoder the same N\n"
 "      --seed N         seed of the model's cache misses (default 1)\n"
-"      --max-insns N    stop the program after N instructions\n"
+"      --max-insns N    stop the program after N instructions (0: no limit)\n"
 "      --log-cycles     the instruction log gives each IP's start and\n"
 "                       retirement cycles: 'IP START RETIRED' (the model's\n"
 "                       core cycles, as the CYC packets count them)\n"
