@@ -63,12 +63,18 @@ fi
 keys q
 
 # A search that wraps says so, and the timeline's note of the sideband
-# event near where it lands does not write over that (cpu0: from the end
-# the search wraps to the first call of add, in matmul, where the matrix
-# thread's comm event is nearest).
+# event near where it lands does not write over that (from the end the
+# search wraps to the first call of add, in matmul, where the matrix
+# thread's comm event is nearest; on the stream where matmul ran, which
+# changes between recordings).
+for A in cpu0 cpu1; do
+	printf 'wait-index\n:search call add\nwait-search\n:save-screen %s\n' "$tmp/add.txt" >"$tmp/addkeys"
+	"$PTBROWSE" --no-state --stream $A --script "$tmp/addkeys" --size 200x10 "$perf" >/dev/null 2>&1
+	grep -q '/call add \[[0-9]' "$tmp/add.txt" 2>/dev/null && break
+done
 tm kill-session -t ptb 2>/dev/null
 tm new-session -d -s ptb -x "$TM_COLS" -y "$TM_ROWS" \
-	"LANG=C.UTF-8 '$PTBROWSE' --no-state --stream cpu0 '$perf'"
+	"LANG=C.UTF-8 '$PTBROWSE' --no-state --stream $A '$perf'"
 wait_for 'psb'
 keys G
 keys ':search call add' Enter
