@@ -135,6 +135,24 @@ keys -l "$(printf '\033[M#+$')"
 wait_for 'selection cancelled'
 echo "ok   a drag's selection follows the pointer before the release ($row1-$row5), and back to the start is none"
 
+# A press whose release goes to a view opened over the browser (help, by
+# F1) ends there: back in the browser, the pointer's motion with no
+# button held ('C': 32 + 3 for none + 32 for the motion) selects nothing.
+keys g
+wait_off 0x0
+keys -l "$(printf '\033[M +$')"
+wait_off "$row1"
+keys F1
+wait_for 'keys and commands'
+keys -l "$(printf '\033[M#+(')"
+keys q
+wait_gone 'keys and commands'
+keys -l "$(printf '\033[MC+(')"
+keys -l "$(printf '\033[MC+*')"
+sleep 0.3
+screen | grep -q VISUAL && fail "a press released over help went on selecting in the browser"
+echo "ok   a press released over a view opened mid-drag selects nothing afterwards"
+
 # The rows' bytes, as export writes them: from the PSB at 0x4258.
 keys -l ':goto 0x4258'
 keys Enter

@@ -209,8 +209,14 @@ int browser_input(struct ui *ui, int c)
 		 * has a mouse: over it help, a list or the prompt (or the
 		 * too-small screen) ignore it, so a click there does not
 		 * move the cursor hidden under them. */
-		if (getmouse(&ev) != OK || !top || top->ops != &browser_view)
+		if (getmouse(&ev) != OK)
 			return UI_DRAW_NONE;
+		if (!top || top->ops != &browser_view) {
+			/* a view opened mid-drag takes the release */
+			select_mouse_drop();
+			tl_mouse_drop();
+			return UI_DRAW_NONE;
+		}
 		return browser_mouse(ui, &ev);
 	}
 	return view_key(&ui->vs, c);

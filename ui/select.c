@@ -210,6 +210,11 @@ static int select_motion(struct ui *ui, const struct pane *pk,
 	return 1;
 }
 
+void select_mouse_drop(void)
+{
+	sel.pressed = 0;
+}
+
 int select_mouse(struct ui *ui, const MEVENT *ev, int *draw)
 {
 	const struct pane *pk = &ui->panes[UI_PANE_PACKETS];

@@ -67,4 +67,9 @@ int select_drag_row(int pane_y, int pane_h, int y);
  * browser. */
 int select_mouse(struct ui *ui, const MEVENT *ev, int *draw);
 
+/* A mouse event went to a view over the browser (browser.c): a press
+ * noted here ends unseen, so that the pointer's motion once the browser
+ * is back on top does not select without a button held. */
+void select_mouse_drop(void);
+
 #endif /* SELECT_H */

@@ -626,6 +626,11 @@ static int tl_drag_to(struct ui *ui, int col, int *draw)
 	return 1;
 }
 
+void tl_mouse_drop(void)
+{
+	tl_press = -1;
+}
+
 int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw)
 {
 	const struct pane *p = &ui->panes[UI_PANE_TIMELINE];

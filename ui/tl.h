@@ -33,5 +33,8 @@ int tl_step(struct ui *ui, long d);
  * zooms to).  Returns 1 with *@draw set if it took the event, 0 to leave
  * it to the browser. */
 int tl_mouse(struct ui *ui, const MEVENT *ev, int *draw);
+/* A mouse event went to a view over the browser (browser.c): a press on
+ * the timeline ends unseen (select_mouse_drop() says why). */
+void tl_mouse_drop(void);
 
 #endif /* TL_H */
