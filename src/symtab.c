@@ -340,11 +340,153 @@ static Elf_Scn *symtab_scn(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
+/* A GOT slot's function: what a PLT stub jumps through names it. */
+struct symtab_slot {
+	uint64_t got;
+	const char *name;
+};
+
+static int symtab_cmp_slot(const void *x, const void *y)
+{
+	const struct symtab_slot *a = x, *b = y;
+
+	return a->got < b->got ? -1 : a->got > b->got;
+}
+
+/* Add the slots of relocation section @name whose type is @type
+ * (x86-64's JUMP_SLOT 7 in .rela.plt, GLOB_DAT 6 in .rela.dyn for
+ * .plt.got) to @v, growing it.  Returns 0 or -pte_nomem. */
+static int symtab_slots(Elf *elf, const char *name, unsigned type,
+			struct symtab_slot **v, size_t *n, size_t *cap)
+{
+	GElf_Shdr rsh, dsh;
+	Elf_Scn *rel, *dyn;
+	Elf_Data *rd, *dd;
+	GElf_Rela ra;
+	GElf_Sym sym;
+	const char *nm;
+	uint64_t i, cnt;
+
+	rel = symtab_scn(elf, name, &rsh);
+	if (!rel || rsh.sh_type != SHT_RELA || !rsh.sh_entsize ||
+	    !(dyn = elf_getscn(elf, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
+	    !(rd = elf_getdata(rel, NULL)) || !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	cnt = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < cnt && gelf_getrela(rd, (int)i, &ra); i++) {
+		if (GELF_R_TYPE(ra.r_info) != type || !GELF_R_SYM(ra.r_info) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(ra.r_info), &sym) ||
+		    !(nm = elf_strptr(elf, dsh.sh_link, sym.st_name)) || !*nm)
+			continue;
+		if (*n == *cap) {
+			size_t ncap = *cap ? 2 * *cap : 64;
+			struct symtab_slot *t = realloc(*v, ncap * sizeof(*t));
+
+			if (!t)
+				return -pte_nomem;
+			*v = t;
+			*cap = ncap;
+		}
+		(*v)[(*n)++] = (struct symtab_slot){ ra.r_offset, nm };
+	}
+	return 0;
+}
+
+/* The GOT slot the x86-64 stub of @len bytes at @p (address @addr) jumps
+ * through into *@got: its first instruction after an endbr64 is `jmp
+ * *disp32(%rip)` (ff 25), with a bnd prefix (f2) in .plt.sec and MPX
+ * PLTs.  Returns 0, or -1 for a stub of another shape (the lazy .plt of
+ * an IBT file pushes first: its .plt.sec has the jumps). */
+static int symtab_stub_got(const uint8_t *p, uint64_t len, uint64_t addr,
+			   uint64_t *got)
+{
+	uint64_t k = 0;
+	int32_t disp;
+
+	if (len >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+		k = 4;
+	if (k < len && p[k] == 0xf2)
+		k++;
+	if (k + 6 > len || p[k] != 0xff || p[k + 1] != 0x25)
+		return -1;
+	memcpy(&disp, p + k + 2, 4);
+	*got = addr + k + 6 + (uint64_t)(int64_t)disp;
+	return 0;
+}
+
+/* Name the stubs of PLT section @name (entries of @ent bytes, the first
+ * @skip bytes the resolver's) by the slots @v they jump through.
+ * Returns 0 or -pte_nomem. */
+static int symtab_name_stubs(struct symtab_build *b, Elf *elf, const char *name,
+			     uint64_t ent, uint64_t skip,
+			     const struct symtab_slot *v, size_t n)
+{
+	struct symtab_slot key, *hit;
+	GElf_Shdr sh;
+	Elf_Scn *scn = symtab_scn(elf, name, &sh);
+	Elf_Data *d;
+	char buf[512];
+	uint64_t at;
+	int ret;
+
+	if (!scn || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
+	    !d->d_buf || d->d_size < sh.sh_size)
+		return 0;
+	if (sh.sh_entsize >= 8 && sh.sh_entsize <= 32)
+		ent = sh.sh_entsize;
+	for (at = skip; at + ent <= sh.sh_size; at += ent) {
+		if (symtab_stub_got((const uint8_t *)d->d_buf + at, ent,
+				    sh.sh_addr + at, &key.got))
+			continue;
+		hit = bsearch(&key, v, n, sizeof(*v), symtab_cmp_slot);
+		if (!hit)
+			continue;	/* an IRELATIVE slot: objdump's *ABS*+0x.. */
+		snprintf(buf, sizeof(buf), "%s@plt", hit->name);
+		ret = symtab_push(b, sh.sh_addr + at, ent, buf, strlen(buf),
+				  SYMTAB_LOCAL, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
- * The PLT stubs, named "function@plt" as objdump and perf name them: the
- * n-th JUMP_SLOT relocation of .rela.plt (x86-64) or .rel.plt (i386) is
- * the n-th 16-byte entry of .plt.sec when the file has one (IBT), else of
- * .plt after its first (resolver) entry.  Anything else is left unnamed.
+ * The x86-64 PLT stubs, named "function@plt" as objdump and perf name
+ * them: each stub of .plt (after the resolver's entry), .plt.sec (IBT)
+ * and .plt.got jumps through a GOT slot, and the JUMP_SLOT (or, for
+ * .plt.got, GLOB_DAT) relocation of that slot names the function.  The
+ * stubs' order is not the relocations' (IRELATIVE relocations go last,
+ * their stubs among the others), so each stub is decoded.
+ */
+static int symtab_read_plt64(struct symtab_build *b, Elf *elf)
+{
+	struct symtab_slot *v = NULL;
+	size_t n = 0, cap = 0;
+	GElf_Shdr sh;
+	int ret;
+
+	ret = symtab_slots(elf, ".rela.plt", 7, &v, &n, &cap);
+	if (!ret)
+		ret = symtab_slots(elf, ".rela.dyn", 6, &v, &n, &cap);
+	if (ret || !n)
+		goto out;
+	qsort(v, n, sizeof(*v), symtab_cmp_slot);
+	ret = symtab_name_stubs(b, elf, ".plt", 16, 16, v, n);
+	if (!ret && symtab_scn(elf, ".plt.sec", &sh))
+		ret = symtab_name_stubs(b, elf, ".plt.sec", 16, 0, v, n);
+	if (!ret)
+		ret = symtab_name_stubs(b, elf, ".plt.got", 8, 0, v, n);
+out:
+	free(v);
+	return ret;
+}
+
+/*
+ * The i386 PLT stubs: the n-th JUMP_SLOT relocation of .rel.plt is the
+ * n-th 16-byte entry of .plt.sec when the file has one (IBT), else of
+ * .plt after its first (resolver) entry (i386 stubs jump through %ebx,
+ * the GOT's address, in shared objects: not decoded).  Anything else is
+ * left unnamed.
  */
 static int symtab_read_plt(struct symtab_build *b, Elf *elf)
 {
@@ -352,19 +494,20 @@ static int symtab_read_plt(struct symtab_build *b, Elf *elf)
 	GElf_Ehdr eh;
 	Elf_Scn *rel, *plt, *dyn;
 	Elf_Data *rd, *dd;
-	GElf_Rela ra;
 	GElf_Rel rl;
 	GElf_Sym sym;
 	uint64_t at, i, n;
 	const char *name;
 	char buf[512];
-	int is_rela, ret;
+	int ret;
 
-	if (!gelf_getehdr(elf, &eh) ||
-	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386))
+	if (!gelf_getehdr(elf, &eh))
 		return 0;
-	is_rela = eh.e_machine == EM_X86_64;
-	rel = symtab_scn(elf, is_rela ? ".rela.plt" : ".rel.plt", &rsh);
+	if (eh.e_machine == EM_X86_64)
+		return symtab_read_plt64(b, elf);
+	if (eh.e_machine != EM_386)
+		return 0;
+	rel = symtab_scn(elf, ".rel.plt", &rsh);
 	plt = symtab_scn(elf, ".plt.sec", &psh);
 	at = 0;
 	if (!plt) {
@@ -379,15 +522,11 @@ static int symtab_read_plt(struct symtab_build *b, Elf *elf)
 		return 0;
 	n = rsh.sh_size / rsh.sh_entsize;
 	for (i = 0; i < n && at + 16 <= psh.sh_size; i++, at += 16) {
-		uint64_t info;
-
-		if (is_rela ? !gelf_getrela(rd, (int)i, &ra) :
-			      !gelf_getrel(rd, (int)i, &rl))
+		if (!gelf_getrel(rd, (int)i, &rl))
 			return 0;
-		info = is_rela ? ra.r_info : rl.r_info;
-		/* JUMP_SLOT: 7 on x86-64, 7 on i386 as well */
-		if (GELF_R_TYPE(info) != 7 || !GELF_R_SYM(info) ||
-		    !gelf_getsym(dd, (int)GELF_R_SYM(info), &sym) ||
+		/* JUMP_SLOT: 7 on i386 */
+		if (GELF_R_TYPE(rl.r_info) != 7 || !GELF_R_SYM(rl.r_info) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(rl.r_info), &sym) ||
 		    !(name = elf_strptr(elf, dsh.sh_link, sym.st_name)) ||
 		    !*name)
 			continue;

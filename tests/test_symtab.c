@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "codefix.h"
@@ -103,13 +104,16 @@ static size_t same_plt_as_objdump(const char *file, struct symtab *s)
 	size_t n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' "
-		 "2>/dev/null", file);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got "
+		 "'%s' 2>/dev/null", file);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p)) {
+		/* (an IRELATIVE slot's stub, "*ABS*+0x401136@plt", is
+		 * left unnamed) */
 		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 ||
-		    !strstr(name, "@plt") || strchr(name, '-'))
+		    !strstr(name, "@plt") || strchr(name, '-') ||
+		    !strncmp(name, "*ABS*", 5))
 			continue;
 		sym = symtab_lookup(s, addr);
 		assert_non_null(sym);
@@ -152,9 +156,74 @@ static void test_plt(void **state)
 	snprintf(cmd, sizeof(cmd), "cc -g -O0 -fPIC -shared -o %s %s", so, src);
 	assert_int_equal(system(cmd), 0);
 	s = load(so, &e);
-	assert_int_equal(same_plt_as_objdump(so, s), 1);
+	/* fix_add@plt, and __cxa_finalize@plt in .plt.got */
+	assert_int_equal(same_plt_as_objdump(so, s), 2);
 	symtab_free(s);
 	elfimg_close(e);
+}
+
+/* A program with an ifunc of its own: its IRELATIVE relocation comes last
+ * in .rela.plt but its stub first in .plt, so pairing the n-th relocation
+ * with the n-th stub named printf's stub after the ifunc and malloc's
+ * after printf (objdump names each by the GOT slot it jumps through).  In
+ * every shape the linker makes: lazy, IBT (.plt.sec), PIE (.plt.got for
+ * __cxa_finalize). */
+static void test_plt_ifunc(void **state)
+{
+	static const char *const flags[] = {
+		"-no-pie", "-no-pie -fcf-protection=full -Wl,-z,ibtplt",
+		"-fPIE -pie", "-fPIE -pie -Wl,-z,now",
+	};
+	struct elfimg *e;
+	struct symtab *s;
+	char src[200], bin[200], cmd[800];
+	size_t i;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/ifn.c", fix.dir);
+	snprintf(bin, sizeof(bin), "%s/ifn", fix.dir);
+	assert_int_equal(codefix_write(src,
+		"#include <stdio.h>\n#include <stdlib.h>\n"
+		"static int f1(void) { return 1; }\n"
+		"static int (*pick(void))(void) { return f1; }\n"
+		"int f(void) __attribute__((ifunc(\"pick\")));\n"
+		"int main(int argc, char **argv) {\n"
+		"  char *p = malloc(8 + argc);\n"
+		"  printf(\"%d %p\\n\", f(), (void *)p);\n"
+		"  puts(argv[0]); free(p); return 0; }\n"), 0);
+	for (i = 0; i < sizeof(flags) / sizeof(*flags); i++) {
+		snprintf(cmd, sizeof(cmd), "cc -O1 %s -o %s %s 2>/dev/null",
+			 flags[i], bin, src);
+		if (system(cmd))
+			continue;	/* a toolchain without that shape */
+		s = load(bin, &e);
+		assert_true(same_plt_as_objdump(bin, s) >= 4);
+		symtab_free(s);
+		elfimg_close(e);
+	}
+}
+
+/* The system's C library, whose IRELATIVE slots sit among the others. */
+static void test_plt_libc(void **state)
+{
+	static const char *const libc[] = {
+		"/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6",
+	};
+	struct elfimg *e;
+	struct symtab *s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(libc) / sizeof(*libc); i++) {
+		if (access(libc[i], R_OK))
+			continue;
+		s = load(libc[i], &e);
+		same_plt_as_objdump(libc[i], s);
+		symtab_free(s);
+		elfimg_close(e);
+		return;
+	}
+	skip();
 }
 
 static void test_lookup(void **state)
@@ -372,6 +441,8 @@ int main(void)
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_plt),
+		cmocka_unit_test(test_plt_ifunc),
+		cmocka_unit_test(test_plt_libc),
 		cmocka_unit_test(test_library_dynsym),
 		cmocka_unit_test(test_srcline),
 		cmocka_unit_test(test_kallsyms),
