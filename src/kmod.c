@@ -12,9 +12,10 @@
 #include "ptdec.h"
 #include "symtab.h"
 
+/* The kallsyms table itself answers by name (symtab_addr_of(), every
+ * alias included); this handle keeps kmod_load()'s interface. */
 struct kmod_names {
-	const struct symtab_sym **sym;	/* by name */
-	size_t n;
+	const struct symtab *ksyms;
 };
 
 struct kmod {
@@ -29,61 +30,31 @@ struct kmod {
 	size_t symtab;		/* the .symtab's index, 0 none */
 };
 
-static int names_cmp(const void *a, const void *b)
-{
-	const struct symtab_sym *const *x = a, *const *y = b;
-
-	return strcmp((*x)->name, (*y)->name);
-}
-
 int kmod_names_new(struct kmod_names **out, const struct symtab *ksyms)
 {
 	struct kmod_names *n;
-	size_t i;
 
 	if (!out || !ksyms)
 		return -pte_invalid;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return -pte_nomem;
-	n->n = symtab_count(ksyms);
-	n->sym = malloc((n->n ? n->n : 1) * sizeof(*n->sym));
-	if (!n->sym) {
-		free(n);
-		return -pte_nomem;
-	}
-	for (i = 0; i < n->n; i++)
-		n->sym[i] = symtab_get(ksyms, i);
-	qsort(n->sym, n->n, sizeof(*n->sym), names_cmp);
+	n->ksyms = ksyms;
 	*out = n;
 	return 0;
 }
 
 void kmod_names_free(struct kmod_names *n)
 {
-	if (!n)
-		return;
-	free(n->sym);
 	free(n);
 }
 
 /* The kernel's address of @name, or 0. */
 static uint64_t names_find(const struct kmod_names *n, const char *name)
 {
-	size_t lo = 0, hi = n ? n->n : 0;
+	uint64_t addr;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(n->sym[mid]->name, name);
-
-		if (!c)
-			return n->sym[mid]->addr;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return n && symtab_addr_of(n->ksyms, name, &addr) ? addr : 0;
 }
 
 void kmod_free(struct kmod *k)

@@ -40,6 +40,13 @@ struct symtab_span {
 };
 #define SYMTAB_NO_SYM UINT32_MAX
 
+/* A name of a kallsyms table, aliases included, for symtab_addr_of(). */
+struct symtab_name {
+	uint64_t addr;
+	const char *name;
+	uint8_t rank;
+};
+
 struct symtab {
 	struct symtab_sym *syms;
 	size_t n;
@@ -48,6 +55,8 @@ struct symtab {
 	char *pool;		/* the names, NUL-separated */
 	size_t pool_len, pool_cap;
 	const char *origin;
+	struct symtab_name *byname;	/* kallsyms: every name, sorted */
+	size_t nbyname;
 	struct elfimg *elf;	/* for DWARF, if from an ELF file */
 #ifdef HAVE_LIBDW
 	pthread_mutex_t dw_lock;	/* libdw reads lazily: one at a time */
@@ -203,9 +212,41 @@ static int symtab_spans(struct symtab *s)
 	return 0;
 }
 
-/* Sort, keep one name per address, and hand the storage to a table. */
+static int symtab_name_cmp(const void *a, const void *b)
+{
+	const struct symtab_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Every name of @b, aliases too, sorted by name into @s->byname (the
+ * build's entries before symtab_finish() keeps one per address: a kernel
+ * module's relocations name whichever alias its source called).
+ * Returns 0 or -pte_nomem. */
+static int symtab_byname(struct symtab *s, const struct symtab_build *b)
+{
+	size_t i;
+
+	s->byname = malloc((b->n ? b->n : 1) * sizeof(*s->byname));
+	if (!s->byname)
+		return -pte_nomem;
+	for (i = 0; i < b->n; i++) {
+		s->byname[i].addr = b->ent[i].sym.addr;
+		s->byname[i].name = b->pool + (uintptr_t)b->ent[i].sym.name;
+		s->byname[i].rank = b->ent[i].rank;
+	}
+	s->nbyname = b->n;
+	qsort(s->byname, s->nbyname, sizeof(*s->byname), symtab_name_cmp);
+	return 0;
+}
+
+/* Sort, keep one name per address, and hand the storage to a table
+ * (with every name by name too if @byname). */
 static int symtab_finish(struct symtab_build *b, const char *origin,
-			 struct symtab **out)
+			 int byname, struct symtab **out)
 {
 	struct symtab *s;
 	uint8_t *open;
@@ -248,7 +289,9 @@ static int symtab_finish(struct symtab_build *b, const char *origin,
 	}
 	free(open);
 	s->n = k;
-	if (k > SYMTAB_NO_SYM - 1 || symtab_spans(s)) {
+	if (k > SYMTAB_NO_SYM - 1 || symtab_spans(s) ||
+	    (byname && symtab_byname(s, b))) {
+		free(s->span);
 		free(s->syms);
 		free(s);
 		return -pte_nomem;
@@ -574,7 +617,7 @@ int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
 	ret = symtab_read_plt(&b, elf);
 	if (ret)
 		goto out_free;
-	ret = symtab_finish(&b, origin, out);
+	ret = symtab_finish(&b, origin, 0, out);
 	if (ret)
 		goto out_free;
 	(*out)->elf = e;
@@ -627,17 +670,10 @@ int symtab_from_kallsyms(struct symtab **out, const char *path, char *err,
 		if (!symtab_ktext(type))
 			continue;
 		nonzero += addr != 0;
+		/* "name [module]": the name alone, as the module's own
+		 * symbol table and other modules' relocations call it (and
+		 * one word, as searches and flow's columns take it) */
 		nlen = strlen(name);
-		if (n == 4 && mod[0] == '[') {
-			/* "name [module]" keeps the module: two names */
-			size_t mlen = strlen(mod);
-
-			if (nlen + 1 + mlen < sizeof(name)) {
-				name[nlen] = ' ';
-				memcpy(name + nlen + 1, mod, mlen + 1);
-				nlen += 1 + mlen;
-			}
-		}
 		ret = symtab_push(&b, addr, 0, name, nlen,
 				  type == 'T' ? SYMTAB_GLOBAL :
 				  type == 'W' || type == 'w' ? SYMTAB_WEAK :
@@ -656,7 +692,7 @@ int symtab_from_kallsyms(struct symtab **out, const char *path, char *err,
 		goto out_close;
 	}
 	fclose(f);
-	ret = symtab_finish(&b, "kallsyms", out);
+	ret = symtab_finish(&b, "kallsyms", 1, out);
 	if (ret) {
 		symtab_build_free(&b);
 		return ret;
@@ -683,8 +719,39 @@ void symtab_free(struct symtab *s)
 #endif
 	free(s->syms);
 	free(s->span);
+	free(s->byname);
 	free(s->pool);
 	free(s);
+}
+
+int symtab_addr_of(const struct symtab *s, const char *name, uint64_t *addr)
+{
+	size_t lo = 0, hi, i;
+
+	if (!s || !name)
+		return 0;
+	if (!s->byname) {
+		for (i = 0; i < s->n; i++)
+			if (!strcmp(s->syms[i].name, name)) {
+				*addr = s->syms[i].addr;
+				return 1;
+			}
+		return 0;
+	}
+	/* the first of that name: the best rank */
+	hi = s->nbyname;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->byname[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->nbyname || strcmp(s->byname[lo].name, name))
+		return 0;
+	*addr = s->byname[lo].addr;
+	return 1;
 }
 
 const char *symtab_origin(const struct symtab *s)

@@ -55,6 +55,13 @@ void symtab_free(struct symtab *s);
 /* Where the symbols came from: ".symtab", ".dynsym", "kallsyms" or "". */
 const char *symtab_origin(const struct symtab *s);
 
+/* The address of the function named @name into *@addr: for a kallsyms
+ * table any of its names, aliases that lookups do not show included (a
+ * global one before a weak or local one of that name); for an ELF
+ * table the names lookups show.
+ * Returns 1 if found, 0 if not (or NULL arguments). */
+int symtab_addr_of(const struct symtab *s, const char *name, uint64_t *addr);
+
 /* The number of functions; symtab_get(@s, i) for i below it, by address. */
 size_t symtab_count(const struct symtab *s);
 const struct symtab_sym *symtab_get(const struct symtab *s, size_t i);

@@ -170,6 +170,42 @@ static void test_layout_and_relocations(void **state)
 	symtab_free(st);
 }
 
+/* A kernel function whose name lost to an alias at its address (the
+ * first in kallsyms: __pi___x86_return_thunk before __x86_return_thunk
+ * on 6.x kernels), or that another module exports ("kfunc\t[kvm]"), is
+ * still found by the name the module's relocation gives. */
+static void test_alias_and_module_names(void **state)
+{
+	static const char *const files[] = {
+		"ffffffff81000000 T _text\nffffffff81234560 T __pi_kfunc\n"
+		"ffffffff81234560 T kfunc\nffffffff81300000 T __fentry__\n",
+		"ffffffff81000000 T _text\nffffffff81234560 T kfunc\t[kvm]\n"
+		"ffffffff81300000 T __fentry__\n",
+	};
+	char path[200], err[256];
+	struct kmod_names *n;
+	struct symtab *st;
+	struct kmod *k;
+	size_t i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kallsyms.alias", fix.dir);
+	for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(files[i], f);
+		fclose(f);
+		n = names_of(path, &st);
+		err[0] = 0;
+		assert_int_equal(kmod_load(&k, ko, KBASE, n, NULL, 0, err,
+					   sizeof(err)), 0);
+		kmod_free(k);
+		kmod_names_free(n);
+		symtab_free(st);
+	}
+}
+
 static void test_refused(void **state)
 {
 	struct kmod *k = NULL;
@@ -334,6 +370,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_and_relocations),
+		cmocka_unit_test(test_alias_and_module_names),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_relocation_offset_wraps),
 		cmocka_unit_test(test_section_size_wraps),

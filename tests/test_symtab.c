@@ -408,7 +408,18 @@ static void test_kallsyms(void **state)
 	symtab_format(s, 0xffffffff81002800ull, buf, sizeof(buf));
 	assert_string_equal(buf, "do_one_initcall+0x1800");
 	symtab_format(s, 0xffffffffc0000004ull, buf, sizeof(buf));
-	assert_string_equal(buf, "mod_fn [mymod]+0x4");
+	/* a module's function by its own name, one word */
+	assert_string_equal(buf, "mod_fn+0x4");
+	/* by name, aliases too (_text lost to _stext above) */
+	{
+		uint64_t a = 0;
+
+		assert_int_equal(symtab_addr_of(s, "_text", &a), 1);
+		assert_int_equal(a, 0xffffffff81000000ull);
+		assert_int_equal(symtab_addr_of(s, "mod_fn", &a), 1);
+		assert_int_equal(a, 0xffffffffc0000000ull);
+		assert_int_equal(symtab_addr_of(s, "some_data", &a), 0);
+	}
 	assert_null(symtab_lookup(s, 0xffffffff80000000ull));
 	/* the last one: a page at most, not to the end of memory */
 	assert_non_null(symtab_lookup(s, 0xffffffffc0000fffull));
