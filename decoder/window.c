@@ -919,9 +919,13 @@ static struct win *win_lookup(struct win_cache *wc, uint64_t off)
 			st.flags = WIN_F_PRE_PSB;
 		} else if (!win_carry(wc, seg, &st.tm)) {
 			/* from the trace's start */
-		} else if ((prev = win_ending_at(wc, seg))) {
+		} else if ((prev = win_ending_at(wc, seg)) &&
+			   !(prev->out.flags & WIN_F_PRE_PSB)) {
 			/* The segment before is cached to its end: where it
-			 * ended is where this one starts. */
+			 * ended is where this one starts.  Not the bytes
+			 * before the first PSB: what they seem to count is
+			 * no time of the trace's, which starts at that PSB
+			 * (as dump and the index count). */
 			st.tm = prev->out.tm;
 			st.flags |= prev->out.flags & WIN_F_SEG_REL;
 		} else if (seg != win_first_psb(wc)) {

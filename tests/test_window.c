@@ -242,6 +242,67 @@ static void test_pre_psb(void **state)
 	munmap(m.data, m.size);
 }
 
+/*
+ * Cycles seemingly counted by bytes before the first PSB are no time of
+ * the trace's: without an index, the first segment counts from its PSB
+ * whether the pre-PSB window was walked through or not (as dump and the
+ * index do), and so does the segment after it.
+ */
+static void test_pre_psb_cycles(void **state)
+{
+	enum { PRE = 10, PER = 5 };
+	uint8_t buf[2 * (PRE + 2 * (16 + 2 + 2 * PER))];
+	size_t n = 0, k, i;
+	uint64_t starts[2];
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	const struct win_row *row;
+	int pass;
+
+	(void)state;
+	for (i = 0; i < PRE; i++) {
+		buf[n++] = (7 << 3) | 3;	/* cyc 7 */
+		buf[n++] = 0x06;		/* tnt.8 */
+	}
+	for (k = 0; k < 2; k++) {
+		starts[k] = n;
+		n = put(buf, n, psb, 16);
+		buf[n++] = 0x02;
+		buf[n++] = 0x23;		/* psbend */
+		for (i = 0; i < PER; i++) {
+			buf[n++] = (1 << 3) | 3;	/* cyc 1 */
+			buf[n++] = 0x06;		/* tnt.8 */
+		}
+	}
+	img_init_flat(&img, &span, buf, n);
+	for (pass = 0; pass < 2; pass++) {
+		/* From the start, through the pre-PSB window; then a seek
+		 * straight to the first PSB. */
+		assert_int_equal(win_cache_new(&wc, &img, NULL, 1 << 20), 0);
+		assert_int_equal(win_seek(&it, wc, pass ? starts[0] : 0), 0);
+		if (!pass) {
+			row = win_row(&it);
+			assert_true(row->flags & WIN_F_PRE_PSB);
+			while (win_row(&it)->pkt.offset < starts[0])
+				assert_int_equal(win_next(&it), 0);
+		}
+		do {
+			row = win_row(&it);
+			assert_false(row->flags & (WIN_F_PRE_PSB | WIN_F_SEG_REL));
+			if (row->pkt.offset == starts[0])
+				assert_int_equal(row->ts.cycles, 0);
+			if (row->pkt.offset + row->size == starts[1])
+				assert_int_equal(row->ts.cycles, PER);
+		} while (!win_next(&it));
+		assert_int_equal(row->pkt.offset + row->size, n);
+		assert_int_equal(row->ts.cycles, 2 * PER);
+		win_iter_release(&it);
+		win_cache_free(wc);
+	}
+}
+
 /* A bad opcode becomes one error row up to the next PSB; rows resume
  * there, and an IP after the PSB starts from a reset last IP. */
 static void test_error_row(void **state)
@@ -744,6 +805,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_pre_psb),
+		cmocka_unit_test(test_pre_psb_cycles),
 		cmocka_unit_test(test_error_row),
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_gaps),
