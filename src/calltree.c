@@ -296,13 +296,8 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 	if (c->func && c->ip == ip && c->asid == asid) {
 		ct->last_asid = asid;
 		ct->last_func = c->func - 1;
-		if (ct->funcs[c->func - 1].kind == SYMFMT_FUNC) {
-			ct->last_lo = ct->funcs[c->func - 1].start;
-			ct->last_until = ct->funcs[c->func - 1].end;
-		} else {
-			ct->last_lo = ip;
-			ct->last_until = c->until;
-		}
+		ct->last_lo = ip;
+		ct->last_until = c->until;
 		return c->func - 1;
 	}
 	if (ct->resolve(ct->rctx, asid, ip, &fn) < 0 || !fn.name) {
@@ -312,15 +307,11 @@ static uint32_t ct_func_of(struct ct *ct, uint64_t asid, uint64_t ip)
 		fn.kind = SYMFMT_NONE;
 		fn.until = 0;
 	}
-	/* a symbol's range holds for all of it; else what the resolver
-	 * said, at least ip itself */
-	if (fn.kind == SYMFMT_FUNC) {
-		ct->last_lo = fn.start;
-		ct->last_until = fn.end;
-	} else {
-		ct->last_lo = ip;
-		ct->last_until = fn.until > ip ? fn.until : ip + 1;
-	}
+	/* what the resolver said holds, at least ip itself: a symbol's
+	 * range short of a function nested in it (whose code is its own) */
+	ct->last_lo = fn.kind == SYMFMT_FUNC && fn.from <= ip &&
+		      fn.from >= fn.start ? fn.from : ip;
+	ct->last_until = fn.until > ip ? fn.until : ip + 1;
 	/* unknown code is one function: nothing tells its parts apart */
 	if (fn.kind == SYMFMT_NONE)
 		fn.start = 0;

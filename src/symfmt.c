@@ -79,6 +79,7 @@ static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
 
 	*from = ip;
 	fn->file_off = 0;
+	fn->from = ip;
 	if (sf->set && !imgopt_function_span(sf->set, asid, ip, &name, &start,
 					     &end, from, &until)) {
 		fn->name = name;
@@ -86,6 +87,7 @@ static void sf_resolve(const struct symfmt *sf, uint64_t asid, uint64_t ip,
 		fn->end = end;
 		fn->kind = SYMFMT_FUNC;
 		fn->until = until;
+		fn->from = *from <= ip ? *from : ip;
 		return;
 	}
 	/* the segments of @asid and those of every space (MI_ASID_ANY's,

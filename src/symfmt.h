@@ -36,9 +36,13 @@ struct symfmt_fn {
 				 * else 0 */
 	uint64_t until;		/* the same answer holds for certain for
 				 * every address of [ip, until), the ip
-				 * asked (a function: its end; a segment:
+				 * asked (a function: its end, or where a
+				 * function nested in it begins; a segment:
 				 * as far as no symbol or other segment may
 				 * begin; 0 or ip + 1: for ip alone) */
+	uint64_t from;		/* and of [from, ip]: a function's start,
+				 * or the end of one nested in it before ip;
+				 * else ip */
 };
 
 /* A formatter over @set (which must outlive it; NULL: nothing known, every

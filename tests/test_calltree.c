@@ -637,6 +637,66 @@ static void test_signal(void **state)
 	ct_free(ct);
 }
 
+/* "outer" 0x1000-0x1100 with "inner" 0x1040-0x1080 nested in it (an
+ * assembly function's .size covering another), "main" at 0x2000: what
+ * symfmt answers, [from, until) short of the nested one. */
+static int resolve_nested(void *ctx, uint64_t asid, uint64_t ip,
+			  struct symfmt_fn *fn)
+{
+	(void)ctx;
+	(void)asid;
+	memset(fn, 0, sizeof(*fn));
+	fn->kind = SYMFMT_FUNC;
+	if (ip >= 0x1040 && ip < 0x1080) {
+		fn->name = "inner";
+		fn->start = fn->from = 0x1040;
+		fn->end = fn->until = 0x1080;
+	} else if (ip >= 0x1000 && ip < 0x1100) {
+		fn->name = "outer";
+		fn->start = 0x1000;
+		fn->end = 0x1100;
+		fn->from = ip < 0x1040 ? 0x1000 : 0x1080;
+		fn->until = ip < 0x1040 ? 0x1040 : 0x1100;
+	} else if (ip >= 0x2000 && ip < 0x2100) {
+		fn->name = "main";
+		fn->start = fn->from = 0x2000;
+		fn->end = fn->until = 0x2100;
+	} else {
+		return -pte_invalid;
+	}
+	return 0;
+}
+
+/* Code of a function nested in another is the nested one's: a call from
+ * outer into inner is a node of inner, whichever was seen first. */
+static void test_nested_function(void **state)
+{
+	struct ct *ct;
+	uint32_t i, inner = CT_NONE;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve_nested, NULL), 0);
+	run(ct, 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 1000);
+	insn(ct, 0x10, 0x2000, CALL);
+	insn(ct, 0x10, 0x1000, OTHER);
+	insn(ct, 0x10, 0x1001, CALL);
+	insn(ct, 0x10, 0x1040, OTHER);
+	insn(ct, 0x10, 0x1041, RET);
+	insn(ct, 0x10, 0x1002, RET);
+	insn(ct, 0x10, 0x2001, CALL);
+	insn(ct, 0x10, 0x1050, RET);
+	insn(ct, 0x10, 0x2002, OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	assert_int_equal(ct_nfuncs(ct), 3);
+	for (i = 0; i < ct_nfuncs(ct); i++)
+		if (!strcmp(ct_func(ct, i)->name, "inner"))
+			inner = i;
+	assert_int_not_equal(inner, CT_NONE);
+	assert_int_equal(ct_func(ct, inner)->insns, 3);
+	assert_int_equal(ct_func(ct, inner)->calls, 2);
+	ct_free(ct);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -653,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_many_parts),
 		cmocka_unit_test(test_unwind),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_nested_function),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
