@@ -285,7 +285,11 @@ static void print_json(const struct trace *t, const struct info_stats *stats,
 		for (k = 0; k < PD_EV_NKINDS; k++)
 			printf("%s\"%s\": %" PRIu64, k ? ", " : "",
 			       perfdata_event_name(k), in->nevents[k]);
-		printf("}, \"warnings\": %u, \"warning\": ", in->nwarnings);
+		printf("}, \"lost\": %" PRIu64 ", \"lost_records\": %" PRIu64
+		       ", \"lost_samples\": %" PRIu64 ", \"lost_samples_records"
+		       "\": %" PRIu64, perfdata_lost_records(t), in->nlost,
+		       in->lost_samples, in->nlost_samples);
+		printf(", \"warnings\": %u, \"warning\": ", in->nwarnings);
 		json_string(stdout, in->warning);
 		printf("},\n");
 	}
@@ -359,6 +363,16 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 			printf("note       %" PRIu64 " compressed records "
 			       "skipped (perf record -z): sideband incomplete\n",
 			       in->ncompressed);
+		if (in->nlost)
+			printf("warning    perf lost %" PRIu64 " sideband records "
+			       "(%" PRIu64 " LOST records): context switches, "
+			       "COMMs, MMAPs may be missing: which thread ran "
+			       "and its code may be wrong\n",
+			       perfdata_lost_records(t), in->nlost);
+		if (in->nlost_samples)
+			printf("note       perf lost %" PRIu64 " samples (%" PRIu64
+			       " LOST_SAMPLES records)\n", in->lost_samples,
+			       in->nlost_samples);
 		if (in->nwarnings)
 			printf("warnings   %u; first: %s\n", in->nwarnings,
 			       esc_str(e, sizeof(e), in->warning));

@@ -296,24 +296,27 @@ static int perfdata_auxtrace_info(struct perfdata_state *st, uint64_t off, uint6
  * The @n (at most 64) bytes at @off.  Far from the last bytes read, they
  * come through pread: touching the mapping there would fault in a window
  * of pages around each of thousands of scattered AUXTRACE records, which
- * costs more than ten times as much on a big file.
+ * costs more than ten times as much on a big file.  @c is the walk's own
+ * cursor: it holds the pread bytes the pointer returned may point into.
  */
-static const uint8_t *perfdata_peek(struct perfdata_state *st, uint64_t off, size_t n)
+static const uint8_t *perfdata_peek(const struct perfdata_state *st,
+				    struct perfdata_cursor *c, uint64_t off,
+				    size_t n)
 {
-	if (st->peek_n && off >= st->peek_off &&
-	    off + n <= st->peek_off + st->peek_n)
-		return st->peek + (off - st->peek_off);
-	if (st->fd >= 0 && n <= sizeof(st->peek) &&
-	    (off < st->near || off - st->near > 65536) &&
-	    pread(st->fd, st->peek, n, (off_t)off) == (ssize_t)n) {
-		st->peek_off = off;
-		st->peek_n = n;
+	if (c->peek_n && off >= c->peek_off &&
+	    off + n <= c->peek_off + c->peek_n)
+		return c->peek + (off - c->peek_off);
+	if (st->fd >= 0 && n <= sizeof(c->peek) &&
+	    (off < c->near || off - c->near > 65536) &&
+	    pread(st->fd, c->peek, n, (off_t)off) == (ssize_t)n) {
+		c->peek_off = off;
+		c->peek_n = n;
 		/* Small records that follow come through the mapping: a
 		 * pread each would cost more than the one fault. */
-		st->near = off;
-		return st->peek;
+		c->near = off;
+		return c->peek;
 	}
-	st->near = off;
+	c->near = off;
 	return st->map + off;
 }
 
@@ -346,7 +349,8 @@ static uint64_t perfdata_index_next(const struct perfdata_state *st, uint64_t fr
 static int perfdata_auxtrace(struct perfdata_state *st, uint64_t off, uint64_t hsize,
 		       uint64_t end, uint64_t *total)
 {
-	const uint8_t *p = perfdata_peek(st, off, PD_AUXTRACE_HDR_SIZE);
+	const uint8_t *p = perfdata_peek(st, &st->cur, off,
+					  PD_AUXTRACE_HDR_SIZE);
 	struct perfdata_aux *a;
 	uint64_t size, claim, next;
 	int err, lost = 0;
@@ -491,6 +495,34 @@ static uint64_t perfdata_sample_id(struct perfdata_state *st, const uint8_t *p,
 	return len - 8 * n;
 }
 
+/* Add @n to *@sum, saturating: counts from the file may be anything. */
+static void perfdata_add_sat(uint64_t *sum, uint64_t n)
+{
+	*sum = n > UINT64_MAX - *sum ? UINT64_MAX : *sum + n;
+}
+
+/* LOST (id, lost) or LOST_SAMPLES (lost): count them and what they say
+ * was dropped, for `info` and for the sideband's readers. */
+static void perfdata_lost(struct perfdata_state *st, uint64_t off,
+			  uint32_t type, uint64_t len)
+{
+	const uint8_t *p = st->map + off;
+	uint64_t at = type == PD_REC_LOST ? 16 : 8;
+
+	if (len < at + 8) {
+		perfdata_warn(st, off, "record of type %u too short (%" PRIu64
+			      " bytes)", type, len);
+		return;
+	}
+	if (type == PD_REC_LOST) {
+		st->info.nlost++;
+		perfdata_add_sat(&st->info.lost, rd64(p + at));
+	} else {
+		st->info.nlost_samples++;
+		perfdata_add_sat(&st->info.lost_samples, rd64(p + at));
+	}
+}
+
 /* A sideband record worth a marker: AUX, ITRACE_START, SWITCH*, COMM. */
 static int perfdata_sideband(struct perfdata_state *st, uint64_t off, uint32_t type,
 		       uint16_t misc, uint64_t len)
@@ -538,6 +570,10 @@ static int perfdata_sideband(struct perfdata_state *st, uint64_t off, uint32_t t
 		ev.pid = (int32_t)rd32(p + 8);
 		ev.tid = (int32_t)rd32(p + 12);
 		break;
+	case PD_REC_LOST:
+	case PD_REC_LOST_SAMPLES:
+		perfdata_lost(st, off, type, len);
+		return 0;
 	default:
 		return 0;
 	}
@@ -594,8 +630,8 @@ static int perfdata_walk_records(struct perfdata_state *st, uint64_t off, uint64
 			break;
 		}
 		{
-			const uint8_t *h = perfdata_peek(st, off, end - off < 48 ?
-						   (size_t)(end - off) : 48);
+			const uint8_t *h = perfdata_peek(st, &st->cur, off,
+				end - off < 48 ? (size_t)(end - off) : 48);
 
 			type = rd32(h);
 			misc = rd16(h + 4);
@@ -1031,6 +1067,9 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	if (ret)
 		goto out_free;
 	ret = perfdata_check_aux(st, start, end);
+	/* walks in several threads look ids up: none may sort them */
+	if (!ret && st->ids_stale)
+		ret = perfdata_sort_ids(st);
 	if (ret)
 		goto out_free;
 	perfdata_fill_info(st);
@@ -1108,6 +1147,15 @@ const struct perfdata_info *perfdata_info(const struct trace *t)
 	return st ? &st->info : NULL;
 }
 
+uint64_t perfdata_lost_records(const struct trace *t)
+{
+	const struct perfdata_state *st = t ? t->perf : NULL;
+
+	if (!st)
+		return 0;
+	return st->info.lost > st->info.nlost ? st->info.lost : st->info.nlost;
+}
+
 int perfdata_events(const struct trace *t, int stream,
 		    const struct perfdata_event **ev, size_t *n)
 {
@@ -1123,6 +1171,7 @@ int perfdata_events(const struct trace *t, int stream,
 int perfdata_walk(const struct trace *t, perfdata_record_fn fn, void *ctx)
 {
 	struct perfdata_state *st = t ? t->perf : NULL;
+	struct perfdata_cursor cur = { 0 };
 	struct perfdata_record r;
 	struct perfdata_event ev;
 	const uint8_t *h;
@@ -1136,7 +1185,8 @@ int perfdata_walk(const struct trace *t, perfdata_record_fn fn, void *ctx)
 	/* perfdata_walk_records() checked every size up to walk_end, and
 	 * noted where a record took more than its size: the same records */
 	for (off = st->walk_start; end - off >= 8; off += total) {
-		h = perfdata_peek(st, off, end - off < 16 ? (size_t)(end - off) : 16);
+		h = perfdata_peek(st, &cur, off,
+				  end - off < 16 ? (size_t)(end - off) : 16);
 		memset(&r, 0, sizeof(r));
 		r.type = rd32(h);
 		r.misc = rd16(h + 4);

@@ -91,6 +91,11 @@ struct perfdata_info {
 	uint8_t cap_event_trace;	/* the CPU can trace events */
 	uint64_t nevents[PD_EV_NKINDS];	/* sideband events by kind */
 	uint64_t ncompressed;	/* zstd records skipped (perf record -z) */
+	uint64_t nlost;		/* PERF_RECORD_LOST records (perf's ring
+				 * buffer was full: sideband dropped) */
+	uint64_t lost;		/* the records they say were dropped */
+	uint64_t nlost_samples;	/* PERF_RECORD_LOST_SAMPLES records */
+	uint64_t lost_samples;	/* the samples they say were dropped */
 	unsigned nwarnings;	/* recoverable problems */
 	char warning[200];	/* the first of them, "offset 0x..: ..." */
 };
@@ -123,6 +128,13 @@ const char *perfdata_end_loss(const struct trace *t, int stream);
 /* The recording's facts, or NULL if @t is not a loaded perf.data. */
 const struct perfdata_info *perfdata_info(const struct trace *t);
 
+/* How many sideband records perf says it dropped (PERF_RECORD_LOST: its
+ * ring buffer was full), at least one per LOST record; 0 if none, or if
+ * @t is not a loaded perf.data.  Not 0: context switches, COMMs, MMAPs
+ * may be missing, so which thread ran when and which code was loaded
+ * where is incomplete. */
+uint64_t perfdata_lost_records(const struct trace *t);
+
 /* The sideband events of stream @stream, in file order.
  * Returns 0 and sets *@ev and *@n (possibly 0 events).
  * Returns -pte_invalid if @t is not a loaded perf.data or @stream is out
@@ -150,7 +162,8 @@ typedef int (*perfdata_record_fn)(void *ctx, const struct perfdata_record *r);
 /* Call @fn for every record of a loaded perf.data's data section, in file
  * order, except AUXTRACE and tracing data (the sideband: MMAP, MMAP2,
  * COMM, FORK, EXIT, SWITCH, ... and, in pipe mode, HEADER_BUILD_ID), up to
- * where perfdata_load()'s walk stopped.  Not thread-safe on one trace.
+ * where perfdata_load()'s walk stopped.  Several threads may walk one
+ * trace at once (each walk keeps its own read position and buffer).
  * Returns 0, what @fn returned if not 0, or -pte_invalid if @t is not a
  * loaded perf.data or @fn is NULL. */
 int perfdata_walk(const struct trace *t, perfdata_record_fn fn, void *ctx);

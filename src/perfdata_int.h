@@ -24,10 +24,12 @@
 #define PD_PIPE_HDR_SIZE	16
 
 enum {
+	PD_REC_LOST = 2,
 	PD_REC_COMM = 3,
 	PD_REC_SAMPLE = 9,
 	PD_REC_AUX = 11,
 	PD_REC_ITRACE_START = 12,
+	PD_REC_LOST_SAMPLES = 13,
 	PD_REC_SWITCH = 14,
 	PD_REC_SWITCH_CPU_WIDE = 15,
 	PD_REC_HEADER_ATTR = 64,
@@ -131,16 +133,24 @@ struct perfdata_stream {
 	uint64_t last_rec;	/* file offset of its last AUXTRACE record */
 };
 
+/* Where one walk over the records last read, and its last pread's bytes
+ * (perfdata_peek).  Each walk has its own: the loader's lives in the
+ * state, perfdata_walk()'s on its stack, so that walks in several threads
+ * do not read each other's buffer. */
+struct perfdata_cursor {
+	uint64_t near;		/* the last offset read through map */
+	uint64_t peek_off;	/* of peek[], if peek_n */
+	size_t peek_n;
+	uint8_t peek[64];	/* the last pread */
+};
+
 /* The reader state behind trace->perf. */
 struct perfdata_state {
 	struct perfdata_info info;
 	const uint8_t *map;
 	uint64_t size;
 	int fd;			/* reads the file behind map, or -1 */
-	uint64_t near;		/* the last offset read through map */
-	uint8_t peek[64];	/* perfdata_peek's last pread */
-	uint64_t peek_off;
-	size_t peek_n;
+	struct perfdata_cursor cur;	/* the loader's reads */
 	const char *path;
 	char *err;
 	size_t errlen;

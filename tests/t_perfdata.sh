@@ -184,6 +184,21 @@ tail -n 1 "$tmp/sb.txt" | grep -q '^sideband: aux truncated at .*, stream 0xe666
 	bad "sideband: the loss is not named at the cursor: $(tail -n 1 "$tmp/sb.txt")"
 [ $fail = 0 ] && echo "ok   sideband: a loss after 5000 context switches is shown"
 
+# Sideband perf dropped (LOST, LOST_SAMPLES records) is said, in text and
+# JSON: the threads the context switches give are then incomplete.
+printf 'switch 0 100 out 1 1 -1 -1 0\nlost 0 200 12\nlost 0 300 3\nlost_samples 0 400 9\n' >"$tmp/lost.sb"
+"$BUILD/tools/pt2perf" --sideband "$tmp/lost.sb" "$tmp/h.pt" -o "$tmp/lost.perf" ||
+	bad "pt2perf --sideband with lost lines"
+"$PTBROWSE" info "$tmp/lost.perf" >"$tmp/lost.txt" 2>&1
+grep -q '^warning    perf lost 15 sideband records (2 LOST records): ' "$tmp/lost.txt" &&
+	grep -q '^note       perf lost 9 samples (1 LOST_SAMPLES records)$' "$tmp/lost.txt" ||
+	bad "lost: info: $(grep -i lost "$tmp/lost.txt")"
+"$PTBROWSE" info --json "$tmp/lost.perf" |
+	grep -q '"lost": 15, "lost_records": 2, "lost_samples": 9, "lost_samples_records": 1,' ||
+	bad "lost: info --json: $("$PTBROWSE" info --json "$tmp/lost.perf" | grep -o '"lost[^,]*,')"
+"$PTBROWSE" info "$tmp/h.perf" | grep -qi 'lost' && bad "lost: said of a file that lost nothing"
+[ $fail = 0 ] && echo "ok   sideband perf lost: info and info --json say so"
+
 # The browser on one stream of a perf.data: --stream, named in the header.
 printf ':save-screen %s\nq\n' "$tmp/st.txt" >"$tmp/st.keys"
 XDG_CACHE_HOME=$tmp/cache "$PTBROWSE" --no-state --stream cpu3 --script "$tmp/st.keys" \

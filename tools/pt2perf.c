@@ -23,7 +23,9 @@
  * EXIT, MMAP2 (with the build ID where known) and SWITCH_CPU_WIDE records,
  * in time order, before the data; AUXTRACE_INFO then says context switch
  * events were recorded (have_sched_switch 3), as `perf record
- * --switch-events` does.  Record times are perf times: the TSC through
+ * --switch-events` does.  For tests, lines "lost CPU TSC N" and
+ * "lost_samples CPU TSC N" (ptrecord writes none) become LOST and
+ * LOST_SAMPLES records saying N were dropped.  Record times are perf times: the TSC through
  * TIME_CONV.  --time-mult sets TIME_CONV's time_mult (perf time per 1024
  * TSC ticks; 600 by default): a large one puts events seconds apart.
  * --mtc-freq N says the trace was recorded with an MTC every 2^N crystal
@@ -150,6 +152,27 @@ static size_t padded(const char *str)
 	return (strlen(str) + 1 + 7) / 8 * 8;
 }
 
+/* A test's "lost CPU TSC N" (LOST: id, lost) or "lost_samples CPU TSC N"
+ * (LOST_SAMPLES: lost) line; returns 0, or -1 if it does not parse. */
+static int sb_lost(const char *line, int samples)
+{
+	uint64_t tsc, count;
+	unsigned cpu;
+
+	if (sscanf(line, "%*s %u %" SCNu64 " %" SCNu64, &cpu, &tsc,
+		   &count) != 3)
+		return -1;
+	if (samples) {
+		header(13, 8 + 8 + 32);
+	} else {
+		header(2, 8 + 16 + 32);
+		put64(ATTR_ID);
+	}
+	put64(count);
+	sample_id_of(0, 0, cpu, perf_time(tsc));
+	return 0;
+}
+
 /* The record of one sideband line; returns 0, or -1 if it does not parse. */
 static int sb_record(const char *line)
 {
@@ -246,6 +269,8 @@ static int sb_record(const char *line)
 		put32(opid);
 		put32(otid);
 		sample_id_of(pid, tid, cpu, perf_time(tsc));
+	} else if (!strcmp(kind, "lost") || !strcmp(kind, "lost_samples")) {
+		return sb_lost(line, kind[4] != 0);
 	} else {
 		return -1;
 	}
@@ -263,8 +288,9 @@ static uint64_t sb_tsc(const char *line)
 		sscanf(strchr(line, ' ') + 1, "%u %u %" SCNu64, &a, &b, &tsc);
 	else if (!strncmp(line, "fork ", 5))
 		sscanf(line + 5, "%u %u %u %" SCNu64, &a, &b, &c, &tsc);
-	else if (!strncmp(line, "switch ", 7))
-		sscanf(line + 7, "%u %" SCNu64, &a, &tsc);
+	else if (!strncmp(line, "switch ", 7) || !strncmp(line, "lost", 4))
+		sscanf(strchr(line, ' ') ? strchr(line, ' ') + 1 : line,
+		       "%u %" SCNu64, &a, &tsc);
 	return tsc;
 }
 
