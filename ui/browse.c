@@ -98,6 +98,7 @@ static int browse_turn_body(void *arg)
 		t->draw |= session_carries(ui);
 		t->draw |= opengoto_poll(ui);
 		t->draw |= search_ui_poll(ui, &t->searching);
+		t->draw |= reload_poll(ui);
 		return 0;
 	}
 	t->draw = browser_input(ui, c);
@@ -132,6 +133,7 @@ static struct ui *browse_new(struct trace *t, int s, const struct options *o)
 	ui->stream_no = s;
 	ui->img = &t->streams[s].img;
 	ui->name = strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path;
+	ui->opt_cfg = o->cfg;
 	ui->tmcfg = o->cfg;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	ui->pk_cols = UI_PK_IP | UI_PK_SYM;
@@ -143,7 +145,6 @@ static struct ui *browse_new(struct trace *t, int s, const struct options *o)
 	ui->no_index = o->no_index;
 	ui->no_code_index = o->no_code_index;
 	trace_advise(t, TRACE_BROWSE);
-	reload_remember(ui);
 	ui->km = km_new();
 	if (!ui->km)
 		goto out_nomem;
@@ -201,10 +202,55 @@ static struct trace *browse_free(struct ui *ui)
 	return t;
 }
 
+/* The start-up's steps up to the first screen, which read the mapping. */
+struct browse_start {
+	struct ui *ui;
+	const struct options *o;
+	int step;		/* the next one to run */
+};
+
+/* Run the start-up's steps from the next one.  A trace that shrinks under
+ * one unwinds it (reload_guarded() shows what is left, its first time and
+ * layout found again); the caller runs the steps after it. */
+static int browse_start_body(void *arg)
+{
+	struct browse_start *b = arg;
+	struct ui *ui = b->ui;
+
+	for (;;)
+		switch (b->step++) {
+		case 0:
+			reload_remember(ui);	/* samples the file's bytes */
+			break;
+		case 1:
+			options_config(ui, b->o);
+			break;
+		case 2:
+			session_find_t0(ui);
+			browser_layout(ui);
+			status_timing_hint(ui);
+			msg_losses(ui);
+			msg_km_errors(ui);
+			break;
+		case 3:
+			opengoto_start(ui, b->o->goto_target, !b->o->no_index);
+			break;
+		case 4:
+			/* The first screen, then the index: on two cores the
+			 * builder's threads would otherwise delay it. */
+			view_draw(&ui->vs);
+			term_flush();
+			break;
+		default:
+			return 0;
+		}
+}
+
 /* The terminal, the config, the first screen, then the index and the
  * loop or the script.  Returns the exit status. */
 static int browse_run(struct ui *ui, const struct options *o, double t_start)
 {
+	struct browse_start b = { ui, o, 0 };
 	int ret, r;
 	double startup;
 
@@ -214,21 +260,15 @@ static int browse_run(struct ui *ui, const struct options *o, double t_start)
 		return r;
 	view_push(&ui->vs, &browser_view, NULL);
 	prompt_init(ui);
-	options_config(ui, o);
-	session_find_t0(ui);
-	browser_layout(ui);
-	status_timing_hint(ui);
-	msg_losses(ui);
-	msg_km_errors(ui);
-	opengoto_start(ui, o->goto_target, !o->no_index);
-	/* The first screen, then the index: on two cores the builder's
-	 * threads would otherwise delay it. */
-	view_draw(&ui->vs);
-	term_flush();
+	while (reload_guarded(ui, browse_start_body, &b) == -pte_sigbus && !ui->quit)
+		;
 	startup = script_now() - t_start;
-	if (!o->no_index)
+	/* (showing what is left of a shrunk trace started its index) */
+	if (!o->no_index && !ui->idx && !ui->fatal[0])
 		session_idx_start(ui);
-	if (o->script)
+	if (ui->fatal[0])
+		ret = 1;	/* said below */
+	else if (o->script)
 		ret = script_run(ui, o->script, startup);
 	else {
 		browse_loop(ui);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "browser.h"
 #include "cmd.h"
@@ -34,13 +35,58 @@
 #include "streams_tl.h"
 #include "streams_ui.h"
 #include "sym_ui.h"
+#include "timing_file.h"
 #include "tl_lanes.h"
 #include "trace.h"
 #include "ui.h"
 
+/* The stamp of the file at @path into @st: all 0 if there is none. */
+static void reload_stamp(const char *path, struct ui_fstamp *st)
+{
+	struct stat sb;
+
+	memset(st, 0, sizeof(*st));
+	if (stat(path, &sb) < 0)
+		return;
+	st->dev = (uint64_t)sb.st_dev;
+	st->ino = (uint64_t)sb.st_ino;
+	st->size = (uint64_t)sb.st_size;
+	st->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+}
+
+/* The stamp of @t's options file, PATH.options, into @st: all 0 if there
+ * is none, or none is read (a perf.data file, a pipe). */
+static void reload_options_stamp(const struct trace *t, struct ui_fstamp *st)
+{
+	char path[4200];
+
+	memset(st, 0, sizeof(*st));
+	if (t->kind == TRACE_RAW && !t->piped &&
+	    !timing_file_path(t->path, path, sizeof(path)))
+		reload_stamp(path, st);
+}
+
+static int reload_stamp_same(const struct ui_fstamp *a, const struct ui_fstamp *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_ns == b->mtime_ns;
+}
+
 void reload_remember(struct ui *ui)
 {
 	ui->have_ident = !identity_of_trace(&ui->ident, ui->trace);
+	reload_options_stamp(ui->trace, &ui->opts_stamp);
+	ui->disk_said_what = 0;
+}
+
+/* Take up the timing of the stream shown: the command line's options
+ * over this file's (PATH.options, perf.data's), as at start-up; not the
+ * timing of the file or stream shown before. */
+static void reload_timing(struct ui *ui)
+{
+	ui->tmcfg = ui->opt_cfg;
+	tm_config_merge(&ui->tmcfg, &ui->trace->streams[ui->stream_no].timing);
+	win_cache_set_timing(ui->wc, &ui->tmcfg);
 }
 
 /* Whether trace @t, the file opened again, only grew since the browser
@@ -83,8 +129,7 @@ static void reload_show(struct ui *ui, int s, const char *name)
 
 	ui->stream_no = s;
 	ui->img = &t->streams[s].img;
-	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
-	win_cache_set_timing(ui->wc, &ui->tmcfg);
+	reload_timing(ui);
 	reload_remember(ui);
 	ui->ref_name = 0;
 	ui->nhist = ui->hist_pos = 0;
@@ -118,7 +163,8 @@ static int reload_stream(struct ui *ui, const char *name, const char *pfx)
 }
 
 /* Open the path again and show it instead of the trace open now, saying
- * @why.  On failure the old trace stays.  Returns UI_DRAW_*. */
+ * @why ("the file was replaced").  On failure the old trace stays.
+ * Returns UI_DRAW_*. */
 static int reload_reopen(struct ui *ui, const char *why)
 {
 	struct trace *old = ui->trace, *t = NULL;
@@ -156,7 +202,7 @@ static int reload_reopen(struct ui *ui, const char *why)
 	trace_advise(t, TRACE_BROWSE);
 	reload_show(ui, reload_stream(ui, name, "reload: "), name);
 	status_timing_hint(ui);		/* in :messages; the result shows */
-	msg_report(ui, UI_INFO, "reloaded: the file was %s (now %" PRIu64 " bytes)", why,
+	msg_report(ui, UI_INFO, "reloaded: %s (now %" PRIu64 " bytes)", why,
 		   ui->img->size);
 	/* The marks of this content (another identity: maybe none), and
 	 * those kept in memory; their warnings last, where they show. */
@@ -214,8 +260,7 @@ static int reload_grown(struct ui *ui)
 		}
 		win_cache_free(ui->wc);
 		ui->wc = wc;
-		tm_config_merge(&ui->tmcfg, &ui->trace->streams[s].timing);
-		win_cache_set_timing(ui->wc, &ui->tmcfg);
+		reload_timing(ui);	/* PATH.options was read again */
 		marks_grow(ui->bm, ui->img->size);
 		streams_ui_regrown(ui);
 		streams_ui_reloaded(ui, 0, 0);
@@ -287,9 +332,11 @@ int reload_guarded(struct ui *ui, int (*body)(void *), void *arg)
 static int reload_trace(struct ui *ui)
 {
 	struct trace *t = ui->trace;
+	struct ui_fstamp opts;
 	struct identity now;
 	struct stat st;
 
+	ui->disk_said_what = 0;		/* what reload_poll() said is done */
 	if (stat(t->path, &st) < 0) {
 		msg_report(ui, UI_ERROR, "reload: %s: %s", t->path, strerror(errno));
 		return UI_DRAW_STATUS;
@@ -299,26 +346,86 @@ static int reload_trace(struct ui *ui)
 		return UI_DRAW_STATUS;
 	}
 	if (st.st_dev != t->dev || st.st_ino != t->ino)
-		return reload_reopen(ui, "replaced");
+		return reload_reopen(ui, "the file was replaced");
 	if ((uint64_t)st.st_size < t->size)
-		return reload_reopen(ui, "rewritten, shorter");
+		return reload_reopen(ui, "the file was rewritten, shorter");
 	if ((uint64_t)st.st_size > t->size) {
 		/* A recording appends; anything else rewrote the old part. */
 		if (ui->have_ident &&
 		    (identity_of_prefix(&now, t, t->size) < 0 || !identity_same(&now, &ui->ident)))
-			return reload_reopen(ui, "rewritten");
+			return reload_reopen(ui, "the file was rewritten");
 		return reload_grown(ui);
 	}
 	/* The same size: written again (another mtime), or with the mtime
 	 * put back but other content (the mapping shows what is there now). */
 	if ((int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != t->mtime_ns)
-		return reload_reopen(ui, "rewritten");
+		return reload_reopen(ui, "the file was rewritten");
 	if (identity_of_trace(&now, t) < 0)
-		return reload_reopen(ui, "rewritten, shorter");
+		return reload_reopen(ui, "the file was rewritten, shorter");
 	if (ui->have_ident && !identity_same(&now, &ui->ident))
-		return reload_reopen(ui, "rewritten in place");
+		return reload_reopen(ui, "the file was rewritten in place");
+	/* The same trace with other timing: opened afresh too, as the
+	 * index and its cache were built with the old timing. */
+	reload_options_stamp(t, &opts);
+	if (!reload_stamp_same(&opts, &ui->opts_stamp))
+		return reload_reopen(ui, "its options file changed");
 	msg_report(ui, UI_INFO, "no change: %" PRIu64 " bytes", ui->img->size);
 	return UI_DRAW_ALL;
+}
+
+/* What became of the file on disk since it was read, for reload_poll(). */
+enum reload_disk {
+	RELOAD_SAME,
+	RELOAD_GREW,		/* (or rewritten longer: R reads to tell) */
+	RELOAD_OPTIONS,		/* PATH.options changed */
+	RELOAD_REPLACED,	/* another file at the path */
+	RELOAD_IN_PLACE,	/* rewritten: the mapping shows the new bytes */
+};
+
+static enum reload_disk reload_disk_change(const struct ui *ui)
+{
+	const struct trace *t = ui->trace;
+	struct ui_fstamp f, o;
+
+	reload_stamp(t->path, &f);
+	if (f.dev != (uint64_t)t->dev || f.ino != (uint64_t)t->ino)
+		return RELOAD_REPLACED;
+	if (f.size < t->size || (f.size == t->size && f.mtime_ns != t->mtime_ns))
+		return RELOAD_IN_PLACE;
+	if (f.size > t->size)
+		return RELOAD_GREW;
+	reload_options_stamp(t, &o);
+	return reload_stamp_same(&o, &ui->opts_stamp) ? RELOAD_SAME : RELOAD_OPTIONS;
+}
+
+int reload_poll(struct ui *ui)
+{
+	static const char *const said[] = {
+		[RELOAD_GREW] = " grew on disk: R reloads",
+		[RELOAD_OPTIONS] = ".options changed on disk: R reloads",
+		[RELOAD_REPLACED] = " changed on disk: R reloads",
+		/* The index's times, counts and PSB numbers are the old
+		 * bytes', shown over the new ones. */
+		[RELOAD_IN_PLACE] = " changed on disk: the times and counts shown "
+				    "are stale; R reloads",
+	};
+	struct timespec ts;
+	double now;
+	enum reload_disk what;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (ui->trace->piped || now - ui->disk_polled < 0.5)
+		return UI_DRAW_NONE;
+	ui->disk_polled = now;
+	what = reload_disk_change(ui);
+	/* Once until R: a recording that goes on growing is not said at
+	 * every turn; a rewrite after the growth is. */
+	if ((int)what <= ui->disk_said_what)
+		return UI_DRAW_NONE;
+	ui->disk_said_what = (int)what;
+	msg_report(ui, what == RELOAD_GREW ? UI_INFO : UI_WARN, "%s%s", ui->name, said[what]);
+	return UI_DRAW_STATUS;
 }
 
 static int reload_cmd(struct ui *ui, const struct cmd_args *a)

@@ -13,6 +13,13 @@ extern const struct cmd_table reload_cmds;
 /* Remember the identity of ui->trace's file, for :reload. */
 void reload_remember(struct ui *ui);
 
+/* On an idle turn, at most twice a second: whether the trace's file (or
+ * its options file) changed on disk since it was read; said once, until
+ * R, as "FILE changed on disk: R reloads" (or "grew", or
+ * "FILE.options changed").  Looks with stat() alone, never at the bytes.
+ * Returns UI_DRAW_STATUS if it said something, else UI_DRAW_NONE. */
+int reload_poll(struct ui *ui);
+
 /* Run @body(@arg) for @ui (a turn of the loop, a script line).  If the
  * trace shrank under it (a read of the lost part raised SIGBUS, which
  * unwound it: trace_guard()), everything that reads the old mapping

@@ -281,6 +281,8 @@ int streams_ui_switch(struct ui *ui, int s)
 	ui->stream_no = s;
 	streams_tl_forget(ui);
 	ui->img = &t->streams[s].img;
+	/* This stream's timing, not the last one's merged into it. */
+	ui->tmcfg = ui->opt_cfg;
 	tm_config_merge(&ui->tmcfg, &t->streams[s].timing);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	ui->ref_name = 0;

@@ -160,6 +160,12 @@ enum {
  * background.  Saving one past it stops when the browser quits. */
 #define UI_CACHE_HASH_MAX (256ull << 20)
 
+/* A file's identity on disk as stat tells it (all 0: no such file). */
+struct ui_fstamp {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+};
+
 struct ui {
 	/* the trace */
 	struct trace *trace;
@@ -175,9 +181,15 @@ struct ui {
 	pthread_t cache_thread;
 	char cache_err[200];		/* why the cache was not written */
 	struct win_cache *wc;
-	struct tm_config tmcfg;
+	struct tm_config tmcfg;		/* opt_cfg merged with the stream's
+					 * timing: taken up afresh wherever a
+					 * stream is (start, R, a switch) */
+	struct tm_config opt_cfg;	/* the command line's timing options */
 	struct identity ident;		/* the file's when opened or reloaded */
 	int have_ident;
+	struct ui_fstamp opts_stamp;	/* PATH.options when read (R) */
+	int disk_said_what;		/* what reload_poll() said, until R */
+	double disk_polled;		/* when an idle turn last looked */
 	struct marks_set *bm;		/* marks, NULL with --no-state */
 	struct km *km;
 	struct km_state ks;
