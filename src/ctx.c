@@ -333,7 +333,8 @@ static int ctx_stretch_end(struct ctx_reader *r, struct ctx_ckpts *ck,
 /* How many times the thread on stream @stream changes in the sideband's
  * timeline after TSC @t0 and before @t1 by more than @slack (a switch at
  * the stretch's end comes after it: the kernel stops tracing, then
- * switches); the TSC of the last change into *@at. */
+ * switches), not counting changes to an unknown task; the TSC of the
+ * last change into *@at. */
 static size_t ctx_changes(const struct sb *sb, int stream, uint64_t t0,
 			  uint64_t t1, uint64_t slack, uint64_t *at)
 {
@@ -353,6 +354,11 @@ static size_t ctx_changes(const struct sb *sb, int stream, uint64_t t0,
 	}
 	tid = lo && !sb_slice(sb, stream, lo - 1, &sl) ? sl.tid : -1;
 	for (; !sb_slice(sb, stream, lo, &sl) && sl.tsc + slack < t1; lo++) {
+		/* into an unknown task (a plain SWITCH's switch out, of a
+		 * per-task recording: the CPU runs one not traced) is no
+		 * change: A, unknown, B is one, from A to B */
+		if (sl.tid < 0)
+			continue;
 		if (sl.tid != tid) {
 			n++;
 			*at = sl.tsc;

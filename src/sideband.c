@@ -1101,6 +1101,12 @@ size_t sb_changes(const struct sb *sb, int stream, uint64_t t0, uint64_t t1)
 		 * nanosecond), and what follows it, come after @t1 */
 		if (l->pt[lo].after && t1 - l->pt[lo].tsc <= sb->slack)
 			break;
+		/* a switch out naming no next task (a plain SWITCH, of a
+		 * per-task recording) leaves the CPU to one not traced: no
+		 * change of its own, the switch in that follows is (perf
+		 * ignores those switch outs) */
+		if (l->pt[lo].after && l->pt[lo].pid < 0)
+			continue;
 		if (l->pt[lo].pid != pid)
 			n++;
 		pid = l->pt[lo].pid;

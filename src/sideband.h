@@ -102,8 +102,9 @@ int sb_task_at(struct sb *sb, int stream, uint64_t tsc, uint64_t cr3,
 /* How many times the process running on stream @stream changes in the
  * sideband's timeline from TSC @t0 (exclusive) to @t1 (inclusive); a
  * switch out within a perf-time nanosecond of @t1 counts as after it (as
- * in sb_task_at()); 0 for a per-thread stream, without time conversion,
- * or if @t1 <= @t0. */
+ * in sb_task_at()), and one that names no next task (a plain SWITCH)
+ * counts as none: the switch in after it is the change; 0 for a
+ * per-thread stream, without time conversion, or if @t1 <= @t0. */
 size_t sb_changes(const struct sb *sb, int stream, uint64_t t0, uint64_t t1);
 
 /* Remember that CR3 @cr3 is address space @asid. */

@@ -21,7 +21,7 @@
 #include "sideband.h"
 #include "trace.h"
 
-static char path[64], raw[64], kpath[64];
+static char path[64], raw[64], kpath[64], ppath[64];
 
 /* PT payload builders. */
 static void p_psb(struct pw *w)
@@ -76,6 +76,22 @@ static void aux(struct pw *d, int cpu, const struct pw *pt)
 	pw_put(d, pt->p, pt->n);
 }
 
+/* A switch, SWITCH_CPU_WIDE (pw_switch()), or if @plain the SWITCH of a
+ * per-task recording: the sample_id alone, no next or previous task. */
+static void sw(struct pw *d, int plain, int out, int pid, int tid, int npid,
+	       int ntid, uint64_t time, int cpu)
+{
+	size_t at;
+
+	if (!plain) {
+		pw_switch(d, out, pid, tid, npid, ntid, time, cpu);
+		return;
+	}
+	at = pw_begin(d, 14, out ? 1u << 13 : 0);
+	pw_sid(d, pid, tid, time, cpu);
+	pw_end(d, at);
+}
+
 /*
  * cpu0 (TSC == perf time):
  *   0 PSB, 16 TSC 2000, 24 PSBEND, 26..29 PAD, 30 TSC 4500, 38..41 PAD,
@@ -90,46 +106,40 @@ static void aux(struct pw *d, int cpu, const struct pw *pt)
  *   3600 (before the switch): its stretch ends after it; out at 3799 for
  *   500/500 "last", a tick before the TIP.PGD at 57 is estimated (as
  *   perf time rounded to nanoseconds can place a switch at a TIP.PGD).
+ * With @plain the switches are a per-task recording's: each switch out
+ * names no next task, the switch in at the same time does.
  */
-static int setup(void **state)
+static void fixture(struct pw *d, struct pw *c0, int plain)
 {
-	struct pw d = { 0 }, c0 = { 0 }, c1 = { 0 }, c2 = { 0 };
+	struct pw c1 = { 0 }, c2 = { 0 };
 	int i;
-	FILE *f;
-	int fd;
 
-	(void)state;
-	snprintf(path, sizeof(path), "/tmp/ptb-ctx-XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	pw_setup(&d);
-	pw_comm(&d, 100, 100, 0, 0, "prog", 0);
-	pw_comm(&d, 300, 301, 0, 0, "other", 0);
-	pw_itrace_start(&d, 100, 100, 1000, 0);
-	pw_task(&d, 0, 200, 100, 200, 100, 3000, 1);
-	pw_switch(&d, 0, 200, 200, 0, 0, 3100, 1);
-	pw_comm(&d, 200, 200, 3500, 1, "child", 0);
-	pw_switch(&d, 1, 100, 100, 300, 301, 4000, 0);
-	pw_switch(&d, 0, 300, 301, 100, 100, 4001, 0);
-	pw_comm(&d, 400, 400, 0, 1, "late", 0);
-	pw_switch(&d, 1, 200, 200, 400, 400, 3700, 1);
-	pw_switch(&d, 0, 400, 400, 200, 200, 3700, 1);
-	pw_comm(&d, 500, 500, 0, 1, "last", 0);
-	pw_switch(&d, 1, 400, 400, 500, 500, 3799, 1);
-	pw_switch(&d, 0, 500, 500, 400, 400, 3799, 1);
-	p_psb(&c0);
-	p_tsc(&c0, 2000);
-	p_psbend(&c0);
-	p_pad(&c0, 4);
-	p_tsc(&c0, 4500);
-	p_pad(&c0, 4);
-	p_psb(&c0);
-	p_pad(&c0, 1);
-	p_tsc(&c0, 5000);
-	p_psbend(&c0);
-	p_pad(&c0, 1);
+	pw_setup(d);
+	pw_comm(d, 100, 100, 0, 0, "prog", 0);
+	pw_comm(d, 300, 301, 0, 0, "other", 0);
+	pw_itrace_start(d, 100, 100, 1000, 0);
+	pw_task(d, 0, 200, 100, 200, 100, 3000, 1);
+	sw(d, plain, 0, 200, 200, 0, 0, 3100, 1);
+	pw_comm(d, 200, 200, 3500, 1, "child", 0);
+	sw(d, plain, 1, 100, 100, 300, 301, 4000, 0);
+	sw(d, plain, 0, 300, 301, 100, 100, 4001, 0);
+	pw_comm(d, 400, 400, 0, 1, "late", 0);
+	sw(d, plain, 1, 200, 200, 400, 400, 3700, 1);
+	sw(d, plain, 0, 400, 400, 200, 200, 3700, 1);
+	pw_comm(d, 500, 500, 0, 1, "last", 0);
+	sw(d, plain, 1, 400, 400, 500, 500, 3799, 1);
+	sw(d, plain, 0, 500, 500, 400, 400, 3799, 1);
+	p_psb(c0);
+	p_tsc(c0, 2000);
+	p_psbend(c0);
+	p_pad(c0, 4);
+	p_tsc(c0, 4500);
+	p_pad(c0, 4);
+	p_psb(c0);
+	p_pad(c0, 1);
+	p_tsc(c0, 5000);
+	p_psbend(c0);
+	p_pad(c0, 1);
 	p_psb(&c1);
 	p_tsc(&c1, 3050);
 	p_psbend(&c1);
@@ -152,42 +162,67 @@ static int setup(void **state)
 		p_pad(&c2, 248);
 		p_tsc(&c2, 1000 + 100 * (uint64_t)i);
 	}
-	aux(&d, 0, &c0);
-	aux(&d, 1, &c1);
-	aux(&d, 2, &c2);
-	if (pw_file(path, &d, NULL))
+	aux(d, 0, c0);
+	aux(d, 1, &c1);
+	aux(d, 2, &c2);
+	free(c1.p);
+	free(c2.p);
+}
+
+/* A temporary file's name from @tmpl into @p. */
+static int tmpname(char *p, size_t n, const char *tmpl)
+{
+	int fd;
+
+	snprintf(p, n, "%s", tmpl);
+	fd = mkstemp(p);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	struct pw d = { 0 }, c0 = { 0 }, pd = { 0 }, pc0 = { 0 };
+	FILE *f;
+
+	(void)state;
+	fixture(&d, &c0, 0);
+	if (tmpname(path, sizeof(path), "/tmp/ptb-ctx-XXXXXX") ||
+	    pw_file(path, &d, NULL))
 		return -1;
 	/* the same recording with the kernel traced */
-	snprintf(kpath, sizeof(kpath), "/tmp/ptb-ctx-k-XXXXXX");
-	fd = mkstemp(kpath);
-	if (fd < 0)
+	if (tmpname(kpath, sizeof(kpath), "/tmp/ptb-ctx-k-XXXXXX") ||
+	    pw_file_flags(kpath, &d, NULL, PW_ATTR_KERNEL_TOO))
 		return -1;
-	close(fd);
-	if (pw_file_flags(kpath, &d, NULL, PW_ATTR_KERNEL_TOO))
+	/* the same with a per-task recording's plain switches */
+	fixture(&pd, &pc0, 1);
+	if (tmpname(ppath, sizeof(ppath), "/tmp/ptb-ctx-p-XXXXXX") ||
+	    pw_file(ppath, &pd, NULL))
 		return -1;
 	/* the same cpu0 bytes as a raw trace */
-	snprintf(raw, sizeof(raw), "/tmp/ptb-ctx-raw-XXXXXX");
-	fd = mkstemp(raw);
-	if (fd < 0)
+	if (tmpname(raw, sizeof(raw), "/tmp/ptb-ctx-raw-XXXXXX"))
 		return -1;
-	close(fd);
 	f = fopen(raw, "wb");
 	if (!f || fwrite(c0.p, 1, c0.n, f) != c0.n || fclose(f))
 		return -1;
 	free(d.p);
 	free(c0.p);
-	free(c1.p);
-	free(c2.p);
+	free(pd.p);
+	free(pc0.p);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (getenv("KEEP"))
-		fprintf(stderr, "kept %s\n", path);
-	else
+	if (getenv("KEEP")) {
+		fprintf(stderr, "kept %s %s\n", path, ppath);
+	} else {
 		unlink(path);
+		unlink(ppath);
+	}
 	unlink(raw);
 	unlink(kpath);
 	return 0;
@@ -200,17 +235,23 @@ struct fix {
 	int cpu0, cpu1;
 };
 
-static void open_fix(struct fix *x)
+/* The fixture at @p (NULL: path, the CPU-wide switches'). */
+static void open_fix_at(struct fix *x, const char *p)
 {
 	char err[256];
 
-	assert_int_equal(trace_open(&x->t, path, err, sizeof(err)), 0);
+	assert_int_equal(trace_open(&x->t, p ? p : path, err, sizeof(err)), 0);
 	assert_int_equal(x->t->nstreams, 3);
 	assert_int_equal(sb_load(&x->sb, x->t, err, sizeof(err)), 0);
 	assert_int_equal(ctx_new(&x->c, x->t, x->sb), 0);
 	x->cpu0 = trace_find_stream(x->t, "cpu0");
 	x->cpu1 = trace_find_stream(x->t, "cpu1");
 	assert_true(x->cpu0 >= 0 && x->cpu1 >= 0);
+}
+
+static void open_fix(struct fix *x)
+{
+	open_fix_at(x, NULL);
 }
 
 static void close_fix(struct fix *x)
@@ -260,12 +301,15 @@ static void expect(struct fix *x, int stream, uint64_t off, int pid, int tid,
 
 static const uint32_t AH = CTX_F_AHEAD;
 
+/* Both variants (@state: the plain switches' file, or NULL): a plain
+ * SWITCH's switch out names no next task, so between a switch out and
+ * the next switch in the task is unknown; a stretch's one change is
+ * still one (A, unknown, B), and the answers are the same. */
 static void test_at(void **state)
 {
 	struct fix x;
 
-	(void)state;
-	open_fix(&x);
+	open_fix_at(&x, *state);
 	/* the PSB and the TSC of its PSB+ take that TSC */
 	expect(&x, x.cpu0, 0, 100, 100, "prog", AH, 2000);
 	expect(&x, x.cpu0, 16, 100, 100, "prog", AH, 2000);
@@ -296,6 +340,10 @@ static void test_at(void **state)
 	/* again, backwards (the stretch's end from the cache) */
 	expect(&x, x.cpu1, 47, 400, 400, "late", CTX_F_STRETCH, 3600);
 	expect(&x, x.cpu1, 44, 200, 200, "child", 0, 3600);
+	/* what imgopt_reader_asid() asks: one process change */
+	assert_int_equal(sb_changes(x.sb, x.cpu1, 3600, 3800), 1);
+	assert_int_equal(sb_changes(x.sb, x.cpu1, 3050, 3600), 1);
+	assert_int_equal(sb_changes(x.sb, x.cpu0, 2000, 4500), 1);
 	close_fix(&x);
 }
 
@@ -502,8 +550,7 @@ static void test_ranges(void **state)
 	struct ctx_filter f;
 	struct fix x;
 
-	(void)state;
-	open_fix(&x);
+	open_fix_at(&x, *state);
 	ctx_filter_init(&f);
 	check_ranges(&x, &f, x.cpu0, all0, 1);
 	assert_int_equal(ctx_filter_set(&f, "--pid", "100"), 0);
@@ -611,12 +658,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_at),
+		cmocka_unit_test_prestate(test_at, ppath),
 		cmocka_unit_test(test_kernel_traced),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_backwards),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test_prestate(test_ranges, ppath),
 		cmocka_unit_test(test_ranges_has),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_restrict),
