@@ -787,6 +787,20 @@ int perfdata_aux_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Order AUXTRACE records by buffer, then by place in the file: in
+ * snapshot mode, where the offset is a place in a buffer that wraps, not a
+ * running count, perf queues them so. */
+int perfdata_aux_file_cmp(const void *a, const void *b)
+{
+	const struct perfdata_aux *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	if (x->rec_off != y->rec_off)
+		return x->rec_off < y->rec_off ? -1 : 1;
+	return 0;
+}
+
 /* The lowest set bit's position in @mask (mask != 0). */
 static unsigned perfdata_shift(uint64_t mask)
 {

@@ -7,7 +7,9 @@
  * then the records, and builds:
  *   - one trace_stream per AUX buffer (a CPU, or a thread in per-thread
  *     mode): its AUXTRACE payloads as img spans over the mapping, ordered
- *     by their AUX-buffer offset, a span after a hole or an overlap, or
+ *     by their AUX-buffer offset (in snapshot mode, where that offset is
+ *     a place in a buffer that wraps, by their place in the file, as perf
+ *     queues them), a span after a hole or an overlap, or
  *     after data loss that an AUX record reports (truncated, partial),
  *     marked gap_before; a stream the file may have lost the end of (a
  *     payload or record cut by the end of the file or running past it)

@@ -187,9 +187,11 @@ struct perfdata_state {
 	uint64_t tc_zero;
 };
 
-/* perfdata.c: AUXTRACE records by stream, then offset (qsort); the
- * timing the file's AUXTRACE_INFO and TIME_CONV give, into @cfg. */
+/* perfdata.c: AUXTRACE records by stream, then offset, or (snapshot
+ * mode) then file position (qsort); the timing the file's AUXTRACE_INFO
+ * and TIME_CONV give, into @cfg. */
 int perfdata_aux_cmp(const void *a, const void *b);
+int perfdata_aux_file_cmp(const void *a, const void *b);
 void perfdata_timing(const struct perfdata_state *st, struct tm_config *cfg);
 
 /* perfdata_streams.c: the trace's streams from the reader's state, their

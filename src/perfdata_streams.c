@@ -74,13 +74,24 @@ static int perfdata_make_stream(struct perfdata_state *st, struct trace_stream *
 /* The logical offset in stream @s where AUX-buffer position @pos falls,
  * taking the end of a span for a position at its end.  Spans are in
  * AUX-buffer order, so a binary search finds the last one starting below
- * @pos.  Returns 0 and sets *@off, or -1 if no span holds @pos. */
+ * @pos; in snapshot mode (@file_order) they are in file order, their
+ * offsets places in a buffer that wraps, and the first span in the file
+ * that holds @pos is taken.  Returns 0 and sets *@off, or -1 if no span
+ * holds @pos. */
 static int perfdata_stream_off(const struct trace_stream *s,
 			 const struct perfdata_stream *ps, uint64_t pos,
-			 uint64_t *off)
+			 int file_order, uint64_t *off)
 {
 	size_t lo = 0, hi = s->img.nspans, mid;
 
+	for (mid = 0; file_order && mid < s->img.nspans; mid++)
+		if (ps->aux_off[mid] < pos &&
+		    pos - ps->aux_off[mid] <= s->spans[mid].size) {
+			*off = s->spans[mid].off + (pos - ps->aux_off[mid]);
+			return 0;
+		}
+	if (file_order)
+		return -1;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (ps->aux_off[mid] < pos)
@@ -181,7 +192,8 @@ int perfdata_assign_events(struct perfdata_state *st, struct trace *t)
 		e->stream_off = 0;
 		if (e->kind == PD_EV_AUX &&
 		    !perfdata_stream_off(&t->streams[k], ps,
-				   e->aux_offset + e->aux_size, &e->stream_off))
+				   e->aux_offset + e->aux_size,
+				   st->info.snapshot_mode, &e->stream_off))
 			e->have_stream_off = 1;
 	}
 	free(cpu_map);
@@ -382,7 +394,8 @@ int perfdata_streams(struct perfdata_state *st, struct trace *t)
 	size_t i, j, n = 0;
 	int err;
 
-	qsort(st->aux, st->naux, sizeof(*st->aux), perfdata_aux_cmp);
+	qsort(st->aux, st->naux, sizeof(*st->aux), st->info.snapshot_mode ?
+	      perfdata_aux_file_cmp : perfdata_aux_cmp);
 	for (i = 0; i < st->naux; i = j) {
 		for (j = i; j < st->naux && st->aux[j].idx == st->aux[i].idx;)
 			j++;

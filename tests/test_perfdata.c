@@ -584,6 +584,46 @@ static void test_gap(void **state)
 	free(f.p);
 }
 
+/* Snapshot mode: a snapshot's offset is a place in a buffer that wraps,
+ * not a running count; the snapshots follow in file order, as perf queues
+ * them, and the AUX records find their data by offset among them.
+ * Before, they were ordered by offset: the later snapshot came first
+ * (the trace's last TSC before its first). */
+static void test_snapshot_order(void **state)
+{
+	const struct perfdata_event *ev;
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+	size_t n, i, seen = 0;
+
+	(void)state;
+	rec_auxtrace_info(&d, 1, 1, 1);
+	rec_aux(&d, 0, 7000, 0x3000, PT_SPLIT, PD_AUX_OVERWRITE);
+	rec_auxtrace(&d, 0, 0x3000, pt, PT_SPLIT, PT_SPLIT);
+	rec_aux(&d, 0, 7100, 0x1000, sizeof(pt) - PT_SPLIT, PD_AUX_OVERWRITE);
+	rec_auxtrace(&d, 0, 0x1000, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	f = file_mode(&d, 1);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.nstreams, 1);
+	check_bytes(&t.streams[0], pt, sizeof(pt));
+	assert_int_equal(t.streams[0].img.nspans, 2);
+	assert_true(t.streams[0].img.spans[1].gap_before);
+	assert_int_equal(perfdata_events(&t, 0, &ev, &n), 0);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind != PD_EV_AUX)
+			continue;
+		assert_true(ev[i].have_stream_off);
+		assert_int_equal(ev[i].stream_off, seen ? sizeof(pt) : PT_SPLIT);
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	perfdata_free(&t);
+	free(f.p);
+	free(d.p);
+}
+
 /* An AUX record flagged truncated or partial ends the data before a loss:
  * a gap there, splitting a span if need be. */
 static void test_loss(void **state)
@@ -1711,6 +1751,7 @@ int main(void)
 		cmocka_unit_test(test_pipe_mode),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_snapshot_order),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bogus_sizes),
