@@ -362,7 +362,10 @@ static int imgopt_elf(struct imgset *s, const char *spec, char *err,
 	if (have_base)
 		bias = base - elfimg_link_base(o->e);
 	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
-		if (!seg->filesz)
+		/* a vmlinux's per-CPU segment is linked at 0 (each CPU's
+		 * copy lives elsewhere): mapped, it would be user code in
+		 * every address space */
+		if (!seg->filesz || (!seg->vaddr && elfimg_type(o->e) == ET_EXEC))
 			continue;
 		ret = mi_add_file(s->mi, MI_ASID_ANY, seg->vaddr + bias, seg->data,
 				  seg->filesz, file, seg->offset);

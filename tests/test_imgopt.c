@@ -250,6 +250,54 @@ static void test_elf_option(void **state)
 	imgopt_release(&o);
 }
 
+/* A vmlinux's per-CPU segment, linked at 0, is not mapped: at 0 (or the
+ * KASLR offset, with a BASE) it would hide user code in every address
+ * space. */
+static void test_elf_percpu(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	char src[256], lds[256], vm[256], spec[300], cmd[1400], buf[64];
+	uint8_t b[4];
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/pc.c", fix.dir);
+	snprintf(lds, sizeof(lds), "%s/pc.lds", fix.dir);
+	snprintf(vm, sizeof(vm), "%s/vmlinux_pc", fix.dir);
+	assert_int_equal(codefix_write(src, "int kfunc(int x) { return x * 5 + 1; }\n"
+		"__attribute__((section(\".data..percpu\"))) int pcpu[64] = { 1, 2 };\n"), 0);
+	assert_int_equal(codefix_write(lds,
+		"PHDRS { text PT_LOAD FLAGS(5); percpu PT_LOAD FLAGS(6); }\n"
+		"SECTIONS {\n  . = 0xffffffff81000000;\n"
+		"  .text : { *(.text*) } :text\n"
+		"  .data..percpu 0 : AT(0x1000) { *(.data..percpu) } :percpu\n"
+		"  /DISCARD/ : { *(.note.GNU-stack) *(.comment) *(.eh_frame) }\n}\n"), 0);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -c -fno-pic -o %s.o %s && ld -T %s "
+		 "-o %s %s.o", vm, src, lds, vm, vm);
+	assert_int_equal(system(cmd), 0);
+	imgopt_init(&o);
+	o.elf = calloc(1, sizeof(*o.elf));
+	snprintf(spec, sizeof(spec), "%s:0xffffffff9e000000", vm);
+	o.elf[0] = spec;
+	o.nelf = 1;
+	s = load(&o, NULL, &t);
+	imgopt_symbol(s, 0, 0xffffffff9e000001ull, buf, sizeof(buf));
+	assert_string_equal(buf, "kfunc+0x1");
+	/* nothing at the KASLR offset (mi_read: no bytes, an error) */
+	assert_true(mi_read(imgopt_mi(s), 0, 0x1d000000ull, b, sizeof(b)) < 0);
+	imgopt_free(s);
+	o.elf[0] = vm;
+	s = load(&o, NULL, &t);
+	assert_true(mi_read(imgopt_mi(s), 0, 0, b, sizeof(b)) < 0);
+	imgopt_free(s);
+	o.elf[0] = NULL;
+	o.nelf = 0;
+	free(o.elf);
+	o.elf = NULL;
+	imgopt_release(&o);
+}
+
 static void test_kallsyms(void **state)
 {
 	struct imgopt o;
@@ -976,6 +1024,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_elf_option),
+		cmocka_unit_test(test_elf_percpu),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_find_function),
 		cmocka_unit_test(test_bad_options),
