@@ -54,11 +54,19 @@ struct sb_rec {
 	uint8_t have_time;
 };
 
-/* A comm over time, sorted by (tid, tsc). */
+/* A comm over time, sorted by (tid, tsc), a FORK's before a COMM's of
+ * the same time (the COMM wins). */
 struct sb_comm_ent {
 	int32_t tid;
 	uint64_t tsc;
 	char comm[16];
+	uint8_t forked;		/* the parent's, copied at a FORK */
+};
+
+/* A fork's child, for sb_inherit_comms(): its entry in the forks' order. */
+struct sb_child {
+	int32_t tid;
+	uint32_t i;
 };
 
 /* A point of a timeline: from tsc on (after tsc, for a switch out: the
@@ -399,7 +407,18 @@ static int sb_comm_cmp(const void *a, const void *b)
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return x->tsc < y->tsc ? -1 : x->tsc > y->tsc;
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return (int)y->forked - (int)x->forked;
+}
+
+static int sb_child_cmp(const void *a, const void *b)
+{
+	const struct sb_child *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static int sb_tidpid_cmp(const void *a, const void *b)
@@ -780,6 +799,100 @@ static int sb_build_events(struct sb *sb)
 	return 0;
 }
 
+/* The last of the @n sorted entries @c of @tid at or before @tsc, or
+ * NULL. */
+static const struct sb_comm_ent *sb_comm_find(const struct sb_comm_ent *c,
+					      size_t n, int32_t tid,
+					      uint64_t tsc)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c[mid].tid < tid || (c[mid].tid == tid && c[mid].tsc <= tsc))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && c[lo - 1].tid == tid ? &c[lo - 1] : NULL;
+}
+
+/*
+ * A FORK's child gets its parent's comm, as perf gives it: the kernel
+ * copies the comm on fork and clone but writes no COMM until the child
+ * renames itself or execs, so a worker thread would have no name.  The
+ * parent's comm at the fork is its last COMM's or, if later, the one it
+ * got at its own fork (a chain: a thread of a forked child): the forks
+ * are handled in time order, each looking up those before it.  The
+ * comms are sorted; they are again after.
+ */
+static int sb_inherit_comms(struct sb *sb)
+{
+	size_t i, nf = 0, n0 = sb->ncomms, k;
+	struct sb_child *ch;
+	int err = 0;
+
+	for (i = 0; i < sb->nrecs; i++)
+		nf += sb->recs[i].kind == SB_K_FORK && sb->recs[i].tid >= 0;
+	if (!nf)
+		return 0;
+	ch = malloc(nf * sizeof(*ch));
+	if (!ch || n0 + nf < n0)
+		goto out_nomem;
+	while (!err && sb->comms_cap < n0 + nf)
+		err = sb_grow(&sb->comms, &sb->comms_cap, sb->comms_cap,
+			      sizeof(*sb->comms));
+	if (err)
+		goto out_nomem;
+	for (i = 0, k = 0; i < sb->nrecs; i++)
+		if (sb->recs[i].kind == SB_K_FORK && sb->recs[i].tid >= 0) {
+			ch[k].tid = sb->recs[i].tid;
+			ch[k].i = (uint32_t)k;
+			k++;
+		}
+	qsort(ch, nf, sizeof(*ch), sb_child_cmp);
+	for (i = 0, k = 0; i < sb->nrecs; i++) {
+		const struct sb_rec *x = &sb->recs[i];
+		struct sb_comm_ent *c = &sb->comms[n0 + k];
+		const struct sb_comm_ent *own, *got = NULL;
+		struct sb_child key = { x->tid2, (uint32_t)k };
+		size_t lo = 0, hi = nf;
+
+		if (x->kind != SB_K_FORK || x->tid < 0)
+			continue;
+		/* the parent's own fork: its last one before this */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (sb_child_cmp(&ch[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && ch[lo - 1].tid == x->tid2)
+			got = &sb->comms[n0 + ch[lo - 1].i];
+		own = sb_comm_find(sb->comms, n0, x->tid2, x->tsc);
+		if (!own || (got && got->tsc > own->tsc))
+			own = got;
+		memset(c, 0, sizeof(*c));
+		c->tid = x->tid;
+		c->tsc = x->tsc;
+		c->forked = 1;
+		if (own && x->tid2 >= 0)
+			memcpy(c->comm, own->comm, sizeof(c->comm));
+		k++;
+	}
+	free(ch);
+	sb->ncomms = n0 + nf;
+	qsort(sb->comms, sb->ncomms, sizeof(*sb->comms), sb_comm_cmp);
+	return 0;
+
+out_nomem:
+	free(ch);
+	return -pte_nomem;
+}
+
 int sb_load(struct sb **out, const struct trace *t, char *err,
 	    size_t errlen)
 {
@@ -842,6 +955,9 @@ int sb_load(struct sb **out, const struct trace *t, char *err,
 			sb->comms[sb->recs[i].idx].tsc = sb->recs[i].tsc;
 	if (sb->ncomms)
 		qsort(sb->comms, sb->ncomms, sizeof(*sb->comms), sb_comm_cmp);
+	ret = sb_inherit_comms(sb);
+	if (ret)
+		goto out_free;
 	if (sb->ntidpid)
 		qsort(sb->tidpid, sb->ntidpid, sizeof(*sb->tidpid), sb_tidpid_cmp);
 	for (i = 0, n = 0; i < sb->ntidpid; i++)
@@ -966,26 +1082,14 @@ static int32_t sb_tid_pid(const struct sb *sb, int32_t tid)
 
 const char *sb_comm(const struct sb *sb, int32_t tid, uint64_t tsc)
 {
-	size_t lo = 0, hi;
+	const struct sb_comm_ent *c;
 
 	if (!sb || tid < 0)
 		return "";
-	hi = sb->ncomms;
-	/* the last entry of @tid at or before @tsc */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct sb_comm_ent *c = &sb->comms[mid];
-
-		if (c->tid < tid || (c->tid == tid && c->tsc <= tsc))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* before its first COMM: not known (perf's synthesized ones are at
-	 * time 0, before everything) */
-	if (lo && sb->comms[lo - 1].tid == tid)
-		return sb->comms[lo - 1].comm;
-	return "";
+	/* before its first COMM or FORK: not known (perf's synthesized ones
+	 * are at time 0, before everything) */
+	c = sb_comm_find(sb->comms, sb->ncomms, tid, tsc);
+	return c ? c->comm : "";
 }
 
 void sb_learn_cr3(struct sb *sb, uint64_t cr3, uint64_t asid)

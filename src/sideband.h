@@ -113,7 +113,9 @@ void sb_learn_cr3(struct sb *sb, uint64_t cr3, uint64_t asid);
 /* The address space last learned for @cr3, or SB_ASID_NONE. */
 uint64_t sb_cr3_asid(const struct sb *sb, uint64_t cr3);
 
-/* The command name of thread @tid at TSC @tsc ("" if unknown). */
+/* The command name of thread @tid at TSC @tsc ("" if unknown): its last
+ * COMM's, or from its FORK on its parent's then (the kernel writes no
+ * COMM for a new thread or process: it has its parent's, as in perf). */
 const char *sb_comm(const struct sb *sb, int32_t tid, uint64_t tsc);
 
 /* The timeline of stream @stream: its points, in time order; point @i

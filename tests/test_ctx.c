@@ -101,7 +101,8 @@ static void sw(struct pw *d, int plain, int out, int pid, int tid, int npid,
  *   0 PSB, 16 TSC 3050, 24 PSBEND, 26 PAD, 27 TSC 3200, 35 PAD,
  *   36 TSC 3600, 44 PAD, 45 TIP.PGD, 46 TIP.PGE, 47 PAD, 48 TSC 3800,
  *   56 PAD, 57 TIP.PGD  (size 58)
- *   pid 200 forked at 3000, in at 3100, named "child" at 3500; switched
+ *   pid 200 forked at 3000 by 100 (so named "prog", as perf names it),
+ *   in at 3100, renamed "child" at 3500; switched
  *   out at 3700 for 400/400 "late", whose enable at 46 is estimated at
  *   3600 (before the switch): its stretch ends after it; out at 3799 for
  *   500/500 "last", a tick before the TIP.PGD at 57 is estimated (as
@@ -325,10 +326,10 @@ static void test_at(void **state)
 	expect(&x, x.cpu0, 69, 300, 301, "other", 0, 5000);
 	/* cpu1: nothing ran there before 3100 by time, but the stretch that
 	 * starts at 3050 is the one task switched in at 3100's, as it was
-	 * named then; its comm from 3500 */
-	expect(&x, x.cpu1, 0, 200, 200, "", AH | CTX_F_STRETCH, 3050);
-	expect(&x, x.cpu1, 26, 200, 200, "", CTX_F_STRETCH, 3050);
-	expect(&x, x.cpu1, 35, 200, 200, "", 0, 3200);
+	 * named then (its parent's name, from the fork); "child" from 3500 */
+	expect(&x, x.cpu1, 0, 200, 200, "prog", AH | CTX_F_STRETCH, 3050);
+	expect(&x, x.cpu1, 26, 200, 200, "prog", CTX_F_STRETCH, 3050);
+	expect(&x, x.cpu1, 35, 200, 200, "prog", 0, 3200);
 	expect(&x, x.cpu1, 44, 200, 200, "child", 0, 3600);
 	expect(&x, x.cpu1, 45, 200, 200, "child", 0, 3600);
 	/* the lagging enable's stretch is the thread switched in */
@@ -545,6 +546,7 @@ static void test_ranges(void **state)
 	static const struct ctx_range p100[] = { { 0, 38 } };
 	static const struct ctx_range p300[] = { { 38, 70 } };
 	static const struct ctx_range child[] = { { 44, 46 } };
+	static const struct ctx_range forked[] = { { 0, 44 } };
 	static const struct ctx_range p200[] = { { 0, 46 } };
 	static const struct ctx_range p400[] = { { 46, 58 } };
 	struct ctx_filter f;
@@ -563,6 +565,10 @@ static void test_ranges(void **state)
 	ctx_filter_init(&f);
 	assert_int_equal(ctx_filter_set(&f, "--comm", "child"), 0);
 	check_ranges(&x, &f, x.cpu1, child, 1);
+	/* the child before it renamed itself: its parent's name */
+	ctx_filter_init(&f);
+	assert_int_equal(ctx_filter_set(&f, "--comm", "prog"), 0);
+	check_ranges(&x, &f, x.cpu1, forked, 1);
 	ctx_filter_init(&f);
 	assert_int_equal(ctx_filter_set(&f, "--pid", "200"), 0);
 	check_ranges(&x, &f, x.cpu1, p200, 1);

@@ -261,17 +261,22 @@ static void test_timeline(void **state)
 	/* its MMAP at 4500 ran on cpu0 too */
 	assert_int_equal(sb_task_at(sb, cpu0, 4550, 0, &k), 0);
 	assert_int_equal(k.pid, 300);
-	/* cpu1: the child from 3100; its comm from 3500 */
+	/* cpu1: the child from 3100, named as its parent from the fork
+	 * (perf's name for it too: the kernel writes no COMM then); its own
+	 * comm from 3500 */
 	assert_int_equal(sb_task_at(sb, cpu1, 3200, 0, &k), 0);
 	assert_int_equal(k.pid, 200);
-	assert_string_equal(k.comm, "");
+	assert_string_equal(k.comm, "prog");
 	assert_int_equal(sb_task_at(sb, cpu1, 3600, 0, &k), 0);
 	assert_string_equal(k.comm, "child");
 	assert_int_equal(k.asid, sb_pid_asid(sb, 200, 3600));
 	/* comm changes at exec */
 	assert_string_equal(sb_comm(sb, 100, 5999), "prog");
 	assert_string_equal(sb_comm(sb, 100, 6000), "newprog");
-	assert_string_equal(sb_comm(sb, 101, 6000), "");
+	/* the thread forked at 2500 keeps the name it was given; before
+	 * the fork it is unknown */
+	assert_string_equal(sb_comm(sb, 101, 6000), "prog");
+	assert_string_equal(sb_comm(sb, 101, 2499), "");
 	sb_free(sb);
 	trace_close(t);
 }
@@ -432,6 +437,63 @@ static void test_time_before_zero(void **state)
 	unlink(file);
 }
 
+/* A FORK names the child as its parent was named then, a chain of forks
+ * too (a thread of a child not renamed); its own COMM replaces it, also
+ * one at the fork's time (perf's synthesized FORK and COMM, both at time
+ * 0); a tid used again is the new thread's. */
+static void test_fork_comm(void **state)
+{
+	struct pw d = { 0 };
+	struct trace *t;
+	struct sb *sb;
+	char file[64], err[256];
+	int fd;
+
+	(void)state;
+	snprintf(file, sizeof(file), "/tmp/ptb-sideband-fork-XXXXXX");
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	pw_setup(&d);
+	/* synthesized: 10's thread 11, FORK before its COMM, both at 0 */
+	pw_comm(&d, 10, 10, 0, 0, "main", 0);
+	pw_task(&d, 0, 10, 10, 11, 10, 0, 0);
+	pw_comm(&d, 10, 11, 0, 0, "worker", 0);
+	pw_task(&d, 0, 10, 10, 12, 10, 0, 0);
+	/* 20 forked by 10, its thread 21 by it, 22 by 21 */
+	pw_task(&d, 0, 20, 10, 20, 10, 1000, 0);
+	pw_task(&d, 0, 20, 20, 21, 20, 2000, 0);
+	pw_task(&d, 0, 20, 20, 22, 21, 2500, 0);
+	/* 20 execs; a thread it makes then is named anew */
+	pw_comm(&d, 20, 20, 3000, 0, "newname", 1);
+	pw_task(&d, 0, 20, 20, 23, 20, 3500, 0);
+	/* 11 exits; its tid comes back as 20's thread */
+	pw_task(&d, 1, 10, 10, 11, 10, 4000, 0);
+	pw_task(&d, 0, 20, 20, 11, 20, 5000, 0);
+	/* a parent never named: its child is not either */
+	pw_task(&d, 0, 30, 99, 30, 99, 6000, 0);
+	pw_auxtrace(&d, 0);
+	assert_int_equal(pw_file(file, &d, NULL), 0);
+	assert_int_equal(trace_open(&t, file, err, sizeof(err)), 0);
+	assert_int_equal(sb_load(&sb, t, err, sizeof(err)), 0);
+	assert_string_equal(sb_comm(sb, 11, 0), "worker");
+	assert_string_equal(sb_comm(sb, 12, 0), "main");
+	assert_string_equal(sb_comm(sb, 20, 999), "");
+	assert_string_equal(sb_comm(sb, 20, 1000), "main");
+	assert_string_equal(sb_comm(sb, 21, 2000), "main");
+	assert_string_equal(sb_comm(sb, 22, 2500), "main");
+	assert_string_equal(sb_comm(sb, 20, 3000), "newname");
+	assert_string_equal(sb_comm(sb, 21, 3000), "main");
+	assert_string_equal(sb_comm(sb, 23, 3500), "newname");
+	assert_string_equal(sb_comm(sb, 11, 4999), "worker");
+	assert_string_equal(sb_comm(sb, 11, 5000), "newname");
+	assert_string_equal(sb_comm(sb, 30, 6000), "");
+	sb_free(sb);
+	trace_close(t);
+	free(d.p);
+	unlink(file);
+}
+
 /* A per-thread recording without time conversion (cap_user_time_zero 0,
  * no TIME_CONV): every record's time is unknown.  Process 100 runs
  * /bin/sh, then execs /bin/prog at the same address: which image ran
@@ -494,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_per_thread_untimed),
 		cmocka_unit_test(test_time_before_zero),
+		cmocka_unit_test(test_fork_comm),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
