@@ -496,6 +496,7 @@ static int i_event(struct flow *f, struct ev *out)
 			return -FLOW_E_BAD_CONTEXT;
 		f->ip = ev->to;
 		f->decided = ev->offset;
+		f->fup_only = 0;	/* tracing was on: no KVM-PT restatement */
 		i_context(f);
 		break;
 	case FLOW_EV_ASYNC_PAGING:
@@ -541,6 +542,7 @@ static int i_event(struct flow *f, struct ev *out)
 		break;
 	case FLOW_EV_TSX:
 		f->speculative = ev->spec & 1;
+		f->fup_only &= ev->status || ev->noip;
 		break;
 	case FLOW_EV_STOP:
 		if (ev->status || f->enabled)
@@ -550,6 +552,9 @@ static int i_event(struct flow *f, struct ev *out)
 	case FLOW_EV_MWAIT:
 		if (!ev->noip && f->enabled && f->ip != ev->ip)
 			return -FLOW_E_BAD_QUERY;
+		/* with its FUP, only a CPU tracing sends it: a TIP.PGE
+		 * after it is no KVM-PT restatement */
+		f->fup_only &= ev->status || ev->noip;
 		break;
 	default:
 		break;
