@@ -100,4 +100,14 @@ wait_for 'reloaded: its options file changed'
 # Nothing is said with nothing new on disk.
 sleep 3
 screen | grep -q 'on disk: R reloads' && fail "said with nothing new on disk"
+# R's error over a change it cannot take up (a bad options file) stays:
+# the change is not said again over it.
+cat "$tmp/a.pt" >> "$tmp/t.pt"
+printf -- '--mtc-freq x\n' > "$tmp/t.pt.options"
+wait_for 't.pt grew on disk: R reloads'
+keys R
+wait_for 'reload: .*t.pt.options.*still showing'
+sleep 3
+screen | grep -q 'reload: .*t.pt.options.*still showing' ||
+	fail "R's error was replaced"
 echo "ok"

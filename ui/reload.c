@@ -336,7 +336,6 @@ static int reload_trace(struct ui *ui)
 	struct identity now;
 	struct stat st;
 
-	ui->disk_said_what = 0;		/* what reload_poll() said is done */
 	if (stat(t->path, &st) < 0) {
 		msg_report(ui, UI_ERROR, "reload: %s: %s", t->path, strerror(errno));
 		return UI_DRAW_STATUS;
@@ -430,7 +429,12 @@ int reload_poll(struct ui *ui)
 
 static int reload_cmd(struct ui *ui, const struct cmd_args *a)
 {
-	return reload_trace(ui);
+	int r = reload_trace(ui);
+
+	/* What R said stands: a change it could not take up (a bad options
+	 * file) is not said again over its error, only a newer one. */
+	ui->disk_said_what = (int)reload_disk_change(ui);
+	return r;
 }
 
 static const struct cmd_row reload_rows[] = {
