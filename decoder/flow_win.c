@@ -386,8 +386,12 @@ static void win_walk(const struct flow *f, const struct flow_wopts *o,
 		if (len == -pte_eos)
 			break;
 		if (len < 0) {
-			/* lost bytes: the model says so; on at the next PSB */
+			/* lost bytes: the model says so; on at the next PSB.
+			 * The bounded stamps before wait for no CYC: the
+			 * next one counts none of the cycles lost here (as
+			 * window.c's win_bound_cycles() at an error row). */
 			tm_gap(&tm);
+			open = next;
 			cur.gap = 0;
 			if (len != -pte_gap &&
 			    img_cursor_sync_forward(&cur, pkt.offset + 1) < 0)
