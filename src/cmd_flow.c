@@ -290,6 +290,8 @@ struct sum_row {
 				 * processes' code at one address is not one
 				 * function */
 	uint64_t start, end;	/* the range it covers */
+	uint64_t from, until;	/* where the last lookup's answer holds:
+				 * short of a function nested in it */
 	uint64_t insns, branches;
 	uint64_t cyc_exact;	/* cycles between two exact stamps */
 	uint64_t cyc_bounded;	/* cycles where a stamp is only bounded, or
@@ -429,37 +431,20 @@ static void sum_cycles(struct summary *s, const struct flow_rec *r, size_t row)
 	s->win_insns++;
 }
 
-static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
-				uint64_t offset, uint64_t ip)
+/* The row of @name at [@start, @end) of @asid, made if new; its span
+ * [@from, @until) remembered.  NULL if out of memory. */
+static struct sum_row *sum_row_of(struct summary *s, const char *name,
+				  uint64_t asid, uint64_t start, uint64_t end,
+				  uint64_t from, uint64_t until)
 {
-	uint64_t start = 0, end = 0, asid = rec_asid(fc, offset);
-	const char *name;
+	struct sum_row *r;
 	size_t i;
 
-	if (s->last < s->n && ip >= s->rows[s->last].start &&
-	    ip < s->rows[s->last].end && s->rows[s->last].asid == asid)
-		return &s->rows[s->last];
-	for (i = 0; i < s->n; i++)
-		if (ip >= s->rows[i].start && ip < s->rows[i].end &&
-		    s->rows[i].asid == asid) {
-			s->last = i;
-			return &s->rows[i];
-		}
-	if (imgopt_function(fc->set, asid, ip, &name, &start, &end) < 0) {
-		name = mi_name_at(fc->mi, asid, ip, &start, &end);
-		if (name && strrchr(name, '/'))
-			name = strrchr(name, '/') + 1;
-		if (!name)
-			name = "(no code)";
-		/* a segment's row must not hide the functions in it: it
-		 * covers this address, and is found again by its name */
-		start = ip;
-		end = ip + 1;
-		for (i = 0; i < s->n; i++)
-			if (s->rows[i].asid == asid && !strcmp(s->rows[i].name, name)) {
-				s->last = i;
-				return &s->rows[i];
-			}
+	for (i = 0; i < s->n; i++) {
+		r = &s->rows[i];
+		if (r->asid == asid && r->start == start && r->end == end &&
+		    !strncmp(r->name, name, sizeof(r->name) - 1))
+			goto found;
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
@@ -470,13 +455,57 @@ static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
 		s->rows = p;
 		s->cap = cap;
 	}
-	memset(&s->rows[s->n], 0, sizeof(s->rows[0]));
-	snprintf(s->rows[s->n].name, sizeof(s->rows[0].name), "%s", name);
-	s->rows[s->n].asid = asid;
-	s->rows[s->n].start = start;
-	s->rows[s->n].end = end;
-	s->last = s->n;
-	return &s->rows[s->n++];
+	i = s->n++;
+	r = &s->rows[i];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->asid = asid;
+	r->start = start;
+	r->end = end;
+found:
+	r->from = from;
+	r->until = until;
+	s->last = i;
+	return r;
+}
+
+/* The row of the function (or segment) at @ip: a function's row holds
+ * only short of any function nested in it, which has a row of its own. */
+static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
+				uint64_t offset, uint64_t ip)
+{
+	uint64_t start = 0, end = 0, from = ip, until = ip + 1;
+	uint64_t asid = rec_asid(fc, offset);
+	const char *name;
+	size_t i;
+
+	if (s->last < s->n && ip >= s->rows[s->last].from &&
+	    ip < s->rows[s->last].until && s->rows[s->last].asid == asid)
+		return &s->rows[s->last];
+	if (!imgopt_function_span(fc->set, asid, ip, &name, &start, &end,
+				  &from, &until)) {
+		if (from > ip || until <= ip) {
+			from = ip;
+			until = ip + 1;
+		}
+		return sum_row_of(s, name, asid, start, end, from, until);
+	}
+	name = mi_name_at(fc->mi, asid, ip, NULL, NULL);
+	if (name && strrchr(name, '/'))
+		name = strrchr(name, '/') + 1;
+	if (!name)
+		name = "(no code)";
+	/* a segment's row must not hide the functions in it: it covers
+	 * this address alone, and is found again by its name */
+	for (i = 0; i < s->n; i++)
+		if (s->rows[i].asid == asid && s->rows[i].start == s->rows[i].end &&
+		    !strcmp(s->rows[i].name, name)) {
+			s->rows[i].from = ip;
+			s->rows[i].until = ip + 1;
+			s->last = i;
+			return &s->rows[i];
+		}
+	return sum_row_of(s, name, asid, 0, 0, ip, ip + 1);
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -862,6 +891,8 @@ static int flow_restrict(struct flow_cmd *fc, const struct trace *t, int idx,
 		esc_line(stderr, "ptbrowse flow: ", "%s", err);
 		return -1;
 	}
+	if (ctx_sideband_doubt(t, err, sizeof(err)))
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
 	if (!fc->nkeep)
 		esc_line(stderr, "ptbrowse flow: ", "%s: nothing in stream '%s' ran as "
 			 "the task asked for", t->path, t->streams[idx].name);
