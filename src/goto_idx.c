@@ -176,8 +176,11 @@ static int goto_idx_scan(struct goto_idx *g, size_t seg,
 	return found;
 }
 
-static int tsc_hit(const struct win_row *row, uint64_t tsc)
+int goto_idx_tsc_hit(const struct win_row *row, uint64_t tsc)
 {
+	/* (WIN_F_HAVE_TSC starts clear in each segment) */
+	if ((row->flags & WIN_F_PSBPLUS) && !(row->flags & WIN_F_HAVE_TSC))
+		return 0;
 	return (row->ts.flags & TM_F_TSC) && row->ts.tsc >= tsc;
 }
 
@@ -191,7 +194,7 @@ static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
 	if (r < 0)
 		return r;
 	if (idx_find_tsc(g->idx, tsc, &seg) ||
-	    (r = goto_idx_scan(g, seg, tsc_hit, tsc, off)) < 0) {
+	    (r = goto_idx_scan(g, seg, goto_idx_tsc_hit, tsc, off)) < 0) {
 		snprintf(err, len, "goto: no time information in the trace");
 		return -pte_no_time;
 	}
@@ -245,18 +248,36 @@ static int goto_idx_time(void *arg, uint64_t ns, uint64_t *off, char *err,
 	return goto_idx_tsc(arg, tsc, off, err, len);
 }
 
+int goto_idx_row_tsc(struct win_iter *it, uint64_t *tsc)
+{
+	const struct win_row *row = win_row(it);
+	int n = 64;	/* (a PSB+ is short; a damaged one ends the look) */
+
+	while ((row->flags & WIN_F_PSBPLUS) && !(row->ts.flags & TM_F_TSC) &&
+	       n-- && !win_next(it)) {
+		row = win_row(it);
+		if (row->pkt.type == PKT_PSB)
+			return -pte_no_time;	/* the next PSB+: none in this one */
+	}
+	if (!(row->ts.flags & TM_F_TSC))
+		return -pte_no_time;
+	*tsc = row->ts.tsc;
+	return 0;
+}
+
 static int goto_idx_time_at(void *arg, uint64_t off, uint64_t *ns, char *err,
 			    size_t len)
 {
 	struct goto_idx *g = arg;
 	struct win_iter it = { 0 };
 	double hz = (double)tm_tsc_hz(&g->cfg, 1), d = NAN;
+	uint64_t tsc;
 
 	if (goto_idx_index(g, err, len) < 0)
 		return -pte_no_time;
 	if (hz > 0 && !goto_idx_t0(g) && !win_seek(&it, g->wc, off) &&
-	    (win_row(&it)->ts.flags & TM_F_TSC))
-		d = ((double)win_row(&it)->ts.tsc - (double)g->t0) * 1e9 / hz;
+	    !goto_idx_row_tsc(&it, &tsc))
+		d = ((double)tsc - (double)g->t0) * 1e9 / hz;
 	win_iter_release(&it);
 	if (isnan(d)) {
 		snprintf(err, len, "goto: 0x%" PRIx64 " has no time", off);
@@ -266,7 +287,7 @@ static int goto_idx_time_at(void *arg, uint64_t off, uint64_t *ns, char *err,
 	return 0;
 }
 
-static int cyc_hit(const struct win_row *row, uint64_t cyc)
+int goto_idx_cyc_hit(const struct win_row *row, uint64_t cyc)
 {
 	return (row->ts.flags & TM_F_CYC) && !(row->flags & WIN_F_SEG_REL) &&
 	       row->ts.cycles >= cyc;
@@ -297,7 +318,7 @@ static int goto_idx_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err,
 		else
 			hi = mid;
 	}
-	if (goto_idx_scan(g, lo, cyc_hit, cyc, off) <= 0) {
+	if (goto_idx_scan(g, lo, goto_idx_cyc_hit, cyc, off) <= 0) {
 		snprintf(err, len, "goto: no packet at or after %" PRIu64 " cycles",
 			 cyc);
 		return -pte_eos;

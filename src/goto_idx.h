@@ -23,6 +23,8 @@
 struct trace;
 struct marks_set;
 struct goto_idx;
+struct win_row;
+struct win_iter;
 
 /* A resolver over stream @stream of @t with timing @cfg (copied) and the
  * marks @marks (may be NULL: no names).  @t and @marks must outlive it.
@@ -44,5 +46,26 @@ int goto_idx_offset(struct goto_idx *g, const char *arg, uint64_t cursor,
 
 /* The goto context of @g with the cursor at @cursor, for goto_resolve(). */
 void goto_idx_ctx(struct goto_idx *g, uint64_t cursor, struct goto_ctx *ctx);
+
+/* Whether @row (of a stream's windows) is a packet a goto to TSC >= @tsc
+ * may land on: timed at or after @tsc, and not a row of a PSB+ before
+ * that PSB+'s TSC, which still carries the time of the segment before
+ * (an estimate that may have run past this TSC).  Every goto by TSC or
+ * time, the commands' and the browser's, looks with this.
+ * Returns 1 or 0. */
+int goto_idx_tsc_hit(const struct win_row *row, uint64_t tsc);
+
+/* Whether @row is counted at or after @cyc core cycles from the start
+ * (cycles that count from its segment's PSB are no count from the start).
+ * Returns 1 or 0. */
+int goto_idx_cyc_hit(const struct win_row *row, uint64_t cyc);
+
+/* The TSC a move by time (t +3us) starts from at the row @it stands on:
+ * its stamp's; for a row of a PSB+ with no time yet (the trace's first
+ * PSB+, where the browser opens), that PSB+'s TSC, the time of the code
+ * a decode from there starts with (offtsc_at() says the same).  @it may
+ * move within that PSB+.
+ * Returns 0 and sets *@tsc, or -pte_no_time. */
+int goto_idx_row_tsc(struct win_iter *it, uint64_t *tsc);
 
 #endif /* GOTO_IDX_H */

@@ -140,6 +140,8 @@ static void test_places(void **state)
 	expect(g, "t 2us", 0, 2 * SEG + 16);
 	expect(g, "t 1500ns", 0, 2 * SEG + 16);	/* the first at or after */
 	expect(g, "t +3us", 2 * SEG + 16, 5 * SEG + 16);
+	/* from a PSB, before its TSC: from that TSC ("0x0 has no time") */
+	expect(g, "t +3us", 0, 3 * SEG + 16);
 	/* t0 + 18446744073.7095 s at 1 GHz passes 2^64 ticks: refused, not
 	 * wrapped to the start */
 	expect_err(g, "t 18446744073.7095s", -pte_eos, "past any TSC");
@@ -218,6 +220,52 @@ static void test_long_segment(void **state)
 	free(buf);
 }
 
+/* Write @n bytes @buf to @name in the fixture's directory and open it. */
+static struct trace *open_bytes(struct fix *f, const char *name, const uint8_t *buf,
+				size_t n)
+{
+	char path[160], err[256];
+	struct trace *t = NULL;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, n, fp), n);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	return t;
+}
+
+/* Segment 0's time runs to TSC0 + 5000 (a TSC after its PSB+); segment
+ * 1's PSB+ says TSC0 + 1000, a later TSC TSC0 + 4000.  Segment 1's PSB+
+ * rows before its TSC still carry TSC0 + 5000: tsc and t went to its PSB
+ * (shown 5 us for a 3 us target), not to the TSC at or after 3 us. */
+static void test_time_goes_back(void **state)
+{
+	struct fix *f = *state;
+	uint8_t buf[3 * SEG], *p;
+	struct trace *t;
+	struct goto_idx *g;
+
+	memset(buf, 0, sizeof(buf));
+	pte_psbend(pte_cbr(pte_tsc(pte_psb(buf), TSC0), 24));
+	pte_tsc(buf + 100, TSC0 + 5000);
+	p = pte_psb(buf + SEG);
+	pte_psbend(pte_cbr(pte_tsc(p, TSC0 + 1000), 24));
+	pte_tsc(buf + SEG + 100, TSC0 + 4000);
+	p = pte_psb(buf + 2 * SEG);
+	pte_psbend(pte_cbr(pte_tsc(p, TSC0 + 6000), 24));
+	t = open_bytes(f, "back.pt", buf, sizeof(buf));
+	assert_int_equal(goto_idx_new(&g, t, 0, &f->cfg, NULL), 0);
+	expect(g, "tsc 0x1000bb8", 0, SEG + 100);	/* TSC0 + 3000 */
+	expect(g, "t 3us", 0, SEG + 100);
+	expect(g, "tsc 0x10003e8", 0, SEG + 16);	/* TSC0 + 1000: its TSC */
+	expect(g, "t 5500ns", 0, 2 * SEG + 16);
+	goto_idx_free(g);
+	trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +274,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_segment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_goes_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

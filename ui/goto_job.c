@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "goto_idx.h"
 #include "goto_job.h"
 #include "msg.h"
 #include "nav.h"
@@ -38,10 +39,10 @@ static struct goto_job *gj;
 
 int goto_job_hit(enum goto_job_kind kind, const struct win_row *row, uint64_t v)
 {
+	/* (the commands' rules: a goto lands where `export` starts) */
 	if (kind == GOTO_JOB_TSC)
-		return (row->ts.flags & TM_F_TSC) && row->ts.tsc >= v;
-	return (row->ts.flags & TM_F_CYC) && !(row->flags & WIN_F_SEG_REL) &&
-	       row->ts.cycles >= v;
+		return goto_idx_tsc_hit(row, v);
+	return goto_idx_cyc_hit(row, v);
 }
 
 /* The time model's state at the PSB at @psb, from the index (as the

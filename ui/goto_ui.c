@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "goto.h"
+#include "goto_idx.h"
 #include "goto_job.h"
 #include "goto_ui.h"
 #include "marks.h"
@@ -160,9 +161,10 @@ static int goto_ui_g_time_at(void *arg, uint64_t off, uint64_t *ns, char *err, s
 	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	struct win_iter it = { 0 };
 	double d = NAN;
+	uint64_t tsc;
 
-	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC) && ui->have_t0)
-		d = timefmt_tsc_diff(ui, ui->t0, win_row(&it)->ts.tsc);
+	if (!win_seek(&it, ui->wc, off) && !goto_idx_row_tsc(&it, &tsc) && ui->have_t0)
+		d = timefmt_tsc_diff(ui, ui->t0, tsc);
 	win_iter_release(&it);
 	if (isnan(d)) {
 		snprintf(err, len, "goto: the cursor has no time");
