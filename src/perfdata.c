@@ -198,6 +198,21 @@ static int perfdata_file_attrs(struct perfdata_state *st)
 	return 0;
 }
 
+/* The AUXTRACE index's entries and whether their offsets ascend, so
+ * that perfdata_index_next() can search it for every AUXTRACE record. */
+static void perfdata_index_order(struct perfdata_state *st)
+{
+	uint64_t i, n = rd64(st->index);
+
+	if (n > (st->index_size - 8) / 16)
+		n = (st->index_size - 8) / 16;
+	st->index_n = n;
+	st->index_sorted = 1;
+	for (i = 1; i < n && st->index_sorted; i++)
+		st->index_sorted = rd64(st->index + 8 + 16 * i) >=
+				   rd64(st->index + 8 + 16 * (i - 1));
+}
+
 /* A feature section's contents: HEADER_CPUID or HEADER_AUXTRACE. */
 static void perfdata_feature(struct perfdata_state *st, uint64_t feat, uint64_t off,
 		       uint64_t size)
@@ -222,6 +237,7 @@ static void perfdata_feature(struct perfdata_state *st, uint64_t feat, uint64_t 
 		st->index_size = size;
 		st->index_off = off;
 		st->have_index = 1;
+		perfdata_index_order(st);
 	}
 }
 
@@ -321,18 +337,27 @@ static const uint8_t *perfdata_peek(const struct perfdata_state *st,
 }
 
 /* The lowest file offset in [@from, @end) that HEADER_AUXTRACE's index
- * names, or @end if none (or no index). */
+ * names, or @end if none (or no index).  A binary search in perf's index
+ * (offsets ascending), as it is asked for every AUXTRACE record. */
 static uint64_t perfdata_index_next(const struct perfdata_state *st, uint64_t from,
 			      uint64_t end)
 {
-	uint64_t n, i, roff, best = end;
+	uint64_t lo = 0, hi = st->index_n, mid, i, roff, best = end;
 
 	if (!st->have_index)
 		return end;
-	n = rd64(st->index);
-	if (n > (st->index_size - 8) / 16)
-		n = (st->index_size - 8) / 16;
-	for (i = 0; i < n; i++) {
+	if (st->index_sorted) {
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (rd64(st->index + 8 + 16 * mid) < from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		roff = lo < st->index_n ? rd64(st->index + 8 + 16 * lo) : end;
+		return roff < end ? roff : end;
+	}
+	for (i = 0; i < st->index_n; i++) {
 		roff = rd64(st->index + 8 + 16 * i);
 		if (roff >= from && roff < best)
 			best = roff;
@@ -340,11 +365,53 @@ static uint64_t perfdata_index_next(const struct perfdata_state *st, uint64_t fr
 	return best;
 }
 
+/* A record perf writes with nothing after it that its size leaves out
+ * (not AUXTRACE or tracing data): kernel types, perf's own. */
+static int perfdata_plain_type(uint32_t type)
+{
+	return (type >= 1 && type < 32) ||
+	       (type >= PD_REC_HEADER_ATTR && type < 96 &&
+		type != PD_REC_HEADER_TRACING_DATA && type != PD_REC_AUXTRACE);
+}
+
+/*
+ * Where, in [@from, @to], the records that end at @to begin: the lowest
+ * place from which record headers (a plain type, a size a multiple of 8,
+ * as perf writes them) step exactly to @to; @to if none (or no memory).
+ * A payload whose size is damaged ends there: the sideband records between
+ * it and the next AUXTRACE record are not trace data.  Worked back from
+ * @to, a place at a time (every 8 bytes: sizes are multiples of 8).
+ */
+static uint64_t perfdata_records_to(const struct perfdata_state *st,
+				    uint64_t from, uint64_t to)
+{
+	uint64_t n = (to - from) / 8, i, p, len, best = to;
+	uint8_t *good = calloc(n + 1, 1);	/* good[k]: to - 8k leads to @to */
+
+	if (!good)
+		return to;
+	good[0] = 1;
+	for (i = 1; i <= n; i++) {
+		p = to - 8 * i;
+		len = rd16(st->map + p + 6);
+		if (len < 8 || len % 8 || len > 8 * i ||
+		    !perfdata_plain_type(rd32(st->map + p)))
+			continue;
+		good[i] = good[i - len / 8];
+		if (good[i])
+			best = p;
+	}
+	free(good);
+	return best;
+}
+
 /* The AUXTRACE record at @off (@hsize bytes, its payload after it, cut at
  * @end with a warning): sets *@total to the bytes both take.  A payload
- * that runs past @end is cut at the next record the AUXTRACE index names,
- * or at @end (then the file is cut: perfdata_cut); either way what followed it
- * in its stream is lost.
+ * that runs over the next AUXTRACE record the index names ends where the
+ * records before that one begin (its size is wrong: the index gives no
+ * payload sizes, only where records start); one that runs past @end with
+ * no index entry after it is cut at @end (then the file is cut:
+ * perfdata_cut); either way what followed it in its stream is lost.
  * Returns 0, or a negative pte code. */
 static int perfdata_auxtrace(struct perfdata_state *st, uint64_t off, uint64_t hsize,
 		       uint64_t end, uint64_t *total)
@@ -363,18 +430,27 @@ static int perfdata_auxtrace(struct perfdata_state *st, uint64_t off, uint64_t h
 	}
 	size = rd64(p + 8);
 	*total = hsize + size;
-	if (size > end - off - hsize) {
-		claim = size;
+	/* a size that runs over the next AUXTRACE record perf's index lists
+	 * is wrong, inside the file too (an unordered index, not perf's,
+	 * is searched only for one that runs past the end) */
+	next = end;
+	if (st->index_sorted || size > end - off - hsize)
 		next = perfdata_index_next(st, off + hsize, end);
+	if (size > next - off - hsize && next < end &&
+	    (end - next < 8 || rd32(st->map + next) != PD_REC_AUXTRACE))
+		next = end;	/* the entry is wrong, not the size */
+	if (size > next - off - hsize) {
+		claim = size;
 		if (next < end) {
-			/* a wrong size, not a cut file: the index knows
-			 * where the next AUXTRACE record starts */
-			size = next - off - hsize;
-			*total = next - off;
+			/* the payload ends where the sideband records
+			 * before that AUXTRACE record begin */
+			size = perfdata_records_to(st, off + hsize, next) -
+			       off - hsize;
+			*total = hsize + size;
 			perfdata_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
 				"runs over the next AUXTRACE record the index "
-				"lists (at %#" PRIx64 "); cut there", claim,
-				next);
+				"lists (at %#" PRIx64 "); %" PRIu64 " kept, up "
+				"to the records before it", claim, next, size);
 		} else {
 			size = end - off - hsize;
 			*total = end - off;

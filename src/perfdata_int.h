@@ -171,6 +171,8 @@ struct perfdata_state {
 	uint64_t index_size;
 	uint64_t index_off;
 	uint8_t have_index;
+	uint8_t index_sorted;	/* its offsets ascend (perf writes them so) */
+	uint64_t index_n;	/* its entries, as many as it has room for */
 	uint64_t walk_start;	/* the first record */
 	uint64_t walk_end;	/* where the record walk stopped */
 	struct perfdata_skip *skip;	/* in file order, up to walk_end */

@@ -1654,6 +1654,96 @@ static void test_huge_size(void **state)
 	free(d.p);
 }
 
+/* perfdata_walk()'s callback: count the records of type *ctx's first
+ * word into its second. */
+static int walk_count_type(void *ctx, const struct perfdata_record *r)
+{
+	uint32_t *c = ctx;
+
+	c[1] += r->type == c[0];
+	return 0;
+}
+
+/* An AUXTRACE size that is wrong but stays in the file, or runs past it,
+ * over the next AUXTRACE record the index lists: the payload ends where
+ * the records before that one begin, and they are read as sideband.
+ * Before, a size inside the file was trusted (the payload swallowed the
+ * switch and the next record's header), and one past it was cut at the
+ * next AUXTRACE record: the sideband between was decoded as trace. */
+static void test_damaged_size(void **state)
+{
+	static const uint64_t claims[] = { PT_SPLIT + 48 + 16, 1ull << 40 };
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+	uint32_t count[2];
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		d.n = d.naux = 0;
+		rec_auxtrace_info(&d, 1, 0, 1);
+		rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, claims[i]);
+		rec_switch_out(&d, 0, 8000);
+		rec_auxtrace(&d, 1, 0, pt, sizeof(pt), sizeof(pt));
+		rec_switch_out(&d, 1, 9000);
+		f = file_mode(&d, 1);
+		assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+		assert_int_equal(t.nstreams, 2);
+		check_bytes(&t.streams[stream_named(&t, "cpu0")], pt, PT_SPLIT);
+		k = stream_named(&t, "cpu1");
+		check_bytes(&t.streams[k], pt, sizeof(pt));
+		assert_null(perfdata_end_loss(&t, k));
+		assert_non_null(strstr(perfdata_info(&t)->warning,
+				       "20 kept, up to the records before it"));
+		assert_int_equal(perfdata_info(&t)->nevents[PD_EV_SWITCH_OUT], 2);
+		count[0] = 15;
+		count[1] = 0;
+		assert_int_equal(perfdata_walk(&t, walk_count_type, count), 0);
+		assert_int_equal(count[1], 2);
+		perfdata_free(&t);
+		free(f.p);
+	}
+	free(d.p);
+}
+
+/* The same on a real file: quipper's CPU 0 payload (12240 bytes, then
+ * 7624 bytes of sideband before CPU 3's) with its size made 16 MiB. */
+static void test_damaged_size_quipper(void **state)
+{
+	static const char name[] = "perf.data.intel_pt-4.14";
+	struct trace t;
+	char err[256];
+	uint64_t nev[PD_EV_NKINDS], big = 0x1000000;
+	uint8_t *f, *copy, *want;
+	size_t n, wn;
+
+	(void)state;
+	f = map_shared(name, &n);
+	if (!f) {
+		print_message("skipped: %s not found\n", name);
+		return;
+	}
+	assert_int_equal(load(&t, f, n, err, sizeof(err)), 0);
+	memcpy(nev, perfdata_info(&t)->nevents, sizeof(nev));
+	perfdata_free(&t);
+	copy = malloc(n);
+	assert_non_null(copy);
+	memcpy(copy, f, n);
+	memcpy(copy + 0x29c8, &big, 8);	/* the size of CPU 0's AUXTRACE */
+	assert_int_equal(load(&t, copy, n, err, sizeof(err)), 0);
+	want = map_shared("perf.data.intel_pt-4.14.idx0.cpu0.pt", &wn);
+	assert_non_null(want);
+	assert_int_equal(wn, 12240);
+	check_bytes(&t.streams[stream_named(&t, "cpu0")], want, wn);
+	assert_memory_equal(perfdata_info(&t)->nevents, nev, sizeof(nev));
+	perfdata_free(&t);
+	munmap(want, wn);
+	free(copy);
+	munmap(f, n);
+}
+
 /* The quipper files: streams equal the extracted .pt files. */
 static void test_quipper(void **state)
 {
@@ -1771,6 +1861,8 @@ int main(void)
 		cmocka_unit_test(test_cut_generated),
 		cmocka_unit_test(test_cut_quipper),
 		cmocka_unit_test(test_huge_size),
+		cmocka_unit_test(test_damaged_size),
+		cmocka_unit_test(test_damaged_size_quipper),
 		cmocka_unit_test(test_options_roundtrip),
 	};
 
