@@ -422,6 +422,12 @@ static int merge1(void *ctx, size_t k)
 				goto out_done;
 			}
 			ret = publish_run(idx, idx->run_start, u->left.e);
+		} else if (idx->run_end >= u->b) {
+			/* The run's last pair ends past this unit: a span's
+			 * last unit of one byte, the 82 of a pair begun
+			 * before, where no pair starts.  The run goes on
+			 * (the unit before saw a pair at run_end). */
+			goto out_done;
 		} else {
 			ret = publish_run(idx, idx->run_start, idx->run_end);
 		}

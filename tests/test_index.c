@@ -716,6 +716,34 @@ static void test_spans(void **state)
 		check_spans(c, 8192, sp, 3, 1);
 		free(c);
 	}
+	/*
+	 * A span 64k + 1 bytes long: with chunks of 64, 128 and 192 its last
+	 * unit is one byte.  When that byte is the 82 of a pair begun in the
+	 * unit before, no pair starts in the unit, yet the run goes on
+	 * through it into the next span: a PSB (or a run of pairs before
+	 * one) straddling the spans is still found.
+	 */
+	for (cut = 385 - 17; cut <= 385 + 1; cut++) {
+		size_t extra;
+
+		for (extra = 0; extra <= 4; extra += 4) {
+			uint8_t *c = noise(8192);
+
+			fill_run(c, cut - extra, 16 + extra);
+			fill_run(c, 3000, 16);
+			memset(sp, 0, sizeof(sp));
+			sp[0].data = c;
+			sp[0].size = 385;
+			sp[1].data = c + 385;
+			sp[1].off = 385;
+			sp[1].size = 5000 - 385;
+			sp[2].data = c + 5000;
+			sp[2].off = 5000;
+			sp[2].size = 8192 - 5000;
+			check_spans(c, 8192, sp, 3, 1);
+			free(c);
+		}
+	}
 	free(b);
 }
 
