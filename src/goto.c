@@ -1,4 +1,5 @@
 /* goto -- parse goto targets and resolve them to byte offsets. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -715,19 +716,27 @@ int goto_tsc_after(uint64_t t0, uint64_t ns, double hz, uint64_t *tsc,
 		   char *err, size_t errlen)
 {
 	double d = (double)ns * hz / 1e9;
+	goto_u128 ticks;
 
-	/* 2^64 - t0 as a double: at or past it the sum wraps (and a double
-	 * of 2^64 or more converts to no uint64_t at all) */
-	if (!(d >= 0) || d >= 18446744073709551616.0 - (double)t0) {
-		goto_err(err, errlen, "goto: %llu ns from the start is past any TSC",
-			 (unsigned long long)ns);
-		return -pte_invalid;
-	}
-	*tsc = t0 + (uint64_t)d;
-	if (*tsc < t0) {	/* (rounding at the edge) */
-		goto_err(err, errlen, "goto: %llu ns from the start is past any TSC",
-			 (unsigned long long)ns);
-		return -pte_invalid;
-	}
+	if (!(d >= 0))
+		goto out_past;
+	/* Rounded up: a packet timed in the tick before @ns would be shown
+	 * before it.  A whole frequency (as tm_tsc_hz() gives) counts
+	 * exactly: 2 us at 1 GHz is 2000 ticks, not 2000.0000001 rounded
+	 * up to 2001. */
+	if (hz < 18446744073709551616.0 && hz == (double)(uint64_t)hz)
+		ticks = ((goto_u128)ns * (uint64_t)hz + 999999999u) / 1000000000u;
+	else if (d < 18446744073709551616.0)	/* (a uint64_t's range) */
+		ticks = (goto_u128)ceil(d);
+	else
+		goto out_past;
+	if (ticks > UINT64_MAX - t0)
+		goto out_past;
+	*tsc = t0 + (uint64_t)ticks;
 	return 0;
+
+out_past:
+	goto_err(err, errlen, "goto: %llu ns from the start is past any TSC",
+		 (unsigned long long)ns);
+	return -pte_invalid;
 }

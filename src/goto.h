@@ -132,8 +132,9 @@ int goto_offset(const char *arg, const struct goto_ctx *ctx,
  * ^ ' or #.  Returns 1 or 0. */
 int goto_is_target(const char *line);
 
-/* The TSC @ns nanoseconds after TSC @t0 at @hz ticks a second, into
- * *@tsc: what "t 12.5ms" looks for.
+/* The TSC @ns nanoseconds after TSC @t0 at @hz ticks a second, rounded
+ * up to a whole tick, into *@tsc: what "t 12.5ms" looks for (a packet at
+ * that TSC or after is timed at or after @ns).
  * Returns 0, or -pte_invalid with a message in @err if that lies past the
  * largest TSC (a double that large has no uint64_t value). */
 int goto_tsc_after(uint64_t t0, uint64_t ns, double hz, uint64_t *tsc,

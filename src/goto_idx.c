@@ -228,6 +228,29 @@ static int goto_idx_t0(struct goto_idx *g)
 	return g->have_t0 ? 0 : -pte_no_time;
 }
 
+int goto_idx_time_tsc(const struct tm_config *cfg, uint64_t t0, uint64_t ns,
+		      uint64_t *tsc, char *err, size_t len)
+{
+	double hz = (double)tm_tsc_hz(cfg, 1);
+	uint64_t n0, n;
+	int r, k;
+
+	if (hz <= 0)
+		return -pte_no_time;
+	r = goto_tsc_after(t0, ns, hz, tsc, err, len);
+	if (r < 0 || tm_tsc_to_ns(cfg, t0, &n0))
+		return r;	/* (shown at hz: the whole ticks up are it) */
+	/* Shown as a difference of two ns counts (each rounded down, or
+	 * perf's conversion): a tick or a few either way. */
+	for (k = 0; k < 64 && *tsc > t0 && !tm_tsc_to_ns(cfg, *tsc - 1, &n) &&
+		    n >= n0 && n - n0 >= ns; k++)
+		(*tsc)--;
+	for (k = 0; k < 64 && *tsc < UINT64_MAX && !tm_tsc_to_ns(cfg, *tsc, &n) &&
+		    (n < n0 || n - n0 < ns); k++)
+		(*tsc)++;
+	return 0;
+}
+
 static int goto_idx_time(void *arg, uint64_t ns, uint64_t *off, char *err,
 			 size_t len)
 {
@@ -243,7 +266,7 @@ static int goto_idx_time(void *arg, uint64_t ns, uint64_t *off, char *err,
 			 " (no TSC frequency: give the timing options)" : "");
 		return -pte_no_time;
 	}
-	if (goto_tsc_after(g->t0, ns, hz, &tsc, err, len) < 0)
+	if (goto_idx_time_tsc(&g->cfg, g->t0, ns, &tsc, err, len) < 0)
 		return -pte_eos;
 	return goto_idx_tsc(arg, tsc, off, err, len);
 }

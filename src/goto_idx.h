@@ -60,6 +60,15 @@ int goto_idx_tsc_hit(const struct win_row *row, uint64_t tsc);
  * Returns 1 or 0. */
 int goto_idx_cyc_hit(const struct win_row *row, uint64_t cyc);
 
+/* The first TSC shown @ns or more after TSC @t0 with timing @cfg (the
+ * browser's and dump's times: tm_tsc_to_ns() of each less that of @t0,
+ * else the ticks between at the TSC frequency): what "t 12.5ms" looks
+ * for, so that it lands on no packet shown before 12.5 ms.
+ * Returns 0 and sets *@tsc, -pte_no_time without a TSC frequency, or
+ * what goto_tsc_after() returns (a message in @err). */
+int goto_idx_time_tsc(const struct tm_config *cfg, uint64_t t0, uint64_t ns,
+		      uint64_t *tsc, char *err, size_t len);
+
 /* The TSC a move by time (t +3us) starts from at the row @it stands on:
  * its stamp's; for a row of a PSB+ with no time yet (the trace's first
  * PSB+, where the browser opens), that PSB+'s TSC, the time of the code

@@ -385,11 +385,30 @@ static void test_tsc_after(void **state)
 	assert_non_null(strstr(err, "past any TSC"));
 	assert_int_equal(goto_tsc_after(UINT64_MAX - 10, 1000, 1e9, &tsc, err, sizeof(err)),
 			 -pte_invalid);
-	/* (UINT64_MAX as a double is 2^64) */
-	assert_int_equal(goto_tsc_after(0, UINT64_MAX, 1e9, &tsc, err, sizeof(err)),
+	/* (counted in integers: 2^64 - 1 ns at 1 GHz is the last TSC, one
+	 * tick more is past it; as doubles both were 2^64) */
+	assert_int_equal(goto_tsc_after(0, UINT64_MAX, 1e9, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, UINT64_MAX);
+	assert_int_equal(goto_tsc_after(1, UINT64_MAX, 1e9, &tsc, err, sizeof(err)),
+			 -pte_invalid);
+	assert_int_equal(goto_tsc_after(0, UINT64_MAX, 1e9 + 0.5, &tsc, err, sizeof(err)),
 			 -pte_invalid);
 	assert_int_equal(goto_tsc_after(0, 1ull << 63, 1e9, &tsc, err, sizeof(err)), 0);
 	assert_int_equal(tsc, 1ull << 63);
+	/* Rounded up: 1369928 ns at 2.1 GHz is 2876848.8 ticks; a packet at
+	 * tick 2876848 is before it (it was taken, shown 1.369927 ms). */
+	assert_int_equal(goto_tsc_after(100, 1369928, 2.1e9, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, 100 + 2876849);
+	assert_int_equal(goto_tsc_after(0, 3, 1e9 / 3, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, 1);
+	assert_int_equal(goto_tsc_after(0, 4, 1e9 / 3, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, 2);
+	assert_int_equal(goto_tsc_after(0, 2000, 1e9, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, 2000);
+	/* at the edge: 2^64 - 1 ticks are a TSC; 1 more is past */
+	assert_int_equal(goto_tsc_after(UINT64_MAX - 1000, 1000, 1e9, &tsc, err,
+					sizeof(err)), 0);
+	assert_int_equal(tsc, UINT64_MAX);
 }
 
 int main(void)

@@ -266,6 +266,36 @@ static void test_time_goes_back(void **state)
 	trace_close(t);
 }
 
+/* t X looks for the first TSC shown X after the origin, as the browser
+ * shows times: each TSC's ns rounded down, less the origin's.  (It took
+ * TSC 0x1078ca6de4f2 for 1369928 ns at 1.2 GHz, shown 1369927 ns.) */
+static void test_time_tsc(void **state)
+{
+	struct tm_config c;
+	char err[128] = "";
+	uint64_t tsc = 0;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.have_tsc_hz = 1;
+	c.tsc_hz = 1200000000;
+	assert_int_equal(goto_idx_time_tsc(&c, 0x1078ca54cf69ull, 1369928, &tsc, err,
+					   sizeof(err)), 0);
+	assert_int_equal(tsc, 0x1078ca6de4f3ull);
+	assert_int_equal(goto_idx_time_tsc(&c, 0x1078ca54cf69ull, 1369931, &tsc, err,
+					   sizeof(err)), 0);
+	assert_int_equal(tsc, 0x1078ca6de4f6ull);
+	/* 3 GHz from 0x1000000 (5592405.33 ns): 1 ns is shown 2 ticks on */
+	c.tsc_hz = 3000000000u;
+	assert_int_equal(goto_idx_time_tsc(&c, TSC0, 1, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, TSC0 + 2);
+	assert_int_equal(goto_idx_time_tsc(&c, TSC0, 0, &tsc, err, sizeof(err)), 0);
+	assert_int_equal(tsc, TSC0);
+	c.have_tsc_hz = 0;
+	assert_int_equal(goto_idx_time_tsc(&c, TSC0, 1, &tsc, err, sizeof(err)),
+			 -pte_no_time);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +305,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_segment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_goes_back, setup, teardown),
+		cmocka_unit_test(test_time_tsc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

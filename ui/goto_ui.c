@@ -151,7 +151,7 @@ static int goto_ui_g_time(void *arg, uint64_t ns, uint64_t *off, char *err, size
 		return -pte_no_time;
 	}
 	((struct goto_ui_arg *)arg)->timed = 1;
-	if (goto_tsc_after(ui->t0, ns, hz, &tsc, err, len) < 0)
+	if (goto_idx_time_tsc(&ui->tmcfg, ui->t0, ns, &tsc, err, len) < 0)
 		return -pte_eos;
 	return goto_ui_g_tsc(arg, tsc, off, err, len);
 }
