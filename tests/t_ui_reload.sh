@@ -78,5 +78,20 @@ wait_for ' 0x7ffff/0x80000 '
 rm -f "$tmp/t.pt.options"
 keys R
 wait_for 'reloaded: 262144 new bytes'
+
+# Emptied and written again while shown (`cat new > trace` truncates,
+# then writes): a read in the moment the file is empty waits for the
+# writer, and the browser shows what is there, rather than ending with
+# "the file is now empty".
+keys g
+wait_off 0x0
+: > "$tmp/t.pt"
+( sleep 0.3; cat "$tmp/b.pt" > "$tmp/t.pt" ) &
+keys -l ':goto 0x5a000'
+keys Enter
+wait_for 'showing what is left'
+wait
+keys R
+wait_for 'reloaded|no change'
 tm_quit
 echo ok

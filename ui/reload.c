@@ -277,6 +277,26 @@ static int reload_grown(struct ui *ui)
 	return UI_DRAW_ALL;
 }
 
+/* A file rewritten in place (`cat new > trace`, an editor saving) is
+ * empty or short for a moment: wait, at most half a second, for its size
+ * to stay the same over 50 ms (and not 0) before taking up what is left. */
+static void reload_settle(const struct trace *t)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	struct stat st;
+	off_t last = -1;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		if (fstat(t->fd, &st) < 0)
+			return;
+		if (st.st_size && st.st_size == last)
+			return;
+		last = st.st_size;
+		nanosleep(&nap, NULL);
+	}
+}
+
 /* The trace shrank while open: see reload.h. */
 static void reload_shrunk(struct ui *ui)
 {
@@ -287,6 +307,7 @@ static void reload_shrunk(struct ui *ui)
 	int grew = 0, s;
 
 	reload_stop_readers(ui);
+	reload_settle(t);
 	snprintf(name, sizeof(name), "%s", t->streams[ui->stream_no].name);
 	if (trace_refresh(t, &size, &grew, what, sizeof(what)) != -pte_sigbus)
 		snprintf(what, sizeof(what), "%s: the file changed while being read",
