@@ -341,38 +341,32 @@ static int imgopt_split(const char *spec, char *file, size_t size,
 	return 0;
 }
 
-/* --elf FILE[:BASE]: every PT_LOAD segment in every address space. */
-static int imgopt_elf(struct imgset *s, const char *spec, char *err,
-		      size_t errlen)
+/* Object @o's PT_LOAD segments at their addresses + @bias in every
+ * address space (only the executable ones if @exec_only), named @name, and
+ * its symbols over its code: what --elf FILE:BASE and the kernel from the
+ * build-ID cache map.  A vmlinux's per-CPU segment is left out.
+ * Returns 0, or a negative pte_ code (-pte_invalid: segment *@bad does not
+ * fit in the address space there). */
+static int imgopt_relocate(struct imgset *s, const struct imgopt_obj *o,
+			   const char *name, uint64_t bias, int exec_only,
+			   size_t *bad)
 {
-	char file[4096];
-	struct imgopt_obj *o;
 	const struct elfimg_seg *seg;
-	uint64_t base = 0, bias = 0, lo = UINT64_MAX, hi = 0;
-	int have_base, ret;
+	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t i;
+	int ret;
 
-	if (imgopt_split(spec, file, sizeof(file), &base, &have_base)) {
-		snprintf(err, errlen, "--elf %s: file name too long", spec);
-		return -pte_invalid;
-	}
-	ret = imgopt_obj(s, file, &o, err, errlen);
-	if (ret)
-		return ret;
-	if (have_base)
-		bias = base - elfimg_link_base(o->e);
 	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
 		/* a vmlinux's per-CPU segment is linked at 0 (each CPU's
 		 * copy lives elsewhere): mapped, it would be user code in
 		 * every address space */
-		if (!seg->filesz || (!seg->vaddr && elfimg_type(o->e) == ET_EXEC))
+		if (!seg->filesz || (!seg->vaddr && elfimg_type(o->e) == ET_EXEC) ||
+		    (exec_only && !(seg->flags & PF_X)))
 			continue;
 		ret = mi_add_file(s->mi, MI_ASID_ANY, seg->vaddr + bias, seg->data,
-				  seg->filesz, file, seg->offset);
+				  seg->filesz, name, seg->offset);
 		if (ret) {
-			snprintf(err, errlen, "%s: segment %zu at %#" PRIx64
-				 " does not fit in the address space", file,
-				 i, seg->vaddr + bias);
+			*bad = i;
 			return ret;
 		}
 		if (seg->flags & PF_X) {
@@ -386,6 +380,33 @@ static int imgopt_elf(struct imgset *s, const char *spec, char *err,
 		return imgopt_add_symmap(s, MI_ASID_ANY, lo + bias, hi + bias,
 					 bias, o->st);
 	return 0;
+}
+
+/* --elf FILE[:BASE]: every PT_LOAD segment in every address space. */
+static int imgopt_elf(struct imgset *s, const char *spec, char *err,
+		      size_t errlen)
+{
+	char file[4096];
+	struct imgopt_obj *o;
+	uint64_t base = 0, bias = 0;
+	int have_base, ret;
+	size_t bad = 0;
+
+	if (imgopt_split(spec, file, sizeof(file), &base, &have_base)) {
+		snprintf(err, errlen, "--elf %s: file name too long", spec);
+		return -pte_invalid;
+	}
+	ret = imgopt_obj(s, file, &o, err, errlen);
+	if (ret)
+		return ret;
+	if (have_base)
+		bias = base - elfimg_link_base(o->e);
+	ret = imgopt_relocate(s, o, file, bias, 0, &bad);
+	if (ret == -pte_invalid)
+		snprintf(err, errlen, "%s: segment %zu at %#" PRIx64
+			 " does not fit in the address space", file, bad,
+			 elfimg_seg(o->e, bad)->vaddr + bias);
+	return ret;
 }
 
 /* Whether @path names no file (anonymous memory, [vdso], JIT maps). */
@@ -647,6 +668,65 @@ out_say:
 			  hex[0] ? " (build ID " : "", hex, hex[0] ? ")" : "", err);
 }
 
+/* Where a vmlinux's _text is linked, for an ELF whose table lacks it (an
+ * ELF table holds functions only): the page of its lowest executable
+ * segment, which _text starts.  Not elfimg_link_base(): an ELF linked
+ * with only -Ttext has its notes in a segment of their own below. */
+static uint64_t imgopt_text_base(const struct elfimg *e)
+{
+	const struct elfimg_seg *seg;
+	uint64_t lo = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; (seg = elfimg_seg(e, i)); i++)
+		if ((seg->flags & PF_X) && seg->filesz && seg->vaddr < lo)
+			lo = seg->vaddr;
+	return lo == UINT64_MAX ? elfimg_link_base(e) : lo & ~(uint64_t)0xfff;
+}
+
+/* Kernel mapping @m's code from @o, its build-ID cache entry.  perf's map
+ * of the kernel itself ("[kernel.kallsyms]_text") has for its page offset
+ * the runtime address of the symbol its name ends in (the relocation
+ * reference: _text, KASLR's offset included), not a file offset: the
+ * vmlinux is relocated by it, as --elf FILE:BASE does -- by the symbol's
+ * address in the ELF if its table has it, else imgopt_text_base().  When
+ * no code lands at the mapping's start it is said, naming the file.
+ * Returns 0 or -pte_nomem. */
+static int imgopt_kernel_cached(struct imgset *s, const struct sb_map *m,
+				const char *hex, const struct imgopt_obj *o)
+{
+	const char *ref = strchr(m->filename, ']');
+	size_t bad = 0;
+	uint64_t link;
+	char why[200] = "";
+	int ret;
+
+	if (imgopt_is_module(m->filename) || m->pgoff < 1ull << 63) {
+		ret = imgopt_map(s, MI_ASID_ANY, m, o);
+	} else {
+		if (!ref || !ref[1] || !symtab_addr_of(o->st, ref + 1, &link))
+			link = imgopt_text_base(o->e);
+		ret = imgopt_relocate(s, o, m->filename, m->pgoff - link, 1, &bad);
+		if (ret == -pte_invalid)
+			snprintf(why, sizeof(why), "relocated to %s at %#" PRIx64
+				 ", segment %zu does not fit in the address space",
+				 ref && ref[1] ? ref + 1 : "its link base", m->pgoff,
+				 bad);
+	}
+	if (ret == -pte_nomem ||
+	    (!ret && mi_name_at(s->mi, SB_ASID_NONE, m->start, NULL, NULL)))
+		return ret;
+	if (!why[0])
+		snprintf(why, sizeof(why), "no executable segment of it at the "
+			 "mapping's start %#" PRIx64 " (page offset %#" PRIx64 ")",
+			 m->start, m->pgoff);
+	if (imgopt_told(s, m->filename))
+		return 0;
+	return imgopt_say(s, "no code for the kernel %s (build ID %s): its "
+			  "instructions are unknown (%s: %s)", m->filename, hex,
+			  o->path, why);
+}
+
 /* A kernel mapping: code only from --elf (already in every address
  * space), the build-ID cache or a module's file; names from kallsyms. */
 static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
@@ -667,7 +747,7 @@ static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 	    !imgopt_obj(s, path, &o, err, sizeof(err)) &&
 	    !elfimg_check_build_id(o->e, m->build_id, m->build_id_len, NULL,
 				   0))
-		return imgopt_map(s, MI_ASID_ANY, m, o);
+		return imgopt_kernel_cached(s, m, hex, o);
 	if (imgopt_is_module(m->filename))
 		return imgopt_module(s, m, hex);
 	if (imgopt_told(s, m->filename))

@@ -16,8 +16,9 @@
  *   3. PATH as recorded (not when --sysroot is given and no build ID
  *      could prove it is the same file).
  * The kernel's code comes only from --elf vmlinux (or its build-ID cache
- * entry); its names from --kallsyms FILE, the cache's kallsyms, or the
- * vmlinux.  What is not found is said once per file, as "no code for PATH
+ * entry, relocated to where perf's kernel map says _text ran: KASLR's
+ * offset included); its names from --kallsyms FILE, the cache's kallsyms,
+ * or the vmlinux.  What is not found is said once per file, as "no code for PATH
  * (build ID X): its instructions are unknown", with the reason; nothing
  * is guessed.
  */

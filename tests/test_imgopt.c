@@ -266,6 +266,7 @@ static void test_elf_percpu(void **state)
 	snprintf(lds, sizeof(lds), "%s/pc.lds", fix.dir);
 	snprintf(vm, sizeof(vm), "%s/vmlinux_pc", fix.dir);
 	assert_int_equal(codefix_write(src, "int kfunc(int x) { return x * 5 + 1; }\n"
+		"int kfunc2(int x) { return kfunc(x * 7) * kfunc(x + 3) + 2; }\n"
 		"__attribute__((section(\".data..percpu\"))) int pcpu[64] = { 1, 2 };\n"), 0);
 	assert_int_equal(codefix_write(lds,
 		"PHDRS { text PT_LOAD FLAGS(5); percpu PT_LOAD FLAGS(6); }\n"
@@ -990,6 +991,121 @@ static void test_mapping_wraps(void **state)
 	imgopt_release(&o);
 }
 
+/* A perf.data whose one kernel map @name starts at @start with page offset
+ * @pgoff (what perf writes: the runtime address of the symbol the name
+ * ends in) and build ID @bid, at @out. */
+static void kernel_recording(const char *out, const char *name, uint64_t start,
+			     uint64_t pgoff, const uint8_t *bid)
+{
+	struct pw d = { 0 };
+
+	pw_setup(&d);
+	pw_mmap2(&d, -1, 0, 0, 0, start, 0x1000000, pgoff, name, bid, 1);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_auxtrace(&d, 0);
+	assert_int_equal(pw_file(out, &d, NULL), 0);
+	free(d.p);
+}
+
+/* A fake vmlinux @vm (kfunc in .text at 0xffffffff81000000) put into the
+ * build-ID cache @cache as perf lays it out, its build ID into @bid.  With
+ * @script, linked as a vmlinux is (_text first, a per-CPU segment at 0);
+ * else with ld -Ttext, which puts the build-ID note in a segment of its
+ * own below the code (no _text symbol either). */
+static void kcache_build(const char *vm, const char *cache, int script,
+			 uint8_t *bid)
+{
+	char src[310], lds[310], cmd[1600], hex[41];
+	struct elfimg *e;
+	const uint8_t *id;
+	size_t i;
+
+	snprintf(src, sizeof(src), "%s.c", vm);
+	snprintf(lds, sizeof(lds), "%s.lds", vm);
+	assert_int_equal(codefix_write(src, "int kfunc(int x) { return x * 5 + 1; }\n"
+		"int kfunc2(int x) { return kfunc(x * 7) * kfunc(x + 3) + 2; }\n"
+		"__attribute__((section(\".data..percpu\"))) int pcpu[64] = { 1, 2 };\n"), 0);
+	assert_int_equal(codefix_write(lds,
+		"PHDRS { text PT_LOAD FLAGS(5); percpu PT_LOAD FLAGS(6); note PT_NOTE; }\n"
+		"SECTIONS {\n  . = 0xffffffff81000000;\n"
+		"  .text : { _text = .; . += 0x40; *(.text*) } :text\n"
+		"  .notes : { *(.note.*) } :text :note\n"
+		"  .data..percpu 0 : AT(0x1000) { *(.data..percpu) } :percpu\n"
+		"  /DISCARD/ : { *(.note.GNU-stack) *(.comment) *(.eh_frame) }\n}\n"), 0);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -c -fno-pic -o %s.o %s && ld --build-id -e kfunc "
+		 "%s%s -o %s %s.o", vm, src, script ? "-T " : "-Ttext=0xffffffff81000000",
+		 script ? lds : "", vm, vm);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(elfimg_open(&e, vm, cmd, sizeof(cmd)), 0);
+	assert_int_equal(elfimg_build_id(e, &id), 20);
+	memcpy(bid, id, 20);
+	elfimg_close(e);
+	for (i = 0; i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/.build-id/%.2s/%s && cp %s "
+		 "%s/.build-id/%.2s/%s/elf", cache, hex, hex + 2, vm, cache, hex,
+		 hex + 2);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The kernel's code from the build-ID cache (--buildid-dir): perf's
+ * kernel map has pgoff = the runtime address of _text, not a file offset,
+ * so the vmlinux is relocated as --elf FILE:BASE does (KASLR's offset
+ * too); where nothing can be mapped a message names the file.  Both
+ * layouts of kcache_build(). */
+static void test_kernel_cache(void **state)
+{
+	const uint64_t kaslr = 0x1d000000, text = 0xffffffff81000000ull;
+	char cache[200], vm[300], data[300], buf[64];
+	uint64_t kf, pgoff, vaddr, len;
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	const char *m;
+	uint8_t bid[20], b[4];
+	int script;
+
+	(void)state;
+	snprintf(cache, sizeof(cache), "%s/kcache", fix.dir);
+	snprintf(data, sizeof(data), "%s/kc.data", fix.dir);
+	imgopt_init(&o);
+	o.buildid_dir = cache;
+	for (script = 0; script < 2; script++) {
+		snprintf(vm, sizeof(vm), "%s/vmlinux%d", fix.dir, script);
+		kcache_build(vm, cache, script, bid);
+		kf = codefix_nm(vm, "kfunc");
+		assert_true(kf >= text);
+		exec_seg(vm, &pgoff, &vaddr, &len);
+
+		/* as perf writes it, with KASLR: start = pgoff = runtime _text */
+		kernel_recording(data, "[kernel.kallsyms]_text", text + kaslr,
+				 text + kaslr, bid);
+		s = load(&o, data, &t);
+		assert_int_equal(imgopt_nmessages(s), 0);
+		same_bytes(s, 0, kf + kaslr, vm, kf - vaddr + pgoff);
+		imgopt_symbol(s, 7, kf + kaslr + 1, buf, sizeof(buf));
+		assert_string_equal(buf, "kfunc+0x1");
+		/* the per-CPU segment (linked at 0) is not mapped at the offset */
+		assert_true(mi_read(imgopt_mi(s), 0, kaslr, b, sizeof(b)) < 0);
+		assert_null(imgopt_nocode(s, 0, kf + kaslr));
+		imgopt_free(s);
+		trace_close(t);
+
+		/* a page offset that is no address and no offset in the file:
+		 * nothing mapped, and a message naming the file says so */
+		kernel_recording(data, "[kernel.kallsyms]_text", text,
+				 0x7f0000000000ull, bid);
+		s = load(&o, data, &t);
+		m = message(s, "no code for the kernel [kernel.kallsyms]_text");
+		assert_non_null(m);
+		assert_non_null(strstr(m, "/kcache/.build-id/"));
+		assert_ptr_equal(imgopt_nocode(s, 0, kf), m);
+		imgopt_free(s);
+		trace_close(t);
+	}
+	imgopt_release(&o);
+}
+
 /* Per-thread, no time conversion, a process that exec'd: its code is
  * left unknown (no image guessed for it), and a message says why. */
 static void test_untimed_exec(void **state)
@@ -1037,6 +1153,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_build_id),
 		cmocka_unit_test(test_untimed_exec),
 		cmocka_unit_test(test_mapping_wraps),
+		cmocka_unit_test(test_kernel_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
