@@ -4,7 +4,8 @@
 # pass, in a terminal and in --script), a percentage, an offset, a PSB, a
 # region and a mark by name, less's +G and +/EXPR; a target that does not parse is a
 # usage error before the screen (exit 2, one line), one that parses but is
-# not there opens at the start and says why.
+# not there opens at the start and says why (at once if the index cannot
+# know it: a mark, a region, an offset).
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 SHARED=${SHARED:-../shared}
@@ -72,6 +73,16 @@ got=$(plus +nosuch)
 [ "$got" = 0x0 ] || fail "+nosuch opened at $got"
 tail -n 1 "$tmp/plus.txt" | grep -q "+nosuch: goto: no region or bookmark 'nosuch'" ||
 	fail "+nosuch said: $(tail -n 1 "$tmp/plus.txt")"
+# What the index cannot answer is said at once, not after the whole index
+# with "going there once the index knows it" first (no cache: the index
+# is being built when the first screen is saved).
+for target in "'b" nosuch 0x99999999999; do
+	rm -rf "$tmp/cache"
+	printf ':save-screen %s/now.txt\nwait-index\n' "$tmp" > "$tmp/now.s"
+	"$PTBROWSE" --script "$tmp/now.s" $OPTS "+$target" "$T" || fail "--script +$target failed"
+	tail -n 1 "$tmp/now.txt" | grep -q "^+$target: goto: " ||
+		fail "+$target said first: $(tail -n 1 "$tmp/now.txt")"
+done
 echo "ok   a bad target: exit 2 before the screen, or the start and why"
 
 # In a terminal: the time target waits for the index (no cache: built

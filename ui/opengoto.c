@@ -62,6 +62,27 @@ static int opengoto_land(struct ui *ui, const char *arg)
 	return cmd_line(ui, line, 0) | UI_DRAW_ALL;
 }
 
+/* Whether the index may yet answer target @arg: a sync point, a time, a
+ * cycle count or a packet number.  Marks, regions and offsets are known
+ * now: waiting for the whole index only delays their error. */
+static int opengoto_may_wait(const char *arg)
+{
+	struct goto_target t;
+
+	if (goto_parse(arg, &t, NULL, 0) < 0)
+		return 0;
+	switch (t.kind) {
+	case GOTO_PSB:
+	case GOTO_TSC:
+	case GOTO_TIME:
+	case GOTO_CYCLES:
+	case GOTO_ORDINAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Try the target: land, wait (@busy: the index may answer later), or say
  * why not. */
 static int opengoto_try(struct ui *ui, int busy)
@@ -80,7 +101,7 @@ static int opengoto_try(struct ui *ui, int busy)
 	    goto_ui_offset_deeper(ui, og.arg, &off, &deeper, err, sizeof(err)) == 0 ||
 	    deeper)
 		return opengoto_land(ui, og.arg);
-	if (busy) {
+	if (busy && opengoto_may_wait(og.arg)) {
 		if (!og.said)
 			msg_report(ui, UI_INFO, "+%.200s: going there once the index "
 				   "knows it (keys work meanwhile)", og.arg);
