@@ -59,6 +59,30 @@ static int goto_is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* The unit named @s (case-insensitive), as 1 + its index in goto_units,
+ * or 0 if none is. */
+static size_t goto_unit(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(goto_units) / sizeof(goto_units[0]); i++)
+		if (!strcasecmp(s, goto_units[i].name))
+			return i + 1;
+	return 0;
+}
+
+/* *@v times 10 plus decimal digit @c.  Returns 0, or 1 (*@v unchanged)
+ * if that is more than UINT64_MAX. */
+static int goto_digit(uint64_t *v, char c)
+{
+	uint64_t d = (uint64_t)(c - '0');
+
+	if (*v > (UINT64_MAX - d) / 10)
+		return 1;
+	*v = *v * 10 + d;
+	return 0;
+}
+
 /* Parse word @w (no blanks) as a number and a unit into @a. */
 static int goto_amount(const char *w, struct amount *a, char *err,
 		       size_t errlen)
@@ -88,24 +112,27 @@ static int goto_amount(const char *w, struct amount *a, char *err,
 			v = v << 4 | (uint64_t)d;
 			digits++;
 		}
+		/* 0x10cyc: the c of cyc is no digit (0x10KiB needs no care) */
+		if (*p && digits && !goto_unit(p) && goto_unit(p - 1)) {
+			p--;
+			v >>= 4;
+			digits--;
+		}
 		if (*p == '.') {
 			goto_err(err, errlen, "goto: a hex number has no "
 				 "fraction: '%s'", w);
 			return -pte_invalid;
 		}
 	} else {
-		for (; *p >= '0' && *p <= '9'; p++, digits++) {
-			if (v > (UINT64_MAX - 9) / 10)
+		for (; *p >= '0' && *p <= '9'; p++, digits++)
+			if (goto_digit(&v, *p))
 				goto out_big;
-			v = v * 10 + (uint64_t)(*p - '0');
-		}
 		if (*p == '.') {
 			int fd = 0;
 
 			for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
-				if (fd >= 18 || v > (UINT64_MAX - 9) / 10)
-					goto out_big;
-				v = v * 10 + (uint64_t)(*p - '0');
+				if (fd >= 18 || goto_digit(&v, *p))
+					goto out_digits;
 				a->den *= 10;
 			}
 			digits += fd;
@@ -118,17 +145,20 @@ static int goto_amount(const char *w, struct amount *a, char *err,
 	a->mant = v;
 	if (!*p)
 		return 0;
-	for (i = 0; i < sizeof(goto_units) / sizeof(goto_units[0]); i++)
-		if (!strcasecmp(p, goto_units[i].name)) {
-			a->unit = goto_units[i].kind;
-			a->mult = goto_units[i].mult;
-			return 0;
-		}
+	i = goto_unit(p);
+	if (i) {
+		a->unit = goto_units[i - 1].kind;
+		a->mult = goto_units[i - 1].mult;
+		return 0;
+	}
 	goto_err(err, errlen, "goto: unknown unit '%s' in '%s'", p, w);
 	return -pte_invalid;
 
 out_big:
 	goto_err(err, errlen, "goto: number too large: '%s'", w);
+	return -pte_invalid;
+out_digits:
+	goto_err(err, errlen, "goto: too many digits after the point in '%s'", w);
 	return -pte_invalid;
 }
 

@@ -25,7 +25,8 @@
  *
  * Units, case-insensitive: KiB MiB GiB TiB (binary), kB MB GB TB
  * (decimal), ns us ms s, cyc.  Numbers are decimal (a fraction is allowed
- * with a unit or %) or 0x hex.  Offsets lie in [0, size]; size is the end.
+ * with a unit or %, 18 digits after the point at most) or 0x hex (0x10cyc
+ * is 0x10 cycles).  Offsets lie in [0, size]; size is the end.
  * Relative moves stop at the start and the end; absolute ones past the end
  * are errors.  The resolver asks the index through goto_ctx callbacks, so
  * tests use fakes.  Messages are one line and start with "goto: ".

@@ -411,6 +411,61 @@ static void test_tsc_after(void **state)
 	assert_int_equal(tsc, UINT64_MAX);
 }
 
+/* Numbers at their edges: the largest decimal, precision, hex with cyc. */
+static void test_numbers(void **state)
+{
+	static const struct {
+		const char *in;
+		enum goto_kind kind;
+		int rel;
+		uint64_t value;
+	} ok[] = {
+		{ "#18446744073709551615", GOTO_ORDINAL, 0, UINT64_MAX },
+		{ "tsc 18446744073709551615", GOTO_TSC, 0, UINT64_MAX },
+		{ "tsc 0xffffffffffffffff", GOTO_TSC, 0, UINT64_MAX },
+		{ "18446744073709551615", GOTO_OFFSET, 0, UINT64_MAX },
+		{ "t 0x10cyc", GOTO_CYCLES, 0, 0x10 },
+		{ "t 0xcCYC", GOTO_CYCLES, 0, 0xc },
+		{ "t +0x1cyc", GOTO_CYCLES, 1, 1 },
+		{ "0x10c", GOTO_OFFSET, 0, 0x10c },
+		{ "0x10KiB", GOTO_OFFSET, 0, 0x4000 },
+	};
+	static const struct {
+		const char *in;
+		const char *msg;
+	} bad[] = {
+		{ "#18446744073709551616", "goto: number too large: '18446744073709551616'" },
+		{ "0.0000000000000000001%", "goto: too many digits after the point in "
+					    "'0.0000000000000000001%'" },
+		{ "t 1844674407370955.16150ns", "goto: too many digits after the point in "
+					      "'1844674407370955.16150ns'" },
+		{ "t 0xcyc", "goto: bad number '0xcyc'" },
+		{ "t 0x10yc", "goto: unknown unit 'yc' in '0x10yc'" },
+	};
+	struct goto_target t;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		err[0] = 0;
+		if (goto_parse(ok[i].in, &t, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", ok[i].in, err);
+		if (t.kind != ok[i].kind || t.rel != ok[i].rel || t.value != ok[i].value)
+			fail_msg("'%s': kind %d rel %d value 0x%llx", ok[i].in, (int)t.kind,
+				 t.rel, (unsigned long long)t.value);
+	}
+	assert_int_equal(goto_parse("0.000000000000000001%", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.num, 1);
+	assert_int_equal(t.den, 1000000000000000000ull);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (goto_parse(bad[i].in, &t, err, sizeof(err)) != -pte_invalid ||
+		    strcmp(err, bad[i].msg))
+			fail_msg("'%s': '%s', want '%s'", bad[i].in, err, bad[i].msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_is_target),
 		cmocka_unit_test(test_tsc_after),
+		cmocka_unit_test(test_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
