@@ -293,6 +293,9 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 			 "--tid and --comm need a perf.data file", path);
 		return 1;
 	}
+	if (ctx_filter_active(&cc->filter) &&
+	    ctx_sideband_doubt(cc->t, err, sizeof(err)))
+		esc_line(stderr, CALLS_PROG, "%s", err);
 	return 0;
 }
 

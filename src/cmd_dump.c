@@ -919,6 +919,13 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 				 sizeof(ebuf), err));
 			return 1;
 		}
+		/* an empty dump says why */
+		if (ctx_sideband_doubt(t, err, sizeof(err)))
+			esc_line(stderr, "ptbrowse dump: ", "%s", err);
+		if (!st->nkeep)
+			esc_line(stderr, "ptbrowse dump: ", "%s: nothing in stream "
+				 "'%s' ran as the task asked for", t->path,
+				 t->streams[idx].name);
 	}
 	st->img = &t->streams[idx].img;
 	if (!have_to)

@@ -822,6 +822,35 @@ int ctx_restrict(const struct trace *t, int stream, const struct ctx_filter *f,
 	return ret;
 }
 
+int ctx_sideband_doubt(const struct trace *t, char *buf, size_t len)
+{
+	const struct perfdata_info *in = t ? perfdata_info(t) : NULL;
+	uint64_t lost;
+
+	if (!buf || !len)
+		return 0;
+	buf[0] = 0;
+	if (!in)
+		return 0;
+	/* perf compresses what the kernel writes (switches, COMMs, FORKs,
+	 * MMAPs): few records are left to read */
+	if (in->ncompressed) {
+		snprintf(buf, len, "%s: its sideband is compressed (perf record "
+			 "-z: %" PRIu64 " records not read): which thread ran "
+			 "when is unknown, so --pid, --tid and --comm cannot "
+			 "work (record without -z)", t->path, in->ncompressed);
+		return 1;
+	}
+	lost = perfdata_lost_records(t);
+	if (lost) {
+		snprintf(buf, len, "%s: %" PRIu64 " sideband records lost (perf's "
+			 "buffer was full): thread attribution may be wrong",
+			 t->path, lost);
+		return 1;
+	}
+	return 0;
+}
+
 int ctx_ranges_has(const struct ctx_range *r, size_t n, uint64_t off)
 {
 	size_t lo = 0, hi = n;

@@ -144,6 +144,14 @@ int ctx_restrict(const struct trace *t, int stream, const struct ctx_filter *f,
 		 uint64_t from, uint64_t to, struct ctx_range **out, size_t *n,
 		 char *err, size_t errlen);
 
+/* What makes the threads of @t's sideband unsure, for a command given
+ * --pid, --tid or --comm: one line into @buf naming the file, "" if
+ * nothing (or @t is no perf.data).  A compressed sideband (perf record -z)
+ * is not read: which thread ran when is unknown; else records perf lost
+ * (PERF_RECORD_LOST) may have been switches.
+ * Returns 1 if it wrote a line, else 0. */
+int ctx_sideband_doubt(const struct trace *t, char *buf, size_t len);
+
 /* Whether @off lies in one of @n sorted ranges @r (binary search).
  * Returns 1 or 0. */
 int ctx_ranges_has(const struct ctx_range *r, size_t n, uint64_t off);

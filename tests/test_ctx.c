@@ -659,6 +659,72 @@ static void test_restrict(void **state)
 	trace_close(t);
 }
 
+/* A sideband perf compressed (perf record -z) is not read, and one perf
+ * lost records of may miss switches: the commands given --pid, --tid or
+ * --comm say so; a whole one, a raw trace: nothing. */
+static void test_doubt(void **state)
+{
+	struct pw d = { 0 }, c0 = { 0 };
+	struct trace *t;
+	char file[64], err[512];
+	size_t at;
+
+	(void)state;
+	assert_int_equal(ctx_sideband_doubt(NULL, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(ctx_sideband_doubt(NULL, NULL, 0), 0);
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(ctx_sideband_doubt(t, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	trace_close(t);
+	assert_int_equal(trace_open(&t, raw, err, sizeof(err)), 0);
+	assert_int_equal(ctx_sideband_doubt(t, err, sizeof(err)), 0);
+	trace_close(t);
+	/* the fixture with two COMPRESSED records (zstd frames, not read) */
+	fixture(&d, &c0, 0);
+	at = pw_begin(&d, 81, 0);
+	pw_64(&d, 0x28b52ffd);
+	pw_end(&d, at);
+	at = pw_begin(&d, 81, 0);
+	pw_64(&d, 0x28b52ffd);
+	pw_end(&d, at);
+	assert_int_equal(tmpname(file, sizeof(file), "/tmp/ptb-ctx-z-XXXXXX"), 0);
+	assert_int_equal(pw_file(file, &d, NULL), 0);
+	assert_int_equal(trace_open(&t, file, err, sizeof(err)), 0);
+	assert_int_equal(ctx_sideband_doubt(t, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, file));
+	assert_non_null(strstr(err, "compressed (perf record -z: 2 records"));
+	assert_non_null(strstr(err, "--pid, --tid and --comm cannot work"));
+	/* cut to the buffer */
+	assert_int_equal(ctx_sideband_doubt(t, err, 8), 1);
+	assert_int_equal(strlen(err), 7);
+	trace_close(t);
+	free(d.p);
+	free(c0.p);
+	/* the fixture with two LOST records, of 3 and 4 records */
+	memset(&d, 0, sizeof(d));
+	memset(&c0, 0, sizeof(c0));
+	fixture(&d, &c0, 0);
+	for (at = 3; at <= 4; at++) {
+		size_t rec = pw_begin(&d, 2, 0);
+
+		pw_64(&d, PW_ATTR_ID);
+		pw_64(&d, at);
+		pw_sid(&d, 100, 100, 1500, 0);
+		pw_end(&d, rec);
+	}
+	assert_int_equal(pw_file(file, &d, NULL), 0);
+	assert_int_equal(trace_open(&t, file, err, sizeof(err)), 0);
+	assert_int_equal(ctx_sideband_doubt(t, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, file));
+	assert_non_null(strstr(err, ": 7 sideband records lost"));
+	assert_non_null(strstr(err, "thread attribution may be wrong"));
+	trace_close(t);
+	unlink(file);
+	free(d.p);
+	free(c0.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_has),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_restrict),
+		cmocka_unit_test(test_doubt),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
