@@ -341,6 +341,47 @@ static int imgopt_split(const char *spec, char *file, size_t size,
 	return 0;
 }
 
+/* Whether imgopt_relocate() maps segment @seg of @o. */
+static int imgopt_seg_mapped(const struct imgopt_obj *o,
+			     const struct elfimg_seg *seg, int exec_only)
+{
+	/* a vmlinux's per-CPU segment is linked at 0 (each CPU's copy
+	 * lives elsewhere): mapped, it would be user code in every
+	 * address space */
+	return seg->filesz && (seg->vaddr || elfimg_type(o->e) != ET_EXEC) &&
+	       (!exec_only || (seg->flags & PF_X));
+}
+
+/* Say what --elf @file's segments at @bias will hide, once: the first
+ * --raw dump or earlier --elf one overlaps.  The --elf is read there: it
+ * is added after them, and the later segment wins (memimg.h); --raw
+ * dumps are all loaded before any --elf.  Returns 0 or -pte_nomem. */
+static int imgopt_elf_overlap(struct imgset *s, const struct imgopt_obj *o,
+			      const char *file, uint64_t bias)
+{
+	const struct elfimg_seg *seg;
+	uint64_t lo, hi, start, end;
+	const char *name;
+	size_t i;
+	int dump;
+
+	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
+		lo = seg->vaddr + bias;
+		hi = lo + seg->filesz;
+		if (!imgopt_seg_mapped(o, seg, 0) || hi < lo)
+			continue;
+		name = mi_overlap(s->mi, MI_ASID_ANY, lo, hi, &start, &end, &dump);
+		if (name)
+			return imgopt_say(s, "--elf %s: segment %zu at 0x%" PRIx64
+					  "-0x%" PRIx64 " overlaps %s %s at 0x%"
+					  PRIx64 "-0x%" PRIx64 ": %s's bytes are "
+					  "read there", file, i, lo, hi - 1,
+					  dump ? "--raw" : "--elf", name, start,
+					  end - 1, file);
+	}
+	return 0;
+}
+
 /* Object @o's PT_LOAD segments at their addresses + @bias in every
  * address space (only the executable ones if @exec_only), named @name, and
  * its symbols over its code: what --elf FILE:BASE and the kernel from the
@@ -357,11 +398,7 @@ static int imgopt_relocate(struct imgset *s, const struct imgopt_obj *o,
 	int ret;
 
 	for (i = 0; (seg = elfimg_seg(o->e, i)); i++) {
-		/* a vmlinux's per-CPU segment is linked at 0 (each CPU's
-		 * copy lives elsewhere): mapped, it would be user code in
-		 * every address space */
-		if (!seg->filesz || (!seg->vaddr && elfimg_type(o->e) == ET_EXEC) ||
-		    (exec_only && !(seg->flags & PF_X)))
+		if (!imgopt_seg_mapped(o, seg, exec_only))
 			continue;
 		ret = mi_add_file(s->mi, MI_ASID_ANY, seg->vaddr + bias, seg->data,
 				  seg->filesz, name, seg->offset);
@@ -401,7 +438,9 @@ static int imgopt_elf(struct imgset *s, const char *spec, char *err,
 		return ret;
 	if (have_base)
 		bias = base - elfimg_link_base(o->e);
-	ret = imgopt_relocate(s, o, file, bias, 0, &bad);
+	ret = imgopt_elf_overlap(s, o, file, bias);
+	if (!ret)
+		ret = imgopt_relocate(s, o, file, bias, 0, &bad);
 	if (ret == -pte_invalid)
 		snprintf(err, errlen, "%s: segment %zu at %#" PRIx64
 			 " does not fit in the address space", file, bad,

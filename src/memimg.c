@@ -293,6 +293,29 @@ const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
 	return mi->segs[i].name;
 }
 
+const char *mi_overlap(const struct mi *mi, uint64_t asid, uint64_t lo,
+		       uint64_t hi, uint64_t *start, uint64_t *end, int *dump)
+{
+	const struct mi_seg *s;
+	size_t i;
+
+	if (!mi || lo >= hi)
+		return NULL;
+	for (i = mi->n; i-- > 0;) {
+		s = &mi->segs[i];
+		if (s->addr >= hi || s->end <= lo || !asid_match(s, asid))
+			continue;
+		if (start)
+			*start = s->addr;
+		if (end)
+			*end = s->end;
+		if (dump)
+			*dump = s->map != NULL;
+		return s->name;
+	}
+	return NULL;
+}
+
 size_t mi_count(const struct mi *mi)
 {
 	return mi ? mi->n : 0;

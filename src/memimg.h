@@ -73,6 +73,15 @@ const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
 			 uint64_t *start, uint64_t *end, uint64_t *until,
 			 uint64_t *file_off);
 
+/* The newest segment read in address space @asid (one of @asid's or of
+ * every space's; MI_ASID_ANY: any) that overlaps [@lo, @hi): its name, its
+ * first byte in *@start and one past its last in *@end, and into *@dump
+ * whether it is a --raw dump (mi_add_raw()); any of them may be NULL.  So
+ * that code about to be added can say what it will hide.
+ * Returns the name, or NULL if none overlaps (or @lo >= @hi). */
+const char *mi_overlap(const struct mi *mi, uint64_t asid, uint64_t lo,
+		       uint64_t hi, uint64_t *start, uint64_t *end, int *dump);
+
 /* The number of segments. */
 size_t mi_count(const struct mi *mi);
 

@@ -250,6 +250,64 @@ static void test_elf_option(void **state)
 	imgopt_release(&o);
 }
 
+/* An --elf over a --raw dump or an earlier --elf: said in one line naming
+ * both, with which is read there (the --elf: it was silently). */
+static void test_elf_overlap(void **state)
+{
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	static const uint8_t page[0x1000];
+	char zeros[200], raw[300], spec[300], lspec[300], want[600];
+	unsigned long long main_addr = codefix_nm(fix.prog, "main");
+	uint64_t pgoff, vaddr, len;
+	const char *m;
+	FILE *f;
+
+	(void)state;
+	exec_seg(fix.prog, &pgoff, &vaddr, &len);
+	snprintf(zeros, sizeof(zeros), "%s/zeros", fix.dir);
+	f = fopen(zeros, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(page, 1, sizeof(page), f), sizeof(page));
+	fclose(f);
+	snprintf(raw, sizeof(raw), "%s:%#llx", zeros, BASE + vaddr);
+	snprintf(spec, sizeof(spec), "%s:%#llx", fix.prog, BASE);
+	imgopt_init(&o);
+	o.raw = calloc(1, sizeof(*o.raw));
+	o.raw[0] = raw;
+	o.nraw = 1;
+	o.elf = calloc(2, sizeof(*o.elf));
+	o.elf[0] = spec;
+	o.nelf = 1;
+	s = load(&o, NULL, &t);
+	assert_int_equal(imgopt_nmessages(s), 1);
+	m = imgopt_message(s, 0);
+	snprintf(want, sizeof(want), " overlaps --raw %s at 0x%llx-0x%llx: %s's bytes "
+		 "are read there", zeros, BASE + vaddr, BASE + vaddr + 0xfff, fix.prog);
+	assert_non_null(strstr(m, want));
+	snprintf(want, sizeof(want), "--elf %s: segment ", fix.prog);
+	assert_true(!strncmp(m, want, strlen(want)));
+	assert_null(strchr(m, '\n'));
+	/* and so it is */
+	same_bytes(s, 0, BASE + main_addr, fix.prog, main_addr);
+	imgopt_free(s);
+
+	/* two --elf at one BASE: the later one is read */
+	snprintf(lspec, sizeof(lspec), "%s:%#llx", fix.lib, BASE);
+	o.nraw = 0;
+	o.elf[1] = lspec;
+	o.nelf = 2;
+	s = load(&o, NULL, &t);
+	assert_int_equal(imgopt_nmessages(s), 1);
+	snprintf(want, sizeof(want), " overlaps --elf %s at 0x", fix.prog);
+	assert_non_null(strstr(imgopt_message(s, 0), want));
+	snprintf(want, sizeof(want), "%s's bytes are read there", fix.lib);
+	assert_non_null(strstr(imgopt_message(s, 0), want));
+	imgopt_free(s);
+	imgopt_release(&o);
+}
+
 /* A vmlinux's per-CPU segment, linked at 0, is not mapped: at 0 (or the
  * KASLR offset, with a BASE) it would hide user code in every address
  * space. */
@@ -1141,6 +1199,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_elf_option),
 		cmocka_unit_test(test_elf_percpu),
+		cmocka_unit_test(test_elf_overlap),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_find_function),
 		cmocka_unit_test(test_bad_options),

@@ -1,7 +1,7 @@
 /*
  * test_memimg -- code segments by address space: reads across and between
  * segments, later segments hiding earlier ones, address spaces, --raw
- * specs and their errors.
+ * specs and their errors, what a segment would hide (mi_overlap()).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -187,6 +187,27 @@ static void test_raw(void **state)
 	assert_int_equal(mi_add_raw(mi, spec, err, sizeof(err)), -pte_invalid);
 	assert_non_null(strstr(err, "not a regular file"));
 	assert_int_equal(mi_count(mi), 2);
+
+	/* what added code would hide: the newest overlapping segment, and
+	 * whether it is a dump */
+	{
+		static const uint8_t code[16];
+		uint64_t st = 0, en = 0;
+		int dump = -1;
+		const char *n;
+
+		n = mi_overlap(mi, 7, 0x400ff0, 0x401001, &st, &en, &dump);
+		assert_non_null(n);
+		assert_non_null(strstr(n, "b.bin"));
+		assert_true(st == 0x401000 && en == 0x401010 && dump == 1);
+		assert_null(mi_overlap(mi, 7, 0x401010, 0x402000, NULL, NULL, NULL));
+		assert_null(mi_overlap(mi, 7, 0x400010, 0x400010, NULL, NULL, NULL));
+		assert_int_equal(mi_add(mi, 9, 0x500000, code, 16, "elf"), 0);
+		assert_null(mi_overlap(mi, 8, 0x500000, 0x500001, NULL, NULL, NULL));
+		assert_string_equal(mi_overlap(mi, 9, 0x50000f, 0x500010, NULL,
+					       NULL, &dump), "elf");
+		assert_int_equal(dump, 0);
+	}
 	mi_free(mi);
 
 	snprintf(spec, sizeof(spec), "rm -rf '%s'", dir);
