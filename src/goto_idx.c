@@ -144,8 +144,19 @@ static int goto_idx_psb_number(void *arg, uint64_t off, int64_t *n, char *err,
 
 	if (r < 0)
 		return r;
-	*n = idx_find(g->idx, off, &i) ? -1 : (int64_t)i;
+	*n = goto_idx_psb_known(g->idx, off, &i) ? -1 : (int64_t)i;
 	return 0;
+}
+
+int goto_idx_psb_known(const struct idx *idx, uint64_t off, size_t *i)
+{
+	struct idx_progress p;
+
+	/* (the snapshot first: every PSB below its scanned is published) */
+	idx_progress(idx, &p);
+	if (!idx_scan_done(idx) && off >= p.scanned)
+		return 1;
+	return idx_find(idx, off, i) ? -pte_nosync : 0;
 }
 
 /* From seek point @seg's PSB on, the first row for which @hit() holds,

@@ -25,6 +25,7 @@ struct marks_set;
 struct goto_idx;
 struct win_row;
 struct win_iter;
+struct idx;
 
 /* A resolver over stream @stream of @t with timing @cfg (copied) and the
  * marks @marks (may be NULL: no names).  @t and @marks must outlive it.
@@ -76,5 +77,13 @@ int goto_idx_time_tsc(const struct tm_config *cfg, uint64_t t0, uint64_t ns,
  * move within that PSB+.
  * Returns 0 and sets *@tsc, or -pte_no_time. */
 int goto_idx_row_tsc(struct win_iter *it, uint64_t *tsc);
+
+/* The number of the last sync point at or before @off in @idx, into *@i,
+ * as `psb N` counts them; while the index still looks for sync points
+ * below @off (idx_find() would give the last one found so far) it is not
+ * known.
+ * Returns 0, 1 if not known yet, -pte_nosync if no sync point is at or
+ * before @off. */
+int goto_idx_psb_known(const struct idx *idx, uint64_t off, size_t *i);
 
 #endif /* GOTO_IDX_H */

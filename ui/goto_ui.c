@@ -59,10 +59,17 @@ static int goto_ui_g_psb_number(void *arg, uint64_t off, int64_t *n, char *err, 
 {
 	struct ui *ui = ((struct goto_ui_arg *)arg)->ui;
 	size_t i;
+	int r;
 
 	if (!ui->idx)
 		return -pte_invalid;
-	*n = idx_find(ui->idx, off, &i) ? -1 : (int64_t)i;
+	/* (not the last sync point found so far: psb -1 at 90% went to 16%) */
+	r = goto_idx_psb_known(ui->idx, off, &i);
+	if (r == 1) {
+		snprintf(err, len, "goto: sync points are still being indexed");
+		return -pte_eos;
+	}
+	*n = r ? -1 : (int64_t)i;
 	return 0;
 }
 

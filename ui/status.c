@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "funcs_idx.h"
+#include "goto_idx.h"
 #include "msg.h"
 #include "nav.h"
 #include "pane_cycles.h"
@@ -96,20 +97,24 @@ void status_draw_header(struct ui *ui)
 
 /* The PSB segment row @r is in, as `:goto psb N` counts them (from 0), of
  * how many: "  psb 12/30984" ("/30000+" while the index still looks for
- * PSBs), into @buf; nothing before the first PSB or without an index.
+ * PSBs; "psb ?/30000+" where it has not looked yet), into @buf; nothing
+ * before the first PSB or without an index.
  * Returns the length written (less than @size). */
 static size_t status_psb_where(struct ui *ui, const struct win_row *r, char *buf,
 			       size_t size)
 {
-	size_t seg;
-	int n;
+	size_t seg = 0;
+	int n, k;
 
 	buf[0] = 0;
 	if (!ui->idx || (r->flags & WIN_F_PRE_PSB) ||
-	    idx_find(ui->idx, r->pkt.offset, &seg))
+	    (k = goto_idx_psb_known(ui->idx, r->pkt.offset, &seg)) < 0)
 		return 0;
-	n = snprintf(buf, size, "  psb %zu/%zu%s", seg, idx_nseeks(ui->idx),
-		     idx_scan_done(ui->idx) ? "" : "+");
+	if (k == 1)
+		n = snprintf(buf, size, "  psb ?/%zu+", idx_nseeks(ui->idx));
+	else
+		n = snprintf(buf, size, "  psb %zu/%zu%s", seg, idx_nseeks(ui->idx),
+			     idx_scan_done(ui->idx) ? "" : "+");
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
