@@ -594,9 +594,10 @@ static int imgopt_is_module(const char *name)
 	return ko && (!ko[3] || ko[3] == '.');
 }
 
-/* nftw()'s search for a module file by name ('-' and '_' alike). */
+/* nftw()'s search for a module file by name ('-' and '_' alike): NAME.ko,
+ * else the first compressed one (NAME.ko.zst, .ko.xz, .ko.gz), to say so. */
 static const char *imgopt_ko_want;
-static char imgopt_ko_found[4096];
+static char imgopt_ko_found[4096], imgopt_ko_zipped[4096];
 
 static int imgopt_ko_visit(const char *path, const struct stat *st, int type,
 			   struct FTW *ftw)
@@ -609,16 +610,22 @@ static int imgopt_ko_visit(const char *path, const struct stat *st, int type,
 	for (; *b && *w; b++, w++)
 		if (*b != *w && !((*b == '-' || *b == '_') && (*w == '-' || *w == '_')))
 			return 0;
-	if (*w || strcmp(b, ".ko"))
+	if (*w)
+		return 0;
+	if (!strncmp(b, ".ko.", 4) && b[4] && !imgopt_ko_zipped[0])
+		snprintf(imgopt_ko_zipped, sizeof(imgopt_ko_zipped), "%s", path);
+	if (strcmp(b, ".ko"))
 		return 0;
 	snprintf(imgopt_ko_found, sizeof(imgopt_ko_found), "%s", path);
 	return 1;
 }
 
 /* The module file for "[name]": NAME.ko under [SYSROOT]/lib/modules/
- * RELEASE (uname -r), as perf finds them.  Returns 0 and fills @buf. */
+ * RELEASE (uname -r), as perf finds them.  Returns 0 and fills @buf; else
+ * -1, and if only a compressed one is there (distributions compress
+ * them), @why says it is not read and what to do. */
 static int imgopt_ko_search(const struct imgset *s, const char *bracketed,
-			    char *buf, size_t size)
+			    char *buf, size_t size, char *why, size_t wlen)
 {
 	char dir[4096], name[256];
 	struct utsname u;
@@ -631,11 +638,18 @@ static int imgopt_ko_search(const struct imgset *s, const char *bracketed,
 	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", s->sysroot ? s->sysroot : "",
 		 u.release);
 	imgopt_ko_want = name;
-	imgopt_ko_found[0] = 0;
-	if (nftw(dir, imgopt_ko_visit, 16, FTW_PHYS) != 1)
-		return -1;
-	snprintf(buf, size, "%s", imgopt_ko_found);
-	return 0;
+	imgopt_ko_found[0] = imgopt_ko_zipped[0] = 0;
+	if (nftw(dir, imgopt_ko_visit, 16, FTW_PHYS) == 1) {
+		snprintf(buf, size, "%s", imgopt_ko_found);
+		return 0;
+	}
+	if (imgopt_ko_zipped[0])
+		snprintf(why, wlen, "compressed modules are not read: %s; decompress "
+			 "it to %.*s%s", imgopt_ko_zipped,
+			 (int)(strrchr(imgopt_ko_zipped, '.') - imgopt_ko_zipped),
+			 imgopt_ko_zipped, s->sysroot ? "" :
+			 ", or to that path under a --sysroot DIR");
+	return -1;
 }
 
 /* A kernel module's mapping: its .ko file (kmod.h) from --sysroot, the
@@ -660,7 +674,8 @@ static int imgopt_module(struct imgset *s, const struct sb_map *m, const char *h
 	if (s->kallsyms && !s->knames && kmod_names_new(&s->knames, s->kallsyms))
 		return -pte_nomem;
 	if (m->filename[0] == '[') {
-		if (!imgopt_ko_search(s, m->filename, cand[n], sizeof(cand[0])))
+		if (!imgopt_ko_search(s, m->filename, cand[n], sizeof(cand[0]),
+				      err, sizeof(err)))
 			n++;
 	} else if (s->sysroot) {
 		snprintf(cand[n++], sizeof(cand[0]), "%s/%s", s->sysroot, m->filename);

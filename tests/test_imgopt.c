@@ -860,6 +860,62 @@ static void test_kernel_module(void **state)
 	imgopt_release(&o);
 }
 
+/* perf's "[name]" module map where the distribution compresses its
+ * modules: NAME.ko.zst under SYSROOT/lib/modules/RELEASE is named, and
+ * said not to be read, with what to do (it was "not found under
+ * /lib/modules"); a plain NAME.ko beside it is read. */
+static void test_module_compressed(void **state)
+{
+	char dir[300], data[200], root[200], cmd[1400], want[900];
+	struct utsname u;
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	struct pw d = { 0 };
+	const char *m;
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	snprintf(root, sizeof(root), "%s/zroot", fix.dir);
+	snprintf(dir, sizeof(dir), "%s/lib/modules/%s/kernel/fs", root, u.release);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && echo x > '%s/zmod_x.ko.zst'",
+		 dir, dir);
+	assert_int_equal(system(cmd), 0);
+	pw_setup(&d);
+	pw_mmap2(&d, -1, 0, 0, 0, 0xffffffffc0000000ull, 0x3000, 0, "[zmod-x]",
+		 NULL, 1);
+	pw_itrace_start(&d, 100, 100, 1000, 0);
+	pw_auxtrace(&d, 0);
+	snprintf(data, sizeof(data), "%s/zm.data", fix.dir);
+	assert_int_equal(pw_file(data, &d, NULL), 0);
+	free(d.p);
+	imgopt_init(&o);
+	o.sysroot = root;
+	s = load(&o, data, &t);
+	m = message(s, "[zmod-x]");
+	assert_non_null(m);
+	snprintf(want, sizeof(want), "(compressed modules are not read: "
+		 "%s/zmod_x.ko.zst; decompress it to %s/zmod_x.ko)", dir, dir);
+	assert_non_null(strstr(m, want));
+	assert_null(strstr(m, "not found"));
+	assert_ptr_equal(imgopt_nocode(s, 0, 0xffffffffc0000010ull), m);
+	imgopt_free(s);
+	trace_close(t);
+
+	/* decompressed beside it (here: a damaged one): that file is read */
+	snprintf(cmd, sizeof(cmd), "echo x > '%s/zmod-x.ko'", dir);
+	assert_int_equal(system(cmd), 0);
+	s = load(&o, data, &t);
+	m = message(s, "[zmod-x]");
+	assert_non_null(m);
+	assert_null(strstr(m, "compressed"));
+	snprintf(want, sizeof(want), "%s/zmod-x.ko", dir);
+	assert_non_null(strstr(m, want));
+	imgopt_free(s);
+	trace_close(t);
+	imgopt_release(&o);
+}
+
 /* Copy @from to @to, making directories. */
 static void copy(const char *from, const char *to)
 {
@@ -1207,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_sync_switch),
 		cmocka_unit_test(test_kernel_module),
+		cmocka_unit_test(test_module_compressed),
 		cmocka_unit_test(test_sysroot),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_wrong_build_id),
