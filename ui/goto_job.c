@@ -39,7 +39,7 @@ static struct goto_job *gj;
 
 int goto_job_hit(enum goto_job_kind kind, const struct win_row *row, uint64_t v)
 {
-	/* (the commands' rules: a goto lands where `export` starts) */
+	/* (the commands' rules: export's 't X' is where :goto t X lands) */
 	if (kind == GOTO_JOB_TSC)
 		return goto_idx_tsc_hit(row, v);
 	return goto_idx_cyc_hit(row, v);
