@@ -755,16 +755,21 @@ static int imgopt_kernel_cached(struct imgset *s, const struct sb_map *m,
 	char why[200] = "";
 	int ret;
 
-	if (imgopt_is_module(m->filename) || m->pgoff < 1ull << 63) {
+	/* perf's reference is _text, else _stext (its ref_reloc_sym); other
+	 * maps named so (x86's PTI entry trampolines) map kernel code
+	 * elsewhere, and are left to say that nothing is at their start */
+	if (imgopt_is_module(m->filename) || m->pgoff < 1ull << 63 || !ref ||
+	    (ref[1] && strcmp(ref + 1, "_text") && strcmp(ref + 1, "_stext"))) {
 		ret = imgopt_map(s, MI_ASID_ANY, m, o);
 	} else {
-		if (!ref || !ref[1] || !symtab_addr_of(o->st, ref + 1, &link))
+		/* x86's _stext is _text */
+		if (!ref[1] || !symtab_addr_of(o->st, ref + 1, &link))
 			link = imgopt_text_base(o->e);
 		ret = imgopt_relocate(s, o, m->filename, m->pgoff - link, 1, &bad);
 		if (ret == -pte_invalid)
 			snprintf(why, sizeof(why), "relocated to %s at %#" PRIx64
 				 ", segment %zu does not fit in the address space",
-				 ref && ref[1] ? ref + 1 : "its link base", m->pgoff,
+				 ref[1] ? ref + 1 : "_text", m->pgoff,
 				 bad);
 	}
 	if (ret == -pte_nomem ||

@@ -1107,14 +1107,18 @@ static void test_mapping_wraps(void **state)
 
 /* A perf.data whose one kernel map @name starts at @start with page offset
  * @pgoff (what perf writes: the runtime address of the symbol the name
- * ends in) and build ID @bid, at @out. */
+ * ends in) and build ID @bid, at @out; with @tramp, a PTI entry
+ * trampoline's map too, as perf writes it (its code at @start + 0x40). */
 static void kernel_recording(const char *out, const char *name, uint64_t start,
-			     uint64_t pgoff, const uint8_t *bid)
+			     uint64_t pgoff, const uint8_t *bid, int tramp)
 {
 	struct pw d = { 0 };
 
 	pw_setup(&d);
 	pw_mmap2(&d, -1, 0, 0, 0, start, 0x1000000, pgoff, name, bid, 1);
+	if (tramp)
+		pw_mmap2(&d, -1, 0, 0, 0, 0xfffffe0000006000ull, 0x1000, start + 0x40,
+			 "[kernel.kallsyms]__entry_SYSCALL_64_trampoline", bid, 1);
 	pw_itrace_start(&d, 100, 100, 1000, 0);
 	pw_auxtrace(&d, 0);
 	assert_int_equal(pw_file(out, &d, NULL), 0);
@@ -1177,6 +1181,7 @@ static void test_kernel_cache(void **state)
 	struct trace *t;
 	const char *m;
 	uint8_t bid[20], b[4];
+	size_t n;
 	int script;
 
 	(void)state;
@@ -1193,9 +1198,10 @@ static void test_kernel_cache(void **state)
 
 		/* as perf writes it, with KASLR: start = pgoff = runtime _text */
 		kernel_recording(data, "[kernel.kallsyms]_text", text + kaslr,
-				 text + kaslr, bid);
+				 text + kaslr, bid, 0);
 		s = load(&o, data, &t);
 		assert_int_equal(imgopt_nmessages(s), 0);
+		n = mi_count(imgopt_mi(s));
 		same_bytes(s, 0, kf + kaslr, vm, kf - vaddr + pgoff);
 		imgopt_symbol(s, 7, kf + kaslr + 1, buf, sizeof(buf));
 		assert_string_equal(buf, "kfunc+0x1");
@@ -1205,10 +1211,22 @@ static void test_kernel_cache(void **state)
 		imgopt_free(s);
 		trace_close(t);
 
+		/* an entry trampoline's map is not the kernel relocated again:
+		 * its code is said to be unknown */
+		kernel_recording(data, "[kernel.kallsyms]_text", text + kaslr,
+				 text + kaslr, bid, 1);
+		s = load(&o, data, &t);
+		assert_int_equal(mi_count(imgopt_mi(s)), n);
+		assert_int_equal(imgopt_nmessages(s), 1);
+		assert_non_null(message(s, "_trampoline (build ID "));
+		same_bytes(s, 0, kf + kaslr, vm, kf - vaddr + pgoff);
+		imgopt_free(s);
+		trace_close(t);
+
 		/* a page offset that is no address and no offset in the file:
 		 * nothing mapped, and a message naming the file says so */
 		kernel_recording(data, "[kernel.kallsyms]_text", text,
-				 0x7f0000000000ull, bid);
+				 0x7f0000000000ull, bid, 0);
 		s = load(&o, data, &t);
 		m = message(s, "no code for the kernel [kernel.kallsyms]_text");
 		assert_non_null(m);
