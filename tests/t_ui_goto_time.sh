@@ -6,7 +6,8 @@
 # They landed on the next PSB, whose PSB+ rows before its TSC still carry
 # the segment before's time (shown up to 15 us past the target).  Also:
 # `t +X` from the first PSB, where the browser opens (its PSB+ rows have
-# no time yet: "the cursor has no time").
+# no time yet: "the cursor has no time").  The timeline's jump to a TSC
+# (:lane, a click on the time axis) likewise.
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -33,7 +34,8 @@ awk '{
 	if (ty == "tsc") { inp = 0; old = 0 }
 	if (ty == "psbend") inp = 0
 	o = $i; sub(/^0+/, "", o)
-	print "0x" (o == "" ? "0" : o), $3, old, seg + 0
+	tsc = $2; sub(/[.~=].*/, "", tsc)
+	print "0x" (o == "" ? "0" : o), $3, old, seg + 0, tsc
 }' "$tmp/dump" >"$tmp/rows"
 max=$(awk '$2 ~ /^[0-9]+$/ { m = $2 } END { print m }' "$tmp/rows")
 [ -n "$max" ] && [ "$max" -gt 100000 ] || fail "dump: no times (max $max)"
@@ -72,6 +74,34 @@ while read -r t; do
 		fail "export ^ 't ${t}ns': $(cat "$tmp/err")"
 	grep -q ": 0x0-$off of" "$tmp/err" || fail "export ^ 't ${t}ns': want $off: $(cat "$tmp/err")"
 done <"$tmp/targets"
+
+# The timeline's jump to a time (:lane STREAM TSC, a click on the time
+# axis) by the same rule: to the TSC of each sixth target's landing, a
+# row timed at or after it, not a PSB+ row before its TSC (16-digit hex
+# TSCs compare as strings).
+echo wait-index >"$tmp/keys"
+i=0
+while read -r t; do
+	i=$((i + 1))
+	[ $((i % 6)) = 0 ] || continue
+	off=$(sed -n 11p "$tmp/$i.txt" | awk '{ print $1 }' | cut -d/ -f1)
+	tsc=$(awk -v o="$off" '$1 == o { print $5; exit }' "$tmp/rows")
+	echo "$tsc" >>"$tmp/tscs"
+	printf ':lane raw 0x%s\n:save-screen %s/l%d.txt\n' "$tsc" "$tmp" $i >>"$tmp/keys"
+done <"$tmp/targets"
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 140x12 $OPTS "$tmp/a.pt" >"$tmp/out" 2>&1 ||
+	fail "lane: exit $? ($(cat "$tmp/out"))"
+i=0
+for tsc in $(cat "$tmp/tscs"); do
+	i=$((i + 6))
+	off=$(sed -n 11p "$tmp/l$i.txt" | awk '{ print $1 }' | cut -d/ -f1)
+	why=$(awk -v o="$off" -v t="$tsc" '$1 == o { found = 1
+			if ($3 == 1) why = "a PSB+ row before its TSC"
+			else if ($5 < t) why = "TSC " $5
+			exit }
+		END { if (!found) why = "no such packet"; if (why != "") print why }' "$tmp/rows")
+	[ -z "$why" ] || fail ":lane raw 0x$tsc: landed at $off: $why ($(sed -n 12p "$tmp/l$i.txt"))"
+done
 
 # t +X from where the browser opens (the first PSB, before its TSC).
 printf 'wait-index\n:goto t +3us\n:save-screen %s/r.txt\nq\n' "$tmp" >"$tmp/keys"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "goto_idx.h"
 #include "marks.h"
 #include "marks_ui.h"
 #include "msg.h"
@@ -492,8 +493,8 @@ int tl_jump_tsc(struct ui *ui, uint64_t v)
 	if (!win_seek(&it, ui->wc, off)) {
 		int n = WIN_MAX_ROWS * 4;
 
-		while (n-- && !((win_row(&it)->ts.flags & TM_F_TSC) &&
-				win_row(&it)->ts.tsc >= v)) {
+		/* (not a PSB+ row carrying the segment before's time) */
+		while (n-- && !goto_idx_tsc_hit(win_row(&it), v)) {
 			if (win_next(&it))
 				break;
 		}
