@@ -133,7 +133,8 @@ static int ct_term(const struct ct_word *w, const char **p, struct ctxterm *t,
 	return 0;
 }
 
-#define CT_MAXW 128
+/* (one more, to tell a longer line) */
+#define CT_MAXW (CTXTERM_MAXW + 1)
 
 int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 		  size_t restlen, char *err, size_t errlen)
@@ -145,14 +146,15 @@ int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 
 	memset(t, 0, sizeof(*t));
 	ctx_filter_init(&t->f);
+	/* (the caller says whose line it is: no "search: " here) */
 	if (!text || !rest || strlen(text) >= restlen) {
-		snprintf(err, errlen, "search: the line is too long");
+		snprintf(err, errlen, "the line is too long");
 		return -pte_invalid;
 	}
 	while (n < CT_MAXW && ct_next(&p, &w[n]))
 		n++;
-	if (n == CT_MAXW && ct_next(&p, &w[0])) {
-		snprintf(err, errlen, "search: more than %d words", CT_MAXW - 1);
+	if (n == CT_MAXW) {
+		snprintf(err, errlen, "more than %d words", CTXTERM_MAXW);
 		return -pte_invalid;
 	}
 	for (i = 0; i < n; i++) {
@@ -211,6 +213,10 @@ int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 		    !ct_op(&w[i]) && !ct_is(&w[i], ")")) {
 			snprintf(rest + len, restlen - len, " &");
 			len = strlen(rest);
+		}
+		if (len + (len ? 1 : 0) + w[i].n >= restlen) {
+			snprintf(err, errlen, "the line is too long");
+			return -pte_invalid;
 		}
 		snprintf(rest + len, restlen - len, "%s%.*s", len ? " " : "",
 			 (int)w[i].n, w[i].s);

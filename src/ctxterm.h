@@ -42,13 +42,20 @@ struct ctxterm {
 	char call[128];		/* call's NAME */
 };
 
+/* Words a line may have (the terms' and the rest's). */
+#define CTXTERM_MAXW 127
+
+/* Bytes @rest needs for a line of @len bytes (strlen): its words are
+ * joined again with a blank, and an "&" where a term went. */
+#define CTXTERM_RESTLEN(len) ((len) + 3 * CTXTERM_MAXW + 1)
+
 /* Take the sideband terms out of @text into @t, and the rest (the packet
- * expression, "" if none) into @rest (@restlen bytes).
+ * expression, "" if none) into @rest (@restlen bytes, CTXTERM_RESTLEN()).
  * Returns 1 if there was a term, 0 if none (@rest is @text), or
  * -pte_invalid with a one-line message in @err (a term without its value,
- * a pid that is not a number, a term under or/not/parentheses, a line
- * longer than @restlen, a code term twice, call with ret, switch with a
- * code term). */
+ * a pid that is not a number, a term under or/not/parentheses, more
+ * than CTXTERM_MAXW words, a rest longer than @restlen, a code term
+ * twice, call with ret, switch with a code term). */
 int ctxterm_split(const char *text, struct ctxterm *t, char *rest,
 		  size_t restlen, char *err, size_t errlen);
 

@@ -4,7 +4,7 @@
 # a forward search with 800000 hits (the previous hit lies before the
 # start, across the wrap, and is not kept) lands on the previous hit, and
 # the status line keeps the count the first search made, never a partial
-# one ('+').
+# one ('+'); a count past the kept hits goes on to its hit.
 set -u
 : "${BUILD:=build}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -52,5 +52,33 @@ prev() {
 }
 [ "$b" = "$(prev "$a")" ] || fail "N from $a went to $b, not $(prev "$a")"
 [ "$c" = "$(prev "$b")" ] || fail "N from $b went to $c, not $(prev "$b")"
-[ $status = 0 ] && echo "ok   N past the kept hits keeps the count ($n1) and finds the previous hit"
+# A count past the kept hits goes on (it stopped on the last kept hit,
+# the 65536th, with no word): 70000n from the first hit is the 70001st,
+# 10n more the 70011th, 70010N back to the first; and a count past every
+# hit goes round (785670 + 2)n: two on.
+cat > "$tmp/keys" <<KEYS
+wait-index
+/ t n t . 8 Enter
+wait-search
+7 0 0 0 0 n
+:save-screen $tmp/c1.txt
+1 0 n
+:save-screen $tmp/c2.txt
+7 0 0 1 0 N
+:save-screen $tmp/c3.txt
+$(echo "$n1" | sed 's/./& /g')
+n
+:save-screen $tmp/c4.txt
+q
+KEYS
+# shellcheck disable=SC2086
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 140x24 \
+	$opts "$tmp/t.pt" >"$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
+hit() { echo $((0x$(sed -n "$1p" "$tmp/hits"))); }
+[ "$(($(off c1)))" = "$(hit 70001)" ] || fail "70000n: at $(off c1), not hit 70001 $(hit 70001)"
+[ "$(($(off c2)))" = "$(hit 70011)" ] || fail "10n: at $(off c2), not hit 70011 $(hit 70011)"
+[ "$(($(off c3)))" = "$(hit 1)" ] || fail "70010N: at $(off c3), not hit 1 $(hit 1)"
+[ "$(($(off c4)))" = "$(hit 1)" ] || fail "${n1}n from hit 1: at $(off c4), not hit 1 (round)"
+[ "$(count c1)" = "$n1" ] || fail "70000n: count $(count c1), not $n1"
+[ $status = 0 ] && echo "ok   N past the kept hits keeps the count ($n1) and finds the previous hit; counts past them go on"
 exit $status

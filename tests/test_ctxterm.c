@@ -106,6 +106,49 @@ static void test_errors(void **state)
 	check("comm & tip", -pte_invalid, NULL, "");
 }
 
+/* A line of any length splits into a rest of CTXTERM_RESTLEN() bytes,
+ * though its words are joined again with more blanks than it had (the
+ * search and the filter gave 256 bytes: longer lines were refused, and a
+ * rest longer than its line was cut short); a longer one than the buffer
+ * is refused without a "search: " of its own (the caller says whose). */
+static void test_long(void **state)
+{
+	char line[2048], rest[CTXTERM_RESTLEN(sizeof(line))], want[sizeof(rest)];
+	char err[256] = "";
+	struct ctxterm t;
+	size_t len = 0, k = 0;
+	int i;
+
+	(void)state;
+	len += (size_t)snprintf(line, sizeof(line), "comm x&(");
+	k += (size_t)snprintf(want, sizeof(want), "(");
+	for (i = 0; i < 50; i++) {
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%stip.pge",
+					i ? "|" : "");
+		k += (size_t)snprintf(want + k, sizeof(want) - k, " %stip.pge",
+				      i ? "| " : "");
+	}
+	len += (size_t)snprintf(line + len, sizeof(line) - len, ")");
+	k += (size_t)snprintf(want + k, sizeof(want) - k, " )");
+	assert_true(len > 256);
+	assert_int_equal(ctxterm_split(line, &t, rest, CTXTERM_RESTLEN(len), err,
+				       sizeof(err)), 1);
+	assert_string_equal(rest, want);
+	assert_true(strlen(rest) > len);
+	/* a buffer the line's length: the rest does not fit, which is said */
+	assert_int_equal(ctxterm_split(line, &t, rest, len + 1, err, sizeof(err)),
+			 -pte_invalid);
+	assert_string_equal(err, "the line is too long");
+	assert_int_equal(ctxterm_split(line, &t, rest, 10, err, sizeof(err)), -pte_invalid);
+	assert_string_equal(err, "the line is too long");
+	/* more words than CTXTERM_MAXW */
+	for (len = 0, i = 0; i <= CTXTERM_MAXW; i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "tip ");
+	assert_int_equal(ctxterm_split(line, &t, rest, sizeof(rest), err, sizeof(err)),
+			 -pte_invalid);
+	assert_string_equal(err, "more than 127 words");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +156,7 @@ int main(void)
 		cmocka_unit_test(test_terms),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_code),
+		cmocka_unit_test(test_long),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,7 +170,9 @@ static int search_sb_packets(struct search_sb *s, const struct ctx_range *r, siz
 		while (off < r[i].to) {
 			if (s->cancel)
 				return -pte_canceled;
-			ret = srch_filter_next(s->pred, s->img, NULL, off, 0, &hit, &resume);
+			/* the index: a gap's time model from the time pass
+			 * (idx_seek_carry()), as the packet search has it */
+			ret = srch_filter_next(s->pred, s->img, s->idx, off, 0, &hit, &resume);
 			if (ret == 1) {
 				off = resume;
 				ret = 0;

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <curses.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "screen.h"
 #include "ctxterm.h"
 #include "goto_job.h"
+#include "index.h"
 #include "search.h"
 #include "search_code.h"
 #include "search_sb.h"
@@ -38,8 +40,40 @@ struct search_ui *search_ui_get(struct ui *ui)
 			exit(1);
 		}
 		ui->sui->hl = 1;
+		ui->sui->text = search_ui_printf("%s", "");
+		ui->sui->ftext = search_ui_printf("%s", "");
 	}
 	return ui->sui;
+}
+
+char *search_ui_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (!s) {
+		endwin();
+		fprintf(stderr, "ptbrowse: out of memory\n");
+		exit(1);
+	}
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Set *@dst to a copy of @src. */
+static void search_ui_set_text(char **dst, const char *src)
+{
+	char *s = search_ui_printf("%s", src);
+
+	free(*dst);
+	*dst = s;
 }
 
 void search_ui_sleep_ms(int ms)
@@ -90,6 +124,28 @@ struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *t
 	return pred;
 }
 
+/* Whether the last search was made under another filter than the one
+ * now (search_ui_refilter() dropped its hits). */
+static int search_ui_stale(const struct search_ui *su)
+{
+	return su->text[0] && su->sver != su->fver;
+}
+
+/* Whether a search for @pred counts exactly.  A gap needs the time
+ * model's state at each PSB, which the index's time pass saves; a search
+ * decoding from a PSB without it starts a fresh model, whose gaps differ
+ * from a decode from the start's (a TSC seen as a jump from the start is
+ * a gap from a fresh model) and vary with where its units of work begin,
+ * so without the whole time pass (--no-index, or still building) the
+ * count is an estimate. */
+static int search_ui_time_exact(struct ui *ui, const struct srch_pred *pred)
+{
+	if (!pred || !srch_pred_has_history(pred))
+		return 1;
+	return ui->idx && idx_scan_done(ui->idx) &&
+	       idx_ncarried(ui->idx) >= idx_nseeks(ui->idx);
+}
+
 /* The message line at a hit: the P1 estimate's note once, else empty. */
 static void search_ui_hit_message(struct ui *ui)
 {
@@ -128,6 +184,7 @@ static int search_ui_run_known(struct ui *ui, uint64_t from, int dir,
 
 	srch_free(su->s);
 	su->s = NULL;
+	su->pending = 0;
 	o.guard = trace_guard;
 	o.known_hits = known;
 	r = srch_start_opts(&su->s, ui->img, ui->idx, su->pred, from, dir, &o);
@@ -166,15 +223,18 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count);
 static void search_ui_snap(struct search_ui *su);
 
 /* A search with sideband terms @ct (search_sb.h) and the packet
- * expression @rest ("" for none), as typed @text. */
+ * expression @rest ("" for none), as typed @text.  The last search stays
+ * until this one has started (one refused, comm on a raw trace, leaves n
+ * and N to it). */
 static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *ct,
 			const char *rest, int dir)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_pred *pred = NULL;
 	struct search_code *code = NULL;
+	struct search_sb *sb;
 	char err[256];
-	int busy;
+	int busy, approx;
 
 	if (rest[0] && !(pred = search_ui_parse(ui, "search", rest)))
 		return UI_DRAW_STATUS;
@@ -185,18 +245,22 @@ static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *c
 		srch_pred_free(pred);
 		return UI_DRAW_STATUS;
 	}
+	approx = !search_ui_time_exact(ui, pred);
+	if (search_sb_start(&sb, ui, ct, code, pred, dir) < 0)
+		return UI_DRAW_STATUS;
+	su->approx = approx;
 	srch_free(su->s);
 	su->s = NULL;
 	srch_pred_free(su->pred);
 	su->pred = NULL;
 	search_sb_free(su->sb);
-	su->sb = NULL;
+	su->sb = sb;
 	su->note = NULL;
-	snprintf(su->text, sizeof(su->text), "%s", text);
+	su->pending = 0;
+	su->sver = su->fver;
+	search_ui_set_text(&su->text, text);
 	su->dir = su->sdir = dir;
 	su->jumped = su->reported = 0;
-	if (search_sb_start(&su->sb, ui, ct, code, pred, dir) < 0)
-		return UI_DRAW_STATUS;
 	msg_report(ui, UI_INFO, "searching %s%s in the %s (C-c stops)",
 		   dir > 0 ? "/" : "?", text, ct->code ? "code" : "sideband");
 	/* a script sees the first hit at once (a code search's before it
@@ -263,11 +327,91 @@ static int search_ui_sb_poll(struct ui *ui, int *busy)
 	return UI_DRAW_ALL;
 }
 
+/* A search by sideband or code terms for @text, in a filter view by such
+ * terms among its rows: its terms and the text's (less).  Returns
+ * UI_DRAW_*, or -1 if the line has no such terms. */
+static int search_ui_terms(struct ui *ui, const char *text, int dir)
+{
+	struct search_ui *su = ui->sui;
+	struct ctxterm ct;
+	char err[256] = "", *line, *rest;
+	int r, draw = -1;
+
+	line = search_ui_printf("%s", text);
+	rest = malloc(CTXTERM_RESTLEN(strlen(line)));
+	if (!rest)
+		goto out_nomem;
+	r = ctxterm_split(line, &ct, rest, CTXTERM_RESTLEN(strlen(line)), err, sizeof(err));
+	if (su->fsb) {
+		free(line);
+		free(rest);
+		line = search_ui_printf(r > 0 ? "%s & %s" : "%s & ( %s )", su->ftext, text);
+		rest = malloc(CTXTERM_RESTLEN(strlen(line)));
+		if (!rest)
+			goto out_nomem;
+		r = ctxterm_split(line, &ct, rest, CTXTERM_RESTLEN(strlen(line)), err,
+				  sizeof(err));
+	}
+	if (r < 0) {
+		msg_report(ui, UI_ERROR, "search: %s", err);
+		draw = UI_DRAW_STATUS;
+	} else if (r > 0) {
+		draw = search_ui_sb(ui, text, &ct, rest, dir);
+	}
+	free(rest);
+	free(line);
+	return draw;
+out_nomem:
+	free(line);
+	msg_report(ui, UI_ERROR, "search: %s", pte_strerror(-pte_nomem));
+	return UI_DRAW_STATUS;
+}
+
+/* A new search for packet expression @text in direction @dir; in the
+ * filter view among its rows (less).  The last search stays until this
+ * one parses. */
+static int search_ui_packets(struct ui *ui, const char *text, int dir)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_pred *pred;
+
+	if (su->fpred) {
+		char *both = search_ui_printf("(%s) & (%s)", su->ftext, text);
+
+		/* the text's own error, not the two's */
+		pred = search_ui_parse(ui, "search", text);
+		srch_pred_free(pred);
+		pred = pred ? search_ui_parse(ui, "search", both) : NULL;
+		free(both);
+	} else {
+		pred = search_ui_parse(ui, "search", text);
+	}
+	if (!pred)
+		return UI_DRAW_STATUS;
+	search_sb_free(su->sb);
+	su->sb = NULL;
+	srch_free(su->s);
+	su->s = NULL;
+	srch_pred_free(su->pred);
+	su->pred = pred;
+	su->note = srch_pred_uses_time(pred) ? timefmt_estimate_note(ui) : "";
+	if (!su->note[0])
+		su->note = NULL;
+	su->approx = !search_ui_time_exact(ui, pred);
+	su->pending = 0;
+	su->sver = su->fver;
+	search_ui_set_text(&su->text, text);
+	su->dir = dir;
+	return search_ui_run(ui, ui->cursor, dir);
+}
+
+static int search_ui_redo(struct ui *ui, int rev, uint64_t count);
+
 /* A new search for @text ("-b" first: backward) in direction @dir. */
 static int search_ui_search(struct ui *ui, const char *text, int dir)
 {
 	struct search_ui *su = search_ui_get(ui);
-	struct srch_pred *pred;
+	int draw;
 
 	while (isspace((unsigned char)*text))
 		text++;
@@ -279,6 +423,10 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 	}
 	if (!*text) {
 		/* An empty pattern repeats the last one (less, vim). */
+		if (search_ui_stale(su)) {
+			su->dir = dir;
+			return search_ui_redo(ui, 0, 1);
+		}
 		if (su->sb) {
 			su->dir = dir;
 			return search_ui_sb_again(ui, 0, 1);
@@ -290,108 +438,158 @@ static int search_ui_search(struct ui *ui, const char *text, int dir)
 		su->dir = dir;
 		return search_ui_again(ui, 0, 1);
 	}
-	{
-		/* comm, pid, tid, switch, sym, call, ret: search_sb.h's; in a
-		 * filter view by such terms, among its rows: its terms and
-		 * the text's (less) */
-		struct ctxterm ct;
-		char rest[256], err[256] = "", both[600];
-		const char *line = text;
-		int r;
+	/* comm, pid, tid, switch, sym, call, ret: search_sb.h's */
+	draw = search_ui_terms(ui, text, dir);
+	return draw >= 0 ? draw : search_ui_packets(ui, text, dir);
+}
 
-		if (su->fsb) {
-			r = ctxterm_split(text, &ct, rest, sizeof(rest), err, sizeof(err));
-			snprintf(both, sizeof(both), r > 0 ? "%s & %s" : "%s & ( %s )",
-				 su->ftext, text);
-			line = both;
-		}
-		r = ctxterm_split(line, &ct, rest, sizeof(rest), err, sizeof(err));
-		if (r < 0) {
-			msg_report(ui, UI_ERROR, "search: %s", err);
-			return UI_DRAW_STATUS;
-		}
-		if (r > 0)
-			return search_ui_sb(ui, text, &ct, rest, dir);
-	}
-	pred = search_ui_parse(ui, "search", text);
-	if (!pred)
-		return UI_DRAW_STATUS;
-	search_sb_free(su->sb);
-	su->sb = NULL;
-	if (su->fpred) {
-		/* In the filter view, search among the rows shown (less). */
-		char both[600];
-		struct srch_pred *p2;
+void search_ui_refilter(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
 
-		snprintf(both, sizeof(both), "(%s) & (%s)", su->ftext, text);
-		p2 = search_ui_parse(ui, "search", both);
-		srch_pred_free(pred);
-		/* (its message said why: the two together are too long) */
-		if (!p2)
-			return UI_DRAW_STATUS;
-		pred = p2;
-	}
+	su->fver++;
+	if (!su->text[0])
+		return;
 	srch_free(su->s);
 	su->s = NULL;
+	search_sb_free(su->sb);
+	su->sb = NULL;
 	srch_pred_free(su->pred);
-	su->pred = pred;
-	su->note = srch_pred_uses_time(pred) ? timefmt_estimate_note(ui) : "";
-	if (!su->note[0])
-		su->note = NULL;
-	snprintf(su->text, sizeof(su->text), "%s", text);
-	su->dir = dir;
-	return search_ui_run(ui, ui->cursor, dir);
+	su->pred = NULL;
+	su->nsnap = 0;
+	su->snap_final = 0;
+	su->note = NULL;
+	su->pending = 0;
+}
+
+/* n or N (@rev) @count times for a search made under another filter: the
+ * same text searched again under this one, from the cursor, its first hit
+ * the first step. */
+static int search_ui_redo(struct ui *ui, int rev, uint64_t count)
+{
+	struct search_ui *su = ui->sui;
+	char *text = search_ui_printf("%s", su->text);
+	int dir = su->dir, draw;
+	uint64_t at = ui->cursor;
+
+	draw = search_ui_search(ui, text, rev ? -dir : dir);
+	free(text);
+	su->dir = dir;	/* n and N go on as first asked */
+	if (search_ui_stale(su))
+		return draw;	/* refused (said why) */
+	if (count < 2 || (!su->s && !su->sb))
+		return draw;
+	if (ui->cursor != at)
+		return draw | (su->sb ? search_ui_sb_again(ui, rev, count - 1) :
+			       search_ui_again(ui, rev, count - 1));
+	if (su->s) {
+		/* from its first hit, once known (search_ui_poll()) */
+		su->pending = count - 1;
+		su->pending_rev = rev;
+	}
+	return draw;
 }
 
 /* The steps of a count of @count that matter on search @s: all of them
- * until it is over (more hits are coming: a count cut to the hits found
- * so far stopped short, '3*' on the second hit when the first was all a
- * busy machine had); after, a count past every hit goes round again and
- * only its rest matters. */
+ * until it has counted every hit (more hits are coming: a count cut to
+ * the hits found so far stopped short, '3*' on the second hit when the
+ * first was all a busy machine had; a stopped search's are not all);
+ * after, a count past every hit goes round again and only its rest
+ * matters. */
 static uint64_t search_ui_rest(struct srch *s, uint64_t count)
 {
 	struct srch_status st;
 
 	srch_status(s, &st);
-	if (st.finished && st.nhits && count > st.nhits)
-		count = st.nkept == st.nhits ? (count - 1) % st.nhits + 1 :
-			st.nhits;
+	if (st.finished && !st.status && st.nhits && count > st.nhits)
+		count = (count - 1) % st.nhits + 1;
 	return count;
+}
+
+/* Hits the last search does not hold: @left of n's (@rev 0) or N's steps
+ * in direction @d from the cursor (which moved @moved steps).  A finished
+ * search (at its most hits kept, or stopped) searches again from the
+ * cursor, keeping its count if it is whole, and the steps left go on
+ * from the new one's first hit (search_ui_poll()); a running one does not
+ * know them yet.  Returns UI_DRAW_*. */
+static int search_ui_beyond(struct ui *ui, int rev, int d, uint64_t left, uint64_t moved)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_status st;
+	int draw, busy;
+
+	srch_status(su->s, &st);
+	if (!st.finished) {
+		if (moved)
+			msg_report(ui, UI_INFO, "searching: went %" PRIu64 " of %" PRIu64
+				   "; the next hit is not known yet", moved, moved + left);
+		else if (st.nhits)
+			msg_report(ui, UI_INFO, "searching: the next hit is not known yet");
+		else
+			msg_report(ui, UI_INFO, "searching %.0f%%...",
+				   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+		return UI_DRAW_STATUS | (moved ? UI_DRAW_ALL : 0);
+	}
+	if (st.status && st.status != -pte_canceled) {
+		/* (its error said once; not searched again round by round) */
+		msg_report(ui, UI_ERROR, "search: %s", pte_strerror(st.status));
+		return UI_DRAW_STATUS;
+	}
+	draw = search_ui_run_known(ui, ui->cursor, d, !st.status ? st.nhits : 0);
+	if (!su->s)
+		return draw;	/* (said why) */
+	su->pending = left - 1;
+	su->pending_rev = rev;
+	if (ui->headless && su->pending) {
+		/* a script sees where the count ends, so its keys are
+		 * repeatable */
+		srch_wait(su->s);
+		draw |= search_ui_poll(ui, &busy);
+	}
+	return draw;
 }
 
 /* n (@rev 0) or N (@rev 1), @count times. */
 static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 {
 	struct search_ui *su = ui->sui;
-	uint64_t off, hit;
-	int d, r = 0, wrapped, any_wrap = 0;
-	struct srch_status st;
+	uint64_t off, hit, left, moved = 0;
+	int d, r = 0, wrapped, any_wrap = 0, draw = UI_DRAW_NONE;
 
+	if (su && search_ui_stale(su))
+		return search_ui_redo(ui, rev, count);
 	if (su && su->sb)
 		return search_ui_sb_again(ui, rev, count);
 	if (!su || !su->pred) {
 		msg_report(ui, UI_ERROR, "no previous search ('/' starts one)");
 		return UI_DRAW_STATUS;
 	}
+	su->pending = 0;
 	d = rev ? -su->dir : su->dir;
 	if (!su->s)
 		return search_ui_run(ui, ui->cursor, d);
 	off = ui->cursor;
-	count = search_ui_rest(su->s, count);
-	while (count--) {
+	left = search_ui_rest(su->s, count);
+	while (left) {
 		r = srch_next_hit(su->s, off, d, &hit, &wrapped);
 		if (r == 1 && ui->headless) {
 			/* A script waits for the search to know. */
 			srch_wait(su->s);
-			count = search_ui_rest(su->s, count + 1) - 1;
+			left = search_ui_rest(su->s, left);
 			r = srch_next_hit(su->s, off, d, &hit, &wrapped);
 		}
 		if (r)
 			break;
 		off = hit;
+		left--;
+		moved++;
 		if (wrapped)	/* only a finished search wraps */
-			count = search_ui_rest(su->s, count);
+			left = search_ui_rest(su->s, left);
 		any_wrap |= wrapped;
+	}
+	if (r == -pte_eos && off == ui->cursor) {
+		search_ui_not_found(ui);
+		return UI_DRAW_STATUS;
 	}
 	if (off != ui->cursor) {
 		nav_jump(ui, off);
@@ -399,27 +597,10 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 			search_ui_wrapped(ui, d);
 		else
 			search_ui_hit_message(ui);
-		return UI_DRAW_ALL;
+		draw = UI_DRAW_ALL;
 	}
-	if (r == -pte_eos) {
-		search_ui_not_found(ui);
-		return UI_DRAW_STATUS;
-	}
-	srch_status(su->s, &st);
-	if (r == 1 && !st.finished && st.nhits) {
-		msg_report(ui, UI_INFO, "searching: the next hit is not known yet");
-		return UI_DRAW_STATUS;
-	}
-	if (r == 1 && !st.finished) {
-		msg_report(ui, UI_INFO, "searching %.0f%%...",
-			   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
-		return UI_DRAW_STATUS;
-	}
-	/* Not kept (too many hits), or the search was stopped: search again
-	 * from here, keeping the count if it is whole (the new search then
-	 * only finds the nearest hits). */
-	return search_ui_run_known(ui, ui->cursor, d,
-				   st.finished && !st.status ? st.nhits : 0);
+	/* past the hits it holds: on from here */
+	return left && r == 1 ? draw | search_ui_beyond(ui, rev, d, left, moved) : draw;
 }
 
 /* C-s or C-r while a search prompt is open (emacs isearch): search for
@@ -535,6 +716,7 @@ int search_ui_stop(struct ui *ui)
 	srch_wait(su->s);
 	srch_status(su->s, &st);
 	su->reported = 1;
+	su->pending = 0;	/* a count's search on past the kept hits */
 	msg_report(ui, UI_WARN, "search stopped at %.0f%%: %" PRIu64 " hits so far",
 		   st.total ? 100.0 * (double)st.done / (double)st.total : 0, st.nhits);
 	return 1;
@@ -625,6 +807,14 @@ int search_ui_poll(struct ui *ui, int *busy)
 		else if (!st.nhits && st.status != -pte_canceled)
 			search_ui_not_found(ui);
 		draw |= UI_DRAW_ALL;
+	}
+	if (st.finished && su->jumped && su->pending) {
+		/* n or N past the hits kept: the steps left, from the
+		 * search run again's first hit (search_ui_beyond()) */
+		uint64_t left = su->pending;
+
+		su->pending = 0;
+		return draw | search_ui_again(ui, su->pending_rev, left);
 	}
 	if (!st.finished)
 		draw |= UI_DRAW_STATUS | UI_DRAW_TIMELINE | (su->hl ? UI_DRAW_PANES : 0);
@@ -789,8 +979,9 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 		if (rank)
 			snprintf(pos, sizeof(pos), "%zu", rank);
 		if (fin)
-			r = snprintf(buf, size, "  %c%s [%s/%zu]%s", su->dir > 0 ? '/' : '?',
-				     su->text, pos, n, sst == -pte_canceled ? " stopped" : "");
+			r = snprintf(buf, size, "  %c%s [%s/%s%zu]%s", su->dir > 0 ? '/' : '?',
+				     su->text, pos, su->approx ? "~" : "", n,
+				     sst == -pte_canceled ? " stopped" : "");
 		else
 			r = snprintf(buf, size, "  %c%s %.0f%%", su->dir > 0 ? '/' : '?',
 				     su->text, total ? 100.0 * (double)done / (double)total : 0);
@@ -805,8 +996,9 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 		if (st.finished && su->snap_final && st.nkept == st.nhits &&
 		    search_ui_is_hit(ui, ui->cursor))
 			snprintf(pos, sizeof(pos), "%zu", search_ui_lower(su, ui->cursor) + 1);
-		r = snprintf(buf, size, "  %c%s [%s/%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
-			     su->text, pos, st.nhits,
+		/* (~: a gap's count without the time pass, an estimate) */
+		r = snprintf(buf, size, "  %c%s [%s/%s%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
+			     su->text, pos, su->approx ? "~" : "", st.nhits,
 			     st.finished || st.count_known ? "" : "+");
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
 		if (!st.finished && len < size) {
@@ -817,6 +1009,10 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 			r = snprintf(buf + len, size - len, " stopped");
 			len += r < 0 ? 0 : (size_t)r >= size - len ? size - len - 1 : (size_t)r;
 		}
+	} else if (search_ui_stale(su)) {
+		/* made under another filter: n searches it again */
+		r = snprintf(buf, size, "  %c%s", su->dir > 0 ? '/' : '?', su->text);
+		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
 	}
 	if (search_ui_fon(su) && len + 1 < size) {
 		char looking[48] = " (looking...)";
@@ -914,6 +1110,8 @@ void search_ui_free(struct ui *ui)
 	srch_pred_free(su->pred);
 	srch_pred_free(su->fpred);
 	free(su->snap);
+	free(su->text);
+	free(su->ftext);
 	free(su);
 	ui->sui = NULL;
 }

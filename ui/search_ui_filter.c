@@ -176,7 +176,9 @@ static int sf_terms(struct ui *ui, const char *text, const struct ctxterm *ct,
 	su->franges = ct->has_filter && !ct->sw && !ct->code && !rest[0];
 	su->fsb_seen = 0;
 	su->fgen++;
-	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
+	free(su->ftext);
+	su->ftext = search_ui_printf("%s", text);
+	search_ui_refilter(ui);
 	su->fseen = UINT64_MAX;
 	ui->top = ui->cursor;
 	if (ui->headless)
@@ -203,32 +205,43 @@ int search_ui_filter(struct ui *ui, const char *text)
 	struct srch_pred *pred;
 	struct ctxterm ct;
 	uint64_t resume, budget, hit;
-	char rest[256], err[256] = "";
+	char *rest, err[256] = "";
 	int r;
 
 	while (isspace((unsigned char)*text))
 		text++;
 	if (!*text) {
-		if (search_ui_fon(su))
+		if (search_ui_fon(su)) {
 			msg_report(ui, UI_INFO, "filter off: all packets");
+			search_ui_refilter(ui);
+		}
 		sf_drop(su);
 		nav_fix_view(ui);
 		return UI_DRAW_ALL;
 	}
 	/* comm, pid, tid, switch, sym, call, ret: a search's (search_sb.h) */
-	r = ctxterm_split(text, &ct, rest, sizeof(rest), err, sizeof(err));
-	if (r < 0) {
-		msg_report(ui, UI_ERROR, "filter: %s", err);
+	rest = malloc(CTXTERM_RESTLEN(strlen(text)));
+	if (!rest) {
+		msg_report(ui, UI_ERROR, "filter: %s", pte_strerror(-pte_nomem));
 		return UI_DRAW_STATUS;
 	}
-	if (r > 0)
-		return sf_terms(ui, text, &ct, rest);
+	r = ctxterm_split(text, &ct, rest, CTXTERM_RESTLEN(strlen(text)), err, sizeof(err));
+	if (r) {
+		if (r < 0)
+			msg_report(ui, UI_ERROR, "filter: %s", err);
+		r = r < 0 ? UI_DRAW_STATUS : sf_terms(ui, text, &ct, rest);
+		free(rest);
+		return r;
+	}
+	free(rest);
 	pred = search_ui_parse(ui, "filter", text);
 	if (!pred)
 		return UI_DRAW_STATUS;
 	sf_drop(su);	/* the background look reads the old predicate */
 	su->fpred = pred;
-	snprintf(su->ftext, sizeof(su->ftext), "%s", text);
+	free(su->ftext);
+	su->ftext = search_ui_printf("%s", text);
+	search_ui_refilter(ui);
 	su->fseen = UINT64_MAX;
 	/* The view starts at the first match from the cursor on; one not
 	 * found within a screen's budget is looked for in the background

@@ -27,7 +27,7 @@ struct search_ui {
 	struct search_sb *sb;		/* or one with sideband terms
 					 * (search_sb.h); then pred is NULL */
 	struct srch_pred *pred;		/* its predicate */
-	char text[256];			/* as typed, without "-b" */
+	char *text;			/* as typed, without "-b"; "" if none */
 	int dir;			/* as asked: 1 forward, -1 backward */
 	int sdir;			/* the direction of s itself */
 	int jumped;			/* went to its first hit */
@@ -38,6 +38,17 @@ struct search_ui {
 	int snap_final;			/* taken after the search ended */
 	const char *note;		/* the P1 estimate's note, until the
 					 * first hit shows it; NULL if none */
+	unsigned sver;			/* the filter (fver) it was made
+					 * under: its hits are the filter's
+					 * rows that match; once the filter
+					 * changes, n, N and * search text
+					 * again under the new one */
+	int approx;			/* its count is an estimate: a gap
+					 * decoded without the index's time
+					 * pass (search_ui_time_exact()) */
+	uint64_t pending;		/* n or N steps left for the search
+					 * run again past the kept hits */
+	int pending_rev;		/* those were N's */
 
 	/* the filter view: a packet expression (fpred), or sideband or code
 	 * terms with one (fsb; fpred is then NULL), or neither: no filter */
@@ -47,8 +58,11 @@ struct search_ui {
 					 * task ranges (comm, pid, tid alone),
 					 * else its hits */
 	int fsb_seen;			/* saw fsb finished (rows refilled) */
-	char ftext[256];
-	unsigned fgen;			/* bumped when the filter changes */
+	char *ftext;			/* as typed; "" if none */
+	unsigned fver;			/* bumped when the filter is set or
+					 * cleared */
+	unsigned fgen;			/* bumped when the filter or its rows
+					 * change */
 	unsigned cgen;			/* the filter the cache is for */
 	uint64_t ctop;			/* the top the cache is for */
 	uint64_t rows[SUI_ROWS];	/* matching rows from ctop */
@@ -70,6 +84,12 @@ struct search_ui *search_ui_get(struct ui *ui);
 struct srch_pred *search_ui_parse(struct ui *ui, const char *what, const char *text);
 /* Sleep @ms milliseconds (waiting on a search in --script mode). */
 void search_ui_sleep_ms(int ms);
+/* A copy of @fmt filled in, as asprintf (out of memory ends the
+ * program): the lines typed have no length limit. */
+char *search_ui_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The filter was set or cleared: the last search's hits were for the one
+ * before, so they go (its text stays: n, N and * search it again). */
+void search_ui_refilter(struct ui *ui);
 
 /* search_ui_filter.c: :filter TEXT ("" shows all again).  Returns
  * UI_DRAW_*. */
