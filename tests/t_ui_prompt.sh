@@ -4,6 +4,7 @@
 # Escape, then the '/' prompt and another line: readline's undo list was
 # left to the next prompt and freed twice (abort, exit 134).  The edited
 # line is itself again afterwards and the history file is unchanged.
+# With the emacs keymap, C-r on a : line is readline's history search.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 SHARED=${SHARED:-../shared}
@@ -65,4 +66,18 @@ tm_quit
 grep -q 'TERMINAL-RESTORED' "$tmp/screen" || fail "terminal not restored"
 tail -n 1 "$tmp/state/ptbrowse/history" | grep -qx 'goto 50%' ||
 	fail "the entered line is not in the history file"
+
+# The emacs keymap binds C-s and C-r at the prompt to searching on from a
+# / or ? line; on a : line they are readline's history search still (it
+# did nothing there).
+tm_start -- --keymap emacs "$T"
+keys :
+wait_line '^: *$'
+keys C-r s t r e a m s
+wait_line '^:streams cpu3'
+keys C-g
+wait_line '^: *$'
+keys Escape
+wait_line '^ *$'
+tm_quit
 echo "ok"

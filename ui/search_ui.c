@@ -607,8 +607,11 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count)
  * the line typed in direction @dir; an empty one repeats the last. */
 static int search_ui_prompt_again(struct ui *ui, int dir)
 {
-	if (!rl_line_buffer || (rl_line_buffer[0] != '/' && rl_line_buffer[0] != '?'))
-		return UI_DRAW_NONE;
+	/* elsewhere (a : line, an i-search begun) readline's own C-s and
+	 * C-r: the history search PROMPT COMMANDS documents */
+	if (!rl_line_buffer || RL_ISSTATE(RL_STATE_ISEARCH) ||
+	    (rl_line_buffer[0] != '/' && rl_line_buffer[0] != '?'))
+		return prompt_key(ui, dir > 0 ? 19 : 18);
 	rl_line_buffer[0] = dir > 0 ? '/' : '?';
 	return prompt_key(ui, '\r');
 }
