@@ -142,13 +142,18 @@ head -n 1 "$tmp/h1.txt" | grep -q ' goto  *Go to ' || bad ":help goto: first lin
 	bad ":help nosuch: '$(tail -n 1 "$tmp/h2.txt")'"
 [ $fail = 0 ] && echo "ok   :help COMMAND opens at that command"
 
-# --keymap FILE.keys in the current directory (no slash) is that file.
+# --keymap FILE.keys in the current directory (no slash) is that file;
+# its 'source default' is the built-in keymap (it was looked for as a file
+# "default" beside it: "my.keys:1: source: default: No such file or
+# directory", and j was not bound).
 printf 'source default\nbind x goto-end\n' >"$tmp/my.keys"
-printf 'x\n:save-screen %s\n' "$tmp/m.txt" >"$tmp/k7"
+printf ':save-screen %s\nj\nj\n:save-screen %s\nx\n:save-screen %s\n' "$tmp/m0.txt" "$tmp/m1.txt" "$tmp/m.txt" >"$tmp/k7"
 ( cd "$tmp" && "$PTBROWSE" --no-state --keymap my.keys --script k7 --size 120x10 t.pt >/dev/null 2>&1 ) ||
 	bad "--keymap my.keys: exit $?"
 grep -q '100\.0%' "$tmp/m.txt" || bad "--keymap my.keys: x did not go to the end: $(grep '0x' "$tmp/m.txt" | tail -n 1)"
-[ $fail = 0 ] && echo "ok   --keymap my.keys loads that file"
+[ -z "$(tail -n 1 "$tmp/m0.txt" | tr -d ' ')" ] || bad "--keymap my.keys: message '$(tail -n 1 "$tmp/m0.txt")'"
+grep -q '^> .0x00000012 ' "$tmp/m1.txt" || bad "--keymap my.keys: j j did not go down: $(tail -n 1 "$tmp/m1.txt")"
+[ $fail = 0 ] && echo "ok   --keymap my.keys loads that file, and source default the built-in"
 
 # Huge counts: on keys that repeat (zoom, n, C-o) they are cut to what can
 # happen; past 2^63 they still mean "far" (they moved one step).

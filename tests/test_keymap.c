@@ -268,6 +268,48 @@ static void test_load(void **state)
 	unsetenv("XDG_CONFIG_HOME");
 }
 
+/* "source default" in a --keymap FILE loads the built-in keymap (the man
+ * page's recipe): it was looked for as a file beside FILE, so the keymap
+ * had only FILE's lines and the ways out.  A file of that name beside it
+ * is still that file. */
+static void test_source_builtin(void **state)
+{
+	char path[4200], err[4400];
+	struct km *km;
+	struct km_state st;
+	struct km_result res;
+
+	snprintf(path, sizeof(path), "%s/my.keys", tmpdir);
+	assert_int_equal(helpers_write_text(path, "source default\n"
+					    "source emacs.keys\nbind F5 reload\n"), 0);
+	km = km_new();
+	if (km_load(km, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (km_nerrors(km))
+		fail_msg("%s", km_error(km, 0));
+	km_state_reset(&st);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "j", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_CURSOR_DOWN);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "M->", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_GOTO_END);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "F5", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_RELOAD);
+	km_free(km);
+
+	/* a file named default beside it wins */
+	snprintf(path, sizeof(path), "%s/default", tmpdir);
+	assert_int_equal(helpers_write_text(path, "bind j quit\n"), 0);
+	snprintf(path, sizeof(path), "%s/my.keys", tmpdir);
+	km = km_new();
+	assert_int_equal(km_load(km, path, err, sizeof(err)), 0);
+	km_state_reset(&st);
+	assert_int_equal(feed(km, &st, KM_T_NONE, KM_T_NONE, "j", &res), KM_ACTION);
+	assert_int_equal(res.action, ACTION_QUIT);
+	km_free(km);
+	snprintf(path, sizeof(path), "%s/default", tmpdir);
+	unlink(path);
+}
+
 /* A file sourcing itself, or two sourcing each other, is refused at the
  * line that closes the cycle: each such line read the file again, 8 deep,
  * so 6 lines took seconds and 12 hung.  A tree of files each sourcing the
@@ -915,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_source_cycle),
+		cmocka_unit_test(test_source_builtin),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_sequences),
 		cmocka_unit_test(test_counts),

@@ -397,10 +397,54 @@ static int km_source_check(struct km *km, FILE *f, const char *full,
 	return 0;
 }
 
+/* The built-in keymap @path names ("default", "emacs.keys"), or NULL. */
+static const char *km_builtin_text(const char *path)
+{
+	size_t i, len = strlen(path);
+
+	if (len > 5 && !strcmp(path + len - 5, ".keys"))
+		len -= 5;
+	for (i = 0; i < sizeof(keymaps_builtin) / sizeof(keymaps_builtin[0]); i++)
+		if (keymaps_builtin[i].name && strlen(keymaps_builtin[i].name) == len &&
+		    !strncmp(keymaps_builtin[i].name, path, len))
+			return keymaps_builtin[i].text;
+	return NULL;
+}
+
+/*
+ * "source default" in a file --keymap loads alone (the man page's recipe):
+ * the built-in @text, read as NAME.keys, counted as a file sourced.
+ * Returns the number of lines with errors, or -pte_invalid with @err set.
+ */
+static int km_source_builtin(struct km *km, const char *path, const char *text,
+			     char *err, size_t errlen)
+{
+	char name[64];
+	size_t len = strlen(path);
+	int rc;
+
+	if (!km->depth)
+		km->nsourced = 0;
+	if (km->nsourced >= KM_MAX_SOURCED) {
+		km_set_err(err, errlen, "source: %s: more than %d files sourced "
+			   "in all; not read", path, KM_MAX_SOURCED);
+		return -pte_invalid;
+	}
+	km->nsourced++;
+	snprintf(name, sizeof(name), "%.*s.keys", (int)(len > 5 &&
+		 !strcmp(path + len - 5, ".keys") ? len - 5 : len), path);
+	/* (depth: a built-in sources nothing, but it is a file inside) */
+	km->depth++;
+	rc = km_parse(km, name, text);
+	km->depth--;
+	return rc;
+}
+
 int km_source(struct km *km, const char *path, char *err, size_t errlen)
 {
 	char full[4096];
-	const char *saved;
+	const char *saved, *builtin;
+	struct stat sb;
 	char *text = NULL;
 	FILE *f;
 	int rc;
@@ -417,6 +461,10 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen)
 		km_set_err(err, errlen, "source: %s: nested too deeply", full);
 		return -pte_invalid;
 	}
+	/* A bare name no file beside has is a built-in keymap's. */
+	if (!strchr(path, '/') && (builtin = km_builtin_text(path)) &&
+	    stat(full, &sb) < 0 && errno == ENOENT)
+		return km_source_builtin(km, path, builtin, err, errlen);
 	/* A FIFO would block the opening, a device never end. */
 	f = safefile_fopen_read(full, 0);
 	if (!f) {
