@@ -120,6 +120,34 @@ done
 rm -f "$cfg" "$km/default.keys"
 [ $fail = 0 ] && echo "ok   a config's keymap line reports its own errors, not the keymap file's"
 
+# Every error of a keymap file read by :source or the config's 'set keymap
+# FILE' is in :messages: :source kept only the last (bad.keys:4), and in
+# the config only the count ("4 keymap errors (:messages lists them)")
+# was logged, the errors themselves nowhere.
+printf 'bind j no-such-action\nbogus line\nbind k cursor-up\nbind x also-not-one\n' >"$tmp/bad.keys"
+printf 'source default\nbind F5 nope1\nbind F6 nope2\nbind F7 reload\nbind F8 nope3\nbind F9 nope4\n' >"$tmp/bad4.keys"
+printf ':source %s\n:save-screen %s\n:messages\n:save-screen %s\n' "$tmp/bad.keys" "$tmp/e1.txt" "$tmp/e2.txt" >"$tmp/ke"
+"$PTBROWSE" --no-state --script "$tmp/ke" --size 200x20 "$tmp/t.pt" >/dev/null 2>&1 || bad ":source errors: exit $?"
+case $(tail -n 1 "$tmp/e1.txt" | sed 's/ *$//') in
+"3 keymap errors (:messages lists them); the first: $tmp/bad.keys:1: "*) ;;
+*) bad ":source errors: message '$(tail -n 1 "$tmp/e1.txt")'" ;;
+esac
+for l in 1 2 4; do
+	grep -q " E $tmp/bad.keys:$l: " "$tmp/e2.txt" || bad ":source errors: :messages lacks bad.keys:$l: $(cat "$tmp/e2.txt")"
+done
+printf 'set keymap %s\n' "$tmp/bad4.keys" >"$cfg"
+printf ':save-screen %s\n:messages\n:save-screen %s\n' "$tmp/e3.txt" "$tmp/e4.txt" >"$tmp/ke"
+"$PTBROWSE" --no-state --script "$tmp/ke" --size 200x20 "$tmp/t.pt" >/dev/null 2>&1 || bad "set keymap errors: exit $?"
+case $(tail -n 1 "$tmp/e3.txt" | sed 's/ *$//') in
+"$cfg:1: 4 keymap errors (:messages lists them); the first: $tmp/bad4.keys:2: "*) ;;
+*) bad "set keymap errors: message '$(tail -n 1 "$tmp/e3.txt")'" ;;
+esac
+for l in 2 3 5 6; do
+	grep -q " E $tmp/bad4.keys:$l: " "$tmp/e4.txt" || bad "set keymap errors: :messages lacks bad4.keys:$l: $(cat "$tmp/e4.txt")"
+done
+rm -f "$cfg"
+[ $fail = 0 ] && echo "ok   :source and a config's set keymap FILE log every error"
+
 # describe-key from a key (emacs C-h k) describes the very next key, which
 # does nothing else (it once waited for a key argument and described the
 # one after).

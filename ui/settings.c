@@ -45,6 +45,34 @@ static char *settings_cols_name(unsigned f, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * Report the keymap's errors from the @from'th on (a command's own), then
+ * forget them: each in the message log, then the count and the first on
+ * the message line.  Inside the config file (msglog_off) the log gets the
+ * line's last message alone, "file:line: ..." by options_config(): the
+ * errors are logged here all the same, else the count would promise
+ * ":messages lists them" in vain.
+ */
+static void settings_km_errors(struct ui *ui, size_t from)
+{
+	size_t i, n = km_nerrors(ui->km);
+	int off = ui->msglog_off;
+
+	if (n <= from)
+		return;
+	if (n - from == 1) {
+		msg_report(ui, UI_ERROR, "%s", km_error(ui->km, from));
+	} else {
+		ui->msglog_off = 0;
+		for (i = from; i < n; i++)
+			msg_report(ui, UI_ERROR, "%s", km_error(ui->km, i));
+		ui->msglog_off = off;
+		msg_report(ui, UI_ERROR, "%zu keymap errors (:messages lists them); "
+			   "the first: %s", n - from, km_error(ui->km, from));
+	}
+	km_forget_errors_from(ui->km, from);
+}
+
 /* :set OPTION VALUE */
 static int settings_set_line(struct ui *ui, const char *args)
 {
@@ -127,10 +155,7 @@ static int settings_set_line(struct ui *ui, const char *args)
 		km_state_reset(&ui->ks);
 		snprintf(ui->keymap_name, sizeof(ui->keymap_name), "%s", val);
 		/* A broken line in the user's file: as at startup. */
-		if (km_nerrors(ui->km)) {
-			msg_km_errors(ui);
-			return UI_DRAW_ALL;
-		}
+		settings_km_errors(ui, 0);
 	} else {
 		msg_report(ui, UI_ERROR, "set: no option '%s' (raw ip symbols columns axis "
 			   "mouse keymap)", opt);
@@ -150,38 +175,38 @@ static int settings_keymap(struct ui *ui, const struct cmd_args *a)
 {
 	/* The errors before it are another's (the keymap file's, not yet
 	 * reported while the config runs): not this command's to say. */
-	size_t before = km_nerrors(ui->km), n;
+	size_t before = km_nerrors(ui->km);
 	char err[256];
 
 	if (km_exec_argv(ui->km, a->argc, a->argv, err, sizeof(err)) < 0) {
 		msg_report(ui, UI_ERROR, "%s", err);
 		return UI_DRAW_STATUS;
 	}
-	n = km_nerrors(ui->km);
-	if (n > before) {
-		msg_report(ui, UI_ERROR, "%s", km_error(ui->km, n - 1));
-		km_forget_errors_from(ui->km, before);
-	}
+	settings_km_errors(ui, before);
 	return UI_DRAW_ALL;
 }
 
-/* :save-screen FILE */
+/* :save-screen FILE ("~/" is $HOME, as for source) */
 static int settings_save_screen(struct ui *ui, const struct cmd_args *a)
 {
-	char err[4200];
+	char err[4200], path[4096];
 
 	if (!a->raw[0]) {
 		msg_report(ui, UI_ERROR, "save-screen: which file?");
+		return UI_DRAW_STATUS;
+	}
+	if (cmd_path(a->raw, path, sizeof(path)) < 0) {
+		msg_report(ui, UI_ERROR, "save-screen: file name too long");
 		return UI_DRAW_STATUS;
 	}
 	view_draw(&ui->vs);
 	/* The file holds the screen as it was; then the line says it was
 	 * written.  Not under --script: nobody reads that line, and the
 	 * script's next screen would show it instead of what it shows. */
-	if (screen_save(ui, a->raw, err, sizeof(err)))
+	if (screen_save(ui, path, err, sizeof(err)))
 		msg_report(ui, UI_ERROR, "save-screen: %s", err);
 	else if (!ui->headless)
-		msg_report(ui, UI_INFO, "screen saved to %s (%dx%d)", a->raw,
+		msg_report(ui, UI_INFO, "screen saved to %s (%dx%d)", path,
 			   ui->cols, ui->rows);
 	return UI_DRAW_STATUS;
 }
