@@ -197,6 +197,19 @@ static int sf_has_magic(const char *path, off_t size, const char *magic)
 	return ok;
 }
 
+/*
+ * Whether the existing regular file @path (@st) is one we may not write:
+ * the rename would replace it anyway (it needs the directory's write
+ * permission, not the file's), where the shell's > refuses.  Root passes
+ * access(), so a file no one may write (no write bit) is refused too.
+ */
+static int sf_write_protected(const char *path, const struct stat *st)
+{
+	if (!(st->st_mode & 0222))
+		return 1;
+	return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) < 0 && errno == EACCES;
+}
+
 static struct safefile *sf_new(const char *name)
 {
 	struct safefile *f = calloc(1, sizeof(*f));
@@ -383,6 +396,12 @@ int safefile_create(struct safefile **out, const char *path,
 		if ((k = sf_kept(o, &st))) {
 			sf_err(err, errlen, "%s: is %s; not overwriting it", path,
 			       k->what ? k->what : "the input");
+			ret = -pte_invalid;
+			goto out_free;
+		}
+		if (sf_write_protected(f->target, &st)) {
+			sf_err(err, errlen, "%s: write-protected; not replacing it",
+			       path);
 			ret = -pte_invalid;
 			goto out_free;
 		}

@@ -23,6 +23,9 @@
  *     renamed over the target only when everything was written: a failure
  *     removes the temporary file and nothing else, so a file that existed
  *     before the command is never truncated, half written or removed;
+ *   - an existing file we may not write is refused, as the shell's >
+ *     refuses it (the rename needs only the directory's permission), and
+ *     so is one that no one may write, even by root;
  *   - every error is one line naming the file.
  *
  * Reading: safefile_open_read() and safefile_fopen_read() open only a
@@ -76,8 +79,8 @@ struct safefile;
  * Nothing existing is touched until safefile_commit().
  * Returns 0 and sets *@out.
  * Returns -pte_invalid if @path is refused (empty, "-" not allowed, not a
- * regular file, protected, a symbolic link where none is followed, not
- * what @o->magic says); @err says why, naming the file.
+ * regular file, protected, write-protected, a symbolic link where none is
+ * followed, not what @o->magic says); @err says why, naming the file.
  * Returns -pte_io if the temporary file cannot be made (errno set).
  * Returns -pte_nomem if out of memory. */
 int safefile_create(struct safefile **out, const char *path,

@@ -10,7 +10,8 @@
 # cache, config and history paths, export -o - to standard output, the
 # tools' -o, export, extract, :export and :save-screen over the trace's
 # options or marks file, extract's stream without its options file, and
-# temporary files left by signals (the browser's, pttile's, ptrecord's).
+# temporary files left by signals (the browser's, pttile's, ptrecord's),
+# write-protected files (export, :save-screen, marks --export).
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -341,5 +342,28 @@ if [ -x "$BUILD/progs/p_threads" ]; then
 	ls sig | grep -q '\.tmp\.' && bad "ptrecord killed by SIGXFSZ left temporary files: $(ls sig)"
 fi
 [ $fail = 0 ] && ok "signals and the file size limit leave no temporary file"
+
+# 10. a write-protected file is not replaced (the shell's > would refuse
+# it), even by root (no write bit at all): export -o, :save-screen, marks
+# --export; a file we may write still is
+echo keep >ro.pt; chmod 0444 ro.pt
+echo keep >ro.txt; chmod 0444 ro.txt
+"$PTBROWSE" export orig.pt 0 0x1000 -o ro.pt 2>err.txt && bad "export over a 0444 file: exit 0"
+[ "$(cat ro.pt)" = keep ] || bad "export replaced a write-protected file"
+[ "$(cat err.txt)" = "ptbrowse export: ro.pt: write-protected; not replacing it" ] ||
+	bad "export over a 0444 file: $(cat err.txt)"
+printf ':save-screen %s\n:messages\n:save-screen %s\n' "$tmp/ro.txt" "$tmp/s5.txt" >rkeys
+timeout 60 "$PTBROWSE" --script rkeys --size 200x30 orig.pt >out.txt 2>&1 ||
+	bad "browser: exit $? ($(cat out.txt))"
+[ "$(cat ro.txt)" = keep ] || bad ":save-screen replaced a write-protected file"
+grep -q 'ro.txt: write-protected; not replacing it' s5.txt || bad ":save-screen over a 0444 file: $(cat s5.txt)"
+"$PTBROWSE" marks --export ro.marks orig.pt 2>err.txt || bad "marks --export: $(cat err.txt)"
+chmod 0444 ro.marks
+"$PTBROWSE" marks --export ro.marks orig.pt 2>err.txt && bad "marks --export over a 0444 file: exit 0"
+grep -q 'ro.marks: write-protected; not replacing it' err.txt || bad "marks --export over a 0444 file: $(cat err.txt)"
+chmod 0644 ro.pt
+"$PTBROWSE" export orig.pt 0 0x1000 -o ro.pt 2>err.txt || bad "export over a 0644 file: $(cat err.txt)"
+ls | grep -q '\.tmp\.' && bad "a refused write left a temporary file: $(ls)"
+[ $fail = 0 ] && ok "a write-protected file is never replaced"
 
 exit $fail

@@ -504,6 +504,34 @@ static void test_read(void **state)
 	fclose(f);
 }
 
+/* A file we may not write is refused, as the shell's > would refuse it;
+ * one nobody may write even by root (access() lets root write anything). */
+static void test_write_protected(void **state)
+{
+	const char *p = in_dir("ro.txt");
+	struct safefile *f;
+	char err[512];
+
+	(void)state;
+	put(p, "old\n");
+	assert_int_equal(chmod(p, 0444), 0);
+	assert_int_equal(safefile_create(&f, p, NULL, err, sizeof(err)), -pte_invalid);
+	assert_null(f);
+	assert_non_null(strstr(err, "ro.txt: write-protected; not replacing it"));
+	assert_string_equal(get(p), "old\n");
+	assert_int_equal(tmp_files(), 0);
+	/* through a symbolic link too: the file it leads to counts */
+	assert_int_equal(symlink(p, in_dir("ro-link.txt")), 0);
+	assert_int_equal(write_text(in_dir("ro-link.txt"), NULL, "new\n", err,
+				    sizeof(err)), -pte_invalid);
+	assert_non_null(strstr(err, "ro-link.txt: write-protected"));
+	assert_string_equal(get(p), "old\n");
+	/* writable again: replaced */
+	assert_int_equal(chmod(p, 0644), 0);
+	assert_int_equal(write_text(p, NULL, "new\n", err, sizeof(err)), 0);
+	assert_string_equal(get(p), "new\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_signal_many),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_write_protected),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
