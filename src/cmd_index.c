@@ -21,6 +21,7 @@
 #include "idxcache.h"
 #include "index.h"
 #include "perfdata.h"
+#include "safefile.h"
 #include "timing_opt.h"
 #include "trace.h"
 
@@ -35,6 +36,28 @@ static void on_sigint(int sig)
 	interrupted = 1;
 	if (idx)
 		idx_cancel(idx);
+}
+
+/* SIGXFSZ: caught, so that a cache write past the file size limit fails
+ * with EFBIG (the index is then not cached, and the summary is printed)
+ * instead of killing the command half way (as ui/term.c's browser). */
+static void on_sigxfsz(int sig)
+{
+	(void)sig;
+}
+
+/* SIGTERM, SIGHUP (and SIGINT outside the indexing, which on_sigint()
+ * stops) remove the cache file being written before the command dies;
+ * the file size limit is an error. */
+static void index_signals(void)
+{
+	struct sigaction sa;
+
+	safefile_remove_on_signals();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigxfsz;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGXFSZ, &sa, NULL);
 }
 
 static double now(void)
@@ -548,6 +571,7 @@ int cmd_index_main(int argc, char **argv)
 		return opt_status(ret);
 	if (opt_one_trace(&cmd, ret, argv) < 0)
 		return 2;
+	index_signals();
 	json = args.json;
 	use_cache = args.use_cache;
 	time_pass = args.time_pass;
