@@ -2,6 +2,7 @@
 #include "ctidx.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -835,6 +836,21 @@ static int ctidx_put_packs(struct ctidx_w *w, const struct ctidx *ci,
 	return 0;
 }
 
+/* Remove what saves of @path killed half way left beside it (their
+ * temporary files, as big as the file): nothing else would. */
+static void ctidx_clean_dead(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path),
+			 path);
+	(void)safefile_clean_dead(dir, slash ? slash + 1 : path, NULL);
+}
+
 int ctidx_save(const struct ctidx *ci, const char *path, const void *key,
 	       size_t keylen, const _Atomic int *cancel, char *err, size_t errlen)
 {
@@ -854,6 +870,7 @@ int ctidx_save(const struct ctidx *ci, const char *path, const void *key,
 		return -pte_invalid;
 	keep.dev = ci->o.t->dev;
 	keep.ino = ci->o.t->ino;
+	ctidx_clean_dead(path);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -pte_nomem;

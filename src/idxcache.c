@@ -442,6 +442,11 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 	ret = xdg_dir(XDG_CACHE, "index", dir, sizeof(dir), err, errlen);
 	if (ret < 0)
 		return ret;
+	/* A save killed half way (SIGKILL, a crash) left its temporary
+	 * file, often tens of MiB, which nothing else would remove: the
+	 * index files' and the code index's (ctidx.c) of every trace. */
+	(void)safefile_clean_dead(dir, NULL, ".idx");
+	(void)safefile_clean_dead(dir, NULL, ".code");
 	ret = idxcache_path(t, stream, path, sizeof(path), err, errlen);
 	if (ret < 0)
 		return ret;

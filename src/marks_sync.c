@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,36 +510,13 @@ void marks_check_changed(struct marks_set *set, const struct trace *t)
 /* Remove temporary files left by saves of processes that died. */
 void marks_clean_tmp(struct marks_set *set)
 {
-	char dir[PATH_MAX], file[PATH_MAX + 256];
+	char dir[PATH_MAX];
 	const char *base;
-	struct dirent *d;
-	size_t blen;
-	DIR *dp;
 
 	marks_dirname(set->file, dir, sizeof(dir));
 	base = strrchr(set->file, '/');
 	base = base ? base + 1 : set->file;
-	blen = strlen(base);
-	dp = opendir(dir);
-	if (!dp)
-		return;
-	while ((d = readdir(dp))) {
-		char *end;
-		long pid;
-
-		if (strncmp(d->d_name, base, blen) ||
-		    strncmp(d->d_name + blen, ".tmp.", 5))
-			continue;
-		pid = strtol(d->d_name + blen + 5, &end, 10);
-		/* NAME.tmp.PID.N (safefile's) or NAME.tmp.PID (older) */
-		if ((*end && *end != '.') || pid <= 0)
-			continue;
-		if (kill((pid_t)pid, 0) && errno == ESRCH) {
-			snprintf(file, sizeof(file), "%s/%s", dir, d->d_name);
-			unlink(file);
-		}
-	}
-	closedir(dp);
+	(void)safefile_clean_dead(dir, base, NULL);
 }
 
 /*

@@ -1,4 +1,5 @@
 /* safefile -- check an output, write it beside, rename it into place. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -288,8 +289,8 @@ static int sf_open_tmp(struct safefile *f, mode_t mode, const struct stat *st,
 	if (!f->tmp)
 		return -pte_nomem;
 	for (tries = 0; tries < 100; tries++) {
-		/* NAME.tmp.PID.N: marks.c's cleaning of dead savers' files
-		 * knows the shape; a long NAME is cut to fit NAME_MAX. */
+		/* NAME.tmp.PID.N: safefile_clean_dead() knows the shape;
+		 * a long NAME is cut to fit NAME_MAX. */
 		snprintf(suffix, sizeof(suffix), ".tmp.%ld.%u", (long)getpid(),
 			 atomic_fetch_add(&safefile_seq, 1));
 		blen = (int)strlen(base);
@@ -667,4 +668,84 @@ const char *safefile_strerror(int errnum)
 	if (errnum == EINVAL)
 		return "not a regular file";
 	return strerror(errnum);
+}
+
+/* Whether [@p, @q) is one or more digits not starting with 0 (as %ld
+ * and %u print them). */
+static int sf_number(const char *p, const char *q)
+{
+	const char *c;
+
+	if (p == q || (*p == '0' && q - p > 1))
+		return 0;
+	for (c = p; c < q; c++)
+		if (*c < '0' || *c > '9')
+			return 0;
+	return 1;
+}
+
+/* If @s is a temporary file's name as sf_open_tmp() makes it,
+ * NAME.tmp.PID.N (or NAME.tmp.PID, an older shape), the length of NAME,
+ * with PID in *@pid; else 0. */
+static size_t sf_tmp_name(const char *s, pid_t *pid)
+{
+	const char *t, *hit = NULL, *dot, *end = s + strlen(s);
+	long v;
+
+	for (t = strstr(s, ".tmp."); t; t = strstr(t + 1, ".tmp."))
+		hit = t;
+	if (!hit || hit == s)
+		return 0;
+	t = hit + 5;
+	dot = strchr(t, '.');
+	if (!sf_number(t, dot ? dot : end) || (dot && !sf_number(dot + 1, end)))
+		return 0;
+	errno = 0;
+	v = strtol(t, NULL, 10);
+	if (errno || v <= 0 || v > INT_MAX)
+		return 0;
+	*pid = (pid_t)v;
+	return (size_t)(hit - s);
+}
+
+int safefile_clean_dead(const char *dir, const char *name, const char *suffix)
+{
+	size_t len, slen = suffix ? strlen(suffix) : 0;
+	struct dirent *d;
+	struct stat st;
+	int dfd, n = 0;
+	pid_t pid;
+	DIR *dp;
+
+	if (!dir || (!name && !suffix))
+		return -pte_invalid;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -pte_io;
+	dp = fdopendir(dfd);
+	if (!dp) {
+		close(dfd);
+		return -pte_io;
+	}
+	while ((d = readdir(dp))) {
+		len = sf_tmp_name(d->d_name, &pid);
+		if (!len)
+			continue;
+		if (name ? strlen(name) != len || strncmp(d->d_name, name, len) :
+		    len < slen || strncmp(d->d_name + len - slen, suffix, slen))
+			continue;
+		/* Only a dead saver's: kill() fails with EPERM for a live
+		 * process of another user, and succeeds for ours. */
+		if (pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		/* Never a link (unlinkat() would not follow it, but the name
+		 * is not ours then), nor a file of another user. */
+		if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (!unlinkat(dfd, d->d_name, 0))
+			n++;
+	}
+	closedir(dp);
+	return n;
 }

@@ -28,6 +28,10 @@
  *     so is one that no one may write, even by root;
  *   - every error is one line naming the file.
  *
+ * A process killed before it committed (SIGKILL, a crash) leaves its
+ * temporary file; safefile_clean_dead() removes such files of dead
+ * processes where we save (the marks, the index cache).
+ *
  * Reading: safefile_open_read() and safefile_fopen_read() open only a
  * regular file (opening a FIFO would block, a device never end), checked on
  * the open descriptor.
@@ -145,6 +149,19 @@ void safefile_remove_on_signals(void);
  * async-signal-safe (atomic loads and unlink() only).  The files' owners
  * may still abort or commit them (that then fails). */
 void safefile_remove_pending(void);
+
+/* Remove, in directory @dir, the temporary files that saves of processes
+ * no longer running left (killed before they committed or gave up): the
+ * names safefile_create() makes, NAME.tmp.PID.N (or NAME.tmp.PID, an
+ * older shape), where NAME is @name or, if @name is NULL, any name ending
+ * in @suffix (".idx"), and PID is no process (kill() says ESRCH).  Only
+ * our regular files are removed; a symbolic link is left alone.  For a
+ * directory where such names are ours alone (@suffix: the cache's), or
+ * beside a file we save (@name).
+ * Returns the number of files removed.
+ * Returns -pte_invalid if @dir is NULL or both @name and @suffix are.
+ * Returns -pte_io if @dir cannot be read (errno set). */
+int safefile_clean_dead(const char *dir, const char *name, const char *suffix);
 
 /* Open @path read-only (close-on-exec) if it is a regular file of at most
  * @max bytes (0: any size), without blocking on a FIFO on the way.

@@ -2,7 +2,10 @@
 # t_index_cache_files -- ptbrowse index and the index cache's temporary
 # files (src/safefile.h): a cache write past the file size limit is a
 # warning after the summary, not the command's end with its temporary file
-# left; SIGTERM at the cache write removes the temporary file.
+# left; SIGTERM at the cache write removes the temporary file; and what
+# savers killed half way (SIGKILL) left in the cache directory is removed
+# by the next save there, only that: a live process's, a link, another
+# name, stay.
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -60,5 +63,28 @@ else
 fi
 rm -rf "$tmp/cache"
 
-[ $fail = 0 ] && echo "ok   index cache: the file size limit, signals"
+# 3. savers killed half way: their files go at the next save, only those
+mkdir -p "$ci" || exit 1
+dead=$(sh -c 'echo $$')
+kill -0 "$dead" 2>/dev/null && { echo "skip: pid $dead lives again"; exit $fail; }
+for f in 0123456789abcdef-raw.idx.tmp.$dead.0 1123456789abcdef-cpu0.idx.tmp.$dead.3 \
+	0123456789abcdef-raw.idx.code.tmp.$dead.1 old-raw.idx.tmp.$dead; do
+	echo half >"$ci/$f"
+done
+for f in live-raw.idx.tmp.$$.0 notes.txt.tmp.$dead.0 x.idx.tmp.$dead.0.bak \
+	x.idx.tmp.0$dead.0 x.idx.tmp.-$dead.0 x.idx.tmp.$dead.; do
+	echo keep >"$ci/$f"
+done
+echo target >target.txt
+ln -s "$tmp/target.txt" "$ci/link-raw.idx.tmp.$dead.0"
+"$PTBROWSE" index a.pt >out.txt 2>err.txt || bad "index: exit $? ($(cat err.txt))"
+grep -q 'index built' out.txt || bad "index did not build: $(cat out.txt)"
+left=$(cd "$ci" && ls | grep '\.tmp' | sort | tr '\n' ' ')
+want=$(printf '%s\n' live-raw.idx.tmp.$$.0 notes.txt.tmp.$dead.0 x.idx.tmp.$dead.0.bak \
+	x.idx.tmp.0$dead.0 x.idx.tmp.-$dead.0 x.idx.tmp.$dead. link-raw.idx.tmp.$dead.0 |
+	sort | tr '\n' ' ')
+[ "$left" = "$want" ] || bad "after a save the cache holds '$left', not '$want'"
+[ "$(cat target.txt)" = target ] || bad "a link's target was changed"
+
+[ $fail = 0 ] && echo "ok   index cache: the file size limit, signals, dead savers' files"
 exit $fail

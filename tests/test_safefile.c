@@ -532,6 +532,94 @@ static void test_write_protected(void **state)
 	assert_string_equal(get(p), "new\n");
 }
 
+/* A process id that no process has now (one of ours, reaped). */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return pid;
+}
+
+/* Whether @name is in directory @dir. */
+static int in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !lstat(path, &st);
+}
+
+/* The temporary files of dead savers, and only those, are removed. */
+static void test_clean_dead(void **state)
+{
+	static const char *const gone[] = { "a.idx.tmp.%d.0", "b.idx.tmp.%d.17",
+					    "c.idx.tmp.%d" };
+	static const char *const stay[] = {
+		"a.idx.tmp.%d.", "a.idx.tmp.0%d.0", "a.idx.tmp.%d.0x", "a.idx.tmp.+%d.0",
+		"a.txt.tmp.%d.0", ".tmp.%d.0", "a.idx.tmp..%d", "a.idx.%d.0",
+	};
+	char dir[256], name[64], live[64], path[PATH_MAX];
+	pid_t dead = dead_pid();
+	size_t i;
+
+	(void)state;
+	/* (in_dir()'s buffers are reused) */
+	snprintf(dir, sizeof(dir), "%s", in_dir("clean"));
+	assert_int_equal(safefile_clean_dead(NULL, "x", NULL), -pte_invalid);
+	assert_int_equal(safefile_clean_dead(dir, NULL, NULL), -pte_invalid);
+	assert_int_equal(safefile_clean_dead(in_dir("no-such-dir"), NULL, ".idx"), -pte_io);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	for (i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+		snprintf(name, sizeof(name), gone[i], (int)dead);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		put(path, "half");
+	}
+	for (i = 0; i < sizeof(stay) / sizeof(stay[0]); i++) {
+		snprintf(name, sizeof(name), stay[i], (int)dead);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		put(path, "keep");
+	}
+	/* a live saver's (ours), a link (to a file outside), a directory */
+	snprintf(live, sizeof(live), "a.idx.tmp.%d.0", (int)getpid());
+	snprintf(path, sizeof(path), "%s/%s", dir, live);
+	put(path, "live");
+	put(in_dir("outside"), "outside");
+	snprintf(path, sizeof(path), "%s/l.idx.tmp.%d.0", dir, (int)dead);
+	assert_int_equal(symlink(in_dir("outside"), path), 0);
+	snprintf(path, sizeof(path), "%s/d.idx.tmp.%d.0", dir, (int)dead);
+	assert_int_equal(mkdir(path, 0700), 0);
+
+	/* by name: only that name's */
+	assert_int_equal(safefile_clean_dead(dir, "b.idx", NULL), 1);
+	snprintf(name, sizeof(name), gone[1], (int)dead);
+	assert_false(in(dir, name));
+	snprintf(name, sizeof(name), gone[0], (int)dead);
+	assert_true(in(dir, name));
+	/* by suffix: the rest */
+	assert_int_equal(safefile_clean_dead(dir, NULL, ".idx"), 2);
+	for (i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+		snprintf(name, sizeof(name), gone[i], (int)dead);
+		assert_false(in(dir, name));
+	}
+	for (i = 0; i < sizeof(stay) / sizeof(stay[0]); i++) {
+		snprintf(name, sizeof(name), stay[i], (int)dead);
+		assert_true(in(dir, name));
+	}
+	assert_true(in(dir, live));
+	snprintf(name, sizeof(name), "l.idx.tmp.%d.0", (int)dead);
+	assert_true(in(dir, name));
+	snprintf(name, sizeof(name), "d.idx.tmp.%d.0", (int)dead);
+	assert_true(in(dir, name));
+	assert_string_equal(get(in_dir("outside")), "outside");
+	assert_int_equal(safefile_clean_dead(dir, NULL, ".idx"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_signal_many),
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_write_protected),
+		cmocka_unit_test(test_clean_dead),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
