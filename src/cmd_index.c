@@ -387,6 +387,9 @@ static int index_restrict(const struct trace *t, int si, const struct ctx_filter
 		esc_line(stderr, "ptbrowse index: ", "%s", err);
 		return -1;
 	}
+	/* a compressed or lossy sideband: why the ranges may be wrong */
+	if (ctx_sideband_doubt(t, err, sizeof(err)))
+		esc_line(stderr, "ptbrowse index: ", "%s", err);
 	memset(&r->tot, 0, sizeof(r->tot));
 	r->tot.size = img->size;
 	r->restricted = 1;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# dump, flow and calls with --tid on a perf.data whose sideband perf
+# dump, flow, calls and index with --tid on a perf.data whose sideband perf
 # compressed (perf record -z: PERF_RECORD_COMPRESSED, not read) say so in
 # one line naming the file, not an empty answer alone (dump printed
 # nothing, flow blamed the missing code); without --tid they say nothing
@@ -65,6 +65,7 @@ grep -q "nothing in stream 'cpu0' ran as the task asked for" "$tmp/err" ||
 	bad "dump keeping nothing does not say so: $(cat "$tmp/err")"
 check "flow --tid" "$PTBROWSE" flow --tid "$tid" --stream cpu0 "$z"
 check "calls --comm" "$PTBROWSE" calls --comm p_sample --stream cpu0 "$z"
+check "index --tid" "$PTBROWSE" index --no-cache --tid "$tid" --stream cpu0 "$z"
 # without a thread filter nothing is said of it
 "$PTBROWSE" dump --stream cpu0 "$z" >/dev/null 2>"$tmp/err"
 grep -q compressed "$tmp/err" && bad "dump without --tid: $(cat "$tmp/err")"
