@@ -206,15 +206,15 @@ static int km_resolve(const struct km *km, const char *path, char *buf,
 	return n < 0 || (size_t)n >= size ? -pte_invalid : 0;
 }
 
-static int km_exec_words(struct km *km, int argc, char **argv, char *err,
-			 size_t errlen)
+static int km_exec_words(struct km *km, int argc, char **argv, const int *quoted,
+			 char *err, size_t errlen)
 {
 	int rc;
 
 	if (argc == 0)
 		return 0;
 	if (!strcmp(argv[0], "bind"))
-		return km_cmd_bind(km, argc, argv, err, errlen);
+		return km_cmd_bind(km, argc, argv, quoted, err, errlen);
 	if (!strcmp(argv[0], "unbind"))
 		return km_cmd_unbind(km, argc, argv, err, errlen);
 	if (!strcmp(argv[0], "source")) {
@@ -234,20 +234,24 @@ int km_exec(struct km *km, const char *line, char *err, size_t errlen)
 {
 	char buf[KM_LINE_MAX];
 	char *argv[KM_MAX_WORDS];
-	int argc;
+	int quoted[KM_MAX_WORDS], argc;
+	struct tok_err e;
 
 	if (!km || !line) {
 		km_set_err(err, errlen, "internal: no keymap or line");
 		return -pte_invalid;
 	}
-	argc = km_split(line, buf, sizeof(buf), argv, KM_MAX_WORDS, err,
-			errlen);
-	if (argc < 0)
+	argc = tok_split(line, TOK_KEYMAP, buf, sizeof(buf), argv, quoted,
+			 KM_MAX_WORDS, &e);
+	if (argc < 0) {
+		km_set_err(err, errlen, "%s", e.msg);
 		return argc;
-	return km_exec_argv(km, argc, argv, err, errlen);
+	}
+	return km_exec_argv(km, argc, argv, quoted, err, errlen);
 }
 
-int km_exec_argv(struct km *km, int argc, char **argv, char *err, size_t errlen)
+int km_exec_argv(struct km *km, int argc, char **argv, const int *quoted,
+		 char *err, size_t errlen)
 {
 	int rc;
 
@@ -255,7 +259,7 @@ int km_exec_argv(struct km *km, int argc, char **argv, char *err, size_t errlen)
 		km_set_err(err, errlen, "internal: no keymap or words");
 		return -pte_invalid;
 	}
-	rc = km_exec_words(km, argc, argv, err, errlen);
+	rc = km_exec_words(km, argc, argv, quoted, err, errlen);
 	if (!km->parsing && !km->held)
 		km_keep_exits(km);
 	return rc;

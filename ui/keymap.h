@@ -19,7 +19,8 @@
  * "bind -T visual KEY none" blocks a global KEY and unbind lets it through.
  * The prompt mode is looked up alone: what it does not bind goes to
  * readline.  A sequence that is bound is complete at once ("g" fires
- * even if "g g" is bound too).
+ * even if "g g" is bound too); one bound to none that starts longer ones
+ * in its table is their prefix.
  *
  * Files are lines of bind / unbind / source commands (see km_exec()),
  * "#" comments, and shell-like quoting.  Errors never stop loading: each
@@ -133,7 +134,10 @@ const char *km_name(const struct km *km);
  * Returns the number of lines with errors (0 if all is well). */
 int km_parse(struct km *km, const char *fname, const char *text);
 
-/* Load keymap file @path ("~/" is expanded).  Errors go to the list.
+/* Load keymap file @path ("~/" is expanded; a relative one is beside the
+ * file being read).  A bare name of a built-in keymap ("default",
+ * "emacs.keys") with no such file there is the built-in one.  Errors go
+ * to the list.
  * Returns the number of lines with errors.
  * Returns -pte_io if the file cannot be read; @err names it and why. */
 int km_source(struct km *km, const char *path, char *err, size_t errlen);
@@ -144,11 +148,14 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
  *   unbind -a [-T TABLE]                (all bindings, or a table's)
  *   source FILE
  * A "{key}" after a command that reads a key (ACT_KEY) documents it; such
- * commands always read one.  km_result.args is the argument tail as the
- * command would get it from the prompt: one argument as is
- * (command-prompt "goto " gives "goto "), several joined by spaces and
- * quoted with "..." where needed (\" and \\ escaped), so km_split() and
- * the prompt's split (cmd.h) give them back.
+ * commands always read one.  km_result.args is the argument tail in the
+ * prompt's dialect (cmd.h: only "..." quotes): the words joined by
+ * spaces, each in "..." (\" and \\ escaped) if it was quoted in the line
+ * (a quoted word may mean something: region's note) or has a blank or a
+ * ", else as is (command-prompt "goto " gives "\"goto \"", region r \'a
+ * gives "r 'a").  The prompt's split gives the words back, with what was
+ * quoted; a command taking its text as typed gets the words unquoted
+ * (cmd_key()).
  * Blank lines and comments are fine.
  * Returns 0.
  * Returns -pte_invalid with a one-line message in @err (no file:line)
@@ -156,9 +163,11 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
 int km_exec(struct km *km, const char *line, char *err, size_t errlen);
 
 /* Run keymap command @argv (@argc words, "bind" ... as km_exec() splits
- * a line), e.g. a prompt line split once by cmd.h.
+ * a line), e.g. a prompt line split once by cmd.h; @quoted[i] (tok.h)
+ * says argv[i] began with a quote (NULL: none did).
  * Returns as km_exec(). */
-int km_exec_argv(struct km *km, int argc, char **argv, char *err, size_t errlen);
+int km_exec_argv(struct km *km, int argc, char **argv, const int *quoted,
+		 char *err, size_t errlen);
 
 /* Hold the check of the ways out (above) while lines run one at a time
  * through km_exec_argv() as a whole, as a config file's: one may unbind q

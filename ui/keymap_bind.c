@@ -8,25 +8,26 @@
 #include "keymap_int.h"
 #include "ptdec.h"
 
-/* Append @s to @out, quoted if km_split() or the prompt's split (cmd.h)
- * would otherwise change it. */
-static int km_quote_append(char *out, size_t size, size_t *len, const char *s)
+/* Append @s to @out as the prompt's split (cmd.h: "..." quotes, \" and \\
+ * escape) gives it back: in "..." if @quote (the word was quoted in the
+ * line bound, which region, mark and others read as a note) or if it has
+ * a blank or a ", else as is (' and \ are no quotes there). */
+static int km_quote_append(char *out, size_t size, size_t *len, const char *s,
+			   int quote)
 {
-	int plain = *s != '\0' && *s != '#';
 	const char *p;
 	size_t need = 0;
 
-	for (p = s; *p; p++)
-		if (strchr(" \t\r\n'\"\\", *p))
-			plain = 0;
+	if (!*s || strpbrk(s, " \t\r\n\""))
+		quote = 1;
 	if (*len)
 		need = 1;
-	need += plain ? strlen(s) : 2 * strlen(s) + 2;
+	need += quote ? 2 * strlen(s) + 2 : strlen(s);
 	if (*len + need + 1 > size)
 		return -pte_invalid;
 	if (*len)
 		out[(*len)++] = ' ';
-	if (plain) {
+	if (!quote) {
 		memcpy(out + *len, s, strlen(s));
 		*len += strlen(s);
 	} else {
@@ -193,19 +194,20 @@ static int km_bind_keys(int argc, char **argv, int i, int *keys, size_t *nkeys,
 }
 
 /* The arguments after command @a at argv[@cmd] into @args, as km_exec()
- * describes them.  Returns 0, or -pte_invalid. */
-static int km_bind_args(int argc, char **argv, int cmd, int a, char *args, size_t size,
-			char *err, size_t errlen)
+ * describes them (@quoted[j]: argv[j] was quoted; NULL: none was).
+ * Returns 0, or -pte_invalid. */
+static int km_bind_args(int argc, char **argv, const int *quoted, int cmd, int a,
+			char *args, size_t size, char *err, size_t errlen)
 {
 	size_t alen = 0;
-	int j, nargs = 0;
+	int j;
 
 	for (j = cmd + 1; j < argc; j++) {
 		if (a == ACTION_NONE) {
 			km_set_err(err, errlen, "bind: none takes no arguments");
 			return -pte_invalid;
 		}
-		if (!strcmp(argv[j], "{key}")) {
+		if (!strcmp(argv[j], "{key}") && !(quoted && quoted[j])) {
 			if (!(action_table[a].flags & ACT_KEY)) {
 				km_set_err(err, errlen, "bind: %s does not read a key",
 					   action_table[a].name);
@@ -218,20 +220,10 @@ static int km_bind_args(int argc, char **argv, int cmd, int a, char *args, size_
 				   action_table[a].name, argv[j]);
 			return -pte_invalid;
 		}
-		nargs++;
-	}
-	for (j = cmd + 1; j < argc; j++) {
-		if (!strcmp(argv[j], "{key}"))
-			continue;
-		/* One argument is kept as is ("region " for command-prompt);
-		 * several are quoted so the handler can split them again. */
-		if (nargs == 1 ? strlen(argv[j]) >= size :
-		    km_quote_append(args, size, &alen, argv[j]) < 0) {
+		if (km_quote_append(args, size, &alen, argv[j], quoted && quoted[j]) < 0) {
 			km_set_err(err, errlen, "bind: arguments too long");
 			return -pte_invalid;
 		}
-		if (nargs == 1)
-			strcpy(args, argv[j]);
 	}
 	return 0;
 }
@@ -275,7 +267,8 @@ static int km_bind_reachable(const struct km *km, enum km_table t, const int *ke
 	return 0;
 }
 
-int km_cmd_bind(struct km *km, int argc, char **argv, char *err, size_t errlen)
+int km_cmd_bind(struct km *km, int argc, char **argv, const int *quoted,
+		char *err, size_t errlen)
 {
 	enum km_table t = KM_T_GLOBAL;
 	const char *note = "";
@@ -290,7 +283,7 @@ int km_cmd_bind(struct km *km, int argc, char **argv, char *err, size_t errlen)
 	if (cmd < 0)
 		return cmd;
 	a = km_command(argv[cmd]);
-	if (km_bind_args(argc, argv, cmd, a, args, sizeof(args), err, errlen) < 0 ||
+	if (km_bind_args(argc, argv, quoted, cmd, a, args, sizeof(args), err, errlen) < 0 ||
 	    km_bind_reachable(km, t, keys, nkeys, a, err, errlen) < 0)
 		return -pte_invalid;
 	if (km_bind_add(km, t, keys, nkeys, (enum action)a, args, note) < 0) {

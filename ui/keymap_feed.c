@@ -81,11 +81,13 @@ static enum lookup km_lookup(const struct km *km, enum km_table mode,
 		const struct km_bind *b = km_tab_find(tab, keys, n);
 
 		*tp = order[i];
-		if (b) {
+		/* A none key with longer sequences bound is their prefix
+		 * (w none, then w y: w y was bound and could not be typed). */
+		if (b && (b->action != ACTION_NONE || !km_tab_has_prefix(tab, keys, n))) {
 			*bp = b;
 			return LK_EXACT;
 		}
-		if (km_tab_has_prefix(tab, keys, n))
+		if (b || km_tab_has_prefix(tab, keys, n))
 			return LK_PREFIX;
 	}
 	*tp = KM_T_NONE;

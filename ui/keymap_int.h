@@ -75,9 +75,11 @@ int km_tab_has_prefix(const struct km_tab *tab, const int *keys, size_t n);
  * Returns 0, or -pte_nomem. */
 int km_bind_add(struct km *km, enum km_table t, const int *keys, size_t n,
 		enum action a, const char *args, const char *note);
-/* bind ... and unbind ... as km_exec() describes them.
+/* bind ... and unbind ... as km_exec() describes them (@quoted: as
+ * km_exec_argv() takes it).
  * Return 0, or -pte_invalid (-pte_nomem) with a message in @err. */
-int km_cmd_bind(struct km *km, int argc, char **argv, char *err, size_t errlen);
+int km_cmd_bind(struct km *km, int argc, char **argv, const int *quoted,
+		char *err, size_t errlen);
 int km_cmd_unbind(struct km *km, int argc, char **argv, char *err, size_t errlen);
 
 /* keymap_feed.c: bind quit, command-prompt and interrupt again where no

@@ -178,7 +178,7 @@ static int settings_keymap(struct ui *ui, const struct cmd_args *a)
 	size_t before = km_nerrors(ui->km);
 	char err[256];
 
-	if (km_exec_argv(ui->km, a->argc, a->argv, err, sizeof(err)) < 0) {
+	if (km_exec_argv(ui->km, a->argc, a->argv, a->quoted, err, sizeof(err)) < 0) {
 		msg_report(ui, UI_ERROR, "%s", err);
 		return UI_DRAW_STATUS;
 	}
