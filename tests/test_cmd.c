@@ -81,6 +81,10 @@ static void test_table(void **state)
 		/* a command taking arguments has a spec for them */
 		if ((action_table[a].flags & ACT_ARGS) && row->spec == CMD_NONE)
 			fail_msg("%s: takes arguments, spec none", action_table[a].name);
+		/* and one without ACT_ARGS none: cmd_line() refuses any
+		 * beyond its count or key, for every such row */
+		if (!(action_table[a].flags & ACT_ARGS) && row->spec != CMD_NONE)
+			fail_msg("%s: takes no arguments, has a spec", action_table[a].name);
 	}
 	/* a second row for an action is a bug */
 	assert_int_equal(cmd_register(&twice_cmds), -pte_invalid);

@@ -37,6 +37,30 @@ long cmd_steps(const struct cmd_args *a)
 	return a->count > (1ull << 40) ? 1l << 40 : a->count ? (long)a->count : 1;
 }
 
+int cmd_path(const char *path, char *buf, size_t size)
+{
+	const char *home = getenv("HOME");
+	int n;
+
+	if (path[0] == '~' && path[1] == '/' && home && *home)
+		n = snprintf(buf, size, "%s%s", home, path + 1);
+	else
+		n = snprintf(buf, size, "%s", path);
+	return n < 0 || (size_t)n >= size ? -pte_invalid : 0;
+}
+
+/* @a's usage line ("cursor-down [N]", "set-mark L", "goto TARGET") into
+ * @buf.  Returns @buf. */
+static const char *cmd_usage(enum action a, char *buf, size_t size)
+{
+	const struct action_info *ai = &action_table[a];
+
+	snprintf(buf, size, "%s%s%s", ai->name, ai->usage[0] ? " " : "",
+		 ai->usage[0] ? ai->usage : ai->flags & ACT_COUNT ? " [N]" :
+		 ai->flags & ACT_KEY ? " L" : "");
+	return buf;
+}
+
 /*
  * A file's line (@flags has TOK_COMMENT) for a row that takes its text as
  * typed: its comment cut off into @buf, and a->raw (which points into
@@ -89,8 +113,8 @@ static int cmd_exec(struct ui *ui, struct cmd_args *a, const char *line, unsigne
 		}
 		argv[argc] = NULL;
 		if (row->max && argc - 1 > row->max) {
-			msg_report(ui, UI_ERROR, "%s: too many arguments (usage: %s %s)",
-				   a->name, a->name, action_table[a->action].usage);
+			msg_report(ui, UI_ERROR, "%s: too many arguments (usage: %s)",
+				   a->name, cmd_usage(a->action, buf, sizeof(buf)));
 			return UI_DRAW_STATUS;
 		}
 		a->argc = argc;
@@ -100,10 +124,61 @@ static int cmd_exec(struct ui *ui, struct cmd_args *a, const char *line, unsigne
 	return row->run(ui, a);
 }
 
-int cmd_line(struct ui *ui, const char *line, unsigned tok_flags)
+/* The count at @s (a digit): decimal, or hex after 0x; a leading 0 is
+ * not octal (:goto-percent 08 is 8%, not 0%).  *@end is set past it.
+ * Returns the count, saturated. */
+static uint64_t cmd_count(const char *s, const char **end)
+{
+	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+		  isxdigit((unsigned char)s[2]);
+	char *e;
+	uint64_t v = strtoull(s, &e, hex ? 16 : 10);
+
+	*end = e;
+	return v;
+}
+
+/*
+ * The arguments @args of @a, an action without ACT_ARGS: a count
+ * (ACT_COUNT) or a key (ACT_KEY) into @a, and nothing after it; one rule
+ * for every such row, which never looks at a->raw.  Returns 0, or -1
+ * after saying what is wrong (":cursor-up -5", ":cursor-down 3x",
+ * ":quit now").
+ */
+static int cmd_fixed_args(struct ui *ui, struct cmd_args *a, const char *args)
+{
+	unsigned flags = action_table[a->action].flags;
+	const char *rest = args, *w = args;
+	char usage[128];
+
+	if ((flags & ACT_COUNT) && isdigit((unsigned char)*args)) {
+		a->count = cmd_count(args, &rest);
+		a->has_count = 1;
+	} else if ((flags & ACT_KEY) && *args) {
+		a->key = (unsigned char)*args;
+		rest = args + 1;
+	}
+	if (!*rest)
+		return 0;
+	cmd_usage(a->action, usage, sizeof(usage));
+	/* a count glued to more, or none where one goes: a bad count */
+	if ((flags & ACT_COUNT) && (rest == args || !isspace((unsigned char)*rest))) {
+		while (*w && !isspace((unsigned char)*w))
+			w++;
+		msg_report(ui, UI_ERROR, "%s: bad count '%.*s' (usage: %s)", a->name,
+			   (int)(w - args), args, usage);
+	} else {
+		msg_report(ui, UI_ERROR, "%s: too many arguments (usage: %s)", a->name,
+			   usage);
+	}
+	return -1;
+}
+
+/* cmd_line() on a line without trailing blanks. */
+static int cmd_run(struct ui *ui, const char *line, unsigned tok_flags)
 {
 	struct cmd_args a = { .count = 1, .key = -1 };
-	const char *p = line, *args;
+	const char *p = line, *args, *end;
 	char name[64];
 	size_t n = 0;
 
@@ -143,49 +218,59 @@ int cmd_line(struct ui *ui, const char *line, unsigned tok_flags)
 	}
 	a.name = action_name(a.action);
 	a.raw = args;
-	if ((action_table[a.action].flags & ACT_COUNT) && isdigit((unsigned char)*args)) {
-		a.count = strtoull(args, NULL, 0);
-		a.has_count = 1;
+	if (!(action_table[a.action].flags & ACT_ARGS)) {
+		if (cmd_fixed_args(ui, &a, args) < 0)
+			return UI_DRAW_STATUS;
+	} else {
+		/* the row reads its arguments; a count or key is a hint */
+		if ((action_table[a.action].flags & ACT_COUNT) &&
+		    isdigit((unsigned char)*args)) {
+			a.count = cmd_count(args, &end);
+			a.has_count = 1;
+		}
+		if ((action_table[a.action].flags & ACT_KEY) && *args)
+			a.key = (unsigned char)*args;
 	}
-	if ((action_table[a.action].flags & ACT_KEY) && *args)
-		a.key = (unsigned char)*args;
 	return cmd_exec(ui, &a, p, tok_flags);
 }
 
-/*
- * A binding's arguments (kept in the prompt's dialect, a word quoted as it
- * was in the bind line: a quoted word is a note) for a row taking its text
- * as typed: the words as they would be typed at the prompt, unquoted and
- * joined by blanks (pipe got '"cat > x"' with its quotes, for sh a
- * command of that name).  Returns @buf, or @args if they do not split.
- */
-static const char *cmd_key_raw(const char *args, char *buf, size_t size)
+int cmd_line(struct ui *ui, const char *line, unsigned tok_flags)
 {
-	char words[KM_ARGS_MAX], *argv[CMD_MAX_WORDS];
-	size_t len = 0;
-	int argc, i;
+	size_t n = strlen(line), k;
+	char *copy;
+	int r;
 
-	argc = tok_split(args, CMD_TOK, words, sizeof(words), argv, NULL,
-			 CMD_MAX_WORDS, NULL);
-	if (argc < 0 || strlen(args) >= size)
-		return args;
-	buf[0] = 0;
-	for (i = 0; i < argc; i++)	/* (never longer than @args) */
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "",
-					argv[i]);
-	return buf;
+	/* Trailing blanks end no word: readline's Tab completion adds one
+	 * and a config line may end in one, and a command taking its text
+	 * as typed would keep them ("keymap 'emacs ' not found", a file
+	 * "out.txt ").  A blank escaped by a backslash (bind's dialect)
+	 * stays. */
+	for (k = n; k && isspace((unsigned char)line[k - 1]); k--)
+		;
+	if (k == n)
+		return cmd_run(ui, line, tok_flags);
+	if (k && line[k - 1] == '\\')
+		k++;
+	copy = malloc(k + 1);
+	if (!copy) {
+		msg_report(ui, UI_ERROR, "out of memory");
+		return UI_DRAW_STATUS;
+	}
+	memcpy(copy, line, k);
+	copy[k] = 0;
+	r = cmd_run(ui, copy, tok_flags);
+	free(copy);
+	return r;
 }
 
 int cmd_key(struct ui *ui, const struct km_result *res)
 {
-	const struct cmd_row *row = cmd_find(res->action);
 	struct cmd_args a = { 0 };
-	char line[KM_ARGS_MAX + 64], raw[KM_ARGS_MAX];
+	char line[KM_ARGS_MAX + 64];
 
 	a.action = res->action;
 	a.name = action_name(res->action);
-	a.raw = row && row->spec == CMD_RAW ?
-		cmd_key_raw(res->args, raw, sizeof(raw)) : res->args;
+	a.raw = res->args;
 	a.has_count = res->has_count;
 	a.count = res->count;
 	a.key = res->key;

@@ -100,10 +100,18 @@ const struct cmd_row *cmd_find(enum action a);
  * means "as far as it goes" (n * rows cannot overflow). */
 long cmd_steps(const struct cmd_args *a);
 
+/* @path with a leading "~/" as $HOME (as source takes it), into @buf:
+ * for the commands that write or read a file (save-screen, export-marks).
+ * Returns 0, or -pte_invalid if it does not fit. */
+int cmd_path(const char *path, char *buf, size_t size);
+
 /* Run prompt line @line ("goto 50%", "/tip", ":45%", "mark hot \"x\""),
  * split in CMD_TOK with @tok_flags added (TOK_COMMENT for a file's lines:
  * then a command taken as typed loses its comment too).
- * A bad line is said on the message line.  Returns UI_DRAW_*. */
+ * Trailing blanks are dropped (Tab completion leaves one).  A command
+ * without ACT_ARGS takes a count (decimal, or 0x hex) or a key, and
+ * nothing more.  A bad line is said on the message line.  Returns
+ * UI_DRAW_*. */
 int cmd_line(struct ui *ui, const char *line, unsigned tok_flags);
 
 /* Run the action a key sequence gave (@res, KM_ACTION).  Returns

@@ -352,10 +352,10 @@ static int marks_ui_region_add(struct ui *ui, const struct cmd_args *a)
 	return marks_ui_region(ui, a);
 }
 
-/* :export REGION FILE, :export FROM TO FILE. */
+/* :export REGION FILE, :export FROM TO FILE ("~/" is $HOME). */
 static int marks_ui_export(struct ui *ui, const struct cmd_args *a)
 {
-	char **tok = a->argv + 1, err[512] = "";
+	char **tok = a->argv + 1, err[512] = "", path[4096];
 	int n = a->argc - 1, r;
 	struct safefile_keep keep[EXPORT_NKEEP];
 	struct export_result res;
@@ -389,24 +389,28 @@ static int marks_ui_export(struct ui *ui, const struct cmd_args *a)
 		from = to;
 		to = t;
 	}
+	if (cmd_path(tok[n - 1], path, sizeof(path)) < 0) {
+		msg_report(ui, UI_ERROR, "export: file name too long");
+		return UI_DRAW_STATUS;
+	}
 	/* Nor over the marks file the browser keeps. */
 	nkeep = export_keep(ui->trace, marks_file(ui->bm), keep);
-	r = export_slice(ui->trace, ui->img, from, to, tok[n - 1], 0, keep, nkeep,
+	r = export_slice(ui->trace, ui->img, from, to, path, 0, keep, nkeep,
 			 &res, err, sizeof(err));
 	if (r < 0) {
 		msg_report(ui, UI_ERROR, "export: %s", err);
 		return UI_DRAW_STATUS;
 	}
 	msg_report(ui, res.gaps ? UI_WARN : UI_INFO, "wrote %s: 0x%" PRIx64 "-0x%" PRIx64
-		   " (%" PRIu64 " bytes)%s", tok[n - 1], res.start, res.end,
+		   " (%" PRIu64 " bytes)%s", path, res.start, res.end,
 		   res.end - res.start, res.gaps ? ", lost data joined" : "");
 	return UI_DRAW_STATUS;
 }
 
-/* :export-marks FILE, :import-marks FILE. */
+/* :export-marks FILE, :import-marks FILE ("~/" is $HOME). */
 static int marks_ui_share(struct ui *ui, const struct cmd_args *a)
 {
-	char **tok = a->argv + 1;
+	char **tok = a->argv + 1, path[4096];
 	int import = a->action == ACTION_IMPORT_MARKS, n = a->argc - 1, r;
 	const char *m;
 
@@ -416,19 +420,24 @@ static int marks_ui_share(struct ui *ui, const struct cmd_args *a)
 		msg_report(ui, UI_ERROR, "%s-marks: which file?", import ? "import" : "export");
 		return UI_DRAW_STATUS;
 	}
-	r = import ? marks_import_path(ui->bm, tok[0]) : marks_export_path(ui->bm, tok[0]);
+	if (cmd_path(tok[0], path, sizeof(path)) < 0) {
+		msg_report(ui, UI_ERROR, "%s-marks: file name too long",
+			   import ? "import" : "export");
+		return UI_DRAW_STATUS;
+	}
+	r = import ? marks_import_path(ui->bm, path) : marks_export_path(ui->bm, path);
 	m = marks_message(ui->bm);
 	if (r < 0)
 		msg_report(ui, UI_ERROR, "%s", m ? m : pte_strerror(r));
 	else if (import)
 		/* The set's summary: imported, conflicts, bad lines. */
 		msg_report(ui, r > 0 || !m || !strstr(m, ", 0 bad lines") ? UI_WARN :
-			   UI_INFO, "%s; %zu marks and regions now%s", m ? m : tok[0],
+			   UI_INFO, "%s; %zu marks and regions now%s", m ? m : path,
 			   marks_count(ui->bm), r > 0 ? "; ours kept on conflicts "
 			   "(:messages lists them)" : "");
 	else
 		msg_report(ui, UI_INFO, "wrote %zu marks and regions to %s", marks_count(ui->bm),
-			   tok[0]);
+			   path);
 	return UI_DRAW_ALL;
 }
 
@@ -552,13 +561,24 @@ static int marks_ui_toggle_bookmark(struct ui *ui, const struct cmd_args *a)
 	return UI_DRAW_ALL;
 }
 
-/* ] and [: the next or previous mark or bookmark. */
+/* ] and [: the next or previous mark or bookmark; with a count the Nth,
+ * or the last one there is. */
 static int marks_ui_next_mark(struct ui *ui, const struct cmd_args *a)
 {
 	int next = a->action == ACTION_NEXT_MARK;
-	long i = ui->bm ? marks_next(ui->bm, ui->cursor, next ? 1 : -1,
-				     1u << BM_MARK | 1u << BM_BOOKMARK) : -1;
+	long i = -1, j, n = cmd_steps(a);
+	uint64_t off = ui->cursor;
 
+	/* at most one step per mark: a huge count ends at the last */
+	if (ui->bm && (size_t)n > marks_count(ui->bm))
+		n = (long)marks_count(ui->bm);
+	while (ui->bm && n-- > 0) {
+		j = marks_next(ui->bm, off, next ? 1 : -1, 1u << BM_MARK | 1u << BM_BOOKMARK);
+		if (j < 0)
+			break;
+		i = j;
+		off = marks_at(ui->bm, (size_t)i)->from;
+	}
 	if (i < 0) {
 		msg_report(ui, UI_WARN, "no %s mark", next ? "further" : "earlier");
 		return UI_DRAW_STATUS;

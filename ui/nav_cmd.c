@@ -65,18 +65,18 @@ static int nav_cmd_last(struct ui *ui, const struct cmd_args *a)
 	return nav_last(ui);
 }
 
-/* C-o, at most the history's length back; Tab forward. */
+/* C-o back, Tab forward: N steps, at most the history's length. */
 static int nav_cmd_history(struct ui *ui, const struct cmd_args *a)
 {
 	long n = cmd_steps(a);
+	int dir = a->action == ACTION_JUMP_FORWARD ? 1 : -1, r = 0, pos;
 
-	if (a->action == ACTION_JUMP_FORWARD)
-		return nav_history(ui, 1);
-	if (n > UI_HISTORY)
-		n = UI_HISTORY;
-	while (n-- > 1)
-		nav_history(ui, -1);
-	return nav_history(ui, -1);
+	/* until an end: the steps before it moved the cursor all the same */
+	do {
+		pos = ui->hist_pos;
+		r |= nav_history(ui, dir);
+	} while (--n > 0 && ui->hist_pos != pos);
+	return r;
 }
 
 static const struct cmd_row nav_cmd_rows[] = {

@@ -26,15 +26,14 @@ static int panes_focus(struct ui *ui, const struct cmd_args *a)
  * they move the cursor a column (tl.c). */
 static int panes_scroll(struct ui *ui, const struct cmd_args *a)
 {
-	int left = a->action == ACTION_SCROLL_LEFT;
+	long n = cmd_steps(a) * (a->action == ACTION_SCROLL_LEFT ? -1 : 1), h;
 
+	/* the count saturated: a huge one is as far as it goes, never a
+	 * wrapped cast the other way */
 	if (ui->focus == UI_PANE_TIMELINE && ui->panes[UI_PANE_TIMELINE].h > 0)
-		return tl_step(ui, (long)(a->count ? a->count : 1) * (left ? -1 : 1));
-	ui->hscroll += (left ? -8 : 8) * (int)a->count;
-	if (ui->hscroll < 0)
-		ui->hscroll = 0;
-	if (ui->hscroll > 200)
-		ui->hscroll = 200;
+		return tl_step(ui, n);
+	h = ui->hscroll + 8 * n;
+	ui->hscroll = h < 0 ? 0 : h > 200 ? 200 : (int)h;
 	return UI_DRAW_PANES;
 }
 
