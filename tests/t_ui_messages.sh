@@ -76,6 +76,17 @@ sed -n 2p "$tmp/c.txt" | grep -q ' raw ' || bad "config: raw bytes not shown"
 head -n 1 "$tmp/c.txt" | grep -q '\[default\]' || bad "config: --keymap did not win: $(head -n 1 "$tmp/c.txt")"
 [ $fail = 0 ] && echo "ok   the config file's commands run, bad lines are reported, --keymap wins"
 
+# A config's 'set keymap' runs before its other lines: the binds before it
+# were dropped without a word when it replaced the keymap.
+printf 'bind F5 goto-end\nset keymap emacs\nbind F6 goto-start\n' >"$XDG_CONFIG_HOME/ptbrowse/config"
+printf 'F5\n:save-screen %s\nF6\n:save-screen %s\n' "$tmp/o1.txt" "$tmp/o2.txt" >"$tmp/ko"
+"$PTBROWSE" --no-state --script "$tmp/ko" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config set keymap: exit $?"
+head -n 1 "$tmp/o1.txt" | grep -q '\[emacs\]' || bad "config set keymap: not emacs: $(head -n 1 "$tmp/o1.txt")"
+grep -q '^ 0x[0-9a-f]*/0x10000 100\.0%' "$tmp/o1.txt" || bad "config set keymap: F5 bound before it lost: $(tail -n 1 "$tmp/o1.txt")"
+grep -q '^ 0x0/0x10000 0\.0%' "$tmp/o2.txt" || bad "config set keymap: F6: $(tail -n 2 "$tmp/o2.txt")"
+rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
+[ $fail = 0 ] && echo "ok   a config's set keymap keeps the binds before it"
+
 # The config file's keymap lines are checked for a way out once, at its
 # end, as a keymap file's: q unbound by lines 1-2 and x bound to quit by
 # line 3 brought q back after line 2 ("config:2: keymap: q (quit) bound

@@ -191,87 +191,119 @@ int options_parse(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* The config's error count and the last one said, for the summary. */
+struct options_errs {
+	unsigned n;
+	char last[sizeof(((struct ui *)0)->msg)];
+};
+
+/* Say what went wrong at a config line (the message line has it). */
+static void options_config_err(struct ui *ui, struct options_errs *e)
+{
+	snprintf(e->last, sizeof(e->last), "%s", ui->msg);
+	e->n++;
+}
+
+/* Run config line @p (@path:@lineno), its message logged as
+ * "file:line: ..." if it is an error. */
+static void options_config_run(struct ui *ui, const char *path, unsigned lineno,
+			       const char *p, struct options_errs *e)
+{
+	ui->msg[0] = 0;
+	ui->msglog_off = 1;
+	cmd_line(ui, p, TOK_COMMENT);
+	ui->msglog_off = 0;
+	/* set keymap gives a new keymap */
+	km_hold(ui->km);
+	if (ui->msg[0] && ui->msg_sev == UI_ERROR) {
+		char msg[sizeof(ui->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", ui->msg);
+		msg_report(ui, UI_ERROR, "%s:%u: %.300s", path, lineno, msg);
+		options_config_err(ui, e);
+	}
+}
+
+/*
+ * Config file @path, pass @pass: 0 runs its "set keymap" lines alone, 1
+ * the others.  The keymap is set first, so that the bind lines of both
+ * files change it wherever they stand: a "set keymap" after them
+ * replaced the keymap they had changed, silently.  A --keymap given on
+ * the command line wins over the files' "set keymap".
+ */
+static void options_config_file(struct ui *ui, const struct options *o,
+				const char *path, int pass, struct options_errs *e)
+{
+	/* A FIFO or a device there would hang the start. */
+	FILE *f = path[0] ? safefile_fopen_read(path, 0) : NULL;
+	char line[1024], name[64];
+	unsigned lineno = 0;
+	int r;
+
+	if (!f) {
+		if (path[0] && errno != ENOENT && pass == 0) {
+			msg_report(ui, UI_ERROR, "%s: %s (not read)", path,
+				   safefile_strerror(errno));
+			options_config_err(ui, e);
+		}
+		return;
+	}
+	/* The ways out (q, :, C-c) are checked once the whole file is read,
+	 * as a keymap file's: a line may unbind q before a later one binds
+	 * another key to quit. */
+	km_hold(ui->km);
+	while ((r = options_read_line(f, line, sizeof(line)))) {
+		char *p = line;
+		int setkm;
+
+		lineno++;
+		if (r < 0 && pass == 1) {
+			msg_report(ui, UI_ERROR, "%s:%u: %s (skipped)", path, lineno,
+				   options_line_error(r));
+			options_config_err(ui, e);
+		}
+		while (r > 0 && isspace((unsigned char)*p))
+			p++;
+		if (r < 0 || !*p || *p == '#')
+			continue;
+		setkm = sscanf(p, "set keymap %63s", name) == 1;
+		if (setkm != (pass == 0) || (setkm && o->keymap_given))
+			continue;
+		options_config_run(ui, path, lineno, p, e);
+	}
+	fclose(f);
+	if (km_release(ui->km, path, line, sizeof(line))) {
+		msg_report(ui, UI_ERROR, "%s", line);
+		options_config_err(ui, e);
+	}
+}
+
 /*
  * The config files, as tmux's: /etc/ptbrowse/config, then
  * $XDG_CONFIG_HOME/ptbrowse/config, each line a prompt command ("set
  * keymap emacs", "set raw on", "bind ...").  A bad line is reported as
- * file:line in the message log and the rest goes on.  A --keymap given on
- * the command line wins over the files' "set keymap".
+ * file:line in the message log and the rest goes on.  Their "set keymap"
+ * lines run first (options_config_file()).
  */
 void options_config(struct ui *ui, const struct options *o)
 {
-	char user[4200] = "", line[1024], name[64], last[sizeof(ui->msg)] = "";
+	char user[4200] = "";
 	const char *paths[2] = { "/etc/ptbrowse/config", user };
-	unsigned nerr = 0;
+	struct options_errs e = { 0, "" };
+	int pass;
 	size_t k;
 
 	if (xdg_path(XDG_CONFIG, "config", user, sizeof(user), NULL, 0) < 0)
 		user[0] = 0;
-	for (k = 0; k < 2; k++) {
-		/* A FIFO or a device there would hang the start. */
-		FILE *f = paths[k][0] ? safefile_fopen_read(paths[k], 0) : NULL;
-		unsigned lineno = 0;
-		int r;
-
-		if (!f) {
-			if (paths[k][0] && errno != ENOENT) {
-				msg_report(ui, UI_ERROR, "%s: %s (not read)", paths[k],
-					   safefile_strerror(errno));
-				snprintf(last, sizeof(last), "%s", ui->msg);
-				nerr++;
-			}
-			continue;
-		}
-		/* The ways out (q, :, C-c) are checked once the whole file
-		 * is read, as a keymap file's: a line may unbind q before
-		 * a later one binds another key to quit. */
-		km_hold(ui->km);
-		while ((r = options_read_line(f, line, sizeof(line)))) {
-			char *p = line;
-
-			lineno++;
-			if (r < 0) {
-				msg_report(ui, UI_ERROR, "%s:%u: %s (skipped)",
-					   paths[k], lineno, options_line_error(r));
-				snprintf(last, sizeof(last), "%s", ui->msg);
-				nerr++;
-				continue;
-			}
-			while (isspace((unsigned char)*p))
-				p++;
-			if (!*p || *p == '#')
-				continue;
-			if (o->keymap_given && sscanf(p, "set keymap %63s", name) == 1)
-				continue;
-			ui->msg[0] = 0;
-			ui->msglog_off = 1;
-			cmd_line(ui, p, TOK_COMMENT);
-			ui->msglog_off = 0;
-			/* set keymap gives a new keymap */
-			km_hold(ui->km);
-			if (ui->msg[0] && ui->msg_sev == UI_ERROR) {
-				char msg[sizeof(ui->msg)];
-
-				snprintf(msg, sizeof(msg), "%s", ui->msg);
-				msg_report(ui, UI_ERROR, "%s:%u: %.300s", paths[k],
-					   lineno, msg);
-				snprintf(last, sizeof(last), "%s", ui->msg);
-				nerr++;
-			}
-		}
-		fclose(f);
-		if (km_release(ui->km, paths[k], line, sizeof(line))) {
-			msg_report(ui, UI_ERROR, "%s", line);
-			snprintf(last, sizeof(last), "%s", ui->msg);
-			nerr++;
-		}
-	}
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < 2; k++)
+			options_config_file(ui, o, paths[k], pass, &e);
 	/* The status line says what the log holds once each. */
 	ui->msglog_off = 1;
-	if (nerr > 1)
+	if (e.n > 1)
 		msg_report(ui, UI_ERROR, "%u config errors (:messages lists them); the last: %.300s",
-			   nerr, last);
-	else if (nerr)
-		msg_report(ui, UI_ERROR, "%s", last);
+			   e.n, e.last);
+	else if (e.n)
+		msg_report(ui, UI_ERROR, "%s", e.last);
 	ui->msglog_off = 0;
 }
