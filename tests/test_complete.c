@@ -163,9 +163,35 @@ static void test_args(void **state)
 	assert_string_equal(cands("timeline-zoom ", COMPL_WORDS),
 			    "all hit in out region selection");
 	assert_string_equal(cands("streams c", COMPL_STREAM), "cpu0 cpu1");
+	/* STREAM|next|prev: the streams and the literals, never "STREAM" */
+	assert_string_equal(cands("lane ", COMPL_STREAM), "cpu0 cpu1 next prev");
+	assert_string_equal(cands("lane S", COMPL_STREAM), "");
+	assert_string_equal(cands("lane c", COMPL_STREAM), "cpu0 cpu1");
+	assert_string_equal(cands("lane n", COMPL_STREAM), "next");
 	assert_string_equal(cands("mark ", COMPL_NONE), "");
 	assert_string_equal(cands("quit ", COMPL_NONE), "");
 	assert_string_equal(cands("nosuch ", COMPL_NONE), "");
+}
+
+/* The options the prompt offers are those :set takes, with their values. */
+static void test_set(void **state)
+{
+	const struct compl_ctx real = { .options = compl_set_options };
+	struct compl_list l;
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(compl_candidates("set ", 4, &real, &l), 8);
+	assert_int_equal(l.kind, COMPL_OPTION);
+	compl_free(&l);
+	assert_int_equal(compl_candidates("set sy", 6, &real, &l), 1);
+	assert_string_equal(l.v[0], "symbols");
+	compl_free(&l);
+	assert_int_equal(compl_candidates("set v", 5, &real, &l), 1);
+	assert_string_equal(l.v[0], "view");
+	compl_free(&l);
+	assert_string_equal(cands("set symbols ", COMPL_WORDS), "off on");
+	assert_string_equal(cands("set view ", COMPL_WORDS), "code packets");
+	assert_string_equal(cands("set raw o", COMPL_WORDS), "off on");
 }
 
 static void test_goto(void **state)
@@ -205,6 +231,12 @@ static void test_bind(void **state)
 	assert_non_null(strstr(s, "timeline-zoom"));
 	/* after the command, its arguments */
 	assert_string_equal(cands("bind z timeline-zoom ", COMPL_NONE), "");
+	/* a table or a note named like a command is no command */
+	assert_string_equal(cands("bind -T visual Es", COMPL_KEY), "Escape");
+	assert_string_equal(cands("bind -T visual -N quit Es", COMPL_KEY), "Escape");
+	s = cands("bind -T visual v ", COMPL_KEY);
+	assert_non_null(strstr(s, "cancel"));
+	assert_string_equal(cands("bind -T visual v cancel ", COMPL_NONE), "");
 	/* quoted words */
 	assert_string_equal(cands("bind -N \"a b\" j cursor-u", COMPL_KEY),
 			    "cursor-up");
@@ -253,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_goto),
 		cmocka_unit_test(test_bind),
 		cmocka_unit_test(test_readline),

@@ -330,6 +330,36 @@ static int compl_literals(struct compl_list *out, const char *words)
 	return 0;
 }
 
+/* Choices where one is a placeholder for names: "STREAM|next|prev"
+ * (lane) offers the streams and the literals; the kind is the names'. */
+static int compl_choices(struct compl_list *out, const struct compl_ctx *ctx,
+			 const char *words)
+{
+	static const struct { const char *word; enum compl_kind kind; } ph[] = {
+		{ "STREAM", COMPL_STREAM }, { "MARK", COMPL_MARK },
+		{ "REGION", COMPL_REGION },
+	};
+	enum compl_kind kind = COMPL_WORDS;
+	char buf[128], *p, *save = NULL;
+	size_t k;
+	int rc;
+
+	strncpy(buf, words, sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
+	for (p = strtok_r(buf, "|", &save); p; p = strtok_r(NULL, "|", &save)) {
+		for (k = 0; k < sizeof(ph) / sizeof(ph[0]) && strcmp(p, ph[k].word); k++)
+			;
+		if (k < sizeof(ph) / sizeof(ph[0])) {
+			compl_names(out, ctx, ph[k].kind);
+			kind = ph[k].kind;
+		} else if ((rc = compl_add(out, p)) < 0) {
+			return rc;
+		}
+	}
+	out->kind = kind;
+	return 0;
+}
+
 /* bind [-T TABLE] [-N NOTE] KEY... COMMAND [ARG...] and unbind. */
 static int compl_bind(struct compl_list *out, const struct compl_word *w,
 		      int nw, int is_bind)
@@ -351,13 +381,19 @@ static int compl_bind(struct compl_list *out, const struct compl_word *w,
 			rc = compl_add(out, "-a");
 		return rc;
 	}
-	/* after the command come its arguments: nothing to offer */
-	for (i = 1; i < nw - 1; i++)
+	/* after the command come its arguments: nothing to offer; -T's
+	 * table and -N's note are no command (-T visual is a table) */
+	for (i = 1; i < nw - 1; i++) {
+		if (!strcmp(w[i].text, "-T") || !strcmp(w[i].text, "-N")) {
+			i++;
+			continue;
+		}
 		if (action_find(w[i].text) != ACTION_NONE &&
 		    km_key_parse(w[i].text) < 0) {
 			out->kind = COMPL_NONE;
 			return 0;
 		}
+	}
 	out->kind = COMPL_KEY;
 	rc = compl_keys(out);
 	if (rc < 0 || !is_bind)
@@ -380,6 +416,10 @@ static int compl_add_cb(void *arg, const char *name)
 	return compl_add(out, name);
 }
 
+const char *const compl_set_options[] = {
+	"raw", "ip", "symbols", "columns", "axis", "mouse", "keymap", "view", NULL
+};
+
 /* The values ":set OPTION" takes. */
 static int compl_set_value(struct compl_list *out, const char *opt)
 {
@@ -389,7 +429,10 @@ static int compl_set_value(struct compl_list *out, const char *opt)
 	}
 	if (!strcmp(opt, "axis"))
 		return compl_literals(out, "time|bytes");
-	if (!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse"))
+	if (!strcmp(opt, "view"))
+		return compl_literals(out, "packets|code");
+	if (!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse") ||
+	    !strcmp(opt, "symbols"))
 		return compl_literals(out, "on|off");
 	return 0;
 }
@@ -440,7 +483,7 @@ static int compl_arg(struct compl_list *out, const struct compl_ctx *ctx,
 		return 0;
 	}
 	if (strchr(word, '|'))
-		return compl_literals(out, word);
+		return compl_choices(out, ctx, word);
 	return 0;
 }
 

@@ -57,6 +57,10 @@ struct compl_ctx {
 	const char *const *options;	/* option names, NULL-terminated */
 };
 
+/* The options :set takes (ui/settings.c), NULL-terminated: a
+ * compl_ctx's options at the prompt. */
+extern const char *const compl_set_options[];
+
 /* Fill @out with the candidates for the word that ends at byte @point of
  * prompt line @line (without the ":").  @ctx may be NULL (no marks,
  * regions, streams or options).  Frees what @out held before.

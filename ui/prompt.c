@@ -396,13 +396,11 @@ void prompt_init(struct ui *ui)
 	rl_prep_term_function = prompt_noprep;
 	rl_deprep_term_function = prompt_nodeprep;
 	{
-		static const char *const options[] = { "raw", "ip", "columns", "axis",
-						       "mouse", "keymap", NULL };
 		static struct compl_ctx ctx;
 
 		ctx.arg = ui;
 		ctx.names = prompt_names;
-		ctx.options = options;
+		ctx.options = compl_set_options;
 		compl_rl_set_ctx(&ctx);
 	}
 	rl_attempted_completion_function = compl_rl_attempt;
