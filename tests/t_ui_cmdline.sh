@@ -141,4 +141,32 @@ HOME=$tmp "$PTBROWSE" --script "$tmp/k4" --size 100x12 "$tmp/t.pt" >"$tmp/out" 2
 [ -f "$tmp/h.txt" ] || bad "save-screen ~/h.txt: $(msgline "$tmp/e1.txt")"
 grep -q hot "$tmp/m.txt" 2>/dev/null || bad "export-marks ~/m.txt: $(msgline "$tmp/e1.txt")"
 [ $fail = 0 ] && echo "ok   ~/ is \$HOME"
+# --- help: a binding that does something else has its own line ----------
+cat >"$tmp/k5" <<EOK
+:set keymap emacs
+:bind M-q timeline-zoom out
+:help command-prompt
+:save-screen $tmp/hp.txt
+q
+:help timeline-zoom
+:save-screen $tmp/hz.txt
+q
+:help cancel
+:save-screen $tmp/hc.txt
+EOK
+"$PTBROWSE" --no-state --script "$tmp/k5" --size 120x12 "$tmp/t.pt" >"$tmp/out" 2>&1 ||
+	bad "help: exit status $? ($(cat "$tmp/out"))"
+line() { sed -n "$2p" "$1" | sed 's/  */ /g; s/ *$//'; }
+[ "$(line "$tmp/hp.txt" 1)" = " M-x, : command-prompt Open the command prompt (with TEXT) :[TEXT]" ] ||
+	bad "help command-prompt: '$(line "$tmp/hp.txt" 1)'"
+[ "$(line "$tmp/hp.txt" 2)" = " C-x r m command-prompt Set a named bookmark" ] ||
+	bad "help C-x r m: '$(line "$tmp/hp.txt" 2)'"
+[ "$(line "$tmp/hp.txt" 3)" = " C-x r b command-prompt Jump to a bookmark" ] ||
+	bad "help C-x r b: '$(line "$tmp/hp.txt" 3)'"
+grep -q '^  + .* timeline-zoom  *Zoom in$' "$tmp/hz.txt" || bad "help: + zooms in: $(cat "$tmp/hz.txt")"
+grep -q '^  M-q .* timeline-zoom  *timeline-zoom out$' "$tmp/hz.txt" ||
+	bad "help: M-q (no note) runs timeline-zoom out: $(cat "$tmp/hz.txt")"
+[ "$(line "$tmp/hc.txt" 1)" = " C-g; C-g in prompt; C-g in visual cancel Cancel the prompt, selection or count" ] ||
+	bad "help cancel: '$(line "$tmp/hc.txt" 1)'"
+[ $fail = 0 ] && echo "ok   help: a key doing something else has its own line"
 exit $fail

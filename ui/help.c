@@ -132,14 +132,160 @@ static void help_ascii(const struct ui *ui, const char *s, char *buf, size_t siz
 	buf[n] = 0;
 }
 
+/*
+ * An action's help lines: its own (the keys that do what its help says)
+ * and one per other use of it a binding makes (variant): a binding with
+ * arguments (C-x r m: command-prompt "mark "; z: timeline-zoom in) or
+ * with a note other than the action's own (the first note of a binding
+ * without arguments: "Cancel"; v in visual: "End the selection").
+ * Merged into one line, which key did what was lost.
+ */
+#define HELP_BINDS 64
+
+/* The bindings of one action, in table order, and its own note. */
+struct help_binds {
+	struct km_binding_view v[HELP_BINDS];
+	int n;
+	const char *own;
+};
+
+/* The help's lines of actions: line i is variant k (0: its own line) of
+ * action a; remade from the keymap by help_index(). */
+static struct { short a, k; } help_idx[ACTION__N * (HELP_BINDS + 1)];
+static int help_nidx;
+
+static void help_binds_of(const struct ui *ui, enum action a, struct help_binds *hb)
+{
+	enum km_table t;
+	size_t i;
+
+	hb->n = 0;
+	hb->own = "";
+	for (t = KM_T_GLOBAL; ui->km && t < KM_NTABLES; t++)
+		for (i = 0; i < km_count(ui->km, t) && hb->n < HELP_BINDS; i++)
+			if (!km_get(ui->km, t, i, &hb->v[hb->n]) && hb->v[hb->n].action == a)
+				hb->n++;
+	for (i = 0; i < (size_t)hb->n && !hb->own[0]; i++)
+		if (!hb->v[i].args[0])
+			hb->own = hb->v[i].note;
+}
+
+/* Whether binding @i does what the action's own line says. */
+static int help_plain(const struct help_binds *hb, int i)
+{
+	return !hb->v[i].args[0] && (!hb->v[i].note[0] || !strcmp(hb->v[i].note, hb->own));
+}
+
+/* Whether bindings @i and @j are the same use (on one line). */
+static int help_same(const struct help_binds *hb, int i, int j)
+{
+	if (help_plain(hb, i) || help_plain(hb, j))
+		return help_plain(hb, i) && help_plain(hb, j);
+	return !strcmp(hb->v[i].args, hb->v[j].args) && !strcmp(hb->v[i].note, hb->v[j].note);
+}
+
+/* Whether binding @i starts a variant: not plain, none like it before. */
+static int help_first(const struct help_binds *hb, int i)
+{
+	int j;
+
+	if (help_plain(hb, i))
+		return 0;
+	for (j = 0; j < i; j++)
+		if (!help_plain(hb, j) && help_same(hb, i, j))
+			return 0;
+	return 1;
+}
+
+/* The binding that starts variant @k (from 1), or -1 if none. */
+static int help_variant(const struct help_binds *hb, int k)
+{
+	int i;
+
+	for (i = 0; i < hb->n; i++)
+		if (help_first(hb, i) && !--k)
+			return i;
+	return -1;
+}
+
+/* Remake help_idx from the keymap. */
+static void help_index(const struct ui *ui)
+{
+	struct help_binds hb;
+	int a, i, k;
+
+	help_nidx = 0;
+	for (a = 0; a < ACTION__N; a++) {
+		if (action_table[a].flags & ACT_PREFIX)
+			continue;
+		help_binds_of(ui, (enum action)a, &hb);
+		help_idx[help_nidx].a = (short)a;
+		help_idx[help_nidx++].k = 0;
+		for (i = 0, k = 1; i < hb.n; i++)
+			if (help_first(&hb, i)) {
+				help_idx[help_nidx].a = (short)a;
+				help_idx[help_nidx++].k = (short)k++;
+			}
+	}
+}
+
+/* The keys of the bindings like binding @like (-1: the plain ones), by
+ * table, "j, Down; Enter in visual" (no table: global), into @buf. */
+static void help_keys(const struct help_binds *hb, int like, char *buf, size_t size)
+{
+	size_t len = 0;
+	enum km_table t;
+	char seq[128];
+	int i, in_t;
+
+	buf[0] = 0;
+	for (t = KM_T_GLOBAL; t < KM_NTABLES; t++) {
+		in_t = 0;
+		for (i = 0; i < hb->n && len < size; i++) {
+			if (hb->v[i].table != t || (like < 0 ? !help_plain(hb, i) :
+						    !help_same(hb, i, like)))
+				continue;
+			km_seq_name(hb->v[i].keys, hb->v[i].nkeys, seq, sizeof(seq));
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						in_t ? ", " : len ? "; " : "", seq);
+			in_t = 1;
+		}
+		if (in_t && t != KM_T_GLOBAL && len < size)
+			len += (size_t)snprintf(buf + len, size - len, " in %s",
+						km_table_name(t));
+	}
+}
+
+/* Help line @k of action @a (0: its own; then its variants) into @buf. */
+static void help_action_line(const struct ui *ui, int a, int k, char *buf, size_t size)
+{
+	const struct action_info *ai = &action_table[a];
+	struct help_binds hb;
+	char keys[256], what[256];
+	int i;
+
+	help_binds_of(ui, (enum action)a, &hb);
+	i = k ? help_variant(&hb, k) : -1;
+	help_keys(&hb, i, keys, sizeof(keys));
+	if (i < 0) {
+		snprintf(buf, size, "  %-26s %-18s %s%s%s", keys[0] ? keys : "-", ai->name,
+			 ai->help, ai->usage[0] ? "  :" : "", ai->usage);
+		return;
+	}
+	/* its note, else what it runs */
+	if (hb.v[i].note[0])
+		snprintf(what, sizeof(what), "%s", hb.v[i].note);
+	else
+		snprintf(what, sizeof(what), "%s %s", ai->name, hb.v[i].args);
+	snprintf(buf, size, "  %-26s %-18s %s", keys, ai->name, what);
+}
+
 /* Line @n of the help text into @buf, whether it is bold and where its
- * wrapped rows start (*@hang: under its description).  Returns 0, or -1
- * past the end. */
+ * wrapped rows start (*@hang: under its description); help_index() made
+ * the actions' lines.  Returns 0, or -1 past the end. */
 static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bold,
 		     int *hang)
 {
-	int a;
-
 	*bold = 0;
 	*hang = HELP_HANG;
 	if (help_st.what == UI_PAGER_MESSAGES) {
@@ -152,31 +298,12 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 		return 0;
 	}
 	n -= NINTRO;
-	for (a = 0; a < ACTION__N; a++) {
-		char keys[128] = "", more[128];
-		enum km_table t;
-
-		if (action_table[a].flags & ACT_PREFIX)
-			continue;
-		if (n--)
-			continue;
-		for (t = KM_T_GLOBAL; t < KM_NTABLES; t++) {
-			more[0] = 0;
-			if (ui->km && km_keys_for(ui->km, t, (enum action)a, more, sizeof(more)) > 0) {
-				size_t l = strlen(keys);
-
-				snprintf(keys + l, sizeof(keys) - l, "%s%s%s%s", l ? ", " : "", more,
-					 t == KM_T_GLOBAL ? "" : " in ", t == KM_T_GLOBAL ? "" :
-					 km_table_name(t));
-			}
-		}
+	if (n < help_nidx) {
 		*hang = 2 + 26 + 1 + 18 + 1;
-		snprintf(buf, size, "  %-26s %-18s %s%s%s", keys[0] ? keys : "-",
-			 action_table[a].name, action_table[a].help,
-			 action_table[a].usage[0] ? "  :" : "", action_table[a].usage[0] ?
-			 action_table[a].usage : "");
+		help_action_line(ui, help_idx[n].a, help_idx[n].k, buf, size);
 		return 0;
 	}
+	n -= help_nidx;
 	if (n < NLEGEND) {
 		*hang = 15;
 		help_ascii(ui, legend[n], buf, size);
@@ -194,25 +321,23 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 }
 
 /* The help line of the search topic's title. */
-static int help_search_line(void)
+static int help_search_line(const struct ui *ui)
 {
-	int a, n = NINTRO + NLEGEND + 1;
-
-	for (a = 0; a < ACTION__N; a++)
-		n += !(action_table[a].flags & ACT_PREFIX);
-	return n;
+	help_index(ui);
+	return NINTRO + help_nidx + NLEGEND + 1;
 }
 
 int help_line_of(const struct ui *ui, int a)
 {
-	int i, n = NINTRO;
+	int i;
 
-	(void)ui;
 	if (a <= ACTION_NONE || a >= ACTION__N || (action_table[a].flags & ACT_PREFIX))
 		return -1;
-	for (i = 0; i < a; i++)	/* help_line()'s order */
-		n += !(action_table[i].flags & ACT_PREFIX);
-	return n;
+	help_index(ui);
+	for (i = 0; i < help_nidx; i++)
+		if (help_idx[i].a == a && !help_idx[i].k)
+			return NINTRO + i;
+	return -1;
 }
 
 /* The screen rows line @s takes at width @w, wrapped at blanks (a word
@@ -288,6 +413,7 @@ static int help_nrows(const struct ui *ui, int w, int l, int *row_of)
 
 	if (row_of)
 		*row_of = -1;
+	help_index(ui);
 	for (n = 0; !help_line(ui, n, line, sizeof(line), &b, &hang); n++) {
 		if (n == l && row_of)
 			*row_of = rows;
@@ -383,7 +509,7 @@ void help_open(struct ui *ui, int what, int top)
  * search expressions (the search command's line is above them). */
 static int help_cmd(struct ui *ui, const struct cmd_args *a)
 {
-	int l = !a->raw[0] ? 0 : !strcmp(a->raw, "search") ? help_search_line() :
+	int l = !a->raw[0] ? 0 : !strcmp(a->raw, "search") ? help_search_line(ui) :
 		help_line_of(ui, action_find(a->raw));
 
 	if (l < 0) {
