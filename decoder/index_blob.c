@@ -12,7 +12,7 @@
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	18	/* 9: the time pass's periods, the gap's packet;
+#define BLOB_VERSION	19	/* 9: the time pass's periods, the gap's packet;
 				 * 10: halted time per segment, and the sleep
 				 * bits in the carries; 11: the same, made by a
 				 * time pass that writes every carry and counts
@@ -33,7 +33,9 @@
 				 * span (halts; unplaced in the carries); 17:
 				 * no period where a cycle threshold may hide
 				 * cycles (periods, carries); 18: such periods
-				 * go on over the next MTCs (the same) */
+				 * go on over the next MTCs (the same); 19: a
+				 * PSB split by a one-byte scan unit at a span's
+				 * end is found (the PSBs) */
 
 struct blob_hdr {
 	uint64_t magic;

@@ -22,7 +22,7 @@
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
-#define CACHE_VERSION	14	/* 6: index blob 9 (periods, gap packets);
+#define CACHE_VERSION	15	/* 6: index blob 9 (periods, gap packets);
 				 * 7: index blob 11 (every carry written);
 				 * 8: index blob 12 (time back at a bad TSC);
 				 * 9: index blob 13 (its edges, MTCs after);
@@ -30,7 +30,8 @@
 				 * 11: index blob 15 (MTCFreq 9 and up);
 				 * 12: index blob 16 (halted time bounded);
 				 * 13: index blob 17 (cycle thresholds);
-				 * 14: index blob 18 (longer periods) */
+				 * 14: index blob 18 (longer periods);
+				 * 15: index blob 19 (a PSB at a span's end) */
 #define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
 
 struct cache_hdr {
