@@ -99,6 +99,9 @@ g
 G
 2 [ '
 :save-screen $tmp/m2.txt
+g
+9 9 9 9 9 9 9 9 9 9 9 9 ] '
+:save-screen $tmp/m3.txt
 :goto 10%
 :goto 20%
 :goto 30%
@@ -121,6 +124,7 @@ EOK
 run "$tmp/k3"
 grep -q ' 30\.0%' "$tmp/m1.txt" || bad "3]': $(tail -n 2 "$tmp/m1.txt" | head -n 1)"
 grep -q ' 30\.0%' "$tmp/m2.txt" || bad "2[': $(tail -n 2 "$tmp/m2.txt" | head -n 1)"
+grep -q ' 40\.0%' "$tmp/m3.txt" || bad "999999999999]': $(tail -n 2 "$tmp/m3.txt" | head -n 1)"
 grep -q ' 30\.0%' "$tmp/j1.txt" || bad ":jump-forward 2: $(tail -n 2 "$tmp/j1.txt" | head -n 1)"
 # the packet pane scrolled right as far as it goes, as 30l does
 sed -n 2,7p "$tmp/h1.txt" >"$tmp/h1.rows"

@@ -561,24 +561,38 @@ static int marks_ui_toggle_bookmark(struct ui *ui, const struct cmd_args *a)
 	return UI_DRAW_ALL;
 }
 
+/* The @n-th mark or bookmark after (@dir > 0) or before @off, or the
+ * last there is that way; entries at one offset are one step.  Returns
+ * its index, or -1 if there is none.  One walk of the set (it is in
+ * offset order): a huge count costs no more than the set's size. */
+static long marks_ui_nth(const struct marks_set *bm, uint64_t off, int dir, long n)
+{
+	const unsigned kinds = 1u << BM_MARK | 1u << BM_BOOKMARK;
+	long i = marks_next(bm, off, dir, kinds), j, cnt = (long)marks_count(bm);
+	const struct marks_entry *e;
+	uint64_t at;
+
+	while (i >= 0 && --n > 0) {
+		at = marks_at(bm, (size_t)i)->from;
+		for (j = i + dir; j >= 0 && j < cnt; j += dir) {
+			e = marks_at(bm, (size_t)j);
+			if ((kinds & 1u << e->kind) && (dir > 0 ? e->from > at : e->from < at))
+				break;
+		}
+		if (j < 0 || j >= cnt)
+			break;
+		i = j;
+	}
+	return i;
+}
+
 /* ] and [: the next or previous mark or bookmark; with a count the Nth,
  * or the last one there is. */
 static int marks_ui_next_mark(struct ui *ui, const struct cmd_args *a)
 {
 	int next = a->action == ACTION_NEXT_MARK;
-	long i = -1, j, n = cmd_steps(a);
-	uint64_t off = ui->cursor;
+	long i = ui->bm ? marks_ui_nth(ui->bm, ui->cursor, next ? 1 : -1, cmd_steps(a)) : -1;
 
-	/* at most one step per mark: a huge count ends at the last */
-	if (ui->bm && (size_t)n > marks_count(ui->bm))
-		n = (long)marks_count(ui->bm);
-	while (ui->bm && n-- > 0) {
-		j = marks_next(ui->bm, off, next ? 1 : -1, 1u << BM_MARK | 1u << BM_BOOKMARK);
-		if (j < 0)
-			break;
-		i = j;
-		off = marks_at(ui->bm, (size_t)i)->from;
-	}
 	if (i < 0) {
 		msg_report(ui, UI_WARN, "no %s mark", next ? "further" : "earlier");
 		return UI_DRAW_STATUS;
