@@ -11,6 +11,7 @@
 #include "idxcache.h"
 #include "index.h"
 #include "marks.h"
+#include "offtsc.h"
 #include "ptdec.h"
 #include "tm.h"
 #include "trace.h"
@@ -29,7 +30,7 @@ struct goto_idx {
 	int idx_status;		/* 0, or why the index could not be had */
 	struct win_cache *wc;
 	int have_t0;		/* t0 looked for and found */
-	uint64_t t0;		/* the stream's first TSC */
+	uint64_t t0;		/* the trace's time origin (goto_idx_t0()) */
 	struct identity mapped;	/* the file's, when it was opened */
 	int have_mapped;
 };
@@ -217,11 +218,13 @@ static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
 	return 0;
 }
 
-/* The stream's first TSC, from its first packets, within the trace's time
- * range once the index is built (a damaged first TSC is no origin). */
+/* The trace's time origin: the earliest first TSC of its streams, this
+ * one's from its first packets, within its time range once the index is
+ * built (a damaged first TSC is no origin). */
 static int goto_idx_t0(struct goto_idx *g)
 {
 	struct win_iter it = { 0 };
+	uint64_t o;
 	int n = 50000;
 
 	if (g->have_t0 || win_seek(&it, g->wc, 0))
@@ -236,6 +239,12 @@ static int goto_idx_t0(struct goto_idx *g)
 	win_iter_release(&it);
 	if (g->have_t0 && g->idx)
 		idx_time_origin(g->idx, &g->t0);
+	/* The trace's origin, as the browser's (session_find_t0()): the
+	 * earliest first TSC of its streams. */
+	if (!offtsc_streams_first(g->t, g->stream, &o) && (!g->have_t0 || o < g->t0)) {
+		g->t0 = o;
+		g->have_t0 = 1;
+	}
 	return g->have_t0 ? 0 : -pte_no_time;
 }
 
@@ -305,13 +314,17 @@ static int goto_idx_time_at(void *arg, uint64_t off, uint64_t *ns, char *err,
 	struct goto_idx *g = arg;
 	struct win_iter it = { 0 };
 	double hz = (double)tm_tsc_hz(&g->cfg, 1), d = NAN;
-	uint64_t tsc;
+	uint64_t tsc, n0, n1;
 
 	if (goto_idx_index(g, err, len) < 0)
 		return -pte_no_time;
+	/* As the times are shown: perf's own conversion where there is one
+	 * (tm_tsc_to_ns()), else ticks at the TSC frequency (P1's too). */
 	if (hz > 0 && !goto_idx_t0(g) && !win_seek(&it, g->wc, off) &&
 	    !goto_idx_row_tsc(&it, &tsc))
-		d = ((double)tsc - (double)g->t0) * 1e9 / hz;
+		d = !tm_tsc_to_ns(&g->cfg, g->t0, &n0) &&
+		    !tm_tsc_to_ns(&g->cfg, tsc, &n1) ? (double)n1 - (double)n0 :
+		    ((double)tsc - (double)g->t0) * 1e9 / hz;
 	win_iter_release(&it);
 	if (isnan(d)) {
 		snprintf(err, len, "goto: 0x%" PRIx64 " has no time", off);

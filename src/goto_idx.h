@@ -8,8 +8,8 @@
  *
  * Offsets, percentages, ^ and $ need nothing; psb, #N, tsc, t and cyc
  * need the index; 'a and NAME need the marks.  Times count from the
- * stream's first TSC with the timing given (a TSC frequency, or P1's
- * estimate), as the browser's do.
+ * trace's origin, the earliest first TSC of its streams, with the timing
+ * given (a TSC frequency, or P1's estimate), as the browser's do.
  */
 #ifndef GOTO_IDX_H
 #define GOTO_IDX_H

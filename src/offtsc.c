@@ -8,6 +8,7 @@
 #include "ptdec.h"
 #include "tm.h"
 #include "tm_config.h"
+#include "trace_types.h"
 
 struct offtsc {
 	const struct img *img;
@@ -184,4 +185,50 @@ int offtsc_stretch_end(void *vot, uint64_t off, uint64_t *end, uint64_t *tsc)
 		ot->at = ot->next.offset + 1;
 	}
 	return 1;
+}
+
+int offtsc_first(const struct img *img, const struct tm_config *cfg,
+		 uint64_t *tsc)
+{
+	struct img_cursor cur;
+	struct tm_model tm;
+	struct tm_stamp ts;
+	struct pkt pkt;
+	uint64_t start;
+
+	if (!img || !cfg || !tsc)
+		return -pte_invalid;
+	if (img_cursor_init(&cur, img, 0) < 0 || img_cursor_sync_forward(&cur, 0) < 0)
+		return -pte_no_time;
+	start = img_cursor_offset(&cur);
+	tm_init(&tm, cfg);
+	/* (the first PSB+ holds it; 64 KiB bounds the look in a stream
+	 * whose first PSB+ has none, on the UI thread too) */
+	while (img_cursor_next(&cur, &pkt) > 0 && pkt.offset - start < (64u << 10)) {
+		tm_step(&tm, &pkt, &ts);
+		if (ts.flags & TM_F_TSC) {
+			*tsc = ts.tsc;
+			return 0;
+		}
+	}
+	return -pte_no_time;
+}
+
+int offtsc_streams_first(const struct trace *t, size_t skip, uint64_t *tsc)
+{
+	uint64_t f;
+	size_t i;
+	int r = -pte_no_time;
+
+	if (!t || !tsc)
+		return -pte_invalid;
+	for (i = 0; i < t->nstreams; i++) {
+		if (i == skip ||
+		    offtsc_first(&t->streams[i].img, &t->streams[i].timing, &f) < 0)
+			continue;
+		if (r < 0 || f < *tsc)
+			*tsc = f;
+		r = 0;
+	}
+	return r;
 }

@@ -11,11 +11,13 @@
 #ifndef OFFTSC_H
 #define OFFTSC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct img;
 struct tm_config;
 struct offtsc;
+struct trace;
 
 /* A new reader of @img (which must outlive it) timed with @cfg (copied).
  * Returns 0 and sets *@out, or -pte_nomem, or -pte_invalid. */
@@ -45,5 +47,20 @@ int offtsc_at(void *ot, uint64_t off, uint64_t *tsc);
  * Returns -pte_no_time if no TSC is known there, -pte_invalid on NULL
  * arguments. */
 int offtsc_stretch_end(void *ot, uint64_t off, uint64_t *end, uint64_t *tsc);
+
+/* The first TSC of @img, decoded from its first PSB (its PSB+ TSC),
+ * looked for in the 64 KiB from there: cheap enough for the UI thread.
+ * Returns 0 and sets *@tsc, -pte_no_time if none is there, -pte_invalid
+ * on NULL arguments. */
+int offtsc_first(const struct img *img, const struct tm_config *cfg,
+		 uint64_t *tsc);
+
+/* The earliest first TSC (offtsc_first(), each stream with its own
+ * timing) of the streams of @t but stream @skip (SIZE_MAX: none): with
+ * the shown stream's own, the origin the times of every stream of a
+ * trace count from, so one instant reads the same on each.
+ * Returns 0 and sets *@tsc, -pte_no_time if no such stream has a TSC,
+ * -pte_invalid on NULL arguments. */
+int offtsc_streams_first(const struct trace *t, size_t skip, uint64_t *tsc);
 
 #endif /* OFFTSC_H */

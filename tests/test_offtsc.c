@@ -17,6 +17,7 @@
 #include "image.h"
 #include "offtsc.h"
 #include "ptdec.h"
+#include "trace_types.h"
 
 #define PSB 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, \
 	    2, 0x82
@@ -171,12 +172,48 @@ static void test_psb_run_backwards(void **state)
 	assert_true(t4 < 10 * (t1 + 0.001));
 }
 
+/* The trace's time origin: the earliest first TSC of its streams, each
+ * from its first PSB+; a stream without one counts for nothing. */
+static void test_streams_first(void **state)
+{
+	static const uint8_t early[] = {
+		PAD4, PSB, TSC(0x00, 0x08), PSBEND, 0x06,	/* tsc 0x800 */
+	};
+	static const uint8_t none[] = { PAD4, PSB, PSBEND, 0x06, PAD4 };
+	struct trace_stream st[3];
+	struct img_span sp[3];
+	struct trace t;
+	uint64_t tsc = 0;
+
+	(void)state;
+	memset(st, 0, sizeof(st));
+	memset(&t, 0, sizeof(t));
+	img_init_flat(&st[0].img, &sp[0], trace, sizeof(trace));
+	img_init_flat(&st[1].img, &sp[1], none, sizeof(none));
+	img_init_flat(&st[2].img, &sp[2], early, sizeof(early));
+	assert_int_equal(offtsc_first(&st[0].img, &st[0].timing, &tsc), 0);
+	assert_int_equal(tsc, 0x1000);
+	assert_int_equal(offtsc_first(&st[1].img, &st[1].timing, &tsc), -pte_no_time);
+	assert_int_equal(offtsc_first(NULL, &st[0].timing, &tsc), -pte_invalid);
+	t.streams = st;
+	t.nstreams = 3;
+	assert_int_equal(offtsc_streams_first(&t, SIZE_MAX, &tsc), 0);
+	assert_int_equal(tsc, 0x800);
+	/* the shown stream's own is the caller's */
+	assert_int_equal(offtsc_streams_first(&t, 2, &tsc), 0);
+	assert_int_equal(tsc, 0x1000);
+	t.nstreams = 2;
+	assert_int_equal(offtsc_streams_first(&t, 0, &tsc), -pte_no_time);
+	assert_int_equal(offtsc_streams_first(NULL, 0, &tsc), -pte_invalid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offtsc),
 		cmocka_unit_test(test_stretch_end),
 		cmocka_unit_test(test_psb_run_backwards),
+		cmocka_unit_test(test_streams_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,32 +14,45 @@
 #include "iterations.h"
 #include "marks_ui.h"
 #include "msg.h"
+#include "offtsc.h"
 #include "session.h"
 #include "stalls.h"
 #include "timefmt.h"
 #include "trace.h"
 #include "ui.h"
 
-/* The first TSC of the trace, looked for in its first packets only;
- * once the index is complete, within the trace's time range (a damaged
- * first TSC is not the origin of every time shown). */
+/* The trace's time origin: the earliest first TSC of its streams, so
+ * that one instant reads the same on every stream (the lanes share one
+ * axis; a goto by time lands on the row shown at that time on any).
+ * The shown stream's is looked for in its first packets only; once its
+ * index is complete, within its time range (a damaged first TSC is not
+ * the origin of every time shown).  The others' come from their first
+ * PSB+ (offtsc_first()): no stream is walked on the UI thread. */
 void session_find_t0(struct ui *ui)
 {
 	struct win_iter it = { 0 };
+	uint64_t o;
 	int n = 50000;
 
-	if (win_seek(&it, ui->wc, 0))
-		return;
-	do {
-		if (win_row(&it)->ts.flags & TM_F_TSC) {
-			ui->t0 = win_row(&it)->ts.tsc;
-			ui->have_t0 = 1;
-			break;
-		}
-	} while (n-- && !win_next(&it));
+	ui->have_t0 = 0;
+	if (!win_seek(&it, ui->wc, 0)) {
+		do {
+			if (win_row(&it)->ts.flags & TM_F_TSC) {
+				ui->t0 = win_row(&it)->ts.tsc;
+				ui->have_t0 = 1;
+				break;
+			}
+		} while (n-- && !win_next(&it));
+	}
 	win_iter_release(&it);
 	if (ui->have_t0 && ui->idx)
 		idx_time_origin(ui->idx, &ui->t0);
+	if (ui->trace && ui->trace->nstreams > 1 &&
+	    !offtsc_streams_first(ui->trace, (size_t)ui->stream_no, &o) &&
+	    (!ui->have_t0 || o < ui->t0)) {
+		ui->t0 = o;
+		ui->have_t0 = 1;
+	}
 }
 
 /* The time model's state at the PSB at @psb, from the index. */
@@ -178,8 +191,10 @@ int session_poll(struct ui *ui)
 		win_cache_set_psb_ops(ui->wc, &ops);
 		win_cache_set_timing(ui->wc, &ui->tmcfg);
 		funcs_idx_ready(ui);
+		/* (afresh: the origin may be another stream's, which
+		 * this stream's time range says nothing about) */
 		if (ui->have_t0)
-			idx_time_origin(ui->idx, &ui->t0);
+			session_find_t0(ui);
 	}
 	return 1;
 }

@@ -44,7 +44,9 @@ void session_wait_carry(struct ui *ui);
  * after it do not share the CPU with hashing the trace. */
 void session_cache_wait(struct ui *ui);
 
-/* The first TSC of the stream (ui->t0), from its first packets. */
+/* The trace's time origin (ui->t0): the earliest first TSC of its
+ * streams, the shown one's from its first packets, the others' from
+ * their first PSB+. */
 void session_find_t0(struct ui *ui);
 
 /* C-c with no search or summary to stop: stop the index.
