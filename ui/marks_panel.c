@@ -91,20 +91,7 @@ void marks_panel_summarize(struct ui *ui, const struct marks_entry *e)
 
 uint64_t marks_panel_tsc_at(struct ui *ui, uint64_t off, const char **mark)
 {
-	struct win_iter it = { 0 };
-	uint64_t tsc = 0;
-
-	*mark = "";
-	if (!win_seek(&it, ui->wc, off)) {
-		const struct win_row *row = win_row(&it);
-
-		if (row->ts.flags & TM_F_TSC) {
-			tsc = row->ts.tsc;
-			*mark = timefmt_row_mark(ui, row);
-		}
-	}
-	win_iter_release(&it);
-	return tsc;
+	return timefmt_off_tsc(ui, off, mark);
 }
 
 /* The mark before the time between two rows marked @a and @b: disputed
@@ -142,8 +129,10 @@ static int marks_panel_lines(struct ui *ui, char lines[][128], int max)
 	LINE("tnt bits %" PRIu64 " (taken %" PRIu64 ", not %" PRIu64 ")",
 	     s->tnt_bits, s->taken, s->not_taken);
 	LINE("cyc %" PRIu64 " cycles  cbr changes %" PRIu64, s->cyc_cycles, s->cbr_changes);
+	/* (the span between the region's first and last TSC packets, no
+	 * length of the region: the duration below is that) */
 	if (s->has_tsc)
-		LINE("tsc ticks %" PRIu64, s->tsc_ticks);
+		LINE("tsc packets span %" PRIu64 " ticks", s->tsc_ticks);
 	/* The time model's time between the region's edges: exact where
 	 * both are timing packets, else its estimate (an uncalibrated one
 	 * without the index's state at the first PSB). */

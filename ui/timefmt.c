@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "goto_idx.h"
 #include "index.h"
 #include "screen.h"
 #include "timefmt.h"
@@ -64,6 +65,22 @@ const char *timefmt_row_mark(const struct ui *ui, const struct win_row *row)
 	if (timefmt_disputed(ui, row->pkt.offset, row->ts.tsc))
 		return "?";
 	return timefmt_row_measured(row) ? "" : "~";
+}
+
+uint64_t timefmt_off_tsc(struct ui *ui, uint64_t off, const char **mark)
+{
+	struct win_iter it = { 0 };
+	uint64_t tsc = 0;
+
+	*mark = "";
+	/* A row of a PSB+ before its TSC (the trace's first rows: a mark
+	 * or region at 0x0) has no time of its own yet: the PSB+'s TSC is
+	 * its time, as a goto's (goto_idx_row_tsc()).  The mark is that
+	 * TSC row's: a TSC packet's value is measured. */
+	if (!win_seek(&it, ui->wc, off) && !goto_idx_row_tsc(&it, &tsc))
+		*mark = timefmt_row_mark(ui, win_row(&it));
+	win_iter_release(&it);
+	return tsc;
 }
 
 int timefmt_estimated(const struct ui *ui)

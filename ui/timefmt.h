@@ -35,6 +35,11 @@ int timefmt_row_measured(const struct win_row *row);
  * timefmt_row_measured()), else "".  '≈' (an estimated TSC frequency)
  * is apart from it. */
 const char *timefmt_row_mark(const struct ui *ui, const struct win_row *row);
+/* The TSC of the row at @off, or 0 if it has none; a row of a PSB+
+ * before its TSC takes that TSC (goto_idx_row_tsc(): a mark or region
+ * edge at the trace's first PSB has a time).  *@mark the mark before it
+ * (timefmt_row_mark() of the row the TSC is from). */
+uint64_t timefmt_off_tsc(struct ui *ui, uint64_t off, const char **mark);
 /* Write the time @ns between two TSCs into @buf with enough decimals
  * that times one TSC tick apart differ, '≈' first if the TSC frequency is
  * an estimate, '+' before a non-negative one if @sign ("?" if @ns is NAN). */

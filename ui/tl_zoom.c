@@ -171,8 +171,11 @@ int tl_zoom_to(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 	}
 	tl_cols_whole(ui, time, &a, &b, &c);
 	if (time) {
-		lo = tl_cols_row_tsc(ui, from);
-		hi = tl_cols_row_tsc(ui, to - 1) + 1;
+		const char *m;
+
+		/* (a span from the trace's first PSB: its PSB+'s TSC) */
+		lo = timefmt_off_tsc(ui, from, &m);
+		hi = timefmt_off_tsc(ui, to - 1, &m) + 1;
 		if (!lo || hi <= lo) {
 			msg_report(ui, UI_WARN, "zoom: no time known at 0x%" PRIx64
 				   " (t: the byte axis)", lo ? to - 1 : from);
