@@ -1396,8 +1396,8 @@ int iter_partial(struct iter_job *j, struct iter_snap *s)
 		iter_dispute(j->idx, s->b, s->nb);
 	}
 	s->items = calloc(s->nb > 1 ? s->nb - 1 : 1, sizeof(*s->items));
-	if (!s->items || iter_measure_all(s->b, s->nb, cut, s->items, &s->n, &s->st,
-					  &s->order) < 0) {
+	if (!s->items || iter_measure_all(s->b, s->nb, cut, &j->cfg, s->items, &s->n,
+					  &s->st, &s->order) < 0) {
 		r = -pte_nomem;
 		goto fail;
 	}

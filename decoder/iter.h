@@ -73,6 +73,11 @@ struct iter_bound {
 struct iter_item {
 	size_t from;		/* index of its first boundary */
 	uint64_t ticks;		/* duration, TSC ticks (the model's estimate) */
+	uint64_t ns;		/* iter_stats.ns: duration in nanoseconds, the
+				 * difference of its ends' times as the panes
+				 * show them (tm_tsc_to_ns() of each: perf's
+				 * conversion rounds each end, so it is not a
+				 * function of ticks alone); else 0 */
 	uint64_t cyc_lo, cyc_hi;	/* duration in cycles: exact if equal;
 					 * cyc_hi UINT64_MAX: unbounded */
 	uint8_t has_cyc;	/* both ends have CYC cycles */
@@ -98,7 +103,10 @@ struct iter_stats {
 				 * without a TSC-based time (no_tsc) */
 	size_t nexact;		/* measured ones whose ticks are exact */
 	int cycles;		/* 1: every one is cycle-exact, so values are
-				 * cycles; 0: TSC ticks */
+				 * cycles; 0: time, in ns or ticks (ns) */
+	int ns;			/* not cycles, and the configuration converts
+				 * TSC to time (tm_tsc_to_ns()): values are
+				 * nanoseconds (iter_item.ns); 0: TSC ticks */
 	uint64_t min, p50, p90, p99, max;	/* nearest rank */
 	double mean;
 };
@@ -170,10 +178,12 @@ const struct iter_bound *iter_bounds(struct iter_job *j, size_t *n);
 
 /* The @nb - 1 iterations between boundaries @b[0..@nb) into a new array
  * *@out (free() it) of *@n items, in boundary order, and their
- * statistics in @st.
- * Returns 0, -pte_invalid if an argument is NULL, or -pte_nomem. */
-int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
-	       size_t *n, struct iter_stats *st);
+ * statistics in @st; times in ns as @cfg converts TSCs (NULL, or no
+ * conversion: in ticks).
+ * Returns 0, -pte_invalid if an argument is NULL (but @cfg), or
+ * -pte_nomem. */
+int iter_items(const struct iter_bound *b, size_t nb, const struct tm_config *cfg,
+	       struct iter_item **out, size_t *n, struct iter_stats *st);
 
 /* A picture of a job: its result once finished, else the iterations
  * found so far. */
@@ -220,12 +230,13 @@ int iter_partial(struct iter_job *j, struct iter_snap *s);
 /* Free what @s holds and clear it (NULL is fine). */
 void iter_snap_free(struct iter_snap *s);
 
-/* The value iterations are ranked by: cycles when @st says every
- * measured one is cycle-exact, else TSC ticks. */
+/* The value iterations are ranked by, and the statistics are of: cycles
+ * when @st says every measured one is cycle-exact, else nanoseconds
+ * where the configuration converts TSCs, else TSC ticks. */
 static inline uint64_t iter_value(const struct iter_item *it,
 				  const struct iter_stats *st)
 {
-	return st->cycles ? it->cyc_lo : it->ticks;
+	return st->cycles ? it->cyc_lo : st->ns ? it->ns : it->ticks;
 }
 
 #endif /* ITER_H */

@@ -1,7 +1,8 @@
 /*
  * iter_stats -- the iterations' measures: each from its two boundaries
  * (cycles where CYC makes them exact, else time between TSC-based
- * times, left out where time is damaged or missing), and the statistics
+ * times (in ns, each end converted as the panes convert it, where TSCs
+ * convert), left out where time is damaged or missing), and the statistics
  * of them all (percentiles by a radix sort, the slowest first).  The
  * walk that finds the boundaries is iter.c's.
  */
@@ -10,11 +11,15 @@
 
 #include "iter.h"
 #include "iter_int.h"
+#include "tm.h"
 
-/* Duration of the iteration from @a to @z into @it. */
+/* Duration of the iteration from @a to @z into @it, in ns too as @cfg
+ * converts TSCs (NULL: not). */
 static void iter_measure(const struct iter_bound *a, const struct iter_bound *z,
-			 struct iter_item *it)
+			 const struct tm_config *cfg, struct iter_item *it)
 {
+	uint64_t na, nz;
+
 	it->broken = z->lost;
 	it->disputed = a->disputed || z->disputed;
 	/* Time from TSCs only: before the first one the model counts from
@@ -27,6 +32,13 @@ static void iter_measure(const struct iter_bound *a, const struct iter_bound *z,
 	if (!it->no_tsc && (z->tsc < a->tsc || (z->flags & TM_F_RESYNC)))
 		it->disputed = 1;
 	it->exact = a->anchor && z->anchor && !it->disputed && !it->no_tsc;
+	/* Each end converted as the panes convert it, so that the duration
+	 * is their times' difference (a region's); a conversion of ticks
+	 * alone may differ by a nanosecond either way. */
+	it->ns = 0;
+	if (cfg && it->ticks && !tm_tsc_to_ns(cfg, a->tsc, &na) &&
+	    !tm_tsc_to_ns(cfg, z->tsc, &nz) && nz >= na)
+		it->ns = nz - na;
 	it->has_cyc = (a->flags & TM_F_CYC) && (z->flags & TM_F_CYC);
 	if (!it->has_cyc)
 		return;
@@ -86,9 +98,11 @@ static uint64_t iter_rank(const struct iter_key *k, size_t n, unsigned pct)
 
 /* iter_int.h */
 int iter_measure_all(const struct iter_bound *b, size_t nb, const uint8_t *cut,
-			    struct iter_item *v, size_t *n, struct iter_stats *st,
-			    size_t **order)
+		     const struct tm_config *cfg, struct iter_item *v, size_t *n,
+		     struct iter_stats *st, size_t **order)
 {
+	uint64_t x;
+
 	size_t i, k = 0, m = 0, cap = nb > 1 ? nb - 1 : 1;
 	struct iter_key *key = malloc(cap * sizeof(*key)), *tmp = malloc(cap * sizeof(*tmp));
 	struct iter_key *sorted;
@@ -101,7 +115,7 @@ int iter_measure_all(const struct iter_bound *b, size_t nb, const uint8_t *cut,
 		if (cut && cut[i + 1])
 			continue;
 		v[m].from = i;
-		iter_measure(&b[i], &b[i + 1], &v[m]);
+		iter_measure(&b[i], &b[i + 1], cfg, &v[m]);
 		if (v[m++].broken) {
 			st->nbroken++;
 			continue;
@@ -112,6 +126,8 @@ int iter_measure_all(const struct iter_bound *b, size_t nb, const uint8_t *cut,
 	}
 	if (!st->n)
 		st->cycles = 0;
+	/* in time, ranked by what the list shows: ns where TSCs convert */
+	st->ns = !st->cycles && cfg && !tm_tsc_to_ns(cfg, 0, &x);
 	/* in time, an end in damaged time or without a TSC measures
 	 * nothing (in cycles, CYC counted them all the same) */
 	for (i = 0; !st->cycles && i < m; i++)
@@ -161,8 +177,8 @@ nomem:
 	return -pte_nomem;
 }
 
-int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
-	       size_t *n, struct iter_stats *st)
+int iter_items(const struct iter_bound *b, size_t nb, const struct tm_config *cfg,
+	       struct iter_item **out, size_t *n, struct iter_stats *st)
 {
 	struct iter_item *v;
 
@@ -172,7 +188,7 @@ int iter_items(const struct iter_bound *b, size_t nb, struct iter_item **out,
 	*out = NULL;
 	*n = 0;
 	v = calloc(nb > 1 ? nb - 1 : 1, sizeof(*v));
-	if (!v || iter_measure_all(b, nb, NULL, v, n, st, NULL) < 0) {
+	if (!v || iter_measure_all(b, nb, NULL, cfg, v, n, st, NULL) < 0) {
 		free(v);
 		return -pte_nomem;
 	}

@@ -205,7 +205,7 @@ wait-search
 q
 EOF
 	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys3" \
-		--size 150x30 "$tmp/rec/perf.data" > "$tmp/out3" 2>&1 || fail "exit status $? (code)"
+		--size 150x70 "$tmp/rec/perf.data" > "$tmp/out3" 2>&1 || fail "exit status $? (code)"
 	m=$(sed -n "1s/.*': \([0-9]*\) measured, \([0-9]*\) broken.*/\1 \2/p" "$tmp/code.txt" 2>/dev/null)
 	nh=$(sed -n 's/.*\/call word_hash \[[0-9-]*\/\([0-9]*\)\].*/\1/p' "$tmp/codes.txt" 2>/dev/null | head -1)
 	if [ -z "$m" ] || [ -z "$nh" ] || [ "$nh" -lt 10 ]; then
@@ -216,6 +216,34 @@ EOF
 	tail -n 1 "$tmp/nocode.txt" | grep -q "iterations: call no_such_function: no function" ||
 		fail "no such function: $(tail -n 1 "$tmp/nocode.txt" 2>/dev/null)"
 	[ $status = 0 ] && echo "ok   :iterations call word_hash: the search's $nh hits as boundaries"
+	# In time the list is slowest first by the time each row shows (the
+	# ends' times' difference, as the statistics are: it was ranked by
+	# TSC ticks, which perf's conversion turns into a nanosecond more or
+	# less from one start to the next: 69 ns listed above 70 ns), and an
+	# estimate is marked "~", as the panes mark one, as are statistics
+	# of estimates.
+	if head -n 1 "$tmp/code.txt" | grep -q ", in time, "; then
+		bad=$(LC_ALL=C awk '
+			/^  rank  time/ { on = 1; next }
+			on && $1 ~ /^[0-9]+$/ {
+				t = $2; u = $3; mk = (substr(t, 1, 1) == "~")
+				gsub(/[~?]|\342\211\210/, "", t)
+				if (t == "") next
+				f = u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1
+				v = t * f
+				if (n++ && v > last) print "rank " $1 " " $2 " " $3 " after " lt
+				if (est && !mk) print "rank " $1 " " $2 " " $3 " unmarked"
+				last = v; lt = $2 " " $3
+			}
+			NR == 1 && /in time, estimated/ { est = 1 }
+			END { if (n < 10) print "only " n " rows" }' "$tmp/code.txt" | head -n 5)
+		[ -z "$bad" ] || fail "call word_hash, list: $bad"
+		if head -n 1 "$tmp/code.txt" | grep -q "estimated"; then
+			sed -n 2p "$tmp/code.txt" | grep -q "^ p50 ~[0-9].* max ~[0-9]" ||
+				fail "call word_hash, statistics unmarked: $(sed -n 2p "$tmp/code.txt")"
+		fi
+		[ $status = 0 ] && echo "ok   :iterations in time: slowest first as the rows show, estimates marked"
+	fi
 	# The slowest iteration's time is the one its region's summary
 	# gives (both convert with perf's time_mult, not a TSC frequency).
 	k=$(sed -n 's/^ *1  .* #\([0-9]*\) .*/\1/p' "$tmp/code.txt" 2>/dev/null | head -1)

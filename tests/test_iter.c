@@ -15,6 +15,7 @@
 #include "helpers.h"
 #include "index.h"
 #include "iter.h"
+#include "iter_int.h"
 #include "search.h"
 #include "tm.h"
 
@@ -186,8 +187,8 @@ static void test_null(void **state)
 
 	(void)state;
 	assert_int_equal(iter_start(&j, NULL, NULL, NULL, NULL, NULL), -pte_invalid);
-	assert_int_equal(iter_items(NULL, 1, &v, &n, &st), -pte_invalid);
-	assert_int_equal(iter_items(NULL, 0, &v, &n, &st), 0);
+	assert_int_equal(iter_items(NULL, 1, NULL, &v, &n, &st), -pte_invalid);
+	assert_int_equal(iter_items(NULL, 0, NULL, &v, &n, &st), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(st.n, 0);
 	free(v);
@@ -224,7 +225,7 @@ static void test_planted(void **state)
 	assert_int_equal(nb, 201);
 	for (i = 0; i < nb; i++)
 		assert_true(b[i].flags & TM_F_EXACT);
-	assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+	assert_int_equal(iter_items(b, nb, NULL, &v, &n, &st), 0);
 	assert_int_equal(n, 200);
 	assert_int_equal(st.n, 200);
 	assert_int_equal(st.nbroken, 0);
@@ -279,7 +280,7 @@ static void test_bounded_broken(void **state)
 	assert_true(b[4].flags & TM_F_BOUNDED);
 	assert_true(b[4].cyc_hi != UINT64_MAX && b[4].cyc_hi > b[4].cyc_lo);
 	assert_true(b[7].lost);
-	assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+	assert_int_equal(iter_items(b, nb, NULL, &v, &n, &st), 0);
 	assert_int_equal(n, 9);
 	assert_int_equal(st.nbroken, 1);
 	assert_true(v[6].broken);
@@ -658,7 +659,7 @@ static void psb_iterations(const uint8_t *d, size_t n, const struct tm_config *c
 	assert_int_equal(idx_build(f->idx), 0);
 	j = fx_run(f, "psb");
 	b = iter_bounds(j, &nb);
-	assert_int_equal(iter_items(b, nb, &items, &ni, st), 0);
+	assert_int_equal(iter_items(b, nb, NULL, &items, &ni, st), 0);
 	free(items);
 	iter_free(j);
 	idx_free(f->idx);
@@ -760,7 +761,7 @@ static void test_no_tsc(void **state)
 		j = fx_run(f, "tip 0x401000");
 		b = iter_bounds(j, &nb);
 		assert_int_equal(nb, 15);
-		assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+		assert_int_equal(iter_items(b, nb, NULL, &v, &n, &st), 0);
 		assert_int_equal(n, 14);
 		assert_false(st.cycles);
 		assert_int_equal(st.nbroken, 0);
@@ -780,6 +781,69 @@ static void test_no_tsc(void **state)
 		idx_free(f->idx);
 		free(f);
 	}
+}
+
+/* In time, iterations are ranked by the duration their rows show: the
+ * difference of their ends' times as perf's conversion gives each (the
+ * panes' times), not their TSC ticks, which that conversion does not
+ * turn into the same time from every start.  At half a nanosecond a tick,
+ * 3 ticks from an even TSC are 1 ns, from an odd one 2 ns, and 2 ticks
+ * always 1 ns: ranked by ticks the list read 1 ns, 2 ns, 1 ns.  Ends 0
+ * and 1 are anchors (iteration 0 exact), the others estimates; ties stay
+ * in boundary order, and the statistics are of the same measure. */
+static void test_rank_ns(void **state)
+{
+	static const uint64_t tsc[] = { 100, 103, 105, 108 };
+	struct tm_config cfg;
+	struct iter_bound b[4];
+	struct iter_item v[3];
+	struct iter_stats st;
+	size_t i, n, *order = NULL;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < 4; i++) {
+		b[i].offset = 0x100 * (i + 1);
+		b[i].tsc = tsc[i];
+		b[i].flags = TM_F_TSC;
+		b[i].timed = 1;
+		b[i].anchor = i < 2;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.have_perf_conv = 1;
+	cfg.time_mult = 1;
+	cfg.time_shift = 1;	/* a tick is half a nanosecond */
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(iter_measure_all(b, 4, NULL, &cfg, v, &n, &st, &order), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(st.n, 3);
+	assert_false(st.cycles);
+	assert_true(st.ns);
+	assert_int_equal(st.nexact, 1);
+	assert_true(v[0].exact && !v[1].exact && !v[2].exact);
+	assert_int_equal(v[0].ticks, 3);
+	assert_int_equal(v[0].ns, 1);
+	assert_int_equal(v[1].ns, 1);
+	assert_int_equal(v[2].ns, 2);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(order[1], 0);	/* a tie: boundary order */
+	assert_int_equal(order[2], 1);
+	assert_int_equal(st.max, 2);
+	assert_int_equal(st.min, 1);
+	assert_int_equal(st.p50, 1);
+	for (i = 1; i < n; i++)
+		assert_true(iter_value(&v[order[i - 1]], &st) >= iter_value(&v[order[i]], &st));
+	free(order);
+	/* Without a conversion: ticks, the ties in boundary order. */
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(iter_measure_all(b, 4, NULL, NULL, v, &n, &st, &order), 0);
+	assert_false(st.ns);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 1);
+	assert_int_equal(st.max, 3);
+	assert_int_equal(v[0].ns, 0);
+	free(order);
 }
 
 /* A TSC outside PSB+ a little ahead (not past the segment's ceiling)
@@ -821,7 +885,7 @@ static void test_resync(void **state)
 	for (i = 0; i < nb; i++)
 		assert_int_equal(b[i].ahead, i >= 50 && i < 60);
 	assert_true(b[60].tsc < b[59].tsc);
-	assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+	assert_int_equal(iter_items(b, nb, NULL, &v, &n, &st), 0);
 	assert_false(st.cycles);
 	assert_int_equal(st.ndisputed, 11);
 	assert_int_equal(st.n, 99 - 11);
@@ -837,7 +901,7 @@ static void test_resync(void **state)
 	j = fx_run(f, "tsc");
 	b = iter_bounds(j, &nb);
 	assert_int_equal(nb, 11);
-	assert_int_equal(iter_items(b, nb, &v, &n, &st), 0);
+	assert_int_equal(iter_items(b, nb, NULL, &v, &n, &st), 0);
 	assert_false(st.cycles);
 	assert_int_equal(st.ndisputed, 3);
 	assert_int_equal(st.n, 7);
@@ -972,7 +1036,7 @@ static void test_partial(void **state)
 	fx_loops(f);
 	jf = fx_run_n(f, "tip 0x401000", 2);
 	fr.b = iter_bounds(jf, &fr.nb);
-	assert_int_equal(iter_items(fr.b, fr.nb, &fr.items, &fr.n, &fr.st), 0);
+	assert_int_equal(iter_items(fr.b, fr.nb, NULL, &fr.items, &fr.n, &fr.st), 0);
 	assert_true(fr.st.n > 1000 && fr.st.nbroken > 10);
 	/* after the end: the result */
 	assert_int_equal(iter_partial(jf, &s), 0);
@@ -1028,7 +1092,7 @@ static void test_partial(void **state)
 		assert_int_equal(iter_wait(jt), 0);
 		ft.b = iter_bounds(jt, &ft.nb);
 		assert_int_equal(ft.nb, 1000);
-		assert_int_equal(iter_items(ft.b, ft.nb, &ft.items, &ft.n, &ft.st), 0);
+		assert_int_equal(iter_items(ft.b, ft.nb, NULL, &ft.items, &ft.n, &ft.st), 0);
 		ot.pace_ms = 600000;
 		j = fx_start(f, "tip 0x401000", &ot);
 		wait_walked(j, 0);
@@ -1154,6 +1218,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_time),
 		cmocka_unit_test(test_no_tsc),
 		cmocka_unit_test(test_resync),
+		cmocka_unit_test(test_rank_ns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

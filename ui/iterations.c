@@ -334,13 +334,25 @@ static void it_fmt_time(const struct ui *ui, uint64_t at, uint64_t v, char *buf,
 		 screen_glyph(ui, "\xe2\x89\x88", "~") : "", t);
 }
 
-/* Write value @v (cycles or ticks, as the statistics say) into @buf. */
-static void it_fmt(const struct ui *ui, uint64_t v, char *buf, size_t size)
+/* Write value @v (cycles, ns or ticks, as the statistics say:
+ * iter_value()) into @buf, as the list writes an iteration's; in time,
+ * "~" first (estimated, as the panes mark a time) if @mark. */
+static void it_fmt(const struct ui *ui, uint64_t v, int mark, char *buf, size_t size)
 {
-	if (it.snap.st.cycles)
+	char t[32];
+
+	if (it.snap.st.cycles) {
 		snprintf(buf, size, "%" PRIu64 " cyc", v);
+		return;
+	}
+	/* ns: each iteration's ends converted as the panes convert them
+	 * (iter_item.ns), the time its row shows; ticks: converted alike
+	 * from any TSC (a TSC frequency, or nothing) */
+	if (it.snap.st.ns)
+		timefmt_ns(t, sizeof(t), (double)v);
 	else
-		it_fmt_time(ui, 0, v, buf, size);
+		it_fmt_time(ui, 0, v, t, sizeof(t));
+	snprintf(buf, size, "%s%s", mark ? "~" : "", t);
 }
 
 /* An iteration's cycles: exact, [lo,hi], at least lo, or unknown. */
@@ -380,8 +392,9 @@ static int it_draw_hist(struct ui *ui, int y, int rows)
 	for (k = 0; k < rows; k++, y++) {
 		int len = top ? (int)((cnt[k] * (size_t)bar + top - 1) / top) : 0;
 
-		it_fmt(ui, lo + (uint64_t)k * w, a, sizeof(a));
-		it_fmt(ui, lo + (uint64_t)(k + 1) * w, b, sizeof(b));
+		/* (edges, not measures: unmarked) */
+		it_fmt(ui, lo + (uint64_t)k * w, 0, a, sizeof(a));
+		it_fmt(ui, lo + (uint64_t)(k + 1) * w, 0, b, sizeof(b));
 		snprintf(line, sizeof(line), " %12s-%-12s %8zu ", a, b, cnt[k]);
 		screen_clear(y, 0, ui->cols);
 		screen_put(y, 0, ui->cols, line);
@@ -408,12 +421,13 @@ static void it_draw_list(struct ui *ui, int y)
 		if (x->disputed || x->no_tsc) {
 			snprintf(v, sizeof(v), "?");
 		} else {
+			/* the time the ranking is by (iter_item.ns, the panes'
+			 * times' difference: at + ticks is its end's TSC) */
 			it_fmt_time(ui, it.snap.b[x->from].tsc, x->ticks, t, sizeof(t));
-			/* some exact, some not: the estimates marked, as a
-			 * region's (once: it may say the frequency is one) */
-			snprintf(v, sizeof(v), "%s%s", it.snap.st.nexact && !x->exact &&
-				 strncmp(t, "\xe2\x89\x88", 3) && t[0] != '~' ?
-				 screen_glyph(ui, "\xe2\x89\x88", "~") : "", t);
+			/* an estimate is marked as the panes mark one ("~",
+			 * timefmt_row_mark()), '\xe2\x89\x88' (an estimated
+			 * frequency) apart */
+			snprintf(v, sizeof(v), "%s%s", x->exact ? "" : "~", t);
 		}
 		it_fmt_cyc(x, c, sizeof(c));
 		/* a partial picture's boundaries are not numbered yet */
@@ -531,13 +545,14 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 static void it_draw_body(struct ui *ui, int y)
 {
 	char buf[512], s[5][40];
-	int rows;
+	/* of durations some of which are estimates: estimates too */
+	int est = it.snap.st.nexact < it.snap.st.n, rows;
 
-	it_fmt(ui, it.snap.st.p50, s[0], sizeof(s[0]));
-	it_fmt(ui, it.snap.st.p90, s[1], sizeof(s[1]));
-	it_fmt(ui, it.snap.st.p99, s[2], sizeof(s[2]));
-	it_fmt(ui, it.snap.st.max, s[3], sizeof(s[3]));
-	it_fmt(ui, it.snap.st.min, s[4], sizeof(s[4]));
+	it_fmt(ui, it.snap.st.p50, est, s[0], sizeof(s[0]));
+	it_fmt(ui, it.snap.st.p90, est, s[1], sizeof(s[1]));
+	it_fmt(ui, it.snap.st.p99, est, s[2], sizeof(s[2]));
+	it_fmt(ui, it.snap.st.max, est, s[3], sizeof(s[3]));
+	it_fmt(ui, it.snap.st.min, est, s[4], sizeof(s[4]));
 	snprintf(buf, sizeof(buf), " %s%sp50 %s  p90 %s  p99 %s  max %s  min %s%s",
 		 it.ready ? "" : screen_glyph(ui, "\xe2\x89\x88", "~"), it.ready ? "" : " ",
 		 s[0], s[1], s[2], s[3], s[4], it.ready ? "" : "  (so far)");
