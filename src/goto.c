@@ -131,8 +131,10 @@ static int goto_amount(const char *w, struct amount *a, char *err,
 			int fd = 0;
 
 			for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
-				if (fd >= 18 || goto_digit(&v, *p))
+				if (fd >= 18)
 					goto out_digits;
+				if (goto_digit(&v, *p))
+					goto out_big;
 				a->den *= 10;
 			}
 			digits += fd;

@@ -156,7 +156,7 @@ int goto_idx_psb_known(const struct idx *idx, uint64_t off, size_t *i)
 	/* (the snapshot first: every PSB below its scanned is published) */
 	idx_progress(idx, &p);
 	if (!idx_scan_done(idx) && off >= p.scanned)
-		return 1;
+		return p.finished ? 2 : 1;	/* stopped (C-c): for good */
 	return idx_find(idx, off, i) ? -pte_nosync : 0;
 }
 

@@ -82,7 +82,8 @@ int goto_idx_row_tsc(struct win_iter *it, uint64_t *tsc);
  * as `psb N` counts them; while the index still looks for sync points
  * below @off (idx_find() would give the last one found so far) it is not
  * known.
- * Returns 0, 1 if not known yet, -pte_nosync if no sync point is at or
+ * Returns 0, 1 if not known yet, 2 if never (the index was stopped, C-c,
+ * or failed before it got there), -pte_nosync if no sync point is at or
  * before @off. */
 int goto_idx_psb_known(const struct idx *idx, uint64_t off, size_t *i);
 

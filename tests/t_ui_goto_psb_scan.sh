@@ -4,7 +4,8 @@
 # sync point found so far (to 16%, or "no sync point 1 back"), and the
 # status line said "psb 8176/8177+" at 90%.  Now they land where they do
 # once the index is built, or say the sync points are still being
-# indexed; the status line shows the right number or "psb ?/N+".
+# indexed; the status line shows the right number or "psb ?/N+".  An index
+# stopped by C-c says so, not "still being indexed" for good.
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -45,6 +46,21 @@ for k in 1 2; do
 	[ "$got" = "$want" ] || msg "$tmp/a$k.txt" | grep -q "sync points are still being indexed" ||
 		fail "psb $([ $k = 1 ] && echo -1 || echo +1) at 90%: at $got, want $want: $(msg "$tmp/a$k.txt")"
 done
+
+# The index stopped (C-c) before 90%: no number will come, and neither
+# says it is "still being indexed" (wait-index returns at once).
+rm -rf "$tmp/cache"
+printf 'C-c\n:goto 90%%\n:goto psb -1\n:save-screen %s/c1.txt\nwait-index\n:goto psb +1\n:save-screen %s/c2.txt\n' \
+	"$tmp" "$tmp" >"$tmp/stop.s"
+"$PTBROWSE" --no-state --script "$tmp/stop.s" --size 120x10 "$tmp/b.pt" >"$tmp/out" 2>&1 ||
+	fail "stopped: exit $? ($(cat "$tmp/out"))"
+# (right after C-c the builder may not have stopped yet: c1 may still
+# say "still being indexed"; after wait-index it has)
+got=$(off "$tmp/c2.txt")
+[ "$got" = "$o2" ] || msg "$tmp/c2.txt" | grep -q "the index stopped before the cursor" ||
+	fail "stopped index, psb +1: at $got: $(msg "$tmp/c2.txt")"
+sed -n 9p "$tmp/c2.txt" | grep -q 'psb [0-9?]*/[0-9]*+' &&
+	fail "stopped index: the status line still says more are coming: $(sed -n 9p "$tmp/c2.txt")"
 
 [ $status = 0 ] && echo ok
 exit $status

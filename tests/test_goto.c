@@ -437,8 +437,11 @@ static void test_numbers(void **state)
 		{ "#18446744073709551616", "goto: number too large: '18446744073709551616'" },
 		{ "0.0000000000000000001%", "goto: too many digits after the point in "
 					    "'0.0000000000000000001%'" },
-		{ "t 1844674407370955.16150ns", "goto: too many digits after the point in "
+		/* too large, not too precise: one digit after the point */
+		{ "t 1844674407370955.16150ns", "goto: number too large: "
 					      "'1844674407370955.16150ns'" },
+		{ "t 1844674407370955161.6ms", "goto: number too large: "
+					     "'1844674407370955161.6ms'" },
 		{ "t 0xcyc", "goto: bad number '0xcyc'" },
 		{ "t 0x10yc", "goto: unknown unit 'yc' in '0x10yc'" },
 	};

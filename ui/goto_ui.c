@@ -69,6 +69,11 @@ static int goto_ui_g_psb_number(void *arg, uint64_t off, int64_t *n, char *err, 
 		snprintf(err, len, "goto: sync points are still being indexed");
 		return -pte_eos;
 	}
+	if (r == 2) {
+		snprintf(err, len, "goto: the index stopped before the cursor: "
+			 "the sync points there are not numbered");
+		return -pte_eos;
+	}
 	*n = r ? -1 : (int64_t)i;
 	return 0;
 }

@@ -110,8 +110,9 @@ static size_t status_psb_where(struct ui *ui, const struct win_row *r, char *buf
 	if (!ui->idx || (r->flags & WIN_F_PRE_PSB) ||
 	    (k = goto_idx_psb_known(ui->idx, r->pkt.offset, &seg)) < 0)
 		return 0;
-	if (k == 1)
-		n = snprintf(buf, size, "  psb ?/%zu+", idx_nseeks(ui->idx));
+	if (k)	/* 2: stopped, none will come */
+		n = snprintf(buf, size, "  psb ?/%zu%s", idx_nseeks(ui->idx),
+			     k == 1 ? "+" : "");
 	else
 		n = snprintf(buf, size, "  psb %zu/%zu%s", seg, idx_nseeks(ui->idx),
 			     idx_scan_done(ui->idx) ? "" : "+");
