@@ -34,6 +34,10 @@ grep -q '^> ┌0x00000000  psb' "$f" || bad "first screen: not at the first PSB"
 grep -q 'tip.pge    3: main+0x0          main+0x0' "$f" ||
 	bad "first screen: no function name in the packet pane"
 grep -q 'strtol@plt+0x' "$f" || bad "first screen: no PLT name"
+# the code view's packet rows name the function as the packet pane does
+screen codeview ":set view code"
+grep -q 'tip.pge    3: main+0x0' "$tmp/codeview" ||
+	bad "code view: the tip.pge's payload is not 3: main+0x0: $(grep tip.pge "$tmp/codeview" | head -1)"
 # times in ns (estimates carry ~), not ticks
 grep -Eq '  ~?[0-9]+ ns ' "$f" || bad "first screen: no times in ns"
 grep -q '+0t' "$f" && bad "first screen: times in ticks"

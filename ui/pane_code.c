@@ -19,6 +19,7 @@
 #include "msg.h"
 #include "nav.h"
 #include "pane_code.h"
+#include "pane_packets.h"
 #include "screen.h"
 #include "search_ui.h"
 #include "symfmt.h"
@@ -522,8 +523,9 @@ static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
 		 esc_str(esym, sizeof(esym), sym), text);
 }
 
-/* The text of packet row @row. */
-static void pc_packet_text(const struct win_row *row, char *buf, size_t size)
+/* The text of packet row @row, its payload as the packet pane has it. */
+static void pc_packet_text(struct ui *ui, const struct win_row *row,
+			   char *buf, size_t size)
 {
 	char payload[DUMP_PAYLOAD_MAX + 8] = "";
 
@@ -532,7 +534,7 @@ static void pc_packet_text(const struct win_row *row, char *buf, size_t size)
 			 row->err == -pte_gap ? "gap" : "error", pte_strerror(row->err));
 		return;
 	}
-	dump_fmt_payload(payload, sizeof(payload), &row->pkt);
+	pane_packets_payload(ui, row, payload, sizeof(payload));
 	snprintf(buf, size, "0x%08" PRIx64 "  %-10s %s", row->pkt.offset,
 		 pkt_type_name(row->pkt.type), payload);
 }
@@ -607,7 +609,7 @@ static void pane_code_draw(struct ui *ui, struct pane *p)
 		if (pos.sub == 0) {
 			const struct win_row *row = win_row(&it);
 
-			pc_packet_text(row, text, sizeof(text));
+			pc_packet_text(ui, row, text, sizeof(text));
 			attr = row->flags & WIN_F_ERROR ? screen_attr(ui, SC_ERROR) :
 			       screen_attr(ui, screen_class_color(pkt_type_class(row->pkt.type)));
 			if (row->pkt.type == PKT_PAD || (row->flags & WIN_F_PRE_PSB))
