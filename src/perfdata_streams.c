@@ -71,27 +71,58 @@ static int perfdata_make_stream(struct perfdata_state *st, struct trace_stream *
 	return 0;
 }
 
+/* Whether span @i of stream @s holds AUX-buffer position @pos (its end
+ * counting), and if so its logical offset in *@off. */
+static int perfdata_span_holds(const struct trace_stream *s,
+			       const struct perfdata_stream *ps, size_t i,
+			       uint64_t pos, uint64_t *off)
+{
+	if (ps->aux_off[i] >= pos || pos - ps->aux_off[i] > s->spans[i].size)
+		return 0;
+	*off = s->spans[i].off + (pos - ps->aux_off[i]);
+	return 1;
+}
+
+/* Snapshot mode: the spans are in file order, their offsets places in a
+ * buffer that wraps, so several snapshots hold the same @pos.  perf writes
+ * an AUX record, then the AUXTRACE record with its data: the AUX record at
+ * @rec_off belongs to the first span after it in the file that holds
+ * @pos, else (records written out of that order) to the last one before
+ * it.  Taking the first span in the file put every later snapshot's AUX
+ * records, and the losses they report, in the earliest snapshot. */
+static int perfdata_snap_off(const struct trace_stream *s,
+			     const struct perfdata_stream *ps, uint64_t pos,
+			     uint64_t rec_off, uint64_t *off)
+{
+	uint64_t o;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < s->img.nspans; i++) {
+		if (!perfdata_span_holds(s, ps, i, pos, &o))
+			continue;
+		*off = o;
+		if (s->spans[i].file_off > rec_off)
+			return 0;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
 /* The logical offset in stream @s where AUX-buffer position @pos falls,
  * taking the end of a span for a position at its end.  Spans are in
  * AUX-buffer order, so a binary search finds the last one starting below
- * @pos; in snapshot mode (@file_order) they are in file order, their
- * offsets places in a buffer that wraps, and the first span in the file
- * that holds @pos is taken.  Returns 0 and sets *@off, or -1 if no span
- * holds @pos. */
+ * @pos; in snapshot mode (@file_order) they are in file order and
+ * perfdata_snap_off() picks the snapshot of the AUX record at @rec_off.
+ * Returns 0 and sets *@off, or -1 if no span holds @pos. */
 static int perfdata_stream_off(const struct trace_stream *s,
 			 const struct perfdata_stream *ps, uint64_t pos,
-			 int file_order, uint64_t *off)
+			 int file_order, uint64_t rec_off, uint64_t *off)
 {
 	size_t lo = 0, hi = s->img.nspans, mid;
 
-	for (mid = 0; file_order && mid < s->img.nspans; mid++)
-		if (ps->aux_off[mid] < pos &&
-		    pos - ps->aux_off[mid] <= s->spans[mid].size) {
-			*off = s->spans[mid].off + (pos - ps->aux_off[mid]);
-			return 0;
-		}
 	if (file_order)
-		return -1;
+		return perfdata_snap_off(s, ps, pos, rec_off, off);
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (ps->aux_off[mid] < pos)
@@ -193,7 +224,8 @@ int perfdata_assign_events(struct perfdata_state *st, struct trace *t)
 		if (e->kind == PD_EV_AUX &&
 		    !perfdata_stream_off(&t->streams[k], ps,
 				   e->aux_offset + e->aux_size,
-				   st->info.snapshot_mode, &e->stream_off))
+				   st->info.snapshot_mode, e->file_off,
+				   &e->stream_off))
 			e->have_stream_off = 1;
 	}
 	free(cpu_map);

@@ -584,18 +584,48 @@ static void test_gap(void **state)
 	free(f.p);
 }
 
-/* Snapshot mode: a snapshot's offset is a place in a buffer that wraps,
- * not a running count; the snapshots follow in file order, as perf queues
- * them, and the AUX records find their data by offset among them.
- * Before, they were ordered by offset: the later snapshot came first
- * (the trace's last TSC before its first). */
-static void test_snapshot_order(void **state)
+/* Load the snapshot-mode records @d; check its one stream's AUX events'
+ * logical offsets @want (@n of them) and span count @nspans. */
+static void check_snapshot_aux(const struct wb *d, const uint64_t *want,
+			       size_t n, size_t nspans)
 {
 	const struct perfdata_event *ev;
-	struct wb d = { 0 }, f;
+	struct wb f;
 	struct trace t;
 	char err[256];
-	size_t n, i, seen = 0;
+	size_t nev, i, seen = 0;
+
+	f = file_mode(d, 1);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.nstreams, 1);
+	check_bytes(&t.streams[0], pt, sizeof(pt));
+	assert_int_equal(t.streams[0].img.nspans, nspans);
+	for (i = 1; i < nspans; i++)
+		assert_true(t.streams[0].img.spans[i].gap_before);
+	assert_int_equal(perfdata_events(&t, 0, &ev, &nev), 0);
+	for (i = 0; i < nev; i++) {
+		if (ev[i].kind != PD_EV_AUX)
+			continue;
+		assert_true(seen < n);
+		assert_true(ev[i].have_stream_off);
+		assert_int_equal(ev[i].stream_off, want[seen]);
+		seen++;
+	}
+	assert_int_equal(seen, n);
+	perfdata_free(&t);
+	free(f.p);
+}
+
+/* Snapshot mode: a snapshot's offset is a place in a buffer that wraps,
+ * not a running count; the snapshots follow in file order, as perf queues
+ * them, and each AUX record finds its data by offset in the snapshot its
+ * AUXTRACE record follows it with.  Before, they were ordered by offset:
+ * the later snapshot came first (the trace's last TSC before its first). */
+static void test_snapshot_order(void **state)
+{
+	const uint64_t order[] = { PT_SPLIT, sizeof(pt) };
+	const uint64_t same[] = { PT_SPLIT, PT_SPLIT + 8 };
+	struct wb d = { 0 };
 
 	(void)state;
 	rec_auxtrace_info(&d, 1, 1, 1);
@@ -604,23 +634,31 @@ static void test_snapshot_order(void **state)
 	rec_aux(&d, 0, 7100, 0x1000, sizeof(pt) - PT_SPLIT, PD_AUX_OVERWRITE);
 	rec_auxtrace(&d, 0, 0x1000, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
 		     sizeof(pt) - PT_SPLIT);
-	f = file_mode(&d, 1);
-	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
-	assert_int_equal(t.nstreams, 1);
-	check_bytes(&t.streams[0], pt, sizeof(pt));
-	assert_int_equal(t.streams[0].img.nspans, 2);
-	assert_true(t.streams[0].img.spans[1].gap_before);
-	assert_int_equal(perfdata_events(&t, 0, &ev, &n), 0);
-	for (i = 0; i < n; i++) {
-		if (ev[i].kind != PD_EV_AUX)
-			continue;
-		assert_true(ev[i].have_stream_off);
-		assert_int_equal(ev[i].stream_off, seen ? sizeof(pt) : PT_SPLIT);
-		seen++;
-	}
-	assert_int_equal(seen, 2);
-	perfdata_free(&t);
-	free(f.p);
+	check_snapshot_aux(&d, order, 2, 2);
+	free(d.p);
+
+	/* Two snapshots of the same buffer place: each AUX record belongs
+	 * to the AUXTRACE record after it.  Before, the second one's went
+	 * to the first snapshot (offset 8), and its loss split it there. */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 1, 1);
+	rec_aux(&d, 0, 7000, 0x3000, PT_SPLIT, PD_AUX_OVERWRITE);
+	rec_auxtrace(&d, 0, 0x3000, pt, PT_SPLIT, PT_SPLIT);
+	rec_aux(&d, 0, 7100, 0x3000, 8, PD_AUX_OVERWRITE | PD_AUX_TRUNCATED);
+	rec_auxtrace(&d, 0, 0x3000, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	check_snapshot_aux(&d, same, 2, 3);
+	free(d.p);
+
+	/* An AUX record written after its data: the last snapshot before
+	 * it that holds its end. */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 1, 1);
+	rec_auxtrace(&d, 0, 0x3000, pt, PT_SPLIT, PT_SPLIT);
+	rec_auxtrace(&d, 0, 0x3000, pt + PT_SPLIT, sizeof(pt) - PT_SPLIT,
+		     sizeof(pt) - PT_SPLIT);
+	rec_aux(&d, 0, 7100, 0x3000, 8, PD_AUX_OVERWRITE);
+	check_snapshot_aux(&d, same + 1, 1, 2);
 	free(d.p);
 }
 
