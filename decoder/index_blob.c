@@ -12,7 +12,7 @@
  * directly (idx_load_mapped()).
  */
 #define BLOB_MAGIC	0x31584449425450ull	/* "PTBIDX1" little-endian */
-#define BLOB_VERSION	19	/* 9: the time pass's periods, the gap's packet;
+#define BLOB_VERSION	20	/* 9: the time pass's periods, the gap's packet;
 				 * 10: halted time per segment, and the sleep
 				 * bits in the carries; 11: the same, made by a
 				 * time pass that writes every carry and counts
@@ -35,7 +35,9 @@
 				 * cycles (periods, carries); 18: such periods
 				 * go on over the next MTCs (the same); 19: a
 				 * PSB split by a one-byte scan unit at a span's
-				 * end is found (the PSBs) */
+				 * end is found (the PSBs); 20: a perf.data's
+				 * carries' MHz and period checks by its
+				 * TIME_CONV, not CPUID.15H (the carries) */
 
 struct blob_hdr {
 	uint64_t magic;

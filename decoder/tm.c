@@ -176,19 +176,39 @@ static uint64_t cur_ratio(const struct tm_model *tm)
 	return 0;
 }
 
+/* The TSC frequency perf's conversion stands for: a tick is
+ * time_mult / 2^time_shift ns, so 1e9 * 2^time_shift / time_mult Hz,
+ * rounded to the nearest Hz (1e9 << 63 fits 128 bits). */
+static uint64_t perf_hz(const struct tm_config *cfg)
+{
+	unsigned __int128 hz = ((unsigned __int128)1000000000u << cfg->time_shift) +
+			       cfg->time_mult / 2;
+
+	hz /= cfg->time_mult;
+	return hz > UINT64_MAX ? UINT64_MAX : (uint64_t)hz;
+}
+
 uint64_t tm_tsc_hz(const struct tm_config *cfg, int estimate)
 {
-	if (!cfg)
-		return 0;
-	if (cfg->have_tsc_hz && cfg->tsc_hz)
+	/* One order for every conversion, tm_config_tsc_source()'s (the man
+	 * page's): a perf.data's TIME_CONV first, as tm_tsc_to_ns() times
+	 * the packets with it.  CPUID.15H first gave the frequencies and
+	 * the time targets another clock than the times shown. */
+	switch (tm_config_tsc_source(cfg)) {
+	case TM_HZ_PERF:
+		return perf_hz(cfg);
+	case TM_HZ_GIVEN:
 		return cfg->tsc_hz;
-	if (cfg->have_crystal_hz && cfg->have_cpuid_15 && cfg->cpuid_15_eax)
+	case TM_HZ_CPUID:
+	case TM_HZ_MODEL:
 		return (uint64_t)cfg->crystal_hz * cfg->cpuid_15_ebx /
 		       cfg->cpuid_15_eax;
-	/* The TSC ticks at about P1 times the 100 MHz bus clock. */
-	if (estimate && cfg->have_nom_freq)
-		return (uint64_t)cfg->nom_freq * 100000000ull;
-	return 0;
+	case TM_HZ_P1:
+		/* The TSC ticks at about P1 times the 100 MHz bus clock. */
+		return estimate ? (uint64_t)cfg->nom_freq * 100000000ull : 0;
+	default:
+		return 0;
+	}
 }
 
 int tm_now(const struct tm_model *tm, uint64_t *tsc)
@@ -207,7 +227,7 @@ int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
 
 	if (!cfg || !ns)
 		return -pte_invalid;
-	if (cfg->have_perf_conv && cfg->time_shift < 64) {
+	if (tm_config_tsc_source(cfg) == TM_HZ_PERF) {
 		/* perf's tsc_to_perf_time(), split to avoid overflow. */
 		uint64_t quot = tsc >> cfg->time_shift;
 		uint64_t rem = tsc & ((1ull << cfg->time_shift) - 1);

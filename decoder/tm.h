@@ -370,7 +370,8 @@ static inline int tm_period_cmp(const struct tm_period *a,
 
 /* Convert TSC @tsc to wall-clock nanoseconds with @cfg: perf's
  * time_zero + tsc * time_mult >> time_shift when known, else
- * tsc * 1e9 / TSC Hz (given, or crystal Hz * EBX / EAX).
+ * tsc * 1e9 / TSC Hz (given, or crystal Hz * EBX / EAX): the source
+ * tm_config_tsc_source() names, whose Hz tm_tsc_hz() gives.
  * Returns 0 and sets *@ns, or -pte_no_time if @cfg has neither. */
 int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns);
 
@@ -380,8 +381,11 @@ int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns);
  * Returns 1 or 0 (0 for a NULL @cfg). */
 int tm_mtc_timed(const struct tm_config *cfg);
 
-/* The TSC frequency in Hz known from @cfg, or an estimate from P1
- * (nom-freq * 100 MHz) when @estimate is set.  Returns 0 if unknown. */
+/* The TSC frequency in Hz known from @cfg, from tm_config_tsc_source()
+ * in its order (the one tm_tsc_to_ns() times with): perf's conversion
+ * (1e9 * 2^time_shift / time_mult, to the nearest Hz), --tsc-freq,
+ * CPUID.15H, or an estimate from P1 (nom-freq * 100 MHz) when @estimate
+ * is set.  Returns 0 if unknown. */
 uint64_t tm_tsc_hz(const struct tm_config *cfg, int estimate);
 
 #endif /* TM_H */

@@ -224,7 +224,8 @@ enum tm_hz_source tm_config_tsc_source(const struct tm_config *cfg)
 {
 	if (!cfg)
 		return TM_HZ_NONE;
-	if (cfg->have_perf_conv && cfg->time_shift < 64)
+	/* (a time_mult of 0 stops perf's clock: no conversion) */
+	if (cfg->have_perf_conv && cfg->time_shift < 64 && cfg->time_mult)
 		return TM_HZ_PERF;
 	if (cfg->have_tsc_hz && cfg->tsc_hz)
 		return TM_HZ_GIVEN;

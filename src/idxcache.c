@@ -22,7 +22,7 @@
 #include "xdg.h"
 
 #define CACHE_MAGIC	"PTBIDXC\n"
-#define CACHE_VERSION	15	/* 6: index blob 9 (periods, gap packets);
+#define CACHE_VERSION	16	/* 6: index blob 9 (periods, gap packets);
 				 * 7: index blob 11 (every carry written);
 				 * 8: index blob 12 (time back at a bad TSC);
 				 * 9: index blob 13 (its edges, MTCs after);
@@ -31,7 +31,8 @@
 				 * 12: index blob 16 (halted time bounded);
 				 * 13: index blob 17 (cycle thresholds);
 				 * 14: index blob 18 (longer periods);
-				 * 15: index blob 19 (a PSB at a span's end) */
+				 * 15: index blob 19 (a PSB at a span's end);
+				 * 16: index blob 20 (perf's TSC frequency) */
 #define KEY_BYTES	(64u << 10)	/* the part of the file that names it */
 
 struct cache_hdr {

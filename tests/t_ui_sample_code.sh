@@ -4,10 +4,13 @@
 # code's function names in the packet pane, times in ns, the core:bus ratio
 # from the first PSB+, and the CPU lanes with the program's threads.  The
 # MHz column is a measurement over a whole MTC period, so it is empty until
-# the first one ends and shows the model's 2400 MHz (CBR 24 x 100 MHz) from
-# there: record.sh records with an MTC every crystal clock (--mtc-freq 0,
-# 100 cycles), so that is on the first screen (with perf's --mtc-freq 3 it
-# was at 0xa0, below it); never made up above it.
+# the first one ends and shows the model's measurement from there: record.sh
+# records with an MTC every crystal clock (--mtc-freq 0, 100 cycles), so that
+# is on the first screen (with perf's --mtc-freq 3 it was at 0xa0, below
+# it); never made up above it.  An MTC period is 50 ticks (CPUID.15H 2/100)
+# and a tick perf's TIME_CONV's (pt2perf's 600/1024 ns, as the times shown):
+# 100 cycles in 50 ticks are 3413 MHz (they read 2400, CPUID.15H's clock
+# beside perf's times).
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -20,6 +23,11 @@ bad() { echo "FAIL $*"; fail=1; }
 . tests/rec_lib.sh
 rec_sample "$tmp/rec" || { echo "FAIL $rec_err"; exit 1; }
 perf=$tmp/rec/perf.data
+# the TSC Hz of the perf.data's TIME_CONV, and 100 cycles in 50 ticks at it
+hz=$("$PTBROWSE" info "$perf" | sed -n 's/^perf time  time_shift \([0-9]*\), time_mult \([0-9]*\),.*/\1 \2/p' |
+	awk '{ printf "%.0f", 1e9 * 2 ^ $1 / $2 }')
+[ -n "$hz" ] || { echo "FAIL no TIME_CONV in $perf"; exit 1; }
+mhz=$(awk -v h="$hz" 'BEGIN { printf "%.0f", 100 * h / 50 / 1e6 }')
 
 # screen NAME "KEYS": the 120x40 screen after KEYS into $tmp/NAME.
 screen() {
@@ -52,9 +60,9 @@ done
 # MHz on the first screen: measured over the first whole MTC period (the
 # first MTC to the second), from the second MTC's row on, and empty above
 # it: nothing made up.
-grep -E '^[> ] .?0x[0-9a-f]{8}  ' "$f" | awk '{
+grep -E '^[> ] .?0x[0-9a-f]{8}  ' "$f" | awk -v m="$mhz" '{
 		for (i = 1; i < NF && $i !~ /0x/; i++) ;
-		mtc += ($(i + 1) == "mtc"); mhz = ($NF == "2400" && $(NF - 1) == "24")
+		mtc += ($(i + 1) == "mtc"); mhz = ($NF == m && $(NF - 1) == "24")
 		if (mtc < 2 && mhz) { print "early " $i; done = 1; exit }
 		if (mtc == 2) { print (mhz ? "ok" : "none") " " $i; done = 1; exit }
 	}
@@ -62,7 +70,7 @@ grep -E '^[> ] .?0x[0-9a-f]{8}  ' "$f" | awk '{
 case $(cat "$tmp/mhz") in
 ok*) ;;
 early*) bad "first screen: MHz before the first whole MTC period ends ($(cat "$tmp/mhz"))" ;;
-none*) bad "first screen: no 2400 MHz where the first whole MTC period ends ($(cat "$tmp/mhz"))" ;;
+none*) bad "first screen: no $mhz MHz where the first whole MTC period ends ($(cat "$tmp/mhz"))" ;;
 *) bad "first screen: no whole MTC period on it" ;;
 esac
 # below the screen the MHz stays measured: the 40th MTC's row
@@ -70,19 +78,19 @@ off=$("$PTBROWSE" dump --stream cpu0 "$perf" 2>/dev/null |
 	awk '$2 == "mtc" && ++n == 40 { sub(/^0+/, "", $1); print $1; exit }')
 if [ -n "$off" ]; then
 	screen mtc ":goto +0x$off"
-	grep -q "^>  0x0*$off  mtc .* 24 2400\$" "$tmp/mtc" || bad "no 2400 MHz at the 40th MTC (0x$off)"
+	grep -q "^>  0x0*$off  mtc .* 24 $mhz\$" "$tmp/mtc" || bad "no $mhz MHz at the 40th MTC (0x$off)"
 else
 	bad "dump: no 40th MTC in cpu0"
 fi
 
 # the MHz the model measures, against tests/tm_ref.py (the SDM's rules,
 # not decoder/tm.c) with record.sh's timing: every clean MTC period of
-# cpu0 re-measured
+# cpu0 re-measured, at TIME_CONV's TSC Hz
 if command -v python3 >/dev/null; then
 	"$PTBROWSE" dump --cycles --stream cpu0 "$perf" >"$tmp/cyc" 2>"$tmp/err" ||
 		bad "dump --cycles: $(cat "$tmp/err")"
 	python3 "$(dirname "$0")/tm_ref.py" --mtc-freq 0 --nom-freq 12 --eax 2 --ebx 100 \
-		"$tmp/cyc" >"$tmp/ref" || bad "tm_ref: $(head -n 5 "$tmp/ref")"
+		--tsc-hz "$hz" "$tmp/cyc" >"$tmp/ref" || bad "tm_ref: $(head -n 5 "$tmp/ref")"
 	grep -Eq 're-measured [1-9]' "$tmp/ref" || bad "tm_ref re-measured no period: $(cat "$tmp/ref")"
 fi
 

@@ -114,6 +114,62 @@ static void test_model_crystal(void **state)
 	assert_true(perf.crystal_model);
 }
 
+/* Every conversion takes the source tm_config_tsc_source() names: with
+ * perf's TIME_CONV (pt2perf's 600 >> 10: 1.7067 GHz) beside CPUID.15H
+ * (2/100 on a 24 MHz crystal: 1.2 GHz) and --tsc-freq, tm_tsc_hz() is
+ * perf's, as tm_tsc_to_ns() and tm_period_khz() are.  It gave CPUID's
+ * (or --tsc-freq's): a time shown by perf's clock, targets and MHz by
+ * another. */
+static void test_perf_first(void **state)
+{
+	static const char *const opt[] = {
+		"--cpu", "6/142/10", "--nom-freq", "24", "--cpuid-0x15.eax", "2",
+		"--cpuid-0x15.ebx", "100", "--tsc-freq", "2.4GHz",
+	};
+	struct tm_config cfg, perf;
+	struct tm_period p;
+	uint64_t ns;
+
+	(void)state;
+	memset(&perf, 0, sizeof(perf));
+	perf.have_perf_conv = 1;
+	perf.time_shift = 10;
+	perf.time_mult = 600;
+	config(&cfg, opt, 8);
+	tm_config_merge(&cfg, &perf);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_PERF);
+	assert_true(tm_tsc_hz(&cfg, 0) == 1706666667ull);
+	assert_true(tm_tsc_hz(&cfg, 1) == 1706666667ull);
+	/* 1024 ticks are 600 ns, by either */
+	assert_int_equal(tm_tsc_to_ns(&cfg, 1024, &ns), 0);
+	assert_true(ns == 600);
+	assert_true(1024 * 1000000000ull / tm_tsc_hz(&cfg, 0) == 599);
+	/* 100 cycles in 50 ticks (29.3 ns): 3413 MHz, not CPUID's 2400 */
+	memset(&p, 0, sizeof(p));
+	p.cycles = 100;
+	p.ticks = 50;
+	assert_int_equal(tm_period_khz(&cfg, &p, 0), 3413333);
+	/* --tsc-freq given too: TIME_CONV still first (the man page's order) */
+	config(&cfg, opt, 10);
+	tm_config_merge(&cfg, &perf);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_PERF);
+	assert_true(tm_tsc_hz(&cfg, 0) == 1706666667ull);
+	/* a time_mult of 0 is no conversion: --tsc-freq then, for both */
+	perf.time_mult = 0;
+	config(&cfg, opt, 10);
+	tm_config_merge(&cfg, &perf);
+	assert_int_equal(tm_config_tsc_source(&cfg), TM_HZ_GIVEN);
+	assert_true(tm_tsc_hz(&cfg, 0) == 2400000000ull);
+	assert_int_equal(tm_tsc_to_ns(&cfg, 2400, &ns), 0);
+	assert_true(ns == 1000);
+	/* shift 63, mult 1: no overflow, the largest Hz there is */
+	perf.time_shift = 63;
+	perf.time_mult = 1;
+	memset(&cfg, 0, sizeof(cfg));
+	tm_config_merge(&cfg, &perf);
+	assert_true(tm_tsc_hz(&cfg, 0) == UINT64_MAX);
+}
+
 /* One half of CPUID.15H's ratio given: the other comes from the file
  * (it was zeroed, and with it the MTCs' timing); both given win whole. */
 static void test_cpuid_half(void **state)
@@ -160,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_cpuid_ecx),
 		cmocka_unit_test(test_model_crystal),
 		cmocka_unit_test(test_cpuid_half),
+		cmocka_unit_test(test_perf_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

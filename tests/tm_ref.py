@@ -3,10 +3,12 @@
 Intel SDM alone (36.3.6, 36.3.7, 36.4.2.12, 36.4.2.14, 36.4.2.22, 36.8.3),
 not from decoder/tm.c: an independent reference for the time model.
 
-usage: tm_ref.py --mtc-freq N --nom-freq N --eax N --ebx N [--skl168] DUMP
+usage: tm_ref.py --mtc-freq N --nom-freq N --eax N --ebx N [--tsc-hz HZ]
+                 [--skl168] DUMP
 
 DUMP is the output of `ptbrowse dump --cycles` with the same timing
-options.  Checks, on every row:
+options (--tsc-hz: the TSC frequency its MHz use, a perf.data's
+TIME_CONV's; default P1 * 100 MHz).  Checks, on every row:
   - time never goes backwards, cycles never decrease, and every CYC's
     payload is in the cumulative count;
   - a CYC right before a TSC (outside PSB+) was sent in the TSC's cycle,
@@ -71,7 +73,8 @@ def parse(path):
 
 def main():
     args = sys.argv[1:]
-    opt = {'--mtc-freq': 3, '--nom-freq': 0, '--eax': 0, '--ebx': 0}
+    opt = {'--mtc-freq': 3, '--nom-freq': 0, '--eax': 0, '--ebx': 0,
+           '--tsc-hz': 0}
     skl168 = False
     while args and args[0].startswith('--'):
         a = args.pop(0)
@@ -86,7 +89,9 @@ def main():
     # One CTC tick and one MTC period, in 1/256 TSC ticks.
     ctc = lambda n: n * ebx * 256 / eax if have_ctc else 0
     period = ctc(1 << freq)
-    tsc_hz = p1 * 100e6
+    # the TSC Hz the MHz are measured at: --tsc-hz (a perf.data's
+    # TIME_CONV's), else P1's estimate
+    tsc_hz = opt['--tsc-hz'] or p1 * 100e6
     errs = []
     n = {'rows': len(rows), 'held': 0, 'mtc_placed': 0, 'periods': 0,
          'measured': 0, 'untied': 0}
