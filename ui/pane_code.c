@@ -19,7 +19,6 @@
 #include "msg.h"
 #include "nav.h"
 #include "pane_code.h"
-#include "pane_packets.h"
 #include "screen.h"
 #include "search_ui.h"
 #include "symfmt.h"
@@ -523,6 +522,27 @@ static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
 		 esc_str(esym, sizeof(esym), sym), text);
 }
 
+/* The payload of packet row @row as the packet pane has it: an IP
+ * packet's function with symbols on ("3: main+0x0"), in its 20 columns
+ * (pane_packets.c's rule; this pane's own symbols, the address space its
+ * decoder gives the packet), else ptdump's words. */
+static void pc_payload(struct ui *ui, const struct win_row *row, char *buf,
+		       size_t size)
+{
+	int t = row->pkt.type;
+	char sym[18];
+
+	if ((t == PKT_TIP || t == PKT_TIP_PGE || t == PKT_TIP_PGD || t == PKT_FUP) &&
+	    (ui->pk_cols & UI_PK_SYM) && (row->flags & WIN_F_HAVE_IP) &&
+	    row->ip_bits == 64 && row->pkt.u.ip.ipc != PKT_IPC_SUPPRESSED &&
+	    symfmt_ip(code_symfmt(ui), code_dec_asid(code_dec(ui), row->pkt.offset),
+		      row->ip, 0, sym, sizeof(sym))[0]) {
+		snprintf(buf, size, "%c: %s", '0' + (row->pkt.u.ip.ipc & 7), sym);
+		return;
+	}
+	dump_fmt_payload(buf, size, &row->pkt);
+}
+
 /* The text of packet row @row, its payload as the packet pane has it. */
 static void pc_packet_text(struct ui *ui, const struct win_row *row,
 			   char *buf, size_t size)
@@ -534,7 +554,7 @@ static void pc_packet_text(struct ui *ui, const struct win_row *row,
 			 row->err == -pte_gap ? "gap" : "error", pte_strerror(row->err));
 		return;
 	}
-	pane_packets_payload(ui, row, payload, sizeof(payload));
+	pc_payload(ui, row, payload, sizeof(payload));
 	snprintf(buf, size, "0x%08" PRIx64 "  %-10s %s", row->pkt.offset,
 		 pkt_type_name(row->pkt.type), payload);
 }

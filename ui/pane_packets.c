@@ -31,10 +31,11 @@ static int pane_packets_full_ip(const struct win_row *row)
 	return (row->flags & WIN_F_HAVE_IP) && row->ip_bits == 64;
 }
 
-/* (an IP packet's: its compression, then the function, in the payload's
- * 20 columns) */
-void pane_packets_payload(struct ui *ui, const struct win_row *row,
-			  char *buf, size_t size)
+/* The payload of an IP packet with symbols on: its compression, then
+ * the function ("3: main+0x8b"), in the payload's 20 columns; else
+ * ptdump's words. */
+static void pane_packets_payload(struct ui *ui, const struct win_row *row,
+				 char *buf, size_t size)
 {
 	int t = row->pkt.type;
 

@@ -7,7 +7,6 @@
 struct pane_ops;
 struct ui;
 struct win_iter;
-struct win_row;
 
 /* Its ops (ui.h struct pane_ops). */
 extern const struct pane_ops pane_packets_ops;
@@ -18,11 +17,5 @@ extern const struct pane_ops pane_packets_ops;
  * Returns its length.  Yank and pipe copy rows with it. */
 size_t pane_packets_row_text(struct ui *ui, struct win_iter *it, char *buf,
 			     size_t size);
-
-/* The payload of @row as the pane shows it: an IP packet's function with
- * symbols on ("3: main+0x8b"), else ptdump's words; into @buf of @size
- * bytes.  The code view's packet rows show the same. */
-void pane_packets_payload(struct ui *ui, const struct win_row *row,
-			  char *buf, size_t size);
 
 #endif /* PANE_PACKETS_H */
