@@ -8,9 +8,10 @@
 # records with an MTC every crystal clock (--mtc-freq 0, 100 cycles), so that
 # is on the first screen (with perf's --mtc-freq 3 it was at 0xa0, below
 # it); never made up above it.  An MTC period is 50 ticks (CPUID.15H 2/100)
-# and a tick perf's TIME_CONV's (pt2perf's 600/1024 ns, as the times shown):
-# 100 cycles in 50 ticks are 3413 MHz (they read 2400, CPUID.15H's clock
-# beside perf's times).
+# and a tick perf's TIME_CONV's (as the times shown; tools/record.sh gives
+# the model's 1.2 GHz TSC, so 100 cycles in 50 ticks are its 2400 MHz;
+# measured with CPUID.15H's clock beside another TIME_CONV they were not
+# what the times shown said).
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0

@@ -7,7 +7,7 @@
  * result must be as fast as browsing the raw file.
  *
  *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] [--switches N]
- *           [--lost-at OFF] [--sideband FILE] [--time-mult N]
+ *           [--lost-at OFF] [--sideband FILE] [--time-mult N] [--time-shift N]
  *           [--mtc-freq N] [--kernel] RAW... -o OUT
  *
  * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
@@ -26,7 +26,8 @@
  * --switch-events` does.  For tests, lines "lost CPU TSC N" and
  * "lost_samples CPU TSC N" (ptrecord writes none) become LOST and
  * LOST_SAMPLES records saying N were dropped.  Record times are perf times: the TSC through
- * TIME_CONV.  --time-mult sets TIME_CONV's time_mult (perf time per 1024
+ * TIME_CONV.  --time-shift and --time-mult set TIME_CONV's time_shift
+ * (10 by default) and time_mult (perf time per 2^time_shift
  * TSC ticks; 600 by default): a large one puts events seconds apart.
  * --mtc-freq N says the trace was recorded with an MTC every 2^N crystal
  * clocks (the attr's mtc_period; 3 by default, as ptgen's): it must be
@@ -113,13 +114,13 @@ static void sample_id(uint32_t cpu, uint64_t time)
 #define TIME_MULT	600
 #define TIME_ZERO	0
 
-static uint64_t time_mult = TIME_MULT;
+static uint64_t time_mult = TIME_MULT, time_shift = TIME_SHIFT;
 
 static uint64_t perf_time(uint64_t tsc)
 {
-	uint64_t quot = tsc >> TIME_SHIFT, rem = tsc & ((1ull << TIME_SHIFT) - 1);
+	uint64_t quot = tsc >> time_shift, rem = tsc & ((1ull << time_shift) - 1);
 
-	return TIME_ZERO + quot * time_mult + ((rem * time_mult) >> TIME_SHIFT);
+	return TIME_ZERO + quot * time_mult + ((rem * time_mult) >> time_shift);
 }
 
 /* One sideband line of ptrecord, kept for sorting by time. */
@@ -492,6 +493,9 @@ static int value_opt(char **argv, int i, struct args *a, uint64_t *cpu,
 	else if (!strcmp(o, "--time-mult")) {
 		r = num_arg(o, v, 1, UINT32_MAX, &time_mult);
 		priv[2] = time_mult;
+	} else if (!strcmp(o, "--time-shift")) {
+		r = num_arg(o, v, 0, 31, &time_shift);
+		priv[1] = time_shift;
 	} else if (!strcmp(o, "--mtc-freq"))
 		r = num_arg(o, v, 0, 15, &mtc_freq);
 	else if (!strcmp(o, "--cpu"))	/* a u32; perf's (u32)-1 is "any" */
@@ -587,7 +591,7 @@ static void put_headers(const uint64_t *priv, size_t npriv)
 	put32(0);
 	put(priv, npriv * 8);
 	header(79, 8 + 24);			/* TIME_CONV */
-	put64(TIME_SHIFT);
+	put64(time_shift);
 	put64(time_mult);
 	put64(TIME_ZERO);
 }
@@ -656,7 +660,7 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
 			"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
-			"               [--time-mult N] [--mtc-freq N] [--kernel]\n"
+			"               [--time-mult N] [--time-shift N] [--mtc-freq N] [--kernel]\n"
 			"               [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
 		free(a.in);
 		return 2;

@@ -9,11 +9,16 @@
 # perf's default is 3): the decoder measures the core's MHz over a whole
 # MTC period, so with 100 cycles a period the first screen shows it.  The
 # raw streams need --mtc-freq 0 with the rest of ptgen's timing options.
+# perf's TIME_CONV is the TSC the model runs, 1.2 GHz (ptgen's CPUID.15H
+# 2/100 of a 24 MHz crystal, P1 12): 2^20 / 873813 ns a tick, so times,
+# the CBR's 2400 MHz and the MHz measured from them agree, as on real
+# parts (pt2perf's default 600/1024 is another clock).
 set -u
 dir=$1 build=$2 scale=${3:-1} mtc=0
 rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" || exit 1
 "$build/tools/ptrecord" -q --cpus 2 --mtc-freq $mtc -o "$dir.tmp/trace" "$build/progs/p_sample" "$scale" &&
-"$build/tools/pt2perf" --mtc-freq $mtc --sideband "$dir.tmp/trace.sideband" \
+"$build/tools/pt2perf" --mtc-freq $mtc --time-shift 20 --time-mult 873813 \
+	--sideband "$dir.tmp/trace.sideband" \
 	--cpu 0 "$dir.tmp/trace.cpu0" --cpu 1 "$dir.tmp/trace.cpu1" \
 	-o "$dir.tmp/perf.data" || { rm -rf "$dir.tmp"; exit 1; }
 rm -rf "$dir" && mv "$dir.tmp" "$dir"
