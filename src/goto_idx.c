@@ -241,7 +241,8 @@ static int goto_idx_t0(struct goto_idx *g)
 		idx_time_origin(g->idx, &g->t0);
 	/* The trace's origin, as the browser's (session_find_t0()): the
 	 * earliest first TSC of its streams. */
-	if (!offtsc_streams_first(g->t, g->stream, &o) && (!g->have_t0 || o < g->t0)) {
+	if (!offtsc_streams_first(g->t, g->stream, g->have_t0 ? &g->t0 : NULL, &o) &&
+	    (!g->have_t0 || o < g->t0)) {
 		g->t0 = o;
 		g->have_t0 = 1;
 	}

@@ -214,9 +214,10 @@ int offtsc_first(const struct img *img, const struct tm_config *cfg,
 	return -pte_no_time;
 }
 
-int offtsc_streams_first(const struct trace *t, size_t skip, uint64_t *tsc)
+int offtsc_streams_first(const struct trace *t, size_t skip,
+			 const uint64_t *near, uint64_t *tsc)
 {
-	uint64_t f;
+	uint64_t f, hz, spread;
 	size_t i;
 	int r = -pte_no_time;
 
@@ -225,6 +226,11 @@ int offtsc_streams_first(const struct trace *t, size_t skip, uint64_t *tsc)
 	for (i = 0; i < t->nstreams; i++) {
 		if (i == skip ||
 		    offtsc_first(&t->streams[i].img, &t->streams[i].timing, &f) < 0)
+			continue;
+		/* (no frequency: 2^36 ticks, a minute at 1.1 GHz) */
+		hz = tm_tsc_hz(&t->streams[i].timing, 1);
+		spread = hz ? hz * OFFTSC_SPREAD_S : 1ull << 36;
+		if (near && f < *near && *near - f > spread)
 			continue;
 		if (r < 0 || f < *tsc)
 			*tsc = f;

@@ -58,9 +58,14 @@ int offtsc_first(const struct img *img, const struct tm_config *cfg,
 /* The earliest first TSC (offtsc_first(), each stream with its own
  * timing) of the streams of @t but stream @skip (SIZE_MAX: none): with
  * the shown stream's own, the origin the times of every stream of a
- * trace count from, so one instant reads the same on each.
+ * trace count from, so one instant reads the same on each.  With @near
+ * (the shown stream's origin, which its index checked), a first TSC more
+ * than OFFTSC_SPREAD_S seconds before it is taken for a damaged one and
+ * left out: one stream's bad TSC would put every time hours off.
  * Returns 0 and sets *@tsc, -pte_no_time if no such stream has a TSC,
  * -pte_invalid on NULL arguments. */
-int offtsc_streams_first(const struct trace *t, size_t skip, uint64_t *tsc);
+#define OFFTSC_SPREAD_S 60
+int offtsc_streams_first(const struct trace *t, size_t skip,
+			 const uint64_t *near, uint64_t *tsc);
 
 #endif /* OFFTSC_H */

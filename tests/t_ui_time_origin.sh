@@ -57,4 +57,25 @@ wait-index
 fi
 echo "ok   one time origin: :goto t on cpu1 lands at cpu0's instant shown at that time"
 
+# A damaged first TSC on another stream (0x1000, hours before) is not the
+# origin: cpu0's times stay those of a file without it (they read
+# 10858.792 s, as exact).
+"$BUILD/tools/ptgen" --seed 3 --size 256KiB -o "$tmp/a.pt" >/dev/null &&
+"$BUILD/tools/ptgen" --seed 4 --size 256KiB -o "$tmp/b.pt" >/dev/null || bad "ptgen"
+cp "$tmp/b.pt" "$tmp/bd.pt"
+printf '\000\020\000\000\000\000\000' |
+	dd of="$tmp/bd.pt" bs=1 seek=$((0x22)) conv=notrunc 2>/dev/null
+"$PTBROWSE" dump "$tmp/bd.pt" 2>/dev/null | grep -q ' tsc  *1000$' || bad "bd.pt: its first TSC is not 0x1000"
+"$BUILD/tools/pt2perf" --cpu 0 "$tmp/a.pt" --cpu 1 "$tmp/bd.pt" -o "$tmp/d.data" &&
+"$BUILD/tools/pt2perf" --cpu 0 "$tmp/a.pt" --cpu 1 "$tmp/b.pt" -o "$tmp/g.data" || bad "pt2perf"
+for f in d g; do
+	printf 'wait-index\n:goto 0x1033\n:save-screen %s\n' "$tmp/o.$f" >"$tmp/keys"
+	"$PTBROWSE" --no-state --script "$tmp/keys" --size 120x40 "$tmp/$f.data" \
+		>/dev/null 2>"$tmp/err" || bad "$f.data: $(cat "$tmp/err")"
+done
+td=$(grep '^ 0x1033/' "$tmp/o.d") tg=$(grep '^ 0x1033/' "$tmp/o.g")
+[ -n "$tg" ] && [ "$td" = "$tg" ] ||
+	bad "a damaged first TSC on cpu1 moved cpu0's time at 0x1033: $td, not $tg"
+echo "ok   a damaged first TSC on another stream is not the origin"
+
 exit $fail

@@ -197,14 +197,26 @@ static void test_streams_first(void **state)
 	assert_int_equal(offtsc_first(NULL, &st[0].timing, &tsc), -pte_invalid);
 	t.streams = st;
 	t.nstreams = 3;
-	assert_int_equal(offtsc_streams_first(&t, SIZE_MAX, &tsc), 0);
+	assert_int_equal(offtsc_streams_first(&t, SIZE_MAX, NULL, &tsc), 0);
 	assert_int_equal(tsc, 0x800);
 	/* the shown stream's own is the caller's */
-	assert_int_equal(offtsc_streams_first(&t, 2, &tsc), 0);
+	assert_int_equal(offtsc_streams_first(&t, 2, NULL, &tsc), 0);
 	assert_int_equal(tsc, 0x1000);
+	/* near the shown stream's origin, which its index checked: a first
+	 * TSC more than a minute before it (2^36 ticks without a frequency)
+	 * is a damaged one, left out */
+	{
+		uint64_t near = 0x800 + (1ull << 36) + 1;
+
+		assert_int_equal(offtsc_streams_first(&t, SIZE_MAX, &near, &tsc), 0);
+		assert_int_equal(tsc, 0x1000);
+		near = 0x800 + (1ull << 36);
+		assert_int_equal(offtsc_streams_first(&t, SIZE_MAX, &near, &tsc), 0);
+		assert_int_equal(tsc, 0x800);
+	}
 	t.nstreams = 2;
-	assert_int_equal(offtsc_streams_first(&t, 0, &tsc), -pte_no_time);
-	assert_int_equal(offtsc_streams_first(NULL, 0, &tsc), -pte_invalid);
+	assert_int_equal(offtsc_streams_first(&t, 0, NULL, &tsc), -pte_no_time);
+	assert_int_equal(offtsc_streams_first(NULL, 0, NULL, &tsc), -pte_invalid);
 }
 
 int main(void)

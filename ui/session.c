@@ -48,7 +48,8 @@ void session_find_t0(struct ui *ui)
 	if (ui->have_t0 && ui->idx)
 		idx_time_origin(ui->idx, &ui->t0);
 	if (ui->trace && ui->trace->nstreams > 1 &&
-	    !offtsc_streams_first(ui->trace, (size_t)ui->stream_no, &o) &&
+	    !offtsc_streams_first(ui->trace, (size_t)ui->stream_no,
+				  ui->have_t0 ? &ui->t0 : NULL, &o) &&
 	    (!ui->have_t0 || o < ui->t0)) {
 		ui->t0 = o;
 		ui->have_t0 = 1;
