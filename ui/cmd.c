@@ -263,40 +263,19 @@ int cmd_line(struct ui *ui, const char *line, unsigned tok_flags)
 	return r;
 }
 
-/*
- * A binding's arguments (kept in the prompt's dialect, a word quoted as it
- * was in the bind line: a quoted word is a note) for a row taking its text
- * as typed: the words as they would be typed at the prompt, unquoted and
- * joined by blanks (pipe got '"cat > x"' with its quotes, for sh a
- * command of that name).  Returns @buf, or @args if they do not split.
- */
-static const char *cmd_key_raw(const char *args, char *buf, size_t size)
-{
-	char words[KM_ARGS_MAX], *argv[CMD_MAX_WORDS];
-	size_t len = 0;
-	int argc, i;
-
-	argc = tok_split(args, CMD_TOK, words, sizeof(words), argv, NULL,
-			 CMD_MAX_WORDS, NULL);
-	if (argc < 0 || strlen(args) >= size)
-		return args;
-	buf[0] = 0;
-	for (i = 0; i < argc; i++)	/* (never longer than @args) */
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "",
-					argv[i]);
-	return buf;
-}
-
 int cmd_key(struct ui *ui, const struct km_result *res)
 {
 	const struct cmd_row *row = cmd_find(res->action);
 	struct cmd_args a = { 0 };
-	char line[KM_ARGS_MAX + 64], raw[KM_ARGS_MAX];
+	char line[KM_ARGS_MAX + 64];
 
+	/* a row taking its text as typed gets the binding's arguments as
+	 * kept: in the prompt's dialect, each word quoted as it was in the
+	 * bind line, so the shell's quotes reach a pipe's sh as typed */
+	(void)row;
 	a.action = res->action;
 	a.name = action_name(res->action);
-	a.raw = row && row->spec == CMD_RAW ?
-		cmd_key_raw(res->args, raw, sizeof(raw)) : res->args;
+	a.raw = res->args;
 	a.has_count = res->has_count;
 	a.count = res->count;
 	a.key = res->key;
