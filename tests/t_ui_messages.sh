@@ -84,6 +84,12 @@ printf 'F5\n:save-screen %s\nF6\n:save-screen %s\n' "$tmp/o1.txt" "$tmp/o2.txt" 
 head -n 1 "$tmp/o1.txt" | grep -q '\[emacs\]' || bad "config set keymap: not emacs: $(head -n 1 "$tmp/o1.txt")"
 grep -q '^ 0x[0-9a-f]*/0x10000 100\.0%' "$tmp/o1.txt" || bad "config set keymap: F5 bound before it lost: $(tail -n 1 "$tmp/o1.txt")"
 grep -q '^ 0x0/0x10000 0\.0%' "$tmp/o2.txt" || bad "config set keymap: F6: $(tail -n 2 "$tmp/o2.txt")"
+# likewise written as at the prompt, ':set keymap emacs'
+printf 'bind F5 goto-end\n:set keymap emacs\n' >"$XDG_CONFIG_HOME/ptbrowse/config"
+printf 'F5\n:save-screen %s\n' "$tmp/o3.txt" >"$tmp/ko"
+"$PTBROWSE" --no-state --script "$tmp/ko" --size 120x10 "$tmp/t.pt" >/dev/null 2>&1 || bad "config :set keymap: exit $?"
+head -n 1 "$tmp/o3.txt" | grep -q '\[emacs\]' || bad "config :set keymap: not emacs: $(head -n 1 "$tmp/o3.txt")"
+grep -q '^ 0x[0-9a-f]*/0x10000 100\.0%' "$tmp/o3.txt" || bad "config ':set keymap': F5 bound before it lost: $(tail -n 1 "$tmp/o3.txt")"
 rm -f "$XDG_CONFIG_HOME/ptbrowse/config"
 [ $fail = 0 ] && echo "ok   a config's set keymap keeps the binds before it"
 

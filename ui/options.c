@@ -254,6 +254,7 @@ static void options_config_file(struct ui *ui, const struct options *o,
 	km_hold(ui->km);
 	while ((r = options_read_line(f, line, sizeof(line)))) {
 		char *p = line;
+		const char *q;
 		int setkm;
 
 		lineno++;
@@ -266,7 +267,11 @@ static void options_config_file(struct ui *ui, const struct options *o,
 			p++;
 		if (r < 0 || !*p || *p == '#')
 			continue;
-		setkm = sscanf(p, "set keymap %63s", name) == 1;
+		/* (as cmd_run() takes it: a ':' before the command too) */
+		q = p + (*p == ':');
+		while (isspace((unsigned char)*q))
+			q++;
+		setkm = sscanf(q, "set keymap %63s", name) == 1;
 		if (setkm != (pass == 0) || (setkm && o->keymap_given))
 			continue;
 		options_config_run(ui, path, lineno, p, e);
