@@ -133,8 +133,14 @@ static int goto_amount(const char *w, struct amount *a, char *err,
 			for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
 				if (fd >= 18)
 					goto out_digits;
-				if (goto_digit(&v, *p))
-					goto out_big;
+				/* past 64 bits of mantissa the digits left are
+				 * below its precision: dropped (the unit then
+				 * says whether the number is too large) */
+				if (goto_digit(&v, *p)) {
+					while (*p >= '0' && *p <= '9')
+						p++, fd++;
+					break;
+				}
 				a->den *= 10;
 			}
 			digits += fd;
