@@ -26,6 +26,7 @@
 #include "idxcache.h"
 #include "image.h"
 #include "index.h"
+#include "offtsc.h"
 #include "opt.h"
 #include "perfdata.h"
 #include "range.h"
@@ -599,31 +600,6 @@ static int clip_image(const struct img *src, uint64_t from, uint64_t to,
 	return 0;
 }
 
-/* The first TSC of @img's decode from its first PSB, looked for in its
- * first 64 KiB.  Returns 0 and sets *@tsc, or -1. */
-static int first_tsc(const struct img *img, const struct tm_config *cfg,
-		     uint64_t *tsc)
-{
-	struct img_cursor cur;
-	struct tm_model tm;
-	struct tm_stamp ts;
-	struct pkt pkt;
-	uint64_t start;
-
-	if (img_cursor_init(&cur, img, 0) < 0 || img_cursor_sync_forward(&cur, 0) < 0)
-		return -1;
-	start = img_cursor_offset(&cur);
-	tm_init(&tm, cfg);
-	while (img_cursor_next(&cur, &pkt) > 0 && pkt.offset - start < (64u << 10)) {
-		tm_step(&tm, &pkt, &ts);
-		if (ts.flags & TM_F_TSC) {
-			*tsc = ts.tsc;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* What "ns since the time origin" counts from, as the browser's
  * cycle pane: the wall-clock time of @img's first TSC, or of the time
  * origin index @x (NULL: none) gives where the first segment's TSC
@@ -634,7 +610,7 @@ static int dump_ns0(const struct img *img, const struct tm_config *cfg,
 {
 	uint64_t t0;
 
-	if (first_tsc(img, cfg, &t0))
+	if (offtsc_first(img, cfg, &t0) < 0)
 		return -1;
 	if (x)
 		idx_time_origin(x, &t0);
