@@ -263,19 +263,34 @@ int cmd_line(struct ui *ui, const char *line, unsigned tok_flags)
 	return r;
 }
 
+/*
+ * The text a binding gives a row taking its text as typed: its arguments
+ * as kept (the prompt's dialect, each word quoted as in the bind line),
+ * so a pipe's sh gets the shell's quotes as typed at the prompt; but one
+ * quoted word alone is the text itself, which the quotes only delimit
+ * (command-prompt "region " opens the prompt with 'region ').
+ */
+static const char *cmd_key_raw(const char *args, char *buf, size_t size)
+{
+	char *argv[2];
+	int quoted[2];
+
+	if (tok_split(args, CMD_TOK, buf, size, argv, quoted, 2, NULL) == 1 &&
+	    quoted[0])
+		return argv[0];
+	return args;
+}
+
 int cmd_key(struct ui *ui, const struct km_result *res)
 {
 	const struct cmd_row *row = cmd_find(res->action);
 	struct cmd_args a = { 0 };
-	char line[KM_ARGS_MAX + 64];
+	char line[KM_ARGS_MAX + 64], raw[KM_ARGS_MAX];
 
-	/* a row taking its text as typed gets the binding's arguments as
-	 * kept: in the prompt's dialect, each word quoted as it was in the
-	 * bind line, so the shell's quotes reach a pipe's sh as typed */
-	(void)row;
 	a.action = res->action;
 	a.name = action_name(res->action);
-	a.raw = res->args;
+	a.raw = row && row->spec == CMD_RAW ?
+		cmd_key_raw(res->args, raw, sizeof(raw)) : res->args;
 	a.has_count = res->has_count;
 	a.count = res->count;
 	a.key = res->key;
