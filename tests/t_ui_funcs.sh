@@ -124,7 +124,7 @@ calls_rows() {
 # the view's rows likewise (after the two title lines; --ascii, so the
 # name's column is its depth)
 view_rows() {
-	awk 'NR > 2 && $1 ~ /^[0-9]+$/ { print index($0, " " $NF) + 1 - 74, $1, $2, $3, $4, $NF }' "$1"
+	awk 'NR > 2 && $1 ~ /^[0-9]+$/ { print index($0, " " $NF) + 1 - 75, $1, $2, $3, $4, $NF }' "$1"
 }
 # whether the lines of $1 are lines of $2 in the same order (the view
 # shows the tree with closed nodes' callees left out)

@@ -359,7 +359,8 @@ static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, char *buf,
 			 " (signal%s)", n->entries < n->calls ? "s, calls" : "");
 	fv_time(ui, ct, i, tm, sizeof(tm));
 	fv_bar(ui, ct, n, bar, sizeof(bar));
-	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %14s %14s %10s %s %*s%s %s",
+	/* (time 11 wide: "~115.124 us" pushed the name a column right) */
+	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %14s %14s %11s %s %*s%s %s",
 		 n->calls, n->insns, ct_sum_str(&n->total, tot, sizeof(tot)),
 		 ct_sum_str(&n->self, self, sizeof(self)), tm, bar,
 		 (int)(2 * (n->depth - 1)), "", sign, name);
@@ -416,7 +417,7 @@ static void funcs_draw(struct ui *ui, struct view *v)
 	fv_title(ui, buf, sizeof(buf));
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_BOLD);
-	snprintf(buf, sizeof(buf), "%7s %10s %14s %14s %10s %-*s %s", "calls", "insns",
+	snprintf(buf, sizeof(buf), "%7s %10s %14s %14s %11s %-*s %s", "calls", "insns",
 		 "cycles", "self", "time", FV_BAR,
 		 ct && ct_node(ct, CT_ROOT)->total.lo ? "cycles" : "insns",
 		 "function  (Enter jumps, o opens, s sorts)");
