@@ -218,34 +218,37 @@ static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
 	return 0;
 }
 
-/* The trace's time origin: the earliest first TSC of its streams, this
- * one's from its first packets, within its time range once the index is
- * built (a damaged first TSC is no origin). */
-static int goto_idx_t0(struct goto_idx *g)
+int goto_idx_origin(struct win_cache *wc, const struct idx *idx,
+		    const struct trace *t, int stream, uint64_t *t0)
 {
 	struct win_iter it = { 0 };
 	uint64_t o;
-	int n = 50000;
+	int n = 50000, have = 0;
 
-	if (g->have_t0 || win_seek(&it, g->wc, 0))
-		return g->have_t0 ? 0 : -pte_no_time;
-	do {
-		if (win_row(&it)->ts.flags & TM_F_TSC) {
-			g->t0 = win_row(&it)->ts.tsc;
-			g->have_t0 = 1;
-			break;
-		}
-	} while (n-- && !win_next(&it));
-	win_iter_release(&it);
-	if (g->have_t0 && g->idx)
-		idx_time_origin(g->idx, &g->t0);
-	/* The trace's origin, as the browser's (session_find_t0()): the
-	 * earliest first TSC of its streams. */
-	if (!offtsc_streams_first(g->t, g->stream, g->have_t0 ? &g->t0 : NULL, &o) &&
-	    (!g->have_t0 || o < g->t0)) {
-		g->t0 = o;
-		g->have_t0 = 1;
+	if (!win_seek(&it, wc, 0)) {
+		do {
+			if (win_row(&it)->ts.flags & TM_F_TSC) {
+				*t0 = win_row(&it)->ts.tsc;
+				have = 1;
+				break;
+			}
+		} while (n-- && !win_next(&it));
 	}
+	win_iter_release(&it);
+	if (have && idx)
+		idx_time_origin(idx, t0);
+	if (!offtsc_streams_first(t, (size_t)stream, have ? t0 : NULL, &o) &&
+	    (!have || o < *t0)) {
+		*t0 = o;
+		have = 1;
+	}
+	return have ? 0 : -pte_no_time;
+}
+
+static int goto_idx_t0(struct goto_idx *g)
+{
+	if (!g->have_t0)
+		g->have_t0 = !goto_idx_origin(g->wc, g->idx, g->t, g->stream, &g->t0);
 	return g->have_t0 ? 0 : -pte_no_time;
 }
 

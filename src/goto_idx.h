@@ -26,6 +26,7 @@ struct goto_idx;
 struct win_row;
 struct win_iter;
 struct idx;
+struct win_cache;
 
 /* A resolver over stream @stream of @t with timing @cfg (copied) and the
  * marks @marks (may be NULL: no names).  @t and @marks must outlive it.
@@ -86,5 +87,16 @@ int goto_idx_row_tsc(struct win_iter *it, uint64_t *tsc);
  * or failed before it got there), -pte_nosync if no sync point is at or
  * before @off. */
 int goto_idx_psb_known(const struct idx *idx, uint64_t off, size_t *i);
+
+/* The trace's time origin into *@t0: the earliest first TSC of its
+ * streams, so that one instant reads the same on every stream.  Stream
+ * @stream's (of @t; its windows @wc) is looked for in its first packets
+ * and, with @idx, kept within its time range (idx_time_origin(): a
+ * damaged first TSC is no origin); the others' come from their first
+ * PSB+ (offtsc_streams_first(), near it): no stream is walked.  The
+ * browser's times and the commands' time targets count from it.
+ * Returns 0, or -pte_no_time if no stream has a TSC. */
+int goto_idx_origin(struct win_cache *wc, const struct idx *idx,
+		    const struct trace *t, int stream, uint64_t *t0);
 
 #endif /* GOTO_IDX_H */

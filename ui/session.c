@@ -14,7 +14,7 @@
 #include "iterations.h"
 #include "marks_ui.h"
 #include "msg.h"
-#include "offtsc.h"
+#include "goto_idx.h"
 #include "session.h"
 #include "stalls.h"
 #include "timefmt.h"
@@ -30,30 +30,8 @@
  * PSB+ (offtsc_first()): no stream is walked on the UI thread. */
 void session_find_t0(struct ui *ui)
 {
-	struct win_iter it = { 0 };
-	uint64_t o;
-	int n = 50000;
-
-	ui->have_t0 = 0;
-	if (!win_seek(&it, ui->wc, 0)) {
-		do {
-			if (win_row(&it)->ts.flags & TM_F_TSC) {
-				ui->t0 = win_row(&it)->ts.tsc;
-				ui->have_t0 = 1;
-				break;
-			}
-		} while (n-- && !win_next(&it));
-	}
-	win_iter_release(&it);
-	if (ui->have_t0 && ui->idx)
-		idx_time_origin(ui->idx, &ui->t0);
-	if (ui->trace && ui->trace->nstreams > 1 &&
-	    !offtsc_streams_first(ui->trace, (size_t)ui->stream_no,
-				  ui->have_t0 ? &ui->t0 : NULL, &o) &&
-	    (!ui->have_t0 || o < ui->t0)) {
-		ui->t0 = o;
-		ui->have_t0 = 1;
-	}
+	ui->have_t0 = !goto_idx_origin(ui->wc, ui->idx, ui->trace, ui->stream_no,
+				       &ui->t0);
 }
 
 /* The time model's state at the PSB at @psb, from the index. */
