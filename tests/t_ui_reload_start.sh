@@ -38,7 +38,7 @@ for fn in reload_remember options_config session_find_t0 opengoto_start view_dra
 		-ex "shell truncate -s 100 $tmp/t.pt" -ex delete -ex continue \
 		--args "$PTBROWSE" --no-state --script "$tmp/keys" "$tmp/t.pt" \
 		>"$tmp/gdb" 2>&1
-	if ! grep -q "^Breakpoint 1, $fn " "$tmp/gdb"; then
+	if ! grep -Eq "^Breakpoint 1(\.[0-9]+)?, $fn " "$tmp/gdb"; then
 		echo "FAIL $fn: the breakpoint was not reached: $(tail -n 3 "$tmp/gdb")"
 		bad=1
 	elif ! grep -q 'exited normally' "$tmp/gdb"; then
