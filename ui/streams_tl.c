@@ -146,6 +146,50 @@ static int streams_tl_columns(struct ui *ui, const struct perfdata_event *ev, si
 	return 0;
 }
 
+/*
+ * Name event @near (NULL: none is near the cursor; @picked: clicked) on
+ * the message line.  The note says where the cursor is: it takes a free
+ * line, or replaces its own note of another event, and goes when the
+ * cursor leaves every event (a count's jump, 50%, kept the note of the
+ * place it left: the key that ends a sequence does not clear the line).
+ * Any other message (a search's "hit BOTTOM", an error) stays until the
+ * next key; the one clicked on is named whatever the line holds.  None
+ * while a key sequence is pending: the line shows the keys typed (50).
+ */
+static void streams_tl_note(struct ui *ui, const struct perfdata_event *near, int picked)
+{
+	int ours = ui->msg[0] && !strcmp(ui->msg, st_note);
+	char t[48] = "?";
+	const char *what;
+
+	if (prompt_is_open(ui))
+		return;
+	if (!near || km_state_pending(&ui->ks)) {
+		if (ours)
+			ui->msg[0] = 0;
+		st_last_near = NULL;
+		return;
+	}
+	if (ui->msg[0] && !(near != st_last_near && (picked || ours)))
+		return;
+	what = perfdata_event_name((enum perfdata_event_kind)near->kind);
+	if (near->have_tsc && ui->have_t0)
+		timefmt_tsc(ui, t, sizeof(t), timefmt_tsc_diff(ui, ui->t0, near->tsc), 0);
+	if (near->kind == PD_EV_AUX)
+		msg_report(ui, streams_tl_is_loss(near) ? UI_WARN : UI_INFO,
+			   "sideband: aux%s%s%s at %s, stream 0x%" PRIx64 ", %" PRIu64 " bytes",
+			   near->flags & PD_AUX_TRUNCATED ? " truncated" : "",
+			   near->flags & PD_AUX_PARTIAL ? " partial" : "",
+			   near->flags & PD_AUX_COLLISION ? " collision" : "", t,
+			   near->stream_off, near->aux_size);
+	else
+		msg_report(ui, UI_INFO, "sideband: %s pid %d tid %d%s%s at %s (tsc %" PRIx64 ")",
+			   what, near->pid, near->tid, near->kind == PD_EV_COMM ? " " : "",
+			   near->kind == PD_EV_COMM ? near->comm : "", t, near->tsc);
+	st_last_near = near;
+	snprintf(st_note, sizeof(st_note), "%s", ui->msg);
+}
+
 void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi, int time,
 		      struct tl_cell *cells)
 {
@@ -190,33 +234,7 @@ void streams_tl_cells(struct ui *ui, int ncols, uint64_t lo, uint64_t hi, int ti
 	} else {
 		st_pick = -1;
 	}
-	if (!near)
-		st_last_near = NULL;
-	/* The event nearest the cursor, in the message line: while the line
-	 * is free, or holds the note of another event the cursor left; the
-	 * one clicked on, whatever the line holds. */
-	if (near && !prompt_is_open(ui) &&
-	    (!ui->msg[0] || (near != st_last_near && (picked || !strcmp(ui->msg, st_note))))) {
-		char t[48] = "?";
-		const char *what = perfdata_event_name((enum perfdata_event_kind)near->kind);
-
-		if (near->have_tsc && ui->have_t0)
-			timefmt_tsc(ui, t, sizeof(t),
-					  timefmt_tsc_diff(ui, ui->t0, near->tsc), 0);
-		if (near->kind == PD_EV_AUX)
-			msg_report(ui, streams_tl_is_loss(near) ? UI_WARN : UI_INFO,
-				   "sideband: aux%s%s%s at %s, stream 0x%" PRIx64 ", %" PRIu64 " bytes",
-				   near->flags & PD_AUX_TRUNCATED ? " truncated" : "",
-				   near->flags & PD_AUX_PARTIAL ? " partial" : "",
-				   near->flags & PD_AUX_COLLISION ? " collision" : "", t,
-				   near->stream_off, near->aux_size);
-		else
-			msg_report(ui, UI_INFO, "sideband: %s pid %d tid %d%s%s at %s (tsc %" PRIx64 ")",
-				   what, near->pid, near->tid, near->kind == PD_EV_COMM ? " " : "",
-				   near->kind == PD_EV_COMM ? near->comm : "", t, near->tsc);
-		st_last_near = near;
-		snprintf(st_note, sizeof(st_note), "%s", ui->msg);
-	}
+	streams_tl_note(ui, near, picked);
 }
 
 const char *streams_tl_legend(struct ui *ui)
