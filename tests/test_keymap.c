@@ -523,6 +523,83 @@ static void test_exec(void **state)
 	km_free(km);
 }
 
+/* The arguments @line binds to x, as a key gives them. */
+static const char *bound_args(struct km *km, const char *line, struct km_result *res)
+{
+	char err[256];
+	struct km_state st;
+
+	assert_int_equal(km_exec(km, line, err, sizeof(err)), 0);
+	km_state_reset(&st);
+	assert_int_equal(km_feed(km, &st, KM_T_NONE, KM_T_NONE, 'x', res), KM_ACTION);
+	return res->args;
+}
+
+/* What sh prints for pipe's command in @args (after "-- "). */
+static void sh_output(const char *args, char *out, size_t size)
+{
+	const char *cmd = strstr(args, "-- ");
+	FILE *f;
+	size_t n;
+
+	assert_non_null(cmd);
+	f = popen(cmd + 3, "r");
+	assert_non_null(f);
+	n = fread(out, 1, size - 1, f);
+	out[n] = 0;
+	assert_int_equal(pclose(f), 0);
+}
+
+/* pipe's sh gets a keymap file's quotes as written: '...' stayed literal
+ * only in "..." ($1 of awk '{print $1}' and $HOME expanded); "..." is the
+ * shell's; one quoted word alone is still the text; other commands get
+ * '...' words in "..." (the prompt's dialect has no '). */
+static void test_pipe_quotes(void **state)
+{
+	static const char *const bound[][2] = {
+		{ "bind x pipe -- echo '$HOME'", "-- echo '$HOME'" },
+		{ "bind x pipe -- awk '{print $1}'", "-- awk '{print $1}'" },
+		{ "bind x pipe -- echo \"$HOME\"", "-- echo \"$HOME\"" },
+		{ "bind x pipe -- echo \"a \\\"b\\\" $HOME\"", "-- echo \"a \\\"b\\\" $HOME\"" },
+		{ "bind x pipe -- echo 'it'\\''s' 'a \"b\"'", "-- echo 'it'\\''s' 'a \"b\"'" },
+		{ "bind x pipe 'wc -l'", "\"wc -l\"" },
+		{ "bind x region hot 'a b'", "hot \"a b\"" },
+		{ "bind x goto '$HOME' x", "\"$HOME\" x" },
+	};
+	struct km *km = km_new();
+	struct km_result res;
+	char out[256], err[256], path[512];
+	char *argv[] = { "bind", "x", "pipe", "--", "echo", "$HOME", NULL };
+	int quoted[] = { 0, 0, 0, 0, 0, '\'' };
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < sizeof(bound) / sizeof(bound[0]); i++)
+		assert_string_equal(bound_args(km, bound[i][0], &res), bound[i][1]);
+	/* what sh makes of them: '$KM_T' literal, "$KM_T" expanded */
+	setenv("KM_T", "v", 1);
+	sh_output(bound_args(km, "bind x pipe -- printf %s: '$KM_T' \"$KM_T\" "
+			     "'it'\\''s' \"q\\\"\"", &res), out, sizeof(out));
+	assert_string_equal(out, "$KM_T:v:it's:q\":");
+	/* a keymap file's line, as source reads it */
+	snprintf(path, sizeof(path), "%s/pipe.keys", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("bind x pipe rows 1 -- printf %s '$KM_T' # not a note\n", f);
+	fclose(f);
+	assert_int_equal(km_source(km, path, err, sizeof(err)), 0);
+	sh_output(bound_args(km, "", &res), out, sizeof(out));
+	assert_string_equal(out, "$KM_T");
+	/* words split elsewhere (the prompt): quoted[] says which quote */
+	assert_int_equal(km_exec_argv(km, 6, argv, quoted, err, sizeof(err)), 0);
+	assert_string_equal(bound_args(km, "", &res), "-- echo '$HOME'");
+	quoted[5] = 1;
+	assert_int_equal(km_exec_argv(km, 6, argv, quoted, err, sizeof(err)), 0);
+	assert_string_equal(bound_args(km, "", &res), "-- echo \"$HOME\"");
+	km_free(km);
+}
+
 static void test_sequences(void **state)
 {
 	struct km *km = load("default");
@@ -998,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_source_cycle),
 		cmocka_unit_test(test_source_builtin),
 		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_pipe_quotes),
 		cmocka_unit_test(test_sequences),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_read_key),

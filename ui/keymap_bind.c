@@ -43,6 +43,34 @@ static int km_quote_append(char *out, size_t size, size_t *len, const char *s,
 	return 0;
 }
 
+/* Append @s to @out in sh's '...' (a ' in it as '\''), after a blank
+ * if *@len: a word a keymap file quoted with '...', bound to pipe, whose
+ * sh must take it as written ("..." let it expand $1 and $HOME). */
+static int km_sh_quote_append(char *out, size_t size, size_t *len, const char *s)
+{
+	const char *p;
+	size_t need = (*len ? 1 : 0) + 2;
+
+	for (p = s; *p; p++)
+		need += *p == '\'' ? 4 : 1;
+	if (*len + need + 1 > size)
+		return -pte_invalid;
+	if (*len)
+		out[(*len)++] = ' ';
+	out[(*len)++] = '\'';
+	for (p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(out + *len, "'\\''", 4);
+			*len += 4;
+		} else {
+			out[(*len)++] = *p;
+		}
+	}
+	out[(*len)++] = '\'';
+	out[*len] = '\0';
+	return 0;
+}
+
 /* The binding of exactly @keys in @tab, or NULL. */
 struct km_bind *km_tab_find(const struct km_tab *tab, const int *keys,
 				   size_t n)
@@ -194,13 +222,16 @@ static int km_bind_keys(int argc, char **argv, int i, int *keys, size_t *nkeys,
 }
 
 /* The arguments after command @a at argv[@cmd] into @args, as km_exec()
- * describes them (@quoted[j]: argv[j] was quoted; NULL: none was).
+ * describes them (@quoted[j]: argv[j] was quoted, with ' if that is
+ * known; NULL: none was).  pipe's sh reads its text as typed, so a word
+ * in '...' stays in '...' there, unless it is the only one (then it is
+ * the text itself, cmd.c's cmd_key_raw()).
  * Returns 0, or -pte_invalid. */
 static int km_bind_args(int argc, char **argv, const int *quoted, int cmd, int a,
 			char *args, size_t size, char *err, size_t errlen)
 {
+	int j, sh = a == ACTION_PIPE && argc - cmd > 2, r;
 	size_t alen = 0;
-	int j;
 
 	for (j = cmd + 1; j < argc; j++) {
 		if (a == ACTION_NONE) {
@@ -220,7 +251,11 @@ static int km_bind_args(int argc, char **argv, const int *quoted, int cmd, int a
 				   action_table[a].name, argv[j]);
 			return -pte_invalid;
 		}
-		if (km_quote_append(args, size, &alen, argv[j], quoted && quoted[j]) < 0) {
+		if (sh && quoted && quoted[j] == '\'')
+			r = km_sh_quote_append(args, size, &alen, argv[j]);
+		else
+			r = km_quote_append(args, size, &alen, argv[j], quoted && quoted[j]);
+		if (r < 0) {
 			km_set_err(err, errlen, "bind: arguments too long");
 			return -pte_invalid;
 		}
