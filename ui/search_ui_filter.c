@@ -139,6 +139,33 @@ static int sf_fill(struct ui *ui, uint64_t off, int dir, uint64_t budget,
 	return 0;
 }
 
+/*
+ * Show the filter's row @hit as the cursor's: a third of the way down the
+ * screen, as a jump puts the cursor (nav.c), with the rows before it above
+ * it (the top on @hit hid them: a filter opened mid-trace looked as if it
+ * began there); near the last row, the screen filled from above, as G
+ * does.  Each look is one call of at most 64 rows on @budget; what it
+ * does not find is not shown above (the top comes nearer the cursor).
+ */
+static void sf_place(struct ui *ui, uint64_t hit, uint64_t budget)
+{
+	uint64_t pk[64], resume;
+	size_t h = (size_t)nav_view_rows(ui), back = h / 3, got = 0;
+	size_t max = sizeof(pk) / sizeof(pk[0]);
+
+	ui->cursor = ui->top = hit;
+	if (sf_fill(ui, hit, 1, budget, pk, h < max ? h : max, &got, &resume) == -pte_eos &&
+	    got + back < h)
+		back = h - got;
+	if (back > max)
+		back = max;
+	got = 0;
+	if (back)
+		sf_fill(ui, hit, -1, budget, pk, back, &got, &resume);
+	if (got)
+		ui->top = pk[got - 1];
+}
+
 /* Set the filter's terms @ct with the packet expression @rest ("": none),
  * as typed @text: a search of the whole stream in the background gives
  * its rows.  Returns UI_DRAW_*. */
@@ -243,22 +270,21 @@ int search_ui_filter(struct ui *ui, const char *text)
 	su->ftext = search_ui_printf("%s", text);
 	search_ui_refilter(ui);
 	su->fseen = UINT64_MAX;
-	/* The view starts at the first match from the cursor on; one not
-	 * found within a screen's budget is looked for in the background
-	 * (search_ui_fill()), a script's at once. */
+	/* The cursor goes to the first match from the cursor on, with the
+	 * matches before it above it (sf_place()); one not found within a
+	 * screen's budget is looked for in the background (search_ui_fill()),
+	 * a script's at once. */
 	budget = ui->headless ? SUI_MOVE_BUDGET : SUI_FILTER_BUDGET;
 	r = sf_next(ui, ui->cursor, 1, budget, &hit, &resume);
-	if (!r) {
-		ui->cursor = ui->top = hit;
-	} else if (r == -pte_eos) {
+	if (r == -pte_eos) {
 		r = sf_next(ui, ui->cursor, -1, budget, &hit, &resume);
-		if (r) {
+		if (r)
 			msg_report(ui, UI_WARN, "filter: no %s packets%s", text,
 				   r == 1 ? " nearby (still looking)" : "");
-			ui->top = ui->cursor;
-		} else {
-			ui->cursor = ui->top = hit;
-		}
+	}
+	if (!r) {
+		sf_place(ui, hit, budget);
+		su->fseen = ui->cursor;	/* placed: no snap to redo it */
 	} else {
 		ui->top = ui->cursor;
 	}
@@ -403,19 +429,22 @@ int search_ui_fpoll(struct ui *ui, int *busy)
 
 /* In the filter view the cursor is on a matching row: after a jump
  * elsewhere (goto, a search hit, a PSB), move it to the next match and
- * show that.  Returns UI_DRAW_*. */
+ * show that; a filter just set, or whose terms' rows just came, shows its
+ * first row from the cursor on as a jump does (sf_place()).  Returns
+ * UI_DRAW_*. */
 static int search_ui_fsnap(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 	size_t h = (size_t)nav_view_rows(ui), i;
 	uint64_t resume, hit;
-	int r;
+	int r, fresh;
 
 	search_ui_fill(ui, h, 1);
+	fresh = su->fseen == UINT64_MAX;
 	for (i = 0; i < su->nrows && i < h; i++)
 		if (su->rows[i] == ui->cursor)
 			break;
-	if (i == su->nrows || i == h) {
+	if (fresh || i == su->nrows || i == h) {
 		r = sf_next(ui, ui->cursor, 1, SUI_MOVE_BUDGET, &hit, &resume);
 		/* none after: the last one before (the terms' rows are
 		 * known at once) */
@@ -427,8 +456,8 @@ static int search_ui_fsnap(struct ui *ui)
 		for (i = 0; i < su->nrows && i < h; i++)
 			if (su->rows[i] == ui->cursor)
 				break;
-		if (i == su->nrows || i == h)
-			ui->top = ui->cursor;
+		if (fresh || i == su->nrows || i == h)
+			sf_place(ui, hit, SUI_MOVE_BUDGET);
 	}
 out:
 	su->fseen = ui->cursor;
