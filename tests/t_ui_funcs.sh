@@ -83,6 +83,28 @@ grep -q '[0-9]tk' "$tmp/held.txt" && bad "time held: $(grep '[0-9]tk' "$tmp/held
 grep -Eq '^ +[0-9]+ .* [0-9]+tk ' "$tmp/tree.txt" && bad "an unmarked time: $(grep -E '^ +[0-9]+ .* [0-9]+tk ' "$tmp/tree.txt" | head -1)"
 sed -n 1p "$tmp/tree.txt" | grep -q ', ~[0-9]*tk  by' || bad "root time: $(sed -n 1p "$tmp/tree.txt")"
 
+# a TSC frequency estimated from P1 (--nom-freq alone, no CPUID.15H): the
+# heading says "time≈" (and the title), as the cycle pane's; a time keeps
+# one mark ("~4.745 us", not "~≈4.745 us", whose '≈' took 3 bytes of the
+# column's 11 and moved the bars and names a column left)
+printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/p1.txt\n' "$tmp" > "$tmp/keys"
+(cd "$tmp" && LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script keys \
+	--size 110x30 --nom-freq 12 $raw l.pt) >/dev/null 2>&1
+sed -n 2p "$tmp/p1.txt" | grep -q ' self  *time≈ cycles ' || bad "P1: heading: $(sed -n 2p "$tmp/p1.txt")"
+sed -n 1p "$tmp/p1.txt" | grep -q ', time≈ ~[0-9.]* [mun]*s  by' || bad "P1: title: $(sed -n 1p "$tmp/p1.txt")"
+grep -q '~≈' "$tmp/p1.txt" && bad "P1: two marks: $(grep -m 1 '~≈' "$tmp/p1.txt")"
+LC_ALL=C.UTF-8 python3 - "$tmp/p1.txt" <<'PY' || bad "P1: the columns do not line up"
+import sys
+rows = [l for l in open(sys.argv[1], encoding='utf-8').read().split('\n')[2:]
+        if l[:7].strip().isdigit()]
+# calls insns cycles self time: 7 10 14 14 11 wide, right-aligned, a
+# blank between, then the bar
+bad = [l for l in rows if any(l[e] == ' ' or l[e + 1] != ' ' for e in (6, 17, 32, 47, 59))]
+if not rows or bad:
+    print('\n'.join(bad[:3]) or 'no rows')
+    sys.exit(1)
+PY
+
 # :funcs of the window in the code view: the packets the screen shows,
 # most of its rows instructions (not as many packets as it has rows)
 printf 'wait-index\n:set view code\n:save-screen %s/cv.txt\n:funcs\n:save-screen %s/cvf.txt\n' \

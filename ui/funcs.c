@@ -32,6 +32,8 @@
 #define FV_BAR 10
 /* Rows above the list: the title and the column heads. */
 #define FV_HEAD 2
+/* The cycles columns' width: funcs_cycles_str()'s widest. */
+#define FV_CYC 14
 
 /* The view's state (one browser per process). */
 static struct {
@@ -293,8 +295,9 @@ static int funcs_cmd(struct ui *ui, const struct cmd_args *a)
 }
 
 /* Node @node's time into @buf: ns where the TSC frequency is known, else
- * ticks ("≈" on an estimated frequency), after ct_time_mark()'s "~" (an
- * estimate), or "?" alone where it is unknown. */
+ * ticks, after ct_time_mark()'s "~" (an estimate), or "?" alone where it
+ * is unknown.  One mark, as the cycle pane's cells: a frequency
+ * estimated from P1 is said by the heading ("time≈") and the title. */
 static void fv_time(struct ui *ui, const struct ct *ct, uint32_t node, char *buf,
 		    size_t size)
 {
@@ -312,8 +315,63 @@ static void fv_time(struct ui *ui, const struct ct *ct, uint32_t node, char *buf
 		return;
 	}
 	timefmt_ns(t, sizeof(t), ns);
-	snprintf(buf, size, "%s%s%s", mark, timefmt_estimated(ui) ?
-		 screen_glyph(ui, "≈", "~") : "", t);
+	snprintf(buf, size, "%s%s", mark, t);
+}
+
+/* @v in at most 5 columns into @buf: its digits below 100000, else three
+ * significant digits and a unit (k, M, G, T, P, E), rounded down if @dir
+ * is negative, up if positive, else to the nearest. */
+static void fv_num(uint64_t v, int dir, char *buf, size_t size)
+{
+	static const char units[] = "kMGTPE";
+	uint64_t u = 1000, s, n;
+	int k = 0, dec;
+
+	if (v < 100000) {
+		snprintf(buf, size, "%" PRIu64, v);
+		return;
+	}
+	while (v / u >= 1000 && k < 5)
+		u *= 1000, k++;
+	dec = v / u < 10 ? 2 : v / u < 100 ? 1 : 0;
+	s = dec == 2 ? u / 100 : dec == 1 ? u / 10 : u;
+	n = v / s;
+	if (dir > 0 ? v % s != 0 : !dir && v % s >= s - s / 2)
+		n++;
+	/* rounded up to the next decade: 9.995k is 10.0k, 999.5k 1.00M */
+	if (n >= 1000 && dec > 0)
+		n /= 10, dec--;
+	else if (n >= 1000 && k < 5)
+		n /= 10, dec = 2, k++;
+	if (dec)
+		snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64 "%c", n / (dec == 2 ? 100 : 10),
+			 dec, n % (dec == 2 ? 100 : 10), units[k]);
+	else
+		snprintf(buf, size, "%" PRIu64 "%c", n, units[k]);
+}
+
+void funcs_cycles_str(const struct ct_sum *s, int width, char *buf, size_t size)
+{
+	char lo[24], hi[24];
+
+	ct_sum_str(s, buf, size);
+	if (!buf || !size || (int)strlen(buf) <= width || !s || !s->known)
+		return;
+	/* ct_sum_str()'s marks, its numbers scaled: a bound rounded
+	 * outwards, so that the range still holds the count */
+	if (s->flags & CT_S_OPEN) {
+		fv_num(s->lo, -1, lo, sizeof(lo));
+		snprintf(buf, size, "%s>=%s", s->flags & CT_S_SHARED ? "~" : "", lo);
+	} else if ((s->flags & CT_S_BOUNDED) && s->hi != s->lo) {
+		fv_num(s->lo, -1, lo, sizeof(lo));
+		fv_num(s->hi, 1, hi, sizeof(hi));
+		snprintf(buf, size, "%s%s-%s", s->flags & CT_S_SHARED ? "~" : "", lo, hi);
+	} else {
+		fv_num(s->lo, 0, lo, sizeof(lo));
+		snprintf(buf, size, "%s%s", s->flags & CT_S_SHARED ? "~" : "", lo);
+	}
+	if ((s->unknown || (s->flags & CT_S_LOST)) && strlen(buf) + 2 < size)
+		strcat(buf, "+?");
 }
 
 /* The bar of @n's share of the root: cycles where the root's are known,
@@ -359,10 +417,12 @@ static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, char *buf,
 			 " (signal%s)", n->entries < n->calls ? "s, calls" : "");
 	fv_time(ui, ct, i, tm, sizeof(tm));
 	fv_bar(ui, ct, n, bar, sizeof(bar));
-	/* (time 11 wide: "~115.124 us" pushed the name a column right) */
-	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %14s %14s %11s %s %*s%s %s",
-		 n->calls, n->insns, ct_sum_str(&n->total, tot, sizeof(tot)),
-		 ct_sum_str(&n->self, self, sizeof(self)), tm, bar,
+	/* (time 11 wide: "~115.124 us" pushed the name a column right;
+	 * cycles FV_CYC wide, "~1234567-2345678+?" scaled to fit) */
+	funcs_cycles_str(&n->total, FV_CYC, tot, sizeof(tot));
+	funcs_cycles_str(&n->self, FV_CYC, self, sizeof(self));
+	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %*s %*s %11s %s %*s%s %s",
+		 n->calls, n->insns, FV_CYC, tot, FV_CYC, self, tm, bar,
 		 (int)(2 * (n->depth - 1)), "", sign, name);
 }
 
@@ -395,8 +455,11 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 			 ct_breaks(ct));
 	else
 		snprintf(ins, sizeof(ins), "%" PRIu64 " insns", ct_node(ct, CT_ROOT)->insns);
-	snprintf(buf + k, size - (size_t)k, "%s, cycles %s, %s%s%s  by %s", ins,
-		 ct_sum_str(&ct_node(ct, CT_ROOT)->total, cyc, sizeof(cyc)), tm,
+	/* (the heading's "time≈" is the title's too) */
+	snprintf(buf + k, size - (size_t)k, "%s, cycles %s, %s%s%s%s  by %s", ins,
+		 ct_sum_str(&ct_node(ct, CT_ROOT)->total, cyc, sizeof(cyc)),
+		 timefmt_estimated(ui) && strcmp(tm, "?") ?
+		 screen_glyph(ui, "time≈ ", "time~ ") : "", tm,
 		 fv.job.result == -pte_canceled ? "  STOPPED: partial" : "",
 		 ct_truncated(ct) ? "  (deep calls folded)" : "", orders[fv.order]);
 }
@@ -405,6 +468,7 @@ static void funcs_draw(struct ui *ui, struct view *v)
 {
 	const struct ct *ct = fv_tree();
 	long h = ui->rows - 2 - FV_HEAD > 1 ? ui->rows - 2 - FV_HEAD : 1, i;
+	const char *th;
 	char buf[1024];
 	int y;
 
@@ -417,8 +481,12 @@ static void funcs_draw(struct ui *ui, struct view *v)
 	fv_title(ui, buf, sizeof(buf));
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_BOLD);
-	snprintf(buf, sizeof(buf), "%7s %10s %14s %14s %11s %-*s %s", "calls", "insns",
-		 "cycles", "self", "time", FV_BAR,
+	/* a TSC frequency estimated from P1 is said here, as the cycle
+	 * pane's heading says it, not on each time */
+	th = timefmt_estimated(ui) ? screen_glyph(ui, "time≈", "time~") : "time";
+	/* (a '≈' takes 3 bytes, one column) */
+	snprintf(buf, sizeof(buf), "%7s %10s %*s %*s %*s %-*s %s", "calls", "insns",
+		 FV_CYC, "cycles", FV_CYC, "self", 11 + (strstr(th, "≈") ? 2 : 0), th, FV_BAR,
 		 ct && ct_node(ct, CT_ROOT)->total.lo ? "cycles" : "insns",
 		 "function  (Enter jumps, o opens, s sorts)");
 	screen_clear(1, 0, ui->cols);

@@ -11,7 +11,10 @@
 #ifndef FUNCS_H
 #define FUNCS_H
 
+#include <stddef.h>
+
 struct cmd_table;
+struct ct_sum;
 struct ui;
 
 /* :funcs (cmd.h). */
@@ -27,5 +30,12 @@ int funcs_interrupt(struct ui *ui);
  * (before the trace, the stream or the images go away: reload, stream
  * switch, quit). */
 void funcs_stop(struct ui *ui);
+
+/* Sum @s's cycles as ct_sum_str() writes them into @buf, in at most
+ * @width columns if they are wider (and @width is at least 14): each
+ * number of 100000 or more as three significant digits and a unit
+ * ("1.23M"), a bound rounded outwards ("~1.23M-2.35M+?" for
+ * "~1234567-2345678+?"), every mark (~, >=, +?) kept. */
+void funcs_cycles_str(const struct ct_sum *s, int width, char *buf, size_t size);
 
 #endif /* FUNCS_H */
