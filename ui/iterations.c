@@ -38,7 +38,6 @@
 #include "search_sb.h"
 #include "status.h"
 #include "timefmt.h"
-#include "tm.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -317,21 +316,26 @@ static int it_have_part(void)
 
 /* Write @v TSC ticks from TSC @at as time into @buf, converted as the
  * panes and region summaries do (timefmt_tsc_diff(): perf's conversion
- * where the file has one, else the TSC frequency); '≈' where only P1's
- * estimate of that frequency gives it, ticks where nothing does. */
+ * where the file has one, else the TSC frequency, P1's estimate of it
+ * too), ticks where nothing does.  Unmarked: as in the cycle pane, a
+ * frequency estimated from P1 is said once, by the headings (it_est()),
+ * not on each value, which carries one mark at most ("~" an estimate). */
 static void it_fmt_time(const struct ui *ui, uint64_t at, uint64_t v, char *buf, size_t size)
 {
 	double ns = timefmt_tsc_diff(ui, at, at + v);
-	uint64_t x;
-	char t[32];
 
 	if (isnan(ns)) {
 		snprintf(buf, size, "%" PRIu64 " ticks", v);
 		return;
 	}
-	timefmt_ns(t, sizeof(t), ns);
-	snprintf(buf, size, "%s%s", tm_tsc_to_ns(&ui->tmcfg, at, &x) ?
-		 screen_glyph(ui, "\xe2\x89\x88", "~") : "", t);
+	timefmt_ns(buf, size, ns);
+}
+
+/* "≈" where times use P1's estimate of the TSC frequency (the title's
+ * "in time≈", the list's "time≈" heading, as the cycle pane's), else "". */
+static const char *it_est(const struct ui *ui)
+{
+	return timefmt_estimated(ui) ? screen_glyph(ui, "\xe2\x89\x88", "~") : "";
 }
 
 /* Write value @v (cycles, ns or ticks, as the statistics say:
@@ -425,8 +429,8 @@ static void it_draw_list(struct ui *ui, int y)
 			 * times' difference: at + ticks is its end's TSC) */
 			it_fmt_time(ui, it.snap.b[x->from].tsc, x->ticks, t, sizeof(t));
 			/* an estimate is marked as the panes mark one ("~",
-			 * timefmt_row_mark()), '\xe2\x89\x88' (an estimated
-			 * frequency) apart */
+			 * timefmt_row_mark()); an estimated frequency is the
+			 * heading's (it_est()) */
 			snprintf(v, sizeof(v), "%s%s", x->exact ? "" : "~", t);
 		}
 		it_fmt_cyc(x, c, sizeof(c));
@@ -435,9 +439,8 @@ static void it_draw_list(struct ui *ui, int y)
 			snprintf(num, sizeof(num), "#%zu", x->from + 1);
 		else
 			snprintf(num, sizeof(num), "#-");
-		/* (a '≈' takes 3 bytes, one column) */
-		snprintf(line, sizeof(line), "%5ld  %-*s %-22s %-8s 0x%08" PRIx64 "-0x%08" PRIx64,
-			 i + 1, strstr(v, "\xe2\x89\x88") ? 16 : 14, v, c, num,
+		snprintf(line, sizeof(line), "%5ld  %-14s %-22s %-8s 0x%08" PRIx64 "-0x%08" PRIx64,
+			 i + 1, v, c, num,
 			 it.snap.b[x->from].offset,
 			 it.snap.b[x->from + 1].offset);
 		attrset(i == it.ln.sel ? A_REVERSE : A_NORMAL);
@@ -480,25 +483,27 @@ static const char *it_disputed(char *buf, size_t size)
  * ends are timing packets (iter_item.exact), else the time model's
  * estimate, as regions say; or no time (every iteration left out).
  * Returns @buf. */
-static const char *it_unit(int exact, char *buf, size_t size)
+static const char *it_unit(const struct ui *ui, int exact, char *buf, size_t size)
 {
 	const struct iter_stats *st = &it.snap.st;
+	const char *e = it_est(ui);
 
 	if (st->cycles)
 		snprintf(buf, size, "in cycles%s", exact ? ", exact" : "");
 	else if (!st->n)
 		snprintf(buf, size, "no time");
 	else if (st->nexact == st->n)
-		snprintf(buf, size, "in time, exact");
+		snprintf(buf, size, "in time%s, exact", e);
 	else if (!st->nexact)
-		snprintf(buf, size, "in time, estimated");
+		snprintf(buf, size, "in time%s, estimated", e);
 	else
-		snprintf(buf, size, "in time, %zu exact, the rest estimated", st->nexact);
+		snprintf(buf, size, "in time%s, %zu exact, the rest estimated", e, st->nexact);
 	return buf;
 }
 
 /* The view's title into @buf, from the walk's progress @p. */
-static void it_title(const struct iter_progress *p, char *buf, size_t size)
+static void it_title(const struct ui *ui, const struct iter_progress *p, char *buf,
+		     size_t size)
 {
 	char n[32], dis[128], unit[64];
 
@@ -526,7 +531,7 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 		snprintf(buf, size, " iterations of '%s': partial: %s%% of the trace, %s "
 			 "iterations so far, %zu broken%s, %s   q cancels", it.expr,
 			 pc, n, it.snap.st.nbroken, it_disputed(dis, sizeof(dis)),
-			 it_unit(0, unit, sizeof(unit)));
+			 it_unit(ui, 0, unit, sizeof(unit)));
 	} else if (!it.ready) {
 		snprintf(buf, size, " iterations of '%s': walking %d%% (%zu boundaries)"
 			 "   q cancels", it.expr,
@@ -536,7 +541,7 @@ static void it_title(const struct iter_progress *p, char *buf, size_t size)
 			 "  Enter jumps  r region  q", it.expr, it.snap.st.n, it.snap.st.nbroken,
 			 it_disputed(dis, sizeof(dis)),
 			 it.snap.truncated ? " (boundaries cut at the limit)" : "",
-			 it_unit(1, unit, sizeof(unit)));
+			 it_unit(ui, 1, unit, sizeof(unit)));
 	}
 }
 
@@ -561,7 +566,10 @@ static void it_draw_body(struct ui *ui, int y)
 	rows = rows > IT_HIST_MAX ? IT_HIST_MAX : rows < 1 ? 1 : rows;
 	y = it_draw_hist(ui, y, rows);
 	attrset(A_BOLD);
-	screen_put(y++, 0, ui->cols, "  rank  time           cycles                 iter     range");
+	/* (a '≈' takes 3 bytes, one column) */
+	snprintf(buf, sizeof(buf), "  rank  time%-*s cycles                 iter     range",
+		 *it_est(ui) == '~' || !*it_est(ui) ? 10 : 12, it_est(ui));
+	screen_put(y++, 0, ui->cols, buf);
 	attrset(A_NORMAL);
 	it_draw_list(ui, y);
 }
@@ -580,7 +588,7 @@ static void iterations_view_draw(struct ui *ui, struct view *v)
 	memset(&p, 0, sizeof(p));
 	if (it.job)
 		iter_progress(it.job, &p);
-	it_title(&p, buf, sizeof(buf));
+	it_title(ui, &p, buf, sizeof(buf));
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
 	if (!it.failed && it.have && it.snap.st.n)
