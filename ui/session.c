@@ -1,13 +1,17 @@
 /* session -- the trace's index in the background (start, poll, cancel,
  * the cache) and its first time. */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "cmd.h"
+#include "esc.h"
 #include "funcs.h"
 #include "funcs_idx.h"
 #include "idxcache.h"
@@ -15,6 +19,7 @@
 #include "marks_ui.h"
 #include "msg.h"
 #include "goto_idx.h"
+#include "screen.h"
 #include "session.h"
 #include "stalls.h"
 #include "timefmt.h"
@@ -264,25 +269,132 @@ static void session_halted(const struct ui *ui, char *buf, size_t size)
 			 n, r ? " so far" : "");
 }
 
-/* :info, = */
+/* The info line's parts, each at most a message long. */
+enum { SI_NAME, SI_HEAD, SI_INDEX, SI_HALT, SI_CODE, SI_ROWS, SI_N };
+#define SI_LEN sizeof(((struct ui *)0)->msg)
+
+/* How the info line is made to fit, the least important first: a
+ * part's middle cut down to @cols columns, or with @cols 0 the part
+ * left out. */
+static const struct {
+	int part, cols;
+} session_cuts[] = {
+	{ SI_ROWS, 0 }, { SI_CODE, 32 }, { SI_NAME, 32 }, { SI_HALT, 0 },
+	{ SI_CODE, 0 }, { SI_NAME, 12 },
+};
+
+/* The byte length of the character at @s (as screen_put() steps: a
+ * byte not valid in the locale is one) into *@n; returns its columns. */
+static int session_char(const char *s, size_t *n)
+{
+	mbstate_t mbs;
+	wchar_t wc;
+	int w;
+
+	memset(&mbs, 0, sizeof(mbs));
+	*n = mbrtowc(&wc, s, MB_CUR_MAX, &mbs);
+	if (*n == (size_t)-1 || *n == (size_t)-2 || !*n) {
+		*n = 1;
+		return 1;
+	}
+	w = wcwidth(wc);
+	return w < 0 ? 1 : w;
+}
+
+/* The columns @s takes. */
+static int session_cols(const char *s)
+{
+	int c = 0;
+	size_t n;
+
+	for (; *s; s += n)
+		c += session_char(s, &n);
+	return c;
+}
+
+/* Cut the middle of @s (of @size bytes) to @cols columns, @ell in its
+ * place: a long file name keeps its start and its end (".pt"). */
+static void session_mid_cut(char *s, size_t size, int cols, const char *ell)
+{
+	int have = session_cols(s), e = session_cols(ell), c = 0, w;
+	char tail[SI_LEN];
+	size_t n, at = 0, to;
+
+	if (have <= cols || cols < e + 2)
+		return;
+	/* the first half, then past the columns that do not fit */
+	while (s[at] && c + (w = session_char(s + at, &n)) <= (cols - e) / 2) {
+		c += w;
+		at += n;
+	}
+	for (to = at, c = 0; s[to] && c < have - (cols - e); to += n)
+		c += session_char(s + to, &n);
+	snprintf(tail, sizeof(tail), "%s", s + to);
+	snprintf(s + at, size - at, "%s%s", ell, tail);
+}
+
+/* The info line's parts @p (escaped) into @buf, made to fit @cols
+ * columns as session_cuts[] says. */
+static void session_fit(struct ui *ui, char (*p)[SI_LEN], int cols, char *buf,
+			size_t size)
+{
+	const char *ell = screen_glyph(ui, "…", "...");
+	size_t i;
+	int all = 0;
+
+	for (i = 0; i < SI_N; i++)
+		all += session_cols(p[i]);
+	for (i = 0; i < sizeof(session_cuts) / sizeof(session_cuts[0]) && all > cols; i++) {
+		char *s = p[session_cuts[i].part];
+		int w = session_cols(s), want = w - (all - cols);
+
+		if (!session_cuts[i].cols)
+			s[0] = 0;
+		else if (w > session_cuts[i].cols)
+			session_mid_cut(s, sizeof(p[0]), want > session_cuts[i].cols ?
+					want : session_cuts[i].cols, ell);
+		all += session_cols(s) - w;
+	}
+	snprintf(buf, size, "%s%s%s%s%s%s", p[SI_NAME], p[SI_HEAD], p[SI_INDEX], p[SI_HALT],
+		 p[SI_CODE], p[SI_ROWS]);
+}
+
+/* :info, = -- the line fits the terminal's width: a part too long (a
+ * file name, the code index's reason it was not saved) loses its middle
+ * and the least important go, rather than the line its end; the message
+ * log has it whole. */
 static int session_info(struct ui *ui, const struct cmd_args *a)
 {
 	struct idx_progress p = { 0 };
-	char t[32] = "", code[800], halt[160];
+	char t[32] = "", raw[800], part[SI_N][SI_LEN],
+	     line[SI_N * SI_LEN];
 
+	(void)a;
 	if (ui->idx)
 		idx_progress(ui->idx, &p);
-	funcs_idx_info(ui, code, sizeof(code));
-	session_halted(ui, halt, sizeof(halt));
 	if (ui->idx && !p.finished && p.eta >= 0)
 		snprintf(t, sizeof(t), ", eta %.0fs", p.eta);
-	msg_report(ui, UI_INFO, "%s: %" PRIu64 " bytes, at 0x%" PRIx64 " (%.1f%%); "
-		   "index: %zu PSBs%s%s%s%s; %zu KiB of rows cached",
-		   ui->name, ui->img->size, ui->cursor,
-		   ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0,
-		   ui->idx ? idx_nseeks(ui->idx) : 0,
-		   !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t, halt, code,
-		   win_cache_bytes(ui->wc) >> 10);
+	/* escaped here (msg_report() leaves escaped text as it is), so that
+	 * the columns counted are the ones shown */
+	esc_str(part[SI_NAME], sizeof(part[0]), ui->name);
+	snprintf(part[SI_HEAD], sizeof(part[0]), ": %" PRIu64 " bytes, at 0x%" PRIx64
+		 " (%.1f%%)", ui->img->size, ui->cursor,
+		 ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0);
+	snprintf(part[SI_INDEX], sizeof(part[0]), "; index: %zu PSBs%s%s",
+		 ui->idx ? idx_nseeks(ui->idx) : 0,
+		 !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t);
+	session_halted(ui, raw, sizeof(raw));
+	esc_str(part[SI_HALT], sizeof(part[0]), raw);
+	funcs_idx_info(ui, raw, sizeof(raw));
+	esc_str(part[SI_CODE], sizeof(part[0]), raw);
+	snprintf(part[SI_ROWS], sizeof(part[0]), "; %zu KiB of rows cached",
+		 win_cache_bytes(ui->wc) >> 10);
+	/* the message log (:messages, which wraps) keeps it whole */
+	session_fit(ui, part, INT_MAX, line, sizeof(line));
+	msg_report(ui, UI_INFO, "%s", line);
+	session_fit(ui, part, ui->cols, line, sizeof(line));
+	if (strlen(line) < sizeof(ui->msg))
+		memcpy(ui->msg, line, strlen(line) + 1);
 	return UI_DRAW_STATUS;
 }
 
