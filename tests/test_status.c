@@ -88,12 +88,49 @@ static void test_dropped(void **state)
 	assert_int_equal(strlen(buf), 19);
 }
 
+/* The fields of the review's 80-column line: the search's rank, the
+ * segment count and the TSC were cut mid-number; whole fields go now,
+ * the highest rank first. */
+static void test_fit(void **state)
+{
+	struct status_field f[] = {
+		{ " 0x2666666", 0 }, { "/0x30000000", 6 }, { " 5.0%", 1 },
+		{ "  tip", 3 }, { " #33618979", 8 }, { "  psb 98113/196227", 5 },
+		{ "  tsc ~0x10f8b787e3b5", 7 }, { "  ~25.503762 ms", 4 },
+		{ "  /tip [21286/42557]", 2 },
+	};
+	unsigned all = (1u << 9) - 1, keep;
+
+	/* 115 columns in all */
+	assert_int_equal(status_fit(f, 9, 115), all);
+	/* the number goes first, then the TSC, the size, the segment */
+	assert_int_equal(status_fit(f, 9, 114), all & ~(1u << 4));
+	assert_int_equal(status_fit(f, 9, 104), all & ~(1u << 4 | 1u << 6));
+	keep = status_fit(f, 9, 79);
+	assert_int_equal(keep, all & ~(1u << 4 | 1u << 6 | 1u << 1));
+	keep = status_fit(f, 9, 60);
+	assert_int_equal(keep, all & ~(1u << 4 | 1u << 6 | 1u << 1 | 1u << 5));
+	/* the search's rank outlasts the packet and its time */
+	keep = status_fit(f, 9, 36);
+	assert_int_equal(keep, 1u << 0 | 1u << 2 | 1u << 8);
+	/* the offset stays, whatever the width */
+	assert_int_equal(status_fit(f, 9, 12), 1u << 0);
+	assert_int_equal(status_fit(f, 9, 3), 1u << 0);
+	/* a tie: the later one goes first; empty fields never count */
+	{
+		struct status_field g[] = { { "aaaa", 0 }, { "", 9 }, { "bb", 1 }, { "cc", 1 } };
+
+		assert_int_equal(status_fit(g, 4, 6), 1u << 0 | 1u << 1 | 1u << 2);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_dropped),
+		cmocka_unit_test(test_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,71 +119,73 @@ static size_t status_psb_where(struct ui *ui, const struct win_row *r, char *buf
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
-/* The cursor row @row's packet number (" #N", " #?" until the index has
- * counted its segment), its PSB segment and its TSC and time, into @buf.  Returns the
- * length written (less than @size). */
-static size_t status_row_where(struct ui *ui, const struct win_row *r, char *buf, size_t size)
+/* Where the cursor row is, as the status line's fields. */
+struct status_where {
+	char ord[32];		/* " #N", " #?" until the index counted */
+	char psb[64];		/* "  psb 12/30984" */
+	char tsc[40];		/* "  tsc ~0x1078ca5a9bea" */
+	char time[64];		/* "  ~25.503762 ms" */
+};
+
+/* The cursor row @r's packet number among the packets of the trace,
+ * counted from its segment's PSB within bounds (a huge segment without
+ * PSBs shows "#?"), into @w->ord. */
+static void status_ordinal(struct ui *ui, const struct win_row *r, struct status_where *w)
 {
-	struct win_row row = *r;
 	struct idx_summary s;
-	char t[48] = "";
-	size_t seg, len = 0;
+	struct win_iter it = { 0 };
+	struct idx_seek sk;
+	uint64_t rel = 0;
+	size_t seg;
+	int ok = 0;
 
-	buf[0] = 0;
-	/* The ordinal, once phase 2 has counted this segment. */
-	if (ui->idx && !(row.flags & WIN_F_PRE_PSB) &&
-	    !idx_find(ui->idx, row.pkt.offset, &seg) &&
-	    !idx_summary(ui->idx, seg, &s)) {
-		struct win_iter it = { 0 };
-		struct idx_seek sk;
-		uint64_t rel = 0;
-		int ok = 0;
-
-		/* Count rows from the segment's PSB, within bounds: a
-		 * huge segment without PSBs shows "#?" instead. */
-		if (!idx_seek(ui->idx, seg, &sk) && !win_seek(&it, ui->wc, sk.offset)) {
-			while (rel < STATUS_COUNT_MAX &&
-			       win_row(&it)->pkt.offset < row.pkt.offset && !win_next(&it))
-				rel++;
-			ok = win_row(&it)->pkt.offset == row.pkt.offset;
-		}
-		win_iter_release(&it);
-		if (ok)
-			len += (size_t)snprintf(buf + len, size - len, " #%" PRIu64,
-						s.first_ordinal + rel);
-		else
-			len += (size_t)snprintf(buf + len, size - len, " #?");
-	} else {
-		len += (size_t)snprintf(buf + len, size - len, " #?");
+	snprintf(w->ord, sizeof(w->ord), " #?");
+	/* once phase 2 has counted this segment */
+	if (!ui->idx || (r->flags & WIN_F_PRE_PSB) ||
+	    idx_find(ui->idx, r->pkt.offset, &seg) || idx_summary(ui->idx, seg, &s))
+		return;
+	if (!idx_seek(ui->idx, seg, &sk) && !win_seek(&it, ui->wc, sk.offset)) {
+		while (rel < STATUS_COUNT_MAX &&
+		       win_row(&it)->pkt.offset < r->pkt.offset && !win_next(&it))
+			rel++;
+		ok = win_row(&it)->pkt.offset == r->pkt.offset;
 	}
-	len += status_psb_where(ui, &row, buf + len, size - len);
-	if (row.ts.flags & TM_F_TSC) {
+	win_iter_release(&it);
+	if (ok)
+		snprintf(w->ord, sizeof(w->ord), " #%" PRIu64, s.first_ordinal + rel);
+}
+
+/* The cursor row @r's packet number, its PSB segment, its TSC and time,
+ * into @w. */
+static void status_row_where(struct ui *ui, const struct win_row *r, struct status_where *w)
+{
+	memset(w, 0, sizeof(*w));
+	status_ordinal(ui, r, w);
+	status_psb_where(ui, r, w->psb, sizeof(w->psb));
+	if (r->ts.flags & TM_F_TSC) {
 		/* Marked as the cycle pane marks it: '~' where the time
 		 * model estimated it between timing packets, '?' where
 		 * disputed. */
-		const char *mark = timefmt_row_mark(ui, &row);
+		const char *mark = timefmt_row_mark(ui, r);
 
-		len += (size_t)snprintf(buf + len, size - len, "  tsc %s0x%" PRIx64,
-					mark, row.ts.tsc);
+		snprintf(w->tsc, sizeof(w->tsc), "  tsc %s0x%" PRIx64, mark, r->ts.tsc);
 		if (ui->have_t0) {
-			double ns = timefmt_tsc_diff(ui, ui->t0, row.ts.tsc);
+			double ns = timefmt_tsc_diff(ui, ui->t0, r->ts.tsc);
 			char v[40];
 
 			/* Without a TSC frequency: ticks, as in the pane;
 			 * with an estimated one, an estimated time. */
 			if (isnan(ns))
-				snprintf(v, sizeof(v), "+%" PRIu64 "t", row.ts.tsc >= ui->t0 ?
-					 row.ts.tsc - ui->t0 : 0);
+				snprintf(v, sizeof(v), "+%" PRIu64 "t", r->ts.tsc >= ui->t0 ?
+					 r->ts.tsc - ui->t0 : 0);
 			else
 				timefmt_ns_res(v, sizeof(v), ns,
 						  ui->time_res > 0 ? ui->time_res : 1e9);
-			snprintf(t, sizeof(t), "%s%s%s", mark,
+			snprintf(w->time, sizeof(w->time), "  %s%s%s", mark,
 				 !isnan(ns) && timefmt_estimated(ui) ?
 				 screen_glyph(ui, "≈", "~") : "", v);
-			len += (size_t)snprintf(buf + len, size - len, "  %s", t);
 		}
 	}
-	return len < size ? len : size - 1;
 }
 
 /* Display columns of UTF-8 @s (the status line's glyphs are one wide). */
@@ -194,6 +196,33 @@ static int status_cols(const char *s, size_t n)
 	for (; n-- && *s; s++)
 		c += ((unsigned char)*s & 0xc0) != 0x80;
 	return c;
+}
+
+unsigned status_fit(const struct status_field *f, size_t n, int width)
+{
+	unsigned keep = n >= 32 ? ~0u : (1u << n) - 1;
+	int total = 0;
+	size_t i, drop;
+
+	if (n > 32)
+		n = 32;
+	for (i = 0; i < n; i++)
+		total += f[i].text ? status_cols(f[i].text, (size_t)-1) : 0;
+	while (total > width) {
+		int worst = 0;
+
+		for (i = 0, drop = n; i < n; i++)
+			if ((keep >> i & 1) && f[i].text && f[i].text[0] &&
+			    f[i].rank > 0 && f[i].rank >= worst) {
+				worst = f[i].rank;
+				drop = i;
+			}
+		if (drop == n)
+			break;
+		keep &= ~(1u << drop);
+		total -= status_cols(f[drop].text, (size_t)-1);
+	}
+	return keep;
 }
 
 size_t status_add_note(char *buf, size_t size, size_t len, const char *note,
@@ -227,31 +256,40 @@ size_t status_add_note(char *buf, size_t size, size_t len, const char *note,
 	return len < size ? len : size - 1;
 }
 
-void status_draw(struct ui *ui)
+/* The status line's fields, in the order shown; the ranks say which go
+ * first where the line is too narrow: the offset stays, then the
+ * percentage, the search's rank, the packet, its time, its segment, the
+ * trace's size, its TSC, its number. */
+enum { SF_POS, SF_SIZE, SF_PCT, SF_TYPE, SF_ORD, SF_PSB, SF_TSC, SF_TIME, SF_SRCH, SF_N };
+static const int status_rank[SF_N] = {
+	[SF_POS] = 0, [SF_PCT] = 1, [SF_SRCH] = 2, [SF_TYPE] = 3, [SF_TIME] = 4,
+	[SF_PSB] = 5, [SF_SIZE] = 6, [SF_TSC] = 7, [SF_ORD] = 8,
+};
+
+/* The status line's text for the cursor within @width columns into @buf:
+ * the fields that fit, the code at the cursor in the room they and the
+ * note leave, then the note cut to fit. */
+static void status_text(struct ui *ui, char *buf, size_t size, int width)
 {
-	int y = ui->rows - 2;
+	struct status_field f[SF_N];
+	struct status_where w;
 	struct win_row row;
 	const char *note = NULL;
-	char buf[512], idx[64], srch[160] = "", code[256] = "";
-	double frac;
-	size_t len;
-	int attr, have_row, room, bar, width;
+	char pos[24], total[24], pct[16], type[24] = "", srch[160] = "", code[256] = "";
+	size_t len = 0, i;
+	unsigned keep;
+	int have_row, room, used = 0;
 
-	if (y < 1)
-		return;
-	attr = screen_attr(ui, SC_STATUS);
-	attrset(attr);
-	screen_clear(y, 0, ui->cols);
-	len = (size_t)snprintf(buf, sizeof(buf), " 0x%" PRIx64 "/0x%" PRIx64 " %.1f%%",
-			       ui->cursor, ui->img->size,
-			       ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0);
+	memset(&w, 0, sizeof(w));
+	snprintf(pos, sizeof(pos), " 0x%" PRIx64, ui->cursor);
+	snprintf(total, sizeof(total), "/0x%" PRIx64, ui->img->size);
+	snprintf(pct, sizeof(pct), " %.1f%%", ui->img->size ?
+		 100.0 * (double)ui->cursor / (double)ui->img->size : 0);
 	have_row = !nav_cursor_row(ui, &row);
 	if (have_row) {
-		const char *name = row.flags & WIN_F_ERROR ? "error" :
-				   pkt_type_name(row.pkt.type);
-
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %s", name);
-		len += status_row_where(ui, &row, buf + len, sizeof(buf) - len);
+		snprintf(type, sizeof(type), "  %s", row.flags & WIN_F_ERROR ? "error" :
+			 pkt_type_name(row.pkt.type));
+		status_row_where(ui, &row, &w);
 		note = pane_cycles_note(&row);
 		if (!note && (row.ts.flags & TM_F_TSC)) {
 			int d = timefmt_disputed(ui, row.pkt.offset, row.ts.tsc);
@@ -264,22 +302,56 @@ void status_draw(struct ui *ui)
 	}
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
 	search_ui_status(ui, srch, sizeof(srch));
+	f[SF_POS].text = pos;
+	f[SF_SIZE].text = total;
+	f[SF_PCT].text = pct;
+	f[SF_TYPE].text = type;
+	f[SF_ORD].text = w.ord;
+	f[SF_PSB].text = w.psb;
+	f[SF_TSC].text = w.tsc;
+	f[SF_TIME].text = w.time;
+	f[SF_SRCH].text = srch;
+	for (i = 0; i < SF_N; i++)
+		f[i].rank = status_rank[i];
+	keep = status_fit(f, SF_N, width - 1);
+	for (i = 0; i < SF_N; i++)
+		if (keep >> i & 1)
+			used += status_cols(f[i].text, (size_t)-1);
+	/* The code at the cursor (function, file:line, task) in what the
+	 * fields and the note leave of it. */
+	room = width - 1 - used - (note ? status_cols(note, (size_t)-1) + 4 : 0);
+	if (have_row && room > 0)
+		sym_ui_status(ui, &row, code, sizeof(code), room);
+	for (i = 0; i < SF_N && len + 1 < size; i++) {
+		if (i == SF_SRCH)
+			len += (size_t)snprintf(buf + len, size - len, "%s", code);
+		if ((keep >> i & 1) && len + 1 < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s", f[i].text);
+	}
+	if (len >= size)
+		len = size - 1;
+	/* Last: how to read the cycle pane's numbers here, cut to fit. */
+	if (note)
+		status_add_note(buf, size, len, note, width, ui->utf8);
+}
+
+void status_draw(struct ui *ui)
+{
+	int y = ui->rows - 2;
+	char buf[512], idx[64];
+	double frac;
+	int attr, bar, width;
+
+	if (y < 1)
+		return;
+	attr = screen_attr(ui, SC_STATUS);
+	attrset(attr);
+	screen_clear(y, 0, ui->cols);
 	status_fmt_index(ui, idx, sizeof(idx), &frac);
 	/* The text ends a column before the index progress bar, if any. */
 	bar = frac >= 0 && ui->cols > 60;
 	width = ui->cols - (bar ? (int)strlen(idx) + 15 : 0);
-	/* The code at the cursor (function, file:line, task) in what the
-	 * search and the note leave of it. */
-	room = width - 1 - status_cols(buf, len) - status_cols(srch, sizeof(srch)) -
-	       (note ? status_cols(note, (size_t)-1) + 4 : 0);
-	if (have_row && room > 0)
-		sym_ui_status(ui, &row, code, sizeof(code), room);
-	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", code, srch);
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	/* Last: how to read the cycle pane's numbers here, cut to fit. */
-	if (note)
-		len = status_add_note(buf, sizeof(buf), len, note, width, ui->utf8);
+	status_text(ui, buf, sizeof(buf), width);
 	screen_put(y, 0, width, buf);
 	/* The index progress bar, on the right while indexing. */
 	if (bar) {

@@ -29,4 +29,18 @@ void status_draw(struct ui *ui);
 size_t status_add_note(char *buf, size_t size, size_t len, const char *note,
 		       int width, int utf8);
 
+/* One field of the status line ("  psb 12/30984"), in the order shown,
+ * with its rank: 0 is the last to go. */
+struct status_field {
+	const char *text;
+	int rank;
+};
+
+/* Which of the @n fields @f fit in @width columns together: the fields
+ * of the highest rank (the later one of a tie) are left out, whole, until
+ * the rest fit; a number cut short would read as another number.  The
+ * fields of rank 0 are always kept (the caller cuts them at the width).
+ * Returns a mask: bit i set, field i kept (@n at most 32). */
+unsigned status_fit(const struct status_field *f, size_t n, int width);
+
 #endif /* STATUS_H */
