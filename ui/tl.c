@@ -459,18 +459,19 @@ uint64_t tl_tsc_after(struct ui *ui, uint64_t off)
 	return t;
 }
 
-/* An offset whose row's time is at or before TSC @v, near the first one
- * after it: the index's segment, or before the index knows (a stream just
- * switched to), a binary search over the rows' times (a window each). */
-static uint64_t tl_off_near_tsc(struct ui *ui, uint64_t v)
+/* The offsets [*@a, *@b) holding the first row at or after TSC @v, about:
+ * the index's segment for @v to the next one's start, or before the
+ * index knows (a stream just switched to, the trace still being indexed)
+ * a binary search over the rows' times (a window each). */
+static void tl_off_near_tsc(struct ui *ui, uint64_t v, uint64_t *a, uint64_t *b)
 {
 	size_t seg;
-	struct idx_seek sk;
 	uint64_t lo = 0, hi = ui->img->size;
 	int steps = 64;
 
-	if (ui->idx && !idx_find_tsc(ui->idx, v, &seg) && !idx_seek(ui->idx, seg, &sk))
-		return sk.offset;
+	*b = hi;
+	if (ui->idx && !idx_find_tsc(ui->idx, v, &seg) && !idx_segment_span(ui->idx, seg, a, b))
+		return;
 	while (hi - lo > 1 && steps--) {
 		uint64_t mid = lo + (hi - lo) / 2, t = tl_tsc_after(ui, mid);
 
@@ -479,28 +480,37 @@ static uint64_t tl_off_near_tsc(struct ui *ui, uint64_t v)
 		else
 			hi = mid;
 	}
-	if (win_psb_at_or_before(ui->wc, lo, &lo))
-		lo = 0;
-	return lo;
+	*a = lo;
 }
+
+/* The rows a jump by time walks from where the halving ends: a window's
+ * worth and more, for rows without a time of their own (a PSB+). */
+#define TL_JUMP_WALK (WIN_MAX_ROWS * 4)
 
 int tl_jump_tsc(struct ui *ui, uint64_t v)
 {
 	struct win_iter it = { 0 };
-	uint64_t off = tl_off_near_tsc(ui, v);
+	uint64_t off, a, b;
+	int n = TL_JUMP_WALK, found = 0;
 
-	/* The first row at or after that time. */
-	if (!win_seek(&it, ui->wc, off)) {
-		int n = WIN_MAX_ROWS * 4;
-
-		/* (not a PSB+ row carrying the segment before's time) */
-		while (n-- && !goto_idx_tsc_hit(win_row(&it), v)) {
+	/* A segment may be megabytes (one PSB in a whole trace): halved on
+	 * the rows' times to near @v first, then the first row at or after
+	 * it, not a PSB+ row carrying the segment before's time. */
+	tl_off_near_tsc(ui, v, &a, &b);
+	off = a = tl_off_at_tsc(ui, a, b, v);
+	if (!win_seek(&it, ui->wc, a)) {
+		while (n-- && !(found = goto_idx_tsc_hit(win_row(&it), v))) {
 			if (win_next(&it))
 				break;
 		}
 		off = win_row(&it)->pkt.offset;
 	}
 	win_iter_release(&it);
+	if (!found && n < 0) {
+		msg_report(ui, UI_WARN, "timeline: no row at that time in %d rows from 0x%"
+			   PRIx64 ": the cursor stops short, at 0x%" PRIx64, TL_JUMP_WALK, a, off);
+		return nav_jump(ui, off) | UI_DRAW_STATUS;
+	}
 	return nav_jump(ui, off);
 }
 
