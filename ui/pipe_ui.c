@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,15 +169,34 @@ static int pipe_ui_feed(void *ctx, int fd)
 	return pipe_ui_flush(j);
 }
 
-/* Wait for Enter on the terminal (the shell's modes: a line). */
+/*
+ * Wait for Enter on the terminal (the shell's modes: a line).  The
+ * terminal generates signals in those modes, and spawn_run() has given
+ * SIGINT and SIGQUIT back to the browser's handlers, which end it: a C-c
+ * or C-\ here is ignored (the tty drops the line typed so far), as while
+ * the command ran.
+ */
 static void pipe_ui_enter(void)
 {
+	struct sigaction ign, old_int, old_quit;
+	ssize_t n;
 	char c;
 
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
 	fputs("-- press Enter to go back to ptbrowse --", stdout);
 	fflush(stdout);
-	while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n' && c != '\r')
-		;
+	for (;;) {
+		n = read(STDIN_FILENO, &c, 1);
+		if (n < 0 && errno == EINTR)	/* a resize */
+			continue;
+		if (n != 1 || c == '\n' || c == '\r')
+			break;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
 }
 
 /* Run @req over the rows of @s. */
