@@ -62,7 +62,7 @@ static void spawn_child(char *const argv[], unsigned int flags, int in)
 int spawn_run(char *const argv[], unsigned int flags, spawn_feed_fn *feed,
 	      void *ctx, int *feed_err)
 {
-	struct sigaction ign, old_int, old_quit, old_pipe;
+	struct sigaction ign, dfl, old_int, old_quit, old_pipe, old_chld;
 	int fds[2], status = 0, r = 0, e;
 	pid_t pid, w;
 
@@ -78,6 +78,11 @@ int spawn_run(char *const argv[], unsigned int flags, spawn_feed_fn *feed,
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGPIPE, &ign, &old_pipe);
+	/* Ignored SIGCHLD (a parent may start us so) reaps the child itself:
+	 * waitpid() would fail with ECHILD and lose its status. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &dfl, &old_chld);
 	pid = fork();
 	if (pid == 0) {
 		close(fds[1]);
@@ -109,6 +114,7 @@ out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
+	sigaction(SIGCHLD, &old_chld, NULL);
 	errno = e;
 	return r;
 }

@@ -3,7 +3,8 @@
  * less's '|' runs one: the browser's pipe and yank (tmux load-buffer).
  * The command may stop reading early (`| head`): the writer then gets
  * -EPIPE, never a SIGPIPE.  While it runs, C-c belongs to it: SIGINT and
- * SIGQUIT are ignored here, as system() does, and restored after.
+ * SIGQUIT are ignored here, as system() does, and restored after; so is
+ * SIGCHLD, at its default meanwhile (ignored, it would lose the status).
  */
 #ifndef SPAWN_H
 #define SPAWN_H

@@ -3,7 +3,9 @@
 # At the "press Enter" prompt after the command the terminal is in the
 # shell's modes, so C-c raises SIGINT (C-\ SIGQUIT), and the browser's
 # fatal handlers were back: it died.  Now it ignores them there, and Enter
-# returns to a redrawn browser.
+# returns to a redrawn browser.  Started with SIGCHLD ignored (a parent
+# that set it so), every pipe said "pipe: sh: No child processes" (the
+# child was reaped before waitpid); now it runs and says "exit 0".
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -77,4 +79,19 @@ print('ok   %s at the pipe\'s prompt: alive, Enter redraws' % key)
 EOF
 done
 
+# Started with SIGCHLD ignored (--script: no prompt).
+printf ':pipe true\n:save-screen %s/chld.txt\n' "$tmp" >"$tmp/chld.s"
+python3 - "$PTBROWSE" "$tmp" <<'EOF' || status=1
+import signal, subprocess, sys
+B, d = sys.argv[1:3]
+r = subprocess.run([B, '--no-state', '--script', d + '/chld.s', '--size', '100x10',
+                    d + '/t.pt'], capture_output=True, timeout=60,
+                   preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+scr = open(d + '/chld.txt').read() if r.returncode == 0 else ''
+if "to 'true': exit 0" not in scr:
+    print('FAIL: SIGCHLD ignored: exit %d, %r; screen: %s' % (r.returncode, r.stderr[-200:],
+          scr.splitlines()[-1:] if scr else ''))
+    sys.exit(1)
+print('ok   started with SIGCHLD ignored, :pipe runs and says exit 0')
+EOF
 exit $status

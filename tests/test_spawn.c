@@ -90,6 +90,20 @@ static void test_early_exit(void **state)
 	assert_true(now.sa_handler == SIG_DFL);
 }
 
+/* Started with SIGCHLD ignored, the child is still waited for (its
+ * status, not ECHILD), and SIGCHLD is left ignored. */
+static void test_sigchld_ignored(void **state)
+{
+	char *exit3[] = { "sh", "-c", "exit 3", NULL };
+	struct sigaction now;
+
+	signal(SIGCHLD, SIG_IGN);
+	assert_int_equal(spawn_run(exit3, SPAWN_QUIET, NULL, NULL, NULL), 3);
+	sigaction(SIGCHLD, NULL, &now);
+	signal(SIGCHLD, SIG_DFL);
+	assert_true(now.sa_handler == SIG_IGN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +111,7 @@ int main(void)
 		cmocka_unit_test(test_input),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_early_exit),
+		cmocka_unit_test(test_sigchld_ignored),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
