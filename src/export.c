@@ -78,6 +78,45 @@ static int export_find(void *arg)
 	return 0;
 }
 
+/* Check the range and find the slice in it (export_find() under
+ * trace_guard), saying why not into @err.  Returns as export_check(). */
+static int export_range(struct export_job *job, char *err, size_t errlen)
+{
+	const struct img *img = job->img;
+	int r;
+
+	if (!img || job->from >= job->to || job->from >= img->size) {
+		snprintf(err, errlen, "empty or outside range 0x%" PRIx64 "-0x%" PRIx64
+			 " (the stream has 0x%" PRIx64 " bytes)", job->from, job->to,
+			 img ? img->size : 0);
+		return -pte_invalid;
+	}
+	r = trace_guard(export_find, job);
+	if (r == -pte_sigbus) {
+		snprintf(err, errlen, "the trace shrank while being read");
+		return r;
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "%s", job->why ? job->why : "no slice");
+		return -pte_bad_file;
+	}
+	return 0;
+}
+
+int export_check(const struct img *img, uint64_t from, uint64_t to,
+		 struct export_result *res, char *err, size_t errlen)
+{
+	struct export_job job = { .img = img, .from = from, .to = to };
+	int r = export_range(&job, err, errlen);
+
+	if (!r && res) {
+		res->start = job.start;
+		res->end = job.end;
+		res->gaps = 0;
+	}
+	return r;
+}
+
 int export_write(struct safefile *f, const uint8_t *data, uint64_t n,
 		 uint8_t *buf)
 {
@@ -171,16 +210,14 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	struct safefile *f, *opts = NULL;
 	int r;
 
-	if (!img || !out || from >= to || from >= img->size) {
-		snprintf(err, errlen, "empty or outside range 0x%" PRIx64 "-0x%" PRIx64
-			 " (the stream has 0x%" PRIx64 " bytes)", from, to,
-			 img ? img->size : 0);
+	if (!out) {
+		snprintf(err, errlen, "no file to write");
 		return -pte_invalid;
 	}
 	/* The range first: a slice that cannot be made touches no file. */
-	r = trace_guard(export_find, &job);
+	r = export_range(&job, err, errlen);
 	if (r < 0)
-		goto out_err;
+		return r;
 	/* Truncating the trace under our own mapping would destroy it, and
 	 * what the command read is the user's. */
 	if (!keep) {
@@ -205,7 +242,11 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	free(job.buf);
 	if (r < 0) {
 		safefile_abort(f);
-		goto out_err;
+		if (r == -pte_sigbus)
+			snprintf(err, errlen, "the trace shrank while being read");
+		else
+			snprintf(err, errlen, "%s: %s", out, strerror(job.err));
+		return r == -pte_sigbus ? r : -pte_io;
 	}
 	if (!safefile_is_stdout(f) && export_options(t, img, out, &so, &opts, err,
 						      errlen) < 0) {
@@ -221,13 +262,4 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	res->end = job.end;
 	res->gaps = job.gaps;
 	return 0;
-
-out_err:
-	if (r == -pte_sigbus)
-		snprintf(err, errlen, "the trace shrank while being read");
-	else if (job.why)
-		snprintf(err, errlen, "%s", job.why);
-	else
-		snprintf(err, errlen, "%s: %s", out, strerror(job.err));
-	return r == -pte_sigbus ? r : job.why ? -pte_bad_file : -pte_io;
 }

@@ -50,6 +50,18 @@ struct export_result {
 	uint64_t gaps;		/* lost-data gaps inside it, joined */
 };
 
+/* Whether export_slice() can make a slice of @img for [@from, @to), before
+ * anything is written (a :pipe raw's command runs first, and its
+ * "cat > FILE" would truncate FILE for nothing).  Reads the mapping under
+ * trace_guard().  *@res (may be NULL) gets the slice's start and end
+ * (gaps 0: counted while copying); on failure one line into @err.
+ * Returns 0 if it can.
+ * Returns -pte_invalid if the range is empty or outside the stream.
+ * Returns -pte_bad_file if there is no PSB to start from.
+ * Returns -pte_sigbus if the trace shrank while being read. */
+int export_check(const struct img *img, uint64_t from, uint64_t to,
+		 struct export_result *res, char *err, size_t errlen);
+
 /* Write the slice of @img (a stream of @t) for [@from, @to) to the file
  * @out, replacing it only once the whole slice is written (src/safefile.h:
  * a failure leaves an existing @out as it was).  @t may be NULL.  @out

@@ -149,11 +149,46 @@ static void test_keep(void **state)
 	trace_close(t);
 }
 
+/* export_check(): the range and the PSB, before anything is written. */
+static void test_check(void **state)
+{
+	struct trace *t = open_copy(), *cut = NULL;
+	const struct img *img;
+	struct export_result res;
+	char err[512];
+
+	(void)state;
+	if (!t) {
+		skip();
+		return;
+	}
+	img = &t->streams[0].img;
+	assert_int_equal(export_check(NULL, 0, 1, NULL, err, sizeof(err)),
+			 -pte_invalid);
+	assert_int_equal(export_check(img, 8, 8, NULL, err, sizeof(err)),
+			 -pte_invalid);
+	assert_int_equal(export_check(img, img->size, img->size + 1, NULL, err,
+				      sizeof(err)), -pte_invalid);
+	assert_int_equal(export_check(img, 0x3000, 0x3100, &res, err,
+				      sizeof(err)), 0);
+	assert_true(res.start <= 0x3000 && res.end >= 0x3100);
+	/* Bytes before the first PSB, and no PSB inside them. */
+	assert_int_equal(helpers_write_file(in_dir("cut.pt"), img->spans[0].data + 101,
+					    4096), 0);
+	assert_int_equal(trace_open(&cut, in_dir("cut.pt"), err, sizeof(err)), 0);
+	assert_int_equal(export_check(&cut->streams[0].img, 0, 3, NULL, err,
+				      sizeof(err)), -pte_bad_file);
+	assert_non_null(strstr(err, "no PSB"));
+	trace_close(cut);
+	trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

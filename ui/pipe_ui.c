@@ -224,6 +224,12 @@ static int pipe_ui_run(struct ui *ui, const struct pipe_req *req,
 			msg_report(ui, UI_ERROR, "pipe: no rows in %s", s->what);
 			goto out_free;
 		}
+		/* Before the command runs: its "cat > FILE" truncates FILE. */
+		if (export_check(ui->img, j->from, j->to, NULL, j->err,
+				 sizeof(j->err)) < 0) {
+			msg_report(ui, UI_ERROR, "pipe: %s (nothing run)", j->err);
+			goto out_free;
+		}
 	}
 	term_leave(ui);
 	status = spawn_run(argv, 0, pipe_ui_feed, j, &fe);
