@@ -176,6 +176,44 @@ static int export_options(const struct trace *t, const struct img *img,
 	return timing_file_start(f, out, cfg, so, err, errlen);
 }
 
+/* @path as its directory's real path and its base name, into @buf.
+ * Returns 0, or -1 if the directory cannot be resolved or @path does not
+ * end in a file name. */
+static int export_canon(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[4200], *real;
+	int n;
+
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return -1;
+	n = snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 :
+		     1, slash ? path : ".");
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -1;
+	real = realpath(dir, NULL);
+	if (!real)
+		return -1;
+	n = snprintf(buf, size, "%s/%s", strcmp(real, "/") ? real : "", base);
+	free(real);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/*
+ * Whether @out names @t's options file, which need not exist: by name,
+ * since export_keep() keeps only files that do (by identity).  Binary
+ * written there would make the trace fail to open.
+ */
+static int export_names_options(const struct trace *t, const char *out)
+{
+	char opts[4200], a[4300], b[4300];
+
+	if (!t || t->piped || timing_file_path(t->path, opts, sizeof(opts)) < 0)
+		return 0;
+	return !export_canon(out, a, sizeof(a)) &&
+	       !export_canon(opts, b, sizeof(b)) && !strcmp(a, b);
+}
+
 size_t export_keep(const struct trace *t, const char *marks,
 		   struct safefile_keep *keep)
 {
@@ -218,6 +256,12 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	r = export_range(&job, err, errlen);
 	if (r < 0)
 		return r;
+	if (!(flags & SAFEFILE_STDOUT && !strcmp(out, "-")) &&
+	    export_names_options(t, out)) {
+		snprintf(err, errlen, "%s: is the trace's options file; not "
+			 "writing it", out);
+		return -pte_io;
+	}
 	/* Truncating the trace under our own mapping would destroy it, and
 	 * what the command read is the user's. */
 	if (!keep) {

@@ -66,7 +66,9 @@ int export_check(const struct img *img, uint64_t from, uint64_t to,
  * @out, replacing it only once the whole slice is written (src/safefile.h:
  * a failure leaves an existing @out as it was).  @t may be NULL.  @out
  * and @out.options being one of the @nkeep files of @keep (by any name)
- * is refused; @keep NULL means export_keep(@t, NULL).  With
+ * is refused; @keep NULL means export_keep(@t, NULL).  So is @out naming
+ * @t's options file (TRACE.options) when there is none yet (by its
+ * directory's real path and base name).  With
  * SAFEFILE_STDOUT in @flags, "-" is standard output (no options file);
  * else @out.options gets the timing options of @img's stream in @t (an
  * empty line without @t): both are written whole before either replaces

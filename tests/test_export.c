@@ -149,6 +149,39 @@ static void test_keep(void **state)
 	trace_close(t);
 }
 
+/* Nor is it when it does not exist yet, by any spelling of its name. */
+static void test_keep_absent(void **state)
+{
+	struct trace *t = open_copy();
+	struct export_result res;
+	char err[512], *names[3];
+	size_t i;
+
+	(void)state;
+	if (!t) {
+		skip();
+		return;
+	}
+	assert_int_equal(unlink(in_dir("t.pt.options")), 0);
+	assert_int_equal(mkdir(in_dir("sub"), 0755), 0);
+	names[0] = strdup(in_dir("t.pt.options"));
+	names[1] = strdup(in_dir("sub/../t.pt.options"));
+	names[2] = strdup(in_dir("./t.pt.options"));
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(export_slice(t, &t->streams[0].img, 0, 4096,
+					      names[i], 0, NULL, 0, &res, err,
+					      sizeof(err)), -pte_io);
+		assert_non_null(strstr(err, "the trace's options file"));
+		assert_int_equal(access(in_dir("t.pt.options"), F_OK), -1);
+		free(names[i]);
+	}
+	/* A file of that name elsewhere is another file. */
+	assert_int_equal(export_slice(t, &t->streams[0].img, 0, 4096,
+				      in_dir("sub/t.pt.options"), 0, NULL, 0,
+				      &res, err, sizeof(err)), 0);
+	trace_close(t);
+}
+
 /* export_check(): the range and the PSB, before anything is written. */
 static void test_check(void **state)
 {
@@ -188,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_keep_absent),
 		cmocka_unit_test(test_check),
 	};
 
