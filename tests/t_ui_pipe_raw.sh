@@ -1,8 +1,10 @@
 #!/bin/sh
-# t_ui_pipe_raw -- :pipe raw checks the slice before it runs the command.
-# Rows before a trace's first PSB make no slice: the command ran first, so
-# `cat > FILE` truncated FILE, and then the error came; now the error
-# comes and nothing runs.
+# t_ui_pipe_raw -- :pipe raw checks the slice before it runs the command,
+# and says when the slice joins lost data.  Rows before a trace's first
+# PSB make no slice: the command ran first, so `cat > FILE` truncated
+# FILE, and then the error came; now the error comes and nothing runs.
+# A slice across a perf.data's lost-data gap was piped without a word;
+# now the message says "lost data joined", as :export's does.
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -43,4 +45,15 @@ run psb "$tmp/g.pt" ":pipe raw rows 3 cat > $tmp/psb.pt"
 	echo "ok   rows after a PSB: piped as a slice" ||
 	fail "with a PSB: $(wc -c <"$tmp/psb.pt") bytes: $(msg psb)"
 
+# Across a lost-data gap of a perf.data: said, as a warning.
+"$PTGEN" -S 64KiB -o "$tmp/r1.pt" || { echo "ptgen failed"; exit 1; }
+"$PT2PERF" --chunk 3001 --hole 0x4000:0x800 --cpu 2 "$tmp/r1.pt" -o "$tmp/pd.data" ||
+	{ echo "pt2perf failed"; exit 1; }
+run gap "$tmp/pd.data" ":goto 0x3f00" ":pipe raw rows 3000 cat > $tmp/gp.pt"
+[ -s "$tmp/gp.pt" ] || fail "gap: nothing piped: $(msg gap)"
+msg gap | grep -q "as a slice ([0-9]* bytes, lost data joined) to .*exit 0" &&
+	echo "ok   a slice across lost data says so" ||
+	fail "gap: message: $(msg gap)"
+run nogap "$tmp/pd.data" ":goto 0x3f00" ":pipe raw rows 10 cat > $tmp/ng.pt"
+msg nogap | grep -q "lost data" && fail "no gap in 10 rows, yet: $(msg nogap)"
 exit $status

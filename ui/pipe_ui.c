@@ -105,6 +105,7 @@ struct pipe_job {
 	int fd;
 	int64_t rows;			/* text: rows written or buffered */
 	uint64_t bytes;			/* bytes given */
+	uint64_t gaps;			/* raw: lost-data gaps joined */
 	char err[256];			/* raw: export's complaint */
 };
 
@@ -159,8 +160,10 @@ static int pipe_ui_feed(void *ctx, int fd)
 				 sizeof(j->err));
 		dup2(saved, STDOUT_FILENO);
 		close(saved);
-		if (!r)
+		if (!r) {
 			j->bytes = res.end - res.start;
+			j->gaps = res.gaps;
+		}
 		return r < 0 ? -EIO : 0;
 	}
 	r = (int)select_text(j->ui, j->s, pipe_ui_line, j);
@@ -246,8 +249,9 @@ static int pipe_ui_run(struct ui *ui, const struct pipe_req *req,
 		msg_report(ui, UI_INFO, "piped %s as a slice to '%.100s': exit %d "
 			   "(it stopped reading)", s->what, req->cmd, status);
 	else if (req->raw)
-		msg_report(ui, UI_INFO, "piped %s as a slice (%" PRIu64 " bytes) to "
-			   "'%.100s': exit %d", s->what, j->bytes, req->cmd, status);
+		msg_report(ui, j->gaps ? UI_WARN : UI_INFO, "piped %s as a slice (%"
+			   PRIu64 " bytes%s) to '%.100s': exit %d", s->what, j->bytes,
+			   j->gaps ? ", lost data joined" : "", req->cmd, status);
 	else
 		msg_report(ui, UI_INFO, "piped %" PRId64 " rows (%" PRIu64 " bytes) to "
 			   "'%.100s': exit %d%s", j->rows, j->bytes, req->cmd, status,
