@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "goto.h"
 #include "goto_ui.h"
 #include "marks.h"
 #include "marks_ui.h"
@@ -262,13 +263,40 @@ static int marks_ui_clear_mark(struct ui *ui, int c)
 	return marks_ui_result(ui, marks_delete(ui->bm, (size_t)i), "mark cleared");
 }
 
+/* TO from @b, a relative TO (+64KiB, t +3us) counting from @from, as
+ * `ptbrowse export` counts it: the goto context is the cursor's, so the
+ * cursor stands at @from meanwhile.  One that lands before @from is
+ * refused (absolute ones in either order are swapped by the callers).
+ * Returns 0, -1 if @b is no target, -2 if it is refused (the reason in
+ * @err). */
+static int marks_ui_range_to(struct ui *ui, const char *b, uint64_t from,
+			     uint64_t *to, char *err, size_t errlen)
+{
+	uint64_t cursor = ui->cursor;
+	struct goto_target t;
+	int r;
+
+	ui->cursor = from;
+	r = goto_ui_offset(ui, b, to, err, errlen);
+	ui->cursor = cursor;
+	if (r < 0)
+		return -1;
+	if (*to < from && !goto_parse(b, &t, NULL, 0) && t.rel) {
+		snprintf(err, errlen, "TO '%.64s' is 0x%" PRIx64 ", before FROM 0x%"
+			 PRIx64 " (a relative TO counts from FROM)", b, *to, from);
+		return -2;
+	}
+	return 0;
+}
+
 /* FROM and TO from the @n words at @w: goto targets of one word or more
- * ("psb 5", "t 12ms"), split where both halves are.  Returns 0, or -1 with
- * the last goto error in @err. */
+ * ("psb 5", "t 12ms"), split where both halves are; FROM from the cursor,
+ * TO from FROM if relative.  Returns 0, or -1 with the last goto error in
+ * @err. */
 static int marks_ui_range(struct ui *ui, const char *const *w, int n, uint64_t *from,
 		    uint64_t *to, char *err, size_t errlen)
 {
-	int k;
+	int k, r;
 
 	snprintf(err, errlen, "want FROM TO");
 	for (k = 1; k < n; k++) {
@@ -276,9 +304,11 @@ static int marks_ui_range(struct ui *ui, const char *const *w, int n, uint64_t *
 
 		marks_ui_join(w, k, a, sizeof(a));
 		marks_ui_join(w + k, n - k, b, sizeof(b));
-		if (!goto_ui_offset(ui, a, from, err, errlen) &&
-		    !goto_ui_offset(ui, b, to, err, errlen))
-			return 0;
+		if (goto_ui_offset(ui, a, from, err, errlen) < 0)
+			continue;
+		r = marks_ui_range_to(ui, b, *from, to, err, errlen);
+		if (r != -1)
+			return r < 0 ? -1 : 0;
 	}
 	return -1;
 }
