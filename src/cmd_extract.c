@@ -157,7 +157,9 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 		esc_line(stderr, "ptbrowse extract: ", "%s: stream %s has %" PRIu64
 			" gap(s) (lost or overlapping data); %s joins them",
 			t->path, s->name, gaps, path);
-	printf("%s %" PRIu64 " bytes%s%s\n", path, s->img.size,
+	/* A file name may hold any byte: escaped, as in every message. */
+	esc_fputs(stdout, path);
+	printf(" %" PRIu64 " bytes%s%s\n", s->img.size,
 	       opts[0] ? "; ptdump " : "", opts);
 	return 0;
 }
