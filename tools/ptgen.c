@@ -24,16 +24,29 @@
 #include "safefile.h"
 #include "timing_file.h"
 
-/* Output is flushed in chunks of GEN_BUF_SIZE; an event (a PSB+ or a
- * burst of packets) always fits in the GEN_EVENT_MAX of slack after it,
- * so the last event can be taken back when it would overrun --size. */
+/* Output is flushed in chunks of GEN_BUF_SIZE, between events, so the
+ * last event can be taken back when it would overrun --size.  An event
+ * starts with GEN_EVENT_MAX of room after it; one that runs long (an MTC
+ * per crystal clock period, many planted sleeps) grows the buffer
+ * (gen_room()), so an event of any size stays whole in it. */
 #define GEN_BUF_SIZE	(1u << 20)
 #define GEN_EVENT_MAX	(64u << 10)
-/* MTC periods a sleep may last: fewer than 256, so no CTC wraps unseen. */
+/* MTC periods a sleep may last: fewer than 256, so no CTC wraps unseen.
+ * Sleeps are made up to GEN_SLEEP_MTCS (a random one up to 100 ticks
+ * more); sleep_ticks() cuts any at GEN_SLEEP_CAP_MTCS, which leaves the
+ * bytes of every trace with MTC periods of 2 ticks or more as they were. */
 #define GEN_SLEEP_MTCS	200
+#define GEN_SLEEP_CAP_MTCS	250
+/* An MTC period lasts at least this many core cycles at the lowest CBR
+ * (GEN_CBR_MIN), or one event would be mostly MTCs. */
+#define GEN_MTC_MIN_CYCLES	4
+#define GEN_CBR_MIN	8
+#define GEN_CBR_MAX	40
+/* The TSC:ART ratio ebx/eax at most: TMA's FastCounter has 9 bits. */
+#define GEN_TSC_ART_MAX	512
 
 /* --sleep-at: how many, and the sleeps one may be made of (each at most
- * GEN_SLEEP_MTCS MTC periods, so an event stays under GEN_EVENT_MAX). */
+ * GEN_SLEEP_MTCS MTC periods). */
 #define GEN_PLANT_MAX	16
 #define GEN_PLANT_SLEEPS	256
 
@@ -70,7 +83,7 @@ struct gen {
 	uint64_t rng[4];	/* xoshiro256** */
 	uint64_t crng[4];	/* a second stream for corruption */
 	int fd;
-	uint8_t *buf, *pos;
+	uint8_t *buf, *pos, *end;	/* the buffer, its cursor, its end */
 	uint64_t flushed;	/* bytes written out before buf */
 	uint64_t next_corrupt;	/* offset of the next flipped byte */
 	double corrupt_log;	/* log(1 - corrupt_rate) */
@@ -194,6 +207,26 @@ static void gen_flush(struct gen *g)
 	g->pos = g->buf;
 }
 
+/* Keep room for what an event writes between two calls (a PSB+, a tnt
+ * burst, a sleep's packets: far less than GEN_EVENT_MAX / 2): the buffer
+ * grows, never flushes, so the event can still be taken back. */
+static void gen_room(struct gen *g)
+{
+	size_t pos, cap;
+	uint8_t *nb;
+
+	if ((size_t)(g->end - g->pos) >= GEN_EVENT_MAX / 2)
+		return;
+	pos = (size_t)(g->pos - g->buf);
+	cap = (size_t)(g->end - g->buf) * 2;
+	nb = realloc(g->buf, cap);
+	if (!nb)
+		die("%s%s", "out of memory", "");
+	g->buf = nb;
+	g->pos = nb + pos;
+	g->end = nb + cap;
+}
+
 static inline void put1(struct gen *g, uint8_t b)
 {
 	*g->pos++ = b;
@@ -287,6 +320,8 @@ static void put_mtc(struct gen *g)
 		put_cyc_pending(g);
 		g->pos = pte_mtc(g->pos, g->mtc_period);
 	}
+	/* run() writes one per crystal clock period, as many as it runs */
+	gen_room(g);
 	plan_mtc_at(g, g->mtc_period + 1);
 }
 
@@ -326,10 +361,27 @@ static uint64_t some_cycles(struct gen *g)
 	return cycles_of(rnd(g));
 }
 
-/* Sleep for @ticks TSC ticks: the core clock stops, so no cycles pass and
- * no MTCs are sent; the next MTC's payload shows the gap. */
+/* The TSC ticks of @mtcs MTC periods. */
+static uint64_t mtc_ticks(const struct gen_opts *o, unsigned mtcs)
+{
+	return ((uint64_t)mtcs << o->mtc_freq) * o->ebx / o->eax;
+}
+
+/* The TSC ticks of GEN_SLEEP_MTCS MTC periods: the longest sleep made. */
+static uint64_t sleep_max(const struct gen_opts *o)
+{
+	return mtc_ticks(o, GEN_SLEEP_MTCS);
+}
+
+/* Sleep for @ticks TSC ticks, at most GEN_SLEEP_CAP_MTCS MTC periods:
+ * the core clock stops, so no cycles pass and no MTCs are sent; the next
+ * MTC's payload shows the gap, which must stay under 256 periods. */
 static void sleep_ticks(struct gen *g, uint64_t ticks)
 {
+	uint64_t max = mtc_ticks(&g->o, GEN_SLEEP_CAP_MTCS);
+
+	if (ticks > max)
+		ticks = max;
 	sync_tsc(g);
 	g->tsc += ticks;
 	plan_mtc(g);
@@ -584,10 +636,10 @@ static void ev_cbr(struct gen *g)
 {
 	unsigned cbr = g->cbr + (unsigned)rnd_below(g, 9) - 4;
 
-	if (cbr < 8)
-		cbr = 8;
-	if (cbr > 40)
-		cbr = 40;
+	if (cbr < GEN_CBR_MIN)
+		cbr = GEN_CBR_MIN;
+	if (cbr > GEN_CBR_MAX)
+		cbr = GEN_CBR_MAX;
 	g->pos = pte_cbr(g->pos, cbr);
 	sync_tsc(g);
 	g->cbr = cbr;
@@ -642,8 +694,7 @@ static void ev_sleep_for(struct gen *g, uint64_t ticks, int tsc)
 	static const uint8_t wake[8] = { 0, 0, 0, 0, 0, 2, 2, 3 };
 	uint64_t r = rnd(g);
 	unsigned state = 1 + (unsigned)((r >> 2) % 6), sub = (r >> 8) & 3;
-	uint64_t max = ((uint64_t)GEN_SLEEP_MTCS << g->o.mtc_freq) * g->o.ebx /
-		       g->o.eax;
+	uint64_t max = sleep_max(&g->o);
 	uint64_t pwrx;
 
 	run(g, some_cycles(g));
@@ -682,12 +733,18 @@ static void ev_sleep(struct gen *g)
  * TSC, so that they all end in one PSB segment. */
 static void ev_plant(struct gen *g, uint64_t ticks)
 {
-	uint64_t max = ((uint64_t)GEN_SLEEP_MTCS << g->o.mtc_freq) * g->o.ebx /
-		       g->o.eax;
-	uint64_t n = (ticks + max - 1) / max, each = ticks / n, i;
+	uint64_t max = sleep_max(&g->o);
+	uint64_t n = (ticks + max - 1) / max, each, i;
 
-	for (i = 0; i < n; i++)
+	/* the last sleep takes the remainder: one more sleep if that would
+	 * make it longer than the rest may be */
+	while (ticks - ticks / n * (n - 1) > max)
+		n++;
+	each = ticks / n;
+	for (i = 0; i < n; i++) {
+		gen_room(g);
 		ev_sleep_for(g, i + 1 < n ? each : ticks - each * (n - 1), 1);
+	}
 }
 
 /* Execution stops for a moment without a C-state (a P-state or frequency
@@ -949,7 +1006,9 @@ static void usage(FILE *f)
 "      --mtc-freq N      IA32_RTIT_CTL.MTCFreq, 0..15 (default 3)\n"
 "      --nom-freq N      P1, the nominal core:bus ratio (default 12)\n"
 "      --cpuid-0x15.eax N, --cpuid-0x15.ebx N\n"
-"                        the TSC:ART ratio ebx/eax (default 2 and 100)\n"
+"                        the TSC:ART ratio ebx/eax (default 2 and 100),\n"
+"                        1 to 512; an MTC period, (ebx << MTCFreq) / eax\n"
+"                        ticks, must last 4 core cycles at CBR 8\n"
 "      --ovf-rate P      chance of an OVF per event, 0..1 (default 0.00001)\n"
 "      --corrupt-rate P  chance of flipping each output byte (default 0)\n"
 "      --exstop-rate P   chance per event of an EXSTOP inside execution\n"
@@ -959,7 +1018,8 @@ static void usage(FILE *f)
 "                        plant sleeps of TICKS TSC ticks in all (each at\n"
 "                        most 200 MTC periods, each closed by a TSC) at\n"
 "                        the first event at or after byte OFF, in one PSB\n"
-"                        segment; up to 16 times\n"
+"                        segment; up to 16 times; an error if they do\n"
+"                        not fit before --size\n"
 "      --mix KIND        the packet mix while tracing: default (80%% tnt\n"
 "                        bursts, 13%% tip), tnt (92%% tnt bursts, 1%% tip)\n"
 "                        or tip (20%% tnt bursts, 73%% tip)\n"
@@ -1001,6 +1061,32 @@ static int parse_plant(struct gen_opts *o, const char *arg)
 	o->plant[k].off = off;
 	o->plant[k].ticks = ticks;
 	return 0;
+}
+
+/* Refuse clock ratios the model cannot keep its promises with. */
+static void check_timing(const struct gen_opts *o)
+{
+	if (o->ebx < o->eax) {
+		fprintf(stderr, "ptgen: the TSC must not run slower than the "
+			"crystal clock (cpuid-0x15.ebx >= eax)\n");
+		exit(2);
+	}
+	if (o->ebx > (uint64_t)GEN_TSC_ART_MAX * o->eax) {
+		fprintf(stderr, "ptgen: cpuid-0x15.ebx / eax is above %d: TMA's "
+			"9-bit FastCounter could not hold the TSC ticks of a "
+			"crystal clock tick\n", GEN_TSC_ART_MAX);
+		exit(2);
+	}
+	/* core cycles per MTC period at CBR c: (ebx << mtc_freq) / eax * c /
+	 * nom_freq; else one run of cycles writes thousands of MTCs */
+	if (((uint64_t)o->ebx << o->mtc_freq) * GEN_CBR_MIN <
+	    (uint64_t)GEN_MTC_MIN_CYCLES * o->eax * o->nom_freq) {
+		fprintf(stderr, "ptgen: an MTC period ((cpuid-0x15.ebx << "
+			"mtc-freq) / eax TSC ticks) is shorter than %d core "
+			"cycles at CBR %d with --nom-freq %u\n",
+			GEN_MTC_MIN_CYCLES, GEN_CBR_MIN, o->nom_freq);
+		exit(2);
+	}
 }
 
 static void parse_args(struct gen_opts *o, int argc, char **argv)
@@ -1157,13 +1243,9 @@ static void parse_args(struct gen_opts *o, int argc, char **argv)
 		fprintf(stderr, "ptgen: unexpected argument '%s'\n", argv[optind]);
 		exit(2);
 	}
-	if (o->ebx < o->eax) {
-		fprintf(stderr, "ptgen: the TSC must not run slower than the "
-			"crystal clock (cpuid-0x15.ebx >= eax)\n");
-		exit(2);
-	}
+	check_timing(o);
 	for (c = 0; c < (int)o->nplant; c++) {
-		uint64_t max = ((uint64_t)GEN_SLEEP_MTCS << o->mtc_freq) * o->ebx / o->eax;
+		uint64_t max = sleep_max(o);
 
 		if (o->plant[c].ticks / GEN_PLANT_SLEEPS >= max) {
 			fprintf(stderr, "ptgen: --sleep-at: %" PRIu64 " ticks is more than "
@@ -1213,18 +1295,28 @@ int main(int argc, char **argv)
 	if (!g.buf)
 		die("%s%s", "out of memory", "");
 	g.pos = g.buf;
+	g.end = g.buf + GEN_BUF_SIZE + GEN_EVENT_MAX;
 	gen_init(&g);
 	for (;;) {
-		uint8_t *mark;
+		size_t mark;	/* an offset: the buffer may move */
+		unsigned planted = g.planted;
 
 		if (g.pos >= g.buf + GEN_BUF_SIZE)
 			gen_flush(&g);
-		mark = g.pos;
+		mark = (size_t)(g.pos - g.buf);
 		gen_event(&g);
 		if (gen_total(&g) > g.o.size - gen_cut_size(&g)) {
-			g.pos = mark;
+			g.pos = g.buf + mark;
+			g.planted = planted;
 			break;
 		}
+	}
+	if (g.planted < g.o.nplant) {
+		char off[32];
+
+		snprintf(off, sizeof(off), "%" PRIu64, g.o.plant[g.planted].off);
+		die("--sleep-at %s: the sleeps do not fit before --size%s",
+		    off, "");
 	}
 	gen_tail(&g);
 	free(g.buf);
