@@ -259,7 +259,7 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	if (!(flags & SAFEFILE_STDOUT && !strcmp(out, "-")) &&
 	    export_names_options(t, out)) {
 		snprintf(err, errlen, "%s: is the trace's options file; not "
-			 "writing it", out);
+			 "overwriting it", out);
 		return -pte_io;
 	}
 	/* Truncating the trace under our own mapping would destroy it, and
