@@ -222,6 +222,12 @@ int cmd_extract_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse extract: ", "%s", err);
 		return 1;
 	}
+	/* A directory there, the trace would not open again. */
+	if (export_names_options(t, dir)) {
+		esc_line(stderr, "ptbrowse extract: ", "%s: is the trace's options "
+			"file; not making a directory there", dir);
+		goto out_close;
+	}
 	/* Made once the trace opened: a bad trace leaves no empty DIR. */
 	if (make_dir(dir) < 0) {
 		esc_line(stderr, "ptbrowse extract: ", "%s: cannot make the output "

@@ -176,35 +176,38 @@ static int export_options(const struct trace *t, const struct img *img,
 	return timing_file_start(f, out, cfg, so, err, errlen);
 }
 
-/* @path as its directory's real path and its base name, into @buf.
- * Returns 0, or -1 if the directory cannot be resolved or @path does not
- * end in a file name. */
+/* @path as its directory's real path and its base name, into @buf (a
+ * trailing / dropped: extract's -o DIR/ names DIR).  Returns 0, or -1 if
+ * the directory cannot be resolved or @path does not end in a name. */
 static int export_canon(const char *path, char *buf, size_t size)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	char dir[4200], *real;
+	char dir[4200], *slash, *real;
+	const char *base;
+	size_t len = strlen(path);
 	int n;
 
-	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len >= sizeof(dir))
 		return -1;
-	n = snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 :
-		     1, slash ? path : ".");
-	if (n < 0 || (size_t)n >= sizeof(dir))
+	memcpy(dir, path, len);
+	dir[len] = 0;
+	slash = strrchr(dir, '/');
+	base = path + (slash ? (size_t)(slash - dir) + 1 : 0);
+	n = (int)(len - (size_t)(base - path));		/* the base's length */
+	if (!n || (n == 1 && *base == '.') || (n == 2 && !strncmp(base, "..", 2)))
 		return -1;
-	real = realpath(dir, NULL);
+	if (slash)
+		slash[1] = 0;	/* "dir/", "/" */
+	real = realpath(slash ? dir : ".", NULL);
 	if (!real)
 		return -1;
-	n = snprintf(buf, size, "%s/%s", strcmp(real, "/") ? real : "", base);
+	n = snprintf(buf, size, "%s/%.*s", strcmp(real, "/") ? real : "", n, base);
 	free(real);
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-/*
- * Whether @out names @t's options file, which need not exist: by name,
- * since export_keep() keeps only files that do (by identity).  Binary
- * written there would make the trace fail to open.
- */
-static int export_names_options(const struct trace *t, const char *out)
+int export_names_options(const struct trace *t, const char *out)
 {
 	char opts[4200], a[4300], b[4300];
 

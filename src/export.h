@@ -32,6 +32,13 @@ struct tm_config;
 size_t export_keep(const struct trace *t, const char *marks,
 		   struct safefile_keep *keep);
 
+/* Whether @path names @t's options file (TRACE.options), which need not
+ * exist: by its directory's real path and base name, since export_keep()
+ * keeps only files that do (by identity).  Anything written there (a
+ * slice, extract's directory) would make the trace fail to open.
+ * Returns 1 if it does, 0 if not (or @t is piped, or NULL). */
+int export_names_options(const struct trace *t, const char *path);
+
 /* The bytes export_write() copies at a time. */
 #define EXPORT_CHUNK (256u << 10)
 

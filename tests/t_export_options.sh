@@ -4,7 +4,8 @@
 # if it existed, so `ptbrowse export h.pt 0 0x100 -o h.pt.options` wrote a
 # slice there and h.pt no longer opened ("h.pt.options:1: a NUL byte: not
 # a text file").  Same with :export in the browser, and under another
-# spelling of the name (./, dir/..).  A name that only looks alike is fine.
+# spelling of the name (./, dir/..); nor does extract make its -o DIR
+# there.  A name that only looks alike is fine.
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -50,6 +51,20 @@ tail -n 1 "$tmp/s.txt" | grep -q "export: .*the trace's options file" ||
 opens ":export"
 rm -f h.pt.options
 ok ":export refuses the trace's options file"
+
+# extract -o TRACE.options made a directory there (the trace then said
+# "h.pt.options: Is a directory").
+for o in h.pt.options h.pt.options/ sub/../h.pt.options; do
+	if "$PTBROWSE" extract h.pt -o "$o" >/dev/null 2>"$tmp/err"; then
+		fail "extract -o $o: succeeded"
+	elif ! grep -q "the trace's options file" "$tmp/err"; then
+		fail "extract -o $o: $(cat "$tmp/err")"
+	fi
+	[ -e h.pt.options ] && fail "extract -o $o: made h.pt.options"
+	opens "extract -o $o"
+	rm -rf h.pt.options
+done
+ok "ptbrowse extract refuses TRACE.options as its directory"
 
 # Names like it are not it.
 "$PTBROWSE" export h.pt 0 0x100 -o sub/h.pt.options >/dev/null 2>"$tmp/err" &&
