@@ -37,10 +37,13 @@ if [ ! -f "$rec/trace.cpu0" ]; then
 fi
 if [ ! -f "$trace" ] || [ "$rec/trace.cpu0" -nt "$trace" ]; then
 	echo "tiling $rec/trace.cpu0 to $size into $trace"
-	"$tile" --size "$size" -o "$trace" "$rec/trace.cpu0" || exit 1
+	"$tile" --mtc-freq 0 --size "$size" -o "$trace" "$rec/trace.cpu0" || exit 1
 fi
-# the timing options ptrecord's trace was made with, beside the trace
-"$BUILD/tools/ptgen" --print-config >"$trace.options" || exit 1
+# the timing options ptrecord's trace was made with, beside the trace:
+# ptgen's model, but record.sh's MTC every crystal clock (mtc=0; with
+# ptgen's MTCFreq 3 the decoder counts lost MTCs and resyncs)
+cfg=$("$BUILD/tools/ptgen" --print-config) || exit 1
+echo "$cfg" | sed 's/--mtc-freq [0-9]*/--mtc-freq 0/' >"$trace.options" || exit 1
 # the code from the recording's dumps, but p_sample's from its ELF file
 # (relocated to where its executable segment's dump lies) so that its
 # functions have names for goto a symbol

@@ -80,6 +80,21 @@ static int tile_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* A count or ratio: a plain number (0x... too), no suffix.  Returns 0,
+ * or -1 if @s is not one. */
+static int tile_num(const char *s, uint64_t *out)
+{
+	char *e;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &e, 0);
+	if (errno || e == s || *s < '0' || *s > '9' || *e)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 /* Walk the tile's packets: its TSCs, and MTCs after the last one.
  * Returns 0, or -1 after saying which file and offset is bad. */
 static int tile_scan(struct tile *t, const struct tile_opts *o, uint64_t base)
@@ -107,7 +122,9 @@ static int tile_scan(struct tile *t, const struct tile_opts *o, uint64_t base)
 			}
 			t->tsc_at = n;
 		}
-		if (t->ntsc && pkt.u.tsc <= t->last_tsc) {
+		/* equal is fine: ptgen, for one, writes an event's TSC and
+		 * then a PSB+ whose TSC has not moved */
+		if (t->ntsc && pkt.u.tsc < t->last_tsc) {
 			fprintf(stderr, "pttile: %s: offset 0x%" PRIx64 ": the TSC goes back\n",
 				o->in, base + pkt.offset);
 			return -1;
@@ -256,10 +273,14 @@ static int tile_parse(int argc, char **argv, struct tile_opts *o)
 			o->out = optarg;
 			continue;
 		}
-		if (c == '?' || tile_size(optarg, &v) || (c != 's' && (!v || v > 1u << 20)) ||
-		    (c == 'm' && v > 15) || (c == 's' && !v)) {
-			if (c != '?')
-				fprintf(stderr, "pttile: bad value '%s'\n", optarg);
+		if (c == '?')
+			return 2;
+		/* a size takes K, M ...; counts and ratios are plain, and
+		 * only --mtc-freq may be 0 */
+		if (c == 's' ? tile_size(optarg, &v) || !v :
+		    tile_num(optarg, &v) || v > (c == 'm' ? 15 : 1u << 20) ||
+		    (c != 'm' && !v)) {
+			fprintf(stderr, "pttile: bad value '%s'\n", optarg);
 			return 2;
 		}
 		if (c == 's')
