@@ -636,6 +636,21 @@ static uint64_t num_arg(const char *s, const char *opt)
 	return v;
 }
 
+/* The number @s for @opt, in [@min, @max]: checked before it is cut to
+ * unsigned, so that 2^32 + 2 is not taken as 2.  Exits with a usage error
+ * if it is out of range. */
+static unsigned num_range(const char *s, const char *opt, unsigned min,
+			  unsigned max)
+{
+	uint64_t v = num_arg(s, opt);
+
+	if (v < min || v > max) {
+		fprintf(stderr, "ptrecord: %s is %u..%u\n", opt, min, max);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
 static int parse_args(struct ptr_opts *o, int argc, char **argv)
 {
 	enum { O_CPUS = 256, O_QUANTUM, O_PSB, O_NOCYC, O_NORET, O_CBR,
@@ -674,11 +689,7 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 			o->out = optarg;
 			break;
 		case O_CPUS:
-			o->ncpus = (unsigned)num_arg(optarg, "--cpus");
-			if (o->ncpus < 1 || o->ncpus > 64) {
-				fprintf(stderr, "ptrecord: --cpus is 1..64\n");
-				exit(2);
-			}
+			o->ncpus = num_range(optarg, "--cpus", 1, 64);
 			break;
 		case O_QUANTUM:
 			o->quantum = num_arg(optarg, "--quantum");
@@ -699,18 +710,10 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 			o->retcomp = 0;
 			break;
 		case O_CBR:
-			o->cbr = (unsigned)num_arg(optarg, "--cbr");
-			if (o->cbr < 1 || o->cbr > 255) {
-				fprintf(stderr, "ptrecord: --cbr is 1..255\n");
-				exit(2);
-			}
+			o->cbr = num_range(optarg, "--cbr", 1, 255);
 			break;
 		case O_MTC:
-			o->mtc_freq = (unsigned)num_arg(optarg, "--mtc-freq");
-			if (o->mtc_freq > 15) {
-				fprintf(stderr, "ptrecord: --mtc-freq is 0..15\n");
-				exit(2);
-			}
+			o->mtc_freq = num_range(optarg, "--mtc-freq", 0, 15);
 			break;
 		case O_SEED:
 			o->seed = num_arg(optarg, "--seed");
