@@ -5,8 +5,9 @@
  * carried at each PSB (tm_save/tm_restore) agrees with the one that
  * decoded from the start.  Prints counts of the trouble flags.
  *
- * usage: tmcheck [timing options] FILE
- * Exit status: 0 all held, 1 a check failed, 2 usage or I/O trouble.
+ * usage: tmcheck [timing options] FILE...
+ * Every FILE is checked with the same options.  Exit status: 0 all held,
+ * 1 a check failed, 2 usage or I/O trouble (the worst over the files).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -121,36 +122,18 @@ static int check(const char *path, const uint8_t *p, uint64_t size,
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Map @path and check it.  Returns the exit status. */
+static int check_file(const char *path, const struct tm_config *cfg)
 {
-	struct tm_config cfg;
-	const char *path = NULL;
 	struct stat sb;
 	void *map;
-	int i, fd, rc;
+	int fd, rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	for (i = 1; i < argc; i++) {
-		if (argv[i][0] != '-') {
-			path = argv[i];
-			continue;
-		}
-		rc = tm_config_option(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
-		if (rc <= 0) {
-			fprintf(stderr, "tmcheck: %s: %s\n", argv[i],
-				rc ? "bad or missing value" : "unknown option");
-			fprintf(stderr, "usage: tmcheck [timing options] FILE\n");
-			return 2;
-		}
-		i++;
-	}
-	if (!path) {
-		fprintf(stderr, "usage: tmcheck [timing options] FILE\n");
-		return 2;
-	}
 	fd = open(path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
 		fprintf(stderr, "tmcheck: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return 2;
 	}
 	if (!sb.st_size) {
@@ -165,8 +148,46 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
-	rc = check(path, map, (uint64_t)sb.st_size, &cfg);
+	rc = check(path, map, (uint64_t)sb.st_size, cfg);
 	munmap(map, (size_t)sb.st_size);
 	close(fd);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct tm_config cfg;
+	int i, rc, worst = 0, nfiles = 0;
+
+	memset(&cfg, 0, sizeof(cfg));
+	/* the options first: they apply to every FILE, wherever given */
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] != '-') {
+			nfiles++;
+			continue;
+		}
+		rc = tm_config_option(&cfg, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+		if (rc <= 0) {
+			fprintf(stderr, "tmcheck: %s: %s\n", argv[i],
+				rc ? "bad or missing value" : "unknown option");
+			fprintf(stderr, "usage: tmcheck [timing options] FILE...\n");
+			return 2;
+		}
+		i++;
+	}
+	if (!nfiles) {
+		fprintf(stderr, "usage: tmcheck [timing options] FILE...\n");
+		return 2;
+	}
+	/* every FILE, the worst status: one bad file does not hide the rest */
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			i++;
+			continue;
+		}
+		rc = check_file(argv[i], &cfg);
+		if (rc > worst)
+			worst = rc;
+	}
+	return worst;
 }
