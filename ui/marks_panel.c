@@ -1,6 +1,9 @@
 /* marks_panel -- the summary of a region (packets, branches, cycles, time,
  * the delta from the reference), computed in the background, drawn over
- * the panes when the cursor is in a region and under the marks list. */
+ * the panes when the cursor is in a region and under the marks list.
+ * Over the panes it is a view of its own on the browser's (q and Escape
+ * close it, as they close every view above the browser), so q quits only
+ * from the browser. */
 #include <curses.h>
 #include <inttypes.h>
 #include <math.h>
@@ -8,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "keymap.h"
 #include "marks.h"
 #include "marks_panel.h"
 #include "marks_ui.h"
@@ -28,6 +32,11 @@ static struct {
 	struct marks_summary_job job;
 	struct marks_time bt;
 	char job_name[BM_NAME_MAX];
+	/* The region whose panel q or Escape closed: it stays closed while
+	 * the cursor stays in that region. */
+	int closed;
+	uint64_t closed_from, closed_to;
+	char closed_name[BM_NAME_MAX];
 } mp;
 
 void marks_panel_stop(struct ui *ui)
@@ -208,11 +217,72 @@ void marks_panel_box(struct ui *ui, int y, int x, int w, int h)
 	attrset(A_NORMAL);
 }
 
-void marks_panel_draw_overlay(struct ui *ui)
+/* The region whose summary is over the panes (the cursor's, not in a
+ * visual selection, not closed), or -1; its box at (*@y, *@x), *@w x *@h.
+ * Leaving the closed region forgets it: back in it, the panel shows. */
+static long marks_panel_shown(struct ui *ui, int *y, int *x, int *w, int *h)
 {
 	struct pane *pk = &ui->panes[UI_PANE_PACKETS], *cy = &ui->panes[UI_PANE_CYCLES];
 	long i = marks_ui_region_at(ui, ui->cursor);
-	int w, x, h;
+	const struct marks_entry *e = i >= 0 ? marks_at(ui->bm, (size_t)i) : NULL;
+
+	if (mp.closed && (!e || e->from != mp.closed_from || e->to != mp.closed_to ||
+			  strcmp(e->name, mp.closed_name)))
+		mp.closed = 0;
+	if (!e || mp.closed || marks_ui_visual(ui))
+		return -1;
+	/* Over the cycle pane's lower part, else the packet pane's. */
+	if (cy->h > 0 && cy->w >= 30) {
+		*w = cy->w;
+		*x = cy->x;
+	} else {
+		*w = pk->w < MP_PANEL_W ? pk->w : MP_PANEL_W;
+		*x = pk->x + pk->w - *w;
+	}
+	*h = pk->h - 1 < 14 ? pk->h - 1 : 14;
+	*y = pk->y + pk->h - *h;
+	return *h < 2 ? -1 : i;
+}
+
+/* q and Escape close the panel, unless the browser's keys are in the
+ * middle of something ("m q" sets mark q, "3 Escape" drops the count,
+ * :describe-key describes q); every other key is the browser's, under
+ * it.  The panel is checked again first: a key may come before the draw
+ * that would have taken it away. */
+static int marks_panel_key(struct ui *ui, struct view *v, int key)
+{
+	struct view *b = view_below(&ui->vs, v);
+	int y, x, w, h;
+	long i = marks_panel_shown(ui, &y, &x, &w, &h);
+
+	if (i >= 0 && (key == 'q' || key == 27) && !km_state_pending(&ui->ks) &&
+	    !ui->ks.describe) {
+		const struct marks_entry *e = marks_at(ui->bm, (size_t)i);
+
+		mp.closed = 1;
+		mp.closed_from = e->from;
+		mp.closed_to = e->to;
+		snprintf(mp.closed_name, sizeof(mp.closed_name), "%s", e->name);
+		view_close(&ui->vs, v->ops);
+		msg_report(ui, UI_INFO, "region %s: summary closed (q again quits)", e->name);
+		return UI_DRAW_ALL;
+	}
+	/* (b is under v: closing v does not move it) */
+	if (i < 0)
+		view_close(&ui->vs, v->ops);
+	return b && b->ops->key ? b->ops->key(ui, b, key) : UI_DRAW_NONE;
+}
+
+const struct view_ops marks_panel_view = {
+	.name = "region-summary",
+	.key = marks_panel_key,
+};
+
+void marks_panel_draw_overlay(struct ui *ui)
+{
+	struct view *top = view_top(&ui->vs);
+	long i;
+	int y, x, w, h;
 
 	if (marks_ui_visual(ui) && !ui->msg[0] && !prompt_is_open(ui)) {
 		uint64_t from, to;
@@ -222,23 +292,19 @@ void marks_panel_draw_overlay(struct ui *ui)
 		msg_report(ui, UI_INFO, "-- VISUAL -- 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
 			   " bytes)  Enter names it, Esc cancels", from, to, to - from);
 	}
-	if (i < 0 || marks_ui_visual(ui))
+	i = marks_panel_shown(ui, &y, &x, &w, &h);
+	if (i < 0) {
+		view_close(&ui->vs, &marks_panel_view);
 		return;
-	marks_panel_summarize(ui, marks_at(ui->bm, (size_t)i));
-	/* Over the cycle pane's lower part, else the packet pane's. */
-	if (cy->h > 0 && cy->w >= 30) {
-		w = cy->w;
-		x = cy->x;
-	} else {
-		w = pk->w < MP_PANEL_W ? pk->w : MP_PANEL_W;
-		x = pk->x + pk->w - w;
 	}
-	h = pk->h - 1 < 14 ? pk->h - 1 : 14;
-	if (h < 2)
-		return;
-	marks_panel_box(ui, pk->y + pk->h - h, x, w, h);
+	/* On the browser when it is on top (the browser is drawn only under
+	 * views that draw no screen of their own: an opaque top is it); under
+	 * the prompt, q is the prompt's until it closes. */
+	if (top && (top->ops->flags & VIEW_OPAQUE) && !view_is_open(&ui->vs, &marks_panel_view))
+		view_push(&ui->vs, &marks_panel_view, NULL);
+	marks_panel_summarize(ui, marks_at(ui->bm, (size_t)i));
+	marks_panel_box(ui, y, x, w, h);
 }
-
 
 int marks_panel_interrupt(struct ui *ui)
 {

@@ -1,7 +1,9 @@
 /*
  * marks_panel -- a region's summary, computed in the background
  * (src/marks.h's marks_summary_start()): drawn over the panes when the
- * cursor is inside a region, and under the marks list.
+ * cursor is inside a region, and under the marks list.  Over the panes it
+ * is a view on the browser's (marks_panel_view): q and Escape close it
+ * until the cursor leaves the region, other keys go to the browser.
  */
 #ifndef MARKS_PANEL_H
 #define MARKS_PANEL_H
@@ -10,13 +12,20 @@
 
 struct ui;
 struct marks_entry;
+struct view_ops;
+
+/* The panel over the panes, pushed on the browser while it shows (by
+ * marks_panel_draw_overlay()); it draws nothing itself (the browser draws
+ * the box under its status line). */
+extern const struct view_ops marks_panel_view;
 
 /* Make sure the summary of region @e is computed or under way (in
  * --script mode it is waited for). */
 void marks_panel_summarize(struct ui *ui, const struct marks_entry *e);
 /* Draw the summary in the box at (@y, @x), @w x @h. */
 void marks_panel_box(struct ui *ui, int y, int x, int w, int h);
-/* The summary over the panes when the cursor is in a region, and the
+/* The summary over the panes when the cursor is in a region (and its
+ * view pushed on the browser, or closed when it no longer shows), and the
  * visual selection's line on the message line. */
 void marks_panel_draw_overlay(struct ui *ui);
 /* Whether a summary is being computed (the loop polls faster). */
