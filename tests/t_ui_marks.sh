@@ -125,7 +125,7 @@ wait_for "wrote $tmp/hot.pt"
 [ -s "$tmp/hot.pt" ] || fail "no exported slice"
 "$PTBROWSE" dump $OPTS "$tmp/hot.pt" > "$tmp/hot.dump" 2>&1 || fail "dump of the slice failed"
 grep -q '^\[' "$tmp/hot.dump" && fail "decode errors in the slice: $(grep '^\[' "$tmp/hot.dump" | head -3)"
-tm send-keys -t ptb q
+tm send-keys -t ptb q q
 wait_for 'EXITED rc=0'
 
 # A copy under another name has the same identity: the marks are there.

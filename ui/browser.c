@@ -211,7 +211,7 @@ int browser_input(struct ui *ui, int c)
 		 * move the cursor hidden under them. */
 		if (getmouse(&ev) != OK)
 			return UI_DRAW_NONE;
-		if (!top || top->ops != &browser_view) {
+		if (!top || (top->ops != &browser_view && top->ops != &marks_panel_view)) {
 			/* a view opened mid-drag takes the release */
 			select_mouse_drop();
 			tl_mouse_drop();
