@@ -71,11 +71,21 @@ if d:
 os.write(fd, b'\r')
 if not wait_for(b"to 'echo QZpiped': exit 0"):
     fail('no redraw with the pipe\'s message after Enter')
+# While a command runs the key is the command's: it ends, we live on.
+buf = b''
+os.write(fd, b':pipe sleep 5\r')
+time.sleep(1)
+os.write(fd, b'\x03' if key == 'C-c' else b'\x1c')
+if not wait_for(b'press Enter', 3):
+    fail('the command did not end on the key')
+os.write(fd, b'\r')
+if not wait_for(b"to 'sleep 5': exit 1"):
+    fail('no message of the command the key ended')
 os.write(fd, b':q\r')
 end = time.time() + 10
 while time.time() < end and not dead():
     wait_for(b'never', 0.2)
-print('ok   %s at the pipe\'s prompt: alive, Enter redraws' % key)
+print('ok   %s at the pipe\'s prompt: alive, Enter redraws; during it: the command\'s' % key)
 EOF
 done
 

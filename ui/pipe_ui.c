@@ -172,23 +172,12 @@ static int pipe_ui_feed(void *ctx, int fd)
 	return pipe_ui_flush(j);
 }
 
-/*
- * Wait for Enter on the terminal (the shell's modes: a line).  The
- * terminal generates signals in those modes, and spawn_run() has given
- * SIGINT and SIGQUIT back to the browser's handlers, which end it: a C-c
- * or C-\ here is ignored (the tty drops the line typed so far), as while
- * the command ran.
- */
+/* Wait for Enter on the terminal (the shell's modes: a line). */
 static void pipe_ui_enter(void)
 {
-	struct sigaction ign, old_int, old_quit;
 	ssize_t n;
 	char c;
 
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
 	fputs("-- press Enter to go back to ptbrowse --", stdout);
 	fflush(stdout);
 	for (;;) {
@@ -198,8 +187,28 @@ static void pipe_ui_enter(void)
 		if (n != 1 || c == '\n' || c == '\r')
 			break;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+}
+
+/*
+ * SIGINT and SIGQUIT ignored (@on) or back as in @old, from before the
+ * command until after the Enter that ends its prompt: the terminal is in
+ * the shell's modes all that while, where C-c and C-\ raise them, and the
+ * browser's handlers end it (spawn_run() alone gives them back as soon as
+ * the command ends).  The command gets them at their defaults.
+ */
+static void pipe_ui_signals(int on, struct sigaction old[2])
+{
+	struct sigaction ign;
+
+	if (!on) {
+		sigaction(SIGINT, &old[0], NULL);
+		sigaction(SIGQUIT, &old[1], NULL);
+		return;
+	}
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old[0]);
+	sigaction(SIGQUIT, &ign, &old[1]);
 }
 
 /* Run @req over the rows of @s. */
@@ -208,7 +217,8 @@ static int pipe_ui_run(struct ui *ui, const struct pipe_req *req,
 {
 	char *argv[] = { "sh", "-c", (char *)req->cmd, NULL };
 	struct pipe_job *j = calloc(1, sizeof(*j));
-	int status, fe = 0, stopped;
+	struct sigaction old[2];
+	int status, fe = 0, stopped, e;
 
 	if (!j) {
 		msg_report(ui, UI_ERROR, "pipe: out of memory");
@@ -235,14 +245,17 @@ static int pipe_ui_run(struct ui *ui, const struct pipe_req *req,
 		}
 	}
 	term_leave(ui);
+	pipe_ui_signals(1, old);
 	status = spawn_run(argv, 0, pipe_ui_feed, j, &fe);
+	e = errno;	/* the prompt's read may change it */
 	if (!ui->headless)
 		pipe_ui_enter();
+	pipe_ui_signals(0, old);
 	term_return(ui);
 	/* A reader that stopped early (head) is not an error. */
 	stopped = fe == -EPIPE || (j->err[0] && strstr(j->err, strerror(EPIPE)));
 	if (status < 0)
-		msg_report(ui, UI_ERROR, "pipe: sh: %s", strerror(errno));
+		msg_report(ui, UI_ERROR, "pipe: sh: %s", strerror(e));
 	else if (j->err[0] && !stopped)
 		msg_report(ui, UI_ERROR, "pipe: %s", j->err);
 	else if (req->raw && stopped)
