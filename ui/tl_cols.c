@@ -185,7 +185,8 @@ void tl_cols_offer(struct tl_cell *cell, const char *g, int attr, int rank)
 	cell->rank = rank;
 }
 
-/* Add @n to the columns covered by [@a, @b) of the axis. */
+/* Add segment @s's packets to the columns covered by [@a, @b) of the
+ * axis (its trouble: tl_cols_trouble()). */
 static void tl_cols_spread(struct tl_cache *tc, uint64_t a, uint64_t b,
 		      const struct idx_summary *s)
 {
@@ -205,7 +206,6 @@ static void tl_cols_spread(struct tl_cache *tc, uint64_t a, uint64_t b,
 		if (!s)
 			continue;
 		tc->col[c].packets += (double)s->npackets / (double)(c1 - c0 + 1);
-		tc->col[c].trouble += s->novf + s->nerrors + s->ngaps;
 	}
 	if (a >= tc->lo)
 		tc->col[c0].psbs++;
@@ -276,18 +276,20 @@ static double tl_cols_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The segment holding axis value @v (an offset, or a TSC). */
-static size_t tl_cols_seg_of(struct ui *ui, int time, uint64_t v)
+/* The segment holding axis value @v (an offset, or a TSC) in *@seg.
+ * Returns 0, or 1 if the index does not know it yet: on the time axis a
+ * time past the segments summarised so far (idx_find_tsc() then names
+ * the last one, whose summary says nothing of later time). */
+static int tl_cols_seg_of(struct ui *ui, int time, uint64_t v, size_t *seg)
 {
-	size_t seg = 0;
-
-	if (time) {
-		if (idx_find_tsc(ui->idx, v, &seg))
-			seg = 0;
-	} else if (idx_find(ui->idx, v, &seg)) {
-		seg = 0;
-	}
-	return seg;
+	*seg = 0;
+	if (time)
+		return idx_find_tsc(ui->idx, v, seg) ? 1 : 0;
+	/* bytes before the first PSB: segment 0's column; what the scan has
+	 * not reached yet the caller tells from its progress */
+	if (idx_find(ui->idx, v, seg))
+		*seg = 0;
+	return 0;
 }
 
 /*
@@ -309,18 +311,20 @@ static void tl_cols_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, siz
 	for (c = 0; c < tc->ncols; c++) {
 		struct tl_col *col = &tc->col[c];
 		uint64_t a = tc->lo + (uint64_t)(c * w), b = tc->lo + (uint64_t)((c + 1) * w);
-		size_t sa = tl_cols_seg_of(ui, tc->time, a), sb = tl_cols_seg_of(ui, tc->time, b ? b - 1 : 0);
 		double npk = 0, span = 0;
-		size_t t;
+		size_t sa, sb, sp;
 
-		if (sb < sa)
-			sb = sa;
 		if (!tc->time && b > scanned)
 			continue;	/* not scanned yet */
-		if (sa >= nsum)
-			continue;	/* not summarised yet */
+		/* not summarised yet: unknown, as on the byte axis */
+		if (tl_cols_seg_of(ui, tc->time, a, &sa) ||
+		    tl_cols_seg_of(ui, tc->time, b ? b - 1 : 0, &sb) || sa >= nsum)
+			continue;
+		if (sb < sa)
+			sb = sa;
 		col->known = 1;
-		col->psbs = (uint32_t)(sb - sa + (c == 0 || sa != tl_cols_seg_of(ui, tc->time, a - 1)));
+		col->psbs = (uint32_t)(sb - sa + (c == 0 || tl_cols_seg_of(ui, tc->time, a - 1, &sp) ||
+						 sa != sp));
 		for (k = 0; k < TL_SAMPLES; k++) {
 			size_t i = sa + (sb - sa) * (size_t)k / (TL_SAMPLES - 1);
 			struct idx_summary s;
@@ -340,17 +344,187 @@ static void tl_cols_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, siz
 		}
 		if (span > 0)
 			col->packets = npk / span * w;
-		/* Trouble: the first trouble segment at or after sa. */
-		{
-			struct idx_summary s;
-
-			if (!idx_summary(ui->idx, sa, &s) && idx_summary_trouble(&s))
-				col->trouble = 1;
-			else if (!idx_next_trouble(ui->idx, sa, 1, &t) && t <= sb)
-				col->trouble = 1;
-		}
 	}
 	(void)nseeks;
+}
+
+/*
+ * A segment's OVFs, errors and gaps go in the columns where they are, not
+ * in every column the segment covers (one OVF in a 4 MiB segment made the
+ * whole row '!').  A segment within one column puts them there; a longer
+ * one is walked row by row over the part the view shows, up to
+ * TL_TROUBLE_ROWS rows in all for a computation (this runs on the UI
+ * thread, a few times a second while the index grows): where the walk
+ * stops before finding them all, the rest goes in the column it stopped
+ * in, the first the rest may be in, or in every column of the rest if
+ * there are as many as its columns (tl_trouble_rest(); the man page's
+ * marker row).
+ */
+#define TL_TROUBLE_ROWS (64 * WIN_MAX_ROWS)
+
+struct tl_trouble {
+	struct ui *ui;
+	struct tl_cache *tc;
+	long budget;		/* rows the walks may still decode */
+};
+
+/* The column of axis value @v: the time axis ends at the last row's
+ * time, that row's column; if @clamp, the first if @v is before the
+ * view.  -1 if none. */
+static int tl_trouble_col(const struct tl_cache *tc, uint64_t v, int clamp)
+{
+	int c = tl_cols_of(tc, v);
+
+	if (c < 0 && v == tc->hi && tc->ncols > 0)
+		c = tc->ncols - 1;
+	if (c < 0 && clamp && v < tc->lo && tc->ncols > 0)
+		c = 0;
+	return c;
+}
+
+/* Add @n troubles at axis value @v. */
+static void tl_trouble_put(struct tl_cache *tc, uint64_t v, uint32_t n)
+{
+	int c = tl_trouble_col(tc, v, 0);
+
+	if (c >= 0)
+		tc->col[c].trouble += n;
+}
+
+/* @n troubles somewhere in [@v, @b) of the axis, a segment's part not
+ * walked: in its first column; in each of its columns if there are as
+ * many as columns (many OVFs in long segments: the row says they are
+ * everywhere, as they likely are, rather than one per segment). */
+static void tl_trouble_rest(struct tl_cache *tc, uint64_t v, uint64_t b, uint32_t n)
+{
+	int c0 = tl_trouble_col(tc, v, 1), c1 = b >= tc->hi ? tc->ncols - 1 : tl_cols_of(tc, b - 1), c;
+
+	if (c0 < 0)
+		return;
+	if (c1 < c0 || n <= (uint32_t)(c1 - c0))
+		c1 = c0;
+	for (c = c0; c <= c1; c++)
+		tc->col[c].trouble += c == c0 ? n : 1;
+}
+
+/* Walk the segment of summary @s at byte @psb from byte @from (its PSB,
+ * or the view's start inside it) to byte @to (the next PSB) for its
+ * trouble rows; @b is its end on the axis. */
+static void tl_trouble_walk(struct tl_trouble *tt, const struct idx_summary *s,
+			    uint64_t psb, uint64_t from, uint64_t to, uint64_t b)
+{
+	struct tl_cache *tc = tt->tc;
+	struct win_iter it = { 0 };
+	uint32_t want = s->novf + s->nerrors + s->ngaps, found = 0;
+	uint64_t v = tc->time ? s->first_tsc : from;
+	int ended = 0;
+
+	/* (no budget left: not even one window decoded) */
+	if (tt->budget <= 0 || win_seek(&it, tt->ui->wc, from)) {
+		win_iter_release(&it);
+		tl_trouble_rest(tc, v, b, want);
+		return;
+	}
+	while (found < want && tt->budget > 0) {
+		const struct win_row *row = win_row(&it);
+
+		if (row->pkt.offset >= to) {
+			/* data lost after the segment's last packet: the
+			 * next PSB's row says so (the index counts it here) */
+			if (row->flags & WIN_F_GAP)
+				found++, tl_trouble_put(tc, v, 1);
+			ended = 1;
+			break;
+		}
+		v = !tc->time ? row->pkt.offset : (row->ts.flags & TM_F_TSC) ? row->ts.tsc : v;
+		if (v > tc->hi || (v == tc->hi && !tc->time)) {
+			ended = 1;	/* past the view */
+			break;
+		}
+		/* (a gap before the PSB is the segment before's) */
+		if (win_row_trouble(row) &&
+		    (row->pkt.offset != psb || row->pkt.type == PKT_OVF ||
+		     (row->flags & (WIN_F_ERROR | WIN_F_GAP_END))))
+			found++, tl_trouble_put(tc, v, 1);
+		tt->budget--;
+		if (win_next(&it)) {
+			ended = 1;
+			break;
+		}
+	}
+	win_iter_release(&it);
+	if (found < want && !ended)
+		tl_trouble_rest(tc, v, b, want - found);
+	else if (!found && from == psb && v < tc->hi)	/* not where the index saw it */
+		tl_trouble_rest(tc, tc->time ? s->first_tsc : psb, b, want);
+}
+
+/* Segment @i's span [*@a, *@b) on the axis and *@psb, *@end in bytes.
+ * Returns 0, or non-zero if it has none (no time on the time axis). */
+static int tl_trouble_span(struct ui *ui, int time, size_t i, const struct idx_summary *s,
+			   uint64_t *a, uint64_t *b, uint64_t *psb, uint64_t *end)
+{
+	if (idx_segment_span(ui->idx, i, psb, end))
+		return -1;
+	*a = *psb;
+	*b = *end;
+	if (time) {
+		if (!s->have_tsc)
+			return -1;	/* no time: no place on the time axis */
+		*a = s->first_tsc;
+		*b = tl_cols_seg_end(ui, i, s);
+	}
+	return *b > *a ? 0 : -1;
+}
+
+/* Place the trouble of the segments the view shows (the index's trouble
+ * list: no clean segment is looked at). */
+static void tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
+{
+	struct tl_trouble tt = { ui, tc, TL_TROUBLE_ROWS };
+	double w = (double)(tc->hi - tc->lo) / tc->ncols;
+	int n = 4 * tc->ncols + 64, c;
+	size_t cur, t;
+
+	for (c = 0; c < tc->ncols; c++)
+		tc->col[c].trouble = 0;
+	/* (past the summaries: idx_summary() below stops) */
+	(void)tl_cols_seg_of(ui, tc->time, tc->lo, &cur);
+	while (n-- > 0) {
+		struct idx_summary s;
+		uint64_t a, b, psb, end;
+		int ca, cb;
+
+		if (idx_summary(ui->idx, cur, &s))
+			break;
+		if (idx_summary_trouble(&s))
+			t = cur;
+		else if (idx_next_trouble(ui->idx, cur, 1, &t) || idx_summary(ui->idx, t, &s))
+			break;
+		cur = t + 1;
+		if (tl_trouble_span(ui, tc->time, t, &s, &a, &b, &psb, &end) || b <= tc->lo)
+			continue;
+		if (a >= tc->hi) {
+			if (tc->time && idx_time_outlier(ui->idx, t))
+				continue;	/* a damaged time, not the end */
+			break;
+		}
+		ca = a <= tc->lo ? 0 : tl_cols_of(tc, a);
+		cb = b >= tc->hi ? tc->ncols - 1 : tl_cols_of(tc, b - 1);
+		if (ca == cb) {
+			size_t next;
+
+			tl_trouble_put(tc, a < tc->lo ? tc->lo : a, s.novf + s.nerrors + s.ngaps);
+			/* the segments after it that end in this column
+			 * would only add to its '!': on to the one holding
+			 * the next column's start */
+			if (!tl_cols_seg_of(ui, tc->time, tc->lo + (uint64_t)((ca + 1) * w), &next) &&
+			    next > cur)
+				cur = next;
+			continue;
+		}
+		tl_trouble_walk(&tt, &s, psb, !tc->time && tc->lo > psb ? tc->lo : psb, end, b);
+	}
 }
 
 /* Recompute the columns if the index grew or the range changed. */
@@ -426,6 +600,7 @@ void tl_cols_compute(struct ui *ui, int ncols, int time, uint64_t lo, uint64_t h
 			tc->col[c].known = 1;
 	}
 out_max:
+	tl_cols_trouble(ui, tc);
 	for (c = 0; c < ncols; c++)
 		if (tc->col[c].packets > tc->max)
 			tc->max = tc->col[c].packets;
