@@ -488,6 +488,8 @@ static void tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
 
 	for (c = 0; c < tc->ncols; c++)
 		tc->col[c].trouble = 0;
+	if (tc->ncols <= 0 || tc->hi <= tc->lo)
+		return;
 	/* (past the summaries: idx_summary() below stops) */
 	(void)tl_cols_seg_of(ui, tc->time, tc->lo, &cur);
 	while (n-- > 0) {
