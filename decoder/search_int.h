@@ -63,7 +63,11 @@ struct cmp {
 	uint8_t op;		/* enum op */
 	uint8_t ns;		/* gap values are nanoseconds: see tlo, thi */
 	uint64_t lo, hi;	/* hi only for OP_RANGE */
-	uint64_t tlo, thi;	/* the values in TSC ticks */
+	/* The whole ticks in [lo, hi] ns (hi = lo but for a range): tlo
+	 * rounded up, thi down, so tlo > thi if none.  >=, < read tlo; >,
+	 * <= read thi; =, != and a range both (an empty one matches
+	 * nothing). */
+	uint64_t tlo, thi;
 };
 
 struct node {

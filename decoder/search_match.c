@@ -116,14 +116,30 @@ static int get_field(enum field f, const struct pkt *pkt,
 	}
 }
 
+/* Whether gap @v (ticks) holds against time comparison @c: its whole
+ * ticks (struct cmp). */
+static int ticks_hold(const struct cmp *c, uint64_t v)
+{
+	int in = v >= c->tlo && v <= c->thi;
+
+	switch (c->op) {
+	case OP_EQ: return in;
+	case OP_NE: return !in;
+	case OP_LT: return v < c->tlo;
+	case OP_LE: return v <= c->thi;
+	case OP_GT: return v > c->thi;
+	case OP_GE: return v >= c->tlo;
+	case OP_RANGE: return in;
+	}
+	return 0;
+}
+
 static int cmp_holds(const struct cmp *c, uint64_t v, int gap_units)
 {
 	uint64_t lo = c->lo, hi = c->hi;
 
-	if (gap_units && c->ns) {
-		lo = c->tlo;
-		hi = c->thi;
-	}
+	if (gap_units && c->ns)
+		return ticks_hold(c, v);
 	switch (c->op) {
 	case OP_EQ: return v == lo;
 	case OP_NE: return v != lo;
@@ -255,7 +271,7 @@ static int may_gap(const struct srch_pred *p, const struct node *nd,
 		return 1;
 	for (i = 0; i < nd->ncmp; i++) {
 		const struct cmp *c = &nd->cmp[i];
-		uint64_t lo = c->lo;
+		uint64_t lo = c->lo, hi = c->op == OP_RANGE ? c->hi : c->lo;
 
 		if (c->field != F_GAP)
 			continue;
@@ -264,10 +280,13 @@ static int may_gap(const struct srch_pred *p, const struct node *nd,
 		if (c->ns) {
 			if (!p->calibrated)
 				continue;
-			lo = c->tlo;
+			lo = c->tlo;	/* the ticks ticks_hold() reads */
+			hi = c->thi;
 		}
-		if (c->op == OP_GT && sum->max_gap <= lo)
+		if (c->op == OP_GT && sum->max_gap <= hi)
 			return 0;
+		if ((c->op == OP_EQ || c->op == OP_RANGE) && lo > hi)
+			return 0;	/* no whole tick is in the range */
 		if ((c->op == OP_GE || c->op == OP_EQ || c->op == OP_RANGE) &&
 		    sum->max_gap < lo)
 			return 0;

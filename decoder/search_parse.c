@@ -918,12 +918,14 @@ int srch_pred_format(const struct srch_pred *pred, char *buf, size_t len)
 	return fmt_node(pred, pred->root, 1, buf, len);
 }
 
-/* @ns nanoseconds in ticks at @hz, UINT64_MAX if more: no gap is that
- * long (the truncated product was a short gap). */
-static uint64_t srch_ns_ticks(uint64_t ns, uint64_t hz)
+/* @ns nanoseconds in ticks at @hz, rounded up if @up, else down;
+ * UINT64_MAX if more: no gap is that long (the truncated product was a
+ * short gap). */
+static uint64_t srch_ns_ticks(uint64_t ns, uint64_t hz, int up)
 {
-	unsigned __int128 t = (unsigned __int128)ns * hz / 1000000000u;
+	unsigned __int128 t = (unsigned __int128)ns * hz;
 
+	t = (t + (up ? 999999999u : 0)) / 1000000000u;
 	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
 }
 
@@ -951,8 +953,12 @@ int srch_pred_set_config(struct srch_pred *pred, const struct tm_config *cfg)
 				continue;
 			if (!hz)
 				return -pte_no_calib;
-			c->tlo = srch_ns_ticks(c->lo, hz);
-			c->thi = srch_ns_ticks(c->hi, hz);
+			/* Whole ticks: "gap >= 334ns" at 1.2 GHz is 401
+			 * ticks, not 400 (333.3 ns); struct cmp says which
+			 * end each operator reads. */
+			c->tlo = srch_ns_ticks(c->lo, hz, 1);
+			c->thi = srch_ns_ticks(c->op == OP_RANGE ? c->hi : c->lo,
+					       hz, 0);
 		}
 	}
 	pred->calibrated = pred->has_ns;

@@ -407,6 +407,57 @@ static void test_gap_huge(void **state)
 	}
 }
 
+/* A time in whole ticks: at 1.2 GHz a gap of 400 ticks is 333.33 ns, so
+ * it is not ">= 334ns" nor "= 334ns" and it is "< 334ns"; the ticks were
+ * rounded down (334 ns -> 400), each of those was wrong.  The segment
+ * test reads the same ticks. */
+static void test_gap_ticks(void **state)
+{
+	static const struct {
+		const char *q;
+		int match, seg;	/* a 400-tick gap; a segment of them */
+	} t[] = {
+		{ "gap >= 334ns", 0, 0 }, { "gap = 334ns", 0, 0 },
+		{ "gap < 334ns", 1, 1 }, { "gap != 334ns", 1, 1 },
+		{ "gap > 333ns", 1, 1 }, { "gap <= 333ns", 0, 1 },
+		{ "gap >= 333ns", 1, 1 }, { "gap <= 334ns", 1, 1 },
+		{ "gap 333ns-334ns", 1, 1 }, { "gap 334ns-335ns", 0, 0 },
+		{ "gap 300ns-333ns", 0, 1 }, { "gap > 334ns", 0, 0 },
+		{ "gap = 332ns", 0, 0 },	/* 398.4 ticks: none */
+	};
+	struct tm_config cfg = { .have_tsc_hz = 1, .tsc_hz = 1200000000 };
+	struct idx_summary sum;
+	struct srch_ctx ctx;
+	struct srch_pred *p;
+	struct pkt pkt;
+	size_t i;
+
+	(void)state;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = PKT_TSC;
+	memset(&sum, 0, sizeof(sum));
+	sum.per_class[PKC_TIMING] = 2;
+	sum.have_time = 1;
+	sum.has_gap = 1;
+	sum.max_gap = 400;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		p = parse(t[i].q);
+		assert_int_equal(srch_pred_set_config(p, &cfg), 0);
+		srch_ctx_init(&ctx, p, NULL);
+		pkt.u.tsc = 5000;
+		srch_step(&ctx, &pkt);
+		pkt.u.tsc = 5400;
+		srch_step(&ctx, &pkt);
+		if (srch_match(p, &pkt, &ctx) != t[i].match)
+			fail_msg("%s: %d", t[i].q, !t[i].match);
+		/* a segment whose largest gap is 400 ticks (shorter gaps
+		 * may match "<=", the lower ones of a range) */
+		if (srch_segment_may_match(p, &sum) != t[i].seg)
+			fail_msg("%s: segment %d", t[i].q, !t[i].seg);
+		srch_pred_free(p);
+	}
+}
+
 /* Deep nesting is refused with a reason: 40,000 '(' or 60,000 '!'
  * overflowed the stack of the recursive parser. */
 static void test_deep_nesting(void **state)
@@ -1296,6 +1347,7 @@ int main(void)
 		cmocka_unit_test(test_segment_may_match),
 		cmocka_unit_test(test_gap_skip),
 		cmocka_unit_test(test_gap_huge),
+		cmocka_unit_test(test_gap_ticks),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_no_wrap_and_edges),
 		cmocka_unit_test(test_shared_traces),
