@@ -34,10 +34,12 @@ grep -q ' from hot: +0x[0-9a-f]* bytes, ~≈+' "$tmp/rs.txt" ||
 	fail ":regions delta with P1's frequency not marked: $(grep -a ' from hot' "$tmp/rs.txt")"
 [ $status = 0 ] && echo "ok   :regions A B: the delta keeps its digits and marks an estimate"
 
-# A context switch 225.339258 ms into a perf.data (TIME_CONV: ~1.7 MHz).
+# A context switch 225.339258 ms into a perf.data (TIME_CONV 600000 >> 10:
+# ~1.7 MHz).
 e=$(( 0xbc4cbefc32 + (0xbc4cd28bc0 - 0xbc4cbefc32) * 3 / 10 ))
 printf 'switch 0 %d in 42 42 -1 -1 0\n' $e > "$tmp/sb.txt"
-"$BUILD/tools/pt2perf" --sideband "$tmp/sb.txt" --time-mult 600000 "$T" -o "$tmp/sw.perf" ||
+"$BUILD/tools/pt2perf" --sideband "$tmp/sb.txt" --time-mult 600000 --time-shift 10 \
+	"$T" -o "$tmp/sw.perf" ||
 	fail "pt2perf"
 # the switch is 30% along the timeline's 115 columns after the lane's
 # 5-column name: screen column 5 + 34

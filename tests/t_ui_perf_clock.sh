@@ -1,6 +1,7 @@
 #!/bin/sh
-# t_ui_perf_clock -- a perf.data's TIME_CONV is the one clock: pt2perf's
-# (time_mult 600, time_shift 10: a tick is 600/1024 ns, 1.7067 GHz) beside
+# t_ui_perf_clock -- a perf.data's TIME_CONV is the one clock: one given to
+# pt2perf (time_mult 600, time_shift 10: a tick is 600/1024 ns, 1.7067 GHz;
+# its default is CPUID.15H's clock, which would not tell them apart) beside
 # the trace's CPUID.15H (2/100 with family 6 model 78's 24 MHz crystal:
 # 1.2 GHz).  `:goto t X` lands on a row shown at or after X (not long
 # after), and :stalls' gaps and MHz are perf's ticks: N ticks are
@@ -21,7 +22,7 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 
 "$gen" -S 1MiB -o "$tmp/a.pt" || { echo "FAIL: ptgen"; exit 1; }
-"$pt2perf" "$tmp/a.pt" -o "$tmp/a.perf" || { echo "FAIL: pt2perf"; exit 1; }
+"$pt2perf" --time-mult 600 --time-shift 10 "$tmp/a.pt" -o "$tmp/a.perf" || { echo "FAIL: pt2perf"; exit 1; }
 "$PTBROWSE" info "$tmp/a.perf" >"$tmp/info" 2>&1 || fail "info: exit $?"
 grep -q "time_shift 10, time_mult 600" "$tmp/info" ||
 	{ echo "FAIL: not pt2perf's TIME_CONV: $(grep 'perf time' "$tmp/info")"; exit 1; }

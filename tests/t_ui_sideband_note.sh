@@ -5,7 +5,7 @@
 # the line, and the note of the comm left behind stayed at 50%.  While a
 # count is typed the line shows it, not the note; a command's warning
 # stays until the next key.  Headless (--script) on a perf.data with one
-# comm, 89 ns after the trace's first TSC.
+# comm, 125 ns (at 1.2 GHz) after the trace's first TSC.
 set -u
 BUILD=${BUILD:-build}
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -43,7 +43,7 @@ s() { echo ":save-screen $tmp/$1.txt"; }
 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x40 "$tmp/g.perf" >"$tmp/out" 2>&1 ||
 	bad "exit status $? ($(cat "$tmp/out"))"
 
-NOTE='^sideband: comm pid 100 tid 100 server at 89 ns'
+NOTE='^sideband: comm pid 100 tid 100 server at 125 ns'
 last() { tail -n 1 "$tmp/$1.txt" 2>/dev/null | sed 's/ *$//'; }
 for n in near near2 marka; do
 	last $n | grep -q "$NOTE" || bad "$n: no note of the comm: '$(last $n)'"

@@ -27,8 +27,10 @@
  * "lost_samples CPU TSC N" (ptrecord writes none) become LOST and
  * LOST_SAMPLES records saying N were dropped.  Record times are perf times: the TSC through
  * TIME_CONV.  --time-shift and --time-mult set TIME_CONV's time_shift
- * (10 by default) and time_mult (perf time per 2^time_shift
- * TSC ticks; 600 by default): a large one puts events seconds apart.
+ * (20 by default) and time_mult (perf time per 2^time_shift TSC ticks;
+ * 873813 by default: a 1.2 GHz TSC, the max non-turbo ratio 12 of
+ * AUXTRACE_INFO times 100 MHz, as ptgen's model): a large one puts events
+ * seconds apart.
  * --mtc-freq N says the trace was recorded with an MTC every 2^N crystal
  * clocks (the attr's mtc_period; 3 by default, as ptgen's): it must be
  * what the recorder used (ptrecord --mtc-freq), or times are wrong.
@@ -52,9 +54,14 @@
 
 #define PMU_TYPE 8
 #define ATTR_ID 1
-/* pt, cyc, mtc, tsc, cyc_thresh=1; mtc_period (bits 14..17) from
- * mtc_freq: 3 as ptgen --print-config, or --mtc-freq's */
-#define CONFIG (0x1ull | 0x2 | 0x200 | 0x400 | (1ull << 19))
+/* pt (pass-through), cyc, pwr_evt, mtc, tsc, ptw, branch (BranchEn:
+ * perf takes pass-through without it as branch tracing off),
+ * cyc_thresh=1; mtc_period (bits 14..17) from mtc_freq: 3 as ptgen
+ * --print-config, or --mtc-freq's.  ptgen and ptrecord write PWRE, PWRX,
+ * EXSTOP, MWAIT and PTW: perf synthesizes power events only with
+ * pwr_evt set. */
+#define CONFIG (0x1ull | 0x2 | 0x10 | 0x200 | 0x400 | 0x1000 | 0x2000 | \
+		(1ull << 19))
 #define MTC_FREQ 3
 
 static uint64_t mtc_freq = MTC_FREQ;
@@ -109,9 +116,11 @@ static void sample_id(uint32_t cpu, uint64_t time)
 	sample_id_of(1, 1, cpu, time);
 }
 
-/* TIME_CONV, as perf converts a TSC into a perf time. */
-#define TIME_SHIFT	10
-#define TIME_MULT	600
+/* TIME_CONV, as perf converts a TSC into a perf time: ns = TSC * 873813
+ * >> 20, 1.2 GHz, the TSC AUXTRACE_INFO describes (max non-turbo ratio
+ * 12, TSC:CTC 100/2, a 24 MHz crystal). */
+#define TIME_SHIFT	20
+#define TIME_MULT	873813
 #define TIME_ZERO	0
 
 static uint64_t time_mult = TIME_MULT, time_shift = TIME_SHIFT;

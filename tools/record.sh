@@ -12,7 +12,8 @@
 # perf's TIME_CONV is the TSC the model runs, 1.2 GHz (ptgen's CPUID.15H
 # 2/100 of a 24 MHz crystal, P1 12): 2^20 / 873813 ns a tick, so times,
 # the CBR's 2400 MHz and the MHz measured from them agree, as on real
-# parts (pt2perf's default 600/1024 is another clock).
+# parts (pt2perf's default too; given here all the same, so that the
+# sample recording does not depend on it).
 set -u
 dir=$1 build=$2 scale=${3:-1} mtc=0
 rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" || exit 1
