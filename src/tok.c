@@ -13,11 +13,20 @@ struct tok_state {
 	char *buf;
 	size_t size, o;		/* @buf's size and the bytes written */
 	struct tok_err *err;
+	int q;			/* the word's TOK_Q_* bits so far */
 };
 
 static int tok_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Whether @c outside quotes reads as in them, to sh too (TOK_Q_BARE). */
+static int tok_same(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (unsigned char)c >= 0x80 ||
+	       (c && strchr("_-.,/:+=@%", c));
 }
 
 static int tok_hexval(char c)
@@ -104,6 +113,7 @@ static int tok_quoted(struct tok_state *s)
 		s->p++;
 		if (c == q)
 			return 0;
+		s->q |= q == '"' ? TOK_Q_DOUBLE : TOK_Q_SINGLE;
 		if (q == '"' && c == '\\') {
 			if (s->flags & TOK_CESC) {
 				r = tok_cesc(s);
@@ -132,8 +142,12 @@ static int tok_word(struct tok_state *s)
 			r = tok_quoted(s);
 		} else {
 			s->p++;
-			if (c == '\\' && (s->flags & TOK_BSLASH) && *s->p)
+			if (c == '\\' && (s->flags & TOK_BSLASH) && *s->p) {
 				c = *s->p++;
+				s->q |= TOK_Q_ESCAPED;
+			} else if (!tok_same(c)) {
+				s->q |= TOK_Q_BARE;
+			}
 			r = tok_put(s, c);
 		}
 		if (r < 0)
@@ -153,8 +167,8 @@ static int tok_word(struct tok_state *s)
 int tok_split(const char *line, unsigned flags, char *buf, size_t size,
 	      char **argv, int *quoted, int max, struct tok_err *err)
 {
-	struct tok_state s = { line, line, flags, buf, size, 0, err };
-	int argc = 0, r;
+	struct tok_state s = { line, line, flags, buf, size, 0, err, 0 };
+	int argc = 0, open, r;
 
 	if (err)
 		memset(err, 0, sizeof(*err));
@@ -174,13 +188,15 @@ int tok_split(const char *line, unsigned flags, char *buf, size_t size,
 			snprintf(msg, sizeof(msg), "too many words (at most %d)", max);
 			return tok_fail(&s, TOK_TOO_MANY, s.p, msg);
 		}
-		if (quoted)
-			quoted[argc] = *s.p == '"' ||
-				       (*s.p == '\'' && (flags & TOK_SINGLE));
+		open = *s.p == '"' || (*s.p == '\'' && (flags & TOK_SINGLE)) ?
+		       *s.p : 0;
 		argv[argc] = buf + s.o;
+		s.q = 0;
 		r = tok_word(&s);
 		if (r < 0)
 			return r;
+		if (quoted)
+			quoted[argc] = open | (flags & TOK_QUOTES ? s.q : 0);
 		argc++;
 	}
 }
@@ -189,7 +205,7 @@ size_t tok_comment(const char *line, unsigned flags)
 {
 	/* Without TOK_CESC: a quote ends at the same place, and a bad
 	 * escape is not this reading's to refuse. */
-	struct tok_state s = { line, line, flags & ~TOK_CESC, NULL, 0, 0, NULL };
+	struct tok_state s = { line, line, flags & ~TOK_CESC, NULL, 0, 0, NULL, 0 };
 
 	for (;;) {
 		while (tok_blank(*s.p))

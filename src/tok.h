@@ -29,9 +29,22 @@
 #define TOK_SINGLE	0x2u	/* '...' quotes */
 #define TOK_BSLASH	0x4u	/* \ outside quotes quotes the next character */
 #define TOK_COMMENT	0x8u	/* # at the start of a word ends the line */
+#define TOK_QUOTES	0x10u	/* @quoted tells how each part was read (TOK_Q_*) */
 
 #define TOK_MARKS	(TOK_CESC | TOK_COMMENT)
-#define TOK_KEYMAP	(TOK_SINGLE | TOK_BSLASH | TOK_COMMENT)
+#define TOK_KEYMAP	(TOK_SINGLE | TOK_BSLASH | TOK_COMMENT | TOK_QUOTES)
+
+/* @quoted[i]: the quote argv[i] began with, ' or " (0: none); with
+ * TOK_QUOTES also how its characters were read, so a word can be quoted
+ * again for a reader with other rules (a keymap's pipe gives its words to
+ * sh: x'$HOME' and \$HOME are literal there too).  A letter, a digit, a
+ * byte above 0x7f or one of _ - . , / : + = @ % reads the same in any
+ * quoting, in sh too: such a character outside quotes sets no bit. */
+#define TOK_Q_OPEN	0xff	/* the quote the word began with, or 0 */
+#define TOK_Q_BARE	0x100	/* another character outside quotes */
+#define TOK_Q_SINGLE	0x200	/* a character in '...' */
+#define TOK_Q_DOUBLE	0x400	/* a character in "..." */
+#define TOK_Q_ESCAPED	0x800	/* a character after \ outside quotes */
 
 /* What went wrong, for callers that word it their own way. */
 enum tok_fail {
@@ -55,8 +68,9 @@ struct tok_err {
  * each NUL-terminated in @buf (@size bytes).  @buf may be @line itself
  * (cast): a word never outgrows the text it was read from, so the line
  * is overwritten only behind the reading.  @quoted, when not NULL, gets
- * per word whether it began with an opening quote (a note in a marks
- * file, as against a keyword); @err, when not NULL, gets what failed.
+ * per word the quote it began with (TOK_Q_OPEN: a note in a marks file,
+ * as against a keyword), with TOK_QUOTES also the TOK_Q_* bits; @err,
+ * when not NULL, gets what failed.
  * Returns the number of words (0 for a blank line or a comment).
  * Returns -pte_invalid with @err set for an unterminated quote, a bad
  * escape, more than @max words or words longer than @size, or for a

@@ -600,6 +600,55 @@ static void test_pipe_quotes(void **state)
 	km_free(km);
 }
 
+/* A pipe's words quoted in part (x'$HOME', \$HOME, -F'\t') reach sh as
+ * written: they came unquoted ($HOME expanded, \t read as t); one that
+ * cannot be written so is refused.  Words split by the prompt (cmd.c
+ * splits :bind and the config's bind lines with TOK_KEYMAP) get the same:
+ * tok_split() said 1 for either quote, and '$HOME' reached sh in "...". */
+static void test_pipe_quotes_part(void **state)
+{
+	static const char *const bound[][2] = {
+		{ "bind x pipe -- echo x'$HOME'", "-- echo 'x$HOME'" },
+		{ "bind x pipe -- echo \\$HOME", "-- echo '$HOME'" },
+		{ "bind x pipe -- awk -F'\\t' 1", "-- awk '-F\\t' 1" },
+		{ "bind x pipe -- ls --dir=\"$HOME\"", "-- ls \"--dir=$HOME\"" },
+		{ "bind x pipe -- echo 'a'\"b\"", "-- echo 'ab'" },
+		{ "bind x pipe -- date +'%s %d'", "-- date '+%s %d'" },
+		{ "bind x pipe -- cut -f1 | sort > \"a b\"", "-- cut -f1 | sort > \"a b\"" },
+		{ "bind x region hot x'a b'", "hot \"xa b\"" },
+	};
+	static const char *const refused[] = {
+		"bind x pipe -- echo x'a'$1", "bind x pipe -- echo \"$HOME\"/*",
+		"bind x pipe -- echo '$a'\"$b\"", "bind x pipe -- echo \\$a$b",
+	};
+	struct km *km = km_new();
+	struct km_result res;
+	char out[256], err[256], buf[256], *argv[16];
+	int quoted[16], argc;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bound) / sizeof(bound[0]); i++)
+		assert_string_equal(bound_args(km, bound[i][0], &res), bound[i][1]);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(km_exec(km, refused[i], err, sizeof(err)), -pte_invalid);
+		assert_non_null(strstr(err, "bind: pipe: "));
+		assert_non_null(strstr(err, "is quoted in part"));
+	}
+	setenv("KM_T", "v", 1);
+	sh_output(bound_args(km, "bind x pipe -- printf %s: x'$KM_T' \\$KM_T "
+			     "\"$KM_T\"/x -F'\\t'", &res), out, sizeof(out));
+	assert_string_equal(out, "x$KM_T:$KM_T:v/x:-F\\t:");
+	/* the prompt's way: split once with TOK_KEYMAP, then km_exec_argv() */
+	argc = tok_split("bind x pipe -- printf %s: '$KM_T' \"$KM_T\" x'$KM_T'",
+			 TOK_KEYMAP, buf, sizeof(buf), argv, quoted, 16, NULL);
+	assert_int_equal(argc, 9);
+	assert_int_equal(km_exec_argv(km, argc, argv, quoted, err, sizeof(err)), 0);
+	sh_output(bound_args(km, "", &res), out, sizeof(out));
+	assert_string_equal(out, "$KM_T:v:x$KM_T:");
+	km_free(km);
+}
+
 static void test_sequences(void **state)
 {
 	struct km *km = load("default");
@@ -1076,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_source_builtin),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_pipe_quotes),
+		cmocka_unit_test(test_pipe_quotes_part),
 		cmocka_unit_test(test_sequences),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_read_key),

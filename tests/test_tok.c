@@ -15,7 +15,8 @@
 #define MAXW 8
 
 /* Split @line with @flags and compare with the words in @want, separated
- * by '|' ("" for no words); a quoted word is written with a leading '@'. */
+ * by '|' ("" for no words); a word that began with a quote is written
+ * with a leading '@'. */
 static void check(const char *line, unsigned flags, const char *want)
 {
 	char buf[256], got[512] = "", *argv[MAXW];
@@ -28,8 +29,10 @@ static void check(const char *line, unsigned flags, const char *want)
 	for (i = 0; i < n; i++) {
 		if (i)
 			strcat(got, "|");
-		if (quoted[i])
+		if (quoted[i] & TOK_Q_OPEN)
 			strcat(got, "@");
+		if (!(flags & TOK_QUOTES) && (quoted[i] & ~TOK_Q_OPEN))
+			fail_msg("'%s': TOK_Q_* bits without TOK_QUOTES", line);
 		strcat(got, argv[i]);
 	}
 	if (strcmp(got, want))
@@ -160,7 +163,7 @@ static void test_in_place(void **state)
 	assert_int_equal(tok_split(line, TOK_MARKS, line, sizeof(line), argv,
 				   quoted, MAXW, NULL), 7);
 	assert_string_equal(argv[0], "aA");
-	assert_int_equal(quoted[0], 1);
+	assert_int_equal(quoted[0], '"');
 	assert_string_equal(argv[1], "b\\");
 	assert_string_equal(argv[2], "c");
 	assert_string_equal(argv[3], "d ef");
@@ -172,8 +175,52 @@ static void test_in_place(void **state)
 				   quoted, MAXW, NULL), 3);
 	assert_string_equal(argv[0], "a");
 	assert_string_equal(argv[1], "b c d");
-	assert_int_equal(quoted[1], 1);
+	assert_int_equal(quoted[1], '\'' | TOK_Q_SINGLE | TOK_Q_ESCAPED);
 	assert_string_equal(argv[2], "x");
+}
+
+/* @quoted[i]: the quote the word began with, ' or " (it was 1 for
+ * either, so a keymap's pipe could not tell '$HOME' from "$HOME"); with
+ * TOK_QUOTES also how its characters were read (x'$HOME' and \$HOME
+ * were just unquoted words). */
+static void test_quote_kinds(void **state)
+{
+	static const struct {
+		const char *line;
+		unsigned flags;
+		int want;
+	} t[] = {
+		{ "'$HOME'", TOK_KEYMAP, '\'' | TOK_Q_SINGLE },
+		{ "\"$HOME\"", TOK_KEYMAP, '"' | TOK_Q_DOUBLE },
+		{ "x'$HOME'", TOK_KEYMAP, TOK_Q_SINGLE },
+		{ "\\$HOME", TOK_KEYMAP, TOK_Q_ESCAPED },
+		{ "-F'\\t'", TOK_KEYMAP, TOK_Q_SINGLE },
+		{ "abc-1.2_x/y:z,+=@%", TOK_KEYMAP, 0 },
+		{ "\xc3\xa9t\xc3\xa9", TOK_KEYMAP, 0 },
+		{ "$1", TOK_KEYMAP, TOK_Q_BARE },
+		{ "a|b", TOK_KEYMAP, TOK_Q_BARE },
+		{ "'a'$1", TOK_KEYMAP, '\'' | TOK_Q_SINGLE | TOK_Q_BARE },
+		{ "\"a\"'b'", TOK_KEYMAP, '"' | TOK_Q_DOUBLE | TOK_Q_SINGLE },
+		{ "''", TOK_KEYMAP, '\'' },
+		{ "\"\"x", TOK_KEYMAP, '"' },
+		/* without TOK_QUOTES the quote alone, as marks files take it */
+		{ "'a'$1", TOK_SINGLE, '\'' },
+		{ "x'a'", TOK_SINGLE, 0 },
+		{ "'a'", 0, 0 },
+		{ "\"a\"", TOK_MARKS, '"' },
+	};
+	char buf[64], *argv[2];
+	int quoted[2];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(tok_split(t[i].line, t[i].flags, buf, sizeof(buf), argv,
+					   quoted, 2, NULL), 1);
+		if (quoted[0] != t[i].want)
+			fail_msg("'%s': quoted 0x%x, want 0x%x", t[i].line,
+				 (unsigned)quoted[0], (unsigned)t[i].want);
+	}
 }
 
 /* tok_quote() gives back what tok_split() reads as the same word. */
@@ -235,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_comment),
 		cmocka_unit_test(test_in_place),
+		cmocka_unit_test(test_quote_kinds),
 		cmocka_unit_test(test_quote_round_trip),
 		cmocka_unit_test(test_quote_room),
 	};

@@ -230,36 +230,6 @@ static int km_exec_words(struct km *km, int argc, char **argv, const int *quoted
 	return -pte_invalid;
 }
 
-/*
- * Which quote opened each quoted word of @line, which tok_split() with
- * TOK_KEYMAP split into @argc words: quoted[i] becomes ' or " (the split
- * says only whether), as km_exec_argv() takes it, so a '...' word bound
- * to pipe reaches sh as literally as written.  A word starts where a
- * split of fewer words stops (TOK_TOO_MANY's offset): the tokenizer's
- * own reading of the line, not a copy of its rules.
- */
-static void km_quote_kinds(const char *line, int argc, int *quoted)
-{
-	char buf[KM_LINE_MAX], *argv[KM_MAX_WORDS];
-	struct tok_err e;
-	size_t off;
-	int i;
-
-	for (i = 0; i < argc; i++) {
-		if (!quoted[i])
-			continue;
-		if (!i)
-			off = strspn(line, " \t\r\n");
-		else if (tok_split(line, TOK_KEYMAP, buf, sizeof(buf), argv, NULL, i,
-				   &e) < 0 && e.code == TOK_TOO_MANY)
-			off = e.off;
-		else
-			continue;
-		if (line[off] == '\'' || line[off] == '"')
-			quoted[i] = line[off];
-	}
-}
-
 int km_exec(struct km *km, const char *line, char *err, size_t errlen)
 {
 	char buf[KM_LINE_MAX];
@@ -277,7 +247,6 @@ int km_exec(struct km *km, const char *line, char *err, size_t errlen)
 		km_set_err(err, errlen, "%s", e.msg);
 		return argc;
 	}
-	km_quote_kinds(line, argc, quoted);
 	return km_exec_argv(km, argc, argv, quoted, err, errlen);
 }
 

@@ -153,9 +153,14 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
  * spaces, each in "..." (\" and \\ escaped) if it was quoted in the line
  * (a quoted word may mean something: region's note) or has a blank or a
  * ", else as is (command-prompt "goto " gives "\"goto \"", region r \'a
- * gives "r 'a").  The prompt's split gives the words back, with what was
- * quoted; a command taking its text as typed gets the words unquoted
- * (cmd_key()).
+ * gives "r 'a"); but pipe's words, when it has more than one, are
+ * written as its sh reads them as written: one quoted with '...' (or \
+ * outside quotes: \$HOME) in '...' (a ' as '\''), so sh takes it
+ * literally (bind X pipe -- awk '{print $1}'), one in "..." in "..." as
+ * the shell does, one quoted in part (x'$HOME', -F'\t') as one of these
+ * or refused if that cannot be told (x'a'$1: "quote all of it").
+ * The prompt's split gives the words back, with what was quoted; a
+ * command taking its text as typed gets the words unquoted (cmd_key()).
  * Blank lines and comments are fine.
  * Returns 0.
  * Returns -pte_invalid with a one-line message in @err (no file:line)
@@ -163,8 +168,10 @@ int km_source(struct km *km, const char *path, char *err, size_t errlen);
 int km_exec(struct km *km, const char *line, char *err, size_t errlen);
 
 /* Run keymap command @argv (@argc words, "bind" ... as km_exec() splits
- * a line), e.g. a prompt line split once by cmd.h; @quoted[i] (tok.h)
- * says argv[i] began with a quote (NULL: none did).
+ * a line), e.g. a prompt line split once by cmd.h with TOK_KEYMAP;
+ * @quoted[i] is tok_split()'s (tok.h): the quote argv[i] began with and,
+ * with TOK_QUOTES, how its parts were quoted (NULL: none was; a quote
+ * alone, without TOK_Q_* bits, is taken for the whole word's; 1 is ").
  * Returns as km_exec(). */
 int km_exec_argv(struct km *km, int argc, char **argv, const int *quoted,
 		 char *err, size_t errlen);

@@ -7,6 +7,7 @@
 
 #include "keymap_int.h"
 #include "ptdec.h"
+#include "tok.h"
 
 /* Append @s to @out as the prompt's split (cmd.h: "..." quotes, \" and \\
  * escape) gives it back: in "..." if @quote (the word was quoted in the
@@ -221,11 +222,63 @@ static int km_bind_keys(int argc, char **argv, int i, int *keys, size_t *nkeys,
 	return cmd;
 }
 
+/* How pipe's sh gets a word (@s, read as @q says: tok.h's TOK_Q_*), so
+ * it reads it as written: */
+enum km_sh { KM_SH_ASIS, KM_SH_DOUBLE, KM_SH_SINGLE, KM_SH_UNSURE };
+
+static enum km_sh km_sh_form(const char *s, int q)
+{
+	int bare = q & TOK_Q_BARE, dq = q & TOK_Q_DOUBLE,
+	    lit = q & (TOK_Q_SINGLE | TOK_Q_ESCAPED);
+
+	if (!(q & ~TOK_Q_OPEN))	/* only the quote told (or nothing to quote) */
+		return (q & TOK_Q_OPEN) == '\'' ? KM_SH_SINGLE :
+		       q ? KM_SH_DOUBLE : KM_SH_ASIS;
+	if (!bare && !dq)	/* '...', \$, letters: literal */
+		return KM_SH_SINGLE;
+	if (!bare && !lit)	/* "...", letters: sh expands $ as written */
+		return KM_SH_DOUBLE;
+	if (!lit && !dq)	/* none quoted: | $1 * as sh reads them */
+		return KM_SH_ASIS;
+	/* '...' and "..." parts: the same in '...' if "..." had nothing
+	 * to expand; a part outside quotes with an operator or $ (x'a'$1):
+	 * which character was quoted is not known. */
+	return !bare && !strpbrk(s, "$`\\") ? KM_SH_SINGLE : KM_SH_UNSURE;
+}
+
+/* Append argv[@j] (@quoted as km_bind_args() takes it) for pipe's sh.
+ * Returns 0, or -pte_invalid with a message in @err. */
+static int km_sh_append(char *args, size_t size, size_t *alen, char **argv,
+			const int *quoted, int j, char *err, size_t errlen)
+{
+	int r;
+
+	switch (km_sh_form(argv[j], quoted ? quoted[j] : 0)) {
+	case KM_SH_SINGLE:
+		r = km_sh_quote_append(args, size, alen, argv[j]);
+		break;
+	case KM_SH_DOUBLE:
+		r = km_quote_append(args, size, alen, argv[j], 1);
+		break;
+	case KM_SH_ASIS:
+		r = km_quote_append(args, size, alen, argv[j], 0);
+		break;
+	default:
+		km_set_err(err, errlen, "bind: pipe: '%s' is quoted in part: quote all "
+			   "of it, sh cannot be told which part was", argv[j]);
+		return -pte_invalid;
+	}
+	if (r < 0)
+		km_set_err(err, errlen, "bind: arguments too long");
+	return r;
+}
+
 /* The arguments after command @a at argv[@cmd] into @args, as km_exec()
- * describes them (@quoted[j]: argv[j] was quoted, with ' if that is
- * known; NULL: none was).  pipe's sh reads its text as typed, so a word
- * in '...' stays in '...' there, unless it is the only one (then it is
- * the text itself, cmd.c's cmd_key_raw()).
+ * describes them (@quoted[j]: how argv[j] was quoted, km_exec_argv();
+ * NULL: none was).  pipe's sh reads its text as typed, so a word quoted
+ * with '...' stays in '...' there, and one quoted in part is written
+ * as sh reads it as written, unless it is the only one (then it is the
+ * text itself, cmd.c's cmd_key_raw()).
  * Returns 0, or -pte_invalid. */
 static int km_bind_args(int argc, char **argv, const int *quoted, int cmd, int a,
 			char *args, size_t size, char *err, size_t errlen)
@@ -234,11 +287,13 @@ static int km_bind_args(int argc, char **argv, const int *quoted, int cmd, int a
 	size_t alen = 0;
 
 	for (j = cmd + 1; j < argc; j++) {
+		int open = quoted ? quoted[j] & TOK_Q_OPEN : 0;
+
 		if (a == ACTION_NONE) {
 			km_set_err(err, errlen, "bind: none takes no arguments");
 			return -pte_invalid;
 		}
-		if (!strcmp(argv[j], "{key}") && !(quoted && quoted[j])) {
+		if (!strcmp(argv[j], "{key}") && !open) {
 			if (!(action_table[a].flags & ACT_KEY)) {
 				km_set_err(err, errlen, "bind: %s does not read a key",
 					   action_table[a].name);
@@ -251,10 +306,12 @@ static int km_bind_args(int argc, char **argv, const int *quoted, int cmd, int a
 				   action_table[a].name, argv[j]);
 			return -pte_invalid;
 		}
-		if (sh && quoted && quoted[j] == '\'')
-			r = km_sh_quote_append(args, size, &alen, argv[j]);
-		else
-			r = km_quote_append(args, size, &alen, argv[j], quoted && quoted[j]);
+		if (sh) {
+			if (km_sh_append(args, size, &alen, argv, quoted, j, err, errlen) < 0)
+				return -pte_invalid;
+			continue;
+		}
+		r = km_quote_append(args, size, &alen, argv[j], open);
 		if (r < 0) {
 			km_set_err(err, errlen, "bind: arguments too long");
 			return -pte_invalid;

@@ -76,10 +76,10 @@ int km_tab_has_prefix(const struct km_tab *tab, const int *keys, size_t n);
 int km_bind_add(struct km *km, enum km_table t, const int *keys, size_t n,
 		enum action a, const char *args, const char *note);
 /* bind ... and unbind ... as km_exec() describes them (@quoted: as
- * km_exec_argv() takes it, but quoted[i] is '\'' for a word quoted with
- * '...', which km_exec() tells and tok_split() does not: pipe's words in
- * '...' stay in '...' when it has more than one, so its sh takes them
- * literally, not in "..." with $1 and $HOME expanded).
+ * km_exec_argv() takes it: pipe's words in '...' stay in '...' when it
+ * has more than one, so its sh takes them literally, not in "..." with
+ * $1 and $HOME expanded; a word quoted in part is written so sh reads it
+ * as written, or refused if that cannot be told).
  * Return 0, or -pte_invalid (-pte_nomem) with a message in @err. */
 int km_cmd_bind(struct km *km, int argc, char **argv, const int *quoted,
 		char *err, size_t errlen);
