@@ -95,6 +95,10 @@ static const struct view_ops small_view = {
 /* The browser: header, panes, the region summary over them, status. */
 static void browser_draw(struct ui *ui, struct view *v)
 {
+	/* While keys are pending the message line shows them (5 0): a note
+	 * the drawing writes on a free line (visual's selection) waits for
+	 * the sequence's end. */
+	int keys_shown = km_state_pending(&ui->ks) && !ui->msg[0];
 	int i;
 
 	status_draw_header(ui);
@@ -102,6 +106,8 @@ static void browser_draw(struct ui *ui, struct view *v)
 		if (ui->panes[i].h > 0 && ui->panes[i].w > 0)
 			ui->panes[i].ops->draw(ui, &ui->panes[i]);
 	marks_panel_draw_overlay(ui);
+	if (keys_shown)
+		ui->msg[0] = 0;
 	status_draw(ui);
 }
 
@@ -152,8 +158,12 @@ static int browser_key(struct ui *ui, struct view *v, int c)
 	struct km_result res;
 	enum km_status st;
 
-	if (!km_state_pending(&ui->ks))
-		ui->msg[0] = 0;
+	/* Every key clears the line, one in a sequence too: a message
+	 * stays until the next key (less's habit), and what the drawing
+	 * writes on a free line (visual's selection, the sideband note) is
+	 * then written again for the cursor's new place (v 5 j kept the
+	 * selection of before the 5). */
+	ui->msg[0] = 0;
 	st = km_feed(ui->km, &ui->ks, marks_ui_visual(ui) ? KM_T_VISUAL : KM_T_NONE,
 		     ui->panes[ui->focus].ops->table, c, &res);
 	if (browser_describing && (st == KM_ACTION || st == KM_UNBOUND)) {
