@@ -207,16 +207,12 @@ static void gen_flush(struct gen *g)
 	g->pos = g->buf;
 }
 
-/* Keep room for what an event writes between two calls (a PSB+, a tnt
- * burst, a sleep's packets: far less than GEN_EVENT_MAX / 2): the buffer
- * grows, never flushes, so the event can still be taken back. */
-static void gen_room(struct gen *g)
+/* Double the buffer, for gen_room(). */
+static void gen_grow(struct gen *g)
 {
 	size_t pos, cap;
 	uint8_t *nb;
 
-	if ((size_t)(g->end - g->pos) >= GEN_EVENT_MAX / 2)
-		return;
 	pos = (size_t)(g->pos - g->buf);
 	cap = (size_t)(g->end - g->buf) * 2;
 	nb = realloc(g->buf, cap);
@@ -225,6 +221,16 @@ static void gen_room(struct gen *g)
 	g->buf = nb;
 	g->pos = nb + pos;
 	g->end = nb + cap;
+}
+
+/* Keep room for what an event writes between two calls (a PSB+, a tnt
+ * burst, a sleep's packets: far less than GEN_EVENT_MAX / 2): the buffer
+ * grows, never flushes, so the event can still be taken back.  Inline:
+ * it runs at every MTC. */
+static inline void gen_room(struct gen *g)
+{
+	if (__builtin_expect((size_t)(g->end - g->pos) < GEN_EVENT_MAX / 2, 0))
+		gen_grow(g);
 }
 
 static inline void put1(struct gen *g, uint8_t b)
