@@ -31,6 +31,22 @@ void tl_range(struct ui *ui, uint64_t *lo, uint64_t *hi)
 	tl_zoom_view(ui, tl_cols_is_time(ui), n, lo, hi);
 }
 
+/* The column of @v on the time or byte axis of @tc, or -1: the axis is
+ * [lo, hi), but the trace's last row's time is its end, which then is in
+ * the last column (as tl_cols_fine() bins it), else the cursor or a mark
+ * there would have none at the closest zoom. */
+static int tl_col_at(struct ui *ui, const struct tl_cache *tc, uint64_t v)
+{
+	uint64_t a, b, c;
+
+	if (tc->time && v == tc->hi && tc->ncols > 0) {
+		tl_cols_whole(ui, 1, &a, &b, &c);
+		if (v == b)
+			return tc->ncols - 1;
+	}
+	return tl_cols_of(tc, v);
+}
+
 /* The marker row being built: a cell per column. */
 struct tl_row {
 	const struct tl_cache *tc;
@@ -42,7 +58,7 @@ struct tl_row {
 static int tl_hit_col(struct ui *ui, uint64_t off, void *arg)
 {
 	struct tl_row *row = arg;
-	int c = tl_cols_of(row->tc, row->tc->time ? tl_cols_row_tsc(ui, off) : off);
+	int c = tl_col_at(ui, row->tc, row->tc->time ? tl_zoom_row_time(ui, off) : off);
 
 	if (c >= 0)
 		tl_cols_offer(&row->cell[c], screen_glyph(ui, "·", "."),
@@ -56,7 +72,7 @@ static int tl_hit_col(struct ui *ui, uint64_t off, void *arg)
 static int tl_stall_col(struct ui *ui, uint64_t off, int kind, void *arg)
 {
 	struct tl_row *row = arg;
-	int c = tl_cols_of(row->tc, row->tc->time ? tl_cols_row_tsc(ui, off) : off);
+	int c = tl_col_at(ui, row->tc, row->tc->time ? tl_zoom_row_time(ui, off) : off);
 
 	if (c >= 0 && kind == STALLS_TL_HALT)
 		tl_cols_offer(&row->cell[c], "z", screen_attr(ui, SC_POWER), TL_RANK_HIT);
@@ -92,7 +108,8 @@ static void tl_draw_density(struct ui *ui, struct pane *p, int ncols)
 	attrset(A_NORMAL);
 }
 
-/* The columns the view (its first row to its last) covers: *@v0..*@v1. */
+/* The columns the view (its first row to its last) covers: *@v0..*@v1,
+ * none (*@v0 > *@v1) if it lies outside the timeline's range. */
 static void tl_viewport(struct ui *ui, int ncols, int *v0, int *v1)
 {
 	struct tl_cache *tc = &tl_cols_cache;
@@ -107,16 +124,27 @@ static void tl_viewport(struct ui *ui, int ncols, int *v0, int *v1)
 	}
 	win_iter_release(&it);
 	if (tc->time) {
-		a = tl_cols_row_tsc(ui, ui->top);
-		b = tl_cols_row_tsc(ui, bottom ? bottom - 1 : 0) + 1;
+		/* (0: no time; the rows before the stream's trace begins) */
+		a = tl_zoom_row_time(ui, ui->top);
+		b = tl_zoom_row_time(ui, bottom ? bottom - 1 : 0);
+		a = a ? a : b;
+		b = b ? b + 1 : a + 1;
 	} else {
 		a = ui->top;
 		b = bottom;
 	}
-	*v0 = a < tc->lo ? 0 : tl_cols_of(tc, a);
-	*v1 = b >= tc->hi ? ncols - 1 : tl_cols_of(tc, b ? b - 1 : 0);
-	if (*v0 < 0)
-		*v0 = 0;
+	/* a view of rows outside the timeline's (zoomed) range, or without
+	 * a time: none of its columns */
+	*v0 = 1;
+	*v1 = 0;
+	if ((tc->time && !a) || b <= tc->lo)
+		return;
+	*v0 = a < tc->lo ? 0 : tl_col_at(ui, tc, a);
+	if (*v0 < 0) {
+		*v0 = 1;
+		return;
+	}
+	*v1 = b >= tc->hi ? ncols - 1 : tl_cols_of(tc, b - 1);
 	if (*v1 < *v0)
 		*v1 = *v0;
 }
@@ -227,9 +255,9 @@ static void tl_regions(struct ui *ui, int ncols, uint8_t *inreg)
 			}
 			if (nreg++ >= TL_REGION_LOOKUPS)
 				continue;
-			from = tl_cols_row_tsc(ui, e->from);
-			to = tl_cols_row_tsc(ui, e->to ? e->to - 1 : 0) + 1;
-			if (from <= 1 || to <= from)
+			from = tl_zoom_row_time(ui, e->from);
+			to = tl_zoom_row_time(ui, e->to ? e->to - 1 : 0) + 1;
+			if (!from || to <= from)
 				continue;
 		}
 		if (to <= tc->lo || from >= tc->hi)
@@ -274,16 +302,16 @@ struct tl_marks {
 static int tl_mark_pos(struct tl_marks *m, size_t i)
 {
 	const struct tl_cache *tc = m->row->tc;
-	uint64_t v = tl_cols_row_tsc(m->ui, marks_at(m->ui->bm, i)->from);
+	uint64_t v = tl_zoom_row_time(m->ui, marks_at(m->ui->bm, i)->from);
+	int c;
 
 	m->lookups--;
 	if (!v)
 		return TL_POS_NONE;
 	if (v < tc->lo)
 		return -1;
-	if (v >= tc->hi)
-		return m->ncols;
-	return tl_cols_of(tc, v);
+	c = tl_col_at(m->ui, tc, v);
+	return c < 0 ? m->ncols : c;
 }
 
 /* Entries @i to @j (both included) at places @pi and @pj. */
@@ -372,8 +400,8 @@ static void tl_draw_markers(struct ui *ui, struct pane *p, int ncols)
 	static struct tl_row row;
 	static uint8_t inreg[TL_MAX_COLS];
 	struct tl_cache *tc = &tl_cols_cache;
-	uint64_t cv = tc->time ? tl_cols_row_tsc(ui, ui->cursor) : ui->cursor;
-	int c, v0, v1, cur = tl_cols_of(tc, cv);
+	uint64_t cv = tc->time ? tl_zoom_row_time(ui, ui->cursor) : ui->cursor;
+	int c, v0, v1, cur = tl_col_at(ui, tc, cv);
 
 	tl_marker_cells(ui, ncols, &row);
 	tl_viewport(ui, ncols, &v0, &v1);
@@ -459,19 +487,23 @@ uint64_t tl_tsc_after(struct ui *ui, uint64_t off)
 	return t;
 }
 
-/* The offsets [*@a, *@b) holding the first row at or after TSC @v, about:
- * the index's segment for @v to the next one's start, or before the
- * index knows (a stream just switched to, the trace still being indexed)
- * a binary search over the rows' times (a window each). */
-static void tl_off_near_tsc(struct ui *ui, uint64_t v, uint64_t *a, uint64_t *b)
+/* An offset whose row is before the first row at or after TSC @v, near
+ * it: halved on the rows' times (a window lookup each) within the
+ * index's segment for @v and the next one's start, or before the index
+ * knows (a stream just switched to, the trace still being indexed) the
+ * whole trace.  A row without a time is placed by the first timed row
+ * after it (tl_tsc_after()), so that it does not halve past @v. */
+static uint64_t tl_off_near_tsc(struct ui *ui, uint64_t v)
 {
 	size_t seg;
 	uint64_t lo = 0, hi = ui->img->size;
 	int steps = 64;
 
-	*b = hi;
-	if (ui->idx && !idx_find_tsc(ui->idx, v, &seg) && !idx_segment_span(ui->idx, seg, a, b))
-		return;
+	if (ui->idx && !idx_find_tsc(ui->idx, v, &seg) &&
+	    idx_segment_span(ui->idx, seg, &lo, &hi)) {
+		lo = 0;
+		hi = ui->img->size;
+	}
 	while (hi - lo > 1 && steps--) {
 		uint64_t mid = lo + (hi - lo) / 2, t = tl_tsc_after(ui, mid);
 
@@ -480,7 +512,7 @@ static void tl_off_near_tsc(struct ui *ui, uint64_t v, uint64_t *a, uint64_t *b)
 		else
 			hi = mid;
 	}
-	*a = lo;
+	return lo;
 }
 
 /* The rows a jump by time walks from where the halving ends: a window's
@@ -490,14 +522,13 @@ static void tl_off_near_tsc(struct ui *ui, uint64_t v, uint64_t *a, uint64_t *b)
 int tl_jump_tsc(struct ui *ui, uint64_t v)
 {
 	struct win_iter it = { 0 };
-	uint64_t off, a, b;
+	uint64_t off, a;
 	int n = TL_JUMP_WALK, found = 0;
 
 	/* A segment may be megabytes (one PSB in a whole trace): halved on
 	 * the rows' times to near @v first, then the first row at or after
 	 * it, not a PSB+ row carrying the segment before's time. */
-	tl_off_near_tsc(ui, v, &a, &b);
-	off = a = tl_off_at_tsc(ui, a, b, v);
+	off = a = tl_off_near_tsc(ui, v);
 	if (!win_seek(&it, ui->wc, a)) {
 		while (n-- && !(found = goto_idx_tsc_hit(win_row(&it), v))) {
 			if (win_next(&it))
@@ -535,14 +566,9 @@ static int tl_jump_col(struct ui *ui, long col)
 		v = a;
 	if (v >= b)
 		v = b > a ? b - 1 : a;
-	if (tc->time) {
-		size_t seg;
-
-		/* before the index knows the time: nowhere, as before */
-		if (!ui->idx || idx_find_tsc(ui->idx, v, &seg))
-			return UI_DRAW_NONE;
+	/* (before the index knows the time too: tl_off_near_tsc()) */
+	if (tc->time)
 		return tl_jump_tsc(ui, v);
-	}
 	if (v >= ui->img->size)
 		v = ui->img->size ? ui->img->size - 1 : 0;
 	return nav_jump(ui, v);
@@ -571,7 +597,7 @@ int tl_step(struct ui *ui, long d)
 
 	if (tc->ncols <= 0)
 		return UI_DRAW_NONE;
-	v = tc->time ? tl_cols_row_tsc(ui, ui->cursor) : ui->cursor;
+	v = tc->time ? tl_zoom_row_time(ui, ui->cursor) : ui->cursor;
 	c = v < tc->lo ? 0 : v >= tc->hi ? tc->ncols - 1 : tl_cols_of(tc, v);
 	return tl_jump_col(ui, c + d) | UI_DRAW_TIMELINE;
 }
@@ -582,33 +608,19 @@ static int tl_press = -1;
 static int tl_moved;
 static uint64_t tl_anchor;
 
-/* The TSC of the row holding @off (0 if none), and in *@mark what the
- * panes put before its time (timefmt_row_mark(): "?", "~" or ""). */
-static uint64_t tl_row_tsc_mark(struct ui *ui, uint64_t off, const char **mark)
-{
-	struct win_iter it = { 0 };
-	uint64_t tsc = 0;
-
-	*mark = "";
-	if (!win_seek(&it, ui->wc, off) && (win_row(&it)->ts.flags & TM_F_TSC)) {
-		tsc = win_row(&it)->ts.tsc;
-		*mark = timefmt_row_mark(ui, win_row(&it));
-	}
-	win_iter_release(&it);
-	return tsc;
-}
-
 /* The time from row @from to the row holding @to - 1 into @buf: '?'
  * before it if either end's time is disputed, else '~' if either is an
  * estimate (not a TSC or MTC packet's), as the panes mark them. */
 static void tl_span_time(struct ui *ui, uint64_t from, uint64_t to, char *buf, size_t size)
 {
 	const char *ma, *mb;
-	uint64_t a = tl_row_tsc_mark(ui, from, &ma), b = tl_row_tsc_mark(ui, to - 1, &mb);
+	uint64_t a = timefmt_off_tsc(ui, from, &ma), b = timefmt_off_tsc(ui, to - 1, &mb);
 	char t[40];
 
-	timefmt_tsc(ui, t, sizeof(t), timefmt_tsc_diff(ui, a, b), 0);
-	snprintf(buf, size, "%s%s", *ma == '?' || *mb == '?' ? "?" : *ma ? ma : mb, t);
+	/* (a row without a time, 0: "?", not a span from TSC 0) */
+	timefmt_tsc(ui, t, sizeof(t), a && b ? timefmt_tsc_diff(ui, a, b) : NAN, 0);
+	snprintf(buf, size, "%s%s", !a || !b ? "" : *ma == '?' || *mb == '?' ? "?" :
+		 *ma ? ma : mb, t);
 }
 
 /* The span from the press to column @col selected (@col the press's own:

@@ -42,6 +42,32 @@ static void tl_zoom_clamp(uint64_t a, uint64_t b, uint64_t span, uint64_t *lo)
 		*lo = b - span;
 }
 
+uint64_t tl_zoom_row_time(struct ui *ui, uint64_t off)
+{
+	const char *m;
+	uint64_t t = tl_cols_row_tsc(ui, off);
+
+	/* (the window lookups for the PSB+ only where the row has none: a
+	 * few rows at each segment's start) */
+	return t ? t : timefmt_off_tsc(ui, off, &m);
+}
+
+/* Where the cursor is on the axis into *@c: its offset (0x0 is one), or
+ * its row's time (tl_zoom_row_time(): at 0x0 the first PSB+'s TSC); the
+ * trace's last row's time, the time axis's end, as the last tick before
+ * it (the axis is [a, @b)).  Returns 1, or 0 if its row has no time. */
+static int tl_zoom_cursor(struct ui *ui, int time, uint64_t b, uint64_t *c)
+{
+	if (!time) {
+		*c = ui->cursor;
+		return 1;
+	}
+	*c = tl_zoom_row_time(ui, ui->cursor);
+	if (*c && *c == b)
+		*c = b - 1;
+	return *c != 0;
+}
+
 /* The view on the other axis: the bytes of the segments its times fall
  * in, or the times of the rows at its bytes.  Returns 0, or -1 if that
  * is not known (then the whole axis is shown). */
@@ -52,8 +78,8 @@ static int tl_zoom_convert(struct ui *ui, int time)
 	struct idx_seek k0, k1;
 
 	if (time) {
-		lo = tl_cols_row_tsc(ui, tz.lo);
-		hi = tl_cols_row_tsc(ui, tz.hi ? tz.hi - 1 : 0) + 1;
+		lo = tl_zoom_row_time(ui, tz.lo);
+		hi = tl_zoom_row_time(ui, tz.hi ? tz.hi - 1 : 0) + 1;
 	} else {
 		if (!ui->idx || idx_find_tsc(ui->idx, tz.lo, &s0) ||
 		    idx_find_tsc(ui->idx, tz.hi - 1, &s1) || idx_seek(ui->idx, s0, &k0))
@@ -61,7 +87,8 @@ static int tl_zoom_convert(struct ui *ui, int time)
 		lo = k0.offset;
 		hi = idx_seek(ui->idx, s1 + 1, &k1) ? ui->img->size : k1.offset;
 	}
-	if (!lo || hi <= lo)
+	/* (offset 0 is a place; TSC 0 is no time) */
+	if ((time && !lo) || hi <= lo)
 		return -1;
 	tz.time = time;
 	tz.lo = lo;
@@ -72,8 +99,10 @@ static int tl_zoom_convert(struct ui *ui, int time)
 void tl_zoom_view(struct ui *ui, int time, int ncols, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t a, b, c, span, l, min = tl_zoom_min(time, ncols);
+	int known;
 
 	tl_cols_whole(ui, time, &a, &b, &c);
+	known = tl_zoom_cursor(ui, time, b, &c);
 	tz.ncols = ncols;
 	*lo = a;
 	*hi = b;
@@ -92,7 +121,7 @@ void tl_zoom_view(struct ui *ui, int time, int ncols, uint64_t *lo, uint64_t *hi
 	}
 	l = tz.lo;
 	/* the cursor left the view: recentred on it */
-	if (c && (c < l || c >= l + span))
+	if (known && (c < l || c >= l + span))
 		l = c > span / 2 ? c - span / 2 : 0;
 	tl_zoom_clamp(a, b, span, &l);
 	tz.lo = *lo = l;
@@ -114,7 +143,7 @@ int tl_zoom_step(struct ui *ui, int dir)
 	tl_zoom_view(ui, time, ncols, &lo, &hi);
 	tl_cols_whole(ui, time, &a, &b, &c);
 	span = hi - lo;
-	if (!c || c < lo || c >= hi)
+	if (!tl_zoom_cursor(ui, time, b, &c) || c < lo || c >= hi)
 		c = lo + span / 2;	/* the cursor's time unknown: the middle */
 	if (dir > 0 && span <= min) {
 		msg_report(ui, UI_WARN, "timeline zoom at its closest");

@@ -20,6 +20,13 @@ struct cmd_table;
 /* :timeline-zoom (cmd.h). */
 extern const struct cmd_table tl_zoom_cmds;
 
+/* The place on the time axis of the row holding @off: its TSC, or for a
+ * row of a PSB+ before its TSC (the trace's first rows: the cursor at
+ * 0x0, a mark there) that PSB+'s TSC, as the panes show it; 0 if the row
+ * has none (no row's time is 0).  The view and the marker row place rows
+ * with it. */
+uint64_t tl_zoom_row_time(struct ui *ui, uint64_t off);
+
 /* The view [*@lo, *@hi) for @ncols columns on the axis (@time: TSC
  * ticks, else bytes): the whole axis unless zoomed; a zoomed view is
  * recentred on the cursor when it is outside (and the cursor's time is
