@@ -45,7 +45,7 @@ browse() {
 		--stream $S "$perf" >/dev/null 2>&1
 }
 # the status line of screen $1: the cursor's offset, and [k/N]
-at() { tail -n 2 "$1" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'; }
+at() { tail -n 2 "$1" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'; }
 rank() { tail -n 2 "$1" | head -n 1 | grep -o '\[[0-9-]*/[0-9]*\]' | tail -n 1; }
 hex() { printf '0x%x' "$(($1))"; }
 

@@ -92,7 +92,7 @@ grep -q '^ 0x[0-9a-f]*/0x4000 .*tsc 0x106d0fc710c5 ' "$tmp/lane1.txt" ||
 	fail ":lane cpu1 is not at the cursor's time: $(tail -n 2 "$tmp/lane1.txt")"
 grep -q '^ ptbrowse p.data:cpu1' "$tmp/click.txt" || fail "a click on lane cpu1 did not switch"
 # column 40 of 95 is 42% of the time, and so about of the bytes
-off=$(tail -n 2 "$tmp/click.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')
+off=$(tail -n 2 "$tmp/click.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p')
 [ -n "$off" ] && [ $((off)) -ge $((0x1000)) ] && [ $((off)) -le $((0x2800)) ] ||
 	fail "the click on cpu1 at 42% of the time landed at '$off'"
 grep -q "lane: no stream 'nosuch'" "$tmp/bad.txt" || fail ":lane nosuch: $(tail -n 1 "$tmp/bad.txt")"
@@ -111,8 +111,8 @@ printf 'wait-index\nclick=60,0\n:save-screen %s\nclick=60,3\n:save-screen %s\nq\
 	"$tmp/ctl.txt" "$tmp/clane.txt" > "$tmp/ckeys"
 LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/ckeys" --size 100x24 \
 	$OPTS "$tmp/p.data" > /dev/null 2>&1
-a=$(tail -n 2 "$tmp/ctl.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')
-b=$(tail -n 2 "$tmp/clane.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')
+a=$(tail -n 2 "$tmp/ctl.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p')
+b=$(tail -n 2 "$tmp/clane.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p')
 [ -n "$a" ] && [ $((a)) -gt 0 ] && [ "$a" = "$b" ] ||
 	fail "a click at column 60 of the timeline went to '$a', of the cpu0 lane to '$b'"
 
@@ -146,7 +146,7 @@ hits() {
 	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/hkeys" --size 120x30 \
 		$OPTS "$tmp/p.data" > /dev/null 2>&1
 	for i in 0 1 2 3; do
-		tail -n 2 "$tmp/h$i.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'
+		tail -n 2 "$tmp/h$i.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'
 	done | sort -u | while read -r o; do printf '0x%x\n' "$((o))"; done | sort
 }
 for q in "tid 100" "comm client"; do
@@ -160,7 +160,7 @@ done
 # :goto with a term goes to the next hit
 printf 'wait-index\n:goto comm client\n:save-screen %s\nq\n' "$tmp/g.txt" > "$tmp/gkeys"
 LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/gkeys" --size 120x30 $OPTS "$tmp/p.data" >/dev/null 2>&1
-[ "$(tail -n 2 "$tmp/g.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')" = \
+[ "$(tail -n 2 "$tmp/g.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p')" = \
 	"$(starts --comm client)" ] || fail ":goto comm client: $(tail -n 2 "$tmp/g.txt")"
 printf 'wait-index\n:search pid 100 | tip\n:save-screen %s\nq\n' "$tmp/e.txt" > "$tmp/ekeys"
 LANG=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/ekeys" --size 120x30 $OPTS "$tmp/p.data" >/dev/null 2>&1

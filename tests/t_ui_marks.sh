@@ -42,7 +42,7 @@ wait_for() {
 
 # The offset in the status line (second line from the bottom).
 status_off() {
-	tm capture-pane -p -t ptb | tail -n 2 | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'
+	tm capture-pane -p -t ptb | tail -n 2 | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'
 }
 
 # Run the browser on $1 (more options after it) in a fresh tmux session.

@@ -19,7 +19,7 @@ export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp
 
 # The offset on the status line of a --script run's screen (file $1).
 shot_off() {
-	tail -n 2 "$1" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'
+	tail -n 2 "$1" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'
 }
 
 # Where :goto $1 lands once the index is done (--script), and where

@@ -34,7 +34,7 @@ run() {
 }
 st() { tail -n 2 "$tmp/$1.txt" | head -n 1; }
 msg() { tail -n 1 "$tmp/$1.txt"; }
-off() { echo $(($(st "$1" | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'))); }
+off() { echo $(($(st "$1" | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'))); }
 "$PTBROWSE" dump "$tmp/t.pt" > "$tmp/dump"
 # the offsets (decimal) of packets of the types given, in order
 offs() { awk -v t=" $* " 'index(t, " " $2 " ") { print $1 }' "$tmp/dump" |

@@ -37,7 +37,7 @@ KEYS
 LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/keys" --size 140x24 \
 	$opts "$tmp/t.pt" >"$tmp/out" 2>&1 || fail "exit status $? ($(cat "$tmp/out"))"
 count() { tail -n 2 "$tmp/$1.txt" | head -n 1 | sed -n 's/.*\/tnt\.8 \[[-0-9]*\/\([0-9+]*\)\].*/\1/p'; }
-off() { tail -n 2 "$tmp/$1.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'; }
+off() { tail -n 2 "$tmp/$1.txt" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'; }
 n1=$(count n1) n2=$(count n2) n3=$(count n3)
 [ -n "$n1" ] && [ "$n1" -gt 65536 ] 2>/dev/null || fail "the first search's count: '$n1'"
 [ "$n2" = "$n1" ] || fail "N past the kept hits: count '$n2', the search's was '$n1'"

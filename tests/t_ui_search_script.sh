@@ -26,7 +26,7 @@ fail() { echo "FAIL: $*"; status=1; }
 st() { tail -n 2 "$tmp/$1.txt" | head -n 1; }
 msg() { tail -n 1 "$tmp/$1.txt"; }
 # The offset in the status line, in decimal.
-st_off() { echo $(($(st "$1" | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'))); }
+st_off() { echo $(($(st "$1" | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'))); }
 
 "$PTBROWSE" dump "$T" | awk '$2 == "tip" { print "0x" $1 }' > "$tmp/tips"
 ntips=$(wc -l < "$tmp/tips")

@@ -87,7 +87,7 @@ wait-search
 :save-screen $tmp/hash
 EOF
 run 120x30
-off() { st "$1" | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'; }
+off() { st "$1" | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'; }
 [ $(($(off star))) = $((0x$second)) ] && [ $(($(off hash))) = $((0x$first)) ] &&
 	st star | grep -q "tip 0x$ip" &&
 	ok "* and # on a TIP: the next and previous TIP at 0x$ip" ||

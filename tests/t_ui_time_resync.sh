@@ -56,7 +56,7 @@ tgt_ns=$(awk -v o="$(printf '%016x' $tgt_off)" '$0 ~ o "  tsc" { print $3; exit 
 
 # The offset on the status line of a --script screen (file $1), decimal.
 shot_off() {
-	o=$(tail -n 2 "$1" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p')
+	o=$(tail -n 2 "$1" | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p')
 	echo $((o))
 }
 # Run the browser on trace $1 with the keys on stdin (screens in $tmp).

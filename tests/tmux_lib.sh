@@ -51,7 +51,7 @@ wait_gone() {
 
 # The offset in the status line (second line from the bottom).
 status_off() {
-	screen | tail -n 2 | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)\/.*/\1/p'
+	screen | tail -n 2 | head -n 1 | sed -n 's/^ *\(0x[0-9a-f]*\)[/ ].*/\1/p'
 }
 # The offset of the cursor row ('>' in the gutter).
 cursor_off() {

@@ -88,6 +88,56 @@ enum screen_color screen_class_color(int cls)
 	}
 }
 
+/* The byte length of the character at @s (as screen_put() steps: a
+ * byte not valid in the locale is one) into *@n; returns its columns. */
+static int screen_char(const char *s, size_t *n)
+{
+	mbstate_t mbs;
+	wchar_t wc;
+	int w;
+
+	memset(&mbs, 0, sizeof(mbs));
+	*n = mbrtowc(&wc, s, MB_CUR_MAX, &mbs);
+	if (*n == (size_t)-1 || *n == (size_t)-2 || !*n) {
+		*n = 1;
+		return 1;
+	}
+	w = wcwidth(wc);
+	return w < 0 ? 1 : w;
+}
+
+int screen_cols(const char *s)
+{
+	int c = 0;
+	size_t n;
+
+	for (; *s; s += n)
+		c += screen_char(s, &n);
+	return c;
+}
+
+void screen_mid_cut(char *s, size_t size, int cols, const char *ell)
+{
+	int have = screen_cols(s), e = screen_cols(ell), c = 0, w;
+	size_t n, at = 0, to, el = strlen(ell);
+
+	if (have <= cols || cols < e + 2)
+		return;
+	/* the first half, then past the columns that do not fit */
+	while (s[at] && c + (w = screen_char(s + at, &n)) <= (cols - e) / 2) {
+		c += w;
+		at += n;
+	}
+	for (to = at, c = 0; s[to] && c < have - (cols - e); to += n)
+		c += screen_char(s + to, &n);
+	/* (the ellipsis is never longer than what it replaces here, but
+	 * stay within @size whatever it is) */
+	if (at + el + strlen(s + to) + 1 > size)
+		return;
+	memmove(s + at + el, s + to, strlen(s + to) + 1);
+	memcpy(s + at, ell, el);
+}
+
 int screen_put(int y, int x, int w, const char *s)
 {
 	mbstate_t mbs;

@@ -24,6 +24,14 @@ enum screen_color screen_class_color(int cls);
 int screen_put(int y, int x, int w, const char *s);
 /* Fill @w columns at (@y, @x) with blanks. */
 void screen_clear(int y, int x, int w);
+/* The columns @s takes on the screen (a byte not valid in the locale:
+ * one, as screen_put() shows it). */
+int screen_cols(const char *s);
+/* Cut the middle of @s (of @size bytes) to @cols columns, @ell in its
+ * place, if it is wider: a long file name keeps its start and its end
+ * (".pt"), a search its first words and its last.  Nothing where @cols
+ * leaves no room beside @ell. */
+void screen_mid_cut(char *s, size_t size, int cols, const char *ell);
 /* A glyph: its UTF-8 form or its ASCII fallback. */
 const char *screen_glyph(const struct ui *ui, const char *utf8,
 			 const char *ascii);

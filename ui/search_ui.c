@@ -957,10 +957,31 @@ int search_ui_hits_near(struct ui *ui, uint64_t off, uint64_t *prev, uint64_t *h
 	return 0;
 }
 
+/* The most columns a search's or a filter's text takes on the status
+ * line: a longer one loses its middle, so that its rank and what else
+ * the line says still show. */
+#define SEARCH_UI_STATUS_COLS 40
+
+/* @text cut to SEARCH_UI_STATUS_COLS columns into @out (of @size). */
+static const char *search_ui_short(struct ui *ui, const char *text, char *out, size_t size)
+{
+	char *t = strdup(text ? text : "");
+
+	if (!t) {
+		snprintf(out, size, "%.*s", SEARCH_UI_STATUS_COLS, text ? text : "");
+		return out;
+	}
+	screen_mid_cut(t, strlen(t) + 1, SEARCH_UI_STATUS_COLS, screen_glyph(ui, "…", "..."));
+	snprintf(out, size, "%s", t);
+	free(t);
+	return out;
+}
+
 size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
+	char text[4 * SEARCH_UI_STATUS_COLS + 8], ftext[sizeof(text)];
 	size_t len = 0;
 	int r;
 
@@ -971,6 +992,8 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 	len = goto_job_status(ui, buf, size);
 	if (len || !su)
 		return len;
+	search_ui_short(ui, su->text, text, sizeof(text));
+	search_ui_short(ui, su->ftext, ftext, sizeof(ftext));
 	if (su->sb) {
 		uint64_t done, total;
 		size_t n, rank;
@@ -983,11 +1006,11 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 			snprintf(pos, sizeof(pos), "%zu", rank);
 		if (fin)
 			r = snprintf(buf, size, "  %c%s [%s/%s%zu]%s", su->dir > 0 ? '/' : '?',
-				     su->text, pos, su->approx ? "~" : "", n,
+				     text, pos, su->approx ? "~" : "", n,
 				     sst == -pte_canceled ? " stopped" : "");
 		else
 			r = snprintf(buf, size, "  %c%s %.0f%%", su->dir > 0 ? '/' : '?',
-				     su->text, total ? 100.0 * (double)done / (double)total : 0);
+				     text, total ? 100.0 * (double)done / (double)total : 0);
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
 	} else if (su->s && su->pred) {
 		char pos[32] = "-";
@@ -1001,7 +1024,7 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 			snprintf(pos, sizeof(pos), "%zu", search_ui_lower(su, ui->cursor) + 1);
 		/* (~: a gap's count without the time pass, an estimate) */
 		r = snprintf(buf, size, "  %c%s [%s/%s%" PRIu64 "%s]", su->dir > 0 ? '/' : '?',
-			     su->text, pos, su->approx ? "~" : "", st.nhits,
+			     text, pos, su->approx ? "~" : "", st.nhits,
 			     st.finished || st.count_known ? "" : "+");
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
 		if (!st.finished && len < size) {
@@ -1014,7 +1037,7 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 		}
 	} else if (search_ui_stale(su)) {
 		/* made under another filter: n searches it again */
-		r = snprintf(buf, size, "  %c%s", su->dir > 0 ? '/' : '?', su->text);
+		r = snprintf(buf, size, "  %c%s", su->dir > 0 ? '/' : '?', text);
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
 	}
 	if (search_ui_fon(su) && len + 1 < size) {
@@ -1027,7 +1050,7 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 			snprintf(looking, sizeof(looking), " (looking %.0f%%, C-c stops)",
 				 st.total ? 100.0 * (double)st.done / (double)st.total : 0);
 		}
-		r = snprintf(buf + len, size - len, "  filter: %s%s", su->ftext,
+		r = snprintf(buf + len, size - len, "  filter: %s%s", ftext,
 			     su->fstopped && su->cgen == su->fgen ? " (stopped)" :
 			     su->cstate == 1 && su->cgen == su->fgen ? looking :
 			     su->cstate < 0 && !su->nrows ? " (none below)" : "");

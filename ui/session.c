@@ -283,56 +283,6 @@ static const struct {
 	{ SI_CODE, 0 }, { SI_NAME, 12 },
 };
 
-/* The byte length of the character at @s (as screen_put() steps: a
- * byte not valid in the locale is one) into *@n; returns its columns. */
-static int session_char(const char *s, size_t *n)
-{
-	mbstate_t mbs;
-	wchar_t wc;
-	int w;
-
-	memset(&mbs, 0, sizeof(mbs));
-	*n = mbrtowc(&wc, s, MB_CUR_MAX, &mbs);
-	if (*n == (size_t)-1 || *n == (size_t)-2 || !*n) {
-		*n = 1;
-		return 1;
-	}
-	w = wcwidth(wc);
-	return w < 0 ? 1 : w;
-}
-
-/* The columns @s takes. */
-static int session_cols(const char *s)
-{
-	int c = 0;
-	size_t n;
-
-	for (; *s; s += n)
-		c += session_char(s, &n);
-	return c;
-}
-
-/* Cut the middle of @s (of @size bytes) to @cols columns, @ell in its
- * place: a long file name keeps its start and its end (".pt"). */
-static void session_mid_cut(char *s, size_t size, int cols, const char *ell)
-{
-	int have = session_cols(s), e = session_cols(ell), c = 0, w;
-	char tail[SI_LEN];
-	size_t n, at = 0, to;
-
-	if (have <= cols || cols < e + 2)
-		return;
-	/* the first half, then past the columns that do not fit */
-	while (s[at] && c + (w = session_char(s + at, &n)) <= (cols - e) / 2) {
-		c += w;
-		at += n;
-	}
-	for (to = at, c = 0; s[to] && c < have - (cols - e); to += n)
-		c += session_char(s + to, &n);
-	snprintf(tail, sizeof(tail), "%s", s + to);
-	snprintf(s + at, size - at, "%s%s", ell, tail);
-}
-
 /* The info line's parts @p (escaped) into @buf, made to fit @cols
  * columns as session_cuts[] says. */
 static void session_fit(struct ui *ui, char (*p)[SI_LEN], int cols, char *buf,
@@ -343,17 +293,17 @@ static void session_fit(struct ui *ui, char (*p)[SI_LEN], int cols, char *buf,
 	int all = 0;
 
 	for (i = 0; i < SI_N; i++)
-		all += session_cols(p[i]);
+		all += screen_cols(p[i]);
 	for (i = 0; i < sizeof(session_cuts) / sizeof(session_cuts[0]) && all > cols; i++) {
 		char *s = p[session_cuts[i].part];
-		int w = session_cols(s), want = w - (all - cols);
+		int w = screen_cols(s), want = w - (all - cols);
 
 		if (!session_cuts[i].cols)
 			s[0] = 0;
 		else if (w > session_cuts[i].cols)
-			session_mid_cut(s, sizeof(p[0]), want > session_cuts[i].cols ?
+			screen_mid_cut(s, sizeof(p[0]), want > session_cuts[i].cols ?
 					want : session_cuts[i].cols, ell);
-		all += session_cols(s) - w;
+		all += screen_cols(s) - w;
 	}
 	snprintf(buf, size, "%s%s%s%s%s%s", p[SI_NAME], p[SI_HEAD], p[SI_INDEX], p[SI_HALT],
 		 p[SI_CODE], p[SI_ROWS]);
