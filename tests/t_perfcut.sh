@@ -73,8 +73,11 @@ grep -q '^>  0x0000a8f3  tnt.8 .*\[gap\]' "$tmp/end.txt" ||
 	bad "the last row is not marked [gap]: $(cat "$tmp/end.txt")"
 
 # The timeline (time axis, the default) marks the end: the last row's
-# time is the axis's end, and it was dropped from the last column.
-printf 'wait-index\n:save-screen %s\nq\n' "$tmp/tl.txt" >"$tmp/keys"
+# time is the axis's end, and it was dropped from the last column.  The
+# sideband's switches long before the trace put all of its rows in the
+# last column, with the cursor's '┃' (at 0x0: its PSB+'s time) over the
+# '!': zoomed to the trace's rows, the end is the last column still.
+printf 'wait-index\n:zoom 0x0 0xa8f3\n:save-screen %s\nq\n' "$tmp/tl.txt" >"$tmp/keys"
 "$PTBROWSE" --no-state --script "$tmp/keys" --size 120x10 \
 	"$tmp/cut.perf" >/dev/null 2>&1 || bad "browser timeline: exit $?"
 tail -n 3 "$tmp/tl.txt" | head -n 1 | sed 's/ *$//' | grep -q '!$' ||

@@ -190,6 +190,8 @@ XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache 
 # with the span); its glyphs are counted in characters, not bytes.
 mrow=$(awk '/ span ([0-9]|~|≈)/ { print prev; exit } { prev = $0 }' "$tmp/side0.txt")
 nchars() { printf '%s' "$1" | LC_ALL=C.UTF-8 wc -m; }
+# (the cursor at 0x0 is at the trace's start: its '┃' covers the ^)
+case $mrow in *^*) ;; *┃*) mrow=$(printf '%s' "$mrow" | sed 's/┃/^/') ;; esac
 case $mrow in *,*^*,*) ;; *) fail "no switches around the trace's start (^) on the marker row: $mrow" ;; esac
 after=${mrow#*^}
 col=$(( $(nchars "${mrow%%^*}") + 1 + $(nchars "${after%%,*}") ))
