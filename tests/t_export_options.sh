@@ -52,6 +52,17 @@ opens ":export"
 rm -f h.pt.options
 ok ":export refuses the trace's options file"
 
+# :save-screen too (it wrote the screen there: "'ptbrowse' is not an option").
+printf ':save-screen %s\n:save-screen %s\n' "sub/../h.pt.options" "$tmp/s.txt" >"$tmp/s"
+"$PTBROWSE" --no-state --script "$tmp/s" --size 120x10 h.pt >"$tmp/out" 2>&1 ||
+	fail ":save-screen: exit $? ($(cat "$tmp/out"))"
+tail -n 1 "$tmp/s.txt" | grep -q "the trace's options file" ||
+	fail ":save-screen: message: $(tail -n 1 "$tmp/s.txt")"
+[ -e h.pt.options ] && fail ":save-screen wrote h.pt.options"
+opens ":save-screen"
+rm -f h.pt.options
+ok ":save-screen refuses the trace's options file"
+
 # extract -o TRACE.options made a directory there (the trace then said
 # "h.pt.options: Is a directory").
 for o in h.pt.options h.pt.options/ sub/../h.pt.options; do

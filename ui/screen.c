@@ -189,7 +189,14 @@ int screen_save(const struct ui *ui, const char *path, char *err, size_t errlen)
 	FILE *f;
 	int y, x;
 
-	/* Never over the trace or a file the browser read for it. */
+	/* Never over the trace or a file the browser read for it, nor
+	 * where the trace's options file would be (text there that is not
+	 * options: the trace would not open again). */
+	if (export_names_options(ui->trace, path)) {
+		snprintf(err, errlen, "%s: is the trace's options file; not overwriting it",
+			 path);
+		return -1;
+	}
 	o.nkeep = export_keep(ui->trace, marks_file(ui->bm), inputs);
 	if (safefile_create(&sf, path, &o, err, errlen) < 0)
 		return -1;
