@@ -72,4 +72,13 @@ msg rback | grep -q "region: TO '-0x100' is 0x2f00, before FROM" ||
 run swap ":export 0x3100 0x3000 $tmp/d.pt"
 [ "$(msg swap | range)" = "$want" ] && cmp -s "$tmp/d.pt" "$tmp/cli.pt" &&
 	echo "ok   absolute FROM TO in either order" || fail "swap: $(msg swap)"
+
+# A region as TO is its end, as the CLI's "its end for TO" (it was its
+# start: ':export 0x3000 hot' wrote up to hot's start).
+run reg ":region hot 0x5000 0x9000" ":export 0x3000 hot $tmp/r.pt"
+got=$(msg reg | range)
+case $got in
+0x2*-0x9*) echo "ok   a region as TO is its end ($got)" ;;
+*) fail "region as TO: '$got': $(msg reg)" ;;
+esac
 exit $status

@@ -266,8 +266,8 @@ static int marks_ui_clear_mark(struct ui *ui, int c)
 /* TO from @b, a relative TO (+64KiB, t +3us) counting from @from, as
  * `ptbrowse export` counts it: the goto context is the cursor's, so the
  * cursor stands at @from meanwhile.  One that lands before @from is
- * refused (absolute ones in either order are swapped by the callers).
- * Returns 0, -1 if @b is no target, -2 if it is refused (the reason in
+ * refused (absolute ones in either order are swapped by the callers);
+ * a region is its end.  Returns 0, -1 if @b is no target, -2 if it is refused (the reason in
  * @err). */
 static int marks_ui_range_to(struct ui *ui, const char *b, uint64_t from,
 			     uint64_t *to, char *err, size_t errlen)
@@ -281,6 +281,13 @@ static int marks_ui_range_to(struct ui *ui, const char *b, uint64_t from,
 	ui->cursor = cursor;
 	if (r < 0)
 		return -1;
+	/* A region as TO is its end, as `ptbrowse export` takes it */
+	if (!goto_parse(b, &t, NULL, 0) && t.kind == GOTO_REGION && ui->bm) {
+		long i = marks_find(ui->bm, t.name);
+
+		if (i >= 0 && marks_at(ui->bm, (size_t)i)->to > *to)
+			*to = marks_at(ui->bm, (size_t)i)->to;
+	}
 	if (*to < from && !goto_parse(b, &t, NULL, 0) && t.rel) {
 		snprintf(err, errlen, "TO '%.64s' is 0x%" PRIx64 ", before FROM 0x%"
 			 PRIx64 " (a relative TO counts from FROM)", b, *to, from);
