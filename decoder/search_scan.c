@@ -103,6 +103,52 @@ static uint64_t segment_end(const struct scan *sc, uint64_t psb)
 	return UINT64_MAX;
 }
 
+/* The first PSB after @off (UINT64_MAX: none): where the segment holding
+ * @off ends, as the index places it (its next seek point, when it has
+ * one) or as a PSB search finds it (the same PSBs). */
+static uint64_t psb_after(struct scan *sc, uint64_t off)
+{
+	struct img_cursor cur;
+	uint64_t e;
+
+	if (sc->idx) {
+		e = segment_end(sc, off);
+		if (e && e != UINT64_MAX)
+			return e;
+	}
+	if (off == UINT64_MAX || scan_cursor(sc, &cur, off) ||
+	    img_cursor_sync_forward(&cur, off + 1))
+		return UINT64_MAX;
+	return img_cursor_offset(&cur);
+}
+
+/*
+ * Whether packet @pkt, decoded (@r >= 0), runs into the PSB that ends its
+ * segment, *@seg_end (the first PSB after the last PSB decoded; found
+ * again at each PSB, and past it).  The index, the packet pane and the
+ * time pass decode a segment up to its end and cut such a packet (a
+ * corrupted one that swallows the PSB's first bytes) as an error, and
+ * decode on from that PSB; read whole it would hide the PSB.  Returns 1
+ * with @pkt made that error row (PKT_INVALID, up to the PSB), else 0.
+ */
+static inline int cut_at_psb(struct scan *sc, struct pkt *pkt, int r,
+			     uint64_t *seg_end)
+{
+	uint64_t off = pkt->offset;
+
+	if (r < 0)
+		return 0;
+	if (__builtin_expect(pkt->type == PKT_PSB || off >= *seg_end, 0))
+		*seg_end = psb_after(sc, off);
+	if (__builtin_expect(off + pkt->size <= *seg_end, 1))
+		return 0;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->type = PKT_INVALID;
+	pkt->offset = off;
+	pkt->size = (uint8_t)(*seg_end - off);
+	return 1;
+}
+
 /* Give @ctx's time model the index's state at the PSB at @psb, so times
  * are those of a decode from the start (when phase 2 got there). */
 static void restore_carry(const struct scan *sc, uint64_t psb,
@@ -122,7 +168,7 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 	struct img_cursor cur;
 	struct srch_ctx ctx;
 	struct pkt pkt;
-	uint64_t start, next, mark;
+	uint64_t start, next, mark, seg_end = 0;
 	int r, skip = sc->skip && sc->idx && (!sc->pred->history || sc->time_same);
 	int skipped = 0;	/* the time model needs the index's state */
 
@@ -173,6 +219,8 @@ static int scan_decode(struct scan *sc, uint64_t a, uint64_t b)
 			skipped = 1;
 			continue;
 		}
+		if (cut_at_psb(sc, &pkt, r, &seg_end))
+			r = -pte_truncated;	/* on at the PSB, below */
 		if (skipped && ctx.use_tm && r >= 0 && pkt.type == PKT_PSB) {
 			/* Where the skipped segments left the model, and the
 			 * timing packet a gap counts from. */
@@ -313,6 +361,7 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 	struct pkt pkt;
 	uint64_t pos = a, end = b + PF_SLACK, done = 0, curoff = 0, next;
 	uint64_t chk_end = 0;	/* the end of the segment checked last */
+	uint64_t seg_end = 0;	/* cut_at_psb()'s */
 	int have_cur = 0, r;
 
 	if (end > sc->img->size || end < b)
@@ -369,6 +418,8 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 			if (pkt.offset >= b)
 				return 0;
 			cur.gap = 0;
+			if (cut_at_psb(sc, &pkt, r, &seg_end))
+				r = -pte_truncated;
 			srch_step_fast(&ctx, &pkt);
 			if (pkt.offset >= a && srch_match(sc->pred, &pkt, &ctx) &&
 			    sc->hit(sc->arg, &pkt))

@@ -23,6 +23,7 @@
 #include "pkt.h"
 #include "search.h"
 #include "tm_config.h"
+#include "window.h"
 
 static const char *const traces[] = {
 	"dynamorio-drpt2trace/head_test_simple.raw.pt.bin",
@@ -545,12 +546,15 @@ static void test_segment_may_match(void **state)
  * Whole traces.
  */
 
-/* The reference: a plain pkt_next walk from the first PSB, re-syncing at
- * the next PSB after a decode error (which is a PKT_INVALID packet). */
-static size_t ref_matches(const struct srch_pred *p, const struct img *img,
-			  uint64_t **out)
+/* The reference: a plain pkt_next walk from the first PSB, segment by
+ * segment as the packet pane decodes them: a packet running into the next
+ * PSB is cut there as an error (*@ncut counts them; may be NULL), and after
+ * an error (a PKT_INVALID packet) the walk goes on at the next PSB. */
+static size_t ref_walk(const struct srch_pred *p, const struct img *img,
+		       uint64_t **out, size_t *ncut)
 {
 	const struct img_span *s = &img->spans[0];
+	const uint8_t *seg_end;
 	struct pkt_decoder dec;
 	struct srch_ctx ctx;
 	struct pkt pkt;
@@ -560,13 +564,29 @@ static size_t ref_matches(const struct srch_pred *p, const struct img *img,
 	assert_int_equal(pkt_decoder_init(&dec, s->data, s->data + s->size, 0), 0);
 	srch_ctx_init(&ctx, p, img);
 	*out = NULL;
+	if (ncut)
+		*ncut = 0;
 	if (!(dec.pos = pkt_find_psb(dec.begin, dec.end)))
 		return 0;
+	seg_end = dec.end;
 	for (;;) {
+		const uint8_t *at = dec.pos;
 		int r = pkt_next(&dec, &pkt);
 
 		if (r == -pte_eos)
 			break;
+		if (r > 0 && pkt.type == PKT_PSB &&
+		    !(seg_end = pkt_find_psb(at + 1, dec.end)))
+			seg_end = dec.end;
+		if (r > 0 && dec.pos > seg_end) {
+			memset(&pkt, 0, sizeof(pkt));
+			pkt.type = PKT_INVALID;
+			pkt.offset = (uint64_t)(at - dec.begin);
+			pkt.size = (uint8_t)(seg_end - at);
+			r = -pte_truncated;
+			if (ncut)
+				++*ncut;
+		}
 		srch_step(&ctx, &pkt);
 		if (srch_match(p, &pkt, &ctx)) {
 			if (n == cap) {
@@ -576,11 +596,17 @@ static size_t ref_matches(const struct srch_pred *p, const struct img *img,
 			}
 			v[n++] = pkt.offset;
 		}
-		if (r < 0 && !(dec.pos = pkt_find_psb(dec.pos + 1, dec.end)))
+		if (r < 0 && !(dec.pos = pkt_find_psb(at + 1, dec.end)))
 			break;
 	}
 	*out = v;
 	return n;
+}
+
+static size_t ref_matches(const struct srch_pred *p, const struct img *img,
+			  uint64_t **out)
+{
+	return ref_walk(p, img, out, NULL);
 }
 
 /* The index of the first hit > @from (or >= with @eq) in @ref. */
@@ -971,6 +997,57 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* ptgen writes the trace's options next to it. */
+static void unlink_options(const char *path)
+{
+	char opts[300];
+
+	snprintf(opts, sizeof(opts), "%s.options", path);
+	unlink(opts);
+}
+
+/* Generate the trace ptgen makes with @args into @mp, and its time
+ * configuration into @cfg.  Returns 0, or -1 if ptgen is not built. */
+static int gen_trace(const char *args, struct helpers_map *mp,
+		     struct tm_config *cfg)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024], line[512], *tok, *save = NULL, *opt = NULL;
+	char path[] = "/tmp/test_search_gen.XXXXXX";
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s -o %s 2>/dev/null",
+		 build ? build : "build", args, path);
+	if (system(cmd)) {
+		unlink(path);
+		unlink_options(path);
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s --print-config",
+		 build ? build : "build", args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	pclose(f);
+	memset(cfg, 0, sizeof(*cfg));
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (!opt) {
+			opt = tok;
+			continue;
+		}
+		assert_int_equal(tm_config_option(cfg, opt, tok), 1);
+		opt = NULL;
+	}
+	assert_int_equal(helpers_map_file(path, mp), 0);
+	unlink(path);
+	unlink_options(path);
+	return 0;
+}
+
 /*
  * A search on a gap skips the segments whose largest gap (the time pass's
  * summary) rules it out, carrying the time of the last timing packet
@@ -982,9 +1059,6 @@ static void test_gap_skip(void **state)
 {
 	static const char args[] = "--seed 11 --size 3MiB --ovf-rate 0.0005";
 	static const struct srch_opts plain = { .no_skip = 1, .no_prefilter = 1 };
-	const char *build = getenv("BUILD");
-	char cmd[1024], line[512], *tok, *save = NULL, *opt = NULL;
-	char path[] = "/tmp/test_search_gap.XXXXXX";
 	struct tm_config cfg;
 	struct img_span span;
 	struct img img;
@@ -992,36 +1066,10 @@ static void test_gap_skip(void **state)
 	struct idx *idx;
 	uint64_t *gaps, *ref;
 	size_t ns, i, k, n, ruled;
-	FILE *f;
-	int fd;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s -o %s 2>/dev/null",
-		 build ? build : "build", args, path);
-	if (system(cmd)) {
-		unlink(path);
+	if (gen_trace(args, &mp, &cfg))
 		skip();
-	}
-	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen %s --print-config",
-		 build ? build : "build", args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(line, sizeof(line), f));
-	pclose(f);
-	memset(&cfg, 0, sizeof(cfg));
-	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-		if (!opt) {
-			opt = tok;
-			continue;
-		}
-		assert_int_equal(tm_config_option(&cfg, opt, tok), 1);
-		opt = NULL;
-	}
-	assert_int_equal(helpers_map_file(path, &mp), 0);
-	unlink(path);
 	img_init_flat(&img, &span, mp.data, mp.size);
 	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
 	assert_int_equal(idx_set_chunk_size(idx, 64 << 10), 0);
@@ -1118,6 +1166,124 @@ static void test_gap_skip(void **state)
 			free(ref);
 			srch_pred_free(p);
 		}
+	}
+	free(gaps);
+	idx_free(idx);
+	munmap(mp.data, mp.size);
+}
+
+/* The packet pane's rows: its error rows are at the @n offsets @ref (the
+ * reference's "error" hits) and its PSBs at the @npsb offsets @psb. */
+static void check_panes(const struct img *img, const uint64_t *ref, size_t n,
+			const uint64_t *psb, size_t npsb)
+{
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	size_t ne = 0, np = 0;
+
+	assert_int_equal(win_cache_new(&wc, img, NULL, 1 << 20), 0);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	do {
+		const struct win_row *row = win_row(&it);
+
+		if (row->flags & WIN_F_PRE_PSB)
+			continue;
+		if (row->flags & WIN_F_ERROR) {
+			assert_true(ne < n);
+			assert_int_equal(row->pkt.offset, ref[ne]);
+			ne++;
+		} else if (row->pkt.type == PKT_PSB) {
+			assert_true(np < npsb);
+			assert_int_equal(row->pkt.offset, psb[np]);
+			np++;
+		}
+	} while (win_next(&it) == 0);
+	assert_int_equal(ne, n);
+	assert_int_equal(np, npsb);
+	win_iter_release(&it);
+	win_cache_free(wc);
+}
+
+/*
+ * A corrupted packet that runs into the next PSB (a TIP.PGD whose payload
+ * swallows the PSB's first bytes, a stray 19 reading them as a TSC's) is
+ * cut there as an error, as the packet pane and the index cut it, and the
+ * search decodes on from that PSB.  A decode of everything read such a
+ * packet whole and went on inside the PSB, so it never saw the segment
+ * that PSB starts, while the skipping and prefilter paths decoded it from
+ * its PSB: their hits differed ("gap > N", "tsc > T", "error", "psb").
+ */
+static void test_psb_cut(void **state)
+{
+	static const char args[] = "--seed 2 --size 128KiB --psb-period 200 "
+				   "--corrupt-rate 0.002";
+	static const struct srch_opts plain = { .no_skip = 1, .no_prefilter = 1 };
+	static const struct srch_opts nopf = { .no_prefilter = 1 };
+	static const char *const fixed[] = {
+		"error", "psb", "tsc", "tip.pgd", "gap > 10us", "x:0282",
+	};
+	struct tm_config cfg;
+	struct img_span span;
+	struct img img;
+	struct helpers_map mp;
+	struct idx_summary tot;
+	struct idx *idx;
+	uint64_t *ref, *gaps;
+	size_t ns, i, k, n, ncut;
+	char qs[128];
+
+	(void)state;
+	if (gen_trace(args, &mp, &cfg))
+		skip();
+	img_init_flat(&img, &span, mp.data, mp.size);
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 4096), 0);
+	assert_int_equal(idx_build(idx), 0);
+	assert_int_equal(idx_totals(idx, &tot), 0);
+	ns = idx_nseeks(idx);
+	gaps = calloc(ns + 1, sizeof(*gaps));
+	assert_non_null(gaps);
+	for (i = 0; i < ns; i++) {
+		struct idx_summary sum;
+
+		assert_int_equal(idx_summary(idx, i, &sum), 0);
+		gaps[i] = sum.has_gap ? sum.max_gap : 0;
+	}
+	qsort(gaps, ns, sizeof(*gaps), cmp_u64);
+	for (k = 0; k < 10; k++) {
+		struct srch_pred *p;
+
+		if (k < sizeof(fixed) / sizeof(fixed[0]))
+			snprintf(qs, sizeof(qs), "%s", fixed[k]);
+		else if (k < 8)		/* the segments' largest gaps */
+			snprintf(qs, sizeof(qs), "gap > %" PRIu64,
+				 gaps[(ns - 1) * (k == 6 ? 5 : 9) / 10]);
+		else			/* the last tenth of the time */
+			snprintf(qs, sizeof(qs), "tsc %s %#" PRIx64,
+				 k == 8 ? ">" : "<=", tot.last_tsc -
+				 (tot.last_tsc - tot.first_tsc) / 10);
+		p = parse(qs);
+		assert_int_equal(srch_pred_set_config(p, &cfg), 0);
+		n = ref_walk(p, &img, &ref, &ncut);
+		assert_true(ncut > 0);	/* the trace has such a packet */
+		if (k == 0) {		/* the reference is what the pane shows */
+			struct srch_pred *q = parse("psb");
+			uint64_t *psb;
+			size_t npsb = ref_matches(q, &img, &psb);
+
+			check_panes(&img, ref, n, psb, npsb);
+			free(psb);
+			srch_pred_free(q);
+		}
+		check_search(p, &img, idx, ref, n, 0, 1, NULL, qs);
+		check_search(p, &img, idx, ref, n, mp.size / 2, -1, NULL, qs);
+		check_search(p, &img, idx, ref, n, 0, 1, &plain, qs);
+		check_search(p, &img, idx, ref, n, mp.size / 3, 1, &nopf, qs);
+		if (!srch_pred_has_history(p))
+			check_search(p, &img, NULL, ref, n, 0, 1, &nopf, qs);
+		check_filter(p, &img, idx, ref, n);
+		free(ref);
+		srch_pred_free(p);
 	}
 	free(gaps);
 	idx_free(idx);
@@ -1334,8 +1500,10 @@ static void test_no_wrap_and_edges(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (gen_path[0])
+	if (gen_path[0]) {
 		unlink(gen_path);
+		unlink_options(gen_path);
+	}
 	return 0;
 }
 
@@ -1346,6 +1514,7 @@ int main(void)
 		cmocka_unit_test(test_match_packets),
 		cmocka_unit_test(test_segment_may_match),
 		cmocka_unit_test(test_gap_skip),
+		cmocka_unit_test(test_psb_cut),
 		cmocka_unit_test(test_gap_huge),
 		cmocka_unit_test(test_gap_ticks),
 		cmocka_unit_test(test_deep_nesting),
