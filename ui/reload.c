@@ -77,6 +77,7 @@ void reload_remember(struct ui *ui)
 	ui->have_ident = !identity_of_trace(&ui->ident, ui->trace);
 	reload_options_stamp(ui->trace, &ui->opts_stamp);
 	ui->disk_said_what = 0;
+	ui->disk_shrunk = 0;
 }
 
 /* Take up the timing of the stream shown: the command line's options
@@ -402,12 +403,14 @@ enum reload_disk {
 	RELOAD_IN_PLACE,	/* rewritten: the mapping shows the new bytes */
 };
 
-static enum reload_disk reload_disk_change(const struct ui *ui)
+/* (*@size: the file's size now) */
+static enum reload_disk reload_disk_change(const struct ui *ui, uint64_t *size)
 {
 	const struct trace *t = ui->trace;
 	struct ui_fstamp f, o;
 
 	reload_stamp(t->path, &f);
+	*size = f.size;
 	if (f.dev != (uint64_t)t->dev || f.ino != (uint64_t)t->ino)
 		return RELOAD_REPLACED;
 	if (f.size < t->size || (f.size == t->size && f.mtime_ns != t->mtime_ns))
@@ -432,13 +435,30 @@ int reload_poll(struct ui *ui)
 	struct timespec ts;
 	double now;
 	enum reload_disk what;
+	uint64_t size;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	if (ui->trace->piped || now - ui->disk_polled < 0.5)
 		return UI_DRAW_NONE;
 	ui->disk_polled = now;
-	what = reload_disk_change(ui);
+	what = reload_disk_change(ui, &size);
+	/* Shorter than the mapping at two looks running (not a rewrite
+	 * caught midway, which grows back): taken up now, as a read past
+	 * its end takes it up (reload_shrunk()), rather than left to such
+	 * a read, which never comes while every row shown is cached: the
+	 * marks, the views and the index would go on showing bytes that
+	 * are gone. */
+	if (what == RELOAD_IN_PLACE && size < ui->trace->size) {
+		if (ui->disk_shrunk == size + 1) {
+			ui->disk_shrunk = 0;
+			reload_shrunk(ui);
+			return UI_DRAW_ALL;
+		}
+		ui->disk_shrunk = size + 1;
+		return UI_DRAW_NONE;
+	}
+	ui->disk_shrunk = 0;
 	/* Once until R: a recording that goes on growing is not said at
 	 * every turn; a rewrite after the growth is. */
 	if ((int)what <= ui->disk_said_what)
@@ -451,10 +471,11 @@ int reload_poll(struct ui *ui)
 static int reload_cmd(struct ui *ui, const struct cmd_args *a)
 {
 	int r = reload_trace(ui);
+	uint64_t size;
 
 	/* What R said stands: a change it could not take up (a bad options
 	 * file) is not said again over its error, only a newer one. */
-	ui->disk_said_what = (int)reload_disk_change(ui);
+	ui->disk_said_what = (int)reload_disk_change(ui, &size);
 	return r;
 }
 

@@ -190,6 +190,8 @@ struct ui {
 	struct ui_fstamp opts_stamp;	/* PATH.options when read (R) */
 	int disk_said_what;		/* what reload_poll() said, until R */
 	double disk_polled;		/* when an idle turn last looked */
+	uint64_t disk_shrunk;		/* 1 + the size the last look found
+					 * shorter than the mapping; 0 none */
 	struct marks_set *bm;		/* marks, NULL with --no-state */
 	struct km *km;
 	struct km_state ks;
