@@ -94,18 +94,19 @@ static void test_dropped(void **state)
 static void test_fit(void **state)
 {
 	struct status_field f[] = {
-		{ " 0x2666666", 0 }, { "/0x30000000", 6 }, { " 5.0%", 1 },
-		{ "  tip", 3 }, { " #33618979", 8 }, { "  psb 98113/196227", 5 },
-		{ "  tsc ~0x10f8b787e3b5", 7 }, { "  ~25.503762 ms", 4 },
-		{ "  /tip [21286/42557]", 2 },
+		{ " 0x2666666", 0, 0, 0 }, { "/0x30000000", 6, 0, 0 }, { " 5.0%", 1, 0, 0 },
+		{ "  tip", 3, 0, 0 }, { " #33618979", 8, 0, 0 }, { "  psb 98113/196227", 5, 0, 0 },
+		{ "  tsc ~0x10f8b787e3b5", 7, 0, 0 }, { "  ~25.503762 ms", 4, 0, 0 },
+		{ "  /tip [21286/42557]", 2, 0, 0 },
 	};
 	unsigned all = (1u << 9) - 1, keep;
 
 	/* 115 columns in all */
 	assert_int_equal(status_fit(f, 9, 115), all);
-	/* the number goes first, then the TSC, the size, the segment */
+	/* the number goes first, then the TSC, the size, the segment; the
+	 * number comes back where it fits again without the TSC */
 	assert_int_equal(status_fit(f, 9, 114), all & ~(1u << 4));
-	assert_int_equal(status_fit(f, 9, 104), all & ~(1u << 4 | 1u << 6));
+	assert_int_equal(status_fit(f, 9, 104), all & ~(1u << 6));
 	keep = status_fit(f, 9, 79);
 	assert_int_equal(keep, all & ~(1u << 4 | 1u << 6 | 1u << 1));
 	keep = status_fit(f, 9, 60);
@@ -118,10 +119,41 @@ static void test_fit(void **state)
 	assert_int_equal(status_fit(f, 9, 3), 1u << 0);
 	/* a tie: the later one goes first; empty fields never count */
 	{
-		struct status_field g[] = { { "aaaa", 0 }, { "", 9 }, { "bb", 1 }, { "cc", 1 } };
+		struct status_field g[] = { { "aaaa", 0, 0, 0 }, { "", 9, 0, 0 }, { "bb", 1, 0, 0 }, { "cc", 1, 0, 0 } };
 
 		assert_int_equal(status_fit(g, 4, 6), 1u << 0 | 1u << 1 | 1u << 2);
 	}
+}
+
+/* A regression review's line: a filter, then a search too long for the
+ * line, went whole, and with it every field dropped before it: the line
+ * showed the offset alone.  A text loses its middle where that is enough,
+ * and fields left out that fit again come back. */
+static void test_fit_cut(void **state)
+{
+	struct status_field f[] = {
+		{ " 0x11", 0, 0, 0 }, { " 0.0%", 2, 0, 0 }, { "  mode.exec", 4, 0, 0 },
+		{ "  psb 0/1023", 6, 0, 0 },
+		{ "  /tip.pge or tip.pgd or fup or mode.exec or psbend [-/0]", 3, 16, 0 },
+		{ "  filter: psb or ovf or mode.exec or cbr", 1, 16, 0 },
+	};
+	unsigned keep;
+
+	(void)state;
+	keep = status_fit(f, 6, 79);
+	/* 5 + 5 + 11 + 12 + 57 + 40 = 130: psb goes, then the type, then
+	 * the search loses its middle (not the rest of the line) */
+	assert_int_equal(keep, 1u << 0 | 1u << 1 | 1u << 4 | 1u << 5);
+	assert_int_equal(f[4].cols, 79 - 5 - 5 - 40);
+	assert_int_equal(f[5].cols, 40);
+	/* too narrow for the search's fewest: it goes, the type comes back */
+	keep = status_fit(f, 6, 61);
+	assert_int_equal(keep, 1u << 0 | 1u << 1 | 1u << 2 | 1u << 5);
+	assert_int_equal(f[2].cols, 11);
+	/* the filter stays longest, cut */
+	keep = status_fit(f, 6, 30);
+	assert_int_equal(keep, 1u << 0 | 1u << 5);
+	assert_int_equal(f[5].cols, 25);
 }
 
 int main(void)
@@ -131,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_dropped),
 		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_fit_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

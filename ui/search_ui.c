@@ -977,23 +977,49 @@ static const char *search_ui_short(struct ui *ui, const char *text, char *out, s
 	return out;
 }
 
-size_t search_ui_status(struct ui *ui, char *buf, size_t size)
+/* The filter's part of the status line ("  filter: ovf (looking 3%)")
+ * into @buf, "" without one. */
+static void search_ui_fstatus(struct ui *ui, char *buf, size_t size)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
-	char text[4 * SEARCH_UI_STATUS_COLS + 8], ftext[sizeof(text)];
+	char looking[48] = " (looking...)", ftext[4 * SEARCH_UI_STATUS_COLS + 8];
+
+	buf[0] = 0;
+	if (!su || !search_ui_fon(su))
+		return;
+	search_ui_short(ui, su->ftext, ftext, sizeof(ftext));
+	if (su->fsb)	/* the filter's terms: their search's */
+		search_ui_flooking(ui, looking, sizeof(looking));
+	if (su->fs) {
+		srch_status(su->fs, &st);
+		snprintf(looking, sizeof(looking), " (looking %.0f%%, C-c stops)",
+			 st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+	}
+	snprintf(buf, size, "  filter: %s%s", ftext,
+		 su->fstopped && su->cgen == su->fgen ? " (stopped)" :
+		 su->cstate == 1 && su->cgen == su->fgen ? looking :
+		 su->cstate < 0 && !su->nrows ? " (none below)" : "");
+}
+
+size_t search_ui_status(struct ui *ui, char *buf, size_t size, char *filt, size_t fsize)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_status st;
+	char text[4 * SEARCH_UI_STATUS_COLS + 8];
 	size_t len = 0;
 	int r;
 
 	if (!size)
 		return 0;
 	buf[0] = 0;
+	if (filt && fsize)
+		search_ui_fstatus(ui, filt, fsize);
 	/* a :goto's long look, the thing waited for now */
 	len = goto_job_status(ui, buf, size);
 	if (len || !su)
 		return len;
 	search_ui_short(ui, su->text, text, sizeof(text));
-	search_ui_short(ui, su->ftext, ftext, sizeof(ftext));
 	if (su->sb) {
 		uint64_t done, total;
 		size_t n, rank;
@@ -1039,22 +1065,6 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size)
 		/* made under another filter: n searches it again */
 		r = snprintf(buf, size, "  %c%s", su->dir > 0 ? '/' : '?', text);
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
-	}
-	if (search_ui_fon(su) && len + 1 < size) {
-		char looking[48] = " (looking...)";
-
-		if (su->fsb)	/* the filter's terms: their search's */
-			search_ui_flooking(ui, looking, sizeof(looking));
-		if (su->fs) {
-			srch_status(su->fs, &st);
-			snprintf(looking, sizeof(looking), " (looking %.0f%%, C-c stops)",
-				 st.total ? 100.0 * (double)st.done / (double)st.total : 0);
-		}
-		r = snprintf(buf + len, size - len, "  filter: %s%s", ftext,
-			     su->fstopped && su->cgen == su->fgen ? " (stopped)" :
-			     su->cstate == 1 && su->cgen == su->fgen ? looking :
-			     su->cstate < 0 && !su->nrows ? " (none below)" : "");
-		len += r < 0 ? 0 : (size_t)r >= size - len ? size - len - 1 : (size_t)r;
 	}
 	return len;
 }

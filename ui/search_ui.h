@@ -55,9 +55,11 @@ int search_ui_poll(struct ui *ui, int *busy);
 /* In --script mode: wait for the search to finish, then poll. */
 void search_ui_wait(struct ui *ui);
 
-/* Write the search state (" /tip [3/41]", " filter: ovf") into @buf.
- * Returns the length written (less than @size). */
-size_t search_ui_status(struct ui *ui, char *buf, size_t size);
+/* Write the search state ("  /tip [3/41]", or a long :goto's) into @buf,
+ * and the filter's ("  filter: ovf", "" without one) into @filt (of
+ * @fsize; NULL: none), each text cut in its middle to 40 columns.
+ * Returns the length written into @buf (less than @size). */
+size_t search_ui_status(struct ui *ui, char *buf, size_t size, char *filt, size_t fsize);
 
 /* Whether the packet at @off is a hit to highlight. */
 int search_ui_is_hit(struct ui *ui, uint64_t off);

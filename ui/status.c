@@ -198,30 +198,51 @@ static int status_cols(const char *s, size_t n)
 	return c;
 }
 
-unsigned status_fit(const struct status_field *f, size_t n, int width)
+/* The field status_fit() leaves out or cuts next: the kept one of the
+ * highest rank, the later of a tie; @n if none. */
+static size_t status_fit_next(const struct status_field *f, size_t n, unsigned keep)
+{
+	size_t i, at = n;
+	int worst = 0;
+
+	for (i = 0; i < n; i++)
+		if ((keep >> i & 1) && f[i].cols > 0 && f[i].rank > 0 && f[i].rank >= worst) {
+			worst = f[i].rank;
+			at = i;
+		}
+	return at;
+}
+
+unsigned status_fit(struct status_field *f, size_t n, int width)
 {
 	unsigned keep = n >= 32 ? ~0u : (1u << n) - 1;
-	int total = 0;
-	size_t i, drop;
+	int total = 0, r, w;
+	size_t i, at;
 
 	if (n > 32)
 		n = 32;
 	for (i = 0; i < n; i++)
-		total += f[i].text ? status_cols(f[i].text, (size_t)-1) : 0;
-	while (total > width) {
-		int worst = 0;
-
-		for (i = 0, drop = n; i < n; i++)
-			if ((keep >> i & 1) && f[i].text && f[i].text[0] &&
-			    f[i].rank > 0 && f[i].rank >= worst) {
-				worst = f[i].rank;
-				drop = i;
-			}
-		if (drop == n)
+		total += f[i].cols = f[i].text ? status_cols(f[i].text, (size_t)-1) : 0;
+	while (total > width && (at = status_fit_next(f, n, keep)) < n) {
+		if (f[at].min && f[at].cols - (total - width) >= f[at].min) {
+			f[at].cols -= total - width;
+			total = width;
 			break;
-		keep &= ~(1u << drop);
-		total -= status_cols(f[drop].text, (size_t)-1);
+		}
+		total -= f[at].cols;
+		f[at].cols = 0;
+		keep &= ~(1u << at);
 	}
+	/* What fits again, whole, in rank order */
+	for (r = 1; r < 64; r++)
+		for (i = 0; i < n; i++) {
+			if ((keep >> i & 1) || f[i].rank != r || !f[i].text ||
+			    (w = status_cols(f[i].text, (size_t)-1)) == 0 || total + w > width)
+				continue;
+			keep |= 1u << i;
+			f[i].cols = w;
+			total += w;
+		}
 	return keep;
 }
 
@@ -257,14 +278,18 @@ size_t status_add_note(char *buf, size_t size, size_t len, const char *note,
 }
 
 /* The status line's fields, in the order shown; the ranks say which go
- * first where the line is too narrow: the offset stays, then the
- * percentage, the search's rank, the packet, its time, its segment, the
- * trace's size, its TSC, its number. */
-enum { SF_POS, SF_SIZE, SF_PCT, SF_TYPE, SF_ORD, SF_PSB, SF_TSC, SF_TIME, SF_SRCH, SF_N };
+ * first where the line is too narrow: the offset stays, then the filter
+ * (the rows shown are not all), the percentage, the search and its rank,
+ * the packet, its time, its segment, the trace's size, its TSC, its
+ * number. */
+enum { SF_POS, SF_SIZE, SF_PCT, SF_TYPE, SF_ORD, SF_PSB, SF_TSC, SF_TIME, SF_SRCH,
+       SF_FILT, SF_N };
 static const int status_rank[SF_N] = {
-	[SF_POS] = 0, [SF_PCT] = 1, [SF_SRCH] = 2, [SF_TYPE] = 3, [SF_TIME] = 4,
-	[SF_PSB] = 5, [SF_SIZE] = 6, [SF_TSC] = 7, [SF_ORD] = 8,
+	[SF_POS] = 0, [SF_FILT] = 1, [SF_PCT] = 2, [SF_SRCH] = 3, [SF_TYPE] = 4,
+	[SF_TIME] = 5, [SF_PSB] = 6, [SF_SIZE] = 7, [SF_TSC] = 8, [SF_ORD] = 9,
 };
+/* The fewest columns a search's or a filter's text is cut to. */
+#define STATUS_TEXT_MIN 16
 
 /* The status line's text for the cursor within @width columns into @buf:
  * the fields that fit, the code at the cursor in the room they and the
@@ -275,7 +300,8 @@ static void status_text(struct ui *ui, char *buf, size_t size, int width)
 	struct status_where w;
 	struct win_row row;
 	const char *note = NULL;
-	char pos[24], total[24], pct[16], type[24] = "", srch[160] = "", code[256] = "";
+	char pos[24], total[24], pct[16], type[24] = "", srch[200] = "", filt[200] = "",
+	     code[256] = "", cut[200];
 	size_t len = 0, i;
 	unsigned keep;
 	int have_row, room, used = 0;
@@ -301,7 +327,7 @@ static void status_text(struct ui *ui, char *buf, size_t size, int width)
 		}
 	}
 	/* "/tip [3/41]", "filter: ovf" (search_ui.c). */
-	search_ui_status(ui, srch, sizeof(srch));
+	search_ui_status(ui, srch, sizeof(srch), filt, sizeof(filt));
 	f[SF_POS].text = pos;
 	f[SF_SIZE].text = total;
 	f[SF_PCT].text = pct;
@@ -311,12 +337,18 @@ static void status_text(struct ui *ui, char *buf, size_t size, int width)
 	f[SF_TSC].text = w.tsc;
 	f[SF_TIME].text = w.time;
 	f[SF_SRCH].text = srch;
-	for (i = 0; i < SF_N; i++)
+	f[SF_FILT].text = filt;
+	for (i = 0; i < SF_N; i++) {
 		f[i].rank = status_rank[i];
+		f[i].min = i == SF_SRCH || i == SF_FILT ? STATUS_TEXT_MIN : 0;
+	}
 	keep = status_fit(f, SF_N, width - 1);
+	/* (the number is the packet's: not without it) */
+	if (!(keep >> SF_TYPE & 1))
+		keep &= ~(1u << SF_ORD);
 	for (i = 0; i < SF_N; i++)
 		if (keep >> i & 1)
-			used += status_cols(f[i].text, (size_t)-1);
+			used += f[i].cols;
 	/* The code at the cursor (function, file:line, task) in what the
 	 * fields and the note leave of it. */
 	room = width - 1 - used - (note ? status_cols(note, (size_t)-1) + 4 : 0);
@@ -325,8 +357,13 @@ static void status_text(struct ui *ui, char *buf, size_t size, int width)
 	for (i = 0; i < SF_N && len + 1 < size; i++) {
 		if (i == SF_SRCH)
 			len += (size_t)snprintf(buf + len, size - len, "%s", code);
-		if ((keep >> i & 1) && len + 1 < size)
-			len += (size_t)snprintf(buf + len, size - len, "%s", f[i].text);
+		if (!(keep >> i & 1) || len + 1 >= size)
+			continue;
+		snprintf(cut, sizeof(cut), "%s", f[i].text);
+		/* a text that keeps its start and its end: "  /tip | t…ge [3/41]" */
+		if (f[i].cols < status_cols(cut, (size_t)-1))
+			screen_mid_cut(cut, sizeof(cut), f[i].cols, screen_glyph(ui, "…", "..."));
+		len += (size_t)snprintf(buf + len, size - len, "%s", cut);
 	}
 	if (len >= size)
 		len = size - 1;

@@ -34,13 +34,18 @@ size_t status_add_note(char *buf, size_t size, size_t len, const char *note,
 struct status_field {
 	const char *text;
 	int rank;
+	int min;	/* 0: whole or not at all (a number); else a text that
+			 * may lose its middle, down to this many columns */
+	int cols;	/* out: the columns it is given (0: left out) */
 };
 
 /* Which of the @n fields @f fit in @width columns together: the fields
- * of the highest rank (the later one of a tie) are left out, whole, until
- * the rest fit; a number cut short would read as another number.  The
- * fields of rank 0 are always kept (the caller cuts them at the width).
+ * of the highest rank (the later one of a tie) go first, whole, or a
+ * text (@min) loses its middle where that is enough; then those left out
+ * that fit again come back, lowest rank first.  A number is never cut: it
+ * would read as another number.  The fields of rank 0 are always kept
+ * (the caller cuts them at the width).  Sets each field's @cols.
  * Returns a mask: bit i set, field i kept (@n at most 32). */
-unsigned status_fit(const struct status_field *f, size_t n, int width);
+unsigned status_fit(struct status_field *f, size_t n, int width);
 
 #endif /* STATUS_H */
