@@ -2,6 +2,7 @@
  * tm_config -- timing options with ptdump's names, and merging them with
  * what a perf.data file says.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,50 +10,56 @@
 #include "ptdec.h"
 #include "tm_config.h"
 
-/* Parse an unsigned number as ptdump does (strtoull base 0, all of @s).
+/* Parse an unsigned number at @s as ptdump does (strtoull base 0) into
+ * @v, leaving @end after it.  A digit must come first: strtoull skips
+ * blanks and takes a sign, and "-18446744073709551611" would wrap to 5.
+ * Returns 0, or -pte_invalid if there is no number or it exceeds @max. */
+static int parse_num(const char *s, uint64_t max, uint64_t *v, char **end)
+{
+	if (!s || !isdigit((unsigned char)*s))
+		return -pte_invalid;
+	errno = 0;
+	*v = strtoull(s, end, 0);
+	if (errno || *v > max)
+		return -pte_invalid;
+	return 0;
+}
+
+/* Parse an unsigned number that is all of @s.
  * Returns 0, or -pte_invalid if @s is empty, has junk or exceeds @max. */
 static int parse_uint(const char *s, uint64_t max, uint64_t *v)
 {
 	char *end;
 
-	if (!s || !*s || *s == '-')
-		return -pte_invalid;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || *end || *v > max)
+	if (parse_num(s, max, v, &end) < 0 || *end)
 		return -pte_invalid;
 	return 0;
 }
 
-/* "f/m[/s]", each part a number. */
+/* "f/m[/s]", each part a number, or "none" (cpu_none: the merge keeps
+ * it). */
 static int parse_cpu(struct tm_config *cfg, const char *s)
 {
-	unsigned long f, m, st = 0;
+	uint64_t f, m, st = 0;
 	char *end;
 
 	if (!strcmp(s, "none")) {
+		cfg->cpu_none = 1;
 		cfg->have_cpu = 0;
 		cfg->cpu_family = 0;
 		cfg->cpu_model = 0;
 		cfg->cpu_stepping = 0;
 		return 0;
 	}
-	errno = 0;
-	f = strtoul(s, &end, 0);
-	if (errno || end == s || *end != '/' || f > UINT16_MAX)
+	if (parse_num(s, UINT16_MAX, &f, &end) < 0 || *end != '/')
 		return -pte_invalid;
-	s = end + 1;
-	m = strtoul(s, &end, 0);
-	if (errno || end == s || m > UINT8_MAX)
+	if (parse_num(end + 1, UINT8_MAX, &m, &end) < 0)
 		return -pte_invalid;
-	if (*end == '/') {
-		s = end + 1;
-		st = strtoul(s, &end, 0);
-		if (errno || end == s || st > UINT8_MAX)
-			return -pte_invalid;
-	}
+	if (*end == '/' && parse_num(end + 1, UINT8_MAX, &st, &end) < 0)
+		return -pte_invalid;
 	if (*end)
 		return -pte_invalid;
+	cfg->cpu_none = 0;
 	cfg->have_cpu = 1;
 	cfg->cpu_family = (uint16_t)f;
 	cfg->cpu_model = (uint8_t)m;
@@ -182,8 +189,12 @@ void tm_config_merge(struct tm_config *cfg, const struct tm_config *from)
 		cfg->time_mult = from->time_mult;
 		cfg->time_zero = from->time_zero;
 	}
-	if (!cfg->have_cpu && from->have_cpu) {
-		cfg->have_cpu = 1;
+	/* "--cpu none" stays: have_cpu alone cannot tell it from nothing
+	 * said. */
+	if (!cfg->have_cpu && !cfg->cpu_none &&
+	    (from->have_cpu || from->cpu_none)) {
+		cfg->cpu_none = from->cpu_none;
+		cfg->have_cpu = from->have_cpu;
 		cfg->cpu_family = from->cpu_family;
 		cfg->cpu_model = from->cpu_model;
 		cfg->cpu_stepping = from->cpu_stepping;

@@ -27,6 +27,9 @@ struct tm_config {
 	uint32_t time_mult;
 	uint64_t time_zero;
 	uint8_t have_cpu;
+	uint8_t cpu_none;	/* --cpu none (or auto on a CPU not Intel's)
+				 * was given: no CPU, which a merge must
+				 * not fill from a file */
 	uint16_t cpu_family;
 	uint8_t cpu_model;
 	uint8_t cpu_stepping;
@@ -63,7 +66,8 @@ enum tm_hz_source {
  * timing option, -pte_invalid if @val is missing or bad. */
 int tm_config_option(struct tm_config *cfg, const char *opt, const char *val);
 
-/* Fill what @cfg lacks from @from (command-line values win), then what
+/* Fill what @cfg lacks from @from (command-line values win, a --cpu none
+ * among them), then what
  * follows from the result: the crystal clock of a CPU that does not
  * report it (tm_config_crystal()) when CPUID.15H's ratio is known. */
 void tm_config_merge(struct tm_config *cfg, const struct tm_config *from);

@@ -1412,6 +1412,8 @@ size_t perfdata_ptdump_options(const struct tm_config *cfg, char *buf,
 	if (cfg->have_cpu)
 		perfdata_append(buf, size, &len, "--cpu %u/%u/%u", cfg->cpu_family,
 			  cfg->cpu_model, cfg->cpu_stepping);
+	else if (cfg->cpu_none)	/* said: no CPU, not the file's */
+		perfdata_append(buf, size, &len, "--cpu none");
 	if (cfg->have_mtc_freq)
 		perfdata_append(buf, size, &len, "--mtc-freq %u", cfg->mtc_freq);
 	if (cfg->have_nom_freq)

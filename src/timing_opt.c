@@ -10,12 +10,16 @@
 #include <cpuid.h>
 
 /* This machine's family/model/stepping, as libipt reads them; a CPU that
- * is not Intel's is "none". */
+ * is not Intel's is "none" (cpu_none: a file's CPU does not fill it in). */
 static void cpu_auto(struct tm_config *cfg)
 {
 	unsigned a, b, c, d, family, model;
 
+	cfg->cpu_none = 1;
 	cfg->have_cpu = 0;
+	cfg->cpu_family = 0;
+	cfg->cpu_model = 0;
+	cfg->cpu_stepping = 0;
 	if (!__get_cpuid(0, &a, &b, &c, &d) ||
 	    b != 0x756e6547 || d != 0x49656e69 || c != 0x6c65746e)
 		return;	/* not "GenuineIntel" */
@@ -26,6 +30,7 @@ static void cpu_auto(struct tm_config *cfg)
 		family += (a >> 20) & 0xff;
 	if (family == 0x6 || family >= 0xf)
 		model += ((a >> 16) & 0xf) << 4;
+	cfg->cpu_none = 0;
 	cfg->have_cpu = 1;
 	cfg->cpu_family = (uint16_t)family;
 	cfg->cpu_model = (uint8_t)model;
@@ -34,7 +39,11 @@ static void cpu_auto(struct tm_config *cfg)
 #else
 static void cpu_auto(struct tm_config *cfg)
 {
+	cfg->cpu_none = 1;
 	cfg->have_cpu = 0;
+	cfg->cpu_family = 0;
+	cfg->cpu_model = 0;
+	cfg->cpu_stepping = 0;
 }
 #endif
 

@@ -208,6 +208,86 @@ static void test_cpuid_half(void **state)
 	assert_int_equal(cfg.cpuid_15_half, 0);
 }
 
+/* --cpu none (and --cpu auto on a CPU not Intel's) names no CPU: the
+ * file's CPU stays out, as the rest of the command line wins option by
+ * option (the merge took the file's 6/78/3 back, and SKL168 with it). */
+static void test_cpu_none(void **state)
+{
+	struct tm_config cfg, file, out;
+
+	(void)state;
+	memset(&file, 0, sizeof(file));
+	assert_int_equal(tm_config_option(&file, "--cpu", "6/78/3"), 1);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--cpu", "none"), 1);
+	tm_config_merge(&cfg, &file);
+	assert_false(cfg.have_cpu);
+	assert_int_equal(tm_config_skl168(&cfg), 0);
+	/* none after a CPU, on the same command line */
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--cpu", "6/85/4"), 1);
+	assert_int_equal(tm_config_option(&cfg, "--cpu", "none"), 1);
+	tm_config_merge(&cfg, &file);
+	assert_false(cfg.have_cpu);
+	/* an options file's none, under a command line that says nothing,
+	 * over the stream's CPU */
+	memset(&out, 0, sizeof(out));
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--cpu", "none"), 1);
+	tm_config_merge(&out, &cfg);
+	tm_config_merge(&out, &file);
+	assert_false(out.have_cpu);
+	/* nothing said: the file's CPU */
+	memset(&cfg, 0, sizeof(cfg));
+	tm_config_merge(&cfg, &file);
+	assert_true(cfg.have_cpu);
+	assert_int_equal(tm_config_skl168(&cfg), 1);
+}
+
+/* Numbers are unsigned and all of the value: a sign or a leading blank
+ * is refused (strtoul took them, and "-18446744073709551611" wrapped to
+ * 5). */
+static void test_numbers(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "--mtc-freq", " -18446744073709551611" },
+		{ "--mtc-freq", "+3" },
+		{ "--mtc-freq", " 3" },
+		{ "--nom-freq", " -0" },
+		{ "--nom-freq", "-0" },
+		{ "--cpuid-0x15.eax", "\t2" },
+		{ "--cpuid-0x15.ebx", "-1" },
+		{ "--cpuid-0x15.ecx", " 24000000" },
+		{ "--cpu", "-18446744073709551610/78" },
+		{ "--cpu", "6/-178" },
+		{ "--cpu", "6/ 78" },
+		{ "--cpu", "6/78/+3" },
+		{ "--cpu", " 6/78" },
+		{ "--cpu", "6/78/ -3" },
+		{ "--cpu", "" },
+		{ "--cpu", "6/" },
+	};
+	struct tm_config cfg;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&cfg, 0, sizeof(cfg));
+		assert_int_equal(tm_config_option(&cfg, bad[i][0], bad[i][1]),
+				 -pte_invalid);
+		assert_false(cfg.have_mtc_freq || cfg.have_nom_freq ||
+			     cfg.have_cpuid_15 || cfg.have_crystal_hz ||
+			     cfg.have_cpu);
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(tm_config_option(&cfg, "--cpu", "0x6/0x4e/03"), 1);
+	assert_int_equal(cfg.cpu_model, 0x4e);
+	assert_int_equal(cfg.cpu_stepping, 3);
+	assert_int_equal(tm_config_option(&cfg, "--mtc-freq", "0x3"), 1);
+	assert_int_equal(cfg.mtc_freq, 3);
+	assert_int_equal(tm_config_option(&cfg, "--nom-freq", "0"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +297,8 @@ int main(void)
 		cmocka_unit_test(test_model_crystal),
 		cmocka_unit_test(test_cpuid_half),
 		cmocka_unit_test(test_perf_first),
+		cmocka_unit_test(test_cpu_none),
+		cmocka_unit_test(test_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
