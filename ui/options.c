@@ -57,6 +57,28 @@ const char *options_line_error(int r)
 	return r == -EILSEQ ? "a NUL byte in the line" : "line too long";
 }
 
+int options_size(const char *s, int *cols, int *rows)
+{
+	unsigned long v[2];
+	char *end;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		/* a digit first: strtoul takes blanks and a sign, and %d
+		 * wrapped 4294967416 to 120 */
+		if (!isdigit((unsigned char)*s))
+			return -ERANGE;
+		errno = 0;
+		v[i] = strtoul(s, &end, 10);
+		if (errno || v[i] < 1 || v[i] > 1000 || *end != (i ? 0 : 'x'))
+			return -ERANGE;
+		s = end + 1;
+	}
+	*cols = (int)v[0];
+	*rows = (int)v[1];
+	return 0;
+}
+
 enum { B_KEYMAP, B_STREAM, B_ASCII, B_NO_MOUSE, B_NO_STATE, B_NO_INDEX,
        B_NO_CODE_INDEX, B_SCRIPT, B_SIZE, B_GOTO };
 
@@ -84,7 +106,6 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 		       const struct opt *opt, const char *val)
 {
 	struct options *o = ctx;
-	int used = 0;
 
 	switch (opt->id) {
 	case B_KEYMAP: o->keymap = val; o->keymap_given = 1; break;
@@ -97,9 +118,7 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 	case B_SCRIPT: o->script = val; break;
 	case B_GOTO: o->goto_target = val; break;
 	case B_SIZE:
-		if (sscanf(val, "%dx%d%n", &o->cols, &o->rows, &used) != 2 ||
-		    val[used] || o->cols < 1 || o->rows < 1 || o->cols > 1000 ||
-		    o->rows > 1000) {
+		if (options_size(val, &o->cols, &o->rows) < 0) {
 			opt_error(cmd, "--size %s: want COLSxROWS, e.g. 120x40", val);
 			return -ERANGE;
 		}
@@ -168,6 +187,29 @@ static int options_plus(const struct opt_cmd *cmd, int n, char **argv,
 	return k;
 }
 
+/* Whether --keymap's name resolves: a bad one is a usage error (exit 2),
+ * said before the trace is opened (browse_new() loaded it after that and
+ * exited 1).  Returns 0, or -EINVAL after saying why. */
+static int options_keymap(const struct opt_cmd *cmd, const struct options *o)
+{
+	char err[256];
+	struct km *km;
+	int r;
+
+	if (!o->keymap_given)
+		return 0;
+	km = km_new();
+	if (!km)
+		return 0;	/* browse_new() says it */
+	r = km_load(km, o->keymap, err, sizeof(err));
+	km_free(km);
+	if (r < 0) {
+		opt_error(cmd, "--keymap %s: %s", o->keymap, err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct options *o)
 {
 	struct opt_group g[3];
@@ -185,7 +227,8 @@ int options_parse(int argc, char **argv, struct options *o)
 		return -1;
 	if (r >= 0)
 		r = options_plus(&cmd, r, argv, o);
-	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0)
+	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0 ||
+	    (r = options_keymap(&cmd, o)) < 0)
 		return opt_status(r);
 	o->path = argv[1];
 	return 0;

@@ -41,6 +41,11 @@ void options_config(struct ui *ui, const struct options *o);
  * more: a piece of a line must never run as a line of its own). */
 int options_read_line(FILE *f, char *buf, size_t size);
 
+/* --size's and resize='s "COLSxROWS", each 1 to 1000 (ncurses cannot make
+ * a screen of 100000x100000: it crashed), into @cols and @rows.
+ * Returns 0, or -ERANGE if @s is not that (both left alone). */
+int options_size(const char *s, int *cols, int *rows);
+
 /* What options_read_line()'s error @r says: "line too long" or "a NUL
  * byte in the line". */
 const char *options_line_error(int r);

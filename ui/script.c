@@ -292,12 +292,9 @@ static int script_line(struct ui *ui, char *p)
 		} else if (!strcmp(tok, "wait-iterations-partial")) {
 			iterations_wait_partial(ui);
 		} else if (!strncmp(tok, "resize=", 7)) {
-			int w, h, used = 0;
+			int w, h;
 
-			/* The bounds of --size: ncurses cannot make a screen
-			 * of 100000x100000 (it crashed). */
-			if (sscanf(tok + 7, "%dx%d%n", &w, &h, &used) != 2 || tok[7 + used] ||
-			    w < 1 || h < 1 || w > 1000 || h > 1000) {
+			if (options_size(tok + 7, &w, &h) < 0) {
 				msg_report(ui, UI_ERROR, "%.40s: want resize=COLSxROWS, "
 					   "each 1 to 1000", tok);
 			} else {

@@ -80,12 +80,19 @@ static int settings_set_line(struct ui *ui, const char *args)
 	int on;
 
 	sscanf(args, "%31s %1023[^\n]", opt, val);
-	on = !strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes") || !val[0];
-	/* a switch takes on or off, nothing else */
+	on = !strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes");
+	/* a switch takes on or off, nothing else (nothing is not on) */
 	if ((!strcmp(opt, "raw") || !strcmp(opt, "ip") || !strcmp(opt, "mouse") ||
 	     !strcmp(opt, "symbols")) && !on &&
 	    strcmp(val, "off") && strcmp(val, "0") && strcmp(val, "no")) {
-		msg_report(ui, UI_ERROR, "set %s: on or off, not '%s'", opt, val);
+		msg_report(ui, UI_ERROR, "set %s: on or off%s%s%s", opt,
+			   val[0] ? ", not '" : "", val, val[0] ? "'" : "");
+		return UI_DRAW_STATUS;
+	}
+	/* no column is "none": an empty list is a value left out */
+	if (!strcmp(opt, "columns") && !val[strspn(val, ", ")]) {
+		msg_report(ui, UI_ERROR, "set columns: which (dcyc cycles tsc time "
+			   "dref cbr mhz, or none)");
 		return UI_DRAW_STATUS;
 	}
 	if (!strcmp(opt, "axis") && strcmp(val, "time") && strcmp(val, "bytes")) {
