@@ -368,11 +368,13 @@ static void tl_marker_cells(struct ui *ui, int ncols, struct tl_row *row)
 	row->tc = tc;
 	for (c = 0; c < ncols; c++) {
 		npsb += tc->col[c].psbs;
-		ntrouble += tc->col[c].trouble != 0;
+		ntrouble += (tc->col[c].trouble | tc->col[c].unplaced) != 0;
 	}
 	for (c = 0; c < ncols; c++) {
-		if (tc->col[c].trouble)
-			tl_cols_offer(&row->cell[c], "!", screen_attr(ui, SC_MSGERR),
+		/* '?': trouble not placed yet, maybe here (tl_cols.c) */
+		if (tc->col[c].trouble || tc->col[c].unplaced)
+			tl_cols_offer(&row->cell[c], tc->col[c].trouble ? "!" : "?",
+				      screen_attr(ui, SC_MSGERR),
 				      ntrouble <= (uint32_t)ncols / 2 ? TL_RANK_TROUBLE :
 				      TL_RANK_TROUBLE_DENSE);
 		if (npsb && npsb <= (uint32_t)ncols / 2 && tc->col[c].psbs)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "tl_cols.h"
+#include "term.h"
 #include "tl_lanes.h"
 #include "ui.h"
 
@@ -352,21 +353,161 @@ static void tl_cols_sampled(struct ui *ui, struct tl_cache *tc, size_t nsum, siz
  * A segment's OVFs, errors and gaps go in the columns where they are, not
  * in every column the segment covers (one OVF in a 4 MiB segment made the
  * whole row '!').  A segment within one column puts them there; a longer
- * one is walked row by row over the part the view shows, up to
- * TL_TROUBLE_ROWS rows in all for a computation (this runs on the UI
- * thread, a few times a second while the index grows): where the walk
- * stops before finding them all, the rest goes in the column it stopped
- * in, the first the rest may be in, or in every column of the rest if
- * there are as many as its columns (tl_trouble_rest(); the man page's
- * marker row).
+ * one is walked row by row over the part the view shows.  This runs on
+ * the UI thread, so a computation walks TL_TROUBLE_ROWS rows at most (a
+ * few ms), and what the walks found is kept (tl_tr: the bytes walked and
+ * the trouble rows in them): a view change or a redraw places what is
+ * known at once and walks on from where the walks stopped, never the same
+ * rows twice (starting over at every view change cost 30 ms a key on a
+ * 16 MiB segment).  Trouble not placed yet is a '?' at the start of each
+ * part of the view not walked yet (tl_col.unplaced), never a '!' where
+ * no trouble was seen; a redraw while some is left walks on
+ * (tl_cols_compute()).
  */
-#define TL_TROUBLE_ROWS (64 * WIN_MAX_ROWS)
+#define TL_TROUBLE_ROWS (3 * WIN_MAX_ROWS)
+#define TL_TR_SPANS 1024
+#define TL_TR_HITS 16384
+
+/* Bytes walked [a, b) (row starts), the times of their first and last
+ * timed rows (0: none). */
+struct tl_span {
+	uint64_t a, b, ta, tb;
+};
+
+/* A trouble row: its offset, time (0: none), and segment (a gap on the
+ * next PSB's row is counted for the segment before, as the index does). */
+struct tl_hit {
+	uint64_t off, tsc;
+	size_t seg;
+};
+
+/* What the walks found, for one window cache, trace and index. */
+static struct {
+	const void *wc, *img, *idx;
+	uint64_t size;
+	int complete;
+	size_t nspans, nhits;
+	struct tl_span span[TL_TR_SPANS];
+	struct tl_hit hit[TL_TR_HITS];
+	int pending;		/* trouble in view left to walk for */
+} tl_tr;
 
 struct tl_trouble {
 	struct ui *ui;
 	struct tl_cache *tc;
 	long budget;		/* rows the walks may still decode */
+	int reset;		/* tl_tr was emptied for room this time */
+	int full;		/* a walk found no room to keep its finds */
 };
+
+/* A segment with trouble: its summary, bytes [psb, to), axis span [a, b). */
+struct tl_seg {
+	size_t i;
+	struct idx_summary s;
+	uint64_t psb, to, a, b;
+};
+
+/* Forget what the walks found if it was of another trace, index or
+ * window cache, or of the index before it was complete (rows' times). */
+static void tl_tr_check(struct ui *ui)
+{
+	int complete = idx_complete(ui->idx);
+
+	if (tl_tr.wc == ui->wc && tl_tr.img == ui->img && tl_tr.idx == ui->idx &&
+	    tl_tr.size == ui->img->size && tl_tr.complete == complete)
+		return;
+	tl_tr.wc = ui->wc;
+	tl_tr.img = ui->img;
+	tl_tr.idx = ui->idx;
+	tl_tr.size = ui->img->size;
+	tl_tr.complete = complete;
+	tl_tr.nspans = tl_tr.nhits = 0;
+}
+
+/* The first span ending after byte @p. */
+static size_t tl_tr_span_after(uint64_t p)
+{
+	size_t lo = 0, hi = tl_tr.nspans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl_tr.span[mid].b > p)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The first hit at or after byte @p. */
+static size_t tl_tr_hit_at(uint64_t p)
+{
+	size_t lo = 0, hi = tl_tr.nhits;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl_tr.hit[mid].off >= p)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Keep bytes [@a, @b) as walked, joined to the spans it touches.
+ * Returns 0, or -1 if there is no room. */
+static int tl_tr_add_span(uint64_t a, uint64_t b, uint64_t ta, uint64_t tb)
+{
+	size_t k = tl_tr_span_after(a ? a - 1 : 0), j;
+	struct tl_span n = { a, b, ta, tb };
+
+	/* (spans never overlap: a walk stops at the next one) */
+	if (k < tl_tr.nspans && tl_tr.span[k].b == a) {
+		n.a = tl_tr.span[k].a;
+		n.ta = tl_tr.span[k].ta ? tl_tr.span[k].ta : ta;
+		j = k + 1;
+	} else {
+		j = k;
+	}
+	if (j < tl_tr.nspans && tl_tr.span[j].a == b) {
+		n.b = tl_tr.span[j].b;
+		n.tb = tl_tr.span[j].tb ? tl_tr.span[j].tb : tb;
+		j++;
+	}
+	if (j == k && tl_tr.nspans == TL_TR_SPANS)
+		return -1;
+	memmove(&tl_tr.span[k + 1], &tl_tr.span[j], (tl_tr.nspans - j) * sizeof(n));
+	tl_tr.span[k] = n;
+	tl_tr.nspans -= j - k - 1;
+	return 0;
+}
+
+/* Keep a trouble row.  Returns 0, or -1 if there is no room. */
+static int tl_tr_add_hit(uint64_t off, uint64_t tsc, size_t seg)
+{
+	size_t k = tl_tr_hit_at(off);
+	struct tl_hit h = { off, tsc, seg };
+
+	if (tl_tr.nhits == TL_TR_HITS)
+		return -1;
+	memmove(&tl_tr.hit[k + 1], &tl_tr.hit[k], (tl_tr.nhits - k) * sizeof(h));
+	tl_tr.hit[k] = h;
+	tl_tr.nhits++;
+	return 0;
+}
+
+/* The trouble rows of segment @g found so far. */
+static uint32_t tl_tr_count(const struct tl_seg *g)
+{
+	size_t k = tl_tr_hit_at(g->psb);
+	uint32_t n = 0;
+
+	for (; k < tl_tr.nhits && tl_tr.hit[k].off <= g->to; k++)
+		n += tl_tr.hit[k].seg == g->i;
+	return n;
+}
 
 /* The column of axis value @v: the time axis ends at the last row's
  * time, that row's column; if @clamp, the first if @v is before the
@@ -391,10 +532,9 @@ static void tl_trouble_put(struct tl_cache *tc, uint64_t v, uint32_t n)
 		tc->col[c].trouble += n;
 }
 
-/* @n troubles somewhere in [@v, @b) of the axis, a segment's part not
- * walked: in its first column; in each of its columns if there are as
- * many as columns (many OVFs in long segments: the row says they are
- * everywhere, as they likely are, rather than one per segment). */
+/* @n troubles not placed yet, maybe in [@v, @b) of the axis, a part not
+ * walked: '?' in its first column; in each of its columns if there are as
+ * many as columns. */
 static void tl_trouble_rest(struct tl_cache *tc, uint64_t v, uint64_t b, uint32_t n)
 {
 	int c0 = tl_trouble_col(tc, v, 1), c1 = b >= tc->hi ? tc->ncols - 1 : tl_cols_of(tc, b - 1), c;
@@ -404,59 +544,177 @@ static void tl_trouble_rest(struct tl_cache *tc, uint64_t v, uint64_t b, uint32_
 	if (c1 < c0 || n <= (uint32_t)(c1 - c0))
 		c1 = c0;
 	for (c = c0; c <= c1; c++)
-		tc->col[c].trouble += c == c0 ? n : 1;
+		tc->col[c].unplaced += c == c0 ? n : 1;
 }
 
-/* Walk the segment of summary @s at byte @psb from byte @from (its PSB,
- * or the view's start inside it) to byte @to (the next PSB) for its
- * trouble rows; @b is its end on the axis. */
-static void tl_trouble_walk(struct tl_trouble *tt, const struct idx_summary *s,
-			    uint64_t psb, uint64_t from, uint64_t to, uint64_t b)
+/* The first part of segment @g not walked at or after byte @p whose
+ * place on the axis is in the view: bytes [*@x, *@y), axis [*@ga, *@gb)
+ * (on the time axis bounded by the times of the spans around it).
+ * Returns 0, or -1 if none. */
+static int tl_tr_gap(const struct tl_cache *tc, const struct tl_seg *g, uint64_t p,
+		     uint64_t *x, uint64_t *y, uint64_t *ga, uint64_t *gb)
+{
+	size_t k = tl_tr_span_after(p);
+
+	while (p < g->to) {
+		const struct tl_span *prev = k ? &tl_tr.span[k - 1] : NULL, *next;
+
+		if (k < tl_tr.nspans && tl_tr.span[k].a <= p) {
+			p = tl_tr.span[k++].b;
+			continue;
+		}
+		next = k < tl_tr.nspans && tl_tr.span[k].a < g->to ? &tl_tr.span[k] : NULL;
+		*x = p;
+		*y = next ? next->a : g->to;
+		*ga = !tc->time ? *x : prev && prev->b == p && prev->tb ? prev->tb : g->a;
+		*gb = !tc->time ? *y : next && next->ta ? next->ta : g->b;
+		if (*gb > tc->lo && (*ga < tc->hi || (tc->time && *ga == tc->hi)))
+			return 0;
+		p = *y;
+	}
+	return -1;
+}
+
+/* Whether the walks went over all of segment @g. */
+static int tl_tr_walked_all(const struct tl_seg *g)
+{
+	size_t k = tl_tr_span_after(g->psb);
+
+	return k < tl_tr.nspans && tl_tr.span[k].a <= g->psb && tl_tr.span[k].b >= g->to;
+}
+
+/* Whether @row (at byte @off) is trouble of segment @g (a gap before
+ * its PSB is the segment before's). */
+static int tl_tr_is_trouble(const struct tl_seg *g, const struct win_row *row, uint64_t off)
+{
+	return win_row_trouble(row) &&
+	       (off != g->psb || row->pkt.type == PKT_OVF ||
+		(row->flags & (WIN_F_ERROR | WIN_F_GAP_END)));
+}
+
+/* Walk segment @g from byte @from (in a part not walked ending at @y)
+ * for its trouble rows, until @y, the view's end or the budget's; @v is
+ * the time there if known, else 0.  Returns 0 if it walked a row, else
+ * -1. */
+static int tl_trouble_walk(struct tl_trouble *tt, const struct tl_seg *g, uint64_t from,
+			   uint64_t y, uint64_t v)
 {
 	struct tl_cache *tc = tt->tc;
 	struct win_iter it = { 0 };
-	uint32_t want = s->novf + s->nerrors + s->ngaps, found = 0;
-	uint64_t v = tc->time ? s->first_tsc : from;
-	int ended = 0;
+	uint64_t start, end, ta = 0;
+	int more = 1;
 
-	/* (no budget left: not even one window decoded) */
 	if (tt->budget <= 0 || win_seek(&it, tt->ui->wc, from)) {
 		win_iter_release(&it);
-		tl_trouble_rest(tc, v, b, want);
-		return;
+		return -1;
 	}
-	while (found < want && tt->budget > 0) {
+	start = end = win_row(&it)->pkt.offset;
+	while (more) {
 		const struct win_row *row = win_row(&it);
+		uint64_t off = row->pkt.offset;
 
-		if (row->pkt.offset >= to) {
+		end = off;
+		if (off >= g->to) {
 			/* data lost after the segment's last packet: the
 			 * next PSB's row says so (the index counts it here) */
-			if (row->flags & WIN_F_GAP)
-				found++, tl_trouble_put(tc, v, 1);
-			ended = 1;
+			if ((row->flags & WIN_F_GAP) && tl_tr_add_hit(off, v, g->i)) {
+				tt->full = 1;
+				break;
+			}
+			end = g->to;
 			break;
 		}
-		v = !tc->time ? row->pkt.offset : (row->ts.flags & TM_F_TSC) ? row->ts.tsc : v;
-		if (v > tc->hi || (v == tc->hi && !tc->time)) {
-			ended = 1;	/* past the view */
+		if (off >= y || tt->budget <= 0)
+			break;
+		if (row->ts.flags & TM_F_TSC)
+			v = row->ts.tsc;
+		if (!ta)
+			ta = v;
+		if (tc->time ? v > tc->hi : off >= tc->hi)
+			break;	/* past the view */
+		if (tl_tr_is_trouble(g, row, off) && tl_tr_add_hit(off, v, g->i)) {
+			tt->full = 1;	/* no room: the row stays not walked */
 			break;
 		}
-		/* (a gap before the PSB is the segment before's) */
-		if (win_row_trouble(row) &&
-		    (row->pkt.offset != psb || row->pkt.type == PKT_OVF ||
-		     (row->flags & (WIN_F_ERROR | WIN_F_GAP_END))))
-			found++, tl_trouble_put(tc, v, 1);
 		tt->budget--;
 		if (win_next(&it)) {
-			ended = 1;
-			break;
+			end = g->to;	/* the trace's end */
+			more = 0;
 		}
 	}
 	win_iter_release(&it);
-	if (found < want && !ended)
-		tl_trouble_rest(tc, v, b, want - found);
-	else if (!found && from == psb && v < tc->hi)	/* not where the index saw it */
-		tl_trouble_rest(tc, tc->time ? s->first_tsc : psb, b, want);
+	if (end <= start)
+		return -1;
+	if (tl_tr_add_span(start, end, ta, v)) {
+		tt->full = 1;	/* (spans are joined: rarely) */
+		return -1;
+	}
+	return 0;
+}
+
+/* Walk the parts of segment @g in view not walked yet while the budget
+ * lasts, from the view's start (on the time axis from the offset its
+ * time is at, about: the segment's bytes are taken as even in time, and
+ * a walk that starts late leaves a part before it to walk next). */
+static void tl_trouble_walk_seg(struct tl_trouble *tt, const struct tl_seg *g, uint32_t want)
+{
+	const struct tl_cache *tc = tt->tc;
+	uint64_t x, y, ga, gb, from, v;
+	int tries = 16;
+
+	while (tt->budget > 0 && tries-- > 0 && tl_tr_count(g) < want &&
+	       !tl_tr_gap(tc, g, g->psb, &x, &y, &ga, &gb)) {
+		from = x;
+		if (!tc->time && tc->lo > x)
+			from = tc->lo;
+		else if (tc->time && tc->lo > ga && gb > ga)
+			from = x + (uint64_t)((double)(y - x) * (double)(tc->lo - ga) / (double)(gb - ga));
+		if (from >= y)
+			from = x;
+		v = !tc->time ? (from == g->psb ? g->s.first_tsc : 0) : from == x ? ga : 0;
+		/* (a time axis estimate past the view: from the part's start) */
+		if (tl_trouble_walk(tt, g, from, y, v) && !tt->full &&
+		    (from == x || tl_trouble_walk(tt, g, x, y, ga)) && !tt->full)
+			return;	/* nothing to walk in view */
+		if (tt->full) {
+			/* no room: make some once (the finds of other
+			 * views go), else give up for now */
+			if (tt->reset)
+				return;
+			tt->reset = 1;
+			tt->full = 0;
+			tl_tr.nspans = tl_tr.nhits = 0;
+		}
+	}
+}
+
+/* Place segment @g's trouble: walk on, put what is known in its
+ * columns, and a '?' where the rest may be. */
+static void tl_trouble_seg(struct tl_trouble *tt, const struct tl_seg *g)
+{
+	struct tl_cache *tc = tt->tc;
+	uint32_t want = g->s.novf + g->s.nerrors + g->s.ngaps, found;
+	uint64_t x, y, ga, gb, p = g->psb;
+	size_t k;
+	int gaps = 0;
+
+	tl_trouble_walk_seg(tt, g, want);
+	found = tl_tr_count(g);
+	for (k = tl_tr_hit_at(g->psb); k < tl_tr.nhits && tl_tr.hit[k].off <= g->to; k++)
+		if (tl_tr.hit[k].seg == g->i)
+			tl_trouble_put(tc, !tc->time ? tl_tr.hit[k].off :
+				       tl_tr.hit[k].tsc ? tl_tr.hit[k].tsc : g->a, 1);
+	if (found >= want)
+		return;
+	while (!tl_tr_gap(tc, g, p, &x, &y, &ga, &gb)) {
+		tl_trouble_rest(tc, ga, gb, want - found);
+		gaps++;
+		p = y;
+	}
+	if (gaps)
+		tl_tr.pending = 1;
+	else if (!found && tl_tr_walked_all(g))
+		tl_trouble_put(tc, g->a < tc->lo ? tc->lo : g->a, want);
 }
 
 /* Segment @i's span [*@a, *@b) on the axis and *@psb, *@end in bytes.
@@ -481,18 +739,21 @@ static int tl_trouble_span(struct ui *ui, int time, size_t i, const struct idx_s
  * list: no clean segment is looked at). */
 static void tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
 {
-	struct tl_trouble tt = { ui, tc, TL_TROUBLE_ROWS };
+	struct tl_trouble tt = { ui, tc, TL_TROUBLE_ROWS, 0, 0 };
 	double w = (double)(tc->hi - tc->lo) / tc->ncols;
 	int n = 4 * tc->ncols + 64, c;
 	size_t cur, t;
 
 	for (c = 0; c < tc->ncols; c++)
-		tc->col[c].trouble = 0;
+		tc->col[c].trouble = tc->col[c].unplaced = 0;
+	tl_tr.pending = 0;
 	if (tc->ncols <= 0 || tc->hi <= tc->lo)
 		return;
+	tl_tr_check(ui);
 	/* (past the summaries: idx_summary() below stops) */
 	(void)tl_cols_seg_of(ui, tc->time, tc->lo, &cur);
 	while (n-- > 0) {
+		struct tl_seg g;
 		struct idx_summary s;
 		uint64_t a, b, psb, end;
 		int ca, cb;
@@ -525,8 +786,32 @@ static void tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
 				cur = next;
 			continue;
 		}
-		tl_trouble_walk(&tt, &s, psb, !tc->time && tc->lo > psb ? tc->lo : psb, end, b);
+		g.i = t;
+		g.s = s;
+		g.psb = psb;
+		g.to = end;
+		g.a = a;
+		g.b = b;
+		tl_trouble_seg(&tt, &g);
 	}
+}
+
+/* A redraw this long after the last one is an idle turn's (no key in
+ * between): trouble not placed yet is walked for up to TL_IDLE_WALK s
+ * then, in budgets, while no key waits; after a key a budget only. */
+#define TL_IDLE_AFTER 0.2
+#define TL_IDLE_WALK 0.15
+
+/* Walk on for trouble not placed yet, the columns otherwise unchanged;
+ * @idle: the seconds since the last drawing. */
+static void tl_cols_trouble_more(struct ui *ui, struct tl_cache *tc, double idle)
+{
+	double end = tl_cols_now() + TL_IDLE_WALK;
+
+	do
+		tl_cols_trouble(ui, tc);
+	while (idle >= TL_IDLE_AFTER && tl_tr.pending && tl_cols_now() < end &&
+	       !term_key_waiting(ui));
 }
 
 /* Recompute the columns if the index grew or the range changed. */
@@ -535,16 +820,22 @@ void tl_cols_compute(struct ui *ui, int ncols, int time, uint64_t lo, uint64_t h
 	struct tl_cache *tc = &tl_cols_cache;
 	size_t nsum = ui->idx ? idx_nsummaries(ui->idx) : 0;
 	size_t nseeks = ui->idx ? idx_nseeks(ui->idx) : 0, i;
+	static double asked;	/* the last drawing's time */
+	double now = tl_cols_now(), idle = now - asked;
 	int c;
 
+	asked = now;
 	if (tc->ncols == ncols && tc->time == time && tc->lo == lo && tc->hi == hi) {
-		if (tc->nsum == nsum && tc->nseeks == nseeks)
-			return;
 		/* The index grew: catch up a few times a second, not on
 		 * every key; but at once when it is complete (a cached
-		 * index arrives whole, and nothing else will redraw). */
-		if (tl_cols_now() - tc->when < 0.25 && !idx_complete(ui->idx))
+		 * index arrives whole, and nothing else will redraw).
+		 * Trouble not placed yet: walk on a little every time. */
+		if ((tc->nsum == nsum && tc->nseeks == nseeks) ||
+		    (now - tc->when < 0.25 && !idx_complete(ui->idx))) {
+			if (tl_tr.pending)
+				tl_cols_trouble_more(ui, tc, idle);
 			return;
+		}
 	}
 	memset(tc->col, 0, sizeof(tc->col));
 	tc->ncols = ncols;
@@ -554,7 +845,7 @@ void tl_cols_compute(struct ui *ui, int ncols, int time, uint64_t lo, uint64_t h
 	tc->nsum = nsum;
 	tc->nseeks = nseeks;
 	tc->max = 0;
-	tc->when = tl_cols_now();
+	tc->when = now;
 	if (tl_cols_fine(ui, tc))
 		return;
 	if (!ui->idx)

@@ -14,6 +14,7 @@ struct ui;
 struct tl_col {
 	double packets;		/* density */
 	uint32_t trouble;	/* OVFs, errors and gaps */
+	uint32_t unplaced;	/* trouble that may be here, not placed yet */
 	uint32_t psbs;
 	uint8_t known;		/* summarised (else still being indexed) */
 };
