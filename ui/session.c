@@ -269,19 +269,61 @@ static void session_halted(const struct ui *ui, char *buf, size_t size)
 			 n, r ? " so far" : "");
 }
 
-/* The info line's parts, each at most a message long. */
-enum { SI_NAME, SI_HEAD, SI_INDEX, SI_HALT, SI_CODE, SI_ROWS, SI_N };
+/* The info line's parts, each at most a message long, in the line's
+ * order: the name, ":", the size, the offset, the percentage, the
+ * index's count and its state ("; index: 5 PSBs" ", done")... */
+enum {
+	SI_NAME, SI_COLON, SI_SIZE, SI_AT, SI_PCT, SI_INDEX, SI_ITAIL, SI_HALT,
+	SI_CODE, SI_ROWS, SI_N
+};
 #define SI_LEN sizeof(((struct ui *)0)->msg)
+/* A cut of the name as far as the line needs (session_cuts[]). */
+#define SI_ANY (-1)
 
 /* How the info line is made to fit, the least important first: a
- * part's middle cut down to @cols columns, or with @cols 0 the part
- * left out. */
+ * part's middle cut down to @cols columns, with @cols 0 the part left
+ * out.  Parts go whole: screen_put() cutting the line's end cut
+ * numbers short ("at 0x1b2c3" for 0x1b2c3d4).  What stays is the
+ * name's start and the offset. */
 static const struct {
 	int part, cols;
 } session_cuts[] = {
 	{ SI_ROWS, 0 }, { SI_CODE, 32 }, { SI_NAME, 32 }, { SI_HALT, 0 },
-	{ SI_CODE, 0 }, { SI_NAME, 12 },
+	{ SI_CODE, 0 }, { SI_NAME, 12 }, { SI_ITAIL, 0 }, { SI_INDEX, 0 },
+	{ SI_PCT, 0 }, { SI_SIZE, 0 }, { SI_NAME, SI_ANY },
 };
+
+/* Keep the first characters of @s that fit @cols columns with @ell
+ * after them, or its first character alone where @ell leaves no room:
+ * the name's start, where its middle cut leaves too little. */
+static void session_start_cut(char *s, int cols, const char *ell, size_t size)
+{
+	int e = screen_cols(ell), c = 0, w;
+	size_t at = 0, n;
+
+	while (s[at]) {
+		mbstate_t mbs;
+		wchar_t wc;
+
+		memset(&mbs, 0, sizeof(mbs));
+		n = mbrtowc(&wc, s + at, MB_CUR_MAX, &mbs);
+		w = 1;	/* a byte not valid: one column, as screen_put() shows it */
+		if (n == (size_t)-1 || n == (size_t)-2 || !n)
+			n = 1;
+		else if (wcwidth(wc) >= 0)
+			w = wcwidth(wc);
+		if (at && c + w > cols - e)
+			break;
+		c += w;
+		at += n;
+	}
+	if (!s[at])
+		return;
+	if (c + e <= cols && at + strlen(ell) < size)
+		memcpy(s + at, ell, strlen(ell) + 1);
+	else
+		s[at] = 0;
+}
 
 /* The info line's parts @p (escaped) into @buf, made to fit @cols
  * columns as session_cuts[] says. */
@@ -289,24 +331,26 @@ static void session_fit(struct ui *ui, char (*p)[SI_LEN], int cols, char *buf,
 			size_t size)
 {
 	const char *ell = screen_glyph(ui, "…", "...");
-	size_t i;
+	size_t i, at = 0;
 	int all = 0;
 
 	for (i = 0; i < SI_N; i++)
 		all += screen_cols(p[i]);
 	for (i = 0; i < sizeof(session_cuts) / sizeof(session_cuts[0]) && all > cols; i++) {
 		char *s = p[session_cuts[i].part];
-		int w = screen_cols(s), want = w - (all - cols);
+		int w = screen_cols(s), want = w - (all - cols), min = session_cuts[i].cols;
 
-		if (!session_cuts[i].cols)
+		if (!min)
 			s[0] = 0;
-		else if (w > session_cuts[i].cols)
-			screen_mid_cut(s, sizeof(p[0]), want > session_cuts[i].cols ?
-					want : session_cuts[i].cols, ell);
+		else if (min == SI_ANY && want < screen_cols(ell) + 2)
+			session_start_cut(s, want, ell, sizeof(p[0]));
+		else if (min == SI_ANY || w > min)
+			screen_mid_cut(s, sizeof(p[0]), want > min ? want : min, ell);
 		all += screen_cols(s) - w;
 	}
-	snprintf(buf, size, "%s%s%s%s%s%s", p[SI_NAME], p[SI_HEAD], p[SI_INDEX], p[SI_HALT],
-		 p[SI_CODE], p[SI_ROWS]);
+	buf[0] = 0;
+	for (i = 0; i < SI_N && at < size; i++)
+		at += (size_t)snprintf(buf + at, size - at, "%s", p[i]);
 }
 
 /* :info, = -- the line fits the terminal's width: a part too long (a
@@ -316,23 +360,26 @@ static void session_fit(struct ui *ui, char (*p)[SI_LEN], int cols, char *buf,
 static int session_info(struct ui *ui, const struct cmd_args *a)
 {
 	struct idx_progress p = { 0 };
-	char t[32] = "", raw[800], part[SI_N][SI_LEN],
-	     line[SI_N * SI_LEN];
+	char raw[800], part[SI_N][SI_LEN], line[SI_N * SI_LEN];
 
 	(void)a;
 	if (ui->idx)
 		idx_progress(ui->idx, &p);
-	if (ui->idx && !p.finished && p.eta >= 0)
-		snprintf(t, sizeof(t), ", eta %.0fs", p.eta);
 	/* escaped here (msg_report() leaves escaped text as it is), so that
 	 * the columns counted are the ones shown */
 	esc_str(part[SI_NAME], sizeof(part[0]), ui->name);
-	snprintf(part[SI_HEAD], sizeof(part[0]), ": %" PRIu64 " bytes, at 0x%" PRIx64
-		 " (%.1f%%)", ui->img->size, ui->cursor,
+	snprintf(part[SI_COLON], sizeof(part[0]), ":");
+	snprintf(part[SI_SIZE], sizeof(part[0]), " %" PRIu64 " bytes,", ui->img->size);
+	snprintf(part[SI_AT], sizeof(part[0]), " at 0x%" PRIx64, ui->cursor);
+	snprintf(part[SI_PCT], sizeof(part[0]), " (%.1f%%)",
 		 ui->img->size ? 100.0 * (double)ui->cursor / (double)ui->img->size : 0);
-	snprintf(part[SI_INDEX], sizeof(part[0]), "; index: %zu PSBs%s%s",
-		 ui->idx ? idx_nseeks(ui->idx) : 0,
-		 !ui->idx ? " (off)" : p.finished ? ", done" : ", running", t);
+	snprintf(part[SI_INDEX], sizeof(part[0]), "; index: %zu PSBs",
+		 ui->idx ? idx_nseeks(ui->idx) : 0);
+	if (ui->idx && !p.finished && p.eta >= 0)
+		snprintf(part[SI_ITAIL], sizeof(part[0]), ", running, eta %.0fs", p.eta);
+	else
+		snprintf(part[SI_ITAIL], sizeof(part[0]), "%s",
+			 !ui->idx ? " (off)" : p.finished ? ", done" : ", running");
 	session_halted(ui, raw, sizeof(raw));
 	esc_str(part[SI_HALT], sizeof(part[0]), raw);
 	funcs_idx_info(ui, raw, sizeof(raw));
