@@ -73,11 +73,15 @@ static void small_draw(struct ui *ui, struct view *v)
 	screen_put(0, 0, ui->cols, buf);
 }
 
-/* Keys go on to a list or the prompt under it; over the browser, q quits. */
+/* Keys go on to a list or the prompt under it; over the browser, q quits.
+ * The region summary is the browser's: its key op passes keys on to it
+ * (G moved the cursor hidden under this screen), so it is stepped past. */
 static int small_key(struct ui *ui, struct view *v, int c)
 {
 	struct view *b = view_below(&ui->vs, v);
 
+	if (b && b->ops == &marks_panel_view)
+		b = view_below(&ui->vs, b);
 	if (b && b->ops != &browser_view && b->ops->key)
 		return b->ops->key(ui, b, c);
 	if (c == 'q')
