@@ -166,6 +166,7 @@ static void fv_tree_ready(void)
 static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 {
 	const struct imgset *set = code_imgset(ui);
+	struct tm_carry carry;
 
 	if (to > ui->img->size)
 		to = ui->img->size;
@@ -179,9 +180,12 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 			   "the images could not be loaded");
 		return UI_DRAW_STATUS;
 	}
-	/* the same range again: the tree is there */
+	/* the same range again: the tree is there (unless it was made
+	 * without the time model's state at its start, which the index now
+	 * has: its first cycles are known now) */
 	if (fv.job_on && atomic_load(&fv.job.finished) && !fv.job.result &&
-	    fv.img == ui->img && fv.job.from == from && fv.job.to == to) {
+	    fv.img == ui->img && fv.job.from == from && fv.job.to == to &&
+	    (fv.job.have_carry || funcs_sum_carry(ui, from, &carry))) {
 		snprintf(fv.what, sizeof(fv.what), "%s", what);
 		view_push(&ui->vs, &funcs_view, NULL);
 		return UI_DRAW_ALL;
@@ -232,6 +236,23 @@ static uint64_t fv_window_end(struct ui *ui)
 	return end;
 }
 
+/* The screen's rows or a selection start anywhere, but a decode starts
+ * at a PSB (where the decoder syncs): from the one at or before *@from,
+ * which the index knows, so that the rows at the top are in the tree
+ * (from the PSB after, a screen without a PSB had no instructions at
+ * all).  Returns what the title adds to say so, "" if nothing moved. */
+static const char *fv_from_psb(struct ui *ui, uint64_t *from)
+{
+	struct idx_seek sk;
+	size_t seg;
+
+	if (!ui->idx || idx_find(ui->idx, *from, &seg) || idx_seek(ui->idx, seg, &sk) ||
+	    sk.offset >= *from)
+		return "";
+	*from = sk.offset;
+	return ", from the PSB before it";
+}
+
 /* An offset @spec names (a mark, a region's start or end with @end, a
  * number) into *@off.  Returns 0, or -1 after saying why. */
 static int fv_resolve(struct ui *ui, const char *spec, int end, uint64_t *off)
@@ -264,11 +285,11 @@ static int funcs_cmd(struct ui *ui, const struct cmd_args *a)
 	if (a->argc == 1 && marks_ui_visual(ui)) {
 		marks_ui_selection(ui, &from, &to);
 		marks_ui_cancel(ui);
-		snprintf(what, sizeof(what), "the selection");
+		snprintf(what, sizeof(what), "the selection%s", fv_from_psb(ui, &from));
 	} else if (a->argc == 1) {
 		from = ui->top;
 		to = fv_window_end(ui);
-		snprintf(what, sizeof(what), "the window");
+		snprintf(what, sizeof(what), "the window%s", fv_from_psb(ui, &from));
 	} else if (a->argc == 2) {
 		long i = ui->bm ? marks_find(ui->bm, a->argv[1]) : -1;
 

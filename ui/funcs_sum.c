@@ -81,7 +81,12 @@ int funcs_sum_carry(struct ui *ui, uint64_t from, struct tm_carry *c)
 static void fs_want(struct ui *ui, struct fs_slot *s, const struct imgset *set,
 		    uint64_t from, uint64_t to)
 {
-	if (s->on && s->img == ui->img && s->job.from == from && s->job.to == to)
+	struct tm_carry c;
+
+	/* (a tree made before the index had the time model's state at its
+	 * start is made again once it has: its first cycles are known) */
+	if (s->on && s->img == ui->img && s->job.from == from && s->job.to == to &&
+	    (s->job.have_carry || funcs_sum_carry(ui, from, &c)))
 		return;
 	if (s->on)
 		ctjob_release(&s->job);
