@@ -736,8 +736,8 @@ static int tl_trouble_span(struct ui *ui, int time, size_t i, const struct idx_s
 }
 
 /* Place the trouble of the segments the view shows (the index's trouble
- * list: no clean segment is looked at). */
-static void tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
+ * list: no clean segment is looked at).  Returns the rows walked. */
+static long tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
 {
 	struct tl_trouble tt = { ui, tc, TL_TROUBLE_ROWS, 0, 0 };
 	double w = (double)(tc->hi - tc->lo) / tc->ncols;
@@ -748,7 +748,7 @@ static void tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
 		tc->col[c].trouble = tc->col[c].unplaced = 0;
 	tl_tr.pending = 0;
 	if (tc->ncols <= 0 || tc->hi <= tc->lo)
-		return;
+		return 0;
 	tl_tr_check(ui);
 	/* (past the summaries: idx_summary() below stops) */
 	(void)tl_cols_seg_of(ui, tc->time, tc->lo, &cur);
@@ -794,6 +794,11 @@ static void tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
 		g.b = b;
 		tl_trouble_seg(&tt, &g);
 	}
+	/* no room even after making some (more trouble in view than is
+	 * kept): no walking on at every drawing, which would not get on */
+	if (tt.full)
+		tl_tr.pending = 0;
+	return TL_TROUBLE_ROWS - tt.budget;
 }
 
 /* A redraw this long after the last one is an idle turn's (no key in
@@ -808,10 +813,10 @@ static void tl_cols_trouble_more(struct ui *ui, struct tl_cache *tc, double idle
 {
 	double end = tl_cols_now() + TL_IDLE_WALK;
 
-	do
-		tl_cols_trouble(ui, tc);
-	while (idle >= TL_IDLE_AFTER && tl_tr.pending && tl_cols_now() < end &&
-	       !term_key_waiting(ui));
+	/* (no rows walked: what is left cannot be walked now) */
+	while (tl_cols_trouble(ui, tc) > 0 && idle >= TL_IDLE_AFTER && tl_tr.pending &&
+	       tl_cols_now() < end && !term_key_waiting(ui))
+		continue;
 }
 
 /* Recompute the columns if the index grew or the range changed. */
