@@ -747,7 +747,8 @@ static long tl_cols_trouble(struct ui *ui, struct tl_cache *tc)
 	for (c = 0; c < tc->ncols; c++)
 		tc->col[c].trouble = tc->col[c].unplaced = 0;
 	tl_tr.pending = 0;
-	if (tc->ncols <= 0 || tc->hi <= tc->lo)
+	/* (no index: a reload dropped it since the walk was left pending) */
+	if (tc->ncols <= 0 || tc->hi <= tc->lo || !ui->idx)
 		return 0;
 	tl_tr_check(ui);
 	/* (past the summaries: idx_summary() below stops) */
