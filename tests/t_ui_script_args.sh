@@ -75,4 +75,35 @@ printf ':set columns none\n:set\n:save-screen %s\nq\n' "$tmp/v.txt" >"$tmp/k"
 "$PTBROWSE" --no-state --script "$tmp/k" --size 200x20 "$T" >/dev/null 2>&1
 tail -n 1 "$tmp/v.txt" | grep -q 'columns=none' && ok ":set columns none" ||
 	no ":set columns none: $(tail -n 1 "$tmp/v.txt")"
+# A script's bad bench and click= arguments and misspelled directives are
+# said on stderr as FILE:LINE, and a misspelled directive is not typed
+# (wait-indx's keys moved the cursor: the screen stays as it was).  The
+# run still exits 0.
+cat >"$tmp/k" <<EOS
+:save-screen $tmp/a.txt
+bench
+bench x
+bench x 0 j
+click=zz
+click=5,
+click=5,3,1
+wait-indx
+bench-rs
+resise=40x10
+:save-screen $tmp/b.txt
+click=5
+click=5,3
+wait-index
+q
+EOS
+"$PTBROWSE" --no-state --script "$tmp/k" --size 100x30 "$T" >"$tmp/out" 2>"$tmp/err" ||
+	no "bad directives: exit $?"
+for l in 2 3 4 5 6 7 8 9 10; do
+	grep -q "^ptbrowse: $tmp/k:$l: " "$tmp/err" && ok "line $l: $(grep "^ptbrowse: $tmp/k:$l: " "$tmp/err" | sed "s|^ptbrowse: $tmp/k:||")" ||
+		no "line $l: not reported"
+done
+[ "$(wc -l <"$tmp/err")" = 9 ] || { no "more said than the bad lines:"; cat "$tmp/err"; }
+[ -s "$tmp/out" ] && no "a bad bench printed: $(cat "$tmp/out")"
+cmp -s "$tmp/a.txt" "$tmp/b.txt" && ok "nothing typed" ||
+	{ no "the screen changed"; diff "$tmp/a.txt" "$tmp/b.txt" | head -n 6; }
 exit $bad

@@ -102,8 +102,9 @@ static void script_bench_cmd(char *line, size_t size, const char *cmd, int round
  * in it the round too (!q closes the view the command opened, !{i}%
  * moves).  An :iterations command's time to its first picture (the
  * partial one of the part walked first) is printed too.
+ * Returns 0, -EINVAL if NAME or N is missing or bad, or -ENOMEM.
  */
-static void script_bench(struct ui *ui, char *args)
+static int script_bench(struct ui *ui, char *args)
 {
 	char name[64], *cmd, *save, *tok, *toks[16];
 	int n, i, ntoks = 0, k, consumed = 0;
@@ -111,7 +112,7 @@ static void script_bench(struct ui *ui, char *args)
 	size_t nt = 0, nf = 0;
 
 	if (sscanf(args, "%63s %d %n", name, &n, &consumed) < 2 || n <= 0 || n > 100000)
-		return;
+		return -EINVAL;
 	args += consumed;
 	cmd = strchr(args, ':');
 	if (cmd)
@@ -126,7 +127,7 @@ static void script_bench(struct ui *ui, char *args)
 		free(t);
 		free(c);
 		free(f);
-		return;
+		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k <= ntoks; k++) {
@@ -182,6 +183,7 @@ static void script_bench(struct ui *ui, char *args)
 	free(t);
 	free(c);
 	free(f);
+	return 0;
 }
 
 /* "wait-index": wait for the index to finish, and take it in. */
@@ -236,8 +238,145 @@ static void script_bench_rss(void)
 	fflush(stdout);
 }
 
-/* Run script line @p (a command, a directive or keys) and draw. */
-static int script_line(struct ui *ui, char *p)
+/* The directives a script's token or line may be, for the misspelled
+ * ones (script_misspelt()). */
+static const char *const script_directives[] = {
+	"wait-index", "wait-index-built", "wait-code-index", "wait-carry",
+	"wait-search", "wait-iterations", "wait-iterations-partial", "resize",
+	"click", "bench", "bench-startup", "bench-rss", "bench-index",
+	"bench-code-index",
+};
+
+/* The edit distance of @a (@n bytes) and @b, or 99 for words over 32
+ * bytes. */
+static int script_distance(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b), i, j;
+	int row[33], prev, cur, d;
+
+	if (n > 32 || m > 32)
+		return 99;
+	for (j = 0; j <= m; j++)
+		row[j] = (int)j;
+	for (i = 1; i <= n; i++) {
+		prev = row[0];
+		row[0] = (int)i;
+		for (j = 1; j <= m; j++) {
+			cur = row[j];
+			d = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < d)
+				d = row[j] + 1;
+			if (row[j - 1] + 1 < d)
+				d = row[j - 1] + 1;
+			row[j] = d;
+			prev = cur;
+		}
+	}
+	return row[m];
+}
+
+/* Whether token @tok, which is no directive and no key name, looks like a
+ * misspelled directive: a word of lowercase letters and '-' that starts
+ * as "wait-" or "bench-", or has a '-' or 8 letters and is two edits from
+ * such a directive (wait-indx, waitindex), or one edit from resize= or
+ * click= (resise=40x10).  Typed as text it moved the cursor and toggled
+ * panes; other text (click, size=64k at a prompt) is still typed. */
+static int script_misspelt(const char *tok)
+{
+	size_t n = strspn(tok, "abcdefghijklmnopqrstuvwxyz-"), i;
+	const char *d;
+
+	if (n < 4 || (tok[n] && tok[n] != '=') || km_key_parse(tok) >= 0)
+		return 0;
+	if (tok[n] == '=')
+		return script_distance(tok, n, "resize") <= 1 ||
+		       script_distance(tok, n, "click") <= 1;
+	if (!strncmp(tok, "wait-", 5) || !strncmp(tok, "bench-", 6))
+		return 1;
+	for (i = 0; i < sizeof(script_directives) / sizeof(script_directives[0]); i++) {
+		d = script_directives[i];
+		if (strchr(d, '-') && (memchr(tok, '-', n) || n >= 8) &&
+		    script_distance(tok, n, d) <= 2)
+			return 1;
+	}
+	return 0;
+}
+
+/* "click=COL" or "click=COL,ROW" (a row of the timeline pane: 3 is the
+ * first CPU lane) at @s, each 0 to 1000.
+ * Returns 0, or -EINVAL if @s is not that. */
+static int script_click(struct ui *ui, const char *s)
+{
+	unsigned long v[2] = { 0, 0 };
+	char *end;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		errno = 0;
+		v[i] = strtoul(s, &end, 10);
+		if (errno || v[i] > 1000 || (*end && (*end != ',' || i)))
+			return -EINVAL;
+		if (!*end)
+			break;
+		s = end + 1;
+	}
+	if (ui->panes[UI_PANE_TIMELINE].h)
+		tl_pick(ui, (int)v[1], (int)v[0]);
+	return 0;
+}
+
+/* Run token @tok of a line of keys and directives (@where: "FILE:LINE",
+ * for what is wrong in it). */
+static void script_token(struct ui *ui, const char *tok, const char *where)
+{
+	int w, h;
+
+	if (!strcmp(tok, "wait-index")) {
+		script_wait_index(ui);
+	} else if (!strcmp(tok, "wait-index-built")) {
+		/* built, not yet taken in: as a key right then */
+		if (ui->idx)
+			idx_wait(ui->idx);
+	} else if (!strcmp(tok, "wait-code-index")) {
+		script_wait_index(ui);
+		funcs_idx_wait(ui, 0);
+	} else if (!strcmp(tok, "wait-carry")) {
+		session_wait_carry(ui);
+	} else if (!strcmp(tok, "wait-search")) {
+		search_ui_wait(ui);
+	} else if (!strcmp(tok, "wait-iterations")) {
+		iterations_wait(ui);
+	} else if (!strcmp(tok, "wait-iterations-partial")) {
+		iterations_wait_partial(ui);
+	} else if (!strncmp(tok, "resize=", 7)) {
+		if (options_size(tok + 7, &w, &h) < 0) {
+			msg_report(ui, UI_ERROR, "%.40s: want resize=COLSxROWS, "
+				   "each 1 to 1000", tok);
+			esc_line(stderr, "ptbrowse: ", "%s: %.40s: want resize=COLSxROWS, "
+				 "each 1 to 1000", where, tok);
+		} else {
+			resizeterm(h, w);
+			ui->rows = h;
+			ui->cols = w;
+			browser_input(ui, KEY_RESIZE);
+		}
+	} else if (!strncmp(tok, "click=", 6)) {
+		if (script_click(ui, tok + 6) < 0)
+			esc_line(stderr, "ptbrowse: ", "%s: %.40s: want click=COL or "
+				 "click=COL,ROW", where, tok);
+	} else if (script_misspelt(tok)) {
+		esc_line(stderr, "ptbrowse: ", "%s: %.40s: no such directive "
+			 "(not typed)", where, tok);
+	} else {
+		script_key(ui, tok);
+	}
+}
+
+/* Run script line @p (a command, a directive or keys) and draw; @where
+ * is "FILE:LINE", for what is wrong in it. */
+static int script_line(struct ui *ui, char *p, const char *where)
 {
 	char *save, *tok;
 
@@ -248,8 +387,10 @@ static int script_line(struct ui *ui, char *p)
 		term_flush();
 		return 0;
 	}
-	if (!strncmp(p, "bench ", 6)) {
-		script_bench(ui, p + 6);
+	if (!strncmp(p, "bench", 5) && (!p[5] || isspace((unsigned char)p[5]))) {
+		if (script_bench(ui, p + 5) == -EINVAL)
+			esc_line(stderr, "ptbrowse: ", "%s: want bench NAME N "
+				 "TOKEN... [:COMMAND] (N 1 to 100000)", where);
 		return 0;
 	}
 	if (!strcmp(p, "bench-startup")) {
@@ -274,46 +415,7 @@ static int script_line(struct ui *ui, char *p)
 	}
 	for (tok = strtok_r(p, " \t", &save); tok && !ui->quit;
 	     tok = strtok_r(NULL, " \t", &save)) {
-		if (!strcmp(tok, "wait-index")) {
-			script_wait_index(ui);
-		} else if (!strcmp(tok, "wait-index-built")) {
-			/* built, not yet taken in: as a key right then */
-			if (ui->idx)
-				idx_wait(ui->idx);
-		} else if (!strcmp(tok, "wait-code-index")) {
-			script_wait_index(ui);
-			funcs_idx_wait(ui, 0);
-		} else if (!strcmp(tok, "wait-carry")) {
-			session_wait_carry(ui);
-		} else if (!strcmp(tok, "wait-search")) {
-			search_ui_wait(ui);
-		} else if (!strcmp(tok, "wait-iterations")) {
-			iterations_wait(ui);
-		} else if (!strcmp(tok, "wait-iterations-partial")) {
-			iterations_wait_partial(ui);
-		} else if (!strncmp(tok, "resize=", 7)) {
-			int w, h;
-
-			if (options_size(tok + 7, &w, &h) < 0) {
-				msg_report(ui, UI_ERROR, "%.40s: want resize=COLSxROWS, "
-					   "each 1 to 1000", tok);
-			} else {
-				resizeterm(h, w);
-				ui->rows = h;
-				ui->cols = w;
-				browser_input(ui, KEY_RESIZE);
-			}
-		} else if (!strncmp(tok, "click=", 6)) {
-			int col, row = 0;
-			struct pane *tl = &ui->panes[UI_PANE_TIMELINE];
-
-			/* click=COL, or click=COL,ROW (a row of the
-			 * timeline pane: 3 is the first CPU lane) */
-			if (sscanf(tok + 6, "%d,%d", &col, &row) >= 1 && tl->h)
-				tl_pick(ui, row, col);
-		} else {
-			script_key(ui, tok);
-		}
+		script_token(ui, tok, where);
 		view_draw(&ui->vs);
 		term_flush();
 	}
@@ -323,6 +425,7 @@ static int script_line(struct ui *ui, char *p)
 struct script_step {
 	struct ui *ui;
 	char *line;
+	const char *where;	/* "FILE:LINE" */
 };
 
 static int script_body(void *arg)
@@ -332,7 +435,7 @@ static int script_body(void *arg)
 
 	/* +GOTO waiting for the index: a line is the script's idle tick. */
 	opengoto_poll(st->ui);
-	r = script_line(st->ui, st->line);
+	r = script_line(st->ui, st->line, st->where);
 
 	if (st->ui->worker_sigbus) {
 		st->ui->worker_sigbus = 0;
@@ -368,8 +471,10 @@ int script_run(struct ui *ui, const char *path, double startup)
 		if (!*p || *p == '#')
 			continue;
 		{
-			struct script_step st = { ui, p };
+			char where[300];
+			struct script_step st = { ui, p, where };
 
+			snprintf(where, sizeof(where), "%.280s:%d", path, lineno);
 			reload_guarded(ui, script_body, &st);
 		}
 	}
