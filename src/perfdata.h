@@ -194,8 +194,9 @@ int perfdata_tsc_to_time(const struct tm_config *cfg, uint64_t tsc,
 /* Write @cfg as the ptdump options that decode with it ("--cpu 6/78/3
  * --mtc-freq 3 ...", empty if nothing is known) into @buf, with our
  * --tsc-freq (in Hz) and --cpuid-0x15.ecx when they were given (not a
- * crystal the CPU model implies), so that tm_config_option() reads the
- * same timing back.  perf's conversion (time_mult, time_shift) and the
+ * crystal the CPU model implies), and --cpu none where that was given
+ * (cpu_none: no CPU, not even the trace's), so that tm_config_option()
+ * reads the same timing back.  perf's conversion (time_mult, time_shift) and the
  * CYC threshold have no option and are left out.
  * Returns the length of the string, truncated to @size - 1. */
 size_t perfdata_ptdump_options(const struct tm_config *cfg, char *buf,
