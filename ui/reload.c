@@ -12,11 +12,13 @@
  * streams_ui.c keeps the others' cursors and unsaved marks.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "browser.h"
 #include "cmd.h"
@@ -72,12 +74,40 @@ static int reload_stamp_same(const struct ui_fstamp *a, const struct ui_fstamp *
 	       a->mtime_ns == b->mtime_ns;
 }
 
+/* The first @n bytes of @t's file, as on disk now (not through the
+ * mapping, which a shorter file would fault), into @buf.  Returns how
+ * many were read. */
+static size_t reload_head(const struct trace *t, uint8_t *buf, size_t n)
+{
+	int fd = t->piped ? -1 : open(t->path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return 0;
+	r = pread(fd, buf, n, 0);
+	close(fd);
+	return r > 0 ? (size_t)r : 0;
+}
+
 void reload_remember(struct ui *ui)
 {
 	ui->have_ident = !identity_of_trace(&ui->ident, ui->trace);
 	reload_options_stamp(ui->trace, &ui->opts_stamp);
 	ui->disk_said_what = 0;
 	ui->disk_shrunk = 0;
+	ui->disk_nhead = reload_head(ui->trace, ui->disk_head, sizeof(ui->disk_head));
+}
+
+/* Whether the file, now @size bytes (fewer than read), is what is left
+ * of the one read: its first bytes are the same.  A file emptied, or
+ * another one being written over it, is not (a rewrite, said). */
+static int reload_is_left(const struct ui *ui, uint64_t size)
+{
+	uint8_t now[sizeof(ui->disk_head)];
+	size_t n = size < ui->disk_nhead ? (size_t)size : ui->disk_nhead;
+
+	return n && !ui->trace->perf && reload_head(ui->trace, now, n) == n &&
+	       !memcmp(now, ui->disk_head, n);
 }
 
 /* Take up the timing of the stream shown: the command line's options
@@ -443,13 +473,14 @@ int reload_poll(struct ui *ui)
 		return UI_DRAW_NONE;
 	ui->disk_polled = now;
 	what = reload_disk_change(ui, &size);
-	/* Shorter than the mapping at two looks running (not a rewrite
-	 * caught midway, which grows back): taken up now, as a read past
+	/* Shorter than the mapping at two looks running, its first bytes
+	 * the same (a raw trace cut, not another being written over it,
+	 * nor one emptied to be written again: those are said): taken up now, as a read past
 	 * its end takes it up (reload_shrunk()), rather than left to such
 	 * a read, which never comes while every row shown is cached: the
 	 * marks, the views and the index would go on showing bytes that
 	 * are gone. */
-	if (what == RELOAD_IN_PLACE && size < ui->trace->size) {
+	if (what == RELOAD_IN_PLACE && size < ui->trace->size && reload_is_left(ui, size)) {
 		if (ui->disk_shrunk == size + 1) {
 			ui->disk_shrunk = 0;
 			reload_shrunk(ui);

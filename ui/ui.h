@@ -192,6 +192,8 @@ struct ui {
 	double disk_polled;		/* when an idle turn last looked */
 	uint64_t disk_shrunk;		/* 1 + the size the last look found
 					 * shorter than the mapping; 0 none */
+	uint8_t disk_head[4096];	/* the file's first bytes when read */
+	size_t disk_nhead;		/* (how many) */
 	struct marks_set *bm;		/* marks, NULL with --no-state */
 	struct km *km;
 	struct km_state ks;
