@@ -12,32 +12,9 @@ set -u
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
 gen=$BUILD/tools/ptgen
 
-command -v tmux >/dev/null || { echo "tmux is not installed"; exit 1; }
 tmp=$(mktemp -d)
-sock=ptbfopen-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-cleanup() { tm kill-server 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/tmux_lib.sh"
 export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
-
-fail() {
-	echo "FAIL: $*"
-	echo "--- screen:"
-	cat "$tmp/screen" 2>/dev/null
-	exit 1
-}
-
-# Poll the screen for a pattern (grep -E) for up to 10 seconds.
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		tm capture-pane -p -t ptb > "$tmp/screen" 2>/dev/null
-		grep -Eq -- "$1" "$tmp/screen" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "timed out waiting for '$1'"
-}
 
 # The packet pane's rows of the screen in $tmp/screen: "MARK OFFSET TYPE"
 # (MARK '>' on the cursor's row, '-' elsewhere), from the heading's next

@@ -12,43 +12,8 @@ set -u
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
 gen=$BUILD/tools/ptgen
 
-command -v tmux >/dev/null || { echo "tmux is not installed"; exit 1; }
 tmp=$(mktemp -d)
-sock=ptbpanelq-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-cleanup() { tm kill-server 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	echo "--- screen:"
-	tm capture-pane -p -t ptb 2>/dev/null
-	exit 1
-}
-
-# Poll the screen for a pattern (grep -E) for up to 10 seconds.
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		tm capture-pane -p -t ptb > "$tmp/screen" 2>/dev/null
-		grep -Eq -- "$1" "$tmp/screen" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "timed out waiting for '$1'"
-}
-
-# Wait until the screen no longer matches a pattern (grep -E).
-wait_gone() {
-	i=0
-	while [ $i -lt 100 ]; do
-		tm capture-pane -p -t ptb > "$tmp/screen" 2>/dev/null
-		grep -Eq -- "$1" "$tmp/screen" || return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "'$1' is still on the screen"
-}
+. "$(dirname "$0")/tmux_lib.sh"
 
 # The browser is still there: its status line, not the shell's line.
 alive() {

@@ -29,24 +29,7 @@ sleep 0.3
 # -e keeps the attributes, -N the underlined blanks at the line's end.
 n=$(screen | grep -n ' span ' | tail -n 1 | cut -d: -f1)
 tm capture-pane -e -N -p -t ptb | sed -n "$((n - 1))p" >"$tmp/ul"
-ul=$(python3 - "$tmp/ul" <<'PY'
-import re, sys
-s = open(sys.argv[1], encoding='utf-8').read().rstrip('\n')
-ul, col, out = False, 0, []
-for m in re.finditer(r'\x1b\[([0-9;]*)m|(.)', s):
-    if m.group(1) is not None:
-        for p in (m.group(1) or '0').split(';'):
-            if p in ('0', '24'):
-                ul = False
-            elif p == '4':
-                ul = True
-    else:
-        if ul:
-            out.append(col)
-        col += 1
-print(' '.join(map(str, out)))
-PY
-)
+ul=$(python3 "$(dirname "$0")/underlined.py" "$tmp/ul")
 case " $ul " in " 0 1 "*) ;; *) fail "region start is not underlined from column 0 (underlined: $ul)" ;; esac
 case " $ul " in *" 60 "*) ;; *) fail "region mid is not underlined in column 60 (underlined: $ul)" ;; esac
 tm_quit

@@ -249,24 +249,7 @@ done
 cmd "region far 0x380000 0x3a0000" 'region far: 0x380000-0x3a0000'
 sleep 0.3
 tm capture-pane -e -N -p -t ptb | sed -n 37p >"$tmp/ul"
-ul=$(python3 - "$tmp/ul" <<'PY'
-import re, sys
-s = open(sys.argv[1], encoding='utf-8').read().rstrip('\n')
-ul, col, out = False, 0, []
-for m in re.finditer(r'\x1b\[([0-9;]*)m|(.)', s):
-    if m.group(1) is not None:
-        for p in (m.group(1) or '0').split(';'):
-            if p in ('0', '24'):
-                ul = False
-            elif p == '4':
-                ul = True
-    else:
-        if ul:
-            out.append(col)
-        col += 1
-print(' '.join(map(str, out)))
-PY
-)
+ul=$(python3 "$(dirname "$0")/underlined.py" "$tmp/ul")
 case " $ul " in *" 104 "*) ;; *) fail "region far is not underlined in column 104 (underlined: $ul)" ;; esac
 echo "ok   the 34th region shows on the time axis (underlined: $ul)"
 tm send-keys -t ptb q

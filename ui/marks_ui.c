@@ -279,16 +279,16 @@ static int marks_ui_range_to(struct ui *ui, const char *b, uint64_t from,
 	ui->cursor = from;
 	r = goto_ui_offset(ui, b, to, err, errlen);
 	ui->cursor = cursor;
-	if (r < 0)
-		return -1;
+	if (r < 0 || goto_parse(b, &t, NULL, 0))
+		return r < 0 ? -1 : 0;
 	/* A region as TO is its end, as `ptbrowse export` takes it */
-	if (!goto_parse(b, &t, NULL, 0) && t.kind == GOTO_REGION && ui->bm) {
+	if (t.kind == GOTO_REGION && ui->bm) {
 		long i = marks_find(ui->bm, t.name);
 
 		if (i >= 0 && marks_at(ui->bm, (size_t)i)->to > *to)
 			*to = marks_at(ui->bm, (size_t)i)->to;
 	}
-	if (*to < from && !goto_parse(b, &t, NULL, 0) && t.rel) {
+	if (*to < from && t.rel) {
 		snprintf(err, errlen, "TO '%.64s' is 0x%" PRIx64 ", before FROM 0x%"
 			 PRIx64 " (a relative TO counts from FROM)", b, *to, from);
 		return -2;

@@ -116,6 +116,26 @@ int screen_cols(const char *s)
 	return c;
 }
 
+void screen_head_cut(char *s, size_t size, int cols, const char *ell)
+{
+	int e = screen_cols(ell), c = 0, w;
+	size_t at = 0, n;
+
+	while (s[at]) {
+		w = screen_char(s + at, &n);
+		if (at && c + w > cols - e)
+			break;
+		c += w;
+		at += n;
+	}
+	if (!s[at])
+		return;
+	if (c + e <= cols && at + strlen(ell) < size)
+		memcpy(s + at, ell, strlen(ell) + 1);
+	else
+		s[at] = 0;
+}
+
 void screen_mid_cut(char *s, size_t size, int cols, const char *ell)
 {
 	int have = screen_cols(s), e = screen_cols(ell), c = 0, w;

@@ -32,6 +32,10 @@ int screen_cols(const char *s);
  * (".pt"), a search its first words and its last.  Nothing where @cols
  * leaves no room beside @ell. */
 void screen_mid_cut(char *s, size_t size, int cols, const char *ell);
+/* Keep the first characters of @s (of @size bytes) that fit @cols columns
+ * with @ell after them, or its first character alone where @ell leaves
+ * no room: a name's start, where a middle cut leaves too little. */
+void screen_head_cut(char *s, size_t size, int cols, const char *ell);
 /* A glyph: its UTF-8 form or its ASCII fallback. */
 const char *screen_glyph(const struct ui *ui, const char *utf8,
 			 const char *ascii);

@@ -293,38 +293,6 @@ static const struct {
 	{ SI_PCT, 0 }, { SI_SIZE, 0 }, { SI_NAME, SI_ANY },
 };
 
-/* Keep the first characters of @s that fit @cols columns with @ell
- * after them, or its first character alone where @ell leaves no room:
- * the name's start, where its middle cut leaves too little. */
-static void session_start_cut(char *s, int cols, const char *ell, size_t size)
-{
-	int e = screen_cols(ell), c = 0, w;
-	size_t at = 0, n;
-
-	while (s[at]) {
-		mbstate_t mbs;
-		wchar_t wc;
-
-		memset(&mbs, 0, sizeof(mbs));
-		n = mbrtowc(&wc, s + at, MB_CUR_MAX, &mbs);
-		w = 1;	/* a byte not valid: one column, as screen_put() shows it */
-		if (n == (size_t)-1 || n == (size_t)-2 || !n)
-			n = 1;
-		else if (wcwidth(wc) >= 0)
-			w = wcwidth(wc);
-		if (at && c + w > cols - e)
-			break;
-		c += w;
-		at += n;
-	}
-	if (!s[at])
-		return;
-	if (c + e <= cols && at + strlen(ell) < size)
-		memcpy(s + at, ell, strlen(ell) + 1);
-	else
-		s[at] = 0;
-}
-
 /* The info line's parts @p (escaped) into @buf, made to fit @cols
  * columns as session_cuts[] says. */
 static void session_fit(struct ui *ui, char (*p)[SI_LEN], int cols, char *buf,
@@ -343,7 +311,7 @@ static void session_fit(struct ui *ui, char (*p)[SI_LEN], int cols, char *buf,
 		if (!min)
 			s[0] = 0;
 		else if (min == SI_ANY && want < screen_cols(ell) + 2)
-			session_start_cut(s, want, ell, sizeof(p[0]));
+			screen_head_cut(s, sizeof(p[0]), want, ell);
 		else if (min == SI_ANY || w > min)
 			screen_mid_cut(s, sizeof(p[0]), want > min ? want : min, ell);
 		all += screen_cols(s) - w;
