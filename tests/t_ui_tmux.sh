@@ -103,7 +103,7 @@ until tm capture-pane -p -t ptb | head -n 1 | grep -q '^ ptbrowse' &&
 done
 # (at 40 columns the status line drops whole fields, the size first
 # among these, never cutting a number)
-wait_for '^ 0x[0-9a-f]+ [0-9.]+%  [a-z.0-9]+  psb [0-9]+/[0-9]+'
+wait_for '^ 0x[0-9a-f]+ [0-9.]+%  [a-z.0-9]+( #[0-9?]+)?  psb [0-9]+/[0-9]+'
 lines=$(tm capture-pane -p -t ptb | wc -l)
 [ "$lines" -eq 10 ] || fail "40x10 shows $lines lines"
 tm capture-pane -p -t ptb > "$tmp/small"

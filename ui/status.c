@@ -342,7 +342,7 @@ static void status_text(struct ui *ui, char *buf, size_t size, int width)
 		f[i].rank = status_rank[i];
 		f[i].min = i == SF_SRCH || i == SF_FILT ? STATUS_TEXT_MIN : 0;
 	}
-	keep = status_fit(f, SF_N, width - 1);
+	keep = status_fit(f, SF_N, width);
 	/* (the number is the packet's: not without it) */
 	if (!(keep >> SF_TYPE & 1))
 		keep &= ~(1u << SF_ORD);
