@@ -300,6 +300,19 @@ else
 fi
 [ $status = 0 ] && echo "ok   on a perf.data file a gap's time is perf's conversion, as the pane's"
 
+# perf's time_zero near 2^64 (quipper's): a gap's time is the difference
+# in integers, not in doubles, whose step there is 2048 ns (43050 ticks
+# showed as 36.864 us, 400 as 2.048 us).
+Q=${SHARED:-../shared}/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14
+if [ -f "$Q" ]; then
+	printf 'wait-index\n:stalls 5\nwait-stalls\n:save-screen %s/q.txt\nq\nq\n' "$tmp" > "$tmp/qkeys"
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/qkeys" --size 140x20 \
+		--stream cpu3 "$Q" >/dev/null 2>&1
+	grep -q 'gap  35\.874 us (43050 ticks) .* at 0x0000df36' "$tmp/q.txt" ||
+		fail "quipper cpu3's gap at 0xdf36 is not 35.874 us: $(grep -m1 ' gap ' "$tmp/q.txt")"
+	[ $status = 0 ] && echo "ok   quipper's gaps (time_zero near 2^64) are not rounded to 2.048 us"
+fi
+
 # In a terminal the list is made off the UI thread and shows once it is
 # done (the loop looks for it often); q while it is made stops the walk
 # and the browser answers at once; the same list as the script's.

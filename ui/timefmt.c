@@ -116,8 +116,10 @@ double timefmt_tsc_diff(const struct ui *ui, uint64_t a, uint64_t b)
 {
 	uint64_t na, nb, hz;
 
+	/* The difference in integers first: perf's time_zero may lie near
+	 * 2^64, where a double's step is 2048 ns (and the sum may wrap). */
 	if (!tm_tsc_to_ns(&ui->tmcfg, a, &na) && !tm_tsc_to_ns(&ui->tmcfg, b, &nb))
-		return (double)nb - (double)na;
+		return (double)(int64_t)(nb - na);
 	hz = tm_tsc_hz(&ui->tmcfg, 1);
 	if (!hz)
 		return NAN;
