@@ -422,7 +422,11 @@ int marks_time_observe(void *ctx, const struct pkt *pkt, int in_range,
 		sum->freq_avg_mhz = (double)bt->khz_sum / (double)bt->khz_n / 1000.0;
 	}
 	ns = sum->duration_ns;
-	if (sum->has_time && ns > 0 && (bt->first.flags & bt->last.flags & TM_F_CYC)) {
+	/* Across lost data (an OVF, a gap) the cycles lost are not counted:
+	 * cycles over the duration would be no average (below the slowest
+	 * measurement, as if halted), so the measurements' mean stays. */
+	if (sum->has_time && ns > 0 && !bt->lost &&
+	    (bt->first.flags & bt->last.flags & TM_F_CYC)) {
 		cycles = (double)(bt->last.cycles - bt->first.cycles);
 		/* cycles per ns is GHz */
 		if (cycles > 0) {
