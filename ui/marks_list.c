@@ -288,6 +288,12 @@ static int marks_list_regions(struct ui *ui, const struct cmd_args *a)
 
 	if (marks_ui_no_marks(ui))
 		return UI_DRAW_STATUS;
+	/* A first, and nothing changed if it is not there: the list opened
+	 * on the cursor's entry, under B's delta, as if A were that one */
+	if (n > 0 && marks_find(ui->bm, a->argv[1]) < 0) {
+		msg_report(ui, UI_ERROR, "regions: no region or mark '%s'", a->argv[1]);
+		return UI_DRAW_STATUS;
+	}
 	/* :regions A B: A's summary with its delta from B (and B's
 	 * functions beside A's) */
 	if (n > 1 && marks_ui_ref(ui, a->argv[2]) != UI_DRAW_ALL)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# t_ui_timeq -- the time questions' commands on a generated trace,
+# headless (--script):
+#  - :regions A B with no A says so and changes nothing (it opened the
+#    list on the cursor's entry, under B's delta, B the reference).
+set -u
+: "${PTBROWSE:?}" "${BUILD:?}"
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT INT TERM
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
+unset TERM
+bad() { echo "FAIL $*"; fail=1; }
+ok() { echo "ok   $*"; }
+"$BUILD/tools/ptgen" -S 1M -o "$tmp/a.pt" 2>/dev/null || { echo "FAIL ptgen"; exit 1; }
+
+# run NAME SIZE [OPTION...]: the script $tmp/NAME.keys over a.pt
+run() {
+	n=$1 size=$2
+	shift 2
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/$n.keys" \
+		--size "$size" "$@" "$tmp/a.pt" > "$tmp/$n.out" 2>&1 ||
+		bad "$n: exit status $? ($(cat "$tmp/$n.out"))"
+}
+
+cat > "$tmp/reg.keys" <<EOF2
+wait-index
+:region hot psb 1 psb 2
+:region cold psb 3 psb 4
+:goto psb 5
+:regions nosuch hot
+:save-screen $tmp/reg.txt
+EOF2
+run reg 160x40
+tail -n 1 "$tmp/reg.txt" | grep -q "^regions: no region or mark 'nosuch'" ||
+	bad ":regions nosuch hot: $(tail -n 1 "$tmp/reg.txt")"
+grep -q 'marks and regions\|from hot' "$tmp/reg.txt" &&
+	bad ":regions nosuch hot opened a summary: $(grep 'from hot' "$tmp/reg.txt")"
+sed -n 2p "$tmp/reg.txt" | grep -q 'Δhot' && bad ":regions nosuch hot set the reference"
+[ $fail = 0 ] && ok ":regions with no such A says so and changes nothing"
+
+exit $fail
