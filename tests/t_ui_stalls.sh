@@ -305,7 +305,7 @@ fi
 # showed as 36.864 us, 400 as 2.048 us).
 Q=${SHARED:-../shared}/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14
 if [ -f "$Q" ]; then
-	printf 'wait-index\n:stalls 5\nwait-stalls\n:save-screen %s/q.txt\nq\nq\n' "$tmp" > "$tmp/qkeys"
+	printf 'wait-index\n:stalls 5\n:save-screen %s/q.txt\nq\nq\n' "$tmp" > "$tmp/qkeys"
 	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/qkeys" --size 140x20 \
 		--stream cpu3 "$Q" >/dev/null 2>&1
 	grep -q 'gap  35\.874 us (43050 ticks) .* at 0x0000df36' "$tmp/q.txt" ||

@@ -2,7 +2,9 @@
 # t_ui_timeq -- the time questions' commands on a generated trace,
 # headless (--script):
 #  - :regions A B with no A says so and changes nothing (it opened the
-#    list on the cursor's entry, under B's delta, B the reference).
+#    list on the cursor's entry, under B's delta, B the reference);
+#  - --ascii :stalls with P1's estimate marks a gap's time '~', not the
+#    UTF-8 '≈', and the "at" column lines up with or without it.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -38,5 +40,32 @@ grep -q 'marks and regions\|from hot' "$tmp/reg.txt" &&
 	bad ":regions nosuch hot opened a summary: $(grep 'from hot' "$tmp/reg.txt")"
 sed -n 2p "$tmp/reg.txt" | grep -q 'Δhot' && bad ":regions nosuch hot set the reference"
 [ $fail = 0 ] && ok ":regions with no such A says so and changes nothing"
+
+# (no .options: only --nom-freq, P1's estimate, gives the frequency)
+"$BUILD/tools/ptgen" -S 1M -o - > "$tmp/p1.pt" 2>/dev/null || { echo "FAIL ptgen"; exit 1; }
+printf 'wait-index\n:stalls 3\n:save-screen %s/st.txt\n' "$tmp" > "$tmp/st.keys"
+for mode in ascii utf8 exact; do
+	case $mode in
+	ascii) opt='--ascii --nom-freq 12' ;;
+	utf8) opt='--nom-freq 12' ;;
+	exact) opt='--nom-freq 12 --tsc-freq 1200000000' ;;
+	esac
+	# shellcheck disable=SC2086
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/st.keys" \
+		--size 140x20 $opt "$tmp/p1.pt" > "$tmp/st.out" 2>&1 || bad "stalls $mode: exit status $?"
+	grep ' gap ' "$tmp/st.txt" > "$tmp/st.$mode" || bad "stalls $mode: no gap: $(cat "$tmp/st.txt")"
+	[ $mode = ascii ] && LC_ALL=C grep -q '[^ -~]' "$tmp/st.$mode" &&
+		bad "--ascii :stalls: not ASCII: $(LC_ALL=C grep -m 1 '[^ -~]' "$tmp/st.$mode")"
+	[ $mode = ascii ] && { grep -q ' gap  ~[0-9]' "$tmp/st.$mode" ||
+		bad "--ascii :stalls: no '~': $(head -n 1 "$tmp/st.$mode")"; }
+	# the column "at" starts at, in characters ('≈' one, as '~')
+	sed 's/≈/~/g' "$tmp/st.$mode" | awk '{ print index($0, " at 0x") }' | sort -u \
+		> "$tmp/at.$mode"
+done
+for mode in ascii utf8; do
+	cmp -s "$tmp/at.$mode" "$tmp/at.exact" ||
+		bad ":stalls $mode: 'at' in column $(cat "$tmp/at.$mode"), without a mark $(cat "$tmp/at.exact")"
+done
+[ $fail = 0 ] && ok ":stalls --ascii marks an estimate '~'; 'at' lines up with a '≈' too"
 
 exit $fail

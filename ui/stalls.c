@@ -207,7 +207,7 @@ static int st_take(struct ui *ui)
  * frequency is P1's estimate. */
 static double st_ticks_ns(const struct ui *ui, uint64_t ticks, const char **est)
 {
-	*est = timefmt_estimated(ui) ? "\xe2\x89\x88" : "";
+	*est = timefmt_estimated(ui) ? screen_glyph(ui, "\xe2\x89\x88", "~") : "";
 	return timefmt_tsc_diff(ui, 0, ticks);
 }
 
@@ -239,7 +239,7 @@ static void st_fmt_period(const struct ui *ui, const struct tm_period *p,
 		snprintf(buf, size, "%" PRIu32 " cycles in %.1f ticks", p->cycles, ticks);
 	else
 		snprintf(buf, size, "%s%.1f MHz (%" PRIu32 " cycles in %.1f ticks)",
-			 tm_tsc_hz(&ui->tmcfg, 0) ? "" : "\xe2\x89\x88",
+			 tm_tsc_hz(&ui->tmcfg, 0) ? "" : screen_glyph(ui, "\xe2\x89\x88", "~"),
 			 (double)khz / 1000.0, p->cycles, ticks);
 }
 
@@ -432,8 +432,10 @@ static void st_line(struct ui *ui, long i, char *buf, size_t size)
 		st_fmt_period(ui, &r->s.per, what, sizeof(what));
 	else
 		st_fmt_halt(ui, r->s.halt_lo, r->s.halt_hi, r->s.nhalt, what, sizeof(what));
-	len = snprintf(buf, size, "%4ld  %s %-44s at 0x%08" PRIx64 "  psb %zu", rank,
-		       kind[r->kind], what, st_place(ui, r), r->s.seg);
+	/* 44 columns: a '≈' is 3 bytes in one */
+	len = snprintf(buf, size, "%4ld  %s %-*s at 0x%08" PRIx64 "  psb %zu", rank,
+		       kind[r->kind], 44 + (int)strlen(what) - screen_cols(what), what,
+		       st_place(ui, r), r->s.seg);
 	if (len > 0 && (size_t)len < size && ui->cols - len > 12)
 		snprintf(buf + len, size - (size_t)len, "%s",
 			 st_ctx(ui, r, ui->cols - len - 2));
