@@ -4,7 +4,9 @@
 #  - :regions A B with no A says so and changes nothing (it opened the
 #    list on the cursor's entry, under B's delta, B the reference);
 #  - --ascii :stalls with P1's estimate marks a gap's time '~', not the
-#    UTF-8 '≈', and the "at" column lines up with or without it.
+#    UTF-8 '≈', and the "at" column lines up with or without it;
+#  - the :iterations list pages by the rows it shows: G shows the last
+#    rank (it lay under the status line), PgDn skips none.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -67,5 +69,34 @@ for mode in ascii utf8; do
 		bad ":stalls $mode: 'at' in column $(cat "$tmp/at.$mode"), without a mark $(cat "$tmp/at.exact")"
 done
 [ $fail = 0 ] && ok ":stalls --ascii marks an estimate '~'; 'at' lines up with a '≈' too"
+
+cat > "$tmp/it.keys" <<EOF2
+wait-index
+:iterations tsc
+wait-iterations
+:save-screen $tmp/it0.txt
+PgDn
+:save-screen $tmp/it1.txt
+PgDn
+:save-screen $tmp/it2.txt
+G
+:save-screen $tmp/it3.txt
+EOF2
+run it 120x40
+# ranks shown: the first and the last
+for i in 0 1 2 3; do
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[~0-9]/ { print $1 }' "$tmp/it$i.txt" | sed -n '1p;$p' |
+		tr '\n' ' ' > "$tmp/r$i"
+done
+n=$(sed -n 's/.* \([0-9][0-9]*\) measured.*/\1/p' "$tmp/it0.txt")
+[ -n "$n" ] && [ "$n" -gt 100 ] || bad ":iterations tsc: $(head -n 1 "$tmp/it0.txt")"
+read -r a0 z0 < "$tmp/r0"; read -r a1 z1 < "$tmp/r1"; read -r a2 z2 < "$tmp/r2"
+read -r a3 z3 < "$tmp/r3"
+[ "$z3" = "$n" ] || bad ":iterations G: the last rank shown is $z3 of $n"
+[ "$a1" -le $((z0 + 1)) ] && [ "$z1" -gt "$z0" ] ||
+	bad ":iterations PgDn: ranks $a0-$z0 then $a1-$z1"
+[ "$a2" -le $((z1 + 1)) ] && [ "$z2" -gt "$z1" ] ||
+	bad ":iterations PgDn twice: ranks $a1-$z1 then $a2-$z2"
+[ $fail = 0 ] && ok ":iterations: G shows the last rank, PgDn skips none"
 
 exit $fail

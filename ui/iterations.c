@@ -73,6 +73,8 @@ static struct {
 	int hist_rows;
 	int failed;		/* the walk failed: status */
 	struct listnav ln;
+	long list_h;		/* the list's rows drawn last: the keys page
+				 * by them */
 } it;
 
 static const struct view_ops iterations_view;
@@ -412,13 +414,15 @@ static int it_draw_hist(struct ui *ui, int y, int rows)
 
 static void it_draw_list(struct ui *ui, int y)
 {
-	long n = (long)it.snap.st.n, h = ui->rows - 1 - y, i;
+	/* (the status line takes row rows - 2: status_draw()) */
+	long n = (long)it.snap.st.n, h = ui->rows - 2 - y, i;
 	char v[48], t[40], c[48], num[24], line[256];
 
+	it.list_h = h < 1 ? 1 : h;
 	if (h < 1)
 		return;
 	listnav_fit(&it.ln, n, h);
-	for (i = it.ln.top; i < n && y < ui->rows - 1; i++, y++) {
+	for (i = it.ln.top; i < n && y < ui->rows - 2; i++, y++) {
 		const struct iter_item *x = &it.snap.items[it.snap.order[i]];
 
 		/* (listed in cycles: its time may be left out) */
@@ -622,7 +626,8 @@ static int it_region(struct ui *ui)
 
 static int iterations_view_key(struct ui *ui, struct view *v, int key)
 {
-	long h = ui->rows > 4 ? ui->rows - 4 : 1;
+	/* the height drawn (above it the statistics and the histogram) */
+	long h = it.list_h > 0 ? it.list_h : 1;
 
 	ui->msg[0] = 0;
 	if (it.have && listnav_key(&it.ln, key, (long)it.snap.st.n, h))
