@@ -6,7 +6,9 @@
 #  - --ascii :stalls with P1's estimate marks a gap's time '~', not the
 #    UTF-8 '≈', and the "at" column lines up with or without it;
 #  - the :iterations list pages by the rows it shows: G shows the last
-#    rank (it lay under the status line), PgDn skips none.
+#    rank (it lay under the status line), PgDn skips none;
+#  - r in it never moves a region iter-K of another range or note (the
+#    user's, another expression's): it makes iter-K-2 and says so.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -98,5 +100,32 @@ read -r a3 z3 < "$tmp/r3"
 [ "$a2" -le $((z1 + 1)) ] && [ "$z2" -gt "$z1" ] ||
 	bad ":iterations PgDn twice: ranks $a1-$z1 then $a2-$z2"
 [ $fail = 0 ] && ok ":iterations: G shows the last rank, PgDn skips none"
+
+k=$(awk '$1 == "1" { for (i = 2; i <= NF; i++) if ($i ~ /^#[0-9]+$/) { print substr($i, 2); exit } }' \
+	"$tmp/it0.txt")
+[ -n "$k" ] || bad ":iterations tsc: no iteration number for rank 1: $(grep -m 1 '^ *1 ' "$tmp/it0.txt")"
+cat > "$tmp/ir.keys" <<EOF2
+wait-index
+:region iter-$k 0x1000 0x2000 "my hot loop"
+:iterations tsc
+wait-iterations
+r
+:save-screen $tmp/ir1.txt
+r
+:save-screen $tmp/ir2.txt
+q
+:marks
+:save-screen $tmp/ir3.txt
+EOF2
+run ir 120x40
+tail -n 1 "$tmp/ir1.txt" | grep -q "^region iter-$k-2: iteration $k (iter-$k is taken)" ||
+	bad "r over the user's iter-$k: $(tail -n 1 "$tmp/ir1.txt")"
+# r again: the same region, no -3
+tail -n 1 "$tmp/ir2.txt" | grep -q "^region iter-$k-2: iteration $k" ||
+	bad "r twice: $(tail -n 1 "$tmp/ir2.txt")"
+grep -q "iter-$k  *0x00001000-0x00002000" "$tmp/ir3.txt" ||
+	bad "the user's iter-$k moved: $(grep "iter-$k " "$tmp/ir3.txt")"
+grep -q "iter-$k-3" "$tmp/ir3.txt" && bad "r twice made iter-$k-3"
+[ $fail = 0 ] && ok ":iterations r keeps another iter-K, makes iter-K-2 and says so"
 
 exit $fail

@@ -605,22 +605,47 @@ static void iterations_view_draw(struct ui *ui, struct view *v)
 	status_draw(ui);
 }
 
-/* r: the selected iteration as region iter-K. */
+/* Whether entry @name of @bm is free for region [@from, @to) with note
+ * @note: not there, or that very region (r again). */
+static int it_name_free(const struct marks_set *bm, const char *name, uint64_t from,
+			uint64_t to, const char *note)
+{
+	long i = marks_find(bm, name);
+	const struct marks_entry *e;
+
+	if (i < 0)
+		return 1;
+	e = marks_at(bm, (size_t)i);
+	return e->kind == BM_REGION && e->from == from && e->to == to && e->note &&
+	       !strcmp(e->note, note);
+}
+
+/* r: the selected iteration as region iter-K, or iter-K-2, -3 ... where
+ * iter-K is another range or note (the user's own, or another
+ * expression's K-th): never moved over it. */
 static int it_region(struct ui *ui)
 {
 	const struct iter_item *x;
-	char name[32], msg[96];
-	int r;
+	char name[32], msg[128];
+	uint64_t from, to;
+	int r, k = 1;
 
 	if (!ui->bm) {
 		msg_report(ui, UI_ERROR, "iterations: no marks file");
 		return UI_DRAW_STATUS;
 	}
 	x = &it.snap.items[it.snap.order[it.ln.sel]];
+	from = it.snap.b[x->from].offset;
+	to = it.snap.b[x->from + 1].offset;
 	snprintf(name, sizeof(name), "iter-%zu", x->from + 1);
-	r = marks_region_set(ui->bm, name, it.snap.b[x->from].offset, it.snap.b[x->from + 1].offset,
-			     it.expr, NULL);
-	snprintf(msg, sizeof(msg), "region %s: iteration %zu", name, x->from + 1);
+	while (!it_name_free(ui->bm, name, from, to, it.expr) && k < 1000)
+		snprintf(name, sizeof(name), "iter-%zu-%d", x->from + 1, ++k);
+	r = marks_region_set(ui->bm, name, from, to, it.expr, NULL);
+	if (k > 1)
+		snprintf(msg, sizeof(msg), "region %s: iteration %zu (iter-%zu is taken)",
+			 name, x->from + 1, x->from + 1);
+	else
+		snprintf(msg, sizeof(msg), "region %s: iteration %zu", name, x->from + 1);
 	return marks_ui_result(ui, r, msg);
 }
 
