@@ -26,6 +26,16 @@ void marks_report(struct marks_set *set, const char *fmt, ...)
 		set->report(set->report_ctx, set->msg);
 }
 
+void marks_saving_off(struct marks_set *set, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(set->why, sizeof(set->why), fmt, ap);
+	va_end(ap);
+	set->saving = 0;
+}
+
 /*
  * Names, offsets, notes.
  */
@@ -370,6 +380,8 @@ void marks_close(struct marks_set *set)
 static int marks_changed(struct marks_set *set)
 {
 	marks_sort(set);
+	if (!set->saving && set->why[0])
+		set->lost = 1;
 	return marks_save(set);
 }
 
@@ -742,6 +754,8 @@ int marks_merge(struct marks_set *set, const struct marks_set *from, const char 
 			  what, nskip, BM_ERRORS_SHOWN);
 	if (changed) {
 		marks_sort(set);
+		if (!set->saving && set->why[0])
+			set->lost = 1;
 		if (marks_save(set) < 0 && !ret)
 			ret = -pte_io;
 	}

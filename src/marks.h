@@ -179,6 +179,17 @@ int marks_pending(const struct marks_set *set);
  * Returns -pte_io if it could not be saved (marks_message() says why). */
 int marks_flush(struct marks_set *set);
 
+/* For the end of the process (the terminal given back): marks_flush(),
+ * then, if changes are still not in the marks file (the save failed or
+ * another ptbrowse kept the file locked, or saving was turned off for a
+ * problem with the file after they were made), says on @err, each line
+ * beginning with @prefix, which file and why, and writes all the set's
+ * marks in the marks file format to a new file in $TMPDIR (never over one
+ * that is there), naming it; if that fails too, prints them on @err.
+ * Returns 0 if nothing was left unsaved (or saving is off, BM_NO_STATE).
+ * Returns -pte_io if the marks were reported so (exit 1). */
+int marks_flush_final(struct marks_set *set, FILE *err, const char *prefix);
+
 /* The number of entries, and entry @i (0 <= i < count) in offset order
  * (then marks, bookmarks, regions; then by name).  Returns NULL if @i is
  * out of range. */

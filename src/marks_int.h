@@ -61,6 +61,13 @@ struct marks_set {
 	int dirty;		/* the last save failed */
 	int one_shot;		/* BM_ONE_SHOT */
 	int busy;		/* ... because another process held the lock */
+	int final;		/* marks_flush_final() runs: the process ends,
+				 * nothing is retried */
+	int lost;		/* changed while saving was off for a problem
+				 * with the file (why[]): marks_flush_final()
+				 * writes them elsewhere */
+	char why[2 * PATH_MAX + 64];	/* why the last save failed or saving
+				 * was turned off ("" for BM_NO_STATE) */
 	struct safefile_keep trace;	/* never written over */
 	size_t ntrace;		/* 1 if the trace's identity is known */
 	struct marks_disk disk;
@@ -122,6 +129,12 @@ struct trace;
 /*
  * marks.c: the set.
  */
+
+/* Turn saving off for a problem with the file, @why (kept for
+ * marks_flush_final(): changes made from now on are written elsewhere at
+ * the end). */
+void marks_saving_off(struct marks_set *set, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Keep a message in @set and give it to the reporter. */
 void marks_report(struct marks_set *set, const char *fmt, ...)

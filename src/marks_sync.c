@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "identity.h"
 #include "marks_int.h"
 #include "ptdec.h"
@@ -108,7 +109,9 @@ static int marks_save_wait(struct marks_set *set, int wait_ms)
 		/* A command's set is not saved again at its close: the
 		 * failure was said, and its caller fails. */
 		set->dirty = !set->one_shot;
-		marks_report(set, "marks not saved: %s%s", err, set->one_shot ? "" :
+		snprintf(set->why, sizeof(set->why), "%s", err);
+		marks_report(set, "marks not saved: %s%s", err,
+			     set->one_shot || set->final ? "" :
 			     "; they are kept in memory and saving is retried "
 			     "on the next change");
 		goto out_unlock;
@@ -143,11 +146,80 @@ int marks_flush(struct marks_set *set)
 	if (!set || !set->saving || !set->dirty)
 		return 0;
 	ret = marks_save_wait(set, BM_LOCK_CLOSE_MS);
-	if (ret < 0 && set->busy)
-		marks_report(set, "marks not saved: another ptbrowse kept %s locked "
-			  "for %d s; the changes since the last save are lost",
-			  set->file, BM_LOCK_CLOSE_MS / 1000);
+	if (ret < 0 && set->busy) {
+		snprintf(set->why, sizeof(set->why), "another ptbrowse kept %s "
+			 "locked for %d s", set->file, BM_LOCK_CLOSE_MS / 1000);
+		marks_report(set, "marks not saved: %s%s", set->why, set->final ? "" :
+			     "; kept in memory, saving again later");
+	}
 	return ret;
+}
+
+/* Write @set's entries in the marks file format to a new file in $TMPDIR
+ * (never over one that is there), named in @name.  Returns 0, or -1. */
+static int marks_fallback(const struct marks_set *set, char *name, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+	int fd = -1, i, ok;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	for (i = 0; i < 100 && fd < 0; i++) {
+		snprintf(name, size, "%s/ptbrowse-unsaved-%ld-%d.marks", dir,
+			 (long)getpid(), i);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(name);
+		}
+		return -1;
+	}
+	ok = !marks_export(set, f) && !fsync(fd);
+	if (fclose(f) || !ok) {
+		int e = errno;
+
+		unlink(name);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int marks_flush_final(struct marks_set *set, FILE *err, const char *prefix)
+{
+	char fb[PATH_MAX + 64], stream[64] = "", for_stream[64] = "";
+
+	if (!set)
+		return 0;
+	set->final = 1;
+	if ((marks_flush(set) == 0 || !set->saving) && !set->lost)
+		return 0;
+	if (set->stream[0]) {
+		snprintf(stream, sizeof(stream), " --stream %s", set->stream);
+		snprintf(for_stream, sizeof(for_stream), " (stream %s)", set->stream);
+	}
+	esc_line(err, prefix, "marks not saved: %s", set->why[0] ? set->why :
+		 "saving was off");
+	if (marks_fallback(set, fb, sizeof(fb)) == 0)
+		esc_line(err, prefix, "as ptbrowse has ended, all %zu marks of %s%s "
+			 "were written to %s instead; 'ptbrowse marks --import %s%s "
+			 "%s' takes them back", set->n, set->path, for_stream, fb,
+			 fb, stream, set->path);
+	else {
+		esc_line(err, prefix, "as ptbrowse has ended (and %s could not be "
+			 "written either: %s), all %zu marks of %s%s follow in the marks "
+			 "file format:", fb, strerror(errno), set->n, set->path, for_stream);
+		marks_export(set, err);
+	}
+	/* Said: marks_close() does not try (and wait) again. */
+	set->dirty = set->lost = 0;
+	return -pte_io;
 }
 
 /*
@@ -734,7 +806,7 @@ static int marks_sync(struct marks_set *set)
 	ret = marks_read(&theirs, f, &ps);
 	fclose(f);
 	if (ps.version > BM_VERSION) {
-		set->saving = 0;
+		marks_saving_off(set, "a newer ptbrowse wrote %s", set->file);
 		marks_report(set, "%s: a newer ptbrowse wrote it; marks are no longer "
 			  "saved", set->file);
 		ret = -pte_io;
@@ -780,7 +852,7 @@ int marks_load(struct marks_set *set)
 			return 0;
 		marks_report(set, "cannot read %s: %s; marks will not be saved",
 			  set->file, strerror(errno));
-		set->saving = 0;
+		marks_saving_off(set, "cannot read %s: %s", set->file, strerror(errno));
 		return 0;
 	}
 	/* The base is the file we read: another process may rename a newer
@@ -798,12 +870,12 @@ int marks_load(struct marks_set *set)
 		goto out_free;
 	if (ret == -pte_io) {
 		marks_report(set, "%s: marks will not be saved", set->file);
-		set->saving = 0;
+		marks_saving_off(set, "%s could not be read", set->file);
 		ret = 0;
 		goto out_free;
 	}
 	if (ps.version > BM_VERSION) {
-		set->saving = 0;
+		marks_saving_off(set, "%s is of a newer version", set->file);
 		ret = 0;
 		goto out_free;
 	}
@@ -818,7 +890,8 @@ int marks_load(struct marks_set *set)
 		marks_entries_free(set->beyond, set->nbeyond);
 		set->beyond = NULL;
 		set->nbeyond = 0;
-		set->saving = 0;
+		marks_saving_off(set, "%s was saved for a trace of another size",
+				 set->file);
 		ret = 0;
 		goto out_free;
 	}
@@ -835,7 +908,8 @@ int marks_load(struct marks_set *set)
 		if (marks_move_aside(set->file, bad, sizeof(bad)) < 0) {
 			marks_report(set, "cannot move %s aside: %s; marks will not "
 				  "be saved", set->file, strerror(errno));
-			set->saving = 0;
+			marks_saving_off(set, "cannot move %s aside: %s", set->file,
+					 strerror(errno));
 			goto out_free;
 		}
 		marks_report(set, "%s: kept as %s; loaded %d marks from it",

@@ -276,11 +276,13 @@ static int browse_run(struct ui *ui, const struct options *o, double t_start)
 	}
 	prompt_done(ui);
 	term_end();
-	/* A change a busy or failed save left in memory: the last chance. */
-	if (ui->bm && marks_flush(ui->bm) < 0) {
-		esc_line(stderr, "ptbrowse: ", "%s", marks_message(ui->bm));
+	/* A change a busy or failed save left in memory, of the stream shown
+	 * and of those kept (streams_ui.c): the last chance, said here,
+	 * after the terminal is given back. */
+	if (marks_flush_final(ui->bm, stderr, "ptbrowse: ") < 0)
 		ret = 1;
-	}
+	if (streams_ui_flush_final(stderr) < 0)
+		ret = 1;
 	if (ui->fatal[0]) {
 		esc_line(stderr, "ptbrowse: ", "%s", ui->fatal);
 		ret = 1;

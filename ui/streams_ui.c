@@ -59,6 +59,17 @@ static struct {
 	uint8_t done[SU_PSB_STREAMS], partial[SU_PSB_STREAMS];
 } su_psb;
 
+int streams_ui_flush_final(FILE *err)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < su.n; i++)
+		if (marks_flush_final(su.v[i].bm, err, "ptbrowse: ") < 0)
+			ret = -1;
+	return ret;
+}
+
 void streams_ui_free(void)
 {
 	size_t i;

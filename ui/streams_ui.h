@@ -9,6 +9,7 @@
 #define STREAMS_UI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct ui;
 struct cmd_table;
@@ -19,6 +20,11 @@ extern const struct cmd_table streams_ui_cmds;
 
 /* Switch to stream @s, keeping a cursor per stream.  Returns UI_DRAW_*. */
 int streams_ui_switch(struct ui *ui, int s);
+
+/* At the end, the terminal given back: marks_flush_final() of the marks
+ * kept for the streams left (a failed or busy save), each failure said
+ * on @err.  Returns 0, or -1 if any marks were not saved (exit 1). */
+int streams_ui_flush_final(FILE *err);
 
 /* Free the marks kept for the streams left (their changes unsaved, e.g.
  * with --no-state): at the end. */
