@@ -845,6 +845,18 @@ int marks_load(struct marks_set *set)
 	size_t i;
 	FILE *f;
 
+	/* Saves never write through a link (SAFEFILE_NOFOLLOW: the state
+	 * directory's names are ours); said once here rather than failing
+	 * at every change.  Changes made are written elsewhere at the end
+	 * (marks_flush_final()). */
+	if (set->saving && !lstat(set->file, &st) && S_ISLNK(st.st_mode)) {
+		marks_report(set, "%s is a symbolic link: its marks are read, but "
+			  "ptbrowse does not write through links, so changes are not "
+			  "saved to it (they are written to a new file named when "
+			  "ptbrowse ends)", set->file);
+		marks_saving_off(set, "%s is a symbolic link; not writing through it",
+				 set->file);
+	}
 	f = marks_fopen(set->file);
 	if (!f) {
 		/* ENOTDIR: a file is in the way of the directory; saving will say so. */

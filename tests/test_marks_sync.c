@@ -80,6 +80,43 @@ static void test_unwritable(void **state)
 }
 
 /* Two processes on one trace: each save merges the other's changes. */
+/* A marks file that is a symbolic link (a dotfiles repository): read, said
+ * once at the open, never written through, and the changes made are
+ * written to a named file at the end (marks_flush_final()).  Before, every
+ * change failed to save, each saying so. */
+static void test_symlink(void **state)
+{
+	char target[4096], out[4096], *text;
+	struct marks_set *set;
+	FILE *err;
+
+	snprintf(target, sizeof(target), "%s/dot.marks", tmpdir);
+	write_file(target, "# ptbrowse marks v1\nmark a 0x10\n");
+	write_file(state_file("x"), "");
+	assert_int_equal(symlink(target, state_file(ID ".marks")), 0);
+	msgs[0] = '\0';
+	assert_int_equal(marks_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_count(set), 1);
+	assert_non_null(strstr(msgs, "is a symbolic link"));
+	assert_int_equal(marks_saving(set), 0);
+	msgs[0] = '\0';
+	assert_int_equal(marks_mark_set(set, 'b', 0x20, NULL), 0);
+	assert_string_equal(msgs, "");		/* said once, at the open */
+	snprintf(out, sizeof(out), "%s/err", tmpdir);
+	setenv("TMPDIR", tmpdir, 1);
+	err = fopen(out, "w");
+	assert_non_null(err);
+	assert_int_equal(marks_flush_final(set, err, "p: "), -pte_io);
+	fclose(err);
+	marks_close(set);
+	unsetenv("TMPDIR");
+	text = read_file(out);
+	assert_non_null(strstr(text, "p: marks not saved: "));
+	assert_non_null(strstr(text, "is a symbolic link"));
+	assert_non_null(strstr(text, " were written to "));
+	assert_string_equal(read_file(target), "# ptbrowse marks v1\nmark a 0x10\n");
+}
+
 static void test_two_writers(void **state)
 {
 	struct marks_set *a, *b;
@@ -725,6 +762,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_changed_trace, clean),
 		cmocka_unit_test_setup(test_unwritable, clean),
+		cmocka_unit_test_setup(test_symlink, clean),
 		cmocka_unit_test_setup(test_two_writers, clean),
 		cmocka_unit_test_setup(test_lock_busy, clean),
 		cmocka_unit_test_setup(test_lock_close, clean),
