@@ -22,6 +22,7 @@
 #include "xdg.h"
 
 static int marks_sync(struct marks_set *set);
+static int marks_save_locked(struct marks_set *set, int was_dirty);
 static int marks_synced(struct marks_set *set, const struct stat *st);
 
 /*
@@ -83,8 +84,7 @@ static void marks_unlock(int fd)
 /* marks_save(), waiting at most @wait_ms for another process's save. */
 static int marks_save_wait(struct marks_set *set, int wait_ms)
 {
-	char err[2 * PATH_MAX + 64];
-	int was_dirty, lock, ret = -pte_io;
+	int was_dirty, lock, ret;
 
 	if (!set)
 		return -pte_invalid;
@@ -101,9 +101,19 @@ static int marks_save_wait(struct marks_set *set, int wait_ms)
 		return -pte_io;
 	}
 	set->busy = 0;
+	ret = marks_save_locked(set, was_dirty);
+	marks_unlock(lock);
+	return ret;
+}
+
+/* The rest of a save, with the lock held (if there is one). */
+static int marks_save_locked(struct marks_set *set, int was_dirty)
+{
+	char err[2 * PATH_MAX + 64];
+
 	/* Another ptbrowse may have saved the same trace's marks meanwhile. */
 	if (marks_sync(set) < 0)
-		goto out_unlock;
+		return -pte_io;
 	if (marks_write(set, set->file, &(struct safefile_opts){
 		     .flags = SAFEFILE_NOFOLLOW, .mode = 0600 }, err, sizeof(err)) < 0) {
 		/* A command's set is not saved again at its close: the
@@ -114,17 +124,14 @@ static int marks_save_wait(struct marks_set *set, int wait_ms)
 			     set->one_shot || set->final ? "" :
 			     "; they are kept in memory and saving is retried "
 			     "on the next change");
-		goto out_unlock;
+		return -pte_io;
 	}
 	set->dirty = 0;
 	if (was_dirty)
 		marks_report(set, "marks saved to %s", set->file);
 	/* Without a base the next save merges needlessly, harmlessly. */
 	marks_synced(set, NULL);
-	ret = 0;
-out_unlock:
-	marks_unlock(lock);
-	return ret;
+	return 0;
 }
 
 int marks_save(struct marks_set *set)
@@ -227,7 +234,9 @@ int marks_flush_final(struct marks_set *set, FILE *err, const char *prefix)
  */
 
 /* Move the unparsable @file aside to .bad, .bad.1, ... without ever
- * replacing an existing file.  Returns 0 and the new name in @bad. */
+ * replacing an existing file; the caller holds the lock (marks_lock()),
+ * so no save of another process comes between.  Returns 0 and the new
+ * name in @bad. */
 static int marks_move_aside(const char *file, char *bad, size_t size)
 {
 	int i;
@@ -237,7 +246,14 @@ static int marks_move_aside(const char *file, char *bad, size_t size)
 			snprintf(bad, size, "%s.bad.%d", file, i);
 		else
 			snprintf(bad, size, "%s.bad", file);
-		/* link() refuses to replace, unlike rename(). */
+		/* Never over a file there: RENAME_NOREPLACE, or where the
+		 * filesystem lacks it, link() (which refuses to replace). */
+		if (!renameat2(AT_FDCWD, file, AT_FDCWD, bad, RENAME_NOREPLACE))
+			return 0;
+		if (errno == EEXIST)
+			continue;
+		if (errno != EINVAL && errno != ENOSYS)
+			return -pte_io;
 		if (!link(file, bad)) {
 			unlink(file);
 			return 0;
@@ -835,11 +851,51 @@ out_free:
  * Loading.
  */
 
+/*
+ * Move the broken file we loaded (@st: as read; NULL: unknown) aside and
+ * write its good lines (@added loaded) back at once, so nothing depends
+ * on .bad: both under the lock, so that another process's save cannot
+ * put a fresh file in place between (it would be taken for the broken
+ * one and lost).  Busy: the next save, which the browser retries, moves
+ * it aside (the file is not our base).  Replaced meanwhile by another's
+ * save: that one is merged, not moved.
+ */
+static void marks_load_aside(struct marks_set *set, const struct stat *st, int added)
+{
+	char bad[PATH_MAX + 32];
+	struct marks_disk was, now;
+	int lock = marks_lock(set, BM_LOCK_WAIT_MS);
+
+	if (lock == -1) {
+		set->dirty = set->busy = 1;
+		marks_report(set, "%s: bad lines; another ptbrowse is saving it: moved "
+			  "aside and %d marks loaded from it written back shortly",
+			  set->file, added);
+		return;
+	}
+	marks_disk_stat(set->file, st, &was);
+	marks_disk_stat(set->file, NULL, &now);
+	if (!marks_disk_same(&was, &now)) {
+		marks_save_locked(set, 0);
+	} else if (marks_move_aside(set->file, bad, sizeof(bad)) < 0) {
+		int e = errno;
+
+		marks_report(set, "cannot move %s aside: %s; marks will not be saved",
+			  set->file, strerror(e));
+		marks_saving_off(set, "cannot move %s aside: %s", set->file, strerror(e));
+	} else {
+		marks_report(set, "%s: kept as %s; loaded %d marks from it",
+			  set->file, bad, added);
+		if (set->n)
+			marks_save_locked(set, 0);
+	}
+	marks_unlock(lock);
+}
+
 /* Load our marks file if it exists. */
 int marks_load(struct marks_set *set)
 {
 	struct marks_parse ps = { .fname = set->file, .keep_beyond = 2 };
-	char bad[PATH_MAX + 32];
 	struct stat st;
 	int ret, have_st;
 	size_t i;
@@ -917,18 +973,7 @@ int marks_load(struct marks_set *set)
 				  set->file, ps.added);
 			goto out_free;
 		}
-		if (marks_move_aside(set->file, bad, sizeof(bad)) < 0) {
-			marks_report(set, "cannot move %s aside: %s; marks will not "
-				  "be saved", set->file, strerror(errno));
-			marks_saving_off(set, "cannot move %s aside: %s", set->file,
-					 strerror(errno));
-			goto out_free;
-		}
-		marks_report(set, "%s: kept as %s; loaded %d marks from it",
-			  set->file, bad, ps.added);
-		/* Write the good lines back at once so nothing depends on .bad. */
-		if (set->n)
-			marks_save(set);
+		marks_load_aside(set, have_st ? &st : NULL, ps.added);
 		goto out_free;
 	}
 	if (marks_synced(set, have_st ? &st : NULL) < 0) {

@@ -117,6 +117,34 @@ static void test_symlink(void **state)
 	assert_string_equal(read_file(target), "# ptbrowse marks v1\nmark a 0x10\n");
 }
 
+/* A broken file is moved aside, and its good lines written back, under
+ * the save lock: while another process holds it, the file stays where it
+ * is (before, link()+unlink() ran unlocked, and could remove a file
+ * another process's save had just renamed into place); the next save
+ * does both once the lock is free. */
+static void test_aside_locked(void **state)
+{
+	struct marks_set *set;
+	int fd;
+
+	write_file(state_file(ID ".marks"), "# ptbrowse marks v1\nmark a 0x10\nmark 7 0x100\n");
+	fd = open(state_file(ID ".marks.lock"), O_RDWR | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	msgs[0] = '\0';
+	assert_int_equal(marks_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_count(set), 1);
+	assert_false(exists(state_file(ID ".marks.bad")));
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark 7 0x100"));
+	assert_true(marks_pending(set));
+	close(fd);
+	assert_int_equal(marks_save(set), 0);
+	assert_non_null(strstr(read_file(state_file(ID ".marks.bad")), "mark 7 0x100"));
+	assert_null(strstr(read_file(state_file(ID ".marks")), "mark 7"));
+	assert_non_null(strstr(read_file(state_file(ID ".marks")), "mark a 0x10"));
+	marks_close(set);
+}
+
 static void test_two_writers(void **state)
 {
 	struct marks_set *a, *b;
@@ -763,6 +791,7 @@ int main(void)
 		cmocka_unit_test_setup(test_changed_trace, clean),
 		cmocka_unit_test_setup(test_unwritable, clean),
 		cmocka_unit_test_setup(test_symlink, clean),
+		cmocka_unit_test_setup(test_aside_locked, clean),
 		cmocka_unit_test_setup(test_two_writers, clean),
 		cmocka_unit_test_setup(test_lock_busy, clean),
 		cmocka_unit_test_setup(test_lock_close, clean),
