@@ -240,6 +240,17 @@ const char *marks_message(const struct marks_set *set)
 	return set && set->msg[0] ? set->msg : NULL;
 }
 
+const char *marks_warning(struct marks_set *set)
+{
+	static char buf[sizeof(set->warn)];
+
+	if (!set || !set->warn[0])
+		return NULL;
+	memcpy(buf, set->warn, sizeof(buf));
+	set->warn[0] = '\0';
+	return buf;
+}
+
 int marks_saving(const struct marks_set *set)
 {
 	return set && set->saving;

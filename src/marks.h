@@ -157,6 +157,13 @@ const char *marks_file(const struct marks_set *set);
 /* The last message reported, or NULL if none. */
 const char *marks_message(const struct marks_set *set);
 
+/* A warning the last save gave besides its result, for the caller to
+ * show with the change's own message, which would hide it (another
+ * process's or a hand-edited file with bad lines was set aside as .bad
+ * and its other lines merged); cleared by the call.  Returns NULL if
+ * there is none. */
+const char *marks_warning(struct marks_set *set);
+
 /* Whether changes are being saved: 0 with BM_NO_STATE or after a newer
  * version was found; 1 otherwise (even while a save is failing). */
 int marks_saving(const struct marks_set *set);

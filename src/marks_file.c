@@ -316,6 +316,8 @@ int marks_write(const struct marks_set *set, const char *file,
 static void marks_parse_error(struct marks_set *set, struct marks_parse *ps,
 			   unsigned long lineno, const char *why)
 {
+	if (!ps->errors)
+		ps->first_error = lineno;
 	if (++ps->errors <= BM_ERRORS_SHOWN)
 		marks_report(set, "%s:%lu: %s", ps->fname, lineno, why);
 }

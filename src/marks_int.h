@@ -83,6 +83,7 @@ struct marks_set {
 	marks_report_fn *report;
 	void *report_ctx;
 	char msg[PATH_MAX + 512];	/* the last message */
+	char warn[2 * PATH_MAX + 128];	/* marks_warning()'s, "" if none */
 	struct marks_entry *v;	/* sorted by marks_cmp() */
 	size_t n, cap;
 };
@@ -108,6 +109,7 @@ struct marks_parse {
 	const char *fname;		/* for messages */
 	int version;			/* of the header, 0 before it */
 	int errors;			/* lines that did not parse */
+	unsigned long first_error;	/* the line of the first */
 	int conflicts;			/* marks_import's */
 	int added;
 	int changed;			/* entries added or completed */

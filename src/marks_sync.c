@@ -91,6 +91,7 @@ static int marks_save_wait(struct marks_set *set, int wait_ms)
 	if (!set->saving)
 		return 0;
 	was_dirty = set->dirty;
+	set->warn[0] = '\0';
 	lock = marks_lock(set, wait_ms);
 	if (lock == -1) {
 		set->dirty = 1;
@@ -705,8 +706,11 @@ static long marks_lookup(const struct marks_entry *v, size_t n, const struct mar
 	return -1;
 }
 
-/* Merge @theirs (the file now) into the set, against the base. */
-static void marks_merge3(struct marks_set *set, const struct marks_entry *theirs, size_t nt)
+/* Merge @theirs (the file now) into the set, against the base; with
+ * @deleted, what is in the base and not in @theirs was deleted there
+ * (not if the file had bad lines: one may be an entry mistyped). */
+static void marks_merge3(struct marks_set *set, const struct marks_entry *theirs,
+			 size_t nt, int deleted)
 {
 	const struct marks_entry *t, *b;
 	long ib, io;
@@ -752,7 +756,7 @@ static void marks_merge3(struct marks_set *set, const struct marks_entry *theirs
 		}
 	}
 	/* What they deleted and we left alone goes. */
-	for (i = 0; i < set->nbase; i++) {
+	for (i = 0; deleted && i < set->nbase; i++) {
 		b = &set->base[i];
 		if (marks_lookup(theirs, nt, b) >= 0)
 			continue;
@@ -798,6 +802,39 @@ static void marks_merge_beyond(struct marks_set *set, struct marks_set *theirs)
 	theirs->nbeyond = 0;
 }
 
+/* The file @ps read into @theirs changed since our last sync and has bad
+ * lines (@parsed: else it is no marks file at all): move it aside and,
+ * if @parsed, merge its good entries (no deletions: a bad line may be an
+ * entry mistyped).  The one message says both and stays for the caller
+ * (marks_warning()): the change's own message would hide it. */
+static void marks_sync_broken(struct marks_set *set, struct marks_set *theirs,
+			      const struct marks_parse *ps, int parsed)
+{
+	char bad[PATH_MAX + 32], what[96];
+	size_t before = set->n;
+
+	if (marks_move_aside(set->file, bad, sizeof(bad)) < 0) {
+		snprintf(set->warn, sizeof(set->warn), "%s has bad lines and cannot "
+			 "be moved aside: %s", set->file, strerror(errno));
+		marks_report(set, "%s", set->warn);
+		return;
+	}
+	if (parsed)
+		marks_merge3(set, theirs->v, theirs->n, 0);
+	if (ps->errors)
+		snprintf(what, sizeof(what), "line %lu bad%s", ps->first_error,
+			 ps->errors > 1 ? " (and more, said above)" : "");
+	else
+		snprintf(what, sizeof(what), "%s", ps->full ? "too many marks" :
+			 parsed ? "names used twice" : "not a marks file");
+	snprintf(set->warn, sizeof(set->warn), "%s: %s; the file is kept as %s%s",
+		 set->file, what, bad, parsed ? ", its other lines merged" : "");
+	if (parsed && set->n > before)
+		snprintf(set->warn + strlen(set->warn), sizeof(set->warn) -
+			 strlen(set->warn), " (%zu added)", set->n - before);
+	marks_report(set, "%s", set->warn);
+}
+
 /* If the file changed since we last read or wrote it, merge it in.
  * Returns 0 (also when a broken file was moved aside), or -pte_io if it
  * must not be overwritten (a newer version; saving is then off). */
@@ -808,7 +845,6 @@ static int marks_sync(struct marks_set *set)
 				 .report = set->report,
 				 .report_ctx = set->report_ctx };
 	struct marks_parse ps = { .fname = set->file, .keep_beyond = 1 };
-	char bad[PATH_MAX + 32];
 	struct marks_disk now;
 	FILE *f;
 	int ret;
@@ -829,13 +865,13 @@ static int marks_sync(struct marks_set *set)
 		goto out_free;
 	}
 	if (ret < 0 || ps.errors || ps.conflicts || ps.full) {
-		/* Someone broke it meanwhile: keep it for them, write ours. */
-		if (marks_move_aside(set->file, bad, sizeof(bad)) == 0)
-			marks_report(set, "%s: kept as %s", set->file, bad);
+		/* Someone broke it meanwhile (a hand edit): keep it for them,
+		 * take in its good lines as marks_load() does, write ours. */
+		marks_sync_broken(set, &theirs, &ps, ret == 0);
 		ret = 0;
 		goto out_free;
 	}
-	marks_merge3(set, theirs.v, theirs.n);
+	marks_merge3(set, theirs.v, theirs.n, 1);
 	if (ps.trace_grown > set->grown)
 		set->grown = ps.trace_grown;
 	marks_merge_beyond(set, &theirs);

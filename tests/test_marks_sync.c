@@ -145,6 +145,42 @@ static void test_aside_locked(void **state)
 	marks_close(set);
 }
 
+/* A hand edit with one bad line, made while the set is open: the next
+ * save moves the file aside and merges its good lines, as the open does
+ * (before, they were dropped from the live file and the set), and says
+ * both in one warning that marks_warning() keeps for the caller. */
+static void test_sync_bad_lines(void **state)
+{
+	static char edited[70000];
+	struct marks_set *set;
+	const char *w, *text;
+
+	assert_int_equal(marks_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_bookmark_set(set, "one", 0x10, NULL), 0);
+	assert_null(marks_warning(set));
+	text = read_file(state_file(ID ".marks"));
+	snprintf(edited, sizeof(edited), "%sregion handmade1 0x1000 0x2000 \"typed by hand\"\n"
+		 "region handmade2 0x3000 0x4000\nmark 7 0x100\n", text);
+	write_file(state_file(ID ".marks"), edited);
+	assert_int_equal(marks_bookmark_set(set, "two", 0x20, NULL), 0);
+	assert_true(marks_find(set, "handmade1") >= 0);
+	assert_true(marks_find(set, "handmade2") >= 0);
+	assert_true(marks_find(set, "one") >= 0);
+	assert_int_equal(marks_count(set), 4);
+	text = read_file(state_file(ID ".marks"));
+	assert_non_null(strstr(text, "region handmade1 0x1000 0x2000 \"typed by hand\""));
+	assert_non_null(strstr(text, "bookmark two 0x20"));
+	assert_null(strstr(text, "mark 7"));
+	assert_non_null(strstr(read_file(state_file(ID ".marks.bad")), "mark 7 0x100"));
+	w = marks_warning(set);
+	assert_non_null(w);
+	assert_non_null(strstr(w, ": line 6 bad; "));
+	assert_non_null(strstr(w, "kept as "));
+	assert_non_null(strstr(w, "other lines merged (2 added)"));
+	assert_null(marks_warning(set));
+	marks_close(set);
+}
+
 static void test_two_writers(void **state)
 {
 	struct marks_set *a, *b;
@@ -792,6 +828,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unwritable, clean),
 		cmocka_unit_test_setup(test_symlink, clean),
 		cmocka_unit_test_setup(test_aside_locked, clean),
+		cmocka_unit_test_setup(test_sync_bad_lines, clean),
 		cmocka_unit_test_setup(test_two_writers, clean),
 		cmocka_unit_test_setup(test_lock_busy, clean),
 		cmocka_unit_test_setup(test_lock_close, clean),
