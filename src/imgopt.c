@@ -42,6 +42,12 @@ struct imgopt_hole {
 	size_t msg;
 };
 
+/* An --elf file: the object, and whether a BASE placed it. */
+struct imgopt_given {
+	size_t obj;		/* index into the objects */
+	uint8_t based;		/* FILE:BASE, the user's placement */
+};
+
 struct imgset {
 	struct mi *mi;
 	uint8_t own_mi;		/* made here: freed here */
@@ -58,6 +64,8 @@ struct imgset {
 	size_t ntold;
 	struct imgopt_hole *holes;	/* mappings without code */
 	size_t nholes;
+	struct imgopt_given *elfs;	/* the --elf files, in order */
+	size_t nelfs;
 	struct kmod **kmods;	/* the kernel modules read */
 	size_t nkmods;
 	struct kmod_names *knames;	/* kallsyms by name, for them */
@@ -425,6 +433,7 @@ static int imgopt_elf(struct imgset *s, const char *spec, char *err,
 {
 	char file[4096];
 	struct imgopt_obj *o;
+	struct imgopt_given *g;
 	uint64_t base = 0, bias = 0;
 	int have_base, ret;
 	size_t bad = 0;
@@ -436,6 +445,12 @@ static int imgopt_elf(struct imgset *s, const char *spec, char *err,
 	ret = imgopt_obj(s, file, &o, err, errlen);
 	if (ret)
 		return ret;
+	g = realloc(s->elfs, (s->nelfs + 1) * sizeof(*g));
+	if (!g)
+		return -pte_nomem;
+	s->elfs = g;
+	g[s->nelfs].obj = (size_t)(o - s->objs);
+	g[s->nelfs++].based = (uint8_t)have_base;
 	if (have_base)
 		bias = base - elfimg_link_base(o->e);
 	ret = imgopt_elf_overlap(s, o, file, bias);
@@ -738,7 +753,8 @@ static uint64_t imgopt_text_base(const struct elfimg *e)
 	return lo == UINT64_MAX ? elfimg_link_base(e) : lo & ~(uint64_t)0xfff;
 }
 
-/* Kernel mapping @m's code from @o, its build-ID cache entry.  perf's map
+/* Kernel mapping @m's code from @o, its build-ID cache entry or an --elf
+ * file given without BASE (imgopt_kernel_given()).  perf's map
  * of the kernel itself ("[kernel.kallsyms]_text") has for its page offset
  * the runtime address of the symbol its name ends in (the relocation
  * reference: _text, KASLR's offset included), not a file offset: the
@@ -781,9 +797,87 @@ static int imgopt_kernel_cached(struct imgset *s, const struct sb_map *m,
 			 m->start, m->pgoff);
 	if (imgopt_told(s, m->filename))
 		return 0;
-	return imgopt_say(s, "no code for the kernel %s (build ID %s): its "
-			  "instructions are unknown (%s: %s)", m->filename, hex,
+	return imgopt_say(s, "no code for the kernel %s%s%s%s: its "
+			  "instructions are unknown (%s: %s)", m->filename,
+			  hex[0] ? " (build ID " : "", hex, hex[0] ? ")" : "",
 			  o->path, why);
+}
+
+/* Whether @o has a symbol perf relocates a kernel by (_text, _stext). */
+static int imgopt_has_text(const struct imgopt_obj *o)
+{
+	uint64_t a;
+
+	return symtab_addr_of(o->st, "_text", &a) ||
+	       symtab_addr_of(o->st, "_stext", &a);
+}
+
+/* The --elf file given without BASE that is kernel map @m's vmlinux, to be
+ * relocated as the build-ID cache's is (it was loaded at its link address,
+ * which KASLR moves the kernel away from): its build ID is the map's, or,
+ * the map having none, it is an executable with a _text or _stext symbol.
+ * Returns it, or NULL if none is. */
+static const struct imgopt_obj *imgopt_kernel_given(const struct imgset *s,
+						    const struct sb_map *m)
+{
+	const struct imgopt_obj *o;
+	size_t i;
+
+	if (imgopt_is_module(m->filename))
+		return NULL;
+	for (i = 0; i < s->nelfs; i++) {
+		o = &s->objs[s->elfs[i].obj];
+		if (s->elfs[i].based)
+			continue;
+		if (m->build_id_len ?
+		    !elfimg_check_build_id(o->e, m->build_id, m->build_id_len,
+					   NULL, 0) :
+		    elfimg_type(o->e) == ET_EXEC && imgopt_has_text(o))
+			return o;
+	}
+	return NULL;
+}
+
+/* Why no --elf file gave kernel map @m code, into @why (@size bytes): what
+ * the first --elf is (its BASE put nothing there, another build ID, no
+ * _text to relocate it by), and where perf says the kernel ran. */
+static void imgopt_kernel_why(const struct imgset *s, const struct sb_map *m,
+			      char *why, size_t size)
+{
+	const struct imgopt_given *g = &s->elfs[0];
+	const struct imgopt_obj *o = &s->objs[g->obj];
+	const char *ref = strchr(m->filename, ']');
+	char hex[2 * SB_BUILD_ID_MAX + 1], ran[120] = "";
+	const uint8_t *id;
+	size_t n;
+
+	if (ref && m->pgoff >= 1ull << 63)
+		snprintf(ran, sizeof(ran), "; perf's map says %s ran at %#"
+			 PRIx64, ref[1] ? ref + 1 : "_text", m->pgoff);
+	if (g->based) {
+		snprintf(why, size, "--elf %s:BASE put nothing at the "
+			 "mapping's start %#" PRIx64 "%s", o->path, m->start,
+			 ran);
+		return;
+	}
+	if (m->build_id_len && elfimg_check_build_id(o->e, m->build_id,
+						     m->build_id_len, NULL, 0)) {
+		n = elfimg_build_id(o->e, &id);
+		elfimg_hex(id, n, hex, sizeof(hex));
+		if (n)
+			snprintf(why, size, "--elf %s is another kernel: its "
+				 "build ID is %s", o->path, hex);
+		else
+			snprintf(why, size, "--elf %s has no build ID to match"
+				 "%s: if it is this kernel, give --elf %s:%#"
+				 PRIx64, o->path, ran, o->path, ran[0] ?
+				 m->pgoff : m->start);
+		return;
+	}
+	snprintf(why, size, "--elf %s was loaded at its link address %#"
+		 PRIx64 ", nothing at the mapping's start %#" PRIx64 "%s: "
+		 "give --elf %s:%#" PRIx64, o->path, elfimg_link_base(o->e),
+		 m->start, ran, o->path, ran[0] ? m->pgoff : m->start);
 }
 
 /* A kernel mapping: code only from --elf (already in every address
@@ -791,12 +885,17 @@ static int imgopt_kernel_cached(struct imgset *s, const struct sb_map *m,
 static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 			 const char *hex)
 {
-	char path[4096], err[512];
+	char path[4096], err[512], why[600];
+	const struct imgopt_obj *given;
 	struct imgopt_obj *o;
 	struct symtab *st;
 
 	if (mi_name_at(s->mi, SB_ASID_NONE, m->start, NULL, NULL))
 		return 0;
+	/* the user's file before the cache's */
+	given = imgopt_kernel_given(s, m);
+	if (given)
+		return imgopt_kernel_cached(s, m, hex, given);
 	if (!s->kallsyms && m->build_id_len &&
 	    !imgopt_cache_path(s, hex, "kallsyms", path, sizeof(path)) &&
 	    !symtab_from_kallsyms(&st, path, NULL, 0))
@@ -811,11 +910,15 @@ static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 		return imgopt_module(s, m, hex);
 	if (imgopt_told(s, m->filename))
 		return 0;
+	if (s->nelfs)
+		imgopt_kernel_why(s, m, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "give --elf vmlinux%s", s->kallsyms ?
+			 "" : ", and --kallsyms FILE for names");
 	return imgopt_say(s, "no code for the kernel %s%s%s%s: its "
-			  "instructions are unknown (give --elf vmlinux%s)",
-			  m->filename, hex[0] ? " (build ID " : "", hex,
-			  hex[0] ? ")" : "", s->kallsyms ? "" :
-			  ", and --kallsyms FILE for names");
+			  "instructions are unknown (%s)", m->filename,
+			  hex[0] ? " (build ID " : "", hex, hex[0] ? ")" : "",
+			  why);
 }
 
 /* Every mapping of every address space of the sideband. */
@@ -1008,6 +1111,7 @@ void imgopt_free(struct imgset *s)
 	free(s->told);
 	free(s->told_msg);
 	free(s->holes);
+	free(s->elfs);
 	free(s->maps);
 	for (i = 0; i < s->nkmods; i++)
 		kmod_free(s->kmods[i]);

@@ -1238,6 +1238,62 @@ static void test_kernel_cache(void **state)
 	imgopt_release(&o);
 }
 
+/* The kernel's code from --elf vmlinux without BASE: relocated by the
+ * kernel map's _text (KASLR) as the build-ID cache's copy is; with BASE it
+ * stays where the user put it, and the message says where perf says the
+ * kernel ran.  Both layouts of kcache_build(). */
+static void test_kernel_elf(void **state)
+{
+	const uint64_t kaslr = 0x1d000000, text = 0xffffffff81000000ull;
+	char cache[200], vm[300], data[300], spec[340], buf[64];
+	uint64_t kf, pgoff, vaddr, len;
+	const char *elfs[1];
+	struct imgopt o;
+	struct imgset *s;
+	struct trace *t;
+	const char *m;
+	uint8_t bid[20];
+	int script;
+
+	(void)state;
+	snprintf(cache, sizeof(cache), "%s/kcache_elf", fix.dir);
+	snprintf(data, sizeof(data), "%s/ke.data", fix.dir);
+	for (script = 0; script < 2; script++) {
+		snprintf(vm, sizeof(vm), "%s/vmlinux_e%d", fix.dir, script);
+		kcache_build(vm, cache, script, bid);
+		kf = codefix_nm(vm, "kfunc");
+		exec_seg(vm, &pgoff, &vaddr, &len);
+		kernel_recording(data, "[kernel.kallsyms]_text", text + kaslr,
+				 text + kaslr, bid, 0);
+		imgopt_init(&o);
+		o.buildid_dir = "/nonexistent";
+		o.elf = elfs;
+		o.nelf = 1;
+		elfs[0] = vm;
+		s = load(&o, data, &t);
+		assert_int_equal(imgopt_nmessages(s), 0);
+		same_bytes(s, 0, kf + kaslr, vm, kf - vaddr + pgoff);
+		imgopt_symbol(s, 7, kf + kaslr + 1, buf, sizeof(buf));
+		assert_string_equal(buf, "kfunc+0x1");
+		imgopt_free(s);
+		trace_close(t);
+
+		/* BASE is the user's: kept, and said to miss */
+		snprintf(spec, sizeof(spec), "%s:%#llx", vm,
+			 (unsigned long long)text);
+		elfs[0] = spec;
+		s = load(&o, data, &t);
+		m = message(s, "no code for the kernel [kernel.kallsyms]_text");
+		assert_non_null(m);
+		assert_non_null(strstr(m, ":BASE put nothing at the mapping's "
+				       "start 0xffffffff9e000000; perf's map "
+				       "says _text ran at 0xffffffff9e000000"));
+		assert_null(strstr(m, "give --elf vmlinux"));
+		imgopt_free(s);
+		trace_close(t);
+	}
+}
+
 /* Per-thread, no time conversion, a process that exec'd: its code is
  * left unknown (no image guessed for it), and a message says why. */
 static void test_untimed_exec(void **state)
@@ -1288,6 +1344,7 @@ int main(void)
 		cmocka_unit_test(test_untimed_exec),
 		cmocka_unit_test(test_mapping_wraps),
 		cmocka_unit_test(test_kernel_cache),
+		cmocka_unit_test(test_kernel_elf),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
