@@ -196,6 +196,21 @@ int goto_idx_tsc_hit(const struct win_row *row, uint64_t tsc)
 	return (row->ts.flags & TM_F_TSC) && row->ts.tsc >= tsc;
 }
 
+int goto_idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg)
+{
+	struct idx_summary a, b;
+	int r = idx_find_tsc(idx, tsc, seg), n = 64;
+
+	/* (not from the last segment before @tsc alone: where time went
+	 * back, one before ends later than @tsc, and its rows past @tsc
+	 * are no packet at @tsc) */
+	while (!r && *seg && n-- && !idx_summary_counts(idx, *seg, &b) && b.have_tsc &&
+	       b.first_tsc == tsc && !idx_summary_counts(idx, *seg - 1, &a) && a.have_tsc &&
+	       !a.tsc_back && a.last_tsc == tsc)
+		(*seg)--;
+	return r;
+}
+
 static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
 			size_t len)
 {
@@ -205,7 +220,7 @@ static int goto_idx_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err,
 
 	if (r < 0)
 		return r;
-	if (idx_find_tsc(g->idx, tsc, &seg) ||
+	if (goto_idx_find_tsc(g->idx, tsc, &seg) ||
 	    (r = goto_idx_scan(g, seg, goto_idx_tsc_hit, tsc, off)) < 0) {
 		snprintf(err, len, "goto: no time information in the trace");
 		return -pte_no_time;
@@ -359,12 +374,13 @@ static int goto_idx_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err,
 		snprintf(err, len, "goto: no cycle counts");
 		return -pte_no_time;
 	}
-	/* Invariant: seek point lo counts <= cyc (or is the first). */
+	/* Invariant: seek point lo counts < cyc (or is the first): rows
+	 * of the segment before one that starts at @cyc may have @cyc. */
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (idx_seek_carry(g->idx, mid, &c))
 			break;
-		if (c.cycles <= cyc)
+		if (c.cycles < cyc)
 			lo = mid;
 		else
 			hi = mid;

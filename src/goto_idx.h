@@ -57,6 +57,13 @@ void goto_idx_ctx(struct goto_idx *g, uint64_t cursor, struct goto_ctx *ctx);
  * Returns 1 or 0. */
 int goto_idx_tsc_hit(const struct win_row *row, uint64_t tsc);
 
+/* The segment a goto to TSC @tsc looks from: idx_find_tsc()'s (the last
+ * one starting at or before @tsc), or where that one starts at @tsc, the
+ * first of those before it that end at @tsc: their last rows have @tsc
+ * and come first.
+ * Returns as idx_find_tsc(). */
+int goto_idx_find_tsc(const struct idx *idx, uint64_t tsc, size_t *seg);
+
 /* Whether @row is counted at or after @cyc core cycles from the start
  * (cycles that count from its segment's PSB are no count from the start).
  * Returns 1 or 0. */

@@ -8,7 +8,10 @@
 #  - the :iterations list pages by the rows it shows: G shows the last
 #    rank (it lay under the status line), PgDn skips none;
 #  - r in it never moves a region iter-K of another range or note (the
-#    user's, another expression's): it makes iter-K-2 and says so.
+#    user's, another expression's): it makes iter-K-2 and says so;
+#  - :goto t Ncyc and :goto tsc V where N or V is a segment's first
+#    value land on the first packet with it, at the end of the segment
+#    before (they went to the segment's PSB).
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -127,5 +130,30 @@ grep -q "iter-$k  *0x00001000-0x00002000" "$tmp/ir3.txt" ||
 	bad "the user's iter-$k moved: $(grep "iter-$k " "$tmp/ir3.txt")"
 grep -q "iter-$k-3" "$tmp/ir3.txt" && bad "r twice made iter-$k-3"
 [ $fail = 0 ] && ok ":iterations r keeps another iter-K, makes iter-K-2 and says so"
+
+# ptgen -S 1M (its default seed): PSB 18 at 0x12064 starts at 1155485
+# cycles and TSC 0x106d0fd0e46c, which the CYC at 0x1205b and the rows
+# from 0x12058 on in segment 17 have
+cat > "$tmp/go.keys" <<EOF2
+wait-index
+:goto t 1155485cyc
+:save-screen $tmp/go1.txt
+:goto tsc 0x106d0fd0e46c
+:save-screen $tmp/go2.txt
+:goto t 1155484cyc
+:save-screen $tmp/go3.txt
+:goto 0x12064
+:save-screen $tmp/go4.txt
+EOF2
+run go 160x20
+tail -n 2 "$tmp/go4.txt" | grep -q '^ 0x12064/.* psb #.* psb 18/' ||
+	bad "the trace changed: 0x12064 is no PSB 18: $(tail -n 2 "$tmp/go4.txt" | head -n 1)"
+tail -n 2 "$tmp/go1.txt" | grep -q '^ 0x1205b/' ||
+	bad ":goto t 1155485cyc: $(tail -n 2 "$tmp/go1.txt" | head -n 1)"
+tail -n 2 "$tmp/go2.txt" | grep -q '^ 0x12058/' ||
+	bad ":goto tsc 0x106d0fd0e46c: $(tail -n 2 "$tmp/go2.txt" | head -n 1)"
+tail -n 2 "$tmp/go3.txt" | grep -q '^ 0x12058/' ||
+	bad ":goto t 1155484cyc: $(tail -n 2 "$tmp/go3.txt" | head -n 1)"
+[ $fail = 0 ] && ok ":goto to a segment's first cycle count or TSC: the first packet with it"
 
 exit $fail

@@ -266,6 +266,33 @@ static void test_time_goes_back(void **state)
 	trace_close(t);
 }
 
+/* Segment 0 ends with a TSC of TSC0 + 1000, the TSC segment 1's PSB+
+ * says: tsc TSC0 + 1000 is that packet, the first with it (it went to
+ * segment 1's, the last segment starting at or before it). */
+static void test_tsc_equal_start(void **state)
+{
+	struct fix *f = *state;
+	uint8_t buf[3 * SEG], *p;
+	struct trace *t;
+	struct goto_idx *g;
+
+	memset(buf, 0, sizeof(buf));
+	pte_psbend(pte_cbr(pte_tsc(pte_psb(buf), TSC0), 24));
+	pte_tsc(buf + 100, TSC0 + 1000);
+	p = pte_psb(buf + SEG);
+	pte_psbend(pte_cbr(pte_tsc(p, TSC0 + 1000), 24));
+	p = pte_psb(buf + 2 * SEG);
+	pte_psbend(pte_cbr(pte_tsc(p, TSC0 + 2000), 24));
+	t = open_bytes(f, "equal.pt", buf, sizeof(buf));
+	assert_int_equal(goto_idx_new(&g, t, 0, &f->cfg, NULL), 0);
+	expect(g, "tsc 0x10003e8", 0, 100);	/* TSC0 + 1000 */
+	expect(g, "t 1us", 0, 100);
+	expect(g, "tsc 0x10003e9", 0, 2 * SEG + 16);
+	expect(g, "tsc 0x10007d0", 0, 2 * SEG + 16);
+	goto_idx_free(g);
+	trace_close(t);
+}
+
 /* t X looks for the first TSC shown X after the origin, as the browser
  * shows times: each TSC's ns rounded down, less the origin's.  (It took
  * TSC 0x1078ca6de4f2 for 1369928 ns at 1.2 GHz, shown 1369927 ns.) */
@@ -305,6 +332,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_marks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_segment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_goes_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tsc_equal_start, setup, teardown),
 		cmocka_unit_test(test_time_tsc),
 	};
 

@@ -138,7 +138,7 @@ static int goto_ui_g_tsc(void *arg, uint64_t tsc, uint64_t *off, char *err, size
 	size_t seg;
 	int r;
 
-	r = ui->idx ? idx_find_tsc(ui->idx, tsc, &seg) : -pte_no_time;
+	r = ui->idx ? goto_idx_find_tsc(ui->idx, tsc, &seg) : -pte_no_time;
 	if (r == 1) {
 		snprintf(err, len, "goto: times are still being indexed");
 		return -pte_no_time;
@@ -214,17 +214,19 @@ static int goto_ui_g_cycles(void *arg, uint64_t cyc, uint64_t *off, char *err, s
 		return -pte_no_time;
 	}
 	r = goto_ui_g_seek_cycles(ui, 0, &c);
-	if (r == 0 && c > cyc) {
+	if (r == 0 && c >= cyc) {
 		pre = 1;	/* before the first PSB */
 		*off = 0;
 	} else if (r == 0) {
-		/* Invariant: seek point lo counts <= cyc. */
+		/* Invariant: seek point lo counts < cyc (a segment that
+		 * starts at @cyc may follow rows of the one before with
+		 * @cyc, which come first). */
 		while (hi - lo > 1) {
 			mid = lo + (hi - lo) / 2;
 			r = goto_ui_g_seek_cycles(ui, mid, &c);
 			if (r)
 				break;
-			if (c <= cyc)
+			if (c < cyc)
 				lo = mid;
 			else
 				hi = mid;
