@@ -14,10 +14,10 @@
 #include "trace.h"
 #include "ui.h"
 
-#define TL_LANES_MAX 32		/* lanes shown at most */
 #define TL_LANES_PROCS 52	/* processes with a letter: A-Z, a-z */
 #define TL_LANES_COLORS 6
 #define TL_LANES_COLS 1024	/* columns drawn at most */
+#define TL_LANES_OTHER -3	/* a cell's process has no letter: '+' */
 
 /* The letters processes get, in order of their first appearance. */
 static const char tl_lanes_abc[] =
@@ -35,10 +35,13 @@ static struct {
 	uint64_t size;
 	struct sb *sb;
 	int failed;		/* loading failed: no lanes */
-	int lane[TL_LANES_MAX];	/* stream of each lane */
+	int *lane;		/* stream of each lane: every CPU stream
+				 * with a switch */
 	int nlanes;
 	struct tl_proc proc[TL_LANES_PROCS];
 	int nprocs;
+	int others;		/* processes beyond the letters: drawn as
+				 * TL_LANES_OTHER */
 	/* the last drawing, for clicks */
 	int gutter, w;
 	uint64_t lo, hi;
@@ -48,6 +51,7 @@ static struct {
 void tl_lanes_free(void)
 {
 	sb_free(tll.sb);
+	free(tll.lane);
 	memset(&tll, 0, sizeof(tll));
 }
 
@@ -131,9 +135,14 @@ static void tl_lanes_procs(const struct trace *t)
 				v[n++] = (struct tl_seen){ ev[i].tsc, ev[i].pid, ev[i].comm };
 	}
 	qsort(v, n, sizeof(*v), tl_lanes_seen_cmp);
+	tll.others = 0;
 	for (named = 1; named >= 0; named--)
-		for (i = 0; i < n && tll.nprocs < TL_LANES_PROCS; i++)
+		for (i = 0; i < n; i++)
 			if ((!named || *v[i].comm) && tl_lanes_proc(v[i].pid, v[i].comm) < 0) {
+				if (tll.nprocs == TL_LANES_PROCS) {
+					tll.others = 1;
+					break;
+				}
 				tll.proc[tll.nprocs].pid = v[i].pid;
 				tll.proc[tll.nprocs++].comm = v[i].comm;
 			}
@@ -155,7 +164,10 @@ static int tl_lanes_load(struct ui *ui)
 	tll.failed = 1;
 	if (t->kind == TRACE_RAW || sb_load(&tll.sb, t, err, sizeof(err)) < 0)
 		return -1;
-	for (s = 0; s < t->nstreams && tll.nlanes < TL_LANES_MAX; s++)
+	tll.lane = malloc((t->nstreams ? t->nstreams : 1) * sizeof(*tll.lane));
+	if (!tll.lane)
+		return -1;
+	for (s = 0; s < t->nstreams; s++)
 		if (t->streams[s].cpu >= 0 && sb_nslices(tll.sb, (int)s))
 			tll.lane[tll.nlanes++] = (int)s;
 	if (!tll.nlanes)
@@ -201,12 +213,18 @@ int tl_lanes_next(struct ui *ui, int dir)
 
 	if (tl_lanes_load(ui))
 		return -1;
-	for (l = 0; l < tll.nlanes && tll.lane[l] != ui->stream_no; l++)
-		;
-	if (l == tll.nlanes)	/* not on a lane: the first or the last */
-		return tll.lane[dir > 0 ? 0 : tll.nlanes - 1];
-	l += dir > 0 ? 1 : -1;
-	return l < 0 || l >= tll.nlanes ? -1 : tll.lane[l];
+	/* lanes are in stream order: from a stream without a lane too, the
+	 * next lane is the first after it */
+	if (dir > 0) {
+		for (l = 0; l < tll.nlanes; l++)
+			if (tll.lane[l] > ui->stream_no)
+				return tll.lane[l];
+		return -1;
+	}
+	for (l = tll.nlanes - 1; l >= 0; l--)
+		if (tll.lane[l] < ui->stream_no)
+			return tll.lane[l];
+	return -1;
 }
 
 char tl_lanes_letter(struct ui *ui, int32_t pid, const char *comm)
@@ -238,7 +256,8 @@ static size_t tl_lanes_slice_at(int stream, uint64_t tsc)
 }
 
 /* What a lane cell shows: the process that ran longest in [@a, @b) (-1:
- * nothing known, -2: idle, pid 0), and whether the task changed in it. */
+ * nothing known, -2: idle, pid 0, TL_LANES_OTHER: one without a letter),
+ * and whether the task changed in it. */
 static int tl_lanes_cell(int stream, uint64_t a, uint64_t b, int *changed)
 {
 	size_t i = tl_lanes_slice_at(stream, a), n = sb_nslices(tll.sb, stream);
@@ -266,6 +285,9 @@ static int tl_lanes_cell(int stream, uint64_t a, uint64_t b, int *changed)
 			best = e - s + 1;
 			who = sl.pid < 0 ? -1 : sl.pid == 0 ? -2 :
 			      tl_lanes_proc(sl.pid, tl_lanes_comm(sl.tid, s, sl.comm));
+			/* it ran: not blank, which says nothing is known */
+			if (who == -1 && sl.pid > 0)
+				who = TL_LANES_OTHER;
 		}
 	}
 	return who;
@@ -339,6 +361,9 @@ static void tl_lanes_lane(struct ui *ui, int l, int y, int x, int w,
 		} else if (who == -2) {
 			g = screen_glyph(ui, "·", ".");
 			attr = screen_attr(ui, SC_DIM);
+		} else if (who == TL_LANES_OTHER) {
+			g = "+";
+			attr = screen_attr(ui, SC_OTHER) | A_BOLD;
 		}
 		if (evg[c])
 			g = evg[c];
@@ -351,6 +376,9 @@ static void tl_lanes_lane(struct ui *ui, int l, int y, int x, int w,
 	}
 	attrset(A_NORMAL);
 }
+
+/* The legend's key for TL_LANES_OTHER cells. */
+#define TL_LANES_OTHERS "+ others (no letter left) "
 
 /* The legend: the marker row's (@legend, may be NULL), the lanes'
  * markers, each process's letter, name and pid. */
@@ -366,6 +394,8 @@ static void tl_lanes_legend(struct ui *ui, int y, int x, int w, const char *lege
 		need += snprintf(buf, sizeof(buf), "%c %s %" PRId32 " ", 'A',
 				 tll.proc[i].comm[0] ? tll.proc[i].comm : "?",
 				 tll.proc[i].pid);
+	if (tll.others)
+		need += (int)sizeof(TL_LANES_OTHERS) - 1;
 	if (need + (int)sizeof(glyphs) - 1 +
 	    (legend ? (int)strlen(legend) + 2 : 0) > w)
 		legend = NULL;
@@ -378,6 +408,13 @@ static void tl_lanes_legend(struct ui *ui, int y, int x, int w, const char *lege
 	}
 	if (need + (int)sizeof(glyphs) - 1 <= w)
 		at += screen_put(y, x + at, w - at, glyphs);
+	/* before the letters, which a wide list cuts off */
+	if (tll.others && at < w) {
+		attrset(screen_attr(ui, SC_OTHER) | A_BOLD);
+		at += screen_put(y, x + at, w - at, "+");
+		attrset(A_NORMAL);
+		at += screen_put(y, x + at, w - at, TL_LANES_OTHERS + 1);
+	}
 	for (i = 0; i < tll.nprocs && at < w; i++) {
 		snprintf(buf, sizeof(buf), "%c", tl_lanes_abc[i]);
 		attrset(screen_attr(ui, (enum screen_color)(SC_LANE0 + i % TL_LANES_COLORS)));
