@@ -11,7 +11,10 @@
 #    user's, another expression's): it makes iter-K-2 and says so;
 #  - :goto t Ncyc and :goto tsc V where N or V is a segment's first
 #    value land on the first packet with it, at the end of the segment
-#    before (they went to the segment's PSB).
+#    before (they went to the segment's PSB);
+#  - a region across an OVF: its MHz average is the measurements' mean
+#    (cycles over time was below the slowest, "halts included"), its
+#    cycles said to miss the lost ones.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}"
 fail=0
@@ -155,5 +158,24 @@ tail -n 2 "$tmp/go2.txt" | grep -q '^ 0x12058/' ||
 tail -n 2 "$tmp/go3.txt" | grep -q '^ 0x12058/' ||
 	bad ":goto t 1155484cyc: $(tail -n 2 "$tmp/go3.txt" | head -n 1)"
 [ $fail = 0 ] && ok ":goto to a segment's first cycle count or TSC: the first packet with it"
+
+"$BUILD/tools/ptgen" --ovf-rate 0.001 -S 1M -o "$tmp/ovf.pt" 2>/dev/null || { echo "FAIL ptgen"; exit 1; }
+# TSC to TSC across the OVF at 0x22dc, no PSB, no halt
+cat > "$tmp/ovf.keys" <<EOF2
+wait-index
+:region rovf 0x21e5 0x2432
+:regions rovf
+:save-screen $tmp/ovf.txt
+EOF2
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script "$tmp/ovf.keys" --size 160x40 \
+	"$tmp/ovf.pt" > "$tmp/ovf.out" 2>&1 || bad "ovf: exit status $?"
+grep -q ' ovf 1 ' "$tmp/ovf.txt" || bad "the trace changed: no OVF in 0x21e5-0x2432: $(grep ' ovf ' "$tmp/ovf.txt")"
+mhz=$(grep -m 1 'MHz avg' "$tmp/ovf.txt")
+echo "$mhz" | awk '{ for (i = 1; i <= NF; i++) { if ($i == "avg") a = $(i + 1); if ($i == "min") m = $(i + 1) } }
+	END { exit !(a >= m) }' || bad "region over an OVF: average below the minimum: $mhz"
+echo "$mhz" | grep -q 'halts included' && bad "region over an OVF: $mhz"
+grep -q 'cycles ≈[0-9]* (data lost: not all counted)' "$tmp/ovf.txt" ||
+	bad "region over an OVF: $(grep -m 1 '^ *cycles' "$tmp/ovf.txt")"
+[ $fail = 0 ] && ok "a region over an OVF: MHz the measurements' mean, cycles not all counted"
 
 exit $fail

@@ -165,9 +165,13 @@ static int marks_panel_lines(struct ui *ui, char lines[][128], int max)
 			LINE("duration ? (no timing)");
 		}
 	}
+	/* Across lost data (an OVF, a gap, a decode error) the cycles run
+	 * there are not counted: fewer than ran, not an estimate of them. */
 	if (s->has_cycles)
 		LINE("cycles %s%" PRIu64 "%s", s->cycles_exact ? "" : screen_glyph(ui, "≈", "~"),
-		     s->cycles, s->cycles_exact ? " (exact)" : " (estimated)");
+		     s->cycles, s->cycles_exact ? " (exact)" :
+		     s->ovfs || s->gaps || s->errors ? " (data lost: not all counted)" :
+		     " (estimated)");
 	if (s->freq_avg_mhz > 0)
 		LINE("MHz avg %.0f (%s) min %.0f max %.0f", s->freq_avg_mhz,
 		     s->freq_avg_wall ? "halts included" : "halts excluded",
