@@ -173,11 +173,90 @@ int marks_append(struct marks_set *set, const struct marks_entry *e)
 	return 0;
 }
 
+static void marks_comment_drop(struct marks_set *set, const struct marks_entry *e);
+
 void marks_remove(struct marks_set *set, size_t i)
 {
+	marks_comment_drop(set, &set->v[i]);
 	free(set->v[i].note);
 	memmove(&set->v[i], &set->v[i + 1], (set->n - i - 1) * sizeof(set->v[0]));
 	set->n--;
+}
+
+static int marks_comment_same(const struct marks_comment *c, const struct marks_entry *e)
+{
+	return c->kind == e->kind && !strcmp(c->name, e->name) &&
+	       (e->name[0] || c->from == e->from);
+}
+
+struct marks_comment *marks_comment_of(const struct marks_set *set,
+				       const struct marks_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < set->ncm; i++)
+		if (marks_comment_same(&set->cm[i], e))
+			return &set->cm[i];
+	return NULL;
+}
+
+int marks_comment_add(struct marks_set *set, const struct marks_entry *e,
+		      const char *before, const char *after)
+{
+	struct marks_comment *v, c = { 0 };
+
+	if ((!before && !after) || marks_comment_of(set, e))
+		return 0;
+	v = realloc(set->cm, (set->ncm + 1) * sizeof(*v));
+	if (!v)
+		return -pte_nomem;
+	set->cm = v;
+	marks_comment_rekey(&c, e);
+	c.before = before ? strdup(before) : NULL;
+	c.after = after ? strdup(after) : NULL;
+	if ((before && !c.before) || (after && !c.after)) {
+		free(c.before);
+		free(c.after);
+		return -pte_nomem;
+	}
+	set->cm[set->ncm++] = c;
+	return 0;
+}
+
+void marks_comment_rekey(struct marks_comment *c, const struct marks_entry *e)
+{
+	c->kind = e->kind;
+	strcpy(c->name, e->name);
+	c->from = e->from;
+}
+
+/* Drop entry @e's comments: they go with it. */
+static void marks_comment_drop(struct marks_set *set, const struct marks_entry *e)
+{
+	struct marks_comment *c = marks_comment_of(set, e);
+
+	if (!c)
+		return;
+	free(c->before);
+	free(c->after);
+	*c = set->cm[--set->ncm];
+}
+
+void marks_comments_clear(struct marks_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->ncm; i++) {
+		free(set->cm[i].before);
+		free(set->cm[i].after);
+	}
+	free(set->cm);
+	free(set->cm_head);
+	free(set->cm_trace);
+	free(set->cm_tail);
+	set->cm = NULL;
+	set->ncm = 0;
+	set->cm_head = set->cm_trace = set->cm_tail = NULL;
 }
 
 void marks_entries_free(struct marks_entry *v, size_t n)
@@ -378,6 +457,7 @@ void marks_close(struct marks_set *set)
 	marks_entries_free(set->v, set->n);
 	marks_entries_free(set->base, set->nbase);
 	marks_entries_free(set->beyond, set->nbeyond);
+	marks_comments_clear(set);
 	free(set->file);
 	free(set->path);
 	free(set);
@@ -604,14 +684,18 @@ int marks_delete(struct marks_set *set, size_t i)
 
 int marks_rename(struct marks_set *set, size_t i, const char *name)
 {
+	struct marks_comment *c;
 	struct marks_entry *e;
 	long j;
 
 	if (!set || !name || i >= set->n)
 		return -pte_invalid;
 	e = &set->v[i];
+	c = marks_comment_of(set, e);	/* its comments go with it */
 	if (e->kind == BM_BOOKMARK && (!*name || !strcmp(name, "-"))) {
 		e->name[0] = '\0';
+		if (c)
+			marks_comment_rekey(c, e);
 		return marks_changed(set);
 	}
 	if (e->kind == BM_MARK ? !marks_is_letter(name) : !marks_name_ok(name))
@@ -625,6 +709,8 @@ int marks_rename(struct marks_set *set, size_t i, const char *name)
 	if (marks_beyond_take(set, e->kind, name) < 0)
 		return -pte_invalid;
 	snprintf(e->name, sizeof(e->name), "%s", name);
+	if (c)
+		marks_comment_rekey(c, e);
 	return marks_changed(set);
 }
 
@@ -741,8 +827,12 @@ int marks_merge(struct marks_set *set, const struct marks_set *from, const char 
 		if (j >= 0 && !e->name[0] && set->v[j].name[0])
 			j = -1;		/* a named bookmark there is no anonymous one */
 		if (j < 0) {
+			const struct marks_comment *c = marks_comment_of(from, e);
+
 			ret = marks_append(set, e);
 			changed += !ret;
+			if (!ret && c)
+				marks_comment_add(set, e, c->before, c->after);
 			continue;
 		}
 		o = &set->v[j];

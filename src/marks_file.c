@@ -211,10 +211,15 @@ unknown:
  * Writing.
  */
 
-static void marks_put_entry(FILE *f, const struct marks_entry *e)
+/* Entry @e's line, with the comments @set keeps for it. */
+static void marks_put_entry(const struct marks_set *set, FILE *f,
+			    const struct marks_entry *e)
 {
 	static const char *const kw[] = { "mark", "bookmark", "region" };
+	const struct marks_comment *c = marks_comment_of(set, e);
 
+	if (c && c->before)
+		fputs(c->before, f);
 	fprintf(f, "%s %s 0x%" PRIx64, kw[e->kind],
 		e->name[0] ? e->name : "-", e->from);
 	if (e->kind == BM_REGION) {
@@ -226,6 +231,8 @@ static void marks_put_entry(FILE *f, const struct marks_entry *e)
 		fputc(' ', f);
 		marks_put_quoted(f, e->note);
 	}
+	if (c && c->after)
+		fputs(c->after, f);
 	fputc('\n', f);
 }
 
@@ -236,6 +243,8 @@ static void marks_put_all(const struct marks_set *set, FILE *f, int beyond)
 	size_t i;
 
 	fprintf(f, "# ptbrowse marks v%d\n", BM_VERSION);
+	if (set->cm_head)
+		fputs(set->cm_head, f);
 	fprintf(f, "trace size=%" PRIu64 " id=%s", set->size, set->id);
 	if (beyond && set->grown > set->size)
 		fprintf(f, " grown=%" PRIu64, set->grown);
@@ -243,19 +252,25 @@ static void marks_put_all(const struct marks_set *set, FILE *f, int beyond)
 		fprintf(f, " stream=%s", set->stream);
 	fputs(" path=", f);
 	marks_put_quoted(f, set->path);
+	if (set->cm_trace)
+		fputs(set->cm_trace, f);
 	fputc('\n', f);
 	for (i = 0; i < set->n; i++)
-		marks_put_entry(f, &set->v[i]);
+		marks_put_entry(set, f, &set->v[i]);
+	/* (an export's tail, when comments at the end end it there) */
 	if (!beyond)
-		return;
+		goto out_tail;
 	/* (one of a name set here since is the same mark, moved) */
 	for (i = 0; i < set->nbeyond; i++) {
 		const struct marks_entry *e = &set->beyond[i];
 
 		if ((e->name[0] ? marks_find(set, e->name) :
 				  marks_find_at(set, BM_BOOKMARK, e->from)) < 0)
-			marks_put_entry(f, e);
+			marks_put_entry(set, f, e);
 	}
+out_tail:
+	if (set->cm_tail)
+		fputs(set->cm_tail, f);
 }
 
 int marks_export(const struct marks_set *set, FILE *f)
@@ -420,11 +435,64 @@ FILE *marks_fopen(const char *path)
 	return safefile_fopen_read(path, BM_FILE_MAX);
 }
 
+/* The comment that ends @line, from the blanks before its '#' to the end
+ * of the line (not included), copied; NULL if none (or out of memory). */
+static char *marks_line_comment(const char *line)
+{
+	size_t at = tok_comment(line, TOK_MARKS), start = at, end = strlen(line);
+
+	if (line[at] != '#')
+		return NULL;
+	while (start && (line[start - 1] == ' ' || line[start - 1] == '\t'))
+		start--;
+	while (end > at && (line[end - 1] == '\n' || line[end - 1] == '\r'))
+		end--;
+	return strndup(line + start, end - start);
+}
+
+/* Append @text and a newline to *@buf (malloc'd, NULL at first). */
+static void marks_cm_append(char **buf, const char *text)
+{
+	size_t had = *buf ? strlen(*buf) : 0, len = strlen(text);
+	char *nb = realloc(*buf, had + len + 2);
+
+	if (!nb)
+		return;		/* (a comment lost to no memory) */
+	memcpy(nb + had, text, len);
+	nb[had + len] = '\n';
+	nb[had + len + 1] = '\0';
+	*buf = nb;
+}
+
+/* Keep the comments of line @l (its trailing one @cmt, the lines before
+ * it *@pending) as the file's: our own file's (ps->keep_beyond) lines
+ * before the trace line and its comment, and an entry's, in any file
+ * (an import's too: they come with its entries). */
+static void marks_read_comments(struct marks_set *set, struct marks_parse *ps,
+				const struct marks_line *l, char **pending, char *cmt)
+{
+	if (l->type == BML_BLANK) {
+		marks_cm_append(pending, cmt ? cmt : "");
+		free(cmt);
+		return;
+	}
+	if (l->type == BML_TRACE && ps->keep_beyond && !set->cm_head && !set->cm_trace) {
+		set->cm_head = *pending;
+		set->cm_trace = cmt;
+		*pending = cmt = NULL;
+	} else if (l->type == BML_ENTRY) {
+		marks_comment_add(set, &l->e, *pending, cmt);
+	}
+	free(*pending);
+	free(cmt);
+	*pending = NULL;
+}
+
 /* Line by line; before the header a bad line means "not a marks file". */
 int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps)
 {
 	unsigned long lineno = 0;
-	char *line = NULL;
+	char *line = NULL, *pending = NULL, *cmt;
 	size_t cap = 0;
 	ssize_t len;
 	struct marks_line l;
@@ -445,12 +513,17 @@ int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps)
 			marks_parse_error(set, ps, lineno, "a NUL byte in the line");
 			continue;
 		}
+		/* (the line is split in place: its comment first) */
+		cmt = ps->version ? marks_line_comment(line) : NULL;
 		if (marks_parse_line(line, &l, &why) < 0) {
+			free(cmt);
 			if (!ps->version)
 				goto not_marks;
 			marks_parse_error(set, ps, lineno, why);
 			continue;
 		}
+		if (ps->version)
+			marks_read_comments(set, ps, &l, &pending, cmt);
 		if (!ps->version && l.type == BML_BLANK && !strchr(line, '#'))
 			continue;
 		if (!ps->version && l.type != BML_HEADER)
@@ -487,6 +560,11 @@ int marks_read(struct marks_set *set, FILE *f, struct marks_parse *ps)
 			break;
 		}
 	}
+	/* Comments at the end stay at the end. */
+	if (pending && ps->keep_beyond && !set->cm_tail) {
+		set->cm_tail = pending;
+		pending = NULL;
+	}
 	if (ferror(f)) {
 		marks_report(set, "%s: %s", ps->fname, strerror(errno));
 		ret = -pte_io;
@@ -500,6 +578,7 @@ not_marks:
 		  "should be '# ptbrowse marks v%d')", ps->fname, lineno, BM_VERSION);
 	ret = -pte_bad_file;
 out_free:
+	free(pending);
 	free(line);
 	return ret;
 }

@@ -47,6 +47,18 @@ struct marks_disk {
 	struct timespec mtime;
 };
 
+/* Comment and blank lines of a hand-edited marks file, kept with the
+ * entry they precede (@before) or end (@after: from the blanks before its
+ * '#'), by the entry's key (kind and name; the offset of an anonymous
+ * bookmark): written back with it, dropped with it. */
+struct marks_comment {
+	enum marks_kind kind;
+	char name[BM_NAME_MAX];
+	uint64_t from;
+	char *before;		/* whole lines, each ending in '\n'; NULL if none */
+	char *after;		/* NULL if none */
+};
+
 struct marks_set {
 	char *file;		/* the marks file */
 	char *path;		/* the trace's path as last opened */
@@ -86,6 +98,12 @@ struct marks_set {
 	char warn[2 * PATH_MAX + 128];	/* marks_warning()'s, "" if none */
 	struct marks_entry *v;	/* sorted by marks_cmp() */
 	size_t n, cap;
+	/* The file's own comments (marks_read() of our file): */
+	struct marks_comment *cm;	/* the entries', in no order */
+	size_t ncm;
+	char *cm_head;		/* lines between the header and the trace line */
+	char *cm_trace;		/* the trace line's trailing comment */
+	char *cm_tail;		/* lines after the last entry */
 };
 
 /* A parsed line of a marks file. */
@@ -176,6 +194,21 @@ void marks_remove(struct marks_set *set, size_t i);
 
 /* Free @n entries' notes and the array @v. */
 void marks_entries_free(struct marks_entry *v, size_t n);
+
+/* The comments kept with entry @e (its key), or NULL. */
+struct marks_comment *marks_comment_of(const struct marks_set *set,
+				       const struct marks_entry *e);
+
+/* Keep copies of @before and @after (either may be NULL) as entry @e's
+ * comments, unless it has some.  Returns 0, or -pte_nomem. */
+int marks_comment_add(struct marks_set *set, const struct marks_entry *e,
+		      const char *before, const char *after);
+
+/* Give comments @c the key of @e (renamed). */
+void marks_comment_rekey(struct marks_comment *c, const struct marks_entry *e);
+
+/* Free the set's comments (all of them). */
+void marks_comments_clear(struct marks_set *set);
 
 /* Keep a copy of @e (past the stream's end) in set->beyond.
  * Returns 0, or -pte_nomem. */

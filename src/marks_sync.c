@@ -802,6 +802,35 @@ static void marks_merge_beyond(struct marks_set *set, struct marks_set *theirs)
 	theirs->nbeyond = 0;
 }
 
+/* Take the comments of the file read into @theirs: with @all, as they are
+ * there (only hand edits change them: the file has the latest), else
+ * those of entries that have none here. */
+static void marks_comments_take(struct marks_set *set, struct marks_set *theirs, int all)
+{
+	size_t i;
+
+	if (!all) {
+		for (i = 0; i < theirs->ncm; i++) {
+			struct marks_entry key = { .kind = theirs->cm[i].kind,
+						   .from = theirs->cm[i].from };
+
+			strcpy(key.name, theirs->cm[i].name);
+			marks_comment_add(set, &key, theirs->cm[i].before,
+					  theirs->cm[i].after);
+		}
+		return;
+	}
+	marks_comments_clear(set);
+	set->cm = theirs->cm;
+	set->ncm = theirs->ncm;
+	set->cm_head = theirs->cm_head;
+	set->cm_trace = theirs->cm_trace;
+	set->cm_tail = theirs->cm_tail;
+	theirs->cm = NULL;
+	theirs->ncm = 0;
+	theirs->cm_head = theirs->cm_trace = theirs->cm_tail = NULL;
+}
+
 /* The file @ps read into @theirs changed since our last sync and has bad
  * lines (@parsed: else it is no marks file at all): move it aside and,
  * if @parsed, merge its good entries (no deletions: a bad line may be an
@@ -819,8 +848,10 @@ static void marks_sync_broken(struct marks_set *set, struct marks_set *theirs,
 		marks_report(set, "%s", set->warn);
 		return;
 	}
-	if (parsed)
+	if (parsed) {
 		marks_merge3(set, theirs->v, theirs->n, 0);
+		marks_comments_take(set, theirs, 0);
+	}
 	if (ps->errors)
 		snprintf(what, sizeof(what), "line %lu bad%s", ps->first_error,
 			 ps->errors > 1 ? " (and more, said above)" : "");
@@ -875,8 +906,10 @@ static int marks_sync(struct marks_set *set)
 	if (ps.trace_grown > set->grown)
 		set->grown = ps.trace_grown;
 	marks_merge_beyond(set, &theirs);
+	marks_comments_take(set, &theirs, 1);
 	ret = 0;
 out_free:
+	marks_comments_clear(&theirs);
 	free(ps.trace_path);
 	marks_entries_free(theirs.v, theirs.n);
 	marks_entries_free(theirs.beyond, theirs.nbeyond);

@@ -119,6 +119,77 @@ static void test_hand_edited(void **state)
 	assert_non_null(strstr(read_file(state_file(ID ".marks")), "# my notes"));
 }
 
+/* Comments of a hand-edited file survive saves: whole-line ones with the
+ * entry they precede (in its place when the entries are sorted),
+ * trailing ones with their entry, those at the end at the end, those
+ * before the trace line there; a deleted entry takes its own with it; a
+ * renamed one keeps them; another process's save and an import keep
+ * them too.  (Before, the first save dropped them all.) */
+static void test_comments_kept(void **state)
+{
+	static const char file[] =
+		"# ptbrowse marks v1\n"
+		"# before the trace line\n"
+		"trace size=1048576 id=" ID " path=\"/t\"   # the trace\n"
+		"# my investigation notes: hot loop found by Bob\n"
+		"region hot 0x2000 0x3000 \"spin\"\n"
+		"\n"
+		"# about a\n"
+		"mark a 0x10 # the first\n"
+		"region cold 0x3000 0x4000   # second \"candidate\"\n"
+		"bookmark gone 0x50\t# goes with it\n"
+		"# the end\n";
+	struct marks_set *set, *other;
+	const char *text;
+	FILE *f;
+
+	write_file(state_file(ID ".marks"), file);
+	assert_int_equal(marks_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_count(set), 4);
+	assert_int_equal(marks_bookmark_set(set, "third", 0x30, NULL), 0);
+	text = read_file(state_file(ID ".marks"));
+	assert_string_equal(text,
+		"# ptbrowse marks v1\n"
+		"# before the trace line\n"
+		"trace size=1048576 id=" ID " path=\"/t\"   # the trace\n"
+		"\n"
+		"# about a\n"
+		"mark a 0x10 # the first\n"
+		"bookmark third 0x30\n"
+		"bookmark gone 0x50\t# goes with it\n"
+		"# my investigation notes: hot loop found by Bob\n"
+		"region hot 0x2000 0x3000 \"spin\"\n"
+		"region cold 0x3000 0x4000   # second \"candidate\"\n"
+		"# the end\n");
+	assert_int_equal(marks_delete(set, (size_t)marks_find(set, "gone")), 0);
+	assert_int_equal(marks_rename(set, (size_t)marks_find(set, "cold"), "chilly"), 0);
+	text = read_file(state_file(ID ".marks"));
+	assert_null(strstr(text, "goes with it"));
+	assert_non_null(strstr(text, "region chilly 0x3000 0x4000   # second \"candidate\"\n"));
+	/* another process saves: ours keeps the file's comments */
+	assert_int_equal(marks_open(&other, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_mark_set(other, 'b', 0x60, NULL), 0);
+	assert_int_equal(marks_mark_set(set, 'c', 0x70, NULL), 0);
+	marks_close(other);
+	/* an import adds its entries with their comments */
+	f = tmpfile();
+	assert_non_null(f);
+	fputs("# ptbrowse marks v1\n# imported note\nbookmark imp 0x80 # from afar\n", f);
+	rewind(f);
+	assert_int_equal(marks_import(set, f, "imp"), 0);
+	fclose(f);
+	marks_close(set);
+	text = read_file(state_file(ID ".marks"));
+	assert_non_null(strstr(text, "# about a\nmark a 0x10 # the first\n"));
+	assert_non_null(strstr(text, "# my investigation notes: hot loop found by Bob\n"
+			       "region hot 0x2000 0x3000"));
+	assert_non_null(strstr(text, "# imported note\nbookmark imp 0x80 # from afar\n"));
+	assert_non_null(strstr(text, "mark b 0x60\n"));
+	assert_non_null(strstr(text, "mark c 0x70\n"));
+	assert_non_null(strstr(text, "# before the trace line\ntrace "));
+	assert_int_equal(strcmp(text + strlen(text) - 10, "# the end\n"), 0);
+}
+
 static void test_corrupt(void **state)
 {
 	struct marks_set *set;
@@ -497,6 +568,7 @@ int main(void)
 		cmocka_unit_test_setup(test_round_trip, clean),
 		cmocka_unit_test_setup(test_all_bytes, clean),
 		cmocka_unit_test_setup(test_hand_edited, clean),
+		cmocka_unit_test_setup(test_comments_kept, clean),
 		cmocka_unit_test_setup(test_corrupt, clean),
 		cmocka_unit_test_setup(test_future_version, clean),
 		cmocka_unit_test_setup(test_import_export, clean),
