@@ -362,9 +362,14 @@ static int marks_past_end(struct marks_set *set, struct marks_parse *ps,
 				snprintf(why, sizeof(why), "%s %s at 0x%" PRIx64 " is past "
 					 "the end of the trace", marks_kind_name(e->kind),
 					 e->name[0] ? e->name : "-", e->from);
+			/* Only a file a longer state shared says grown=; else
+			 * it may be a typo, which stays until fixed by hand. */
 			marks_report(set, "%s:%lu: %s (0x%" PRIx64 " bytes): kept in the "
-				  "file (for a longer state of the trace), not shown",
-				  ps->fname, lineno, why, set->end);
+				  "file, not shown%s", ps->fname, lineno, why, set->end,
+				  ps->trace_grown > ps->trace_size ?
+				  " (for a longer state of the trace)" :
+				  " (no longer state of the trace has saved there: if "
+				  "it is a typo, fix or delete the line)");
 		}
 		return 1;
 	}

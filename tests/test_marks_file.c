@@ -190,6 +190,32 @@ static void test_comments_kept(void **state)
 	assert_int_equal(strcmp(text + strlen(text) - 10, "# the end\n"), 0);
 }
 
+/* An entry past the end in the trace's own file is kept and not shown;
+ * only a file a longer state shared (grown=) is said to hold a longer
+ * state's mark: in another it is likely a typo, and said so.  (Before,
+ * both claimed a longer state.) */
+static void test_past_end_said(void **state)
+{
+	struct marks_set *set;
+
+	write_file(state_file(ID ".marks"), "# ptbrowse marks v1\n"
+		   "trace size=1048576 id=" ID "\nbookmark foo 0x99999999\n");
+	msgs[0] = '\0';
+	assert_int_equal(marks_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_int_equal(marks_count(set), 0);
+	assert_non_null(strstr(msgs, ":3: bookmark foo at 0x99999999 is past the end"));
+	assert_null(strstr(msgs, "for a longer state"));
+	assert_non_null(strstr(msgs, "if it is a typo, fix or delete the line"));
+	marks_close(set);
+	write_file(state_file(ID ".marks"), "# ptbrowse marks v1\n"
+		   "trace size=1048576 grown=0x9999999a id=" ID "\nbookmark foo 0x99999999\n");
+	msgs[0] = '\0';
+	assert_int_equal(marks_open(&set, ID, SIZE, "/t", &opts), 0);
+	assert_non_null(strstr(msgs, "(for a longer state of the trace)"));
+	assert_null(strstr(msgs, "typo"));
+	marks_close(set);
+}
+
 static void test_corrupt(void **state)
 {
 	struct marks_set *set;
@@ -569,6 +595,7 @@ int main(void)
 		cmocka_unit_test_setup(test_all_bytes, clean),
 		cmocka_unit_test_setup(test_hand_edited, clean),
 		cmocka_unit_test_setup(test_comments_kept, clean),
+		cmocka_unit_test_setup(test_past_end_said, clean),
 		cmocka_unit_test_setup(test_corrupt, clean),
 		cmocka_unit_test_setup(test_future_version, clean),
 		cmocka_unit_test_setup(test_import_export, clean),
