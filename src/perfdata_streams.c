@@ -35,8 +35,6 @@ static int perfdata_make_stream(struct perfdata_state *st, struct trace_stream *
 		 * before cut short: never join */
 		sp[k].gap_before = k && (st->info.snapshot_mode ||
 					 a[i].offset != next || lost);
-		if (sp[k].gap_before)
-			s->snapshot = 1;
 		ps->aux_off[k] = a[i].offset;
 		next = a[i].offset + a[i].size;
 		off += a[i].size;
@@ -52,6 +50,8 @@ static int perfdata_make_stream(struct perfdata_state *st, struct trace_stream *
 			 "payload at %#" PRIx64 " runs past the end of the "
 			 "file or of its record: the file is cut short or the "
 			 "size is wrong", a[n - 1].rec_off);
+	/* snapshot mode is the recording's (its AUXTRACE_INFO, or an AUX
+	 * record's overwrite flag, perfdata_end_gaps()), never a gap's */
 	if (st->info.snapshot_mode)
 		s->snapshot = 1;
 	s->spans = sp;
@@ -295,8 +295,6 @@ int perfdata_split_losses(struct trace_stream *s, struct perfdata_stream *ps)
 		sp[ns] = cur;
 		aoff[ns++] = a;
 	}
-	for (i = 1; i < ns; i++)
-		s->snapshot |= sp[i].gap_before;
 	free(loss);
 	free(s->spans);
 	free(ps->aux_off);
@@ -324,6 +322,10 @@ int perfdata_end_gaps(struct perfdata_state *st, struct trace *t)
 	for (i = 0; i < t->nstreams; i++) {
 		s = &t->streams[i];
 		ps = &st->streams[i];
+		for (k = 0; k < ps->nev; k++)
+			if (ps->ev[k].kind == PD_EV_AUX &&
+			    (ps->ev[k].flags & PD_AUX_OVERWRITE))
+				s->snapshot = 1;
 		if (!ps->end_loss[0] && st->cut && st->cut_aux &&
 		    ps->last_rec != st->cut_off)
 			/* another stream's payload was cut by the end */
@@ -366,7 +368,6 @@ int perfdata_end_gaps(struct perfdata_state *st, struct trace *t)
 		sp[n].gap_before = 1;
 		aoff[n] = n ? aoff[n - 1] + sp[n - 1].size : 0;
 		s->img.nspans = n + 1;
-		s->snapshot = 1;
 	}
 	return 0;
 }

@@ -531,7 +531,9 @@ static void test_events(void **state)
 	free(f.p);
 }
 
-/* A hole in the AUX buffer offsets is a gap, never joined. */
+/* A hole in the AUX buffer offsets is a gap, never joined; it is not
+ * snapshot mode (the recording's AUXTRACE_INFO or an AUX record's overwrite
+ * flag says that). */
 static void test_gap(void **state)
 {
 	struct wb d = { 0 }, f;
@@ -548,7 +550,7 @@ static void test_gap(void **state)
 	assert_int_equal(t.nstreams, 1);
 	assert_int_equal(t.streams[0].img.nspans, 2);
 	assert_true(t.streams[0].img.spans[1].gap_before);
-	assert_true(t.streams[0].snapshot);
+	assert_false(t.streams[0].snapshot);
 	assert_int_equal(t.streams[0].img.size, sizeof(pt));
 	perfdata_free(&t);
 	free(d.p);
@@ -563,6 +565,19 @@ static void test_gap(void **state)
 	f = pipe_mode(&d);
 	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
 	assert_true(t.streams[0].img.spans[1].gap_before);
+	assert_false(t.streams[0].snapshot);
+	perfdata_free(&t);
+	free(d.p);
+	free(f.p);
+
+	/* an AUX record's overwrite flag is snapshot mode */
+	memset(&d, 0, sizeof(d));
+	rec_auxtrace_info(&d, 1, 0, 1);
+	rec_auxtrace(&d, 0, 0, pt, sizeof(pt), sizeof(pt));
+	rec_aux(&d, 0, 7000, 0, sizeof(pt), PD_AUX_OVERWRITE);
+	f = pipe_mode(&d);
+	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+	assert_int_equal(t.streams[0].img.nspans, 1);
 	assert_true(t.streams[0].snapshot);
 	perfdata_free(&t);
 	free(d.p);
@@ -696,7 +711,7 @@ static void test_loss(void **state)
 	assert_int_equal(sp[2].off, 27);
 	assert_int_equal(sp[2].size, sizeof(pt) - 27);
 	assert_true(sp[2].gap_before);
-	assert_true(t.streams[0].snapshot);
+	assert_false(t.streams[0].snapshot);	/* losses, not snapshot mode */
 	check_bytes(&t.streams[0], pt, sizeof(pt));
 	perfdata_free(&t);
 	free(f.p);
@@ -713,7 +728,7 @@ static void test_loss(void **state)
 	assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
 	assert_int_equal(t.streams[0].img.nspans, 2);
 	assert_true(t.streams[0].img.spans[1].gap_before);
-	assert_true(t.streams[0].snapshot);
+	assert_false(t.streams[0].snapshot);
 	perfdata_free(&t);
 	free(f.p);
 	free(d.p);

@@ -363,10 +363,18 @@ static void streams_ui_row(struct ui *ui, size_t i, char *buf, size_t size)
 	const struct trace_stream *s = &ui->trace->streams[i];
 	int more;
 	uint64_t n = streams_ui_psbs(ui, i, &more);
+	char gaps[32] = "";
+	size_t k, ng = 0;
 
-	snprintf(buf, size, "%-10s cpu %-4d %12" PRIu64 " bytes  %6" PRIu64 "%s PSBs%s%s",
+	/* gaps (lost data, a cut end) are not snapshot mode: said apart */
+	for (k = 0; k < s->img.nspans; k++)
+		ng += s->img.spans[k].gap_before;
+	if (ng)
+		snprintf(gaps, sizeof(gaps), "  %zu gap%s", ng, ng == 1 ? "" : "s");
+	snprintf(buf, size, "%-10s cpu %-4d %12" PRIu64 " bytes  %6" PRIu64 "%s PSBs%s%s%s",
 		 s->name, s->cpu, s->img.size, n, more ? "+" : "",
-		 s->snapshot ? "  snapshot" : "", i == (size_t)ui->stream_no ? "  (current)" : "");
+		 s->snapshot ? "  snapshot" : "", gaps,
+		 i == (size_t)ui->stream_no ? "  (current)" : "");
 }
 
 static void streams_ui_list_draw(struct ui *ui, struct view *v)

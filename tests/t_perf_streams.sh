@@ -1,0 +1,30 @@
+#!/bin/sh
+# t_perf_streams -- what is said of a perf.data's streams: a full-trace
+# recording cut short (the quipper pipe-mode file's first 116,928 bytes:
+# cpu0 ends in a gap, cpu3's payload lies past the end) is not "snapshot"
+# (info --json, the :streams list, which says its gaps instead).
+set -u
+: "${PTBROWSE:?}" "${SHARED:?}"
+BUILD=${BUILD:-build}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
+unset TERM	# --script needs none
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+
+q=$SHARED/traces/quipper-perf-intel-pt
+head -c 116928 "$q/perf.data.piped.intel_pt-4.14" >"$tmp/p" || exit 1
+
+# gaps are not snapshot mode
+"$PTBROWSE" info --json "$tmp/p" >"$tmp/info.json" 2>"$tmp/err" || bad "info --json exit $?"
+grep -q '"snapshot": true' "$tmp/info.json" && bad "info --json: a cut full trace is 'snapshot'"
+grep -q '"snapshot_mode": 0' "$tmp/info.json" || bad "info --json: no snapshot_mode 0"
+printf 'wait-index\n:streams\n:save-screen %s\nq\n' "$tmp/s.txt" >"$tmp/keys"
+"$PTBROWSE" --no-state --script "$tmp/keys" --size 100x24 "$tmp/p" >"$tmp/out" 2>&1 ||
+	bad "browser exit $? ($(cat "$tmp/out"))"
+grep -q 'snapshot' "$tmp/s.txt" && bad ":streams says snapshot: $(grep cpu "$tmp/s.txt")"
+grep -q '^ cpu0  .* 1 gap' "$tmp/s.txt" || bad ":streams does not count cpu0's gap: $(grep cpu "$tmp/s.txt")"
+
+[ $fail = 0 ] && echo "ok   t_perf_streams"
+exit $fail
