@@ -14,6 +14,7 @@
 
 #include "elfimg.h"
 #include "ptdec.h"
+#include "safefile.h"
 #include "symtab.h"
 
 /* How far the last symbol of a table without sizes reaches. */
@@ -638,25 +639,35 @@ int symtab_from_kallsyms(struct symtab **out, const char *path, char *err,
 			 size_t errlen)
 {
 	struct symtab_build b = { 0 };
-	char line[1024], name[512], mod[256], type;
+	char *line = NULL, name[512], mod[256], type;
 	unsigned long long addr;
 	unsigned long lineno = 0;
 	uint64_t nonzero = 0;
+	size_t i, nlen, cap = 0;
+	ssize_t len;
 	FILE *f;
-	size_t i, nlen;
 	int ret = 0, n;
 
 	if (err && errlen)
 		err[0] = 0;
 	if (!out || !path)
 		return -pte_invalid;
-	f = fopen(path, "re");
+	/* A regular file only (/proc/kallsyms is one): a FIFO would block
+	 * the open, /dev/zero never end. */
+	f = safefile_fopen_read(path, 0);
 	if (!f)
 		return symtab_fail(err, errlen, path, pte_io, "%s",
-				   strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
+				   errno == EISDIR ? "is a directory" :
+				   safefile_strerror(errno));
+	while ((len = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		if (line[0] == '\n' || line[0] == 0)
+		if (strlen(line) != (size_t)len) {
+			ret = symtab_fail(err, errlen, path, pte_bad_file,
+					  "line %lu: a NUL byte: not a text file",
+					  lineno);
+			goto out_close;
+		}
+		if (line[0] == '\n')
 			continue;
 		mod[0] = 0;
 		n = sscanf(line, "%llx %c %511s %255s", &addr, &type, name,
@@ -692,6 +703,7 @@ int symtab_from_kallsyms(struct symtab **out, const char *path, char *err,
 		goto out_close;
 	}
 	fclose(f);
+	free(line);
 	ret = symtab_finish(&b, "kallsyms", 1, out);
 	if (ret) {
 		symtab_build_free(&b);
@@ -704,6 +716,7 @@ int symtab_from_kallsyms(struct symtab **out, const char *path, char *err,
 
 out_close:
 	fclose(f);
+	free(line);
 	symtab_build_free(&b);
 	return ret;
 }

@@ -1,0 +1,55 @@
+#!/bin/sh
+# t_cli_edges -- command-line edges a review found: endless inputs
+# (--kallsyms and --script on /dev/zero or a FIFO that never sends a
+# newline hung at 100% CPU), +x.pt after "--" (a file, as for less, not
+# +GOTO).
+set -u
+: "${BUILD:=build}"
+PTBROWSE=${PTBROWSE:-$PWD/$BUILD/ptbrowse}
+tmp=$(mktemp -d) || exit 1
+wpid=
+cleanup() {
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" \
+	XDG_CACHE_HOME="$tmp/cache" HOME="$tmp"
+unset TERM
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+# run CMD...: stdout to $tmp/out, stderr to $tmp/err, status in $rc
+# (124: it hung), standard input /dev/null.
+run() {
+	timeout 20 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+}
+# want RC ERR NAME: the last run ended with RC and standard error ERR.
+want() {
+	[ "$rc" -eq "$1" ] && [ "$(cat "$tmp/err")" = "$2" ] && ok "$3" ||
+		bad "$3: exit $rc, '$(head -c 300 "$tmp/err")' (want $1, '$2')"
+}
+
+"$BUILD/tools/ptgen" --seed 1 --size 64KiB -o "$tmp/a.pt" >/dev/null || exit 1
+cd "$tmp" || exit 1
+
+# --kallsyms: a regular file of text lines (/proc/kallsyms is one).
+for c in flow calls; do
+	run "$PTBROWSE" $c --kallsyms /dev/zero a.pt
+	want 1 "ptbrowse $c: /dev/zero: not a regular file" "$c --kallsyms /dev/zero"
+done
+mkdir dir
+run "$PTBROWSE" flow --kallsyms dir a.pt
+want 1 "ptbrowse flow: dir: is a directory" "flow --kallsyms DIR"
+printf 'ffffffff81000000 T a\n\000 T b\n' >nul.syms
+run "$PTBROWSE" flow --kallsyms nul.syms a.pt
+want 1 "ptbrowse flow: nul.syms: line 2: a NUL byte: not a text file" \
+	"flow --kallsyms with a NUL byte"
+if [ -r /proc/kallsyms ]; then
+	run "$PTBROWSE" flow --kallsyms /proc/kallsyms a.pt
+	grep -q "kallsyms" "$tmp/err" && bad "flow --kallsyms /proc/kallsyms: $(cat "$tmp/err")" ||
+		ok "flow --kallsyms /proc/kallsyms is read"
+fi
+
+exit $fail
