@@ -52,4 +52,15 @@ if [ -r /proc/kallsyms ]; then
 		ok "flow --kallsyms /proc/kallsyms is read"
 fi
 
+# --script: the first NUL byte or overflow ends it, naming FILE:LINE.
+run "$PTBROWSE" --no-state --script /dev/zero a.pt
+want 1 "ptbrowse: /dev/zero:1: a NUL byte in the line" "--script /dev/zero"
+mkfifo fifo
+(printf 'j%01100d' 0; sleep 60) >fifo &
+wpid=$!
+run "$PTBROWSE" --no-state --script fifo a.pt
+want 1 "ptbrowse: fifo:1: line too long" "--script FIFO without a newline"
+kill "$wpid" 2>/dev/null
+wpid=
+
 exit $fail

@@ -19,36 +19,41 @@
 /*
  * A line of @f into @buf, without its end (\n or \r\n).  Returns 1, 0 at
  * the end of the file, -ERANGE for a line that does not fit or -EILSEQ
- * for one with a NUL byte.  Either way the rest of that line is skipped
- * and no more: a piece of a line must never run as a line of its own, nor
- * may the next line be lost (fgets() cannot tell a NUL from the string's
- * end, so this reads a byte at a time).
+ * for one with a NUL byte, as soon as that is seen: the rest of the line
+ * is left unread (/dev/zero, or a FIFO that never sends a newline, has no
+ * end to skip to).  A caller that goes on skips it with
+ * options_skip_line(), so that a piece of a line never runs as a line of
+ * its own (fgets() cannot tell a NUL from the string's end, so this reads
+ * a byte at a time).
  */
 int options_read_line(FILE *f, char *buf, size_t size)
 {
 	size_t n = 0;
-	int c, nul = 0, over = 0;
+	int c;
 
 	if (!size)
 		return -ERANGE;
 	while ((c = getc(f)) != EOF && c != '\n') {
-		if (!c)
-			nul = 1;
-		else if (n + 1 < size)
-			buf[n++] = (char)c;
-		else
-			over = 1;
+		if (!c || n + 1 >= size) {
+			buf[n] = 0;
+			return c ? -ERANGE : -EILSEQ;
+		}
+		buf[n++] = (char)c;
 	}
 	buf[n] = 0;
-	if (c == EOF && !n && !nul && !over)
+	if (c == EOF && !n)
 		return 0;
-	if (nul)
-		return -EILSEQ;
-	if (over)
-		return -ERANGE;
 	if (n && buf[n - 1] == '\r')
 		buf[n - 1] = 0;
 	return 1;
+}
+
+void options_skip_line(FILE *f)
+{
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n')
+		;
 }
 
 /* What options_read_line()'s error @r says of a line. */
@@ -160,12 +165,13 @@ void cmd_browse_options(FILE *f)
 }
 
 /*
- * The operands of less's +cmd among @n operands at @argv[1..]: the last
- * one wins, as the last --goto does; each is taken out of the list.
- * Returns the operands left, or -EINVAL after a usage error (a target
- * that does not parse: it would only fail once the browser is up).
+ * The operands of less's +cmd among @n operands at @argv[1..], the first
+ * @plain of them before a "--" (after it, +x.pt is a file, as for less):
+ * the last one wins, as the last --goto does; each is taken out of the
+ * list.  Returns the operands left, or -EINVAL after a usage error (a
+ * target that does not parse: it would only fail once the browser is up).
  */
-static int options_plus(const struct opt_cmd *cmd, int n, char **argv,
+static int options_plus(const struct opt_cmd *cmd, int n, int plain, char **argv,
 			struct options *o)
 {
 	const char *how = "--goto ";
@@ -173,7 +179,7 @@ static int options_plus(const struct opt_cmd *cmd, int n, char **argv,
 	int i, k = 0;
 
 	for (i = 1; i <= n; i++) {
-		if (argv[i][0] == '+' && argv[i][1]) {
+		if (i <= plain && argv[i][0] == '+' && argv[i][1]) {
 			o->goto_target = argv[i] + 1;
 			how = "+";
 		} else {
@@ -214,7 +220,7 @@ int options_parse(int argc, char **argv, struct options *o)
 {
 	struct opt_group g[3];
 	struct opt_cmd cmd;
-	int r;
+	int r, plain;
 
 	memset(o, 0, sizeof(*o));
 	imgopt_init(&o->img);
@@ -222,11 +228,11 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->rows = 40;
 	o->keymap = "default";
 	browse_cmd(o, g, &cmd);
-	r = opt_parse(&cmd, argc, argv);
+	r = opt_parse_split(&cmd, argc, argv, &plain);
 	if (r == -ECANCELED)
 		return -1;
 	if (r >= 0)
-		r = options_plus(&cmd, r, argv, o);
+		r = options_plus(&cmd, r, plain, argv, o);
 	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0 ||
 	    (r = options_keymap(&cmd, o)) < 0)
 		return opt_status(r);
@@ -301,10 +307,14 @@ static void options_config_file(struct ui *ui, const struct options *o,
 		int setkm;
 
 		lineno++;
-		if (r < 0 && pass == 1) {
-			msg_report(ui, UI_ERROR, "%s:%u: %s (skipped)", path, lineno,
-				   options_line_error(r));
-			options_config_err(ui, e);
+		if (r < 0) {
+			/* a regular file (safefile_fopen_read): it ends */
+			options_skip_line(f);
+			if (pass == 1) {
+				msg_report(ui, UI_ERROR, "%s:%u: %s (skipped)", path,
+					   lineno, options_line_error(r));
+				options_config_err(ui, e);
+			}
 		}
 		while (r > 0 && isspace((unsigned char)*p))
 			p++;

@@ -37,9 +37,14 @@ void options_config(struct ui *ui, const struct options *o);
 
 /* A line of @f into @buf, without its end (\n or \r\n).  Returns 1, 0 at
  * the end of the file, -ERANGE for a line that does not fit or -EILSEQ
- * for a line with a NUL byte (the rest of that line is skipped, and no
- * more: a piece of a line must never run as a line of its own). */
+ * for a line with a NUL byte, at once: the rest of that line is left
+ * unread (an endless input has no end to skip to).  To go on, skip it
+ * with options_skip_line(): a piece of a line must never run as a line
+ * of its own. */
 int options_read_line(FILE *f, char *buf, size_t size);
+
+/* Read @f up to and including the next newline (or to its end). */
+void options_skip_line(FILE *f);
 
 /* --size's and resize='s "COLSxROWS", each 1 to 1000 (ncurses cannot make
  * a screen of 100000x100000: it crashed), into @cols and @rows.
