@@ -128,10 +128,19 @@ static const struct opt *opt_find(const struct opt_cmd *cmd, const char *a,
 
 int opt_parse(const struct opt_cmd *cmd, int argc, char **argv)
 {
+	int plain;
+
+	return opt_parse_split(cmd, argc, argv, &plain);
+}
+
+int opt_parse_split(const struct opt_cmd *cmd, int argc, char **argv,
+		    int *plain)
+{
 	const struct opt_group *group;
 	const struct opt *o;
 	int i, n = 0, r;
 
+	*plain = argc;	/* more than there can be: no "--" */
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
 
@@ -140,6 +149,7 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv)
 			continue;
 		}
 		if (!strcmp(a, "--")) {
+			*plain = n;
 			while (++i < argc)
 				argv[1 + n++] = argv[i];
 			break;

@@ -81,6 +81,12 @@ int opt_take_str(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
  * others exit 2 (opt_status()). */
 int opt_parse(const struct opt_cmd *cmd, int argc, char **argv);
 
+/* opt_parse(), also setting *@plain to how many of the operands came
+ * before a "--" (all of them without one): those after it are names
+ * only, never to be read as anything else (the browser's +GOTO). */
+int opt_parse_split(const struct opt_cmd *cmd, int argc, char **argv,
+		    int *plain);
+
 /* Write @cmd's help to @f: its usage text, then each group's heading and
  * options, a line each ("  --name ARG       help"), and -h, --help. */
 void opt_usage(const struct opt_cmd *cmd, FILE *f);

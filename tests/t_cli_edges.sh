@@ -63,4 +63,14 @@ want 1 "ptbrowse: fifo:1: line too long" "--script FIFO without a newline"
 kill "$wpid" 2>/dev/null
 wpid=
 
+# After "--", +x.pt is a file name, as for less.
+cp a.pt +x.pt
+echo ':save-screen scr.txt' >keys
+run "$PTBROWSE" --no-state --script keys --size 80x10 -- +x.pt
+[ $rc -eq 0 ] && grep -q "+x.pt" scr.txt && ok "-- +x.pt opens the file" ||
+	bad "-- +x.pt: exit $rc, $(head -c 300 "$tmp/err")"
+run "$PTBROWSE" --no-state --script keys --size 80x10 '+t 12q' -- +x.pt
+[ $rc -eq 2 ] && ok "+GOTO before -- is still a target" ||
+	bad "'+t 12q' -- +x.pt: exit $rc, $(head -c 300 "$tmp/err")"
+
 exit $fail
