@@ -285,7 +285,7 @@ grep -q "tsc: .*(1[0-9]\{6,7\} ticks[;)]" "$tmp/iidx" ||
 . tests/rec_lib.sh
 if rec_sample "$tmp/rec"; then
 	conv=$("$PTBROWSE" info "$tmp/rec/perf.data" | sed -n 's/.*time_shift \([0-9]*\), time_mult \([0-9]*\).*/\1 \2/p')
-	printf 'wait-index\n:stalls 3\nwait-stalls\n:save-screen %s/rec.txt\n' "$tmp" > "$tmp/rkeys"
+	printf 'wait-index\n:stalls 3\n:save-screen %s/rec.txt\n' "$tmp" > "$tmp/rkeys"
 	"$PTBROWSE" --no-state --script "$tmp/rkeys" --size 150x20 "$tmp/rec/perf.data" >/dev/null 2>&1
 	row=$(grep -m1 ' gap ' "$tmp/rec.txt")
 	echo "$conv $row" | awk '{ shift = $1; mult = $2
