@@ -130,10 +130,62 @@ static inline void win_extend(struct flow_line *l, const struct flow_rec *r,
 	l->r.flags = r->flags;
 }
 
+/* The call depth over a window, and the return addresses of the calls
+ * open (the latest WIN_RETS): a call that left the traced range (a
+ * stub's jump) comes back at its return address with tracing enabled
+ * again, or resumed right there (an indirect call out), and is then
+ * left as by its return; a count of calls and returns alone went one
+ * deeper at each. */
+#define WIN_RETS 64
+
+struct win_depth {
+	int32_t depth;
+	uint8_t check;		/* the next instruction may be such a return:
+				 * after a call, or tracing enabled */
+	uint32_t n;		/* return addresses kept */
+	uint64_t ret[WIN_RETS];
+};
+
+/* The next instruction is at @ip: where the latest call open returns to
+ * (only after a call or an enable) leaves it. */
+static inline void wd_at(struct win_depth *d, uint64_t ip)
+{
+	if (!d->check)
+		return;
+	d->check = 0;
+	if (d->n && d->ret[d->n - 1] == ip) {
+		d->n--;
+		d->depth--;
+	}
+}
+
+/* After record @r (@o its instructions: a call or return is the last). */
+static inline void wd_after(struct win_depth *d, const struct flow_rec *r,
+			    const struct fi_blk *o)
+{
+	if (r->kind == FLOW_EVENT && r->ev == FLOW_EV_ENABLED)
+		d->check = 1;
+	if (r->kind != FLOW_INSN || !o->n)
+		return;
+	if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL) {
+		d->depth++;
+		if (d->n == WIN_RETS) {
+			memmove(d->ret, d->ret + 1, (WIN_RETS - 1) * sizeof(*d->ret));
+			d->n--;
+		}
+		d->ret[d->n++] = o->last_ip + o->sizes[o->n - 1];
+		d->check = 1;
+	} else if (r->iclass == FLOW_IC_RETURN || r->iclass == FLOW_IC_FAR_RETURN) {
+		d->depth--;
+		if (d->n)
+			d->n--;
+	}
+}
+
 /* Add line @r to @w: its depth, its run.  @o: its instructions (in a
  * block window, maybe several, which may continue the last line). */
 static int add_line(struct flow_window *w, const struct flow_rec *r,
-		    const struct fi_blk *o, int32_t *depth, int *open)
+		    const struct fi_blk *o, struct win_depth *d, int *open)
 {
 	struct flow_line *l;
 	struct flow_run *run = *open ? &w->runs[w->nruns - 1] : NULL;
@@ -156,7 +208,7 @@ static int add_line(struct flow_window *w, const struct flow_rec *r,
 		return -FLOW_E_NOMEM;
 	l = &w->lines[w->nlines];
 	l->r = *r;
-	l->depth = *depth;
+	l->depth = d->depth;
 	l->run = UINT32_MAX;
 	l->ninsns = o->n;
 	l->last_ip = o->n ? o->last_ip : 0;
@@ -188,12 +240,7 @@ static int add_line(struct flow_window *w, const struct flow_rec *r,
 	}
 	w->nlines++;
 out_depth:
-	if (r->kind == FLOW_INSN) {
-		if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL)
-			(*depth)++;
-		else if (r->iclass == FLOW_IC_RETURN || r->iclass == FLOW_IC_FAR_RETURN)
-			(*depth)--;
-	}
+	wd_after(d, r, o);
 	return 0;
 }
 
@@ -201,7 +248,7 @@ out_depth:
  * window maybe several) while a run is open, with room for them.
  * Returns 1 if done, 0 if add_line() must take it. */
 static inline int add_insns(struct flow_window *w, const struct flow_rec *r,
-			    const struct fi_blk *o, int32_t *depth, int open)
+			    const struct fi_blk *o, struct win_depth *d, int open)
 {
 	struct flow_run *run;
 	struct flow_line *l;
@@ -232,7 +279,7 @@ static inline int add_insns(struct flow_window *w, const struct flow_rec *r,
 	}
 	l++;
 	l->r = *r;
-	l->depth = *depth;
+	l->depth = d->depth;
 	l->run = (uint32_t)(w->nruns - 1);
 	l->ninsns = o->n;
 	l->last_ip = o->last_ip;
@@ -243,10 +290,7 @@ out_depth:
 	run->ninsns += o->n;
 	if (w->blocks)
 		w->nsizes += o->n;
-	if (r->iclass == FLOW_IC_CALL || r->iclass == FLOW_IC_FAR_CALL)
-		(*depth)++;
-	else if (r->iclass == FLOW_IC_RETURN || r->iclass == FLOW_IC_FAR_RETURN)
-		(*depth)--;
+	wd_after(d, r, o);
 	return 1;
 }
 
@@ -270,7 +314,7 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 	size_t peek = 0;
 	struct flow_rec r;
 	struct fi_blk o;
-	int32_t depth = 0;
+	struct win_depth d = { 0 };
 	int open = 0, err, past;
 
 	flow_seek(f, from, UINT64_MAX);
@@ -286,9 +330,11 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 				w->truncated = 1;
 			break;
 		}
-		if (add_insns(w, &r, &o, &depth, open))
+		if (r.kind == FLOW_INSN && o.n)
+			wd_at(&d, r.ip);
+		if (add_insns(w, &r, &o, &d, open))
 			continue;
-		err = add_line(w, &r, &o, &depth, &open);
+		err = add_line(w, &r, &o, &d, &open);
 		if (err < 0)
 			return err;
 	}

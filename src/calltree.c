@@ -707,6 +707,24 @@ static int ct_async_entry(const struct ct *ct, uint32_t func, uint64_t ip)
 	return f->kind == SYMFMT_FUNC && !f->plt && ip == f->start;
 }
 
+/* Whether tracing enabled again at @ip resumes where the current
+ * thread's top frame's call returns to: a call that left the traced range
+ * (a stub's jump, a tail call out) came back to its caller, so the frame
+ * is left as by its return (perf's thread stack pops likewise at a
+ * trace's begin).  Not where tracing merely paused, nor a handler's
+ * frame (entered without a call).  The top frame only: a deeper one
+ * would take a return that skips frames (a longjmp from code not
+ * traced), and a fragment cannot tell whether a frame before it is
+ * where a resume lands once it has frames of its own above (its merge
+ * must give one decode's tree). */
+static int ct_resumes_ret(const struct ct *ct, uint64_t ip)
+{
+	const struct ct_stack *s = ct->st;
+
+	return s->depth && !s->lost_depth &&
+	       ct_returns_to(&s->fr[s->depth - 1], ip);
+}
+
 /* Whether the current thread's next move is the merged-into tree's to
  * make (a fragment's, see calltree_int.h): its pending call or return is
  * the tree's, or a return or jump from the tree's frames (a jump only
@@ -720,6 +738,11 @@ static int ct_at_base(const struct ct *ct, uint32_t func, uint64_t ip)
 	/* an entry into a handler under the tree's top */
 	if (s->pending == CT_PEND_ASYNC && !s->depth && s->level == CT_NONE)
 		return s->relative;
+	/* tracing enabled again at the level: where the call of the
+	 * tree's top frame returns to, maybe (ct_resumes_ret()) */
+	if (s->pending == CT_PEND_ASYNC && !s->depth && s->relative &&
+	    !ct_async_entry(ct, func, ip))
+		return 1;
 	if (s->depth || s->level == CT_NONE)
 		return 0;
 	return s->pending == CT_IC_RETURN ||
@@ -821,6 +844,17 @@ int ct_enabled(struct ct *ct, uint64_t offset)
 	return ct_enable_move(ct, offset);
 }
 
+int ct_resumed(struct ct *ct)
+{
+	if (!ct || ct->finished)
+		return -pte_invalid;
+	/* decided at the next instruction, where it lands (a fragment's
+	 * pending unknown stays the tree's: no PSB comes between a call
+	 * and its resume, tracing being off) */
+	ct->st->resumed = ct->st->pending == CT_IC_CALL;
+	return 0;
+}
+
 int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 {
 	struct ct_stack *s = ct->st;
@@ -832,6 +866,13 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 	/* a PLT stub moved into last, for the move after it only */
 	plt = s->plt_start;
 	s->plt_start = 0;
+	/* a call that left the traced range, back where it returns to
+	 * (ct_resumed()): it ran nothing traced, no frame (a call to the
+	 * next instruction, tracing paused, is taken for one) */
+	if (s->resumed && s->pending == CT_IC_CALL && ip > s->call_ip &&
+	    ip - s->call_ip <= 15)
+		s->pending = 0;
+	s->resumed = 0;
 	if (ct_at_base(ct, func, ip))
 		return ct_move_base(ct, func, offset, ip);
 	/* a call through a PLT stub calls where the stub jumps: the stub's
@@ -847,6 +888,8 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 		s->pending = 0;
 		if (top && ct_async_entry(ct, func, ip))
 			return ct_push_frame(ct, func, offset, 0, 1);
+		if (ct_resumes_ret(ct, ip) && (ret = ct_pop(ct)) < 0)
+			return ret;
 	}
 	if (s->pending == CT_IC_CALL && top) {
 		s->pending = 0;

@@ -219,6 +219,14 @@ int ct_thread(struct ct *ct, uint64_t key);
  * Returns 0, or -pte_nomem, or -pte_invalid if @ct is NULL or finished. */
 int ct_enabled(struct ct *ct, uint64_t offset);
 
+/* Tracing was enabled again where it stopped (flow.h's FLOW_F_RESUMED):
+ * if a call is pending and the next instruction is where it returns to,
+ * the call left the traced range (an indirect call out) and came back,
+ * so it makes no frame (at a function's first instruction, the call's
+ * target, tracing merely paused: the frame is made).
+ * Returns 0, or -pte_invalid if @ct is NULL or finished. */
+int ct_resumed(struct ct *ct);
+
 /* The flow of the current thread broke (left a restriction's range): the
  * open run ends with its cycles as given, and the call stack is forgotten
  * (the next instruction starts a top-level node; other threads' stacks

@@ -73,6 +73,8 @@ struct ct_stack {
 	int pending;		/* its last instruction: CT_IC_CALL/RETURN/
 				 * JUMP/0, or CT_PEND_UNKNOWN */
 	uint64_t call_ip;	/* a pending call's address */
+	uint8_t resumed;	/* ct_resumed() with a call pending: the next
+				 * move decides */
 	uint32_t jump_func;	/* a pending jump's function (CT_NONE:
 				 * unknown, not the one it lands in) */
 	uint64_t plt_start;	/* the PLT stub a pending call went through

@@ -637,6 +637,56 @@ static void test_signal(void **state)
 	ct_free(ct);
 }
 
+/* Calls that leave the traced range: a stub's jump leaves (TIP.PGD) and
+ * tracing is enabled again at the call's return address: the call
+ * returned, so three such calls are three calls of one node, not each
+ * nested in the one before; an indirect call out whose next instruction
+ * is its return address (tracing resumed there) made no frame, one
+ * resumed at its target did; an enable elsewhere (not the top frame's
+ * return address) pops nothing. */
+static void test_call_out(void **state)
+{
+	const struct ct_node *n;
+	struct ct *ct;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	run(ct, 10, 10, CT_C_KNOWN | CT_C_HI | CT_C_EXACT, 100);
+	insn(ct, 0x10, 0x1000, CALL);		/* main calls the stub f */
+	insn(ct, 0x10, 0x2000, CT_IC_JUMP);	/* jmp [GOT]: out */
+	assert_int_equal(ct_enabled(ct, 0x20), 0);
+	insn(ct, 0x20, 0x1005, CALL);		/* back; again */
+	insn(ct, 0x20, 0x2000, CT_IC_JUMP);
+	assert_int_equal(ct_enabled(ct, 0x30), 0);
+	insn(ct, 0x30, 0x100a, CALL);
+	insn(ct, 0x30, 0x2000, CT_IC_JUMP);
+	assert_int_equal(ct_enabled(ct, 0x40), 0);
+	insn(ct, 0x40, 0x100f, CALL);		/* call rax: out, resumed */
+	assert_int_equal(ct_resumed(ct), 0);
+	insn(ct, 0x50, 0x1011, OTHER);
+	insn(ct, 0x50, 0x1012, CALL);		/* f once more */
+	insn(ct, 0x50, 0x2000, CT_IC_JUMP);
+	assert_int_equal(ct_enabled(ct, 0x60), 0);
+	insn(ct, 0x60, 0x1040, CALL);		/* main, elsewhere: in f */
+	assert_int_equal(ct_resumed(ct), 0);	/* paused at g's start */
+	insn(ct, 0x70, 0x3000, OTHER);
+	assert_int_equal(ct_finish(ct), 0);
+	/* main > f, called 4 times, > g */
+	assert_int_equal(ct_nnodes(ct), 4);
+	n = ct_node(ct, 2);
+	assert_string_equal(ct_func(ct, n->func)->name, "f");
+	assert_int_equal(n->parent, 1);
+	assert_int_equal(n->calls, 4);
+	assert_int_equal(n->insns_self, 5);
+	assert_int_equal(ct_node(ct, 1)->insns_self, 6);
+	n = ct_node(ct, 3);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, 2);
+	assert_int_equal(ct_resumed(NULL), -pte_invalid);
+	ct_free(ct);
+}
+
 /* "outer" 0x1000-0x1100 with "inner" 0x1040-0x1080 nested in it (an
  * assembly function's .size covering another), "main" at 0x2000: what
  * symfmt answers, [from, until) short of the nested one. */
@@ -713,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_many_parts),
 		cmocka_unit_test(test_unwind),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_call_out),
 		cmocka_unit_test(test_nested_function),
 	};
 

@@ -989,6 +989,53 @@ static void test_window_cycles_error(void **state)
 	flow_free(f);
 }
 
+/* Depth over calls that leave the traced range: calls of a stub
+ * whose jump leaves (TIP.PGD), tracing enabled again at each call's
+ * return address, are calls at one depth, not each one deeper; an
+ * enable elsewhere pops nothing; an indirect call out resumed at its
+ * return address is left there too. */
+static void test_window_depth_out(void **state)
+{
+	/* 0x1000: call 0x1020 x3; call rax; nop; ret
+	 * 0x1020: jmp rax (the stub) */
+	static const uint8_t c[] = { 0xe8, 0x1b, 0, 0, 0, 0xe8, 0x16, 0, 0, 0,
+				     0xe8, 0x11, 0, 0, 0, 0xff, 0xd0, 0x90,
+				     0xc3 };
+	static const uint8_t stub[] = { 0xff, 0xe0 };
+	static const int32_t depth[] = { 0, 1, 0, 1, 1, 1, 1 };
+	struct pbuf p = { .n = 0 };
+	struct flow_window w = { 0 };
+	struct img img;
+	struct img_span span;
+	struct flow *f;
+	size_t i, k = 0;
+
+	(void)state;
+	code_at(0x1000, c, sizeof(c));
+	code_at(0x1020, stub, sizeof(stub));
+	put_psb(&p, 0x1000, 1);
+	put_ip(&p, 0x01, 0x5000);	/* the stub's jump: out */
+	put_ip(&p, 0x11, 0x1005);	/* back at the return address */
+	put_ip(&p, 0x01, 0x5000);
+	put_ip(&p, 0x11, 0x100f);	/* elsewhere: at call rax */
+	put_ip(&p, 0x01, 0x5000);	/* call rax: out */
+	put_ip(&p, 0x11, 0x1011);	/* resumed after it */
+	put_ip(&p, 0x01, 0x5000);	/* the ret: out */
+	img_init_flat(&img, &span, p.b, p.n);
+	f = flow_of(&img);
+	assert_int_equal(flow_window(f, 0, UINT64_MAX, NULL, &w), 0);
+	for (i = 0; i < w.nlines; i++) {
+		if (w.lines[i].r.kind != FLOW_INSN)
+			continue;
+		assert_true(k < sizeof(depth) / sizeof(depth[0]));
+		assert_int_equal(w.lines[i].depth, depth[k]);
+		k++;
+	}
+	assert_int_equal(k, sizeof(depth) / sizeof(depth[0]));
+	flow_window_free(&w);
+	flow_free(f);
+}
+
 /* Depth: one more after a call, one less after a return. */
 static void test_window_depth(void **state)
 {
@@ -1682,6 +1729,7 @@ int main(void)
 		T(test_window_cycles),
 		T(test_window_cycles_error),
 		T(test_window_depth),
+		T(test_window_depth_out),
 		T(test_kafl),
 		T(test_recorded_cycles),
 		T(test_windows_union),
