@@ -15,6 +15,7 @@
 #include "ctjob.h"
 #include "ctsum.h"
 #include "esc.h"
+#include "export.h"
 #include "identity.h"
 #include "idxcache.h"
 #include "imgopt.h"
@@ -440,8 +441,16 @@ out_err:
 static int cmd_marks_share(struct marks_set *set, const struct trace *t,
 			   const struct marks_args *a)
 {
+	char err[4200];
 	int rc = 0;
 
+	/* Marks text where the trace reads its options (TRACE.options,
+	 * empty or not there yet) and the trace would not open again. */
+	if (a->export && export_refuse(t, a->export, err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse marks: ", "%s%s", strcmp(a->export, "-") ?
+			 "marks not exported: " : "", err);
+		return 1;
+	}
 	safefile_remove_on_signals();
 	if (a->import && marks_import_path(set, a->import) < 0)
 		rc = 1;

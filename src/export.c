@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -238,6 +239,38 @@ size_t export_keep(const struct trace *t, const char *marks,
 	(void)safefile_keep_add(keep, &n, EXPORT_NKEEP, marks,
 				"the trace's marks file");
 	return n;
+}
+
+int export_refuse(const struct trace *t, const char *path, char *err,
+		  size_t errlen)
+{
+	struct safefile_keep keep[EXPORT_NKEEP];
+	int out = !strcmp(path, "-");
+	struct stat st;
+	size_t i, n;
+
+	if (!t)
+		return 0;
+	if (!out && export_names_options(t, path)) {
+		snprintf(err, errlen, "%s: is the trace's options file; not "
+			 "overwriting it", path);
+		return -1;
+	}
+	if (out ? fstat(STDOUT_FILENO, &st) < 0 : stat(path, &st) < 0)
+		return 0;
+	n = export_keep(t, NULL, keep);
+	for (i = 0; i < n; i++) {
+		if (keep[i].dev != st.st_dev || keep[i].ino != st.st_ino)
+			continue;
+		if (out)
+			snprintf(err, errlen, "standard output is %s; not writing "
+				 "over it", keep[i].what);
+		else
+			snprintf(err, errlen, "%s: is %s; not overwriting it", path,
+				 keep[i].what);
+		return -1;
+	}
+	return 0;
 }
 
 int export_slice(const struct trace *t, const struct img *img, uint64_t from,

@@ -39,6 +39,19 @@ size_t export_keep(const struct trace *t, const char *marks,
  * Returns 1 if it does, 0 if not (or @t is piped, or NULL). */
 int export_names_options(const struct trace *t, const char *path);
 
+/* Whether text written to @path ("-": standard output) would land on
+ * @t's trace or options file: by identity (a symbolic or hard link, the
+ * shell's >> onto standard output), or, for a path, by name where the
+ * options file does not exist yet.  A command reading @t checks this
+ * before it writes anything.  Never refuses without @t, nor a closed
+ * standard output (the write fails later, and says so).
+ * Returns 0 if @path may be written.
+ * Returns -1 if not, with one line into @err ("standard output is the
+ * trace; not writing over it", "FILE: is the trace's options file; not
+ * overwriting it"). */
+int export_refuse(const struct trace *t, const char *path, char *err,
+		  size_t errlen);
+
 /* The bytes export_write() copies at a time. */
 #define EXPORT_CHUNK (256u << 10)
 

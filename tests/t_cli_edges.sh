@@ -73,4 +73,26 @@ run "$PTBROWSE" --no-state --script keys --size 80x10 '+t 12q' -- +x.pt
 [ $rc -eq 2 ] && ok "+GOTO before -- is still a target" ||
 	bad "'+t 12q' -- +x.pt: exit $rc, $(head -c 300 "$tmp/err")"
 
+# marks --export and :export-marks never write the trace's options file
+# (not there yet, or empty): marks text there, the trace would not open.
+mkdir o
+cp a.pt o/a.pt
+m="marks not exported: o/a.pt.options: is the trace's options file; not overwriting it"
+run "$PTBROWSE" marks --export o/a.pt.options o/a.pt
+want 1 "ptbrowse marks: $m" "marks --export TRACE.options (none yet)"
+: >o/a.pt.options
+run "$PTBROWSE" marks --export o/a.pt.options o/a.pt
+want 1 "ptbrowse marks: $m" "marks --export TRACE.options (empty)"
+"$PTBROWSE" marks --export - o/a.pt >>o/a.pt.options 2>"$tmp/err"
+rc=$?
+want 1 "ptbrowse marks: standard output is the trace's options file; not writing over it" \
+	"marks --export - >>TRACE.options"
+printf ':export-marks o/a.pt.options\n:save-screen scr2.txt\n' >k2
+run "$PTBROWSE" --no-state --script k2 o/a.pt
+[ $rc -eq 0 ] && grep -q "^$m" scr2.txt && ok ":export-marks TRACE.options is refused" ||
+	bad ":export-marks TRACE.options: exit $rc, $(tail -n 1 scr2.txt 2>&1)"
+run "$PTBROWSE" dump o/a.pt
+[ $rc -eq 0 ] && [ ! -s o/a.pt.options ] && ok "the trace still opens" ||
+	bad "after the exports: dump exit $rc, $(head -c 300 "$tmp/err")"
+
 exit $fail

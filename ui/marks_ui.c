@@ -447,7 +447,7 @@ static int marks_ui_export(struct ui *ui, const struct cmd_args *a)
 /* :export-marks FILE, :import-marks FILE ("~/" is $HOME). */
 static int marks_ui_share(struct ui *ui, const struct cmd_args *a)
 {
-	char **tok = a->argv + 1, path[4096];
+	char **tok = a->argv + 1, path[4096], err[4200];
 	int import = a->action == ACTION_IMPORT_MARKS, n = a->argc - 1, r;
 	const char *m;
 
@@ -460,6 +460,13 @@ static int marks_ui_share(struct ui *ui, const struct cmd_args *a)
 	if (cmd_path(tok[0], path, sizeof(path)) < 0) {
 		msg_report(ui, UI_ERROR, "%s-marks: file name too long",
 			   import ? "import" : "export");
+		return UI_DRAW_STATUS;
+	}
+	/* Not where the trace reads its options: it would not open again
+	 * ("-" is no file here: the export refuses it). */
+	if (!import && strcmp(path, "-") &&
+	    export_refuse(ui->trace, path, err, sizeof(err)) < 0) {
+		msg_report(ui, UI_ERROR, "marks not exported: %s", err);
 		return UI_DRAW_STATUS;
 	}
 	r = import ? marks_import_path(ui->bm, path) : marks_export_path(ui->bm, path);
