@@ -23,6 +23,7 @@
 #include "dump.h"
 #include "dump_fmt.h"
 #include "esc.h"
+#include "export.h"
 #include "idxcache.h"
 #include "image.h"
 #include "index.h"
@@ -860,6 +861,11 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 		return 1;
 	}
 	t = *tp;
+	/* (>> onto the trace: the shell does not truncate it first) */
+	if (export_refuse(t, "-", err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse dump: ", "%s", err);
+		return 1;
+	}
 	if (a->stream) {
 		idx = trace_find_stream(t, a->stream);
 		if (idx < 0) {
@@ -906,6 +912,12 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 	st->img = &t->streams[idx].img;
 	if (!have_to)
 		*to = st->img->size;
+	/* no range was given wrong: say why there are no bytes */
+	if (perfdata_empty_why(t, idx, err, sizeof(err))) {
+		esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf,
+			 sizeof(ebuf), err));
+		return 1;
+	}
 	if (*from >= st->img->size || *to > st->img->size) {
 		esc_line(stderr, "ptbrowse dump: ", "%s: range 0x%" PRIx64 "-0x%" PRIx64
 				" is outside the trace (size 0x%" PRIx64 ")",

@@ -31,6 +31,7 @@
 #include "cmds.h"
 #include "ctx.h"
 #include "esc.h"
+#include "export.h"
 #include "flow.h"
 #include "flowtime.h"
 #include "image.h"
@@ -38,6 +39,7 @@
 #include "memimg.h"
 #include "offtsc.h"
 #include "opt.h"
+#include "perfdata.h"
 #include "ptdec.h"
 #include "range.h"
 #include "sideband.h"
@@ -803,6 +805,10 @@ static int flow_open(struct trace **tp, const char *path, const char *stream,
 		return -1;
 	}
 	t = *tp;
+	if (export_refuse(t, "-", err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
+		return -1;
+	}
 	if (!t->nstreams) {
 		esc_line(stderr, "ptbrowse flow: ", "%s: no Intel PT data", path);
 		return -1;
@@ -818,6 +824,10 @@ static int flow_open(struct trace **tp, const char *path, const char *stream,
 		esc_line(stderr, "ptbrowse flow: ", "%s has %zu streams; decoding '%s' "
 				"(choose with --stream)", path, t->nstreams,
 			t->streams[0].name);
+	}
+	if (perfdata_empty_why(t, *idx, err, sizeof(err))) {
+		esc_line(stderr, "ptbrowse flow: ", "%s", err);
+		return -1;
 	}
 	if (from >= t->streams[*idx].img.size || to > t->streams[*idx].img.size) {
 		esc_line(stderr, "ptbrowse flow: ", "%s: range is outside the trace "

@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "ctx.h"
 #include "esc.h"
+#include "export.h"
 #include "json.h"
 #include "opt.h"
 #include "identity.h"
@@ -186,6 +187,7 @@ struct stream_result {
 	const char *name;
 	const char *cache;	/* "hit", "grown", "built", "off" */
 	const char *end_loss;	/* why data after the end is lost, or NULL */
+	int stream;		/* its index */
 	size_t nseeks;
 	struct idx_summary tot;
 	int status;
@@ -449,6 +451,7 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 	r->name = s->name;
 	r->cache = use_cache ? "built" : "off";
 	r->end_loss = perfdata_end_loss(t, si);
+	r->stream = si;
 	/* Options on the command line win over the file's. */
 	tm_config_merge(&cfg, &s->timing);
 	ret = idx_new(&idx, &s->img, &cfg);
@@ -526,16 +529,24 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 static void index_report(const struct trace *t, const struct stream_result *res,
 			 size_t nr, int json, double secs)
 {
-	size_t i;
+	char why[600];
+	size_t i, empty = 0;
 
 	if (json)
 		print_json(t, res, nr, secs);
 	else
 		print_text(t, res, nr, secs);
-	/* Not one PSB in any stream: not a trace. */
+	/* Not one PSB in any stream: not a trace, unless no stream has
+	 * bytes (their payloads cut off): why is said for each */
+	for (i = 0; i < nr; i++)
+		if (perfdata_empty_why(t, res[i].stream, why, sizeof(why)))
+			empty++;
+	for (i = 0; nr && empty == nr && i < nr; i++)
+		if (perfdata_empty_why(t, res[i].stream, why, sizeof(why)))
+			esc_line(stderr, "ptbrowse index: ", "%s", why);
 	for (i = 0; i < nr && !(res[i].restricted ? res[i].all_seeks : res[i].nseeks); i++)
 		;
-	if (!t->nstreams || (nr && i == nr))
+	if (!t->nstreams || (nr && i == nr && empty < nr))
 		esc_line(stderr, "ptbrowse index: ", "%s: no PSB found: this is not an "
 			 "Intel PT trace, or it starts mid-stream without a "
 			 "synchronisation point", t->path);
@@ -586,6 +597,11 @@ int cmd_index_main(int argc, char **argv)
 		char e[4 * sizeof(err)];
 
 		esc_line(stderr, "ptbrowse index: ", "%s", esc_str(e, sizeof(e), err));
+		return 1;
+	}
+	if (export_refuse(t, "-", err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse index: ", "%s", err);
+		trace_close(t);
 		return 1;
 	}
 	/* The file as opened (a perf.data's streams are where this parse

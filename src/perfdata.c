@@ -1230,6 +1230,28 @@ const char *perfdata_end_loss(const struct trace *t, int stream)
 	return st->streams[stream].end_loss;
 }
 
+int perfdata_empty_why(const struct trace *t, int stream, char *buf,
+		       size_t size)
+{
+	const char *loss = perfdata_end_loss(t, stream);
+	const struct perfdata_state *st;
+
+	if (!t || stream < 0 || (size_t)stream >= t->nstreams ||
+	    t->streams[stream].img.size)
+		return 0;
+	st = t->perf;
+	if (loss || !st || (size_t)stream >= st->nstreams)
+		snprintf(buf, size, "%s: stream %s holds no trace data: %s",
+			 t->path, t->streams[stream].name, loss ? loss :
+			 "the file is empty");
+	else
+		snprintf(buf, size, "%s: stream %s holds no trace data: its "
+			 "AUXTRACE records (the last at %#" PRIx64 ") carry "
+			 "none", t->path, t->streams[stream].name,
+			 st->streams[stream].last_rec);
+	return 1;
+}
+
 const struct perfdata_info *perfdata_info(const struct trace *t)
 {
 	const struct perfdata_state *st = t ? t->perf : NULL;

@@ -127,6 +127,14 @@ void perfdata_free(struct trace *t);
  * an empty last span marked gap_before (decoder/image.h). */
 const char *perfdata_end_loss(const struct trace *t, int stream);
 
+/* Why stream @stream of @t holds no bytes, into @buf (@size bytes, one
+ * line): "<file>: stream <name> holds no trace data", and the loss at its
+ * end (perfdata_end_loss(): where its payload was cut off) or that its
+ * records carry none.  Returns 1 if the stream is empty, 0 if not (or no
+ * such stream; @buf untouched). */
+int perfdata_empty_why(const struct trace *t, int stream, char *buf,
+		       size_t size);
+
 /* The recording's facts, or NULL if @t is not a loaded perf.data. */
 const struct perfdata_info *perfdata_info(const struct trace *t);
 

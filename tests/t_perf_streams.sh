@@ -2,7 +2,10 @@
 # t_perf_streams -- what is said of a perf.data's streams: a full-trace
 # recording cut short (the quipper pipe-mode file's first 116,928 bytes:
 # cpu0 ends in a gap, cpu3's payload lies past the end) is not "snapshot"
-# (info --json, the :streams list, which says its gaps instead).
+# (info --json, the :streams list, which says its gaps instead).  A stream
+# with no bytes (cpu3 there; cpu0 of the 4.14 file with its first AUXTRACE's
+# size and offsets zeroed) makes dump, flow and index say why in one line
+# naming the file and the offset, not a range or 'not an Intel PT trace'.
 set -u
 : "${PTBROWSE:?}" "${SHARED:?}"
 BUILD=${BUILD:-build}
@@ -25,6 +28,19 @@ printf 'wait-index\n:streams\n:save-screen %s\nq\n' "$tmp/s.txt" >"$tmp/keys"
 	bad "browser exit $? ($(cat "$tmp/out"))"
 grep -q 'snapshot' "$tmp/s.txt" && bad ":streams says snapshot: $(grep cpu "$tmp/s.txt")"
 grep -q '^ cpu0  .* 1 gap' "$tmp/s.txt" || bad ":streams does not count cpu0's gap: $(grep cpu "$tmp/s.txt")"
+
+# an empty stream: why, in one line
+f=$q/perf.data.intel_pt-4.14
+cp "$f" "$tmp/z" && head -c 40 /dev/zero |
+	dd of="$tmp/z" bs=1 seek=$((0x29c8)) conv=notrunc 2>/dev/null || exit 1
+for c in dump flow index; do
+	"$PTBROWSE" $c --stream cpu3 "$tmp/p" >/dev/null 2>"$tmp/err"
+	[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^ptbrowse $c: $tmp/p: stream cpu3 holds no trace data: AUXTRACE payload at 0x1c890 runs past the end" "$tmp/err" ||
+		bad "$c on an empty stream (cut off): $(cat "$tmp/err")"
+	"$PTBROWSE" $c --stream cpu0 "$tmp/z" >/dev/null 2>"$tmp/err"
+	[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^ptbrowse $c: $tmp/z: stream cpu0 holds no trace data: its AUXTRACE records (the last at 0x29c0) carry none" "$tmp/err" ||
+		bad "$c on an empty stream (size 0): $(cat "$tmp/err")"
+done
 
 [ $fail = 0 ] && echo "ok   t_perf_streams"
 exit $fail
