@@ -27,9 +27,12 @@
  *   region hot 0x100000 0x180000 color=yellow "spin loop"
  *
  * Offsets are hex (0x) or decimal.  Notes are double-quoted with C escapes
- * (\" \\ \n \t \r \xHH).  Blank lines and lines starting with '#' are
- * ignored; '#' outside quotes starts a comment.  Every change rewrites the
- * file atomically (temporary file, fsync, rename, fsync of the directory).
+ * (\" \\ \n \t \r \xHH).  '#' outside quotes starts a comment; comment
+ * and blank lines mean nothing to the set but are kept, each with the entry
+ * after it (a trailing one with its line), when the file is rewritten.
+ * Every change rewrites the file atomically (temporary file, fsync,
+ * rename, fsync of the directory); a marks file that is a symbolic link is
+ * read but never written through (saving is off, said at the open).
  * A file that fails to parse is renamed aside to <file>.bad (or .bad.N)
  * and never overwritten; a file of a newer version is left untouched and
  * saving is turned off.  Two ptbrowse processes on one trace do not undo
