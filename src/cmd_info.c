@@ -11,6 +11,7 @@
 
 #include "cmds.h"
 #include "esc.h"
+#include "export.h"
 #include "image.h"
 #include "json.h"
 #include "perfdata.h"
@@ -517,6 +518,11 @@ int cmd_info_main(int argc, char **argv)
 	events = args.events;
 	if (trace_open_input(&t, path, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse info: ", "%s", esc_str(e, sizeof(e), err));
+		return 1;
+	}
+	if (export_refuse(t, "-", err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse info: ", "%s", err);
+		trace_close(t);
 		return 1;
 	}
 	stats = calloc(t->nstreams ? t->nstreams : 1, sizeof(*stats));

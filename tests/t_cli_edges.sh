@@ -95,4 +95,17 @@ run "$PTBROWSE" dump o/a.pt
 [ $rc -eq 0 ] && [ ! -s o/a.pt.options ] && ok "the trace still opens" ||
 	bad "after the exports: dump exit $rc, $(head -c 300 "$tmp/err")"
 
+# A text command whose standard output is the trace (>> does not
+# truncate it first) refuses, as export -o - does; the trace is intact.
+cp a.pt z.pt
+for c in dump flow info index; do
+	"$PTBROWSE" $c z.pt >>z.pt 2>"$tmp/err" </dev/null
+	rc=$?
+	want 1 "ptbrowse $c: standard output is the trace; not writing over it" "$c z.pt >>z.pt"
+done
+"$PTBROWSE" dump - <z.pt >>z.pt 2>"$tmp/err"
+rc=$?
+want 1 "ptbrowse dump: standard output is the trace; not writing over it" "dump - <z.pt >>z.pt"
+cmp -s a.pt z.pt && ok "z.pt unchanged" || bad "z.pt was written"
+
 exit $fail
