@@ -419,7 +419,7 @@ static int perfdata_auxtrace(struct perfdata_state *st, uint64_t off, uint64_t h
 	const uint8_t *p = perfdata_peek(st, &st->cur, off,
 					  PD_AUXTRACE_HDR_SIZE);
 	struct perfdata_aux *a;
-	uint64_t size, claim, next;
+	uint64_t size, claim, next, rec;
 	int err, lost = 0;
 
 	if (hsize < PD_AUXTRACE_HDR_SIZE) {
@@ -451,6 +451,16 @@ static int perfdata_auxtrace(struct perfdata_state *st, uint64_t off, uint64_t h
 				"runs over the next AUXTRACE record the index "
 				"lists (at %#" PRIx64 "); %" PRIu64 " kept, up "
 				"to the records before it", claim, next, size);
+		} else if (st->end_known &&
+			   (rec = perfdata_records_to(st, off + hsize, end)) < end) {
+			/* the data section ends with records, not a cut
+			 * payload: they are sideband, never trace data */
+			size = rec - off - hsize;
+			*total = hsize + size;
+			perfdata_warn(st, off, "AUXTRACE payload of %" PRIu64 " bytes "
+				"runs past the end of the data section (%#"
+				PRIx64 "); %" PRIu64 " kept, up to the records "
+				"before it", claim, end, size);
 		} else {
 			size = end - off - hsize;
 			*total = end - off;
@@ -1067,6 +1077,7 @@ static int perfdata_file_section(struct perfdata_state *st, uint64_t *start,
 		*end = st->size;
 	} else {
 		*end = *start + dsize;
+		st->end_known = 1;
 		perfdata_file_features(st, *end);
 	}
 	return 0;

@@ -181,6 +181,8 @@ struct perfdata_state {
 	uint64_t build_ids_size;
 	uint8_t cut;		/* records after cut_off may be lost */
 	uint8_t cut_aux;	/* cut_off is an AUXTRACE record's */
+	uint8_t end_known;	/* the walk ends at the data section's end,
+				 * whole in the file (file mode) */
 	uint64_t cut_off;
 	char cut_why[200];	/* what cut_off is, for the streams' end gaps */
 	uint8_t have_tc;	/* TIME_CONV seen */

@@ -1707,6 +1707,44 @@ static void test_huge_size(void **state)
 	free(d.p);
 }
 
+/* The last AUXTRACE's size runs past the data section's end (file mode,
+ * the file whole): the sideband records after its payload are read as
+ * records, never as trace data, and the stream says it lost its end.
+ * Before, the payload took everything up to the data section's end. */
+static void test_last_size(void **state)
+{
+	static const uint64_t claims[] = { PT_SPLIT + 200, 1ull << 40 };
+	struct wb d = { 0 }, f;
+	struct trace t;
+	char err[256];
+	size_t i;
+	int index;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		index = (int)(i / 2);
+		d.n = d.naux = 0;
+		rec_auxtrace_info(&d, 1, 0, 1);
+		rec_auxtrace(&d, 0, 0, pt, PT_SPLIT, claims[i % 2]);
+		rec_switch_out(&d, 0, 8000);
+		rec_comm(&d, 0, 8100);
+		rec_switch_out(&d, 0, 8200);
+		f = file_mode(&d, index);
+		assert_int_equal(load(&t, f.p, f.n, err, sizeof(err)), 0);
+		assert_int_equal(t.nstreams, 1);
+		check_bytes(&t.streams[0], pt, PT_SPLIT);
+		assert_int_equal(perfdata_info(&t)->nevents[PD_EV_SWITCH_OUT], 2);
+		assert_int_equal(perfdata_info(&t)->nevents[PD_EV_COMM], 1);
+		assert_non_null(strstr(perfdata_info(&t)->warning,
+				       "runs past the end of the data section"));
+		assert_non_null(perfdata_end_loss(&t, 0));
+		assert_true(img_gap_at(&t.streams[0].img, PT_SPLIT));
+		perfdata_free(&t);
+		free(f.p);
+	}
+	free(d.p);
+}
+
 /* perfdata_walk()'s callback: count the records of type *ctx's first
  * word into its second. */
 static int walk_count_type(void *ctx, const struct perfdata_record *r)
@@ -1895,6 +1933,7 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_snapshot_order),
+		cmocka_unit_test(test_last_size),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bogus_sizes),
