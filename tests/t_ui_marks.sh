@@ -16,6 +16,8 @@ OPTS="--mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 --cpu 6
 command -v tmux >/dev/null || { echo "tmux is not installed"; exit 1; }
 [ -r "$T" ] && [ -r "$P" ] || { echo "no traces in $Q"; exit 1; }
 tmp=$(mktemp -d)
+# (marks a failed save could not keep go to a file in TMPDIR at exit)
+export TMPDIR="$tmp"
 sock=ptbmarks-$$
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 cleanup() { tm kill-server 2>/dev/null; rm -rf "$tmp"; }

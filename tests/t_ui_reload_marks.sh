@@ -15,6 +15,8 @@ GEN=$BUILD/tools/ptgen
 P2P=$BUILD/tools/pt2perf
 [ -x "$GEN" ] && [ -x "$P2P" ] || { echo "no $GEN or $P2P"; exit 1; }
 tmp=$(mktemp -d)
+# (marks a failed save could not keep go to a file in TMPDIR at exit)
+export TMPDIR="$tmp"
 . "$(dirname "$0")/tmux_lib.sh"
 
 "$GEN" -S 16K -s 1 -o "$tmp/a.bin" >/dev/null || fail "ptgen"

@@ -11,6 +11,8 @@ P=$SHARED/traces/quipper-perf-intel-pt/perf.data.intel_pt-4.14
 OPTS="--mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 --cpu 6/78/3"
 [ -r "$P" ] || { echo "no trace $P"; exit 1; }
 tmp=$(mktemp -d)
+# (marks a failed save could not keep go to a file in TMPDIR at exit)
+export TMPDIR="$tmp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
 export LC_ALL=C.UTF-8
