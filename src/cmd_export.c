@@ -44,25 +44,31 @@ static void report_stderr(void *ctx, const char *msg)
 
 /* FROM or TO: a name from @set (NULL: none; @end picks a region's end,
  * as REGION.end does), else a goto target as :goto takes it, a relative
- * one moving from @cursor.  Returns 0, or -1 (reported). */
+ * one moving from @cursor, in a stream of @size bytes.  Returns 0, -2
+ * (reported) if @spec does not parse (a usage error, as dump's bad range
+ * and the browser's bad +GOTO are), or -1 (reported) if it names nothing
+ * here or lies past the end. */
 static int resolve(struct goto_idx *g, const struct marks_set *set,
 		   const char *path, const char *spec, int end, uint64_t cursor,
-		   uint64_t *off)
+		   uint64_t size, uint64_t *off)
 {
 	struct goto_target gt;
 	char err[512];
 	const char *why = err;
+	int bad;
 
-	if (!marks_resolve(set, spec, end, off) ||
+	/* A plain offset past the end goes on to goto, which says so, as
+	 * it does for 1GiB (the marks take any number: it was clamped). */
+	if ((!marks_resolve(set, spec, end, off) && *off <= size) ||
 	    !goto_idx_offset(g, spec, cursor, off, err, sizeof(err)))
 		return 0;
 	/* A word that is no target, or a name the marks lack. */
-	if (goto_parse(spec, &gt, err, sizeof(err)) < 0 ||
-	    gt.kind == GOTO_MARK || gt.kind == GOTO_REGION) {
+	bad = goto_parse(spec, &gt, err, sizeof(err)) < 0;
+	if (bad || gt.kind == GOTO_MARK || gt.kind == GOTO_REGION) {
 		esc_line(stderr, "ptbrowse export: ", "%s: '%s' is neither an offset "
 			"nor a goto target, mark, bookmark or region of this trace",
 			path, spec);
-		return -1;
+		return bad ? -2 : -1;
 	}
 	if (!strncmp(why, "goto: ", 6))
 		why += 6;
@@ -173,9 +179,11 @@ int cmd_export_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse export: ", "out of memory");
 		goto out_free;
 	}
-	if (resolve(g, set, path, pos[1], 0, 0, &from) < 0 ||
-	    resolve(g, set, path, pos[npos - 1], 1, from, &to) < 0)
+	if ((r = resolve(g, set, path, pos[1], 0, 0, img->size, &from)) < 0 ||
+	    (r = resolve(g, set, path, pos[npos - 1], 1, from, img->size, &to)) < 0) {
+		rc = r == -2 ? 2 : 1;
 		goto out_free;
+	}
 	/* Binary data on a terminal helps nobody and can upset it. */
 	if (!strcmp(out, "-") && isatty(STDOUT_FILENO)) {
 		esc_line(stderr, "ptbrowse export: ", "standard output is a terminal; "

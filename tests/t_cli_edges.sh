@@ -108,4 +108,23 @@ rc=$?
 want 1 "ptbrowse dump: standard output is the trace; not writing over it" "dump - <z.pt >>z.pt"
 cmp -s a.pt z.pt && ok "z.pt unchanged" || bad "z.pt was written"
 
+# export: a FROM or TO that does not parse is a usage error (exit 2), as
+# dump's bad range is; a plain offset past the end is refused as 1GiB is
+# (it was clamped to the end).
+for r in 1e3 "t 12q" 0x 200%; do
+	run "$PTBROWSE" export a.pt 0 "$r" -o out.pt
+	want 2 "ptbrowse export: a.pt: '$r' is neither an offset nor a goto target, mark, bookmark or region of this trace" \
+		"export TO '$r'"
+done
+run "$PTBROWSE" export a.pt nosuch 0x100 -o out.pt
+[ $rc -eq 1 ] && ok "export: a name the marks lack is exit 1" || bad "export nosuch: exit $rc"
+for r in 0x20000 131072 1GiB; do
+	run "$PTBROWSE" export a.pt 0 $r -o out.pt
+	[ $rc -eq 1 ] && grep -q "is past the end (0x10000)\$" "$tmp/err" && [ ! -e out.pt ] &&
+		ok "export 0 $r: past the end" || bad "export 0 $r: exit $rc, $(cat "$tmp/err")"
+done
+run "$PTBROWSE" export a.pt 0 0x10000 -o out.pt
+[ $rc -eq 0 ] && cmp -s a.pt out.pt && ok "export 0 0x10000 (the end) writes it all" ||
+	bad "export 0 0x10000: exit $rc, $(cat "$tmp/err")"
+
 exit $fail
