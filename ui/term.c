@@ -194,7 +194,21 @@ void term_flush(void)
 	doupdate();
 }
 
-int term_getkey(struct ui *ui, int wait_ms)
+/* Keys read before anyone asked for them (term_drain(): a long walk
+ * looks for C-c behind them), served in order by term_getkey().  A mouse
+ * key keeps its event, read at once: ncurses gives its own events back
+ * newest first. */
+#define TERM_QMAX 256
+static struct term_qkey {
+	int c;
+	int has_ev;
+	MEVENT ev;
+} term_q[TERM_QMAX];
+static int term_qhead, term_qn;
+
+/* One key within @wait_ms (0: only one waiting), Escape + key joined.
+ * Returns it or ERR. */
+static int term_read(int wait_ms)
 {
 	int c;
 
@@ -212,20 +226,101 @@ int term_getkey(struct ui *ui, int wait_ms)
 	return c;
 }
 
-int term_key_waiting(struct ui *ui)
+static struct term_qkey *term_qat(int i)
+{
+	return &term_q[(term_qhead + i) % TERM_QMAX];
+}
+
+/* Whether @k is a motion report only (no button changed). */
+static int term_motion(const struct term_qkey *k)
+{
+	return k->c == KEY_MOUSE && k->has_ev && k->ev.bstate == REPORT_MOUSE_POSITION;
+}
+
+/* Queue key @c (its event read now if a mouse key).  Motion reports in
+ * a row keep the last only; a full queue drops the key, but a C-c takes
+ * the last place, so it is never lost. */
+static void term_qpush(int c)
+{
+	struct term_qkey k = { c, 0, { 0 } };
+
+	if (c == KEY_MOUSE)
+		k.has_ev = getmouse(&k.ev) == OK;
+	if (term_qn && term_motion(&k) && term_motion(term_qat(term_qn - 1))) {
+		*term_qat(term_qn - 1) = k;
+		return;
+	}
+	if (term_qn == TERM_QMAX) {
+		if (c == 3)
+			*term_qat(term_qn - 1) = k;
+		return;
+	}
+	*term_qat(term_qn++) = k;
+}
+
+/* Read every key waiting into the queue. */
+static void term_drain(void)
 {
 	int c;
 
+	while ((c = term_read(0)) != ERR)
+		term_qpush(c);
+	timeout(-1);
+}
+
+/* The first key of the queue (there is one). */
+static int term_qpop(void)
+{
+	struct term_qkey k = term_q[term_qhead];
+
+	term_qhead = (term_qhead + 1) % TERM_QMAX;
+	term_qn--;
+	if (k.c != KEY_MOUSE)
+		return k.c;
+	/* Its event back into ncurses, for whoever calls getmouse(). */
+	if (!k.has_ev || ungetmouse(&k.ev) != OK)
+		return ERR;
+	timeout(0);
+	return getch();
+}
+
+int term_getkey(struct ui *ui, int wait_ms)
+{
+	int c;
+
+	(void)ui;
+	while (term_qn) {
+		c = term_qpop();
+		if (c != ERR)
+			return c;
+	}
+	return term_read(wait_ms);
+}
+
+int term_key_pending(struct ui *ui)
+{
 	if (ui->headless)
 		return 0;
-	nodelay(stdscr, TRUE);
-	c = getch();
-	nodelay(stdscr, FALSE);
-	if (c == ERR)
+	term_drain();
+	return term_qn > 0;
+}
+
+int term_key_waiting(struct ui *ui)
+{
+	int i;
+
+	if (!term_key_pending(ui))
 		return 0;
-	if (c == 3)
+	/* A C-c anywhere in the queue: taken, the keys around it kept in
+	 * their order. */
+	for (i = 0; i < term_qn; i++)
+		if (term_qat(i)->c == 3)
+			break;
+	if (i < term_qn) {
+		for (; i + 1 < term_qn; i++)
+			*term_qat(i) = *term_qat(i + 1);
+		term_qn--;
 		ui->interrupted = 1;
-	else
-		ungetch(c);
+	}
 	return 1;
 }

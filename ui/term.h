@@ -33,13 +33,21 @@ void term_mouse(struct ui *ui, int on);
 /* Show what was drawn into stdscr. */
 void term_flush(void);
 
-/* A key from the terminal within @wait_ms (-1: wait), Escape + key joined
- * into KM_META | key.  Returns the key, or ERR if none came. */
+/* A key within @wait_ms (-1: wait), Escape + key joined into
+ * KM_META | key: the first of those term_key_pending() and
+ * term_key_waiting() read ahead, else one from the terminal.
+ * Returns the key, or ERR if none came. */
 int term_getkey(struct ui *ui, int wait_ms);
 
-/* Whether a key is waiting (so long operations can stop for C-c, which
- * sets ui->interrupted and is taken; another key stays for the loop).
- * Always 0 in --script mode. */
+/* Whether a key is waiting; every key the terminal has is read ahead
+ * (term_getkey() gives them in order), none is taken.  For work that
+ * stops early for a key.  Always 0 in --script mode. */
+int term_key_pending(struct ui *ui);
+
+/* As term_key_pending(), for long operations that stop for C-c: a C-c
+ * anywhere among the keys read ahead is taken and sets ui->interrupted;
+ * the other keys stay, in order, for the loop.  Returns 1 if a key (the
+ * C-c too) was waiting, 0 if none. */
 int term_key_waiting(struct ui *ui);
 
 #endif /* TERM_H */

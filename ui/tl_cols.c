@@ -816,7 +816,7 @@ static void tl_cols_trouble_more(struct ui *ui, struct tl_cache *tc, double idle
 
 	/* (no rows walked: what is left cannot be walked now) */
 	while (tl_cols_trouble(ui, tc) > 0 && idle >= TL_IDLE_AFTER && tl_tr.pending &&
-	       tl_cols_now() < end && !term_key_waiting(ui))
+	       tl_cols_now() < end && !term_key_pending(ui))
 		continue;
 }
 
