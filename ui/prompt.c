@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include <readline/history.h>
 #include <readline/readline.h>
@@ -505,11 +506,39 @@ int prompt_key(struct ui *ui, int key)
 	return UI_DRAW_ALL;
 }
 
+/* The screen columns of the @len bytes at @s, as screen_put() shows them. */
+static int prompt_cols(const char *s, size_t len)
+{
+	char small[64], *t = len < sizeof(small) ? small : malloc(len + 1);
+	int c;
+
+	if (!t)
+		return (int)len;
+	memcpy(t, s, len);
+	t[len] = 0;
+	c = screen_cols(t);
+	if (t != small)
+		free(t);
+	return c;
+}
+
+/* The bytes of the character at @s (an invalid byte: one, as screen_put()
+ * takes it). */
+static size_t prompt_charlen(const char *s)
+{
+	mbstate_t mbs;
+	size_t n;
+
+	memset(&mbs, 0, sizeof(mbs));
+	n = mbrlen(s, MB_CUR_MAX, &mbs);
+	return n == (size_t)-1 || n == (size_t)-2 || !n ? 1 : n;
+}
+
 static void prompt_draw(struct ui *ui, struct view *v)
 {
-	int y = ui->rows - 1, w = ui->cols, start = 0, cx;
+	int y = ui->rows - 1, w = ui->cols, cx, lead, pcol;
 	const char *buf = rl_line_buffer ? rl_line_buffer : "";
-	int point = rl_point, lead;
+	size_t point = rl_point > 0 ? (size_t)rl_point : 0, start = 0;
 
 	screen_clear(y, 0, w);
 	if (prompt_ncands)
@@ -518,12 +547,20 @@ static void prompt_draw(struct ui *ui, struct view *v)
 	lead = !(buf[0] == '/' || buf[0] == '?' || buf[0] == '&');
 	if (lead)
 		screen_put(y, 0, 1, ":");
-	/* Keep the point visible on a narrow screen. */
-	if (point > w - 3)
-		start = point - (w - 3);
-	if (start < (int)strlen(buf))
+	if (point > strlen(buf))
+		point = strlen(buf);
+	/* Keep the point visible on a narrow screen: columns, not bytes,
+	 * and the line shown from a character's start. */
+	pcol = prompt_cols(buf, point);
+	while (pcol > w - 3 && start < point) {
+		size_t n = prompt_charlen(buf + start);
+
+		pcol -= prompt_cols(buf + start, n);
+		start += n;
+	}
+	if (buf[start])
 		screen_put(y, lead, w - lead, buf + start);
-	cx = lead + point - start;
+	cx = lead + pcol;
 	if (cx >= w)
 		cx = w - 1;
 	move(y, cx);
