@@ -72,6 +72,8 @@ struct calls_cmd {
 	struct ctx *ctx_feed;	/* the restriction's ranges */
 	const struct tm_config *tm;
 	int no_tsc;		/* no TSC packet in the range: time unknown */
+	int no_psb;		/* no PSB before the range's end: nothing
+				 * could be decoded */
 };
 
 /* A number option's value: 0 to 1000000. */
@@ -218,11 +220,20 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 			uint64_t from, uint64_t to)
 {
 	const struct ct_node *root = ct_node(ct, CT_ROOT);
-	char cyc[48], tm[48];
+	char cyc[48], tm[48], ins[64];
 
-	printf("%s [0x%" PRIx64 ", 0x%" PRIx64 "): %" PRIu64 " instructions, "
-	       "cycles %s, time %s\n", cc->t->streams[cc->idx].name, from, to,
-	       root->insns, ct_sum_str(&root->total, cyc, sizeof(cyc)),
+	/* nothing could be decoded, or the flow broke and nothing was:
+	 * no exact 0s (its cycles unknown, not 0) */
+	snprintf(cyc, sizeof(cyc), "?");
+	if (!root->insns && cc->no_psb)
+		snprintf(ins, sizeof(ins), "no code decoded (no PSB before its end)");
+	else if (!root->insns && ct_breaks(ct))
+		snprintf(ins, sizeof(ins), "no code decoded (%" PRIu64 " breaks)",
+			 ct_breaks(ct));
+	else if (snprintf(ins, sizeof(ins), "%" PRIu64 " instructions", root->insns) > 0)
+		ct_sum_str(&root->total, cyc, sizeof(cyc));
+	printf("%s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, cycles %s, time %s\n",
+	       cc->t->streams[cc->idx].name, from, to, ins, cyc,
 	       cc->no_tsc ? "unknown (no TSC packet in the range)" :
 	       calls_time(cc, ct, CT_ROOT, tm, sizeof(tm)));
 	printf("cycles: N exact, ~N split between functions by instructions, "
@@ -357,9 +368,11 @@ static int calls_no_tsc(const struct calls_cmd *cc, const struct ct *ct,
 static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 			uint64_t to)
 {
+	const struct img *img = &cc->t->streams[cc->idx].img;
+	struct ctx_range *keep = NULL, range = { from, to };
 	struct ctjob job;
-	struct ctx_range *keep = NULL;
 	size_t nkeep = 0;
+	uint64_t psb;
 	int rc = 1, r;
 
 	memset(&job, 0, sizeof(job));
@@ -369,6 +382,16 @@ static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 	job.tm = cc->tm;
 	job.from = from;
 	job.to = to;
+	/* a decode starts at a PSB: from the one at or before FROM, else
+	 * what [FROM, the PSB after) decided was lost (all of a range
+	 * without a PSB); only what packets in [FROM, TO) decide counts */
+	if (!img_find_psb_before(img, from + 1, &psb) && psb < from) {
+		job.from = psb;
+		job.restricted = 1;
+		job.keep = &range;
+		job.nkeep = 1;
+	}
+	cc->no_psb = job.from == from && img_find_psb_before(img, to, &psb) != 0;
 	if (ctx_filter_active(&cc->filter)) {
 		if (ctx_ranges_in(cc->ctx_feed, &cc->filter, cc->idx, from, to, &keep,
 				  &nkeep) < 0) {
@@ -396,7 +419,7 @@ static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 		esc_line(stderr, CALLS_PROG, "%s: %s", path, pte_strerror(r));
 		goto out;
 	}
-	cc->no_tsc = calls_no_tsc(cc, job.ct, from, to);
+	cc->no_tsc = calls_no_tsc(cc, job.ct, job.from, to);
 	calls_print(cc, job.ct, from, to);
 	rc = 0;
 	if (fflush(stdout) || ferror(stdout)) {
@@ -428,10 +451,10 @@ int cmd_calls_main(int argc, char **argv)
 "\n"
 "Print the call tree of the instructions TRACE says were executed (as\n"
 "`ptbrowse flow` decodes them) and the functions that took the most cycles,\n"
-"instructions and calls.  FROM and TO are stream offsets: decoding starts\n"
-"at the first PSB at or after FROM and stops before TO.  REGION is a region\n"
-"of the trace's marks (ptbrowse marks lists them), or a mark or bookmark,\n"
-"from there to the end.\n",
+"instructions and calls.  FROM and TO are stream offsets: what the packets\n"
+"in [FROM, TO) decide, decoded from the PSB at or before FROM.  REGION is a\n"
+"region of the trace's marks (ptbrowse marks lists them), or a mark or\n"
+"bookmark, from there to the end.\n",
 		groups, 3 };
 
 	memset(&cc, 0, sizeof(cc));

@@ -119,12 +119,14 @@ grep -Eq ' (matmul|sorter|word_hash)$' "$tmp/h" && bad "--comm hasher: another t
 grep -q 'nothing in stream' "$tmp/err" || bad "--comm nosuch: not said"
 
 # a sub-range of cpu0's raw stream (its code from --raw dumps): flow's
-# instructions there.  The range is taken from the recording, whose
+# instructions decided there (calls decodes from the PSB at or before its
+# start, flow's range from the PSB after: flow --offset of the range from
+# the PSB before is counted).  The range is taken from the recording, whose
 # streams' sizes follow ptrecord's scheduling (cpu0 has had 11 to 28 KiB;
 # a fixed quarter of it could hold a PSB only at its end, 307
 # instructions): from halfway between the first two PSBs (not a packet
 # boundary one can count on) to the end of the second PSB's segment, so it
-# starts unsynced and holds a whole segment, thousands of instructions
+# starts between PSBs and holds a whole segment, thousands of instructions
 # (half a one was under 1000 once record.sh put an MTC every 100 cycles).
 raw=$tmp/rec/trace.cpu0
 size=$(wc -c <"$raw")
@@ -134,12 +136,15 @@ range=$("$PTBROWSE" dump "$raw" | awk -v size="$size" '
 		return v }
 	$2 == "psb" { p[n++] = hex($1) }
 	END { if (n < 2) exit; e = n > 2 ? p[2] : size
-		printf "0x%x 0x%x\n", p[0] + int((p[1] - p[0]) / 2), e }')
-[ -n "$range" ] || { bad "range: cpu0's stream ($size bytes) has fewer than two PSBs"; range="0x0 0x0"; }
-from=${range% *} to=${range#* }
+		printf "0x%x 0x%x 0x%x\n", p[0], p[0] + int((p[1] - p[0]) / 2), e }')
+[ -n "$range" ] || { bad "range: cpu0's stream ($size bytes) has fewer than two PSBs"; range="0x0 0x0 0x0"; }
+set -- $range
+psb=$1 from=$2 to=$3
 set -- $(sed -n "s|^--raw \(.*\)|--raw $tmp/rec/\1|p" "$tmp/rec/trace.options")
 "$PTBROWSE" calls "$@" "$raw:$from-$to" >"$tmp/r" 2>"$tmp/err" || bad "calls range: $(cat "$tmp/err")"
-want=$("$PTBROWSE" flow "$@" "$raw:$from-$to" 2>/dev/null | grep -vc '^\[')
+want=$("$PTBROWSE" flow --offset --insn-only "$@" "$raw:$psb-$to" 2>/dev/null |
+	awk -v a="$(printf '%016x' "$from")" -v b="$(printf '%016x' "$to")" '
+	$2 !~ /^\[/ && $1 "" >= a "" && $1 "" < b "" { n++ } END { print n + 0 }')
 [ "$want" -gt 1000 ] || bad "range: flow has $want instructions"
 [ "$(total "$tmp/r")" = "$want" ] || bad "range: $(total "$tmp/r") instructions, flow has $want"
 grep -q "^raw \[$from, $to)" "$tmp/r" || bad "range: header"

@@ -10,6 +10,7 @@
 #include "calltree.h"
 #include "cmd.h"
 #include "code.h"
+#include "ctx.h"
 #include "ctjob.h"
 #include "funcs.h"
 #include "funcs_idx.h"
@@ -40,6 +41,10 @@ static struct {
 	struct ctjob job;	/* the tree built or being built */
 	int job_on;		/* job holds a started job (release it) */
 	const struct img *img;	/* the stream it decodes */
+	uint64_t from, to;	/* the range asked for (the job's decode
+				 * starts at the PSB at or before from) */
+	struct ctx_range keep;	/* the job's, if restricted */
+	int nopsb;		/* no PSB before to: nothing decodable */
 	char what[160];		/* "the window", "region NAME", ... */
 	enum ct_order order;
 	uint8_t *open;		/* per node: its children are shown */
@@ -184,8 +189,8 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 	 * without the time model's state at its start, which the index now
 	 * has: its first cycles are known now) */
 	if (fv.job_on && atomic_load(&fv.job.finished) && !fv.job.result &&
-	    fv.img == ui->img && fv.job.from == from && fv.job.to == to &&
-	    (fv.job.have_carry || funcs_sum_carry(ui, from, &carry))) {
+	    fv.img == ui->img && fv.from == from && fv.to == to &&
+	    (fv.job.have_carry || funcs_sum_carry(ui, fv.job.from, &carry))) {
 		snprintf(fv.what, sizeof(fv.what), "%s", what);
 		view_push(&ui->vs, &funcs_view, NULL);
 		return UI_DRAW_ALL;
@@ -196,9 +201,9 @@ static int fv_start(struct ui *ui, uint64_t from, uint64_t to, const char *what)
 	fv.job.stream = ui->stream_no;
 	fv.job.set = set;
 	fv.job.tm = &ui->tmcfg;
-	fv.job.from = from;
-	fv.job.to = to;
-	fv.job.have_carry = !funcs_sum_carry(ui, from, &fv.job.carry);
+	fv.from = from;
+	fv.to = to;
+	funcs_sum_range(ui, &fv.job, &fv.keep, from, to, &fv.nopsb);
 	fv.job.ci = funcs_idx(ui);
 	fv.img = ui->img;
 	snprintf(fv.what, sizeof(fv.what), "%s", what);
@@ -453,11 +458,11 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 	static const char *const orders[] = { "cycles", "insns", "calls" };
 	const struct ct *ct = fv_tree();
 	uint64_t d = atomic_load(&fv.job.done), tot = fv.job.to - fv.job.from;
-	char cyc[48], tm[48], ins[48];
+	char cyc[48], tm[48], ins[64];
 	int k;
 
 	k = snprintf(buf, size, " functions of %s [0x%" PRIx64 ", 0x%" PRIx64 "): ", fv.what,
-		     fv.job.from, fv.job.to);
+		     fv.from, fv.to);
 	if (k < 0 || (size_t)k >= size)
 		return;
 	if (!ct && fv.job_on && !atomic_load(&fv.job.finished)) {
@@ -470,15 +475,17 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 		return;
 	}
 	fv_time(ui, ct, CT_ROOT, tm, sizeof(tm));
-	/* the flow broke and nothing was decoded: not an empty range */
-	if (!ct_node(ct, CT_ROOT)->insns && ct_breaks(ct))
-		snprintf(ins, sizeof(ins), "no code decoded (%" PRIu64 " breaks)",
-			 ct_breaks(ct));
-	else
+	/* nothing could be decoded, or the flow broke and nothing was:
+	 * not an empty range, and its cycles are not 0 but unknown */
+	if (ct_node(ct, CT_ROOT)->insns ||
+	    !*funcs_sum_none(ct, fv.nopsb, ins, sizeof(ins))) {
 		snprintf(ins, sizeof(ins), "%" PRIu64 " insns", ct_node(ct, CT_ROOT)->insns);
+		ct_sum_str(&ct_node(ct, CT_ROOT)->total, cyc, sizeof(cyc));
+	} else {
+		snprintf(cyc, sizeof(cyc), "?");
+	}
 	/* (the heading's "time≈" is the title's too) */
-	snprintf(buf + k, size - (size_t)k, "%s, cycles %s, %s%s%s%s  by %s", ins,
-		 ct_sum_str(&ct_node(ct, CT_ROOT)->total, cyc, sizeof(cyc)),
+	snprintf(buf + k, size - (size_t)k, "%s, cycles %s, %s%s%s%s  by %s", ins, cyc,
 		 timefmt_estimated(ui) && strcmp(tm, "?") ?
 		 screen_glyph(ui, "time≈ ", "time~ ") : "", tm,
 		 fv.job.result == -pte_canceled ? "  STOPPED: partial" : "",
@@ -523,7 +530,9 @@ static void funcs_draw(struct ui *ui, struct view *v)
 	attrset(A_NORMAL);
 	if (ct && !fv.nrows)
 		screen_put(FV_HEAD, 1, ui->cols - 1, fv.job.result == -pte_sigbus ?
-			   "(the trace shrank)" : ct_breaks(ct) ?
+			   "(the trace shrank)" : fv.nopsb ?
+			   "(no code decoded: no PSB before the range's end)" :
+			   ct_breaks(ct) ?
 			   "(no instructions decoded: the flow broke)" :
 			   "(no instructions in the range)");
 	status_draw(ui);

@@ -5,11 +5,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "calltree.h"
 #include "code.h"
 #include "ctjob.h"
 #include "ctsum.h"
+#include "ctx.h"
 #include "funcs_idx.h"
 #include "funcs_sum.h"
+#include "image.h"
+#include "index.h"
 #include "screen.h"
 #include "ui.h"
 
@@ -21,6 +25,9 @@ static struct fs_slot {
 	struct ctjob job;
 	int on;				/* job was started (release it) */
 	const struct img *img;		/* the stream it decodes */
+	uint64_t from, to;		/* the range asked for */
+	struct ctx_range keep;		/* the job's, if restricted */
+	int nopsb;			/* no PSB before its end */
 } fs[2];
 
 int funcs_sum_busy(void)
@@ -77,6 +84,41 @@ int funcs_sum_carry(struct ui *ui, uint64_t from, struct tm_carry *c)
 	return idx_seek_carry(ui->idx, k, c) ? -1 : 0;
 }
 
+void funcs_sum_range(struct ui *ui, struct ctjob *j, struct ctx_range *keep,
+		     uint64_t from, uint64_t to, int *nopsb)
+{
+	struct idx_seek sk;
+	uint64_t psb = from;
+	size_t seg;
+
+	if (ui->idx && !idx_find(ui->idx, from, &seg) && !idx_seek(ui->idx, seg, &sk))
+		psb = sk.offset;
+	else if (img_find_psb_before(ui->img, from + 1, &psb))
+		psb = from;
+	j->from = psb;
+	j->to = to;
+	j->restricted = psb < from;
+	if (psb < from) {
+		keep->from = from;
+		keep->to = to;
+		j->keep = keep;
+		j->nkeep = 1;
+	}
+	*nopsb = psb == from && img_find_psb_before(ui->img, to, &psb) != 0;
+	j->have_carry = !funcs_sum_carry(ui, j->from, &j->carry);
+}
+
+const char *funcs_sum_none(const struct ct *ct, int nopsb, char *buf, size_t size)
+{
+	if (nopsb)
+		snprintf(buf, size, "no code decoded (no PSB before its end)");
+	else if (ct_breaks(ct))
+		snprintf(buf, size, "no code decoded (%" PRIu64 " breaks)", ct_breaks(ct));
+	else
+		snprintf(buf, size, "%s", "");
+	return buf;
+}
+
 /* Make sure slot @s holds or builds the tree of [@from, @to). */
 static void fs_want(struct ui *ui, struct fs_slot *s, const struct imgset *set,
 		    uint64_t from, uint64_t to)
@@ -85,8 +127,8 @@ static void fs_want(struct ui *ui, struct fs_slot *s, const struct imgset *set,
 
 	/* (a tree made before the index had the time model's state at its
 	 * start is made again once it has: its first cycles are known) */
-	if (s->on && s->img == ui->img && s->job.from == from && s->job.to == to &&
-	    (s->job.have_carry || funcs_sum_carry(ui, from, &c)))
+	if (s->on && s->img == ui->img && s->from == from && s->to == to &&
+	    (s->job.have_carry || funcs_sum_carry(ui, s->job.from, &c)))
 		return;
 	if (s->on)
 		ctjob_release(&s->job);
@@ -96,9 +138,11 @@ static void fs_want(struct ui *ui, struct fs_slot *s, const struct imgset *set,
 	s->job.stream = ui->stream_no;
 	s->job.set = set;
 	s->job.tm = &ui->tmcfg;
-	s->job.from = from;
-	s->job.to = to < ui->img->size ? to : ui->img->size;
-	s->job.have_carry = !funcs_sum_carry(ui, from, &s->job.carry);
+	s->from = from;
+	s->to = to;
+	if (to > ui->img->size)
+		to = ui->img->size;
+	funcs_sum_range(ui, &s->job, &s->keep, from < to ? from : to, to, &s->nopsb);
 	s->job.ci = funcs_idx(ui);
 	s->img = ui->img;
 	if (s->job.from >= s->job.to || ctjob_start(&s->job) < 0) {
@@ -127,11 +171,21 @@ static const char *fs_state(const struct fs_slot *s, const char *name, char *buf
 	return buf;
 }
 
+/* Why slot @s's tree has no instructions (see funcs_sum_none()). */
+static const char *fs_none(const struct fs_slot *s, char *buf, size_t size)
+{
+	funcs_sum_none(s->job.ct, s->nopsb, buf, size);
+	if (!*buf)
+		snprintf(buf, size, "no instructions in the range");
+	return buf;
+}
+
 /* The box's lines into @l.  Returns their count. */
 static int fs_lines(struct ui *ui, int h, const char *name, const char *name2,
 		    char (*l)[CTSUM_LINE])
 {
 	const struct ct *b = name2 ? fs[1].job.ct : NULL;
+	char none[64];
 	int n = 0, each;
 
 	if (fs_state(&fs[0], name, l[n], CTSUM_LINE))
@@ -143,8 +197,11 @@ static int fs_lines(struct ui *ui, int h, const char *name, const char *name2,
 			 fs[0].job.result == -pte_canceled ||
 			 fs[1].job.result == -pte_canceled ? "  (stopped: partial)" : "");
 	else
-		snprintf(l[n++], CTSUM_LINE, "functions of %.100s%s", name,
-			 fs[0].job.result == -pte_canceled ? "  (stopped: partial)" : "");
+		snprintf(l[n++], CTSUM_LINE, "functions of %.80s%s%s%.40s", name,
+			 fs[0].job.result == -pte_canceled ? "  (stopped: partial)" : "",
+			 ct_node(fs[0].job.ct, CT_ROOT)->insns ? "" : ": ",
+			 ct_node(fs[0].job.ct, CT_ROOT)->insns ? "" :
+			 fs_none(&fs[0], none, sizeof(none)));
 	/* by cycles, then by instructions: each a head and its rows */
 	each = (h - 1) / 2 - 1;
 	if (each < 1)

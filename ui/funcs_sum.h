@@ -10,7 +10,9 @@
 
 #include <stdint.h>
 
+struct ct;
 struct ctjob;
+struct ctx_range;
 struct tm_carry;
 struct ui;
 
@@ -19,6 +21,20 @@ struct ui;
  * the range's first packet as the browser's panes know them.
  * Returns 0 and sets *@c, or -1 without an index or its time pass there. */
 int funcs_sum_carry(struct ui *ui, uint64_t from, struct tm_carry *c);
+
+/* Set job @j's range to [@from, @to) of the browser's stream: decoded
+ * from the PSB at or before @from (a decode starts at a PSB: from the one
+ * after, what [@from, it) decided was lost, all of a range without one),
+ * counting only what packets in [@from, @to) decide (@keep, which must
+ * outlive the job, then holds the range), with the time model's state
+ * at that PSB (funcs_sum_carry()).  *@nopsb: 1 if no PSB starts before
+ * @to, so nothing can be decoded (its tree is empty, not exact 0s). */
+void funcs_sum_range(struct ui *ui, struct ctjob *j, struct ctx_range *keep,
+		     uint64_t from, uint64_t to, int *nopsb);
+
+/* Why a finished tree @ct has no instructions, into @buf: "no code
+ * decoded (...)" where none could be, "" where the range decided none. */
+const char *funcs_sum_none(const struct ct *ct, int nopsb, char *buf, size_t size);
 
 /* Wait for job @j's tree: as long as it takes in --script mode, else
  * up to 50 ms (the code index makes most in less). */
