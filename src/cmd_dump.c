@@ -869,8 +869,9 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 	if (a->stream) {
 		idx = trace_find_stream(t, a->stream);
 		if (idx < 0) {
-			esc_line(stderr, "ptbrowse dump: ", "%s: no stream '%s'",
-				name, a->stream);
+			esc_line(stderr, "ptbrowse dump: ", "%s: no stream '%s' "
+				 "(it has %s)", name, a->stream,
+				 perfdata_stream_list(t, err, sizeof(err)));
 			return 1;
 		}
 	} else if (t->nstreams > 1) {

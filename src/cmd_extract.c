@@ -151,12 +151,19 @@ static int extract_one(const struct trace *t, size_t idx, const char *dir,
 		return -1;
 	}
 	perfdata_ptdump_options(&s->timing, opts, sizeof(opts));
+	/* the empty last span of a lost end (perfdata_end_loss()) joins
+	 * nothing: said apart */
 	for (i = 0; i < s->img.nspans; i++)
-		gaps += s->img.spans[i].gap_before;
+		gaps += s->img.spans[i].gap_before &&
+			(s->img.spans[i].size || i + 1 < s->img.nspans);
 	if (gaps)
 		esc_line(stderr, "ptbrowse extract: ", "%s: stream %s has %" PRIu64
 			" gap(s) (lost or overlapping data); %s joins them",
 			t->path, s->name, gaps, path);
+	if (perfdata_end_loss(t, (int)idx))
+		esc_line(stderr, "ptbrowse extract: ", "%s: stream %s ends where "
+			 "data was lost: %s", t->path, s->name,
+			 perfdata_end_loss(t, (int)idx));
 	/* A file name may hold any byte: escaped, as in every message. */
 	esc_fputs(stdout, path);
 	printf(" %" PRIu64 " bytes%s%s\n", s->img.size,
@@ -243,8 +250,11 @@ int cmd_extract_main(int argc, char **argv)
 	if (stream) {
 		idx = trace_find_stream(t, stream);
 		if (idx < 0) {
-			esc_line(stderr, "ptbrowse extract: ", "%s: no stream '%s'",
-				path, stream);
+			char have[512];
+
+			esc_line(stderr, "ptbrowse extract: ", "%s: no stream '%s' "
+				 "(it has %s)", path, stream,
+				 perfdata_stream_list(t, have, sizeof(have)));
 			goto out_close;
 		}
 		if (extract_one(t, (size_t)idx, dir, base) < 0)

@@ -817,7 +817,9 @@ static int flow_open(struct trace **tp, const char *path, const char *stream,
 	if (stream) {
 		*idx = trace_find_stream(t, stream);
 		if (*idx < 0) {
-			esc_line(stderr, "ptbrowse flow: ", "%s: no stream '%s'", path, stream);
+			esc_line(stderr, "ptbrowse flow: ", "%s: no stream '%s' (it "
+				 "has %s)", path, stream,
+				 perfdata_stream_list(t, err, sizeof(err)));
 			return -1;
 		}
 	} else if (t->nstreams > 1) {

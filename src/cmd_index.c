@@ -621,8 +621,11 @@ int cmd_index_main(int argc, char **argv)
 	/* looked up once: per stream it was quadratic in their number */
 	si = stream ? trace_find_stream(t, stream) : -1;
 	if (stream && si < 0) {
-		esc_line(stderr, "ptbrowse index: ", "%s: no stream '%s'",
-			t->path, stream);
+		char have[512];
+
+		esc_line(stderr, "ptbrowse index: ", "%s: no stream '%s' (it has "
+			 "%s)", t->path, stream,
+			 perfdata_stream_list(t, have, sizeof(have)));
 		status = 1;	/* as dump, marks, export */
 	}
 	for (i = 0; i < t->nstreams && !interrupted && !status; i++) {

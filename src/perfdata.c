@@ -120,6 +120,11 @@ static int perfdata_grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+int perfdata_is_swapped(const uint8_t *map, uint64_t size)
+{
+	return map && size >= 8 && rd64(map) == PD_MAGIC_SWAPPED;
+}
+
 int perfdata_is(const uint8_t *map, uint64_t size)
 {
 	uint64_t hsize;
@@ -1148,8 +1153,9 @@ int perfdata_load(struct trace *t, char *err, size_t errlen)
 	mode = perfdata_is(t->map, t->size);
 	if (!mode) {
 		ret = perfdata_fail(st, 0, pte_bad_file,
-			      t->size >= 8 && rd64(t->map) == PD_MAGIC_SWAPPED ?
-			      "a big-endian perf.data file (not supported)" :
+			      perfdata_is_swapped(t->map, t->size) ?
+			      "byte-swapped perf.data is not supported (a "
+			      "big-endian machine's \"2ELIFREP\" magic)" :
 			      "not a perf.data file (no PERFILE2 magic)");
 		goto out_free;
 	}
@@ -1261,6 +1267,31 @@ int perfdata_empty_why(const struct trace *t, int stream, char *buf,
 			 "none", t->path, t->streams[stream].name,
 			 st->streams[stream].last_rec);
 	return 1;
+}
+
+const char *perfdata_stream_list(const struct trace *t, char *buf,
+				 size_t size)
+{
+	size_t i, at = 0, n = t ? t->nstreams : 0;
+	char more[40];
+
+	if (!size)
+		return buf;
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(t->streams[i].name) + (i ? 2 : 0);
+
+		snprintf(more, sizeof(more), ", ... %zu more", n - i);
+		/* room for this one and, unless last, the count after it */
+		if (at + len + (i + 1 < n ? strlen(more) : 0) >= size) {
+			if (at + strlen(more) < size)
+				snprintf(buf + at, size - at, "%s", more);
+			break;
+		}
+		at += (size_t)snprintf(buf + at, size - at, "%s%s", i ? ", " : "",
+				       t->streams[i].name);
+	}
+	return buf;
 }
 
 const struct perfdata_info *perfdata_info(const struct trace *t)

@@ -107,6 +107,11 @@ struct perfdata_info {
  * alone), 2 for pipe mode, 0 if not a perf.data file. */
 int perfdata_is(const uint8_t *map, uint64_t size);
 
+/* Whether @map (@size bytes) starts with perf.data's magic byte-swapped
+ * (written on a big-endian machine): not read, but perfdata_load() says
+ * so rather than the file being taken for a raw trace. */
+int perfdata_is_swapped(const uint8_t *map, uint64_t size);
+
 /* Read the perf.data file mapped at t->map (t->size bytes, t->path for
  * messages) and set t->kind, t->streams, t->nstreams and t->perf.  On
  * failure writes one line naming the file and the offset into @err and
@@ -134,6 +139,12 @@ const char *perfdata_end_loss(const struct trace *t, int stream);
  * such stream; @buf untouched). */
 int perfdata_empty_why(const struct trace *t, int stream, char *buf,
 		       size_t size);
+
+/* The streams @t has, for a --stream that names none: "cpu0, cpu3" (cut
+ * with ", ... N more" where @size bytes do not hold them) into @buf.
+ * Returns @buf. */
+const char *perfdata_stream_list(const struct trace *t, char *buf,
+				 size_t size);
 
 /* The recording's facts, or NULL if @t is not a loaded perf.data. */
 const struct perfdata_info *perfdata_info(const struct trace *t);

@@ -104,7 +104,8 @@ static int load_body(void *arg)
 	struct trace *t = a->t;
 	int r;
 
-	if (perfdata_is(t->map, t->size))
+	/* a byte-swapped one too: perfdata_load() says it is not read */
+	if (perfdata_is(t->map, t->size) || perfdata_is_swapped(t->map, t->size))
 		return perfdata_load(t, a->err, a->errlen);
 	r = open_raw(t);
 	return r < 0 ? r : raw_timing(t, a->err, a->errlen);

@@ -371,8 +371,10 @@ static void streams_ui_row(struct ui *ui, size_t i, char *buf, size_t size)
 		ng += s->img.spans[k].gap_before;
 	if (ng)
 		snprintf(gaps, sizeof(gaps), "  %zu gap%s", ng, ng == 1 ? "" : "s");
-	snprintf(buf, size, "%-10s cpu %-4d %12" PRIu64 " bytes  %6" PRIu64 "%s PSBs%s%s%s",
-		 s->name, s->cpu, s->img.size, n, more ? "+" : "",
+	/* a per-thread stream has no CPU: its thread instead */
+	snprintf(buf, size, "%-10s %s %-4d %12" PRIu64 " bytes  %6" PRIu64 "%s PSBs%s%s%s",
+		 s->name, s->cpu < 0 && s->tid >= 0 ? "tid" : "cpu",
+		 s->cpu < 0 && s->tid >= 0 ? s->tid : s->cpu, s->img.size, n, more ? "+" : "",
 		 s->snapshot ? "  snapshot" : "", gaps,
 		 i == (size_t)ui->stream_no ? "  (current)" : "");
 }
