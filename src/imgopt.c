@@ -116,6 +116,30 @@ const struct opt imgopt_opts[] = {
 	{ 0 }
 };
 
+/* Whether @spec is FILE:ADDR as mi_add_raw() parses it, before any file
+ * is read: a bad one is a usage error (exit 2), also in the browser,
+ * which loads its dumps only once the screen is up.  Returns 0, or -1
+ * with mi_add_raw()'s message in @err. */
+static int imgopt_raw_syntax(const char *spec, char *err, size_t errlen)
+{
+	const char *colon = strrchr(spec, ':');
+	char *end;
+
+	if (!colon || colon == spec || !colon[1]) {
+		snprintf(err, errlen, "--raw %s: expected FILE:ADDR (e.g. code.bin:0x400000)",
+			 spec);
+		return -1;
+	}
+	errno = 0;
+	(void)strtoull(colon + 1, &end, 0);
+	if (errno || *end || colon[1] == '-') {
+		snprintf(err, errlen, "--raw %s: bad address '%s' (expected a number "
+			 "such as 0x400000)", spec, colon + 1);
+		return -1;
+	}
+	return 0;
+}
+
 int imgopt_take(const struct opt_cmd *cmd, void *ctx, const struct opt *opt,
 		const char *val)
 {
@@ -128,6 +152,10 @@ int imgopt_take(const struct opt_cmd *cmd, void *ctx, const struct opt *opt,
 	}
 	switch (opt->id) {
 	case IO_RAW:
+		if (imgopt_raw_syntax(val, err, sizeof(err)) < 0) {
+			opt_error(cmd, "%s", err);
+			return -ERANGE;		/* reported: exit 2 */
+		}
 		if (!o->mi)
 			break;
 		/* loaded now, so that a bad dump is reported before the

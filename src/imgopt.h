@@ -69,7 +69,8 @@ extern const struct opt imgopt_opts[];
  * one is set (a bad one is reported before the trace is opened), else
  * kept for imgopt_load().
  * Returns 0 if taken.
- * Returns -ERANGE after reporting an empty value (a usage error, exit 2).
+ * Returns -ERANGE after reporting an empty value, or a --raw that is not
+ * FILE:ADDR (usage errors, exit 2; checked also when the dump is kept).
  * Returns -EIO after reporting a --raw dump that cannot be loaded.
  * Returns -ENOMEM after reporting it. */
 int imgopt_take(const struct opt_cmd *cmd, void *ctx, const struct opt *opt,

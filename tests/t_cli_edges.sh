@@ -127,4 +127,19 @@ run "$PTBROWSE" export a.pt 0 0x10000 -o out.pt
 [ $rc -eq 0 ] && cmp -s a.pt out.pt && ok "export 0 0x10000 (the end) writes it all" ||
 	bad "export 0 0x10000: exit $rc, $(cat "$tmp/err")"
 
+# A --raw that is not FILE:ADDR is a usage error (exit 2) in flow, calls
+# and the browser, before the trace or the screen; a dump that cannot be
+# read stays exit 1.
+run "$PTBROWSE" flow --raw code.bin a.pt
+want 2 "ptbrowse flow: --raw code.bin: expected FILE:ADDR (e.g. code.bin:0x400000)" \
+	"flow --raw FILE"
+run "$PTBROWSE" calls --raw foo:bar a.pt
+want 2 "ptbrowse calls: --raw foo:bar: bad address 'bar' (expected a number such as 0x400000)" \
+	"calls --raw FILE:word"
+run "$PTBROWSE" --no-state --raw foo:bar --script keys a.pt
+want 2 "ptbrowse: --raw foo:bar: bad address 'bar' (expected a number such as 0x400000)" \
+	"browser --raw FILE:word"
+run "$PTBROWSE" flow --raw nosuch:0x1000 a.pt
+want 1 "ptbrowse flow: nosuch: No such file or directory" "flow --raw NOSUCH:ADDR"
+
 exit $fail

@@ -170,8 +170,17 @@ bad() {
 bad "nothere.bin: No such file or directory" --raw "$tmp/nothere.bin:0x400000"
 bad "overlaps $dir/unzip.0x400000.bin at 0x400000-0x426fff" \
 	--raw "$dir/unzip.0x400000.bin:0x400000" --raw "$dir/foo.0x7ffff7819000.bin:0x401000"
-bad "bad address 'zz'" --raw "$dir/unzip.0x400000.bin:zz"
-bad "expected FILE:ADDR" --raw "$dir/unzip.0x400000.bin"
+# a --raw that is not FILE:ADDR is a usage error, exit 2 (was 1)
+for raw in "$dir/unzip.0x400000.bin:zz" "$dir/unzip.0x400000.bin"; do
+	"$PTBROWSE" flow --raw "$raw" "$dir/unzip_trace.pt" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+	   ! grep -q -- "bad address 'zz'\|expected FILE:ADDR" "$tmp/err"; then
+		echo "FAIL flow --raw $raw: exit $rc, stderr: $(cat "$tmp/err")"; fail=1
+	else
+		echo "ok   $(cat "$tmp/err") (exit 2)"
+	fi
+done
 printf -- '--raw nothere.bin:0x1000\n' >"$tmp/x.options"
 bad "x.options:1: $tmp/nothere.bin: No such file" --options "$tmp/x.options"
 # every image option is taken from the file (only --raw was: "--elf a.out"
