@@ -13,10 +13,12 @@
  * line says where its description starts. */
 #define HELP_HANG 4
 
-/* What the pager shows (UI_PAGER_*) and its first row. */
+/* What the pager shows (UI_PAGER_*), its first row, and the width that
+ * row was counted at (the rows of a line depend on it). */
 static struct {
 	int what;
 	int top;
+	int w;
 } help_st;
 
 /* Line @n of the message log, oldest first; 0, or -1 past the end. */
@@ -425,15 +427,53 @@ static int help_nrows(const struct ui *ui, int w, int l, int *row_of)
 	return rows;
 }
 
-static void help_draw(struct ui *ui, struct view *v)
+/* The logical line that row @r at width @w belongs to (the last line if
+ * @r is past the end). */
+static int help_line_at(const struct ui *ui, int r, int w)
 {
-	int y, n = help_nrows(ui, ui->cols, 0, NULL);
+	char line[512];
+	int n, b, hang;
 
-	if (help_st.top > n - 1)
-		help_st.top = n - 1;
+	help_index(ui);
+	for (n = 0; !help_line(ui, n, line, sizeof(line), &b, &hang); n++) {
+		r -= help_wrap(line, w, hang, 0, NULL, 0);
+		if (r < 0)
+			return n;
+	}
+	return n ? n - 1 : 0;
+}
+
+/* The rows the pager shows: all but the status line. */
+static int help_shown(const struct ui *ui)
+{
+	return ui->rows > 2 ? ui->rows - 1 : 1;
+}
+
+/* Keep the first row in the text at the screen's width: after a resize
+ * the line that was at the top starts the screen (rows are counted anew
+ * at the new width), and the last screen is full, not one line over
+ * blank rows.  Returns the pager's rows. */
+static int help_fit(const struct ui *ui)
+{
+	int n;
+
+	if (help_st.w && help_st.w != ui->cols)
+		help_nrows(ui, ui->cols, help_line_at(ui, help_st.top, help_st.w),
+			   &help_st.top);
+	help_st.w = ui->cols;
+	n = help_nrows(ui, ui->cols, 0, NULL);
+	if (help_st.top > n - help_shown(ui))
+		help_st.top = n - help_shown(ui);
 	if (help_st.top < 0)
 		help_st.top = 0;
-	for (y = 0; y < ui->rows - 1; y++) {
+	return n;
+}
+
+static void help_draw(struct ui *ui, struct view *v)
+{
+	int y, n = help_fit(ui);
+
+	for (y = 0; y < help_shown(ui); y++) {
 		char buf[512];
 		int bold;
 
@@ -460,6 +500,7 @@ static int help_key(struct ui *ui, struct view *v, int key)
 {
 	int page = ui->rows > 3 ? ui->rows - 2 : 1;
 
+	help_fit(ui);
 	switch (key) {
 	case 'q': case 27: case KEY_F(1): case 'H':
 		view_close(&ui->vs, v->ops);
@@ -480,7 +521,7 @@ static int help_key(struct ui *ui, struct view *v, int key)
 		help_st.top = 0;
 		break;
 	case 'G': case KEY_END: case '>':
-		help_st.top = help_nrows(ui, ui->cols, 0, NULL) - page;
+		help_st.top = help_nrows(ui, ui->cols, 0, NULL) - help_shown(ui);
 		break;
 	default:
 		break;
@@ -503,6 +544,7 @@ void help_open(struct ui *ui, int what, int top)
 	/* @top is a line; the pager counts rows, some lines taking more */
 	help_nrows(ui, ui->cols, top < 0 ? 0 : top, &row);
 	help_st.top = row;
+	help_st.w = ui->cols;
 	view_push(&ui->vs, &help_view, NULL);
 }
 
@@ -525,7 +567,7 @@ static int help_cmd(struct ui *ui, const struct cmd_args *a)
 static int help_messages_cmd(struct ui *ui, const struct cmd_args *a)
 {
 	help_open(ui, UI_PAGER_MESSAGES, 0);
-	help_st.top = help_nrows(ui, ui->cols, 0, NULL) - (ui->rows - 2);
+	help_st.top = help_nrows(ui, ui->cols, 0, NULL) - help_shown(ui);
 	return UI_DRAW_ALL;
 }
 
