@@ -21,6 +21,7 @@
 #include "pane_code.h"
 #include "screen.h"
 #include "search_ui.h"
+#include "sym_ui.h"
 #include "symfmt.h"
 #include "ui.h"
 
@@ -524,8 +525,9 @@ static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
 
 /* The payload of packet row @row as the packet pane has it: an IP
  * packet's function with symbols on ("3: main+0x0"), in its 20 columns
- * (pane_packets.c's rule; this pane's own symbols, the address space its
- * decoder gives the packet), else ptdump's words. */
+ * as the packet pane fits it (sym_ui_ip(): the name's middle cut, the
+ * whole offset kept; a name cut at the end lost the offset, and what
+ * was left read as another address), else ptdump's words. */
 static void pc_payload(struct ui *ui, const struct win_row *row, char *buf,
 		       size_t size)
 {
@@ -533,10 +535,9 @@ static void pc_payload(struct ui *ui, const struct win_row *row, char *buf,
 	char sym[18];
 
 	if ((t == PKT_TIP || t == PKT_TIP_PGE || t == PKT_TIP_PGD || t == PKT_FUP) &&
-	    (ui->pk_cols & UI_PK_SYM) && (row->flags & WIN_F_HAVE_IP) &&
-	    row->ip_bits == 64 && row->pkt.u.ip.ipc != PKT_IPC_SUPPRESSED &&
-	    symfmt_ip(code_symfmt(ui), code_dec_asid(code_dec(ui), row->pkt.offset),
-		      row->ip, 0, sym, sizeof(sym))[0]) {
+	    (row->flags & WIN_F_HAVE_IP) && row->ip_bits == 64 &&
+	    row->pkt.u.ip.ipc != PKT_IPC_SUPPRESSED &&
+	    sym_ui_ip(ui, row->pkt.offset, row->ip, 17, sym, sizeof(sym))) {
 		snprintf(buf, size, "%c: %s", '0' + (row->pkt.u.ip.ipc & 7), sym);
 		return;
 	}
