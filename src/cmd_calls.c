@@ -295,6 +295,10 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 	if (imgopt_nmessages(cc->set) > 10)
 		esc_line(stderr, CALLS_PROG, "and %zu more files without code",
 			 imgopt_nmessages(cc->set) - 10);
+	/* as flow says it: else a tree of nothing looks like an answer */
+	if (!mi_count(cc->mi))
+		esc_line(stderr, CALLS_PROG, "no code given (--raw, --elf or a "
+			 "perf.data's files): every instruction is unknown");
 	if (ctx_new(&cc->ctx_feed, cc->t, imgopt_sb(cc->set)) < 0) {
 		esc_line(stderr, CALLS_PROG, "out of memory");
 		return 1;
