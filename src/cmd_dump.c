@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmds.h"
 #include "ctx.h"
@@ -832,6 +833,20 @@ static int dump_seek_time(struct dump_state *st, const struct trace *t,
 	return dump_resume_at(st, t, stream, psb, name);
 }
 
+/* -:NAME, when no file has that name: standard input and a region or
+ * mark NAME, as -:FROM-TO is standard input and a range
+ * (range_split_name() splits only at a regular file, which - is not). */
+static void dump_stdin_name(char *path, const char **region)
+{
+	struct stat st;
+
+	if (!strncmp(path, "-:", 2) && path[2] && !strchr(path + 2, '/') &&
+	    stat(path, &st) < 0) {
+		path[1] = 0;
+		*region = path + 2;
+	}
+}
+
 /* Open the trace @a names (TRACE, TRACE:FROM-TO or TRACE:REGION), pick its
  * stream and check the range: *@tp, *@idxp, *@from, *@to and st->img set,
  * @name the trace's name escaped for messages, and with --pid/--tid/--comm
@@ -853,8 +868,8 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 			name);
 		return 2;
 	}
-	if (!r)
-		range_split_name(a->path, &region);
+	if (!r && !range_split_name(a->path, &region))
+		dump_stdin_name(a->path, &region);
 	esc_str(name, size, a->path);
 	if (trace_open_input(tp, a->path, err, sizeof(err)) < 0) {
 		esc_line(stderr, "ptbrowse dump: ", "%s", esc_str(ebuf, sizeof(ebuf), err));

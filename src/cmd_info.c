@@ -3,6 +3,7 @@
  * streams (cpu, tid, bytes, spans, gaps, PSBs, first and last TSC) and the
  * timing configuration as ptdump options.  Text, or --json.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -562,7 +563,7 @@ int cmd_info_main(int argc, char **argv)
 		rc = 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {
-		esc_line(stderr, "ptbrowse info: ", "write error");
+		esc_line(stderr, "ptbrowse info: ", "write error: %s", strerror(errno));
 		rc = 1;
 	}
 out_free:

@@ -485,7 +485,7 @@ static int cmd_marks_list(struct marks_set *set, struct trace *t, size_t idx,
 	memset(&cm_code, 0, sizeof(cm_code));
 	rc = r < 0 ? 1 : 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		esc_line(stderr, "ptbrowse marks: ", "write error");
+		esc_line(stderr, "ptbrowse marks: ", "write error: %s", strerror(errno));
 		rc = 1;
 	}
 	return rc;

@@ -307,6 +307,8 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		/* The file by content alone is another trace's, and this one
 		 * has none of its own: say what was found. */
 		*why = errno == ENOENT && other ? other : errno == ENOENT ? "not cached" :
+		       /* $XDG_CACHE_HOME a file: there is no cache at all */
+		       errno == ENOTDIR ? "no cache directory" :
 		       errno == EINVAL || errno == EISDIR ? "not a regular file" :
 		       "cannot be read";
 		return IDXCACHE_MISS;

@@ -2,7 +2,9 @@
 # t_cli_edges -- command-line edges a review found: endless inputs
 # (--kallsyms and --script on /dev/zero or a FIFO that never sends a
 # newline hung at 100% CPU), +x.pt after "--" (a file, as for less, not
-# +GOTO).
+# +GOTO), writes over the trace's options file or the trace itself
+# (marks --export, >>), exit statuses of bad --raw and export ranges,
+# and messages that named the wrong trouble.
 set -u
 : "${BUILD:=build}"
 PTBROWSE=${PTBROWSE:-$PWD/$BUILD/ptbrowse}
@@ -141,5 +143,31 @@ want 2 "ptbrowse: --raw foo:bar: bad address 'bar' (expected a number such as 0x
 	"browser --raw FILE:word"
 run "$PTBROWSE" flow --raw nosuch:0x1000 a.pt
 want 1 "ptbrowse flow: nosuch: No such file or directory" "flow --raw NOSUCH:ADDR"
+
+# Messages: --script DIR says what it is (was "DIR:0: read error");
+# dump -:NAME is standard input and a region name, as -:FROM-TO is a
+# range (was "-:nosuch: No such file or directory"); an index cache
+# under an $XDG_CACHE_HOME that is a file is no cache, not one that
+# "cannot be read"; info and marks say why a write failed.
+run "$PTBROWSE" --no-state --script dir a.pt
+want 1 "ptbrowse: --script dir: is a directory" "--script DIR"
+"$PTBROWSE" dump -:nosuch <a.pt >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want 1 "ptbrowse dump: -: no region, mark or bookmark 'nosuch' (ptbrowse marks lists them)" \
+	"dump -:nosuch"
+: >cachefile
+XDG_CACHE_HOME=$tmp/cachefile "$PTBROWSE" index a.pt >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+[ $rc -eq 0 ] && ! grep -q "ignored" "$tmp/err" && ok "index: no cache directory is not a cache ignored" ||
+	bad "index with XDG_CACHE_HOME a file: exit $rc, $(cat "$tmp/err")"
+if [ -w /dev/full ]; then
+	printf 'm a\n' >mk
+	"$PTBROWSE" --script mk a.pt >/dev/null 2>&1 </dev/null
+	for c in info marks; do
+		"$PTBROWSE" $c a.pt >/dev/full 2>"$tmp/err" </dev/null
+		rc=$?
+		want 1 "ptbrowse $c: write error: No space left on device" "$c >/dev/full"
+	done
+fi
 
 exit $fail

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "cmds.h"
@@ -111,6 +112,7 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 		       const struct opt *opt, const char *val)
 {
 	struct options *o = ctx;
+	struct stat st;
 
 	switch (opt->id) {
 	case B_KEYMAP: o->keymap = val; o->keymap_given = 1; break;
@@ -120,7 +122,15 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 	case B_NO_STATE: o->no_state = 1; break;
 	case B_NO_INDEX: o->no_index = 1; break;
 	case B_NO_CODE_INDEX: o->no_code_index = 1; break;
-	case B_SCRIPT: o->script = val; break;
+	case B_SCRIPT:
+		o->script = val;
+		/* stdio opens a directory and fails only at the first read
+		 * ("read error"): say what it is, before the trace opens */
+		if (!stat(val, &st) && S_ISDIR(st.st_mode)) {
+			opt_error(cmd, "--script %s: is a directory", val);
+			return -EIO;
+		}
+		break;
 	case B_GOTO: o->goto_target = val; break;
 	case B_SIZE:
 		if (options_size(val, &o->cols, &o->rows) < 0) {
