@@ -298,3 +298,19 @@ int cmd_key(struct ui *ui, const struct km_result *res)
 	snprintf(line, sizeof(line), "%s %s", a.name, res->args);
 	return cmd_exec(ui, &a, line, 0);
 }
+
+int cmd_view_key(struct ui *ui, struct view *v, int key)
+{
+	struct km_state st;
+	struct km_result res;
+
+	(void)v;
+	if (!ui->km)
+		return -1;
+	km_state_reset(&st);
+	if (km_feed(ui->km, &st, KM_T_NONE, KM_T_NONE, key, &res) != KM_ACTION ||
+	    (res.action != ACTION_SUSPEND && res.action != ACTION_HELP &&
+	     res.action != ACTION_COMMAND_PROMPT))
+		return -1;
+	return cmd_key(ui, &res);
+}

@@ -31,6 +31,7 @@
 #include "tok.h"
 
 struct ui;
+struct view;
 
 /* The prompt's dialect of src/tok.h. */
 #define CMD_TOK		TOK_CESC
@@ -117,5 +118,12 @@ int cmd_line(struct ui *ui, const char *line, unsigned tok_flags);
 /* Run the action a key sequence gave (@res, KM_ACTION).  Returns
  * UI_DRAW_*. */
 int cmd_key(struct ui *ui, const struct km_result *res);
+
+/* A key in help or a list (view @v, struct view_stack's shared_key): the
+ * keys that work there as in the browser, whatever the view, are those
+ * the global keymap binds, alone, to suspend (C-z), help (F1) or
+ * command-prompt (':').  Returns UI_DRAW_* if it ran one, -1 if @key is
+ * the view's. */
+int cmd_view_key(struct ui *ui, struct view *v, int key);
 
 #endif /* CMD_H */

@@ -502,9 +502,12 @@ static int help_key(struct ui *ui, struct view *v, int key)
 
 	help_fit(ui);
 	switch (key) {
-	case 'q': case 27: case KEY_F(1): case 'H':
+	/* as in the lists (F1, if it is help's key, is cmd_view_key()'s) */
+	case 'q': case 27: case 'Q': case 7: case KEY_F(1): case 'H':
 		view_close(&ui->vs, v->ops);
 		return UI_DRAW_ALL;
+	case 3:	/* C-c: help runs nothing; what runs under it stops */
+		return cmd_line(ui, "interrupt", 0);
 	case 'j': case KEY_DOWN: case 14: case 13: case 10:
 		help_st.top++;
 		break;
@@ -554,7 +557,13 @@ static int help_cmd(struct ui *ui, const struct cmd_args *a)
 {
 	int l = !a->raw[0] ? 0 : !strcmp(a->raw, "search") ? help_search_line(ui) :
 		help_line_of(ui, action_find(a->raw));
+	struct view *top = view_top(&ui->vs);
 
+	/* its key (F1) in help closes it, as in the man page */
+	if (a->res && !a->raw[0] && top && top->ops == &help_view) {
+		view_close(&ui->vs, &help_view);
+		return UI_DRAW_ALL;
+	}
 	if (l < 0) {
 		msg_report(ui, UI_ERROR, "help: %s: no such command", a->raw);
 		return UI_DRAW_STATUS;

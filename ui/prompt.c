@@ -387,6 +387,8 @@ void prompt_init(struct ui *ui)
 	char dir[4000];
 
 	prompt_ui = ui;
+	/* ':' (and C-z, F1) in help and the lists, whichever list */
+	ui->vs.shared_key = cmd_view_key;
 	rl_readline_name = "ptbrowse";
 	rl_catch_signals = 0;
 	rl_catch_sigwinch = 0;

@@ -11,7 +11,9 @@ void prompt_open(struct ui *ui, const char *text);
 int prompt_key(struct ui *ui, int key);
 /* Whether the prompt is open. */
 int prompt_is_open(const struct ui *ui);
-/* Load and save the history file ($XDG_STATE_HOME/ptbrowse/history). */
+/* Load and save the history file ($XDG_STATE_HOME/ptbrowse/history);
+ * the keys help and the lists share (':' opens the prompt over them)
+ * given to the view stack (cmd_view_key()). */
 void prompt_init(struct ui *ui);
 void prompt_done(struct ui *ui);
 

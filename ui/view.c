@@ -97,8 +97,16 @@ void view_draw(struct view_stack *vs)
 int view_key(struct view_stack *vs, int key)
 {
 	struct view *v = view_top(vs);
+	int r;
 
-	return v && v->ops->key ? v->ops->key(vs->ui, v, key) : 0;
+	if (!v)
+		return 0;
+	/* help and the lists: the keys that work over any of them, in one
+	 * place (an overlay such as the region summary passes keys on) */
+	if (vs->shared_key && v != vs->v && (v->ops->flags & VIEW_OPAQUE) &&
+	    !(v->ops->flags & VIEW_TOPMOST) && (r = vs->shared_key(vs->ui, v, key)) >= 0)
+		return r;
+	return v->ops->key ? v->ops->key(vs->ui, v, key) : 0;
 }
 
 void view_resize(struct view_stack *vs)

@@ -54,6 +54,10 @@ struct view_stack {
 	struct ui *ui;
 	struct view v[VIEW_MAX];
 	int n;
+	/* The keys every opaque view over the bottom one (help, a list)
+	 * shares, asked before the view's own key op: returns UI_DRAW_* if
+	 * it took @key, -1 if not.  NULL: none. */
+	int (*shared_key)(struct ui *ui, struct view *v, int key);
 };
 
 /* Put view @ops on top of the stack (under any VIEW_TOPMOST view), with
@@ -81,8 +85,9 @@ struct view *view_below(struct view_stack *vs, const struct view *v);
 /* Draw the stack into stdscr: from the highest opaque view up. */
 void view_draw(struct view_stack *vs);
 
-/* Give @key to the view on top.  Returns what its key op returns
- * (UI_DRAW_*), 0 if the stack is empty. */
+/* Give @key to the view on top (an opaque view over the bottom one, not
+ * VIEW_TOPMOST: to vs->shared_key first).  Returns what its key op
+ * returns (UI_DRAW_*), 0 if the stack is empty. */
 int view_key(struct view_stack *vs, int key);
 
 /* Tell every view the screen's size changed, bottom up. */
