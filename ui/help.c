@@ -38,7 +38,7 @@ static const char *const intro[] = {
 		"",
 		"Every command also works at the ':' prompt, e.g. ':goto 50%', ':goto 0x1f40',",
 		"':save-screen FILE', ':set raw on'.  A count typed first repeats or aims a key",
-		"(3j, 50%).  The packet pane, the cycle pane and the timeline move together.",
+		NULL,	/* its examples, in the keymap's keys: help_count_line() */
 		"The mouse: the wheel scrolls, a click on a row moves the cursor there, a",
 		"drag over packet rows selects them (y yanks, | pipes), a click on the",
 		"timeline jumps there, a drag along it selects a span (z zooms to it).",
@@ -51,6 +51,8 @@ static const char *const intro[] = {
 		"",
 };
 #define NINTRO ((int)(sizeof(intro) / sizeof(intro[0])))
+/* The intro's line of count examples. */
+#define HELP_COUNT_LINE 4
 
 /* The notation of the cycle pane and the timeline (the man page's THE
  * SCREEN says the same). */
@@ -219,8 +221,6 @@ static void help_index(const struct ui *ui)
 
 	help_nidx = 0;
 	for (a = 0; a < ACTION__N; a++) {
-		if (action_table[a].flags & ACT_PREFIX)
-			continue;
 		help_binds_of(ui, (enum action)a, &hb);
 		help_idx[help_nidx].a = (short)a;
 		help_idx[help_nidx++].k = 0;
@@ -232,31 +232,119 @@ static void help_index(const struct ui *ui)
 	}
 }
 
+/* Whether key name @b follows @a as the next digit (1 after 0, M-4 after
+ * M-3): the count keys are shown as a run, 0..9. */
+static int help_next_digit(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	return n && n == strlen(b) && !strncmp(a, b, n - 1) && a[n - 1] >= '0' &&
+	       a[n - 1] < '9' && b[n - 1] == a[n - 1] + 1;
+}
+
 /* The keys of the bindings like binding @like (-1: the plain ones), by
- * table, "j, Down; Enter in visual" (no table: global), into @buf. */
+ * table, "j, Down; Enter in visual" (no table: global), into @buf; runs
+ * of digits as "0..9". */
 static void help_keys(const struct help_binds *hb, int like, char *buf, size_t size)
 {
 	size_t len = 0;
 	enum km_table t;
-	char seq[128];
+	char seq[128], prev[128], end[128];
 	int i, in_t;
 
 	buf[0] = 0;
 	for (t = KM_T_GLOBAL; t < KM_NTABLES; t++) {
 		in_t = 0;
+		end[0] = 0;
 		for (i = 0; i < hb->n && len < size; i++) {
 			if (hb->v[i].table != t || (like < 0 ? !help_plain(hb, i) :
 						    !help_same(hb, i, like)))
 				continue;
 			km_seq_name(hb->v[i].keys, hb->v[i].nkeys, seq, sizeof(seq));
+			if (in_t && help_next_digit(prev, seq)) {
+				snprintf(end, sizeof(end), "%s", seq);
+				snprintf(prev, sizeof(prev), "%s", seq);
+				continue;
+			}
+			if (end[0] && len < size)
+				len += (size_t)snprintf(buf + len, size - len, "..%s", end);
+			end[0] = 0;
 			len += (size_t)snprintf(buf + len, size - len, "%s%s",
 						in_t ? ", " : len ? "; " : "", seq);
+			snprintf(prev, sizeof(prev), "%s", seq);
 			in_t = 1;
 		}
+		if (end[0] && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "..%s", end);
 		if (in_t && t != KM_T_GLOBAL && len < size)
 			len += (size_t)snprintf(buf + len, size - len, " in %s",
 						km_table_name(t));
 	}
+}
+
+/* The global key of @a, the one ending in @last if @last: 0, or -1. */
+static int help_key_of(const struct ui *ui, enum action a, char last, char *buf, size_t size)
+{
+	struct km_binding_view v;
+	size_t i, n;
+
+	for (i = 0; ui->km && i < km_count(ui->km, KM_T_GLOBAL); i++) {
+		if (km_get(ui->km, KM_T_GLOBAL, i, &v) || v.action != a || v.args[0])
+			continue;
+		km_seq_name(v.keys, v.nkeys, buf, size);
+		n = strlen(buf);
+		if (!last || (n && buf[n - 1] == last))
+			return 0;
+	}
+	return -1;
+}
+
+/* The keys of count @digits, then of action @a: "3j" ("3", "j"), else
+ * "M-3 C-n" or "C-u 3 C-n"; @buf empty if the keymap has none. */
+static void help_count_keys(const struct ui *ui, const char *digits, enum action a,
+			    char *buf, size_t size)
+{
+	char k[64], act[64], cnt[128] = "";
+	const char *d;
+	int single = 1;
+
+	buf[0] = 0;
+	if (help_key_of(ui, a, 0, act, sizeof(act)))
+		return;
+	for (d = digits; *d; d++) {
+		if (help_key_of(ui, ACTION_DIGIT_ARGUMENT, *d, k, sizeof(k)))
+			break;
+		single &= strlen(k) == 1;
+		snprintf(cnt + strlen(cnt), sizeof(cnt) - strlen(cnt), "%s%s", cnt[0] ? " " : "", k);
+	}
+	if (*d) {	/* no digit keys: C-u then the digits */
+		if (help_key_of(ui, ACTION_UNIVERSAL_ARGUMENT, 0, k, sizeof(k)))
+			return;
+		snprintf(cnt, sizeof(cnt), "%s", k);
+		for (d = digits; *d; d++)
+			snprintf(cnt + strlen(cnt), sizeof(cnt) - strlen(cnt), " %c", *d);
+		single = 0;
+	}
+	single &= strlen(act) == 1;
+	if (single)
+		snprintf(buf, size, "%s%s", digits, act);
+	else
+		snprintf(buf, size, "%s %s", cnt, act);
+}
+
+/* The intro's count examples in the keymap's keys: "(3j, 50%)." */
+static void help_count_line(const struct ui *ui, char *buf, size_t size)
+{
+	char down[128], pct[128];
+
+	help_count_keys(ui, "3", ACTION_CURSOR_DOWN, down, sizeof(down));
+	help_count_keys(ui, "50", ACTION_GOTO_PERCENT, pct, sizeof(pct));
+	if (!down[0])
+		snprintf(down, sizeof(down), ":cursor-down 3");
+	if (!pct[0])
+		snprintf(pct, sizeof(pct), ":goto-percent 50");
+	snprintf(buf, size, "(%s, %s).  The packet pane, the cycle pane and the timeline "
+		 "move together.", down, pct);
 }
 
 /* Help line @k of action @a (0: its own; then its variants) into @buf. */
@@ -271,7 +359,7 @@ static void help_action_line(const struct ui *ui, int a, int k, char *buf, size_
 	i = k ? help_variant(&hb, k) : -1;
 	help_keys(&hb, i, keys, sizeof(keys));
 	if (i < 0) {
-		snprintf(buf, size, "  %-26s %-18s %s%s%s", keys[0] ? keys : "-", ai->name,
+		snprintf(buf, size, "  %-26s %-18s %s%s%s", keys[0] ? keys : "(no key)", ai->name,
 			 ai->help, ai->usage[0] ? "  :" : "", ai->usage);
 		return;
 	}
@@ -294,6 +382,10 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 	if (help_st.what == UI_PAGER_MESSAGES) {
 		*hang = (int)strlen("00:00:00 I ");
 		return help_message(ui, n, buf, size);
+	}
+	if (n == HELP_COUNT_LINE) {
+		help_count_line(ui, buf, size);
+		return 0;
 	}
 	if (n < NINTRO) {
 		snprintf(buf, size, "%s", intro[n]);
@@ -334,7 +426,7 @@ int help_line_of(const struct ui *ui, int a)
 {
 	int i;
 
-	if (a <= ACTION_NONE || a >= ACTION__N || (action_table[a].flags & ACT_PREFIX))
+	if (a <= ACTION_NONE || a >= ACTION__N)
 		return -1;
 	help_index(ui);
 	for (i = 0; i < help_nidx; i++)
