@@ -49,6 +49,8 @@ f3=$(file_of cpu3 "$tmp/t.data")
 case $f1 in *@cpu1.marks) ;; *) bad "the first stream's marks file: $f1" ;; esac
 case $f3 in *@cpu3.marks) ;; *) bad "cpu3's marks file: $f3" ;; esac
 id=$(basename "$f3" @cpu3.marks)
+# (a broken build leaves these empty: never write ./.marks then)
+[ -n "$f1" ] && [ -n "$f3" ] && [ -n "$id" ] || { echo "FAIL the marks files of cpu1/cpu3 not found"; exit 1; }
 "$PTBROWSE" marks --import "$tmp/m.marks" --stream cpu1 "$tmp/t.data" >/dev/null 2>&1 ||
 	bad "import into cpu1"
 grep -q '^trace .* stream=cpu1 ' "$f1" 2>/dev/null || bad "cpu1's file names no stream: $(cat "$f1" 2>&1)"
