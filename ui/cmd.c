@@ -56,7 +56,7 @@ static const char *cmd_usage(enum action a, char *buf, size_t size)
 	const struct action_info *ai = &action_table[a];
 
 	snprintf(buf, size, "%s%s%s", ai->name, ai->usage[0] ? " " : "",
-		 ai->usage[0] ? ai->usage : ai->flags & ACT_COUNT ? " [N]" :
+		 ai->usage[0] ? ai->usage : ai->flags & (ACT_COUNT | ACT_PREFIX) ? " [N]" :
 		 ai->flags & ACT_KEY ? " L" : "");
 	return buf;
 }
@@ -151,7 +151,8 @@ static int cmd_fixed_args(struct ui *ui, struct cmd_args *a, const char *args)
 	const char *rest = args, *w = args;
 	char usage[128];
 
-	if ((flags & ACT_COUNT) && isdigit((unsigned char)*args)) {
+	/* (a count prefix takes its count as the count: digit-argument 12) */
+	if ((flags & (ACT_COUNT | ACT_PREFIX)) && isdigit((unsigned char)*args)) {
 		a->count = cmd_count(args, &rest);
 		a->has_count = 1;
 	} else if ((flags & ACT_KEY) && *args) {
@@ -162,7 +163,8 @@ static int cmd_fixed_args(struct ui *ui, struct cmd_args *a, const char *args)
 		return 0;
 	cmd_usage(a->action, usage, sizeof(usage));
 	/* a count glued to more, or none where one goes: a bad count */
-	if ((flags & ACT_COUNT) && (rest == args || !isspace((unsigned char)*rest))) {
+	if ((flags & (ACT_COUNT | ACT_PREFIX)) &&
+	    (rest == args || !isspace((unsigned char)*rest))) {
 		while (*w && !isspace((unsigned char)*w))
 			w++;
 		msg_report(ui, UI_ERROR, "%s: bad count '%.*s' (usage: %s)", a->name,

@@ -209,6 +209,12 @@ void km_state_reset(struct km_state *st);
  * of being run; Escape and C-g are keys like any other. */
 void km_state_describe(struct km_state *st);
 
+/* The count prefixes, as their keys work in km_feed(): universal-argument
+ * (a count of 4, times 4 again before any digit) and digit-argument @d
+ * (0-9, appended to the count). */
+void km_state_uarg(struct km_state *st);
+void km_state_digit(struct km_state *st, int d);
+
 /* Whether @st is in the middle of something (for the status line). */
 int km_state_pending(const struct km_state *st);
 

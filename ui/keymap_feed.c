@@ -198,6 +198,25 @@ static uint64_t km_mul_sat(uint64_t a, uint64_t b, uint64_t c)
 	return a * b + c;
 }
 
+void km_state_uarg(struct km_state *st)
+{
+	if (!st->counting) {
+		st->count = 4;
+		st->counting = 1;
+		st->uarg = 1;
+		st->ndigits = 0;
+	} else if (!st->ndigits) {
+		st->count = km_mul_sat(st->count, 4, 0);
+	}
+}
+
+void km_state_digit(struct km_state *st, int d)
+{
+	st->count = km_mul_sat(st->ndigits ? st->count : 0, 10, (uint64_t)d);
+	st->ndigits++;
+	st->counting = 1;
+}
+
 /* An empty result: no action, count 1, no key. */
 static void km_result_init(struct km_result *res)
 {
@@ -275,21 +294,10 @@ enum km_status km_feed(const struct km *km, struct km_state *st,
 	if (flags & ACT_PREFIX) {
 		plain = key & ~KM_META;
 		st->nkeys = 0;
-		if (b->action == ACTION_UNIVERSAL_ARGUMENT) {
-			if (!st->counting) {
-				st->count = 4;
-				st->counting = 1;
-				st->uarg = 1;
-				st->ndigits = 0;
-			} else if (!st->ndigits) {
-				st->count = km_mul_sat(st->count, 4, 0);
-			}
-		} else if (plain >= '0' && plain <= '9') {
-			st->count = km_mul_sat(st->ndigits ? st->count : 0, 10,
-					       (uint64_t)(plain - '0'));
-			st->ndigits++;
-			st->counting = 1;
-		}
+		if (b->action == ACTION_UNIVERSAL_ARGUMENT)
+			km_state_uarg(st);
+		else if (plain >= '0' && plain <= '9')
+			km_state_digit(st, plain - '0');
 		km_result_init(res);
 		return res->status = KM_PENDING;
 	}

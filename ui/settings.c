@@ -257,6 +257,38 @@ static int settings_interrupt(struct ui *ui, const struct cmd_args *a)
 	return session_interrupt(ui);
 }
 
+/* :universal-argument, :digit-argument N (a script's or a keymap file's
+ * line, the prompt): the count the next key gets, as C-u or N's digits
+ * typed would start it (typed, those keys never come here). */
+static void settings_count(struct ui *ui, uint64_t n)
+{
+	char d[24];
+	int i;
+
+	snprintf(d, sizeof(d), "%llu", (unsigned long long)n);
+	for (i = 0; d[i]; i++)
+		km_state_digit(&ui->ks, d[i] - '0');
+}
+
+/* :universal-argument [N]: C-u, or C-u N */
+static int settings_uarg(struct ui *ui, const struct cmd_args *a)
+{
+	km_state_uarg(&ui->ks);
+	if (a->has_count)
+		settings_count(ui, a->count);
+	return UI_DRAW_STATUS;
+}
+
+static int settings_digits(struct ui *ui, const struct cmd_args *a)
+{
+	if (!a->has_count) {
+		msg_report(ui, UI_ERROR, "digit-argument: which digits? (digit-argument N)");
+		return UI_DRAW_STATUS;
+	}
+	settings_count(ui, a->count);
+	return UI_DRAW_STATUS;
+}
+
 static int settings_suspend(struct ui *ui, const struct cmd_args *a)
 {
 	term_suspend(ui);
@@ -281,6 +313,8 @@ static const struct cmd_row settings_rows[] = {
 	{ ACTION_CANCEL, settings_cancel, CMD_NONE, 0, 0 },
 	{ ACTION_INTERRUPT, settings_interrupt, CMD_NONE, 0, 0 },
 	{ ACTION_SUSPEND, settings_suspend, CMD_NONE, 0, 0 },
+	{ ACTION_UNIVERSAL_ARGUMENT, settings_uarg, CMD_NONE, 0, 0 },
+	{ ACTION_DIGIT_ARGUMENT, settings_digits, CMD_NONE, 0, 0 },
 	{ ACTION_QUIT, settings_quit, CMD_NONE, 0, 0 },
 };
 
