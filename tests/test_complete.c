@@ -192,12 +192,25 @@ static void test_set(void **state)
 	assert_string_equal(cands("set symbols ", COMPL_WORDS), "off on");
 	assert_string_equal(cands("set view ", COMPL_WORDS), "code packets");
 	assert_string_equal(cands("set raw o", COMPL_WORDS), "off on");
+	/* columns: a comma list, each name once, none alone */
+	assert_string_equal(cands("set columns ", COMPL_WORDS),
+			    "cbr cycles dcyc dref mhz none time tsc");
+	assert_string_equal(cands("set columns time,c", COMPL_WORDS),
+			    "time,cbr time,cycles");
+	assert_string_equal(cands("set columns time,cbr,", COMPL_WORDS),
+			    "time,cbr,cycles time,cbr,dcyc time,cbr,dref time,cbr,mhz "
+			    "time,cbr,tsc");
 }
 
 static void test_goto(void **state)
 {
 	assert_string_equal(cands("goto ", COMPL_TARGET),
-			    "$ ^ cold hot hotter psb region t tsc");
+			    "$ ^ call cold comm hot hotter pid psb region ret switch "
+			    "sym t tid tsc");
+	assert_string_equal(cands("goto s", COMPL_TARGET), "switch sym");
+	/* :ref takes regions too */
+	assert_string_equal(cands("ref ", COMPL_MARK), "a b cold hot hotter start");
+	assert_string_equal(cands("ref h", COMPL_MARK), "hot hotter");
 	assert_string_equal(cands("goto h", COMPL_TARGET), "hot hotter");
 	assert_string_equal(cands("goto '", COMPL_TARGET), "'a 'b 'start");
 	assert_string_equal(cands("g 's", COMPL_TARGET), "'start");
@@ -209,6 +222,8 @@ static void test_goto(void **state)
 	/* the region command's FROM and TO are targets */
 	assert_string_equal(cands("region r1 '", COMPL_TARGET),
 			    "'a 'b 'start");
+	/* (the task and function words are :goto's only) */
+	assert_string_equal(cands("region r1 s", COMPL_TARGET), "");
 }
 
 static void test_bind(void **state)

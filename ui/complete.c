@@ -274,13 +274,21 @@ static int compl_keys(struct compl_list *out)
 	return 0;
 }
 
-/* A goto target: keywords, 'marks, regions. */
-static int compl_target(struct compl_list *out, const struct compl_ctx *ctx)
+/* A goto target: keywords, 'marks, regions; with @sideband (:goto) the
+ * words that look for a task or a function (ui/goto_ui.c's). */
+static int compl_target(struct compl_list *out, const struct compl_ctx *ctx, int sideband)
 {
 	static const char *const kw[] = { "psb", "tsc", "t", "region", "^",
 					  "$" };
+	static const char *const sb[] = { "comm", "pid", "tid", "switch", "sym",
+					  "call", "ret" };
 	size_t i;
 	int rc;
+
+	for (i = 0; sideband && !(out->prefix && out->prefix[0] == '\'') &&
+		    i < sizeof(sb) / sizeof(sb[0]); i++)
+		if ((rc = compl_add(out, sb[i])) < 0)
+			return rc;
 
 	out->kind = COMPL_TARGET;
 	if (out->prefix && out->prefix[0] == '\'') {
@@ -420,9 +428,55 @@ const char *const compl_set_options[] = {
 	"raw", "ip", "symbols", "columns", "axis", "mouse", "keymap", "view", NULL
 };
 
+/* Whether @name is one of the comma-separated words of @p's first @len
+ * bytes. */
+static int compl_in_list(const char *p, size_t len, const char *name)
+{
+	size_t n = strlen(name), i = 0, w;
+
+	while (i < len) {
+		w = strcspn(p + i, ",");
+		if (w > len - i)
+			w = len - i;
+		if (w == n && !strncmp(p + i, name, n))
+			return 1;
+		i += w + 1;
+	}
+	return 0;
+}
+
+/* ":set columns" takes a list, "time,cbr,mhz": the names not in it yet
+ * after what is typed up to its last comma (ui/settings.c's names). */
+static int compl_columns(struct compl_list *out)
+{
+	static const char *const names[] = { "dcyc", "cycles", "tsc", "time", "dref",
+					     "cbr", "mhz", "none" };
+	const char *p = out->prefix, *last = strrchr(p, ',');
+	size_t head = last ? (size_t)(last - p) + 1 : 0, i, n;
+	char buf[256];
+	int rc;
+
+	out->kind = COMPL_WORDS;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = strlen(names[i]);
+		/* "none" alone; a name once */
+		if ((head && i == sizeof(names) / sizeof(names[0]) - 1) || head + n >= sizeof(buf))
+			continue;
+		memcpy(buf, p, head);
+		memcpy(buf + head, names[i], n + 1);
+		if (compl_in_list(p, head, names[i]))
+			continue;
+		if ((rc = compl_add(out, buf)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The values ":set OPTION" takes. */
 static int compl_set_value(struct compl_list *out, const char *opt)
 {
+	if (!strcmp(opt, "columns"))
+		return compl_columns(out);
 	if (!strcmp(opt, "keymap")) {
 		out->kind = COMPL_WORDS;
 		return km_list_names(compl_add_cb, out);
@@ -454,6 +508,11 @@ static int compl_arg(struct compl_list *out, const struct compl_ctx *ctx,
 		return compl_names(out, ctx, COMPL_REGION);
 	if (a == ACTION_GOTO && nw >= 3)
 		return 0;
+	/* :ref takes a region as well as a mark */
+	if (a == ACTION_REF && nw == 2) {
+		compl_names(out, ctx, COMPL_REGION);
+		return compl_names(out, ctx, COMPL_MARK);
+	}
 	if (compl_usage_word(action_table[a].usage, nw - 2, word,
 			     sizeof(word)) < 0)
 		return 0;
@@ -468,7 +527,7 @@ static int compl_arg(struct compl_list *out, const struct compl_ctx *ctx,
 	if (!strcmp(word, "STREAM"))
 		return compl_names(out, ctx, COMPL_STREAM);
 	if (!strcmp(word, "TARGET"))
-		return compl_target(out, ctx);
+		return compl_target(out, ctx, a == ACTION_GOTO);
 	if (!strcmp(word, "FILE")) {
 		out->kind = COMPL_FILE;
 		return 0;
@@ -516,7 +575,7 @@ int compl_candidates(const char *line, size_t point,
 	}
 	if (nw == 1 && strchr("'$^#+-0123456789", out->prefix[0]) &&
 	    out->prefix[0])
-		rc = out->prefix[0] == '\'' ? compl_target(out, ctx) : 0;
+		rc = out->prefix[0] == '\'' ? compl_target(out, ctx, 0) : 0;
 	else if (nw == 1)
 		rc = compl_commands(out);
 	else

@@ -8,6 +8,7 @@
 
 #include "browser.h"
 #include "cmd.h"
+#include "complete.h"
 #include "marks_panel.h"
 #include "marks_ui.h"
 #include "msg.h"
@@ -164,8 +165,14 @@ static int settings_set_line(struct ui *ui, const char *args)
 		/* A broken line in the user's file: as at startup. */
 		settings_km_errors(ui, 0);
 	} else {
-		msg_report(ui, UI_ERROR, "set: no option '%s' (raw ip symbols columns axis "
-			   "mouse keymap)", opt);
+		char all[128] = "";
+		int i;
+
+		/* the list completion offers: one list, none left out */
+		for (i = 0; compl_set_options[i]; i++)
+			snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
+				 i ? " " : "", compl_set_options[i]);
+		msg_report(ui, UI_ERROR, "set: no option '%s' (%s)", opt, all);
 		return UI_DRAW_STATUS;
 	}
 	return UI_DRAW_ALL;
