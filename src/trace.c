@@ -195,7 +195,13 @@ int trace_open(struct trace **out, const char *path, char *err, size_t errlen)
 	err[0] = '\0';
 	/* stat first: opening a FIFO for reading would block. */
 	if (stat(path, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		/* - is standard input only where trace_open_input() reads */
+		if (errno == ENOENT && !strcmp(path, "-"))
+			snprintf(err, errlen, "-: standard input is not read here "
+				 "(save the stream to a file first; dump, info "
+				 "and index read it; ./- names a file called -)");
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -pte_io;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -232,12 +238,17 @@ int trace_open_input(struct trace **out, const char *path, char *err,
 		}
 	} else {
 		name = "standard input (-)";
+		/* closed (<&-): reading it would look like an empty pipe */
+		if (fstat(STDIN_FILENO, &st) < 0) {
+			snprintf(err, errlen, "%s: %s", name, strerror(errno));
+			return -pte_io;
+		}
 		if (isatty(STDIN_FILENO)) {
 			snprintf(err, errlen, "%s: is a terminal; pipe a trace "
 				 "into it or name a file", name);
 			return -pte_bad_file;
 		}
-		if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (S_ISREG(st.st_mode)) {
 			/* < FILE: map it as it is, from its start. */
 			fd = open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC);
 			if (fd >= 0)

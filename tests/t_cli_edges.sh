@@ -170,4 +170,14 @@ if [ -w /dev/full ]; then
 	done
 fi
 
+# - where standard input is not read, and a closed standard input
+for c in flow calls marks; do
+	run "$PTBROWSE" $c -
+	[ $rc -eq 1 ] && grep -q "standard input is not read here" "$tmp/err" &&
+		ok "$c -" || bad "$c -: exit $rc, $(cat "$tmp/err")"
+done
+"$PTBROWSE" dump - <&- >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want 1 "ptbrowse dump: standard input (-): Bad file descriptor" "dump - <&-"
+
 exit $fail
