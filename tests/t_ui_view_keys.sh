@@ -48,9 +48,9 @@ tm_quit
 # C-z in help, then at the prompt: the browser stops and fg brings it
 # back.  (In a shell with job control: the tests' own shell has none, and
 # a stop there is discarded.)
-tm kill-session -t ptb 2>/dev/null
-tm new-session -d -s z -x 120 -y 40 -c "$PWD" "env -i PATH=$PATH HOME=$tmp PS1='$ ' bash --norc --noprofile -i" ||
+tm new-session -d -s z -x 120 -y 40 -c "$PWD" "env -i PATH=$PATH HOME=$tmp HISTFILE= PS1='$ ' bash --norc --noprofile -i" ||
 	fail "no bash"
+tm kill-session -t ptb 2>/dev/null	# (after: the last session ends the server)
 zwait() {
 	_i=0
 	until tm capture-pane -p -t z | grep -Eq -- "$1"; do
