@@ -26,6 +26,7 @@
 #include "safefile.h"
 #include "timing_opt.h"
 #include "trace.h"
+#include "perfdata.h"
 
 enum { X_OUT, X_STREAM, X_NOPTS };
 
@@ -155,7 +156,10 @@ int cmd_export_main(int argc, char **argv)
 	}
 	idx = 0;
 	if (stream && (idx = trace_find_stream(t, stream)) < 0) {
-		esc_line(stderr, "ptbrowse export: ", "%s: no stream '%s'", path, stream);
+		char have[512];
+
+		esc_line(stderr, "ptbrowse export: ", "%s: no stream '%s' (it has %s)", path,
+			 stream, perfdata_stream_list(t, have, sizeof(have)));
 		goto out_close;
 	}
 	if (!stream && t->nstreams > 1)

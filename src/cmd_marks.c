@@ -26,6 +26,7 @@
 #include "safefile.h"
 #include "timing_opt.h"
 #include "trace.h"
+#include "perfdata.h"
 
 enum { M_EXPORT, M_IMPORT, M_JSON, M_SUMMARY, M_STREAM, M_STRESS };
 
@@ -506,8 +507,10 @@ static int cmd_marks_run(const struct marks_args *a, const char *path,
 		return 1;
 	}
 	if (a->stream && (idx = trace_find_stream(t, a->stream)) < 0) {
-		esc_line(stderr, "ptbrowse marks: ", "%s: no stream '%s'", path,
-			 a->stream);
+		char have[512];
+
+		esc_line(stderr, "ptbrowse marks: ", "%s: no stream '%s' (it has %s)", path,
+			 a->stream, perfdata_stream_list(t, have, sizeof(have)));
 		goto out_close;
 	}
 	if (!t->nstreams) {

@@ -64,6 +64,21 @@ for c in dump flow index extract; do
 	grep -q "^ptbrowse $c: $tmp/p: no stream '3' (it has cpu0, cpu3)\$" "$tmp/err" ||
 		bad "$c --stream 3: $(cat "$tmp/err")"
 done
+"$PTBROWSE" export --stream 3 "$tmp/p" 0 16 -o "$tmp/x.pt" >/dev/null 2>"$tmp/err"
+grep -q "^ptbrowse export: $tmp/p: no stream '3' (it has cpu0, cpu3)\$" "$tmp/err" ||
+	bad "export --stream 3: $(cat "$tmp/err")"
+XDG_STATE_HOME=$tmp/st "$PTBROWSE" marks --stream 3 "$tmp/p" >/dev/null 2>"$tmp/err"
+grep -q "^ptbrowse marks: $tmp/p: no stream '3' (it has cpu0, cpu3)\$" "$tmp/err" ||
+	bad "marks --stream 3: $(cat "$tmp/err")"
+"$PTBROWSE" --no-state --stream 3 "$tmp/p" >/dev/null 2>"$tmp/err"
+grep -q "^ptbrowse: $tmp/p: no stream '3' (it has cpu0, cpu3)\$" "$tmp/err" ||
+	bad "the browser's --stream 3: $(cat "$tmp/err")"
+printf ':lane 3\n:save-screen %s/ln.txt\n:streams 3\n:save-screen %s/st.txt\n' "$tmp" "$tmp" >"$tmp/lk"
+"$PTBROWSE" --no-state --script "$tmp/lk" "$tmp/p" >/dev/null 2>&1
+tail -n 1 "$tmp/ln.txt" | grep -q "lane: no stream '3' (it has cpu0, cpu3)" ||
+	bad ":lane 3: $(tail -n 1 "$tmp/ln.txt")"
+tail -n 1 "$tmp/st.txt" | grep -q "streams: no stream '3' (it has cpu0, cpu3)" ||
+	bad ":streams 3: $(tail -n 1 "$tmp/st.txt")"
 
 # extract: an end lost is no gap joined; a gap inside is
 mkdir "$tmp/ex" || exit 1

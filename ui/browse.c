@@ -37,6 +37,7 @@
 #include "term.h"
 #include "trace.h"
 #include "ui.h"
+#include "perfdata.h"
 
 /* One turn of the main loop: draw what changed, take a key or idle. */
 struct browse_turn {
@@ -319,7 +320,10 @@ int cmd_browse_main(int argc, char **argv)
 		return 1;
 	}
 	if (o.stream && (s = trace_find_stream(t, o.stream)) < 0) {
-		esc_line(stderr, "ptbrowse: ", "%s: no stream '%s'", o.path, o.stream);
+		char have[512];
+
+		esc_line(stderr, "ptbrowse: ", "%s: no stream '%s' (it has %s)", o.path,
+			 o.stream, perfdata_stream_list(t, have, sizeof(have)));
 		goto out_trace;
 	}
 	if (!t->nstreams) {

@@ -452,7 +452,10 @@ static int streams_ui_cmd(struct ui *ui, const struct cmd_args *a)
 	}
 	s = trace_find_stream(ui->trace, a->raw);
 	if (s < 0) {
-		msg_report(ui, UI_ERROR, "streams: no stream '%s'", a->raw);
+		char have[256];
+
+		msg_report(ui, UI_ERROR, "streams: no stream '%s' (it has %s)", a->raw,
+			   perfdata_stream_list(ui->trace, have, sizeof(have)));
 		return UI_DRAW_STATUS;
 	}
 	return streams_ui_switch(ui, s);

@@ -14,6 +14,7 @@
 #include "tl_lanes_cmd.h"
 #include "trace.h"
 #include "ui.h"
+#include "perfdata.h"
 
 int tl_lanes_switch_at(struct ui *ui, int stream, uint64_t tsc)
 {
@@ -48,7 +49,10 @@ static int tl_lanes_cmd(struct ui *ui, const struct cmd_args *a)
 		s = trace_find_stream(ui->trace, a->argv[1]);
 	}
 	if (s < 0) {
-		msg_report(ui, UI_ERROR, "lane: no stream '%s'", a->argv[1]);
+		char have[256];
+
+		msg_report(ui, UI_ERROR, "lane: no stream '%s' (it has %s)", a->argv[1],
+			   perfdata_stream_list(ui->trace, have, sizeof(have)));
 		return UI_DRAW_STATUS;
 	}
 	if (a->argc > 2) {
