@@ -305,6 +305,12 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 		if (l->r.kind != FLOW_INSN) {
 			may_switch |= ctf_may_switch(&l->r);
 			enabled |= ctf_elsewhere(&l->r);
+			/* back where it stopped: a call out may have come
+			 * back (calltree.h) */
+			if (l->r.kind == FLOW_EVENT && l->r.ev == FLOW_EV_ENABLED &&
+			    (l->r.flags & FLOW_F_RESUMED) &&
+			    (ret = ct_resumed(ct)) < 0)
+				return ret;
 			if (ctf_breaks(&l->r)) {
 				if ((ret = ct_break_all(ct)) < 0)
 					return ret;

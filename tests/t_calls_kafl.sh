@@ -60,4 +60,13 @@ rows=$(awk '/^ *calls +instructions/ { on = 1; next } on && NF == 0 { exit }
 	on && $NF == "f_401cb0" { print $1 }' "$tmp/calls" | tr '\n' ' ')
 [ "$rows" = "6 " ] && ok "f_401cb0: one row of 6 calls" ||
 	bad "f_401cb0's rows' calls: '$rows', want '6 '"
+
+# an indirect call out of the range, tracing resumed right after it
+# ("[resumed]"), makes no frame either: foo is 14 deep
+img="--raw $L/foo.0x7ffff7819000.bin:0x7ffff7819000"
+# shellcheck disable=SC2086
+"$PTBROWSE" calls $img "$L/foo_trace.pt" >"$tmp/calls" 2>"$tmp/err" ||
+	bad "calls foo: $(cat "$tmp/err")"
+d=$(maxdepth "$tmp/calls")
+[ "$d" = 14 ] && ok "calls foo: 14 deep" || bad "calls foo: $d deep, want 14"
 exit $fail
