@@ -156,6 +156,28 @@ const char *symfmt_ip(struct symfmt *sf, uint64_t asid, uint64_t ip, int hex,
 	return buf;
 }
 
+int symfmt_fit(const char *s, int width, char *buf, size_t size)
+{
+	const char *plus = s ? strrchr(s, '+') : NULL;
+	size_t i;
+
+	if (buf && size)
+		buf[0] = 0;
+	if (!buf || width < 1 || !plus || plus == s || (size_t)width >= size)
+		return -pte_invalid;
+	if (strlen(s) <= (size_t)width)
+		snprintf(buf, size, "%s", s);
+	else if ((size_t)width >= strlen(plus) + 3)
+		snprintf(buf, size, "%.*s..%s", (int)((size_t)width - strlen(plus) - 2), s,
+			 plus);
+	else
+		return -pte_invalid;
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] > 0x7e)
+			buf[i] = '?';
+	return 0;
+}
+
 /* The last two components of @file ("dir/file.c"). */
 static const char *sf_brief(const char *file)
 {

@@ -68,6 +68,14 @@ int symfmt_function(struct symfmt *sf, uint64_t asid, uint64_t ip,
 const char *symfmt_ip(struct symfmt *sf, uint64_t asid, uint64_t ip, int hex,
 		      char *buf, size_t size);
 
+/* "name+0xoff" (symfmt_ip()'s text @s) fitted to @width columns into @buf,
+ * as the packet pane and the code view show a function in a column: the
+ * name's head, "..", then the whole offset (a cut offset would read as
+ * another address); bytes outside printable ASCII become '?'.
+ * Returns 0, or -pte_invalid (@buf "") if @s has no "+" after a name, not
+ * one letter of the name fits, @width >= @size, or an argument is NULL. */
+int symfmt_fit(const char *s, int width, char *buf, size_t size);
+
 /* The source of @ip as "file:line" into @buf (the file's last two path
  * components when @brief is set, for a status line).
  * Returns 0, or -pte_invalid if DWARF does not know @ip, the build has no

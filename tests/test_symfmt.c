@@ -340,6 +340,33 @@ static void test_file_offset(void **state)
 	mi_free(mi);
 }
 
+/* symfmt_fit(): the packet pane's and the code view's one rule for a
+ * function in a column -- the name's head, "..", the whole offset. */
+static void test_fit(void **state)
+{
+	char buf[18];
+
+	(void)state;
+	assert_int_equal(symfmt_fit("main+0x0", 17, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "main+0x0");
+	assert_int_equal(symfmt_fit("a_long_function_name+0x1234", 17, buf,
+				    sizeof(buf)), 0);
+	assert_string_equal(buf, "a_long_f..+0x1234");
+	/* a name of control bytes is shown as '?', not sent to the terminal */
+	assert_int_equal(symfmt_fit("a\x1b[2Jb+0x1", 17, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "a?[2Jb+0x1");
+	/* no name, no offset, not one letter of the name: nothing */
+	assert_int_equal(symfmt_fit("+0x10", 17, buf, sizeof(buf)), -pte_invalid);
+	assert_string_equal(buf, "");
+	assert_int_equal(symfmt_fit("0000000000001234", 17, buf, sizeof(buf)),
+			 -pte_invalid);
+	assert_int_equal(symfmt_fit("function+0x123456789", 12, buf, sizeof(buf)),
+			 -pte_invalid);
+	assert_int_equal(symfmt_fit("main+0x0", 18, buf, sizeof(buf)), -pte_invalid);
+	assert_int_equal(symfmt_fit(NULL, 17, buf, sizeof(buf)), -pte_invalid);
+	assert_int_equal(symfmt_fit("main+0x0", 17, NULL, 0), -pte_invalid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_other_space),
 		cmocka_unit_test(test_file_offset),
 		cmocka_unit_test(test_nested_cached),
+		cmocka_unit_test(test_fit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

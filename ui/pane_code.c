@@ -522,37 +522,11 @@ static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
 		 esc_str(esym, sizeof(esym), sym), text);
 }
 
-/* "name+0xoff" (symfmt's text @s) fitted to @width columns as the packet
- * pane fits it (sym_ui.c's sym_ui_fit(), which this pane cannot call:
- * sym_ui.h's module uses this one's windows): the name's head, "..", the
- * whole offset (a cut offset is a wrong number), bytes outside printable
- * ASCII as '?'.  Returns 0, or -1 (@buf "") where no name fits. */
-static int pc_sym_fit(const char *s, int width, char *buf, size_t size)
-{
-	const char *plus = strrchr(s, '+');
-	size_t len = strlen(s), i;
-
-	buf[0] = 0;
-	if (width < 1 || !plus || plus == s || (size_t)width >= size)
-		return -1;
-	if (len <= (size_t)width)
-		snprintf(buf, size, "%s", s);
-	else if ((size_t)width >= strlen(plus) + 3)
-		snprintf(buf, size, "%.*s..%s", (int)((size_t)width - strlen(plus) - 2), s,
-			 plus);
-	else
-		return -1;
-	for (i = 0; buf[i]; i++)
-		if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] > 0x7e)
-			buf[i] = '?';
-	return 0;
-}
-
 /* The payload of packet row @row as the packet pane has it: an IP
  * packet's function with symbols on ("3: main+0x0"), in its 20 columns
  * (pane_packets.c's rule; this pane's own symbols, the address space its
  * decoder gives the packet), else ptdump's words.  Fitted by cutting the
- * name's middle (pc_sym_fit()): a cut end lost the offset, and what was
+ * name's middle (symfmt_fit()): a cut end lost the offset, and what was
  * left read as another address. */
 static void pc_payload(struct ui *ui, const struct win_row *row, char *buf,
 		       size_t size)
@@ -565,7 +539,7 @@ static void pc_payload(struct ui *ui, const struct win_row *row, char *buf,
 	    row->ip_bits == 64 && row->pkt.u.ip.ipc != PKT_IPC_SUPPRESSED &&
 	    symfmt_ip(code_symfmt(ui), code_dec_asid(code_dec(ui), row->pkt.offset),
 		      row->ip, 0, s, sizeof(s))[0] &&
-	    !pc_sym_fit(s, 17, sym, sizeof(sym))) {
+	    !symfmt_fit(s, 17, sym, sizeof(sym))) {
 		snprintf(buf, size, "%c: %s", '0' + (row->pkt.u.ip.ipc & 7), sym);
 		return;
 	}

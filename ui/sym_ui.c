@@ -68,30 +68,6 @@ static uint64_t sym_ui_asid(struct ui *ui, uint64_t off)
 	return a;
 }
 
-/* "name+0xoff" of @s (symfmt's text) cut to @width columns: the name's
- * head, "..", the whole offset (a cut offset would be a wrong number).
- * Returns 0, or -1 (@buf "") if not even one letter of the name fits. */
-static int sym_ui_fit(const char *s, int width, char *buf, size_t size)
-{
-	const char *plus = strrchr(s, '+');
-	size_t len = strlen(s), i;
-
-	buf[0] = 0;
-	if (width < 1 || !plus || plus == s || (size_t)width >= size)
-		return -1;
-	if (len <= (size_t)width)
-		snprintf(buf, size, "%s", s);
-	else if ((size_t)width >= strlen(plus) + 3)
-		snprintf(buf, size, "%.*s..%s", (int)((size_t)width - strlen(plus) - 2), s,
-			 plus);
-	else
-		return -1;
-	for (i = 0; buf[i]; i++)
-		if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] > 0x7e)
-			buf[i] = '?';
-	return 0;
-}
-
 int sym_ui_ip(struct ui *ui, uint64_t off, uint64_t ip, int width, char *buf,
 	      size_t size)
 {
@@ -112,7 +88,7 @@ int sym_ui_ip(struct ui *ui, uint64_t off, uint64_t ip, int width, char *buf,
 		return 0;
 	symfmt_ip(sf, asid, ip, 0, s, sizeof(s));
 	/* symfmt gives hex where nothing holds @ip */
-	if (!strchr(s, '+') || sym_ui_fit(s, width, buf, size) < 0)
+	if (!strchr(s, '+') || symfmt_fit(s, width, buf, size) < 0)
 		return 0;
 	return 1;
 }
@@ -272,7 +248,7 @@ size_t sym_ui_status(struct ui *ui, const struct win_row *row, char *buf,
 			left -= (int)strlen(task) + 2;
 		if (src[0] && left - want >= (int)strlen(src) + 2)
 			left -= (int)strlen(src) + 2;
-		if (left >= 8 && !sym_ui_fit(fn, left, fnfit, sizeof(fnfit)))
+		if (left >= 8 && !symfmt_fit(fn, left, fnfit, sizeof(fnfit)))
 			sym_ui_add(buf, size, &len, room, fnfit);
 	}
 	if (len && src[0] && !sym_ui_add(buf, size, &len, room - (task[0] ?
