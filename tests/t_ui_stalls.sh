@@ -315,7 +315,8 @@ fi
 
 # In a terminal the list is made off the UI thread and shows once it is
 # done (the loop looks for it often); q while it is made stops the walk
-# and the browser answers at once; the same list as the script's.
+# and the browser answers at once, and so does C-c; the same list as the
+# script's.
 [ $status = 0 ] || exit $status
 keep=$status
 . tests/tmux_lib.sh
@@ -332,4 +333,25 @@ keys q
 wait_gone 'stalls: (the|finding)'
 tm_quit
 echo "ok   in a terminal: :stalls shows its list once made off the UI thread; q while it is made stops it"
+
+# C-c while it is made stops the walk as q does: it did nothing, and the
+# walk ran on under 'finding'.  A 16 MiB trace, whose 1000 longest take
+# some 0.4 s to find: the C-c comes while they are looked for.
+margs="--seed 3 --size 16MiB"
+# shellcheck disable=SC2086
+"$gen" $margs -o "$tmp/m.pt" || { echo "FAIL: ptgen $margs"; exit 1; }
+# shellcheck disable=SC2086
+tm_start -- --no-state $("$gen" $margs --print-config) "$tmp/m.pt"
+# (indexed first: a C-c over no walk stops the index; its time pass
+# follows the PSBs' within a second)
+wait_for ' psb 0/[0-9]+$'
+sleep 1
+keys : s t a l l s Space 1 0 0 0 Enter C-c
+wait_for 'stalls: stopped'
+screen | grep -Eq 'stalls: (the|finding)' && fail "C-c left the stalls view: $(screen | head -n 1)"
+keys : i n f o Enter
+wait_for 'index'
+keys q
+tm_quit
+[ $status = 0 ] && echo "ok   in a terminal: C-c while :stalls is made stops it"
 exit $keep

@@ -400,6 +400,13 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
 		view_close(&ui->vs, v->ops);
 		return UI_DRAW_ALL;
+	case 3:	/* C-c: stop the walk as q does (nothing is left to show);
+		 * over the list made, what runs under it stops, as in help */
+		if (!stalls_busy(ui))
+			return cmd_line(ui, "interrupt", 0);
+		view_close(&ui->vs, v->ops);
+		msg_report(ui, UI_INFO, "stalls: stopped");
+		return UI_DRAW_ALL;
 	case 't':
 		st.tl = !st.tl;
 		msg_report(ui, UI_INFO, st.tl ? "stalls: marked on the timeline ('s')" :
@@ -454,7 +461,7 @@ static void stalls_view_draw(struct ui *ui, struct view *v)
 		attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 		screen_clear(0, 0, ui->cols);
 		snprintf(buf, sizeof(buf), " stalls: finding the %d longest gaps, slowest "
-			 "periods and most halted segments ...   q stops", sj.want);
+			 "periods and most halted segments ...   q, C-c stop", sj.want);
 		screen_put(0, 0, ui->cols, buf);
 		attrset(A_NORMAL);
 		status_draw(ui);
