@@ -477,6 +477,7 @@ int cmd_calls_main(int argc, char **argv)
 		rc = opt_status(r);
 		goto out;
 	}
+	tm_config_merge(&timing, &cc.io.timing);	/* --options under the command line's */
 	/* with none, the usage too, as dump and flow */
 	if (opt_one_trace(&cmd, r, argv) < 0)
 		goto out;

@@ -43,7 +43,6 @@
 #include "ptdec.h"
 #include "range.h"
 #include "sideband.h"
-#include "timing_file.h"
 #include "timing_opt.h"
 #include "tm.h"
 #include "tm_config.h"
@@ -68,10 +67,6 @@ struct flow_cmd {
 	size_t nkeep;
 	ZydisDecoder zd[4];
 	ZydisFormatter fmt;
-	struct tm_config opt_timing;	/* --options files' timing lines */
-	char **optstrs;		/* their image options' values (io keeps
-				 * pointers to them) */
-	size_t noptstrs;
 };
 
 /* The read callback: the code of the address space that a perf.data's
@@ -134,79 +129,8 @@ static size_t sym_at(struct flow_cmd *fc, uint64_t offset, uint64_t ip,
 	return imgopt_symbol(fc->set, rec_asid(fc, offset), ip, buf, size);
 }
 
-/* An --options file being read. */
-struct flow_optfile {
-	struct flow_cmd *fc;
-	const char *file;
-};
-
-/* timing_file_image_fn: a line's image option of an --options file into
- * fc's image (--raw loaded at once, as on the command line), a relative
- * path from the file's directory. */
-static int flow_optfile_image(void *ctx, const char *opt, const char *val,
-			      char *why, size_t len)
-{
-	static const struct opt_cmd cmd = { "ptbrowse flow", "", NULL, 0 };
-	struct flow_optfile *of = ctx;
-	struct flow_cmd *fc = of->fc;
-	const char *slash = strrchr(of->file, '/');
-	const struct opt *o;
-	char **l, *spec;
-
-	for (o = imgopt_opts; o->name && strcmp(o->name, opt); o++)
-		;
-	if (!o->name || !*val) {
-		snprintf(why, len, "--%s: missing value", opt);
-		return -1;
-	}
-	if (val[0] != '/' && slash) {
-		if (asprintf(&spec, "%.*s/%s", (int)(slash - of->file), of->file, val) < 0)
-			spec = NULL;
-	} else {
-		spec = strdup(val);
-	}
-	l = spec ? realloc(fc->optstrs, (fc->noptstrs + 1) * sizeof(*l)) : NULL;
-	if (!l) {
-		free(spec);
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	fc->optstrs = l;
-	l[fc->noptstrs++] = spec;
-	if (!strcmp(opt, "raw"))	/* said with the file's line */
-		return mi_add_raw(fc->mi, spec, why, len) < 0 ? -1 : 0;
-	/* the others only keep their value: taken as the command line's */
-	if (imgopt_take(&cmd, &fc->io, o, spec) < 0) {
-		snprintf(why, len, "--%s: not taken", opt);
-		return -1;
-	}
-	return 0;
-}
-
-/* Add the options in @file, TRACE.options' format (timing_file.h): its
- * timing lines into fc->opt_timing (the command line's win), its image
- * options into fc's image, relative paths from its directory.
- * Returns 0, or -1 after printing an error. */
-static int read_options(struct flow_cmd *fc, const char *file)
-{
-	struct flow_optfile of = { fc, file };
-	char err[1024];
-	int r;
-
-	r = timing_file_read_images(file, &fc->opt_timing, flow_optfile_image, &of,
-				    err, sizeof(err));
-	if (r == 0)
-		snprintf(err, sizeof(err), "%s: %s", file, strerror(ENOENT));
-	if (r <= 0) {
-		esc_line(stderr, "ptbrowse flow: ", "%s", err);
-		return -1;
-	}
-	return 0;
-}
-
 enum {
-	F_STREAM, F_INSN_ONLY, F_OFFSET, F_SUMMARY, F_QUIET, F_PID, F_TID, F_COMM,
-	F_OPTIONS
+	F_STREAM, F_INSN_ONLY, F_OFFSET, F_SUMMARY, F_QUIET, F_PID, F_TID, F_COMM
 };
 
 static const struct opt flow_opts[] = {
@@ -225,9 +149,6 @@ static const struct opt flow_opts[] = {
 	  "sideband)", F_PID },
 	{ "tid", 0, "N", "only the instructions of thread N", F_TID },
 	{ "comm", 0, "NAME", "only the instructions of tasks named NAME", F_COMM },
-	{ "options", 0, "FILE", "read more image and timing options from FILE, as\n"
-	  "TRACE.options holds them (relative paths from FILE's\n"
-	  "directory; the command line's timing wins)", F_OPTIONS },
 	{ 0 }
 };
 
@@ -248,7 +169,6 @@ static int flow_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	case F_OFFSET: a->fc->show_offset = 1; break;
 	case F_SUMMARY: a->fc->summary = 1; break;
 	case F_QUIET: a->fc->quiet = 1; break;
-	case F_OPTIONS: return read_options(a->fc, val) < 0 ? -EIO : 0;
 	default:
 		/* opt.c says a bad number */
 		return ctx_filter_set(&a->fc->filter, o->id == F_PID ? "--pid" :
@@ -745,7 +665,7 @@ static int run(void *arg)
 }
 
 /* Parse flow's command line: its flags into @fc (and --raw and --options
- * into @fc's image), the timing options into @timing, the trace into
+ * into @fc's image, the --options files' timing into fc->io.timing), the timing options into @timing, the trace into
  * *@path, --stream into *@stream (NULL if not given).
  * Returns 0, or a negative errno after --help, a reported usage error, or
  * -EIO after a file an option names could not be read (opt_status() gives
@@ -940,7 +860,7 @@ int cmd_flow_main(int argc, char **argv)
 		rc = opt_status(r);
 		goto out;
 	}
-	tm_config_merge(&timing, &fc.opt_timing);	/* under the command line's */
+	tm_config_merge(&timing, &fc.io.timing);	/* --options under the command line's */
 	if (range_split(path, &from, &to, &have_to) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "%s: bad range (FROM-TO: 0x hex or decimal, TO above FROM)",
 			path);
@@ -1008,8 +928,5 @@ out:
 	offtsc_free(fc.ot_rec_end);
 	offtsc_free(fc.ot_read_end);
 	trace_close(t);
-	while (fc.noptstrs)
-		free(fc.optstrs[--fc.noptstrs]);
-	free(fc.optstrs);
 	return rc;
 }

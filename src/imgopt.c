@@ -20,6 +20,7 @@
 #include "ptdec.h"
 #include "sideband.h"
 #include "symtab.h"
+#include "timing_file.h"
 #include "trace.h"
 
 /* One file opened once, shared by every mapping of it. */
@@ -85,6 +86,9 @@ void imgopt_release(struct imgopt *o)
 		return;
 	free(o->raw);
 	free(o->elf);
+	while (o->nown)
+		free(o->own[--o->nown]);
+	free(o->own);
 	imgopt_init(o);
 }
 
@@ -99,7 +103,7 @@ static int imgopt_push(const char ***list, size_t *n, const char *v)
 	return 0;
 }
 
-enum { IO_RAW, IO_ELF, IO_SYSROOT, IO_KALLSYMS, IO_BUILDID_DIR };
+enum { IO_RAW, IO_ELF, IO_SYSROOT, IO_KALLSYMS, IO_BUILDID_DIR, IO_OPTIONS };
 
 const struct opt imgopt_opts[] = {
 	{ "raw", 0, "FILE:ADDR", "a raw memory dump loaded at ADDR, in every address\n"
@@ -113,6 +117,9 @@ const struct opt imgopt_opts[] = {
 	  IO_KALLSYMS },
 	{ "buildid-dir", 0, "DIR", "perf's build-ID cache (default $PERF_BUILDID_DIR,\n"
 	  "else ~/.debug)", IO_BUILDID_DIR },
+	{ "options", 0, "FILE", "read more image and timing options from FILE, as\n"
+	  "TRACE.options holds them (relative paths from FILE's\n"
+	  "directory; the command line's timing wins)", IO_OPTIONS },
 	{ 0 }
 };
 
@@ -136,6 +143,97 @@ static int imgopt_raw_syntax(const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "--raw %s: bad address '%s' (expected a number "
 			 "such as 0x400000)", spec, colon + 1);
 		return -1;
+	}
+	return 0;
+}
+
+/* Keep @v (malloc'd) as long as @o: its lists may point to it.
+ * Returns 0, or -1 if out of memory (@v freed). */
+static int imgopt_own(struct imgopt *o, char *v)
+{
+	char **l = realloc(o->own, (o->nown + 1) * sizeof(*l));
+
+	if (!l) {
+		free(v);
+		return -1;
+	}
+	l[o->nown++] = v;
+	o->own = l;
+	return 0;
+}
+
+/* An --options file being read. */
+struct imgopt_file {
+	struct imgopt *o;
+	const char *file;
+};
+
+/* timing_file_image_fn: a line's image option of an --options file into
+ * the options, as imgopt_take() takes it from the command line (--raw
+ * loaded at once where there is an image); a relative path from the
+ * file's directory. */
+static int imgopt_file_line(void *ctx, const char *opt, const char *val,
+			    char *why, size_t len)
+{
+	struct imgopt_file *of = ctx;
+	struct imgopt *o = of->o;
+	const char *slash = strrchr(of->file, '/');
+	const struct opt *r;
+	char *v;
+
+	for (r = imgopt_opts; r->name && strcmp(r->name, opt); r++)
+		;
+	if (!r->name || r->id == IO_OPTIONS || !*val) {
+		snprintf(why, len, "--%s: missing value", opt);
+		return -1;
+	}
+	if (val[0] != '/' && slash) {
+		if (asprintf(&v, "%.*s/%s", (int)(slash - of->file), of->file, val) < 0)
+			v = NULL;
+	} else {
+		v = strdup(val);
+	}
+	if (!v || imgopt_own(o, v) < 0) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	switch (r->id) {
+	case IO_RAW:
+		if (imgopt_raw_syntax(v, why, len) < 0)
+			return -1;
+		if (o->mi)	/* said with the file's line */
+			return mi_add_raw(o->mi, v, why, len) < 0 ? -1 : 0;
+		if (imgopt_push(&o->raw, &o->nraw, v))
+			break;
+		return 0;
+	case IO_ELF:
+		if (imgopt_push(&o->elf, &o->nelf, v))
+			break;
+		return 0;
+	case IO_SYSROOT: o->sysroot = v; return 0;
+	case IO_KALLSYMS: o->kallsyms = v; return 0;
+	default: o->buildid_dir = v; return 0;
+	}
+	snprintf(why, len, "out of memory");
+	return -1;
+}
+
+/* --options @file: its image lines into @o, its timing lines into
+ * o->timing.  Returns 0, or -EIO after reporting why not (FILE:LINE). */
+static int imgopt_options(const struct opt_cmd *cmd, struct imgopt *o,
+			  const char *file)
+{
+	struct imgopt_file of = { o, file };
+	char err[1024];
+	int r;
+
+	r = timing_file_read_images(file, &o->timing, imgopt_file_line, &of, err,
+				    sizeof(err));
+	if (r == 0)
+		snprintf(err, sizeof(err), "%s: %s", file, strerror(ENOENT));
+	if (r <= 0) {
+		opt_error(cmd, "%s", err);
+		return r == -pte_nomem ? -ENOMEM : -EIO;
 	}
 	return 0;
 }
@@ -171,6 +269,7 @@ int imgopt_take(const struct opt_cmd *cmd, void *ctx, const struct opt *opt,
 		return 0;
 	case IO_SYSROOT: o->sysroot = val; return 0;
 	case IO_KALLSYMS: o->kallsyms = val; return 0;
+	case IO_OPTIONS: return imgopt_options(cmd, o, val);
 	default: o->buildid_dir = val; return 0;
 	}
 	if (imgopt_push(&o->raw, &o->nraw, val))

@@ -1,6 +1,7 @@
 /*
  * imgopt -- the image options (`--raw`, `--elf`, `--sysroot`,
- * `--kallsyms`, `--buildid-dir`) that `flow` and the browser share, and
+ * `--kallsyms`, `--buildid-dir`, and `--options FILE` reading them from a
+ * file) that `flow`, `calls` and the browser share, and
  * the image set they build: the code (memimg.h) and the symbols
  * (symtab.h) of every address space, fed by the options and by a
  * perf.data's sideband (sideband.h).
@@ -30,6 +31,7 @@
 #include <stdio.h>
 
 #include "opt.h"
+#include "tm_config.h"
 
 struct trace;
 struct mi;
@@ -37,7 +39,8 @@ struct sb;
 struct flow_ctx;
 struct imgset;
 
-/* The options as given; the strings stay the caller's (argv). */
+/* The options as given; the strings stay the caller's (argv), but for
+ * those an --options file gave, which are the struct's own. */
 struct imgopt {
 	const char **raw;	/* --raw FILE:ADDR, in order */
 	size_t nraw;
@@ -49,12 +52,19 @@ struct imgopt {
 	struct mi *mi;		/* the image to fill (it stays the caller's,
 				 * and may hold --raw dumps already), or
 				 * NULL: a new one */
+	struct tm_config timing;	/* the --options files' timing lines:
+				 * the caller merges its command line's
+				 * timing over them (tm_config_merge()) */
+	char **own;		/* the --options files' values, which the
+				 * lists above point to */
+	size_t nown;
 };
 
 /* Empty options. */
 void imgopt_init(struct imgopt *o);
 
-/* Free the option lists (not the strings). */
+/* Free the option lists (not the caller's strings; the --options
+ * files' values, which the lists point to). */
 void imgopt_release(struct imgopt *o);
 
 /* The image options as a group of opt.h's tables, worded alike in every
@@ -68,10 +78,18 @@ extern const struct opt imgopt_opts[];
  * struct imgopt @ctx.  A --raw dump is loaded into ctx->mi at once when
  * one is set (a bad one is reported before the trace is opened), else
  * kept for imgopt_load().
+ *
+ * --options FILE reads FILE in TRACE.options' format (timing_file.h), as
+ * tools/ptrecord writes it: each image option line is taken as the
+ * option on the command line would be, a relative path from FILE's
+ * directory; the timing lines go into ctx->timing.  A trace's own
+ * TRACE.options is read by trace_open() for its timing alone: its image
+ * lines count only when it is given with --options.
  * Returns 0 if taken.
  * Returns -ERANGE after reporting an empty value, or a --raw that is not
  * FILE:ADDR (usage errors, exit 2; checked also when the dump is kept).
- * Returns -EIO after reporting a --raw dump that cannot be loaded.
+ * Returns -EIO after reporting a --raw dump that cannot be loaded, or an
+ * --options file that cannot be read or has a bad line (FILE:LINE).
  * Returns -ENOMEM after reporting it. */
 int imgopt_take(const struct opt_cmd *cmd, void *ctx, const struct opt *opt,
 		const char *val);

@@ -14,6 +14,7 @@
 #include "options.h"
 #include "safefile.h"
 #include "timing_opt.h"
+#include "tm_config.h"
 #include "ui.h"
 #include "xdg.h"
 
@@ -246,6 +247,8 @@ int options_parse(int argc, char **argv, struct options *o)
 	if (r < 0 || (r = opt_one_trace(&cmd, r, argv)) < 0 ||
 	    (r = options_keymap(&cmd, o)) < 0)
 		return opt_status(r);
+	/* --options files' timing, under the command line's (as flow) */
+	tm_config_merge(&o->cfg, &o->img.timing);
 	o->path = argv[1];
 	return 0;
 }

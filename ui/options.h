@@ -25,9 +25,11 @@ struct options {
 				 * imgopt_release()) */
 };
 
-/* Parse @argv into @o.
- * Returns 0, -1 after --help (printed: exit 0), or 2 after a usage error
- * said on stderr. */
+/* Parse @argv into @o (o->cfg: the command line's timing over the
+ * --options files').
+ * Returns 0, -1 after --help (printed: exit 0), 2 after a usage error
+ * said on stderr, or 1 after one with a file an option names (an
+ * --options file that cannot be read), said too. */
 int options_parse(int argc, char **argv, struct options *o);
 
 /* Run the config files' lines (a --keymap given wins over their "set
