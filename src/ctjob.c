@@ -7,6 +7,7 @@
 #include "ctdec.h"
 #include "ctflow.h"
 #include "ctidx.h"
+#include "ctx.h"
 #include "ptdec.h"
 #include "trace.h"
 
@@ -60,11 +61,43 @@ static void *ctjob_piece_thread(void *arg)
 }
 
 /*
+ * A restricted job (a range [FROM, TO) decoded from the PSB before FROM,
+ * keeping what [FROM, TO) decides) cut by the code index: the pieces
+ * after the first, fragments or the last, must be fed what the whole
+ * decode feeds there, everything, so each must be decoded from a PSB at
+ * or after FROM (a window is decoded from the PSB before its start, and
+ * the lines there say which thread ran last: ctflow.c's ctf_before()).
+ * Moves @pl's first chunk past those that are not.  Returns 0, or 1 if
+ * the range cannot be cut so (another restriction: decode it whole).
+ */
+static int ctjob_plan_keep(const struct ctjob *j, struct ctidx_plan *pl)
+{
+	struct ctidx_cut c;
+
+	if (!j->restricted)
+		return 0;
+	if (j->nkeep != 1 || j->keep[0].to < j->to)
+		return 1;
+	for (; pl->ka <= pl->kb; pl->ka++) {
+		if (ctidx_cut(j->ci, pl->ka, &c) < 0)
+			return 1;
+		if (c.prev >= j->keep[0].from)
+			break;
+	}
+	if (pl->ka > pl->kb)
+		return 1;
+	if (pl->kend < pl->ka)
+		pl->kend = pl->ka;
+	return 0;
+}
+
+/*
  * A range the code index cuts (ctidx_plan()): the first piece up to a
  * cut here, the last from the cut in a thread of its own into a fragment,
  * merged after the first (calltree.h's ct_merge()); where the index has
  * the fragments of the chunks between the first piece and the last, the
- * first piece is the start edge and the fragments follow it.  Returns as
+ * first piece is the start edge and the fragments follow it.  A restricted
+ * job's first piece keeps what it keeps (ctjob_plan_keep()).  Returns as
  * ctf_range(), or 1 when the range cannot be cut (decode it whole).
  */
 static int ctjob_split(struct ctjob *j)
@@ -75,7 +108,7 @@ static int ctjob_split(struct ctjob *j)
 	size_t k;
 	int covered, ret, th;
 
-	if (ctidx_plan(j->ci, j->from, j->to, &pl) != 0)
+	if (ctidx_plan(j->ci, j->from, j->to, &pl) != 0 || ctjob_plan_keep(j, &pl))
 		return 1;
 	memset(&p, 0, sizeof(p));
 	covered = pl.ka < pl.kend && ctidx_covers(j->ci, pl.ka, pl.kend);
@@ -94,8 +127,10 @@ static int ctjob_split(struct ctjob *j)
 	o.done = &j->done;
 	ret = ctf_range(j->ct, ctdec_flow(j->dec), &j->t->streams[j->stream].img,
 			j->from, covered ? ctidx_cut_off(j->ci, pl.ka) : p.cut.off, &o);
-	if (!ret && covered)
+	if (!ret && covered) {
 		ret = ctidx_merge(j->ci, j->ct, pl.ka, pl.kend);
+		j->merged = ret ? 0 : pl.kend - pl.ka;
+	}
 	if (th)
 		pthread_join(p.th, NULL);
 	else if (!ret)
@@ -118,7 +153,7 @@ static int ctjob_body(void *arg)
 	struct ctf_opts o;
 	int r;
 
-	if (j->ci && j->have_carry && !j->restricted) {
+	if (j->ci && j->have_carry) {
 		r = ctjob_split(j);
 		if (r <= 0)
 			return r;
@@ -135,6 +170,7 @@ int ctjob_run(struct ctjob *j)
 
 	if (!j)
 		return -pte_invalid;
+	j->merged = 0;
 	if (!j->t || !j->set || j->to <= j->from || j->stream < 0 ||
 	    (size_t)j->stream >= j->t->nstreams) {
 		r = -pte_invalid;

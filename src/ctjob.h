@@ -47,8 +47,9 @@ struct ctjob {
 	uint64_t grid;			/* the windows' grid (ctflow.h's
 					 * chunk; 0: CTF_GRID); with ci, ci's */
 	const struct ctidx *ci;		/* the code index of the stream (NULL:
-					 * none): with have_carry and no
-					 * restriction, the tree is its
+					 * none): with have_carry (and no
+					 * restriction but one range that
+					 * ends at TO), the tree is its
 					 * fragments of the range's middle and
 					 * the edges decoded here, or the range
 					 * decoded in two pieces in parallel
@@ -63,6 +64,8 @@ struct ctjob {
 	int result;			/* ctjob_run()'s return */
 	struct ct *ct;			/* the tree, finished (partial after a
 					 * cancel); NULL if none was made */
+	size_t merged;			/* the code index's chunks merged
+					 * into it (0: all decoded here) */
 	/* private */
 	struct ctdec *dec;		/* the tree's resolver lives in it */
 	pthread_t thread;

@@ -14,6 +14,9 @@
  *     parallel, merged) and after (fragments and edges) makes it too:
  *     every node and function, calls, instructions, cycles, time, offsets;
  *     so do the fragments of 2, 4 and 8 chunks merged ahead;
+ *   - ranges inside PSB segments at both ends, decoded from the PSB
+ *     before and keeping what the range decides (the function view's):
+ *     the index's fragments inside them are merged, the same tree;
  *   - past its memory budget the index stops with what it made, and a
  *     range it does not cover is decoded: the same tree.
  */
@@ -33,6 +36,7 @@
 #include "ctflow.h"
 #include "ctidx.h"
 #include "ctjob.h"
+#include "ctx.h"
 #include "imgopt.h"
 #include "index.h"
 #include "ptdec.h"
@@ -114,6 +118,74 @@ static char *job_text(struct sample_fix *fx, uint64_t from, uint64_t to, uint64_
 	s = j.ct ? tree_text(j.ct) : strdup("none");
 	ctjob_release(&j);
 	return s;
+}
+
+/* The tree of [@from, @to) made as funcs_sum_range() asks a job for it:
+ * decoded from the PSB at or before @from, keeping what [@from, @to)
+ * decides (@ci NULL: one decode); the code index's chunks merged into
+ * *@merged. */
+static char *keep_text(struct sample_fix *fx, uint64_t from, uint64_t to, uint64_t grid,
+		       const struct ctidx *ci, int *ret, size_t *merged)
+{
+	struct ctx_range keep = { from, to };
+	struct idx_seek sk;
+	struct ctjob j;
+	size_t seg;
+	char *s;
+
+	memset(&j, 0, sizeof(j));
+	j.t = fx->t;
+	j.stream = fx->stream;
+	j.set = fx->set;
+	j.tm = &fx->t->streams[fx->stream].timing;
+	j.from = from;
+	if (!idx_find(fx->idx, from, &seg) && !idx_seek(fx->idx, seg, &sk) &&
+	    sk.offset < from) {
+		j.from = sk.offset;
+		j.restricted = 1;
+		j.keep = &keep;
+		j.nkeep = 1;
+	}
+	j.to = to;
+	j.grid = grid;
+	j.ci = ci;
+	j.have_carry = !sample_fix_carry(fx, j.from, &j.carry);
+	*ret = ctjob_run(&j);
+	*merged = j.merged;
+	s = j.ct ? tree_text(j.ct) : strdup("none");
+	ctjob_release(&j);
+	return s;
+}
+
+/* Ranges starting and ending inside PSB segments, as the function view
+ * and the region summaries ask for them (keep_text()): with the code index
+ * (@built: its fragments inside the range merged, else two pieces in
+ * parallel) the tree one decode makes.  Returns how many used fragments. */
+static int check_keep(struct sample_fix *fx, uint64_t grid, int built, struct ctidx *ci)
+{
+	uint64_t size = fx->t->streams[fx->stream].img.size, from, to;
+	int nmerged = 0, ret;
+	char what[128];
+
+	for (from = 0x123; from < size; from += grid / 2 + 0x3b1) {
+		for (to = from + 0x2f5; to < size; to += grid + 0x1d7) {
+			char *want, *got;
+			size_t merged;
+
+			snprintf(what, sizeof(what), "grid %" PRIu64 " keep [%#" PRIx64 ", %#"
+				 PRIx64 ")%s", grid, from, to, built ? " built" : "");
+			want = keep_text(fx, from, to, grid, NULL, &ret, &merged);
+			assert_int_equal(ret, 0);
+			assert_int_equal(merged, 0);
+			got = keep_text(fx, from, to, grid, ci, &ret, &merged);
+			assert_int_equal(ret, 0);
+			same_text(want, got, what);
+			nmerged += merged > 0;
+			free(got);
+			free(want);
+		}
+	}
+	return nmerged;
 }
 
 /* [@from, @to) fed as two pieces, cut at boundary @k, into one tree. */
@@ -233,6 +305,7 @@ static void one_stream(int stream, uint64_t grid)
 	assert_int_equal(p.nfrags, 0);
 	/* before: pieces decoded in parallel */
 	check_ranges(&fx, grid, 0, ci);
+	assert_int_equal(check_keep(&fx, grid, 0, ci), 0);
 	assert_int_equal(ctidx_start(ci), 0);
 	assert_int_equal(ctidx_wait(ci), 0);
 	ctidx_progress(ci, &p);
@@ -245,6 +318,9 @@ static void one_stream(int stream, uint64_t grid)
 	if (p.nchunks >= 6)
 		assert_true(p.nups > 0);
 	check_ranges(&fx, grid, 1, ci);
+	/* the index's fragments are used for ranges that do not start on a
+	 * PSB too (they were decoded whole) */
+	assert_true(check_keep(&fx, grid, 1, ci) > 0);
 	ctidx_free(ci);
 	sample_fix_close(&fx);
 }
