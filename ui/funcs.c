@@ -21,7 +21,6 @@
 #include "msg.h"
 #include "nav.h"
 #include "pane_code.h"
-#include "prompt.h"
 #include "screen.h"
 #include "status.h"
 #include "symfmt.h"
@@ -584,9 +583,6 @@ static int funcs_key(struct ui *ui, struct view *v, int key)
 		return UI_DRAW_ALL;
 	case 3:	/* C-c */
 		funcs_interrupt(ui);
-		return UI_DRAW_ALL;
-	case ':':
-		prompt_open(ui, NULL);
 		return UI_DRAW_ALL;
 	case 's':
 		fv.order = (enum ct_order)((fv.order + 1) % 3);

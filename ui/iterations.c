@@ -32,7 +32,6 @@
 #include "marks_ui.h"
 #include "msg.h"
 #include "nav.h"
-#include "prompt.h"
 #include "screen.h"
 #include "search_code.h"
 #include "search_sb.h"
@@ -660,9 +659,6 @@ static int iterations_view_key(struct ui *ui, struct view *v, int key)
 	switch (key) {
 	case 'q': case 27: case 'Q': case 7:	/* C-g */
 		view_close(&ui->vs, v->ops);
-		return UI_DRAW_ALL;
-	case ':':
-		prompt_open(ui, NULL);
 		return UI_DRAW_ALL;
 	case 'r':
 		if (!it.have || it.ln.sel >= (long)it.snap.st.n)

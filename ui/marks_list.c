@@ -258,9 +258,6 @@ static int marks_list_key(struct ui *ui, struct view *v, int key)
 		return UI_DRAW_ALL;
 	case 'r': case 'e':
 		return marks_list_edit(ui, e, key);
-	case ':':
-		prompt_open(ui, NULL);
-		return UI_DRAW_ALL;
 	default:
 		return UI_DRAW_NONE;
 	}

@@ -15,7 +15,6 @@
 #include "msg.h"
 #include "nav.h"
 #include "perfdata.h"
-#include "prompt.h"
 #include "screen.h"
 #include "search_ui.h"
 #include "session.h"
@@ -424,9 +423,6 @@ static int streams_ui_list_key(struct ui *ui, struct view *v, int key)
 			return UI_DRAW_ALL;
 		view_close(&ui->vs, v->ops);
 		return su_nav.sel < n ? streams_ui_switch(ui, (int)su_nav.sel) : UI_DRAW_ALL;
-	case ':':
-		prompt_open(ui, NULL);
-		return UI_DRAW_ALL;
 	default:
 		return UI_DRAW_NONE;
 	}
