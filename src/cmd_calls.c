@@ -24,6 +24,7 @@
 #include "ctjob.h"
 #include "ctx.h"
 #include "esc.h"
+#include "export.h"
 #include "flow.h"
 #include "image.h"
 #include "imgopt.h"
@@ -260,6 +261,11 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 	size_t i;
 
 	if (trace_open(&cc->t, path, err, sizeof(err)) < 0) {
+		esc_line(stderr, CALLS_PROG, "%s", err);
+		return 1;
+	}
+	/* `calls z.pt >> z.pt` would write into what it reads */
+	if (export_refuse(cc->t, "-", err, sizeof(err)) < 0) {
 		esc_line(stderr, CALLS_PROG, "%s", err);
 		return 1;
 	}

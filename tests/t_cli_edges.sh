@@ -100,7 +100,7 @@ run "$PTBROWSE" dump o/a.pt
 # A text command whose standard output is the trace (>> does not
 # truncate it first) refuses, as export -o - does; the trace is intact.
 cp a.pt z.pt
-for c in dump flow info index; do
+for c in dump flow calls info index; do
 	"$PTBROWSE" $c z.pt >>z.pt 2>"$tmp/err" </dev/null
 	rc=$?
 	want 1 "ptbrowse $c: standard output is the trace; not writing over it" "$c z.pt >>z.pt"
