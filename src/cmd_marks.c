@@ -14,6 +14,7 @@
 #include "cmds.h"
 #include "ctjob.h"
 #include "ctsum.h"
+#include "ctx.h"
 #include "esc.h"
 #include "export.h"
 #include "identity.h"
@@ -172,8 +173,11 @@ static int cmd_marks_summarise(const struct trace_stream *s,
  * their calls, as indented lines: or why there are none. */
 static void cmd_marks_functions(const struct marks_entry *e)
 {
+	const struct img *img = &cm_code.t->streams[cm_code.idx].img;
 	char lines[24][CTSUM_LINE];
+	struct ctx_range keep;
 	struct ctjob job;
+	uint64_t psb;
 	size_t n, i;
 	int r;
 
@@ -200,8 +204,21 @@ static void cmd_marks_functions(const struct marks_entry *e)
 	job.set = cm_code.set;
 	job.tm = &cm_code.t->streams[cm_code.idx].timing;
 	job.from = e->from;
-	job.to = e->to < job.t->streams[cm_code.idx].img.size ? e->to :
-		 job.t->streams[cm_code.idx].img.size;
+	job.to = e->to < img->size ? e->to : img->size;
+	/* as calls TRACE:REGION: from the PSB at or before FROM (from the
+	 * one after, what came before it was lost), counting what [FROM,
+	 * TO) decides */
+	keep.from = job.from;
+	keep.to = job.to;
+	if (!img_find_psb_before(img, job.from + 1, &psb) && psb < job.from) {
+		job.from = psb;
+		job.restricted = 1;
+		job.keep = &keep;
+		job.nkeep = 1;
+	} else if (job.from < job.to && img_find_psb_before(img, job.to, &psb)) {
+		printf("  functions none: no code decoded (no PSB before its end)\n");
+		return;
+	}
 	r = job.from < job.to ? ctjob_run(&job) : -pte_invalid;
 	if (r < 0 || !job.ct) {
 		printf("  functions none: %s\n", pte_strerror(r));
