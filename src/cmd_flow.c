@@ -684,8 +684,8 @@ static int flow_parse(int argc, char **argv, struct flow_cmd *fc,
 "\n"
 "Print the instructions TRACE (a raw Intel PT file or a perf.data file)\n"
 "says were executed, decoded with the code given by the image options.\n"
-"FROM and TO are stream offsets: decoding starts at the first PSB at or\n"
-"after FROM and stops before the first line a packet at or after TO decided.\n",
+"FROM and TO are stream offsets: the lines the packets in [FROM, TO) decide,\n"
+"decoded from the PSB at or before FROM.\n",
 		groups, 3 };
 	int r;
 
@@ -807,16 +807,38 @@ static int flow_code(struct flow_cmd *fc, struct trace *t, int idx)
 	return 0;
 }
 
-/* --pid, --tid, --comm: the ranges of [@from, @to) of stream @idx that
- * they keep into fc->keep (ctx_restrict()).  Returns 0, or -1 after
- * printing one line (a raw trace has no sideband). */
+/*
+ * What of stream @idx is decoded and what printed: the packets of [@from,
+ * @to) decide the lines, decoded from the PSB at or before @from into
+ * *@start (what the packets before the range's first PSB decide needs
+ * the state from there), as calls and :funcs decode a range; so fc->keep
+ * is [@from, @to), or with --pid, --tid, --comm the ranges of it they
+ * keep (ctx_restrict()).
+ * Returns 0, or -1 after printing one line (a raw trace has no sideband
+ * for a task).
+ */
 static int flow_restrict(struct flow_cmd *fc, const struct trace *t, int idx,
-			 uint64_t from, uint64_t to)
+			 uint64_t from, uint64_t to, uint64_t *start)
 {
+	uint64_t psb;
 	char err[512];
 
-	if (!ctx_filter_active(&fc->filter))
+	*start = from;
+	if (!img_find_psb_before(&t->streams[idx].img, from + 1, &psb) && psb < from)
+		*start = psb;
+	if (!ctx_filter_active(&fc->filter)) {
+		if (*start == from)
+			return 0;	/* every line from there is the range's */
+		fc->keep = malloc(sizeof(*fc->keep));
+		if (!fc->keep) {
+			esc_line(stderr, "ptbrowse flow: ", "out of memory");
+			return -1;
+		}
+		*fc->keep = (struct ctx_range){ from, to };
+		fc->nkeep = 1;
+		fc->keep_only = 1;
 		return 0;
+	}
 	fc->keep_only = 1;
 	if (ctx_restrict(t, idx, &fc->filter, from, to, &fc->keep, &fc->nkeep,
 			 err, sizeof(err)) < 0) {
@@ -843,7 +865,7 @@ int cmd_flow_main(int argc, char **argv)
 	struct trace *t = NULL;
 	const char *stream = NULL;
 	char *path = NULL;
-	uint64_t from = 0, to = 0;
+	uint64_t from = 0, to = 0, start = 0;
 	int have_to = 0, idx = 0, rc = 2, r;
 
 	memset(&fc, 0, sizeof(fc));
@@ -868,8 +890,8 @@ int cmd_flow_main(int argc, char **argv)
 	}
 	rc = 1;
 	if (flow_open(&t, path, stream, from, have_to ? to : 0, &timing, &idx) < 0 ||
-	    flow_code(&fc, t, idx) < 0 || flow_restrict(&fc, t, idx, from,
-							 have_to ? to : UINT64_MAX) < 0)
+	    flow_code(&fc, t, idx) < 0 ||
+	    flow_restrict(&fc, t, idx, from, have_to ? to : UINT64_MAX, &start) < 0)
 		goto out;
 	sum.cfg = &t->streams[idx].timing;
 	memset(&cfg, 0, sizeof(cfg));
@@ -877,7 +899,7 @@ int cmd_flow_main(int argc, char **argv)
 	cfg.read = read_code;
 	cfg.read_ctx = &fc;
 	cfg.asid = ctx_asid;
-	if (flow_new(&f, &cfg) < 0 || flow_seek(f, from, have_to ? to : UINT64_MAX) < 0) {
+	if (flow_new(&f, &cfg) < 0 || flow_seek(f, start, have_to ? to : UINT64_MAX) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		goto out;
 	}
