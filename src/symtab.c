@@ -59,6 +59,11 @@ struct symtab {
 	struct symtab_name *byname;	/* kallsyms: every name, sorted */
 	size_t nbyname;
 	struct elfimg *elf;	/* for DWARF, if from an ELF file */
+	/* the names lookups show, sorted and unique, for symtab_names();
+	 * made at its first call (a table is mostly never asked by name) */
+	pthread_mutex_t names_lock;
+	const char **names;
+	size_t nnames;
 #ifdef HAVE_LIBDW
 	pthread_mutex_t dw_lock;	/* libdw reads lazily: one at a time */
 	Dwarf *dw;
@@ -300,6 +305,7 @@ static int symtab_finish(struct symtab_build *b, const char *origin,
 	s->pool = b->pool;
 	s->pool_len = b->pool_len;
 	s->origin = origin;
+	pthread_mutex_init(&s->names_lock, NULL);
 #ifdef HAVE_LIBDW
 	pthread_mutex_init(&s->dw_lock, NULL);
 #endif
@@ -730,6 +736,8 @@ void symtab_free(struct symtab *s)
 		dwarf_end(s->dw);
 	pthread_mutex_destroy(&s->dw_lock);
 #endif
+	pthread_mutex_destroy(&s->names_lock);
+	free(s->names);
 	free(s->syms);
 	free(s->span);
 	free(s->byname);
@@ -765,6 +773,66 @@ int symtab_addr_of(const struct symtab *s, const char *name, uint64_t *addr)
 		return 0;
 	*addr = s->byname[lo].addr;
 	return 1;
+}
+
+static int symtab_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* @s->names made if it is not yet: the names of @s->syms, sorted, each
+ * once (local functions of one name at several addresses are one name).
+ * Call with names_lock held.  Returns 0 or -pte_nomem. */
+static int symtab_names_make(struct symtab *s)
+{
+	size_t i, k = 0;
+
+	if (s->names)
+		return 0;
+	s->names = malloc((s->n ? s->n : 1) * sizeof(*s->names));
+	if (!s->names)
+		return -pte_nomem;
+	for (i = 0; i < s->n; i++)
+		s->names[i] = s->syms[i].name;
+	if (s->n)
+		qsort(s->names, s->n, sizeof(*s->names), symtab_str_cmp);
+	for (i = 0; i < s->n; i++)
+		if (!k || strcmp(s->names[k - 1], s->names[i]))
+			s->names[k++] = s->names[i];
+	s->nnames = k;
+	return 0;
+}
+
+int symtab_names(struct symtab *s, const char *prefix, size_t max,
+		 int (*each)(void *arg, const char *name), void *arg)
+{
+	size_t lo = 0, hi, mid, len, n = 0;
+	int ret;
+
+	if (!s || !prefix || !each)
+		return -pte_invalid;
+	pthread_mutex_lock(&s->names_lock);
+	ret = symtab_names_make(s);
+	pthread_mutex_unlock(&s->names_lock);
+	if (ret)
+		return ret;
+	/* made once and never changed after: read without the lock */
+	len = strlen(prefix);
+	hi = s->nnames;
+	while (lo < hi) {	/* the first name not below @prefix */
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(s->names[mid], prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->nnames && n < max && !strncmp(s->names[lo], prefix, len); lo++) {
+		ret = each(arg, s->names[lo]);
+		if (ret < 0)
+			return ret;
+		n++;
+	}
+	return (int)(n < (size_t)INT32_MAX ? n : INT32_MAX);
 }
 
 const char *symtab_origin(const struct symtab *s)

@@ -62,6 +62,18 @@ const char *symtab_origin(const struct symtab *s);
  * Returns 1 if found, 0 if not (or NULL arguments). */
 int symtab_addr_of(const struct symtab *s, const char *name, uint64_t *addr);
 
+/* The names lookups show (one per address, as symtab_lookup() names it)
+ * that start with @prefix ("" for all), in strcmp() order, each once,
+ * given to @each(@arg, name) -- at most @max of them, so that a prefix of
+ * one letter over a kernel's 100000 names costs what @max costs: a
+ * completion's bounded candidates.  The sorted names are made at the
+ * first call (thread-safe; a pointer each, kept until the table is freed).
+ * @each returns 0 to go on, or a negative error code that stops the walk.
+ * Returns the number of names given, or @each's error, -pte_nomem, or
+ * -pte_invalid for NULL arguments. */
+int symtab_names(struct symtab *s, const char *prefix, size_t max,
+		 int (*each)(void *arg, const char *name), void *arg);
+
 /* The number of functions; symtab_get(@s, i) for i below it, by address. */
 size_t symtab_count(const struct symtab *s);
 const struct symtab_sym *symtab_get(const struct symtab *s, size_t i);

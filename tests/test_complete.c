@@ -22,11 +22,26 @@ static void fake_names(void *arg, enum compl_kind kind, struct compl_list *out)
 	static const char *const marks[] = { "a", "b", "start", NULL };
 	static const char *const regions[] = { "hot", "hotter", "cold", NULL };
 	static const char *const streams[] = { "cpu0", "cpu1", NULL };
+	static const char *const syms[] = { "main", "malloc", "malloc_usable_size",
+					    "memcpy@plt", "main", NULL };
 	const char *const *v = kind == COMPL_MARK ? marks :
 			       kind == COMPL_REGION ? regions :
 			       kind == COMPL_STREAM ? streams : NULL;
+	char name[16];
+	int i;
 
 	(*(int *)arg)++;
+	if (kind == COMPL_SYMBOL) {
+		/* two tables, each its first COMPL_SYMBOL_MAX + 1: fn_000,
+		 * fn_002 .. fn_400 and fn_599, fn_601 .. fn_999 */
+		for (v = syms; *v; v++)
+			assert_int_equal(compl_add(out, *v), 0);
+		for (i = 0; i < 2 * (COMPL_SYMBOL_MAX + 1); i++) {
+			snprintf(name, sizeof(name), "fn_%03d", i % 2 ? 1000 - i : i);
+			assert_int_equal(compl_add(out, name), 0);
+		}
+		return;
+	}
 	for (; v && *v; v++)
 		assert_int_equal(compl_add(out, *v), 0);
 }
@@ -226,6 +241,42 @@ static void test_goto(void **state)
 	assert_string_equal(cands("region r1 s", COMPL_TARGET), "");
 }
 
+/* The NAME after sym or call: the loaded symbols' function names, at most
+ * COMPL_SYMBOL_MAX (the first in order; their common part then only what
+ * is typed). */
+static void test_symbols(void **state)
+{
+	struct compl_list l;
+	char buf[64];
+
+	assert_string_equal(cands("goto sym ma", COMPL_SYMBOL),
+			    "main malloc malloc_usable_size");
+	assert_string_equal(cands("goto call m", COMPL_SYMBOL),
+			    "main malloc malloc_usable_size memcpy@plt");
+	assert_string_equal(cands("search sym mal", COMPL_SYMBOL),
+			    "malloc malloc_usable_size");
+	assert_string_equal(cands("search -b call me", COMPL_SYMBOL), "memcpy@plt");
+	assert_string_equal(cands("filter tip & sym mai", COMPL_SYMBOL), "main");
+	assert_string_equal(cands("search comm sorter & call mai", COMPL_SYMBOL), "main");
+	assert_string_equal(cands("filter tip&sym mai", COMPL_SYMBOL), "main");
+	/* ret takes no name; other commands' sym is no search term */
+	assert_string_equal(cands("goto ret ", COMPL_NONE), "");
+	assert_string_equal(cands("mark sym ", COMPL_NONE), "");
+	/* the common part of a few is theirs */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(compl_candidates("goto sym mall", 13, &ctx, &l), 2);
+	assert_int_equal(l.more, 0);
+	assert_string_equal(compl_common(&l, buf, sizeof(buf)), "malloc");
+	/* past the bound: the first COMPL_SYMBOL_MAX, and more said */
+	assert_int_equal(compl_candidates("goto sym fn", 11, &ctx, &l), COMPL_SYMBOL_MAX);
+	assert_int_equal(l.kind, COMPL_SYMBOL);
+	assert_int_equal(l.more, 1);
+	assert_string_equal(l.v[0], "fn_000");
+	assert_string_equal(l.v[COMPL_SYMBOL_MAX - 1], "fn_398");
+	assert_string_equal(compl_common(&l, buf, sizeof(buf)), "fn");
+	compl_free(&l);
+}
+
 static void test_bind(void **state)
 {
 	const char *s;
@@ -284,6 +335,22 @@ static void test_readline(void **state)
 	for (i = 0; m[i]; i++)
 		free(m[i]);
 	free(m);
+	/* more names than held: readline puts in nothing past the word */
+	strcpy(line, "goto sym fn");
+	m = compl_rl_attempt("fn", 9, 11);
+	assert_non_null(m);
+	assert_string_equal(m[0], "fn");
+	assert_string_equal(m[1], "fn_000");
+	for (i = 0; m[i]; i++)
+		free(m[i]);
+	free(m);
+	strcpy(line, "/sym mall");
+	m = compl_rl_attempt("mall", 5, 9);
+	assert_non_null(m);
+	assert_string_equal(m[0], "malloc");
+	for (i = 0; m[i]; i++)
+		free(m[i]);
+	free(m);
 	/* files are readline's */
 	strcpy(line, "source ");
 	assert_null(compl_rl_attempt("", 7, 7));
@@ -302,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_goto),
+		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_bind),
 		cmocka_unit_test(test_readline),
 	};

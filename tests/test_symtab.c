@@ -444,6 +444,71 @@ static void test_kallsyms(void **state)
 	assert_non_null(strstr(err, path));
 }
 
+/* symtab_names() collects what it is given, for test_names. */
+struct names_got {
+	char v[8][40];
+	int n;
+};
+
+static int names_each(void *arg, const char *name)
+{
+	struct names_got *g = arg;
+
+	if (g->n == 8)
+		return -pte_nomem;
+	snprintf(g->v[g->n++], sizeof(g->v[0]), "%s", name);
+	return 0;
+}
+
+/* The names by prefix, for completion: the names lookups show, sorted,
+ * each once, bounded by @max; aliases a lookup never shows are not
+ * offered. */
+static void test_names(void **state)
+{
+	struct names_got g;
+	struct symtab *s;
+	char path[200], err[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kallsyms-names", fix.dir);
+	assert_int_equal(helpers_write_text(path,
+					    "ffffffff81000000 T _stext\n"
+					    "ffffffff81000000 T _text\n"
+					    "ffffffff81001000 t do_one_initcall\n"
+					    "ffffffff81002000 t do_exit\n"
+					    "ffffffff81003000 t do_exit\n"
+					    "ffffffff81004000 D do_data\n"
+					    "ffffffff81005000 T dump_stack\n"
+					    "ffffffff81006000 T do_fork\n"), 0);
+	assert_int_equal(symtab_from_kallsyms(&s, path, err, sizeof(err)), 0);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(symtab_names(s, "do_", 200, names_each, &g), 3);
+	assert_int_equal(g.n, 3);
+	assert_string_equal(g.v[0], "do_exit");	/* twice in the file, once here */
+	assert_string_equal(g.v[1], "do_fork");
+	assert_string_equal(g.v[2], "do_one_initcall");
+	/* bounded: the first of them only */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(symtab_names(s, "d", 2, names_each, &g), 2);
+	assert_string_equal(g.v[0], "do_exit");
+	assert_string_equal(g.v[1], "do_fork");
+	/* "" is every name; _text (an alias lookups do not show) is none */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(symtab_names(s, "", 200, names_each, &g), 5);
+	assert_string_equal(g.v[0], "_stext");
+	assert_string_equal(g.v[4], "dump_stack");
+	assert_int_equal(symtab_names(s, "_t", 200, names_each, &g), 0);
+	assert_int_equal(symtab_names(s, "zz", 200, names_each, &g), 0);
+	assert_int_equal(symtab_names(s, "dump_stack_more", 200, names_each, &g), 0);
+	/* the callback's error stops the walk */
+	g.n = 8;
+	assert_int_equal(symtab_names(s, "do", 200, names_each, &g), -pte_nomem);
+	assert_int_equal(symtab_names(NULL, "do", 200, names_each, &g), -pte_invalid);
+	assert_int_equal(symtab_names(s, NULL, 200, names_each, &g), -pte_invalid);
+	assert_int_equal(symtab_names(s, "do", 200, NULL, &g), -pte_invalid);
+	symtab_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_library_dynsym),
 		cmocka_unit_test(test_srcline),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

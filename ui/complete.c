@@ -1,4 +1,5 @@
 /* complete -- prompt completion candidates by word position. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,10 @@ char *compl_common(const struct compl_list *out, char *buf, size_t size)
 	buf[0] = '\0';
 	if (!out || !out->n)
 		return buf;
+	if (out->more) {
+		snprintf(buf, size, "%s", out->prefix ? out->prefix : "");
+		return buf;
+	}
 	len = strlen(out->v[0]);
 	for (i = 1; i < out->n; i++) {
 		for (j = 0; j < len && out->v[i][j] == out->v[0][j]; j++)
@@ -237,6 +242,31 @@ static int compl_names(struct compl_list *out, const struct compl_ctx *ctx,
 	if (ctx && ctx->names)
 		ctx->names(ctx->arg, kind, out);
 	return 0;
+}
+
+/* Whether word @w names the function after it: "sym" or "call", alone or
+ * after an '&' ("tip&sym foo"). */
+static int compl_fn_word(const char *w)
+{
+	const char *amp = strrchr(w, '&');
+
+	if (amp)
+		w = amp + 1;
+	return !strcmp(w, "sym") || !strcmp(w, "call");
+}
+
+/* After sorting: a function name's candidates cut to COMPL_SYMBOL_MAX
+ * (each symbol table gave up to one more, so a cut says there are more). */
+static void compl_cap(struct compl_list *out)
+{
+	size_t i;
+
+	if (out->kind != COMPL_SYMBOL || out->n <= COMPL_SYMBOL_MAX)
+		return;
+	for (i = COMPL_SYMBOL_MAX; i < out->n; i++)
+		free(out->v[i]);
+	out->n = COMPL_SYMBOL_MAX;
+	out->more = 1;
 }
 
 static int compl_tables(struct compl_list *out)
@@ -506,6 +536,10 @@ static int compl_arg(struct compl_list *out, const struct compl_ctx *ctx,
 		return compl_set_value(out, w[1].text);
 	if (a == ACTION_GOTO && nw == 3 && !strcmp(w[1].text, "region"))
 		return compl_names(out, ctx, COMPL_REGION);
+	/* sym NAME, call NAME: :goto's target, or a search's terms */
+	if ((a == ACTION_GOTO || a == ACTION_SEARCH || a == ACTION_FILTER) && nw >= 3 &&
+	    compl_fn_word(w[nw - 2].text))
+		return compl_names(out, ctx, COMPL_SYMBOL);
 	if (a == ACTION_GOTO && nw >= 3)
 		return 0;
 	/* :ref takes a region as well as a mark */
@@ -586,5 +620,6 @@ int compl_candidates(const char *line, size_t point,
 		return rc;
 	}
 	compl_sort(out);
+	compl_cap(out);
 	return (int)out->n;
 }

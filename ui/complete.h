@@ -6,7 +6,10 @@
  * complete what the command's usage words in action_list.h say: TYPE
  * packet type names, MARK and REGION names, OPTION names, FILE (left to
  * readline: the kind says COMPL_FILE), COMMAND names, TABLE names, KEY
- * names, TARGET goto keywords/marks/regions, and "in|out" literals.
+ * names, TARGET goto keywords/marks/regions, and "in|out" literals;
+ * the NAME after "sym" or "call" in :goto, :search and :filter (and / ?
+ * &, which complete as those) a function name of the loaded symbols, at
+ * most COMPL_SYMBOL_MAX of them.
  * Pure functions: no readline, no curses.  Wiring into readline:
  *
  *	static char **attempt(const char *text, int start, int end)
@@ -35,8 +38,13 @@ enum compl_kind {
 	COMPL_TABLE,	/* a key table name */
 	COMPL_KEY,	/* a key name or a command (bind) */
 	COMPL_TARGET,	/* a goto target: keywords, 'marks, regions */
-	COMPL_WORDS	/* literal choices from the usage ("in|out") */
+	COMPL_WORDS,	/* literal choices from the usage ("in|out") */
+	COMPL_SYMBOL	/* a function name (sym NAME, call NAME) */
 };
+
+/* The most function names offered: a one-letter prefix over a kernel's
+ * 100000 names lists the first of them, and says there are more. */
+#define COMPL_SYMBOL_MAX 200
 
 /* Candidates: sorted, unique, each starting with the word's prefix. */
 struct compl_list {
@@ -45,13 +53,19 @@ struct compl_list {
 	char *prefix;		/* the word typed so far (unquoted) */
 	char **v;		/* candidates */
 	size_t n, cap;
+	int more;		/* more than v holds (COMPL_SYMBOL past
+				 * COMPL_SYMBOL_MAX): v is the first of
+				 * them, their common prefix maybe shorter */
 };
 
 /* Where names come from. */
 struct compl_ctx {
 	void *arg;		/* passed to names() */
 	/* Call compl_add(@out, name) for every mark (COMPL_MARK), region
-	 * (COMPL_REGION) or stream (COMPL_STREAM); may be NULL. */
+	 * (COMPL_REGION) or stream (COMPL_STREAM), and for the function
+	 * names starting with @out->prefix (COMPL_SYMBOL: the first
+	 * COMPL_SYMBOL_MAX + 1 of each symbol table is enough, in strcmp()
+	 * order, symtab_names()); may be NULL. */
 	void (*names)(void *arg, enum compl_kind kind,
 		      struct compl_list *out);
 	const char *const *options;	/* option names, NULL-terminated */
@@ -74,7 +88,8 @@ int compl_candidates(const char *line, size_t point,
  * Returns 0, or -pte_nomem. */
 int compl_add(struct compl_list *out, const char *name);
 
-/* The longest common prefix of @out's candidates into @buf ("" if none).
+/* The longest common prefix of @out's candidates into @buf ("" if none;
+ * the prefix typed if @out->more: the names not held may differ sooner).
  * Returns @buf. */
 char *compl_common(const struct compl_list *out, char *buf, size_t size);
 

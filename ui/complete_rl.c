@@ -40,6 +40,21 @@ static char *compl_rl_gen(const char *text, int state)
 	return NULL;
 }
 
+/* readline's matches for @text; where there are more candidates than
+ * the list holds (compl_list.more), the common part readline puts in is
+ * only @text: those not held may differ right after it. */
+static char **compl_rl_matches(const char *text)
+{
+	char **m = rl_completion_matches(text, compl_rl_gen);
+	char *t;
+
+	if (m && m[1] && compl_rl_list.more && (t = strdup(text))) {
+		free(m[0]);
+		m[0] = t;
+	}
+	return m;
+}
+
 char **compl_rl_attempt(const char *text, int start, int end)
 {
 	int n;
@@ -75,7 +90,7 @@ char **compl_rl_attempt(const char *text, int start, int end)
 		compl_rl_skip = 0;
 		if ((size_t)start > compl_rl_list.start)
 			compl_rl_skip = (size_t)start - compl_rl_list.start;
-		return rl_completion_matches(text, compl_rl_gen);
+		return compl_rl_matches(text);
 	}
 	n = compl_candidates(rl_line_buffer, (size_t)end, compl_rl_ctx,
 			     &compl_rl_list);
@@ -92,5 +107,5 @@ char **compl_rl_attempt(const char *text, int start, int end)
 		compl_rl_skip = (size_t)start - compl_rl_list.start;
 	if (compl_rl_skip > strlen(compl_rl_list.prefix))
 		return NULL;
-	return rl_completion_matches(text, compl_rl_gen);
+	return compl_rl_matches(text);
 }
