@@ -32,7 +32,9 @@
  *                   (inclusive: "ip 0x400000-0x4fffff") takes none
  *   a number        decimal or 0x hex (a leading 0 is not octal)
  *   bytes HEX...    raw bytes starting inside a packet ("bytes 02 f3",
- *   x:HEX           "x:02f3"); the hit is the packet holding the first byte
+ *   x:HEX           "x:02f3"); the hit is the packet holding the first byte:
+ *                   a decode error's too, whose bytes run to the next PSB
+ *                   (or the end, or a gap), as the packet pane shows them
  *   gap OP TIME     a timed packet (tsc, or mtc when the configuration
  *                   gives MTC timing) whose time, by the time model, is OP
  *                   TIME after the previous timed packet (OP defaults

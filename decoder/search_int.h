@@ -43,6 +43,11 @@ _Static_assert(PKT_NTYPES <= 64, "packet types must fit a 64-bit mask");
 
 #define ERR_BIT		(1ull << PKT_INVALID)	/* decode errors */
 #define ALL_TYPES	(((1ull << PKT_NTYPES) - 1) & ~ERR_BIT)
+/* What "bytes" looks in: every packet and every error row (its bytes up
+ * to the next PSB, as the packet pane shows them), read ERR_CHUNK bytes
+ * at a time. */
+#define BYTES_TYPES	(ALL_TYPES | ERR_BIT)
+#define ERR_CHUNK	4096
 #define IP_TYPES	((1ull << PKT_TIP) | (1ull << PKT_TIP_PGE) | \
 			 (1ull << PKT_TIP_PGD) | (1ull << PKT_FUP))
 #define TNT_TYPES	((1ull << PKT_TNT8) | (1ull << PKT_TNT64))

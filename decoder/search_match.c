@@ -152,13 +152,57 @@ static int cmp_holds(const struct cmp *c, uint64_t v, int gap_units)
 	return 0;
 }
 
+/* Whether @nd's bytes start somewhere in [@off, @end) of @img, read as
+ * img_read() reads them (not across a gap). */
+static int bytes_in(const struct node *nd, const struct img *img,
+		    uint64_t off, uint64_t end)
+{
+	uint8_t buf[ERR_CHUNK + MAX_BYTES];
+	size_t want, got, n, i;
+
+	while (off < end) {
+		n = end - off < ERR_CHUNK ? (size_t)(end - off) : ERR_CHUNK;
+		want = n - 1 + nd->nbytes;
+		got = img_read(img, off, buf, want);
+		for (i = 0; i < n && i + nd->nbytes <= got; i++)
+			if (!memcmp(buf + i, nd->bytes, nd->nbytes))
+				return 1;
+		if (got < want)
+			return 0;	/* the end, or a gap */
+		off += n;
+	}
+	return 0;
+}
+
+/* Whether @nd's bytes start inside error row @pkt: the bytes the packet
+ * pane shows for it, from its offset up to the PSB decoding resumes at
+ * (the first after it) or the end, stopping at a gap.  A cut packet's
+ * size says less: a packet cut by the end of the file, an unknown opcode
+ * in a corrupted trace have none. */
+static int bytes_in_error(const struct node *nd, const struct pkt *pkt,
+			  const struct img *img)
+{
+	struct img_cursor cur;
+	uint64_t end = img->size;
+
+	if (pkt->offset >= img->size || img_cursor_init(&cur, img, pkt->offset))
+		return 0;
+	if (!img_cursor_sync_forward(&cur, pkt->offset + 1))
+		end = img_cursor_offset(&cur);
+	return bytes_in(nd, img, pkt->offset, end);
+}
+
 static int bytes_match(const struct node *nd, const struct pkt *pkt,
 		       const struct srch_ctx *ctx)
 {
 	uint8_t buf[PKT_MAX_SIZE * 4 + MAX_BYTES];
 	size_t want, got, i;
 
-	if (!ctx || !ctx->img || !pkt->size)
+	if (!ctx || !ctx->img)
+		return 0;
+	if (pkt->type == PKT_INVALID)
+		return bytes_in_error(nd, pkt, ctx->img);
+	if (!pkt->size)
 		return 0;
 	want = (size_t)pkt->size - 1 + nd->nbytes;
 	if (want > sizeof(buf))

@@ -409,7 +409,7 @@ static int parse_term(struct parser *ps)
 	nd = &ps->p->nodes[id];
 	ps->i++;
 	if (!strcmp(w, "bytes")) {
-		nd->types = ALL_TYPES;
+		nd->types = BYTES_TYPES;
 		while (peek(ps) && is_hex_word(peek(ps)))
 			if (parse_hex_bytes(ps, nd, ps->tok[ps->i++]))
 				return -1;
@@ -418,7 +418,7 @@ static int parse_term(struct parser *ps)
 		return id;
 	}
 	if (!strncmp(w, "x:", 2)) {
-		nd->types = ALL_TYPES;
+		nd->types = BYTES_TYPES;
 		if (parse_hex_bytes(ps, nd, w + 2))
 			return -1;
 		if (!nd->nbytes)

@@ -353,6 +353,18 @@ int srch_segment_may_hit(const struct srch_pred *pred, const struct img *img,
 	return pf_find(&sc, sk.offset, sk.offset + sum.size) != UINT64_MAX;
 }
 
+/* Where candidates for the error rows starting before @b end: the first
+ * PSB after @b - 1 (an error row runs up to it), or @end if that is
+ * further. */
+static uint64_t err_scan_end(struct scan *sc, uint64_t b, uint64_t end)
+{
+	uint64_t e = b ? psb_after(sc, b - 1) : 0;
+
+	if (e > sc->img->size)
+		e = sc->img->size;
+	return e > end ? e : end;
+}
+
 /* Prefilter path: decode only around candidates. */
 static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 {
@@ -366,6 +378,10 @@ static int scan_prefilter(struct scan *sc, uint64_t a, uint64_t b)
 
 	if (end > sc->img->size || end < b)
 		end = sc->img->size;
+	/* An error row holds bytes up to the next PSB: one starting before
+	 * @b may hold the pattern's only start far past it. */
+	if ((sc->pred->mask & ERR_BIT) && b < end)
+		end = err_scan_end(sc, b, end);
 	while (pos < end) {
 		uint64_t lim = pos + SCAN_PIECE < end ? pos + SCAN_PIECE : end;
 		uint64_t c = pf_find(sc, pos, lim), p;

@@ -1497,6 +1497,164 @@ static void test_no_wrap_and_edges(void **state)
 	munmap(mp.data, mp.size);
 }
 
+/*
+ * "bytes" and "x:" look inside error rows too: an unknown opcode in a
+ * corrupted segment (its row, and its bytes, run to the next PSB: the
+ * pattern may start thousands of bytes in), a packet cut by the end of
+ * the file, one cut by a gap (up to the gap) -- the bytes the packet pane
+ * shows on those rows.  Before, a bytes term never matched an error row:
+ * "x:19a0" missed a TSC cut by the end of the file.  The hits here are
+ * worked out by hand, not by srch_match(), and every path is checked (the
+ * summaries' skipping, the prefilter, decoding everything, no index, the
+ * filter view); the pane shows an error row at each.
+ */
+#define BE_PSB	"\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82"
+#define BE_JUNK	10000	/* the corrupted bytes after the bad opcode */
+
+/* Append @n bytes of @b to @buf at *@at. */
+static void be_put(uint8_t *buf, size_t *at, const void *b, size_t n)
+{
+	memcpy(buf + *at, b, n);
+	*at += n;
+}
+
+/* Check @q's hits in @img (with an index, and without) against @want[@n],
+ * and that the pane shows error rows at @errs[@nerr]. */
+static void check_bytes_rows(const struct img *img, const char *q,
+			     const uint64_t *want, size_t n)
+{
+	static const struct srch_opts plain = { .no_skip = 1, .no_prefilter = 1 };
+	static const struct srch_opts nopf = { .no_prefilter = 1 };
+	struct srch_pred *p = parse(q);
+	struct idx *idx;
+	uint64_t from[2] = { 0, img->size / 2 };
+	size_t f;
+
+	assert_int_equal(idx_new(&idx, img, NULL), 0);
+	assert_int_equal(idx_set_chunk_size(idx, 4096), 0);
+	assert_int_equal(idx_build(idx), 0);
+	for (f = 0; f < 2; f++) {
+		check_search(p, img, idx, want, n, from[f], 1, NULL, q);
+		check_search(p, img, idx, want, n, from[f], -1, NULL, q);
+		check_search(p, img, idx, want, n, from[f], 1, &plain, q);
+		check_search(p, img, idx, want, n, from[f], -1, &nopf, q);
+		check_search(p, img, NULL, want, n, from[f], 1, NULL, q);
+		check_search(p, img, NULL, want, n, from[f], -1, &plain, q);
+	}
+	check_filter(p, img, idx, want, n);
+	check_filter(p, img, NULL, want, n);
+	idx_free(idx);
+	srch_pred_free(p);
+}
+
+/* Whether the pane shows an error row at @off of @img. */
+static int pane_error_at(const struct img *img, uint64_t off)
+{
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	int found = 0;
+
+	assert_int_equal(win_cache_new(&wc, img, NULL, 1 << 20), 0);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	do {
+		const struct win_row *row = win_row(&it);
+
+		if ((row->flags & WIN_F_ERROR) && row->pkt.offset == off)
+			found = 1;
+	} while (win_next(&it) == 0);
+	win_iter_release(&it);
+	win_cache_free(wc);
+	return found;
+}
+
+static void test_bytes_errors(void **state)
+{
+	static const uint8_t tsc[] = { 0x19, 0xa0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66 };
+	static const uint8_t cut[] = { 0x19, 0xa0, 0x06, 0x0b };
+	struct img_span span, spans[2];
+	struct idx_summary sum;
+	struct srch_pred *p;
+	struct img img;
+	uint8_t *buf = calloc(1, BE_JUNK + 256);
+	uint64_t bad, seg2, tsc2, last, gapped;
+	size_t at = 0;
+
+	(void)state;
+	assert_non_null(buf);
+	/* A segment with an unknown opcode (05), its junk holding de ad
+	 * across the first ERR_CHUNK bytes' end and be ef far in. */
+	be_put(buf, &at, BE_PSB "\x02\x23\x00", 19);
+	bad = at;
+	memset(buf + at, 0xcc, BE_JUNK);
+	buf[at] = 0x05;
+	memcpy(buf + at + 4095, "\xde\xad", 2);
+	memcpy(buf + at + 9000, "\xbe\xef", 2);
+	at += BE_JUNK;
+	/* One whole TSC, then one cut by the end of the file. */
+	seg2 = at;
+	be_put(buf, &at, BE_PSB "\x02\x23\x00", 19);
+	tsc2 = at;
+	be_put(buf, &at, tsc, sizeof(tsc));
+	be_put(buf, &at, "\x00", 1);
+	last = at;
+	be_put(buf, &at, cut, sizeof(cut));
+	img_init_flat(&img, &span, buf, at);
+	assert_true(pane_error_at(&img, bad));
+	assert_true(pane_error_at(&img, last));
+	{
+		const uint64_t w1[] = { tsc2, last }, w2[] = { bad }, w3[] = { last };
+		const uint64_t w4[] = { bad, last };
+
+		check_bytes_rows(&img, "x:19a0", w1, 2);
+		check_bytes_rows(&img, "bytes 19", w1, 2);
+		check_bytes_rows(&img, "x:05cc", w2, 1);
+		check_bytes_rows(&img, "bytes de ad", w2, 1);
+		check_bytes_rows(&img, "x:beef", w2, 1);
+		check_bytes_rows(&img, "x:a0060b", w3, 1);
+		check_bytes_rows(&img, "x:0b", w3, 1);
+		check_bytes_rows(&img, "x:cccc | x:060b", w4, 2);
+		check_bytes_rows(&img, "x:0b00", NULL, 0);	/* past the end */
+		/* starting inside the row, as inside a packet: on past it */
+		check_bytes_rows(&img, "x:cc02", w2, 1);
+		check_bytes_rows(&img, "error & x:cc", w2, 1);
+		check_bytes_rows(&img, "tsc & x:19", w1, 1);
+	}
+	(void)seg2;
+	/* A TSC cut by a gap: its row's bytes end at the gap. */
+	at = 0;
+	be_put(buf, &at, BE_PSB "\x02\x23\x00", 19);
+	gapped = at;
+	be_put(buf, &at, cut, 3);
+	spans[0] = (struct img_span){ .data = buf, .off = 0, .size = at };
+	be_put(buf, &at, "\x77\x66", 2);
+	be_put(buf, &at, BE_PSB "\x02\x23\x00", 19);
+	spans[1] = (struct img_span){ .data = buf + spans[0].size,
+				      .off = spans[0].size,
+				      .size = at - spans[0].size, .gap_before = 1 };
+	img.spans = spans;
+	img.nspans = 2;
+	img.size = at;
+	assert_true(pane_error_at(&img, gapped));
+	{
+		const uint64_t w[] = { gapped };
+
+		check_bytes_rows(&img, "x:19a006", w, 1);
+		check_bytes_rows(&img, "x:0677", NULL, 0);	/* across the gap */
+	}
+	/* A segment whose only match can be an error row is not skipped. */
+	p = parse("x:19a0");
+	memset(&sum, 0, sizeof(sum));
+	sum.npackets = 1;
+	sum.per_class[PKC_ERROR] = 1;
+	sum.nerrors = 1;
+	assert_true(srch_segment_may_match(p, &sum));
+	sum.nerrors = 0;
+	sum.ngaps = 1;
+	assert_true(srch_segment_may_match(p, &sum));
+	srch_pred_free(p);
+	free(buf);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -1515,6 +1673,7 @@ int main(void)
 		cmocka_unit_test(test_segment_may_match),
 		cmocka_unit_test(test_gap_skip),
 		cmocka_unit_test(test_psb_cut),
+		cmocka_unit_test(test_bytes_errors),
 		cmocka_unit_test(test_gap_huge),
 		cmocka_unit_test(test_gap_ticks),
 		cmocka_unit_test(test_deep_nesting),
