@@ -598,6 +598,7 @@ static int ct_move_base(struct ct *ct, uint32_t func, uint64_t offset,
 	ct->groot[node] = node;
 	ct->nodes[node].offset = offset;
 	s->level = node;
+	s->ret_out = !ip;
 	/* a return from the tree's frame: a lazy binding's caller's too */
 	if (s->pending == CT_IC_RETURN)
 		s->lazy = 0;
@@ -646,9 +647,12 @@ static size_t ct_ret_pops(const struct ct *ct, uint64_t ip, int *matched)
 	size_t j;
 
 	*matched = 1;
-	/* to where is not known (ct_enabled()): the frame below, if any */
+	/* to where is not known (ct_enabled()): the frame below; from the
+	 * bottom frame (the function the range began in), into its caller,
+	 * not traced: it ends, and what runs next is a top-level node's
+	 * (as a return to no frame's), not a handler entered under it */
 	if (!ip)
-		return s->depth > 1 || s->level != CT_NONE ? 1 : 0;
+		return s->depth ? 1 : 0;
 	for (j = s->depth; j--;) {
 		if (ct_returns_to(&s->fr[j], ip))
 			return s->depth - j;
@@ -734,6 +738,10 @@ static int ct_at_base(const struct ct *ct, uint32_t func, uint64_t ip)
 	const struct ct_stack *s = ct->st;
 
 	if (s->pending == CT_PEND_UNKNOWN)
+		return 1;
+	/* after a return that may have left the tree's bottom frame: a
+	 * handler under the frame below, or a top-level node */
+	if (s->pending == CT_PEND_ASYNC && !s->depth && s->ret_out)
 		return 1;
 	/* an entry into a handler under the tree's top */
 	if (s->pending == CT_PEND_ASYNC && !s->depth && s->level == CT_NONE)
@@ -1067,6 +1075,7 @@ int ct_forget(struct ct *ct)
 	s->pending = 0;
 	s->relative = 0;
 	s->level = CT_NONE;
+	s->ret_out = 0;
 	s->lazy = 0;
 	s->plt_start = 0;
 	return 0;

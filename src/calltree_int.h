@@ -86,6 +86,10 @@ struct ct_stack {
 				 * (CT_NONE: none yet) */
 	uint8_t relative;	/* fragment: the merged-into tree's frames lie
 				 * below (until a break) */
+	uint8_t ret_out;	/* fragment: the level is where a return to
+				 * where is not known landed (ct_enabled()),
+				 * which may have left the tree's bottom
+				 * frame: the next move is the tree's */
 	uint8_t inherit;	/* fragment: the thread the merged-into tree
 				 * is on (its key unknown) */
 };

@@ -121,8 +121,13 @@ static int ctm_op(struct ctm *m, const struct ct_op *op)
 	if (ret < 0)
 		return ret;
 	/* the fragment's move made a node; one the merge's does not (a pack
-	 * from a file: a move to IP 0) maps it to none */
+	 * from a file: a move to IP 0) maps it to none, but for a return to
+	 * where is not known that left dst's bottom frame (ct_enabled()):
+	 * the fragment's level there holds nothing, its next move is dst's */
 	m->nmap[op->node] = ct_stack_top(dst);
+	if (m->nmap[op->node] == CT_NONE && !op->ip &&
+	    !m->f->nodes[op->node].insns_self && !m->f->nodes[op->node].calls)
+		m->nmap[op->node] = CT_ROOT;
 	return m->nmap[op->node] == CT_NONE ? -pte_bad_file : 0;
 }
 

@@ -8,7 +8,10 @@
 # output), and the six calls of one stub from one caller are one row
 # "6 calls", not six nested ones.  Before, each such call stayed open:
 # the tree went 48 deep, the six calls nested each in the one before.
-# Symbols: a kallsyms naming each direct call's target f_ADDR.
+# Symbols: a kallsyms naming each direct call's target f_ADDR.  A return
+# out of the range from the function the trace began in (unzip's
+# csu_init) ends it: main, where tracing comes back, is top-level, not
+# nested under csu_init as a signal's handler.
 set -u
 : "${BUILD:=build}" "${SHARED:?}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -60,6 +63,23 @@ rows=$(awk '/^ *calls +instructions/ { on = 1; next } on && NF == 0 { exit }
 	on && $NF == "f_401cb0" { print $1 }' "$tmp/calls" | tr '\n' ' ')
 [ "$rows" = "6 " ] && ok "f_401cb0: one row of 6 calls" ||
 	bad "f_401cb0's rows' calls: '$rows', want '6 '"
+
+# a return out of the range from the function the trace began in
+# (csu_init returning to __libc_start_main): it ends there, and main,
+# where tracing is enabled again (called from libc), is a top-level row,
+# not a signal's handler under csu_init holding the rest of the trace
+printf '%s\n' '000000000041ac60 T csu_init' '0000000000401f60 T main' |
+	cat - "$tmp/kallsyms" | sort >"$tmp/kallsyms2"
+# shellcheck disable=SC2086
+"$PTBROWSE" calls $img --kallsyms "$tmp/kallsyms2" "$L/unzip_trace.pt" \
+	>"$tmp/calls" 2>"$tmp/err" || bad "calls csu_init: $(cat "$tmp/err")"
+top=$(awk '/^ *calls +instructions/ { col = index($0, "function"); on = 1; next }
+	on && NF == 0 { exit }
+	on && substr($0, col) ~ /^(csu_init|main)/ { printf "%s %s %s|", $1, $2, substr($0, col) }' "$tmp/calls")
+case $top in
+"0 149501 main|0 59 csu_init|") ok "csu_init ends at its return out; main is top-level" ;;
+*) bad "top-level rows of csu_init and main: '$top', want '0 149501 main|0 59 csu_init|'" ;;
+esac
 
 # an indirect call out of the range, tracing resumed right after it
 # ("[resumed]"), makes no frame either: foo is 14 deep

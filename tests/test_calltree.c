@@ -637,6 +637,94 @@ static void test_signal(void **state)
 	ct_free(ct);
 }
 
+/* test_return_out's flow: instructions (ip, class), 0 for tracing
+ * enabled again elsewhere. */
+static const struct { uint64_t ip; int ic; } ret_out_flow[] = {
+	{ 0x1000, CALL },	/* main calls f */
+	{ 0x2000, RET },	/* f returns */
+	{ 0x1005, RET },	/* main returns: out */
+	{ 0, 0 },
+	{ 0x3000, CALL },	/* g, from the caller: calls f */
+	{ 0x2000, RET },	/* f returns; a fault */
+	{ 0, 0 },
+	{ 0x3010, OTHER },	/* g, not a start */
+};
+
+/* Feed ret_out_flow[@from, @to) to @ct. */
+static void ret_out_feed(struct ct *ct, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		uint64_t off = 0x10 * (i + 1);
+
+		if (ret_out_flow[i].ip)
+			insn(ct, off, ret_out_flow[i].ip, ret_out_flow[i].ic);
+		else
+			assert_int_equal(ct_enabled(ct, off), 0);
+	}
+}
+
+/* A return out of the traced range from the function the range began in
+ * (a kAFL trace's csu_init returning to __libc_start_main, not traced):
+ * that function ends, and where tracing is enabled again (main, called
+ * from there) is a top-level node, not a handler entered under it (its
+ * calls 0, not 1 entry); a return with frames below still lands in the
+ * frame below. */
+static void test_return_out(void **state)
+{
+	const struct ct_node *n;
+	struct ct *ct;
+	int calls = 0;
+
+	size_t n_flow = sizeof(ret_out_flow) / sizeof(ret_out_flow[0]), k, i;
+
+	(void)state;
+	assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+	ret_out_feed(ct, 0, n_flow);
+	assert_int_equal(ct_finish(ct), 0);
+	/* main > f; g > f */
+	assert_int_equal(ct_nnodes(ct), 5);
+	n = ct_node(ct, 3);
+	assert_string_equal(ct_func(ct, n->func)->name, "g");
+	assert_int_equal(n->parent, CT_ROOT);
+	assert_int_equal(n->calls, 0);
+	assert_int_equal(n->entries, 0);
+	assert_int_equal(n->insns_self, 2);
+	assert_int_equal(ct_node(ct, 1)->insns, 3);	/* main: its own and f's */
+	n = ct_node(ct, 4);
+	assert_string_equal(ct_func(ct, n->func)->name, "f");
+	assert_int_equal(n->parent, 3);
+	/* the flow cut anywhere, its rest fed to a fragment merged after
+	 * (the code index's): the same tree */
+	for (k = 1; k < n_flow; k++) {
+		struct ct *t, *f;
+
+		assert_int_equal(ct_new(&t, resolve, &calls), 0);
+		assert_int_equal(ct_new_frag(&f, resolve, &calls), 0);
+		ret_out_feed(t, 0, k);
+		ret_out_feed(f, k, n_flow);
+		assert_int_equal(ct_finish(f), 0);
+		assert_int_equal(ct_merge(t, f), 0);
+		assert_int_equal(ct_finish(t), 0);
+		assert_int_equal(ct_nnodes(t), ct_nnodes(ct));
+		for (i = 0; i < ct_nnodes(ct); i++) {
+			const struct ct_node *a = ct_node(ct, (uint32_t)i);
+			const struct ct_node *b = ct_node(t, (uint32_t)i);
+
+			assert_int_equal(a->parent, b->parent);
+			assert_int_equal(a->func, b->func);
+			assert_int_equal(a->calls, b->calls);
+			assert_int_equal(a->entries, b->entries);
+			assert_int_equal(a->insns, b->insns);
+			assert_int_equal(a->insns_self, b->insns_self);
+		}
+		ct_free(f);
+		ct_free(t);
+	}
+	ct_free(ct);
+}
+
 /* Calls that leave the traced range: a stub's jump leaves (TIP.PGD) and
  * tracing is enabled again at the call's return address: the call
  * returned, so three such calls are three calls of one node, not each
@@ -763,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_many_parts),
 		cmocka_unit_test(test_unwind),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_return_out),
 		cmocka_unit_test(test_call_out),
 		cmocka_unit_test(test_nested_function),
 	};
