@@ -1507,6 +1507,35 @@ int imgopt_find_function(const struct imgset *s, const char *name,
 	return 0;
 }
 
+int imgopt_symbol_names(const struct imgset *s, const char *prefix, size_t max,
+			int (*each)(void *arg, const char *name), void *arg)
+{
+	size_t i, k;
+	int r;
+
+	if (!s || !prefix || !each)
+		return -pte_invalid;
+	for (i = 0; i < s->nobjs; i++) {
+		/* the objects whose symbols some mapping uses: the names
+		 * imgopt_find_function() finds */
+		if (!s->objs[i].st)
+			continue;
+		for (k = 0; k < s->nmaps && s->maps[k].st != s->objs[i].st; k++)
+			;
+		if (k == s->nmaps)
+			continue;
+		r = symtab_names(s->objs[i].st, prefix, max, each, arg);
+		if (r < 0)
+			return r;
+	}
+	if (s->kallsyms) {
+		r = symtab_names(s->kallsyms, prefix, max, each, arg);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,
 		   const char **file, int *line)
 {

@@ -184,6 +184,15 @@ struct imgopt_frange {
 int imgopt_find_function(const struct imgset *s, const char *name,
 			 struct imgopt_frange **out, size_t *n);
 
+/* The function names of every symbol table of @s starting with
+ * @prefix, each table's first @max in strcmp() order
+ * (symtab_names()), given to @each(@arg, name): a table's names may
+ * repeat another's.  For completing a function's name (sym NAME).
+ * Returns 0, or @each's negative error, -pte_nomem, or -pte_invalid for
+ * NULL arguments. */
+int imgopt_symbol_names(const struct imgset *s, const char *prefix, size_t max,
+			int (*each)(void *arg, const char *name), void *arg);
+
 /* The source file and line of @ip in @asid (libdw builds only).
  * Returns 0, or -pte_invalid if unknown. */
 int imgopt_srcline(const struct imgset *s, uint64_t asid, uint64_t ip,

@@ -18,7 +18,9 @@
 #include <readline/readline.h>
 
 #include "cmd.h"
+#include "code.h"
 #include "complete_rl.h"
+#include "imgopt.h"
 #include "marks.h"
 #include "msg.h"
 #include "pkt.h"
@@ -304,12 +306,25 @@ static void prompt_line(char *line)
 	free(line);
 }
 
-/* Mark and region names for completion. */
+/* A function name for completion (imgopt_symbol_names()'s callback). */
+static int prompt_sym_add(void *arg, const char *name)
+{
+	return compl_add(arg, name);
+}
+
+/* Mark, region, stream and function names for completion. */
+
 static void prompt_names(void *arg, enum compl_kind kind, struct compl_list *out)
 {
 	struct ui *ui = arg;
 	size_t i, n;
 
+	if (kind == COMPL_SYMBOL) {	/* the loaded symbols' functions */
+		if (code_imgset(ui))
+			imgopt_symbol_names(code_imgset(ui), out->prefix ? out->prefix : "",
+					    COMPL_SYMBOL_MAX + 1, prompt_sym_add, out);
+		return;
+	}
 	if (kind == COMPL_STREAM) {
 		for (i = 0; i < ui->trace->nstreams; i++)
 			compl_add(out, ui->trace->streams[i].name);
