@@ -856,9 +856,11 @@ int ct_resumed(struct ct *ct)
 {
 	if (!ct || ct->finished)
 		return -pte_invalid;
-	/* decided at the next instruction, where it lands (a fragment's
-	 * pending unknown stays the tree's: no PSB comes between a call
-	 * and its resume, tracing being off) */
+	/* a fragment's pending unknown: the call may be the tree's (a PSB
+	 * between the call out and its resume), the merge decides */
+	if (ct->st->pending == CT_PEND_UNKNOWN)
+		return ct_op_add(ct, CT_OP_RESUMED) ? 0 : -pte_nomem;
+	/* decided at the next instruction, where it lands */
 	ct->st->resumed = ct->st->pending == CT_IC_CALL;
 	return 0;
 }

@@ -20,6 +20,9 @@
  *   - an enable (ct_enabled()) on a thread before its first instruction:
  *     what the merged-into tree has pending is settled as ct_enabled()
  *     settles it.
+ *   - a resume (ct_resumed()) there: a call out of the traced range the
+ *     merged-into tree has pending (a PSB came before tracing resumed)
+ *     may come back at the next instruction, as ct_resumed() says.
  * A node's graft root (groot) is the level node (or the root) it hangs
  * under.  Nodes under one graft root land on distinct nodes of the tree
  * merged into; nodes under different ones may land on the same (two
@@ -121,7 +124,8 @@ struct ct_map {
 };
 
 /* What a fragment records for the merge (see above). */
-enum ct_op_kind { CT_OP_MOVE, CT_OP_BREAK, CT_OP_BREAK_ALL, CT_OP_ENABLE };
+enum ct_op_kind { CT_OP_MOVE, CT_OP_BREAK, CT_OP_BREAK_ALL, CT_OP_ENABLE,
+		  CT_OP_RESUMED };
 
 struct ct_op {
 	uint64_t offset;	/* MOVE: its instruction's */

@@ -111,6 +111,8 @@ static int ctm_op(struct ctm *m, const struct ct_op *op)
 		return ct_break_all(dst);
 	if (op->kind == CT_OP_ENABLE)
 		return ct_enabled(dst, op->offset);
+	if (op->kind == CT_OP_RESUMED)
+		return ct_resumed(dst);
 	if (op->pending == CT_IC_RETURN || op->pending == CT_IC_JUMP ||
 	    op->pending == CT_PEND_ASYNC)
 		dst->st->pending = op->pending;
@@ -759,7 +761,8 @@ static int ctp_check(const struct ct *f)
 	for (i = 0; i < f->nops; i++) {
 		const struct ct_op *op = &f->ops[i];
 
-		if (op->kind == CT_OP_BREAK_ALL || op->kind == CT_OP_ENABLE)
+		if (op->kind == CT_OP_BREAK_ALL || op->kind == CT_OP_ENABLE ||
+		    op->kind == CT_OP_RESUMED)
 			continue;	/* (a break of all: its stacks' own
 					 * breaks follow) */
 		if ((op->kind != CT_OP_MOVE && op->kind != CT_OP_BREAK) ||

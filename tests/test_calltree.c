@@ -775,6 +775,39 @@ static void test_call_out(void **state)
 	ct_free(ct);
 }
 
+/* An indirect call out whose resume comes after a PSB: the fragment fed
+ * from the PSB on (the code index's) has the resume before its first
+ * instruction, the call being the tree's; merged, the call made no
+ * frame, as in one decode (it made main > main). */
+static void test_call_out_frag(void **state)
+{
+	struct ct *ct, *f;
+	int calls = 0, split;
+
+	(void)state;
+	for (split = 0; split < 2; split++) {
+		assert_int_equal(ct_new(&ct, resolve, &calls), 0);
+		assert_int_equal(ct_new_frag(&f, resolve, &calls), 0);
+		insn(ct, 0x10, 0x1000, OTHER);		/* main */
+		insn(ct, 0x10, 0x100f, CALL);		/* call rax: out */
+		assert_int_equal(ct_resumed(split ? f : ct), 0);
+		insn(split ? f : ct, 0x20, 0x1011, OTHER);	/* resumed */
+		insn(split ? f : ct, 0x20, 0x1012, RET);	/* main returns */
+		insn(split ? f : ct, 0x20, 0x3000, OTHER);	/* g, top-level */
+		assert_int_equal(ct_finish(f), 0);
+		assert_int_equal(ct_merge(ct, f), 0);
+		assert_int_equal(ct_finish(ct), 0);
+		/* main; g */
+		assert_int_equal(ct_nnodes(ct), 3);
+		assert_string_equal(ct_func(ct, ct_node(ct, 1)->func)->name, "main");
+		assert_int_equal(ct_node(ct, 1)->insns, 4);
+		assert_string_equal(ct_func(ct, ct_node(ct, 2)->func)->name, "g");
+		assert_int_equal(ct_node(ct, 2)->parent, CT_ROOT);
+		ct_free(f);
+		ct_free(ct);
+	}
+}
+
 /* "outer" 0x1000-0x1100 with "inner" 0x1040-0x1080 nested in it (an
  * assembly function's .size covering another), "main" at 0x2000: what
  * symfmt answers, [from, until) short of the nested one. */
@@ -853,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_return_out),
 		cmocka_unit_test(test_call_out),
+		cmocka_unit_test(test_call_out_frag),
 		cmocka_unit_test(test_nested_function),
 	};
 
