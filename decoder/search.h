@@ -37,9 +37,12 @@
  *                   (or the end, or a gap), as the packet pane shows them
  *   gap OP TIME     a timed packet (tsc, or mtc when the configuration
  *                   gives MTC timing) whose time, by the time model, is OP
- *                   TIME after the previous timed packet (OP defaults
- *                   to >); TIME in tsc ticks (5000, 5000tsc) or with
- *                   ns, us, ms, s (2.5us; needs srch_pred_set_config());
+ *                   TIME after the previous timed packet's (OP defaults
+ *                   to >): model times, not payloads, so at a TSC behind
+ *                   the estimate (held, TM_F_CLAMPED) gaps count to and
+ *                   from the time held; TIME in tsc ticks (5000,
+ *                   5000tsc) or with ns, us, ms, s (2.5us; needs
+ *                   srch_pred_set_config());
  *                   a range "gap 1us-20us" or "gap 1us-20" (its upper
  *                   end in the lower one's unit unless it has one; ticks
  *                   and times do not mix)

@@ -1498,6 +1498,84 @@ static void test_no_wrap_and_edges(void **state)
 }
 
 /*
+ * What "gap" measures, as the man page says: the time model's times at
+ * the two timing packets, not their payloads.  A PSB+ TSC behind the
+ * estimate is held (TM_F_CLAMPED), and the gap after it counts from the
+ * time held: on this trace (the srch review's) the TSC after such a one
+ * is "gap = model difference", not "gap = payload difference".
+ */
+static void test_gap_held(void **state)
+{
+	static const char args[] = "--seed 10 --size 2MiB --no-mtc "
+				   "--sleep-at 0x1000:400000";
+	static const struct srch_opts o = { .max_hits = 16 };
+	const struct img_span *sp;
+	struct tm_config cfg;
+	struct img_span span;
+	struct img img;
+	struct helpers_map mp;
+	struct pkt_decoder dec;
+	struct tm_model tm;
+	struct tm_stamp st;
+	struct pkt pkt;
+	struct idx *idx;
+	uint64_t held = 0, pay = 0, want = 0, gaps[2] = { 0, 0 }, hits[16];
+	int found = 0, clamped = 0, k, in;
+	struct srch_pred *p;
+	struct srch *s;
+	size_t n, i;
+	char qs[64];
+
+	(void)state;
+	if (gen_trace(args, &mp, &cfg))
+		skip();
+	img_init_flat(&img, &span, mp.data, mp.size);
+	sp = &img.spans[0];
+	pkt_decoder_init(&dec, sp->data, sp->data + sp->size, 0);
+	tm_init(&tm, &cfg);
+	/* A held TSC, then one that is not: the gap between them by the
+	 * model's times and by their payloads. */
+	while (!found && pkt_next(&dec, &pkt) > 0) {
+		tm_step(&tm, &pkt, &st);
+		if (pkt.type != PKT_TSC)
+			continue;
+		if (clamped && !(st.flags & TM_F_CLAMPED)) {
+			want = pkt.offset;
+			gaps[0] = st.tsc - held;
+			gaps[1] = pkt.u.tsc - pay;
+			found = 1;
+		}
+		clamped = (st.flags & TM_F_CLAMPED) && st.tsc > pkt.u.tsc;
+		held = st.tsc;
+		pay = pkt.u.tsc;
+	}
+	assert_true(found);
+	assert_true(gaps[0] < gaps[1]);
+	assert_int_equal(idx_new(&idx, &img, &cfg), 0);
+	assert_int_equal(idx_build(idx), 0);
+	for (k = 0; k < 2; k++) {
+		/* k 0: by the model's times, a hit; 1: by the payloads, none */
+		snprintf(qs, sizeof(qs), "tsc & gap = %" PRIu64, gaps[k]);
+		p = parse(qs);
+		assert_int_equal(srch_pred_set_config(p, &cfg), 0);
+		assert_int_equal(srch_start_opts(&s, &img, idx, p, 0, 1, &o), 0);
+		assert_int_equal(srch_wait(s), 0);
+		n = srch_hits(s, 0, UINT64_MAX, hits, 16);
+		for (i = 0, in = 0; i < n; i++)
+			in |= hits[i] == want;
+		if (in != !k)
+			fail_msg("'%s' (%zu hits) %s the TSC at %#" PRIx64
+				 " after a held one (gaps %" PRIu64 " by the model, %"
+				 PRIu64 " by the payloads)", qs, n, k ? "hits" : "misses",
+				 want, gaps[0], gaps[1]);
+		srch_free(s);
+		srch_pred_free(p);
+	}
+	idx_free(idx);
+	munmap(mp.data, mp.size);
+}
+
+/*
  * "bytes" and "x:" look inside error rows too: an unknown opcode in a
  * corrupted segment (its row, and its bytes, run to the next PSB: the
  * pattern may start thousands of bytes in), a packet cut by the end of
@@ -1674,6 +1752,7 @@ int main(void)
 		cmocka_unit_test(test_gap_skip),
 		cmocka_unit_test(test_psb_cut),
 		cmocka_unit_test(test_bytes_errors),
+		cmocka_unit_test(test_gap_held),
 		cmocka_unit_test(test_gap_huge),
 		cmocka_unit_test(test_gap_ticks),
 		cmocka_unit_test(test_deep_nesting),
