@@ -22,6 +22,9 @@ struct export_job {
 	uint8_t *buf;		/* EXPORT_CHUNK bytes for export_write() */
 	int err;		/* errno of a failed write */
 	const char *why;	/* what failed, if not a write */
+	const struct export_progress *prog;	/* NULL: nobody asks */
+	uint64_t done;		/* bytes of [start, end) written */
+	int stopped;		/* prog said stop */
 };
 
 /* The first packet boundary at or after @off, decoding from the last
@@ -134,14 +137,31 @@ int export_write(struct safefile *f, const uint8_t *data, uint64_t n,
 	return 0;
 }
 
-/* Copy the slice (under trace_guard). */
+/* Tell job->prog that the slice is done up to @at.  Returns -1 if it
+ * says stop, else 0. */
+static int export_tell(struct export_job *job, uint64_t at)
+{
+	const struct export_progress *p = job->prog;
+
+	job->done = at - job->start;
+	if (p && p->fn && p->fn(p->ctx, job->done, job->end - job->start)) {
+		job->stopped = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Copy the slice (under trace_guard), a chunk at a time when someone
+ * watches (a chunk is what export_write() copies at once anyway). */
 static int export_copy(void *arg)
 {
 	struct export_job *job = arg;
 	const struct img *img = job->img;
-	uint64_t a, b;
+	uint64_t a, b, k;
 	size_t i;
 
+	if (export_tell(job, job->start) < 0)
+		return -1;
 	for (i = 0; i < img->nspans; i++) {
 		const struct img_span *s = &img->spans[i];
 
@@ -151,13 +171,19 @@ static int export_copy(void *arg)
 			continue;
 		if (s->gap_before && s->off > job->start)
 			job->gaps++;
-		if (export_write(job->out, s->data + (a - s->off), b - a,
-				 job->buf) < 0) {
-			job->err = errno;
-			return -1;
+		for (; a < b; a += k) {
+			k = job->prog && b - a > EXPORT_CHUNK ? EXPORT_CHUNK : b - a;
+			if (export_write(job->out, s->data + (a - s->off), k,
+					 job->buf) < 0) {
+				job->err = errno;
+				return -1;
+			}
+			if (job->prog && export_tell(job, a + k) < 0)
+				return -1;
 		}
 	}
-	return 0;
+	/* (the last word: a stop said now still writes nothing) */
+	return job->prog ? export_tell(job, job->end) : 0;
 }
 
 /* OUT.options begun: the timing options of @img's stream, so the slice
@@ -278,7 +304,17 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		 const struct safefile_keep *keep, size_t nkeep,
 		 struct export_result *res, char *err, size_t errlen)
 {
-	struct export_job job = { .img = img, .from = from, .to = to };
+	return export_slice_progress(t, img, from, to, out, flags, keep, nkeep,
+				     NULL, res, err, errlen);
+}
+
+int export_slice_progress(const struct trace *t, const struct img *img,
+			  uint64_t from, uint64_t to, const char *out,
+			  unsigned int flags, const struct safefile_keep *keep,
+			  size_t nkeep, const struct export_progress *prog,
+			  struct export_result *res, char *err, size_t errlen)
+{
+	struct export_job job = { .img = img, .from = from, .to = to, .prog = prog };
 	struct safefile_keep own[EXPORT_NKEEP];
 	struct safefile_opts so = { .flags = flags & SAFEFILE_STDOUT, .mode = 0644 };
 	struct safefile *f, *opts = NULL;
@@ -321,12 +357,14 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 	r = trace_guard(export_copy, &job);
 	free(job.buf);
 	if (r < 0) {
-		safefile_abort(f);
+		safefile_abort(f);	/* the temporary file goes */
 		if (r == -pte_sigbus)
 			snprintf(err, errlen, "the trace shrank while being read");
+		else if (job.stopped)
+			snprintf(err, errlen, "stopped; nothing written");
 		else
 			snprintf(err, errlen, "%s: %s", out, strerror(job.err));
-		return r == -pte_sigbus ? r : -pte_io;
+		return r == -pte_sigbus ? r : job.stopped ? -pte_canceled : -pte_io;
 	}
 	if (!safefile_is_stdout(f) && export_options(t, img, out, &so, &opts, err,
 						      errlen) < 0) {

@@ -106,4 +106,24 @@ int export_slice(const struct trace *t, const struct img *img, uint64_t from,
 		 const struct safefile_keep *keep, size_t nkeep,
 		 struct export_result *res, char *err, size_t errlen);
 
+/* How far export_slice_progress() got: called before the first byte, after
+ * every EXPORT_CHUNK bytes and after the last, with the bytes of the slice
+ * done of @total (its end - start), from the thread that writes.  A
+ * non-zero return stops the export: nothing more is written and no file
+ * is replaced (the temporary ones are removed). */
+struct export_progress {
+	int (*fn)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+
+/* export_slice() telling @prog (NULL: nobody) how far it got.
+ * Returns as export_slice(), and -pte_canceled if @prog stopped it (@err
+ * says "stopped; nothing written"): @out and @out.options are as they
+ * were. */
+int export_slice_progress(const struct trace *t, const struct img *img,
+			  uint64_t from, uint64_t to, const char *out,
+			  unsigned int flags, const struct safefile_keep *keep,
+			  size_t nkeep, const struct export_progress *prog,
+			  struct export_result *res, char *err, size_t errlen);
+
 #endif /* EXPORT_H */

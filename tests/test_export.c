@@ -216,6 +216,89 @@ static void test_check(void **state)
 	trace_close(t);
 }
 
+/* What a progress hook saw; it stops at its call number @stop_at (0:
+ * never). */
+struct seen {
+	int calls, stop_at, backwards;
+	uint64_t done, total;
+};
+
+static int seen_fn(void *ctx, uint64_t done, uint64_t total)
+{
+	struct seen *s = ctx;
+
+	if (s->calls && (done < s->done || total != s->total))
+		s->backwards = 1;
+	s->calls++;
+	s->done = done;
+	s->total = total;
+	return s->stop_at && s->calls == s->stop_at;
+}
+
+/* No NAME.tmp.* file is left in the test directory. */
+static int no_temp(void)
+{
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -q tmp", tmpdir);
+	return system(cmd) != 0;
+}
+
+/* export_slice_progress(): told from 0 to the slice's size, and a stop
+ * (before the first byte, or after the last) writes nothing: the old
+ * slice and its options file stay, no temporary file is left. */
+static void test_progress(void **state)
+{
+	struct trace *t = open_copy();
+	const char *out = in_dir("p.pt"), *opts = in_dir("p.pt.options");
+	struct seen s = { 0 };
+	struct export_progress prog = { seen_fn, &s };
+	struct export_result res;
+	char err[512];
+	uint64_t size;
+	int stop;
+
+	(void)state;
+	if (!t) {
+		skip();
+		return;
+	}
+	size = t->streams[0].img.size;
+	assert_int_equal(export_slice_progress(t, &t->streams[0].img, 0, size, out,
+					       0, NULL, 0, &prog, &res, err,
+					       sizeof(err)), 0);
+	assert_true(s.calls >= 2);
+	assert_false(s.backwards);
+	assert_int_equal(s.total, res.end - res.start);
+	assert_int_equal(s.done, s.total);
+	assert_int_equal(res.end - res.start, size);
+	for (stop = 1; stop <= 3; stop += 2) {	/* the first call, the last */
+		assert_int_equal(helpers_write_text(out, "old slice\n"), 0);
+		assert_int_equal(helpers_write_text(opts, "--mtc-freq 9\n"), 0);
+		memset(&s, 0, sizeof(s));
+		s.stop_at = stop;
+		assert_int_equal(export_slice_progress(t, &t->streams[0].img, 0,
+						       size, out, 0, NULL, 0, &prog,
+						       &res, err, sizeof(err)),
+				 -pte_canceled);
+		assert_int_equal(s.calls, stop);
+		assert_string_equal(err, "stopped; nothing written");
+		assert_string_equal(get(out), "old slice\n");
+		assert_string_equal(get(opts), "--mtc-freq 9\n");
+		assert_true(no_temp());
+	}
+	/* A stopped export to a new name leaves no file of that name. */
+	s.stop_at = 1;
+	s.calls = 0;
+	assert_int_equal(export_slice_progress(t, &t->streams[0].img, 0, size,
+					       in_dir("new.pt"), 0, NULL, 0, &prog,
+					       &res, err, sizeof(err)), -pte_canceled);
+	assert_int_equal(access(in_dir("new.pt"), F_OK), -1);
+	assert_int_equal(access(in_dir("new.pt.options"), F_OK), -1);
+	assert_true(no_temp());
+	trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_keep_absent),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_progress),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
