@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "export_job.h"
 #include "goto.h"
 #include "goto_ui.h"
 #include "marks.h"
@@ -47,15 +48,19 @@ int marks_ui_no_marks(struct ui *ui)
 }
 
 /* Say what a change did: the set's message on failure (a failed save
- * keeps the marks in memory), else @ok. */
+ * keeps the marks in memory), else @ok, with the save's warning if it
+ * gave one (a hand-edited file set aside: @ok alone would hide it). */
 int marks_ui_result(struct ui *ui, int r, const char *ok)
 {
 	const char *m = marks_message(ui->bm);
+	const char *w = ui->bm ? marks_warning(ui->bm) : NULL;
 
 	if (r == -pte_io)
 		msg_report(ui, UI_ERROR, "%s", m ? m : "marks not saved (kept in memory)");
 	else if (r < 0)
 		msg_report(ui, UI_ERROR, "%s", m ? m : pte_strerror(r));
+	else if (w)
+		msg_report(ui, UI_WARN, "%s; %s", ok, w);
 	else
 		msg_report(ui, UI_INFO, "%s", ok);
 	return UI_DRAW_ALL;
@@ -393,9 +398,8 @@ static int marks_ui_region_add(struct ui *ui, const struct cmd_args *a)
 static int marks_ui_export(struct ui *ui, const struct cmd_args *a)
 {
 	char **tok = a->argv + 1, err[512] = "", path[4096];
-	int n = a->argc - 1, r;
+	int n = a->argc - 1;
 	struct safefile_keep keep[EXPORT_NKEEP];
-	struct export_result res;
 	size_t nkeep;
 	uint64_t from, to;
 	long i;
@@ -430,18 +434,10 @@ static int marks_ui_export(struct ui *ui, const struct cmd_args *a)
 		msg_report(ui, UI_ERROR, "export: file name too long");
 		return UI_DRAW_STATUS;
 	}
-	/* Nor over the marks file the browser keeps. */
+	/* Nor over the marks file the browser keeps.  In the background: a
+	 * big slice takes a while, and C-c stops it (export_job.h). */
 	nkeep = export_keep(ui->trace, marks_file(ui->bm), keep);
-	r = export_slice(ui->trace, ui->img, from, to, path, 0, keep, nkeep,
-			 &res, err, sizeof(err));
-	if (r < 0) {
-		msg_report(ui, UI_ERROR, "export: %s", err);
-		return UI_DRAW_STATUS;
-	}
-	msg_report(ui, res.gaps ? UI_WARN : UI_INFO, "wrote %s: 0x%" PRIx64 "-0x%" PRIx64
-		   " (%" PRIu64 " bytes)%s", path, res.start, res.end,
-		   res.end - res.start, res.gaps ? ", lost data joined" : "");
-	return UI_DRAW_STATUS;
+	return export_job_start(ui, from, to, path, keep, nkeep);
 }
 
 /* :export-marks FILE, :import-marks FILE ("~/" is $HOME). */
@@ -550,18 +546,24 @@ int marks_ui_visual(const struct ui *ui)
 /* m L: set mark L at the cursor; it becomes the reference for time deltas. */
 static int marks_ui_set_mark(struct ui *ui, const struct cmd_args *a)
 {
-	int c = a->key;
+	int c = a->key, r;
 
 	if (!isalpha(c)) {
 		msg_report(ui, UI_ERROR, "marks are letters a-z, A-Z");
 		return UI_DRAW_STATUS;
 	}
-	if (ui->bm && marks_mark_set(ui->bm, (char)c, ui->cursor, NULL) < 0 &&
-	    marks_message(ui->bm))
-		msg_report(ui, UI_WARN, "%s", marks_message(ui->bm));
-	else
-		msg_report(ui, UI_INFO, "mark %c at 0x%" PRIx64 "%s", c, ui->cursor,
-			   ui->bm ? "" : " (not kept: no marks file)");
+	if (ui->bm) {
+		char ok[64];
+
+		snprintf(ok, sizeof(ok), "mark %c at 0x%" PRIx64, c, ui->cursor);
+		r = marks_mark_set(ui->bm, (char)c, ui->cursor, NULL);
+		if (r < 0 && !marks_message(ui->bm))
+			r = 0;	/* (as before: nothing to say but the mark) */
+		marks_ui_result(ui, r, ok);
+	} else {
+		msg_report(ui, UI_INFO, "mark %c at 0x%" PRIx64 " (not kept: no marks file)",
+			   c, ui->cursor);
+	}
 	ui->ref_name = (char)c;
 	snprintf(ui->ref_label, sizeof(ui->ref_label), "'%c", c);
 	ui->ref_off = ui->cursor;
@@ -600,9 +602,7 @@ static int marks_ui_toggle_bookmark(struct ui *ui, const struct cmd_args *a)
 		return UI_DRAW_STATUS;
 	}
 	r = marks_toggle(ui->bm, ui->cursor);
-	msg_report(ui, UI_INFO, r == 1 ? "bookmark added" : r == 0 ?
-		   "bookmark removed" : "bookmark: %s", pte_strerror(r));
-	return UI_DRAW_ALL;
+	return marks_ui_result(ui, r, r == 1 ? "bookmark added" : "bookmark removed");
 }
 
 /* The @n-th mark or bookmark after (@dir > 0) or before @off, or the
