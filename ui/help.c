@@ -103,7 +103,7 @@ static const char *const search_topic[] = {
 		"  tip 0x401000 a type's main value: the reconstructed IP of tip fup tip.pge tip.pgd and ip (any IP packet); cbr mtc tsc cyc vmcs; pip (CR3); tma (CTC); mode.exec (16 32 64); tnt (branches: tnt 6); ptw mnt (payload)",
 		"  ip 0x400000-0x4fffff   an inclusive range",
 		"  cyc > 1000   a named field (ip cbr mtc tsc cyc cr3 nr vmcs ctc fc bits intx abrt nbits payload) with = == != < <= > >= (default =): pip cr3=0x1000, tsc >= 0x1a2b",
-		"  bytes 02 f3  raw bytes starting inside a packet (also x:02f3)",
+		"  bytes 02 f3  raw bytes starting inside a packet or error row (also x:02f3)",
 		"  gap > 10us   a TSC or MTC packet this long after the previous one (TSC ticks: 5000, 5000tsc; or ns us ms s)",
 		"  not X, !X    X does not hold",
 		"  X and Y      both (also X & Y, X Y); X or Y, X | Y: either; and binds tighter than or; ( ) group",
