@@ -266,7 +266,8 @@ static void cmd_marks_summary_text(const struct marks_summary *s)
 		       s->time_warm ? "from-index" : "from-psb");
 	if (s->has_cycles)
 		printf("  cycles %" PRIu64 " %s\n", s->cycles,
-		       s->cycles_exact ? "exact" : "estimated");
+		       s->cycles_exact ? "exact" : s->ovfs || s->errors || s->gaps ?
+		       "data-lost" : "estimated");
 	if (s->freq_avg_mhz > 0)
 		printf("  freq-mhz %.1f min %.1f max %.1f halts %s\n", s->freq_avg_mhz,
 		       s->freq_min_mhz, s->freq_max_mhz,

@@ -372,10 +372,11 @@ struct marks_summary {
 	uint64_t span_ticks;		/* the same in (estimated) TSC ticks */
 	double freq_avg_mhz, freq_min_mhz, freq_max_mhz;
 	int freq_avg_wall;		/* freq_avg_mhz is cycles over the
-					 * duration: halted periods (no
-					 * cycles) pull it down; else it is
-					 * the mean of the measurements, which
-					 * leave periods with a sleep out */
+					 * duration (nothing was lost in the
+					 * range): halted periods (no cycles)
+					 * pull it down; else it is the mean
+					 * of the measurements, which leave
+					 * periods with a sleep out */
 	/* How sure the duration is: */
 	int time_exact;			/* both edges are timing packets (a
 					 * TSC, or an MTC the model places on
@@ -488,7 +489,8 @@ void marks_time_init(struct marks_time *bt, const struct tm_config *cfg);
  * edges (the first packet in it with a time, and the end edge, else the
  * last packet in it), has_time and duration_ns if both have a wall-clock
  * time, and the frequencies (MHz; 0 if unknown): the average is cycles
- * over time when CYC packets count cycles (freq_avg_wall), else the mean
+ * over time when CYC packets count cycles and nothing was lost
+ * (freq_avg_wall), else the mean
  * of the measurements; min and max are over the measurements; whether
  * the time is exact (time_exact, time_disputed).
  * Returns 0. */

@@ -44,4 +44,18 @@ check "$D" 0 "$(wc -c <"$D")"
 	{ echo "FAIL: no time with --tsc-freq"; fail=1; }
 "$PTBROWSE" marks --summary --tsc-freq bogus "$D" 2>/dev/null && { echo "FAIL: --tsc-freq bogus accepted"; fail=1; }
 [ $fail = 0 ] && echo "ok   marks --summary --tsc-freq gives a raw trace's regions a time"
+
+# Cycles across an OVF are not all counted: 'data-lost', not 'estimated'.
+if [ -x "${BUILD:-build}/tools/ptgen" ]; then
+	"${BUILD:-build}/tools/ptgen" --seed 1 --size 1MiB --ovf-rate 0.001 -o "$tmp/o.pt" >/dev/null &&
+		printf '# ptbrowse marks v1\nregion rovf 0x21e5 0x2432\nregion rclean 0x10 0x21e0\n' >"$tmp/o.marks" &&
+		"$PTBROWSE" marks --import "$tmp/o.marks" "$tmp/o.pt" >/dev/null 2>&1 || {
+		echo "FAIL: the OVF trace's regions"; fail=1; }
+	"$PTBROWSE" marks --summary "$tmp/o.pt" >"$tmp/os" 2>&1
+	awk '$1 == "region" { r = $2 == "rovf" } r && /^  cycles /' "$tmp/os" |
+		grep -q ' data-lost$' || { echo "FAIL: cycles across an OVF: $(grep -A30 'rovf' "$tmp/os" | grep cycles)"; fail=1; }
+	awk '$1 == "region" { r = $2 == "rclean" } r && /^  cycles /' "$tmp/os" |
+		grep -q ' data-lost$' && { echo "FAIL: cycles with no loss said data-lost"; fail=1; }
+	[ $fail = 0 ] && echo "ok   marks --summary: cycles across an OVF are data-lost"
+fi
 exit $fail
