@@ -167,32 +167,52 @@ static void tl_off_span(struct ui *ui, uint64_t lo, uint64_t hi, uint64_t *olo, 
 		*ohi = sk.offset;
 }
 
-/* The first offset in [@a, @b) whose row's time is at or after @v, about
- * (@a if none is before it), by halving: a window lookup a step.  Rows
- * without a time count as before. */
-static uint64_t tl_off_at_tsc(struct ui *ui, uint64_t a, uint64_t b, uint64_t v)
+/* The offset of time @v in the index's segment for it, about: the
+ * segment's bytes interpolated between its first TSC and its end's (the
+ * next segment's first TSC, or its own last one's), its start before
+ * them and its end past them.  Summaries only: a segment may be many
+ * megabytes, and the UI thread walks none for the timeline (halving on
+ * the rows' times, a window lookup a step, decoded from the segment's PSB
+ * every step: seconds a drawing).  Returns 0, or -1 if the index does not
+ * know that time yet. */
+static int tl_off_interp(struct ui *ui, uint64_t v, uint64_t *off)
 {
-	int steps = 64;
+	struct idx_summary s, n;
+	uint64_t p0, p1, t0, t1;
+	size_t seg;
 
-	while (b - a > 1 && steps--) {
-		uint64_t mid = a + (b - a) / 2, t = tl_cols_row_tsc(ui, mid);
-
-		if (t && t >= v)
-			b = mid;
-		else
-			a = mid;
-	}
-	return a;
+	if (!ui->idx || idx_find_tsc(ui->idx, v, &seg) ||
+	    idx_segment_span(ui->idx, seg, &p0, &p1) ||
+	    idx_summary_counts(ui->idx, seg, &s) || !s.have_tsc || p1 < p0)
+		return -1;
+	t0 = s.first_tsc;
+	t1 = s.last_tsc + 1;
+	/* (an estimate may run past the next PSB+'s TSC; a damaged one's
+	 * time says nothing of this segment's) */
+	if (!idx_summary_counts(ui->idx, seg + 1, &n) && n.have_tsc && n.first_tsc > t1 &&
+	    !idx_time_outlier(ui->idx, seg + 1))
+		t1 = n.first_tsc;
+	if (v <= t0)
+		*off = p0;
+	else if (v >= t1)
+		*off = p1;
+	else
+		*off = p0 + (uint64_t)((double)(p1 - p0) * (double)(v - t0) / (double)(t1 - t0));
+	if (*off > p1)
+		*off = p1;
+	return 0;
 }
 
 /* The offsets [*@olo, *@ohi) of the view's times on the time axis: the
- * index's segments (tl_off_span()), narrowed to the view's rows, so that
- * sampling them (search hits, stalls) is sampling the view and not the
- * segments around it when zoomed into one. */
+ * index's segments (tl_off_span()), narrowed to about the view's rows
+ * (tl_off_interp()), so that sampling them (search hits, stalls: each
+ * placed in its column by its own row's time) is sampling the view and
+ * not the segments around it when zoomed into one.  Time is not even in
+ * bytes: the estimate is widened by half its width each way, within the
+ * segments. */
 static void tl_view_offsets(struct ui *ui, uint64_t *olo, uint64_t *ohi)
 {
-	/* the last answer: the halving is some 30 window lookups, for
-	 * every drawing */
+	/* the last answer: a few summary reads and two binary searches */
 	static struct {
 		const void *img, *idx;
 		uint64_t lo, hi, size, olo, ohi;
@@ -200,7 +220,7 @@ static void tl_view_offsets(struct ui *ui, uint64_t *olo, uint64_t *ohi)
 	} last;
 	struct tl_cache *tc = &tl_cols_cache;
 	size_t nsums = ui->idx ? idx_nsummaries(ui->idx) : 0;
-	uint64_t a, b;
+	uint64_t a, b, x, y, w;
 
 	if (last.ohi && last.img == ui->img && last.idx == ui->idx && last.lo == tc->lo &&
 	    last.hi == tc->hi && last.size == ui->img->size &&
@@ -210,10 +230,13 @@ static void tl_view_offsets(struct ui *ui, uint64_t *olo, uint64_t *ohi)
 		return;
 	}
 	tl_off_span(ui, tc->lo, tc->hi, &a, &b);
-	*olo = tl_off_at_tsc(ui, a, b, tc->lo);
-	*ohi = tl_off_at_tsc(ui, *olo, b, tc->hi) + 1;
-	if (*ohi > b || *ohi <= *olo)
-		*ohi = b;
+	if (tl_off_interp(ui, tc->lo, &x) || x < a)
+		x = a;
+	if (tl_off_interp(ui, tc->hi, &y) || y > b || y < x)
+		y = b;
+	w = (y - x) / 2 + 1;
+	*olo = x - a > w ? x - w : a;
+	*ohi = b - y > w ? y + w : b;
 	last.img = ui->img;
 	last.idx = ui->idx;
 	last.lo = tc->lo;
