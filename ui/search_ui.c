@@ -18,6 +18,7 @@
 #include "prompt.h"
 #include "screen.h"
 #include "ctxterm.h"
+#include "export_job.h"
 #include "goto_job.h"
 #include "index.h"
 #include "search.h"
@@ -692,7 +693,7 @@ int search_ui_stop(struct ui *ui)
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
 
-	if (goto_job_stop(ui) || search_ui_fstop(ui))
+	if (goto_job_stop(ui) || export_job_stop(ui) || search_ui_fstop(ui))
 		return 1;
 	if (su && su->fs) {
 		srch_cancel(su->fs);
@@ -769,8 +770,10 @@ int search_ui_poll(struct ui *ui, int *busy)
 	int draw = UI_DRAW_NONE;
 
 	*busy = 0;
-	/* (a :goto's long look, which C-c stops as it stops a search) */
+	/* (a :goto's long look, which C-c stops as it stops a search, and
+	 * an :export's copy) */
 	draw |= goto_job_poll(ui, busy);
+	draw |= export_job_poll(ui, busy);
 	if (!su)
 		return draw;
 	if (search_ui_fon(su) && su->cstate == 1 && su->cgen == su->fgen &&
@@ -829,6 +832,7 @@ void search_ui_wait(struct ui *ui)
 	int busy;
 
 	goto_job_wait(ui);
+	export_job_wait(ui);
 	if (ui->sui && ui->sui->s)
 		srch_wait(ui->sui->s);
 	if (ui->sui && ui->sui->sb)
@@ -1017,6 +1021,8 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size, char *filt, size_
 		search_ui_fstatus(ui, filt, fsize);
 	/* a :goto's long look, the thing waited for now */
 	len = goto_job_status(ui, buf, size);
+	if (!len)	/* an :export's copy */
+		len = export_job_status(ui, buf, size);
 	if (len || !su)
 		return len;
 	search_ui_short(ui, su->text, text, sizeof(text));
@@ -1136,6 +1142,7 @@ void search_ui_free(struct ui *ui)
 	struct search_ui *su = ui->sui;
 
 	goto_job_free(ui);
+	export_job_free(ui);	/* it reads the mapping too */
 	if (!su)
 		return;
 	srch_free(su->s);

@@ -30,6 +30,8 @@
  *   goto_ui.c       the goto bridge (src/goto.h at the cursor) and its rows.
  *   goto_job.c      a :goto's look past a long segment's first 32768
  *                   rows, on a thread with windows of its own.
+ *   export_job.c    :export's copy on a thread of its own (progress,
+ *                   C-c), polled and freed with the search module.
  *   opengoto.c      +GOTO and --goto: where the browser opens, once the
  *                   index can answer (through goto_ui.c's :goto).
  *   code.c          the code context: images, symbols, tasks and the flow
