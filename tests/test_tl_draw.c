@@ -2,7 +2,9 @@
  * view's offsets: on a trace with 8 MiB PSB segments every window lookup
  * far from a PSB decodes megabytes on the UI thread (the marker row's
  * halving on the rows' times took 20-30 s a drawing on a 2 GiB trace with
- * 64 MB segments).  Counted as the windows' chunks decoded. */
+ * 64 MB segments); and the rows' times it looked up stay kept (ui/tl_cols.c),
+ * also two that fall in one slot.  Counted as the windows' chunks
+ * decoded. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include "index.h"
 #include "term.h"
 #include "tl.h"
+#include "tl_cols.h"
 #include "tl_zoom.h"
 #include "trace.h"
 #include "ui.h"
@@ -25,10 +28,11 @@
 
 #define COLS 100
 
-static char dir[64];
+static char dir[64], path[128];
 
-/* A browser state over @path, its index complete, on a virtual screen. */
-static struct ui *open_ui(const char *path)
+/* A browser state over @path with a window cache of @bytes, its index
+ * complete, on a virtual screen if @term. */
+static struct ui *open_ui(size_t bytes, int term)
 {
 	struct ui *ui = calloc(1, sizeof(*ui));
 	char err[512];
@@ -40,13 +44,22 @@ static struct ui *open_ui(const char *path)
 	ui->tmcfg = ui->trace->streams[0].timing;
 	ui->tl_time = 1;
 	ui->no_state = 1;
-	assert_int_equal(win_cache_new(&ui->wc, ui->img, NULL, 64u << 20), 0);
+	assert_int_equal(win_cache_new(&ui->wc, ui->img, NULL, bytes), 0);
 	win_cache_set_timing(ui->wc, &ui->tmcfg);
 	assert_int_equal(idx_new(&ui->idx, ui->img, &ui->tmcfg), 0);
 	assert_int_equal(idx_build(ui->idx), 0);
 	assert_true(idx_complete(ui->idx));
-	assert_int_equal(term_start(ui, 1, COLS, 30, 1), 0);
+	if (term)
+		assert_int_equal(term_start(ui, 1, COLS, 30, 1), 0);
 	return ui;
+}
+
+static void close_ui(struct ui *ui)
+{
+	idx_free(ui->idx);
+	win_cache_free(ui->wc);
+	trace_close(ui->trace);
+	free(ui);
 }
 
 /* Decode what a first drawing needs besides the view's offsets: the
@@ -77,18 +90,11 @@ static uint64_t draw(struct ui *ui)
 
 static void test_long_segments(void **state)
 {
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char cmd[512], path[128];
-	struct ui *ui;
+	struct ui *ui = open_ui(64u << 20, 1);
 	struct idx_summary s1, s2;
 	uint64_t first, n;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/l.pt", dir);
-	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen --seed 3 --size 32MiB --psb-period 8388608 "
-		 "--ovf-rate 0 -o %s >/dev/null", build, path);
-	assert_int_equal(system(cmd), 0);
-	ui = open_ui(path);
 	assert_int_equal(idx_nseeks(ui->idx), 4);
 	/* the cursor in the middle of the second segment */
 	ui->cursor = ui->top = (12u << 20) + 1000;
@@ -113,22 +119,69 @@ static void test_long_segments(void **state)
 		assert_int_equal(n, 0);
 	}
 	term_end();
-	idx_free(ui->idx);
-	win_cache_free(ui->wc);
-	trace_close(ui->trace);
-	free(ui);
+	close_ui(ui);
+}
+
+/* The slot tl_cols_row_tsc() kept a row's time in before it had two ways
+ * a set. */
+static uint64_t slot_of(uint64_t off)
+{
+	return (off * 0x9e3779b97f4a7c15ull) >> 52;
+}
+
+/* Two rows' times in one slot, asked for in turn (two search hits the
+ * marker row places at every drawing) with their windows gone from the
+ * cache: both kept, neither decoded again. */
+static void test_row_tsc_kept(void **state)
+{
+	struct ui *ui = open_ui(256u << 10, 0);
+	struct win_iter it = { 0 };
+	uint64_t a = 9u << 20, b, ta, tb, before, off;
+
+	for (b = 18u << 20; slot_of(b) != slot_of(a); b++)
+		assert_true(b < (26u << 20));
+	ta = tl_cols_row_tsc(ui, a);
+	tb = tl_cols_row_tsc(ui, b);
+	assert_true(ta && tb && ta < tb);
+	/* other windows push theirs out */
+	for (off = 1u << 20; off < (32u << 20); off += 1u << 20) {
+		assert_int_equal(win_seek(&it, ui->wc, off), 0);
+		win_iter_release(&it);
+	}
+	before = win_cache_decoded(ui->wc);
+	assert_true(tl_cols_row_tsc(ui, a) == ta);
+	assert_true(tl_cols_row_tsc(ui, b) == tb);
+	assert_true(tl_cols_row_tsc(ui, a) == ta);
+	assert_int_equal(win_cache_decoded(ui->wc) - before, 0);
+	/* (they were gone: a lookup decodes) */
+	assert_int_equal(win_seek(&it, ui->wc, a), 0);
+	win_iter_release(&it);
+	assert_true(win_cache_decoded(ui->wc) > before);
+	close_ui(ui);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_long_segments),
+		cmocka_unit_test(test_row_tsc_kept),
 	};
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[512];
 	int r;
 
 	snprintf(dir, sizeof(dir), "/tmp/test_tl_draw.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
+	/* four segments of 8 MiB, no OVF (whose trouble the timeline walks
+	 * for, tl_cols.c, bounded) */
+	snprintf(path, sizeof(path), "%s/l.pt", dir);
+	snprintf(cmd, sizeof(cmd), "%s/tools/ptgen --seed 3 --size 32MiB --psb-period 8388608 "
+		 "--ovf-rate 0 -o %s >/dev/null", build, path);
+	if (system(cmd)) {
+		helpers_rm_rf(dir);
+		return 1;
+	}
 	r = cmocka_run_group_tests(tests, NULL, NULL);
 	helpers_rm_rf(dir);
 	return r;
