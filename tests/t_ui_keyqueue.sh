@@ -26,7 +26,23 @@ o=$(status_off)
 [ -n "$o" ] && [ $((o)) -lt $((0xfffffff)) ] || fail "the move was not stopped (${o:-busy})"
 messages_have 'interrupted after [0-9]+ rows \(C-c\)'
 tm_quit
-
+# A paste while a walk runs arrives whole (the queue held 256 keys and
+# dropped the rest): 1200 characters typed ahead at the prompt, which
+# keeps the line in its history.
+tm_start -- --no-index "$tmp/t.pt"
+wait_for '0x00000000'
+keys 9 9 9 9 9 9 9 9 9 j
+sleep 0.3
+long=$(printf 'ab%.0s' $(seq 1 600))
+tm send-keys -t ptb -l ":search $long"
+keys C-c
+wait_for 'babab$'
+keys Enter
+wait_gone 'babab$'
+tm_quit
+h=$(tail -n 1 "$tmp/state/ptbrowse/history" 2>/dev/null)
+[ "$h" = "search $long" ] ||
+	fail "the 1208 keys typed ahead did not all arrive: ${#h} of them in the history"
 # Long segments with overflows: the timeline places its trouble in idle
 # turns (up to 0.15 s, 2 s after the last key).  A C-c typed then is
 # answered as any other C-c.

@@ -197,14 +197,16 @@ void term_flush(void)
 /* Keys read before anyone asked for them (term_drain(): a long walk
  * looks for C-c behind them), served in order by term_getkey().  A mouse
  * key keeps its event, read at once: ncurses gives its own events back
- * newest first. */
-#define TERM_QMAX 256
+ * newest first.  The queue grows as keys come (a paste while the browser
+ * is busy must arrive whole, as the tty kept it before); at its limit the
+ * rest stays in the tty. */
+#define TERM_QLIMIT (1 << 20)
 static struct term_qkey {
 	int c;
 	int has_ev;
 	MEVENT ev;
-} term_q[TERM_QMAX];
-static int term_qhead, term_qn;
+} *term_q;
+static int term_qcap, term_qhead, term_qn;
 
 /* One key within @wait_ms (0: only one waiting), Escape + key joined.
  * Returns it or ERR. */
@@ -228,7 +230,27 @@ static int term_read(int wait_ms)
 
 static struct term_qkey *term_qat(int i)
 {
-	return &term_q[(term_qhead + i) % TERM_QMAX];
+	return &term_q[(term_qhead + i) % term_qcap];
+}
+
+/* Room for one more key, the queue grown if full.  Returns 1, or 0 at
+ * its limit or out of memory. */
+static int term_qroom(void)
+{
+	struct term_qkey *q;
+	int cap = term_qcap ? 2 * term_qcap : 256, i;
+
+	if (term_qn < term_qcap)
+		return 1;
+	if (term_qcap >= TERM_QLIMIT || !(q = malloc((size_t)cap * sizeof(*q))))
+		return 0;
+	for (i = 0; i < term_qn; i++)
+		q[i] = *term_qat(i);
+	free(term_q);
+	term_q = q;
+	term_qcap = cap;
+	term_qhead = 0;
+	return 1;
 }
 
 /* Whether @k is a motion report only (no button changed). */
@@ -238,8 +260,8 @@ static int term_motion(const struct term_qkey *k)
 }
 
 /* Queue key @c (its event read now if a mouse key).  Motion reports in
- * a row keep the last only; a full queue drops the key, but a C-c takes
- * the last place, so it is never lost. */
+ * a row keep the last only; a queue that cannot grow (no memory) drops
+ * the key, but a C-c takes the last place, so it is never lost. */
 static void term_qpush(int c)
 {
 	struct term_qkey k = { c, 0, { 0 } };
@@ -250,8 +272,8 @@ static void term_qpush(int c)
 		*term_qat(term_qn - 1) = k;
 		return;
 	}
-	if (term_qn == TERM_QMAX) {
-		if (c == 3)
+	if (!term_qroom()) {
+		if (c == 3 && term_qn)
 			*term_qat(term_qn - 1) = k;
 		return;
 	}
@@ -263,7 +285,7 @@ static void term_drain(void)
 {
 	int c;
 
-	while ((c = term_read(0)) != ERR)
+	while (term_qroom() && (c = term_read(0)) != ERR)
 		term_qpush(c);
 	timeout(-1);
 }
@@ -273,7 +295,7 @@ static int term_qpop(void)
 {
 	struct term_qkey k = term_q[term_qhead];
 
-	term_qhead = (term_qhead + 1) % TERM_QMAX;
+	term_qhead = (term_qhead + 1) % term_qcap;
 	term_qn--;
 	if (k.c != KEY_MOUSE)
 		return k.c;
