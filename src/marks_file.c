@@ -658,8 +658,11 @@ int marks_import(struct marks_set *set, FILE *f, const char *fname)
 	if (ps.changed && set->one_shot && !set->saving) {
 		/* marks_save() succeeds when saving is off: a command's set
 		 * is closed now, so what it read is lost. */
-		marks_report(set, "marks not saved: %s is not written (said above)",
-			  set->file ? set->file : "the marks file");
+		if (set->why[0])
+			marks_report(set, "marks not saved: %s", set->why);
+		else
+			marks_report(set, "marks not saved: %s is not written (said above)",
+				     set->file ? set->file : "the marks file");
 		ret = -pte_io;
 	} else if (ps.changed && marks_import_save(set) < 0)
 		ret = -pte_io;

@@ -975,10 +975,13 @@ int marks_load(struct marks_set *set)
 	 * at every change.  Changes made are written elsewhere at the end
 	 * (marks_flush_final()). */
 	if (set->saving && !lstat(set->file, &st) && S_ISLNK(st.st_mode)) {
-		marks_report(set, "%s is a symbolic link: its marks are read, but "
-			  "ptbrowse does not write through links, so changes are not "
-			  "saved to it (they are written to a new file named when "
-			  "ptbrowse ends)", set->file);
+		/* (a one-shot command, marks --import, has no end to write
+		 * them at: it fails, said by its own message) */
+		if (!set->one_shot)
+			marks_report(set, "%s is a symbolic link: its marks are read, but "
+				     "ptbrowse does not write through links, so changes are "
+				     "not saved to it (they are written to a new file named "
+				     "when ptbrowse ends)", set->file);
 		marks_saving_off(set, "%s is a symbolic link; not writing through it",
 				 set->file);
 	}

@@ -113,5 +113,16 @@ head -c 65536 /dev/zero >>"$tmp/g.pt"
 mv "$tmp/g.pt" "$tmp/g2.pt"
 n=$("$PTBROWSE" marks "$tmp/g2.pt" | grep -c '^mark')
 [ "$n" -eq 2 ] || bad "grown, moved: $n marks listed"
+
+# An import into a marks file that is a symbolic link says why it is not
+# saved, and promises no file at an end a command does not have.
+rm -rf "$XDG_STATE_HOME"
+cp "$T" "$tmp/s.pt"
+"$PTBROWSE" marks --import "$tmp/a.marks" "$tmp/s.pt" 2>/dev/null || bad "symlink: import a: exit $?"
+sf=$(ls "$XDG_STATE_HOME"/ptbrowse/traces/*.marks)
+mv "$sf" "$tmp/real.marks" && ln -s "$tmp/real.marks" "$sf"
+"$PTBROWSE" marks --import "$tmp/b.marks" "$tmp/s.pt" >/dev/null 2>"$tmp/err" && bad "symlink: import exit 0"
+grep -q 'marks not saved: .* is a symbolic link; not writing through it' "$tmp/err" &&
+	! grep -q 'named when' "$tmp/err" || bad "symlink import: $(cat "$tmp/err")"
 [ $fail -eq 0 ] && echo "ok"
 exit $fail
