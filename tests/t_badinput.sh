@@ -373,7 +373,7 @@ rm -f "$tmp/shrink.pt" "$tmp/s.pt"
 start_browser() {
 	rm -f "$tmp/kf"
 	mkfifo "$tmp/kf" || return 1
-	( export XDG_STATE_HOME="$1"; shift
+	( export XDG_STATE_HOME="$1" TMPDIR="$tmp"; shift
 	  timeout 60 "$PTBROWSE" --script "$tmp/kf" --size 400x20 "$@" >"$tmp/bout" 2>&1
 	  echo $? >"$tmp/brc" ) &
 	exec 3>"$tmp/kf"

@@ -59,6 +59,20 @@ wait_for "export stopped: nothing written to $tmp/out/old.pt"
 no_temp "C-c, existing file"
 echo "ok   C-c leaves an existing target and its options as they were"
 
+# A search's rank stays on the status line beside the copy's progress.
+keys /tsc Enter
+wait_for '/tsc \[[-0-9]+/[0-9]+\]'
+keys ":export 0 100% $tmp/out/s.pt" Enter
+wait_for "$running"
+keys n
+sleep 0.5
+screen | tail -n 2 | head -n 1 | grep -Eq "/tsc \[[-0-9]+/[0-9]+\].*$running" ||
+	fail "the search's rank is gone while the export runs: $(screen | tail -n 2 | head -n 1)"
+keys C-c
+wait_for "export stopped: nothing written to $tmp/out/s.pt"
+no_temp "C-c, with a search"
+echo "ok   the search's rank stays beside the export's progress"
+
 # Left alone, a small one says what it wrote.
 keys ":export 0 0x100000 $tmp/out/small.pt" Enter
 # (to the end of the packet at 0x100000)

@@ -1006,7 +1006,9 @@ static void search_ui_fstatus(struct ui *ui, char *buf, size_t size)
 		 su->cstate < 0 && !su->nrows ? " (none below)" : "");
 }
 
-size_t search_ui_status(struct ui *ui, char *buf, size_t size, char *filt, size_t fsize)
+/* The search's part of the status line (search_ui_status()). */
+static size_t search_ui_status_of(struct ui *ui, char *buf, size_t size, char *filt,
+				  size_t fsize)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
@@ -1021,8 +1023,6 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size, char *filt, size_
 		search_ui_fstatus(ui, filt, fsize);
 	/* a :goto's long look, the thing waited for now */
 	len = goto_job_status(ui, buf, size);
-	if (!len)	/* an :export's copy */
-		len = export_job_status(ui, buf, size);
 	if (len || !su)
 		return len;
 	search_ui_short(ui, su->text, text, sizeof(text));
@@ -1072,6 +1072,16 @@ size_t search_ui_status(struct ui *ui, char *buf, size_t size, char *filt, size_
 		r = snprintf(buf, size, "  %c%s", su->dir > 0 ? '/' : '?', text);
 		len = r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
 	}
+	return len;
+}
+
+size_t search_ui_status(struct ui *ui, char *buf, size_t size, char *filt, size_t fsize)
+{
+	size_t len = search_ui_status_of(ui, buf, size, filt, fsize);
+
+	/* an :export's copy beside the search's rank, not instead of it */
+	if (size && len < size - 1)
+		len += export_job_status(ui, buf + len, size - len);
 	return len;
 }
 
