@@ -90,4 +90,7 @@ keys q
 wait_for 'EXITED rc=0'
 [ -e "$tmp/out/quit.pt" ] && fail "q: quit.pt was written"
 no_temp "q"
-echo "ok   q during :export stops it: nothing written"
+# (said on the terminal given back, where the user sees it)
+screen | grep -q "ptbrowse: export stopped as the browser ended: nothing written to $tmp/out/quit.pt" ||
+	fail "q: the stopped export is not said: $(screen | grep -v '^ *$' | tail -n 3)"
+echo "ok   q during :export stops it: nothing written, and says so"

@@ -16,6 +16,7 @@
 #include "cmds.h"
 #include "code.h"
 #include "esc.h"
+#include "export_job.h"
 #include "funcs.h"
 #include "iterations.h"
 #include "marks.h"
@@ -277,6 +278,9 @@ static int browse_run(struct ui *ui, const struct options *o, double t_start)
 	}
 	prompt_done(ui);
 	term_end();
+	/* An :export the quit stopped: said where the user sees it (the
+	 * quit was asked for: the status stays). */
+	(void)export_job_quit(stderr, "ptbrowse: ");
 	/* A change a busy or failed save left in memory, of the stream shown
 	 * and of those kept (streams_ui.c): the last chance, said here,
 	 * after the terminal is given back. */

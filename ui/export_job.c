@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "esc.h"
 #include "export.h"
 #include "export_job.h"
 #include "msg.h"
@@ -172,4 +173,28 @@ size_t export_job_status(struct ui *ui, char *buf, size_t size)
 		     !total ? 0.0 : done >= total ? 99.0 :
 		     100.0 * (double)done / (double)total);
 	return r < 0 ? 0 : (size_t)r >= size ? size - 1 : (size_t)r;
+}
+
+int export_job_quit(FILE *out, const char *prog)
+{
+	struct export_job *j = ej;
+	int r;
+
+	if (!j)
+		return 0;
+	atomic_store(&j->cancel, 1);
+	pthread_join(j->th, NULL);
+	ej = NULL;
+	r = j->r;
+	if (r == -pte_canceled)
+		esc_line(out, prog, "export stopped as the browser ended: nothing written "
+			 "to %s", j->path);
+	else if (r < 0)
+		esc_line(out, prog, "export: %s", j->err);
+	else	/* done before the end, never said on the screen */
+		esc_line(out, prog, "wrote %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
+			 " bytes)", j->path, j->res.start, j->res.end,
+			 j->res.end - j->res.start);
+	free(j);
+	return r < 0 ? -1 : 0;
 }

@@ -13,6 +13,7 @@
 #ifndef EXPORT_JOB_H
 #define EXPORT_JOB_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,5 +44,11 @@ void export_job_free(struct ui *ui);
 /* The status line's words for a running job ("  export 40% (C-c
  * stops)"); returns their length (0: none runs). */
 size_t export_job_status(struct ui *ui, char *buf, size_t size);
+
+/* At the browser's end, the terminal given back: stop a running copy
+ * and say on @out (each line led by @prog) that nothing was written, or
+ * what a copy done but not yet said wrote.  Returns 0, or -1 if an
+ * export was stopped or failed. */
+int export_job_quit(FILE *out, const char *prog);
 
 #endif /* EXPORT_JOB_H */
