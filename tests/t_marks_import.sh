@@ -70,7 +70,7 @@ rm -rf "$tmp/state"
 [ "$(cat "$tmp/err")" = "ptbrowse marks: $T:1: not a ptbrowse marks file (the first line should be '# ptbrowse marks v1')" ] ||
 	bad "binary import: '$(cat "$tmp/err")'"
 # Saving off (the state file is of a newer version, or saved for another
-# size): the import is not kept, so it fails and says so, naming the file
+# size): the import is not kept, so it fails and says why, naming the file
 # (it said "imported 1 marks" and exited 0).
 rm -rf "$tmp/state"
 printf '# ptbrowse marks v1\nmark a 0x10\n' >"$tmp/a.marks"
@@ -87,7 +87,7 @@ for how in version size; do
 	"$PTBROWSE" marks --import "$tmp/b.marks" "$T" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 1 ] || bad "off ($how): exit $rc"
-	grep -qF "marks not saved: $state is not written" "$tmp/err" ||
+	grep -qF "marks not saved: $state " "$tmp/err" ||
 		bad "off ($how): $(cat "$tmp/err")"
 	cmp -s "$state" "$tmp/before" || bad "off ($how): the state file changed"
 done
