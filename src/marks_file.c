@@ -452,6 +452,18 @@ static char *marks_line_comment(const char *line)
 		start--;
 	while (end > at && (line[end - 1] == '\n' || line[end - 1] == '\r'))
 		end--;
+	/* No blank before its '#' (a CR there): one, or written back after
+	 * the entry the '#' would join its last field. */
+	if (start == at && at) {
+		char *c = malloc(end - at + 2);
+
+		if (c) {
+			c[0] = ' ';
+			memcpy(c + 1, line + at, end - at);
+			c[end - at + 1] = '\0';
+		}
+		return c;
+	}
 	return strndup(line + start, end - start);
 }
 
