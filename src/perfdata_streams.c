@@ -1,5 +1,6 @@
 /* perfdata_streams -- the trace's streams from what perfdata.c read: one
- * per CPU (or per thread), their sideband events and their data-loss gaps. */
+ * per CPU (or per thread), their sideband events and their data-loss gaps;
+ * what a stream lost at its end, why one is empty, the list of them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -452,3 +453,59 @@ int perfdata_streams(struct perfdata_state *st, struct trace *t)
 	return perfdata_unique_names(t);
 }
 
+const char *perfdata_end_loss(const struct trace *t, int stream)
+{
+	const struct perfdata_state *st = t ? t->perf : NULL;
+
+	if (!st || stream < 0 || (size_t)stream >= st->nstreams ||
+	    !st->streams[stream].end_loss[0])
+		return NULL;
+	return st->streams[stream].end_loss;
+}
+
+int perfdata_empty_why(const struct trace *t, int stream, char *buf,
+		       size_t size)
+{
+	const char *loss = perfdata_end_loss(t, stream);
+	const struct perfdata_state *st;
+
+	if (!t || stream < 0 || (size_t)stream >= t->nstreams ||
+	    t->streams[stream].img.size)
+		return 0;
+	st = t->perf;
+	if (loss || !st || (size_t)stream >= st->nstreams)
+		snprintf(buf, size, "%s: stream %s holds no trace data: %s",
+			 t->path, t->streams[stream].name, loss ? loss :
+			 "the file is empty");
+	else
+		snprintf(buf, size, "%s: stream %s holds no trace data: its "
+			 "AUXTRACE records (the last at %#" PRIx64 ") carry "
+			 "none", t->path, t->streams[stream].name,
+			 st->streams[stream].last_rec);
+	return 1;
+}
+
+const char *perfdata_stream_list(const struct trace *t, char *buf,
+				 size_t size)
+{
+	size_t i, at = 0, n = t ? t->nstreams : 0;
+	char more[40];
+
+	if (!size)
+		return buf;
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(t->streams[i].name) + (i ? 2 : 0);
+
+		snprintf(more, sizeof(more), ", ... %zu more", n - i);
+		/* room for this one and, unless last, the count after it */
+		if (at + len + (i + 1 < n ? strlen(more) : 0) >= size) {
+			if (at + strlen(more) < size)
+				snprintf(buf + at, size - at, "%s", more);
+			break;
+		}
+		at += (size_t)snprintf(buf + at, size - at, "%s%s", i ? ", " : "",
+				       t->streams[i].name);
+	}
+	return buf;
+}
