@@ -59,30 +59,6 @@ const struct opt imgopt_opts[] = {
 	{ 0 }
 };
 
-/* Whether @spec is FILE:ADDR as mi_add_raw() parses it, before any file
- * is read: a bad one is a usage error (exit 2), also in the browser,
- * which loads its dumps only once the screen is up.  Returns 0, or -1
- * with mi_add_raw()'s message in @err. */
-static int imgopt_raw_syntax(const char *spec, char *err, size_t errlen)
-{
-	const char *colon = strrchr(spec, ':');
-	char *end;
-
-	if (!colon || colon == spec || !colon[1]) {
-		snprintf(err, errlen, "--raw %s: expected FILE:ADDR (e.g. code.bin:0x400000)",
-			 spec);
-		return -1;
-	}
-	errno = 0;
-	(void)strtoull(colon + 1, &end, 0);
-	if (errno || *end || colon[1] == '-') {
-		snprintf(err, errlen, "--raw %s: bad address '%s' (expected a number "
-			 "such as 0x400000)", spec, colon + 1);
-		return -1;
-	}
-	return 0;
-}
-
 /* Image option @id's value @v (kept as long as @o) into @o, from the
  * command line or an --options file alike: --raw loaded at once where
  * there is an image (o->mi), so that a bad dump is reported before the
@@ -90,9 +66,13 @@ static int imgopt_raw_syntax(const char *spec, char *err, size_t errlen)
  * -EIO (a dump that cannot be loaded) or -ENOMEM, with why in @err. */
 static int imgopt_set(struct imgopt *o, int id, const char *v, char *err, size_t errlen)
 {
+	unsigned long long addr;
+
 	switch (id) {
 	case IO_RAW:
-		if (imgopt_raw_syntax(v, err, errlen) < 0)
+		/* a bad one is a usage error (exit 2), also in the browser,
+		 * which loads its dumps only once the screen is up */
+		if (mi_raw_spec(v, &addr, err, errlen) < 0)
 			return -ERANGE;
 		if (o->mi)
 			return mi_add_raw(o->mi, v, err, errlen) < 0 ? -EIO : 0;

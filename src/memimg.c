@@ -106,32 +106,43 @@ static int asid_match(const struct mi_seg *s, uint64_t asid)
 	return s->asid == MI_ASID_ANY || asid == MI_ASID_ANY || s->asid == asid;
 }
 
-int mi_add_raw(struct mi *mi, const char *spec, char *err, size_t errlen)
+int mi_raw_spec(const char *spec, unsigned long long *addr, char *err, size_t errlen)
 {
-	const char *colon;
-	unsigned long long addr;
-	struct mi_seg s = { 0 };
-	struct stat st;
-	char *file, *end;
-	void *map;
-	size_t i;
-	int fd, ret;
+	const char *colon = strrchr(spec, ':');
+	char *end;
 
-	if (!mi || !spec || !err)
-		return -pte_invalid;
-	colon = strrchr(spec, ':');
 	if (!colon || colon == spec || !colon[1]) {
 		snprintf(err, errlen, "--raw %s: expected FILE:ADDR (e.g. code.bin:0x400000)",
 			 spec);
 		return -pte_invalid;
 	}
 	errno = 0;
-	addr = strtoull(colon + 1, &end, 0);
+	*addr = strtoull(colon + 1, &end, 0);
 	if (errno || *end || colon[1] == '-') {
 		snprintf(err, errlen, "--raw %s: bad address '%s' (expected a number such as 0x400000)",
 			 spec, colon + 1);
 		return -pte_invalid;
 	}
+	return 0;
+}
+
+int mi_add_raw(struct mi *mi, const char *spec, char *err, size_t errlen)
+{
+	const char *colon;
+	unsigned long long addr;
+	struct mi_seg s = { 0 };
+	struct stat st;
+	char *file;
+	void *map;
+	size_t i;
+	int fd, ret;
+
+	if (!mi || !spec || !err)
+		return -pte_invalid;
+	ret = mi_raw_spec(spec, &addr, err, errlen);
+	if (ret < 0)
+		return ret;
+	colon = strrchr(spec, ':');
 	file = strndup(spec, (size_t)(colon - spec));
 	if (!file)
 		return -pte_nomem;

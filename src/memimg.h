@@ -43,6 +43,11 @@ int mi_add(struct mi *mi, uint64_t asid, uint64_t addr, const uint8_t *data,
 int mi_add_file(struct mi *mi, uint64_t asid, uint64_t addr, const uint8_t *data,
 		uint64_t size, const char *name, uint64_t file_off);
 
+/* Whether @spec is "FILE:ADDR" as mi_add_raw() takes it (nothing read):
+ * its ADDR into *@addr.  Returns 0, or -pte_invalid with the one-line
+ * message in @err. */
+int mi_raw_spec(const char *spec, unsigned long long *addr, char *err, size_t errlen);
+
 /* Map FILE read-only and add it at ADDR in every address space, for a
  * @spec "FILE:ADDR" (ADDR in C notation: 0x400000, or decimal).  On failure
  * a one-line message naming the file goes into @err.
