@@ -60,25 +60,39 @@ static void *export_job_thread(void *arg)
 	return NULL;
 }
 
+/* Join job @j (taken from ej) and put what it did into @buf: returns
+ * the message's level (UI_INFO, UI_WARN, UI_ERROR).  @ended: the
+ * browser is ending (a stop is the end's). */
+static int export_job_join(struct export_job *j, int ended, char *buf, size_t size)
+{
+	pthread_join(j->th, NULL);
+	if (ej == j)
+		ej = NULL;
+	if (j->r == -pte_canceled) {
+		snprintf(buf, size, "export stopped%s: nothing written to %s",
+			 ended ? " as the browser ended" : "", j->path);
+		return UI_WARN;
+	}
+	if (j->r < 0) {
+		snprintf(buf, size, "export: %s", j->err);
+		return UI_ERROR;
+	}
+	snprintf(buf, size, "wrote %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes)%s",
+		 j->path, j->res.start, j->res.end, j->res.end - j->res.start,
+		 j->res.gaps ? ", lost data joined" : "");
+	return j->res.gaps ? UI_WARN : UI_INFO;
+}
+
 /* Join the job and say what it did; free it. */
 static void export_job_end(struct ui *ui)
 {
 	struct export_job *j = ej;
+	char m[sizeof(j->path) + sizeof(j->err) + 96];
+	int level = export_job_join(j, 0, m, sizeof(m));
 
-	pthread_join(j->th, NULL);
-	ej = NULL;
-	if (j->r == -pte_canceled)
-		msg_report(ui, UI_WARN, "export stopped: nothing written to %s",
-			   j->path);
-	else if (j->r == -pte_sigbus)
+	if (j->r == -pte_sigbus)
 		ui->worker_sigbus = 1;	/* the file shrank: the loop recovers */
-	if (j->r < 0 && j->r != -pte_canceled)
-		msg_report(ui, UI_ERROR, "export: %s", j->err);
-	else if (!j->r)
-		msg_report(ui, j->res.gaps ? UI_WARN : UI_INFO, "wrote %s: 0x%" PRIx64
-			   "-0x%" PRIx64 " (%" PRIu64 " bytes)%s", j->path,
-			   j->res.start, j->res.end, j->res.end - j->res.start,
-			   j->res.gaps ? ", lost data joined" : "");
+	msg_report(ui, level, "%s", m);
 	free(j);
 }
 
@@ -178,23 +192,16 @@ size_t export_job_status(struct ui *ui, char *buf, size_t size)
 int export_job_quit(FILE *out, const char *prog)
 {
 	struct export_job *j = ej;
+	char m[sizeof(j->path) + sizeof(j->err) + 96];
 	int r;
 
 	if (!j)
 		return 0;
 	atomic_store(&j->cancel, 1);
-	pthread_join(j->th, NULL);
-	ej = NULL;
+	/* (a copy done before the end was never said on the screen) */
+	(void)export_job_join(j, 1, m, sizeof(m));
+	esc_line(out, prog, "%s", m);
 	r = j->r;
-	if (r == -pte_canceled)
-		esc_line(out, prog, "export stopped as the browser ended: nothing written "
-			 "to %s", j->path);
-	else if (r < 0)
-		esc_line(out, prog, "export: %s", j->err);
-	else	/* done before the end, never said on the screen */
-		esc_line(out, prog, "wrote %s: 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
-			 " bytes)", j->path, j->res.start, j->res.end,
-			 j->res.end - j->res.start);
 	free(j);
 	return r < 0 ? -1 : 0;
 }
