@@ -523,34 +523,6 @@ int prompt_key(struct ui *ui, int key)
 	return UI_DRAW_ALL;
 }
 
-/* The screen columns of the @len bytes at @s, as screen_put() shows them. */
-static int prompt_cols(const char *s, size_t len)
-{
-	char small[64], *t = len < sizeof(small) ? small : malloc(len + 1);
-	int c;
-
-	if (!t)
-		return (int)len;
-	memcpy(t, s, len);
-	t[len] = 0;
-	c = screen_cols(t);
-	if (t != small)
-		free(t);
-	return c;
-}
-
-/* The bytes of the character at @s (an invalid byte: one, as screen_put()
- * takes it). */
-static size_t prompt_charlen(const char *s)
-{
-	mbstate_t mbs;
-	size_t n;
-
-	memset(&mbs, 0, sizeof(mbs));
-	n = mbrlen(s, MB_CUR_MAX, &mbs);
-	return n == (size_t)-1 || n == (size_t)-2 || !n ? 1 : n;
-}
-
 static void prompt_draw(struct ui *ui, struct view *v)
 {
 	int y = ui->rows - 1, w = ui->cols, cx, lead, pcol;
@@ -568,11 +540,11 @@ static void prompt_draw(struct ui *ui, struct view *v)
 		point = strlen(buf);
 	/* Keep the point visible on a narrow screen: columns, not bytes,
 	 * and the line shown from a character's start. */
-	pcol = prompt_cols(buf, point);
+	pcol = screen_ncols(buf, point);
 	while (pcol > w - 3 && start < point) {
-		size_t n = prompt_charlen(buf + start);
+		size_t n;
 
-		pcol -= prompt_cols(buf + start, n);
+		pcol -= screen_char(buf + start, &n);
 		start += n;
 	}
 	if (buf[start])

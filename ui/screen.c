@@ -88,9 +88,7 @@ enum screen_color screen_class_color(int cls)
 	}
 }
 
-/* The byte length of the character at @s (as screen_put() steps: a
- * byte not valid in the locale is one) into *@n; returns its columns. */
-static int screen_char(const char *s, size_t *n)
+int screen_char(const char *s, size_t *n)
 {
 	mbstate_t mbs;
 	wchar_t wc;
@@ -112,6 +110,17 @@ int screen_cols(const char *s)
 	size_t n;
 
 	for (; *s; s += n)
+		c += screen_char(s, &n);
+	return c;
+}
+
+int screen_ncols(const char *s, size_t len)
+{
+	const char *e = s + len;
+	int c = 0;
+	size_t n;
+
+	for (; s < e && *s; s += n)
 		c += screen_char(s, &n);
 	return c;
 }

@@ -27,6 +27,11 @@ void screen_clear(int y, int x, int w);
 /* The columns @s takes on the screen (a byte not valid in the locale:
  * one, as screen_put() shows it). */
 int screen_cols(const char *s);
+/* The same for the characters starting in the first @len bytes of @s. */
+int screen_ncols(const char *s, size_t len);
+/* The byte length of the character at @s (as screen_put() steps: a
+ * byte not valid in the locale is one) into *@n; returns its columns. */
+int screen_char(const char *s, size_t *n);
 /* Cut the middle of @s (of @size bytes) to @cols columns, @ell in its
  * place, if it is wider: a long file name keeps its start and its end
  * (".pt"), a search its first words and its last.  Nothing where @cols
