@@ -195,23 +195,11 @@ static int bytes_in_error(const struct node *nd, const struct pkt *pkt,
 static int bytes_match(const struct node *nd, const struct pkt *pkt,
 		       const struct srch_ctx *ctx)
 {
-	uint8_t buf[PKT_MAX_SIZE * 4 + MAX_BYTES];
-	size_t want, got, i;
-
 	if (!ctx || !ctx->img)
 		return 0;
 	if (pkt->type == PKT_INVALID)
 		return bytes_in_error(nd, pkt, ctx->img);
-	if (!pkt->size)
-		return 0;
-	want = (size_t)pkt->size - 1 + nd->nbytes;
-	if (want > sizeof(buf))
-		want = sizeof(buf);
-	got = img_read(ctx->img, pkt->offset, buf, want);
-	for (i = 0; i < pkt->size && i + nd->nbytes <= got; i++)
-		if (!memcmp(buf + i, nd->bytes, nd->nbytes))
-			return 1;
-	return 0;
+	return pkt->size && bytes_in(nd, ctx->img, pkt->offset, pkt->offset + pkt->size);
 }
 
 static int match_node(const struct srch_pred *p, int id, const struct pkt *pkt,
