@@ -467,8 +467,7 @@ void marks_close(struct marks_set *set)
  * Changes.
  */
 
-/* Sort and save after a change. */
-static int marks_changed(struct marks_set *set)
+int marks_changed(struct marks_set *set)
 {
 	marks_sort(set);
 	if (!set->saving && set->why[0])
@@ -853,13 +852,8 @@ int marks_merge(struct marks_set *set, const struct marks_set *from, const char 
 	if (nskip > BM_ERRORS_SHOWN)
 		marks_report(set, "%s: %zu entries not kept (the first %d said why)",
 			  what, nskip, BM_ERRORS_SHOWN);
-	if (changed) {
-		marks_sort(set);
-		if (!set->saving && set->why[0])
-			set->lost = 1;
-		if (marks_save(set) < 0 && !ret)
-			ret = -pte_io;
-	}
+	if (changed && marks_changed(set) < 0 && !ret)
+		ret = -pte_io;
 	return ret < 0 ? ret : (int)nskip;
 }
 

@@ -635,15 +635,6 @@ int marks_peek(const char *file, struct marks_peek *pk)
  * Import and export.
  */
 
-/* marks_save() after an import changed the set; a set whose saving was
- * turned off for a problem keeps it for marks_flush_final(). */
-static int marks_import_save(struct marks_set *set)
-{
-	if (!set->saving && set->why[0])
-		set->lost = 1;
-	return marks_save(set);
-}
-
 int marks_import(struct marks_set *set, FILE *f, const char *fname)
 {
 	struct marks_parse ps = { .fname = fname ? fname : "(import)" };
@@ -676,7 +667,7 @@ int marks_import(struct marks_set *set, FILE *f, const char *fname)
 			marks_report(set, "marks not saved: %s is not written (said above)",
 				     set->file ? set->file : "the marks file");
 		ret = -pte_io;
-	} else if (ps.changed && marks_import_save(set) < 0)
+	} else if (ps.changed && marks_changed(set) < 0)
 		ret = -pte_io;
 	else if (ps.full)
 		ret = -pte_nomem;

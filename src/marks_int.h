@@ -176,6 +176,10 @@ const char *marks_kind_name(enum marks_kind kind);
 
 /* Put the entries in marks_at()'s order. */
 void marks_sort(struct marks_set *set);
+/* After a change: sort, save, and a set whose saving was turned off for
+ * a problem keeps the change for marks_flush_final() (set->lost).
+ * Returns what marks_save() returns. */
+int marks_changed(struct marks_set *set);
 
 /* A copy of @note in *@out (NULL for NULL or "").
  * Returns 0, or -pte_nomem (too long, or out of memory). */
