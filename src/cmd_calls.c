@@ -30,6 +30,7 @@
 #include "imgopt.h"
 #include "memimg.h"
 #include "opt.h"
+#include "perfdata.h"
 #include "ptdec.h"
 #include "range.h"
 #include "symfmt.h"
@@ -274,11 +275,9 @@ static int calls_open(struct calls_cmd *cc, const char *path, const struct tm_co
 		return 1;
 	}
 	if (cc->stream) {
-		cc->idx = trace_find_stream(cc->t, cc->stream);
-		if (cc->idx < 0) {
-			esc_line(stderr, CALLS_PROG, "%s: no stream '%s'", path, cc->stream);
+		cc->idx = perfdata_stream_named(cc->t, cc->stream, CALLS_PROG, path);
+		if (cc->idx < 0)
 			return 1;
-		}
 	} else if (cc->t->nstreams > 1) {
 		esc_line(stderr, CALLS_PROG, "%s has %zu streams; decoding '%s' "
 			 "(choose with --stream)", path, cc->t->nstreams,

@@ -882,13 +882,9 @@ static int dump_open(const struct dump_args *a, struct dump_state *st,
 		return 1;
 	}
 	if (a->stream) {
-		idx = trace_find_stream(t, a->stream);
-		if (idx < 0) {
-			esc_line(stderr, "ptbrowse dump: ", "%s: no stream '%s' "
-				 "(it has %s)", name, a->stream,
-				 perfdata_stream_list(t, err, sizeof(err)));
+		idx = perfdata_stream_named(t, a->stream, "ptbrowse dump: ", name);
+		if (idx < 0)
 			return 1;
-		}
 	} else if (t->nstreams > 1) {
 		esc_line(stderr, "ptbrowse dump: ", "%s has %zu streams; dumping '%s' "
 				"(choose with --stream)", name, t->nstreams,

@@ -155,13 +155,8 @@ int cmd_export_main(int argc, char **argv)
 		return 1;
 	}
 	idx = 0;
-	if (stream && (idx = trace_find_stream(t, stream)) < 0) {
-		char have[512];
-
-		esc_line(stderr, "ptbrowse export: ", "%s: no stream '%s' (it has %s)", path,
-			 stream, perfdata_stream_list(t, have, sizeof(have)));
+	if (stream && (idx = perfdata_stream_named(t, stream, "ptbrowse export: ", path)) < 0)
 		goto out_close;
-	}
 	if (!stream && t->nstreams > 1)
 		esc_line(stderr, "ptbrowse export: ", "%s has %zu streams; exporting "
 			"'%s' (choose with --stream)", path, t->nstreams,

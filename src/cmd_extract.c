@@ -248,15 +248,9 @@ int cmd_extract_main(int argc, char **argv)
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	if (stream) {
-		idx = trace_find_stream(t, stream);
-		if (idx < 0) {
-			char have[512];
-
-			esc_line(stderr, "ptbrowse extract: ", "%s: no stream '%s' "
-				 "(it has %s)", path, stream,
-				 perfdata_stream_list(t, have, sizeof(have)));
+		idx = perfdata_stream_named(t, stream, "ptbrowse extract: ", path);
+		if (idx < 0)
 			goto out_close;
-		}
 		if (extract_one(t, (size_t)idx, dir, base) < 0)
 			goto out_close;
 	} else {

@@ -735,13 +735,9 @@ static int flow_open(struct trace **tp, const char *path, const char *stream,
 	}
 	*idx = 0;
 	if (stream) {
-		*idx = trace_find_stream(t, stream);
-		if (*idx < 0) {
-			esc_line(stderr, "ptbrowse flow: ", "%s: no stream '%s' (it "
-				 "has %s)", path, stream,
-				 perfdata_stream_list(t, err, sizeof(err)));
+		*idx = perfdata_stream_named(t, stream, "ptbrowse flow: ", path);
+		if (*idx < 0)
 			return -1;
-		}
 	} else if (t->nstreams > 1) {
 		esc_line(stderr, "ptbrowse flow: ", "%s has %zu streams; decoding '%s' "
 				"(choose with --stream)", path, t->nstreams,

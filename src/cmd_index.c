@@ -619,15 +619,9 @@ int cmd_index_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	/* looked up once: per stream it was quadratic in their number */
-	si = stream ? trace_find_stream(t, stream) : -1;
-	if (stream && si < 0) {
-		char have[512];
-
-		esc_line(stderr, "ptbrowse index: ", "%s: no stream '%s' (it has "
-			 "%s)", t->path, stream,
-			 perfdata_stream_list(t, have, sizeof(have)));
+	si = stream ? perfdata_stream_named(t, stream, "ptbrowse index: ", t->path) : -1;
+	if (stream && si < 0)
 		status = 1;	/* as dump, marks, export */
-	}
 	for (i = 0; i < t->nstreams && !interrupted && !status; i++) {
 		if (stream && (size_t)si != i)
 			continue;

@@ -524,13 +524,9 @@ static int cmd_marks_run(const struct marks_args *a, const char *path,
 		cmd_marks_report(NULL, err);
 		return 1;
 	}
-	if (a->stream && (idx = trace_find_stream(t, a->stream)) < 0) {
-		char have[512];
-
-		esc_line(stderr, "ptbrowse marks: ", "%s: no stream '%s' (it has %s)", path,
-			 a->stream, perfdata_stream_list(t, have, sizeof(have)));
+	if (a->stream && (idx = perfdata_stream_named(t, a->stream, "ptbrowse marks: ",
+						     path)) < 0)
 		goto out_close;
-	}
 	if (!t->nstreams) {
 		esc_line(stderr, "ptbrowse marks: ", "%s: no Intel PT data", path);
 		goto out_close;

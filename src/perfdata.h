@@ -146,6 +146,12 @@ int perfdata_empty_why(const struct trace *t, int stream, char *buf,
 const char *perfdata_stream_list(const struct trace *t, char *buf,
 				 size_t size);
 
+/* The stream --stream @spec names in @t (trace_find_stream()), or, if
+ * none, one line on stderr led by @prog: "@path: no stream 'S' (it has
+ * cpu0, cpu3)".  Returns its index, or -1 after saying so. */
+int perfdata_stream_named(const struct trace *t, const char *spec, const char *prog,
+			  const char *path);
+
 /* The recording's facts, or NULL if @t is not a loaded perf.data. */
 const struct perfdata_info *perfdata_info(const struct trace *t);
 

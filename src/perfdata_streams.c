@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "perfdata_int.h"
+#include "trace.h"
 
 /* Build one stream from the sorted AUXTRACE records [@a, @a + @n). */
 static int perfdata_make_stream(struct perfdata_state *st, struct trace_stream *s,
@@ -508,4 +510,16 @@ const char *perfdata_stream_list(const struct trace *t, char *buf,
 				       t->streams[i].name);
 	}
 	return buf;
+}
+
+int perfdata_stream_named(const struct trace *t, const char *spec, const char *prog,
+			  const char *path)
+{
+	int i = trace_find_stream(t, spec);
+	char have[512];
+
+	if (i < 0)
+		esc_line(stderr, prog, "%s: no stream '%s' (it has %s)", path, spec,
+			 perfdata_stream_list(t, have, sizeof(have)));
+	return i;
 }

@@ -57,7 +57,7 @@ grep -q '^ tid3174 *tid 3174 ' "$tmp/thr.txt" && ! grep -q 'cpu -1' "$tmp/thr.tx
 	bad ":streams of a per-thread file: $(grep tid "$tmp/thr.txt")"
 
 # --stream naming none
-for c in dump flow index extract; do
+for c in dump flow index extract calls; do
 	o=; [ $c = extract ] && o="-o $tmp"
 	# shellcheck disable=SC2086
 	"$PTBROWSE" $c --stream 3 $o "$tmp/p" >/dev/null 2>"$tmp/err"

@@ -323,13 +323,8 @@ int cmd_browse_main(int argc, char **argv)
 		esc_line(stderr, "ptbrowse: ", "%s", err);
 		return 1;
 	}
-	if (o.stream && (s = trace_find_stream(t, o.stream)) < 0) {
-		char have[512];
-
-		esc_line(stderr, "ptbrowse: ", "%s: no stream '%s' (it has %s)", o.path,
-			 o.stream, perfdata_stream_list(t, have, sizeof(have)));
+	if (o.stream && (s = perfdata_stream_named(t, o.stream, "ptbrowse: ", o.path)) < 0)
 		goto out_trace;
-	}
 	if (!t->nstreams) {
 		esc_line(stderr, "ptbrowse: ", "%s: no Intel PT data", o.path);
 		goto out_trace;
