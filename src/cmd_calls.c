@@ -227,13 +227,10 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 	/* nothing could be decoded, or the flow broke and nothing was:
 	 * no exact 0s (its cycles unknown, not 0) */
 	snprintf(cyc, sizeof(cyc), "?");
-	if (!root->insns && cc->no_psb)
-		snprintf(ins, sizeof(ins), "no code decoded (no PSB before its end)");
-	else if (!root->insns && ct_breaks(ct))
-		snprintf(ins, sizeof(ins), "no code decoded (%" PRIu64 " breaks)",
-			 ct_breaks(ct));
-	else if (snprintf(ins, sizeof(ins), "%" PRIu64 " instructions", root->insns) > 0)
+	if (root->insns || !*ctjob_none(ct, cc->no_psb, ins, sizeof(ins))) {
+		snprintf(ins, sizeof(ins), "%" PRIu64 " instructions", root->insns);
 		ct_sum_str(&root->total, cyc, sizeof(cyc));
+	}
 	printf("%s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, cycles %s, time %s\n",
 	       cc->t->streams[cc->idx].name, from, to, ins, cyc,
 	       cc->no_tsc ? "unknown (no TSC packet in the range)" :
@@ -394,13 +391,9 @@ static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 	/* a decode starts at a PSB: from the one at or before FROM, else
 	 * what [FROM, the PSB after) decided was lost (all of a range
 	 * without a PSB); only what packets in [FROM, TO) decide counts */
-	if (!img_find_psb_before(img, from + 1, &psb) && psb < from) {
-		job.from = psb;
-		job.restricted = 1;
-		job.keep = &range;
-		job.nkeep = 1;
-	}
-	cc->no_psb = job.from == from && img_find_psb_before(img, to, &psb) != 0;
+	if (img_find_psb_before(img, from + 1, &psb))
+		psb = from;
+	cc->no_psb = ctjob_range(&job, img, psb, from, to, &range);
 	if (ctx_filter_active(&cc->filter)) {
 		if (ctx_ranges_in(cc->ctx_feed, &cc->filter, cc->idx, from, to, &keep,
 				  &nkeep) < 0) {

@@ -178,6 +178,7 @@ static void cmd_marks_functions(const struct marks_entry *e)
 	struct ctx_range keep;
 	struct ctjob job;
 	uint64_t psb;
+	char none[64];
 	size_t n, i;
 	int r;
 
@@ -208,15 +209,10 @@ static void cmd_marks_functions(const struct marks_entry *e)
 	/* as calls TRACE:REGION: from the PSB at or before FROM (from the
 	 * one after, what came before it was lost), counting what [FROM,
 	 * TO) decides */
-	keep.from = job.from;
-	keep.to = job.to;
-	if (!img_find_psb_before(img, job.from + 1, &psb) && psb < job.from) {
-		job.from = psb;
-		job.restricted = 1;
-		job.keep = &keep;
-		job.nkeep = 1;
-	} else if (job.from < job.to && img_find_psb_before(img, job.to, &psb)) {
-		printf("  functions none: no code decoded (no PSB before its end)\n");
+	if (img_find_psb_before(img, job.from + 1, &psb))
+		psb = job.from;
+	if (ctjob_range(&job, img, psb, job.from, job.to, &keep) && job.from < job.to) {
+		printf("  functions none: %s\n", ctjob_none(NULL, 1, none, sizeof(none)));
 		return;
 	}
 	r = job.from < job.to ? ctjob_run(&job) : -pte_invalid;

@@ -1,6 +1,8 @@
 /* ctjob -- the call tree of a range, here or in a thread (see ctjob.h). */
 #include "ctjob.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "calltree.h"
@@ -247,4 +249,31 @@ void ctjob_release(struct ctjob *j)
 	j->ct = NULL;
 	ctdec_free(j->dec);
 	j->dec = NULL;
+}
+
+int ctjob_range(struct ctjob *j, const struct img *img, uint64_t psb, uint64_t from,
+		uint64_t to, struct ctx_range *keep)
+{
+	j->from = psb < from ? psb : from;
+	j->to = to;
+	j->restricted = psb < from;
+	if (psb < from) {
+		keep->from = from;
+		keep->to = to;
+		j->keep = keep;
+		j->nkeep = 1;
+		return 0;
+	}
+	return img_find_psb_before(img, to, &psb) != 0;
+}
+
+const char *ctjob_none(const struct ct *ct, int nopsb, char *buf, size_t size)
+{
+	if (nopsb)
+		snprintf(buf, size, "no code decoded (no PSB before its end)");
+	else if (ct && ct_breaks(ct))
+		snprintf(buf, size, "no code decoded (%" PRIu64 " breaks)", ct_breaks(ct));
+	else
+		snprintf(buf, size, "%s", "");
+	return buf;
 }

@@ -24,6 +24,7 @@ struct ct;
 struct ctdec;
 struct ctidx;
 struct ctx_range;
+struct img;
 struct flow;
 struct imgset;
 struct symfmt;
@@ -93,5 +94,18 @@ int ctjob_join(struct ctjob *j);
 /* Stop and join @j, and free what it made (the tree and its names).
  * The settings stay; NULL is fine. */
 void ctjob_release(struct ctjob *j);
+
+/* Set @j to the range [@from, @to) of @img decoded from @psb, the PSB at
+ * or before @from where there is one (else @from): a decode starts at a
+ * PSB, and only what packets in [@from, @to) decide counts (@keep, which
+ * must outlive the job, then holds the range).  Returns 1 if no PSB
+ * starts before @to, so nothing can be decoded, else 0. */
+int ctjob_range(struct ctjob *j, const struct img *img, uint64_t psb, uint64_t from,
+		uint64_t to, struct ctx_range *keep);
+
+/* Why a finished tree @ct has no instructions, into @buf: "no code
+ * decoded (...)" where none could be (@nopsb, ctjob_range()'s answer; @ct
+ * may then be NULL) or the flow broke, "" where the range decided none. */
+const char *ctjob_none(const struct ct *ct, int nopsb, char *buf, size_t size);
 
 #endif /* CTJOB_H */

@@ -477,7 +477,7 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 	/* nothing could be decoded, or the flow broke and nothing was:
 	 * not an empty range, and its cycles are not 0 but unknown */
 	if (ct_node(ct, CT_ROOT)->insns ||
-	    !*funcs_sum_none(ct, fv.nopsb, ins, sizeof(ins))) {
+	    !*ctjob_none(ct, fv.nopsb, ins, sizeof(ins))) {
 		snprintf(ins, sizeof(ins), "%" PRIu64 " insns", ct_node(ct, CT_ROOT)->insns);
 		ct_sum_str(&ct_node(ct, CT_ROOT)->total, cyc, sizeof(cyc));
 	} else {

@@ -95,28 +95,8 @@ void funcs_sum_range(struct ui *ui, struct ctjob *j, struct ctx_range *keep,
 		psb = sk.offset;
 	else if (img_find_psb_before(ui->img, from + 1, &psb))
 		psb = from;
-	j->from = psb;
-	j->to = to;
-	j->restricted = psb < from;
-	if (psb < from) {
-		keep->from = from;
-		keep->to = to;
-		j->keep = keep;
-		j->nkeep = 1;
-	}
-	*nopsb = psb == from && img_find_psb_before(ui->img, to, &psb) != 0;
+	*nopsb = ctjob_range(j, ui->img, psb, from, to, keep);
 	j->have_carry = !funcs_sum_carry(ui, j->from, &j->carry);
-}
-
-const char *funcs_sum_none(const struct ct *ct, int nopsb, char *buf, size_t size)
-{
-	if (nopsb)
-		snprintf(buf, size, "no code decoded (no PSB before its end)");
-	else if (ct_breaks(ct))
-		snprintf(buf, size, "no code decoded (%" PRIu64 " breaks)", ct_breaks(ct));
-	else
-		snprintf(buf, size, "%s", "");
-	return buf;
 }
 
 /* Make sure slot @s holds or builds the tree of [@from, @to). */
@@ -171,10 +151,10 @@ static const char *fs_state(const struct fs_slot *s, const char *name, char *buf
 	return buf;
 }
 
-/* Why slot @s's tree has no instructions (see funcs_sum_none()). */
+/* Why slot @s's tree has no instructions (see ctjob_none()). */
 static const char *fs_none(const struct fs_slot *s, char *buf, size_t size)
 {
-	funcs_sum_none(s->job.ct, s->nopsb, buf, size);
+	ctjob_none(s->job.ct, s->nopsb, buf, size);
 	if (!*buf)
 		snprintf(buf, size, "no instructions in the range");
 	return buf;

@@ -32,9 +32,6 @@ int funcs_sum_carry(struct ui *ui, uint64_t from, struct tm_carry *c);
 void funcs_sum_range(struct ui *ui, struct ctjob *j, struct ctx_range *keep,
 		     uint64_t from, uint64_t to, int *nopsb);
 
-/* Why a finished tree @ct has no instructions, into @buf: "no code
- * decoded (...)" where none could be, "" where the range decided none. */
-const char *funcs_sum_none(const struct ct *ct, int nopsb, char *buf, size_t size);
 
 /* Wait for job @j's tree: as long as it takes in --script mode, else
  * up to 50 ms (the code index makes most in less). */
