@@ -305,19 +305,17 @@ static int compl_keys(struct compl_list *out)
 }
 
 /* A goto target: keywords, 'marks, regions; with @sideband (:goto) the
- * words that look for a task or a function (ui/goto_ui.c's). */
+ * words that look for a task or a function (compl_goto_words). */
 static int compl_target(struct compl_list *out, const struct compl_ctx *ctx, int sideband)
 {
 	static const char *const kw[] = { "psb", "tsc", "t", "region", "^",
 					  "$" };
-	static const char *const sb[] = { "comm", "pid", "tid", "switch", "sym",
-					  "call", "ret" };
 	size_t i;
 	int rc;
 
 	for (i = 0; sideband && !(out->prefix && out->prefix[0] == '\'') &&
-		    i < sizeof(sb) / sizeof(sb[0]); i++)
-		if ((rc = compl_add(out, sb[i])) < 0)
+		    compl_goto_words[i]; i++)
+		if ((rc = compl_add(out, compl_goto_words[i])) < 0)
 			return rc;
 
 	out->kind = COMPL_TARGET;
@@ -453,6 +451,10 @@ static int compl_add_cb(void *arg, const char *name)
 			return 0;
 	return compl_add(out, name);
 }
+
+const char *const compl_goto_words[] = {
+	"comm", "pid", "tid", "switch", "sym", "call", "ret", NULL
+};
 
 const char *const compl_set_options[] = {
 	"raw", "ip", "symbols", "columns", "axis", "mouse", "keymap", "view", NULL

@@ -71,6 +71,10 @@ struct compl_ctx {
 	const char *const *options;	/* option names, NULL-terminated */
 };
 
+/* The words of :goto that look for a task or a function (ui/goto_ui.c's
+ * goto_ui_sideband()), NULL-terminated. */
+extern const char *const compl_goto_words[];
+
 /* The options :set takes (ui/settings.c), NULL-terminated: a
  * compl_ctx's options at the prompt. */
 extern const char *const compl_set_options[];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "complete.h"
 #include "goto.h"
 #include "goto_idx.h"
 #include "goto_job.h"
@@ -378,12 +379,10 @@ static int goto_ui_target(struct ui *ui, const struct goto_target *t, const char
 
 int goto_ui_sideband(const char *arg)
 {
-	static const char *const words[] = { "comm", "pid", "tid", "switch", "sym",
-					     "call", "ret" };
 	size_t n = strcspn(arg, " \t"), i;
 
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (n == strlen(words[i]) && !strncmp(arg, words[i], n))
+	for (i = 0; compl_goto_words[i]; i++)
+		if (n == strlen(compl_goto_words[i]) && !strncmp(arg, compl_goto_words[i], n))
 			return 1;
 	return 0;
 }
