@@ -12,7 +12,6 @@
  * streams_ui.c keeps the others' cursors and unsaved marks.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include "marks_ui.h"
 #include "msg.h"
 #include "reload.h"
+#include "safefile.h"
 #include "search_ui.h"
 #include "session.h"
 #include "status.h"
@@ -75,11 +75,13 @@ static int reload_stamp_same(const struct ui_fstamp *a, const struct ui_fstamp *
 }
 
 /* The first @n bytes of @t's file, as on disk now (not through the
- * mapping, which a shorter file would fault), into @buf.  Returns how
- * many were read. */
+ * mapping, which a shorter file would fault), into @buf: a raw trace's
+ * (reload_is_left() asks of no other); a FIFO or device put at its path
+ * meanwhile is not opened (safefile_open_read()).  Returns how many were
+ * read. */
 static size_t reload_head(const struct trace *t, uint8_t *buf, size_t n)
 {
-	int fd = t->piped ? -1 : open(t->path, O_RDONLY | O_CLOEXEC);
+	int fd = t->piped || t->perf ? -1 : safefile_open_read(t->path, 0);
 	ssize_t r;
 
 	if (fd < 0)
@@ -106,7 +108,7 @@ static int reload_is_left(const struct ui *ui, uint64_t size)
 	uint8_t now[sizeof(ui->disk_head)];
 	size_t n = size < ui->disk_nhead ? (size_t)size : ui->disk_nhead;
 
-	return n && !ui->trace->perf && reload_head(ui->trace, now, n) == n &&
+	return n && reload_head(ui->trace, now, n) == n &&
 	       !memcmp(now, ui->disk_head, n);
 }
 
