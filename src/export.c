@@ -23,7 +23,6 @@ struct export_job {
 	int err;		/* errno of a failed write */
 	const char *why;	/* what failed, if not a write */
 	const struct export_progress *prog;	/* NULL: nobody asks */
-	uint64_t done;		/* bytes of [start, end) written */
 	int stopped;		/* prog said stop */
 };
 
@@ -143,16 +142,15 @@ static int export_tell(struct export_job *job, uint64_t at)
 {
 	const struct export_progress *p = job->prog;
 
-	job->done = at - job->start;
-	if (p && p->fn && p->fn(p->ctx, job->done, job->end - job->start)) {
+	if (p && p->fn && p->fn(p->ctx, at - job->start, job->end - job->start)) {
 		job->stopped = 1;
 		return -1;
 	}
 	return 0;
 }
 
-/* Copy the slice (under trace_guard), a chunk at a time when someone
- * watches (a chunk is what export_write() copies at once anyway). */
+/* Copy the slice (under trace_guard), a chunk at a time (what
+ * export_write() copies at once anyway), saying how far after each. */
 static int export_copy(void *arg)
 {
 	struct export_job *job = arg;
@@ -172,18 +170,18 @@ static int export_copy(void *arg)
 		if (s->gap_before && s->off > job->start)
 			job->gaps++;
 		for (; a < b; a += k) {
-			k = job->prog && b - a > EXPORT_CHUNK ? EXPORT_CHUNK : b - a;
+			k = b - a > EXPORT_CHUNK ? EXPORT_CHUNK : b - a;
 			if (export_write(job->out, s->data + (a - s->off), k,
 					 job->buf) < 0) {
 				job->err = errno;
 				return -1;
 			}
-			if (job->prog && export_tell(job, a + k) < 0)
+			if (export_tell(job, a + k) < 0)
 				return -1;
 		}
 	}
 	/* (the last word: a stop said now still writes nothing) */
-	return job->prog ? export_tell(job, job->end) : 0;
+	return export_tell(job, job->end);
 }
 
 /* OUT.options begun: the timing options of @img's stream, so the slice
