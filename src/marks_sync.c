@@ -164,39 +164,38 @@ int marks_flush(struct marks_set *set)
 }
 
 /* Write @set's entries in the marks file format to a new file in $TMPDIR
- * (never over one that is there), named in @name.  Returns 0, or -1. */
+ * (never over one that is there: SAFEFILE_NEW), named in @name.  Returns
+ * 0, or -1. */
 static int marks_fallback(const struct marks_set *set, char *name, size_t size)
 {
+	const struct safefile_opts so = { SAFEFILE_NEW | SAFEFILE_NOFOLLOW, 0600,
+					  NULL, 0, NULL, NULL };
 	const char *dir = getenv("TMPDIR");
+	struct safefile *sf;
+	char err[256];
 	FILE *f;
-	int fd = -1, i, ok;
+	int i;
 
 	if (!dir || !*dir)
 		dir = "/tmp";
-	for (i = 0; i < 100 && fd < 0; i++) {
+	for (i = 0; i < 100; i++) {
 		snprintf(name, size, "%s/ptbrowse-unsaved-%ld-%d.marks", dir,
 			 (long)getpid(), i);
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
+		if (!access(name, F_OK) || errno != ENOENT)
+			continue;	/* there: another name */
+		if (safefile_create(&sf, name, &so, err, sizeof(err)) < 0)
 			return -1;
-	}
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(name);
+		f = safefile_stream(sf);
+		if (!f || marks_export(set, f) < 0) {
+			safefile_abort(sf);
+			return -1;
 		}
-		return -1;
+		if (!safefile_commit(sf, err, sizeof(err)))
+			return 0;
+		if (errno != EEXIST)
+			return -1;	/* (made meanwhile: the next name) */
 	}
-	ok = !marks_export(set, f) && !fsync(fd);
-	if (fclose(f) || !ok) {
-		int e = errno;
-
-		unlink(name);
-		errno = e;
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 int marks_flush_final(struct marks_set *set, FILE *err, const char *prefix)

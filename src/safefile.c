@@ -549,8 +549,16 @@ int safefile_commit(struct safefile *f, char *err, size_t errlen)
 		return 0;
 	}
 	what = "cannot replace";
-	if (rename(f->tmp, f->target) < 0)
+	if (f->flags & SAFEFILE_NEW) {
+		/* link() never replaces: a file made at the name meanwhile
+		 * stays (EEXIST) */
+		what = "cannot make";
+		if (link(f->tmp, f->target) < 0)
+			goto out_fail;
+		(void)unlink(f->tmp);
+	} else if (rename(f->tmp, f->target) < 0) {
 		goto out_fail;
+	}
 	/* after: a signal in between removes a name that is gone */
 	sf_pending_del(f->tmp);
 	if (!(f->flags & SAFEFILE_NOSYNC))

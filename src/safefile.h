@@ -49,6 +49,8 @@ enum {
 	SAFEFILE_STDOUT = 1 << 0,	/* "-" is standard output */
 	SAFEFILE_NOFOLLOW = 1 << 1,	/* refuse a symbolic link at the name */
 	SAFEFILE_NOSYNC = 1 << 2,	/* no fsync (a cache, generated data) */
+	SAFEFILE_NEW = 1 << 3,		/* a new name only: safefile_commit()
+					 * fails (EEXIST) where a file is */
 };
 
 /* A file that must never be replaced: the input trace, a file it read. */

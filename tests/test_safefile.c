@@ -146,6 +146,30 @@ static void test_new_and_replace(void **state)
 	umask(old);
 }
 
+/* SAFEFILE_NEW: a new name is made; a file at the name (made after the
+ * create, as by another process) stays, the commit fails with EEXIST and
+ * leaves no temporary file. */
+static void test_new_only(void **state)
+{
+	const struct safefile_opts so = { SAFEFILE_NEW, 0600, NULL, 0, NULL, NULL };
+	const char *p = in_dir("only.txt");
+	struct safefile *f;
+	char err[256];
+
+	assert_int_equal(safefile_create(&f, p, &so, err, sizeof(err)), 0);
+	assert_int_equal(write(safefile_fd(f), "made\n", 5), 5);
+	assert_int_equal(safefile_commit(f, err, sizeof(err)), 0);
+	assert_string_equal(get(p), "made\n");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(safefile_create(&f, p, &so, err, sizeof(err)), 0);
+	assert_int_equal(write(safefile_fd(f), "late\n", 5), 5);
+	put(p, "theirs\n");
+	assert_int_equal(safefile_commit(f, err, sizeof(err)), -pte_io);
+	assert_int_equal(errno, EEXIST);
+	assert_string_equal(get(p), "theirs\n");
+	assert_int_equal(tmp_files(), 0);
+}
+
 /* Until the commit, the target is untouched; an abort leaves it so. */
 static void test_abort_keeps_target(void **state)
 {
@@ -626,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_empty_name),
 		cmocka_unit_test(test_new_and_replace),
+		cmocka_unit_test(test_new_only),
 		cmocka_unit_test(test_abort_keeps_target),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_keep),
