@@ -6,7 +6,8 @@
 # labels; z and Z keep the cursor's column ('┃' on the marker row); a
 # trace with OVFs in most columns still shows a mark and the PSB ticks;
 # a drag along the timeline selects a span that z zooms to, following the
-# pointer before the release, its time '~' an estimate; a region after 33
+# pointer before the release, its time '~' an estimate, its press and
+# release read together too; a region after 33
 # others shows on the time axis; :zoom A B and
 # :zoom hit say what they zoomed to.
 set -u
@@ -159,28 +160,11 @@ echo "ok   z z z z Z Z keep the cursor in column $c0 (span now $prev)"
 # A drag along the timeline selects its span; z zooms to it.
 cmd "zoom all" 'timeline: the whole trace'
 # X10 reports: button 1 pressed at column 20 of screen row 36 (the
-# marker row, from 0), released at column 80.  Once, in CI's sanitizer
-# run, neither the press's jump nor the selection happened (the message
-# stayed 'timeline: the whole trace'; not reproduced): the drag is tried
-# a second time before the test fails, and says so.
-drag() {
-	tm send-keys -t ptb -l "$(printf '\033[M 5E')"
-	tm send-keys -t ptb -l "$(printf '\033[M#qE')"
-}
-drag
-i=0
-while [ $i -lt 50 ]; do
-	tm capture-pane -p -t ptb > "$tmp/screen" 2>/dev/null
-	grep -Eq 'VISUAL -- .* on the timeline: z zooms' "$tmp/screen" && break
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ $i -ge 50 ]; then
-	echo "note the drag selected nothing in 5 s; once more"
-	tm send-keys -t ptb Escape
-	cmd "zoom all" 'timeline: the whole trace'
-	drag
-fi
+# marker row, from 0), released at column 80, in one write: what a
+# browser busy drawing reads in one go (ncurses then returns the two
+# events as one KEY_MOUSE, newest first: the release alone was seen, the
+# drag selected nothing, as it did now and then in CI's loaded runs).
+tm send-keys -t ptb -l "$(printf '\033[M 5E\033[M#qE')"
 wait_for 'VISUAL -- .* on the timeline: z zooms'
 # Its ends are rows between CYC packets, their times estimates: so is
 # the span ('~', as the cycle pane marks their times; shown as exact).

@@ -201,6 +201,8 @@ void term_flush(void)
  * is busy must arrive whole, as the tty kept it before); at its limit the
  * rest stays in the tty. */
 #define TERM_QLIMIT (1 << 20)
+/* ncurses keeps this many mouse events (its ring holds 16). */
+#define TERM_MOUSE_RUN 16
 static struct term_qkey {
 	int c;
 	int has_ev;
@@ -259,15 +261,13 @@ static int term_motion(const struct term_qkey *k)
 	return k->c == KEY_MOUSE && k->has_ev && k->ev.bstate == REPORT_MOUSE_POSITION;
 }
 
-/* Queue key @c (its event read now if a mouse key).  Motion reports in
- * a row keep the last only; a queue that cannot grow (no memory) drops
- * the key, but a C-c takes the last place, so it is never lost. */
-static void term_qpush(int c)
+/* Queue key @k.  Motion reports in a row keep the last only; a queue
+ * that cannot grow (no memory) drops the key, but a C-c takes the last
+ * place, so it is never lost. */
+static void term_qput(struct term_qkey k)
 {
-	struct term_qkey k = { c, 0, { 0 } };
+	int c = k.c;
 
-	if (c == KEY_MOUSE)
-		k.has_ev = getmouse(&k.ev) == OK;
 	if (term_qn && term_motion(&k) && term_motion(term_qat(term_qn - 1))) {
 		*term_qat(term_qn - 1) = k;
 		return;
@@ -278,6 +278,33 @@ static void term_qpush(int c)
 		return;
 	}
 	*term_qat(term_qn++) = k;
+}
+
+/* Queue key @c; a mouse key as one key per event it brought.  Events
+ * that came in one read (a press and its release while the browser was
+ * busy) are one KEY_MOUSE to ncurses, which then gives them back newest
+ * first, one per getmouse(): the release alone would be seen, a drag
+ * would lose its press.  So every event is taken now, and queued oldest
+ * first. */
+static void term_qpush(int c)
+{
+	struct term_qkey k = { c, 0, { 0 } };
+	MEVENT ev[TERM_MOUSE_RUN];
+	int n = 0;
+
+	if (c != KEY_MOUSE) {
+		term_qput(k);
+		return;
+	}
+	while (n < TERM_MOUSE_RUN && getmouse(&ev[n]) == OK)
+		n++;
+	if (!n)
+		term_qput(k);	/* no event: served as is, getmouse() fails */
+	k.has_ev = 1;
+	while (n-- > 0) {
+		k.ev = ev[n];
+		term_qput(k);
+	}
 }
 
 /* Read every key waiting into the queue. */
@@ -311,12 +338,17 @@ int term_getkey(struct ui *ui, int wait_ms)
 	int c;
 
 	(void)ui;
-	while (term_qn) {
-		c = term_qpop();
-		if (c != ERR)
+	for (;;) {
+		while (term_qn) {
+			c = term_qpop();
+			if (c != ERR)
+				return c;
+		}
+		c = term_read(wait_ms);
+		if (c != KEY_MOUSE)
 			return c;
+		term_qpush(c);	/* its events, in order */
 	}
-	return term_read(wait_ms);
 }
 
 int term_key_pending(struct ui *ui)
