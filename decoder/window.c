@@ -87,6 +87,8 @@ struct win_cache {
 	/* the last long run of 02 82 pairs a PSB search walked: stepping
 	 * through PSBs 16 bytes apart walks it once, not once a PSB */
 	struct pkt_runs runs;
+	struct win_watch watch;		/* tick NULL: nobody watches */
+	int stopped;			/* the watch stopped the last walk */
 };
 
 /* The PSB at or before @off, without an index. */
@@ -125,6 +127,26 @@ int win_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb)
 	if (wc->have_ops && wc->ops.psb_after)
 		return wc->ops.psb_after(wc->ops.ctx, off, psb);
 	return img_psb_after(wc, off, psb);
+}
+
+void win_cache_set_watch(struct win_cache *wc, const struct win_watch *w)
+{
+	if (!wc)
+		return;
+	if (w)
+		wc->watch = *w;
+	else
+		memset(&wc->watch, 0, sizeof(wc->watch));
+}
+
+/* @err for a window that could not be had, or -pte_canceled if the watch
+ * stopped the walk to it. */
+static int win_fail(struct win_cache *wc, int err)
+{
+	if (!wc->stopped)
+		return err;
+	wc->stopped = 0;
+	return -pte_canceled;
 }
 
 int win_cache_new(struct win_cache **out, const struct img *img,
@@ -784,6 +806,10 @@ static struct win *win_walk(struct win_cache *wc, uint64_t start,
 			break;
 		chunk_add(wc, seg, end, &st);
 		start = end;
+		if (wc->watch.tick && wc->watch.tick(wc->watch.ctx, seg, end, seg_end)) {
+			wc->stopped = 1;
+			return NULL;
+		}
 		if ((w = win_find_start(wc, start))) {
 			/* decoded before, and still cached */
 			while (w->end <= off && w->end < w->seg_end) {
@@ -1007,7 +1033,7 @@ int win_seek(struct win_iter *it, struct win_cache *wc, uint64_t off)
 		return -pte_eos;
 	w = win_lookup(wc, off);
 	if (!w)
-		return -pte_nomem;
+		return win_fail(wc, -pte_nomem);
 	/* The last row starting at or before @off. */
 	lo = 0;
 	hi = w->nrows;
@@ -1036,7 +1062,7 @@ int win_next(struct win_iter *it)
 	}
 	n = win_following(it->wc, it->w);
 	if (!n)
-		return -pte_eos;
+		return win_fail(it->wc, -pte_eos);
 	win_pin(it, n, 0);
 	win_evict(it->wc);
 	return 0;
@@ -1054,7 +1080,7 @@ int win_prev(struct win_iter *it)
 	}
 	p = win_preceding(it->wc, it->w);
 	if (!p)
-		return -pte_eos;
+		return win_fail(it->wc, -pte_eos);
 	win_pin(it, p, p->nrows - 1);
 	win_evict(it->wc);
 	return 0;
@@ -1085,12 +1111,12 @@ int win_prefetch(struct win_cache *wc, uint64_t off, int dir)
 		return -pte_invalid;
 	w = win_lookup(wc, off);
 	if (!w)
-		return wc->img->size ? -pte_nomem : -pte_eos;
+		return win_fail(wc, wc->img->size ? -pte_nomem : -pte_eos);
 	w->pins++;
 	n = dir > 0 ? win_following(wc, w) : win_preceding(wc, w);
 	w->pins--;
 	win_evict(wc);
-	return n ? 0 : -pte_eos;
+	return n ? 0 : win_fail(wc, -pte_eos);
 }
 
 size_t win_row_bytes(const struct win_iter *it, uint8_t *buf, size_t n)

@@ -130,6 +130,24 @@ size_t win_cache_drop_seg_rel(struct win_cache *wc, uint64_t below);
 int win_psb_after(struct win_cache *wc, uint64_t off, uint64_t *psb);
 int win_psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb);
 
+/*
+ * Someone watching long walks.  A window deep in a long segment is had by
+ * decoding every chunk from the segment's PSB (or the nearest chunk start
+ * known) up to it: seconds in a segment of tens of MiB.  tick() is called
+ * after each chunk passed on the way (WIN_MAX_ROWS rows), with the
+ * segment [@seg, @seg_end) and the offset reached; it returns non-zero
+ * to stop the walk, and the call that wanted the window then fails with
+ * -pte_canceled.  The chunk starts passed are kept: a walk asked for
+ * again resumes where this one stopped.
+ */
+struct win_watch {
+	int (*tick)(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end);
+	void *ctx;
+};
+
+/* Watch @wc's walks with @w (copied); NULL: nobody watches. */
+void win_cache_set_watch(struct win_cache *wc, const struct win_watch *w);
+
 /* Bytes of rows currently cached, and the number of chunks decoded so
  * far, kept as windows or not (for tests and the info screen). */
 size_t win_cache_bytes(const struct win_cache *wc);
@@ -142,15 +160,18 @@ void win_cache_set_max_chunks(struct win_cache *wc, size_t n);
 
 /* Put @it on the row that contains byte offset @off (offsets past the
  * end land on the last row).
- * Returns 0, -pte_eos if the trace is empty, -pte_nomem. */
+ * Returns 0, -pte_eos if the trace is empty, -pte_nomem, -pte_canceled
+ * if the watch stopped the walk to it (@it is then left as it was). */
 int win_seek(struct win_iter *it, struct win_cache *wc, uint64_t off);
 
 /* Step to the next row, crossing into the next window as needed.
- * Returns 0, or -pte_eos at the last row (the iterator stays put). */
+ * Returns 0, or -pte_eos at the last row, -pte_canceled if the watch
+ * stopped the walk to the next window (the iterator stays put). */
 int win_next(struct win_iter *it);
 
 /* Step to the previous row.
- * Returns 0, or -pte_eos at the first row (the iterator stays put). */
+ * Returns 0, or -pte_eos at the first row, -pte_canceled if the watch
+ * stopped the walk to the window before (the iterator stays put). */
 int win_prev(struct win_iter *it);
 
 /* The row under @it (NULL if the iterator is not placed). */
@@ -161,7 +182,8 @@ void win_iter_release(struct win_iter *it);
 
 /* Decode, if not cached, the window after (@dir > 0) or before (@dir < 0)
  * the one holding @off, so the next step in that direction is quick.
- * Returns 0, -pte_eos if there is none, -pte_nomem. */
+ * Returns 0, -pte_eos if there is none, -pte_nomem, -pte_canceled (the
+ * watch stopped the walk). */
 int win_prefetch(struct win_cache *wc, uint64_t off, int dir);
 
 /* Copy up to @n raw bytes of the row under @it into @buf.

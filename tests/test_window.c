@@ -504,26 +504,13 @@ static size_t ref_at(const struct ref_row *ref, size_t nrows, uint64_t off)
 	return lo;
 }
 
-/*
- * A segment of many chunks (a PSB period of megabytes, or no PSB after
- * the first): jumps anywhere in it give the rows of a walk from its PSB,
- * the cache stays within its bound, and once a chunk boundary has been
- * passed a jump near it decodes a chunk or two, not the segment again.
- */
-static void test_long_segment(void **state)
+/* A segment of @cap bytes and more (n returned): one PSB, then random
+ * pads, TNTs, CYCs, MTCs and TIPs from @seed. */
+static size_t long_segment(uint8_t *buf, size_t cap, uint64_t *seedp)
 {
-	size_t cap = 3u << 20, n = 0, nrows = 0, rcap = 0, k, nchunks;
-	uint8_t *buf = malloc(cap + 64);
-	struct ref_row *ref = NULL;
-	struct img_span span;
-	struct img img;
-	struct win_cache *wc;
-	struct win_iter it = { 0 };
-	const size_t max_bytes = 4 * WIN_MAX_ROWS * sizeof(struct win_row);
-	uint64_t seed = 99, before, worst = 0;
+	uint64_t seed = *seedp;
+	size_t n = 0;
 
-	(void)state;
-	assert_non_null(buf);
 	n = put(buf, n, psb, 16);
 	while (n < cap) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -550,6 +537,31 @@ static void test_long_segment(void **state)
 			break;
 		}
 	}
+	*seedp = seed;
+	return n;
+}
+
+/*
+ * A segment of many chunks (a PSB period of megabytes, or no PSB after
+ * the first): jumps anywhere in it give the rows of a walk from its PSB,
+ * the cache stays within its bound, and once a chunk boundary has been
+ * passed a jump near it decodes a chunk or two, not the segment again.
+ */
+static void test_long_segment(void **state)
+{
+	size_t cap = 3u << 20, n = 0, nrows = 0, rcap = 0, k, nchunks;
+	uint8_t *buf = malloc(cap + 64);
+	struct ref_row *ref = NULL;
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc;
+	struct win_iter it = { 0 };
+	const size_t max_bytes = 4 * WIN_MAX_ROWS * sizeof(struct win_row);
+	uint64_t seed = 99, before, worst = 0;
+
+	(void)state;
+	assert_non_null(buf);
+	n = long_segment(buf, cap, &seed);
 	img_init_flat(&img, &span, buf, n);
 	/* The reference: every row, walked from the start. */
 	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
@@ -635,6 +647,95 @@ static void test_long_segment(void **state)
 	win_iter_release(&it);
 	win_cache_free(wc);
 	free(ref);
+	free(buf);
+}
+
+/* A watch that stops a walk at its @stop_at'th tick. */
+struct watch_rec {
+	unsigned ticks, stop_at;
+	uint64_t seg, seg_end, last_at;
+	int ordered;
+};
+
+static int watch_tick(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end)
+{
+	struct watch_rec *w = ctx;
+
+	if (w->ticks && at <= w->last_at)
+		w->ordered = 0;
+	w->seg = seg;
+	w->seg_end = seg_end;
+	w->last_at = at;
+	return ++w->ticks == w->stop_at;
+}
+
+/*
+ * A walk deep into a long segment is watched a chunk at a time and can be
+ * stopped: the seek fails with -pte_canceled, the iterator keeps its row,
+ * and the walk asked again resumes where it stopped, with the rows a walk
+ * from the PSB gives.
+ */
+static void test_watch(void **state)
+{
+	size_t cap = 1u << 20, n;
+	uint8_t *buf = malloc(cap + 64);
+	uint64_t seed = 7, before, total;
+	struct watch_rec rec = { 0, 10, 0, 0, 0, 1 };
+	struct win_watch watch = { watch_tick, &rec };
+	struct img_span span;
+	struct img img;
+	struct win_cache *wc, *ref;
+	struct win_iter it = { 0 }, rit = { 0 };
+
+	(void)state;
+	assert_non_null(buf);
+	n = long_segment(buf, cap, &seed);
+	img_init_flat(&img, &span, buf, n);
+	/* the reference: the last row, and the chunks a walk to it decodes */
+	assert_int_equal(win_cache_new(&ref, &img, NULL, 64u << 20), 0);
+	assert_int_equal(win_seek(&rit, ref, n - 1), 0);
+	total = win_cache_decoded(ref);
+	assert_true(total > 20);
+
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
+	win_cache_set_watch(wc, &watch);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	assert_int_equal(win_seek(&it, wc, n - 1), -pte_canceled);
+	assert_int_equal(rec.ticks, 10);
+	assert_true(rec.ordered);
+	assert_int_equal(rec.seg, 0);
+	assert_int_equal(rec.seg_end, n);
+	assert_true(rec.last_at > 0 && rec.last_at < n);
+	/* the iterator kept its row; a step needs no walk */
+	assert_int_equal(win_row(&it)->pkt.offset, 0);
+	assert_int_equal(win_next(&it), 0);
+	/* the stop is not remembered: a failure after it is its own */
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	assert_int_equal(win_prev(&it), -pte_eos);
+
+	/* asked again, unwatched: on from the tenth chunk, not the PSB */
+	win_cache_set_watch(wc, NULL);
+	before = win_cache_decoded(wc);
+	assert_int_equal(win_seek(&it, wc, n - 1), 0);
+	assert_true(win_cache_decoded(wc) - before <= total - 10);
+	assert_int_equal(win_row(&it)->pkt.offset, win_row(&rit)->pkt.offset);
+	assert_int_equal(win_row(&it)->cyc_total, win_row(&rit)->cyc_total);
+	assert_int_equal(win_row(&it)->ip, win_row(&rit)->ip);
+	/* a prefetch stopped says so too */
+	win_cache_free(wc);
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
+	memset(&rec, 0, sizeof(rec));
+	rec.stop_at = 1;
+	rec.ordered = 1;
+	win_cache_set_watch(wc, &watch);
+	win_iter_release(&it);
+	assert_int_equal(win_seek(&it, wc, 0), 0);
+	assert_int_equal(win_prefetch(wc, n - 1, -1), -pte_canceled);
+	assert_int_equal(rec.ticks, 1);
+	win_iter_release(&it);
+	win_iter_release(&rit);
+	win_cache_free(wc);
+	win_cache_free(ref);
 	free(buf);
 }
 
@@ -810,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_long_segment),
+		cmocka_unit_test(test_watch),
 		cmocka_unit_test(test_seg_rel),
 		cmocka_unit_test(test_drop_seg_rel),
 		cmocka_unit_test(test_shared_traces),

@@ -39,6 +39,7 @@
 #include "trace.h"
 #include "ui.h"
 #include "perfdata.h"
+#include "walk.h"
 
 /* One turn of the main loop: draw what changed, take a key or idle. */
 struct browse_turn {
@@ -79,6 +80,7 @@ static int browse_turn_body(void *arg)
 	 * still waited for briefly and shown at the next turn, and one
 	 * that ended since the last turn is drawn now (asked after the
 	 * drawing, a job ending in between waited for the next key or 2 s). */
+	walk_watch(ui);		/* (R or a stream switch made new windows) */
 	wait = browse_wait(t);
 	if (wait > t->wait)
 		t->draw |= UI_DRAW_ALL;
@@ -88,6 +90,7 @@ static int browse_turn_body(void *arg)
 		term_flush();
 		t->draw = 0;
 	}
+	walk_done(ui);
 	c = term_getkey(ui, wait);
 	if (c == ERR) {
 		/* Idle: keep the progress fresh and decode ahead; save marks

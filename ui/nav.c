@@ -7,6 +7,7 @@
 #include "nav.h"
 #include "term.h"
 #include "ui.h"
+#include "walk.h"
 
 /* Rows a search on the UI thread looks at before giving up (a few tens of
  * MiB of trace): the whole-trace searches belong to the search module. */
@@ -259,12 +260,27 @@ static void nav_push(struct ui *ui, uint64_t off)
 	ui->hist_pos = ui->nhist;
 }
 
+/* A jump whose decode C-c stopped (walk.h) goes back where it began:
+ * the rows at its target are not known. */
+static int nav_stay(struct ui *ui, uint64_t cursor, uint64_t top)
+{
+	if (!walk_stopped(ui))
+		return 0;
+	ui->cursor = cursor;
+	ui->top = top;
+	return 1;
+}
+
 /* Put the cursor on the row holding @off, a third down the view. */
 static int nav_place(struct ui *ui, uint64_t off)
 {
+	uint64_t cursor = ui->cursor, top = ui->top;
 	int h = nav_view_rows(ui);
 
 	ui->cursor = nav_offset_by(ui, off, 0, NULL);
+	if (nav_stay(ui, cursor, top))
+		return UI_DRAW_ALL;
+	/* (the rows above it stopped: it is there, at the view's top) */
 	ui->top = nav_offset_by(ui, ui->cursor, -(long)(h / 3), NULL);
 	nav_fix_view(ui);
 	return UI_DRAW_ALL;
@@ -285,10 +301,13 @@ int nav_start(struct ui *ui)
 int nav_end(struct ui *ui)
 {
 	uint64_t end = ui->img->size ? ui->img->size - 1 : 0;
+	uint64_t cursor = ui->cursor, top = ui->top;
 
 	nav_push(ui, ui->cursor);
 	ui->dir = -1;
 	ui->cursor = nav_offset_by(ui, end, 0, NULL);
+	if (nav_stay(ui, cursor, top))
+		return UI_DRAW_ALL;
 	ui->top = nav_offset_by(ui, ui->cursor, -(long)(nav_view_rows(ui) - 1), NULL);
 	nav_fix_view(ui);
 	return UI_DRAW_ALL;

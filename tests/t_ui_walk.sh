@@ -1,0 +1,37 @@
+#!/bin/sh
+# t_ui_walk -- a jump deep into a long PSB segment (64 MiB here, one
+# segment) decodes it from its PSB on the browser's thread: the message
+# line says how far it got, C-c stops it and the cursor stays where it
+# was, keys work at once, and the same jump asked again goes on and lands.
+set -u
+PTBROWSE=${PTBROWSE:-build/ptbrowse}
+BUILD=${BUILD:-build}
+GEN=$BUILD/tools/ptgen
+[ -x "$GEN" ] || { echo "no $GEN"; exit 1; }
+tmp=$(mktemp -d)
+. "$(dirname "$0")/tmux_lib.sh"
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
+
+"$GEN" --seed 4 --size 64MiB --psb-period 67108864 -o "$tmp/t.pt" >/dev/null || fail "ptgen"
+
+tm_start -- --no-state "$tmp/t.pt"
+wait_for '0x00000000'
+keys G
+wait_for 'decoding the PSB segment at 0x0 \(64\.0 MiB\) from its start: [0-9]+% \(C-c stops\)'
+keys C-c
+wait_for 'stopped decoding the PSB segment at 0x0 at [0-9]+% \(C-c\)'
+[ "$(status_off)" = 0x0 ] || fail "C-c: the cursor moved to $(status_off)"
+keys j
+wait_for '^ 0x10/'
+echo "ok   G in a 64 MiB segment shows its progress; C-c stops it, the cursor stays, j works"
+
+keys G
+i=0
+while [ $(($(status_off))) -lt $((0x3f00000)) ]; do
+	sleep 0.5
+	i=$((i + 1))
+	[ $i -lt 240 ] || fail "G never landed: $(status_off)"
+done
+echo "ok   G asked again lands at the end ($(status_off))"
+tm_quit
+echo ok
