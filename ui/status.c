@@ -21,6 +21,9 @@
 
 /* Rows counted from a segment's PSB for the cursor's ordinal. */
 #define STATUS_COUNT_MAX 200000
+/* The fewest columns of the file's name in the header: fewer, and
+ * "ptbrowse" gives its place. */
+#define STATUS_NAME_MIN 12
 /* The fewest characters of a note cut to fit the status line. */
 #define STATUS_NOTE_MIN 8
 
@@ -68,9 +71,41 @@ void status_timing_hint(struct ui *ui)
 		msg_report(ui, UI_INFO, "%s", hint);
 }
 
+/* The header's left part into @out (@len bytes) for @cols columns: the
+ * name cut in its middle where it does not fit, then without "ptbrowse",
+ * then the size and the index alone, then the index alone.  The size and
+ * the index's progress are shown whole or not at all: cut, "index 30%"
+ * read "index 3". */
+static void status_header_left(const struct ui *ui, char *out, size_t len,
+			       const char *name, const char *size, const char *idx)
+{
+	const char *ell = screen_glyph(ui, "…", "...");
+	char nm[400];
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const char *pre = pass ? " " : " ptbrowse ";
+		int room = ui->cols - (int)strlen(pre) - 1 - screen_cols(size) -
+			   (idx[0] ? 2 + screen_cols(idx) : 0);
+
+		snprintf(nm, sizeof(nm), "%s", name);
+		screen_mid_cut(nm, sizeof(nm), room, ell);
+		if (room >= STATUS_NAME_MIN && screen_cols(nm) <= room) {
+			snprintf(out, len, "%s%s %s%s%s", pre, nm, size, idx[0] ? "  " : "", idx);
+			return;
+		}
+	}
+	if (1 + screen_cols(size) + (idx[0] ? 2 + screen_cols(idx) : 0) <= ui->cols)
+		snprintf(out, len, " %s%s%s", size, idx[0] ? "  " : "", idx);
+	else if (1 + screen_cols(idx) <= ui->cols)
+		snprintf(out, len, " %s", idx);
+	else
+		out[0] = 0;
+}
+
 void status_draw_header(struct ui *ui)
 {
-	char left[512], size[32], idx[64], right[96];
+	char left[600], name[400], size[32], idx[64], right[96];
 	double frac;
 	int lw, rw;
 
@@ -81,10 +116,11 @@ void status_draw_header(struct ui *ui)
 	/* A perf.data file: the stream shown ("perf.data:cpu3"), even when
 	 * it is the only one. */
 	if (ui->trace->perf)
-		snprintf(left, sizeof(left), " ptbrowse %s:%s %s  %s", ui->name,
-			 ui->trace->streams[ui->stream_no].name, size, idx);
+		snprintf(name, sizeof(name), "%s:%s", ui->name,
+			 ui->trace->streams[ui->stream_no].name);
 	else
-		snprintf(left, sizeof(left), " ptbrowse %s %s  %s", ui->name, size, idx);
+		snprintf(name, sizeof(name), "%s", ui->name);
+	status_header_left(ui, left, sizeof(left), name, size, idx);
 	snprintf(right, sizeof(right), "F1 help  [%s] ", ui->keymap_name);
 	attrset(screen_attr(ui, SC_HEADER) | A_BOLD);
 	screen_clear(0, 0, ui->cols);
@@ -404,9 +440,14 @@ void status_draw(struct ui *ui)
 	/* The message line (the prompt view draws over it when open). */
 	screen_clear(ui->rows - 1, 0, ui->cols);
 	if (ui->msg[0]) {
+		/* A message wider than the screen ends in an ellipsis where
+		 * it is cut (a number cut reads as another); :messages shows
+		 * it whole. */
+		snprintf(buf, sizeof(buf), "%s", ui->msg);
+		screen_head_cut(buf, sizeof(buf), ui->cols, screen_glyph(ui, "…", "..."));
 		attrset(ui->msg_sev == UI_ERROR ? screen_attr(ui, SC_MSGERR) :
 			ui->msg_sev == UI_WARN ? screen_attr(ui, SC_WARN) : 0);
-		screen_put(ui->rows - 1, 0, ui->cols, ui->msg);
+		screen_put(ui->rows - 1, 0, ui->cols, buf);
 		attrset(A_NORMAL);
 	} else if (km_state_pending(&ui->ks)) {
 		km_state_describe_pending(&ui->ks, buf, sizeof(buf));
