@@ -4,7 +4,7 @@
 # sets a trap that kills the server and removes $tmp.
 #   tm_start [ENV=VALUE...] -- ARGS...   (re)start the browser with ARGS
 #   wait_for REGEX [S]  poll the screen (grep -E) for 10 (S) seconds, or fail
-#   wait_gone REGEX     poll until REGEX is no longer on the screen
+#   wait_gone REGEX [S] poll until REGEX is no longer on the screen (10 s)
 #   status_off          the offset in the status line
 #   cursor_off          the offset of the cursor row ('>' in the gutter)
 #   keys KEY...         tmux send-keys to the browser
@@ -40,7 +40,7 @@ wait_for() {
 
 wait_gone() {
 	_i=0
-	while [ $_i -lt 100 ]; do
+	while [ $_i -lt $((${2:-10} * 10)) ]; do
 		screen > "$tmp/screen" 2>/dev/null
 		grep -Eq -- "$1" "$tmp/screen" || return 0
 		sleep 0.1
