@@ -422,15 +422,72 @@ static void fv_bar(struct ui *ui, const struct ct *ct, const struct ct_node *n,
 				       screen_glyph(ui, "█", "#") : " ");
 }
 
-/* One node's row into @buf. */
-static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, char *buf,
-		   size_t size)
+/* The number columns, in their order on a row; a narrow screen drops
+ * some (fv_cols()). */
+enum { FC_CALLS, FC_INSNS, FC_CYC, FC_SELF, FC_TIME, FC_BAR, FC_N };
+static const int fv_colw[FC_N] = { 7, 10, FV_CYC, FV_CYC, 11, FV_BAR };
+/* The columns a function's name wants beside them: an 80-column screen
+ * kept 8 for the indentation, the sign and the name ("[u"). */
+#define FV_NAME_ROOM 30
+/* The name's own columns the indentation never takes. */
+#define FV_NAME_MIN 20
+
+/* The columns shown (a mask of 1 << FC_*) and the screen columns they
+ * take into *@used: all where the name keeps FV_NAME_ROOM beside them;
+ * else first those no node has a value in (cycles, self, time all '?'
+ * on an untimed trace), then the least needed. */
+static unsigned fv_cols(struct ui *ui, const struct ct *ct, int *used)
+{
+	static const int order[] = { FC_SELF, FC_TIME, FC_BAR, FC_INSNS, FC_CYC };
+	enum { NORDER = sizeof(order) / sizeof(order[0]) };
+	int cyc = 0, self = 0, tm = 0, k, w = 0;
+	unsigned mask = (1u << FC_N) - 1;
+	size_t i, nn = ct ? ct_nnodes(ct) : 0;
+
+	for (k = 0; k < FC_N; k++)
+		w += fv_colw[k] + 1;
+	if (ui->cols - w >= FV_NAME_ROOM)
+		goto out;
+	for (i = 0; i < nn && !(cyc && self && tm); i++) {
+		const struct ct_node *n = ct_node(ct, (uint32_t)i);
+
+		cyc |= n->total.known != 0;
+		self |= n->self.known != 0;
+		tm |= strcmp(ct_time_mark(ct, (uint32_t)i), "?") != 0;
+	}
+	/* the first pass drops every column of '?', the second the least
+	 * needed while the name is still short of room */
+	for (k = 0; k < 2 * NORDER; k++) {
+		int c = order[k % NORDER];
+		int none = (c == FC_CYC && !cyc) || (c == FC_SELF && !self) ||
+			   (c == FC_TIME && !tm);
+
+		if (k >= NORDER && ui->cols - w >= FV_NAME_ROOM)
+			break;
+		if (!(mask & (1u << c)) || (k < NORDER && !none))
+			continue;
+		mask &= ~(1u << c);
+		w -= fv_colw[c] + 1;
+	}
+out:
+	*used = w;
+	return mask;
+}
+
+/* The name's part of node @i's row (indentation, sign, name) into @buf,
+ * in @room columns: the indentation capped (an ellipsis where it is) so
+ * that the name keeps FV_NAME_MIN, and a name still too long cut, with
+ * an ellipsis. */
+static void fv_name(struct ui *ui, const struct ct *ct, uint32_t i, int room,
+		    char *buf, size_t size)
 {
 	const struct ct_node *n = ct_node(ct, i);
 	const struct ct_func *f = ct_func(ct, n->func);
-	char tot[48], self[48], tm[48], bar[FV_BAR * 4 + 1], name[512];
 	const char *sign = n->first_child == CT_NONE ? " " : fv.open[i] ?
 			   screen_glyph(ui, "▾", "-") : screen_glyph(ui, "▸", "+");
+	const char *ell = screen_glyph(ui, "…", ">");
+	int ind = 2 * (int)(n->depth - 1), cap = room - 2 - FV_NAME_MIN;
+	char name[512];
 
 	if (f && f->kind == SYMFMT_SEGMENT)
 		snprintf(name, sizeof(name), "[%s]", f->name);
@@ -440,15 +497,49 @@ static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, char *buf,
 	if (n->entries)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 " (signal%s)", n->entries < n->calls ? "s, calls" : "");
-	fv_time(ui, ct, i, tm, sizeof(tm));
-	fv_bar(ui, ct, n, bar, sizeof(bar));
+	if (cap < 1)
+		cap = 1;
+	if (ind > cap)
+		snprintf(buf, size, "%*s%s%s ", cap - 1, "", ell, sign);
+	else
+		snprintf(buf, size, "%*s%s ", ind, "", sign);
+	room -= screen_cols(buf);
+	if (room > 0 && screen_cols(name) > room)
+		screen_head_cut(name, sizeof(name), room, ell);
+	snprintf(buf + strlen(buf), size - strlen(buf), "%s", name);
+}
+
+/* One node's row into @buf: the columns of @mask (fv_cols()), then the
+ * name in the @room columns left. */
+static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, unsigned mask,
+		   int room, char *buf, size_t size)
+{
+	const struct ct_node *n = ct_node(ct, i);
+	char v[FC_N][64], name[1024];
+	size_t at = 0;
+	int k;
+
+	snprintf(v[FC_CALLS], sizeof(v[0]), "%" PRIu64, n->calls);
+	snprintf(v[FC_INSNS], sizeof(v[0]), "%" PRIu64, n->insns);
 	/* (time 11 wide: "~115.124 us" pushed the name a column right;
 	 * cycles FV_CYC wide, "~1234567-2345678+?" scaled to fit) */
-	funcs_cycles_str(&n->total, FV_CYC, tot, sizeof(tot));
-	funcs_cycles_str(&n->self, FV_CYC, self, sizeof(self));
-	snprintf(buf, size, "%7" PRIu64 " %10" PRIu64 " %*s %*s %11s %s %*s%s %s",
-		 n->calls, n->insns, FV_CYC, tot, FV_CYC, self, tm, bar,
-		 (int)(2 * (n->depth - 1)), "", sign, name);
+	funcs_cycles_str(&n->total, FV_CYC, v[FC_CYC], sizeof(v[0]));
+	funcs_cycles_str(&n->self, FV_CYC, v[FC_SELF], sizeof(v[0]));
+	fv_time(ui, ct, i, v[FC_TIME], sizeof(v[0]));
+	fv_bar(ui, ct, n, v[FC_BAR], sizeof(v[0]));
+	buf[0] = 0;
+	for (k = 0; k < FC_N && at < size; k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		/* (the bar is its width in cells, its glyphs wider in bytes) */
+		if (k == FC_BAR)
+			at += (size_t)snprintf(buf + at, size - at, "%s ", v[k]);
+		else
+			at += (size_t)snprintf(buf + at, size - at, "%*s ", fv_colw[k], v[k]);
+	}
+	fv_name(ui, ct, i, room, name, sizeof(name));
+	if (at < size)
+		snprintf(buf + at, size - at, "%s", name);
 }
 
 /* The title: what, the range, the totals or the progress. */
@@ -491,13 +582,36 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 		 ct_truncated(ct) ? "  (deep calls folded)" : "", orders[fv.order]);
 }
 
+/* The column heads of @mask (fv_cols()) into @buf; @th the time's. */
+static void fv_head(const struct ct *ct, const char *th, unsigned mask, char *buf,
+		    size_t size)
+{
+	const char *head[FC_N] = { "calls", "insns", "cycles", "self", th,
+				   ct && ct_node(ct, CT_ROOT)->total.lo ? "cycles" : "insns" };
+	size_t at = 0;
+	int k;
+
+	buf[0] = 0;
+	for (k = 0; k < FC_N && at < size; k++) {
+		/* (a '≈' takes 3 bytes, one column) */
+		int w = fv_colw[k] + (int)strlen(head[k]) - screen_cols(head[k]);
+
+		if (mask & (1u << k))
+			at += (size_t)snprintf(buf + at, size - at, k == FC_BAR ? "%-*s " :
+					       "%*s ", w, head[k]);
+	}
+	if (at < size)
+		snprintf(buf + at, size - at, "%s", "function  (Enter jumps, o opens, s sorts)");
+}
+
 static void funcs_draw(struct ui *ui, struct view *v)
 {
 	const struct ct *ct = fv_tree();
 	long h = ui->rows - 2 - FV_HEAD > 1 ? ui->rows - 2 - FV_HEAD : 1, i;
 	const char *th;
 	char buf[1024];
-	int y;
+	int y, used;
+	unsigned mask;
 
 	(void)v;
 	fv_tree_ready();
@@ -511,17 +625,14 @@ static void funcs_draw(struct ui *ui, struct view *v)
 	/* a TSC frequency estimated from P1 is said here, as the cycle
 	 * pane's heading says it, not on each time */
 	th = timefmt_estimated(ui) ? screen_glyph(ui, "time≈", "time~") : "time";
-	/* (a '≈' takes 3 bytes, one column) */
-	snprintf(buf, sizeof(buf), "%7s %10s %*s %*s %*s %-*s %s", "calls", "insns",
-		 FV_CYC, "cycles", FV_CYC, "self", 11 + (strstr(th, "≈") ? 2 : 0), th, FV_BAR,
-		 ct && ct_node(ct, CT_ROOT)->total.lo ? "cycles" : "insns",
-		 "function  (Enter jumps, o opens, s sorts)");
+	mask = fv_cols(ui, ct, &used);
+	fv_head(ct, th, mask, buf, sizeof(buf));
 	screen_clear(1, 0, ui->cols);
 	screen_put(1, 0, ui->cols, buf);
 	attrset(A_NORMAL);
 	listnav_fit(&fv.nav, (long)fv.nrows, h);
 	for (y = 0, i = fv.nav.top; ct && y < h && i < (long)fv.nrows; y++, i++) {
-		fv_row(ui, ct, fv.rows[i], buf, sizeof(buf));
+		fv_row(ui, ct, fv.rows[i], mask, ui->cols - used, buf, sizeof(buf));
 		attrset(i == fv.nav.sel ? A_REVERSE : A_NORMAL);
 		screen_clear(FV_HEAD + y, 0, ui->cols);
 		screen_put(FV_HEAD + y, 0, ui->cols, buf);

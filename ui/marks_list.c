@@ -65,15 +65,30 @@ static void marks_list_open(struct ui *ui, const char *first)
 	view_push(&ui->vs, &marks_list_view, NULL);
 }
 
-/* One row of the marks list. */
-static void marks_list_row(struct ui *ui, const struct marks_entry *e, char *buf, size_t size)
+/* A row's fields, before they are fitted to the screen. */
+struct ml_cells {
+	const char *kind;
+	char name[BM_NAME_MAX + 8];
+	char from[24], range[48];	/* "0x..", and a region's "0x..-0x.." */
+	char t[48], note[80];
+};
+
+/* One row of the marks list, its fields. */
+static void marks_list_cells(struct ui *ui, const struct marks_entry *e, struct ml_cells *c)
 {
 	static const char *const kinds[] = { "mark", "bookmark", "region" };
-	char t[48] = "", note[80] = "";
 	const char *mark;
 	uint64_t tsc = marks_panel_tsc_at(ui, e->from, &mark);
 	size_t k;
 
+	memset(c, 0, sizeof(*c));
+	c->kind = kinds[e->kind];
+	snprintf(c->name, sizeof(c->name), "%s", e->kind != BM_REGION && !e->name[0] ? "-" :
+		 e->name);
+	snprintf(c->from, sizeof(c->from), "0x%08" PRIx64, e->from);
+	if (e->kind == BM_REGION)
+		snprintf(c->range, sizeof(c->range), "0x%08" PRIx64 "-0x%08" PRIx64, e->from,
+			 e->to);
 	/* Every digit (marks may lie nanoseconds apart deep in a trace);
 	 * ticks without a TSC frequency; '~' or '?' as the cycle pane
 	 * marks the row's time, '≈' on an estimated TSC frequency. */
@@ -82,25 +97,125 @@ static void marks_list_row(struct ui *ui, const struct marks_entry *e, char *buf
 		char v[40];
 
 		if (isnan(ns))
-			snprintf(t, sizeof(t), "%s+%" PRIu64 "t", mark,
+			snprintf(c->t, sizeof(c->t), "%s+%" PRIu64 "t", mark,
 				 tsc >= ui->t0 ? tsc - ui->t0 : 0);
 		else {
 			timefmt_ns_res(v, sizeof(v), ns, 1);
-			snprintf(t, sizeof(t), "%s%s%s", mark, timefmt_estimated(ui) ?
+			snprintf(c->t, sizeof(c->t), "%s%s%s", mark, timefmt_estimated(ui) ?
 				 screen_glyph(ui, "≈", "~") : "", v);
 		}
 	}
 	if (e->note) {
-		for (k = 0; e->note[k] && k + 1 < sizeof(note); k++)
-			note[k] = e->note[k] == '\n' || e->note[k] == '\t' ? ' ' : e->note[k];
-		note[k] = 0;
+		for (k = 0; e->note[k] && k + 1 < sizeof(c->note); k++)
+			c->note[k] = e->note[k] == '\n' || e->note[k] == '\t' ? ' ' : e->note[k];
+		c->note[k] = 0;
 	}
-	if (e->kind == BM_REGION)
-		snprintf(buf, size, "%-8s %-16s 0x%08" PRIx64 "-0x%08" PRIx64 " %12s  %s",
-			 kinds[e->kind], e->name, e->from, e->to, t, note);
+}
+
+/* The columns the rows in sight get: the name's (16, up to 32 for a
+ * longer name, less on a narrow screen, a longer name cut), the offsets' (a region's end shown as an
+ * ellipsis where even a 6-column name leaves no room), the time's (as
+ * wide as the widest, or none on a narrow screen). */
+struct ml_lay {
+	int namew, offw, timew;
+	int short_end;		/* a region shows "0x..-…" */
+};
+
+static void marks_list_layout(struct ui *ui, long top, int h, struct ml_lay *lay)
+{
+	/* kind 8 and the blanks between the columns; a leading blank and
+	 * an ellipsis's column */
+	int room = ui->cols - 2, fixed, region = 0;
+	long n = marks_list_rows(ui), i;
+
+	lay->namew = 16;
+	lay->timew = 12;
+	lay->short_end = 0;
+	for (i = top; i < top + h && i < n; i++) {
+		struct ml_cells c;
+
+		marks_list_cells(ui, marks_at(ui->bm, (size_t)i), &c);
+		region |= c.range[0] != 0;
+		/* a longer name widens the column for every row, to 32 */
+		if (screen_cols(c.name) > lay->namew)
+			lay->namew = screen_cols(c.name) < 32 ? screen_cols(c.name) : 32;
+		if (screen_cols(c.t) > lay->timew)
+			lay->timew = screen_cols(c.t);
+	}
+	lay->offw = region ? 21 : 10;
+	fixed = 8 + 1 + 1 + lay->offw + 1 + lay->timew;
+	if (fixed + lay->namew > room)
+		lay->namew = room - fixed > 6 ? room - fixed : 6;
+	if (fixed + lay->namew <= room)
+		return;
+	lay->timew = 0;		/* the time goes, the place stays */
+	fixed = 8 + 1 + 1 + lay->offw;
+	if (fixed + lay->namew > room)
+		lay->namew = room - fixed > 6 ? room - fixed : 6;
+	if (fixed + lay->namew <= room || !region)
+		return;
+	lay->short_end = 1;
+	lay->offw = 12;
+}
+
+/* Append @sep and @s to @buf (of @size, *@at bytes used), padded to @w
+ * columns (right-aligned where @w is negative), if they fit the *@left
+ * columns: a number is shown whole or not at all.  Returns 0, or -1
+ * where it does not fit. */
+static int ml_add(char *buf, size_t size, size_t *at, int *left, const char *sep,
+		  const char *s, int w)
+{
+	int c = screen_cols(s), aw = w < 0 ? -w : w, need, k;
+
+	need = screen_cols(sep) + (c > aw ? c : aw);
+	if (need > *left || *at >= size)
+		return -1;
+	k = snprintf(buf + *at, size - *at, "%s%*s%s%*s", sep, w < 0 && c < aw ? aw - c : 0, "",
+		     s, w > 0 && c < aw ? aw - c : 0, "");
+	if (k > 0)
+		*at += (size_t)k < size - *at ? (size_t)k : size - *at - 1;
+	*left -= need;
+	return 0;
+}
+
+/* One row of the marks list into @buf, in the columns of @lay; a row
+ * still too wide ends in an ellipsis where its next field would be. */
+static void marks_list_row(struct ui *ui, const struct marks_entry *e, const struct ml_lay *lay,
+			   char *buf, size_t size)
+{
+	const char *ell = screen_glyph(ui, "…", ">");
+	int left = ui->cols - 1 - screen_cols(ell);
+	struct ml_cells c;
+	char off[48];
+	size_t at = 0;
+
+	marks_list_cells(ui, e, &c);
+	buf[0] = 0;
+	/* the name is text: cut, marked, never pushing the columns right */
+	if (screen_cols(c.name) > lay->namew)
+		screen_head_cut(c.name, sizeof(c.name), lay->namew, ell);
+	if (!c.range[0])
+		snprintf(off, sizeof(off), "%s", c.from);
+	else if (lay->short_end)
+		snprintf(off, sizeof(off), "%s-%s", c.from, ell);
 	else
-		snprintf(buf, size, "%-8s %-16s 0x%08" PRIx64 "            %12s  %s",
-			 kinds[e->kind], e->name[0] ? e->name : "-", e->from, t, note);
+		snprintf(off, sizeof(off), "%s", c.range);
+	if (ml_add(buf, size, &at, &left, "", c.kind, 8) ||
+	    ml_add(buf, size, &at, &left, " ", c.name, lay->namew) ||
+	    ml_add(buf, size, &at, &left, " ", off, lay->offw) ||
+	    (lay->timew && ml_add(buf, size, &at, &left, " ", c.t, -lay->timew))) {
+		if (at < size)
+			snprintf(buf + at, size - at, "%s", ell);
+		return;
+	}
+	/* the note is text too: what fits, marked where cut */
+	left += screen_cols(ell) - 2;
+	if (c.note[0] && lay->timew && left >= 4) {
+		if (screen_cols(c.note) > left)
+			screen_head_cut(c.note, sizeof(c.note), left, ell);
+		left += 2;
+		ml_add(buf, size, &at, &left, "  ", c.note, 0);
+	}
 }
 
 /* Region @e's summary in @hgt rows from row @y: its packets, and its top
@@ -126,6 +241,7 @@ static void marks_list_draw(struct ui *ui, struct view *v)
 {
 	long n = marks_list_rows(ui), i;
 	int h = marks_list_h(ui), y;
+	struct ml_lay lay;
 	char buf[512];
 
 	erase();
@@ -136,8 +252,9 @@ static void marks_list_draw(struct ui *ui, struct view *v)
 	screen_put(0, 0, ui->cols, buf);
 	attrset(A_NORMAL);
 	listnav_fit(&ml.nav, n, h);
+	marks_list_layout(ui, ml.nav.top, h, &lay);
 	for (y = 0, i = ml.nav.top; y < h && i < n; y++, i++) {
-		marks_list_row(ui, marks_at(ui->bm, (size_t)i), buf, sizeof(buf));
+		marks_list_row(ui, marks_at(ui->bm, (size_t)i), &lay, buf, sizeof(buf));
 		attrset(i == ml.nav.sel ? A_REVERSE : A_NORMAL);
 		screen_clear(1 + y, 0, ui->cols);
 		screen_put(1 + y, 1, ui->cols - 1, buf);

@@ -617,7 +617,11 @@ static void pane_code_draw(struct ui *ui, struct pane *p)
 	why = code_why(ui);
 	snprintf(text, sizeof(text), "   packet, and the code it decided: ip  function+0xoff  "
 		 "instruction%s%s", why ? "   -- " : "", why ? why : "");
-	screen_put(p->y, p->x, p->w, text);
+	/* scrolled with the rows (h l), past the three gutter columns, as
+	 * the packet pane's header is */
+	screen_put(p->y, p->x, 3, text);
+	if ((int)strlen(text + 3) > ui->hscroll)
+		screen_put(p->y, p->x + 3, p->w - 3, text + 3 + ui->hscroll);
 	attrset(A_NORMAL);
 	pos = (struct pc_pos){ ui->top, pc.top_sub };
 	ok = !win_seek(&it, ui->wc, pos.off);

@@ -422,30 +422,133 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 	}
 }
 
-/* Row @i of the list into @buf: its rank, what, place and segment (a
- * halted segment's place is its longest sleep's PWRX). */
-static void st_line(struct ui *ui, long i, char *buf, size_t size)
+/* Append @sep and @s to @buf (of @size, @at bytes used), @s padded to @w
+ * columns, if they fit the *@left columns: a field is shown whole or not
+ * at all.  Returns 0, or -1 where it does not fit. */
+static int st_add(char *buf, size_t size, size_t *at, int *left, const char *sep,
+		  const char *s, int w)
+{
+	int c = screen_cols(s), need = screen_cols(sep) + (c > w ? c : w);
+	int k;
+
+	if (need > *left || *at >= size)
+		return -1;
+	k = snprintf(buf + *at, size - *at, "%s%s%*s", sep, s, c < w ? w - c : 0, "");
+	if (k > 0)
+		*at += (size_t)k < size - *at ? (size_t)k : size - *at - 1;
+	*left -= need;
+	return 0;
+}
+
+/* What a row shows: the widths of its columns over the rows in sight,
+ * and the columns that fit (st_layout()). */
+struct st_lay {
+	int whatw;		/* the what column's width */
+	int psbw;		/* psb N's */
+	int paren, at, psb;	/* what's "(N ticks)", at 0x.., psb N shown */
+};
+
+/* Row @i's what into @what, @val its part before " (": a narrow screen
+ * shows only that (the ticks, the cycles in parentheses go first). */
+static void st_what(struct ui *ui, long i, char *what, size_t size, char *val, size_t vsize)
+{
+	struct st_row *r = &st.rows[i];
+	const char *p;
+
+	if (r->kind == STALL_GAP)
+		st_fmt_gap(ui, r->s.gap, what, size);
+	else if (r->kind == STALL_PERIOD)
+		st_fmt_period(ui, &r->s.per, what, size);
+	else
+		st_fmt_halt(ui, r->s.halt_lo, r->s.halt_hi, r->s.nhalt, what, size);
+	p = strstr(what, " (");
+	snprintf(val, vsize, "%.*s", p ? (int)(p - what) : (int)strlen(what), what);
+}
+
+/* The columns of rows [@top, @top + @h) that fit the screen: all, else
+ * without psb N, without what's parentheses, without at 0x.. (the rank,
+ * kind and what's value stay; Enter still jumps). */
+static void st_layout(struct ui *ui, long top, long h, struct st_lay *lay)
+{
+	int fw = 0, vw = 0, pw = 0, room = ui->cols - 2;	/* (an ellipsis's column) */
+	/* "%4ld  kind " is 11 columns, "  at 0x%08x" 14 */
+	const int base = 11, atw = 14;
+	long i;
+
+	for (i = top; i < top + h && i < (long)st.n; i++) {
+		char what[96], val[96], psb[32];
+		int k;
+
+		st_what(ui, i, what, sizeof(what), val, sizeof(val));
+		k = screen_cols(what);
+		fw = k > fw ? k : fw;
+		k = screen_cols(val);
+		vw = k > vw ? k : vw;
+		k = snprintf(psb, sizeof(psb), "psb %zu", st.rows[i].s.seg);
+		pw = k > pw ? k : pw;
+	}
+	lay->psbw = pw;
+	lay->paren = lay->at = lay->psb = 1;
+	lay->whatw = fw;
+	/* 44 columns where they fit, as wide as before: the place stays in
+	 * its column with a '≈' or without */
+	if (base + 44 + atw + 2 + pw <= room && fw < 44)
+		lay->whatw = 44;
+	if (base + fw + atw + 2 + pw <= room)
+		return;
+	lay->psb = 0;
+	if (base + fw + atw <= room)
+		return;
+	lay->paren = 0;
+	lay->whatw = vw;
+	if (base + vw + atw <= room)
+		return;
+	lay->at = 0;
+}
+
+/* Row @i of the list into @buf, the columns of @lay: its rank, what,
+ * place and segment (a halted segment's place is its longest sleep's
+ * PWRX), then the code there in the columns left.  A row still too wide
+ * ends in an ellipsis where its next field would be. */
+static void st_line(struct ui *ui, long i, const struct st_lay *lay, char *buf,
+		    size_t size)
 {
 	static const char *const kind[] = { "gap ", "slow", "halt" };
 	struct st_row *r = &st.rows[i];
-	char what[96];
+	char what[96], val[96], f[48];
+	const char *ell = screen_glyph(ui, "…", ">");
 	long rank = r->kind == STALL_GAP ? i + 1 : r->kind == STALL_PERIOD ?
 		    i + 1 - (long)st.ngap : i + 1 - (long)(st.ngap + st.nper);
-	int len;
+	int left = ui->cols - 1 - screen_cols(ell);
+	size_t at = 0;
 
-	if (r->kind == STALL_GAP)
-		st_fmt_gap(ui, r->s.gap, what, sizeof(what));
-	else if (r->kind == STALL_PERIOD)
-		st_fmt_period(ui, &r->s.per, what, sizeof(what));
-	else
-		st_fmt_halt(ui, r->s.halt_lo, r->s.halt_hi, r->s.nhalt, what, sizeof(what));
-	/* 44 columns: a '≈' is 3 bytes in one */
-	len = snprintf(buf, size, "%4ld  %s %-*s at 0x%08" PRIx64 "  psb %zu", rank,
-		       kind[r->kind], 44 + (int)strlen(what) - screen_cols(what), what,
-		       st_place(ui, r), r->s.seg);
-	if (len > 0 && (size_t)len < size && ui->cols - len > 12)
-		snprintf(buf + len, size - (size_t)len, "%s",
-			 st_ctx(ui, r, ui->cols - len - 2));
+	buf[0] = 0;
+	st_what(ui, i, what, sizeof(what), val, sizeof(val));
+	snprintf(f, sizeof(f), "%4ld", rank);
+	if (st_add(buf, size, &at, &left, "", f, 0) ||
+	    st_add(buf, size, &at, &left, "  ", kind[r->kind], 0) ||
+	    st_add(buf, size, &at, &left, " ", lay->paren ? what : val, lay->whatw))
+		goto cut;
+	snprintf(f, sizeof(f), "at 0x%08" PRIx64, st_place(ui, r));
+	if (lay->at && st_add(buf, size, &at, &left, "  ", f, 0))
+		goto cut;
+	snprintf(f, sizeof(f), "psb %zu", r->s.seg);
+	if (lay->psb && st_add(buf, size, &at, &left, "  ", f, lay->psbw))
+		goto cut;
+	/* the code there: text, cut with an ellipsis where it is long */
+	left += screen_cols(ell);
+	if (lay->psb && left > 12) {
+		char ctx[sizeof(r->ctx)];
+
+		snprintf(ctx, sizeof(ctx), "%s", st_ctx(ui, r, left - 2));
+		if (screen_cols(ctx) > left - 2)
+			screen_head_cut(ctx, sizeof(ctx), left - 2, ell);
+		st_add(buf, size, &at, &left, "  ", ctx, 0);
+	}
+	return;
+cut:
+	if (at < size)
+		snprintf(buf + at, size - at, "%s", ell);
 }
 
 static void stalls_view_draw(struct ui *ui, struct view *v)
@@ -453,6 +556,7 @@ static void stalls_view_draw(struct ui *ui, struct view *v)
 	long n, i, h = ui->rows - 3 > 1 ? ui->rows - 3 : 1;
 	int y, len, top = 1;
 	char buf[512], halts[48];
+	struct st_lay lay;
 
 	(void)v;
 	if (st_settle(ui) || !st.n) {
@@ -498,8 +602,9 @@ static void stalls_view_draw(struct ui *ui, struct view *v)
 	}
 	n = (long)st.n;		/* (st_settle() may have just made the rows) */
 	listnav_fit(&st.ln, n, h);
+	st_layout(ui, st.ln.top, h, &lay);
 	for (y = 0, i = st.ln.top; y < h && i < n; y++, i++) {
-		st_line(ui, i, buf, sizeof(buf));
+		st_line(ui, i, &lay, buf, sizeof(buf));
 		attrset(i == st.ln.sel ? A_REVERSE : A_NORMAL);
 		screen_clear(top + y, 0, ui->cols);
 		screen_put(top + y, 1, ui->cols - 1, buf);
