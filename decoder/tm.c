@@ -145,6 +145,8 @@ void tm_init(struct tm_model *tm, const struct tm_config *cfg)
 		tm->period = ctc_ticks(tm, 1ull << tm->cfg.mtc_freq);
 	}
 	tm->hz = tm_tsc_hz(&tm->cfg, 1);
+	tm->hz_ns = tm_tsc_hz(&tm->cfg, 0);
+	tm->perf_ns = tm_config_tsc_source(&tm->cfg) == TM_HZ_PERF;
 }
 
 /* The frequency calibrate() measured last over @cyc cycles in @ticks:
@@ -221,6 +223,26 @@ int tm_now(const struct tm_model *tm, uint64_t *tsc)
 	return 0;
 }
 
+/* perf's tsc_to_perf_time(), split to avoid overflow. */
+static uint64_t perf_ns(const struct tm_config *cfg, uint64_t tsc)
+{
+	uint64_t quot = tsc >> cfg->time_shift;
+	uint64_t rem = tsc & ((1ull << cfg->time_shift) - 1);
+
+	return cfg->time_zero + quot * cfg->time_mult +
+	       ((rem * cfg->time_mult) >> cfg->time_shift);
+}
+
+/* floor(@tsc * 10^9 / @hz), @hz > 0: with two 64-bit divisions where
+ * the remainder's product fits (any TSC below 18 GHz), the same value
+ * as the 128-bit one, which costs a library call. */
+static uint64_t hz_ns(uint64_t tsc, uint64_t hz)
+{
+	if (hz <= UINT64_MAX / 1000000000u)
+		return tsc / hz * 1000000000u + tsc % hz * 1000000000u / hz;
+	return (uint64_t)((unsigned __int128)tsc * 1000000000u / hz);
+}
+
 int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
 {
 	uint64_t hz;
@@ -228,18 +250,13 @@ int tm_tsc_to_ns(const struct tm_config *cfg, uint64_t tsc, uint64_t *ns)
 	if (!cfg || !ns)
 		return -pte_invalid;
 	if (tm_config_tsc_source(cfg) == TM_HZ_PERF) {
-		/* perf's tsc_to_perf_time(), split to avoid overflow. */
-		uint64_t quot = tsc >> cfg->time_shift;
-		uint64_t rem = tsc & ((1ull << cfg->time_shift) - 1);
-
-		*ns = cfg->time_zero + quot * cfg->time_mult +
-		      ((rem * cfg->time_mult) >> cfg->time_shift);
+		*ns = perf_ns(cfg, tsc);
 		return 0;
 	}
 	hz = tm_tsc_hz(cfg, 0);
 	if (!hz)
 		return -pte_no_time;
-	*ns = (uint64_t)((unsigned __int128)tsc * 1000000000u / hz);
+	*ns = hz_ns(tsc, hz);
 	return 0;
 }
 
@@ -1106,7 +1123,6 @@ void tm_advance_cycs(struct tm_model *tm, uint64_t sum, uint64_t n,
 
 int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 {
-	uint64_t ns;
 
 	if (!tm || !pkt || !st)
 		return -pte_invalid;
@@ -1128,8 +1144,10 @@ int tm_step(struct tm_model *tm, const struct pkt *pkt, struct tm_stamp *st)
 		st->flags |= TM_F_FREQ;
 	if (tm->state & TM_S_TSC) {
 		st->flags |= TM_F_TSC;
-		if (!tm_tsc_to_ns(&tm->cfg, st->tsc, &ns)) {
-			st->ns = ns;
+		/* tm_tsc_to_ns() with what tm_init() found out */
+		if (tm->perf_ns || tm->hz_ns) {
+			st->ns = tm->perf_ns ? perf_ns(&tm->cfg, st->tsc) :
+				 hz_ns(st->tsc, tm->hz_ns);
 			st->flags |= TM_F_NS;
 		}
 	} else {

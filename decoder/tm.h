@@ -212,6 +212,10 @@ struct tm_model {
 	uint32_t khz_cyc;	/* the last calibration's cycles */
 	tm_q khz_ticks;		/* and its ticks */
 	uint64_t hz;		/* tm_tsc_hz(cfg, 1), from tm_init() */
+	uint64_t hz_ns;		/* tm_tsc_hz(cfg, 0): tm_tsc_to_ns()'s, and */
+	uint8_t perf_ns;	/* whether it is perf's conversion instead
+				 * (both from tm_init(): asked per packet,
+				 * a stamp's cost was mostly asking them) */
 	/* next_mtc()'s last answer, valid while cap_ok is 1 (2: it is the
 	 * anchor plus a period; not carried: a pure function of the fields
 	 * above and cfg) */
