@@ -472,6 +472,11 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 			r->cache = "grown";
 		else if (ret == IDXCACHE_PARTIAL)
 			r->cache = "extended";
+		else if (why && !strcmp(why, IDXCACHE_OTHER))
+			/* nothing was ignored: this trace gets a file of
+			 * its own beside that one */
+			esc_line(stderr, "ptbrowse index: ", "%s: not cached (%s); "
+				"indexing it into a cache file of its own", t->path, why);
 		else if (why && strcmp(why, "not cached") &&
 			 strcmp(why, "no cache directory"))
 			/* A cache file that does not check out is never

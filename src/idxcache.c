@@ -90,8 +90,8 @@ static uint64_t hdr_hash(const struct cache_hdr *h);
  * Why the cache file @path, a sound one of stream @stream, is the index
  * of another trace than @t: one sharing @t's first 64 KiB (two ptgen runs
  * of one seed, recordings of one program) that is not @t nor a shorter
- * state of it (a recording before it grew).  Returns that ("trace changed
- * (shrank)", "trace changed"), or NULL when it is @t's, or is not there,
+ * state of it (a recording before it grew).  Returns that
+ * (IDXCACHE_OTHER), or NULL when it is @t's, or is not there,
  * or is not a sound cache file of this version (then it is overwritten
  * in place, as before).
  */
@@ -110,10 +110,11 @@ static const char *idxcache_other(const char *path, const struct trace *t,
 	    h.version != CACHE_VERSION || h.hdr_size != sizeof(h) ||
 	    strncmp(h.stream, t->streams[stream].name, sizeof(h.stream)))
 		return NULL;
-	if (h.file_size > t->size)
-		return "trace changed (shrank)";
-	if (identity_of_prefix(&id, t, h.file_size) < 0 || id.hash != h.file_hash)
-		return "trace changed";
+	/* Not "trace changed": @t may never have been indexed (the file
+	 * holds the other trace's index, not an old one of @t's). */
+	if (h.file_size > t->size ||
+	    identity_of_prefix(&id, t, h.file_size) < 0 || id.hash != h.file_hash)
+		return IDXCACHE_OTHER;
 	return NULL;
 }
 
@@ -210,15 +211,18 @@ static int check_body(void *arg)
  * Whether the cache file @fd can serve @t's stream @stream: its header
  * read into *@h (its stat into *@st), checked against the trace (the same,
  * or grown at the end; content hashed if touched and at most @max_hash
- * bytes) and @idx's timing options.  Returns 1, or 0 with *@why saying
- * why not.
+ * bytes, then *@hashed is set) and @idx's timing options.  Returns 1, or
+ * 0 with *@why saying why not.
  */
 static int idxcache_check_hdr(int fd, const struct trace *t, int stream,
 			      struct idx *idx, uint64_t max_hash,
-			      struct cache_hdr *h, struct stat *st, const char **why)
+			      struct cache_hdr *h, struct stat *st, const char **why,
+			      int *hashed)
 {
 	struct identity id;
 	int ret;
+
+	*hashed = 0;
 
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) ||
 	    (uint64_t)st->st_size < sizeof(*h) ||
@@ -235,7 +239,8 @@ static int idxcache_check_hdr(int fd, const struct trace *t, int stream,
 		return 0;
 	}
 	if (h->body_len != (uint64_t)st->st_size - sizeof(*h)) {
-		*why = "truncated";
+		/* cut short, or with bytes after the body */
+		*why = "wrong length";
 		return 0;
 	}
 	if (strncmp(h->stream, t->streams[stream].name, sizeof(h->stream))) {
@@ -277,8 +282,73 @@ static int idxcache_check_hdr(int fd, const struct trace *t, int stream,
 			*why = "trace changed";
 			return 0;
 		}
+		*hashed = 1;
 	}
 	return 1;
+}
+
+/*
+ * The cache file @fd (at @path, header @h, checked) again, with @t's
+ * mtime: @t's whole content was just hashed and found to be the one @h
+ * describes (a copy, a touched file).  Without it the header keeps the
+ * old mtime, so every later load hashes the whole trace again, and one
+ * that may not (the browser, past UI_CACHE_HASH_MAX) rebuilds: `ptbrowse
+ * index` would check a big copy and serve no one.  The body is copied
+ * from @fd, the file checked, and its hash checked again on the way;
+ * the new file is written aside and renamed over the old one, so a
+ * failure leaves the old one.  Best effort: returns 0 or negative.
+ */
+static int idxcache_restamp(int fd, const char *path, const struct cache_hdr *h,
+			    const struct trace *t)
+{
+	struct safefile_keep keep = { t->dev, t->ino, "the trace" };
+	struct safefile_opts so = { .flags = SAFEFILE_NOFOLLOW | SAFEFILE_NOSYNC,
+				    .mode = 0600, .keep = &keep, .nkeep = 1 };
+	struct safefile *f = NULL;
+	struct cache_hdr nh = *h;
+	XXH3_state_t *xs;
+	char err[256], *buf;
+	uint64_t off = 0;
+	size_t bufsz = 1u << 20;
+	int ret = -pte_io;
+
+	/* the mtime stamped must be that of the bytes hashed */
+	if (trace_since_mapped(t) != TRACE_SAME)
+		return -pte_io;
+	nh.mtime_ns = t->mtime_ns;
+	nh.hdr_hash = hdr_hash(&nh);
+	buf = malloc(bufsz);
+	xs = XXH3_createState();
+	if (!buf || !xs || XXH3_64bits_reset(xs) != XXH_OK) {
+		ret = -pte_nomem;
+		goto out;
+	}
+	if (safefile_create(&f, path, &so, err, sizeof(err)) < 0) {
+		f = NULL;
+		goto out;
+	}
+	if (safefile_write(f, &nh, sizeof(nh)) < 0)
+		goto out;
+	while (off < h->body_len) {
+		size_t n = h->body_len - off < bufsz ? (size_t)(h->body_len - off) : bufsz;
+		ssize_t r = pread(fd, buf, n, (off_t)(sizeof(*h) + off));
+
+		if (r <= 0)
+			goto out;
+		XXH3_64bits_update(xs, buf, (size_t)r);
+		if (safefile_write(f, buf, (uint64_t)r) < 0)
+			goto out;
+		off += (uint64_t)r;
+	}
+	if (XXH3_64bits_digest(xs) != h->body_hash)
+		goto out;
+	ret = safefile_commit(f, err, sizeof(err));
+	f = NULL;
+out:
+	safefile_abort(f);
+	XXH3_freeState(xs);
+	free(buf);
+	return ret;
 }
 
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
@@ -290,7 +360,7 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	char path[4096], err[256];
 	const char *dummy, *other;
 	void *map;
-	int fd, ret, res = IDXCACHE_MISS;
+	int fd, ret, hashed, res = IDXCACHE_MISS;
 
 	if (!why)
 		why = &dummy;
@@ -313,7 +383,7 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		       "cannot be read";
 		return IDXCACHE_MISS;
 	}
-	if (!idxcache_check_hdr(fd, t, stream, idx, max_hash, &h, &st, why))
+	if (!idxcache_check_hdr(fd, t, stream, idx, max_hash, &h, &st, why, &hashed))
 		goto out_close;
 	/* Private and writable: a grown trace's index goes on in place,
 	 * copy-on-write, without touching the file. */
@@ -349,6 +419,9 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 	if (idx_complete(idx)) {
 		*why = "hit";
 		res = IDXCACHE_HIT;
+		/* (one that is not complete is saved again once it is) */
+		if (hashed)
+			(void)idxcache_restamp(fd, path, &h, t);
 	} else if (h.file_size == t->size) {
 		*why = "no time pass";
 		res = IDXCACHE_PARTIAL;
@@ -359,6 +432,36 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 out_close:
 	close(fd);
 	return res;
+}
+
+int idxcache_identity(const struct trace *t, int stream, uint64_t *file_hash,
+		      uint64_t *content_hash)
+{
+	struct identity id;
+	struct cache_hdr h;
+	char path[4096], err[256];
+	int fd, ok;
+
+	if (!t || !file_hash || !content_hash || stream < 0 ||
+	    (size_t)stream >= t->nstreams)
+		return -pte_invalid;
+	if (idxcache_path(t, stream, path, sizeof(path), err, sizeof(err)) < 0)
+		return -pte_bad_file;
+	fd = safefile_open_read(path, 0);
+	if (fd < 0)
+		return -pte_bad_file;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h);
+	close(fd);
+	if (!ok || memcmp(h.magic, CACHE_MAGIC, 8) || h.hdr_hash != hdr_hash(&h) ||
+	    h.version != CACHE_VERSION || h.hdr_size != sizeof(h) ||
+	    strncmp(h.stream, t->streams[stream].name, sizeof(h.stream)) ||
+	    h.file_size != t->size || h.mtime_ns != t->mtime_ns || !h.content_hash)
+		return -pte_bad_file;
+	if (identity_of_prefix(&id, t, h.file_size) < 0 || id.hash != h.file_hash)
+		return -pte_bad_file;
+	*file_hash = h.file_hash;
+	*content_hash = h.content_hash;
+	return 0;
 }
 
 struct save_args {

@@ -32,6 +32,13 @@ enum idxcache_result {
 	IDXCACHE_PARTIAL = 3,	/* all but the time pass; idx_start() adds it */
 };
 
+/* idxcache_load()'s reason when the file named by the trace's first
+ * 64 KiB holds another trace's index (one beginning the same) and this
+ * trace has no file of its own yet.  Which it is cannot be told: a trace
+ * never indexed, or a copy changed since, is told neither "changed". */
+#define IDXCACHE_OTHER "the cache file named by its first 64 KiB is another " \
+	"trace's, or its own before a change"
+
 /* Write the cache file path for stream @stream of @t into @buf (the
  * first 64 KiB's name, or the inode's while that one is another trace's;
  * a header is read and the trace's sample hashed to tell).
@@ -49,7 +56,11 @@ int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
  * appends).  A copied or touched one (same size, another mtime) is
  * checked byte by byte against the saved content hash, if it is at most
  * @max_hash bytes: a caller that must answer at once (the browser) gives
- * a limit and rebuilds in the background past it.
+ * a limit and rebuilds in the background past it.  When that check lets
+ * a complete index in, the cache file is written again with the file's
+ * mtime (aside, then renamed: a failure leaves it as it was), so that
+ * the next load, the browser's too, need not hash it again
+ * (`ptbrowse index` checks a big copy for the browser).
  * Returns IDXCACHE_HIT, IDXCACHE_GROWN, IDXCACHE_PARTIAL or IDXCACHE_MISS,
  * or -pte_nomem, or -pte_invalid
  * for bad arguments. */
@@ -91,6 +102,20 @@ int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
 int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream,
 			const struct identity *mapped, const _Atomic int *hurry,
 			char *err, size_t errlen);
+
+/*
+ * The content identity of @t that the cache file of its stream @stream
+ * vouches for, for what is cached beside it (the browser's code index):
+ * @t's size, sampled hash (src/identity.h) and the XXH3 of its whole
+ * content, into *@file_hash and *@content_hash.  Only when the file's
+ * header is sound and says @t as it is now: the same size and mtime
+ * (a copy or touched file checked by idxcache_load() was stamped with
+ * its own) and the same sample, and the content was hashed when saved.
+ * A copy then has its original's identity.  Returns 0, or -pte_bad_file
+ * (no such file, or not those), -pte_invalid for bad arguments.
+ */
+int idxcache_identity(const struct trace *t, int stream, uint64_t *file_hash,
+		      uint64_t *content_hash);
 
 /* The index of stream @stream of @t in @idx (new, not started): the
  * cache's if it has it whole, else built here (idx_build()) and saved,

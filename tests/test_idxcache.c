@@ -180,8 +180,9 @@ static void test_hit_miss(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, "\x55", 1, 100000), 1);
 	close(fd);
+	/* (the cache file is the original's, which did not change) */
 	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_MISS);
-	assert_string_equal(why, "trace changed");
+	assert_string_equal(why, IDXCACHE_OTHER);
 	assert_int_equal(idx_nseeks(idx2), 0);
 	/* ... and is rebuilt. */
 	build_and_save(t2, idx2);
@@ -237,12 +238,16 @@ static void test_shared_start(void **state)
 	build_and_save(t, idx);
 	idx_free(idx);
 	trace_close(t);
+	/* not "trace changed (shrank)": the short one did not change, the
+	 * file holds the long one's index */
 	assert_int_equal(load(a, &t, &idx, &why), IDXCACHE_MISS);
-	assert_string_equal(why, "trace changed (shrank)");
+	assert_string_equal(why, IDXCACHE_OTHER);
 	build_and_save(t, idx);
 	idx_free(idx);
 	trace_close(t);
+	/* one that differs past the first 64 KiB: another trace too */
 	assert_int_equal(load(c, &t, &idx, &why), IDXCACHE_MISS);
+	assert_string_equal(why, IDXCACHE_OTHER);
 	build_and_save(t, idx);
 	idx_free(idx);
 	trace_close(t);
@@ -263,7 +268,7 @@ static void test_shared_start(void **state)
  * sample looks, in a copy, misses; a copy left alone hits. */
 static void test_unsampled_change(void **state)
 {
-	char path[300], copy[300], cmd[700];
+	char path[300], copy[300], cmd[700], err[512];
 	struct trace *t, *t2;
 	struct idx *idx, *idx2;
 	const char *why;
@@ -280,11 +285,9 @@ static void test_unsampled_change(void **state)
 	snprintf(copy, sizeof(copy), "%s/big copy.pt", dir);
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(load(copy, &t2, &idx2, &why), IDXCACHE_HIT);
-	same_index(idx, idx2);
-	idx_free(idx2);
 	/* A caller that cannot wait for the hash (the browser) says how
 	 * much it may read: past that, a copy is rebuilt. */
+	assert_int_equal(trace_open(&t2, copy, err, sizeof(err)), 0);
 	assert_int_equal(idx_new(&idx2, &t2->streams[0].img, NULL), 0);
 	assert_int_equal(idxcache_load(idx2, t2, 0, n - 1, &why), IDXCACHE_MISS);
 	assert_string_equal(why, "trace touched (too big to check now)");
@@ -292,6 +295,7 @@ static void test_unsampled_change(void **state)
 	idx_free(idx2);
 	assert_int_equal(idx_new(&idx2, &t2->streams[0].img, NULL), 0);
 	assert_int_equal(idxcache_load(idx2, t2, 0, n, &why), IDXCACHE_HIT);
+	same_index(idx, idx2);
 	idx_free(idx2);
 	trace_close(t2);
 	/* 8 KiB past the first MiB: between the first two sampled blocks. */
@@ -303,6 +307,112 @@ static void test_unsampled_change(void **state)
 	assert_string_equal(why, "trace changed");
 	idx_free(idx2);
 	trace_close(t2);
+	idx_free(idx);
+	trace_close(t);
+}
+
+/*
+ * A touched trace (same bytes, another mtime) whose whole content the
+ * load hashed has the cache file stamped with its new mtime: a load that
+ * may not hash (the browser, past UI_CACHE_HASH_MAX) then hits too.
+ * Before, `ptbrowse index` said "hit" for a big copy and the browser
+ * rebuilt it anyway, every time.
+ */
+static void test_touched_restamped(void **state)
+{
+	struct timespec ts[2] = { { 1000000, 0 }, { 1000000, 0 } };
+	char path[300], cpath[4096], err[512];
+	struct trace *t;
+	struct idx *idx;
+	const char *why;
+	struct stat st, st2;
+
+	(void)state;
+	own_cache("touched");
+	snprintf(path, sizeof(path), "%s/touched.pt", dir);
+	make_trace(path, 0, 120, 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	assert_int_equal(stat(cpath, &st), 0);
+	idx_free(idx);
+	trace_close(t);
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+
+	/* may not hash: refused, and the cache file is left alone */
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(idx_new(&idx, &t->streams[0].img, NULL), 0);
+	assert_int_equal(idxcache_load(idx, t, 0, 0, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "trace touched (too big to check now)");
+	idx_free(idx);
+	trace_close(t);
+	assert_int_equal(stat(cpath, &st2), 0);
+	assert_int_equal(st2.st_ino, st.st_ino);
+
+	/* hashed: a hit, and the file written again (the same length) */
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_HIT);
+	idx_free(idx);
+	trace_close(t);
+	assert_int_equal(stat(cpath, &st2), 0);
+	assert_int_not_equal(st2.st_ino, st.st_ino);
+	assert_int_equal(st2.st_size, st.st_size);
+
+	/* no hash needed now */
+	assert_int_equal(trace_open(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(idx_new(&idx, &t->streams[0].img, NULL), 0);
+	assert_int_equal(idxcache_load(idx, t, 0, 0, &why), IDXCACHE_HIT);
+	assert_true(idx_complete(idx));
+	idx_free(idx);
+	trace_close(t);
+
+	/* a failed write leaves the old file: a directory where the
+	 * temporary file would go cannot be told from a full disk, so the
+	 * cache directory made read-only (not for root) */
+	ts[0].tv_sec = ts[1].tv_sec = 2000000;
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	if (geteuid()) {
+		char cdir[4096];
+
+		snprintf(cdir, sizeof(cdir), "%s", cpath);
+		*strrchr(cdir, '/') = 0;
+		assert_int_equal(chmod(cdir, 0500), 0);
+		assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_HIT);
+		idx_free(idx);
+		trace_close(t);
+		assert_int_equal(chmod(cdir, 0700), 0);
+		assert_int_equal(stat(cpath, &st), 0);
+		assert_int_equal(st.st_ino, st2.st_ino);
+		/* and it still serves a load that hashes */
+		assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_HIT);
+		idx_free(idx);
+		trace_close(t);
+	}
+}
+
+/* A cache file with bytes after its body is not "truncated". */
+static void test_appended_cache(void **state)
+{
+	char path[300], cpath[4096], err[512];
+	struct trace *t;
+	struct idx *idx;
+	const char *why;
+	FILE *f;
+
+	(void)state;
+	own_cache("appended");
+	snprintf(path, sizeof(path), "%s/appended.pt", dir);
+	make_trace(path, 0, 30, 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	build_and_save(t, idx);
+	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	idx_free(idx);
+	trace_close(t);
+	f = fopen(cpath, "ab");
+	assert_non_null(f);
+	assert_int_equal(fputs("xx\n", f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
+	assert_string_equal(why, "wrong length");
 	idx_free(idx);
 	trace_close(t);
 }
@@ -764,6 +874,8 @@ int main(void)
 		cmocka_unit_test(test_unsampled_change),
 		cmocka_unit_test(test_shared_start),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_touched_restamped),
+		cmocka_unit_test(test_appended_cache),
 		cmocka_unit_test(test_grown),
 		cmocka_unit_test(test_grown_in_run),
 		cmocka_unit_test(test_save_hurried),

@@ -13,6 +13,7 @@
 #include "imgopt.h"
 #include "index.h"
 #include "msg.h"
+#include "session.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -31,6 +32,34 @@ static struct {
 const struct ctidx *funcs_idx(struct ui *ui)
 {
 	return fi.ci && fi.img == ui->img && fi.idx == ui->idx ? fi.ci : NULL;
+}
+
+/*
+ * The trace's identity for the code index's key into @f: its content's
+ * as the packet index's cache file vouches for it (idxcache_identity()),
+ * so that a copy or a touched trace, whose .idx is accepted by its
+ * content, finds its code index too (419 s to make at 4 GiB); else its
+ * size and mtime.  A packet index just built is being saved (hashing the
+ * whole trace) by session.c's thread: that is waited for, else this
+ * code index would be saved under the mtime and made again next time.
+ */
+static void fi_key_trace(struct ui *ui, FILE *f)
+{
+	uint64_t sample, content;
+	int r;
+
+	r = idxcache_identity(ui->trace, ui->stream_no, &sample, &content);
+	if (r < 0 && ui->cache_saving) {
+		session_cache_wait(ui);
+		r = idxcache_identity(ui->trace, ui->stream_no, &sample, &content);
+	}
+	if (!r)
+		fprintf(f, "trace content %" PRIu64 " %016" PRIx64 " %016" PRIx64,
+			ui->trace->size, sample, content);
+	else
+		fprintf(f, "trace %" PRIu64 " %" PRId64, ui->trace->size,
+			ui->trace->mtime_ns);
+	fprintf(f, " stream %d %" PRIu64 "\n", ui->stream_no, ui->img->size);
 }
 
 /* The code index's cache file (beside the packet index's) into @path,
@@ -54,8 +83,7 @@ static int fi_cache(struct ui *ui, const struct imgset *set, char *path,
 	f = open_memstream(key, keylen);
 	if (!f)
 		return -1;
-	fprintf(f, "trace %" PRIu64 " %" PRId64 " stream %d %" PRIu64 "\n",
-		ui->trace->size, ui->trace->mtime_ns, ui->stream_no, ui->img->size);
+	fi_key_trace(ui, f);
 	fprintf(f, "timing mtc %u:%u nom %u:%u cpuid15 %u:%u/%u tsc %u:%" PRIu64
 		" perf %u:%u/%u/%" PRIu64 " cpu %u:%u/%u/%u cyc %u:%u crystal %u:%u/%u\n",
 		c->have_mtc_freq, c->mtc_freq, c->have_nom_freq, c->nom_freq,
