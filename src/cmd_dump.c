@@ -709,13 +709,13 @@ static int dump_resume_at(struct dump_state *st, const struct trace *t,
 	r = idx_new(&x, img, dump_time_config(st));
 	if (r < 0)
 		goto out_err;
-	/* A partial or grown cache is completed by the build. */
-	if (idxcache_load(x, t, stream, UINT64_MAX, NULL) != IDXCACHE_HIT) {
-		idx_set_time_pass(x, 1);
-		r = idx_build(x);
-		if (r < 0)
-			goto out_err;
-	}
+	/* A partial or grown cache is completed by the build, which is
+	 * saved: the next range of this trace then starts at once (a time
+	 * pass over 4 GiB is about 30 s). */
+	idx_set_time_pass(x, 1);
+	r = idxcache_load_or_build(x, t, stream, NULL);
+	if (r < 0)
+		goto out_err;
 	if (idx_find(x, psb, &i) < 0 || idx_seek(x, i, &seek) < 0 ||
 	    seek.offset != psb) {
 		r = -pte_internal;
