@@ -284,6 +284,8 @@ static int browse_run(struct ui *ui, const struct options *o, double t_start)
 	/* An :export the quit stopped: said where the user sees it (the
 	 * quit was asked for: the status stays). */
 	(void)export_job_quit(stderr, "ptbrowse: ");
+	/* An index cache write that failed unseen: the log goes with us. */
+	session_cache_final(ui, stderr, "ptbrowse: ");
 	/* A change a busy or failed save left in memory, of the stream shown
 	 * and of those kept (streams_ui.c): the last chance, said here,
 	 * after the terminal is given back. */

@@ -330,6 +330,34 @@ static void reload_settle(const struct trace *t)
 	}
 }
 
+/* A SIGBUS while the trace has the size and mtime it was mapped with:
+ * not the trace's, but another file mapped beside it, cut under us: the
+ * index's cache file (truncated by hand), else an image or the code
+ * index's cache.  What read it stops and starts again over the same
+ * mapping; the cursor, marks and history stay. */
+static void reload_refault(struct ui *ui)
+{
+	struct win_cache *wc;
+
+	reload_stop_readers(ui);
+	/* (a window's decode may have been cut: its rows are made again) */
+	if (win_cache_new(&wc, ui->img, NULL, SESSION_CACHE_BYTES) < 0) {
+		snprintf(ui->fatal, sizeof(ui->fatal), "out of memory");
+		ui->quit = 1;
+		return;
+	}
+	win_cache_free(ui->wc);
+	ui->wc = wc;
+	reload_timing(ui);
+	if (!ui->no_index && session_idx_refault(ui))
+		msg_report(ui, UI_WARN, "the index cache file changed while being read "
+			   "(%s did not): indexing again", ui->trace->path);
+	else
+		msg_report(ui, UI_WARN, "a file read beside %s (an image, a cache) "
+			   "changed while being read: reading again", ui->trace->path);
+	browser_layout(ui);
+}
+
 /* The trace shrank while open: see reload.h. */
 static void reload_shrunk(struct ui *ui)
 {
@@ -339,6 +367,10 @@ static void reload_shrunk(struct ui *ui)
 	uint64_t size = 0;
 	int grew = 0, s;
 
+	if (trace_since_mapped(t) == TRACE_SAME) {
+		reload_refault(ui);
+		return;
+	}
 	reload_stop_readers(ui);
 	reload_settle(t);
 	snprintf(name, sizeof(name), "%s", t->streams[ui->stream_no].name);

@@ -26,6 +26,16 @@
 #include "trace.h"
 #include "ui.h"
 
+/* Where ui->idx_from_cache says the index came from (and whether it is
+ * still to be saved). */
+enum {
+	SESSION_BUILT = 0,	/* built here: saved once done */
+	SESSION_CACHED = 1,	/* the cache's whole, its file mapped */
+	SESSION_EXTENDED = 2,	/* the cache's (mapped), and the rest built
+				 * here (grown, the time pass): saved */
+	SESSION_SAVED = 3,	/* built here and saved (at quit, R) */
+};
+
 /* The trace's time origin: the earliest first TSC of its streams, so
  * that one instant reads the same on every stream (the lanes share one
  * axis; a goto by time lands on the row shown at that time on any).
@@ -76,25 +86,64 @@ static void session_cache_start(struct ui *ui)
 	ui->cache_saving = !pthread_create(&ui->cache_thread, NULL, session_cache_saver, ui);
 }
 
-/* Wait for the saver; past UI_CACHE_HASH_MAX hurry it: it may be hashing
- * gigabytes, which quitting or reloading must not wait for, while the
- * index itself is written in a fraction of a second, and without it the
- * next start builds the index again. */
+/* Whether the saver ended, joined: waiting for it if @block, else only
+ * if it has already ended (the idle poll must not wait for a hash). */
+static int session_cache_reap(struct ui *ui, int block)
+{
+	if (!ui->cache_saving)
+		return 0;
+	if (block ? pthread_join(ui->cache_thread, NULL) :
+		    pthread_tryjoin_np(ui->cache_thread, NULL))
+		return 0;
+	ui->cache_saving = 0;
+	return 1;
+}
+
+/* Say why the saver did not write the cache, once: in :messages. */
+static void session_cache_said(struct ui *ui)
+{
+	if (ui->cache_err[0])
+		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
+	ui->cache_err[0] = 0;
+}
+
+/* Save an index that finished since the main loop last looked (it looks
+ * when no key came for a while): quitting or R right then threw it away.
+ * Then wait for the saver; past UI_CACHE_HASH_MAX hurry it: it may be
+ * hashing gigabytes, which quitting or reloading must not wait for, while
+ * the index itself is written in a fraction of a second, and without it
+ * the next start builds the index again. */
 static void session_cache_join(struct ui *ui)
 {
+	struct idx_progress p;
+
+	if (ui->idx && !ui->idx_ops_set && !ui->cache_saving &&
+	    (ui->idx_from_cache == SESSION_BUILT || ui->idx_from_cache == SESSION_EXTENDED)) {
+		idx_progress(ui->idx, &p);
+		if (p.finished && !p.status) {
+			session_cache_start(ui);
+			/* (saved once: session_cache_final(), then
+			 * session_idx_stop(), must not save it again) */
+			ui->idx_from_cache = SESSION_SAVED;
+		}
+	}
 	if (ui->cache_saving && ui->trace->size > UI_CACHE_HASH_MAX)
 		ui->cache_hurry = 1;
-	session_cache_wait(ui);
+	session_cache_reap(ui, 1);
 }
 
 void session_cache_wait(struct ui *ui)
 {
-	if (!ui->cache_saving)
-		return;
-	pthread_join(ui->cache_thread, NULL);
-	ui->cache_saving = 0;
+	if (session_cache_reap(ui, 1))
+		session_cache_said(ui);
+}
+
+void session_cache_final(struct ui *ui, FILE *err, const char *prefix)
+{
+	session_cache_join(ui);
 	if (ui->cache_err[0])
-		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
+		esc_line(err, prefix, "%s: index not cached: %s", ui->name, ui->cache_err);
+	ui->cache_err[0] = 0;
 }
 
 /* While the time pass runs, windows take the carries it has published:
@@ -147,6 +196,10 @@ int session_poll(struct ui *ui)
 	struct idx_progress p;
 	static const struct win_psb_ops none;
 
+	/* The saver's end, looked at here, where the message shows (not
+	 * only at quit, when it would go with the message log). */
+	if (session_cache_reap(ui, 0))
+		session_cache_said(ui);
 	if (!ui->idx || ui->idx_ops_set)
 		return 0;
 	idx_progress(ui->idx, &p);
@@ -165,7 +218,8 @@ int session_poll(struct ui *ui)
 	 * tables (the page cache keeps them), so RSS is what the browser
 	 * uses; windows fault in what they read again. */
 	trace_release(ui->trace, ui->trace->map, (size_t)ui->trace->size);
-	if (!p.status && !ui->idx_from_cache)
+	if (!p.status && (ui->idx_from_cache == SESSION_BUILT ||
+			  ui->idx_from_cache == SESSION_EXTENDED))
 		session_cache_start(ui);
 	if (!p.status) {
 		struct win_psb_ops ops = none;
@@ -194,28 +248,24 @@ void session_idx_stop(struct ui *ui)
 	stalls_stop(ui);	/* and so does this */
 	if (!ui->idx)
 		return;
-	/* One finished since the main loop last looked (it looks when no
-	 * key came for a while) is saved too: quitting or R right then threw
-	 * it away. */
-	if (!ui->idx_ops_set && !ui->idx_from_cache && !ui->cache_saving) {
-		struct idx_progress p;
-
-		idx_progress(ui->idx, &p);
-		if (p.finished && !p.status)
-			session_cache_start(ui);
-	}
 	session_cache_join(ui);
+	session_cache_said(ui);
 	idx_cancel(ui->idx);
 	idx_free(ui->idx);
 	ui->idx = NULL;
 }
 
-/* Start indexing ui->img in the background (after the first screen). */
-void session_idx_start(struct ui *ui)
+/* Start indexing ui->img in the background (after the first screen).
+ * Returns what idxcache_load() did (-1: no index), with *@why saying
+ * why the cache was not used. */
+static int session_idx_begin(struct ui *ui, const char **why)
 {
+	int r;
+
+	*why = "";
 	if (idx_new(&ui->idx, ui->img, &ui->tmcfg) < 0) {
 		ui->idx = NULL;
-		return;
+		return -1;
 	}
 	idx_set_guard(ui->idx, trace_guard);
 	/* Pages the builder is done with leave our RSS; the ones it is about
@@ -225,19 +275,62 @@ void session_idx_start(struct ui *ui)
 	ui->idx_ops_set = 0;
 	/* A cached index of this trace makes reopening instant; one of a
 	 * trace that grew since leaves only the tail to index. */
-	ui->idx_from_cache = 0;
-	switch (idxcache_load(ui->idx, ui->trace, ui->stream_no,
-			      UI_CACHE_HASH_MAX, NULL)) {
-	case IDXCACHE_HIT:
-		ui->idx_from_cache = 1;
-		return;
-	default:
-		break;
-	}
-	if (idx_start(ui->idx) < 0) {
+	r = idxcache_load(ui->idx, ui->trace, ui->stream_no, UI_CACHE_HASH_MAX, why);
+	ui->idx_from_cache = r == IDXCACHE_HIT ? SESSION_CACHED :
+			     r == IDXCACHE_GROWN || r == IDXCACHE_PARTIAL ?
+			     SESSION_EXTENDED : SESSION_BUILT;
+	if (!*why)
+		*why = "";
+	if (r != IDXCACHE_HIT && idx_start(ui->idx) < 0) {
 		idx_free(ui->idx);
 		ui->idx = NULL;
 	}
+	return r;
+}
+
+/* Whether idxcache_load()'s reason @why is news about the cache file:
+ * not "none yet", nor the trace's own change (its index is rebuilt as a
+ * matter of course: R, a trace shrunk under us, a rewritten one). */
+static int session_cache_news(const char *why)
+{
+#ifdef IDXCACHE_OTHER
+	if (!strcmp(why, IDXCACHE_OTHER))
+		return 0;	/* none yet of its own */
+#endif
+	return why[0] && strcmp(why, "not cached") && strcmp(why, "no cache directory") &&
+	       strncmp(why, "trace ", 6);
+}
+
+void session_idx_start(struct ui *ui)
+{
+	char line[sizeof(ui->msg)];
+	const char *why;
+	int sev = ui->msg_sev;
+
+	if (session_idx_begin(ui, &why) != IDXCACHE_MISS || !session_cache_news(why))
+		return;
+	/* A cache file that does not check out is never trusted: say why
+	 * it is rebuilt, as `ptbrowse index` does; in :messages, and on
+	 * the message line unless it holds a warning (what a perf.data
+	 * lost, a shrunk trace) this would hide. */
+	memcpy(line, ui->msg, sizeof(line));
+	msg_report(ui, UI_INFO, "%s: index cache ignored (%s), rebuilding it", ui->name,
+		   why);
+	if (line[0] && sev > UI_INFO) {
+		memcpy(ui->msg, line, sizeof(line));
+		ui->msg_sev = sev;
+	}
+}
+
+int session_idx_refault(struct ui *ui)
+{
+	int mapped = ui->idx_from_cache == SESSION_CACHED ||
+		     ui->idx_from_cache == SESSION_EXTENDED;
+	const char *why;
+
+	/* The index read a mapped cache file, which now no longer checks
+	 * out (its length, its hash): it was cut or rewritten under us. */
+	return session_idx_begin(ui, &why) == IDXCACHE_MISS && mapped;
 }
 
 /* The core's halted time in the trace's sleeps (the time pass's sums)

@@ -7,6 +7,8 @@
 #ifndef SESSION_H
 #define SESSION_H
 
+#include <stdio.h>
+
 struct ui;
 struct cmd_table;
 
@@ -17,16 +19,28 @@ struct cmd_table;
 extern const struct cmd_table session_cmds;
 
 /* Start indexing ui->img in the background (from the cache if it has
- * this trace); nothing if that fails (the browser goes on without). */
+ * this trace); nothing if that fails (the browser goes on without).  A
+ * cache file refused (corrupt, another version...) is said, as by
+ * `ptbrowse index`: "index cache ignored (why), rebuilding it". */
 void session_idx_start(struct ui *ui);
 
 /* Stop and free the index, waiting for its builder and the cache
- * writer (which read the mapping the caller may unmap next). */
+ * writer (which read the mapping the caller may unmap next); why the
+ * writer failed goes to :messages ("index not cached: ..."). */
 void session_idx_stop(struct ui *ui);
 
+/* After a SIGBUS that the trace's file did not cause (it has its size
+ * and mtime: reload.c): start the index again (ui->idx stopped), from
+ * its cache if that still checks out.  Returns 1 if the cache file is
+ * what changed (cut or rewritten under its mapping): the index is
+ * rebuilt; else 0. */
+int session_idx_refault(struct ui *ui);
+
 /* Look at the index (idle time): once complete, windows start from its
- * time model state and the cache is written in the background.
- * Returns 1 while it is still being built, 0 when done or off. */
+ * time model state and the cache is written in the background; a
+ * writer that ended is joined, and why it failed said ("index not
+ * cached: ...", once).  Returns 1 while it is still being built, 0 when
+ * done or off. */
 int session_poll(struct ui *ui);
 
 /* While the index's time pass runs (idle time): windows use the carries
@@ -43,6 +57,12 @@ void session_wait_carry(struct ui *ui);
  * finish (never stops it): --script's bench-index, so that the keys timed
  * after it do not share the CPU with hashing the trace. */
 void session_cache_wait(struct ui *ui);
+
+/* At the end, the terminal given back: wait for the cache writer (one
+ * finished index not saved yet is saved), and say on @err, after
+ * @prefix, why it did not write the cache if :messages has not said it
+ * (the message log goes with the browser). */
+void session_cache_final(struct ui *ui, FILE *err, const char *prefix);
 
 /* The trace's time origin (ui->t0): the earliest first TSC of its
  * streams, the shown one's from its first packets, the others' from
