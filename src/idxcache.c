@@ -126,12 +126,15 @@ static const char *idxcache_other(const char *path, const struct trace *t,
  * trace file's device and inode, which an append keeps: the two traces
  * then no longer take each other's file, each rebuilding every time.
  */
-static int idxcache_pick(const struct trace *t, int stream, char *buf,
-			 size_t size, const char **other, char *err, size_t errlen)
+static int idxcache_pick(const struct trace *t, int stream, const struct tm_config *tm,
+			 char *buf, size_t size, const char **other, char *err,
+			 size_t errlen)
 {
+	static const struct tm_config none;
 	struct key_args ka = { t, 0 };
 	const char *why;
 	char dir[4096];
+	uint64_t th = timing_hash(tm ? tm : &none);
 	int ret, n;
 
 	if (other)
@@ -146,13 +149,16 @@ static int idxcache_pick(const struct trace *t, int stream, char *buf,
 		snprintf(err, errlen, "%s: the file shrank while being read", t->path);
 		return ret;
 	}
-	n = snprintf(buf, size, "%s/%016" PRIx64 "-%s.idx", dir, ka.key,
-		     t->streams[stream].name);
+	/* The timing options in the name too: an index made with others
+	 * (`index --nom-freq 10`, then the browser's defaults) is not this
+	 * one's, and replacing it made the two take turns rebuilding. */
+	n = snprintf(buf, size, "%s/%016" PRIx64 "-%016" PRIx64 "-%s.idx", dir, ka.key,
+		     th, t->streams[stream].name);
 	if (n >= 0 && (size_t)n < size && (why = idxcache_other(buf, t, stream))) {
 		if (other)
 			*other = why;
-		n = snprintf(buf, size, "%s/%016" PRIx64 "-%s.i%" PRIx64 "-%" PRIx64
-			     ".idx", dir, ka.key, t->streams[stream].name,
+		n = snprintf(buf, size, "%s/%016" PRIx64 "-%016" PRIx64 "-%s.i%" PRIx64
+			     "-%" PRIx64 ".idx", dir, ka.key, th, t->streams[stream].name,
 			     (uint64_t)t->dev, (uint64_t)t->ino);
 	}
 	if (n < 0 || (size_t)n >= size) {
@@ -162,10 +168,10 @@ static int idxcache_pick(const struct trace *t, int stream, char *buf,
 	return 0;
 }
 
-int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
-		  char *err, size_t errlen)
+int idxcache_path(const struct trace *t, int stream, const struct tm_config *tm,
+		  char *buf, size_t size, char *err, size_t errlen)
 {
-	return idxcache_pick(t, stream, buf, size, NULL, err, errlen);
+	return idxcache_pick(t, stream, tm, buf, size, NULL, err, errlen);
 }
 
 static uint64_t hdr_hash(const struct cache_hdr *h)
@@ -366,7 +372,7 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		why = &dummy;
 	if (!idx || !t || stream < 0 || (size_t)stream >= t->nstreams)
 		return -pte_invalid;
-	if (idxcache_pick(t, stream, path, sizeof(path), &other, err,
+	if (idxcache_pick(t, stream, idx_config(idx), path, sizeof(path), &other, err,
 			  sizeof(err)) < 0) {
 		*why = "no cache directory";
 		return IDXCACHE_MISS;
@@ -434,8 +440,8 @@ out_close:
 	return res;
 }
 
-int idxcache_identity(const struct trace *t, int stream, uint64_t *file_hash,
-		      uint64_t *content_hash)
+int idxcache_identity(const struct trace *t, int stream, const struct tm_config *tm,
+		      uint64_t *file_hash, uint64_t *content_hash)
 {
 	struct identity id;
 	struct cache_hdr h;
@@ -445,7 +451,7 @@ int idxcache_identity(const struct trace *t, int stream, uint64_t *file_hash,
 	if (!t || !file_hash || !content_hash || stream < 0 ||
 	    (size_t)stream >= t->nstreams)
 		return -pte_invalid;
-	if (idxcache_path(t, stream, path, sizeof(path), err, sizeof(err)) < 0)
+	if (idxcache_path(t, stream, tm, path, sizeof(path), err, sizeof(err)) < 0)
 		return -pte_bad_file;
 	fd = safefile_open_read(path, 0);
 	if (fd < 0)
@@ -554,7 +560,7 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 	 * index files' and the code index's (ctidx.c) of every trace. */
 	(void)safefile_clean_dead(dir, NULL, ".idx");
 	(void)safefile_clean_dead(dir, NULL, ".code");
-	ret = idxcache_path(t, stream, path, sizeof(path), err, errlen);
+	ret = idxcache_path(t, stream, idx_config(idx), path, sizeof(path), err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = identity_content_hash(t, t->size, hurry, &content);

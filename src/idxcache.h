@@ -1,8 +1,9 @@
 /*
  * idxcache -- finished indexes saved in $XDG_CACHE_HOME/ptbrowse/index/.
  *
- * One file per stream, named after an XXH3 of the trace file's first
- * 64 KiB and the stream name, so a renamed or copied trace finds it and a
+ * One file per stream and timing configuration, named after an XXH3 of
+ * the trace file's first 64 KiB, one of the timing options and the stream
+ * name, so a renamed or copied trace finds it and a
  * trace that grew (whose beginning stays put) finds its old index.  When
  * that file holds another trace's index (one beginning the same: not this
  * trace, nor a shorter state of it), the name adds the trace file's
@@ -39,13 +40,15 @@ enum idxcache_result {
 #define IDXCACHE_OTHER "the cache file named by its first 64 KiB is another " \
 	"trace's, or its own before a change"
 
-/* Write the cache file path for stream @stream of @t into @buf (the
- * first 64 KiB's name, or the inode's while that one is another trace's;
- * a header is read and the trace's sample hashed to tell).
+/* Write the cache file path for stream @stream of @t, indexed with the
+ * timing options @tm (idx_config(); NULL: none), into @buf (the first
+ * 64 KiB's and the timing's name, or the inode's too while that one is
+ * another trace's; a header is read and the trace's sample hashed to
+ * tell).
  * Returns 0, or a negative pte code with a message in @err (no usable
  * cache directory, or a path too long). */
-int idxcache_path(const struct trace *t, int stream, char *buf, size_t size,
-		  char *err, size_t errlen);
+int idxcache_path(const struct trace *t, int stream, const struct tm_config *tm,
+		  char *buf, size_t size, char *err, size_t errlen);
 
 /* Fill @idx (fresh, over stream @stream of @t) from the cache.  When the
  * cache is unusable, *@why (if not NULL) names the reason ("no cache",
@@ -105,7 +108,8 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 
 /*
  * The content identity of @t that the cache file of its stream @stream
- * vouches for, for what is cached beside it (the browser's code index):
+ * (made with timing options @tm) vouches for, for what is cached beside
+ * it (the browser's code index):
  * @t's size, sampled hash (src/identity.h) and the XXH3 of its whole
  * content, into *@file_hash and *@content_hash.  Only when the file's
  * header is sound and says @t as it is now: the same size and mtime
@@ -114,8 +118,8 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
  * A copy then has its original's identity.  Returns 0, or -pte_bad_file
  * (no such file, or not those), -pte_invalid for bad arguments.
  */
-int idxcache_identity(const struct trace *t, int stream, uint64_t *file_hash,
-		      uint64_t *content_hash);
+int idxcache_identity(const struct trace *t, int stream, const struct tm_config *tm,
+		      uint64_t *file_hash, uint64_t *content_hash);
 
 /* The index of stream @stream of @t in @idx (new, not started): the
  * cache's if it has it whole, else built here (idx_build()) and saved,

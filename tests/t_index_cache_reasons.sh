@@ -7,6 +7,8 @@
 # touched trace, checked by its whole content, has its cache file written
 # again with its new mtime (so the browser, which hashes only up to
 # 256 MiB, is served too: test_idxcache's test_touched_restamped).
+# Indexes made with other timing options have files of their own: runs
+# with either then both hit (before, each replaced the other's).
 set -u
 : "${PTBROWSE:?}"
 BUILD=${BUILD:-build}
@@ -53,4 +55,17 @@ i1=$(ino)
 "$PTBROWSE" index n2.pt >out 2>err || bad "index n2 touched again: $(cat err)"
 grep -q 'index hit' out || bad "n2 touched again: $(grep stream: out) $(cat err)"
 [ "$(ino)" = "$i1" ] || bad "n2 touched again: the cache file was written again"
+# other timing options: a file of their own, each hits after (the
+# default's time pass added first: indexed without --time above)
+"$PTBROWSE" index --time n2.pt >out 2>err || bad "index --time: $(cat err)"
+grep -q 'index extended' out || bad "--time: $(grep stream: out) $(cat err)"
+"$PTBROWSE" index --time --nom-freq 10 n2.pt >out 2>err || bad "index --nom-freq: $(cat err)"
+[ -s err ] && bad "index --nom-freq said: $(cat err)"
+grep -q 'index built' out || bad "--nom-freq: $(grep stream: out)"
+for round in 1 2; do
+	for o in "" "--nom-freq 10"; do
+		"$PTBROWSE" index --time $o n2.pt >out 2>err || bad "index $o: $(cat err)"
+		grep -q 'index hit' out || bad "round $round, '$o': $(grep stream: out) $(cat err)"
+	done
+done
 exit $fail

@@ -333,7 +333,7 @@ static void test_touched_restamped(void **state)
 	make_trace(path, 0, 120, 0);
 	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
 	build_and_save(t, idx);
-	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	assert_int_equal(idxcache_path(t, 0, NULL, cpath, sizeof(cpath), err, sizeof(err)), 0);
 	assert_int_equal(stat(cpath, &st), 0);
 	idx_free(idx);
 	trace_close(t);
@@ -404,7 +404,7 @@ static void test_appended_cache(void **state)
 	make_trace(path, 0, 30, 0);
 	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
 	build_and_save(t, idx);
-	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	assert_int_equal(idxcache_path(t, 0, NULL, cpath, sizeof(cpath), err, sizeof(err)), 0);
 	idx_free(idx);
 	trace_close(t);
 	f = fopen(cpath, "ab");
@@ -434,7 +434,7 @@ static void test_corrupt(void **state)
 	make_trace(path, 0, 40, 0);
 	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
 	build_and_save(t, idx);
-	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	assert_int_equal(idxcache_path(t, 0, NULL, cpath, sizeof(cpath), err, sizeof(err)), 0);
 	assert_int_equal(stat(cpath, &st), 0);
 	len = (size_t)st.st_size;
 	good = malloc(len);
@@ -613,10 +613,21 @@ static void test_timing_options(void **state)
 	assert_int_equal(tm_config_option(&cfg, "--nom-freq", "24"), 1);
 	assert_int_equal(idx_new(&idx2, &t->streams[0].img, &cfg), 0);
 	assert_int_equal(idxcache_load(idx2, t, 0, UINT64_MAX, &why), IDXCACHE_MISS);
-	assert_string_equal(why, "other timing options");
+	assert_string_equal(why, "not cached");
+	/* saved beside the first: other timing options are another file
+	 * (before, each replaced the other, and runs with the two took
+	 * turns rebuilding) */
+	build_and_save(t, idx2);
 	idx_free(idx2);
 	assert_int_equal(idx_new(&idx2, &t->streams[0].img, NULL), 0);
 	assert_int_equal(idxcache_load(idx2, t, 0, UINT64_MAX, &why), IDXCACHE_MISS);
+	idx_free(idx2);
+	assert_int_equal(idx_new(&idx2, &t->streams[0].img, &cfg), 0);
+	assert_int_equal(idxcache_load(idx2, t, 0, UINT64_MAX, &why), IDXCACHE_HIT);
+	idx_free(idx2);
+	assert_int_equal(tm_config_option(&cfg, "--nom-freq", "12"), 1);
+	assert_int_equal(idx_new(&idx2, &t->streams[0].img, &cfg), 0);
+	assert_int_equal(idxcache_load(idx2, t, 0, UINT64_MAX, &why), IDXCACHE_HIT);
 	idx_free(idx2);
 	idx_free(idx);
 	trace_close(t);
@@ -639,7 +650,7 @@ static void test_save_hurried(void **state)
 	make_trace(path, 0, 200, 0);
 	assert_int_equal(load(path, &t, &idx, &why), IDXCACHE_MISS);
 	assert_int_equal(idx_build(idx), 0);
-	assert_int_equal(idxcache_path(t, 0, cache, sizeof(cache), err,
+	assert_int_equal(idxcache_path(t, 0, NULL, cache, sizeof(cache), err,
 				       sizeof(err)), 0);
 	unlink(cache);	/* another test's trace begins the same */
 	assert_int_equal(idxcache_save(idx, t, 0, &hurry, err, sizeof(err)), 0);
@@ -703,7 +714,7 @@ static int cached(const struct trace *t)
 {
 	char cpath[4096], err[512];
 
-	assert_int_equal(idxcache_path(t, 0, cpath, sizeof(cpath), err, sizeof(err)), 0);
+	assert_int_equal(idxcache_path(t, 0, NULL, cpath, sizeof(cpath), err, sizeof(err)), 0);
 	return access(cpath, F_OK) == 0;
 }
 
@@ -861,7 +872,7 @@ static void test_args(void **state)
 	/* Not complete: not saved. */
 	assert_int_equal(idxcache_save(idx, t, 0, NULL, err, sizeof(err)), -pte_invalid);
 	/* A path that does not fit. */
-	assert_true(idxcache_path(t, 0, buf, 8, err, sizeof(err)) < 0);
+	assert_true(idxcache_path(t, 0, NULL, buf, 8, err, sizeof(err)) < 0);
 	idx_free(idx);
 	trace_close(t);
 }

@@ -48,10 +48,12 @@ static void fi_key_trace(struct ui *ui, FILE *f)
 	uint64_t sample, content;
 	int r;
 
-	r = idxcache_identity(ui->trace, ui->stream_no, &sample, &content);
+	r = idxcache_identity(ui->trace, ui->stream_no, idx_config(ui->idx),
+			      &sample, &content);
 	if (r < 0 && ui->cache_saving) {
 		session_cache_wait(ui);
-		r = idxcache_identity(ui->trace, ui->stream_no, &sample, &content);
+		r = idxcache_identity(ui->trace, ui->stream_no, idx_config(ui->idx),
+				      &sample, &content);
 	}
 	if (!r)
 		fprintf(f, "trace content %" PRIu64 " %016" PRIx64 " %016" PRIx64,
@@ -76,8 +78,8 @@ static int fi_cache(struct ui *ui, const struct imgset *set, char *path,
 	FILE *f;
 	int r;
 
-	if (!io || idxcache_path(ui->trace, ui->stream_no, path, size - 8, err,
-				 sizeof(err)) < 0)
+	if (!io || idxcache_path(ui->trace, ui->stream_no, idx_config(ui->idx), path,
+				 size - 8, err, sizeof(err)) < 0)
 		return -1;
 	strcat(path, ".code");
 	f = open_memstream(key, keylen);
