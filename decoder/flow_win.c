@@ -307,6 +307,25 @@ static int win_next(struct flow *f, int blocks, struct flow_rec *r, struct fi_bl
 	return err;
 }
 
+/*
+ * The end of run @run, which the window (ending before @to) cut: the
+ * instructions its packet decided go on past the window's last line.  Its
+ * cycles must not be the whole run's (the next window, or nothing, holds
+ * the rest): where the code reached the IP of a PSB at or past @to
+ * (fi_past()), decoding from that PSB gives the rest as a run of the PSB,
+ * so this one ends at the PSB's time (bounded, mostly: no CYC comes with
+ * it) and the two add up to the whole.  Cut anywhere else (max_lines, an
+ * event past @to among its instructions) its end's time is unknown.
+ */
+static uint64_t win_cut_end(const struct flow *f, const struct flow_run *run,
+			    uint64_t to)
+{
+	if (f->psb_passed != UINT64_MAX && f->psb_passed >= to &&
+	    f->psb_passed > run->offset)
+		return f->psb_passed;
+	return UINT64_MAX;
+}
+
 /* Decode the lines of [@from, @to) into @w, and what ends the last run. */
 static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 		      size_t max_lines, struct flow_window *w)
@@ -344,10 +363,15 @@ static int win_decode(struct flow *f, uint64_t from, uint64_t to,
 		return err;
 	/* the last run ends at a record past the window */
 	do {
-		uint64_t end = run_end(w->runs[w->nruns - 1].offset, &r);
+		struct flow_run *run = &w->runs[w->nruns - 1];
+		uint64_t end = run_end(run->offset, &r);
 
+		if (r.kind == FLOW_INSN && r.offset == run->offset) {
+			run->end_offset = win_cut_end(f, run, to);
+			break;
+		}
 		if (end) {
-			w->runs[w->nruns - 1].end_offset = end;
+			run->end_offset = end;
 			break;
 		}
 	} while (++peek < PEEK_PAST && !flow_next(f, &r));

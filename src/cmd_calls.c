@@ -74,6 +74,8 @@ struct calls_cmd {
 	struct ctx *ctx_feed;	/* the restriction's ranges */
 	const struct tm_config *tm;
 	int no_tsc;		/* no TSC packet in the range: time unknown */
+	int held;		/* untimed: the estimate holds at each TSC
+				 * (calls_held()), times unknown */
 	int no_psb;		/* no PSB before the range's end: nothing
 				 * could be decoded */
 };
@@ -138,7 +140,7 @@ static const char *calls_time(const struct calls_cmd *cc, const struct ct *ct,
 {
 	uint64_t ns0, ns1, ticks = ct_node(ct, n)->tsc_ticks;
 
-	if (cc->no_tsc || !strcmp(ct_time_mark(ct, n), "?"))
+	if (cc->no_tsc || cc->held || !strcmp(ct_time_mark(ct, n), "?"))
 		snprintf(buf, size, "?");
 	else if (!tm_tsc_to_ns(cc->tm, 0, &ns0) && !tm_tsc_to_ns(cc->tm, ticks, &ns1) &&
 	    ns1 >= ns0) {
@@ -234,6 +236,9 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 	printf("%s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, cycles %s, time %s\n",
 	       cc->t->streams[cc->idx].name, from, to, ins, cyc,
 	       cc->no_tsc ? "unknown (no TSC packet in the range)" :
+	       cc->held && strcmp(ct_time_mark(ct, CT_ROOT), "?") ?
+	       "unknown (MTC and CYC packets not timed: the TSC estimate holds "
+	       "at each TSC packet; --mtc-freq with --cpuid-0x15.*, or --nom-freq)" :
 	       calls_time(cc, ct, CT_ROOT, tm, sizeof(tm)));
 	printf("cycles: N exact, ~N split between functions by instructions, "
 	       "A-B bounded, >=N at least, ? unknown, +? some unknown; time: "
@@ -370,6 +375,20 @@ static int calls_no_tsc(const struct calls_cmd *cc, const struct ct *ct,
 	return !sc.found;
 }
 
+/*
+ * Whether the time model cannot move its estimate between TSC packets:
+ * without the MTC and crystal configuration MTCs are ignored, and without
+ * it or P1 CYCs are not timed.  A deciding packet's estimate is then the
+ * TSC before it, up to a PSB period early, and a call's or the range's
+ * span from such a stamp to one after a later TSC bounds nothing (the
+ * first one may be a whole period stale): no time is shown.
+ */
+static int calls_held(const struct tm_config *tm)
+{
+	return !tm || (!(tm->have_mtc_freq && tm->have_cpuid_15) &&
+		       !tm->have_nom_freq);
+}
+
 /* Decode [@from, @to) into a tree and print it.  Returns the exit status. */
 static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 			uint64_t to)
@@ -422,6 +441,7 @@ static int calls_decode(struct calls_cmd *cc, const char *path, uint64_t from,
 		goto out;
 	}
 	cc->no_tsc = calls_no_tsc(cc, job.ct, job.from, to);
+	cc->held = calls_held(cc->tm);
 	calls_print(cc, job.ct, from, to);
 	rc = 0;
 	if (fflush(stdout) || ferror(stdout)) {

@@ -248,6 +248,10 @@ struct summary {
 				 * packets' estimated TSC */
 	uint64_t t0, t1;
 	uint32_t tflags;	/* the stamps' flags from t0 to t1 */
+	int have_moved;		/* t_moved: the first estimate after t0
+				 * that differs from it */
+	uint64_t t_moved;
+	int any_cyc;		/* a deciding packet had a cycle count */
 };
 
 /* Close the window at the stamp @next of the packet after it (NULL: the
@@ -331,9 +335,15 @@ static void sum_cycles(struct summary *s, const struct flow_rec *r, size_t row)
 		s->win_off = r->offset;
 		s->win_st = st;
 		s->win_stamped = stamped;
+		if (stamped && (st.flags & TM_F_CYC))
+			s->any_cyc = 1;
 		if (stamped && (st.flags & TM_F_TSC) && !(st.flags & TM_F_REL)) {
 			if (!s->have_tsc)
 				s->t0 = st.tsc;
+			if (s->have_tsc && !s->have_moved && st.tsc != s->t0) {
+				s->t_moved = st.tsc;
+				s->have_moved = 1;
+			}
 			s->t1 = st.tsc;
 			s->have_tsc = 1;
 			s->tflags |= st.flags;
@@ -458,7 +468,7 @@ static const char *hz_source(enum tm_hz_source src)
  * milliseconds where the TSC frequency is known (never guessed from P1). */
 static void sum_time(const struct summary *s)
 {
-	uint64_t ns0, ns1, hz, d;
+	uint64_t ns0, ns1, hz, d, t0 = s->t0;
 	int cycles = s->cyc_exact || s->cyc_bounded, low;
 
 	if (!s->have_tsc) {
@@ -471,11 +481,25 @@ static void sum_time(const struct summary *s)
 	low = (s->tflags & (TM_F_NO_CONFIG | TM_F_UNCAL)) || !s->cfg ||
 	      (!(s->cfg->have_mtc_freq && s->cfg->have_cpuid_15) &&
 	       !(s->cfg->have_nom_freq && cycles));
-	d = s->t1 - s->t0;
-	printf("time: %s%" PRIu64 " TSC ticks%s from the first to the last "
-	       "deciding packet", low ? "at least " : "", d,
-	       low ? "" : " (estimated)");
-	if (s->cfg && !tm_tsc_to_ns(s->cfg, s->t0, &ns0) &&
+	/* held, the first deciding packet's estimate may be the TSC before
+	 * the range, a PSB period early: it bounds nothing.  The first one
+	 * that moved came from the range's packets, after the first deciding
+	 * one, so from there to the last (held, so early too) is at least
+	 * what passed. */
+	if (low && !s->have_moved) {
+		printf("time: unknown (the TSC estimate did not move from the "
+		       "first to the last deciding packet: it holds at the TSC "
+		       "before them where MTC or CYC packets cannot be timed: "
+		       "--mtc-freq, --cpuid-0x15.*, --nom-freq)\n");
+		return;
+	}
+	if (low)
+		t0 = s->t_moved;
+	d = s->t1 - t0;
+	printf("time: %s%" PRIu64 " TSC ticks%s to the last deciding packet",
+	       low ? "at least " : "", d, low ? " from the first time the "
+	       "estimate moved in the range" : " (estimated) from the first");
+	if (s->cfg && !tm_tsc_to_ns(s->cfg, t0, &ns0) &&
 	    !tm_tsc_to_ns(s->cfg, s->t1, &ns1) && ns1 >= ns0) {
 		d = ns1 - ns0;
 		printf(", %s%" PRIu64 ".%06" PRIu64 " ms", low ? "at least " : "",
@@ -560,9 +584,14 @@ static void sum_print(const struct flow_cmd *fc, struct summary *s,
 	printf("%-40s %14" PRIu64 " %14" PRIu64 " %14s %14s\n", "total", s->insns,
 	       s->branches, cyc_str(e, sizeof(e), s->cyc_exact, any),
 	       cyc_str(b, sizeof(b), s->cyc_bounded, any));
+	/* "-": no window closed with a cycle count at both ends, which a
+	 * trace with CYC packets gives a range too short for one */
 	printf("%" PRIu64 " events, %" PRIu64 " decode errors; cycles from CYC "
 	       "packets between the packets that decided the instructions%s\n",
-	       s->events, s->errors, any ? "" : " (the trace has none)");
+	       s->events, s->errors, any ? "" : s->any_cyc ?
+	       " (unknown in this range: no run of instructions in it ended at a "
+	       "packet with a cycle count)" :
+	       " (none: no CYC packet came before the deciding packets)");
 	sum_time(s);
 	printf("block cache: %" PRIu64 " hits, %" PRIu64 " misses\n",
 	       st->cache_hits, st->cache_misses);
@@ -625,6 +654,12 @@ static int run(void *arg)
 			/* the full form says what is missing there, and why */
 			if (!fc->insn_only && r.err == -FLOW_E_NOMAP)
 				why = imgopt_nocode(fc->set, rec_asid(fc, r.offset), r.ip);
+			/* no reason recorded (no perf.data mapping there):
+			 * the address alone tells which dump is missing */
+			if (!fc->insn_only && r.err == -FLOW_E_NOMAP && !why)
+				why = imgopt_sb(fc->set) ? "not in any --raw/--elf "
+				      "image or mapped file" :
+				      "not in any --raw/--elf image";
 			if (why)
 				printf("[%" PRIx64 ": error: %s: %016" PRIx64 ": %s]\n",
 				       r.offset, flow_strerror(r.err), r.ip,
