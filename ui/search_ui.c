@@ -173,6 +173,65 @@ static void search_ui_not_found(struct ui *ui)
 		msg_report(ui, UI_ERROR, "pattern not found: %s", su->text);
 }
 
+/* Add @count n's (@rev 0) or N's to the steps pending from the search's
+ * first hit: an n and an N undo each other, as they would from there. */
+static void search_ui_add_pending(struct search_ui *su, int rev, uint64_t count)
+{
+	if (!su->pending || su->pending_rev == rev) {
+		su->pending += count;
+		su->pending_rev = rev;
+	} else if (count <= su->pending) {
+		su->pending -= count;
+	} else {
+		su->pending = count - su->pending;
+		su->pending_rev = rev;
+	}
+}
+
+/* The message line for the steps pending: before the first hit, the
+ * search and the steps to go from it; after, the steps to go; with none,
+ * search_ui_hit_message()'s. */
+static void search_ui_say_pending(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+	const char *key = su->pending_rev ? "N" : "n";
+
+	if (!su->jumped && su->pending)
+		msg_report(ui, UI_INFO, "searching %s%s (C-c stops); then %" PRIu64 " %s from "
+			   "its first hit", su->sdir > 0 ? "/" : "?", su->text, su->pending, key);
+	else if (!su->jumped)
+		msg_report(ui, UI_INFO, "searching %s%s (C-c stops)", su->sdir > 0 ? "/" : "?",
+			   su->text);
+	else if (su->pending)
+		msg_report(ui, UI_INFO, "searching: %" PRIu64 " %s to go, the next hit is not "
+			   "known yet", su->pending, key);
+	else
+		search_ui_hit_message(ui);
+}
+
+/* n or N (@rev) @count times typed while the search (a packet one, @sb 0,
+ * or one by terms) has not landed on its first hit, or has steps pending
+ * from it: counted from that hit, as less and vim take keys typed ahead
+ * of a search (the landing went over them).  Returns 1 if counted, 0 if
+ * the search ended without a first hit (n and N go on as with none). */
+static int search_ui_ahead(struct ui *ui, int rev, uint64_t count, int sb)
+{
+	struct search_ui *su = ui->sui;
+	struct srch_status st;
+
+	if (sb) {
+		if (su->reported && !su->pending)
+			return 0;
+	} else {
+		srch_status(su->s, &st);
+		if (st.finished && !st.have_first)
+			return 0;
+	}
+	search_ui_add_pending(su, rev, count);
+	search_ui_say_pending(ui);
+	return 1;
+}
+
 /* Start a background search for the last predicate from @from in @dir;
  * @known: all its hits, if a search before counted them (else 0). */
 static int search_ui_run_known(struct ui *ui, uint64_t from, int dir,
@@ -280,15 +339,39 @@ static int search_ui_sb_again(struct ui *ui, int rev, uint64_t count)
 
 	if (ui->headless)
 		search_sb_wait(su->sb);
+	if ((!su->jumped || su->pending) && search_ui_ahead(ui, rev, count, 1))
+		return UI_DRAW_STATUS;
 	r = search_sb_next(su->sb, ui->cursor, d, count, &hit, &wrapped);
 	if (r == 1) {
-		msg_report(ui, UI_INFO, "searching: the next hit is not known yet");
+		/* (a code search's hits past those known: once known) */
+		search_ui_add_pending(su, rev, count);
+		search_ui_say_pending(ui);
 		return UI_DRAW_STATUS;
 	}
 	if (r < 0) {
 		search_ui_not_found(ui);
 		return UI_DRAW_STATUS;
 	}
+	search_ui_land(ui, hit, wrapped, d);
+	return UI_DRAW_ALL;
+}
+
+/* The n and N steps pending from the first hit a search by terms landed
+ * on (search_ui_ahead()), once their hits are known. */
+static int search_ui_sb_pending(struct ui *ui)
+{
+	struct search_ui *su = ui->sui;
+	int d = su->pending_rev ? -su->dir : su->dir, wrapped = 0, r;
+	uint64_t hit;
+
+	if (!su->jumped || !su->pending)
+		return UI_DRAW_NONE;
+	r = search_sb_next(su->sb, ui->cursor, d, su->pending, &hit, &wrapped);
+	if (r == 1)
+		return UI_DRAW_NONE;
+	su->pending = 0;
+	if (r < 0)
+		return UI_DRAW_NONE;
 	search_ui_land(ui, hit, wrapped, d);
 	return UI_DRAW_ALL;
 }
@@ -309,12 +392,12 @@ static int search_ui_sb_poll(struct ui *ui, int *busy)
 		if (!su->jumped && !search_sb_first(su->sb, &hit, &wrapped)) {
 			su->jumped = 1;
 			search_ui_land(ui, hit, wrapped, su->sdir);
-			return UI_DRAW_ALL;
+			return UI_DRAW_ALL | search_ui_sb_pending(ui);
 		}
-		return UI_DRAW_STATUS;
+		return UI_DRAW_STATUS | search_ui_sb_pending(ui);
 	}
 	if (su->reported)
-		return UI_DRAW_NONE;
+		return search_ui_sb_pending(ui);
 	had = su->jumped;
 	su->reported = su->jumped = 1;
 	if (st == -pte_sigbus)
@@ -325,7 +408,9 @@ static int search_ui_sb_poll(struct ui *ui, int *busy)
 		search_ui_not_found(ui);
 	else if (!had && !search_sb_next(su->sb, ui->cursor, su->sdir, 1, &hit, &wrapped))
 		search_ui_land(ui, hit, wrapped, su->sdir);
-	return UI_DRAW_ALL;
+	if (st)
+		su->pending = 0;	/* (stopped: its hits are not all) */
+	return UI_DRAW_ALL | search_ui_sb_pending(ui);
 }
 
 /* A search by sideband or code terms for @text, in a filter view by such
@@ -521,14 +606,14 @@ static int search_ui_beyond(struct ui *ui, int rev, int d, uint64_t left, uint64
 
 	srch_status(su->s, &st);
 	if (!st.finished) {
+		/* the rest once their hits are known (search_ui_go_pending()) */
+		search_ui_add_pending(su, rev, left);
 		if (moved)
 			msg_report(ui, UI_INFO, "searching: went %" PRIu64 " of %" PRIu64
-				   "; the next hit is not known yet", moved, moved + left);
-		else if (st.nhits)
-			msg_report(ui, UI_INFO, "searching: the next hit is not known yet");
+				   "; %" PRIu64 " to go, the next hit is not known yet", moved,
+				   moved + left, left);
 		else
-			msg_report(ui, UI_INFO, "searching %.0f%%...",
-				   st.total ? 100.0 * (double)st.done / (double)st.total : 0);
+			search_ui_say_pending(ui);
 		return UI_DRAW_STATUS | (moved ? UI_DRAW_ALL : 0);
 	}
 	if (st.status && st.status != -pte_canceled) {
@@ -565,6 +650,8 @@ static int search_ui_again(struct ui *ui, int rev, uint64_t count)
 		msg_report(ui, UI_ERROR, "no previous search ('/' starts one)");
 		return UI_DRAW_STATUS;
 	}
+	if (su->s && (!su->jumped || su->pending) && search_ui_ahead(ui, rev, count, 0))
+		return UI_DRAW_STATUS;
 	su->pending = 0;
 	d = rev ? -su->dir : su->dir;
 	if (!su->s)
@@ -688,10 +775,20 @@ static int search_ui_same_type_cmd(struct ui *ui, const struct cmd_args *a)
 	return search_ui_type(ui, pkt_type_name(t), dir, n);
 }
 
+/* "; 2 n not taken" for the steps pending that a stop drops, in @buf. */
+static const char *search_ui_dropped(const struct search_ui *su, char *buf, size_t n)
+{
+	if (!su->pending)
+		return "";
+	snprintf(buf, n, "; %" PRIu64 " %s not taken", su->pending, su->pending_rev ? "N" : "n");
+	return buf;
+}
+
 int search_ui_stop(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
+	char note[64];
 
 	if (goto_job_stop(ui) || export_job_stop(ui) || search_ui_fstop(ui))
 		return 1;
@@ -708,7 +805,9 @@ int search_ui_stop(struct ui *ui)
 		return 1;
 	}
 	if (su && search_sb_cancel(su->sb)) {
-		msg_report(ui, UI_WARN, "search stopped (C-c)");
+		msg_report(ui, UI_WARN, "search stopped (C-c)%s", search_ui_dropped(su, note,
+										sizeof(note)));
+		su->pending = 0;
 		return 1;
 	}
 	if (!su || !su->s)
@@ -720,9 +819,10 @@ int search_ui_stop(struct ui *ui)
 	srch_wait(su->s);
 	srch_status(su->s, &st);
 	su->reported = 1;
+	msg_report(ui, UI_WARN, "search stopped at %.0f%%: %" PRIu64 " hits so far%s",
+		   st.total ? 100.0 * (double)st.done / (double)st.total : 0, st.nhits,
+		   search_ui_dropped(su, note, sizeof(note)));
 	su->pending = 0;	/* a count's search on past the kept hits */
-	msg_report(ui, UI_WARN, "search stopped at %.0f%%: %" PRIu64 " hits so far",
-		   st.total ? 100.0 * (double)st.done / (double)st.total : 0, st.nhits);
 	return 1;
 }
 
@@ -752,8 +852,10 @@ int search_ui_type(struct ui *ui, const char *type, int dir, uint64_t count)
 	if (su && su->pred && !su->fpred && !strcmp(su->text, type))
 		return search_ui_again(ui, dir != su->dir, count);
 	draw = search_ui_search(ui, type, dir);
-	/* The first hit is where the new search landed, if it did. */
-	if (count > 1 && ui->sui && ui->sui->s && ui->cursor != at)
+	/* The first hit is where the new search landed, if it did; the
+	 * rest go from there once it does (search_ui_ahead()). */
+	su = ui->sui;
+	if (count > 1 && su && su->s && (ui->cursor != at || !su->jumped))
 		draw |= search_ui_again(ui, 0, count - 1);
 	return draw;
 }
@@ -763,11 +865,41 @@ int search_ui_text(struct ui *ui, const char *text, int dir)
 	return search_ui_search(ui, text, dir);
 }
 
+/* The n and N steps pending from the first hit the search landed on
+ * (typed ahead of it, search_ui_ahead(); a count's past the hits kept,
+ * search_ui_beyond()): those whose hits are known, now; once it has
+ * @finished, the rest (search_ui_again() wraps and goes beyond).  @landed:
+ * it landed on the first hit just now (its message stays, a wrap's). */
+static int search_ui_go_pending(struct ui *ui, int finished, int landed)
+{
+	struct search_ui *su = ui->sui;
+	uint64_t left = su->pending, off = ui->cursor, hit;
+	int d = su->pending_rev ? -su->dir : su->dir, wrapped = 0;
+
+	if (finished) {
+		su->pending = 0;
+		return search_ui_again(ui, su->pending_rev, left);
+	}
+	/* (a running search does not wrap: the hits known in a row) */
+	while (left && !srch_next_hit(su->s, off, d, &hit, &wrapped)) {
+		off = hit;
+		left--;
+	}
+	if (off == ui->cursor && !landed)
+		return UI_DRAW_NONE;
+	su->pending = left;
+	if (off != ui->cursor)
+		nav_jump(ui, off);
+	if (left || !landed)
+		search_ui_say_pending(ui);	/* (a landing's message stays) */
+	return UI_DRAW_ALL;
+}
+
 int search_ui_poll(struct ui *ui, int *busy)
 {
 	struct search_ui *su = ui->sui;
 	struct srch_status st;
-	int draw = UI_DRAW_NONE;
+	int draw = UI_DRAW_NONE, landed = 0;
 
 	*busy = 0;
 	/* (a :goto's long look, which C-c stops as it stops a search, and
@@ -796,7 +928,7 @@ int search_ui_poll(struct ui *ui, int *busy)
 	if (!st.finished || !su->snap_final)
 		*busy = su->jumped ? 1 : 2;
 	if (!su->jumped && st.have_first) {
-		su->jumped = 1;
+		su->jumped = landed = 1;
 		nav_jump(ui, st.first);
 		if (st.first_wrapped)
 			search_ui_wrapped(ui, su->sdir);
@@ -814,14 +946,8 @@ int search_ui_poll(struct ui *ui, int *busy)
 			search_ui_not_found(ui);
 		draw |= UI_DRAW_ALL;
 	}
-	if (st.finished && su->jumped && su->pending) {
-		/* n or N past the hits kept: the steps left, from the
-		 * search run again's first hit (search_ui_beyond()) */
-		uint64_t left = su->pending;
-
-		su->pending = 0;
-		return draw | search_ui_again(ui, su->pending_rev, left);
-	}
+	if (su->jumped && su->pending)
+		draw |= search_ui_go_pending(ui, st.finished, landed);
 	if (!st.finished)
 		draw |= UI_DRAW_STATUS | UI_DRAW_TIMELINE | (su->hl ? UI_DRAW_PANES : 0);
 	return draw;
