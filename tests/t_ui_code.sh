@@ -180,7 +180,7 @@ c
 EOF
 HOME=$tmp/emptyhome PERF_BUILDID_DIR= "$PTBROWSE" --ascii --no-state --size ${W}x40 \
 	--script "$tmp/mkeys" "$tmp/gone.perf" >/dev/null 2>&1
-grep -q '\[error: no memory mapped at this address: [0-9a-f]*: no code for /gone/progs/p_sample (build ID [0-9a-f]*): its instr' "$tmp/gone.txt" &&
+grep -q '\[error: no memory mapped at this address: [0-9a-f]*: no code for /gone/progs/p_sample (build ID [0-9a-f]*): its ins' "$tmp/gone.txt" &&
 	echo "ok   a program not found: its rows say so, with its build ID" ||
 	{ bad "no explained row for the missing program"; grep error "$tmp/gone.txt" | head -3; }
 cat >"$tmp/rkeys" <<EOF

@@ -9,7 +9,8 @@
 # columns (cycles, self and time all '?' on an untimed trace) and gave
 # the names 8 columns, none from depth 4: now it drops columns and keeps
 # the names.  The code view's header did not scroll with h/l, its rows
-# did (the packet pane's header does).
+# did (the packet pane's header does); at 80 columns it cut every
+# instruction to two letters.
 set -u
 : "${PTBROWSE:?}" "${BUILD:?}" "${SHARED:?}"
 tmp=$(mktemp -d) || exit 1
@@ -156,13 +157,34 @@ l l l l
 q
 EOF
 run cv 80x24 --options "$L/unzip.options" "$L/unzip_trace.pt"
-h0=$(sed -n 2p "$tmp/c0.txt" | cut -c 36-56)
-h4=$(sed -n 2p "$tmp/c4.txt" | cut -c 4-24)
+# (its last column is the ellipsis where the pane cuts it)
+h0=$(sed -n 2p "$tmp/c0.txt" | cut -c 36-54)
+h4=$(sed -n 2p "$tmp/c4.txt" | cut -c 4-22)
 r0=$(sed -n 3p "$tmp/c0.txt" | cut -c 36-56)
 r4=$(sed -n 3p "$tmp/c4.txt" | cut -c 4-24)
 if [ -n "$r0" ] && [ "$r0" = "$r4" ] && [ "$h0" = "$h4" ]; then
 	ok "code view: the header scrolls with the rows"
 else
 	bad "code view: after l l l l the header reads '$h4' (want '$h0'), the rows '$r4' ('$r0')"
+fi
+
+# 5. at 80 columns the code view shows the instructions: without the IP
+# column, a function's name cut in its middle where the instruction needs
+# the room, an instruction still too long ending in an ellipsis (they were
+# cut to two letters, 'mo' for 'mov esi, 0x627308', silently)
+cat >"$tmp/cn" <<EOF
+wait-index
+:goto 0x115
+c
+:save-screen $tmp/n80.txt
+q
+EOF
+run cn 80x24 --options "$L/unzip.options" "$L/unzip_trace.pt"
+if grep -q 'unzip\.0x400000\.bin+0x1ff0  mov esi, 0x627308 ' "$tmp/n80.txt" &&
+   grep -q '+0x205b  jmp 0x0*401FF*…│' "$tmp/n80.txt" &&
+   ! grep -q '^ *[> ]  0000000000401ff0' "$tmp/n80.txt"; then
+	ok "code view at 80 columns: instructions whole, names and long operands cut, marked"
+else
+	bad "code view at 80 columns: $(sed -n 3,8p "$tmp/n80.txt")"
 fi
 exit $fail

@@ -474,15 +474,43 @@ static void pc_disasm(struct ui *ui, uint64_t asid, const struct flow_rec *r,
 		snprintf(buf, len, "(bad)");
 }
 
+/* The instruction columns a narrow code view keeps before it cuts the
+ * function's name (its middle: symfmt_fit()), and the fewest columns of
+ * the name. */
+#define PC_INSN_COLS 24
+/* A view narrower than this is narrow (a line with its IP, a function's
+ * name and an instruction is about as wide). */
+#define PC_NARROW 80
+#define PC_SYM_MIN 12
+
+/* "function+0xoff" @sym fitted beside instruction @text in @cols columns
+ * of a narrow view (after @lead columns of indentation and call mark)
+ * into @out.  The instruction is what a narrow screen is for: the name
+ * gives way first, down to PC_SYM_MIN columns. */
+static void pc_fit_sym(const char *sym, const char *text, int cols, int lead,
+		       char *out, size_t size)
+{
+	int t = screen_cols(text), room;
+
+	room = cols - lead - 2 - (t < PC_INSN_COLS ? t : PC_INSN_COLS);
+	if (room < PC_SYM_MIN)
+		room = PC_SYM_MIN;
+	if (screen_cols(sym) <= room || symfmt_fit(sym, room, out, size))
+		snprintf(out, size, "%s", sym);
+}
+
 /* The text of line @li of @s (an instruction, event or error) into @buf;
- * @li past the lines: the note of a segment cut short. */
+ * @li past the lines: the note of a segment cut short.  @cols > 0: a
+ * narrow view of that many columns, without the IP column (the function
+ * names the place), the function's name fitted to leave the instruction
+ * room. */
 static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
-			 size_t size)
+			 size_t size, int cols)
 {
 	const struct flow_line *l;
 	struct code_dec *dec = code_dec(ui);
-	char sym[160], esym[4 * sizeof(sym)], text[256], why[512];
-	const char *call = "  ", *nocode;
+	char sym[160], esym[4 * sizeof(sym)], fit[sizeof(sym)], text[256], why[512];
+	const char *call = "  ", *nocode, *ipcol = cols > 0 ? "" : "                  ";
 	uint64_t asid;
 	int ind;
 
@@ -496,19 +524,25 @@ static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
 	ind = 2 * (l->depth - s->mindepth);
 	if (ind > 40)
 		ind = 40;
+	if (cols > 0 && ind > cols / 4)
+		ind = cols / 4;
 	if (l->r.kind == FLOW_EVENT) {
-		snprintf(buf, size, "%16s  %*s[%s]", "", ind, "",
+		snprintf(buf, size, "%s%*s[%s]", ipcol, ind, "",
 			 flow_event_str(&l->r, text, sizeof(text)));
 		return;
 	}
 	if (l->r.kind == FLOW_ERROR) {
+		/* (the address with no code is what the user looks for in
+		 * the images given, whatever explains it) */
 		nocode = l->r.err == -FLOW_E_NOMAP ? code_nocode(ui, asid, l->r.ip) : NULL;
+		if (l->r.err == -FLOW_E_NOMAP && !nocode)
+			nocode = "not in any image given";
 		if (nocode)
-			snprintf(buf, size, "%16s  %*s[error: %s: %016" PRIx64 ": %s]", "",
+			snprintf(buf, size, "%s%*s[error: %s: %016" PRIx64 ": %s]", ipcol,
 				 ind, "", flow_strerror(l->r.err), l->r.ip,
 				 esc_str(why, sizeof(why), nocode));
 		else
-			snprintf(buf, size, "%16s  %*s[error: %s]", "", ind, "",
+			snprintf(buf, size, "%s%*s[error: %s]", ipcol, ind, "",
 				 flow_strerror(l->r.err));
 		return;
 	}
@@ -518,6 +552,12 @@ static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
 		call = screen_glyph(ui, "← ", "< ");
 	pc_disasm(ui, asid, &l->r, text, sizeof(text));
 	symfmt_ip(code_symfmt(ui), asid, l->r.ip, 0, sym, sizeof(sym));
+	if (cols > 0 && sym[0]) {
+		pc_fit_sym(sym, text, cols, ind + 2, fit, sizeof(fit));
+		snprintf(buf, size, "%*s%s%s  %s", ind, "", call,
+			 esc_str(esym, sizeof(esym), fit), text);
+		return;
+	}
 	snprintf(buf, size, "%016" PRIx64 "  %*s%s%s  %s", l->r.ip, ind, "", call,
 		 esc_str(esym, sizeof(esym), sym), text);
 }
@@ -577,6 +617,17 @@ static int pc_drawn_add(const struct pc_drawn *d)
 	return 0;
 }
 
+/* @text at (@y, @x) in @w columns, ending in an ellipsis where it is cut
+ * (an instruction's operand cut short reads as another). */
+static void pc_put_cut(struct ui *ui, int y, int x, int w, const char *text)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	screen_head_cut(buf, sizeof(buf), w, screen_glyph(ui, "…", ">"));
+	screen_put(y, x, w, buf);
+}
+
 /* One row at screen row @sy: its gutter, band, cursor and text. */
 static void pc_put_row(struct ui *ui, struct pane *p, int sy, const struct pc_drawn *d,
 		       const char *text, int attr)
@@ -598,7 +649,7 @@ static void pc_put_row(struct ui *ui, struct pane *p, int sy, const struct pc_dr
 	screen_put(sy, p->x, 1, gut[0] == ' ' && band ? marks_ui_band_glyph(ui, band) : gut);
 	attrset(attr);
 	if ((int)strlen(text) > ui->hscroll)
-		screen_put(sy, p->x + 3, p->w - 3, text + ui->hscroll);
+		pc_put_cut(ui, sy, p->x + 3, p->w - 3, text + ui->hscroll);
 	attrset(A_NORMAL);
 }
 
@@ -608,20 +659,22 @@ static void pane_code_draw(struct ui *ui, struct pane *p)
 	struct pc_pos pos;
 	const char *why;
 	char text[1024];
-	int y, ok;
+	/* Narrow: the instruction before the IP and the name's middle
+	 * (scrolled sideways too, so that h and l shift what is shown). */
+	int y, ok, narrow = p->w - 3 < PC_NARROW ? p->w - 3 : 0;
 
 	pc_fix_view(ui);
 	pc.ndrawn = 0;
 	attrset(A_BOLD);
 	screen_clear(p->y, p->x, p->w);
 	why = code_why(ui);
-	snprintf(text, sizeof(text), "   packet, and the code it decided: ip  function+0xoff  "
-		 "instruction%s%s", why ? "   -- " : "", why ? why : "");
+	snprintf(text, sizeof(text), "   packet, and the code it decided: %sfunction+0xoff  "
+		 "instruction%s%s", narrow ? "" : "ip  ", why ? "   -- " : "", why ? why : "");
 	/* scrolled with the rows (h l), past the three gutter columns, as
 	 * the packet pane's header is */
 	screen_put(p->y, p->x, 3, text);
 	if ((int)strlen(text + 3) > ui->hscroll)
-		screen_put(p->y, p->x + 3, p->w - 3, text + 3 + ui->hscroll);
+		pc_put_cut(ui, p->y, p->x + 3, p->w - 3, text + 3 + ui->hscroll);
 	attrset(A_NORMAL);
 	pos = (struct pc_pos){ ui->top, pc.top_sub };
 	ok = !win_seek(&it, ui->wc, pos.off);
@@ -652,7 +705,7 @@ static void pane_code_draw(struct ui *ui, struct pane *p)
 				continue;
 			d.seg = s;
 			d.line = (uint32_t)(first + pos.sub - 1);
-			pc_line_text(ui, s, d.line, text, sizeof(text));
+			pc_line_text(ui, s, d.line, text, sizeof(text), narrow);
 			attr = d.line < s->nshown &&
 			       s->w.lines[s->shown[d.line]].r.kind == FLOW_ERROR ?
 			       screen_attr(ui, SC_ERROR) : (int)A_NORMAL;
