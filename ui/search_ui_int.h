@@ -46,8 +46,11 @@ struct search_ui {
 	int approx;			/* its count is an estimate: a gap
 					 * decoded without the index's time
 					 * pass (search_ui_time_exact()) */
-	uint64_t pending;		/* n or N steps left for the search
-					 * run again past the kept hits */
+	uint64_t pending;		/* n or N steps to go from the hit
+					 * the search lands on or is at, once
+					 * known: typed ahead of its first hit
+					 * or of hits not found yet, or a
+					 * count's past the kept hits */
 	int pending_rev;		/* those were N's */
 
 	/* the filter view: a packet expression (fpred), or sideband or code
