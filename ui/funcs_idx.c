@@ -150,8 +150,12 @@ static void fi_start(struct ui *ui)
 void funcs_idx_ready(struct ui *ui)
 {
 	/* a script's screens must not change with the build's progress:
-	 * it asks for the code index (wait-code-index) */
-	if (!ui->headless)
+	 * it asks for the code index (wait-code-index).  A packet index
+	 * just built is being saved, hashing the whole trace, and that
+	 * hash is the code index's key (fi_key_trace()): it starts when the
+	 * save is done (session_poll() asks again), not by waiting for it
+	 * here, on the browser's thread, a second or more on gigabytes. */
+	if (!ui->headless && !ui->cache_saving)
 		fi_start(ui);
 }
 

@@ -198,8 +198,11 @@ int session_poll(struct ui *ui)
 
 	/* The saver's end, looked at here, where the message shows (not
 	 * only at quit, when it would go with the message log). */
-	if (session_cache_reap(ui, 0))
+	if (session_cache_reap(ui, 0)) {
 		session_cache_said(ui);
+		if (ui->idx_ops_set)
+			funcs_idx_ready(ui);	/* it waited for the save */
+	}
 	if (!ui->idx || ui->idx_ops_set)
 		return 0;
 	idx_progress(ui->idx, &p);
