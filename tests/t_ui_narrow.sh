@@ -181,7 +181,7 @@ q
 EOF
 run cn 80x24 --options "$L/unzip.options" "$L/unzip_trace.pt"
 if grep -q 'unzip\.0x400000\.bin+0x1ff0  mov esi, 0x627308 ' "$tmp/n80.txt" &&
-   grep -q '+0x205b  jmp 0x0*401FF*…│' "$tmp/n80.txt" &&
+   grep -q '+0x2055  cmp qword ptr \[rdi\], 0x…│' "$tmp/n80.txt" &&
    ! grep -q '^ *[> ]  0000000000401ff0' "$tmp/n80.txt"; then
 	ok "code view at 80 columns: instructions whole, names and long operands cut, marked"
 else

@@ -130,6 +130,8 @@ void screen_head_cut(char *s, size_t size, int cols, const char *ell)
 	int e = screen_cols(ell), c = 0, w;
 	size_t at = 0, n;
 
+	if (screen_cols(s) <= cols)
+		return;		/* it fits: nothing cut, no mark */
 	while (s[at]) {
 		w = screen_char(s + at, &n);
 		if (at && c + w > cols - e)

@@ -39,7 +39,8 @@ int screen_char(const char *s, size_t *n);
 void screen_mid_cut(char *s, size_t size, int cols, const char *ell);
 /* Keep the first characters of @s (of @size bytes) that fit @cols columns
  * with @ell after them, or its first character alone where @ell leaves
- * no room: a name's start, where a middle cut leaves too little. */
+ * no room: a name's start, where a middle cut leaves too little.  An @s
+ * that fits @cols is left whole. */
 void screen_head_cut(char *s, size_t size, int cols, const char *ell);
 /* A glyph: its UTF-8 form or its ASCII fallback. */
 const char *screen_glyph(const struct ui *ui, const char *utf8,
