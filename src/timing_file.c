@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "perfdata.h"
@@ -187,6 +188,40 @@ int timing_file_read_images(const char *path, struct tm_config *cfg,
 	return ret;
 }
 
+/* Whether the file at @path may be replaced by an options file: there is
+ * none (or it cannot be read: safefile_create() says why), it is empty,
+ * or it reads as one (every line blank, a '#' comment or options
+ * "--opt ...").  A name made up beside the user's may hold the user's
+ * notes: those are not wiped.  Returns 1 if so, 0 if not. */
+static int replaceable(const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	struct stat st;
+	ssize_t len;
+	int ok = 1;
+	FILE *f;
+
+	/* a link or a file not regular: safefile_create() refuses it */
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 1;
+	f = safefile_fopen_read(path, TIMING_FILE_MAX);
+	if (!f)
+		return errno != EFBIG;
+	while (ok && (len = getline(&line, &cap, f)) >= 0) {
+		const char *p = line + strspn(line, " \t");
+
+		if (strlen(line) != (size_t)len)	/* a NUL: not text */
+			ok = 0;
+		else if (*p && *p != '\n' && *p != '\r' && *p != '#' &&
+			 (p[0] != '-' || p[1] != '-'))
+			ok = 0;
+	}
+	free(line);
+	fclose(f);
+	return ok;
+}
+
 int timing_file_start(struct safefile **out_f, const char *out, const struct tm_config *cfg,
 		      const struct safefile_opts *o, char *err, size_t errlen)
 {
@@ -203,6 +238,11 @@ int timing_file_start(struct safefile **out_f, const char *out, const struct tm_
 	if (timing_file_path(out, path, sizeof(path)) < 0) {
 		snprintf(err, errlen, "%.200s...: name too long", out);
 		return -pte_invalid;
+	}
+	if (!replaceable(path)) {
+		snprintf(err, errlen, "%s: not an options file: not replaced "
+			 "(move it away to write %s)", path, out);
+		return -pte_bad_config;
 	}
 	/* A name we make up beside the user's: a link there is refused. */
 	fo.flags = SAFEFILE_NOFOLLOW | (fo.flags & SAFEFILE_NOSYNC);

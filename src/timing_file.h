@@ -69,9 +69,13 @@ int timing_file_read_images(const char *path, struct tm_config *cfg,
  * options on one line (perfdata_ptdump_options(); an empty line if it
  * knows nothing), written to a temporary file through safefile with @o
  * (NULL: defaults) but never through a symbolic link, a name made up
- * beside the user's.  *@f is then to be put in place together with @out's
- * (safefile_commit_pair(*@f, out): the options first), or given up.
+ * beside the user's.  An existing @out.options is replaced only if it is
+ * empty or reads as an options file (lines of "--opt ..." and '#'
+ * comments): other text there is the user's.  *@f is then to be put in
+ * place together with @out's (safefile_commit_pair(*@f, out): the
+ * options first), or given up.
  * Returns 0 and sets *@f.
+ * Returns -pte_bad_config if @out.options holds something else.
  * Returns what safefile_create() returns, -pte_invalid if the name is too
  * long, -pte_nomem if out of memory; one line naming the file in @err. */
 int timing_file_start(struct safefile **f, const char *out, const struct tm_config *cfg,

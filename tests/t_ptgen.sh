@@ -45,6 +45,20 @@ grep -q 'l.pt.options: is a symbolic link' "$tmp/err" || bad "ptgen link: $(cat 
 [ "$(wc -c <"$tmp/o/t.pt")" = 65536 ] && [ "$(cat "$tmp/o/t.pt.options")" = "$("$ptgen" --seed 3 --print-config)" ] &&
 	echo "ok   ptgen -o replaces FILE and FILE.options together, never through a link" ||
 	bad "ptgen -o over the old pair: $(ls -l "$tmp/o")"
+# FILE.options is a name ptgen makes up: one that holds something else
+# than options (the user's notes) is not replaced, and nothing is
+# written (it was wiped); an empty one is.
+echo "user notes" >"$tmp/o/notes.options"
+echo data >"$tmp/o/notes"
+out=$("$ptgen" --size 64KiB -o "$tmp/o/notes" 2>&1)
+rc=$?
+[ $rc = 1 ] && [ "$out" = "ptgen: $tmp/o/notes.options: not an options file: not replaced (move it away to write $tmp/o/notes)" ] &&
+   [ "$(cat "$tmp/o/notes.options")" = "user notes" ] && [ "$(cat "$tmp/o/notes")" = data ] ||
+	bad "ptgen -o notes over notes.options: exit $rc, '$out', $(cat "$tmp/o/notes.options")"
+: >"$tmp/o/e.options"
+"$ptgen" --seed 3 --size 64KiB -o "$tmp/o/e" && [ "$(cat "$tmp/o/e.options")" = "$("$ptgen" --seed 3 --print-config)" ] ||
+	bad "ptgen -o over an empty e.options: $(cat "$tmp/o/e.options")"
+[ $fail = 0 ] && echo "ok   FILE.options that is not an options file is left alone (only an empty or options file replaced)"
 
 # Determinism: hash a few MiB twice; another seed differs.
 "$ptgen" --seed 7 --size 4MiB -o "$tmp/a" || bad "ptgen exited non-zero"
@@ -74,13 +88,23 @@ fi
 for spec in 0:0 1:1 15:15 100:100 4095:4095 4096:4096 3kB:3000 \
 	    2KiB:2048 1MB:1000000 1MiB:1048576 5K:5120; do
 	arg=${spec%%:*} want=${spec#*:}
-	got=$("$ptgen" --seed 3 --size "$arg" | wc -c)
+	got=$("$ptgen" --seed 3 --size "$arg" 2>/dev/null | wc -c)
 	[ "$got" -eq "$want" ] || bad "--size $arg wrote $got bytes, not $want"
-	"$ptgen" --seed 3 --truncate --size "$arg" -o "$tmp/s"
+	"$ptgen" --seed 3 --truncate --size "$arg" -o "$tmp/s" 2>/dev/null
 	got=$(wc -c < "$tmp/s")
 	[ "$got" -eq "$want" ] || bad "--truncate --size $arg wrote $got bytes, not $want"
 done
 [ $fail -eq 0 ] && echo "ok   --size exact from 0 bytes to 1 MiB, with and without --truncate"
+# Under the first PSB+ the file holds only PADs, no trace: said (it was
+# written with exit status 0 and no word)
+out=$("$ptgen" --seed 1 --size 64 -o "$tmp/s" 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$(wc -c <"$tmp/s")" = 64 ] &&
+   [ "$out" = "ptgen: --size 64: smaller than the first PSB+ (80 bytes with these options): only PADs, no trace" ] ||
+	bad "--size 64: exit $rc, '$out'"
+out=$("$ptgen" --seed 1 --size 80 -o "$tmp/s" 2>&1)
+[ -z "$out" ] || bad "--size 80 (the first PSB+): '$out'"
+[ $fail -eq 0 ] && echo "ok   --size under the first PSB+: said"
 
 # Bad arguments are refused with a message and exit status 2.
 for args in "--size 10XB" "--size -1" "--seed x --size 1" "--ovf-rate 2 --size 1" \

@@ -1000,10 +1000,14 @@ static void usage(FILE *f)
 "\n"
 "  -s, --seed N          random seed (default 1); same seed, same bytes\n"
 "  -S, --size SIZE       exact output size; units B, K/KiB, M/MiB, G/GiB,\n"
-"                        T/TiB (powers of 1024) or kB, MB, GB, TB (of 1000)\n"
+"                        T/TiB (powers of 1024) or kB, MB, GB, TB (of 1000);\n"
+"                        under the first PSB+ (about 80 bytes) only PADs\n"
+"                        (said on stderr)\n"
 "  -o, --output FILE     where to write; - for stdout (the default); a\n"
 "                        file gets FILE.options beside it, the timing\n"
-"                        options that decode it (as --print-config)\n"
+"                        options that decode it (as --print-config); an\n"
+"                        existing FILE.options that is not an options\n"
+"                        file is not replaced (nothing is written)\n"
 "      --psb-period N    bytes between PSBs (default 4096)\n"
 "      --cyc, --no-cyc   send CYC packets (cycle-accurate mode; default on)\n"
 "      --cyc-thresh N    IA32_RTIT_CTL.CycThresh, 0..15: a CYC only after\n"
@@ -1312,6 +1316,14 @@ int main(int argc, char **argv)
 		mark = (size_t)(g.pos - g.buf);
 		gen_event(&g);
 		if (gen_total(&g) > g.o.size - gen_cut_size(&g)) {
+			/* Not even the first PSB+: PADs alone, which no
+			 * decoder takes for a trace.  Said, but written:
+			 * --size is exact, and tests want tiny files. */
+			if (!mark && !g.flushed)
+				fprintf(stderr, "ptgen: --size %" PRIu64 ": smaller "
+					"than the first PSB+ (%" PRIu64 " bytes with "
+					"these options): only PADs, no trace\n",
+					g.o.size, gen_total(&g) + gen_cut_size(&g));
 			g.pos = g.buf + mark;
 			g.planted = planted;
 			break;
