@@ -74,8 +74,9 @@ struct calls_cmd {
 	struct ctx *ctx_feed;	/* the restriction's ranges */
 	const struct tm_config *tm;
 	int no_tsc;		/* no TSC packet in the range: time unknown */
-	int held;		/* untimed: the estimate holds at each TSC
-				 * (calls_held()), times unknown */
+	int held;		/* the estimate may hold at each TSC
+				 * (calls_held()): said where no time is
+				 * known */
 	int no_psb;		/* no PSB before the range's end: nothing
 				 * could be decoded */
 };
@@ -140,7 +141,7 @@ static const char *calls_time(const struct calls_cmd *cc, const struct ct *ct,
 {
 	uint64_t ns0, ns1, ticks = ct_node(ct, n)->tsc_ticks;
 
-	if (cc->no_tsc || cc->held || !strcmp(ct_time_mark(ct, n), "?"))
+	if (cc->no_tsc || !strcmp(ct_time_mark(ct, n), "?"))
 		snprintf(buf, size, "?");
 	else if (!tm_tsc_to_ns(cc->tm, 0, &ns0) && !tm_tsc_to_ns(cc->tm, ticks, &ns1) &&
 	    ns1 >= ns0) {
@@ -236,7 +237,7 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 	printf("%s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, cycles %s, time %s\n",
 	       cc->t->streams[cc->idx].name, from, to, ins, cyc,
 	       cc->no_tsc ? "unknown (no TSC packet in the range)" :
-	       cc->held && strcmp(ct_time_mark(ct, CT_ROOT), "?") ?
+	       cc->held && !strcmp(ct_time_mark(ct, CT_ROOT), "?") ?
 	       "unknown (MTC and CYC packets not timed: the TSC estimate holds "
 	       "at each TSC packet; --mtc-freq with --cpuid-0x15.*, or --nom-freq)" :
 	       calls_time(cc, ct, CT_ROOT, tm, sizeof(tm)));
@@ -376,12 +377,12 @@ static int calls_no_tsc(const struct calls_cmd *cc, const struct ct *ct,
 }
 
 /*
- * Whether the time model cannot move its estimate between TSC packets:
- * without the MTC and crystal configuration MTCs are ignored, and without
- * it or P1 CYCs are not timed.  A deciding packet's estimate is then the
- * TSC before it, up to a PSB period early, and a call's or the range's
- * span from such a stamp to one after a later TSC bounds nothing (the
- * first one may be a whole period stale): no time is shown.
+ * Whether the time model may hold its estimate between TSC packets:
+ * without the MTC and crystal configuration MTCs are ignored, and CYCs
+ * are timed only with P1 or once a period between two TSCs calibrated
+ * them.  A deciding packet's estimate is then the TSC before it, and the
+ * first ones of a range may be a PSB period early: the tree leaves those
+ * out (ctflow.c), and where no time is left this says why.
  */
 static int calls_held(const struct tm_config *tm)
 {

@@ -274,9 +274,50 @@ static int ctf_feed_line(struct ct *ct, const struct flow_window *w,
 			iclass, ctf_below, &b);
 }
 
-/* ctf_window() for lines [@begin, @end) of @w. */
+/*
+ * Where the model cannot move its estimate between TSC packets (no MTC
+ * timing, CYCs not calibrated yet: tm.h), a deciding packet's estimate is
+ * the last TSC's.  At the start of a range that is the TSC before it, up
+ * to a PSB period before the packet: such a stamp bounds nothing, and a
+ * call or span starting there would count that period (74793 ticks for
+ * a call of 47 instructions).  Those stamps are fed as untimed: the
+ * range's time starts at the first estimate anchored at a TSC in the
+ * range or moved by its packets, and a call made before it has no time.
+ */
+struct ctf_stale {
+	int on;			/* the stamps equal to tsc are stale */
+	int nom;		/* --nom-freq times CYCs (if there are any) */
+	uint64_t tsc;		/* the estimate held before the range */
+};
+
+/* Start run @r in @ct: its cycles, and its estimate unless @st says it
+ * is stale (which it stops saying once an estimate moved). */
+static int ctf_run_start(struct ct *ct, const struct flow_run *r,
+			 struct ctf_stale *st)
+{
+	struct ct_cyc c;
+	int have = (r->tm_flags & TM_F_TSC) && !(r->tm_flags & TM_F_REL);
+
+	c.lo = r->cycles.lo;
+	c.hi = r->cycles.hi;
+	c.flags = (uint8_t)((r->cycles.flags & FLOW_C_KNOWN ? CT_C_KNOWN : 0) |
+			    (r->cycles.flags & FLOW_C_HI ? CT_C_HI : 0) |
+			    (r->cycles.flags & FLOW_C_EXACT ? CT_C_EXACT : 0));
+	if (have && st && st->on) {
+		/* P1 moves the estimate from the first CYC on */
+		if (r->tsc != st->tsc || (st->nom && (r->tm_flags & TM_F_CYC)))
+			st->on = 0;
+		else
+			have = 0;
+	}
+	return ct_run(ct, &c, r->tsc, have);
+}
+
+/* ctf_window() for lines [@begin, @end) of @w, @st its stale stamps
+ * (NULL: none). */
 static int ctf_window_from(struct ct *ct, const struct flow_window *w,
-			   const struct ctf_opts *o, size_t begin, size_t end)
+			   const struct ctf_opts *o, size_t begin, size_t end,
+			   struct ctf_stale *stale)
 {
 	uint32_t run = UINT32_MAX;
 	uint64_t asid = 0, thread = 0, asid_off = UINT64_MAX, tsc;
@@ -290,8 +331,6 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 	ctf_before(o, w, begin, &prev);
 	for (i = begin; i < end && i < w->nlines; i++) {
 		const struct flow_line *l = &w->lines[i];
-		const struct flow_run *r;
-		struct ct_cyc c;
 
 		if (!ctf_kept(o, l->r.offset, &k)) {
 			if (in && (ret = ct_break(ct)) < 0)
@@ -320,14 +359,7 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 		}
 		if (l->run != run && l->run < w->nruns) {
 			run = l->run;
-			r = &w->runs[run];
-			c.lo = r->cycles.lo;
-			c.hi = r->cycles.hi;
-			c.flags = (uint8_t)((r->cycles.flags & FLOW_C_KNOWN ? CT_C_KNOWN : 0) |
-					    (r->cycles.flags & FLOW_C_HI ? CT_C_HI : 0) |
-					    (r->cycles.flags & FLOW_C_EXACT ? CT_C_EXACT : 0));
-			ret = ct_run(ct, &c, r->tsc,
-				     (r->tm_flags & TM_F_TSC) && !(r->tm_flags & TM_F_REL));
+			ret = ctf_run_start(ct, &w->runs[run], stale);
 			if (ret < 0)
 				return ret;
 		}
@@ -366,7 +398,7 @@ static int ctf_window_from(struct ct *ct, const struct flow_window *w,
 int ctf_window(struct ct *ct, const struct flow_window *w,
 	       const struct ctf_opts *o)
 {
-	return w ? ctf_window_from(ct, w, o, 0, w->nlines) : -pte_invalid;
+	return w ? ctf_window_from(ct, w, o, 0, w->nlines, NULL) : -pte_invalid;
 }
 
 /* The index after the last line of @w decided before @off (0: none). */
@@ -411,6 +443,42 @@ static void ctf_time(struct tm_model *tm, const struct img *img, uint64_t from,
 	}
 }
 
+/* The stale stamps of [@from, ...) of @img decoded with @o into *@st:
+ * those equal to the estimate just before the first offset fed (@from,
+ * or the first range kept), if it held there.  Not for a piece of a
+ * longer decode (o->resume): its estimate moved in the pieces before. */
+static void ctf_stale_init(struct ctf_stale *st, const struct ctf_opts *o,
+			   const struct img *img, uint64_t from)
+{
+	struct img_cursor cur;
+	struct tm_model tm;
+	struct tm_carry c;
+	uint64_t at, start = from, psb = UINT64_MAX, tsc;
+
+	memset(st, 0, sizeof(*st));
+	if (o->resume || tm_mtc_timed(o->tm))
+		return;
+	if (o->keep && o->nkeep && o->keep[0].from > start)
+		start = o->keep[0].from;
+	/* the model where the decode's is there: from the first PSB at or
+	 * after @from (ctf_decode()), walked on to the first offset fed */
+	if (img_cursor_init(&cur, img, 0) < 0 ||
+	    img_cursor_sync_forward(&cur, from) < 0)
+		return;
+	at = img_cursor_offset(&cur);
+	tm_init(&tm, o->tm);
+	if (o->carry)
+		tm_restore(&tm, o->carry);
+	if (start > at)
+		ctf_time(&tm, img, at, start, &c, &psb);
+	tm_save(&tm, &c);
+	if (c.ratio || tm_now(&tm, &tsc) < 0)
+		return;
+	st->on = 1;
+	st->tsc = tsc;
+	st->nom = o->tm && o->tm->have_nom_freq && o->tm->nom_freq && c.cbr;
+}
+
 /* A decoded window handed from the decoding thread to the feeding one. */
 struct ctf_slot {
 	struct flow_window w;
@@ -436,6 +504,7 @@ struct ctf_run {
 	unsigned k;		/* the slot the decoder fills next */
 	int stop;		/* the feeder stopped: decode no more */
 	int eos, eos_ret;	/* the decoder is done, with this result */
+	struct ctf_stale stale;	/* the feeder's */
 };
 
 /* The window to decode into next, or NULL if the feeder stopped. */
@@ -465,7 +534,7 @@ static int ctf_feed(struct ctf_run *r, struct ctf_slot *sl)
 
 	if (ret)
 		return ret;
-	ret = ctf_window_from(r->ct, &sl->w, o, sl->begin, sl->end);
+	ret = ctf_window_from(r->ct, &sl->w, o, sl->begin, sl->end, &r->stale);
 	if (ret < 0)
 		return ret;
 	if (o->done)
@@ -670,6 +739,7 @@ int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 	r.from = from;
 	r.to = to;
 	r.o = o;
+	ctf_stale_init(&r.stale, o, img, from);
 	r.piped = !pthread_mutex_init(&r.mu, NULL);
 	if (r.piped && pthread_cond_init(&r.cv, NULL)) {
 		pthread_mutex_destroy(&r.mu);

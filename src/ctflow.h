@@ -124,7 +124,13 @@ int ctf_window(struct ct *ct, const struct flow_window *w,
  * Returns 0; -pte_canceled if @o->cancel was set (@ct holds the windows
  * fed before); -pte_nomem; -pte_invalid for NULL arguments or @to <= @from;
  * or -pte_sigbus if the trace shrank (the decoding thread guards itself;
- * this one's feeding is guarded too). */
+ * this one's feeding is guarded too).
+ * Where the time model holds its estimate just before the first offset
+ * fed (@from, or @o->keep's first range) at a TSC (no MTC timing, CYCs not
+ * calibrated yet), the runs stamped with that estimate are fed without a
+ * TSC until one moves: it may be a PSB period before their packets, so the
+ * range's time starts at the first estimate anchored or moved in it, and
+ * a call made before has no time (not for a piece, @o->resume). */
 int ctf_range(struct ct *ct, struct flow *f, const struct img *img,
 	      uint64_t from, uint64_t to, const struct ctf_opts *o);
 
