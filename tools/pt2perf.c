@@ -1,14 +1,16 @@
 /*
  * pt2perf -- wrap a raw Intel PT trace into a pipe-mode perf.data file, as
  * `perf record -e intel_pt// -o -` would write it: the intel_pt event's
- * attr, CPUID, AUXTRACE_INFO with the timing configuration ptgen uses
- * (ptgen --print-config), TIME_CONV, then the trace as AUXTRACE records of
+ * attr, CPUID, AUXTRACE_INFO with the trace's timing configuration,
+ * TIME_CONV, then the trace as AUXTRACE records of
  * --chunk bytes each for one CPU.  For benchmarks and tests: browsing the
  * result must be as fast as browsing the raw file.
  *
  *   pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN] [--switches N]
  *           [--lost-at OFF] [--sideband FILE] [--time-mult N] [--time-shift N]
- *           [--mtc-freq N] [--kernel] RAW... -o OUT
+ *           [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N]
+ *           [--cpuid-0x15.ebx N] [--cpuid-0x15.ecx HZ] [--tsc-freq HZ]
+ *           [--kernel] RAW... -o OUT
  *
  * --hole leaves the raw bytes [OFF, OFF + LEN) out, as lost AUX data: the
  * buffer offsets jump over them, which a reader must show as a gap.
@@ -28,12 +30,21 @@
  * LOST_SAMPLES records saying N were dropped.  Record times are perf times: the TSC through
  * TIME_CONV.  --time-shift and --time-mult set TIME_CONV's time_shift
  * (20 by default) and time_mult (perf time per 2^time_shift TSC ticks;
- * 873813 by default: a 1.2 GHz TSC, the max non-turbo ratio 12 of
- * AUXTRACE_INFO times 100 MHz, as ptgen's model): a large one puts events
- * seconds apart.
- * --mtc-freq N says the trace was recorded with an MTC every 2^N crystal
- * clocks (the attr's mtc_period; 3 by default, as ptgen's): it must be
- * what the recorder used (ptrecord --mtc-freq), or times are wrong.
+ * by default the TSC frequency of the timing configuration: 873813 for
+ * ptgen's 1.2 GHz, CPUID.15H 100/2 of a 24 MHz crystal): a large one
+ * puts events seconds apart.
+ * The timing configuration (the attr's mtc_period, AUXTRACE_INFO's
+ * TSC:CTC ratio and max non-turbo ratio, the CPUID feature, and the TSC
+ * frequency TIME_CONV converts with) is the trace's: RAW.options beside
+ * each RAW (ptgen -o and ptrecord write it) and the "# timing" line of
+ * ptrecord's sideband, which must agree.  --mtc-freq N, --nom-freq N,
+ * --cpuid-0x15.eax N, --cpuid-0x15.ebx N and --tsc-freq HZ give what
+ * those lack, and are refused where they say otherwise: a perf.data
+ * with another configuration than the recording's shows wrong times as
+ * exact.  Without any, ptgen's defaults: --cpu 6/78/3 --mtc-freq 3
+ * --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100.  --time-mult
+ * and --time-shift set TIME_CONV as given, whatever the TSC frequency
+ * (for tests).
  * The attr says user space only was traced (exclude_kernel, as
  * `intel_pt//u`): ptrecord records user code, and a context switch then
  * ends a stretch of tracing; --kernel says the kernel was traced too.
@@ -50,21 +61,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "perfdata.h"
 #include "safefile.h"
+#include "timing_file.h"
+#include "timing_opt.h"
+#include "tm.h"
 
 #define PMU_TYPE 8
 #define ATTR_ID 1
 /* pt (pass-through), cyc, pwr_evt, mtc, tsc, ptw, branch (BranchEn:
  * perf takes pass-through without it as branch tracing off),
- * cyc_thresh=1; mtc_period (bits 14..17) from mtc_freq: 3 as ptgen
- * --print-config, or --mtc-freq's.  ptgen and ptrecord write PWRE, PWRX,
+ * cyc_thresh=1; mtc_period (bits 14..17) from mtc_freq: the timing
+ * configuration's (timing_config()).  ptgen and ptrecord write PWRE, PWRX,
  * EXSTOP, MWAIT and PTW: perf synthesizes power events only with
  * pwr_evt set. */
 #define CONFIG (0x1ull | 0x2 | 0x10 | 0x200 | 0x400 | 0x1000 | 0x2000 | \
 		(1ull << 19))
-#define MTC_FREQ 3
 
-static uint64_t mtc_freq = MTC_FREQ;
+static uint64_t mtc_freq;
 static int kernel_traced;	/* --kernel: no exclude_kernel in the attr */
 #define SAMPLE_TYPE ((1ull << 1) | (1ull << 2) | (1ull << 7) | (1ull << 16))
 
@@ -116,9 +130,10 @@ static void sample_id(uint32_t cpu, uint64_t time)
 	sample_id_of(1, 1, cpu, time);
 }
 
-/* TIME_CONV, as perf converts a TSC into a perf time: ns = TSC * 873813
- * >> 20, 1.2 GHz, the TSC AUXTRACE_INFO describes (max non-turbo ratio
- * 12, TSC:CTC 100/2, a 24 MHz crystal). */
+/* TIME_CONV, as perf converts a TSC into a perf time: ns = TSC *
+ * time_mult >> time_shift, the TSC frequency of the timing configuration
+ * (ptgen's 1.2 GHz, TSC:CTC 100/2 of a 24 MHz crystal: 873813 >> 20)
+ * unless --time-mult says otherwise. */
 #define TIME_SHIFT	20
 #define TIME_MULT	873813
 #define TIME_ZERO	0
@@ -439,6 +454,8 @@ struct args {
 	const char *sb_path;
 	struct input *in;
 	unsigned nin;
+	struct tm_config given;	/* its timing options */
+	int have_time_mult;	/* --time-mult was given */
 };
 
 /* The value @s of option @opt: a whole number (0x... for hex) in [@min,
@@ -483,12 +500,36 @@ static int hole_arg(const char *s, uint64_t *off, uint64_t *len)
 	return -2;
 }
 
-/* One option with a value at argv[@i] (@i < argc - 1), into @a, @cpu and
- * @priv.  1 if it was one, 0 if not, -2 after saying its value is bad. */
-static int value_opt(char **argv, int i, struct args *a, uint64_t *cpu,
-		     uint64_t *priv)
+/* A timing option the trace's options file may give (--nom-freq,
+ * --cpuid-0x15.*, --tsc-freq; --mtc-freq is checked as a number) with
+ * value @v into @a->given.  1 if @o is one, 0 if not, -2 after saying
+ * its value is bad. */
+static int timing_arg(struct args *a, const char *o, const char *v)
+{
+	static const char *const names[] = {
+		"--nom-freq", "--cpuid-0x15.eax", "--cpuid-0x15.ebx",
+		"--cpuid-0x15.ecx", "--tsc-freq",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(o, names[i]))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return 0;
+	if (timing_option(&a->given, o, v) <= 0) {
+		fprintf(stderr, "pt2perf: bad value '%s' for %s\n", v, o);
+		return -2;
+	}
+	return 1;
+}
+
+/* One option with a value at argv[@i] (@i < argc - 1), into @a and @cpu.
+ * 1 if it was one, 0 if not, -2 after saying its value is bad. */
+static int value_opt(char **argv, int i, struct args *a, uint64_t *cpu)
 {
 	const char *o = argv[i], *v = argv[i + 1];
+	uint64_t n;
 	int r;
 
 	if (!strcmp(o, "--chunk"))
@@ -501,12 +542,15 @@ static int value_opt(char **argv, int i, struct args *a, uint64_t *cpu,
 		r = num_arg(o, v, 0, UINT64_MAX - 1, &a->lost_at);
 	else if (!strcmp(o, "--time-mult")) {
 		r = num_arg(o, v, 1, UINT32_MAX, &time_mult);
-		priv[2] = time_mult;
-	} else if (!strcmp(o, "--time-shift")) {
+		a->have_time_mult = 1;
+	} else if (!strcmp(o, "--time-shift"))
 		r = num_arg(o, v, 0, 31, &time_shift);
-		priv[1] = time_shift;
-	} else if (!strcmp(o, "--mtc-freq"))
-		r = num_arg(o, v, 0, 15, &mtc_freq);
+	else if (!strcmp(o, "--mtc-freq")) {
+		r = num_arg(o, v, 0, 15, &n);
+		a->given.have_mtc_freq = 1;
+		a->given.mtc_freq = (uint8_t)n;
+	} else if ((r = timing_arg(a, o, v)) != 0)
+		return r;
 	else if (!strcmp(o, "--cpu"))	/* a u32; perf's (u32)-1 is "any" */
 		r = num_arg(o, v, 0, UINT32_MAX - 1, cpu);
 	else if (!strcmp(o, "--sideband")) {
@@ -522,13 +566,13 @@ static int value_opt(char **argv, int i, struct args *a, uint64_t *cpu,
 
 /* Parse the command line into @a (its inputs into @a->in, argc long).
  * 0, -1 for a usage error, -2 for a bad value (said already). */
-static int parse_args(int argc, char **argv, struct args *a, uint64_t *priv)
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	uint64_t cpu = 0;
 	int i, r;
 
 	for (i = 1; i < argc; i++) {
-		r = i + 1 < argc ? value_opt(argv, i, a, &cpu, priv) : 0;
+		r = i + 1 < argc ? value_opt(argv, i, a, &cpu) : 0;
 		if (r < 0)
 			return r;
 		if (r > 0)
@@ -547,6 +591,180 @@ static int parse_args(int argc, char **argv, struct args *a, uint64_t *priv)
 	/* one stream: the last --cpu wherever it was */
 	if (a->nin == 1)
 		a->in[0].cpu = (unsigned)cpu;
+	return 0;
+}
+
+/* The timing options two configurations may disagree on, as a table:
+ * whether @c gives each (@h) and its value (@v). */
+#define NFIELDS 7
+static const char *const field_opt[NFIELDS] = {
+	"--mtc-freq", "--nom-freq", "--cpuid-0x15.eax", "--cpuid-0x15.ebx",
+	"--tsc-freq", "--cpuid-0x15.ecx", "--cpu",
+};
+
+static void cfg_fields(const struct tm_config *c, int *h, uint64_t *v)
+{
+	h[0] = c->have_mtc_freq;
+	v[0] = c->mtc_freq;
+	h[1] = c->have_nom_freq;
+	v[1] = c->nom_freq;
+	/* an option gives one half of CPUID.15H, a file both */
+	h[2] = c->have_cpuid_15 && c->cpuid_15_half != TM_CPUID15_EBX;
+	v[2] = c->cpuid_15_eax;
+	h[3] = c->have_cpuid_15 && c->cpuid_15_half != TM_CPUID15_EAX;
+	v[3] = c->cpuid_15_ebx;
+	h[4] = c->have_tsc_hz && c->tsc_hz;
+	v[4] = c->tsc_hz;
+	/* the crystal a CPU model implies is not given: not compared */
+	h[5] = c->have_crystal_hz && !c->crystal_model;
+	v[5] = c->crystal_hz;
+	h[6] = c->have_cpu;
+	v[6] = (uint64_t)c->cpu_family << 16 | (uint64_t)c->cpu_model << 8 |
+	       c->cpu_stepping;
+}
+
+static void field_str(int i, uint64_t v, char *buf, size_t n)
+{
+	if (i == 6)
+		snprintf(buf, n, "--cpu %u/%u/%u", (unsigned)(v >> 16),
+			 (unsigned)(v >> 8 & 0xff), (unsigned)(v & 0xff));
+	else
+		snprintf(buf, n, "%s %" PRIu64, field_opt[i], v);
+}
+
+/* Whether @a and @b give one option different values: the first such,
+ * as each says it ("--mtc-freq 5"), into @as and @bs (@n bytes each).
+ * Returns 1 if so, 0 if they agree. */
+static int cfg_differ(const struct tm_config *a, const struct tm_config *b,
+		      char *as, char *bs, size_t n)
+{
+	uint64_t va[NFIELDS], vb[NFIELDS];
+	int ha[NFIELDS], hb[NFIELDS], i;
+
+	cfg_fields(a, ha, va);
+	cfg_fields(b, hb, vb);
+	for (i = 0; i < NFIELDS; i++)
+		if (ha[i] && hb[i] && va[i] != vb[i]) {
+			field_str(i, va[i], as, n);
+			field_str(i, vb[i], bs, n);
+			return 1;
+		}
+	return 0;
+}
+
+/* The "# timing OPTIONS" line among the comments that begin ptrecord's
+ * sideband file @path, into @cfg.  Returns 1 if there is one, 0 if not,
+ * -1 after saying why it cannot be read or does not parse. */
+static int sb_timing(const char *path, struct tm_config *cfg)
+{
+	FILE *f = safefile_fopen_read(path, 0);	/* never a FIFO */
+	char line[1024], *w, *v, *save;
+	unsigned lineno = 0;
+	int found = 0;
+
+	if (!f) {
+		fprintf(stderr, "pt2perf: %s: %s\n", path, safefile_strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) && line[0] == '#') {
+		lineno++;
+		if (strncmp(line, "# timing ", 9))
+			continue;
+		for (w = strtok_r(line + 9, " \t\r\n", &save); w;
+		     w = strtok_r(NULL, " \t\r\n", &save)) {
+			v = strtok_r(NULL, " \t\r\n", &save);
+			if (timing_option(cfg, w, v) <= 0) {
+				fprintf(stderr, "pt2perf: %s:%u: bad timing option "
+					"'%s'\n", path, lineno, w);
+				fclose(f);
+				return -1;
+			}
+		}
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The timing configuration the recording was made with: RAW.options of
+ * each RAW and the sideband's timing line, which must agree, then @a's
+ * options where they say nothing (and agree where they do), then
+ * ptgen's defaults.  Returns 0 with it in @cfg, -1 (exit 1) or -2 (exit
+ * 2: the options contradict the files) after saying why. */
+static int timing_config(const struct args *a, struct tm_config *cfg)
+{
+	static const struct tm_config defaults = {
+		.have_cpu = 1, .cpu_family = 6, .cpu_model = 78, .cpu_stepping = 3,
+		.have_mtc_freq = 1, .mtc_freq = 3, .have_nom_freq = 1, .nom_freq = 12,
+		.have_cpuid_15 = 1, .cpuid_15_eax = 2, .cpuid_15_ebx = 100,
+	};
+	char path[4200], first[4200] = "", err[4400], as[64], bs[64];
+	struct tm_config files, one;
+	unsigned j;
+	int r;
+
+	memset(&files, 0, sizeof(files));
+	for (j = 0; j < a->nin + !!a->sb_path; j++) {
+		memset(&one, 0, sizeof(one));
+		if (j == a->nin) {
+			snprintf(path, sizeof(path), "%s", a->sb_path);
+			r = sb_timing(path, &one);
+		} else if (timing_file_path(a->in[j].path, path, sizeof(path)) < 0) {
+			continue;
+		} else if ((r = timing_file_read(path, &one, err, sizeof(err))) < 0) {
+			fprintf(stderr, "pt2perf: %s\n", err);
+		}
+		if (r < 0)
+			return -1;
+		if (!r)
+			continue;
+		if (cfg_differ(&one, &files, as, bs, sizeof(as))) {
+			fprintf(stderr, "pt2perf: %s says %s, %s %s: the streams of "
+				"one perf.data have one timing configuration\n",
+				path, as, first, bs);
+			return -1;
+		}
+		tm_config_merge(&files, &one);
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", path);
+	}
+	if (cfg_differ(&a->given, &files, as, bs, sizeof(as))) {
+		fprintf(stderr, "pt2perf: %s contradicts %s (%s): the trace was "
+			"recorded with that; give its options or none\n", as, first, bs);
+		return -2;
+	}
+	*cfg = a->given;
+	tm_config_merge(cfg, &files);
+	tm_config_merge(cfg, &defaults);
+	return 0;
+}
+
+/* @cfg into the attr's mtc_period, AUXTRACE_INFO's @priv and TIME_CONV
+ * (unless --time-mult gave it).  Returns 0, or -2 after saying why. */
+static int apply_config(const struct args *a, const struct tm_config *cfg,
+			uint64_t *priv)
+{
+	uint64_t hz = tm_tsc_hz(cfg, 1);
+	unsigned __int128 m;
+
+	mtc_freq = cfg->mtc_freq;
+	priv[12] = cfg->cpuid_15_ebx;	/* TSC:CTC numerator */
+	priv[13] = cfg->cpuid_15_eax;	/* and denominator */
+	priv[15] = cfg->nom_freq;	/* max non-turbo ratio */
+	if (!a->have_time_mult) {
+		/* perf time per 2^time_shift ticks, to the nearest */
+		m = hz ? (((unsigned __int128)2000000000u << time_shift) + hz) /
+			 (2 * (unsigned __int128)hz) : 0;
+		if (!m || m > UINT32_MAX) {
+			fprintf(stderr, "pt2perf: a %" PRIu64 " Hz TSC gives no "
+				"TIME_CONV time_mult with --time-shift %" PRIu64
+				": give --time-mult\n", hz, time_shift);
+			return -2;
+		}
+		time_mult = (uint64_t)m;
+	}
+	priv[1] = time_shift;
+	priv[2] = time_mult;
 	return 0;
 }
 
@@ -581,20 +799,27 @@ static int out_open(const struct args *a)
 }
 
 /* The file header and the records before the data: the attr, the CPUID
- * feature, AUXTRACE_INFO with @priv, TIME_CONV. */
-static void put_headers(const uint64_t *priv, size_t npriv)
+ * feature of @cfg's CPU, AUXTRACE_INFO with @priv, TIME_CONV. */
+static void put_headers(const struct tm_config *cfg, const uint64_t *priv,
+			size_t npriv)
 {
-	static const char cpuid[24] = "GenuineIntel,6,78,3";
+	char cpuid[32] = "GenuineIntel,6,78,3";
+	int n = 24;
+
+	if (cfg->have_cpu &&
+	    snprintf(cpuid, sizeof(cpuid), "GenuineIntel,%u,%u,%u", cfg->cpu_family,
+		     cfg->cpu_model, cfg->cpu_stepping) >= 24)
+		n = 32;
 
 	put("PERFILE2", 8);
 	put64(16);
 	header(64, 8 + 128 + 8);		/* HEADER_ATTR */
 	attr();
 	put64(ATTR_ID);
-	header(80, 8 + 8 + 4 + sizeof(cpuid));	/* HEADER_FEATURE */
+	header(80, 8 + 8 + 4 + (size_t)n);	/* HEADER_FEATURE */
 	put64(9);				/* HEADER_CPUID */
-	put32(sizeof(cpuid));
-	put(cpuid, sizeof(cpuid));
+	put32((uint32_t)n);
+	put(cpuid, (size_t)n);
 	header(70, 8 + 8 + npriv * 8);		/* AUXTRACE_INFO */
 	put32(1);				/* PERF_AUXTRACE_INTEL_PT */
 	put32(0);
@@ -640,6 +865,37 @@ static void put_records(const struct args *a)
 	}
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
+		"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
+		"               [--time-mult N] [--time-shift N] [--kernel]\n"
+		"               [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N]\n"
+		"               [--cpuid-0x15.ebx N] [--cpuid-0x15.ecx HZ] [--tsc-freq HZ]\n"
+		"               [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
+	if (f != stdout)
+		return;
+	printf("Wrap raw Intel PT traces (one per CPU) into a pipe-mode perf.data, as\n"
+	       "perf record -e intel_pt// -o - writes it.\n"
+	       "  --cpu N            the CPU of the RAW after it (one RAW: the last given)\n"
+	       "  --chunk BYTES      the size of each AUXTRACE record (default 512 KiB)\n"
+	       "  --hole OFF:LEN     leave those raw bytes out, as lost AUX data\n"
+	       "  --switches N       N context switch records before the data\n"
+	       "  --lost-at OFF      an AUX record flagged truncated, ending at OFF\n"
+	       "  --sideband FILE    ptrecord's sideband: COMM, FORK, EXIT, MMAP2, SWITCH\n"
+	       "  --kernel           the kernel was traced too (no exclude_kernel)\n"
+	       "  --time-mult N, --time-shift N\n"
+	       "                     TIME_CONV as given (default: the TSC frequency of the\n"
+	       "                     timing configuration, >> 20)\n"
+	       "The timing configuration is the recording's: RAW.options beside each RAW\n"
+	       "(ptgen -o and ptrecord write it) and the timing line of ptrecord's\n"
+	       "sideband.  The timing options (--mtc-freq, --nom-freq, --cpuid-0x15.*,\n"
+	       "--tsc-freq) give what those lack; one that says otherwise is refused.\n"
+	       "Without any, ptgen's: --cpu 6/78/3 --mtc-freq 3 --nom-freq 12\n"
+	       "--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100.\n"
+	       "-o - writes to stdout; OUT replaces a file only once it is whole.\n");
+}
+
 int main(int argc, char **argv)
 {
 	/* AUXTRACE_INFO's private words (perf's intel-pt.c order):
@@ -653,35 +909,44 @@ int main(int argc, char **argv)
 	};
 	struct args a = { .chunk = 512 * 1024, .hole_off = UINT64_MAX,
 			  .lost_at = UINT64_MAX };
+	struct tm_config cfg;
 	char err[4400];
 	unsigned j;
 	int r;
 
 	out_path = NULL;
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
 	a.in = calloc((size_t)argc, sizeof(*a.in));
 	if (!a.in)
 		return 1;
-	r = parse_args(argc, argv, &a, priv);
+	r = parse_args(argc, argv, &a);
 	if (r == -2) {
 		free(a.in);
 		return 2;
 	}
 	if (r < 0) {
-		fprintf(stderr, "usage: pt2perf [--chunk BYTES] [--cpu N] [--hole OFF:LEN]\n"
-			"               [--switches N] [--lost-at OFF] [--sideband FILE]\n"
-			"               [--time-mult N] [--time-shift N] [--mtc-freq N] [--kernel]\n"
-			"               [--cpu N] RAW [[--cpu N] RAW]... -o OUT\n");
+		usage(stderr);
 		free(a.in);
 		return 2;
 	}
 	for (j = 0; j < a.nin; j++)
 		if (input_open(&a.in[j]) < 0)
 			goto out_free;
+	r = timing_config(&a, &cfg);
+	if (!r)
+		r = apply_config(&a, &cfg, priv);
+	if (r < 0) {
+		free(a.in);
+		return -r;
+	}
 	if (a.sb_path)
 		priv[7] = 3;	/* have_sched_switch: context switch events */
 	if (out_open(&a) < 0)
 		goto out_free;
-	put_headers(priv, sizeof(priv) / sizeof(priv[0]));
+	put_headers(&cfg, priv, sizeof(priv) / sizeof(priv[0]));
 	if (a.sb_path && sideband(a.sb_path) < 0) {
 		safefile_abort(out_file);
 		goto out_free;
