@@ -9,7 +9,10 @@
  * later images hide earlier ones where they overlap), synchronising forward
  * at every PSB and after every error, as ptxed does.  --options FILE reads
  * more options from FILE, one per line (the kAFL traces' NAME.options),
- * with relative paths taken from FILE's directory.
+ * with relative paths taken from FILE's directory; a line of timing
+ * options (ptgen's and ptrecord's TRACE.options begin with one) is
+ * skipped: the flow does not depend on them.  A TRACE or options FILE
+ * must be a regular file (a FIFO is refused, not waited on).
  *
  * Output, one line each (the format of ../shared/traces/libxdc-kafl-flow/
  * expected/NAME.flow.gz and of `ptbrowse flow --insn-only`):
@@ -49,6 +52,8 @@
 
 #include <intel-pt.h>
 
+#include "safefile.h"
+
 struct opts {
 	struct pt_image *image;
 	const char *trace;
@@ -57,10 +62,39 @@ struct opts {
 	int time;
 };
 
-static void usage(void)
+/* The usage (with --help's text on stdout); returns the exit status. */
+static int usage(FILE *f)
 {
-	fprintf(stderr, "usage: iptflow [--raw FILE:ADDR]... [--options FILE] "
+	fprintf(f, "usage: iptflow [--raw FILE:ADDR]... [--options FILE] "
 		"[--blk] [--count] [--time] TRACE\n");
+	if (f == stdout)
+		printf("libipt's instruction flow of a raw Intel PT trace, as "
+		       "ptxed prints it.\n"
+		       "  --raw FILE:ADDR  a memory image: FILE loaded at ADDR\n"
+		       "  --options FILE   --raw lines (FILE relative to its "
+		       "directory); timing\n"
+		       "                   lines (--cpu, --mtc-freq, ...) are "
+		       "skipped\n"
+		       "  --blk            libipt's block decoder: counts only\n"
+		       "  --count          only 'N instructions, N errors'\n"
+		       "  --time           the decoding time on stderr\n");
+	return f == stdout ? 0 : 2;
+}
+
+/* Whether @opt is a timing option (a line of them in ptgen's and
+ * ptrecord's TRACE.options): nothing to the instruction flow. */
+static int timing_line(const char *opt)
+{
+	static const char *const names[] = {
+		"--cpu", "--mtc-freq", "--nom-freq", "--cpuid-0x15.eax",
+		"--cpuid-0x15.ebx", "--cpuid-0x15.ecx", "--tsc-freq",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(opt, names[i]))
+			return 1;
+	return 0;
 }
 
 /* Add FILE:ADDR to the image; FILE relative to @dir unless absolute. */
@@ -103,11 +137,11 @@ static int read_options(struct opts *o, const char *file)
 {
 	char dir[4096], line[4096];
 	const char *slash = strrchr(file, '/');
-	FILE *f = fopen(file, "r");
+	FILE *f = safefile_fopen_read(file, 0);	/* never a FIFO */
 	int ret = 0;
 
 	if (!f) {
-		fprintf(stderr, "iptflow: %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "iptflow: %s: %s\n", file, safefile_strerror(errno));
 		return -1;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1,
@@ -131,7 +165,7 @@ static int read_options(struct opts *o, const char *file)
 				ret = -1;
 				break;
 			}
-		} else {
+		} else if (!timing_line(p)) {
 			fprintf(stderr, "iptflow: %s: unknown option %s\n", file, p);
 			ret = -1;
 			break;
@@ -397,6 +431,8 @@ int main(int argc, char **argv)
 	uint8_t *map;
 	int i, fd, ret = 1;
 
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return usage(stdout);
 	o.image = pt_image_alloc("iptflow");
 	if (!o.image)
 		return 1;
@@ -417,25 +453,26 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--time")) {
 			o.time = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			usage();
-			ret = 2;
+			ret = usage(stderr);
 			goto out_image;
 		} else if (!o.trace) {
 			o.trace = argv[i];
 		} else {
-			usage();
-			ret = 2;
+			ret = usage(stderr);
 			goto out_image;
 		}
 	}
 	if (!o.trace) {
-		usage();
-		ret = 2;
+		ret = usage(stderr);
 		goto out_image;
 	}
-	fd = open(o.trace, O_RDONLY);
+	/* a regular file only: a FIFO would block, a directory or device
+	 * cannot be mapped */
+	fd = safefile_open_read(o.trace, 0);
 	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "iptflow: %s: %s\n", o.trace, strerror(errno));
+		fprintf(stderr, "iptflow: %s: %s\n", o.trace, safefile_strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		goto out_image;
 	}
 	if (!st.st_size) {

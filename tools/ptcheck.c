@@ -16,6 +16,8 @@
 
 #include <intel-pt.h>
 
+#include "safefile.h"
+
 /* Names by enum pt_packet_type, as ptdump spells them. */
 static const char *const type_names[] = {
 	[ppt_invalid] = "invalid", [ppt_unknown] = "unknown",
@@ -47,9 +49,13 @@ static int check(const char *path, int verbose)
 	int fd, err, ret = 1;
 	size_t i;
 
-	fd = open(path, O_RDONLY);
+	/* a regular file only: a FIFO would block, a directory or device
+	 * cannot be mapped */
+	fd = safefile_open_read(path, 0);
 	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		fprintf(stderr, "ptcheck: %s: %s\n", path, safefile_strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		goto out;
 	}
 	if (!st.st_size) {
@@ -59,7 +65,7 @@ static int check(const char *path, int verbose)
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		fprintf(stderr, "%s: mmap: %s\n", path, strerror(errno));
+		fprintf(stderr, "ptcheck: %s: mmap: %s\n", path, strerror(errno));
 		goto out_close;
 	}
 	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
@@ -68,7 +74,7 @@ static int check(const char *path, int verbose)
 	cfg.end = map + st.st_size;
 	dec = pt_pkt_alloc_decoder(&cfg);
 	if (!dec) {
-		fprintf(stderr, "%s: cannot allocate a libipt decoder\n", path);
+		fprintf(stderr, "ptcheck: %s: cannot allocate a libipt decoder\n", path);
 		goto out_unmap;
 	}
 	err = pt_pkt_sync_forward(dec);

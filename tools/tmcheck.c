@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "pkt.h"
+#include "safefile.h"
 #include "tm.h"
 
 static const struct {
@@ -129,9 +130,11 @@ static int check_file(const char *path, const struct tm_config *cfg)
 	void *map;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY);
+	/* a regular file only: a FIFO would block, a directory or device
+	 * cannot be mapped */
+	fd = safefile_open_read(path, 0);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
-		fprintf(stderr, "tmcheck: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "tmcheck: %s: %s\n", path, safefile_strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return 2;
@@ -154,12 +157,29 @@ static int check_file(const char *path, const struct tm_config *cfg)
 	return rc;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tmcheck [timing options] FILE...\n");
+	if (f == stdout)
+		printf("Run the time model over raw Intel PT files and check that "
+		       "time and cycles\nnever go back and that a model resumed "
+		       "at each PSB agrees.  Timing options:\n--cpu F/M/S, "
+		       "--mtc-freq N, --nom-freq N, --cpuid-0x15.eax N,\n"
+		       "--cpuid-0x15.ebx N, --cpuid-0x15.ecx HZ, --tsc-freq HZ.\n"
+		       "Exit status: 0 all held, 1 a check failed, 2 usage or "
+		       "I/O trouble.\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct tm_config cfg;
 	int i, rc, worst = 0, nfiles = 0;
 
 	memset(&cfg, 0, sizeof(cfg));
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
 	/* the options first: they apply to every FILE, wherever given */
 	for (i = 1; i < argc; i++) {
 		if (argv[i][0] != '-') {
@@ -170,13 +190,13 @@ int main(int argc, char **argv)
 		if (rc <= 0) {
 			fprintf(stderr, "tmcheck: %s: %s\n", argv[i],
 				rc ? "bad or missing value" : "unknown option");
-			fprintf(stderr, "usage: tmcheck [timing options] FILE...\n");
+			usage(stderr);
 			return 2;
 		}
 		i++;
 	}
 	if (!nfiles) {
-		fprintf(stderr, "usage: tmcheck [timing options] FILE...\n");
+		usage(stderr);
 		return 2;
 	}
 	/* every FILE, the worst status: one bad file does not hide the rest */
