@@ -2,7 +2,9 @@
 # t_ui_walk -- a jump deep into a long PSB segment (64 MiB here, one
 # segment) decodes it from its PSB on the browser's thread: the message
 # line says how far it got, C-c stops it and the cursor stays where it
-# was, keys work at once, and the same jump asked again goes on and lands.
+# was, keys work at once, and the same jump asked again goes on and lands;
+# the idle turns leave a stopped segment alone, and a stopped E does not
+# say there is no earlier trouble.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -33,5 +35,35 @@ while [ $(($(status_off))) -lt $((0x3f00000)) ]; do
 	[ $i -lt 240 ] || fail "G never landed: $(status_off)"
 done
 echo "ok   G asked again lands at the end ($(status_off))"
+tm_quit
+
+# Three 32 MiB segments: at the third PSB the rows above it are the
+# second segment's end.  Stopped, that decode is not started again by
+# the idle turns (the prefetch of the rows before the cursor did, within
+# seconds), and E stopped there says nothing of "no earlier" trouble.
+"$GEN" --seed 5 --size 96MiB --psb-period 33554432 --ovf-rate 0.0001 -o "$tmp/s.pt" >/dev/null ||
+	fail "ptgen"
+tm_start -- --no-state "$tmp/s.pt"
+wait_for '0x00000000'
+wait_gone 'index +[0-9]+%' 120
+keys ":goto psb 2" Enter
+wait_for 'decoding the PSB segment at 0x[0-9a-f]+ \(32\.0 MiB\) from its start'
+keys C-c
+wait_for 'stopped decoding the PSB segment'
+# k asks for the row above: the same decode, stopped again
+keys k
+wait_for '^decoding the PSB segment at 0x[0-9a-f]+ \(32\.0 MiB\)'
+keys C-c
+wait_for 'stopped decoding the PSB segment'
+sleep 3
+screen | tail -n 1 | grep -q '^decoding the PSB' && fail "the idle turns decode the stopped segment again"
+echo "ok   a segment whose decode C-c stopped is left alone until a key asks"
+keys E
+wait_for 'decoding the PSB segment at 0x[0-9a-f]+ \(32\.0 MiB\)'
+keys C-c
+wait_for 'stopped decoding the PSB segment'
+sleep 0.5
+screen | tail -n 1 | grep -q 'no earlier' && fail "E stopped by C-c says there is no earlier trouble"
+echo "ok   E stopped by C-c does not say there is no earlier trouble"
 tm_quit
 echo ok

@@ -106,6 +106,8 @@ static int browse_turn_body(void *arg)
 		t->draw |= reload_poll(ui);
 		return 0;
 	}
+	if (c != KEY_RESIZE)
+		walk_key(ui);
 	t->draw = browser_input(ui, c);
 	t->draw |= search_ui_poll(ui, &t->searching);
 	if (c == KEY_RESIZE)

@@ -344,7 +344,8 @@ int nav_psb(struct ui *ui, int dir, uint64_t n)
  * With the index's segment summaries, skip clean segments: when the walk
  * enters segment @i (forward: at its PSB; backward: at its last row), move
  * @it to the nearest segment with trouble.  Returns 1 if it moved, 0 if
- * not, -1 if the index knows there is no more trouble.
+ * not, -1 if the index knows there is no more trouble, -2 if C-c stopped
+ * the decode there (walk.h).
  */
 static int nav_skip_clean(struct ui *ui, struct win_iter *it, int dir)
 {
@@ -366,15 +367,16 @@ static int nav_skip_clean(struct ui *ui, struct win_iter *it, int dir)
 	if (dir > 0) {
 		if (idx_seek(ui->idx, seg, &seek) < 0)
 			return 0;
-		return win_seek(it, ui->wc, seek.offset) ? 0 : 1;
+		r = win_seek(it, ui->wc, seek.offset);
+	} else {
+		if (idx_seek(ui->idx, seg + 1, &seek) < 0)
+			seek.offset = ui->img->size;
+		/* A gap right before the next PSB marks that PSB's row: it
+		 * is the segment's last trouble, going backward its first. */
+		r = win_seek(it, ui->wc, img_gap_at(ui->img, seek.offset) ? seek.offset
+									 : seek.offset - 1);
 	}
-	if (idx_seek(ui->idx, seg + 1, &seek) < 0)
-		seek.offset = ui->img->size;
-	/* A gap right before the next PSB marks that PSB's row: it is
-	 * the segment's last trouble, going backward its first. */
-	if (img_gap_at(ui->img, seek.offset))
-		return win_seek(it, ui->wc, seek.offset) ? 0 : 1;
-	return win_seek(it, ui->wc, seek.offset - 1) ? 0 : 1;
+	return r == -pte_canceled ? -2 : r ? 0 : 1;
 }
 
 /* Walk from the cursor to the @n-th row matching @match (with @arg). */
@@ -385,7 +387,7 @@ static int nav_walk(struct ui *ui, int dir, uint64_t n,
 	struct win_iter it = { 0 };
 	long budget = NAV_BUDGET;
 	uint64_t found = 0;
-	int ret = UI_DRAW_STATUS;
+	int ret = UI_DRAW_STATUS, r;
 
 	if (win_seek(&it, ui->wc, ui->cursor))
 		goto out;
@@ -394,8 +396,12 @@ static int nav_walk(struct ui *ui, int dir, uint64_t n,
 		const struct win_row *row;
 		int left_psb = win_row(&it)->pkt.type == PKT_PSB;
 
-		if ((dir > 0 ? win_next(&it) : win_prev(&it)) < 0) {
-			msg_report(ui, UI_WARN, "no %s %s", dir > 0 ? "further" : "earlier", what);
+		r = dir > 0 ? win_next(&it) : win_prev(&it);
+		if (r < 0) {
+			/* (a decode C-c stopped says so itself: not the end) */
+			if (r != -pte_canceled)
+				msg_report(ui, UI_WARN, "no %s %s",
+					   dir > 0 ? "further" : "earlier", what);
 			goto out;
 		}
 		row = win_row(&it);
@@ -409,6 +415,8 @@ static int nav_walk(struct ui *ui, int dir, uint64_t n,
 			     (dir < 0 && left_psb))) {
 			int s = nav_skip_clean(ui, &it, dir);
 
+			if (s == -2)
+				goto out;
 			if (s < 0) {
 				msg_report(ui, UI_WARN, "no %s %s",
 					   dir > 0 ? "further" : "earlier", what);

@@ -18,7 +18,12 @@
 
 /* The walk under way (one browser per process). */
 static struct {
-	int stopped;		/* C-c stopped one since the last key */
+	int stopped;		/* C-c stopped one in this turn */
+	/* The segment whose walk C-c stopped: walked again only when a
+	 * key asks (the idle turns' prefetch and the timeline's drawing
+	 * would start it again unasked) */
+	int held;
+	uint64_t held_seg;
 	uint64_t seg, at;	/* the segment walked, the offset reached */
 	uint64_t t0, shown;	/* when it began, when last drawn (ms) */
 	uint64_t last;		/* the last tick (ms) */
@@ -65,7 +70,7 @@ static int walk_tick(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end)
 	double pct = seg_end > seg ? 100.0 * (double)(at - seg) / (double)(seg_end - seg) : 0;
 	char buf[160];
 
-	if (wk.stopped)
+	if (wk.stopped || (wk.held && seg == wk.held_seg))
 		return 1;
 	if (seg != wk.seg || at <= wk.at || now - wk.last > WALK_TICK_MS) {
 		/* another walk (ticks come a chunk, a millisecond or so, apart) */
@@ -87,6 +92,8 @@ static int walk_tick(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end)
 		return 0;
 	ui->interrupted = 0;
 	wk.stopped = 1;
+	wk.held = 1;
+	wk.held_seg = seg;
 	msg_report(ui, UI_WARN, "stopped decoding the PSB segment at 0x%" PRIx64 " at %.0f%% (C-c); "
 		   "asked again, it goes on from there", seg, pct);
 	return 1;
@@ -97,7 +104,11 @@ void walk_watch(struct ui *ui)
 	struct win_watch w = { walk_tick, ui };
 
 	if (wk.drawn) {
-		touchwin(stdscr);	/* all of it drawn again, over the line */
+		/* the browser's line drawn again over it (only that line:
+		 * a getch() in the middle of the drawing shows what is
+		 * touched) */
+		if (ui->rows > 0)
+			touchline(stdscr, ui->rows - 1, 1);
 		wk.drawn = 0;
 	}
 	if (ui->wc && !ui->headless)
@@ -108,6 +119,12 @@ void walk_done(struct ui *ui)
 {
 	(void)ui;
 	wk.stopped = 0;
+}
+
+void walk_key(struct ui *ui)
+{
+	(void)ui;
+	wk.held = 0;
 }
 
 int walk_stopped(const struct ui *ui)
