@@ -11,7 +11,9 @@
  * system call, exits, or has run --quantum instructions while another
  * waits; each switch is a SWITCH_CPU_WIDE line in the sideband.  Only one
  * thread steps per CPU at a time, so a stream holds one thread's packets
- * between two switches, as on a real CPU.
+ * between two switches, as on a real CPU.  A child process (fork, vfork:
+ * PTRACE_O_TRACEFORK) is not followed: said once, and let go at its first
+ * stop to run untraced.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -76,6 +78,7 @@ struct rec {
 	pid_t pid;
 	uint64_t insns;
 	int stopping;		/* --max-insns reached */
+	unsigned forked;	/* child processes started (not followed) */
 	int status;		/* the program's wait status */
 };
 
@@ -243,6 +246,25 @@ static void commit(struct rec *r, struct thr *t, uint64_t next)
 	r->cpus[t->cpu].since++;
 }
 
+/* Whether @tid is a thread of another process than the program's: a
+ * child it forked, whose first stop ptrace reports. */
+static int other_process(const struct rec *r, pid_t tid)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5))
+			tgid = strtol(line + 5, NULL, 10);
+	fclose(f);
+	return tgid > 0 && tgid != (long)r->pid;
+}
+
 /* Whether @tid catches signal @sig (SigCgt in its status). */
 static int caught(pid_t tid, int sig)
 {
@@ -375,8 +397,16 @@ static void handle_stop(struct rec *r, struct thr *t, int status)
 	}
 	if (event) {
 		/* PTRACE_EVENT_CLONE: the new thread, then on with the
-		 * system call that made it. */
+		 * system call that made it.  A new process (fork, vfork)
+		 * is not followed: said once, and let go at its first stop
+		 * (main()). */
 		unsigned long msg = 0;
+
+		if ((event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) &&
+		    !r->forked++ && !r->o.quiet &&
+		    ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &msg) == 0)
+			fprintf(stderr, "ptrecord: the program started process %lu "
+				"(fork): child processes run untraced\n", msg);
 
 		if (event == PTRACE_EVENT_CLONE &&
 		    ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &msg) == 0) {
@@ -574,6 +604,7 @@ static pid_t start(char **argv, int aslr)
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL,
 	       (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+			      PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			      PTRACE_O_EXITKILL));
 	return pid;
 }
@@ -590,12 +621,14 @@ static void usage(FILE *f)
 "  -o, --output TRACE   the trace (raw Intel PT); with --cpus N > 1 one per\n"
 "                       CPU, TRACE.cpuK.  Beside it: TRACE[.cpuK].flow, the\n"
 "                       instruction log (one IP per line, as libipt's flow);\n"
-"                       TRACE.img/ and TRACE.options, the executed code as\n"
-"                       --raw FILE:ADDR images; TRACE.sideband, for pt2perf\n"
+"                       TRACE.img/ and TRACE.options, the timing options\n"
+"                       then the executed code as --raw FILE:ADDR images\n"
+"                       (with --cpus N > 1 TRACE.cpuK.options too, the\n"
+"                       timing options); TRACE.sideband, for pt2perf\n"
 "      --cpus N         simulated CPUs, one stream each (default 1)\n"
 "      --quantum N      instructions a thread runs while another waits\n"
 "                       before it is preempted (default 20000)\n"
-"      --psb-period N   bytes between PSB+ (default 4096)\n"
+"      --psb-period N   bytes between PSB+ (default 4096, at least 64)\n"
 "      --no-cyc         no CYC packets (long TNTs instead of short ones)\n"
 "      --no-retcomp     no return compression\n"
 "      --cbr N          the core:bus ratio of the model (default 24: a\n"
@@ -603,7 +636,8 @@ static void usage(FILE *f)
 "      --mtc-freq N     an MTC packet every 2^N crystal clocks (default 3,\n"
 "                       perf's; 0 gives one every 100 cycles at CBR 24, so\n"
 "                       that a decoder measures the frequency sooner);\n"
-"                       give pt2perf and the decoder the same N\n"
+"                       written in TRACE.options and the sideband, where\n"
+"                       ptbrowse and pt2perf find it\n"
 "      --seed N         seed of the model's cache misses (default 1)\n"
 "      --max-insns N    stop the program after N instructions (0: no limit)\n"
 "      --log-cycles     the instruction log gives each IP's start and\n"
@@ -618,6 +652,8 @@ static void usage(FILE *f)
 "exited non-zero or was killed (the trace is written all the same).\n"
 "The timing configuration is ptgen's: --cpu 6/78/3 --mtc-freq 3 --nom-freq 12\n"
 "--cpuid-0x15.eax 2 --cpuid-0x15.ebx 100 (--mtc-freq as given).\n"
+"Threads are followed; child processes (fork, vfork) run untraced (said\n"
+"once), and an exec ends the recording.\n"
 "The files replace what had their names only once the whole recording has\n"
 "succeeded (never the traced program); a failed one leaves none.\n");
 }
@@ -702,6 +738,13 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 			break;
 		case O_PSB:
 			o->psb_period = num_arg(optarg, "--psb-period");
+			/* ptgen's bound: 0 wrote a PSB+ at almost every
+			 * instruction */
+			if (o->psb_period < 64) {
+				fprintf(stderr, "ptrecord: bad value '%s' for "
+					"--psb-period (at least 64)\n", optarg);
+				exit(2);
+			}
 			break;
 		case O_NOCYC:
 			o->cyc = 0;
@@ -749,18 +792,28 @@ static int parse_args(struct ptr_opts *o, int argc, char **argv)
 }
 
 /* What can be refused before the program starts: an empty -o, and a
+ * -o in a directory that does not exist, and a
  * TRACE.img that is not a directory (the code images go in it).  Exits
  * after saying why.  The rest (a FIFO at -o, the traced program itself)
  * is refused when the files are opened, with the program still stopped
  * at its exec. */
 static void check_out(const struct ptr_opts *o)
 {
+	const char *slash = strrchr(o->out, '/');
 	char img[4200];
 	struct stat st;
 
 	if (!*o->out) {
 		fprintf(stderr, "ptrecord: -o: empty file name\n");
 		exit(2);
+	}
+	/* said as safefile says it for the other tools (the first file
+	 * made is TRACE.img/, which named that) */
+	snprintf(img, sizeof(img), "%.*s", slash ? (int)(slash - o->out) : 1,
+		 slash ? o->out : ".");
+	if (slash && slash != o->out && stat(img, &st) < 0 && errno == ENOENT) {
+		fprintf(stderr, "ptrecord: %s: no such directory: %s\n", o->out, img);
+		exit(1);
 	}
 	snprintf(img, sizeof(img), "%s.img", o->out);
 	if (!stat(img, &st) && !S_ISDIR(st.st_mode)) {
@@ -787,7 +840,7 @@ static int open_streams(struct rec *r)
 		r->cpus[i].s = ptr_stream_open(&r->o, i, trace, log);
 		if (!r->cpus[i].s) {
 			while (i--)
-				(void)ptr_stream_close(r->cpus[i].s);
+				(void)ptr_stream_close(r->cpus[i].s, NULL);
 			return -1;
 		}
 	}
@@ -802,7 +855,7 @@ static int give_up(struct rec *r, int streams)
 
 	kill(r->pid, SIGKILL);
 	for (i = 0; streams && i < r->o.ncpus; i++)
-		(void)ptr_stream_close(r->cpus[i].s);
+		(void)ptr_stream_close(r->cpus[i].s, NULL);
 	ptr_out_abort();
 	ptr_proc_free(r->proc);
 	free(r->cpus);
@@ -861,6 +914,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		t = thr_find(&r, pid);
+		if (!t && other_process(&r, pid)) {
+			/* a child process (PTRACE_O_TRACEFORK): let go */
+			ptrace(PTRACE_DETACH, pid, NULL, NULL);
+			continue;
+		}
 		if (!t) {
 			/* a new thread's first stop, before its clone event */
 			t = thr_add(&r, pid);
@@ -873,11 +931,10 @@ int main(int argc, char **argv)
 		}
 		handle_stop(&r, t, status);
 	}
-	for (i = 0; i < r.o.ncpus; i++) {
-		bytes += ptr_stream_bytes(r.cpus[i].s);
-		if (ptr_stream_close(r.cpus[i].s) < 0)
+	/* the bytes once closed: the last TNT and the PADs to 8 bytes */
+	for (i = 0; i < r.o.ncpus; i++)
+		if (ptr_stream_close(r.cpus[i].s, &bytes) < 0)
 			err = 1;
-	}
 	if (ptr_proc_finish(r.proc) < 0)
 		err = 1;
 	ptr_proc_free(r.proc);

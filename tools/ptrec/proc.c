@@ -18,7 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "perfdata.h"
 #include "ptrecord.h"
+#include "tm_config.h"
 
 #define CODE_PAGES	256
 #define PAGE		4096ull
@@ -320,8 +322,56 @@ out:
 	free(buf);
 }
 
+/* The timing options of the recording (ptrecord.h's configuration with
+ * --mtc-freq), as ptgen -o writes them: one line into @buf. */
+static void timing_opts(const struct ptr_opts *o, char *buf, size_t size)
+{
+	struct tm_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.have_cpu = 1;
+	cfg.cpu_family = 6;
+	cfg.cpu_model = 78;
+	cfg.cpu_stepping = 3;
+	cfg.have_mtc_freq = 1;
+	cfg.mtc_freq = (uint8_t)o->mtc_freq;
+	cfg.have_nom_freq = 1;
+	cfg.nom_freq = PTR_NOM_FREQ;
+	cfg.have_cpuid_15 = 1;
+	cfg.cpuid_15_eax = PTR_EAX;
+	cfg.cpuid_15_ebx = PTR_EBX;
+	perfdata_ptdump_options(&cfg, buf, size);
+}
+
+/* The options files: TRACE.options, the timing options (so that ptbrowse
+ * shows a raw trace's times at once) before the --raw lines dump() adds,
+ * and with several CPUs TRACE.cpuK.options beside each stream (the
+ * timing alone).  Returns 0, or -1 after out.c said why. */
+static int options_open(struct ptr_proc *p, const char *timing)
+{
+	char path[PATH_MAX + 32];
+	unsigned c;
+
+	snprintf(path, sizeof(path), "%s.options", p->o->out);
+	p->opts = ptr_out_open(path, 1);
+	if (!p->opts)
+		return -1;
+	fprintf(p->opts, "%s\n", timing);
+	for (c = 0; p->o->ncpus > 1 && c < p->o->ncpus; c++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.cpu%u.options", p->o->out, c);
+		f = ptr_out_open(path, 1);
+		if (!f)
+			return -1;
+		fprintf(f, "%s\n", timing);
+	}
+	return 0;
+}
+
 struct ptr_proc *ptr_proc_new(const struct ptr_opts *o, pid_t pid)
 {
+	char timing[256];
 	struct ptr_proc *p = calloc(1, sizeof(*p));
 	char path[PATH_MAX + 32];
 	FILE *f;
@@ -347,10 +397,9 @@ struct ptr_proc *ptr_proc_new(const struct ptr_opts *o, pid_t pid)
 		ptr_proc_free(p);
 		return NULL;
 	}
-	snprintf(path, sizeof(path), "%s.options", o->out);
-	p->opts = ptr_out_open(path, 1);
+	timing_opts(o, timing, sizeof(timing));
 	snprintf(path, sizeof(path), "%s.sideband", o->out);
-	p->sb = p->opts ? ptr_out_open(path, 1) : NULL;
+	p->sb = options_open(p, timing) < 0 ? NULL : ptr_out_open(path, 1);
 	if (!p->sb) {
 		/* said why; out.c removes what was made */
 		ptr_proc_free(p);
@@ -358,6 +407,8 @@ struct ptr_proc *ptr_proc_new(const struct ptr_opts *o, pid_t pid)
 	}
 	fprintf(p->sb, "# ptrecord sideband v1: times in TSC ticks "
 		"(the cycle model's, not measured)\n");
+	/* pt2perf takes the recording's timing from here too */
+	fprintf(p->sb, "# timing %s\n", timing);
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "r");
 	if (f) {

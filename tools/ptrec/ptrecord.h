@@ -28,9 +28,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* The timing configuration, the one tools/pt2perf puts in AUXTRACE_INFO
- * (ptgen --print-config): P1 = 12, CPUID.15H 2/100; MTCFreq 3 unless
- * --mtc-freq says otherwise (pt2perf must be given the same). */
+/* The timing configuration, ptgen's (ptgen --print-config): P1 = 12,
+ * CPUID.15H 2/100; MTCFreq 3 unless --mtc-freq says otherwise.  Written
+ * in TRACE.options (and TRACE.cpuK.options) and the sideband's "# timing"
+ * line, where ptbrowse and tools/pt2perf take it. */
 #define PTR_NOM_FREQ	12
 #define PTR_MTC_FREQ	3
 #define PTR_EAX		2
@@ -83,8 +84,10 @@ struct ptr_insn {
 /* stream.c */
 struct ptr_stream *ptr_stream_open(const struct ptr_opts *o, unsigned cpu,
 				   const char *trace, const char *log);
-/* Flush, close and free; returns 0 or -errno of a failed write. */
-int ptr_stream_close(struct ptr_stream *s);
+/* Flush, close and free, adding the bytes written (all of them, the last
+ * TNT and the PADs of the close too) to *@bytes (if not NULL); returns 0
+ * or -errno of a failed write. */
+int ptr_stream_close(struct ptr_stream *s, uint64_t *bytes);
 /* Account for @insn before it executes: the trace is on for it (a
  * TIP.PGE with MODE.Exec first if it was off). */
 void ptr_stream_insn(struct ptr_stream *s, const struct ptr_insn *insn);

@@ -284,7 +284,7 @@ out_free:
 	return NULL;
 }
 
-int ptr_stream_close(struct ptr_stream *s)
+int ptr_stream_close(struct ptr_stream *s, uint64_t *bytes)
 {
 	int err;
 
@@ -292,6 +292,8 @@ int ptr_stream_close(struct ptr_stream *s)
 	/* perf's AUXTRACE records hold multiples of 8 bytes: PADs to that */
 	stream_put(s, pte_pads(stream_room(s), (unsigned)(-stream_offset(s) & 7)));
 	stream_flush(s);
+	if (bytes)
+		*bytes += ptr_stream_bytes(s);
 	err = s->werr;
 	/* the files are out.c's to close */
 	if ((fflush(s->trace) || ferror(s->trace)) && !err)
