@@ -13,7 +13,6 @@
 #include "imgopt.h"
 #include "index.h"
 #include "msg.h"
-#include "session.h"
 #include "trace.h"
 #include "ui.h"
 
@@ -40,21 +39,17 @@ const struct ctidx *funcs_idx(struct ui *ui)
  * so that a copy or a touched trace, whose .idx is accepted by its
  * content, finds its code index too (419 s to make at 4 GiB); else its
  * size and mtime.  A packet index just built is being saved (hashing the
- * whole trace) by session.c's thread: that is waited for, else this
- * code index would be saved under the mtime and made again next time.
+ * whole trace) by session.c's thread: the code index starts after that
+ * save (session_poll() asks funcs_idx_ready() again at its end; a script
+ * waits for it before wait-code-index), else it would be saved under the
+ * mtime and made again next time.
  */
 static void fi_key_trace(struct ui *ui, FILE *f)
 {
 	uint64_t sample, content;
-	int r;
+	int r = idxcache_identity(ui->trace, ui->stream_no, idx_config(ui->idx),
+				  &sample, &content);
 
-	r = idxcache_identity(ui->trace, ui->stream_no, idx_config(ui->idx),
-			      &sample, &content);
-	if (r < 0 && ui->cache_saving) {
-		session_cache_wait(ui);
-		r = idxcache_identity(ui->trace, ui->stream_no, idx_config(ui->idx),
-				      &sample, &content);
-	}
 	if (!r)
 		fprintf(f, "trace content %" PRIu64 " %016" PRIx64 " %016" PRIx64,
 			ui->trace->size, sample, content);

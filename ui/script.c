@@ -341,6 +341,7 @@ static void script_token(struct ui *ui, const char *tok, const char *where)
 			idx_wait(ui->idx);
 	} else if (!strcmp(tok, "wait-code-index")) {
 		script_wait_index(ui);
+		session_cache_wait(ui);	/* the code index's key is its hash */
 		funcs_idx_wait(ui, 0);
 	} else if (!strcmp(tok, "wait-carry")) {
 		session_wait_carry(ui);
@@ -410,6 +411,7 @@ static int script_line(struct ui *ui, char *p, const char *where)
 	}
 	if (!strcmp(p, "bench-code-index")) {
 		script_wait_index(ui);
+		session_cache_wait(ui);
 		funcs_idx_wait(ui, 1);
 		return 0;
 	}
