@@ -3,7 +3,8 @@
 # writes an event's TSC, then a PSB+ whose TSC has not moved) is not "the
 # TSC goes back"; --mtc-freq 0 (record.sh's MTC every crystal clock) is
 # taken; counts and ratios are plain numbers (--cpuid-0x15.eax 2K is not
-# 2048), sizes take K, M ...
+# 2048), sizes take K, M ...; a perf.data file is refused as one (its
+# AUXTRACE record headers were parsed as packets).
 set -u
 BUILD=${BUILD:-build}
 tile=$BUILD/tools/pttile gen=$BUILD/tools/ptgen
@@ -45,4 +46,17 @@ done
 	bad "--size 2M: $(cat "$tmp/err")"
 [ $fail = "$f0" ] && echo "ok   --mtc-freq 0 taken; counts and ratios without suffixes"
 f0=$fail
+
+# a perf.data file (pt2perf's): said so; its first PSB lies inside an
+# AUXTRACE record, and the record headers were parsed as packets
+# ("offset 0x..: reserved IP compression")
+if [ -x "$BUILD/tools/pt2perf" ]; then
+	"$BUILD/tools/pt2perf" "$tmp/g.pt" -o "$tmp/g.data" || bad "pt2perf"
+	out=$("$tile" -o "$tmp/p.pt" "$tmp/g.data" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc = 1 ] && [ ! -e "$tmp/p.pt" ] &&
+	   [ "$out" = "pttile: $tmp/g.data: a perf.data file, not a raw trace: ptbrowse extract a stream of it first" ] ||
+		bad "pttile of a perf.data: exit $rc, '$out'"
+	[ $fail = "$f0" ] && echo "ok   a perf.data file: said, not tiled"
+fi
 [ $fail = 0 ]

@@ -332,6 +332,13 @@ int main(int argc, char **argv)
 			"empty");
 		goto out;
 	}
+	/* a perf.data file's first PSB is inside an AUXTRACE record: the
+	 * record headers between its pieces were parsed as packets */
+	if (st.st_size >= 8 && !memcmp(map, "PERFILE2", 8)) {
+		fprintf(stderr, "pttile: %s: a perf.data file, not a raw trace: "
+			"ptbrowse extract a stream of it first\n", o.in);
+		goto out;
+	}
 	psb = pkt_find_psb(map, map + st.st_size);
 	if (!psb) {
 		fprintf(stderr, "pttile: %s: offset 0x0: no PSB\n", o.in);
