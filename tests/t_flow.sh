@@ -96,6 +96,8 @@ fi
 # counted, never more than the CYC packets hold; none without CYCs
 if [ -x "$BUILD/tools/ptrecord" ] && [ -x "$BUILD/progs/p_loops" ]; then
 	"$BUILD/tools/ptrecord" -q -o "$tmp/loops.pt" "$BUILD/progs/p_loops" >/dev/null 2>&1
+	# untimed: without the timing options ptrecord writes first
+	sed -i '/^--cpu /d' "$tmp/loops.pt.options"
 	"$PTBROWSE" flow --summary --options "$tmp/loops.pt.options" "$tmp/loops.pt" >"$tmp/sum"
 	cyc=0
 	for h in $("$PTBROWSE" dump "$tmp/loops.pt" | awk '$2 == "cyc" { print $3 }'); do

@@ -32,6 +32,8 @@ done
 	"$BUILD/progs/p_sample" >/dev/null 2>"$tmp/rec.err" ||
 	{ echo "FAIL ptrecord: $(cat "$tmp/rec.err")"; exit 1; }
 S=$tmp/s.pt
+# untimed: without the timing options ptrecord writes first
+sed -i '/^--cpu /d' "$S.options"
 # ptbrowse CMD with the recording's code, and with its timing (ptrecord's
 # configuration, which a raw trace does not carry)
 pb() { _c=$1; shift; "$PTBROWSE" "$_c" --options "$S.options" "$@"; }
