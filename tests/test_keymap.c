@@ -397,6 +397,31 @@ static const char broken[] =
 	"bind z z goto-end\n"
 	"bind z quit\n";
 
+/* Past the errors kept, one line says how many more; the count is of
+ * all of them (the message line said "201 keymap errors" for 250). */
+static void test_error_count(void **state)
+{
+	struct km *km = km_new();
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(km);
+	assert_non_null(f);
+	for (i = 0; i < 250; i++)
+		fputs("bind F1\n", f);
+	fclose(f);
+	km_parse(km, "many.keys", text);
+	assert_true(km_error_count(km) >= 250);	/* (and the file's own) */
+	assert_true(km_nerrors(km) < 250);
+	assert_non_null(strstr(km_error(km, km_nerrors(km) - 1), "more"));
+	km_forget_errors_from(km, 0);
+	assert_int_equal(km_error_count(km), 0);
+	free(text);
+	km_free(km);
+}
+
 static void test_errors(void **state)
 {
 	static const char *const want[] = {
@@ -1121,6 +1146,7 @@ int main(void)
 		cmocka_unit_test(test_builtin),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_error_count),
 		cmocka_unit_test(test_source_cycle),
 		cmocka_unit_test(test_source_builtin),
 		cmocka_unit_test(test_exec),

@@ -137,6 +137,11 @@ size_t km_nerrors(const struct km *km)
 	return km->nerrs + (km->dropped ? 1 : 0);
 }
 
+size_t km_error_count(const struct km *km)
+{
+	return km ? km->nerrs + km->dropped : 0;
+}
+
 const char *km_error(const struct km *km, size_t i)
 {
 	static char more[64];

@@ -188,8 +188,12 @@ void km_hold(struct km *km);
  * saying which (not in the error list); 0 if not. */
 int km_release(struct km *km, const char *file, char *err, size_t errlen);
 
-/* The number of collected errors. */
+/* The number of collected errors' lines km_error() gives: past the
+ * first KM_MAX_ERRORS, one line says how many more. */
 size_t km_nerrors(const struct km *km);
+
+/* The number of errors met, those past the kept ones too. */
+size_t km_error_count(const struct km *km);
 
 /* Error @i ("file:line: message"), or NULL if @i is out of range. */
 const char *km_error(const struct km *km, size_t i);

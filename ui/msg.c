@@ -91,7 +91,7 @@ void msg_km_errors(struct ui *ui)
 		msg_report(ui, UI_ERROR, "%s", km_error(ui->km, i));
 	if (n > 1)
 		msg_report(ui, UI_ERROR, "%zu keymap errors (:messages lists them); the first: %s",
-			   n, km_error(ui->km, 0));
+			   km_error_count(ui->km), km_error(ui->km, 0));
 	else if (n)
 		msg_report(ui, UI_ERROR, "%s", km_error(ui->km, 0));
 	km_clear_errors(ui->km);

@@ -68,8 +68,13 @@ static void settings_km_errors(struct ui *ui, size_t from)
 		for (i = from; i < n; i++)
 			msg_report(ui, UI_ERROR, "%s", km_error(ui->km, i));
 		ui->msglog_off = off;
+		/* (past the kept errors one line says how many more: the
+		 * count is of all of them) */
+		size_t all = km_error_count(ui->km);
+
 		msg_report(ui, UI_ERROR, "%zu keymap errors (:messages lists them); "
-			   "the first: %s", n - from, km_error(ui->km, from));
+			   "the first: %s", all > from ? all - from : n - from,
+			   km_error(ui->km, from));
 	}
 	km_forget_errors_from(ui->km, from);
 }
