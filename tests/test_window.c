@@ -722,13 +722,13 @@ static void test_watch(void **state)
 	assert_int_equal(win_row(&it)->cyc_total, win_row(&rit)->cyc_total);
 	assert_int_equal(win_row(&it)->ip, win_row(&rit)->ip);
 	/* a prefetch stopped says so too */
+	win_iter_release(&it);
 	win_cache_free(wc);
 	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
 	memset(&rec, 0, sizeof(rec));
 	rec.stop_at = 1;
 	rec.ordered = 1;
 	win_cache_set_watch(wc, &watch);
-	win_iter_release(&it);
 	assert_int_equal(win_seek(&it, wc, 0), 0);
 	assert_int_equal(win_prefetch(wc, n - 1, -1), -pte_canceled);
 	assert_int_equal(rec.ticks, 1);
