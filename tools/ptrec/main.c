@@ -246,41 +246,45 @@ static void commit(struct rec *r, struct thr *t, uint64_t next)
 	r->cpus[t->cpu].since++;
 }
 
-/* Whether @tid is a thread of another process than the program's: a
- * child it forked, whose first stop ptrace reports. */
-static int other_process(const struct rec *r, pid_t tid)
+/* The number after @key ("Tgid:") in /proc/@tid/status, in @base, into
+ * *@out.  Returns 0, or -1 if there is no such line (or no such task). */
+static int proc_status(pid_t tid, const char *key, int base, unsigned long long *out)
 {
 	char path[64], line[128];
-	long tgid = -1;
+	size_t n = strlen(key);
+	int r = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
+		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Tgid:", 5))
-			tgid = strtol(line + 5, NULL, 10);
+		if (!strncmp(line, key, n)) {
+			*out = strtoull(line + n, NULL, base);
+			r = 0;
+		}
 	fclose(f);
-	return tgid > 0 && tgid != (long)r->pid;
+	return r;
+}
+
+/* Whether @tid is a thread of another process than the program's: a
+ * child it forked, whose first stop ptrace reports. */
+static int other_process(const struct rec *r, pid_t tid)
+{
+	unsigned long long tgid;
+
+	return !proc_status(tid, "Tgid:", 10, &tgid) && tgid > 0 &&
+	       tgid != (unsigned long long)r->pid;
 }
 
 /* Whether @tid catches signal @sig (SigCgt in its status). */
 static int caught(pid_t tid, int sig)
 {
-	char path[64], line[128];
-	unsigned long long mask = 0;
-	FILE *f;
+	unsigned long long mask;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigCgt:", 7))
-			mask = strtoull(line + 7, NULL, 16);
-	fclose(f);
-	return sig > 0 && sig <= 64 && (mask >> (sig - 1)) & 1;
+	return !proc_status(tid, "SigCgt:", 16, &mask) && sig > 0 && sig <= 64 &&
+	       (mask >> (sig - 1)) & 1;
 }
 
 static int get_regs(pid_t tid, struct user_regs_struct *regs)
