@@ -158,26 +158,6 @@ static void marks_list_layout(struct ui *ui, long top, int h, struct ml_lay *lay
 	lay->offw = 12;
 }
 
-/* Append @sep and @s to @buf (of @size, *@at bytes used), padded to @w
- * columns (right-aligned where @w is negative), if they fit the *@left
- * columns: a number is shown whole or not at all.  Returns 0, or -1
- * where it does not fit. */
-static int ml_add(char *buf, size_t size, size_t *at, int *left, const char *sep,
-		  const char *s, int w)
-{
-	int c = screen_cols(s), aw = w < 0 ? -w : w, need, k;
-
-	need = screen_cols(sep) + (c > aw ? c : aw);
-	if (need > *left || *at >= size)
-		return -1;
-	k = snprintf(buf + *at, size - *at, "%s%*s%s%*s", sep, w < 0 && c < aw ? aw - c : 0, "",
-		     s, w > 0 && c < aw ? aw - c : 0, "");
-	if (k > 0)
-		*at += (size_t)k < size - *at ? (size_t)k : size - *at - 1;
-	*left -= need;
-	return 0;
-}
-
 /* One row of the marks list into @buf, in the columns of @lay; a row
  * still too wide ends in an ellipsis where its next field would be. */
 static void marks_list_row(struct ui *ui, const struct marks_entry *e, const struct ml_lay *lay,
@@ -200,10 +180,10 @@ static void marks_list_row(struct ui *ui, const struct marks_entry *e, const str
 		snprintf(off, sizeof(off), "%s-%s", c.from, ell);
 	else
 		snprintf(off, sizeof(off), "%s", c.range);
-	if (ml_add(buf, size, &at, &left, "", c.kind, 8) ||
-	    ml_add(buf, size, &at, &left, " ", c.name, lay->namew) ||
-	    ml_add(buf, size, &at, &left, " ", off, lay->offw) ||
-	    (lay->timew && ml_add(buf, size, &at, &left, " ", c.t, -lay->timew))) {
+	if (screen_add_field(buf, size, &at, &left, "", c.kind, 8) ||
+	    screen_add_field(buf, size, &at, &left, " ", c.name, lay->namew) ||
+	    screen_add_field(buf, size, &at, &left, " ", off, lay->offw) ||
+	    (lay->timew && screen_add_field(buf, size, &at, &left, " ", c.t, -lay->timew))) {
 		if (at < size)
 			snprintf(buf + at, size - at, "%s", ell);
 		return;
@@ -214,7 +194,7 @@ static void marks_list_row(struct ui *ui, const struct marks_entry *e, const str
 		if (screen_cols(c.note) > left)
 			screen_head_cut(c.note, sizeof(c.note), left, ell);
 		left += 2;
-		ml_add(buf, size, &at, &left, "  ", c.note, 0);
+		screen_add_field(buf, size, &at, &left, "  ", c.note, 0);
 	}
 }
 

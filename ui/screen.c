@@ -169,6 +169,22 @@ void screen_mid_cut(char *s, size_t size, int cols, const char *ell)
 	memcpy(s + at, ell, el);
 }
 
+int screen_add_field(char *buf, size_t size, size_t *at, int *left, const char *sep,
+		     const char *s, int w)
+{
+	int c = screen_cols(s), aw = w < 0 ? -w : w, need, k;
+
+	need = screen_cols(sep) + (c > aw ? c : aw);
+	if (need > *left || *at >= size)
+		return -1;
+	k = snprintf(buf + *at, size - *at, "%s%*s%s%*s", sep, w < 0 && c < aw ? aw - c : 0, "",
+		     s, w > 0 && c < aw ? aw - c : 0, "");
+	if (k > 0)
+		*at += (size_t)k < size - *at ? (size_t)k : size - *at - 1;
+	*left -= need;
+	return 0;
+}
+
 int screen_put(int y, int x, int w, const char *s)
 {
 	mbstate_t mbs;

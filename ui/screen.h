@@ -42,6 +42,13 @@ void screen_mid_cut(char *s, size_t size, int cols, const char *ell);
  * no room: a name's start, where a middle cut leaves too little.  An @s
  * that fits @cols is left whole. */
 void screen_head_cut(char *s, size_t size, int cols, const char *ell);
+/* Append @sep and @s to @buf (of @size, *@at bytes used), padded to @w
+ * columns (right-aligned where @w is negative), if they fit the *@left
+ * columns (taken from them): a list's row built field by field, a
+ * number shown whole or not at all.  Returns 0, or -1 where it does not
+ * fit (nothing appended). */
+int screen_add_field(char *buf, size_t size, size_t *at, int *left, const char *sep,
+		     const char *s, int w);
 /* A glyph: its UTF-8 form or its ASCII fallback. */
 const char *screen_glyph(const struct ui *ui, const char *utf8,
 			 const char *ascii);

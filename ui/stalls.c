@@ -422,24 +422,6 @@ static int stalls_view_key(struct ui *ui, struct view *v, int key)
 	}
 }
 
-/* Append @sep and @s to @buf (of @size, @at bytes used), @s padded to @w
- * columns, if they fit the *@left columns: a field is shown whole or not
- * at all.  Returns 0, or -1 where it does not fit. */
-static int st_add(char *buf, size_t size, size_t *at, int *left, const char *sep,
-		  const char *s, int w)
-{
-	int c = screen_cols(s), need = screen_cols(sep) + (c > w ? c : w);
-	int k;
-
-	if (need > *left || *at >= size)
-		return -1;
-	k = snprintf(buf + *at, size - *at, "%s%s%*s", sep, s, c < w ? w - c : 0, "");
-	if (k > 0)
-		*at += (size_t)k < size - *at ? (size_t)k : size - *at - 1;
-	*left -= need;
-	return 0;
-}
-
 /* What a row shows: the widths of its columns over the rows in sight,
  * and the columns that fit (st_layout()). */
 struct st_lay {
@@ -525,15 +507,15 @@ static void st_line(struct ui *ui, long i, const struct st_lay *lay, char *buf,
 	buf[0] = 0;
 	st_what(ui, i, what, sizeof(what), val, sizeof(val));
 	snprintf(f, sizeof(f), "%4ld", rank);
-	if (st_add(buf, size, &at, &left, "", f, 0) ||
-	    st_add(buf, size, &at, &left, "  ", kind[r->kind], 0) ||
-	    st_add(buf, size, &at, &left, " ", lay->paren ? what : val, lay->whatw))
+	if (screen_add_field(buf, size, &at, &left, "", f, 0) ||
+	    screen_add_field(buf, size, &at, &left, "  ", kind[r->kind], 0) ||
+	    screen_add_field(buf, size, &at, &left, " ", lay->paren ? what : val, lay->whatw))
 		goto cut;
 	snprintf(f, sizeof(f), "at 0x%08" PRIx64, st_place(ui, r));
-	if (lay->at && st_add(buf, size, &at, &left, "  ", f, 0))
+	if (lay->at && screen_add_field(buf, size, &at, &left, "  ", f, 0))
 		goto cut;
 	snprintf(f, sizeof(f), "psb %zu", r->s.seg);
-	if (lay->psb && st_add(buf, size, &at, &left, "  ", f, lay->psbw))
+	if (lay->psb && screen_add_field(buf, size, &at, &left, "  ", f, lay->psbw))
 		goto cut;
 	/* the code there: text, cut with an ellipsis where it is long */
 	left += screen_cols(ell);
@@ -543,7 +525,7 @@ static void st_line(struct ui *ui, long i, const struct st_lay *lay, char *buf,
 		snprintf(ctx, sizeof(ctx), "%s", st_ctx(ui, r, left - 2));
 		if (screen_cols(ctx) > left - 2)
 			screen_head_cut(ctx, sizeof(ctx), left - 2, ell);
-		st_add(buf, size, &at, &left, "  ", ctx, 0);
+		screen_add_field(buf, size, &at, &left, "  ", ctx, 0);
 	}
 	return;
 cut:
