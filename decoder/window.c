@@ -1,4 +1,6 @@
 /* window -- lazily decoded rows of PSB segments, with a small LRU cache. */
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,7 +91,13 @@ struct win_cache {
 	struct pkt_runs runs;
 	struct win_watch watch;		/* tick NULL: nobody watches */
 	int stopped;			/* the watch stopped the last walk */
+	/* which caches decode alike (win_cache_copy_chunks()): new for
+	 * each cache and each timing configuration, copied by _new_like() */
+	uint64_t kin;
 };
+
+/* The last kin given out (caches are made on several threads). */
+static _Atomic uint64_t win_kin;
 
 /* The PSB at or before @off, without an index. */
 static int img_psb_at_or_before(struct win_cache *wc, uint64_t off,
@@ -167,7 +175,26 @@ int win_cache_new(struct win_cache **out, const struct img *img,
 	wc->img = img;
 	wc->max_bytes = max_bytes;
 	wc->max_chunks = WIN_MAX_CHUNKS;
+	wc->kin = atomic_fetch_add(&win_kin, 1) + 1;
 	win_cache_set_psb_ops(wc, ops);
+	*out = wc;
+	return 0;
+}
+
+int win_cache_new_like(struct win_cache **out, const struct win_cache *like,
+		       size_t max_bytes)
+{
+	struct win_cache *wc;
+	int r;
+
+	if (!out || !like)
+		return -pte_invalid;
+	r = win_cache_new(&wc, like->img, like->have_ops ? &like->ops : NULL, max_bytes);
+	if (r < 0)
+		return r;
+	wc->cfg = like->cfg;
+	wc->max_chunks = like->max_chunks;
+	wc->kin = like->kin;
 	*out = wc;
 	return 0;
 }
@@ -404,6 +431,60 @@ static const struct win_chunk *chunk_find(struct win_cache *wc, uint64_t seg,
 	return &sm->m[lo];
 }
 
+int win_cache_alike(const struct win_cache *a, const struct win_cache *b)
+{
+	return a && b && a->img == b->img && a->kin == b->kin;
+}
+
+int win_cache_copy_chunks(struct win_cache *dst, const struct win_cache *src, uint64_t seg)
+{
+	struct win_chunks **pp, *d, *sm;
+	struct win_chunk *m;
+	size_t i = 0, j = 0, n = 0, added;
+
+	if (!win_cache_alike(dst, src))
+		return -pte_invalid;
+	sm = *chunk_slot((struct win_cache *)src, seg);
+	if (!sm || !sm->n)
+		return 0;
+	pp = chunk_slot(dst, seg);
+	d = *pp;
+	if (!d) {
+		if (!(d = calloc(1, sizeof(*d))))
+			return -pte_nomem;
+		d->seg = seg;
+		*pp = d;
+	}
+	/* both lists are in order: merge them, @dst's own start first where
+	 * both know one (the same start has the same state) */
+	m = malloc((d->n + sm->n) * sizeof(*m));
+	if (!m)
+		return -pte_nomem;
+	while (i < d->n || j < sm->n) {
+		if (j == sm->n || (i < d->n && d->m[i].start <= sm->m[j].start)) {
+			if (j < sm->n && d->m[i].start == sm->m[j].start)
+				j++;
+			m[n++] = d->m[i++];
+		} else {
+			m[n++] = sm->m[j++];
+		}
+	}
+	added = n - d->n;
+	free(d->m);
+	d->m = m;
+	d->cap = d->n + sm->n;
+	d->n = n;
+	dst->nchunks += added;
+	while (dst->nchunks > dst->max_chunks) {
+		size_t before = dst->nchunks;
+
+		chunk_thin(dst);
+		if (dst->nchunks == before)
+			break;
+	}
+	return (int)(added > INT_MAX ? INT_MAX : added);
+}
+
 void win_cache_free(struct win_cache *wc)
 {
 	struct win *w, *n;
@@ -454,6 +535,7 @@ void win_cache_set_timing(struct win_cache *wc, const struct tm_config *cfg)
 		memset(&wc->cfg, 0, sizeof(wc->cfg));
 	win_drop_all(wc);
 	chunk_clear(wc);	/* they hold time model states */
+	wc->kin = atomic_fetch_add(&win_kin, 1) + 1;
 }
 
 /* Forget the chunk starts of segments before @below decoded without a
@@ -806,7 +888,7 @@ static struct win *win_walk(struct win_cache *wc, uint64_t start,
 			break;
 		chunk_add(wc, seg, end, &st);
 		start = end;
-		if (wc->watch.tick && wc->watch.tick(wc->watch.ctx, seg, end, seg_end)) {
+		if (wc->watch.tick && wc->watch.tick(wc->watch.ctx, seg, end, seg_end, off)) {
 			wc->stopped = 1;
 			return NULL;
 		}

@@ -135,18 +135,42 @@ int win_psb_at_or_before(struct win_cache *wc, uint64_t off, uint64_t *psb);
  * decoding every chunk from the segment's PSB (or the nearest chunk start
  * known) up to it: seconds in a segment of tens of MiB.  tick() is called
  * after each chunk passed on the way (WIN_MAX_ROWS rows), with the
- * segment [@seg, @seg_end) and the offset reached; it returns non-zero
- * to stop the walk, and the call that wanted the window then fails with
- * -pte_canceled.  The chunk starts passed are kept: a walk asked for
- * again resumes where this one stopped.
+ * segment [@seg, @seg_end), the offset reached and the offset @want whose
+ * window the walk is for; it returns non-zero to stop the walk, and the
+ * call that wanted the window then fails with -pte_canceled.  The chunk
+ * starts passed are kept: a walk asked for again resumes where this one
+ * stopped, and win_cache_copy_chunks() hands them to another cache.
  */
 struct win_watch {
-	int (*tick)(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end);
+	int (*tick)(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end, uint64_t want);
 	void *ctx;
 };
 
 /* Watch @wc's walks with @w (copied); NULL: nobody watches. */
 void win_cache_set_watch(struct win_cache *wc, const struct win_watch *w);
+
+/*
+ * A long walk done on another thread.  win_cache_new_like() makes an empty
+ * cache over @like's image, with its PSB lookups and timing configuration
+ * (not its watch), holding about @max_bytes of rows: it decodes what @like
+ * would.  @like's psb ops are then called from the thread that uses the
+ * new cache as well: they must be safe there.  Returns 0, -pte_invalid,
+ * -pte_nomem.
+ *
+ * win_cache_copy_chunks() gives @dst the chunk starts of the segment whose
+ * PSB is at @seg that @src knows and @dst does not, so that a walk @src did
+ * is not done again in @dst.  The two caches must decode alike: one made
+ * like the other, and neither given another timing configuration since.
+ * Returns the number of starts added (0 or more), -pte_invalid if the two
+ * do not decode alike, -pte_nomem.  Neither cache may be in use by another
+ * thread during the call.
+ */
+int win_cache_new_like(struct win_cache **out, const struct win_cache *like,
+		       size_t max_bytes);
+int win_cache_copy_chunks(struct win_cache *dst, const struct win_cache *src, uint64_t seg);
+/* Whether @a and @b decode alike (as win_cache_copy_chunks() needs):
+ * 1 or 0. */
+int win_cache_alike(const struct win_cache *a, const struct win_cache *b);
 
 /* Bytes of rows currently cached, and the number of chunks decoded so
  * far, kept as windows or not (for tests and the info screen). */

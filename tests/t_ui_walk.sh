@@ -1,10 +1,12 @@
 #!/bin/sh
 # t_ui_walk -- a jump deep into a long PSB segment (64 MiB here, one
-# segment) decodes it from its PSB on the browser's thread: the message
-# line says how far it got, C-c stops it and the cursor stays where it
-# was, keys work at once, and the same jump asked again goes on and lands;
-# the idle turns leave a stopped segment alone, and a stopped E does not
-# say there is no earlier trouble.
+# segment) needs the segment decoded from its PSB: seconds.  The browser's
+# thread leaves that to a job: the status line says how far it got, keys
+# work meanwhile, and the jump lands by itself when it is done.  C-c stops
+# the job and the cursor stays where it was; the same jump asked again
+# goes on from there.  The idle turns leave a stopped segment alone, a
+# stopped E does not say there is no earlier trouble, and a key other
+# than a jump that waited is told to ask again.
 set -u
 PTBROWSE=${PTBROWSE:-build/ptbrowse}
 BUILD=${BUILD:-build}
@@ -16,24 +18,45 @@ export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp
 
 "$GEN" --seed 4 --size 64MiB --psb-period 67108864 -o "$tmp/t.pt" >/dev/null || fail "ptgen"
 
+# landed: wait until the cursor is in the last MiB
+landed() {
+	i=0
+	while [ $(($(status_off))) -lt $((0x3f00000)) ]; do
+		sleep 0.5
+		i=$((i + 1))
+		[ $i -lt 240 ] || fail "$1: G never landed: $(status_off)"
+	done
+}
+
 tm_start -- --no-state "$tmp/t.pt"
 wait_for '0x00000000'
 keys G
 wait_for 'decoding the PSB segment at 0x0 \(64\.0 MiB\) from its start: [0-9]+% \(C-c stops\)'
+# the browser answers meanwhile: help comes and goes
+keys F1
+wait_for ' help  line 1/'
+keys q
+wait_gone ' help  line 1/'
+wait_for 'decoding the PSB segment at 0x0'
+[ "$(status_off)" = 0x0 ] || fail "the cursor moved before the decode was done: $(status_off)"
+landed "unasked"
+echo "ok   G in a 64 MiB segment: decoded by a job with its progress shown, keys answer, G lands by itself ($(status_off))"
+tm_quit
+
+tm_start -- --no-state "$tmp/t.pt"
+wait_for '0x00000000'
+keys G
+wait_for 'decoding the PSB segment at 0x0 \(64\.0 MiB\) from its start: [0-9]+%'
 keys C-c
 wait_for 'stopped decoding the PSB segment at 0x0 at [0-9]+% \(C-c\)'
 [ "$(status_off)" = 0x0 ] || fail "C-c: the cursor moved to $(status_off)"
 keys j
 wait_for '^ 0x10/'
-echo "ok   G in a 64 MiB segment shows its progress; C-c stops it, the cursor stays, j works"
-
+sleep 1
+[ "$(status_off)" = 0x10 ] || fail "a stopped jump landed: $(status_off)"
+echo "ok   C-c stops it, the cursor stays, j works, the jump does not land later"
 keys G
-i=0
-while [ $(($(status_off))) -lt $((0x3f00000)) ]; do
-	sleep 0.5
-	i=$((i + 1))
-	[ $i -lt 240 ] || fail "G never landed: $(status_off)"
-done
+landed "asked again"
 echo "ok   G asked again lands at the end ($(status_off))"
 tm_quit
 
@@ -52,11 +75,11 @@ keys C-c
 wait_for 'stopped decoding the PSB segment'
 # k asks for the row above: the same decode, stopped again
 keys k
-wait_for '^decoding the PSB segment at 0x[0-9a-f]+ \(32\.0 MiB\)'
+wait_for 'decoding the PSB segment at 0x[0-9a-f]+ \(32\.0 MiB\)'
 keys C-c
 wait_for 'stopped decoding the PSB segment'
 sleep 3
-screen | tail -n 1 | grep -q '^decoding the PSB' && fail "the idle turns decode the stopped segment again"
+screen | grep -q 'decoding the PSB segment at 0x[0-9a-f]* ([0-9.]* MiB) from its start' && fail "the idle turns decode the stopped segment again"
 echo "ok   a segment whose decode C-c stopped is left alone until a key asks"
 keys E
 wait_for 'decoding the PSB segment at 0x[0-9a-f]+ \(32\.0 MiB\)'
@@ -65,5 +88,12 @@ wait_for 'stopped decoding the PSB segment'
 sleep 0.5
 screen | tail -n 1 | grep -q 'no earlier' && fail "E stopped by C-c says there is no earlier trouble"
 echo "ok   E stopped by C-c does not say there is no earlier trouble"
+# left to finish, E is told to ask again, and then goes on
+keys E
+wait_for 'decoded the PSB segment at 0x[0-9a-f]+: ask again' 120
+keys E
+wait_gone 'decoded the PSB segment' 20
+screen | tail -n 1 | grep -q 'no earlier' && fail "E: no earlier trouble"
+echo "ok   E waiting for the decode is told to ask again; asked, it goes on"
 tm_quit
 echo ok

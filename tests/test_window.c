@@ -655,11 +655,14 @@ struct watch_rec {
 	unsigned ticks, stop_at;
 	uint64_t seg, seg_end, last_at;
 	int ordered;
+	uint64_t want;
 };
 
-static int watch_tick(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end)
+static int watch_tick(void *ctx, uint64_t seg, uint64_t at, uint64_t seg_end, uint64_t want)
 {
 	struct watch_rec *w = ctx;
+
+	w->want = want;
 
 	if (w->ticks && at <= w->last_at)
 		w->ordered = 0;
@@ -706,6 +709,7 @@ static void test_watch(void **state)
 	assert_int_equal(rec.seg, 0);
 	assert_int_equal(rec.seg_end, n);
 	assert_true(rec.last_at > 0 && rec.last_at < n);
+	assert_int_equal(rec.want, n - 1);
 	/* the iterator kept its row; a step needs no walk */
 	assert_int_equal(win_row(&it)->pkt.offset, 0);
 	assert_int_equal(win_next(&it), 0);
@@ -734,6 +738,70 @@ static void test_watch(void **state)
 	assert_int_equal(rec.ticks, 1);
 	win_iter_release(&it);
 	win_iter_release(&rit);
+	win_cache_free(wc);
+	win_cache_free(ref);
+	free(buf);
+}
+
+/*
+ * A walk done in a cache made like another (a background job's) and
+ * stopped half way hands its chunk starts over: the other cache's walk to
+ * the end then decodes only the rest, with the rows a walk from the PSB
+ * gives.  Caches that do not decode alike refuse.
+ */
+static void test_copy_chunks(void **state)
+{
+	size_t cap = 1u << 20, n;
+	uint8_t *buf = malloc(cap + 64);
+	uint64_t seed = 11, total, before;
+	struct watch_rec rec = { 0, 10, 0, 0, 0, 1, 0 };
+	struct win_watch watch = { watch_tick, &rec };
+	struct img_span span;
+	struct img img;
+	struct win_cache *ref, *wc, *job, *other;
+	struct win_iter it = { 0 }, rit = { 0 };
+	struct tm_config cfg;
+
+	(void)state;
+	assert_non_null(buf);
+	n = long_segment(buf, cap, &seed);
+	img_init_flat(&img, &span, buf, n);
+	assert_int_equal(win_cache_new(&ref, &img, NULL, 64u << 20), 0);
+	assert_int_equal(win_seek(&rit, ref, n - 1), 0);
+	total = win_cache_decoded(ref);
+	assert_true(total > 20);
+
+	assert_int_equal(win_cache_new(&wc, &img, NULL, 64u << 20), 0);
+	assert_int_equal(win_cache_new_like(&job, wc, 8u << 20), 0);
+	win_cache_set_watch(job, &watch);
+	assert_int_equal(win_seek(&it, job, n - 1), -pte_canceled);
+	assert_int_equal(rec.ticks, 10);
+	assert_int_equal(win_cache_copy_chunks(wc, job, 0), 10);
+	/* known already: nothing more */
+	assert_int_equal(win_cache_copy_chunks(wc, job, 0), 0);
+	assert_int_equal(win_cache_copy_chunks(wc, job, 12345), 0);
+	assert_int_equal(win_cache_chunks(wc), 10);
+	before = win_cache_decoded(wc);
+	assert_int_equal(win_seek(&it, wc, n - 1), 0);
+	assert_true(win_cache_decoded(wc) - before <= total - 10);
+	assert_int_equal(win_row(&it)->pkt.offset, win_row(&rit)->pkt.offset);
+	assert_int_equal(win_row(&it)->cyc_total, win_row(&rit)->cyc_total);
+	assert_int_equal(win_row(&it)->ip, win_row(&rit)->ip);
+	/* the job's starts merge with the cache's own, in order */
+	assert_int_equal(win_cache_copy_chunks(job, wc, 0), (int)win_cache_chunks(wc) - 10);
+	assert_int_equal(win_cache_chunks(job), win_cache_chunks(wc));
+
+	/* another image, or another timing configuration: refused */
+	assert_int_equal(win_cache_copy_chunks(wc, ref, 0), -pte_invalid);
+	assert_int_equal(win_cache_new_like(&other, wc, 8u << 20), 0);
+	memset(&cfg, 0, sizeof(cfg));
+	win_cache_set_timing(other, &cfg);
+	assert_int_equal(win_cache_copy_chunks(wc, other, 0), -pte_invalid);
+	assert_int_equal(win_cache_copy_chunks(other, wc, 0), -pte_invalid);
+	win_cache_free(other);
+	win_iter_release(&it);
+	win_iter_release(&rit);
+	win_cache_free(job);
 	win_cache_free(wc);
 	win_cache_free(ref);
 	free(buf);
@@ -912,6 +980,7 @@ int main(void)
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_long_segment),
 		cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_copy_chunks),
 		cmocka_unit_test(test_seg_rel),
 		cmocka_unit_test(test_drop_seg_rel),
 		cmocka_unit_test(test_shared_traces),

@@ -90,7 +90,8 @@ static int browse_turn_body(void *arg)
 		term_flush();
 		t->draw = 0;
 	}
-	walk_done(ui);
+	if (walk_done(ui))
+		wait = 40;	/* (the job's progress, soon) */
 	c = term_getkey(ui, wait);
 	if (c == ERR) {
 		/* Idle: keep the progress fresh and decode ahead; save marks

@@ -260,14 +260,21 @@ static void nav_push(struct ui *ui, uint64_t off)
 	ui->hist_pos = ui->nhist;
 }
 
-/* A jump whose decode C-c stopped (walk.h) goes back where it began:
- * the rows at its target are not known. */
-static int nav_stay(struct ui *ui, uint64_t cursor, uint64_t top)
+/* A jump whose decode was refused (walk.h) stays where it began: the rows
+ * at its target are not known.  It lands when the job decoding them is
+ * done (nav_poll()), or, if C-c stopped that, not at all.  @end: a jump to
+ * the trace's end, else to @off. */
+static int nav_stay(struct ui *ui, uint64_t cursor, uint64_t top, uint64_t off, int end)
 {
-	if (!walk_stopped(ui))
+	struct walk_wait w = { off, cursor, end };
+	int why = walk_stopped(ui);
+
+	if (!why)
 		return 0;
 	ui->cursor = cursor;
 	ui->top = top;
+	if (why == 2)
+		walk_wait_for(ui, &w);
 	return 1;
 }
 
@@ -278,11 +285,17 @@ static int nav_place(struct ui *ui, uint64_t off)
 	int h = nav_view_rows(ui);
 
 	ui->cursor = nav_offset_by(ui, off, 0, NULL);
-	if (nav_stay(ui, cursor, top))
+	if (nav_stay(ui, cursor, top, off, 0))
 		return UI_DRAW_ALL;
 	/* (the rows above it stopped: it is there, at the view's top) */
 	ui->top = nav_offset_by(ui, ui->cursor, -(long)(h / 3), NULL);
 	nav_fix_view(ui);
+	if (walk_stopped(ui) == 2) {
+		/* placed again when they are decoded */
+		struct walk_wait w = { off, ui->cursor, 0 };
+
+		walk_wait_for(ui, &w);
+	}
 	return UI_DRAW_ALL;
 }
 
@@ -298,19 +311,37 @@ int nav_start(struct ui *ui)
 	return nav_jump(ui, 0);
 }
 
-int nav_end(struct ui *ui)
+/* The last row at the view's bottom. */
+static int nav_place_end(struct ui *ui)
 {
 	uint64_t end = ui->img->size ? ui->img->size - 1 : 0;
 	uint64_t cursor = ui->cursor, top = ui->top;
 
-	nav_push(ui, ui->cursor);
 	ui->dir = -1;
 	ui->cursor = nav_offset_by(ui, end, 0, NULL);
-	if (nav_stay(ui, cursor, top))
+	if (nav_stay(ui, cursor, top, end, 1))
 		return UI_DRAW_ALL;
 	ui->top = nav_offset_by(ui, ui->cursor, -(long)(nav_view_rows(ui) - 1), NULL);
 	nav_fix_view(ui);
 	return UI_DRAW_ALL;
+}
+
+int nav_end(struct ui *ui)
+{
+	nav_push(ui, ui->cursor);
+	return nav_place_end(ui);
+}
+
+int nav_poll(struct ui *ui, int *busy)
+{
+	struct walk_wait w;
+	int r = walk_poll(ui, busy, &w);
+
+	if (!r)
+		return UI_DRAW_NONE;
+	if (r != 2 || ui->cursor != w.cursor)
+		return UI_DRAW_ALL;	/* (a key moved the cursor first) */
+	return w.end ? nav_place_end(ui) : nav_place(ui, w.off);
 }
 
 int nav_psb(struct ui *ui, int dir, uint64_t n)

@@ -17,8 +17,14 @@ int nav_lines(struct ui *ui, long n);
 int nav_scroll(struct ui *ui, long n);
 /* Move the view and the cursor @n rows together (pages). */
 int nav_page(struct ui *ui, long n);
-/* Jump to the row holding @off and remember where we were. */
+/* Jump to the row holding @off and remember where we were.  If the rows
+ * there are decoded by a job (walk.h), the cursor stays until it is done
+ * and the jump lands then (nav_poll()). */
 int nav_jump(struct ui *ui, uint64_t off);
+/* Reap the decoding job of walk.h and land the jump that waited for it,
+ * unless a key moved the cursor meanwhile.  Sets *@busy to 2 while one
+ * runs.  Returns UI_DRAW_*. */
+int nav_poll(struct ui *ui, int *busy);
 /* Move to the first row, or the last. */
 int nav_start(struct ui *ui);
 int nav_end(struct ui *ui);

@@ -30,6 +30,7 @@
 #include "timefmt.h"
 #include "trace.h"
 #include "ui.h"
+#include "walk.h"
 
 struct search_ui *search_ui_get(struct ui *ui)
 {
@@ -790,7 +791,7 @@ int search_ui_stop(struct ui *ui)
 	struct srch_status st;
 	char note[64];
 
-	if (goto_job_stop(ui) || export_job_stop(ui) || search_ui_fstop(ui))
+	if (walk_stop(ui) || goto_job_stop(ui) || export_job_stop(ui) || search_ui_fstop(ui))
 		return 1;
 	if (su && su->fs) {
 		srch_cancel(su->fs);
@@ -904,6 +905,7 @@ int search_ui_poll(struct ui *ui, int *busy)
 	*busy = 0;
 	/* (a :goto's long look, which C-c stops as it stops a search, and
 	 * an :export's copy) */
+	draw |= nav_poll(ui, busy);	/* (a long segment's decode) */
 	draw |= goto_job_poll(ui, busy);
 	draw |= export_job_poll(ui, busy);
 	if (!su)
@@ -1147,8 +1149,11 @@ static size_t search_ui_status_of(struct ui *ui, char *buf, size_t size, char *f
 	buf[0] = 0;
 	if (filt && fsize)
 		search_ui_fstatus(ui, filt, fsize);
-	/* a :goto's long look, the thing waited for now */
-	len = goto_job_status(ui, buf, size);
+	/* a long segment's decode or a :goto's long look, the thing
+	 * waited for now */
+	len = walk_status(ui, buf, size);
+	if (!len)
+		len = goto_job_status(ui, buf, size);
 	if (len || !su)
 		return len;
 	search_ui_short(ui, su->text, text, sizeof(text));
@@ -1277,6 +1282,7 @@ void search_ui_free(struct ui *ui)
 {
 	struct search_ui *su = ui->sui;
 
+	walk_free(ui);		/* it reads the mapping and the windows */
 	goto_job_free(ui);
 	export_job_free(ui);	/* it reads the mapping too */
 	if (!su)

@@ -22,8 +22,8 @@
  *   complete*.c     prompt completion (candidates; readline's side).
  *   cmd.c           command rows: register, split a line once, dispatch.
  *   nav.c           moving the one cursor (a byte offset) and the view.
- *   walk.c          a decode deep into a long segment on this thread:
- *                   its progress on the message line, C-c stops it.
+ *   walk.c          a decode deep into a long segment: 0.1 s on this
+ *                   thread at most, the rest in a job (progress, C-c).
  *   prompt.c        the ':' prompt view on readline; runs lines by cmd.c.
  *   search_sb.c     a search with sideband or code terms, in the background;
  *   search_code.c   its code terms (sym, call, ret): segments decoded on all
