@@ -45,19 +45,6 @@ int goto_job_hit(enum goto_job_kind kind, const struct win_row *row, uint64_t v)
 	return goto_idx_cyc_hit(row, v);
 }
 
-/* The time model's state at the PSB at @psb, from the index (as the
- * browser's own windows have it). */
-static int goto_job_carry(void *ctx, uint64_t psb, struct tm_carry *out)
-{
-	struct goto_job *j = ctx;
-	struct idx_seek sk;
-	size_t i;
-
-	if (idx_find(j->idx, psb, &i) || idx_seek(j->idx, i, &sk) || sk.offset != psb)
-		return 1;
-	return idx_seek_carry(j->idx, i, out);
-}
-
 static int goto_job_body(void *arg)
 {
 	struct goto_job *j = arg;
@@ -100,7 +87,6 @@ static void *goto_job_thread(void *arg)
 int goto_job_start(struct ui *ui, enum goto_job_kind kind, uint64_t v, uint64_t from,
 		   const char *what, int timed)
 {
-	struct win_psb_ops ops = { .carry = goto_job_carry };
 	struct goto_job *j;
 	struct idx_seek sk;
 	size_t i;
@@ -122,12 +108,12 @@ int goto_job_start(struct ui *ui, enum goto_job_kind kind, uint64_t v, uint64_t 
 	j->cursor = ui->cursor;
 	j->timed = timed;
 	snprintf(j->what, sizeof(j->what), "%s", what);
-	ops.ctx = j;
-	if (win_cache_new(&j->wc, ui->img, &ops, GOTO_JOB_CACHE_BYTES) < 0) {
+	/* (decoding as the browser's windows do, the chunks walked are
+	 * theirs when it lands: the jump needs no second walk) */
+	if (win_cache_new_like(&j->wc, ui->wc, GOTO_JOB_CACHE_BYTES) < 0) {
 		free(j);
 		return -pte_nomem;
 	}
-	win_cache_set_timing(j->wc, &ui->tmcfg);
 	if (pthread_create(&j->th, NULL, goto_job_thread, j)) {
 		win_cache_free(j->wc);
 		free(j);
@@ -156,7 +142,12 @@ static int goto_job_report(struct ui *ui, struct goto_job *j)
 	} else {
 		const char *note = j->timed ? timefmt_estimate_note(ui) : "";
 
+		size_t i;
+		struct idx_seek sk;
+
 		ui->msg[0] = 0;
+		if (!idx_find(j->idx, j->hit, &i) && !idx_seek(j->idx, i, &sk))
+			win_cache_copy_chunks(ui->wc, j->wc, sk.offset);
 		nav_jump(ui, j->hit);
 		if (note[0])
 			msg_report(ui, UI_INFO, "goto: %s", note);
