@@ -27,10 +27,30 @@ static const char *const image_opts[] = {
 
 int timing_file_path(const char *trace, char *buf, size_t size)
 {
+	char *real;
+	struct stat st;
+	int n;
+
 	if (!trace || !buf || !size)
 		return -pte_invalid;
 	if ((size_t)snprintf(buf, size, "%s.options", trace) >= size)
 		return -pte_invalid;
+	/* A link to a trace recorded elsewhere: its options were written
+	 * beside the file it names, and the link's name has none. */
+	if (!lstat(buf, &st) || errno != ENOENT || lstat(trace, &st) || !S_ISLNK(st.st_mode))
+		return 0;
+	real = realpath(trace, NULL);
+	if (!real)
+		return 0;
+	n = snprintf(NULL, 0, "%s.options", real);
+	if (n > 0 && (size_t)n < size) {
+		char alt[4200];
+
+		if ((size_t)n < sizeof(alt) && snprintf(alt, sizeof(alt), "%s.options", real) == n &&
+		    !lstat(alt, &st))
+			memcpy(buf, alt, (size_t)n + 1);
+	}
+	free(real);
 	return 0;
 }
 

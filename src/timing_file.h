@@ -36,7 +36,9 @@ struct safefile_opts;
  * options file. */
 #define TIMING_FILE_MAX (16u << 20)
 
-/* Write @trace's options file name ("@trace.options") into @buf.
+/* Write @trace's options file name ("@trace.options") into @buf; if there
+ * is no such file and @trace is a symbolic link, the options file beside
+ * the file it leads to, if that one exists.
  * Returns 0, or -pte_invalid if it does not fit (or an argument is NULL). */
 int timing_file_path(const char *trace, char *buf, size_t size);
 
