@@ -87,6 +87,10 @@ void walk_watch(struct ui *ui)
 {
 	struct win_watch w = { walk_tick, ui };
 
+	/* (before the drawing: a walk the key's own work wanted, not the
+	 * timeline's or the panes') */
+	if (wk.keyturn && wk.stopped == 2 && !wk.waiting)
+		wk.tell = 1;
 	if (ui->wc && !ui->headless)
 		win_cache_set_watch(ui->wc, &w);
 }
@@ -260,8 +264,6 @@ int walk_done(struct ui *ui)
 {
 	int key = wk.keyturn;
 
-	if (key && wk.stopped == 2 && !wk.waiting)
-		wk.tell = 1;
 	wk.stopped = 0;
 	wk.t0 = 0;
 	wk.keyturn = 0;

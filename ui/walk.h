@@ -21,8 +21,9 @@
 
 struct ui;
 
-/* Watch the walks of @ui's windows (ui->wc; again after it is replaced).
- * Nothing is watched in a headless browser: its walks run to the end. */
+/* Watch the walks of @ui's windows (ui->wc; again after it is replaced);
+ * called each turn before the drawing.  Nothing is watched in a headless
+ * browser: its walks run to the end. */
 void walk_watch(struct ui *ui);
 
 /* A turn's key and the drawing after it are done: a walk refused in it
