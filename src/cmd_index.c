@@ -93,7 +93,8 @@ static int parse_threads(const char *s, unsigned *n)
 	return 0;
 }
 
-enum { N_JSON, N_NO_CACHE, N_TIME, N_STREAM, N_THREADS, N_PID, N_TID, N_COMM };
+enum { N_JSON, N_NO_CACHE, N_TIME, N_STREAM, N_THREADS, N_PID, N_TID, N_COMM,
+       N_CACHE_MAX, N_CLEAR_CACHE };
 
 static const struct opt index_opts[] = {
 	{ "json", 0, NULL, "print the summary as JSON", N_JSON },
@@ -106,12 +107,16 @@ static const struct opt index_opts[] = {
 	  "sideband)", N_PID },
 	{ "tid", 0, "N", "only those of thread N", N_TID },
 	{ "comm", 0, "NAME", "only those of tasks named NAME", N_COMM },
+	{ "cache-max", 0, "SIZE", "the index cache's size limit (default 2GiB, 0:\n"
+	  "none); the least recently used files go", N_CACHE_MAX },
+	{ "clear-cache", 0, NULL, "empty the index cache first (TRACE may be left\n"
+	  "out)", N_CLEAR_CACHE },
 	{ 0 }
 };
 
 /* What index's options set. */
 struct index_args {
-	int json, use_cache, time_pass;
+	int json, use_cache, time_pass, clear_cache;
 	const char *stream;
 	unsigned threads;
 	struct ctx_filter filter;	/* --pid, --tid, --comm */
@@ -127,6 +132,18 @@ static int index_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 	case N_NO_CACHE: a->use_cache = 0; break;
 	case N_TIME: a->time_pass = 1; break;
 	case N_STREAM: a->stream = val; break;
+	case N_CLEAR_CACHE: a->clear_cache = 1; break;
+	case N_CACHE_MAX: {
+		uint64_t max;
+
+		if (idxcache_parse_size(val, &max) < 0) {
+			opt_error(cmd, "--cache-max: bad argument: %s (a size such as "
+				  "2GiB or 500MB; 0: no limit)", val);
+			return -ERANGE;
+		}
+		idxcache_set_max(max);
+		break;
+	}
 	case N_PID:
 	case N_TID:
 	case N_COMM:
@@ -518,6 +535,9 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 		if (use_cache && idxcache_save_since(idx, t, si, mapped, NULL, err,
 						     sizeof(err)) < 0)
 			esc_line(stderr, "ptbrowse index: ", "warning: index not cached: %s", err);
+		else if (use_cache && err[0])
+			/* cached, but over the cache's limit alone */
+			esc_line(stderr, "ptbrowse index: ", "%s", err);
 	}
 	r->nseeks = idx_nseeks(idx);
 	r->halted = time_pass && !idx_halted(idx, &r->nhalt, &r->halt_lo,
@@ -526,6 +546,24 @@ static int index_stream(struct trace *t, int si, int use_cache, unsigned threads
 	r->end_est = idx_end_estimated(idx);
 	r->tot.size = s->img.size;
 	idx_free(idx);
+	return 0;
+}
+
+/* --clear-cache: remove every index cache file, and say what went.
+ * Returns 0, or 1 after saying why not. */
+static int index_clear_cache(void)
+{
+	struct idxcache_usage u;
+	char err[512], size[32];
+
+	if (idxcache_clear(&u, err, sizeof(err)) < 0) {
+		esc_line(stderr, "ptbrowse index: ", "cannot clear the index cache: %s",
+			 err);
+		return 1;
+	}
+	idxcache_size_str(u.bytes, size, sizeof(size));
+	esc_line(stderr, "ptbrowse index: ", "index cache cleared: %" PRIu64
+		 " file%s, %s", u.files, u.files == 1 ? "" : "s", size);
 	return 0;
 }
 
@@ -559,7 +597,7 @@ static void index_report(const struct trace *t, const struct stream_result *res,
 
 int cmd_index_main(int argc, char **argv)
 {
-	struct index_args args = { 0, 1, 0, NULL, 0, { -1, -1, NULL } };
+	struct index_args args = { 0, 1, 0, 0, NULL, 0, { -1, -1, NULL } };
 	struct tm_config cfg;
 	const struct opt_group groups[] = {
 		{ "options:", index_opts, index_take, &args },
@@ -567,7 +605,9 @@ int cmd_index_main(int argc, char **argv)
 	};
 	const struct opt_cmd cmd = { "ptbrowse index",
 "usage: ptbrowse index [--json] [--no-cache] [--time] [--stream S] "
-"[--threads N] [TIMING] TRACE\n"
+"[--threads N]\n"
+"                      [--cache-max SIZE] [TIMING] TRACE\n"
+"       ptbrowse index --clear-cache [TRACE]\n"
 "\n"
 "Build the PSB index of TRACE (or check its cached copy) and print a\n"
 "summary.  The timing options (TIMING) configure the time pass.  TRACE -\n"
@@ -588,6 +628,9 @@ int cmd_index_main(int argc, char **argv)
 	ret = opt_parse(&cmd, argc, argv);
 	if (ret < 0)
 		return opt_status(ret);
+	/* (alone, with no TRACE, it is all the command does) */
+	if (args.clear_cache && (status = index_clear_cache(), status || !ret))
+		return status;
 	if (opt_one_trace(&cmd, ret, argv) < 0)
 		return 2;
 	index_signals();

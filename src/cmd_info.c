@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "esc.h"
 #include "export.h"
+#include "idxcache.h"
 #include "image.h"
 #include "json.h"
 #include "perfdata.h"
@@ -253,6 +254,48 @@ static void json_events(const struct trace *t, size_t si)
 	printf("]");
 }
 
+/* The index cache: its directory, what its files take and its limit
+ * (idxcache.h).  Returns 0, or -1 if there is no cache directory. */
+static int cache_state(char *dir, size_t dirlen, struct idxcache_usage *u,
+		       uint64_t *max)
+{
+	char err[600];
+
+	if (idxcache_max(max, err, sizeof(err)) < 0)
+		esc_line(stderr, "ptbrowse info: ", "%s", err);
+	return idxcache_usage(u, dir, dirlen, err, sizeof(err)) < 0 ? -1 : 0;
+}
+
+/* The index cache as JSON: "cache": {...},\n (nothing without one). */
+static void json_cache(void)
+{
+	struct idxcache_usage u;
+	char dir[4096];
+	uint64_t max;
+
+	if (cache_state(dir, sizeof(dir), &u, &max) < 0)
+		return;
+	printf(" \"cache\": {\"dir\": ");
+	json_string(stdout, dir);
+	printf(", \"bytes\": %" PRIu64 ", \"files\": %" PRIu64 ", \"max\": %" PRIu64
+	       "},\n", u.bytes, u.files, max);
+}
+
+/* The index cache's line of the text (none without one). */
+static void text_cache(void)
+{
+	struct idxcache_usage u;
+	char dir[4096], e[4 * sizeof(dir)], used[32], lim[32];
+	uint64_t max;
+
+	if (cache_state(dir, sizeof(dir), &u, &max) < 0)
+		return;
+	idxcache_size_str(u.bytes, used, sizeof(used));
+	idxcache_size_str(max, lim, sizeof(lim));
+	printf("cache      %s in %" PRIu64 " file%s, limit %s, %s\n", used, u.files,
+	       u.files == 1 ? "" : "s", max ? lim : "none", esc_str(e, sizeof(e), dir));
+}
+
 static void print_json(const struct trace *t, const struct info_stats *stats,
 		       int events)
 {
@@ -295,6 +338,7 @@ static void print_json(const struct trace *t, const struct info_stats *stats,
 		json_string(stdout, in->warning);
 		printf("},\n");
 	}
+	json_cache();
 	printf(" \"streams\": [");
 	for (i = 0; i < t->nstreams; i++) {
 		const struct trace_stream *s = &t->streams[i];
@@ -384,6 +428,7 @@ static void print_text(const struct trace *t, const struct info_stats *stats)
 					sizeof(opts));
 		printf("timing     %s\n", opts[0] ? opts : "(none recorded)");
 	}
+	text_cache();
 	printf("\n%-6s %-10s %4s %7s %12s %6s %5s %6s %-16s %-16s %s\n",
 	       "stream", "name", "cpu", "tid", "bytes", "spans", "gaps", "psbs",
 	       "first-tsc", "last-tsc", "duration");
@@ -505,7 +550,8 @@ int cmd_info_main(int argc, char **argv)
 "configuration recorded with it, as ptdump options.  The timing options\n"
 "(TIMING) override what a perf.data file recorded; --tsc-freq gives a raw\n"
 "trace a duration.  TRACE - (or a FIFO such as /dev/stdin) is read whole\n"
-"from the pipe first.\n", groups, 2 };
+"from the pipe first.  The index cache's size and limit are said too.\n",
+		groups, 2 };
 	size_t s;
 
 	memset(&opts, 0, sizeof(opts));

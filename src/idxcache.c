@@ -1,7 +1,10 @@
 /* idxcache -- save and reload finished indexes, trusting nothing. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
+#include "goto.h"
 #include "identity.h"
 #include "idxcache.h"
 #include "ptdec.h"
@@ -357,6 +361,33 @@ out:
 	return ret;
 }
 
+/*
+ * Mark the cache file @fd (opened at @path) used, and its code index
+ * (@path.code) with it, which the browser loads after it: their mtime
+ * becomes now, what idxcache_trim() removes the oldest by.  Nothing
+ * reads a cache file's own mtime (its header says the trace's), so a
+ * restamp or a content key is not changed by it.  Never a link's
+ * target: only the file the name itself is.
+ */
+static void idxcache_touch(int fd, const char *path)
+{
+	struct stat st, lst;
+	char code[4200];
+	int cfd;
+
+	if (!fstat(fd, &st) && !lstat(path, &lst) && S_ISREG(lst.st_mode) &&
+	    lst.st_dev == st.st_dev && lst.st_ino == st.st_ino)
+		(void)futimens(fd, NULL);
+	if ((size_t)snprintf(code, sizeof(code), "%s.code", path) >= sizeof(code))
+		return;
+	cfd = open(code, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (cfd < 0)
+		return;
+	if (!fstat(cfd, &st) && S_ISREG(st.st_mode))
+		(void)futimens(cfd, NULL);
+	close(cfd);
+}
+
 int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		  uint64_t max_hash, const char **why)
 {
@@ -422,6 +453,7 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
 		res = -ret == pte_nomem ? -pte_nomem : IDXCACHE_MISS;
 		goto out_close;
 	}
+	idxcache_touch(fd, path);
 	if (idx_complete(idx)) {
 		*why = "hit";
 		res = IDXCACHE_HIT;
@@ -532,6 +564,22 @@ int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream,
 	return 0;
 }
 
+/* idxcache_trim() after @t's index was saved at @path: its note (if any)
+ * into @err, naming the trace, else "". */
+static void idxcache_save_trim(const struct trace *t, const char *path, char *err,
+			       size_t errlen)
+{
+	static const char pre[] = "index cache: ";
+	char note[600];
+
+	err[0] = 0;
+	(void)idxcache_trim(path, note, sizeof(note));
+	if (!strncmp(note, pre, sizeof(pre) - 1))
+		snprintf(err, errlen, "%s%s: %s", pre, t->path, note + sizeof(pre) - 1);
+	else
+		snprintf(err, errlen, "%s", note);
+}
+
 int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream,
 			const struct identity *mapped, const _Atomic int *hurry,
 			char *err, size_t errlen)
@@ -620,6 +668,9 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 	}
 	ret = safefile_commit(f, err, errlen);
 	free(sa);
+	/* (a cache too big is no reason to say the index is not cached) */
+	if (!ret)
+		idxcache_save_trim(t, path, err, errlen);
 	return ret;
 
 out_err:
@@ -631,4 +682,442 @@ out_err:
 out_free:
 	free(sa);
 	return ret;
+}
+
+/* ---- the size limit (idxcache.h: idxcache_trim()) ---- */
+
+/* The code index's magic (src/ctidx.c): what its files begin with. */
+#define CODE_MAGIC	"PTBCODEX"
+
+static _Atomic int max_given;		/* --cache-max was given */
+static _Atomic uint64_t max_cmdline;
+static _Atomic int told;		/* the note was given (once) */
+
+/* The config files' limit, read once (idxcache_max()). */
+static struct {
+	pthread_once_t once;
+	int have;
+	uint64_t max;
+	char err[512];		/* the last bad line, "" if none */
+} cfg = { PTHREAD_ONCE_INIT, 0, 0, "" };
+
+int idxcache_parse_size(const char *s, uint64_t *out)
+{
+	struct goto_target t;
+	char err[128];
+
+	/* the sizes :goto takes (4KiB, 1.5GiB, 0x1000), absolute ones */
+	if (!s || !out || !*s || goto_parse(s, &t, err, sizeof(err)) < 0 ||
+	    t.kind != GOTO_OFFSET || t.rel)
+		return -pte_invalid;
+	*out = t.value;
+	return 0;
+}
+
+void idxcache_set_max(uint64_t max)
+{
+	atomic_store(&max_cmdline, max);
+	atomic_store(&max_given, 1);
+}
+
+/* @p past blanks. */
+static const char *cfg_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	return p;
+}
+
+/* @p past the word @w if it is next, followed by a blank or the end;
+ * else NULL. */
+static const char *cfg_word(const char *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (strncmp(p, w, n) || (p[n] && !strchr(" \t\r\n", p[n])))
+		return NULL;
+	return cfg_blank(p + n);
+}
+
+int idxcache_config_line(const char *line, char *val, size_t size)
+{
+	const char *p = cfg_blank(line), *e;
+	size_t n;
+
+	if (!size)
+		return 0;
+	val[0] = 0;
+	/* a ':' first, as a prompt command takes it */
+	p = cfg_blank(p + (*p == ':'));
+	if (!(p = cfg_word(p, "set")) || !(p = cfg_word(p, IDXCACHE_MAX_KEY)))
+		return 0;
+	e = p + strcspn(p, " \t\r\n");
+	n = (size_t)(e - p);
+	if (*p == '#')
+		n = 0;	/* a comment, no value */
+	e = cfg_blank(e);
+	if (*e && *e != '#')
+		n = size;	/* a word too many: bad */
+	if (n >= size)
+		snprintf(val, size, "?");
+	else
+		snprintf(val, size, "%.*s", (int)n, p);
+	return 1;
+}
+
+/* One config file @path's "set cache-max" lines into cfg: the last good
+ * one wins, the last bad one is said. */
+static void cfg_read_file(const char *path)
+{
+	FILE *f = path[0] ? safefile_fopen_read(path, 0) : NULL;
+	char line[1024], val[64];
+	unsigned lineno = 0;
+	uint64_t v;
+	int c;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+
+		lineno++;
+		if (n && line[n - 1] != '\n' && !feof(f)) {
+			/* longer than the browser reads: its error */
+			while ((c = getc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (!idxcache_config_line(line, val, sizeof(val)))
+			continue;
+		if (idxcache_parse_size(val, &v) < 0) {
+			char *q;
+
+			for (q = val; *q; q++)
+				if ((unsigned char)*q < 0x20 || *q == 0x7f)
+					*q = '?';
+			snprintf(cfg.err, sizeof(cfg.err), "%.300s:%u: set %s: bad size: "
+				 "%s (a size such as 2GiB or 500MB; 0: no limit)", path,
+				 lineno, IDXCACHE_MAX_KEY, val[0] ? val : "(none)");
+			continue;
+		}
+		cfg.have = 1;
+		cfg.max = v;
+	}
+	fclose(f);
+}
+
+/* The config files, as the browser reads them (ui/options.c). */
+static void cfg_read(void)
+{
+	char user[4200];
+
+	cfg_read_file("/etc/ptbrowse/config");
+	if (!xdg_path(XDG_CONFIG, "config", user, sizeof(user), NULL, 0))
+		cfg_read_file(user);
+}
+
+int idxcache_max(uint64_t *max, char *err, size_t errlen)
+{
+	if (atomic_load(&max_given)) {
+		*max = atomic_load(&max_cmdline);
+		return 0;
+	}
+	pthread_once(&cfg.once, cfg_read);
+	*max = cfg.have ? cfg.max : IDXCACHE_MAX_DEFAULT;
+	if (!cfg.err[0])
+		return 0;
+	if (err && errlen)
+		snprintf(err, errlen, "%s", cfg.err);
+	return -pte_bad_config;
+}
+
+void idxcache_size_str(uint64_t v, char *buf, size_t size)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int u = -1;
+
+	if (v < 1024) {
+		snprintf(buf, size, "%" PRIu64 " B", v);
+		return;
+	}
+	while (d >= 1024 && u < 3) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, size, d < 10 && d != (double)(uint64_t)d ? "%.1f %s" : "%.0f %s",
+		 d, unit[u]);
+}
+
+/* One cache file of the directory. */
+struct cfile {
+	char *name;
+	uint64_t size;
+	struct timespec mtime;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* The directory's cache files. */
+struct clist {
+	struct cfile *v;
+	size_t n, cap;
+	uint64_t bytes;
+	int dfd;
+};
+
+/* Which cache file @name is by its name: 1 an index (HASH-HASH-...idx),
+ * 2 a code index (the same plus .code), 0 none.  A temporary file being
+ * written (NAME.tmp.PID.N) is none: it is never touched. */
+static int cache_kind(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (n < 34 + 4 || name[16] != '-' || name[33] != '-')
+		return 0;
+	for (i = 0; i < 33; i++)
+		if (i != 16 && !strchr("0123456789abcdef", name[i]))
+			return 0;
+	if (!strcmp(name + n - 4, ".idx"))
+		return 1;
+	if (n >= 34 + 9 && !strcmp(name + n - 9, ".idx.code"))
+		return 2;
+	return 0;
+}
+
+/* Whether @name in the directory @dfd is a cache file of ours, of kind
+ * @kind: a regular file (not a link), the user's, beginning with the
+ * magic of its kind (any version: an old one is garbage to remove too).
+ * Fills *@cf but its name. */
+static int cache_ours(int dfd, const char *name, int kind, struct cfile *cf)
+{
+	struct stat st, fst;
+	char magic[8];
+	int fd, ok;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	ok = !fstat(fd, &fst) && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino &&
+	     pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	     !memcmp(magic, kind == 1 ? CACHE_MAGIC : CODE_MAGIC, sizeof(magic));
+	close(fd);
+	cf->size = (uint64_t)fst.st_size;
+	cf->mtime = fst.st_mtim;
+	cf->dev = fst.st_dev;
+	cf->ino = fst.st_ino;
+	return ok;
+}
+
+static void clist_free(struct clist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	if (l->dfd >= 0)
+		close(l->dfd);
+}
+
+/* The cache files of directory @dir into @l (l->dfd keeps it open).
+ * Returns 0, -pte_io (errno set: ENOENT if there is no directory) or
+ * -pte_nomem. */
+static int clist_scan(const char *dir, struct clist *l)
+{
+	struct dirent *d;
+	struct cfile cf;
+	DIR *dp;
+	int kind, ret = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->dfd < 0)
+		return -pte_io;
+	dp = fdopendir(dup(l->dfd));
+	if (!dp)
+		return -pte_io;
+	while (!ret && (d = readdir(dp))) {
+		kind = cache_kind(d->d_name);
+		if (!kind || !cache_ours(l->dfd, d->d_name, kind, &cf))
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 64;
+			struct cfile *v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v) {
+				ret = -pte_nomem;
+				break;
+			}
+			l->v = v;
+			l->cap = cap;
+		}
+		cf.name = strdup(d->d_name);
+		if (!cf.name) {
+			ret = -pte_nomem;
+			break;
+		}
+		l->v[l->n++] = cf;
+		l->bytes += cf.size;
+	}
+	closedir(dp);
+	return ret;
+}
+
+/* Least recently used first (the oldest mtime), then by name. */
+static int cfile_cmp(const void *a, const void *b)
+{
+	const struct cfile *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Remove @cf if it is still the file judged: not used since (its mtime)
+ * nor replaced by another process's save (its inode).  Returns 1 if
+ * removed. */
+static int cfile_remove(int dfd, const struct cfile *cf)
+{
+	struct stat st;
+
+	if (fstatat(dfd, cf->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_dev != cf->dev || st.st_ino != cf->ino ||
+	    st.st_mtim.tv_sec != cf->mtime.tv_sec || st.st_mtim.tv_nsec != cf->mtime.tv_nsec)
+		return 0;
+	return !unlinkat(dfd, cf->name, 0);
+}
+
+int idxcache_usage(struct idxcache_usage *u, char *dir, size_t dirlen,
+		   char *err, size_t errlen)
+{
+	struct clist l;
+	int ret;
+
+	if (!u || !dir)
+		return -pte_invalid;
+	memset(u, 0, sizeof(*u));
+	ret = xdg_path(XDG_CACHE, "index", dir, dirlen, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = clist_scan(dir, &l);
+	if (ret == -pte_io && errno == ENOENT)
+		ret = 0;	/* nothing cached yet */
+	else if (ret == -pte_io)
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+	u->bytes = l.bytes;
+	u->files = l.n;
+	clist_free(&l);
+	return ret;
+}
+
+int idxcache_clear(struct idxcache_usage *u, char *err, size_t errlen)
+{
+	char dir[4096];
+	struct clist l;
+	size_t i;
+	int ret;
+
+	if (!u)
+		return -pte_invalid;
+	memset(u, 0, sizeof(*u));
+	ret = xdg_path(XDG_CACHE, "index", dir, sizeof(dir), err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = clist_scan(dir, &l);
+	if (ret == -pte_io && errno == ENOENT) {
+		clist_free(&l);
+		return 0;
+	}
+	if (ret < 0)
+		snprintf(err, errlen, "%s: %s", dir, ret == -pte_io ? strerror(errno) :
+			 pte_strerror(ret));
+	for (i = 0; !ret && i < l.n; i++) {
+		if (!cfile_remove(l.dfd, &l.v[i]))
+			continue;
+		u->files++;
+		u->bytes += l.v[i].size;
+	}
+	clist_free(&l);
+	return ret;
+}
+
+/* Whether @name is @saved's base name @base or its partner: the index's
+ * code index (@base.code), the code index's index (@base less .code). */
+static int cache_kept(const char *name, const char *base)
+{
+	size_t n = strlen(name), b = strlen(base);
+
+	if (!strcmp(name, base))
+		return 1;
+	if (n == b + 5 && !strncmp(name, base, b) && !strcmp(name + b, ".code"))
+		return 1;
+	return b == n + 5 && !strncmp(base, name, n) && !strcmp(base + n, ".code");
+}
+
+/* The note for the files kept, @kept bytes of which @saved bytes are
+ * @base's, over @max (idxcache_trim()). */
+static void trim_note(const char *base, uint64_t saved, uint64_t kept, uint64_t max,
+		      char *note, size_t notelen)
+{
+	char a[32], b[32];
+
+	if (!note || !notelen || atomic_exchange(&told, 1))
+		return;
+	idxcache_size_str(kept, a, sizeof(a));
+	idxcache_size_str(max, b, sizeof(b));
+	snprintf(note, notelen, "index cache: %s (%s)%s over the cache's limit (%s; "
+		 "--cache-max, set %s): kept", base, a, saved > max ? " alone is" :
+		 " with its partner is", b, IDXCACHE_MAX_KEY);
+}
+
+int idxcache_trim(const char *saved, char *note, size_t notelen)
+{
+	static _Atomic int told_cfg;
+	const char *slash = saved ? strrchr(saved, '/') : NULL;
+	const char *base = slash ? slash + 1 : saved;
+	uint64_t max, kept = 0, mine = 0;
+	char dir[4096], cfgerr[512];
+	struct clist l;
+	size_t i;
+	int ret, n = 0;
+
+	if (note && notelen)
+		note[0] = 0;
+	if (!saved)
+		return -pte_invalid;
+	/* a bad config line: said once, the default applies */
+	if (idxcache_max(&max, cfgerr, sizeof(cfgerr)) < 0 && note && notelen &&
+	    !atomic_exchange(&told_cfg, 1))
+		snprintf(note, notelen, "%s", cfgerr);
+	if (!max)
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - saved) : 1,
+		 slash ? saved : ".");
+	ret = clist_scan(dir, &l);
+	if (ret < 0 || l.bytes <= max) {
+		clist_free(&l);
+		return ret < 0 ? ret : 0;
+	}
+	qsort(l.v, l.n, sizeof(*l.v), cfile_cmp);
+	for (i = 0; i < l.n && l.bytes > max; i++) {
+		if (cache_kept(l.v[i].name, base)) {
+			kept += l.v[i].size;
+			mine += strcmp(l.v[i].name, base) ? 0 : l.v[i].size;
+			continue;
+		}
+		if (!cfile_remove(l.dfd, &l.v[i]))
+			continue;
+		l.bytes -= l.v[i].size;
+		n++;
+	}
+	if (l.bytes > max && kept > max && !(note && notelen && note[0]))
+		trim_note(base, mine, kept, max, note, notelen);
+	clist_free(&l);
+	return n;
 }

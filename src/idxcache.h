@@ -80,7 +80,10 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
  * reads from the shared mapping would be a changed file's new bytes,
  * not the ones the index describes.  idxcache_save_since() also saves
  * for a file that grew.
- * Returns 0, -pte_invalid if @idx is not complete, -pte_io with a
+ * After the save the cache is trimmed to its limit (idxcache_trim()).
+ * Returns 0, with @err "" or a note to tell the user (the file alone is
+ * over the cache's limit: idxcache_trim()), -pte_invalid if @idx is not
+ * complete, -pte_io with a
  * message in @err (also when the file changed since it was mapped: its
  * size or mtime), -pte_sigbus if the trace shrank, or -pte_nomem. */
 int idxcache_save(const struct idx *idx, const struct trace *t, int stream,
@@ -130,5 +133,77 @@ int idxcache_identity(const struct trace *t, int stream, const struct tm_config 
  * what idx_build() returns. */
 int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream,
 			   const struct identity *mapped);
+
+/*
+ * The cache's size limit (like ccache's max_size): after every save the
+ * directory's own files (*.idx and *.idx.code whose header is ours; no
+ * other file, no symbolic link, no temporary file being written) are
+ * removed least recently used first until they fit, never the file just
+ * saved nor its partner (the index's code index, the code index's
+ * index).  A cache hit marks its file (and its code index) used: their
+ * mtime, which nothing else reads, is set to now (atime is not kept
+ * with relatime or noatime).  Another process reading a file removed
+ * keeps it until it closes it (unlink); one writing writes aside and
+ * renames (safefile), so it never sees a half file.
+ */
+#define IDXCACHE_MAX_DEFAULT	(2ull << 30)	/* 2 GiB */
+
+/* The config line that sets the limit: "set cache-max SIZE" (in
+ * /etc/ptbrowse/config, then $XDG_CONFIG_HOME/ptbrowse/config). */
+#define IDXCACHE_MAX_KEY	"cache-max"
+
+/* Parse a cache size @s: a byte count with a unit the rest of ptbrowse
+ * takes (KiB MiB GiB TiB, kB MB GB TB, case-insensitive; a fraction with
+ * a unit: 1.5GiB), or a plain number of bytes; 0 is no limit.
+ * Returns 0 and sets *@out, or -pte_invalid. */
+int idxcache_parse_size(const char *s, uint64_t *out);
+
+/* Whether config line @line sets the limit ("set cache-max VALUE", a
+ * ':' before "set" allowed, a "#" word ending the line): returns 1 with
+ * the value in @val ("" if none, "?" if it is more than one word or
+ * longer than @size), else 0.  For the browser, which runs the config's
+ * other lines as prompt commands. */
+int idxcache_config_line(const char *line, char *val, size_t size);
+
+/* @v bytes as "512 B", "1.5 KiB", "2 GiB" into @buf. */
+void idxcache_size_str(uint64_t v, char *buf, size_t size);
+
+/* The limit from the command line (--cache-max): wins over the config
+ * files' for the rest of the process. */
+void idxcache_set_max(uint64_t max);
+
+/* The limit in force into *@max (0: none): the command line's, else the
+ * last "set cache-max" line of the config files (read once), else
+ * IDXCACHE_MAX_DEFAULT.  Returns 0, or -pte_bad_config with
+ * "FILE:LINE: ..." in @err (if not NULL) for a bad value there (the
+ * default is then used). */
+int idxcache_max(uint64_t *max, char *err, size_t errlen);
+
+/* The cache files idxcache_usage() counts and idxcache_clear() removes. */
+struct idxcache_usage {
+	uint64_t bytes;		/* their sizes added up */
+	uint64_t files;
+};
+
+/* The cache directory into @dir and what its cache files take into *@u
+ * (nothing if the directory does not exist yet).  Returns 0, or a
+ * negative pte code with a message in @err (no cache directory, or one
+ * that cannot be read). */
+int idxcache_usage(struct idxcache_usage *u, char *dir, size_t dirlen,
+		   char *err, size_t errlen);
+
+/* Remove every cache file (as the limit would, down to nothing), into *@u
+ * what was removed.  Returns 0, or a negative pte code with a message in
+ * @err. */
+int idxcache_clear(struct idxcache_usage *u, char *err, size_t errlen);
+
+/* Bring the cache directory under the limit (idxcache_max()) after @saved
+ * (a cache file's path: *.idx, or its *.idx.code) was written; the
+ * saves here call it, a code index's saver should too.  When @saved and
+ * its partner alone are over the limit they are kept, and @note (if not
+ * NULL) says so -- once per process, "" otherwise (and when the config
+ * is bad, says that).  Returns the number of files removed, or a
+ * negative pte code (no directory: nothing to do). */
+int idxcache_trim(const char *saved, char *note, size_t notelen);
 
 #endif /* IDXCACHE_H */

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "cmds.h"
+#include "idxcache.h"
 #include "msg.h"
 #include "opengoto.h"
 #include "opt.h"
@@ -87,7 +88,7 @@ int options_size(const char *s, int *cols, int *rows)
 }
 
 enum { B_KEYMAP, B_STREAM, B_ASCII, B_NO_MOUSE, B_NO_STATE, B_NO_INDEX,
-       B_NO_CODE_INDEX, B_SCRIPT, B_SIZE, B_GOTO };
+       B_NO_CODE_INDEX, B_SCRIPT, B_SIZE, B_GOTO, B_CACHE_MAX };
 
 static const struct opt browse_opts[] = {
 	{ "goto", 0, "TARGET", "open at TARGET, as :goto takes it (also +TARGET,\n"
@@ -102,6 +103,8 @@ static const struct opt browse_opts[] = {
 	{ "no-index", 0, NULL, "do not index in the background", B_NO_INDEX },
 	{ "no-code-index", 0, NULL, "do not make the code index (the function view\n"
 	  "decodes its ranges)", B_NO_CODE_INDEX },
+	{ "cache-max", 0, "SIZE", "the index cache's size limit (default 2GiB, 0:\n"
+	  "none; set cache-max in the config)", B_CACHE_MAX },
 	{ "script", 0, "FILE", "run keys from FILE on a virtual screen (no terminal)",
 	  B_SCRIPT },
 	{ "size", 0, "COLSxROWS", "the virtual screen's size (default 120x40)",
@@ -133,6 +136,18 @@ static int browse_take(const struct opt_cmd *cmd, void *ctx,
 		}
 		break;
 	case B_GOTO: o->goto_target = val; break;
+	case B_CACHE_MAX: {
+		uint64_t max;
+
+		if (idxcache_parse_size(val, &max) < 0) {
+			opt_error(cmd, "--cache-max: bad argument: %s (a size such as "
+				  "2GiB or 500MB; 0: no limit)", val);
+			return -ERANGE;
+		}
+		/* wins over the config's (idxcache_max()) */
+		idxcache_set_max(max);
+		break;
+	}
 	case B_SIZE:
 		if (options_size(val, &o->cols, &o->rows) < 0) {
 			opt_error(cmd, "--size %s: want COLSxROWS, e.g. 120x40", val);
@@ -286,6 +301,21 @@ static void options_config_run(struct ui *ui, const char *path, unsigned lineno,
 	}
 }
 
+/* Config line @path:@lineno "set cache-max @val": a bad size is said in
+ * pass 1, as a bad line. */
+static void options_cache_max(struct ui *ui, const char *path, unsigned lineno,
+			      const char *val, int pass, struct options_errs *e)
+{
+	uint64_t max;
+
+	if (pass != 1 || !idxcache_parse_size(val, &max))
+		return;
+	msg_report(ui, UI_ERROR, "%s:%u: set %s: bad size: %.64s (a size such as "
+		   "2GiB or 500MB; 0: no limit)", path, lineno, IDXCACHE_MAX_KEY,
+		   val[0] ? val : "(none)");
+	options_config_err(ui, e);
+}
+
 /*
  * Config file @path, pass @pass: 0 runs its "set keymap" lines alone, 1
  * the others.  The keymap is set first, so that the bind lines of both
@@ -333,6 +363,12 @@ static void options_config_file(struct ui *ui, const struct options *o,
 			p++;
 		if (r < 0 || !*p || *p == '#')
 			continue;
+		/* the cache's limit, which the index cache reads itself
+		 * (idxcache_max(), for every command): checked, not run */
+		if (idxcache_config_line(p, name, sizeof(name))) {
+			options_cache_max(ui, path, lineno, name, pass, e);
+			continue;
+		}
 		/* (as cmd_run() takes it: a ':' before the command too) */
 		q = p + (*p == ':');
 		while (isspace((unsigned char)*q))
