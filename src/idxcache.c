@@ -1069,7 +1069,7 @@ static void trim_note(const char *base, uint64_t saved, uint64_t kept, uint64_t 
 
 	if (!note || !notelen || atomic_exchange(&told, 1))
 		return;
-	idxcache_size_str(kept, a, sizeof(a));
+	idxcache_size_str(saved > max ? saved : kept, a, sizeof(a));
 	idxcache_size_str(max, b, sizeof(b));
 	snprintf(note, notelen, "index cache: %s (%s)%s over the cache's limit (%s; "
 		 "--cache-max, set %s): kept", base, a, saved > max ? " alone is" :
