@@ -21,6 +21,7 @@
 #include "calltree.h"
 #include "ctdec.h"
 #include "ctflow.h"
+#include "idxcache.h"
 #include "index.h"
 #include "ptdec.h"
 #include "safefile.h"
@@ -543,6 +544,9 @@ static void *ctidx_worker(void *arg)
 			r = ctidx_save(ci, ci->cache, ci->key, ci->o.keylen, &ci->cancel,
 				       ci->save_err, sizeof(ci->save_err));
 			atomic_store(&ci->saved, r < 0 ? r : 1);
+			/* (within the cache's limit, the index's file kept) */
+			if (r >= 0)
+				(void)idxcache_trim(ci->cache, NULL, 0);
 		}
 	}
 	return NULL;

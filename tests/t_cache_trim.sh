@@ -152,6 +152,12 @@ ours=$(ls "$D" | grep '^[0-9a-f]\{16\}-[0-9a-f]\{16\}-.*\.idx$' |
 	grep -v -e '^0000000000000000-' -e '^1111111111111111-')
 [ "$(echo "$ours" | wc -w)" = 1 ] && [ "${ours%%-*}" = "${f4%%-*}" ] ||
 	bad "the browser's save is not the one file left: $ours"
+# ... and says, once, at its end, that its own index alone is over the limit
+rm -f "$D/$ours"
+"$PTBROWSE" --no-state --no-code-index --cache-max 1KiB --script "$tmp/keys" \
+	"$tmp/t4.pt" >/dev/null 2>"$tmp/err" || bad "the browser failed"
+[ "$(grep -c "^ptbrowse: index cache: .*alone is over the cache's limit (1 KiB" "$tmp/err")" = 1 ] ||
+	bad "the browser did not say its index alone is over the limit: $(cat "$tmp/err")"
 
 # 8. --clear-cache: ours go, the rest stay; with no TRACE it is all.
 "$PTBROWSE" index --clear-cache >"$tmp/out" 2>"$tmp/err" || bad "--clear-cache failed"

@@ -75,13 +75,15 @@ static void *session_cache_saver(void *arg)
 				ui->have_ident ? &ui->ident : NULL, &ui->cache_hurry,
 				err, sizeof(err)) < 0)
 		snprintf(ui->cache_err, sizeof(ui->cache_err), "%s", err);
+	else if (err[0])
+		snprintf(ui->cache_note, sizeof(ui->cache_note), "%s", err);
 	return NULL;
 }
 
 /* Save the index just finished in the background. */
 static void session_cache_start(struct ui *ui)
 {
-	ui->cache_err[0] = 0;
+	ui->cache_err[0] = ui->cache_note[0] = 0;
 	ui->cache_hurry = 0;
 	ui->cache_saving = !pthread_create(&ui->cache_thread, NULL, session_cache_saver, ui);
 }
@@ -104,7 +106,9 @@ static void session_cache_said(struct ui *ui)
 {
 	if (ui->cache_err[0])
 		msg_report(ui, UI_WARN, "index not cached: %s", ui->cache_err);
-	ui->cache_err[0] = 0;
+	if (ui->cache_note[0])
+		msg_report(ui, UI_WARN, "%s", ui->cache_note);	/* ("index cache: ...") */
+	ui->cache_err[0] = ui->cache_note[0] = 0;
 }
 
 /* Save an index that finished since the main loop last looked (it looks
@@ -143,7 +147,9 @@ void session_cache_final(struct ui *ui, FILE *err, const char *prefix)
 	session_cache_join(ui);
 	if (ui->cache_err[0])
 		esc_line(err, prefix, "%s: index not cached: %s", ui->name, ui->cache_err);
-	ui->cache_err[0] = 0;
+	if (ui->cache_note[0])
+		esc_line(err, prefix, "%s", ui->cache_note);
+	ui->cache_err[0] = ui->cache_note[0] = 0;
 }
 
 /* While the time pass runs, windows take the carries it has published:

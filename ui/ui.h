@@ -184,6 +184,7 @@ struct ui {
 					 * reloading (idxcache_save()) */
 	pthread_t cache_thread;
 	char cache_err[200];		/* why the cache was not written */
+	char cache_note[200];		/* written, and what to know (its limit) */
 	struct win_cache *wc;
 	struct tm_config tmcfg;		/* opt_cfg merged with the stream's
 					 * timing: taken up afresh wherever a
