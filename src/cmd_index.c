@@ -117,6 +117,7 @@ static const struct opt index_opts[] = {
 /* What index's options set. */
 struct index_args {
 	int json, use_cache, time_pass, clear_cache;
+	const char *traced;	/* an option given that needs a TRACE */
 	const char *stream;
 	unsigned threads;
 	struct ctx_filter filter;	/* --pid, --tid, --comm */
@@ -127,6 +128,9 @@ static int index_take(const struct opt_cmd *cmd, void *ctx, const struct opt *o,
 {
 	struct index_args *a = ctx;
 
+	/* (--clear-cache with no TRACE: these mean nothing) */
+	if (o->id != N_CLEAR_CACHE && !a->traced)
+		a->traced = o->name;
 	switch (o->id) {
 	case N_JSON: a->json = 1; break;
 	case N_NO_CACHE: a->use_cache = 0; break;
@@ -595,9 +599,44 @@ static void index_report(const struct trace *t, const struct stream_result *res,
 			 "synchronisation point", t->path);
 }
 
+/*
+ * After the options (@n traces in @argv): the usage checked, then
+ * --clear-cache done (`--clear-cache a.pt a.pt` emptied the cache, then
+ * was refused).  With no TRACE it is all the command does, and an
+ * option that needs one (--stream, a timing option) is a usage error,
+ * not ignored.  Then a bad config line is said.  Returns the exit
+ * status, or -1 to go on with the TRACE.
+ */
+static int index_usage(const struct opt_cmd *cmd, const struct index_args *a,
+		       const struct tm_config *cfg, int n, char **argv)
+{
+	static const struct tm_config none;
+	char err[600];
+	uint64_t max;
+
+	if (a->clear_cache && !n) {
+		if (a->traced || memcmp(cfg, &none, sizeof(*cfg))) {
+			opt_error(cmd, "--clear-cache without a TRACE takes no other "
+				  "option (got %s%s)", a->traced ? "--" : "",
+				  a->traced ? a->traced : "a timing option");
+			return 2;
+		}
+		return index_clear_cache();
+	}
+	if (opt_one_trace(cmd, n, argv) < 0)
+		return 2;
+	if (a->clear_cache && index_clear_cache())
+		return 1;
+	/* A bad "set cache-max" line, said here once: the save's note is
+	 * for the file over the limit (both were one note, the first only) */
+	if (a->use_cache && idxcache_max(&max, err, sizeof(err)) < 0)
+		esc_line(stderr, "ptbrowse index: ", "%s", err);
+	return -1;
+}
+
 int cmd_index_main(int argc, char **argv)
 {
-	struct index_args args = { 0, 1, 0, 0, NULL, 0, { -1, -1, NULL } };
+	struct index_args args = { 0, 1, 0, 0, NULL, NULL, 0, { -1, -1, NULL } };
 	struct tm_config cfg;
 	const struct opt_group groups[] = {
 		{ "options:", index_opts, index_take, &args },
@@ -628,11 +667,10 @@ int cmd_index_main(int argc, char **argv)
 	ret = opt_parse(&cmd, argc, argv);
 	if (ret < 0)
 		return opt_status(ret);
-	/* (alone, with no TRACE, it is all the command does) */
-	if (args.clear_cache && (status = index_clear_cache(), status || !ret))
+	status = index_usage(&cmd, &args, &cfg, ret, argv);
+	if (status >= 0)
 		return status;
-	if (opt_one_trace(&cmd, ret, argv) < 0)
-		return 2;
+	status = 0;
 	index_signals();
 	json = args.json;
 	use_cache = args.use_cache;

@@ -255,15 +255,25 @@ static void json_events(const struct trace *t, size_t si)
 }
 
 /* The index cache: its directory, what its files take and its limit
- * (idxcache.h).  Returns 0, or -1 if there is no cache directory. */
+ * (idxcache.h).  Returns 0, or -1 if there is no cache directory or it
+ * cannot be read: said on stderr (the cache line was left out silently),
+ * the rest of info's output and its status as they are. */
 static int cache_state(char *dir, size_t dirlen, struct idxcache_usage *u,
 		       uint64_t *max)
 {
 	char err[600];
+	int r;
 
 	if (idxcache_max(max, err, sizeof(err)) < 0)
 		esc_line(stderr, "ptbrowse info: ", "%s", err);
-	return idxcache_usage(u, dir, dirlen, err, sizeof(err)) < 0 ? -1 : 0;
+	err[0] = 0;
+	r = idxcache_usage(u, dir, dirlen, err, sizeof(err));
+	if (r < 0) {
+		esc_line(stderr, "ptbrowse info: ", "index cache: %s",
+			 err[0] ? err : pte_strerror(r));
+		return -1;
+	}
+	return 0;
 }
 
 /* The index cache as JSON: "cache": {...},\n (nothing without one). */

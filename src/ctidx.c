@@ -544,8 +544,10 @@ static void *ctidx_worker(void *arg)
 			r = ctidx_save(ci, ci->cache, ci->key, ci->o.keylen, &ci->cancel,
 				       ci->save_err, sizeof(ci->save_err));
 			atomic_store(&ci->saved, r < 0 ? r : 1);
-			/* (within the cache's limit, the index's file kept) */
-			if (r >= 0)
+			/* (within the cache's limit, the trace's own files
+			 * kept; after a failed write too: a full disk failed
+			 * every save, and the cache stayed over its limit) */
+			if (r >= 0 || r == -pte_io)
 				(void)idxcache_trim(ci->cache, NULL, 0);
 		}
 	}
@@ -1061,8 +1063,22 @@ static void ctidx_drop(struct ctidx *ci)
 	atomic_store(&ci->done, 0);
 }
 
-/* Read @path's fragments into @ci.  Returns 0, 1 if not loaded,
- * -pte_canceled or -pte_nomem. */
+/* Mark the cache file @fd (opened at @path), just loaded, used: its mtime
+ * becomes now, what idxcache_trim() removes the oldest by, as
+ * idxcache_load() marks the index.  Else a code index loaded while its
+ * index was rebuilt kept the mtime of its save and went first.  Never a
+ * link's target: only the file the name itself is. */
+static void ctidx_touch(int fd, const char *path)
+{
+	struct stat st, lst;
+
+	if (!fstat(fd, &st) && !lstat(path, &lst) && S_ISREG(lst.st_mode) &&
+	    lst.st_dev == st.st_dev && lst.st_ino == st.st_ino)
+		(void)futimens(fd, NULL);
+}
+
+/* Read @path's fragments into @ci (a load marks the file used).  Returns
+ * 0, 1 if not loaded, -pte_canceled or -pte_nomem. */
 static int ctidx_read(struct ctidx *ci, const char *path, const void *key,
 		      size_t keylen)
 {
@@ -1100,6 +1116,8 @@ static int ctidx_read(struct ctidx *ci, const char *path, const void *key,
 out:
 	if (ret)
 		ctidx_drop(ci);
+	else
+		ctidx_touch(fd, path);
 	free(ln.v);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)st.st_size);

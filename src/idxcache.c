@@ -564,14 +564,25 @@ int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream,
 	return 0;
 }
 
-/* idxcache_trim() after @t's index was saved at @path: its note (if any)
- * into @err, naming the trace, else "". */
-static void idxcache_save_trim(const struct trace *t, const char *path, char *err,
-			       size_t errlen)
+/* idxcache_trim() after @t's index was saved at @path (@ret 0): its note
+ * (if any) into @err, naming the trace, else "".  After a save that
+ * failed writing (@ret -pte_io) too, @err (why) kept, nothing added: a
+ * full disk (ENOSPC, EDQUOT) failed every save, and only a save that
+ * succeeded trimmed, so a cache over its limit, the limit lowered to
+ * make room, stayed so for good. */
+static void idxcache_save_trim(const struct trace *t, const char *path, int ret,
+			       char *err, size_t errlen)
 {
 	static const char pre[] = "index cache: ";
 	char note[600];
+	int e = errno;
 
+	if (ret < 0) {
+		if (ret == -pte_io)
+			(void)idxcache_trim(path, NULL, 0);
+		errno = e;
+		return;
+	}
 	err[0] = 0;
 	(void)idxcache_trim(path, note, sizeof(note));
 	if (!strncmp(note, pre, sizeof(pre) - 1))
@@ -637,7 +648,7 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 	ret = safefile_create(&f, path, &so, err, errlen);
 	if (ret < 0) {
 		ret = ret == -pte_nomem ? ret : -pte_io;
-		goto out_free;
+		goto out_trim;
 	}
 	sa->out = f;
 	/* The body streams out behind a placeholder header, hashed on the
@@ -669,8 +680,7 @@ int idxcache_save_since(const struct idx *idx, const struct trace *t, int stream
 	ret = safefile_commit(f, err, errlen);
 	free(sa);
 	/* (a cache too big is no reason to say the index is not cached) */
-	if (!ret)
-		idxcache_save_trim(t, path, err, errlen);
+	idxcache_save_trim(t, path, ret, err, errlen);
 	return ret;
 
 out_err:
@@ -679,8 +689,9 @@ out_err:
 	else
 		snprintf(err, errlen, "%s: %s", path, pte_strerror(ret));
 	safefile_abort(f);
-out_free:
+out_trim:
 	free(sa);
+	idxcache_save_trim(t, path, ret, err, errlen);
 	return ret;
 }
 
@@ -701,6 +712,22 @@ static struct {
 	char err[512];		/* the last bad line, "" if none */
 } cfg = { PTHREAD_ONCE_INIT, 0, 0, "" };
 
+/* Whether size @s as written has a digit other than 0 in its number
+ * (the part before its unit). */
+static int size_nonzero(const char *s)
+{
+	const char *digits = "0123456789.";
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		digits = "0123456789abcdefABCDEF";
+	}
+	for (; *s && strchr(digits, *s); s++)
+		if (*s != '0' && *s != '.')
+			return 1;
+	return 0;
+}
+
 int idxcache_parse_size(const char *s, uint64_t *out)
 {
 	struct goto_target t;
@@ -709,6 +736,10 @@ int idxcache_parse_size(const char *s, uint64_t *out)
 	/* the sizes :goto takes (4KiB, 1.5GiB, 0x1000), absolute ones */
 	if (!s || !out || !*s || goto_parse(s, &t, err, sizeof(err)) < 0 ||
 	    t.kind != GOTO_OFFSET || t.rel)
+		return -pte_invalid;
+	/* 0 is no limit: a size written non-zero that rounds down to 0
+	 * bytes (0.0001KiB) is refused, not taken for none */
+	if (!t.value && size_nonzero(s))
 		return -pte_invalid;
 	*out = t.value;
 	return 0;
@@ -849,9 +880,11 @@ void idxcache_size_str(uint64_t v, char *buf, size_t size)
 		 d, unit[u]);
 }
 
-/* One cache file of the directory. */
+/* One cache file of the directory, as its name and fstatat() say: its
+ * header is read only when it is about to go (or counted for info). */
 struct cfile {
 	char *name;
+	int kind;		/* cache_kind() */
 	uint64_t size;
 	struct timespec mtime;
 	dev_t dev;
@@ -885,30 +918,42 @@ static int cache_kind(const char *name)
 	return 0;
 }
 
-/* Whether @name in the directory @dfd is a cache file of ours, of kind
- * @kind: a regular file (not a link), the user's, beginning with the
- * magic of its kind (any version: an old one is garbage to remove too).
- * Fills *@cf but its name. */
-static int cache_ours(int dfd, const char *name, int kind, struct cfile *cf)
+/* Whether @name in the directory @dfd may be a cache file of kind @kind
+ * by what fstatat() says: a regular file (not a link), the user's.  Fills
+ * *@cf but its name.  Only adding up sizes: a save under the limit, the
+ * usual one, opens no file (it read every header, 0.3 s at 50,000). */
+static int cache_stat(int dfd, const char *name, int kind, struct cfile *cf)
 {
-	struct stat st, fst;
-	char magic[8];
-	int fd, ok;
+	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != geteuid())
 		return 0;
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	cf->kind = kind;
+	cf->size = (uint64_t)st.st_size;
+	cf->mtime = st.st_mtim;
+	cf->dev = st.st_dev;
+	cf->ino = st.st_ino;
+	return 1;
+}
+
+/* Whether *@cf (cache_stat()) in @dfd is still that file and ours: opened
+ * without following a link, the same inode, beginning with the magic of
+ * its kind (any version: an old one is garbage to remove too). */
+static int cfile_ours(int dfd, const struct cfile *cf)
+{
+	struct stat st;
+	char magic[8];
+	int fd, ok;
+
+	fd = openat(dfd, cf->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return 0;
-	ok = !fstat(fd, &fst) && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino &&
+	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_dev == cf->dev &&
+	     st.st_ino == cf->ino &&
 	     pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
-	     !memcmp(magic, kind == 1 ? CACHE_MAGIC : CODE_MAGIC, sizeof(magic));
+	     !memcmp(magic, cf->kind == 1 ? CACHE_MAGIC : CODE_MAGIC, sizeof(magic));
 	close(fd);
-	cf->size = (uint64_t)fst.st_size;
-	cf->mtime = fst.st_mtim;
-	cf->dev = fst.st_dev;
-	cf->ino = fst.st_ino;
 	return ok;
 }
 
@@ -923,10 +968,11 @@ static void clist_free(struct clist *l)
 		close(l->dfd);
 }
 
-/* The cache files of directory @dir into @l (l->dfd keeps it open).
- * Returns 0, -pte_io (errno set: ENOENT if there is no directory) or
- * -pte_nomem. */
-static int clist_scan(const char *dir, struct clist *l)
+/* The cache files of directory @dir into @l (l->dfd keeps it open), by
+ * name and fstatat(); with @check only those whose header is ours
+ * (cfile_ours()).  Returns 0, -pte_io (errno set: ENOENT if there is no
+ * directory) or -pte_nomem. */
+static int clist_scan(const char *dir, struct clist *l, int check)
 {
 	struct dirent *d;
 	struct cfile cf;
@@ -942,7 +988,10 @@ static int clist_scan(const char *dir, struct clist *l)
 		return -pte_io;
 	while (!ret && (d = readdir(dp))) {
 		kind = cache_kind(d->d_name);
-		if (!kind || !cache_ours(l->dfd, d->d_name, kind, &cf))
+		if (!kind || !cache_stat(l->dfd, d->d_name, kind, &cf))
+			continue;
+		cf.name = d->d_name;
+		if (check && !cfile_ours(l->dfd, &cf))
 			continue;
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? 2 * l->cap : 64;
@@ -979,13 +1028,16 @@ static int cfile_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Remove @cf if it is still the file judged: not used since (its mtime)
- * nor replaced by another process's save (its inode).  Returns 1 if
- * removed. */
+/* Remove @cf if it is ours (cfile_ours()) and still the file judged: not
+ * used since (its mtime) nor replaced by another process's save (its
+ * inode).  Returns 1 if removed, 0 if kept, -1 if it is not ours (or
+ * gone): its size is not the cache's. */
 static int cfile_remove(int dfd, const struct cfile *cf)
 {
 	struct stat st;
 
+	if (!cfile_ours(dfd, cf))
+		return -1;
 	if (fstatat(dfd, cf->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_dev != cf->dev || st.st_ino != cf->ino ||
 	    st.st_mtim.tv_sec != cf->mtime.tv_sec || st.st_mtim.tv_nsec != cf->mtime.tv_nsec)
@@ -1005,11 +1057,12 @@ int idxcache_usage(struct idxcache_usage *u, char *dir, size_t dirlen,
 	ret = xdg_path(XDG_CACHE, "index", dir, dirlen, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = clist_scan(dir, &l);
+	ret = clist_scan(dir, &l, 1);
 	if (ret == -pte_io && errno == ENOENT)
 		ret = 0;	/* nothing cached yet */
-	else if (ret == -pte_io)
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+	else if (ret < 0)
+		snprintf(err, errlen, "%s: %s", dir, ret == -pte_io ? strerror(errno) :
+			 pte_strerror(ret));
 	u->bytes = l.bytes;
 	u->files = l.n;
 	clist_free(&l);
@@ -1029,7 +1082,7 @@ int idxcache_clear(struct idxcache_usage *u, char *err, size_t errlen)
 	ret = xdg_path(XDG_CACHE, "index", dir, sizeof(dir), err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = clist_scan(dir, &l);
+	ret = clist_scan(dir, &l, 0);
 	if (ret == -pte_io && errno == ENOENT) {
 		clist_free(&l);
 		return 0;
@@ -1038,7 +1091,7 @@ int idxcache_clear(struct idxcache_usage *u, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, ret == -pte_io ? strerror(errno) :
 			 pte_strerror(ret));
 	for (i = 0; !ret && i < l.n; i++) {
-		if (!cfile_remove(l.dfd, &l.v[i]))
+		if (cfile_remove(l.dfd, &l.v[i]) <= 0)
 			continue;
 		u->files++;
 		u->bytes += l.v[i].size;
@@ -1047,12 +1100,20 @@ int idxcache_clear(struct idxcache_usage *u, char *err, size_t errlen)
 	return ret;
 }
 
-/* Whether @name is @saved's base name @base or its partner: the index's
- * code index (@base.code), the code index's index (@base less .code). */
+/*
+ * Whether @name is kept with @saved's base name @base: every cache file
+ * of the same trace, whatever the stream, code indexes too (the same
+ * first 64 KiB's and timing's hashes begin the name: idxcache_pick()).
+ * A perf.data's streams are saved one by one: each save removed the
+ * streams saved before it, and the next run built them all again.
+ * A @base not named as a cache file keeps itself and its partner only.
+ */
 static int cache_kept(const char *name, const char *base)
 {
 	size_t n = strlen(name), b = strlen(base);
 
+	if (cache_kind(base))
+		return !strncmp(name, base, 34);
 	if (!strcmp(name, base))
 		return 1;
 	if (n == b + 5 && !strncmp(name, base, b) && !strcmp(name + b, ".code"))
@@ -1060,64 +1121,82 @@ static int cache_kept(const char *name, const char *base)
 	return b == n + 5 && !strncmp(base, name, n) && !strcmp(base + n, ".code");
 }
 
-/* The note for the files kept, @kept bytes of which @saved bytes are
- * @base's, over @max (idxcache_trim()). */
-static void trim_note(const char *base, uint64_t saved, uint64_t kept, uint64_t max,
+/* What idxcache_trim() kept over the limit. */
+struct trim_kept {
+	uint64_t bytes;		/* the trace's files kept */
+	uint64_t mine;		/* of which the file saved */
+	size_t files;
+};
+
+/* The note for the files kept @k, over @max (idxcache_trim()). */
+static void trim_note(const char *base, const struct trim_kept *k, uint64_t max,
 		      char *note, size_t notelen)
 {
 	char a[32], b[32];
 
 	if (!note || !notelen || atomic_exchange(&told, 1))
 		return;
-	idxcache_size_str(saved > max ? saved : kept, a, sizeof(a));
+	idxcache_size_str(k->mine > max ? k->mine : k->bytes, a, sizeof(a));
 	idxcache_size_str(max, b, sizeof(b));
-	snprintf(note, notelen, "index cache: %s (%s)%s over the cache's limit (%s; "
-		 "--cache-max, set %s): kept", base, a, saved > max ? " alone is" :
-		 " with its partner is", b, IDXCACHE_MAX_KEY);
+	if (k->mine > max)
+		snprintf(note, notelen, "index cache: %s (%s) alone is over the cache's "
+			 "limit (%s; --cache-max, set %s): kept", base, a, b,
+			 IDXCACHE_MAX_KEY);
+	else
+		snprintf(note, notelen, "index cache: %s and the trace's other cache "
+			 "files (%s in %zu files) are over the cache's limit (%s; "
+			 "--cache-max, set %s): kept", base, a, k->files, b,
+			 IDXCACHE_MAX_KEY);
 }
 
 int idxcache_trim(const char *saved, char *note, size_t notelen)
 {
-	static _Atomic int told_cfg;
 	const char *slash = saved ? strrchr(saved, '/') : NULL;
 	const char *base = slash ? slash + 1 : saved;
-	uint64_t max, kept = 0, mine = 0;
-	char dir[4096], cfgerr[512];
+	struct trim_kept k = { 0, 0, 0 };
+	uint64_t max;
+	char dir[4096];
 	struct clist l;
 	size_t i;
-	int ret, n = 0;
+	int ret, r, n = 0;
 
 	if (note && notelen)
 		note[0] = 0;
 	if (!saved)
 		return -pte_invalid;
-	/* a bad config line: said once, the default applies */
-	if (idxcache_max(&max, cfgerr, sizeof(cfgerr)) < 0 && note && notelen &&
-	    !atomic_exchange(&told_cfg, 1))
-		snprintf(note, notelen, "%s", cfgerr);
+	/* (a bad config line is the caller's to say, once: the browser
+	 * says it at start-up, index before it begins; the limit stays) */
+	(void)idxcache_max(&max, NULL, 0);
 	if (!max)
 		return 0;
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - saved) : 1,
 		 slash ? saved : ".");
-	ret = clist_scan(dir, &l);
+	ret = clist_scan(dir, &l, 0);
 	if (ret < 0 || l.bytes <= max) {
 		clist_free(&l);
 		return ret < 0 ? ret : 0;
 	}
 	qsort(l.v, l.n, sizeof(*l.v), cfile_cmp);
 	for (i = 0; i < l.n && l.bytes > max; i++) {
-		if (cache_kept(l.v[i].name, base)) {
-			kept += l.v[i].size;
-			mine += strcmp(l.v[i].name, base) ? 0 : l.v[i].size;
+		const struct cfile *cf = &l.v[i];
+
+		if (cache_kept(cf->name, base)) {
+			if (!cfile_ours(l.dfd, cf)) {
+				l.bytes -= cf->size;	/* not the cache's */
+				continue;
+			}
+			k.bytes += cf->size;
+			k.files++;
+			k.mine += strcmp(cf->name, base) ? 0 : cf->size;
 			continue;
 		}
-		if (!cfile_remove(l.dfd, &l.v[i]))
-			continue;
-		l.bytes -= l.v[i].size;
-		n++;
+		r = cfile_remove(l.dfd, cf);
+		if (r)
+			l.bytes -= cf->size;
+		n += r > 0;
 	}
-	if (l.bytes > max && kept > max && !(note && notelen && note[0]))
-		trim_note(base, mine, kept, max, note, notelen);
+	if (l.bytes > max && k.bytes > max)
+		trim_note(base, &k, max, note, notelen);
 	clist_free(&l);
 	return n;
 }

@@ -80,7 +80,9 @@ int idxcache_load(struct idx *idx, const struct trace *t, int stream,
  * reads from the shared mapping would be a changed file's new bytes,
  * not the ones the index describes.  idxcache_save_since() also saves
  * for a file that grew.
- * After the save the cache is trimmed to its limit (idxcache_trim()).
+ * After the save the cache is trimmed to its limit (idxcache_trim()),
+ * and after a write that failed too (nothing said: a full disk failed
+ * every save, the cache staying over its limit).
  * Returns 0, with @err "" or a note to tell the user (the file alone is
  * over the cache's limit: idxcache_trim()), -pte_invalid if @idx is not
  * complete, -pte_io with a
@@ -138,9 +140,12 @@ int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream,
  * The cache's size limit (like ccache's max_size): after every save the
  * directory's own files (*.idx and *.idx.code whose header is ours; no
  * other file, no symbolic link, no temporary file being written) are
- * removed least recently used first until they fit, never the file just
- * saved nor its partner (the index's code index, the code index's
- * index).  A cache hit marks its file (and its code index) used: their
+ * removed least recently used first until they fit, never a file of the
+ * trace just saved (any stream's index and code index: the same first
+ * 64 KiB's and timing's hashes in the name).  Their sizes are added up
+ * by fstatat(); a file's header is read only when it is about to go.
+ * A cache hit marks its file (and its code index) used, and so does a
+ * code index's load (ctidx.c): their
  * mtime, which nothing else reads, is set to now (atime is not kept
  * with relatime or noatime).  Another process reading a file removed
  * keeps it until it closes it (unlink); one writing writes aside and
@@ -154,7 +159,9 @@ int idxcache_load_or_build(struct idx *idx, const struct trace *t, int stream,
 
 /* Parse a cache size @s: a byte count with a unit the rest of ptbrowse
  * takes (KiB MiB GiB TiB, kB MB GB TB, case-insensitive; a fraction with
- * a unit: 1.5GiB), or a plain number of bytes; 0 is no limit.
+ * a unit: 1.5GiB, rounded down), or a plain number of bytes; 0 is no
+ * limit.  A size written non-zero that rounds down to 0 bytes (0.0001KiB)
+ * is refused, not taken for no limit.
  * Returns 0 and sets *@out, or -pte_invalid. */
 int idxcache_parse_size(const char *s, uint64_t *out);
 
@@ -175,8 +182,9 @@ void idxcache_set_max(uint64_t max);
 /* The limit in force into *@max (0: none): the command line's, else the
  * last "set cache-max" line of the config files (read once), else
  * IDXCACHE_MAX_DEFAULT.  Returns 0, or -pte_bad_config with
- * "FILE:LINE: ..." in @err (if not NULL) for a bad value there (the
- * default is then used). */
+ * "FILE:LINE: ..." in @err (if not NULL) for a bad value there (the last
+ * one; a bad line is skipped: the limit is then an earlier good line's,
+ * of either file, or the default if there is none). */
 int idxcache_max(uint64_t *max, char *err, size_t errlen);
 
 /* The cache files idxcache_usage() counts and idxcache_clear() removes. */
@@ -198,12 +206,13 @@ int idxcache_usage(struct idxcache_usage *u, char *dir, size_t dirlen,
 int idxcache_clear(struct idxcache_usage *u, char *err, size_t errlen);
 
 /* Bring the cache directory under the limit (idxcache_max()) after @saved
- * (a cache file's path: *.idx, or its *.idx.code) was written; the
- * saves here call it, a code index's saver should too.  When @saved and
- * its partner alone are over the limit they are kept, and @note (if not
- * NULL) says so -- once per process, "" otherwise (and when the config
- * is bad, says that).  Returns the number of files removed, or a
- * negative pte code (no directory: nothing to do). */
+ * (a cache file's path: *.idx, or its *.idx.code) was written, or failed
+ * to be; the saves here call it, a code index's saver should too.  The
+ * trace's own files (any stream's, code indexes too) are kept; when they
+ * alone are over the limit, @note (if not NULL) says so -- once per
+ * process, "" otherwise.  A bad config line is not said here (the
+ * caller's, once: idxcache_max()).  Returns the number of files
+ * removed, or a negative pte code (no directory: nothing to do). */
 int idxcache_trim(const char *saved, char *note, size_t notelen);
 
 #endif /* IDXCACHE_H */

@@ -170,5 +170,112 @@ have notes.txt && have "$f3.tmp.$sleeper.1" || bad "--clear-cache removed a file
 "$PTBROWSE" info "$tmp/t1.pt" | grep -q '^cache  *0 B in 0 files' ||
 	bad "info after --clear-cache: $("$PTBROWSE" info "$tmp/t1.pt" | grep cache)"
 
+# 9. A perf.data's streams are kept together: each stream's save removed
+#    the streams saved before it, and every run built them all again.
+#    Over the limit together: kept, said once.
+rm -rf "$D"
+for i in 1 2 3 4; do
+	"$BUILD/tools/ptgen" --seed $((i + 10)) --size 1MiB -o "$tmp/m$i.pt" >/dev/null 2>&1
+done
+"$BUILD/tools/pt2perf" --cpu 0 "$tmp/m1.pt" --cpu 1 "$tmp/m2.pt" --cpu 2 "$tmp/m3.pt" \
+	--cpu 3 "$tmp/m4.pt" -o "$tmp/multi.data" >/dev/null 2>&1 || bad "pt2perf failed"
+f1=$(index t1)
+ms=$(stat -c %s "$D/$f1")
+lim=$((ms * 2 + ms / 2))
+"$PTBROWSE" index --json --cache-max $lim "$tmp/multi.data" >"$tmp/out" 2>"$tmp/err" ||
+	bad "index multi.data: $(cat "$tmp/err")"
+[ "$(grep -o '"cache": "built"' "$tmp/out" | wc -l)" = 4 ] || bad "multi.data: not 4 built"
+have "$f1" && bad "another trace's file stayed over the limit"
+[ "$(grep -c "and the trace's other cache files (.* in [34] files) are over the cache's limit" \
+	"$tmp/err")" = 1 ] || bad "the trace's files over the limit not said once: $(cat "$tmp/err")"
+"$PTBROWSE" index --json --cache-max $lim "$tmp/multi.data" >"$tmp/out" 2>"$tmp/err"
+[ "$(grep -o '"cache": "hit"' "$tmp/out" | wc -l)" = 4 ] ||
+	bad "multi.data's streams evicted each other: $(grep -o '"cache": "[a-z]*"' "$tmp/out" |
+		tr '\n' ' ')"
+
+# 10. A save that failed (here past the file size limit, as a full disk)
+#     trims all the same: the cache stayed over its limit for good.
+rm -rf "$D"
+f1=$(index t1); f2=$(index t2)
+touch -d @1000000000 "$D/$f1"
+(ulimit -f 4; "$PTBROWSE" index --cache-max $((ms + ms / 2)) "$tmp/t3.pt") \
+	>/dev/null 2>"$tmp/err"
+grep -q 'index not cached' "$tmp/err" || bad "the save did not fail: $(cat "$tmp/err")"
+have "$f1" && bad "a failed save did not trim the cache"
+have "$f2" || bad "a failed save trimmed too much"
+
+# 11. A size that rounds down to 0 bytes is refused, not "no limit".
+"$PTBROWSE" index --cache-max 0.0001KiB "$tmp/t1.pt" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q -- '--cache-max: bad argument: 0.0001KiB' "$tmp/err" ||
+	bad "index --cache-max 0.0001KiB: $(cat "$tmp/err")"
+
+# 12. A bad config line after a good one: the good one's limit stays; the
+#     bad line and the file over the limit are both said, each once.
+rm -rf "$D"
+printf 'set cache-max 1KiB\nset cache-max lots\n' >"$tmp/conf/ptbrowse/config"
+"$PTBROWSE" index "$tmp/t1.pt" >/dev/null 2>"$tmp/err"
+[ "$(grep -c 'config:2: set cache-max: bad size: lots' "$tmp/err")" = 1 ] ||
+	bad "index: the bad config line not said once: $(cat "$tmp/err")"
+[ "$(grep -c 'alone is over the cache.s limit (1 KiB' "$tmp/err")" = 1 ] ||
+	bad "index: the file over the limit not said with a bad config: $(cat "$tmp/err")"
+"$PTBROWSE" info "$tmp/t1.pt" 2>/dev/null | grep -q "limit 1 KiB" ||
+	bad "a bad config line did not leave the good line's limit"
+# ... and the browser says a bad line once (:messages), not again at exit
+printf 'set cache-max lots\n' >"$tmp/conf/ptbrowse/config"
+rm -rf "$D"
+printf 'wait-index\n:messages\n:save-screen %s\nq\n' "$tmp/msgs" >"$tmp/keys2"
+"$PTBROWSE" --no-state --no-code-index --script "$tmp/keys2" "$tmp/t2.pt" \
+	>/dev/null 2>"$tmp/err" || bad "the browser failed"
+[ "$(cat "$tmp/msgs" "$tmp/err" | grep -c 'bad size: lots')" = 1 ] ||
+	bad "the browser's bad config line not said once: $(cat "$tmp/err")"
+rm "$tmp/conf/ptbrowse/config"
+
+# 13. --clear-cache: usage errors come first, and clear nothing.
+f1=$(index t1)
+"$PTBROWSE" index --clear-cache "$tmp/t1.pt" "$tmp/t1.pt" >/dev/null 2>"$tmp/err"
+[ $? = 2 ] || bad "--clear-cache with two traces: not a usage error"
+have "$f1" || bad "--clear-cache with two traces cleared the cache"
+"$PTBROWSE" index --clear-cache --stream 5 >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q -- '--stream' "$tmp/err" ||
+	bad "--clear-cache --stream with no trace: $(cat "$tmp/err")"
+have "$f1" || bad "--clear-cache --stream cleared the cache"
+
+# 14. info says why it has no cache line.
+: >"$tmp/afile"
+XDG_CACHE_HOME="$tmp/afile" "$PTBROWSE" info "$tmp/t1.pt" >"$tmp/out" 2>"$tmp/err" ||
+	bad "info failed without a cache directory"
+[ "$(grep -c "index cache: $tmp/afile/ptbrowse/index: Not a directory" "$tmp/err")" = 1 ] ||
+	bad "info: no cache line and nothing said: $(cat "$tmp/err")"
+grep -q '^cache ' "$tmp/out" && bad "info: a cache line without a cache"
+
+# 15. A code index loaded from the cache is marked used, as its index is
+#     (the browser's, tests/rec_lib.sh as t_code_index_copy).
+. tests/rec_lib.sh
+if rec_sample "$tmp/rec"; then
+	"$BUILD/tools/pttile" --size 1MiB -o "$tmp/s.pt" "$tmp/rec/trace.cpu0" >/dev/null &&
+		"$BUILD/tools/ptgen" --print-config >"$tmp/s.pt.options" || bad "pttile"
+	raw=$(sed -n "s#^--raw #--raw=$tmp/rec/#p" "$tmp/rec/trace.options" | tr '\n' ' ')
+	printf 'wait-index\nwait-code-index\n:info\n:save-screen %s\nq\n' "$tmp/info3" \
+		>"$tmp/keys3"
+	rm -rf "$D"
+	# shellcheck disable=SC2086
+	"$PTBROWSE" --no-state --script "$tmp/keys3" $raw "$tmp/s.pt" >/dev/null 2>&1 ||
+		bad "the browser failed (code index)"
+	code=$(ls "$D" | grep '\.idx\.code$')
+	[ -n "$code" ] || bad "no code index saved"
+	touch -d @1000000000 "$D/$code"
+	rm -f "$D/${code%.code}"
+	# shellcheck disable=SC2086
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --ascii --size 200x60 \
+		--script "$tmp/keys3" $raw "$tmp/s.pt" >/dev/null 2>&1
+	grep -q "code index: loaded from cache, " "$tmp/info3" ||
+		bad "the code index was not loaded from the cache: $(grep -o 'code index[^;]*' \
+			"$tmp/info3")"
+	[ "$(mt "$code")" -gt 1000000000 ] ||
+		bad "a code index loaded from the cache was not marked used"
+else
+	bad "$rec_err"
+fi
+
 [ $fail = 0 ] && echo "t_cache_trim: ok"
 exit $fail
