@@ -60,6 +60,56 @@ landed "asked again"
 echo "ok   G asked again lands at the end ($(status_off))"
 tm_quit
 
+# The last one asked lands: G waiting for its decode, then a :goto to a
+# TSC (a job of its own) deeper in: the goto lands, whichever ends first;
+# and the other way round, G.
+printf ':goto 0x3000000\n:save-screen %s\n' "$tmp/s3.txt" > "$tmp/k3"
+"$PTBROWSE" --no-state --no-index --script "$tmp/k3" "$tmp/t.pt" >/dev/null 2>&1 ||
+	fail "the script failed"
+tsc=$(sed -n 's/.* tsc ~\(0x[0-9a-f]*\) .*/\1/p' "$tmp/s3.txt")
+[ -n "$tsc" ] || fail "no TSC at 0x3000000"
+tm_start -- --no-state "$tmp/t.pt"
+wait_for '0x00000000'
+wait_gone 'index +[0-9]+%' 120
+keys G
+wait_for 'decoding the PSB segment at 0x0'
+keys ":goto tsc $tsc" Enter
+i=0
+until [ $(($(status_off))) -ge $((0x2f00000)) ] && [ $(($(status_off))) -lt $((0x3100000)) ]; do
+	sleep 0.5
+	i=$((i + 1))
+	[ $i -lt 120 ] || fail "G then :goto tsc: the goto did not land ($(status_off))"
+done
+sleep 2
+[ $(($(status_off))) -lt $((0x3100000)) ] || fail "G landed over the later :goto ($(status_off))"
+echo "ok   G, then :goto tsc before G landed: the goto lands, G does not ($(status_off))"
+keys g
+wait_for '^ 0x0/'
+keys ":goto tsc $tsc" Enter
+wait_for 'looking past|decoding the PSB'
+keys G
+landed "a :goto, then G"
+wait_for 'not taken: (a later jump was asked|the cursor moved first)'
+echo "ok   :goto tsc, then G: G lands, the goto says it was not taken"
+tm_quit
+
+# A 32 MiB segment and a last one of a few rows: G lands at once on the
+# last row, the rows above it decoded after, and the view is placed again
+# then (no empty rows below the last packet, no "ask again").
+"$GEN" --seed 4 --size 33554510 --psb-period 33554432 -o "$tmp/e.pt" >/dev/null || fail "ptgen"
+tm_start -- --no-state "$tmp/e.pt"
+wait_for '0x00000000'
+wait_gone 'index +[0-9]+%' 120
+keys G
+wait_for 'decoding the PSB segment at 0x0'
+wait_gone 'decoding the PSB segment at 0x0' 120
+sleep 0.5
+rows=$(screen | grep -c '^.\{0,5\}0x0[0-9a-f]\{7\} ')
+[ "$rows" -ge 30 ] || fail "G: the view has $rows packet rows after the decode"
+screen | grep -q 'ask again' && fail "G said 'ask again'"
+echo "ok   G next to a long segment: the view filled when its end is decoded"
+tm_quit
+
 # Three 32 MiB segments: at the third PSB the rows above it are the
 # second segment's end.  Stopped, that decode is not started again by
 # the idle turns (the prefetch of the rows before the cursor did, within

@@ -26,6 +26,7 @@ struct goto_job {
 	enum goto_job_kind kind;
 	uint64_t v, from, end;	/* the target, where to start, the segment's end */
 	uint64_t cursor;	/* the cursor when it began: a move cancels */
+	uint64_t seq;		/* its ui->jump_seq: a later jump cancels */
 	char what[64];
 	int timed;
 	_Atomic int cancel, finished;
@@ -106,6 +107,7 @@ int goto_job_start(struct ui *ui, enum goto_job_kind kind, uint64_t v, uint64_t 
 	if (!idx_find(ui->idx, from, &i) && !idx_seek(ui->idx, i + 1, &sk))
 		j->end = sk.offset;
 	j->cursor = ui->cursor;
+	j->seq = ++ui->jump_seq;
 	j->timed = timed;
 	snprintf(j->what, sizeof(j->what), "%s", what);
 	/* (decoding as the browser's windows do, the chunks walked are
@@ -123,6 +125,19 @@ int goto_job_start(struct ui *ui, enum goto_job_kind kind, uint64_t v, uint64_t 
 	return 0;
 }
 
+/* Whether the user went elsewhere since @j began (a key moved the cursor,
+ * or a later jump waits to land): then it does not land, and says so
+ * (its "looking past ..." would stay on the message line).  Returns 1 or
+ * 0. */
+static int goto_job_passed(struct ui *ui, const struct goto_job *j)
+{
+	if (ui->cursor == j->cursor && ui->jump_seq == j->seq)
+		return 0;
+	msg_report(ui, UI_INFO, "goto %s: not taken: %s", j->what,
+		   ui->cursor != j->cursor ? "the cursor moved first" : "a later jump was asked");
+	return 1;
+}
+
 /* Say what a finished job found, or land on it. */
 static int goto_job_report(struct ui *ui, struct goto_job *j)
 {
@@ -130,8 +145,10 @@ static int goto_job_report(struct ui *ui, struct goto_job *j)
 		ui->worker_sigbus = 1;	/* the file shrank */
 		return UI_DRAW_NONE;
 	}
-	if (j->status == -pte_canceled || ui->cursor != j->cursor)
-		return UI_DRAW_STATUS;	/* stopped, or a key moved first */
+	if (j->status == -pte_canceled)
+		return UI_DRAW_STATUS;
+	if (goto_job_passed(ui, j))
+		return UI_DRAW_STATUS;
 	if (j->status == -pte_eos && j->kind == GOTO_JOB_CYCLES) {
 		msg_report(ui, UI_ERROR, "goto: no packet at or after %" PRIu64 " cycles", j->v);
 	} else if (j->status == -pte_eos) {
@@ -162,8 +179,8 @@ int goto_job_poll(struct ui *ui, int *busy)
 
 	if (!gj)
 		return UI_DRAW_NONE;
-	if (!gj->finished && ui->cursor != gj->cursor) {
-		/* A key moved the cursor first: that is where the user is. */
+	if (!gj->finished && goto_job_passed(ui, gj)) {
+		/* that is where the user is */
 		goto_job_free(ui);
 		return UI_DRAW_STATUS;
 	}

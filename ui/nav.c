@@ -260,43 +260,58 @@ static void nav_push(struct ui *ui, uint64_t off)
 	ui->hist_pos = ui->nhist;
 }
 
-/* A jump whose decode was refused (walk.h) stays where it began: the rows
- * at its target are not known.  It lands when the job decoding them is
- * done (nav_poll()), or, if C-c stopped that, not at all.  @end: a jump to
- * the trace's end, else to @off. */
-static int nav_stay(struct ui *ui, uint64_t cursor, uint64_t top, uint64_t off, int end)
-{
-	struct walk_wait w = { off, cursor, end };
-	int why = walk_stopped(ui);
+/* How a jump places its row: a third down the view, at its bottom (the
+ * trace's end), or two rows down (a PSB, the end of the segment before
+ * in sight). */
+enum { NAV_THIRD, NAV_END, NAV_PSB };
 
-	if (!why)
+static long nav_above(const struct ui *ui, int how)
+{
+	int h = nav_view_rows(ui);
+
+	return how == NAV_END ? h - 1 : how == NAV_PSB ? 2 : h / 3;
+}
+
+/* A jump to @off placed @how waits for the job decoding the rows it needs
+ * (walk.h) if a walk was refused for one: it lands, or is placed again,
+ * when that is done (nav_poll()), if the cursor is still at @cursor and
+ * no later jump was asked.  Returns 1 if it waits. */
+static int nav_wait(struct ui *ui, uint64_t off, int how, uint64_t cursor)
+{
+	struct walk_wait w = { off, cursor, 0, how };
+
+	if (walk_stopped(ui) != 2)
 		return 0;
-	ui->cursor = cursor;
-	ui->top = top;
-	if (why == 2)
-		walk_wait_for(ui, &w);
+	w.seq = ++ui->jump_seq;
+	walk_wait_for(ui, &w);
 	return 1;
 }
 
-/* Put the cursor on the row holding @off, a third down the view. */
-static int nav_place(struct ui *ui, uint64_t off)
+/* Put the cursor on the row holding @off, placed @how.  If the rows there
+ * are not decoded (walk.h) the cursor stays where it was: it lands when
+ * they are, or, if C-c stopped that, not at all. */
+static int nav_place_how(struct ui *ui, uint64_t off, int how)
 {
 	uint64_t cursor = ui->cursor, top = ui->top;
-	int h = nav_view_rows(ui);
 
 	ui->cursor = nav_offset_by(ui, off, 0, NULL);
-	if (nav_stay(ui, cursor, top, off, 0))
+	if (walk_stopped(ui)) {
+		ui->cursor = cursor;
+		ui->top = top;
+		nav_wait(ui, off, how, cursor);
 		return UI_DRAW_ALL;
-	/* (the rows above it stopped: it is there, at the view's top) */
-	ui->top = nav_offset_by(ui, ui->cursor, -(long)(h / 3), NULL);
-	nav_fix_view(ui);
-	if (walk_stopped(ui) == 2) {
-		/* placed again when they are decoded */
-		struct walk_wait w = { off, ui->cursor, 0 };
-
-		walk_wait_for(ui, &w);
 	}
+	/* (the rows above it not decoded yet: it is there, at the view's
+	 * top, placed again when they are) */
+	ui->top = nav_offset_by(ui, ui->cursor, -nav_above(ui, how), NULL);
+	nav_fix_view(ui);
+	nav_wait(ui, off, how, ui->cursor);
 	return UI_DRAW_ALL;
+}
+
+static int nav_place(struct ui *ui, uint64_t off)
+{
+	return nav_place_how(ui, off, NAV_THIRD);
 }
 
 int nav_jump(struct ui *ui, uint64_t off)
@@ -311,25 +326,11 @@ int nav_start(struct ui *ui)
 	return nav_jump(ui, 0);
 }
 
-/* The last row at the view's bottom. */
-static int nav_place_end(struct ui *ui)
-{
-	uint64_t end = ui->img->size ? ui->img->size - 1 : 0;
-	uint64_t cursor = ui->cursor, top = ui->top;
-
-	ui->dir = -1;
-	ui->cursor = nav_offset_by(ui, end, 0, NULL);
-	if (nav_stay(ui, cursor, top, end, 1))
-		return UI_DRAW_ALL;
-	ui->top = nav_offset_by(ui, ui->cursor, -(long)(nav_view_rows(ui) - 1), NULL);
-	nav_fix_view(ui);
-	return UI_DRAW_ALL;
-}
-
 int nav_end(struct ui *ui)
 {
 	nav_push(ui, ui->cursor);
-	return nav_place_end(ui);
+	ui->dir = -1;
+	return nav_place_how(ui, ui->img->size ? ui->img->size - 1 : 0, NAV_END);
 }
 
 int nav_poll(struct ui *ui, int *busy)
@@ -339,9 +340,10 @@ int nav_poll(struct ui *ui, int *busy)
 
 	if (!r)
 		return UI_DRAW_NONE;
-	if (r != 2 || ui->cursor != w.cursor)
-		return UI_DRAW_ALL;	/* (a key moved the cursor first) */
-	return w.end ? nav_place_end(ui) : nav_place(ui, w.off);
+	/* (not over a key's move, nor a later jump) */
+	if (r != 2 || ui->cursor != w.cursor || w.seq != ui->jump_seq)
+		return UI_DRAW_ALL;
+	return nav_place_how(ui, w.off, w.how);
 }
 
 int nav_psb(struct ui *ui, int dir, uint64_t n)
@@ -365,10 +367,7 @@ int nav_psb(struct ui *ui, int dir, uint64_t n)
 	}
 	nav_push(ui, ui->cursor);
 	ui->dir = dir;
-	ui->cursor = off;
-	ui->top = nav_offset_by(ui, off, -2, NULL);
-	nav_fix_view(ui);
-	return UI_DRAW_ALL;
+	return nav_place_how(ui, off, NAV_PSB);
 }
 
 /*

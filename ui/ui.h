@@ -206,6 +206,9 @@ struct ui {
 
 	/* the view: one cursor, one top row */
 	uint64_t cursor;		/* offset of the cursor row */
+	/* the last jump asked that lands later (a :goto's job, a decode's
+	 * wait: walk.h): an older one does not land over it */
+	uint64_t jump_seq;
 	int pk_narrow;			/* no room for the last IP column */
 	uint64_t top;			/* offset of the first row shown */
 	int no_index;			/* --no-index */

@@ -89,7 +89,7 @@ void walk_watch(struct ui *ui)
 
 	/* (before the drawing: a walk the key's own work wanted, not the
 	 * timeline's or the panes') */
-	if (wk.keyturn && wk.stopped == 2 && !wk.waiting)
+	if (wk.keyturn && wk.stopped == 2 && !wk.waiting && (wk.job || wk.deferred))
 		wk.tell = 1;
 	if (ui->wc && !ui->headless)
 		win_cache_set_watch(ui->wc, &w);
@@ -240,6 +240,10 @@ int walk_poll(struct ui *ui, int *busy, struct walk_wait *land)
 	}
 	seg = wk.job->seg;
 	r = walk_job_end(ui, 1);
+	/* What was refused in this turn waited for it (the idle prefetch,
+	 * say): the jump landing now may walk. */
+	wk.stopped = 0;
+	wk.t0 = 0;
 	if (r == -pte_sigbus) {
 		wk.waiting = 0;
 		ui->worker_sigbus = 1;	/* the file shrank */
@@ -271,9 +275,11 @@ int walk_done(struct ui *ui)
 		return 0;
 	wk.deferred = 0;
 	if (wk.job) {
-		/* An idle turn's walk (the prefetch) waits for the job of
-		 * a key's; a key's replaces it, keeping what it did. */
-		if (!key && !atomic_load(&wk.job->finished))
+		/* One ended is reaped by walk_poll(), where the jump waiting
+		 * for it lands (and what was refused now is asked again).
+		 * An idle turn's walk (the prefetch) waits for the job of a
+		 * key's; a key's replaces it, keeping what it did. */
+		if (atomic_load(&wk.job->finished) || !key)
 			return 0;
 		atomic_store(&wk.job->cancel, 1);
 		walk_job_end(ui, 1);

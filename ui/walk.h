@@ -40,11 +40,12 @@ void walk_key(struct ui *ui);
 int walk_stopped(const struct ui *ui);
 
 /* A jump refused for a job (walk_stopped() 2) that lands when it is done:
- * the offset, or the trace's end; the cursor it left, to see whether a key
- * moved it meanwhile. */
+ * the offset and how it is placed (nav.c's); the cursor it left, to see
+ * whether a key moved it meanwhile, and its ui->jump_seq, whether a later
+ * jump was asked. */
 struct walk_wait {
-	uint64_t off, cursor;
-	int end;
+	uint64_t off, cursor, seq;
+	int how;
 };
 
 /* Keep @w for the job of this turn's walk (the last one asked lands). */
