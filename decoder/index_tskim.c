@@ -533,6 +533,56 @@ tsk_mtc(const uint8_t *p, struct tm_model *tm, struct gacc *g, struct pkt *fast,
 		gacc_pkt(g, tm, PKT_MTC, g->base_off + (uint64_t)(p - g->base));
 }
 
+/* For tsk_fast()'s tail: whether the packet at @p is a CYC of one or two
+ * bytes or one sized from its first byte, and whole before @end (its
+ * CYC test reads the second byte). */
+static inline int tsk_whole(const uint8_t *p, const uint8_t *end)
+{
+	if ((*p & 3) == 3)
+		return (*p & 7) != 7 || end - p >= 2;
+	return tsk_size[*p] && tsk_size[*p] <= end - p;
+}
+
+/*
+ * The packets at which the model only settles a pending CYC, beyond those
+ * sized from their first byte: tnt.64 (a zero payload is an error),
+ * mode.exec/tsx, pip and ptw (a TIP-heavy trace has one every 200 packets
+ * or so; pkt_next() for each cost 3% of the time pass).  Their size and
+ * *@type, counted into @c; 0 for any other.  Reads up to 8 bytes.
+ */
+static inline __attribute__((always_inline)) unsigned
+tsk_ext(const uint8_t *p, struct tcnt *c, enum pkt_type *type)
+{
+	if (p[0] == 0x99 && !(p[1] & 0xc0)) {
+		if (c)
+			c->nmode++;
+		*type = p[1] & 0x20 ? PKT_MODE_TSX : PKT_MODE_EXEC;
+		return 2;
+	}
+	if (p[0] != 2)
+		return 0;
+	if (p[1] == 0xa3 && (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
+		if (c)
+			c->acc += 1ull << TC_BRANCH;
+		*type = PKT_TNT64;
+		return 8;
+	}
+	if (p[1] == 0x43) {
+		if (c)
+			c->nmode++;
+		*type = PKT_PIP;
+		return 8;
+	}
+	if ((p[1] & 0x5f) == 0x12) {
+		/* ptw: 6 or 10 bytes (0x20 set) */
+		if (c)
+			c->nother++;
+		*type = PKT_PTW;
+		return p[1] & 0x20 ? 10 : 6;
+	}
+	return 0;
+}
+
 /*
  * The time skim's fast loop over [@p, @fend), which ends at least
  * PKT_MAX_SIZE bytes before the buffer does.  *@acted tells whether the
@@ -545,7 +595,7 @@ tsk_mtc(const uint8_t *p, struct tm_model *tm, struct gacc *g, struct pkt *fast,
 static inline __attribute__((always_inline)) const uint8_t *
 tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 	 struct gacc *g, struct pkt *fast, int *acted_io, struct tcnt *cp,
-	 struct tvblk *vb, uint64_t *np_io)
+	 struct tvblk *vb, uint64_t *np_io, const int tail)
 {
 	/* counted in a copy the compiler keeps in registers */
 	struct tcnt lc = cp ? *cp : (struct tcnt){ 0 };
@@ -556,9 +606,14 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 
 	while (p < fend) {
 		unsigned b = *p, sz;
+		enum pkt_type type;
 
+		if (tail && !tsk_whole(p, fend))
+			break;
 #if defined(__x86_64__)
-		if (bt.on && vb) {
+		if (tail) {
+			/* (sized one by one) */
+		} else if (bt.on && vb) {
 			/* then the packet it stopped at, here */
 			p = c ? tsk_vec_c(p, fend, vb, &bt, c, &np) :
 				tsk_vec(p, fend, vb, &bt, c, &np);
@@ -599,33 +654,14 @@ tsk_fast(const uint8_t *p, const uint8_t *fend, struct tm_model *tm,
 			p += sz;
 			continue;
 		}
-		if (b == 2 && p[1] == 0xa3 &&
-		    (p[2] | p[3] | p[4] | p[5] | p[6] | p[7])) {
-			/* tnt.64 (a zero payload is an error) */
-			if (c)
-				c->acc += 1ull << TC_BRANCH;
-			tsk_elig(PKT_TNT64, &bt, tm, fast, &acted);
-			p += 8;
-			continue;
+		if (tail) {
+			np--;
+			break;
 		}
-		/* The model only settles a pending CYC at mode.exec/tsx, pip
-		 * and ptw (tm_advance()): sized here, not by pkt_next() (a
-		 * TIP-heavy trace has one every 200 packets or so, and leaving
-		 * the loop for each cost 3% of the time pass) */
-		if (b == 0x99 && !(p[1] & 0xc0)) {
-			if (c)
-				c->nmode++;
-			tsk_elig(p[1] & 0x20 ? PKT_MODE_TSX : PKT_MODE_EXEC, &bt, tm,
-				 fast, &acted);
-			p += 2;
-			continue;
-		}
-		if (b == 2 && (p[1] == 0x43 || (p[1] & 0x5f) == 0x12)) {
-			/* pip: 8 bytes; ptw: 6 or 10 (0x20 set) */
-			if (c)
-				++*(p[1] == 0x43 ? &c->nmode : &c->nother);
-			tsk_elig(p[1] == 0x43 ? PKT_PIP : PKT_PTW, &bt, tm, fast, &acted);
-			p += p[1] == 0x43 ? 8 : p[1] & 0x20 ? 10 : 6;
+		sz = tsk_ext(p, c, &type);
+		if (sz) {
+			tsk_elig(type, &bt, tm, fast, &acted);
+			p += sz;
 			continue;
 		}
 		tbatch_flush(&bt, tm, c, &acted);
@@ -739,7 +775,7 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 			if (count && fend - p > TC_STEP)
 				fend = p + TC_STEP;
 			p = tsk_fast(p, fend, tm, g, &fast, &acted, count ? &c : NULL,
-				     hint->sparse ? vb : NULL, &np);
+				     hint->sparse ? vb : NULL, &np, 0);
 			if (hint->sparse && vb)
 				hint->vec_bytes += (uint64_t)(p - from);
 			idx_skim_learn(hint, (uint64_t)(p - from), np);
@@ -749,6 +785,19 @@ time_skim_body(struct idx *idx, const uint8_t *p, const uint8_t *end,
 				break;
 			if (p >= next)
 				continue;
+		} else if (dec.bip_sz < 0) {
+			uint64_t np = 0;
+
+			/* The segment's last bytes: its CYCs and the packets
+			 * sized from their first byte the same way, the rest
+			 * (and any cut short) by pkt_next() (a 4 KiB segment
+			 * of a TIP-heavy trace has ten packets there) */
+			p = tsk_fast(p, end, tm, g, &fast, &acted, count ? &c : NULL,
+				     NULL, &np, 1);
+			if (count)
+				tcnt_flush(&c, s);
+			if (p >= end)
+				break;
 		}
 		dec.pos = p;
 		r = pkt_next(&dec, &pkt);
