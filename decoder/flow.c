@@ -81,21 +81,11 @@ const char *flow_mode_name(enum flow_mode mode)
 
 /* Where execution may have moved to another address space (a sync, an
  * enable, an overflow, an asynchronous branch, a paging or VMCS event):
- * ask the caller which one the code comes from now. */
+ * ask the caller which one the code comes from now (a new deciding
+ * packet asks again before its code is looked up: fb_seek()). */
 static void i_context(struct flow *f)
 {
-	struct flow_ctx c;
-	uint64_t asid;
-
-	if (f->cfg.asid) {
-		make_ctx(f, &c);
-		asid = f->cfg.asid(f->cfg.read_ctx, &c);
-	} else {
-		asid = f->have_cr3 ? f->cr3 : 0;
-	}
-	if (asid != f->asid)
-		f->blk = NULL;
-	f->asid = asid;
+	fb_asid(f);
 }
 
 static void rs_init(struct flow *f)
@@ -635,6 +625,7 @@ int flow_seek(struct flow *f, uint64_t off, uint64_t end)
 	f->spin_n = 0;
 	f->end = end;
 	f->blk = NULL;
+	f->asid_at = UINT64_MAX;
 	f->seek_err = 0;
 	f->pending_err = 0;
 	f->state = DRV_SYNC;
@@ -653,6 +644,7 @@ static void rec_event(struct flow *f, const struct ev *ev, struct flow_rec *r)
 	r->kind = FLOW_EVENT;
 	r->ev = ev->type;
 	r->offset = ev->offset;
+	r->asid = f->asid;
 	r->ip = ev->noip ? 0 : ev->ip;
 	r->a = ev->a;
 	r->b = ev->b;
@@ -692,6 +684,7 @@ static void rec_error(struct flow *f, int err, uint64_t off, struct flow_rec *r)
 	r->kind = FLOW_ERROR;
 	r->err = err;
 	r->offset = off;
+	r->asid = f->asid;
 	f->st.errors++;
 }
 
@@ -704,6 +697,7 @@ static void rec_insn(struct flow *f, const struct insn *in, uint64_t decided,
 	r->mode = f->mode;
 	r->iclass = in->iclass;
 	r->offset = decided;
+	r->asid = f->insn_asid;
 	r->flags = (uint8_t)((f->speculative ? FLOW_F_SPEC : 0) |
 			     (in->direct ? FLOW_F_DIRECT : 0));
 	r->ev = 0;
@@ -872,6 +866,7 @@ static inline void drv_take(struct flow *f, struct flow_rec *r,
 	r->ip = f->ip;
 	r->mode = f->mode;
 	r->offset = f->decided;
+	r->asid = b->asid;
 	f->fup_only = 0;
 	r->flags = f->speculative ? FLOW_F_SPEC : 0;
 	if (k + 1 == b->n && b->last_special) {

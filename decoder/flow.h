@@ -52,17 +52,31 @@ struct flow_ctx {
 				 * code asked for (the position in time, for
 				 * sideband); the packet layer may have read
 				 * further */
+	uint64_t asid;		/* read: the address space to read in, the
+				 * asid callback's answer for this packet
+				 * (without one, PIP's CR3 or 0); the asid
+				 * callback: its last answer, to ignore */
 	uint8_t have_cr3, have_vmcs;
 };
 
 /* Copy up to @size code bytes at @ip into @buf.  Returns the number of
- * bytes copied (> 0), or a negative number if there is no code at @ip. */
+ * bytes copied (> 0), or a negative number if there is no code at @ip.
+ * With an asid callback, read the code of address space @c->asid: the
+ * block cache files the code under it and the records carry it
+ * (flow_rec.asid), so that the bytes decoded and what a caller shows for
+ * a record (names, disassembly) come from one image. */
 typedef int (*flow_read_fn)(void *ctx, const struct flow_ctx *c, uint64_t ip,
 			    uint8_t *buf, size_t size);
 
-/* The address space the code comes from now, for the block cache's key:
- * asked where execution may move to another one (a sync, an enable, an
- * overflow, an asynchronous branch, a paging or VMCS event). */
+/* The address space the code comes from at the packet @c->offset, for the
+ * block cache's key and the reads (flow_ctx.asid): asked where execution
+ * may move to another one (a sync, an enable, an overflow, an asynchronous
+ * branch, a paging or VMCS event) and at every new deciding packet before
+ * code is looked up, since the mappings of a space may change between two
+ * packets of one stretch (a mmap over code, a library closed and opened
+ * again at its address: with the kernel traced, no TIP.PGD/PGE comes
+ * between).  Questions come in stream order, about one per TNT or TIP
+ * packet: keep it cheap for that (a cursor moving forward). */
 typedef uint64_t (*flow_asid_fn)(void *ctx, const struct flow_ctx *c);
 
 struct flow_config {
@@ -165,6 +179,11 @@ struct flow_rec {
 				 * exec_mode: enum flow_mode; paging: bit 0 of b
 				 * is the non-root flag */
 	uint64_t b;		/* mwait: ext; paging: non-root; ptwrite: size */
+	uint64_t asid;		/* insn: the address space its code was read
+				 * in (flow_ctx.asid), to name and
+				 * disassemble it from the same image;
+				 * event, error: the decoder's when it came
+				 * (a FLOW_E_NOMAP's: the one read in) */
 	int err;		/* error: a negative enum flow_err */
 	uint8_t kind;		/* enum flow_kind */
 	uint8_t size;		/* insn: bytes */

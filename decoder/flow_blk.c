@@ -174,6 +174,25 @@ static struct blk *blk_get(struct flow *f, uint64_t ip, int *err)
 	return b;
 }
 
+void fb_asid(struct flow *f)
+{
+	struct flow_ctx c;
+	uint64_t asid;
+
+	if (f->cfg.asid) {
+		make_ctx(f, &c);
+		asid = f->cfg.asid(f->cfg.read_ctx, &c);
+	} else {
+		asid = f->have_cr3 ? f->cr3 : 0;
+	}
+	if (asid != f->asid) {
+		f->blk = NULL;
+		f->seek_err = 0;	/* a failure in the old space */
+	}
+	f->asid = asid;
+	f->asid_at = f->decided;
+}
+
 void flow_cache_flush(struct flow *f)
 {
 	uint32_t i;
@@ -228,6 +247,7 @@ int fb_insn_at(struct flow *f, struct insn *in)
 	if (err)
 		return err;
 	b = f->blk;
+	f->insn_asid = b->asid;
 	if (f->bi + 1 == b->n && b->last.size == b->len[f->bi]) {
 		*in = b->last;
 	} else {

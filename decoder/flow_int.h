@@ -142,7 +142,11 @@ struct flow {
 				 * before the last PSB are used up */
 	uint64_t cr3, vmcs;
 	uint8_t have_cr3, have_vmcs;
-	uint64_t asid;		/* the block cache's address space (i_context()) */
+	uint64_t asid;		/* the block cache's address space (fb_asid()) */
+	uint64_t asid_at;	/* the deciding packet it was asked for,
+				 * UINT64_MAX: ask again */
+	uint64_t insn_asid;	/* the address space of the instruction
+				 * fb_insn_at() gave */
 	uint64_t decided;	/* the packet that decided the current IP */
 	uint64_t psb_passed;	/* the last PSB whose IP the code reached
 				 * (i_psb_bound()), UINT64_MAX if none */
@@ -179,6 +183,7 @@ static inline void make_ctx(const struct flow *f, struct flow_ctx *c)
 	c->vmcs = f->vmcs;
 	c->have_cr3 = f->have_cr3;
 	c->have_vmcs = f->have_vmcs;
+	c->asid = f->asid;
 	/* the packet that decided the code, not the look-ahead position: a
 	 * disable and the next enable may already be read */
 	c->offset = f->decided;
@@ -277,6 +282,10 @@ static inline uint32_t fb_hash(uint64_t ip, uint64_t asid, uint8_t mode, uint32_
 /* fb_seek() the long way (flow_blk.c): a lookup that may decode. */
 int fb_seek_slow(struct flow *f);
 
+/* Ask the caller which address space the code comes from at the packet
+ * that decided the IP (flow_asid_fn) into f->asid (flow_blk.c). */
+void fb_asid(struct flow *f);
+
 /* Code: f->blk, f->bi, f->bip at the block instruction at f->ip (looked
  * up, decoded on a miss), as fb_insn_at() leaves them.  A cached block
  * costs a look at the IP's set here (most blocks start at a branch's
@@ -284,9 +293,13 @@ int fb_seek_slow(struct flow *f);
  * Returns 0, or -FLOW_E_NOMAP or -FLOW_E_BAD_INSN (f->blk then NULL). */
 static inline int fb_seek(struct flow *f)
 {
-	struct blk *b = f->blk, *set;
+	struct blk *b, *set;
 	unsigned i;
 
+	/* a new deciding packet may read another space's code (flow.h) */
+	if (f->asid_at != f->decided && f->cfg.asid)
+		fb_asid(f);
+	b = f->blk;
 	if (b && f->bip == f->ip && f->bi < b->n && b->asid == f->asid &&
 	    b->mode == f->mode)
 		return 0;

@@ -52,15 +52,14 @@ struct flow_cmd {
 	struct mi *mi;
 	struct imgopt io;	/* --elf, --sysroot, --kallsyms, --buildid-dir */
 	struct imgset *set;	/* the images and symbols (imgopt.h) */
-	struct imgopt_reader rd;	/* the read callback's sideband context */
-	struct imgopt_reader rrec;	/* and the records' (symbols) */
-	struct offtsc *ot_rec;	/* the TSC at a record's offset */
+	struct imgopt_reader rd;	/* the decoder's sideband context */
 	struct offtsc *ot_read;	/* the TSC at a read's offset */
-	struct offtsc *ot_rec_end, *ot_read_end;	/* where their
-				 * stretches of tracing end */
+	struct offtsc *ot_read_end;	/* where its stretch of tracing ends */
 	uint64_t cr3;		/* the last CR3 the decoder read with */
-	uint64_t asid, asid_off;	/* the address space at asid_off */
-	uint8_t have_cr3, have_asid;
+	uint8_t have_cr3;
+	int32_t pid;		/* asid_pid()'s last answer: the process */
+	uint64_t pid_asid;	/* of this address space */
+	uint8_t have_pid;
 	int insn_only, show_offset, summary, quiet, keep_only;
 	struct ctx_filter filter;	/* --pid, --tid, --comm */
 	struct ctx_range *keep;	/* the ranges they keep, if active */
@@ -69,9 +68,9 @@ struct flow_cmd {
 	ZydisFormatter fmt;
 };
 
-/* The read callback: the code of the address space that a perf.data's
- * sideband (at the TSC of the packet) or PIP's CR3 names (imgopt.h);
- * --raw and --elf code is in every one. */
+/* The read callback: the code of the address space ctx_asid() named
+ * (flow.h: the one the records carry); --raw and --elf code is in every
+ * one, and the only one without a sideband. */
 static int read_code(void *ctx, const struct flow_ctx *c, uint64_t ip,
 		     uint8_t *buf, size_t size)
 {
@@ -81,11 +80,14 @@ static int read_code(void *ctx, const struct flow_ctx *c, uint64_t ip,
 		fc->cr3 = c->cr3;
 		fc->have_cr3 = 1;
 	}
-	return imgopt_read(&fc->rd, c, ip, buf, size);
+	if (!imgopt_sb(fc->set))
+		return imgopt_read(&fc->rd, c, ip, buf, size);
+	return mi_read(fc->mi, c->asid, ip, buf, size);
 }
 
-/* The flow decoder's question for its block cache: the address space the
- * code comes from at the decoder's position, as read_code() reads it. */
+/* The flow decoder's question for its block cache and reads: the address
+ * space a perf.data's sideband (at the TSC of the packet) or PIP's CR3
+ * names (imgopt.h). */
 static uint64_t ctx_asid(void *ctx, const struct flow_ctx *c)
 {
 	struct flow_cmd *fc = ctx;
@@ -102,31 +104,12 @@ static uint64_t ctx_asid(void *ctx, const struct flow_ctx *c)
 	return imgopt_reader_asid(&fc->rd, &cc);
 }
 
-/* The address space of the record at @offset (kept for the next ones). */
-static uint64_t rec_asid(struct flow_cmd *fc, uint64_t offset)
+/* The address space whose code record @r's names and text come from: the
+ * one its code was read in (flow_rec.asid), so that they are the image's
+ * the decoder followed; without a sideband, the common one. */
+static uint64_t rec_asid(const struct flow_cmd *fc, const struct flow_rec *r)
 {
-	struct flow_ctx c;
-
-	if (fc->have_asid && fc->asid_off == offset)
-		return fc->asid;
-	if (!imgopt_sb(fc->set))
-		return 0;	/* no sideband: the common address space */
-	memset(&c, 0, sizeof(c));
-	c.offset = offset;
-	c.cr3 = fc->cr3;
-	c.have_cr3 = fc->have_cr3;
-	fc->asid = imgopt_reader_asid(&fc->rrec, &c);
-	fc->asid_off = offset;
-	fc->have_asid = 1;
-	return fc->asid;
-}
-
-/* "function+0xoff" for @ip of the record at @offset into @buf.
- * Returns its length, 0 if no symbol is known. */
-static size_t sym_at(struct flow_cmd *fc, uint64_t offset, uint64_t ip,
-		     char *buf, size_t size)
-{
-	return imgopt_symbol(fc->set, rec_asid(fc, offset), ip, buf, size);
+	return imgopt_sb(fc->set) ? r->asid : 0;
 }
 
 enum {
@@ -194,7 +177,7 @@ static void disasm(struct flow_cmd *fc, const struct flow_rec *r, char *buf,
 	ZydisDecodedInstruction z;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	uint8_t code[ZYDIS_MAX_INSTRUCTION_LENGTH];
-	int n = mi_read(fc->mi, rec_asid(fc, r->offset), r->ip, code, r->size);
+	int n = mi_read(fc->mi, rec_asid(fc, r), r->ip, code, r->size);
 
 	if (n < r->size || r->mode < FLOW_MODE_16 || r->mode > FLOW_MODE_64 ||
 	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&fc->zd[r->mode], code, (ZyanUSize)n,
@@ -208,9 +191,12 @@ static void disasm(struct flow_cmd *fc, const struct flow_rec *r, char *buf,
 /* Per function (or segment) counts for --summary. */
 struct sum_row {
 	char name[96];
-	uint64_t asid;		/* the address space (imgopt.h): two
-				 * processes' code at one address is not one
-				 * function */
+	uint64_t owner;		/* whose code (sum_owner()): two processes'
+				 * code at one address is not one function,
+				 * but one process's is, whatever address
+				 * space of it (a new one comes with every
+				 * mapping over another) */
+	uint64_t asid;		/* the address space of the last lookup */
 	uint64_t start, end;	/* the range it covers */
 	uint64_t from, until;	/* where the last lookup's answer holds:
 				 * short of a function nested in it */
@@ -363,18 +349,54 @@ static void sum_cycles(struct summary *s, const struct flow_rec *r, size_t row)
 	s->win_insns++;
 }
 
-/* The row of @name at [@start, @end) of @asid, made if new; its span
- * [@from, @until) remembered.  NULL if out of memory. */
+/* The process that made address space @asid, -1 if none did (the
+ * common space of --raw and --elf, or no sideband). */
+static int32_t asid_pid(struct flow_cmd *fc, uint64_t asid)
+{
+	const struct sb *sb = imgopt_sb(fc->set);
+	const struct sb_space *sp;
+	size_t i;
+
+	/* asked at every change of function: the last answer kept */
+	if (fc->have_pid && fc->pid_asid == asid)
+		return fc->pid;
+	fc->pid = -1;
+	for (i = 0; sb && i < sb_nspaces(sb); i++) {
+		sp = sb_space(sb, i);
+		if (sp->asid == asid && asid != SB_ASID_KERNEL) {
+			fc->pid = sp->pid;
+			break;
+		}
+	}
+	fc->pid_asid = asid;
+	fc->have_pid = 1;
+	return fc->pid;
+}
+
+/* Whose code address space @asid holds, for --summary's rows: its process
+ * (bit 63 set, the pid below) where one made it, else the space itself
+ * (the common space, the kernel's, one known by CR3 alone). */
+#define SUM_PID_OWNER (UINT64_C(1) << 63)
+static uint64_t sum_owner(struct flow_cmd *fc, uint64_t asid)
+{
+	int32_t pid = asid_pid(fc, asid);
+
+	return pid >= 0 ? SUM_PID_OWNER | (uint32_t)pid : asid;
+}
+
+
+/* The row of @name at [@start, @end) of @owner, made if new; its span
+ * [@from, @until) in @asid remembered.  NULL if out of memory. */
 static struct sum_row *sum_row_of(struct summary *s, const char *name,
-				  uint64_t asid, uint64_t start, uint64_t end,
-				  uint64_t from, uint64_t until)
+				  uint64_t owner, uint64_t asid, uint64_t start,
+				  uint64_t end, uint64_t from, uint64_t until)
 {
 	struct sum_row *r;
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
 		r = &s->rows[i];
-		if (r->asid == asid && r->start == start && r->end == end &&
+		if (r->owner == owner && r->start == start && r->end == end &&
 		    !strncmp(r->name, name, sizeof(r->name) - 1))
 			goto found;
 	}
@@ -391,10 +413,11 @@ static struct sum_row *sum_row_of(struct summary *s, const char *name,
 	r = &s->rows[i];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->asid = asid;
+	r->owner = owner;
 	r->start = start;
 	r->end = end;
 found:
+	r->asid = asid;
 	r->from = from;
 	r->until = until;
 	s->last = i;
@@ -404,10 +427,10 @@ found:
 /* The row of the function (or segment) at @ip: a function's row holds
  * only short of any function nested in it, which has a row of its own. */
 static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
-				uint64_t offset, uint64_t ip)
+				const struct flow_rec *r)
 {
-	uint64_t start = 0, end = 0, from = ip, until = ip + 1;
-	uint64_t asid = rec_asid(fc, offset);
+	uint64_t ip = r->ip, start = 0, end = 0, from = ip, until = ip + 1;
+	uint64_t asid = rec_asid(fc, r), owner = sum_owner(fc, asid);
 	const char *name;
 	size_t i;
 
@@ -420,7 +443,7 @@ static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
 			from = ip;
 			until = ip + 1;
 		}
-		return sum_row_of(s, name, asid, start, end, from, until);
+		return sum_row_of(s, name, owner, asid, start, end, from, until);
 	}
 	name = mi_name_at(fc->mi, asid, ip, NULL, NULL);
 	if (name && strrchr(name, '/'))
@@ -430,14 +453,15 @@ static struct sum_row *sum_find(struct flow_cmd *fc, struct summary *s,
 	/* a segment's row must not hide the functions in it: it covers
 	 * this address alone, and is found again by its name */
 	for (i = 0; i < s->n; i++)
-		if (s->rows[i].asid == asid && s->rows[i].start == s->rows[i].end &&
+		if (s->rows[i].owner == owner && s->rows[i].start == s->rows[i].end &&
 		    !strcmp(s->rows[i].name, name)) {
+			s->rows[i].asid = asid;
 			s->rows[i].from = ip;
 			s->rows[i].until = ip + 1;
 			s->last = i;
 			return &s->rows[i];
 		}
-	return sum_row_of(s, name, asid, 0, 0, ip, ip + 1);
+	return sum_row_of(s, name, owner, asid, 0, 0, ip, ip + 1);
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -528,22 +552,6 @@ static const char *cyc_str(char *buf, size_t len, uint64_t v, int any)
 	return buf;
 }
 
-/* The process that made address space @asid, -1 if none did (the
- * common space of --raw and --elf, or no sideband). */
-static int32_t asid_pid(const struct flow_cmd *fc, uint64_t asid)
-{
-	const struct sb *sb = imgopt_sb(fc->set);
-	const struct sb_space *sp;
-	size_t i;
-
-	for (i = 0; sb && i < sb_nspaces(sb); i++) {
-		sp = sb_space(sb, i);
-		if (sp->asid == asid && asid != SB_ASID_KERNEL)
-			return sp->pid;
-	}
-	return -1;
-}
-
 /* Whether rows of more than one process are listed: each then names its
  * process. */
 static int sum_many_spaces(const struct summary *s)
@@ -551,13 +559,12 @@ static int sum_many_spaces(const struct summary *s)
 	size_t i;
 
 	for (i = 1; i < s->n; i++)
-		if (s->rows[i].asid != s->rows[0].asid)
+		if (s->rows[i].owner != s->rows[0].owner)
 			return 1;
 	return 0;
 }
 
-static void sum_print(const struct flow_cmd *fc, struct summary *s,
-		      const struct flow_stats *st)
+static void sum_print(struct summary *s, const struct flow_stats *st)
 {
 	char name[4 * sizeof(s->rows[0].name) + 32], e[32], b[32];
 	int any, many = sum_many_spaces(s);
@@ -570,7 +577,8 @@ static void sum_print(const struct flow_cmd *fc, struct summary *s,
 	printf("%-40s %14s %14s %14s %14s\n", "function (or code segment)",
 	       "instructions", "branches", "cycles exact", "cycles bounded");
 	for (i = 0; i < s->n; i++) {
-		int32_t pid = many ? asid_pid(fc, s->rows[i].asid) : -1;
+		uint64_t o = s->rows[i].owner;
+		int32_t pid = many && (o & SUM_PID_OWNER) ? (int32_t)(uint32_t)o : -1;
 
 		/* names come from the ELF files: escaped (esc.h) */
 		esc_str(name, sizeof(name) - 32, s->rows[i].name);
@@ -635,7 +643,7 @@ static int run(void *arg)
 				sum_close(j->sum, NULL);
 				continue;
 			}
-			row = sum_find(fc, j->sum, r.offset, r.ip);
+			row = sum_find(fc, j->sum, &r);
 			if (!row)
 				return -pte_nomem;
 			sum_cycles(j->sum, &r, (size_t)(row - j->sum->rows));
@@ -653,7 +661,7 @@ static int run(void *arg)
 
 			/* the full form says what is missing there, and why */
 			if (!fc->insn_only && r.err == -FLOW_E_NOMAP)
-				why = imgopt_nocode(fc->set, rec_asid(fc, r.offset), r.ip);
+				why = imgopt_nocode(fc->set, rec_asid(fc, &r), r.ip);
 			/* no reason recorded (no perf.data mapping there):
 			 * the address alone tells which dump is missing */
 			if (!fc->insn_only && r.err == -FLOW_E_NOMAP && !why)
@@ -689,7 +697,8 @@ static int run(void *arg)
 			char sym[160], esym[4 * sizeof(sym)];
 
 			disasm(fc, &r, text, sizeof(text));
-			if (sym_at(fc, r.offset, r.ip, sym, sizeof(sym)))
+			if (imgopt_symbol(fc->set, rec_asid(fc, &r), r.ip, sym,
+					  sizeof(sym)))
 				printf("%016" PRIx64 "  %s  %s\n", r.ip,
 				       esc_str(esym, sizeof(esym), sym), text);
 			else
@@ -798,7 +807,7 @@ static int flow_open(struct trace **tp, const char *path, const char *stream,
 
 /* Load @fc's code images (the options' and @t's sideband's), say what has
  * no code, and set up the code readers of stream @idx (fc->rd as the
- * decode reads, fc->rrec as it records) with their offset-to-TSC readers.
+ * decoder asks) with its offset-to-TSC readers.
  * Returns 0, or -1 after printing one line. */
 static int flow_code(struct flow_cmd *fc, struct trace *t, int idx)
 {
@@ -819,9 +828,7 @@ static int flow_code(struct flow_cmd *fc, struct trace *t, int idx)
 	if (!mi_count(fc->mi))
 		esc_line(stderr, "ptbrowse flow: ", "no code given (--raw, --elf or a "
 			"perf.data's files): every instruction is unknown");
-	if (offtsc_new(&fc->ot_rec, &s->img, &s->timing) < 0 ||
-	    offtsc_new(&fc->ot_read, &s->img, &s->timing) < 0 ||
-	    offtsc_new(&fc->ot_rec_end, &s->img, &s->timing) < 0 ||
+	if (offtsc_new(&fc->ot_read, &s->img, &s->timing) < 0 ||
 	    offtsc_new(&fc->ot_read_end, &s->img, &s->timing) < 0) {
 		esc_line(stderr, "ptbrowse flow: ", "out of memory");
 		return -1;
@@ -832,9 +839,6 @@ static int flow_code(struct flow_cmd *fc, struct trace *t, int idx)
 	fc->rd.tsc_ctx = fc->ot_read;
 	fc->rd.end_at = offtsc_stretch_end;
 	fc->rd.end_ctx = fc->ot_read_end;
-	fc->rrec = fc->rd;
-	fc->rrec.tsc_ctx = fc->ot_rec;
-	fc->rrec.end_ctx = fc->ot_rec_end;
 	return 0;
 }
 
@@ -961,7 +965,7 @@ int cmd_flow_main(int argc, char **argv)
 	}
 	if (fc.summary) {
 		flow_stats(f, &st);
-		sum_print(&fc, &sum, &st);
+		sum_print(&sum, &st);
 	}
 	rc = 0;
 	if (fflush(stdout) || ferror(stdout)) {
@@ -976,9 +980,7 @@ out:
 	mi_free(fc.mi);
 	imgopt_free(fc.set);
 	imgopt_release(&fc.io);
-	offtsc_free(fc.ot_rec);
 	offtsc_free(fc.ot_read);
-	offtsc_free(fc.ot_rec_end);
 	offtsc_free(fc.ot_read_end);
 	trace_close(t);
 	return rc;

@@ -38,11 +38,13 @@ static uint64_t ctdec_asid(void *vctx, const struct flow_ctx *c)
 	return task.asid;
 }
 
+/* The code of the address space ctdec_asid() named (flow.h: the block
+ * cache files it there, and the records carry it). */
 static int ctdec_read(void *vctx, const struct flow_ctx *c, uint64_t ip,
 		      uint8_t *buf, size_t size)
 {
 	struct ctdec *d = vctx;
-	uint64_t asid = imgopt_sb(d->set) ? ctdec_asid(vctx, c) : 0;
+	uint64_t asid = imgopt_sb(d->set) ? c->asid : 0;
 
 	return mi_read(imgopt_mi(d->set), asid, ip, buf, size);
 }

@@ -763,6 +763,52 @@ static void test_asid_switch(void **state)
 	flow_free(f);
 }
 
+/* One process's code at 0x1000 replaced between two TIPs of one stretch
+ * (a mmap over it, a library opened again at its address: with the kernel
+ * traced no TIP.PGD/PGE comes between): the block read before must not
+ * stand for the new code, and each record says which space its code came
+ * from (fails before: the jmp cached in space 1 ran again). */
+static void test_asid_remap(void **state)
+{
+	static const uint8_t a[] = { 0xff, 0xe0 }, b[] = { 0x90, 0x90, 0xff, 0xe0 };
+	struct flow_config cfg = { .read = two_read, .read_ctx = NULL, .asid = two_asid };
+	struct pbuf p = { .n = 0 };
+	struct img img;
+	struct img_span span;
+	struct flow_rec r;
+	struct flow *f;
+	uint64_t ips[8], asids[8];
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(mi_add(code, 1, 0x1000, a, sizeof(a), "a"), 0);
+	assert_int_equal(mi_add(code, 2, 0x1000, b, sizeof(b), "b"), 0);
+	put_psb(&p, 0, 1);
+	put_ip(&p, 0x11, 0x1000);
+	put_ip(&p, 0x0d, 0x1000);	/* the jmp again, in space 1 */
+	switch_at = p.n;
+	put_ip(&p, 0x0d, 0x1000);	/* the new code from here */
+	put_ip(&p, 0x01, 0x2000);
+	img_init_flat(&img, &span, p.b, p.n);
+	cfg.img = &img;
+	cfg.read_ctx = code;
+	assert_int_equal(flow_new(&f, &cfg), 0);
+	assert_int_equal(flow_seek(f, 0, UINT64_MAX), 0);
+	while (!flow_next(f, &r))
+		if (r.kind == FLOW_INSN && n < 8) {
+			ips[n] = r.ip;
+			asids[n++] = r.asid;
+		} else {
+			assert_int_not_equal(r.kind, FLOW_ERROR);
+		}
+	assert_int_equal(n, 5);
+	assert_true(ips[0] == 0x1000 && ips[1] == 0x1000 && ips[2] == 0x1000 &&
+		    ips[3] == 0x1001 && ips[4] == 0x1002);
+	assert_true(asids[0] == 1 && asids[1] == 1 && asids[2] == 2 &&
+		    asids[3] == 2 && asids[4] == 2);
+	flow_free(f);
+}
+
 static void test_null(void **state)
 {
 	struct flow_config cfg = { 0 };
@@ -1726,6 +1772,7 @@ int main(void)
 		T(test_sync_error_at_start),
 		T(test_spin),
 		T(test_asid_switch),
+		T(test_asid_remap),
 		T(test_window_cycles),
 		T(test_window_cycles_error),
 		T(test_window_depth),

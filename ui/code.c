@@ -57,6 +57,9 @@ static int code_read(void *vd, const struct flow_ctx *c, uint64_t ip,
 	}
 	if (!d->set)
 		return -pte_nomap;
+	/* the space code_read_asid() named: the records carry it (flow.h) */
+	if (imgopt_sb(d->set))
+		return mi_read(imgopt_mi(d->set), c->asid, ip, buf, size);
 	return imgopt_read(&d->rd, &cc, ip, buf, size);
 }
 
@@ -160,6 +163,13 @@ void code_dec_free(struct code_dec *d)
 struct flow *code_dec_flow(struct code_dec *d)
 {
 	return d ? d->f : NULL;
+}
+
+uint64_t code_dec_rec_asid(const struct code_dec *d, const struct flow_rec *r)
+{
+	if (!d || !r || !d->set || !imgopt_sb(d->set))
+		return 0;	/* no sideband: the common address space */
+	return r->asid;
 }
 
 uint64_t code_dec_asid(struct code_dec *d, uint64_t offset)

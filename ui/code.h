@@ -25,6 +25,7 @@
 
 struct ctx;
 struct flow;
+struct flow_rec;
 struct imgopt;
 struct imgset;
 struct img;
@@ -113,6 +114,12 @@ int code_dec_restart(struct code_dec *d);
 
 /* Its flow decoder (flow_window(), flow_seek() ...). */
 struct flow *code_dec_flow(struct code_dec *d);
+
+/* The address space the code of record @r (of @d's decoder) was read in
+ * (flow_rec.asid), for its symbol and disassembly: the image the decoder
+ * followed, even where the sideband maps another between two of its
+ * packets; 0 is the common one (no sideband). */
+uint64_t code_dec_rec_asid(const struct code_dec *d, const struct flow_rec *r);
 
 /* The address space of the instructions the packet at @offset decided
  * (flow's, for symbols and disassembly); 0 is the common one (no

@@ -520,7 +520,7 @@ static void pc_line_text(struct ui *ui, struct pc_seg *s, size_t k, char *buf,
 		return;
 	}
 	l = &s->w.lines[s->shown[k]];
-	asid = code_dec_asid(dec, l->r.offset);
+	asid = code_dec_rec_asid(dec, &l->r);
 	ind = 2 * (l->depth - s->mindepth);
 	if (ind > 40)
 		ind = 40;
