@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,45 @@ struct mi_seg {
 	size_t maplen;
 };
 
+/* A run of addresses [lo, hi) where one segment is the newest of a view. */
+struct mi_run {
+	uint64_t lo, hi;
+	size_t seg;
+};
+
+/* The newest segment at each address among some segments: those of one
+ * address space, those of every space (MI_ASID_ANY), or all of them. */
+struct mi_view {
+	uint64_t asid;
+	struct mi_run *runs;	/* by address, disjoint */
+	size_t nruns;
+	size_t last;		/* the run the last look-up found (a hint) */
+};
+
+/* The segments added before it, by address: look-ups are logarithmic in
+ * their number.  Later segments (the tail) are looked at one by one until
+ * there are more than MI_TAIL of them, so that adding code and looking up
+ * in turn (imgopt_load() does) does not rebuild it every time. */
+struct mi_index {
+	size_t nseg;		/* it covers segs[0, nseg) */
+	struct mi_view all;	/* every segment: reads in MI_ASID_ANY */
+	struct mi_view any;	/* the segments in every space */
+	struct mi_view *spaces;	/* one per other asid, by asid */
+	size_t nspaces;
+	size_t lastsp;		/* the space the last look-up used (a hint) */
+	uint64_t *starts;	/* every segment's first byte, sorted */
+};
+
+#define MI_TAIL 16
+
 struct mi {
 	struct mi_seg *segs;	/* in the order added: later ones win */
 	size_t n, cap;
-	size_t last;		/* the segment the last read found (a hint) */
+	struct mi_index *idx;	/* built on the first look-up after adds */
+	pthread_mutex_t lock;	/* held to rebuild idx */
 };
+
+static void index_free(struct mi_index *x);
 
 int mi_new(struct mi **out)
 {
@@ -39,6 +74,7 @@ int mi_new(struct mi **out)
 	mi = calloc(1, sizeof(*mi));
 	if (!mi)
 		return -pte_nomem;
+	pthread_mutex_init(&mi->lock, NULL);
 	*out = mi;
 	return 0;
 }
@@ -55,6 +91,8 @@ void mi_free(struct mi *mi)
 		free(mi->segs[i].name);
 	}
 	free(mi->segs);
+	index_free(mi->idx);
+	pthread_mutex_destroy(&mi->lock);
 	free(mi);
 }
 
@@ -207,53 +245,347 @@ out_close:
 	return ret;
 }
 
-/* The newest segment holding @ip in @asid, or -1. */
-static long find(const struct mi *mi, uint64_t asid, uint64_t ip)
+static void index_free(struct mi_index *x)
+{
+	size_t i;
+
+	if (!x)
+		return;
+	for (i = 0; i < x->nspaces; i++)
+		free(x->spaces[i].runs);
+	free(x->spaces);
+	free(x->all.runs);
+	free(x->any.runs);
+	free(x->starts);
+	free(x);
+}
+
+/* Sift @heap[@i] (segment indices, the newest on top) down. */
+static void heap_down(size_t *heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1, t;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && heap[c + 1] > heap[c])
+			c++;
+		if (heap[i] >= heap[c])
+			return;
+		t = heap[i];
+		heap[i] = heap[c];
+		heap[c] = t;
+		i = c;
+	}
+}
+
+static void heap_push(size_t *heap, size_t *n, size_t seg)
+{
+	size_t i = (*n)++;
+
+	heap[i] = seg;
+	while (i && heap[(i - 1) / 2] < heap[i]) {
+		size_t p = (i - 1) / 2, t = heap[p];
+
+		heap[p] = heap[i];
+		heap[i] = t;
+		i = p;
+	}
+}
+
+/* Fill @v with the newest of the @m segments @ord names (sorted by first
+ * byte) at each address: a sweep keeping the segments that cover the
+ * current address in a heap, the newest on top; ones that have ended are
+ * dropped when they come to the top.  @heap has room for @m.
+ * Returns 0 or -pte_nomem. */
+static int view_build(struct mi_view *v, const struct mi_seg *segs,
+		      const size_t *ord, size_t m, size_t *heap)
+{
+	size_t p = 0, nh = 0;
+	uint64_t x = 0, nx;
+
+	v->runs = malloc((2 * m + 1) * sizeof(*v->runs));
+	if (!v->runs)
+		return -pte_nomem;
+	v->nruns = 0;
+	v->last = 0;
+	for (;;) {
+		struct mi_run *prev = v->nruns ? &v->runs[v->nruns - 1] : NULL;
+		size_t top;
+
+		while (p < m && segs[ord[p]].addr <= x)
+			heap_push(heap, &nh, ord[p++]);
+		while (nh && segs[heap[0]].end <= x) {
+			heap[0] = heap[--nh];
+			heap_down(heap, nh, 0);
+		}
+		if (!nh) {
+			if (p == m)
+				return 0;
+			x = segs[ord[p]].addr;
+			continue;
+		}
+		top = heap[0];
+		nx = segs[top].end;
+		if (p < m && segs[ord[p]].addr < nx)
+			nx = segs[ord[p]].addr;
+		if (prev && prev->hi == x && prev->seg == top)
+			prev->hi = nx;
+		else
+			v->runs[v->nruns++] = (struct mi_run){ x, nx, top };
+		x = nx;
+	}
+}
+
+/* A segment as the index sorts it. */
+struct mi_key {
+	uint64_t asid, addr;
+	size_t seg;
+};
+
+/* By address space, then first byte (the order views are built in). */
+static int key_cmp(const void *a, const void *b)
+{
+	const struct mi_key *x = a, *y = b;
+
+	if (x->asid != y->asid)
+		return x->asid < y->asid ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Build the views of each address space of @x->nseg segments from @ord
+ * (their indices, by address space then first byte; MI_ASID_ANY sorts
+ * last).  Returns 0 or -pte_nomem. */
+static int index_spaces(struct mi_index *x, const struct mi_seg *segs,
+			const size_t *ord, size_t *heap)
+{
+	size_t i, j, n = x->nseg, nsp = 0;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (segs[ord[i]].asid != MI_ASID_ANY &&
+		    (!i || segs[ord[i]].asid != segs[ord[i - 1]].asid))
+			nsp++;
+	x->spaces = calloc(nsp ? nsp : 1, sizeof(*x->spaces));
+	if (!x->spaces)
+		return -pte_nomem;
+	for (i = 0; i < n; i = j) {
+		struct mi_view *v;
+
+		for (j = i; j < n && segs[ord[j]].asid == segs[ord[i]].asid; j++)
+			;
+		v = segs[ord[i]].asid == MI_ASID_ANY ? &x->any :
+		    &x->spaces[x->nspaces++];
+		v->asid = segs[ord[i]].asid;
+		ret = view_build(v, segs, ord + i, j - i, heap);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Sort @n segments into @ord: by address space then first byte, or (if
+ * @by_addr) by first byte alone.  Returns 0 or -pte_nomem. */
+static int index_order(const struct mi_seg *segs, size_t n, int by_addr,
+		       size_t *ord)
+{
+	struct mi_key *k = malloc((n ? n : 1) * sizeof(*k));
+	size_t i;
+
+	if (!k)
+		return -pte_nomem;
+	for (i = 0; i < n; i++)
+		k[i] = (struct mi_key){ by_addr ? 0 : segs[i].asid,
+					segs[i].addr, i };
+	qsort(k, n, sizeof(*k), key_cmp);
+	for (i = 0; i < n; i++)
+		ord[i] = k[i].seg;
+	free(k);
+	return 0;
+}
+
+/* A new index of @mi's segments, or NULL if out of memory. */
+static struct mi_index *index_build(const struct mi *mi)
+{
+	struct mi_index *x = calloc(1, sizeof(*x));
+	size_t i, n = mi->n, *ord, *heap;
+	int ret = -pte_nomem;
+
+	ord = malloc((n ? n : 1) * sizeof(*ord));
+	heap = malloc((n ? n : 1) * sizeof(*heap));
+	if (x)
+		x->starts = malloc((n ? n : 1) * sizeof(*x->starts));
+	if (!x || !ord || !heap || !x->starts)
+		goto out_free;
+	x->nseg = n;
+	for (i = 0; i < n; i++)
+		x->starts[i] = mi->segs[i].addr;
+	qsort(x->starts, n, sizeof(*x->starts), u64_cmp);
+	ret = index_order(mi->segs, n, 0, ord);
+	if (!ret)
+		ret = index_spaces(x, mi->segs, ord, heap);
+	if (!ret)
+		ret = index_order(mi->segs, n, 1, ord);
+	if (!ret)
+		ret = view_build(&x->all, mi->segs, ord, n, heap);
+out_free:
+	free(ord);
+	free(heap);
+	if (ret) {
+		index_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* @mi's index, rebuilt if more than MI_TAIL segments came after it; NULL
+ * if there is none (few segments, or out of memory: look-ups then walk
+ * them all, as the tail is walked). */
+static struct mi_index *index_get(const struct mi *cmi)
+{
+	struct mi *mi = (struct mi *)cmi;	/* the index is a cache */
+	struct mi_index *x = __atomic_load_n(&mi->idx, __ATOMIC_ACQUIRE);
+
+	if (mi->n - (x ? x->nseg : 0) <= MI_TAIL)
+		return x;
+	pthread_mutex_lock(&mi->lock);
+	x = mi->idx;
+	if (mi->n - (x ? x->nseg : 0) > MI_TAIL) {
+		struct mi_index *nx = index_build(mi);
+
+		if (nx) {
+			/* every thread that loaded the old one is waiting
+			 * here (no segment is added while others read) */
+			index_free(x);
+			__atomic_store_n(&mi->idx, nx, __ATOMIC_RELEASE);
+			x = nx;
+		}
+	}
+	pthread_mutex_unlock(&mi->lock);
+	return x;
+}
+
+/* Into *@best view @v's segment at @at if it is newer, and into *@lim
+ * where @v's answer next changes (past @at) if that is sooner. */
+static void view_probe(struct mi_view *v, uint64_t at, long *best,
+		       uint64_t *lim)
 {
 	/* read once: threads sharing the image (a decoding and a feeding
 	 * one, the browser and a job) each move the hint */
-	size_t i, last = __atomic_load_n(&mi->last, __ATOMIC_RELAXED);
+	size_t r = __atomic_load_n(&v->last, __ATOMIC_RELAXED);
+	size_t lo = 0, hi = v->nruns;
 
-	if (last < mi->n) {
-		const struct mi_seg *s = &mi->segs[last];
+	/* sequential reads stay in a run or go on to the next */
+	if (r < v->nruns && v->runs[r].lo <= at && at >= v->runs[r].hi &&
+	    r + 1 < v->nruns && v->runs[r + 1].lo <= at)
+		r++;
+	if (r >= v->nruns || at < v->runs[r].lo || at >= v->runs[r].hi) {
+		while (lo < hi) {	/* the first run ending past @at */
+			size_t mid = lo + (hi - lo) / 2;
 
-		/* The hint holds only if no newer segment covers @ip too. */
-		if (ip >= s->addr && ip < s->end && asid_match(s, asid) &&
-		    last == mi->n - 1)
-			return (long)last;
+			if (v->runs[mid].hi <= at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == v->nruns)
+			return;
+		r = lo;
+		if (v->runs[r].lo > at) {
+			if (v->runs[r].lo < *lim)
+				*lim = v->runs[r].lo;
+			return;
+		}
 	}
-	for (i = mi->n; i-- > 0;) {
-		const struct mi_seg *s = &mi->segs[i];
+	__atomic_store_n(&v->last, r, __ATOMIC_RELAXED);
+	if ((long)v->runs[r].seg > *best)
+		*best = (long)v->runs[r].seg;
+	if (v->runs[r].hi < *lim)
+		*lim = v->runs[r].hi;
+}
 
-		if (ip >= s->addr && ip < s->end && asid_match(s, asid))
-			return (long)i;
+/* The view of the segments of @asid alone, or NULL if it has none. */
+static struct mi_view *space_of(struct mi_index *x, uint64_t asid)
+{
+	size_t lo = 0, hi = x->nspaces;
+	size_t h = __atomic_load_n(&x->lastsp, __ATOMIC_RELAXED);
+
+	if (h < x->nspaces && x->spaces[h].asid == asid)
+		return &x->spaces[h];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->spaces[mid].asid < asid)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return -1;
+	if (lo == x->nspaces || x->spaces[lo].asid != asid)
+		return NULL;
+	__atomic_store_n(&x->lastsp, lo, __ATOMIC_RELAXED);
+	return &x->spaces[lo];
+}
+
+/* The newest segment holding @at in @asid, or -1; into *@lim (if it holds
+ * one) an address past @at up to which that answer holds.  @x is
+ * index_get()'s. */
+static long find(const struct mi *mi, struct mi_index *x, uint64_t asid,
+		 uint64_t at, uint64_t *lim)
+{
+	uint64_t l = UINT64_MAX;
+	long best = -1;
+	size_t j;
+
+	if (x && asid == MI_ASID_ANY) {
+		view_probe(&x->all, at, &best, &l);
+	} else if (x) {
+		struct mi_view *v = space_of(x, asid);
+
+		view_probe(&x->any, at, &best, &l);
+		if (v)
+			view_probe(v, at, &best, &l);
+	}
+	/* the segments added since: newer than any in the index */
+	for (j = x ? x->nseg : 0; j < mi->n; j++) {
+		const struct mi_seg *s = &mi->segs[j];
+
+		if (!asid_match(s, asid) || s->end <= at)
+			continue;
+		if (s->addr <= at)
+			best = (long)j;
+		if (s->addr > at && s->addr < l)
+			l = s->addr;
+		else if (s->addr <= at && s->end < l)
+			l = s->end;
+	}
+	if (lim)
+		*lim = l;
+	return best;
 }
 
 int mi_read(void *vmi, uint64_t asid, uint64_t ip, uint8_t *buf, size_t size)
 {
 	struct mi *mi = vmi;
+	struct mi_index *x;
 	size_t done = 0;
 
 	if (!mi || !buf)
 		return -pte_invalid;
+	x = index_get(mi);
 	while (done < size) {
 		uint64_t at = ip + done, lim;
-		long i = find(mi, asid, at);
-		size_t j, n;
+		long i = find(mi, x, asid, at, &lim);
+		size_t n;
 
 		if (i < 0)
 			break;
-		__atomic_store_n(&mi->last, (size_t)i, __ATOMIC_RELAXED);
-		lim = mi->segs[i].end;
-		/* A newer segment starting inside this one hides the rest. */
-		for (j = (size_t)i + 1; j < mi->n; j++) {
-			const struct mi_seg *o = &mi->segs[j];
-
-			if (asid_match(o, asid) && o->addr > at && o->addr < lim)
-				lim = o->addr;
-		}
 		n = size - done;
 		if (lim - at < n)
 			n = (size_t)(lim - at);
@@ -273,32 +605,50 @@ const char *mi_name_at(const struct mi *mi, uint64_t asid, uint64_t ip,
 	return mi_name_span(mi, asid, ip, start, end, NULL, NULL);
 }
 
+/* The first byte of any segment (of any address space) past @ip, if
+ * before @u; else @u. */
+static uint64_t next_start(const struct mi *mi, const struct mi_index *x,
+			   uint64_t ip, uint64_t u)
+{
+	size_t lo = 0, hi = x ? x->nseg : 0, j;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->starts[mid] <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (x && lo < x->nseg && x->starts[lo] < u)
+		u = x->starts[lo];
+	for (j = x ? x->nseg : 0; j < mi->n; j++)
+		if (mi->segs[j].addr > ip && mi->segs[j].addr < u)
+			u = mi->segs[j].addr;
+	return u;
+}
+
 const char *mi_name_span(const struct mi *mi, uint64_t asid, uint64_t ip,
 			 uint64_t *start, uint64_t *end, uint64_t *until,
 			 uint64_t *file_off)
 {
-	uint64_t u;
-	size_t j;
+	struct mi_index *x;
 	long i;
 
 	if (!mi)
 		return NULL;
-	i = find(mi, asid, ip);
+	x = index_get(mi);
+	i = find(mi, x, asid, ip, NULL);
 	if (i < 0)
 		return NULL;
 	/* any other segment starting inside may answer there instead (a
-	 * newer one of this space, or one the caller falls back to): a
-	 * walk over them all, made once per segment a caller resolves */
-	u = mi->segs[i].end;
-	for (j = 0; until && j < mi->n; j++)
-		if ((long)j != i && mi->segs[j].addr > ip && mi->segs[j].addr < u)
-			u = mi->segs[j].addr;
+	 * newer one of this space, or one the caller falls back to) */
+	if (until)
+		*until = next_start(mi, x, ip, mi->segs[i].end);
 	if (start)
 		*start = mi->segs[i].addr;
 	if (end)
 		*end = mi->segs[i].end;
-	if (until)
-		*until = u;
 	if (file_off)
 		*file_off = mi->segs[i].file_off;
 	return mi->segs[i].name;

@@ -9,6 +9,11 @@
  * overlap, the one added later hides the earlier ones, as libipt's image
  * does.  `--raw FILE:ADDR` (ptxed's option) is mi_add_raw(); ELF files and
  * perf.data MMAP records add their segments with mi_add().
+ *
+ * Look-ups cost the logarithm of the number of segments (a recording of
+ * the whole system has thousands: each process's mappings in each of its
+ * address spaces): the first one after segments were added sorts them.
+ * Several threads may look up at once; none may while one adds.
  */
 #ifndef MEMIMG_H
 #define MEMIMG_H

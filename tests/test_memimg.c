@@ -1,7 +1,8 @@
 /*
  * test_memimg -- code segments by address space: reads across and between
  * segments, later segments hiding earlier ones, address spaces, --raw
- * specs and their errors, what a segment would hide (mi_overlap()).
+ * specs and their errors, what a segment would hide (mi_overlap()); the
+ * index look-ups use against a walk over every segment, and its cost.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -214,6 +216,195 @@ static void test_raw(void **state)
 	assert_int_equal(system(spec), 0);
 }
 
+/* The rules look-ups keep, as a walk over every segment (memimg.c before
+ * its index): the newest segment of @asid or of every space at @ip. */
+struct ref_seg {
+	uint64_t asid, addr, end, file_off;
+	const uint8_t *data;
+	char name[16];
+};
+
+static struct ref_seg refs[400];
+static size_t nrefs;
+
+static int ref_match(const struct ref_seg *s, uint64_t asid)
+{
+	return s->asid == MI_ASID_ANY || asid == MI_ASID_ANY || s->asid == asid;
+}
+
+static long ref_find(uint64_t asid, uint64_t ip)
+{
+	size_t i;
+
+	for (i = nrefs; i-- > 0;)
+		if (ip >= refs[i].addr && ip < refs[i].end &&
+		    ref_match(&refs[i], asid))
+			return (long)i;
+	return -1;
+}
+
+/* As mi_read(): byte by byte, the newest segment holding each. */
+static int ref_read(uint64_t asid, uint64_t ip, uint8_t *buf, size_t size)
+{
+	size_t done;
+
+	for (done = 0; done < size; done++) {
+		long i = ref_find(asid, ip + done);
+
+		if (i < 0 || ip + done < ip)
+			break;
+		buf[done] = refs[i].data[ip + done - refs[i].addr];
+	}
+	return done ? (int)done : -pte_nomap;
+}
+
+/* As mi_name_span()'s *until: the segment's end, or where any other
+ * segment of any space begins inside it. */
+static uint64_t ref_until(long i, uint64_t ip)
+{
+	uint64_t u = refs[i].end;
+	size_t j;
+
+	for (j = 0; j < nrefs; j++)
+		if ((long)j != i && refs[j].addr > ip && refs[j].addr < u)
+			u = refs[j].addr;
+	return u;
+}
+
+static uint64_t rnd_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (rnd_state >> 33) % n;
+}
+
+static const uint64_t asids[] = { 0, 1, 2, 3, 0x1234, MI_ASID_ANY };
+
+/* Compare reads and names at random places, in random spaces, with the
+ * walk; @base is where the segments lie. */
+static void check_random_reads(struct mi *mi, uint64_t base, int nq)
+{
+	static uint8_t got[128], want[128];
+	uint64_t st, en, un, off;
+	int q;
+
+	for (q = 0; q < nq; q++) {
+		uint64_t asid = asids[rnd(6)], ip = base - 16 + rnd(640);
+		size_t size = 1 + (size_t)rnd(sizeof(got));
+		int n = mi_read(mi, asid, ip, got, size);
+		const char *name = mi_name_span(mi, asid, ip, &st, &en, &un, &off);
+		long i = ref_find(asid, ip);
+
+		assert_int_equal(n, ref_read(asid, ip, want, size));
+		if (n > 0)
+			assert_memory_equal(got, want, (size_t)n);
+		if (i < 0) {
+			assert_null(name);
+			continue;
+		}
+		assert_non_null(name);
+		assert_string_equal(name, refs[i].name);
+		assert_true(st == refs[i].addr && en == refs[i].end);
+		assert_true(off == refs[i].file_off);
+		assert_true(un == ref_until(i, ip));
+	}
+}
+
+/* Overlapping segments of a few address spaces and of every one, added
+ * in turn with look-ups (so that both the index and the segments added
+ * since it was built answer): the same bytes and names as the walk,
+ * across segment boundaries and gaps, at the top of the address space
+ * too. */
+static void test_index_random(void **state)
+{
+	static uint8_t pool[400][64];
+	int round;
+
+	(void)state;
+	for (round = 0; round < 60; round++) {
+		uint64_t base = round % 3 == 2 ? UINT64_MAX - 600 : 0x10000;
+		size_t want, k;
+		struct mi *mi;
+
+		rnd_state = (uint64_t)round * 7919 + 1;
+		want = 1 + (size_t)rnd(round < 30 ? 40 : 400);
+		assert_int_equal(mi_new(&mi), 0);
+		nrefs = 0;
+		while (nrefs < want) {
+			struct ref_seg *r = &refs[nrefs];
+			uint64_t size = 1 + rnd(rnd(4) ? 24 : 64);
+
+			r->asid = asids[1 + rnd(5)];
+			r->addr = base + rnd(600 - size);
+			r->end = r->addr + size;
+			r->file_off = rnd(0x10000);
+			r->data = pool[nrefs];
+			for (k = 0; k < 64; k++)
+				pool[nrefs][k] = (uint8_t)rnd(256);
+			snprintf(r->name, sizeof(r->name), "s%zu", nrefs);
+			assert_int_equal(mi_add_file(mi, r->asid, r->addr, r->data,
+						     size, r->name, r->file_off), 0);
+			nrefs++;
+			if (!rnd(8))
+				check_random_reads(mi, base, 20);
+		}
+		assert_int_equal(mi_count(mi), nrefs);
+		check_random_reads(mi, base, 2000);
+		mi_free(mi);
+	}
+}
+
+/* @nq reads in @n segments (@n / 10 address spaces of ten mappings each,
+ * as a recording of the whole system gives): their CPU time. */
+static double time_reads(size_t n, int nq)
+{
+	static const uint8_t code[0x1000];
+	struct timespec a, b;
+	uint8_t buf[16];
+	struct mi *mi;
+	size_t i;
+	int q;
+
+	assert_int_equal(mi_new(&mi), 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(mi_add(mi, i / 10 + 1, 0x7f0000000000ull +
+					(i % 10) * 0x10000, code, sizeof(code),
+					"lib"), 0);
+	/* the first look-up builds the index: not part of the measure */
+	assert_int_equal(mi_read(mi, 1, 0x7f0000000000ull, buf, 16), 16);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	for (q = 0; q < nq; q++) {
+		uint64_t ip = 0x7f0000000000ull + (uint64_t)(q % 10) * 0x10000 + 0x800;
+
+		assert_int_equal(mi_read(mi, (uint64_t)(q * 7919) % (n / 10) + 1,
+					 ip, buf, 16), 16);
+	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	mi_free(mi);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/* Reads in an image of many address spaces cost about as much as in one
+ * of few (a walk over the segments: eight times as many cost eight times
+ * as much); the best of three, so another process's burst does not
+ * count. */
+static void test_index_cost(void **state)
+{
+	double t1 = 1e9, t8 = 1e9, t;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		t = time_reads(1000, 20000);
+		t1 = t < t1 ? t : t1;
+		t = time_reads(8000, 20000);
+		t8 = t < t8 ? t : t8;
+	}
+	print_message("%.4fs, 8x the segments %.4fs\n", t1, t8);
+	assert_true(t8 < 3 * (t1 + 0.001));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +413,8 @@ int main(void)
 		cmocka_unit_test(test_hide),
 		cmocka_unit_test(test_asid),
 		cmocka_unit_test(test_raw),
+		cmocka_unit_test(test_index_random),
+		cmocka_unit_test(test_index_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
