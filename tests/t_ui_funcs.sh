@@ -92,7 +92,7 @@ sed -n 1p "$tmp/tree.txt" | grep -q ', ~[0-9]*tk  by' || bad "root time: $(sed -
 printf 'wait-index\n:funcs 0 0x1000\n:save-screen %s/p1.txt\n' "$tmp" > "$tmp/keys"
 (cd "$tmp" && LANG=C.UTF-8 LC_ALL=C.UTF-8 "$PTBROWSE" --no-state --script keys \
 	--size 110x30 --nom-freq 12 $raw l.pt) >/dev/null 2>&1
-sed -n 2p "$tmp/p1.txt" | grep -q ' self  *time≈ cycles ' || bad "P1: heading: $(sed -n 2p "$tmp/p1.txt")"
+sed -n 2p "$tmp/p1.txt" | grep -q ' self  *time≈ % cycles ' || bad "P1: heading: $(sed -n 2p "$tmp/p1.txt")"
 sed -n 1p "$tmp/p1.txt" | grep -q ', time≈ ~[0-9.]* [mun]*s  by' || bad "P1: title: $(sed -n 1p "$tmp/p1.txt")"
 grep -q '~≈' "$tmp/p1.txt" && bad "P1: two marks: $(grep -m 1 '~≈' "$tmp/p1.txt")"
 LC_ALL=C.UTF-8 python3 - "$tmp/p1.txt" <<'PY' || bad "P1: the columns do not line up"

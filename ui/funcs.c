@@ -15,6 +15,7 @@
 #include "funcs.h"
 #include "funcs_idx.h"
 #include "funcs_sum.h"
+#include "goto_ui.h"
 #include "listnav.h"
 #include "marks.h"
 #include "marks_ui.h"
@@ -34,6 +35,9 @@
 #define FV_HEAD 2
 /* The cycles columns' width: funcs_cycles_str()'s widest. */
 #define FV_CYC 14
+
+/* What "s" sorts by, in enum ct_order's order. */
+static const char *const fv_orders[] = { "cycles", "insns", "calls" };
 
 /* The view's state (one browser per process). */
 static struct {
@@ -257,20 +261,19 @@ static const char *fv_from_psb(struct ui *ui, uint64_t *from)
 	return ", from the PSB before it";
 }
 
-/* An offset @spec names (a mark, a region's start or end with @end, a
- * number) into *@off.  Returns 0, or -1 after saying why. */
+/* An offset @spec names, as :timeline-zoom reads it: a mark, bookmark,
+ * region (its end with @end) or number (marks.h), else a goto target
+ * ('a, 10%, +4KiB: goto_ui.h; one word each).  Returns 0, or -1 after
+ * saying why and that no view opened: the next q would quit. */
 static int fv_resolve(struct ui *ui, const char *spec, int end, uint64_t *off)
 {
-	char *e;
+	char err[256];
 
 	if (ui->bm && !marks_resolve(ui->bm, spec, end, off))
 		return 0;
-	if (!ui->bm && *spec >= '0' && *spec <= '9') {
-		*off = strtoull(spec, &e, 0);
-		if (!*e)
-			return 0;
-	}
-	msg_report(ui, UI_ERROR, "funcs: no mark, region or offset '%s'", spec);
+	if (!goto_ui_offset(ui, spec, off, err, sizeof(err)))
+		return 0;
+	msg_report(ui, UI_ERROR, "funcs: %s (no function view opened)", err);
 	return -1;
 }
 
@@ -283,7 +286,8 @@ static int funcs_cmd(struct ui *ui, const struct cmd_args *a)
 	char what[160];
 
 	if (a->argc > 3) {
-		msg_report(ui, UI_ERROR, "usage: funcs [REGION | FROM TO]");
+		msg_report(ui, UI_ERROR, "usage: funcs [REGION | FROM TO] (no function "
+			   "view opened)");
 		return UI_DRAW_STATUS;
 	}
 	if (a->argc == 1 && marks_ui_visual(ui)) {
@@ -414,10 +418,14 @@ static void fv_bar(struct ui *ui, const struct ct *ct, const struct ct_node *n,
 	else
 		share = root->insns ? (double)n->insns / (double)root->insns : 0;
 	w = (int)lround(share * FV_BAR);
-	if (w == 0 && share > 0)
-		w = 1;
 	buf[0] = 0;
-	for (i = 0; i < FV_BAR; i++)
+	/* a share that rounds to no cell is not none: a thin bar, not a
+	 * whole cell (a tenth of the range) */
+	if (w == 0 && share > 0) {
+		at = (size_t)snprintf(buf, size, "%s", screen_glyph(ui, "▏", "."));
+		w = -1;
+	}
+	for (i = w < 0 ? 1 : 0; i < FV_BAR; i++)
 		at += (size_t)snprintf(buf + at, size - at, "%s", i < w ?
 				       screen_glyph(ui, "█", "#") : " ");
 }
@@ -545,11 +553,10 @@ static void fv_row(struct ui *ui, const struct ct *ct, uint32_t i, unsigned mask
 /* The title: what, the range, the totals or the progress. */
 static void fv_title(struct ui *ui, char *buf, size_t size)
 {
-	static const char *const orders[] = { "cycles", "insns", "calls" };
 	const struct ct *ct = fv_tree();
 	uint64_t d = atomic_load(&fv.job.done), tot = fv.job.to - fv.job.from;
-	char cyc[48], tm[48], ins[64];
-	int k;
+	char cyc[48], tm[48], ins[64], by[32];
+	int k, room;
 
 	k = snprintf(buf, size, " functions of %s [0x%" PRIx64 ", 0x%" PRIx64 "): ", fv.what,
 		     fv.from, fv.to);
@@ -575,22 +582,36 @@ static void fv_title(struct ui *ui, char *buf, size_t size)
 		snprintf(cyc, sizeof(cyc), "?");
 	}
 	/* (the heading's "time≈" is the title's too) */
-	snprintf(buf + k, size - (size_t)k, "%s, cycles %s, %s%s%s%s  by %s", ins, cyc,
+	snprintf(buf + k, size - (size_t)k, "%s, cycles %s, %s%s%s%s", ins, cyc,
 		 timefmt_estimated(ui) && strcmp(tm, "?") ?
 		 screen_glyph(ui, "time≈ ", "time~ ") : "", tm,
 		 fv.job.result == -pte_canceled ? "  STOPPED: partial" : "",
-		 ct_truncated(ct) ? "  (deep calls folded)" : "", orders[fv.order]);
+		 ct_truncated(ct) ? "  (deep calls folded)" : "");
+	/* the order stays on a narrow screen: the rest is cut before it */
+	snprintf(by, sizeof(by), "  by %s", fv_orders[fv.order]);
+	room = ui->cols - screen_cols(by);
+	if (screen_cols(buf) > room && room > 20)
+		screen_head_cut(buf, size, room, screen_glyph(ui, "…", ">"));
+	if (strlen(buf) + strlen(by) < size)
+		strcat(buf, by);
 }
 
-/* The column heads of @mask (fv_cols()) into @buf; @th the time's. */
-static void fv_head(const struct ct *ct, const char *th, unsigned mask, char *buf,
-		    size_t size)
+/* The column heads of @mask (fv_cols()) into @buf; @th the time's.  The
+ * column sorted by (fv.order) says so (the title's "by" is cut on a
+ * narrow screen); the bar's is its share's measure, not the column's
+ * name again. */
+static void fv_head(struct ui *ui, const struct ct *ct, const char *th, unsigned mask,
+		    char *buf, size_t size)
 {
+	static const int sorted[] = { FC_CYC, FC_INSNS, FC_CALLS };
 	const char *head[FC_N] = { "calls", "insns", "cycles", "self", th,
-				   ct && ct_node(ct, CT_ROOT)->total.lo ? "cycles" : "insns" };
+				   ct && ct_node(ct, CT_ROOT)->total.lo ? "% cycles" : "% insns" };
+	char by[32];
 	size_t at = 0;
 	int k;
 
+	snprintf(by, sizeof(by), "%s%s", screen_glyph(ui, "↓", "*"), head[sorted[fv.order]]);
+	head[sorted[fv.order]] = by;
 	buf[0] = 0;
 	for (k = 0; k < FC_N && at < size; k++) {
 		/* (a '≈' takes 3 bytes, one column) */
@@ -626,7 +647,7 @@ static void funcs_draw(struct ui *ui, struct view *v)
 	 * pane's heading says it, not on each time */
 	th = timefmt_estimated(ui) ? screen_glyph(ui, "time≈", "time~") : "time";
 	mask = fv_cols(ui, ct, &used);
-	fv_head(ct, th, mask, buf, sizeof(buf));
+	fv_head(ui, ct, th, mask, buf, sizeof(buf));
 	screen_clear(1, 0, ui->cols);
 	screen_put(1, 0, ui->cols, buf);
 	attrset(A_NORMAL);
@@ -698,7 +719,14 @@ static int funcs_key(struct ui *ui, struct view *v, int key)
 	case 's':
 		fv.order = (enum ct_order)((fv.order + 1) % 3);
 		fv.rows_valid = 0;
+		msg_report(ui, UI_INFO, "callees sorted by %s", fv_orders[fv.order]);
 		return UI_DRAW_ALL;
+	case '/': case '?': case 'n': case 'N': case 'm': case '\'': case '`':
+	case 'v': case 'V': case 'z': case 'Z': case '#':
+		/* the browser's keys for packets: here they would do nothing */
+		msg_report(ui, UI_WARN, "'%c' is not a key of the function view (F1: its "
+			   "keys; q closes it)", key);
+		return UI_DRAW_STATUS;
 	}
 	if (!ct || !fv.nrows || !fv.open || fv.nav.sel >= (long)fv.nrows)
 		return UI_DRAW_NONE;

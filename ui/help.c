@@ -113,12 +113,28 @@ static const char *const search_topic[] = {
 };
 #define NSEARCH ((int)(sizeof(search_topic) / sizeof(search_topic[0])))
 
+/* The function view's own keys (the man page's funcs): F1 there, and
+ * `:help funcs`, open here. */
+static const char *const funcs_topic[] = {
+		"",
+		"The function view (:funcs; F1 there opens here):",
+		"  j k Space b  move; g G the first and last row",
+		"  o Tab        open or close the node's callees; l Right open them",
+		"  h Left       close the node, or go to its caller",
+		"  O *          open the whole subtree; c closes it",
+		"  s            sort callees by cycles, instructions or calls (the heading's ↓ says which)",
+		"  Enter        close the view and jump to the packet that decided the node's first instruction",
+		"  q Escape     close the view; C-c stops the tree being built (what was built stays)",
+		"  : F1         the prompt and this help work there; the browser's search, marks and visual keys do not",
+};
+#define NFUNCS ((int)(sizeof(funcs_topic) / sizeof(funcs_topic[0])))
+
 /* @s into @buf, its glyphs as the screen shows them (--ascii). */
 static void help_ascii(const struct ui *ui, const char *s, char *buf, size_t size)
 {
 	static const char *const glyph[][2] = {
 		{ "Δ", "d" }, { "≥", ">=" }, { "≈", "~" }, { "×", "x" },
-		{ "╵", "'" }, { "·", "." },
+		{ "╵", "'" }, { "·", "." }, { "↓", "*" },
 	};
 	size_t n = 0, g;
 
@@ -412,6 +428,13 @@ static int help_line(const struct ui *ui, int n, char *buf, size_t size, int *bo
 		*bold = n == 1;
 		return 0;
 	}
+	n -= NSEARCH;
+	if (n < NFUNCS) {
+		*hang = 15;
+		help_ascii(ui, funcs_topic[n], buf, size);
+		*bold = n == 1;
+		return 0;
+	}
 	return -1;
 }
 
@@ -420,6 +443,12 @@ static int help_search_line(const struct ui *ui)
 {
 	help_index(ui);
 	return NINTRO + help_nidx + NLEGEND + 1;
+}
+
+/* The help line of the function view's keys' title. */
+static int help_funcs_line(const struct ui *ui)
+{
+	return help_search_line(ui) - 1 + NSEARCH + 1;
 }
 
 int help_line_of(const struct ui *ui, int a)
@@ -644,12 +673,16 @@ void help_open(struct ui *ui, int what, int top)
 }
 
 /* :help [COMMAND]: the help, at that command's line; :help search at the
- * search expressions (the search command's line is above them). */
+ * search expressions (the search command's line is above them), :help
+ * funcs and F1 in the function view at that view's keys. */
 static int help_cmd(struct ui *ui, const struct cmd_args *a)
 {
-	int l = !a->raw[0] ? 0 : !strcmp(a->raw, "search") ? help_search_line(ui) :
-		help_line_of(ui, action_find(a->raw));
 	struct view *top = view_top(&ui->vs);
+	int l = !a->raw[0] ? (top && !strcmp(top->ops->name, "funcs") ?
+			      help_funcs_line(ui) : 0) :
+		!strcmp(a->raw, "search") ? help_search_line(ui) :
+		!strcmp(a->raw, "funcs") ? help_funcs_line(ui) :
+		help_line_of(ui, action_find(a->raw));
 
 	/* its key (F1) in help closes it, as in the man page */
 	if (a->res && !a->raw[0] && top && top->ops == &help_view) {

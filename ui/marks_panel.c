@@ -16,6 +16,7 @@
 #include "marks_panel.h"
 #include "marks_ui.h"
 #include "msg.h"
+#include "pane_code.h"
 #include "prompt.h"
 #include "screen.h"
 #include "timefmt.h"
@@ -235,10 +236,16 @@ static long marks_panel_shown(struct ui *ui, int *y, int *x, int *w, int *h)
 		mp.closed = 0;
 	if (!e || mp.closed || marks_ui_visual(ui))
 		return -1;
-	/* Over the cycle pane's lower part, else the packet pane's. */
+	/* Over the cycle pane's lower part, else the packet pane's.  The
+	 * code view's cycle pane is narrow: the box ends at its right edge
+	 * and takes the code pane's right part, where long operands end,
+	 * at most a third of it (the disassembly stays readable). */
 	if (cy->h > 0 && cy->w >= 30) {
 		*w = cy->w;
 		*x = cy->x;
+	} else if (pane_code_on(ui) && cy->h > 0 && cy->w > 0 && cy->x > pk->x) {
+		*w = cy->w + pk->w / 3 < MP_PANEL_W ? cy->w + pk->w / 3 : MP_PANEL_W;
+		*x = cy->x + cy->w - *w;
 	} else {
 		*w = pk->w < MP_PANEL_W ? pk->w : MP_PANEL_W;
 		*x = pk->x + pk->w - *w;

@@ -12,6 +12,7 @@
 #include "image.h"
 #include "imgopt.h"
 #include "index.h"
+#include "memimg.h"
 #include "pool.h"
 #include "ptdec.h"
 #include "search.h"
@@ -157,6 +158,21 @@ static int sc_iv_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int sc_one_name(void *arg, const char *name)
+{
+	(void)name;
+	*(int *)arg = 1;
+	return 0;
+}
+
+/* Whether any symbol table of @set names a function.  Returns 1 or 0. */
+static int sc_has_symbols(const struct imgset *set)
+{
+	int any = 0;
+
+	return imgopt_symbol_names(set, "", 1, sc_one_name, &any) == 0 && any;
+}
+
 /* Resolve @n->name in @set.  Returns 0, or -pte_invalid (said in @err),
  * or -pte_nomem. */
 static int sc_resolve(struct sc_name *n, const struct imgset *set, const char *what,
@@ -186,8 +202,12 @@ static int sc_resolve(struct sc_name *n, const struct imgset *set, const char *w
 		free(pr);
 	}
 	if (!n->nr) {
-		snprintf(err, errlen, "%s %s: no function of that name in the code's "
-			 "symbols", what, n->name);
+		/* no code, or code without symbols: not a name missing */
+		snprintf(err, errlen, "%s %s: %s", what, n->name,
+			 !mi_count(imgopt_mi(set)) ? "no code given (--raw, --elf or a "
+			 "perf.data's files)" : !sc_has_symbols(set) ?
+			 "no symbols in the code given (a raw dump has none)" :
+			 "no function of that name in the code's symbols");
 		return -pte_invalid;
 	}
 	tmp = malloc(n->nr * sizeof(*tmp));

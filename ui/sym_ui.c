@@ -191,12 +191,14 @@ found:
 }
 
 /* Append " @s" (two blanks before it) to @buf at *@len if it fits in
- * @room columns.  Returns 1 if it did. */
+ * @room columns: a field shows whole or not at all.  @room may be
+ * negative (what is left after a field that does not fit either).
+ * Returns 1 if it did. */
 static int sym_ui_add(char *buf, size_t size, size_t *len, int room, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (!n || *len + 2 + n > (size_t)room || *len + 2 + n >= size)
+	if (!n || room < 0 || *len + 2 + n > (size_t)room || *len + 2 + n >= size)
 		return 0;
 	*len += (size_t)snprintf(buf + *len, size - *len, "  %s", s);
 	return 1;
@@ -210,7 +212,7 @@ size_t sym_ui_status(struct ui *ui, const struct win_row *row, char *buf,
 	struct ctx *c;
 	uint64_t ip = 0, dec = row->pkt.offset;
 	size_t len = 0;
-	int have_ip = 0;
+	int have_ip = 0, keep;
 
 	if (!size)
 		return 0;
@@ -251,8 +253,10 @@ size_t sym_ui_status(struct ui *ui, const struct win_row *row, char *buf,
 		if (left >= 8 && !symfmt_fit(fn, left, fnfit, sizeof(fnfit)))
 			sym_ui_add(buf, size, &len, room, fnfit);
 	}
-	if (len && src[0] && !sym_ui_add(buf, size, &len, room - (task[0] ?
-			(int)strlen(task) + 2 : 0), src))
+	/* the source line in what the task leaves, if the task fits at all */
+	keep = task[0] && (int)(len + 2 + strlen(task)) <= room ?
+	       (int)strlen(task) + 2 : 0;
+	if (len && src[0] && !sym_ui_add(buf, size, &len, room - keep, src))
 		src[0] = 0;
 	sym_ui_add(buf, size, &len, room, task);
 	return len;
