@@ -355,56 +355,6 @@ static void test_index_random(void **state)
 	}
 }
 
-/* @nq reads in @n segments (@n / 10 address spaces of ten mappings each,
- * as a recording of the whole system gives): their CPU time. */
-static double time_reads(size_t n, int nq)
-{
-	static const uint8_t code[0x1000];
-	struct timespec a, b;
-	uint8_t buf[16];
-	struct mi *mi;
-	size_t i;
-	int q;
-
-	assert_int_equal(mi_new(&mi), 0);
-	for (i = 0; i < n; i++)
-		assert_int_equal(mi_add(mi, i / 10 + 1, 0x7f0000000000ull +
-					(i % 10) * 0x10000, code, sizeof(code),
-					"lib"), 0);
-	/* the first look-up builds the index: not part of the measure */
-	assert_int_equal(mi_read(mi, 1, 0x7f0000000000ull, buf, 16), 16);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-	for (q = 0; q < nq; q++) {
-		uint64_t ip = 0x7f0000000000ull + (uint64_t)(q % 10) * 0x10000 + 0x800;
-
-		assert_int_equal(mi_read(mi, (uint64_t)(q * 7919) % (n / 10) + 1,
-					 ip, buf, 16), 16);
-	}
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-	mi_free(mi);
-	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-}
-
-/* Reads in an image of many address spaces cost about as much as in one
- * of few (a walk over the segments: eight times as many cost eight times
- * as much); the best of three, so another process's burst does not
- * count. */
-static void test_index_cost(void **state)
-{
-	double t1 = 1e9, t8 = 1e9, t;
-	int k;
-
-	(void)state;
-	for (k = 0; k < 3; k++) {
-		t = time_reads(1000, 20000);
-		t1 = t < t1 ? t : t1;
-		t = time_reads(8000, 20000);
-		t8 = t < t8 ? t : t8;
-	}
-	print_message("%.4fs, 8x the segments %.4fs\n", t1, t8);
-	assert_true(t8 < 3 * (t1 + 0.001));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,7 +364,6 @@ int main(void)
 		cmocka_unit_test(test_asid),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_index_random),
-		cmocka_unit_test(test_index_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
