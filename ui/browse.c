@@ -54,9 +54,9 @@ static int browse_wait(const struct browse_turn *t)
 {
 	struct ui *ui = t->ui;
 
-	if (t->searching > 1 || iterations_busy(ui) || stalls_busy(ui))
+	if (t->searching > 1 || iterations_busy(ui) || stalls_busy(ui) || marks_panel_due(ui) > 1)
 		return 40;
-	if (t->indexing || t->searching || marks_panel_busy(ui) || funcs_busy(ui) ||
+	if (t->indexing || t->searching || marks_panel_due(ui) || funcs_busy(ui) ||
 	    marks_pending(ui->bm))
 		return 250;
 	return 2000;
@@ -89,6 +89,10 @@ static int browse_turn_body(void *arg)
 		view_draw(&ui->vs);
 		term_flush();
 		t->draw = 0;
+		/* Asked again after: the drawing may have started a job (a
+		 * region's summary), whose answer is not to wait 2 s. */
+		wait = browse_wait(t) < wait ? browse_wait(t) : wait;
+		t->wait = wait;
 	}
 	if (walk_done(ui))
 		wait = 40;	/* (the job's progress, soon) */

@@ -38,6 +38,7 @@ static struct {
 	int closed;
 	uint64_t closed_from, closed_to;
 	char closed_name[BM_NAME_MAX];
+	int shown_computing;		/* the box last drawn said "computing" */
 } mp;
 
 void marks_panel_stop(struct ui *ui)
@@ -53,6 +54,13 @@ void marks_panel_stop(struct ui *ui)
 int marks_panel_busy(const struct ui *ui)
 {
 	return mp.job_on && !atomic_load(&mp.job.progress.finished);
+}
+
+int marks_panel_due(const struct ui *ui)
+{
+	if (marks_panel_busy(ui))
+		return 1;
+	return mp.job_on && mp.shown_computing ? 2 : 0;
 }
 
 /* Make sure the summary of region @e is computed or under way. */
@@ -123,6 +131,7 @@ static int marks_panel_lines(struct ui *ui, char lines[][128], int max)
 
 #define LINE(...) do { if (n < max) snprintf(lines[n++], 128, __VA_ARGS__); } while (0)
 	LINE("region %s  0x%" PRIx64 "-0x%" PRIx64, mp.job_name, mp.job.from, mp.job.to);
+	mp.shown_computing = !fin;
 	if (!fin) {
 		uint64_t d = atomic_load(&p->done), tot = atomic_load(&p->total);
 

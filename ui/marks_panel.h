@@ -30,6 +30,10 @@ void marks_panel_box(struct ui *ui, int y, int x, int w, int h);
 void marks_panel_draw_overlay(struct ui *ui);
 /* Whether a summary is being computed (the loop polls faster). */
 int marks_panel_busy(const struct ui *ui);
+/* Whether the box is to be drawn again soon: 2 if its summary ended after
+ * the box last showed it computing (a small region's ends within the
+ * drawing that started it), 1 if it is being computed, else 0. */
+int marks_panel_due(const struct ui *ui);
 /* C-c: stop the summary.  Returns 1 if one was running (and says so),
  * 0 if not. */
 int marks_panel_interrupt(struct ui *ui);
