@@ -114,13 +114,54 @@ static void elfimg_find_build_id(struct elfimg *e, size_t nphdr)
 			return;
 }
 
+/* The program header count the ELF header @eh gives (PN_XNUM: section
+ * header 0's sh_info), into *@out, checked against the file's size here:
+ * libelf's elf_getphdrnum() clamps a count past the end of the file to
+ * what fits, and gives 0 for a PN_XNUM it cannot resolve, which would
+ * read as a file without PT_LOAD segments.  Returns 0 or -pte_bad_file
+ * (message in @err). */
+static int elfimg_phnum(struct elfimg *e, const GElf_Ehdr *eh, size_t *out,
+			char *err, size_t errlen)
+{
+	uint64_t at = e->map[EI_CLASS] == ELFCLASS64 ? 0x38 : 0x2c, n, need;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	n = eh->e_phnum;
+	if (n == PN_XNUM) {
+		if (!(scn = elf_getscn(e->elf, 0)) || !gelf_getshdr(scn, &sh))
+			return elfimg_fail(err, errlen, e->path, pte_bad_file,
+					   "offset %#" PRIx64 ": e_phnum is "
+					   "PN_XNUM, but section header 0, which "
+					   "holds the count, is unreadable (at "
+					   "%#" PRIx64 ")", at,
+					   (uint64_t)eh->e_shoff);
+		n = sh.sh_info;
+		if (n < PN_XNUM)
+			return elfimg_fail(err, errlen, e->path, pte_bad_file,
+					   "offset %#" PRIx64 ": e_phnum is "
+					   "PN_XNUM, but section header 0 gives "
+					   "%" PRIu64 " program headers", at, n);
+	}
+	need = n * eh->e_phentsize;
+	if (eh->e_phoff > e->size || need > e->size - eh->e_phoff)
+		return elfimg_fail(err, errlen, e->path, pte_bad_file,
+				   "truncated ELF: offset %#" PRIx64 ": %" PRIu64
+				   " program headers run past the end of the "
+				   "file (%" PRIu64 " bytes)", (uint64_t)eh->e_phoff,
+				   n, e->size);
+	*out = (size_t)n;
+	return 0;
+}
+
 /* Read the ELF header and the PT_LOAD segments of the mapped file. */
 static int elfimg_parse(struct elfimg *e, char *err, size_t errlen)
 {
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
-	size_t nphdr, i, n = 0;
+	size_t nphdr = 0, i, n = 0;
 	uint64_t lowest = UINT64_MAX, need;
+	int ret;
 
 	if (e->size < 4 || memcmp(e->map, ELFMAG, SELFMAG))
 		return elfimg_fail(err, errlen, e->path, pte_bad_file,
@@ -141,17 +182,9 @@ static int elfimg_parse(struct elfimg *e, char *err, size_t errlen)
 		return elfimg_fail(err, errlen, e->path, pte_bad_file,
 				   "bad ELF header: %s", elf_errmsg(-1));
 	e->type = eh.e_type;
-	if (elf_getphdrnum(e->elf, &nphdr))
-		return elfimg_fail(err, errlen, e->path, pte_bad_file,
-				   "bad program header count: %s",
-				   elf_errmsg(-1));
-	need = (uint64_t)nphdr * eh.e_phentsize;
-	if (eh.e_phoff > e->size || need > e->size - eh.e_phoff)
-		return elfimg_fail(err, errlen, e->path, pte_bad_file,
-				   "truncated ELF: offset %#" PRIx64 ": %zu "
-				   "program headers run past the end of the "
-				   "file (%" PRIu64 " bytes)", (uint64_t)eh.e_phoff,
-				   nphdr, e->size);
+	ret = elfimg_phnum(e, &eh, &nphdr, err, errlen);
+	if (ret)
+		return ret;
 	e->segs = calloc(nphdr ? nphdr : 1, sizeof(*e->segs));
 	if (!e->segs)
 		return -pte_nomem;

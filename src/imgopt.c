@@ -45,6 +45,7 @@ struct imgopt_hole {
 /* An --elf file: the object, and whether a BASE placed it. */
 struct imgopt_given {
 	size_t obj;		/* index into the objects */
+	uint64_t bias;		/* where it was placed - its link address */
 	uint8_t based;		/* FILE:BASE, the user's placement */
 };
 
@@ -71,6 +72,8 @@ struct imgset {
 	struct kmod_names *knames;	/* kallsyms by name, for them */
 	const char *sysroot, *cache;	/* the build-ID cache directory */
 	uint8_t user_only;	/* the kernel was not traced (exclude_kernel) */
+	uint8_t same_host;	/* recorded on this machine, this kernel:
+				 * a recorded inode means something here */
 	char cache_buf[4096];
 };
 
@@ -97,6 +100,33 @@ static int imgopt_say(struct imgset *s, const char *fmt, ...)
 	l[s->nmsgs++] = m;
 	s->msgs = l;
 	return 0;
+}
+
+/* imgopt_say() unless the same message was given already: a file's, once
+ * however many mappings it has. */
+static int imgopt_say_once(struct imgset *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int imgopt_say_once(struct imgset *s, const char *fmt, ...)
+{
+	char *m;
+	va_list ap;
+	size_t i;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -pte_nomem;
+	for (i = 0; i < s->nmsgs && strcmp(s->msgs[i], m); i++)
+		;
+	if (i == s->nmsgs)
+		n = imgopt_say(s, "%s", m);
+	else
+		n = 0;
+	free(m);
+	return n;
 }
 
 /* Whether a message was given for @name; notes it if not (the next
@@ -209,6 +239,7 @@ static int imgopt_obj(struct imgset *s, const char *path,
 	struct imgopt_obj *o;
 	struct elfimg *e;
 	struct symtab *st = NULL;
+	char serr[400];
 	int ret;
 	size_t i;
 
@@ -220,9 +251,21 @@ static int imgopt_obj(struct imgset *s, const char *path,
 	ret = elfimg_open(&e, path, err, errlen);
 	if (ret)
 		return ret;
-	/* a damaged symbol table costs the names, not the code */
-	if (symtab_from_elf(&st, e, NULL, 0))
+	/* a damaged symbol table costs the names (said once: the object is
+	 * opened once), not the code */
+	ret = symtab_from_elf(&st, e, serr, sizeof(serr));
+	if (ret == -pte_nomem) {
+		elfimg_close(e);
+		return ret;
+	}
+	if (ret)
 		st = NULL;
+	if (serr[0] && imgopt_say(s, "%s: %s", serr, st ? "only .dynsym's names "
+				  "are shown" : "its code is shown without names")) {
+		symtab_free(st);
+		elfimg_close(e);
+		return -pte_nomem;
+	}
 	o = realloc(s->objs, (s->nobjs + 1) * sizeof(*o));
 	if (!o) {
 		symtab_free(st);
@@ -370,10 +413,11 @@ static int imgopt_elf(struct imgset *s, const char *spec, char *err,
 	if (!g)
 		return -pte_nomem;
 	s->elfs = g;
-	g[s->nelfs].obj = (size_t)(o - s->objs);
-	g[s->nelfs++].based = (uint8_t)have_base;
 	if (have_base)
 		bias = base - elfimg_link_base(o->e);
+	g[s->nelfs].obj = (size_t)(o - s->objs);
+	g[s->nelfs].bias = bias;
+	g[s->nelfs++].based = (uint8_t)have_base;
 	ret = imgopt_elf_overlap(s, o, file, bias);
 	if (!ret)
 		ret = imgopt_relocate(s, o, file, bias, 0, &bad);
@@ -412,6 +456,28 @@ static int imgopt_cache_path(const struct imgset *s, const char *hex,
 	return !stat(buf, &sb) && S_ISREG(sb.st_mode) ? 0 : -1;
 }
 
+/* Whether the file at @path, about to be read for mapping @m that has no
+ * build ID, is the one recorded: its inode is compared with the MMAP2
+ * record's, only when the recording was made on this machine (same host
+ * name and kernel release in its header: elsewhere inode numbers mean
+ * nothing).  Not the device: btrfs's stat() gives a subvolume's device
+ * where the kernel's record gives the file system's.
+ * Returns 1 if it changed (@why says so), 0 if it is the same file, and
+ * -1 if nothing could tell (the caller says it is used unchecked). */
+static int imgopt_changed(const struct imgset *s, const struct sb_map *m,
+			  const char *path, const struct stat *st, char *why,
+			  size_t wlen)
+{
+	if (!s->same_host || !m->ino)
+		return -1;
+	if ((uint64_t)st->st_ino == m->ino)
+		return 0;
+	snprintf(why, wlen, "%s: changed since the recording (inode %" PRIu64
+		 ", the recording's %" PRIu64 "); no build ID was recorded "
+		 "to find the old one by", path, (uint64_t)st->st_ino, m->ino);
+	return 1;
+}
+
 /* Find the file of mapping @m: the object, or NULL with @why said. */
 static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
 				      const char *hex, char *why, size_t wlen)
@@ -419,8 +485,8 @@ static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
 	char cand[3][4096], err[512];
 	struct imgopt_obj *o;
 	struct stat sb;
-	size_t n = 0, i;
-	int ret;
+	size_t n = 0, i, recorded = SIZE_MAX;
+	int ret, changed = 0;
 
 	why[0] = 0;
 	if (s->sysroot)
@@ -430,11 +496,24 @@ static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
 	    !imgopt_cache_path(s, hex, !strcmp(m->filename, "[vdso]") ?
 			       "vdso" : "elf", cand[n], sizeof(cand[0])))
 		n++;
-	if ((!s->sysroot || m->build_id_len) && !imgopt_no_file(m->filename))
+	if ((!s->sysroot || m->build_id_len) && !imgopt_no_file(m->filename)) {
+		recorded = n;
 		snprintf(cand[n++], sizeof(cand[0]), "%s", m->filename);
+	}
 	for (i = 0; i < n; i++) {
 		if (stat(cand[i], &sb) || !S_ISREG(sb.st_mode))
 			continue;
+		/* the recorded path without a build ID: the file there now
+		 * may not be the one that ran */
+		if (i == recorded && !m->build_id_len) {
+			changed = imgopt_changed(s, m, cand[i], &sb, err,
+						 sizeof(err));
+			if (changed > 0) {
+				if (!why[0])
+					snprintf(why, wlen, "%s", err);
+				continue;
+			}
+		}
 		ret = imgopt_obj(s, cand[i], &o, err, sizeof(err));
 		if (ret == -pte_nomem)
 			return NULL;
@@ -450,6 +529,10 @@ static struct imgopt_obj *imgopt_find(struct imgset *s, const struct sb_map *m,
 				snprintf(why, wlen, "%s", err);
 			continue;
 		}
+		if (i == recorded && changed < 0 &&
+		    imgopt_say_once(s, "no build ID recorded for %s: used "
+				    "unchecked", m->filename))
+			return NULL;
 		return o;
 	}
 	if (!why[0] && !strcmp(m->filename, "[vdso]"))
@@ -842,6 +925,60 @@ static int imgopt_kernel(struct imgset *s, const struct sb_map *m,
 			  why);
 }
 
+/* The last --elf file with a segment at @addr (the one read there), or
+ * NULL. */
+static const struct imgopt_obj *imgopt_elf_at(const struct imgset *s,
+					      uint64_t addr)
+{
+	const struct imgopt_obj *o;
+	const struct elfimg_seg *seg;
+	uint64_t lo;
+	size_t i, j;
+
+	for (i = s->nelfs; i-- > 0;) {
+		o = &s->objs[s->elfs[i].obj];
+		for (j = 0; (seg = elfimg_seg(o->e, j)); j++) {
+			lo = seg->vaddr + s->elfs[i].bias;
+			if (imgopt_seg_mapped(o, seg, 0) && addr >= lo &&
+			    addr - lo < seg->filesz)
+				return o;
+		}
+	}
+	return NULL;
+}
+
+/* Mapping @m's file was not found (@why): say so once, and if an --elf
+ * file covers the mapping, that its code is read there instead (not
+ * that the instructions are unknown), and whether its build ID is not
+ * the recorded one.  Returns 0 or -pte_nomem. */
+static int imgopt_not_found(struct imgset *s, const struct sb_map *m,
+			    const char *hex, const char *why)
+{
+	const struct imgopt_obj *eo = imgopt_elf_at(s, m->start);
+	char err[512];
+	int ret;
+
+	if (eo && m->build_id_len &&
+	    elfimg_check_build_id(eo->e, m->build_id, m->build_id_len, err,
+				  sizeof(err))) {
+		ret = imgopt_say_once(s, "--elf %s (recorded for %s): its code "
+				      "is read there, and may not be what ran",
+				      err, m->filename);
+		if (ret)
+			return ret;
+	}
+	if (imgopt_told(s, m->filename))
+		return 0;
+	if (eo)
+		return imgopt_say(s, "no file read for %s%s%s%s (%s): the code "
+				  "at %#" PRIx64 " is --elf %s's", m->filename,
+				  hex[0] ? " (build ID " : "", hex,
+				  hex[0] ? ")" : "", why, m->start, eo->path);
+	return imgopt_say(s, "no code for %s%s%s%s: its instructions are "
+			  "unknown (%s)", m->filename, hex[0] ? " (build ID " : "",
+			  hex, hex[0] ? ")" : "", why);
+}
+
 /* Every mapping of every address space of the sideband. */
 static int imgopt_sideband(struct imgset *s)
 {
@@ -889,12 +1026,8 @@ static int imgopt_sideband(struct imgset *s)
 
 				tried[k] = 1;
 				found[k] = o ? (size_t)(o - s->objs) + 1 : 0;
-				if (!found[k] && !imgopt_told(s, m->filename)) {
-					ret = imgopt_say(s, "no code for %s%s"
-						"%s%s: its instructions are "
-						"unknown (%s)", m->filename,
-						hex[0] ? " (build ID " : "",
-						hex, hex[0] ? ")" : "", why);
+				if (!found[k]) {
+					ret = imgopt_not_found(s, m, hex, why);
 					if (ret)
 						goto out_free;
 				}
@@ -933,6 +1066,20 @@ static int imgopt_untimed(struct imgset *s)
 			  "changed image (exec): which image ran when cannot be "
 			  "told, so that code is left unknown", st.nuntimed,
 			  st.nuntimed == 1 ? "" : "es");
+}
+
+/* Whether recording @in was made on this machine under this kernel: its
+ * header names this host and (if it says) this release.  A recording
+ * that does not say is taken as made elsewhere, so that its inodes are
+ * not compared with unrelated files here. */
+static int imgopt_same_host(const struct perfdata_info *in)
+{
+	struct utsname u;
+
+	if (!in || !in->hostname[0] || uname(&u))
+		return 0;
+	return !strcmp(in->hostname, u.nodename) &&
+	       (!in->osrelease[0] || !strcmp(in->osrelease, u.release));
 }
 
 int imgopt_load(struct imgset **out, const struct imgopt *o,
@@ -988,6 +1135,7 @@ int imgopt_load(struct imgset **out, const struct imgopt *o,
 		const struct perfdata_info *in = perfdata_info(t);
 
 		s->user_only = in && in->have_config && in->exclude_kernel;
+		s->same_host = imgopt_same_host(in);
 		ret = sb_load(&s->sb, t, err, errlen);
 		if (!ret)
 			ret = imgopt_sideband(s);

@@ -8,7 +8,10 @@
  *
  * Where a mapping's file comes from, in order (the first whose build ID
  * matches the recorded one wins; without a recorded build ID the first
- * that exists):
+ * that exists, but for a file at the recorded path whose inode is not
+ * MMAP2's in a recording made on this host -- replaced since; one used
+ * without any check is said once, "no build ID recorded for PATH: used
+ * unchecked"):
  *   1. DIR/PATH for --sysroot DIR;
  *   2. perf's build-ID cache, DIR/.build-id/XX/YYYY.../elf (XX the first
  *      two hex digits of the build ID, YYYY... the rest), else the older
@@ -21,7 +24,9 @@
  * offset included); its names from --kallsyms FILE, the cache's kallsyms,
  * or the vmlinux.  What is not found is said once per file, as "no code for PATH
  * (build ID X): its instructions are unknown", with the reason; nothing
- * is guessed.
+ * is guessed.  Where an --elf file covers such a mapping, its code is read
+ * there instead: the message says so, and says if its build ID is not the
+ * recorded one.  A damaged symbol table is said once per file.
  */
 #ifndef IMGOPT_H
 #define IMGOPT_H

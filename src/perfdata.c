@@ -218,22 +218,41 @@ static void perfdata_index_order(struct perfdata_state *st)
 				   rd64(st->index + 8 + 16 * (i - 1));
 }
 
-/* A feature section's contents: HEADER_CPUID or HEADER_AUXTRACE. */
+/* A perf_header_string feature (u32 length, then the text) at @p of
+ * @size bytes into @out (@outlen bytes), to its first newline. */
+static void perfdata_feature_str(const uint8_t *p, uint64_t size, char *out,
+				 size_t outlen)
+{
+	uint32_t len;
+
+	if (size < 4)
+		return;
+	len = rd32(p);
+	if (len > size - 4)
+		len = (uint32_t)(size - 4);
+	if (len >= outlen)
+		len = (uint32_t)(outlen - 1);
+	memcpy(out, p + 4, len);
+	out[len] = 0;
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* A feature section's contents: HEADER_CPUID, HOSTNAME, OSRELEASE,
+ * BUILD_ID or AUXTRACE. */
 static void perfdata_feature(struct perfdata_state *st, uint64_t feat, uint64_t off,
 		       uint64_t size)
 {
 	const uint8_t *p = st->map + off;
-	uint32_t len;
 
-	if (feat == PD_FEAT_CPUID && size >= 4) {
-		len = rd32(p);
-		if (len > size - 4)
-			len = (uint32_t)(size - 4);
-		if (len >= sizeof(st->info.cpuid))
-			len = sizeof(st->info.cpuid) - 1;
-		memcpy(st->info.cpuid, p + 4, len);
-		st->info.cpuid[len] = 0;
-		st->info.cpuid[strcspn(st->info.cpuid, "\n")] = 0;
+	if (feat == PD_FEAT_CPUID) {
+		perfdata_feature_str(p, size, st->info.cpuid,
+				     sizeof(st->info.cpuid));
+	} else if (feat == PD_FEAT_HOSTNAME) {
+		perfdata_feature_str(p, size, st->info.hostname,
+				     sizeof(st->info.hostname));
+	} else if (feat == PD_FEAT_OSRELEASE) {
+		perfdata_feature_str(p, size, st->info.osrelease,
+				     sizeof(st->info.osrelease));
 	} else if (feat == PD_FEAT_BUILD_ID) {
 		st->build_ids = p;
 		st->build_ids_size = size;

@@ -88,6 +88,8 @@ struct perfdata_info {
 	uint32_t time_mult;
 	uint64_t time_zero;
 	char cpuid[64];		/* HEADER_CPUID, "GenuineIntel,6,78,3" */
+	char hostname[65];	/* HEADER_HOSTNAME ("" if none) */
+	char osrelease[65];	/* HEADER_OSRELEASE, uname -r ("" if none) */
 	char filter[128];	/* the address filter string, if any */
 	uint8_t have_cap_event_trace;	/* a newer AUXTRACE_INFO: */
 	uint8_t cap_event_trace;	/* the CPU can trace events */

@@ -42,7 +42,8 @@ enum {
 	PD_REC_COMPRESSED2 = 83,
 };
 
-enum { PD_FEAT_BUILD_ID = 2, PD_FEAT_CPUID = 9, PD_FEAT_AUXTRACE = 18 };
+enum { PD_FEAT_BUILD_ID = 2, PD_FEAT_HOSTNAME = 3, PD_FEAT_OSRELEASE = 4,
+       PD_FEAT_CPUID = 9, PD_FEAT_AUXTRACE = 18 };
 
 /* perf_event_attr.sample_type bits that make up sample_id. */
 #define PD_ST_TID		(1ull << 1)

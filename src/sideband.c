@@ -259,6 +259,11 @@ static int sb_mmap(struct sb *sb, const struct perfdata_record *r)
 		if (m->build_id_len > SB_BUILD_ID_MAX)
 			m->build_id_len = SB_BUILD_ID_MAX;
 		memcpy(m->build_id, p + 44, m->build_id_len);
+	} else if (r->type == SB_REC_MMAP2) {
+		m->maj = sb_rd32(p + 40);
+		m->min = sb_rd32(p + 44);
+		m->ino = sb_rd64(p + 48);
+		m->ino_generation = sb_rd64(p + 56);
 	}
 	m->filename = sb_strndup(p + fixed, r->body_end - fixed);
 	if (!m->filename)

@@ -45,6 +45,11 @@ struct sb_map {
 	uint8_t kernel;		/* a kernel mapping (SB_ASID_KERNEL) */
 	uint8_t build_id_len;	/* 0 if unknown */
 	uint8_t build_id[SB_BUILD_ID_MAX];
+	/* MMAP2 without a build ID: the file's device and inode then (0
+	 * if unknown: MMAP, or the kernel gave none), to notice a file
+	 * replaced since */
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
 	const char *filename;	/* owned by the sideband */
 };
 

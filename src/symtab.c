@@ -322,38 +322,55 @@ static void symtab_build_free(struct symtab_build *b)
 	free(b->pool);
 }
 
-/* Read the functions of symbol table section @scn. */
+/* Read the functions of symbol table section @scn (@tab: its name for
+ * messages).  A damaged table (its data, its string table or a name past
+ * it unreadable) fails as a whole, said as "symbol table unreadable
+ * (...)": names read from it could be wrong ones. */
 static int symtab_read_scn(struct symtab_build *b, Elf *elf, Elf_Scn *scn,
-			   const GElf_Shdr *sh, const char *path, char *err,
-			   size_t errlen)
+			   const GElf_Shdr *sh, const char *tab,
+			   const char *path, char *err, size_t errlen)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	Elf_Scn *sec;
 	GElf_Shdr ssh;
 	GElf_Sym sym;
-	uint64_t size;
+	uint64_t size, off = sh->sh_offset;
 	size_t i, n;
 	const char *name;
 	int type, bind, ret;
 
 	if (!d || !sh->sh_entsize)
 		return symtab_fail(err, errlen, path, pte_bad_file,
-				   "offset %#" PRIx64 ": unreadable symbol "
-				   "table: %s", (uint64_t)sh->sh_offset,
-				   elf_errmsg(-1));
+				   "symbol table unreadable (%s at offset %#"
+				   PRIx64 ": %s)", tab, off, !sh->sh_entsize ?
+				   "entry size 0" : elf_errmsg(-1));
+	sec = elf_getscn(elf, sh->sh_link);
+	if (!sec || !gelf_getshdr(sec, &ssh) || ssh.sh_type != SHT_STRTAB ||
+	    !elf_getdata(sec, NULL))
+		return symtab_fail(err, errlen, path, pte_bad_file,
+				   "symbol table unreadable (%s at offset %#"
+				   PRIx64 ": its string table, section %u, "
+				   "is not one or unreadable)", tab, off,
+				   (unsigned)sh->sh_link);
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 1; i < n; i++) {
 		if (!gelf_getsym(d, (int)i, &sym))
 			return symtab_fail(err, errlen, path, pte_bad_file,
-					   "offset %#" PRIx64 ": symbol %zu "
-					   "unreadable", (uint64_t)sh->sh_offset,
-					   i);
+					   "symbol table unreadable (%s at "
+					   "offset %#" PRIx64 ": symbol %zu)",
+					   tab, off, i);
 		type = GELF_ST_TYPE(sym.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    sym.st_shndx == SHN_UNDEF || !sym.st_name)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!name)
+			return symtab_fail(err, errlen, path, pte_bad_file,
+					   "symbol table unreadable (%s at "
+					   "offset %#" PRIx64 ": symbol %zu's "
+					   "name is past its string table)",
+					   tab, off, i);
+		if (!*name)
 			continue;
 		bind = GELF_ST_BIND(sym.st_info);
 		size = sym.st_size;
@@ -589,21 +606,49 @@ static int symtab_read_plt(struct symtab_build *b, Elf *elf)
 	return 0;
 }
 
-int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
-		    size_t errlen)
+/* Whether the section headers are all in the file: libelf reads those
+ * that are and drops the rest (no symbol table: no names, silently).
+ * Returns 0, or -pte_bad_file with @err set. */
+static int symtab_shdrs(Elf *elf, const char *path, char *err, size_t errlen)
 {
-	struct symtab_build b = { 0 };
-	Elf *elf;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	uint64_t n;
+	size_t size;
+
+	if (!elf_rawfile(elf, &size) || !gelf_getehdr(elf, &eh) || !eh.e_shoff)
+		return 0;
+	n = eh.e_shnum;
+	/* 0: SHN_XNUM's count is section 0's sh_size */
+	if (!n && eh.e_shoff <= size && (scn = elf_getscn(elf, 0)) &&
+	    gelf_getshdr(scn, &sh))
+		n = sh.sh_size;
+	if (eh.e_shoff <= size && n * eh.e_shentsize <= size - eh.e_shoff)
+		return 0;
+	return symtab_fail(err, errlen, path, pte_bad_file,
+			   "symbol table unreadable (section headers at offset "
+			   "%#" PRIx64 ": %" PRIu64 " of them run past the end "
+			   "of the file, %zu bytes)", (uint64_t)eh.e_shoff, n,
+			   size);
+}
+
+/* Read .symtab, else .dynsym, of @e into @b, *@origin naming the one
+ * read.  A damaged .symtab falls back to .dynsym (the exported names
+ * still): it says so in @err and returns 0.  Returns 0 or a negative pte_
+ * code (@err set). */
+static int symtab_read_elf(struct symtab_build *b, struct elfimg *e,
+			   const char **origin, char *err, size_t errlen)
+{
+	Elf *elf = elfimg_elf(e);
 	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
-	GElf_Shdr sh, tsh;
-	const char *origin = "";
+	GElf_Shdr sh, dsh;
 	int ret;
 
-	if (err && errlen)
-		err[0] = 0;
-	if (!out || !e)
-		return -pte_invalid;
-	elf = elfimg_elf(e);
+	*origin = "";
+	ret = symtab_shdrs(elf, elfimg_path(e), err, errlen);
+	if (ret)
+		return ret;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -612,16 +657,42 @@ int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
 		else if (sh.sh_type == SHT_DYNSYM && !dyn)
 			dyn = scn;
 	}
-	if (!tab)
-		tab = dyn;
-	if (tab && gelf_getshdr(tab, &tsh)) {
-		origin = tab == dyn ? ".dynsym" : ".symtab";
-		ret = symtab_read_scn(&b, elf, tab, &tsh, elfimg_path(e), err,
-				      errlen);
-		if (ret)
-			goto out_free;
+	if (tab && gelf_getshdr(tab, &sh)) {
+		*origin = ".symtab";
+		ret = symtab_read_scn(b, elf, tab, &sh, ".symtab",
+				      elfimg_path(e), err, errlen);
+		if (ret != -pte_bad_file || !dyn)
+			return ret;
+		/* the names read so far may be the damage's */
+		b->n = b->pool_len = 0;
 	}
-	ret = symtab_read_plt(&b, elf);
+	if (dyn && gelf_getshdr(dyn, &dsh)) {
+		*origin = ".dynsym";
+		/* after a damaged .symtab, its message stays */
+		ret = symtab_read_scn(b, elf, dyn, &dsh, ".dynsym", elfimg_path(e),
+				      tab ? NULL : err, tab ? 0 : errlen);
+		if (ret == -pte_bad_file && tab)
+			return -pte_bad_file;
+		return ret;
+	}
+	return 0;
+}
+
+int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
+		    size_t errlen)
+{
+	struct symtab_build b = { 0 };
+	const char *origin;
+	int ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!out || !e)
+		return -pte_invalid;
+	ret = symtab_read_elf(&b, e, &origin, err, errlen);
+	if (ret)
+		goto out_free;
+	ret = symtab_read_plt(&b, elfimg_elf(e));
 	if (ret)
 		goto out_free;
 	ret = symtab_finish(&b, origin, 0, out);

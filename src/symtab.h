@@ -33,8 +33,12 @@ struct symtab_sym {
 
 /* The functions of @e (which must outlive the table: source lines read
  * its DWARF).  A file without any symbol table gives an empty table.
+ * A damaged .symtab is dropped for .dynsym if that one is readable: then
+ * 0 is returned with @err saying "PATH: symbol table unreadable (...)".
  * Returns 0 and sets *@out.
- * Returns -pte_bad_file (message in @err) if a symbol table is damaged.
+ * Returns -pte_bad_file (message "PATH: symbol table unreadable (...)" in
+ * @err) if the symbol table is damaged (and .dynsym too, if any), or the
+ * section headers run past the end of the file.
  * Returns -pte_nomem if out of memory; -pte_invalid on NULL arguments. */
 int symtab_from_elf(struct symtab **out, struct elfimg *e, char *err,
 		    size_t errlen);

@@ -1,7 +1,7 @@
 /*
  * test_symtab -- functions of a program and a library built here with cc:
  * the same names and addresses as nm, name+0xoff lookups, .dynsym when
- * .symtab is stripped, source lines from DWARF (with libdw), nested
+ * .symtab is stripped or damaged, source lines from DWARF (with libdw), nested
  * functions and aliases, and kallsyms files (good, hidden by
  * kptr_restrict, malformed).
  */
@@ -344,6 +344,64 @@ static void test_library_dynsym(void **state)
 	elfimg_close(e);
 }
 
+/* A copy of @from as @to with its .symtab's sh_entsize 0 (ELF64, little
+ * endian, as built here): a damaged symbol table. */
+static void damage_symtab(const char *from, const char *to)
+{
+	unsigned char *b;
+	uint64_t shoff;
+	uint16_t shnum, i;
+	uint32_t type;
+	long n;
+	FILE *f = fopen(from, "rb");
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	b = malloc((size_t)n);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	memcpy(&shoff, b + 0x28, 8);
+	memcpy(&shnum, b + 0x3c, 2);
+	for (i = 0; i < shnum; i++) {
+		memcpy(&type, b + shoff + 64u * i + 4, 4);
+		if (type == 2)		/* SHT_SYMTAB */
+			memset(b + shoff + 64u * i + 0x38, 0, 8);
+	}
+	f = fopen(to, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	free(b);
+}
+
+/* A damaged .symtab: .dynsym's names, and the damage said in err. */
+static void test_damaged_symtab(void **state)
+{
+	struct elfimg *e;
+	struct symtab *s;
+	char path[200], err[256];
+	const struct symtab_sym *sym;
+	unsigned long long add = codefix_nm(fix.lib, "fix_add");
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/libfix-damaged.so", fix.dir);
+	damage_symtab(fix.lib, path);
+	assert_int_equal(elfimg_open(&e, path, err, sizeof(err)), 0);
+	assert_int_equal(symtab_from_elf(&s, e, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "libfix-damaged.so: symbol table unreadable "
+				    "(.symtab at offset 0x"));
+	assert_non_null(strstr(err, ": entry size 0)"));
+	assert_string_equal(symtab_origin(s), ".dynsym");
+	sym = symtab_lookup(s, add + 2);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "fix_add");
+	symtab_free(s);
+	elfimg_close(e);
+}
+
 /* The line addr2line gives @addr in @file, or -1. */
 static int addr2line(const char *file, unsigned long long addr)
 {
@@ -520,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_plt_ifunc),
 		cmocka_unit_test(test_plt_libc),
 		cmocka_unit_test(test_library_dynsym),
+		cmocka_unit_test(test_damaged_symtab),
 		cmocka_unit_test(test_srcline),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_names),
