@@ -2,6 +2,7 @@
 #include "calltree.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,67 @@ uint32_t ct_func_intern(struct ct *ct, const char *name, uint64_t start,
 	len = strlen(name);
 	f->plt = kind == SYMFMT_FUNC && len > 4 && !strcmp(name + len - 4, "@plt");
 	return i;
+}
+
+/* The names of callees in code without symbols, by entry (ct_entry()):
+ * kept for the process's life, as the image set's names outlive the
+ * trees, fragments and packs that hold them; made once each. */
+static pthread_mutex_t ct_names_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ct_map ct_names;		/* name hash -> index */
+static char **ct_name_v;
+static size_t ct_name_n, ct_name_cap;
+
+/* "@seg+0x@off", kept (see above), or NULL out of memory. */
+static const char *ct_entry_name(const char *seg, uint64_t off)
+{
+	char buf[512], *s = NULL;
+	const char *r = NULL;
+	uint64_t key;
+	uint32_t i;
+
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, seg, off);
+	key = ct_hash_name(buf) | 1;
+	pthread_mutex_lock(&ct_names_lock);
+	while ((i = ct_map_get(&ct_names, key)) != CT_NONE &&
+	       strcmp(ct_name_v[i], buf))
+		key = ct_mix(key) | 1;
+	if (i != CT_NONE) {
+		r = ct_name_v[i];
+	} else if (!ct_grow((void **)&ct_name_v, &ct_name_cap, ct_name_n,
+			    sizeof(*ct_name_v)) && (s = strdup(buf)) &&
+		   !ct_map_put(&ct_names, key, (uint32_t)ct_name_n)) {
+		ct_name_v[ct_name_n++] = s;
+		r = s;
+	} else {
+		free(s);
+	}
+	pthread_mutex_unlock(&ct_names_lock);
+	return r;
+}
+
+/* The callee entered at @ip in code without symbols (segment function
+ * @func): named by its entry, "file+0xoff", the offset in the file as
+ * symfmt_ip() writes such an IP (one segment's callees would otherwise be
+ * one function, their calls summed over unrelated code).  Its range
+ * starts at @ip.  Its index, or CT_NONE out of memory. */
+static uint32_t ct_entry(struct ct *ct, uint32_t func, uint64_t ip)
+{
+	const struct ct_func *f = &ct->funcs[func];
+	struct symfmt_fn fn = { 0 };
+	uint64_t off = ip - f->start, end = f->end;
+	const char *name;
+
+	/* the file offset: the resolver's answer for the segment (a
+	 * merge's replay, the instruction's address space unknown, may
+	 * find the last one resolved the same) */
+	if (ct->resolve(ct->rctx, ct->last_asid, ip, &fn) == 0 &&
+	    fn.kind == SYMFMT_SEGMENT && fn.start == f->start && fn.name &&
+	    !strcmp(fn.name, f->name))
+		off += fn.file_off;
+	name = ct_entry_name(f->name, off);
+	if (!name)
+		return CT_NONE;
+	return ct_func_intern(ct, name, ip, end, SYMFMT_SEGMENT);
 }
 
 /* The function of @ip in @asid: its index, or CT_NONE out of memory.
@@ -766,24 +828,34 @@ static int ct_at_base(const struct ct *ct, uint32_t func, uint64_t ip)
  * handler's entered without a call (counted in the node's calls, as its
  * entries, not in the function's). */
 static int ct_push_frame(struct ct *ct, uint32_t func, uint64_t offset,
-			 uint64_t call_ip, int async)
+			 uint64_t ip, uint64_t call_ip, int async)
 {
 	struct ct_stack *s = ct->st;
-	uint32_t node;
+	uint32_t node, entry = func;
 
 	if (s->depth == CT_MAX_DEPTH || s->lost_depth) {
 		s->lost_depth++;
 		ct->truncated = 1;
 		return 0;
 	}
-	node = ct_child(ct, ct_stack_top(ct), func, offset);
+	/* a callee without a symbol: a line of its own, by its entry; the
+	 * flat profile counts the call in its segment too, whose code it
+	 * is (the entry's function holds no instruction: ct_top() leaves
+	 * it out) */
+	if (ct->funcs[func].kind == SYMFMT_SEGMENT &&
+	    (entry = ct_entry(ct, func, ip)) == CT_NONE)
+		return -pte_nomem;
+	node = ct_child(ct, ct_stack_top(ct), entry, offset);
 	if (node == CT_NONE)
 		return -pte_nomem;
 	ct->nodes[node].calls++;
-	if (async)
+	if (async) {
 		ct->nodes[node].entries++;
-	else
+	} else {
 		ct->funcs[func].calls++;
+		if (entry != func)
+			ct->funcs[entry].calls++;
+	}
 	return ct_push_at(ct, node, ct->tsc, ct->have_tsc, call_ip, async);
 }
 
@@ -815,7 +887,7 @@ static int ct_lazy(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip,
 	    !s->lost_depth && ct_lazy_target(ct, func, ip)) {
 		s->pending = 0;
 		s->lazy = 0;
-		ret = ct_push_frame(ct, func, offset, s->lazy_call_ip, 0);
+		ret = ct_push_frame(ct, func, offset, ip, s->lazy_call_ip, 0);
 		return ret < 0 ? ret : 1;
 	}
 	return 0;
@@ -897,13 +969,13 @@ int ct_move(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip)
 	if (s->pending == CT_PEND_ASYNC) {
 		s->pending = 0;
 		if (top && ct_async_entry(ct, func, ip))
-			return ct_push_frame(ct, func, offset, 0, 1);
+			return ct_push_frame(ct, func, offset, ip, 0, 1);
 		if (ct_resumes_ret(ct, ip) && (ret = ct_pop(ct)) < 0)
 			return ret;
 	}
 	if (s->pending == CT_IC_CALL && top) {
 		s->pending = 0;
-		return ct_push_frame(ct, func, offset, s->call_ip, 0);
+		return ct_push_frame(ct, func, offset, ip, s->call_ip, 0);
 	}
 	if (s->pending == CT_IC_RETURN && s->depth) {
 		if (s->lost_depth) {
@@ -964,6 +1036,12 @@ static int ct_feed(struct ct *ct, uint32_t func, uint64_t offset, uint64_t ip,
 		ct->untimed_first = 1;
 	ct->nodes[node].insns_self += n;
 	ct->funcs[func].insns += n;
+	if (ct->have_tsc) {
+		ct->st->last_tsc = ct->tsc;
+		ct->st->last = CT_LAST_TSC;
+	} else if (ct->frag) {
+		ct->st->last = CT_LAST_BEFORE;
+	}
 	if ((ret = ct_parts_add(&ct->pn, node, n)) < 0 ||
 	    (ret = ct_parts_add(&ct->pf, func, n)) < 0)
 		return ret;
@@ -1193,6 +1271,26 @@ static int ct_finish_frag(struct ct *ct)
 	return 0;
 }
 
+/* Close the current thread's calls still open at the end of the range
+ * at its last instruction (see ct_finish()).  Counted as open: their
+ * time is a lower bound. */
+static void ct_close_open(struct ct *ct)
+{
+	struct ct_stack *s = ct->st;
+	uint64_t tsc = ct->tsc;
+	uint8_t have_tsc = ct->have_tsc;
+	size_t k;
+
+	/* not the range's end: switched out, it may run on elsewhere */
+	ct->tsc = s->last_tsc;
+	ct->have_tsc = s->last == CT_LAST_TSC;
+	for (k = 0; k < s->depth; k++)
+		ct->nodes[s->fr[k].node].open++;
+	ct_forget(ct);		/* a tree's, not a fragment's: no op to add */
+	ct->tsc = tsc;
+	ct->have_tsc = have_tsc;
+}
+
 int ct_finish(struct ct *ct)
 {
 	size_t i;
@@ -1207,7 +1305,7 @@ int ct_finish(struct ct *ct)
 		return ct_finish_frag(ct);
 	for (i = 0; i < ct->nstacks; i++) {
 		ct->st = &ct->stacks[i];
-		ct_forget(ct);
+		ct_close_open(ct);
 	}
 	for (i = 0; i < ct->nnodes; i++) {
 		ct->nodes[i].total = ct->nodes[i].self;
@@ -1321,12 +1419,17 @@ size_t ct_top(const struct ct *ct, enum ct_order order, uint32_t *idx,
 	all = malloc(ct->nfuncs * sizeof(*all));
 	if (!all)
 		return 0;
-	for (i = 0; i < ct->nfuncs; i++)
-		all[i] = (uint32_t)i;
+	/* not a function holding no instruction: a callee without a
+	 * symbol named by its entry (ct_entry()), whose code and calls its
+	 * segment counts */
+	for (i = n = 0; i < ct->nfuncs; i++)
+		if (ct->funcs[i].insns)
+			all[n++] = (uint32_t)i;
 	ct_sort_ct = ct;
 	ct_sort_order = order;
-	qsort(all, ct->nfuncs, sizeof(*all), ct_cmp_func);
-	n = max && max < ct->nfuncs ? max : ct->nfuncs;
+	qsort(all, n, sizeof(*all), ct_cmp_func);
+	if (max && max < n)
+		n = max;
 	memcpy(idx, all, n * sizeof(*idx));
 	free(all);
 	return n;

@@ -16,7 +16,9 @@
  *     instructions are the caller's; the first call through a lazily
  *     bound stub goes on through the PLT's start and the dynamic
  *     linker's resolver, whose instructions are the caller's too, and
- *     whose own calls are the caller's callees).  Each thread has its own stack
+ *     whose own calls are the caller's callees; a callee in code without
+ *     symbols is named by its entry, "file+0xoff", the offset in its
+ *     file, so distinct ones are distinct nodes).  Each thread has its own stack
  *     (ct_thread()).  A return from a function entered before the
  *     range (or after the flow broke) starts a new top-level node, called
  *     0 times: its calls are not in the range.
@@ -88,7 +90,10 @@ struct ct_sum {
 struct ct_func {
 	const char *name;	/* from the resolver; lives as long as it says */
 	uint64_t start, end;	/* its range (a code segment's when it has no
-				 * symbol) */
+				 * symbol; from its entry for a callee there,
+				 * named "file+0xoff": such a function holds
+				 * no instruction, the segment does, and is
+				 * left out of ct_top()) */
 	uint8_t kind;		/* enum symfmt_kind */
 	uint8_t plt;		/* a PLT stub ("name@plt"): a call through it
 				 * calls where it jumps, and it is counted in
@@ -112,8 +117,12 @@ struct ct_node {
 	struct ct_sum self, total;	/* cycles, likewise */
 	uint64_t tsc_ticks;	/* TSC ticks from its calls to their returns
 				 * (estimated from the deciding packets;
-				 * calls still open at the end count to the
-				 * last run) */
+				 * calls still open at the end count as
+				 * ct_finish() says: a lower bound) */
+	uint64_t open;		/* its calls still open at the end of the
+				 * range (ct_finish()), 0 before: its time
+				 * is then at least tsc_ticks (shown after
+				 * ">=") */
 	uint64_t offset;	/* its first instruction's deciding packet */
 };
 
@@ -248,6 +257,10 @@ int ct_break_all(struct ct *ct);
 int ct_thread_lost(struct ct *ct, uint64_t key);
 
 /* End the range: close the open run and calls, sum the nodes' totals.
+ * A call still open is counted in its node's open, its time a lower
+ * bound: up to its thread's last instruction (its run's TSC), not the
+ * end of the range, which would count the time a thread switched out
+ * spent on other CPUs, or not running, as the call's.
  * Nothing can be fed after it.  Returns 0, or -pte_invalid. */
 int ct_finish(struct ct *ct);
 
@@ -375,14 +388,17 @@ uint64_t ct_breaks(const struct ct *ct);
  * MTC packet's own), or "?": unknown, to be shown instead of the time,
  * where no TSC was fed or the estimate did not move while it ran (0
  * ticks: no CYC or MTC timing between the TSCs, so every packet of a PSB
- * segment has its TSC).  "?" for NULL or a node out of range. */
+ * segment has its TSC).  "?" for NULL or a node out of range.  A node
+ * whose calls were still open at the end (struct ct_node.open) has at
+ * least that time: ">=" goes before the mark. */
 const char *ct_time_mark(const struct ct *ct, uint32_t node);
 
 /* Orders for ct_top() and ct_children(). */
 enum ct_order { CT_BY_CYCLES, CT_BY_INSNS, CT_BY_CALLS };
 
-/* The functions sorted by @order (descending; ties by name), the first
- * @max of them (0: all) into @idx.  Returns how many were written. */
+/* The functions holding instructions sorted by @order (descending; ties
+ * by name), the first @max of them (0: all) into @idx.  Returns how many
+ * were written. */
 size_t ct_top(const struct ct *ct, enum ct_order order, uint32_t *idx,
 	      size_t max);
 

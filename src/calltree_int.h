@@ -95,6 +95,19 @@ struct ct_stack {
 				 * frame: the next move is the tree's */
 	uint8_t inherit;	/* fragment: the thread the merged-into tree
 				 * is on (its key unknown) */
+	uint64_t last_tsc;	/* the TSC of its last instruction fed, if
+				 * last is CT_LAST_TSC: its calls still
+				 * open at the end count up to it */
+	uint8_t last;		/* enum ct_last */
+};
+
+/* What a stack knows of its last instruction's TSC. */
+enum ct_last {
+	CT_LAST_NONE,		/* none fed with a TSC */
+	CT_LAST_TSC,		/* last_tsc */
+	CT_LAST_BEFORE,		/* fragment: fed before its first TSC only
+				 * (at the TSC before it, known at the
+				 * merge) */
 };
 
 /* The instructions of the open run per node (or function), in order of

@@ -135,21 +135,24 @@ static int calls_take(const struct opt_cmd *cmd, void *vctx, const struct opt *o
 /* Node @n's time into @buf: microseconds where the recording converts
  * TSC to time, else ticks; "?" where it is unknown (ct_time_mark(), as
  * the browser's function view: no TSC before its calls, or the estimate
- * did not move while it ran; or no TSC packet in the range at all). */
+ * did not move while it ran; or no TSC packet in the range at all);
+ * ">=" before it where a call was still open at the end (a lower
+ * bound, see ct_finish()). */
 static const char *calls_time(const struct calls_cmd *cc, const struct ct *ct,
 			      uint32_t n, char *buf, size_t size)
 {
 	uint64_t ns0, ns1, ticks = ct_node(ct, n)->tsc_ticks;
+	const char *ge = ct_node(ct, n)->open ? ">=" : "";
 
 	if (cc->no_tsc || !strcmp(ct_time_mark(ct, n), "?"))
 		snprintf(buf, size, "?");
 	else if (!tm_tsc_to_ns(cc->tm, 0, &ns0) && !tm_tsc_to_ns(cc->tm, ticks, &ns1) &&
 	    ns1 >= ns0) {
 		ns1 -= ns0;
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 "us", ns1 / 1000,
-			 ns1 % 1000);
+		snprintf(buf, size, "%s%" PRIu64 ".%03" PRIu64 "us", ge,
+			 ns1 / 1000, ns1 % 1000);
 	} else {
-		snprintf(buf, size, "%" PRIu64 "tk", ticks);
+		snprintf(buf, size, "%s%" PRIu64 "tk", ge, ticks);
 	}
 	return buf;
 }
@@ -243,7 +246,8 @@ static void calls_print(const struct calls_cmd *cc, const struct ct *ct,
 	       calls_time(cc, ct, CT_ROOT, tm, sizeof(tm)));
 	printf("cycles: N exact, ~N split between functions by instructions, "
 	       "A-B bounded, >=N at least, ? unknown, +? some unknown; time: "
-	       "from the deciding packets' estimated TSC, ? unknown\n");
+	       "from the deciding packets' estimated TSC, >=N a call still "
+	       "open at the end, ? unknown\n");
 	if (ct_truncated(ct))
 		printf("(calls deeper than the tree keeps are counted in the "
 		       "deepest function kept)\n");

@@ -286,6 +286,16 @@ static int ctm_frames(struct ctm *m)
 				return ret;
 		}
 		dst->st->lost_depth += s->lost_depth;
+		/* its last instruction, if the fragment fed it one, for
+		 * calls still open at the end (ct_finish()) */
+		if (s->last == CT_LAST_TSC || (s->last == CT_LAST_BEFORE &&
+					       m->have_tsc0)) {
+			dst->st->last_tsc = s->last == CT_LAST_TSC ?
+					    s->last_tsc : m->tsc0;
+			dst->st->last = CT_LAST_TSC;
+		} else if (s->last == CT_LAST_BEFORE && dst->frag) {
+			dst->st->last = CT_LAST_BEFORE;
+		}
 		if (s->pending != CT_PEND_UNKNOWN) {
 			dst->st->pending = s->pending;
 			dst->st->call_ip = s->call_ip;
@@ -613,6 +623,10 @@ static void ctp_stacks(struct ctp *io, struct ct *f)
 		CTP(io, s->lazy);
 		CTP(io, s->lazy_call_ip);
 		if (io->in && s->jump_func != CT_NONE && s->jump_func >= f->nfuncs)
+			io->bad = 1;
+		CTP(io, s->last);
+		CTP(io, s->last_tsc);
+		if (io->in && s->last > CT_LAST_BEFORE)
 			io->bad = 1;
 		CTP(io, s->lost_depth);
 		CTP(io, s->depth);

@@ -172,7 +172,7 @@ int ctidx_merge(const struct ctidx *ci, struct ct *dst, size_t ka, size_t kb);
  * as numbers, the names, and an XXH3 of all that.  A file of another
  * version, index or key, short or corrupt, is not loaded.
  */
-#define CTIDX_FILE_VERSION 8
+#define CTIDX_FILE_VERSION 9
 
 /* Save @ci's fragments (all made: finished without error) to @path
  * (atomically, through safefile.h, replacing what is there unless it is

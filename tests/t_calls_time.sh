@@ -6,6 +6,8 @@
 # time measured as nothing).  In a timed range a call whose time did not
 # move (0 ticks: its deciding packets' estimate is one TSC) is '?' too, as
 # the browser's function view has it (ct_time_mark()), not "0.000us".
+# A call still open at the end counts to its thread's last instruction,
+# marked ">=".
 set -u
 : "${BUILD:=build}" "${SHARED:?}"
 PTBROWSE=${PTBROWSE:-$BUILD/ptbrowse}
@@ -50,7 +52,7 @@ if rec_sample "$tmp/rec"; then
 			"$tmp/calls" >"$tmp/rows"
 		n=$(wc -l <"$tmp/rows")
 		q=$(awk '$5 == "?"' "$tmp/rows" | wc -l)
-		us=$(awk '$5 ~ /^[0-9]+\.[0-9][0-9][0-9]us$/' "$tmp/rows" | wc -l)
+		us=$(awk '$5 ~ /^(>=)?[0-9]+\.[0-9][0-9][0-9]us$/' "$tmp/rows" | wc -l)
 		if head -n 1 "$tmp/calls" | grep -q ', time [0-9]*\.[0-9]*us$' &&
 		   [ $((q * 4)) -lt "$n" ] && [ $((q + us)) -eq "$n" ]; then
 			ok "calls cpu$c: $us of $n rows timed, $q '?'"
@@ -61,6 +63,25 @@ if rec_sample "$tmp/rec"; then
 	done
 	# a few calls of a handful of instructions, in each recording so far
 	[ "$qs" -gt 0 ] || bad "calls: no row of a call whose time did not move says '?'"
+	# The matrix thread is switched out on cpu0 inside its last add,
+	# which goes on on cpu1: that call, still open at the end, counts
+	# up to the thread's last instruction on cpu0 (as the thread's calls
+	# alone, --comm, have it), marked >=, not up to the end of cpu0's
+	# stream (add showed 38.559us against 1.411us).
+	"$PTBROWSE" calls --stream cpu0 "$tmp/rec/perf.data" >"$tmp/all" 2>"$tmp/err" &&
+	"$PTBROWSE" calls --stream cpu0 --comm matrix "$tmp/rec/perf.data" \
+		>"$tmp/comm" 2>"$tmp/err" || bad "calls cpu0 --comm: $(cat "$tmp/err")"
+	for f in add matmul; do
+		a=$(awk -v f=$f '/^ +calls +instructions/ { on = 1; next }
+			on && NF == 0 { exit } on && $6 == f { print $5; exit }' "$tmp/all")
+		c=$(awk -v f=$f '/^ +calls +instructions/ { on = 1; next }
+			on && NF == 0 { exit } on && $6 == f { print $5; exit }' "$tmp/comm")
+		case $a in
+		">=$c") ok "calls cpu0: $f open at the end, $a as its thread alone" ;;
+		"$c") ok "calls cpu0: $f's time $a as its thread alone (not open)" ;;
+		*) bad "calls cpu0: $f's time $a, its thread alone $c" ;;
+		esac
+	done
 else
 	echo "skip the timed recording: $rec_err"
 fi

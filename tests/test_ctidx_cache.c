@@ -497,15 +497,15 @@ static size_t pack_bytes(const struct pk *k, unsigned char *b, int ip0)
 	}
 	/* stack 0: key 0, inherited, relative, pending, level (indices
 	 * plus one), the pending call's address, no jump's function (none
-	 * plus one), no PLT start, no lazy binding nor its call, lost
-	 * frames, depth, frames (node, no TSC, no call address, not
-	 * entered without a call) */
+	 * plus one), no PLT start, no lazy binding nor its call, no last
+	 * instruction's TSC (none, 0), lost frames, depth, frames (node,
+	 * no TSC, no call address, not entered without a call) */
 	put_u(b, &n, 0);
 	put_u(b, &n, 1);
 	put_u(b, &n, k->relative);
 	put_u(b, &n, (uint64_t)(k->pending + 1));
 	put_u(b, &n, k->level == UINT32_MAX ? 0 : k->level + 1);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 7; i++)
 		put_u(b, &n, 0);
 	put_u(b, &n, k->lost);
 	put_u(b, &n, k->depth);
