@@ -99,9 +99,9 @@ LC_ALL=C.UTF-8 python3 - "$tmp/p1.txt" <<'PY' || bad "P1: the columns do not lin
 import sys
 rows = [l for l in open(sys.argv[1], encoding='utf-8').read().split('\n')[2:]
         if l[:7].strip().isdigit()]
-# calls insns cycles self time: 7 10 14 14 11 wide, right-aligned, a
+# calls insns cycles self time: 7 10 14 14 13 wide, right-aligned, a
 # blank between, then the bar
-bad = [l for l in rows if any(l[e] == ' ' or l[e + 1] != ' ' for e in (6, 17, 32, 47, 59))]
+bad = [l for l in rows if any(l[e] == ' ' or l[e + 1] != ' ' for e in (6, 17, 32, 47, 61))]
 if not rows or bad:
     print('\n'.join(bad[:3]) or 'no rows')
     sys.exit(1)
@@ -148,7 +148,7 @@ calls_rows() {
 # the view's rows likewise (after the two title lines; --ascii, so the
 # name's column is its depth)
 view_rows() {
-	awk 'NR > 2 && $1 ~ /^[0-9]+$/ { print index($0, " " $NF) + 1 - 75, $1, $2, $3, $4, $NF }' "$1"
+	awk 'NR > 2 && $1 ~ /^[0-9]+$/ { print index($0, " " $NF) + 1 - 77, $1, $2, $3, $4, $NF }' "$1"
 }
 # whether the lines of $1 are lines of $2 in the same order (the view
 # shows the tree with closed nodes' callees left out)

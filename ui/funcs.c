@@ -325,13 +325,16 @@ static int funcs_cmd(struct ui *ui, const struct cmd_args *a)
 
 /* Node @node's time into @buf: ns where the TSC frequency is known, else
  * ticks, after ct_time_mark()'s "~" (an estimate), or "?" alone where it
- * is unknown.  One mark, as the cycle pane's cells: a frequency
- * estimated from P1 is said by the heading ("time≈") and the title. */
+ * is unknown; ">=" before all where a call was still open at the range's
+ * end (timed to its thread's last instruction: at least that).  One
+ * estimate mark, as the cycle pane's cells: a frequency estimated from P1
+ * is said by the heading ("time≈") and the title. */
 static void fv_time(struct ui *ui, const struct ct *ct, uint32_t node, char *buf,
 		    size_t size)
 {
 	uint64_t ticks = ct_node(ct, node)->tsc_ticks;
 	const char *mark = ct_time_mark(ct, node);
+	const char *least = ct_node(ct, node)->open ? ">=" : "";
 	double ns = timefmt_tsc_diff(ui, 0, ticks);
 	char t[40];
 
@@ -340,11 +343,11 @@ static void fv_time(struct ui *ui, const struct ct *ct, uint32_t node, char *buf
 		return;
 	}
 	if (isnan(ns)) {
-		snprintf(buf, size, "%s%" PRIu64 "tk", mark, ticks);
+		snprintf(buf, size, "%s%s%" PRIu64 "tk", least, mark, ticks);
 		return;
 	}
 	timefmt_ns(t, sizeof(t), ns);
-	snprintf(buf, size, "%s%s", mark, t);
+	snprintf(buf, size, "%s%s%s", least, mark, t);
 }
 
 /* @v in at most 5 columns into @buf: its digits below 100000, else three
@@ -433,7 +436,7 @@ static void fv_bar(struct ui *ui, const struct ct *ct, const struct ct_node *n,
 /* The number columns, in their order on a row; a narrow screen drops
  * some (fv_cols()). */
 enum { FC_CALLS, FC_INSNS, FC_CYC, FC_SELF, FC_TIME, FC_BAR, FC_N };
-static const int fv_colw[FC_N] = { 7, 10, FV_CYC, FV_CYC, 11, FV_BAR };
+static const int fv_colw[FC_N] = { 7, 10, FV_CYC, FV_CYC, 13, FV_BAR };
 /* The columns a function's name wants beside them: an 80-column screen
  * kept 8 for the indentation, the sign and the name ("[u"). */
 #define FV_NAME_ROOM 30
