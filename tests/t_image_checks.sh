@@ -54,12 +54,14 @@ with open(sys.argv[1], 'ab') as f:
 EOF
 }
 
-# run NAME [OPTIONS...]: flow on cpu0 to $tmp/NAME.out, .err.
+# run NAME [OPTIONS...]: flow on cpu0 to $tmp/NAME.out, .err, and cpu1's
+# rows after cpu0's (whichever CPU ran main).
 run() {
 	n=$1
 	shift
 	"$PTBROWSE" flow "$@" --stream cpu0 "$tmp/$n.data" >"$tmp/$n.out" 2>"$tmp/$n.err" ||
 		bad "$n: flow failed: $(head -c 300 "$tmp/$n.err")"
+	"$PTBROWSE" flow "$@" --stream cpu1 "$tmp/$n.data" >>"$tmp/$n.out" 2>/dev/null
 }
 
 # 1. No build ID, no host in the header: used, said once to be unchecked.
@@ -139,6 +141,7 @@ EOF
 elf() {
 	"$PTBROWSE" flow --elf "$tmp/app.$1:$base" --stream cpu0 "$tmp/gone.data" >"$tmp/$1.out" 2>"$tmp/$1.err"
 	echo $? >"$tmp/$1.rc"
+	"$PTBROWSE" flow --elf "$tmp/app.$1:$base" --stream cpu1 "$tmp/gone.data" >>"$tmp/$1.out" 2>/dev/null
 }
 for c in "cut:truncated ELF: offset 0x40: [0-9]* program headers run past the end of the file" \
 	 "xnum:offset 0x38: e_phnum is PN_XNUM, but section header 0 gives 0 program headers" \
