@@ -71,6 +71,10 @@ static struct {
 	ZydisDecoder zd[4];
 	ZydisFormatter fmt;
 	int zinit;
+	/* a search hit whose row is not placed yet (pane_code_place()) */
+	pane_code_match_fn *place_match;
+	void *place_ctx;
+	uint64_t place_off;
 } pc;
 
 int pane_code_on(const struct ui *ui)
@@ -274,13 +278,39 @@ static uint32_t pc_nrows(struct ui *ui, uint64_t off)
 	return n;
 }
 
+/* The cursor (at pc.cur_off) on the first row under its packet that the
+ * search hit kept (pane_code_place()) takes, else on the packet's row;
+ * the hit is done with. */
+static void pc_place_sub(struct ui *ui)
+{
+	pane_code_match_fn *match = pc.place_match;
+	struct pc_seg *s;
+	size_t first;
+	uint32_t n, k;
+
+	pc.place_match = NULL;
+	pc.cur_sub = 0;
+	if (!match || pc.cur_off != pc.place_off)
+		return;
+	s = pc_lines(ui, pc.cur_off, &first, &n);
+	for (k = 0; s && k < n && first + k < s->nshown; k++) {
+		if (match(pc.place_ctx, &s->w, s->shown[first + k])) {
+			pc.cur_sub = k + 1;
+			return;
+		}
+	}
+}
+
 /* The subs follow ui->cursor and ui->top: moved by anything else, they
- * go back to the packet row. */
+ * go back to the packet row (to a search hit's row where the cursor
+ * lands on the hit: a jump placed once its segment is walked). */
 static void pc_sync(struct ui *ui)
 {
 	if (ui->cursor != pc.cur_off) {
 		pc.cur_off = ui->cursor;
 		pc.cur_sub = 0;
+		if (pc.on && pc.place_match && ui->cursor == pc.place_off)
+			pc_place_sub(ui);
 	}
 	if (ui->top != pc.top_off) {
 		pc.top_off = ui->top;
@@ -382,6 +412,7 @@ int pane_code_move(struct ui *ui, long n, int page, int scroll)
 	int h = nav_view_rows(ui);
 
 	pc_sync(ui);
+	pc.place_match = NULL;	/* moved off the hit: its row is done */
 	if (n > PC_FAR || n < -PC_FAR) {
 		/* far: by packets, as the packet view moves */
 		pc.cur_sub = pc.top_sub = 0;
@@ -435,6 +466,7 @@ int pane_code_click(struct ui *ui, int k)
 	struct pc_pos p;
 
 	pc_sync(ui);
+	pc.place_match = NULL;
 	p = (struct pc_pos){ ui->top, pc.top_sub };
 	if (pc_step(ui, &p, k) != k)
 		return UI_DRAW_NONE;
@@ -600,6 +632,84 @@ static void pc_packet_text(struct ui *ui, const struct win_row *row,
 	pc_payload(ui, row, payload, sizeof(payload));
 	snprintf(buf, size, "0x%08" PRIx64 "  %-10s %s", row->pkt.offset,
 		 pkt_type_name(row->pkt.type), payload);
+}
+
+int pane_code_cursor_rec(struct ui *ui, struct flow_rec *r, uint64_t *asid)
+{
+	struct pc_seg *s;
+	size_t first;
+	uint32_t n;
+
+	if (!pc.on)
+		return -1;
+	pc_sync(ui);
+	if (!pc.cur_sub)
+		return -1;
+	s = pc_lines(ui, ui->cursor, &first, &n);
+	if (!s || pc.cur_sub > n || first + pc.cur_sub - 1 >= s->nshown)
+		return -1;
+	*r = s->w.lines[s->shown[first + pc.cur_sub - 1]].r;
+	*asid = code_dec_rec_asid(code_dec(ui), r);
+	return 0;
+}
+
+long pane_code_rows_text(struct ui *ui, unsigned long n, pane_code_line_fn *fn,
+			 void *ctx)
+{
+	struct win_iter it = { 0 };
+	struct pc_pos pos;
+	char text[1024];
+	long k = 0;
+	int e = 0;
+
+	if (!pc.on)
+		return -1;
+	pc_sync(ui);
+	pos = (struct pc_pos){ ui->cursor, pc.cur_sub };
+	if (win_seek(&it, ui->wc, pos.off))
+		goto out;
+	while ((unsigned long)k < n) {
+		if (pos.sub == 0) {
+			pc_packet_text(ui, win_row(&it), text, sizeof(text));
+		} else {
+			size_t first;
+			uint32_t nl;
+			struct pc_seg *s = pc_lines(ui, pos.off, &first, &nl);
+
+			if (!s)
+				break;
+			pc_line_text(ui, s, first + pos.sub - 1, text, sizeof(text), 0);
+		}
+		e = fn(ctx, text, strlen(text));
+		if (e < 0)
+			break;
+		k++;
+		/* the next row, as the view draws them */
+		if (pos.sub < pc_nrows(ui, pos.off)) {
+			pos.sub++;
+		} else if (!win_next(&it)) {
+			pos.off = win_row(&it)->pkt.offset;
+			pos.sub = 0;
+		} else {
+			break;
+		}
+	}
+out:
+	win_iter_release(&it);
+	return e < 0 ? e : k;
+}
+
+void pane_code_place(struct ui *ui, uint64_t off, pane_code_match_fn *match,
+		     void *ctx)
+{
+	pc.place_match = match;
+	pc.place_ctx = ctx;
+	pc.place_off = off;
+	if (!match || !pc.on || ui->cursor != off)
+		return;	/* kept: for c, or a jump that lands later */
+	pc.cur_off = off;
+	pc_place_sub(ui);
+	pc_fix_view(ui);
 }
 
 static int pc_drawn_add(const struct pc_drawn *d)
@@ -830,8 +940,8 @@ int pane_code_set(struct ui *ui, int on)
 
 	if (on == pc.on)
 		return UI_DRAW_STATUS;
-	pc.on = on;
 	pc_sync(ui);
+	pc.on = on;
 	pc.cur_sub = pc.top_sub = 0;
 	if (!on) {
 		/* dropped (the next open decodes afresh), their memory kept */
@@ -846,6 +956,11 @@ int pane_code_set(struct ui *ui, int on)
 	 * its resize: browser.c includes this file, not the other way) */
 	if (ui->vs.n && ui->vs.v[0].ops->resize)
 		ui->vs.v[0].ops->resize(ui, &ui->vs.v[0]);
+	/* (+'sym NAME' then c: the hit's row) */
+	if (on && pc.place_match && ui->cursor == pc.place_off) {
+		pc_place_sub(ui);
+		pc_fix_view(ui);
+	}
 	if (on && code_why(ui))
 		msg_report(ui, UI_WARN, "code view: %s", code_why(ui));
 	return UI_DRAW_ALL;

@@ -17,7 +17,10 @@
 
 #include <stdint.h>
 
+#include <stddef.h>
+
 struct cmd_table;
+struct flow_rec;
 struct flow_window;
 struct pane_ops;
 struct ui;
@@ -58,6 +61,38 @@ const struct flow_window *pane_code_window(struct ui *ui, uint64_t off);
  * Returns the image's size where that packet is the last, or when the
  * view is off. */
 uint64_t pane_code_view_end(struct ui *ui);
+
+/* While the code view is on and the cursor is on one of a packet's lines
+ * (an instruction, event or error row, not the packet's own row): that
+ * line's record into *@r and the address space its code was read in
+ * (code_dec_rec_asid(): what the row is named and disassembled from)
+ * into *@asid, for what the cursor's row shows (yank, the status line).
+ * Returns 0, or -1 (the view off, a packet row, a segment's cut note). */
+int pane_code_cursor_rec(struct ui *ui, struct flow_rec *r, uint64_t *asid);
+
+/* Takes one row's text (no newline): 0, or a negative code that stops. */
+typedef int pane_code_line_fn(void *ctx, const char *line, size_t len);
+
+/* While the code view is on: @n rows from the cursor's, each as the view
+ * shows it (a packet row, or an instruction's with its IP column, as at
+ * 80 columns and wider), to @fn(@ctx, ...).
+ * Returns the number of rows, @fn's negative return, or -1 if the view
+ * is off. */
+long pane_code_rows_text(struct ui *ui, unsigned long n, pane_code_line_fn *fn,
+			 void *ctx);
+
+/* Whether line @line of @w (flow's order) is the row a search hit means. */
+typedef int pane_code_match_fn(void *ctx, const struct flow_window *w, size_t line);
+
+/* A search hit at packet @off was just jumped to: put the cursor on the
+ * first of its rows that @match takes (else on the packet's row), so
+ * that the code view shows the instruction found under the cursor.  Kept
+ * until the cursor is at @off with the view on (a jump placed once its
+ * segment is walked; the view turned on at the hit) or a move in the
+ * view; @match and @ctx must stay valid that long (@match may check that
+ * its search is still the one; NULL: none kept). */
+void pane_code_place(struct ui *ui, uint64_t off, pane_code_match_fn *match,
+		     void *ctx);
 
 /* A click on row @k (0: the first row under the heading).
  * Returns UI_DRAW_*. */

@@ -280,11 +280,11 @@ void search_code_free(struct search_code *sc)
 	free(sc);
 }
 
-/* Whether @ip of the code the packet at @off decided is in function @n:
- * in one of its places at all, then by the name at @ip in that packet's
- * address space (what flow prints). */
-static int sc_in(const struct sc_name *n, const struct imgset *set, struct code_dec *d,
-		 uint64_t off, uint64_t ip)
+/* Whether @ip, read in address space @asid (the record's, flow_rec.asid:
+ * what flow and the code view name it by), is in function @n: in one of
+ * its places at all, then by the name at @ip there. */
+static int sc_in(const struct sc_name *n, const struct imgset *set, uint64_t asid,
+		 uint64_t ip)
 {
 	size_t lo = 0, hi = n->niv, mid;
 	const char *name;
@@ -299,7 +299,7 @@ static int sc_in(const struct sc_name *n, const struct imgset *set, struct code_
 	}
 	if (lo == n->niv || ip < n->iv[2 * lo])
 		return 0;
-	return !imgopt_function(set, code_dec_asid(d, off), ip, &name, &a, &b) &&
+	return !imgopt_function(set, asid, ip, &name, &a, &b) &&
 	       (!strcmp(name, n->name) || (n->plt && !strcmp(name, n->plt)));
 }
 
@@ -341,7 +341,7 @@ static int sc_passes(const struct flow_rec *r)
 /* Whether instruction @r, decided at r->offset, meets the terms other than
  * call's target. */
 static int sc_insn(const struct search_code *sc, const struct imgset *set,
-		   struct code_dec *d, const struct flow_rec *r)
+		   const struct code_dec *d, const struct flow_rec *r)
 {
 	if ((sc->code & CTXTERM_RET) && r->iclass != FLOW_IC_RETURN &&
 	    r->iclass != FLOW_IC_FAR_RETURN)
@@ -349,7 +349,46 @@ static int sc_insn(const struct search_code *sc, const struct imgset *set,
 	if ((sc->code & CTXTERM_CALL) && r->iclass != FLOW_IC_CALL &&
 	    r->iclass != FLOW_IC_FAR_CALL)
 		return 0;
-	return !(sc->code & CTXTERM_SYM) || sc_in(&sc->symn, set, d, r->offset, r->ip);
+	return !(sc->code & CTXTERM_SYM) ||
+	       sc_in(&sc->symn, set, code_dec_rec_asid(d, r), r->ip);
+}
+
+/* Whether record @r after a call is its target (an instruction, or where
+ * tracing stopped at a TIP.PGD with its IP): 1, 0 if the flow breaks
+ * there (no target), -1 if it is passed over (sc_passes()). */
+static int sc_target(const struct flow_rec *r)
+{
+	if (r->kind == FLOW_EVENT && sc_passes(r))
+		return -1;
+	return r->kind == FLOW_INSN ||
+	       (r->kind == FLOW_EVENT && r->ev == FLOW_EV_DISABLED &&
+		!(r->flags & FLOW_F_NOIP));
+}
+
+int search_code_line(const struct search_code *sc, const struct imgset *set,
+		     const struct code_dec *d, const struct flow_window *w, size_t line)
+{
+	const struct flow_rec *r;
+	size_t k;
+	int t;
+
+	if (!sc || !w || line >= w->nlines)
+		return 0;
+	r = &w->lines[line].r;
+	if (r->kind != FLOW_INSN || !sc_insn(sc, set, d, r))
+		return 0;
+	if (!(sc->code & CTXTERM_CALL))
+		return 1;
+	for (k = line + 1; k < w->nlines; k++) {
+		r = &w->lines[k].r;
+		t = sc_target(r);
+		if (t < 0)
+			continue;
+		return t && sc_in(&sc->calln, set, code_dec_rec_asid(d, r), r->ip);
+	}
+	/* the target in the next segment: the search saw it, this window
+	 * does not (the call is the packet's row to show) */
+	return 1;
 }
 
 /*
@@ -379,15 +418,13 @@ static int sc_segment(struct sc_state *s, struct code_dec *d, uint64_t psb,
 		if (!(++k & 4095) && atomic_load(s->j->cancel))
 			return -pte_canceled;
 		if (pending) {
-			uint64_t target = r.ip;
+			int t = sc_target(&r);
 
-			if (r.kind == FLOW_EVENT && sc_passes(&r))
+			if (t < 0)
 				continue;
 			pending = 0;
-			if ((r.kind == FLOW_INSN ||
-			     (r.kind == FLOW_EVENT && r.ev == FLOW_EV_DISABLED &&
-			      !(r.flags & FLOW_F_NOIP))) &&
-			    sc_in(&sc->calln, set, d, call_off, target))
+			/* named where its code was read (flow_rec.asid) */
+			if (t && sc_in(&sc->calln, set, code_dec_rec_asid(d, &r), r.ip))
 				ret = sc_add(v, call_off);
 		}
 		if (r.kind != FLOW_INSN)

@@ -33,8 +33,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct code_dec;
 struct ctxterm;
 struct ctx_range;
+struct flow_window;
 struct idx;
 struct img;
 struct imgset;
@@ -52,6 +54,14 @@ int search_code_new(struct search_code **out, const struct imgset *set,
 
 /* Free @sc (NULL is fine). */
 void search_code_free(struct search_code *sc);
+
+/* Whether line @line of @w (decoded by @d over @set, flow's order) is an
+ * instruction @sc's terms describe: the row of a hit (its packet is the
+ * hit), for the code view to put the cursor on.  A call whose target
+ * lies past @w counts (the search decoded on into the next segment).
+ * Returns 1 or 0. */
+int search_code_line(const struct search_code *sc, const struct imgset *set,
+		     const struct code_dec *d, const struct flow_window *w, size_t line);
 
 /* One search: set the inputs, then search_code_find(). */
 struct search_code_job {

@@ -15,6 +15,7 @@
 #include "code.h"
 #include "msg.h"
 #include "nav.h"
+#include "pane_code.h"
 #include "prompt.h"
 #include "screen.h"
 #include "ctxterm.h"
@@ -92,11 +93,31 @@ static void search_ui_wrapped(struct ui *ui, int dir)
 					: "search hit TOP, continuing at BOTTOM");
 }
 
+/* The code terms of the last search by terms (search_sb owns them) and
+ * that search, for the code view's row of a hit: valid while su->sb is
+ * still @sui_code_sb. */
+static const struct search_code *sui_code;
+static const struct search_sb *sui_code_sb;
+
+/* pane_code_match_fn: the row of the hit, an instruction the last code
+ * search describes (@ctx is the ui). */
+static int search_ui_code_row(void *ctx, const struct flow_window *w, size_t line)
+{
+	struct ui *ui = ctx;
+
+	if (!ui->sui || !sui_code || ui->sui->sb != sui_code_sb)
+		return 0;
+	return search_code_line(sui_code, code_imgset(ui), code_dec(ui), w, line);
+}
+
 /* A search by terms (search_sb) lands on @hit: the wrap said, or the
- * message line cleared. */
+ * message line cleared.  A code search's hit is the instruction found:
+ * the code view puts the cursor on its row, not on its packet's. */
 static void search_ui_land(struct ui *ui, uint64_t hit, int wrapped, int dir)
 {
 	nav_jump(ui, hit);
+	pane_code_place(ui, hit, sui_code && ui->sui->sb == sui_code_sb ?
+			search_ui_code_row : NULL, ui);
 	if (wrapped)
 		search_ui_wrapped(ui, dir);
 	else
@@ -316,6 +337,8 @@ static int search_ui_sb(struct ui *ui, const char *text, const struct ctxterm *c
 	su->pred = NULL;
 	search_sb_free(su->sb);
 	su->sb = sb;
+	sui_code = code;	/* (taken by sb, freed with it) */
+	sui_code_sb = sb;
 	su->note = NULL;
 	su->pending = 0;
 	su->sver = su->fver;

@@ -53,10 +53,11 @@ void sym_ui_reset(struct ui *ui)
 	}
 }
 
-/* The address space of the code the packet at @off decided, as flow
- * reads it; where that is not known (a PSB, before its PSB+'s TSC), the
- * task's that ctx_at() takes from the TSC after it.  0 (the common one)
- * without sideband. */
+/* For a packet's own IP (no flow record names its space): the address
+ * space of the code the packet at @off decided, as flow reads it; where
+ * that is not known (a PSB, before its PSB+'s TSC), the task's that
+ * ctx_at() takes from the TSC after it.  0 (the common one) without
+ * sideband. */
 static uint64_t sym_ui_asid(struct ui *ui, uint64_t off)
 {
 	uint64_t a = code_dec_asid(code_dec(ui), off);
@@ -68,22 +69,20 @@ static uint64_t sym_ui_asid(struct ui *ui, uint64_t off)
 	return a;
 }
 
-int sym_ui_ip(struct ui *ui, uint64_t off, uint64_t ip, int width, char *buf,
-	      size_t size)
+int sym_ui_name(struct ui *ui, uint64_t asid, uint64_t ip, int width, char *buf,
+		size_t size)
 {
 	struct symfmt *sf;
 	struct symfmt_fn fn;
 	char s[512];
-	uint64_t asid;
 
 	if (size)
 		buf[0] = 0;
-	if (!sym_ui_on(ui) || width < 4 || !size || !code_imgset(ui))
+	if (width < 4 || !size || !code_imgset(ui))
 		return 0;
 	sf = code_symfmt(ui);
 	if (!sf)
 		return 0;
-	asid = sym_ui_asid(ui, off);
 	if (symfmt_function(sf, asid, ip, &fn) < 0 || fn.kind == SYMFMT_NONE)
 		return 0;
 	symfmt_ip(sf, asid, ip, 0, s, sizeof(s));
@@ -91,6 +90,17 @@ int sym_ui_ip(struct ui *ui, uint64_t off, uint64_t ip, int width, char *buf,
 	if (!strchr(s, '+') || symfmt_fit(s, width, buf, size) < 0)
 		return 0;
 	return 1;
+}
+
+int sym_ui_ip(struct ui *ui, uint64_t off, uint64_t ip, int width, char *buf,
+	      size_t size)
+{
+	if (size)
+		buf[0] = 0;
+	if (!sym_ui_on(ui) || width < 4 || !size || !code_imgset(ui))
+		return 0;
+	/* a packet's IP: no record names its space, the packet's time does */
+	return sym_ui_name(ui, sym_ui_asid(ui, off), ip, width, buf, size);
 }
 
 /* The flow window of the segment holding @off, decoded if it is not the
@@ -152,8 +162,9 @@ static int sym_ui_breaks(const struct flow_line *l)
  * decided, else the last one decided before it with nothing breaking the
  * flow since, else (in a PSB+, before any in the segment) the first one
  * after it, unless tracing is enabled only then.  Returns 0 with *@ip and
- * *@dec (its deciding packet), or -1 if the flow does not say. */
-static int sym_ui_insn_at(struct ui *ui, uint64_t off, uint64_t *ip, uint64_t *dec)
+ * *@asid (the address space its code was read in: flow_rec.asid, what
+ * flow and the code view name it by), or -1 if the flow does not say. */
+static int sym_ui_insn_at(struct ui *ui, uint64_t off, uint64_t *ip, uint64_t *asid)
 {
 	const struct flow_window *w = sym_ui_window(ui, off);
 	size_t i, j;
@@ -186,7 +197,7 @@ static int sym_ui_insn_at(struct ui *ui, uint64_t off, uint64_t *ip, uint64_t *d
 	return -1;
 found:
 	*ip = w->lines[j].r.ip;
-	*dec = w->lines[j].r.offset;
+	*asid = code_dec_rec_asid(code_dec(ui), &w->lines[j].r);
 	return 0;
 }
 
@@ -210,7 +221,8 @@ size_t sym_ui_status(struct ui *ui, const struct win_row *row, char *buf,
 	char fn[512] = "", fnfit[512], src[256] = "", task[256] = "";
 	struct ctx_task t;
 	struct ctx *c;
-	uint64_t ip = 0, dec = row->pkt.offset;
+	struct flow_rec r;
+	uint64_t ip = 0, asid = 0;
 	size_t len = 0;
 	int have_ip = 0, keep;
 
@@ -221,15 +233,18 @@ size_t sym_ui_status(struct ui *ui, const struct win_row *row, char *buf,
 		room = (int)size - 1;
 	if (room < 8 || !code_imgset(ui))
 		return 0;
-	/* The code: the flow's where there is code, else an IP packet's. */
-	if (!code_why(ui) && !sym_ui_insn_at(ui, row->pkt.offset, &ip, &dec))
+	/* The code: the code view's instruction row at the cursor, else the
+	 * flow's at the cursor's packet where there is code, else an IP
+	 * packet's. */
+	if (!pane_code_cursor_rec(ui, &r, &asid) && r.kind == FLOW_INSN)
+		ip = r.ip, have_ip = 1;
+	else if (!code_why(ui) && !sym_ui_insn_at(ui, row->pkt.offset, &ip, &asid))
 		have_ip = 1;
 	else if (code_why(ui) && (row->flags & WIN_F_HAVE_IP) && row->ip_bits == 64)
-		ip = row->ip, have_ip = 1;
+		ip = row->ip, asid = sym_ui_asid(ui, row->pkt.offset), have_ip = 1;
 	if (have_ip && code_symfmt(ui)) {
 		struct symfmt *sf = code_symfmt(ui);
 		struct symfmt_fn f;
-		uint64_t asid = sym_ui_asid(ui, dec);
 
 		if (!symfmt_function(sf, asid, ip, &f) && f.kind != SYMFMT_NONE) {
 			symfmt_ip(sf, asid, ip, 0, fn, sizeof(fn));

@@ -6,11 +6,14 @@
  *
  * Everything comes from the code context (code.h: the image set, the
  * cached symbol formatter, the task reader); what is not known stays hex
- * or is left out, never guessed.  The function at the cursor is the one
- * of the instruction the cursor's packet decided (or, on a packet that
- * decides none, the last one decided before it), from a flow window of
- * the cursor's PSB segment, decoded once per segment and kept; without
- * code, an IP packet's own IP.
+ * or is left out, never guessed.  The function at the cursor is, in the
+ * code view on an instruction row, that row's; else the one of the
+ * instruction the cursor's packet decided (or, on a packet that decides
+ * none, the last one decided before it), from a flow window of the
+ * cursor's PSB segment, decoded once per segment and kept; without code,
+ * an IP packet's own IP.  A flow record is named in the address space
+ * its code was read in (flow_rec.asid), as flow and the code view name
+ * it.
  */
 #ifndef SYM_UI_H
 #define SYM_UI_H
@@ -34,8 +37,17 @@ int sym_ui_on(const struct ui *ui);
 int sym_ui_ip(struct ui *ui, uint64_t off, uint64_t ip, int width, char *buf,
 	      size_t size);
 
+/* @ip read in address space @asid (a flow record's, flow_rec.asid) as
+ * "function+0xoff" into @buf, shortened as sym_ui_ip() does, whether or
+ * not symbols are on (the code view always names its rows).
+ * Returns 1 with @buf set, or 0 (@buf ""): no symbol holds @ip, or
+ * @width is under 4. */
+int sym_ui_name(struct ui *ui, uint64_t asid, uint64_t ip, int width, char *buf,
+		size_t size);
+
 /* The status line's code context at the cursor row @row into @buf, in at
  * most @room columns: "  function+0xoff  file.c:12  comm pid/tid cpuN".
+ * In the code view on an instruction row, that instruction's.
  * The file:line goes first when there is no room, then the task; the
  * function's name is shortened last.  Unknown parts are left out.
  * Returns the length written (0 and "" if nothing is known or fits). */

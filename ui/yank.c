@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "flow.h"
+#include "marks_ui.h"
 #include "msg.h"
 #include "osc52.h"
+#include "pane_code.h"
 #include "select.h"
 #include "spawn.h"
 #include "sym_ui.h"
@@ -104,6 +107,33 @@ int yank_clip(struct ui *ui, const char *text, size_t n, char *how, size_t howle
 	return r;
 }
 
+/* In the code view on one of a packet's lines: its IP ("ip") or
+ * function+0xoff ("symbol"), the row's, not its packet's, into @buf.
+ * Returns 0, -1 after saying why not, or 1 if the cursor is on no such
+ * line (a packet row, or the view off: the packet's are taken). */
+static int yank_code_word(struct ui *ui, const char *what, char *buf, size_t size)
+{
+	struct flow_rec r;
+	uint64_t asid;
+
+	if (pane_code_cursor_rec(ui, &r, &asid) < 0)
+		return 1;
+	/* an instruction, an error at code (FLOW_E_NOMAP), an event at one */
+	if (r.kind == FLOW_EVENT ? (r.flags & FLOW_F_NOIP) != 0 : !r.ip) {
+		msg_report(ui, UI_ERROR, "yank: no IP is known at the cursor's row");
+		return -1;
+	}
+	if (!strcmp(what, "ip")) {
+		snprintf(buf, size, "0x%" PRIx64, r.ip);
+		return 0;
+	}
+	/* named as the row names it: where its code was read */
+	if (sym_ui_name(ui, asid, r.ip, 1000, buf, size))
+		return 0;
+	msg_report(ui, UI_ERROR, "yank: no symbol for 0x%" PRIx64, r.ip);
+	return -1;
+}
+
 /* The cursor row's offset, IP or symbol into @buf.  Returns 0, or -1
  * after saying why not. */
 static int yank_word(struct ui *ui, const char *what, char *buf, size_t size)
@@ -116,6 +146,10 @@ static int yank_word(struct ui *ui, const char *what, char *buf, size_t size)
 		snprintf(buf, size, "0x%" PRIx64, ui->cursor);
 		return 0;
 	}
+	r = yank_code_word(ui, what, buf, size);
+	if (r <= 0)
+		return r;
+	r = -1;
 	if (win_seek(&it, ui->wc, ui->cursor)) {
 		msg_report(ui, UI_ERROR, "yank: no row at the cursor");
 		goto out_release;
@@ -147,9 +181,18 @@ static int yank_rows(struct ui *ui, const struct cmd_args *a, const char *region
 	char how[128];
 	int64_t n;
 
-	if (select_pick(ui, region, a->has_count, a->count, SELECT_CURSOR, &s) < 0)
+	if (!region && !marks_ui_visual(ui) && pane_code_on(ui)) {
+		/* the code view's rows from the cursor's, as it shows them */
+		uint64_t k = a->has_count && a->count ? a->count : 1;
+
+		snprintf(s.what, sizeof(s.what), "%" PRIu64 " row%s", k, k == 1 ? "" : "s");
+		n = pane_code_rows_text(ui, (unsigned long)k, yank_line, &b);
+	} else if (select_pick(ui, region, a->has_count, a->count, SELECT_CURSOR,
+			       &s) < 0) {
 		return UI_DRAW_ALL;
-	n = select_text(ui, &s, yank_line, &b);
+	} else {
+		n = select_text(ui, &s, yank_line, &b);
+	}
 	if (n == -pte_nomem)
 		msg_report(ui, UI_ERROR, "yank: %s is over %u MiB (| pipes any size)",
 			   s.what, YANK_MAX >> 20);
