@@ -174,7 +174,7 @@ grep -q '^  freq-mhz .* halts included$' "$tmp/sum" || fail "MHz with time: $(gr
 grep -q '^  freq-mhz .* halts excluded$' "$tmp/sum" || fail "MHz without time: $(grep freq "$tmp/sum")"
 # --- the notation is explained: F1 help and the man page --------------------
 printf 'F1\nG\n:save-screen %s/h.txt\nq\nq\n' "$tmp" >"$tmp/keysH"
-"$PTBROWSE" --no-state --script "$tmp/keysH" --size 100x60 "$tmp/wide.pt" >/dev/null 2>&1
+"$PTBROWSE" --no-state --script "$tmp/keysH" --size 100x100 "$tmp/wide.pt" >/dev/null 2>&1
 for n in '  123 ' '  +123 ' '  lo-hi ' '  lo+n ' '  ≥N ' '  psb+N ' '  ~12.5 us ' \
 	'  +123t ' '  time≈ MHz≈ ' '  #### ' '  ! ' '^ trace start' ', context switch' \
 	'c exec' '! data lost'; do

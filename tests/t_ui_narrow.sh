@@ -140,7 +140,7 @@ run fv 80x24 --options "$L/unzip.options" "$L/unzip_trace.pt"
 for w in 80 60; do
 	sed -n '3,$p' "$tmp/f$w.txt" | grep '^ *[0-9][0-9]* ' >"$tmp/fr"
 	[ "$(wc -l <"$tmp/fr")" -ge 5 ] || bad "$w columns: fewer than 5 function rows: $(cat "$tmp/f$w.txt")"
-	grep -v '\[unzip\.0x400000\.bin\]' "$tmp/fr" >"$tmp/fnoname" &&
+	grep -v '\[unzip\.0x400000\.bin' "$tmp/fr" >"$tmp/fnoname" &&
 		bad "$w columns: rows without their function's name: $(head -n 3 "$tmp/fnoname")"
 	grep -q ' ? ' "$tmp/fr" && bad "$w columns: columns of '?' kept: $(head -n 2 "$tmp/fr")"
 done

@@ -176,10 +176,10 @@ static void test_raw_ret(void **state)
 		skip();
 		return;
 	}
-	/* a raw dump has no names */
+	/* a raw dump has no names, and says so (d05cd33) */
 	assert_int_equal(ctxterm_split("sym main", &ct, rest, sizeof(rest), err, sizeof(err)), 1);
 	assert_int_equal(search_code_new(&sc, fx.set, &ct, err, sizeof(err)), -pte_invalid);
-	assert_non_null(strstr(err, "no function of that name"));
+	assert_non_null(strstr(err, "no symbols in the code given"));
 	sc = terms(&fx, "ret");
 	nw = whole_rets(&fx, 0, &want);
 	n1 = run(&fx, sc, 0, 0, 1, 1, NULL, 0, &h1, &j);
