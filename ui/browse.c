@@ -38,6 +38,7 @@
 #include "term.h"
 #include "trace.h"
 #include "ui.h"
+#include "pane_code.h"
 #include "perfdata.h"
 #include "walk.h"
 
@@ -271,6 +272,7 @@ static int browse_run(struct ui *ui, const struct options *o, double t_start)
 	if (r)
 		return r;
 	view_push(&ui->vs, &browser_view, NULL);
+	ui->code_place = pane_code_place;
 	prompt_init(ui);
 	while (reload_guarded(ui, browse_start_body, &b) == -pte_sigbus && !ui->quit)
 		;

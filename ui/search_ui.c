@@ -15,7 +15,6 @@
 #include "code.h"
 #include "msg.h"
 #include "nav.h"
-#include "pane_code.h"
 #include "prompt.h"
 #include "screen.h"
 #include "ctxterm.h"
@@ -99,7 +98,7 @@ static void search_ui_wrapped(struct ui *ui, int dir)
 static const struct search_code *sui_code;
 static const struct search_sb *sui_code_sb;
 
-/* pane_code_match_fn: the row of the hit, an instruction the last code
+/* ui->code_place()'s match (pane_code_match_fn): the row of the hit, an instruction the last code
  * search describes (@ctx is the ui). */
 static int search_ui_code_row(void *ctx, const struct flow_window *w, size_t line)
 {
@@ -116,8 +115,9 @@ static int search_ui_code_row(void *ctx, const struct flow_window *w, size_t lin
 static void search_ui_land(struct ui *ui, uint64_t hit, int wrapped, int dir)
 {
 	nav_jump(ui, hit);
-	pane_code_place(ui, hit, sui_code && ui->sui->sb == sui_code_sb ?
-			search_ui_code_row : NULL, ui);
+	if (ui->code_place)
+		ui->code_place(ui, hit, sui_code && ui->sui->sb == sui_code_sb ?
+			       search_ui_code_row : NULL, ui);
 	if (wrapped)
 		search_ui_wrapped(ui, dir);
 	else

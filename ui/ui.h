@@ -170,6 +170,8 @@ struct ui_fstamp {
 	int64_t mtime_ns;
 };
 
+struct flow_window;
+
 struct ui {
 	/* the trace */
 	struct trace *trace;
@@ -209,6 +211,12 @@ struct ui {
 	/* the last jump asked that lands later (a :goto's job, a decode's
 	 * wait: walk.h): an older one does not land over it */
 	uint64_t jump_seq;
+	/* The code view's placing of a code search's hit on its instruction
+	 * row (pane_code_place(); set by browse.c: the searches cannot
+	 * include the code pane, which shows their hits). */
+	void (*code_place)(struct ui *ui, uint64_t off,
+			   int (*match)(void *ctx, const struct flow_window *w, size_t line),
+			   void *ctx);
 	int pk_narrow;			/* no room for the last IP column */
 	uint64_t top;			/* offset of the first row shown */
 	int no_index;			/* --no-index */
