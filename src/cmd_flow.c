@@ -80,7 +80,9 @@ static int read_code(void *ctx, const struct flow_ctx *c, uint64_t ip,
 		fc->cr3 = c->cr3;
 		fc->have_cr3 = 1;
 	}
-	return imgopt_read(&fc->rd, c, ip, buf, size);
+	if (!imgopt_sb(fc->set))
+		return imgopt_read(&fc->rd, c, ip, buf, size);
+	return mi_read(fc->mi, c->asid, ip, buf, size);
 }
 
 /* The flow decoder's question for its block cache and reads: the address

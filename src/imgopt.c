@@ -1201,9 +1201,7 @@ int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
 	/* no sideband: no address spaces but the common one, no time needed */
 	if (!r->set->sb)
 		return mi_read(r->set->mi, SB_ASID_NONE, ip, buf, size);
-	/* the decoder's answer for this packet (its block cache's key, the
-	 * records' asid): not asked again, which could name another */
-	return mi_read(r->set->mi, c->asid, ip, buf, size);
+	return mi_read(r->set->mi, imgopt_reader_asid(r, c), ip, buf, size);
 }
 
 /* A file's line of imgopt_key(): @spec is FILE or FILE:SUFFIX. */

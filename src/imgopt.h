@@ -236,10 +236,8 @@ struct imgopt_reader {
  */
 uint64_t imgopt_reader_asid(const struct imgopt_reader *r, const struct flow_ctx *c);
 
-/* A flow_read_fn: the code at @ip in the address space @c->asid, the
- * decoder's asid callback's answer (flow.h), which with a sideband must be
- * imgopt_reader_asid()'s; without one, the common space.  @reader is a
- * struct imgopt_reader.
+/* A flow_read_fn: the code at @ip in the address space @c says (through
+ * imgopt_reader_asid()); @reader is a struct imgopt_reader.
  * Returns the bytes copied, or -pte_nomap where there is no code. */
 int imgopt_read(void *reader, const struct flow_ctx *c, uint64_t ip,
 		uint8_t *buf, size_t size);

@@ -49,6 +49,7 @@ static int code_read(void *vd, const struct flow_ctx *c, uint64_t ip,
 		     uint8_t *buf, size_t size)
 {
 	struct code_dec *d = vd;
+	struct flow_ctx cc = *c;
 
 	if (c->have_cr3) {
 		d->cr3 = c->cr3;
@@ -56,8 +57,10 @@ static int code_read(void *vd, const struct flow_ctx *c, uint64_t ip,
 	}
 	if (!d->set)
 		return -pte_nomap;
-	/* (in the space code_read_asid() named: the records carry it) */
-	return imgopt_read(&d->rd, c, ip, buf, size);
+	/* the space code_read_asid() named: the records carry it (flow.h) */
+	if (imgopt_sb(d->set))
+		return mi_read(imgopt_mi(d->set), c->asid, ip, buf, size);
+	return imgopt_read(&d->rd, &cc, ip, buf, size);
 }
 
 /* The decoder's block cache key: the address space code_read() reads. */
